@@ -13,6 +13,8 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import logging
+import os
 import socket
 import threading
 import time
@@ -29,10 +31,12 @@ from tfcluster.distributed.worker import Worker
 from tfcluster.distributed.worker_cache import GrpcWorkerCache
 from tfcluster.framework import errors
 from tfcluster.protos import cluster_pb2, config_pb2, tensorflow_server_pb2
-from tfcluster.rpc import channels, master_service, metrics_interceptor, worker_service
+from tfcluster.rpc import channels, direct, master_service, metrics_interceptor, worker_service
 from tfcluster.rpc import master_client as rpc_master_client
 
 # Handlers block while steps run and tensors are awaited: allow many at once.
+log = logging.getLogger("tfcluster.server")
+
 _MAX_HANDLER_THREADS = 256
 _live_servers: set[Server] = set()
 _live_lock = threading.Lock()
@@ -203,10 +207,21 @@ class Server:
         )
         self._master_servicer = master_service.MasterServicer(self.master)
         self._worker_servicer = worker_service.WorkerServicer(self.worker)
+        self._direct = direct.DirectServer(
+            metrics_interceptor.counting_direct(
+                self._telemetry.metrics if self._telemetry is not None else None,
+                {
+                    **master_service.direct_handlers(self._master_servicer),
+                    **worker_service.direct_handlers(self._worker_servicer),
+                },
+            ),
+            name=self._task,
+        )
         self._grpc.add_generic_rpc_handlers(
             (
                 master_service.method_handlers(self._master_servicer),
                 worker_service.method_handlers(self._worker_servicer),
+                self._direct.method_handlers(),
             )
         )
         self._health = health.HealthServicer(experimental_non_blocking=True)
@@ -286,6 +301,7 @@ class Server:
             if self._stopped.is_set():
                 raise errors.FailedPreconditionError(None, None, "Server was stopped")
             self._started = True
+            self._start_direct()
             self._grpc.start()
             rpc_master_client.register_local_master(self.target, self.master)
             with _live_lock:
@@ -293,6 +309,28 @@ class Server:
             _stop_at_exit()
             for service in ("", master_service.SERVICE_NAME, worker_service.SERVICE_NAME):
                 self._health.set(service, health_pb2.HealthCheckResponse.SERVING)
+
+    def _start_direct(self) -> None:
+        """Direct streams on TFCLUSTER_DIRECT_PORT (default: any free port); a port that
+        cannot be had leaves every call on gRPC, with a warning."""
+        if not direct.enabled():
+            return
+        wanted = os.environ.get("TFCLUSTER_DIRECT_PORT", "0")
+        try:
+            self._direct.start(int(wanted))
+        except (OSError, ValueError) as e:
+            log.warning(
+                "task %s serves no direct streams (TFCLUSTER_DIRECT_PORT=%s: %s); "
+                "its peers use gRPC for every call",
+                self._task,
+                wanted,
+                e,
+            )
+
+    @property
+    def direct_port(self) -> int:
+        """The port of this server's direct streams (0: none)."""
+        return self._direct.port
 
     def join(self, timeout: float | None = None) -> bool:
         """Blocks until the server stops (TensorFlow's join blocks forever); True if stopped."""
@@ -309,6 +347,7 @@ class Server:
                 time.sleep(drain)
             rpc_master_client.unregister_local_master(self.target, self.master)
             # Long-lived calls between steps would hold the grace period: end those now.
+            self._direct.stop()
             self._master_servicer.idle_calls.cancel_idle()
             self._worker_servicer.idle_calls.cancel_idle()
             done = self._grpc.stop(grace)
@@ -316,6 +355,7 @@ class Server:
                 # Calls still running after the grace period wait on steps: abort those.
                 self.worker.close()
                 done.wait(5.0)
+            self._direct.close_all()
             self.worker.close()
             self.master.close()
             self._worker_cache.close()

@@ -19,7 +19,7 @@ from tfcluster.distributed.interfaces import DeviceInfo
 from tfcluster.distributed.master import Master
 from tfcluster.framework import dtypes, errors
 from tfcluster.protos import config_pb2, master_pb2, step_stats_pb2
-from tfcluster.rpc import channels, shm, status, streams
+from tfcluster.rpc import channels, direct, shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.runtime.graph_ir import Node, graph_def_from_nodes
 
@@ -228,7 +228,11 @@ def _step_streams(address: str, channel: grpc.Channel) -> streams.ThreadStreams:
                 _registered_method=True,
             )
             ts = _streams_by_address[address] = streams.ThreadStreams(
-                method, False, channel, connect_wait=_CONNECT_WAIT
+                method,
+                False,
+                channel,
+                connect_wait=_CONNECT_WAIT,
+                direct_route=(direct.link(address), _SERVICE + "RunStepStream"),
             )
         return ts
 

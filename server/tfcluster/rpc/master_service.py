@@ -10,7 +10,7 @@ import grpc
 from tfcluster.distributed.master import Master
 from tfcluster.framework import dtypes, errors
 from tfcluster.protos import device_attributes_pb2, master_pb2, named_tensor_pb2
-from tfcluster.rpc import shm, status, streams
+from tfcluster.rpc import direct, shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.runtime.graph_ir import Node, nodes_from_graph_def
 
@@ -187,3 +187,12 @@ def method_handlers(servicer: MasterServicer) -> grpc.GenericRpcHandler:
         "Reset": status.unary(servicer.reset),
     }
     return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+
+
+def direct_handlers(servicer: MasterServicer) -> dict[str, direct.StreamHandler]:
+    """The streaming methods that direct connections serve, by method path."""
+    return {
+        f"/{SERVICE_NAME}/RunStepStream": status.stream_stream(
+            servicer.run_step_stream
+        ).stream_stream,
+    }

@@ -94,6 +94,14 @@ class ErrorCountingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         return call
 
 
+def counting_direct(metrics: ServerMetrics | None, handlers: dict[str, Any]) -> dict[str, Any]:
+    """The direct streams' handlers, counting their error statuses as gRPC calls' are."""
+    if metrics is None:
+        return handlers
+    counter = ErrorCountingInterceptor(metrics)
+    return {path: counter._streaming(fn, path.rpartition("/")[2]) for path, fn in handlers.items()}
+
+
 def interceptors(metrics: ServerMetrics | None) -> Sequence[grpc.ServerInterceptor] | None:
     """The interceptors a Server installs: none without metrics (no cost per call)."""
     return None if metrics is None else [ErrorCountingInterceptor(metrics)]

@@ -16,12 +16,12 @@ import threading
 import time
 import weakref
 from collections.abc import Callable, Iterator, Sequence
-from typing import Any, TypeVar
+from typing import Any, Protocol, TypeVar
 
 import grpc
 
 from tfcluster.protos import named_tensor_pb2
-from tfcluster.rpc import status
+from tfcluster.rpc import direct, status
 from tfcluster.rpc import tensor_coding as coding
 
 M = TypeVar("M")
@@ -92,15 +92,66 @@ def outgoing(outbox: queue.SimpleQueue[Iterator[bytes] | None]) -> Iterator[byte
         item = outbox.get()
         if item is None:
             return
-        yield from item
+        for msg in item:
+            # gRPC sends bytes only; a relayed message may be a buffer read off a direct call.
+            yield msg if isinstance(msg, bytes) else bytes(msg)
+
+
+class Call(Protocol):
+    """One open bidirectional call, over gRPC (GrpcCall) or a direct connection."""
+
+    def send(self, messages: Iterator[Any]) -> None: ...
+
+    def __iter__(self) -> Iterator[Any]: ...
+
+    def __next__(self) -> Any: ...
+
+    def is_active(self) -> bool: ...
+
+    def half_close(self) -> None: ...
+
+    def cancel(self) -> None: ...
+
+
+class GrpcCall:
+    """A gRPC stream-stream call: requests queue up for gRPC's sending thread."""
+
+    def __init__(self, method: grpc.StreamStreamMultiCallable, wait_for_ready: bool) -> None:
+        self._outbox: queue.SimpleQueue[Iterator[bytes] | None] = queue.SimpleQueue()
+        self._responses = method(outgoing(self._outbox), wait_for_ready=wait_for_ready)
+
+    def send(self, messages: Iterator[Any]) -> None:
+        self._outbox.put(messages)
+
+    def __iter__(self) -> GrpcCall:
+        return self
+
+    def __next__(self) -> Any:
+        return next(self._responses)
+
+    def is_active(self) -> bool:
+        return bool(self._responses.is_active())
+
+    def half_close(self) -> None:
+        self._outbox.put(None)
+
+    def cancel(self) -> None:
+        self._responses.cancel()
+
+    def __del__(self) -> None:
+        try:
+            self._outbox.put(None)
+            self._responses.cancel()
+        except Exception:
+            pass
 
 
 class CallStream:
     """One open bidirectional call; `exchange` sends a request and reads its response."""
 
-    def __init__(self, method: grpc.StreamStreamMultiCallable, wait_for_ready: bool) -> None:
-        self._outbox: queue.SimpleQueue[Iterator[bytes] | None] = queue.SimpleQueue()
-        self._responses = method(outgoing(self._outbox), wait_for_ready=wait_for_ready)
+    def __init__(self, call: Call) -> None:
+        self._call = call
+        self.direct = isinstance(call, direct.DirectCall)
         self.usable = True
         self.expired = False
 
@@ -115,8 +166,8 @@ class CallStream:
         cancelled it), or an OpError for a malformed response; either way the call is dropped."""
         token = WATCHDOG.arm(deadline, self._expire) if deadline is not None else None
         try:
-            self._outbox.put(messages)
-            frame = coding.read_frame(self._responses, parse_header, metas_of)
+            self._call.send(messages)
+            frame = coding.read_frame(self._call, parse_header, metas_of)
         except BaseException:
             self.close()
             raise
@@ -140,8 +191,8 @@ class CallStream:
         the call is dropped."""
         token = WATCHDOG.arm(deadline, self._expire) if deadline is not None else None
         try:
-            self._outbox.put(messages)
-            head = coding.read_head(self._responses, parse_header, metas_of)
+            self._call.send(messages)
+            head = coding.read_head(self._call, parse_header, metas_of)
         except BaseException:
             self.close()
             raise
@@ -166,24 +217,17 @@ class CallStream:
                 self.close()
 
     def active(self) -> bool:
-        return bool(self._responses.is_active())
+        return self._call.is_active()
 
     def _expire(self) -> None:
         self.expired = True
         self.usable = False
-        self._responses.cancel()
+        self._call.cancel()
 
     def close(self) -> None:
         self.usable = False
-        self._outbox.put(None)
-        self._responses.cancel()
-
-    def __del__(self) -> None:
-        try:
-            self._outbox.put(None)
-            self._responses.cancel()
-        except Exception:
-            pass
+        self._call.half_close()
+        self._call.cancel()
 
 
 class _ClosedByPeer(grpc.RpcError):
@@ -211,7 +255,8 @@ class NotConnected(grpc.RpcError):
 
 
 class ThreadStreams:
-    """One CallStream per thread for one method of one channel."""
+    """One CallStream per thread for one method of one peer: a direct call when the peer
+    offers one (see direct.py), a gRPC call otherwise."""
 
     def __init__(
         self,
@@ -219,34 +264,49 @@ class ThreadStreams:
         wait_for_ready: bool,
         channel: grpc.Channel | None = None,
         connect_wait: float = 0.0,
+        direct_route: tuple[direct.Link, str] | None = None,
     ) -> None:
         """Without wait_for_ready, a new call first gives the channel up to `connect_wait`
-        seconds to (re)connect: a peer that just restarted is found, a dead one fails soon."""
+        seconds to (re)connect: a peer that just restarted is found, a dead one fails soon.
+        `direct_route`: the peer's Link and the method's path, to call it directly."""
         self._method = method
         self._wait_for_ready = wait_for_ready
         self._channel = channel
         self._connect_wait = connect_wait
+        self._route = direct_route
         self._local = threading.local()
         self._all: weakref.WeakSet[CallStream] = weakref.WeakSet()
         self._lock = threading.Lock()
 
     def get(self, deadline: float | None = None) -> CallStream:
         stream: CallStream | None = getattr(self._local, "stream", None)
+        route = self._route
+        if stream is not None and stream.usable and stream.active():
+            if route is None or stream.direct or not route[0].ready:
+                if route is not None and not stream.direct:
+                    route[0].probe()
+                return stream
+            stream.close()  # the peer's direct endpoint is known now: move over
+        if route is not None:
+            call = route[0].open(route[1])
+            if call is not None:
+                return self._keep(CallStream(call))
         # A call the peer ended (it stopped or died) took no request of ours: a new one waits
         # for the peer instead of failing.
-        if stream is None or not stream.usable or not stream.active():
-            if self._channel is not None and self._connect_wait > 0:
-                wait = self._connect_wait
-                if deadline is not None:
-                    wait = max(0.0, min(wait, deadline - time.monotonic()))
-                try:
-                    grpc.channel_ready_future(self._channel).result(timeout=wait)
-                except grpc.FutureTimeoutError:
-                    raise NotConnected(wait) from None
-            stream = CallStream(self._method, self._wait_for_ready)
-            self._local.stream = stream
-            with self._lock:
-                self._all.add(stream)
+        if self._channel is not None and self._connect_wait > 0:
+            wait = self._connect_wait
+            if deadline is not None:
+                wait = max(0.0, min(wait, deadline - time.monotonic()))
+            try:
+                grpc.channel_ready_future(self._channel).result(timeout=wait)
+            except grpc.FutureTimeoutError:
+                raise NotConnected(wait) from None
+        return self._keep(CallStream(GrpcCall(self._method, self._wait_for_ready)))
+
+    def _keep(self, stream: CallStream) -> CallStream:
+        self._local.stream = stream
+        with self._lock:
+            self._all.add(stream)
         return stream
 
     def close_all(self) -> None:

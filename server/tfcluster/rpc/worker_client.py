@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+import contextlib
 import itertools
-import queue
 import threading
 import time
 from collections.abc import Callable, Sequence
@@ -14,7 +14,7 @@ import grpc
 from tfcluster.distributed.interfaces import DeviceInfo, RunGraphResult
 from tfcluster.framework import errors
 from tfcluster.protos import worker_pb2
-from tfcluster.rpc import shm, status, streams
+from tfcluster.rpc import direct, shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.runtime.graph_ir import graph_def_from_nodes
 from tfcluster.runtime.partition import Partition
@@ -58,6 +58,7 @@ class GrpcRemoteWorker:
                 _registered_method=True,
             ),
             wait_for_ready=True,
+            direct_route=(direct.link(address), _SERVICE + "RunGraphStream"),
         )
         self._recv_tensors = channel.stream_stream(
             _SERVICE + "RecvTensors",
@@ -239,12 +240,30 @@ class GrpcRemoteWorker:
         """Asks over this worker's one RecvTensors call (opened on first use, again after it
         broke); the receiving step's deadline and aborts are enforced by its executor."""
         with self._lock:
-            mux = self._recv_mux
-            if mux is None or mux.broken:
-                mux = self._recv_mux = _RecvMux(self._recv_tensors, self._error)
-        return mux.recv(step_id, key, callback)
+            # Under the lock: a request never goes to a call that is being retired.
+            return self._recv_mux_now().recv(step_id, key, callback)
 
     # ---- helpers -----------------------------------------------------------------------
+    def _recv_mux_now(self) -> _RecvMux:
+        """The RecvTensors call to use: a direct one once the peer's endpoint is known (a
+        gRPC call then retires: it ends after answering what it was asked)."""
+        mux = self._recv_mux
+        link = direct.link(self.address)
+        if mux is not None and not mux.broken and (mux.direct or not link.ready):
+            if not mux.direct:
+                link.probe()
+            return mux
+        call: streams.Call | None = link.open(_SERVICE + "RecvTensors")
+        if call is None:
+            if mux is not None and not mux.broken:
+                return mux
+            # Waits for the peer to come up, as the steps that need its tensors do.
+            call = streams.GrpcCall(self._recv_tensors, wait_for_ready=True)
+        if mux is not None and not mux.broken:
+            mux.retire()
+        mux = self._recv_mux = _RecvMux(call, self._error)
+        return mux
+
     def close(self) -> None:
         self._run_graph_streams.close_all()
         with self._lock:
@@ -286,17 +305,16 @@ class _RecvMux:
 
     def __init__(
         self,
-        method: grpc.StreamStreamMultiCallable,
+        call: streams.Call,
         to_error: Callable[[grpc.RpcError, str], errors.OpError],
     ) -> None:
-        self._outbox: queue.SimpleQueue[Any] = queue.SimpleQueue()
         self._pending: dict[int, RecvCallback] = {}
         self._lock = threading.Lock()
         self._ids = itertools.count(1)
         self._to_error = to_error
         self.broken = False
-        # Waits for the peer to come up, as the steps that need its tensors do.
-        self._call = method(streams.outgoing(self._outbox), wait_for_ready=True)
+        self._call = call
+        self.direct = isinstance(call, direct.DirectCall)
         threading.Thread(target=self._read, name="recv-mux", daemon=True).start()
 
     def recv(self, step_id: int, key: str, callback: RecvCallback) -> Callable[[], Any]:
@@ -313,7 +331,9 @@ class _RecvMux:
         req = worker_pb2.RecvTensorRequest(
             step_id=step_id, rendezvous_key=key, request_id=rid, shm_domain=shm.domain()
         )
-        self._outbox.put([req.SerializeToString()])
+        # A broken call fails here and in the reader, which fails every request pending.
+        with contextlib.suppress(grpc.RpcError):
+            self._call.send(iter([req.SerializeToString()]))
 
         def cancel() -> None:
             with self._lock:
@@ -355,8 +375,12 @@ class _RecvMux:
         for cb in pending.values():
             cb(None, err)
 
+    def retire(self) -> None:
+        """No more requests: the peer answers those it has, then ends the call."""
+        self._call.half_close()
+
     def close(self) -> None:
-        self._outbox.put(None)
+        self._call.half_close()
         self._call.cancel()
 
 

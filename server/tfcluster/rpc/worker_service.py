@@ -13,7 +13,7 @@ import grpc
 from tfcluster.distributed.worker import Worker
 from tfcluster.framework import errors
 from tfcluster.protos import device_attributes_pb2, worker_pb2
-from tfcluster.rpc import shm, status, streams
+from tfcluster.rpc import direct, shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
@@ -386,3 +386,13 @@ def method_handlers(servicer: WorkerServicer) -> grpc.GenericRpcHandler:
         "RecvTensors": status.stream_stream(servicer.recv_tensors),
     }
     return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+
+
+def direct_handlers(servicer: WorkerServicer) -> dict[str, direct.StreamHandler]:
+    """The streaming methods that direct connections serve, by method path."""
+    return {
+        f"/{SERVICE_NAME}/RunGraphStream": status.stream_stream(
+            servicer.run_graph_stream
+        ).stream_stream,
+        f"/{SERVICE_NAME}/RecvTensors": status.stream_stream(servicer.recv_tensors).stream_stream,
+    }
