@@ -243,9 +243,18 @@ def test_waiting_for_another_task_to_initialise() -> None:
     out = CTX.Queue()
     with processes() as procs:
         procs += prog.run_in_processes((prog.init_s1, (jobs, out)), (prog.init_s2, (jobs, out)))
-        lines = _collect(out, lambda ls: "s1|Server 1: variables initialized!" in ls, 60)
+        lines = _collect(
+            out,
+            lambda ls: (
+                "s1|Server 1: variables initialized!" in ls and "s2|Server 2: initialized" in ls
+            ),
+            60,
+        )
     assert "s1|Server 1: waiting for initialization..." in lines
-    assert lines.index("s2|Server 2: initialized") < lines.index(
+    # Server 1 sees the variables only once server 2 initialises them. (Server 2 says so
+    # right after its run returns; server 1 may see them first, so compare with the line
+    # server 2 says before its last second of waiting.)
+    assert lines.index("s2|Server 2: waiting 1 seconds before initializing...") < lines.index(
         "s1|Server 1: variables initialized!"
     )
 

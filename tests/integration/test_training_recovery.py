@@ -88,11 +88,13 @@ def test_ps_killed_and_restarted_training_resumes_from_checkpoint(tmp_path: os.P
         w0 = _start(args, "worker", 0, os.path.join(d, "w0.log"))
         procs += [w1, w0]
 
-        # Wait for a checkpoint past the first one (training is under way).
+        # Wait for a checkpoint past the first one, with both workers training (the second
+        # one waits for the chief's initialisation, and may join late on a fast machine).
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline:
             steps = _checkpoint_steps(logdir)
-            if steps and steps[-1] >= 300:
+            joined = "session ready" in _tail(os.path.join(d, "w1.log"))
+            if steps and steps[-1] >= 300 and joined:
                 break
             assert w0.poll() is None, _tail(os.path.join(d, "w0.log"))
             time.sleep(0.1)

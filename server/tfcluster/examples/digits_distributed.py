@@ -146,6 +146,7 @@ class SessionStartsHook(tf.train.SessionRunHook):
 
     def after_create_session(self, session: Any, coord: Any) -> None:
         self.starts.append(int(session.run(self._global_step)))
+        print(f"session ready at global step {self.starts[-1]}", file=sys.stderr, flush=True)
 
 
 class _Progress:
