@@ -190,3 +190,36 @@ def test_devices_are_discovered_once_per_master(cluster: InProcessCluster) -> No
     assert len(calls) == len(TASKS)
     names = sorted(d.name for d in master.list_devices())
     assert names == [f"{t}/device:CPU:0" for t in TASKS]
+
+
+def test_control_inputs_from_one_task_cross_as_one_message(cluster: InProcessCluster) -> None:
+    """A node on task 0 that waits for four updates on task 2 receives one control message
+    (a NoOp on task 2 joins them), and still runs only after all four."""
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:local/task:2"):
+            vs = [tf.Variable(0.0, name=f"v{i}") for i in range(4)]
+            updates = [v.assign_add(float(i + 1)) for i, v in enumerate(vs)]
+            total = tf.add_n([tf.identity(v) for v in vs])
+        with tf.device("/job:local/task:0"), tf.control_dependencies(updates):
+            after = tf.no_op()
+    master = Master(cluster, TASKS[0])
+    c = Client(master, g)
+    c.run([v.initializer for v in vs])
+    for step in range(1, 4):
+        c.run([after])
+        assert c.run([total])[0] == pytest.approx(step * (1 + 2 + 3 + 4))
+    _no_tables_left(cluster)
+
+    session = next(iter(master._sessions.values()))
+    plan = next(
+        p
+        for p in session._plans.values()
+        if any(after.name in part.partition.targets for part in p.parts)
+    )
+    by_task = {part.task: part.partition for part in plan.parts}
+    recvs = [n.name for n in by_task[TASKS[0]].nodes if n.op == "_Recv"]
+    assert len(recvs) == 1, recvs
+    joins = [n for n in by_task[TASKS[2]].nodes if n.name.startswith("_ctrl_join/")]
+    assert len(joins) == 1
+    assert sorted(joins[0].control_inputs) == sorted(u.op.name for u in updates)

@@ -36,6 +36,7 @@ def partition(
 ) -> dict[str, Partition]:
     """`placement` holds the needed nodes; `dtype_of` maps tensor names to dtypes (for Recv)."""
     fed = set(feeds)
+    devices = dict(placement)  # and the control joins this adds
     parts: dict[str, Partition] = {}
 
     def part(task: str) -> Partition:
@@ -51,7 +52,7 @@ def partition(
         key = (tensor, dst_task)
         if key in recv_for:
             return recv_for[key]
-        src_device = placement[src]
+        src_device = devices[src]
         src_part = part(task_of_device(src_device))
         base = _safe(tensor.replace("^", "ctrl_").replace(":", "_"))
         dst_tag = _safe(dst_task.strip("/").replace("/", "_"))
@@ -85,22 +86,46 @@ def partition(
         recv_for[key] = recv_name
         return recv_name
 
-    for name, device in placement.items():
+    joins: dict[tuple[tuple[str, ...], str], str] = {}  # (control inputs, dst task) -> NoOp
+
+    def join(group: tuple[str, ...], dst_task: str) -> str:
+        key = (group, dst_task)
+        name = joins.get(key)
+        if name is None:
+            src_device = devices[group[0]]
+            dst_tag = _safe(dst_task.strip("/").replace("/", "_"))
+            name = f"_ctrl_join/{_safe(group[0])}/{len(joins)}/{dst_tag}"
+            part(task_of_device(src_device)).nodes.append(
+                Node(name, "NoOp", [], list(group), src_device, {})
+            )
+            # cross() reads the join's placement like any node's.
+            devices[name] = src_device
+            joins[key] = name
+        return name
+
+    for name, device in list(placement.items()):
         node = nodes[name]
         task = task_of_device(device)
         new_inputs: list[tuple[str, int]] = []
         for src, idx in node.inputs:
             t = f"{src}:{idx}"
-            if t in fed or task_of_device(placement[src]) == task:
+            if t in fed or task_of_device(devices[src]) == task:
                 new_inputs.append((src, idx))
             else:
                 new_inputs.append((cross(src, idx, task, device, False), 0))
         new_controls: list[str] = []
+        remote_controls: dict[str, list[str]] = {}  # source task -> its control inputs
         for c in node.control_inputs:
-            if task_of_device(placement[c]) == task:
+            src_task = task_of_device(devices[c])
+            if src_task == task:
                 new_controls.append(c)
             else:
-                new_controls.append(cross(c, 0, task, device, True))
+                remote_controls.setdefault(src_task, []).append(c)
+        for group in remote_controls.values():
+            # Several control inputs from one task cross as one message: a NoOp there waits
+            # for all of them (the node waits for all of them anyway).
+            source = group[0] if len(group) == 1 else join(tuple(sorted(set(group))), task)
+            new_controls.append(cross(source, 0, task, device, True))
         part(task).nodes.append(
             Node(node.name, node.op, new_inputs, new_controls, device, node.attrs)
         )
@@ -113,9 +138,9 @@ def partition(
         if t in fed:
             continue
         src, _ = split_tensor_name(t)
-        p = part(task_of_device(placement[src]))
+        p = part(task_of_device(devices[src]))
         if t not in p.fetches:
             p.fetches.append(t)
     for name in targets:
-        part(task_of_device(placement[name])).targets.append(name)
+        part(task_of_device(devices[name])).targets.append(name)
     return parts
