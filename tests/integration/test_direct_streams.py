@@ -307,16 +307,20 @@ def test_fuzzed_direct_run_graph_messages(
         direct.connect("localhost", server.direct_port, RUN_GRAPH, server._direct.token, 5)
     )
     try:
-        call.send(iter(messages))
-        call.half_close()
+        with contextlib.suppress(grpc.RpcError):
+            # The server may answer a bad message and hang up before it has the rest.
+            call.send(iter(messages))
+            call.half_close()
         for msg in call:
             resp = worker_pb2.RunGraphResponse.FromString(bytes(msg))
             # In-band answers: an error status, never a crash.
             assert resp.status_code != 0 or not resp.status_message
     except grpc.RpcError as e:
+        # A status, or the connection reset by a server that hung up on unread requests.
         assert e.code() in (
             grpc.StatusCode.INVALID_ARGUMENT,
             grpc.StatusCode.RESOURCE_EXHAUSTED,
+            grpc.StatusCode.UNAVAILABLE,
         ), e.details()
     finally:
         call.cancel()

@@ -93,13 +93,25 @@ class Wire:
         self._reader: io.BufferedReader = sock.makefile("rb", buffering=_SMALL)  # type: ignore[assignment]
 
     def write(self, messages: Iterable[Any]) -> None:
+        """Small messages go out together, in one system call."""
+        small: list[Any] = []
+        size = 0
         for msg in messages:
             n = len(msg) if isinstance(msg, bytes) else memoryview(msg).nbytes
             if n <= _SMALL:
-                self.sock.sendall(_LEN.pack(n) + msg)
-            else:
-                self.sock.sendall(_LEN.pack(n))
-                self.sock.sendall(msg)
+                small += (_LEN.pack(n), msg)
+                size += n + _LEN.size
+                if size >= _SMALL:
+                    self.sock.sendall(b"".join(small))
+                    small, size = [], 0
+                continue
+            if small:
+                self.sock.sendall(b"".join(small))
+                small, size = [], 0
+            self.sock.sendall(_LEN.pack(n))
+            self.sock.sendall(msg)
+        if small:
+            self.sock.sendall(b"".join(small))
 
     def write_status(self, code: int, details: str) -> None:
         body = _CODE.pack(code) + details.encode("utf-8", "replace")[: _MAX_STATUS - 4]
@@ -340,6 +352,7 @@ class DirectContext:
 
     def __init__(self, wire: Wire, peer: str) -> None:
         self._wire = wire
+        self._write_lock = threading.Lock()
         self._peer = peer
         self._active = True
         self._code: grpc.StatusCode | None = None
@@ -351,6 +364,15 @@ class DirectContext:
 
     def code(self) -> grpc.StatusCode | None:
         return self._code
+
+    def write(self, messages: Iterable[Any]) -> None:
+        """Sends response messages from any thread (the handler's yields come here too)."""
+        with self._write_lock:
+            self._wire.write(messages)
+
+    def write_status(self, code: int, details: str) -> None:
+        with self._write_lock:
+            self._wire.write_status(code, details)
 
     def cancel(self) -> None:
         self._active = False
@@ -514,14 +536,14 @@ class DirectServer:
     def _run(self, handler: StreamHandler, wire: Wire, context: DirectContext) -> None:
         try:
             for msg in handler(_requests(wire), context):
-                wire.write((msg,))
+                context.write((msg,))
         except _Aborted as e:
-            wire.write_status(e.code.value[0], e.details)
+            context.write_status(e.code.value[0], e.details)
         except (OSError, grpc.RpcError):
             return
         except Exception as e:
             op_err = status.as_op_error(e)
-            wire.write_status(op_err.error_code, op_err.message)
+            context.write_status(op_err.error_code, op_err.message)
 
 
 def _listen(port: int) -> socket.socket:

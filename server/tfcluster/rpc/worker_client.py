@@ -16,6 +16,7 @@ from tfcluster.framework import errors
 from tfcluster.protos import worker_pb2
 from tfcluster.rpc import direct, shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
+from tfcluster.runtime import outbox
 from tfcluster.runtime.graph_ir import graph_def_from_nodes
 from tfcluster.runtime.partition import Partition
 
@@ -331,9 +332,11 @@ class _RecvMux:
         req = worker_pb2.RecvTensorRequest(
             step_id=step_id, rendezvous_key=key, request_id=rid, shm_domain=shm.domain()
         )
-        # A broken call fails here and in the reader, which fails every request pending.
-        with contextlib.suppress(grpc.RpcError):
-            self._call.send(iter([req.SerializeToString()]))
+        box = outbox.current() if self.direct else None
+        if box is not None:
+            box.add(self._send_many, req.SerializeToString())
+        else:
+            self._send_many([req.SerializeToString()])
 
         def cancel() -> None:
             with self._lock:
@@ -374,6 +377,11 @@ class _RecvMux:
             pending, self._pending = self._pending, {}
         for cb in pending.values():
             cb(None, err)
+
+    def _send_many(self, messages: list[bytes]) -> None:
+        # A broken call fails here and in the reader, which fails every request pending.
+        with contextlib.suppress(grpc.RpcError):
+            self._call.send(iter(messages))
 
     def retire(self) -> None:
         """No more requests: the peer answers those it has, then ends the call."""

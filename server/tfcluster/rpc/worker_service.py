@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import itertools
 import queue
 import threading
 import time
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, Protocol
 
 import grpc
 
@@ -15,6 +16,7 @@ from tfcluster.framework import errors
 from tfcluster.protos import device_attributes_pb2, worker_pb2
 from tfcluster.rpc import direct, shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
+from tfcluster.runtime import outbox
 from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.partition import Partition
@@ -177,6 +179,10 @@ class WorkerServicer:
     ) -> Iterator[bytes]:
         """Many RecvTensor requests over one call, answered as their tensors are sent; after
         the caller's last request, the call ends once every request is answered."""
+        write = getattr(context, "write", None)
+        if write is not None:
+            yield from self._recv_tensors_direct(messages, context, write)
+            return
         out: queue.SimpleQueue[_Answer] = queue.SimpleQueue()
         requests = iter(messages)
         started = [0]
@@ -197,6 +203,22 @@ class WorkerServicer:
         with self.idle_calls.always_idle(context):
             yield from self._answer(out, started)
 
+    def _recv_tensors_direct(
+        self, messages: Iterator[bytes], context: Any, write: Callable[[Iterable[bytes]], None]
+    ) -> Iterator[bytes]:
+        """On a direct connection each answer is written by the thread that has its tensor
+        (the step's, as it sends it): no hop to another thread. This thread reads requests."""
+        answers = _DirectAnswers(write)
+        with self.idle_calls.always_idle(context):
+            try:
+                for data in messages:
+                    answers.expect()
+                    self._start_recv(data, answers)
+            except grpc.RpcError:
+                return  # the caller went away
+            answers.wait_all()
+        yield from ()
+
     def _answer(self, out: queue.SimpleQueue[_Answer], started: list[int]) -> Iterator[bytes]:
         answered = 0
         reading = True
@@ -208,25 +230,9 @@ class WorkerServicer:
             if rid == _MALFORMED and err is not None:
                 raise err
             answered += 1
-            resp = worker_pb2.RecvTensorResponse(request_id=rid)
-            buffers: list[Any] = []
-            if err is None:
-                try:
-                    buffers = coding.fill_meta(resp.tensor, value, shared)
-                except Exception as e:
-                    err = e
-            if err is not None:
-                op_err = status.as_op_error(err)
-                resp = worker_pb2.RecvTensorResponse(
-                    request_id=rid, status_code=op_err.error_code, status_message=op_err.message
-                )
-            yield from coding.frame_stream(resp.SerializeToString(), buffers)
+            yield from _answer_messages(rid, value, err, shared)
 
-    def _start_recv(
-        self,
-        data: bytes,
-        out: queue.SimpleQueue[_Answer],
-    ) -> None:
+    def _start_recv(self, data: bytes, out: _Answers) -> None:
         req = coding.parse(worker_pb2.RecvTensorRequest.FromString, data, "RecvTensorRequest")
         rid = req.request_id
         shared = shm.shares_with(req.shm_domain)
@@ -296,10 +302,69 @@ class WorkerServicer:
         return value
 
 
+def _answer_messages(
+    rid: int, value: Any, err: BaseException | None, shared: bool
+) -> Iterator[bytes]:
+    """The RecvTensorResponse for one request: its tensor, or why there is none."""
+    resp = worker_pb2.RecvTensorResponse(request_id=rid)
+    buffers: list[Any] = []
+    if err is None:
+        try:
+            buffers = coding.fill_meta(resp.tensor, value, shared)
+        except Exception as e:
+            err = e
+    if err is not None:
+        op_err = status.as_op_error(err)
+        resp = worker_pb2.RecvTensorResponse(
+            request_id=rid, status_code=op_err.error_code, status_message=op_err.message
+        )
+    return coding.frame_stream(resp.SerializeToString(), buffers)
+
+
+class _Answers(Protocol):
+    def put(self, answer: _Answer) -> None: ...
+
+
+class _DirectAnswers:
+    """Writes each answer at once, in the thread that has it; counts the ones to come."""
+
+    def __init__(self, write: Callable[[Iterable[bytes]], None]) -> None:
+        self._write = write
+        self._cond = threading.Condition()
+        self._pending = 0
+
+    def expect(self) -> None:
+        with self._cond:
+            self._pending += 1
+
+    def put(self, answer: _Answer) -> None:
+        box = outbox.current()
+        if box is not None:
+            box.add(self._write_all, answer)  # with the others of this executor pass
+        else:
+            self._write_all([answer])
+
+    def _write_all(self, answers: list[_Answer]) -> None:
+        try:
+            self._write(itertools.chain.from_iterable(_answer_messages(*a) for a in answers))
+        except (OSError, grpc.RpcError):
+            pass  # the caller went away
+        finally:
+            with self._cond:
+                self._pending -= len(answers)
+                if not self._pending:
+                    self._cond.notify_all()
+
+    def wait_all(self) -> None:
+        with self._cond:
+            while self._pending:
+                self._cond.wait()
+
+
 class _PendingRecv:
     __slots__ = ("done", "key", "out", "rid", "started", "step_id")
 
-    def __init__(self, step_id: int, key: str, rid: int, out: queue.SimpleQueue[Any]) -> None:
+    def __init__(self, step_id: int, key: str, rid: int, out: _Answers) -> None:
         self.step_id = step_id
         self.key = key
         self.rid = rid

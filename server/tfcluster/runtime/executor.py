@@ -17,7 +17,7 @@ from typing import Any
 from tfcluster.framework import errors, op_def_registry
 from tfcluster.kernels import registry as kernel_registry
 from tfcluster.protos import step_stats_pb2
-from tfcluster.runtime import device_copy
+from tfcluster.runtime import device_copy, outbox
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.step_context import StepContext
@@ -209,6 +209,22 @@ class Executor:
     def _run_dataflow(self, ctx: StepContext, vals: list[Any], stats: _Stats | None) -> None:
         pending = list(self.pending_counts)
         ready = [i for i, c in enumerate(pending) if c == 0]
+        # Requests the receives make in a pass go out together, before the executor waits.
+        box, previous_box = outbox.open_outbox()
+        try:
+            self._dataflow_loop(ctx, vals, stats, pending, ready, box)
+        finally:
+            outbox.close_outbox(box, previous_box)
+
+    def _dataflow_loop(
+        self,
+        ctx: StepContext,
+        vals: list[Any],
+        stats: _Stats | None,
+        pending: list[int],
+        ready: list[int],
+        box: outbox.Outbox,
+    ) -> None:
         done_q: queue.Queue[tuple[int, Any, BaseException | None, float]] = queue.Queue()
         outstanding = 0
         remaining = len(self.steps)
@@ -257,6 +273,7 @@ class Executor:
                 break
             if not outstanding:
                 raise errors.InternalError(None, None, "Executor stalled: graph has a cycle")
+            box.flush()
             timeout = None if ctx.deadline is None else max(0.0, ctx.deadline - time.monotonic())
             try:
                 i, outs, err, t0 = done_q.get(timeout=timeout)
