@@ -15,6 +15,7 @@ from tfcluster.framework import dtypes, errors
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.protos import config_pb2
+from tfcluster.runtime import allocator
 from tfcluster.runtime.graph_ir import Node, node_from_operation
 
 _default_session_stack = threading.local()
@@ -71,6 +72,7 @@ class BaseSession:
             raise TypeError(f"config must be a tf.ConfigProto, but got {type(config).__name__}")
         if not isinstance(target, str):
             raise TypeError(f"target must be a string, but got {type(target).__name__}")
+        allocator.tune()  # steps reuse freed tensor memory (see runtime/allocator.py)
         self._graph = graph if graph is not None else get_default_graph()
         self._target = target
         self._config = config

@@ -33,6 +33,7 @@ from tfcluster.framework import errors
 from tfcluster.protos import cluster_pb2, config_pb2, tensorflow_server_pb2
 from tfcluster.rpc import channels, direct, master_service, metrics_interceptor, worker_service
 from tfcluster.rpc import master_client as rpc_master_client
+from tfcluster.runtime import allocator
 
 # Handlers block while steps run and tensors are awaited: allow many at once.
 log = logging.getLogger("tfcluster.server")
@@ -153,6 +154,7 @@ class Server:
     ) -> None:
         """`metrics_port`: serve Prometheus metrics on this port (0: any free port; negative or
         'off': none); None (the default) uses TFCLUSTER_METRICS_PORT, and no metrics without it."""
+        allocator.tune()  # steps reuse freed tensor memory (see runtime/allocator.py)
         self._server_def = _make_server_def(
             server_or_cluster_def, job_name, task_index, protocol, config
         )
