@@ -20,7 +20,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tfcluster.ops.data_flow_ops import FIFOQueue
 from tfcluster.protos import direct_service_pb2, worker_pb2
-from tfcluster.rpc import direct
+from tfcluster.rpc import direct, shm
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -61,10 +61,13 @@ def cluster() -> Iterator[tuple[tf.train.Server, tf.train.Server]]:
     s1.stop()
 
 
+@pytest.mark.parametrize("shm_setting", ["0", "1"])
 def test_steps_move_onto_direct_streams(
-    cluster: tuple[tf.train.Server, tf.train.Server], monkeypatch: pytest.MonkeyPatch
+    cluster: tuple[tf.train.Server, tf.train.Server],
+    monkeypatch: pytest.MonkeyPatch,
+    shm_setting: str,
 ) -> None:
-    monkeypatch.setenv("TFCLUSTER_SHM", "0")  # tensors travel in the stream itself
+    monkeypatch.setenv("TFCLUSTER_SHM", shm_setting)
     s0, s1 = cluster
     assert s0.direct_port > 0 and s1.direct_port > 0
     n = 3 << 20  # 12 MiB: many messages of the wire's largest size
@@ -91,7 +94,12 @@ def test_steps_move_onto_direct_streams(
             out[0] = 5.0  # what a session returns is the caller's to change
             assert sess.run(total, {fed: value}) == float(n)
 
+        exports: list[int] = []
+        export = shm.export
+        monkeypatch.setattr(shm, "export", lambda a: exports.append(a.nbytes) or export(a))
         steps()
+        # Big tensors travel in the stream itself: /dev/shm is for gRPC calls only.
+        assert exports == []
         # The session's steps reached the master directly, the master's RunGraph and the
         # tensors task 0 pulled reached task 1 directly.
         assert s0._direct.calls_served > 0

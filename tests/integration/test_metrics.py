@@ -346,3 +346,42 @@ def test_tfcluster_run_gives_each_tasks_server_the_port_it_prints(tmp_path: Path
     (ps_result,) = re.findall(r"^RESULT (.*)$", ps_log, re.M)
     assert json.loads(ps_result)["metrics_port"] == int(printed["ps-0"])
     assert printed["ps-0"] != printed["worker-0"]
+
+
+_RACE = """
+import os, signal, socket, sys, threading
+from tfcluster.cli import server_main
+from tfcluster.distributed import metrics
+# Another server took 9090 between this one's check and its bind.
+metrics.port_available = lambda port: True
+holder = socket.socket()
+try:
+    holder.bind(("0.0.0.0", metrics.DEFAULT_PORT))
+    holder.listen()
+except OSError:
+    pass  # something else has it already: the same situation
+threading.Timer(3.0, lambda: os.kill(os.getpid(), signal.SIGTERM)).start()
+sys.exit(server_main.main(sys.argv[1:]))
+"""
+
+
+def test_the_default_metrics_port_taken_at_the_last_moment_is_only_a_warning() -> None:
+    port = free_ports(1)[0]
+    env = {k: v for k, v in os.environ.items() if k != "TFCLUSTER_METRICS_PORT"}
+    out = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            _RACE,
+            f"--cluster_spec=local|localhost:{port}",
+            "--job_name=local",
+            "--task_index=0",
+        ],
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert out.returncode == 0, out.stderr
+    assert "tfcluster-server ready" in out.stderr
+    assert "serving no metrics" in out.stderr

@@ -34,6 +34,7 @@ from typing import Any, NoReturn
 import grpc
 import numpy as np
 
+from tfcluster.framework import errors
 from tfcluster.protos import direct_service_pb2
 from tfcluster.rpc import channels, status
 from tfcluster.rpc import tensor_coding as coding
@@ -149,6 +150,43 @@ class Wire:
             got += k
         return view
 
+    def read_payload_into(self, dest: memoryview) -> int:
+        """Reads a continuation message (tensor bytes only) into `dest`; how many bytes."""
+        head = self._reader.read(_LEN.size)
+        if len(head) < _LEN.size:
+            raise _lost(EOFError("the peer hung up inside a message"))
+        (n,) = _LEN.unpack(head)
+        if n & _STATUS_BIT:
+            raise self._status(n & ~_STATUS_BIT)
+        if self._reader.read(1) != bytes([coding.PAYLOAD_TAG]):
+            raise errors.InvalidArgumentError(
+                None, None, "A continuation message of a stream may only carry tensor_payload"
+            )
+        length, used = 0, 0
+        while True:
+            byte = self._reader.read(1)
+            if not byte or used > 9:
+                raise errors.InvalidArgumentError(None, None, "Malformed message: bad varint")
+            length |= (byte[0] & 0x7F) << (7 * used)
+            used += 1
+            if not byte[0] & 0x80:
+                break
+        if 1 + used + length != n or not length:
+            raise errors.InvalidArgumentError(
+                None, None, "A continuation message of a stream may only carry tensor_payload"
+            )
+        if length > len(dest):
+            raise errors.InvalidArgumentError(
+                None, None, "Message stream carries more than the payload bytes declared"
+            )
+        got = 0
+        while got < length:
+            k = self._reader.readinto(dest[got:length])
+            if not k:
+                raise _lost(EOFError("the peer hung up inside a message"))
+            got += k
+        return length
+
     def _status(self, size: int) -> DirectError:
         if size < _CODE.size or size > _MAX_STATUS:
             return DirectError(grpc.StatusCode.INTERNAL, "malformed status frame")
@@ -236,6 +274,17 @@ class DirectCall:
                 raise self._failure(None)
             raise StopIteration
         return msg
+
+    def read_payload_into(self, dest: memoryview) -> int:
+        """The next message's tensor bytes, read into `dest` (see tensor_coding.read_frame)."""
+        try:
+            return self._wire.read_payload_into(dest)
+        except DirectError:
+            self._ended = True
+            raise
+        except (OSError, ValueError) as e:
+            self._ended = True
+            raise self._failure(e) from None
 
     def _failure(self, err: BaseException | None) -> DirectError:
         if self._cancelled:

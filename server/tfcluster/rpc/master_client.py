@@ -140,25 +140,33 @@ class GrpcMasterClient:
         targets: Sequence[str],
         options: config_pb2.RunOptions | None,
     ) -> tuple[list[Any], step_stats_pb2.StepStats | None]:
-        req = master_pb2.RunStepRequest(
-            session_handle=handle, fetch=fetches, target=targets, shm_domain=shm.domain()
-        )
-        if options is not None:
-            req.options.CopyFrom(options)
-        buffers = (
-            coding.fill_named(
-                req.feed, feeds.keys(), feeds.values(), shm.shares_with(self._peer_domain[0])
-            )
-            if feeds
-            else []
-        )
-        messages = coding.frame_stream(req.SerializeToString(), buffers)
         timeout = self._step_timeout(options)
         deadline = time.monotonic() + timeout if timeout is not None else None
         try:
             stream = self._streams.get(deadline)
         except grpc.RpcError as e:
             raise self._error(e, "RunStep") from None
+        # Big tensors go through /dev/shm only on gRPC: a direct stream carries them faster.
+        shm_ok = not stream.direct
+        req = master_pb2.RunStepRequest(
+            session_handle=handle,
+            fetch=fetches,
+            target=targets,
+            shm_domain=shm.domain() if shm_ok else "",
+        )
+        if options is not None:
+            req.options.CopyFrom(options)
+        buffers = (
+            coding.fill_named(
+                req.feed,
+                feeds.keys(),
+                feeds.values(),
+                shm_ok and shm.shares_with(self._peer_domain[0]),
+            )
+            if feeds
+            else []
+        )
+        messages = coding.frame_stream(req.SerializeToString(), buffers)
         try:
             resp, payload = stream.exchange(
                 messages, _parse_run_step_response, _fetch_metas, deadline

@@ -326,6 +326,8 @@ def read_frame(
     buf = np.empty(total, np.uint8)
     view = buf.data
     filled = 0
+    # A direct call reads continuation payloads straight into the buffer (no copy here).
+    read_into: Callable[[memoryview], int] | None = getattr(messages, "read_payload_into", None)
     while True:
         end = filled + len(piece)
         if end > total:
@@ -336,6 +338,10 @@ def read_frame(
         filled = end
         if filled == total:
             return header, view
+        if read_into is not None:
+            filled += read_into(view[filled:])
+            piece = view[:0]
+            continue
         try:
             msg = next(messages)
         except StopIteration:

@@ -165,12 +165,16 @@ class GrpcRemoteWorker:
         deadline: float | None,
         reader: str | None = None,
     ) -> coding.Forwarded:
+        stream = self._run_graph_streams.get()
+        # Big tensors go through /dev/shm only on gRPC: a direct stream carries them faster.
+        # (A relay's fetches follow what the one who reads them in the end said: `reader`.)
+        own_domain = "" if stream.direct else shm.domain()
         req = worker_pb2.RunGraphRequest(
             session_handle=session_handle,
             graph_handle=graph_handle,
             step_id=step_id,
             trace=trace,
-            shm_domain=shm.domain() if reader is None else reader,
+            shm_domain=own_domain if reader is None else reader,
         )
         if deadline is not None:
             req.timeout_in_us = max(1, int((deadline - time.monotonic()) * 1e6))
@@ -182,9 +186,9 @@ class GrpcRemoteWorker:
                 req.send.add().tensor.CopyFrom(meta)
             messages = feeds.messages(req.SerializeToString())
         else:
-            buffers = coding.fill_named(req.send, [""] * len(feeds), feeds, shares) if feeds else []
+            export = shares and not stream.direct
+            buffers = coding.fill_named(req.send, [""] * len(feeds), feeds, export) if feeds else []
             messages = coding.frame_stream(req.SerializeToString(), buffers)
-        stream = self._run_graph_streams.get()
         try:
             head = stream.exchange_head(messages, _parse_run_graph_response, _recv_metas, deadline)
         except grpc.RpcError as e:
@@ -330,7 +334,10 @@ class _RecvMux:
             callback(None, errors.UnavailableError(None, None, f"RecvTensor {key}: call broke"))
             return _nothing
         req = worker_pb2.RecvTensorRequest(
-            step_id=step_id, rendezvous_key=key, request_id=rid, shm_domain=shm.domain()
+            step_id=step_id,
+            rendezvous_key=key,
+            request_id=rid,
+            shm_domain="" if self.direct else shm.domain(),
         )
         box = outbox.current() if self.direct else None
         if box is not None:

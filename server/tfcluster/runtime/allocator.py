@@ -34,9 +34,7 @@ _tuned: bool | None = None
 def _wanted() -> bool:
     if os.environ.get("TFCLUSTER_MALLOC_TUNING", "1") == "0":
         return False
-    return not any(
-        k in os.environ for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
-    )
+    return not any(k in os.environ for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"))
 
 
 def tune() -> bool:
