@@ -255,3 +255,37 @@ def test_generated_protos_are_current() -> None:
         timeout=120,
     )
     assert result.returncode == 0, result.stderr
+
+
+def test_scattered_frames_are_the_joined_frames_and_cross_a_socket_whole() -> None:
+    """frame_stream(scatter=True) holds each message as Pieces viewing the tensors; joined
+    they are the very bytes of the plain frames, and a direct Wire sends them as they are."""
+    import socket
+    import threading
+
+    from tfcluster.rpc import direct
+
+    arrays = [np.arange(300_000, dtype=np.float32), np.arange(7, dtype=np.int64)]
+    buffers = [coding.fill_meta(named_tensor_pb2.TensorMeta(), a)[0] for a in arrays]
+    header = b"\x08\x01"
+    plain = list(coding.frame_stream(header, buffers, chunk=1 << 19))
+    scattered = list(coding.frame_stream(header, buffers, chunk=1 << 19, scatter=True))
+    assert all(isinstance(m, coding.Pieces) for m in scattered)
+    assert [coding.joined(m) for m in scattered] == plain
+    assert len(plain) == 3  # 1.2 MB in chunks of 512 KiB
+
+    listener = socket.create_server(("127.0.0.1", 0))
+    left = socket.create_connection(listener.getsockname())
+    right, _ = listener.accept()
+    listener.close()
+    # A small send buffer: sendmsg takes part of the pieces at a time.
+    left.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
+    got: list[bytes] = []
+    incoming = direct.Wire(right)
+    reader = threading.Thread(target=lambda: got.extend(bytes(incoming.read()) for _ in plain))
+    reader.start()
+    direct.Wire(left).write(scattered)
+    reader.join(30)
+    assert got == plain
+    left.close()
+    right.close()

@@ -57,6 +57,8 @@ CONNECT_TIMEOUT = 2.0
 _HELLO_TIMEOUT = 10.0
 _DESCRIBE_TIMEOUT = 10.0
 _MAX_CONNECTIONS = 4096
+# Buffers per sendmsg (Linux's IOV_MAX is 1024).
+_IOV_MAX = 512
 
 StreamHandler = Callable[[Iterator[Any], Any], Iterator[bytes]]
 
@@ -94,10 +96,20 @@ class Wire:
         self._reader: io.BufferedReader = sock.makefile("rb", buffering=_SMALL)  # type: ignore[assignment]
 
     def write(self, messages: Iterable[Any]) -> None:
-        """Small messages go out together, in one system call."""
+        """Small messages go out together, in one system call; a big message held as Pieces
+        goes out as it is (scatter-gather), with no copy into one buffer first."""
         small: list[Any] = []
         size = 0
         for msg in messages:
+            if isinstance(msg, coding.Pieces):
+                n = msg.nbytes()
+                if n > _SMALL:
+                    if small:
+                        self.sock.sendall(b"".join(small))
+                        small, size = [], 0
+                    _send_pieces(self.sock, [_LEN.pack(n), *msg])
+                    continue
+                msg = b"".join(msg)
             n = len(msg) if isinstance(msg, bytes) else memoryview(msg).nbytes
             if n <= _SMALL:
                 small += (_LEN.pack(n), msg)
@@ -214,6 +226,21 @@ class Wire:
             self._reader.close()
         with contextlib.suppress(OSError):
             self.sock.close()
+
+
+def _send_pieces(sock: socket.socket, pieces: list[Any]) -> None:
+    """sendall for several buffers: sendmsg may take only part of them."""
+    views = [memoryview(p).cast("B") for p in pieces]
+    while views:
+        sent = sock.sendmsg(views[:_IOV_MAX])
+        while sent:
+            if sent >= len(views[0]):
+                sent -= len(views.pop(0))
+            else:
+                views[0] = views[0][sent:]
+                sent = 0
+        while views and not len(views[0]):
+            views.pop(0)
 
 
 # ---- client ------------------------------------------------------------------------------
@@ -445,6 +472,11 @@ class DirectContext:
         for callback in self._callbacks:
             with contextlib.suppress(Exception):
                 callback()
+
+
+def is_direct(context: Any) -> bool:
+    """Whether a servicer's call came over a direct connection."""
+    return isinstance(context, DirectContext)
 
 
 def _requests(wire: Wire) -> Iterator[Any]:

@@ -166,7 +166,7 @@ class GrpcMasterClient:
             if feeds
             else []
         )
-        messages = coding.frame_stream(req.SerializeToString(), buffers)
+        messages = coding.frame_stream(req.SerializeToString(), buffers, scatter=stream.direct)
         try:
             resp, payload = stream.exchange(
                 messages, _parse_run_step_response, _fetch_metas, deadline

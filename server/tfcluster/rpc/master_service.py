@@ -100,13 +100,14 @@ class MasterServicer:
 
         Large feeds and fetches of a step whose only partition runs on another task are relayed
         message by message between this call and the worker's, undecoded and uncopied."""
+        scatter = direct.is_direct(context)
         it = self.idle_calls.requests(iter(messages), context)
         while True:
             head = coding.read_head(it, _parse_run_step, _feed_metas)
             if head is None:
                 return
             try:
-                out: Iterator[bytes] = self._run_streamed(head)
+                out: Iterator[bytes] = self._run_streamed(head, scatter)
             except Exception as e:
                 err = status.as_op_error(e)
                 header = master_pb2.RunStepResponse(
@@ -118,7 +119,7 @@ class MasterServicer:
             # An error while relaying a response ends the call: its header said OK already.
             yield from out
 
-    def _run_streamed(self, head: coding.Forwarded) -> Iterator[bytes]:
+    def _run_streamed(self, head: coding.Forwarded, scatter: bool = False) -> Iterator[bytes]:
         req: master_pb2.RunStepRequest = head.header
         fetches = list(req.fetch)
         options = req.options if req.HasField("options") else None
@@ -149,7 +150,7 @@ class MasterServicer:
         buffers = coding.fill_named(resp.tensor, fetches, values, shm.shares_with(req.shm_domain))
         if stats is not None:
             resp.metadata.step_stats.CopyFrom(stats)
-        return coding.frame_stream(resp.SerializeToString(), buffers)
+        return coding.frame_stream(resp.SerializeToString(), buffers, scatter=scatter)
 
     def _run(self, req: master_pb2.RunStepRequest, payload: memoryview) -> tuple[bytes, list[Any]]:
         feeds: dict[str, Any] = {}

@@ -94,7 +94,7 @@ def outgoing(outbox: queue.SimpleQueue[Iterator[bytes] | None]) -> Iterator[byte
             return
         for msg in item:
             # gRPC sends bytes only; a relayed message may be a buffer read off a direct call.
-            yield msg if isinstance(msg, bytes) else bytes(msg)
+            yield msg if isinstance(msg, bytes) else bytes(coding.joined(msg))
 
 
 class Call(Protocol):

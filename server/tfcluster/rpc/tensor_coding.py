@@ -125,13 +125,33 @@ def frame(header: bytes, buffers: Sequence[Any]) -> bytes:
     return b"".join([_TAG_BYTES, _varint(total), *buffers, header])
 
 
+class Pieces(list[Any]):
+    """One message held as several buffers (not joined): a direct stream writes them with one
+    scatter-gather system call; anything else joins them first (see `joined`)."""
+
+    def nbytes(self) -> int:
+        return sum(len(p) for p in self)
+
+
+def joined(msg: Any) -> Any:
+    return b"".join(msg) if isinstance(msg, Pieces) else msg
+
+
 def frame_stream(
-    header: bytes, buffers: Sequence[Any], chunk: int = CHUNK_BYTES
-) -> Iterator[bytes]:
-    """The same message split for a streaming RPC: chunks of at most `chunk` payload bytes."""
+    header: bytes, buffers: Sequence[Any], chunk: int = CHUNK_BYTES, scatter: bool = False
+) -> Iterator[Any]:
+    """The same message split for a streaming RPC: chunks of at most `chunk` payload bytes.
+    With `scatter`, each chunk is Pieces viewing the tensors (no copy) instead of bytes."""
     pieces: list[Any] = []
     size = 0
     first = True
+
+    def message() -> Any:
+        parts = Pieces([_TAG_BYTES, _varint(size), *pieces])
+        if first:
+            parts.append(header)
+        return parts if scatter else b"".join(parts)
+
     for buf in buffers:
         view = memoryview(buf).cast("B") if not isinstance(buf, bytes) else memoryview(buf)
         pos = 0
@@ -141,14 +161,13 @@ def frame_stream(
             size += take
             pos += take
             if size == chunk:
-                yield b"".join([_TAG_BYTES, _varint(size), *pieces, header if first else b""])
+                yield message()
                 first = False
                 pieces, size = [], 0
-    if size or first:
-        if size:
-            yield b"".join([_TAG_BYTES, _varint(size), *pieces, header if first else b""])
-        else:
-            yield header
+    if size:
+        yield message()
+    elif first:
+        yield header
 
 
 # ---- decoding ------------------------------------------------------------------------------

@@ -188,7 +188,7 @@ class GrpcRemoteWorker:
         else:
             export = shares and not stream.direct
             buffers = coding.fill_named(req.send, [""] * len(feeds), feeds, export) if feeds else []
-            messages = coding.frame_stream(req.SerializeToString(), buffers)
+            messages = coding.frame_stream(req.SerializeToString(), buffers, scatter=stream.direct)
         try:
             head = stream.exchange_head(messages, _parse_run_graph_response, _recv_metas, deadline)
         except grpc.RpcError as e:

@@ -112,6 +112,7 @@ class WorkerServicer:
         self, messages: Iterator[bytes], context: grpc.ServicerContext
     ) -> Iterator[bytes]:
         """Steps one after another; a step's error is answered in-band, the call stays open."""
+        scatter = direct.is_direct(context)
         it = self.idle_calls.requests(iter(messages), context)
         while True:
             frame = coding.read_frame(it, _parse_run_graph, _send_metas)
@@ -126,7 +127,7 @@ class WorkerServicer:
                     status_code=err.error_code, status_message=err.message, shm_domain=shm.domain()
                 ).SerializeToString()
                 buffers = []
-            yield from coding.frame_stream(header, buffers)
+            yield from coding.frame_stream(header, buffers, scatter=scatter)
 
     def _run(
         self,
@@ -303,8 +304,8 @@ class WorkerServicer:
 
 
 def _answer_messages(
-    rid: int, value: Any, err: BaseException | None, shared: bool
-) -> Iterator[bytes]:
+    rid: int, value: Any, err: BaseException | None, shared: bool, scatter: bool = False
+) -> Iterator[Any]:
     """The RecvTensorResponse for one request: its tensor, or why there is none."""
     resp = worker_pb2.RecvTensorResponse(request_id=rid)
     buffers: list[Any] = []
@@ -318,7 +319,7 @@ def _answer_messages(
         resp = worker_pb2.RecvTensorResponse(
             request_id=rid, status_code=op_err.error_code, status_message=op_err.message
         )
-    return coding.frame_stream(resp.SerializeToString(), buffers)
+    return coding.frame_stream(resp.SerializeToString(), buffers, scatter=scatter)
 
 
 class _Answers(Protocol):
@@ -346,7 +347,9 @@ class _DirectAnswers:
 
     def _write_all(self, answers: list[_Answer]) -> None:
         try:
-            self._write(itertools.chain.from_iterable(_answer_messages(*a) for a in answers))
+            self._write(
+                itertools.chain.from_iterable(_answer_messages(*a, scatter=True) for a in answers)
+            )
         except (OSError, grpc.RpcError):
             pass  # the caller went away
         finally:
