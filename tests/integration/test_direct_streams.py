@@ -336,3 +336,33 @@ def test_fuzzed_direct_run_graph_messages(
 
 def test_after_fuzzing_the_direct_port_still_serves(lone_server: tf.train.Server) -> None:
     _still_serves(lone_server)
+
+
+def test_a_malformed_direct_call_is_counted_like_a_grpc_one() -> None:
+    server = tf.train.Server({"local": ["localhost:0"]}, metrics_port=0)
+    try:
+        assert server.metrics is not None
+
+        def count() -> float:
+            value = server.metrics.registry.get_sample_value(
+                "tfcluster_errors_total",
+                {
+                    "tf_job": "local",
+                    "tf_task": "0",
+                    "method": "RunGraphStream",
+                    "code": "INVALID_ARGUMENT",
+                },
+            )
+            return value or 0.0
+
+        before = count()
+        with _raw(server.direct_port) as sock:
+            sock.sendall(
+                _hello(RUN_GRAPH, server._direct.token) + struct.pack("<Q", 2) + b"\xff\xff"
+            )
+            sock.shutdown(socket.SHUT_WR)
+            answer = _read_all(sock)
+        assert _status(answer[12:])[0] == grpc.StatusCode.INVALID_ARGUMENT.value[0]
+        assert count() == before + 1
+    finally:
+        server.stop()
