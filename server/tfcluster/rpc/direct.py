@@ -287,14 +287,7 @@ class DirectCall:
         return self
 
     def __next__(self) -> Any:
-        try:
-            msg = self._wire.read()
-        except DirectError:
-            self._ended = True
-            raise
-        except (OSError, ValueError) as e:
-            self._ended = True
-            raise self._failure(e) from None
+        msg = self._reading(self._wire.read)
         if msg is None:
             self._ended = True
             if self._cancelled:
@@ -304,8 +297,12 @@ class DirectCall:
 
     def read_payload_into(self, dest: memoryview) -> int:
         """The next message's tensor bytes, read into `dest` (see tensor_coding.read_frame)."""
+        return int(self._reading(lambda: self._wire.read_payload_into(dest)))
+
+    def _reading(self, read: Callable[[], Any]) -> Any:
+        """`read()`; a failure ends the call and reads as a failed gRPC call."""
         try:
-            return self._wire.read_payload_into(dest)
+            return read()
         except DirectError:
             self._ended = True
             raise
