@@ -20,10 +20,15 @@ MAX_STATEFULSET_NAME = 52
 MAX_SERVICE_NAME = 63
 CLIENT_SERVICE_SUFFIX = "client"
 # Set by the operator in every task container; a user value would break TF_CONFIG.
-RESERVED_ENV = frozenset({"TF_CONFIG", "TFCLUSTER_TASK_INDEX", "TFCLUSTER_METRICS_PORT"})
+RESERVED_ENV = frozenset(
+    {"TF_CONFIG", "TFCLUSTER_TASK_INDEX", "TFCLUSTER_METRICS_PORT", "TFCLUSTER_DIRECT_PORT"}
+)
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")
 DEFAULT_PORT = 2222
 DEFAULT_METRICS_PORT = 9090
+# Direct streams (server/tfcluster/rpc/direct.py): fixed so Services and NetworkPolicies
+# can name it; a task server left to itself would pick any free port.
+DEFAULT_DIRECT_PORT = 2223
 
 
 class SpecError(ValueError):
@@ -81,6 +86,7 @@ class TFClusterSpec:
     client: TaskRef
     port: int = DEFAULT_PORT
     metrics_port: int = DEFAULT_METRICS_PORT
+    direct_port: int = DEFAULT_DIRECT_PORT
     image_pull_policy: str = "IfNotPresent"
     suspend: bool = False
 
@@ -115,10 +121,8 @@ def parse_spec(
         )
     port = _port(spec, "port", DEFAULT_PORT)
     metrics_port = _port(spec, "metricsPort", DEFAULT_METRICS_PORT)
-    if port == metrics_port:
-        raise SpecError(
-            "InvalidSpec", f"spec.port and spec.metricsPort are both {port}: they must differ"
-        )
+    direct_port = _port(spec, "directPort", DEFAULT_DIRECT_PORT)
+    _check_distinct_ports({"port": port, "metricsPort": metrics_port, "directPort": direct_port})
     pull = str(spec.get("imagePullPolicy") or "IfNotPresent")
     if pull not in PULL_POLICIES:
         raise SpecError(
@@ -135,6 +139,7 @@ def parse_spec(
         client=_client_task(name, jobs),
         port=port,
         metrics_port=metrics_port,
+        direct_port=direct_port,
         image_pull_policy=pull,
         suspend=bool(spec.get("suspend", False)),
     )
@@ -268,6 +273,18 @@ def _port(spec: Mapping[str, Any], key: str, default: int) -> int:
     if not 1 <= port <= 65535:
         raise SpecError("InvalidSpec", f"spec.{key} {port} is outside 1..65535")
     return port
+
+
+def _check_distinct_ports(ports: Mapping[str, int]) -> None:
+    """Every port a task serves is its own: two servers cannot listen on one."""
+    seen: dict[int, str] = {}
+    for key, port in ports.items():
+        if port in seen:
+            raise SpecError(
+                "InvalidSpec",
+                f"spec.{seen[port]} and spec.{key} are both {port}: they must differ",
+            )
+        seen[port] = key
 
 
 def _list(raw: Mapping[str, Any], key: str, where: str = "spec") -> list[Any]:

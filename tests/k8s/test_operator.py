@@ -118,7 +118,15 @@ def test_example_creates_children_and_converges(
         assert svc.spec.cluster_ip == "None"
         assert svc.spec.publish_not_ready_addresses is True
         assert svc.spec.selector == {"tfcluster.dev/cluster": "example", "tfcluster.dev/job": job}
-    assert [(p.name, p.port) for p in client_svc.spec.ports] == [("grpc", 2222)]
+        assert [(p.name, p.port, p.target_port) for p in svc.spec.ports] == [
+            ("grpc", 2222, "grpc"),
+            ("metrics", 9090, "metrics"),
+            ("direct", 2223, "direct"),
+        ]
+    assert [(p.name, p.port, p.target_port) for p in client_svc.spec.ports] == [
+        ("grpc", 2222, "grpc"),
+        ("direct", 2223, "direct"),
+    ]
     assert client_svc.spec.selector["statefulset.kubernetes.io/pod-name"] == "example-worker-0"
 
     # StatefulSets: replicas, Parallel, ports by name, the gRPC readiness probe, resources.
@@ -128,10 +136,12 @@ def test_example_creates_children_and_converges(
     container = worker.spec.template.spec.containers[0]
     assert container.image == "tfcluster:0.1.0"
     assert container.command == ["tfcluster-server"]
-    assert {e.name: e.value for e in container.env}["TFCLUSTER_METRICS_PORT"] == "9090"
+    env = {e.name: e.value for e in container.env}
+    assert (env["TFCLUSTER_METRICS_PORT"], env["TFCLUSTER_DIRECT_PORT"]) == ("9090", "2223")
     assert [(p.name, p.container_port) for p in container.ports] == [
         ("grpc", 2222),
         ("metrics", 9090),
+        ("direct", 2223),
     ]
     assert container.readiness_probe.grpc.port == 2222
     assert container.resources.requests == {"cpu": "1", "memory": "1Gi"}
@@ -452,6 +462,12 @@ def bad(jobs: Any = None, **spec: Any) -> dict[str, Any]:
         (bad(port=0), "spec.port"),
         (bad(port=70000), "spec.port"),
         (bad(metricsPort=65536), "spec.metricsPort"),
+        (bad(directPort=0), "spec.directPort"),
+        (bad(port=9090), "port and metricsPort must differ"),
+        (bad(directPort=2222), "directPort must differ from port and metricsPort"),
+        (bad(directPort=9090), "directPort must differ from port and metricsPort"),
+        # The default directPort counts too.
+        (bad(port=2223), "directPort must differ from port and metricsPort"),
         (
             bad([{"name": "chief", "clientTask": 0}, {"name": "worker", "clientTask": 0}]),
             "at most one job may set clientTask",
@@ -493,6 +509,7 @@ def test_schema_defaults(installed: ApiClient, k8s_namespace: str) -> None:
     )
     assert made["spec"]["port"] == 2222
     assert made["spec"]["metricsPort"] == 9090
+    assert made["spec"]["directPort"] == 2223
     assert made["spec"]["suspend"] is False
     assert made["spec"]["imagePullPolicy"] == "IfNotPresent"
     assert made["spec"]["jobs"] == [{"name": "worker", "replicas": 1, "gpus": 0}]

@@ -90,9 +90,10 @@ def test_job_service_is_headless_and_publishes_not_ready() -> None:
         "tfcluster.dev/cluster": "demo",
         "tfcluster.dev/job": "worker",
     }
-    assert [(p["name"], p["port"]) for p in svc["spec"]["ports"]] == [
-        ("grpc", 2222),
-        ("metrics", 9090),
+    assert [(p["name"], p["port"], p["targetPort"]) for p in svc["spec"]["ports"]] == [
+        ("grpc", 2222, "grpc"),
+        ("metrics", 9090, "metrics"),
+        ("direct", 2223, "direct"),
     ]
     assert svc["metadata"]["ownerReferences"] == [
         {
@@ -108,7 +109,13 @@ def test_job_service_is_headless_and_publishes_not_ready() -> None:
 
 
 def test_client_service_selects_one_pod() -> None:
-    spec = make({"port": 3333, "jobs": [{"name": "worker", "replicas": 3, "clientTask": 2}]})
+    spec = make(
+        {
+            "port": 3333,
+            "directPort": 3334,
+            "jobs": [{"name": "worker", "replicas": 3, "clientTask": 2}],
+        }
+    )
     svc = client_service(spec, OWNER)
     assert svc["metadata"]["name"] == "demo-client"
     assert svc["spec"]["selector"] == {
@@ -116,8 +123,10 @@ def test_client_service_selects_one_pod() -> None:
         "tfcluster.dev/job": "worker",
         "statefulset.kubernetes.io/pod-name": "demo-worker-2",
     }
+    # Sessions reach direct streams through this Service too: the port a task reports.
     assert svc["spec"]["ports"] == [
-        {"name": "grpc", "port": 3333, "targetPort": "grpc", "protocol": "TCP"}
+        {"name": "grpc", "port": 3333, "targetPort": "grpc", "protocol": "TCP"},
+        {"name": "direct", "port": 3334, "targetPort": "direct", "protocol": "TCP"},
     ]
     assert endpoint(spec) == "grpc://demo-client.team.svc:3333"
 
@@ -149,14 +158,17 @@ def test_statefulset_shape() -> None:
     assert c["ports"] == [
         {"name": "grpc", "containerPort": 2222, "protocol": "TCP"},
         {"name": "metrics", "containerPort": 9090, "protocol": "TCP"},
+        {"name": "direct", "containerPort": 2223, "protocol": "TCP"},
     ]
     assert c["readinessProbe"]["grpc"] == {"port": 2222}
     assert [e["name"] for e in c["env"]] == [
         "TFCLUSTER_TASK_INDEX",
         "TF_CONFIG",
         "TFCLUSTER_METRICS_PORT",
+        "TFCLUSTER_DIRECT_PORT",
     ]
     assert c["env"][2]["value"] == "9090"
+    assert c["env"][3]["value"] == "2223"
     annotations = sts["spec"]["template"]["metadata"]["annotations"]
     assert annotations["prometheus.io/scrape"] == "true"
     assert annotations["prometheus.io/port"] == "9090"

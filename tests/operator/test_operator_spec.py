@@ -15,7 +15,12 @@ def parse(spec: dict[str, Any], name: str = "demo") -> Any:
 def test_defaults_and_types() -> None:
     spec = parse({"jobs": [{"name": "ps"}, {"name": "worker", "replicas": 3}]})
     assert spec.image == "img:1"
-    assert (spec.port, spec.metrics_port, spec.suspend) == (2222, 9090, False)
+    assert (spec.port, spec.metrics_port, spec.direct_port, spec.suspend) == (
+        2222,
+        9090,
+        2223,
+        False,
+    )
     assert [(j.name, j.replicas, j.gpus) for j in spec.jobs] == [("ps", 1, 0), ("worker", 3, 0)]
     assert spec.client == TaskRef("worker", 0)
     assert str(spec.client) == "/job:worker/task:0"
@@ -58,6 +63,25 @@ def test_worker_with_no_tasks_cannot_serve() -> None:
             "at most one job",
         ),
         ({"port": 9090, "jobs": [{"name": "worker"}]}, "demo", "InvalidSpec", "must differ"),
+        (
+            {"directPort": 2222, "jobs": [{"name": "worker"}]},
+            "demo",
+            "InvalidSpec",
+            "spec.port and spec.directPort are both 2222",
+        ),
+        (
+            {"directPort": 9090, "jobs": [{"name": "worker"}]},
+            "demo",
+            "InvalidSpec",
+            "spec.metricsPort and spec.directPort are both 9090",
+        ),
+        (
+            {"port": 2223, "jobs": [{"name": "worker"}]},
+            "demo",
+            "InvalidSpec",
+            "spec.port and spec.directPort are both 2223",
+        ),
+        ({"directPort": 0, "jobs": [{"name": "worker"}]}, "demo", "InvalidSpec", "1..65535"),
         ({"port": 70000, "jobs": [{"name": "worker"}]}, "demo", "InvalidSpec", "1..65535"),
         ({"port": "2222", "jobs": [{"name": "worker"}]}, "demo", "InvalidSpec", "not an integer"),
         (
@@ -65,6 +89,19 @@ def test_worker_with_no_tasks_cannot_serve() -> None:
             "demo",
             "ReservedEnv",
             "TF_CONFIG",
+        ),
+        (
+            {
+                "jobs": [
+                    {
+                        "name": "worker",
+                        "template": {"spec": {"env": [{"name": "TFCLUSTER_DIRECT_PORT"}]}},
+                    }
+                ]
+            },
+            "demo",
+            "ReservedEnv",
+            "TFCLUSTER_DIRECT_PORT",
         ),
         (
             {"jobs": [{"name": "worker", "template": {"spec": {"tolerations": {"a": 1}}}}]},

@@ -14,15 +14,26 @@ from .meta import (
 )
 
 
+def _grpc_port(spec: TFClusterSpec) -> dict[str, Any]:
+    return {"name": "grpc", "port": spec.port, "targetPort": "grpc", "protocol": "TCP"}
+
+
+def _direct_port(spec: TFClusterSpec) -> dict[str, Any]:
+    # Clients dial the port a task reports over gRPC on the host they used for gRPC, so
+    # the Service port must be the container's port itself.
+    return {"name": "direct", "port": spec.direct_port, "targetPort": "direct", "protocol": "TCP"}
+
+
 def _ports(spec: TFClusterSpec) -> list[dict[str, Any]]:
     return [
-        {"name": "grpc", "port": spec.port, "targetPort": "grpc", "protocol": "TCP"},
+        _grpc_port(spec),
         {
             "name": "metrics",
             "port": spec.metrics_port,
             "targetPort": "metrics",
             "protocol": "TCP",
         },
+        _direct_port(spec),
     ]
 
 
@@ -56,7 +67,7 @@ def client_service(spec: TFClusterSpec, owner: OwnerRef) -> dict[str, Any]:
         "spec": {
             "type": "ClusterIP",
             "selector": {**job_selector(spec, client.job), POD_NAME_LABEL: pod},
-            "ports": [{"name": "grpc", "port": spec.port, "targetPort": "grpc", "protocol": "TCP"}],
+            "ports": [_grpc_port(spec), _direct_port(spec)],
         },
     }
 

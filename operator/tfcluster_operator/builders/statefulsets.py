@@ -12,6 +12,7 @@ CONTAINER_NAME = "tfcluster-server"
 SERVER_COMMAND = "tfcluster-server"
 GPU_RESOURCE = "nvidia.com/gpu"
 METRICS_PORT_ENV = "TFCLUSTER_METRICS_PORT"
+DIRECT_PORT_ENV = "TFCLUSTER_DIRECT_PORT"
 
 
 def statefulset(
@@ -96,12 +97,15 @@ def _container(spec: TFClusterSpec, job: JobSpec, cluster_domain: str) -> dict[s
         "ports": [
             {"name": "grpc", "containerPort": spec.port, "protocol": "TCP"},
             {"name": "metrics", "containerPort": spec.metrics_port, "protocol": "TCP"},
+            {"name": "direct", "containerPort": spec.direct_port, "protocol": "TCP"},
         ],
         "env": [
             *tf_config_env(spec, job.name, cluster_domain),
             # An environment variable, not a flag: a server without a metrics endpoint
             # ignores it rather than refusing to start.
             {"name": METRICS_PORT_ENV, "value": str(spec.metrics_port)},
+            # Peers connect to the port the server reports, so it must be the declared one.
+            {"name": DIRECT_PORT_ENV, "value": str(spec.direct_port)},
             *map(dict, job.template.env),
         ],
         # The server answers grpc.health.v1 on its gRPC port once it can take work.
