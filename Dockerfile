@@ -38,7 +38,8 @@ ENV TFCLUSTER_EXTRAS=operator,gpu
 FROM base-${VARIANT} AS runtime
 ENV PIP_NO_CACHE_DIR=1 PIP_DISABLE_PIP_VERSION_CHECK=1 \
     PYTHONUNBUFFERED=1 PYTHONDONTWRITEBYTECODE=1 \
-    PATH=/opt/tfcluster/bin:$PATH
+    PATH=/opt/tfcluster/bin:$PATH \
+    TFCLUSTER_DIRECT_PORT=2223
 COPY docker/constraints.txt /tmp/constraints.txt
 COPY --from=build /dist/ /tmp/dist/
 SHELL ["/bin/bash", "-o", "pipefail", "-c"]
@@ -49,6 +50,6 @@ RUN python3 -m venv /opt/tfcluster \
     && useradd --uid 10001 --user-group --no-create-home --home-dir /nonexistent --shell /usr/sbin/nologin tfcluster
 USER 10001:10001
 WORKDIR /tmp
-# gRPC (tasks), task metrics, operator metrics, operator liveness.
-EXPOSE 2222 9090 8080 8081
+# gRPC (tasks), direct streams (tasks), task metrics, operator metrics, operator liveness.
+EXPOSE 2222 2223 9090 8080 8081
 CMD ["tfcluster-server"]
