@@ -366,3 +366,27 @@ def test_a_malformed_direct_call_is_counted_like_a_grpc_one() -> None:
         assert count() == before + 1
     finally:
         server.stop()
+
+
+def test_relayed_feeds_are_checked_by_the_master(
+    cluster: tuple[tf.train.Server, tf.train.Server],
+) -> None:
+    """Feeds of a step that runs on another task are relayed undecoded; the master still
+    checks their descriptions against the placeholder (for clients that bypass tf.Session),
+    and relays the good ones."""
+    s0, _ = cluster
+    n = 1 << 20  # 4 MiB of float32: streamed in several messages, so relayed
+    g = tf.Graph()
+    with g.as_default(), tf.device("/job:worker/task:1"):
+        x = tf.placeholder(tf.float32, [n], name="x")
+        total = tf.reduce_sum(x)
+    with _remote_session(s0, g) as sess:
+        assert sess.run(total, {x: np.ones(n, np.float32)}) == float(n)
+        client, handle = sess._master, sess._handle
+        for bad, reason in (
+            (np.ones(n + 1, np.float32), "shape"),
+            (np.ones(n, np.float64), "dtype float64, expected float32"),
+        ):
+            with pytest.raises(tf.errors.InvalidArgumentError, match=reason):
+                client.run_step(handle, {"x:0": bad}, [total.name], [], None)
+        assert sess.run(total, {x: np.full(n, 2.0, np.float32)}) == 2.0 * n

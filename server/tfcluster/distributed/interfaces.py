@@ -31,6 +31,10 @@ class ForwardedTensors(Protocol):
         """The tensors as arrays (reads what is still in transit)."""
         ...
 
+    def signatures(self) -> list[tuple[Any, tuple[int, ...]]]:
+        """(numpy dtype, shape) of each tensor, as its description says."""
+        ...
+
     def drain(self) -> None:
         """Reads and drops what is still in transit (the step did not use it)."""
         ...

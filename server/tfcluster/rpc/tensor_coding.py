@@ -478,6 +478,9 @@ class Forwarded:
     def materialize(self) -> list[Any]:
         return decode(self.metas, self.payload())
 
+    def signatures(self) -> list[tuple[Any, tuple[int, ...]]]:
+        return [(_np_dtype(m) or np.dtype(object), tuple(m.dim)) for m in self.metas]
+
     def drain(self) -> None:
         for _ in self.rest:
             pass
