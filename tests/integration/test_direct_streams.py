@@ -390,3 +390,41 @@ def test_relayed_feeds_are_checked_by_the_master(
             with pytest.raises(tf.errors.InvalidArgumentError, match=reason):
                 client.run_step(handle, {"x:0": bad}, [total.name], [], None)
         assert sess.run(total, {x: np.full(n, 2.0, np.float32)}) == 2.0 * n
+
+
+_FORK = """
+import os, sys, time
+import tfcluster as tf
+from tfcluster.rpc import direct
+server = tf.train.Server({"local": ["localhost:0"]})
+config = tf.ConfigProto(operation_timeout_in_ms=20_000)
+config.rpc_options.use_rpc_for_inprocess_master = True
+x = tf.placeholder(tf.float32, [None])
+y = tf.reduce_sum(x * 2.0)
+sess = tf.Session(server.target, config=config)
+end = time.monotonic() + 15
+while not direct.link(f"localhost:{server.port}").ready:
+    assert time.monotonic() < end
+    sess.run(y, {x: [1.0]})
+assert sess.run(y, {x: [1.0, 2.0]}) == 6.0  # on a direct connection now
+pid = os.fork()
+if pid == 0:
+    # The child's steps go over a connection of its own, never the parent's.
+    ok = all(sess.run(y, {x: [float(i)]}) == 2.0 * i for i in range(50))
+    os._exit(0 if ok else 3)
+for i in range(200):
+    assert sess.run(y, {x: [float(i), 1.0]}) == 2.0 * (i + 1)
+_, status = os.waitpid(pid, 0)
+for i in range(50):  # the parent's connection survived the child's exit
+    assert sess.run(y, {x: [float(i)]}) == 2.0 * i
+print("FORK-OK", os.waitstatus_to_exitcode(status), flush=True)
+os._exit(0)
+"""
+
+
+def test_a_forked_child_never_shares_the_parents_connection() -> None:
+    import subprocess
+    import sys
+
+    out = subprocess.run([sys.executable, "-c", _FORK], capture_output=True, text=True, timeout=120)
+    assert "FORK-OK 0" in out.stdout, out.stdout + out.stderr

@@ -93,6 +93,8 @@ class Wire:
     def __init__(self, sock: socket.socket) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock = sock
+        # A forked child shares this connection with its parent: it must never shut it down.
+        self._pid = os.getpid()
         self._reader: io.BufferedReader = sock.makefile("rb", buffering=_SMALL)  # type: ignore[assignment]
 
     def write(self, messages: Iterable[Any]) -> None:
@@ -217,6 +219,8 @@ class Wire:
         return bool(ready)
 
     def shutdown(self, how: int = socket.SHUT_RDWR) -> None:
+        if os.getpid() != self._pid:
+            return  # the parent's connection (closing our descriptor is all we may do)
         with contextlib.suppress(OSError):
             self.sock.shutdown(how)
 

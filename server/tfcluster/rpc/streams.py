@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import heapq
 import itertools
+import os
 import queue
 import threading
 import time
@@ -154,6 +155,7 @@ class CallStream:
         self.direct = isinstance(call, direct.DirectCall)
         self.usable = True
         self.expired = False
+        self.pid = os.getpid()
 
     def exchange(
         self,
@@ -280,6 +282,8 @@ class ThreadStreams:
 
     def get(self, deadline: float | None = None) -> CallStream:
         stream: CallStream | None = getattr(self._local, "stream", None)
+        if stream is not None and stream.pid != os.getpid():
+            stream = None  # a forked child: the call is its parent's, leave it alone
         route = self._route
         if stream is not None and stream.usable and stream.active():
             if route is None or stream.direct or not route[0].ready:
