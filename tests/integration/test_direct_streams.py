@@ -428,3 +428,41 @@ def test_a_forked_child_never_shares_the_parents_connection() -> None:
 
     out = subprocess.run([sys.executable, "-c", _FORK], capture_output=True, text=True, timeout=120)
     assert "FORK-OK 0" in out.stdout, out.stdout + out.stderr
+
+
+_MANY_FDS = """
+import os, resource, time
+soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, hard), hard))
+held = [open(os.devnull) for _ in range(1200)]  # later descriptors are past select's 1024
+import tfcluster as tf
+from tfcluster.rpc import direct
+server = tf.train.Server({"local": ["localhost:0"]})
+config = tf.ConfigProto(operation_timeout_in_ms=20_000)
+config.rpc_options.use_rpc_for_inprocess_master = True
+y = tf.constant(2.0) * 3.0
+sess = tf.Session(server.target, config=config)
+end = time.monotonic() + 15
+while not direct.link(f"localhost:{server.port}").ready:
+    assert time.monotonic() < end
+    sess.run(y)
+sess.run(y)
+before = server._direct.calls_served
+for _ in range(100):
+    assert sess.run(y) == 6.0
+print("NEW-CONNECTIONS", server._direct.calls_served - before, flush=True)
+os._exit(0)
+"""
+
+
+def test_a_process_with_many_descriptors_keeps_its_connections() -> None:
+    import resource
+    import subprocess
+    import sys
+
+    if resource.getrlimit(resource.RLIMIT_NOFILE)[1] < 2048:
+        pytest.skip("the hard limit on open files is below 2048")
+    out = subprocess.run(
+        [sys.executable, "-c", _MANY_FDS], capture_output=True, text=True, timeout=120
+    )
+    assert "NEW-CONNECTIONS 0" in out.stdout, out.stdout + out.stderr

@@ -95,6 +95,7 @@ class Wire:
         self.sock = sock
         # A forked child shares this connection with its parent: it must never shut it down.
         self._pid = os.getpid()
+        self._poller: select.poll | None = None
         self._reader: io.BufferedReader = sock.makefile("rb", buffering=_SMALL)  # type: ignore[assignment]
 
     def write(self, messages: Iterable[Any]) -> None:
@@ -211,12 +212,15 @@ class Wire:
         return DirectError(status.status_code(code), body[_CODE.size :].decode("utf-8", "replace"))
 
     def readable(self) -> bool:
-        """Whether bytes (or the end) wait to be read: on an idle call, the peer hung up."""
+        """Whether bytes (or the end) wait to be read: on an idle call, the peer hung up.
+        (poll, not select: a busy process's descriptors go past select's 1024.)"""
+        if self._poller is None:
+            self._poller = select.poll()
+            self._poller.register(self.sock, select.POLLIN)
         try:
-            ready, _, _ = select.select([self.sock], [], [], 0)
+            return bool(self._poller.poll(0))
         except (OSError, ValueError):
             return True
-        return bool(ready)
 
     def shutdown(self, how: int = socket.SHUT_RDWR) -> None:
         if os.getpid() != self._pid:
