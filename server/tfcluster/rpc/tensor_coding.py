@@ -56,17 +56,19 @@ def fill_meta(meta: named_tensor_pb2.TensorMeta, value: Any, shm_ok: bool = Fals
     arr = value if isinstance(value, np.ndarray) else np.asarray(value)
     if arr.dtype.kind in ("O", "U", "S"):
         return _fill_string_meta(meta, arr)
-    try:
-        dtype = dtypes.as_dtype(arr.dtype)
-    except TypeError:
-        raise errors.InvalidArgumentError(
-            None, None, f"Cannot send a tensor of numpy dtype {arr.dtype}: no TensorFlow dtype"
-        ) from None
+    enum = _ENUM_BY_NP.get(arr.dtype)
+    if enum is None:
+        try:
+            enum = _ENUM_BY_NP[arr.dtype] = dtypes.as_dtype(arr.dtype).as_datatype_enum
+        except TypeError:
+            raise errors.InvalidArgumentError(
+                None, None, f"Cannot send a tensor of numpy dtype {arr.dtype}: no TensorFlow dtype"
+            ) from None
     if not arr.dtype.isnative:
         arr = arr.astype(arr.dtype.newbyteorder("="))
     if not arr.flags.c_contiguous:
         arr = np.ascontiguousarray(arr)
-    meta.dtype = dtype.as_datatype_enum
+    meta.dtype = enum
     meta.dim.extend(arr.shape)
     meta.content_length = arr.nbytes
     if arr.nbytes == 0:
@@ -218,9 +220,23 @@ def payload_of(msg: Any, payload: memoryview) -> memoryview:
     return payload
 
 
+# Every message looks these up for each tensor: remembered once per DataType / numpy dtype.
+_NP_BY_ENUM: dict[int, np.dtype[Any] | None] = {}
+_ENUM_BY_NP: dict[np.dtype[Any], int] = {}
+
+
 def _np_dtype(meta: named_tensor_pb2.TensorMeta) -> np.dtype[Any] | None:
     """numpy dtype for a numeric meta, None for strings; InvalidArgument for the rest."""
     enum = meta.dtype
+    try:
+        return _NP_BY_ENUM[enum]
+    except KeyError:
+        found = _np_dtype_of(enum)
+        _NP_BY_ENUM[enum] = found
+        return found
+
+
+def _np_dtype_of(enum: int) -> np.dtype[Any] | None:
     if enum in _UNSENDABLE or enum >= 100:
         raise errors.InvalidArgumentError(None, None, f"Cannot receive a tensor of DataType {enum}")
     try:
