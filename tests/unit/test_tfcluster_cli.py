@@ -36,6 +36,16 @@ def test_local_cluster_has_distinct_ports() -> None:
     assert len(set(addresses)) == 5 and all(a.startswith("localhost:") for a in addresses)
 
 
+def test_side_ports_are_distinct_and_never_a_tasks_own() -> None:
+    cluster = cli.local_cluster(1, 2)
+    metrics, direct = cli.side_ports(cluster, 2)
+    names = ["ps-0", "worker-0", "worker-1"]
+    assert list(metrics) == names and list(direct) == names
+    task_ports = {int(a.rsplit(":", 1)[1]) for tasks in cluster.values() for a in tasks}
+    side = [*metrics.values(), *direct.values()]
+    assert len(set(side)) == 6 and not task_ports & set(side)
+
+
 def test_blas_threads_share_the_cores() -> None:
     cores = os.cpu_count() or 1
     env = cli.blas_threads_env(3, environ={})

@@ -41,6 +41,7 @@ EXIT_USAGE = 2
 EXAMPLE_MODULE = "tfcluster.examples.digits_distributed"
 # Read by tf.train.Server (and tfcluster-server): the port of a task's /metrics.
 METRICS_PORT_ENV = "TFCLUSTER_METRICS_PORT"
+DIRECT_PORT_ENV = "TFCLUSTER_DIRECT_PORT"
 
 
 # ---- a local cluster of processes ------------------------------------------------------------
@@ -68,14 +69,23 @@ def local_cluster(num_ps: int, num_workers: int, host: str = "localhost") -> dic
     }
 
 
-def metrics_ports(cluster: dict[str, list[str]], host: str = "localhost") -> dict[str, int]:
-    """A free metrics port per task ('ps-0', 'worker-1', ...), none of them a task's own."""
+def side_ports(
+    cluster: dict[str, list[str]], kinds: int, host: str = "localhost"
+) -> list[dict[str, int]]:
+    """`kinds` free ports per task ('ps-0', 'worker-1', ...), all distinct, none a task's own:
+    chosen here, not by each server, so that one task cannot take another's before it starts."""
     names = [f"{job}-{i}" for job, tasks in cluster.items() for i in range(len(tasks))]
     taken = {a.rpartition(":")[2] for tasks in cluster.values() for a in tasks}
     while True:
-        ports = free_ports(len(names), host)
+        ports = free_ports(len(names) * kinds, host)
         if not taken & {str(p) for p in ports}:
-            return dict(zip(names, ports))
+            n = len(names)
+            return [dict(zip(names, ports[k * n : (k + 1) * n])) for k in range(kinds)]
+
+
+def metrics_ports(cluster: dict[str, list[str]], host: str = "localhost") -> dict[str, int]:
+    """A free metrics port per task ('ps-0', 'worker-1', ...), none of them a task's own."""
+    return side_ports(cluster, 1, host)[0]
 
 
 def print_metrics_urls(ports: dict[str, int], host: str = "localhost") -> None:
@@ -301,7 +311,7 @@ def run_local(
     cluster = local_cluster(num_ps, num_workers)
     os.makedirs(logdir, exist_ok=True)
     print(f"[tfcluster] cluster: {cluster_flag(cluster)}", flush=True)
-    metrics = metrics_ports(cluster)
+    metrics, direct = side_ports(cluster, 2)
     print_metrics_urls(metrics)
     local = LocalCluster(logdir)
     blas = blas_threads_env(num_ps + num_workers)
@@ -310,6 +320,7 @@ def run_local(
             for i in range(len(cluster[job])):
                 env = {"TF_CONFIG": tf_config(cluster, job, i), **blas}
                 env[METRICS_PORT_ENV] = str(metrics[f"{job}-{i}"])
+                env[DIRECT_PORT_ENV] = str(direct[f"{job}-{i}"])
                 cmd = _task_command(base, cluster, job, i, task_flags, extra)
                 local.start_task(cmd, job, i, env, foreground=(job == "worker" and i == 0))
         workers = [t for t in local.tasks if t.job == "worker"]
@@ -429,7 +440,7 @@ def _run_against(
 def cmd_cluster(args: argparse.Namespace, extra: Sequence[str]) -> int:
     cluster = local_cluster(args.ps, args.workers)
     spec = cluster_flag(cluster)
-    metrics = metrics_ports(cluster)
+    metrics, direct = side_ports(cluster, 2)
     logdir = os.path.abspath(args.logdir or _default_logdir("cluster"))
     local = LocalCluster(logdir)
     with _interruptible(local):
@@ -444,7 +455,8 @@ def cmd_cluster(args: argparse.Namespace, extra: Sequence[str]) -> int:
                     f"--task_index={i}",
                     f"--metrics_port={metrics[f'{job}-{i}']}",
                 ]
-                local.start_task(cmd, job, i, {}, foreground=False)
+                env = {DIRECT_PORT_ENV: str(direct[f"{job}-{i}"])}
+                local.start_task(cmd, job, i, env, foreground=False)
         print(f"[tfcluster] cluster: {spec}")
         print_metrics_urls(metrics)
         print(f"[tfcluster] sessions: tf.Session('grpc://{cluster['worker'][0]}')")
