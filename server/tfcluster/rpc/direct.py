@@ -99,35 +99,20 @@ class Wire:
         self._reader: io.BufferedReader = sock.makefile("rb", buffering=_SMALL)  # type: ignore[assignment]
 
     def write(self, messages: Iterable[Any]) -> None:
-        """Small messages go out together, in one system call; a big message held as Pieces
-        goes out as it is (scatter-gather), with no copy into one buffer first."""
-        small: list[Any] = []
+        """Writes messages scatter-gather: small ones go out together in one system call, and
+        a big one held as Pieces goes out as it is, with no copy into one buffer first."""
+        pieces: list[Any] = []
         size = 0
         for msg in messages:
-            if isinstance(msg, coding.Pieces):
-                n = msg.nbytes()
-                if n > _SMALL:
-                    if small:
-                        self.sock.sendall(b"".join(small))
-                        small, size = [], 0
-                    _send_pieces(self.sock, [_LEN.pack(n), *msg])
-                    continue
-                msg = b"".join(msg)
-            n = len(msg) if isinstance(msg, bytes) else memoryview(msg).nbytes
-            if n <= _SMALL:
-                small += (_LEN.pack(n), msg)
-                size += n + _LEN.size
-                if size >= _SMALL:
-                    self.sock.sendall(b"".join(small))
-                    small, size = [], 0
-                continue
-            if small:
-                self.sock.sendall(b"".join(small))
-                small, size = [], 0
-            self.sock.sendall(_LEN.pack(n))
-            self.sock.sendall(msg)
-        if small:
-            self.sock.sendall(b"".join(small))
+            parts = msg if isinstance(msg, coding.Pieces) else (msg,)
+            n = sum(memoryview(p).nbytes for p in parts)
+            pieces += (_LEN.pack(n), *parts)
+            size += _LEN.size + n
+            if size >= _SMALL or len(pieces) >= _IOV_MAX:
+                _send_pieces(self.sock, pieces, size)
+                pieces, size = [], 0
+        if pieces:
+            _send_pieces(self.sock, pieces, size)
 
     def write_status(self, code: int, details: str) -> None:
         body = _CODE.pack(code) + details.encode("utf-8", "replace")[: _MAX_STATUS - 4]
@@ -137,55 +122,33 @@ class Wire:
         """The next message (bytes, or a writable buffer when large); None at a clean end.
         Raises DirectError for a status frame or a message cut short, OSError when the
         connection breaks."""
-        head = self._reader.read(_LEN.size)
-        if not head:
+        n = self._frame_length()
+        if n is None:
             return None
-        if len(head) < _LEN.size:
-            raise _lost(EOFError("the peer hung up inside a message"))
-        (n,) = _LEN.unpack(head)
-        if n & _STATUS_BIT:
-            raise self._status(n & ~_STATUS_BIT)
         if n > _MAX_MESSAGE:
             raise DirectError(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
                 f"a message of {n} bytes is announced; this task accepts at most {_MAX_MESSAGE}",
             )
         if n <= _SMALL:
-            data = self._reader.read(n)
-            if len(data) < n:
-                raise _lost(EOFError("the peer hung up inside a message"))
-            return data
-        buf = np.empty(n, np.uint8)
-        view = buf.data
-        got = 0
-        while got < n:
-            k = self._reader.readinto(view[got:])
-            if not k:
-                raise _lost(EOFError("the peer hung up inside a message"))
-            got += k
+            return self._exact(n)
+        view = np.empty(n, np.uint8).data
+        self._fill(view)
         return view
 
     def read_payload_into(self, dest: memoryview) -> int:
         """Reads a continuation message (tensor bytes only) into `dest`; how many bytes."""
-        head = self._reader.read(_LEN.size)
-        if len(head) < _LEN.size:
+        n = self._frame_length()
+        if n is None:
             raise _lost(EOFError("the peer hung up inside a message"))
-        (n,) = _LEN.unpack(head)
-        if n & _STATUS_BIT:
-            raise self._status(n & ~_STATUS_BIT)
-        if self._reader.read(1) != bytes([coding.PAYLOAD_TAG]):
+        if self._exact(1)[0] != coding.PAYLOAD_TAG:
             raise errors.InvalidArgumentError(
                 None, None, "A continuation message of a stream may only carry tensor_payload"
             )
-        length, used = 0, 0
-        while True:
-            byte = self._reader.read(1)
-            if not byte or used > 9:
-                raise errors.InvalidArgumentError(None, None, "Malformed message: bad varint")
-            length |= (byte[0] & 0x7F) << (7 * used)
-            used += 1
-            if not byte[0] & 0x80:
-                break
+        varint = bytearray(self._exact(1))
+        while varint[-1] & 0x80 and len(varint) <= 10:
+            varint += self._exact(1)
+        length, used = coding.read_varint(memoryview(varint), 0)
         if 1 + used + length != n or not length:
             raise errors.InvalidArgumentError(
                 None, None, "A continuation message of a stream may only carry tensor_payload"
@@ -194,13 +157,53 @@ class Wire:
             raise errors.InvalidArgumentError(
                 None, None, "Message stream carries more than the payload bytes declared"
             )
+        self._fill(dest[:length])
+        return length
+
+    def read_hello(self) -> tuple[str, bytes] | None:
+        """(method, token) of a client's hello; None if it is not our protocol."""
+        if self._reader.read(len(MAGIC)) != MAGIC:
+            return None
+        n = self._reader.read(1)
+        method = self._reader.read(n[0]).decode("utf-8", "replace") if n else None
+        k = self._reader.read(1)
+        token = self._reader.read(k[0]) if k else None
+        if method is None or token is None:
+            return None
+        return method, token
+
+    def read_answer(self) -> DirectError | None:
+        """The status a server answers a hello with (code OK: accepted); None if the peer
+        does not speak direct streams."""
+        head = self._reader.read(_LEN.size)
+        (n,) = _LEN.unpack(head) if len(head) == _LEN.size else (0,)
+        return self._status(n & ~_STATUS_BIT) if n & _STATUS_BIT else None
+
+    def _frame_length(self) -> int | None:
+        """The next frame's length; None at a clean end; a status frame raises its error."""
+        head = self._reader.read(_LEN.size)
+        if not head:
+            return None
+        if len(head) < _LEN.size:
+            raise _lost(EOFError("the peer hung up inside a message"))
+        (n,) = _LEN.unpack(head)
+        if n & _STATUS_BIT:
+            raise self._status(n & ~_STATUS_BIT)
+        return int(n)
+
+    def _exact(self, n: int) -> bytes:
+        data = self._reader.read(n)
+        if len(data) < n:
+            raise _lost(EOFError("the peer hung up inside a message"))
+        return data
+
+    def _fill(self, view: memoryview) -> None:
         got = 0
-        while got < length:
-            k = self._reader.readinto(dest[got:length])
+        while got < len(view):
+            k = self._reader.readinto(view[got:])
             if not k:
                 raise _lost(EOFError("the peer hung up inside a message"))
             got += k
-        return length
 
     def _status(self, size: int) -> DirectError:
         if size < _CODE.size or size > _MAX_STATUS:
@@ -236,8 +239,11 @@ class Wire:
             self.sock.close()
 
 
-def _send_pieces(sock: socket.socket, pieces: list[Any]) -> None:
-    """sendall for several buffers: sendmsg may take only part of them."""
+def _send_pieces(sock: socket.socket, pieces: list[Any], size: int) -> None:
+    """sendall for several buffers (`size` bytes in all): sendmsg may take only part of them."""
+    if size <= _SMALL:
+        sock.sendall(b"".join(pieces))  # a small copy costs less than scatter-gather's upkeep
+        return
     views = [memoryview(p).cast("B") for p in pieces]
     while views:
         sent = sock.sendmsg(views[:_IOV_MAX])
@@ -259,11 +265,9 @@ def connect(host: str, port: int, method: str, token: bytes, timeout: float) -> 
         path = method.encode()
         sock.sendall(MAGIC + bytes([len(path)]) + path + bytes([len(token)]) + token)
         wire = Wire(sock)
-        head = wire._reader.read(_LEN.size)
-        (n,) = _LEN.unpack(head) if len(head) == _LEN.size else (0,)
-        if not n & _STATUS_BIT:
+        answer = wire.read_answer()
+        if answer is None:
             raise DirectError(grpc.StatusCode.UNAVAILABLE, f"no direct streams at port {port}")
-        answer = wire._status(n & ~_STATUS_BIT)
         if answer.code() != grpc.StatusCode.OK:
             raise answer
         sock.settimeout(None)
@@ -589,15 +593,10 @@ class DirectServer:
 
     def _hello(self, wire: Wire, sock: socket.socket) -> StreamHandler | None:
         sock.settimeout(_HELLO_TIMEOUT)
-        reader = wire._reader
-        if reader.read(len(MAGIC)) != MAGIC:
+        hello = wire.read_hello()
+        if hello is None:
             return None
-        n = reader.read(1)
-        method = reader.read(n[0]).decode("utf-8", "replace") if n else None
-        k = reader.read(1)
-        token = reader.read(k[0]) if k else None
-        if method is None or token is None:
-            return None
+        method, token = hello
         sock.settimeout(None)
         if token != self.token:
             wire.write_status(

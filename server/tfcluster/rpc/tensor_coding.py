@@ -131,9 +131,6 @@ class Pieces(list[Any]):
     """One message held as several buffers (not joined): a direct stream writes them with one
     scatter-gather system call; anything else joins them first (see `joined`)."""
 
-    def nbytes(self) -> int:
-        return sum(len(p) for p in self)
-
 
 def joined(msg: Any) -> Any:
     return b"".join(msg) if isinstance(msg, Pieces) else msg
@@ -178,7 +175,7 @@ def split(data: Any) -> tuple[memoryview, memoryview]:
     view = memoryview(data)
     if not len(view) or view[0] != PAYLOAD_TAG:
         return view, view[:0]
-    length, pos = _read_varint(view, 1)
+    length, pos = read_varint(view, 1)
     end = pos + length
     if end > len(view):
         raise errors.InvalidArgumentError(
@@ -189,7 +186,8 @@ def split(data: Any) -> tuple[memoryview, memoryview]:
     return view[end:], view[pos:end]
 
 
-def _read_varint(view: memoryview, pos: int) -> tuple[int, int]:
+def read_varint(view: memoryview, pos: int) -> tuple[int, int]:
+    """(value, position after it) of the protobuf varint at `pos`."""
     value = 0
     shift = 0
     while True:
