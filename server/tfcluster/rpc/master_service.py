@@ -14,6 +14,8 @@ from tfcluster.rpc import direct, shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.runtime.graph_ir import Node, nodes_from_graph_def
 
+# Its streaming calls that are also served on direct connections (rpc/direct.py).
+DIRECT_METHODS = ("RunStepStream",)
 SERVICE_NAME = "tfcluster.MasterService"
 
 
@@ -177,8 +179,8 @@ def _feed_metas(req: master_pb2.RunStepRequest) -> list[named_tensor_pb2.TensorM
     return [f.tensor for f in req.feed]
 
 
-def method_handlers(servicer: MasterServicer) -> grpc.GenericRpcHandler:
-    handlers = {
+def _handlers(servicer: MasterServicer) -> dict[str, grpc.RpcMethodHandler]:
+    return {
         "CreateSession": status.unary(servicer.create_session),
         "ExtendSession": status.unary(servicer.extend_session),
         "RunStep": status.unary(servicer.run_step),
@@ -187,13 +189,14 @@ def method_handlers(servicer: MasterServicer) -> grpc.GenericRpcHandler:
         "ListDevices": status.unary(servicer.list_devices),
         "Reset": status.unary(servicer.reset),
     }
-    return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+
+
+def method_handlers(servicer: MasterServicer) -> grpc.GenericRpcHandler:
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, _handlers(servicer))
 
 
 def direct_handlers(servicer: MasterServicer) -> dict[str, direct.StreamHandler]:
-    """The streaming methods that direct connections serve, by method path."""
-    return {
-        f"/{SERVICE_NAME}/RunStepStream": status.stream_stream(
-            servicer.run_step_stream
-        ).stream_stream,
-    }
+    """The streaming methods that direct connections serve (the gRPC handlers themselves), by
+    method path."""
+    handlers = _handlers(servicer)
+    return {f"/{SERVICE_NAME}/{name}": handlers[name].stream_stream for name in DIRECT_METHODS}

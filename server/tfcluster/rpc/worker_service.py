@@ -21,6 +21,11 @@ from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.partition import Partition
 
+# Its streaming calls that are also served on direct connections (rpc/direct.py).
+DIRECT_METHODS = (
+    "RunGraphStream",
+    "RecvTensors",
+)
 SERVICE_NAME = "tfcluster.WorkerService"
 # How often a waiting RecvTensor checks whether its caller is still there.
 _RECV_POLL = 1.0
@@ -180,9 +185,8 @@ class WorkerServicer:
     ) -> Iterator[bytes]:
         """Many RecvTensor requests over one call, answered as their tensors are sent; after
         the caller's last request, the call ends once every request is answered."""
-        write = getattr(context, "write", None)
-        if write is not None:
-            yield from self._recv_tensors_direct(messages, context, write)
+        if direct.is_direct(context):
+            yield from self._recv_tensors_direct(messages, context)
             return
         out: queue.SimpleQueue[_Answer] = queue.SimpleQueue()
         requests = iter(messages)
@@ -205,11 +209,11 @@ class WorkerServicer:
             yield from self._answer(out, started)
 
     def _recv_tensors_direct(
-        self, messages: Iterator[bytes], context: Any, write: Callable[[Iterable[bytes]], None]
+        self, messages: Iterator[bytes], context: direct.DirectContext
     ) -> Iterator[bytes]:
         """On a direct connection each answer is written by the thread that has its tensor
         (the step's, as it sends it): no hop to another thread. This thread reads requests."""
-        answers = _DirectAnswers(write)
+        answers = _DirectAnswers(context.write)
         with self.idle_calls.always_idle(context):
             try:
                 for data in messages:
@@ -438,8 +442,8 @@ def _send_metas(req: worker_pb2.RunGraphRequest) -> list[Any]:
     return [s.tensor for s in req.send]
 
 
-def method_handlers(servicer: WorkerServicer) -> grpc.GenericRpcHandler:
-    handlers = {
+def _handlers(servicer: WorkerServicer) -> dict[str, grpc.RpcMethodHandler]:
+    return {
         "GetStatus": status.unary(servicer.get_status),
         "CreateWorkerSession": status.unary(servicer.create_worker_session),
         "DeleteWorkerSession": status.unary(servicer.delete_worker_session),
@@ -453,14 +457,14 @@ def method_handlers(servicer: WorkerServicer) -> grpc.GenericRpcHandler:
         "RecvTensorStream": status.unary_stream(servicer.recv_tensor_stream),
         "RecvTensors": status.stream_stream(servicer.recv_tensors),
     }
-    return grpc.method_handlers_generic_handler(SERVICE_NAME, handlers)
+
+
+def method_handlers(servicer: WorkerServicer) -> grpc.GenericRpcHandler:
+    return grpc.method_handlers_generic_handler(SERVICE_NAME, _handlers(servicer))
 
 
 def direct_handlers(servicer: WorkerServicer) -> dict[str, direct.StreamHandler]:
-    """The streaming methods that direct connections serve, by method path."""
-    return {
-        f"/{SERVICE_NAME}/RunGraphStream": status.stream_stream(
-            servicer.run_graph_stream
-        ).stream_stream,
-        f"/{SERVICE_NAME}/RecvTensors": status.stream_stream(servicer.recv_tensors).stream_stream,
-    }
+    """The streaming methods that direct connections serve (the gRPC handlers themselves), by
+    method path."""
+    handlers = _handlers(servicer)
+    return {f"/{SERVICE_NAME}/{name}": handlers[name].stream_stream for name in DIRECT_METHODS}
