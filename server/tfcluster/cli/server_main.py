@@ -128,11 +128,10 @@ def serve(
     job: str,
     index: int,
     stop: threading.Event,
-    metrics_port: int | None = -1,
+    metrics_port: int | server_metrics.PortChoice = -1,
     metrics_warning: str = "",
 ) -> int:
-    """Runs the server until `stop` is set; the exit status. `metrics_port` None: the one
-    TFCLUSTER_METRICS_PORT names, if it can be had."""
+    """Runs the server until `stop` is set; the exit status."""
     from tfcluster.distributed.server import Server
     from tfcluster.framework import errors
 
@@ -184,14 +183,12 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    chosen: int | None = metrics_port
+    chosen: int | server_metrics.PortChoice = metrics_port
     defaulted = args.metrics_port is None and not os.environ.get(server_metrics.PORT_ENV, "")
     if metrics_port == server_metrics.DEFAULT_PORT and defaulted:
         # The default port is a wish, not a demand: another server starting at the same
-        # moment may take it between our check and our bind. The environment's port is one
-        # the server gives up (with a warning) rather than failing.
-        os.environ[server_metrics.PORT_ENV] = str(metrics_port)
-        chosen = None
+        # moment may take it between our check and our bind; then no metrics, a warning.
+        chosen = server_metrics.PortChoice(metrics_port, False, "the default port")
     return serve(cluster, job, index, stop, chosen, metrics_warning)
 
 

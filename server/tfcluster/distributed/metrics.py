@@ -550,10 +550,13 @@ def parse_port(text: str, where: str) -> int | None:
 
 
 def resolve_port(
-    metrics_port: int | str | None, environ: Mapping[str, str] | None = None
+    metrics_port: int | str | PortChoice | None, environ: Mapping[str, str] | None = None
 ) -> PortChoice:
     """Server's `metrics_port`: an int or string asks for that port (negative or 'off': no
-    metrics); None defers to TFCLUSTER_METRICS_PORT (unset: no metrics)."""
+    metrics); None defers to TFCLUSTER_METRICS_PORT (unset: no metrics); a PortChoice is
+    taken as it is (a port that may be given up, say)."""
+    if isinstance(metrics_port, PortChoice):
+        return metrics_port
     if metrics_port is not None:
         port = parse_port(str(metrics_port), "metrics_port")
         return PortChoice(port, True, "metrics_port")
@@ -608,7 +611,7 @@ def start_for_server(
     task_index: int,
     master: Master,
     worker: Worker,
-    metrics_port: int | str | None,
+    metrics_port: int | str | PortChoice | None,
     task: str = "",
 ) -> ServerTelemetry | None:
     """Metrics for a new Server (instrumenting its master and worker) served over HTTP, or

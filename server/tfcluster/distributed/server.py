@@ -150,7 +150,7 @@ class Server:
         protocol: str | None = None,
         config: config_pb2.ConfigProto | None = None,
         start: bool = True,
-        metrics_port: int | str | None = None,
+        metrics_port: int | str | server_metrics.PortChoice | None = None,
     ) -> None:
         """`metrics_port`: serve Prometheus metrics on this port (0: any free port; negative or
         'off': none); None (the default) uses TFCLUSTER_METRICS_PORT, and no metrics without it."""
