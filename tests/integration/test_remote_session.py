@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import shutil
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 import numpy as np
 import pytest
@@ -17,8 +17,10 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 
 def _server_command() -> list[str]:
-    exe = shutil.which("tfcluster-server")
-    return [exe] if exe else [sys.executable, "-m", "tfcluster.cli.server_main"]
+    # The console script installed beside this interpreter (the venv's bin/, which need not be
+    # on PATH; another tfcluster-server found on PATH could belong to another install).
+    beside = Path(sys.executable).parent / "tfcluster-server"
+    return [str(beside)] if beside.exists() else [sys.executable, "-m", "tfcluster.cli.server_main"]
 
 
 def test_seed_000_quick_start_with_the_server_command() -> None:

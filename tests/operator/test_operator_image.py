@@ -9,6 +9,7 @@ import re
 import shutil
 import subprocess
 import sys
+import sysconfig
 import tomllib
 import zipfile
 from pathlib import Path
@@ -146,15 +147,29 @@ def test_wheel_installs_in_a_fresh_venv(tmp_path: Path) -> None:
     for command in ("tfcluster-server", "tfcluster-operator"):
         assert f"{command} = {scripts()[command]}" in entry_points
 
-    # A fresh venv: the dependencies come from this environment (no network here), the
-    # package itself only from the wheel.
+    # A fresh venv with nothing in it (never --system-site-packages: a venv made from inside a
+    # venv gets the *base* interpreter's packages, which a fresh machine does not have). The
+    # package goes in from the wheel alone; its dependencies come from the environment running
+    # this test, added afterwards as plain path entries: a .pth line puts a folder on sys.path
+    # without running the .pth files inside it, so this checkout's editable install stays out.
     venv = tmp_path / "venv"
-    subprocess.run([sys.executable, "-m", "venv", "--system-site-packages", str(venv)], check=True)
+    subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
     python = venv / "bin" / "python"
     subprocess.run(
         [str(python), "-m", "pip", "install", "-q", "--no-deps", "--no-index", str(wheel)],
         check=True,
         capture_output=True,
+    )
+    venv_site = subprocess.run(
+        [str(python), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.strip()
+    ours = sysconfig.get_paths()
+    dependency_dirs = dict.fromkeys([ours["purelib"], ours["platlib"]])
+    (Path(venv_site) / "dependencies_of_the_test_environment.pth").write_text(
+        "\n".join(dependency_dirs) + "\n"
     )
     done = subprocess.run(
         [
