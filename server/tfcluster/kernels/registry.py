@@ -5,15 +5,23 @@ out of the step loop; the function it returns is what runs every step:
     sync:  fn(ctx, inputs) -> sequence of outputs
     async: fn(ctx, inputs, done) where done(outputs, error) is called exactly once
 Backends are imported lazily by name: numpy on first use, cupy only when a GPU device exists.
+
+New kernels are written once over the array module: `@kernel("Op")` registers a body
+`factory(node, xp)` for the CPU (xp is numpy) and the GPU (xp is cupy, inputs moved to the
+device); the modules holding such bodies sit directly in this package and are imported with
+the CPU backend.
 """
 
 from __future__ import annotations
 
 import importlib
+import pkgutil
 import threading
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
+
+import numpy as np
 
 from tfcluster.framework import errors
 
@@ -61,6 +69,76 @@ def register_for_all_devices(op: str, is_async: bool = False) -> Callable[[Facto
     return deco
 
 
+XpFactory = Callable[[Any, Any], Any]
+ALL_DEVICES = ("CPU", "GPU")
+
+
+def kernel(
+    op: str,
+    devices: Sequence[str] = ALL_DEVICES,
+    is_async: bool = False,
+    accepts: Accepts | None = None,
+    host: Sequence[int] = (),
+    all_host: bool = False,
+) -> Callable[[XpFactory], XpFactory]:
+    """Registers one kernel body, `factory(node, xp) -> compute`, for each of `devices`.
+
+    On the CPU xp is numpy; on a GPU it is cupy and the inputs arrive on the node's device,
+    except the positions in `host` (negative counts from the end), or all with `all_host`,
+    which TF keeps in host memory (shapes, axes, sizes). GPU kernels take only numeric dtypes
+    unless `accepts` says otherwise. The body uses only functions both modules have.
+    """
+
+    def deco(factory: XpFactory) -> XpFactory:
+        for device_type in devices:
+            if device_type == "CPU":
+                bound: Factory = _bind_cpu(factory)
+                kdef = KernelDef(op, "CPU", bound, is_async, accepts)
+            elif device_type == "GPU":
+                bound = _bind_gpu(factory, tuple(host), all_host)
+                kdef = KernelDef(op, "GPU", bound, is_async, accepts or _gpu_accepts)
+            else:
+                raise ValueError(f"unknown device type {device_type!r} for kernel {op}")
+            _KERNELS[(op, device_type)] = kdef
+        return factory
+
+    return deco
+
+
+def _bind_cpu(factory: XpFactory) -> Factory:
+    def bound(node: Any) -> Any:
+        return factory(node, np)
+
+    return bound
+
+
+def _bind_gpu(factory: XpFactory, host: tuple[int, ...], all_host: bool) -> Factory:
+    def bound(node: Any) -> Any:
+        # Imported on first use: the GPU backend, and cupy with it, load only for GPU nodes.
+        from tfcluster.kernels.cupy import _backend
+
+        def with_cupy(n: Any) -> Any:
+            return factory(n, _backend.cupy_module())
+
+        return _backend.wrap_factory(with_cupy, host, False, all_host)(node)
+
+    return bound
+
+
+def _gpu_accepts(attrs: Mapping[str, Any]) -> bool:
+    from tfcluster.kernels.cupy import _backend
+
+    return _backend.numeric_only(attrs)
+
+
+def _import_xp_modules() -> None:
+    """The modules of kernel bodies over xp: every public module directly in this package."""
+    package = importlib.import_module("tfcluster.kernels")
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.ispkg and not info.name.startswith("_") and info.name != "registry":
+            importlib.import_module(f"tfcluster.kernels.{info.name}")
+
+
 # Sessions in several threads may look up kernels first at once: loading completes before any
 # thread sees the backend as loaded.
 _load_lock = threading.RLock()
@@ -76,6 +154,8 @@ def _ensure_backend(device_type: str) -> None:
             module = _BACKENDS.get(device_type)
             if module is not None:
                 importlib.import_module(module)
+            if device_type == "CPU":
+                _import_xp_modules()
         finally:
             _loaded.add(device_type)
 

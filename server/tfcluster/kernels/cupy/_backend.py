@@ -40,6 +40,10 @@ class _LazyCupy:
             module = self._load()
         return getattr(module, name)
 
+    def module(self) -> Any:
+        """cupy itself (imported on first use)."""
+        return self._module if self._module is not None else self._load()
+
     def _load(self) -> Any:
         with self._lock:
             if self._module is None:
@@ -56,6 +60,11 @@ class _LazyCupy:
 
 
 cp: Any = _LazyCupy()
+
+
+def cupy_module() -> Any:
+    """The cupy module, for kernel bodies written over xp."""
+    return cp.module()
 
 
 def cupyx_scatter_add(target: Any, index: Any, values: Any) -> None:
@@ -126,14 +135,16 @@ def gpu_kernel(
 
     def deco(factory: Factory) -> Factory:
         registry.register(op, "GPU", accepts=numeric_only)(
-            _wrap(factory, host_positions, keep, all_host)
+            wrap_factory(factory, host_positions, keep, all_host)
         )
         return factory
 
     return deco
 
 
-def _wrap(factory: Factory, host: Sequence[int], keep: bool, all_host: bool) -> Factory:
+def wrap_factory(factory: Factory, host: Sequence[int], keep: bool, all_host: bool) -> Factory:
+    """factory bound so that its compute gets inputs where it needs them (see gpu_kernel)."""
+
     def bound(node: Any) -> Any:
         # From the first GPU kernel on, values may live on a device: copy points turn on.
         device_copy.activate()
