@@ -1,110 +1,39 @@
 """tfcluster: the distributed TensorFlow 1.x runtime in Python. Use as `import tfcluster as tf`.
 
-This module only re-exports the TF1 namespace; the code lives in the sub-packages.
+This module is the face of `tf.*`: it re-exports the names of api/top_level and gives the
+modules of TF 1.15's tree (`tf.nn`, `tf.train`, `tf.layers`, ...) from their faces in api/.
+Every public name of TF 1.15 exists; those tfcluster lacks raise UnimplementedError on use.
+The implementation packages (framework, ops, kernels, runtime, ...) are not attributes of
+`tf`: import them by their full module path.
 """
 
-# ruff: noqa: F401, I001
-from tfcluster.framework import dtypes as _dtypes
-from tfcluster.framework.dtypes import (
-    DType,
-    as_dtype,
-    bool_ as bool,
-    complex64,
-    double,
-    float16,
-    float32,
-    float64,
-    half,
-    int8,
-    int16,
-    int32,
-    int64,
-    resource,
-    string,
-    uint8,
-)
-from tfcluster.framework.device_spec import DeviceSpec
-from tfcluster.framework.graph import (
-    Graph,
-    GraphKeys,
-    Operation,
-    Tensor,
-    add_to_collection,
-    add_to_collections,
-    colocate_with,
-    container,
-    control_dependencies,
-    convert_to_tensor,
-    device,
-    get_collection,
-    get_collection_ref,
-    get_default_graph,
-    get_seed,
-    name_scope,
-    register_tensor_conversion_function,
-    reset_default_graph,
-    set_random_seed,
-)
-from tfcluster.framework.graph_io import import_graph_def
-from tfcluster.framework.tensor_shape import Dimension, TensorShape
-from tfcluster.framework.tensor_util import make_ndarray, make_tensor_proto
-from tfcluster.protos.config_pb2 import (
-    ConfigProto,
-    GPUOptions,
-    GraphOptions,
-    OptimizerOptions,
-    RunMetadata,
-    RunOptions,
-)
-from tfcluster.protos.graph_pb2 import GraphDef
-from tfcluster.protos.node_def_pb2 import NodeDef
-from tfcluster.protos.attr_value_pb2 import AttrValue
-from tfcluster.protos.tensor_pb2 import TensorProto
+from __future__ import annotations
 
-from tfcluster.ops import sendrecv_ops as _sendrecv_ops
-from tfcluster.ops.constant_op import constant
-from tfcluster.ops.control_flow_ops import (
-    case,
-    cond,
-    group,
-    no_op,
-    tuple_ as tuple,
-    while_loop,
-    with_dependencies,
-)
-from tfcluster.ops.array_ops import *  # noqa: F403
-from tfcluster.ops.math_ops import *  # noqa: F403
-from tfcluster.ops.math_ops import abs, pow, round
-from tfcluster.ops.random_ops import *  # noqa: F403
-from tfcluster.ops.clip_ops import *  # noqa: F403
-from tfcluster.ops.state_ops import assign, assign_add, assign_sub
-from tfcluster.ops.variables import (
-    Variable,
-    VariableV1,
-    all_variables,
-    assert_variables_initialized,
-    global_variables,
-    global_variables_initializer,
-    initialize_all_variables,
-    is_variable_initialized,
-    local_variables,
-    local_variables_initializer,
-    model_variables,
-    report_uninitialized_variables,
-    trainable_variables,
-    variables_initializer,
-)
-from tfcluster.gradients.gradients_impl import gradients
-from tfcluster.client.session import InteractiveSession, Session, get_default_session
+import sys as _sys
+from typing import Any as _Any
 
-from tfcluster.api import errors, nn, summary, train
-from tfcluster.ops.data_flow_ops import ConditionalAccumulator, FIFOQueue, QueueBase
+from tfcluster.api import _public_modules, _unimplemented
+from tfcluster.api import top_level as _top_level
 
-from tfcluster.ops import math_ops as _math_ops
-from tfcluster.ops import variables as _variables
+globals().update(_top_level.exported())
+
+from tfcluster.ops import math_ops as _math_ops  # noqa: E402
+from tfcluster.ops import variables as _variables  # noqa: E402
 
 _math_ops.install_operator_overloads(_variables.Variable)
 
-float32_ref = _dtypes.float32_ref
-newaxis = None
 __version__ = "0.1.0"
+
+
+def __getattr__(name: str) -> _Any:
+    # The modules of TF's tree load on first use, as their faces (or unimplemented modules).
+    value = _unimplemented.lookup("", name)
+    globals()[name] = value
+    return value
+
+
+def __dir__() -> list[str]:
+    return _public_modules.public_dir(globals(), "")
+
+
+_public_modules.install(_sys.modules[__name__])

@@ -143,6 +143,7 @@ def test_wheel_installs_in_a_fresh_venv(tmp_path: Path) -> None:
         top = zf.read(next(n for n in names if n.endswith("top_level.txt"))).decode().split()
     assert sorted(top) == ["tfcluster", "tfcluster_operator"]  # never a package `operator`
     assert "tfcluster_operator/builders/statefulsets.py" in names
+    assert "tfcluster/api/tf115_v1_names.json" in names  # the names tf.* answers for
     assert any(n.startswith("tfcluster/protos/") and n.endswith("_pb2.py") for n in names)
     for command in ("tfcluster-server", "tfcluster-operator"):
         assert f"{command} = {scripts()[command]}" in entry_points

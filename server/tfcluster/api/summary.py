@@ -1,6 +1,7 @@
 """tf.summary"""
 
 # ruff: noqa: F401
+from tfcluster.api import _unimplemented
 from tfcluster.ops.summary_ops import histogram, merge, merge_all, scalar, text
 from tfcluster.training.summary_io import (
     Event,
@@ -9,3 +10,5 @@ from tfcluster.training.summary_io import (
     SessionLog,
     Summary,
 )
+
+__getattr__ = _unimplemented.module_getattr("summary")

@@ -1,6 +1,7 @@
 """tf.train"""
 
 # ruff: noqa: F401
+from tfcluster.api import _unimplemented
 from tfcluster.distributed.cluster_spec import ClusterSpec
 from tfcluster.distributed.server import ClusterDef, Server, ServerDef
 from tfcluster.training.basic_session_run_hooks import (
@@ -80,3 +81,5 @@ from tfcluster.training.training_util import (
     global_step,
     write_graph,
 )
+
+__getattr__ = _unimplemented.module_getattr("train")

@@ -1,0 +1,168 @@
+"""TF 1.15's public names that tfcluster lacks: each exists and raises, on use,
+`tf.errors.UnimplementedError` naming itself (never AttributeError).
+
+The list of names is TensorFlow's own v1 API at tag v1.15.0, module by module
+(tf115_v1_names.json; "" is the top level). A face module ends with
+`__getattr__ = unimplemented.module_getattr("<module path>")`: names it does not define, and
+TF submodules it has no face for, come from here.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import types
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, NoReturn
+
+from tfcluster.framework import errors
+
+_NAMES_FILE = Path(__file__).with_name("tf115_v1_names.json")
+# Modules of TF 1.15 outside tfcluster's scope: their names are still answered, as unimplemented.
+OUT_OF_SCOPE = ("raw_ops", "lite", "tpu", "xla")
+
+
+@functools.cache
+def tf_names() -> dict[str, frozenset[str]]:
+    """module path ("" for the top, "nn.rnn_cell", ...) -> the public names TF 1.15 has there."""
+    with _NAMES_FILE.open() as f:
+        return {module: frozenset(names) for module, names in json.load(f).items()}
+
+
+@functools.cache
+def tf_submodules(module_path: str) -> frozenset[str]:
+    """The direct submodules TF 1.15 has under module_path ("" for the top)."""
+    prefix = f"{module_path}." if module_path else ""
+    out = set()
+    for module in tf_names():
+        if module and module.startswith(prefix):
+            out.add(module[len(prefix) :].split(".")[0])
+    return frozenset(out)
+
+
+def public_path(module_path: str, name: str = "") -> str:
+    """'nn', 'dynamic_rnn' -> 'tf.nn.dynamic_rnn'."""
+    return ".".join(p for p in ("tf", module_path, name) if p)
+
+
+def raise_unimplemented(path: str) -> NoReturn:
+    raise errors.UnimplementedError(
+        None, None, f"{path} is not implemented in tfcluster (it is part of TensorFlow 1.15's API)"
+    )
+
+
+class _UnimplementedMeta(type):
+    """Every use of an unimplemented name (call, attribute, isinstance, subclassing, iteration)
+    raises UnimplementedError naming it."""
+
+    _tf_path: str
+
+    def __new__(mcs, name: str, bases: tuple[type, ...], namespace: dict[str, Any]) -> Any:
+        for base in bases:
+            if isinstance(base, _UnimplementedMeta):
+                raise_unimplemented(base._tf_path)
+        return super().__new__(mcs, name, bases, namespace)
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> NoReturn:
+        raise_unimplemented(cls._tf_path)
+
+    def __getattr__(cls, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        raise_unimplemented(cls._tf_path)
+
+    def __instancecheck__(cls, instance: Any) -> bool:
+        raise_unimplemented(cls._tf_path)
+
+    def __subclasscheck__(cls, subclass: type) -> bool:
+        raise_unimplemented(cls._tf_path)
+
+    def __iter__(cls) -> NoReturn:
+        raise_unimplemented(cls._tf_path)
+
+    def __getitem__(cls, key: Any) -> NoReturn:
+        raise_unimplemented(cls._tf_path)
+
+    def __repr__(cls) -> str:
+        return f"<unimplemented {cls._tf_path}>"
+
+
+@functools.cache
+def unimplemented(path: str) -> Any:
+    """The stand-in for the public name `path` ('tf.nn.ctc_loss')."""
+    short = path.rsplit(".", 1)[-1]
+    doc = f"{path}: not implemented in tfcluster; any use raises tf.errors.UnimplementedError."
+    return _UnimplementedMeta(short, (), {"_tf_path": path, "__doc__": doc})
+
+
+def is_unimplemented(value: Any) -> bool:
+    return isinstance(value, UnimplementedModule) or type(value) is _UnimplementedMeta
+
+
+class UnimplementedModule(types.ModuleType):
+    """A TF 1.15 module that tfcluster has no face for: each of its names is unimplemented."""
+
+    def __init__(self, module_path: str) -> None:
+        super().__init__(f"tfcluster.{module_path}", f"{public_path(module_path)}: not implemented")
+        self._tf_module_path = module_path
+
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return lookup(self._tf_module_path, name)
+
+    def __dir__(self) -> list[str]:
+        path = self._tf_module_path
+        return sorted(tf_names().get(path, frozenset()) | tf_submodules(path))
+
+
+@functools.cache
+def unimplemented_module(module_path: str) -> UnimplementedModule:
+    return UnimplementedModule(module_path)
+
+
+def lookup(module_path: str, name: str) -> Any:
+    """What `tf.<module_path>.<name>` is when the face does not define it: a submodule (a face
+    when one exists, else unimplemented), an unimplemented name, or AttributeError for names
+    TF 1.15 does not have either."""
+    if name in tf_submodules(module_path):
+        return public_module(f"{module_path}.{name}" if module_path else name)
+    if name in tf_names().get(module_path, frozenset()):
+        return unimplemented(public_path(module_path, name))
+    raise AttributeError(f"module '{public_path(module_path)}' has no attribute '{name}'")
+
+
+def public_module(module_path: str) -> Any:
+    """The face module of `tf.<module_path>` (tfcluster.api.<module_path>) or, where none exists
+    yet, an unimplemented module."""
+    import importlib
+
+    face = f"tfcluster.api.{module_path}"
+    try:
+        return importlib.import_module(face)
+    except ModuleNotFoundError as e:
+        if e.name is None or not face.startswith(e.name):
+            raise
+        return unimplemented_module(module_path)
+
+
+def module_getattr(module_path: str) -> Callable[[str], Any]:
+    """The `__getattr__` of the face module of `tf.<module_path>`."""
+
+    def __getattr__(name: str) -> Any:
+        if name.startswith("__") and name.endswith("__"):
+            raise AttributeError(name)
+        return lookup(module_path, name)
+
+    return __getattr__
+
+
+def module_dir(module_path: str, defined: Callable[[], list[str]]) -> Callable[[], list[str]]:
+    """The `__dir__` of a face: what it defines and what TF 1.15 has there."""
+
+    def __dir__() -> list[str]:
+        names = tf_names().get(module_path, frozenset()) | tf_submodules(module_path)
+        return sorted(names | {n for n in defined() if not n.startswith("_")})
+
+    return __dir__

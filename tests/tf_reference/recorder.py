@@ -1,0 +1,53 @@
+"""What a recorder script uses to write TensorFlow's values into tests/tf_reference/data/.
+
+A recorder is run by tests/tf_reference/run.py with the Python of TensorFlow's venv:
+
+    rec = Recorder("layers")
+    rec.add("dense_relu", output=sess.run(y), names=[v.name for v in tf.global_variables()])
+    rec.add("dense_bad_units", error=rec.catch(lambda: tf.layers.dense(x, -1)))
+    rec.save()
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from codec import encode
+
+DATA_DIR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data")
+
+
+class Recorder:
+    def __init__(self, area: str) -> None:
+        self.area = area
+        self.cases: dict[str, dict[str, Any]] = {}
+
+    def add(self, case: str, **values: Any) -> None:
+        if case in self.cases:
+            raise ValueError(f"case {case!r} recorded twice in {self.area}")
+        self.cases[case] = {k: encode(v) for k, v in values.items()}
+
+    @staticmethod
+    def catch(fn: Callable[[], Any]) -> BaseException:
+        """The exception fn raises (its class name is what tests compare)."""
+        try:
+            fn()
+        except Exception as e:
+            return e
+        raise AssertionError("expected an error, none was raised")
+
+    def save(self) -> str:
+        import tensorflow as tf  # only the recorders' venv has it
+
+        os.makedirs(DATA_DIR, exist_ok=True)
+        path = os.path.join(DATA_DIR, f"{self.area}.json")
+        doc = {"tensorflow": tf.__version__, "cases": self.cases}
+        with open(path, "w") as f:
+            json.dump(doc, f, indent=1, sort_keys=True)
+            f.write("\n")
+        print(f"[tf_reference] {self.area}: {len(self.cases)} cases -> {path}", file=sys.stderr)
+        return path

@@ -1,0 +1,76 @@
+"""The public namespace: TF 1.15's module tree, every name present, the missing ones raising
+UnimplementedError on use, the implementation packages out of sight."""
+
+from __future__ import annotations
+
+import importlib
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+import tfcluster as tf
+from tfcluster.api import _unimplemented
+
+ROOT = Path(__file__).resolve().parents[2]
+
+
+def test_every_public_name_of_tf_1_15_exists_and_is_real_or_unimplemented() -> None:
+    for module_path, names in _unimplemented.tf_names().items():
+        module = tf
+        for part in filter(None, module_path.split(".")):
+            module = getattr(module, part)
+        for name in names:
+            getattr(module, name)  # never AttributeError
+
+
+def test_an_unimplemented_name_raises_unimplemented_error_naming_itself_on_every_use() -> None:
+    stub = tf.nn.ctc_beam_search_decoder_v2
+    uses = [
+        lambda: stub(1, 2),
+        lambda: stub.some_attribute,
+        lambda: isinstance(1, stub),
+        lambda: list(stub),
+        lambda: type("Sub", (stub,), {}),
+    ]
+    for use in uses:
+        with pytest.raises(tf.errors.UnimplementedError, match=r"tf\.nn\.ctc_beam_search"):
+            use()
+
+
+def test_a_name_tf_does_not_have_is_an_attribute_error() -> None:
+    with pytest.raises(AttributeError, match="no_such_name"):
+        tf.no_such_name  # noqa: B018
+    with pytest.raises(AttributeError, match="no_such_name"):
+        tf.nn.no_such_name  # noqa: B018
+
+
+def test_a_module_tfcluster_lacks_is_unimplemented_all_the_way_down() -> None:
+    assert _unimplemented.is_unimplemented(tf.distribute)
+    with pytest.raises(tf.errors.UnimplementedError, match=r"tf\.distribute\.MirroredStrategy"):
+        tf.distribute.MirroredStrategy()
+
+
+def test_modules_of_the_tree_import_by_their_public_path() -> None:
+    nn = importlib.import_module("tfcluster.nn")
+    assert nn is tf.nn
+    layers = importlib.import_module("tfcluster.keras.layers")
+    assert layers is tf.keras.layers
+
+
+def test_implementation_packages_are_not_attributes_of_tf() -> None:
+    importlib.import_module("tfcluster.kernels.numpy")  # imported again: still hidden
+    for internal in ("framework", "ops", "kernels", "runtime", "rpc", "distributed", "api"):
+        assert not hasattr(tf, internal), internal
+        assert internal not in dir(tf)
+    assert {"nn", "train", "errors", "layers", "Session", "constant"} <= set(dir(tf))
+
+
+def test_the_api_coverage_document_is_current() -> None:
+    done = subprocess.run(
+        [sys.executable, str(ROOT / "tools" / "api_coverage.py"), "--check"],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    assert done.returncode == 0, done.stderr
