@@ -22,8 +22,11 @@ def encode(value: Any) -> Any:
         if array.dtype.kind in "OSU":
             flat = [encode(v) for v in array.reshape(-1).tolist()]
             return {"ndarray": flat, "dtype": "object", "shape": list(array.shape)}
-        return {"ndarray": array.reshape(-1).tolist(), "dtype": array.dtype.name,
-                "shape": list(array.shape)}
+        return {
+            "ndarray": array.reshape(-1).tolist(),
+            "dtype": array.dtype.name,
+            "shape": list(array.shape),
+        }
     if isinstance(value, bytes):
         return {"bytes": base64.b64encode(value).decode("ascii")}
     if isinstance(value, dict):

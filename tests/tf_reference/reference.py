@@ -19,7 +19,8 @@ def load(area: str) -> dict[str, dict[str, Any]]:
     """case -> recorded values, for tests/tf_reference/data/<area>.json."""
     with open(os.path.join(DATA_DIR, f"{area}.json")) as f:
         doc = json.load(f)
-    return {case: {k: decode(v) for k, v in values.items()} for case, values in doc["cases"].items()}
+    cases = doc["cases"].items()
+    return {case: {k: decode(v) for k, v in values.items()} for case, values in cases}
 
 
 def case(area: str, name: str) -> dict[str, Any]:

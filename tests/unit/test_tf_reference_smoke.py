@@ -24,5 +24,6 @@ def test_an_impossible_reshape_raises_tensorflows_error_class() -> None:
     rec = reference.case("smoke", "reshape_wrong_size")
     a = tf.placeholder(tf.float32)
     b = tf.reshape(a, [4, 2])
-    with tf.Session() as sess, pytest.raises(getattr(tf.errors, reference.error_class(rec["error"]))):
+    expected = getattr(tf.errors, reference.error_class(rec["error"]))
+    with tf.Session() as sess, pytest.raises(expected):
         sess.run(b, {a: reference.case("smoke", "softmax_and_gradient")["x"]})
