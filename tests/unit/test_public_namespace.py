@@ -74,3 +74,13 @@ def test_the_api_coverage_document_is_current() -> None:
         check=False,
     )
     assert done.returncode == 0, done.stderr
+
+
+def test_no_implementation_package_takes_the_name_of_a_tf_module() -> None:
+    """`tfcluster.layers` must be the face of tf.layers: a package of that name beside it would
+    be found first by the import system."""
+    package = ROOT / "server" / "tfcluster"
+    own = {p.stem for p in package.iterdir() if p.suffix == ".py" or (p / "__init__.py").exists()}
+    assert not own & _unimplemented.tf_submodules(""), sorted(
+        own & _unimplemented.tf_submodules("")
+    )
