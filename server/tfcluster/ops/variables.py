@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes
+from tfcluster.framework.default_session import get_default_session_or_raise
 from tfcluster.framework.graph import (
     GraphKeys,
     Operation,
@@ -191,8 +192,6 @@ class Variable:
         return self._variable.eval(session=session)
 
     def load(self, value: Any, session: Any = None) -> None:
-        from tfcluster.client.session import get_default_session_or_raise
-
         sess = session or get_default_session_or_raise(self.graph)
         sess.run(self._initializer_op, {self._initial_value: value})
 
