@@ -21,7 +21,6 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
-from tfcluster.gradients.registry import not_differentiable
 from tfcluster.ops.op_util import Outputs, make_op
 
 _HANDLE = [(dtypes.resource, TensorShape([]))]
@@ -91,12 +90,11 @@ _HANDLE_USERS = {
 
 op_def_registry.register("FIFOQueueV2", _handle_infer, stateful=True)
 op_def_registry.register("ConditionalAccumulator", _handle_infer, stateful=True)
-not_differentiable("FIFOQueueV2")
-not_differentiable("ConditionalAccumulator")
 for _op, _infer in _HANDLE_USERS.items():
     # The handle is a reference input: the placer keeps the op on the resource's task.
     op_def_registry.register(_op, _infer, ref_inputs=[0], stateful=True)
-    not_differentiable(_op)
+# The op types this module adds (gradients/data_flow_grad.py marks them not differentiable).
+OP_TYPES = ("FIFOQueueV2", "ConditionalAccumulator", *_HANDLE_USERS)
 
 
 def _as_list(x: Any) -> list[Any]:
