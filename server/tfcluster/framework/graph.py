@@ -12,6 +12,9 @@ from tfcluster.framework import device_spec, dtypes, op_def_registry
 from tfcluster.framework.default_session import get_default_session_or_raise
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 
+# graph_io (GraphDef <-> Graph) imports this module: the methods that serialise import it
+# when called.
+
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dtypes, op_def_registry, tensor_util
 from tfcluster.framework.graph import (
     Operation,
     Tensor,
@@ -21,6 +21,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
+from tfcluster.ops import math_ops
 from tfcluster.ops.op_util import Outputs, make_op
 
 _HANDLE = [(dtypes.resource, TensorShape([]))]
@@ -52,8 +53,6 @@ def _batched(inputs: Sequence[Tensor], attrs: dict[str, Any], lead: int | None) 
 
 
 def _dequeue_many_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    from tfcluster.framework import tensor_util
-
     n = tensor_util.constant_value(inputs[1])
     return _batched(inputs, attrs, int(n) if n is not None else None)
 
@@ -395,8 +394,6 @@ class ConditionalAccumulator:
 
 
 def _int64(x: Any) -> Tensor:
-    from tfcluster.ops import math_ops
-
     t = convert_to_tensor(x)
     if t.dtype.base_dtype != dtypes.int64:
         t = math_ops.cast(t, dtypes.int64)
