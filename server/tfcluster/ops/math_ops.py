@@ -22,6 +22,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops import array_ops
 from tfcluster.ops.op_util import (
     Outputs,
     binary_broadcast,
@@ -826,8 +827,6 @@ def _reduction_dims(x: Tensor, axis: Any) -> Tensor:
             return convert_to_tensor(
                 np.arange(x.shape.ndims, dtype=np.int32), name="reduction_indices"
             )
-        from tfcluster.ops import array_ops
-
         return range(0, array_ops.rank(x), 1)
     t = _convert(axis, dtypes.int32, "reduction_indices")
     if t.dtype.base_dtype not in _INT32_64:
@@ -957,8 +956,6 @@ def reduce_logsumexp(
     keep_dims: Any = None,
 ) -> Tensor:
     """log(sum(exp(x))), computed stably by shifting with the (finite) maximum, as TF does."""
-    from tfcluster.ops import array_ops
-
     axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     keep = bool(keepdims) if keepdims is not None else False
@@ -1094,9 +1091,7 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
     tensors = _convert_n(inputs, "AddN")
     if len(tensors) == 1:
         if name:
-            from tfcluster.ops.array_ops import identity
-
-            return identity(tensors[0], name=name)
+            return array_ops.identity(tensors[0], name=name)
         return tensors[0]
     attrs = {"N": len(tensors), "T": tensors[0].dtype.base_dtype}
     return make_op("AddN", tensors, attrs, name=name or "AddN").outputs[0]
@@ -1122,9 +1117,7 @@ def accumulate_n(
     if len(tensors) == 1 and name is None:
         return tensors[0]
     if len(tensors) == 1:
-        from tfcluster.ops.array_ops import identity
-
-        return identity(tensors[0], name=name)
+        return array_ops.identity(tensors[0], name=name)
     attrs = {"N": len(tensors), "T": dtype, "shape": want}
     return make_op("AccumulateNV2", tensors, attrs, name=name or "AccumulateNV2").outputs[0]
 
@@ -1188,8 +1181,6 @@ def _binary_overload(fn: Callable[..., Tensor], op_name: str) -> tuple[Any, Any]
 
 
 def _getitem(self: Any, key: Any) -> Tensor:
-    from tfcluster.ops import array_ops
-
     slice_fn = getattr(array_ops, "strided_slice_from_key", None) or getattr(
         array_ops, "_slice_helper", None
     )

@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes
+from tfcluster.framework.default_session import get_default_session_or_raise
 from tfcluster.framework.graph import (
     GraphKeys,
     Operation,
@@ -18,7 +19,8 @@ from tfcluster.framework.graph import (
     register_tensor_conversion_function,
 )
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import state_ops
+from tfcluster.ops import array_ops, constant_op, math_ops, state_ops
+from tfcluster.ops.control_flow_ops import group, no_op
 from tfcluster.ops.op_util import make_op
 
 
@@ -191,8 +193,6 @@ class Variable:
         return self._variable.eval(session=session)
 
     def load(self, value: Any, session: Any = None) -> None:
-        from tfcluster.client.session import get_default_session_or_raise
-
         sess = session or get_default_session_or_raise(self.graph)
         sess.run(self._initializer_op, {self._initial_value: value})
 
@@ -247,8 +247,6 @@ def trainable_variables(scope: str | None = None) -> list[Variable]:
 
 
 def variables_initializer(var_list: Sequence[Variable], name: str = "init") -> Operation:
-    from tfcluster.ops.control_flow_ops import group, no_op
-
     if var_list:
         return group(*[v.initializer for v in var_list], name=name)
     return no_op(name=name)
@@ -270,8 +268,6 @@ def is_variable_initialized(variable: Variable) -> Tensor:
 
 
 def assert_variables_initialized(var_list: Sequence[Variable] | None = None) -> Operation:
-    from tfcluster.ops import array_ops
-
     var_list = list(var_list) if var_list is not None else global_variables() + local_variables()
     with name_scope(None, "assert_variables_initialized"):
         ready = report_uninitialized_variables(var_list)
@@ -285,8 +281,6 @@ def report_uninitialized_variables(
 
     Each check is colocated with its variable, so this works across the tasks of a cluster.
     """
-    from tfcluster.ops import array_ops, constant_op, math_ops
-
     if var_list is None:
         var_list = global_variables() + local_variables()
     var_list = list(var_list)

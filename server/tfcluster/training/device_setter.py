@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.distributed.cluster_spec import ClusterSpec
 from tfcluster.framework import device_spec
 from tfcluster.framework.tensor_shape import TensorShape
 
@@ -114,12 +115,7 @@ def _cluster_dict(cluster: Any) -> dict[str, Any]:
         return dict(cluster.as_dict())
     if isinstance(cluster, dict):
         return cluster
-    from tfcluster.api import train as train_api
-
-    spec = getattr(train_api, "ClusterSpec", None)
-    if spec is None:
-        raise TypeError(f"cluster must be a ClusterSpec or a dict of job -> tasks, not {cluster!r}")
-    return dict(spec(cluster).as_dict())
+    return dict(ClusterSpec(cluster).as_dict())
 
 
 def replica_device_setter(

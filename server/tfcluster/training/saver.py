@@ -29,6 +29,9 @@ from tfcluster.framework.graph import (
     get_default_graph,
     name_scope,
 )
+from tfcluster.ops import array_ops, state_ops
+from tfcluster.ops.control_flow_ops import group, no_op
+from tfcluster.ops.variables import global_variables
 from tfcluster.training import checkpoint_management as cm
 from tfcluster.training.checkpoint_management import (
     checkpoint_exists,
@@ -221,9 +224,6 @@ class Saver:
         """Makes the restore ops (a feed and a colocated Assign per variable), once."""
         if self._built:
             return
-        from tfcluster.ops import array_ops, state_ops
-        from tfcluster.ops.control_flow_ops import group, no_op
-        from tfcluster.ops.variables import global_variables
 
         graph = get_default_graph()
         var_list = self._var_list

@@ -7,12 +7,12 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import GraphKeys, colocate_with, convert_to_tensor
+from tfcluster.ops import array_ops
+from tfcluster.ops.variables import Variable
 
 
 def create_slot(primary: Any, val: Any, name: str, colocate_with_primary: bool = True) -> Any:
     """A non-trainable variable initialised to `val`, named after `primary` and `name`."""
-    from tfcluster.ops.variables import Variable
-
     graph = primary.graph
     with graph.as_default(), graph.name_scope(None):
         scope_name = f"{primary.op.name}/{name}"
@@ -47,8 +47,6 @@ def create_slot_with_initializer(
 def create_zeros_slot(
     primary: Any, name: str, dtype: Any = None, colocate_with_primary: bool = True
 ) -> Any:
-    from tfcluster.ops import array_ops
-
     dt = dtypes.as_dtype(dtype or primary.dtype).base_dtype
     shape = primary.get_shape()
     if not shape.is_fully_defined():
@@ -67,8 +65,6 @@ def constant_initializer(value: float) -> Any:
     """initializer(shape, dtype) -> a Fill of `value`: small in the GraphDef at any size."""
 
     def init(shape: Any, dtype: Any = None) -> Any:
-        from tfcluster.ops import array_ops
-
         dt = dtypes.as_dtype(dtype)
         return array_ops.fill(list(shape), convert_to_tensor(value, dtype=dt))
 
