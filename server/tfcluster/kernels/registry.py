@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors
+from tfcluster.kernels import gpu_backend
 
 ComputeFn = Callable[[Any, list[Any]], Sequence[Any]]
 DoneFn = Callable[[Sequence[Any] | None, BaseException | None], None]
@@ -100,7 +101,7 @@ def kernel(
                 kdef = KernelDef(op, "CPU", bound, is_async, accepts)
             elif device_type == "GPU":
                 bound = _bind_gpu(factory, tuple(host), keep_inputs, all_host)
-                kdef = KernelDef(op, "GPU", bound, is_async, accepts or _gpu_accepts)
+                kdef = KernelDef(op, "GPU", bound, is_async, accepts or gpu_backend.numeric_only)
             else:
                 raise ValueError(f"unknown device type {device_type!r} for kernel {op}")
             _KERNELS[(op, device_type)] = kdef
@@ -118,9 +119,6 @@ def _bind_cpu(factory: XpFactory) -> Factory:
 
 def _bind_gpu(factory: XpFactory, host: tuple[int, ...], keep: bool, all_host: bool) -> Factory:
     def bound(node: Any) -> Any:
-        # Imported on first use: the GPU backend, and cupy with it, load only for GPU nodes.
-        from tfcluster.kernels import gpu_backend
-
         def with_cupy(n: Any) -> Any:
             # Kernels that only pass values on get cupy imported on first use, so binding
             # them needs no cupy; the others get the module itself (no lookup per call).
@@ -129,12 +127,6 @@ def _bind_gpu(factory: XpFactory, host: tuple[int, ...], keep: bool, all_host: b
         return gpu_backend.wrap_factory(with_cupy, host, keep, all_host)(node)
 
     return bound
-
-
-def _gpu_accepts(attrs: Mapping[str, Any]) -> bool:
-    from tfcluster.kernels import gpu_backend
-
-    return gpu_backend.numeric_only(attrs)
 
 
 def _import_kernel_modules() -> None:
