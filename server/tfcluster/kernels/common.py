@@ -36,7 +36,9 @@ def host_array(value: Any) -> np.ndarray:
 
 def host_ints(value: Any) -> list[int]:
     """A host input (a shape, axes, sizes) as Python ints."""
-    return [int(v) for v in np.asarray(value).reshape(-1).tolist()]
+    arr = np.asarray(value).reshape(-1)
+    values: list[int] = arr.tolist()  # already ints for integer dtypes: the common case
+    return values if arr.dtype.kind in "iu" else [int(v) for v in values]
 
 
 def scalar_int(value: Any, what: str) -> int:

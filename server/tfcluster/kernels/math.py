@@ -375,7 +375,7 @@ Reduce = Callable[[Any, Any, tuple[int, ...], bool], Any]
 
 def _normalize_axes(axes: Any, ndim: int) -> tuple[int, ...]:
     out: list[int] = []
-    for a in host_ints(axes):
+    for a in np.asarray(axes).reshape(-1).tolist():  # integer axes: Python ints
         if not -ndim <= a < ndim:
             raise invalid(f"Invalid reduction dimension ({a} for input with {ndim} dimension(s)")
         a %= ndim

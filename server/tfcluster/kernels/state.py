@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
 from typing import Any
 
 import numpy as np
@@ -18,14 +19,17 @@ from tfcluster.kernels.common import Compute, frozen, shape_of
 from tfcluster.kernels.registry import kernel
 from tfcluster.runtime.resources import VariableRef
 
+_UNLOCKED = contextlib.nullcontext()
 
-@contextlib.contextmanager
-def locked(refs: Sequence[VariableRef], use_locking: bool) -> Iterator[None]:
+
+def locked(refs: Sequence[VariableRef], use_locking: bool) -> AbstractContextManager[Any]:
     """Holds the locks of refs (use_locking), in one order for every kernel on every device,
     so two updates of the same variables or slots never deadlock."""
-    if not use_locking:
-        yield
-        return
+    return _hold_locks(refs) if use_locking else _UNLOCKED
+
+
+@contextlib.contextmanager
+def _hold_locks(refs: Sequence[VariableRef]) -> Iterator[None]:
     ordered = sorted({id(r): r for r in refs}.values(), key=id)
     with contextlib.ExitStack() as stack:
         for r in ordered:
