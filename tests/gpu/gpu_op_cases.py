@@ -2,8 +2,9 @@
 
 `CASES[op]()` builds, under the caller's device scope, a graph whose fetches depend on at
 least one node of type `op`; inputs are constants from a fixed seed, so two builds (one per
-device) compute the same thing. tests/gpu compares the devices; tests/unit checks here, on the
-CPU, that every GPU kernel has a case and that each case builds its op and runs.
+device) compute the same thing, and `check_gpu_matches_cpu` compares them. tests/gpu does so
+on a real GPU; tests/unit on a strict stand-in for cupy (strict_cupy.py), and checks on the
+CPU that every GPU kernel has a case and that each case builds its op and runs.
 """
 
 from __future__ import annotations
@@ -13,12 +14,16 @@ from dataclasses import dataclass, field
 from typing import Any
 
 import numpy as np
+import pytest
 import tfcluster as tf
 from tfcluster.kernels import registry
 from tfcluster.ops import op_util, training_ops
 
-# Registered for every device by the numpy backend and exercised by every cross-task step.
+# Registered for every device and exercised by every cross-task step.
 ALL_DEVICE_OPS = frozenset({"NoOp", "_Send", "_Recv"})
+GPU = "/job:localhost/replica:0/task:0/device:GPU:0"
+# (rtol, atol) for a dtype: how far the GPU's floating-point values may be from the CPU's.
+Tolerance = Callable[[np.dtype[Any]], tuple[float, float]]
 
 
 @dataclass
@@ -632,4 +637,84 @@ def _shuffle() -> Build:
     return Build([tf.random_shuffle(_f32(6, 2), seed=5)])
 
 
-__all__ = ["ALL_DEVICE_OPS", "CASES", "Build", "gpu_ops"]
+# ---- comparing the devices ----------------------------------------------------------------
+def _traced_run(sess: Any, build: Build) -> tuple[list[Any], set[str]]:
+    """The build's values, and the names of the nodes that ran on the GPU meanwhile."""
+    on_gpu: set[str] = set()
+
+    def run(fetches: Any) -> Any:
+        meta = tf.RunMetadata()
+        out = sess.run(
+            fetches,
+            build.feeds,
+            options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+            run_metadata=meta,
+        )
+        for dev in meta.step_stats.dev_stats:
+            if dev.device == GPU:
+                on_gpu.update(n.node_name for n in dev.node_stats)
+        return out
+
+    for ops in build.before:
+        run(ops)
+    return list(run(build.fetches)), on_gpu
+
+
+def check_gpu_matches_cpu(op: str, tolerance: Tolerance) -> None:
+    """op's case built on /cpu:0 and on /device:GPU:0 of one graph (no soft placement, so the
+    GPU build really runs there) and run in one session: a node of type op ran on the GPU,
+    every fetch came back in host memory, and the values agree within tolerance(dtype)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        with tf.device("/cpu:0"):
+            on_cpu = CASES[op]()
+        existing = {o.name for o in graph.get_operations()}
+        with tf.device("/device:GPU:0"):
+            on_gpu = CASES[op]()
+        targets = {o.name for o in graph.get_operations() if o.type == op} - existing
+    with tf.Session(graph=graph) as sess:
+        want = on_cpu.run(sess)
+        got, ran_on_gpu = _traced_run(sess, on_gpu)
+    if op != "Placeholder":  # a fed placeholder never runs
+        assert targets & ran_on_gpu, f"no {op} node ran on {GPU}: {sorted(targets)}"
+    assert len(got) == len(want)
+    for i, (w, g) in enumerate(zip(want, got)):
+        assert isinstance(g, np.ndarray | np.generic), f"fetch {i} is a {type(g)}, not host memory"
+        g = np.asarray(g)
+        assert g.dtype == w.dtype and g.shape == w.shape, (i, g.dtype, g.shape, w.dtype, w.shape)
+        if w.dtype.kind in "fc":
+            rtol, atol = tolerance(w.dtype)
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True, err_msg=op)
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=op)
+
+
+def check_gpu_errors_are_tf_errors() -> None:
+    """Bad input to GPU kernels (indices, labels, integer division) raises TF's errors."""
+    with tf.device("/device:GPU:0"):
+        params = tf.constant(np.ones((3, 2), np.float32))
+        bad = tf.gather(params, tf.constant(np.array([0, 5], np.int32)))
+        labels = tf.placeholder(tf.int64, [2])
+        xent = tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=tf.constant(np.zeros((2, 3), np.float32))
+        )
+        div = tf.truncatediv(tf.constant(np.array([1, 2], np.int32)), tf.constant([1, 0]))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 5 is not in"):
+            sess.run(bad)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="label value of 7"):
+            sess.run(xent, {labels: np.array([0, 7])})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+            sess.run(div)
+
+
+__all__ = [
+    "ALL_DEVICE_OPS",
+    "CASES",
+    "GPU",
+    "Build",
+    "Tolerance",
+    "check_gpu_errors_are_tf_errors",
+    "check_gpu_matches_cpu",
+    "gpu_ops",
+]

@@ -105,7 +105,7 @@ def with_dependencies(
 
 # ---- functional control flow: tf.cond, tf.case, tf.while_loop ------------------------------
 # Bodies are FuncGraphs stored in the op's func attrs; the ops run them as sub-executors
-# (kernels/numpy/functional.py). There is no Switch/Merge and no dead-tensor propagation.
+# (kernels/functional.py). There is no Switch/Merge and no dead-tensor propagation.
 
 
 def _functional_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:

@@ -1,22 +1,25 @@
-"""Random kernels on numpy with TF1 seed semantics.
+"""Random kernels with TF1 seed semantics.
 
 The op kernels are stateful: a session binds each random node once and keeps its generator,
 so every run draws new numbers, and the same (seed, seed2) in a new session replays the same
 sequence. Both seeds zero means "nondeterministic", as in TF.
+
+Numbers are drawn on the host with numpy's generators on either device, then moved to the
+kernel's device (xp.asarray): a seeded graph yields the same numbers on the CPU and a GPU, at
+the cost of one host-to-device copy per draw, which initializers and dropout masks afford.
 """
 
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tfcluster.framework import errors
-from tfcluster.kernels.registry import register
-
-Compute = Callable[[Any, list[Any]], Sequence[Any]]
+from tfcluster.kernels.common import Compute
+from tfcluster.kernels.registry import kernel
 
 
 def _generator(node: Any) -> np.random.Generator:
@@ -41,10 +44,10 @@ def _shape(value: Any) -> list[int]:
 
 def _sampler(
     draw: Callable[[np.random.Generator, list[Any], list[int]], np.ndarray],
-) -> Callable[[Any], Compute]:
+) -> Callable[[Any, Any], Compute]:
     """A kernel factory around draw(rng, inputs, shape); a lock keeps concurrent steps safe."""
 
-    def factory(node: Any) -> Compute:
+    def factory(node: Any, xp: Any) -> Compute:
         rng = _generator(node)
         lock = threading.Lock()
         out_attr = "Tout" if "Tout" in node.attrs else "dtype"
@@ -54,7 +57,7 @@ def _sampler(
             shape = _shape(ins[0])
             with lock:
                 values = draw(rng, ins, shape)
-            return (values.astype(np_dtype, copy=False),)
+            return (xp.asarray(values.astype(np_dtype, copy=False)),)
 
         return compute
 
@@ -93,23 +96,24 @@ def _uniform_int(rng: np.random.Generator, ins: list[Any], shape: list[int]) -> 
     return rng.integers(int(lo), int(hi), size=shape, dtype=np.int64)
 
 
-register("RandomStandardNormal")(_sampler(_standard_normal))
-register("TruncatedNormal")(_sampler(_truncated_normal))
-register("RandomUniform")(_sampler(_uniform))
-register("RandomUniformInt")(_sampler(_uniform_int))
+# The shape (and the bounds of RandomUniformInt) are host inputs.
+kernel("RandomStandardNormal", all_host=True)(_sampler(_standard_normal))
+kernel("TruncatedNormal", all_host=True)(_sampler(_truncated_normal))
+kernel("RandomUniform", all_host=True)(_sampler(_uniform))
+kernel("RandomUniformInt", all_host=True)(_sampler(_uniform_int))
 
 
-@register("RandomShuffle")
-def random_shuffle(node: Any) -> Compute:
+@kernel("RandomShuffle")
+def random_shuffle(node: Any, xp: Any) -> Compute:
     rng = _generator(node)
     lock = threading.Lock()
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
+        x = xp.asarray(ins[0])
         if x.ndim == 0:
             return (x,)
         with lock:
             order = rng.permutation(x.shape[0])
-        return (x[order],)
+        return (x[xp.asarray(order)],)
 
     return compute

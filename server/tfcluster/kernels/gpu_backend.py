@@ -1,10 +1,11 @@
-"""What every GPU kernel shares: cupy on first use, inputs moved to the device once, the table.
+"""What every GPU kernel shares: cupy on first use, and inputs moved to the device once.
 
 Registering GPU kernels never imports cupy (the placer asks which ops have GPU kernels even
 where no GPU exists); `cp` imports it the first time a GPU kernel is bound. Every GPU kernel
-is wrapped once: its inputs arrive as numpy arrays (from CPU ops, feeds, Recv) or as cupy
-arrays, and the wrapper moves them to the kernel's device, except the positions TF keeps in
-host memory (shapes, axes, sizes: TF's HostMemory), which it moves to the host instead.
+is wrapped once (registry.kernel does it): its inputs arrive as numpy arrays (from CPU ops,
+feeds, Recv) or as cupy arrays, and the wrapper moves them to the kernel's device, except the
+positions TF keeps in host memory (shapes, axes, sizes: TF's HostMemory), which it moves to
+the host instead.
 """
 
 from __future__ import annotations
@@ -12,13 +13,12 @@ from __future__ import annotations
 import contextlib
 import importlib
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
 from tfcluster.framework import device_spec, dtypes, errors
-from tfcluster.kernels import registry
 from tfcluster.runtime import device_copy
 from tfcluster.runtime import gpu as gpu_devices
 
@@ -67,15 +67,6 @@ def cupy_module() -> Any:
     return cp.module()
 
 
-def cupyx_scatter_add(target: Any, index: Any, values: Any) -> None:
-    """target[index] += values with repeated indices accumulated (numpy's np.add.at)."""
-    importlib.import_module("cupyx").scatter_add(target, index, values)
-
-
-def invalid(message: str) -> errors.OpError:
-    return errors.InvalidArgumentError(None, None, message)
-
-
 # ---- moving values ---------------------------------------------------------------------------
 def to_device(value: Any) -> Any:
     """numpy arrays and scalars of numeric dtypes onto the current GPU; the rest unchanged
@@ -110,7 +101,7 @@ def on_device(device_id: int) -> Iterator[None]:
         yield
 
 
-# ---- the table --------------------------------------------------------------------------------
+# ---- which nodes a GPU kernel takes, and where their inputs go -----------------------------
 def numeric_only(attrs: Mapping[str, Any]) -> bool:
     """No string dtype among the node's type attrs: cupy holds no strings, so such nodes go
     to the CPU (TF's GPU kernels are type-constrained likewise)."""
@@ -122,28 +113,13 @@ def numeric_only(attrs: Mapping[str, Any]) -> bool:
     return True
 
 
-def gpu_kernel(
-    op: str, host: Iterable[int] = (), keep: bool = False, all_host: bool = False
-) -> Callable[[Factory], Factory]:
-    """Registers a factory as op's GPU kernel, wrapped so its inputs are where it needs them.
+def wrap_factory(factory: Factory, host: Sequence[int], keep: bool, all_host: bool) -> Factory:
+    """factory bound so that its compute gets inputs where it needs them.
 
     host: input positions (negative counts from the end) moved to host memory instead;
     all_host: every input on the host (kernels that compute on the host, e.g. shape helpers);
     keep: inputs passed unchanged (kernels that only pass values on or read shapes).
     """
-    host_positions = tuple(host)
-
-    def deco(factory: Factory) -> Factory:
-        registry.register(op, "GPU", accepts=numeric_only)(
-            wrap_factory(factory, host_positions, keep, all_host)
-        )
-        return factory
-
-    return deco
-
-
-def wrap_factory(factory: Factory, host: Sequence[int], keep: bool, all_host: bool) -> Factory:
-    """factory bound so that its compute gets inputs where it needs them (see gpu_kernel)."""
 
     def bound(node: Any) -> Any:
         # From the first GPU kernel on, values may live on a device: copy points turn on.
@@ -179,47 +155,3 @@ def _multi_gpu_compute(fn: Any, host_set: frozenset[int], device_id: int) -> Any
             return fn(ctx, moved)
 
     return compute
-
-
-def reuse_numpy(ops: Mapping[str, str], keep: bool = False, all_host: bool = False) -> None:
-    """Registers the numpy kernels of `ops` unchanged for GPUs (op -> why that is safe)."""
-    for op in ops:
-        gpu_kernel(op, keep=keep, all_host=all_host)(registry.lookup(op, "CPU").factory)
-
-
-def outputs_to_device(factory: Factory) -> Factory:
-    """A kernel computed on the host (e.g. random numbers drawn exactly as on the CPU), whose
-    outputs are then copied to the device."""
-
-    def bound(node: Any) -> Any:
-        fn = factory(node)
-
-        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-            return tuple(to_device(v) for v in fn(ctx, ins))
-
-        return compute
-
-    return bound
-
-
-def read_ref(ref: Any, node_name: str) -> Any:
-    """A variable's value on the current device (it may have been assigned on the CPU)."""
-    return to_device(ref.read(node_name))
-
-
-def typed(node: Any, attr: str = "T") -> Callable[[Any], Any]:
-    """Casts a result back to the node's dtype attr (cupy may promote like numpy)."""
-    np_dtype = np.dtype(node.attrs[attr].as_numpy_dtype)
-
-    def cast(value: Any) -> Any:
-        return value if value.dtype == np_dtype else value.astype(np_dtype)
-
-    return cast
-
-
-def host_ints(value: Any) -> list[int]:
-    return [int(v) for v in np.asarray(value).reshape(-1)]
-
-
-def shape_str(shape: Sequence[int]) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"

@@ -20,7 +20,7 @@ import numpy as np
 
 from tfcluster.framework import errors
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.kernels.registry import register
+from tfcluster.kernels.registry import CPU_ONLY, kernel
 
 _log = logging.getLogger(__name__)
 _private_ids = itertools.count(1)
@@ -160,8 +160,8 @@ def _queue(ins: list[Any], node_name: str) -> FIFOQueueResource:
     return q
 
 
-@register("FIFOQueueV2")
-def fifo_queue(node: Any) -> Any:
+@kernel("FIFOQueueV2", devices=CPU_ONLY)
+def fifo_queue(node: Any, xp: Any) -> Any:
     container, name = _resource_name(node)
     types = list(node.attrs["component_types"])
     shapes = [TensorShape(s) for s in node.attrs.get("shapes") or []]
@@ -190,8 +190,8 @@ def fifo_queue(node: Any) -> Any:
     return compute
 
 
-@register("QueueEnqueueV2")
-def queue_enqueue(node: Any) -> Any:
+@kernel("QueueEnqueueV2", devices=CPU_ONLY)
+def queue_enqueue(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         q = _queue(ins, node.name)
         comps = q.check_components(ins[1:], many=False)
@@ -201,8 +201,8 @@ def queue_enqueue(node: Any) -> Any:
     return compute
 
 
-@register("QueueEnqueueManyV2")
-def queue_enqueue_many(node: Any) -> Any:
+@kernel("QueueEnqueueManyV2", devices=CPU_ONLY)
+def queue_enqueue_many(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         q = _queue(ins, node.name)
         comps = q.check_components(ins[1:], many=True)
@@ -213,8 +213,8 @@ def queue_enqueue_many(node: Any) -> Any:
     return compute
 
 
-@register("QueueDequeueV2")
-def queue_dequeue(node: Any) -> Any:
+@kernel("QueueDequeueV2", devices=CPU_ONLY)
+def queue_dequeue(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         (item,) = _queue(ins, node.name).dequeue(ctx, 1)
         return tuple(item)
@@ -249,34 +249,34 @@ def _dequeue_many(node: Any, up_to: bool) -> Any:
     return compute
 
 
-@register("QueueDequeueManyV2")
-def queue_dequeue_many(node: Any) -> Any:
+@kernel("QueueDequeueManyV2", devices=CPU_ONLY)
+def queue_dequeue_many(node: Any, xp: Any) -> Any:
     return _dequeue_many(node, up_to=False)
 
 
-@register("QueueDequeueUpToV2")
-def queue_dequeue_up_to(node: Any) -> Any:
+@kernel("QueueDequeueUpToV2", devices=CPU_ONLY)
+def queue_dequeue_up_to(node: Any, xp: Any) -> Any:
     return _dequeue_many(node, up_to=True)
 
 
-@register("QueueSizeV2")
-def queue_size(node: Any) -> Any:
+@kernel("QueueSizeV2", devices=CPU_ONLY)
+def queue_size(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         return (np.int32(_queue(ins, node.name).size()),)
 
     return compute
 
 
-@register("QueueIsClosedV2")
-def queue_is_closed(node: Any) -> Any:
+@kernel("QueueIsClosedV2", devices=CPU_ONLY)
+def queue_is_closed(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         return (np.bool_(_queue(ins, node.name).closed),)
 
     return compute
 
 
-@register("QueueCloseV2")
-def queue_close(node: Any) -> Any:
+@kernel("QueueCloseV2", devices=CPU_ONLY)
+def queue_close(node: Any, xp: Any) -> Any:
     cancel = bool(node.attrs.get("cancel_pending_enqueues", False))
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -393,8 +393,8 @@ def _accumulator(ins: list[Any], node_name: str) -> AccumulatorResource:
     return a
 
 
-@register("ConditionalAccumulator")
-def conditional_accumulator(node: Any) -> Any:
+@kernel("ConditionalAccumulator", devices=CPU_ONLY)
+def conditional_accumulator(node: Any, xp: Any) -> Any:
     container, name = _resource_name(node)
     dtype = node.attrs["dtype"]
     shape = TensorShape(node.attrs.get("shape"))
@@ -416,8 +416,8 @@ def conditional_accumulator(node: Any) -> Any:
     return compute
 
 
-@register("AccumulatorApplyGradient")
-def accumulator_apply_gradient(node: Any) -> Any:
+@kernel("AccumulatorApplyGradient", devices=CPU_ONLY)
+def accumulator_apply_gradient(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         _accumulator(ins, node.name).apply(int(np.asarray(ins[1])), ins[2])
         return ()
@@ -425,16 +425,16 @@ def accumulator_apply_gradient(node: Any) -> Any:
     return compute
 
 
-@register("AccumulatorTakeGradient")
-def accumulator_take_gradient(node: Any) -> Any:
+@kernel("AccumulatorTakeGradient", devices=CPU_ONLY)
+def accumulator_take_gradient(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         return (_accumulator(ins, node.name).take(ctx, int(np.asarray(ins[1]))),)
 
     return compute
 
 
-@register("AccumulatorSetGlobalStep")
-def accumulator_set_global_step(node: Any) -> Any:
+@kernel("AccumulatorSetGlobalStep", devices=CPU_ONLY)
+def accumulator_set_global_step(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         _accumulator(ins, node.name).set_global_step(int(np.asarray(ins[1])))
         return ()
@@ -442,8 +442,8 @@ def accumulator_set_global_step(node: Any) -> Any:
     return compute
 
 
-@register("_AccumulatorCancelTakes")
-def accumulator_cancel_takes(node: Any) -> Any:
+@kernel("_AccumulatorCancelTakes", devices=CPU_ONLY)
+def accumulator_cancel_takes(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         _accumulator(ins, node.name).cancel_pending_takes()
         return ()
@@ -451,8 +451,8 @@ def accumulator_cancel_takes(node: Any) -> Any:
     return compute
 
 
-@register("AccumulatorNumAccumulated")
-def accumulator_num_accumulated(node: Any) -> Any:
+@kernel("AccumulatorNumAccumulated", devices=CPU_ONLY)
+def accumulator_num_accumulated(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         return (np.int32(_accumulator(ins, node.name).count),)
 

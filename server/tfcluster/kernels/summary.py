@@ -12,7 +12,7 @@ import numpy as np
 from tensorboardX.proto import summary_pb2, tensor_pb2, tensor_shape_pb2
 
 from tfcluster.framework import errors
-from tfcluster.kernels.registry import register
+from tfcluster.kernels.registry import CPU_ONLY, kernel
 
 
 def _string(serialized: bytes) -> np.ndarray:
@@ -76,8 +76,8 @@ def histogram_proto(values: np.ndarray) -> summary_pb2.HistogramProto:
     return h
 
 
-@register("ScalarSummary")
-def scalar_summary(node: Any) -> Any:
+@kernel("ScalarSummary", devices=CPU_ONLY)
+def scalar_summary(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         tags, values = np.asarray(ins[0], dtype=object), np.asarray(ins[1])
         if tags.shape != values.shape:
@@ -94,8 +94,8 @@ def scalar_summary(node: Any) -> Any:
     return compute
 
 
-@register("HistogramSummary")
-def histogram_summary(node: Any) -> Any:
+@kernel("HistogramSummary", devices=CPU_ONLY)
+def histogram_summary(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         s = summary_pb2.Summary()
         s.value.add(tag=_as_str(ins[0]), histo=histogram_proto(ins[1]))
@@ -104,8 +104,8 @@ def histogram_summary(node: Any) -> Any:
     return compute
 
 
-@register("TensorSummaryV2")
-def tensor_summary(node: Any) -> Any:
+@kernel("TensorSummaryV2", devices=CPU_ONLY)
+def tensor_summary(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         arr = np.asarray(ins[1], dtype=object)
         shape = tensor_shape_pb2.TensorShapeProto(
@@ -123,8 +123,8 @@ def tensor_summary(node: Any) -> Any:
     return compute
 
 
-@register("MergeSummary")
-def merge_summary(node: Any) -> Any:
+@kernel("MergeSummary", devices=CPU_ONLY)
+def merge_summary(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         merged = summary_pb2.Summary()
         seen: set[str] = set()

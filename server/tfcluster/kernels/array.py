@@ -1,51 +1,39 @@
-"""Array kernels on numpy: constants, shapes, reshaping, joining/splitting, slicing, gathers."""
+"""Array kernels over xp: constants, shapes, reshaping, joining/splitting, slicing, gathers.
+
+Index arithmetic (slice bounds, strided-slice specs, paddings, split sizes, gather index
+checks) runs on the host with TF's messages; only the data movement uses xp. Shape-like
+inputs stay in host memory on a GPU, as in TF (the `host` positions).
+"""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import errors
-from tfcluster.kernels.registry import register
-
-Compute = Callable[[Any, list[Any]], Sequence[Any]]
-
-
-def _invalid(message: str) -> Exception:
-    return errors.InvalidArgumentError(None, None, message)
-
-
-def _ints(value: Any) -> list[int]:
-    return [int(v) for v in np.asarray(value).reshape(-1)]
-
-
-def _scalar_int(value: Any, what: str) -> int:
-    arr = np.asarray(value)
-    if arr.ndim != 0:
-        raise _invalid(f"{what} must be a scalar, but got shape {list(arr.shape)}")
-    return int(arr)
-
-
-def _shape_str(shape: Sequence[int]) -> str:
-    return "[" + ",".join(str(d) for d in shape) + "]"
-
-
-def _axis(value: Any, rank: int, what: str = "axis") -> int:
-    axis = _scalar_int(value, what)
-    if not -rank <= axis < rank:
-        raise _invalid(f"Expected {what} in the range [{-rank}, {rank}), but got {axis}")
-    return axis + rank if axis < 0 else axis
+from tfcluster.kernels.common import (
+    Compute,
+    axis_in,
+    frozen,
+    host_array,
+    host_ints,
+    invalid,
+    scalar_int,
+    scalar_value,
+    shape_of,
+    shape_str,
+)
+from tfcluster.kernels.registry import CPU_ONLY, kernel
 
 
 # ---- constants, placeholders, pass-throughs ----------------------------------------------
-@register("Const")
-def const(node: Any) -> Compute:
-    value = np.array(node.attrs["value"])
+@kernel("Const", keep_inputs=True)
+def const(node: Any, xp: Any) -> Compute:
     # Every step hands out this same array: read-only, so no consumer or client can change it.
-    value.flags.writeable = False
-    out = (value,)
+    value = frozen(np.array(node.attrs["value"]))
+    # TF keeps int32 tensors of GPU kernels in host memory: they are shapes and axes.
+    out = (value if value.dtype == np.int32 else xp.asarray(value),)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         return out
@@ -53,8 +41,10 @@ def const(node: Any) -> Compute:
     return compute
 
 
-@register("Placeholder")
-def placeholder(node: Any) -> Compute:
+# A fed placeholder never runs. TF has a GPU kernel too, so a placeholder colocated with a
+# GPU variable (Saver's restore) keeps the group on the GPU.
+@kernel("Placeholder", keep_inputs=True)
+def placeholder(node: Any, xp: Any) -> Compute:
     dtype = node.attrs["dtype"]
     shape = node.attrs.get("shape")
     known = shape is not None and shape.ndims is not None
@@ -67,34 +57,32 @@ def placeholder(node: Any) -> Compute:
     )
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        raise _invalid(message)
+        raise invalid(message)
 
     return compute
 
 
-def _passthrough(node: Any) -> Compute:
+@kernel("Identity", keep_inputs=True)
+@kernel("StopGradient", keep_inputs=True)
+def passthrough(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> Any:
         return ins
 
     return compute
 
 
-register("Identity")(_passthrough)
-register("StopGradient")(_passthrough)
-
-
-@register("PlaceholderWithDefault")
-def placeholder_with_default(node: Any) -> Compute:
+@kernel("PlaceholderWithDefault", keep_inputs=True)
+def placeholder_with_default(node: Any, xp: Any) -> Compute:
     shape = node.attrs.get("shape")
     dims = None if shape is None or shape.ndims is None else shape.as_list()
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         x = ins[0]
         if dims is not None:
-            got = np.shape(x)
+            got = shape_of(x)
             if len(got) != len(dims) or any(d is not None and d != g for d, g in zip(dims, got)):
-                raise _invalid(
-                    f"PlaceholderWithDefault: default value shape {_shape_str(got)} is not "
+                raise invalid(
+                    f"PlaceholderWithDefault: default value shape {shape_str(got)} is not "
                     f"compatible with shape {shape}"
                 )
         return (x,)
@@ -103,104 +91,102 @@ def placeholder_with_default(node: Any) -> Compute:
 
 
 # ---- shapes ----------------------------------------------------------------------------
-def _out_type(node: Any, attr: str = "out_type") -> Any:
+def _out_type(node: Any, attr: str = "out_type") -> np.dtype[Any]:
     out_type = node.attrs.get(attr)
     return np.dtype(out_type.as_numpy_dtype) if out_type is not None else np.dtype(np.int32)
 
 
-@register("Shape")
-def shape(node: Any) -> Compute:
-    np_dtype = _out_type(node)
+# Shape, Rank and Size read only the shape of their input (host or device, never copied);
+# their results are host memory, as in TF.
+@kernel("Shape", keep_inputs=True)
+def shape(node: Any, xp: Any) -> Compute:
+    dtype = _out_type(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        return (np.array(np.shape(ins[0]), dtype=np_dtype),)
+        return (np.array(shape_of(ins[0]), dtype=dtype),)
 
     return compute
 
 
-@register("Rank")
-def rank(node: Any) -> Compute:
+@kernel("Rank", keep_inputs=True)
+def rank(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        return (np.array(np.ndim(ins[0]), dtype=np.int32),)
+        return (np.array(len(shape_of(ins[0])), dtype=np.int32),)
 
     return compute
 
 
-@register("Size")
-def size(node: Any) -> Compute:
-    np_dtype = _out_type(node)
+@kernel("Size", keep_inputs=True)
+def size(node: Any, xp: Any) -> Compute:
+    dtype = _out_type(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        return (np.array(np.size(ins[0]), dtype=np_dtype),)
+        return (np.array(int(np.prod(shape_of(ins[0]))), dtype=dtype),)
 
     return compute
 
 
-@register("Reshape")
-def reshape(node: Any) -> Compute:
-    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
-        dims = _ints(ins[1])
-        if np.ndim(ins[1]) > 1:
-            raise _invalid(f"sizes input must be 1-D, not {_shape_str(np.shape(ins[1]))}")
-        unknown = [i for i, d in enumerate(dims) if d == -1]
-        if len(unknown) > 1:
-            raise _invalid(f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}")
-        if any(d < -1 for d in dims):
-            raise _invalid(f"Size {min(dims)} must be non-negative, not {min(dims)}")
-        known = int(np.prod([d for d in dims if d != -1])) if dims else 1
-        if unknown:
-            if known == 0 or x.size % known:
-                raise _invalid(
-                    f"Input to reshape is a tensor with {x.size} values, but the requested shape "
-                    f"requires a multiple of {known}"
-                )
-        elif known != x.size:
-            raise _invalid(
-                f"Input to reshape is a tensor with {x.size} values, but the requested shape "
-                f"has {known}"
+def _check_reshape(size: int, dims: list[int]) -> None:
+    unknown = [i for i, d in enumerate(dims) if d == -1]
+    if len(unknown) > 1:
+        raise invalid(f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}")
+    if any(d < -1 for d in dims):
+        raise invalid(f"Size {min(dims)} must be non-negative, not {min(dims)}")
+    known = int(np.prod([d for d in dims if d != -1])) if dims else 1
+    if unknown:
+        if known == 0 or size % known:
+            raise invalid(
+                f"Input to reshape is a tensor with {size} values, but the requested shape "
+                f"requires a multiple of {known}"
             )
+    elif known != size:
+        raise invalid(
+            f"Input to reshape is a tensor with {size} values, but the requested shape has {known}"
+        )
+
+
+@kernel("Reshape", host=[1])
+def reshape(node: Any, xp: Any) -> Compute:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x = xp.asarray(ins[0])
+        if np.ndim(ins[1]) > 1:
+            raise invalid(f"sizes input must be 1-D, not {shape_str(np.shape(ins[1]))}")
+        dims = host_ints(ins[1])
+        _check_reshape(x.size, dims)
         return (x.reshape(dims),)
 
     return compute
 
 
-def _fill_value(value: Any) -> np.ndarray:
-    arr = np.asarray(value)
-    if arr.ndim != 0:
-        raise _invalid(f"value must be a scalar, got shape {_shape_str(arr.shape)}")
-    return arr
-
-
-@register("Fill")
-def fill(node: Any) -> Compute:
+@kernel("Fill", host=[0, 1])
+def fill(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         if np.ndim(ins[0]) != 1:
-            raise _invalid(f"dims must be a vector, got shape {_shape_str(np.shape(ins[0]))}")
-        dims = _ints(ins[0])
+            raise invalid(f"dims must be a vector, got shape {shape_str(np.shape(ins[0]))}")
+        dims = host_ints(ins[0])
         if any(d < 0 for d in dims):
-            raise _invalid(f"dims must be non-negative, got {_shape_str(dims)}")
-        value = _fill_value(ins[1])
-        return (np.full(dims, value, dtype=value.dtype),)
+            raise invalid(f"dims must be non-negative, got {shape_str(dims)}")
+        value = scalar_value(ins[1])
+        return (xp.full(dims, value[()], dtype=value.dtype),)
 
     return compute
 
 
-@register("ZerosLike")
-def zeros_like(node: Any) -> Compute:
+@kernel("ZerosLike")
+def zeros_like(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
-        if x.dtype == object:
+        x = xp.asarray(ins[0])
+        if x.dtype == object:  # strings, which live only on the CPU
             return (np.full(x.shape, b"", dtype=object),)
-        return (np.zeros_like(x),)
+        return (xp.zeros_like(x),)
 
     return compute
 
 
-@register("OnesLike")
-def ones_like(node: Any) -> Compute:
+@kernel("OnesLike")
+def ones_like(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        return (np.ones_like(np.asarray(ins[0])),)
+        return (xp.ones_like(xp.asarray(ins[0])),)
 
     return compute
 
@@ -208,7 +194,7 @@ def ones_like(node: Any) -> Compute:
 # ---- permuting and joining ---------------------------------------------------------------
 def _check_permutation(perm: list[int], rank: int) -> None:
     if len(perm) != rank:
-        raise _invalid(
+        raise invalid(
             f"transpose expects a vector of size {rank}. But input(1) is a vector of size "
             f"{len(perm)}"
         )
@@ -216,56 +202,55 @@ def _check_permutation(perm: list[int], rank: int) -> None:
     for p in perm:
         q = p + rank if p < 0 else p
         if not 0 <= q < rank:
-            raise _invalid(f"{p} is out of range [0 .. {rank})")
+            raise invalid(f"{p} is out of range [0 .. {rank})")
         if q in seen:
-            raise _invalid(f"{p} is duplicated in the input.")
+            raise invalid(f"{p} is duplicated in the input.")
         seen.add(q)
 
 
-@register("Transpose")
-def transpose(node: Any) -> Compute:
+@kernel("Transpose", host=[1])
+def transpose(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
-        perm = _ints(ins[1])
+        x = xp.asarray(ins[0])
+        perm = host_ints(ins[1])
         _check_permutation(perm, x.ndim)
-        return (np.transpose(x, perm),)
+        return (xp.transpose(x, perm),)
 
     return compute
 
 
-@register("InvertPermutation")
-def invert_permutation(node: Any) -> Compute:
+# Validated element by element on the host, with a host result on either device.
+@kernel("InvertPermutation", all_host=True)
+def invert_permutation(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         x = np.asarray(ins[0])
         if x.ndim != 1:
-            raise _invalid(
-                f"invert_permutation expects a 1D vector, got shape {_shape_str(x.shape)}"
-            )
+            raise invalid(f"invert_permutation expects a 1D vector, got shape {shape_str(x.shape)}")
         n = x.size
         out = np.full(n, -1, dtype=x.dtype)
         for i, p in enumerate(x.tolist()):
             if not 0 <= p < n:
-                raise _invalid(f"{p} is not between 0 and {n}")
+                raise invalid(f"{p} is not between 0 and {n}")
             if out[p] != -1:
-                raise _invalid(f"{p} is duplicated in the input.")
+                raise invalid(f"{p} is duplicated in the input.")
             out[p] = i
         return (out,)
 
     return compute
 
 
-@register("ConcatV2")
-def concat(node: Any) -> Compute:
+@kernel("ConcatV2", host=[-1])
+def concat(node: Any, xp: Any) -> Compute:
     n = int(node.attrs["N"])
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        values = [np.asarray(v) for v in ins[:n]]
+        values = [xp.asarray(v) for v in ins[:n]]
         rank = values[0].ndim
         if rank == 0:
-            raise _invalid("Can't concatenate scalars (use tf.stack instead)")
-        axis = _scalar_int(ins[n], "axis")
+            raise invalid("Can't concatenate scalars (use tf.stack instead)")
+        axis = scalar_int(ins[n], "axis")
         if not -rank <= axis < rank:
-            raise _invalid(
+            raise invalid(
                 f"ConcatOp : Expected concatenating dimensions in the range [{-rank}, {rank}), "
                 f"but got {axis}"
             )
@@ -273,91 +258,91 @@ def concat(node: Any) -> Compute:
         first = values[0].shape
         for i, v in enumerate(values[1:], 1):
             if v.ndim != rank:
-                raise _invalid(
+                raise invalid(
                     f"ConcatOp : Ranks of all input tensors should match: shape[0] = "
-                    f"{_shape_str(first)} vs. shape[{i}] = {_shape_str(v.shape)}"
+                    f"{shape_str(first)} vs. shape[{i}] = {shape_str(v.shape)}"
                 )
             if any(a != b for j, (a, b) in enumerate(zip(first, v.shape)) if j != axis):
-                raise _invalid(
+                raise invalid(
                     f"ConcatOp : Dimensions of inputs should match: shape[0] = "
-                    f"{_shape_str(first)} vs. shape[{i}] = {_shape_str(v.shape)}"
+                    f"{shape_str(first)} vs. shape[{i}] = {shape_str(v.shape)}"
                 )
-        return (np.concatenate(values, axis=axis),)
+        return (xp.concatenate(values, axis=axis),)
 
     return compute
 
 
-@register("Pack")
-def pack(node: Any) -> Compute:
+@kernel("Pack")
+def pack(node: Any, xp: Any) -> Compute:
     axis = int(node.attrs["axis"])
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        values = [np.asarray(v) for v in ins]
+        values = [xp.asarray(v) for v in ins]
         first = values[0].shape
         for i, v in enumerate(values[1:], 1):
             if v.shape != first:
-                raise _invalid(
-                    f"Shapes of all inputs must match: values[0].shape = {_shape_str(first)} != "
-                    f"values[{i}].shape = {_shape_str(v.shape)}"
+                raise invalid(
+                    f"Shapes of all inputs must match: values[0].shape = {shape_str(first)} != "
+                    f"values[{i}].shape = {shape_str(v.shape)}"
                 )
         rank = len(first) + 1
         if not -rank <= axis < rank:
-            raise _invalid(f"axis = {axis} not in [{-rank}, {rank})")
-        return (np.stack(values, axis=axis),)
+            raise invalid(f"axis = {axis} not in [{-rank}, {rank})")
+        return (xp.stack(values, axis=axis),)
 
     return compute
 
 
-@register("Unpack")
-def unpack(node: Any) -> Compute:
+@kernel("Unpack")
+def unpack(node: Any, xp: Any) -> Compute:
     num = int(node.attrs["num"])
     axis_attr = int(node.attrs["axis"])
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
+        x = xp.asarray(ins[0])
         rank = x.ndim
         if not -rank <= axis_attr < rank:
-            raise _invalid(f"axis = {axis_attr} not in [{-rank}, {rank})")
+            raise invalid(f"axis = {axis_attr} not in [{-rank}, {rank})")
         axis = axis_attr + rank if axis_attr < 0 else axis_attr
         if x.shape[axis] != num:
-            raise _invalid(
-                f"Input shape axis {axis} must equal {num}, got shape {_shape_str(x.shape)}"
+            raise invalid(
+                f"Input shape axis {axis} must equal {num}, got shape {shape_str(x.shape)}"
             )
-        return tuple(np.take(x, i, axis=axis) for i in range(num))
+        return tuple(xp.take(x, i, axis=axis) for i in range(num))
 
     return compute
 
 
-@register("Split")
-def split(node: Any) -> Compute:
+@kernel("Split", host=[0])
+def split(node: Any, xp: Any) -> Compute:
     num = int(node.attrs["num_split"])
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[1])
-        axis = _axis(ins[0], x.ndim, "split_dim")
+        x = xp.asarray(ins[1])
+        axis = axis_in(ins[0], x.ndim, "split_dim")
         if x.shape[axis] % num:
-            raise _invalid(
+            raise invalid(
                 f"Number of ways to split should evenly divide the split dimension, but got "
                 f"split_dim {axis} (size = {x.shape[axis]}) and num_split {num}"
             )
-        return tuple(np.split(x, num, axis=axis))
+        return tuple(xp.split(x, num, axis=axis))
 
     return compute
 
 
-@register("SplitV")
-def split_v(node: Any) -> Compute:
+@kernel("SplitV", host=[1, 2])
+def split_v(node: Any, xp: Any) -> Compute:
     num = int(node.attrs["num_split"])
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
-        sizes = _ints(ins[1])
-        axis = _axis(ins[2], x.ndim, "split_dim")
+        x = xp.asarray(ins[0])
+        sizes = host_ints(ins[1])
+        axis = axis_in(ins[2], x.ndim, "split_dim")
         if len(sizes) != num:
-            raise _invalid(f"size_splits must have {num} elements, got {len(sizes)}")
+            raise invalid(f"size_splits must have {num} elements, got {len(sizes)}")
         sizes = _resolve_split_sizes(sizes, x.shape[axis])
-        bounds = np.cumsum(sizes)[:-1]
-        return tuple(np.split(x, bounds, axis=axis))
+        bounds = [int(b) for b in np.cumsum(sizes)[:-1]]
+        return tuple(xp.split(x, bounds, axis=axis))
 
     return compute
 
@@ -365,16 +350,16 @@ def split_v(node: Any) -> Compute:
 def _resolve_split_sizes(sizes: list[int], dim: int) -> list[int]:
     unknown = [i for i, s in enumerate(sizes) if s == -1]
     if len(unknown) > 1:
-        raise _invalid(
+        raise invalid(
             "Only one dimensions can have a value of -1. Second one found at dimension "
             f"{unknown[1]}"
         )
     if any(s < -1 for s in sizes):
-        raise _invalid(f"size_splits must be non-negative (or -1), got {sizes}")
+        raise invalid(f"size_splits must be non-negative (or -1), got {sizes}")
     known = sum(s for s in sizes if s != -1)
     if unknown:
         if known > dim:
-            raise _invalid(
+            raise invalid(
                 f"Determined shape must either match input shape along split_dim exactly if "
                 f"fully specified, or be less than the size of the input along split_dim if "
                 f"not fully specified.  Got: {known}"
@@ -382,7 +367,7 @@ def _resolve_split_sizes(sizes: list[int], dim: int) -> list[int]:
         sizes = list(sizes)
         sizes[unknown[0]] = dim - known
     elif known != dim:
-        raise _invalid(
+        raise invalid(
             f"Determined shape must either match input shape along split_dim exactly if fully "
             f"specified, or be less than the size of the input along split_dim if not fully "
             f"specified.  Got: {known}"
@@ -394,7 +379,7 @@ def _resolve_split_sizes(sizes: list[int], dim: int) -> list[int]:
 def _slice_bounds(shape: Sequence[int], begin: list[int], size: list[int]) -> tuple[slice, ...]:
     rank = len(shape)
     if len(begin) != rank or len(size) != rank:
-        raise _invalid(
+        raise invalid(
             f"Expected begin and size arguments to be 1-D tensors of size {rank}, but got shapes "
             f"[{len(begin)}] and [{len(size)}] instead."
         )
@@ -403,18 +388,18 @@ def _slice_bounds(shape: Sequence[int], begin: list[int], size: list[int]) -> tu
         if s == -1:
             s = dim - b
         if not 0 <= b <= dim:
-            raise _invalid(f"Expected begin[{i}] in [0, {dim}], but got {b}")
+            raise invalid(f"Expected begin[{i}] in [0, {dim}], but got {b}")
         if not 0 <= s <= dim - b:
-            raise _invalid(f"Expected size[{i}] in [0, {dim - b}], but got {s}")
+            raise invalid(f"Expected size[{i}] in [0, {dim - b}], but got {s}")
         out.append(slice(b, b + s))
     return tuple(out)
 
 
-@register("Slice")
-def slice_(node: Any) -> Compute:
+@kernel("Slice", host=[1, 2])
+def slice_(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
-        return (x[_slice_bounds(x.shape, _ints(ins[1]), _ints(ins[2]))],)
+        x = xp.asarray(ins[0])
+        return (x[_slice_bounds(x.shape, host_ints(ins[1]), host_ints(ins[2]))],)
 
     return compute
 
@@ -430,13 +415,13 @@ class _Masks:
         self.shrink = int(attrs.get("shrink_axis_mask", 0))
 
 
-def strided_index(
+def _strided_index(
     shape: Sequence[int], begin: Any, end: Any, strides: Any, masks: _Masks
 ) -> tuple[Any, ...]:
-    """TF's sparse slice spec as a numpy basic index (numpy's clamping matches TF's)."""
-    b, e, s = _ints(begin), _ints(end), _ints(strides)
+    """TF's sparse slice spec as a basic index (numpy's and cupy's clamping matches TF's)."""
+    b, e, s = host_ints(begin), host_ints(end), host_ints(strides)
     if not len(b) == len(e) == len(s):
-        raise _invalid(
+        raise invalid(
             f"Expected begin, end, and strides to be 1D equal size tensors, but got shapes "
             f"[{len(b)}], [{len(e)}], and [{len(s)}] instead."
         )
@@ -446,13 +431,13 @@ def strided_index(
         bit = 1 << i
         if masks.ellipsis & bit:
             if seen_ellipsis:
-                raise _invalid("Multiple ellipses in slice spec not allowed")
+                raise invalid("Multiple ellipses in slice spec not allowed")
             seen_ellipsis = True
             index.append(Ellipsis)
         elif masks.new_axis & bit:
             index.append(None)
         elif s[i] == 0:
-            raise _invalid(f"strides[{i}] must be non-zero")
+            raise invalid(f"strides[{i}] must be non-zero")
         elif masks.shrink & bit:
             index.append(b[i])
         else:
@@ -467,7 +452,7 @@ def _check_strided_index(shape: Sequence[int], index: list[Any]) -> None:
     """Rank and shrink-index checks, with TF's messages (numpy would raise IndexError)."""
     used = sum(1 for k in index if k is not None and k is not Ellipsis)
     if used > len(shape):
-        raise _invalid(
+        raise invalid(
             f"Index out of range using input dim {len(shape)}; input has only {len(shape)} dims"
         )
     dim = 0
@@ -478,35 +463,34 @@ def _check_strided_index(shape: Sequence[int], index: list[Any]) -> None:
             continue
         else:
             if isinstance(k, int) and not -shape[dim] <= k < shape[dim]:
-                raise _invalid(f"slice index {k} of dimension {dim} out of bounds.")
+                raise invalid(f"slice index {k} of dimension {dim} out of bounds.")
             dim += 1
 
 
-@register("StridedSlice")
-def strided_slice(node: Any) -> Compute:
+@kernel("StridedSlice", host=[1, 2, 3])
+def strided_slice(node: Any, xp: Any) -> Compute:
     masks = _Masks(node.attrs)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
-        index = strided_index(x.shape, ins[1], ins[2], ins[3], masks)
-        return (np.asarray(x[index]),)
+        x = xp.asarray(ins[0])
+        index = _strided_index(x.shape, ins[1], ins[2], ins[3], masks)
+        return (xp.asarray(x[index]),)
 
     return compute
 
 
-@register("StridedSliceGrad")
-def strided_slice_grad(node: Any) -> Compute:
+@kernel("StridedSliceGrad", host=[0, 1, 2, 3])
+def strided_slice_grad(node: Any, xp: Any) -> Compute:
     masks = _Masks(node.attrs)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        shape_v = _ints(ins[0])
-        dy = np.asarray(ins[4])
-        out = np.zeros(shape_v, dtype=dy.dtype)
-        index = strided_index(out.shape, ins[1], ins[2], ins[3], masks)
-        target_shape = np.shape(out[index])
+        dy = xp.asarray(ins[4])
+        out = xp.zeros(host_ints(ins[0]), dtype=dy.dtype)
+        index = _strided_index(out.shape, ins[1], ins[2], ins[3], masks)
+        target_shape = out[index].shape
         if int(np.prod(target_shape)) != dy.size:
-            raise _invalid(
-                f"shape of dy was {_shape_str(dy.shape)} instead of {_shape_str(target_shape)}"
+            raise invalid(
+                f"shape of dy was {shape_str(dy.shape)} instead of {shape_str(target_shape)}"
             )
         out[index] = dy.reshape(target_shape)
         return (out,)
@@ -521,18 +505,19 @@ def _bad_index_message(indices: np.ndarray, limit: int) -> str:
     return f"indices[{pos}] = {int(indices[tuple(bad)])} is not in [0, {limit})"
 
 
-@register("GatherV2")
-def gather(node: Any) -> Compute:
+@kernel("GatherV2", host=[2])
+def gather(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        params = np.asarray(ins[0])
-        indices = np.asarray(ins[1])
+        params = xp.asarray(ins[0])
+        indices = xp.asarray(ins[1])
         if params.ndim == 0:
-            raise _invalid("params must be at least 1 dimensional")
-        axis = _axis(ins[2], params.ndim)
+            raise invalid("params must be at least 1 dimensional")
+        axis = axis_in(ins[2], params.ndim)
         limit = params.shape[axis]
-        if indices.size and (indices.min() < 0 or indices.max() >= limit):
-            raise _invalid(_bad_index_message(indices, limit))
-        return (np.take(params, indices, axis=axis),)
+        # One reduction (one device sync on a GPU) checks the bounds; take would wrap.
+        if indices.size and bool(xp.any((indices < 0) | (indices >= limit))):
+            raise invalid(_bad_index_message(host_array(indices), limit))
+        return (xp.take(params, indices, axis=axis),)
 
     return compute
 
@@ -540,11 +525,12 @@ def gather(node: Any) -> Compute:
 def _nd_index(
     params_shape: Sequence[int], indices: np.ndarray, what: str
 ) -> tuple[np.ndarray, ...]:
+    """Host indices [..., depth] checked against params_shape, as one index array per dim."""
     depth = indices.shape[-1] if indices.ndim else 0
     if indices.ndim < 1:
-        raise _invalid(f"indices must be at least a vector, got shape {_shape_str(indices.shape)}")
+        raise invalid(f"indices must be at least a vector, got shape {shape_str(indices.shape)}")
     if depth > len(params_shape):
-        raise _invalid(
+        raise invalid(
             f"index innermost dimension length must be <= params rank; saw: {depth} vs. "
             f"{len(params_shape)}"
         )
@@ -554,52 +540,53 @@ def _nd_index(
     if bad.size:
         i = int(bad[0])
         pos = np.unravel_index(i, indices.shape[:-1])
-        raise _invalid(
+        raise invalid(
             f"indices[{','.join(str(int(p)) for p in pos)}] = {flat[i].tolist()} does not index "
-            f"into {what} {_shape_str(params_shape)}"
+            f"into {what} {shape_str(params_shape)}"
         )
     return tuple(flat[:, j] for j in range(depth))
 
 
-@register("GatherNd")
-def gather_nd(node: Any) -> Compute:
+# GatherNd and ScatterNd check their indices on the host (host memory on a GPU too).
+@kernel("GatherNd", host=[1])
+def gather_nd(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        params = np.asarray(ins[0])
+        params = xp.asarray(ins[0])
         indices = np.asarray(ins[1])
         index = _nd_index(params.shape, indices, "param shape")
         depth = len(index)
-        out = (
-            params[index]
-            if depth
-            else np.broadcast_to(params, (int(np.prod(indices.shape[:-1])), *params.shape))
-        )
-        return (np.asarray(out).reshape(indices.shape[:-1] + params.shape[depth:]),)
+        if depth:
+            out = params[tuple(xp.asarray(i) for i in index)]
+        else:
+            out = xp.broadcast_to(params, (int(np.prod(indices.shape[:-1])), *params.shape))
+        return (xp.asarray(out).reshape(indices.shape[:-1] + params.shape[depth:]),)
 
     return compute
 
 
-@register("ScatterNd")
-def scatter_nd(node: Any) -> Compute:
+@kernel("ScatterNd", host=[0, 2])
+def scatter_nd(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         indices = np.asarray(ins[0])
-        updates = np.asarray(ins[1])
-        shape_v = _ints(ins[2])
+        updates = xp.asarray(ins[1])
+        shape_v = host_ints(ins[2])
         if any(d < 0 for d in shape_v):
-            raise _invalid(
-                f"Indices and updates specified for empty output shape {_shape_str(shape_v)}"
+            raise invalid(
+                f"Indices and updates specified for empty output shape {shape_str(shape_v)}"
             )
         index = _nd_index(shape_v, indices, "output shape")
         depth = len(index)
         want = tuple(indices.shape[:-1]) + tuple(shape_v[depth:])
-        if updates.shape != want:
-            raise _invalid(
-                f"updates.shape {_shape_str(updates.shape)} must be indices.shape[:-1] + "
-                f"shape[indices.shape[-1]:] = {_shape_str(want)}"
+        if tuple(updates.shape) != want:
+            raise invalid(
+                f"updates.shape {shape_str(updates.shape)} must be indices.shape[:-1] + "
+                f"shape[indices.shape[-1]:] = {shape_str(want)}"
             )
-        out = np.zeros(shape_v, dtype=updates.dtype)
+        out = xp.zeros(shape_v, dtype=updates.dtype)
         flat_updates = updates.reshape((-1, *shape_v[depth:]))
         if depth:
-            np.add.at(out, index, flat_updates)
+            # Repeated indices add up (ufunc.at; cupy implements it as a scatter-add).
+            xp.add.at(out, tuple(xp.asarray(i) for i in index), flat_updates)
         else:
             out += flat_updates.sum(axis=0)
         return (out,)
@@ -608,59 +595,59 @@ def scatter_nd(node: Any) -> Compute:
 
 
 # ---- tiling, padding, reversing, dims ----------------------------------------------------
-@register("Tile")
-def tile(node: Any) -> Compute:
+@kernel("Tile", host=[1])
+def tile(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
-        multiples = _ints(ins[1])
+        x = xp.asarray(ins[0])
+        multiples = host_ints(ins[1])
         if len(multiples) != x.ndim:
-            raise _invalid(
+            raise invalid(
                 f"Expected multiples argument to be a vector of length {x.ndim} but got length "
                 f"{len(multiples)}"
             )
         if any(m < 0 for m in multiples):
-            raise _invalid(f"Expected multiples to be non-negative, got {multiples}")
-        return (np.tile(x, multiples) if x.ndim else x.copy(),)
+            raise invalid(f"Expected multiples to be non-negative, got {multiples}")
+        return (xp.tile(x, multiples) if x.ndim else x.copy(),)
 
     return compute
 
 
-@register("ExpandDims")
-def expand_dims(node: Any) -> Compute:
+@kernel("ExpandDims", host=[1])
+def expand_dims(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
+        x = xp.asarray(ins[0])
         if np.size(ins[1]) != 1:
-            raise _invalid(f"'dim' must be a tensor with a single value, got {np.shape(ins[1])}")
-        dim = int(np.asarray(ins[1]).reshape(-1)[0])
+            raise invalid(f"'dim' must be a tensor with a single value, got {np.shape(ins[1])}")
+        dim = host_ints(ins[1])[0]
         rank = x.ndim + 1
         if not -rank <= dim < rank:
-            raise _invalid(f"Tried to expand dim index {dim} for tensor with {x.ndim} dimensions.")
-        return (np.expand_dims(x, dim),)
+            raise invalid(f"Tried to expand dim index {dim} for tensor with {x.ndim} dimensions.")
+        return (xp.expand_dims(x, dim),)
 
     return compute
 
 
-@register("Squeeze")
-def squeeze(node: Any) -> Compute:
+@kernel("Squeeze")
+def squeeze(node: Any, xp: Any) -> Compute:
     axes = [int(a) for a in node.attrs.get("squeeze_dims", [])]
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
+        x = xp.asarray(ins[0])
         if not axes:
-            return (np.squeeze(x),)
+            return (xp.squeeze(x),)
         norm = []
         for a in axes:
             if not -x.ndim <= a < x.ndim:
-                raise _invalid(
+                raise invalid(
                     f"Tried to squeeze dim index {a} for tensor with {x.ndim} dimensions."
                 )
             a = a + x.ndim if a < 0 else a
             if x.shape[a] != 1:
-                raise _invalid(
+                raise invalid(
                     f"Can not squeeze dim[{a}], expected a dimension of 1, got {x.shape[a]}"
                 )
             norm.append(a)
-        return (np.squeeze(x, axis=tuple(sorted(set(norm)))),)
+        return (xp.squeeze(x, axis=tuple(sorted(set(norm)))),)
 
     return compute
 
@@ -668,44 +655,44 @@ def squeeze(node: Any) -> Compute:
 def _paddings(value: Any, rank: int) -> list[tuple[int, int]]:
     arr = np.asarray(value)
     if arr.shape != (rank, 2):
-        raise _invalid(
-            f"The first dimension of paddings must be the rank of inputs{_shape_str(arr.shape)}, "
+        raise invalid(
+            f"The first dimension of paddings must be the rank of inputs{shape_str(arr.shape)}, "
             f"expected [{rank},2]"
         )
     pads = [(int(a), int(b)) for a, b in arr.tolist()]
     if any(a < 0 or b < 0 for a, b in pads):
-        raise _invalid(f"Paddings must be non-negative: {pads}")
+        raise invalid(f"Paddings must be non-negative: {pads}")
     return pads
 
 
-@register("Pad")
-def pad(node: Any) -> Compute:
+@kernel("Pad", host=[1])
+def pad(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
+        x = xp.asarray(ins[0])
         pads = _paddings(ins[1], x.ndim)
-        if x.dtype == object:
+        if x.dtype == object:  # strings, which live only on the CPU
             return (np.pad(x, pads, mode="constant", constant_values=b""),)
-        return (np.pad(x, pads, mode="constant"),)
+        return (xp.pad(x, pads, mode="constant"),)
 
     return compute
 
 
-@register("PadV2")
-def pad_v2(node: Any) -> Compute:
+@kernel("PadV2", host=[1, 2])
+def pad_v2(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
+        x = xp.asarray(ins[0])
         pads = _paddings(ins[1], x.ndim)
-        value = _fill_value(ins[2])
-        return (np.pad(x, pads, mode="constant", constant_values=value),)
+        value = scalar_value(ins[2])
+        return (xp.pad(x, pads, mode="constant", constant_values=value.item()),)
 
     return compute
 
 
-def _mirror_mode(node: Any) -> tuple[Any, int]:
+def _mirror_mode(node: Any) -> tuple[str, int]:
     mode = node.attrs["mode"]
     mode = mode.decode() if isinstance(mode, bytes) else mode
     if mode not in ("REFLECT", "SYMMETRIC"):
-        raise _invalid(f"mode must be either REFLECT or SYMMETRIC, got {mode}")
+        raise invalid(f"mode must be either REFLECT or SYMMETRIC, got {mode}")
     # REFLECT leaves out the edge, so its paddings must be strictly smaller than the dim.
     return ("reflect", 1) if mode == "REFLECT" else ("symmetric", 0)
 
@@ -714,7 +701,7 @@ def _check_mirror(shape: Sequence[int], pads: list[tuple[int, int]], offset: int
     for i, (dim, (a, b)) in enumerate(zip(shape, pads)):
         limit = dim - offset
         if a > limit or b > limit:
-            raise _invalid(
+            raise invalid(
                 f"paddings must be no greater than the dimension size: {a}, {b} greater than "
                 f"{limit} (dimension {i})"
                 if offset == 0
@@ -723,15 +710,15 @@ def _check_mirror(shape: Sequence[int], pads: list[tuple[int, int]], offset: int
             )
 
 
-@register("MirrorPad")
-def mirror_pad(node: Any) -> Compute:
-    np_mode, offset = _mirror_mode(node)
+@kernel("MirrorPad", host=[1])
+def mirror_pad(node: Any, xp: Any) -> Compute:
+    mode, offset = _mirror_mode(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
+        x = xp.asarray(ins[0])
         pads = _paddings(ins[1], x.ndim)
         _check_mirror(x.shape, pads, offset)
-        return (np.pad(x, pads, mode=np_mode),)
+        return (xp.pad(x, pads, mode=mode),)
 
     return compute
 
@@ -743,85 +730,86 @@ def _mirror_sources(n: int, before: int, after: int, offset: int) -> np.ndarray:
     return np.concatenate([left, np.arange(n), right]).astype(np.intp)
 
 
-@register("MirrorPadGrad")
-def mirror_pad_grad(node: Any) -> Compute:
+@kernel("MirrorPadGrad", host=[1])
+def mirror_pad_grad(node: Any, xp: Any) -> Compute:
     _, offset = _mirror_mode(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        g = np.asarray(ins[0])
+        g = xp.asarray(ins[0])
         pads = _paddings(ins[1], g.ndim)
         for axis, (a, b) in enumerate(pads):
             n = g.shape[axis] - a - b
             if n < 0:
-                raise _invalid(f"paddings {a}, {b} exceed the gradient's dimension {axis}")
-            src = _mirror_sources(n, a, b, offset)
-            moved = np.moveaxis(g, axis, 0)
-            acc = np.zeros((n, *moved.shape[1:]), dtype=g.dtype)
-            np.add.at(acc, src, moved)
-            g = np.moveaxis(acc, 0, axis)
+                raise invalid(f"paddings {a}, {b} exceed the gradient's dimension {axis}")
+            src = xp.asarray(_mirror_sources(n, a, b, offset))
+            moved = xp.moveaxis(g, axis, 0)
+            acc = xp.zeros((n, *moved.shape[1:]), dtype=g.dtype)
+            xp.add.at(acc, src, moved)  # each source index gathers every copy of itself
+            g = xp.moveaxis(acc, 0, axis)
         return (g,)
 
     return compute
 
 
-@register("ReverseV2")
-def reverse(node: Any) -> Compute:
+@kernel("ReverseV2", host=[1])
+def reverse(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x = np.asarray(ins[0])
-        axes = []
-        for a in _ints(ins[1]):
+        x = xp.asarray(ins[0])
+        axes: list[int] = []
+        for a in host_ints(ins[1]):
             if not -x.ndim <= a < x.ndim:
-                raise _invalid(f"'axis'[0] = {a} is out of valid range [0, {x.ndim - 1}]")
+                raise invalid(f"'axis'[0] = {a} is out of valid range [0, {x.ndim - 1}]")
             a = a + x.ndim if a < 0 else a
             if a in axes:
-                raise _invalid(f"axis {a} specified more than once.")
+                raise invalid(f"axis {a} specified more than once.")
             axes.append(a)
-        return (np.flip(x, axis=tuple(axes)) if axes else x,)
+        return (xp.flip(x, axis=tuple(axes)) if axes else x,)
 
     return compute
 
 
 # ---- masks, one-hot, unique -------------------------------------------------------------
-@register("Where")
-def where(node: Any) -> Compute:
+@kernel("Where")
+def where(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        return (np.argwhere(np.asarray(ins[0])).astype(np.int64),)
+        return (xp.argwhere(xp.asarray(ins[0])).astype(np.int64),)
 
     return compute
 
 
-@register("OneHot")
-def one_hot(node: Any) -> Compute:
+@kernel("OneHot", host=[1, 2, 3])
+def one_hot(node: Any, xp: Any) -> Compute:
     axis_attr = int(node.attrs.get("axis", -1))
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        indices = np.asarray(ins[0])
-        depth = _scalar_int(ins[1], "depth")
+        indices = xp.asarray(ins[0])
+        depth = scalar_int(ins[1], "depth")
         if depth < 0:
-            raise _invalid(f"depth must be non-negative, got: {depth}")
-        on = _fill_value(ins[2])
-        off = _fill_value(ins[3])
+            raise invalid(f"depth must be non-negative, got: {depth}")
+        on = scalar_value(ins[2])
+        off = scalar_value(ins[3])
         axis = indices.ndim if axis_attr == -1 else axis_attr
         if not 0 <= axis <= indices.ndim:
-            raise _invalid(
+            raise invalid(
                 f"Expected axis to be -1 or between [0, {indices.ndim + 1}).  But received: "
                 f"{axis_attr}"
             )
-        hot = indices[..., None] == np.arange(depth, dtype=indices.dtype)
-        out = np.where(hot, on, off).astype(on.dtype, copy=False)
-        return (np.moveaxis(out, -1, axis),)
+        hot = indices[..., None] == xp.arange(depth, dtype=indices.dtype)
+        out = xp.where(hot, xp.asarray(on), xp.asarray(off)).astype(on.dtype, copy=False)
+        return (xp.moveaxis(out, -1, axis),)
 
     return compute
 
 
-@register("Unique")
-def unique(node: Any) -> Compute:
+# CPU only (as TF's Unique): the output size depends on the values.
+@kernel("Unique", devices=CPU_ONLY)
+def unique(node: Any, xp: Any) -> Compute:
     idx_dtype = _out_type(node, "out_idx")
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         x = np.asarray(ins[0])
         if x.ndim != 1:
-            raise _invalid(f"unique expects a 1D vector, got shape {_shape_str(x.shape)}")
+            raise invalid(f"unique expects a 1D vector, got shape {shape_str(x.shape)}")
         if x.dtype == object:
             first: dict[Any, int] = {}
             idx = np.array([first.setdefault(v, len(first)) for v in x.tolist()], dtype=idx_dtype)

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors, func_graph, op_def_registry
-from tfcluster.kernels.registry import register
+from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.runtime.executor import Executor
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.resources import VariableRef
@@ -41,8 +41,8 @@ class CallContext(StepContext):
         self.args = args
 
 
-@register("_Arg")
-def arg(node: Any) -> Any:
+@kernel("_Arg", devices=CPU_ONLY)
+def arg(node: Any, xp: Any) -> Any:
     index = int(node.attrs["index"])
     name = node.name
 
@@ -60,8 +60,8 @@ def arg(node: Any) -> Any:
     return compute
 
 
-@register("_RefArg")
-def ref_arg(node: Any) -> Any:
+@kernel("_RefArg", devices=CPU_ONLY)
+def ref_arg(node: Any, xp: Any) -> Any:
     index = int(node.attrs["index"])
     name = node.name
 
@@ -74,16 +74,16 @@ def ref_arg(node: Any) -> Any:
     return compute
 
 
-@register("_RefHandle")
-def ref_handle(node: Any) -> Any:
+@kernel("_RefHandle", devices=CPU_ONLY)
+def ref_handle(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         return (ins[0],)
 
     return compute
 
 
-@register("_Retval")
-def retval(node: Any) -> Any:
+@kernel("_Retval", devices=CPU_ONLY)
+def retval(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         return ()
 
@@ -129,7 +129,7 @@ def _truthy(value: Any, what: str) -> bool:
     return bool(v)
 
 
-def _if_kernel(node: Any) -> Any:
+def _if_kernel(node: Any, xp: Any) -> Any:
     then_fn = _Function(node.attrs["then_branch"], node.device, f"{node.name} then_branch")
     else_fn = _Function(node.attrs["else_branch"], node.device, f"{node.name} else_branch")
     num_args = len(node.inputs) - 1
@@ -150,11 +150,11 @@ def _if_kernel(node: Any) -> Any:
     return compute
 
 
-register("If")(_if_kernel)
-register("StatelessIf")(_if_kernel)
+kernel("If", devices=CPU_ONLY)(_if_kernel)
+kernel("StatelessIf", devices=CPU_ONLY)(_if_kernel)
 
 
-def _while_kernel(node: Any) -> Any:
+def _while_kernel(node: Any, xp: Any) -> Any:
     a = node.attrs
     num_vars = len(a["T"])
     has_max = bool(a.get("has_maximum_iterations", False))
@@ -195,5 +195,5 @@ def _while_kernel(node: Any) -> Any:
     return compute
 
 
-register("While")(_while_kernel)
-register("StatelessWhile")(_while_kernel)
+kernel("While", devices=CPU_ONLY)(_while_kernel)
+kernel("StatelessWhile", devices=CPU_ONLY)(_while_kernel)
