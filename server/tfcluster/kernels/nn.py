@@ -14,9 +14,9 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework.common_shapes import windowed_output_size
 from tfcluster.kernels.common import Compute, host_array, host_ints, invalid, typed
 from tfcluster.kernels.registry import kernel
-from tfcluster.ops.nn_ops import windowed_output_size
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
