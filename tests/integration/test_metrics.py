@@ -21,7 +21,7 @@ import numpy as np
 import pytest
 import tfcluster as tf
 from cluster_util import TaskProcess, cluster_flag, free_ports
-from metrics_scrape import Scrape, delta, scrape
+from support.metrics_scrape import Scrape, delta, scrape
 from tfcluster.distributed import metrics as m
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
