@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tfcluster as tf
-from cluster_util import Cluster, TaskProcess, free_ports, health_status
 from grpc_health.v1 import health_pb2
+from support.cluster_processes import Cluster, TaskProcess, free_ports, health_status
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

@@ -14,7 +14,7 @@ import numpy as np
 import pytest
 import seed000_programs as prog
 import tfcluster as tf
-from cluster_util import Cluster, free_ports, wait_serving
+from support.cluster_processes import Cluster, free_ports, wait_serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

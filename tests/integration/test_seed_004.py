@@ -17,7 +17,7 @@ from typing import Any
 import pytest
 import seed004_programs as prog
 import tfcluster as tf
-from cluster_util import free_ports
+from support.cluster_processes import free_ports
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

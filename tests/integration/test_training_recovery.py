@@ -15,7 +15,7 @@ import sys
 import time
 
 import pytest
-from cluster_util import free_ports
+from support.cluster_processes import free_ports
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(240)]
 
