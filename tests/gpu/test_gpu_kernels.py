@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
-from gpu_op_cases import CASES, Build, gpu_ops
+from support.gpu_op_cases import CASES, Build, gpu_ops
 
 GPU = "/job:localhost/replica:0/task:0/device:GPU:0"
 # (rtol, atol) by dtype kind and size: device math libraries differ from numpy's in the last
