@@ -5,10 +5,8 @@ creates pods that stay Pending, and the tests play the kubelet by patching pod s
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -18,11 +16,7 @@ pytest.importorskip("kopf")
 from kubernetes import client, utils  # noqa: E402
 from kubernetes.client import ApiClient  # noqa: E402
 from kubernetes.client.exceptions import ApiException  # noqa: E402
-from testenv import ControlPlane  # noqa: E402
-from testenv.controlplane import free_port  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "operator"))
-from operator_k8s import (  # noqa: E402
+from support.operator_on_k8s import (  # noqa: E402
     GROUP,
     MANIFESTS,
     PLURAL,
@@ -40,6 +34,8 @@ from operator_k8s import (  # noqa: E402
     wait_established,
     wait_for,
 )
+from testenv import ControlPlane  # noqa: E402
+from testenv.controlplane import free_port  # noqa: E402
 
 pytestmark = pytest.mark.k8s
 
