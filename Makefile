@@ -30,7 +30,7 @@ protos-check: setup
 	$(PY) tools/gen_protos.py --check
 
 k8s-bins:
-	bash tests/k8s/testenv/build.sh >/dev/null
+	bash tests/support/k8s_control_plane/build.sh >/dev/null
 	bash tests/support/helmbin/build.sh >/dev/null || echo "[helm] not built: the helm lint/template tests will skip"
 
 test: setup lint typecheck protos-check k8s-bins

@@ -16,6 +16,8 @@ pytest.importorskip("kopf")
 from kubernetes import client, utils  # noqa: E402
 from kubernetes.client import ApiClient  # noqa: E402
 from kubernetes.client.exceptions import ApiException  # noqa: E402
+from support.k8s_control_plane import ControlPlane  # noqa: E402
+from support.k8s_control_plane.controlplane import free_port  # noqa: E402
 from support.operator_on_k8s import (  # noqa: E402
     GROUP,
     MANIFESTS,
@@ -34,8 +36,6 @@ from support.operator_on_k8s import (  # noqa: E402
     wait_established,
     wait_for,
 )
-from testenv import ControlPlane  # noqa: E402
-from testenv.controlplane import free_port  # noqa: E402
 
 pytestmark = pytest.mark.k8s
 

@@ -12,6 +12,8 @@ kubernetes = pytest.importorskip("kubernetes")
 pytest.importorskip("kopf")
 from kubernetes import client, utils  # noqa: E402
 from kubernetes.client import ApiClient  # noqa: E402
+from support.k8s_control_plane import ControlPlane  # noqa: E402
+from support.k8s_control_plane.controlplane import free_port  # noqa: E402
 from support.operator_manifests import HelmUnavailable, find_helm, helm_template  # noqa: E402
 from support.operator_on_k8s import (  # noqa: E402
     CHART,
@@ -24,8 +26,6 @@ from support.operator_on_k8s import (  # noqa: E402
     wait_established,
     wait_for,
 )
-from testenv import ControlPlane  # noqa: E402
-from testenv.controlplane import free_port  # noqa: E402
 
 pytestmark = pytest.mark.k8s
 
