@@ -130,15 +130,29 @@ def k8s_service_account_client(
         client.close()
 
 
-@pytest.fixture
-def k8s_namespace(k8s_api_client: ApiClient) -> Iterator[str]:
-    """A fresh namespace for one test, deleted (in the background) afterwards."""
+@contextlib.contextmanager
+def _fresh_namespace(api: ApiClient) -> Iterator[str]:
+    """A new namespace, deleted (in the background) on exit."""
     from kubernetes import client
 
-    core = client.CoreV1Api(k8s_api_client)
+    core = client.CoreV1Api(api)
     name = f"test-{uuid.uuid4().hex[:10]}"
     core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=name)))
     try:
         yield name
     finally:
         core.delete_namespace(name)
+
+
+@pytest.fixture
+def k8s_namespace(k8s_api_client: ApiClient) -> Iterator[str]:
+    """A fresh namespace for one test."""
+    with _fresh_namespace(k8s_api_client) as name:
+        yield name
+
+
+@pytest.fixture(scope="module")
+def k8s_module_namespace(k8s_api_client: ApiClient) -> Iterator[str]:
+    """A fresh namespace shared by the tests of one module (one scenario checked in steps)."""
+    with _fresh_namespace(k8s_api_client) as name:
+        yield name
