@@ -3,8 +3,8 @@
 Run it with an interpreter that has cupy installed (no GPU is needed: cupy imports without
 one), once per cupy release the project supports, e.g.
     python -m venv /tmp/cupy && /tmp/cupy/bin/pip install cupy-cuda12x==13.6.0
-    /tmp/cupy/bin/python tools/record_cupy_namespace.py tests/gpu/cupy_namespace.json
-It adds (or replaces) that release's record in the file; tests/gpu/strict_cupy.py allows only
+    /tmp/cupy/bin/python tools/record_cupy_namespace.py tests/support/cupy_namespace.json
+It adds (or replaces) that release's record in the file; tests/support/strict_cupy.py allows only
 what every recorded release has. A record holds the public names of cupy, cupy.ndarray,
 cupy.lib.stride_tricks and cupyx; the parameters of cupy's Python functions; which ufuncs
 implement `at`; and the keywords cupy's ufuncs take (probed: cupy checks them before it
@@ -93,7 +93,7 @@ def main(path: str) -> None:
     data = json.loads(out.read_text()) if out.exists() else {}
     data["about"] = (
         "What cupy offers to kernel bodies over xp, per cupy release; written by "
-        "tools/record_cupy_namespace.py, read by tests/gpu/strict_cupy.py"
+        "tools/record_cupy_namespace.py, read by tests/support/strict_cupy.py"
     )
     data.setdefault("releases", {})[cupy.__version__] = record(cupy, cupyx)
     data["releases"] = dict(sorted(data["releases"].items()))

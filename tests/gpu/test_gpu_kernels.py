@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 import pytest
-from gpu_op_cases import check_gpu_errors_are_tf_errors, check_gpu_matches_cpu, gpu_ops
+from support.gpu_op_cases import check_gpu_errors_are_tf_errors, check_gpu_matches_cpu, gpu_ops
 
 # (rtol, atol) by dtype: device math libraries differ from numpy's in the last bits
 # (transcendentals, summation order in reductions and cuBLAS products).

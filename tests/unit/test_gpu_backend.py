@@ -10,7 +10,6 @@ test_kernels_on_strict_cupy.py, and on a real GPU against the CPU in tests/gpu.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from typing import Any
@@ -18,6 +17,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
+from support.gpu_op_cases import CASES, gpu_ops
 from tfcluster.distributed.worker import Worker
 from tfcluster.framework import dtypes
 from tfcluster.framework.tensor_shape import TensorShape
@@ -29,9 +29,6 @@ from tfcluster.runtime.graph_ir import Node
 from tfcluster.runtime.partition import Partition
 from tfcluster.runtime.resources import ResourceMgr
 from tfcluster.runtime.step_context import StepContext
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "gpu"))
-from gpu_op_cases import CASES, gpu_ops
 
 TASK = "/job:localhost/replica:0/task:0"
 GPU0 = f"{TASK}/device:GPU:0"

@@ -20,7 +20,7 @@ def test_unique_names_follow_tensorflow() -> None:
     assert a.name == "Const:0" and a.dtype == tf.float32 and a.shape == tf.TensorShape([])
 
 
-def test_variable_ops_are_named_as_in_seed_004() -> None:
+def test_a_variable_makes_initial_value_assign_and_read_ops() -> None:
     graph1 = tf.Graph()
     with graph1.as_default():
         tf.Variable(0.0, name="var")

@@ -1,8 +1,8 @@
 """The kernel bodies registered for GPUs run as GPU kernels here, without a GPU, on a strict
-stand-in for cupy (tests/gpu/strict_cupy.py: only the names, parameters and array behaviour
+stand-in for cupy (tests/support/strict_cupy.py: only the names, parameters and array behaviour
 that every recorded cupy release has, computing with numpy).
 
-Each op's GPU test case (tests/gpu/gpu_op_cases.py) is built on /cpu:0 and on a stand-in
+Each op's GPU test case (tests/support/gpu_op_cases.py) is built on /cpu:0 and on a stand-in
 /device:GPU:0 of one session and the two results compared: the bodies call only what cupy
 offers, read device inputs with xp and host inputs (TF's HostMemory positions) with numpy,
 and compute on the "GPU" what they compute on the CPU. The same cases compare a real GPU with
@@ -11,25 +11,21 @@ the CPU in tests/gpu.
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 import tfcluster as tf
-from tfcluster.kernels import gpu_backend
-from tfcluster.runtime import gpu
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "gpu"))
-from gpu_op_cases import (
+from support.gpu_op_cases import (
     GPU,
     check_gpu_errors_are_tf_errors,
     check_gpu_matches_cpu,
     gpu_ops,
 )
-from strict_cupy import DeviceArray, NotInCupy, StrictCupy
+from support.strict_cupy import DeviceArray, NotInCupy, StrictCupy
+from tfcluster.kernels import gpu_backend
+from tfcluster.runtime import gpu
 
 
 @pytest.fixture

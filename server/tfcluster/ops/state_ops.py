@@ -109,7 +109,7 @@ def assign(
 def _update(op_type: str, ref: Any, value: Any, use_locking: bool, name: str | None) -> Tensor:
     r = _ref_of(ref)
 
-    # The value is made inside the op's scope, so it reads 'AssignAdd_1/value' (seed 004).
+    # The value is made inside the op's scope, so it reads 'AssignAdd_1/value' (as in TF).
     with name_scope(name, op_type, [r]) as scope:
         v = (
             convert_to_tensor(value, dtype=r.dtype.base_dtype, name="value")

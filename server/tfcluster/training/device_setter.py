@@ -3,7 +3,7 @@
 Semantics follow TF1's device_setter.py: ps ops (variables and other stateful containers)
 get `ps_device` with a task from `ps_strategy` (round-robin by default), merged with the
 op's own device; other ops get `worker_device` merged with the op's own device. Device strings
-may be written without the leading slash ('job:worker/task:0'), as seed 003 does.
+may be written without the leading slash ('job:worker/task:0'), as TF1 accepts.
 """
 
 from __future__ import annotations

@@ -1,12 +1,13 @@
-"""Seed 004's multi-process cells, as the notebook writes them, for spawned processes.
+"""One task's program each, for tests/integration/test_sessions_across_tasks.py to run in
+spawned processes, written as a TF1 user writes them (they print what they are doing).
 
-Differences from the notebook, all mechanical: the cluster (free ports) and an output queue are
-parameters, `print` goes through `say` (so the test sees every process's lines in the order
-they happened), a few sleeps are parameters so tests stay short, and one `while array:` is
+Differences from such a program, all mechanical: the cluster (free ports) and an output queue
+are parameters, `print` goes through `say` (so the test sees every process's lines in the
+order they happened), a few sleeps are parameters so tests stay short, and `while array:` is
 `while len(array) > 0:` (numpy 2 has no truth value for an empty array).
 """
 
-# The seeds' own %-formatting, kept as written.
+# Written as TF1 user programs are, %-formatting included.
 # ruff: noqa: UP031
 
 from __future__ import annotations
@@ -101,7 +102,7 @@ def leaving_s1_other_task(
 def init_s1(jobs: dict[str, list[str]], out: Queue[str]) -> None:
     cluster = tf.train.ClusterSpec(jobs)
     server1 = tf.train.Server(cluster, job_name="local", task_index=0)
-    var = tf.Variable(0.0, name="var")  # noqa: F841 - the seed's variable, read by the report
+    var = tf.Variable(0.0, name="var")  # noqa: F841 - what report_uninitialized_variables reads
     sess1 = tf.Session(server1.target)
 
     say(out, "s1", "Server 1: waiting for connection...")
@@ -166,8 +167,8 @@ def worker(jobs: dict[str, list[str]], out: Queue[str], worker_n: int) -> None:
     sess.run(tf.report_uninitialized_variables())
     say(out, who, "Worker %d: cluster ready!" % worker_n)
 
-    # The notebook has `while sess.run(...)`: the truth value of an empty array, which numpy 2
-    # (TensorFlow's numpy today, and ours) refuses; its earlier cell's len() form does the same.
+    # A user would write `while sess.run(...)`: the truth value of an empty array, which numpy 2
+    # (TensorFlow's numpy today, and ours) refuses; the len() form does the same.
     while len(sess.run(tf.report_uninitialized_variables())) > 0:
         say(out, who, "Worker %d: waiting for variable initialization..." % worker_n)
         sleep(1.0)

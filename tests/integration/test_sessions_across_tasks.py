@@ -1,7 +1,11 @@
-"""Seed 004 (a gentle introduction to distributed TensorFlow), cell by cell.
+"""Sessions on the task servers of one cluster, step by step as a newcomer to distributed TF1
+meets them: a variable shared by name between two sessions, default placement on the first
+task, a graph per client; then, a process per task, a first run that waits for every task of
+the cluster, tasks that leave or come back, a task that waits for another to initialise the
+variables, and a parameter server with two workers.
 
-The in-process cells run here, with two servers in this process as the notebook has them; the
-multi-process cells run their functions (seed004_programs.py) in spawned processes.
+The in-process programs run here, with two servers in this process; the multi-process ones
+run their functions (support/multi_task_programs.py) in spawned processes.
 """
 
 from __future__ import annotations
@@ -15,9 +19,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import pytest
-import seed004_programs as prog
 import tfcluster as tf
-from cluster_util import free_ports
+from support import multi_task_programs as prog
+from support.cluster_processes import free_ports
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
@@ -218,8 +222,9 @@ def test_an_op_on_a_dead_task_fails_within_the_timeout() -> None:
 
 
 def test_a_task_that_comes_back_serves_the_same_session_again() -> None:
-    """The notebook's restart cell: TensorFlow fails with "Graph handle is not found"; here the
-    blocked run goes through once the task is back (its graphs are registered again)."""
+    """A task restarted under a running session: TensorFlow fails the next run with "Graph
+    handle is not found"; here the blocked run goes through once the task is back (its graphs
+    are registered again)."""
     jobs = _jobs(*free_ports(2))
     out = CTX.Queue()
     with processes() as procs:
@@ -259,7 +264,7 @@ def test_waiting_for_another_task_to_initialise() -> None:
     )
 
 
-def test_final_example_parameter_server_and_two_workers() -> None:
+def test_a_parameter_server_and_two_workers_share_one_variable() -> None:
     ports = free_ports(3)
     jobs = {
         "worker": [f"localhost:{ports[0]}", f"localhost:{ports[1]}"],

@@ -1,5 +1,5 @@
 // Pins the Kubernetes release whose kube-apiserver and kube-controller-manager the
-// k8s tests run against. Built by tests/k8s/testenv/build.sh; never imported.
+// k8s tests run against. Built by tests/support/k8s_control_plane/build.sh; never imported.
 module tfcluster.dev/testenv/kubernetes
 
 go 1.24.0

@@ -1,5 +1,5 @@
 // Pins the etcd release the k8s tests run against (the one Kubernetes v1.34.4
-// is built and tested with). Built by tests/k8s/testenv/build.sh; never imported.
+// is built and tested with). Built by tests/support/k8s_control_plane/build.sh; never imported.
 module tfcluster.dev/testenv/etcd
 
 go 1.24.0

@@ -1,4 +1,5 @@
-"""Test helpers shared by the operator's unit and integration tests."""
+"""What the operator's manifests become, for its unit and k8s tests: the environment a container
+sees as the kubelet resolves it, and the documents `helm template` renders from the chart."""
 
 from __future__ import annotations
 

@@ -2,7 +2,8 @@
 # Builds the binaries of the real Kubernetes control plane the k8s tests start:
 # kube-apiserver and kube-controller-manager (from the k8s.io/kubernetes Go module)
 # and etcd (from go.etcd.io/etcd/server/v3), at the versions pinned by the go.mod
-# files under tests/k8s/testenv/gomod/. No Docker, no kind: only Go and its module proxy.
+# files under tests/support/k8s_control_plane/gomod/. No Docker, no kind: only Go and
+# its module proxy.
 #
 # Usage: build.sh [--print-dir | --print-versions | --check]
 #   (no option)        build what is missing, then print the binary folder on stdout

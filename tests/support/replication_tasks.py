@@ -1,7 +1,8 @@
-"""Task processes for seeds 000 and 002 (spawned by the tests): a server per task, and the
-between-graph replication trainer ("one graph per worker, parameters on ps")."""
+"""Task processes for tests/integration/test_ps_worker_replication.py (run in spawned
+processes): a server per task, and a between-graph replication worker ("one graph per worker,
+parameters on ps")."""
 
-# The seeds' own %-formatting, kept as written.
+# Written as TF1 user programs are, %-formatting included.
 # ruff: noqa: UP031
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ import tfcluster as tf
 
 
 def serve_task(jobs: dict[str, Any], job_name: str, task_index: int) -> None:
-    """Seed 002: "Create a tf.train.Server instance in each task" (then serve until killed)."""
+    """A tf.train.Server for one task of `jobs`, serving until the process is killed."""
     cluster = tf.train.ClusterSpec(jobs)
     server = tf.train.Server(cluster, job_name=job_name, task_index=task_index)
     server.join()
@@ -31,7 +32,7 @@ def regression_data(seed: int, n: int = 64) -> tuple[np.ndarray, np.ndarray]:
 def between_graph_worker(
     jobs: dict[str, Any], task_index: int, steps: int, out: Queue[Any]
 ) -> None:
-    """Seed 002's between-graph replication: this worker's own graph, its parameters placed on
+    """Between-graph replication: this worker's own graph, its parameters placed on
     the ps job by replica_device_setter, shared with the other workers' graphs by name."""
     cluster = tf.train.ClusterSpec(jobs)
     server = tf.train.Server(cluster, job_name="worker", task_index=task_index)

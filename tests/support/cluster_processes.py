@@ -1,4 +1,5 @@
-"""Helpers for integration tests: free ports, task servers in subprocesses, health checks."""
+"""Task servers as local processes: free ports, `tfcluster-server` subprocesses (one task or a
+whole cluster), waiting for them to serve, and their gRPC health."""
 
 from __future__ import annotations
 

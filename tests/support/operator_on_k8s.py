@@ -1,5 +1,6 @@
-"""Shared by the k8s tests of the operator: run it as a process under a ServiceAccount,
-manipulate TFClusters as a user does, and play the kubelet (no kubelet runs in the tests)."""
+"""The operator on a real API server, for the k8s tests: run it as a process under a
+ServiceAccount, manipulate TFClusters as a user does, and play the kubelet (no kubelet runs in
+the tests)."""
 
 from __future__ import annotations
 
@@ -19,8 +20,9 @@ import yaml
 from kubernetes import client, utils
 from kubernetes.client import ApiClient
 from kubernetes.client.exceptions import ApiException
-from operator_helpers import container_env
 from prometheus_client.parser import text_string_to_metric_families
+
+from support.operator_manifests import container_env
 
 REPO = Path(__file__).resolve().parents[2]
 MANIFESTS = REPO / "manifests"

@@ -1,6 +1,7 @@
-"""Seeds 000 (the distributed runtime's README) and 002 (notes on distributed TensorFlow):
-cluster definitions, servers per task, ps/worker placement, in-graph replication (synchronous
-averaged gradients, asynchronous client threads) and between-graph replication."""
+"""Clusters of task servers and the ways to train on them: cluster definitions, a server in each
+task, ps/worker placement, in-graph replication (synchronous averaged gradients, asynchronous
+client threads), between-graph replication, and variables shared between graphs through a
+container."""
 
 from __future__ import annotations
 
@@ -12,9 +13,9 @@ from typing import Any
 
 import numpy as np
 import pytest
-import seed000_programs as prog
 import tfcluster as tf
-from cluster_util import Cluster, free_ports, wait_serving
+from support import replication_tasks as prog
+from support.cluster_processes import Cluster, free_ports, wait_serving
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 
@@ -50,7 +51,7 @@ def task_processes(jobs: dict[str, Any]) -> Iterator[list[Any]]:
     ],
     ids=["local-1", "local-2", "worker3-ps2"],
 )
-def test_seed_000_cluster_definitions(cluster: Cluster, jobs: dict[str, int]) -> None:
+def test_every_task_of_the_cluster_flag_is_a_device(cluster: Cluster, jobs: dict[str, int]) -> None:
     """The --cluster_spec table: every task of the flag is a device of the cluster."""
     ports = iter(free_ports(sum(jobs.values())))
     layout = {job: [next(ports) for _ in range(n)] for job, n in jobs.items()}
@@ -63,7 +64,7 @@ def test_seed_000_cluster_definitions(cluster: Cluster, jobs: dict[str, int]) ->
     )
 
 
-def test_seed_002_a_server_in_each_task() -> None:
+def test_a_server_in_each_task_runs_one_graph_across_them() -> None:
     p0, p1 = free_ports(2)
     jobs = {"local": [f"localhost:{p0}", f"localhost:{p1}"]}
     with task_processes(jobs):
@@ -77,7 +78,7 @@ def test_seed_002_a_server_in_each_task() -> None:
 
 
 def _mlp(device: Callable[[str], Any], init: dict[str, np.ndarray]) -> dict[str, Any]:
-    """Seed 000/002's model: weights on two ps tasks, the compute on /job:worker/task:7."""
+    """A two-layer MLP: weights on two ps tasks, the compute on /job:worker/task:7."""
     with device("/job:ps/task:0"):
         weights_1 = tf.Variable(init["w1"], name="weights_1")
         biases_1 = tf.Variable(init["b1"], name="biases_1")
@@ -100,7 +101,7 @@ def _mlp(device: Callable[[str], Any], init: dict[str, np.ndarray]) -> dict[str,
     }
 
 
-def test_seed_000_ps_worker_placement() -> None:
+def test_ps_worker_placement_trains_as_a_local_session_does() -> None:
     """Variables on ps tasks, compute on worker 7 (a sparse job); training over the cluster
     gives exactly what the same graph gives in a local session."""
     ports = free_ports(3)
@@ -240,7 +241,7 @@ def test_in_graph_replication_asynchronous_client_threads() -> None:
     np.testing.assert_allclose(b, [0.5], atol=0.05)
 
 
-def test_seed_002_between_graph_replication() -> None:
+def test_between_graph_replication_trains_the_variables_on_ps() -> None:
     """A graph per worker process; replica_device_setter puts the parameters on ps; sharing by
     name makes every worker train the same variables."""
     ports = free_ports(3)
@@ -281,7 +282,7 @@ def test_seed_002_between_graph_replication() -> None:
         assert loss < 1e-3
 
 
-def test_seed_000_containers_share_variables_between_graphs(cluster: Cluster) -> None:
+def test_containers_share_variables_between_graphs(cluster: Cluster) -> None:
     """The "distributed trainer": graphs built separately share variables created in the same
     container; Session.reset clears that container on every task."""
     p0, p1 = free_ports(2)

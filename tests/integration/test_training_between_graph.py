@@ -1,6 +1,7 @@
-"""Seed 003, TODOs filled in, as the main job runs it: `tfcluster train` starts a ps and two
-worker processes; the MLP must reach > 90% held-out accuracy on digits with both workers
-training, and TensorBoard's own reader must read the scalars written during training."""
+"""Between-graph replication with MonitoredTrainingSession, as the main job runs it:
+`tfcluster train` starts a ps and two worker processes; the MLP must reach > 90% held-out
+accuracy on digits with both workers training, and TensorBoard's own reader must read the
+scalars written during training."""
 
 from __future__ import annotations
 
@@ -21,7 +22,9 @@ def _results(stdout: str) -> list[dict]:
     return [json.loads(line[7:]) for line in stdout.splitlines() if line.startswith("RESULT ")]
 
 
-def test_tfcluster_train_runs_seed_003_end_to_end(tmp_path: os.PathLike) -> None:
+def test_tfcluster_train_reaches_90_percent_on_digits_with_both_workers(
+    tmp_path: os.PathLike,
+) -> None:
     logdir = os.path.join(str(tmp_path), "run")
     proc = subprocess.run(
         [

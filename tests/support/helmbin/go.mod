@@ -1,5 +1,5 @@
 // Pins the helm release the chart tests run (helm lint / helm template). Built by
-// tests/operator/helmbin/build.sh from the Go module proxy; never imported.
+// tests/support/helmbin/build.sh from the Go module proxy; never imported.
 module tfcluster.dev/testenv/helm
 
 go 1.24.0
