@@ -274,6 +274,7 @@ class ServerMetrics:
         """Measures the steps of `master` and `worker`: instance attributes shadow their
         methods, so these two objects alone pay for it."""
         master.run_step = self._timed_run_step(master.run_step)  # type: ignore[method-assign]
+        master.run_step_relayed = self._timed_run_step(master.run_step_relayed)  # type: ignore[method-assign]
         worker.run_graph = self._timed_run_graph(worker.run_graph)  # type: ignore[method-assign]
         worker.recv_tensor = self._timed_recv_tensor(worker.recv_tensor)  # type: ignore[method-assign]
 
@@ -290,26 +291,25 @@ class ServerMetrics:
             fetches: Sequence[str],
             targets: Sequence[str],
             options: Any = None,
-            **relay: Any,
+            *relay: Any,
         ) -> Any:
             start = clock()
             try:
-                values, stats = run_step(handle, feeds, fetches, targets, options, **relay)
+                values, stats = run_step(handle, feeds, fetches, targets, options, *relay)
             except Exception as e:
                 self.failed("RunStep", e)
                 raise
             observe(clock() - start)
             if feeds:
                 fed(sum(map(tensor_nbytes, feeds.values())))
-            # Tensors the gRPC transport relays undecoded (rpc.tensor_coding.Forwarded).
-            relayed = relay.get("forwarded_feeds")
-            if relayed is not None:
-                fed(sum(m.content_length for m in relayed[1].metas))
+            # Tensors a transport relays undecoded.
+            if relay and relay[0].feeds is not None:
+                fed(relay[0].feeds.nbytes())
             if isinstance(values, list):
                 if values:
                     fetched(sum(map(tensor_nbytes, values)))
             elif values is not None:
-                fetched(sum(m.content_length for m in values.metas))
+                fetched(values.nbytes())
             return values, stats
 
         return timed

@@ -11,7 +11,12 @@ from typing import Any
 
 import grpc
 
-from tfcluster.distributed.interfaces import DeviceInfo, RunGraphResult
+from tfcluster.distributed.interfaces import (
+    DeviceInfo,
+    ForwardedTensors,
+    ForwardingWorker,
+    RunGraphResult,
+)
 from tfcluster.framework import errors
 from tfcluster.protos import worker_pb2
 from tfcluster.rpc import direct, shm, status, streams
@@ -26,7 +31,7 @@ _CLEANUP_TIMEOUT = 10.0
 _CLOSE_TIMEOUT = 5.0
 
 
-class GrpcRemoteWorker:
+class GrpcRemoteWorker(ForwardingWorker):
     """Calls a worker service. Calls that start work wait for the task to come up (as
     TensorFlow's do) until the step's deadline; a call that was in flight when the task died
     fails with UnavailableError."""
@@ -129,11 +134,11 @@ class GrpcRemoteWorker:
         session_handle: str,
         graph_handle: str,
         step_id: int,
-        feeds: Sequence[Any] | coding.Forwarded,
+        feeds: Sequence[Any] | ForwardedTensors,
         trace: bool = False,
         deadline: float | None = None,
     ) -> RunGraphResult:
-        """`feeds` may be a Forwarded message (a client's feeds, relayed undecoded)."""
+        """`feeds` may be relayed tensors (a client's feeds, undecoded)."""
         head = self._start_run_graph(session_handle, graph_handle, step_id, feeds, trace, deadline)
         fetches = coding.decode(head.metas, head.payload())
         return RunGraphResult(fetches, list(head.header.step_stats.dev_stats))
@@ -143,13 +148,13 @@ class GrpcRemoteWorker:
         session_handle: str,
         graph_handle: str,
         step_id: int,
-        feeds: Sequence[Any] | coding.Forwarded,
+        feeds: Sequence[Any] | ForwardedTensors,
         deadline: float | None = None,
         reader: str = "",
     ) -> RunGraphResult:
         """RunGraph whose fetched tensors stay in transit: the caller relays or reads them
         (result.forwarded) before this thread's next RunGraph to this worker. `reader`: the
-        /dev/shm domain of whoever reads them in the end."""
+        /dev/shm domain of whoever reads them in the end (StepRelay.reader)."""
         head = self._start_run_graph(
             session_handle, graph_handle, step_id, feeds, False, deadline, reader
         )
@@ -160,7 +165,7 @@ class GrpcRemoteWorker:
         session_handle: str,
         graph_handle: str,
         step_id: int,
-        feeds: Sequence[Any] | coding.Forwarded,
+        feeds: Sequence[Any] | ForwardedTensors,
         trace: bool,
         deadline: float | None,
         reader: str | None = None,
@@ -179,8 +184,11 @@ class GrpcRemoteWorker:
         if deadline is not None:
             req.timeout_in_us = max(1, int((deadline - time.monotonic()) * 1e6))
         shares = shm.shares_with(self.peer_domain)
-        if isinstance(feeds, coding.Forwarded) and not shares and feeds.uses_shm():
-            feeds = feeds.materialize()  # the client's shared memory is not the worker's
+        if not isinstance(feeds, coding.Forwarded | Sequence) or (
+            isinstance(feeds, coding.Forwarded) and not shares and feeds.uses_shm()
+        ):
+            # Another transport's tensors, or in the client's shared memory (not the worker's).
+            feeds = feeds.materialize()
         if isinstance(feeds, coding.Forwarded):
             for meta in feeds.metas:
                 req.send.add().tensor.CopyFrom(meta)
