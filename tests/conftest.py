@@ -9,6 +9,10 @@ from collections.abc import Iterator
 import pytest
 
 sys.path.insert(0, os.path.dirname(__file__))
+# As the `tfcluster` command does for the processes it starts: gRPC logs a peer going away at
+# INFO, and tests stop servers all the time. Read once, when gRPC is imported (by tfcluster);
+# the task servers and programs the tests start inherit it.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 import tfcluster as tf
 

@@ -102,14 +102,14 @@ def test_steps_move_onto_direct_streams(
         assert exports == []
         # The session's steps reached the master directly, the master's RunGraph and the
         # tensors task 0 pulled reached task 1 directly.
-        assert s0._direct.calls_served > 0
-        assert s1._direct.calls_served > 0
+        assert s0._transport.direct.calls_served > 0
+        assert s1._transport.direct.calls_served > 0
         # Calls stay open from step to step (one per thread that makes them): no new
         # connection per step.
-        before = (s0._direct.calls_served, s1._direct.calls_served)
+        before = (s0._transport.direct.calls_served, s1._transport.direct.calls_served)
         for _ in range(3):
             steps()
-        assert (s0._direct.calls_served, s1._direct.calls_served) == before
+        assert (s0._transport.direct.calls_served, s1._transport.direct.calls_served) == before
 
 
 def test_without_direct_streams_every_call_stays_on_grpc(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,7 +123,7 @@ def test_without_direct_streams_every_call_stays_on_grpc(monkeypatch: pytest.Mon
         with _remote_session(s0, g) as sess:
             for _ in range(20):
                 assert sess.run(out) == 6.0
-        assert s0._direct.calls_served == 0 and s1._direct.calls_served == 0
+        assert s0._transport.direct.calls_served == 0 and s1._transport.direct.calls_served == 0
         assert not direct.link(f"localhost:{s0.port}").ready
     finally:
         s0.stop()
@@ -180,7 +180,7 @@ def test_a_peer_that_restarts_is_found_again(
                 # AbortedError at most once: the graphs are registered again.
                 with contextlib.suppress(tf.errors.AbortedError):
                     assert sess.run(out) == 6.0
-                served = s1._direct.calls_served
+                served = s1._transport.direct.calls_served
                 time.sleep(0.01)
         finally:
             s1.stop()
@@ -231,7 +231,9 @@ def _still_serves(server: tf.train.Server) -> None:
     with _remote_session(server, g) as sess:
         assert sess.run(out) == 5.0
     # And a direct call still opens.
-    wire = direct.connect("localhost", server.direct_port, RUN_GRAPH, server._direct.token, 5)
+    wire = direct.connect(
+        "localhost", server.direct_port, RUN_GRAPH, server._transport.direct.token, 5
+    )
     wire.close()
 
 
@@ -256,7 +258,7 @@ def test_a_bad_hello_is_refused(
     lone_server: tf.train.Server, hello: bytes, code: grpc.StatusCode | None
 ) -> None:
     if code is None and b"NoSuchMethod" in hello:
-        hello = _hello("/tfcluster.WorkerService/NoSuchMethod", lone_server._direct.token)
+        hello = _hello("/tfcluster.WorkerService/NoSuchMethod", lone_server._transport.direct.token)
         code = grpc.StatusCode.UNIMPLEMENTED
     with _raw(lone_server.direct_port) as sock:
         sock.sendall(hello)
@@ -289,7 +291,7 @@ def test_bad_messages_end_the_call_and_the_server_keeps_serving(
     lone_server: tf.train.Server, body: bytes
 ) -> None:
     with _raw(lone_server.direct_port) as sock:
-        sock.sendall(_hello(RUN_GRAPH, lone_server._direct.token) + body)
+        sock.sendall(_hello(RUN_GRAPH, lone_server._transport.direct.token) + body)
         sock.shutdown(socket.SHUT_WR)
         answer = _read_all(sock)
     code, _ = _status(answer)
@@ -312,7 +314,9 @@ def test_fuzzed_direct_run_graph_messages(
 ) -> None:
     server = lone_server
     call = direct.DirectCall(
-        direct.connect("localhost", server.direct_port, RUN_GRAPH, server._direct.token, 5)
+        direct.connect(
+            "localhost", server.direct_port, RUN_GRAPH, server._transport.direct.token, 5
+        )
     )
     try:
         with contextlib.suppress(grpc.RpcError):
@@ -358,7 +362,9 @@ def test_a_malformed_direct_call_is_counted_like_a_grpc_one() -> None:
         before = count()
         with _raw(server.direct_port) as sock:
             sock.sendall(
-                _hello(RUN_GRAPH, server._direct.token) + struct.pack("<Q", 2) + b"\xff\xff"
+                _hello(RUN_GRAPH, server._transport.direct.token)
+                + struct.pack("<Q", 2)
+                + b"\xff\xff"
             )
             sock.shutdown(socket.SHUT_WR)
             answer = _read_all(sock)
@@ -447,10 +453,10 @@ while not direct.link(f"localhost:{server.port}").ready:
     assert time.monotonic() < end
     sess.run(y)
 sess.run(y)
-before = server._direct.calls_served
+before = server._transport.direct.calls_served
 for _ in range(100):
     assert sess.run(y) == 6.0
-print("NEW-CONNECTIONS", server._direct.calls_served - before, flush=True)
+print("NEW-CONNECTIONS", server._transport.direct.calls_served - before, flush=True)
 os._exit(0)
 """
 

@@ -107,7 +107,7 @@ def test_commands_the_image_runs_exist() -> None:
         if d["kind"] == "Deployment"
     )
     used.add(deploy["spec"]["template"]["spec"]["containers"][0]["command"][0])
-    from tfcluster_operator.builders.statefulsets import SERVER_COMMAND
+    from tfcluster_operator.task_contract import SERVER_COMMAND
 
     used.add(SERVER_COMMAND)
     for command in sorted(used):

@@ -1,4 +1,4 @@
-"""The worker service's gRPC servicer: protos <-> the transport-free Worker."""
+"""The worker service's gRPC servicer: protos <-> the transport-free worker (ServedWorker)."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ from typing import Any, Protocol
 
 import grpc
 
-from tfcluster.distributed.worker import Worker
+from tfcluster.distributed.interfaces import ServedWorker
 from tfcluster.framework import errors
 from tfcluster.protos import device_attributes_pb2, worker_pb2
 from tfcluster.rpc import direct, shm, status, streams
@@ -37,7 +37,7 @@ _MALFORMED = _END - 1
 
 
 class WorkerServicer:
-    def __init__(self, worker: Worker) -> None:
+    def __init__(self, worker: ServedWorker) -> None:
         self.worker = worker
         self.idle_calls = streams.IdleCalls()
         self._orphans = _OrphanSweeper(worker)
@@ -383,7 +383,7 @@ class _PendingRecv:
 class _OrphanSweeper:
     """Answers, with AbortedError, RecvTensors requests for steps that never run here."""
 
-    def __init__(self, worker: Worker) -> None:
+    def __init__(self, worker: ServedWorker) -> None:
         self._worker = worker
         self._lock = threading.Lock()
         self._pending: set[_PendingRecv] = set()
