@@ -1,4 +1,4 @@
-"""Direct streams beside gRPC (rpc/direct.py): steps, RunGraph and RecvTensors move onto them
+"""Direct streams beside gRPC (rpc/direct): steps, RunGraph and RecvTensors move onto them
 once a peer's endpoint is known, everything stays on gRPC without them, deadlines and errors
 read as they do over gRPC, and a direct port that gets garbage keeps serving."""
 
@@ -20,7 +20,9 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from tfcluster.ops.data_flow_ops import FIFOQueue
 from tfcluster.protos import direct_service_pb2, worker_pb2
-from tfcluster.rpc import direct, shm
+from tfcluster.rpc import shm
+from tfcluster.rpc.direct import client as direct
+from tfcluster.rpc.direct import wire as direct_wire
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -193,7 +195,7 @@ def _raw(port: int) -> socket.socket:
 
 def _hello(method: str, token: bytes) -> bytes:
     path = method.encode()
-    return direct.MAGIC + bytes([len(path)]) + path + bytes([len(token)]) + token
+    return direct_wire.MAGIC + bytes([len(path)]) + path + bytes([len(token)]) + token
 
 
 def _read_all(sock: socket.socket) -> bytes:
@@ -239,7 +241,7 @@ def _still_serves(server: tf.train.Server) -> None:
 
 def test_the_endpoint_is_described_over_grpc(lone_server: tf.train.Server) -> None:
     with grpc.insecure_channel(f"localhost:{lone_server.port}") as ch:
-        data = ch.unary_unary(direct.DESCRIBE)(b"", timeout=10)
+        data = ch.unary_unary(direct_wire.DESCRIBE)(b"", timeout=10)
     endpoint = direct_service_pb2.DirectEndpoint.FromString(data)
     assert endpoint.port == lone_server.direct_port
     assert len(endpoint.token) == 16
@@ -251,7 +253,7 @@ def test_the_endpoint_is_described_over_grpc(lone_server: tf.train.Server) -> No
         (_hello(RUN_GRAPH, b"not the token"), grpc.StatusCode.FAILED_PRECONDITION),
         (_hello("/tfcluster.WorkerService/NoSuchMethod", b""), None),
         (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", None),
-        (direct.MAGIC + b"\x05ab", None),  # cut short
+        (direct_wire.MAGIC + b"\x05ab", None),  # cut short
     ],
 )
 def test_a_bad_hello_is_refused(
@@ -401,7 +403,7 @@ def test_relayed_feeds_are_checked_by_the_master(
 _FORK = """
 import os, sys, time
 import tfcluster as tf
-from tfcluster.rpc import direct
+from tfcluster.rpc.direct import client as direct
 server = tf.train.Server({"local": ["localhost:0"]})
 config = tf.ConfigProto(operation_timeout_in_ms=20_000)
 config.rpc_options.use_rpc_for_inprocess_master = True
@@ -442,7 +444,7 @@ soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, hard), hard))
 held = [open(os.devnull) for _ in range(1200)]  # later descriptors are past select's 1024
 import tfcluster as tf
-from tfcluster.rpc import direct
+from tfcluster.rpc.direct import client as direct
 server = tf.train.Server({"local": ["localhost:0"]})
 config = tf.ConfigProto(operation_timeout_in_ms=20_000)
 config.rpc_options.use_rpc_for_inprocess_master = True

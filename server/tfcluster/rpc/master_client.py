@@ -18,8 +18,9 @@ from tfcluster.client.master_client import InProcessMasterClient, register_targe
 from tfcluster.distributed.interfaces import DeviceInfo, MasterInterface
 from tfcluster.framework import dtypes, errors
 from tfcluster.protos import config_pb2, master_pb2, step_stats_pb2
-from tfcluster.rpc import channels, direct, shm, status, streams
+from tfcluster.rpc import channels, shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
+from tfcluster.rpc.direct.client import link
 from tfcluster.runtime.graph_ir import Node, graph_def_from_nodes
 
 _SERVICE = "/tfcluster.MasterService/"
@@ -239,7 +240,7 @@ def _step_streams(address: str, channel: grpc.Channel) -> streams.ThreadStreams:
                 False,
                 channel,
                 connect_wait=_CONNECT_WAIT,
-                direct_route=(direct.link(address), _SERVICE + "RunStepStream"),
+                direct_route=(link(address), _SERVICE + "RunStepStream"),
             )
         return ts
 

@@ -10,11 +10,12 @@ import grpc
 from tfcluster.distributed.interfaces import MasterInterface, StepRelay
 from tfcluster.framework import dtypes, errors
 from tfcluster.protos import device_attributes_pb2, master_pb2, named_tensor_pb2
-from tfcluster.rpc import direct, shm, status, streams
+from tfcluster.rpc import shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
+from tfcluster.rpc.direct.server import StreamHandler, is_direct
 from tfcluster.runtime.graph_ir import Node, nodes_from_graph_def
 
-# Its streaming calls that are also served on direct connections (rpc/direct.py).
+# Its streaming calls that are also served on direct connections (rpc/direct).
 DIRECT_METHODS = ("RunStepStream",)
 SERVICE_NAME = "tfcluster.MasterService"
 
@@ -102,7 +103,7 @@ class MasterServicer:
 
         Large feeds and fetches of a step whose only partition runs on another task are relayed
         message by message between this call and the worker's, undecoded and uncopied."""
-        scatter = direct.is_direct(context)
+        scatter = is_direct(context)
         it = self.idle_calls.requests(iter(messages), context)
         while True:
             head = coding.read_head(it, _parse_run_step, _feed_metas)
@@ -190,7 +191,7 @@ def method_handlers(servicer: MasterServicer) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(SERVICE_NAME, _handlers(servicer))
 
 
-def direct_handlers(servicer: MasterServicer) -> dict[str, direct.StreamHandler]:
+def direct_handlers(servicer: MasterServicer) -> dict[str, StreamHandler]:
     """The streaming methods that direct connections serve (the gRPC handlers themselves), by
     method path."""
     handlers = _handlers(servicer)

@@ -19,8 +19,9 @@ from tfcluster.distributed.interfaces import (
 )
 from tfcluster.framework import errors
 from tfcluster.protos import worker_pb2
-from tfcluster.rpc import direct, shm, status, streams
+from tfcluster.rpc import shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
+from tfcluster.rpc.direct.client import DirectCall, link
 from tfcluster.runtime import outbox
 from tfcluster.runtime.graph_ir import graph_def_from_nodes
 from tfcluster.runtime.partition import Partition
@@ -64,7 +65,7 @@ class GrpcRemoteWorker(ForwardingWorker):
                 _registered_method=True,
             ),
             wait_for_ready=True,
-            direct_route=(direct.link(address), _SERVICE + "RunGraphStream"),
+            direct_route=(link(address), _SERVICE + "RunGraphStream"),
         )
         self._recv_tensors = channel.stream_stream(
             _SERVICE + "RecvTensors",
@@ -261,12 +262,12 @@ class GrpcRemoteWorker(ForwardingWorker):
         """The RecvTensors call to use: a direct one once the peer's endpoint is known (a
         gRPC call then retires: it ends after answering what it was asked)."""
         mux = self._recv_mux
-        link = direct.link(self.address)
-        if mux is not None and not mux.broken and (mux.direct or not link.ready):
+        peer = link(self.address)
+        if mux is not None and not mux.broken and (mux.direct or not peer.ready):
             if not mux.direct:
-                link.probe()
+                peer.probe()
             return mux
-        call: streams.Call | None = link.open(_SERVICE + "RecvTensors")
+        call: streams.Call | None = peer.open(_SERVICE + "RecvTensors")
         if call is None:
             if mux is not None and not mux.broken:
                 return mux
@@ -327,7 +328,7 @@ class _RecvMux:
         self._to_error = to_error
         self.broken = False
         self._call = call
-        self.direct = isinstance(call, direct.DirectCall)
+        self.direct = isinstance(call, DirectCall)
         threading.Thread(target=self._read, name="recv-mux", daemon=True).start()
 
     def recv(self, step_id: int, key: str, callback: RecvCallback) -> Callable[[], Any]:

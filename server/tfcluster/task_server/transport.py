@@ -13,7 +13,7 @@ from grpc_health.v1 import health, health_pb2, health_pb2_grpc
 from tfcluster.distributed.interfaces import MasterInterface, ServedWorker
 from tfcluster.framework import errors
 from tfcluster.rpc import channels, master_service, worker_service
-from tfcluster.rpc.direct import DirectServer
+from tfcluster.rpc.direct.server import DirectServer
 from tfcluster.task_server import ports
 from tfcluster.task_server.metrics import error_counting
 from tfcluster.task_server.metrics.families import ServerMetrics
