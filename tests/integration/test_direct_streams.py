@@ -5,8 +5,11 @@ read as they do over gRPC, and a direct port that gets garbage keeps serving."""
 from __future__ import annotations
 
 import contextlib
+import resource
 import socket
 import struct
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -431,9 +434,6 @@ os._exit(0)
 
 
 def test_a_forked_child_never_shares_the_parents_connection() -> None:
-    import subprocess
-    import sys
-
     out = subprocess.run([sys.executable, "-c", _FORK], capture_output=True, text=True, timeout=120)
     assert "FORK-OK 0" in out.stdout, out.stdout + out.stderr
 
@@ -464,10 +464,6 @@ os._exit(0)
 
 
 def test_a_process_with_many_descriptors_keeps_its_connections() -> None:
-    import resource
-    import subprocess
-    import sys
-
     if resource.getrlimit(resource.RLIMIT_NOFILE)[1] < 2048:
         pytest.skip("the hard limit on open files is below 2048")
     out = subprocess.run(

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import sys
 import threading
 import time
 import urllib.error
@@ -422,8 +423,6 @@ def test_every_family_is_exposed_and_named_in_the_module(server: tf.train.Server
 
 
 def test_no_gpu_memory_without_a_usable_gpu() -> None:
-    import sys
-
     assert m.gpu_memory([]) == {}  # a worker without GPUs
     cupy = sys.modules.get("cupy")
     if cupy is not None:
