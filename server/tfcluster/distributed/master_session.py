@@ -108,7 +108,7 @@ class MasterSession:
         self.task_devices = task_devices
         self._nodes: dict[str, Node] = {}
         self._dtypes: _DtypeTable = _DtypeTable()
-        self._plans: dict[tuple[Any, ...], _Plan] = {}
+        self._plans: dict[_Signature, _Plan] = {}
         # Tasks holding graphs of this session (closing the session deletes them there).
         self._registered_tasks: set[str] = set()
         self._lock = threading.Lock()
