@@ -256,8 +256,9 @@ def decode_raw(node: Any, xp: Any) -> Compute:
         for i, b in enumerate(flat):
             if len(b) != size:
                 raise _invalid(
+                    # TF's wording (its two sizes read the other way round).
                     "DecodeRaw requires input strings to all be the same size, but element "
-                    f"{i} has size {len(b)} != {size}"
+                    f"{i} has size {size} != {len(b)}"
                 )
         values = np.frombuffer(b"".join(flat), dtype=np_dtype)
         native = values.astype(np_dtype.newbyteorder("="), copy=not values.flags.writeable)

@@ -11,7 +11,7 @@ Errors are InvalidArgumentError with TF's messages ("Name: <unknown>, Key: f, In
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -144,17 +144,21 @@ def _invalid(message: str) -> errors.InvalidArgumentError:
     return errors.InvalidArgumentError(None, None, message)
 
 
-def _typed(feature: Any, spec: FeatureSpec, where: Where, index: int) -> Any:
-    """The feature's values, checking its kind against the spec's dtype (None: no kind)."""
+def _typed(
+    feature: Any, spec: FeatureSpec, where: Where, index: int, dense: bool = False
+) -> Any:
+    """The feature's values, checking its kind against the spec's dtype (None: no kind).
+    TF words the mismatch differently for dense and sparse features."""
     kind = feature.WhichOneof("kind")
     if kind is None:
         return None
     want = _KIND[spec.dtype]
     if kind != want:
-        raise _invalid(
-            f"{where.key(spec.key, index)}Data types don't match. Expected type: "
-            f"{spec.type_name}, Actual type: {_TYPE_NAME[kind]}"
-        )
+        if dense:
+            detail = f"Data type: {_TYPE_NAME[kind]} but expected type: {spec.type_name}"
+        else:
+            detail = f"Expected type: {spec.type_name}, Actual type: {_TYPE_NAME[kind]}"
+        raise _invalid(f"{where.key(spec.key, index)}Data types don't match. {detail}")
     return feature_values(feature, kind)
 
 
@@ -309,7 +313,7 @@ def parse_examples(
         fmap = example.features.feature
         for builder in dense_builders:
             key = builder.spec.key
-            values = _typed(fmap[key], builder.spec, where, i) if key in fmap else None
+            values = _typed(fmap[key], builder.spec, where, i, True) if key in fmap else None
             builder.add(i, values)
         for sbuilder in sparse_builders:
             key = sbuilder.spec.key
@@ -415,9 +419,8 @@ class _ListSparseBuilder:
 
 
 def _missing_list(spec: FeatureSpec, where: Where, index: int) -> errors.InvalidArgumentError:
-    prefix = f"Name: {where.name(index)}, " if where.batched else ""
     return _invalid(
-        f"{prefix}Feature list '{spec.key}' is required but could not be found.  Did you mean "
+        f"Name: {where.name(index)}, Feature list '{spec.key}' is required but could not be found.  Did you mean "
         "to include it in feature_list_dense_missing_assumed_empty or "
         "feature_list_dense_defaults?"
     )
@@ -429,7 +432,7 @@ def _list_steps(
     steps = []
     size = int(np.prod(spec.fixed_shape, dtype=np.int64)) if dense else 0
     for t, feature in enumerate(flist.feature):
-        values = _typed(feature, spec, where, index)
+        values = _typed(feature, spec, where, index, dense)
         if values is None:
             values = _as_array([], spec.dtype)
         if dense and _count(values) != size:
@@ -460,7 +463,7 @@ def parse_sequence_examples(
         cmap = example.context.feature
         for db in context_dense:
             key = db.spec.key
-            db.add(i, _typed(cmap[key], db.spec, where, i) if key in cmap else None)
+            db.add(i, _typed(cmap[key], db.spec, where, i, True) if key in cmap else None)
         for sb in context_sparse:
             key = sb.spec.key
             if key in cmap:
@@ -489,5 +492,3 @@ def parse_sequence_examples(
         out.list_dense = [d[0] for d in out.list_dense]
     return out
 
-
-Parser = Callable[..., Any]
