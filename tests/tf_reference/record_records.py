@@ -102,12 +102,15 @@ with tf.io.TFRecordWriter(path(cases.SEQUENCES_FILE)) as w:
         w.write(r)
 rec.add("iterate_sequences", records=list(tf.io.tf_record_iterator(path(cases.SEQUENCES_FILE))))
 
-whole = open(path(cases.TF_WRITTEN[""]), "rb").read()
+with open(path(cases.TF_WRITTEN[""]), "rb") as f:
+    whole = f.read()
 corrupt = bytearray(whole)
 second = 16 + len(examples[0])
 corrupt[second + 12 + 5] ^= 0x10  # a data byte of the second record
-open(path(cases.CORRUPT_FILE), "wb").write(bytes(corrupt))
-open(path(cases.TRUNCATED_FILE), "wb").write(whole[: second + 12 + 7])
+with open(path(cases.CORRUPT_FILE), "wb") as f:
+    f.write(bytes(corrupt))
+with open(path(cases.TRUNCATED_FILE), "wb") as f:
+    f.write(whole[: second + 12 + 7])
 
 
 def read_all(name: str) -> list[bytes]:
@@ -122,9 +125,7 @@ rec.add(
     error=rec.catch(lambda: read_all(cases.CORRUPT_FILE)),
     offset=second + 12,
 )
-rec.add(
-    "truncated_file", error=rec.catch(lambda: read_all(cases.TRUNCATED_FILE)), offset=second
-)
+rec.add("truncated_file", error=rec.catch(lambda: read_all(cases.TRUNCATED_FILE)), offset=second)
 rec.add("missing_file", error=core(rec.catch(lambda: read_all("no-such-file.tfrecord"))))
 rec.add(
     "compression_strings",
@@ -245,7 +246,9 @@ rec.add(
     "bad_sequence_missing_list",
     error=run_error(
         lambda: tf.parse_single_sequence_example(
-            tf.constant(sequences[0]), None, {"sometimes": tf.FixedLenSequenceFeature([], tf.float32)}
+            tf.constant(sequences[0]),
+            None,
+            {"sometimes": tf.FixedLenSequenceFeature([], tf.float32)},
         )
     ),
 )
@@ -263,6 +266,7 @@ for case, build in {
 }.items():
     with tf.Graph().as_default():
         rec.add(f"bad_graph_{case}", error=rec.catch(build))
+
 
 # ---- tfcluster's files, read by TensorFlow -----------------------------------------------------
 def feature_lists(record: bytes) -> dict:
@@ -327,7 +331,7 @@ rec.add(
     "decode_raw_not_multiple", error=run_error(lambda: tf.decode_raw(tf.constant(b"abc"), tf.int16))
 )
 
-CSV = [b'1,2.5,hello,7', b',,"quoted, with comma",', b'3,-1e3,"say ""hi""",NA', b"4,0.125,,8"]
+CSV = [b"1,2.5,hello,7", b',,"quoted, with comma",', b'3,-1e3,"say ""hi""",NA', b"4,0.125,,8"]
 with tf.Graph().as_default():
     defaults = [[0], [0.0], ["dflt"], tf.constant([-1], tf.int64)]
     rec.add("decode_csv", records=CSV, output=run(tf.decode_csv(CSV, defaults, na_value="NA")))
@@ -411,7 +415,11 @@ with tf.Graph().as_default():
     serialized = {k: run(tf.io.serialize_tensor(tf.constant(v))) for k, v in values.items()}
     rec.add("serialize_tensor", values=values, serialized=serialized)
     back = {
-        k: run(tf.io.parse_tensor(serialized[k], tf.as_dtype(v.dtype if v.dtype != object else tf.string)))
+        k: run(
+            tf.io.parse_tensor(
+                serialized[k], tf.as_dtype(v.dtype if v.dtype != object else tf.string)
+            )
+        )
         for k, v in values.items()
     }
     rec.add("parse_tensor", values=back)

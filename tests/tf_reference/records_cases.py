@@ -39,7 +39,10 @@ def example_features(i: int) -> dict[str, tuple[str, list]]:
         "ids": ("int64", [k * 10 - 5 for k in range(i % 3)]),
         "scores": ("float", [0.25 * k for k in range((i + 1) % 3)]),
         "big": ("float", [float(k) / 7.0 + i for k in range(40)]),
-        "bigints": ("int64", [(-1) ** k * (k + i) * 123456789 for k in range(40)] + [2**62, -(2**63)]),
+        "bigints": (
+            "int64",
+            [(-1) ** k * (k + i) * 123456789 for k in range(40)] + [2**62, -(2**63)],
+        ),
         "pairs": ("int64", list(range(2 * (i % 3)))),
     }
     if i % 2 == 0:
@@ -52,7 +55,9 @@ def example_features(i: int) -> dict[str, tuple[str, list]]:
 NUM_EXAMPLES = 6
 
 
-def sequence_features(i: int) -> tuple[dict[str, tuple[str, list]], dict[str, list[tuple[str, list]]]]:
+def sequence_features(
+    i: int,
+) -> tuple[dict[str, tuple[str, list]], dict[str, list[tuple[str, list]]]]:
     """SequenceExample i: (context features, feature lists: name -> steps of (kind, values))."""
     steps = i + 1
     context = {

@@ -50,8 +50,7 @@ def tfcluster_sequences() -> list[bytes]:
     import tfcluster as tf
 
     return [
-        sequence_example(tf.train, *cases.sequence_features(i))
-        for i in range(cases.NUM_SEQUENCES)
+        sequence_example(tf.train, *cases.sequence_features(i)) for i in range(cases.NUM_SEQUENCES)
     ]
 
 

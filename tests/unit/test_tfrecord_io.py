@@ -11,10 +11,9 @@ import zlib
 
 import numpy as np
 import pytest
-from tf_reference import reference
-from tf_reference import records_cases as cases
-
 import tfcluster as tf
+from tf_reference import records_cases as cases
+from tf_reference import reference
 from tfcluster.lib.io import tfrecord
 
 AREA = "records"
@@ -35,9 +34,10 @@ def test_reads_the_records_tensorflow_wrote_plain_gzip_and_zlib() -> None:
         assert read(tf_file(name), kind) == expected
     for kind in ("GZIP", "ZLIB"):
         assert reference.case(AREA, f"iterate_{kind}")["same_as_plain"] is True
-    assert list(tf.io.tf_record_iterator(tf_file(cases.SEQUENCES_FILE))) == reference.case(
-        AREA, "iterate_sequences"
-    )["records"]
+    assert (
+        list(tf.io.tf_record_iterator(tf_file(cases.SEQUENCES_FILE)))
+        == reference.case(AREA, "iterate_sequences")["records"]
+    )
 
 
 def test_writes_byte_for_byte_what_tensorflow_writes() -> None:
@@ -64,7 +64,8 @@ def test_files_tfcluster_wrote_are_read_back_by_tensorflow(tmp_path) -> None:
         with tf.io.TFRecordWriter(str(again), kind) as w:
             for r in records:
                 w.write(r)
-        assert again.read_bytes() == open(tf_file(name), "rb").read(), kind
+        with open(tf_file(name), "rb") as f:
+            assert again.read_bytes() == f.read(), kind
         if kind:
             assert reference.case(AREA, f"tf_reads_tfcluster_{kind}")["same_as_plain"] is True
     tf_saw = reference.case(AREA, "tf_reads_tfcluster_plain")["features"]
@@ -80,7 +81,8 @@ def test_files_tfcluster_wrote_are_read_back_by_tensorflow(tmp_path) -> None:
                 assert list(seen_values) == values
             else:
                 np.testing.assert_array_equal(
-                    seen_values, np.asarray(values, dtype=np.float32 if kind == "float" else np.int64)
+                    seen_values,
+                    np.asarray(values, dtype=np.float32 if kind == "float" else np.int64),
                 )
     sequences = list(tf.io.tf_record_iterator(tf_file(cases.TFCLUSTER_SEQUENCES_FILE)))
     assert len(sequences) == reference.case(AREA, "tf_reads_tfcluster_sequences")["count"]
@@ -177,7 +179,8 @@ def test_compressed_files_are_standard_gzip_and_zlib_streams(tmp_path) -> None:
             w.write(b"hello")
             w.flush()
             w.write("world")
-        raw = decompress(open(path, "rb").read())
+        with open(path, "rb") as f:
+            raw = decompress(f.read())
         assert raw == tfrecord.encode(b"hello") + tfrecord.encode(b"world")
 
 

@@ -31,9 +31,7 @@ class SparseTensor:
     @classmethod
     def from_value(cls, sparse_tensor_value: Any) -> SparseTensor:
         if not is_sparse(sparse_tensor_value):
-            raise TypeError(
-                f"Neither a SparseTensor nor SparseTensorValue: {sparse_tensor_value}."
-            )
+            raise TypeError(f"Neither a SparseTensor nor SparseTensorValue: {sparse_tensor_value}.")
         return cls(
             indices=sparse_tensor_value.indices,
             values=sparse_tensor_value.values,

@@ -24,7 +24,15 @@ Compute = Callable[[Any, list[Any]], Sequence[Any]]
 _CPU = ("CPU",)
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
+# TF's C++ names of dtypes, as its kernels' messages print them.
+_CC_NAMES = {dtypes.float32: "float", dtypes.float64: "double", dtypes.float16: "half"}
+
+
+def _cc_name(dtype: dtypes.DType) -> str:
+    return _CC_NAMES.get(dtype, dtype.name)
+
+
+def _invalid(message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, message)
 
 
@@ -48,7 +56,7 @@ def _dense_specs(
 ) -> list[FeatureSpec]:
     """Dense specs, checking each default as TF's kernels do: empty (required), the
     feature's shape, or a scalar padding for a variable first dimension."""
-    specs = []
+    specs: list[FeatureSpec] = []
     for key, dtype, shape, default in zip(keys, types, shapes, defaults):
         dims = tuple(TensorShape(shape).as_list())
         default = np.asarray(default)
@@ -251,7 +259,7 @@ def decode_raw(node: Any, xp: Any) -> Compute:
         if size % width:
             raise _invalid(
                 f"Input to DecodeRaw has length {size} that is not a multiple of {width}, the "
-                f"size of {out_type.name}"
+                f"size of {_cc_name(out_type)}"
             )
         for i, b in enumerate(flat):
             if len(b) != size:
@@ -287,7 +295,10 @@ def decode_csv(node: Any, xp: Any) -> Compute:
         for i, d in enumerate(ins[1:]):
             d = np.asarray(d)
             if d.size > 1:
-                raise _invalid(f"Shape of a default must be a length-0 or length-1 vector, or a scalar: record_defaults[{i}]")
+                raise _invalid(
+                    "Shape of a default must be a length-0 or length-1 vector, or a scalar: "
+                    f"record_defaults[{i}]"
+                )
             defaults.append(d.reshape(-1)[0] if d.size else None)
         columns = csv_parser.decode_csv(flat, out_types, defaults, options)
         return [c.reshape(records.shape) for c in columns]
@@ -352,8 +363,8 @@ def parse_tensor(node: Any, xp: Any) -> Compute:
             raise _invalid(f"Could not parse `serialized`: unknown dtype {proto.dtype}") from None
         if parsed != out_type:
             raise _invalid(
-                f"Type mismatch between parsed tensor ({parsed.name}) and dtype "
-                f"({out_type.name})"
+                f"Type mismatch between parsed tensor ({_cc_name(parsed)}) and dtype "
+                f"({_cc_name(out_type)})"
             )
         return (tensor_util.make_ndarray(proto),)
 

@@ -62,7 +62,9 @@ class SparseFeature(
         return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
 
 
-class FixedLenFeature(collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])):
+class FixedLenFeature(
+    collections.namedtuple("FixedLenFeature", ["shape", "dtype", "default_value"])
+):
     """Configuration for parsing a fixed-length input feature."""
 
     __slots__ = ()
@@ -103,13 +105,13 @@ class _RawParams:
     def _add(self, key: str, feature: Any, allowed: Sequence[type]) -> None:
         if isinstance(feature, SparseFeature):
             raise errors.UnimplementedError(
-                None, None, f"tf.SparseFeature ({key}) is not implemented in tfcluster: parse "
-                "its index and value features as VarLenFeature"
+                None,
+                None,
+                f"tf.SparseFeature ({key}) is not implemented in tfcluster: parse "
+                "its index and value features as VarLenFeature",
             )
-        if not isinstance(feature, tuple(allowed)):
-            if isinstance(
-                feature, (VarLenFeature, FixedLenFeature, FixedLenSequenceFeature)
-            ):
+        if not any(isinstance(feature, t) for t in allowed):
+            if isinstance(feature, (VarLenFeature, FixedLenFeature, FixedLenSequenceFeature)):
                 raise ValueError(f"Unsupported {type(feature).__name__} {feature}.")
             raise ValueError(f"Invalid feature {key}:{feature}.")
         if not feature.dtype:
@@ -196,7 +198,7 @@ def _string_inputs(values: Sequence[str], prefix: str) -> list[Tensor]:
     ]
 
 
-def _sparse_outputs(outputs: Sequence[Tensor], n: int) -> list[SparseTensor]:
+def _sparse_outputs(outputs: Sequence[Tensor], n: int) -> list[Any]:
     indices, values, shapes = outputs[:n], outputs[n : 2 * n], outputs[2 * n : 3 * n]
     return [SparseTensor(i, v, s) for i, v, s in zip(indices, values, shapes)]
 
@@ -285,9 +287,7 @@ def parse_single_example(
     with name_scope(name, "ParseSingleExample", [serialized, example_names]):
         serialized_t = convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
         if serialized_t.shape.ndims not in (None, 0):
-            raise ValueError(
-                f"Input serialized must be a scalar, got shape {serialized_t.shape}"
-            )
+            raise ValueError(f"Input serialized must be a scalar, got shape {serialized_t.shape}")
         defaults = params.default_tensors()
         _check_types(params.dense_types, "dense_defaults")
         _check_types(params.sparse_types, "sparse_types")
@@ -306,15 +306,15 @@ def parse_single_example(
     return dict(zip(params.sparse_keys + params.dense_keys, sparse + op.outputs[3 * n :]))
 
 
-op_def_registry.register(
-    "ParseSingleExample", lambda inputs, attrs: _example_outputs(attrs, [])
-)
+op_def_registry.register("ParseSingleExample", lambda inputs, attrs: _example_outputs(attrs, []))
 
 
 # ---- SequenceExample -----------------------------------------------------------------------
 class _SequenceParams:
     def __init__(
-        self, context_features: Mapping[str, Any] | None, sequence_features: Mapping[str, Any] | None
+        self,
+        context_features: Mapping[str, Any] | None,
+        sequence_features: Mapping[str, Any] | None,
     ) -> None:
         if not (context_features or sequence_features):
             raise ValueError("Missing features.")
@@ -349,7 +349,9 @@ class _SequenceParams:
             "feature_list_dense_shapes": f.dense_shapes,
         }
 
-    def split(self, outputs: Sequence[Tensor]) -> tuple[dict[str, Any], dict[str, Any], list[Tensor]]:
+    def split(
+        self, outputs: Sequence[Tensor]
+    ) -> tuple[dict[str, Any], dict[str, Any], list[Tensor]]:
         c, f = self.context, self.lists
         n = len(c.sparse_keys)
         context = dict(zip(c.sparse_keys, _sparse_outputs(outputs, n)))
@@ -486,7 +488,7 @@ def decode_raw(
     out_type: Any = None,
     little_endian: bool = True,
     name: str | None = None,
-    bytes: Any = None,  # noqa: A002 - TF 1.15's deprecated alias of input_bytes
+    bytes: Any = None,
 ) -> Tensor:
     """Convert raw byte strings into tensors."""
     if bytes is not None:
@@ -560,7 +562,9 @@ def decode_csv(
 
 def _decode_csv_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     for t in inputs[1:]:
-        if t.shape.ndims not in (None, 0, 1) or (t.shape.ndims == 1 and t.shape[0].value not in (None, 0, 1)):
+        if t.shape.ndims not in (None, 0, 1) or (
+            t.shape.ndims == 1 and t.shape[0].value not in (None, 0, 1)
+        ):
             raise ValueError("Shape must be at most rank 1 but is rank 2")
     return [(dtype, inputs[0].shape) for dtype in attrs["OUT_TYPE"]]
 
@@ -574,7 +578,7 @@ def string_to_number(
     string_tensor: Any = None,
     out_type: Any = dtypes.float32,
     name: str | None = None,
-    input: Any = None,  # noqa: A002 - TF 1.15's deprecated alias of string_tensor
+    input: Any = None,
 ) -> Tensor:
     """Converts each string in the input Tensor to the specified numeric type."""
     if input is not None:
@@ -595,7 +599,7 @@ op_def_registry.register(
 )
 
 
-def decode_compressed(bytes: Any, compression_type: str = "", name: str | None = None) -> Tensor:  # noqa: A002
+def decode_compressed(bytes: Any, compression_type: str = "", name: str | None = None) -> Tensor:
     """Decompress strings."""
     with name_scope(name, "DecodeCompressed", [bytes]) as scope:
         t = convert_to_tensor(bytes, dtype=dtypes.string, name="bytes")
@@ -603,7 +607,9 @@ def decode_compressed(bytes: Any, compression_type: str = "", name: str | None =
         return make_op("DecodeCompressed", [t], attrs, name=scope).outputs[0]
 
 
-op_def_registry.register("DecodeCompressed", lambda inputs, attrs: [(dtypes.string, inputs[0].shape)])
+op_def_registry.register(
+    "DecodeCompressed", lambda inputs, attrs: [(dtypes.string, inputs[0].shape)]
+)
 
 
 def serialize_tensor(tensor: Any, name: str | None = None) -> Tensor:
@@ -614,7 +620,9 @@ def serialize_tensor(tensor: Any, name: str | None = None) -> Tensor:
         return make_op("SerializeTensor", [t], attrs, name=scope).outputs[0]
 
 
-op_def_registry.register("SerializeTensor", lambda inputs, attrs: [(dtypes.string, TensorShape([]))])
+op_def_registry.register(
+    "SerializeTensor", lambda inputs, attrs: [(dtypes.string, TensorShape([]))]
+)
 
 
 def parse_tensor(serialized: Any, out_type: Any, name: str | None = None) -> Tensor:

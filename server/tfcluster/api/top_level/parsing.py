@@ -1,6 +1,5 @@
 """`tf.*` names for reading data: Example parsing, decoding, SparseTensor."""
 
-# ruff: noqa: F401
 from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.ops.parsing_ops import (
     FixedLenFeature,

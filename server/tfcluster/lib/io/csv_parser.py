@@ -34,7 +34,7 @@ class CsvOptions:
     select_cols: tuple[int, ...] = ()
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
+def _invalid(message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, message)
 
 
@@ -71,7 +71,9 @@ def _quoted_fields(record: bytes, pattern: re.Pattern[bytes], index: int) -> lis
             return fields
 
 
-def split_records(records: Sequence[bytes], options: CsvOptions, num_fields: int) -> list[list[bytes]]:
+def split_records(
+    records: Sequence[bytes], options: CsvOptions, num_fields: int
+) -> list[list[bytes]]:
     """Each record's fields (only the selected columns, when select_cols is given)."""
     delim = options.delim.encode()
     pattern = _field_pattern(delim) if options.use_quote_delim else None
@@ -86,9 +88,7 @@ def split_records(records: Sequence[bytes], options: CsvOptions, num_fields: int
                 raise _invalid(f"Unquoted fields cannot have quotes/CRLFs inside in record {i}")
         if select:
             if len(fields) <= select[-1]:
-                raise _invalid(
-                    f"Expect {len(select)} fields but have {len(fields)} in record {i}"
-                )
+                raise _invalid(f"Expect {len(select)} fields but have {len(fields)} in record {i}")
             fields = [fields[c] for c in select]
         elif len(fields) != num_fields:
             raise _invalid(f"Expect {num_fields} fields but have {len(fields)} in record {i}")
@@ -118,9 +118,12 @@ def to_numbers(
             values = raw.astype(np.int64)
     except (ValueError, OverflowError):
         values = None
-    if values is None or np_dtype.kind != "f" and (
-        dtype in _RANGES
-        and (values.min() < _RANGES[dtype][0] or values.max() > _RANGES[dtype][1])
+    if values is None or (
+        np_dtype.kind != "f"
+        and (
+            dtype in _RANGES
+            and (values.min() < _RANGES[dtype][0] or values.max() > _RANGES[dtype][1])
+        )
     ):
         for i, text in enumerate(texts):
             if not _is_number(text, dtype):

@@ -47,7 +47,7 @@ class FeatureSpec:
     @property
     def row_shape(self) -> tuple[int, ...]:
         """The shape after a variable first dimension (of each of its rows)."""
-        return tuple(int(d) for d in self.shape[1:]) if self.variable else ()
+        return tuple(int(d or 0) for d in self.shape[1:]) if self.variable else ()
 
     @property
     def fixed_shape(self) -> tuple[int, ...]:
@@ -115,7 +115,7 @@ class Where:
     """Names a place in the input for messages, in TF's two styles: the batched kernels'
     ("Name: <unknown>, Key: f, Index: 0.  ") and the single-example kernel's ("Key: f.  ")."""
 
-    def __init__(self, names: Sequence[Any] | None, batched: bool) -> None:
+    def __init__(self, names: Sequence[Any] | np.ndarray | None, batched: bool) -> None:
         self._names = names
         self.batched = batched
 
@@ -132,7 +132,7 @@ class Where:
             return f"Name: {self.name(index)}, Key: {key}, Index: {index}.  "
         return f"Key: {key}.  "
 
-    def missing(self, spec: FeatureSpec, index: int) -> errors.InvalidArgumentError:
+    def missing(self, spec: FeatureSpec, index: int) -> errors.OpError:
         prefix = f"Name: {self.name(index)}, " if self.batched else ""
         return _invalid(
             f"{prefix}Feature: {spec.key} (data type: {spec.type_name}) is required but could "
@@ -140,13 +140,11 @@ class Where:
         )
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
+def _invalid(message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, message)
 
 
-def _typed(
-    feature: Any, spec: FeatureSpec, where: Where, index: int, dense: bool = False
-) -> Any:
+def _typed(feature: Any, spec: FeatureSpec, where: Where, index: int, dense: bool = False) -> Any:
     """The feature's values, checking its kind against the spec's dtype (None: no kind).
     TF words the mismatch differently for dense and sparse features."""
     kind = feature.WhichOneof("kind")
@@ -295,10 +293,10 @@ ParsedSparse = tuple[np.ndarray, np.ndarray, np.ndarray]
 
 
 def parse_examples(
-    serialized: Sequence[Any],
+    serialized: Sequence[Any] | np.ndarray,
     sparse: Sequence[FeatureSpec],
     dense: Sequence[FeatureSpec],
-    names: Sequence[Any] | None = None,
+    names: Sequence[Any] | np.ndarray | None = None,
     batched: bool = True,
 ) -> tuple[list[ParsedSparse], list[np.ndarray]]:
     """Parses a batch of serialized Examples (or, with batched=False, one, given as a batch
@@ -409,26 +407,22 @@ class _ListSparseBuilder:
             values = np.concatenate(self.values).astype(spec.dtype.as_numpy_dtype, copy=False)
         else:
             values = np.zeros(0, dtype=spec.dtype.as_numpy_dtype)
-        indices = (
-            np.concatenate(self.index_rows) if self.index_rows else np.zeros((0, 3), np.int64)
-        )
+        indices = np.concatenate(self.index_rows) if self.index_rows else np.zeros((0, 3), np.int64)
         shape = [self.batch, self.longest_steps, self.longest_values]
         if not batched:
             indices, shape = indices[:, 1:], shape[1:]
         return np.ascontiguousarray(indices), values, np.array(shape, dtype=np.int64)
 
 
-def _missing_list(spec: FeatureSpec, where: Where, index: int) -> errors.InvalidArgumentError:
+def _missing_list(spec: FeatureSpec, where: Where, index: int) -> errors.OpError:
     return _invalid(
-        f"Name: {where.name(index)}, Feature list '{spec.key}' is required but could not be found.  Did you mean "
-        "to include it in feature_list_dense_missing_assumed_empty or "
+        f"Name: {where.name(index)}, Feature list '{spec.key}' is required but could not be "
+        "found.  Did you mean to include it in feature_list_dense_missing_assumed_empty or "
         "feature_list_dense_defaults?"
     )
 
 
-def _list_steps(
-    flist: Any, spec: FeatureSpec, where: Where, index: int, dense: bool
-) -> list[Any]:
+def _list_steps(flist: Any, spec: FeatureSpec, where: Where, index: int, dense: bool) -> list[Any]:
     steps = []
     size = int(np.prod(spec.fixed_shape, dtype=np.int64)) if dense else 0
     for t, feature in enumerate(flist.feature):
@@ -446,9 +440,9 @@ def _list_steps(
 
 
 def parse_sequence_examples(
-    serialized: Sequence[Any],
+    serialized: Sequence[Any] | np.ndarray,
     specs: SequenceSpecs,
-    names: Sequence[Any] | None = None,
+    names: Sequence[Any] | np.ndarray | None = None,
     batched: bool = True,
 ) -> ParsedSequences:
     where = Where(names, batched)
@@ -491,4 +485,3 @@ def parse_sequence_examples(
         out.context_dense = [d[0] for d in out.context_dense]
         out.list_dense = [d[0] for d in out.list_dense]
     return out
-

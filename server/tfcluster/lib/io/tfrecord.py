@@ -13,7 +13,7 @@ import struct
 import zlib
 from collections.abc import Iterator
 from types import TracebackType
-from typing import Any, BinaryIO
+from typing import Any
 
 import crc32c
 import numpy as np
@@ -49,9 +49,11 @@ def _first_mismatch(
     raw = np.frombuffer(buf, dtype=np.uint8)
     at = np.array(starts, dtype=np.int64)
     lengths = _gather(raw, at, 8).view("<u8").ravel().astype(np.int64)
-    stored = np.stack(
-        [_gather(raw, at + 8, 4), _gather(raw, at + HEADER_SIZE + lengths, 4)]
-    ).view("<u4")[..., 0].astype(np.uint64)
+    stored = (
+        np.stack([_gather(raw, at + 8, 4), _gather(raw, at + HEADER_SIZE + lengths, 4)])
+        .view("<u4")[..., 0]
+        .astype(np.uint64)
+    )
     computed = np.array([header_crcs, data_crcs], dtype=np.uint64)
     masked = (((computed >> 15) | (computed << 17)) + _MASK_DELTA) & _U32
     ok = masked == stored
@@ -74,14 +76,12 @@ def _unmask(masked: int) -> int:
 def encode(record: bytes) -> bytes:
     """One record in the file format."""
     length = _LENGTH.pack(len(record))
-    return b"".join(
-        (length, _CRC.pack(masked_crc(length)), record, _CRC.pack(masked_crc(record)))
-    )
+    return b"".join((length, _CRC.pack(masked_crc(length)), record, _CRC.pack(masked_crc(record))))
 
 
-def _open(path: str, mode: str) -> BinaryIO:
+def _open(path: str, mode: str) -> Any:
     try:
-        return open(path, mode, buffering=0)  # noqa: SIM115 - closed by the owner
+        return open(path, mode, buffering=0)
     except OSError as e:
         raise as_tf_error(e, path) from None
 
@@ -145,7 +145,7 @@ class RecordReader:
         except OSError as e:
             raise as_tf_error(e, self.path) from None
 
-    def _data_loss(self, what: str, offset: int) -> errors.DataLossError:
+    def _data_loss(self, what: str, offset: int) -> errors.OpError:
         return errors.DataLossError(None, None, f"{what} record at {offset} in file {self.path}")
 
     def read(self) -> bytes | None:
@@ -178,7 +178,7 @@ class RecordReader:
                 break
         return out
 
-    def _scan(self, out: list[bytes], max_records: int) -> tuple[int, errors.DataLossError | None]:
+    def _scan(self, out: list[bytes], max_records: int) -> tuple[int, errors.OpError | None]:
         """Appends to `out` the good records that lie whole in the buffer, up to max_records.
         Returns the bytes the next record needs from the reader's position (0 when `out` is
         full), or the error at that position.
@@ -202,7 +202,7 @@ class RecordReader:
         limit = len(buf)
         room = max_records - len(out)
         need = 0
-        failure: errors.DataLossError | None = None
+        failure: errors.OpError | None = None
         count = 0
         while count < room:
             if limit - pos < HEADER_SIZE:
