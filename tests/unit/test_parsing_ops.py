@@ -113,6 +113,16 @@ def test_parse_example_of_a_file_tensorflow_wrote_gives_tensorflows_values() -> 
     assert_same(out, case("parse_example_plain")["output"])
 
 
+def test_fixed_shape_features_alone_take_the_bulk_path_with_tensorflows_values() -> None:
+    dense = {k: v for k, v in FEATURES.items() if isinstance(v, tf.FixedLenFeature)}
+    recorded = case("parse_example_plain")["output"]
+    with tf.Graph().as_default(), tf.Session() as sess:
+        out = sess.run(tf.parse_example(tf.constant(examples()), dense))
+        assert_same(out, {k: recorded[k] for k in dense})
+        some = sess.run(tf.parse_example(tf.constant(examples()[1:4]), dense))
+        assert_same(some["opt"], recorded["opt"][1:4])  # missing in 2 of 3: the default
+
+
 def test_parse_example_names_and_shapes_are_tensorflows() -> None:
     recorded = case("parse_example_graph")
     with tf.Graph().as_default():

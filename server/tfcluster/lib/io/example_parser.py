@@ -301,6 +301,9 @@ def parse_examples(
 ) -> tuple[list[ParsedSparse], list[np.ndarray]]:
     """Parses a batch of serialized Examples (or, with batched=False, one, given as a batch
     of one, whose outputs lose the batch dimension)."""
+    fast = _fixed_dense_fast(serialized, dense) if not sparse else None
+    if fast is not None:
+        return [], fast if batched else [d[0] for d in fast]
     where = Where(names, batched)
     batch = len(serialized)
     dense_builders = [DenseBuilder(spec, batch, where) for spec in dense]
@@ -322,6 +325,115 @@ def parse_examples(
     if not batched:
         dense_out = [d[0] for d in dense_out]
     return sparse_out, dense_out
+
+
+class _NotFast(Exception):
+    """The batch needs the general path (which also words its errors)."""
+
+
+def _fixed_dense_fast(
+    serialized: Sequence[Any] | np.ndarray, dense: Sequence[FeatureSpec]
+) -> list[np.ndarray] | None:
+    """The common case, fixed-shape dense features only, with one Python step per feature
+    and example: each list is kept as its wire bytes and all of a feature's lists become one
+    array at the end. None when anything needs the general path (a missing feature without
+    a default, another kind, a wrong count, a variable shape)."""
+    if not dense or any(s.variable or not np.prod(s.fixed_shape, dtype=np.int64) for s in dense):
+        return None
+    plan = [(s.key, _KIND[s.dtype]) for s in dense]
+    columns: list[list[Any]] = [[] for _ in dense]
+    example = example_pb2.Example()
+    try:
+        for data in serialized:
+            try:
+                example.ParseFromString(data)
+            except (DecodeError, TypeError):
+                raise _NotFast from None
+            fmap = example.features.feature
+            for (key, kind), column in zip(plan, columns):
+                if key not in fmap:
+                    column.append(None)
+                    continue
+                feature = fmap[key]
+                if feature.WhichOneof("kind") != kind:
+                    raise _NotFast
+                if kind == "bytes_list":
+                    column.append(list(feature.bytes_list.value))
+                else:
+                    column.append(getattr(feature, kind).SerializeToString())
+        return [_fast_column(spec, column) for spec, column in zip(dense, columns)]
+    except _NotFast:
+        return None
+
+
+def _fast_column(spec: FeatureSpec, column: list[Any]) -> np.ndarray:
+    batch = len(column)
+    size = int(np.prod(spec.fixed_shape, dtype=np.int64))
+    missing = [i for i, c in enumerate(column) if c is None]
+    if missing:
+        if spec.default is None or spec.default.size != size:
+            raise _NotFast
+        fill: Any = (
+            list(spec.default.reshape(-1))
+            if spec.dtype == dtypes.string
+            else _as_array(spec.default.reshape(-1), spec.dtype)
+        )
+    if spec.dtype == dtypes.string:
+        out = np.empty((batch, size), dtype=object)
+        for i, values in enumerate(column):
+            if values is None:
+                values = fill
+            elif len(values) != size:
+                raise _NotFast
+            out[i] = values
+        return out.reshape((batch, *spec.fixed_shape))
+    present = [c for c in column if c is not None]
+    if spec.dtype == dtypes.float32:
+        # A packed FloatList is a tag, the payload length and 4 bytes per value.
+        header = 1 + len(_varint_bytes(4 * size))
+        width = header + 4 * size
+        if any(len(c) != width for c in present):
+            raise _NotFast
+        raw = np.frombuffer(b"".join(present), dtype=np.uint8).reshape(len(present), width)
+        values = np.ascontiguousarray(raw[:, header:]).view("<f4").astype(np.float32)
+    else:
+        # Decoding the joined lists as varints gives, per list: the tag, the length, values.
+        joined = b"".join(present)
+        decoded = _varints(joined)
+        if len(decoded) != len(present) * (size + 2):
+            raise _NotFast
+        decoded = decoded.reshape(len(present), size + 2)
+        if not (decoded[:, 0] == 0x0A).all():
+            raise _NotFast
+        lengths = np.array([len(c) for c in present])
+        if not (decoded[:, 1] + 1 + _varint_sizes(decoded[:, 1]) == lengths).all():
+            raise _NotFast
+        values = decoded[:, 2:]
+    if not missing:
+        return values.reshape((batch, *spec.fixed_shape))
+    out = np.empty((batch, size), dtype=values.dtype)
+    mask = np.array([c is None for c in column])
+    out[~mask] = values
+    out[mask] = fill
+    return out.reshape((batch, *spec.fixed_shape))
+
+
+def _varint_bytes(value: int) -> bytes:
+    out = bytearray()
+    while True:
+        byte = value & 0x7F
+        value >>= 7
+        if value:
+            out.append(byte | 0x80)
+        else:
+            out.append(byte)
+            return bytes(out)
+
+
+def _varint_sizes(values: np.ndarray) -> np.ndarray:
+    """The encoded size of each non-negative varint value."""
+    bits = np.maximum(np.floor(np.log2(np.maximum(values, 1))).astype(np.int64) + 1, 1)
+    return (bits + 6) // 7
 
 
 # ---- SequenceExamples ----------------------------------------------------------------------
