@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, errors, op_def_registry
+from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
@@ -25,7 +25,6 @@ from tfcluster.ops.op_util import Outputs, make_op
 __all__ = [
     "FixedLenFeature",
     "FixedLenSequenceFeature",
-    "SparseFeature",
     "VarLenFeature",
     "decode_compressed",
     "decode_csv",
@@ -45,21 +44,6 @@ class VarLenFeature(collections.namedtuple("VarLenFeature", ["dtype"])):
     """Configuration for parsing a variable-length input feature."""
 
     __slots__ = ()
-
-
-class SparseFeature(
-    collections.namedtuple(
-        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"]
-    )
-):
-    """Configuration for parsing a sparse input feature from an `Example`."""
-
-    __slots__ = ()
-
-    def __new__(
-        cls, index_key: Any, value_key: Any, dtype: Any, size: Any, already_sorted: bool = False
-    ) -> SparseFeature:
-        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
 
 
 class FixedLenFeature(
@@ -103,13 +87,6 @@ class _RawParams:
             self._add(key, features[key], allowed)  # type: ignore[index]
 
     def _add(self, key: str, feature: Any, allowed: Sequence[type]) -> None:
-        if isinstance(feature, SparseFeature):
-            raise errors.UnimplementedError(
-                None,
-                None,
-                f"tf.SparseFeature ({key}) is not implemented in tfcluster: parse "
-                "its index and value features as VarLenFeature",
-            )
         if not any(isinstance(feature, t) for t in allowed):
             if isinstance(feature, (VarLenFeature, FixedLenFeature, FixedLenSequenceFeature)):
                 raise ValueError(f"Unsupported {type(feature).__name__} {feature}.")

@@ -11,7 +11,6 @@ from tfcluster.lib.io.tfrecord import (
 from tfcluster.ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
-    SparseFeature,
     VarLenFeature,
     decode_compressed,
     decode_csv,

@@ -4,7 +4,6 @@ from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
-    SparseFeature,
     VarLenFeature,
     decode_compressed,
     decode_csv,
@@ -20,7 +19,6 @@ from tfcluster.ops.parsing_ops import (
 __all__ = [
     "FixedLenFeature",
     "FixedLenSequenceFeature",
-    "SparseFeature",
     "SparseTensor",
     "SparseTensorValue",
     "VarLenFeature",
