@@ -285,6 +285,7 @@ def test_varlen_feature_fetches_and_feeds_as_sparse_tensor_value() -> None:
         assert value.values.tolist() == [-5, 5] and value.dense_shape.tolist() == [2]
         st = tf.SparseTensor([[0, 1]], [2.5], [3, 4])
         assert st.shape.as_list() == [3, 4] and st.dtype == tf.float32
+        assert st.eval(session=sess).indices.tolist() == [[0, 1]]
         doubled = st.values * 2
         assert sess.run(doubled, {st: ([[1, 1]], [4.0], [3, 4])}).tolist() == [8.0]
 

@@ -94,14 +94,8 @@ class SparseTensor:
         return seen
 
     def eval(self, feed_dict: Any = None, session: Any = None) -> SparseTensorValue:
-        from tfcluster.client.session import get_default_session
-
-        session = session or get_default_session()
-        if session is None:
-            raise ValueError(
-                "Cannot evaluate tensor using `eval()`: No default session is registered."
-            )
-        result: SparseTensorValue = session.run(self, feed_dict)
+        # Tensor.eval's default-session lookup and run work for any fetchable with a graph.
+        result: SparseTensorValue = Tensor.eval(self, feed_dict, session)  # type: ignore[arg-type]
         return result
 
     def __str__(self) -> str:
