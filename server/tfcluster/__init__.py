@@ -22,7 +22,11 @@ from tfcluster.ops import variables as _variables  # noqa: E402
 
 _math_ops.install_operator_overloads(_variables.Variable)
 
-__version__ = "0.1.0"
+from tfcluster.framework import versions as _versions  # noqa: E402
+
+# The TensorFlow release whose API tfcluster follows (tfcluster's own version is
+# tf.version.tfcluster_version).
+__version__ = _versions.VERSION
 
 
 def __getattr__(name: str) -> _Any:
