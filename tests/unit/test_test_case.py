@@ -216,3 +216,19 @@ def test_tf_test_main_runs_the_modules_tests_and_exits_with_their_result(tmp_pat
     assert "Ran 3 tests" in ok.stderr and "OK" in ok.stderr
     assert bad.returncode == 1
     assert "FAILED (failures=1" in bad.stderr
+
+
+def test_create_local_cluster_starts_servers_a_session_can_use() -> None:
+    workers, ps_servers = tf.test.create_local_cluster(num_workers=2, num_ps=1)
+    try:
+        assert len(workers) == 2 and len(ps_servers) == 1
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(1.0, name="v")
+        with tf.device("/job:worker/task:1"):
+            w = v * 3.0
+        with tf.Session(workers[0].target) as sess:
+            sess.run(tf.global_variables_initializer())
+            assert sess.run(w) == 3.0
+    finally:
+        for server in workers + ps_servers:
+            server.stop()
