@@ -52,6 +52,9 @@ def test_compat_v1_is_tf_itself() -> None:
 def test_a_program_imports_tfcluster_compat_v1_as_tf() -> None:
     program = (
         "import tfcluster.compat.v1 as tf\n"
+        "tf.disable_v2_behavior()\n"
+        "tf.disable_eager_execution()\n"
+        "assert not tf.executing_eagerly()\n"
         "from tfcluster.compat.v1 import logging\n"
         "x = tf.constant(2.0)\n"
         "with tf.Session() as sess:\n"
@@ -66,6 +69,9 @@ def test_a_program_imports_tfcluster_compat_v1_as_tf() -> None:
 def test_compat_v2_is_unimplemented_on_use() -> None:
     with pytest.raises(tf.errors.UnimplementedError, match=r"tf\.compat\.v2\.Variable"):
         tf.compat.v2.Variable  # noqa: B018
+    for switch_on in (tf.enable_eager_execution, tf.enable_v2_behavior):
+        with pytest.raises(tf.errors.UnimplementedError):
+            switch_on()
 
 
 def test_flags_is_the_same_module_as_app_flags() -> None:
