@@ -371,6 +371,26 @@ def _transpose() -> Build:
     return Build([tf.transpose(x, perm), tf.transpose(x), tf.invert_permutation(perm)])
 
 
+@_case("Qr", "DiagPart", "MatrixDiag", "MatrixSetDiag")
+def _matrices() -> Build:
+    from tfcluster.ops import linalg_ops
+
+    a = _f32(2, 4, 3)
+    q, r = linalg_ops.qr(a)
+    # Q and R are unique up to the signs of R's diagonal, which libraries choose differently.
+    signs = tf.sign(linalg_ops.diag_part(r[0]))
+    return Build(
+        [
+            tf.matmul(q, r),
+            tf.abs(r),
+            tf.abs(q),
+            tf.abs(signs),
+            linalg_ops.matrix_diag(_f32(2, 3)),
+            linalg_ops.matrix_set_diag(_f32(2, 3, 4), _f32(2, 3, low=5, high=6)),
+        ]
+    )
+
+
 @_case("ConcatV2", "Pack", "Unpack")
 def _join() -> Build:
     a, b = _f32(2, 3), _f32(2, 3, low=3, high=4)
