@@ -636,3 +636,12 @@ def _partitioned_conversion(
 
 
 register_tensor_conversion_function(PartitionedVariable, _partitioned_conversion)
+
+
+def moving_average_variables(scope: str | None = None) -> list[Any]:
+    return get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+# TF's deprecated names.
+initialize_variables = variables_initializer
+initialize_local_variables = local_variables_initializer
