@@ -776,3 +776,22 @@ def global_step_and_local_variables(tf):
             "local": counter.name,
             "collections": _collections(tf),
         }
+
+
+@case
+def caching_device_and_constraint(tf):
+    g = tf.Graph()
+
+    def clip(x):
+        return tf.clip_by_value(x, 0.0, 1.0)
+
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            with tf.variable_scope("c", caching_device="/job:worker/task:1", constraint=clip):
+                a = tf.get_variable("a", [2])
+            b = tf.get_variable("b", [2], caching_device="/cpu:0")
+        return {
+            "devices": [[v.op.device, v.value().device, v.value().op.name] for v in (a, b)],
+            "constraint": [a.constraint is clip, b.constraint is None],
+            "class": _class_attrs(g),
+        }

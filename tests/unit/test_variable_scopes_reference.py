@@ -18,11 +18,11 @@ from tf_reference.variable_scope_cases import CASES
 # Where TF 2.x's compat.v1 is not TF 1.15 (tfcluster follows 1.15):
 TF2_DIFFERS = {
     # 2.x makes regularizer losses lazily (and once more to test for None): other op names.
-    "regularization_losses": "regularizer ops are made lazily in 2.x",
+    "regularization_losses": "regularizer ops are made lazily in 2.x (Const_4, not Const)",
     "keras_regularizers": "tf.keras is Keras 3 in 2.x, not usable with graph variables",
-    # 2.x's variable_axis_size_partitioner/partitioned names agree; its identity initializer
-    # builds MatrixDiagV3 / MatrixSetDiagV3 where 1.15 builds MatrixDiag / MatrixSetDiag.
-    "initializer_graphs_and_limits": "identity initializer ops are the V3 matrix ops in 2.x",
+    # 2.x's random_normal/truncated_normal add with AddV2 where 1.15's make Add.
+    "initializer_graphs_and_limits": "AddV2 in random_normal and truncated_normal",
+    # 2.x builds the identity initializer's eye with the V3 matrix ops (one node more).
     "deterministic_initializer_values": "identity initializer ops are the V3 matrix ops in 2.x",
     # 2.x's random_uniform adds with AddV2 where 1.15's math_ops.add makes Add.
     "default_names_are_unique": "AddV2 in random_uniform",
