@@ -30,8 +30,8 @@ protos-check: setup
 	$(PY) tools/gen_protos.py --check
 
 k8s-bins:
-	bash tests/k8s/testenv/build.sh >/dev/null
-	bash tests/operator/helmbin/build.sh >/dev/null || echo "[helm] not built: the helm lint/template tests will skip"
+	bash tests/support/k8s_control_plane/build.sh >/dev/null
+	bash tests/support/helmbin/build.sh >/dev/null || echo "[helm] not built: the helm lint/template tests will skip"
 
 test: setup lint typecheck protos-check k8s-bins
 	TFCLUSTER_K8S_REQUIRE=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)

@@ -1,4 +1,4 @@
-"""Issue 4: parameter-server training throughput, between-graph replication as seed 003.
+"""Issue 4: parameter-server training throughput, between-graph replication as `tfcluster train`.
 
 1 ps (a tf.train.Server process) + 2 worker processes; each worker hosts its own server, builds
 the graph under tf.train.replica_device_setter and trains an MLP 784-512-10 with batch 128 and

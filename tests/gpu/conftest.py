@@ -4,13 +4,11 @@ from __future__ import annotations
 
 import importlib.util
 import os
-import sys
 
 import pytest
 from tfcluster.runtime import gpu
 
 HERE = os.path.dirname(__file__)
-sys.path.insert(0, HERE)
 
 
 def unavailable_reason() -> str | None:

@@ -2,15 +2,10 @@
 
 from __future__ import annotations
 
-import os
-import sys
 from collections.abc import Iterator
 
 import pytest
-
-sys.path.insert(0, os.path.dirname(__file__))
-
-from cluster_util import Cluster
+from support.cluster_processes import Cluster
 
 
 @pytest.fixture

@@ -12,10 +12,10 @@ import grpc
 import numpy as np
 import pytest
 import tfcluster as tf
-from cluster_util import TaskProcess, free_ports, health_status
 from grpc_health.v1 import health_pb2
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.cluster_processes import TaskProcess, free_ports, health_status
 from tfcluster.framework import op_def_registry
 from tfcluster.protos import (
     attr_value_pb2,

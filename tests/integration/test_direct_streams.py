@@ -15,9 +15,9 @@ import grpc
 import numpy as np
 import pytest
 import tfcluster as tf
-from cluster_util import free_ports
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
+from support.cluster_processes import free_ports
 from tfcluster.ops.data_flow_ops import FIFOQueue
 from tfcluster.protos import direct_service_pb2, worker_pb2
 from tfcluster.rpc import direct, shm

@@ -8,8 +8,8 @@ import time
 
 import pytest
 import tfcluster as tf
-from cluster_util import Cluster, TaskProcess, cluster_flag, free_ports, health_status
 from grpc_health.v1 import health_pb2
+from support.cluster_processes import Cluster, TaskProcess, cluster_flag, free_ports, health_status
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

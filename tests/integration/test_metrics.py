@@ -20,8 +20,8 @@ import grpc
 import numpy as np
 import pytest
 import tfcluster as tf
-from cluster_util import TaskProcess, cluster_flag, free_ports
-from metrics_scrape import Scrape, delta, scrape
+from support.cluster_processes import TaskProcess, cluster_flag, free_ports
+from support.metrics_scrape import Scrape, delta, scrape
 from tfcluster.distributed import metrics as m
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]

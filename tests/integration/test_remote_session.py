@@ -10,8 +10,8 @@ from pathlib import Path
 import numpy as np
 import pytest
 import tfcluster as tf
-from cluster_util import Cluster, TaskProcess, free_ports, health_status
 from grpc_health.v1 import health_pb2
+from support.cluster_processes import Cluster, TaskProcess, free_ports, health_status
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
@@ -23,7 +23,7 @@ def _server_command() -> list[str]:
     return [str(beside)] if beside.exists() else [sys.executable, "-m", "tfcluster.cli.server_main"]
 
 
-def test_seed_000_quick_start_with_the_server_command() -> None:
+def test_a_remote_session_on_a_tfcluster_server_command_task() -> None:
     (port,) = free_ports(1)
     task = TaskProcess(
         f"local|localhost:{port}", "local", 0, port, command=_server_command()

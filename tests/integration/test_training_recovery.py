@@ -1,10 +1,10 @@
 """The ps dies mid-training and comes back: training finishes from the last checkpoint with no
-help from the user's code (seed 003's loop is just `while not sess.should_stop(): run`).
+help from the user's code (the example's loop is just `while not sess.should_stop(): run`).
 
-Three processes run the seed 003 program (ps, chief, second worker). Once a checkpoint exists
-the ps is SIGKILLed (all variables lost) and a new ps starts on the same port. The workers'
-MonitoredTrainingSessions see UnavailableError/AbortedError, make new sessions, the chief
-restores the latest checkpoint, and both go on to the last step."""
+Three processes run tfcluster.examples.digits_distributed (ps, chief, second worker). Once a
+checkpoint exists the ps is SIGKILLed (all variables lost) and a new ps starts on the same
+port. The workers' MonitoredTrainingSessions see UnavailableError/AbortedError, make new
+sessions, the chief restores the latest checkpoint, and both go on to the last step."""
 
 from __future__ import annotations
 
@@ -15,7 +15,7 @@ import sys
 import time
 
 import pytest
-from cluster_util import free_ports
+from support.cluster_processes import free_ports
 
 pytestmark = [pytest.mark.integration, pytest.mark.slow, pytest.mark.timeout(240)]
 

@@ -10,7 +10,7 @@ import sys
 import textwrap
 
 import pytest
-from cluster_util import Cluster, free_ports
+from support.cluster_processes import Cluster, free_ports
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(180)]
 

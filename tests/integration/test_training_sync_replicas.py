@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
-from cluster_util import free_ports
+from support.cluster_processes import free_ports
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 

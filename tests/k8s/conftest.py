@@ -1,11 +1,12 @@
 """Fixtures for tests against a real Kubernetes control plane started by the suite.
 
 ``k8s_control_plane`` (session) runs etcd + kube-apiserver + kube-controller-manager on
-loopback (see ``testenv/controlplane.py``). Tests that use it are marked ``k8s``.
+loopback (see ``support/k8s_control_plane/controlplane.py``). Tests that use it are marked
+``k8s``.
 
-The binaries come from ``testenv/build.sh`` (cached outside the repository). When a
-selected test needs them and they are not cached yet, they are built once after
-collection, outside any test's timeout, with the build's progress on the terminal.
+The binaries come from ``support/k8s_control_plane/build.sh`` (cached outside the
+repository). When a selected test needs them and they are not cached yet, they are built once
+after collection, outside any test's timeout, with the build's progress on the terminal.
 Environment:
   TFCLUSTER_K8S_BUILD=0     never build here; only use cached binaries
   TFCLUSTER_K8S_REQUIRE=1   fail (rather than skip) when the control plane is unavailable
@@ -17,17 +18,13 @@ from __future__ import annotations
 
 import contextlib
 import os
-import sys
 import uuid
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING, NoReturn
 
 import pytest
-
-sys.path.insert(0, str(Path(__file__).resolve().parent))  # makes `testenv` importable
-
-from testenv import (
+from support.k8s_control_plane import (
     Binaries,
     BinariesUnavailable,
     ControlPlane,
@@ -133,15 +130,29 @@ def k8s_service_account_client(
         client.close()
 
 
-@pytest.fixture
-def k8s_namespace(k8s_api_client: ApiClient) -> Iterator[str]:
-    """A fresh namespace for one test, deleted (in the background) afterwards."""
+@contextlib.contextmanager
+def _fresh_namespace(api: ApiClient) -> Iterator[str]:
+    """A new namespace, deleted (in the background) on exit."""
     from kubernetes import client
 
-    core = client.CoreV1Api(k8s_api_client)
+    core = client.CoreV1Api(api)
     name = f"test-{uuid.uuid4().hex[:10]}"
     core.create_namespace(client.V1Namespace(metadata=client.V1ObjectMeta(name=name)))
     try:
         yield name
     finally:
         core.delete_namespace(name)
+
+
+@pytest.fixture
+def k8s_namespace(k8s_api_client: ApiClient) -> Iterator[str]:
+    """A fresh namespace for one test."""
+    with _fresh_namespace(k8s_api_client) as name:
+        yield name
+
+
+@pytest.fixture(scope="module")
+def k8s_module_namespace(k8s_api_client: ApiClient) -> Iterator[str]:
+    """A fresh namespace shared by the tests of one module (one scenario checked in steps)."""
+    with _fresh_namespace(k8s_api_client) as name:
+        yield name

@@ -14,7 +14,7 @@ kubernetes = pytest.importorskip("kubernetes")
 from kubernetes import client, watch  # noqa: E402
 from kubernetes.client import ApiClient  # noqa: E402
 from kubernetes.client.exceptions import ApiException  # noqa: E402
-from testenv import ControlPlane, pinned_versions  # noqa: E402
+from support.k8s_control_plane import ControlPlane, pinned_versions  # noqa: E402
 
 pytestmark = pytest.mark.k8s
 

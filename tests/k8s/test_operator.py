@@ -5,10 +5,9 @@ creates pods that stay Pending, and the tests play the kubelet by patching pod s
 from __future__ import annotations
 
 import json
-import sys
 import time
 from collections.abc import Callable, Iterator
-from pathlib import Path
+from dataclasses import dataclass
 from typing import Any
 
 import pytest
@@ -18,11 +17,9 @@ pytest.importorskip("kopf")
 from kubernetes import client, utils  # noqa: E402
 from kubernetes.client import ApiClient  # noqa: E402
 from kubernetes.client.exceptions import ApiException  # noqa: E402
-from testenv import ControlPlane  # noqa: E402
-from testenv.controlplane import free_port  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "operator"))
-from operator_k8s import (  # noqa: E402
+from support.k8s_control_plane import ControlPlane  # noqa: E402
+from support.k8s_control_plane.controlplane import free_port  # noqa: E402
+from support.operator_on_k8s import (  # noqa: E402
     GROUP,
     MANIFESTS,
     PLURAL,
@@ -84,34 +81,77 @@ def cluster_ns(operator: Operator, k8s_namespace: str) -> Iterator[str]:
     assert operator.process.poll() is None, f"the operator died:\n{operator.log_tail()}"
 
 
-# ---------------------------------------------------------------------- tests
+# ---------------------------------------------------------------------- the example, step by step
 
 
-def test_example_creates_children_and_converges(
-    operator: Operator, cluster_ns: str, k8s_api_client: ApiClient
-) -> None:
+@dataclass
+class Converged:
+    """The example TFCluster, followed from its creation to Running: what was seen on the way."""
+
+    cluster: Cluster
+    owner_uid: str
+    ps: Any  # the StatefulSets and the client Service as first created
+    worker: Any
+    client_service: Any
+    pods: list[Any]  # as the StatefulSet controller made them, before any was ready
+    pending: dict[str, Any]  # the status before any pod was ready
+    running: dict[str, Any]  # the status once the "kubelet" marked every pod ready
+    reconciles_before: float  # the operator's successful reconciles before the creation
+
+    @property
+    def ns(self) -> str:
+        return self.cluster.ns
+
+
+@pytest.fixture(scope="module")
+def converged_example(
+    operator: Operator, k8s_module_namespace: str, k8s_api_client: ApiClient
+) -> Iterator[Converged]:
+    """manifests/examples/tfcluster.yaml, created once and driven to Running; the tests that
+    follow each check one part of what the operator made and reported on the way."""
     reconciles_before = operator.metric("tfcluster_operator_reconciles_total", result="success")
-    c = Cluster(k8s_api_client, cluster_ns)
+    c = Cluster(k8s_api_client, k8s_module_namespace)
     owner_uid = c.create(example())["metadata"]["uid"]
-    ns = cluster_ns
-
     ps = wait_for("the ps StatefulSet", lambda: c.sts("ps"))
     worker = wait_for("the worker StatefulSet", lambda: c.sts("worker"))
-    client_svc = wait_for("the client Service", lambda: c.service("example-client"))
+    client_service = wait_for("the client Service", lambda: c.service("example-client"))
+    pods = wait_for("3 pods", lambda: c.pods_if(3))
+    pending = c.wait_status("Pending with an endpoint", lambda s: s.get("phase") == "Pending")
+    status = c.drive_until("Running", running)
+    yield Converged(
+        c, owner_uid, ps, worker, client_service, pods, pending, status, reconciles_before
+    )
+    # A crashed operator fails the scenario that crashed it, not the next test.
+    assert operator.process.poll() is None, f"the operator died:\n{operator.log_tail()}"
 
-    # Owner references: deleting the TFCluster deletes these.
-    for obj in (ps, worker, client_svc, c.service("example-ps"), c.service("example-worker")):
+
+def test_children_are_owned_by_the_tfcluster(converged_example: Converged) -> None:
+    """Owner references: deleting the TFCluster deletes these."""
+    ex = converged_example
+    c = ex.cluster
+    for obj in (
+        ex.ps,
+        ex.worker,
+        ex.client_service,
+        c.service("example-ps"),
+        c.service("example-worker"),
+    ):
         assert obj is not None
         (ref,) = obj.metadata.owner_references
         assert (ref.kind, ref.name, ref.uid, ref.controller) == (
             "TFCluster",
             "example",
-            owner_uid,
+            ex.owner_uid,
             True,
         )
         assert obj.metadata.labels["app.kubernetes.io/managed-by"] == "tfcluster-operator"
 
-    # Headless per-job Services that publish not-ready pods; the client Service on 2222.
+
+def test_job_services_are_headless_and_the_client_service_selects_worker_0(
+    converged_example: Converged,
+) -> None:
+    """Headless per-job Services that publish not-ready pods; the client Service on 2222."""
+    c = converged_example.cluster
     for job in ("ps", "worker"):
         svc = c.service(f"example-{job}")
         assert svc is not None
@@ -123,13 +163,19 @@ def test_example_creates_children_and_converges(
             ("metrics", 9090, "metrics"),
             ("direct", 2223, "direct"),
         ]
+    client_svc = converged_example.client_service
     assert [(p.name, p.port, p.target_port) for p in client_svc.spec.ports] == [
         ("grpc", 2222, "grpc"),
         ("direct", 2223, "direct"),
     ]
     assert client_svc.spec.selector["statefulset.kubernetes.io/pod-name"] == "example-worker-0"
 
-    # StatefulSets: replicas, Parallel, ports by name, the gRPC readiness probe, resources.
+
+def test_statefulsets_carry_replicas_ports_probe_and_resources(
+    converged_example: Converged,
+) -> None:
+    """StatefulSets: replicas, Parallel, ports by name, the gRPC readiness probe, resources."""
+    ps, worker = converged_example.ps, converged_example.worker
     assert (ps.spec.replicas, worker.spec.replicas) == (1, 2)
     assert worker.spec.pod_management_policy == "Parallel"
     assert worker.spec.service_name == "example-worker"
@@ -147,39 +193,57 @@ def test_example_creates_children_and_converges(
     assert container.resources.requests == {"cpu": "1", "memory": "1Gi"}
     assert worker.spec.template.metadata.annotations["prometheus.io/port"] == "9090"
 
-    # The pods the StatefulSet controller made: each one's TF_CONFIG names its own task.
-    expected_cluster = {
+
+def _expected_cluster(ns: str) -> dict[str, list[str]]:
+    return {
         "ps": [f"example-ps-0.example-ps.{ns}.svc:2222"],
         "worker": [f"example-worker-{i}.example-worker.{ns}.svc:2222" for i in range(2)],
     }
-    pods = wait_for("3 pods", lambda: c.pods_if(3))
+
+
+def test_each_pod_tf_config_names_its_own_task(converged_example: Converged) -> None:
+    """The pods the StatefulSet controller made: each one's TF_CONFIG names its own task."""
+    ex = converged_example
     seen = set()
-    for pod in pods:
+    for pod in ex.pods:
         job = pod.metadata.labels["tfcluster.dev/job"]
         index = int(pod.metadata.labels[POD_INDEX])
         assert pod.metadata.name == f"example-{job}-{index}"
-        tf_config = tf_config_of(ps if job == "ps" else worker, pod)
-        assert tf_config == {"cluster": expected_cluster, "task": {"type": job, "index": index}}
+        tf_config = tf_config_of(ex.ps if job == "ps" else ex.worker, pod)
+        assert tf_config == {
+            "cluster": _expected_cluster(ex.ns),
+            "task": {"type": job, "index": index},
+        }
         seen.add((job, index))
     assert seen == {("ps", 0), ("worker", 0), ("worker", 1)}
 
-    # Status before any pod is ready, then after the "kubelet" marks them ready.
-    pending = c.wait_status("Pending with an endpoint", lambda s: s.get("phase") == "Pending")
+
+def test_status_is_pending_with_an_endpoint_before_pods_are_ready(
+    converged_example: Converged,
+) -> None:
+    pending, ns = converged_example.pending, converged_example.ns
     assert pending["endpoint"] == f"grpc://example-client.{ns}.svc:2222"
-    assert pending["clusterSpec"] == expected_cluster
+    assert pending["clusterSpec"] == _expected_cluster(ns)
     assert condition(pending, "Ready")["status"] == "False"
     assert condition(pending, "Progressing")["status"] == "True"
 
-    status = c.drive_until("Running", running)
+
+def test_status_is_running_once_every_task_is_ready(converged_example: Converged) -> None:
+    status = converged_example.running
     assert status["ready"] == "ps 1/1, worker 2/2"
     assert (status["readyTasks"], status["desiredTasks"]) == (3, 3)
-    assert status["observedGeneration"] == c.get()["metadata"]["generation"]
+    assert status["observedGeneration"] == converged_example.cluster.get()["metadata"]["generation"]
     assert status["clientTask"] == "/job:worker/task:0"
     ready = condition(status, "Ready")
     assert (ready["status"], ready["reason"]) == ("True", "AllTasksReady")
     assert condition(status, "Degraded")["status"] == "False"
 
-    # `kubectl get tfc` columns: the API server's Table view of the resource.
+
+def test_kubectl_get_shows_phase_ready_tasks_and_endpoint(
+    converged_example: Converged, k8s_api_client: ApiClient
+) -> None:
+    """`kubectl get tfc` columns: the API server's Table view of the resource."""
+    ns = converged_example.ns
     table = json.loads(
         k8s_api_client.rest_client.request(
             "GET",
@@ -197,7 +261,12 @@ def test_example_creates_children_and_converges(
         f"grpc://example-client.{ns}.svc:2222",
     ]
 
-    # Events for the creations; no finalizer on the TFCluster (no timers, no daemons).
+
+def test_creations_are_events_and_the_tfcluster_has_no_finalizer(
+    converged_example: Converged,
+) -> None:
+    """Events for the creations; no finalizer on the TFCluster (no timers, no daemons)."""
+    c = converged_example.cluster
     reasons = [(e.type, e.reason, e.message) for e in c.events()]
     assert ("Normal", "Created", "Created StatefulSet example-worker") in reasons
     assert ("Normal", "Created", "Created Service example-client") in reasons
@@ -206,9 +275,13 @@ def test_example_creates_children_and_converges(
     )
     assert not c.get()["metadata"].get("finalizers")
 
-    # The operator's metrics moved.
+
+def test_operator_metrics_count_reconciles_and_ready_tasks(
+    converged_example: Converged, operator: Operator
+) -> None:
+    ns = converged_example.ns
     assert operator.metric("tfcluster_operator_reconciles_total", result="success") > (
-        reconciles_before
+        converged_example.reconciles_before
     )
     wait_for(
         "tasks_ready metric",
@@ -228,6 +301,9 @@ def test_example_creates_children_and_converges(
     )
     assert operator.metric("tfcluster_operator_clusters", phase="Running") >= 1
     assert operator.metric("tfcluster_operator_reconcile_duration_seconds_count") >= 1
+
+
+# ---------------------------------------------------------------------- changes and failures
 
 
 def test_scaling_re_renders_tf_config_and_rolls_pods(

@@ -3,9 +3,7 @@ and the operator works under the RBAC the chart grants (its own ServiceAccount).
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterator
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -14,12 +12,10 @@ kubernetes = pytest.importorskip("kubernetes")
 pytest.importorskip("kopf")
 from kubernetes import client, utils  # noqa: E402
 from kubernetes.client import ApiClient  # noqa: E402
-from testenv import ControlPlane  # noqa: E402
-from testenv.controlplane import free_port  # noqa: E402
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "operator"))
-from operator_helpers import HelmUnavailable, find_helm, helm_template  # noqa: E402
-from operator_k8s import (  # noqa: E402
+from support.k8s_control_plane import ControlPlane  # noqa: E402
+from support.k8s_control_plane.controlplane import free_port  # noqa: E402
+from support.operator_manifests import HelmUnavailable, find_helm, helm_template  # noqa: E402
+from support.operator_on_k8s import (  # noqa: E402
     CHART,
     Cluster,
     Operator,

@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from operator_helpers import container_env, kubelet_expand
+from support.operator_manifests import container_env, kubelet_expand
 from tfcluster_operator.builders import (
     OwnerRef,
     client_service,

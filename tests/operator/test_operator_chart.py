@@ -11,9 +11,9 @@ from typing import Any
 
 import pytest
 import yaml
-from operator_helpers import HelmUnavailable, find_helm, helm_template
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
+from support.operator_manifests import HelmUnavailable, find_helm, helm_template
 from tfcluster.distributed import metrics as server_metrics
 from tfcluster_operator.metrics import OperatorMetrics
 

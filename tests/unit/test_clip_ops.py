@@ -5,7 +5,7 @@ from __future__ import annotations
 import numpy as np
 import pytest
 import tfcluster as tf
-from gradcheck import assert_gradients_match
+from support.gradient_check import assert_gradients_match
 
 
 def test_clip_by_value() -> None:

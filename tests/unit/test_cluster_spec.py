@@ -13,7 +13,7 @@ from tfcluster.distributed.cluster_spec import (
 from tfcluster.protos import cluster_pb2
 
 
-def test_seed_002_dense_jobs() -> None:
+def test_dense_jobs_from_lists_of_addresses() -> None:
     spec = tf.train.ClusterSpec(
         {
             "worker": [
@@ -110,7 +110,7 @@ def test_bad_input() -> None:
         ("worker|w0:2222,\n ps|p0:2222", {"worker": ["w0:2222"], "ps": ["p0:2222"]}),
     ],
 )
-def test_seed_000_cluster_flag(flag: str, expected: dict[str, list[str]]) -> None:
+def test_cluster_flag_lists_jobs_and_their_tasks(flag: str, expected: dict[str, list[str]]) -> None:
     assert parse_cluster_flag(flag).as_dict() == expected
 
 

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
-from gradcheck import assert_gradients_match
+from support.gradient_check import assert_gradients_match
 from tfcluster.distributed.master import Master
 from tfcluster.distributed.worker import Worker
 from tfcluster.framework import errors

@@ -24,7 +24,7 @@ def test_round_robin_variables_to_ps_and_ops_to_worker() -> None:
     assert v2.value().device == "/job:ps/task:1"
 
 
-def test_seed_003_worker_device_without_leading_slash() -> None:
+def test_worker_device_without_leading_slash() -> None:
     setter = tf.train.replica_device_setter(worker_device="job:worker/task:1", cluster=CLUSTER)
     with tf.device(setter):
         gs = tf.Variable(0, name="global_step", trainable=False)

@@ -4,12 +4,12 @@ memory options without a GPU, and the per-op GPU test cases (built and run on th
 
 Device arrays are stood in for by `_DeviceArray`, a minimal type with the CUDA array interface
 attribute the runtime recognises, so the copy points are checked without cupy or a GPU; the
-cupy kernels themselves are tested against the numpy kernels in tests/gpu.
+kernel bodies themselves run as GPU kernels on a strict stand-in for cupy in
+test_kernels_on_strict_cupy.py, and on a real GPU against the CPU in tests/gpu.
 """
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from typing import Any
@@ -17,11 +17,11 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
+from support.gpu_op_cases import CASES, gpu_ops
 from tfcluster.distributed.worker import Worker
 from tfcluster.framework import dtypes
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.kernels import registry
-from tfcluster.kernels.cupy import _backend
+from tfcluster.kernels import gpu_backend, registry
 from tfcluster.runtime import device_copy, gpu
 from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.executor import Executor
@@ -29,9 +29,6 @@ from tfcluster.runtime.graph_ir import Node
 from tfcluster.runtime.partition import Partition
 from tfcluster.runtime.resources import ResourceMgr
 from tfcluster.runtime.step_context import StepContext
-
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(__file__)), "gpu"))
-from gpu_op_cases import CASES, gpu_ops
 
 TASK = "/job:localhost/replica:0/task:0"
 GPU0 = f"{TASK}/device:GPU:0"
@@ -69,7 +66,7 @@ def test_importing_tfcluster_and_loading_the_gpu_table_never_imports_cupy() -> N
         "tasks = [placement.TaskDevices('w', 0, {'CPU': 1, 'GPU': 1})]\n"
         "placed = placement.place(nodes, list(nodes), tasks)\n"
         "assert all('GPU' in d for d in placed.values()), placed\n"
-        "assert 'tfcluster.kernels.cupy' in sys.modules\n"
+        "assert registry.has_kernel('MatMul', 'GPU')\n"
         "assert gpu.configure_memory(tf.GPUOptions()) is None\n"
         "assert 'cupy' not in sys.modules, 'GPU kernel table, placement, empty GPUOptions'\n"
         "print('ok')\n"
@@ -89,7 +86,7 @@ def test_gpu_kernels_refuse_string_nodes() -> None:
     assert registry.supports("Const", "CPU", string_const)
     assert not registry.supports("Identity", "GPU", {"T": dtypes.string})
     assert not registry.supports("FIFOQueueV2", "GPU", {"component_types": [dtypes.float32]})
-    assert not _backend.numeric_only({"component_types": [dtypes.float32, dtypes.string]})
+    assert not gpu_backend.numeric_only({"component_types": [dtypes.float32, dtypes.string]})
 
 
 def test_cpu_only_families_have_no_gpu_kernels() -> None:
@@ -109,18 +106,18 @@ def test_cpu_only_families_have_no_gpu_kernels() -> None:
 
 
 def test_device_index_of_node_devices() -> None:
-    assert _backend.device_index(GPU0) == 0
-    assert _backend.device_index("/job:w/replica:0/task:3/device:GPU:2") == 2
-    assert _backend.device_index("/gpu:1") == 1
-    assert _backend.device_index("") == 0
+    assert gpu_backend.device_index(GPU0) == 0
+    assert gpu_backend.device_index("/job:w/replica:0/task:3/device:GPU:2") == 2
+    assert gpu_backend.device_index("/gpu:1") == 1
+    assert gpu_backend.device_index("") == 0
 
 
 def test_host_values_that_are_not_numeric_stay_on_the_host() -> None:
     strings = np.array([b"a"], object)
     ref = ResourceMgr().variable("", "v", dtypes.float32, TensorShape([1]))
-    assert _backend.to_device(strings) is strings
-    assert _backend.to_device(ref) is ref
-    assert _backend.to_device(None) is None
+    assert gpu_backend.to_device(strings) is strings
+    assert gpu_backend.to_device(ref) is ref
+    assert gpu_backend.to_device(None) is None
 
 
 # ---- copies off the device ------------------------------------------------------------------
@@ -228,10 +225,10 @@ def test_memory_options_need_a_gpu() -> None:
 def test_gpu_kernels_bound_without_cupy_fail_clearly(monkeypatch: Any) -> None:
     if gpu.local_gpus():
         pytest.skip("this machine has a GPU")
-    monkeypatch.setattr(_backend.cp, "_module", None)
+    monkeypatch.setattr(gpu_backend.cp, "_module", None)
     monkeypatch.setitem(sys.modules, "cupy", None)  # as if not installed
     with pytest.raises(tf.errors.UnavailableError, match=r"tfcluster\[gpu\]"):
-        _ = _backend.cp.ndarray
+        _ = gpu_backend.cp.ndarray
 
 
 # ---- the per-op GPU test cases ----------------------------------------------------------------

@@ -20,7 +20,7 @@ def test_unique_names_follow_tensorflow() -> None:
     assert a.name == "Const:0" and a.dtype == tf.float32 and a.shape == tf.TensorShape([])
 
 
-def test_variable_ops_are_named_as_in_seed_004() -> None:
+def test_a_variable_makes_initial_value_assign_and_read_ops() -> None:
     graph1 = tf.Graph()
     with graph1.as_default():
         tf.Variable(0.0, name="var")
@@ -227,3 +227,20 @@ def test_tensor_shape() -> None:
     assert tf.TensorShape(None).ndims is None
     with pytest.raises(ValueError):
         s.merge_with([1, 2])
+
+
+def test_a_process_that_never_imported_an_ops_module_still_knows_its_op_types() -> None:
+    """A task server registers graphs whose op types its own process may never have built
+    (summaries, parsing, ...): the op table loads every ops module on the first miss."""
+    import subprocess
+    import sys
+
+    program = (
+        "import sys, tfcluster\n"
+        "from tfcluster.framework import op_def_registry\n"
+        "assert 'tfcluster.ops.summary_ops' not in sys.modules\n"
+        "assert op_def_registry.lookup('MergeSummary') is not None\n"
+        "assert op_def_registry.lookup('NoSuchOpType') is None\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

@@ -1,5 +1,6 @@
-"""Gradients of math ops against central finite differences (tests/gradcheck.py), with static,
-partially known and unknown shapes so both the static and the run-time broadcasting paths run."""
+"""Gradients of math ops against central finite differences (support/gradient_check.py), with
+static, partially known and unknown shapes so both the static and the run-time broadcasting
+paths run."""
 
 from __future__ import annotations
 
@@ -9,7 +10,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
-from gradcheck import assert_gradients_match
+from support.gradient_check import assert_gradients_match
 from tfcluster.gradients import registry as grad_registry
 from tfcluster.ops import math_ops
 

@@ -7,7 +7,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
-from gradcheck import assert_gradients_match
+from support.gradient_check import assert_gradients_match
 
 RNG = np.random.default_rng(99)
 

@@ -258,7 +258,7 @@ def test_global_step_helpers() -> None:
         assert tf.train.global_step(sess, gs) == 0
 
 
-def test_seed_style_global_step_variable_is_found_by_name() -> None:
+def test_a_variable_named_global_step_is_the_global_step() -> None:
     gs = tf.Variable(0, name="global_step", trainable=False)
     assert tf.train.get_global_step() is gs
     tf.reset_default_graph()

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 import tfcluster as tf
 from grpc_health.v1 import health_pb2, health_pb2_grpc
-from metrics_scrape import Scrape, delta, scrape
+from support.metrics_scrape import Scrape, delta, scrape
 from tfcluster.cli import server_main
 from tfcluster.distributed import metrics as m
 from tfcluster.distributed.local import new_local_master

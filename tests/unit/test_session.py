@@ -12,7 +12,7 @@ import pytest
 import tfcluster as tf
 
 
-def test_seed_004_introduction_cells_verbatim() -> None:
+def test_two_local_sessions_keep_their_own_variable_values() -> None:
     out = io.StringIO()
     with contextlib.redirect_stdout(out):
         var = tf.Variable(initial_value=0.0)

@@ -56,7 +56,7 @@ def test_blas_threads_share_the_cores() -> None:
     assert cli.blas_threads_env(3, environ={"OMP_NUM_THREADS": "4"}) == {}
 
 
-def test_task_flags_follow_seed_003() -> None:
+def test_task_flags_are_the_between_graph_program_flags() -> None:
     cmd = cli._task_command(
         ["prog"], {"ps": ["a:1"], "worker": ["b:2", "c:3"]}, "worker", 1, True, ["--x=1"]
     )

@@ -1,12 +1,13 @@
 """`tfcluster`: the main job. Starts local clusters and runs training programs on them.
 
-    tfcluster train                       seed 003 on a local cluster: 1 ps + 2 workers, an MLP
-                                          on scikit-learn's digits, progress bar, checkpoints and
-                                          TensorBoard logs in a run folder, held-out accuracy
+    tfcluster train                       an MLP on scikit-learn's digits trained by between-graph
+                                          replication on a local cluster (1 ps + 2 workers):
+                                          progress bar, checkpoints and TensorBoard logs in a run
+                                          folder, held-out accuracy
     tfcluster run SCRIPT [--ps N --workers M] [-- SCRIPT ARGS]
                                           a between-graph program on a local cluster: every task
                                           runs SCRIPT with --ps_hosts/--worker_hosts/--job_name/
-                                          --task_index (and TF_CONFIG), as seed 003 expects
+                                          --task_index (and TF_CONFIG)
     tfcluster run SCRIPT --cluster_spec SPEC [--job_name J --task_index I] [-- SCRIPT ARGS]
                                           SCRIPT against an existing cluster (e.g. on Kubernetes):
                                           as one of its tasks, or as a client (TF_CONFIG and
@@ -481,7 +482,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     sub = parser.add_subparsers(dest="command")
 
-    train = sub.add_parser("train", help="seed 003: an MLP on digits, 1 ps + 2 workers")
+    train = sub.add_parser(
+        "train", help="an MLP on digits by between-graph replication, 1 ps + 2 workers"
+    )
     train.add_argument("--ps", type=int, default=1, help="number of ps tasks")
     train.add_argument("--workers", type=int, default=2, help="number of worker tasks")
     train.add_argument("--logdir", default="", help="run folder (default: runs/digits-<time>)")

@@ -12,40 +12,12 @@ import numpy as np
 from tfcluster.client import fetches as fetch_lib
 from tfcluster.client.master_client import MasterClient, master_for_target
 from tfcluster.framework import dtypes, errors
+from tfcluster.framework.default_session import pop_default_session, push_default_session
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.protos import config_pb2
 from tfcluster.runtime import allocator
 from tfcluster.runtime.graph_ir import Node, node_from_operation
-
-_default_session_stack = threading.local()
-
-
-def _session_stack() -> list[BaseSession]:
-    stack = getattr(_default_session_stack, "stack", None)
-    if stack is None:
-        stack = _default_session_stack.stack = []
-    return stack
-
-
-def get_default_session() -> BaseSession | None:
-    stack = _session_stack()
-    return stack[-1] if stack else None
-
-
-def get_default_session_or_raise(graph: Graph) -> BaseSession:
-    sess = get_default_session()
-    if sess is None:
-        raise ValueError(
-            "Cannot evaluate tensor using `eval()`: No default session is registered. Use "
-            "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`"
-        )
-    if sess.graph is not graph:
-        raise ValueError(
-            "Cannot use the default session to evaluate tensor: the tensor's graph is "
-            "different from the session's graph."
-        )
-    return sess
 
 
 class _DeviceAttributes:
@@ -207,16 +179,14 @@ class _DefaultSessionContext:
         self._graph_ctx: Any = None
 
     def __enter__(self) -> BaseSession:
-        _session_stack().append(self._session)
+        push_default_session(self._session)
         self._graph_ctx = self._session.graph.as_default()
         self._graph_ctx.__enter__()
         return self._session
 
     def __exit__(self, *exc: Any) -> None:
         self._graph_ctx.__exit__(*exc)
-        stack = _session_stack()
-        if stack and stack[-1] is self._session:
-            stack.pop()
+        pop_default_session(self._session)
 
 
 class Session(BaseSession):

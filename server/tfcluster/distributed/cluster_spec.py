@@ -156,7 +156,7 @@ def parse_cluster_flag(spec: str) -> ClusterSpec:
     for piece in spec.split(","):
         piece = piece.strip()
         if not piece:
-            continue  # a trailing comma, as seed 000's multi-line example has
+            continue  # a trailing comma, as a flag written over several lines may have
         name, bar, tasks = piece.partition("|")
         name = name.strip()
         if not bar:

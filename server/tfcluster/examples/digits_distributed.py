@@ -1,4 +1,4 @@
-"""Seed 003's distributed TensorFlow framework with its TODOs filled in.
+"""Data-parallel training of an MLP on digits with a ps and workers, the TF1 way.
 
 Between-graph replication: every task runs this same program. A ps task serves the variables
 (server.join()); each worker task builds the same graph with tf.train.replica_device_setter
@@ -44,7 +44,7 @@ def load_digits(seed: int = 0) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.n
 
 
 def parse_args(argv: Sequence[str] | None = None) -> argparse.Namespace:
-    p = argparse.ArgumentParser(description="Seed 003: asynchronous data-parallel MLP on digits")
+    p = argparse.ArgumentParser(description="An MLP on digits by between-graph replication")
     p.add_argument("--ps_hosts", default="", help="comma-separated host:port of the ps tasks")
     p.add_argument("--worker_hosts", default="", help="comma-separated host:port of the workers")
     p.add_argument("--job_name", default="", choices=["", "ps", "worker"])

@@ -9,7 +9,11 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tfcluster.framework import device_spec, dtypes, op_def_registry
+from tfcluster.framework.default_session import get_default_session_or_raise
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
+
+# graph_io (GraphDef <-> Graph) imports this module: the methods that serialise import it
+# when called.
 
 _VALID_OP_NAME = re.compile(r"^[A-Za-z0-9.][A-Za-z0-9_.\-/>]*$")
 _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
@@ -134,8 +138,6 @@ class Tensor:
         return [op for op in self.graph.get_operations() if self in op.inputs]
 
     def eval(self, feed_dict: Any = None, session: Any = None) -> Any:
-        from tfcluster.client.session import get_default_session_or_raise
-
         sess = session or get_default_session_or_raise(self.graph)
         return sess.run(self, feed_dict=feed_dict)
 
@@ -274,8 +276,6 @@ class Operation:
         return groups or [b"loc:@" + self._name.encode()]
 
     def run(self, feed_dict: Any = None, session: Any = None) -> None:
-        from tfcluster.client.session import get_default_session_or_raise
-
         sess = session or get_default_session_or_raise(self._graph)
         sess.run(self, feed_dict=feed_dict)
 
@@ -792,12 +792,21 @@ def reset_default_graph() -> None:
 
 # Conversion of Python values and objects (Variables) to Tensors --------------------------
 _conversion_functions: list[tuple[type, Callable[..., Tensor]]] = []
+# The fallback for values no registered type claims: ops.constant_op installs tf.constant
+# here (TF registers it for `object` at the lowest priority), so the floor needs no ops.
+_default_conversion: Callable[..., Tensor] | None = None
 
 
 def register_tensor_conversion_function(
     base_type: type, conversion_func: Callable[..., Tensor], priority: int = 100
 ) -> None:
     _conversion_functions.append((base_type, conversion_func))
+
+
+def register_default_conversion_function(conversion_func: Callable[..., Tensor]) -> None:
+    """Sets `conversion_func(value, dtype=, name=)` as what makes Python/numpy values Tensors."""
+    global _default_conversion
+    _default_conversion = conversion_func
 
 
 def convert_to_tensor(
@@ -829,14 +838,17 @@ def convert_to_tensor(
             return result
     if isinstance(value, Operation):
         raise TypeError(f"Can't convert Operation '{value.name}' to Tensor (target dtype={want})")
-    from tfcluster.ops import constant_op
-
+    if _default_conversion is None:
+        raise RuntimeError(
+            "No conversion of Python values to Tensors is registered yet: "
+            "tfcluster.ops.constant_op registers tf.constant when it is imported."
+        )
     if want is None and preferred_dtype is not None:
         try:
-            return constant_op.constant(value, dtype=preferred_dtype, name=name or "Const")
+            return _default_conversion(value, dtype=preferred_dtype, name=name or "Const")
         except (TypeError, ValueError):
             pass
-    return constant_op.constant(value, dtype=want, name=name or "Const")
+    return _default_conversion(value, dtype=want, name=name or "Const")
 
 
 def convert_n_to_tensor(values: Sequence[Any], dtype: Any = None) -> list[Tensor]:

@@ -6,6 +6,7 @@ GraphDef import need: output dtypes and static shapes from inputs and attrs.
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -43,11 +44,44 @@ def register(
     _OPS[name] = OpDef(name, infer, frozenset(ref_inputs), ref_outputs, stateful)
 
 
+# Op definitions register when their ops module is imported; a process that only runs graphs
+# (a task server) may never import some of them. The ops package installs a loader that
+# imports every ops module, run once on the first miss.
+_load_all: Callable[[], None] | None = None
+_loading = False
+# Other threads wait for the load to finish; the loading thread's own lookups pass through.
+_load_lock = threading.RLock()
+
+
+def set_loader(load_all: Callable[[], None]) -> None:
+    global _load_all
+    _load_all = load_all
+
+
+def _load_everything() -> None:
+    global _load_all, _loading
+    with _load_lock:
+        if _load_all is None or _loading:
+            return
+        _loading = True
+        try:
+            _load_all()
+            _load_all = None
+        finally:
+            _loading = False
+
+
 def lookup(name: str) -> OpDef | None:
-    return _OPS.get(name)
+    op_def = _OPS.get(name)
+    if op_def is None and _load_all is not None:
+        _load_everything()
+        op_def = _OPS.get(name)
+    return op_def
 
 
 def registered_ops() -> list[str]:
+    if _load_all is not None:
+        _load_everything()
     return sorted(_OPS)
 
 

@@ -7,6 +7,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes
+from tfcluster.framework.graph import Tensor
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.protos import tensor_pb2
 
@@ -114,8 +115,6 @@ def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
 
 def constant_value(tensor: Any) -> np.ndarray | None:
     """The value of a tensor that is known at graph-construction time, or None."""
-    from tfcluster.framework.graph import Tensor
-
     if not isinstance(tensor, Tensor):
         return None
     op = tensor.op
@@ -153,8 +152,6 @@ def constant_value(tensor: Any) -> np.ndarray | None:
 
 def constant_value_as_shape(tensor: Any) -> TensorShape:
     """A shape tensor's static value, with unknown entries where only parts are known."""
-    from tfcluster.framework.graph import Tensor
-
     value = constant_value(tensor)
     if value is not None:
         return TensorShape([None if d < 0 else int(d) for d in np.asarray(value).reshape(-1)])

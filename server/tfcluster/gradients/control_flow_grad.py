@@ -19,7 +19,9 @@ from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.func_graph import FuncGraph, FunctionBody, inline_function, parse_function
 from tfcluster.framework.graph import Operation, Tensor, get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.gradients.registry import RegisterGradient
+from tfcluster.ops import array_ops, control_flow_ops, math_ops
 from tfcluster.protos import node_def_pb2
 
 
@@ -63,9 +65,6 @@ def _inline_pure(
 
 
 def _gradients(ys: list[Tensor], xs: list[Tensor], grad_ys: list[Tensor]) -> list[Tensor]:
-    from tfcluster.gradients.gradients_impl import gradients
-    from tfcluster.ops import array_ops
-
     grads = gradients(ys, xs, grad_ys=grad_ys) if ys else [None] * len(xs)
     return [g if g is not None else array_ops.zeros_like(x) for g, x in zip(grads, xs)]
 
@@ -100,8 +99,6 @@ def _if_grad_branch(
 
 
 def _if_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
-    from tfcluster.ops import control_flow_ops
-
     then_body = parse_function(op.get_attr("then_branch"), f"{op.name} then_branch")
     else_body = parse_function(op.get_attr("else_branch"), f"{op.name} else_branch")
     num_exports = len(then_body.exports) + len(else_body.exports)
@@ -155,8 +152,6 @@ RegisterGradient("StatelessIf")(_if_grad)
 
 # ---- While --------------------------------------------------------------------------------
 def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
-    from tfcluster.ops import array_ops, control_flow_ops, math_ops
-
     none: list[Tensor | None] = [None] * len(op.inputs)
     if not op.get_attr("back_prop"):
         return none

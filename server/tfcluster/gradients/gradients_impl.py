@@ -15,6 +15,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.gradients import registry
+from tfcluster.ops import array_ops, math_ops
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -66,7 +67,6 @@ def gradients(
     stand_in = getattr(graph, "captured_stand_in", None)
     if stand_in is not None:
         xs_t = [stand_in(x) for x in xs_t]
-    from tfcluster.ops import array_ops, math_ops
 
     with graph.as_default(), name_scope(name, "gradients", ys_t + xs_t):
         ops_list = graph.get_operations()
@@ -106,7 +106,7 @@ def gradients(
             if op in visited:
                 continue
             visited.add(op)
-            out_grads = [_aggregate(grads.get(t), math_ops) for t in op.outputs]
+            out_grads = [_aggregate(grads.get(t)) for t in op.outputs]
             flows_on = any(t.op in between for t in op.inputs)
             if flows_on and op not in stop_ops and any(g is not None for g in out_grads):
                 grad_fn = _grad_fn(op)
@@ -140,7 +140,7 @@ def gradients(
                         ready.append(t.op)
         result: list[Tensor | None] = []
         for x in xs_t:
-            g = _aggregate(grads.get(x), math_ops)
+            g = _aggregate(grads.get(x))
             if g is None and unconnected_gradients == "zero":
                 g = array_ops.zeros_like(x)
             result.append(g)
@@ -157,12 +157,12 @@ def _grad_fn(op: Operation) -> Any:
         raise
 
 
-def _aggregate(parts: Sequence[Tensor] | None, math_ops: Any) -> Tensor | None:
+def _aggregate(parts: Sequence[Tensor] | None) -> Tensor | None:
     if not parts:
         return None
     if len(parts) == 1:
         return parts[0]
-    return math_ops.add_n(list(parts))  # type: ignore[no-any-return]
+    return math_ops.add_n(list(parts))
 
 
 class _null:

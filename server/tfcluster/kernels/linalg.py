@@ -15,7 +15,8 @@ def _invalid(message: str) -> Exception:
     return errors.InvalidArgumentError(None, None, message)
 
 
-@kernel("Qr")
+# CPU only for now: cupy's linalg is outside the namespace the strict stand-in records.
+@kernel("Qr", devices=("CPU",))
 def qr(node: Any, xp: Any) -> Compute:
     mode = "complete" if node.attrs.get("full_matrices", False) else "reduced"
 

@@ -4,12 +4,11 @@ A factory runs once per node when a graph is registered, so attr parsing and val
 out of the step loop; the function it returns is what runs every step:
     sync:  fn(ctx, inputs) -> sequence of outputs
     async: fn(ctx, inputs, done) where done(outputs, error) is called exactly once
-Backends are imported lazily by name: numpy on first use, cupy only when a GPU device exists.
 
-New kernels are written once over the array module: `@kernel("Op")` registers a body
+Kernels are written once over the array module: `@kernel("Op")` registers a body
 `factory(node, xp)` for the CPU (xp is numpy) and the GPU (xp is cupy, inputs moved to the
-device); the modules holding such bodies sit directly in this package and are imported with
-the CPU backend.
+device). The modules holding them sit directly in this package, one op family each, and are
+imported on the first lookup; cupy itself is imported only when a GPU kernel is bound.
 """
 
 from __future__ import annotations
@@ -24,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors
+from tfcluster.kernels import gpu_backend
 
 ComputeFn = Callable[[Any, list[Any]], Sequence[Any]]
 DoneFn = Callable[[Sequence[Any] | None, BaseException | None], None]
@@ -32,7 +32,10 @@ Factory = Callable[[Any], Any]
 # node attrs -> whether the kernel handles this node (TF's kernel type constraints).
 Accepts = Callable[[Mapping[str, Any]], bool]
 
-_BACKENDS = {"CPU": "tfcluster.kernels.numpy", "GPU": "tfcluster.kernels.cupy"}
+XpFactory = Callable[[Any, Any], Any]
+ALL_DEVICES = ("CPU", "GPU")
+# Kernels of strings, queues, summaries, functional control flow: the CPU only, as in TF.
+CPU_ONLY = ("CPU",)
 
 
 @dataclass(frozen=True)
@@ -45,12 +48,15 @@ class KernelDef:
 
 
 _KERNELS: dict[tuple[str, str], KernelDef] = {}
-_loaded: set[str] = set()
+_loaded = False
 
 
 def register(
     op: str, device_type: str = "CPU", is_async: bool = False, accepts: Accepts | None = None
 ) -> Callable[[Factory], Factory]:
+    """A factory(node) for one device type: kernels whose body is that device's own (the GPU's
+    _Recv); everything else is a body over xp registered with `kernel`."""
+
     def deco(factory: Factory) -> Factory:
         _KERNELS[(op, device_type)] = KernelDef(op, device_type, factory, is_async, accepts)
         return factory
@@ -62,15 +68,11 @@ def register_for_all_devices(op: str, is_async: bool = False) -> Callable[[Facto
     """Kernels that only move host values around (Send/Recv, NoOp, control ops)."""
 
     def deco(factory: Factory) -> Factory:
-        for device_type in _BACKENDS:
+        for device_type in ALL_DEVICES:
             _KERNELS[(op, device_type)] = KernelDef(op, device_type, factory, is_async)
         return factory
 
     return deco
-
-
-XpFactory = Callable[[Any, Any], Any]
-ALL_DEVICES = ("CPU", "GPU")
 
 
 def kernel(
@@ -80,13 +82,16 @@ def kernel(
     accepts: Accepts | None = None,
     host: Sequence[int] = (),
     all_host: bool = False,
+    keep_inputs: bool = False,
 ) -> Callable[[XpFactory], XpFactory]:
     """Registers one kernel body, `factory(node, xp) -> compute`, for each of `devices`.
 
     On the CPU xp is numpy; on a GPU it is cupy and the inputs arrive on the node's device,
     except the positions in `host` (negative counts from the end), or all with `all_host`,
-    which TF keeps in host memory (shapes, axes, sizes). GPU kernels take only numeric dtypes
-    unless `accepts` says otherwise. The body uses only functions both modules have.
+    which TF keeps in host memory (shapes, axes, sizes); with `keep_inputs` they arrive as
+    they are, host or device (kernels that only pass values on or read their shapes). GPU
+    kernels take only numeric dtypes unless `accepts` says otherwise. The body uses only
+    functions both modules have (tests/unit/test_kernels_on_strict_cupy.py checks).
     """
 
     def deco(factory: XpFactory) -> XpFactory:
@@ -95,8 +100,8 @@ def kernel(
                 bound: Factory = _bind_cpu(factory)
                 kdef = KernelDef(op, "CPU", bound, is_async, accepts)
             elif device_type == "GPU":
-                bound = _bind_gpu(factory, tuple(host), all_host)
-                kdef = KernelDef(op, "GPU", bound, is_async, accepts or _gpu_accepts)
+                bound = _bind_gpu(factory, tuple(host), keep_inputs, all_host)
+                kdef = KernelDef(op, "GPU", bound, is_async, accepts or gpu_backend.numeric_only)
             else:
                 raise ValueError(f"unknown device type {device_type!r} for kernel {op}")
             _KERNELS[(op, device_type)] = kdef
@@ -112,27 +117,20 @@ def _bind_cpu(factory: XpFactory) -> Factory:
     return bound
 
 
-def _bind_gpu(factory: XpFactory, host: tuple[int, ...], all_host: bool) -> Factory:
+def _bind_gpu(factory: XpFactory, host: tuple[int, ...], keep: bool, all_host: bool) -> Factory:
     def bound(node: Any) -> Any:
-        # Imported on first use: the GPU backend, and cupy with it, load only for GPU nodes.
-        from tfcluster.kernels.cupy import _backend
-
         def with_cupy(n: Any) -> Any:
-            return factory(n, _backend.cupy_module())
+            # Kernels that only pass values on get cupy imported on first use, so binding
+            # them needs no cupy; the others get the module itself (no lookup per call).
+            return factory(n, gpu_backend.cp if keep else gpu_backend.cupy_module())
 
-        return _backend.wrap_factory(with_cupy, host, False, all_host)(node)
+        return gpu_backend.wrap_factory(with_cupy, host, keep, all_host)(node)
 
     return bound
 
 
-def _gpu_accepts(attrs: Mapping[str, Any]) -> bool:
-    from tfcluster.kernels.cupy import _backend
-
-    return _backend.numeric_only(attrs)
-
-
-def _import_xp_modules() -> None:
-    """The modules of kernel bodies over xp: every public module directly in this package."""
+def _import_kernel_modules() -> None:
+    """Every public module directly in this package (the op families and what they share)."""
     package = importlib.import_module("tfcluster.kernels")
     for info in pkgutil.iter_modules(package.__path__):
         if not info.ispkg and not info.name.startswith("_") and info.name != "registry":
@@ -140,30 +138,25 @@ def _import_xp_modules() -> None:
 
 
 # Sessions in several threads may look up kernels first at once: loading completes before any
-# thread sees the backend as loaded.
+# thread sees the table as loaded.
 _load_lock = threading.RLock()
 
 
-def _ensure_backend(device_type: str) -> None:
-    if device_type in _loaded:
+def _ensure_loaded() -> None:
+    global _loaded
+    if _loaded:
         return
     with _load_lock:
-        if device_type in _loaded:
+        if _loaded:
             return
         try:
-            module = _BACKENDS.get(device_type)
-            if module is not None:
-                importlib.import_module(module)
-            if device_type == "CPU":
-                _import_xp_modules()
+            _import_kernel_modules()
         finally:
-            _loaded.add(device_type)
+            _loaded = True
 
 
 def lookup(op: str, device_type: str = "CPU") -> KernelDef:
-    _ensure_backend("CPU")
-    if device_type != "CPU":
-        _ensure_backend(device_type)
+    _ensure_loaded()
     kdef = _KERNELS.get((op, device_type))
     if kdef is None:
         raise errors.NotFoundError(
@@ -190,5 +183,5 @@ def supports(op: str, device_type: str, attrs: Mapping[str, Any]) -> bool:
 
 
 def registered_kernels() -> list[tuple[str, str]]:
-    _ensure_backend("CPU")
+    _ensure_loaded()
     return sorted(_KERNELS)

@@ -24,6 +24,9 @@ from tfcluster.framework.tensor_shape import Dimension, TensorShape, as_shape
 from tfcluster.ops import constant_op
 from tfcluster.ops.op_util import Outputs, make_op, unary_same
 
+# math_ops imports this module at load time: the few functions here that need math_ops
+# import it when called.
+
 newaxis = None
 _INDEX_DTYPES = (dtypes.int32, dtypes.int64)
 # Below this many elements zeros()/ones() are one Const, as in TF; above, a Fill.

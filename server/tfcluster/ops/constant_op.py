@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes, op_def_registry
-from tfcluster.framework.graph import Tensor
+from tfcluster.framework.graph import Tensor, register_default_conversion_function
 from tfcluster.framework.tensor_shape import Dimension, TensorShape
 from tfcluster.ops.op_util import Outputs, make_op
 
@@ -191,3 +191,6 @@ def constant(
     )
     op = make_op("Const", [], {"value": arr, "dtype": out_dtype}, name=name)
     return op.outputs[0]
+
+
+register_default_conversion_function(constant)

@@ -28,6 +28,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
+from tfcluster.ops import array_ops, constant_op
 from tfcluster.ops.op_util import Outputs, make_op
 
 op_def_registry.register("NoOp", op_def_registry.no_outputs)
@@ -76,8 +77,6 @@ def tuple_(
     tensors: Sequence[Any], name: str | None = None, control_inputs: Any = None
 ) -> list[Any]:
     """Tensors that are only available after all of `tensors` (and control_inputs) are computed."""
-    from tfcluster.ops import array_ops
-
     with name_scope(name, "tuple", tensors) as scope:
         gating = group(*[t for t in tensors if t is not None], *(control_inputs or []))
         out: list[Any] = []
@@ -93,8 +92,6 @@ def tuple_(
 def with_dependencies(
     dependencies: Sequence[Any], output_tensor: Any, name: str | None = None
 ) -> Any:
-    from tfcluster.ops import array_ops
-
     with (
         name_scope(name, "control_dependency", [*dependencies, output_tensor]) as scope,
         colocate_with(output_tensor),
@@ -108,7 +105,7 @@ def with_dependencies(
 
 # ---- functional control flow: tf.cond, tf.case, tf.while_loop ------------------------------
 # Bodies are FuncGraphs stored in the op's func attrs; the ops run them as sub-executors
-# (kernels/numpy/functional.py). There is no Switch/Merge and no dead-tensor propagation.
+# (kernels/functional.py). There is no Switch/Merge and no dead-tensor propagation.
 
 
 def _functional_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -176,8 +173,6 @@ def _exported_tensors(fg: FuncGraph) -> list[Tensor]:
 
 def _placeholder_value(fg: FuncGraph, dtype: dtypes.DType) -> Tensor:
     """A scalar stand-in for a result the other branch exports."""
-    from tfcluster.ops import constant_op
-
     base = dtype.base_dtype
     value: Any = b"" if base == dtypes.string else np.zeros((), dtype=base.as_numpy_dtype)
     with fg.as_default():
@@ -484,8 +479,6 @@ def while_loop(
 
 
 def _value_of(ref: Tensor) -> Tensor:
-    from tfcluster.ops import array_ops
-
     return array_ops.identity(ref)
 
 

@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dtypes, op_def_registry, tensor_util
 from tfcluster.framework.graph import (
     Operation,
     Tensor,
@@ -21,7 +21,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
-from tfcluster.gradients.registry import not_differentiable
+from tfcluster.ops import math_ops
 from tfcluster.ops.op_util import Outputs, make_op
 
 _HANDLE = [(dtypes.resource, TensorShape([]))]
@@ -53,8 +53,6 @@ def _batched(inputs: Sequence[Tensor], attrs: dict[str, Any], lead: int | None) 
 
 
 def _dequeue_many_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    from tfcluster.framework import tensor_util
-
     n = tensor_util.constant_value(inputs[1])
     return _batched(inputs, attrs, int(n) if n is not None else None)
 
@@ -91,12 +89,11 @@ _HANDLE_USERS = {
 
 op_def_registry.register("FIFOQueueV2", _handle_infer, stateful=True)
 op_def_registry.register("ConditionalAccumulator", _handle_infer, stateful=True)
-not_differentiable("FIFOQueueV2")
-not_differentiable("ConditionalAccumulator")
 for _op, _infer in _HANDLE_USERS.items():
     # The handle is a reference input: the placer keeps the op on the resource's task.
     op_def_registry.register(_op, _infer, ref_inputs=[0], stateful=True)
-    not_differentiable(_op)
+# The op types this module adds (gradients/data_flow_grad.py marks them not differentiable).
+OP_TYPES = ("FIFOQueueV2", "ConditionalAccumulator", *_HANDLE_USERS)
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -397,8 +394,6 @@ class ConditionalAccumulator:
 
 
 def _int64(x: Any) -> Tensor:
-    from tfcluster.ops import math_ops
-
     t = convert_to_tensor(x)
     if t.dtype.base_dtype != dtypes.int64:
         t = math_ops.cast(t, dtypes.int64)

@@ -23,6 +23,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops import array_ops
 from tfcluster.ops.op_util import (
     Outputs,
     binary_broadcast,
@@ -824,8 +825,6 @@ def _all_axes(x: Any) -> Tensor:
     """TF 1.15's _ReductionDims for axis=None, made before the reduction's name scope: a Const
     of every axis for a Tensor of known rank, else range(0, rank(x)) (also for variables and
     Python values, whose rank TF does not look at here)."""
-    from tfcluster.ops import array_ops
-
     with get_graph_from_inputs([x]).as_default():
         if isinstance(x, Tensor) and x.shape.ndims is not None:
             return convert_to_tensor(np.arange(x.shape.ndims, dtype=np.int32), name="Const")
@@ -963,8 +962,6 @@ def reduce_logsumexp(
     keep_dims: Any = None,
 ) -> Tensor:
     """log(sum(exp(x))), computed stably by shifting with the (finite) maximum, as TF does."""
-    from tfcluster.ops import array_ops
-
     axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     keep = bool(keepdims) if keepdims is not None else False
@@ -1100,9 +1097,7 @@ def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
     tensors = _convert_n(inputs, "AddN")
     if len(tensors) == 1:
         if name:
-            from tfcluster.ops.array_ops import identity
-
-            return identity(tensors[0], name=name)
+            return array_ops.identity(tensors[0], name=name)
         return tensors[0]
     attrs = {"N": len(tensors), "T": tensors[0].dtype.base_dtype}
     return make_op("AddN", tensors, attrs, name=name or "AddN").outputs[0]
@@ -1128,9 +1123,7 @@ def accumulate_n(
     if len(tensors) == 1 and name is None:
         return tensors[0]
     if len(tensors) == 1:
-        from tfcluster.ops.array_ops import identity
-
-        return identity(tensors[0], name=name)
+        return array_ops.identity(tensors[0], name=name)
     attrs = {"N": len(tensors), "T": dtype, "shape": want}
     return make_op("AccumulateNV2", tensors, attrs, name=name or "AccumulateNV2").outputs[0]
 
@@ -1194,8 +1187,6 @@ def _binary_overload(fn: Callable[..., Tensor], op_name: str) -> tuple[Any, Any]
 
 
 def _getitem(self: Any, key: Any) -> Tensor:
-    from tfcluster.ops import array_ops
-
     slice_fn = getattr(array_ops, "strided_slice_from_key", None) or getattr(
         array_ops, "_slice_helper", None
     )

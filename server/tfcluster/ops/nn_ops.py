@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes, errors, op_def_registry, tensor_util
+from tfcluster.framework.common_shapes import windowed_output_size
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, math_ops, random_ops
@@ -51,18 +52,6 @@ def _merge_dim(a: int | None, b: int | None, op_type: str, sa: Any, sb: Any) -> 
             f"shapes: {sa}, {sb}."
         )
     return a if a is not None else b
-
-
-def windowed_output_size(
-    size: int, ksize: int, stride: int, dilation: int, padding: str
-) -> tuple[int, int, int]:
-    """TF's GetWindowedOutputSize: (output size, padding before, padding after)."""
-    eff = (ksize - 1) * dilation + 1
-    if padding == "VALID":
-        return (size - eff + stride) // stride, 0, 0
-    out = (size + stride - 1) // stride
-    needed = max((out - 1) * stride + eff - size, 0)
-    return out, needed // 2, needed - needed // 2
 
 
 def _out_dim(

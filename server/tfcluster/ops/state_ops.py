@@ -6,7 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes, op_def_registry
-from tfcluster.framework.graph import Tensor, convert_to_tensor
+from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.op_util import Outputs, make_op
 
@@ -95,7 +95,6 @@ def assign(
     name: str | None = None,
 ) -> Tensor:
     r = _ref_of(ref)
-    from tfcluster.framework.graph import name_scope
 
     with name_scope(name, "Assign", [r]) as scope:
         v = _value_for(r, value)
@@ -109,9 +108,8 @@ def assign(
 
 def _update(op_type: str, ref: Any, value: Any, use_locking: bool, name: str | None) -> Tensor:
     r = _ref_of(ref)
-    from tfcluster.framework.graph import name_scope
 
-    # The value is made inside the op's scope, so it reads 'AssignAdd_1/value' (seed 004).
+    # The value is made inside the op's scope, so it reads 'AssignAdd_1/value' (as in TF).
     with name_scope(name, op_type, [r]) as scope:
         v = (
             convert_to_tensor(value, dtype=r.dtype.base_dtype, name="value")

@@ -23,7 +23,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.gradients.registry import not_differentiable
+from tfcluster.ops import array_ops
 from tfcluster.ops.op_util import NUMERIC, Outputs, check_dtype, make_op
 
 _STRING_SCALAR = [(dtypes.string, TensorShape([]))]
@@ -56,8 +56,8 @@ op_def_registry.register("ScalarSummary", _scalar_infer)
 op_def_registry.register("HistogramSummary", _histogram_infer)
 op_def_registry.register("TensorSummaryV2", lambda inputs, attrs: list(_STRING_SCALAR))
 op_def_registry.register("MergeSummary", _merge_infer)
-for _op in ("ScalarSummary", "HistogramSummary", "TensorSummaryV2", "MergeSummary"):
-    not_differentiable(_op)
+# The op types this module adds (gradients/summary_grad.py marks them not differentiable).
+OP_TYPES = ("ScalarSummary", "HistogramSummary", "TensorSummaryV2", "MergeSummary")
 
 _INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w\.]")
 
@@ -97,8 +97,6 @@ def scalar(
     if t.shape.ndims is not None and t.shape.num_elements() not in (None, 1):
         raise ValueError(f"tf.summary.scalar '{name}' needs a scalar tensor, got shape {t.shape}")
     with summary_scope(name, family, values=[t]) as (tag, scope):
-        from tfcluster.ops import array_ops
-
         values = t if t.shape.ndims == 0 else array_ops.reshape(t, [])
         tags = convert_to_tensor(tag, dtype=dtypes.string, name="tags")
         out = make_op(

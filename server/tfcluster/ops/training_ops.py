@@ -12,7 +12,6 @@ from typing import Any
 
 from tfcluster.framework import op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor
-from tfcluster.gradients.registry import not_differentiable
 from tfcluster.ops.op_util import FLOATS, Outputs, make_op
 
 # op type -> (input names, how many leading inputs are references)
@@ -85,7 +84,8 @@ for _op, (_names, _refs) in _SIGNATURES.items():
     op_def_registry.register(
         _op, _make_infer(_op), ref_inputs=range(_refs), ref_outputs=True, stateful=True
     )
-    not_differentiable(_op)
+# The op types this module adds (gradients/training_grad.py marks them not differentiable).
+OP_TYPES = tuple(_SIGNATURES)
 
 
 def _apply(

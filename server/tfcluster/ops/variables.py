@@ -6,13 +6,14 @@ import enum
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.api._unimplemented import raise_unimplemented
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, errors
+from tfcluster.framework.default_session import get_default_session_or_raise
 from tfcluster.framework.graph import (
     GraphKeys,
     Operation,
     Tensor,
     colocate_with,
+    control_dependencies,
     convert_to_tensor,
     get_collection,
     get_default_graph,
@@ -21,7 +22,8 @@ from tfcluster.framework.graph import (
     register_tensor_conversion_function,
 )
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import state_ops
+from tfcluster.ops import array_ops, constant_op, math_ops, state_ops
+from tfcluster.ops.control_flow_ops import group, no_op
 from tfcluster.ops.op_util import make_op
 
 
@@ -136,7 +138,9 @@ class Variable:
         shape: Any = None,
     ) -> None:
         if variable_def is not None:
-            raise_unimplemented("tf.Variable(variable_def=...)")
+            raise errors.UnimplementedError(
+                None, None, "tf.Variable(variable_def=...) is not implemented in tfcluster"
+            )
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
@@ -339,8 +343,6 @@ class Variable:
         return self._variable.eval(session=session)
 
     def load(self, value: Any, session: Any = None) -> None:
-        from tfcluster.client.session import get_default_session_or_raise
-
         sess = session or get_default_session_or_raise(self.graph)
         sess.run(self._initializer_op, {self._initial_value: value})
 
@@ -395,8 +397,6 @@ def trainable_variables(scope: str | None = None) -> list[Variable]:
 
 
 def variables_initializer(var_list: Sequence[Variable], name: str = "init") -> Operation:
-    from tfcluster.ops.control_flow_ops import group, no_op
-
     if var_list:
         return group(*[v.initializer for v in var_list], name=name)
     return no_op(name=name)
@@ -418,8 +418,6 @@ def is_variable_initialized(variable: Variable) -> Tensor:
 
 
 def assert_variables_initialized(var_list: Sequence[Variable] | None = None) -> Operation:
-    from tfcluster.ops import array_ops
-
     var_list = list(var_list) if var_list is not None else global_variables() + local_variables()
     with name_scope(None, "assert_variables_initialized"):
         ready = report_uninitialized_variables(var_list)
@@ -433,8 +431,6 @@ def report_uninitialized_variables(
 
     Each check is colocated with its variable, so this works across the tasks of a cluster.
     """
-    from tfcluster.ops import array_ops, constant_op, math_ops
-
     if var_list is None:
         var_list = global_variables() + local_variables()
     var_list = list(var_list)
@@ -509,8 +505,6 @@ class PartitionedVariable:
         return [i for i, p in enumerate(self._partitions) if p > 1]
 
     def _concat(self) -> Tensor:
-        from tfcluster.ops import array_ops
-
         if len(self._variable_list) == 1:
             with name_scope(None):
                 return array_ops.identity(self._variable_list[0], name=self._name)
@@ -527,8 +521,6 @@ class PartitionedVariable:
 
     def as_tensor(self) -> Tensor:
         """The shards concatenated (made afresh, free of the control dependencies in force)."""
-        from tfcluster.framework.graph import control_dependencies
-
         with control_dependencies(None):
             return self._concat()
 
@@ -558,8 +550,6 @@ class PartitionedVariable:
         return self._partitions
 
     def _apply_assign_fn(self, assign_fn: Any, value: Any) -> list[Any]:
-        from tfcluster.ops import array_ops
-
         axes = self._partition_axes()
         if len(axes) > 1:
             raise NotImplementedError(

@@ -80,34 +80,10 @@ class Executor:
         self.feeds = list(feeds)
         self.fetches = list(fetches)
         fed = set(self.feeds)
-        # A fed tensor's producer is usually pruned away, so feeds need not name nodes here.
-        roots: list[str] = []
-        for t in self.fetches:
-            if t in fed:
-                continue
-            src, idx = split_tensor_name(t)
-            if src not in by_name:
-                raise errors.NotFoundError(None, None, f"Fetch '{t}' is not in the graph")
-            roots.append(src)
-        for name in targets:
-            if name not in by_name:
-                raise errors.NotFoundError(None, None, f"Target '{name}' is not in the graph")
-            roots.append(name)
-        order = _post_order(roots, by_name, fed)
+        order = _post_order(_roots(self.fetches, targets, by_name, fed), by_name, fed)
         self.node_names = [n.name for n in order]
 
-        # Slots: one per fed tensor, one per (node, output) that something reads.
-        slot_of: dict[str, int] = {}
-        for t in self.feeds:
-            slot_of.setdefault(t, len(slot_of))
-        for n in order:
-            for src, idx in n.inputs:
-                key = f"{src}:{idx}"
-                if key not in slot_of:
-                    slot_of[key] = len(slot_of)
-        for t in self.fetches:
-            if t not in slot_of:
-                slot_of[t] = len(slot_of)
+        slot_of = _slots(order, self.feeds, self.fetches)
         self.num_slots = len(slot_of)
         self.feed_slots = tuple(slot_of[t] for t in self.feeds)
         self.fetch_slots = tuple(slot_of[t] for t in self.fetches)
@@ -115,52 +91,11 @@ class Executor:
             t not in fed and _is_ref_output(by_name[split_tensor_name(t)[0]]) for t in self.fetches
         )
 
-        outputs_read: dict[str, list[tuple[int, int]]] = {}
-        for key, slot in slot_of.items():
-            if key in fed:
-                continue
-            src, idx = split_tensor_name(key)
-            outputs_read.setdefault(src, []).append((idx, slot))
-
         cache = kernel_cache if kernel_cache is not None else {}
-        self.steps: list[_Step] = []
-        self.has_async = False
-        self.pending_counts: list[int] = []
-        self.consumers: list[list[int]] = []
-        index_of = {n.name: i for i, n in enumerate(order)}
-        type_of: dict[str, str] = {}
-        for n in order:
-            device = n.device or default_device
-            fn, is_async = _bind(n, device, cache)
-            step = _Step(n.name, device, fn, is_async)
-            step.in_slots = tuple(slot_of[f"{src}:{idx}"] for src, idx in n.inputs)
-            step.out_pairs = tuple(sorted(outputs_read.get(n.name, ())))
-            op_def = op_def_registry.lookup(n.op)
-            ref_inputs = op_def.ref_inputs if op_def else frozenset()
-            step.derefs = tuple(
-                i
-                for i, (src, idx) in enumerate(n.inputs)
-                if f"{src}:{idx}" not in fed
-                and i not in ref_inputs
-                and _is_ref_output(by_name[src])
-            )
-            step.to_host = _host_copies(n, device, step.derefs, type_of, fed)
-            type_of[n.name] = device_type_of(device)
-            self.has_async = self.has_async or is_async
-            self.steps.append(step)
+        self.steps = _bind_steps(order, by_name, slot_of, fed, cache, default_device)
+        self.has_async = any(step.is_async for step in self.steps)
         # Dataflow bookkeeping for the asynchronous path.
-        for n in order:
-            deps = {index_of[src] for src, idx in n.inputs if f"{src}:{idx}" not in fed} | {
-                index_of[c] for c in n.control_inputs
-            }
-            self.pending_counts.append(len(deps))
-            self.consumers.append([])
-        for i, n in enumerate(order):
-            deps = {index_of[src] for src, idx in n.inputs if f"{src}:{idx}" not in fed} | {
-                index_of[c] for c in n.control_inputs
-            }
-            for d in deps:
-                self.consumers[d].append(i)
+        self.pending_counts, self.consumers = _dataflow_edges(order, fed)
         self.devices = sorted({s.device for s in self.steps} | {default_device} - {""})
 
     # ------------------------------------------------------------------------------------
@@ -323,6 +258,98 @@ class _Stats:
                 )
             out.append(ds)
         return out
+
+
+def _roots(
+    fetches: Sequence[str], targets: Sequence[str], by_name: dict[str, Node], fed: set[str]
+) -> list[str]:
+    """The nodes the step must run for its fetches and targets; unknown names are NotFound.
+    A fed tensor's producer is usually pruned away, so feeds need not name nodes here."""
+    roots: list[str] = []
+    for t in fetches:
+        if t in fed:
+            continue
+        src, _ = split_tensor_name(t)
+        if src not in by_name:
+            raise errors.NotFoundError(None, None, f"Fetch '{t}' is not in the graph")
+        roots.append(src)
+    for name in targets:
+        if name not in by_name:
+            raise errors.NotFoundError(None, None, f"Target '{name}' is not in the graph")
+        roots.append(name)
+    return roots
+
+
+def _slots(order: list[Node], feeds: Sequence[str], fetches: Sequence[str]) -> dict[str, int]:
+    """Tensor name -> value slot: one per fed tensor, one per output something reads."""
+    slot_of: dict[str, int] = {}
+    for t in feeds:
+        slot_of.setdefault(t, len(slot_of))
+    for n in order:
+        for src, idx in n.inputs:
+            key = f"{src}:{idx}"
+            if key not in slot_of:
+                slot_of[key] = len(slot_of)
+    for t in fetches:
+        if t not in slot_of:
+            slot_of[t] = len(slot_of)
+    return slot_of
+
+
+def _bind_steps(
+    order: list[Node],
+    by_name: dict[str, Node],
+    slot_of: dict[str, int],
+    fed: set[str],
+    cache: dict[str, Any],
+    default_device: str,
+) -> list[_Step]:
+    """One prepared _Step per node, in order: its kernel bound and its slots resolved."""
+    outputs_read: dict[str, list[tuple[int, int]]] = {}  # node -> (output index, slot)
+    for key, slot in slot_of.items():
+        if key in fed:
+            continue
+        src, idx = split_tensor_name(key)
+        outputs_read.setdefault(src, []).append((idx, slot))
+    steps: list[_Step] = []
+    type_of: dict[str, str] = {}  # node -> device type, for the host copies of later nodes
+    for n in order:
+        device = n.device or default_device
+        fn, is_async = _bind(n, device, cache)
+        step = _Step(n.name, device, fn, is_async)
+        step.in_slots = tuple(slot_of[f"{src}:{idx}"] for src, idx in n.inputs)
+        step.out_pairs = tuple(sorted(outputs_read.get(n.name, ())))
+        step.derefs = _derefs(n, by_name, fed)
+        step.to_host = _host_copies(n, device, step.derefs, type_of, fed)
+        type_of[n.name] = device_type_of(device)
+        steps.append(step)
+    return steps
+
+
+def _derefs(node: Node, by_name: dict[str, Node], fed: set[str]) -> tuple[int, ...]:
+    """Inputs that arrive as variable references but that the kernel reads as values."""
+    op_def = op_def_registry.lookup(node.op)
+    ref_inputs = op_def.ref_inputs if op_def else frozenset()
+    return tuple(
+        i
+        for i, (src, idx) in enumerate(node.inputs)
+        if f"{src}:{idx}" not in fed and i not in ref_inputs and _is_ref_output(by_name[src])
+    )
+
+
+def _dataflow_edges(order: list[Node], fed: set[str]) -> tuple[list[int], list[list[int]]]:
+    """Per node: how many nodes it waits for, and the nodes that wait for it."""
+    index_of = {n.name: i for i, n in enumerate(order)}
+    pending_counts: list[int] = []
+    consumers: list[list[int]] = [[] for _ in order]
+    for i, n in enumerate(order):
+        deps = {index_of[src] for src, idx in n.inputs if f"{src}:{idx}" not in fed} | {
+            index_of[c] for c in n.control_inputs
+        }
+        pending_counts.append(len(deps))
+        for d in deps:
+            consumers[d].append(i)
+    return pending_counts, consumers
 
 
 def _host_copies(

@@ -1,7 +1,8 @@
 """Assigns every node a full device name: colocation groups, explicit devices, then defaults.
 
-Default placement (seed 004): a node with no job goes to the first task of the cluster (jobs
-sorted by name, lowest index), so same-named variables are shared by every session.
+Default placement, as in TensorFlow 1.x: a node with no job goes to the first task of the
+cluster (jobs sorted by name, lowest index), so same-named variables are shared by every
+session.
 """
 
 from __future__ import annotations

@@ -3,7 +3,7 @@
 Semantics follow TF1's device_setter.py: ps ops (variables and other stateful containers)
 get `ps_device` with a task from `ps_strategy` (round-robin by default), merged with the
 op's own device; other ops get `worker_device` merged with the op's own device. Device strings
-may be written without the leading slash ('job:worker/task:0'), as seed 003 does.
+may be written without the leading slash ('job:worker/task:0'), as TF1 accepts.
 """
 
 from __future__ import annotations
@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.distributed.cluster_spec import ClusterSpec
 from tfcluster.framework import device_spec
 from tfcluster.framework.tensor_shape import TensorShape
 
@@ -114,12 +115,7 @@ def _cluster_dict(cluster: Any) -> dict[str, Any]:
         return dict(cluster.as_dict())
     if isinstance(cluster, dict):
         return cluster
-    from tfcluster.api import train as train_api
-
-    spec = getattr(train_api, "ClusterSpec", None)
-    if spec is None:
-        raise TypeError(f"cluster must be a ClusterSpec or a dict of job -> tasks, not {cluster!r}")
-    return dict(spec(cluster).as_dict())
+    return dict(ClusterSpec(cluster).as_dict())
 
 
 def replica_device_setter(

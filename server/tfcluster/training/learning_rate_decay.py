@@ -6,6 +6,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.ops import math_ops
 
 
 def _require_step(global_step: Any, fn: str) -> None:
@@ -22,8 +23,6 @@ def exponential_decay(
     name: str | None = None,
 ) -> Tensor:
     """learning_rate * decay_rate ^ (global_step / decay_steps), floored when staircase."""
-    from tfcluster.ops import math_ops
-
     _require_step(global_step, "exponential_decay")
     with name_scope(name, "ExponentialDecay", [learning_rate, global_step]) as scope:
         lr = convert_to_tensor(learning_rate, name="learning_rate")
@@ -43,8 +42,6 @@ def natural_exp_decay(
     name: str | None = None,
 ) -> Tensor:
     """learning_rate * exp(-decay_rate * global_step / decay_steps)."""
-    from tfcluster.ops import math_ops
-
     _require_step(global_step, "natural_exp_decay")
     with name_scope(name, "NaturalExpDecay", [learning_rate, global_step]) as scope:
         lr = convert_to_tensor(learning_rate, name="learning_rate")
@@ -67,8 +64,6 @@ def inverse_time_decay(
     name: str | None = None,
 ) -> Tensor:
     """learning_rate / (1 + decay_rate * global_step / decay_steps)."""
-    from tfcluster.ops import math_ops
-
     _require_step(global_step, "inverse_time_decay")
     with name_scope(name, "InverseTimeDecay", [learning_rate, global_step]) as scope:
         lr = convert_to_tensor(learning_rate, name="learning_rate")
@@ -94,8 +89,6 @@ def polynomial_decay(
 ) -> Tensor:
     """(lr - end) * (1 - step / decay_steps) ^ power + end, with step capped at decay_steps;
     with cycle, decay_steps grows to the first multiple of itself past the step instead."""
-    from tfcluster.ops import math_ops
-
     _require_step(global_step, "polynomial_decay")
     with name_scope(name, "PolynomialDecay", [learning_rate, global_step]) as scope:
         lr = convert_to_tensor(learning_rate, name="learning_rate")
@@ -121,8 +114,6 @@ def piecewise_constant(
     x: Any, boundaries: Sequence[Any], values: Sequence[Any], name: str | None = None
 ) -> Tensor:
     """values[0] while x <= boundaries[0], values[1] while x <= boundaries[1], ..."""
-    from tfcluster.ops import math_ops
-
     if len(values) != len(boundaries) + 1:
         raise ValueError("The length of boundaries should be 1 less than the length of values")
     with name_scope(name, "PiecewiseConstant", [x]):

@@ -19,10 +19,19 @@ from typing import Any
 
 from tfcluster.framework import errors
 from tfcluster.framework.graph import GraphKeys, get_collection, get_default_graph
+from tfcluster.ops import summary_ops
+from tfcluster.ops.control_flow_ops import group
+from tfcluster.ops.variables import (
+    global_variables,
+    global_variables_initializer,
+    local_variables_initializer,
+    report_uninitialized_variables,
+)
 from tfcluster.protos import config_pb2
 from tfcluster.training import basic_session_run_hooks as hooks_lib
 from tfcluster.training.coordinator import Coordinator
 from tfcluster.training.queue_runner import start_queue_runners
+from tfcluster.training.saver import _get_saver_or_default
 from tfcluster.training.session_manager import SessionManager
 from tfcluster.training.session_run_hook import (
     SessionRunArgs,
@@ -86,16 +95,6 @@ class Scaffold:
 
     def finalize(self) -> Scaffold:
         """Fills in the missing pieces, then finalizes the graph (no more ops may be added)."""
-        from tfcluster.ops import summary_ops
-        from tfcluster.ops.control_flow_ops import group
-        from tfcluster.ops.variables import (
-            global_variables,
-            global_variables_initializer,
-            local_variables_initializer,
-            report_uninitialized_variables,
-        )
-        from tfcluster.training.saver import _get_saver_or_default
-
         if self._init_op is None:
             self._init_op = Scaffold.get_or_default(
                 "init_op", GraphKeys.INIT_OP, lambda: group(global_variables_initializer())
@@ -178,9 +177,6 @@ class Scaffold:
 
     @staticmethod
     def default_local_init_op() -> Any:
-        from tfcluster.ops.control_flow_ops import group
-        from tfcluster.ops.variables import local_variables_initializer
-
         return group(local_variables_initializer())
 
 

@@ -22,6 +22,10 @@ from tfcluster.framework.graph import (
     get_default_graph,
     name_scope,
 )
+from tfcluster.gradients.gradients_impl import gradients
+from tfcluster.ops import math_ops, state_ops
+from tfcluster.ops.control_flow_ops import group, tuple_
+from tfcluster.ops.variables import Variable
 from tfcluster.training import slot_creator
 
 _VALID_LOSS_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -98,8 +102,6 @@ class Optimizer:
         grad_loss: Any = None,
     ) -> list[tuple[Tensor | None, Any]]:
         """[(gradient or None, variable)] for the variables in var_list (default: trainable)."""
-        from tfcluster.gradients.gradients_impl import gradients
-
         if callable(loss) and not isinstance(loss, Tensor):
             loss = loss()
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
@@ -129,8 +131,6 @@ class Optimizer:
             colocate_gradients_with_ops=colocate_gradients_with_ops,
         )
         if gate_gradients == Optimizer.GATE_GRAPH:
-            from tfcluster.ops.control_flow_ops import tuple_
-
             present = [g for g in grads if g is not None]
             gated = iter(tuple_(present)) if present else iter(())
             grads = [next(gated) if g is not None else None for g in grads]
@@ -181,8 +181,6 @@ class Optimizer:
             if global_step is None:
                 apply_updates = self._finish(update_ops, op_name)
             else:
-                from tfcluster.ops import state_ops
-
                 finish = self._finish(update_ops, "update")
                 with control_dependencies([finish]), colocate_with(_ref_of(global_step).op):
                     apply_updates = state_ops.assign_add(global_step, 1, name=op_name).op
@@ -246,8 +244,6 @@ class Optimizer:
     def _create_non_slot_variable(
         self, initial_value: Any, name: str, colocate_with_var: Any
     ) -> Any:
-        from tfcluster.ops.variables import Variable
-
         graph = colocate_with_var.graph
         key = (name, graph)
         v = self._non_slot_dict.get(key)
@@ -271,8 +267,6 @@ class Optimizer:
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply_dense")
 
     def _finish(self, update_ops: list[Operation], name_scope: str) -> Operation:
-        from tfcluster.ops.control_flow_ops import group
-
         return group(*update_ops, name=name_scope)
 
     # ---- helpers -------------------------------------------------------------------------
@@ -295,8 +289,6 @@ class Optimizer:
 
 def cast_like(t: Tensor, var: Any) -> Tensor:
     """`t` in the variable's dtype (the same tensor when it already is)."""
-    from tfcluster.ops import math_ops
-
     base = var.dtype.base_dtype
     if t.dtype.base_dtype == base:
         return t

@@ -10,8 +10,15 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework.graph import Operation, Tensor, colocate_with, control_dependencies
-from tfcluster.ops import training_ops
+from tfcluster.framework.graph import (
+    Operation,
+    Tensor,
+    colocate_with,
+    control_dependencies,
+    get_default_graph,
+)
+from tfcluster.ops import math_ops, training_ops
+from tfcluster.ops.control_flow_ops import group
 from tfcluster.training.optimizer import Optimizer, cast_like
 from tfcluster.training.slot_creator import constant_initializer
 
@@ -99,8 +106,6 @@ class AdamOptimizer(Optimizer):
         self._epsilon_t: Tensor | None = None
 
     def _get_beta_accumulators(self) -> tuple[Any, Any]:
-        from tfcluster.framework.graph import get_default_graph
-
         graph = get_default_graph()
         return (
             self._get_non_slot_variable("beta1_power", graph),
@@ -122,8 +127,6 @@ class AdamOptimizer(Optimizer):
         self._epsilon_t = self._hyper(self._epsilon, "epsilon")
 
     def _apply_dense(self, grad: Tensor, var: Any) -> Operation:
-        from tfcluster.ops import math_ops
-
         assert self._lr_t is not None and self._beta1_t is not None
         assert self._beta2_t is not None and self._epsilon_t is not None
         beta1_power, beta2_power = self._get_beta_accumulators()
@@ -143,9 +146,6 @@ class AdamOptimizer(Optimizer):
         ).op
 
     def _finish(self, update_ops: list[Operation], name_scope: str) -> Operation:
-        from tfcluster.ops import math_ops
-        from tfcluster.ops.control_flow_ops import group
-
         assert self._beta1_t is not None and self._beta2_t is not None
         with control_dependencies(update_ops):
             beta1_power, beta2_power = self._get_beta_accumulators()

@@ -8,6 +8,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import errors
+from tfcluster.framework.default_session import get_default_session
 from tfcluster.framework.graph import GraphKeys, add_to_collection, get_collection
 
 _log = logging.getLogger(__name__)
@@ -133,8 +134,6 @@ def start_queue_runners(
     collection: str = GraphKeys.QUEUE_RUNNERS,
 ) -> list[threading.Thread]:
     if sess is None:
-        from tfcluster.client.session import get_default_session
-
         sess = get_default_session()
         if sess is None:
             raise ValueError("Cannot start queue runners: No default session is registered.")

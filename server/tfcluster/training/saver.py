@@ -29,6 +29,9 @@ from tfcluster.framework.graph import (
     get_default_graph,
     name_scope,
 )
+from tfcluster.ops import array_ops, state_ops
+from tfcluster.ops.control_flow_ops import group, no_op
+from tfcluster.ops.variables import PartitionedVariable, global_variables
 from tfcluster.training import checkpoint_management as cm
 from tfcluster.training.checkpoint_management import (
     checkpoint_exists,
@@ -84,8 +87,6 @@ class _SlicedSaveable:
 def _op_list_to_dict(var_list: Any) -> dict[str, Any]:
     """checkpoint key -> a variable, or the list of shards of a partitioned variable (keyed by
     the full name in their save_slice_info, or given as a PartitionedVariable)."""
-    from tfcluster.ops.variables import PartitionedVariable
-
     if isinstance(var_list, Mapping):
         return {
             str(k): list(v) if isinstance(v, PartitionedVariable) else v
@@ -265,9 +266,6 @@ class Saver:
         """Makes the restore ops (a feed and a colocated Assign per variable), once."""
         if self._built:
             return
-        from tfcluster.ops import array_ops, state_ops
-        from tfcluster.ops.control_flow_ops import group, no_op
-        from tfcluster.ops.variables import global_variables
 
         graph = get_default_graph()
         var_list = self._var_list

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.client.session import Session
 from tfcluster.framework import errors
 from tfcluster.framework.graph import Graph, get_default_graph
 from tfcluster.training import checkpoint_management
@@ -66,8 +67,6 @@ class SessionManager:
             )
 
     def _new_session(self, master: str, config: Any) -> Any:
-        from tfcluster.client.session import Session
-
         return Session(master, graph=self._graph, config=config)
 
     def _restore_checkpoint(

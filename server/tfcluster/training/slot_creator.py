@@ -10,14 +10,13 @@ from typing import Any
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import colocate_with, convert_to_tensor
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops import array_ops, init_ops, variable_scope
+from tfcluster.ops.variables import SaveSliceInfo
 
 
 def _create_slot_var(
     primary: Any, val: Any, scope: str, validate_shape: bool, shape: Any, dtype: Any
 ) -> Any:
-    from tfcluster.ops import variable_scope
-    from tfcluster.ops.variables import SaveSliceInfo
-
     # A partitioner in force must not split the slot: it follows the primary's shards.
     current = variable_scope.get_variable_scope()
     partitioner = current.partitioner
@@ -49,8 +48,6 @@ def _create_slot_var(
 
 def create_slot(primary: Any, val: Any, name: str, colocate_with_primary: bool = True) -> Any:
     """A non-trainable variable initialised to the tensor `val`, named after `primary`."""
-    from tfcluster.ops import variable_scope
-
     val = convert_to_tensor(val)
     validate_shape = val.get_shape().is_fully_defined()
     with (
@@ -72,8 +69,6 @@ def create_slot_with_initializer(
     colocate_with_primary: bool = True,
 ) -> Any:
     """Like create_slot, with the initial value made by `initializer(shape, dtype)`."""
-    from tfcluster.ops import variable_scope
-
     shape = TensorShape(shape)
     dtype = dtypes.as_dtype(dtype).base_dtype
     validate_shape = shape.is_fully_defined()
@@ -90,8 +85,6 @@ def create_slot_with_initializer(
 def create_zeros_slot(
     primary: Any, name: str, dtype: Any = None, colocate_with_primary: bool = True
 ) -> Any:
-    from tfcluster.ops import array_ops, init_ops
-
     dt = dtypes.as_dtype(dtype or primary.dtype).base_dtype
     shape = primary.get_shape()
     if shape.is_fully_defined():
@@ -107,8 +100,6 @@ def constant_initializer(value: float) -> Any:
     """initializer(shape, dtype) -> a Fill of `value`: small in the GraphDef at any size."""
 
     def init(shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
-        from tfcluster.ops import array_ops
-
         dt = dtypes.as_dtype(dtype)
         return array_ops.fill(list(shape), convert_to_tensor(value, dtype=dt))
 

@@ -17,6 +17,8 @@ from typing import Any
 from tensorboardX.event_file_writer import EventsWriter
 from tensorboardX.proto import event_pb2, summary_pb2
 
+from tfcluster.framework.graph import get_default_graph
+
 Event = event_pb2.Event
 SessionLog = event_pb2.SessionLog
 Summary = summary_pb2.Summary
@@ -153,8 +155,6 @@ class FileWriterCache:
 
     @staticmethod
     def get(logdir: str) -> FileWriter:
-        from tfcluster.framework.graph import get_default_graph
-
         with FileWriterCache._lock:
             writer = FileWriterCache._cache.get(logdir)
             if writer is None:

@@ -24,7 +24,9 @@ from tfcluster.framework.graph import (
     device,
     name_scope,
 )
-from tfcluster.ops import data_flow_ops
+from tfcluster.ops import array_ops, data_flow_ops, state_ops
+from tfcluster.ops.control_flow_ops import group, no_op
+from tfcluster.ops.variables import Variable, global_variables, report_uninitialized_variables
 from tfcluster.training.optimizer import Optimizer
 from tfcluster.training.queue_runner import QueueRunner
 from tfcluster.training.session_manager import _ready
@@ -75,14 +77,6 @@ class SyncReplicasOptimizer(Optimizer):
         name: str | None = None,
     ) -> Operation:
         """The worker's train op: push gradients, then wait for the next step's token."""
-        from tfcluster.ops import array_ops, state_ops
-        from tfcluster.ops.control_flow_ops import group, no_op
-        from tfcluster.ops.variables import (
-            Variable,
-            global_variables,
-            report_uninitialized_variables,
-        )
-
         grads_and_vars = list(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("Must supply at least one variable")
@@ -174,8 +168,6 @@ class SyncReplicasOptimizer(Optimizer):
 
     def get_init_tokens_op(self, num_tokens: int = -1) -> Operation:
         """Fills the token queue so the first step can start (replicas_to_aggregate tokens)."""
-        from tfcluster.ops.control_flow_ops import no_op
-
         if not self._gradients_applied or self._sync_token_queue is None:
             raise ValueError("get_init_tokens_op() should be called after apply_gradients().")
         tokens_needed = self._replicas_to_aggregate - self._total_num_replicas
@@ -191,8 +183,6 @@ class SyncReplicasOptimizer(Optimizer):
         return self._enqueue_tokens(num_tokens)
 
     def _enqueue_tokens(self, num_tokens: int) -> Operation:
-        from tfcluster.ops import array_ops
-
         assert self._sync_token_queue is not None
         with device(self._global_step.device), name_scope(""):
             tokens = array_ops.fill([num_tokens], self._global_step)

@@ -7,6 +7,8 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Graph, GraphKeys, Tensor, get_default_graph
+from tfcluster.ops import init_ops, math_ops, variable_scope
+from tfcluster.ops.variables import Variable, VariableAggregation
 
 # Cache of the `global_step + 0` read tensor that hooks fetch (TF's GLOBAL_STEP_READ_KEY).
 GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
@@ -18,8 +20,6 @@ def global_step(sess: Any, global_step_tensor: Any) -> int:
 
 
 def assert_global_step(global_step_tensor: Any) -> None:
-    from tfcluster.ops.variables import Variable
-
     if not isinstance(global_step_tensor, (Variable, Tensor)):
         raise TypeError(
             f'Existing "global_step" must be a Variable or Tensor: {global_step_tensor}.'
@@ -64,9 +64,6 @@ def get_global_step(graph: Graph | None = None) -> Any:
 def create_global_step(graph: Graph | None = None) -> Any:
     """A new int64 scalar 'global_step' variable in GLOBAL_VARIABLES and GLOBAL_STEP, made by
     tf.get_variable as TF does (so a later get_variable('global_step') finds it taken)."""
-    from tfcluster.ops import init_ops, variable_scope
-    from tfcluster.ops.variables import VariableAggregation
-
     graph = graph or get_default_graph()
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
@@ -110,8 +107,6 @@ def _get_or_create_global_step_read(graph: Graph | None = None) -> Tensor | None
     step = get_global_step(graph)
     if step is None:
         return None
-    from tfcluster.ops import math_ops
-    from tfcluster.ops.variables import Variable
 
     with graph.as_default(), graph.name_scope(None), graph.name_scope(step.op.name + "/"):
         value = step.initialized_value() if isinstance(step, Variable) else step

@@ -93,7 +93,8 @@ from tfcluster.ops.variables import (
     variables_initializer,
 )
 from tfcluster.gradients.gradients_impl import gradients
-from tfcluster.client.session import InteractiveSession, Session, get_default_session
+from tfcluster.client.session import InteractiveSession, Session
+from tfcluster.framework.default_session import get_default_session
 
 from tfcluster.ops.data_flow_ops import ConditionalAccumulator, FIFOQueue, QueueBase
 

@@ -1,0 +1,199 @@
+"""Kernels of the functional control flow ops: If / StatelessIf, While / StatelessWhile.
+
+Each body is parsed once, when the node is bound, into an Executor over its nodes; a call
+runs it with the caller's step context (same resources, deadline, cancellation), in a
+`CallContext` that carries the call's arguments for the body's `_Arg` kernels. Stateful
+kernels inside a body live in the body's own kernel cache, which lives as long as the
+functional op's kernel (itself kept in the worker's cache when the op is stateful).
+Inner ops' device annotations are ignored: a body runs wholly on its op's device.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tfcluster.framework import errors, func_graph, op_def_registry
+from tfcluster.kernels.registry import CPU_ONLY, kernel
+from tfcluster.runtime.executor import Executor
+from tfcluster.runtime.graph_ir import nodes_from_graph_def
+from tfcluster.runtime.resources import VariableRef
+from tfcluster.runtime.step_context import StepContext
+
+
+class CallContext(StepContext):
+    """The caller's step context plus this call's arguments."""
+
+    __slots__ = ("args",)
+
+    def __init__(self, parent: StepContext, args: Sequence[Any]) -> None:
+        # Shares the parent's state (not a copy): cancelling either cancels both.
+        self.step_id = parent.step_id
+        self.resources = parent.resources
+        self.rendezvous = parent.rendezvous
+        self.deadline = parent.deadline
+        self.remote_recv = parent.remote_recv
+        self.trace = parent.trace
+        self.cancelled = parent.cancelled
+        self.step_stats = parent.step_stats
+        self.args = args
+
+
+@kernel("_Arg", devices=CPU_ONLY)
+def arg(node: Any, xp: Any) -> Any:
+    index = int(node.attrs["index"])
+    name = node.name
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        args = getattr(ctx, "args", None)
+        if args is None or index >= len(args):
+            raise errors.InternalError(
+                None, None, f"_Arg {name} (index {index}) runs outside a function call"
+            )
+        value = args[index]
+        if isinstance(value, VariableRef):  # a value argument fed from a variable
+            value = value.read(name)
+        return (value,)
+
+    return compute
+
+
+@kernel("_RefArg", devices=CPU_ONLY)
+def ref_arg(node: Any, xp: Any) -> Any:
+    index = int(node.attrs["index"])
+    name = node.name
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        args = getattr(ctx, "args", None)
+        if args is None or index >= len(args) or not isinstance(args[index], VariableRef):
+            raise errors.InternalError(None, None, f"_RefArg {name} was not given a variable")
+        return (args[index],)
+
+    return compute
+
+
+@kernel("_RefHandle", devices=CPU_ONLY)
+def ref_handle(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        return (ins[0],)
+
+    return compute
+
+
+@kernel("_Retval", devices=CPU_ONLY)
+def retval(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        return ()
+
+    return compute
+
+
+class _Function:
+    """One body, bound: call it with argument values, get its results."""
+
+    def __init__(self, func: Any, device: str, what: str) -> None:
+        try:
+            body = func_graph.parse_function(func, what)
+        except ValueError as e:
+            raise errors.InvalidArgumentError(None, None, str(e)) from None
+        nodes = nodes_from_graph_def(body.graph_def)
+        for n in nodes:
+            n.device = ""
+        # Every stateful op in the body runs (an assign_add whose result is unused included).
+        targets = [
+            n.name
+            for n in nodes
+            if n.op not in func_graph.ARG_OPS
+            and (op_def := op_def_registry.lookup(n.op)) is not None
+            and op_def.stateful
+        ]
+        self.num_args = len(body.args)
+        self.num_results = len(body.results)
+        self._cache: dict[str, Any] = {}
+        self._executor = Executor(
+            nodes, [], body.results, targets, kernel_cache=self._cache, default_device=device
+        )
+
+    def __call__(self, ctx: StepContext, args: Sequence[Any]) -> list[Any]:
+        return self._executor.run(CallContext(ctx, args), ())
+
+
+def _truthy(value: Any, what: str) -> bool:
+    v = np.asarray(value)
+    if v.shape != ():
+        raise errors.InvalidArgumentError(
+            None, None, f"{what} must be a scalar, but it has shape {list(v.shape)}"
+        )
+    return bool(v)
+
+
+def _if_kernel(node: Any, xp: Any) -> Any:
+    then_fn = _Function(node.attrs["then_branch"], node.device, f"{node.name} then_branch")
+    else_fn = _Function(node.attrs["else_branch"], node.device, f"{node.name} else_branch")
+    num_args = len(node.inputs) - 1
+    for fn in (then_fn, else_fn):
+        if fn.num_args != num_args:
+            raise errors.InvalidArgumentError(
+                None, None, f"{node.name}: a branch takes {fn.num_args} arguments, not {num_args}"
+            )
+    if then_fn.num_results != else_fn.num_results:
+        raise errors.InvalidArgumentError(
+            None, None, f"{node.name}: the branches return different numbers of results"
+        )
+
+    def compute(ctx: Any, ins: list[Any]) -> Sequence[Any]:
+        fn = then_fn if _truthy(ins[0], "The predicate of If") else else_fn
+        return fn(ctx, ins[1:])
+
+    return compute
+
+
+kernel("If", devices=CPU_ONLY)(_if_kernel)
+kernel("StatelessIf", devices=CPU_ONLY)(_if_kernel)
+
+
+def _while_kernel(node: Any, xp: Any) -> Any:
+    a = node.attrs
+    num_vars = len(a["T"])
+    has_max = bool(a.get("has_maximum_iterations", False))
+    num_caps = len(node.inputs) - num_vars - (1 if has_max else 0)
+    cond_fn = _Function(a["cond"], node.device, f"{node.name} cond")
+    body_fn = _Function(a["body"], node.device, f"{node.name} body")
+    if cond_fn.num_args != num_vars + num_caps or body_fn.num_args != num_vars + num_caps:
+        raise errors.InvalidArgumentError(
+            None, None, f"{node.name}: cond and body must take {num_vars + num_caps} arguments"
+        )
+    if cond_fn.num_results != 1 or body_fn.num_results != num_vars:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"{node.name}: cond must return 1 result and body {num_vars} (one per loop var)",
+        )
+
+    def compute(ctx: Any, ins: list[Any]) -> Sequence[Any]:
+        loop_vars = list(ins[:num_vars])
+        captures = list(ins[num_vars : num_vars + num_caps])
+        limit = None
+        if has_max:
+            limit = int(np.asarray(ins[-1]))
+            if limit < 0:
+                raise errors.InvalidArgumentError(
+                    None, None, f"maximum_iterations must be non-negative, got {limit}"
+                )
+        i = 0
+        while limit is None or i < limit:
+            ctx.time_left()  # the step's deadline and cancellation bound a runaway loop
+            (go,) = cond_fn(ctx, loop_vars + captures)
+            if not _truthy(go, "The loop condition"):
+                break
+            loop_vars = body_fn(ctx, loop_vars + captures)
+            i += 1
+        return (*loop_vars, np.int32(i))
+
+    return compute
+
+
+kernel("While", devices=CPU_ONLY)(_while_kernel)
+kernel("StatelessWhile", devices=CPU_ONLY)(_while_kernel)

@@ -1,0 +1,569 @@
+"""Math kernels over xp: element-wise ops, casts, select, matmul, reductions and scans.
+
+Each factory reads the node's attrs once and returns the per-step compute function. Results
+keep the op's dtype (numpy and cupy may promote), bad values raise TF's InvalidArgumentError,
+and numpy's floating-point warnings are silenced because TF returns inf/nan quietly (cupy
+never warns).
+
+The element-wise tables name a function of the array module (resolved once per node) or
+give `fn(xp, *args)` for what takes more than one call.
+"""
+
+from __future__ import annotations
+
+import functools
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tfcluster.kernels.common import Compute, host_ints, invalid, np_dtype, shape_of
+from tfcluster.kernels.registry import kernel
+
+# An xp function's name, or fn(xp, *args).
+XpFn = str | Callable[..., Any]
+
+
+def _resolve(fn: XpFn, xp: Any) -> Callable[..., Any]:
+    return getattr(xp, fn) if isinstance(fn, str) else functools.partial(fn, xp)
+
+
+def _shape(x: Any) -> list[int]:
+    return list(shape_of(x))
+
+
+# ---- element-wise binary ops --------------------------------------------------------------
+def _check_nonzero(xp: Any, y: Any) -> None:
+    if not bool(xp.all(y)):
+        raise invalid("Integer division by zero")
+
+
+def _int_floordiv(xp: Any, x: Any, y: Any) -> Any:
+    _check_nonzero(xp, y)
+    return xp.floor_divide(x, y)
+
+
+def _int_truncdiv(xp: Any, x: Any, y: Any) -> Any:
+    """C++ integer division: rounds toward zero."""
+    _check_nonzero(xp, y)
+    q = xp.floor_divide(x, y)
+    return q + ((xp.remainder(x, y) != 0) & ((x < 0) != (y < 0)))
+
+
+def _int_floormod(xp: Any, x: Any, y: Any) -> Any:
+    _check_nonzero(xp, y)
+    return xp.mod(x, y)
+
+
+def _int_truncmod(xp: Any, x: Any, y: Any) -> Any:
+    _check_nonzero(xp, y)
+    return xp.fmod(x, y)
+
+
+def _int_pow(xp: Any, x: Any, y: Any) -> Any:
+    if bool(xp.any(y < 0)):
+        raise invalid("Integers to negative integer powers are not allowed")
+    return xp.power(x, y)
+
+
+def _float_truncdiv(xp: Any, x: Any, y: Any) -> Any:
+    return xp.trunc(xp.true_divide(x, y))
+
+
+def _div_no_nan(xp: Any, x: Any, y: Any) -> Any:
+    safe = xp.where(y == 0, xp.ones_like(y), y)
+    return xp.where(y == 0, xp.zeros_like(xp.true_divide(x, safe)), xp.true_divide(x, safe))
+
+
+def _squared_difference(xp: Any, x: Any, y: Any) -> Any:
+    d = xp.subtract(x, y)
+    return d * xp.conj(d) if d.dtype.kind == "c" else d * d
+
+
+# op type -> (kernel for floating/complex dtypes, kernel for integer dtypes): integer division
+# is C++'s (toward zero, an error on zero), not numpy's.
+_BINARY: dict[str, tuple[XpFn, XpFn]] = {
+    "Add": ("add", "add"),
+    "AddV2": ("add", "add"),
+    "Sub": ("subtract", "subtract"),
+    "Mul": ("multiply", "multiply"),
+    "RealDiv": ("true_divide", _int_truncdiv),
+    "Div": ("true_divide", _int_truncdiv),
+    "DivNoNan": (_div_no_nan, _div_no_nan),
+    "FloorDiv": ("floor_divide", _int_floordiv),
+    "TruncateDiv": (_float_truncdiv, _int_truncdiv),
+    "FloorMod": ("mod", _int_floormod),
+    "TruncateMod": ("fmod", _int_truncmod),
+    "Pow": ("power", _int_pow),
+    "Maximum": ("maximum", "maximum"),
+    "Minimum": ("minimum", "minimum"),
+    "SquaredDifference": (_squared_difference, _squared_difference),
+}
+
+
+def _binary_factory(float_fn: XpFn, int_fn: XpFn) -> Callable[[Any, Any], Compute]:
+    def factory(node: Any, xp: Any) -> Compute:
+        dtype = np_dtype(node)
+        fn = _resolve(int_fn if dtype.kind in "iu" else float_fn, xp)
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            x, y = ins
+            try:
+                with np.errstate(all="ignore"):
+                    out = fn(x, y)
+            except ValueError:
+                raise invalid(f"Incompatible shapes: {_shape(x)} vs. {_shape(y)}") from None
+            if out.dtype != dtype:
+                out = out.astype(dtype)
+            return (out,)
+
+        return compute
+
+    return factory
+
+
+for _name, (_float_fn, _int_fn) in _BINARY.items():
+    kernel(_name)(_binary_factory(_float_fn, _int_fn))
+
+
+def _compare_factory(fn: str) -> Callable[[Any, Any], Compute]:
+    def factory(node: Any, xp: Any) -> Compute:
+        op = getattr(xp, fn)
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            x, y = ins
+            try:
+                out = op(x, y)
+            except ValueError:
+                raise invalid(f"Incompatible shapes: {_shape(x)} vs. {_shape(y)}") from None
+            return (xp.asarray(out, dtype=np.bool_),)
+
+        return compute
+
+    return factory
+
+
+_COMPARE: dict[str, str] = {
+    "Less": "less",
+    "LessEqual": "less_equal",
+    "Greater": "greater",
+    "GreaterEqual": "greater_equal",
+    "Equal": "equal",
+    "NotEqual": "not_equal",
+    "LogicalAnd": "logical_and",
+    "LogicalOr": "logical_or",
+}
+for _name, _op in _COMPARE.items():
+    kernel(_name)(_compare_factory(_op))
+
+
+# ---- element-wise unary ops ---------------------------------------------------------------
+def _sigmoid(xp: Any, x: Any) -> Any:
+    """1 / (1 + exp(-x)) without overflow: exp only ever sees -|x|."""
+    e = xp.exp(-xp.abs(x))
+    r = 1 / (1 + e)
+    return xp.where(x >= 0, r, e * r)
+
+
+def _reciprocal(xp: Any, x: Any) -> Any:
+    if x.dtype.kind in "iu":
+        return xp.floor_divide(xp.ones_like(x), x)
+    return xp.reciprocal(x)
+
+
+def _rsqrt(xp: Any, x: Any) -> Any:
+    return xp.reciprocal(xp.sqrt(x))
+
+
+_UNARY: dict[str, XpFn] = {
+    "Neg": "negative",
+    "Abs": "abs",
+    "Square": "square",
+    "Sqrt": "sqrt",
+    "Rsqrt": _rsqrt,
+    "Exp": "exp",
+    "Log": "log",
+    "Log1p": "log1p",
+    "Expm1": "expm1",
+    "Sign": "sign",
+    "Reciprocal": _reciprocal,
+    "Floor": "floor",
+    "Ceil": "ceil",
+    "Round": "round",  # half to even, as TF's Round
+    "Sin": "sin",
+    "Cos": "cos",
+    "Tan": "tan",
+    "Asin": "arcsin",
+    "Acos": "arccos",
+    "Atan": "arctan",
+    "Tanh": "tanh",
+    "Sigmoid": _sigmoid,
+    "Conj": "conj",
+}
+
+
+def _unary_factory(fn: XpFn) -> Callable[[Any, Any], Compute]:
+    def factory(node: Any, xp: Any) -> Compute:
+        dtype = np_dtype(node)
+        op = _resolve(fn, xp)
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            with np.errstate(all="ignore"):
+                out = xp.asarray(op(xp.asarray(ins[0])))
+            if out.dtype != dtype:
+                out = out.astype(dtype)
+            return (out,)
+
+        return compute
+
+    return factory
+
+
+for _name, _fn in _UNARY.items():
+    kernel(_name)(_unary_factory(_fn))
+
+
+def _plain_factory(fn: str) -> Callable[[Any, Any], Compute]:
+    """fn applied to the one input, its result as it comes (a bool array)."""
+
+    def factory(node: Any, xp: Any) -> Compute:
+        op = getattr(xp, fn)
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            return (xp.asarray(op(ins[0])),)
+
+        return compute
+
+    return factory
+
+
+for _name, _op in {
+    "LogicalNot": "logical_not",
+    "IsFinite": "isfinite",
+    "IsNan": "isnan",
+    "IsInf": "isinf",
+}.items():
+    kernel(_name)(_plain_factory(_op))
+
+
+# TF's gradient helper ops: (y, dy) -> dx, from the forward op's output y.
+_GRAD_HELPERS: dict[str, XpFn] = {
+    "TanhGrad": lambda xp, y, dy: dy * (1 - y * y),
+    "SigmoidGrad": lambda xp, y, dy: dy * (y * (1 - y)),
+    "SqrtGrad": lambda xp, y, dy: dy * 0.5 / y,
+    "RsqrtGrad": lambda xp, y, dy: dy * (-0.5 * y * y * y),
+    "ReciprocalGrad": lambda xp, y, dy: -dy * y * y,
+}
+for _name, _fn in _GRAD_HELPERS.items():
+    kernel(_name)(_binary_factory(_fn, _fn))
+
+
+# ---- cast, select, n-ary sums -------------------------------------------------------------
+@kernel("Cast")
+def cast(node: Any, xp: Any) -> Compute:
+    dst = np_dtype(node, "DstT")
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        with np.errstate(all="ignore"):
+            return (xp.asarray(ins[0]).astype(dst),)
+
+    return compute
+
+
+@kernel("Select")
+def select(node: Any, xp: Any) -> Compute:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        c, x, y = (xp.asarray(v) for v in ins)
+        if x.shape != y.shape:
+            raise invalid(
+                f"'then' and 'else' must have the same size.  but received: {_shape(x)} vs. "
+                f"{_shape(y)}"
+            )
+        if c.ndim == 0:
+            return (x if bool(c) else y,)
+        if c.shape == x.shape:
+            return (xp.where(c, x, y),)
+        if c.ndim == 1 and x.ndim > 1 and c.shape[0] == x.shape[0]:
+            return (xp.where(c.reshape((-1,) + (1,) * (x.ndim - 1)), x, y),)
+        raise invalid(
+            f"'condition' must be a scalar, a vector of size {x.shape[0] if x.ndim else 1} or "
+            f"have the shape of 'then' {_shape(x)}; got {_shape(c)}"
+        )
+
+    return compute
+
+
+@kernel("AddN")
+@kernel("AccumulateNV2")
+def add_n(node: Any, xp: Any) -> Compute:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        first = shape_of(ins[0])
+        for i, x in enumerate(ins[1:], 1):
+            if shape_of(x) != first:
+                raise invalid(
+                    f"Inputs to operation {node.name} of type {node.op} must have the same size "
+                    f"and shape.  Input 0: {list(first)} != input {i}: {_shape(x)}"
+                )
+        total = xp.add(ins[0], ins[1])
+        for x in ins[2:]:
+            if isinstance(total, xp.ndarray):
+                xp.add(total, x, out=total)
+            else:
+                total = total + x
+        return (total,)
+
+    return compute
+
+
+# ---- matmul -------------------------------------------------------------------------------
+@kernel("MatMul")
+def matmul(node: Any, xp: Any) -> Compute:
+    ta = bool(node.attrs.get("transpose_a", False))
+    tb = bool(node.attrs.get("transpose_b", False))
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        a, b = (xp.asarray(v) for v in ins)
+        if a.ndim != 2 or b.ndim != 2:
+            raise invalid(
+                f"In[0] and In[1] must be matrices (rank 2): In[0]: {_shape(a)}, In[1]: {_shape(b)}"
+            )
+        if ta:
+            a = a.T
+        if tb:
+            b = b.T
+        if a.shape[1] != b.shape[0]:
+            raise invalid(
+                f"Matrix size-incompatible: In[0]: {_shape(ins[0])}, In[1]: {_shape(ins[1])}"
+            )
+        return (xp.matmul(a, b),)
+
+    return compute
+
+
+@kernel("BatchMatMul")
+def batch_matmul(node: Any, xp: Any) -> Compute:
+    adj_x = bool(node.attrs.get("adj_x", False))
+    adj_y = bool(node.attrs.get("adj_y", False))
+
+    def adjoint(m: Any) -> Any:
+        m = xp.swapaxes(m, -1, -2)
+        return xp.conj(m) if m.dtype.kind == "c" else m
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        a, b = (xp.asarray(v) for v in ins)
+        if a.ndim < 2 or b.ndim < 2 or a.ndim != b.ndim or a.shape[:-2] != b.shape[:-2]:
+            raise invalid(
+                "In[0] and In[1] must have the same rank (at least 2) and batch dimensions: "
+                f"In[0]: {_shape(a)}, In[1]: {_shape(b)}"
+            )
+        if adj_x:
+            a = adjoint(a)
+        if adj_y:
+            b = adjoint(b)
+        if a.shape[-1] != b.shape[-2]:
+            raise invalid(
+                f"Matrix size-incompatible: In[0]: {_shape(ins[0])}, In[1]: {_shape(ins[1])}"
+            )
+        return (xp.matmul(a, b),)
+
+    return compute
+
+
+# ---- reductions ---------------------------------------------------------------------------
+Reduce = Callable[[Any, Any, tuple[int, ...], bool], Any]
+
+
+def _normalize_axes(axes: Any, ndim: int) -> tuple[int, ...]:
+    out: list[int] = []
+    for a in np.asarray(axes).reshape(-1).tolist():  # integer axes: Python ints
+        if not -ndim <= a < ndim:
+            raise invalid(f"Invalid reduction dimension ({a} for input with {ndim} dimension(s)")
+        a %= ndim
+        if a in out:
+            raise invalid(f"Invalid reduction arguments: Axes contains duplicate dimension: {a}")
+        out.append(a)
+    return tuple(out)
+
+
+def _acc(x: Any) -> Any:
+    """float16 sums accumulate in float32, as TF's kernels do."""
+    return np.float32 if x.dtype == np.float16 else x.dtype
+
+
+def _int_mean(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
+    """Integer mean as TF computes it: the sum divided by the count, rounded toward zero."""
+    total = xp.sum(x, axis=axis, keepdims=keep, dtype=np.int64)
+    count = max(int(np.prod([x.shape[a] for a in axis])), 1)
+    return xp.sign(total) * (xp.abs(total) // count)
+
+
+def _float_mean(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
+    return xp.mean(x, axis=axis, keepdims=keep, dtype=np.float32 if x.dtype == np.float16 else None)
+
+
+def _sum(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
+    return xp.sum(x, axis=axis, keepdims=keep, dtype=_acc(x))
+
+
+def _prod(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
+    return xp.prod(x, axis=axis, keepdims=keep, dtype=_acc(x))
+
+
+def _lowest(dtype: np.dtype[Any]) -> Any:
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+def _highest(dtype: np.dtype[Any]) -> Any:
+    return np.inf if dtype.kind == "f" else np.iinfo(dtype).max
+
+
+def _extreme(fn: str, identity: Callable[[np.dtype[Any]], Any]) -> Reduce:
+    """max/min; an empty reduction yields TF's identity (the lowest or highest value)."""
+
+    def reduce(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
+        if x.size == 0:
+            shape = [1 if a in axis else d for a, d in enumerate(x.shape)]
+            if not keep:
+                shape = [d for a, d in enumerate(x.shape) if a not in axis]
+            return xp.full(shape, identity(x.dtype), dtype=x.dtype)
+        return getattr(xp, fn)(x, axis=axis, keepdims=keep)
+
+    return reduce
+
+
+def _all(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
+    return xp.all(x, axis=axis, keepdims=keep)
+
+
+def _any(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
+    return xp.any(x, axis=axis, keepdims=keep)
+
+
+def _reduction_factory(fn: Reduce, int_fn: Reduce | None = None) -> Callable[[Any, Any], Compute]:
+    def factory(node: Any, xp: Any) -> Compute:
+        keep = bool(node.attrs.get("keep_dims", False))
+        dtype = np_dtype(node) if "T" in node.attrs else np.dtype(np.bool_)
+        impl = int_fn if int_fn is not None and dtype.kind in "iu" else fn
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            x = xp.asarray(ins[0])
+            axis = _normalize_axes(ins[1], x.ndim)
+            if not axis:  # nothing to reduce: the input is the result
+                return (x if x.dtype == dtype else x.astype(dtype),)
+            with np.errstate(all="ignore"):
+                out = xp.asarray(impl(xp, x, axis, keep))
+            if out.dtype != dtype:
+                out = out.astype(dtype)
+            return (out,)
+
+        return compute
+
+    return factory
+
+
+# The reduction axes stay in host memory (TF's HostMemory("reduction_indices")).
+kernel("Sum", host=[1])(_reduction_factory(_sum))
+kernel("Prod", host=[1])(_reduction_factory(_prod))
+kernel("Mean", host=[1])(_reduction_factory(_float_mean, _int_mean))
+kernel("Max", host=[1])(_reduction_factory(_extreme("max", _lowest)))
+kernel("Min", host=[1])(_reduction_factory(_extreme("min", _highest)))
+kernel("All", host=[1])(_reduction_factory(_all))
+kernel("Any", host=[1])(_reduction_factory(_any))
+
+
+def _arg_factory(fn: str) -> Callable[[Any, Any], Compute]:
+    def factory(node: Any, xp: Any) -> Compute:
+        out_dtype = np_dtype(node, "output_type")
+        op = getattr(xp, fn)
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            x = xp.asarray(ins[0])
+            d = int(np.asarray(ins[1]))
+            if not -x.ndim <= d < x.ndim:
+                raise invalid(f"Expected dimension in the range [{-x.ndim}, {x.ndim}), but got {d}")
+            if x.shape[d] == 0:
+                raise invalid(f"Reduction axis {d} is empty in shape {_shape(x)}")
+            return (xp.asarray(op(x, axis=d)).astype(out_dtype),)
+
+        return compute
+
+    return factory
+
+
+kernel("ArgMax", host=[1])(_arg_factory("argmax"))
+kernel("ArgMin", host=[1])(_arg_factory("argmin"))
+
+
+def _scan_factory(fn: str, identity: int) -> Callable[[Any, Any], Compute]:
+    def factory(node: Any, xp: Any) -> Compute:
+        exclusive = bool(node.attrs.get("exclusive", False))
+        reverse = bool(node.attrs.get("reverse", False))
+        dtype = np_dtype(node)
+        op = getattr(xp, fn)
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            x = xp.asarray(ins[0])
+            axis = int(np.asarray(ins[1]))
+            if not -x.ndim <= axis < x.ndim:
+                raise invalid(f"axis must be in the range [{-x.ndim}, {x.ndim}), but got {axis}")
+            if reverse:
+                x = xp.flip(x, axis)
+            with np.errstate(all="ignore"):
+                out = op(x, axis=axis, dtype=dtype)
+            if exclusive:
+                out = xp.roll(out, 1, axis=axis)
+                first = [slice(None)] * x.ndim
+                first[axis] = slice(0, 1)
+                out[tuple(first)] = identity
+            if reverse:
+                out = xp.flip(out, axis)
+            return (xp.ascontiguousarray(out),)
+
+        return compute
+
+    return factory
+
+
+kernel("Cumsum", host=[1])(_scan_factory("cumsum", 0))
+kernel("Cumprod", host=[1])(_scan_factory("cumprod", 1))
+
+
+# ---- shape helpers: arithmetic TF runs on the host even for GPU nodes, with host results ---
+@kernel("BroadcastGradientArgs", all_host=True)
+def broadcast_gradient_args(node: Any, xp: Any) -> Compute:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        s0 = host_ints(ins[0])
+        s1 = host_ints(ins[1])
+        n = max(len(s0), len(s1))
+        p0 = [1] * (n - len(s0)) + s0
+        p1 = [1] * (n - len(s1)) + s1
+        r0: list[int] = []
+        r1: list[int] = []
+        for i, (a, b) in enumerate(zip(p0, p1)):
+            if a != b and a != 1 and b != 1:
+                raise invalid(f"Incompatible shapes: {s0} vs. {s1}")
+            if a == 1:
+                r0.append(i)
+            if b == 1:
+                r1.append(i)
+        dt = np.asarray(ins[0]).dtype
+        return (np.array(r0, dtype=dt), np.array(r1, dtype=dt))
+
+    return compute
+
+
+@kernel("Range", all_host=True)
+def range_kernel(node: Any, xp: Any) -> Compute:
+    dtype = np_dtype(node, "Tidx")
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        start, limit, delta = (np.asarray(v).item() for v in ins)
+        if delta == 0:
+            raise invalid(f"Requires delta != 0: {delta}")
+        if delta > 0 and start > limit:
+            raise invalid(f"Requires start <= limit when delta > 0: {start}/{limit}")
+        if delta < 0 and start < limit:
+            raise invalid(f"Requires start >= limit when delta < 0: {start}/{limit}")
+        return (np.arange(start, limit, delta, dtype=dtype),)
+
+    return compute

@@ -1,0 +1,141 @@
+"""Variable kernels over xp: a VariableV2 yields its VariableRef; assignments swap in new arrays.
+
+A variable's value lives where its last assignment ran (a numpy array, frozen, or a cupy
+array); every kernel reads it with xp.asarray, which moves a value assigned on the CPU by
+another plan onto this kernel's GPU and costs nothing otherwise.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import AbstractContextManager
+from typing import Any
+
+import numpy as np
+
+from tfcluster.framework import errors
+from tfcluster.kernels.common import Compute, frozen, shape_of
+from tfcluster.kernels.registry import kernel
+from tfcluster.runtime.resources import VariableRef
+
+_UNLOCKED = contextlib.nullcontext()
+
+
+def locked(refs: Sequence[VariableRef], use_locking: bool) -> AbstractContextManager[Any]:
+    """Holds the locks of refs (use_locking), in one order for every kernel on every device,
+    so two updates of the same variables or slots never deadlock."""
+    return _hold_locks(refs) if use_locking else _UNLOCKED
+
+
+@contextlib.contextmanager
+def _hold_locks(refs: Sequence[VariableRef]) -> Iterator[None]:
+    ordered = sorted({id(r): r for r in refs}.values(), key=id)
+    with contextlib.ExitStack() as stack:
+        for r in ordered:
+            stack.enter_context(r.lock)
+        yield
+
+
+# VariableV2, IsVariableInitialized and _InitializedValue only pass references or values on.
+@kernel("VariableV2", keep_inputs=True)
+def variable(node: Any, xp: Any) -> Compute:
+    a = node.attrs
+    container = a.get("container", "")
+    name = a.get("shared_name") or node.name
+    dtype = a["dtype"]
+    shape = a["shape"]
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        ref = ctx.resources.variable(container, name, dtype, shape)
+        if ref.dtype != dtype:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Trying to share variable {name}, but specified dtype {dtype.name} and found "
+                f"dtype {ref.dtype.name}",
+            )
+        return (ref,)
+
+    return compute
+
+
+@kernel("IsVariableInitialized", keep_inputs=True)
+def is_initialized(node: Any, xp: Any) -> Compute:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        return (np.bool_(ins[0].initialized),)
+
+    return compute
+
+
+@kernel("_InitializedValue", keep_inputs=True)
+def initialized_value(node: Any, xp: Any) -> Compute:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        ref, initial = ins
+        v = ref.value
+        return (initial if v is None else v,)
+
+    return compute
+
+
+def _check_shape(ref: VariableRef, value: Any) -> None:
+    shape = ref.shape
+    if shape.ndims is None:
+        return
+    want = shape.as_list()
+    got = list(shape_of(value))
+    if len(want) != len(got) or any(w is not None and w != g for w, g in zip(want, got)):
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Assign requires shapes of both tensors to match. lhs shape= {want} rhs shape= {got}",
+        )
+
+
+@kernel("Assign")
+def assign(node: Any, xp: Any) -> Compute:
+    validate = node.attrs.get("validate_shape", True)
+    dtype = node.attrs["T"].as_numpy_dtype
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        ref, value = ins
+        if validate:
+            _check_shape(ref, value)
+        # A private copy: neither the source (a feed, a constant, another variable) nor a
+        # client that fetched the value may change the variable behind its back.
+        ref.value = frozen(xp.array(value, dtype=dtype))
+        ref.generation += 1
+        return (ref,)
+
+    return compute
+
+
+def _update_factory(fn: Callable[[Any, Any, Any], Any]) -> Callable[[Any, Any], Compute]:
+    """AssignAdd/AssignSub: the variable's value swapped for fn(xp, old, delta)."""
+
+    def factory(node: Any, xp: Any) -> Compute:
+        use_locking = bool(node.attrs.get("use_locking", False))
+        name = node.name
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            ref, delta = ins
+            with locked([ref], use_locking):
+                old = xp.asarray(ref.read(name))
+                new = xp.asarray(fn(xp, old, delta))
+                if new.shape != old.shape:
+                    raise errors.InvalidArgumentError(
+                        None,
+                        None,
+                        f"Update changes the variable's shape from {old.shape} to {new.shape}",
+                    )
+                ref.value = frozen(new.astype(old.dtype, copy=False))
+            ref.generation += 1
+            return (ref,)
+
+        return compute
+
+    return factory
+
+
+kernel("AssignAdd")(_update_factory(lambda xp, old, delta: xp.add(old, delta)))
+kernel("AssignSub")(_update_factory(lambda xp, old, delta: xp.subtract(old, delta)))

@@ -1,0 +1,157 @@
+"""Kernels of the summary ops: each returns a serialized `Summary` proto (a string scalar).
+
+The Summary/HistogramProto classes come from tensorboardX's copy of TensorBoard's protos, so
+what these kernels write is exactly what TensorBoard reads.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+from tensorboardX.proto import summary_pb2, tensor_pb2, tensor_shape_pb2
+
+from tfcluster.framework import errors
+from tfcluster.kernels.registry import CPU_ONLY, kernel
+
+
+def _string(serialized: bytes) -> np.ndarray:
+    out = np.empty((), dtype=object)
+    out[()] = serialized
+    return out
+
+
+def _as_str(x: Any) -> str:
+    v = x.item() if isinstance(x, np.ndarray) else x
+    return v.decode("utf-8", "replace") if isinstance(v, bytes) else str(v)
+
+
+def _default_bucket_limits() -> np.ndarray:
+    """TensorFlow's histogram buckets: +-1e-12 growing by 10% up to 1e20, and 0 (histogram.cc)."""
+    pos = []
+    v = 1.0e-12
+    while v < 1.0e20:
+        pos.append(v)
+        v *= 1.1
+    pos.append(np.finfo(np.float64).max)
+    neg = [-x for x in reversed(pos)]
+    return np.array([*neg, 0.0, *pos])
+
+
+_BUCKET_LIMITS = _default_bucket_limits()
+
+
+def histogram_proto(values: np.ndarray) -> summary_pb2.HistogramProto:
+    """min/max/num/sum/sum_squares and the non-empty buckets (runs of empty ones merged)."""
+    x = np.asarray(values, dtype=np.float64).reshape(-1)
+    if x.size and not np.all(np.isfinite(x)):
+        bad = x[~np.isfinite(x)][0]
+        raise errors.InvalidArgumentError(None, None, f"Nan in summary histogram for: {bad}")
+    h = summary_pb2.HistogramProto()
+    if x.size == 0:
+        return h
+    h.min, h.max, h.num = float(x.min()), float(x.max()), float(x.size)
+    h.sum, h.sum_squares = float(x.sum()), float(np.dot(x, x))
+    # Bucket i counts values v with limits[i-1] <= v < limits[i] (upper_bound, as in TF).
+    idx = np.searchsorted(_BUCKET_LIMITS, x, side="right")
+    counts = np.bincount(idx, minlength=len(_BUCKET_LIMITS))[: len(_BUCKET_LIMITS)]
+    limits, buckets = [], []
+    i = 0
+    n = len(counts)
+    while i < n:
+        end, count = _BUCKET_LIMITS[i], counts[i]
+        j = i + 1
+        while count == 0 and j < n and counts[j] == 0:
+            end = _BUCKET_LIMITS[j]
+            j += 1
+        limits.append(float(end))
+        buckets.append(float(count))
+        i = j
+    # Trim the empty runs at both ends: TensorBoard needs only the occupied range.
+    lo = next(k for k, c in enumerate(buckets) if c > 0)
+    hi = max(k for k, c in enumerate(buckets) if c > 0)
+    start = max(lo - 1, 0)
+    h.bucket_limit.extend(limits[start : hi + 1])
+    h.bucket.extend(buckets[start : hi + 1])
+    return h
+
+
+@kernel("ScalarSummary", devices=CPU_ONLY)
+def scalar_summary(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        tags, values = np.asarray(ins[0], dtype=object), np.asarray(ins[1])
+        if tags.shape != values.shape:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"tags and values not the same shape: {list(tags.shape)} != {list(values.shape)}",
+            )
+        s = summary_pb2.Summary()
+        for tag, value in zip(tags.reshape(-1), values.reshape(-1)):
+            s.value.add(tag=_as_str(tag), simple_value=float(value))
+        return (_string(s.SerializeToString()),)
+
+    return compute
+
+
+@kernel("HistogramSummary", devices=CPU_ONLY)
+def histogram_summary(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        s = summary_pb2.Summary()
+        s.value.add(tag=_as_str(ins[0]), histo=histogram_proto(ins[1]))
+        return (_string(s.SerializeToString()),)
+
+    return compute
+
+
+@kernel("TensorSummaryV2", devices=CPU_ONLY)
+def tensor_summary(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        arr = np.asarray(ins[1], dtype=object)
+        shape = tensor_shape_pb2.TensorShapeProto(
+            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in arr.shape]
+        )
+        vals = [v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1)]
+        tensor = tensor_pb2.TensorProto(dtype=7, tensor_shape=shape, string_val=vals)
+        meta = summary_pb2.SummaryMetadata(
+            plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="text")
+        )
+        s = summary_pb2.Summary()
+        s.value.add(tag=_as_str(ins[0]), metadata=meta, tensor=tensor)
+        return (_string(s.SerializeToString()),)
+
+    return compute
+
+
+@kernel("MergeSummary", devices=CPU_ONLY)
+def merge_summary(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        merged = summary_pb2.Summary()
+        seen: set[str] = set()
+        for raw in ins:
+            part = summary_pb2.Summary()
+            try:
+                part.ParseFromString(_bytes_of(raw))
+            except Exception as e:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Could not parse one of the summary inputs: {e}"
+                ) from None
+            for v in part.value:
+                if v.tag in seen:
+                    raise errors.InvalidArgumentError(
+                        None, None, f"Duplicate tag {v.tag} found in summary inputs"
+                    )
+                seen.add(v.tag)
+                merged.value.add().CopyFrom(v)
+        return (_string(merged.SerializeToString()),)
+
+    return compute
+
+
+def _bytes_of(x: Any) -> bytes:
+    v = x.item() if isinstance(x, np.ndarray) else x
+    if isinstance(v, str):
+        return v.encode()
+    if not isinstance(v, bytes):
+        raise errors.InvalidArgumentError(None, None, f"Summary input is not a string: {v!r}")
+    return v

@@ -1,0 +1,734 @@
+"""One small graph per op type that has a GPU kernel, to run on /cpu:0 and /device:GPU:0.
+
+`CASES[op]()` builds, under the caller's device scope, a graph whose fetches depend on at
+least one node of type `op`; inputs are constants from a fixed seed, so two builds (one per
+device) compute the same thing, and `check_gpu_matches_cpu` compares them. tests/gpu does so
+on a real GPU; tests/unit on a strict stand-in for cupy (strict_cupy.py), and checks on the
+CPU that every GPU kernel has a case and that each case builds its op and runs.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tfcluster.kernels import registry
+from tfcluster.ops import op_util, training_ops
+
+# Registered for every device and exercised by every cross-task step.
+ALL_DEVICE_OPS = frozenset({"NoOp", "_Send", "_Recv"})
+GPU = "/job:localhost/replica:0/task:0/device:GPU:0"
+# (rtol, atol) for a dtype: how far the GPU's floating-point values may be from the CPU's.
+Tolerance = Callable[[np.dtype[Any]], tuple[float, float]]
+
+
+@dataclass
+class Build:
+    fetches: list[Any]
+    feeds: dict[Any, Any] = field(default_factory=dict)
+    # Run in order before the fetches (initializers, then updates).
+    before: list[Any] = field(default_factory=list)
+
+    def run(self, sess: Any) -> list[Any]:
+        for ops in self.before:
+            sess.run(ops, self.feeds)
+        return [np.asarray(v) for v in sess.run(self.fetches, self.feeds)]
+
+
+CASES: dict[str, Callable[[], Build]] = {}
+
+
+def gpu_ops() -> list[str]:
+    """Op types with a GPU kernel of their own (loading the GPU table needs no cupy)."""
+    registry.has_kernel("MatMul", "GPU")
+    return sorted(
+        op for op, dev in registry.registered_kernels() if dev == "GPU" and op not in ALL_DEVICE_OPS
+    )
+
+
+def _case(*ops: str) -> Callable[[Callable[[], Build]], Callable[[], Build]]:
+    def deco(fn: Callable[[], Build]) -> Callable[[], Build]:
+        for op in ops:
+            CASES[op] = fn
+        return fn
+
+    return deco
+
+
+def _rng() -> np.random.Generator:
+    return np.random.default_rng(7)
+
+
+def _f32(*shape: int, low: float = -2.0, high: float = 2.0) -> Any:
+    return tf.constant(_rng().uniform(low, high, shape).astype(np.float32))
+
+
+def _raw(op: str, inputs: list[Any], **attrs: Any) -> list[Any]:
+    return list(op_util.make_op(op, inputs, attrs).outputs)
+
+
+def _grad(y: Any, x: Any) -> Any:
+    dy = tf.constant(_rng().uniform(0.5, 1.5, y.shape.as_list()).astype(np.float32))
+    return tf.gradients(y, x, grad_ys=dy)[0]
+
+
+# ---- math ----------------------------------------------------------------------------------
+_BINARY_FNS: dict[str, Callable[[Any, Any], Any]] = {
+    "Add": lambda x, y: _raw("Add", [x, y], T=x.dtype)[0],
+    "AddV2": lambda x, y: _raw("AddV2", [x, y], T=x.dtype)[0],
+    "Sub": tf.subtract,
+    "Mul": tf.multiply,
+    "RealDiv": tf.realdiv,
+    "Div": lambda x, y: _raw("Div", [x, y], T=x.dtype)[0],
+    "DivNoNan": tf.div_no_nan,
+    "FloorDiv": tf.floordiv,
+    "TruncateDiv": tf.truncatediv,
+    "FloorMod": tf.floormod,
+    "TruncateMod": tf.truncatemod,
+    "Pow": tf.pow,
+    "Maximum": tf.maximum,
+    "Minimum": tf.minimum,
+    "SquaredDifference": tf.squared_difference,
+}
+# Integer kernels differ from the float ones (C++ division, zero checks): both are covered.
+_INT_BINARY = {"Div", "FloorDiv", "TruncateDiv", "FloorMod", "TruncateMod", "Pow"}
+
+
+def _binary_case(op: str) -> Callable[[], Build]:
+    fn = _BINARY_FNS[op]
+
+    def build() -> Build:
+        rng = _rng()
+        x = tf.constant(rng.uniform(0.5, 3.0, (3, 4)).astype(np.float32))
+        y = tf.constant(np.array([1.5, -2.0, 0.75, 2.5], np.float32))  # broadcast [4]
+        # Negative bases would make Pow NaN: it gets negative exponents instead.
+        fetches = [fn(x, y), fn(x + 1.0, -y) if op == "Pow" else fn(-x, y)]
+        if op == "DivNoNan":
+            fetches.append(fn(x, tf.constant(np.array([1.0, 0.0, 2.0, 0.0], np.float32))))
+        if op in _INT_BINARY:
+            a = tf.constant(np.array([[7, -7, 9], [-9, 5, 0]], np.int32))
+            b = tf.constant(np.array([2, 3, -4], np.int32))
+            fetches.append(fn(a, tf.abs(b) if op == "Pow" else b))
+            if op not in ("Pow",):
+                fetches.append(fn(tf.cast(a, tf.int64), tf.cast(b, tf.int64)))
+        return Build(fetches)
+
+    return build
+
+
+for _op in _BINARY_FNS:
+    CASES[_op] = _binary_case(_op)
+
+_COMPARE_FNS: dict[str, Callable[[Any, Any], Any]] = {
+    "Less": tf.less,
+    "LessEqual": tf.less_equal,
+    "Greater": tf.greater,
+    "GreaterEqual": tf.greater_equal,
+    "Equal": tf.equal,
+    "NotEqual": tf.not_equal,
+}
+
+
+def _compare_case(op: str) -> Callable[[], Build]:
+    def build() -> Build:
+        x = tf.constant(np.array([[1.0, 2.0, 3.0], [4.0, 2.0, 0.0]], np.float32))
+        y = tf.constant(np.array([2.0, 2.0, 0.0], np.float32))
+        return Build([_COMPARE_FNS[op](x, y)])
+
+    return build
+
+
+for _op in _COMPARE_FNS:
+    CASES[_op] = _compare_case(_op)
+
+
+@_case("LogicalAnd", "LogicalOr", "LogicalNot")
+def _logical() -> Build:
+    a = tf.constant(np.array([True, False, True, False]))
+    b = tf.constant(np.array([True, True, False, False]))
+    return Build([tf.logical_and(a, b), tf.logical_or(a, b), tf.logical_not(a)])
+
+
+_UNARY_FNS: dict[str, tuple[Callable[[Any], Any], float, float]] = {
+    "Neg": (tf.negative, -3, 3),
+    "Abs": (tf.abs, -3, 3),
+    "Square": (tf.square, -3, 3),
+    "Sqrt": (tf.sqrt, 0.1, 4),
+    "Rsqrt": (tf.rsqrt, 0.1, 4),
+    "Exp": (tf.exp, -3, 3),
+    "Log": (tf.log, 0.1, 4),
+    "Log1p": (tf.log1p, -0.5, 3),
+    "Expm1": (tf.expm1, -3, 3),
+    "Sign": (tf.sign, -3, 3),
+    "Reciprocal": (tf.reciprocal, 0.5, 3),
+    "Floor": (tf.floor, -3, 3),
+    "Ceil": (tf.ceil, -3, 3),
+    "Sin": (tf.sin, -3, 3),
+    "Cos": (tf.cos, -3, 3),
+    "Tan": (tf.tan, -1, 1),
+    "Asin": (tf.asin, -0.9, 0.9),
+    "Acos": (tf.acos, -0.9, 0.9),
+    "Atan": (tf.atan, -3, 3),
+    "Tanh": (tf.tanh, -3, 3),
+    "Sigmoid": (tf.sigmoid, -30, 30),
+}
+
+
+def _unary_case(op: str) -> Callable[[], Build]:
+    fn, low, high = _UNARY_FNS[op]
+
+    def build() -> Build:
+        fetches = [fn(_f32(3, 5, low=low, high=high))]
+        if op == "Reciprocal":
+            fetches.append(fn(tf.constant(np.array([1, 2, -3], np.int64))))
+        return Build(fetches)
+
+    return build
+
+
+for _op in _UNARY_FNS:
+    CASES[_op] = _unary_case(_op)
+
+
+@_case("Round")
+def _round() -> Build:
+    # Halves round to even, as TF's Round.
+    return Build([tf.round(tf.constant(np.array([-2.5, -1.5, -0.4, 0.5, 1.5, 2.6], np.float32)))])
+
+
+@_case("Conj")
+def _conj() -> Build:
+    z = np.array([1 + 2j, -3 - 0.5j], np.complex64)
+    return Build([tf.conj(tf.constant(z))])
+
+
+@_case("IsFinite", "IsNan", "IsInf")
+def _predicates() -> Build:
+    x = tf.constant(np.array([1.0, np.inf, -np.inf, np.nan, 0.0], np.float32))
+    return Build([tf.is_finite(x), tf.is_nan(x), tf.is_inf(x)])
+
+
+_GRAD_HELPER_FNS = {
+    "TanhGrad": tf.tanh,
+    "SigmoidGrad": tf.sigmoid,
+    "SqrtGrad": tf.sqrt,
+    "RsqrtGrad": tf.rsqrt,
+    "ReciprocalGrad": tf.reciprocal,
+}
+
+
+def _grad_helper_case(op: str) -> Callable[[], Build]:
+    def build() -> Build:
+        x = _f32(3, 4, low=0.5, high=2.0)
+        return Build([_grad(_GRAD_HELPER_FNS[op](x), x)])
+
+    return build
+
+
+for _op in _GRAD_HELPER_FNS:
+    CASES[_op] = _grad_helper_case(_op)
+
+
+@_case("Cast")
+def _cast() -> Build:
+    x = tf.constant(np.array([-2.7, -0.5, 0.0, 1.5, 3.9], np.float32))
+    return Build([tf.cast(x, tf.int32), tf.cast(x, tf.float16), tf.cast(x, tf.bool)])
+
+
+@_case("Select")
+def _select() -> Build:
+    x, y = _f32(3, 2), _f32(3, 2, low=5, high=6)
+    same = tf.constant(np.array([[True, False], [False, True], [True, True]]))
+    rows = tf.constant(np.array([True, False, True]))
+    return Build([tf.where(same, x, y), tf.where(rows, x, y)])
+
+
+@_case("AddN", "AccumulateNV2")
+def _add_n() -> Build:
+    a, b, c = _f32(2, 3), _f32(2, 3, low=1, high=2), _f32(2, 3, low=-5, high=-4)
+    return Build([tf.add_n([a, b, c]), tf.accumulate_n([a, b])])
+
+
+@_case("MatMul")
+def _matmul() -> Build:
+    a, b = _f32(4, 6), _f32(5, 6)
+    return Build(
+        [tf.matmul(a, b, transpose_b=True), tf.matmul(b, a, transpose_a=False, transpose_b=True)]
+    )
+
+
+@_case("BatchMatMul")
+def _batch_matmul() -> Build:
+    a, b = _f32(2, 3, 4), _f32(2, 3, 5)
+    return Build([tf.matmul(a, b, adjoint_a=True)])
+
+
+@_case("Sum", "Prod", "Mean", "Max", "Min")
+def _reductions() -> Build:
+    x = _f32(3, 4, 2, low=0.5, high=1.5)
+    ints = tf.constant(np.array([[3, -7, 5], [2, 2, -1]], np.int32))
+    empty = tf.constant(np.zeros((0, 3), np.float32))
+    return Build(
+        [
+            tf.reduce_sum(x, axis=1, keepdims=True),
+            tf.reduce_sum(x),
+            tf.reduce_prod(x, axis=[0, 2]),
+            tf.reduce_mean(x, axis=-1),
+            tf.reduce_mean(ints, axis=1),
+            tf.reduce_mean(tf.cast(x, tf.float16), axis=0),
+            tf.reduce_max(x, axis=0),
+            tf.reduce_min(x, axis=[1]),
+            tf.reduce_max(empty, axis=0),
+            tf.reduce_min(ints),
+        ]
+    )
+
+
+@_case("All", "Any")
+def _bool_reductions() -> Build:
+    b = tf.constant(np.array([[True, False, True], [True, True, True]]))
+    return Build([tf.reduce_all(b, axis=1), tf.reduce_any(b, axis=0), tf.reduce_all(b)])
+
+
+@_case("ArgMax", "ArgMin")
+def _arg() -> Build:
+    x = _f32(4, 5)
+    return Build([tf.argmax(x, axis=1), tf.argmin(x, axis=0)])
+
+
+@_case("Cumsum", "Cumprod")
+def _scans() -> Build:
+    x = _f32(3, 4, low=0.5, high=1.5)
+    return Build(
+        [
+            tf.cumsum(x, axis=1),
+            tf.cumsum(x, axis=0, exclusive=True, reverse=True),
+            tf.cumprod(x, axis=1, exclusive=True),
+            tf.cumprod(x, axis=0, reverse=True),
+        ]
+    )
+
+
+@_case("BroadcastGradientArgs")
+def _bcast_args() -> Build:
+    s0 = tf.constant(np.array([2, 1, 3], np.int32))
+    s1 = tf.constant(np.array([4, 3], np.int32))
+    return Build(_raw("BroadcastGradientArgs", [s0, s1], T=tf.int32))
+
+
+@_case("Range")
+def _range() -> Build:
+    return Build([tf.range(1, 10, 2), tf.range(0.5, 3.0, 0.75)])
+
+
+# ---- arrays --------------------------------------------------------------------------------
+@_case("Const", "Identity", "StopGradient")
+def _const() -> Build:
+    f = _f32(2, 3)
+    i = tf.constant(np.array([1, 2, 3], np.int32))
+    return Build([tf.identity(f), tf.stop_gradient(f) * 2, i + 1, tf.constant(np.float64(2.5))])
+
+
+@_case("Placeholder", "PlaceholderWithDefault")
+def _placeholders() -> Build:
+    p = tf.placeholder(tf.float32, [2, 3])
+    d = tf.placeholder_with_default(_f32(4), [4])
+    value = np.arange(6, dtype=np.float32).reshape(2, 3)
+    return Build([p * 2.0, d + 1.0], feeds={p: value})
+
+
+@_case("Shape", "Rank", "Size")
+def _shapes() -> Build:
+    x = _f32(2, 3, 4)
+    # Raw ops: the tf.* functions fold known static shapes into constants.
+    return Build(
+        [
+            *_raw("Shape", [x], T=tf.float32, out_type=tf.int32),
+            *_raw("Shape", [x], T=tf.float32, out_type=tf.int64),
+            *_raw("Rank", [x], T=tf.float32),
+            *_raw("Size", [x], T=tf.float32, out_type=tf.int32),
+        ]
+    )
+
+
+@_case("Reshape", "Fill", "ZerosLike", "OnesLike")
+def _reshape_fill() -> Build:
+    x = _f32(2, 6)
+    return Build(
+        [
+            tf.reshape(x, [3, -1]),
+            tf.reshape(x, tf.shape(tf.transpose(x))),
+            tf.fill([2, 3], 1.5),
+            *_raw("ZerosLike", [x], T=tf.float32),
+            *_raw("OnesLike", [x], T=tf.float32),
+        ]
+    )
+
+
+@_case("Transpose", "InvertPermutation")
+def _transpose() -> Build:
+    x = _f32(2, 3, 4)
+    perm = tf.constant(np.array([2, 0, 1], np.int32))
+    return Build([tf.transpose(x, perm), tf.transpose(x), tf.invert_permutation(perm)])
+
+
+@_case("DiagPart", "MatrixDiag", "MatrixSetDiag")
+def _matrices() -> Build:
+    from tfcluster.ops import linalg_ops
+
+    return Build(
+        [
+            linalg_ops.diag_part(_f32(3, 3)),
+            linalg_ops.diag_part(_f32(2, 3, 2, 3)),
+            linalg_ops.matrix_diag(_f32(2, 3)),
+            linalg_ops.matrix_set_diag(_f32(2, 3, 4), _f32(2, 3, low=5, high=6)),
+        ]
+    )
+
+
+@_case("ConcatV2", "Pack", "Unpack")
+def _join() -> Build:
+    a, b = _f32(2, 3), _f32(2, 3, low=3, high=4)
+    return Build(
+        [
+            tf.concat([a, b], axis=0),
+            tf.concat([a, b], -1),
+            tf.stack([a, b], axis=1),
+            *tf.unstack(a, axis=1),
+        ]
+    )
+
+
+@_case("Split", "SplitV")
+def _split() -> Build:
+    x = _f32(4, 6)
+    return Build(tf.split(x, 3, axis=1) + tf.split(x, [1, -1, 2], axis=1))
+
+
+@_case("Slice", "StridedSlice", "StridedSliceGrad")
+def _slices() -> Build:
+    x = _f32(4, 5, 3)
+    sliced = x[1:, ::2, 0]
+    return Build(
+        [
+            tf.slice(x, [1, 0, 1], [2, -1, 2]),
+            sliced,
+            x[..., tf.newaxis, 1],
+            x[-1],
+            _grad(sliced, x),
+        ]
+    )
+
+
+@_case("GatherV2")
+def _gather() -> Build:
+    x = _f32(5, 3)
+    idx = tf.constant(np.array([[4, 0], [2, 2]], np.int32))
+    return Build([tf.gather(x, idx), tf.gather(x, tf.constant(np.array([2, 0], np.int64)), axis=1)])
+
+
+@_case("GatherNd", "ScatterNd")
+def _nd() -> Build:
+    x = _f32(3, 4)
+    idx = tf.constant(np.array([[0, 1], [2, 3], [0, 1]], np.int32))
+    updates = tf.constant(np.array([1.0, 2.0, 4.0], np.float32))
+    return Build(
+        [
+            tf.gather_nd(x, idx),
+            tf.gather_nd(x, tf.constant(np.array([[2], [0]], np.int32))),
+            tf.scatter_nd(idx, updates, [3, 4]),  # repeated index: the updates add up
+        ]
+    )
+
+
+@_case("Tile", "ExpandDims", "Squeeze")
+def _dims() -> Build:
+    x = _f32(2, 3)
+    e = tf.expand_dims(x, 1)
+    return Build([tf.tile(x, [2, 3]), e, tf.expand_dims(x, -1), tf.squeeze(e), tf.squeeze(e, [1])])
+
+
+@_case("Pad", "PadV2", "MirrorPad", "MirrorPadGrad")
+def _pads() -> Build:
+    x = _f32(3, 4)
+    pads = [[1, 2], [2, 1]]
+    mirrored = tf.pad(x, pads, mode="REFLECT")
+    return Build(
+        [
+            tf.pad(x, pads),
+            tf.pad(x, pads, constant_values=1.5),
+            mirrored,
+            tf.pad(x, pads, mode="SYMMETRIC"),
+            _grad(mirrored, x),
+        ]
+    )
+
+
+@_case("ReverseV2")
+def _reverse() -> Build:
+    x = _f32(2, 3, 4)
+    return Build([tf.reverse(x, [0, 2]), tf.reverse(x, [-2])])
+
+
+@_case("Where")
+def _where() -> Build:
+    return Build([tf.where(_f32(3, 4) > 0.5)])
+
+
+@_case("OneHot")
+def _one_hot() -> Build:
+    idx = tf.constant(np.array([[0, 3], [2, -1]], np.int32))
+    return Build([tf.one_hot(idx, 4), tf.one_hot(idx, 3, on_value=5.0, off_value=-1.0, axis=0)])
+
+
+# ---- nn ------------------------------------------------------------------------------------
+_ACTIVATIONS: dict[str, Callable[[Any], Any]] = {
+    "Relu": tf.nn.relu,
+    "Relu6": tf.nn.relu6,
+    "Elu": tf.nn.elu,
+    "Selu": tf.nn.selu,
+    "Softplus": tf.nn.softplus,
+    "Softsign": tf.nn.softsign,
+    "LeakyRelu": lambda x: tf.nn.leaky_relu(x, alpha=0.1),
+}
+
+
+def _activation_case(op: str) -> Callable[[], Build]:
+    def build() -> Build:
+        x = tf.constant(np.linspace(-8.0, 8.0, 24, dtype=np.float32).reshape(4, 6))
+        y = _ACTIVATIONS[op](x)
+        return Build([y, _grad(y, x)])
+
+    return build
+
+
+for _op in _ACTIVATIONS:
+    CASES[_op] = CASES[f"{_op}Grad"] = _activation_case(_op)
+
+
+@_case("Softmax", "LogSoftmax")
+def _softmax() -> Build:
+    x = _f32(3, 5, low=-5, high=5)
+    return Build([tf.nn.softmax(x), tf.nn.log_softmax(x)])
+
+
+@_case("SoftmaxCrossEntropyWithLogits")
+def _xent() -> Build:
+    logits = _f32(4, 3, low=-3, high=3)
+    labels = tf.nn.softmax(_f32(4, 3, low=-1, high=1) * 3.0)
+    loss = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
+    return Build([loss, _grad(loss, logits)])
+
+
+@_case("SparseSoftmaxCrossEntropyWithLogits")
+def _sparse_xent() -> Build:
+    logits = _f32(4, 3, low=-3, high=3)
+    labels = tf.constant(np.array([0, 2, 1, 2], np.int64))
+    loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    return Build([loss, _grad(loss, logits)])
+
+
+@_case("L2Loss")
+def _l2() -> Build:
+    return Build([tf.nn.l2_loss(_f32(3, 4))])
+
+
+@_case("BiasAdd", "BiasAddGrad")
+def _bias() -> Build:
+    x, b = _f32(2, 3, 4), _f32(4)
+    y = tf.nn.bias_add(x, b)
+    return Build([y, _grad(y, b)])
+
+
+@_case("Conv2D", "Conv2DBackpropInput", "Conv2DBackpropFilter")
+def _conv() -> Build:
+    x, f = _f32(2, 7, 6, 3), _f32(3, 2, 3, 4)
+    same = tf.nn.conv2d(x, f, strides=[1, 2, 2, 1], padding="SAME")
+    dilated = tf.nn.conv2d(x, f, strides=[1, 1, 1, 1], padding="VALID", dilations=[1, 2, 1, 1])
+    return Build([same, dilated, *tf.gradients(tf.reduce_sum(same * same), [x, f])])
+
+
+@_case("MaxPool", "MaxPoolGrad", "AvgPool", "AvgPoolGrad")
+def _pool() -> Build:
+    x = _f32(2, 5, 6, 3)
+    mx = tf.nn.max_pool(x, [1, 3, 2, 1], [1, 2, 2, 1], "SAME")
+    av = tf.nn.avg_pool(x, [1, 2, 3, 1], [1, 2, 1, 1], "SAME")
+    return Build([mx, av, _grad(mx, x), _grad(av, x)])
+
+
+@_case("InTopK")
+def _in_top_k() -> Build:
+    p = tf.constant(np.array([[0.1, 0.5, 0.4], [0.3, 0.3, 0.4], [0.9, 0.05, 0.05]], np.float32))
+    t = tf.constant(np.array([2, 0, 0], np.int32))
+    return Build([tf.nn.in_top_k(p, t, 1), tf.nn.in_top_k(p, t, 2)])
+
+
+# ---- variables and optimizer updates ------------------------------------------------------
+@_case("VariableV2", "Assign", "AssignAdd", "AssignSub", "IsVariableInitialized")
+def _variables() -> Build:
+    v = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3), name="v")
+    w = tf.Variable(tf.zeros([3]), name="w")
+    inc = tf.assign_add(v, tf.ones([2, 3]))
+    with tf.control_dependencies([inc]):
+        dec = tf.assign_sub(w, tf.constant([1.0, 2.0, 3.0]))
+    return Build(
+        [v, w, tf.is_variable_initialized(v), v.read_value()],
+        before=[[v.initializer, w.initializer], [dec], [tf.assign(w, v[0] * 2.0)]],
+    )
+
+
+@_case("_InitializedValue")
+def _initialized_value() -> Build:
+    a = tf.Variable(_f32(3), name="a")
+    b = tf.Variable(a.initialized_value() * 2.0, name="b")
+    return Build([b], before=[[a.initializer], [b.initializer]])
+
+
+def _apply_case(op: str) -> Callable[[], Build]:
+    def build() -> Build:
+        rng = _rng()
+        var = tf.Variable(rng.uniform(-1, 1, (2, 3)).astype(np.float32), name="var")
+        # Slot 0 small, so centered RMSProp's ms - mg^2 stays positive.
+        slots = [
+            tf.Variable(rng.uniform(lo, lo + 0.5, (2, 3)).astype(np.float32), name=f"slot{i}")
+            for i, lo in enumerate((0.0, 0.5, 0.5))
+        ]
+        g = tf.constant(rng.uniform(-1, 1, (2, 3)).astype(np.float32))
+        update = {
+            "ApplyGradientDescent": lambda: training_ops.apply_gradient_descent(var, 0.1, g),
+            "ApplyMomentum": lambda: training_ops.apply_momentum(
+                var, slots[0], 0.1, g, 0.9, use_nesterov=True
+            ),
+            "ApplyAdam": lambda: training_ops.apply_adam(
+                var, slots[0], slots[1], 0.9, 0.999, 0.01, 0.9, 0.999, 1e-7, g
+            ),
+            "ApplyAdagrad": lambda: training_ops.apply_adagrad(var, slots[0], 0.1, g),
+            "ApplyRMSProp": lambda: training_ops.apply_rms_prop(
+                var, slots[0], slots[1], 0.01, 0.9, 0.5, 1e-7, g
+            ),
+            "ApplyCenteredRMSProp": lambda: training_ops.apply_centered_rms_prop(
+                var, slots[0], slots[1], slots[2], 0.01, 0.9, 0.5, 1e-7, g
+            ),
+        }[op]()
+        return Build(
+            [var, *slots],
+            before=[[var.initializer, *(s.initializer for s in slots)], [update], [update]],
+        )
+
+    return build
+
+
+for _op in (
+    "ApplyGradientDescent",
+    "ApplyMomentum",
+    "ApplyAdam",
+    "ApplyAdagrad",
+    "ApplyRMSProp",
+    "ApplyCenteredRMSProp",
+):
+    CASES[_op] = _apply_case(_op)
+
+
+# ---- random: drawn on the host on either device, so seeded draws agree exactly --------------
+@_case("RandomStandardNormal", "TruncatedNormal", "RandomUniform", "RandomUniformInt")
+def _random() -> Build:
+    return Build(
+        [
+            tf.random_normal([3, 4], seed=1),
+            tf.truncated_normal([50], stddev=2.0, seed=2),
+            tf.random_uniform([2, 5], seed=3),
+            tf.random_uniform([6], minval=-3, maxval=9, dtype=tf.int32, seed=4),
+        ]
+    )
+
+
+@_case("RandomShuffle")
+def _shuffle() -> Build:
+    return Build([tf.random_shuffle(_f32(6, 2), seed=5)])
+
+
+# ---- comparing the devices ----------------------------------------------------------------
+def _traced_run(sess: Any, build: Build) -> tuple[list[Any], set[str]]:
+    """The build's values, and the names of the nodes that ran on the GPU meanwhile."""
+    on_gpu: set[str] = set()
+
+    def run(fetches: Any) -> Any:
+        meta = tf.RunMetadata()
+        out = sess.run(
+            fetches,
+            build.feeds,
+            options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE),
+            run_metadata=meta,
+        )
+        for dev in meta.step_stats.dev_stats:
+            if dev.device == GPU:
+                on_gpu.update(n.node_name for n in dev.node_stats)
+        return out
+
+    for ops in build.before:
+        run(ops)
+    return list(run(build.fetches)), on_gpu
+
+
+def check_gpu_matches_cpu(op: str, tolerance: Tolerance) -> None:
+    """op's case built on /cpu:0 and on /device:GPU:0 of one graph (no soft placement, so the
+    GPU build really runs there) and run in one session: a node of type op ran on the GPU,
+    every fetch came back in host memory, and the values agree within tolerance(dtype)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        with tf.device("/cpu:0"):
+            on_cpu = CASES[op]()
+        existing = {o.name for o in graph.get_operations()}
+        with tf.device("/device:GPU:0"):
+            on_gpu = CASES[op]()
+        targets = {o.name for o in graph.get_operations() if o.type == op} - existing
+    with tf.Session(graph=graph) as sess:
+        want = on_cpu.run(sess)
+        got, ran_on_gpu = _traced_run(sess, on_gpu)
+    if op != "Placeholder":  # a fed placeholder never runs
+        assert targets & ran_on_gpu, f"no {op} node ran on {GPU}: {sorted(targets)}"
+    assert len(got) == len(want)
+    for i, (w, g) in enumerate(zip(want, got)):
+        assert isinstance(g, np.ndarray | np.generic), f"fetch {i} is a {type(g)}, not host memory"
+        g = np.asarray(g)
+        assert g.dtype == w.dtype and g.shape == w.shape, (i, g.dtype, g.shape, w.dtype, w.shape)
+        if w.dtype.kind in "fc":
+            rtol, atol = tolerance(w.dtype)
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, equal_nan=True, err_msg=op)
+        else:
+            np.testing.assert_array_equal(g, w, err_msg=op)
+
+
+def check_gpu_errors_are_tf_errors() -> None:
+    """Bad input to GPU kernels (indices, labels, integer division) raises TF's errors."""
+    with tf.device("/device:GPU:0"):
+        params = tf.constant(np.ones((3, 2), np.float32))
+        bad = tf.gather(params, tf.constant(np.array([0, 5], np.int32)))
+        labels = tf.placeholder(tf.int64, [2])
+        xent = tf.nn.sparse_softmax_cross_entropy_with_logits(
+            labels=labels, logits=tf.constant(np.zeros((2, 3), np.float32))
+        )
+        div = tf.truncatediv(tf.constant(np.array([1, 2], np.int32)), tf.constant([1, 0]))
+    with tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 5 is not in"):
+            sess.run(bad)
+        with pytest.raises(tf.errors.InvalidArgumentError, match="label value of 7"):
+            sess.run(xent, {labels: np.array([0, 7])})
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
+            sess.run(div)
+
+
+__all__ = [
+    "ALL_DEVICE_OPS",
+    "CASES",
+    "GPU",
+    "Build",
+    "Tolerance",
+    "check_gpu_errors_are_tf_errors",
+    "check_gpu_matches_cpu",
+    "gpu_ops",
+]

@@ -1,0 +1,115 @@
+"""The kernel bodies registered for GPUs run as GPU kernels here, without a GPU, on a strict
+stand-in for cupy (tests/support/strict_cupy.py: only the names, parameters and array behaviour
+that every recorded cupy release has, computing with numpy).
+
+Each op's GPU test case (tests/support/gpu_op_cases.py) is built on /cpu:0 and on a stand-in
+/device:GPU:0 of one session and the two results compared: the bodies call only what cupy
+offers, read device inputs with xp and host inputs (TF's HostMemory positions) with numpy,
+and compute on the "GPU" what they compute on the CPU. The same cases compare a real GPU with
+the CPU in tests/gpu.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from support.gpu_op_cases import (
+    GPU,
+    check_gpu_errors_are_tf_errors,
+    check_gpu_matches_cpu,
+    gpu_ops,
+)
+from support.strict_cupy import DeviceArray, NotInCupy, StrictCupy
+from tfcluster.kernels import gpu_backend
+from tfcluster.runtime import gpu
+
+
+@pytest.fixture
+def strict_gpu(monkeypatch: pytest.MonkeyPatch) -> Iterator[StrictCupy]:
+    """One GPU in this process, whose cupy is the strict stand-in."""
+    if gpu.local_gpus():
+        pytest.skip("this machine has a GPU: tests/gpu runs the kernels on it")
+    cupy = StrictCupy()
+    monkeypatch.setattr(gpu, "_gpus", [gpu.GpuInfo(0, "strict cupy stand-in", 1 << 30)])
+    monkeypatch.setattr(gpu_backend.cp, "_module", cupy)
+    yield cupy
+
+
+def _exact(dtype: np.dtype[Any]) -> tuple[float, float]:
+    # The stand-in computes with numpy: the "GPU" must give the CPU's values to the bit.
+    return (0.0, 0.0)
+
+
+@pytest.mark.parametrize("op", gpu_ops())
+def test_gpu_kernel_body_runs_on_strict_cupy_and_matches_cpu(op: str, strict_gpu: Any) -> None:
+    check_gpu_matches_cpu(op, _exact)
+
+
+def test_gpu_kernel_errors_on_strict_cupy_are_tf_errors(strict_gpu: Any) -> None:
+    check_gpu_errors_are_tf_errors()
+
+
+def test_a_chain_of_gpu_kernels_runs_on_the_stand_in_gpu(strict_gpu: Any) -> None:
+    with tf.device(GPU):
+        x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
+        y = tf.nn.relu(tf.matmul(x, x, transpose_b=True) - 20.0)
+    meta = tf.RunMetadata()
+    with tf.Session() as sess:
+        out = sess.run(
+            y, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=meta
+        )
+    ran = {n.node_name for d in meta.step_stats.dev_stats if d.device == GPU for n in d.node_stats}
+    assert {"MatMul", "sub", "Relu"} <= ran
+    np.testing.assert_array_equal(out, [[0.0, 0.0], [0.0, 30.0]])  # relu(x @ x.T - 20)
+
+
+# ---- the stand-in is as strict as cupy ------------------------------------------------------
+def test_stand_in_refuses_names_and_parameters_cupy_lacks() -> None:
+    cupy = StrictCupy()
+    a = cupy.asarray(np.arange(4.0))
+    with pytest.raises(NotInCupy, match=r"cupy\.errstate"):
+        _ = cupy.errstate
+    with pytest.raises(NotInCupy, match=r"cupy\.max"):
+        cupy.max(a, initial=0.0)  # numpy's max has `initial`, cupy's has not
+    with pytest.raises(NotInCupy, match=r"lib\.stride_tricks\.as_strided"):
+        cupy.lib.stride_tricks.as_strided(a, shape=(2,), strides=(8,), writeable=False)
+    with pytest.raises(NotInCupy, match="where"):
+        cupy.add(a, a, where=a > 1)
+    with pytest.raises(NotInCupy, match=r"multiply\.at"):
+        cupy.multiply.at(a, cupy.asarray(np.array([0, 0])), 2.0)
+
+
+def test_stand_in_arrays_refuse_numpy_as_cupy_arrays_do() -> None:
+    cupy = StrictCupy()
+    a = cupy.asarray(np.arange(4.0))
+    with pytest.raises(TypeError, match="Implicit conversion"):
+        np.asarray(a)
+    with pytest.raises(TypeError):
+        np.add(a, 1.0)
+    with pytest.raises(TypeError, match="Unsupported type"):
+        cupy.add(a, np.ones(4))  # host arrays go through xp.asarray first
+    with pytest.raises(TypeError, match="Unsupported type"):
+        _ = a + np.ones(4)
+    with pytest.raises(NotInCupy, match="writeable"):
+        a.flags.writeable = False
+    with pytest.raises(TypeError):
+        range(cupy.sum(cupy.asarray(np.array([1, 2]))))  # no __index__ on cupy arrays
+
+
+def test_stand_in_gives_device_values_as_cupy_does() -> None:
+    cupy = StrictCupy()
+    a = cupy.asarray(np.arange(6.0).reshape(2, 3))
+    total = cupy.sum(a)
+    assert isinstance(total, DeviceArray) and total.ndim == 0  # not a numpy scalar
+    assert float(total) == 15.0 and isinstance(a[1, 2], DeviceArray)
+    assert cupy.asarray(a) is a
+    out = cupy.zeros(3)
+    cupy.add.at(out, cupy.asarray(np.array([0, 0, 2])), 1.0)
+    np.testing.assert_array_equal(out.get(), [2.0, 0.0, 1.0])
+    b = cupy.asarray(np.ones(3))
+    b += 1
+    np.testing.assert_array_equal(b.get(), [2.0, 2.0, 2.0])
