@@ -550,7 +550,8 @@ class _VariableStore:
                 aggregation=aggregation,
             )
         self._vars[name] = v
-        self._made_at[name] = traceback.extract_stack()[:-2]  # for the "already exists" error
+        # Where it was made, for the "already exists" error (bounded: this runs per variable).
+        self._made_at[name] = traceback.extract_stack(limit=40)[:-2]
 
         if regularizer:
             # Made at once, beside the variable, as TF 1.15 does.
