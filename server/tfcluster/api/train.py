@@ -4,6 +4,7 @@
 from tfcluster.api import _unimplemented
 from tfcluster.distributed.cluster_spec import ClusterSpec
 from tfcluster.distributed.server import ClusterDef, Server, ServerDef
+from tfcluster.protos.saver_pb2 import SaverDef
 from tfcluster.training.basic_session_run_hooks import (
     CheckpointSaverHook,
     CheckpointSaverListener,
@@ -20,11 +21,20 @@ from tfcluster.training.basic_session_run_hooks import (
 )
 from tfcluster.training.checkpoint_management import (
     checkpoint_exists,
+    generate_checkpoint_state_proto,
     get_checkpoint_mtimes,
     get_checkpoint_state,
     latest_checkpoint,
     remove_checkpoint,
     update_checkpoint_state,
+)
+from tfcluster.training.checkpoint_utils import (
+    NewCheckpointReader,
+    checkpoints_iterator,
+    init_from_checkpoint,
+    list_variables,
+    load_checkpoint,
+    load_variable,
 )
 from tfcluster.training.coordinator import Coordinator, LooperThread
 from tfcluster.training.device_setter import (
@@ -57,13 +67,7 @@ from tfcluster.training.optimizers import (
     RMSPropOptimizer,
 )
 from tfcluster.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
-from tfcluster.training.saver import (
-    NewCheckpointReader,
-    Saver,
-    list_variables,
-    load_checkpoint,
-    load_variable,
-)
+from tfcluster.training.saver import Saver, export_meta_graph, import_meta_graph
 from tfcluster.training.session_manager import SessionManager
 from tfcluster.training.session_run_hook import (
     SessionRunArgs,

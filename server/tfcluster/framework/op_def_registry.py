@@ -6,6 +6,8 @@ GraphDef import need: output dtypes and static shapes from inputs and attrs.
 
 from __future__ import annotations
 
+import importlib
+import pkgutil
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
@@ -44,7 +46,25 @@ def register(
 
 
 def lookup(name: str) -> OpDef | None:
-    return _OPS.get(name)
+    found = _OPS.get(name)
+    if found is None and not _all_loaded:
+        _load_op_modules()
+        found = _OPS.get(name)
+    return found
+
+
+_all_loaded = False
+
+
+def _load_op_modules() -> None:
+    """Imports every module of tfcluster.ops, where op types register themselves: a GraphDef
+    being imported may use ops of a family the program never touched (tf.nn, ...)."""
+    global _all_loaded
+    _all_loaded = True
+    package = importlib.import_module("tfcluster.ops")
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.name.startswith("_"):
+            importlib.import_module(f"tfcluster.ops.{info.name}")
 
 
 def registered_ops() -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, errors
 from tfcluster.framework.graph import (
     GraphKeys,
     Operation,
@@ -17,9 +17,13 @@ from tfcluster.framework.graph import (
     name_scope,
     register_tensor_conversion_function,
 )
+from tfcluster.framework.meta_graph import prepend_name_scope, strip_name_scope
+from tfcluster.framework.proto_functions import register_proto_function
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import state_ops
 from tfcluster.ops.op_util import make_op
+from tfcluster.ops.save_slice_info import SaveSliceInfo, slice_info_to_proto
+from tfcluster.protos import variable_pb2
 
 
 class Variable:
@@ -43,6 +47,11 @@ class Variable:
         aggregation: Any = None,
         shape: Any = None,
     ) -> None:
+        if variable_def is not None:
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
@@ -86,7 +95,60 @@ class Variable:
                 )
         self._snapshot_tensor = self._snapshot.outputs[0]
         graph.add_to_collections(collections, self)
-        self._save_slice_info = None
+        self._save_slice_info: Any = None
+
+    # ---- MetaGraphDef ------------------------------------------------------------------
+    def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
+        """The Variable over nodes already in the graph (an imported MetaGraphDef)."""
+        if variable_def.is_resource:
+            raise errors.UnimplementedError(
+                None,
+                None,
+                f"Variable {variable_def.variable_name} is a resource variable, which tfcluster "
+                "does not implement",
+            )
+        graph = get_default_graph()
+
+        def element(name: str) -> Any:
+            return graph.as_graph_element(prepend_name_scope(name, import_scope))
+
+        self._variable = element(variable_def.variable_name)
+        self._initializer_op = element(variable_def.initializer_name)
+        self._initial_value = (
+            element(variable_def.initial_value_name) if variable_def.initial_value_name else None  # type: ignore[assignment]
+        )
+        self._snapshot_tensor = element(variable_def.snapshot_name)
+        self._snapshot = self._snapshot_tensor.op
+        self._trainable = bool(variable_def.trainable)
+        self._constraint = None
+        self._caching_device = None
+        self._save_slice_info = (
+            SaveSliceInfo(
+                save_slice_info_def=variable_def.save_slice_info_def, import_scope=import_scope
+            )
+            if variable_def.HasField("save_slice_info_def")
+            else None
+        )
+
+    def to_proto(self, export_scope: str | None = None) -> variable_pb2.VariableDef | None:
+        if export_scope is not None and not self._variable.name.startswith(export_scope):
+            return None
+        proto = variable_pb2.VariableDef()
+        proto.variable_name = strip_name_scope(self._variable.name, export_scope)
+        if self._initial_value is not None:
+            proto.initial_value_name = strip_name_scope(self._initial_value.name, export_scope)
+        proto.trainable = self._trainable
+        proto.initializer_name = strip_name_scope(self._initializer_op.name, export_scope)
+        proto.snapshot_name = strip_name_scope(self._snapshot_tensor.name, export_scope)
+        if self._save_slice_info is not None:
+            proto.save_slice_info_def.MergeFrom(
+                slice_info_to_proto(self._save_slice_info, export_scope)
+            )
+        return proto
+
+    @staticmethod
+    def from_proto(variable_def: Any, import_scope: str | None = None) -> Variable:
+        return Variable(variable_def=variable_def, import_scope=import_scope)
 
     # ---- identity --------------------------------------------------------------------
     @property
@@ -223,6 +285,22 @@ def _variable_conversion(
 
 
 register_tensor_conversion_function(Variable, _variable_conversion)
+
+
+def _variable_to_proto(v: Any, export_scope: str | None = None) -> Any:
+    return v.to_proto(export_scope=export_scope) if hasattr(v, "to_proto") else None
+
+
+for _key in (
+    GraphKeys.GLOBAL_VARIABLES,
+    GraphKeys.TRAINABLE_VARIABLES,
+    GraphKeys.MOVING_AVERAGE_VARIABLES,
+    GraphKeys.LOCAL_VARIABLES,
+    GraphKeys.MODEL_VARIABLES,
+    GraphKeys.GLOBAL_STEP,
+    "metric_variables",
+):
+    register_proto_function(_key, variable_pb2.VariableDef, _variable_to_proto, Variable.from_proto)
 
 VariableV1 = Variable
 

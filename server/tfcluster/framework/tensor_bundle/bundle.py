@@ -140,7 +140,9 @@ class _ShardWriter:
         self.path = path
         directory = os.path.dirname(path) or "."
         os.makedirs(directory, exist_ok=True)
-        fd, self._tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tempstate", dir=directory)
+        fd, self._tmp = tempfile.mkstemp(
+            prefix=os.path.basename(path) + ".tempstate", dir=directory
+        )
         self._file: BinaryIO = os.fdopen(fd, "wb")
         self._size = 0
         self.entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto] = {}
@@ -160,7 +162,7 @@ class _ShardWriter:
             size, crc = self._write_strings(arr)
         else:
             flat = np.ascontiguousarray(arr, dtype=_NUMPY_BY_ENUM[enum]).reshape(-1)
-            data = memoryview(flat.view(np.uint8))
+            data = memoryview(flat.view(np.uint8).data)
             self._file.write(data)
             size, crc = len(data), checksum.value(data)
         entry.size = size
@@ -400,7 +402,7 @@ class BundleReader:
         )
 
     # ---- metadata -----------------------------------------------------------------------
-    def keys(self) -> list[str]:
+    def tensor_keys(self) -> list[str]:
         """The names of the tensors (slices of partitioned tensors left out), sorted."""
         return list(self._tensor_keys)
 

@@ -59,9 +59,7 @@ def to_proto(extents: Extents) -> tensor_slice_pb2.TensorSliceProto:
 
 
 def from_proto(proto: tensor_slice_pb2.TensorSliceProto) -> Extents:
-    return tuple(
-        (e.start, e.length if e.WhichOneof("has_length") else -1) for e in proto.extent
-    )
+    return tuple((e.start, e.length if e.WhichOneof("has_length") else -1) for e in proto.extent)
 
 
 def index(full_shape: Sequence[int], extents: Extents) -> tuple[slice, ...]:

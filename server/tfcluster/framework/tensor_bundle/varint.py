@@ -12,7 +12,9 @@ def put_varint(out: bytearray, v: int) -> None:
     out.append(v)
 
 
-def get_varint(buf: bytes | memoryview, pos: int, limit: int | None = None) -> tuple[int, int]:
+def get_varint(
+    buf: bytes | bytearray | memoryview, pos: int, limit: int | None = None
+) -> tuple[int, int]:
     """(value, next position); ValueError when the varint runs past `limit` or 64 bits."""
     end = len(buf) if limit is None else limit
     result = 0
@@ -31,5 +33,5 @@ def fixed32(v: int) -> bytes:
     return struct.pack("<I", v)
 
 
-def get_fixed32(buf: bytes | memoryview, pos: int) -> int:
+def get_fixed32(buf: bytes | bytearray | memoryview, pos: int) -> int:
     return int(struct.unpack_from("<I", buf, pos)[0])
