@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 from typing import Any
 
 import numpy as np
@@ -131,5 +132,36 @@ def string_join(node: Any, xp: Any) -> Any:
                 v if isinstance(v, bytes) else str(v).encode() for v in (f[i] for f in flat)
             )
         return (out.reshape(shape),)
+
+    return compute
+
+
+def _full_match(values: Any, pattern: str) -> np.ndarray:
+    regex = re.compile(pattern)
+    arr = np.asarray(values, dtype=object)
+    out = np.array(
+        [
+            regex.fullmatch(v.decode() if isinstance(v, bytes) else str(v)) is not None
+            for v in arr.reshape(-1)
+        ],
+        dtype=bool,
+    )
+    return out.reshape(arr.shape)
+
+
+@kernel("StaticRegexFullMatch", devices=("CPU",))
+def static_regex_full_match(node: Any, xp: Any) -> Any:
+    pattern = _str(node.attrs["pattern"])
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        return (_full_match(ins[0], pattern),)
+
+    return compute
+
+
+@kernel("RegexFullMatch", devices=("CPU",))
+def regex_full_match(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        return (_full_match(ins[0], _str(ins[1])),)
 
     return compute

@@ -24,6 +24,10 @@ def _string_scalar(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return [(dtypes.string, TensorShape([]))]
 
 
+def _regex_full_match_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(dtypes.bool_, inputs[0].shape)]
+
+
 def _string_join_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     shape = TensorShape([])
     for t in inputs:
@@ -37,6 +41,10 @@ op_def_registry.register("RestoreV2", _restore_infer, stateful=True)
 op_def_registry.register("MergeV2Checkpoints", op_def_registry.no_outputs, stateful=True)
 op_def_registry.register("ShardedFilename", _string_scalar)
 op_def_registry.register("StringJoin", _string_join_infer)
+# TF 2.x's sharded Saver graph tests the prefix for "s3://" with StaticRegexFullMatch; its
+# SavedModels and .meta files need it here.
+op_def_registry.register("StaticRegexFullMatch", _regex_full_match_infer)
+op_def_registry.register("RegexFullMatch", _regex_full_match_infer)
 
 
 def _strings(value: Any, name: str) -> Tensor:
@@ -100,6 +108,12 @@ def sharded_filename(basename: Any, shard: Any, num_shards: Any, name: str | Non
         shard_t = convert_to_tensor(shard, dtype=dtypes.int32, name="shard")
         num_t = convert_to_tensor(num_shards, dtype=dtypes.int32, name="num_shards")
         return make_op("ShardedFilename", [base, shard_t, num_t], {}, name=scope).outputs[0]
+
+
+def static_regex_full_match(input: Any, pattern: str, name: str | None = None) -> Tensor:
+    with name_scope(name, "StaticRegexFullMatch") as scope:
+        t = _strings(input, "input")
+        return make_op("StaticRegexFullMatch", [t], {"pattern": pattern}, name=scope).outputs[0]
 
 
 def string_join(inputs: Sequence[Any], separator: str = "", name: str | None = None) -> Tensor:

@@ -36,11 +36,11 @@ class CheckpointReader:
         return {k: dtypes.as_dtype(self._reader.dtype_enum(k)) for k in self._reader.tensor_keys()}
 
     def debug_string(self) -> bytes:
-        lines = []
-        for k in self._reader.tensor_keys():
-            shape = ",".join(str(d) for d in self._reader.shape(k))
-            lines.append(f"{k} ({bundle.dtype_name(self._reader.dtype_enum(k))}) [{shape}]\n")
-        return "".join(lines).encode()
+        out = b""
+        for key, dtype, shape in self._reader.stored_entries():
+            dims = ",".join(str(d) for d in shape)
+            out += key + f" ({bundle.dtype_name(dtype)}) [{dims}]\n".encode()
+        return out
 
 
 def NewCheckpointReader(filepattern: str) -> CheckpointReader:

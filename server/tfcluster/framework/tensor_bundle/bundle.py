@@ -409,6 +409,15 @@ class BundleReader:
     def has_tensor(self, key: str) -> bool:
         return key.encode() in self.raw_entries
 
+    def stored_entries(self) -> list[tuple[bytes, int, list[int]]]:
+        """(table key, dtype, shape) of every stored tensor, the slices of partitioned ones
+        under their encoded keys (what TF's DebugString lists)."""
+        return [
+            (key, int(entry.dtype), [d.size for d in entry.shape.dim])
+            for key, entry in sorted(self.raw_entries.items())
+            if not entry.slices
+        ]
+
     def entry(self, key: str) -> tensor_bundle_pb2.BundleEntryProto:
         found = self.raw_entries.get(key.encode())
         if found is None:

@@ -59,6 +59,9 @@ class LegacyReader:
     def has_tensor(self, key: str) -> bool:
         return key in self._tensors
 
+    def stored_entries(self) -> list[tuple[bytes, int, list[int]]]:
+        return [(k.encode(), self.dtype_enum(k), self.shape(k)) for k in self.tensor_keys()]
+
     def _entry(self, key: str) -> Any:
         entry = self._tensors.get(key)
         if entry is None:
