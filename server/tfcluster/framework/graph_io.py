@@ -49,15 +49,20 @@ def parse_input(name: str) -> tuple[str, int, bool]:
 
 
 def _topological_order(
-    graph_def: graph_pb2.GraphDef, by_name: dict[str, node_def_pb2.NodeDef]
+    graph_def: graph_pb2.GraphDef,
+    by_name: dict[str, node_def_pb2.NodeDef],
+    mapped: frozenset[str] = frozenset(),
 ) -> list[node_def_pb2.NodeDef]:
-    """Nodes with every input before its consumer; a missing input or a cycle is a ValueError."""
+    """Nodes with every input before its consumer; a missing input (not in `mapped`, the
+    input_map's sources) or a cycle is a ValueError."""
     pending: dict[str, int] = {}
     consumers: dict[str, list[str]] = {}
     for node in graph_def.node:
         srcs = set()
         for raw in node.input:
             src = parse_input(raw)[0]
+            if src in mapped and src not in by_name:
+                continue
             if src not in by_name:
                 raise ValueError(
                     f"Node '{node.name}' has an input '{raw}' that is not in the GraphDef"
@@ -126,7 +131,8 @@ def import_graph_def(
         raise ValueError("GraphDef has duplicate node names")
     created: dict[str, Operation] = {}
 
-    order = _topological_order(graph_def, by_name)
+    mapped_sources = frozenset(parse_input(k)[0] for k in input_map)
+    order = _topological_order(graph_def, by_name, mapped_sources)
     with graph.name_scope(prefix_scope) as prefix:
         for node in order:
             inputs: list[Tensor] = []

@@ -230,7 +230,7 @@ class SavedModelBuilder:
         signature_def_map = dict(signature_def_map or {})
         self._validate_signature_def_map(signature_def_map)
         self._save_and_write_assets(assets_collection)
-        self._maybe_add_main_op(main_op or legacy_init_op)
+        self._maybe_add_main_op(main_op if main_op is not None else legacy_init_op)
         os.makedirs(variables_dir(self._export_dir), exist_ok=True)
         saver = self._maybe_create_saver(saver)
         saver.save(
