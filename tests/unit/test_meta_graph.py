@@ -221,3 +221,29 @@ def test_init_from_checkpoint_by_variable_name_and_scope() -> None:
         tf.train.init_from_checkpoint(MLP_PREFIX, {"mlp/hidden/bias": logits})
     with pytest.raises(ValueError, match="should map to scope only"):
         tf.train.init_from_checkpoint(MLP_PREFIX, {"mlp/hidden": "new/"})
+
+
+def test_queue_runners_survive_a_meta_graph() -> None:
+    queue = tf.FIFOQueue(10, tf.float32, name="q")
+    enqueue = queue.enqueue(tf.constant(1.5))
+    qr = tf.train.QueueRunner(queue, [enqueue])
+    tf.train.add_queue_runner(qr)
+    exported = tf.train.export_meta_graph()
+    proto = exported.collection_def["queue_runners"].bytes_list.value[0]
+    assert qr.to_proto().SerializeToString() == proto
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(exported, import_scope="copy")
+        (runner,) = tf.get_collection(tf.GraphKeys.QUEUE_RUNNERS)
+        assert runner.name == "copy/q"
+        assert [op.name for op in runner.enqueue_ops] == ["copy/q_enqueue"]
+        from tfcluster.ops.op_util import make_op
+
+        handle = tf.get_default_graph().get_tensor_by_name("copy/q:0")
+        size = make_op("QueueSizeV2", [handle], {}, name="size").outputs[0]
+        with tf.Session() as sess:
+            coord = tf.train.Coordinator()
+            threads = tf.train.start_queue_runners(sess, coord=coord)
+            while sess.run(size) < 10:  # the imported runner's thread fills the queue
+                pass
+            coord.request_stop()
+            coord.join(threads)

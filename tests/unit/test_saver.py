@@ -369,3 +369,18 @@ def test_reshape_restores_into_a_differently_shaped_variable(tmp_path: os.PathLi
         with tf.Session() as sess:
             tf.train.Saver(reshape=True).restore(sess, path)
             np.testing.assert_array_equal(sess.run(v), np.arange(6).reshape(2, 3))
+
+
+def test_checkpoints_iterator_yields_each_new_checkpoint(tmp_path: os.PathLike) -> None:
+    _model()
+    saver = tf.train.Saver()
+    d = str(tmp_path)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        first = saver.save(sess, os.path.join(d, "m"), global_step=1)
+        it = tf.train.checkpoints_iterator(d, timeout=0.1)
+        assert next(it) == first
+        second = saver.save(sess, os.path.join(d, "m"), global_step=2)
+        assert next(it) == second
+        with pytest.raises(StopIteration):
+            next(it)

@@ -516,3 +516,43 @@ def test_shape_n_is_tfs() -> None:
     assert reference.error_class(rec["mixed_dtypes"]) == "TypeError"
     with pytest.raises(TypeError, match="don't all match"):
         tf.shape_n([a, tf.constant([1, 2], name="ints")])
+
+
+def _partitions() -> list[Any]:
+    """emb as TF's fixed_size_partitioner(3) made it: three slices of one [10, 4] variable
+    (tf.get_variable's partitioner builds these; here they are made by hand)."""
+    from tfcluster.ops.save_slice_info import SaveSliceInfo
+
+    parts = []
+    for name, spec in case("partitioned")["parts"]:
+        shape, extents = [int(d) for d in spec.split(" ")[:2]], spec.split(" ")[2]
+        offsets = [int(e.split(",")[0]) for e in extents.split(":")]
+        lengths = [int(e.split(",")[1]) for e in extents.split(":")]
+        var = tf.Variable(np.zeros(lengths, np.float32), name=name)
+        var._save_slice_info = SaveSliceInfo("emb", shape, offsets, lengths)
+        parts.append(var)
+    return parts
+
+
+def test_partitioned_variables_save_as_tfs_slices_and_restore(tmp_path: os.PathLike[str]) -> None:
+    rec = case("partitioned")
+    parts = _partitions()
+    tf.Variable(np.float32(0.0), name="plain")
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        saver.restore(sess, tf_file("parts", "parts"))
+        whole = np.concatenate([sess.run(p) for p in parts])
+        reference.assert_close(whole, rec["full"], rtol=0, atol=0)
+        written = saver.save(sess, os.path.join(str(tmp_path), "parts"), write_meta_graph=False)
+    for suffix in (".index", ".data-00000-of-00001"):
+        with open(written + suffix, "rb") as a, open(tf_file("parts", "parts") + suffix, "rb") as b:
+            assert a.read() == b.read(), suffix
+    # init_from_checkpoint takes the list of parts as one variable.
+    with tf.Graph().as_default():
+        fresh = _partitions()
+        tf.train.init_from_checkpoint(tf_file("parts", "parts"), {"emb": fresh})
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            reference.assert_close(
+                np.concatenate([sess.run(p) for p in fresh]), rec["full"], rtol=0, atol=0
+            )
