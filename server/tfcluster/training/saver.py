@@ -519,14 +519,29 @@ def _wrap_restore_error(err: errors.OpError, verbiage: str) -> errors.OpError:
     return type(err)(err.node_def, err.op, message)
 
 
-def _check_assign_shape(output: Tensor, value: np.ndarray, key: str, ckpt: str) -> None:
+def _shape_checking_assigns(
+    graph: Graph, restores: Sequence[Operation]
+) -> dict[Tensor, list[Operation]]:
+    """RestoreV2 output -> the Assign ops that take it and check shapes (one pass)."""
+    outputs = {t for op in restores for t in op.outputs}
+    found: dict[Tensor, list[Operation]] = {}
+    for op in graph.get_operations():
+        if (
+            op.type == "Assign"
+            and len(op.inputs) == 2
+            and op.inputs[1] in outputs
+            and op.attrs.get("validate_shape", True)
+        ):
+            found.setdefault(op.inputs[1], []).append(op)
+    return found
+
+
+def _check_assign_shape(
+    assigns: Sequence[Operation], value: np.ndarray, key: str, ckpt: str
+) -> None:
     """A value fed to a shape-checking Assign must have its variable's shape: else
     InvalidArgumentError naming the variable (TF names only the save/Assign node)."""
-    for consumer in output.consumers():
-        if consumer.type != "Assign" or consumer.inputs[1] is not output:
-            continue
-        if not consumer.attrs.get("validate_shape", True):
-            continue
+    for consumer in assigns:
         ref = consumer.inputs[0]
         if ref.shape.is_fully_defined() and list(value.shape) != ref.shape.as_list():
             raise errors.InvalidArgumentError(
@@ -861,6 +876,7 @@ class Saver:
         filename = self.saver_def.filename_tensor_name
         if filename:
             feeds[graph.as_graph_element(filename)] = prefix
+        assigns = _shape_checking_assigns(graph, restores)
         for op in restores:
             names = _const_strings(op.inputs[1], "tensor names")
             specs = _const_strings(op.inputs[2], "shape_and_slices")
@@ -883,7 +899,7 @@ class Saver:
                     if parsed is None
                     else reader.read_slice(name, parsed[1])
                 )
-                _check_assign_shape(out, value, name, prefix)
+                _check_assign_shape(assigns.get(out, ()), value, name, prefix)
                 feeds[out] = value
         return feeds
 
