@@ -111,13 +111,18 @@ def _is_variable(x: Any) -> bool:
     return hasattr(x, "_ref") and callable(x._ref) and hasattr(x, "initializer")
 
 
+_VARSTORE_KEY = ("__variable_store",)  # where tf.get_variable keeps its store (as in TF)
+
+
 def _variable_store() -> dict[str, Any]:
-    """tf.get_variable's variables by name: the graph's variable store when there is one,
-    else the global variables by op name."""
+    """tf.get_variable's variables by name (the graph's variable store, what TF looks names
+    up in); in a graph without one, the global variables by op name."""
     graph = get_default_graph()
-    store = getattr(graph, "_variable_store", None)
-    found = getattr(store, "_vars", None)
-    if isinstance(found, dict):
+    stores = graph.get_collection(_VARSTORE_KEY)  # type: ignore[arg-type]
+    if stores:
+        found: dict[str, Any] = {}
+        for store in stores:
+            found.update(getattr(store, "_vars", {}))
         return found
     from tfcluster.ops.variables import global_variables
 
