@@ -137,6 +137,7 @@ def _reductions() -> Build:
 def _segments() -> Build:
     x = _vals((5, 3))
     ids = _const([0, 0, 1, 3, 3], np.int32)
+    big = _const([[5, -7], [1 << 40, 3], [-1, 1], [9, -(1 << 40)], [4, 4]], np.int64)
     return Build(
         [
             tf.segment_sum(x, ids),
@@ -144,6 +145,10 @@ def _segments() -> Build:
             tf.segment_max(x, ids),
             tf.segment_min(x, ids),
             tf.segment_prod(x, ids),
+            # Dtypes cupy's scatters do not take directly.
+            tf.segment_sum(big, ids),
+            tf.segment_max(big, ids),
+            tf.segment_min(tf.cast(x, tf.float16), ids),
         ]
     )
 
@@ -152,12 +157,24 @@ def _segments() -> Build:
 def _unsorted_segments() -> Build:
     x = _vals((5, 3))
     ids = _const([2, -1, 0, 2, 3], np.int32)
+    big = _const([[5, -7], [1 << 40, 3], [-1, 1], [9, -(1 << 40)], [4, 4]], np.int64)
+    small = _const([[100, -7], [50, 3], [-1, 1], [90, -128], [4, 4]], np.int8)  # sums wrap
+    half = tf.cast(x, tf.float16)
     return Build(
         [
             tf.unsorted_segment_sum(x, ids, 4),
             tf.unsorted_segment_max(x, ids, 4),
             tf.unsorted_segment_min(x, ids, 4),
             tf.unsorted_segment_prod(x, ids, 4),
+            # Dtypes cupy's scatters do not take directly.
+            tf.unsorted_segment_sum(big, ids, 4),
+            tf.unsorted_segment_max(big, ids, 4),
+            tf.unsorted_segment_min(big, ids, 4),
+            tf.unsorted_segment_sum(small, ids, 4),
+            tf.unsorted_segment_max(small, ids, 4),
+            tf.unsorted_segment_max(half, ids, 4),
+            tf.unsorted_segment_min(half, ids, 4),
+            tf.unsorted_segment_sum(tf.complex(x, -2.0 * x), ids, 4),
         ]
     )
 
@@ -229,13 +246,19 @@ for _op in (
 @_case("TensorScatterUpdate", "TensorScatterAdd", "TensorScatterSub")
 def _tensor_scatter() -> Build:
     x = _vals((4, 3))
-    idx = _const([[2], [0]], np.int32)
-    up = _vals((2, 3), seed=11)
+    idx = _const([[2], [0], [2]], np.int32)  # a repeated index: its updates accumulate
+    up = _vals((3, 3), seed=11)
+    big = _const([[1 << 40, -3, 7], [2, 2, 2], [-(1 << 41), 5, 0], [0, 1, -1]], np.int64)
+    big_up = _const([[1 << 40, 4, -9], [-1, 1, -1], [3, -(1 << 42), 6]], np.int64)
     return Build(
         [
-            tf.tensor_scatter_update(x, idx, up),
+            tf.tensor_scatter_update(x, idx[:2], up[:2]),
             tf.tensor_scatter_add(x, idx, up),
             tf.tensor_scatter_sub(x, idx, up),
+            # Dtypes cupy's scatters do not take directly.
+            tf.tensor_scatter_add(big, idx, big_up),
+            tf.tensor_scatter_sub(big, idx, big_up),
+            tf.tensor_scatter_add(tf.complex(x, x), idx, tf.complex(up, -up)),
         ]
     )
 

@@ -6,7 +6,6 @@ updates, read-only results) are bridged here so the bodies stay one piece of cod
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -69,16 +68,54 @@ def highest(dtype: np.dtype[Any]) -> Any:
     return np.iinfo(dtype).max
 
 
-def _cupyx() -> Any:
-    return importlib.import_module("cupyx")
+# The dtypes cupy's ufunc.at scatters take (CUDA atomics: cupy raises TypeError for the
+# others, int64 included); a body scatters other dtypes through one of these, exactly.
+_CUPY_ADD_AT = frozenset(
+    np.dtype(t) for t in ("int32", "uint32", "uint64", "float16", "float32", "float64")
+)
+_CUPY_MAX_MIN_AT = frozenset(
+    np.dtype(t) for t in ("int32", "uint32", "uint64", "float32", "float64")
+)
+_SIGN_BIT = np.uint64(1 << 63)
 
 
 def scatter_add(xp: Any, target: Any, index: Any, values: Any) -> None:
-    """target[index] += values, repeated indices accumulated."""
-    if is_numpy(xp):
-        np.add.at(target, index, values)
+    """target[index] += values, repeated indices accumulated (target C-contiguous)."""
+    dtype = target.dtype
+    if is_numpy(xp) or dtype in _CUPY_ADD_AT:
+        xp.add.at(target, index, values)
+    elif dtype.kind == "c":
+        # Real and imaginary parts add up independently: each is scattered into its view of
+        # target, in the order numpy's complex scatter adds them.
+        values = values.astype(dtype, copy=False)
+        parts = target.view(dtype.char.lower()).reshape((*target.shape, 2))
+        xp.add.at(parts[..., 0], index, values.real)
+        xp.add.at(parts[..., 1], index, values.imag)
     else:
-        _cupyx().scatter_add(target, index, values)
+        # Integers of any width: two's-complement sums agree with uint64 sums bit for bit, and
+        # casting back wraps as TF's integer kernels do.
+        total = xp.zeros(target.shape, dtype=np.uint64)
+        xp.add.at(total, index, values.astype(np.int64).view(np.uint64))
+        target[...] = (target.astype(np.int64) + total.view(np.int64)).astype(dtype)
+
+
+def _scatter_extreme(xp: Any, name: str, target: Any, index: Any, values: Any) -> None:
+    """target[index] = max (min) of itself and values, repeated indices included."""
+    dtype = target.dtype
+    ufunc = getattr(xp, name)
+    if is_numpy(xp) or dtype in _CUPY_MAX_MIN_AT or dtype.kind not in "biuf":
+        ufunc.at(target, index, values)
+    elif dtype == np.int64:
+        # Flipping the sign bit maps int64's order onto uint64's.
+        keys = target.view(np.uint64) ^ _SIGN_BIT
+        ufunc.at(keys, index, values.astype(np.int64).view(np.uint64) ^ _SIGN_BIT)
+        target[...] = (keys ^ _SIGN_BIT).view(np.int64)
+    else:
+        # Half and the narrow integers through a wider type that holds each of their values.
+        wide = np.dtype(np.float32 if dtype.kind == "f" else np.int32)
+        work = target.astype(wide)
+        ufunc.at(work, index, values.astype(wide))
+        target[...] = work.astype(dtype)
 
 
 # Rows this narrow are summed column by column with bincount, much faster on numpy than
@@ -101,17 +138,11 @@ def row_sums(xp: Any, rows: Any, ids: Any, num: int) -> Any:
 
 
 def scatter_max(xp: Any, target: Any, index: Any, values: Any) -> None:
-    if is_numpy(xp):
-        np.maximum.at(target, index, values)
-    else:
-        _cupyx().scatter_max(target, index, values)
+    _scatter_extreme(xp, "maximum", target, index, values)
 
 
 def scatter_min(xp: Any, target: Any, index: Any, values: Any) -> None:
-    if is_numpy(xp):
-        np.minimum.at(target, index, values)
-    else:
-        _cupyx().scatter_min(target, index, values)
+    _scatter_extreme(xp, "minimum", target, index, values)
 
 
 def segmented_products(xp: Any, values: Any, segment: Any) -> Any:

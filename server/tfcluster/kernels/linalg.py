@@ -109,6 +109,12 @@ def cholesky(node: Any, xp: Any) -> Compute:
             out = xp.linalg.cholesky(sym)
         except _linalg_error(xp):
             raise u.invalid(message) from None
+        # cupy does not raise (outside cupyx.errstate): a factorisation that failed shows as a
+        # pivot on the diagonal that is not positive (potrf stops there) or not finite.
+        if not u.is_numpy(xp) and out.size:
+            pivots = xp.diagonal(out, axis1=-2, axis2=-1).real
+            if not bool(xp.all(pivots > 0)):
+                raise u.invalid(message)
         return (_finite_or(xp, out, message).astype(x.dtype),)
 
     return compute

@@ -467,6 +467,13 @@ def _diag_v3_args(k: Any, num_rows: Any, num_cols: Any, padding: Any, dtype: Any
     ]
 
 
+# TF 1.15 builds the V1 op types (MatrixDiag, MatrixDiagPart, MatrixSetDiag: its forward
+# compatibility horizon is before V2's); with a band k, a size or a padding, which its V1 ops
+# cannot express (1.15 ignores them), the V3 op types of later releases compute them.
+def _is_default(value: Any, default: Any) -> bool:
+    return isinstance(value, (int, float, np.integer, np.floating)) and value == default
+
+
 def matrix_diag(
     diagonal: Any,
     name: str = "diag",
@@ -477,8 +484,13 @@ def matrix_diag(
     align: str = "RIGHT_LEFT",
 ) -> Tensor:
     """Batched matrices with the given diagonal(s) (k: one index or a [low, high] band)."""
-    with name_scope(name, "MatrixDiagV3", [diagonal]) as scope:
+    v1 = all(
+        _is_default(v, d) for v, d in ((k, 0), (num_rows, -1), (num_cols, -1), (padding_value, 0))
+    )
+    with name_scope(name, "MatrixDiag" if v1 else "MatrixDiagV3", [diagonal]) as scope:
         d = convert_to_tensor(diagonal, name="diagonal")
+        if v1:
+            return make_op("MatrixDiag", [d], {"T": d.dtype.base_dtype}, name=scope).outputs[0]
         extra = _diag_v3_args(k, num_rows, num_cols, padding_value, d.dtype.base_dtype)
         attrs = {"T": d.dtype.base_dtype, "align": align}
         return make_op("MatrixDiagV3", [d, *extra], attrs, name=scope).outputs[0]
@@ -491,22 +503,30 @@ def matrix_diag_part(
     padding_value: Any = 0,
     align: str = "RIGHT_LEFT",
 ) -> Tensor:
-    with name_scope(name, "MatrixDiagPartV3", [input]) as scope:
+    v1 = _is_default(k, 0) and _is_default(padding_value, 0)
+    with name_scope(name, "MatrixDiagPart" if v1 else "MatrixDiagPartV3", [input]) as scope:
         x = convert_to_tensor(input, name="input")
+        attrs: dict[str, Any] = {"T": x.dtype.base_dtype}
+        if v1:
+            return make_op("MatrixDiagPart", [x], attrs, name=scope).outputs[0]
         k_t = convert_to_tensor(k, dtype=dtypes.int32, name="k")
         pad = convert_to_tensor(padding_value, dtype=x.dtype.base_dtype, name="padding_value")
-        attrs = {"T": x.dtype.base_dtype, "align": align}
+        attrs["align"] = align
         return make_op("MatrixDiagPartV3", [x, k_t, pad], attrs, name=scope).outputs[0]
 
 
 def matrix_set_diag(
     input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0, align: str = "RIGHT_LEFT"
 ) -> Tensor:
-    with name_scope(name, "MatrixSetDiagV3", [input, diagonal]) as scope:
+    v1 = _is_default(k, 0)
+    with name_scope(name, "MatrixSetDiag" if v1 else "MatrixSetDiagV3", [input, diagonal]) as scope:
         x = convert_to_tensor(input, name="input")
         d = convert_to_tensor(diagonal, dtype=x.dtype.base_dtype, name="diagonal")
+        attrs: dict[str, Any] = {"T": x.dtype.base_dtype}
+        if v1:
+            return make_op("MatrixSetDiag", [x, d], attrs, name=scope).outputs[0]
         k_t = convert_to_tensor(k, dtype=dtypes.int32, name="k")
-        attrs = {"T": x.dtype.base_dtype, "align": align}
+        attrs["align"] = align
         return make_op("MatrixSetDiagV3", [x, d, k_t], attrs, name=scope).outputs[0]
 
 

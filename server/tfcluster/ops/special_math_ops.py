@@ -285,9 +285,11 @@ def reduce_euclidean_norm(
     input_tensor: Any, axis: Any = None, keepdims: bool = False, name: str | None = None
 ) -> Tensor:
     """sqrt(sum(x^2)) over axis."""
+    # Every axis (axis=None) is a constant made before the op, as TF's _ReductionDims does.
+    all_axes = math_ops._all_axes(input_tensor) if axis is None else None
     with name_scope(name, "EuclideanNorm", [input_tensor]) as scope:
         x = convert_to_tensor(input_tensor, name="input")
-        dims = math_ops._reduction_dims(x, axis)
+        dims = all_axes if all_axes is not None else math_ops._reduction_dims(x, axis)
         attrs = {
             "keep_dims": bool(keepdims),
             "T": x.dtype.base_dtype,
