@@ -415,6 +415,14 @@ def add(x: Any, y: Any, name: str | None = None) -> Tensor:
     return _binary("Add", x, y, name)
 
 
+def _add_dispatch(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """The `+` operator: AddV2 (TF 1.15 builds it for `+`, while tf.add stays Add), except for
+    strings, which only Add concatenates."""
+    if _dtype_of(x) == dtypes.string or _dtype_of(y) == dtypes.string:
+        return _binary("Add", x, y, name)
+    return _binary("AddV2", x, y, name)
+
+
 def subtract(x: Any, y: Any, name: str | None = None) -> Tensor:
     return _binary("Sub", x, y, name)
 
@@ -1198,7 +1206,7 @@ def _getitem(self: Any, key: Any) -> Tensor:
 def _build_overloads() -> dict[str, Callable[..., Any]]:
     table: dict[str, Callable[..., Any]] = {}
     binary: list[tuple[Callable[..., Tensor], str]] = [
-        (add, "add"),
+        (_add_dispatch, "add"),
         (subtract, "sub"),
         (multiply, "mul"),
         (truediv, "truediv"),
