@@ -14,6 +14,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import errors
 from tfcluster.kernels.common import Compute, host_array, host_ints, invalid
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 
@@ -30,7 +31,7 @@ def _check_boxes(boxes: np.ndarray, box_index: np.ndarray, batch: int | None) ->
             f"{boxes.shape[0]} boxes"
         )
     if batch is not None and box_index.size and (box_index.min() < 0 or box_index.max() >= batch):
-        raise invalid("box_index has values outside [0, batch_size)")
+        raise errors.OutOfRangeError(None, None, "box_index has values outside [0, batch_size)")
 
 
 def _crop_size(value: Any) -> tuple[int, int]:
@@ -354,7 +355,8 @@ def non_max_suppression(
         original = score
         js = np.asarray(selected[begin:][::-1], np.int64)
         for sim in similarity(index, js).tolist() if js.size else []:
-            score = float(F32(score) * (np.exp(scale * F32(sim) * F32(sim)) if sim <= threshold else F32(0)))
+            # Soft-NMS decays by exp(-sim^2 / (2 sigma)) whatever the threshold.
+            score = float(F32(score) * np.exp(scale * F32(sim) * F32(sim)))
             if score <= score_threshold:
                 break
         if score == original:

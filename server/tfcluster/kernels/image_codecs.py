@@ -160,9 +160,11 @@ def _to_channels(image: np.ndarray, channels: int) -> np.ndarray:
     color = image[..., :3] if have >= 3 else image[..., :1]
     alpha = image[..., have - 1 : have] if have in (2, 4) else None
     if channels in (1, 2) and color.shape[2] == 3:
-        # libpng's rgb_to_gray with its default coefficients (6968, 23434, 2366) / 32768.
-        weights = np.array([6968, 23434, 2366], np.int64)
-        gray = (color.astype(np.int64) @ weights + 16384) >> 15
+        # libpng's rgb_to_gray as TF sets it up (0.299, 0.587 in 1/32768ths, truncated);
+        # libpng rounds at 16 bits, truncates at 8.
+        weights = np.array([9797, 19234, 3737], np.int64)
+        rounding = 16384 if image.dtype == np.uint16 else 0
+        gray = (color.astype(np.int64) @ weights + rounding) >> 15
         color = gray.astype(image.dtype)[..., None]
     elif channels in (3, 4) and color.shape[2] == 1:
         color = np.repeat(color, 3, axis=2)
@@ -229,19 +231,27 @@ def decode_gif(data: bytes) -> np.ndarray:
 
 
 def decode_bmp(data: bytes, channels: int) -> np.ndarray:
+    """TF's own BMP reader: uncompressed 8/24/32-bit rows (bottom-up unless the height is
+    negative, padded to 4 bytes), BGR(A) to RGB(A); other channel counts as TF 2.x converts."""
     if channels not in (0, 1, 3, 4):
         raise invalid(f"channels must be 0, 1, 3 or 4, got {channels}")
-    try:
-        image = _pillow().open(io.BytesIO(data))
-        if image.format != "BMP":
-            raise ValueError("not a BMP")
-        mode = {1: "L", 3: "RGB", 4: "RGBA"}.get(channels)
-        if mode is None:
-            mode = image.mode if image.mode in ("L", "RGB", "RGBA") else "RGB"
-        pixels = np.asarray(image.convert(mode))
-    except (OSError, ValueError, SyntaxError) as e:
-        raise invalid(f"Invalid BMP data, size {len(data)}: {e}") from None
-    return np.ascontiguousarray(pixels if pixels.ndim == 3 else pixels[..., None])
+    if len(data) < 30 or not data.startswith(BMP_MAGIC):
+        raise invalid(f"Invalid BMP data, size {len(data)}")
+    offset, width, height = struct.unpack_from("<iii", data, 10)[0], *struct.unpack_from("<ii", data, 18)
+    bpp = struct.unpack_from("<H", data, 28)[0]
+    have = bpp // 8
+    if have not in (1, 3, 4):
+        raise invalid(f"Number of channels must be 1, 3 or 4, was {have}")
+    rows, row_size = abs(height), (have * width + 3) // 4 * 4
+    if width <= 0 or offset < 0 or offset + rows * row_size > len(data):
+        raise invalid(f"Invalid BMP data, size {len(data)}")
+    raw = np.frombuffer(data, np.uint8, rows * row_size, offset).reshape(rows, row_size)
+    pixels = raw[:, : width * have].reshape(rows, width, have)
+    if height > 0:
+        pixels = pixels[::-1]
+    if have >= 3:
+        pixels = pixels[..., [2, 1, 0, 3][:have]]
+    return _to_channels(np.ascontiguousarray(pixels), channels)
 
 
 # ---- the decode kernels --------------------------------------------------------------------

@@ -36,10 +36,57 @@ def _rank(shape: TensorShape, rank: int, op: str, what: str) -> list[int | None]
     return shape.as_list()
 
 
+_FOLDABLE: dict[str, Callable[..., Any]] = {
+    "Round": np.round,  # halves to even, as TF's Round
+    "Floor": np.floor,
+    "Mul": np.multiply,
+    "RealDiv": np.true_divide,
+    "Add": np.add,
+    "AddV2": np.add,
+    "Sub": np.subtract,
+    "Minimum": np.minimum,
+    "Maximum": np.maximum,
+}
+
+
+def _fold(tensor: Tensor, depth: int = 0) -> np.ndarray | None:
+    """A small shape computation over constants, evaluated as TF's C++ shape inference does
+    (EvaluateConstantTensor): resize_images' preserve_aspect_ratio sizes are static there."""
+    value = tensor_util.constant_value(tensor)
+    if value is not None or depth > 12:
+        return value
+    op = tensor.op
+    if op.type in _FOLDABLE:
+        args = [_fold(t, depth + 1) for t in op.inputs]
+        if any(a is None for a in args):
+            return None
+        dtype = tensor.dtype.base_dtype.as_numpy_dtype
+        with np.errstate(all="ignore"):
+            return np.asarray(_FOLDABLE[op.type](*args)).astype(dtype)
+    if op.type in ("Cast", "Identity", "Pack"):
+        args = [_fold(t, depth + 1) for t in op.inputs]
+        if any(a is None for a in args):
+            return None
+        if op.type == "Cast":
+            return np.asarray(args[0]).astype(op.get_attr("DstT").as_numpy_dtype)
+        if op.type == "Identity":
+            return args[0]
+        return np.stack(args, axis=op.get_attr("axis"))
+    if op.type == "StridedSlice" and op.get_attr("shrink_axis_mask") == 1:
+        source, begin = _fold(op.inputs[0], depth + 1), _fold(op.inputs[1], depth + 1)
+        if source is None or begin is None or np.asarray(source).ndim != 1:
+            return None
+        return np.asarray(source)[int(np.asarray(begin).reshape(-1)[0])]
+    return None
+
+
 def _size_dims(size: Tensor, op: str) -> list[int | None]:
     _rank(size.shape, 1, op, "size")
     if size.shape.ndims == 1 and size.shape[0].value not in (None, 2):
         raise ValueError(f"Dimension must be 2 but is {size.shape[0].value} for '{op}' (size)")
+    folded = _fold(size)
+    if folded is not None and np.asarray(folded).size == 2:
+        return [None if d < 0 else int(d) for d in np.asarray(folded).reshape(-1)]
     dims = tensor_util.constant_value_as_shape(size)
     if dims.ndims is None:
         return [None, None]
