@@ -47,7 +47,9 @@ def main() -> None:
             tf.image.encode_jpeg(rgb, quality=75, chroma_downsampling=False, progressive=True)
         )
         samples["jpeg_rgb_cm_optimized"] = sess.run(
-            tf.image.encode_jpeg(rgb, density_unit="cm", x_density=40, y_density=50, optimize_size=True)
+            tf.image.encode_jpeg(
+                rgb, density_unit="cm", x_density=40, y_density=50, optimize_size=True
+            )
         )
         samples["png_rgb"] = sess.run(tf.image.encode_png(rgb))
         samples["png_rgba"] = sess.run(tf.image.encode_png(sample_image(9, 11, 4), compression=9))

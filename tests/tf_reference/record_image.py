@@ -31,14 +31,16 @@ def run(fetches: Any, feeds: dict[Any, Any] | None = None) -> Any:
 
 
 def shape_of(t: Any) -> Any:
-    return None if t.shape.ndims is None else [d if d is not None else -1 for d in t.shape.as_list()]
+    return (
+        None if t.shape.ndims is None else [d if d is not None else -1 for d in t.shape.as_list()]
+    )
 
 
 def weights(shape: list[int], seed: int) -> np.ndarray:
     return np.random.default_rng(seed).uniform(0.5, 1.5, shape).astype(np.float32)
 
 
-FLOAT_IMAGES = (sample_image(2 * 6, 7, 3).reshape(2, 6, 7, 3).astype(np.float32) / 255.0)
+FLOAT_IMAGES = sample_image(2 * 6, 7, 3).reshape(2, 6, 7, 3).astype(np.float32) / 255.0
 UINT8_IMAGE = sample_image(9, 11, 3)
 
 # ---- resizes ---------------------------------------------------------------------------------
@@ -107,7 +109,9 @@ for method in (0, 1):
         y = tf.image.resize_image_with_pad(tf.constant(UINT8_IMAGE), 12, 7, method=method)
         y4 = tf.image.resize_image_with_pad(tf.constant(FLOAT_IMAGES), 3, 9, method=method)
         a, b = run([y, y4])
-        rec.add(f"resize_image_with_pad_{method}", rank3=a, rank4=b, shapes=[shape_of(y), shape_of(y4)])
+        rec.add(
+            f"resize_image_with_pad_{method}", rank3=a, rank4=b, shapes=[shape_of(y), shape_of(y4)]
+        )
 
 # ---- crops, pads, flips --------------------------------------------------------------------
 with tf.Graph().as_default():
@@ -137,7 +141,9 @@ with tf.Graph().as_default():
     }
     out = run(fetches)
     for key, value in out.items():
-        rec.add(f"geometry_{key}", output=value, name=fetches[key].name, shape=shape_of(fetches[key]))
+        rec.add(
+            f"geometry_{key}", output=value, name=fetches[key].name, shape=shape_of(fetches[key])
+        )
 with tf.Graph().as_default():
     x = tf.placeholder(tf.float32, [None, None, 3])
     fetches = {
@@ -159,7 +165,7 @@ for key, fn in {
     "flip_rank2": lambda x: tf.image.flip_left_right(x[0]),
 }.items():
     with tf.Graph().as_default():
-        rec.add(f"geometry_error_{key}", error=rec.catch(lambda: fn(tf.constant(UINT8_IMAGE))))
+        rec.add(f"geometry_error_{key}", error=rec.catch(lambda f=fn: f(tf.constant(UINT8_IMAGE))))
 for key, fn in {
     "random_flip_lr3": lambda x: tf.image.random_flip_left_right(x[0], seed=5),
     "random_flip_ud3": lambda x: tf.image.random_flip_up_down(x[0], seed=5),
@@ -175,7 +181,13 @@ for key, fn in {
     with tf.Graph().as_default():
         y = fn(tf.constant(FLOAT_IMAGES))
         value = run(y)
-        rec.add(f"random_{key}", shape=shape_of(y), out_shape=list(value.shape), name=y.name, dtype=str(y.dtype.name))
+        rec.add(
+            f"random_{key}",
+            shape=shape_of(y),
+            out_shape=list(value.shape),
+            name=y.name,
+            dtype=str(y.dtype.name),
+        )
 
 # ---- colour --------------------------------------------------------------------------------
 with tf.Graph().as_default():
@@ -220,8 +232,18 @@ with tf.Graph().as_default():
         rec.add(f"colour_{key}", output=value, name=fetches[key].name, shape=shape_of(fetches[key]))
 # Colour values at the edges of their branches: greys, primaries, ties between channels.
 EDGE_COLOURS = np.array(
-    [[[0, 0, 0], [1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [0.5, 0.5, 0.2]],
-     [[0.2, 0.5, 0.5], [0.3, 0.3, 0.9], [0.9, 0.1, 0.1], [0.1, 0.9, 0.9], [0.25, 0.5, 0.75], [0.75, 0.5, 0.25], [0.5, 0.25, 0.75]]],
+    [
+        [[0, 0, 0], [1, 1, 1], [1, 0, 0], [0, 1, 0], [0, 0, 1], [1, 1, 0], [0.5, 0.5, 0.2]],
+        [
+            [0.2, 0.5, 0.5],
+            [0.3, 0.3, 0.9],
+            [0.9, 0.1, 0.1],
+            [0.1, 0.9, 0.9],
+            [0.25, 0.5, 0.75],
+            [0.75, 0.5, 0.25],
+            [0.5, 0.25, 0.75],
+        ],
+    ],
     np.float32,
 )
 with tf.Graph().as_default():
@@ -250,18 +272,31 @@ for src in DTYPES:
     for dst in DTYPES:
         for saturate in (False, True):
             with tf.Graph().as_default():
-                y = tf.image.convert_image_dtype(tf.constant(CONVERT_INPUTS[src]), dst, saturate=saturate)
+                y = tf.image.convert_image_dtype(
+                    tf.constant(CONVERT_INPUTS[src]), dst, saturate=saturate
+                )
                 rec.add(f"convert_{src}_to_{dst}_sat{int(saturate)}", output=run(y), name=y.name)
 
 # ---- boxes ---------------------------------------------------------------------------------
-BOXES = np.array([[0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9], [0.5, 0.5, 0.5, 0.5], [-0.2, 0.3, 1.3, 0.6], [0.9, 0.8, 0.1, 0.2]], np.float32)
+BOXES = np.array(
+    [
+        [0, 0, 1, 1],
+        [0.1, 0.2, 0.8, 0.9],
+        [0.5, 0.5, 0.5, 0.5],
+        [-0.2, 0.3, 1.3, 0.6],
+        [0.9, 0.8, 0.1, 0.2],
+    ],
+    np.float32,
+)
 BOX_IND = np.array([0, 1, 0, 1, 1], np.int32)
 for method in ("bilinear", "nearest"):
     for crop in ([3, 4], [1, 1], [5, 2]):
         with tf.Graph().as_default():
             x = tf.constant(FLOAT_IMAGES)
             b = tf.constant(BOXES)
-            y = tf.image.crop_and_resize(x, b, BOX_IND, crop, method=method, extrapolation_value=-1.0)
+            y = tf.image.crop_and_resize(
+                x, b, BOX_IND, crop, method=method, extrapolation_value=-1.0
+            )
             w = weights([5, crop[0], crop[1], 3], crop[0] * 10 + crop[1])
             gx, gb = tf.gradients(tf.reduce_sum(y * w), [x, b])
             fetch = [y, gx] + ([gb] if method == "bilinear" else [])
@@ -282,7 +317,15 @@ with tf.Graph().as_default():
     rec.add("crop_and_resize_bad_index", error=rec.catch(lambda: run(y)))
 
 NMS_BOXES = np.array(
-    [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1], [0, 100, 1, 101], [1, 1, 0, 0]],
+    [
+        [0, 0, 1, 1],
+        [0, 0.1, 1, 1.1],
+        [0, -0.1, 1, 0.9],
+        [0, 10, 1, 11],
+        [0, 10.1, 1, 11.1],
+        [0, 100, 1, 101],
+        [1, 1, 0, 0],
+    ],
     np.float32,
 )
 NMS_SCORES = np.array([0.9, 0.75, 0.6, 0.95, 0.5, 0.3, 0.8], np.float32)
@@ -295,7 +338,9 @@ with tf.Graph().as_default():
         "zero": tf.image.non_max_suppression(NMS_BOXES, NMS_SCORES, 0),
     }
     idx, sc = tf.image.non_max_suppression_with_scores(NMS_BOXES, NMS_SCORES, 10)
-    sidx, ssc = tf.image.non_max_suppression_with_scores(NMS_BOXES, NMS_SCORES, 10, soft_nms_sigma=0.5)
+    sidx, ssc = tf.image.non_max_suppression_with_scores(
+        NMS_BOXES, NMS_SCORES, 10, soft_nms_sigma=0.5
+    )
     # 2.x's non_max_suppression_padded is a new tiled algorithm; 1.15's is kept as _v1.
     pidx, pvalid = image_ops_impl.non_max_suppression_padded_v1(
         NMS_BOXES, NMS_SCORES, 9, pad_to_max_output_size=True
@@ -316,14 +361,22 @@ with tf.Graph().as_default():
     for key, value in out.items():
         rec.add(f"nms_{key}", output=value, name=fetches[key].name, shape=shape_of(fetches[key]))
 
-DRAW_BOXES = np.array([[[0.1, 0.1, 0.6, 0.7], [0.0, 0.5, 1.0, 1.0], [-0.5, -0.5, 0.4, 0.3]], [[0.2, 0.2, 0.4, 0.9], [0.5, 0.5, 0.2, 0.2], [1.2, 0, 1.5, 1]]], np.float32)
+DRAW_BOXES = np.array(
+    [
+        [[0.1, 0.1, 0.6, 0.7], [0.0, 0.5, 1.0, 1.0], [-0.5, -0.5, 0.4, 0.3]],
+        [[0.2, 0.2, 0.4, 0.9], [0.5, 0.5, 0.2, 0.2], [1.2, 0, 1.5, 1]],
+    ],
+    np.float32,
+)
 with tf.Graph().as_default():
     x = tf.constant(FLOAT_IMAGES)
     fetches = {
         "default": tf.image.draw_bounding_boxes(x, DRAW_BOXES),
         "gray": tf.image.draw_bounding_boxes(tf.image.rgb_to_grayscale(x), DRAW_BOXES),
         "rgba": tf.image.draw_bounding_boxes(tf.concat([x, x[..., :1]], -1), DRAW_BOXES),
-        "colors": tf.image.draw_bounding_boxes(x, DRAW_BOXES, colors=[[0.3, 0.6, 0.9, 1.0], [1, 0, 1, 1]]),
+        "colors": tf.image.draw_bounding_boxes(
+            x, DRAW_BOXES, colors=[[0.3, 0.6, 0.9, 1.0], [1, 0, 1, 1]]
+        ),
     }
     out = run(fetches)
     for key, value in out.items():
@@ -342,7 +395,9 @@ with tf.Graph().as_default():
         size=out[1],
     )
 with tf.Graph().as_default():
-    begin, _, _ = tf.image.sample_distorted_bounding_box([40, 60, 3], np.zeros([1, 0, 4], np.float32))
+    begin, _, _ = tf.image.sample_distorted_bounding_box(
+        [40, 60, 3], np.zeros([1, 0, 4], np.float32)
+    )
     rec.add("sample_distorted_no_boxes", error=rec.catch(lambda: run(begin)))
 
 # ---- codecs: files TensorFlow writes -------------------------------------------------------
@@ -353,8 +408,12 @@ with tf.Graph().as_default():
         "rgb_q90": tf.image.encode_jpeg(RGB, quality=90),
         "rgb_default": tf.image.encode_jpeg(RGB),
         "gray": tf.image.encode_jpeg(GRAY, quality=80),
-        "rgb_444_progressive": tf.image.encode_jpeg(RGB, quality=75, chroma_downsampling=False, progressive=True),
-        "rgb_cm_optimized": tf.image.encode_jpeg(RGB, density_unit="cm", x_density=40, y_density=50, optimize_size=True),
+        "rgb_444_progressive": tf.image.encode_jpeg(
+            RGB, quality=75, chroma_downsampling=False, progressive=True
+        ),
+        "rgb_cm_optimized": tf.image.encode_jpeg(
+            RGB, density_unit="cm", x_density=40, y_density=50, optimize_size=True
+        ),
         "rgb_as_grayscale_format": tf.image.encode_jpeg(GRAY, format="grayscale"),
     }
     png_fetches = {
@@ -399,10 +458,21 @@ with tf.Graph().as_default():
     rec.add("jpeg_truncated_error", error=rec.catch(lambda: run(tf.image.decode_jpeg(truncated))))
     rec.add("jpeg_decodes_png", output=run(tf.image.decode_jpeg(pngs["rgb"])))
     rec.add("png_decodes_jpeg", output=run(tf.image.decode_png(data)))
-    for key, bad in {"garbage": b"hello, image", "empty": b"", "bad_jpeg": b"\xff\xd8\xffgarbage", "bad_png": b"\x89PNG\r\n\x1a\nxx"}.items():
-        rec.add(f"decode_error_{key}", error=rec.catch(lambda: run(tf.image.decode_jpeg(bad))))
-    rec.add("decode_png_error_bad_png", error=rec.catch(lambda: run(tf.image.decode_png(b"\x89PNG\r\n\x1a\nxx"))))
-    rec.add("encode_jpeg_error_channels", error=rec.catch(lambda: run(tf.image.encode_jpeg(tf.zeros([4, 4, 2], tf.uint8)))))
+    for key, bad in {
+        "garbage": b"hello, image",
+        "empty": b"",
+        "bad_jpeg": b"\xff\xd8\xffgarbage",
+        "bad_png": b"\x89PNG\r\n\x1a\nxx",
+    }.items():
+        rec.add(f"decode_error_{key}", error=rec.catch(lambda b=bad: run(tf.image.decode_jpeg(b))))
+    rec.add(
+        "decode_png_error_bad_png",
+        error=rec.catch(lambda: run(tf.image.decode_png(b"\x89PNG\r\n\x1a\nxx"))),
+    )
+    rec.add(
+        "encode_jpeg_error_channels",
+        error=rec.catch(lambda: run(tf.image.encode_jpeg(tf.zeros([4, 4, 2], tf.uint8)))),
+    )
     shapes = {
         "decode_jpeg": shape_of(tf.image.decode_jpeg(data)),
         "decode_jpeg3": shape_of(tf.image.decode_jpeg(data, channels=3)),
@@ -411,7 +481,9 @@ with tf.Graph().as_default():
         "decode_bmp": shape_of(tf.image.decode_bmp(data)),
         "encode_jpeg": shape_of(tf.image.encode_jpeg(RGB)),
         "extract_jpeg_shape": shape_of(tf.image.extract_jpeg_shape(data)),
-        "decode_image_no_animation": shape_of(tf.image.decode_image(data, channels=3, expand_animations=False)),
+        "decode_image_no_animation": shape_of(
+            tf.image.decode_image(data, channels=3, expand_animations=False)
+        ),
     }
     # 1.15 chains conds for decode_image: its static shape there is unknown as here.
     rec.add("codec_static_shapes", **shapes)

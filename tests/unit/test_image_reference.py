@@ -220,7 +220,9 @@ GEOMETRY_ERRORS: dict[str, Callable[[Any], Any]] = {
 
 @pytest.mark.parametrize("key", sorted(GEOMETRY_ERRORS))
 def test_bad_geometry_raises_tensorflows_error(key: str) -> None:
-    expect_error(case(f"geometry_error_{key}"), lambda: GEOMETRY_ERRORS[key](tf.constant(UINT8_IMAGE)))
+    expect_error(
+        case(f"geometry_error_{key}"), lambda: GEOMETRY_ERRORS[key](tf.constant(UINT8_IMAGE))
+    )
 
 
 RANDOM_OPS: dict[str, Callable[[Any], Any]] = {
@@ -378,7 +380,13 @@ def test_convert_image_dtype_matches_tensorflow(src: str, dst: str, saturate: bo
 
 # ---- boxes ---------------------------------------------------------------------------------
 BOXES = np.array(
-    [[0, 0, 1, 1], [0.1, 0.2, 0.8, 0.9], [0.5, 0.5, 0.5, 0.5], [-0.2, 0.3, 1.3, 0.6], [0.9, 0.8, 0.1, 0.2]],
+    [
+        [0, 0, 1, 1],
+        [0.1, 0.2, 0.8, 0.9],
+        [0.5, 0.5, 0.5, 0.5],
+        [-0.2, 0.3, 1.3, 0.6],
+        [0.9, 0.8, 0.1, 0.2],
+    ],
     np.float32,
 )
 BOX_IND = np.array([0, 1, 0, 1, 1], np.int32)
@@ -409,7 +417,15 @@ def test_crop_and_resize_of_uint8_and_bad_indices_match_tensorflow() -> None:
 
 
 NMS_BOXES = np.array(
-    [[0, 0, 1, 1], [0, 0.1, 1, 1.1], [0, -0.1, 1, 0.9], [0, 10, 1, 11], [0, 10.1, 1, 11.1], [0, 100, 1, 101], [1, 1, 0, 0]],
+    [
+        [0, 0, 1, 1],
+        [0, 0.1, 1, 1.1],
+        [0, -0.1, 1, 0.9],
+        [0, 10, 1, 11],
+        [0, 10.1, 1, 11.1],
+        [0, 100, 1, 101],
+        [1, 1, 0, 0],
+    ],
     np.float32,
 )
 NMS_SCORES = np.array([0.9, 0.75, 0.6, 0.95, 0.5, 0.3, 0.8], np.float32)
@@ -451,7 +467,10 @@ def test_non_max_suppression_family_matches_tensorflow() -> None:
 
 
 DRAW_BOXES = np.array(
-    [[[0.1, 0.1, 0.6, 0.7], [0.0, 0.5, 1.0, 1.0], [-0.5, -0.5, 0.4, 0.3]], [[0.2, 0.2, 0.4, 0.9], [0.5, 0.5, 0.2, 0.2], [1.2, 0, 1.5, 1]]],
+    [
+        [[0.1, 0.1, 0.6, 0.7], [0.0, 0.5, 1.0, 1.0], [-0.5, -0.5, 0.4, 0.3]],
+        [[0.2, 0.2, 0.4, 0.9], [0.5, 0.5, 0.2, 0.2], [1.2, 0, 1.5, 1]],
+    ],
     np.float32,
 )
 
@@ -493,12 +512,21 @@ def test_sample_distorted_bounding_box_matches_tensorflows_contract() -> None:
             covered_h = max(0, min(b[0] + s[0], 20) - max(b[0], 4))
             covered_w = max(0, min(b[1] + s[1], 54) - max(b[1], 12))
             assert covered_h * covered_w >= 0.3 * 16 * 42 or (s[0], s[1]) == (40, 60)
-    missing, _, _ = tf.image.sample_distorted_bounding_box([40, 60, 3], np.zeros([1, 0, 4], np.float32))
+    missing, _, _ = tf.image.sample_distorted_bounding_box(
+        [40, 60, 3], np.zeros([1, 0, 4], np.float32)
+    )
     expect_error(case("sample_distorted_no_boxes"), lambda: run(missing))
 
 
 # ---- codecs --------------------------------------------------------------------------------
-JPEG_KEYS = ["rgb_q90", "rgb_default", "gray", "rgb_444_progressive", "rgb_cm_optimized", "rgb_as_grayscale_format"]
+JPEG_KEYS = [
+    "rgb_q90",
+    "rgb_default",
+    "gray",
+    "rgb_444_progressive",
+    "rgb_cm_optimized",
+    "rgb_as_grayscale_format",
+]
 PNG_KEYS = ["rgb", "rgba", "gray", "gray_alpha", "rgb16", "gray16"]
 
 
@@ -574,7 +602,9 @@ def test_unreadable_images_raise_tensorflows_errors_and_the_session_keeps_workin
     good = case("jpeg_rgb_q90")
     with tf.Session() as sess:
         for key, data in BAD_CONTENTS.items():
-            expected = getattr(tf.errors, reference.error_class(case(f"decode_error_{key}")["error"]))
+            expected = getattr(
+                tf.errors, reference.error_class(case(f"decode_error_{key}")["error"])
+            )
             with pytest.raises(expected):
                 sess.run(decoded, {contents: data})
         with pytest.raises(tf.errors.InvalidArgumentError):

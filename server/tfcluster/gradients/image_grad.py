@@ -91,9 +91,9 @@ def _crop_and_resize_grad(op: Operation, grad: Tensor) -> Any:
     grad_image = None
     if image.dtype.base_dtype in allowed:
         attrs = {"T": image.dtype.base_dtype, "method": method}
-        grad_image = make_op(
-            "CropAndResizeGradImage", [grad, boxes, box_ind, size], attrs
-        ).outputs[0]
+        grad_image = make_op("CropAndResizeGradImage", [grad, boxes, box_ind, size], attrs).outputs[
+            0
+        ]
     attrs = {"T": image.dtype.base_dtype, "method": method}
     grad_boxes = make_op("CropAndResizeGradBoxes", [grad, image, boxes, box_ind], attrs).outputs[0]
     return [grad_image, grad_boxes, None, None]

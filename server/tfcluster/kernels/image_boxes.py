@@ -27,8 +27,7 @@ def _check_boxes(boxes: np.ndarray, box_index: np.ndarray, batch: int | None) ->
         raise invalid(f"boxes must be 2-D and have 4 columns, got shape {list(boxes.shape)}")
     if box_index.ndim != 1 or box_index.shape[0] != boxes.shape[0]:
         raise invalid(
-            f"box_index has incompatible shape {list(box_index.shape)} for "
-            f"{boxes.shape[0]} boxes"
+            f"box_index has incompatible shape {list(box_index.shape)} for {boxes.shape[0]} boxes"
         )
     if batch is not None and box_index.size and (box_index.min() < 0 or box_index.max() >= batch):
         raise errors.OutOfRangeError(None, None, "box_index has values outside [0, batch_size)")
@@ -135,7 +134,7 @@ def crop_and_resize_grad_image(node: Any, xp: Any) -> Compute:
         if height <= 0 or width <= 0:
             raise invalid("image dimensions must be positive")
         _check_boxes(boxes, box_index, batch)
-        nb, crop_h, crop_w = grads.shape[:3]
+        crop_h, crop_w = grads.shape[1:3]
         in_y, in_x = _crop_geometry(boxes, crop_h, crop_w, height, width)
         vy, y0, y1, ly = _corners(in_y, height)
         vx, x0, x1, lx = _corners(in_x, width)
@@ -169,7 +168,7 @@ def crop_and_resize_grad_boxes(node: Any, xp: Any) -> Compute:
         boxes, box_index = np.asarray(ins[2]), np.asarray(ins[3])
         batch, height, width, _ = image.shape
         _check_boxes(boxes, box_index, batch)
-        nb, crop_h, crop_w = grads.shape[:3]
+        crop_h, crop_w = grads.shape[1:3]
         in_y, in_x = _crop_geometry(boxes, crop_h, crop_w, height, width)
         vy, y0, y1, ly = _corners(in_y, height)
         vx, x0, x1, lx = _corners(in_x, width)
@@ -205,7 +204,12 @@ def crop_and_resize_grad_boxes(node: Any, xp: Any) -> Compute:
             return xp.sum(total * xp.asarray(weights.reshape(shape)), axis=(1, 2))
 
         out = xp.stack(
-            [along(sum_y, dy1, 1), along(sum_x, dx1, 2), along(sum_y, dy2, 1), along(sum_x, dx2, 2)],
+            [
+                along(sum_y, dy1, 1),
+                along(sum_x, dx1, 2),
+                along(sum_y, dy2, 1),
+                along(sum_x, dx2, 2),
+            ],
             axis=1,
         )
         return (out.astype(F32),)
@@ -474,7 +478,7 @@ class _Rect:
         return _Rect(x0, y0, x1, y1)
 
 
-def _lrint(value: float) -> int:
+def _lrint(value: Any) -> int:
     return int(np.rint(F32(value)))
 
 
@@ -562,9 +566,14 @@ def _sample_distorted(version: int) -> None:
             height, width = int(size[0]), int(size[1])
             raw = np.asarray(ins[1], np.float32)
             if raw.ndim != 3:
-                raise invalid(f"input boxes must be 3-dimensional [batch, num_boxes, coords]: {list(raw.shape)}")
+                raise invalid(
+                    "input boxes must be 3-dimensional [batch, num_boxes, coords]: "
+                    f"{list(raw.shape)}"
+                )
             if raw.shape[-1] != 4:
-                raise invalid(f"bounding boxes must have shape [4] or [*, 4], got {list(raw.shape)}")
+                raise invalid(
+                    f"bounding boxes must have shape [4] or [*, 4], got {list(raw.shape)}"
+                )
             if version == 2:
                 covered = float(_scalar(ins[2], "min_object_covered"))
             else:
@@ -575,7 +584,12 @@ def _sample_distorted(version: int) -> None:
             if flat.size and (flat.min() < 0 or flat.max() > 1):
                 raise invalid("All bounding box coordinates must be in [0.0, 1.0]")
             boxes = [
-                _Rect(int(b[1] * F32(width)), int(b[0] * F32(height)), int(b[3] * F32(width)), int(b[2] * F32(height)))
+                _Rect(
+                    int(b[1] * F32(width)),
+                    int(b[0] * F32(height)),
+                    int(b[3] * F32(width)),
+                    int(b[2] * F32(height)),
+                )
                 for b in flat
             ]
             if not boxes:
@@ -599,7 +613,16 @@ def _sample_distorted(version: int) -> None:
             begin = np.asarray([crop.y0, crop.x0, 0], out_dtype)
             extent = np.asarray([crop.y1 - crop.y0, crop.x1 - crop.x0, -1], out_dtype)
             bbox = np.asarray(
-                [[[crop.y0 / F32(height), crop.x0 / F32(width), crop.y1 / F32(height), crop.x1 / F32(width)]]],
+                [
+                    [
+                        [
+                            crop.y0 / F32(height),
+                            crop.x0 / F32(width),
+                            crop.y1 / F32(height),
+                            crop.x1 / F32(width),
+                        ]
+                    ]
+                ],
                 np.float32,
             )
             return begin, extent, bbox
@@ -609,5 +632,3 @@ def _sample_distorted(version: int) -> None:
 
 _sample_distorted(1)
 _sample_distorted(2)
-
-

@@ -19,8 +19,8 @@ import numpy as np
 
 from tfcluster.framework import errors
 from tfcluster.kernels.common import Compute, host_ints, invalid
-from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.kernels.png_rows import decode_png_rows
+from tfcluster.kernels.registry import CPU_ONLY, kernel
 
 JPEG_MAGIC = b"\xff\xd8\xff"
 PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
@@ -128,7 +128,9 @@ def decode_jpeg(data: bytes, flags: JpegFlags, crop: list[int] | None = None) ->
         except ValueError:
             raise failed from None
     if image.shape[:2] != (out_h, out_w):
-        raise errors.InternalError(None, None, f"JPEG scaled to {image.shape[:2]}, not 1/{flags.ratio}")
+        raise errors.InternalError(
+            None, None, f"JPEG scaled to {image.shape[:2]}, not 1/{flags.ratio}"
+        )
     image = image.reshape(out_h, out_w, channels)
     if crop is not None:
         y, x, h, w = crop
@@ -170,7 +172,9 @@ def _to_channels(image: np.ndarray, channels: int) -> np.ndarray:
         color = np.repeat(color, 3, axis=2)
     parts = [color]
     if channels in (2, 4):
-        parts.append(alpha if alpha is not None else np.full(color.shape[:2] + (1,), top, image.dtype))
+        parts.append(
+            alpha if alpha is not None else np.full((*color.shape[:2], 1), top, image.dtype)
+        )
     return np.ascontiguousarray(np.concatenate(parts, axis=2))
 
 
@@ -189,9 +193,7 @@ def decode_png(data: bytes, channels: int, dtype: np.dtype[Any]) -> np.ndarray:
                 image = image.convert("RGBA" if has_alpha else "RGB")
             elif mode == "1":
                 image = image.convert("L")
-            elif mode == "LA" or mode == "La":
-                image = image.convert("LA")
-            elif mode == "L" and "transparency" in image.info:
+            elif mode == "LA" or mode == "La" or (mode == "L" and "transparency" in image.info):
                 image = image.convert("LA")
             elif mode == "RGB" and "transparency" in image.info:
                 image = image.convert("RGBA")
@@ -237,7 +239,10 @@ def decode_bmp(data: bytes, channels: int) -> np.ndarray:
         raise invalid(f"channels must be 0, 1, 3 or 4, got {channels}")
     if len(data) < 30 or not data.startswith(BMP_MAGIC):
         raise invalid(f"Invalid BMP data, size {len(data)}")
-    offset, width, height = struct.unpack_from("<iii", data, 10)[0], *struct.unpack_from("<ii", data, 18)
+    offset, width, height = (
+        struct.unpack_from("<iii", data, 10)[0],
+        *struct.unpack_from("<ii", data, 18),
+    )
     bpp = struct.unpack_from("<H", data, 28)[0]
     have = bpp // 8
     if have not in (1, 3, 4):
@@ -303,7 +308,10 @@ def _decode_kernel(op: str) -> None:
                 if window.shape[0] != 4:
                     raise invalid(f"crop_size must have four elements {list(window.shape)}")
                 if classify(data) != "JPEG":
-                    raise invalid(f"Expected image (JPEG, PNG, or GIF), got {classify(data) or describe(data)}")
+                    raise invalid(
+                        "Expected image (JPEG, PNG, or GIF), got "
+                        f"{classify(data) or describe(data)}"
+                    )
                 assert flags is not None
                 return (decode_jpeg(data, flags, host_ints(window)),)
             return (_decode_by_content(data, op, channels, flags, png_dtype),)
@@ -339,7 +347,9 @@ def decode_image_kernel(node: Any, xp: Any) -> Compute:
         if kind == "JPEG":
             image = decode_jpeg(data, flags)
         elif kind == "PNG":
-            image = decode_png(data, channels, np.dtype(np.uint16 if dtype != np.uint8 else np.uint8))
+            image = decode_png(
+                data, channels, np.dtype(np.uint16 if dtype != np.uint8 else np.uint8)
+            )
         elif kind == "GIF":
             if channels not in (0, 3):
                 raise invalid(f"channels must be 0 or 3 for GIF, got {channels}")
@@ -348,9 +358,7 @@ def decode_image_kernel(node: Any, xp: Any) -> Compute:
         elif kind == "BMP":
             image = decode_bmp(data, channels)
         else:
-            raise invalid(
-                "Unknown image file format. One of JPEG, PNG, GIF, BMP required."
-            )
+            raise invalid("Unknown image file format. One of JPEG, PNG, GIF, BMP required.")
         return (_convert_dtype(image, dtype),)
 
     return compute
@@ -361,7 +369,9 @@ def _convert_dtype(image: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
     if image.dtype == dtype:
         return image
     if dtype == np.float32:
-        return (image.astype(np.float32) * np.float32(1.0 / np.iinfo(image.dtype).max)).astype(np.float32)
+        return (image.astype(np.float32) * np.float32(1.0 / np.iinfo(image.dtype).max)).astype(
+            np.float32
+        )
     if dtype == np.uint16:
         return image.astype(np.uint16) * 257
     return (image // 257).astype(np.uint8)
@@ -413,12 +423,12 @@ def encode_jpeg(image: np.ndarray, flags: JpegEncodeFlags, quality: int | None =
             raise invalid(f"image must have 1 or 3 channels, got {list(image.shape)}")
         want = channels
     if channels != want:
-        raise invalid(
-            f"format {flags.format} expects {want} channels, got {list(image.shape)}"
-        )
+        raise invalid(f"format {flags.format} expects {want} channels, got {list(image.shape)}")
     if image.shape[0] <= 0 or image.shape[1] <= 0:
         raise invalid(f"image must have positive height and width, got {list(image.shape)}")
-    picture = _pillow().fromarray(image[..., 0] if want == 1 else image, "L" if want == 1 else "RGB")
+    picture = _pillow().fromarray(
+        image[..., 0] if want == 1 else image, "L" if want == 1 else "RGB"
+    )
     options: dict[str, Any] = {
         "quality": flags.quality if quality is None else quality,
         "progressive": flags.progressive,
@@ -511,7 +521,6 @@ def extract_jpeg_shape(node: Any, xp: Any) -> Compute:
     return compute
 
 
-
 @kernel("Substr", devices=CPU_ONLY)
 def substr(node: Any, xp: Any) -> Compute:
     """Byte substrings (is_jpeg's magic test): one position and length for every string."""
@@ -528,7 +537,9 @@ def substr(node: Any, xp: Any) -> Compute:
         for index, value in np.ndenumerate(strings):
             data = bytes(value)
             if not -len(data) <= start <= len(data):
-                raise invalid(f"pos {start} out of range for string b'{data[:16]!r}' at index {index}")
+                raise invalid(
+                    f"pos {start} out of range for string b'{data[:16]!r}' at index {index}"
+                )
             begin = start if start >= 0 else len(data) + start
             out[index] = data[begin : begin + size]
         return (out,)

@@ -208,4 +208,3 @@ def adjust_saturation(node: Any, xp: Any) -> Compute:
         return (xp.stack([rr + m, gg + m, bb + m], axis=-1).astype(dtype),)
 
     return compute
-

@@ -265,7 +265,9 @@ def resize_area(node: Any, xp: Any) -> Compute:
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         out_h, out_w, in_h, in_w = _resize_setup(ins)
-        scale = float(F32(1.0 / float(resize_scale(in_h, out_h, align) * resize_scale(in_w, out_w, align))))
+        scale = float(
+            F32(1.0 / float(resize_scale(in_h, out_h, align) * resize_scale(in_w, out_w, align)))
+        )
         img = xp.asarray(ins[0]).astype(F32)
         rows = area_matrix(out_h, in_h, align)
         cols = area_matrix(out_w, in_w, align) * scale

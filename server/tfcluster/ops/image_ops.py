@@ -71,7 +71,7 @@ def _fold(tensor: Tensor, depth: int = 0) -> np.ndarray | None:
             return np.asarray(args[0]).astype(op.get_attr("DstT").as_numpy_dtype)
         if op.type == "Identity":
             return args[0]
-        return np.stack(args, axis=op.get_attr("axis"))
+        return np.stack([a for a in args if a is not None], axis=op.get_attr("axis"))
     if op.type == "StridedSlice" and op.get_attr("shrink_axis_mask") == 1:
         source, begin = _fold(op.inputs[0], depth + 1), _fold(op.inputs[1], depth + 1)
         if source is None or begin is None or np.asarray(source).ndim != 1:
@@ -93,7 +93,9 @@ def _size_dims(size: Tensor, op: str) -> list[int | None]:
     return dims.as_list()
 
 
-def _resize_infer(op: str, float_out: bool) -> Callable[[Sequence[Tensor], dict[str, Any]], Outputs]:
+def _resize_infer(
+    op: str, float_out: bool
+) -> Callable[[Sequence[Tensor], dict[str, Any]], Outputs]:
     def infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
         images, size = inputs
         b, _, _, c = _rank(images.shape, 4, op, "images")
@@ -191,9 +193,8 @@ def _decode_infer(op: str, rank: int = 3) -> Callable[[Sequence[Tensor], dict[st
         if op == "DecodeGif":
             return [(dtypes.uint8, TensorShape([None, None, None, 3]))]
         channels = int(attrs.get("channels", 0)) or None
-        if op == "DecodeImage":
-            if attrs.get("expand_animations", True):
-                return [(dtype, TensorShape(None))]
+        if op == "DecodeImage" and attrs.get("expand_animations", True):
+            return [(dtype, TensorShape(None))]
         return [(dtype, TensorShape([None, None, channels]))]
 
     return infer
@@ -212,8 +213,8 @@ def _jpeg_shape_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Output
     return [(attrs["output_type"], TensorShape([3]))]
 
 
-for _op in ("ResizeBilinear", "ResizeBicubic", "ResizeArea"):
-    op_def_registry.register(_op, _resize_infer(_op, float_out=True))
+for _type in ("ResizeBilinear", "ResizeBicubic", "ResizeArea"):
+    op_def_registry.register(_type, _resize_infer(_type, float_out=True))
 op_def_registry.register(
     "ResizeNearestNeighbor", _resize_infer("ResizeNearestNeighbor", float_out=False)
 )
@@ -222,14 +223,14 @@ op_def_registry.register("ResizeBicubicGrad", _resize_grad_infer)
 op_def_registry.register("ResizeNearestNeighborGrad", _nn_grad_infer)
 op_def_registry.register("RGBToHSV", _rgb_infer)
 op_def_registry.register("HSVToRGB", _rgb_infer)
-for _op in ("AdjustContrastv2", "AdjustHue", "AdjustSaturation"):
-    op_def_registry.register(_op, _at_least_3d_infer)
+for _type in ("AdjustContrastv2", "AdjustHue", "AdjustSaturation"):
+    op_def_registry.register(_type, _at_least_3d_infer)
 op_def_registry.register("CropAndResize", _crop_and_resize_infer)
 op_def_registry.register("CropAndResizeGradImage", _crop_grad_image_infer)
 op_def_registry.register("CropAndResizeGradBoxes", _crop_grad_boxes_infer)
 op_def_registry.register("DrawBoundingBoxes", op_def_registry.same_as_input())
 op_def_registry.register("DrawBoundingBoxesV2", op_def_registry.same_as_input())
-for _op in (
+for _type in (
     "NonMaxSuppression",
     "NonMaxSuppressionV2",
     "NonMaxSuppressionV3",
@@ -237,17 +238,24 @@ for _op in (
     "NonMaxSuppressionV5",
     "NonMaxSuppressionWithOverlaps",
 ):
-    op_def_registry.register(_op, _nms_infer(_op))
-for _op in ("SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2"):
-    op_def_registry.register(_op, _sample_bbox_infer, stateful=True)
-for _op in ("DecodeJpeg", "DecodeAndCropJpeg", "DecodePng", "DecodeGif", "DecodeBmp", "DecodeImage"):
-    op_def_registry.register(_op, _decode_infer(_op))
-for _op in ("EncodeJpeg", "EncodeJpegVariableQuality", "EncodePng"):
-    op_def_registry.register(_op, _encode_infer(_op))
+    op_def_registry.register(_type, _nms_infer(_type))
+for _type in ("SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2"):
+    op_def_registry.register(_type, _sample_bbox_infer, stateful=True)
+for _type in (
+    "DecodeJpeg",
+    "DecodeAndCropJpeg",
+    "DecodePng",
+    "DecodeGif",
+    "DecodeBmp",
+    "DecodeImage",
+):
+    op_def_registry.register(_type, _decode_infer(_type))
+for _type in ("EncodeJpeg", "EncodeJpegVariableQuality", "EncodePng"):
+    op_def_registry.register(_type, _encode_infer(_type))
 op_def_registry.register("ExtractJpegShape", _jpeg_shape_infer)
 
 
-def _op(op_type: str, inputs: Sequence[Any], attrs: dict[str, Any], name: str | None) -> Any:
+def _node(op_type: str, inputs: Sequence[Any], attrs: dict[str, Any], name: str | None) -> Any:
     return make_op(op_type, inputs, attrs, name=name or op_type)
 
 
@@ -292,7 +300,7 @@ def decode_jpeg(
         attrs = _jpeg_attrs(
             channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, dct_method
         )
-        return _op("DecodeJpeg", [_string(contents)], attrs, scope).outputs[0]
+        return _node("DecodeJpeg", [_string(contents)], attrs, scope).outputs[0]
 
 
 def decode_and_crop_jpeg(
@@ -311,7 +319,7 @@ def decode_and_crop_jpeg(
             channels, ratio, fancy_upscaling, try_recover_truncated, acceptable_fraction, dct_method
         )
         inputs = [_string(contents), _int32(crop_window, "crop_window")]
-        return _op("DecodeAndCropJpeg", inputs, attrs, scope).outputs[0]
+        return _node("DecodeAndCropJpeg", inputs, attrs, scope).outputs[0]
 
 
 def decode_png(
@@ -319,20 +327,23 @@ def decode_png(
 ) -> Tensor:
     dt = dtypes.as_dtype(dtype).base_dtype
     if dt not in (dtypes.uint8, dtypes.uint16):
-        raise TypeError(f"Value for attr 'dtype' of {dt.name} is not in the list of allowed values: uint8, uint16")
+        raise TypeError(
+            f"Value for attr 'dtype' of {dt.name} is not in the list of allowed values: "
+            "uint8, uint16"
+        )
     with name_scope(name, "DecodePng", [contents]) as scope:
         attrs = {"channels": int(channels), "dtype": dt}
-        return _op("DecodePng", [_string(contents)], attrs, scope).outputs[0]
+        return _node("DecodePng", [_string(contents)], attrs, scope).outputs[0]
 
 
 def decode_gif(contents: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "DecodeGif", [contents]) as scope:
-        return _op("DecodeGif", [_string(contents)], {}, scope).outputs[0]
+        return _node("DecodeGif", [_string(contents)], {}, scope).outputs[0]
 
 
 def decode_bmp(contents: Any, channels: int = 0, name: str | None = None) -> Tensor:
     with name_scope(name, "DecodeBmp", [contents]) as scope:
-        return _op("DecodeBmp", [_string(contents)], {"channels": int(channels)}, scope).outputs[0]
+        return _node("DecodeBmp", [_string(contents)], {"channels": int(channels)}, scope).outputs[0]
 
 
 def decode_image(
@@ -353,7 +364,7 @@ def decode_image(
             "dtype": dtypes.uint16 if dt == dtypes.uint16 else dtypes.uint8,
             "expand_animations": bool(expand_animations),
         }
-        image = _op("DecodeImage", [_string(contents)], attrs, None).outputs[0]
+        image = _node("DecodeImage", [_string(contents)], attrs, None).outputs[0]
         if dt != attrs["dtype"]:
             image = convert_image_dtype(image, dt)
         return image
@@ -385,14 +396,14 @@ def encode_jpeg(
             "y_density": int(y_density),
             "xmp_metadata": str(xmp_metadata),
         }
-        return _op("EncodeJpeg", [img], attrs, scope).outputs[0]
+        return _node("EncodeJpeg", [img], attrs, scope).outputs[0]
 
 
 def encode_jpeg_variable_quality(images: Any, quality: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "EncodeJpegVariableQuality", [images, quality]) as scope:
         img = convert_to_tensor(images, dtype=dtypes.uint8, name="images")
         q = _int32(quality, "quality")
-        return _op("EncodeJpegVariableQuality", [img, q], {}, scope).outputs[0]
+        return _node("EncodeJpegVariableQuality", [img, q], {}, scope).outputs[0]
 
 
 def encode_png(image: Any, compression: int = -1, name: str | None = None) -> Tensor:
@@ -404,7 +415,7 @@ def encode_png(image: Any, compression: int = -1, name: str | None = None) -> Te
                 "in list of allowed values: uint8, uint16"
             )
         attrs = {"compression": int(compression), "T": img.dtype.base_dtype}
-        return _op("EncodePng", [img], attrs, scope).outputs[0]
+        return _node("EncodePng", [img], attrs, scope).outputs[0]
 
 
 def extract_jpeg_shape(
@@ -412,7 +423,7 @@ def extract_jpeg_shape(
 ) -> Tensor:
     with name_scope(name, "ExtractJpegShape", [contents]) as scope:
         attrs = {"output_type": dtypes.as_dtype(output_type).base_dtype}
-        return _op("ExtractJpegShape", [_string(contents)], attrs, scope).outputs[0]
+        return _node("ExtractJpegShape", [_string(contents)], attrs, scope).outputs[0]
 
 
 def _substr_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -425,7 +436,7 @@ op_def_registry.register("Substr", _substr_infer)
 def _substr(contents: Tensor, pos: int, length: int) -> Tensor:
     """The bytes [pos, pos + length) of each string (TF's Substr, unit BYTE)."""
     inputs = [contents, _int32(pos, "Substr/pos"), _int32(length, "Substr/len")]
-    return _op("Substr", inputs, {"T": dtypes.int32, "unit": "BYTE"}, "Substr").outputs[0]
+    return _node("Substr", inputs, {"T": dtypes.int32, "unit": "BYTE"}, "Substr").outputs[0]
 
 
 def is_jpeg(contents: Any, name: str | None = None) -> Tensor:
@@ -628,7 +639,11 @@ transpose_image = transpose
 def central_crop(image: Any, central_fraction: Any) -> Tensor:
     with name_scope(None, "central_crop", [image]):
         img = convert_to_tensor(image, name="image")
-        fraction = tensor_util.constant_value(central_fraction) if _is_tensor(central_fraction) else central_fraction
+        fraction = (
+            tensor_util.constant_value(central_fraction)
+            if _is_tensor(central_fraction)
+            else central_fraction
+        )
         if fraction is None:
             raise ValueError("central_crop needs a central_fraction known when the graph is built")
         fraction = float(fraction)
@@ -814,7 +829,7 @@ def _resize_op(
         attrs: dict[str, Any] = {"T": img.dtype.base_dtype, "align_corners": bool(align_corners)}
         if half_pixel_centers is not None:
             attrs["half_pixel_centers"] = bool(half_pixel_centers)
-        return _op(op_type, [img, sz], attrs, scope).outputs[0]
+        return _node(op_type, [img, sz], attrs, scope).outputs[0]
 
 
 def resize_bilinear(
@@ -1017,7 +1032,7 @@ def adjust_contrast(images: Any, contrast_factor: Any) -> Tensor:
         flt = _to_float(img)
         factor = convert_to_tensor(contrast_factor, dtype=F32, name="contrast_factor")
         attrs = {"T": flt.dtype.base_dtype}
-        adjusted = _op("AdjustContrastv2", [flt, factor], attrs, scope).outputs[0]
+        adjusted = _node("AdjustContrastv2", [flt, factor], attrs, scope).outputs[0]
         return convert_image_dtype(adjusted, img.dtype, saturate=True)
 
 
@@ -1037,7 +1052,7 @@ def adjust_hue(image: Any, delta: Any, name: str | None = None) -> Tensor:
         img = convert_to_tensor(image, name="image")
         flt = _to_float(img)
         d = convert_to_tensor(delta, dtype=F32, name="delta")
-        altered = _op("AdjustHue", [flt, d], {"T": flt.dtype.base_dtype}, None).outputs[0]
+        altered = _node("AdjustHue", [flt, d], {"T": flt.dtype.base_dtype}, None).outputs[0]
         return convert_image_dtype(altered, img.dtype)
 
 
@@ -1047,7 +1062,7 @@ def adjust_saturation(image: Any, saturation_factor: Any, name: str | None = Non
         flt = _to_float(img)
         scale = convert_to_tensor(saturation_factor, dtype=F32, name="scale")
         attrs = {"T": flt.dtype.base_dtype}
-        adjusted = _op("AdjustSaturation", [flt, scale], attrs, None).outputs[0]
+        adjusted = _node("AdjustSaturation", [flt, scale], attrs, None).outputs[0]
         return convert_image_dtype(adjusted, img.dtype)
 
 
@@ -1124,7 +1139,9 @@ def _contract_last(images: Tensor, kernel: Any, name: str | None = None) -> Tens
     if shape.ndims is not None and shape[:-1].is_fully_defined():
         out_shape: Any = [*shape.as_list()[:-1], int(k.shape[1].value or 0)]
     else:
-        lead = array_ops.slice(array_ops.shape(images), [0], array_ops.stack([array_ops.rank(images) - 1]))
+        lead = array_ops.slice(
+            array_ops.shape(images), [0], array_ops.stack([array_ops.rank(images) - 1])
+        )
         out_shape = array_ops.concat([lead, [int(k.shape[1].value or 0)]], 0)
     out = array_ops.reshape(product, out_shape, name=name)
     if shape.ndims is not None:
@@ -1165,22 +1182,34 @@ def grayscale_to_rgb(images: Any, name: str | None = None) -> Tensor:
 def rgb_to_hsv(images: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "RGBToHSV", [images]) as scope:
         img = convert_to_tensor(images, name="images")
-        return _op("RGBToHSV", [img], {"T": img.dtype.base_dtype}, scope).outputs[0]
+        return _node("RGBToHSV", [img], {"T": img.dtype.base_dtype}, scope).outputs[0]
 
 
 def hsv_to_rgb(images: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "HSVToRGB", [images]) as scope:
         img = convert_to_tensor(images, name="images")
-        return _op("HSVToRGB", [img], {"T": img.dtype.base_dtype}, scope).outputs[0]
+        return _node("HSVToRGB", [img], {"T": img.dtype.base_dtype}, scope).outputs[0]
 
 
-_RGB_TO_YIQ = [[0.299, 0.59590059, 0.2115], [0.587, -0.27455667, -0.52273617], [0.114, -0.32134392, 0.31119955]]
-_YIQ_TO_RGB = [[1, 1, 1], [0.95598634, -0.27201283, -1.10674021], [0.6208248, -0.64720424, 1.70423049]]
-_RGB_TO_YUV = [[0.299, -0.14714119, 0.61497538], [0.587, -0.28886916, -0.51496512], [0.114, 0.43601035, -0.10001026]]
+_RGB_TO_YIQ = [
+    [0.299, 0.59590059, 0.2115],
+    [0.587, -0.27455667, -0.52273617],
+    [0.114, -0.32134392, 0.31119955],
+]
+_YIQ_TO_RGB = [
+    [1, 1, 1],
+    [0.95598634, -0.27201283, -1.10674021],
+    [0.6208248, -0.64720424, 1.70423049],
+]
+_RGB_TO_YUV = [
+    [0.299, -0.14714119, 0.61497538],
+    [0.587, -0.28886916, -0.51496512],
+    [0.114, 0.43601035, -0.10001026],
+]
 _YUV_TO_RGB = [[1, 1, 1], [0, -0.394642334, 2.03206185], [1.13988303, -0.58062185, 0]]
 
 
-def _colour_matrix(images: Any, kernel: list[list[float]]) -> Tensor:
+def _colour_matrix(images: Any, kernel: Any) -> Tensor:
     img = convert_to_tensor(images, name="images")
     return _contract_last(img, np.asarray(kernel, img.dtype.as_numpy_dtype))
 
@@ -1251,9 +1280,13 @@ def image_gradients(image: Any) -> tuple[Tensor, Tensor]:
     batch, height, width, depth = array_ops.unstack(image_shape)
     dy = img[:, 1:, :, :] - img[:, :-1, :, :]
     dx = img[:, :, 1:, :] - img[:, :, :-1, :]
-    dy = array_ops.concat([dy, array_ops.zeros(array_ops.stack([batch, 1, width, depth]), img.dtype)], 1)
+    dy = array_ops.concat(
+        [dy, array_ops.zeros(array_ops.stack([batch, 1, width, depth]), img.dtype)], 1
+    )
     dy = array_ops.reshape(dy, image_shape)
-    dx = array_ops.concat([dx, array_ops.zeros(array_ops.stack([batch, height, 1, depth]), img.dtype)], 2)
+    dx = array_ops.concat(
+        [dx, array_ops.zeros(array_ops.stack([batch, height, 1, depth]), img.dtype)], 2
+    )
     dx = array_ops.reshape(dx, image_shape)
     return dy, dx
 
@@ -1271,13 +1304,19 @@ def sobel_edges(image: Any) -> Tensor:
         [[[-1, -2, -1], [0, 0, 0], [1, 2, 1]], [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]],
         img.dtype.as_numpy_dtype,
     )
-    kernels_t = convert_to_tensor(np.transpose(kernels, (1, 2, 0))[:, :, None, :], name="sobel_filters")
+    kernels_t = convert_to_tensor(
+        np.transpose(kernels, (1, 2, 0))[:, :, None, :], name="sobel_filters"
+    )
     padded = array_ops.pad(img, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
     per_channel = array_ops.transpose(padded, [0, 3, 1, 2])
     pshape = array_ops.shape(per_channel)
-    flat = array_ops.expand_dims(array_ops.reshape(per_channel, array_ops.concat([[-1], pshape[2:]], 0)), -1)
+    flat = array_ops.expand_dims(
+        array_ops.reshape(per_channel, array_ops.concat([[-1], pshape[2:]], 0)), -1
+    )
     conv = nn_ops.conv2d(flat, kernels_t, [1, 1, 1, 1], "VALID")
-    out = array_ops.reshape(conv, array_ops.concat([image_shape[:1], image_shape[3:], image_shape[1:3], [2]], 0))
+    out = array_ops.reshape(
+        conv, array_ops.concat([image_shape[:1], image_shape[3:], image_shape[1:3], [2]], 0)
+    )
     out = array_ops.transpose(out, [0, 2, 3, 1, 4])
     out.set_shape(static.concatenate([2]))
     return out
@@ -1326,7 +1365,7 @@ def crop_and_resize(
             "method": str(method),
             "extrapolation_value": float(extrapolation_value),
         }
-        return _op("CropAndResize", [img, bx, bi, cs], attrs, scope).outputs[0]
+        return _node("CropAndResize", [img, bx, bi, cs], attrs, scope).outputs[0]
 
 
 def draw_bounding_boxes(
@@ -1338,7 +1377,7 @@ def draw_bounding_boxes(
         inputs = [img, convert_to_tensor(boxes, dtype=F32, name="boxes")]
         if colors is not None:
             inputs.append(convert_to_tensor(colors, dtype=F32, name="colors"))
-        return _op(op_type, inputs, {"T": img.dtype.base_dtype}, scope).outputs[0]
+        return _node(op_type, inputs, {"T": img.dtype.base_dtype}, scope).outputs[0]
 
 
 def _nms_common(boxes: Any, scores: Any, max_output_size: Any) -> list[Tensor]:
@@ -1360,7 +1399,7 @@ def non_max_suppression(
         score = convert_to_tensor(score_threshold, dtype=F32, name="score_threshold")
         inputs = [*_nms_common(boxes, scores, max_output_size), iou, score]
         attrs = {"T": inputs[0].dtype.base_dtype, "T_threshold": F32}
-        return _op("NonMaxSuppressionV3", inputs, attrs, None).outputs[0]
+        return _node("NonMaxSuppressionV3", inputs, attrs, None).outputs[0]
 
 
 def non_max_suppression_with_scores(
@@ -1378,7 +1417,7 @@ def non_max_suppression_with_scores(
         sigma = convert_to_tensor(soft_nms_sigma, dtype=F32, name="soft_nms_sigma")
         inputs = [*_nms_common(boxes, scores, max_output_size), iou, score, sigma]
         attrs = {"T": inputs[0].dtype.base_dtype, "pad_to_max_output_size": False}
-        op = _op("NonMaxSuppressionV5", inputs, attrs, None)
+        op = _node("NonMaxSuppressionV5", inputs, attrs, None)
         return op.outputs[0], op.outputs[1]
 
 
@@ -1400,7 +1439,7 @@ def non_max_suppression_padded(
             "T_threshold": F32,
             "pad_to_max_output_size": bool(pad_to_max_output_size),
         }
-        op = _op("NonMaxSuppressionV4", inputs, attrs, None)
+        op = _node("NonMaxSuppressionV4", inputs, attrs, None)
         return op.outputs[0], op.outputs[1]
 
 
@@ -1421,7 +1460,7 @@ def non_max_suppression_overlaps(
             threshold,
             convert_to_tensor(score_threshold, dtype=F32, name="score_threshold"),
         ]
-        return _op("NonMaxSuppressionWithOverlaps", inputs, {}, None).outputs[0]
+        return _node("NonMaxSuppressionWithOverlaps", inputs, {}, None).outputs[0]
 
 
 def sample_distorted_bounding_box(
@@ -1452,7 +1491,7 @@ def sample_distorted_bounding_box(
             "max_attempts": int(max_attempts or 100),
             "use_image_if_no_bounding_boxes": bool(use_image_if_no_bounding_boxes or False),
         }
-        op = _op("SampleDistortedBoundingBoxV2", [size, boxes, covered], attrs, None)
+        op = _node("SampleDistortedBoundingBoxV2", [size, boxes, covered], attrs, None)
         return op.outputs[0], op.outputs[1], op.outputs[2]
 
 
@@ -1470,4 +1509,3 @@ def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None
             limit,
         )
         return array_ops.slice(v, offset, sz, name=scope)
-
