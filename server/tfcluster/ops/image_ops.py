@@ -343,7 +343,8 @@ def decode_gif(contents: Any, name: str | None = None) -> Tensor:
 
 def decode_bmp(contents: Any, channels: int = 0, name: str | None = None) -> Tensor:
     with name_scope(name, "DecodeBmp", [contents]) as scope:
-        return _node("DecodeBmp", [_string(contents)], {"channels": int(channels)}, scope).outputs[0]
+        attrs = {"channels": int(channels)}
+        return _node("DecodeBmp", [_string(contents)], attrs, scope).outputs[0]
 
 
 def decode_image(
