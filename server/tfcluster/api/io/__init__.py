@@ -1,7 +1,14 @@
 """tf.io"""
 
+# ruff: noqa: F401
 from tfcluster.api import _unimplemented
-from tfcluster.ops.image_ops import (  # noqa: F401 - the image decoders, as tf.io has them
+from tfcluster.lib.io.tfrecord import (
+    TFRecordCompressionType,
+    TFRecordOptions,
+    TFRecordWriter,
+    tf_record_iterator,
+)
+from tfcluster.ops.image_ops import (  # the image decoders, as tf.io has them
     decode_and_crop_jpeg,
     decode_bmp,
     decode_gif,
@@ -11,6 +18,20 @@ from tfcluster.ops.image_ops import (  # noqa: F401 - the image decoders, as tf.
     encode_jpeg,
     extract_jpeg_shape,
     is_jpeg,
+)
+from tfcluster.ops.parsing_ops import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+    decode_compressed,
+    decode_csv,
+    decode_raw,
+    parse_example,
+    parse_sequence_example,
+    parse_single_example,
+    parse_single_sequence_example,
+    parse_tensor,
+    serialize_tensor,
 )
 
 __getattr__ = _unimplemented.module_getattr("io")
