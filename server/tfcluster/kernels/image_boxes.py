@@ -71,6 +71,21 @@ def _corners(pos: np.ndarray, size: int) -> tuple[np.ndarray, np.ndarray, np.nda
     return valid, low, high, (pos - floor).astype(F32)
 
 
+def _pixels(xp: Any, image: Any, box_index: np.ndarray) -> Any:
+    """pick(rows [boxes, h], cols [boxes, w]) -> float32 [boxes, h, w, depth]: one gather of
+    whole pixels from the image seen as a list of pixels."""
+    batch, height, width, depth = image.shape
+    flat = image.reshape(batch * height * width, depth)
+    base = box_index.astype(np.int64)[:, None, None] * height
+
+    def pick(rows: np.ndarray, cols: np.ndarray) -> Any:
+        index = ((base + rows[:, :, None]) * width + cols[:, None, :]).reshape(-1)
+        values = xp.take(flat, xp.asarray(index), axis=0).astype(F32, copy=False)
+        return values.reshape(rows.shape[0], rows.shape[1], cols.shape[1], depth)
+
+    return pick
+
+
 def _method(node: Any) -> str:
     method = node.attrs.get("method", "bilinear")
     method = method.decode() if isinstance(method, bytes) else str(method)
@@ -97,18 +112,16 @@ def crop_and_resize(node: Any, xp: Any) -> Compute:
         in_y, in_x = _crop_geometry(boxes, crop_h, crop_w, height, width)
         vy, y0, y1, ly = _corners(in_y, height)
         vx, x0, x1, lx = _corners(in_x, width)
-        b = xp.asarray(box_index.astype(np.int64))[:, None, None]
+        pick = _pixels(xp, image, box_index)
         if method == "nearest":
-            ry = xp.asarray(np.clip(np.floor(in_y + F32(0.5)), 0, height - 1).astype(np.int64))
-            rx = xp.asarray(np.clip(np.floor(in_x + F32(0.5)), 0, width - 1).astype(np.int64))
-            out = image[b, ry[:, :, None], rx[:, None, :]].astype(F32)
+            ry = np.clip(np.floor(in_y + F32(0.5)), 0, height - 1).astype(np.int64)
+            rx = np.clip(np.floor(in_x + F32(0.5)), 0, width - 1).astype(np.int64)
+            out = pick(ry, rx)
         else:
-            top, bottom = xp.asarray(y0)[:, :, None], xp.asarray(y1)[:, :, None]
-            left, right = xp.asarray(x0)[:, None, :], xp.asarray(x1)[:, None, :]
             wx = xp.asarray(lx)[:, None, :, None]
             wy = xp.asarray(ly)[:, :, None, None]
-            tl, tr = image[b, top, left].astype(F32), image[b, top, right].astype(F32)
-            bl, br = image[b, bottom, left].astype(F32), image[b, bottom, right].astype(F32)
+            tl, tr = pick(y0, x0), pick(y0, x1)
+            bl, br = pick(y1, x0), pick(y1, x1)
             upper = tl + (tr - tl) * wx
             lower = bl + (br - bl) * wx
             out = upper + (lower - upper) * wy
@@ -172,11 +185,9 @@ def crop_and_resize_grad_boxes(node: Any, xp: Any) -> Compute:
         in_y, in_x = _crop_geometry(boxes, crop_h, crop_w, height, width)
         vy, y0, y1, ly = _corners(in_y, height)
         vx, x0, x1, lx = _corners(in_x, width)
-        b = xp.asarray(box_index.astype(np.int64))[:, None, None]
-        top, bottom = xp.asarray(y0)[:, :, None], xp.asarray(y1)[:, :, None]
-        left, right = xp.asarray(x0)[:, None, :], xp.asarray(x1)[:, None, :]
-        tl, tr = image[b, top, left].astype(F32), image[b, top, right].astype(F32)
-        bl, br = image[b, bottom, left].astype(F32), image[b, bottom, right].astype(F32)
+        pick = _pixels(xp, image, box_index)
+        tl, tr = pick(y0, x0), pick(y0, x1)
+        bl, br = pick(y1, x0), pick(y1, x1)
         wx = xp.asarray(lx)[:, None, :, None]
         wy = xp.asarray(ly)[:, :, None, None]
         valid = xp.asarray((vy[:, :, None] & vx[:, None, :])[..., None])

@@ -174,11 +174,12 @@ def area_matrix(out_size: int, in_size: int, align: bool) -> np.ndarray:
 
 def sample_rows_cols(xp: Any, x: Any, rows: np.ndarray, cols: np.ndarray, dtype: Any) -> Any:
     """x [B, H, W, C] -> [B, out_h, out_w, C] with rows [out_h, H] and cols [out_w, W]: two
-    matrix products, in float64 for double images and float32 otherwise."""
+    matrix products (BLAS), in float64 for double images and float32 otherwise."""
     b, h, w, c = x.shape
     t = xp.matmul(xp.asarray(rows.astype(dtype)), x.reshape(b, h, w * c))
     t = t.reshape(b, rows.shape[0], w, c)
-    return xp.matmul(xp.asarray(cols.astype(dtype)), t)
+    out = xp.tensordot(t, xp.asarray(cols.astype(dtype)), axes=([2], [1]))
+    return out.transpose(0, 1, 3, 2)
 
 
 def _compute_dtype(x_dtype: Any) -> Any:
@@ -193,6 +194,16 @@ def _resize_setup(ins: list[Any]) -> tuple[int, int, int, int]:
     return out_h, out_w, shape[1], shape[2]
 
 
+def _take(xp: Any, x: Any, index: np.ndarray, axis: int) -> Any:
+    return xp.take(x, xp.asarray(index), axis=axis)
+
+
+def _used_rows(*indices: np.ndarray) -> tuple[np.ndarray, list[np.ndarray]]:
+    """The input rows some output reads, and each index array renumbered into them."""
+    used = np.unique(np.concatenate(indices))
+    return used, [np.searchsorted(used, i) for i in indices]
+
+
 @kernel("ResizeBilinear", host=(1,))
 def resize_bilinear(node: Any, xp: Any) -> Compute:
     align, half = _flags(node)
@@ -201,15 +212,22 @@ def resize_bilinear(node: Any, xp: Any) -> Compute:
         out_h, out_w, in_h, in_w = _resize_setup(ins)
         y0, y1, ly = bilinear_axis(out_h, in_h, align, half)
         x0, x1, lx = bilinear_axis(out_w, in_w, align, half)
+        used, (r0, r1) = _used_rows(y0, y1)
         img = xp.asarray(ins[0])
-        top = img[:, xp.asarray(y0)].astype(F32)
-        bottom = img[:, xp.asarray(y1)].astype(F32)
-        c0, c1 = xp.asarray(x0), xp.asarray(x1)
-        wx = xp.asarray(lx).reshape(1, 1, -1, 1)
-        wy = xp.asarray(ly).reshape(1, -1, 1, 1)
-        upper = top[:, :, c0] + (top[:, :, c1] - top[:, :, c0]) * wx
-        lower = bottom[:, :, c0] + (bottom[:, :, c1] - bottom[:, :, c0]) * wx
-        return (upper + (lower - upper) * wy,)
+        rows = img if used.size == in_h else _take(xp, img, used, 1)
+        rows = rows.astype(F32, copy=False)
+        # Across each used row first: TF's top/bottom values, the same float operations.
+        left = _take(xp, rows, x0, 2)
+        across = _take(xp, rows, x1, 2)
+        across -= left
+        across *= xp.asarray(lx).reshape(1, 1, -1, 1)
+        across += left
+        top = _take(xp, across, r0, 1)
+        out = _take(xp, across, r1, 1)
+        out -= top
+        out *= xp.asarray(ly).reshape(1, -1, 1, 1)
+        out += top
+        return (out,)
 
     return compute
 
@@ -222,18 +240,21 @@ def resize_nearest(node: Any, xp: Any) -> Compute:
         out_h, out_w, in_h, in_w = _resize_setup(ins)
         if in_h >= 1 << 24 or in_w >= 1 << 24:
             raise invalid("nearest neighbor requires max height & width of 2^24")
-        rows = xp.asarray(nearest_axis(out_h, in_h, align, half))
-        cols = xp.asarray(nearest_axis(out_w, in_w, align, half))
-        return (xp.asarray(ins[0])[:, rows][:, :, cols],)
+        rows = nearest_axis(out_h, in_h, align, half)
+        cols = nearest_axis(out_w, in_w, align, half)
+        return (_take(xp, _take(xp, xp.asarray(ins[0]), rows, 1), cols, 2),)
 
     return compute
 
 
 def _weighted(values: list[Any], weights: list[Any]) -> Any:
-    """v0 * w0 + v1 * w1 + v2 * w2 + v3 * w3, left to right as TF's Interpolate1D."""
-    out = values[0] * weights[0]
+    """v0 * w0 + v1 * w1 + v2 * w2 + v3 * w3, left to right as TF's Interpolate1D (the
+    values are fresh arrays: they are scaled in place)."""
+    out = values[0]
+    out *= weights[0]
     for v, w in zip(values[1:], weights[1:]):
-        out = out + v * w
+        v *= w
+        out += v
     return out
 
 
@@ -246,15 +267,18 @@ def resize_bicubic(node: Any, xp: Any) -> Compute:
         yi, yw = bicubic_axis(out_h, in_h, align, half)
         xi, xw = bicubic_axis(out_w, in_w, align, half)
         img = xp.asarray(ins[0])
-        rows = [img[:, xp.asarray(yi[:, k])].astype(F32) for k in range(4)]
-        wy = [xp.asarray(yw[:, k]).reshape(1, -1, 1, 1) for k in range(4)]
-        wx = [xp.asarray(xw[:, k]).reshape(1, 1, -1, 1) for k in range(4)]
-        # TF interpolates down each of the 4 columns first, then across them.
-        columns = []
-        for k in range(4):
-            col = xp.asarray(xi[:, k])
-            columns.append(_weighted([r[:, :, col] for r in rows], wy))
-        return (_weighted(columns, wx),)
+        # TF interpolates down each input column first (the value at a column is the same
+        # whichever output reads it), then across: so down every column once, then gather.
+        down = _weighted(
+            [_take(xp, img, yi[:, k], 1).astype(F32) for k in range(4)],
+            [xp.asarray(yw[:, k]).reshape(1, -1, 1, 1) for k in range(4)],
+        )
+        return (
+            _weighted(
+                [_take(xp, down, xi[:, k], 2) for k in range(4)],
+                [xp.asarray(xw[:, k]).reshape(1, 1, -1, 1) for k in range(4)],
+            ),
+        )
 
     return compute
 
