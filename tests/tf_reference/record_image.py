@@ -277,6 +277,30 @@ for src in DTYPES:
                 )
                 rec.add(f"convert_{src}_to_{dst}_sat{int(saturate)}", output=run(y), name=y.name)
 
+# ---- ssim ----------------------------------------------------------------------------------
+SSIM_A = np.random.default_rng(21).uniform(0, 1, (2, 40, 48, 3)).astype(np.float32)
+SSIM_B = np.clip(SSIM_A + np.random.default_rng(22).normal(0, 0.1, SSIM_A.shape), 0, 1).astype(
+    np.float32
+)
+MS_A = np.random.default_rng(23).uniform(0, 1, (1, 181, 170, 3)).astype(np.float32)
+MS_B = np.clip(MS_A * 0.9 + 0.05, 0, 1).astype(np.float32)
+with tf.Graph().as_default():
+    fetches = {
+        "ssim": tf.image.ssim(SSIM_A, SSIM_B, 1.0),
+        "ssim_same": tf.image.ssim(SSIM_A[0], SSIM_A[0], 1.0),
+        "ssim_u8": tf.image.ssim(
+            (SSIM_A * 255).astype(np.uint8), (SSIM_B * 255).astype(np.uint8), 255
+        ),
+        "ssim_window7": tf.image.ssim(
+            SSIM_A, SSIM_B, 1.0, filter_size=7, filter_sigma=1.0, k1=0.02, k2=0.04
+        ),
+        "ms_ssim": tf.image.ssim_multiscale(MS_A, MS_B, 1.0),
+        "ms_ssim_3": tf.image.ssim_multiscale(MS_A, MS_B, 1.0, power_factors=(0.2, 0.3, 0.5)),
+    }
+    out = run(fetches)
+    for key, value in out.items():
+        rec.add(f"ssim_{key}", output=value, shape=shape_of(fetches[key]))
+
 # ---- boxes ---------------------------------------------------------------------------------
 BOXES = np.array(
     [

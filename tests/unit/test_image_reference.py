@@ -378,6 +378,36 @@ def test_convert_image_dtype_matches_tensorflow(src: str, dst: str, saturate: bo
     reference.assert_close(run(y), expected, rtol=1e-3 if "float16" in (src, dst) else 1e-6)
 
 
+SSIM_A = np.random.default_rng(21).uniform(0, 1, (2, 40, 48, 3)).astype(np.float32)
+SSIM_B = np.clip(SSIM_A + np.random.default_rng(22).normal(0, 0.1, SSIM_A.shape), 0, 1).astype(
+    np.float32
+)
+MS_A = np.random.default_rng(23).uniform(0, 1, (1, 181, 170, 3)).astype(np.float32)
+MS_B = np.clip(MS_A * 0.9 + 0.05, 0, 1).astype(np.float32)
+
+
+def test_ssim_and_multiscale_ssim_match_tensorflow() -> None:
+    u8 = (SSIM_A * 255).astype(np.uint8), (SSIM_B * 255).astype(np.uint8)
+    fetches = {
+        "ssim": tf.image.ssim(SSIM_A, SSIM_B, 1.0),
+        "ssim_same": tf.image.ssim(SSIM_A[0], SSIM_A[0], 1.0),
+        "ssim_u8": tf.image.ssim(*u8, 255),
+        "ssim_window7": tf.image.ssim(
+            SSIM_A, SSIM_B, 1.0, filter_size=7, filter_sigma=1.0, k1=0.02, k2=0.04
+        ),
+        "ms_ssim": tf.image.ssim_multiscale(MS_A, MS_B, 1.0),
+        "ms_ssim_3": tf.image.ssim_multiscale(MS_A, MS_B, 1.0, power_factors=(0.2, 0.3, 0.5)),
+    }
+    out = run(fetches)
+    for key, value in out.items():
+        rec = case(f"ssim_{key}")
+        # Window sums are float32 convolutions in another order than TF's depthwise kernel;
+        # the five scales of MS-SSIM compound that to a few 1e-5.
+        rtol = 1e-4 if key.startswith("ms") else 2e-5
+        reference.assert_close(value, rec["output"], rtol=rtol, atol=1e-6)
+        assert shape_of(fetches[key]) == rec["shape"], key
+
+
 # ---- boxes ---------------------------------------------------------------------------------
 BOXES = np.array(
     [

@@ -60,6 +60,8 @@ from tfcluster.ops.image_ops import (  # noqa: F401
     rot90,
     sample_distorted_bounding_box,
     sobel_edges,
+    ssim,
+    ssim_multiscale,
     total_variation,
     transpose,
     transpose_image,

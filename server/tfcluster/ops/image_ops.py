@@ -1342,6 +1342,167 @@ def psnr(a: Any, b: Any, max_val: Any, name: str | None = None) -> Tensor:
         return array_ops.identity(value)
 
 
+def _per_channel_conv(x: Tensor, kernel: Tensor) -> Tensor:
+    """TF's depthwise_conv2d(x, tile(kernel, [1, 1, C, 1]), VALID) for one [k, k, 1, 1]
+    kernel shared by every channel: one Conv2D over the channels moved into the batch."""
+    from tfcluster.ops import nn_ops
+
+    shape = array_ops.shape(x)
+    planes = array_ops.transpose(x, [0, 3, 1, 2])
+    flat = array_ops.expand_dims(
+        array_ops.reshape(planes, array_ops.concat([[-1], shape[1:3]], 0)), -1
+    )
+    y = nn_ops.conv2d(flat, kernel, [1, 1, 1, 1], "VALID")
+    ys = array_ops.shape(y)
+    y = array_ops.reshape(y, array_ops.stack([shape[0], shape[3], ys[1], ys[2]]))
+    return array_ops.transpose(y, [0, 2, 3, 1])
+
+
+def _ssim_helper(
+    x: Tensor, y: Tensor, reducer: Callable[[Tensor], Tensor], max_val: Any, k1: float, k2: float
+) -> tuple[Tensor, Tensor]:
+    c1 = (k1 * max_val) ** 2
+    c2 = (k2 * max_val) ** 2
+    mean0 = reducer(x)
+    mean1 = reducer(y)
+    num0 = mean0 * mean1 * 2.0
+    den0 = math_ops.square(mean0) + math_ops.square(mean1)
+    luminance = (num0 + c1) / (den0 + c1)
+    num1 = reducer(x * y) * 2.0
+    den1 = reducer(math_ops.square(x) + math_ops.square(y))
+    cs = (num1 - num0 + c2) / (den1 - den0 + c2)
+    return luminance, cs
+
+
+def _fspecial_gauss(size: Tensor, sigma: Tensor) -> Tensor:
+    from tfcluster.ops import nn_ops
+
+    coords = math_ops.cast(math_ops.range(size), sigma.dtype)
+    coords -= math_ops.cast(size - 1, sigma.dtype) / 2.0
+    g = math_ops.square(coords)
+    g *= -0.5 / math_ops.square(sigma)
+    g = array_ops.reshape(g, [1, -1]) + array_ops.reshape(g, [-1, 1])
+    g = nn_ops.softmax(array_ops.reshape(g, [1, -1]))
+    return array_ops.reshape(g, array_ops.stack([size, size, 1, 1]))
+
+
+def _ssim_per_channel(
+    img1: Tensor,
+    img2: Tensor,
+    max_val: Any,
+    filter_size: int,
+    filter_sigma: float,
+    k1: float,
+    k2: float,
+) -> tuple[Tensor, Tensor]:
+    size = convert_to_tensor(filter_size, dtype=dtypes.int32)
+    sigma = convert_to_tensor(filter_sigma, dtype=img1.dtype.base_dtype)
+    kernel = _fspecial_gauss(size, sigma)
+
+    def reducer(x: Tensor) -> Tensor:
+        shape = array_ops.shape(x)
+        flat = array_ops.reshape(x, array_ops.concat([[-1], shape[-3:]], 0))
+        y = _per_channel_conv(flat, kernel)
+        return array_ops.reshape(y, array_ops.concat([shape[:-3], array_ops.shape(y)[1:]], 0))
+
+    luminance, cs = _ssim_helper(img1, img2, reducer, max_val, k1, k2)
+    axes = convert_to_tensor([-3, -2], dtype=dtypes.int32)
+    return math_ops.reduce_mean(luminance * cs, axes), math_ops.reduce_mean(cs, axes)
+
+
+def _float_images(img1: Any, img2: Any, max_val: Any) -> tuple[Tensor, Tensor, Tensor]:
+    a = convert_to_tensor(img1, name="img1")
+    b = convert_to_tensor(img2, name="img2")
+    sa, sb = a.shape.with_rank_at_least(3), b.shape.with_rank_at_least(3)
+    sa[-3:].assert_is_compatible_with(sb[-3:])
+    mv = convert_image_dtype(math_ops.cast(max_val, a.dtype), F32)
+    return convert_image_dtype(a, F32), convert_image_dtype(b, F32), mv
+
+
+def _batch_shaped(value: Tensor, image: Tensor) -> Tensor:
+    """The per-image result has the image's batch dims (TF infers them through the shape
+    arithmetic of the window sums)."""
+    if image.shape.ndims is not None:
+        value.set_shape(image.shape[:-3])
+    return value
+
+
+def ssim(
+    img1: Any,
+    img2: Any,
+    max_val: Any,
+    filter_size: int = 11,
+    filter_sigma: float = 1.5,
+    k1: float = 0.01,
+    k2: float = 0.03,
+) -> Tensor:
+    """Structural similarity per image (Wang et al. 2004), as TF computes it: an 11x11
+    Gaussian window slid over each channel (VALID), averaged over the window positions and
+    the channels."""
+    with name_scope(None, "SSIM", [img1, img2]):
+        a, b, mv = _float_images(img1, img2, max_val)
+        per_channel, _ = _ssim_per_channel(a, b, mv, filter_size, filter_sigma, k1, k2)
+        return _batch_shaped(math_ops.reduce_mean(per_channel, [-1]), a)
+
+
+_MSSSIM_WEIGHTS = (0.0448, 0.2856, 0.3001, 0.2363, 0.1333)
+
+
+def ssim_multiscale(
+    img1: Any,
+    img2: Any,
+    max_val: Any,
+    power_factors: Sequence[float] = _MSSSIM_WEIGHTS,
+    filter_size: int = 11,
+    filter_sigma: float = 1.5,
+    k1: float = 0.01,
+    k2: float = 0.03,
+) -> Tensor:
+    """Multi-scale SSIM: contrast-structure at each of len(power_factors) scales (each half
+    the last, average-pooled, odd sizes padded symmetrically) and SSIM at the coarsest."""
+    from tfcluster.ops import nn_ops
+
+    with name_scope(None, "MS-SSIM", [img1, img2]):
+        a, b, mv = _float_images(img1, img2, max_val)
+        imgs = [a, b]
+        shape = array_ops.shape(a)
+        head, tail = shape[:-3], shape[-3:]
+        tails = [tail, array_ops.shape(b)[-3:]]
+        divisor = [1, 2, 2, 1]
+        divisor_tensor = convert_to_tensor(divisor[1:], dtype=dtypes.int32)
+        mcs = []
+        per_channel = None
+        for k in range(len(power_factors)):
+            with name_scope(None, f"Scale{k}", imgs):
+                if k > 0:
+                    flat = [
+                        array_ops.reshape(x, array_ops.concat([[-1], t], 0))
+                        for x, t in zip(imgs, tails)
+                    ]
+                    remainder = math_ops.floormod(tails[0], divisor_tensor)
+                    padding = array_ops.pad(array_ops.expand_dims(remainder, -1), [[1, 0], [1, 0]])
+                    padded = [array_ops.pad(x, padding, mode="SYMMETRIC") for x in flat]
+                    down = [
+                        nn_ops.avg_pool(x, ksize=divisor, strides=divisor, padding="VALID")
+                        for x in padded
+                    ]
+                    tails = [array_ops.shape(x)[1:] for x in down]
+                    imgs = [
+                        array_ops.reshape(x, array_ops.concat([head, t], 0))
+                        for x, t in zip(down, tails)
+                    ]
+                per_channel, cs = _ssim_per_channel(
+                    imgs[0], imgs[1], mv, filter_size, filter_sigma, k1, k2
+                )
+                mcs.append(nn_ops.relu(cs))
+        mcs.pop()
+        assert per_channel is not None
+        stacked = array_ops.stack([*mcs, nn_ops.relu(per_channel)], axis=-1)
+        weights = convert_to_tensor(np.asarray(power_factors, np.float32))
+        ms_ssim = math_ops.reduce_prod(math_ops.pow(stacked, weights), [-1])
+        return _batch_shaped(math_ops.reduce_mean(ms_ssim, [-1]), a)
+
+
 # ---- boxes ---------------------------------------------------------------------------------
 def crop_and_resize(
     image: Any,
