@@ -64,7 +64,20 @@ def _crop_and_resize() -> Any:
     return Build([y, nearest, gx, gb])
 
 
+def _patches() -> Any:
+    from support.gpu_op_cases import Build
+
+    x = _images(13)
+    return Build(
+        [
+            tf.image.extract_image_patches(x, [1, 2, 3, 1], [1, 2, 1, 1], [1, 1, 2, 1], "SAME"),
+            tf.image.extract_image_patches(x, [1, 3, 2, 1], [1, 1, 2, 1], [1, 1, 1, 1], "VALID"),
+        ]
+    )
+
+
 CASES_IMAGE: dict[str, Callable[[], Any]] = {
+    "ExtractImagePatches": _patches,
     "ResizeBilinear": _resize(tf.image.resize_bilinear),
     "ResizeBilinearGrad": _resize(tf.image.resize_bilinear),
     "ResizeNearestNeighbor": _resize(tf.image.resize_nearest_neighbor),

@@ -301,6 +301,21 @@ with tf.Graph().as_default():
     for key, value in out.items():
         rec.add(f"ssim_{key}", output=value, shape=shape_of(fetches[key]))
 
+# ---- patches -------------------------------------------------------------------------------
+PATCH_CONFIGS = {
+    "valid_2x3": ([1, 2, 3, 1], [1, 2, 2, 1], [1, 1, 2, 1], "VALID"),
+    "same_2x3": ([1, 2, 3, 1], [1, 2, 2, 1], [1, 1, 2, 1], "SAME"),
+    "same_3x3_dense": ([1, 3, 3, 1], [1, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+    "valid_1x1": ([1, 1, 1, 1], [1, 3, 2, 1], [1, 1, 1, 1], "VALID"),
+}
+for key, (ks, st, rt, pad) in PATCH_CONFIGS.items():
+    with tf.Graph().as_default():
+        x = tf.constant(FLOAT_IMAGES)
+        y = tf.image.extract_image_patches(x, ks, st, rt, pad)
+        (g,) = tf.gradients(tf.reduce_sum(y * y), [x])
+        out, grad = run([y, g])
+        rec.add(f"patches_{key}", output=out, grad=grad, name=y.name, shape=shape_of(y))
+
 # ---- boxes ---------------------------------------------------------------------------------
 BOXES = np.array(
     [

@@ -408,6 +408,27 @@ def test_ssim_and_multiscale_ssim_match_tensorflow() -> None:
         assert shape_of(fetches[key]) == rec["shape"], key
 
 
+PATCH_CONFIGS = {
+    "valid_2x3": ([1, 2, 3, 1], [1, 2, 2, 1], [1, 1, 2, 1], "VALID"),
+    "same_2x3": ([1, 2, 3, 1], [1, 2, 2, 1], [1, 1, 2, 1], "SAME"),
+    "same_3x3_dense": ([1, 3, 3, 1], [1, 1, 1, 1], [1, 1, 1, 1], "SAME"),
+    "valid_1x1": ([1, 1, 1, 1], [1, 3, 2, 1], [1, 1, 1, 1], "VALID"),
+}
+
+
+@pytest.mark.parametrize("key", sorted(PATCH_CONFIGS))
+def test_extract_image_patches_and_its_gradient_match_tensorflow(key: str) -> None:
+    rec = case(f"patches_{key}")
+    ks, st, rt, pad = PATCH_CONFIGS[key]
+    x = tf.constant(FLOAT_IMAGES)
+    y = tf.image.extract_image_patches(x, ks, st, rt, pad)
+    (g,) = tf.gradients(tf.reduce_sum(y * y), [x])
+    out, grad = run([y, g])
+    assert y.name == rec["name"] and shape_of(y) == rec["shape"]
+    reference.assert_close(out, rec["output"])
+    reference.assert_close(grad, rec["grad"], rtol=1e-5, atol=1e-6)
+
+
 # ---- boxes ---------------------------------------------------------------------------------
 BOXES = np.array(
     [

@@ -97,3 +97,41 @@ def _crop_and_resize_grad(op: Operation, grad: Tensor) -> Any:
     attrs = {"T": image.dtype.base_dtype, "method": method}
     grad_boxes = make_op("CropAndResizeGradBoxes", [grad, image, boxes, box_ind], attrs).outputs[0]
     return [grad_image, grad_boxes, None, None]
+
+
+@RegisterGradient("ExtractImagePatches")
+def _extract_image_patches_grad(op: Operation, grad: Tensor) -> Any:
+    """Every patch element added back where it came from: the patches of an image of pixel
+    numbers (0 for padding) say where, one ScatterNd sums them."""
+    from tfcluster.ops import image_ops, math_ops
+
+    image = op.inputs[0]
+    shape = array_ops.shape(image)
+    batch, rows, cols, depth = (shape[i] for i in range(4))
+    count = rows * cols
+    numbers = array_ops.reshape(
+        math_ops.range(1, count + 1, dtype=dtypes.int64), array_ops.stack([1, rows, cols, 1])
+    )
+    where = image_ops.extract_image_patches(
+        numbers,
+        op.get_attr("ksizes"),
+        op.get_attr("strides"),
+        op.get_attr("rates"),
+        op.get_attr("padding"),
+    )
+    where = array_ops.reshape(where, [-1, 1])
+    per_patch = array_ops.reshape(grad, array_ops.stack([batch, -1, depth]))
+    per_patch = array_ops.transpose(per_patch, [1, 0, 2])
+    summed = array_ops.scatter_nd(
+        where,
+        per_patch,
+        array_ops.stack(
+            [
+                math_ops.cast(count, dtypes.int64) + 1,
+                math_ops.cast(batch, dtypes.int64),
+                math_ops.cast(depth, dtypes.int64),
+            ]
+        ),
+    )
+    pixels = array_ops.reshape(summed[1:], array_ops.stack([rows, cols, batch, depth]))
+    return [array_ops.transpose(pixels, [2, 0, 1, 3])]

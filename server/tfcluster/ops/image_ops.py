@@ -1503,6 +1503,72 @@ def ssim_multiscale(
         return _batch_shaped(math_ops.reduce_mean(ms_ssim, [-1]), a)
 
 
+def _patches_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    from tfcluster.framework.common_shapes import windowed_output_size
+
+    b, rows, cols, depth = _rank(inputs[0].shape, 4, "ExtractImagePatches", "images")
+    k, st, rt = attrs["ksizes"], attrs["strides"], attrs["rates"]
+    for key in ("ksizes", "strides", "rates"):
+        value = list(attrs[key])
+        if len(value) != 4 or value[0] != 1 or value[3] != 1:
+            raise ValueError(
+                f"ExtractImagePatches: {key} must be [1, r, c, 1] (batch and depth not "
+                f"supported), got {value}"
+            )
+    padding = attrs["padding"]
+    if padding not in ("SAME", "VALID"):
+        raise ValueError(f"Unknown padding {padding!r} (ExtractImagePatches)")
+
+    def out(size: int | None, index: int) -> int | None:
+        if size is None:
+            return None
+        n = windowed_output_size(size, int(k[index]), int(st[index]), int(rt[index]), padding)[0]
+        if n <= 0:
+            raise ValueError(
+                f"Negative dimension size caused by the window of ExtractImagePatches on {size}"
+            )
+        return n
+
+    patch = None if depth is None else int(k[1]) * int(k[2]) * depth
+    return [(inputs[0].dtype.base_dtype, TensorShape([b, out(rows, 1), out(cols, 2), patch]))]
+
+
+op_def_registry.register("ExtractImagePatches", _patches_infer)
+
+
+def extract_image_patches(
+    images: Any,
+    ksizes: Any = None,
+    strides: Any = None,
+    rates: Any = None,
+    padding: Any = None,
+    name: str | None = None,
+    sizes: Any = None,
+) -> Tensor:
+    """Each output pixel holds the patch around it (tf.image.extract_image_patches; `sizes`
+    is the newer name of `ksizes`)."""
+    if ksizes is not None and sizes is not None:
+        raise ValueError("Cannot specify both 'sizes' and 'ksizes'")
+    ksizes = sizes if ksizes is None else ksizes
+    with name_scope(name, "ExtractImagePatches", [images]) as scope:
+        img = convert_to_tensor(images, name="images")
+        pad = padding.decode() if isinstance(padding, bytes) else str(padding)
+        attrs = {
+            "T": img.dtype.base_dtype,
+            "ksizes": [int(v) for v in ksizes],
+            "strides": [int(v) for v in strides],
+            "rates": [int(v) for v in rates],
+            "padding": pad,
+        }
+        return _node("ExtractImagePatches", [img], attrs, scope).outputs[0]
+
+
+def extract_patches(
+    images: Any, sizes: Any, strides: Any, rates: Any, padding: Any, name: str | None = None
+) -> Tensor:
+    return extract_image_patches(images, sizes, strides, rates, padding, name=name)
+
+
 # ---- boxes ---------------------------------------------------------------------------------
 def crop_and_resize(
     image: Any,

@@ -1,5 +1,6 @@
-"""Top-level names of the image family: `tf.random_crop` (also `tf.image.random_crop`)."""
+"""Top-level names of the image family: `tf.random_crop` (also `tf.image.random_crop`) and
+`tf.extract_image_patches`."""
 
-from tfcluster.ops.image_ops import random_crop
+from tfcluster.ops.image_ops import extract_image_patches, random_crop
 
-__all__ = ["random_crop"]
+__all__ = ["extract_image_patches", "random_crop"]
