@@ -316,6 +316,21 @@ for key, (ks, st, rt, pad) in PATCH_CONFIGS.items():
         out, grad = run([y, g])
         rec.add(f"patches_{key}", output=out, grad=grad, name=y.name, shape=shape_of(y))
 
+# ---- glimpses (inside the image: no noise) --------------------------------------------------
+GLIMPSES = {
+    "centered_normalized": ([3, 3], [[0.0, 0.0], [-0.2, 0.3]], True, True),
+    "pixels": ([2, 4], [[2.0, 3.0], [3.0, 2.5]], False, False),
+    "centered_pixels": ([3, 2], [[-1.0, 1.5], [0.5, -2.0]], True, False),
+    "normalized_corner": ([2, 2], [[0.3, 0.3], [0.45, 0.6]], False, True),
+    "partial": ([4, 5], [[0.0, 0.0], [0.9, -0.9]], True, True),
+}
+for key, (size, offsets, centered, normalized) in GLIMPSES.items():
+    with tf.Graph().as_default():
+        y = tf.image.extract_glimpse(
+            tf.constant(FLOAT_IMAGES), size, offsets, centered=centered, normalized=normalized
+        )
+        rec.add(f"glimpse_{key}", output=run(y), name=y.name, shape=shape_of(y))
+
 # ---- boxes ---------------------------------------------------------------------------------
 BOXES = np.array(
     [

@@ -429,6 +429,37 @@ def test_extract_image_patches_and_its_gradient_match_tensorflow(key: str) -> No
     reference.assert_close(grad, rec["grad"], rtol=1e-5, atol=1e-6)
 
 
+GLIMPSES = {
+    "centered_normalized": ([3, 3], [[0.0, 0.0], [-0.2, 0.3]], True, True),
+    "pixels": ([2, 4], [[2.0, 3.0], [3.0, 2.5]], False, False),
+    "centered_pixels": ([3, 2], [[-1.0, 1.5], [0.5, -2.0]], True, False),
+    "normalized_corner": ([2, 2], [[0.3, 0.3], [0.45, 0.6]], False, True),
+    "partial": ([4, 5], [[0.0, 0.0], [0.9, -0.9]], True, True),
+}
+
+
+@pytest.mark.parametrize("key", sorted(GLIMPSES))
+def test_extract_glimpse_matches_tensorflow_inside_the_image(key: str) -> None:
+    rec = case(f"glimpse_{key}")
+    size, offsets, centered, normalized = GLIMPSES[key]
+    y = tf.image.extract_glimpse(
+        tf.constant(FLOAT_IMAGES), size, offsets, centered=centered, normalized=normalized
+    )
+    out = run(y)
+    assert y.name == rec["name"] and shape_of(y) == rec["shape"]
+    if key != "partial":
+        reference.assert_close(out, rec["output"])
+        return
+    # Outside the image both draw noise (from different generators): the first glimpse is
+    # inside, the second's pixels that come from the image are TF's.
+    reference.assert_close(out[0], rec["output"][0])
+    from_image = np.isin(out[1], FLOAT_IMAGES[1])
+    assert from_image.any()
+    np.testing.assert_array_equal(out[1][from_image], rec["output"][1][from_image])
+    low, high = FLOAT_IMAGES[1].min(), FLOAT_IMAGES[1].max()
+    assert ((out[1] >= low) & (out[1] <= high)).all()
+
+
 # ---- boxes ---------------------------------------------------------------------------------
 BOXES = np.array(
     [

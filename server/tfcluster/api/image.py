@@ -22,6 +22,7 @@ from tfcluster.ops.image_ops import (  # noqa: F401
     draw_bounding_boxes,
     encode_jpeg,
     encode_png,
+    extract_glimpse,
     extract_image_patches,
     extract_jpeg_shape,
     extract_patches,

@@ -643,3 +643,62 @@ def _sample_distorted(version: int) -> None:
 
 _sample_distorted(1)
 _sample_distorted(2)
+
+
+# ---- extract_glimpse -----------------------------------------------------------------------
+@kernel("ExtractGlimpse", devices=CPU_ONLY)
+def extract_glimpse(node: Any, xp: Any) -> Compute:
+    """Windows of the images at the offsets (TF's GlimpseExtractionOp): where a window leaves
+    the image it shows noise (uniform in the image's range, Gaussian with its mean and
+    deviation, or zeros), drawn from this node's generator."""
+    centered = bool(node.attrs.get("centered", True))
+    normalized = bool(node.attrs.get("normalized", True))
+    noise = str(node.attrs.get("noise", "uniform"))
+    if not bool(node.attrs.get("uniform_noise", True)) and noise == "uniform":
+        noise = "gaussian"
+    if noise not in ("uniform", "gaussian", "zero"):
+        raise invalid(f"noise must be one of uniform, gaussian or zero, got {noise!r}")
+    seed = [int(node.attrs.get("seed", 0)), int(node.attrs.get("seed2", 0))]
+    rng = np.random.default_rng(None if seed == [0, 0] else seed)
+    lock = threading.Lock()
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        images = np.asarray(ins[0], np.float32)
+        size, offsets = np.asarray(ins[1]), np.asarray(ins[2], np.float32)
+        if images.ndim != 4:
+            raise invalid(f"input must be 4-dimensional{list(images.shape)}")
+        if size.shape != (2,):
+            raise invalid(f"size must be a vector of 2 elements, got {list(size.shape)}")
+        batch, in_h, in_w, depth = images.shape
+        if offsets.shape != (batch, 2):
+            raise invalid(
+                f"offsets must be [batch, 2] with batch {batch}, got {list(offsets.shape)}"
+            )
+        height, width = (int(v) for v in size)
+        out = np.zeros((batch, height, width, depth), np.float32)
+        for i in range(batch):  # one window per image
+            y, x = (float(v) for v in offsets[i])
+            if normalized:
+                x, y = x * in_w, y * in_h
+            if centered:  # offsets from the centre, in half-sizes
+                x, y = x / 2.0 + in_w / 2.0, y / 2.0 + in_h / 2.0
+            top = int(np.float32(y) - np.float32(height / 2.0))
+            left = int(np.float32(x) - np.float32(width / 2.0))
+            rows = range(max(top, 0), min(top + height, in_h))
+            cols = range(max(left, 0), min(left + width, in_w))
+            partial = top < 0 or left < 0 or top + height >= in_h or left + width >= in_w
+            if partial and noise != "zero":
+                image = images[i]
+                with lock:
+                    if noise == "uniform":
+                        fill = rng.uniform(image.min(), image.max(), out[i].shape)
+                    else:
+                        fill = rng.normal(image.mean(), image.std(), out[i].shape)
+                out[i] = fill
+            if len(rows) and len(cols):
+                out[i, rows.start - top : rows.stop - top, cols.start - left : cols.stop - left] = (
+                    images[i, rows.start : rows.stop, cols.start : cols.stop]
+                )
+        return (out,)
+
+    return compute

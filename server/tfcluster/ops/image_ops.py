@@ -1569,6 +1569,40 @@ def extract_patches(
     return extract_image_patches(images, sizes, strides, rates, padding, name=name)
 
 
+def _glimpse_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    b, _, _, depth = _rank(inputs[0].shape, 4, "ExtractGlimpse", "input")
+    h, w = _size_dims(inputs[1], "ExtractGlimpse")
+    return [(F32, TensorShape([b, h, w, depth]))]
+
+
+op_def_registry.register("ExtractGlimpse", _glimpse_infer, stateful=True)
+
+
+def extract_glimpse(
+    input: Any,
+    size: Any,
+    offsets: Any,
+    centered: bool = True,
+    normalized: bool = True,
+    uniform_noise: bool = True,
+    name: str | None = None,
+) -> Tensor:
+    """Windows of `size` at `offsets` ([y, x] per image); outside the image, noise."""
+    with name_scope(name, "ExtractGlimpse", [input, size, offsets]) as scope:
+        inputs = [
+            convert_to_tensor(input, dtype=F32, name="input"),
+            _int32(size, "size"),
+            convert_to_tensor(offsets, dtype=F32, name="offsets"),
+        ]
+        attrs = {
+            "centered": bool(centered),
+            "normalized": bool(normalized),
+            "uniform_noise": bool(uniform_noise),
+            "noise": "uniform" if uniform_noise else "gaussian",
+        }
+        return _node("ExtractGlimpse", inputs, attrs, scope).outputs[0]
+
+
 # ---- boxes ---------------------------------------------------------------------------------
 def crop_and_resize(
     image: Any,
