@@ -415,6 +415,25 @@ with tf.Graph().as_default():
     for key, value in out.items():
         rec.add(f"nms_{key}", output=value, name=fetches[key].name, shape=shape_of(fetches[key]))
 
+COMBINED_BOXES = np.random.default_rng(31).uniform(-0.1, 1.1, (2, 6, 1, 4)).astype(np.float32)
+COMBINED_BOXES_PER_CLASS = np.random.default_rng(32).uniform(0, 1, (2, 6, 3, 4)).astype(np.float32)
+COMBINED_SCORES = np.random.default_rng(33).uniform(0, 1, (2, 6, 3)).astype(np.float32)
+for key, (bx, kwargs) in {
+    "shared": (COMBINED_BOXES, {}),
+    "per_class": (COMBINED_BOXES_PER_CLASS, {"iou_threshold": 0.3}),
+    "pad_per_class": (COMBINED_BOXES, {"pad_per_class": True, "score_threshold": 0.2}),
+    "no_clip": (COMBINED_BOXES, {"clip_boxes": False}),
+}.items():
+    with tf.Graph().as_default():
+        outs = tf.image.combined_non_max_suppression(bx, COMBINED_SCORES, 2, 5, **kwargs)
+        values = run(list(outs))
+        rec.add(
+            f"combined_nms_{key}",
+            outputs=values,
+            names=[t.name for t in outs],
+            shapes=[shape_of(t) for t in outs],
+        )
+
 DRAW_BOXES = np.array(
     [
         [[0.1, 0.1, 0.6, 0.7], [0.0, 0.5, 1.0, 1.0], [-0.5, -0.5, 0.4, 0.3]],

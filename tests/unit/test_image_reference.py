@@ -548,6 +548,29 @@ def test_non_max_suppression_family_matches_tensorflow() -> None:
         assert shape_of(fetches[key]) == rec["shape"], key
 
 
+COMBINED_BOXES = np.random.default_rng(31).uniform(-0.1, 1.1, (2, 6, 1, 4)).astype(np.float32)
+COMBINED_BOXES_PER_CLASS = np.random.default_rng(32).uniform(0, 1, (2, 6, 3, 4)).astype(np.float32)
+COMBINED_SCORES = np.random.default_rng(33).uniform(0, 1, (2, 6, 3)).astype(np.float32)
+COMBINED = {
+    "shared": (COMBINED_BOXES, {}),
+    "per_class": (COMBINED_BOXES_PER_CLASS, {"iou_threshold": 0.3}),
+    "pad_per_class": (COMBINED_BOXES, {"pad_per_class": True, "score_threshold": 0.2}),
+    "no_clip": (COMBINED_BOXES, {"clip_boxes": False}),
+}
+
+
+@pytest.mark.parametrize("key", sorted(COMBINED))
+def test_combined_non_max_suppression_matches_tensorflow(key: str) -> None:
+    rec = case(f"combined_nms_{key}")
+    boxes, kwargs = COMBINED[key]
+    outs = tf.image.combined_non_max_suppression(boxes, COMBINED_SCORES, 2, 5, **kwargs)
+    values = run(list(outs))
+    assert [t.name for t in outs] == list(rec["names"])
+    assert [shape_of(t) for t in outs] == [list(s) for s in rec["shapes"]]
+    for value, expected in zip(values, rec["outputs"]):
+        reference.assert_close(value, expected)
+
+
 DRAW_BOXES = np.array(
     [
         [[0.1, 0.1, 0.6, 0.7], [0.0, 0.5, 1.0, 1.0], [-0.5, -0.5, 0.4, 0.3]],

@@ -10,6 +10,7 @@ from tfcluster.ops.image_ops import (  # noqa: F401
     adjust_jpeg_quality,
     adjust_saturation,
     central_crop,
+    combined_non_max_suppression,
     convert_image_dtype,
     crop_and_resize,
     crop_to_bounding_box,

@@ -24,6 +24,7 @@ for _op in (
     "NonMaxSuppressionV4",
     "NonMaxSuppressionV5",
     "NonMaxSuppressionWithOverlaps",
+    "CombinedNonMaxSuppression",
     "DecodeJpeg",
     "DecodeAndCropJpeg",
     "DecodePng",

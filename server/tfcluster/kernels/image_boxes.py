@@ -702,3 +702,53 @@ def extract_glimpse(node: Any, xp: Any) -> Compute:
         return (out,)
 
     return compute
+
+
+# ---- combined_non_max_suppression ----------------------------------------------------------
+@kernel("CombinedNonMaxSuppression", devices=CPU_ONLY)
+def combined_nms(node: Any, xp: Any) -> Compute:
+    """Per image and class, greedy NMS (boxes shared by the classes or one set per class);
+    the survivors of all classes by score, the first max_total_size kept, zeros after."""
+    pad_per_class = bool(node.attrs.get("pad_per_class", False))
+    clip = bool(node.attrs.get("clip_boxes", True))
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        boxes, scores = np.asarray(ins[0], np.float32), np.asarray(ins[1], np.float32)
+        if boxes.ndim != 4 or boxes.shape[3] != 4:
+            raise invalid(f"boxes must be 4-D [batch, boxes, q, 4], got {list(boxes.shape)}")
+        if scores.ndim != 3 or scores.shape[:2] != boxes.shape[:2]:
+            raise invalid(f"scores must be 3-D [batch, boxes, classes], got {list(scores.shape)}")
+        batch, _, q, _ = boxes.shape
+        classes = scores.shape[2]
+        if q not in (1, classes):
+            raise invalid("third dimension of boxes must be either 1 or num classes")
+        per_class = int(_scalar(ins[2], "max_output_size_per_class"))
+        total = int(_scalar(ins[3], "max_total_size"))
+        if per_class <= 0 or total <= 0:
+            raise invalid("max_output_size_per_class and max_total_size must be > 0")
+        threshold = _iou_threshold(ins[4])
+        score_threshold = float(_scalar(ins[5], "score_threshold"))
+        width = min(total, per_class * classes) if pad_per_class else total
+        out_boxes = np.zeros((batch, width, 4), np.float32)
+        out_scores = np.zeros((batch, width), np.float32)
+        out_classes = np.zeros((batch, width), np.float32)
+        valid = np.zeros(batch, np.int32)
+        for b in range(batch):  # one greedy selection per image and class
+            found: list[tuple[float, int, int]] = []
+            for c in range(classes):
+                class_boxes = boxes[b, :, 0 if q == 1 else c]
+                picked, picked_scores = non_max_suppression(
+                    _iou_rows(class_boxes), scores[b, :, c], per_class, threshold, score_threshold
+                )
+                found += [(s, i, c) for i, s in zip(picked, picked_scores)]
+            found.sort(key=lambda t: -t[0])
+            found = found[:width]
+            valid[b] = len(found)
+            for k, (s, i, c) in enumerate(found):
+                box = boxes[b, i, 0 if q == 1 else c]
+                out_boxes[b, k] = np.clip(box, 0, 1) if clip else box
+                out_scores[b, k] = s
+                out_classes[b, k] = c
+        return out_boxes, out_scores, out_classes, valid
+
+    return compute

@@ -1725,6 +1725,56 @@ def non_max_suppression_overlaps(
         return _node("NonMaxSuppressionWithOverlaps", inputs, {}, None).outputs[0]
 
 
+def _combined_nms_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    b = _rank(inputs[0].shape, 4, "CombinedNonMaxSuppression", "boxes")[0]
+    _rank(inputs[1].shape, 3, "CombinedNonMaxSuppression", "scores")
+    total = tensor_util.constant_value(inputs[3])
+    width: int | None = None if total is None else int(total)
+    per_class = tensor_util.constant_value(inputs[2])
+    classes = inputs[1].shape[2].value if inputs[1].shape.ndims == 3 else None
+    if attrs.get("pad_per_class", False):
+        if width is not None and per_class is not None and classes is not None:
+            width = min(width, int(per_class) * classes)
+        else:
+            width = None
+    return [
+        (F32, TensorShape([b, width, 4])),
+        (F32, TensorShape([b, width])),
+        (F32, TensorShape([b, width])),
+        (dtypes.int32, TensorShape([b])),
+    ]
+
+
+op_def_registry.register("CombinedNonMaxSuppression", _combined_nms_infer)
+
+
+def combined_non_max_suppression(
+    boxes: Any,
+    scores: Any,
+    max_output_size_per_class: Any,
+    max_total_size: Any,
+    iou_threshold: Any = 0.5,
+    score_threshold: Any = float("-inf"),
+    pad_per_class: bool = False,
+    clip_boxes: bool = True,
+    name: str | None = None,
+) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    with name_scope(name, "combined_non_max_suppression"):
+        iou = convert_to_tensor(iou_threshold, dtype=F32, name="iou_threshold")
+        score = convert_to_tensor(score_threshold, dtype=F32, name="score_threshold")
+        inputs = [
+            convert_to_tensor(boxes, dtype=F32, name="boxes"),
+            convert_to_tensor(scores, dtype=F32, name="scores"),
+            _int32(max_output_size_per_class, "max_output_size_per_class"),
+            _int32(max_total_size, "max_total_size"),
+            iou,
+            score,
+        ]
+        attrs = {"pad_per_class": bool(pad_per_class), "clip_boxes": bool(clip_boxes)}
+        op = _node("CombinedNonMaxSuppression", inputs, attrs, None)
+        return op.outputs[0], op.outputs[1], op.outputs[2], op.outputs[3]
+
+
 def sample_distorted_bounding_box(
     image_size: Any,
     bounding_boxes: Any,
