@@ -335,46 +335,59 @@ def decode_bmp_kernel(node: Any, xp: Any) -> Compute:
 
 @kernel("DecodeImage", devices=CPU_ONLY)
 def decode_image_kernel(node: Any, xp: Any) -> Compute:
-    """Any of JPEG, PNG, GIF and BMP by content, converted to the dtype (TF's DecodeImage)."""
+    """tf.image.decode_image as TF 1.15 composes it: JPEG, PNG, GIF or else BMP by content,
+    each with its channel rules, converted to the dtype by convert_image_dtype's rules."""
     channels = _channels(node)
     dtype = np.dtype(node.attrs["dtype"].as_numpy_dtype)
     expand = bool(node.attrs.get("expand_animations", True))
-    flags = JpegFlags(_Defaults(), channels)
+    flags = JpegFlags(_Defaults(), 0 if channels == 4 else channels)
+
+    def refuse(kinds: str, what: str) -> errors.OpError:
+        return invalid(f"assertion failed: [Channels must be in {kinds} when decoding {what}]")
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         data = _contents(ins[0])
         kind = classify(data)
         if kind == "JPEG":
+            if channels == 4:
+                raise refuse("(None, 0, 1, 3)", "JPEG images")
             image = decode_jpeg(data, flags)
         elif kind == "PNG":
             image = decode_png(
-                data, channels, np.dtype(np.uint16 if dtype != np.uint8 else np.uint8)
+                data, channels, np.dtype(np.uint8 if dtype == np.uint8 else np.uint16)
             )
         elif kind == "GIF":
-            if channels not in (0, 3):
-                raise invalid(f"channels must be 0 or 3 for GIF, got {channels}")
+            if channels in (1, 4):
+                raise refuse("(None, 0, 3)", "GIF images")
             frames = decode_gif(data)
             image = frames if expand else frames[0]
-        elif kind == "BMP":
-            image = decode_bmp(data, channels)
         else:
-            raise invalid("Unknown image file format. One of JPEG, PNG, GIF, BMP required.")
-        return (_convert_dtype(image, dtype),)
+            if kind != "BMP":
+                raise invalid(
+                    "assertion failed: [Unable to decode bytes as JPEG, PNG, GIF, or BMP]"
+                )
+            if channels == 1:
+                raise refuse("(None, 0, 3)", "BMP images")
+            image = decode_bmp(data, 0)
+        return (convert_pixels(image, dtype),)
 
     return compute
 
 
-def _convert_dtype(image: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
-    """convert_image_dtype for decoded pixels: uint8/uint16 to the requested dtype."""
+def convert_pixels(image: np.ndarray, dtype: np.dtype[Any]) -> np.ndarray:
+    """convert_image_dtype's rules for decoded (unsigned integer) pixels: to floats by
+    1/max of the source type, to other integers by powers of two."""
     if image.dtype == dtype:
         return image
-    if dtype == np.float32:
-        return (image.astype(np.float32) * np.float32(1.0 / np.iinfo(image.dtype).max)).astype(
-            np.float32
-        )
-    if dtype == np.uint16:
-        return image.astype(np.uint16) * 257
-    return (image // 257).astype(np.uint8)
+    top = int(np.iinfo(image.dtype).max)
+    if dtype.kind == "f":
+        return image.astype(dtype) * dtype.type(1.0 / top)
+    if dtype.kind not in "iu":
+        raise invalid(f"dtype must be either floating point or integer, got {dtype}")
+    out_top = int(np.iinfo(dtype).max)
+    if top > out_top:
+        return (image // ((top + 1) // (out_top + 1))).astype(dtype)
+    return image.astype(dtype) * dtype.type((out_top + 1) // (top + 1))
 
 
 # ---- encoders ------------------------------------------------------------------------------

@@ -193,8 +193,11 @@ def _decode_infer(op: str, rank: int = 3) -> Callable[[Sequence[Tensor], dict[st
         if op == "DecodeGif":
             return [(dtypes.uint8, TensorShape([None, None, None, 3]))]
         channels = int(attrs.get("channels", 0)) or None
-        if op == "DecodeImage" and attrs.get("expand_animations", True):
-            return [(dtype, TensorShape(None))]
+        if op == "DecodeImage":
+            # TF 1.15's decode_image merges its four format branches: unknown rank with
+            # animations expanded, else rank 3 with every dim unknown (BMP's channels).
+            expanded = attrs.get("expand_animations", True)
+            return [(dtype, TensorShape(None if expanded else [None, None, None]))]
         return [(dtype, TensorShape([None, None, channels]))]
 
     return infer
@@ -354,21 +357,20 @@ def decode_image(
     name: str | None = None,
     expand_animations: bool = True,
 ) -> Tensor:
-    """Any of JPEG, PNG, GIF and BMP, by content (one DecodeImage op where TF 1.15 chains
-    conds over Substr; the same pixels), then converted to dtype as TF 1.15 does."""
+    """Any of JPEG, PNG, GIF and BMP, by content, in dtype: TF 1.15's pixels and rules (PNG
+    read at 16 bits for any dtype but uint8, then TF's dtype conversion; BMP at its own
+    channel count; GIF and JPEG refusing the channel counts they cannot give) in one
+    DecodeImage op where 1.15 chains conds over Substr."""
     if channels not in (None, 0, 1, 3, 4):
         raise ValueError("channels must be in (None, 0, 1, 3, 4)")
     dt = dtypes.as_dtype(dtype).base_dtype
     with name_scope(name, "decode_image"):
         attrs = {
             "channels": int(channels or 0),
-            "dtype": dtypes.uint16 if dt == dtypes.uint16 else dtypes.uint8,
+            "dtype": dt,
             "expand_animations": bool(expand_animations),
         }
-        image = _node("DecodeImage", [_string(contents)], attrs, None).outputs[0]
-        if dt != attrs["dtype"]:
-            image = convert_image_dtype(image, dt)
-        return image
+        return _node("DecodeImage", [_string(contents)], attrs, None).outputs[0]
 
 
 def encode_jpeg(
@@ -527,18 +529,14 @@ def _batched(image: Tensor) -> tuple[Tensor, bool]:
 
 
 # ---- flips, rotations, transposes ----------------------------------------------------------
-def _by_rank(
-    image: Tensor, f_rank3: Callable[[], Tensor], f_rank4: Callable[[], Tensor], space: str = ""
-) -> Tensor:
+def _by_rank(image: Tensor, f_rank3: Callable[[], Tensor], f_rank4: Callable[[], Tensor]) -> Tensor:
+    """TF 1.15's dispatch: rank 3 (or unknown) one way, rank 4 the other."""
     ndims = image.shape.ndims
-    if ndims is None:
-        rank = array_ops.rank(image)
-        return control_flow_ops.cond(math_ops.equal(rank, 3), f_rank3, f_rank4)
-    if ndims == 3:
+    if ndims in (3, None):
         return f_rank3()
     if ndims == 4:
         return f_rank4()
-    raise ValueError(f"'image' (shape {image.shape}){space}must have either 3 or 4 dimensions.")
+    raise ValueError("'image' must have either 3 or 4 dimensions.")
 
 
 def _flip(image: Any, flip_index: int, scope_name: str) -> Tensor:
@@ -548,7 +546,6 @@ def _flip(image: Any, flip_index: int, scope_name: str) -> Tensor:
             img,
             lambda: _fix_flip_shape(img, array_ops.reverse(img, [flip_index])),
             lambda: array_ops.reverse(img, [flip_index + 1]),
-            "",
         )
 
 
@@ -574,13 +571,13 @@ def _random_flip(image: Any, flip_index: int, seed: int | None, scope_name: str)
 
         def f_rank4() -> Tensor:
             batch = array_ops.shape(img)[0]
-            uniform = random_ops.random_uniform(array_ops.stack([batch]), 0, 1.0, seed=seed)
-            flips = math_ops.round(array_ops.reshape(uniform, array_ops.stack([batch, 1, 1, 1])))
+            uniform = random_ops.random_uniform([batch], 0, 1.0, seed=seed)
+            flips = math_ops.round(array_ops.reshape(uniform, [batch, 1, 1, 1]))
             flips = math_ops.cast(flips, img.dtype)
             flipped = array_ops.reverse(img, [flip_index + 1])
             return flips * flipped + (1 - flips) * img
 
-        return _by_rank(img, f_rank3, f_rank4, " ")
+        return _by_rank(img, f_rank3, f_rank4)
 
 
 def random_flip_left_right(image: Any, seed: int | None = None) -> Tensor:
@@ -618,7 +615,6 @@ def rot90(image: Any, k: Any = 1, name: str | None = None) -> Tensor:
             img,
             lambda: _rot90_cases(img, kt, scope, False),
             lambda: _rot90_cases(img, kt, scope, True),
-            " ",
         )
 
 
@@ -629,7 +625,6 @@ def transpose(image: Any, name: str | None = None) -> Tensor:
             img,
             lambda: array_ops.transpose(img, [1, 0, 2], name=name),
             lambda: array_ops.transpose(img, [0, 2, 1, 3], name=name),
-            " ",
         )
 
 
@@ -953,10 +948,12 @@ def resize_image_with_pad(
         checks += _check(target_height > 0, "target_height must be > 0.")
         img = control_flow_ops.with_dependencies(checks, img)
         _, height, width, _ = _image_dims(img, 4)
-        f_height = math_ops.cast(height, F32)
-        f_width = math_ops.cast(width, F32)
-        f_target_height = math_ops.cast(target_height, F32)
-        f_target_width = math_ops.cast(target_width, F32)
+        # 1.15 works the ratio out in float64.
+        f64 = dtypes.float64
+        f_height = math_ops.cast(height, f64)
+        f_width = math_ops.cast(width, f64)
+        f_target_height = math_ops.cast(target_height, f64)
+        f_target_width = math_ops.cast(target_width, f64)
         ratio = _max(f_width / f_target_width, f_height / f_target_height)
         resized_height_float = f_height / ratio
         resized_width_float = f_width / ratio
@@ -1102,14 +1099,12 @@ def random_hue(image: Any, max_delta: Any, seed: int | None = None) -> Tensor:
 def adjust_jpeg_quality(image: Any, jpeg_quality: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "adjust_jpeg_quality", [image]):
         img = convert_to_tensor(image, name="image")
-        channels = img.shape.as_list()[-1] if img.shape.ndims else None
         orig = img.dtype.base_dtype
-        img = convert_image_dtype(img, dtypes.uint8, saturate=True)
+        img = convert_image_dtype(img, dtypes.uint8)
         if not _is_tensor(jpeg_quality):
             jpeg_quality = _int32(jpeg_quality, "jpeg_quality")
         encoded = encode_jpeg_variable_quality(img, jpeg_quality)
-        decoded = decode_jpeg(encoded, channels=channels or 0)
-        return convert_image_dtype(decoded, orig, saturate=True)
+        return convert_image_dtype(decode_jpeg(encoded), orig)
 
 
 def random_jpeg_quality(
