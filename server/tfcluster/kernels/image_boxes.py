@@ -118,13 +118,17 @@ def crop_and_resize(node: Any, xp: Any) -> Compute:
             rx = np.clip(np.floor(in_x + F32(0.5)), 0, width - 1).astype(np.int64)
             out = pick(ry, rx)
         else:
-            wx = xp.asarray(lx)[:, None, :, None]
-            wy = xp.asarray(ly)[:, :, None, None]
-            tl, tr = pick(y0, x0), pick(y0, x1)
-            bl, br = pick(y1, x0), pick(y1, x1)
+            # Column weights repeated per channel, on rows of crop_w * depth values (a weight
+            # broadcast over a pixel's channels would run numpy's loop depth values at a time).
+            nb, crop = boxes.shape[0], crop_h
+            wx = xp.asarray(np.repeat(lx, depth, axis=1))[:, None, :]
+            wy = xp.asarray(ly)[:, :, None]
+            tl, tr = (v.reshape(nb, crop, -1) for v in (pick(y0, x0), pick(y0, x1)))
+            bl, br = (v.reshape(nb, crop, -1) for v in (pick(y1, x0), pick(y1, x1)))
             upper = tl + (tr - tl) * wx
             lower = bl + (br - bl) * wx
             out = upper + (lower - upper) * wy
+        out = out.reshape(boxes.shape[0], crop_h, crop_w, depth)
         valid = xp.asarray(vy[:, :, None, None] & vx[:, None, :, None])
         out = xp.where(valid, out, extrapolation)
         return (out.reshape(boxes.shape[0], crop_h, crop_w, depth).astype(F32),)

@@ -212,18 +212,25 @@ def resize_bilinear(node: Any, xp: Any) -> Compute:
         out_h, out_w, in_h, in_w = _resize_setup(ins)
         y0, y1, ly = bilinear_axis(out_h, in_h, align, half)
         x0, x1, lx = bilinear_axis(out_w, in_w, align, half)
-        used, (r0, r1) = _used_rows(y0, y1)
         img = xp.asarray(ins[0])
-        rows = img if used.size == in_h else _take(xp, img, used, 1)
-        rows = rows.astype(F32, copy=False)
-        # Across each used row first: TF's top/bottom values, the same float operations.
-        left = _take(xp, rows, x0, 2)
-        across = _take(xp, rows, x1, 2)
-        across -= left
-        across *= xp.asarray(lx).reshape(1, 1, -1, 1)
-        across += left
-        top = _take(xp, across, r0, 1)
-        out = _take(xp, across, r1, 1)
+        weight_x = _per_column(xp, lx, img.shape[3])
+
+        def across(rows: Any) -> Any:
+            # TF's top/bottom values: across each row first, the same float operations.
+            rows = rows.astype(F32, copy=False)
+            left = _take(xp, rows, x0, 2)
+            out = _take(xp, rows, x1, 2)
+            out -= left
+            _scale_columns(out, weight_x)
+            out += left
+            return out
+
+        used, (r0, r1) = _used_rows(y0, y1)
+        if used.size <= 2 * out_h:  # each input row read once
+            rows = across(img if used.size == in_h else _take(xp, img, used, 1))
+            top, out = _take(xp, rows, r0, 1), _take(xp, rows, r1, 1)
+        else:  # shrinking: only the two rows each output row reads
+            top, out = across(_take(xp, img, y0, 1)), across(_take(xp, img, y1, 1))
         out -= top
         out *= xp.asarray(ly).reshape(1, -1, 1, 1)
         out += top
@@ -247,13 +254,34 @@ def resize_nearest(node: Any, xp: Any) -> Compute:
     return compute
 
 
+def _per_column(xp: Any, weights: np.ndarray, channels: int) -> Any:
+    """Column weights repeated for every channel, as a row [1, 1, width * channels]: scaling
+    [B, H, width, C] by a weight broadcast over C would run numpy's loop C values at a time."""
+    return xp.asarray(np.repeat(weights, channels)).reshape(1, 1, -1)
+
+
+def _scale_columns(x: Any, weights: Any) -> None:
+    """x [B, H, W, C] *= per-column weights from _per_column, in place."""
+    b, h, w, c = x.shape
+    flat = x.reshape(b, h, w * c)
+    flat *= weights
+
+
 def _weighted(values: list[Any], weights: list[Any]) -> Any:
     """v0 * w0 + v1 * w1 + v2 * w2 + v3 * w3, left to right as TF's Interpolate1D (the
-    values are fresh arrays: they are scaled in place)."""
+    values are fresh arrays: they are scaled in place; row weights are [1, H, 1, 1], column
+    weights rows from _per_column)."""
+
+    def scale(v: Any, w: Any) -> None:
+        if w.ndim == 3:
+            _scale_columns(v, w)
+        else:
+            v *= w
+
     out = values[0]
-    out *= weights[0]
+    scale(out, weights[0])
     for v, w in zip(values[1:], weights[1:]):
-        v *= w
+        scale(v, w)
         out += v
     return out
 
@@ -276,7 +304,7 @@ def resize_bicubic(node: Any, xp: Any) -> Compute:
         return (
             _weighted(
                 [_take(xp, down, xi[:, k], 2) for k in range(4)],
-                [xp.asarray(xw[:, k]).reshape(1, 1, -1, 1) for k in range(4)],
+                [_per_column(xp, xw[:, k], img.shape[3]) for k in range(4)],
             ),
         )
 
