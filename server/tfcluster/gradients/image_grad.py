@@ -104,7 +104,7 @@ def _crop_and_resize_grad(op: Operation, grad: Tensor) -> Any:
 def _extract_image_patches_grad(op: Operation, grad: Tensor) -> Any:
     """Every patch element added back where it came from: the patches of an image of pixel
     numbers (0 for padding) say where, one ScatterNd sums them."""
-    from tfcluster.ops import image_ops, math_ops
+    from tfcluster.ops import image_window_ops, math_ops
 
     image = op.inputs[0]
     shape = array_ops.shape(image)
@@ -113,7 +113,7 @@ def _extract_image_patches_grad(op: Operation, grad: Tensor) -> Any:
     numbers = array_ops.reshape(
         math_ops.range(1, count + 1, dtype=dtypes.int64), array_ops.stack([1, rows, cols, 1])
     )
-    where = image_ops.extract_image_patches(
+    where = image_window_ops.extract_image_patches(
         numbers,
         op.get_attr("ksizes"),
         op.get_attr("strides"),

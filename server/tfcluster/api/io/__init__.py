@@ -8,7 +8,7 @@ from tfcluster.lib.io.tfrecord import (
     TFRecordWriter,
     tf_record_iterator,
 )
-from tfcluster.ops.image_ops import (  # the image decoders, as tf.io has them
+from tfcluster.ops.image_codec_ops import (  # the image decoders, as tf.io has them
     decode_and_crop_jpeg,
     decode_bmp,
     decode_gif,
