@@ -141,3 +141,11 @@ def test_resize_kernels_reject_bad_sizes_with_tensorflows_messages() -> None:
         with pytest.raises(tf.errors.InvalidArgumentError, match="must be positive"):
             sess.run(z, {size: [2, -1]})
         assert sess.run(z, {size: [2, 3]}).shape == (1, 2, 3, 1)
+
+
+def test_decode_gif_gives_a_still_jpeg_or_png_as_one_frame_as_tf_1_15() -> None:
+    jpeg, png = SAMPLES["jpeg_rgb_q90"], SAMPLES["png_rgb"]
+    frames, still = run([tf.image.decode_gif(jpeg), tf.image.decode_jpeg(jpeg, channels=3)])
+    assert frames.shape == (1, *still.shape)
+    np.testing.assert_array_equal(frames[0], still)
+    assert run(tf.image.decode_gif(png)).shape == (1, 37, 53, 3)

@@ -269,10 +269,13 @@ def _decode_by_content(
         raise invalid(f"Expected image (JPEG, PNG, or GIF), got {kind or describe(data)}")
     if kind != "PNG" and png_dtype == np.uint16:
         raise invalid(f"{kind} does not support uint16 output")
-    if kind == "JPEG":
-        return decode_jpeg(data, jpeg or JpegFlags(_Defaults(), channels))
-    if kind == "PNG":
-        return decode_png(data, channels, np.dtype(png_dtype))
+    if kind in ("JPEG", "PNG"):
+        if kind == "JPEG":
+            image = decode_jpeg(data, jpeg or JpegFlags(_Defaults(), channels))
+        else:
+            image = decode_png(data, channels, np.dtype(png_dtype))
+        # DecodeGif gives a still image as one frame, [1, height, width, channels].
+        return image[None] if op == "DecodeGif" else image
     if op != "DecodeGif" and channels not in (0, 3):
         raise invalid(f"channels must be 0 or 3 for GIF, got {channels}")
     frames = decode_gif(data)
