@@ -4,7 +4,9 @@ boxes (crop_and_resize with gradients, NMS, draw_bounding_boxes), and the codecs
 files that TensorFlow writes (stored here with TF's decodes of them, by every option), and the
 files tfcluster wrote (data/image_samples.json, from make_image_samples.py) as TF decodes them.
 
-TensorFlow 2.x's compat.v1 runs the cases; where it differs from 1.15 the case says so.
+Run it twice: with TensorFlow 1.15 itself (Python 3.7, see README: writes image_tf115.json,
+the reference the tests follow) and through run.py with 2.x's compat.v1 (image.json, used where
+1.15 refuses or is undefined); tests/unit/test_image_reference.py lists where the two differ.
 """
 
 from __future__ import annotations
@@ -21,7 +23,10 @@ from recorder import Recorder
 from tensorflow.python.ops import image_ops_impl
 
 tf.disable_v2_behavior()
-rec = Recorder("image")
+# TensorFlow 1.15 itself (Python 3.7, see README) writes image_tf115.json; 2.x's compat.v1
+# (run.py) writes image.json. The tests compare tfcluster with both.
+TF115 = tf.__version__.startswith("1.")
+rec = Recorder("image_tf115" if TF115 else "image")
 HERE = os.path.dirname(os.path.abspath(__file__))
 
 
@@ -272,10 +277,15 @@ for src in DTYPES:
     for dst in DTYPES:
         for saturate in (False, True):
             with tf.Graph().as_default():
-                y = tf.image.convert_image_dtype(
-                    tf.constant(CONVERT_INPUTS[src]), dst, saturate=saturate
-                )
-                rec.add(f"convert_{src}_to_{dst}_sat{int(saturate)}", output=run(y), name=y.name)
+                name = f"convert_{src}_to_{dst}_sat{int(saturate)}"
+                try:
+                    y = tf.image.convert_image_dtype(
+                        tf.constant(CONVERT_INPUTS[src]), dst, saturate=saturate
+                    )
+                except TypeError as e:  # 1.15's Maximum/Minimum lack the 8/16-bit integers
+                    rec.add(name, error=e)
+                    continue
+                rec.add(name, output=run(y), name=y.name)
 
 # ---- ssim ----------------------------------------------------------------------------------
 SSIM_A = np.random.default_rng(21).uniform(0, 1, (2, 40, 48, 3)).astype(np.float32)
@@ -285,17 +295,20 @@ SSIM_B = np.clip(SSIM_A + np.random.default_rng(22).normal(0, 0.1, SSIM_A.shape)
 MS_A = np.random.default_rng(23).uniform(0, 1, (1, 181, 170, 3)).astype(np.float32)
 MS_B = np.clip(MS_A * 0.9 + 0.05, 0, 1).astype(np.float32)
 with tf.Graph().as_default():
+    # 1.15's ssim takes tensors only.
+    sa, sb = tf.constant(SSIM_A), tf.constant(SSIM_B)
+    ma, mb = tf.constant(MS_A), tf.constant(MS_B)
+    ua = tf.constant((SSIM_A * 255).astype(np.uint8))
+    ub = tf.constant((SSIM_B * 255).astype(np.uint8))
     fetches = {
-        "ssim": tf.image.ssim(SSIM_A, SSIM_B, 1.0),
-        "ssim_same": tf.image.ssim(SSIM_A[0], SSIM_A[0], 1.0),
-        "ssim_u8": tf.image.ssim(
-            (SSIM_A * 255).astype(np.uint8), (SSIM_B * 255).astype(np.uint8), 255
-        ),
+        "ssim": tf.image.ssim(sa, sb, 1.0),
+        "ssim_same": tf.image.ssim(sa[0], sa[0], 1.0),
+        "ssim_u8": tf.image.ssim(ua, ub, 255),
         "ssim_window7": tf.image.ssim(
-            SSIM_A, SSIM_B, 1.0, filter_size=7, filter_sigma=1.0, k1=0.02, k2=0.04
+            sa, sb, 1.0, filter_size=7, filter_sigma=1.0, k1=0.02, k2=0.04
         ),
-        "ms_ssim": tf.image.ssim_multiscale(MS_A, MS_B, 1.0),
-        "ms_ssim_3": tf.image.ssim_multiscale(MS_A, MS_B, 1.0, power_factors=(0.2, 0.3, 0.5)),
+        "ms_ssim": tf.image.ssim_multiscale(ma, mb, 1.0),
+        "ms_ssim_3": tf.image.ssim_multiscale(ma, mb, 1.0, power_factors=(0.2, 0.3, 0.5)),
     }
     out = run(fetches)
     for key, value in out.items():
@@ -396,9 +409,10 @@ with tf.Graph().as_default():
         NMS_BOXES, NMS_SCORES, 10, soft_nms_sigma=0.5
     )
     # 2.x's non_max_suppression_padded is a new tiled algorithm; 1.15's is kept as _v1.
-    pidx, pvalid = image_ops_impl.non_max_suppression_padded_v1(
-        NMS_BOXES, NMS_SCORES, 9, pad_to_max_output_size=True
+    padded_v1 = getattr(
+        image_ops_impl, "non_max_suppression_padded_v1", tf.image.non_max_suppression_padded
     )
+    pidx, pvalid = padded_v1(NMS_BOXES, NMS_SCORES, 9, pad_to_max_output_size=True)
     overlaps = np.array([[1, 0.6, 0.1], [0.6, 1, 0.7], [0.1, 0.7, 1]], np.float32)
     fetches.update(
         {
@@ -582,7 +596,14 @@ for key, data in samples.items():
             fetches["decode_image"] = tf.image.decode_image(data)
         else:
             fetches["decode_bmp"] = tf.image.decode_bmp(data)
-            fetches["decode_bmp3"] = tf.image.decode_bmp(data, channels=3)
-        rec.add(f"tfcluster_file_{key}", **run(fetches))
+        values = run(fetches)
+        if key.startswith("bmp"):
+            # 1.15 refuses a channel count other than the file's; 2.x converts.
+            three = tf.image.decode_bmp(data, channels=3)
+            try:
+                values["decode_bmp3"] = run(three)
+            except tf.errors.InvalidArgumentError as e:
+                values["decode_bmp3"] = e
+        rec.add(f"tfcluster_file_{key}", **values)
 
 rec.save()

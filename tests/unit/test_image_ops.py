@@ -53,9 +53,11 @@ def test_decode_image_converts_jpeg_and_gif_pixels_by_convert_image_dtype_rules(
     np.testing.assert_array_equal(frames, run(tf.image.decode_gif(SAMPLES["gif_animated"]))[0])
 
 
-def test_decode_image_keeps_a_bmp_at_its_own_channels_as_tf_1_15() -> None:
+def test_bmp_decodes_at_its_own_channels_as_tf_1_15() -> None:
     four = run(tf.image.decode_image(SAMPLES["bmp_rgba"], channels=3))
     assert four.shape == (10, 13, 4)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="channels attribute 3 does not"):
+        run(tf.image.decode_bmp(SAMPLES["bmp_rgba"], channels=3))
 
 
 @pytest.mark.parametrize(

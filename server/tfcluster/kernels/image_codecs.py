@@ -234,7 +234,7 @@ def decode_gif(data: bytes) -> np.ndarray:
 
 def decode_bmp(data: bytes, channels: int) -> np.ndarray:
     """TF's own BMP reader: uncompressed 8/24/32-bit rows (bottom-up unless the height is
-    negative, padded to 4 bytes), BGR(A) to RGB(A); other channel counts as TF 2.x converts."""
+    negative, padded to 4 bytes), BGR(A) to RGB(A), at the file's own channel count."""
     if channels not in (0, 1, 3, 4):
         raise invalid(f"channels must be 0, 1, 3 or 4, got {channels}")
     if len(data) < 30 or not data.startswith(BMP_MAGIC):
@@ -245,6 +245,10 @@ def decode_bmp(data: bytes, channels: int) -> np.ndarray:
     )
     bpp = struct.unpack_from("<H", data, 28)[0]
     have = bpp // 8
+    if channels and channels != have:  # TF 1.15 decodes a BMP at its own channel count only
+        raise invalid(
+            f"channels attribute {channels} does not match bits per pixel from file {have}"
+        )
     if have not in (1, 3, 4):
         raise invalid(f"Number of channels must be 1, 3 or 4, was {have}")
     rows, row_size = abs(height), (have * width + 3) // 4 * 4
@@ -256,7 +260,7 @@ def decode_bmp(data: bytes, channels: int) -> np.ndarray:
         pixels = pixels[::-1]
     if have >= 3:
         pixels = pixels[..., [2, 1, 0, 3][:have]]
-    return _to_channels(np.ascontiguousarray(pixels), channels)
+    return np.ascontiguousarray(pixels)
 
 
 # ---- the decode kernels --------------------------------------------------------------------

@@ -1,11 +1,13 @@
 """The NonMaxSuppression family (V1-V5, WithOverlaps, CombinedNonMaxSuppression) on the CPU.
 
 Greedy selection is sequential by nature (each pick depends on the earlier ones): one Python
-step per selected box, its overlaps with the remaining candidates one array operation.
+step per candidate taken from the queue, its overlaps with the boxes selected so far one array
+operation.
 """
 
 from __future__ import annotations
 
+import heapq
 from typing import Any
 
 import numpy as np
@@ -51,41 +53,48 @@ def non_max_suppression(
     score_threshold: float,
     soft_sigma: float = 0.0,
 ) -> tuple[list[int], list[float]]:
-    """TF's DoNonMaxSuppressionOp: greedy selection by score (ties: lower index first);
-    hard suppression above the threshold, or Gaussian score decay when soft_sigma > 0."""
+    """TF 1.15's DoNonMaxSuppressionOp, step for step: the best-scored candidate is checked
+    against the boxes selected since it was last checked (newest first); a similarity at or
+    above the threshold drops it, otherwise each similarity decays its score by
+    exp(-sim^2 / (2 sigma)) (no decay without sigma). Unchanged, it is selected; still above
+    score_threshold, it goes back into the queue (a selected box so comes back once and meets
+    itself)."""
     scores = scores.astype(F32)
-    order = [i for i in np.argsort(-scores, kind="stable").tolist() if scores[i] > score_threshold]
+    if max_output < 0:
+        raise invalid("output size must be non-negative")
+    scale = F32(-0.5) / F32(soft_sigma) if soft_sigma > 0 else F32(0.0)
+    thr, floor = F32(threshold), F32(score_threshold)
+    # (-score, index): the best score first, ties by index.
+    queue = [(-float(scores[i]), i, F32(scores[i]), 0) for i in range(scores.size)]
+    queue = [entry for entry in queue if entry[2] > floor]
+    heapq.heapify(queue)
     selected: list[int] = []
     selected_scores: list[float] = []
-    if not (soft_sigma > 0):
-        remaining = np.asarray(order, np.int64)
-        while remaining.size and len(selected) < max_output:
-            best = int(remaining[0])
-            selected.append(best)
-            selected_scores.append(float(scores[best]))
-            rest = remaining[1:]
-            remaining = rest[similarity(best, rest) <= threshold]
-        return selected, selected_scores
-    # Soft-NMS: a candidate whose score decayed goes back into the queue.
-    scale = F32(-0.5) / F32(soft_sigma)
-    queue = [(-float(scores[i]), i, float(scores[i]), 0) for i in order]
-    import heapq
-
-    heapq.heapify(queue)
     while queue and len(selected) < max_output:
         _, index, score, begin = heapq.heappop(queue)
         original = score
-        js = np.asarray(selected[begin:][::-1], np.int64)
-        for sim in similarity(index, js).tolist() if js.size else []:
-            # Soft-NMS decays by exp(-sim^2 / (2 sigma)) whatever the threshold.
-            score = float(F32(score) * np.exp(scale * F32(sim) * F32(sim)))
-            if score <= score_threshold:
-                break
-        if score == original:
-            selected.append(index)
-            selected_scores.append(score)
-        elif score > score_threshold:
-            heapq.heappush(queue, (-score, index, score, len(selected)))
+        hard = False
+        newest_first = np.asarray(selected[begin:][::-1], np.int64)
+        if newest_first.size:
+            sims = similarity(index, newest_first).astype(F32)
+            weights = np.exp(scale * sims * sims).astype(F32)
+            weights = np.where(sims <= thr, weights, F32(0))
+            # The running products, as TF multiplies them in: one float32 step each.
+            running = np.cumprod(np.concatenate([[score], weights]).astype(F32), dtype=F32)[1:]
+            stop_hard = np.flatnonzero(sims >= thr)
+            stop_low = np.flatnonzero(running <= floor)
+            last = len(sims) - 1
+            first_hard = int(stop_hard[0]) if stop_hard.size else last + 1
+            first_low = int(stop_low[0]) if stop_low.size else last + 1
+            hard = first_hard <= first_low and first_hard <= last
+            score = F32(running[min(first_hard, first_low, last)])
+        begin = len(selected)
+        if not hard:
+            if score == original:
+                selected.append(index)
+                selected_scores.append(float(score))
+            if score > floor:
+                heapq.heappush(queue, (-float(score), index, score, begin))
     return selected, selected_scores
 
 
@@ -180,6 +189,24 @@ def nms_with_overlaps(node: Any, xp: Any) -> Compute:
     return compute
 
 
+def _greedy(
+    similarity: Any, scores: np.ndarray, max_output: int, threshold: float, floor: float
+) -> list[int]:
+    """CombinedNonMaxSuppression's selection per class (its own loop in TF 1.15): candidates
+    above floor by score, each kept unless it overlaps a kept one by more than threshold."""
+    scores = scores.astype(F32)
+    order = np.argsort(-scores, kind="stable")
+    remaining = order[scores[order] > F32(floor)]
+    kept: list[int] = []
+    limit = min(max_output, scores.size)
+    while remaining.size and len(kept) < limit:
+        best = int(remaining[0])
+        kept.append(best)
+        rest = remaining[1:]
+        remaining = rest[similarity(best, rest) <= F32(threshold)]
+    return kept
+
+
 # ---- combined_non_max_suppression ----------------------------------------------------------
 @kernel("CombinedNonMaxSuppression", devices=CPU_ONLY)
 def combined_nms(node: Any, xp: Any) -> Compute:
@@ -213,10 +240,16 @@ def combined_nms(node: Any, xp: Any) -> Compute:
             found: list[tuple[float, int, int]] = []
             for c in range(classes):
                 class_boxes = boxes[b, :, 0 if q == 1 else c]
-                picked, picked_scores = non_max_suppression(
-                    _iou_rows(class_boxes), scores[b, :, c], per_class, threshold, score_threshold
-                )
-                found += [(s, i, c) for i, s in zip(picked, picked_scores)]
+                found += [
+                    (float(scores[b, i, c]), i, c)
+                    for i in _greedy(
+                        _iou_rows(class_boxes),
+                        scores[b, :, c],
+                        per_class,
+                        threshold,
+                        score_threshold,
+                    )
+                ]
             found.sort(key=lambda t: -t[0])
             found = found[:width]
             valid[b] = len(found)

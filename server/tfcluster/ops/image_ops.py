@@ -830,23 +830,28 @@ def yuv_to_rgb(images: Any) -> Tensor:
 
 
 def per_image_standardization(image: Any) -> Tensor:
-    """TF 1.15's: (x - mean) / max(stddev, 1/sqrt(N)), the variance as E[x^2] - E[x]^2."""
+    """TF 1.15.0's: integer images scaled to [0, 1] floats first, (x - mean) / max(stddev,
+    1/sqrt(N)), then converted back to the image's dtype (saturated), as 1.15 does."""
     with name_scope(None, "per_image_standardization", [image]) as scope:
         img = _assert_at_least_3d(convert_to_tensor(image, name="image"))
-        img = math_ops.cast(img, F32)
+        orig = img.dtype.base_dtype
+        if orig not in (dtypes.float16, F32):
+            img = convert_image_dtype(img, F32)
+        axes = [-1, -2, -3]
         num_pixels = math_ops.reduce_prod(array_ops.shape(img)[-3:])
-        mean = math_ops.reduce_mean(img, axis=[-1, -2, -3], keepdims=True)
-        variance = math_ops.reduce_mean(
-            math_ops.square(img), axis=[-1, -2, -3], keepdims=True
-        ) - math_ops.square(mean)
-        from tfcluster.ops import nn_ops
-
-        variance = nn_ops.relu(variance)
-        stddev = math_ops.sqrt(variance)
-        min_stddev = math_ops.rsqrt(math_ops.cast(num_pixels, F32))
-        scale = math_ops.maximum(stddev, min_stddev)
-        img = math_ops.subtract(img, mean)
-        return math_ops.div(img, scale, name=scope)
+        mean = math_ops.reduce_mean(img, axis=axes, keepdims=True)
+        with name_scope(None, "reduce_std", [img]):
+            with name_scope(None, "reduce_variance", [img]):
+                centred_mean = math_ops.reduce_mean(img, axis=axes, keepdims=True)
+                variance = math_ops.reduce_mean(
+                    math_ops.squared_difference(img, centred_mean), axis=axes, keepdims=True
+                )
+            stddev = math_ops.sqrt(variance)
+        min_stddev = math_ops.rsqrt(math_ops.cast(num_pixels, img.dtype))
+        adjusted = math_ops.maximum(stddev, min_stddev)
+        img = img - mean
+        img = math_ops.div(img, adjusted, name=scope)
+        return convert_image_dtype(img, orig, saturate=True)
 
 
 def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None = None) -> Tensor:
