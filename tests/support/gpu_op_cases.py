@@ -652,6 +652,16 @@ def _shuffle() -> Build:
     return Build([tf.random_shuffle(_f32(6, 2), seed=5)])
 
 
+# ---- image: the cases live beside their family -------------------------------------------
+def _image_cases() -> None:
+    from support.gpu_op_cases_image import CASES_IMAGE
+
+    CASES.update(CASES_IMAGE)
+
+
+_image_cases()
+
+
 # ---- comparing the devices ----------------------------------------------------------------
 def _traced_run(sess: Any, build: Build) -> tuple[list[Any], set[str]]:
     """The build's values, and the names of the nodes that ran on the GPU meanwhile."""

@@ -51,7 +51,7 @@ class DType:
 
     @property
     def is_integer(self) -> bool:
-        return self.base_dtype in (int8, int16, int32, int64, uint8)
+        return self.base_dtype in (int8, int16, int32, int64, uint8, uint16)
 
     @property
     def is_bool(self) -> bool:
@@ -118,6 +118,7 @@ int16 = _make(types_pb2.DT_INT16, "int16", np.int16)
 int32 = _make(types_pb2.DT_INT32, "int32", np.int32)
 int64 = _make(types_pb2.DT_INT64, "int64", np.int64)
 uint8 = _make(types_pb2.DT_UINT8, "uint8", np.uint8)
+uint16 = _make(types_pb2.DT_UINT16, "uint16", np.uint16)
 bool_ = _make(types_pb2.DT_BOOL, "bool", np.bool_)
 string = _make(types_pb2.DT_STRING, "string", object)
 complex64 = _make(types_pb2.DT_COMPLEX64, "complex64", np.complex64)
@@ -141,6 +142,7 @@ _BY_NUMPY: dict[Any, DType] = {
     np.dtype(np.int32): int32,
     np.dtype(np.int64): int64,
     np.dtype(np.uint8): uint8,
+    np.dtype(np.uint16): uint16,
     np.dtype(np.bool_): bool_,
     np.dtype(np.complex64): complex64,
     np.dtype(object): string,
