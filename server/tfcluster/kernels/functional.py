@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors, func_graph, op_def_registry
+from tfcluster.framework.func_graph import ACCUMULATE_ATTR
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.runtime.executor import Executor
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
@@ -93,7 +94,7 @@ def retval(node: Any, xp: Any) -> Any:
 class _Function:
     """One body, bound: call it with argument values, get its results."""
 
-    def __init__(self, func: Any, device: str, what: str) -> None:
+    def __init__(self, func: Any, device: str, what: str, extra_fetches: Sequence[str] = ()) -> None:
         try:
             body = func_graph.parse_function(func, what)
         except ValueError as e:
@@ -113,7 +114,12 @@ class _Function:
         self.num_results = len(body.results)
         self._cache: dict[str, Any] = {}
         self._executor = Executor(
-            nodes, [], body.results, targets, kernel_cache=self._cache, default_device=device
+            nodes,
+            [],
+            [*body.results, *extra_fetches],
+            targets,
+            kernel_cache=self._cache,
+            default_device=device,
         )
 
     def __call__(self, ctx: StepContext, args: Sequence[Any]) -> list[Any]:
@@ -159,8 +165,10 @@ def _while_kernel(node: Any, xp: Any) -> Any:
     num_vars = len(a["T"])
     has_max = bool(a.get("has_maximum_iterations", False))
     num_caps = len(node.inputs) - num_vars - (1 if has_max else 0)
+    # Body tensors whose every value the loop keeps (and returns) for its gradient.
+    accumulate = list(a.get(ACCUMULATE_ATTR) or ())
     cond_fn = _Function(a["cond"], node.device, f"{node.name} cond")
-    body_fn = _Function(a["body"], node.device, f"{node.name} body")
+    body_fn = _Function(a["body"], node.device, f"{node.name} body", accumulate)
     if cond_fn.num_args != num_vars + num_caps or body_fn.num_args != num_vars + num_caps:
         raise errors.InvalidArgumentError(
             None, None, f"{node.name}: cond and body must take {num_vars + num_caps} arguments"
@@ -183,14 +191,18 @@ def _while_kernel(node: Any, xp: Any) -> Any:
                     None, None, f"maximum_iterations must be non-negative, got {limit}"
                 )
         i = 0
+        kept: list[list[Any]] = [[] for _ in accumulate]
         while limit is None or i < limit:
             ctx.time_left()  # the step's deadline and cancellation bound a runaway loop
             (go,) = cond_fn(ctx, loop_vars + captures)
             if not _truthy(go, "The loop condition"):
                 break
-            loop_vars = body_fn(ctx, loop_vars + captures)
+            out = body_fn(ctx, loop_vars + captures)
+            loop_vars = out[:num_vars]
+            for values, v in zip(kept, out[num_vars:]):
+                values.append(v)
             i += 1
-        return (*loop_vars, np.int32(i))
+        return (*loop_vars, np.int32(i), *kept)
 
     return compute
 
