@@ -113,9 +113,12 @@ class _Function:
         self.num_args = len(body.args)
         self.num_results = len(body.results)
         self._cache: dict[str, Any] = {}
+        # Value arguments are fed straight into the executor's slots (no _Arg kernel per call);
+        # variable references go through _RefArg, whose readers the executor dereferences.
+        self._fed = [i for i, a in enumerate(body.args) if not a[3]]
         self._executor = Executor(
             nodes,
-            [],
+            [f"{body.args[i][0]}:0" for i in self._fed],
             [*body.results, *extra_fetches],
             targets,
             kernel_cache=self._cache,
@@ -123,7 +126,11 @@ class _Function:
         )
 
     def __call__(self, ctx: StepContext, args: Sequence[Any]) -> list[Any]:
-        return self._executor.run(CallContext(ctx, args), ())
+        fed = [args[i] for i in self._fed]
+        for k, v in enumerate(fed):
+            if isinstance(v, VariableRef):  # a value argument given a variable: its value
+                fed[k] = v.read(self._executor.feeds[k])
+        return self._executor.run(CallContext(ctx, args), fed)
 
 
 def _truthy(value: Any, what: str) -> bool:
