@@ -2,9 +2,16 @@
 
 from __future__ import annotations
 
+import os
 from collections.abc import Iterator
 
 import pytest
+
+# As the `tfcluster` command does for the processes it starts: gRPC logs a peer going away at
+# INFO, and tests stop servers all the time. Read once, when gRPC is imported (by tfcluster);
+# the task servers and programs the tests start inherit it.
+os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+
 import tfcluster as tf
 
 

@@ -13,22 +13,20 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from . import task_contract
+
 DNS_1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 # A StatefulSet's pods carry the label controller-revision-hash=<name>-<hash>; label
 # values stop at 63 characters and the hash takes up to 11 of them.
 MAX_STATEFULSET_NAME = 52
 MAX_SERVICE_NAME = 63
 CLIENT_SERVICE_SUFFIX = "client"
-# Set by the operator in every task container; a user value would break TF_CONFIG.
-RESERVED_ENV = frozenset(
-    {"TF_CONFIG", "TFCLUSTER_TASK_INDEX", "TFCLUSTER_METRICS_PORT", "TFCLUSTER_DIRECT_PORT"}
-)
+# Set by the operator in every task container; a user value would break the task.
+RESERVED_ENV = task_contract.OPERATOR_ENV
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")
-DEFAULT_PORT = 2222
-DEFAULT_METRICS_PORT = 9090
-# Direct streams (server/tfcluster/rpc/direct.py): fixed so Services and NetworkPolicies
-# can name it; a task server left to itself would pick any free port.
-DEFAULT_DIRECT_PORT = 2223
+DEFAULT_PORT = task_contract.DEFAULT_GRPC_PORT
+DEFAULT_METRICS_PORT = task_contract.DEFAULT_METRICS_PORT
+DEFAULT_DIRECT_PORT = task_contract.DEFAULT_DIRECT_PORT
 
 
 class SpecError(ValueError):

@@ -1,12 +1,15 @@
-"""Direct streams beside gRPC (rpc/direct.py): steps, RunGraph and RecvTensors move onto them
+"""Direct streams beside gRPC (rpc/direct): steps, RunGraph and RecvTensors move onto them
 once a peer's endpoint is known, everything stays on gRPC without them, deadlines and errors
 read as they do over gRPC, and a direct port that gets garbage keeps serving."""
 
 from __future__ import annotations
 
 import contextlib
+import resource
 import socket
 import struct
+import subprocess
+import sys
 import time
 from collections.abc import Iterator
 from typing import Any
@@ -20,7 +23,9 @@ from hypothesis import strategies as st
 from support.cluster_processes import free_ports
 from tfcluster.ops.data_flow_ops import FIFOQueue
 from tfcluster.protos import direct_service_pb2, worker_pb2
-from tfcluster.rpc import direct, shm
+from tfcluster.rpc import shm
+from tfcluster.rpc.direct import client as direct
+from tfcluster.rpc.direct import wire as direct_wire
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -102,14 +107,14 @@ def test_steps_move_onto_direct_streams(
         assert exports == []
         # The session's steps reached the master directly, the master's RunGraph and the
         # tensors task 0 pulled reached task 1 directly.
-        assert s0._direct.calls_served > 0
-        assert s1._direct.calls_served > 0
+        assert s0._transport.direct.calls_served > 0
+        assert s1._transport.direct.calls_served > 0
         # Calls stay open from step to step (one per thread that makes them): no new
         # connection per step.
-        before = (s0._direct.calls_served, s1._direct.calls_served)
+        before = (s0._transport.direct.calls_served, s1._transport.direct.calls_served)
         for _ in range(3):
             steps()
-        assert (s0._direct.calls_served, s1._direct.calls_served) == before
+        assert (s0._transport.direct.calls_served, s1._transport.direct.calls_served) == before
 
 
 def test_without_direct_streams_every_call_stays_on_grpc(monkeypatch: pytest.MonkeyPatch) -> None:
@@ -123,7 +128,7 @@ def test_without_direct_streams_every_call_stays_on_grpc(monkeypatch: pytest.Mon
         with _remote_session(s0, g) as sess:
             for _ in range(20):
                 assert sess.run(out) == 6.0
-        assert s0._direct.calls_served == 0 and s1._direct.calls_served == 0
+        assert s0._transport.direct.calls_served == 0 and s1._transport.direct.calls_served == 0
         assert not direct.link(f"localhost:{s0.port}").ready
     finally:
         s0.stop()
@@ -180,7 +185,7 @@ def test_a_peer_that_restarts_is_found_again(
                 # AbortedError at most once: the graphs are registered again.
                 with contextlib.suppress(tf.errors.AbortedError):
                     assert sess.run(out) == 6.0
-                served = s1._direct.calls_served
+                served = s1._transport.direct.calls_served
                 time.sleep(0.01)
         finally:
             s1.stop()
@@ -193,7 +198,7 @@ def _raw(port: int) -> socket.socket:
 
 def _hello(method: str, token: bytes) -> bytes:
     path = method.encode()
-    return direct.MAGIC + bytes([len(path)]) + path + bytes([len(token)]) + token
+    return direct_wire.MAGIC + bytes([len(path)]) + path + bytes([len(token)]) + token
 
 
 def _read_all(sock: socket.socket) -> bytes:
@@ -231,13 +236,15 @@ def _still_serves(server: tf.train.Server) -> None:
     with _remote_session(server, g) as sess:
         assert sess.run(out) == 5.0
     # And a direct call still opens.
-    wire = direct.connect("localhost", server.direct_port, RUN_GRAPH, server._direct.token, 5)
+    wire = direct.connect(
+        "localhost", server.direct_port, RUN_GRAPH, server._transport.direct.token, 5
+    )
     wire.close()
 
 
 def test_the_endpoint_is_described_over_grpc(lone_server: tf.train.Server) -> None:
     with grpc.insecure_channel(f"localhost:{lone_server.port}") as ch:
-        data = ch.unary_unary(direct.DESCRIBE)(b"", timeout=10)
+        data = ch.unary_unary(direct_wire.DESCRIBE)(b"", timeout=10)
     endpoint = direct_service_pb2.DirectEndpoint.FromString(data)
     assert endpoint.port == lone_server.direct_port
     assert len(endpoint.token) == 16
@@ -249,14 +256,14 @@ def test_the_endpoint_is_described_over_grpc(lone_server: tf.train.Server) -> No
         (_hello(RUN_GRAPH, b"not the token"), grpc.StatusCode.FAILED_PRECONDITION),
         (_hello("/tfcluster.WorkerService/NoSuchMethod", b""), None),
         (b"GET / HTTP/1.1\r\nHost: x\r\n\r\n", None),
-        (direct.MAGIC + b"\x05ab", None),  # cut short
+        (direct_wire.MAGIC + b"\x05ab", None),  # cut short
     ],
 )
 def test_a_bad_hello_is_refused(
     lone_server: tf.train.Server, hello: bytes, code: grpc.StatusCode | None
 ) -> None:
     if code is None and b"NoSuchMethod" in hello:
-        hello = _hello("/tfcluster.WorkerService/NoSuchMethod", lone_server._direct.token)
+        hello = _hello("/tfcluster.WorkerService/NoSuchMethod", lone_server._transport.direct.token)
         code = grpc.StatusCode.UNIMPLEMENTED
     with _raw(lone_server.direct_port) as sock:
         sock.sendall(hello)
@@ -289,7 +296,7 @@ def test_bad_messages_end_the_call_and_the_server_keeps_serving(
     lone_server: tf.train.Server, body: bytes
 ) -> None:
     with _raw(lone_server.direct_port) as sock:
-        sock.sendall(_hello(RUN_GRAPH, lone_server._direct.token) + body)
+        sock.sendall(_hello(RUN_GRAPH, lone_server._transport.direct.token) + body)
         sock.shutdown(socket.SHUT_WR)
         answer = _read_all(sock)
     code, _ = _status(answer)
@@ -312,7 +319,9 @@ def test_fuzzed_direct_run_graph_messages(
 ) -> None:
     server = lone_server
     call = direct.DirectCall(
-        direct.connect("localhost", server.direct_port, RUN_GRAPH, server._direct.token, 5)
+        direct.connect(
+            "localhost", server.direct_port, RUN_GRAPH, server._transport.direct.token, 5
+        )
     )
     try:
         with contextlib.suppress(grpc.RpcError):
@@ -358,7 +367,9 @@ def test_a_malformed_direct_call_is_counted_like_a_grpc_one() -> None:
         before = count()
         with _raw(server.direct_port) as sock:
             sock.sendall(
-                _hello(RUN_GRAPH, server._direct.token) + struct.pack("<Q", 2) + b"\xff\xff"
+                _hello(RUN_GRAPH, server._transport.direct.token)
+                + struct.pack("<Q", 2)
+                + b"\xff\xff"
             )
             sock.shutdown(socket.SHUT_WR)
             answer = _read_all(sock)
@@ -395,7 +406,7 @@ def test_relayed_feeds_are_checked_by_the_master(
 _FORK = """
 import os, sys, time
 import tfcluster as tf
-from tfcluster.rpc import direct
+from tfcluster.rpc.direct import client as direct
 server = tf.train.Server({"local": ["localhost:0"]})
 config = tf.ConfigProto(operation_timeout_in_ms=20_000)
 config.rpc_options.use_rpc_for_inprocess_master = True
@@ -423,9 +434,6 @@ os._exit(0)
 
 
 def test_a_forked_child_never_shares_the_parents_connection() -> None:
-    import subprocess
-    import sys
-
     out = subprocess.run([sys.executable, "-c", _FORK], capture_output=True, text=True, timeout=120)
     assert "FORK-OK 0" in out.stdout, out.stdout + out.stderr
 
@@ -436,7 +444,7 @@ soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
 resource.setrlimit(resource.RLIMIT_NOFILE, (min(4096, hard), hard))
 held = [open(os.devnull) for _ in range(1200)]  # later descriptors are past select's 1024
 import tfcluster as tf
-from tfcluster.rpc import direct
+from tfcluster.rpc.direct import client as direct
 server = tf.train.Server({"local": ["localhost:0"]})
 config = tf.ConfigProto(operation_timeout_in_ms=20_000)
 config.rpc_options.use_rpc_for_inprocess_master = True
@@ -447,19 +455,15 @@ while not direct.link(f"localhost:{server.port}").ready:
     assert time.monotonic() < end
     sess.run(y)
 sess.run(y)
-before = server._direct.calls_served
+before = server._transport.direct.calls_served
 for _ in range(100):
     assert sess.run(y) == 6.0
-print("NEW-CONNECTIONS", server._direct.calls_served - before, flush=True)
+print("NEW-CONNECTIONS", server._transport.direct.calls_served - before, flush=True)
 os._exit(0)
 """
 
 
 def test_a_process_with_many_descriptors_keeps_its_connections() -> None:
-    import resource
-    import subprocess
-    import sys
-
     if resource.getrlimit(resource.RLIMIT_NOFILE)[1] < 2048:
         pytest.skip("the hard limit on open files is below 2048")
     out = subprocess.run(

@@ -22,7 +22,8 @@ import pytest
 import tfcluster as tf
 from support.cluster_processes import TaskProcess, cluster_flag, free_ports
 from support.metrics_scrape import Scrape, delta, scrape
-from tfcluster.distributed import metrics as m
+from tfcluster.settings.contract import METRICS_PORT_ENV
+from tfcluster.task_server.metrics import families as m
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -219,7 +220,7 @@ def test_the_port_comes_from_the_environment_and_a_taken_one_fails_the_start() -
         "local",
         0,
         port,
-        env={m.PORT_ENV: str(metrics_port)},
+        env={METRICS_PORT_ENV: str(metrics_port)},
         command=SERVER,
     ).wait_serving()
     try:
@@ -351,12 +352,13 @@ def test_tfcluster_run_gives_each_tasks_server_the_port_it_prints(tmp_path: Path
 _RACE = """
 import os, signal, socket, sys, threading
 from tfcluster.cli import server_main
-from tfcluster.distributed import metrics
+from tfcluster.settings import contract
+from tfcluster.task_server import ports
 # Another server took 9090 between this one's check and its bind.
-metrics.port_available = lambda port: True
+ports.port_available = lambda port: True
 holder = socket.socket()
 try:
-    holder.bind(("0.0.0.0", metrics.DEFAULT_PORT))
+    holder.bind(("0.0.0.0", contract.DEFAULT_METRICS_PORT))
     holder.listen()
 except OSError:
     pass  # something else has it already: the same situation
@@ -367,7 +369,7 @@ sys.exit(server_main.main(sys.argv[1:]))
 
 def test_the_default_metrics_port_taken_at_the_last_moment_is_only_a_warning() -> None:
     port = free_ports(1)[0]
-    env = {k: v for k, v in os.environ.items() if k != "TFCLUSTER_METRICS_PORT"}
+    env = {k: v for k, v in os.environ.items() if k != METRICS_PORT_ENV}
     out = subprocess.run(
         [
             sys.executable,

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
@@ -57,8 +58,6 @@ def test_a_remote_session_on_a_tfcluster_server_command_task() -> None:
 def test_server_command_rejects_bad_flags(
     args: list[str], env: dict[str, str], message: str
 ) -> None:
-    import os
-
     full_env = {k: v for k, v in os.environ.items() if k != "TF_CONFIG"}
     full_env.update(env)
     result = subprocess.run(
@@ -149,8 +148,6 @@ def transport(request: pytest.FixtureRequest, monkeypatch: pytest.MonkeyPatch) -
 
 
 def _no_shm_files_left() -> None:
-    import os
-
     if os.path.isdir("/dev/shm"):
         mine = [n for n in os.listdir("/dev/shm") if n.startswith(f"tfcluster-{os.getpid()}-")]
         assert mine == []

@@ -7,6 +7,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+import yaml
 from support.operator_manifests import container_env, kubelet_expand
 from tfcluster_operator.builders import (
     OwnerRef,
@@ -276,7 +277,6 @@ def test_builders_do_not_share_state() -> None:
 
 
 def test_examples_parse_and_build() -> None:
-    import yaml
 
     examples = Path(__file__).resolve().parents[2] / "manifests" / "examples"
     for name, gpus in (("tfcluster.yaml", 0), ("tfcluster-gpu.yaml", 1)):

@@ -14,7 +14,7 @@ import yaml
 from prometheus_client import CollectorRegistry, generate_latest
 from prometheus_client.parser import text_string_to_metric_families
 from support.operator_manifests import HelmUnavailable, find_helm, helm_template
-from tfcluster.distributed import metrics as server_metrics
+from tfcluster.task_server.metrics import families as server_metrics
 from tfcluster_operator.metrics import OperatorMetrics
 
 REPO = Path(__file__).resolve().parents[2]

@@ -16,6 +16,7 @@ from pathlib import Path
 
 import pytest
 import yaml
+from tfcluster_operator.task_contract import SERVER_COMMAND
 
 REPO = Path(__file__).resolve().parents[2]
 DOCKERFILE = REPO / "Dockerfile"
@@ -107,8 +108,6 @@ def test_commands_the_image_runs_exist() -> None:
         if d["kind"] == "Deployment"
     )
     used.add(deploy["spec"]["template"]["spec"]["containers"][0]["command"][0])
-    from tfcluster_operator.builders.statefulsets import SERVER_COMMAND
-
     used.add(SERVER_COMMAND)
     for command in sorted(used):
         assert command in table, f"{command} is not in [project.scripts]"

@@ -11,6 +11,7 @@ from tfcluster.distributed.cluster_spec import (
     parse_tf_config,
 )
 from tfcluster.protos import cluster_pb2
+from tfcluster.task_server.server_def import make_server_def
 
 
 def test_dense_jobs_from_lists_of_addresses() -> None:
@@ -162,18 +163,16 @@ def test_bad_tf_config(text: str, message: str) -> None:
 
 
 def test_server_def_defaults_and_errors() -> None:
-    from tfcluster.distributed.server import _make_server_def
-
-    sd = _make_server_def({"local": ["localhost:0"]}, None, None, None, None)
+    sd = make_server_def({"local": ["localhost:0"]}, None, None, None, None)
     assert (sd.job_name, sd.task_index, sd.protocol) == ("local", 0, "grpc")
     with pytest.raises(ValueError, match="explicit `job_name`"):
-        _make_server_def({"a": ["h:1"], "b": ["h:2"]}, None, None, None, None)
+        make_server_def({"a": ["h:1"], "b": ["h:2"]}, None, None, None, None)
     with pytest.raises(ValueError, match="explicit `task_index`"):
-        _make_server_def({"a": ["h:1", "h:2"]}, "a", None, None, None)
+        make_server_def({"a": ["h:1", "h:2"]}, "a", None, None, None)
     with pytest.raises(TypeError, match="Could not convert"):
-        _make_server_def(42, None, None, None, None)
+        make_server_def(42, None, None, None, None)
     config = tf.ConfigProto(operation_timeout_in_ms=5)
-    sd2 = _make_server_def(sd, "other", 3, None, config)
+    sd2 = make_server_def(sd, "other", 3, None, config)
     assert (sd2.job_name, sd2.task_index) == ("other", 3)
     assert sd2.default_session_config.operation_timeout_in_ms == 5
     assert sd.job_name == "local"  # the given ServerDef is not modified

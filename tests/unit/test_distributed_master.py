@@ -13,6 +13,7 @@ from tfcluster.distributed.interfaces import WorkerInterface
 from tfcluster.distributed.master import Master
 from tfcluster.distributed.worker import Worker
 from tfcluster.runtime.graph_ir import node_from_operation
+from tfcluster.runtime.partition import Partition
 
 TASKS = [f"/job:local/replica:0/task:{i}" for i in range(3)]
 
@@ -153,7 +154,6 @@ def test_graph_handles_of_a_previous_incarnation_never_match() -> None:
     g = tf.Graph()
     with g.as_default():
         c = tf.constant(1.0)
-    from tfcluster.runtime.partition import Partition
 
     part = Partition(TASKS[0], [node_from_operation(c.op)], [], [c.name], [])
     h1, h2 = w1.register_graph("s", part), w2.register_graph("s", part)

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import logging
 import socket
+import sys
 import threading
 import time
 import urllib.error
@@ -18,10 +19,17 @@ import tfcluster as tf
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from support.metrics_scrape import Scrape, delta, scrape
 from tfcluster.cli import server_main
-from tfcluster.distributed import metrics as m
+from tfcluster.cli import tfcluster_main as cli
 from tfcluster.distributed.local import new_local_master
+from tfcluster.distributed.master import Master
+from tfcluster.distributed.worker import Worker
 from tfcluster.protos import worker_pb2
+from tfcluster.rpc.master_client import master_client_for
 from tfcluster.runtime.rendezvous import make_key
+from tfcluster.settings.contract import DEFAULT_METRICS_PORT, METRICS_PORT_ENV
+from tfcluster.task_server import ports
+from tfcluster.task_server.metrics import families as m
+from tfcluster.task_server.metrics.measured import MeasuredMaster, MeasuredWorker, tensor_nbytes
 
 MASTER = "/tfcluster.MasterService/"
 WORKER = "/tfcluster.WorkerService/"
@@ -121,11 +129,11 @@ def test_bytes_of_string_tensors_are_their_bytes(server: tf.train.Server) -> Non
 
 
 def test_tensor_nbytes() -> None:
-    assert m.tensor_nbytes(np.zeros([2, 3], np.float64)) == 48
-    assert m.tensor_nbytes(np.float32(1.0)) == 4
-    assert m.tensor_nbytes(np.array([b"ab", "cde"], dtype=object)) == 5
-    assert m.tensor_nbytes(b"abcd") == 4
-    assert m.tensor_nbytes(None) == 0
+    assert tensor_nbytes(np.zeros([2, 3], np.float64)) == 48
+    assert tensor_nbytes(np.float32(1.0)) == 4
+    assert tensor_nbytes(np.array([b"ab", "cde"], dtype=object)) == 5
+    assert tensor_nbytes(b"abcd") == 4
+    assert tensor_nbytes(None) == 0
 
 
 # ---- errors ----------------------------------------------------------------------------------
@@ -224,24 +232,31 @@ def test_servers_in_one_process_keep_their_own_registries() -> None:
 def test_metrics_are_off_unless_asked_and_local_sessions_are_never_measured(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    monkeypatch.delenv(m.PORT_ENV, raising=False)
+    monkeypatch.delenv(METRICS_PORT_ENV, raising=False)
     plain = tf.train.Server({"local": ["localhost:0"]})
     try:
         assert plain.metrics_port is None and plain.metrics is None
-        # Nothing shadows the methods: steps run the plain Master/Worker code.
-        assert "run_step" not in vars(plain.master)
-        assert "run_graph" not in vars(plain.worker)
+        # Sessions and peers reach the plain Master and Worker: nothing in between.
+        assert _served_master(plain) is plain.master
+        assert plain._core.worker_cache.worker(plain.task) is plain.worker
     finally:
         plain.stop()
     local = new_local_master()
-    assert "run_step" not in vars(local) and "run_graph" not in vars(local.worker_cache.worker(""))
+    assert type(local) is Master and type(local.worker_cache.worker("")) is Worker
     with tf.train.Server({"local": ["localhost:0"]}, metrics_port=0) as measured:
-        assert "run_step" in vars(measured.master)
-        assert "run_graph" in vars(measured.worker) and "recv_tensor" in vars(measured.worker)
+        assert isinstance(_served_master(measured), MeasuredMaster)
+        assert isinstance(measured._core.worker_cache.worker(measured.task), MeasuredWorker)
+        # The core objects stay what they are: only what is served is wrapped.
+        assert type(measured.master) is Master and type(measured.worker) is Worker
+
+
+def _served_master(server: tf.train.Server) -> object:
+    """The master an in-process session of `server` calls."""
+    return master_client_for(server.target)._master
 
 
 def test_the_environment_variable_turns_metrics_on(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setenv(m.PORT_ENV, "0")
+    monkeypatch.setenv(METRICS_PORT_ENV, "0")
     with tf.train.Server({"local": ["localhost:0"]}) as s:
         assert s.metrics_port is not None
         assert m.MASTER_SESSIONS in scrape(s.metrics_port).names
@@ -249,7 +264,7 @@ def test_the_environment_variable_turns_metrics_on(monkeypatch: pytest.MonkeyPat
     for off in (-1, "off"):
         with tf.train.Server({"local": ["localhost:0"]}, metrics_port=off) as s:
             assert s.metrics_port is None
-    monkeypatch.setenv(m.PORT_ENV, "off")
+    monkeypatch.setenv(METRICS_PORT_ENV, "off")
     with tf.train.Server({"local": ["localhost:0"]}) as s:
         assert s.metrics_port is None
 
@@ -269,12 +284,12 @@ def test_a_port_in_use(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptur
         with pytest.raises(tf.errors.UnknownError, match=f"metrics port {taken} .*in use"):
             tf.train.Server({"local": ["localhost:0"]}, metrics_port=taken)
         # From the environment: a warning, and a working server without metrics.
-        monkeypatch.setenv(m.PORT_ENV, str(taken))
+        monkeypatch.setenv(METRICS_PORT_ENV, str(taken))
         with caplog.at_level(logging.WARNING, logger="tfcluster.metrics"):
             s = tf.train.Server({"local": ["localhost:0"]})
         try:
             assert s.metrics_port is None
-            assert f"metrics port {taken}" in caplog.text and m.PORT_ENV in caplog.text
+            assert f"metrics port {taken}" in caplog.text and METRICS_PORT_ENV in caplog.text
             with tf.Session(s.target) as sess:
                 assert sess.run(tf.constant(2)) == 2
         finally:
@@ -319,44 +334,60 @@ def test_stop_closes_the_endpoint() -> None:
 
 
 def test_parse_and_resolve_port() -> None:
-    assert m.parse_port("9090", "x") == 9090
-    assert m.parse_port(" 0 ", "x") == 0
-    assert m.parse_port("off", "x") is None and m.parse_port("-1", "x") is None
+    assert ports.parse_port("9090", "x") == 9090
+    assert ports.parse_port(" 0 ", "x") == 0
+    assert ports.parse_port("off", "x") is None and ports.parse_port("-1", "x") is None
     with pytest.raises(ValueError, match="--metrics_port must be a port number"):
-        m.parse_port("http", "--metrics_port")
+        ports.parse_port("http", "--metrics_port")
     with pytest.raises(ValueError, match="at most 65535"):
-        m.parse_port("70000", "x")
-    assert m.resolve_port(None, {}) == m.PortChoice(None, False, "default")
-    assert m.resolve_port(None, {m.PORT_ENV: "123"}) == m.PortChoice(123, False, m.PORT_ENV)
-    assert m.resolve_port(0, {m.PORT_ENV: "123"}) == m.PortChoice(0, True, "metrics_port")
-    assert m.resolve_port("off", {m.PORT_ENV: "123"}).port is None
+        ports.parse_port("70000", "x")
+    resolve = ports.resolve_metrics_port
+    assert resolve(None, "") == ports.PortChoice(None, False, "default")
+    assert resolve(None, "123") == ports.PortChoice(123, False, METRICS_PORT_ENV)
+    assert resolve(0) == ports.PortChoice(0, True, "metrics_port")
+    assert resolve("off").port is None
     # A bad variable is ignored (with a warning) by programs that create servers.
-    assert m.resolve_port(None, {m.PORT_ENV: "nope"}).port is None
+    assert resolve(None, "nope").port is None
 
 
 def test_server_command_port_resolution() -> None:
-    def resolve(argv: list[str], env: dict[str, str]) -> tuple[int, str]:
+    def resolve(argv: list[str], env: dict[str, str]) -> tuple[int | None, bool, str]:
         args = server_main.build_parser().parse_args(argv)
-        return server_main.resolve_metrics_port(args, env)
+        choice, warning = server_main.resolve_metrics_port(args, env)
+        assert warning == ""
+        return choice.port, choice.required, choice.source
 
-    assert resolve(["--metrics_port=1234"], {m.PORT_ENV: "999"}) == (1234, "")  # the flag wins
-    assert resolve([], {m.PORT_ENV: "999"}) == (999, "")
-    assert resolve(["--metrics_port=off"], {m.PORT_ENV: "999"}) == (-1, "")
-    assert resolve(["--metrics_port=-1"], {}) == (-1, "")
-    assert resolve(["--metrics_port=0"], {}) == (0, "")
+    # The flag wins; a port asked for must be had.
+    assert resolve(["--metrics_port=1234"], {METRICS_PORT_ENV: "999"}) == (
+        1234,
+        True,
+        "--metrics_port",
+    )
+    assert resolve([], {METRICS_PORT_ENV: "999"}) == (999, True, METRICS_PORT_ENV)
+    assert resolve(["--metrics_port=off"], {METRICS_PORT_ENV: "999"})[0] is None
+    assert resolve(["--metrics_port=-1"], {})[0] is None
+    assert resolve(["--metrics_port=0"], {})[0] == 0
     with pytest.raises(server_main.UsageError, match="TFCLUSTER_METRICS_PORT must be a port"):
-        resolve([], {m.PORT_ENV: "x"})
+        resolve([], {METRICS_PORT_ENV: "x"})
     with pytest.raises(server_main.UsageError, match="--metrics_port must be a port"):
         resolve(["--metrics_port=x"], {})
-    # The default, 9090, unless something has it: then no metrics, and a warning.
+
+
+def test_server_command_default_metrics_port_is_a_wish() -> None:
+    """9090 unless something has it: then no metrics, and a warning; even when free, a
+    server that loses it to another at the last moment runs without metrics."""
+    args = server_main.build_parser().parse_args([])
     holder = None
-    if m.port_available(m.DEFAULT_PORT):
+    if ports.port_available(DEFAULT_METRICS_PORT):
+        choice, warning = server_main.resolve_metrics_port(args, {})
+        assert choice == ports.PortChoice(DEFAULT_METRICS_PORT, False, "the default port")
+        assert warning == ""
         holder = socket.socket()
-        holder.bind(("0.0.0.0", m.DEFAULT_PORT))
+        holder.bind(("0.0.0.0", DEFAULT_METRICS_PORT))
         holder.listen()
     try:
-        port, warning = resolve([], {})
-        assert port == -1 and "9090 is in use" in warning
+        choice, warning = server_main.resolve_metrics_port(args, {})
+        assert choice.port is None and "9090 is in use" in warning
     finally:
         if holder is not None:
             holder.close()
@@ -392,8 +423,6 @@ def test_every_family_is_exposed_and_named_in_the_module(server: tf.train.Server
 
 
 def test_no_gpu_memory_without_a_usable_gpu() -> None:
-    import sys
-
     assert m.gpu_memory([]) == {}  # a worker without GPUs
     cupy = sys.modules.get("cupy")
     if cupy is not None:
@@ -456,10 +485,8 @@ def test_scrape_helper_parses_the_text_format() -> None:
 
 
 def test_local_clusters_get_a_metrics_port_per_task() -> None:
-    from tfcluster.cli import tfcluster_main as cli
-
     cluster = cli.local_cluster(1, 2)
-    ports = cli.metrics_ports(cluster)
-    assert list(ports) == ["ps-0", "worker-0", "worker-1"]
+    chosen = cli.metrics_ports(cluster)
+    assert list(chosen) == ["ps-0", "worker-0", "worker-1"]
     grpc_ports = {int(a.rsplit(":", 1)[1]) for tasks in cluster.values() for a in tasks}
-    assert len(set(ports.values())) == 3 and not grpc_ports & set(ports.values())
+    assert len(set(chosen.values())) == 3 and not grpc_ports & set(chosen.values())

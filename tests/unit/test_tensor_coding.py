@@ -2,8 +2,10 @@
 
 from __future__ import annotations
 
+import socket
 import subprocess
 import sys
+import threading
 from pathlib import Path
 
 import numpy as np
@@ -11,6 +13,7 @@ import pytest
 import tfcluster as tf
 from tfcluster.protos import master_pb2, named_tensor_pb2, worker_pb2
 from tfcluster.rpc import tensor_coding as coding
+from tfcluster.rpc.direct import wire
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -260,11 +263,6 @@ def test_generated_protos_are_current() -> None:
 def test_scattered_frames_are_the_joined_frames_and_cross_a_socket_whole() -> None:
     """frame_stream(scatter=True) holds each message as Pieces viewing the tensors; joined
     they are the very bytes of the plain frames, and a direct Wire sends them as they are."""
-    import socket
-    import threading
-
-    from tfcluster.rpc import direct
-
     arrays = [np.arange(300_000, dtype=np.float32), np.arange(7, dtype=np.int64)]
     buffers = [coding.fill_meta(named_tensor_pb2.TensorMeta(), a)[0] for a in arrays]
     header = b"\x08\x01"
@@ -281,10 +279,10 @@ def test_scattered_frames_are_the_joined_frames_and_cross_a_socket_whole() -> No
     # A small send buffer: sendmsg takes part of the pieces at a time.
     left.setsockopt(socket.SOL_SOCKET, socket.SO_SNDBUF, 16384)
     got: list[bytes] = []
-    incoming = direct.Wire(right)
+    incoming = wire.Wire(right)
     reader = threading.Thread(target=lambda: got.extend(bytes(incoming.read()) for _ in plain))
     reader.start()
-    direct.Wire(left).write(scattered)
+    wire.Wire(left).write(scattered)
     reader.join(30)
     assert got == plain
     left.close()

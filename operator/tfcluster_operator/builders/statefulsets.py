@@ -5,14 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..spec import JobSpec, TFClusterSpec
+from ..task_contract import DIRECT_PORT_ENV, METRICS_PORT_ENV, SERVER_COMMAND
 from .meta import OwnerRef, common_labels, job_selector, object_meta
 from .tf_config import tf_config_env
 
 CONTAINER_NAME = "tfcluster-server"
-SERVER_COMMAND = "tfcluster-server"
 GPU_RESOURCE = "nvidia.com/gpu"
-METRICS_PORT_ENV = "TFCLUSTER_METRICS_PORT"
-DIRECT_PORT_ENV = "TFCLUSTER_DIRECT_PORT"
 
 
 def statefulset(

@@ -14,9 +14,8 @@ import json
 from typing import Any
 
 from ..spec import TFClusterSpec
+from ..task_contract import TASK_INDEX_ENV, TF_CONFIG_ENV
 from .meta import POD_INDEX_LABEL
-
-TASK_INDEX_ENV = "TFCLUSTER_TASK_INDEX"
 
 
 def task_address(spec: TFClusterSpec, job: str, index: int, cluster_domain: str = "") -> str:
@@ -62,7 +61,7 @@ def tf_config_env(spec: TFClusterSpec, job: str, cluster_domain: str = "") -> li
                 }
             },
         },
-        {"name": "TF_CONFIG", "value": value},
+        {"name": TF_CONFIG_ENV, "value": value},
     ]
 
 

@@ -3,7 +3,17 @@
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
 from tfcluster.distributed.cluster_spec import ClusterSpec
-from tfcluster.distributed.server import ClusterDef, Server, ServerDef
+from tfcluster.protos.example_pb2 import Example, SequenceExample
+from tfcluster.protos.feature_pb2 import (
+    BytesList,
+    Feature,
+    FeatureList,
+    FeatureLists,
+    Features,
+    FloatList,
+    Int64List,
+)
+from tfcluster.task_server.server import ClusterDef, Server, ServerDef
 from tfcluster.training.basic_session_run_hooks import (
     CheckpointSaverHook,
     CheckpointSaverListener,

@@ -9,8 +9,12 @@ Prometheus metrics are served at http://<host>:<metrics port>/metrics: --metrics
 TFCLUSTER_METRICS_PORT (as the operator sets it), else 9090; 0 picks a free port, 'off' or -1
 serves none. A port asked for (flag or variable) that is taken fails the start; the default
 9090 (Prometheus' own port, too) is skipped with a warning when something else has it.
-A bad spec, a job or index not in it, or a port in use: one line on stderr, exit status 2
-(usage) or 1 (could not serve).
+Direct streams are served on TFCLUSTER_DIRECT_PORT, else any free port (settings/contract.py
+names what the operator sets). A bad spec, a job or index not in it, or a port in use: one
+line on stderr, exit status 2 (usage) or 1 (could not serve).
+
+This command is the edge: it reads its flags and environment here and gives the server
+values.
 """
 
 from __future__ import annotations
@@ -21,12 +25,14 @@ import os
 import signal
 import sys
 import threading
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import FrameType
-from typing import Any
 
-from tfcluster.distributed import metrics as server_metrics
 from tfcluster.distributed.cluster_spec import ClusterSpec, parse_cluster_flag, parse_tf_config
+from tfcluster.framework import errors
+from tfcluster.settings import contract
+from tfcluster.task_server import ports
+from tfcluster.task_server.server import Server
 
 EXIT_USAGE = 2
 EXIT_FAILED = 1
@@ -57,37 +63,46 @@ def build_parser() -> argparse.ArgumentParser:
         "--metrics_port",
         default=None,
         help=f"port of the Prometheus /metrics endpoint; 0: any free port; 'off' or -1: none "
-        f"(default: ${server_metrics.PORT_ENV}, else {server_metrics.DEFAULT_PORT})",
+        f"(default: ${contract.METRICS_PORT_ENV}, else {contract.DEFAULT_METRICS_PORT})",
     )
     return parser
 
 
 def resolve_metrics_port(
-    args: argparse.Namespace, environ: dict[str, str] | Any = os.environ
-) -> tuple[int, str]:
-    """The metrics port for the server (-1: none) from the flag, the environment or the
-    default 9090, and a warning to log once the server runs ('' if none)."""
-    env_value = str(environ.get(server_metrics.PORT_ENV, "")).strip()
+    args: argparse.Namespace, environ: Mapping[str, str]
+) -> tuple[ports.PortChoice, str]:
+    """The metrics port for the server from the flag, the environment or the default 9090,
+    and a warning to log once the server runs ('' if none). A port asked for must be had;
+    the default is a wish: when it is taken (now, or by another server starting at the same
+    moment, between our check and our bind) the server runs without metrics."""
+    env_value = str(environ.get(contract.METRICS_PORT_ENV, "")).strip()
     if args.metrics_port is not None:
         text, where = str(args.metrics_port), "--metrics_port"
     elif env_value:
-        text, where = env_value, server_metrics.PORT_ENV
+        text, where = env_value, contract.METRICS_PORT_ENV
     else:
-        if not server_metrics.port_available(server_metrics.DEFAULT_PORT):
-            return -1, (
-                f"metrics port {server_metrics.DEFAULT_PORT} is in use: serving no metrics "
+        default = contract.DEFAULT_METRICS_PORT
+        if not ports.port_available(default):
+            return ports.PortChoice(None, False, "the default port"), (
+                f"metrics port {default} is in use: serving no metrics "
                 "(--metrics_port picks another)"
             )
-        return server_metrics.DEFAULT_PORT, ""
+        return ports.PortChoice(default, False, "the default port"), ""
     try:
-        port = server_metrics.parse_port(text, where)
+        port = ports.parse_port(text, where)
     except ValueError as e:
         raise UsageError(str(e)) from None
-    return (-1 if port is None else port), ""
+    return ports.PortChoice(port, True, where), ""
+
+
+def resolve_direct_port(environ: Mapping[str, str]) -> str:
+    """The direct-streams port as the environment gives it ('0': any free port); the server
+    warns, and serves none, when it cannot be had."""
+    return environ.get(contract.DIRECT_PORT_ENV, "0")
 
 
 def resolve_task(
-    args: argparse.Namespace, environ: dict[str, str] | Any = os.environ
+    args: argparse.Namespace, environ: Mapping[str, str]
 ) -> tuple[ClusterSpec, str, int]:
     """(cluster, job, index) from the flags, or from TF_CONFIG when no --cluster_spec is given."""
     if args.cluster_spec:
@@ -104,7 +119,7 @@ def resolve_task(
         if index is None:
             index = 0
     else:
-        text = environ.get("TF_CONFIG", "")
+        text = environ.get(contract.TF_CONFIG_ENV, "")
         if not text:
             raise UsageError("no --cluster_spec given and TF_CONFIG is not set")
         try:
@@ -128,15 +143,19 @@ def serve(
     job: str,
     index: int,
     stop: threading.Event,
-    metrics_port: int | server_metrics.PortChoice = -1,
+    metrics_port: ports.PortChoice,
+    direct_port: str = "0",
     metrics_warning: str = "",
 ) -> int:
     """Runs the server until `stop` is set; the exit status."""
-    from tfcluster.distributed.server import Server
-    from tfcluster.framework import errors
-
     try:
-        server = Server(cluster, job_name=job, task_index=index, metrics_port=metrics_port)
+        server = Server(
+            cluster,
+            job_name=job,
+            task_index=index,
+            metrics_port=metrics_port,
+            direct_port=direct_port,
+        )
     except errors.OpError as e:
         print(f"tfcluster-server: {e.message}", file=sys.stderr)
         return EXIT_FAILED
@@ -170,9 +189,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         format="%(asctime)s %(levelname)s %(message)s",
         stream=sys.stderr,
     )
+    environ = os.environ
     try:
-        cluster, job, index = resolve_task(args)
-        metrics_port, metrics_warning = resolve_metrics_port(args)
+        cluster, job, index = resolve_task(args, environ)
+        metrics_port, metrics_warning = resolve_metrics_port(args, environ)
     except UsageError as e:
         print(f"tfcluster-server: {e}", file=sys.stderr)
         return EXIT_USAGE
@@ -183,13 +203,8 @@ def main(argv: Sequence[str] | None = None) -> int:
 
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
-    chosen: int | server_metrics.PortChoice = metrics_port
-    defaulted = args.metrics_port is None and not os.environ.get(server_metrics.PORT_ENV, "")
-    if metrics_port == server_metrics.DEFAULT_PORT and defaulted:
-        # The default port is a wish, not a demand: another server starting at the same
-        # moment may take it between our check and our bind; then no metrics, a warning.
-        chosen = server_metrics.PortChoice(metrics_port, False, "the default port")
-    return serve(cluster, job, index, stop, chosen, metrics_warning)
+    direct_port = resolve_direct_port(environ)
+    return serve(cluster, job, index, stop, metrics_port, direct_port, metrics_warning)
 
 
 if __name__ == "__main__":

@@ -19,6 +19,7 @@ Each local task is its own process; worker 0 (the chief) shows its output here, 
 write to <logdir>/tasks/<job>-<index>.log. The command exits with the first failing worker's
 status (0 when every worker finished). Each task serves Prometheus metrics on a port of its
 own (TFCLUSTER_METRICS_PORT for a program's tf.train.Server); a line per task says where.
+The command reads its environment here and gives each task its own (settings/contract.py).
 """
 
 from __future__ import annotations
@@ -29,7 +30,6 @@ import datetime
 import json
 import os
 import signal
-import socket
 import subprocess
 import sys
 import threading
@@ -38,28 +38,26 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from tfcluster.settings import contract
+from tfcluster.task_server.ports import free_ports
+
 EXIT_USAGE = 2
 EXAMPLE_MODULE = "tfcluster.examples.digits_distributed"
-# Read by tf.train.Server (and tfcluster-server): the port of a task's /metrics.
-METRICS_PORT_ENV = "TFCLUSTER_METRICS_PORT"
-DIRECT_PORT_ENV = "TFCLUSTER_DIRECT_PORT"
+# Where a client program run against an existing cluster finds its master.
+MASTER_ENV = "TFCLUSTER_MASTER"
+# gRPC logs a peer going away at INFO, and a task leaving the cluster is normal here: the
+# processes this command starts log gRPC's errors only, unless GRPC_VERBOSITY says otherwise.
+GRPC_VERBOSITY = ("GRPC_VERBOSITY", "ERROR")
+
+
+def child_environment(env: dict[str, str], environ: Any = os.environ) -> dict[str, str]:
+    """The environment of a process this command starts: ours, with `env` on top."""
+    full_env = {**environ, **env}
+    full_env.setdefault(*GRPC_VERBOSITY)
+    return full_env
 
 
 # ---- a local cluster of processes ------------------------------------------------------------
-
-
-def free_ports(n: int, host: str = "localhost") -> list[int]:
-    """n distinct ports that were free a moment ago (all bound at once, then released)."""
-    socks = []
-    try:
-        for _ in range(n):
-            s = socket.socket()
-            s.bind((host, 0))
-            socks.append(s)
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 def local_cluster(num_ps: int, num_workers: int, host: str = "localhost") -> dict[str, list[str]]:
@@ -155,8 +153,7 @@ class LocalCluster:
         env: dict[str, str],
         foreground: bool,
     ) -> Task:
-        full_env = dict(os.environ)
-        full_env.update(env)
+        full_env = child_environment(env)
         full_env.setdefault("PYTHONUNBUFFERED", "1")
         log_path = None
         # Each task in its own process group: Ctrl-C reaches only this command, which then
@@ -319,9 +316,9 @@ def run_local(
     with _interruptible(local):
         for job in ("ps", "worker"):
             for i in range(len(cluster[job])):
-                env = {"TF_CONFIG": tf_config(cluster, job, i), **blas}
-                env[METRICS_PORT_ENV] = str(metrics[f"{job}-{i}"])
-                env[DIRECT_PORT_ENV] = str(direct[f"{job}-{i}"])
+                env = {contract.TF_CONFIG_ENV: tf_config(cluster, job, i), **blas}
+                env[contract.METRICS_PORT_ENV] = str(metrics[f"{job}-{i}"])
+                env[contract.DIRECT_PORT_ENV] = str(direct[f"{job}-{i}"])
                 cmd = _task_command(base, cluster, job, i, task_flags, extra)
                 local.start_task(cmd, job, i, env, foreground=(job == "worker" and i == 0))
         workers = [t for t in local.tasks if t.job == "worker"]
@@ -416,20 +413,21 @@ def _run_against(
     extra: Sequence[str],
 ) -> int:
     """SCRIPT as one task of an existing cluster (--job_name), or as a plain client."""
-    env = dict(os.environ)
+    env: dict[str, str] = {}
     cmd = list(base)
     if args.job_name:
         if args.job_name not in cluster:
             print(f"tfcluster run: job {args.job_name!r} is not in the cluster", file=sys.stderr)
             return EXIT_USAGE
-        env["TF_CONFIG"] = tf_config(cluster, args.job_name, args.task_index)
+        env[contract.TF_CONFIG_ENV] = tf_config(cluster, args.job_name, args.task_index)
         if not args.no_task_flags:
             cmd = _task_command(base, cluster, args.job_name, args.task_index, True, [])
     else:
-        env["TF_CONFIG"] = tf_config(cluster, None, None)
+        env[contract.TF_CONFIG_ENV] = tf_config(cluster, None, None)
     # A client's default master: the first worker (or the first task of the first job).
     first_job = "worker" if cluster.get("worker") else next(iter(cluster))
-    env.setdefault("TFCLUSTER_MASTER", "grpc://" + cluster[first_job][0])
+    master = os.environ.get(MASTER_ENV, "grpc://" + cluster[first_job][0])
+    env = child_environment({**env, MASTER_ENV: master})
     proc = subprocess.Popen([*cmd, *extra], env=env)
     try:
         return proc.wait()
@@ -456,7 +454,7 @@ def cmd_cluster(args: argparse.Namespace, extra: Sequence[str]) -> int:
                     f"--task_index={i}",
                     f"--metrics_port={metrics[f'{job}-{i}']}",
                 ]
-                env = {DIRECT_PORT_ENV: str(direct[f"{job}-{i}"])}
+                env = {contract.DIRECT_PORT_ENV: str(direct[f"{job}-{i}"])}
                 local.start_task(cmd, job, i, env, foreground=False)
         print(f"[tfcluster] cluster: {spec}")
         print_metrics_urls(metrics)

@@ -7,6 +7,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import sparse_tensor
 from tfcluster.framework.graph import Graph, Operation, Tensor
 
 
@@ -30,6 +31,9 @@ class FetchHandler:
                 f"Fetch argument {fetch!r} has invalid type {type(fetch)}, must be a "
                 "string or Tensor. (Can not convert a NoneType into a Tensor or Operation.)"
             )
+        if isinstance(fetch, sparse_tensor.SparseTensor):
+            parts = (fetch.indices, fetch.values, fetch.dense_shape)
+            return ("sparse", None, [self._flatten(p) for p in parts])
         if isinstance(fetch, (list, tuple)) and not hasattr(fetch, "_as_graph_element"):
             items = [self._flatten(f) for f in fetch]
             if _is_namedtuple(fetch):
@@ -88,12 +92,22 @@ class FetchHandler:
             return tuple(self._build(n, values) for n in payload)
         if kind == "namedtuple":
             return typ(*[self._build(n, values) for n in payload])
+        if kind == "sparse":
+            return sparse_tensor.SparseTensorValue(*[self._build(n, values) for n in payload])
         out = {k: self._build(n, values) for k, n in payload}
         return out if typ is dict else typ(out)
 
 
 def expand_feed(graph: Graph, key: Any, value: Any) -> list[tuple[Tensor, Any]]:
-    """A feed_dict entry as (tensor, value) pairs; tuples of tensors feed element-wise."""
+    """A feed_dict entry as (tensor, value) pairs; tuples of tensors feed element-wise, and a
+    SparseTensor its three tensors."""
+    if isinstance(key, sparse_tensor.SparseTensor):
+        parts = sparse_tensor.as_value(value)
+        return [
+            (key.indices, parts.indices),
+            (key.values, parts.values),
+            (key.dense_shape, parts.dense_shape),
+        ]
     if isinstance(key, (list, tuple)) and not hasattr(key, "_as_graph_element"):
         if not isinstance(value, (list, tuple)) or len(value) != len(key):
             raise ValueError(f"Feed key {key!r} is a sequence but its value does not match")

@@ -10,9 +10,8 @@ import importlib
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
-from tfcluster.distributed.interfaces import DeviceInfo
+from tfcluster.distributed.interfaces import DeviceInfo, MasterInterface
 from tfcluster.distributed.local import new_local_master
-from tfcluster.distributed.master import Master
 from tfcluster.framework import dtypes
 from tfcluster.protos import config_pb2, step_stats_pb2
 from tfcluster.runtime.graph_ir import Node
@@ -46,11 +45,14 @@ class MasterClient(Protocol):
 
 
 class InProcessMasterClient:
-    """Calls a Master object directly: no serialisation, which keeps local steps cheap."""
+    """Calls a master of this process directly: no serialisation, which keeps local steps
+    cheap (its methods are the master's own bound methods: no call in between)."""
 
-    def __init__(self, master: Master, owns_master: bool = False) -> None:
+    def __init__(
+        self, master: MasterInterface, on_release: Callable[[], None] | None = None
+    ) -> None:
         self._master = master
-        self._owns = owns_master
+        self._on_release = on_release
         self.create_session = master.create_session
         self.extend_session = master.extend_session
         self.run_step = master.run_step
@@ -61,8 +63,8 @@ class InProcessMasterClient:
         return self._master.list_devices()
 
     def release(self) -> None:
-        if self._owns:
-            self._master.close()
+        if self._on_release is not None:
+            self._on_release()
 
 
 _FACTORIES: dict[str, Callable[[str, Any], MasterClient]] = {}
@@ -75,7 +77,8 @@ def register_target_scheme(scheme: str, factory: Callable[[str, Any], MasterClie
 
 def master_for_target(target: str, config: Any = None) -> MasterClient:
     if not target:
-        return InProcessMasterClient(new_local_master(), owns_master=True)
+        master = new_local_master()
+        return InProcessMasterClient(master, on_release=master.close)
     scheme, sep, _ = target.partition("://")
     if not sep:
         raise ValueError(

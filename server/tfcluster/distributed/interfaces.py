@@ -1,15 +1,21 @@
-"""The contracts between master and workers, free of any transport.
+"""The contracts between clients, masters and workers, free of any transport.
 
 An in-process worker implements WorkerInterface directly; the gRPC client implements it
-by converting to and from protos. The master only ever sees this interface.
+by converting to and from protos. The master only ever sees this interface. A transport
+that can relay tensors without decoding them says so explicitly: its worker client is a
+ForwardingWorker, and its master service passes a StepRelay with the step.
 """
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+import abc
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, Protocol
 
+from tfcluster.framework import dtypes
+from tfcluster.protos import config_pb2, step_stats_pb2
+from tfcluster.runtime.graph_ir import Node
 from tfcluster.runtime.partition import Partition
 
 
@@ -38,6 +44,23 @@ class ForwardedTensors(Protocol):
     def drain(self) -> None:
         """Reads and drops what is still in transit (the step did not use it)."""
         ...
+
+    def nbytes(self) -> int:
+        """Bytes of the tensors' contents, as their descriptions say (nothing is read)."""
+        ...
+
+
+@dataclass(frozen=True)
+class StepRelay:
+    """A relaying transport's part in one step: it takes the fetched tensors undecoded
+    (ForwardedTensors) when the step's only partition runs on another task, and may hand
+    over the feeds undecoded (`feeds`, named by `feed_names` in payload order). `reader`
+    is the transport's name for where the relayed fetches go in the end (the client's
+    host), which the worker's transport uses to choose how to send them."""
+
+    feed_names: tuple[str, ...] = ()
+    feeds: ForwardedTensors | None = None
+    reader: str = ""
 
 
 @dataclass
@@ -87,6 +110,54 @@ class WorkerInterface(Protocol):
         ...
 
 
+class ForwardingWorker(abc.ABC):
+    """A worker whose transport can leave a partition's fetched tensors in transit, for a
+    master to relay to its client undecoded, and take relayed tensors as feeds. Transports
+    opt in by subclassing this (besides implementing WorkerInterface)."""
+
+    @abc.abstractmethod
+    def run_graph(
+        self,
+        session_handle: str,
+        graph_handle: str,
+        step_id: int,
+        feeds: Sequence[Any] | ForwardedTensors,
+        trace: bool = False,
+        deadline: float | None = None,
+    ) -> RunGraphResult:
+        """WorkerInterface.run_graph, whose feeds may be relayed tensors."""
+
+    @abc.abstractmethod
+    def run_graph_forward(
+        self,
+        session_handle: str,
+        graph_handle: str,
+        step_id: int,
+        feeds: Sequence[Any] | ForwardedTensors,
+        deadline: float | None = None,
+        reader: str = "",
+    ) -> RunGraphResult:
+        """RunGraph whose result has `forwarded` set instead of `fetches`: the caller relays
+        or reads them before its thread's next call to this worker. `feeds` may be relayed
+        tensors too. `reader`: StepRelay.reader of the step."""
+
+
+class ServedWorker(WorkerInterface, Protocol):
+    """What a worker service asks of the worker it serves, beyond WorkerInterface."""
+
+    @property
+    def task(self) -> str: ...
+
+    @property
+    def orphan_recv_timeout(self) -> float:
+        """Seconds a RecvTensor for a step that never runs here waits before it fails."""
+        ...
+
+    def step_known(self, step_id: int) -> bool: ...
+
+    def abandon_recv(self, step_id: int) -> None: ...
+
+
 class WorkerCacheInterface(Protocol):
     """Finds the worker for a task name ('/job:J/replica:0/task:T')."""
 
@@ -95,3 +166,53 @@ class WorkerCacheInterface(Protocol):
     def worker(self, task: str) -> WorkerInterface: ...
 
     def is_local(self, task: str) -> bool: ...
+
+
+class MasterInterface(Protocol):
+    """A master as sessions and the master service use it (the Master, or a wrapper)."""
+
+    @property
+    def local_task(self) -> str: ...
+
+    def create_session(
+        self,
+        nodes: Sequence[Node],
+        output_dtypes: Mapping[str, dtypes.DType],
+        config: config_pb2.ConfigProto | None = None,
+    ) -> str: ...
+
+    def extend_session(
+        self, handle: str, nodes: Sequence[Node], output_dtypes: Mapping[str, dtypes.DType]
+    ) -> None: ...
+
+    def graph_version(self, handle: str) -> int: ...
+
+    def run_step(
+        self,
+        handle: str,
+        feeds: Mapping[str, Any],
+        fetches: Sequence[str],
+        targets: Sequence[str],
+        options: config_pb2.RunOptions | None = None,
+    ) -> tuple[list[Any], step_stats_pb2.StepStats | None]:
+        """The fetched values, and the step's stats when its options asked for a trace."""
+        ...
+
+    def run_step_relayed(
+        self,
+        handle: str,
+        feeds: Mapping[str, Any],
+        fetches: Sequence[str],
+        targets: Sequence[str],
+        options: config_pb2.RunOptions | None,
+        relay: StepRelay,
+    ) -> tuple[list[Any] | ForwardedTensors, step_stats_pb2.StepStats | None]:
+        """run_step for a transport that relays tensors: the fetches may come back as
+        ForwardedTensors, and `relay.feeds` may stand for `feeds`."""
+        ...
+
+    def close_session(self, handle: str) -> None: ...
+
+    def list_devices(self, timeout: float | None = None) -> list[DeviceInfo]: ...
+
+    def reset(self, containers: Sequence[str]) -> None: ...

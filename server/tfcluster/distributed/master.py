@@ -5,16 +5,20 @@ from __future__ import annotations
 import contextlib
 import secrets
 import threading
-import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tfcluster.distributed.interfaces import DeviceInfo, WorkerCacheInterface
+from tfcluster.distributed.devices import ClusterDevices
+from tfcluster.distributed.interfaces import (
+    DeviceInfo,
+    ForwardedTensors,
+    StepRelay,
+    WorkerCacheInterface,
+)
 from tfcluster.distributed.master_session import MasterSession
 from tfcluster.framework import dtypes, errors
 from tfcluster.protos import config_pb2, step_stats_pb2
 from tfcluster.runtime import gpu
-from tfcluster.runtime import placement as placing
 from tfcluster.runtime.graph_ir import Node
 
 
@@ -32,10 +36,8 @@ class Master:
         gpu.configure_memory(self.default_config.gpu_options)
         self._sessions: dict[str, MasterSession] = {}
         self._lock = threading.Lock()
-        # Every task's devices, once all of them have answered (shared by later sessions, so
-        # a new session on a live part of the cluster does not wait for a dead task).
-        self._task_devices: list[placing.TaskDevices] | None = None
-        self._discovery_lock = threading.Lock()
+        # Shared by every session of this master.
+        self.task_devices = ClusterDevices(worker_cache)
 
     def create_session(
         self,
@@ -50,7 +52,7 @@ class Master:
         gpu.configure_memory(merged.gpu_options)
         handle = secrets.token_hex(8)
         session = MasterSession(
-            handle, self.worker_cache, self.local_task, merged, device_source=self.task_devices
+            handle, self.worker_cache, self.local_task, self.task_devices, merged
         )
         session.extend(nodes, output_dtypes)
         with self._lock:
@@ -70,6 +72,9 @@ class Master:
     ) -> None:
         self.session(handle).extend(nodes, output_dtypes)
 
+    def graph_version(self, handle: str) -> int:
+        return self.session(handle).graph_version
+
     def run_step(
         self,
         handle: str,
@@ -77,34 +82,26 @@ class Master:
         fetches: Sequence[str],
         targets: Sequence[str],
         options: config_pb2.RunOptions | None = None,
-        **relay: Any,
     ) -> tuple[list[Any], step_stats_pb2.StepStats | None]:
-        """`relay`: MasterSession.run's forward_fetches/forwarded_feeds, for transports."""
-        return self.session(handle).run(feeds, fetches, targets, options, **relay)  # type: ignore[return-value]
+        return self.session(handle).run(feeds, fetches, targets, options)
+
+    def run_step_relayed(
+        self,
+        handle: str,
+        feeds: Mapping[str, Any],
+        fetches: Sequence[str],
+        targets: Sequence[str],
+        options: config_pb2.RunOptions | None,
+        relay: StepRelay,
+    ) -> tuple[list[Any] | ForwardedTensors, step_stats_pb2.StepStats | None]:
+        """A step for a transport that relays tensors (see MasterSession.run_relayed)."""
+        return self.session(handle).run_relayed(feeds, fetches, targets, options, relay)
 
     def close_session(self, handle: str) -> None:
         with self._lock:
             s = self._sessions.pop(handle, None)
         if s is not None:
             s.close()
-
-    def task_devices(self, deadline: float | None = None) -> list[placing.TaskDevices]:
-        """Devices of every task; the first call waits until each task answers (or deadline)."""
-        if self._task_devices is not None:
-            return self._task_devices
-        with self._discovery_lock:
-            if self._task_devices is None:
-                found = []
-                for task in self.worker_cache.tasks():
-                    timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-                    devices = self.worker_cache.worker(task).get_status(timeout)
-                    counts: dict[str, int] = {}
-                    for d in devices:
-                        counts[d.device_type] = counts.get(d.device_type, 0) + 1
-                    job, index = _parse_task(task)
-                    found.append(placing.TaskDevices(job, index, counts))
-                self._task_devices = found
-            return self._task_devices
 
     def list_devices(self, timeout: float | None = None) -> list[DeviceInfo]:
         out: list[DeviceInfo] = []
@@ -133,9 +130,3 @@ class Master:
             self._sessions.clear()
         for s in sessions:
             s.close()
-
-
-def _parse_task(task: str) -> tuple[str, int]:
-    job = task.split("/job:")[1].split("/")[0]
-    index = int(task.split("/task:")[1].split("/")[0])
-    return job, index

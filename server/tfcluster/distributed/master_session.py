@@ -15,11 +15,13 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, cast
 
 from tfcluster.distributed.interfaces import (
     ForwardedTensors,
+    ForwardingWorker,
     RunGraphResult,
+    StepRelay,
     WorkerCacheInterface,
     WorkerInterface,
 )
@@ -49,13 +51,20 @@ class _PlannedPartition:
     needs_rendezvous: bool = False
 
 
+@dataclass(frozen=True)
+class _RelayPartition:
+    """A plan's one partition, on a worker that forwards tensors (see _relay_partition)."""
+
+    part: _PlannedPartition
+    worker: ForwardingWorker
+
+
 @dataclass
 class _Plan:
     parts: list[_PlannedPartition]
     # For each fetch: (partition index, position in that partition's fetches), or
     # (-1, feed position) when the fetch is itself fed.
     fetch_sources: list[tuple[int, int]]
-    devices_by_task: dict[str, list[str]]
     # The partition the calling thread runs itself (the local task's, when there is one).
     inline_index: int = 0
     # Fed placeholders: (feed position, tensor name, dtype, static shape) that every fed value
@@ -63,8 +72,13 @@ class _Plan:
     feed_checks: tuple[tuple[int, str, dtypes.DType, Any], ...] = ()
 
 
-# Finds the devices of every task of the cluster, waiting for them until the deadline.
+# Finds the devices of every task of the cluster, waiting for them until the deadline
+# (distributed/devices.py: the master's ClusterDevices).
 DeviceSource = Callable[[float | None], list[placing.TaskDevices]]
+# What a plan is made for: (sorted feed names, fetch names, target names).
+_Signature = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+# A step's feeds: values in sorted-name order, or tensors a transport relays undecoded.
+_FeedValues = list[Any] | ForwardedTensors
 
 
 class _DtypeTable(dict[str, dtypes.DType]):
@@ -84,19 +98,17 @@ class MasterSession:
         handle: str,
         worker_cache: WorkerCacheInterface,
         local_task: str,
+        task_devices: DeviceSource,
         config: config_pb2.ConfigProto | None = None,
-        task_devices: list[placing.TaskDevices] | None = None,
-        device_source: DeviceSource | None = None,
     ) -> None:
         self.handle = handle
         self.worker_cache = worker_cache
         self.local_task = local_task
         self.config = config or config_pb2.ConfigProto()
-        self._task_devices = task_devices
-        self._device_source = device_source
+        self.task_devices = task_devices
         self._nodes: dict[str, Node] = {}
         self._dtypes: _DtypeTable = _DtypeTable()
-        self._plans: dict[tuple[Any, ...], _Plan] = {}
+        self._plans: dict[_Signature, _Plan] = {}
         # Tasks holding graphs of this session (closing the session deletes them there).
         self._registered_tasks: set[str] = set()
         self._lock = threading.Lock()
@@ -142,64 +154,52 @@ class MasterSession:
         fetches: Sequence[str],
         targets: Sequence[str],
         options: config_pb2.RunOptions | None = None,
-        forward_fetches: bool = False,
-        forwarded_feeds: tuple[list[str], ForwardedTensors] | None = None,
-        reader: str = "",
+    ) -> tuple[list[Any], step_stats_pb2.StepStats | None]:
+        """Runs a step: the fetched values, and the step's stats when `options` trace it."""
+        values, stats = self._run(feeds, fetches, targets, options, None)
+        return cast(list[Any], values), stats  # without a relay, fetches are always decoded
+
+    def run_relayed(
+        self,
+        feeds: Mapping[str, Any],
+        fetches: Sequence[str],
+        targets: Sequence[str],
+        options: config_pb2.RunOptions | None,
+        relay: StepRelay,
     ) -> tuple[list[Any] | ForwardedTensors, step_stats_pb2.StepStats | None]:
-        """Runs a step. A transport that relays tensors (RunStepStream) may ask for the fetched
-        tensors undecoded (forward_fetches) and give the feeds undecoded (forwarded_feeds:
-        their names in payload order, and the tensors); the step relays them when its one
-        partition runs on another task, and decodes them otherwise; `reader` says where the
-        relayed fetches go (the transport's name for the client's host), for the worker."""
+        """Runs a step for a transport that relays tensors (RunStepStream): when the step's
+        one partition runs on another task, the fetched tensors come back undecoded
+        (ForwardedTensors) and `relay.feeds`, if given, stand for `feeds` and pass through
+        this task as they are; otherwise they are decoded here."""
+        return self._run(feeds, fetches, targets, options, relay)
+
+    def _run(
+        self,
+        feeds: Mapping[str, Any],
+        fetches: Sequence[str],
+        targets: Sequence[str],
+        options: config_pb2.RunOptions | None,
+        relay: StepRelay | None,
+    ) -> tuple[list[Any] | ForwardedTensors, step_stats_pb2.StepStats | None]:
         self._check_open()
-        if forwarded_feeds is not None:
-            feeds = dict.fromkeys(forwarded_feeds[0])
-        feed_names = sorted(feeds)
-        key = (tuple(feed_names), tuple(fetches), tuple(targets))
-        plan = self._plans.get(key)
+        if relay is not None and relay.feeds is not None:
+            feeds = dict.fromkeys(relay.feed_names)
+        signature = (tuple(sorted(feeds)), tuple(fetches), tuple(targets))
         deadline = self._deadline(options)
-        if plan is None:
-            plan = self._make_plan(feed_names, list(fetches), list(targets), deadline)
         trace = bool(
             options is not None and options.trace_level >= config_pb2.RunOptions.SOFTWARE_TRACE
         )
-        relayable = forward_fetches or forwarded_feeds is not None
-        relay = self._relay(plan, trace) if relayable else None
-        if forwarded_feeds is not None:
-            names, tensors = forwarded_feeds
-            if plan.feed_checks:
-                # Checked from their descriptions: the bytes stay in transit.
-                described = dict(zip(names, (_Described(*s) for s in tensors.signatures())))
-                _check_fed_values(plan.feed_checks, [described[n] for n in feed_names])
-            if relay is not None and list(relay.partition.feeds) == names:
-                # No second attempt after a restart: the relayed feeds are consumed by the first.
-                return self._run_relayed(plan, tensors, forward_fetches, deadline, reader)
-            feeds = dict(zip(names, tensors.materialize()))
-        if relay is not None and forward_fetches:
-            values = [feeds[n] for n in feed_names]
-            try:
-                part_feeds = [values[i] for i in relay.feed_positions]
-                return self._run_relayed(plan, part_feeds, forward_fetches, deadline, reader)
-            except errors.AbortedError as e:
-                if GRAPH_HANDLE_NOT_FOUND not in e.message:
-                    raise
-                # The task restarted: register again and run once more (nothing ran).
-                plan = self._make_plan(feed_names, list(fetches), list(targets), deadline)
-                relay = self._relay(plan, trace)
-                if relay is not None:
-                    part_feeds = [values[i] for i in relay.feed_positions]
-                    return self._run_relayed(plan, part_feeds, forward_fetches, deadline, reader)
-        feed_values = [feeds[n] for n in feed_names]
-        if plan.feed_checks:
-            _check_fed_values(plan.feed_checks, feed_values)
+        plan = self._plans.get(signature) or self._make_plan(signature, deadline)
+        values = self._feed_values(plan, signature[0], feeds, relay, trace)
         try:
-            results = self._execute(plan, feed_values, trace, deadline)
+            return self._attempt(plan, values, relay, trace, deadline)
         except errors.AbortedError as e:
             if GRAPH_HANDLE_NOT_FOUND not in e.message:
                 raise
-            # A task restarted and lost our graphs: register them again. A one-partition step
-            # failed before running anything, so it is safe to run again; a larger one may have
-            # run partly, so the caller decides.
+            # A task restarted and lost this session's graphs: they are registered again
+            # on the next plan. A one-partition step failed before running anything, so it
+            # runs once more now; a larger one may have run in part, and relayed feeds were
+            # consumed by the attempt: then the caller decides.
             self.invalidate_plans()
             if len(plan.parts) > 1:
                 raise errors.AbortedError(
@@ -208,52 +208,95 @@ class MasterSession:
                     f"{e.message}. A task of the cluster restarted since this "
                     "session registered its graphs; they are registered again on the next run.",
                 ) from e
-            plan = self._make_plan(feed_names, list(fetches), list(targets), deadline)
-            results = self._execute(plan, feed_values, trace, deadline)
+            if not isinstance(values, list):
+                raise
+            plan = self._make_plan(signature, deadline)
+            return self._attempt(plan, values, relay, trace, deadline)
+
+    def _feed_values(
+        self,
+        plan: _Plan,
+        feed_names: tuple[str, ...],
+        feeds: Mapping[str, Any],
+        relay: StepRelay | None,
+        trace: bool,
+    ) -> _FeedValues:
+        """The feeds in `feed_names` order, checked against their placeholders; relayed
+        feeds stay in transit when the step can pass them on as they are."""
+        if relay is not None and relay.feeds is not None:
+            in_transit = relay.feeds
+            if plan.feed_checks:
+                # Checked from their descriptions: the bytes stay in transit.
+                signatures = (_Described(*s) for s in in_transit.signatures())
+                described = dict(zip(relay.feed_names, signatures))
+                _check_fed_values(plan.feed_checks, [described[n] for n in feed_names])
+            part = self._relay_partition(plan, trace)
+            if part is not None and tuple(part.part.partition.feeds) == relay.feed_names:
+                return in_transit
+            feeds = dict(zip(relay.feed_names, in_transit.materialize()))
+        values = [feeds[n] for n in feed_names]
+        if plan.feed_checks:
+            _check_fed_values(plan.feed_checks, values)
+        return values
+
+    def _attempt(
+        self,
+        plan: _Plan,
+        feeds: _FeedValues,
+        relay: StepRelay | None,
+        trace: bool,
+        deadline: float | None,
+    ) -> tuple[list[Any] | ForwardedTensors, step_stats_pb2.StepStats | None]:
+        part = self._relay_partition(plan, trace) if relay is not None else None
+        if part is not None and relay is not None:
+            if isinstance(feeds, list):
+                feeds = [feeds[i] for i in part.part.feed_positions]
+            return self._run_relayed(plan, part, feeds, relay.reader, deadline), None
+        assert isinstance(feeds, list)  # relayed feeds come only with a relay partition
+        results = self._execute(plan, feeds, trace, deadline)
         out = []
         for part_index, pos in plan.fetch_sources:
-            out.append(feed_values[pos] if part_index < 0 else results[part_index].fetches[pos])
+            out.append(feeds[pos] if part_index < 0 else results[part_index].fetches[pos])
         stats = self._step_stats(plan, results) if trace else None
         return out, stats
 
-    def _relay(self, plan: _Plan, trace: bool) -> _PlannedPartition | None:
+    def _relay_partition(self, plan: _Plan, trace: bool) -> _RelayPartition | None:
         """The partition a relaying transport may stream tensors to and from: the step's only
-        one, on another task, the source of every fetch."""
+        one, on another task whose worker forwards (ForwardingWorker), the source of every
+        fetch."""
         if trace or len(plan.parts) != 1:
             return None
         part = plan.parts[0]
         if part.needs_rendezvous or self.worker_cache.is_local(part.task):
             return None
-        if not hasattr(part.worker, "run_graph_forward"):
+        if not isinstance(part.worker, ForwardingWorker):
             return None
         if any(index != 0 for index, _ in plan.fetch_sources):
             return None
-        return part
+        return _RelayPartition(part, part.worker)
 
     def _run_relayed(
-        self, plan: _Plan, feeds: Any, forward_fetches: bool, deadline: float | None, reader: str
-    ) -> tuple[list[Any] | ForwardedTensors, None]:
-        """Runs the one remote partition with relayed feeds and/or fetches. A task restart
-        found here fails the step (AbortedError) rather than running it again: relayed feeds
-        are consumed by the attempt."""
-        part = plan.parts[0]
-        worker: Any = part.worker
+        self,
+        plan: _Plan,
+        relayed: _RelayPartition,
+        feeds: _FeedValues,
+        reader: str,
+        deadline: float | None,
+    ) -> list[Any] | ForwardedTensors:
+        """Runs the one remote partition with its fetches relayed undecoded when they come
+        in the order asked for (decoded and reordered otherwise)."""
+        part = relayed.part
         step_id = next_step_id()
-        in_order = plan.fetch_sources == [(0, i) for i in range(len(plan.fetch_sources))]
-        try:
-            if forward_fetches and in_order:
-                result = worker.run_graph_forward(
-                    self.handle, part.graph_handle, step_id, feeds, deadline, reader
-                )
-                return result.forwarded, None
-            result = worker.run_graph(
-                self.handle, part.graph_handle, step_id, feeds, False, deadline
+        if plan.fetch_sources == [(0, i) for i in range(len(plan.fetch_sources))]:
+            result = relayed.worker.run_graph_forward(
+                self.handle, part.graph_handle, step_id, feeds, deadline, reader
             )
-        except errors.AbortedError as e:
-            if GRAPH_HANDLE_NOT_FOUND in e.message:
-                self.invalidate_plans()
-            raise
-        return [result.fetches[pos] for _, pos in plan.fetch_sources], None
+            assert result.forwarded is not None
+            return result.forwarded
+        result = relayed.worker.run_graph(
+            self.handle, part.graph_handle, step_id, feeds, False, deadline
+        )
+        return [result.fetches[pos] for _, pos in plan.fetch_sources]
 
     def _deadline(self, options: config_pb2.RunOptions | None) -> float | None:
         ms = options.timeout_in_ms if options is not None and options.timeout_in_ms > 0 else 0
@@ -368,26 +411,14 @@ class MasterSession:
         return stats
 
     # ---- planning --------------------------------------------------------------------
-    def _make_plan(
-        self, feeds: list[str], fetches: list[str], targets: list[str], deadline: float | None
-    ) -> _Plan:
+    def _make_plan(self, signature: _Signature, deadline: float | None) -> _Plan:
+        """The signature's plan: pruned, placed, partitioned, registered with the workers."""
         with self._lock:
-            key = (tuple(feeds), tuple(fetches), tuple(targets))
-            plan = self._plans.get(key)
+            plan = self._plans.get(signature)
             if plan is not None:
                 return plan
-            for name in (*feeds, *fetches):
-                src, _ = split_tensor_name(name)
-                if src not in self._nodes:
-                    raise errors.NotFoundError(
-                        None, None, f"Tensor '{name}' is not an element of the session's graph"
-                    )
-            for name in targets:
-                if name not in self._nodes:
-                    raise errors.NotFoundError(
-                        None, None, f"Operation '{name}' is not an element of the session's graph"
-                    )
-            self._validate_feeds(feeds)
+            feeds, fetches, targets = signature
+            self._check_names(feeds, fetches, targets)
             needed = self._prune(feeds, fetches, targets)
             tasks = placing.limit_devices(self.task_devices(deadline), self.config.device_count)
             placement = placing.place(
@@ -399,16 +430,7 @@ class MasterSession:
             parts = partitioning.partition(
                 self._nodes, placement, feeds, fetches, targets, self._dtypes
             )
-            planned: list[_PlannedPartition] = []
-            order = sorted(parts, key=lambda t: (t != self.local_task, t))
-            for task in order:
-                p = parts[task]
-                worker = self.worker_cache.worker(task)
-                handle = worker.register_graph(self.handle, p, deadline)
-                self._registered_tasks.add(task)
-                positions = tuple(feeds.index(f) for f in p.feeds)
-                exchanges = any(n.op in ("_Send", "_Recv") for n in p.nodes)
-                planned.append(_PlannedPartition(task, worker, p, handle, positions, exchanges))
+            planned = self._register(parts, feeds, deadline)
             fetch_sources = []
             for f in fetches:
                 if f in feeds:
@@ -421,11 +443,45 @@ class MasterSession:
             inline = next(
                 (i for i, pp in enumerate(planned) if self.worker_cache.is_local(pp.task)), 0
             )
-            plan = _Plan(planned, fetch_sources, {}, inline, self._feed_checks(feeds))
-            self._plans[key] = plan
+            plan = _Plan(planned, fetch_sources, inline, self._feed_checks(feeds))
+            self._plans[signature] = plan
             return plan
 
-    def _feed_checks(self, feeds: list[str]) -> tuple[tuple[int, str, dtypes.DType, Any], ...]:
+    def _check_names(
+        self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]
+    ) -> None:
+        for name in (*feeds, *fetches):
+            src, _ = split_tensor_name(name)
+            if src not in self._nodes:
+                raise errors.NotFoundError(
+                    None, None, f"Tensor '{name}' is not an element of the session's graph"
+                )
+        for name in targets:
+            if name not in self._nodes:
+                raise errors.NotFoundError(
+                    None, None, f"Operation '{name}' is not an element of the session's graph"
+                )
+        self._validate_feeds(feeds)
+
+    def _register(
+        self,
+        parts: Mapping[str, partitioning.Partition],
+        feeds: Sequence[str],
+        deadline: float | None,
+    ) -> list[_PlannedPartition]:
+        """Registers each partition with its task's worker, the local task's first."""
+        planned: list[_PlannedPartition] = []
+        for task in sorted(parts, key=lambda t: (t != self.local_task, t)):
+            p = parts[task]
+            worker = self.worker_cache.worker(task)
+            handle = worker.register_graph(self.handle, p, deadline)
+            self._registered_tasks.add(task)
+            positions = tuple(feeds.index(f) for f in p.feeds)
+            exchanges = any(n.op in ("_Send", "_Recv") for n in p.nodes)
+            planned.append(_PlannedPartition(task, worker, p, handle, positions, exchanges))
+        return planned
+
+    def _feed_checks(self, feeds: Sequence[str]) -> tuple[tuple[int, str, dtypes.DType, Any], ...]:
         checks = []
         for i, name in enumerate(feeds):
             src, idx = split_tensor_name(name)
@@ -436,7 +492,7 @@ class MasterSession:
                     checks.append((i, name, dtype, node.attrs.get("shape")))
         return tuple(checks)
 
-    def _validate_feeds(self, feeds: list[str]) -> None:
+    def _validate_feeds(self, feeds: Sequence[str]) -> None:
         for name in feeds:
             src, _ = split_tensor_name(name)
             node = self._nodes[src]
@@ -446,7 +502,9 @@ class MasterSession:
                     None, None, f"Cannot feed the reference tensor '{name}' of a variable"
                 )
 
-    def _prune(self, feeds: list[str], fetches: list[str], targets: list[str]) -> list[str]:
+    def _prune(
+        self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]
+    ) -> list[str]:
         fed = set(feeds)
         needed: set[str] = set()
         stack = [split_tensor_name(f)[0] for f in fetches if f not in fed] + list(targets)
@@ -463,24 +521,6 @@ class MasterSession:
                 if c not in needed:
                     stack.append(c)
         return [n for n in self._nodes if n in needed]
-
-    def task_devices(self, deadline: float | None = None) -> list[placing.TaskDevices]:
-        if self._task_devices is None:
-            source = self._device_source or self._discover_devices
-            self._task_devices = source(deadline)
-        return self._task_devices
-
-    def _discover_devices(self, deadline: float | None) -> list[placing.TaskDevices]:
-        out = []
-        for task in self.worker_cache.tasks():
-            timeout = None if deadline is None else max(0.0, deadline - time.monotonic())
-            devices = self.worker_cache.worker(task).get_status(timeout)
-            counts: dict[str, int] = {}
-            for d in devices:
-                counts[d.device_type] = counts.get(d.device_type, 0) + 1
-            job, index = _parse_task(task)
-            out.append(placing.TaskDevices(job, index, counts))
-        return out
 
     def invalidate_plans(self) -> None:
         """Forget registered graphs (after a worker restarted): the next step re-registers."""
@@ -507,12 +547,6 @@ class MasterSession:
                 self.worker_cache.worker(task).delete_worker_session(self.handle)
         if self._pool is not None:
             self._pool.shutdown(wait=False)
-
-
-def _parse_task(task: str) -> tuple[str, int]:
-    job = task.split("/job:")[1].split("/")[0]
-    index = int(task.split("/task:")[1].split("/")[0])
-    return job, index
 
 
 class _Described:

@@ -117,6 +117,9 @@ def _from_python(value: Any, dt: dtypes.DType | None) -> np.ndarray:
         raise ValueError(
             f"Argument must be a dense tensor: {value!r} - got a ragged or invalid value ({e})"
         ) from None
+    if arr.dtype.kind in "SU":
+        # numpy's fixed-width strings drop trailing NUL bytes (serialized protos end in them).
+        arr = np.array(value, dtype=object)
     if list(arr.shape) != _dense_dims(value):
         raise ValueError(
             f"Argument must be a dense tensor: {value!r} - got shape {list(arr.shape)}, but "

@@ -2,19 +2,22 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, errors
 from tfcluster.framework.default_session import get_default_session_or_raise
 from tfcluster.framework.graph import (
     GraphKeys,
     Operation,
     Tensor,
     colocate_with,
+    control_dependencies,
     convert_to_tensor,
     get_collection,
     get_default_graph,
+    init_scope,
     name_scope,
     register_tensor_conversion_function,
 )
@@ -24,13 +27,102 @@ from tfcluster.ops.control_flow_ops import group, no_op
 from tfcluster.ops.op_util import make_op
 
 
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable is aggregated (accepted and kept; tfcluster has one copy)."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable is aggregated (accepted and kept)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+    ONLY_FIRST_TOWER = 3  # TF's deprecated alias
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+def validate_synchronization_aggregation_trainable(
+    synchronization: Any, aggregation: Any, trainable: bool | None, name: Any
+) -> tuple[VariableSynchronization, VariableAggregation, bool]:
+    """TF's checks and defaults: trainable defaults to True unless synchronization is ON_READ."""
+    if aggregation is None:
+        aggregation = VariableAggregation.NONE
+    elif not isinstance(aggregation, VariableAggregation):
+        try:
+            aggregation = VariableAggregation(aggregation)
+        except ValueError:
+            raise ValueError(
+                f"Invalid variable aggregation mode: {aggregation} for variable: {name}"
+            ) from None
+    if synchronization is None:
+        synchronization = VariableSynchronization.AUTO
+    else:
+        try:
+            synchronization = VariableSynchronization(synchronization)
+        except ValueError:
+            raise ValueError(
+                f"Invalid variable synchronization mode: {synchronization} for variable: {name}"
+            ) from None
+    if trainable is None:
+        trainable = synchronization != VariableSynchronization.ON_READ
+    return synchronization, aggregation, bool(trainable)
+
+
+class SaveSliceInfo:
+    """Where a shard of a partitioned variable sits in the full variable: the Saver writes
+    the shards of `full_name` as one tensor of `full_shape`, as TF does."""
+
+    def __init__(
+        self,
+        full_name: str | None = None,
+        full_shape: Sequence[int] | None = None,
+        var_offset: Sequence[int] | None = None,
+        var_shape: Sequence[int] | None = None,
+        save_slice_info_def: Any = None,
+        import_scope: str | None = None,
+    ) -> None:
+        if save_slice_info_def is not None:
+            full_name = save_slice_info_def.full_name
+            if import_scope:
+                full_name = f"{import_scope}/{full_name}"
+            full_shape = list(save_slice_info_def.full_shape)
+            var_offset = list(save_slice_info_def.var_offset)
+            var_shape = list(save_slice_info_def.var_shape)
+        self.full_name = full_name
+        self.full_shape = list(full_shape or [])
+        self.var_offset = list(var_offset or [])
+        self.var_shape = list(var_shape or [])
+
+    @property
+    def spec(self) -> str:
+        """TF's slice spec string: '10 4 0,5:0,4' (full shape, then offset,length per dim)."""
+        full = " ".join(str(d) for d in self.full_shape) + " "
+        return full + ":".join(f"{o},{n}" for o, n in zip(self.var_offset, self.var_shape))
+
+    def __repr__(self) -> str:
+        return f"SaveSliceInfo({self.full_name!r}, {self.spec!r})"
+
+
+_SliceInfo = SaveSliceInfo
+
+
 class Variable:
     """A mutable tensor that lives in a worker's resource manager across steps."""
+
+    SaveSliceInfo = SaveSliceInfo
 
     def __init__(
         self,
         initial_value: Any = None,
-        trainable: bool = True,
+        trainable: bool | None = None,
         collections: Sequence[str] | None = None,
         validate_shape: bool = True,
         caching_device: Any = None,
@@ -45,50 +137,100 @@ class Variable:
         aggregation: Any = None,
         shape: Any = None,
     ) -> None:
+        if variable_def is not None:
+            raise errors.UnimplementedError(
+                None, None, "tf.Variable(variable_def=...) is not implemented in tfcluster"
+            )
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
-        collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if not isinstance(collections, (list, tuple, set)):
+            raise ValueError(
+                "collections argument to Variable constructor must be a list, tuple, or set. "
+                f"Got {collections} of type {type(collections)}"
+            )
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
+        synchronization, aggregation, trainable = validate_synchronization_aggregation_trainable(
+            synchronization, aggregation, trainable, name
+        )
+        self._synchronization = synchronization
+        self._aggregation = aggregation
+        self._trainable = trainable
+        collections = list(collections)
         if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections.append(GraphKeys.TRAINABLE_VARIABLES)
-        self._trainable = trainable
         self._constraint = constraint
-        graph = get_default_graph()
-        with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
-            if init_from_fn:
+        self._caching_device = caching_device
+        with init_scope():
+            graph = get_default_graph()
+            with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
+                self._make_ops(graph, scope, initial_value, dtype, shape, validate_shape)
+            graph.add_to_collections(collections, self)
+        self._save_slice_info: _SliceInfo | None = None
+
+    def _make_ops(
+        self,
+        graph: Any,
+        scope: str,
+        initial_value: Any,
+        dtype: Any,
+        shape: Any,
+        validate_shape: bool,
+    ) -> None:
+        """The initial value, the VariableV2 op, its initializer (Assign) and its read."""
+        if callable(initial_value):
+            # The initializer and the variable carry `loc:@<variable>` (TF's _class attr): they
+            # are placed together although the variable does not exist yet.
+            true_name = scope[:-1] if scope.endswith("/") else scope
+            with graph._attr_scope({"_class": [b"loc:@" + true_name.encode()]}):
                 with graph.name_scope("Initializer"), graph.device(None):
                     self._initial_value = convert_to_tensor(
                         initial_value(), name="initial_value", dtype=dtype
                     )
-            else:
-                self._initial_value = convert_to_tensor(
-                    initial_value, name="initial_value", dtype=dtype
+                self._variable = state_ops.variable_op_v2(
+                    self._shape_for(shape, validate_shape),
+                    self._initial_value.dtype.base_dtype,
+                    name=scope,
                 )
-            init_shape = self._initial_value.shape
-            if shape is not None:
-                var_shape = TensorShape(shape)
-            elif validate_shape:
-                if not init_shape.is_fully_defined():
-                    raise ValueError(
-                        f"initial_value must have a shape specified: {self._initial_value}"
-                    )
-                var_shape = init_shape
-            else:
-                var_shape = TensorShape(None)
-            self._variable = state_ops.variable_op_v2(
-                var_shape, self._initial_value.dtype.base_dtype, name=scope
+        else:
+            self._initial_value = convert_to_tensor(
+                initial_value, name="initial_value", dtype=dtype
             )
+            self._variable = state_ops.variable_op_v2(
+                self._shape_for(shape, validate_shape),
+                self._initial_value.dtype.base_dtype,
+                name=scope,
+            )
+        if validate_shape and not self._initial_value.shape.is_fully_defined():
+            raise ValueError(f"initial_value must have a shape specified: {self._initial_value}")
+        with colocate_with(self._variable.op):
+            self._initializer_op = state_ops.assign(
+                self._variable, self._initial_value, validate_shape=validate_shape
+            ).op
+        attrs = {"T": self.dtype.base_dtype}
+        if self._caching_device is not None:
+            # The cached read lives where the readers are (TF: a copy on that device).
+            with graph.device(self._caching_device):
+                self._snapshot = make_op("Identity", [self._variable], attrs, name="read")
+        else:
             with colocate_with(self._variable.op):
-                self._initializer_op = state_ops.assign(
-                    self._variable, self._initial_value, validate_shape=validate_shape
-                ).op
-            with colocate_with(self._variable.op):
-                self._snapshot = make_op(
-                    "Identity", [self._variable], {"T": self.dtype.base_dtype}, name="read"
-                )
+                self._snapshot = make_op("Identity", [self._variable], attrs, name="read")
         self._snapshot_tensor = self._snapshot.outputs[0]
-        graph.add_to_collections(collections, self)
-        self._save_slice_info = None
+
+    def _shape_for(self, shape: Any, validate_shape: bool) -> TensorShape:
+        if shape is not None:
+            return TensorShape(shape)
+        return self._initial_value.shape if validate_shape else TensorShape(None)
+
+    # ---- partitioning ----------------------------------------------------------------
+    def _set_save_slice_info(self, save_slice_info: _SliceInfo) -> None:
+        self._save_slice_info = save_slice_info
+
+    def _get_save_slice_info(self) -> _SliceInfo | None:
+        return self._save_slice_info
 
     # ---- identity --------------------------------------------------------------------
     @property
@@ -125,6 +267,14 @@ class Variable:
     @property
     def constraint(self) -> Any:
         return self._constraint
+
+    @property
+    def synchronization(self) -> VariableSynchronization:
+        return self._synchronization
+
+    @property
+    def aggregation(self) -> VariableAggregation:
+        return self._aggregation
 
     @property
     def initializer(self) -> Operation:
@@ -293,3 +443,195 @@ def report_uninitialized_variables(
                 flags.append(state_ops.is_variable_initialized(v))
         names = constant_op.constant([v.op.name for v in var_list])
         return array_ops.boolean_mask(names, math_ops.logical_not(array_ops.stack(flags)))
+
+
+class PartitionedVariable:
+    """A variable made of shards (tf.get_variable with a partitioner): each shard is its own
+    Variable named '<name>/part_<i>', so replica_device_setter spreads them over the ps
+    tasks. Iterating gives the shards in order; used as a Tensor it is their concatenation."""
+
+    def __init__(
+        self,
+        name: str,
+        shape: Any,
+        dtype: Any,
+        variable_list: Sequence[Variable],
+        partitions: Sequence[int],
+    ) -> None:
+        if not isinstance(variable_list, (list, tuple)):
+            raise TypeError(f"variable_list is not a list or tuple: {variable_list}")
+        if not isinstance(partitions, (list, tuple)):
+            raise TypeError(f"partitions is not a list or tuple: {partitions}")
+        if not all(p >= 1 for p in partitions):
+            raise ValueError(f"partition values must be positive: {partitions}")
+        if not variable_list:
+            raise ValueError("variable_list may not be empty")
+        shape_list = TensorShape(shape).as_list()
+        for v in variable_list:
+            info = v._get_save_slice_info()
+            if info is None:
+                raise ValueError(
+                    "All variables must have a save_slice_info available: "
+                    f"{[v.name for v in variable_list]}"
+                )
+            if len(shape_list) != len(partitions):
+                raise ValueError(f"len(shape) != len(partitions): {shape} vs. {partitions}")
+            if info.full_shape != shape_list:
+                raise ValueError(
+                    f"All variables' full shapes must match shape: {shape}; but full shapes "
+                    f"were: {[info.full_shape]}"
+                )
+        self._variable_list = sorted(
+            variable_list,
+            key=lambda v: v._get_save_slice_info().var_offset,  # type: ignore[union-attr]
+        )
+        self._name = name
+        self._shape = TensorShape(shape)
+        self._dtype = dtypes.as_dtype(dtype)
+        self._partitions = list(partitions)
+
+    def __iter__(self) -> Any:
+        return iter(self._variable_list)
+
+    def __len__(self) -> int:
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise ValueError(f"Cannot get a length for {len(axes)} > 1 partition axes")
+        return len(self._variable_list)
+
+    def _partition_axes(self) -> list[int]:
+        if all(p == 1 for p in self._partitions):
+            return [0]
+        return [i for i, p in enumerate(self._partitions) if p > 1]
+
+    def _concat(self) -> Tensor:
+        if len(self._variable_list) == 1:
+            with name_scope(None):
+                return array_ops.identity(self._variable_list[0], name=self._name)
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise NotImplementedError(
+                f"Cannot concatenate along more than one dimension: {axes}.  Multi-axis "
+                "partition concat is not supported"
+            )
+        with name_scope(self._name + "/ConcatPartitions/"):
+            concatenated = array_ops.concat(self._variable_list, axes[0])
+        with name_scope(None):
+            return array_ops.identity(concatenated, name=self._name)
+
+    def as_tensor(self) -> Tensor:
+        """The shards concatenated (made afresh, free of the control dependencies in force)."""
+        with control_dependencies(None):
+            return self._concat()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    def get_shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def graph(self) -> Any:
+        return self._variable_list[0].graph
+
+    def _get_variable_list(self) -> list[Variable]:
+        return self._variable_list
+
+    def _get_partitions(self) -> list[int]:
+        return self._partitions
+
+    def _apply_assign_fn(self, assign_fn: Any, value: Any) -> list[Any]:
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise NotImplementedError(
+                f"Cannot do assign action along more than one dimension: {axes}.  Multi-axis "
+                "partition assign action is not supported "
+            )
+        if isinstance(value, list):
+            if len(value) != len(self._variable_list):
+                raise ValueError(
+                    f"{len(value)} values for the {len(self._variable_list)} shards of {self._name}"
+                )
+            values = value
+        elif isinstance(value, PartitionedVariable):
+            values = list(value)
+        else:
+            sizes = [v.shape.as_list()[axes[0]] for v in self._variable_list]
+            values = array_ops.split(value, sizes, axis=axes[0])
+        return [assign_fn(v, values[i]) for i, v in enumerate(self._variable_list)]
+
+    def assign(
+        self,
+        value: Any,
+        use_locking: bool = False,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> list[Any]:
+        return self._apply_assign_fn(
+            lambda v, x: v.assign(x, use_locking=use_locking, name=name, read_value=read_value),
+            value,
+        )
+
+    def assign_add(
+        self,
+        value: Any,
+        use_locking: bool = False,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> list[Any]:
+        return self._apply_assign_fn(
+            lambda v, x: v.assign_add(x, use_locking=use_locking, name=name, read_value=read_value),
+            value,
+        )
+
+    def assign_sub(
+        self,
+        value: Any,
+        use_locking: bool = False,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> list[Any]:
+        return self._apply_assign_fn(
+            lambda v, x: v.assign_sub(x, use_locking=use_locking, name=name, read_value=read_value),
+            value,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<tf.PartitionedVariable '{self._name}' shape={self._shape} "
+            f"dtype={self._dtype.name} partitions={self._partitions}>"
+        )
+
+
+def _partitioned_conversion(
+    v: PartitionedVariable, dtype: Any = None, name: Any = None, as_ref: bool = False
+) -> Tensor:
+    if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(v.dtype):
+        raise ValueError(
+            f"Incompatible type conversion requested to type '{dtypes.as_dtype(dtype).name}' for "
+            f"variable of type '{v.dtype.name}'"
+        )
+    if as_ref:
+        raise NotImplementedError("PartitionedVariable doesn't support being used as a reference.")
+    return v.as_tensor()
+
+
+register_tensor_conversion_function(PartitionedVariable, _partitioned_conversion)
+
+
+def moving_average_variables(scope: str | None = None) -> list[Any]:
+    return get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+# TF's deprecated names.
+initialize_variables = variables_initializer
+initialize_local_variables = local_variables_initializer

@@ -1,16 +1,18 @@
-"""gRPC channel and server options shared by every client and server of the runtime."""
+"""gRPC channels and servers with the options every client and server of the runtime shares.
+
+gRPC's core logs transport events (a peer going away...) at INFO by default, and a task
+leaving the cluster is normal here. gRPC reads GRPC_VERBOSITY once, when it is imported (by
+`import tfcluster`), so it cannot be set from here: the `tfcluster` command gives the tasks
+and programs it starts GRPC_VERBOSITY=ERROR unless it is set already.
+"""
 
 from __future__ import annotations
 
-import os
 import threading
+from collections.abc import Sequence
+from concurrent import futures
 
 import grpc
-
-# gRPC's core logs transport events (a peer going away...) at INFO by default: a task leaving
-# the cluster is normal here. Errors still show; set GRPC_VERBOSITY to see more. It is read
-# when gRPC first starts a channel or server, which happens after this import.
-os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
 
 # Tensors are streamed in chunks, but a first large response still travels as one message.
 _UNLIMITED = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
@@ -56,3 +58,10 @@ def shared_channel(address: str) -> grpc.Channel:
 
 def private_channel(address: str) -> grpc.Channel:
     return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+
+
+def new_server(
+    executor: futures.ThreadPoolExecutor,
+    interceptors: Sequence[grpc.ServerInterceptor] | None = None,
+) -> grpc.Server:
+    return grpc.server(executor, options=SERVER_OPTIONS, interceptors=interceptors)

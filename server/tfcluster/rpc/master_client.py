@@ -15,12 +15,12 @@ from typing import Any
 import grpc
 
 from tfcluster.client.master_client import InProcessMasterClient, register_target_scheme
-from tfcluster.distributed.interfaces import DeviceInfo
-from tfcluster.distributed.master import Master
+from tfcluster.distributed.interfaces import DeviceInfo, MasterInterface
 from tfcluster.framework import dtypes, errors
 from tfcluster.protos import config_pb2, master_pb2, step_stats_pb2
-from tfcluster.rpc import channels, direct, shm, status, streams
+from tfcluster.rpc import channels, shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
+from tfcluster.rpc.direct.client import link
 from tfcluster.runtime.graph_ir import Node, graph_def_from_nodes
 
 _SERVICE = "/tfcluster.MasterService/"
@@ -31,15 +31,15 @@ _TIMEOUT_SLACK = 5.0
 _CONNECT_WAIT = 3.0
 
 _local_lock = threading.Lock()
-_local_masters: dict[str, Master] = {}
+_local_masters: dict[str, MasterInterface] = {}
 
 
-def register_local_master(target: str, master: Master) -> None:
+def register_local_master(target: str, master: MasterInterface) -> None:
     with _local_lock:
         _local_masters[target] = master
 
 
-def unregister_local_master(target: str, master: Master) -> None:
+def unregister_local_master(target: str, master: MasterInterface) -> None:
     with _local_lock:
         if _local_masters.get(target) is master:
             del _local_masters[target]
@@ -240,7 +240,7 @@ def _step_streams(address: str, channel: grpc.Channel) -> streams.ThreadStreams:
                 False,
                 channel,
                 connect_wait=_CONNECT_WAIT,
-                direct_route=(direct.link(address), _SERVICE + "RunStepStream"),
+                direct_route=(link(address), _SERVICE + "RunStepStream"),
             )
         return ts
 
@@ -267,7 +267,7 @@ def master_client_for(target: str, config: Any = None) -> Any:
             if _is_local_host(host):
                 master = _local_masters.get(f"grpc://localhost:{port}")
         if master is not None:
-            return InProcessMasterClient(master, owns_master=False)
+            return InProcessMasterClient(master)
     return GrpcMasterClient(target, config)
 
 

@@ -7,14 +7,15 @@ from typing import Any
 
 import grpc
 
-from tfcluster.distributed.master import Master
+from tfcluster.distributed.interfaces import MasterInterface, StepRelay
 from tfcluster.framework import dtypes, errors
 from tfcluster.protos import device_attributes_pb2, master_pb2, named_tensor_pb2
-from tfcluster.rpc import direct, shm, status, streams
+from tfcluster.rpc import shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
+from tfcluster.rpc.direct.server import StreamHandler, is_direct
 from tfcluster.runtime.graph_ir import Node, nodes_from_graph_def
 
-# Its streaming calls that are also served on direct connections (rpc/direct.py).
+# Its streaming calls that are also served on direct connections (rpc/direct).
 DIRECT_METHODS = ("RunStepStream",)
 SERVICE_NAME = "tfcluster.MasterService"
 
@@ -41,7 +42,7 @@ def nodes_and_dtypes(
 
 
 class MasterServicer:
-    def __init__(self, master: Master) -> None:
+    def __init__(self, master: MasterInterface) -> None:
         self.master = master
         self.idle_calls = streams.IdleCalls()
 
@@ -51,7 +52,7 @@ class MasterServicer:
         config = req.config if req.HasField("config") else None
         handle = self.master.create_session(nodes, out_dtypes, config)
         return master_pb2.CreateSessionResponse(
-            session_handle=handle, graph_version=self.master.session(handle).graph_version
+            session_handle=handle, graph_version=self.master.graph_version(handle)
         ).SerializeToString()
 
     def extend_session(self, data: bytes, context: grpc.ServicerContext) -> bytes:
@@ -59,7 +60,7 @@ class MasterServicer:
         nodes, out_dtypes = nodes_and_dtypes(req.graph_def, req.output_types)
         self.master.extend_session(req.session_handle, nodes, out_dtypes)
         return master_pb2.ExtendSessionResponse(
-            new_graph_version=self.master.session(req.session_handle).graph_version
+            new_graph_version=self.master.graph_version(req.session_handle)
         ).SerializeToString()
 
     def close_session(self, data: bytes, context: grpc.ServicerContext) -> bytes:
@@ -102,7 +103,7 @@ class MasterServicer:
 
         Large feeds and fetches of a step whose only partition runs on another task are relayed
         message by message between this call and the worker's, undecoded and uncopied."""
-        scatter = direct.is_direct(context)
+        scatter = is_direct(context)
         it = self.idle_calls.requests(iter(messages), context)
         while True:
             head = coding.read_head(it, _parse_run_step, _feed_metas)
@@ -126,25 +127,20 @@ class MasterServicer:
         fetches = list(req.fetch)
         options = req.options if req.HasField("options") else None
         names = [f.name for f in req.feed]
-        relay = {"forward_fetches": True, "reader": req.shm_domain}
         # Relay candidates: feeds still in transit, or in shared memory the worker can map.
         if (head.complete and not head.uses_shm()) or len(set(names)) != len(names):
             feeds = dict(zip(names, coding.decode(head.metas, head.payload()))) if names else {}
-            values, stats = self.master.run_step(
-                req.session_handle, feeds, fetches, list(req.target), options, **relay
-            )
+            relay = StepRelay(reader=req.shm_domain)
         else:
-            values, stats = self.master.run_step(
-                req.session_handle,
-                {},
-                fetches,
-                list(req.target),
-                options,
-                forwarded_feeds=(names, head),
-                **relay,
-            )
+            feeds = {}
+            relay = StepRelay(tuple(names), head, req.shm_domain)
+        values, stats = self.master.run_step_relayed(
+            req.session_handle, feeds, fetches, list(req.target), options, relay
+        )
         resp = master_pb2.RunStepResponse(shm_domain=shm.domain())
-        if isinstance(values, coding.Forwarded):
+        if not isinstance(values, list):
+            # Relayed: the worker's RunGraph response, which our own worker client read.
+            assert isinstance(values, coding.Forwarded)
             for name, meta in zip(fetches, values.metas):
                 entry = resp.tensor.add(name=name)
                 entry.tensor.CopyFrom(meta)
@@ -195,7 +191,7 @@ def method_handlers(servicer: MasterServicer) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(SERVICE_NAME, _handlers(servicer))
 
 
-def direct_handlers(servicer: MasterServicer) -> dict[str, direct.StreamHandler]:
+def direct_handlers(servicer: MasterServicer) -> dict[str, StreamHandler]:
     """The streaming methods that direct connections serve (the gRPC handlers themselves), by
     method path."""
     handlers = _handlers(servicer)

@@ -25,6 +25,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors
+from tfcluster.settings import environment
 
 DIR = "/dev/shm"
 # Tensors at least this big go through shared memory (when the peer shares it); smaller ones
@@ -46,9 +47,9 @@ _has_dir: bool | None = None
 
 
 def enabled() -> bool:
-    """TFCLUSTER_SHM=0 turns it off (read on every call: tests switch it)."""
+    """TFCLUSTER_SHM=0 turns it off (read on every call: settings.environment)."""
     global _has_dir
-    if os.environ.get("TFCLUSTER_SHM", "1") == "0":
+    if not environment.shm_enabled():
         return False
     if _has_dir is None:
         _has_dir = os.path.isdir(DIR)

@@ -22,8 +22,9 @@ from typing import Any, Protocol, TypeVar
 import grpc
 
 from tfcluster.protos import named_tensor_pb2
-from tfcluster.rpc import direct, status
+from tfcluster.rpc import status
 from tfcluster.rpc import tensor_coding as coding
+from tfcluster.rpc.direct.client import DirectCall, Link
 
 M = TypeVar("M")
 
@@ -152,7 +153,7 @@ class CallStream:
 
     def __init__(self, call: Call) -> None:
         self._call = call
-        self.direct = isinstance(call, direct.DirectCall)
+        self.direct = isinstance(call, DirectCall)
         self.usable = True
         self.expired = False
         self.pid = os.getpid()
@@ -258,7 +259,7 @@ class NotConnected(grpc.RpcError):
 
 class ThreadStreams:
     """One CallStream per thread for one method of one peer: a direct call when the peer
-    offers one (see direct.py), a gRPC call otherwise."""
+    offers one (see rpc/direct), a gRPC call otherwise."""
 
     def __init__(
         self,
@@ -266,7 +267,7 @@ class ThreadStreams:
         wait_for_ready: bool,
         channel: grpc.Channel | None = None,
         connect_wait: float = 0.0,
-        direct_route: tuple[direct.Link, str] | None = None,
+        direct_route: tuple[Link, str] | None = None,
     ) -> None:
         """Without wait_for_ready, a new call first gives the channel up to `connect_wait`
         seconds to (re)connect: a peer that just restarted is found, a dead one fails soon.

@@ -499,6 +499,9 @@ class Forwarded:
         for _ in self.rest:
             pass
 
+    def nbytes(self) -> int:
+        return sum(m.content_length for m in self.metas)
+
     def messages(self, header: bytes) -> Iterator[bytes]:
         """The message again, with another header (same tensors, same order): the payload
         that came with the old header is copied, the continuation messages are not."""

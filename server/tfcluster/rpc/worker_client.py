@@ -11,11 +11,17 @@ from typing import Any
 
 import grpc
 
-from tfcluster.distributed.interfaces import DeviceInfo, RunGraphResult
+from tfcluster.distributed.interfaces import (
+    DeviceInfo,
+    ForwardedTensors,
+    ForwardingWorker,
+    RunGraphResult,
+)
 from tfcluster.framework import errors
 from tfcluster.protos import worker_pb2
-from tfcluster.rpc import direct, shm, status, streams
+from tfcluster.rpc import shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
+from tfcluster.rpc.direct.client import DirectCall, link
 from tfcluster.runtime import outbox
 from tfcluster.runtime.graph_ir import graph_def_from_nodes
 from tfcluster.runtime.partition import Partition
@@ -26,7 +32,7 @@ _CLEANUP_TIMEOUT = 10.0
 _CLOSE_TIMEOUT = 5.0
 
 
-class GrpcRemoteWorker:
+class GrpcRemoteWorker(ForwardingWorker):
     """Calls a worker service. Calls that start work wait for the task to come up (as
     TensorFlow's do) until the step's deadline; a call that was in flight when the task died
     fails with UnavailableError."""
@@ -59,7 +65,7 @@ class GrpcRemoteWorker:
                 _registered_method=True,
             ),
             wait_for_ready=True,
-            direct_route=(direct.link(address), _SERVICE + "RunGraphStream"),
+            direct_route=(link(address), _SERVICE + "RunGraphStream"),
         )
         self._recv_tensors = channel.stream_stream(
             _SERVICE + "RecvTensors",
@@ -129,11 +135,11 @@ class GrpcRemoteWorker:
         session_handle: str,
         graph_handle: str,
         step_id: int,
-        feeds: Sequence[Any] | coding.Forwarded,
+        feeds: Sequence[Any] | ForwardedTensors,
         trace: bool = False,
         deadline: float | None = None,
     ) -> RunGraphResult:
-        """`feeds` may be a Forwarded message (a client's feeds, relayed undecoded)."""
+        """`feeds` may be relayed tensors (a client's feeds, undecoded)."""
         head = self._start_run_graph(session_handle, graph_handle, step_id, feeds, trace, deadline)
         fetches = coding.decode(head.metas, head.payload())
         return RunGraphResult(fetches, list(head.header.step_stats.dev_stats))
@@ -143,13 +149,13 @@ class GrpcRemoteWorker:
         session_handle: str,
         graph_handle: str,
         step_id: int,
-        feeds: Sequence[Any] | coding.Forwarded,
+        feeds: Sequence[Any] | ForwardedTensors,
         deadline: float | None = None,
         reader: str = "",
     ) -> RunGraphResult:
         """RunGraph whose fetched tensors stay in transit: the caller relays or reads them
         (result.forwarded) before this thread's next RunGraph to this worker. `reader`: the
-        /dev/shm domain of whoever reads them in the end."""
+        /dev/shm domain of whoever reads them in the end (StepRelay.reader)."""
         head = self._start_run_graph(
             session_handle, graph_handle, step_id, feeds, False, deadline, reader
         )
@@ -160,7 +166,7 @@ class GrpcRemoteWorker:
         session_handle: str,
         graph_handle: str,
         step_id: int,
-        feeds: Sequence[Any] | coding.Forwarded,
+        feeds: Sequence[Any] | ForwardedTensors,
         trace: bool,
         deadline: float | None,
         reader: str | None = None,
@@ -179,8 +185,11 @@ class GrpcRemoteWorker:
         if deadline is not None:
             req.timeout_in_us = max(1, int((deadline - time.monotonic()) * 1e6))
         shares = shm.shares_with(self.peer_domain)
-        if isinstance(feeds, coding.Forwarded) and not shares and feeds.uses_shm():
-            feeds = feeds.materialize()  # the client's shared memory is not the worker's
+        if not isinstance(feeds, coding.Forwarded | Sequence) or (
+            isinstance(feeds, coding.Forwarded) and not shares and feeds.uses_shm()
+        ):
+            # Another transport's tensors, or in the client's shared memory (not the worker's).
+            feeds = feeds.materialize()
         if isinstance(feeds, coding.Forwarded):
             for meta in feeds.metas:
                 req.send.add().tensor.CopyFrom(meta)
@@ -253,12 +262,12 @@ class GrpcRemoteWorker:
         """The RecvTensors call to use: a direct one once the peer's endpoint is known (a
         gRPC call then retires: it ends after answering what it was asked)."""
         mux = self._recv_mux
-        link = direct.link(self.address)
-        if mux is not None and not mux.broken and (mux.direct or not link.ready):
+        peer = link(self.address)
+        if mux is not None and not mux.broken and (mux.direct or not peer.ready):
             if not mux.direct:
-                link.probe()
+                peer.probe()
             return mux
-        call: streams.Call | None = link.open(_SERVICE + "RecvTensors")
+        call: streams.Call | None = peer.open(_SERVICE + "RecvTensors")
         if call is None:
             if mux is not None and not mux.broken:
                 return mux
@@ -319,7 +328,7 @@ class _RecvMux:
         self._to_error = to_error
         self.broken = False
         self._call = call
-        self.direct = isinstance(call, direct.DirectCall)
+        self.direct = isinstance(call, DirectCall)
         threading.Thread(target=self._read, name="recv-mux", daemon=True).start()
 
     def recv(self, step_id: int, key: str, callback: RecvCallback) -> Callable[[], Any]:

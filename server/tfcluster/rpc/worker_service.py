@@ -1,4 +1,4 @@
-"""The worker service's gRPC servicer: protos <-> the transport-free Worker."""
+"""The worker service's gRPC servicer: protos <-> the transport-free worker (ServedWorker)."""
 
 from __future__ import annotations
 
@@ -11,17 +11,18 @@ from typing import Any, Protocol
 
 import grpc
 
-from tfcluster.distributed.worker import Worker
+from tfcluster.distributed.interfaces import ServedWorker
 from tfcluster.framework import errors
 from tfcluster.protos import device_attributes_pb2, worker_pb2
-from tfcluster.rpc import direct, shm, status, streams
+from tfcluster.rpc import shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
+from tfcluster.rpc.direct.server import DirectContext, StreamHandler, is_direct
 from tfcluster.runtime import outbox
 from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.partition import Partition
 
-# Its streaming calls that are also served on direct connections (rpc/direct.py).
+# Its streaming calls that are also served on direct connections (rpc/direct).
 DIRECT_METHODS = (
     "RunGraphStream",
     "RecvTensors",
@@ -37,7 +38,7 @@ _MALFORMED = _END - 1
 
 
 class WorkerServicer:
-    def __init__(self, worker: Worker) -> None:
+    def __init__(self, worker: ServedWorker) -> None:
         self.worker = worker
         self.idle_calls = streams.IdleCalls()
         self._orphans = _OrphanSweeper(worker)
@@ -117,7 +118,7 @@ class WorkerServicer:
         self, messages: Iterator[bytes], context: grpc.ServicerContext
     ) -> Iterator[bytes]:
         """Steps one after another; a step's error is answered in-band, the call stays open."""
-        scatter = direct.is_direct(context)
+        scatter = is_direct(context)
         it = self.idle_calls.requests(iter(messages), context)
         while True:
             frame = coding.read_frame(it, _parse_run_graph, _send_metas)
@@ -185,7 +186,7 @@ class WorkerServicer:
     ) -> Iterator[bytes]:
         """Many RecvTensor requests over one call, answered as their tensors are sent; after
         the caller's last request, the call ends once every request is answered."""
-        if direct.is_direct(context):
+        if is_direct(context):
             yield from self._recv_tensors_direct(messages, context)
             return
         out: queue.SimpleQueue[_Answer] = queue.SimpleQueue()
@@ -209,7 +210,7 @@ class WorkerServicer:
             yield from self._answer(out, started)
 
     def _recv_tensors_direct(
-        self, messages: Iterator[bytes], context: direct.DirectContext
+        self, messages: Iterator[bytes], context: DirectContext
     ) -> Iterator[bytes]:
         """On a direct connection each answer is written by the thread that has its tensor
         (the step's, as it sends it): no hop to another thread. This thread reads requests."""
@@ -383,7 +384,7 @@ class _PendingRecv:
 class _OrphanSweeper:
     """Answers, with AbortedError, RecvTensors requests for steps that never run here."""
 
-    def __init__(self, worker: Worker) -> None:
+    def __init__(self, worker: ServedWorker) -> None:
         self._worker = worker
         self._lock = threading.Lock()
         self._pending: set[_PendingRecv] = set()
@@ -463,7 +464,7 @@ def method_handlers(servicer: WorkerServicer) -> grpc.GenericRpcHandler:
     return grpc.method_handlers_generic_handler(SERVICE_NAME, _handlers(servicer))
 
 
-def direct_handlers(servicer: WorkerServicer) -> dict[str, direct.StreamHandler]:
+def direct_handlers(servicer: WorkerServicer) -> dict[str, StreamHandler]:
     """The streaming methods that direct connections serve (the gRPC handlers themselves), by
     method path."""
     handlers = _handlers(servicer)

@@ -8,16 +8,18 @@ worker. Raising the mmap and trim thresholds keeps that memory for reuse, as Ten
 own allocators do. A process that hosts a task server or a session tunes itself once.
 
 TFCLUSTER_MALLOC_TUNING=0 keeps glibc's defaults; so does any MALLOC_MMAP_THRESHOLD_ or
-MALLOC_TRIM_THRESHOLD_ in the environment (someone chose already). Other C libraries: no-op.
+MALLOC_TRIM_THRESHOLD_ in the environment (someone chose already; settings/environment.py
+reads them). Other C libraries: no-op.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
-import os
 import sys
 import threading
+
+from tfcluster.settings import environment
 
 # mallopt parameters (glibc's malloc.h).
 _M_TRIM_THRESHOLD = -1
@@ -31,12 +33,6 @@ _lock = threading.Lock()
 _tuned: bool | None = None
 
 
-def _wanted() -> bool:
-    if os.environ.get("TFCLUSTER_MALLOC_TUNING", "1") == "0":
-        return False
-    return not any(k in os.environ for k in ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_"))
-
-
 def tune() -> bool:
     """Raises glibc's thresholds (once per process); whether they are raised."""
     global _tuned
@@ -44,7 +40,7 @@ def tune() -> bool:
         return _tuned
     with _lock:
         if _tuned is None:
-            _tuned = _wanted() and _mallopt()
+            _tuned = environment.malloc_tuning_wanted() and _mallopt()
         return _tuned
 
 

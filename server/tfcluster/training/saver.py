@@ -31,7 +31,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.ops import array_ops, state_ops
 from tfcluster.ops.control_flow_ops import group, no_op
-from tfcluster.ops.variables import global_variables
+from tfcluster.ops.variables import PartitionedVariable, global_variables
 from tfcluster.training import checkpoint_management as cm
 from tfcluster.training.checkpoint_management import (
     checkpoint_exists,
@@ -61,12 +61,53 @@ class _Saveable:
         self.assign: Operation | None = None
 
 
+class _SlicedSaveable:
+    """The shards of a partitioned variable, saved as one tensor of the full shape under the
+    full name (as TF's checkpoints hold them) and restored shard by shard."""
+
+    def __init__(self, key: str, shards: Sequence[Any]) -> None:
+        self.key = key
+        self.parts = [_Saveable(f"{key}@{i}", v) for i, v in enumerate(shards)]
+        infos = [v._get_save_slice_info() for v in shards]
+        self.full_shape = list(infos[0].full_shape)
+        if any(list(i.full_shape) != self.full_shape for i in infos):
+            raise ValueError(f"The slices of {key} disagree on its full shape")
+        self.slices = [
+            tuple(slice(o, o + n) for o, n in zip(i.var_offset, i.var_shape)) for i in infos
+        ]
+        self.dtype = self.parts[0].dtype
+
+    def assemble(self, values: Sequence[Any]) -> np.ndarray:
+        full = np.empty(self.full_shape, dtype=np.asarray(values[0]).dtype)
+        for where, value in zip(self.slices, values):
+            full[where] = value
+        return full
+
+
 def _op_list_to_dict(var_list: Any) -> dict[str, Any]:
+    """checkpoint key -> a variable, or the list of shards of a partitioned variable (keyed by
+    the full name in their save_slice_info, or given as a PartitionedVariable)."""
     if isinstance(var_list, Mapping):
-        return {str(k): v for k, v in var_list.items()}
+        return {
+            str(k): list(v) if isinstance(v, PartitionedVariable) else v
+            for k, v in var_list.items()
+        }
     out: dict[str, Any] = {}
     for v in var_list:
-        name = v.op.name
+        shards = list(v) if isinstance(v, PartitionedVariable) else None
+        info = v._get_save_slice_info() if hasattr(v, "_get_save_slice_info") else None
+        if shards is not None:
+            name = v.name
+        elif info is not None:
+            name, shards = info.full_name, [v]
+        else:
+            name = v.op.name
+        if shards is not None:
+            existing = out.setdefault(name, [])
+            if not isinstance(existing, list):
+                raise ValueError(f"Mixing slices and non-slices with the same name: {name}")
+            existing.extend(s for s in shards if s not in existing)
+            continue
         if name in out:
             raise ValueError(f"At least two variables have the same name: {name}")
         out[name] = v
@@ -212,6 +253,7 @@ class Saver:
         self._last_checkpoints: list[tuple[str, float]] = []
         self._to_delete: list[tuple[str, float]] = []
         self._saveables: list[_Saveable] = []
+        self._sliced: list[_SlicedSaveable] = []
         self._restore_op: Operation | None = None
         self._graph: Any = None
         self._is_empty = False
@@ -234,7 +276,13 @@ class Saver:
             if not self._allow_empty:
                 raise ValueError("No variables to save")
             self._is_empty = True
-        self._saveables = [_Saveable(k, v) for k, v in sorted(named.items())]
+        self._sliced = [
+            _SlicedSaveable(k, v) for k, v in sorted(named.items()) if isinstance(v, list)
+        ]
+        self._saveables = [
+            _Saveable(k, v) for k, v in sorted(named.items()) if not isinstance(v, list)
+        ]
+        self._saveables += [part for sliced in self._sliced for part in sliced.parts]
         with name_scope(self._name, "save"):
             assigns = []
             for i, s in enumerate(self._saveables):
@@ -305,7 +353,9 @@ class Saver:
         if self._is_empty:
             return None
         values = sess.run({s.key: s.value for s in self._saveables})
-        self._write(prefix, values)
+        for sliced in self._sliced:
+            values[sliced.key] = sliced.assemble([values.pop(p.key) for p in sliced.parts])
+        self._write(prefix, dict(sorted(values.items())))
         if write_meta_graph:
             cm.atomic_write(
                 f"{prefix}.{meta_graph_suffix}",
@@ -365,8 +415,21 @@ class Saver:
             return
         reader = CheckpointReader(save_path)
         feeds: dict[Tensor, Any] = {}
+        stored = {s.key: reader.get_tensor(s.key) for s in self._saveables if "@" not in s.key}
+        for sliced in self._sliced:
+            full = reader.get_tensor(sliced.key)
+            if list(full.shape) != sliced.full_shape:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Restoring from checkpoint failed: the shape of {sliced.key} in the "
+                    f"checkpoint {list(full.shape)} does not match the partitioned variable's "
+                    f"shape {sliced.full_shape}",
+                )
+            for part, where in zip(sliced.parts, sliced.slices):
+                stored[part.key] = full[where]
         for s in self._saveables:
-            value = reader.get_tensor(s.key)
+            value = stored[s.key]
             want = s.ref.shape
             if want.is_fully_defined() and list(value.shape) != want.as_list():
                 raise errors.InvalidArgumentError(

@@ -7,8 +7,8 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Graph, GraphKeys, Tensor, get_default_graph
-from tfcluster.ops import math_ops
-from tfcluster.ops.variables import Variable
+from tfcluster.ops import init_ops, math_ops, variable_scope
+from tfcluster.ops.variables import Variable, VariableAggregation
 
 # Cache of the `global_step + 0` read tensor that hooks fetch (TF's GLOBAL_STEP_READ_KEY).
 GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
@@ -62,16 +62,19 @@ def get_global_step(graph: Graph | None = None) -> Any:
 
 
 def create_global_step(graph: Graph | None = None) -> Any:
-    """A new int64 scalar 'global_step' variable in GLOBAL_VARIABLES and GLOBAL_STEP."""
+    """A new int64 scalar 'global_step' variable in GLOBAL_VARIABLES and GLOBAL_STEP, made by
+    tf.get_variable as TF does (so a later get_variable('global_step') finds it taken)."""
     graph = graph or get_default_graph()
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
     with graph.as_default(), graph.name_scope(None):
-        return Variable(
-            0,
+        return variable_scope.get_variable(
+            GraphKeys.GLOBAL_STEP,
+            shape=[],
             dtype=dtypes.int64,
-            name="global_step",
+            initializer=init_ops.zeros_initializer(),
             trainable=False,
+            aggregation=VariableAggregation.ONLY_FIRST_REPLICA,
             collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP],
         )
 

@@ -1,5 +1,26 @@
 """tf.io"""
 
+# ruff: noqa: F401
 from tfcluster.api import _unimplemented
+from tfcluster.lib.io.tfrecord import (
+    TFRecordCompressionType,
+    TFRecordOptions,
+    TFRecordWriter,
+    tf_record_iterator,
+)
+from tfcluster.ops.parsing_ops import (
+    FixedLenFeature,
+    FixedLenSequenceFeature,
+    VarLenFeature,
+    decode_compressed,
+    decode_csv,
+    decode_raw,
+    parse_example,
+    parse_sequence_example,
+    parse_single_example,
+    parse_single_sequence_example,
+    parse_tensor,
+    serialize_tensor,
+)
 
 __getattr__ = _unimplemented.module_getattr("io")

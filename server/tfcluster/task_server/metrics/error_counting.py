@@ -2,10 +2,10 @@
 
 A server interceptor sees every call of the master and worker services: a call that ends
 with an error status (a malformed request, an unknown handle, a wait given up) adds one to
-tfcluster_errors_total{method, code}. Steps that fail inside the master or the worker, and
-tensors a peer asked for whose step failed, are counted there already (whatever the
-transport, in-band stream answers included); those exceptions are marked, so the status they
-become here is not counted twice.
+tfcluster_errors_total{method, code}. Steps that fail inside the measured master or worker,
+and tensors a peer asked for whose step failed, are counted there already (measured.py,
+whatever the transport, in-band stream answers included); those exceptions are marked, so
+the status they become here is not counted twice.
 """
 
 from __future__ import annotations
@@ -15,8 +15,8 @@ from typing import Any
 
 import grpc
 
-from tfcluster.distributed.metrics import ServerMetrics, was_counted
 from tfcluster.rpc import master_service, worker_service
+from tfcluster.task_server.metrics.families import ServerMetrics, was_counted
 
 _SERVICES = frozenset({master_service.SERVICE_NAME, worker_service.SERVICE_NAME})
 

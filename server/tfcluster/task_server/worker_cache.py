@@ -1,17 +1,22 @@
-"""Finds a task's worker: the in-process Worker for our own task, gRPC clients for the others."""
+"""Finds a task's worker: this task's own (in-process) worker, gRPC clients for the others."""
 
 from __future__ import annotations
 
 import threading
 
+import grpc
+
 from tfcluster.distributed.cluster_spec import ClusterSpec, task_name
 from tfcluster.distributed.interfaces import WorkerInterface
-from tfcluster.distributed.worker import Worker
 from tfcluster.framework import errors
+from tfcluster.rpc.channels import private_channel
+from tfcluster.rpc.worker_client import GrpcRemoteWorker
 
 
 class GrpcWorkerCache:
-    def __init__(self, cluster: ClusterSpec, local_task: str, local_worker: Worker) -> None:
+    def __init__(
+        self, cluster: ClusterSpec, local_task: str, local_worker: WorkerInterface
+    ) -> None:
         self._local_task = local_task
         self._local = local_worker
         self._addresses: dict[str, str] = {}
@@ -19,9 +24,9 @@ class GrpcWorkerCache:
             for i in cluster.task_indices(job):
                 self._addresses[task_name(job, i)] = cluster.task_address(job, i)
         self._tasks = cluster.task_names()
-        self._remote: dict[str, WorkerInterface] = {}
+        self._remote: dict[str, GrpcRemoteWorker] = {}
         self._lock = threading.Lock()
-        self._channels: list[object] = []
+        self._channels: list[grpc.Channel] = []
 
     def tasks(self) -> list[str]:
         return list(self._tasks)
@@ -43,9 +48,6 @@ class GrpcWorkerCache:
             raise errors.InvalidArgumentError(
                 None, None, f"Task {task} is not in the cluster (tasks: {self._tasks})"
             )
-        from tfcluster.rpc.channels import private_channel
-        from tfcluster.rpc.worker_client import GrpcRemoteWorker
-
         with self._lock:
             w = self._remote.get(task)
             if w is None:
@@ -60,10 +62,6 @@ class GrpcWorkerCache:
             remote = list(self._remote.values())
             self._remote.clear()
         for w in remote:
-            close_streams = getattr(w, "close", None)
-            if close_streams is not None:
-                close_streams()
+            w.close()
         for ch in channels:
-            close = getattr(ch, "close", None)
-            if close is not None:
-                close()
+            ch.close()

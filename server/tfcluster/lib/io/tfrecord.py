@@ -1,0 +1,409 @@
+"""The TFRecord file format: each record is
+
+    uint64 length | uint32 masked crc32c(length) | data | uint32 masked crc32c(data)
+
+little-endian, optionally inside one ZLIB or GZIP stream. RecordReader and RecordWriter are
+the format alone (datasets and reader kernels use them); TFRecordOptions, TFRecordWriter and
+tf_record_iterator are tf.io / tf.python_io's API over them.
+"""
+
+from __future__ import annotations
+
+import struct
+import zlib
+from collections.abc import Iterator
+from types import TracebackType
+from typing import Any
+
+import crc32c
+import numpy as np
+
+from tfcluster.framework import errors
+from tfcluster.lib.io import compression
+from tfcluster.lib.io.os_errors import as_tf_error
+
+_LENGTH = struct.Struct("<Q")
+_CRC = struct.Struct("<I")
+_HEADER = struct.Struct("<QI")
+HEADER_SIZE = 12
+FOOTER_SIZE = 4
+_MASK_DELTA = 0xA282EAD8
+_U32 = 0xFFFFFFFF
+DEFAULT_BUFFER = 1 << 20
+
+
+def masked_crc(data: Any) -> int:
+    """TF's masked crc32c (crc32c::Mask): stored crcs are rotated and offset so that a crc
+    of data that itself holds crcs does not degenerate."""
+    crc = crc32c.crc32c(data)
+    return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & _U32
+
+
+def _first_mismatch(
+    buf: bytes, starts: list[int], header_crcs: list[int], data_crcs: list[int]
+) -> tuple[int, bool] | None:
+    """(index, whether in the header) of the first record in `buf` (at `starts`) whose stored
+    crc is not the masked crc computed."""
+    if not starts:
+        return None
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    at = np.array(starts, dtype=np.int64)
+    lengths = _gather(raw, at, 8).view("<u8").ravel().astype(np.int64)
+    stored = (
+        np.stack([_gather(raw, at + 8, 4), _gather(raw, at + HEADER_SIZE + lengths, 4)])
+        .view("<u4")[..., 0]
+        .astype(np.uint64)
+    )
+    computed = np.array([header_crcs, data_crcs], dtype=np.uint64)
+    masked = (((computed >> 15) | (computed << 17)) + _MASK_DELTA) & _U32
+    ok = masked == stored
+    if ok.all():
+        return None
+    index = int(np.argmin(ok.all(axis=0)))
+    return index, not bool(ok[0, index])
+
+
+def _gather(raw: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
+    """raw[at[i] : at[i] + width] for each i, as rows of a (len(at), width) uint8 array."""
+    return np.ascontiguousarray(raw[at[:, None] + np.arange(width)])
+
+
+def _unmask(masked: int) -> int:
+    rot = (masked - _MASK_DELTA) & _U32
+    return ((rot >> 17) | (rot << 15)) & _U32
+
+
+def encode(record: bytes) -> bytes:
+    """One record in the file format."""
+    length = _LENGTH.pack(len(record))
+    return b"".join((length, _CRC.pack(masked_crc(length)), record, _CRC.pack(masked_crc(record))))
+
+
+def _open(path: str, mode: str) -> Any:
+    try:
+        return open(path, mode, buffering=0)
+    except OSError as e:
+        raise as_tf_error(e, path) from None
+
+
+def _as_path(path: Any) -> str:
+    if isinstance(path, bytes):
+        return path.decode("utf-8", "surrogateescape")
+    return str(path)
+
+
+class RecordReader:
+    """Reads the records of one file in order, checking both crcs of each.
+
+    Offsets are positions in the uncompressed stream, as TF's (they name records in errors
+    and in TFRecordReader's keys). A truncated header at the end of the file ends it, as in
+    TF; a truncated or corrupt record raises DataLossError naming the file and offset, and
+    raises again on the next read rather than skipping ahead.
+    """
+
+    def __init__(
+        self, path: Any, compression_type: str = "", buffer_size: int | None = None
+    ) -> None:
+        self.path = _as_path(path)
+        kind = compression.check_kind(compression_type or "")
+        self._chunk = max(int(buffer_size or DEFAULT_BUFFER), 1 << 16)
+        raw = _open(self.path, "rb")
+        self._stream: Any = (
+            raw if kind == compression.NONE else compression.InflatingReader(raw, kind, self.path)
+        )
+        self._buf = b""
+        self._pos = 0
+        self._base = 0  # stream offset of _buf[0]
+        self._eof = False
+
+    @property
+    def offset(self) -> int:
+        """The stream offset of the next record."""
+        return self._base + self._pos
+
+    def _fill(self, need: int) -> bool:
+        """Makes `need` bytes available from _pos; False when the stream ends first."""
+        avail = len(self._buf) - self._pos
+        if avail >= need:
+            return True
+        parts = [self._buf[self._pos :]] if avail else []
+        self._base += self._pos
+        self._pos = 0
+        while avail < need and not self._eof:
+            data = self._read_stream(max(self._chunk, need - avail))
+            if not data:
+                self._eof = True
+                break
+            parts.append(data)
+            avail += len(data)
+        self._buf = b"".join(parts)
+        return avail >= need
+
+    def _read_stream(self, n: int) -> bytes:
+        try:
+            return self._stream.read(n)
+        except OSError as e:
+            raise as_tf_error(e, self.path) from None
+
+    def _data_loss(self, what: str, offset: int) -> errors.OpError:
+        return errors.DataLossError(None, None, f"{what} record at {offset} in file {self.path}")
+
+    def read(self) -> bytes | None:
+        """The next record, or None at the end of the file."""
+        out = self.read_batch(1)
+        return out[0] if out else None
+
+    def read_with_offset(self) -> tuple[bytes, int] | None:
+        start = self.offset
+        record = self.read()
+        return None if record is None else (record, start)
+
+    def read_batch(self, max_records: int) -> list[bytes]:
+        """Up to max_records records; fewer only at the end of the file. A bad record raises
+        DataLossError, after the good records before it were returned: the reader stays at
+        the bad record, so the next call raises it again."""
+        out: list[bytes] = []
+        while len(out) < max_records:
+            need, failure = self._scan(out, max_records)
+            if failure is None and need and not self._fill(need):
+                if len(self._buf) - self._pos >= HEADER_SIZE:
+                    failure = self._data_loss("truncated", self.offset)
+                else:
+                    break  # no record here, or a torn header: the end, as in TF
+            if failure is not None:
+                if out:
+                    break
+                raise failure
+            if not need:
+                break
+        return out
+
+    def _scan(self, out: list[bytes], max_records: int) -> tuple[int, errors.OpError | None]:
+        """Appends to `out` the good records that lie whole in the buffer, up to max_records.
+        Returns the bytes the next record needs from the reader's position (0 when `out` is
+        full), or the error at that position.
+
+        The loop only slices and computes crcs; they are compared with the stored ones for all
+        the records at once (numpy), which keeps the Python work per record to a few steps.
+        """
+        starts: list[int] = []
+        header_crcs: list[int] = []
+        data_crcs: list[int] = []
+        records: list[bytes] = []
+        add_start, add_header, add_data, add_record = (
+            starts.append,
+            header_crcs.append,
+            data_crcs.append,
+            records.append,
+        )
+        unpack = _LENGTH.unpack_from
+        crc = crc32c.crc32c
+        buf, pos = self._buf, self._pos
+        limit = len(buf)
+        room = max_records - len(out)
+        need = 0
+        failure: errors.OpError | None = None
+        count = 0
+        while count < room:
+            if limit - pos < HEADER_SIZE:
+                need = HEADER_SIZE
+                break
+            end = pos + HEADER_SIZE + FOOTER_SIZE + unpack(buf, pos)[0]
+            if end > limit:
+                # A length from a corrupt header must not send us reading the whole file.
+                if _unmask(_CRC.unpack_from(buf, pos + 8)[0]) != crc(buf[pos : pos + 8]):
+                    failure = self._data_loss("corrupted", self._base + pos)
+                need = end - pos
+                break
+            data = buf[pos + HEADER_SIZE : end - FOOTER_SIZE]
+            add_start(pos)
+            add_header(crc(buf[pos : pos + 8]))
+            add_data(crc(data))
+            add_record(data)
+            pos = end
+            count += 1
+        bad = _first_mismatch(buf, starts, header_crcs, data_crcs)
+        if bad is not None:
+            index, in_header = bad
+            pos = starts[index]
+            offset = self._base + pos + (0 if in_header else HEADER_SIZE)
+            failure = self._data_loss("corrupted", offset)
+            del records[index:]
+        out.extend(records)
+        self._pos = pos
+        return need, failure
+
+    def __iter__(self) -> Iterator[bytes]:
+        while True:
+            batch = self.read_batch(256)
+            if not batch:
+                return
+            yield from batch
+
+    def close(self) -> None:
+        self._stream.close()
+        self._buf = b""
+
+    def __enter__(self) -> RecordReader:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
+
+
+class RecordWriter:
+    """Appends records to a new file (plain, ZLIB or GZIP)."""
+
+    def __init__(
+        self,
+        path: Any,
+        compression_type: str = "",
+        settings: compression.ZlibSettings | None = None,
+    ) -> None:
+        self.path = _as_path(path)
+        kind = compression.check_kind(compression_type or "")
+        raw = _open(self.path, "wb")
+        self._out: Any = (
+            raw
+            if kind == compression.NONE
+            else compression.DeflatingWriter(raw, kind, settings or compression.ZlibSettings())
+        )
+        self._closed = False
+
+    def write(self, record: Any) -> None:
+        if self._closed:
+            raise errors.FailedPreconditionError(None, None, f"{self.path}: writer is closed")
+        if isinstance(record, str):
+            record = record.encode("utf-8")
+        data = bytes(record)
+        try:
+            self._out.write(encode(data))
+        except OSError as e:
+            raise as_tf_error(e, self.path) from None
+
+    def flush(self) -> None:
+        if not self._closed:
+            self._out.flush()
+
+    def close(self) -> None:
+        if not self._closed:
+            self._closed = True
+            self._out.close()
+
+
+# ---- tf.io / tf.python_io ----------------------------------------------------------------
+class TFRecordCompressionType:
+    """The type of compression for the record."""
+
+    NONE = 0
+    ZLIB = 1
+    GZIP = 2
+
+
+class TFRecordOptions:
+    """Options used for manipulating TFRecord files."""
+
+    compression_type_map = {
+        TFRecordCompressionType.ZLIB: "ZLIB",
+        TFRecordCompressionType.GZIP: "GZIP",
+        TFRecordCompressionType.NONE: "",
+    }
+
+    def __init__(
+        self,
+        compression_type: Any = None,
+        flush_mode: int | None = None,
+        input_buffer_size: int | None = None,
+        output_buffer_size: int | None = None,
+        window_bits: int | None = None,
+        compression_level: int | None = None,
+        compression_method: int | None = None,
+        mem_level: int | None = None,
+        compression_strategy: int | None = None,
+    ) -> None:
+        # Checked now, but kept as given (TF keeps it for backwards compatibility).
+        self.get_compression_type_string(compression_type)
+        self.compression_type = compression_type
+        self.flush_mode = flush_mode
+        self.input_buffer_size = input_buffer_size
+        self.output_buffer_size = output_buffer_size
+        self.window_bits = window_bits
+        self.compression_level = compression_level
+        self.compression_method = compression_method
+        self.mem_level = mem_level
+        self.compression_strategy = compression_strategy
+
+    @classmethod
+    def get_compression_type_string(cls, options: Any) -> str:
+        """'', 'ZLIB' or 'GZIP' for an options object, a TFRecordCompressionType or a string."""
+        if not options:
+            return ""
+        if isinstance(options, TFRecordOptions):
+            return cls.get_compression_type_string(options.compression_type)
+        if isinstance(options, int) and options in cls.compression_type_map:
+            return cls.compression_type_map[options]
+        if options in cls.compression_type_map.values():
+            return str(options)
+        raise ValueError(f'Not a valid compression_type: "{options}"')
+
+    def _zlib_settings(self) -> compression.ZlibSettings:
+        base = compression.ZlibSettings()
+        if self.compression_method not in (None, zlib.DEFLATED):
+            raise ValueError(f"Unsupported compression_method: {self.compression_method}")
+        return compression.ZlibSettings(
+            compression_level=_or(self.compression_level, base.compression_level),
+            window_bits=_or(self.window_bits, base.window_bits),
+            mem_level=_or(self.mem_level, base.mem_level),
+            compression_strategy=_or(self.compression_strategy, base.compression_strategy),
+            flush_mode=_or(self.flush_mode, base.flush_mode),
+        )
+
+
+def _or(value: int | None, default: int) -> int:
+    return default if value is None else int(value)
+
+
+def _as_options(options: Any) -> TFRecordOptions:
+    if isinstance(options, TFRecordOptions):
+        return options
+    return TFRecordOptions(TFRecordOptions.get_compression_type_string(options))
+
+
+class TFRecordWriter:
+    """A class to write records to a TFRecords file."""
+
+    def __init__(self, path: Any, options: Any = None) -> None:
+        opts = _as_options(options)
+        kind = TFRecordOptions.get_compression_type_string(opts)
+        self._writer = RecordWriter(path, kind, opts._zlib_settings())
+
+    def write(self, record: Any) -> None:
+        """Write a string record to the file."""
+        self._writer.write(record)
+
+    def flush(self) -> None:
+        """Flush the file."""
+        self._writer.flush()
+
+    def close(self) -> None:
+        """Close the file."""
+        self._writer.close()
+
+    def __enter__(self) -> TFRecordWriter:
+        return self
+
+    def __exit__(
+        self,
+        exc_type: type[BaseException] | None,
+        exc: BaseException | None,
+        tb: TracebackType | None,
+    ) -> None:
+        self.close()
+
+
+def tf_record_iterator(path: Any, options: Any = None) -> Iterator[bytes]:
+    """An iterator that reads the records from a TFRecords file."""
+    kind = TFRecordOptions.get_compression_type_string(options)
+    buffer_size = options.input_buffer_size if isinstance(options, TFRecordOptions) else None
+    with RecordReader(path, kind, buffer_size) as reader:
+        yield from reader

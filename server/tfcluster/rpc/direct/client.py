@@ -1,0 +1,191 @@
+"""Direct streams, the calling side: a Link per peer finds its endpoint over gRPC in the
+background; a DirectCall is one call on a connection of its own, as a gRPC call reads."""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable
+from typing import Any
+
+import grpc
+
+from tfcluster.protos import direct_service_pb2
+from tfcluster.rpc import channels, status
+from tfcluster.rpc.direct.wire import DESCRIBE, MAGIC, PROBE, DirectError, Wire, lost
+from tfcluster.settings import environment
+
+CONNECT_TIMEOUT = 2.0
+_DESCRIBE_TIMEOUT = 10.0
+
+
+def connect(host: str, port: int, method: str, token: bytes, timeout: float) -> Wire:
+    """A connection to `method`, accepted by the server: raises OSError or DirectError."""
+    sock = socket.create_connection((host, port), timeout=timeout)
+    try:
+        path = method.encode()
+        sock.sendall(MAGIC + bytes([len(path)]) + path + bytes([len(token)]) + token)
+        wire = Wire(sock)
+        answer = wire.read_answer()
+        if answer is None:
+            raise DirectError(grpc.StatusCode.UNAVAILABLE, f"no direct streams at port {port}")
+        if answer.code() != grpc.StatusCode.OK:
+            raise answer
+        sock.settimeout(None)
+        return wire
+    except BaseException:
+        with contextlib.suppress(OSError):
+            sock.close()
+        raise
+
+
+class DirectCall:
+    """The client's side of one direct call: what a gRPC stream-stream call offers."""
+
+    def __init__(self, wire: Wire) -> None:
+        self._wire = wire
+        self._send_lock = threading.Lock()
+        self._cancelled = False
+        self._ended = False
+
+    def send(self, messages: Iterable[Any]) -> None:
+        with self._send_lock:
+            try:
+                self._wire.write(messages)
+            except OSError as e:
+                self._ended = True
+                raise self._failure(e) from None
+
+    def __iter__(self) -> DirectCall:
+        return self
+
+    def __next__(self) -> Any:
+        msg = self._reading(self._wire.read)
+        if msg is None:
+            self._ended = True
+            if self._cancelled:
+                raise self._failure(None)
+            raise StopIteration
+        return msg
+
+    def read_payload_into(self, dest: memoryview) -> int:
+        """The next message's tensor bytes, read into `dest` (see tensor_coding.read_frame)."""
+        return int(self._reading(lambda: self._wire.read_payload_into(dest)))
+
+    def _reading(self, read: Callable[[], Any]) -> Any:
+        """`read()`; a failure ends the call and reads as a failed gRPC call."""
+        try:
+            return read()
+        except DirectError:
+            self._ended = True
+            raise
+        except (OSError, ValueError) as e:
+            self._ended = True
+            raise self._failure(e) from None
+
+    def _failure(self, err: BaseException | None) -> DirectError:
+        if self._cancelled:
+            return DirectError(grpc.StatusCode.CANCELLED, "the call was cancelled")
+        return lost(err or EOFError())
+
+    def is_active(self) -> bool:
+        return not (self._ended or self._cancelled or self._wire.readable())
+
+    def half_close(self) -> None:
+        self._wire.shutdown(socket.SHUT_WR)
+
+    def cancel(self) -> None:
+        self._cancelled = True
+        self._wire.shutdown()
+
+    def __del__(self) -> None:
+        with contextlib.suppress(Exception):
+            self._wire.close()
+
+
+class Link:
+    """What this process knows of one peer's direct endpoint, found over gRPC."""
+
+    def __init__(self, address: str) -> None:
+        host, _, _ = address.rpartition(":")
+        self.address = address
+        self.host = host.strip("[]") or "localhost"
+        self._endpoint: tuple[int, bytes] | None = None
+        self._lock = threading.Lock()
+        self._probing = False
+        self._retry_at = 0.0
+        self._backoff = 0.5
+
+    @property
+    def ready(self) -> bool:
+        return self._endpoint is not None
+
+    def open(self, method: str) -> DirectCall | None:
+        """A direct call to `method`, or None (use gRPC; a probe may start meanwhile)."""
+        endpoint = self._endpoint
+        if endpoint is None:
+            self.probe()
+            return None
+        try:
+            wire = connect(self.host, endpoint[0], method, endpoint[1], CONNECT_TIMEOUT)
+        except (OSError, grpc.RpcError):
+            with self._lock:
+                if self._endpoint == endpoint:
+                    self._endpoint = None  # the peer restarted or left: ask it again
+            self.probe()
+            return None
+        return DirectCall(wire)
+
+    def probe(self) -> None:
+        """Asks the peer for its endpoint in the background (unless asked lately)."""
+        if (
+            self._probing
+            or time.monotonic() < self._retry_at
+            or not environment.direct_streams_enabled()
+        ):
+            return
+        with self._lock:
+            if self._probing:
+                return
+            self._probing = True
+        threading.Thread(target=self._probe, name="direct-probe", daemon=True).start()
+
+    def _probe(self) -> None:
+        endpoint: tuple[int, bytes] | None = None
+        try:
+            describe = channels.shared_channel(self.address).unary_unary(
+                DESCRIBE,
+                request_serializer=status.passthrough,
+                response_deserializer=status.passthrough,
+                _registered_method=True,
+            )
+            data = describe(b"", timeout=_DESCRIBE_TIMEOUT, wait_for_ready=True)
+            found = direct_service_pb2.DirectEndpoint.FromString(data)
+            if found.port > 0:
+                connect(self.host, found.port, PROBE, found.token, CONNECT_TIMEOUT).close()
+                endpoint = (found.port, found.token)
+        except Exception:
+            endpoint = None
+        with self._lock:
+            self._endpoint = endpoint
+            if endpoint is None:
+                self._retry_at = time.monotonic() + self._backoff
+                self._backoff = min(self._backoff * 2, 30.0)
+            else:
+                self._backoff = 0.5
+            self._probing = False
+
+
+_links_lock = threading.Lock()
+_links: dict[str, Link] = {}
+
+
+def link(address: str) -> Link:
+    """One Link per peer address and process."""
+    found = _links.get(address)
+    if found is not None:
+        return found
+    with _links_lock:
+        return _links.setdefault(address, Link(address))

@@ -1,0 +1,249 @@
+"""Direct streams, the serving side: a DirectServer runs the gRPC servicers' own stream
+handlers for connections on its port, each call with a DirectContext in place of gRPC's."""
+
+from __future__ import annotations
+
+import contextlib
+import secrets
+import socket
+import threading
+import time
+from collections.abc import Callable, Iterable, Iterator, Mapping
+from typing import Any, NoReturn
+
+import grpc
+
+from tfcluster.protos import direct_service_pb2
+from tfcluster.rpc import status
+from tfcluster.rpc.direct.wire import PROBE, SERVICE_NAME, DirectError, Wire, lost
+from tfcluster.settings import environment
+
+# A client that connected must name its method within this time.
+_HELLO_TIMEOUT = 10.0
+_MAX_CONNECTIONS = 4096
+
+StreamHandler = Callable[[Iterator[Any], Any], Iterator[bytes]]
+
+
+class _Aborted(Exception):
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self.code = code
+        self.details = details
+
+
+class DirectContext:
+    """What the servicers use of a grpc.ServicerContext, for a direct call."""
+
+    def __init__(self, wire: Wire, peer: str) -> None:
+        self._wire = wire
+        self._write_lock = threading.Lock()
+        self._peer = peer
+        self._active = True
+        self._code: grpc.StatusCode | None = None
+        self._callbacks: list[Callable[[], Any]] = []
+
+    def abort(self, code: grpc.StatusCode, details: str) -> NoReturn:
+        self._code = code
+        raise _Aborted(code, details)
+
+    def code(self) -> grpc.StatusCode | None:
+        return self._code
+
+    def write(self, messages: Iterable[Any]) -> None:
+        """Sends response messages from any thread (the handler's yields come here too)."""
+        with self._write_lock:
+            self._wire.write(messages)
+
+    def write_status(self, code: int, details: str) -> None:
+        with self._write_lock:
+            self._wire.write_status(code, details)
+
+    def cancel(self) -> None:
+        self._active = False
+        self._wire.shutdown()
+
+    def is_active(self) -> bool:
+        return self._active
+
+    def time_remaining(self) -> float | None:
+        return None
+
+    def add_callback(self, callback: Callable[[], Any]) -> bool:
+        self._callbacks.append(callback)
+        return True
+
+    def peer(self) -> str:
+        return self._peer
+
+    def finish(self) -> None:
+        self._active = False
+        for callback in self._callbacks:
+            with contextlib.suppress(Exception):
+                callback()
+
+
+def is_direct(context: Any) -> bool:
+    """Whether a servicer's call came over a direct connection."""
+    return isinstance(context, DirectContext)
+
+
+def _requests(wire: Wire) -> Iterator[Any]:
+    """The client's messages until its half-close; a broken connection or a status frame
+    from the client raises (as gRPC raises RpcError for a failed request stream)."""
+    while True:
+        try:
+            msg = wire.read()
+        except (OSError, ValueError) as e:
+            raise lost(e) from None
+        if msg is None:
+            return
+        yield msg
+
+
+class DirectServer:
+    """Serves the given stream handlers (the gRPC servicers' own) on one TCP port."""
+
+    def __init__(self, handlers: Mapping[str, StreamHandler], name: str = "") -> None:
+        self._handlers = dict(handlers)
+        self._name = name
+        self.token = secrets.token_bytes(16)
+        self.port = 0
+        self._listener: socket.socket | None = None
+        self._lock = threading.Lock()
+        self._live: set[DirectContext] = set()
+        self._stopped = False
+        # Calls accepted for a method (probes and refused connections are not counted).
+        self.calls_served = 0
+
+    def start(self, port: int = 0) -> int:
+        """Listens on every interface; the port bound."""
+        self._listener = _listen(port)
+        self.port = int(self._listener.getsockname()[1])
+        threading.Thread(target=self._accept, name=f"direct-{self._name}", daemon=True).start()
+        return self.port
+
+    def describe(self, data: bytes, context: grpc.ServicerContext) -> bytes:
+        return direct_service_pb2.DirectEndpoint(
+            port=0 if self._stopped or not environment.direct_streams_enabled() else self.port,
+            token=self.token,
+        ).SerializeToString()
+
+    def method_handlers(self) -> grpc.GenericRpcHandler:
+        return grpc.method_handlers_generic_handler(
+            SERVICE_NAME, {"Describe": status.unary(self.describe)}
+        )
+
+    def stop(self) -> None:
+        """Stops accepting, ends the calls waiting for a request, and lets running ones
+        finish (their connections close when they answer)."""
+        with self._lock:
+            self._stopped = True
+            listener, self._listener = self._listener, None
+        if listener is not None:
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)
+            with contextlib.suppress(OSError):
+                listener.close()
+
+    def close_all(self) -> None:
+        """Ends every connection now."""
+        with self._lock:
+            live = list(self._live)
+        for context in live:
+            context.cancel()
+
+    def _accept(self) -> None:
+        while True:
+            listener = self._listener
+            if listener is None:
+                return
+            try:
+                sock, peer = listener.accept()
+            except OSError:
+                if self._listener is None:
+                    return
+                time.sleep(0.01)  # out of file descriptors, say: try again
+                continue
+            with self._lock:
+                crowded = len(self._live) >= _MAX_CONNECTIONS
+            if crowded or self._stopped:
+                with contextlib.suppress(OSError):
+                    sock.close()
+                continue
+            threading.Thread(
+                target=self._serve, args=(sock, str(peer)), name="direct-call", daemon=True
+            ).start()
+
+    def _serve(self, sock: socket.socket, peer: str) -> None:
+        wire = Wire(sock)
+        context = DirectContext(wire, peer)
+        with self._lock:
+            self._live.add(context)
+        try:
+            handler = self._hello(wire, sock)
+            if handler is not None:
+                self._run(handler, wire, context)
+        except (OSError, ValueError, DirectError):
+            pass  # the client went away, or sent something that is not our protocol
+        finally:
+            with self._lock:
+                self._live.discard(context)
+            context.finish()
+            wire.close()
+
+    def _hello(self, wire: Wire, sock: socket.socket) -> StreamHandler | None:
+        sock.settimeout(_HELLO_TIMEOUT)
+        hello = wire.read_hello()
+        if hello is None:
+            return None
+        method, token = hello
+        sock.settimeout(None)
+        if token != self.token:
+            wire.write_status(
+                grpc.StatusCode.FAILED_PRECONDITION.value[0],
+                "this is another server instance than the one that gave the endpoint",
+            )
+            return None
+        if method == PROBE:
+            wire.write_status(0, "")
+            return None
+        handler = self._handlers.get(method)
+        if handler is None:
+            wire.write_status(
+                grpc.StatusCode.UNIMPLEMENTED.value[0], f"no direct stream for method {method!r}"
+            )
+            return None
+        wire.write_status(0, "")
+        with self._lock:
+            self.calls_served += 1
+        return handler
+
+    def _run(self, handler: StreamHandler, wire: Wire, context: DirectContext) -> None:
+        try:
+            for msg in handler(_requests(wire), context):
+                context.write((msg,))
+        except _Aborted as e:
+            context.write_status(e.code.value[0], e.details)
+        except (OSError, grpc.RpcError):
+            return
+        except Exception as e:
+            op_err = status.as_op_error(e)
+            context.write_status(op_err.error_code, op_err.message)
+
+
+def _listen(port: int) -> socket.socket:
+    try:
+        sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        host = "::"
+    except OSError:
+        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+        host = "0.0.0.0"
+    try:
+        sock.bind((host, port))
+        sock.listen(128)
+    except OSError:
+        sock.close()
+        raise
+    return sock

@@ -1,0 +1,226 @@
+"""Direct streams' wire: the hello, the status frames and length-prefixed messages on one
+connected socket (the protocol is described in rpc/direct/__init__.py)."""
+
+from __future__ import annotations
+
+import contextlib
+import io
+import os
+import select
+import socket
+import struct
+from collections.abc import Iterable
+from typing import Any
+
+import grpc
+import numpy as np
+
+from tfcluster.framework import errors
+from tfcluster.rpc import status
+from tfcluster.rpc import tensor_coding as coding
+
+SERVICE_NAME = "tfcluster.DirectService"
+# The gRPC method through which a task says where it serves direct streams.
+DESCRIBE = f"/{SERVICE_NAME}/Describe"
+MAGIC = b"TFCDIRECT1\n"
+# The method a client names to check an endpoint: the server answers OK and hangs up.
+PROBE = ""
+_LEN = struct.Struct("<Q")
+_CODE = struct.Struct("<I")
+_STATUS_BIT = 1 << 63
+# Messages up to this size are read through the socket's buffer and sent in one piece.
+_SMALL = 64 << 10
+_MAX_STATUS = 64 << 10
+# A message may not make us reserve more than this (np.empty commits pages only as bytes come).
+_MAX_MESSAGE = coding.MAX_PAYLOAD_BYTES + (64 << 20)
+# Buffers per sendmsg (Linux's IOV_MAX is 1024).
+_IOV_MAX = 512
+
+
+class DirectError(grpc.RpcError):
+    """A direct call failed: reads like a failed gRPC call, so callers handle both alike."""
+
+    def __init__(self, code: grpc.StatusCode, details: str) -> None:
+        super().__init__(details)
+        self._code = code
+        self._details = details
+
+    def code(self) -> grpc.StatusCode:
+        return self._code
+
+    def details(self) -> str:
+        return self._details
+
+
+def lost(err: BaseException) -> DirectError:
+    return DirectError(grpc.StatusCode.UNAVAILABLE, f"direct connection lost: {err}")
+
+
+class Wire:
+    """One connected socket: length-prefixed messages in and out."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        self.sock = sock
+        # A forked child shares this connection with its parent: it must never shut it down.
+        self._pid = os.getpid()
+        self._poller: select.poll | None = None
+        self._reader: io.BufferedReader = sock.makefile("rb", buffering=_SMALL)  # type: ignore[assignment]
+
+    def write(self, messages: Iterable[Any]) -> None:
+        """Writes messages scatter-gather: small ones go out together in one system call, and
+        a big one held as Pieces goes out as it is, with no copy into one buffer first."""
+        pieces: list[Any] = []
+        size = 0
+        for msg in messages:
+            parts = msg if isinstance(msg, coding.Pieces) else (msg,)
+            n = sum(memoryview(p).nbytes for p in parts)
+            pieces += (_LEN.pack(n), *parts)
+            size += _LEN.size + n
+            if size >= _SMALL or len(pieces) >= _IOV_MAX:
+                _send_pieces(self.sock, pieces, size)
+                pieces, size = [], 0
+        if pieces:
+            _send_pieces(self.sock, pieces, size)
+
+    def write_status(self, code: int, details: str) -> None:
+        body = _CODE.pack(code) + details.encode("utf-8", "replace")[: _MAX_STATUS - 4]
+        self.sock.sendall(_LEN.pack(_STATUS_BIT | len(body)) + body)
+
+    def read(self) -> Any:
+        """The next message (bytes, or a writable buffer when large); None at a clean end.
+        Raises DirectError for a status frame or a message cut short, OSError when the
+        connection breaks."""
+        n = self._frame_length()
+        if n is None:
+            return None
+        if n > _MAX_MESSAGE:
+            raise DirectError(
+                grpc.StatusCode.RESOURCE_EXHAUSTED,
+                f"a message of {n} bytes is announced; this task accepts at most {_MAX_MESSAGE}",
+            )
+        if n <= _SMALL:
+            return self._exact(n)
+        view = np.empty(n, np.uint8).data
+        self._fill(view)
+        return view
+
+    def read_payload_into(self, dest: memoryview) -> int:
+        """Reads a continuation message (tensor bytes only) into `dest`; how many bytes."""
+        n = self._frame_length()
+        if n is None:
+            raise lost(EOFError("the peer hung up inside a message"))
+        if self._exact(1)[0] != coding.PAYLOAD_TAG:
+            raise errors.InvalidArgumentError(
+                None, None, "A continuation message of a stream may only carry tensor_payload"
+            )
+        varint = bytearray(self._exact(1))
+        while varint[-1] & 0x80 and len(varint) <= 10:
+            varint += self._exact(1)
+        length, used = coding.read_varint(memoryview(varint), 0)
+        if 1 + used + length != n or not length:
+            raise errors.InvalidArgumentError(
+                None, None, "A continuation message of a stream may only carry tensor_payload"
+            )
+        if length > len(dest):
+            raise errors.InvalidArgumentError(
+                None, None, "Message stream carries more than the payload bytes declared"
+            )
+        self._fill(dest[:length])
+        return length
+
+    def read_hello(self) -> tuple[str, bytes] | None:
+        """(method, token) of a client's hello; None if it is not our protocol."""
+        if self._reader.read(len(MAGIC)) != MAGIC:
+            return None
+        n = self._reader.read(1)
+        method = self._reader.read(n[0]).decode("utf-8", "replace") if n else None
+        k = self._reader.read(1)
+        token = self._reader.read(k[0]) if k else None
+        if method is None or token is None:
+            return None
+        return method, token
+
+    def read_answer(self) -> DirectError | None:
+        """The status a server answers a hello with (code OK: accepted); None if the peer
+        does not speak direct streams."""
+        head = self._reader.read(_LEN.size)
+        (n,) = _LEN.unpack(head) if len(head) == _LEN.size else (0,)
+        return self._status(n & ~_STATUS_BIT) if n & _STATUS_BIT else None
+
+    def _frame_length(self) -> int | None:
+        """The next frame's length; None at a clean end; a status frame raises its error."""
+        head = self._reader.read(_LEN.size)
+        if not head:
+            return None
+        if len(head) < _LEN.size:
+            raise lost(EOFError("the peer hung up inside a message"))
+        (n,) = _LEN.unpack(head)
+        if n & _STATUS_BIT:
+            raise self._status(n & ~_STATUS_BIT)
+        return int(n)
+
+    def _exact(self, n: int) -> bytes:
+        data = self._reader.read(n)
+        if len(data) < n:
+            raise lost(EOFError("the peer hung up inside a message"))
+        return data
+
+    def _fill(self, view: memoryview) -> None:
+        got = 0
+        while got < len(view):
+            k = self._reader.readinto(view[got:])
+            if not k:
+                raise lost(EOFError("the peer hung up inside a message"))
+            got += k
+
+    def _status(self, size: int) -> DirectError:
+        if size < _CODE.size or size > _MAX_STATUS:
+            return DirectError(grpc.StatusCode.INTERNAL, "malformed status frame")
+        body = self._reader.read(size)
+        if len(body) < size:
+            return lost(EOFError("the peer hung up inside its status"))
+        (code,) = _CODE.unpack_from(body)
+        return DirectError(status.status_code(code), body[_CODE.size :].decode("utf-8", "replace"))
+
+    def readable(self) -> bool:
+        """Whether bytes (or the end) wait to be read: on an idle call, the peer hung up.
+        (poll, not select: a busy process's descriptors go past select's 1024.)"""
+        if self._poller is None:
+            self._poller = select.poll()
+            self._poller.register(self.sock, select.POLLIN)
+        try:
+            return bool(self._poller.poll(0))
+        except (OSError, ValueError):
+            return True
+
+    def shutdown(self, how: int = socket.SHUT_RDWR) -> None:
+        if os.getpid() != self._pid:
+            return  # the parent's connection (closing our descriptor is all we may do)
+        with contextlib.suppress(OSError):
+            self.sock.shutdown(how)
+
+    def close(self) -> None:
+        self.shutdown()
+        with contextlib.suppress(OSError):
+            self._reader.close()
+        with contextlib.suppress(OSError):
+            self.sock.close()
+
+
+def _send_pieces(sock: socket.socket, pieces: list[Any], size: int) -> None:
+    """sendall for several buffers (`size` bytes in all): sendmsg may take only part of them."""
+    if size <= _SMALL:
+        sock.sendall(b"".join(pieces))  # a small copy costs less than scatter-gather's upkeep
+        return
+    views = [memoryview(p).cast("B") for p in pieces]
+    while views:
+        sent = sock.sendmsg(views[:_IOV_MAX])
+        while sent:
+            if sent >= len(views[0]):
+                sent -= len(views.pop(0))
+            else:
+                views[0] = views[0][sent:]
+                sent = 0
+        while views and not len(views[0]):
+            views.pop(0)

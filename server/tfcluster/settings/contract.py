@@ -1,0 +1,33 @@
+"""The contract between the operator and a task server: the environment variables the
+operator sets in every task container and the ports it declares, by name.
+
+The operator (operator/tfcluster_operator/task_contract.py) spells the same names on its
+side, without importing this package; tests/operator/test_task_contract.py checks that the
+two agree. `tfcluster run` and `tfcluster cluster` give local tasks the same variables.
+"""
+
+from __future__ import annotations
+
+# The command a task container runs (pyproject's [project.scripts]: tfcluster.cli.server_main).
+SERVER_COMMAND = "tfcluster-server"
+
+# {"cluster": {job: [address, ...]}, "task": {"type": job, "index": i}}, as Kubeflow's TFJob.
+TF_CONFIG_ENV = "TF_CONFIG"
+# The pod's index in its StatefulSet; TF_CONFIG refers to it (the kubelet expands it).
+TASK_INDEX_ENV = "TFCLUSTER_TASK_INDEX"
+# The port of the task's Prometheus /metrics endpoint ('0': any free one; 'off': none).
+METRICS_PORT_ENV = "TFCLUSTER_METRICS_PORT"
+# The port of the task's direct streams (rpc/direct): peers connect to the port the task
+# reports, so behind a Service it must be the declared one.
+DIRECT_PORT_ENV = "TFCLUSTER_DIRECT_PORT"
+
+# Every variable the operator reserves for itself in a task container.
+OPERATOR_ENV = frozenset({TF_CONFIG_ENV, TASK_INDEX_ENV, METRICS_PORT_ENV, DIRECT_PORT_ENV})
+
+# A task's gRPC port in the operator's clusters (and seed 000's examples).
+DEFAULT_GRPC_PORT = 2222
+# `tfcluster-server`'s metrics port when neither flag nor variable names one; the operator
+# declares the same.
+DEFAULT_METRICS_PORT = 9090
+# The direct-streams port the operator declares (a server left to itself takes any free one).
+DEFAULT_DIRECT_PORT = 2223

@@ -1,0 +1,77 @@
+"""Every environment variable the tfcluster library reads, in this one module.
+
+The commands (cli/) read their own environment at the edge and pass values down; the
+library reads these variables here, when it uses them, so that a program (or a test) may
+set them before it starts a session or a server:
+
+  TFCLUSTER_DIRECT=0          keep every call on gRPC: no direct streams served or used
+                              (any process: sessions, servers)
+  TFCLUSTER_SHM=0             never pass large tensors through /dev/shm (any process)
+  TFCLUSTER_MALLOC_TUNING=0   keep glibc's malloc thresholds (any process that runs a
+                              session or a server); so does MALLOC_MMAP_THRESHOLD_ or
+                              MALLOC_TRIM_THRESHOLD_ set by someone else
+  TFCLUSTER_METRICS_PORT      for a program's own tf.train.Server that is given no
+  TFCLUSTER_DIRECT_PORT       metrics_port / direct_port (settings/contract.py: set by the
+                              operator and by `tfcluster run` for the tasks it starts)
+
+and the variables TensorFlow itself reads, with its meaning:
+
+  TF_FORWARD_COMPATIBILITY_DELTA_DAYS   moves tf.compat's forward-compatibility horizon
+  TEST_TMPDIR                 where tf.test.get_temp_dir makes its folder
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Mapping
+
+from tfcluster.settings import contract
+
+DIRECT_ENV = "TFCLUSTER_DIRECT"
+SHM_ENV = "TFCLUSTER_SHM"
+MALLOC_TUNING_ENV = "TFCLUSTER_MALLOC_TUNING"
+# glibc's own tunables: whoever set one has chosen already.
+GLIBC_MALLOC_ENV = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
+
+
+def _env(environ: Mapping[str, str] | None) -> Mapping[str, str]:
+    return os.environ if environ is None else environ
+
+
+def direct_streams_enabled(environ: Mapping[str, str] | None = None) -> bool:
+    return _env(environ).get(DIRECT_ENV, "1") != "0"
+
+
+def shm_enabled(environ: Mapping[str, str] | None = None) -> bool:
+    return _env(environ).get(SHM_ENV, "1") != "0"
+
+
+def malloc_tuning_wanted(environ: Mapping[str, str] | None = None) -> bool:
+    env = _env(environ)
+    if env.get(MALLOC_TUNING_ENV, "1") == "0":
+        return False
+    return not any(name in env for name in GLIBC_MALLOC_ENV)
+
+
+def program_metrics_port(environ: Mapping[str, str] | None = None) -> str:
+    """TFCLUSTER_METRICS_PORT as written ('' when unset)."""
+    return _env(environ).get(contract.METRICS_PORT_ENV, "").strip()
+
+
+def program_direct_port(environ: Mapping[str, str] | None = None) -> str | None:
+    """TFCLUSTER_DIRECT_PORT as written (None when unset)."""
+    return _env(environ).get(contract.DIRECT_PORT_ENV)
+
+
+FORWARD_COMPATIBILITY_DELTA_DAYS_ENV = "TF_FORWARD_COMPATIBILITY_DELTA_DAYS"
+TEST_TMPDIR_ENV = "TEST_TMPDIR"
+
+
+def forward_compatibility_delta_days(environ: Mapping[str, str] | None = None) -> str:
+    """TF_FORWARD_COMPATIBILITY_DELTA_DAYS as written ('' when unset)."""
+    return _env(environ).get(FORWARD_COMPATIBILITY_DELTA_DAYS_ENV, "")
+
+
+def test_tmpdir(environ: Mapping[str, str] | None = None) -> str:
+    """TEST_TMPDIR as written ('' when unset)."""
+    return _env(environ).get(TEST_TMPDIR_ENV, "")

@@ -1,0 +1,78 @@
+"""The HTTP endpoint that serves a task server's metrics: GET /metrics on a thread of its own."""
+
+from __future__ import annotations
+
+import contextlib
+import errno
+import socket
+import socketserver
+import threading
+from socketserver import ThreadingMixIn
+from typing import Any
+from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
+
+from prometheus_client import CollectorRegistry, make_wsgi_app
+
+
+class _QuietHandler(WSGIRequestHandler):
+    def log_message(self, format: str, *args: Any) -> None:
+        """Scrapes every few seconds would flood the log."""
+
+
+class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
+    daemon_threads = True
+
+    def server_bind(self) -> None:
+        """TCPServer's bind, without HTTPServer's reverse DNS lookup of the bound address
+        (seconds where DNS is slow or absent); IPv6 sockets take IPv4 clients too."""
+        if self.address_family == socket.AF_INET6:
+            with contextlib.suppress(OSError, AttributeError):
+                self.socket.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+        socketserver.TCPServer.server_bind(self)
+        self.server_name = "localhost"
+        self.server_port = int(self.server_address[1])
+        self.setup_environ()
+
+
+class _WSGIServerV6(_ThreadingWSGIServer):
+    address_family = socket.AF_INET6
+
+
+class MetricsEndpoint:
+    """GET /metrics (any path, as prometheus-client serves it) on its own thread."""
+
+    # How soon stop() returns: the serving loop checks for shutdown this often.
+    _POLL_SECONDS = 0.05
+
+    def __init__(self, registry: CollectorRegistry, port: int, host: str = "") -> None:
+        self._httpd = _bind_http(make_wsgi_app(registry), port, host)
+        self.port: int = int(self._httpd.server_address[1])
+        self._thread = threading.Thread(
+            target=self._httpd.serve_forever,
+            kwargs={"poll_interval": self._POLL_SECONDS},
+            name=f"tfcluster-metrics-{self.port}",
+            daemon=True,
+        )
+        self._thread.start()
+        self._closed = False
+
+    def close(self) -> None:
+        if self._closed:
+            return
+        self._closed = True
+        self._httpd.shutdown()
+        self._httpd.server_close()
+        self._thread.join(5.0)
+
+
+def _bind_http(app: Any, port: int, host: str) -> WSGIServer:
+    """Every interface (IPv6 and IPv4 where the system has both), or `host`."""
+    if host:
+        return make_server(host, port, app, _ThreadingWSGIServer, handler_class=_QuietHandler)
+    try:
+        return make_server("::", port, app, _WSGIServerV6, handler_class=_QuietHandler)
+    except OSError as e:
+        if e.errno == errno.EADDRINUSE:
+            raise
+    # No IPv6 here: IPv4 only.
+    return make_server("0.0.0.0", port, app, _ThreadingWSGIServer, handler_class=_QuietHandler)

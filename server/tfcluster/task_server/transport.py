@@ -1,0 +1,121 @@
+"""The transport half of a task server: one gRPC server with the master and worker services,
+DirectService.Describe and the standard health service, and the direct streams beside it."""
+
+from __future__ import annotations
+
+import logging
+import threading
+from collections.abc import Callable
+from concurrent import futures
+
+from grpc_health.v1 import health, health_pb2, health_pb2_grpc
+
+from tfcluster.distributed.interfaces import MasterInterface, ServedWorker
+from tfcluster.framework import errors
+from tfcluster.rpc import channels, master_service, worker_service
+from tfcluster.rpc.direct.server import DirectServer
+from tfcluster.task_server import ports
+from tfcluster.task_server.metrics import error_counting
+from tfcluster.task_server.metrics.families import ServerMetrics
+
+log = logging.getLogger("tfcluster.server")
+
+# Handlers block while steps run and tensors are awaited: allow many at once.
+_MAX_HANDLER_THREADS = 256
+# The health services a readiness probe may ask about ("": the server as a whole).
+_HEALTH_SERVICES = ("", master_service.SERVICE_NAME, worker_service.SERVICE_NAME)
+
+
+class TaskTransport:
+    def __init__(
+        self,
+        master: MasterInterface,
+        worker: ServedWorker,
+        task: str,
+        task_index: int,
+        metrics: ServerMetrics | None,
+    ) -> None:
+        self.task = task
+        self._master_servicer = master_service.MasterServicer(master)
+        self._worker_servicer = worker_service.WorkerServicer(worker)
+        self.direct = DirectServer(
+            error_counting.counting_direct(
+                metrics,
+                {
+                    **master_service.direct_handlers(self._master_servicer),
+                    **worker_service.direct_handlers(self._worker_servicer),
+                },
+            ),
+            name=task,
+        )
+        self._grpc = channels.new_server(
+            futures.ThreadPoolExecutor(
+                max_workers=_MAX_HANDLER_THREADS, thread_name_prefix=f"tfcluster-{task_index}"
+            ),
+            interceptors=error_counting.interceptors(metrics),
+        )
+        self._grpc.add_generic_rpc_handlers(
+            (
+                master_service.method_handlers(self._master_servicer),
+                worker_service.method_handlers(self._worker_servicer),
+                self.direct.method_handlers(),
+            )
+        )
+        self._health = health.HealthServicer(experimental_non_blocking=True)
+        health_pb2_grpc.add_HealthServicer_to_server(self._health, self._grpc)
+        self._set_health(health_pb2.HealthCheckResponse.NOT_SERVING)
+
+    def bind(self, port: int, address: str) -> int:
+        """Binds every interface at the task's port (0: any free port); the port bound."""
+        if not ports.port_available(port):
+            raise errors.UnknownError(
+                None,
+                None,
+                f"Could not start gRPC server: port {port} of task {self.task} "
+                f"('{address}') is in use",
+            )
+        for host in ("[::]", "0.0.0.0"):
+            try:
+                bound = self._grpc.add_insecure_port(f"{host}:{port}")
+            except RuntimeError:
+                bound = 0
+            if bound:
+                return bound
+        raise errors.UnknownError(
+            None,
+            None,
+            f"Could not start gRPC server: cannot listen on port {port} for task "
+            f"{self.task} ('{address}'): the port is in use or not available",
+        )
+
+    def start(self) -> None:
+        """Serves gRPC (direct streams start apart: start_direct)."""
+        self._grpc.start()
+
+    def start_direct(self, port: int) -> None:
+        """Serves direct streams on `port` (0: any free port); OSError if it cannot."""
+        self.direct.start(port)
+
+    def serving(self) -> None:
+        """Health says SERVING: the task takes work."""
+        self._set_health(health_pb2.HealthCheckResponse.SERVING)
+
+    def draining(self) -> None:
+        """Health says NOT_SERVING from now on (calls are still served)."""
+        self._health.enter_graceful_shutdown()
+
+    def stop(self, grace: float | None, abort_steps: Callable[[], None]) -> None:
+        """Stops serving: running calls get `grace` seconds, then `abort_steps` ends the steps
+        they wait on. Long-lived calls between steps are ended at once."""
+        self.direct.stop()
+        self._master_servicer.idle_calls.cancel_idle()
+        self._worker_servicer.idle_calls.cancel_idle()
+        done: threading.Event = self._grpc.stop(grace)
+        if not done.wait((grace or 0.0) + 0.5):
+            abort_steps()
+            done.wait(5.0)
+        self.direct.close_all()
+
+    def _set_health(self, status: int) -> None:
+        for service in _HEALTH_SERVICES:
+            self._health.set(service, status)

@@ -1,0 +1,72 @@
+"""The operator and the task server agree on their contract: the command a task container
+runs, the environment variables the operator sets there and the server reads, and the ports
+both take by default. Each side names it in a module of its own (the operator does not import
+the runtime); these tests hold the two together."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+from support.operator_manifests import container_env
+from tfcluster.cli import server_main
+from tfcluster.settings import contract as server_side
+from tfcluster_operator import task_contract as operator_side
+from tfcluster_operator.builders import OwnerRef, statefulset
+from tfcluster_operator.builders.meta import POD_INDEX_LABEL
+from tfcluster_operator.spec import RESERVED_ENV, parse_spec
+
+NAMES = (
+    "SERVER_COMMAND",
+    "TF_CONFIG_ENV",
+    "TASK_INDEX_ENV",
+    "METRICS_PORT_ENV",
+    "DIRECT_PORT_ENV",
+    "OPERATOR_ENV",
+    "DEFAULT_GRPC_PORT",
+    "DEFAULT_METRICS_PORT",
+    "DEFAULT_DIRECT_PORT",
+)
+
+
+@pytest.mark.parametrize("name", NAMES)
+def test_both_sides_spell_the_contract_alike(name: str) -> None:
+    assert getattr(operator_side, name) == getattr(server_side, name)
+
+
+def test_users_may_not_set_what_the_operator_sets() -> None:
+    assert RESERVED_ENV == operator_side.OPERATOR_ENV
+
+
+def _task_container(spec_fields: dict[str, Any]) -> dict[str, Any]:
+    spec = parse_spec(
+        "demo",
+        "team",
+        {"jobs": [{"name": "ps"}, {"name": "worker", "replicas": 3}], **spec_fields},
+        default_image="img:1",
+    )
+    sts = statefulset(spec, spec.job("worker"), OwnerRef(name="demo", uid="uid"))
+    (container,) = sts["spec"]["template"]["spec"]["containers"]
+    return container
+
+
+@pytest.mark.parametrize(
+    "spec_fields, metrics_port, direct_port",
+    [({}, 9090, "2223"), ({"port": 3000, "metricsPort": 9100, "directPort": 3001}, 9100, "3001")],
+)
+def test_the_server_command_reads_what_the_operator_sets(
+    spec_fields: dict[str, Any], metrics_port: int, direct_port: str
+) -> None:
+    """The environment a task pod gets (as the kubelet resolves it) tells tfcluster-server
+    its task, its metrics port and its direct-streams port, with no flags."""
+    container = _task_container(spec_fields)
+    assert container["command"] == [server_side.SERVER_COMMAND]
+    env = container_env(container["env"], {POD_INDEX_LABEL: "2"})
+    assert set(env) == server_side.OPERATOR_ENV
+    args = server_main.build_parser().parse_args([])
+    cluster, job, index = server_main.resolve_task(args, env)
+    assert (job, index) == ("worker", 2)
+    assert cluster.task_address("worker", 2).endswith(f":{spec_fields.get('port', 2222)}")
+    choice, warning = server_main.resolve_metrics_port(args, env)
+    assert (choice.port, choice.required, warning) == (metrics_port, True, "")
+    assert server_main.resolve_direct_port(env) == direct_port
