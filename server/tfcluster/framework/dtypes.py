@@ -95,6 +95,9 @@ class DType:
     def __repr__(self) -> str:
         return f"tf.{self._name}"
 
+    def __str__(self) -> str:
+        return f"<dtype: '{self._name}'>"
+
     def __reduce__(self) -> Any:
         return as_dtype, (self._enum,)
 
