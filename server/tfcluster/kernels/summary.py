@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from tensorboardX.proto import summary_pb2, tensor_pb2, tensor_shape_pb2
 
-from tfcluster.framework import errors
+from tfcluster.framework import dtypes, errors
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 
 
@@ -107,15 +107,28 @@ def histogram_summary(node: Any, xp: Any) -> Any:
 @kernel("TensorSummaryV2", devices=CPU_ONLY)
 def tensor_summary(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        arr = np.asarray(ins[1], dtype=object)
+        arr = np.asarray(ins[1])
         shape = tensor_shape_pb2.TensorShapeProto(
             dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in arr.shape]
         )
-        vals = [v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1)]
-        tensor = tensor_pb2.TensorProto(dtype=7, tensor_shape=shape, string_val=vals)
-        meta = summary_pb2.SummaryMetadata(
-            plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="text")
-        )
+        if arr.dtype == object or arr.dtype.kind in "SU":
+            vals = [v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1)]
+            tensor = tensor_pb2.TensorProto(dtype=7, tensor_shape=shape, string_val=vals)
+        else:
+            # Raw little-endian bytes, as TF's AsProtoTensorContent writes them.
+            enum = dtypes.as_dtype(arr.dtype).as_datatype_enum
+            content = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<")).tobytes()
+            tensor = tensor_pb2.TensorProto(dtype=enum, tensor_shape=shape, tensor_content=content)
+        meta = summary_pb2.SummaryMetadata()
+        if len(ins) > 2:
+            try:
+                meta.ParseFromString(_bytes_of(ins[2]))
+            except Exception as e:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Could not parse serialized_summary_metadata: {e}"
+                ) from None
+        else:  # the two-input form this project's text summaries had
+            meta.plugin_data.plugin_name = "text"
         s = summary_pb2.Summary()
         s.value.add(tag=_as_str(ins[0]), metadata=meta, tensor=tensor)
         return (_string(s.SerializeToString()),)
