@@ -382,7 +382,7 @@ def tensor_array_concat(node: Any, xp: Any) -> Any:
             if not s:
                 raise invalid(
                     f"Concat saw a scalar shape at index {i} but requires at least vectors.  Did "
-                    "you mean to call Stack instead?"
+                    "you mean to call pack?"
                 )
         _check_same_shapes([s[1:] for s in shapes], "(excepting dimension 0) ")
         lengths = np.array([s[0] for s in shapes], dtype=np.int64)

@@ -56,9 +56,7 @@ def _gather_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     indices = inputs[1].shape
     if indices.ndims not in (None, 1):
         raise ValueError(f"Shape must be rank 1 but is rank {indices.ndims} (indices)")
-    element = _element_shape_attr(attrs)
-    n = indices[0].value if indices.ndims == 1 else None
-    return [(attrs["dtype"], TensorShape([n]).concatenate(element))]
+    return [(attrs["dtype"], TensorShape([None]).concatenate(_element_shape_attr(attrs)))]
 
 
 def _scatter_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -329,11 +327,7 @@ class TensorArray:
 
     def stack(self, name: str | None = None) -> Tensor:
         with colocate_with(self._handle), name_scope(name, "TensorArrayStack", [self._handle]):
-            value = self.gather(math_ops.range(0, self.size()), name=name)
-            if self.element_shape and not self._dynamic_size and self._size is not None:
-                n = _static_int(self._size)
-                value.set_shape(TensorShape([n]).concatenate(self.element_shape))
-            return value
+            return self.gather(math_ops.range(0, self.size()), name=name)
 
     def gather(self, indices: Any, name: str | None = None) -> Tensor:
         element_shape = self._element_shape[0] if self._element_shape else TensorShape(None)
@@ -362,12 +356,7 @@ class TensorArray:
         )
         value = op.outputs[0]
         if shape:
-            dim0 = None
-            if self._infer_shape:
-                size = tensor_util.constant_value(self.size())
-                if size is not None and shape.ndims and shape[0].value is not None:
-                    dim0 = int(size) * shape[0].value
-            value.set_shape(TensorShape([dim0]).concatenate(shape[1:]))
+            value.set_shape(TensorShape([None]).concatenate(shape[1:]))
         return value
 
     def unstack(self, value: Any, name: str | None = None) -> TensorArray:
@@ -411,8 +400,6 @@ class TensorArray:
             return self._with_flow(op.outputs[0])
 
     def size(self, name: str | None = None) -> Tensor:
-        if not self._dynamic_size and self._size is not None:
-            return convert_to_tensor(self._size, dtype=dtypes.int32)
         op = _scoped_op(
             "TensorArraySizeV3", [self._handle, self.flow], ["handle", "flow_in"], {}, name
         )
@@ -435,17 +422,12 @@ def build_ta_with_new_flow(old_ta: TensorArray, flow: Tensor) -> TensorArray:
         colocate_with_first_write_call=old_ta._colocate_with_first_write_call,
     )
     new_ta._dynamic_size = old_ta._dynamic_size
-    new_ta._size = old_ta._size
     new_ta._colocate_with = old_ta._colocate_with
     new_ta._element_shape = old_ta._element_shape
     return new_ta
 
 
-def _static_int(x: Any) -> int | None:
-    if isinstance(x, Tensor):
-        value = tensor_util.constant_value(x)
-        return None if value is None else int(value)
-    return int(x)
+
 
 
 __all__ = ["TensorArray"]
