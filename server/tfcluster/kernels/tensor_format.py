@@ -131,7 +131,7 @@ def _v2(arr: np.ndarray, kind: str, ends: int) -> str:
         if dim == ndim - 1:
             out.append(" ")
             return
-        out.append("\n")  # one line break whatever the depth (TF 1.15's layout)
+        out.append("\n" * (ndim - dim - 1))
         out.append(" " * (dim + 1))
 
     def visit(dim: int, start: int) -> None:
