@@ -682,6 +682,10 @@ class Graph:
                 if c not in deps:
                     deps.append(c)
             op = Operation(self, op_type, full_name, inputs, attrs, outputs, deps)
+            override = self._gradient_override_map.get(op_type)
+            if override is not None:
+                # As TF: the op remembers which gradient function the map chose for it.
+                attrs["_gradient_op_type"] = override
             if self._container and op_def.stateful and attrs.get("container") == "":
                 attrs["container"] = self._container
             self._apply_device_functions(op)

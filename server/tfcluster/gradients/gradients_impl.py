@@ -178,7 +178,9 @@ def _has_zeros(t: Tensor) -> bool:
 
 
 def _grad_fn(op: Operation) -> Any:
-    op_type = op.graph._gradient_override_map.get(op.type, op.type)
+    op_type = op.attrs.get("_gradient_op_type") or op.graph._gradient_override_map.get(
+        op.type, op.type
+    )
     try:
         return registry.lookup(op_type)
     except LookupError:
