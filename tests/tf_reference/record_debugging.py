@@ -1,5 +1,5 @@
-"""Records TensorFlow's answers to the programs of debugging_cases.py (tf.Print, tf.print, asserts,
-check_numerics).
+"""Records TensorFlow's answers to the programs of debugging_cases.py (tf.Print, tf.print,
+asserts, check_numerics).
 
 Run under TensorFlow 1.15 (the reference; Python 3.7), it writes data/debugging.json:
 

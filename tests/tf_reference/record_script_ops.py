@@ -1,5 +1,5 @@
-"""Records TensorFlow's answers to the programs of script_ops_cases.py (py_func, numpy_function,
-py_function).
+"""Records TensorFlow's answers to the programs of script_ops_cases.py (py_func,
+numpy_function, py_function).
 
 Run under TensorFlow 1.15 (the reference; Python 3.7), it writes data/script_ops.json:
 

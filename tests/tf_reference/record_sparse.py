@@ -1,5 +1,5 @@
-"""Records TensorFlow's answers to the programs of sparse_cases.py (SparseTensor and tf.sparse
-basics).
+"""Records TensorFlow's answers to the programs of sparse_cases.py (SparseTensor and the
+tf.sparse basics).
 
 Run under TensorFlow 1.15 (the reference; Python 3.7), it writes data/sparse.json:
 

@@ -1,5 +1,5 @@
-"""Records TensorFlow's answers to the programs of string_cases.py (tf.strings
-basics).
+"""Records TensorFlow's answers to the programs of string_cases.py (the tf.strings ops and
+their top-level names).
 
 Run under TensorFlow 1.15 (the reference; Python 3.7), it writes data/strings.json:
 
