@@ -79,7 +79,9 @@ def test_a_py_func_on_a_process_without_the_function_is_an_error_not_a_hang(
         y = tf.py_func(lambda v: v * 2, [x], tf.float32)
         z = x + 1.0
         with tf.Session(task.target) as sess:
-            with pytest.raises(tf.errors.InvalidArgumentError, match=r"callback pyfunc_\d+ is not found"):
+            with pytest.raises(
+                tf.errors.InvalidArgumentError, match=r"callback pyfunc_\d+ is not found"
+            ):
                 sess.run(y)
             assert sess.run(z).tolist() == [2.0, 3.0]  # the session keeps working
 

@@ -722,6 +722,9 @@ def check_gpu_errors_are_tf_errors() -> None:
             sess.run(div)
 
 
+# The debugging ops written once over xp add their cases to CASES.
+import support.gpu_op_cases_funcops  # noqa: E402, F401
+
 __all__ = [
     "ALL_DEVICE_OPS",
     "CASES",

@@ -22,7 +22,7 @@ def error(fn):
         fn()
     except Exception as e:
         text = str(e.args[0]) if len(e.args) == 1 and isinstance(e.args[0], str) else str(e)
-        if hasattr(e, "message") and isinstance(getattr(e, "message"), str):
+        if hasattr(e, "message") and isinstance(e.message, str):
             text = e.message
         return {"error": type(e).__name__, "message": text.split("\n")[0]}
     return None
@@ -55,7 +55,7 @@ def run_error(tf, fetches, feed=None):
         return error(lambda: sess.run(fetches, feed))
 
 
-class captured(object):
+class captured:
     """What is printed while it is open, to stdout and stderr, whether through Python's
     sys.stdout/sys.stderr (tfcluster) or the process's file descriptors 1 and 2 (TF's C++)."""
 
@@ -110,7 +110,7 @@ def record(rec, cases, tf):
             result = fn(tf)
         except Exception as e:
             traceback.print_exc()
-            rec.add(name, skipped="%s: %s" % (type(e).__name__, e))
+            rec.add(name, skipped=f"{type(e).__name__}: {e}")
             continue
         rec.add(name, **result)
     rec.save()
@@ -120,23 +120,23 @@ def same(got, want, path, rtol=1e-5, atol=1e-6):
     """got (tfcluster's) is want (TensorFlow's): same structure, keys, shapes, dtypes; floats
     to tolerance, everything else exactly."""
     if isinstance(want, dict) and isinstance(got, dict):
-        assert sorted(got) == sorted(want), "%s: keys %s != TF's %s" % (path, sorted(got), sorted(want))
+        assert sorted(got) == sorted(want), f"{path}: keys {sorted(got)} != TF's {sorted(want)}"
         for k in want:
-            same(got[k], want[k], "%s.%s" % (path, k), rtol, atol)
+            same(got[k], want[k], f"{path}.{k}", rtol, atol)
     elif isinstance(want, list) and isinstance(got, list):
-        assert len(got) == len(want), "%s: %r != TF's %r" % (path, got, want)
+        assert len(got) == len(want), f"{path}: {got!r} != TF's {want!r}"
         for i, (g, w) in enumerate(zip(got, want)):
-            same(g, w, "%s[%d]" % (path, i), rtol, atol)
+            same(g, w, f"{path}[{i}]", rtol, atol)
     elif isinstance(want, np.ndarray) or isinstance(got, np.ndarray):
         g, w = np.asarray(got), np.asarray(want)
-        assert g.shape == w.shape, "%s: shape %s != TF's %s" % (path, g.shape, w.shape)
+        assert g.shape == w.shape, f"{path}: shape {g.shape} != TF's {w.shape}"
         if w.dtype != object:
-            assert g.dtype == w.dtype, "%s: dtype %s != TF's %s" % (path, g.dtype, w.dtype)
+            assert g.dtype == w.dtype, f"{path}: dtype {g.dtype} != TF's {w.dtype}"
         if w.dtype.kind in "fc":
             np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=path)
         else:
-            assert g.tolist() == w.tolist(), "%s: %r != TF's %r" % (path, g, w)
+            assert g.tolist() == w.tolist(), f"{path}: {g!r} != TF's {w!r}"
     elif isinstance(want, float) and isinstance(got, float):
-        assert abs(got - want) <= atol + rtol * abs(want), "%s: %s != TF's %s" % (path, got, want)
+        assert abs(got - want) <= atol + rtol * abs(want), f"{path}: {got} != TF's {want}"
     else:
-        assert got == want, "%s: %r != TF's %r" % (path, got, want)
+        assert got == want, f"{path}: {got!r} != TF's {want!r}"

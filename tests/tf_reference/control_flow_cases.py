@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 
 import numpy as np
+
 try:
     from tf_reference.case_tools import error, run, run_error
 except ImportError:  # the recorder runs from this folder
@@ -25,7 +26,9 @@ def case(fn):
 
 
 def _shape(t):
-    return None if t.shape.ndims is None else [d if d is None else int(d) for d in t.shape.as_list()]
+    return (
+        None if t.shape.ndims is None else [d if d is None else int(d) for d in t.shape.as_list()]
+    )
 
 
 def _err(e):
@@ -49,9 +52,23 @@ def tensor_array_ops_and_names(tf):
         c = ta2.concat()
         ga = ta2.gather([3, 0])
         sz = ta2.size()
-        w = tf.TensorArray(tf.int32, size=2, clear_after_read=False).write(0, [1, 2]).write(1, [3, 4])
-        out = run(tf, {"read": r, "stack": s, "concat": c, "gather": ga, "size": sz,
-                       "written": w.stack(), "read_twice": [w.read(1), w.read(1)]})
+        w = (
+            tf.TensorArray(tf.int32, size=2, clear_after_read=False)
+            .write(0, [1, 2])
+            .write(1, [3, 4])
+        )
+        out = run(
+            tf,
+            {
+                "read": r,
+                "stack": s,
+                "concat": c,
+                "gather": ga,
+                "size": sz,
+                "written": w.stack(),
+                "read_twice": [w.read(1), w.read(1)],
+            },
+        )
         names = [op.name for op in g.get_operations() if op.type.startswith("TensorArray")]
         types = sorted({op.type for op in g.get_operations() if op.type.startswith("TensorArray")})
     return {
@@ -77,16 +94,26 @@ def tensor_array_dynamic_size_split_and_scatter(tf):
         sp = tf.TensorArray(tf.float32, size=3, infer_shape=False, clear_after_read=False).split(
             [1.0, 2.0, 3.0, 4.0, 5.0, 6.0], [1, 2, 3]
         )
-        sc = tf.TensorArray(tf.float32, size=4, element_shape=[2]).scatter([3, 1], [[1.0, 2.0], [3.0, 4.0]])
-        out = run(tf, {
-            "grown": grown,
-            "grown_stack": ta.stack(),
-            "split_concat": sp.concat(),
-            "split_read": sp.read(2),
-            "scatter_stack": sc.stack(),
-        })
-        lengths = run(tf, tf.TensorArray(tf.float32, size=2, infer_shape=False)
-                      .write(0, [1.0]).write(1, [2.0, 3.0]).concat())
+        sc = tf.TensorArray(tf.float32, size=4, element_shape=[2]).scatter(
+            [3, 1], [[1.0, 2.0], [3.0, 4.0]]
+        )
+        out = run(
+            tf,
+            {
+                "grown": grown,
+                "grown_stack": ta.stack(),
+                "split_concat": sp.concat(),
+                "split_read": sp.read(2),
+                "scatter_stack": sc.stack(),
+            },
+        )
+        lengths = run(
+            tf,
+            tf.TensorArray(tf.float32, size=2, infer_shape=False)
+            .write(0, [1.0])
+            .write(1, [2.0, 3.0])
+            .concat(),
+        )
     return {"values": out, "lengths_concat": lengths}
 
 
@@ -100,13 +127,21 @@ def _ta_errors(tf):
         "write_out_of_range": lambda: T(f, 3).write(3, 1.0).flow,
         "write_negative": lambda: T(f, 3).write(-1, 1.0).flow,
         "write_twice": lambda: T(f, 3).write(0, 1.0).write(0, 2.0).flow,
-        "write_other_shape": lambda: T(f, 3).write(0, [1.0, 2.0]).write(
-            1, tf.placeholder_with_default([1.0, 2.0, 3.0], [None])).flow,
+        "write_other_shape": lambda: (
+            T(f, 3)
+            .write(0, [1.0, 2.0])
+            .write(1, tf.placeholder_with_default([1.0, 2.0, 3.0], [None]))
+            .flow
+        ),
         "write_other_dtype": lambda: T(f, 3).write(0, tf.constant(1)).flow,
         "stack_empty_unknown_shape": lambda: T(f, 0).stack(),
-        "stack_inconsistent": lambda: T(f, 2, infer_shape=False).write(0, [1.0]).write(1, [1.0, 2.0]).stack(),
+        "stack_inconsistent": lambda: (
+            T(f, 2, infer_shape=False).write(0, [1.0]).write(1, [1.0, 2.0]).stack()
+        ),
         "concat_scalars": lambda: T(f, 2, infer_shape=False).write(0, 1.0).write(1, 2.0).concat(),
-        "concat_inconsistent": lambda: T(f, 2, infer_shape=False).write(0, [[1.0]]).write(1, [[1.0, 2.0]]).concat(),
+        "concat_inconsistent": lambda: (
+            T(f, 2, infer_shape=False).write(0, [[1.0]]).write(1, [[1.0, 2.0]]).concat()
+        ),
         "split_sum": lambda: T(f, 2).split([1.0, 2.0, 3.0], [1, 1]).concat(),
         "split_count": lambda: T(f, 2).split([1.0, 2.0, 3.0], [1, 1, 1]).concat(),
         "unstack_too_many": lambda: T(f, 2).unstack([1.0, 2.0, 3.0]).stack(),
@@ -134,8 +169,12 @@ def tensor_array_build_errors(tf):
         out["scatter_lengths"] = error(lambda: T(tf.float32, 3).scatter([0, 1, 2], [1.0, 2.0]))
         out["scatter_scalar"] = error(lambda: T(tf.float32, 3).scatter([0], 1.0))
         out["no_size"] = error(lambda: T(tf.float32))
-        out["handle_and_size"] = error(lambda: T(tf.float32, size=2, handle=tf.constant(1), flow=tf.constant(0.0)))
-        out["inconsistent_write"] = error(lambda: T(tf.float32, 3).write(0, [1.0]).write(1, [1.0, 2.0]))
+        out["handle_and_size"] = error(
+            lambda: T(tf.float32, size=2, handle=tf.constant(1), flow=tf.constant(0.0))
+        )
+        out["inconsistent_write"] = error(
+            lambda: T(tf.float32, 3).write(0, [1.0]).write(1, [1.0, 2.0])
+        )
     for k in out:
         if out[k] is not None:
             out[k] = {"error": out[k]["error"]}
@@ -148,7 +187,9 @@ def tensor_array_gradients_outside_loops(tf):
         x = tf.constant(_X)
         ta = tf.TensorArray(tf.float32, size=4).unstack(x)
         y = ta.read(0) * 2.0 + ta.read(2) * ta.read(3)
-        sp = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(tf.reshape(x, [-1]), [5, 7])
+        sp = tf.TensorArray(tf.float32, size=2, infer_shape=False).split(
+            tf.reshape(x, [-1]), [5, 7]
+        )
         z = tf.reduce_sum(sp.concat() ** 2)
         w = tf.TensorArray(tf.float32, size=3).write(0, x[0]).write(1, x[1] * x[1]).write(2, x[2])
         st = tf.reduce_sum(w.stack() * [[1.0], [2.0], [3.0]])
@@ -227,7 +268,9 @@ def map_fn_values_shapes_and_names(tf):
         m2 = tf.map_fn(
             lambda e: (e * 2, tf.cast(tf.reduce_sum(e), tf.int32)), x, dtype=(tf.float32, tf.int32)
         )
-        nested = tf.map_fn(lambda t: {"a": t[0] + t[1]["b"]}, (x, {"b": x * 3}), dtype={"a": tf.float32})
+        nested = tf.map_fn(
+            lambda t: {"a": t[0] + t[1]["b"]}, (x, {"b": x * 3}), dtype={"a": tf.float32}
+        )
         no_shape = tf.map_fn(lambda e: e[:2], tf.placeholder_with_default(_X, [None, 3]))
         out = run(tf, {"m": m, "m2": list(m2), "nested": nested, "no_shape": no_shape})
         return {

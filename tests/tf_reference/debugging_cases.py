@@ -46,7 +46,12 @@ def print_old_format(tf):
             tf.Print(x, [tf.constant(np.arange(24).reshape(2, 3, 4))], "r3 ", summarize=5),
             tf.Print(x, [tf.constant(np.zeros((0,)))], "empty "),
             tf.Print(x, [tf.constant([1.5, 2.25, 1e-7, 1e10, 1.0 / 3.0])], "floats ", summarize=9),
-            tf.Print(x, [tf.constant([1.5, 2.25, 1e-7, 1e10, 1.0 / 3.0], tf.float64)], "doubles ", summarize=9),
+            tf.Print(
+                x,
+                [tf.constant([1.5, 2.25, 1e-7, 1e10, 1.0 / 3.0], tf.float64)],
+                "doubles ",
+                summarize=9,
+            ),
             tf.Print(x, [tf.constant([np.nan, np.inf, -np.inf])], "special "),
         ]
         first = tf.Print(x, [x], "first_n ", first_n=2)
@@ -67,7 +72,7 @@ def print_v2_format(tf):
     with tf.Graph().as_default():
         x = tf.constant(np.arange(10, dtype=np.int32))
         m = tf.constant(np.arange(12, dtype=np.float32).reshape(3, 4))
-        s = tf.constant(["a", "b\"c\n"])
+        s = tf.constant(["a", 'b"c\n'])
         b = tf.constant([True, False])
         sc = tf.constant(3.5)
         ops = [
@@ -141,7 +146,7 @@ def binary_asserts(tf):
         with tf.Graph().as_default():
             built = {}
 
-            def make():
+            def make(build=build, built=built):
                 built["op"] = build()
 
             e = error(make)
@@ -177,8 +182,10 @@ def _other_cases(tf):
             [(x(), ("N",)), (tf.constant([[1]]), ("N", "M"))]
         ),
         "shapes_dyn_bad": lambda: tf.debugging.assert_shapes(
-            [(tf.placeholder_with_default([1, 2, 3], [3]), ("N",)),
-             (tf.placeholder_with_default([[1, 2]], None), ("N", "M"))]
+            [
+                (tf.placeholder_with_default([1, 2, 3], [3]), ("N",)),
+                (tf.placeholder_with_default([[1, 2]], None), ("N", "M")),
+            ]
         ),
         "shapes_ok": lambda: tf.debugging.assert_shapes(
             [(x(), ("N",)), (tf.constant([[1], [2], [3]]), ("N", 1))]
@@ -200,7 +207,7 @@ def rank_type_shape_and_Assert(tf):
         with tf.Graph().as_default():
             built = {}
 
-            def make():
+            def make(build=build, built=built):
                 built["op"] = build()
 
             e = error(make)
@@ -230,12 +237,15 @@ def python_side_checks(tf):
                 tf.is_numeric_tensor(tf.constant("a")),
                 tf.is_numeric_tensor(3),
             ],
-            "monotonic": run(tf, [
-                tf.is_non_decreasing([1, 2, 2]),
-                tf.is_strictly_increasing([1, 2, 2]),
-                tf.is_strictly_increasing([1, 2, 3]),
-                tf.is_non_decreasing([5]),
-            ]),
+            "monotonic": run(
+                tf,
+                [
+                    tf.is_non_decreasing([1, 2, 2]),
+                    tf.is_strictly_increasing([1, 2, 2]),
+                    tf.is_strictly_increasing([1, 2, 3]),
+                    tf.is_non_decreasing([5]),
+                ],
+            ),
             "scalar_value": run(tf, tf.assert_scalar(tf.constant(4))),
         }
 
@@ -249,7 +259,9 @@ def check_numerics_family(tf):
             "both": run_error(tf, tf.check_numerics(tf.constant([-np.inf, np.nan]), "msg")),
             "ok": run(tf, tf.check_numerics(tf.constant([1.0, 2.0]), "msg")),
             "int": error(lambda: tf.check_numerics(tf.constant([1, 2]), "msg")),
-            "verify": run_error(tf, tf.verify_tensor_all_finite(tf.constant([1.0, np.inf]), "vmsg")),
+            "verify": run_error(
+                tf, tf.verify_tensor_all_finite(tf.constant([1.0, np.inf]), "vmsg")
+            ),
         }
         v = tf.verify_tensor_all_finite(tf.constant([1.0]), "m")
         out["verify_name"] = [v.name, v.op.type]

@@ -13,8 +13,8 @@ from __future__ import annotations
 
 import tensorflow as real_tf
 from case_tools import record
-from sparse_cases import CASES
 from recorder import Recorder
+from sparse_cases import CASES
 
 if real_tf.__version__.startswith("1."):
     tf = real_tf.compat.v1

@@ -41,22 +41,29 @@ def py_func_values_and_what_the_function_gets(tf):
     seen = []
 
     def describe(*args):
-        seen.extend("%s/%s" % (type(a).__name__, getattr(a, "dtype", type(a))) for a in args)
+        seen.extend("{}/{}".format(type(a).__name__, getattr(a, "dtype", type(a))) for a in args)
         return np.array(len(args), np.int64)
 
     with tf.Graph().as_default():
         x = tf.constant([1.0, 2.0])
-        out = run(tf, {
-            "single": tf.py_func(lambda v: v * 2, [x], tf.float32),
-            "list": tf.py_func(lambda v: [v * 2], [x], [tf.float32]),
-            "multi": tf.py_func(lambda a, b: (a + b, a - b), [1.0, 2.0], [tf.float32, tf.float32]),
-            "int64": tf.py_func(lambda v: 3, [x], tf.int64),
-            "strings": tf.py_func(lambda v: v + b"!", [tf.constant("ab")], tf.string),
-            "unicode": tf.py_func(lambda v: "uni", [x], tf.string),
-            "stateless": tf.py_func(lambda v: v + 1, [x], tf.float32, stateful=False),
-            "numpy_function": tf.numpy_function(lambda v: v * 3, [x], tf.float32),
-            "described": tf.py_func(describe, [tf.constant(3), tf.constant(1.5), tf.constant(["a"]), x], tf.int64),
-        })
+        out = run(
+            tf,
+            {
+                "single": tf.py_func(lambda v: v * 2, [x], tf.float32),
+                "list": tf.py_func(lambda v: [v * 2], [x], [tf.float32]),
+                "multi": tf.py_func(
+                    lambda a, b: (a + b, a - b), [1.0, 2.0], [tf.float32, tf.float32]
+                ),
+                "int64": tf.py_func(lambda v: 3, [x], tf.int64),
+                "strings": tf.py_func(lambda v: v + b"!", [tf.constant("ab")], tf.string),
+                "unicode": tf.py_func(lambda v: "uni", [x], tf.string),
+                "stateless": tf.py_func(lambda v: v + 1, [x], tf.float32, stateful=False),
+                "numpy_function": tf.numpy_function(lambda v: v * 3, [x], tf.float32),
+                "described": tf.py_func(
+                    describe, [tf.constant(3), tf.constant(1.5), tf.constant(["a"]), x], tf.int64
+                ),
+            },
+        )
         shape = tf.py_func(lambda v: v, [x], tf.float32).shape
         return {"values": out, "seen": seen, "static_shape": shape.ndims}
 
@@ -73,7 +80,10 @@ def py_func_op_names_and_attrs(tf):
         ops = [t.op for t in (a, b, c, d)] + [e]
         return {
             "ops": [[op.name, op.type, sorted(op.node_def.attr)] for op in ops],
-            "tout": [[dt.name for dt in a.op.get_attr("Tout")], [dt.name for dt in c.op.get_attr("Tin")]],
+            "tout": [
+                [dt.name for dt in a.op.get_attr("Tout")],
+                [dt.name for dt in c.op.get_attr("Tin")],
+            ],
             "no_outputs": run(tf, e) is None,
             "gradient": tf.gradients(a, [x]) == [None],
         }
@@ -113,10 +123,14 @@ def py_function_eager_ops_and_gradients(tf):
         y = tf.py_function(lambda v: tf.square(v) * 3 + 1, [x], tf.float32)
         z = tf.py_function(lambda v: v.numpy() * 3, [x], tf.float32)
         t = tf.py_function(lambda v: np.array(type(v).__name__), [x], tf.string)
-        pair = tf.py_function(lambda a, b: (a * b, a + b), [x, tf.constant(3.0)], [tf.float32, tf.float32])
+        pair = tf.py_function(
+            lambda a, b: (a * b, a + b), [x, tf.constant(3.0)], [tf.float32, tf.float32]
+        )
         (gy,) = tf.gradients(tf.reduce_sum(y), [x])
         (gz,) = tf.gradients(tf.reduce_sum(z), [x])
-        ga, gb = tf.gradients(tf.reduce_sum(pair[0]) + tf.reduce_sum(pair[1]), [x, pair[0].op.inputs[1]])
+        ga, gb = tf.gradients(
+            tf.reduce_sum(pair[0]) + tf.reduce_sum(pair[1]), [x, pair[0].op.inputs[1]]
+        )
         with tf.Session() as sess:
             v = sess.run([y, z, t, pair])
             g = sess.run([y, gy])
@@ -128,6 +142,7 @@ def py_function_eager_ops_and_gradients(tf):
 @case
 def py_func_with_gradient_override(tf):
     with tf.Graph().as_default() as g:
+
         @tf.RegisterGradient("SquareFuncGradForCases")
         def _grad(op, grad):
             return grad * 2.0 * op.inputs[0]

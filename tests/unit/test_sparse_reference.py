@@ -1,7 +1,7 @@
 """tf.SparseTensor and the tf.sparse basics against
 TensorFlow 1.15: every program of tf_reference/sparse_cases.py runs on tfcluster and gives
-what TensorFlow gave (fetched SparseTensorValues, values, shapes, gradients, names, error classes and
-messages)."""
+what TensorFlow gave (fetched SparseTensorValues, values, shapes, gradients, names, error
+classes and messages)."""
 
 from __future__ import annotations
 

@@ -1,7 +1,7 @@
 """tf.summary.image, audio, tensor_summary and text against
 TensorFlow 1.15: every program of tf_reference/summary_cases.py runs on tfcluster and gives
-what TensorFlow gave (tags, decoded pixels and samples, tensors and metadata, op names, error classes and
-messages)."""
+what TensorFlow gave (tags, decoded pixels and samples, tensors and metadata, op names, error
+classes and messages)."""
 
 from __future__ import annotations
 

@@ -21,7 +21,7 @@ from tfcluster.ops.sparse_ops import sparse_reorder as reorder
 from tfcluster.ops.sparse_ops import sparse_reset_shape as reset_shape
 from tfcluster.ops.sparse_ops import sparse_reshape as reshape
 from tfcluster.ops.sparse_ops import sparse_retain as retain
-from tfcluster.ops.sparse_ops import sparse_slice as slice  # noqa: A004 - TF's name
+from tfcluster.ops.sparse_ops import sparse_slice as slice
 from tfcluster.ops.sparse_ops import sparse_softmax as softmax
 from tfcluster.ops.sparse_ops import sparse_split as split
 from tfcluster.ops.sparse_ops import sparse_tensor_dense_matmul as matmul

@@ -15,7 +15,7 @@ from tfcluster.ops.string_ops import (
     unsorted_segment_join,
     upper,
 )
-from tfcluster.ops.string_ops import string_format as format  # noqa: A004 - TF's name
+from tfcluster.ops.string_ops import string_format as format
 from tfcluster.ops.string_ops import string_join as join
 from tfcluster.ops.string_ops import string_length as length
 from tfcluster.ops.string_ops import string_to_hash_bucket as to_hash_bucket

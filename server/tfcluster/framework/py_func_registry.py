@@ -36,7 +36,9 @@ class _Entry:
         self.is_grad_func = is_grad_func
 
 
-def register(func: Callable[..., Any], eager: bool = False, is_grad_func: bool = False) -> tuple[str, Any]:
+def register(
+    func: Callable[..., Any], eager: bool = False, is_grad_func: bool = False
+) -> tuple[str, Any]:
     """A new token for func; returns it and the entry the caller must keep alive."""
     entry = _Entry(func, eager, is_grad_func)
     with _lock:

@@ -280,24 +280,28 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
             dc if g is None else math_ops.add(dc, g)
             for g, dc in zip(partials[len(var_idx) :], dc_args)
         ]
-        body_outs = [
-            grad_body.capture(t)
-            for t in [math_ops.add(counter, 1), *new_dy, *new_dc]
-        ]
+        body_outs = [grad_body.capture(t) for t in [math_ops.add(counter, 1), *new_dy, *new_dc]]
     # The forward op keeps what the gradient body reads: its body is the copy, which may
     # itself have changed (an inner loop that now keeps values for this gradient).
     op._set_attr("body", forward.to_function(fwd_args, fwd_results))
 
     cond_graph = FuncGraph(f"{op.name}_grad/cond", graph)
     with cond_graph.as_default():
-        c_args = [cond_graph.add_arg(t.dtype.base_dtype, t.shape, f"arg_{i}") for i, t in enumerate(grad_body.inputs)]
+        c_args = [
+            cond_graph.add_arg(t.dtype.base_dtype, t.shape, f"arg_{i}")
+            for i, t in enumerate(grad_body.inputs)
+        ]
         cond_out = math_ops.less(c_args[0], cond_graph.capture(trip_count))
     init = [
         convert_to_tensor(0, dtype=dtypes.int32),
         *[grads[i] for i in var_idx],
         *[array_ops.zeros_like(caps[i]) for i in cap_idx],
     ]
-    grad_invariants = [TensorShape([]), *[invariants[i] for i in var_idx], *[caps[i].shape for i in cap_idx]]
+    grad_invariants = [
+        TensorShape([]),
+        *[invariants[i] for i in var_idx],
+        *[caps[i].shape for i in cap_idx],
+    ]
     grad_op = control_flow_ops.make_while(
         graph,
         graph.unique_name("while"),

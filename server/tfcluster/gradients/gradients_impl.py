@@ -140,9 +140,9 @@ def gradients_of_graph(
                         g if g is not None or not _has_zeros(t) else array_ops.zeros_like(t)
                         for g, t in zip(out_grads, op.outputs)
                     ]
-                    scope = op.name + "_grad"
+                    grad_scope = op.name + "_grad"
                     ctx = colocate_with(op) if colocate_gradients_with_ops else _null()
-                    with name_scope(scope), ctx:
+                    with name_scope(grad_scope), ctx:
                         in_grads = _as_list(grad_fn(op, *out_grads))
                     if len(in_grads) != len(op.inputs):
                         raise ValueError(

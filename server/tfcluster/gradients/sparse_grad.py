@@ -126,7 +126,9 @@ def _softmax_grad(op: Operation, grad: Tensor) -> list[Any]:
     sums = sparse_ops.sparse_reduce_sum(product, [-1], keepdims=True)
     # grad - sum(grad * softmax) over each row, at the stored entries only.
     row_keys = indices[:, :-1]
-    zeros_col = array_ops.zeros(array_ops.stack([array_ops.shape(indices)[0], 1]), dtype=dtypes.int64)
+    zeros_col = array_ops.zeros(
+        array_ops.stack([array_ops.shape(indices)[0], 1]), dtype=dtypes.int64
+    )
     row_index = array_ops.concat([row_keys, zeros_col], 1)
     row_sums = array_ops.gather_nd(sums, row_index)
     return [None, (grad - row_sums) * out_vals, None]

@@ -67,8 +67,8 @@ def print_v2(node: Any, xp: Any) -> Any:
         value = np.asarray(ins[0], dtype=object)
         if value.ndim != 0:
             raise invalid(f"Input is expected to be scalar, but got {list(value.shape)}")
-        text = value[()]
-        text = text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text)
+        raw = value[()]
+        text = raw.decode("utf-8", "replace") if isinstance(raw, bytes) else str(raw)
         _write(stream, text + end)
         return ()
 

@@ -94,7 +94,9 @@ def retval(node: Any, xp: Any) -> Any:
 class _Function:
     """One body, bound: call it with argument values, get its results."""
 
-    def __init__(self, func: Any, device: str, what: str, extra_fetches: Sequence[str] = ()) -> None:
+    def __init__(
+        self, func: Any, device: str, what: str, extra_fetches: Sequence[str] = ()
+    ) -> None:
         try:
             body = func_graph.parse_function(func, what)
         except ValueError as e:

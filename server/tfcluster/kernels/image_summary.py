@@ -110,9 +110,7 @@ def audio_summary(node: Any, xp: Any) -> Any:
         if rate.ndim != 0:
             raise invalid(f"sample_rate must be rank-0, got shape {shape_str(rate.shape)}")
         if clips.ndim not in (2, 3):
-            raise invalid(
-                f"Tensor must be 3-D or 2-D, got: {shape_str(clips.shape)}"
-            )
+            raise invalid(f"Tensor must be 3-D or 2-D, got: {shape_str(clips.shape)}")
         if clips.ndim == 2:
             clips = clips[:, :, None]
         sample_rate = float(rate)

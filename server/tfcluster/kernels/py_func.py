@@ -88,7 +88,8 @@ def _result(value: Any, want: dtypes.DType, i: int, token: str) -> np.ndarray:
         got = _tf_type_name(arr.dtype)
     if arr.dtype != want.as_numpy_dtype:
         raise invalid(
-            f"{i}-th value returned by {token} is {got}, but expects {_tf_type_name(np.dtype(want.as_numpy_dtype))}"
+            f"{i}-th value returned by {token} is {got}, but expects "
+            f"{_tf_type_name(np.dtype(want.as_numpy_dtype))}"
         )
     return arr
 
@@ -145,7 +146,9 @@ def eager_py_func(node: Any, xp: Any) -> Any:
                     f"{token} returns {len(values)} values, but expects to see "
                     f"{len(out_types)} values."
                 )
-            outs = [_eager_result(graph, v, t, entry.is_grad_func) for v, t in zip(values, out_types)]
+            outs = [
+                _eager_result(graph, v, t, entry.is_grad_func) for v, t in zip(values, out_types)
+            ]
         if py_func_registry.records(token):
             py_func_registry.tape_cache[token] = (graph, args, outs)
         return tuple(np.asarray(o.numpy()) for o in outs)
@@ -168,4 +171,6 @@ def _eager_result(graph: EagerGraph, value: Any, want: dtypes.DType, is_grad: bo
     try:
         return graph.constant(value, want)
     except (TypeError, ValueError) as e:
-        raise invalid(f"Cannot convert {value!r} to EagerTensor of dtype {want.name}: {e}") from None
+        raise invalid(
+            f"Cannot convert {value!r} to EagerTensor of dtype {want.name}: {e}"
+        ) from None

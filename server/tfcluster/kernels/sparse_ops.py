@@ -143,15 +143,17 @@ def sparse_to_dense(node: Any, xp: Any) -> Any:
             raise invalid(f"default_value should be a scalar, got shape {shape_str(default.shape)}")
         if shape.shape[0] != rank:
             raise invalid(
-                f"output_shape has incorrect number of elements: {shape.shape[0]} should be: "
-                f"{rank}"
+                f"output_shape has incorrect number of elements: {shape.shape[0]} should be: {rank}"
             )
         out_shape = shape.astype(np.int64)
         if validate:
             _validate(ind, out_shape)
         elif n and np.any((ind < 0) | (ind >= out_shape)):
             i = int(np.flatnonzero(np.any((ind < 0) | (ind >= out_shape), axis=1))[0])
-            raise invalid(f"indices[{i}] = {_idx_str(ind[i])} is out of bounds: need 0 <= index < {_idx_str(out_shape)}")
+            raise invalid(
+                f"indices[{i}] = {_idx_str(ind[i])} is out of bounds: need 0 <= index < "
+                f"{_idx_str(out_shape)}"
+            )
         out = np.full(tuple(int(d) for d in out_shape), default, dtype=values.dtype)
         if n:
             out[tuple(ind.T)] = values
@@ -226,7 +228,9 @@ def _grouped(
     return group, kept, with_ones if keep_dims else kept_shape, kept_shape
 
 
-def _reduce(vals: np.ndarray, group: np.ndarray, size: int, op: str) -> tuple[np.ndarray, np.ndarray]:
+def _reduce(
+    vals: np.ndarray, group: np.ndarray, size: int, op: str
+) -> tuple[np.ndarray, np.ndarray]:
     """Reduced value per group and whether the group has entries."""
     present = np.zeros(size, dtype=bool)
     present[group] = True
@@ -258,7 +262,11 @@ def _reduce_kernel(op: str, sparse_out: bool) -> Any:
             if not sparse_out:
                 return (reduced.reshape(out_shape),)
             where = np.flatnonzero(present)
-            positions = np.array(np.unravel_index(where, kept_shape), dtype=np.int64).T if kept_shape else np.zeros((where.size, 0), np.int64)
+            positions = (
+                np.array(np.unravel_index(where, kept_shape), dtype=np.int64).T
+                if kept_shape
+                else np.zeros((where.size, 0), np.int64)
+            )
             if keep_dims:
                 full = np.zeros((where.size, shape.shape[0]), dtype=np.int64)
                 full[:, kept] = positions
@@ -451,7 +459,12 @@ def sparse_split(node: Any, xp: Any) -> Any:
 
 
 def _merge_sorted(
-    a_ind: np.ndarray, a_vals: np.ndarray, b_ind: np.ndarray, b_vals: np.ndarray, shape: list[int], thresh: Any
+    a_ind: np.ndarray,
+    a_vals: np.ndarray,
+    b_ind: np.ndarray,
+    b_vals: np.ndarray,
+    shape: list[int],
+    thresh: Any,
 ) -> tuple[np.ndarray, np.ndarray]:
     """TF's SparseAdd merge: both walked in order; equal indices summed and dropped when
     |sum| < thresh. Vectorised when both inputs are sorted, as TF's callers keep them."""
@@ -632,7 +645,9 @@ def sparse_sparse_extremum(node: Any, xp: Any) -> Any:
         dense_b = np.zeros(keys.size, dtype=a_vals.dtype)
         dense_a[np.searchsorted(keys, ka)] = a_vals
         dense_b[np.searchsorted(keys, kb)] = b_vals
-        ind = np.array(np.unravel_index(keys, shape), dtype=np.int64).T.reshape(keys.size, len(shape))
+        ind = np.array(np.unravel_index(keys, shape), dtype=np.int64).T.reshape(
+            keys.size, len(shape)
+        )
         return (ind, pick(dense_a, dense_b))
 
     return compute

@@ -99,11 +99,16 @@ def string_join(node: Any, xp: Any) -> Any:
             if a.ndim == 0:
                 continue
             if shape and a.shape != shape:
-                raise invalid(f"Input shapes do not match: {shape_str(shape)} vs. {shape_str(a.shape)}")
+                raise invalid(
+                    f"Input shapes do not match: {shape_str(shape)} vs. {shape_str(a.shape)}"
+                )
             shape = a.shape
         parts = [np.broadcast_to(a, shape).reshape(-1) for a in arrays]
         out = np.empty(shape, dtype=object)
-        out.reshape(-1)[:] = [sep.join(_bytes(p[i]) for p in parts) for i in range(int(np.prod(shape, dtype=np.int64)))]
+        out.reshape(-1)[:] = [
+            sep.join(_bytes(p[i]) for p in parts)
+            for i in range(int(np.prod(shape, dtype=np.int64)))
+        ]
         return (out,)
 
     return compute
@@ -121,7 +126,10 @@ def substr(node: Any, xp: Any) -> Any:
         s = _strings(ins[0])
         pos, length = np.asarray(ins[1]), np.asarray(ins[2])
         if pos.shape != length.shape:
-            raise invalid(f"pos and len should have the same shape, got: {shape_str(pos.shape)} vs. {shape_str(length.shape)}")
+            raise invalid(
+                "pos and len should have the same shape, got: "
+                f"{shape_str(pos.shape)} vs. {shape_str(length.shape)}"
+            )
         try:
             shape = np.broadcast_shapes(s.shape, pos.shape)
         except ValueError:
@@ -165,7 +173,9 @@ def _compile(pattern: bytes) -> Any:
     try:
         return re.compile(pattern)
     except re.error as e:
-        raise invalid(f"Invalid pattern: {pattern.decode('utf-8', 'replace')}, error: {e}") from None
+        raise invalid(
+            f"Invalid pattern: {pattern.decode('utf-8', 'replace')}, error: {e}"
+        ) from None
 
 
 def _rewrite(rewrite: bytes) -> bytes:
@@ -293,14 +303,16 @@ def as_string(node: Any, xp: Any) -> Any:
     if kind not in "fc" and precision > -1:
         raise invalid(f"precision not supported for datatype {_type_name(dtype)}")
     if kind not in "fc" and (scientific or shortest):
-        raise invalid(f"scientific and shortest format not supported for datatype {_type_name(dtype)}")
+        raise invalid(
+            f"scientific and shortest format not supported for datatype {_type_name(dtype)}"
+        )
     if scientific and shortest:
         raise invalid("Cannot select both scientific and shortest notation")
     if len(fill) > 1:
         raise invalid(f"Fill string must be one or fewer characters, got {fill}")
     flags = "0" if fill == "0" else ""
     if fill not in ("", " ", "0"):
-        raise invalid(f"Fill argument not supported: \"{fill}\"")
+        raise invalid(f'Fill argument not supported: "{fill}"')
     spec = "%" + flags + (str(width) if width > -1 else "")
     if kind in "fc":
         spec += f".{precision}" if precision > -1 else ""
@@ -353,7 +365,9 @@ def reduce_join(node: Any, xp: Any) -> Any:
         groups = moved.reshape(*moved.shape[: len(kept)], joined)
         out = np.empty(groups.shape[:-1], dtype=object)
         flat = groups.reshape(int(np.prod(groups.shape[:-1], dtype=np.int64)), joined)
-        out.reshape(-1)[:] = [sep.join(_bytes(v) for v in row) for row in flat] if flat.shape[0] else []
+        out.reshape(-1)[:] = (
+            [sep.join(_bytes(v) for v in row) for row in flat] if flat.shape[0] else []
+        )
         if keep:
             out = out.reshape([1 if d in axes else arr.shape[d] for d in range(rank)])
         return (out,)

@@ -19,7 +19,7 @@ import numpy as np
 from tfcluster.framework import dtypes, errors
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.kernels.common import host_ints, invalid, scalar_int, shape_of, shape_str
-from tfcluster.kernels.registry import kernel
+from tfcluster.kernels.registry import CPU_ONLY, kernel
 
 _counter = itertools.count()
 _FLOW = np.zeros((), dtype=np.float32)
@@ -207,11 +207,11 @@ def _check_same_shapes(shapes: list[tuple[int, ...]], what: str) -> None:
 
 
 # ---- the ops ---------------------------------------------------------------------------------
-# Every kernel keeps its inputs where they are (the handle is a Python object); positions
-# listed in `host` (indices, sizes, lengths) are read on the host.
+# On the CPU, as the loops that write and read them in every iteration (while_loop bodies run
+# on their op's CPU); values written from a GPU are copied to the host first.
 
 
-@kernel("TensorArrayV3", all_host=True)
+@kernel("TensorArrayV3", devices=CPU_ONLY)
 def tensor_array(node: Any, xp: Any) -> Any:
     a = node.attrs
     dtype = dtypes.as_dtype(a["dtype"]).base_dtype
@@ -232,7 +232,7 @@ def tensor_array(node: Any, xp: Any) -> Any:
     return compute
 
 
-@kernel("TensorArrayGradV3", all_host=True)
+@kernel("TensorArrayGradV3", devices=CPU_ONLY)
 def tensor_array_grad(node: Any, xp: Any) -> Any:
     source = str(node.attrs["source"])
 
@@ -262,7 +262,7 @@ def tensor_array_grad(node: Any, xp: Any) -> Any:
     return compute
 
 
-@kernel("TensorArrayWriteV3", host=(1, 3))
+@kernel("TensorArrayWriteV3", devices=CPU_ONLY)
 def tensor_array_write(node: Any, xp: Any) -> Any:
     dtype = node.attrs["T"]
 
@@ -277,7 +277,7 @@ def tensor_array_write(node: Any, xp: Any) -> Any:
     return compute
 
 
-@kernel("TensorArrayReadV3", host=(1, 2))
+@kernel("TensorArrayReadV3", devices=CPU_ONLY)
 def tensor_array_read(node: Any, xp: Any) -> Any:
     dtype = node.attrs["dtype"]
 
@@ -291,7 +291,7 @@ def tensor_array_read(node: Any, xp: Any) -> Any:
     return compute
 
 
-@kernel("TensorArrayGatherV3", host=(1, 2))
+@kernel("TensorArrayGatherV3", devices=CPU_ONLY)
 def tensor_array_gather(node: Any, xp: Any) -> Any:
     dtype = node.attrs["dtype"]
     element_shape = as_shape(node.attrs.get("element_shape"))
@@ -301,7 +301,9 @@ def tensor_array_gather(node: Any, xp: Any) -> Any:
         _check_dtype(ta, dtype, writing=False)
         indices = np.asarray(ins[1])
         if indices.ndim != 1:
-            raise invalid(f"Expected indices to be a vector, but received shape: {shape_str(indices.shape)}")
+            raise invalid(
+                f"Expected indices to be a vector, but received shape: {shape_str(indices.shape)}"
+            )
         with ta.lock:
             ta.check_open()
             if indices.size == 0:
@@ -323,7 +325,7 @@ def tensor_array_gather(node: Any, xp: Any) -> Any:
     return compute
 
 
-@kernel("TensorArrayScatterV3", host=(1, 3))
+@kernel("TensorArrayScatterV3", devices=CPU_ONLY)
 def tensor_array_scatter(node: Any, xp: Any) -> Any:
     dtype = node.attrs["T"]
 
@@ -333,10 +335,14 @@ def tensor_array_scatter(node: Any, xp: Any) -> Any:
         indices = np.asarray(ins[1])
         value = ins[2]
         if indices.ndim != 1:
-            raise invalid(f"Expected indices to be a vector, but received shape: {shape_str(indices.shape)}")
+            raise invalid(
+                f"Expected indices to be a vector, but received shape: {shape_str(indices.shape)}"
+            )
         shape = shape_of(value)
         if len(shape) < 1:
-            raise invalid(f"Expected value to be at least a vector, but received shape: {shape_str(shape)}")
+            raise invalid(
+                f"Expected value to be at least a vector, but received shape: {shape_str(shape)}"
+            )
         if shape[0] != indices.size:
             raise invalid(
                 f"Expected len(indices) == values.shape[0], but saw: {indices.size} vs. {shape[0]}"
@@ -353,7 +359,7 @@ def tensor_array_scatter(node: Any, xp: Any) -> Any:
     return compute
 
 
-@kernel("TensorArrayConcatV3", host=(1,))
+@kernel("TensorArrayConcatV3", devices=CPU_ONLY)
 def tensor_array_concat(node: Any, xp: Any) -> Any:
     dtype = node.attrs["dtype"]
     rest = as_shape(node.attrs.get("element_shape_except0"))
@@ -391,7 +397,7 @@ def tensor_array_concat(node: Any, xp: Any) -> Any:
     return compute
 
 
-@kernel("TensorArraySplitV3", host=(2, 3))
+@kernel("TensorArraySplitV3", devices=CPU_ONLY)
 def tensor_array_split(node: Any, xp: Any) -> Any:
     dtype = node.attrs["T"]
 
@@ -401,10 +407,14 @@ def tensor_array_split(node: Any, xp: Any) -> Any:
         value = ins[1]
         lengths = np.asarray(ins[2])
         if lengths.ndim != 1:
-            raise invalid(f"Expected lengths to be a vector, received shape: {shape_str(lengths.shape)}")
+            raise invalid(
+                f"Expected lengths to be a vector, received shape: {shape_str(lengths.shape)}"
+            )
         shape = shape_of(value)
         if len(shape) < 1:
-            raise invalid(f"Expected value to be at least a vector, but received shape: {shape_str(shape)}")
+            raise invalid(
+                f"Expected value to be at least a vector, but received shape: {shape_str(shape)}"
+            )
         sizes = host_ints(lengths)
         if any(s < 0 for s in sizes):
             raise invalid("Expected lengths to be non-negative")
@@ -429,7 +439,7 @@ def tensor_array_split(node: Any, xp: Any) -> Any:
     return compute
 
 
-@kernel("TensorArraySizeV3", all_host=True)
+@kernel("TensorArraySizeV3", devices=CPU_ONLY)
 def tensor_array_size(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         ta = _array(ins[0], node.name)
@@ -440,7 +450,7 @@ def tensor_array_size(node: Any, xp: Any) -> Any:
     return compute
 
 
-@kernel("TensorArrayCloseV3", all_host=True)
+@kernel("TensorArrayCloseV3", devices=CPU_ONLY)
 def tensor_array_close(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         ta = _array(ins[0], node.name)

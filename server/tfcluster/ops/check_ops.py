@@ -109,7 +109,9 @@ def assert_equal(
     with name_scope(name, "assert_equal", [x, y, *(data or [])]):
         if x is y:  # the same tensor: nothing to check
             return control_flow_ops.no_op()
-    return _binary_assert("==", "assert_equal", math_ops.equal, np.equal, x, y, data, summarize, message, name)
+    return _binary_assert(
+        "==", "assert_equal", math_ops.equal, np.equal, x, y, data, summarize, message, name
+    )
 
 
 def assert_none_equal(
@@ -122,39 +124,90 @@ def assert_none_equal(
 ) -> Operation:
     """Assert the condition `x != y` holds for all elements."""
     return _binary_assert(
-        "!=", "assert_none_equal", math_ops.not_equal, np.not_equal, x, y, data, summarize, message, name
+        "!=",
+        "assert_none_equal",
+        math_ops.not_equal,
+        np.not_equal,
+        x,
+        y,
+        data,
+        summarize,
+        message,
+        name,
     )
 
 
 def assert_less(
-    x: Any, y: Any, data: Any = None, summarize: int | None = None, message: str | None = None, name: str | None = None
+    x: Any,
+    y: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
 ) -> Operation:
     """Assert the condition `x < y` holds element-wise."""
-    return _binary_assert("<", "assert_less", math_ops.less, np.less, x, y, data, summarize, message, name)
+    return _binary_assert(
+        "<", "assert_less", math_ops.less, np.less, x, y, data, summarize, message, name
+    )
 
 
 def assert_less_equal(
-    x: Any, y: Any, data: Any = None, summarize: int | None = None, message: str | None = None, name: str | None = None
+    x: Any,
+    y: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
 ) -> Operation:
     """Assert the condition `x <= y` holds element-wise."""
     return _binary_assert(
-        "<=", "assert_less_equal", math_ops.less_equal, np.less_equal, x, y, data, summarize, message, name
+        "<=",
+        "assert_less_equal",
+        math_ops.less_equal,
+        np.less_equal,
+        x,
+        y,
+        data,
+        summarize,
+        message,
+        name,
     )
 
 
 def assert_greater(
-    x: Any, y: Any, data: Any = None, summarize: int | None = None, message: str | None = None, name: str | None = None
+    x: Any,
+    y: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
 ) -> Operation:
     """Assert the condition `x > y` holds element-wise."""
-    return _binary_assert(">", "assert_greater", math_ops.greater, np.greater, x, y, data, summarize, message, name)
+    return _binary_assert(
+        ">", "assert_greater", math_ops.greater, np.greater, x, y, data, summarize, message, name
+    )
 
 
 def assert_greater_equal(
-    x: Any, y: Any, data: Any = None, summarize: int | None = None, message: str | None = None, name: str | None = None
+    x: Any,
+    y: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
 ) -> Operation:
     """Assert the condition `x >= y` holds element-wise."""
     return _binary_assert(
-        ">=", "assert_greater_equal", math_ops.greater_equal, np.greater_equal, x, y, data, summarize, message, name
+        ">=",
+        "assert_greater_equal",
+        math_ops.greater_equal,
+        np.greater_equal,
+        x,
+        y,
+        data,
+        summarize,
+        message,
+        name,
     )
 
 
@@ -183,42 +236,86 @@ def _sign_assert(
 
 
 def assert_negative(
-    x: Any, data: Any = None, summarize: int | None = None, message: str | None = None, name: str | None = None
+    x: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
 ) -> Operation:
     """Assert the condition `x < 0` holds element-wise."""
     return _sign_assert(
-        x, data, summarize, message, name, "assert_negative",
-        "Condition x < 0 did not hold element-wise:", assert_less, False,
+        x,
+        data,
+        summarize,
+        message,
+        name,
+        "assert_negative",
+        "Condition x < 0 did not hold element-wise:",
+        assert_less,
+        False,
     )
 
 
 def assert_positive(
-    x: Any, data: Any = None, summarize: int | None = None, message: str | None = None, name: str | None = None
+    x: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
 ) -> Operation:
     """Assert the condition `x > 0` holds element-wise."""
     return _sign_assert(
-        x, data, summarize, message, name, "assert_positive",
-        "Condition x > 0 did not hold element-wise:", assert_less, True,
+        x,
+        data,
+        summarize,
+        message,
+        name,
+        "assert_positive",
+        "Condition x > 0 did not hold element-wise:",
+        assert_less,
+        True,
     )
 
 
 def assert_non_negative(
-    x: Any, data: Any = None, summarize: int | None = None, message: str | None = None, name: str | None = None
+    x: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
 ) -> Operation:
     """Assert the condition `x >= 0` holds element-wise."""
     return _sign_assert(
-        x, data, summarize, message, name, "assert_non_negative",
-        "Condition x >= 0 did not hold element-wise:", assert_less_equal, True,
+        x,
+        data,
+        summarize,
+        message,
+        name,
+        "assert_non_negative",
+        "Condition x >= 0 did not hold element-wise:",
+        assert_less_equal,
+        True,
     )
 
 
 def assert_non_positive(
-    x: Any, data: Any = None, summarize: int | None = None, message: str | None = None, name: str | None = None
+    x: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
 ) -> Operation:
     """Assert the condition `x <= 0` holds element-wise."""
     return _sign_assert(
-        x, data, summarize, message, name, "assert_non_positive",
-        "Condition x <= 0 did not hold element-wise:", assert_less_equal, False,
+        x,
+        data,
+        summarize,
+        message,
+        name,
+        "assert_non_positive",
+        "Condition x <= 0 did not hold element-wise:",
+        assert_less_equal,
+        False,
     )
 
 
@@ -238,8 +335,12 @@ def assert_near(
         x = convert_to_tensor(x, name="x")
         y = convert_to_tensor(y, name="y", dtype=x.dtype.base_dtype)
         eps = np.finfo(x.dtype.base_dtype.as_numpy_dtype).eps
-        rtol_t = convert_to_tensor(10 * eps if rtol is None else rtol, name="rtol", dtype=x.dtype.base_dtype)
-        atol_t = convert_to_tensor(10 * eps if atol is None else atol, name="atol", dtype=x.dtype.base_dtype)
+        rtol_t = convert_to_tensor(
+            10 * eps if rtol is None else rtol, name="rtol", dtype=x.dtype.base_dtype
+        )
+        atol_t = convert_to_tensor(
+            10 * eps if atol is None else atol, name="atol", dtype=x.dtype.base_dtype
+        )
         if data is None:
             data = [
                 message,
@@ -304,9 +405,17 @@ def _rank_assert(
         rank = convert_to_tensor(rank, name="rank")
         message = message or ""
         if data is None:
-            data = [message, f"Tensor {x.name} must have {words}", rank, "Received shape: ", array_ops.shape(x)]
+            data = [
+                message,
+                f"Tensor {x.name} must have {words}",
+                rank,
+                "Received shape: ",
+                array_ops.shape(x),
+            ]
         try:
-            return _assert_rank_condition(x, rank, static_condition, dynamic_condition, data, summarize)
+            return _assert_rank_condition(
+                x, rank, static_condition, dynamic_condition, data, summarize
+            )
         except _StaticRankFailed as e:
             raise ValueError(
                 f"{message}.  Tensor {x.name} must have {words} {int(e.given)}.  Received rank "
@@ -315,22 +424,48 @@ def _rank_assert(
 
 
 def assert_rank(
-    x: Any, rank: Any, data: Any = None, summarize: int | None = None, message: str | None = None, name: str | None = None
+    x: Any,
+    rank: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
 ) -> Operation:
     """Assert x has rank equal to rank."""
     return _rank_assert(
-        x, rank, data, summarize, message, name, "assert_rank", "rank",
-        lambda actual, given: actual == given, math_ops.equal,
+        x,
+        rank,
+        data,
+        summarize,
+        message,
+        name,
+        "assert_rank",
+        "rank",
+        lambda actual, given: actual == given,
+        math_ops.equal,
     )
 
 
 def assert_rank_at_least(
-    x: Any, rank: Any, data: Any = None, summarize: int | None = None, message: str | None = None, name: str | None = None
+    x: Any,
+    rank: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
 ) -> Operation:
     """Assert x has rank equal to rank or higher."""
     return _rank_assert(
-        x, rank, data, summarize, message, name, "assert_rank_at_least", "rank at least",
-        lambda actual, given: actual >= given, math_ops.greater_equal,
+        x,
+        rank,
+        data,
+        summarize,
+        message,
+        name,
+        "assert_rank_at_least",
+        "rank at least",
+        lambda actual, given: actual >= given,
+        math_ops.greater_equal,
     )
 
 
@@ -348,13 +483,19 @@ def assert_rank_in(
         rank_ts = tuple(convert_to_tensor(r, name="rank") for r in ranks)
         message = message or ""
         if data is None:
-            data = [message, f"Tensor {x.name} must have rank in", *rank_ts, "Received shape: ", array_ops.shape(x)]
+            data = [
+                message,
+                f"Tensor {x.name} must have rank in",
+                *rank_ts,
+                "Received shape: ",
+                array_ops.shape(x),
+            ]
         for r in rank_ts:
             assert_type(r, dtypes.int32)
         statics = tuple(tensor_util.constant_value(r) for r in rank_ts)
         if not any(s is None for s in statics):
             for s in statics:
-                if np.ndim(s) != 0:
+                if np.ndim(s) != 0:  # type: ignore[arg-type]
                     raise ValueError("Rank must be a scalar.")
             x_rank = x.shape.ndims
             if x_rank is not None:
@@ -390,7 +531,9 @@ def assert_integer(x: Any, message: str | None = None, name: str | None = None) 
         return control_flow_ops.no_op("statically_determined_was_integer")
 
 
-def assert_type(tensor: Any, tf_type: Any, message: str | None = None, name: str | None = None) -> Operation:
+def assert_type(
+    tensor: Any, tf_type: Any, message: str | None = None, name: str | None = None
+) -> Operation:
     """Statically asserts that the given tensor is of the given type."""
     message = message or ""
     with name_scope(name, "assert_type", [tensor]):
@@ -405,7 +548,9 @@ def assert_scalar(tensor: Any, name: str | None = None, message: str | None = No
     with name_scope(name, "assert_scalar", [tensor]) as scope:
         t = convert_to_tensor(tensor, name=scope)
         if t.shape.ndims != 0:
-            raise ValueError(f"{message or ''}Expected scalar shape for {t.name}, saw shape: {t.shape}.")
+            raise ValueError(
+                f"{message or ''}Expected scalar shape for {t.name}, saw shape: {t.shape}."
+            )
         return t
 
 
@@ -467,9 +612,7 @@ def _dimension_sizes(x: Tensor) -> Any:
     if rank is not None:
         return [int(d) if d is not None else dynamic[i] for i, d in enumerate(x.shape.as_list())]
     has_rank_zero = math_ops.equal(array_ops.rank(x), 0)
-    return control_flow_ops.cond(
-        has_rank_zero, lambda: convert_to_tensor([1]), lambda: dynamic
-    )
+    return control_flow_ops.cond(has_rank_zero, lambda: convert_to_tensor([1]), lambda: dynamic)
 
 
 def _has_known_value(size: Any) -> bool:
@@ -483,7 +626,11 @@ def _has_known_value(size: Any) -> bool:
 
 
 def assert_shapes(
-    shapes: Any, data: Any = None, summarize: int | None = None, message: str | None = None, name: str | None = None
+    shapes: Any,
+    data: Any = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
 ) -> Operation:
     """Assert tensor shapes and dimension size relationships between tensors."""
     if isinstance(shapes, dict):
@@ -521,11 +668,17 @@ def assert_shapes(
             if sizes.unspecified_dim:
                 if zero_or_one:
                     continue
-                assertion = assert_rank_at_least(sizes.x, rank, data=data, summarize=summarize, message=message, name=name)
+                assertion = assert_rank_at_least(
+                    sizes.x, rank, data=data, summarize=summarize, message=message, name=name
+                )
             elif zero_or_one:
-                assertion = assert_rank_in(sizes.x, [0, 1], data=data, summarize=summarize, message=message, name=name)
+                assertion = assert_rank_in(
+                    sizes.x, [0, 1], data=data, summarize=summarize, message=message, name=name
+                )
             else:
-                assertion = assert_rank(sizes.x, rank, data=data, summarize=summarize, message=message, name=name)
+                assertion = assert_rank(
+                    sizes.x, rank, data=data, summarize=summarize, message=message, name=name
+                )
             rank_assertions.append(assertion)
         size_assertions = []
         specified: dict[Any, tuple[Any, Tensor, int]] = {}
@@ -554,8 +707,14 @@ def assert_shapes(
                     data_ = data
                     if data is None:
                         data_ = [
-                            message, how, f"Tensor {sizes.x.name} dimension", dim,
-                            "must have size", want, "Received shape: ", array_ops.shape(sizes.x),
+                            message,
+                            how,
+                            f"Tensor {sizes.x.name} dimension",
+                            dim,
+                            "must have size",
+                            want,
+                            "Received shape: ",
+                            array_ops.shape(sizes.x),
                         ]
                     size_assertions.append(Assert(condition, data_, summarize=summarize))
                 else:
@@ -577,7 +736,8 @@ def _diff_for_monotonic_comparison(x: Any) -> Tensor:
     s_len = array_ops.shape(x) - 1
 
     def diff() -> Tensor:
-        return array_ops.strided_slice(x, [1], [1] + s_len) - array_ops.strided_slice(x, [0], s_len)
+        end = [1] + s_len  # noqa: RUF005 - s_len is a tensor: this is tf.add
+        return array_ops.strided_slice(x, [1], end) - array_ops.strided_slice(x, [0], s_len)
 
     return control_flow_ops.cond(
         is_shorter_than_two, lambda: convert_to_tensor([], dtype=x.dtype.base_dtype), diff

@@ -215,12 +215,10 @@ def scan(
             tas = [ta.write(i, value) for ta, value in zip(tas, flat_a_out)]
             return (i - 1 if reverse else i + 1, flat_a_out, tas)
 
-        if reverse:
-            initial_i: Any = n - 1 - start
-            condition: Callable[..., Any] = lambda i, _1, _2: i >= 0
-        else:
-            initial_i = start
-            condition = lambda i, _1, _2: i < n
+        def condition(i: Tensor, _1: Any, _2: Any) -> Tensor:
+            return i >= 0 if reverse else i < n
+
+        initial_i: Any = n - 1 - start if reverse else start
         _, _, r_a = control_flow_ops.while_loop(
             condition,
             compute,
@@ -254,9 +252,15 @@ def _fold(
         n = _num_elements(elems_flat[0])
 
         def create_ta(elem: Tensor) -> TensorArray:
-            return TensorArray(dtype=elem.dtype, size=n, dynamic_size=False, infer_shape=True).unstack(elem)
+            return TensorArray(
+                dtype=elem.dtype, size=n, dynamic_size=False, infer_shape=True
+            ).unstack(elem)
 
-        elems_ta = pack_as(elems, [create_ta(e) for e in elems_flat]) if _is_sequence(elems) else create_ta(elems_flat[0])
+        elems_ta = (
+            pack_as(elems, [create_ta(e) for e in elems_flat])
+            if _is_sequence(elems)
+            else create_ta(elems_flat[0])
+        )
 
         def read(index: Any) -> Any:
             if _is_sequence(elems):
@@ -275,7 +279,9 @@ def _fold(
                 i -= 1
                 return [i, fn(a, read(i))]
 
-            cond: Callable[..., Any] = lambda i, a: i > 0
+            def cond(i: Tensor, a: Any) -> Tensor:
+                return i > 0
+
         else:
             if initializer is None:
                 a = read(0)
@@ -287,7 +293,9 @@ def _fold(
             def compute(i: Tensor, a: Any) -> list[Any]:
                 return [i + 1, fn(a, read(i))]
 
-            cond = lambda i, a: i < n
+            def cond(i: Tensor, a: Any) -> Tensor:
+                return i < n
+
         _, r_a = control_flow_ops.while_loop(
             cond,
             compute,

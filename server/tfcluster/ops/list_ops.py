@@ -20,7 +20,8 @@ def _get_item_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     if inputs[0].dtype.base_dtype != dtypes.variant:
         raise TypeError(f"TensorListGetItem takes a list (variant), got {inputs[0].dtype.name}")
     shape = tensor_util.constant_value_as_shape(inputs[2])
-    if inputs[2].op.type == "Const" and tensor_util.constant_value(inputs[2]).ndim == 0:
+    value = tensor_util.constant_value(inputs[2])
+    if value is not None and value.ndim == 0:
         shape = TensorShape(None)  # -1: an unknown rank
     return [(attrs["element_dtype"], shape)]
 
@@ -37,7 +38,11 @@ def _shape_tensor(shape: TensorShape) -> Tensor:
 
 
 def tensor_list_get_item(
-    input_handle: Tensor, index: Tensor, element_dtype: Any, element_shape: Any = None, name: str | None = None
+    input_handle: Tensor,
+    index: Tensor,
+    element_dtype: Any,
+    element_shape: Any = None,
+    name: str | None = None,
 ) -> Tensor:
     graph = get_default_graph()
     with graph.name_scope(name or "TensorListGetItem") as scope:

@@ -61,7 +61,7 @@ op_def_registry.register("Assert", _assert_infer, stateful=True)
 OP_TYPES = ("Print", "PrintV2", "Assert")
 
 
-def Print(  # noqa: N802 - TF's name
+def Print(
     input_: Any,
     data: Sequence[Any],
     message: str | None = None,
@@ -187,7 +187,7 @@ def print_v2(*inputs: Any, **kwargs: Any) -> Operation:
         return get_default_graph().create_op("PrintV2", [formatted], attrs, name=scope)
 
 
-def Assert(  # noqa: N802 - TF's name
+def Assert(
     condition: Any, data: Sequence[Any], summarize: int | None = None, name: str | None = None
 ) -> Operation:
     """Fails the step (InvalidArgumentError listing `data`) when `condition` is false."""

@@ -49,7 +49,7 @@ def _as_dtype_list(tout: Any) -> tuple[list[dtypes.DType], bool]:
 def internal_py_func(
     func: Callable[..., Any],
     inp: Any,
-    Tout: Any,  # noqa: N803 - TF's argument name
+    Tout: Any,
     stateful: bool = True,
     eager: bool = False,
     is_grad_func: bool = False,
@@ -91,7 +91,7 @@ def internal_py_func(
 def py_func(
     func: Callable[..., Any],
     inp: Any,
-    Tout: Any,  # noqa: N803
+    Tout: Any,
     stateful: bool = True,
     name: str | None = None,
 ) -> Any:
@@ -102,7 +102,7 @@ def py_func(
 def numpy_function(
     func: Callable[..., Any],
     inp: Any,
-    Tout: Any,  # noqa: N803
+    Tout: Any,
     name: str | None = None,
 ) -> Any:
     """Wraps a python function that takes and returns numpy arrays as an op."""
@@ -112,7 +112,7 @@ def numpy_function(
 def py_function(
     func: Callable[..., Any],
     inp: Any,
-    Tout: Any,  # noqa: N803
+    Tout: Any,
     name: str | None = None,
 ) -> Any:
     """Wraps a python function run eagerly (its TF ops run at once) as a differentiable op."""

@@ -144,7 +144,12 @@ def _extremum_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
 
 
 def _slice_grad_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    return [(inputs[0].dtype.base_dtype, _vec(inputs[1].shape[0].value if inputs[1].shape.ndims else None))]
+    return [
+        (
+            inputs[0].dtype.base_dtype,
+            _vec(inputs[1].shape[0].value if inputs[1].shape.ndims else None),
+        )
+    ]
 
 
 def _string_split_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -183,7 +188,9 @@ for _name, _infer in {
     op_def_registry.register(_name, _infer)
 
 
-def _op(op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any], name: str | None) -> Operation:
+def _op(
+    op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any], name: str | None
+) -> Operation:
     with name_scope(name, op_type, list(inputs)) as scope:
         return get_default_graph().create_op(op_type, list(inputs), attrs, name=scope)
 
@@ -258,13 +265,17 @@ def sparse_to_dense(
             )
         shape = convert_to_tensor(output_shape, dtype=indices.dtype.base_dtype, name="output_shape")
         values = convert_to_tensor(sparse_values, name="sparse_values")
-        default = convert_to_tensor(default_value, dtype=values.dtype.base_dtype, name="default_value")
+        default = convert_to_tensor(
+            default_value, dtype=values.dtype.base_dtype, name="default_value"
+        )
         attrs = {
             "validate_indices": bool(validate_indices),
             "T": values.dtype.base_dtype,
             "Tindices": indices.dtype.base_dtype,
         }
-        op = get_default_graph().create_op("SparseToDense", [indices, shape, values, default], attrs, name=scope)
+        op = get_default_graph().create_op(
+            "SparseToDense", [indices, shape, values, default], attrs, name=scope
+        )
         return op.outputs[0]
 
 
@@ -275,7 +286,9 @@ def sparse_tensor_to_dense(
     sp = _convert(sp_input)
     if default_value is None:
         default_value = array_ops.zeros([], dtype=sp.dtype)
-    return sparse_to_dense(sp.indices, sp.dense_shape, sp.values, default_value, validate_indices, name)
+    return sparse_to_dense(
+        sp.indices, sp.dense_shape, sp.values, default_value, validate_indices, name
+    )
 
 
 def sparse_tensor_dense_matmul(
@@ -283,7 +296,7 @@ def sparse_tensor_dense_matmul(
 ) -> Tensor:
     """SparseTensor (rank 2) times a dense matrix."""
     sp = _convert(sp_a)
-    with name_scope(name, "SparseTensorDenseMatMul", [sp.indices, sp.values, b]) as scope:
+    with name_scope(name, "SparseTensorDenseMatMul", [sp.indices, sp.values, b]):
         b_t = convert_to_tensor(b, name="b")
         attrs = {
             "T": sp.values.dtype.base_dtype,
@@ -316,7 +329,9 @@ def _keepdims(keepdims: Any, keep_dims: Any) -> bool:
     return bool(value) if value is not None else False
 
 
-def _reduce(op_type: str, sp_input: Any, axis: Any, keepdims: Any, reduction_axes: Any, keep_dims: Any) -> Operation:
+def _reduce(
+    op_type: str, sp_input: Any, axis: Any, keepdims: Any, reduction_axes: Any, keep_dims: Any
+) -> Operation:
     sp = _convert(sp_input)
     keep = _keepdims(keepdims, keep_dims)
     axes = _reduction_axes(sp, axis, reduction_axes)
@@ -339,7 +354,11 @@ def _reduced_static_shape(sp: SparseTensor, axes: Any, keep: bool) -> TensorShap
 
 
 def sparse_reduce_sum(
-    sp_input: Any, axis: Any = None, keepdims: Any = None, reduction_axes: Any = None, keep_dims: Any = None
+    sp_input: Any,
+    axis: Any = None,
+    keepdims: Any = None,
+    reduction_axes: Any = None,
+    keep_dims: Any = None,
 ) -> Tensor:
     """The sum of a SparseTensor's entries along the axes (all of them by default), dense."""
     op = _reduce("SparseReduceSum", sp_input, axis, keepdims, reduction_axes, keep_dims)
@@ -349,7 +368,11 @@ def sparse_reduce_sum(
 
 
 def sparse_reduce_max(
-    sp_input: Any, axis: Any = None, keepdims: Any = None, reduction_axes: Any = None, keep_dims: Any = None
+    sp_input: Any,
+    axis: Any = None,
+    keepdims: Any = None,
+    reduction_axes: Any = None,
+    keep_dims: Any = None,
 ) -> Tensor:
     """The max over a SparseTensor's stored entries along the axes, dense (0 where none)."""
     op = _reduce("SparseReduceMax", sp_input, axis, keepdims, reduction_axes, keep_dims)
@@ -359,7 +382,11 @@ def sparse_reduce_max(
 
 
 def sparse_reduce_sum_sparse(
-    sp_input: Any, axis: Any = None, keepdims: Any = None, reduction_axes: Any = None, keep_dims: Any = None
+    sp_input: Any,
+    axis: Any = None,
+    keepdims: Any = None,
+    reduction_axes: Any = None,
+    keep_dims: Any = None,
 ) -> SparseTensor:
     """sparse_reduce_sum with a SparseTensor result."""
     op = _reduce("SparseReduceSumSparse", sp_input, axis, keepdims, reduction_axes, keep_dims)
@@ -367,7 +394,11 @@ def sparse_reduce_sum_sparse(
 
 
 def sparse_reduce_max_sparse(
-    sp_input: Any, axis: Any = None, keepdims: Any = None, reduction_axes: Any = None, keep_dims: Any = None
+    sp_input: Any,
+    axis: Any = None,
+    keepdims: Any = None,
+    reduction_axes: Any = None,
+    keep_dims: Any = None,
 ) -> SparseTensor:
     """sparse_reduce_max with a SparseTensor result."""
     op = _reduce("SparseReduceMaxSparse", sp_input, axis, keepdims, reduction_axes, keep_dims)
@@ -389,7 +420,15 @@ def sparse_add(a: Any, b: Any, threshold: Any = None, thresh: Any = None) -> Any
             real = dtypes.float32
         thresh_t = convert_to_tensor(threshold, dtype=real, name="threshold")
         attrs = {"T": sa.values.dtype.base_dtype, "Treal": real}
-        inputs = [sa.indices, sa.values, sa.dense_shape, sb.indices, sb.values, sb.dense_shape, thresh_t]
+        inputs = [
+            sa.indices,
+            sa.values,
+            sa.dense_shape,
+            sb.indices,
+            sb.values,
+            sb.dense_shape,
+            thresh_t,
+        ]
         op = _op("SparseAdd", inputs, attrs, None)
         out_ind, out_val, out_shape = op.outputs
         sa.shape.assert_is_compatible_with(sb.shape)
@@ -401,7 +440,9 @@ def sparse_add(a: Any, b: Any, threshold: Any = None, thresh: Any = None) -> Any
     sa = _convert(a)
     b_t = convert_to_tensor(b)
     attrs = {"T": sa.values.dtype.base_dtype, "Tindices": sa.indices.dtype.base_dtype}
-    return _op("SparseTensorDenseAdd", [sa.indices, sa.values, sa.dense_shape, b_t], attrs, None).outputs[0]
+    return _op(
+        "SparseTensorDenseAdd", [sa.indices, sa.values, sa.dense_shape, b_t], attrs, None
+    ).outputs[0]
 
 
 def sparse_reorder(sp_input: Any, name: str | None = None) -> SparseTensor:
@@ -428,18 +469,16 @@ def sparse_reshape(sp_input: Any, shape: Any, name: str | None = None) -> Sparse
         if wanted.ndims is not None and sp.shape.is_fully_defined():
             by_user = tensor_util.constant_value(shape_t)
             if by_user is not None and int(np.sum(np.asarray(by_user) == -1)) > 1:
-                raise ValueError(
-                    f"At most one dimension can be inferred (-1). Found: {by_user}"
-                )
+                raise ValueError(f"At most one dimension can be inferred (-1). Found: {by_user}")
             dims = wanted.as_list()
             original = list(dims)
-            size = int(np.prod(sp.shape.as_list()))
+            size = int(np.prod([int(d) for d in sp.shape.as_list() if d is not None]))
             implied = [i for i, d in enumerate(dims) if d is None]
             if len(implied) == 1:
-                others = [d for d in dims if d is not None]
+                others = [int(d) for d in dims if d is not None]
                 dims[implied[0]] = int(size // int(np.prod(others)))
             if len(implied) <= 1:
-                reshaped_size = int(np.prod(dims))
+                reshaped_size = int(np.prod([int(d) for d in dims if d is not None]))
                 if reshaped_size != size:
                     raise ValueError(
                         f"Cannot reshape a tensor with {size} elements to shape {original} "
@@ -512,7 +551,7 @@ def sparse_concat(
     out_ind, out_val, out_shape = op.outputs
     statics = [tensor_util.constant_value(s) for s in shapes]
     if statics and all(s is not None for s in statics):
-        total = sum(int(s[axis]) for s in statics)  # type: ignore[index]
+        total = sum(int(np.asarray(s)[axis]) for s in statics)
         first = np.array(statics[0], dtype=np.int64)
         first[axis] = total
         out_shape = convert_to_tensor(first)
@@ -579,7 +618,9 @@ def sparse_fill_empty_rows(
     with name_scope(name, "SparseFillEmptyRows", [sp.indices, sp.values, sp.dense_shape]):
         default = convert_to_tensor(default_value, dtype=sp.values.dtype.base_dtype)
         attrs = {"T": sp.values.dtype.base_dtype}
-        op = _op("SparseFillEmptyRows", [sp.indices, sp.values, sp.dense_shape, default], attrs, None)
+        op = _op(
+            "SparseFillEmptyRows", [sp.indices, sp.values, sp.dense_shape, default], attrs, None
+        )
         out_ind, out_val, empty, _ = op.outputs
         return SparseTensor(out_ind, out_val, sp.dense_shape), empty
 
@@ -595,7 +636,9 @@ def sparse_softmax(sp_input: Any, name: str | None = None) -> SparseTensor:
         return SparseTensor(sp.indices, op.outputs[0], sp.dense_shape)
 
 
-def _extremum(op_type: str, scope_name: str, sp_a: Any, sp_b: Any, name: str | None) -> SparseTensor:
+def _extremum(
+    op_type: str, scope_name: str, sp_a: Any, sp_b: Any, name: str | None
+) -> SparseTensor:
     a, b = _convert(sp_a), _convert(sp_b)
     with name_scope(name, scope_name, [a.indices, a.values, b.indices, b.values]) as scope:
         attrs = {"T": a.values.dtype.base_dtype}
@@ -648,7 +691,11 @@ def sparse_reset_shape(sp_input: Any, new_shape: Any = None) -> SparseTensor:
 
 
 def sparse_merge(
-    sp_ids: Any, sp_values: Any, vocab_size: Any, name: str | None = None, already_sorted: bool = False
+    sp_ids: Any,
+    sp_values: Any,
+    vocab_size: Any,
+    name: str | None = None,
+    already_sorted: bool = False,
 ) -> SparseTensor:
     """Combines ids and values SparseTensors into one keyed by the ids (one id list or many)."""
     if isinstance(sp_ids, (SparseTensor, SparseTensorValue)):
@@ -677,11 +724,15 @@ def sparse_merge(
 def sparse_to_indicator(sp_input: Any, vocab_size: Any, name: str | None = None) -> Tensor:
     """A dense bool tensor: last dimension vocab_size, True at the ids sp_input holds."""
     sp = _convert(sp_input)
-    with name_scope(name, "SparseToIndicator", [sp.indices, sp.values]) as scope:
+    with name_scope(name, "SparseToIndicator", [sp.indices, sp.values]) as scope_name:
         n = array_ops.shape(sp.indices)[0]
         flags = array_ops.fill(array_ops.expand_dims(n, 0), True)
-        merged = sparse_merge(sp, SparseTensor(sp.indices, flags, sp.dense_shape), vocab_size, scope)
-        return sparse_tensor_to_dense(merged, default_value=False, validate_indices=False, name=scope)
+        merged = sparse_merge(
+            sp, SparseTensor(sp.indices, flags, sp.dense_shape), vocab_size, scope_name
+        )
+        return sparse_tensor_to_dense(
+            merged, default_value=False, validate_indices=False, name=scope_name
+        )
 
 
 def sparse_expand_dims(sp_input: Any, axis: Any = None, name: str | None = None) -> SparseTensor:
@@ -699,13 +750,22 @@ def sparse_expand_dims(sp_input: Any, axis: Any = None, name: str | None = None)
             zeros = array_ops.zeros(array_ops.stack([n, 1]), dtype=_I64)
             indices = array_ops.concat([sp.indices[:, :a], zeros, sp.indices[:, a:]], 1)
             shape = array_ops.concat(
-                [sp.dense_shape[:a], convert_to_tensor([1], dtype=_I64, name="new_shape"), sp.dense_shape[a:]], 0
+                [
+                    sp.dense_shape[:a],
+                    convert_to_tensor([1], dtype=_I64, name="new_shape"),
+                    sp.dense_shape[a:],
+                ],
+                0,
             )
             return SparseTensor(indices, sp.values, shape)
-        raise TypeError("axis must be an integer value in range [-rank(sp_input) - 1, rank(sp_input)]")
+        raise TypeError(
+            "axis must be an integer value in range [-rank(sp_input) - 1, rank(sp_input)]"
+        )
 
 
-def sparse_eye(num_rows: Any, num_columns: Any = None, dtype: Any = dtypes.float32, name: str | None = None) -> SparseTensor:
+def sparse_eye(
+    num_rows: Any, num_columns: Any = None, dtype: Any = dtypes.float32, name: str | None = None
+) -> SparseTensor:
     """A sparse identity matrix."""
     with name_scope(name, "eye", [num_rows, num_columns]):
         rows = _int64_tensor(num_rows, "num_rows")
@@ -744,7 +804,7 @@ def string_split(
 
 
 def strings_split_v1(
-    input: Any = None,  # noqa: A002 - TF's argument name
+    input: Any = None,
     sep: Any = None,
     maxsplit: int = -1,
     result_type: str = "SparseTensor",

@@ -50,8 +50,6 @@ def string_format(
         return get_default_graph().create_op("StringFormat", ts, attrs, name=scope).outputs[0]
 
 
-
-
 # ---- element-wise string ops --------------------------------------------------------------------
 def _same_shape_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return [(dtypes.string, inputs[0].shape)]
@@ -107,7 +105,9 @@ def _reduce_join_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outpu
     reduced = {int(a) % rank for a in np.asarray(axes).reshape(-1)} if rank else set()
     dims = shape.as_list()
     if attrs.get("keep_dims"):
-        return [(dtypes.string, TensorShape([1 if i in reduced else d for i, d in enumerate(dims)]))]
+        return [
+            (dtypes.string, TensorShape([1 if i in reduced else d for i, d in enumerate(dims)]))
+        ]
     return [(dtypes.string, TensorShape([d for i, d in enumerate(dims) if i not in reduced]))]
 
 
@@ -161,19 +161,19 @@ def string_join(inputs: Sequence[Any], separator: str = "", name: str | None = N
         return _make("StringJoin", ts, {"N": len(ts), "separator": separator}, scope)
 
 
-def strip(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 - TF's argument name
+def strip(input: Any, name: str | None = None) -> Tensor:
     """Leading and trailing whitespace removed."""
     with name_scope(name, "StringStrip", [input]) as scope:
         return _make("StringStrip", [_strings(input, "input")], {}, scope)
 
 
-def upper(input: Any, encoding: str = "", name: str | None = None) -> Tensor:  # noqa: A002
+def upper(input: Any, encoding: str = "", name: str | None = None) -> Tensor:
     """ASCII letters upper-cased."""
     with name_scope(name, "StringUpper", [input]) as scope:
         return _make("StringUpper", [_strings(input, "input")], {"encoding": encoding}, scope)
 
 
-def lower(input: Any, encoding: str = "", name: str | None = None) -> Tensor:  # noqa: A002
+def lower(input: Any, encoding: str = "", name: str | None = None) -> Tensor:
     """ASCII letters lower-cased."""
     with name_scope(name, "StringLower", [input]) as scope:
         return _make("StringLower", [_strings(input, "input")], {"encoding": encoding}, scope)
@@ -181,10 +181,13 @@ def lower(input: Any, encoding: str = "", name: str | None = None) -> Tensor:  #
 
 def _check_unit(unit: str) -> None:
     if unit not in ("BYTE", "UTF8_CHAR"):
-        raise ValueError(f"Attr 'unit' of 'StringLength' Op passed string '{unit}' not in: \"BYTE\", \"UTF8_CHAR\".")
+        raise ValueError(
+            f"Attr 'unit' of 'StringLength' Op passed string '{unit}' not in: "
+            '"BYTE", "UTF8_CHAR".'
+        )
 
 
-def string_length(input: Any, name: str | None = None, unit: str = "BYTE") -> Tensor:  # noqa: A002
+def string_length(input: Any, name: str | None = None, unit: str = "BYTE") -> Tensor:
     """The length of each string, in bytes or UTF-8 characters."""
     _check_unit(unit)
     with name_scope(name, "StringLength", [input]) as scope:
@@ -192,7 +195,11 @@ def string_length(input: Any, name: str | None = None, unit: str = "BYTE") -> Te
 
 
 def substr(
-    input: Any, pos: Any, len: Any, name: str | None = None, unit: str = "BYTE"  # noqa: A002
+    input: Any,
+    pos: Any,
+    len: Any,
+    name: str | None = None,
+    unit: str = "BYTE",
 ) -> Tensor:
     """Substrings: `len` units from `pos` (negative counts from the end)."""
     _check_unit(unit)
@@ -204,7 +211,11 @@ def substr(
 
 
 def regex_replace(
-    input: Any, pattern: Any, rewrite: Any, replace_global: bool = True, name: str | None = None  # noqa: A002
+    input: Any,
+    pattern: Any,
+    rewrite: Any,
+    replace_global: bool = True,
+    name: str | None = None,
 ) -> Tensor:
     """Matches of the RE2 pattern replaced by rewrite (\\1 backreferences, \\0 the match)."""
     if isinstance(pattern, (str, bytes)) and isinstance(rewrite, (str, bytes)):
@@ -220,7 +231,7 @@ def regex_replace(
         return _make("RegexReplace", ts, {"replace_global": bool(replace_global)}, scope)
 
 
-def regex_full_match(input: Any, pattern: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def regex_full_match(input: Any, pattern: Any, name: str | None = None) -> Tensor:
     """Whether each whole string matches the RE2 pattern."""
     if isinstance(pattern, (str, bytes)):
         with name_scope(name, "StaticRegexFullMatch", [input]) as scope:
@@ -235,7 +246,9 @@ def _text(value: str | bytes) -> str:
     return value.decode("utf-8", "surrogateescape") if isinstance(value, bytes) else value
 
 
-def _hash_bucket(op_type: str, value: Any, num_buckets: int, name: str | None, key: Any = None) -> Tensor:
+def _hash_bucket(
+    op_type: str, value: Any, num_buckets: int, name: str | None, key: Any = None
+) -> Tensor:
     with name_scope(name, op_type, [value]) as scope:
         attrs: dict[str, Any] = {"num_buckets": int(num_buckets)}
         if key is not None:
@@ -246,13 +259,16 @@ def _hash_bucket(op_type: str, value: Any, num_buckets: int, name: str | None, k
         return _make(op_type, [_strings(value, "input")], attrs, scope)
 
 
-def string_to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = None) -> Tensor:  # noqa: A002
+def string_to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = None) -> Tensor:
     """Fingerprint64(string) % num_buckets (FarmHash: TF's buckets exactly)."""
     return _hash_bucket("StringToHashBucketFast", input, num_buckets, name)
 
 
 def string_to_hash_bucket(
-    string_tensor: Any = None, num_buckets: int = 0, name: str | None = None, input: Any = None  # noqa: A002
+    string_tensor: Any = None,
+    num_buckets: int = 0,
+    name: str | None = None,
+    input: Any = None,
 ) -> Tensor:
     """TF's legacy Hash64(string) % num_buckets."""
     value = input if input is not None else string_tensor
@@ -260,14 +276,17 @@ def string_to_hash_bucket(
 
 
 def string_to_hash_bucket_strong(
-    input: Any, num_buckets: int, key: Sequence[int], name: str | None = None  # noqa: A002
+    input: Any,
+    num_buckets: int,
+    key: Sequence[int],
+    name: str | None = None,
 ) -> Tensor:
     """SipHash-2-4 keyed with `key` (two ints) % num_buckets."""
     return _hash_bucket("StringToHashBucketStrong", input, num_buckets, name, key)
 
 
 def as_string(
-    input: Any,  # noqa: A002
+    input: Any,
     precision: int = -1,
     scientific: bool = False,
     shortest: bool = False,
@@ -279,8 +298,16 @@ def as_string(
     with name_scope(name, "AsString", [input]) as scope:
         t = convert_to_tensor(input, name="input")
         allowed = (
-            dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.complex64,
-            dtypes.float32, dtypes.float64, dtypes.bool_, dtypes.uint8, dtypes.float16,
+            dtypes.int8,
+            dtypes.int16,
+            dtypes.int32,
+            dtypes.int64,
+            dtypes.complex64,
+            dtypes.float32,
+            dtypes.float64,
+            dtypes.bool_,
+            dtypes.uint8,
+            dtypes.float16,
         )
         if t.dtype.base_dtype not in allowed:
             raise TypeError(
@@ -330,13 +357,13 @@ def reduce_join(
             return _make("ReduceJoin", [t, axis_t], attrs, scope)
 
 
-def encode_base64(input: Any, pad: bool = False, name: str | None = None) -> Tensor:  # noqa: A002
+def encode_base64(input: Any, pad: bool = False, name: str | None = None) -> Tensor:
     """Web-safe base64 of each string."""
     with name_scope(name, "EncodeBase64", [input]) as scope:
         return _make("EncodeBase64", [_strings(input, "input")], {"pad": bool(pad)}, scope)
 
 
-def decode_base64(input: Any, name: str | None = None) -> Tensor:  # noqa: A002
+def decode_base64(input: Any, name: str | None = None) -> Tensor:
     """Strings decoded from web-safe base64."""
     with name_scope(name, "DecodeBase64", [input]) as scope:
         return _make("DecodeBase64", [_strings(input, "input")], {}, scope)

@@ -83,7 +83,10 @@ def _dims(shape: TensorShape) -> str:
 
 def _concat_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     rest = _element_shape_attr(attrs, "element_shape_except0")
-    return [(attrs["dtype"], TensorShape([None]).concatenate(rest)), (dtypes.int64, TensorShape([None]))]
+    return [
+        (attrs["dtype"], TensorShape([None]).concatenate(rest)),
+        (dtypes.int64, TensorShape([None])),
+    ]
 
 
 def _grad_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -206,7 +209,9 @@ class TensorArray:
         self._element_shape = [as_shape(element_shape)]
         self._infer_shape = infer_shape
         self._size = size
-        with name_scope(name, "TensorArray", [x for x in (handle, size, flow) if x is not None]) as scope:
+        with name_scope(
+            name, "TensorArray", [x for x in (handle, size, flow) if x is not None]
+        ) as scope:
             if handle is not None:
                 if flow is None:
                     raise ValueError("flow must not be None if handle is not None.")
@@ -281,7 +286,11 @@ class TensorArray:
             flow = self.flow
         with name_scope(name, "TensorArrayGrad", [self._handle]), colocate_with(self._handle):
             op = _scoped_op(
-                "TensorArrayGradV3", [self._handle, flow], ["handle", "flow_in"], {"source": source}, name
+                "TensorArrayGradV3",
+                [self._handle, flow],
+                ["handle", "flow_in"],
+                {"source": source},
+                name,
             )
             g_handle = op.outputs[0]
             with control_dependencies([g_handle]):
@@ -388,7 +397,9 @@ class TensorArray:
             if value_t.shape.ndims is not None and clengths is not None:
                 c = np.asarray(clengths)
                 if c.shape and c.size and c.max() == c.min():
-                    self._check_element_shape(TensorShape([int(c[0])]).concatenate(value_t.shape[1:]))
+                    self._check_element_shape(
+                        TensorShape([int(c[0])]).concatenate(value_t.shape[1:])
+                    )
             with self._maybe_colocate_with(value_t):
                 op = _scoped_op(
                     "TensorArraySplitV3",
@@ -425,9 +436,6 @@ def build_ta_with_new_flow(old_ta: TensorArray, flow: Tensor) -> TensorArray:
     new_ta._colocate_with = old_ta._colocate_with
     new_ta._element_shape = old_ta._element_shape
     return new_ta
-
-
-
 
 
 __all__ = ["TensorArray"]

@@ -29,9 +29,7 @@ _steps = itertools.count(1 << 40)
 class EagerTensor(Tensor):
     """A tensor with its value: `.numpy()`, numpy conversion, Python scalars."""
 
-    def __init__(
-        self, op: Operation, value_index: int, dtype: dtypes.DType, value: Any
-    ) -> None:
+    def __init__(self, op: Operation, value_index: int, dtype: dtypes.DType, value: Any) -> None:
         super().__init__(op, value_index, dtype, TensorShape(np.shape(value)))
         self._value = value
 
@@ -72,7 +70,10 @@ class EagerTensor(Tensor):
         return iter([graph.constant(row, self.dtype) for row in value])
 
     def __repr__(self) -> str:
-        return f"<tf.Tensor: id={id(self)}, shape={self.shape}, dtype={self.dtype.name}, numpy={self.numpy()!r}>"
+        return (
+            f"<tf.Tensor: id={id(self)}, shape={self.shape}, dtype={self.dtype.name}, "
+            f"numpy={self.numpy()!r}>"
+        )
 
     def __str__(self) -> str:
         return f"tf.Tensor({self.numpy()}, shape={self.shape}, dtype={self.dtype.name})"

@@ -5,7 +5,7 @@ check_numerics and the predicates of tf.debugging."""
 from tfcluster.ops import check_ops as _check_ops
 from tfcluster.ops.check_ops import *  # noqa: F403
 from tfcluster.ops.logging_ops import Assert, Print
-from tfcluster.ops.logging_ops import print_v2 as print  # noqa: A001 - TF's name
+from tfcluster.ops.logging_ops import print_v2 as print
 from tfcluster.ops.numerics import (
     add_check_numerics_ops,
     check_numerics,

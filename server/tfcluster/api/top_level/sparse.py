@@ -1,6 +1,5 @@
 """`tf.*` names of sparse tensors' ops (tf.SparseTensor itself comes with parsing)."""
 
-# ruff: noqa: F401
 from tfcluster.ops import sparse_ops as _sparse_ops
 from tfcluster.ops.sparse_ops import *  # noqa: F403
 
