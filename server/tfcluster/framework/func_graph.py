@@ -32,6 +32,9 @@ FUNCTIONAL_OPS = ("If", "StatelessIf", "While", "StatelessWhile")
 # A While op's attr: body tensors ('op:idx') whose value in every iteration the op keeps and
 # returns, one list each after its trip count (what its gradient reads).
 ACCUMULATE_ATTR = "accumulate"
+# A gradient While op's attr: positions of its captures that are such lists; iteration k of
+# the gradient loop gets item len-1-k of each (the forward iterations, last first).
+SLICED_CAPTURES_ATTR = "sliced_captures"
 
 
 def _arg_infer(
@@ -425,6 +428,7 @@ def same_structure(a: Any, b: Any) -> bool:
 __all__ = [
     "ACCUMULATE_ATTR",
     "ARG_OPS",
+    "SLICED_CAPTURES_ATTR",
     "FUNCTIONAL_OPS",
     "FuncGraph",
     "FunctionBody",

@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.func_graph import (
     ACCUMULATE_ATTR,
+    SLICED_CAPTURES_ATTR,
     FuncGraph,
     FunctionBody,
     copy_function_body,
@@ -35,7 +36,7 @@ from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.gradients import gradients_impl
 from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.gradients.registry import RegisterGradient
-from tfcluster.ops import array_ops, control_flow_ops, list_ops, math_ops
+from tfcluster.ops import array_ops, control_flow_ops, math_ops
 from tfcluster.protos import node_def_pb2
 
 
@@ -171,7 +172,8 @@ class _WhileGradBody(FuncGraph):
 
     A loop invariant (a capture of the forward loop) is captured directly; a constant is
     made again; every other forward value is kept by the forward op in every iteration (it
-    returns one list per kept tensor) and read back here at the iteration's index.
+    returns one list per kept tensor), which the gradient op takes as a capture that its
+    kernel slices: in gradient iteration k, the argument is item n-1-k of the list.
     """
 
     def __init__(
@@ -182,9 +184,9 @@ class _WhileGradBody(FuncGraph):
         self.forward_op = forward_op
         self.num_vars = num_vars
         self.arg_position = {t.op: i for i, t in enumerate(forward.inputs)}
-        # The forward iteration this gradient iteration undoes (set once built).
-        self.index: Tensor | None = None
         self._values: dict[Tensor, Tensor] = {}
+        # Captured lists of kept values, read one item per iteration, last first.
+        self.sliced: set[Tensor] = set()
 
     def capture(self, tensor: Tensor) -> Tensor:
         if tensor.graph is self.forward:
@@ -212,11 +214,18 @@ class _WhileGradBody(FuncGraph):
             if op.type == "Const" and not op.inputs and not op.control_inputs:
                 attrs = {k: v for k, v in op.attrs.items() if k != "_class"}
                 return Graph.create_op(self, "Const", [], attrs, name="forward_const").outputs[0]
-            assert self.index is not None, "the gradient body reads forward values after index"
-            kept = super().capture(_kept_values(self.forward_op, t))
-            return list_ops.tensor_list_get_item(
-                kept, self.index, t.dtype.base_dtype, t.shape, name="forward_value"
-            )
+            kept = _kept_values(self.forward_op, t)
+            if kept.graph is not self.outer_graph:
+                # A loop nested in the forward body: the enclosing gradient body has the list
+                # of this (outer) iteration.
+                assert isinstance(self.outer_graph, FuncGraph)
+                kept = self.outer_graph.capture(kept)
+            inner = self._captures.get(kept)
+            if inner is None:
+                inner = self._make_arg(t.dtype.base_dtype, t.shape, "forward_value")
+                self._captures[kept] = inner
+                self.sliced.add(kept)
+            return inner
 
 
 def _kept_values(op: Operation, t: Tensor) -> Tensor:
@@ -267,8 +276,6 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
             grad_body.add_arg(caps[i].dtype.base_dtype, caps[i].shape, f"{prefix}dcapture_{k}")
             for k, i in enumerate(cap_idx)
         ]
-        n = grad_body.capture(trip_count)
-        grad_body.index = math_ops.subtract(math_ops.subtract(n, 1), counter, name="index")
         ys = [fwd_results[i] for i in var_idx]
         xs = [fwd_args[i] for i in var_idx] + [fwd_args[num_vars + i] for i in cap_idx]
         partials = gradients_impl.gradients_of_graph(ys, xs, grad_ys=dy_args, src_graph=forward)
@@ -312,6 +319,10 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         grad_body,
         body_outs,
         parallel_iterations=op.get_attr("parallel_iterations"),
+    )
+    captured = grad_op.inputs[len(init) :]
+    grad_op._set_attr(
+        SLICED_CAPTURES_ATTR, [i for i, t in enumerate(captured) if t in grad_body.sliced]
     )
     result = list(none)
     x0 = op.inputs[:num_vars]

@@ -16,7 +16,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors, func_graph, op_def_registry
-from tfcluster.framework.func_graph import ACCUMULATE_ATTR
+from tfcluster.framework.func_graph import ACCUMULATE_ATTR, SLICED_CAPTURES_ATTR
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.runtime.executor import Executor
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
@@ -176,6 +176,8 @@ def _while_kernel(node: Any, xp: Any) -> Any:
     num_caps = len(node.inputs) - num_vars - (1 if has_max else 0)
     # Body tensors whose every value the loop keeps (and returns) for its gradient.
     accumulate = list(a.get(ACCUMULATE_ATTR) or ())
+    # Captures that are lists of a forward loop's values: one item per iteration, last first.
+    sliced = [int(p) for p in a.get(SLICED_CAPTURES_ATTR) or ()]
     cond_fn = _Function(a["cond"], node.device, f"{node.name} cond")
     body_fn = _Function(a["body"], node.device, f"{node.name} body", accumulate)
     if cond_fn.num_args != num_vars + num_caps or body_fn.num_args != num_vars + num_caps:
@@ -201,11 +203,23 @@ def _while_kernel(node: Any, xp: Any) -> Any:
                 )
         i = 0
         kept: list[list[Any]] = [[] for _ in accumulate]
+        lists = [(p, ins[num_vars + p]) for p in sliced]
+        for p, items in lists:
+            if not isinstance(items, list):
+                raise errors.InvalidArgumentError(
+                    None, None, f"{node.name}: capture {p} is not a list of loop values"
+                )
         while limit is None or i < limit:
             ctx.time_left()  # the step's deadline and cancellation bound a runaway loop
             (go,) = cond_fn(ctx, loop_vars + captures)
             if not _truthy(go, "The loop condition"):
                 break
+            for p, items in lists:
+                if i >= len(items):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"{node.name}: iteration {i} has no kept value ({len(items)})"
+                    )
+                captures[p] = items[len(items) - 1 - i]
             out = body_fn(ctx, loop_vars + captures)
             loop_vars = out[:num_vars]
             for values, v in zip(kept, out[num_vars:]):
