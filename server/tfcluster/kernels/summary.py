@@ -55,24 +55,20 @@ def histogram_proto(values: np.ndarray) -> summary_pb2.HistogramProto:
     # Bucket i counts values v with limits[i-1] <= v < limits[i] (upper_bound, as in TF).
     idx = np.searchsorted(_BUCKET_LIMITS, x, side="right")
     counts = np.bincount(idx, minlength=len(_BUCKET_LIMITS))[: len(_BUCKET_LIMITS)]
-    limits, buckets = [], []
-    i = 0
-    n = len(counts)
-    while i < n:
-        end, count = _BUCKET_LIMITS[i], counts[i]
-        j = i + 1
-        while count == 0 and j < n and counts[j] == 0:
-            end = _BUCKET_LIMITS[j]
-            j += 1
-        limits.append(float(end))
-        buckets.append(float(count))
-        i = j
+    # Every non-empty bucket, and each run of empty ones as one bucket ending where the run
+    # ends (vectorised: the kept positions are the non-empty ones and the ends of empty runs).
+    empty = counts == 0
+    run_end = empty.copy()
+    run_end[:-1] &= ~empty[1:]
+    kept = np.flatnonzero(~empty | run_end)
+    limits = _BUCKET_LIMITS[kept]
+    buckets = counts[kept].astype(np.float64)
     # Trim the empty runs at both ends: TensorBoard needs only the occupied range.
-    lo = next(k for k, c in enumerate(buckets) if c > 0)
-    hi = max(k for k, c in enumerate(buckets) if c > 0)
-    start = max(lo - 1, 0)
-    h.bucket_limit.extend(limits[start : hi + 1])
-    h.bucket.extend(buckets[start : hi + 1])
+    occupied = np.flatnonzero(buckets > 0)
+    start = max(int(occupied[0]) - 1, 0)
+    stop = int(occupied[-1]) + 1
+    h.bucket_limit.extend(limits[start:stop].tolist())
+    h.bucket.extend(buckets[start:stop].tolist())
     return h
 
 

@@ -54,6 +54,12 @@ class TensorArrayResource:
         self.name = name
         self.dtype = dtype
         self.element_shape = element_shape
+        # The element shape as a tuple once it is fully known (the fast check of a write).
+        self._known_shape: tuple[int, ...] | None = (
+            tuple(int(d) for d in element_shape.as_list())  # type: ignore[arg-type]
+            if element_shape.is_fully_defined()
+            else None
+        )
         self.dynamic_size = dynamic_size
         self.clear_after_read = clear_after_read
         self.identical_element_shapes = identical_element_shapes
@@ -83,7 +89,9 @@ class TensorArrayResource:
         if index >= n:
             self.elements.extend(_Element() for _ in range(index + 1 - n))
         shape = shape_of(value)
-        if not self.element_shape.is_compatible_with(TensorShape(shape)):
+        if shape != self._known_shape and not self.element_shape.is_compatible_with(
+            TensorShape(shape)
+        ):
             raise invalid(
                 f"TensorArray {self.name}: Could not write to TensorArray index {index} because "
                 f"the value shape is {shape_str(shape)} which is incompatible with the "
@@ -92,6 +100,7 @@ class TensorArrayResource:
             )
         if self.identical_element_shapes and not self.element_shape.is_fully_defined():
             self.element_shape = TensorShape(shape)
+            self._known_shape = shape
         t = self.elements[index]
         if t.read:
             raise invalid(
