@@ -118,6 +118,8 @@ class _Function:
         # Value arguments are fed straight into the executor's slots (no _Arg kernel per call);
         # variable references go through _RefArg, whose readers the executor dereferences.
         self._fed = [i for i, a in enumerate(body.args) if not a[3]]
+        # Every argument fed: no _Arg kernel runs, so the caller's context serves as it is.
+        self._all_fed = len(self._fed) == len(body.args)
         self._executor = Executor(
             nodes,
             [f"{body.args[i][0]}:0" for i in self._fed],
@@ -128,11 +130,11 @@ class _Function:
         )
 
     def __call__(self, ctx: StepContext, args: Sequence[Any]) -> list[Any]:
-        fed = [args[i] for i in self._fed]
-        for k, v in enumerate(fed):
-            if isinstance(v, VariableRef):  # a value argument given a variable: its value
-                fed[k] = v.read(self._executor.feeds[k])
-        return self._executor.run(CallContext(ctx, args), fed)
+        # The functional ops' inputs are values (the executor reads variables before a
+        # kernel runs); variables captured by reference reach their _RefArg through `args`.
+        if self._all_fed:
+            return self._executor.run(ctx, args)
+        return self._executor.run(CallContext(ctx, args), [args[i] for i in self._fed])
 
 
 def _truthy(value: Any, what: str) -> bool:
