@@ -98,7 +98,7 @@ class TensorArrayResource:
                 f"TensorArray's inferred element shape: {_partial(self.element_shape)} "
                 "(consider setting infer_shape=False)."
             )
-        if self.identical_element_shapes and not self.element_shape.is_fully_defined():
+        if self.identical_element_shapes and self._known_shape is None:
             self.element_shape = TensorShape(shape)
             self._known_shape = shape
         t = self.elements[index]
@@ -187,9 +187,8 @@ def _array(value: Any, node_name: str) -> TensorArrayResource:
     return value
 
 
-def _check_dtype(ta: TensorArrayResource, dtype: Any, writing: bool) -> None:
-    want = dtypes.as_dtype(dtype).base_dtype
-    if want != ta.dtype:
+def _check_dtype(ta: TensorArrayResource, want: dtypes.DType, writing: bool) -> None:
+    if want is not ta.dtype and want != ta.dtype:
         if writing:
             raise invalid(
                 f"TensorArray dtype is {_tf_name(ta.dtype)} but Op is trying to write dtype "
@@ -273,7 +272,7 @@ def tensor_array_grad(node: Any, xp: Any) -> Any:
 
 @kernel("TensorArrayWriteV3", devices=CPU_ONLY)
 def tensor_array_write(node: Any, xp: Any) -> Any:
-    dtype = node.attrs["T"]
+    dtype = dtypes.as_dtype(node.attrs["T"]).base_dtype
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         ta = _array(ins[0], node.name)
@@ -288,7 +287,7 @@ def tensor_array_write(node: Any, xp: Any) -> Any:
 
 @kernel("TensorArrayReadV3", devices=CPU_ONLY)
 def tensor_array_read(node: Any, xp: Any) -> Any:
-    dtype = node.attrs["dtype"]
+    dtype = dtypes.as_dtype(node.attrs["dtype"]).base_dtype
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         ta = _array(ins[0], node.name)
@@ -302,7 +301,7 @@ def tensor_array_read(node: Any, xp: Any) -> Any:
 
 @kernel("TensorArrayGatherV3", devices=CPU_ONLY)
 def tensor_array_gather(node: Any, xp: Any) -> Any:
-    dtype = node.attrs["dtype"]
+    dtype = dtypes.as_dtype(node.attrs["dtype"]).base_dtype
     element_shape = as_shape(node.attrs.get("element_shape"))
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -336,7 +335,7 @@ def tensor_array_gather(node: Any, xp: Any) -> Any:
 
 @kernel("TensorArrayScatterV3", devices=CPU_ONLY)
 def tensor_array_scatter(node: Any, xp: Any) -> Any:
-    dtype = node.attrs["T"]
+    dtype = dtypes.as_dtype(node.attrs["T"]).base_dtype
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         ta = _array(ins[0], node.name)
@@ -370,7 +369,7 @@ def tensor_array_scatter(node: Any, xp: Any) -> Any:
 
 @kernel("TensorArrayConcatV3", devices=CPU_ONLY)
 def tensor_array_concat(node: Any, xp: Any) -> Any:
-    dtype = node.attrs["dtype"]
+    dtype = dtypes.as_dtype(node.attrs["dtype"]).base_dtype
     rest = as_shape(node.attrs.get("element_shape_except0"))
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -408,7 +407,7 @@ def tensor_array_concat(node: Any, xp: Any) -> Any:
 
 @kernel("TensorArraySplitV3", devices=CPU_ONLY)
 def tensor_array_split(node: Any, xp: Any) -> Any:
-    dtype = node.attrs["T"]
+    dtype = dtypes.as_dtype(node.attrs["T"]).base_dtype
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         ta = _array(ins[0], node.name)
