@@ -157,7 +157,7 @@ def _make(op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any], scope: 
 def string_join(inputs: Sequence[Any], separator: str = "", name: str | None = None) -> Tensor:
     """Element-wise concatenation of string tensors (scalars broadcast), with a separator."""
     with name_scope(name, "StringJoin", list(inputs)) as scope:
-        ts = [_strings(x, "inputs") for x in inputs]
+        ts = [_strings(x, f"inputs_{i}") for i, x in enumerate(inputs)]
         return _make("StringJoin", ts, {"N": len(ts), "separator": separator}, scope)
 
 
