@@ -331,3 +331,53 @@ def foldl_foldr_values_and_gradients(tf):
         fr_i = tf.foldr(lambda a, e: a + e, tf.constant([1, 2, 3]))
         gx = tf.gradients(tf.reduce_sum(fl * fr), [x])[0]
         return {"values": run(tf, {"fl": fl, "fr": fr, "fl_n": fl_n, "fr_i": fr_i, "g": gx})}
+
+
+@case
+def names_inside_loop_and_cond_bodies(tf):
+    """What a body sees (printed by tutorials): its loop variables and ops are named in the
+    loop's scope, as TF1 names them (Identity_<i>, the counter of maximum_iterations first);
+    variables made in a body are named in that scope too."""
+    seen = {}
+    with tf.Graph().as_default():
+        x = tf.constant(_X)
+
+        def body(i, a):
+            seen["body_args"] = [i.name, a.name]
+            with tf.name_scope("inner"):
+                b = a * 2.0
+            seen["body_op"] = b.name
+            return i + 1, b
+
+        def cond(i, a):
+            seen["cond_args"] = [i.name, a.name]
+            return i < 2
+
+        tf.while_loop(cond, body, [tf.constant(0), x[0]])
+
+        def counted(i):
+            seen["max_iter_arg"] = i.name
+            return i + 1
+
+        with tf.name_scope("outer"):
+            tf.while_loop(lambda i: i < 3, counted, [0], maximum_iterations=5)
+
+        def scan_fn(a, e):
+            seen["scan_args"] = [a.name, e.name]
+            return a + e
+
+        with tf.variable_scope("rnn"):
+            tf.scan(scan_fn, x, initializer=tf.zeros([3]))
+            tf.map_fn(lambda e: e * 2.0, x)
+        p = tf.placeholder(tf.bool, [])
+
+        def branch():
+            v = tf.Variable(1.0, name="in_branch")
+            y = x * v
+            seen["branch_op"] = y.name
+            return y
+
+        tf.cond(p, branch, lambda: x)
+        tf.while_loop(lambda i: i < 3.0, lambda i: i + tf.Variable(1.0, name="in_loop"), [1.0])
+        seen["variables"] = [v.op.name for v in tf.global_variables()]
+    return seen

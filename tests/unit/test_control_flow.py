@@ -302,15 +302,18 @@ def test_random_op_in_a_branch_keeps_its_state_across_steps() -> None:
 
 
 def test_a_variable_made_in_a_branch_lives_in_the_enclosing_graph() -> None:
-    # As TF's init_scope: the variable and its initializer leave the body being built.
+    # As TF's init_scope: the variable and its initializer leave the body being built. Its
+    # name is in the cond's (the loop's) scope, as TF1 names them (recorded under TF 1.15).
     p = tf.placeholder(tf.bool, [])
     r = tf.cond(p, lambda: tf.Variable(1.0, name="in_branch").value() * 2.0, lambda: 0.0)
-    assert [v.op.name for v in tf.global_variables()] == ["in_branch"]
-    assert tf.get_default_graph().get_operation_by_name("in_branch").type == "VariableV2"
+    x = tf.while_loop(lambda i: i < 3.0, lambda i: i + tf.Variable(1.0, name="in_loop"), [1.0])
+    assert [v.op.name for v in tf.global_variables()] == ["cond/in_branch", "while/in_loop"]
+    assert tf.get_default_graph().get_operation_by_name("cond/in_branch").type == "VariableV2"
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(r, {p: True}) == 2.0
         assert sess.run(r, {p: False}) == 0.0
+        assert sess.run(x) == 3.0
 
 
 # ---- gradients -----------------------------------------------------------------------------

@@ -255,7 +255,8 @@ def _build_branch(
 ) -> tuple[FuncGraph, Any, list[Any]]:
     """Calls `fn` inside a new body; returns it, its result structure and flat results."""
     fg = FuncGraph(name, graph)
-    with fg.as_default():
+    # Its ops are named in the cond's scope, as TF1 names the ops of a branch.
+    with fg.as_default(), fg.name_scope(name.rsplit("/", 1)[0] + "/"):
         result = fn()
         if result is None:
             raise ValueError(f"{what} must have a return value.")
@@ -473,8 +474,12 @@ def while_loop(
         max_iter = _max_iterations(maximum_iterations)
         cond_fg = FuncGraph(f"{op_name}/cond", graph)
         body_fg = FuncGraph(f"{op_name}/body", graph)
-        cond_out = _build_cond(cond_fg, cond, structure, init, invariants, is_seq, templates)
-        body_outs = _build_body(body_fg, body, structure, init, invariants, is_seq, templates)
+        # TF1 counts the iterations in a first loop variable when there is a maximum.
+        first = 0 if max_iter is None else 1
+        cond_out = _build_cond(cond_fg, cond, structure, init, invariants, is_seq, templates, first)
+        body_outs = _build_body(
+            body_fg, body, structure, init, invariants, is_seq, templates, first
+        )
         op = make_while(
             graph,
             op_name,
@@ -612,11 +617,17 @@ def _loop_args(
     init: Sequence[Tensor],
     invariants: Sequence[TensorShape],
     templates: Sequence[Any],
+    stem: str,
+    first: int,
 ) -> Any:
-    args = [
-        fg.add_arg(t.dtype.base_dtype, inv, f"loop_var_{i}")
-        for i, (t, inv) in enumerate(zip(init, invariants))
-    ]
+    """The loop variables as the body (or cond) sees them, named as TF1 names the tensors
+    there: <while scope>/Identity_<i> in the body, <while scope>/Merge_<i> in the cond (i counts
+    from 1 when maximum_iterations adds TF1's iteration counter as the first loop variable)."""
+    scope = fg.get_name_scope()
+    args = []
+    for i, (t, inv) in enumerate(zip(init, invariants), start=first):
+        name = f"{scope}/{stem}" + (f"_{i}" if i else "")
+        args.append(fg.add_arg(t.dtype.base_dtype, inv, name))
     return pack_as(structure, _with_arrays(templates, args))
 
 
@@ -636,9 +647,10 @@ def _build_cond(
     invariants: Sequence[TensorShape],
     is_seq: bool,
     templates: Sequence[Any],
+    first: int,
 ) -> Tensor:
-    with fg.as_default():
-        packed = _loop_args(fg, structure, init, invariants, templates)
+    with fg.as_default(), fg.name_scope(fg.name.rsplit("/", 1)[0] + "/"):
+        packed = _loop_args(fg, structure, init, invariants, templates, "Merge", first)
         out = fg.capture(convert_to_tensor(_call(fn, packed, is_seq)))
     _check_scalar_bool(out, "The result of the while_loop cond")
     return out
@@ -652,9 +664,10 @@ def _build_body(
     invariants: Sequence[TensorShape],
     is_seq: bool,
     templates: Sequence[Any],
+    first: int,
 ) -> list[Tensor]:
-    with fg.as_default():
-        packed = _loop_args(fg, structure, init, invariants, templates)
+    with fg.as_default(), fg.name_scope(fg.name.rsplit("/", 1)[0] + "/"):
+        packed = _loop_args(fg, structure, init, invariants, templates, "Identity", first)
         result = _call(fn, packed, is_seq)
         if not is_seq or (len(init) == 1 and not isinstance(result, (list, tuple, dict))):
             result = (
