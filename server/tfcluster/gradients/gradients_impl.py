@@ -1,4 +1,10 @@
-"""tf.gradients: reverse-mode differentiation over the graph, from the gradient table."""
+"""tf.gradients: reverse-mode differentiation over the graph, from the gradient table.
+
+Gradients are Tensors or IndexedSlices (a gather's gradient: only the gathered rows). As in
+TF, several IndexedSlices for one tensor are concatenated (still sparse), any dense one among
+them makes the sum dense, and an op whose gradient function cannot take IndexedSlices gets
+them as a dense tensor.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ from tfcluster.framework.graph import (
     get_graph_from_inputs,
     name_scope,
 )
+from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.gradients import registry
 from tfcluster.ops import array_ops, math_ops
 
@@ -118,6 +125,8 @@ def gradients(
                     scope = op.name + "_grad"
                     ctx = colocate_with(op) if colocate_gradients_with_ops else _null()
                     with name_scope(scope), ctx:
+                        if op.type not in _TAKES_INDEXED_SLICES:
+                            out_grads = [_dense(g) for g in out_grads]
                         in_grads = _as_list(grad_fn(op, *out_grads))
                     if len(in_grads) != len(op.inputs):
                         raise ValueError(
@@ -157,12 +166,50 @@ def _grad_fn(op: Operation) -> Any:
         raise
 
 
-def _aggregate(parts: Sequence[Tensor] | None) -> Tensor | None:
+# Ops whose gradient functions pass IndexedSlices on (TF's do: Identity, Cast); the others get
+# their gradients dense, as TF's get them through the ops they call.
+_TAKES_INDEXED_SLICES = frozenset({"Identity", "Cast"})
+
+
+def _dense(g: Any) -> Any:
+    return convert_to_tensor(g) if isinstance(g, IndexedSlices) else g
+
+
+def _aggregate(parts: Sequence[Any] | None) -> Any:
+    """The sum of one tensor's gradients (TF's _AggregatedGrads with ADD_N)."""
     if not parts:
         return None
     if len(parts) == 1:
         return parts[0]
-    return math_ops.add_n(list(parts))
+    if all(isinstance(g, Tensor) for g in parts):
+        return math_ops.add_n(list(parts))
+    return aggregate_indexed_slices_gradients(list(parts))
+
+
+def aggregate_indexed_slices_gradients(grads: list[Any]) -> Any:
+    """Gradients among which some are IndexedSlices: summed densely when any is a Tensor,
+    else one IndexedSlices of all their rows (repeated rows add up when applied)."""
+    if any(isinstance(g, Tensor) for g in grads):
+        return math_ops.add_n(grads)
+    slices = _as_indexed_slices_list(grads)
+    return IndexedSlices(
+        array_ops.concat([g.values for g in slices], 0),
+        array_ops.concat([g.indices for g in slices], 0),
+        slices[0].dense_shape,
+    )
+
+
+def _as_indexed_slices_list(grads: list[IndexedSlices]) -> list[IndexedSlices]:
+    """The slices with one index dtype: int64 for all when int32 and int64 mix (as TF)."""
+    int32 = [g for g in grads if g.indices.dtype.base_dtype == dtypes.int32]
+    if not int32 or len(int32) == len(grads):
+        return grads
+    return [
+        IndexedSlices(g.values, math_ops.cast(g.indices, dtypes.int64), g.dense_shape)
+        if g.indices.dtype.base_dtype == dtypes.int32
+        else g
+        for g in grads
+    ]
 
 
 class _null:
