@@ -17,7 +17,11 @@ import traceback
 import tensorflow as real_tf
 from recorder import Recorder
 from sparse_optimizer_cases import CASES
-from tensorflow.python.training import training_ops as raw
+
+try:  # TF 2.x keeps the generated update ops in ops/, TF 1.15 in training/
+    from tensorflow.python.ops import gen_training_ops as raw
+except ImportError:
+    from tensorflow.python.training import gen_training_ops as raw
 
 if real_tf.__version__.startswith("1."):
     tf = real_tf.compat.v1

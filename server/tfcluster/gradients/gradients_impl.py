@@ -8,6 +8,7 @@ them as a dense tensor.
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Sequence
 from typing import Any
 
@@ -22,7 +23,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.gradients import registry
-from tfcluster.ops import array_ops, math_ops
+from tfcluster.ops import array_ops, indexed_slices_ops, math_ops
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -61,8 +62,9 @@ def gradients(
     aggregation_method: Any = None,
     stop_gradients: Any = None,
     unconnected_gradients: str = "none",
-) -> list[Tensor | None]:
-    """Symbolic d(sum(ys))/d(x) for each x in xs; None where x does not affect ys."""
+) -> list[Any]:
+    """Symbolic d(sum(ys))/d(x) for each x in xs (a Tensor, or an IndexedSlices for a
+    gathered x); None where x does not affect ys."""
     ys_t = [_to_tensor(y, as_ref=False) for y in _as_list(ys)]
     xs_t = [_to_tensor(x, as_ref=True) for x in _as_list(xs)]
     grad_ys_l = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys_t)
@@ -93,7 +95,7 @@ def gradients(
             for t in op.inputs:
                 if t.op in between:
                     pending[t.op] = pending.get(t.op, 0) + 1
-        grads: dict[Tensor, list[Tensor]] = {}
+        grads: dict[Tensor, list[Any]] = {}
         for y, gy in zip(ys_t, grad_ys_l):
             if gy is None:
                 with colocate_with(y.op) if colocate_gradients_with_ops else _null():
@@ -106,10 +108,14 @@ def gradients(
                 gy = convert_to_tensor(gy, dtype=y.dtype.base_dtype)
             grads.setdefault(y, []).append(gy)
 
-        ready = [op for op in {y.op for y in ys_t} if pending.get(op, 0) == 0]
+        # First in, first out, from the ys in order (TF's queue): gradients of a tensor are
+        # summed, and IndexedSlices concatenated, in the order TF adds them.
+        ready = collections.deque(
+            op for op in dict.fromkeys(y.op for y in ys_t) if pending.get(op, 0) == 0
+        )
         visited: set[Operation] = set()
         while ready:
-            op = ready.pop()
+            op = ready.popleft()
             if op in visited:
                 continue
             visited.add(op)
@@ -147,7 +153,7 @@ def gradients(
                     pending[t.op] -= 1
                     if pending[t.op] == 0:
                         ready.append(t.op)
-        result: list[Tensor | None] = []
+        result: list[Any] = []
         for x in xs_t:
             g = _aggregate(grads.get(x))
             if g is None and unconnected_gradients == "zero":
@@ -166,13 +172,16 @@ def _grad_fn(op: Operation) -> Any:
         raise
 
 
-# Ops whose gradient functions pass IndexedSlices on (TF's do: Identity, Cast); the others get
-# their gradients dense, as TF's get them through the ops they call.
-_TAKES_INDEXED_SLICES = frozenset({"Identity", "Cast"})
+# Ops whose gradient functions take IndexedSlices (TF's Identity and Cast pass them on, the
+# gather's reshapes them quietly); the others get their gradients dense, as TF's get them
+# through the ops they call.
+_TAKES_INDEXED_SLICES = frozenset({"Identity", "Cast", "GatherV2"})
 
 
 def _dense(g: Any) -> Any:
-    return convert_to_tensor(g) if isinstance(g, IndexedSlices) else g
+    if isinstance(g, IndexedSlices):
+        return indexed_slices_ops.indexed_slices_to_tensor(g)
+    return g
 
 
 def _aggregate(parts: Sequence[Any] | None) -> Any:
