@@ -42,13 +42,15 @@ def writable_value(xp: Any, ref: VariableRef, node_name: str) -> Any:
         ref.read(node_name)  # raises FailedPreconditionError, naming the variable and node
     if _holders(ref) <= _SOLE:
         value = ref.value
+        owned = value.base is None and value.flags.c_contiguous
         if isinstance(value, np.ndarray) and xp is np:
-            if value.base is None and _unfreeze(value):
+            if owned and _unfreeze(value):
                 return value
-        elif xp is not np and not isinstance(value, np.ndarray) and value.base is None:
+        elif xp is not np and not isinstance(value, np.ndarray) and owned:
             return value
-    # Another holder, a view of someone else's buffer, or a value on the other device.
-    fresh = xp.array(ref.value, copy=True)
+    # Another holder, a view of someone else's buffer, or a value on the other device: one
+    # private C-contiguous copy (row views of it are then views, not copies).
+    fresh = xp.array(ref.value, copy=True, order="C")
     ref.value = fresh
     return fresh
 

@@ -16,6 +16,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels import in_place
 from tfcluster.kernels.common import Compute, invalid, shape_of, shape_str
 from tfcluster.kernels.dense_updates import (
@@ -122,19 +123,11 @@ def _check_shapes(
 def _rounds(xp: Any, indices: np.ndarray, grad: Any) -> Iterator[tuple[Any, Any]]:
     """(rows, their gradient rows) per round: every row at most once in a round, the k-th
     occurrence of a row in round k."""
-    n = indices.shape[0]
-    order = np.argsort(indices, kind="stable")
-    ordered = indices[order]
-    first = np.ones(n, dtype=bool)
-    first[1:] = ordered[1:] != ordered[:-1]
-    if first.all():
+    rounds = u.occurrence_rounds(indices)
+    if rounds is None:
         yield xp.asarray(indices), grad
         return
-    starts = np.maximum.accumulate(np.where(first, np.arange(n), 0))
-    occurrence = np.empty(n, dtype=np.int64)
-    occurrence[order] = np.arange(n) - starts
-    for k in range(int(occurrence.max()) + 1):
-        at = np.nonzero(occurrence == k)[0]
+    for at in rounds:
         yield xp.asarray(indices[at]), grad[xp.asarray(at)]
 
 
