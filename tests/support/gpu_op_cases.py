@@ -724,8 +724,7 @@ def check_gpu_errors_are_tf_errors() -> None:
 
 
 # The ops written once over xp for the math families add their cases to CASES.
-from support import gpu_op_cases_mathops  # noqa: E402, F401
-from support import gpu_op_cases_sparse_training  # noqa: E402, F401
+from support import gpu_op_cases_mathops, gpu_op_cases_sparse_training  # noqa: E402, F401
 
 __all__ = [
     "ALL_DEVICE_OPS",

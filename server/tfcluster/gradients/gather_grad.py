@@ -30,6 +30,10 @@ def _gather_v2_grad(op: Operation, grad: Tensor) -> Any:
     axis_static = tensor_util.constant_value(axis)
     batch_dims = int(op.attrs.get("batch_dims", 0))  # graphs imported from older TFs lack it
     if batch_dims < 0:
+        if indices.shape.ndims is None:
+            raise ValueError(
+                "The gradient of tf.gather with batch_dims < 0 needs indices of known rank"
+            )
         batch_dims += indices.shape.ndims
     if axis_static is not None and int(axis_static) == 0:
         values_shape = array_ops.concat([indices_size, params_shape[1:]], 0)
@@ -100,6 +104,8 @@ def _batch_indices(params_shape: Tensor, indices: Tensor, batch_dims: int) -> Te
     """The indices offset by their batch entry's place in the flattened batch dimensions."""
     batch_indices = indices
     indices_ndims = indices.shape.ndims
+    if indices_ndims is None:
+        raise ValueError("The gradient of tf.gather with batch_dims needs indices of known rank")
     indices_dtype = indices.dtype.base_dtype
     casted_params_shape = math_ops.cast(params_shape, indices_dtype)
     accum_dim_value = array_ops.ones((), dtype=indices_dtype)

@@ -83,6 +83,8 @@ def occurrence_rounds(index: np.ndarray) -> list[np.ndarray] | None:
     """Positions of a 1-D index grouped in rounds that name every value at most once: the
     k-th occurrence of each value in round k. None when no value repeats (one round)."""
     n = index.shape[0]
+    if n <= 2048 and len(set(index.tolist())) == n:
+        return None  # the usual case (rows summed first), checked the cheap way
     order = np.argsort(index, kind="stable")
     ordered = index[order]
     first = np.ones(n, dtype=bool)

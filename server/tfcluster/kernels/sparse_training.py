@@ -48,29 +48,31 @@ def _sparse_kernel(
     use_locking = bool(node.attrs.get("use_locking", False))
     dtype = node.attrs["T"].as_numpy_dtype
     node_name = node.name
-    others = list(names[num_refs:])
-    scalars = [n for n in others if n not in ("grad", "indices")]
+    grad_at = names.index("grad")
+    indices_at = names.index("indices")
+    # (position, name) of the scalar hyperparameters among the inputs.
+    scalars = [
+        (i, n) for i, n in enumerate(names) if i >= num_refs and n not in ("grad", "indices")
+    ]
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         refs: list[VariableRef] = ins[:num_refs]
-        given = dict(zip(others, ins[num_refs:]))
         hyper = {}
-        for n in scalars:
-            x = given[n]
+        for i, n in scalars:
+            x = ins[i]
             if shape_of(x) != ():
                 raise invalid(f"{n} is not a scalar: {shape_str(shape_of(x))}")
             hyper[n] = np.asarray(x) if n == "global_step" else xp.asarray(x, dtype=dtype)
         if check is not None:
             check(hyper)
-        indices = np.asarray(given["indices"])
-        grad = xp.asarray(given["grad"], dtype=dtype)
+        indices = np.asarray(ins[indices_at])
+        grad = xp.asarray(ins[grad_at], dtype=dtype)
         with locked(refs, use_locking):
             shape = _check_shapes(refs, names, node_name, grad, indices, inner_check)
             if indices.size == 0:
                 return (refs[0],)
-            bad = np.nonzero((indices < 0) | (indices >= shape[0]))[0]
-            if bad.size:
-                i = int(bad[0])
+            if int(indices.min()) < 0 or int(indices.max()) >= shape[0]:
+                i = int(np.nonzero((indices < 0) | (indices >= shape[0]))[0][0])
                 raise invalid(f"Index {int(indices[i])} at offset {i} in indices is out of range")
             arrays = [in_place.writable_value(xp, r, node_name) for r in refs]
             for rows, grad_rows in _rounds(xp, indices, grad):
@@ -95,9 +97,9 @@ def _check_shapes(
 ) -> tuple[int, ...]:
     """TF's argument checks, in its order; the variable's shape. Reads only shapes, so that
     no array of a variable is held here (in_place counts who holds them)."""
-    shape = shape_of(refs[0].read(node_name))
+    shape = refs[0].read(node_name).shape
     for name, r in zip(names[1:], refs[1:]):
-        other = shape_of(r.read(node_name))
+        other = r.read(node_name).shape
         if other != shape:
             raise invalid(
                 f"var and {name} do not have the same shape{shape_str(shape)} {shape_str(other)}"

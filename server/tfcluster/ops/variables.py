@@ -21,10 +21,10 @@ from tfcluster.framework.graph import (
     name_scope,
     register_tensor_conversion_function,
 )
+from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.framework.meta_graph import prepend_name_scope, strip_name_scope
 from tfcluster.framework.proto_functions import register_proto_function
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.ops import array_ops, constant_op, math_ops, save_slice_info, scatter_ops, state_ops
 from tfcluster.ops.control_flow_ops import group, no_op
 from tfcluster.ops.op_util import make_op

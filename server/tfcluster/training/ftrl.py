@@ -84,41 +84,53 @@ class FtrlOptimizer(Optimizer):
         assert t is not None
         return math_ops.cast(t, var.dtype.base_dtype)
 
-    def _hyper(self, var: Any) -> tuple[list[Tensor], Tensor | None, Tensor]:
-        """([lr, l1, l2], the shrinkage strength or None when it is off, lr_power), cast."""
-        rates = [
-            self._cast(self._learning_rate_tensor, var),
-            self._cast(self._l1_regularization_strength_tensor, var),
-            self._cast(self._l2_regularization_strength_tensor, var),
-        ]
+    def _hyper_for(self, var: Any) -> tuple[Tensor, Tensor, Tensor, Tensor | None, Tensor]:
+        """(lr, l1, l2, the shrinkage strength or None when it is off, lr_power), cast."""
         shrinkage = None
         if self._l2_shrinkage_regularization_strength > 0.0:
             shrinkage = self._cast(self._l2_shrinkage_regularization_strength_tensor, var)
-        return rates, shrinkage, self._cast(self._learning_rate_power_tensor, var)
+        return (
+            self._cast(self._learning_rate_tensor, var),
+            self._cast(self._l1_regularization_strength_tensor, var),
+            self._cast(self._l2_regularization_strength_tensor, var),
+            shrinkage,
+            self._cast(self._learning_rate_power_tensor, var),
+        )
 
     def _apply_dense(self, grad: Tensor, var: Any) -> Any:
         accum = self.get_slot(var, "accum")
         linear = self.get_slot(var, "linear")
-        rates, shrinkage, power = self._hyper(var)
+        lr, l1, l2, shrinkage, power = self._hyper_for(var)
+        locking = self._use_locking
         if shrinkage is None:
             return training_ops.apply_ftrl(
-                var, accum, linear, grad, *rates, power, use_locking=self._use_locking
+                var, accum, linear, grad, lr, l1, l2, power, use_locking=locking
             )
         return training_ops.apply_ftrl_v2(
-            var, accum, linear, grad, *rates, shrinkage, power, use_locking=self._use_locking
+            var, accum, linear, grad, lr, l1, l2, shrinkage, power, use_locking=locking
         )
 
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
         accum = self.get_slot(var, "accum")
         linear = self.get_slot(var, "linear")
-        rates, shrinkage, power = self._hyper(var)
-        rows = (grad.values, grad.indices)
+        lr, l1, l2, shrinkage, power = self._hyper_for(var)
+        rows, indices, locking = grad.values, grad.indices, self._use_locking
         if shrinkage is None:
             return training_ops.sparse_apply_ftrl(
-                var, accum, linear, *rows, *rates, power, use_locking=self._use_locking
+                var, accum, linear, rows, indices, lr, l1, l2, power, use_locking=locking
             )
         return training_ops.sparse_apply_ftrl_v2(
-            var, accum, linear, *rows, *rates, shrinkage, power, use_locking=self._use_locking
+            var,
+            accum,
+            linear,
+            rows,
+            indices,
+            lr,
+            l1,
+            l2,
+            shrinkage,
+            power,
+            use_locking=locking,
         )
 
 

@@ -30,16 +30,13 @@ from tfcluster.framework.indexed_slices import (
     convert_to_tensor_or_indexed_slices,
 )
 from tfcluster.gradients.gradients_impl import gradients
-from tfcluster.ops import array_ops, indexed_slices_ops, math_ops, segment_ops, state_ops
+from tfcluster.ops import array_ops, math_ops, segment_ops, state_ops
+from tfcluster.ops import indexed_slices_ops as _dense_conversion  # noqa: F401 - registers it
 from tfcluster.ops.control_flow_ops import group, tuple_
 from tfcluster.ops.variables import Variable
 from tfcluster.training import slot_creator
 
 _VALID_LOSS_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
-
-
-# IndexedSlices gradients become dense where an op needs them so (registered on import).
-assert indexed_slices_ops.indexed_slices_to_tensor
 
 
 def _deduplicate_indexed_slices(values: Tensor, indices: Tensor) -> tuple[Tensor, Tensor]:
