@@ -555,3 +555,48 @@ def optimizer_argument_errors(tf, raw):
         "sparse_with_constraint": constrained,
         "dense_with_constraint": dense,
     }
+
+
+@case
+def sparse_conditional_accumulator(tf, raw):
+    g = tf.Graph()
+    with g.as_default():
+        acc = tf.SparseConditionalAccumulator(tf.float32, shape=[5, 2])
+        first = tf.IndexedSlices(
+            tf.constant([[1.0, 1.0], [2.0, 2.0]]),
+            tf.constant(np.array([3, 0], np.int64)),
+            tf.constant(np.array([5, 2], np.int64)),
+        )
+        apply_first = acc.apply_indexed_slices_grad(first, local_step=0)
+        apply_second = acc.apply_grad(
+            tf.constant(np.array([3, 1, 3], np.int64)),
+            tf.constant([[10.0, 10.0], [4.0, 4.0], [1.0, 3.0]]),
+            local_step=0,
+        )
+        stale = acc.apply_grad(
+            tf.constant(np.array([2], np.int64)), tf.constant([[9.0, 9.0]]), local_step=0
+        )
+        taken = acc.take_indexed_slices_grad(2)
+        count = acc.num_accumulated()
+        summed = tf.SparseConditionalAccumulator(tf.float64, reduction_type="SUM", name="summed")
+        apply_summed = summed.apply_grad(tf.constant([4, 4]), tf.constant([1.5, 2.5], tf.float64))
+        taken_summed = summed.take_grad(1)
+        with tf.Session() as sess:
+            sess.run(apply_first)
+            sess.run(apply_second)
+            counted = sess.run(count)
+            value = sess.run(taken)
+            sess.run(stale)  # local step 0 is older than the accumulator's step now
+            after_stale = sess.run(count)
+            sess.run(apply_summed)
+            summed_value = sess.run(taken_summed)
+        return {
+            "values": value.values,
+            "indices": value.indices,
+            "dense_shape": value.dense_shape,
+            "counted": counted,
+            "after_stale": after_stale,
+            "summed": list(summed_value),
+            "ops": _ops(g),
+            "kinds": [_kind(tf, taken), _kind(tf, taken.values)],
+        }
