@@ -17,7 +17,7 @@ from collections.abc import Callable, Sequence
 
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.func_graph import FuncGraph, FunctionBody, inline_function, parse_function
-from tfcluster.framework.graph import Operation, Tensor, get_default_graph
+from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.gradients.registry import RegisterGradient
@@ -65,8 +65,12 @@ def _inline_pure(
 
 
 def _gradients(ys: list[Tensor], xs: list[Tensor], grad_ys: list[Tensor]) -> list[Tensor]:
+    """Dense gradients (a gather's IndexedSlices summed into a tensor: a branch or a loop body
+    returns tensors), zeros where none flows."""
     grads = gradients(ys, xs, grad_ys=grad_ys) if ys else [None] * len(xs)
-    return [g if g is not None else array_ops.zeros_like(x) for g, x in zip(grads, xs)]
+    return [
+        array_ops.zeros_like(x) if g is None else convert_to_tensor(g) for g, x in zip(grads, xs)
+    ]
 
 
 # ---- If -----------------------------------------------------------------------------------
