@@ -652,6 +652,16 @@ def _shuffle() -> Build:
     return Build([tf.random_shuffle(_f32(6, 2), seed=5)])
 
 
+# ---- image: the cases live beside their family -------------------------------------------
+def _image_cases() -> None:
+    from support.gpu_op_cases_image import CASES_IMAGE
+
+    CASES.update(CASES_IMAGE)
+
+
+_image_cases()
+
+
 # ---- comparing the devices ----------------------------------------------------------------
 def _traced_run(sess: Any, build: Build) -> tuple[list[Any], set[str]]:
     """The build's values, and the names of the nodes that ran on the GPU meanwhile."""
@@ -723,8 +733,12 @@ def check_gpu_errors_are_tf_errors() -> None:
             sess.run(div)
 
 
-# The ops written once over xp for the math families add their cases to CASES.
-from support import gpu_op_cases_mathops, gpu_op_cases_sparse_training  # noqa: E402, F401
+# The families written once over xp since (math, debugging, sparse updates) add their cases.
+from support import (  # noqa: E402, F401
+    gpu_op_cases_funcops,
+    gpu_op_cases_mathops,
+    gpu_op_cases_sparse_training,
+)
 
 __all__ = [
     "ALL_DEVICE_OPS",

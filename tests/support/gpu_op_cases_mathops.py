@@ -419,7 +419,7 @@ def _diagonals() -> Build:
             set2,
             tf.linalg.diag(d, k=(0, 1)),
             tf.linalg.diag_part(m, k=(-1, 1)),
-            tf.linalg.set_diag(m, d),
+            tf.linalg.set_diag(m, d, k=1),
             tf.diag(d[0]),
             tf.diag_part(tf.diag(d)),
             tf.cross(m[:, :, :3], m[:, :, 1:]),
