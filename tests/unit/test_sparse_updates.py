@@ -197,3 +197,14 @@ def test_gradients_of_embedding_lookups_stay_sparse_through_identity_and_cast() 
         value = sess.run(grad)
     np.testing.assert_array_equal(value.indices, [1, 3])
     np.testing.assert_array_equal(value.values, np.ones((2, 2)))
+
+
+def test_a_fetched_array_is_the_callers_own_after_dense_updates_too() -> None:
+    v = tf.Variable(np.zeros(3, np.float32))
+    train = tf.train.AdadeltaOptimizer(1.0).minimize(tf.reduce_sum(v * v + v))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        mine = sess.run(v)
+        mine[0] = 99.0
+        assert sess.run(v)[0] != 99.0
