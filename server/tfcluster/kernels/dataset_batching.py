@@ -229,7 +229,7 @@ def _pad_stack(
             target.append(int(biggest[k]))
         else:
             if biggest[k] > want:
-                raise errors.InvalidArgumentError(
+                raise errors.DataLossError(
                     None,
                     None,
                     "Attempted to pad to a smaller size than the input element. (component "

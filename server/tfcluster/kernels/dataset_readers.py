@@ -80,16 +80,21 @@ class _FilesIterator(base.ElementIterator):
         while self._reader is None:
             if self._next_file >= len(self._data.files):
                 return None
-            path = self._data.files[self._next_file]
+            # A file that cannot be opened raises again on the next read, as in TF.
+            self._reader = self._data.open(self._data.files[self._next_file])
             self._next_file += 1
-            self._reader = self._data.open(path)
         return self._reader
 
     def _read(self, n: int) -> list[bytes]:
         """Up to n records (fewer only at the end of the last file)."""
         out: list[bytes] = []
         while len(out) < n:
-            reader = self._current()
+            try:
+                reader = self._current()
+            except errors.OpError:
+                if out:
+                    return out  # opening fails again on the next read
+                raise
             if reader is None:
                 break
             try:
@@ -281,7 +286,23 @@ class _FixedLengthReader:
 
 class _FixedLengthRecords(_Files):
     def open(self, path: str) -> Any:
-        return _FixedLengthReader(path, self.options)
+        o = self.options
+        if o["compression"] == compression.NONE:
+            try:
+                size = os.path.getsize(path)
+            except OSError as e:
+                raise as_tf_error(e, path) from None
+            body = size - o["header_bytes"] - o["footer_bytes"]
+            if body < 0 or body % o["record_bytes"]:
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Excluding the header ({o['header_bytes']} bytes) and footer "
+                    f"({o['footer_bytes']} bytes), input file \"{path}\" has body length "
+                    f"{body} bytes, which is not an exact multiple of the record length "
+                    f"({o['record_bytes']} bytes).",
+                )
+        return _FixedLengthReader(path, o)
 
 
 @kernel("FixedLengthRecordDatasetV2", devices=CPU_ONLY)

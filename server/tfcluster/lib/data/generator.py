@@ -89,5 +89,7 @@ def from_generator(
         "token": token,
         "Targuments": [t.dtype.base_dtype for t in arg_tensors],
     }
-    variant = dataset_ops.dataset_op("_PyGeneratorDataset", arg_tensors, attrs)
+    variant = dataset_ops.dataset_op(
+        "_PyGeneratorDataset", arg_tensors, attrs, name="GeneratorDataset"
+    )
     return Dataset(variant, structure)
