@@ -128,6 +128,14 @@ def stack(values: Sequence[Any], dtype: dtypes.DType, what: str = "component 0")
     return out
 
 
+def batch_elements_dense(elements: Sequence[Element], specs: Sequence[LeafSpec]) -> Element:
+    """Elements of dense leaves stacked, one array per leaf."""
+    return tuple(
+        stack([e[j] for e in elements], spec.dtype, f"component {j}")
+        for j, spec in enumerate(specs)
+    )
+
+
 def leaf_tensors(leaf: Any, spec: LeafSpec) -> list[Any]:
     """The graph tensors of one leaf (three for a sparse one)."""
     if spec.kind == SPARSE:

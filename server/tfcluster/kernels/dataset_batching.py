@@ -70,6 +70,12 @@ class _Batch(base.Dataset):
         self.in_specs = list(in_specs)
 
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
+        # A map before the batch may compute whole batches at once (its batched form).
+        batches = getattr(self.data, "iterate_batches", None)
+        if batches is not None:
+            it = batches(pipeline, self.batch_size, self.drop, self.specs)
+            if it is not None:
+                return it  # type: ignore[no-any-return]
         return _BatchIterator(self, self.data.iterate(pipeline))
 
     def cardinality(self) -> int:

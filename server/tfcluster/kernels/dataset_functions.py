@@ -68,15 +68,30 @@ class _Map(base.Dataset):
         fn: base.DatasetFunction,
         captured: Sequence[Any],
         parallel: int = 0,
+        vectorized: base.DatasetFunction | None = None,
     ) -> None:
         super().__init__(specs)
         self.data, self.fn, self.captured, self.parallel = data, fn, list(captured), parallel
+        self.vectorized = vectorized
 
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
         it = self.data.iterate(pipeline)
         if self.parallel:
             return _ParallelMapIterator(self, it, pipeline)
         return _MapIterator(self, it, pipeline)
+
+    def iterate_batches(
+        self,
+        pipeline: base.Pipeline,
+        batch_size: int,
+        drop_remainder: bool,
+        batch_specs: Sequence[base.LeafSpec],
+    ) -> base.ElementIterator | None:
+        """Batches of this map's elements, each computed by one call of the function's
+        batched form; None when it has none."""
+        if self.vectorized is None or any(s.kind != base.DENSE for s in self.data.specs):
+            return None
+        return _VectorizedBatches(self, pipeline, batch_size, drop_remainder, batch_specs)
 
     def cardinality(self) -> int:
         return self.data.cardinality()
@@ -161,9 +176,16 @@ class _ParallelMapIterator(base.ElementIterator):
         self._it.close()
 
 
+def _vectorized(node: Any) -> base.DatasetFunction | None:
+    if "vectorized_f" not in node.attrs:
+        return None
+    return base.DatasetFunction(node.attrs["vectorized_f"], f"{node.name} vectorized_f", node.device)
+
+
 def _map_kernel(node: Any, parallel: bool) -> Any:
     specs = base.leaf_specs(node.attrs)
     fn = _function(node, "f")
+    vectorized = _vectorized(node)
     nargs = len(node.attrs.get("Targuments") or [])
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -172,7 +194,7 @@ def _map_kernel(node: Any, parallel: bool) -> Any:
         workers = 0
         if parallel:
             workers = _parallelism(base.scalar_int(ins[1 + nargs], "num_parallel_calls"), "num_parallel_calls")
-        return (_Map(specs, data, _bind_inputs(fn, data), captured, workers),)
+        return (_Map(specs, data, _bind_inputs(fn, data), captured, workers, vectorized),)
 
     return compute
 
@@ -192,6 +214,7 @@ def map_and_batch_dataset(node: Any, xp: Any) -> Any:
     """map_and_batch: a parallel map, then a batch (one dataset for TF's fused op)."""
     specs = base.leaf_specs(node.attrs)
     fn = _function(node, "f", out_prefix="")
+    vectorized = _vectorized(node)
     nargs = len(node.attrs.get("Targuments") or [])
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -205,7 +228,7 @@ def map_and_batch_dataset(node: Any, xp: Any) -> Any:
         workers = _parallelism(base.scalar_int(ins[2 + nargs], "num_parallel_calls"), "num_parallel_calls")
         drop = bool(np.asarray(ins[3 + nargs]))
         fn.out_specs = [base.LeafSpec(s.kind, s.dtype, _unbatched(s.shape)) for s in specs]
-        mapped = _Map(fn.out_specs, data, _bind_inputs(fn, data), captured, workers)
+        mapped = _Map(fn.out_specs, data, _bind_inputs(fn, data), captured, workers, vectorized)
         return (_Batch(specs, mapped, batch_size, drop, fn.out_specs),)
 
     return compute
@@ -215,6 +238,127 @@ def _unbatched(shape: Any) -> Any:
     from tfcluster.framework.tensor_shape import TensorShape
 
     return TensorShape(None) if shape.ndims is None else TensorShape(shape.as_list()[1:])
+
+
+class _VectorizedBatches(base.ElementIterator):
+    """map(f).batch(n) as f's batched form on n stacked input elements at a time (in
+    num_parallel_calls threads for a parallel map, batches in order). A batch whose batched
+    call fails is mapped element by element, so its error is the one TF gives."""
+
+    def __init__(
+        self,
+        data: _Map,
+        pipeline: base.Pipeline,
+        batch_size: int,
+        drop: bool,
+        batch_specs: Sequence[base.LeafSpec],
+    ) -> None:
+        self._map = data
+        self._pipeline = pipeline
+        self._n = batch_size
+        self._drop = drop
+        self._specs = list(batch_specs)
+        self._in_specs = list(data.data.specs)
+        self._it: base.ElementIterator | None = data.data.iterate(pipeline)
+        self._columns = hasattr(self._it, "next_columns")
+        self._work: OrderedWork | None = None
+        if data.parallel > 1:
+            workers = data.parallel
+            self._work = OrderedWork(pipeline, self._pull, self._compute, workers, workers, "map")
+
+    def _pull(self) -> tuple[list[Any], list[base.Element] | None] | None:
+        """The next n input elements as stacked leaves (and the elements, when read one by
+        one); None at the end."""
+        it = self._it
+        if it is None:
+            return None
+        n = self._n
+        if self._columns:
+            parts: list[list[Any]] = []
+            have = 0
+            while have < n:
+                cols = it.next_columns(n - have)  # type: ignore[attr-defined]
+                if cols is None:
+                    self._columns = False
+                    break
+                if not cols:
+                    break
+                parts.append(cols)
+                have += len(cols[0])
+            if self._columns:
+                if have < n:
+                    it.close()
+                    self._it = None
+                    if not have or self._drop:
+                        return None
+                if len(parts) == 1:
+                    leaves = list(parts[0])
+                else:
+                    leaves = [np.concatenate([p[j] for p in parts]) for j in range(len(parts[0]))]
+                return leaves, None
+            # The input stopped handing out columns: what it gave is read as elements.
+            rows = [tuple(r) for p in parts for r in zip(*[list(c) for c in p])]
+        else:
+            rows = []
+        rows += it.next_many(n - len(rows))
+        if len(rows) < n:
+            it.close()
+            self._it = None
+            if not rows or self._drop:
+                return None
+        return list(base.batch_elements_dense(rows, self._in_specs)), rows
+
+    def _compute(self, piece: Any) -> list[Any]:
+        if isinstance(piece, list):  # an input error, in its place
+            return piece
+        leaves, rows = piece
+        m = self._map
+        try:
+            results = m.vectorized.call_tensors(  # type: ignore[union-attr]
+                self._pipeline, [*leaves, *m.captured]
+            )
+            batch = base.element_from_tensors(results, self._specs)
+            if all(
+                s.kind != base.DENSE or (getattr(b, "shape", (None,))[:1] == (len(leaves[0]),))
+                for s, b in zip(self._specs, batch)
+            ):
+                return [batch]
+        except errors.CancelledError:
+            if self._pipeline.closed:
+                raise
+        except errors.OpError:
+            pass
+        # Element by element: the per-element error (or batching error) TF gives.
+        if rows is None:
+            rows = list(zip(*[list(c) for c in leaves]))
+        try:
+            mapped = [m.fn(self._pipeline, row, m.captured) for row in rows]
+            from tfcluster.kernels.dataset_batching import batch_elements
+
+            return [batch_elements(mapped, m.specs)]
+        except BaseException as e:
+            return [_Failure(e)]
+
+    def next(self) -> base.Element | None:
+        if self._work is not None:
+            item = self._work.next()
+        else:
+            piece = self._pull()
+            if piece is None:
+                return None
+            (item,) = self._compute(piece)
+        if item is _END:
+            return None
+        if isinstance(item, _Failure):
+            raise item.error
+        return item  # type: ignore[no-any-return]
+
+    def close(self) -> None:
+        if self._work is not None:
+            self._work.close()
+        if self._it is not None:
+            self._it.close()
+            self._it = None
 
 
 # ---- filter / take_while -------------------------------------------------------------------

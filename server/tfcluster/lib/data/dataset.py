@@ -390,6 +390,7 @@ class Dataset:
         """Maps map_func across the elements (num_parallel_calls of them at once)."""
         fn = StructuredFunction(map_func, "Dataset.map()", self._structure)
         attrs: dict[str, Any] = {"use_inter_op_parallelism": True, "preserve_cardinality": False}
+        attrs.update(_vectorized_attr(fn, self._structure))
         if num_parallel_calls is None:
             return self._with_function("MapDataset", fn, [], [], attrs, fn.output_structure)
         calls = convert_to_tensor(num_parallel_calls, dtype=dtypes.int32, name="num_parallel_calls")
@@ -485,6 +486,16 @@ class VariantDataset(Dataset):
 
     def __init__(self, variant: Tensor, structure: Any) -> None:
         super().__init__(variant, structure)
+
+
+def _vectorized_attr(fn: StructuredFunction, input_structure: Any) -> dict[str, Any]:
+    """{"vectorized_f": fn's batched form} when it has one and its elements can be batched
+    (dense or sparse leaves, not datasets)."""
+    leaves = [*st.flatten(input_structure), *st.flatten(fn.output_structure)]
+    if any(s.kind == st.DATASET for s in leaves):
+        return {}
+    batched = fn.vectorized()
+    return {} if batched is None else {"vectorized_f": batched}
 
 
 def _returned_dataset(fn: StructuredFunction, what: str) -> Any:

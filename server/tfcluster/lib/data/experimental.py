@@ -10,7 +10,14 @@ import numpy as np
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor, convert_to_tensor, get_default_graph
 from tfcluster.lib.data import structure as st
-from tfcluster.lib.data.dataset import AUTOTUNE, Dataset, _bool, _int64, _seeds
+from tfcluster.lib.data.dataset import (
+    AUTOTUNE,
+    Dataset,
+    _bool,
+    _int64,
+    _seeds,
+    _vectorized_attr,
+)
 from tfcluster.lib.data.function import StructuredFunction
 from tfcluster.lib.data.reduction import get_single_element
 from tfcluster.ops import dataset_ops
@@ -48,7 +55,7 @@ def map_and_batch(
 
         dim = _static_int(size) if _static_bool(drop) else None
         structure = st.batched(fn.output_structure, dim)
-        attrs = {"preserve_cardinality": False}
+        attrs = {"preserve_cardinality": False, **_vectorized_attr(fn, dataset._structure)}
         return dataset._with_function(
             "MapAndBatchDataset", fn, [], [size, calls, drop], attrs, structure
         )

@@ -69,6 +69,7 @@ class StructuredFunction:
             ret = st.normalize_element(ret)
             flat = [fg.capture(t) if t.graph is not fg else t for t in st.to_tensor_list(ret)]
         self.output_structure = st.structure_of(ret)
+        self.input_structure = input_structure if input_tensors is None else None
         self.outer_graph = outer
         refs = [t for t, _ in fg.captures if t.dtype.is_ref_dtype]
         if refs:
@@ -79,9 +80,30 @@ class StructuredFunction:
             )
         self.captured_inputs: list[Tensor] = [t for t, _ in fg.captures]
         self.control_inputs: list[Operation] = list(fg.control_captures)
-        inner_args = [*args, *[inner for _, inner in fg.captures]]
-        self.function = fg.to_function(inner_args, flat)
+        self.args = list(args)
+        self.captured_args = [inner for _, inner in fg.captures]
+        self.outputs = flat
+        self.function = fg.to_function([*self.args, *self.captured_args], flat)
         self.func_graph = fg
+
+    def vectorized(self) -> Any:
+        """The func attr of this function's batched form (None: it has none); see
+        vectorize.py."""
+        from tfcluster.lib.data import vectorize
+
+        if self.input_structure is None or self.control_inputs or any(
+            s.kind != st.DENSE for s in st.flatten(self.input_structure)
+        ):
+            return None
+        sparse_starts = []
+        pos = 0
+        for spec in st.flatten(self.output_structure):
+            if spec.kind == st.SPARSE:
+                sparse_starts.append(pos)
+            pos += 3 if spec.kind == st.SPARSE else 1
+        return vectorize.vectorize(
+            self.func_graph, self.args, self.outputs, self.captured_args, sparse_starts
+        )
 
     @property
     def captured_types(self) -> list[dtypes.DType]:

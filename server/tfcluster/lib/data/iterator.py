@@ -203,6 +203,10 @@ def _dataset_factory(dataset: Dataset) -> Any:
     copies: dict[Operation, Operation] = {}
     with fg.as_default(), fg.name_scope(None):
         for op in order:
+            if op.type == "_AssertFilesMatched":
+                # Copied by value, list_files' check is lost, as in TF: an empty list.
+                copies[op] = copies[op.inputs[0].op]
+                continue
             inputs = [copies[t.op].outputs[t.value_index] for t in op.inputs]
             controls = [copies[c] for c in op.control_inputs if c in copies]
             attrs = {k: v for k, v in op.attrs.items() if k != "_class"}

@@ -183,28 +183,20 @@ class RecordReader:
         Returns the bytes the next record needs from the reader's position (0 when `out` is
         full), or the error at that position.
 
-        The loop only slices and computes crcs; they are compared with the stored ones for all
-        the records at once (numpy), which keeps the Python work per record to a few steps.
+        The loop only walks the lengths; the records are sliced and their crcs computed and
+        compared for all of them at once, which keeps the Python work per record to a few
+        steps.
         """
-        starts: list[int] = []
-        header_crcs: list[int] = []
-        data_crcs: list[int] = []
-        records: list[bytes] = []
-        add_start, add_header, add_data, add_record = (
-            starts.append,
-            header_crcs.append,
-            data_crcs.append,
-            records.append,
-        )
         unpack = _LENGTH.unpack_from
         crc = crc32c.crc32c
         buf, pos = self._buf, self._pos
         limit = len(buf)
         room = max_records - len(out)
+        starts: list[int] = []
+        add_start = starts.append
         need = 0
         failure: errors.OpError | None = None
-        count = 0
-        while count < room:
+        while len(starts) < room:
             if limit - pos < HEADER_SIZE:
                 need = HEADER_SIZE
                 break
@@ -215,13 +207,15 @@ class RecordReader:
                     failure = self._data_loss("corrupted", self._base + pos)
                 need = end - pos
                 break
-            data = buf[pos + HEADER_SIZE : end - FOOTER_SIZE]
             add_start(pos)
-            add_header(crc(buf[pos : pos + 8]))
-            add_data(crc(data))
-            add_record(data)
             pos = end
-            count += 1
+        if not starts:
+            self._pos = pos
+            return need, failure
+        ends = [*starts[1:], pos]
+        records = [buf[a + HEADER_SIZE : b - FOOTER_SIZE] for a, b in zip(starts, ends)]
+        header_crcs = [crc(buf[a : a + 8]) for a in starts]
+        data_crcs = list(map(crc, records))
         bad = _first_mismatch(buf, starts, header_crcs, data_crcs)
         if bad is not None:
             index, in_header = bad
