@@ -13,9 +13,8 @@ Rows (records/s, and MB/s of records read, median over samples):
   map num_parallel_calls=2 (parse_single_example)   TFRecordDataset(1 KB).map(parse_single_
                                                     example, decode_raw, cast, /255,
                                                     num_parallel_calls=2).batch(128)
-  map num_parallel_calls=2 (random noise, per element)  the same map plus uniform noise on
-                                                    each image (a random op: mapped one element
-                                                    at a time, not as a batch)
+  map num_parallel_calls=2 (parse + random noise)  the same map plus uniform noise on
+                                                    each image (a random op in the function)
 """
 
 from __future__ import annotations
@@ -38,7 +37,7 @@ BIG_BYTES, BIG_PER_FILE, BIG_BATCH = 100_000, 100, 32
 ROW_SMALL = "tfrecord 1KB read+shuffle+batch+parse_example"
 ROW_BIG = "tfrecord 100KB read+shuffle+batch+parse_example"
 ROW_MAP = "map num_parallel_calls=2 (parse_single_example)"
-ROW_MAP_RANDOM = "map num_parallel_calls=2 (random noise, per element)"
+ROW_MAP_RANDOM = "map num_parallel_calls=2 (parse + random noise)"
 FEATURES = [
     "data.TFRecordDataset",
     "data.Dataset",
@@ -49,7 +48,9 @@ FEATURES = [
 ]
 
 
-def write_files(tf: Any, directory: str, name: str, size: int, per_file: int) -> tuple[list[str], int]:
+def write_files(
+    tf: Any, directory: str, name: str, size: int, per_file: int
+) -> tuple[list[str], int]:
     """The files and the size in bytes of one serialized record."""
     rng = np.random.default_rng(size)
     paths = []
@@ -108,7 +109,7 @@ def check(tf: Any, sess: Any, name: str, fetch: Any) -> None:
         return
     images, labels = sess.run(fetch)
     assert images.shape == (SMALL_BATCH, 25, 40) and images.dtype == np.float32
-    assert 0.0 <= images.min() and images.max() <= 1.01
+    assert images.min() >= 0.0 and images.max() <= 1.01
     assert labels.tolist()[:12] == [i % 10 for i in range(12)]
 
 

@@ -98,7 +98,9 @@ def test_each_worker_of_a_between_graph_program_reads_its_own_shard(
     for index in range(2):
         with tf.Graph().as_default():
             with tf.device(f"/job:worker/task:{index}"):
-                files = tf.data.Dataset.list_files(os.path.join(directory, "*.tfrecord"), shuffle=False)
+                files = tf.data.Dataset.list_files(
+                    os.path.join(directory, "*.tfrecord"), shuffle=False
+                )
                 records = files.shard(2, index).interleave(tf.data.TFRecordDataset, cycle_length=2)
                 nxt = records.make_one_shot_iterator().get_next()
             with tf.Session(ps_workers.task("worker", index).target) as sess:
@@ -111,7 +113,9 @@ def test_each_worker_of_a_between_graph_program_reads_its_own_shard(
             read.append(mine)
     assert {r.split(b":")[0] for r in read[0]} == {b"0", b"2"}
     assert {r.split(b":")[0] for r in read[1]} == {b"1", b"3"}
-    assert sorted(read[0] + read[1]) == sorted(f"{k}:{i}".encode() for k in range(4) for i in range(5))
+    assert sorted(read[0] + read[1]) == sorted(
+        f"{k}:{i}".encode() for k in range(4) for i in range(5)
+    )
 
 
 def test_bad_input_on_a_remote_task_is_tensorflows_error_and_the_session_goes_on(
@@ -121,7 +125,8 @@ def test_bad_input_on_a_remote_task_is_tensorflows_error_and_the_session_goes_on
     with tf.python_io.TFRecordWriter(path) as w:
         for i in range(3):
             w.write(b"record-%d" % i)
-    data = bytearray(open(path, "rb").read())
+    with open(path, "rb") as f:
+        data = bytearray(f.read())
     data[len(data) // 2] ^= 0xFF
     with open(path, "wb") as f:
         f.write(bytes(data))
@@ -134,7 +139,9 @@ def test_bad_input_on_a_remote_task_is_tensorflows_error_and_the_session_goes_on
         with tf.Session(ps_workers.task("worker", 1).target) as sess:
             sess.run(it.initializer)
             assert sess.run(nxt) == b"record-0"
-            with pytest.raises(tf.errors.DataLossError, match=r"corrupted record at \d+ in file .*bad.tfrecord"):
+            with pytest.raises(
+                tf.errors.DataLossError, match=r"corrupted record at \d+ in file .*bad.tfrecord"
+            ):
                 sess.run(nxt)
             assert float(sess.run(num)) == 1.0
             with pytest.raises(tf.errors.InvalidArgumentError):
@@ -157,7 +164,9 @@ def test_a_string_handle_names_its_task(ps_workers: Cluster) -> None:
         with tf.Session(ps_workers.task("worker", 0).target) as sess:
             h_train, h_test = sess.run([train.string_handle(), test.string_handle()])
             sess.run(test.initializer)
-            assert [int(sess.run(nxt, {handle: h})) for h in (h_train, h_test, h_train, h_test)] == [
+            assert [
+                int(sess.run(nxt, {handle: h})) for h in (h_train, h_test, h_train, h_test)
+            ] == [
                 100,
                 0,
                 101,
@@ -181,7 +190,9 @@ def test_training_reads_batches_from_a_dataset_on_each_worker(ps_workers: Cluste
         }
     )
     with tf.Graph().as_default():
-        with tf.device(tf.train.replica_device_setter(worker_device="/job:worker/task:0", cluster=cluster)):
+        with tf.device(
+            tf.train.replica_device_setter(worker_device="/job:worker/task:0", cluster=cluster)
+        ):
             ds = tf.data.Dataset.from_tensor_slices((xs, ys)).shard(2, 0).batch(8).repeat(5)
             x, y = ds.make_one_shot_iterator().get_next()
             w = tf.Variable(tf.zeros([3, 1]), name="w")

@@ -122,7 +122,10 @@ CASES: list[Case] = [
         "from_tensor_slices_nested",
         lambda tf, f: tf.data.Dataset.from_tensor_slices(((X, {"y": Y}), WORDS)),
     ),
-    Case("from_tensor_slices_list", lambda tf, f: tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4]])),
+    Case(
+        "from_tensor_slices_list",
+        lambda tf, f: tf.data.Dataset.from_tensor_slices([[1, 2], [3, 4]]),
+    ),
     Case("from_tensors", lambda tf, f: tf.data.Dataset.from_tensors((X, Y, b"s"))),
     Case(
         "from_tensor_slices_sparse",
@@ -164,16 +167,26 @@ CASES: list[Case] = [
     ),
     Case(
         "list_files_sorted",
-        lambda tf, f: tf.data.Dataset.list_files(os.path.join(f["dir"], "match_*.csv"), shuffle=False),
+        lambda tf, f: tf.data.Dataset.list_files(
+            os.path.join(f["dir"], "match_*.csv"), shuffle=False
+        ),
     ),
     # ---- transformations
     Case("repeat_3", lambda tf, f: tf.data.Dataset.range(3).repeat(3)),
     Case("repeat_empty_forever", lambda tf, f: tf.data.Dataset.range(0).repeat()),
     Case("take_skip", lambda tf, f: tf.data.Dataset.range(10).skip(2).take(5)),
-    Case("take_all_skip_all", lambda tf, f: tf.data.Dataset.range(4).take(-1).concatenate(tf.data.Dataset.range(4).skip(-1))),
+    Case(
+        "take_all_skip_all",
+        lambda tf, f: (
+            tf.data.Dataset.range(4).take(-1).concatenate(tf.data.Dataset.range(4).skip(-1))
+        ),
+    ),
     Case("shard", lambda tf, f: tf.data.Dataset.range(11).shard(3, 2)),
     Case("batch", lambda tf, f: tf.data.Dataset.from_tensor_slices((X, WORDS)).batch(4)),
-    Case("batch_drop_remainder", lambda tf, f: tf.data.Dataset.range(10).batch(4, drop_remainder=True)),
+    Case(
+        "batch_drop_remainder",
+        lambda tf, f: tf.data.Dataset.range(10).batch(4, drop_remainder=True),
+    ),
     Case(
         "batch_sparse",
         lambda tf, f: tf.data.Dataset.from_tensor_slices(
@@ -182,15 +195,19 @@ CASES: list[Case] = [
     ),
     Case(
         "padded_batch",
-        lambda tf, f: tf.data.Dataset.range(1, 6)
-        .map(lambda x: (tf.fill([x], x), tf.fill([2, x], tf.cast(x, tf.float32))))
-        .padded_batch(2, padded_shapes=([None], [2, 6]), padding_values=(np.int64(-1), 0.5)),
+        lambda tf, f: (
+            tf.data.Dataset.range(1, 6)
+            .map(lambda x: (tf.fill([x], x), tf.fill([2, x], tf.cast(x, tf.float32))))
+            .padded_batch(2, padded_shapes=([None], [2, 6]), padding_values=(np.int64(-1), 0.5))
+        ),
     ),
     Case(
         "padded_batch_strings",
-        lambda tf, f: tf.data.Dataset.range(1, 4)
-        .map(lambda x: tf.fill([x], "s"))
-        .padded_batch(2, padded_shapes=[3]),
+        lambda tf, f: (
+            tf.data.Dataset.range(1, 4)
+            .map(lambda x: tf.fill([x], "s"))
+            .padded_batch(2, padded_shapes=[3])
+        ),
     ),
     Case("shuffle_seeded", lambda tf, f: tf.data.Dataset.range(20).shuffle(7, seed=5), "multiset"),
     Case(
@@ -198,13 +215,32 @@ CASES: list[Case] = [
         lambda tf, f: tf.data.Dataset.range(8).shuffle(8, seed=1).repeat(3),
         "epochs:8",
     ),
-    Case("map_tuple_args", lambda tf, f: tf.data.Dataset.from_tensor_slices((X, Y)).map(lambda x, y: (tf.reduce_sum(x), y * 2, "k"))),
-    Case("map_dict", lambda tf, f: tf.data.Dataset.from_tensor_slices({"x": X, "y": Y}).map(lambda d: {"s": d["x"][0] + tf.cast(d["y"], tf.float32)})),
+    Case(
+        "map_tuple_args",
+        lambda tf, f: tf.data.Dataset.from_tensor_slices((X, Y)).map(
+            lambda x, y: (tf.reduce_sum(x), y * 2, "k")
+        ),
+    ),
+    Case(
+        "map_dict",
+        lambda tf, f: tf.data.Dataset.from_tensor_slices({"x": X, "y": Y}).map(
+            lambda d: {"s": d["x"][0] + tf.cast(d["y"], tf.float32)}
+        ),
+    ),
     Case("map_list_return", lambda tf, f: tf.data.Dataset.range(3).map(lambda x: [x, x + 1])),
-    Case("map_parallel", lambda tf, f: tf.data.Dataset.range(40).map(lambda x: x * x, num_parallel_calls=3)),
-    Case("map_captures", lambda tf, f: tf.data.Dataset.range(4).map(lambda x: x + tf.constant(100, tf.int64))),
+    Case(
+        "map_parallel",
+        lambda tf, f: tf.data.Dataset.range(40).map(lambda x: x * x, num_parallel_calls=3),
+    ),
+    Case(
+        "map_captures",
+        lambda tf, f: tf.data.Dataset.range(4).map(lambda x: x + tf.constant(100, tf.int64)),
+    ),
     Case("filter", lambda tf, f: tf.data.Dataset.range(20).filter(lambda x: tf.equal(x % 4, 1))),
-    Case("flat_map", lambda tf, f: tf.data.Dataset.range(4).flat_map(lambda x: tf.data.Dataset.range(x))),
+    Case(
+        "flat_map",
+        lambda tf, f: tf.data.Dataset.range(4).flat_map(lambda x: tf.data.Dataset.range(x)),
+    ),
     Case(
         "interleave",
         lambda tf, f: tf.data.Dataset.range(1, 5).interleave(
@@ -231,14 +267,21 @@ CASES: list[Case] = [
     Case("unbatch", lambda tf, f: tf.data.Dataset.from_tensor_slices((X, Y)).batch(4).unbatch()),
     Case(
         "window_flat_map",
-        lambda tf, f: tf.data.Dataset.range(10).window(4, shift=3, stride=2).flat_map(lambda w: w.batch(4)),
+        lambda tf, f: (
+            tf.data.Dataset.range(10).window(4, shift=3, stride=2).flat_map(lambda w: w.batch(4))
+        ),
     ),
     Case(
         "window_drop_remainder",
-        lambda tf, f: tf.data.Dataset.range(7).window(3, drop_remainder=True).flat_map(lambda w: w.batch(3)),
+        lambda tf, f: (
+            tf.data.Dataset.range(7).window(3, drop_remainder=True).flat_map(lambda w: w.batch(3))
+        ),
     ),
     Case("enumerate", lambda tf, f: tf.data.Dataset.from_tensor_slices(WORDS).enumerate(start=5)),
-    Case("cache_memory_repeat", lambda tf, f: tf.data.Dataset.range(4).map(lambda x: x + 1).cache().repeat(2)),
+    Case(
+        "cache_memory_repeat",
+        lambda tf, f: tf.data.Dataset.range(4).map(lambda x: x + 1).cache().repeat(2),
+    ),
     Case("prefetch", lambda tf, f: tf.data.Dataset.range(6).prefetch(2)),
     Case(
         "map_and_batch",
@@ -261,9 +304,11 @@ CASES: list[Case] = [
     ),
     Case(
         "ignore_errors",
-        lambda tf, f: tf.data.Dataset.from_tensor_slices(["1", "x", "3.5", ""])
-        .map(tf.string_to_number)
-        .apply(tf.data.experimental.ignore_errors()),
+        lambda tf, f: (
+            tf.data.Dataset.from_tensor_slices(["1", "x", "3.5", ""])
+            .map(tf.string_to_number)
+            .apply(tf.data.experimental.ignore_errors())
+        ),
     ),
     Case("counter", lambda tf, f: tf.data.experimental.Counter(3, 2).take(4)),
     Case(
@@ -287,17 +332,19 @@ CASES: list[Case] = [
     ),
     Case(
         "unique",
-        lambda tf, f: tf.data.Dataset.from_tensor_slices(np.array([3, 1, 3, 2, 1, 5], np.int64)).apply(
-            tf.data.experimental.unique()
-        ),
+        lambda tf, f: tf.data.Dataset.from_tensor_slices(
+            np.array([3, 1, 3, 2, 1, 5], np.int64)
+        ).apply(tf.data.experimental.unique()),
     ),
     # ---- files
     Case("tfrecord_plain", lambda tf, f: tf.data.TFRecordDataset(f["tfrecord"])),
     Case(
         "tfrecord_gzip_parse",
-        lambda tf, f: tf.data.TFRecordDataset([f["tfrecordGZIP"]], compression_type="GZIP")
-        .batch(3)
-        .map(lambda s: tf.parse_example(s, features(tf))),
+        lambda tf, f: (
+            tf.data.TFRecordDataset([f["tfrecordGZIP"]], compression_type="GZIP")
+            .batch(3)
+            .map(lambda s: tf.parse_example(s, features(tf)))
+        ),
     ),
     Case(
         "tfrecord_files_parallel_reads",
@@ -312,7 +359,10 @@ CASES: list[Case] = [
         ),
     ),
     Case("text_lines", lambda tf, f: tf.data.TextLineDataset([f["lines.txt"], f["lines2.txt"]])),
-    Case("text_lines_gzip", lambda tf, f: tf.data.TextLineDataset(f["lines.txt.gz"], compression_type="GZIP")),
+    Case(
+        "text_lines_gzip",
+        lambda tf, f: tf.data.TextLineDataset(f["lines.txt.gz"], compression_type="GZIP"),
+    ),
     Case(
         "fixed_length",
         lambda tf, f: tf.data.FixedLengthRecordDataset(
@@ -366,10 +416,16 @@ RUN_ERRORS: list[tuple[str, Build, int]] = [
     ),
     ("corrupt_tfrecord", lambda tf, f: tf.data.TFRecordDataset(f["corrupt"]), 1),
     ("batch_size_zero", lambda tf, f: tf.data.Dataset.range(3).batch(tf.constant(0, tf.int64)), 0),
-    ("shard_index_out_of_range", lambda tf, f: tf.data.Dataset.range(3).shard(2, tf.constant(2, tf.int64)), 0),
+    (
+        "shard_index_out_of_range",
+        lambda tf, f: tf.data.Dataset.range(3).shard(2, tf.constant(2, tf.int64)),
+        0,
+    ),
     (
         "padded_batch_too_small",
-        lambda tf, f: tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x)).padded_batch(2, [2]),
+        lambda tf, f: (
+            tf.data.Dataset.range(1, 4).map(lambda x: tf.fill([x], x)).padded_batch(2, [2])
+        ),
         1,
     ),
     (
@@ -389,10 +445,16 @@ RUN_ERRORS: list[tuple[str, Build, int]] = [
         ),
         5,
     ),
-    ("missing_file", lambda tf, f: tf.data.TFRecordDataset(os.path.join(f["dir"], "nope.tfrecord")), 0),
+    (
+        "missing_file",
+        lambda tf, f: tf.data.TFRecordDataset(os.path.join(f["dir"], "nope.tfrecord")),
+        0,
+    ),
     (
         "list_files_no_match",
-        lambda tf, f: {"initialize": tf.data.Dataset.list_files(os.path.join(f["dir"], "*.nothing"))},
+        lambda tf, f: {
+            "initialize": tf.data.Dataset.list_files(os.path.join(f["dir"], "*.nothing"))
+        },
         0,
     ),
     (
@@ -433,7 +495,9 @@ def describe(tf: Any, dataset_or_iterator: Any) -> dict[str, Any]:
     d = dataset_or_iterator
     return {
         "types": leaves(lambda t: t.name, tf.data.get_output_types(d)),
-        "shapes": leaves(lambda s: None if s.ndims is None else s.as_list(), tf.data.get_output_shapes(d)),
+        "shapes": leaves(
+            lambda s: None if s.ndims is None else s.as_list(), tf.data.get_output_shapes(d)
+        ),
         "classes": leaves(lambda c: c.__name__, tf.data.get_output_classes(d)),
     }
 

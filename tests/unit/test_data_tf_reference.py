@@ -10,10 +10,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+import tfcluster as tf
 from tf_reference import data_cases as cases
 from tf_reference import reference
-
-import tfcluster as tf
 
 RECORDED = reference.load("data")
 

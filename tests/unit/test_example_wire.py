@@ -5,7 +5,6 @@ from __future__ import annotations
 
 import numpy as np
 import pytest
-
 from tfcluster.framework import dtypes
 from tfcluster.lib.io import example_parser, example_wire
 from tfcluster.lib.io.example_parser import FeatureSpec
@@ -62,11 +61,23 @@ def _random_batch(rng: np.random.Generator, n: int, same_sizes: bool) -> list[by
     for i in range(n):
         label = 5 if same_sizes else int(rng.integers(-(2**62), 2**62))
         features = {
-            "image": ("bytes", [bytes(rng.integers(0, 256, 20 if same_sizes else int(rng.integers(0, 300)), dtype=np.uint8))]),
+            "image": (
+                "bytes",
+                [
+                    bytes(
+                        rng.integers(
+                            0, 256, 20 if same_sizes else int(rng.integers(0, 300)), dtype=np.uint8
+                        )
+                    )
+                ],
+            ),
             "label": ("int64", [label]),
             "pair": ("int64", [i % 3, -1 if same_sizes else -(i + 1) * 1000]),
             "weights": ("float", rng.standard_normal(3).astype(np.float32).tolist()),
-            "long": ("int64", [int(v) for v in rng.integers(2**35 if same_sizes else -(2**40), 2**36, 12)]),
+            "long": (
+                "int64",
+                [int(v) for v in rng.integers(2**35 if same_sizes else -(2**40), 2**36, 12)],
+            ),
             "names": ("bytes", [b"ab", b"c" if same_sizes else bytes(int(rng.integers(0, 5)))]),
             "extra": ("float", [1.0, 2.0]),
         }
@@ -103,15 +114,37 @@ def test_it_declines_what_it_does_not_read() -> None:
     spec = [FeatureSpec("x", dtypes.float32, ())]
     # A float list written unpacked (tag 0x0D per value) is valid protobuf, but not read here.
     unpacked = bytes(
-        [0x0A, 0x0E, 0x0A, 0x0C, 0x0A, 0x01, ord("x"), 0x12, 0x07, 0x12, 0x05, 0x0D, 0, 0, 0x80, 0x3F]
+        [
+            0x0A,
+            0x0E,
+            0x0A,
+            0x0C,
+            0x0A,
+            0x01,
+            ord("x"),
+            0x12,
+            0x07,
+            0x12,
+            0x05,
+            0x0D,
+            0,
+            0,
+            0x80,
+            0x3F,
+        ]
     )
     assert example_wire.parse_fixed_dense([good, unpacked], spec) is None
     # The same key twice (protobuf keeps the last one) goes to the general path too.
     entry = _example({"x": ("float", [2.0])})[2:]
-    assert example_wire.parse_fixed_dense([good, good[:1] + bytes([len(entry) * 2]) + entry * 2], spec) is None
+    assert (
+        example_wire.parse_fixed_dense([good, good[:1] + bytes([len(entry) * 2]) + entry * 2], spec)
+        is None
+    )
     # A missing feature without a default, a list of the wrong length, a wrong kind.
     assert example_wire.parse_fixed_dense([good, _example({"y": ("float", [1.0])})], spec) is None
-    assert example_wire.parse_fixed_dense([good, _example({"x": ("float", [1.0, 2.0])})], spec) is None
+    assert (
+        example_wire.parse_fixed_dense([good, _example({"x": ("float", [1.0, 2.0])})], spec) is None
+    )
     assert example_wire.parse_fixed_dense([good, _example({"x": ("int64", [1])})], spec) is None
     # Garbage, an empty record.
     assert example_wire.parse_fixed_dense([good, b"\xff\xff\xff"], spec) is None
@@ -126,3 +159,26 @@ def test_parse_example_takes_the_wire_path_for_big_batches_and_agrees() -> None:
     _, dense = example_parser.parse_examples(serialized, [], SPECS)
     for a, b in zip(dense, _general(records, SPECS)):
         assert a.tolist() == b.tolist()
+
+
+def test_large_records_laid_out_alike_are_read_in_place_and_agree() -> None:
+    rng = np.random.default_rng(3)
+    specs = [
+        FeatureSpec("image", dtypes.string, ()),
+        FeatureSpec("label", dtypes.int64, ()),
+        FeatureSpec("w", dtypes.float32, (2,)),
+    ]
+    records = [
+        _example(
+            {
+                "image": ("bytes", [bytes(rng.integers(0, 256, 20000, dtype=np.uint8))]),
+                "label": ("int64", [7]),
+                "w": ("float", [0.5, float(i)]),
+            }
+        )
+        for i in range(5)
+    ]
+    got = example_wire.parse_fixed_dense(records, specs)
+    assert got is not None
+    for a, b in zip(got, _general(records, specs)):
+        assert a.dtype == b.dtype and a.tolist() == b.tolist()

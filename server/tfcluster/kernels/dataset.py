@@ -99,8 +99,7 @@ class IteratorResource:
                 raise errors.InvalidArgumentError(
                     None,
                     None,
-                    f"Incompatible shapes at component {i}: expected {a.shape} but got "
-                    f"{b.shape}.",
+                    f"Incompatible shapes at component {i}: expected {a.shape} but got {b.shape}.",
                 )
 
     def initialize(self, dataset: base.Dataset) -> None:

@@ -105,11 +105,10 @@ def stack(values: Sequence[Any], dtype: dtypes.DType, what: str = "component 0")
     """Dense leaves of one component stacked along a new first dimension."""
     n = len(values)
     first = values[0]
-    if dtype == dtypes.string:
-        if not isinstance(first, np.ndarray) or first.ndim == 0:
-            out = np.empty(n, dtype=object)
-            out[:] = [v[()] if isinstance(v, np.ndarray) else v for v in values]
-            return out
+    if dtype == dtypes.string and (not isinstance(first, np.ndarray) or first.ndim == 0):
+        out = np.empty(n, dtype=object)
+        out[:] = [v[()] if isinstance(v, np.ndarray) else v for v in values]
+        return out
     shapes = {shape_of(v) for v in values}
     if len(shapes) > 1:
         first_shape = shape_of(first)
@@ -194,7 +193,9 @@ def check_element(element: Element, specs: Sequence[LeafSpec], where: str) -> No
         if spec.shape.ndims is not None:
             shape = shape_of(leaf)
             want = spec.shape.as_list()
-            if len(shape) != len(want) or any(w is not None and w != d for w, d in zip(want, shape)):
+            if len(shape) != len(want) or any(
+                w is not None and w != d for w, d in zip(want, shape)
+            ):
                 raise errors.InvalidArgumentError(
                     None,
                     None,

@@ -41,7 +41,9 @@ def _batch_sparse(values: Sequence[Any], what: str) -> base.SparseValue:
     )
 
 
-def batch_elements(elements: Sequence[base.Element], specs: Sequence[base.LeafSpec]) -> base.Element:
+def batch_elements(
+    elements: Sequence[base.Element], specs: Sequence[base.LeafSpec]
+) -> base.Element:
     """One element whose leaves are the elements' leaves stacked."""
     out: list[Any] = []
     for j, spec in enumerate(specs):
@@ -133,7 +135,8 @@ class _BatchIterator(base.ElementIterator):
             out = [np.concatenate([p[j] for p in parts]) for j in range(len(parts[0]))]
         specs = self._data.in_specs
         return tuple(
-            c if c.dtype == s.dtype.as_numpy_dtype or s.dtype.as_numpy_dtype is object
+            c
+            if c.dtype == s.dtype.as_numpy_dtype or s.dtype.as_numpy_dtype is object
             else c.astype(s.dtype.as_numpy_dtype)
             for c, s in zip(out, specs)
         )
@@ -227,7 +230,11 @@ def _pad_stack(
             f"Mismatch in the rank of component {j}: the padded shape has rank {len(padded)}, "
             f"elements have shapes {sorted({a.shape for a in column})}",
         )
-    biggest = np.max(np.array([a.shape for a in column], dtype=np.int64).reshape(len(column), -1), axis=0) if len(padded) else np.zeros(0, np.int64)
+    biggest = (
+        np.max(np.array([a.shape for a in column], dtype=np.int64).reshape(len(column), -1), axis=0)
+        if len(padded)
+        else np.zeros(0, np.int64)
+    )
     target = []
     for k, want in enumerate(padded):
         want = int(want)
@@ -248,7 +255,8 @@ def _pad_stack(
     out = np.empty([len(column), *target], dtype=object if np_dtype is object else np_dtype)
     out[...] = pad_value
     for i, a in enumerate(column):
-        out[(i, *[slice(0, s) for s in a.shape])] = a
+        index: tuple[Any, ...] = (i, *[slice(0, s) for s in a.shape])
+        out[index] = a
     return out
 
 
@@ -294,7 +302,13 @@ class _UnbatchIterator(base.ElementIterator):
             batch = self._it.next()
             if batch is None:
                 return None
-            slices = _Slices(self._specs, [base.as_array(b) if s.kind == base.DENSE else b for b, s in zip(batch, self._specs)])
+            slices = _Slices(
+                self._specs,
+                [
+                    base.as_array(b) if s.kind == base.DENSE else b
+                    for b, s in zip(batch, self._specs)
+                ],
+            )
             self._rows = _Slices_rows(slices)
             self._pos = 0
         row = self._rows[self._pos]

@@ -6,6 +6,7 @@ hand-over that the parallel datasets (map, interleave) share.
 from __future__ import annotations
 
 import collections
+import contextlib
 import os
 import threading
 from collections.abc import Callable, Sequence
@@ -240,12 +241,15 @@ class OrderedWork:
                 if not self._started:
                     self._start()
                 seq = self._take_seq
-                self._pipeline.wait(
-                    self._cond,
-                    lambda: seq in self._results
-                    or (self._end_seq is not None and seq >= self._end_seq)
-                    or self._running == 0,
-                )
+
+                def ready(seq: int = seq) -> bool:
+                    return (
+                        seq in self._results
+                        or (self._end_seq is not None and seq >= self._end_seq)
+                        or self._running == 0
+                    )
+
+                self._pipeline.wait(self._cond, ready)
                 if seq not in self._results:
                     if self._end_seq is not None and seq >= self._end_seq:
                         return _END
@@ -394,7 +398,9 @@ class _FileCacheWriter(base.ElementIterator):
                 "the iterator.",
             ) from None
         except OSError as e:
-            raise errors.NotFoundError(None, None, f"{self._files.lockfile}; {e.strerror}") from None
+            raise errors.NotFoundError(
+                None, None, f"{self._files.lockfile}; {e.strerror}"
+            ) from None
         os.close(fd)
         return tfrecord.RecordWriter(self._files.partial)
 
@@ -418,20 +424,16 @@ class _FileCacheWriter(base.ElementIterator):
         if self._it is not None:
             self._it.close()
             self._it = None
-        try:
+        with contextlib.suppress(OSError):
             os.remove(self._files.lockfile)
-        except OSError:
-            pass
 
     def close(self) -> None:
         if self._writer is not None:
             # An unfinished pass is not a cache.
             self._writer.close()
             self._writer = None
-            try:
+            with contextlib.suppress(OSError):
                 os.remove(self._files.partial)
-            except OSError:
-                pass
             self._release()
         elif self._it is not None:
             self._it.close()

@@ -44,7 +44,9 @@ def _parallelism(value: int, what: str) -> int:
     return value
 
 
-def _function(node: Any, attr: str, in_specs: Any = None, out_prefix: str = "output") -> base.DatasetFunction:
+def _function(
+    node: Any, attr: str, in_specs: Any = None, out_prefix: str = "output"
+) -> base.DatasetFunction:
     return base.DatasetFunction(
         node.attrs[attr],
         f"{node.name} {attr}",
@@ -158,9 +160,7 @@ class _ParallelMapIterator(base.ElementIterator):
         per = (time.perf_counter() - start) / max(1, len(piece))
         # Quick functions are mapped in longer runs, so the hand-over costs little per element.
         self._seconds_per_element = 0.8 * self._seconds_per_element + 0.2 * per
-        self._run = int(
-            max(1, min(_MAX_RUN, _RUN_SECONDS / max(self._seconds_per_element, 1e-7)))
-        )
+        self._run = int(max(1, min(_MAX_RUN, _RUN_SECONDS / max(self._seconds_per_element, 1e-7))))
         return out
 
     def next(self) -> base.Element | None:
@@ -179,7 +179,9 @@ class _ParallelMapIterator(base.ElementIterator):
 def _vectorized(node: Any) -> base.DatasetFunction | None:
     if "vectorized_f" not in node.attrs:
         return None
-    return base.DatasetFunction(node.attrs["vectorized_f"], f"{node.name} vectorized_f", node.device)
+    return base.DatasetFunction(
+        node.attrs["vectorized_f"], f"{node.name} vectorized_f", node.device
+    )
 
 
 def _map_kernel(node: Any, parallel: bool) -> Any:
@@ -193,7 +195,9 @@ def _map_kernel(node: Any, parallel: bool) -> Any:
         captured = ins[1 : 1 + nargs]
         workers = 0
         if parallel:
-            workers = _parallelism(base.scalar_int(ins[1 + nargs], "num_parallel_calls"), "num_parallel_calls")
+            workers = _parallelism(
+                base.scalar_int(ins[1 + nargs], "num_parallel_calls"), "num_parallel_calls"
+            )
         return (_Map(specs, data, _bind_inputs(fn, data), captured, workers, vectorized),)
 
     return compute
@@ -225,7 +229,9 @@ def map_and_batch_dataset(node: Any, xp: Any) -> Any:
             raise errors.InvalidArgumentError(
                 None, None, f"Batch size must be greater than zero, got {batch_size}"
             )
-        workers = _parallelism(base.scalar_int(ins[2 + nargs], "num_parallel_calls"), "num_parallel_calls")
+        workers = _parallelism(
+            base.scalar_int(ins[2 + nargs], "num_parallel_calls"), "num_parallel_calls"
+        )
         drop = bool(np.asarray(ins[3 + nargs]))
         fn.out_specs = [base.LeafSpec(s.kind, s.dtype, _unbatched(s.shape)) for s in specs]
         mapped = _Map(fn.out_specs, data, _bind_inputs(fn, data), captured, workers, vectorized)
@@ -366,7 +372,9 @@ def _truth(value: Any, what: str) -> bool:
     arr = np.asarray(value)
     if arr.shape != () or arr.dtype != np.bool_:
         raise errors.InvalidArgumentError(
-            None, None, f"{what} must return a scalar boolean tensor, got {arr.dtype} {list(arr.shape)}"
+            None,
+            None,
+            f"{what} must return a scalar boolean tensor, got {arr.dtype} {list(arr.shape)}",
         )
     return bool(arr)
 
@@ -473,7 +481,9 @@ class _InterleaveIterator(base.ElementIterator):
     """TF's interleave order: up to cycle_length open datasets, block_length elements from
     each in turn; a finished one is replaced by the next input element's dataset."""
 
-    def __init__(self, data: _Interleave, it: base.ElementIterator, pipeline: base.Pipeline) -> None:
+    def __init__(
+        self, data: _Interleave, it: base.ElementIterator, pipeline: base.Pipeline
+    ) -> None:
         self._data = data
         self._input: base.ElementIterator | None = it
         self._pipeline = pipeline
@@ -686,7 +696,9 @@ class _DirectedIterator(base.ElementIterator):
             i = int(np.asarray(pick[0]))
             if i < 0 or i >= len(self._inputs):
                 raise errors.InvalidArgumentError(
-                    None, None, f"Selector index out of range: {i} (there are {len(self._inputs)} datasets)"
+                    None,
+                    None,
+                    f"Selector index out of range: {i} (there are {len(self._inputs)} datasets)",
                 )
             it = self._inputs[i]
             if it is None:
@@ -777,4 +789,3 @@ def dataset_to_single_element(node: Any, xp: Any) -> Any:
         return base.element_tensors(first, specs)
 
     return compute
-

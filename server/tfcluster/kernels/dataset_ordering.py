@@ -299,7 +299,7 @@ class _ShardIterator(base.ElementIterator):
         return self._it.next()
 
     def next_many(self, n: int) -> list[base.Element]:
-        out = []
+        out: list[base.Element] = []
         while len(out) < n:
             item = self.next()
             if item is None:
@@ -320,8 +320,10 @@ def shard_dataset(node: Any, xp: Any) -> Any:
         index = base.scalar_int(ins[2], "index")
         if num_shards <= 0:
             raise errors.InvalidArgumentError(
-                None, None, f"Number of shards must be greater than zero (currently num_shards = "
-                f"{num_shards})."
+                None,
+                None,
+                f"Number of shards must be greater than zero (currently num_shards = "
+                f"{num_shards}).",
             )
         if index < 0 or index >= num_shards:
             raise errors.InvalidArgumentError(
@@ -373,7 +375,9 @@ class _Shuffle(base.Dataset):
         if self.count == 1:
             return _ShuffleIterator(self.data.iterate(pipeline), self.buffer_size, self.seeds)
         # shuffle_and_repeat: each epoch is shuffled afresh (reshuffle), epochs do not mix.
-        epochs = _Repeat(self.specs, _Shuffle(self.specs, self.data, self.buffer_size, self.seeds), self.count)
+        epochs = _Repeat(
+            self.specs, _Shuffle(self.specs, self.data, self.buffer_size, self.seeds), self.count
+        )
         return epochs.iterate(pipeline)
 
     def cardinality(self) -> int:
@@ -412,6 +416,16 @@ class _ShuffleIterator(base.ElementIterator):
         self._d += 1
         return min(int(r * n), n - 1)
 
+    def _random_indices(self, k: int, n: int) -> list[int]:
+        """k indices into a buffer of n elements, from the same draws as _random_index."""
+        left = len(self._draws) - self._d
+        if left < k:
+            self._draws = np.concatenate([self._draws[self._d :], self._rng.random(max(1024, k))])
+            self._d = 0
+        draws = self._draws[self._d : self._d + k]
+        self._d += k
+        return np.minimum((draws * n).astype(np.int64), n - 1).tolist()
+
     def next(self) -> base.Element | None:
         if len(self._buffer) < self._size:
             self._fill()
@@ -433,7 +447,7 @@ class _ShuffleIterator(base.ElementIterator):
         return out
 
     def next_many(self, n: int) -> list[base.Element]:
-        out = []
+        out: list[base.Element] = []
         buf = self._buffer
         while len(out) < n:
             if len(buf) < self._size:
@@ -450,11 +464,11 @@ class _ShuffleIterator(base.ElementIterator):
                 keep[picks] = False
                 self._buffer = buf = [b for b, kept in zip(buf, keep) if kept]
                 continue
-            # Replace k random elements with k new ones from the input at once.
+            # Replace k random elements with k new ones from the input: the buffer keeps its
+            # size, so the k picks are drawn at once (the same draws as one at a time).
             k = n - len(out)
             fresh = self._it.next_many(k)
-            for item in fresh:
-                i = self._random_index(len(buf))
+            for i, item in zip(self._random_indices(len(fresh), len(buf)), fresh):
                 out.append(buf[i])
                 buf[i] = item
             if len(fresh) < k:
@@ -556,7 +570,9 @@ def zip_dataset(node: Any, xp: Any) -> Any:
 
 
 class _Concatenate(base.Dataset):
-    def __init__(self, specs: Sequence[base.LeafSpec], first: base.Dataset, second: base.Dataset) -> None:
+    def __init__(
+        self, specs: Sequence[base.LeafSpec], first: base.Dataset, second: base.Dataset
+    ) -> None:
         super().__init__(specs)
         self.first, self.second = first, second
 

@@ -34,7 +34,9 @@ def _filenames(value: Any) -> list[str]:
         )
     out = []
     for name in arr.reshape(-1):
-        out.append(name.decode("utf-8", "surrogateescape") if isinstance(name, bytes) else str(name))
+        out.append(
+            name.decode("utf-8", "surrogateescape") if isinstance(name, bytes) else str(name)
+        )
     return out
 
 
@@ -298,7 +300,7 @@ class _FixedLengthRecords(_Files):
                     None,
                     None,
                     f"Excluding the header ({o['header_bytes']} bytes) and footer "
-                    f"({o['footer_bytes']} bytes), input file \"{path}\" has body length "
+                    f'({o["footer_bytes"]} bytes), input file "{path}" has body length '
                     f"{body} bytes, which is not an exact multiple of the record length "
                     f"({o['record_bytes']} bytes).",
                 )
@@ -351,8 +353,10 @@ def matching_files(node: Any, xp: Any) -> Any:
         patterns = np.asarray(ins[0], dtype=object)
         if patterns.ndim > 1:
             raise errors.InvalidArgumentError(
-                None, None, f"Input patterns tensor must be scalar or vector, but had shape: "
-                f"{list(patterns.shape)}"
+                None,
+                None,
+                f"Input patterns tensor must be scalar or vector, but had shape: "
+                f"{list(patterns.shape)}",
             )
         found: list[bytes] = []
         for p in patterns.reshape(-1):

@@ -8,6 +8,7 @@ follows them, so `from_tensor_slices(arrays).batch(n)` copies slices, not elemen
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator, Sequence
 from typing import Any
 
@@ -64,7 +65,7 @@ def _sparse_slices(value: base.SparseValue) -> list[base.SparseValue]:
     bounds = np.searchsorted(rows, np.arange(n + 1))
     return [
         base.SparseValue(indices[a:b], values[a:b], shape[1:])
-        for a, b in zip(bounds[:-1], bounds[1:])
+        for a, b in itertools.pairwise(bounds)
     ]
 
 
@@ -88,8 +89,7 @@ class _Slices(base.Dataset):
             raise errors.InvalidArgumentError(
                 None,
                 None,
-                f"All components must have the same size in the 0th dimension, got "
-                f"{sorted(sizes)}",
+                f"All components must have the same size in the 0th dimension, got {sorted(sizes)}",
             )
         self.size = sizes.pop() if sizes else 0
         self.all_dense = all(s.kind == base.DENSE for s in specs)
@@ -218,7 +218,9 @@ def range_dataset(node: Any, xp: Any) -> Any:
     specs = base.leaf_specs(node.attrs)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        start, stop, step = (base.scalar_int(v, what) for v, what in zip(ins, "start stop step".split()))
+        start, stop, step = (
+            base.scalar_int(v, what) for v, what in zip(ins, ["start", "stop", "step"])
+        )
         if step == 0:
             raise errors.InvalidArgumentError(None, None, "step must be a non-zero integer.")
         return (_Range(specs, start, stop, step),)
@@ -304,7 +306,8 @@ class _Random(base.Dataset):
     def __init__(self, specs: Sequence[base.LeafSpec], seed: int, seed2: int) -> None:
         super().__init__(specs)
         if seed == 0 and seed2 == 0:
-            self.key: list[int] = [int(np.random.SeedSequence().entropy)]
+            entropy: Any = np.random.SeedSequence().entropy
+            self.key: list[int] = [int(entropy)]
         else:
             self.key = [seed & (2**64 - 1), seed2 & (2**64 - 1)]
 

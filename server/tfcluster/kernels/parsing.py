@@ -66,8 +66,10 @@ class _SpecCache:
         defaults: Sequence[Any],
     ) -> list[FeatureSpec]:
         cached = self._defaults
-        if cached is not None and len(cached) == len(defaults) and all(
-            a is b for a, b in zip(cached, defaults)
+        if (
+            cached is not None
+            and len(cached) == len(defaults)
+            and all(a is b for a, b in zip(cached, defaults))
         ):
             return self._specs
         specs = _dense_specs(keys, types, shapes, defaults)

@@ -112,7 +112,9 @@ for _op, _datasets in DATASET_OPS.items():
 op_def_registry.register("IteratorV2", _handle_infer, stateful=True)
 op_def_registry.register("OneShotIterator", _handle_infer, stateful=True)
 op_def_registry.register("IteratorFromStringHandleV2", _handle_infer, stateful=True)
-op_def_registry.register("MakeIterator", op_def_registry.no_outputs, ref_inputs=[0, 1], stateful=True)
+op_def_registry.register(
+    "MakeIterator", op_def_registry.no_outputs, ref_inputs=[0, 1], stateful=True
+)
 op_def_registry.register("IteratorGetNext", _element_infer, ref_inputs=[0], stateful=True)
 op_def_registry.register(
     "IteratorToStringHandle", op_def_registry.fixed((dtypes.string, [])), ref_inputs=[0]
@@ -124,9 +126,7 @@ op_def_registry.register(
 )
 op_def_registry.register("MatchingFiles", op_def_registry.fixed((dtypes.string, [None])))
 # list_files' check that its pattern matched: its input, or InvalidArgument naming the pattern.
-op_def_registry.register(
-    "_AssertFilesMatched", op_def_registry.same_as_input(0), stateful=True
-)
+op_def_registry.register("_AssertFilesMatched", op_def_registry.same_as_input(0), stateful=True)
 
 ITERATOR_OPS = (
     "IteratorV2",
@@ -151,7 +151,10 @@ def dataset_op(
 
 
 def iterator_v2(
-    element_attrs: dict[str, Any], shared_name: str = "", container: str = "", name: str | None = None
+    element_attrs: dict[str, Any],
+    shared_name: str = "",
+    container: str = "",
+    name: str | None = None,
 ) -> Tensor:
     attrs = {**element_attrs, "shared_name": shared_name, "container": container}
     return make_op("IteratorV2", [], attrs, name=name or "Iterator").outputs[0]

@@ -110,9 +110,7 @@ class Dataset:
         )
 
     def __repr__(self) -> str:
-        return (
-            f"<{type(self).__name__} shapes: {self.output_shapes}, types: {self.output_types}>"
-        )
+        return f"<{type(self).__name__} shapes: {self.output_shapes}, types: {self.output_types}>"
 
     def _new(
         self,
@@ -216,9 +214,7 @@ class Dataset:
             st.dense(dtypes.int64, [inner]),
         )
         inputs = [sparse_tensor.indices, sparse_tensor.values, sparse_tensor.dense_shape]
-        variant = dataset_ops.dataset_op(
-            "SparseTensorSliceDataset", inputs, st.op_attrs(structure)
-        )
+        variant = dataset_ops.dataset_op("SparseTensorSliceDataset", inputs, st.op_attrs(structure))
         return Dataset(variant, structure)
 
     @staticmethod
@@ -278,10 +274,16 @@ class Dataset:
                 shuffle = True
             pattern = convert_to_tensor(file_pattern, dtype=dtypes.string, name="file_pattern")
             matching = dataset_ops.matching_files(pattern)
-            matching = get_default_graph().create_op(
-                "_AssertFilesMatched", [matching, pattern], {"T": dtypes.string},
-                name="assert_not_empty",
-            ).outputs[0]
+            matching = (
+                get_default_graph()
+                .create_op(
+                    "_AssertFilesMatched",
+                    [matching, pattern],
+                    {"T": dtypes.string},
+                    name="assert_not_empty",
+                )
+                .outputs[0]
+            )
             dataset = Dataset.from_tensor_slices(matching)
             if shuffle:
                 # One buffer for the whole list: a full shuffle of the names.
@@ -305,8 +307,10 @@ class Dataset:
                 )
         structure = st.pack_as(
             self._structure,
-            [st.Spec(a.kind, a.dtype, st.most_specific_compatible(a.shape, b.shape), a.element)
-             for a, b in zip(mine, theirs)],
+            [
+                st.Spec(a.kind, a.dtype, st.most_specific_compatible(a.shape, b.shape), a.element)
+                for a, b in zip(mine, theirs)
+            ],
         )
         variant = dataset_ops.dataset_op(
             "ConcatenateDataset",
@@ -353,9 +357,9 @@ class Dataset:
         """Only 1/num_shards of the elements: those whose position modulo num_shards is index."""
         if isinstance(num_shards, (int, np.integer)) and num_shards <= 0:
             raise ValueError(f"num_shards must be greater than zero, got {num_shards}")
-        if isinstance(index, (int, np.integer)) and isinstance(num_shards, (int, np.integer)):
-            if not 0 <= index < num_shards:
-                raise ValueError(f"index must be in [0, num_shards), got {index} of {num_shards}")
+        static = isinstance(index, (int, np.integer)) and isinstance(num_shards, (int, np.integer))
+        if static and not 0 <= index < num_shards:
+            raise ValueError(f"index must be in [0, num_shards), got {index} of {num_shards}")
         attrs = {**st.op_attrs(self._structure), "require_non_empty": False}
         variant = dataset_ops.dataset_op(
             "ShardDataset",
@@ -371,7 +375,9 @@ class Dataset:
         dim = _static_int(size) if _static_bool(drop) else None
         structure = st.batched(self._structure, dim)
         attrs = {**st.op_attrs(structure), "parallel_copy": False}
-        variant = dataset_ops.dataset_op("BatchDatasetV2", [self._variant_tensor, size, drop], attrs)
+        variant = dataset_ops.dataset_op(
+            "BatchDatasetV2", [self._variant_tensor, size, drop], attrs
+        )
         return self._new(variant, structure)
 
     def padded_batch(
@@ -446,8 +452,7 @@ class Dataset:
         dataset = transformation_func(self)
         if not isinstance(dataset, Dataset):
             raise TypeError(
-                "`transformation_func` must return a Dataset. Got "
-                f"{type(dataset).__name__}."
+                f"`transformation_func` must return a Dataset. Got {type(dataset).__name__}."
             )
         return dataset
 
@@ -457,7 +462,12 @@ class Dataset:
         """Windows of `size` elements (a dataset per component), every `shift` elements."""
         size_t = _int64(size, "size")
         shift_t = size_t if shift is None else _int64(shift, "shift")
-        inputs = [size_t, shift_t, _int64(stride, "stride"), _bool(drop_remainder, "drop_remainder")]
+        inputs = [
+            size_t,
+            shift_t,
+            _int64(stride, "stride"),
+            _bool(drop_remainder, "drop_remainder"),
+        ]
         structure = st.map_structure(lambda s: st.dataset_leaf(s), self._structure)
         return self._unary("WindowDataset", inputs, structure)
 

@@ -37,12 +37,13 @@ def map_and_batch(
     """Fused map and batch: map_func over the elements, then batches of batch_size."""
     if num_parallel_batches is not None and num_parallel_calls is not None:
         raise ValueError(
-            "The `num_parallel_batches` and `num_parallel_calls` arguments are mutually "
-            "exclusive."
+            "The `num_parallel_batches` and `num_parallel_calls` arguments are mutually exclusive."
         )
 
     def apply(dataset: Dataset) -> Dataset:
-        fn = StructuredFunction(map_func, "tf.data.experimental.map_and_batch()", dataset._structure)
+        fn = StructuredFunction(
+            map_func, "tf.data.experimental.map_and_batch()", dataset._structure
+        )
         size = _int64(batch_size, "batch_size")
         if num_parallel_calls is not None:
             calls: Any = _int64(num_parallel_calls, "num_parallel_calls")
@@ -166,8 +167,10 @@ def scan(initial_state: Any, scan_func: Callable[..., Any]) -> Transformation:
             e = st.from_tensor_list(dataset._structure, args[n_state:])
             result = scan_func(s, e)
             if not isinstance(result, tuple) or len(result) != 2:
-                raise TypeError("The scan function must return a pair comprising the new state "
-                                "and the output value.")
+                raise TypeError(
+                    "The scan function must return a pair comprising the new state "
+                    "and the output value."
+                )
             return result
 
         fn = StructuredFunction(
@@ -216,8 +219,10 @@ def unique() -> Transformation:
     def apply(dataset: Dataset) -> Dataset:
         specs = st.flatten(dataset._structure)
         if len(specs) != 1 or specs[0].dtype not in (dtypes.int32, dtypes.int64, dtypes.string):
-            raise TypeError("`tf.data.experimental.unique()` only supports datasets with a "
-                            "single `tf.int32`, `tf.int64`, or `tf.string` component.")
+            raise TypeError(
+                "`tf.data.experimental.unique()` only supports datasets with a "
+                "single `tf.int32`, `tf.int64`, or `tf.string` component."
+            )
         return dataset._unary("UniqueDataset", [])
 
     return apply
@@ -231,7 +236,7 @@ def cardinality(dataset: Dataset) -> Tensor:
     return op.outputs[0]
 
 
-def Counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64) -> Dataset:  # noqa: N802
+def Counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64) -> Dataset:
     """An unbounded dataset counting from start by step."""
     dtype = dtypes.as_dtype(dtype)
     if isinstance(step, (int, np.integer)) and step < 0:
@@ -313,7 +318,7 @@ def sample_from_datasets(
 def parse_example_dataset(features: Any, num_parallel_calls: Any = 1) -> Transformation:
     """Parses batches of serialized Examples into dicts of features (parse_example)."""
     if features is None:
-        raise ValueError("Missing: features was %s." % features)
+        raise ValueError(f"Missing: features was {features}.")
 
     def apply(dataset: Dataset) -> Dataset:
         from tfcluster.ops import parsing_ops
@@ -354,7 +359,9 @@ def make_batched_features_dataset(
         dataset = dataset.interleave(lambda f: reader(f, *args), num_parallel_calls=AUTOTUNE)
     else:
         dataset = dataset.apply(
-            parallel_interleave(lambda f: reader(f, *args), cycle_length=threads, sloppy=sloppy_ordering)
+            parallel_interleave(
+                lambda f: reader(f, *args), cycle_length=threads, sloppy=sloppy_ordering
+            )
         )
     if dataset.output_types == (dtypes.string, dtypes.string):
         dataset = dataset.map(lambda _, v: v)
@@ -369,7 +376,9 @@ def make_batched_features_dataset(
     dataset = dataset.apply(parse_example_dataset(features, num_parallel_calls=calls))
     if label_key:
         if label_key not in features:
-            raise ValueError(f"The `label_key` provided ({label_key}) must be one of the `features` keys.")
+            raise ValueError(
+                f"The `label_key` provided ({label_key}) must be one of the `features` keys."
+            )
         dataset = dataset.map(lambda x: (x, x.pop(label_key)))
     return dataset.prefetch(AUTOTUNE if prefetch_buffer_size is None else prefetch_buffer_size)
 

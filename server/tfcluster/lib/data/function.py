@@ -46,7 +46,10 @@ class StructuredFunction:
         with fg.as_default():
             if input_tensors is not None:
                 # Explicit arguments (e.g. a reduce state) before the element's.
-                args = [fg.add_arg(dt, shape, f"args_{i}") for i, (dt, shape) in enumerate(input_tensors)]
+                args = [
+                    fg.add_arg(dt, shape, f"args_{i}")
+                    for i, (dt, shape) in enumerate(input_tensors)
+                ]
                 nested: Any = tuple(args)
             else:
                 args = [
@@ -91,8 +94,10 @@ class StructuredFunction:
         vectorize.py."""
         from tfcluster.lib.data import vectorize
 
-        if self.input_structure is None or self.control_inputs or any(
-            s.kind != st.DENSE for s in st.flatten(self.input_structure)
+        if (
+            self.input_structure is None
+            or self.control_inputs
+            or any(s.kind != st.DENSE for s in st.flatten(self.input_structure))
         ):
             return None
         sparse_starts = []

@@ -24,8 +24,9 @@ def _convert(value: Any, dtype: dtypes.DType, shape: TensorShape) -> np.ndarray:
             if arr.size and not all(isinstance(v, (bytes, str)) for v in arr.reshape(-1)):
                 raise TypeError("not a string")
             if arr.size:
-                flat = [v.encode() if isinstance(v, str) else v for v in arr.reshape(-1)]
-                arr = np.array(flat + [None], dtype=object)[:-1].reshape(arr.shape)
+                flat = np.empty(arr.size, dtype=object)
+                flat[:] = [v.encode() if isinstance(v, str) else v for v in arr.reshape(-1)]
+                arr = flat.reshape(arr.shape)
         else:
             arr = np.asarray(value)
             if arr.dtype.kind in "OSU" or (

@@ -27,13 +27,11 @@ class OptionsBase:
     def __setattr__(self, name: str, value: Any) -> None:
         fields = type(self)._fields
         if name not in fields:
-            raise AttributeError(
-                f"Cannot set the property {name} on {type(self).__name__}."
-            )
+            raise AttributeError(f"Cannot set the property {name} on {type(self).__name__}.")
         kind = fields[name][0]
         if value is not None and not isinstance(value, _types(kind)):
             raise TypeError(
-                f"Property \"{name}\" must be of type {kind}, got: {value!r} "
+                f'Property "{name}" must be of type {kind}, got: {value!r} '
                 f"(type: {type(value).__name__})."
             )
         self.__dict__["_values"][name] = value

@@ -29,8 +29,10 @@ def _shape_tensor(padded: Any, component: TensorShape) -> tuple[Tensor, TensorSh
         raise ValueError("padded_batch needs the rank of every component to be known")
     if component.ndims is not None and (
         component.ndims != shape.ndims
-        or any(p is not None and c is not None and c > p
-               for p, c in zip(shape.as_list(), component.as_list()))
+        or any(
+            p is not None and c is not None and c > p
+            for p, c in zip(shape.as_list(), component.as_list())
+        )
     ):
         raise ValueError(
             f"The padded shape {shape} is not compatible with the corresponding input component "
@@ -76,7 +78,10 @@ def padded_batch(
     dim = _static_int(size) if _static_bool(drop) else None
     structure = st.pack_as(
         dataset._structure,
-        [st.dense(s.dtype, TensorShape([dim]).concatenate(shape)) for s, (_, shape) in zip(specs, shapes)],
+        [
+            st.dense(s.dtype, TensorShape([dim]).concatenate(shape))
+            for s, (_, shape) in zip(specs, shapes)
+        ],
     )
     attrs = {**st.op_attrs(structure), "N": len(specs), "Toutput_types": [s.dtype for s in specs]}
     inputs = [dataset._variant_tensor, size, *[t for t, _ in shapes], *values, drop]

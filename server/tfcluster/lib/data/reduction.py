@@ -10,7 +10,6 @@ from tfcluster.framework.graph import get_default_graph, name_scope
 from tfcluster.lib.data import structure as st
 from tfcluster.lib.data.dataset import Dataset
 from tfcluster.lib.data.function import StructuredFunction
-from tfcluster.ops import dataset_ops
 
 
 def reduce(dataset: Dataset, initial_state: Any, reduce_func: Callable[..., Any]) -> Any:
@@ -29,9 +28,7 @@ def reduce(dataset: Dataset, initial_state: Any, reduce_func: Callable[..., Any]
         e = st.from_tensor_list(dataset._structure, args[n_state:])
         return reduce_func(s, e)
 
-    fn = StructuredFunction(
-        body, "Dataset.reduce()", input_tensors=[*state_specs, *element_specs]
-    )
+    fn = StructuredFunction(body, "Dataset.reduce()", input_tensors=[*state_specs, *element_specs])
     out = fn.output_structure
     if not st.same_structure(out, state_structure):
         raise TypeError(
@@ -46,8 +43,10 @@ def reduce(dataset: Dataset, initial_state: Any, reduce_func: Callable[..., Any]
             )
     result_structure = st.pack_as(
         state_structure,
-        [st.Spec(a.kind, a.dtype, st.most_specific_compatible(a.shape, b.shape))
-         for a, b in zip(st.flatten(out), st.flatten(state_structure))],
+        [
+            st.Spec(a.kind, a.dtype, st.most_specific_compatible(a.shape, b.shape))
+            for a, b in zip(st.flatten(out), st.flatten(state_structure))
+        ],
     )
     attrs = {
         **st.op_attrs(result_structure),

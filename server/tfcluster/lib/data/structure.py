@@ -17,7 +17,7 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor, convert_to_tensor
-from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue, is_sparse
+from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 
 DENSE, SPARSE, DATASET = "dense", "sparse", "dataset"
@@ -134,7 +134,7 @@ def normalize_element(element: Any) -> Any:
     if isinstance(element, list):
         element = _list_value(element)
     leaves = flatten(element)
-    out = []
+    out: list[Any] = []
     for i, leaf in enumerate(leaves):
         if isinstance(leaf, SparseTensorValue):
             out.append(SparseTensor.from_value(leaf))
@@ -281,7 +281,9 @@ def from_legacy(types: Any, shapes: Any, classes: Any) -> Any:
         if cls is SparseTensor or cls is SparseTensorValue:
             return sparse(dtype, shape)
         if cls is not Tensor and not (isinstance(cls, type) and issubclass(cls, Tensor)):
-            raise TypeError(f"Unsupported output class {cls!r} (expected tf.Tensor or SparseTensor)")
+            raise TypeError(
+                f"Unsupported output class {cls!r} (expected tf.Tensor or SparseTensor)"
+            )
         return dense(dtype, shape)
 
     flat_types = flatten(types)

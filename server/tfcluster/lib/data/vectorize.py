@@ -5,9 +5,9 @@ The batched function has f's arguments and results with a leading batch dimensio
 result is the batched SparseTensor), and takes f's captured tensors unchanged. It is made op
 by op from f's function graph: an op none of whose inputs is batched is copied; one that
 reads batched values needs a rule here (elementwise ops, parse_single_example ->
-parse_example, decode_raw, reshape, reductions, ...). A function with an op that has no rule,
-a stateful op (random numbers) or control dependencies is not vectorized: the kernel then
-maps element by element. The kernel also falls back to element-by-element for a batch whose
+parse_example, decode_raw, reshape, reductions, ...), and so does a random op (one draw per
+element). A function with an op that has no rule, another stateful op or control
+dependencies is not vectorized: the kernel then maps element by element. The kernel also falls back to element-by-element for a batch whose
 batched call fails, so errors are the ones TF gives.
 """
 
@@ -33,17 +33,72 @@ class NotVectorizable(Exception):
 
 
 _ELEMENTWISE_UNARY = {
-    "Identity", "Cast", "Neg", "Abs", "Sign", "Square", "Sqrt", "Rsqrt", "Exp", "Log", "Log1p",
-    "Expm1", "Floor", "Ceil", "Round", "Rint", "Sigmoid", "Tanh", "Relu", "Relu6", "Elu",
-    "Selu", "Softplus", "Softsign", "LogicalNot", "IsNan", "IsInf", "IsFinite", "Reciprocal",
-    "Inv", "StopGradient", "StringToNumber", "ZerosLike", "OnesLike", "Sin", "Cos", "Erf",
-    "PreventGradient", "CheckNumerics",
+    "Identity",
+    "Cast",
+    "Neg",
+    "Abs",
+    "Sign",
+    "Square",
+    "Sqrt",
+    "Rsqrt",
+    "Exp",
+    "Log",
+    "Log1p",
+    "Expm1",
+    "Floor",
+    "Ceil",
+    "Round",
+    "Rint",
+    "Sigmoid",
+    "Tanh",
+    "Relu",
+    "Relu6",
+    "Elu",
+    "Selu",
+    "Softplus",
+    "Softsign",
+    "LogicalNot",
+    "IsNan",
+    "IsInf",
+    "IsFinite",
+    "Reciprocal",
+    "Inv",
+    "StopGradient",
+    "StringToNumber",
+    "ZerosLike",
+    "OnesLike",
+    "Sin",
+    "Cos",
+    "Erf",
+    "PreventGradient",
+    "CheckNumerics",
 }
 _ELEMENTWISE_BINARY = {
-    "Add", "AddV2", "Sub", "Mul", "RealDiv", "Div", "DivNoNan", "FloorDiv", "FloorMod",
-    "TruncateDiv", "TruncateMod", "Maximum", "Minimum", "Pow", "SquaredDifference", "Equal",
-    "NotEqual", "Less", "LessEqual", "Greater", "GreaterEqual", "LogicalAnd", "LogicalOr",
-    "Atan2", "Mod",
+    "Add",
+    "AddV2",
+    "Sub",
+    "Mul",
+    "RealDiv",
+    "Div",
+    "DivNoNan",
+    "FloorDiv",
+    "FloorMod",
+    "TruncateDiv",
+    "TruncateMod",
+    "Maximum",
+    "Minimum",
+    "Pow",
+    "SquaredDifference",
+    "Equal",
+    "NotEqual",
+    "Less",
+    "LessEqual",
+    "Greater",
+    "GreaterEqual",
+    "LogicalAnd",
+    "LogicalOr",
+    "Atan2",
+    "Mod",
 }
 _REDUCTIONS = {"Sum", "Mean", "Max", "Min", "Prod", "All", "Any"}
 # Ops whose batched form is the same op on the batch (their leading dimension is free).
@@ -70,8 +125,18 @@ def _const(value: Any) -> np.ndarray:
 class _Converter:
     def __init__(self, graph: FuncGraph) -> None:
         self.graph = graph
+        self.batched_args: list[Tensor] = []
 
-    def op(self, op: Operation, inputs: Sequence[Tensor], attrs: dict[str, Any] | None = None) -> Operation:
+    def batch_size(self, dtype: dtypes.DType) -> Tensor:
+        """The batch's size as a [1] vector of `dtype` (from the first batched argument)."""
+        if not self.batched_args:
+            raise NotVectorizable("no argument gives the batch size")
+        with self.graph.as_default():
+            return array_ops.shape(self.batched_args[0], out_type=dtype)[:1]
+
+    def op(
+        self, op: Operation, inputs: Sequence[Tensor], attrs: dict[str, Any] | None = None
+    ) -> Operation:
         a = {k: v for k, v in op.attrs.items() if k != "_class"} if attrs is None else attrs
         return Graph.create_op(self.graph, op.type, list(inputs), a, name=op.name)
 
@@ -163,7 +228,14 @@ def _reshape(c: _Converter, op: Operation, ins: Converted) -> Converted:
             raise NotVectorizable("reshape to a shape with an unknown dimension")
         shape = np.array(out.as_list())
     new_shape = c.const(np.concatenate([[-1], shape]).astype(np.int32), dtypes.int32)
-    return [(c.op(op, [ins[0][0], new_shape], {**_plain_attrs(op), "Tshape": dtypes.int32}).outputs[0], BATCHED)]
+    return [
+        (
+            c.op(op, [ins[0][0], new_shape], {**_plain_attrs(op), "Tshape": dtypes.int32}).outputs[
+                0
+            ],
+            BATCHED,
+        )
+    ]
 
 
 def _plain_attrs(op: Operation) -> dict[str, Any]:
@@ -202,7 +274,12 @@ def _transpose(c: _Converter, op: Operation, ins: Converted) -> Converted:
     perm = _const(op.inputs[1]).reshape(-1)
     perm = np.concatenate([[0], np.where(perm >= 0, perm + 1, perm + len(perm) + 1)])
     new = c.const(perm.astype(np.int32), dtypes.int32)
-    return [(c.op(op, [ins[0][0], new], {**_plain_attrs(op), "Tperm": dtypes.int32}).outputs[0], BATCHED)]
+    return [
+        (
+            c.op(op, [ins[0][0], new], {**_plain_attrs(op), "Tperm": dtypes.int32}).outputs[0],
+            BATCHED,
+        )
+    ]
 
 
 def _one_hot(c: _Converter, op: Operation, ins: Converted) -> Converted:
@@ -221,7 +298,7 @@ def _pack(c: _Converter, op: Operation, ins: Converted) -> Converted:
 
 
 def _concat(c: _Converter, op: Operation, ins: Converted) -> Converted:
-    values, (axis_t, axis_kind) = ins[:-1], ins[-1]
+    values, axis_kind = ins[:-1], ins[-1][1]
     if axis_kind == BATCHED or any(k != BATCHED for _, k in values):
         raise NotVectorizable("concat of batched and unbatched values")
     axis = c.const(_shift_axes(_const(op.inputs[-1])), op.inputs[-1].dtype.base_dtype)
@@ -267,8 +344,26 @@ def _pad(c: _Converter, op: Operation, ins: Converted) -> Converted:
     return [(c.op(op, [ins[0][0], new, *rest]).outputs[0], BATCHED)]
 
 
+def _random(c: _Converter, op: Operation, ins: Converted) -> Converted:
+    """A draw of the element's shape becomes one draw of [batch] + that shape: the same
+    numbers a draw per element takes from the generator's stream, in the same order."""
+    if any(k == BATCHED for _, k in ins):
+        raise NotVectorizable(f"{op.type} with batched arguments")
+    shape_t = op.inputs[0]
+    dt = shape_t.dtype.base_dtype
+    shape = c.const(_const(shape_t).reshape(-1).astype(dt.as_numpy_dtype), dt)
+    with c.graph.as_default():
+        new_shape = array_ops.concat([c.batch_size(dt), shape], 0)
+    return [(c.op(op, [new_shape, *[t for t, _ in ins[1:]]]).outputs[0], BATCHED)]
+
+
+# Random ops whose draws are independent of each other (not TruncatedNormal, whose redraws
+# would come in another order).
+_RANDOM = {"RandomUniform", "RandomStandardNormal", "RandomUniformInt"}
+
+
 def _gather(c: _Converter, op: Operation, ins: Converted) -> Converted:
-    (params, kp), (indices, ki) = ins[0], ins[1]
+    kp = ins[0][1]
     if kp == BATCHED or (len(ins) > 2 and ins[2][1] == BATCHED):
         raise NotVectorizable("gather from batched params")
     if len(op.inputs) > 2 and int(_const(op.inputs[2])) != 0:
@@ -294,6 +389,7 @@ RULES: dict[str, Rule] = {
     "Pad": _pad,
     "PadV2": _pad,
     "GatherV2": _gather,
+    **{t: _random for t in _RANDOM},
     "ArgMax": _arg_reduction,
     "ArgMin": _arg_reduction,
 }
@@ -330,10 +426,16 @@ def _vectorize(
     conv = _Converter(vg)
     values: dict[Tensor, tuple[Tensor, str]] = {}
     with vg.as_default(), vg.name_scope(None):
-        new_args = [vg.add_arg(a.dtype, TensorShape([None]).concatenate(a.shape), f"batched_{i}") for i, a in enumerate(args)]
+        new_args = [
+            vg.add_arg(a.dtype, TensorShape([None]).concatenate(a.shape), f"batched_{i}")
+            for i, a in enumerate(args)
+        ]
         for a, n in zip(args, new_args):
             values[a] = (n, BATCHED)
-        new_captured = [vg.add_arg(a.dtype, a.shape, f"captured_{i}") for i, a in enumerate(captured_args)]
+        conv.batched_args = new_args
+        new_captured = [
+            vg.add_arg(a.dtype, a.shape, f"captured_{i}") for i, a in enumerate(captured_args)
+        ]
         for a, n in zip(captured_args, new_captured):
             values[a] = (n, UNBATCHED)
         for op in fg.get_operations():
@@ -342,12 +444,13 @@ def _vectorize(
             if op.control_inputs:
                 raise NotVectorizable(f"{op.name} has control dependencies")
             op_def = op_def_registry.lookup(op.type)
-            if op_def is None or op_def.stateful:
+            random = op.type in _RANDOM
+            if op_def is None or (op_def.stateful and not random):
                 raise NotVectorizable(f"{op.name} ({op.type}) is stateful")
             ins = [values[t] for t in op.inputs]
             if any(k not in (UNBATCHED, BATCHED) for _, k in ins):
                 raise NotVectorizable(f"{op.name} reads a sparse result")
-            if all(k == UNBATCHED for _, k in ins):
+            if all(k == UNBATCHED for _, k in ins) and not random:
                 new = conv.op(op, [t for t, _ in ins])
                 out: Converted = [(o, UNBATCHED) for o in new.outputs]
             else:

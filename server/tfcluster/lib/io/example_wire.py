@@ -20,6 +20,9 @@ from tfcluster.framework import dtypes
 
 _BYTES_LIST, _FLOAT_LIST, _INT64_LIST = 0x0A, 0x12, 0x1A
 _TAG = {dtypes.string: _BYTES_LIST, dtypes.float32: _FLOAT_LIST, dtypes.int64: _INT64_LIST}
+# Records longer than this on average are not joined into one buffer (a copy of the whole
+# batch) when they are all laid out alike: their structure is checked record by record.
+_BIG_RECORD = 8192
 # Varints of lengths and small values take at most this many bytes here (lengths < 2**35).
 _VARINT_BYTES = 5
 # int64 lists up to this long are decoded value by value across the batch; longer ones
@@ -35,12 +38,12 @@ class _Wire:
     """The batch's records joined in one buffer, read at one position per record."""
 
     def __init__(self, records: Sequence[bytes]) -> None:
-        self.data = b"".join(records)
+        # Zero padding, so reads past the last record stay in the array (and fail checks).
+        self.data = b"".join([*records, bytes(16)])
         lengths = np.fromiter((len(r) for r in records), dtype=np.int64, count=len(records))
         self.ends = np.cumsum(lengths)
         self.starts = self.ends - lengths
-        # Zero padding, so reads past the last record stay in the array (and fail checks).
-        self.raw = np.frombuffer(self.data + bytes(16), dtype=np.uint8)
+        self.raw = np.frombuffer(self.data, dtype=np.uint8)
 
     def byte(self, pos: np.ndarray) -> np.ndarray:
         return self.raw[pos]
@@ -80,6 +83,10 @@ def parse_fixed_dense(
     if not records or any(r is None for r in records) or not specs:
         return None
     try:
+        if sum(len(r) for r in records) > _BIG_RECORD * len(records):  # type: ignore[arg-type]
+            big = _same_layout_big(records, specs)  # type: ignore[arg-type]
+            if big is not None:
+                return big
         return _parse(records, specs)  # type: ignore[arg-type]
     except (_Layout, IndexError):
         return None
@@ -194,10 +201,105 @@ def _same_layout(w: _Wire, specs: Sequence[Any]) -> list[np.ndarray] | None:
     out = []
     for spec, (offset, size) in zip(specs, found):
         if offset < 0:
-            at = np.full(n, -1, dtype=np.int64)
+            out.append(_column(w, spec, np.full(n, -1, dtype=np.int64), np.zeros(n, np.int64)))
         else:
-            at = w.starts + offset
-        out.append(_column(w, spec, at, np.full(n, size, dtype=np.int64)))
+            try:
+                out.append(_same_place_column(w, first, spec, offset, offset + size))
+            except _Layout:
+                return None
+    return out
+
+
+def _same_place_column(w: _Wire, first: bytes, spec: Any, at: int, end: int) -> np.ndarray:
+    """A feature whose Feature is at [at, end) of every record, all laid out alike: its
+    values are read at the offsets the first record has them at."""
+    n = len(w.starts)
+    size = 1
+    for d in spec.fixed_shape:
+        size *= d
+    if first[at] != _TAG[spec.dtype]:
+        raise _Layout
+    list_len, p = _varint_at(first, at + 1)
+    if p + list_len != end:
+        raise _Layout
+    shape = (n, *spec.fixed_shape)
+    if spec.dtype == dtypes.string:
+        data = w.data
+        starts = w.starts.tolist()
+        out = np.empty((n, size), dtype=object)
+        for j, (off, length) in enumerate(_bytes_places(first, p, end, size)):
+            out[:, j] = [data[s + off : s + off + length] for s in starts]
+        return out.reshape(shape)
+    payload, p = _varint_at(first, p + 1)
+    if p + payload != end:
+        raise _Layout
+    if spec.dtype == dtypes.float32:
+        if payload != 4 * size:
+            raise _Layout
+        raw = w.raw[(w.starts + p)[:, None] + np.arange(4 * size)]
+        return np.ascontiguousarray(raw).view("<f4").astype(np.float32).reshape(shape)
+    begin = w.starts + p
+    return _int64_values(w, begin, begin + payload, size).reshape(shape)
+
+
+def _bytes_places(record: bytes, p: int, end: int, size: int) -> list[tuple[int, int]]:
+    """(offset, length) of each value of the BytesList whose values start at p."""
+    places = []
+    while p < end:
+        length, value_at = _varint_at(record, p + 1)
+        places.append((value_at, length))
+        p = value_at + length
+    if len(places) != size:
+        raise _Layout
+    return places
+
+
+def _same_layout_big(records: list[bytes], specs: Sequence[Any]) -> list[np.ndarray] | None:
+    """_same_layout for large records: the structure bytes and the values are sliced out of
+    each record, so the payloads are copied once (into the values), not joined first."""
+    if any(s.variable or s.dtype not in _TAG for s in specs):
+        return None
+    first = records[0]
+    if any(len(r) != len(first) for r in records):
+        return None
+    keys = [s.key.encode() for s in specs]
+    try:
+        structure, found = _layout(first, keys)
+    except _Layout:
+        return None
+    want = b"".join(first[a:b] for a, b in structure)
+    for r in records:
+        if b"".join(r[a:b] for a, b in structure) != want:
+            return None
+    n = len(records)
+    out = []
+    for spec, (offset, size) in zip(specs, found):
+        if offset < 0:
+            if spec.default is None:
+                return None
+            np_dtype = object if spec.dtype == dtypes.string else spec.dtype.as_numpy_dtype
+            column = np.empty((n, spec.default.size), dtype=np_dtype)
+            column[:] = spec.default.reshape(-1)
+            out.append(column.reshape((n, *spec.fixed_shape)))
+            continue
+        try:
+            if spec.dtype == dtypes.string:
+                count = int(np.prod(spec.fixed_shape, dtype=np.int64))
+                if first[offset] != _BYTES_LIST:
+                    return None
+                list_len, p = _varint_at(first, offset + 1)
+                if p + list_len != offset + size:
+                    return None
+                column = np.empty((n, count), dtype=object)
+                for j, (o, length) in enumerate(_bytes_places(first, p, offset + size, count)):
+                    column[:, j] = [r[o : o + length] for r in records]
+                out.append(column.reshape((n, *spec.fixed_shape)))
+            else:
+                # Numbers are small: their Features are read as a batch of their own.
+                pieces = [r[offset : offset + size] for r in records]
+                out.append(_same_place_column(_Wire(pieces), pieces[0], spec, 0, size))
+        except _Layout:
+            return None
     return out
 
 
@@ -248,7 +350,9 @@ def _matches(
         if (got == got[0]).all():
             # The usual case: every example has the same key at this entry.
             key = w.data[int(key_at[0]) : int(key_at[0]) + width]
-            return [(k, np.ones(len(key_at), dtype=bool)) for k, want in enumerate(keys) if want == key]
+            return [
+                (k, np.ones(len(key_at), dtype=bool)) for k, want in enumerate(keys) if want == key
+            ]
     out = []
     for k, key in enumerate(keys):
         hit = key_len == len(key)

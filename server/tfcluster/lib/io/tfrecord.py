@@ -63,6 +63,30 @@ def _first_mismatch(
     return index, not bool(ok[0, index])
 
 
+# Runs of at least this many records of one length are found with numpy, not one by one.
+_UNIFORM_MIN = 16
+
+
+def _uniform_run(buf: bytes, pos: int, room: int) -> tuple[list[int], int] | None:
+    """(starts, end) of the records from `pos` on while they all have the first one's length
+    (fixed-size Examples), found at once; None when there is no such run to speed up."""
+    if len(buf) - pos < HEADER_SIZE:
+        return None
+    size = HEADER_SIZE + FOOTER_SIZE + _LENGTH.unpack_from(buf, pos)[0]
+    k = min(room, (len(buf) - pos) // size)
+    if k < _UNIFORM_MIN:
+        return None
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    at = pos + size * np.arange(k, dtype=np.int64)
+    lengths = _gather(raw, at, 8).view("<u8").ravel()
+    same = lengths == lengths[0]
+    if not same.all():
+        k = int(np.argmin(same))
+        if k < _UNIFORM_MIN:
+            return None
+    return (pos + size * np.arange(k)).tolist(), pos + size * k
+
+
 def _gather(raw: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
     """raw[at[i] : at[i] + width] for each i, as rows of a (len(at), width) uint8 array."""
     return np.ascontiguousarray(raw[at[:, None] + np.arange(width)])
@@ -196,6 +220,10 @@ class RecordReader:
         add_start = starts.append
         need = 0
         failure: errors.OpError | None = None
+        uniform = _uniform_run(buf, pos, room)
+        if uniform is not None:
+            starts, pos = uniform
+            add_start = starts.append
         while len(starts) < room:
             if limit - pos < HEADER_SIZE:
                 need = HEADER_SIZE
@@ -214,7 +242,11 @@ class RecordReader:
             return need, failure
         ends = [*starts[1:], pos]
         records = [buf[a + HEADER_SIZE : b - FOOTER_SIZE] for a, b in zip(starts, ends)]
-        header_crcs = [crc(buf[a : a + 8]) for a in starts]
+        if uniform is not None and len(starts) == len(uniform[0]):
+            # One length, so one header crc for all of them.
+            header_crcs = [crc(buf[starts[0] : starts[0] + 8])] * len(starts)
+        else:
+            header_crcs = [crc(buf[a : a + 8]) for a in starts]
         data_crcs = list(map(crc, records))
         bad = _first_mismatch(buf, starts, header_crcs, data_crcs)
         if bad is not None:
