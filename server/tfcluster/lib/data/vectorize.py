@@ -7,8 +7,9 @@ by op from f's function graph: an op none of whose inputs is batched is copied; 
 reads batched values needs a rule here (elementwise ops, parse_single_example ->
 parse_example, decode_raw, reshape, reductions, ...), and so does a random op (one draw per
 element). A function with an op that has no rule, another stateful op or control
-dependencies is not vectorized: the kernel then maps element by element. The kernel also falls back to element-by-element for a batch whose
-batched call fails, so errors are the ones TF gives.
+dependencies is not vectorized: the kernel then maps element by element. The kernel also
+maps a batch element by element when its batched call fails, so errors are the ones TF
+gives.
 """
 
 from __future__ import annotations

@@ -79,15 +79,15 @@ def parse_fixed_dense(
     serialized: Sequence[Any] | np.ndarray, specs: Sequence[Any]
 ) -> list[np.ndarray] | None:
     """One array per spec (FeatureSpec of a fixed shape), or None for another layout."""
-    records = [r if isinstance(r, bytes) else None for r in serialized]
-    if not records or any(r is None for r in records) or not specs:
+    records = list(serialized)
+    if not records or not specs or not all(isinstance(r, bytes) for r in records):
         return None
     try:
-        if sum(len(r) for r in records) > _BIG_RECORD * len(records):  # type: ignore[arg-type]
-            big = _same_layout_big(records, specs)  # type: ignore[arg-type]
+        if sum(len(r) for r in records) > _BIG_RECORD * len(records):
+            big = _same_layout_big(records, specs)
             if big is not None:
                 return big
-        return _parse(records, specs)  # type: ignore[arg-type]
+        return _parse(records, specs)
     except (_Layout, IndexError):
         return None
 
