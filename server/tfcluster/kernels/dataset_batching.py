@@ -72,13 +72,29 @@ class _Batch(base.Dataset):
         self.in_specs = list(in_specs)
 
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
-        # A map before the batch may compute whole batches at once (its batched form).
-        batches = getattr(self.data, "iterate_batches", None)
-        if batches is not None:
-            it = batches(pipeline, self.batch_size, self.drop, self.specs)
-            if it is not None:
-                return it  # type: ignore[no-any-return]
+        it = self._map_batches(pipeline)
+        if it is not None:
+            return it
         return _BatchIterator(self, self.data.iterate(pipeline))
+
+    def _map_batches(self, pipeline: base.Pipeline) -> base.ElementIterator | None:
+        """A map before the batch computes whole batches at once (its batched form), also
+        through datasets that only pick and order elements (map, shuffle, batch runs as
+        shuffle, then the map on each batch: the same elements, for a function of the
+        element alone)."""
+        between: list[base.Dataset] = []
+        data = self.data
+        while data.with_input(data) is not None:
+            between.append(data)
+            data = data.data  # type: ignore[attr-defined]
+        batches = getattr(data, "iterate_batches", None)
+        if batches is None:
+            return None
+        source = data.data  # type: ignore[attr-defined]
+        for d in reversed(between):
+            source = d.with_input(source)
+        it = batches(pipeline, self.batch_size, self.drop, self.specs, source)
+        return it  # type: ignore[no-any-return]
 
     def cardinality(self) -> int:
         n = self.data.cardinality()

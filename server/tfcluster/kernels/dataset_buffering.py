@@ -41,6 +41,9 @@ class _Prefetch(base.Dataset):
         super().__init__(specs)
         self.data, self.size = data, size
 
+    def with_input(self, data: base.Dataset) -> base.Dataset:
+        return _Prefetch(data.specs, data, self.size)
+
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
         it = self.data.iterate(pipeline)
         if self.size == 0:

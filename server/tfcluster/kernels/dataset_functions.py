@@ -88,12 +88,17 @@ class _Map(base.Dataset):
         batch_size: int,
         drop_remainder: bool,
         batch_specs: Sequence[base.LeafSpec],
+        source: base.Dataset | None = None,
     ) -> base.ElementIterator | None:
         """Batches of this map's elements, each computed by one call of the function's
-        batched form; None when it has none."""
+        batched form on elements of `source` (default: its input); None when it has no
+        batched form."""
         if self.vectorized is None or any(s.kind != base.DENSE for s in self.data.specs):
             return None
-        return _VectorizedBatches(self, pipeline, batch_size, drop_remainder, batch_specs)
+        source = self.data if source is None else source
+        return _VectorizedBatches(
+            self, pipeline, batch_size, drop_remainder, batch_specs, source
+        )
 
     def cardinality(self) -> int:
         return self.data.cardinality()
@@ -258,6 +263,7 @@ class _VectorizedBatches(base.ElementIterator):
         batch_size: int,
         drop: bool,
         batch_specs: Sequence[base.LeafSpec],
+        source: base.Dataset,
     ) -> None:
         self._map = data
         self._pipeline = pipeline
@@ -265,7 +271,7 @@ class _VectorizedBatches(base.ElementIterator):
         self._drop = drop
         self._specs = list(batch_specs)
         self._in_specs = list(data.data.specs)
-        self._it: base.ElementIterator | None = data.data.iterate(pipeline)
+        self._it: base.ElementIterator | None = source.iterate(pipeline)
         self._columns = hasattr(self._it, "next_columns")
         self._work: OrderedWork | None = None
         if data.parallel > 1:

@@ -36,6 +36,9 @@ class _Repeat(base.Dataset):
         super().__init__(specs)
         self.data, self.count = data, count
 
+    def with_input(self, data: base.Dataset) -> base.Dataset:
+        return _Repeat(data.specs, data, self.count)
+
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
         return _RepeatIterator(self, pipeline)
 
@@ -135,6 +138,9 @@ class _Take(base.Dataset):
         super().__init__(specs)
         self.data, self.count = data, count
 
+    def with_input(self, data: base.Dataset) -> base.Dataset:
+        return _Take(data.specs, data, self.count)
+
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
         return _TakeIterator(self.data.iterate(pipeline), self.count)
 
@@ -209,6 +215,9 @@ class _Skip(base.Dataset):
         super().__init__(specs)
         self.data, self.count = data, count
 
+    def with_input(self, data: base.Dataset) -> base.Dataset:
+        return _Skip(data.specs, data, self.count)
+
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
         return _SkipIterator(self.data.iterate(pipeline), self.count)
 
@@ -266,6 +275,9 @@ class _Shard(base.Dataset):
     ) -> None:
         super().__init__(specs)
         self.data, self.num_shards, self.index = data, num_shards, index
+
+    def with_input(self, data: base.Dataset) -> base.Dataset:
+        return _Shard(data.specs, data, self.num_shards, self.index)
 
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
         return _ShardIterator(self.data.iterate(pipeline), self.num_shards, self.index)
@@ -370,6 +382,9 @@ class _Shuffle(base.Dataset):
     ) -> None:
         super().__init__(specs)
         self.data, self.buffer_size, self.seeds, self.count = data, buffer_size, seeds, count
+
+    def with_input(self, data: base.Dataset) -> base.Dataset:
+        return _Shuffle(data.specs, data, self.buffer_size, self.seeds, self.count)
 
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
         if self.count == 1:
