@@ -399,7 +399,10 @@ class DatasetFunction:
             raise errors.InvalidArgumentError(
                 None, None, f"{self.what} takes {self.num_args} arguments, got {len(args)}"
             )
-        return self._executor.run(CallContext(pipeline.call_context, args), ())
+        # In a step's thread the function's blocking ops honour that step's deadline and
+        # cancellation; in the pipeline's own threads, the pipeline's closing.
+        parent = current_step() or pipeline.call_context
+        return self._executor.run(CallContext(parent, args), ())
 
     def __call__(self, pipeline: Pipeline, element: Element, captured: Sequence[Any]) -> Element:
         args = element_tensors(element, self.in_specs) if self.in_specs else list(element)
