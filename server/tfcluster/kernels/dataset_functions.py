@@ -96,9 +96,7 @@ class _Map(base.Dataset):
         if self.vectorized is None or any(s.kind != base.DENSE for s in self.data.specs):
             return None
         source = self.data if source is None else source
-        return _VectorizedBatches(
-            self, pipeline, batch_size, drop_remainder, batch_specs, source
-        )
+        return _VectorizedBatches(self, pipeline, batch_size, drop_remainder, batch_specs, source)
 
     def cardinality(self) -> int:
         return self.data.cardinality()
