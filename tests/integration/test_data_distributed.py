@@ -207,3 +207,35 @@ def test_training_reads_batches_from_a_dataset_on_each_worker(ps_workers: Cluste
                 sess.run(train)
                 steps += 1
         assert steps == 5 * 32 // 8
+
+
+def test_a_pipeline_stays_on_the_task_of_its_dataset(ps_workers: Cluster) -> None:
+    """A transformation made under another device joins its dataset's task (a dataset is a
+    value of that task), as an op reading a variable goes where the variable is."""
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            ds = tf.data.Dataset.range(6)
+        with tf.device("/job:worker/task:1"):
+            it = ds.map(lambda x: x + 1).batch(3).make_initializable_iterator()
+            nxt = it.get_next()
+        with tf.Session(ps_workers.task("worker", 0).target) as sess:
+            meta = tf.RunMetadata()
+            opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+            sess.run(it.initializer, options=opts, run_metadata=meta)
+            devices = _devices_of(meta)
+            assert {
+                devices[n] for n in ("RangeDataset", "MapDataset", "BatchDatasetV2", "MakeIterator")
+            } == {PS}
+            assert sess.run(nxt).tolist() == [1, 2, 3]
+
+
+def test_a_generator_runs_only_in_the_process_that_made_it(ps_workers: Cluster) -> None:
+    with tf.Graph().as_default():
+        with tf.device("/job:ps/task:0"):
+            ds = tf.data.Dataset.from_generator(lambda: iter([1, 2]), tf.int64)
+            nxt = ds.make_one_shot_iterator().get_next()
+        with (
+            tf.Session(ps_workers.task("worker", 0).target) as sess,
+            pytest.raises(tf.errors.FailedPreconditionError, match="process that built"),
+        ):
+            sess.run(nxt)

@@ -9,11 +9,20 @@ its iterator and the ops reading the iterator on one device, as it does for a qu
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes, op_def_registry
-from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.graph import (
+    Operation,
+    Tensor,
+    colocate_with,
+    convert_to_tensor,
+    get_default_graph,
+    get_graph_from_inputs,
+    name_scope,
+)
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.ops.op_util import Outputs, make_op
 
@@ -143,11 +152,31 @@ ITERATOR_OPS = (
 OP_TYPES = (*DATASET_OPS, *ITERATOR_OPS, "MatchingFiles", "_AssertFilesMatched")
 
 
+def create(
+    op_type: str,
+    inputs: Sequence[Tensor],
+    attrs: dict[str, Any],
+    name: str | None = None,
+    control_inputs: Sequence[Operation] = (),
+) -> Operation:
+    """Adds an op that reads datasets, colocated with the first of them: a pipeline is made
+    where its first dataset is (tf.device), whatever the device scope of later
+    transformations, since a dataset cannot leave its task."""
+    graph = get_graph_from_inputs(inputs) if inputs else get_default_graph()
+    datasets = [t for t in inputs if t.dtype.base_dtype == dtypes.variant]
+    with contextlib.ExitStack() as stack:
+        if datasets:
+            stack.enter_context(colocate_with(datasets[0].op))
+        return graph.create_op(
+            op_type, list(inputs), attrs, name=name or op_type, control_inputs=control_inputs
+        )
+
+
 def dataset_op(
     op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any], name: str | None = None
 ) -> Tensor:
     """Adds a dataset op; its one output is the dataset (a scalar variant)."""
-    return make_op(op_type, inputs, attrs, name=name or op_type).outputs[0]
+    return create(op_type, inputs, attrs, name).outputs[0]
 
 
 def iterator_v2(

@@ -146,10 +146,7 @@ class Dataset:
             func_attr: fn.function,
             "Targuments": fn.captured_types,
         }
-        graph = self._variant_tensor.graph
-        op = graph.create_op(
-            op_type, inputs, all_attrs, name=op_type, control_inputs=fn.control_inputs
-        )
+        op = dataset_ops.create(op_type, inputs, all_attrs, control_inputs=fn.control_inputs)
         return self._new(op.outputs[0], structure, functions=[fn])
 
     # ---- iterators -------------------------------------------------------------------------

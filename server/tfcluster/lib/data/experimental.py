@@ -8,7 +8,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import Tensor, convert_to_tensor, get_default_graph
+from tfcluster.framework.graph import Tensor, convert_to_tensor
 from tfcluster.lib.data import structure as st
 from tfcluster.lib.data.dataset import (
     AUTOTUNE,
@@ -190,9 +190,7 @@ def scan(initial_state: Any, scan_func: Callable[..., Any]) -> Transformation:
             "preserve_cardinality": False,
         }
         inputs = [dataset._variant_tensor, *st.to_tensor_list(state), *fn.captured_inputs]
-        op = get_default_graph().create_op(
-            "ScanDataset", inputs, attrs, name="ScanDataset", control_inputs=fn.control_inputs
-        )
+        op = dataset_ops.create("ScanDataset", inputs, attrs, control_inputs=fn.control_inputs)
         return Dataset(op.outputs[0], out_structure, [dataset], functions=[fn])
 
     return apply
@@ -230,9 +228,7 @@ def unique() -> Transformation:
 
 def cardinality(dataset: Dataset) -> Tensor:
     """The number of elements of `dataset` (INFINITE_CARDINALITY, UNKNOWN_CARDINALITY)."""
-    op = get_default_graph().create_op(
-        "DatasetCardinality", [dataset._variant_tensor], {}, name="DatasetCardinality"
-    )
+    op = dataset_ops.create("DatasetCardinality", [dataset._variant_tensor], {})
     return op.outputs[0]
 
 

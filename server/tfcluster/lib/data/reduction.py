@@ -6,10 +6,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tfcluster.framework.graph import get_default_graph, name_scope
+from tfcluster.framework.graph import name_scope
 from tfcluster.lib.data import structure as st
 from tfcluster.lib.data.dataset import Dataset
 from tfcluster.lib.data.function import StructuredFunction
+from tfcluster.ops import dataset_ops
 
 
 def reduce(dataset: Dataset, initial_state: Any, reduce_func: Callable[..., Any]) -> Any:
@@ -56,9 +57,7 @@ def reduce(dataset: Dataset, initial_state: Any, reduce_func: Callable[..., Any]
         "use_inter_op_parallelism": True,
     }
     inputs = [dataset._variant_tensor, *st.to_tensor_list(state), *fn.captured_inputs]
-    op = get_default_graph().create_op(
-        "ReduceDataset", inputs, attrs, name="ReduceDataset", control_inputs=fn.control_inputs
-    )
+    op = dataset_ops.create("ReduceDataset", inputs, attrs, control_inputs=fn.control_inputs)
     return st.from_tensor_list(result_structure, list(op.outputs))
 
 
@@ -66,10 +65,7 @@ def get_single_element(dataset: Dataset) -> Any:
     """The only element of `dataset` (InvalidArgumentError if it has none or several)."""
     if not isinstance(dataset, Dataset):
         raise TypeError("`dataset` must be a `tf.data.Dataset` object.")
-    op = get_default_graph().create_op(
-        "DatasetToSingleElement",
-        [dataset._variant_tensor],
-        st.op_attrs(dataset._structure),
-        name="DatasetToSingleElement",
+    op = dataset_ops.create(
+        "DatasetToSingleElement", [dataset._variant_tensor], st.op_attrs(dataset._structure)
     )
     return st.from_tensor_list(dataset._structure, list(op.outputs))
