@@ -230,7 +230,7 @@ def iterator_to_string_handle(iterator: Tensor, name: str | None = None) -> Tens
 
 
 def matching_files(pattern: Any, name: str | None = None) -> Tensor:
-    """The files matching one pattern or a vector of them, sorted (tf.io.matching_files)."""
+    """The files matching one pattern or a vector of them, sorted (list_files' first op)."""
     with name_scope(name, "MatchingFiles", [pattern]) as scope:
         pattern = convert_to_tensor(pattern, dtype=dtypes.string, name="pattern")
         return make_op("MatchingFiles", [pattern], {}, name=scope.rstrip("/")).outputs[0]

@@ -8,7 +8,6 @@ from tfcluster.lib.io.tfrecord import (
     TFRecordWriter,
     tf_record_iterator,
 )
-from tfcluster.ops.dataset_ops import matching_files
 from tfcluster.ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,

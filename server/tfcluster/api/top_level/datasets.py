@@ -1,6 +1,5 @@
-"""`tf.*` names of reading data with tf.data: the variant dtype of datasets, matching_files."""
+"""`tf.*` names of reading data with tf.data: the variant dtype that datasets are."""
 
 from tfcluster.framework.dtypes import variant
-from tfcluster.ops.dataset_ops import matching_files
 
-__all__ = ["matching_files", "variant"]
+__all__ = ["variant"]
