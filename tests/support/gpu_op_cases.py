@@ -376,6 +376,20 @@ def _transpose() -> Build:
     return Build([tf.transpose(x, perm), tf.transpose(x), tf.invert_permutation(perm)])
 
 
+@_case("DiagPart", "MatrixDiag", "MatrixSetDiag")
+def _matrices() -> Build:
+    from tfcluster.ops import linalg_ops
+
+    return Build(
+        [
+            linalg_ops.diag_part(_f32(3, 3)),
+            linalg_ops.diag_part(_f32(2, 3, 2, 3)),
+            linalg_ops.matrix_diag(_f32(2, 3)),
+            linalg_ops.matrix_set_diag(_f32(2, 3, 4), _f32(2, 3, low=5, high=6)),
+        ]
+    )
+
+
 @_case("ConcatV2", "Pack", "Unpack")
 def _join() -> Build:
     a, b = _f32(2, 3), _f32(2, 3, low=3, high=4)

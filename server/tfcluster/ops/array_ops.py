@@ -272,7 +272,13 @@ def _size_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return [(attrs.get("out_type", dtypes.int32), TensorShape([]))]
 
 
+def _shape_n_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    out_type = attrs.get("out_type", dtypes.int32)
+    return [(out_type, TensorShape([t.shape.ndims])) for t in inputs]
+
+
 op_def_registry.register("Shape", _shape_infer)
+op_def_registry.register("ShapeN", _shape_n_infer)
 op_def_registry.register("Size", _size_infer)
 op_def_registry.register("Rank", lambda inputs, attrs: [(dtypes.int32, TensorShape([]))])
 
@@ -292,6 +298,23 @@ def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> 
         if t.shape.is_fully_defined():
             return constant_op.constant(t.shape.as_list(), dtype=dt, name=scope)
         return _output("Shape", [t], {"T": t.dtype.base_dtype, "out_type": dt}, scope)
+
+
+def shape_n(
+    input: Sequence[Any], out_type: Any = dtypes.int32, name: str | None = None
+) -> list[Tensor]:
+    """The shapes of several tensors, from one op (TF's conv gradients use it)."""
+    dt = _out_type(out_type)
+    with name_scope(name, "ShapeN", list(input)) as scope:
+        tensors = [convert_to_tensor(t) for t in input]
+        kinds = [t.dtype.base_dtype for t in tensors]
+        if len(set(kinds)) > 1:
+            raise TypeError(
+                "Tensors in list passed to 'input' of 'ShapeN' Op have types "
+                f"[{', '.join(k.name for k in kinds)}] that don't all match."
+            )
+        attrs = {"N": len(tensors), "T": kinds[0], "out_type": dt}
+        return _make("ShapeN", tensors, attrs, scope).outputs
 
 
 def size(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Tensor:
@@ -1556,6 +1579,7 @@ __all__ = [
     "scatter_nd",
     "sequence_mask",
     "shape",
+    "shape_n",
     "size",
     "slice",
     "split",
