@@ -48,35 +48,6 @@ def _text(value: Any) -> str:
     return v.decode("utf-8", "surrogateescape") if isinstance(v, bytes) else str(v)
 
 
-class _SpecCache:
-    """The dense specs of the last call, reused while the defaults are the same arrays (the
-    constants of the graph, every step): checking them costs more than parsing one example."""
-
-    __slots__ = ("_defaults", "_specs")
-
-    def __init__(self) -> None:
-        self._defaults: list[Any] | None = None
-        self._specs: list[FeatureSpec] = []
-
-    def get(
-        self,
-        keys: Sequence[str],
-        types: Sequence[dtypes.DType],
-        shapes: Sequence[TensorShape],
-        defaults: Sequence[Any],
-    ) -> list[FeatureSpec]:
-        cached = self._defaults
-        if (
-            cached is not None
-            and len(cached) == len(defaults)
-            and all(a is b for a, b in zip(cached, defaults))
-        ):
-            return self._specs
-        specs = _dense_specs(keys, types, shapes, defaults)
-        self._defaults, self._specs = list(defaults), specs
-        return specs
-
-
 def _dense_specs(
     keys: Sequence[str],
     types: Sequence[dtypes.DType],
@@ -165,7 +136,6 @@ def parse_single_example(node: Any, xp: Any) -> Compute:
     dense_keys = list(attrs["dense_keys"])
     dense_types = list(attrs["Tdense"])
     dense_shapes = list(attrs["dense_shapes"])
-    cache = _SpecCache()
 
     def compute(ctx: Any, ins: list[Any]) -> list[Any]:
         serialized = np.asarray(ins[0], dtype=object)
@@ -173,7 +143,7 @@ def parse_single_example(node: Any, xp: Any) -> Compute:
             raise _invalid(
                 f"Expected serialized to be a scalar, got shape: {_shape_str(serialized.shape)}"
             )
-        dense_specs = cache.get(dense_keys, dense_types, dense_shapes, ins[1:])
+        dense_specs = _dense_specs(dense_keys, dense_types, dense_shapes, ins[1:])
         sparse, dense = example_parser.parse_examples(
             serialized.reshape(1), sparse_specs, dense_specs, batched=False
         )

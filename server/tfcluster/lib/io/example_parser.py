@@ -294,14 +294,7 @@ def parse_examples(
 ) -> tuple[list[ParsedSparse], list[np.ndarray]]:
     """Parses a batch of serialized Examples (or, with batched=False, one, given as a batch
     of one, whose outputs lose the batch dimension)."""
-    fast = None
-    if not sparse:
-        if len(serialized) <= _SMALL_BATCH:
-            fast = _fixed_dense_small(serialized, dense)
-        else:
-            fast = example_wire.parse_fixed_dense(serialized, dense)
-        if fast is None:
-            fast = _fixed_dense_fast(serialized, dense)
+    fast = _fixed_dense_fast(serialized, dense) if not sparse else None
     if fast is not None:
         return [], fast if batched else [d[0] for d in fast]
     where = Where(names, batched)
@@ -394,6 +387,14 @@ def _fixed_dense_fast(
     and example: each list is kept as its wire bytes and all of a feature's lists become one
     array at the end. None when anything needs the general path (a missing feature without
     a default, another kind, a wrong count, a variable shape)."""
+    # Big batches are read from their wire bytes with numpy, small ones list by list.
+    quick = (
+        _fixed_dense_small(serialized, dense)
+        if len(serialized) <= _SMALL_BATCH
+        else example_wire.parse_fixed_dense(serialized, dense)
+    )
+    if quick is not None:
+        return quick
     if not dense or any(s.variable or not np.prod(s.fixed_shape, dtype=np.int64) for s in dense):
         return None
     plan = [(s.key, _KIND[s.dtype]) for s in dense]
