@@ -25,7 +25,8 @@ try:
 except ImportError:  # the recorder runs from this folder, in TensorFlow's venv
     import records_cases  # type: ignore[no-redef]
 
-Build = Callable[[Any, dict[str, str]], Any]
+# (A plain alias: this module runs on Python 3.7 too, under TensorFlow 1.15.)
+Build = Callable
 
 
 @dataclass(frozen=True)
@@ -476,7 +477,7 @@ def plain(tf: Any, value: Any) -> Any:
         }
     if isinstance(value, dict):
         return {k: plain(tf, v) for k, v in value.items()}
-    if isinstance(value, list | tuple):
+    if isinstance(value, (list, tuple)):
         return [plain(tf, v) for v in value]
     arr = np.asarray(value)
     return arr.astype(object) if arr.dtype.kind == "S" else arr
@@ -516,9 +517,10 @@ def run_case(tf: Any, case: Case, files: dict[str, str]) -> dict[str, Any]:
     with tf.Graph().as_default():
         built = case.build(tf, files)
         out: dict[str, Any] = {}
-        if isinstance(built, tf.data.Dataset):
+        if not isinstance(built, dict):
             out.update(describe(tf, built))
-            fetch = built.make_one_shot_iterator().get_next()
+            # (TF 1.15's unbatch() gives a V2 dataset, without make_one_shot_iterator().)
+            fetch = tf.data.make_one_shot_iterator(built).get_next()
             with tf.Session() as sess:
                 out["elements"] = read_all(tf, sess, fetch)
             return out
@@ -552,7 +554,7 @@ def run_error(tf: Any, build: Build, files: dict[str, str]) -> dict[str, Any]:
             it = built["initialize"].make_initializable_iterator()
             fetch, init = it.get_next(), it.initializer
         else:
-            fetch = built.make_one_shot_iterator().get_next()
+            fetch = tf.data.make_one_shot_iterator(built).get_next()
         before: list[Any] = []
         with tf.Session() as sess:
             error = None
