@@ -53,6 +53,8 @@ def write_files(directory: str) -> dict[str, str]:
     put("fixed.bin", b"HDR" + bytes(range(20)) + b"FT")
     put("fixed2.bin", b"hdr" + bytes(range(100, 112)) + b"ft")
     put("fixed_bad.bin", b"hdr" + bytes(range(7)) + b"ft")
+    put("a.csv", b'name,x,y,label\nann,1,2.5,0\nbob,,-1.5,1\n"c, d",3,0.25,1\n')
+    put("b.csv", b"name,x,y,label\neve,4,1e3,0\n")
     for name in ("b.csv", "a.csv", "c.txt"):
         put(f"match_{name}", b"x")
     for kind, name in records_cases.TF_WRITTEN.items():
@@ -370,6 +372,26 @@ CASES: list[Case] = [
             [f["fixed.bin"], f["fixed2.bin"]], 4, header_bytes=3, footer_bytes=2
         ).map(lambda r: tf.decode_raw(r, tf.uint8)),
     ),
+    Case(
+        "csv_dataset",
+        lambda tf, f: tf.data.experimental.CsvDataset(
+            [f["a.csv"], f["b.csv"]],
+            [tf.string, tf.constant(-1, tf.int64), 0.0, tf.int32],
+            header=True,
+        ),
+    ),
+    Case(
+        "csv_dataset_select_cols",
+        lambda tf, f: tf.data.experimental.CsvDataset(
+            f["a.csv"], [tf.constant(0, tf.int32), tf.float64], header=True, select_cols=[1, 2]
+        ),
+    ),
+    Case(
+        "make_csv_dataset",
+        lambda tf, f: tf.data.experimental.make_csv_dataset(
+            os.path.join(f["dir"], "?.csv"), 2, label_name="label", num_epochs=1, shuffle=False
+        ),
+    ),
     # ---- iterators
     Case("initializable_placeholder", _initializable),
     Case("reinitializable", _reinitializable),
@@ -445,6 +467,13 @@ RUN_ERRORS: list[tuple[str, Build, int]] = [
             [f["fixed.bin"], f["fixed_bad.bin"]], 4, header_bytes=3, footer_bytes=2
         ),
         5,
+    ),
+    (
+        "csv_missing_required_field",
+        lambda tf, f: tf.data.experimental.CsvDataset(
+            f["a.csv"], [tf.string, tf.int64, 0.0, 0], header=True
+        ),
+        1,
     ),
     (
         "missing_file",

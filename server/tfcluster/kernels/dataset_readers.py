@@ -19,7 +19,7 @@ import numpy as np
 from tfcluster.framework import errors
 from tfcluster.kernels import dataset_base as base
 from tfcluster.kernels.registry import CPU_ONLY, kernel
-from tfcluster.lib.io import compression, tfrecord
+from tfcluster.lib.io import compression, csv_parser, tfrecord
 from tfcluster.lib.io.os_errors import as_tf_error
 
 _RUN = 64  # records read ahead by next() at a time
@@ -382,5 +382,99 @@ def assert_files_matched(node: Any, xp: Any) -> Any:
                 None, None, f"assertion failed: [No files matched pattern: {text}]"
             )
         return (ins[0],)
+
+    return compute
+
+
+# ---- CSV -------------------------------------------------------------------------------------
+class _CsvRows(base.ElementIterator):
+    """Each CSV record of the files (lines; a header line skipped) as a tuple of scalars."""
+
+    def __init__(self, data: _Csv) -> None:
+        self._data = data
+        self._lines = _FilesIterator(data.lines)
+        self._rows: list[base.Element] = []
+        self._pos = 0
+
+    def next(self) -> base.Element | None:
+        if self._pos >= len(self._rows):
+            lines = self._lines._read(_RUN)
+            if not lines:
+                return None
+            self._rows, self._pos = self._parse(lines), 0
+        row = self._rows[self._pos]
+        self._pos += 1
+        if isinstance(row, errors.OpError):
+            raise row
+        return row
+
+    def _parse(self, lines: list[bytes]) -> list[Any]:
+        """The records' rows; a bad record's error in its place (read one by one)."""
+        d = self._data
+        try:
+            columns = csv_parser.decode_csv(lines, d.types, d.defaults, d.options)
+            return list(zip(*[list(c) for c in columns]))
+        except errors.OpError:
+            out: list[Any] = []
+            for line in lines:
+                try:
+                    cols = csv_parser.decode_csv([line], d.types, d.defaults, d.options)
+                    out.append(tuple(c[0] for c in cols))
+                except errors.OpError as e:
+                    out.append(e)
+            return out
+
+    def close(self) -> None:
+        self._lines.close()
+
+
+class _CsvLines(_Files):
+    def open(self, path: str) -> Any:
+        reader = _LineReader(path, self.options["compression"], self.options["buffer_size"])
+        if self.options["header"]:
+            reader.read_batch(1)
+        return reader
+
+
+class _Csv(base.Dataset):
+    def __init__(self, specs: Sequence[base.LeafSpec], lines: _CsvLines, **parse: Any) -> None:
+        super().__init__(specs)
+        self.lines = lines
+        self.types = [s.dtype for s in specs]
+        self.defaults: list[Any] = parse["defaults"]
+        self.options: csv_parser.CsvOptions = parse["options"]
+
+    def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
+        return _CsvRows(self)
+
+
+@kernel("CSVDataset", devices=CPU_ONLY)
+def csv_dataset(node: Any, xp: Any) -> Any:
+    specs = base.leaf_specs(node.attrs)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        files = _filenames(ins[0])
+        kind = compression.check_kind(_text(ins[1], "compression_type"))
+        size = _buffer_size(ins[2], _TEXT_BUFFER)
+        header = bool(np.asarray(ins[3]))
+        delim = _text(ins[4], "field_delim")
+        if len(delim) != 1:
+            raise errors.InvalidArgumentError(
+                None, None, f"field_delim should be only 1 char, got {delim!r}"
+            )
+        quote = bool(np.asarray(ins[5]))
+        na_value = _text(ins[6], "na_value")
+        select = [int(c) for c in np.asarray(ins[7]).reshape(-1)]
+        defaults: list[Any] = []
+        for i, value in enumerate(ins[8 : 8 + len(specs)]):
+            arr = np.asarray(value)
+            if arr.size > 1:
+                raise errors.InvalidArgumentError(
+                    None, None, f"record_defaults[{i}] must have at most one element"
+                )
+            defaults.append(arr.reshape(-1)[0] if arr.size else None)
+        options = csv_parser.CsvOptions(delim, quote, na_value, tuple(select))
+        lines = _CsvLines(specs, files, compression=kind, buffer_size=size, header=header)
+        return (_Csv(specs, lines, defaults=defaults, options=options),)
 
     return compute

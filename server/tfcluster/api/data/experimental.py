@@ -2,6 +2,7 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
+from tfcluster.lib.data.csv import CsvDataset, make_csv_dataset
 from tfcluster.lib.data.experimental import (
     AUTOTUNE,
     INFINITE_CARDINALITY,
