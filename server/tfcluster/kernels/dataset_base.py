@@ -16,7 +16,6 @@ step gives up when its step is cancelled or passes its deadline.
 
 from __future__ import annotations
 
-import sys
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -292,7 +291,6 @@ class Pipeline:
             raise errors.CancelledError(None, None, "The iterator was closed or reinitialized")
 
     def start_thread(self, target: Callable[[], None], name: str) -> threading.Thread:
-        _shorter_switch_interval()
         with self._lock:
             self.check_open()
             t = threading.Thread(target=target, name=f"tfcluster-data-{name}", daemon=True)
@@ -312,17 +310,6 @@ class Pipeline:
     def close(self) -> None:
         self._closed.set()
         self.call_context.cancelled.set()
-
-
-# While input threads run beside the steps, Python hands the GIL over more often than its
-# default 5 ms, so that a step waiting for the GIL is not held up by a whole interval of
-# pipeline work (the threads would otherwise run the input in long turns).
-_SWITCH_INTERVAL = 0.0005
-
-
-def _shorter_switch_interval() -> None:
-    if sys.getswitchinterval() > _SWITCH_INTERVAL:
-        sys.setswitchinterval(_SWITCH_INTERVAL)
 
 
 # The step whose get_next is pulling elements in this thread (None in pipeline threads).
