@@ -40,7 +40,7 @@ class _Wire:
     def __init__(self, records: Sequence[bytes]) -> None:
         # Zero padding, so reads past the last record stay in the array (and fail checks).
         self.data = b"".join([*records, bytes(16)])
-        lengths = np.fromiter((len(r) for r in records), dtype=np.int64, count=len(records))
+        lengths = np.fromiter(map(len, records), dtype=np.int64, count=len(records))
         self.ends = np.cumsum(lengths)
         self.starts = self.ends - lengths
         self.raw = np.frombuffer(self.data, dtype=np.uint8)
@@ -83,7 +83,7 @@ def parse_fixed_dense(
     if not records or not specs or not all(isinstance(r, bytes) for r in records):
         return None
     try:
-        if sum(len(r) for r in records) > _BIG_RECORD * len(records):
+        if sum(map(len, records)) > _BIG_RECORD * len(records):
             big = _same_layout_big(records, specs)
             if big is not None:
                 return big
