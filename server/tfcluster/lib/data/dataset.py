@@ -8,8 +8,6 @@ on (tf.device), in the threads of that task.
 
 from __future__ import annotations
 
-import contextlib
-import warnings
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -18,16 +16,13 @@ import numpy as np
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import (
     Graph,
-    Operation,
     Tensor,
-    colocate_with,
     convert_to_tensor,
     get_default_graph,
     get_seed,
     name_scope,
 )
 from tfcluster.framework.sparse_tensor import SparseTensor
-from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.lib.data import structure as st
 from tfcluster.lib.data.function import StructuredFunction
 from tfcluster.lib.data.options import Options
@@ -538,10 +533,6 @@ def _static_bool(t: Tensor) -> bool:
     return bool(value) if value is not None else False
 
 
-def colocated(tensor: Tensor) -> contextlib.AbstractContextManager[None]:
-    return colocate_with(tensor.op)  # type: ignore[no-any-return]
-
-
 def same_graph(dataset: Dataset) -> None:
     """ValueError when the dataset was made in another graph than the default one."""
     graph = get_default_graph()
@@ -558,8 +549,4 @@ def _encloses(outer: Graph, inner: Graph) -> bool:
     return False
 
 
-def warn_deprecated(what: str, instead: str) -> None:
-    warnings.warn(f"{what} is deprecated; use {instead} instead.", DeprecationWarning, stacklevel=3)
-
-
-__all__ = ["AUTOTUNE", "Dataset", "Operation", "TensorShape", "VariantDataset", "as_shape"]
+__all__ = ["AUTOTUNE", "Dataset", "VariantDataset"]

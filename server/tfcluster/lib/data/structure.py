@@ -332,10 +332,6 @@ def unbatched(structure: Any) -> Any:
     return map_structure(one, structure)
 
 
-def describe(structure: Any) -> str:
-    return repr(output_types(structure))
-
-
 __all__ = [
     "DATASET",
     "DENSE",
