@@ -24,6 +24,8 @@ from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.runtime.resources import ResourceMgr
 
 _private_ids = itertools.count(1)
+# How often a get_next waiting for another one to finish looks at its own step's deadline.
+_LOCK_POLL_SECS = 0.05
 _HANDLE_PREFIX = b"tfcluster-iterator:"
 # A token per resource manager: a string handle names the task whose iterator it is.
 _task_tokens: weakref.WeakKeyDictionary[ResourceMgr, str] = weakref.WeakKeyDictionary()
@@ -117,8 +119,15 @@ class IteratorResource:
                 self._current.pipeline = None
                 raise
 
+    def _acquire(self, ctx: Any) -> None:
+        """The iterator's lock (one get_next at a time), waited for no longer than the
+        step may wait."""
+        while not self._lock.acquire(timeout=_LOCK_POLL_SECS):
+            ctx.time_left()  # raises once the step is cancelled or past its deadline
+
     def get_next(self, ctx: Any, specs: Sequence[base.LeafSpec]) -> list[Any]:
-        with self._lock:
+        self._acquire(ctx)
+        try:
             iterator = self._current.iterator
             if iterator is None:
                 raise errors.FailedPreconditionError(
@@ -130,6 +139,8 @@ class IteratorResource:
                 )
             with base.StepScope(ctx):
                 element = iterator.next()
+        finally:
+            self._lock.release()
         if element is None:
             raise errors.OutOfRangeError(None, None, "End of sequence")
         base.check_element(element, specs, "GetNext")
