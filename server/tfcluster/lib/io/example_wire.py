@@ -80,7 +80,7 @@ def parse_fixed_dense(
 ) -> list[np.ndarray] | None:
     """One array per spec (FeatureSpec of a fixed shape), or None for another layout."""
     records = list(serialized)
-    if not records or not specs or not all(isinstance(r, bytes) for r in records):
+    if not records or not specs:
         return None
     try:
         if sum(map(len, records)) > _BIG_RECORD * len(records):
@@ -88,7 +88,7 @@ def parse_fixed_dense(
             if big is not None:
                 return big
         return _parse(records, specs)
-    except (_Layout, IndexError):
+    except (_Layout, IndexError, TypeError):  # TypeError: a record that is not bytes
         return None
 
 
