@@ -9,7 +9,6 @@ good records before it were handed out; the next read goes on with the next file
 
 from __future__ import annotations
 
-import glob
 import os
 from collections.abc import Sequence
 from typing import Any
@@ -20,6 +19,7 @@ from tfcluster.framework import errors
 from tfcluster.kernels import dataset_base as base
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.lib.io import compression, csv_parser, tfrecord
+from tfcluster.lib.io.file_match import match
 from tfcluster.lib.io.os_errors import as_tf_error
 
 _RUN = 64  # records read ahead by next() at a time
@@ -340,13 +340,6 @@ def fixed_length_record_dataset(node: Any, xp: Any) -> Any:
 
 
 # ---- matching files ------------------------------------------------------------------------
-def match(pattern: str) -> list[str]:
-    """The paths a glob pattern matches, sorted (hidden files too, as TF's matcher)."""
-    if not glob.has_magic(pattern):
-        return [pattern] if os.path.exists(pattern) else []
-    return sorted(glob.glob(pattern, include_hidden=True))
-
-
 @kernel("MatchingFiles", devices=CPU_ONLY)
 def matching_files(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:

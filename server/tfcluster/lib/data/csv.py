@@ -17,6 +17,7 @@ from tfcluster.framework.graph import Tensor, convert_to_tensor
 from tfcluster.lib.data import structure as st
 from tfcluster.lib.data.dataset import AUTOTUNE, Dataset, _int64
 from tfcluster.lib.data.readers import _compression, _FileDataset, _filenames_tensor, _read
+from tfcluster.lib.io.file_match import match
 from tfcluster.ops import dataset_ops
 
 CSV_TYPES = (dtypes.float32, dtypes.float64, dtypes.int32, dtypes.int64, dtypes.string)
@@ -86,8 +87,6 @@ class CsvDataset(_FileDataset):
 
 # ---- make_csv_dataset ----------------------------------------------------------------------
 def _files(pattern: Any) -> list[str]:
-    from tfcluster.kernels.dataset_readers import match
-
     patterns = [pattern] if isinstance(pattern, (str, bytes)) else list(pattern)
     out: list[str] = []
     for p in patterns:
