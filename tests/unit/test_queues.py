@@ -82,7 +82,7 @@ def test_enqueue_blocks_when_full_and_close_cancels_it() -> None:
         assert t.is_alive()
         sess.run(close)
         t.join(5)
-        assert len(errs) == 1 and "is closed" in errs[0].message
+        assert len(errs) == 1 and "Enqueue operation was cancelled" in errs[0].message
 
 
 def test_closed_queue_drains_then_out_of_range() -> None:
@@ -145,7 +145,8 @@ def test_shape_and_type_errors() -> None:
     q = FIFOQueue(2, tf.float32, shapes=[[2]])
     with pytest.raises(ValueError, match="incompatible"):
         q.enqueue(tf.constant([1.0, 2.0, 3.0]))
-    with pytest.raises(ValueError, match="Expected 1 components"):
+    # As TF: values beyond the queue's components are ignored (1.0 is checked, 2.0 not).
+    with pytest.raises(ValueError, match="incompatible"):
         q.enqueue([1.0, 2.0])
     with pytest.raises(ValueError, match="fully defined"):
         FIFOQueue(2, tf.float32, shapes=[[None]])

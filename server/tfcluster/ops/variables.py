@@ -189,6 +189,10 @@ class Variable:
         t = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return t if read_value else t.op
 
+    def count_up_to(self, limit: int) -> Tensor:
+        """Increments this (int32/int64 scalar) variable until it reaches limit."""
+        return state_ops.count_up_to(self._variable, limit=limit)
+
     def eval(self, session: Any = None) -> Any:
         return self._variable.eval(session=session)
 

@@ -8,6 +8,13 @@ from tfcluster.lib.io.tfrecord import (
     TFRecordWriter,
     tf_record_iterator,
 )
+from tfcluster.ops.data_flow_ops import (
+    PaddingFIFOQueue,
+    PriorityQueue,
+    QueueBase,
+    RandomShuffleQueue,
+)
+from tfcluster.ops.io_ops import matching_files, read_file, write_file
 from tfcluster.ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -22,5 +29,6 @@ from tfcluster.ops.parsing_ops import (
     parse_tensor,
     serialize_tensor,
 )
+from tfcluster.training.input import match_filenames_once
 
 __getattr__ = _unimplemented.module_getattr("io")
