@@ -137,13 +137,34 @@ def parse_single_example(node: Any, xp: Any) -> Compute:
     dense_types = list(attrs["Tdense"])
     dense_shapes = list(attrs["dense_shapes"])
 
+    # The specs of the last defaults seen: defaults are usually constants, handed out as
+    # the same arrays every step, so they are checked once (the arrays are kept, so their
+    # ids stay theirs).
+    cached: list[Any] = [None, None, None]
+
+    def specs_for(defaults: list[Any]) -> tuple[list[FeatureSpec], Any]:
+        last, specs, plan = cached
+        if (
+            last is None
+            or len(last) != len(defaults)
+            or any(a is not b for a, b in zip(last, defaults))
+        ):
+            specs = _dense_specs(dense_keys, dense_types, dense_shapes, defaults)
+            plan = example_parser.SingleDensePlan(specs) if not sparse_specs else None
+            cached[:] = [list(defaults), specs, plan]
+        return specs, plan
+
     def compute(ctx: Any, ins: list[Any]) -> list[Any]:
         serialized = np.asarray(ins[0], dtype=object)
         if serialized.ndim != 0:
             raise _invalid(
                 f"Expected serialized to be a scalar, got shape: {_shape_str(serialized.shape)}"
             )
-        dense_specs = _dense_specs(dense_keys, dense_types, dense_shapes, ins[1:])
+        dense_specs, plan = specs_for(ins[1:])
+        if plan is not None:
+            one = plan.parse(serialized.item())
+            if one is not None:
+                return one
         sparse, dense = example_parser.parse_examples(
             serialized.reshape(1), sparse_specs, dense_specs, batched=False
         )

@@ -64,6 +64,16 @@ class QueueResource:
         self._cond = threading.Condition()
         self._enqueuers: collections.deque[_Attempt] = collections.deque()
         self._dequeuers: collections.deque[_Attempt] = collections.deque()
+        # The shapes as tuples when every one is fully known (the quick check of an element).
+        self._fixed: list[tuple[int, ...]] | None = (
+            [tuple(int(d) for d in sh.as_list()) for sh in self.shapes]
+            if self.shapes and all(sh.is_fully_defined() for sh in self.shapes)
+            else None
+        )
+        # How many elements the dequeue at the front of its line waits for (0: none waits).
+        # Enqueues wake it only once that many are there (or the queue is full): one wake-up
+        # per batch, not one per element.
+        self._need = 0
 
     # ---- storage (subclasses) --------------------------------------------------------
     def __len__(self) -> int:
@@ -131,6 +141,10 @@ class QueueResource:
 
     def validate(self, values: Sequence[Any], many: bool) -> list[np.ndarray]:
         """The components as arrays, checked against the queue's shapes (TF's messages)."""
+        if not many and self._fixed is not None and len(values) == len(self._fixed):
+            arrays = [np.asarray(v) for v in values]
+            if all(a.shape == f for a, f in zip(arrays, self._fixed)):
+                return arrays  # one element of a queue with fully known shapes: all fit
         if len(values) != len(self.dtypes):
             raise _invalid(
                 f"Wrong number of components in tuple. Expected {len(self.dtypes)}, got "
@@ -202,7 +216,7 @@ class QueueResource:
             if not self._enqueuers and not self.closed and self._room() >= len(elements):
                 for element in elements:  # the common case: room now, nobody waiting
                     self._put(element)
-                self._cond.notify_all()
+                self._wake_dequeuer()
                 return
             attempt = _Attempt()
             self._enqueuers.append(attempt)
@@ -215,9 +229,13 @@ class QueueResource:
                     wait_until(self._cond, lambda: attempt.cancelled or not self._full(), ctx)
                     self._check_not_cancelled(attempt)
                     self._put(element)
-                    self._cond.notify_all()
+                    self._wake_dequeuer()
             finally:
                 self._leave(self._enqueuers, attempt)
+
+    def _wake_dequeuer(self) -> None:
+        if self._need and (self._available() >= self._need or self._full()):
+            self._cond.notify_all()
 
     def _room(self) -> int:
         return len(self) + 1 if self.capacity < 0 else self.capacity - len(self)
@@ -255,7 +273,8 @@ class QueueResource:
         with self._cond:
             if not self._dequeuers and self._available() >= n:
                 taken = [self._take() for _ in range(n)]
-                self._cond.notify_all()
+                if self._enqueuers:
+                    self._cond.notify_all()  # room for enqueues waiting
                 return taken
             attempt = _Attempt()
             self._dequeuers.append(attempt)
@@ -269,7 +288,7 @@ class QueueResource:
         taken: list[Element] = []
         while True:
             if self.closed and len(self) < n - len(taken):
-                size = len(self)
+                size, requested = len(self), n - len(taken)
                 if taken:
                     self._restore(taken)
                     taken = []
@@ -279,14 +298,27 @@ class QueueResource:
                     # Enqueues still in line (a plain close came after them) may add some.
                     wait_until(self._cond, lambda: len(self) > 0 or not self._enqueuers, ctx)
                     continue
-                raise self._insufficient(n - len(taken) if taken else n, size)
+                raise self._insufficient(requested, size)
             k = min(n - len(taken), self._available())
             if k > 0:
                 taken.extend(self._take() for _ in range(k))
                 self._cond.notify_all()
             if len(taken) == n:
                 return taken
-            wait_until(self._cond, lambda: self._available() > 0 or self.closed, ctx)
+            self._wait_for_elements(ctx, n - len(taken))
+
+    def _wait_for_elements(self, ctx: Any, need: int) -> None:
+        """Until `need` elements can be taken, or the queue is full (a batch larger than
+        the queue's room is taken as it comes, as TF's), or closed."""
+        self._need = need
+        try:
+            wait_until(
+                self._cond,
+                lambda: self._available() >= need or self._full() or self.closed,
+                ctx,
+            )
+        finally:
+            self._need = 0
 
     def size(self) -> int:
         return len(self)
@@ -449,7 +481,7 @@ class PriorityQueueResource(QueueResource):
                 self._cond.notify_all()
             if len(taken) == n:
                 return taken
-            wait_until(self._cond, lambda: bool(self._heap) or self.closed, ctx)
+            self._wait_for_elements(ctx, n - len(taken))
 
 
 # ---- kernels -------------------------------------------------------------------------------
@@ -481,9 +513,17 @@ def _queue_kernel(
                 f"Queue {node.name} has {len(shapes)} shapes for {len(types)} components"
             )
 
+        # The queue found last, and the ResourceMgr and generation it was found in: the
+        # lookup and checks run again only when those change (Session.reset bumps it).
+        found: list[Any] = [None, None, -1]
+
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-            name = where.resolve(ctx.resources)
-            q = ctx.resources.lookup_or_create(
+            resources = ctx.resources
+            q, where_found, generation = found
+            if where_found is resources and generation == resources.generation:
+                return (q,)
+            name = where.resolve(resources)
+            q = resources.lookup_or_create(
                 where.container, name, lambda: make(name, types, shapes, node.attrs)
             )
             if not isinstance(q, QueueResource):
@@ -491,6 +531,7 @@ def _queue_kernel(
             why = q.matches(make, types, shapes, node.attrs)
             if why:
                 raise _invalid(why)
+            found[:] = [q, resources, resources.generation]
             return (q,)
 
         return compute

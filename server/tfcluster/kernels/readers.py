@@ -9,6 +9,7 @@ with OutOfRangeError. Keys name where a record came from ("file:offset", "file:l
 
 from __future__ import annotations
 
+import collections
 import glob
 import os
 import threading
@@ -225,30 +226,43 @@ def _short(state: Any) -> str:
 
 
 class TFRecordReaderResource(ReaderResource):
+    """Records are read from the file in runs (one crc check for many), then handed out one
+    by one; a bad record still fails the read that reaches it, after the good ones before."""
+
     kind = "TFRecordReader"
+    _RUN = 64
 
     def __init__(self, name: str, compression_type: str) -> None:
         super().__init__(name)
         self.compression_type = compression.check_kind(compression_type)
         self._reader: RecordReader | None = None
         self._prefix = b""
+        self._pending: collections.deque[Record] = collections.deque()
 
     def on_work_started(self) -> None:
         self._reader = RecordReader(self.work, self.compression_type)
         self._prefix = self.work + b":"
+        self._pending.clear()
 
     def on_work_finished(self) -> None:
+        self._pending.clear()
         if self._reader is not None:
             self._reader.close()
             self._reader = None
 
-    def read_one(self) -> Record | None:
+    def _refill(self) -> None:
         assert self._reader is not None
-        got = self._reader.read_with_offset()
-        if got is None:
-            return None
-        record, offset = got
-        return self._prefix + str(offset).encode(), record
+        offset = self._reader.offset
+        for record in self._reader.read_batch(self._RUN):  # raises at a bad record
+            self._pending.append((self._prefix + str(offset).encode(), record))
+            offset += len(record) + 16  # length, its crc, the data, its crc
+
+    def read_one(self) -> Record | None:
+        if not self._pending:
+            self._refill()
+            if not self._pending:
+                return None
+        return self._pending.popleft()
 
 
 class TextLineReaderResource(ReaderResource):

@@ -11,6 +11,7 @@ Errors are InvalidArgumentError with TF's messages ("Name: <unknown>, Key: f, In
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -301,6 +302,11 @@ def parse_examples(
 ) -> tuple[list[ParsedSparse], list[np.ndarray]]:
     """Parses a batch of serialized Examples (or, with batched=False, one, given as a batch
     of one, whose outputs lose the batch dimension)."""
+    if len(serialized) == 1 and dense and not sparse:
+        # One example (parse_single_example, a reader's record): no batch work at all.
+        one = SingleDensePlan(dense).parse(serialized[0])
+        if one is not None:
+            return [], one if not batched else [d.reshape((1, *d.shape)) for d in one]
     fast = _fixed_dense_fast(serialized, dense) if not sparse else None
     if fast is not None:
         return [], fast if batched else [d[0] for d in fast]
@@ -325,6 +331,59 @@ def parse_examples(
     if not batched:
         dense_out = [d[0] for d in dense_out]
     return sparse_out, dense_out
+
+
+class SingleDensePlan:
+    """How to read one Example's fixed-shape dense features straight from its lists, worked
+    out once per set of specs (a parsing kernel keeps it across steps)."""
+
+    def __init__(self, dense: Sequence[FeatureSpec]) -> None:
+        self.ok = bool(dense) and not any(s.variable for s in dense)
+        self._steps: list[tuple[str, str, tuple[int, ...], int, Any, np.ndarray | None]] = []
+        if not self.ok:
+            return
+        for spec in dense:
+            shape = spec.fixed_shape
+            size = math.prod(shape)
+            default = None
+            if spec.default is not None and spec.default.size == size and size:
+                default = _as_array(spec.default.reshape(-1), spec.dtype).reshape(shape)
+            np_dtype = None if spec.dtype == dtypes.string else spec.dtype.as_numpy_dtype
+            self._steps.append((spec.key, _KIND[spec.dtype], shape, size, np_dtype, default))
+
+    def parse(self, data: Any) -> list[np.ndarray] | None:
+        """The features' arrays; None when anything needs the general path (which also
+        words the errors)."""
+        if not self.ok:
+            return None
+        example = example_pb2.Example()
+        try:
+            example.ParseFromString(data)
+        except (DecodeError, TypeError):
+            return None
+        fmap = example.features.feature
+        out = []
+        for key, kind, shape, size, np_dtype, default in self._steps:
+            if key not in fmap:
+                if default is None:
+                    return None
+                out.append(default.copy())
+                continue
+            feature = fmap[key]
+            if feature.WhichOneof("kind") != kind:
+                return None
+            if np_dtype is None:
+                values = feature.bytes_list.value
+                if len(values) != size:
+                    return None
+                arr = np.empty(size, dtype=object)
+                arr[:] = list(values)
+            else:
+                arr = feature_values(feature, kind)
+                if len(arr) != size:
+                    return None
+            out.append(arr.reshape(shape))
+        return out
 
 
 class _NotFast(Exception):
