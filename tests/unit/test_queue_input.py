@@ -109,7 +109,7 @@ def test_an_error_in_a_runner_thread_reaches_the_coordinator(tmp_path: Path) -> 
     with tf.Session() as sess:
         coord = tf.train.Coordinator()
         threads = tf.train.start_queue_runners(sess=sess, coord=coord)
-        with pytest.raises(tf.errors.NotFoundError, match="missing.tfrecord"):
+        with pytest.raises(tf.errors.NotFoundError, match=r"missing\.tfrecord"):
             try:
                 while not coord.should_stop():
                     sess.run(batch, options=tf.RunOptions(timeout_in_ms=2000))

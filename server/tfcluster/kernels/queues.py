@@ -66,7 +66,7 @@ class QueueResource:
         self._dequeuers: collections.deque[_Attempt] = collections.deque()
         # The shapes as tuples when every one is fully known (the quick check of an element).
         self._fixed: list[tuple[int, ...]] | None = (
-            [tuple(int(d) for d in sh.as_list()) for sh in self.shapes]
+            [tuple(int(d or 0) for d in sh.as_list()) for sh in self.shapes]
             if self.shapes and all(sh.is_fully_defined() for sh in self.shapes)
             else None
         )
