@@ -579,10 +579,14 @@ kernel("PriorityQueueV2", devices=CPU_ONLY)(_queue_kernel(_priority, prepend_pri
 @kernel("QueueEnqueueV2", devices=CPU_ONLY)
 def queue_enqueue(node: Any, xp: Any) -> Any:
     types = list(node.attrs.get("Tcomponents") or [])
+    checked: list[Any] = [None]  # the queue whose component types matched this node's
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        q = queue_of(ins[0], node.name)
-        q.check_types(types)
+        q = ins[0]
+        if q is not checked[0]:
+            q = queue_of(q, node.name)
+            q.check_types(types)
+            checked[0] = q
         q.enqueue(ctx, [tuple(q.validate(ins[1:], many=False))])
         return ()
 

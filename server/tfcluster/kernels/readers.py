@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from tfcluster.framework import errors
-from tfcluster.kernels.queues import queue_of
+from tfcluster.kernels.queues import QueueResource, queue_of
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.kernels.resource_waits import POLL_SECS, ResourceName
 from tfcluster.lib.io import compression
@@ -93,6 +93,8 @@ class ReaderResource:
         return self.work_finished < self.work_started
 
     def _acquire(self, ctx: Any) -> None:
+        if self._lock.acquire(blocking=False):
+            return
         while not self._lock.acquire(timeout=POLL_SECS):
             ctx.time_left()  # the step may end while another step reads with this reader
 
@@ -505,7 +507,12 @@ def reader_of(value: Any, node_name: str) -> ReaderResource:
 @kernel("ReaderReadV2", devices=CPU_ONLY)
 def reader_read(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        key, value = reader_of(ins[0], node.name).read(ctx, queue_of(ins[1], node.name))
+        reader, queue = ins[0], ins[1]
+        if not isinstance(reader, ReaderResource):
+            reader = reader_of(reader, node.name)
+        if not isinstance(queue, QueueResource):
+            queue = queue_of(queue, node.name)
+        key, value = reader.read(ctx, queue)
         return _string(key), _string(value)
 
     return compute

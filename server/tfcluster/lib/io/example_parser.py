@@ -95,13 +95,14 @@ def feature_values(feature: Any, kind: str) -> Any:
         lst = feature.float_list
         n = len(lst.value)
         if n < _SHORT:
-            return np.array(lst.value, dtype=np.float32)
+            # Through a list: numpy reads protobuf's repeated fields element by element.
+            return np.array(list(lst.value), dtype=np.float32)
         data = lst.SerializeToString()
         return np.frombuffer(data, dtype="<f4", count=n, offset=len(data) - 4 * n)
     if kind == "int64_list":
         lst = feature.int64_list
         if len(lst.value) < _SHORT:
-            return np.array(lst.value, dtype=np.int64)
+            return np.array(list(lst.value), dtype=np.int64)
         data = lst.SerializeToString()
         return _varints(data[_skip_tag_and_length(data) :])
     return list(feature.bytes_list.value)
@@ -356,33 +357,32 @@ class SingleDensePlan:
         words the errors)."""
         if not self.ok:
             return None
-        example = example_pb2.Example()
         try:
-            example.ParseFromString(data)
+            example = example_pb2.Example.FromString(data)
         except (DecodeError, TypeError):
             return None
         fmap = example.features.feature
         out = []
         for key, kind, shape, size, np_dtype, default in self._steps:
-            if key not in fmap:
+            feature = fmap.get(key)
+            if feature is None:
                 if default is None:
                     return None
                 out.append(default.copy())
                 continue
-            feature = fmap[key]
             if feature.WhichOneof("kind") != kind:
                 return None
-            if np_dtype is None:
-                values = feature.bytes_list.value
-                if len(values) != size:
-                    return None
-                arr = np.empty(size, dtype=object)
-                arr[:] = list(values)
+            values = getattr(feature, kind).value
+            if len(values) != size:
+                return None
+            if not shape and np_dtype is not None:  # a scalar: the commonest feature of all
+                out.append(np.array(values[0], dtype=np_dtype))
+            elif np_dtype is None:
+                strings: np.ndarray = np.empty(size, dtype=object)
+                strings[:] = list(values)
+                out.append(strings.reshape(shape))
             else:
-                arr = feature_values(feature, kind)
-                if len(arr) != size:
-                    return None
-            out.append(arr.reshape(shape))
+                out.append(feature_values(feature, kind).reshape(shape))
         return out
 
 
