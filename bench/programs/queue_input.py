@@ -27,7 +27,7 @@ import _common as c
 
 ROW = "queue shuffle_batch records/s"
 FILES, PER_FILE, PIXELS, BATCH = 8, 1250, 784, 128
-NUM_THREADS = int(os.environ.get("QI_THREADS", "2"))
+NUM_THREADS = 2  # as the example: two threads run the enqueue op
 FEATURES = [
     "train.string_input_producer",
     "train.shuffle_batch",
