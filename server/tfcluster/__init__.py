@@ -7,8 +7,6 @@ The implementation packages (framework, ops, kernels, runtime, ...) are not attr
 `tf`: import them by their full module path.
 """
 
-from __future__ import annotations
-
 import sys as _sys
 from typing import Any as _Any
 
@@ -22,7 +20,11 @@ from tfcluster.ops import variables as _variables  # noqa: E402
 
 _math_ops.install_operator_overloads(_variables.Variable)
 
-__version__ = "0.1.0"
+from tfcluster.framework import versions as _versions  # noqa: E402
+
+# The TensorFlow release whose API tfcluster follows (tfcluster's own version is
+# tf.version.tfcluster_version).
+__version__ = _versions.VERSION
 
 
 def __getattr__(name: str) -> _Any:

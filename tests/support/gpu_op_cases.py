@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import tfcluster as tf
 from tfcluster.kernels import registry
-from tfcluster.ops import op_util, training_ops
+from tfcluster.ops import nn_ops, op_util, training_ops
 
 # Registered for every device and exercised by every cross-task step.
 ALL_DEVICE_OPS = frozenset({"NoOp", "_Send", "_Recv"})
@@ -376,6 +376,20 @@ def _transpose() -> Build:
     return Build([tf.transpose(x, perm), tf.transpose(x), tf.invert_permutation(perm)])
 
 
+@_case("DiagPart", "MatrixDiag", "MatrixSetDiag")
+def _matrices() -> Build:
+    from tfcluster.ops import linalg_ops
+
+    return Build(
+        [
+            linalg_ops.diag_part(_f32(3, 3)),
+            linalg_ops.diag_part(_f32(2, 3, 2, 3)),
+            linalg_ops.matrix_diag(_f32(2, 3)),
+            linalg_ops.matrix_set_diag(_f32(2, 3, 4), _f32(2, 3, low=5, high=6)),
+        ]
+    )
+
+
 @_case("ConcatV2", "Pack", "Unpack")
 def _join() -> Build:
     a, b = _f32(2, 3), _f32(2, 3, low=3, high=4)
@@ -550,7 +564,8 @@ def _pool() -> Build:
 def _in_top_k() -> Build:
     p = tf.constant(np.array([[0.1, 0.5, 0.4], [0.3, 0.3, 0.4], [0.9, 0.05, 0.05]], np.float32))
     t = tf.constant(np.array([2, 0, 0], np.int32))
-    return Build([tf.nn.in_top_k(p, t, 1), tf.nn.in_top_k(p, t, 2)])
+    # tf.nn.in_top_k makes TF 1.15's InTopKV2; the attr form InTopK stays for imported graphs.
+    return Build([nn_ops.in_top_k(p, t, 1), nn_ops.in_top_k(p, t, 2)])
 
 
 # ---- variables and optimizer updates ------------------------------------------------------
@@ -707,6 +722,9 @@ def check_gpu_errors_are_tf_errors() -> None:
         with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
             sess.run(div)
 
+
+# The ops written once over xp for the math families add their cases to CASES.
+from support import gpu_op_cases_mathops  # noqa: E402, F401
 
 __all__ = [
     "ALL_DEVICE_OPS",

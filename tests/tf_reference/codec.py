@@ -17,7 +17,7 @@ def encode(value: Any) -> Any:
     recursively; an exception -> {"error": its class name, "message": ...}."""
     if isinstance(value, BaseException):
         return {"error": type(value).__name__, "message": str(value)[:500]}
-    if isinstance(value, np.ndarray | np.generic):
+    if isinstance(value, (np.ndarray, np.generic)):
         array = np.asarray(value)
         if array.dtype.kind in "OSU":
             flat = [encode(v) for v in array.reshape(-1).tolist()]
@@ -31,7 +31,7 @@ def encode(value: Any) -> Any:
         return {"bytes": base64.b64encode(value).decode("ascii")}
     if isinstance(value, dict):
         return {"dict": {str(k): encode(v) for k, v in value.items()}}
-    if isinstance(value, list | tuple):
+    if isinstance(value, (list, tuple)):
         return [encode(v) for v in value]
     return value
 

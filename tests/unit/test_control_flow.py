@@ -301,10 +301,16 @@ def test_random_op_in_a_branch_keeps_its_state_across_steps() -> None:
     assert not np.array_equal(a, b) and np.all((a >= 0) & (a < 1))
 
 
-def test_creating_a_variable_in_a_branch_is_refused() -> None:
+def test_a_variable_made_in_a_branch_lives_in_the_enclosing_graph() -> None:
+    # As TF's init_scope: the variable and its initializer leave the body being built.
     p = tf.placeholder(tf.bool, [])
-    with pytest.raises(ValueError, match="variable inside"):
-        tf.cond(p, lambda: tf.Variable(1.0).value(), lambda: tf.constant(0.0))
+    r = tf.cond(p, lambda: tf.Variable(1.0, name="in_branch").value() * 2.0, lambda: 0.0)
+    assert [v.op.name for v in tf.global_variables()] == ["in_branch"]
+    assert tf.get_default_graph().get_operation_by_name("in_branch").type == "VariableV2"
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(r, {p: True}) == 2.0
+        assert sess.run(r, {p: False}) == 0.0
 
 
 # ---- gradients -----------------------------------------------------------------------------

@@ -22,15 +22,6 @@ from pathlib import Path
 PACKAGE = Path(__file__).resolve().parents[2] / "server" / "tfcluster"
 ROOT = "tfcluster"  # the public namespace (tfcluster/__init__.py): it may import anything
 
-# Cycles that other parts of issue 14 remove. This test fails when one of them is gone too,
-# so that the entry is deleted with the fix and the rule then holds for every folder.
-OPEN_CYCLES: dict[frozenset[str], str] = {
-    frozenset({"kernels", "runtime"}): (
-        "kernel bodies import runtime/ (resources, rendezvous, executor) while runtime/ looks "
-        "kernels up in kernels/registry.py: the kernel table belongs below both"
-    ),
-}
-
 
 @dataclass(frozen=True)
 class Import:
@@ -188,13 +179,10 @@ def test_no_import_cycle_between_folders() -> None:
     for src, dst in edges:
         graph[src].add(dst)
     groups = _strongly_connected(graph)
-    new = [g for g in groups if g not in OPEN_CYCLES]
-    assert not new, "Folders import each other in a circle:\n" + "\n".join(
+    assert not groups, "Folders import each other in a circle:\n" + "\n".join(
         f"{', '.join(sorted(g))}; one circle:\n{_describe_chain(_shortest_cycle(graph, g), edges)}"
-        for g in new
+        for g in groups
     )
-    gone = [sorted(g) for g in OPEN_CYCLES if g not in groups]
-    assert not gone, f"These circles are gone: delete them from OPEN_CYCLES: {gone}"
 
 
 def test_framework_is_the_floor() -> None:

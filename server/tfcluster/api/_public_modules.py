@@ -53,6 +53,25 @@ class _TopLevelModule(types.ModuleType):
         super().__setattr__(name, value)
 
 
+# tf.compat.v1 is tf itself: `import tfcluster.compat.v1.nn` is `import tfcluster.nn`.
+_TOP_ALIAS = "compat.v1"
+
+
+def _canonical(module_path: str) -> str:
+    while module_path == _TOP_ALIAS or module_path.startswith(f"{_TOP_ALIAS}."):
+        module_path = module_path[len(_TOP_ALIAS) + 1 :]
+    return module_path
+
+
+def _other_module(module_path: str) -> types.ModuleType | None:
+    """The module of the tree that `tfcluster.<module_path>` names when it is not that path's
+    own face: tfcluster itself for tf.compat.v1, tf.flags for tf.app.flags, ..."""
+    canonical = _canonical(module_path)
+    if canonical != module_path:
+        return sys.modules[_PACKAGE] if not canonical else _unimplemented.public_module(canonical)
+    return _unimplemented.face_alias(module_path)
+
+
 class _PublicModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     """Finds `tfcluster.<TF module path>` as that module's face (after the real packages)."""
 
@@ -63,19 +82,28 @@ class _PublicModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if not fullname.startswith(prefix):
             return None
         module_path = fullname[len(prefix) :]
-        if module_path not in _unimplemented.tf_names():
+        if _canonical(module_path) not in _unimplemented.tf_names():
             return None
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
 
-    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType:
-        module = _unimplemented.public_module(spec.name[len(_PACKAGE) + 1 :])
+    def create_module(self, spec: importlib.machinery.ModuleSpec) -> types.ModuleType | None:
+        module_path = spec.name[len(_PACKAGE) + 1 :]
+        if _other_module(module_path) is not None:
+            # A placeholder that exec_module replaces by that module, so that the import
+            # system never rebinds the other module's __spec__.
+            return None
+        module = _unimplemented.public_module(module_path)
         if not hasattr(module, "__path__"):
             # Its TF submodules are found by this finder too.
             module.__path__ = []
         return module
 
     def exec_module(self, module: types.ModuleType) -> None:
-        """The face is complete when created."""
+        """A face is complete when created; another module takes a placeholder's place."""
+        name = module.__spec__.name if module.__spec__ is not None else module.__name__
+        other = _other_module(name[len(_PACKAGE) + 1 :])
+        if other is not None:
+            sys.modules[name] = other
 
 
 def install(top: types.ModuleType) -> None:

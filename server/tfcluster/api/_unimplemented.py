@@ -133,11 +133,24 @@ def lookup(module_path: str, name: str) -> Any:
     raise AttributeError(f"module '{public_path(module_path)}' has no attribute '{name}'")
 
 
+def face_alias(module_path: str) -> types.ModuleType | None:
+    """The module that the parent's face binds as `tf.<module_path>` when it is another module
+    of the tree (tf.app.flags is tf.flags; tf.compat.v1 is tf itself), else None."""
+    parent, _, child = module_path.rpartition(".")
+    if not parent:
+        return None
+    value = vars(public_module(parent)).get(child)
+    return value if isinstance(value, types.ModuleType) else None
+
+
 def public_module(module_path: str) -> Any:
-    """The face module of `tf.<module_path>` (tfcluster.api.<module_path>) or, where none exists
-    yet, an unimplemented module."""
+    """The face module of `tf.<module_path>` (tfcluster.api.<module_path>), or the module its
+    parent's face binds there, or, where neither exists yet, an unimplemented module."""
     import importlib
 
+    alias = face_alias(module_path)
+    if alias is not None:
+        return alias
     face = f"tfcluster.api.{module_path}"
     try:
         return importlib.import_module(face)

@@ -598,6 +598,24 @@ class Graph:
             self._gradient_override_map = saved
 
     @contextlib.contextmanager
+    def _attr_scope(self, attr_map: dict[str, Any]) -> Iterator[None]:
+        """Attrs every op made inside gets (None removes one), as TF's Graph._attr_scope: how a
+        variable's initializer ops get `_class: loc:@<variable>` before the variable exists."""
+        saved = dict(self._attr_scope_map)
+        self._attr_scope_map.update(attr_map)
+        try:
+            yield
+        finally:
+            self._local.attr_scope_map = saved
+
+    @property
+    def _attr_scope_map(self) -> dict[str, Any]:
+        scope = getattr(self._local, "attr_scope_map", None)
+        if scope is None:
+            scope = self._local.attr_scope_map = {}
+        return scope  # type: ignore[no-any-return]
+
+    @contextlib.contextmanager
     def container(self, container_name: str) -> Iterator[str]:
         original = self._container
         self._container = container_name
@@ -621,6 +639,11 @@ class Graph:
         if op_def is None:
             raise ValueError(f"No op named {op_type} in defined operations.")
         attrs = dict(attrs or {})
+        for key, value in self._attr_scope_map.items():
+            if value is None:
+                attrs.pop(key, None)
+            else:
+                attrs[key] = list(value) if isinstance(value, list) else value
         for t in inputs:
             if not isinstance(t, Tensor):
                 raise TypeError(f"Inputs of {op_type} must be Tensors, got {t!r}")
@@ -857,6 +880,28 @@ def name_scope(
     default = g.as_default() if g is not get_default_graph() else contextlib.nullcontext()
     with default, g.name_scope(n) as scope:
         yield scope
+
+
+@contextlib.contextmanager
+def init_scope() -> Iterator[None]:
+    """tf.init_scope: where variables and their initializers are made. Control dependencies are
+    cleared, a function body being built (tf.cond/tf.while_loop) is left for the graph it
+    belongs to, and the current name scope is kept."""
+    g = get_default_graph()
+    scope = g.get_name_scope()
+    outer = g
+    while getattr(outer, "building_function", False):
+        parent = getattr(outer, "outer_graph", None)
+        if not isinstance(parent, Graph):
+            break
+        outer = parent
+    default = outer.as_default() if outer is not g else contextlib.nullcontext()
+    with (
+        default,
+        outer.name_scope(scope + "/" if scope else None),
+        outer.control_dependencies(None),
+    ):
+        yield
 
 
 def device(device_name_or_function: Any) -> Any:

@@ -138,6 +138,12 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         if any(v is None for v in vals):
             return None
         return np.stack(vals, axis=op.get_attr("axis"))  # type: ignore[arg-type]
+    if op.type == "Range":
+        start, limit, delta = (constant_value(t) for t in op.inputs)
+        if start is None or limit is None or delta is None:
+            return None
+        dtype = op.get_attr("Tidx").as_numpy_dtype
+        return np.arange(start.item(), limit.item(), delta.item(), dtype=dtype)
     if op.type == "Cast":
         v = constant_value(op.inputs[0])
         return None if v is None else v.astype(op.get_attr("DstT").as_numpy_dtype)

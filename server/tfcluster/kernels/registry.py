@@ -1,54 +1,34 @@
-"""The kernel table: (op type, device type) -> a factory that binds a node to a compute function.
-
-A factory runs once per node when a graph is registered, so attr parsing and validation stay
-out of the step loop; the function it returns is what runs every step:
-    sync:  fn(ctx, inputs) -> sequence of outputs
-    async: fn(ctx, inputs, done) where done(outputs, error) is called exactly once
+"""Registering kernels into the runtime's kernel table (runtime/kernel_table.py).
 
 Kernels are written once over the array module: `@kernel("Op")` registers a body
 `factory(node, xp)` for the CPU (xp is numpy) and the GPU (xp is cupy, inputs moved to the
 device). The modules holding them sit directly in this package, one op family each, and are
-imported on the first lookup; cupy itself is imported only when a GPU kernel is bound.
+imported on the table's first lookup; cupy itself is imported only when a GPU kernel is bound.
 """
 
 from __future__ import annotations
 
-import importlib
-import pkgutil
-import threading
-from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import errors
 from tfcluster.kernels import gpu_backend
-
-ComputeFn = Callable[[Any, list[Any]], Sequence[Any]]
-DoneFn = Callable[[Sequence[Any] | None, BaseException | None], None]
-AsyncComputeFn = Callable[[Any, list[Any], DoneFn], None]
-Factory = Callable[[Any], Any]
-# node attrs -> whether the kernel handles this node (TF's kernel type constraints).
-Accepts = Callable[[Mapping[str, Any]], bool]
+from tfcluster.runtime.kernel_table import (  # noqa: F401 - the table, read through here too
+    Accepts,
+    Factory,
+    KernelDef,
+    add,
+    has_kernel,
+    lookup,
+    registered_kernels,
+    supports,
+)
 
 XpFactory = Callable[[Any, Any], Any]
 ALL_DEVICES = ("CPU", "GPU")
 # Kernels of strings, queues, summaries, functional control flow: the CPU only, as in TF.
 CPU_ONLY = ("CPU",)
-
-
-@dataclass(frozen=True)
-class KernelDef:
-    op: str
-    device_type: str
-    factory: Factory
-    is_async: bool = False
-    accepts: Accepts | None = None
-
-
-_KERNELS: dict[tuple[str, str], KernelDef] = {}
-_loaded = False
 
 
 def register(
@@ -58,7 +38,7 @@ def register(
     _Recv); everything else is a body over xp registered with `kernel`."""
 
     def deco(factory: Factory) -> Factory:
-        _KERNELS[(op, device_type)] = KernelDef(op, device_type, factory, is_async, accepts)
+        add(KernelDef(op, device_type, factory, is_async, accepts))
         return factory
 
     return deco
@@ -69,7 +49,7 @@ def register_for_all_devices(op: str, is_async: bool = False) -> Callable[[Facto
 
     def deco(factory: Factory) -> Factory:
         for device_type in ALL_DEVICES:
-            _KERNELS[(op, device_type)] = KernelDef(op, device_type, factory, is_async)
+            add(KernelDef(op, device_type, factory, is_async))
         return factory
 
     return deco
@@ -104,7 +84,7 @@ def kernel(
                 kdef = KernelDef(op, "GPU", bound, is_async, accepts or gpu_backend.numeric_only)
             else:
                 raise ValueError(f"unknown device type {device_type!r} for kernel {op}")
-            _KERNELS[(op, device_type)] = kdef
+            add(kdef)
         return factory
 
     return deco
@@ -127,61 +107,3 @@ def _bind_gpu(factory: XpFactory, host: tuple[int, ...], keep: bool, all_host: b
         return gpu_backend.wrap_factory(with_cupy, host, keep, all_host)(node)
 
     return bound
-
-
-def _import_kernel_modules() -> None:
-    """Every public module directly in this package (the op families and what they share)."""
-    package = importlib.import_module("tfcluster.kernels")
-    for info in pkgutil.iter_modules(package.__path__):
-        if not info.ispkg and not info.name.startswith("_") and info.name != "registry":
-            importlib.import_module(f"tfcluster.kernels.{info.name}")
-
-
-# Sessions in several threads may look up kernels first at once: loading completes before any
-# thread sees the table as loaded.
-_load_lock = threading.RLock()
-
-
-def _ensure_loaded() -> None:
-    global _loaded
-    if _loaded:
-        return
-    with _load_lock:
-        if _loaded:
-            return
-        try:
-            _import_kernel_modules()
-        finally:
-            _loaded = True
-
-
-def lookup(op: str, device_type: str = "CPU") -> KernelDef:
-    _ensure_loaded()
-    kdef = _KERNELS.get((op, device_type))
-    if kdef is None:
-        raise errors.NotFoundError(
-            None, None, f"No registered '{op}' OpKernel for {device_type} devices"
-        )
-    return kdef
-
-
-def has_kernel(op: str, device_type: str) -> bool:
-    try:
-        lookup(op, device_type)
-    except errors.NotFoundError:
-        return False
-    return True
-
-
-def supports(op: str, device_type: str, attrs: Mapping[str, Any]) -> bool:
-    """Whether a kernel for device_type exists and takes a node with these attrs (dtypes)."""
-    try:
-        kdef = lookup(op, device_type)
-    except errors.NotFoundError:
-        return False
-    return kdef.accepts is None or kdef.accepts(attrs)
-
-
-def registered_kernels() -> list[tuple[str, str]]:
-    _ensure_loaded()
-    return sorted(_KERNELS)

@@ -1,10 +1,8 @@
-"""Readers as graph ops (TF1's io_ops): TFRecordReader, TextLineReader,
-FixedLengthRecordReader, WholeFileReader, IdentityReader, and tf.matching_files.
+"""The checkpoint ops of TF's gen_io_ops (SaveV2, RestoreV2, MergeV2Checkpoints,
+ShardedFilename) and StringJoin, which the Saver's sharded save path uses.
 
-A reader is a resource on its task, like a queue: `reader.read(filename_queue)` takes file
-names from the queue as it needs them and yields one (key, value) record per step. The ops
-that use a reader take its handle (and the queue's) as reference inputs, so they run where
-both live.
+Their graph shape is TensorFlow's: a Saver's `save/` scope holds these nodes, named as TF
+names them, so that a MetaGraphDef's SaverDef works in TensorFlow (and TF's in tfcluster).
 """
 
 from __future__ import annotations
@@ -15,192 +13,111 @@ from typing import Any
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.lib.io.tfrecord import TFRecordOptions
 from tfcluster.ops.op_util import Outputs, make_op
 
-READER_OPS = (
-    "TFRecordReaderV2",
-    "TextLineReaderV2",
-    "FixedLengthRecordReaderV2",
-    "WholeFileReaderV2",
-    "IdentityReaderV2",
-)
-_STRING = (dtypes.string, TensorShape([]))
-_STRINGS = (dtypes.string, TensorShape([None]))
-_INT64 = (dtypes.int64, TensorShape([]))
 
-for _op in READER_OPS:
-    op_def_registry.register(_op, op_def_registry.fixed((dtypes.resource, [])), stateful=True)
-_READER_USERS: dict[str, tuple[Any, Sequence[int]]] = {
-    "ReaderReadV2": (op_def_registry.fixed(_STRING, _STRING), (0, 1)),
-    "ReaderReadUpToV2": (op_def_registry.fixed(_STRINGS, _STRINGS), (0, 1)),
-    "ReaderNumRecordsProducedV2": (op_def_registry.fixed(_INT64), (0,)),
-    "ReaderNumWorkUnitsCompletedV2": (op_def_registry.fixed(_INT64), (0,)),
-    "ReaderSerializeStateV2": (op_def_registry.fixed(_STRING), (0,)),
-    "ReaderRestoreStateV2": (op_def_registry.no_outputs, (0,)),
-    "ReaderResetV2": (op_def_registry.no_outputs, (0,)),
-}
-for _op, (_infer, _refs) in _READER_USERS.items():
-    # The reader (and the queue it reads from) are reference inputs: the op runs where they are.
-    op_def_registry.register(_op, _infer, ref_inputs=_refs, stateful=True)
+def _restore_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(dt, TensorShape(None)) for dt in attrs["dtypes"]]
 
 
-def _matching_files_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    if inputs[0].shape.ndims is not None and inputs[0].shape.ndims > 1:
-        raise ValueError(f"Shape must be at most rank 1 but is rank {inputs[0].shape.ndims}")
-    return [_STRINGS]
+def _string_scalar(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(dtypes.string, TensorShape([]))]
 
 
-op_def_registry.register("MatchingFiles", _matching_files_infer)
-op_def_registry.register("ReadFile", op_def_registry.fixed(_STRING))
-op_def_registry.register("WriteFile", op_def_registry.no_outputs, stateful=True)
-# The op types this module adds (gradients/io_grad.py marks them not differentiable).
-OP_TYPES = (*READER_OPS, *_READER_USERS, "MatchingFiles", "ReadFile", "WriteFile")
+def _regex_full_match_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(dtypes.bool_, inputs[0].shape)]
 
 
-def _reader_op(op_type: str, attrs: dict[str, Any], name: str | None) -> Tensor:
-    attrs = {"container": "", "shared_name": "", **attrs}
-    return make_op(op_type, [], attrs, name=name or op_type).outputs[0]
+def _string_join_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    shape = TensorShape([])
+    for t in inputs:
+        if t.shape.ndims != 0:
+            shape = t.shape
+    return [(dtypes.string, shape)]
 
 
-def _queue_ref(queue: Any) -> Tensor:
-    return queue if isinstance(queue, Tensor) else queue.queue_ref
+op_def_registry.register("SaveV2", op_def_registry.no_outputs, stateful=True)
+op_def_registry.register("RestoreV2", _restore_infer, stateful=True)
+op_def_registry.register("MergeV2Checkpoints", op_def_registry.no_outputs, stateful=True)
+op_def_registry.register("ShardedFilename", _string_scalar)
+op_def_registry.register("StringJoin", _string_join_infer)
+# TF 2.x's sharded Saver graph tests the prefix for "s3://" with StaticRegexFullMatch; its
+# SavedModels and .meta files need it here.
+op_def_registry.register("StaticRegexFullMatch", _regex_full_match_infer)
+op_def_registry.register("RegexFullMatch", _regex_full_match_infer)
 
 
-class ReaderBase:
-    """A reader: it takes units of work (file names) from a queue and produces records."""
-
-    def __init__(self, reader_ref: Tensor, supports_serialize: bool = False) -> None:
-        self._reader_ref = reader_ref
-        self._supports_serialize = supports_serialize
-
-    @property
-    def reader_ref(self) -> Tensor:
-        return self._reader_ref
-
-    @property
-    def supports_serialize(self) -> bool:
-        return self._supports_serialize
-
-    def _op(self, op_type: str, extra: Sequence[Tensor], name: str | None) -> Operation:
-        return make_op(op_type, [self._reader_ref, *extra], {}, name=name or op_type)
-
-    def read(self, queue: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
-        """The next record (key, value); a new file is taken from `queue` when one ends."""
-        op = self._op("ReaderReadV2", [_queue_ref(queue)], name)
-        return op.outputs[0], op.outputs[1]
-
-    def read_up_to(
-        self, queue: Any, num_records: Any, name: str | None = None
-    ) -> tuple[Tensor, Tensor]:
-        """Up to num_records records (keys, values); fewer when a file ends."""
-        with name_scope(name or "ReaderReadUpToV2") as scope:
-            n = convert_to_tensor(num_records, dtype=dtypes.int64, name="num_records")
-            op = make_op("ReaderReadUpToV2", [self._reader_ref, _queue_ref(queue), n], {}, scope)
-        return op.outputs[0], op.outputs[1]
-
-    def num_records_produced(self, name: str | None = None) -> Tensor:
-        return self._op("ReaderNumRecordsProducedV2", [], name).outputs[0]
-
-    def num_work_units_completed(self, name: str | None = None) -> Tensor:
-        return self._op("ReaderNumWorkUnitsCompletedV2", [], name).outputs[0]
-
-    def serialize_state(self, name: str | None = None) -> Tensor:
-        return self._op("ReaderSerializeStateV2", [], name).outputs[0]
-
-    def restore_state(self, state: Any, name: str | None = None) -> Operation:
-        with name_scope(name or "ReaderRestoreStateV2") as scope:
-            s = convert_to_tensor(state, dtype=dtypes.string, name="state")
-            return make_op("ReaderRestoreStateV2", [self._reader_ref, s], {}, scope)
-
-    def reset(self, name: str | None = None) -> Operation:
-        return self._op("ReaderResetV2", [], name)
+def _strings(value: Any, name: str) -> Tensor:
+    return convert_to_tensor(value, dtype=dtypes.string, name=name)
 
 
-class WholeFileReader(ReaderBase):
-    """Each file is one record: its name as the key, its contents as the value."""
-
-    def __init__(self, name: str | None = None) -> None:
-        super().__init__(_reader_op("WholeFileReaderV2", {}, name), supports_serialize=True)
-
-
-class TextLineReader(ReaderBase):
-    """The lines of text files (newline and a trailing carriage return removed); keys are
-    "file:line number", counting the skipped header lines."""
-
-    def __init__(self, skip_header_lines: int | None = None, name: str | None = None) -> None:
-        attrs = {"skip_header_lines": int(skip_header_lines or 0)}
-        super().__init__(_reader_op("TextLineReaderV2", attrs, name))
-
-
-class FixedLengthRecordReader(ReaderBase):
-    """Records of record_bytes bytes, after header_bytes and before footer_bytes; with
-    hop_bytes each record starts that many bytes after the previous one."""
-
-    def __init__(
-        self,
-        record_bytes: int,
-        header_bytes: int | None = None,
-        footer_bytes: int | None = None,
-        hop_bytes: int | None = None,
-        name: str | None = None,
-        encoding: str | None = None,
-    ) -> None:
-        attrs = {
-            "header_bytes": int(header_bytes or 0),
-            "record_bytes": int(record_bytes),
-            "footer_bytes": int(footer_bytes or 0),
-            "hop_bytes": int(hop_bytes or 0),
-            "encoding": encoding or "",
-        }
-        super().__init__(_reader_op("FixedLengthRecordReaderV2", attrs, name))
+def save_v2(
+    prefix: Any,
+    tensor_names: Any,
+    shape_and_slices: Any,
+    tensors: Sequence[Any],
+    name: str | None = None,
+) -> Operation:
+    with name_scope(name, "SaveV2") as scope:
+        prefix_t = _strings(prefix, "prefix")
+        names_t = _strings(tensor_names, "tensor_names")
+        slices_t = _strings(shape_and_slices, "shape_and_slices")
+        values = [convert_to_tensor(t) for t in tensors]
+        attrs = {"dtypes": [t.dtype.base_dtype for t in values]}
+        return make_op("SaveV2", [prefix_t, names_t, slices_t, *values], attrs, name=scope)
 
 
-class TFRecordReader(ReaderBase):
-    """The records of TFRecord files (compressed as `options` say); keys are "file:offset"."""
-
-    def __init__(self, name: str | None = None, options: Any = None) -> None:
-        kind = TFRecordOptions.get_compression_type_string(options)
-        super().__init__(_reader_op("TFRecordReaderV2", {"compression_type": kind}, name))
-
-
-class IdentityReader(ReaderBase):
-    """Each unit of work is one record: the work itself, as key and value."""
-
-    def __init__(self, name: str | None = None) -> None:
-        super().__init__(_reader_op("IdentityReaderV2", {}, name), supports_serialize=True)
-
-
-def matching_files(pattern: Any, name: str | None = None) -> Tensor:
-    """The files matching a glob pattern (or a vector of them), sorted."""
-    with name_scope(name or "MatchingFiles") as scope:
-        p = convert_to_tensor(pattern, dtype=dtypes.string, name="pattern")
-        return make_op("MatchingFiles", [p], {}, scope).outputs[0]
+def restore_v2(
+    prefix: Any,
+    tensor_names: Any,
+    shape_and_slices: Any,
+    dtypes_: Sequence[Any],
+    name: str | None = None,
+) -> list[Tensor]:
+    with name_scope(name, "RestoreV2") as scope:
+        prefix_t = _strings(prefix, "prefix")
+        names_t = _strings(tensor_names, "tensor_names")
+        slices_t = _strings(shape_and_slices, "shape_and_slices")
+        attrs = {"dtypes": [dtypes.as_dtype(d).base_dtype for d in dtypes_]}
+        return make_op("RestoreV2", [prefix_t, names_t, slices_t], attrs, name=scope).outputs
 
 
-def read_file(filename: Any, name: str | None = None) -> Tensor:
-    """The contents of a file, as a string scalar."""
-    with name_scope(name or "ReadFile") as scope:
-        f = convert_to_tensor(filename, dtype=dtypes.string, name="filename")
-        return make_op("ReadFile", [f], {}, scope).outputs[0]
+def merge_v2_checkpoints(
+    checkpoint_prefixes: Any,
+    destination_prefix: Any,
+    delete_old_dirs: bool = True,
+    name: str | None = None,
+) -> Operation:
+    from tfcluster.ops import array_ops
+
+    with name_scope(name, "MergeV2Checkpoints") as scope:
+        if isinstance(checkpoint_prefixes, (list, tuple)) and any(
+            isinstance(p, Tensor) for p in checkpoint_prefixes
+        ):
+            prefixes = array_ops.stack(list(checkpoint_prefixes), name="checkpoint_prefixes")
+        else:
+            prefixes = _strings(checkpoint_prefixes, "checkpoint_prefixes")
+        dest = _strings(destination_prefix, "destination_prefix")
+        attrs = {"delete_old_dirs": bool(delete_old_dirs)}
+        return make_op("MergeV2Checkpoints", [prefixes, dest], attrs, name=scope)
 
 
-def write_file(filename: Any, contents: Any, name: str | None = None) -> Operation:
-    """Writes contents (a string scalar) to a file, making its directory if needed."""
-    with name_scope(name or "WriteFile") as scope:
-        f = convert_to_tensor(filename, dtype=dtypes.string, name="filename")
-        c = convert_to_tensor(contents, dtype=dtypes.string, name="contents")
-        return make_op("WriteFile", [f, c], {}, scope)
+def sharded_filename(basename: Any, shard: Any, num_shards: Any, name: str | None = None) -> Tensor:
+    with name_scope(name, "ShardedFilename") as scope:
+        base = _strings(basename, "basename")
+        shard_t = convert_to_tensor(shard, dtype=dtypes.int32, name="shard")
+        num_t = convert_to_tensor(num_shards, dtype=dtypes.int32, name="num_shards")
+        return make_op("ShardedFilename", [base, shard_t, num_t], {}, name=scope).outputs[0]
 
 
-__all__ = [
-    "FixedLengthRecordReader",
-    "IdentityReader",
-    "ReaderBase",
-    "TFRecordReader",
-    "TextLineReader",
-    "WholeFileReader",
-    "matching_files",
-    "read_file",
-    "write_file",
-]
+def static_regex_full_match(input: Any, pattern: str, name: str | None = None) -> Tensor:
+    with name_scope(name, "StaticRegexFullMatch") as scope:
+        t = _strings(input, "input")
+        return make_op("StaticRegexFullMatch", [t], {"pattern": pattern}, name=scope).outputs[0]
+
+
+def string_join(inputs: Sequence[Any], separator: str = "", name: str | None = None) -> Tensor:
+    with name_scope(name, "StringJoin") as scope:
+        values = [_strings(v, f"inputs_{i}") for i, v in enumerate(inputs)]
+        attrs = {"N": len(values), "separator": separator}
+        return make_op("StringJoin", values, attrs, name=scope).outputs[0]

@@ -18,6 +18,7 @@ from tfcluster.framework import dtypes, op_def_registry, tensor_util
 from tfcluster.framework.graph import (
     Tensor,
     convert_to_tensor,
+    get_graph_from_inputs,
     is_tensor_like,
     name_scope,
 )
@@ -412,6 +413,14 @@ def _deprecated_lookup(new_name: str, new: Any, old_name: str, old: Any) -> Any:
 # ---- binary element-wise math -------------------------------------------------------------
 def add(x: Any, y: Any, name: str | None = None) -> Tensor:
     return _binary("Add", x, y, name)
+
+
+def _add_dispatch(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """The `+` operator: AddV2 (TF 1.15 builds it for `+`, while tf.add stays Add), except for
+    strings, which only Add concatenates."""
+    if _dtype_of(x) == dtypes.string or _dtype_of(y) == dtypes.string:
+        return _binary("Add", x, y, name)
+    return _binary("AddV2", x, y, name)
 
 
 def subtract(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -820,14 +829,18 @@ def matmul(
 
 
 # ---- reductions ---------------------------------------------------------------------------
-def _reduction_dims(x: Tensor, axis: Any) -> Tensor:
-    """Reduction axes as an int tensor; None means every axis (a constant when rank is known)."""
-    if axis is None:
-        if x.shape.ndims is not None:
-            return convert_to_tensor(
-                np.arange(x.shape.ndims, dtype=np.int32), name="reduction_indices"
-            )
+def _all_axes(x: Any) -> Tensor:
+    """TF 1.15's _ReductionDims for axis=None, made before the reduction's name scope: a Const
+    of every axis for a Tensor of known rank, else range(0, rank(x)) (also for variables and
+    Python values, whose rank TF does not look at here)."""
+    with get_graph_from_inputs([x]).as_default():
+        if isinstance(x, Tensor) and x.shape.ndims is not None:
+            return convert_to_tensor(np.arange(x.shape.ndims, dtype=np.int32), name="Const")
         return range(0, array_ops.rank(x), 1)
+
+
+def _reduction_dims(x: Tensor, axis: Any) -> Tensor:
+    """Reduction axes given by the caller as an int tensor, named in the op's scope."""
     t = _convert(axis, dtypes.int32, "reduction_indices")
     if t.dtype.base_dtype not in _INT32_64:
         raise TypeError(
@@ -850,13 +863,14 @@ def _reduce(
     axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     keep = bool(keepdims) if keepdims is not None else False
+    all_axes = _all_axes(input_tensor) if axis is None else None
     with name_scope(name, op_type, [input_tensor]) as scope:
         if allowed is None:
             x = _convert_bool(input_tensor, op_type, "input")
         else:
             x = _convert(input_tensor, None, "input")
             check_dtype(x, allowed, op_type, "input")
-        dims = _reduction_dims(x, axis)
+        dims = all_axes if all_axes is not None else _reduction_dims(x, axis)
         attrs: dict[str, Any] = {"keep_dims": keep, "Tidx": dims.dtype.base_dtype}
         if allowed is not None:
             attrs["T"] = x.dtype.base_dtype
@@ -1192,7 +1206,7 @@ def _getitem(self: Any, key: Any) -> Tensor:
 def _build_overloads() -> dict[str, Callable[..., Any]]:
     table: dict[str, Callable[..., Any]] = {}
     binary: list[tuple[Callable[..., Tensor], str]] = [
-        (add, "add"),
+        (_add_dispatch, "add"),
         (subtract, "sub"),
         (multiply, "mul"),
         (truediv, "truediv"),

@@ -18,7 +18,6 @@ from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
-from tfcluster.lib.io import example_parser
 from tfcluster.ops import array_ops, constant_op
 from tfcluster.ops.op_util import Outputs, make_op
 
@@ -163,9 +162,17 @@ def _prepend_none_dimension(features: Mapping[str, Any]) -> dict[str, Any]:
     return out
 
 
+# The dtypes a tf.train.Feature holds (BytesList, FloatList, Int64List).
+_FEATURE_DTYPES = (dtypes.string, dtypes.float32, dtypes.int64)
+
+
 def _check_types(types: Sequence[dtypes.DType], what: str) -> None:
     for dtype in types:
-        example_parser.check_dtype(dtype, what)
+        if dtype.base_dtype not in _FEATURE_DTYPES:
+            raise TypeError(
+                f"Value passed to parameter '{what}' has DataType {dtype.name} not in list of "
+                "allowed values: float32, int64, string"
+            )
 
 
 def _string_inputs(values: Sequence[str], prefix: str) -> list[Tensor]:

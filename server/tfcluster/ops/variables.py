@@ -2,35 +2,93 @@
 
 from __future__ import annotations
 
+import enum
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, errors
 from tfcluster.framework.default_session import get_default_session_or_raise
 from tfcluster.framework.graph import (
     GraphKeys,
     Operation,
     Tensor,
     colocate_with,
+    control_dependencies,
     convert_to_tensor,
     get_collection,
     get_default_graph,
+    init_scope,
     name_scope,
     register_tensor_conversion_function,
 )
+from tfcluster.framework.meta_graph import prepend_name_scope, strip_name_scope
+from tfcluster.framework.proto_functions import register_proto_function
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import array_ops, constant_op, math_ops, state_ops
+from tfcluster.ops import array_ops, constant_op, math_ops, save_slice_info, state_ops
 from tfcluster.ops.control_flow_ops import group, no_op
 from tfcluster.ops.op_util import make_op
+from tfcluster.ops.save_slice_info import SaveSliceInfo, slice_info_to_proto
+from tfcluster.protos import variable_pb2
+
+
+class VariableSynchronization(enum.Enum):
+    """When a distributed variable is aggregated (accepted and kept; tfcluster has one copy)."""
+
+    AUTO = 0
+    NONE = 1
+    ON_WRITE = 2
+    ON_READ = 3
+
+
+class VariableAggregation(enum.Enum):
+    """How a distributed variable is aggregated (accepted and kept)."""
+
+    NONE = 0
+    SUM = 1
+    MEAN = 2
+    ONLY_FIRST_REPLICA = 3
+    ONLY_FIRST_TOWER = 3  # TF's deprecated alias
+
+    def __hash__(self) -> int:
+        return hash(self.value)
+
+
+def validate_synchronization_aggregation_trainable(
+    synchronization: Any, aggregation: Any, trainable: bool | None, name: Any
+) -> tuple[VariableSynchronization, VariableAggregation, bool]:
+    """TF's checks and defaults: trainable defaults to True unless synchronization is ON_READ."""
+    if aggregation is None:
+        aggregation = VariableAggregation.NONE
+    elif not isinstance(aggregation, VariableAggregation):
+        try:
+            aggregation = VariableAggregation(aggregation)
+        except ValueError:
+            raise ValueError(
+                f"Invalid variable aggregation mode: {aggregation} for variable: {name}"
+            ) from None
+    if synchronization is None:
+        synchronization = VariableSynchronization.AUTO
+    else:
+        try:
+            synchronization = VariableSynchronization(synchronization)
+        except ValueError:
+            raise ValueError(
+                f"Invalid variable synchronization mode: {synchronization} for variable: {name}"
+            ) from None
+    if trainable is None:
+        trainable = synchronization != VariableSynchronization.ON_READ
+    return synchronization, aggregation, bool(trainable)
 
 
 class Variable:
     """A mutable tensor that lives in a worker's resource manager across steps."""
 
+    SaveSliceInfo = SaveSliceInfo
+
     def __init__(
         self,
         initial_value: Any = None,
-        trainable: bool = True,
+        trainable: bool | None = None,
         collections: Sequence[str] | None = None,
         validate_shape: bool = True,
         caching_device: Any = None,
@@ -45,50 +103,162 @@ class Variable:
         aggregation: Any = None,
         shape: Any = None,
     ) -> None:
+        if variable_def is not None:
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
-        collections = list(collections) if collections is not None else [GraphKeys.GLOBAL_VARIABLES]
+        if collections is None:
+            collections = [GraphKeys.GLOBAL_VARIABLES]
+        if not isinstance(collections, (list, tuple, set)):
+            raise ValueError(
+                "collections argument to Variable constructor must be a list, tuple, or set. "
+                f"Got {collections} of type {type(collections)}"
+            )
+        if constraint is not None and not callable(constraint):
+            raise ValueError("The `constraint` argument must be a callable.")
+        synchronization, aggregation, trainable = validate_synchronization_aggregation_trainable(
+            synchronization, aggregation, trainable, name
+        )
+        self._synchronization = synchronization
+        self._aggregation = aggregation
+        self._trainable = trainable
+        collections = list(collections)
         if trainable and GraphKeys.TRAINABLE_VARIABLES not in collections:
             collections.append(GraphKeys.TRAINABLE_VARIABLES)
-        self._trainable = trainable
         self._constraint = constraint
-        graph = get_default_graph()
-        with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
-            if init_from_fn:
+        self._caching_device = caching_device
+        with init_scope():
+            graph = get_default_graph()
+            with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
+                self._make_ops(graph, scope, initial_value, dtype, shape, validate_shape)
+            graph.add_to_collections(collections, self)
+        self._save_slice_info: save_slice_info.SaveSliceInfo | None = None
+
+    def _make_ops(
+        self,
+        graph: Any,
+        scope: str,
+        initial_value: Any,
+        dtype: Any,
+        shape: Any,
+        validate_shape: bool,
+    ) -> None:
+        """The initial value, the VariableV2 op, its initializer (Assign) and its read."""
+        if callable(initial_value):
+            # The initializer and the variable carry `loc:@<variable>` (TF's _class attr): they
+            # are placed together although the variable does not exist yet.
+            true_name = scope[:-1] if scope.endswith("/") else scope
+            with graph._attr_scope({"_class": [b"loc:@" + true_name.encode()]}):
                 with graph.name_scope("Initializer"), graph.device(None):
                     self._initial_value = convert_to_tensor(
                         initial_value(), name="initial_value", dtype=dtype
                     )
-            else:
-                self._initial_value = convert_to_tensor(
-                    initial_value, name="initial_value", dtype=dtype
+                self._variable = state_ops.variable_op_v2(
+                    self._shape_for(shape, validate_shape),
+                    self._initial_value.dtype.base_dtype,
+                    name=scope,
                 )
-            init_shape = self._initial_value.shape
-            if shape is not None:
-                var_shape = TensorShape(shape)
-            elif validate_shape:
-                if not init_shape.is_fully_defined():
-                    raise ValueError(
-                        f"initial_value must have a shape specified: {self._initial_value}"
-                    )
-                var_shape = init_shape
-            else:
-                var_shape = TensorShape(None)
-            self._variable = state_ops.variable_op_v2(
-                var_shape, self._initial_value.dtype.base_dtype, name=scope
+        else:
+            self._initial_value = convert_to_tensor(
+                initial_value, name="initial_value", dtype=dtype
             )
+            self._variable = state_ops.variable_op_v2(
+                self._shape_for(shape, validate_shape),
+                self._initial_value.dtype.base_dtype,
+                name=scope,
+            )
+        if validate_shape and not self._initial_value.shape.is_fully_defined():
+            raise ValueError(f"initial_value must have a shape specified: {self._initial_value}")
+        with colocate_with(self._variable.op):
+            self._initializer_op = state_ops.assign(
+                self._variable, self._initial_value, validate_shape=validate_shape
+            ).op
+        attrs = {"T": self.dtype.base_dtype}
+        if self._caching_device is not None:
+            # The cached read lives where the readers are (TF: a copy on that device).
+            with graph.device(self._caching_device):
+                self._snapshot = make_op("Identity", [self._variable], attrs, name="read")
+        else:
             with colocate_with(self._variable.op):
-                self._initializer_op = state_ops.assign(
-                    self._variable, self._initial_value, validate_shape=validate_shape
-                ).op
-            with colocate_with(self._variable.op):
-                self._snapshot = make_op(
-                    "Identity", [self._variable], {"T": self.dtype.base_dtype}, name="read"
-                )
+                self._snapshot = make_op("Identity", [self._variable], attrs, name="read")
         self._snapshot_tensor = self._snapshot.outputs[0]
-        graph.add_to_collections(collections, self)
-        self._save_slice_info = None
+
+    def _shape_for(self, shape: Any, validate_shape: bool) -> TensorShape:
+        if shape is not None:
+            return TensorShape(shape)
+        return self._initial_value.shape if validate_shape else TensorShape(None)
+
+    # ---- partitioning ----------------------------------------------------------------
+    def _set_save_slice_info(self, info: save_slice_info.SaveSliceInfo) -> None:
+        self._save_slice_info = info
+
+    def _get_save_slice_info(self) -> save_slice_info.SaveSliceInfo | None:
+        return self._save_slice_info
+
+    # ---- MetaGraphDef ------------------------------------------------------------------
+    def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
+        """The Variable over nodes already in the graph (an imported MetaGraphDef)."""
+        if variable_def.is_resource:
+            raise errors.UnimplementedError(
+                None,
+                None,
+                f"Variable {variable_def.variable_name} is a resource variable, which tfcluster "
+                "does not implement",
+            )
+        graph = get_default_graph()
+
+        def element(name: str) -> Any:
+            return graph.as_graph_element(prepend_name_scope(name, import_scope))
+
+        self._variable = element(variable_def.variable_name)
+        self._initializer_op = element(variable_def.initializer_name)
+        self._initial_value = (
+            element(variable_def.initial_value_name) if variable_def.initial_value_name else None  # type: ignore[assignment]
+        )
+        self._snapshot_tensor = element(variable_def.snapshot_name)
+        self._snapshot = self._snapshot_tensor.op
+        self._trainable = bool(variable_def.trainable)
+        self._synchronization, self._aggregation, _ = (
+            validate_synchronization_aggregation_trainable(
+                variable_def.synchronization,
+                variable_def.aggregation,
+                self._trainable,
+                variable_def.variable_name,
+            )
+        )
+        self._constraint = None
+        self._caching_device = None
+        self._save_slice_info = (
+            SaveSliceInfo(
+                save_slice_info_def=variable_def.save_slice_info_def, import_scope=import_scope
+            )
+            if variable_def.HasField("save_slice_info_def")
+            else None
+        )
+
+    def to_proto(self, export_scope: str | None = None) -> variable_pb2.VariableDef | None:
+        if export_scope is not None and not self._variable.name.startswith(export_scope):
+            return None
+        proto = variable_pb2.VariableDef()
+        proto.variable_name = strip_name_scope(self._variable.name, export_scope)
+        if self._initial_value is not None:
+            proto.initial_value_name = strip_name_scope(self._initial_value.name, export_scope)
+        proto.trainable = self._trainable
+        proto.initializer_name = strip_name_scope(self._initializer_op.name, export_scope)
+        proto.snapshot_name = strip_name_scope(self._snapshot_tensor.name, export_scope)
+        if self._save_slice_info is not None:
+            proto.save_slice_info_def.MergeFrom(
+                slice_info_to_proto(self._save_slice_info, export_scope)
+            )
+        return proto
+
+    @staticmethod
+    def from_proto(variable_def: Any, import_scope: str | None = None) -> Variable:
+        return Variable(variable_def=variable_def, import_scope=import_scope)
 
     # ---- identity --------------------------------------------------------------------
     @property
@@ -125,6 +295,14 @@ class Variable:
     @property
     def constraint(self) -> Any:
         return self._constraint
+
+    @property
+    def synchronization(self) -> VariableSynchronization:
+        return self._synchronization
+
+    @property
+    def aggregation(self) -> VariableAggregation:
+        return self._aggregation
 
     @property
     def initializer(self) -> Operation:
@@ -228,6 +406,22 @@ def _variable_conversion(
 
 register_tensor_conversion_function(Variable, _variable_conversion)
 
+
+def _variable_to_proto(v: Any, export_scope: str | None = None) -> Any:
+    return v.to_proto(export_scope=export_scope) if hasattr(v, "to_proto") else None
+
+
+for _key in (
+    GraphKeys.GLOBAL_VARIABLES,
+    GraphKeys.TRAINABLE_VARIABLES,
+    GraphKeys.MOVING_AVERAGE_VARIABLES,
+    GraphKeys.LOCAL_VARIABLES,
+    GraphKeys.MODEL_VARIABLES,
+    GraphKeys.GLOBAL_STEP,
+    "metric_variables",
+):
+    register_proto_function(_key, variable_pb2.VariableDef, _variable_to_proto, Variable.from_proto)
+
 VariableV1 = Variable
 
 
@@ -297,3 +491,195 @@ def report_uninitialized_variables(
                 flags.append(state_ops.is_variable_initialized(v))
         names = constant_op.constant([v.op.name for v in var_list])
         return array_ops.boolean_mask(names, math_ops.logical_not(array_ops.stack(flags)))
+
+
+class PartitionedVariable:
+    """A variable made of shards (tf.get_variable with a partitioner): each shard is its own
+    Variable named '<name>/part_<i>', so replica_device_setter spreads them over the ps
+    tasks. Iterating gives the shards in order; used as a Tensor it is their concatenation."""
+
+    def __init__(
+        self,
+        name: str,
+        shape: Any,
+        dtype: Any,
+        variable_list: Sequence[Variable],
+        partitions: Sequence[int],
+    ) -> None:
+        if not isinstance(variable_list, (list, tuple)):
+            raise TypeError(f"variable_list is not a list or tuple: {variable_list}")
+        if not isinstance(partitions, (list, tuple)):
+            raise TypeError(f"partitions is not a list or tuple: {partitions}")
+        if not all(p >= 1 for p in partitions):
+            raise ValueError(f"partition values must be positive: {partitions}")
+        if not variable_list:
+            raise ValueError("variable_list may not be empty")
+        shape_list = TensorShape(shape).as_list()
+        for v in variable_list:
+            info = v._get_save_slice_info()
+            if info is None:
+                raise ValueError(
+                    "All variables must have a save_slice_info available: "
+                    f"{[v.name for v in variable_list]}"
+                )
+            if len(shape_list) != len(partitions):
+                raise ValueError(f"len(shape) != len(partitions): {shape} vs. {partitions}")
+            if info.full_shape != shape_list:
+                raise ValueError(
+                    f"All variables' full shapes must match shape: {shape}; but full shapes "
+                    f"were: {[info.full_shape]}"
+                )
+        self._variable_list = sorted(
+            variable_list,
+            key=lambda v: v._get_save_slice_info().var_offset,  # type: ignore[union-attr]
+        )
+        self._name = name
+        self._shape = TensorShape(shape)
+        self._dtype = dtypes.as_dtype(dtype)
+        self._partitions = list(partitions)
+
+    def __iter__(self) -> Any:
+        return iter(self._variable_list)
+
+    def __len__(self) -> int:
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise ValueError(f"Cannot get a length for {len(axes)} > 1 partition axes")
+        return len(self._variable_list)
+
+    def _partition_axes(self) -> list[int]:
+        if all(p == 1 for p in self._partitions):
+            return [0]
+        return [i for i, p in enumerate(self._partitions) if p > 1]
+
+    def _concat(self) -> Tensor:
+        if len(self._variable_list) == 1:
+            with name_scope(None):
+                return array_ops.identity(self._variable_list[0], name=self._name)
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise NotImplementedError(
+                f"Cannot concatenate along more than one dimension: {axes}.  Multi-axis "
+                "partition concat is not supported"
+            )
+        with name_scope(self._name + "/ConcatPartitions/"):
+            concatenated = array_ops.concat(self._variable_list, axes[0])
+        with name_scope(None):
+            return array_ops.identity(concatenated, name=self._name)
+
+    def as_tensor(self) -> Tensor:
+        """The shards concatenated (made afresh, free of the control dependencies in force)."""
+        with control_dependencies(None):
+            return self._concat()
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def dtype(self) -> dtypes.DType:
+        return self._dtype
+
+    @property
+    def shape(self) -> TensorShape:
+        return self._shape
+
+    def get_shape(self) -> TensorShape:
+        return self._shape
+
+    @property
+    def graph(self) -> Any:
+        return self._variable_list[0].graph
+
+    def _get_variable_list(self) -> list[Variable]:
+        return self._variable_list
+
+    def _get_partitions(self) -> list[int]:
+        return self._partitions
+
+    def _apply_assign_fn(self, assign_fn: Any, value: Any) -> list[Any]:
+        axes = self._partition_axes()
+        if len(axes) > 1:
+            raise NotImplementedError(
+                f"Cannot do assign action along more than one dimension: {axes}.  Multi-axis "
+                "partition assign action is not supported "
+            )
+        if isinstance(value, list):
+            if len(value) != len(self._variable_list):
+                raise ValueError(
+                    f"{len(value)} values for the {len(self._variable_list)} shards of {self._name}"
+                )
+            values = value
+        elif isinstance(value, PartitionedVariable):
+            values = list(value)
+        else:
+            sizes = [v.shape.as_list()[axes[0]] for v in self._variable_list]
+            values = array_ops.split(value, sizes, axis=axes[0])
+        return [assign_fn(v, values[i]) for i, v in enumerate(self._variable_list)]
+
+    def assign(
+        self,
+        value: Any,
+        use_locking: bool = False,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> list[Any]:
+        return self._apply_assign_fn(
+            lambda v, x: v.assign(x, use_locking=use_locking, name=name, read_value=read_value),
+            value,
+        )
+
+    def assign_add(
+        self,
+        value: Any,
+        use_locking: bool = False,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> list[Any]:
+        return self._apply_assign_fn(
+            lambda v, x: v.assign_add(x, use_locking=use_locking, name=name, read_value=read_value),
+            value,
+        )
+
+    def assign_sub(
+        self,
+        value: Any,
+        use_locking: bool = False,
+        name: str | None = None,
+        read_value: bool = True,
+    ) -> list[Any]:
+        return self._apply_assign_fn(
+            lambda v, x: v.assign_sub(x, use_locking=use_locking, name=name, read_value=read_value),
+            value,
+        )
+
+    def __repr__(self) -> str:
+        return (
+            f"<tf.PartitionedVariable '{self._name}' shape={self._shape} "
+            f"dtype={self._dtype.name} partitions={self._partitions}>"
+        )
+
+
+def _partitioned_conversion(
+    v: PartitionedVariable, dtype: Any = None, name: Any = None, as_ref: bool = False
+) -> Tensor:
+    if dtype is not None and not dtypes.as_dtype(dtype).is_compatible_with(v.dtype):
+        raise ValueError(
+            f"Incompatible type conversion requested to type '{dtypes.as_dtype(dtype).name}' for "
+            f"variable of type '{v.dtype.name}'"
+        )
+    if as_ref:
+        raise NotImplementedError("PartitionedVariable doesn't support being used as a reference.")
+    return v.as_tensor()
+
+
+register_tensor_conversion_function(PartitionedVariable, _partitioned_conversion)
+
+
+def moving_average_variables(scope: str | None = None) -> list[Any]:
+    return get_collection(GraphKeys.MOVING_AVERAGE_VARIABLES, scope)
+
+
+# TF's deprecated names.
+initialize_variables = variables_initializer
+initialize_local_variables = local_variables_initializer

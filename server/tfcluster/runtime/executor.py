@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import errors, op_def_registry
-from tfcluster.kernels import registry as kernel_registry
 from tfcluster.protos import step_stats_pb2
-from tfcluster.runtime import device_copy, outbox
+from tfcluster.runtime import device_copy, kernel_table, outbox
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.step_context import StepContext
@@ -380,13 +379,14 @@ def _bind(node: Node, device: str, cache: dict[str, Any]) -> tuple[Any, bool]:
     key = f"{node.name}@{dtype}"
     if op_def.stateful and key in cache:
         return cache[key]
-    kdef = kernel_registry.lookup(node.op, dtype)
+    kdef = kernel_table.lookup(node.op, dtype)
     try:
         fn = kdef.factory(node)
     except errors.OpError as e:
         raise with_node(e, node.name) from e
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
-        # Attrs of the wrong kind (a graph from a foreign client) fail here as the node's fault.
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, ArithmeticError) as e:
+        # Attrs of the wrong kind or value (a graph from a foreign client: N=inf, ...) fail
+        # here as the node's fault.
         raise errors.InvalidArgumentError(
             None, None, f"Invalid node {node.name} ({node.op}): {e}"
         ) from e

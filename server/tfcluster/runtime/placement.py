@@ -11,7 +11,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from tfcluster.framework import device_spec, errors, op_def_registry
-from tfcluster.kernels import registry as kernel_registry
+from tfcluster.runtime import kernel_table
 from tfcluster.runtime.graph_ir import Node
 
 
@@ -181,12 +181,12 @@ def _resolve(
     dtype = spec.device_type
     if dtype is None:
         gpu_ok = target.counts.get("GPU", 0) > 0 and all(
-            kernel_registry.supports(n.op, "GPU", n.attrs) for n in placed
+            kernel_table.supports(n.op, "GPU", n.attrs) for n in placed
         )
         dtype = "GPU" if prefer_gpu and gpu_ok else "CPU"
     index = spec.device_index if spec.device_index is not None else 0
     available = target.counts.get(dtype, 0)
-    missing_kernel = [n.op for n in placed if not kernel_registry.supports(n.op, dtype, n.attrs)]
+    missing_kernel = [n.op for n in placed if not kernel_table.supports(n.op, dtype, n.attrs)]
     if index >= available or missing_kernel:
         if not allow_soft:
             reason = (

@@ -13,6 +13,11 @@ set them before it starts a session or a server:
   TFCLUSTER_METRICS_PORT      for a program's own tf.train.Server that is given no
   TFCLUSTER_DIRECT_PORT       metrics_port / direct_port (settings/contract.py: set by the
                               operator and by `tfcluster run` for the tasks it starts)
+
+and the variables TensorFlow itself reads, with its meaning:
+
+  TF_FORWARD_COMPATIBILITY_DELTA_DAYS   moves tf.compat's forward-compatibility horizon
+  TEST_TMPDIR                 where tf.test.get_temp_dir makes its folder
 """
 
 from __future__ import annotations
@@ -56,3 +61,17 @@ def program_metrics_port(environ: Mapping[str, str] | None = None) -> str:
 def program_direct_port(environ: Mapping[str, str] | None = None) -> str | None:
     """TFCLUSTER_DIRECT_PORT as written (None when unset)."""
     return _env(environ).get(contract.DIRECT_PORT_ENV)
+
+
+FORWARD_COMPATIBILITY_DELTA_DAYS_ENV = "TF_FORWARD_COMPATIBILITY_DELTA_DAYS"
+TEST_TMPDIR_ENV = "TEST_TMPDIR"
+
+
+def forward_compatibility_delta_days(environ: Mapping[str, str] | None = None) -> str:
+    """TF_FORWARD_COMPATIBILITY_DELTA_DAYS as written ('' when unset)."""
+    return _env(environ).get(FORWARD_COMPATIBILITY_DELTA_DAYS_ENV, "")
+
+
+def test_tmpdir(environ: Mapping[str, str] | None = None) -> str:
+    """TEST_TMPDIR as written ('' when unset)."""
+    return _env(environ).get(TEST_TMPDIR_ENV, "")

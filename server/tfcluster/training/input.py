@@ -30,10 +30,10 @@ from tfcluster.ops import (
     array_ops,
     control_flow_ops,
     data_flow_ops,
-    io_ops,
     logging_ops,
     math_ops,
     random_ops,
+    reader_ops,
     sparse_tensors_map_ops,
     summary_ops,
 )
@@ -50,7 +50,7 @@ def match_filenames_once(pattern: Any, name: str | None = None) -> Variable:
     with name_scope(name, "matching_filenames", [pattern]) as scope:
         return Variable(
             name=scope,
-            initial_value=io_ops.matching_files(pattern),
+            initial_value=reader_ops.matching_files(pattern),
             trainable=False,
             validate_shape=False,
             collections=[GraphKeys.LOCAL_VARIABLES],

@@ -2,13 +2,12 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Graph, GraphKeys, Tensor, get_default_graph
-from tfcluster.ops import math_ops
-from tfcluster.ops.variables import Variable
+from tfcluster.ops import init_ops, math_ops, variable_scope
+from tfcluster.ops.variables import Variable, VariableAggregation
 
 # Cache of the `global_step + 0` read tensor that hooks fetch (TF's GLOBAL_STEP_READ_KEY).
 GLOBAL_STEP_READ_KEY = "global_step_read_op_cache"
@@ -62,16 +61,19 @@ def get_global_step(graph: Graph | None = None) -> Any:
 
 
 def create_global_step(graph: Graph | None = None) -> Any:
-    """A new int64 scalar 'global_step' variable in GLOBAL_VARIABLES and GLOBAL_STEP."""
+    """A new int64 scalar 'global_step' variable in GLOBAL_VARIABLES and GLOBAL_STEP, made by
+    tf.get_variable as TF does (so a later get_variable('global_step') finds it taken)."""
     graph = graph or get_default_graph()
     if get_global_step(graph) is not None:
         raise ValueError('"global_step" already exists.')
     with graph.as_default(), graph.name_scope(None):
-        return Variable(
-            0,
+        return variable_scope.get_variable(
+            GraphKeys.GLOBAL_STEP,
+            shape=[],
             dtype=dtypes.int64,
-            name="global_step",
+            initializer=init_ops.zeros_initializer(),
             trainable=False,
+            aggregation=VariableAggregation.ONLY_FIRST_REPLICA,
             collections=[GraphKeys.GLOBAL_VARIABLES, GraphKeys.GLOBAL_STEP],
         )
 
@@ -113,26 +115,16 @@ def _get_or_create_global_step_read(graph: Graph | None = None) -> Tensor | None
 
 
 def write_graph(graph_or_graph_def: Any, logdir: str, name: str, as_text: bool = True) -> str:
-    """Writes a GraphDef to logdir/name (text format unless as_text is False), atomically."""
-    from google.protobuf import text_format
+    """Writes a GraphDef to logdir/name (text format unless as_text is False), atomically;
+    makes logdir when missing. Returns the path."""
+    from tfcluster.framework.meta_graph import write_proto
 
     graph_def = (
         graph_or_graph_def.as_graph_def()
         if hasattr(graph_or_graph_def, "as_graph_def")
         else graph_or_graph_def
     )
-    os.makedirs(logdir, exist_ok=True)
-    path = os.path.join(logdir, name)
-    data = (
-        text_format.MessageToString(graph_def).encode()
-        if as_text
-        else graph_def.SerializeToString()
-    )
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-    return path
+    return write_proto(graph_def, logdir, name, as_text=as_text)
 
 
 __all__ = [

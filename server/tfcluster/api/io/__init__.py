@@ -14,7 +14,6 @@ from tfcluster.ops.data_flow_ops import (
     QueueBase,
     RandomShuffleQueue,
 )
-from tfcluster.ops.io_ops import matching_files, read_file, write_file
 from tfcluster.ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
@@ -29,6 +28,7 @@ from tfcluster.ops.parsing_ops import (
     parse_tensor,
     serialize_tensor,
 )
+from tfcluster.ops.reader_ops import matching_files, read_file, write_file
 from tfcluster.training.input import match_filenames_once
 
 __getattr__ = _unimplemented.module_getattr("io")

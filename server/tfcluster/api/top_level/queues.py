@@ -1,7 +1,8 @@
 """`tf.*` names for queue-based input: queues, readers, files, Assert, count_up_to."""
 
 from tfcluster.ops.data_flow_ops import PaddingFIFOQueue, PriorityQueue, RandomShuffleQueue
-from tfcluster.ops.io_ops import (
+from tfcluster.ops.logging_ops import Assert
+from tfcluster.ops.reader_ops import (
     FixedLengthRecordReader,
     IdentityReader,
     ReaderBase,
@@ -12,9 +13,7 @@ from tfcluster.ops.io_ops import (
     read_file,
     write_file,
 )
-from tfcluster.ops.logging_ops import Assert
 from tfcluster.ops.state_ops import count_up_to
-from tfcluster.ops.variables import local_variables_initializer as initialize_local_variables
 
 __all__ = [
     "Assert",
@@ -28,7 +27,6 @@ __all__ = [
     "TextLineReader",
     "WholeFileReader",
     "count_up_to",
-    "initialize_local_variables",
     "matching_files",
     "read_file",
     "write_file",

@@ -59,14 +59,6 @@ class FeatureSpec:
         return _TYPE_NAME[_KIND[self.dtype]]
 
 
-def check_dtype(dtype: dtypes.DType, what: str) -> None:
-    if dtype.base_dtype not in _KIND:
-        raise TypeError(
-            f"Value passed to parameter '{what}' has DataType {dtype.name} not in list of "
-            "allowed values: float32, int64, string"
-        )
-
-
 # ---- one feature's values ------------------------------------------------------------------
 def _varints(data: bytes) -> np.ndarray:
     """Decodes a run of protobuf varints (int64 two's complement) without a Python loop."""

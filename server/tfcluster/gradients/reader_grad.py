@@ -4,7 +4,7 @@
 from __future__ import annotations
 
 from tfcluster.gradients.registry import not_differentiable
-from tfcluster.ops import io_ops
+from tfcluster.ops import reader_ops
 
-for _op in io_ops.OP_TYPES:
+for _op in reader_ops.OP_TYPES:
     not_differentiable(_op)

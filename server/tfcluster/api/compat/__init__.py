@@ -1,0 +1,31 @@
+"""tf.compat; tf.compat.v1 is tf itself (tfcluster is TF1's API), tf.compat.v2 is not there."""
+
+# ruff: noqa: F401
+import sys
+from typing import Any
+
+from tfcluster.api import _unimplemented
+from tfcluster.lib.compat import (
+    as_bytes,
+    as_str,
+    as_str_any,
+    as_text,
+    bytes_or_text_types,
+    complex_types,
+    dimension_at_index,
+    dimension_value,
+    forward_compatibility_horizon,
+    forward_compatible,
+    integral_types,
+    path_to_str,
+    real_types,
+)
+
+_compat_getattr = _unimplemented.module_getattr("compat")
+
+
+def __getattr__(name: str) -> Any:
+    if name == "v1":
+        # tf itself, found by name: the face never imports the package it is part of.
+        return sys.modules["tfcluster"]
+    return _compat_getattr(name)

@@ -1,0 +1,1 @@
+"""Parts of tf.keras that TF1 graph programs use on their own (regularizers)."""

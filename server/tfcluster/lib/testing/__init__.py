@@ -1,0 +1,2 @@
+"""tf.test: TestCase with sessions and TF's assertions, tf.test.main, numeric gradient checks,
+what GPUs the process has."""

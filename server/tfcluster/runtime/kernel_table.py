@@ -1,0 +1,104 @@
+"""The kernel table the runtime reads: (op type, device type) -> a factory that binds a node
+to a compute function.
+
+A factory runs once per node when a graph is registered, so attr parsing and validation stay
+out of the step loop; the function it returns is what runs every step:
+    sync:  fn(ctx, inputs) -> sequence of outputs
+    async: fn(ctx, inputs, done) where done(outputs, error) is called exactly once
+The table sits below the kernels (as TF keeps its kernel registry in core/framework): the
+kernels in tfcluster.kernels register themselves into it (kernels/registry.py has the
+decorators) and are imported, by package name, on the first lookup.
+"""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from tfcluster.framework import errors
+
+ComputeFn = Callable[[Any, list[Any]], Sequence[Any]]
+DoneFn = Callable[[Sequence[Any] | None, BaseException | None], None]
+AsyncComputeFn = Callable[[Any, list[Any], DoneFn], None]
+Factory = Callable[[Any], Any]
+# node attrs -> whether the kernel handles this node (TF's kernel type constraints).
+Accepts = Callable[[Mapping[str, Any]], bool]
+
+KERNELS_PACKAGE = "tfcluster.kernels"
+
+
+@dataclass(frozen=True)
+class KernelDef:
+    op: str
+    device_type: str
+    factory: Factory
+    is_async: bool = False
+    accepts: Accepts | None = None
+
+
+_KERNELS: dict[tuple[str, str], KernelDef] = {}
+_loaded = False
+# Sessions in several threads may look up kernels first at once: loading completes before any
+# thread sees the table as loaded.
+_load_lock = threading.RLock()
+
+
+def add(kdef: KernelDef) -> None:
+    _KERNELS[(kdef.op, kdef.device_type)] = kdef
+
+
+def _import_kernel_modules() -> None:
+    """Every public module directly in the kernels package (the op families)."""
+    package = importlib.import_module(KERNELS_PACKAGE)
+    for info in pkgutil.iter_modules(package.__path__):
+        if not info.ispkg and not info.name.startswith("_"):
+            importlib.import_module(f"{KERNELS_PACKAGE}.{info.name}")
+
+
+def _ensure_loaded() -> None:
+    global _loaded
+    if _loaded:
+        return
+    with _load_lock:
+        if _loaded:
+            return
+        try:
+            _import_kernel_modules()
+        finally:
+            _loaded = True
+
+
+def lookup(op: str, device_type: str = "CPU") -> KernelDef:
+    _ensure_loaded()
+    kdef = _KERNELS.get((op, device_type))
+    if kdef is None:
+        raise errors.NotFoundError(
+            None, None, f"No registered '{op}' OpKernel for {device_type} devices"
+        )
+    return kdef
+
+
+def has_kernel(op: str, device_type: str) -> bool:
+    try:
+        lookup(op, device_type)
+    except errors.NotFoundError:
+        return False
+    return True
+
+
+def supports(op: str, device_type: str, attrs: Mapping[str, Any]) -> bool:
+    """Whether a kernel for device_type exists and takes a node with these attrs (dtypes)."""
+    try:
+        kdef = lookup(op, device_type)
+    except errors.NotFoundError:
+        return False
+    return kdef.accepts is None or kdef.accepts(attrs)
+
+
+def registered_kernels() -> list[tuple[str, str]]:
+    _ensure_loaded()
+    return sorted(_KERNELS)
