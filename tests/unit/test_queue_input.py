@@ -215,3 +215,19 @@ def test_whole_file_reader_over_matched_files_reads_each_once() -> None:
         coord.request_stop()
         coord.join(threads)
     assert got == cases.TEXT_FILES
+
+
+def test_closing_the_session_ends_runner_threads_blocked_on_its_queues() -> None:
+    # Nobody dequeues: the batch queue fills and its runner blocks in an enqueue.
+    x = tf.train.range_input_producer(1000, shuffle=False).dequeue()
+    tf.train.batch([x], batch_size=2, capacity=4)
+    sess = tf.Session()
+    coord = tf.train.Coordinator()
+    threads = tf.train.start_queue_runners(sess=sess, coord=coord)
+    time.sleep(0.3)
+    assert any(t.is_alive() for t in threads)
+    sess.close()
+    deadline = time.monotonic() + 10
+    while any(t.is_alive() for t in threads) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not any(t.is_alive() for t in threads)
