@@ -126,10 +126,11 @@ class BaseSession:
     ) -> Callable[..., Any]:
         """A function that runs `fetches`, fed `feed_list` by position: the fetch structure
         is worked out once, not on every call (what QueueRunner threads run in a loop)."""
-        feed_tensors = [
-            self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
-            for f in (feed_list or [])
-        ]
+        feed_tensors: list[Tensor] = []
+        for f in feed_list or []:
+            t = self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
+            assert isinstance(t, Tensor)
+            feed_tensors.append(t)
         handler = fetch_lib.FetchHandler(self._graph, fetches)
 
         def call(*args: Any, **kwargs: Any) -> Any:
