@@ -206,3 +206,24 @@ def test_take_grad_blocks_until_enough_and_validates_num_required() -> None:
             sess.run(bad_take)
     with pytest.raises(TypeError, match="float dtype"):
         ConditionalAccumulator(tf.int32)
+
+
+def test_dequeue_many_of_large_elements_stacks_them_exactly_and_writeable() -> None:
+    # Elements of >= 256 values are stacked through a memoryview (the dequeuing thread keeps
+    # the GIL); the batch is the same as numpy's stack, and the caller's to change.
+    q = FIFOQueue(10, [tf.float32, tf.int64], shapes=[[16, 20], []])
+    x = tf.placeholder(tf.float32, [16, 20])
+    i = tf.placeholder(tf.int64, [])
+    enq = q.enqueue([x, i])
+    xs, ids = q.dequeue_many(3)
+    values = [
+        np.random.default_rng(k).standard_normal((16, 20)).astype(np.float32) for k in range(3)
+    ]
+    with tf.Session() as sess:
+        for k, v in enumerate(values):
+            sess.run(enq, {x: v, i: k})
+        got, got_ids = sess.run([xs, ids])
+    np.testing.assert_array_equal(got, np.stack(values))
+    assert got.dtype == np.float32 and got.shape == (3, 16, 20) and got.flags.writeable
+    got[0, 0, 0] = 1.0
+    np.testing.assert_array_equal(got_ids, [0, 1, 2])
