@@ -2,11 +2,12 @@
 PriorityQueue) and the kernels of the ops that use them.
 
 A queue holds elements: tuples with one array per component. Enqueuers and dequeuers are
-served in arrival order, each making progress as room or elements appear (a dequeue_many
-takes what it can and waits for the rest), as TF's QueueBase does: a plain close is itself
-an attempt in the enqueue line, so it waits for the enqueues before it; close with
-cancel_pending_enqueues fails those at once. Blocked kernels give up when their step's
-deadline passes or it is cancelled.
+served in arrival order, as TF's QueueBase serves them: a plain close is itself an attempt
+in the enqueue line, so it waits for the enqueues before it; close with
+cancel_pending_enqueues fails those at once. A dequeue_many that must wait is woken once
+all it asks for is there (or the queue is full, when it takes what there is and waits for
+the rest): one wake-up per batch, where TF takes elements one by one as they come, with the
+same result. Blocked kernels give up when their step's deadline passes or it is cancelled.
 """
 
 from __future__ import annotations
@@ -326,7 +327,7 @@ class QueueResource:
 
     # ---- batches -----------------------------------------------------------------------
     def check_many(self, what: str) -> None:
-        if not all(s.is_fully_defined() for s in self.shapes) or not self.shapes:
+        if self._fixed is None:
             raise _invalid(
                 f"{self.kind}'s {self.many_needs_shapes} the components to have specified shapes."
             )
