@@ -13,8 +13,9 @@ import numpy as np
 
 from tfcluster.framework import errors
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.kernels.data_flow import AccumulatorResource, _log, _resource_name, _wait
+from tfcluster.kernels.data_flow import AccumulatorResource, _log
 from tfcluster.kernels.registry import CPU_ONLY, kernel
+from tfcluster.kernels.resource_waits import ResourceName, wait_until
 
 
 class SparseAccumulatorResource(AccumulatorResource):
@@ -135,7 +136,7 @@ class SparseAccumulatorResource(AccumulatorResource):
             )
         with self._cond:
             generation = self._cancel_generation
-            _wait(
+            wait_until(
                 self._cond,
                 lambda: (
                     self.count >= num_required
@@ -179,18 +180,18 @@ def _sparse_accumulator(ins: list[Any], node_name: str) -> SparseAccumulatorReso
 
 @kernel("SparseConditionalAccumulator", devices=CPU_ONLY)
 def sparse_conditional_accumulator(node: Any, xp: Any) -> Any:
-    container, name = _resource_name(node)
+    where = ResourceName(node)
     dtype = node.attrs["dtype"]
     shape = TensorShape(node.attrs.get("shape"))
     reduction = node.attrs.get("reduction_type", "MEAN")
     if isinstance(reduction, bytes):
         reduction = reduction.decode()
 
-    def make() -> SparseAccumulatorResource:
-        return SparseAccumulatorResource(name, dtype, shape, reduction)
-
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        acc = ctx.resources.lookup_or_create(container, name, make)
+        name = where.resolve(ctx.resources)
+        acc = ctx.resources.lookup_or_create(
+            where.container, name, lambda: SparseAccumulatorResource(name, dtype, shape, reduction)
+        )
         if not isinstance(acc, SparseAccumulatorResource) or acc.dtype != dtype:
             raise errors.InvalidArgumentError(
                 None, None, f"Shared accumulator '{name}' exists with a different type or dtype"
