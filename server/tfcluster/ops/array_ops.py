@@ -1407,6 +1407,18 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     return math_ops.select(condition, x, y, name=name)
 
 
+def where_v2(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """One argument: the coordinates of true entries; three: x where condition else y, the
+    three broadcast together (SelectV2)."""
+    if x is None and y is None:
+        return where(condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    from tfcluster.ops import math_ops
+
+    return math_ops.select_v2(condition, x, y, name=name)
+
+
 def boolean_mask(
     tensor: Any, mask: Any, name: str | None = "boolean_mask", axis: int | None = None
 ) -> Tensor:
@@ -1568,6 +1580,7 @@ __all__ = [
     "unique",
     "unstack",
     "where",
+    "where_v2",
     "zeros",
     "zeros_like",
 ]

@@ -28,6 +28,7 @@ from tfcluster.ops.op_util import (
     Outputs,
     binary_broadcast,
     binary_broadcast_bool,
+    broadcast_shape,
     check_dtype,
     make_op,
     unary_same,
@@ -199,6 +200,12 @@ def _select_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return [(x.dtype.base_dtype, data)]
 
 
+def _select_v2_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    cond, x, y = inputs
+    shape = broadcast_shape(broadcast_shape(cond.shape, x.shape), y.shape)
+    return [(x.dtype.base_dtype, shape)]
+
+
 def _reduction_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     x, axes_t = inputs
     dtype = x.dtype.base_dtype if "T" in attrs else dtypes.bool_
@@ -328,6 +335,7 @@ op_def_registry.register("MatMul", _matmul_infer)
 op_def_registry.register("BatchMatMul", _batch_matmul_infer)
 op_def_registry.register("Cast", _cast_infer)
 op_def_registry.register("Select", _select_infer)
+op_def_registry.register("SelectV2", _select_v2_infer)
 op_def_registry.register("ArgMax", _arg_infer)
 op_def_registry.register("ArgMin", _arg_infer)
 op_def_registry.register("Cumsum", _scan_infer)
@@ -413,6 +421,13 @@ def _deprecated_lookup(new_name: str, new: Any, old_name: str, old: Any) -> Any:
 # ---- binary element-wise math -------------------------------------------------------------
 def add(x: Any, y: Any, name: str | None = None) -> Tensor:
     return _binary("Add", x, y, name)
+
+
+def _add_dispatch(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """Python's `+` on tensors, as TF 1.15 builds it: AddV2, except for strings (Add)."""
+    if isinstance(x, Tensor) and x.dtype.base_dtype == dtypes.string:
+        return _binary("Add", x, y, name)
+    return _binary("AddV2", x, y, name)
 
 
 def subtract(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -780,6 +795,15 @@ def select(condition: Any, x: Any, y: Any, name: str | None = None) -> Tensor:
         c = _convert_bool(condition, "Select", "condition")
         a, b = _convert_same([x, y], "Select", ("t", "e"))
         return make_op("Select", [c, a, b], {"T": a.dtype.base_dtype}, name=scope).outputs[0]
+
+
+def select_v2(condition: Any, t: Any, e: Any, name: str | None = None) -> Tensor:
+    """Elements of t where condition is true, else of e, all three broadcast together
+    (SelectV2: what tf.where_v2 and TF 2's tf.where build)."""
+    with name_scope(name, "SelectV2", [condition, t, e]) as scope:
+        c = _convert_bool(condition, "SelectV2", "condition")
+        a, b = _convert_same([t, e], "SelectV2", ("t", "e"))
+        return make_op("SelectV2", [c, a, b], {"T": a.dtype.base_dtype}, name=scope).outputs[0]
 
 
 # ---- matmul -------------------------------------------------------------------------------
@@ -1198,7 +1222,7 @@ def _getitem(self: Any, key: Any) -> Tensor:
 def _build_overloads() -> dict[str, Callable[..., Any]]:
     table: dict[str, Callable[..., Any]] = {}
     binary: list[tuple[Callable[..., Tensor], str]] = [
-        (add, "add"),
+        (_add_dispatch, "add"),
         (subtract, "sub"),
         (multiply, "mul"),
         (truediv, "truediv"),
