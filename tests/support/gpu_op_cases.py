@@ -247,6 +247,25 @@ def _select() -> Build:
     return Build([tf.where(same, x, y), tf.where(rows, x, y)])
 
 
+@_case("SelectV2")
+def _select_v2() -> Build:
+    x, y = _f32(3, 2), _f32(2, low=5, high=6)
+    cond = tf.constant(np.array([[True, False], [False, True], [True, True]]))
+    return Build([tf.where_v2(cond, x, y), tf.where_v2(tf.constant([True, False]), x, 0.5)])
+
+
+@_case("SparseTensorDenseAdd")
+def _sparse_tensor_dense_add() -> Build:
+    from tfcluster.ops import sparse_ops
+
+    sp = tf.SparseTensor(
+        tf.constant(np.array([[0, 1], [2, 0], [0, 1]], np.int64)),
+        tf.constant(np.array([1.5, -2.0, 0.25], np.float32)),
+        tf.constant(np.array([3, 2], np.int64)),
+    )
+    return Build([sparse_ops.sparse_tensor_dense_add(sp, _f32(3, 2))])
+
+
 @_case("AddN", "AccumulateNV2")
 def _add_n() -> Build:
     a, b, c = _f32(2, 3), _f32(2, 3, low=1, high=2), _f32(2, 3, low=-5, high=-4)

@@ -10,7 +10,11 @@ Kept runnable on Python 3.7 (TensorFlow 1.15's interpreter) and free of anything
 from __future__ import annotations
 
 import numpy as np
-from case_tools import error_of, names, ops_of
+
+try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
+    from tf_reference.case_tools import error_of, names, ops_of
+except ImportError:
+    from case_tools import error_of, names, ops_of
 
 CASES = {}
 
@@ -171,10 +175,10 @@ def label_smoothing(tf):
             soft = tf.losses.softmax_cross_entropy(
                 ONEHOT, logits, weights=ROW_WEIGHTS[:, 0], label_smoothing=smoothing
             )
+            out[f"ops_{smoothing:g}"] = ops_of(g)
             grads = tf.gradients([sig, soft], logits)
             with tf.Session() as sess:
                 out[f"{smoothing:g}"] = sess.run([sig, soft, grads[0]])
-            out[f"ops_{smoothing:g}"] = ops_of(g)
     return out
 
 

@@ -94,6 +94,19 @@ def _binary_assert(
         return Assert(condition, data, summarize=summarize)
 
 
+def assert_equal(
+    x: Any,
+    y: Any,
+    data: Sequence[Any] | None = None,
+    summarize: int | None = None,
+    message: str | None = None,
+    name: str | None = None,
+) -> Operation:
+    return _binary_assert(
+        "==", "assert_equal", math_ops.equal, np.equal, x, y, data, summarize, message, name
+    )
+
+
 def assert_less(
     x: Any,
     y: Any,
@@ -218,6 +231,7 @@ def assert_rank_in(
 
 __all__ = [
     "Assert",
+    "assert_equal",
     "assert_greater_equal",
     "assert_less",
     "assert_less_equal",

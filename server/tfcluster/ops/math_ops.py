@@ -747,6 +747,8 @@ def reciprocal_grad(y: Tensor, dy: Tensor, name: str | None = None) -> Tensor:
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     """x as `dtype`; a tensor already of that dtype is returned as it is (as in TF)."""
     dst = dtypes.as_dtype(dtype).base_dtype
+    if isinstance(x, Tensor) and x.dtype == dst:
+        return x  # no op and no name scope, as TF's cast (a ref still opens its "Cast" scope)
     with name_scope(name, "Cast", [x]) as scope:
         t = convert_to_tensor(x, name="x")
         src = t.dtype.base_dtype
@@ -1108,7 +1110,8 @@ def cumprod(
 def _convert_n(inputs: Any, op_type: str) -> list[Tensor]:
     if not isinstance(inputs, (list, tuple)) or not inputs:
         raise ValueError(
-            "inputs must be a list of at least one Tensor with the same dtype and shape"
+            "inputs must be a list of at least one Tensor/IndexedSlices with the same dtype "
+            "and shape"
         )
     names = [f"inputs[{i}]" for i in builtins.range(len(inputs))]
     tensors = _convert_same(list(inputs), op_type, names)
