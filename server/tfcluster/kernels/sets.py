@@ -67,14 +67,14 @@ def _check_sparse(
         if bad.any():
             i = int(np.argmax(bad))
             raise invalid(
-                f"Invalid indices: index {i} {shape_str(indices[i])} is out of bounds of "
-                f"the shape {shape_str(shape)}"
+                f"Invalid indices: index {i} {shape_str(indices[i].tolist())} is out of bounds of "
+                f"the shape {shape_str(shape.tolist())}"
             )
         flat = np.ravel_multi_index(indices.T, shape)
         if np.any(np.diff(flat) <= 0):
             i = int(np.argmax(np.diff(flat) <= 0)) + 1
             raise invalid(
-                f"Invalid indices: index {i} {shape_str(indices[i])} is not in "
+                f"Invalid indices: index {i} {shape_str(indices[i].tolist())} is not in "
                 "lexicographic order after the one before it (or repeats it)"
             )
 

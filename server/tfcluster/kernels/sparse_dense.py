@@ -27,15 +27,15 @@ def sparse_tensor_dense_add(node: Any, xp: Any) -> Compute:
         if tuple(int(d) for d in shape) != tuple(dense.shape):
             raise invalid(
                 "a.shape and b.shape must match: a.shape "
-                f"{shape_str(shape)} vs. b.shape {shape_str(dense.shape)}"
+                f"{shape_str(shape.tolist())} vs. b.shape {shape_str(dense.shape)}"
             )
         if indices.shape[1] != dense.ndim:
             raise invalid(f"a_indices has rank {indices.shape[1]} entries, b has rank {dense.ndim}")
         if indices.size and np.any((indices < 0) | (indices >= shape)):
             row = int(np.argmax(np.any((indices < 0) | (indices >= shape), axis=1)))
             raise invalid(
-                f"Index {shape_str(indices[row])} of a_indices is out of bounds of the shape "
-                f"{shape_str(shape)}"
+                f"Index {shape_str(indices[row].tolist())} of a_indices is out of bounds of the "
+                f"shape {shape_str(shape.tolist())}"
             )
         out = dense.copy()
         if indices.shape[0]:

@@ -52,7 +52,7 @@ def Assert(
         return guarded if isinstance(guarded, Operation) else guarded.op
 
 
-def _static_failure(data: Sequence[Any]) -> errors.InvalidArgumentError:
+def _static_failure(data: Sequence[Any]) -> errors.OpError:
     parts = []
     for d in data:
         value = tensor_util.constant_value(d) if isinstance(d, Tensor) else None
@@ -212,12 +212,12 @@ def assert_rank_in(
             assert_type(r, dtypes.int32)
         static = [tensor_util.constant_value(r) for r in rank_ts]
         if all(s is not None for s in static):
-            if any(np.ndim(s) != 0 for s in static):
+            if any(np.ndim(s) != 0 for s in static if s is not None):
                 raise ValueError("Rank must be a scalar.")
             known = x.shape.ndims
             if known is not None:
-                wanted = tuple(int(s) for s in static)  # type: ignore[arg-type]
-                if known not in wanted:
+                wanted = tuple(static)  # TF's message shows them as numpy values
+                if known not in [int(w) for w in wanted]:  # type: ignore[arg-type]
                     raise ValueError(
                         f"{message}.  Tensor {x.name} must have rank in {wanted}.  Received "
                         f"rank {known}, shape {x.shape}"

@@ -50,6 +50,11 @@ op_def_registry.register("SparseToSparseSetOperation", _set_op_infer(-1))
 op_def_registry.register("SetSize", _set_size_infer)
 
 
+def _tf_str(dtype: dtypes.DType) -> str:
+    """A dtype as TF 1.15 prints it in these errors."""
+    return f"<dtype: '{dtype.base_dtype.name}'>"
+
+
 def _as_set(value: Any, name: str) -> Tensor | SparseTensor:
     if isinstance(value, SparseTensor):
         return value
@@ -64,7 +69,7 @@ def set_size(a: Any, validate_indices: bool = True) -> Tensor:
     if not isinstance(a, SparseTensor):
         raise TypeError(f"Expected `SparseTensor`, got {a}.")
     if a.values.dtype.base_dtype not in _VALID_DTYPES:
-        raise TypeError(f"Invalid dtype {a.values.dtype}.")
+        raise TypeError(f"Invalid dtype {_tf_str(a.values.dtype)}.")
     attrs = {"T": a.values.dtype.base_dtype, "validate_indices": validate_indices}
     op = make_op("SetSize", [a.indices, a.values, a.dense_shape], attrs, name="SetSize")
     return op.outputs[0]
@@ -73,10 +78,10 @@ def set_size(a: Any, validate_indices: bool = True) -> Tensor:
 def _convert_pair(a: Any, b: Any) -> tuple[Any, Any, bool]:
     a = _as_set(a, "a")
     if a.dtype.base_dtype not in _VALID_DTYPES:
-        raise TypeError(f"'a' invalid dtype {a.dtype}.")
+        raise TypeError(f"'a' invalid dtype {_tf_str(a.dtype)}.")
     b = _as_set(b, "b")
     if b.dtype.base_dtype != a.dtype.base_dtype:
-        raise TypeError(f"Types don't match, {a.dtype} vs {b.dtype}.")
+        raise TypeError(f"Types don't match, {_tf_str(a.dtype)} vs {_tf_str(b.dtype)}.")
     if isinstance(a, SparseTensor) and not isinstance(b, SparseTensor):
         return b, a, True
     return a, b, False

@@ -1,0 +1,33 @@
+"""tf.metrics"""
+
+# ruff: noqa: F401
+from tfcluster.api import _unimplemented
+from tfcluster.lib.metrics.metrics_impl import (
+    accuracy,
+    auc,
+    false_negatives,
+    false_negatives_at_thresholds,
+    false_positives,
+    false_positives_at_thresholds,
+    mean,
+    mean_absolute_error,
+    mean_cosine_distance,
+    mean_iou,
+    mean_relative_error,
+    mean_squared_error,
+    mean_tensor,
+    percentage_below,
+    precision,
+    precision_at_thresholds,
+    recall,
+    recall_at_thresholds,
+    root_mean_squared_error,
+    sensitivity_at_specificity,
+    specificity_at_sensitivity,
+    true_negatives,
+    true_negatives_at_thresholds,
+    true_positives,
+    true_positives_at_thresholds,
+)
+
+__getattr__ = _unimplemented.module_getattr("metrics")
