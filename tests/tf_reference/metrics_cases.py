@@ -315,6 +315,136 @@ _streaming_case(
 )
 
 
+# ---- top k and per-class metrics (they need tf.nn.top_k, dynamic_stitch, scatter_add) -----
+TOPK_LABELS_2 = np.stack([TOPK_LABELS, (TOPK_LABELS + 2) % 7], axis=-1)  # 5, 6: not a class
+TOPK_IDX = np.argsort(-SCORES, axis=-1)[..., :3].astype(np.int32)
+for _k in (1, 3):
+    _streaming_case(
+        f"at_k_precision_at_{_k}",
+        lambda tf, h, k=_k: tf.metrics.precision_at_k(h["labels"], h["scores"], k=k),
+        {"labels": TOPK_LABELS, "scores": SCORES},
+    )
+    _streaming_case(
+        f"at_k_recall_at_{_k}",
+        lambda tf, h, k=_k: tf.metrics.recall_at_k(h["labels"], h["scores"], k=k),
+        {"labels": TOPK_LABELS, "scores": SCORES},
+    )
+    _streaming_case(
+        f"at_k_average_precision_at_{_k}",
+        lambda tf, h, k=_k: tf.metrics.average_precision_at_k(h["labels"], h["scores"], k=k),
+        {"labels": TOPK_LABELS_2, "scores": SCORES},
+    )
+_streaming_case(
+    "at_k_precision_at_k_class_id_weighted",
+    lambda tf, h: tf.metrics.precision_at_k(
+        h["labels"], h["scores"], k=2, class_id=3, weights=h["weights"]
+    ),
+    {"labels": TOPK_LABELS, "scores": SCORES, "weights": WEIGHTS},
+)
+_streaming_case(
+    "at_k_recall_at_k_multi_label_class_id",
+    lambda tf, h: tf.metrics.recall_at_k(h["labels"], h["scores"], k=2, class_id=1),
+    {"labels": TOPK_LABELS_2, "scores": SCORES},
+)
+_streaming_case(
+    "at_k_sparse_precision_at_k",
+    lambda tf, h: tf.metrics.sparse_precision_at_k(h["labels"], h["scores"], k=2),
+    {"labels": TOPK_LABELS_2, "scores": SCORES},
+)
+_streaming_case(
+    "at_k_precision_at_top_k",
+    lambda tf, h: tf.metrics.precision_at_top_k(h["labels"], h["idx"], k=3),
+    {"labels": TOPK_LABELS, "idx": TOPK_IDX},
+)
+_streaming_case(
+    "at_k_recall_at_top_k_weighted",
+    lambda tf, h: tf.metrics.recall_at_top_k(h["labels"], h["idx"], weights=h["weights"]),
+    {"labels": TOPK_LABELS_2, "idx": TOPK_IDX, "weights": WEIGHTS},
+)
+_streaming_case(
+    "at_k_sparse_average_precision_at_k_weighted",
+    lambda tf, h: tf.metrics.sparse_average_precision_at_k(
+        h["labels"], h["scores"], k=4, weights=h["weights"]
+    ),
+    {"labels": TOPK_LABELS, "scores": SCORES, "weights": WEIGHTS},
+)
+_streaming_case(
+    "mean_per_class_accuracy",
+    lambda tf, h: tf.metrics.mean_per_class_accuracy(h["labels"], h["preds"], num_classes=3),
+    {"labels": CLASS_LABELS, "preds": CLASS_PREDS},
+)
+_streaming_case(
+    "mean_per_class_accuracy_weighted_2d",
+    lambda tf, h: tf.metrics.mean_per_class_accuracy(
+        h["labels"], h["preds"], num_classes=4, weights=h["weights"]
+    ),
+    {
+        "labels": CLASS_LABELS.reshape(BATCHES, 2, 4),
+        "preds": CLASS_PREDS.reshape(BATCHES, 2, 4),
+        "weights": WEIGHTS.reshape(BATCHES, 2, 4),
+    },
+)
+
+
+def _sparse_labels(batch):
+    """Each row's labels (TOPK_LABELS_2 without the out-of-range 5s and 6s), sparse."""
+    indices, values = [], []
+    for row, labels in enumerate(TOPK_LABELS_2[batch]):
+        kept = sorted(set(int(v) for v in labels if v < 5))
+        for j, v in enumerate(kept):
+            indices.append([row, j])
+            values.append(v)
+    return np.array(indices, np.int64), np.array(values, np.int64), np.array([N, 2], np.int64)
+
+
+@case
+def at_k_sparse_labels(tf):
+    g = tf.Graph()
+    with g.as_default():
+        ind = tf.placeholder(tf.int64, [None, 2])
+        val = tf.placeholder(tf.int64, [None])
+        shape = tf.placeholder(tf.int64, [2])
+        scores = tf.placeholder(tf.float32, [N, 5])
+        labels = tf.SparseTensor(ind, val, shape)
+        metrics = {
+            "precision": tf.metrics.precision_at_k(labels, scores, k=2),
+            "recall": tf.metrics.recall_at_k(labels, scores, k=2, class_id=2),
+            "average_precision": tf.metrics.average_precision_at_k(labels, scores, k=3),
+        }
+        ops = ops_of(g)
+        out = {"ops": ops, "updates": [], "local": names(tf.local_variables())}
+        with tf.Session() as sess:
+            sess.run(tf.local_variables_initializer())
+            for b in range(BATCHES):
+                i, v, sh = _sparse_labels(b)
+                feed = {ind: i, val: v, shape: sh, scores: SCORES[b]}
+                out["updates"].append(sess.run({k: m[1] for k, m in metrics.items()}, feed))
+            out["values"] = sess.run({k: m[0] for k, m in metrics.items()})
+        return out
+
+
+@case
+def at_k_errors(tf):
+    g = tf.Graph()
+    with g.as_default():
+        scores = tf.constant(SCORES[0])
+        return {
+            "average_precision_k0": error_of(
+                lambda: tf.metrics.average_precision_at_k(TOPK_LABELS[0], scores, k=0)
+            ),
+            "labels_rank": error_of(
+                lambda: tf.metrics.precision_at_top_k(
+                    np.zeros((N, 2, 2), np.int64), tf.constant(TOPK_IDX[0])
+                )
+            ),
+            "per_class_shapes": error_of(
+                lambda: tf.metrics.mean_per_class_accuracy(
+                    tf.constant([1, 2]), tf.constant([1, 2, 3]), 4
+                )
+            ),
+        }
+
+
 # ---- collections, names, devices, errors --------------------------------------------------------
 @case
 def collections_and_names(tf):

@@ -8,6 +8,7 @@ and error classes TensorFlow 2.x's tf.compat.v1 gave."""
 
 from __future__ import annotations
 
+import importlib.util
 from typing import Any
 
 import pytest
@@ -20,6 +21,20 @@ from tf_reference.metrics_cases import CASES
 # Messages that name TF's own op internals or wording tfcluster does not share; their error
 # classes are still compared.
 _CLASS_ONLY: set[tuple[str, str]] = set()
+# Op lists not compared (values are): TF 1.15's Switch/Merge cond names the branch ops of
+# _maybe_expand_labels' sparse_reshape by the caller's scope (outside the cond's own scope);
+# tfcluster's functional cond keeps them in the branch functions.
+_OPS_NOT_COMPARED = {"at_k_sparse_labels"}
+
+
+def _needs_top_k_ops(name: str) -> None:
+    """The top-k and per-class metrics build on tf.nn.top_k, tf.dynamic_stitch and
+    tf.scatter_add, which come with another part of tfcluster (ops sort_ops, partition_ops,
+    scatter_ops); without them those metrics raise UnimplementedError, and their cases skip."""
+    if name.startswith("at_k_") or name.startswith("mean_per_class_accuracy"):
+        for module in ("sort_ops", "partition_ops", "scatter_ops"):
+            if importlib.util.find_spec(f"tfcluster.ops.{module}") is None:
+                pytest.skip(f"needs tfcluster.ops.{module}, which this build lacks")
 
 
 def _outside_conds(devices: dict[str, str], ops: list[list[Any]]) -> dict[str, str]:
@@ -57,7 +72,11 @@ def _strip_messages(result: dict[str, Any], name: str) -> dict[str, Any]:
 def test_case_gives_what_tensorflow_1_15_gives(name: str) -> None:
     want = reference.case("metrics", name)
     assert "skipped" not in want, want.get("skipped")
+    _needs_top_k_ops(name)
     got = decode(encode(CASES[name](tf)))
+    if name in _OPS_NOT_COMPARED:
+        got, want = dict(got), dict(want)
+        del got["ops"], want["ops"]
     _compare(_strip_messages(got, name), _strip_messages(want, name), name)
 
 
@@ -82,5 +101,6 @@ def _values_only(value: Any) -> Any:
 def test_case_gives_the_values_tensorflow_2_compat_v1_gives(name: str) -> None:
     want = reference.case("metrics_tf2", name)
     assert "skipped" not in want, want.get("skipped")
+    _needs_top_k_ops(name)
     got = decode(encode(CASES[name](tf)))
     _compare(_values_only(got), _values_only(want), name)

@@ -2,6 +2,16 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
+from tfcluster.lib.metrics.at_k import (
+    average_precision_at_k,
+    mean_per_class_accuracy,
+    precision_at_k,
+    precision_at_top_k,
+    recall_at_k,
+    recall_at_top_k,
+    sparse_average_precision_at_k,
+    sparse_precision_at_k,
+)
 from tfcluster.lib.metrics.metrics_impl import (
     accuracy,
     auc,
