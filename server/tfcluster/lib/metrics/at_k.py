@@ -11,6 +11,7 @@ that needs it raises UnimplementedError naming it.
 from __future__ import annotations
 
 import importlib
+import importlib.util
 from collections.abc import Sequence
 from types import ModuleType
 from typing import Any
@@ -32,6 +33,14 @@ from tfcluster.ops import (
     variable_scope,
     weights_broadcast_ops,
 )
+
+_OPS_MODULES = ("sort_ops", "partition_ops", "scatter_ops")
+
+
+def has_its_ops() -> bool:
+    """Whether this build has the ops these metrics build on (top_k, dynamic_stitch,
+    scatter_add)."""
+    return all(importlib.util.find_spec(f"tfcluster.ops.{m}") is not None for m in _OPS_MODULES)
 
 
 def _ops_module(module: str, what: str, metric: str) -> ModuleType:
