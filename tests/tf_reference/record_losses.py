@@ -7,8 +7,8 @@ data/losses.json:
     V/bin/python tests/tf_reference/record_losses.py
 
 Run by run.py under the project's TensorFlow 2.x (tf.compat.v1), it writes
-data/losses_tf2.json; tests compare with the 1.15 file and, except for the cases where 2.x
-behaves differently from 1.15 (listed in the test), with the 2.x file too.
+data/losses_tf2.json; tests compare everything with the 1.15 file, and the values and error
+classes with the 2.x file (2.x builds other graphs and words errors differently).
 """
 
 from __future__ import annotations
