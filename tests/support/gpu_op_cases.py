@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import tfcluster as tf
 from tfcluster.kernels import registry
-from tfcluster.ops import op_util, training_ops
+from tfcluster.ops import nn_ops, op_util, training_ops
 
 # Registered for every device and exercised by every cross-task step.
 ALL_DEVICE_OPS = frozenset({"NoOp", "_Send", "_Recv"})
@@ -583,7 +583,8 @@ def _pool() -> Build:
 def _in_top_k() -> Build:
     p = tf.constant(np.array([[0.1, 0.5, 0.4], [0.3, 0.3, 0.4], [0.9, 0.05, 0.05]], np.float32))
     t = tf.constant(np.array([2, 0, 0], np.int32))
-    return Build([tf.nn.in_top_k(p, t, 1), tf.nn.in_top_k(p, t, 2)])
+    # tf.nn.in_top_k makes TF 1.15's InTopKV2; the attr form InTopK stays for imported graphs.
+    return Build([nn_ops.in_top_k(p, t, 1), nn_ops.in_top_k(p, t, 2)])
 
 
 # ---- variables and optimizer updates ------------------------------------------------------
@@ -740,6 +741,9 @@ def check_gpu_errors_are_tf_errors() -> None:
         with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
             sess.run(div)
 
+
+# The ops written once over xp for the math families add their cases to CASES.
+from support import gpu_op_cases_mathops  # noqa: E402, F401
 
 __all__ = [
     "ALL_DEVICE_OPS",
