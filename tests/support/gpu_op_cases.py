@@ -254,18 +254,6 @@ def _select_v2() -> Build:
     return Build([tf.where_v2(cond, x, y), tf.where_v2(tf.constant([True, False]), x, 0.5)])
 
 
-@_case("SparseTensorDenseAdd")
-def _sparse_tensor_dense_add() -> Build:
-    from tfcluster.ops import sparse_ops
-
-    sp = tf.SparseTensor(
-        tf.constant(np.array([[0, 1], [2, 0], [0, 1]], np.int64)),
-        tf.constant(np.array([1.5, -2.0, 0.25], np.float32)),
-        tf.constant(np.array([3, 2], np.int64)),
-    )
-    return Build([sparse_ops.sparse_tensor_dense_add(sp, _f32(3, 2))])
-
-
 @_case("AddN", "AccumulateNV2")
 def _add_n() -> Build:
     a, b, c = _f32(2, 3), _f32(2, 3, low=1, high=2), _f32(2, 3, low=-5, high=-4)
@@ -671,6 +659,16 @@ def _shuffle() -> Build:
     return Build([tf.random_shuffle(_f32(6, 2), seed=5)])
 
 
+# ---- image: the cases live beside their family -------------------------------------------
+def _image_cases() -> None:
+    from support.gpu_op_cases_image import CASES_IMAGE
+
+    CASES.update(CASES_IMAGE)
+
+
+_image_cases()
+
+
 # ---- comparing the devices ----------------------------------------------------------------
 def _traced_run(sess: Any, build: Build) -> tuple[list[Any], set[str]]:
     """The build's values, and the names of the nodes that ran on the GPU meanwhile."""
@@ -742,8 +740,12 @@ def check_gpu_errors_are_tf_errors() -> None:
             sess.run(div)
 
 
-# The ops written once over xp for the math families add their cases to CASES.
-from support import gpu_op_cases_mathops  # noqa: E402, F401
+# The families written once over xp since (math, debugging, sparse updates) add their cases.
+from support import (  # noqa: E402, F401
+    gpu_op_cases_funcops,
+    gpu_op_cases_mathops,
+    gpu_op_cases_sparse_training,
+)
 
 __all__ = [
     "ALL_DEVICE_OPS",

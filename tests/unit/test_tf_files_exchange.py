@@ -310,7 +310,7 @@ def test_graph_util_gives_tfs_graphs() -> None:
     with tf.Session() as sess:
         tf.train.Saver().restore(sess, tf_file("mlp", rec["prefix"]))
         frozen = tf.graph_util.convert_variables_to_constants(sess, gd, ["probs"])
-    # TF 2.x writes AddV2 for `+` and tf.add, where tfcluster writes Add (ops/math_ops).
+    # TF 2.x writes AddV2 for tf.add too, where tfcluster writes Add for it as TF 1.15 does.
     same_add = {"Add": "AddV2"}
     assert [[n.name, same_add.get(n.op, n.op)] for n in frozen.node] == rec["frozen_nodes"]
     with tf.Graph().as_default():

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, op_def_registry, tensor_util
+from tfcluster.framework import dtypes, indexed_slices, op_def_registry, sparse_tensor, tensor_util
 from tfcluster.framework.graph import (
     Tensor,
     convert_to_tensor,
@@ -39,7 +39,7 @@ _FLOAT = (dtypes.float16, dtypes.float32, dtypes.float64)
 _COMPLEX = (dtypes.complex64,)
 _INT32_64 = (dtypes.int32, dtypes.int64)
 _SIGNED = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
-_REAL = (*_FLOAT, *_SIGNED, dtypes.uint8)
+_REAL = (*_FLOAT, *_SIGNED, dtypes.uint8, dtypes.uint16)
 _NUMBER = (*_REAL, *_COMPLEX)
 _FLOAT_COMPLEX = (*_FLOAT, *_COMPLEX)
 _UNARY_ARITH = (*_FLOAT, *_INT32_64, *_COMPLEX)
@@ -59,8 +59,9 @@ _BINARY_TYPES: dict[str, tuple[dtypes.DType, ...]] = {
     "FloorMod": (*_INT32_64, *_FLOAT),
     "TruncateMod": (*_INT32_64, *_FLOAT),
     "Pow": _UNARY_ARITH,
-    "Maximum": (*_FLOAT, *_INT32_64),
-    "Minimum": (*_FLOAT, *_INT32_64),
+    # TF 2.x's lists (1.15's lacked the 8/16-bit integers saturate_cast needs).
+    "Maximum": _REAL,
+    "Minimum": _REAL,
     "SquaredDifference": _UNARY_ARITH,
 }
 _COMPARISON_TYPES: dict[str, tuple[dtypes.DType, ...]] = {
@@ -424,8 +425,9 @@ def add(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def _add_dispatch(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """Python's `+` on tensors, as TF 1.15 builds it: AddV2, except for strings (Add)."""
-    if isinstance(x, Tensor) and x.dtype.base_dtype == dtypes.string:
+    """The `+` operator: AddV2 (TF 1.15 builds it for `+`, while tf.add stays Add), except for
+    strings, which only Add concatenates."""
+    if _dtype_of(x) == dtypes.string or _dtype_of(y) == dtypes.string:
         return _binary("Add", x, y, name)
     return _binary("AddV2", x, y, name)
 
@@ -745,10 +747,17 @@ def reciprocal_grad(y: Tensor, dy: Tensor, name: str | None = None) -> Tensor:
 
 # ---- casts --------------------------------------------------------------------------------
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
-    """x as `dtype`; a tensor already of that dtype is returned as it is (as in TF)."""
+    """x as `dtype`; a tensor already of that dtype is returned as it is (as in TF). An
+    IndexedSlices or SparseTensor keeps its indices and casts its values."""
     dst = dtypes.as_dtype(dtype).base_dtype
-    if isinstance(x, Tensor) and x.dtype == dst:
-        return x  # no op and no name scope, as TF's cast (a ref still opens its "Cast" scope)
+    if isinstance(x, Tensor) and x.dtype.base_dtype == dst:
+        return x
+    if isinstance(x, indexed_slices.IndexedSlices | sparse_tensor.SparseTensor):
+        with name_scope(name, "Cast", [x]) as scope:
+            values = cast(x.values, dst, name=scope)
+            if isinstance(x, sparse_tensor.SparseTensor):
+                return sparse_tensor.SparseTensor(x.indices, values, x.dense_shape)  # type: ignore[return-value]
+            return indexed_slices.IndexedSlices(values, x.indices, x.dense_shape)  # type: ignore[return-value]
     with name_scope(name, "Cast", [x]) as scope:
         t = convert_to_tensor(x, name="x")
         src = t.dtype.base_dtype
@@ -766,12 +775,33 @@ def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "saturate_cast", [value]) as scope:
         t = convert_to_tensor(value, name="value")
         src = t.dtype.base_dtype
-        if (src.is_integer or src.is_floating) and (dst.is_integer or dst.is_floating):
+        if src.is_floating and dst.is_integer:
+            # The representable floats nearest the integer range (TF 2.x's limits; a float
+            # rounded up past dst.max, or inf, would wrap in the cast).
+            lo, hi = _float_limits(src.as_numpy_dtype, dst.as_numpy_dtype)
+            t = maximum(t, _convert(lo, src, "min"))
+            t = minimum(t, _convert(hi, src, "max"))
+        elif (src.is_integer or src.is_floating) and (dst.is_integer or dst.is_floating):
             if src.min < dst.min:
                 t = maximum(t, _convert(np.asarray(dst.min).astype(src.as_numpy_dtype), src, "min"))
             if src.max > dst.max:
                 t = minimum(t, _convert(np.asarray(dst.max).astype(src.as_numpy_dtype), src, "max"))
         return cast(t, dst, name=scope)
+
+
+def _float_limits(src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest and largest values of float dtype src that lie within integer dtype dst."""
+    info, finfo = np.iinfo(dst), np.finfo(src)
+    with np.errstate(over="ignore"):
+        lo, hi = np.asarray(info.min, dtype=src), np.asarray(info.max, dtype=src)
+    zero = np.asarray(0, src)
+    lo = np.asarray(-finfo.max, src) if not np.isfinite(lo) else lo
+    hi = np.asarray(finfo.max, src) if not np.isfinite(hi) else hi
+    if float(lo) < info.min:
+        lo = np.nextafter(lo, zero)
+    if float(hi) > info.max:
+        hi = np.nextafter(hi, zero)
+    return lo, hi
 
 
 def to_float(x: Any, name: str = "ToFloat") -> Tensor:

@@ -10,7 +10,7 @@ from typing import Any
 from tfcluster.framework import tensor_util
 from tfcluster.framework.graph import Operation, Tensor, control_dependencies, convert_to_tensor
 from tfcluster.framework.graph import name_scope as _name_scope
-from tfcluster.ops import array_ops, check_ops, control_flow_ops, math_ops, sets_ops
+from tfcluster.ops import array_ops, control_flow_ops, logging_ops, math_ops, sets_ops
 
 _ERROR_PREFIX = "weights can not be broadcast to values."
 
@@ -102,7 +102,7 @@ def assert_broadcastable(weights: Any, values: Any) -> Operation:
             ),
             name="is_valid_shape",
         )
-        return check_ops.Assert(is_valid_shape, data, name=scope)
+        return logging_ops.Assert(is_valid_shape, data, name=scope)
 
 
 def broadcast_weights(weights: Any, values: Any) -> Tensor:
