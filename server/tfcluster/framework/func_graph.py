@@ -176,8 +176,8 @@ class FuncGraph(Graph):
                 self.capture_control(c)
         return super().create_op(op_type, own_inputs, attrs, name, own_controls)
 
-    def _current_control_dependencies(self, input_ops: Sequence[Operation] = ()) -> list[Operation]:
-        deps = super()._current_control_dependencies(input_ops)
+    def _current_control_dependencies(self) -> list[Operation]:
+        deps = super()._current_control_dependencies()
         own = []
         for d in deps:
             if d.graph is self:
