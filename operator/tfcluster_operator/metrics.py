@@ -41,6 +41,19 @@ class OperatorMetrics:
             "Status writes to TFClusters (only changes are written).",
             registry=registry,
         )
+        self.api_requests = Counter(
+            "tfcluster_operator_api_requests",
+            "Requests the reconciler made to the API server (kopf's watches not included), "
+            "by verb, kind and HTTP status (0: no answer).",
+            ["verb", "kind", "code"],
+            registry=registry,
+        )
+        self.drift_repairs = Counter(
+            "tfcluster_operator_drift_repairs",
+            "Children driven back to their TFCluster's spec after someone changed them.",
+            ["kind"],
+            registry=registry,
+        )
         self.clusters = Gauge(
             "tfcluster_operator_clusters",
             "TFClusters this operator manages, by phase.",
@@ -64,6 +77,9 @@ class OperatorMetrics:
         self._jobs: dict[tuple[str, str], set[str]] = {}
         for phase in PHASES:
             self.clusters.labels(phase).set(0)
+
+    def count_request(self, verb: str, kind: str, code: int) -> None:
+        self.api_requests.labels(verb, kind, str(code)).inc()
 
     def observe(self, namespace: str, name: str, status: Mapping[str, Any]) -> None:
         """Record a TFCluster's current status."""
