@@ -63,13 +63,19 @@ def differences(before: Any, after: Any, path: str = "") -> list[tuple[str, Any,
 def render(changes: Sequence[tuple[str, Any, Any]], limit: int = 5) -> str:
     """``spec.replicas 5 -> 2, ...`` (what was reverted, from the live value to the spec's)."""
 
-    def show(value: Any) -> str:
+    def show(value: Any, other: Any = None) -> str:
         if value is MISSING:
-            return "<unset>"
+            # The API server leaves out false and 0 (omitempty): that is what the user set.
+            if isinstance(other, bool | int):
+                value = type(other)()
+            else:
+                return "<unset>"
         text = json.dumps(value, sort_keys=True)
         return text if len(text) <= 60 else text[:57] + "..."
 
-    parts = [f"{path} {show(live)} -> {show(wanted)}" for path, live, wanted in changes[:limit]]
+    parts = [
+        f"{path} {show(live, wanted)} -> {show(wanted)}" for path, live, wanted in changes[:limit]
+    ]
     if len(changes) > limit:
         parts.append(f"and {len(changes) - limit} more")
     return ", ".join(parts)

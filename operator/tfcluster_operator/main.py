@@ -122,14 +122,15 @@ async def startup(settings: kopf.OperatorSettings, memo: kopf.Memo, **kwargs: An
     for resource in (("v1", "pods"), ("v1", "services"), ("apps", "v1", "statefulsets")):
         settings.watching.label_selectors[resource] = selector
     api = api_client()
+    metrics = OperatorMetrics()
+    kube = Kube(api, cfg.field_manager, metrics.count_request)
+    reconciler = Reconciler(kube, cfg, metrics)
+    # Last, so that from the first request on nothing but serving is left to do.
     if not await asyncio.to_thread(crd_served, api):
         raise kopf.PermanentError(
             f"the API server does not serve {PLURAL}.{GROUP}/{VERSION}: install the CRD "
             "(manifests/crd.yaml, or the chart's crds/) before the operator"
         )
-    metrics = OperatorMetrics()
-    kube = Kube(api, cfg.field_manager, metrics.count_request)
-    reconciler = Reconciler(kube, cfg, metrics)
     indexes = {name: kwargs[name] for name in INDEXES}
 
     async def sync(key: Key) -> float | None:

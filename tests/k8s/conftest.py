@@ -187,10 +187,17 @@ def installed(k8s_api_client: ApiClient) -> ApiClient:
 
 
 @pytest.fixture(scope="module")
+def operator_env() -> dict[str, str]:
+    """Extra TFCLUSTER_OPERATOR_* settings of the module's operator (a module may override)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
 def operator(
     installed: ApiClient,
     k8s_control_plane: ControlPlane,
     tmp_path_factory: pytest.TempPathFactory,
+    operator_env: dict[str, str],
 ) -> Iterator[Operator]:
     """``tfcluster-operator`` as a process acting as its ServiceAccount (manifests/rbac.yaml),
     cluster-wide; one per test module."""
@@ -207,7 +214,11 @@ def operator(
         OPERATOR_NS, OPERATOR_SA, workdir / "operator.kubeconfig"
     )
     with running_operator(
-        kubeconfig, workdir, free_port, user=service_account_user(OPERATOR_NS, OPERATOR_SA)
+        kubeconfig,
+        workdir,
+        free_port,
+        user=service_account_user(OPERATOR_NS, OPERATOR_SA),
+        env=operator_env,
     ) as op:
         yield op
 

@@ -250,11 +250,11 @@ class Cluster:
         pods = self.pods()
         return pods if len(pods) == count else None
 
-    def mark_ready(self) -> int:
-        """Be the kubelet: every pod that is not Running and Ready becomes so."""
+    def mark_ready(self, job: str | None = None) -> int:
+        """Be the kubelet: every pod (of ``job``) that is not Running and Ready becomes so."""
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         done = 0
-        for pod in self.pods():
+        for pod in self.pods(job):
             conditions = {c.type: c.status for c in (pod.status.conditions or [])}
             if pod.status.phase == "Running" and conditions.get("Ready") == "True":
                 continue
