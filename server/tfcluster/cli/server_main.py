@@ -76,6 +76,7 @@ def write_termination_message(message: str, path: str = contract.TERMINATION_MES
     if not os.path.isfile(path):
         return False
     data = message.encode("utf-8", "replace")[: contract.TERMINATION_MESSAGE_LIMIT]
+    data = data.decode("utf-8", "ignore").encode("utf-8")  # not cut inside a character
     try:
         with open(path, "wb") as out:
             out.write(data)
