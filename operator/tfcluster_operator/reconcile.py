@@ -35,7 +35,14 @@ from .events import EventRecorder
 from .kube import Kube, KubeError, now
 from .metrics import OperatorMetrics
 from .spec import SpecError, TFClusterSpec, parse_spec
-from .status import UNSCHEDULABLE, compute_status, condition, invalid_status
+from .status import (
+    UNSCHEDULABLE,
+    compute_status,
+    condition,
+    invalid_status,
+    signatures,
+    task_problems,
+)
 
 log = logging.getLogger(__name__)
 
@@ -160,6 +167,7 @@ class Reconciler:
         self._rejected: dict[Key, tuple[str, SpecError]] = {}
         self._failures: dict[Key, Failure] = {}
         self._written: dict[Key, tuple[dict[str, Any], float]] = {}
+        self._announced: dict[Key, dict[str, frozenset[tuple[str, str]]]] = {}
         self._lock = threading.Lock()  # _deleted is written from the event loop
 
     # ------------------------------------------------------------- entry points
@@ -176,6 +184,7 @@ class Reconciler:
         self._rejected.pop(key, None)
         self._failures.pop(key, None)
         self._written.pop(key, None)
+        self._announced.pop(key, None)
         with self._lock:
             self._deleted.pop(key, None)
         if uid:
@@ -417,17 +426,21 @@ class Reconciler:
         meta = body["metadata"]
         key = (meta["namespace"], meta["name"])
         previous = self._previous(key, body)
+        stamp = now()
         status = compute_status(
             spec,
             list(children.statefulsets.values()),
             children.pods,
             generation=int(meta.get("generation") or 0),
             previous=previous,
-            now=now(),
+            now=stamp,
             cluster_domain=self.config.cluster_domain,
             reconcile_error=error,
         )
-        self._store(body, previous, status)
+        found = signatures(task_problems(spec, children.pods, stamp))
+        if error:
+            found["Degraded"] = frozenset({("ReconcileError", error)})
+        self._store(body, previous, status, found)
         return status
 
     def _write_failed(self, body: Mapping[str, Any], error: SpecError) -> dict[str, Any]:
@@ -440,11 +453,17 @@ class Reconciler:
             previous=previous,
             now=now(),
         )
-        self._store(body, previous, status)
+        self._store(
+            body, previous, status, {"Degraded": frozenset({(error.reason, error.message)})}
+        )
         return status
 
     def _store(
-        self, body: Mapping[str, Any], previous: Mapping[str, Any], status: dict[str, Any]
+        self,
+        body: Mapping[str, Any],
+        previous: Mapping[str, Any],
+        status: dict[str, Any],
+        found: Mapping[str, frozenset[tuple[str, str]]],
     ) -> None:
         meta = body["metadata"]
         key = (meta["namespace"], meta["name"])
@@ -462,28 +481,61 @@ class Reconciler:
             raise
         self._written[key] = (status, self.clock())
         self.metrics.status_updates.inc()
-        self._announce_status(body, previous, status)
+        self._announce_status(body, previous, status, found)
 
     def _announce_status(
-        self, body: Mapping[str, Any], previous: Mapping[str, Any], status: Mapping[str, Any]
+        self,
+        body: Mapping[str, Any],
+        previous: Mapping[str, Any],
+        status: Mapping[str, Any],
+        found: Mapping[str, frozenset[tuple[str, str]]],
     ) -> None:
-        """One event per change a user should hear of: the phase, a new or different
-        reason to be Degraded, pods that cannot be scheduled, recovery."""
+        """One event per change a user should hear of: the phase, a new reason to be
+        Degraded or pods that cannot be scheduled (``found``: what went wrong, whichever
+        tasks it hit), recovery."""
+        meta = body["metadata"]
+        key = (meta["namespace"], meta["name"])
         old_phase, new_phase = previous.get("phase"), status.get("phase")
         if old_phase != new_phase:
             self.events.post(
                 body, "Normal", f"Phase{new_phase}", f"phase {old_phase or 'None'} -> {new_phase}"
             )
+        announced = self._announced.setdefault(key, {})
         old = condition(previous, "Degraded") or {}
         new = condition(status, "Degraded") or {}
-        if new.get("status") == "True" and _changed(old, new):
-            self.events.post(body, "Warning", str(new["reason"]), str(new["message"]))
-        elif old.get("status") == "True" and new.get("status") != "True":
-            self.events.post(body, "Normal", "Recovered", f"no longer degraded ({old['reason']})")
+        if new.get("status") == "True":
+            if self._news(announced, "Degraded", found.get("Degraded"), old, new):
+                self.events.post(body, "Warning", str(new["reason"]), str(new["message"]))
+        else:
+            announced.pop("Degraded", None)
+            if old.get("status") == "True":
+                self.events.post(
+                    body, "Normal", "Recovered", f"no longer degraded ({old['reason']})"
+                )
         old_progress = condition(previous, "Progressing") or {}
         progress = condition(status, "Progressing") or {}
-        if progress.get("reason") == UNSCHEDULABLE and _changed(old_progress, progress):
-            self.events.post(body, "Warning", UNSCHEDULABLE, str(progress["message"]))
+        if progress.get("reason") == UNSCHEDULABLE:
+            if self._news(
+                announced, UNSCHEDULABLE, found.get(UNSCHEDULABLE), old_progress, progress
+            ):
+                self.events.post(body, "Warning", UNSCHEDULABLE, str(progress["message"]))
+        else:
+            announced.pop(UNSCHEDULABLE, None)
+
+    @staticmethod
+    def _news(
+        announced: dict[str, frozenset[tuple[str, str]]],
+        kind: str,
+        signature: frozenset[tuple[str, str]] | None,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+    ) -> bool:
+        """Whether ``kind``'s trouble is news: something went wrong that was not announced
+        already (after a restart of the operator: the condition it finds differs)."""
+        signature = signature or frozenset({(str(new.get("reason")), str(new.get("message")))})
+        before = announced.get(kind)
+        announced[kind] = signature
+        return _changed(old, new) if before is None else bool(signature - before)
 
 
 class _StepFailed(Exception):

@@ -193,6 +193,28 @@ def describe(problems: Sequence[TaskProblem]) -> str:
     return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
 
 
+def signatures(problems: Sequence[TaskProblem]) -> dict[str, frozenset[tuple[str, str]]]:
+    """What went wrong, without which tasks: the same failure spreading to more tasks is
+    no news (the conditions list the tasks; events are posted when this changes)."""
+    failing = frozenset((p.reason, p.detail) for p in problems if p.reason != UNSCHEDULABLE)
+    unschedulable = frozenset((p.reason, p.detail) for p in problems if p.reason == UNSCHEDULABLE)
+    return {"Degraded": failing, UNSCHEDULABLE: unschedulable}
+
+
+def task_problems(
+    spec: TFClusterSpec, pods: Sequence[Mapping[str, Any]], now: str
+) -> list[TaskProblem]:
+    """Every problem of the pods of the spec's jobs."""
+    at = _parse_time(now)
+    jobs = {j.name for j in spec.jobs}
+    return [
+        p
+        for pod in pods
+        if (pod.get("metadata", {}).get("labels") or {}).get(JOB_LABEL) in jobs
+        for p in pod_problems(pod, at)
+    ]
+
+
 def job_status(
     spec: TFClusterSpec,
     job: str,

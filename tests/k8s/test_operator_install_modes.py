@@ -209,8 +209,7 @@ def test_operator_serves_at_once_with_exactly_the_rbac_it_is_given(
     # A TFCluster waiting for an operator: `kubectl get` shows no observed generation yet.
     early = Cluster(k8s_api_client, first, "early")
     early.create(example())
-    row = kubectl.get_tfc(first, "early")
-    assert (row["GENERATION"], row["OBSERVED"], row["PHASE"]) == ("1", "", "")
+    waiting = kubectl.get_tfc(first, "early")
     stray = Cluster(k8s_api_client, outside, "stray")
     stray.create(example())
 
@@ -237,6 +236,11 @@ def test_operator_serves_at_once_with_exactly_the_rbac_it_is_given(
             + "; ".join(describe_request(e) for e in made[:20])
         )
         assert served - op.started < 30  # a loaded CI machine: imports, start-up
+        assert (waiting.get("GENERATION"), waiting.get("OBSERVED"), waiting["PHASE"]) == (
+            "1",
+            "",
+            "",
+        )
 
         # The generation it acted on shows beside the spec's.
         early.wait_status("observed", lambda s: s.get("observedGeneration") == 1, 10)

@@ -377,3 +377,10 @@ def test_config_from_env() -> None:
     assert OperatorConfig.from_env({}).clusterwide
     with pytest.raises(ConfigError, match="TFCLUSTER_OPERATOR_HEALTH_PORT"):
         OperatorConfig.from_env({"TFCLUSTER_OPERATOR_HEALTH_PORT": "http"})
+
+
+def test_the_documented_crash_loop_thresholds() -> None:
+    """README's troubleshooting section and the k8s tests rely on these two numbers."""
+    from tfcluster_operator.status import CRASH_WINDOW_SECONDS
+
+    assert (RESTART_THRESHOLD, CRASH_WINDOW_SECONDS) == (3, 600)
