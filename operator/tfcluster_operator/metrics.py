@@ -20,7 +20,8 @@ class OperatorMetrics:
         self.registry = registry
         self.reconciles = Counter(
             "tfcluster_operator_reconciles",
-            "Full reconciles of a TFCluster, by result (success, invalid, error).",
+            "Syncs of a TFCluster (one per batch of its events; most change nothing), by "
+            "result (success, invalid, rejected, error).",
             ["result"],
             registry=registry,
         )
@@ -32,7 +33,7 @@ class OperatorMetrics:
         )
         self.reconcile_duration = Histogram(
             "tfcluster_operator_reconcile_duration_seconds",
-            "How long a full reconcile of one TFCluster took.",
+            "How long one sync of a TFCluster took.",
             buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
             registry=registry,
         )
