@@ -163,19 +163,23 @@ class Reconciler:
             kube, config.field_manager, on_namespace_terminating=self.namespaces.mark
         )
         self._applied: dict[Key, dict[tuple[str, str], Applied]] = {}
-        self._deleted: dict[Key, set[tuple[str, str]]] = {}
+        self._deleted: dict[Key, set[tuple[str, str]]] = {}  # until re-created
+        self._check_namespace: set[Key] = set()  # a child went: is its namespace going?
         self._rejected: dict[Key, tuple[str, SpecError]] = {}
         self._failures: dict[Key, Failure] = {}
         self._written: dict[Key, tuple[dict[str, Any], float]] = {}
         self._announced: dict[Key, dict[str, frozenset[tuple[str, str]]]] = {}
-        self._lock = threading.Lock()  # _deleted is written from the event loop
+        self._lock = threading.Lock()  # for what the event loop writes (note_deleted)
 
     # ------------------------------------------------------------- entry points
 
     def note_deleted(self, key: Key, kind: str, name: str) -> None:
-        """A child went away (seen by a watch): the next sync checks why and re-creates it."""
+        """A child went away (seen by a watch): the next sync checks whether its namespace
+        is being deleted, and re-creates a Service or StatefulSet the spec still wants."""
         with self._lock:
-            self._deleted.setdefault(key, set()).add((kind, name))
+            self._check_namespace.add(key)
+            if kind != "Pod":
+                self._deleted.setdefault(key, set()).add((kind, name))
 
     def forget(self, key: Key, uid: str | None = None) -> None:
         """The TFCluster is gone."""
@@ -187,6 +191,7 @@ class Reconciler:
         self._announced.pop(key, None)
         with self._lock:
             self._deleted.pop(key, None)
+            self._check_namespace.discard(key)
         if uid:
             self.events.forget(key[0], uid)
 
@@ -206,7 +211,9 @@ class Reconciler:
             return SyncResult(None)
         with self._lock:
             deleted = set(self._deleted.get(key, ()))
-        if self.namespaces.terminating(key[0], check=bool(deleted)):
+            check = key in self._check_namespace
+            self._check_namespace.discard(key)
+        if self.namespaces.terminating(key[0], check=check):
             return SyncResult(None)  # nothing can be created there; its children are going
         try:
             spec = self._parse(body)
@@ -222,6 +229,10 @@ class Reconciler:
                 return SyncResult(self._write_failed(body, rejected[1]))
             del self._rejected[key]
 
+        if deleted:  # the spec may no longer want some of them
+            names = {(str(m["kind"]), str(m["metadata"]["name"])) for m in desired}
+            with self._lock:
+                self._deleted[key] = self._deleted.get(key, set()) & names
         plan = self._plan(key, desired, children, deleted)
         stale = self._stale(owner, desired, children)
         failure = self._failures.get(key)
@@ -281,10 +292,9 @@ class Reconciler:
         plan = []
         for manifest in desired:
             kind, name = str(manifest["kind"]), str(manifest["metadata"]["name"])
-            print_ = fingerprint(manifest)
             live = children.get(kind, name)
             record = records.get((kind, name))
-            new_manifest = record is None or record.fingerprint != print_
+            new_manifest = record is None or record.fingerprint != fingerprint(manifest)
             if live is None:
                 if record is None:
                     plan.append(Action(manifest, None, "create", True))

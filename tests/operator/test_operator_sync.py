@@ -272,3 +272,20 @@ def test_a_removed_job_is_pruned(api: Api, reconciler: Reconciler) -> None:
     reconciler.sync(tfcluster(generation=2), api.children())
     calls = api.take()
     assert "delete Service demo-eval" in calls and "delete StatefulSet demo-eval" in calls
+
+
+def test_pods_going_away_cost_one_look_at_the_namespace_not_one_per_sync(
+    api: Api, reconciler: Reconciler, clock: Clock
+) -> None:
+    """A rolling update deletes pods: the namespace is asked about once, not forever after."""
+    body = tfcluster()
+    reconciler.sync(body, Children())
+    body["status"] = copy.deepcopy(api.status)
+    api.take()
+    reconciler.note_deleted((NS, NAME), "Pod", "demo-worker-0")
+    reconciler.sync(body, api.children())
+    assert api.take() == ["get Namespace"]
+    for _ in range(3):
+        clock.now += 60
+        reconciler.sync(body, api.children())
+    assert api.take() == []
