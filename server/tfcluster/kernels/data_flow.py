@@ -120,17 +120,25 @@ class AccumulatorResource:
             self._cond.notify_all()
 
 
-def _accumulator(ins: list[Any], node_name: str) -> AccumulatorResource:
+def accumulator_input(ins: list[Any], node_name: str, kind: type[Any], what: str) -> Any:
+    """Input 0 as an accumulator of `kind`, or InvalidArgumentError naming the node."""
     a = ins[0]
-    if not isinstance(a, AccumulatorResource):
+    if not isinstance(a, kind):
         raise errors.InvalidArgumentError(
-            None, None, f"{node_name}: input 0 is not an accumulator handle ({type(a).__name__})"
+            None, None, f"{node_name}: input 0 is not {what} handle ({type(a).__name__})"
         )
     return a
 
 
-@kernel("ConditionalAccumulator", devices=CPU_ONLY)
-def conditional_accumulator(node: Any, xp: Any) -> Any:
+def _accumulator(ins: list[Any], node_name: str) -> AccumulatorResource:
+    acc: AccumulatorResource = accumulator_input(
+        ins, node_name, AccumulatorResource, "an accumulator"
+    )
+    return acc
+
+
+def accumulator_creator(node: Any, kind: type[Any]) -> Any:
+    """The compute of a (Sparse)ConditionalAccumulator node: find or make the shared resource."""
     where = ResourceName(node)
     dtype = node.attrs["dtype"]
     shape = TensorShape(node.attrs.get("shape"))
@@ -141,15 +149,20 @@ def conditional_accumulator(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         name = where.resolve(ctx.resources)
         acc = ctx.resources.lookup_or_create(
-            where.container, name, lambda: AccumulatorResource(name, dtype, shape, reduction)
+            where.container, name, lambda: kind(name, dtype, shape, reduction)
         )
-        if not isinstance(acc, AccumulatorResource) or acc.dtype != dtype:
+        if not isinstance(acc, kind) or acc.dtype != dtype:
             raise errors.InvalidArgumentError(
                 None, None, f"Shared accumulator '{name}' exists with a different type or dtype"
             )
         return (acc,)
 
     return compute
+
+
+@kernel("ConditionalAccumulator", devices=CPU_ONLY)
+def conditional_accumulator(node: Any, xp: Any) -> Any:
+    return accumulator_creator(node, AccumulatorResource)
 
 
 @kernel("AccumulatorApplyGradient", devices=CPU_ONLY)
