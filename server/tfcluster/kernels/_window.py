@@ -1,0 +1,211 @@
+"""Window geometry that the convolution and pooling kernels share, over xp.
+
+A node's window (strides, dilations, padding, kernel size, data format) is read once from its
+attrs; per input it gives the output sizes and the padding before and after each spatial dim
+(SAME, VALID or EXPLICIT, TF's GetWindowedOutputSize). Bodies work in channels-last layout
+(N, *spatial, C): channels-first inputs are viewed that way and results moved back.
+Patches are strided views of a padded copy, so im2col is one copy into a reused buffer.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import itertools
+import threading
+from collections.abc import Iterator
+from typing import Any
+
+import numpy as np
+
+from tfcluster.framework.common_shapes import windowed_output_size
+from tfcluster.kernels.common import host_ints, invalid
+
+_DEFAULT_FORMATS = {2: "NHWC", 3: "NDHWC"}
+_FORMATS = {2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
+
+
+class Window:
+    """One conv/pool node's window; `n` spatial dims."""
+
+    def __init__(self, node: Any, n: int, ksize_attr: str | None = None) -> None:
+        attrs = node.attrs
+        self.name = node.name
+        self.op = node.op
+        self.n = n
+        fmt = str(attrs.get("data_format", _DEFAULT_FORMATS[n]))
+        if fmt not in _FORMATS[n]:
+            raise invalid(f"{node.op}: invalid data_format {fmt!r} ({node.name})")
+        self.channels_first = fmt.startswith("NC")
+        spatial = list(range(2, n + 2)) if self.channels_first else list(range(1, n + 1))
+        c = 1 if self.channels_first else n + 1
+        self.padding = attrs["padding"]
+        if self.padding not in ("SAME", "VALID", "EXPLICIT"):
+            raise invalid(f"Unknown padding {self.padding!r} ({node.name})")
+
+        def spatial_of(key: str, default: int) -> list[int]:
+            values = [int(v) for v in attrs.get(key, [default] * (n + 2))]
+            if len(values) != n + 2 or values[0] != 1 or values[c] != 1:
+                raise invalid(
+                    f"Current implementation does not yet support {key} in the batch and depth "
+                    f"dimensions ({node.name})"
+                )
+            if any(v < 1 for v in values):
+                raise invalid(f"{key} must be positive, got {values} ({node.name})")
+            return [values[a] for a in spatial]
+
+        self.strides = spatial_of("strides", 1)
+        self.dilations = spatial_of("dilations", 1) if "dilations" in attrs else [1] * n
+        self.ksize = spatial_of(ksize_attr, 1) if ksize_attr else None
+        self.explicit = [(0, 0)] * n
+        if self.padding == "EXPLICIT":
+            flat = [int(v) for v in attrs.get("explicit_paddings", [])]
+            if len(flat) != 2 * (n + 2):
+                raise invalid(f"explicit_paddings must have {2 * (n + 2)} values ({node.name})")
+            self.explicit = [(flat[2 * a], flat[2 * a + 1]) for a in spatial]
+
+    # ---- layout --------------------------------------------------------------------------------
+    def to_last(self, xp: Any, x: Any) -> Any:
+        """x viewed channels-last (no copy)."""
+        return xp.moveaxis(x, 1, -1) if self.channels_first else x
+
+    def from_last(self, xp: Any, y: Any) -> Any:
+        """A channels-last result in the node's layout."""
+        return xp.ascontiguousarray(xp.moveaxis(y, -1, 1)) if self.channels_first else y
+
+    def sizes_from(self, shape: tuple[int, ...] | list[int]) -> tuple[int, list[int], int]:
+        """(batch, spatial sizes, channels) of a shape given in the node's layout."""
+        shape = list(shape)
+        if self.channels_first:
+            return shape[0], shape[2:], shape[1]
+        return shape[0], shape[1:-1], shape[-1]
+
+    def shape_in_layout(self, n: int, spatial: list[int], c: int) -> tuple[int, ...]:
+        return (n, c, *spatial) if self.channels_first else (n, *spatial, c)
+
+    # ---- geometry --------------------------------------------------------------------------------
+    def plan(self, sizes: list[int], ksizes: list[int]) -> tuple[list[int], list[tuple[int, int]]]:
+        """(output sizes, (before, after) padding per spatial dim)."""
+        outs, pads = [], []
+        for size, k, s, d, ex in zip(sizes, ksizes, self.strides, self.dilations, self.explicit):
+            eff = (k - 1) * d + 1
+            if self.padding == "EXPLICIT":
+                total = size + ex[0] + ex[1]
+                out = (total - eff) // s + 1 if total >= eff else 0
+                pad = ex
+            else:
+                out, before, after = windowed_output_size(size, k, s, d, self.padding)
+                pad = (before, after)
+            if out <= 0:
+                raise invalid(
+                    f"Computed output size would be negative: input {sizes}, window {ksizes}, "
+                    f"strides {self.strides}, dilations {self.dilations} ({self.name})"
+                )
+            outs.append(out)
+            pads.append(pad)
+        return outs, pads
+
+    def taps(self, ksizes: list[int]) -> Iterator[tuple[int, ...]]:
+        return itertools.product(*(range(k) for k in ksizes))
+
+    def tap_slices(self, tap: tuple[int, ...], outs: list[int]) -> tuple[slice, ...]:
+        """The slices of a padded channels-last array that kernel tap `tap` reads."""
+        return (
+            slice(None),
+            *(
+                slice(i * d, i * d + s * (o - 1) + 1, s)
+                for i, d, s, o in zip(tap, self.dilations, self.strides, outs)
+            ),
+            slice(None),
+        )
+
+
+@contextlib.contextmanager
+def padded(xp: Any, x: Any, pads: list[tuple[int, int]], fill: Any = 0) -> Iterator[Any]:
+    """x (channels-last) with `pads` around its spatial dims: x itself when there are none,
+    else a lent buffer whose border holds `fill`."""
+    if not any(a or b for a, b in pads):
+        yield x
+        return
+    with SCRATCH.lend(xp, padded_shape(x.shape, pads), x.dtype, fill) as buf:
+        buf[interior(pads, list(x.shape[1:-1]))] = x
+        yield buf
+
+
+def padded_shape(x_shape: tuple[int, ...], pads: list[tuple[int, int]]) -> tuple[int, ...]:
+    return (x_shape[0], *(s + a + b for s, (a, b) in zip(x_shape[1:-1], pads)), x_shape[-1])
+
+
+def interior(pads: list[tuple[int, int]], sizes: list[int]) -> tuple[slice, ...]:
+    return (slice(None), *(slice(a, a + s) for (a, _), s in zip(pads, sizes)), slice(None))
+
+
+def patches(xp: Any, padded: Any, outs: list[int], ksizes: list[int], win: Window) -> Any:
+    """The (N, *outs, *ksizes, C) strided view of a padded channels-last array."""
+    st = padded.strides
+    n = len(outs)
+    shape = (padded.shape[0], *outs, *ksizes, padded.shape[-1])
+    strides = (
+        st[0],
+        *(st[1 + i] * win.strides[i] for i in range(n)),
+        *(st[1 + i] * win.dilations[i] for i in range(n)),
+        st[-1],
+    )
+    return xp.lib.stride_tricks.as_strided(padded, shape=shape, strides=strides)
+
+
+def shape_arg(value: Any, rank: int, what: str, name: str) -> tuple[int, ...]:
+    shape = tuple(host_ints(value))
+    if len(shape) != rank:
+        raise invalid(f"{what} must be a {rank}-element shape, got {list(shape)} ({name})")
+    return shape
+
+
+def check_rank(x: Any, rank: int, what: str, name: str) -> None:
+    if x.ndim != rank:
+        raise invalid(f"{what} must be {rank}-dimensional: {list(x.shape)} ({name})")
+
+
+def lowest(dtype: np.dtype[Any]) -> Any:
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+# ---- scratch buffers ---------------------------------------------------------------------------
+class Scratch:
+    """Arrays that kernels reuse from call to call (padded inputs, im2col patches): lent for
+    one call and taken back, so concurrent steps never share one; at most `keep_bytes` are
+    kept idle, the rest left to the allocator. A lent buffer must not outlive the call (no
+    output may be a view of it)."""
+
+    def __init__(self, keep_bytes: int) -> None:
+        self._free: dict[tuple[Any, ...], list[Any]] = {}
+        self._lock = threading.Lock()
+        self._kept = 0
+        self._keep = keep_bytes
+
+    @contextlib.contextmanager
+    def lend(
+        self, xp: Any, shape: tuple[int, ...], dtype: Any, fill: Any = None
+    ) -> Iterator[Any]:
+        """A buffer of shape/dtype; one with a `fill` holds it wherever its borrowers did not
+        write (padded copies only ever write their interior)."""
+        key = (id(xp), tuple(shape), np.dtype(dtype).str, None if fill is None else float(fill))
+        buf = None
+        with self._lock:
+            free = self._free.get(key)
+            if free:
+                buf = free.pop()
+                self._kept -= buf.nbytes
+        if buf is None:
+            buf = xp.empty(shape, dtype) if fill is None else xp.full(shape, fill, dtype)
+        try:
+            yield buf
+        finally:
+            with self._lock:
+                if self._kept + buf.nbytes <= self._keep:
+                    self._free.setdefault(key, []).append(buf)
+                    self._kept += buf.nbytes
+
+
+# One pool for all convolution/pooling kernels of the process: what one step's largest
+# layers need is kept, not one set per node.
+SCRATCH = Scratch(keep_bytes=768 << 20)
