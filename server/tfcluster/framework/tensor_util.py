@@ -138,6 +138,11 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         if any(v is None for v in vals):
             return None
         return np.stack(vals, axis=op.get_attr("axis"))  # type: ignore[arg-type]
+    if op.type == "ConcatV2":
+        *parts, axis = (constant_value(t) for t in op.inputs)
+        if axis is None or any(v is None for v in parts):
+            return None
+        return np.concatenate(parts, axis=int(axis))  # type: ignore[arg-type]
     if op.type == "Range":
         start, limit, delta = (constant_value(t) for t in op.inputs)
         if start is None or limit is None or delta is None:
@@ -162,6 +167,13 @@ def constant_value_as_shape(tensor: Any) -> TensorShape:
                 v = constant_value(t)
                 dims.append(None if v is None or int(v) < 0 else int(v))
             return TensorShape(dims)
+        if tensor.op.type == "ConcatV2":
+            axis = constant_value(tensor.op.inputs[-1])
+            if axis is not None and int(axis) == 0:
+                shape = TensorShape([])
+                for part in tensor.op.inputs[:-1]:
+                    shape = shape.concatenate(constant_value_as_shape(part))
+                return shape
         if tensor.shape.ndims == 1 and tensor.shape[0].value is not None:
             return TensorShape([None] * int(tensor.shape[0].value))
     return TensorShape(None)

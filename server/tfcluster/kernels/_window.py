@@ -90,15 +90,18 @@ class Window:
             eff = (k - 1) * d + 1
             if self.padding == "EXPLICIT":
                 total = size + ex[0] + ex[1]
-                out = (total - eff) // s + 1 if total >= eff else 0
+                out = _truncating_div(total - eff + s, s)
                 pad = ex
             else:
                 out, before, after = windowed_output_size(size, k, s, d, self.padding)
+                if self.padding == "VALID":
+                    out = _truncating_div(size - eff + s, s)
                 pad = (before, after)
-            if out <= 0:
+            # A window one step larger than the input gives an empty output (as TF).
+            if out < 0:
                 raise invalid(
-                    f"Computed output size would be negative: input {sizes}, window {ksizes}, "
-                    f"strides {self.strides}, dilations {self.dilations} ({self.name})"
+                    f"Computed output size would be negative: {out} [input_size: {size}, "
+                    f"effective_filter_size: {eff}, stride: {s}] ({self.name})"
                 )
             outs.append(out)
             pads.append(pad)
@@ -129,6 +132,12 @@ def padded(xp: Any, x: Any, pads: list[tuple[int, int]], fill: Any = 0) -> Itera
     with SCRATCH.lend(xp, padded_shape(x.shape, pads), x.dtype, fill) as buf:
         buf[interior(pads, list(x.shape[1:-1]))] = x
         yield buf
+
+
+def _truncating_div(a: int, b: int) -> int:
+    """C++ integer division (towards zero), as TF's window arithmetic."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
 
 
 def padded_shape(x_shape: tuple[int, ...], pads: list[tuple[int, int]]) -> tuple[int, ...]:

@@ -26,7 +26,6 @@ from tfcluster.ops.conv_util import (
     convert_padding,
     dims,
     get_sequence,
-    merge_dim,
     padding_attr,
     window_output_shape,
 )
@@ -43,7 +42,11 @@ def _conv_infer(op_type: str, n: int, depthwise: bool = False) -> Any:
         xd = dims(x.shape, n + 2, op_type, "input")
         wd = dims(w.shape, n + 2, op_type, "filter")
         c = channel_axis(fmt, n)
-        merge_dim(xd[c], wd[n], op_type, x.shape, w.shape)
+        if xd[c] is not None and wd[n] is not None and xd[c] != wd[n]:
+            raise ValueError(
+                f"Depth of input ({xd[c]}) is not a multiple of input depth of filter "
+                f"({wd[n]}) for '{op_type}' with input shapes: {x.shape}, {w.shape}."
+            )
         if depthwise:
             mult = wd[n + 1]
             ci = xd[c] if xd[c] is not None else wd[n]
@@ -1121,7 +1124,7 @@ def atrous_conv2d_transpose(
     name: str | None = None,
 ) -> Tensor:
     """The transpose of atrous_conv2d, through space_to_batch as TF builds it."""
-    with name_scope(name, "atrous_conv2d_transpose", [value, filters, output_shape]) as scope:
+    with name_scope(name, "atrous_conv2d_transpose", [value, filters, output_shape]):
         v = convert_to_tensor(value, name="value")
         w = convert_to_tensor(filters, name="filters")
         vc = v.shape.as_list()[3] if v.shape.ndims else None
@@ -1178,7 +1181,7 @@ def atrous_conv2d_transpose(
             sizes, w, v, strides=[1, 1, 1, 1], padding="VALID", data_format="NHWC"
         )
         crops = [[top, bottom + extra_b], [left, right + extra_r]]
-        return space_to_batch_ops.batch_to_space(v, crops=crops, block_size=rate, name=scope)
+        return space_to_batch_ops.batch_to_space(v, crops=crops, block_size=rate)
 
 
 __all__ = [

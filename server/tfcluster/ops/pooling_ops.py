@@ -362,9 +362,12 @@ def max_pool_with_argmax(
 
 
 # ---- gradient op builders (used by gradients/pooling_grad.py) ---------------------------------
-def pool_grad_op(op_type: str, inputs: Sequence[Tensor], like: Operation, **extra: Any) -> Tensor:
-    """A pooling gradient node with the window attrs of the forward node `like`."""
-    attrs: dict[str, Any] = {"T": inputs[-1].dtype.base_dtype}
+def pool_grad_op(
+    op_type: str, inputs: Sequence[Tensor], like: Operation, grad_index: int = -1, **extra: Any
+) -> Tensor:
+    """A pooling gradient node with the window attrs of the forward node `like` (its T is the
+    dtype of the gradient input, inputs[grad_index])."""
+    attrs: dict[str, Any] = {"T": inputs[grad_index].dtype.base_dtype}
     for key in ("ksize", "strides", "padding", "data_format"):
         if key in like.attrs:
             attrs[key] = like.get_attr(key)
