@@ -628,6 +628,18 @@ def _space_to_batch() -> Build:
     return Build([s2b, b2s, v1, back, s2d, d2s, raw_v1, _grad(s2b, x), _grad(s2d, x)])
 
 
+@_case("FusedBatchNormV3", "FusedBatchNormGradV3")
+def _fused_batch_norm() -> Build:
+    x, scale, offset = _f32(4, 3, 5, 2), _f32(2, low=0.5), _f32(2)
+    y, mean, var = tf.nn.fused_batch_norm(x, scale, offset, epsilon=0.01)
+    yi, _, _ = tf.nn.fused_batch_norm(
+        tf.transpose(x, [0, 3, 1, 2]), scale, offset, mean=_f32(2), variance=_f32(2, low=0.5),
+        is_training=False, data_format="NCHW",
+    )
+    return Build([y, mean, var, yi, *tf.gradients(tf.reduce_sum(y * y * x), [x, scale, offset]),
+                  *tf.gradients(tf.reduce_sum(yi * yi), [x, scale])])
+
+
 @_case("InTopK")
 def _in_top_k() -> Build:
     p = tf.constant(np.array([[0.1, 0.5, 0.4], [0.3, 0.3, 0.4], [0.9, 0.05, 0.05]], np.float32))

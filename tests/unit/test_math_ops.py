@@ -814,7 +814,7 @@ def test_operator_overloads_values_and_names() -> None:
     yv = np.array([2.0, 3.0], np.float32)
     x, y = tf.constant(xv), tf.constant(yv)
     cases = [
-        (x + y, xv + yv, "add", "Add"),
+        (x + y, xv + yv, "add", "AddV2"),  # as TF 1.15: `+` is AddV2, tf.add is Add
         (x - y, xv - yv, "sub", "Sub"),
         (x * y, xv * yv, "mul", "Mul"),
         (x / y, xv / yv, "truediv", "RealDiv"),

@@ -36,19 +36,6 @@ TF2_DIFFERS = {
     # Compared within sampling error by their own test.
     "random_initializer_moments": "random streams differ",
 }
-# tfcluster's Tensor `+` builds an Add node where TF 1.15's builds AddV2 (the same addition;
-# the op type of Python's + belongs to math_ops): the one name difference left in these cases.
-_PLUS = {"keras_regularizers"}
-
-
-def _plus_as_add(value: Any) -> Any:
-    if isinstance(value, list):
-        return ["Add" if v == "AddV2" else _plus_as_add(v) for v in value]
-    if isinstance(value, dict):
-        return {k: _plus_as_add(v) for k, v in value.items()}
-    return value
-
-
 def _same(got: Any, want: Any, path: str) -> None:
     if isinstance(want, dict) and isinstance(got, dict):
         assert sorted(got) == sorted(want), f"{path}: keys {sorted(got)} != TF's {sorted(want)}"
@@ -82,8 +69,6 @@ COMPARED = sorted(n for n in CASES if n != "random_initializer_moments")
 def test_case_gives_what_tensorflow_1_15_gives(name: str) -> None:
     want = reference.case("variable_scopes", name)
     assert "skipped" not in want, want.get("skipped")
-    if name in _PLUS:
-        want = _plus_as_add(want)
     _same(_run(name), want, name)
 
 

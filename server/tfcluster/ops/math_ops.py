@@ -415,6 +415,13 @@ def add(x: Any, y: Any, name: str | None = None) -> Tensor:
     return _binary("Add", x, y, name)
 
 
+def _add_dispatch(x: Any, y: Any, name: str | None = None) -> Tensor:
+    """What `+` builds (TF 1.15's _add_dispatch): AddV2, or Add for strings."""
+    if isinstance(y, Tensor) and y.dtype.base_dtype == dtypes.string:
+        return _binary("Add", x, y, name)
+    return _binary("AddV2", x, y, name)
+
+
 def subtract(x: Any, y: Any, name: str | None = None) -> Tensor:
     return _binary("Sub", x, y, name)
 
@@ -1198,7 +1205,7 @@ def _getitem(self: Any, key: Any) -> Tensor:
 def _build_overloads() -> dict[str, Callable[..., Any]]:
     table: dict[str, Callable[..., Any]] = {}
     binary: list[tuple[Callable[..., Tensor], str]] = [
-        (add, "add"),
+        (_add_dispatch, "add"),
         (subtract, "sub"),
         (multiply, "mul"),
         (truediv, "truediv"),
