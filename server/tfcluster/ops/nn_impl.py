@@ -86,8 +86,10 @@ def batch_normalization(
         inv = math_ops.rsqrt(variance + variance_epsilon)
         if scale is not None:
             inv *= scale
-        shift = offset - mean * inv if offset is not None else -mean * inv
-        return t * math_ops.cast(inv, t.dtype) + math_ops.cast(shift, t.dtype)
+        # Python's left-to-right order gives TF's node names (mul_1 before mul_2).
+        return t * math_ops.cast(inv, t.dtype) + math_ops.cast(
+            offset - mean * inv if offset is not None else -mean * inv, t.dtype
+        )
 
 
 def fused_batch_norm(

@@ -373,6 +373,8 @@ def sparse_softmax_cross_entropy_with_logits(
         check_dtype(labels_t, INTS, "SparseSoftmaxCrossEntropyWithLogits", "labels")
         to_f32 = logits_t.dtype.base_dtype == dtypes.float16
         precise = math_ops.cast(logits_t, dtypes.float32) if to_f32 else logits_t
+        # Made here, used or not, as TF does (its node is part of TF's graph).
+        labels_shape = array_ops.shape(labels_t)
         lshape, xshape = labels_t.shape, logits_t.shape
         if xshape.ndims == 0:
             raise ValueError(f"Logits cannot be scalars - received shape {xshape}.")
@@ -397,7 +399,6 @@ def sparse_softmax_cross_entropy_with_logits(
         if xshape.ndims == 2:
             cost = make_op(op_type, [precise, labels_t], attrs, name=name).outputs[0]
         else:
-            labels_shape = array_ops.shape(labels_t)
             flat_logits = _flatten_outer_dims(precise)
             flat_labels = array_ops.reshape(labels_t, [-1])
             cost = make_op(op_type, [flat_logits, flat_labels], attrs, name=name).outputs[0]
@@ -502,7 +503,8 @@ def relu_layer(x: Any, weights: Any, biases: Any, name: str | None = None) -> Te
 def _noise_shape(x: Tensor, noise_shape: Any) -> Any:
     """noise_shape with unknown entries filled from x's static shape (TF's _get_noise_shape)."""
     if noise_shape is None:
-        return x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
+        # A Const named Shape when x's shape is known, as TF's array_ops.shape gives.
+        return array_ops.shape(x)
     if isinstance(noise_shape, Tensor):
         return noise_shape
     dims = list(noise_shape.as_list() if isinstance(noise_shape, TensorShape) else noise_shape)
@@ -562,11 +564,12 @@ def dropout_v2(
             return t
         shape = _noise_shape(t, noise_shape)
         random_tensor = random_ops.random_uniform(shape, seed=seed, dtype=t.dtype.base_dtype)
-        scale = math_ops.truediv(1, math_ops.subtract(1, rate_t))
-        keep_mask = math_ops.greater_equal(random_tensor, rate_t)
-        ret = math_ops.multiply(
-            math_ops.multiply(t, scale), math_ops.cast(keep_mask, t.dtype.base_dtype), name=scope
-        )
+        # Python's operators, as TF writes it: nodes sub, truediv, GreaterEqual, mul, Cast,
+        # mul_1 (the result), named as TF names them.
+        keep_prob = 1 - rate_t
+        scale = 1 / keep_prob
+        keep_mask = random_tensor >= rate_t
+        ret = t * scale * math_ops.cast(keep_mask, t.dtype.base_dtype)
         ret.set_shape(t.shape)
         return ret
 

@@ -175,7 +175,15 @@ class Optimizer:
                 if grad is None:
                     continue
                 with name_scope("update_" + var.op.name), colocate_with(var.op):
-                    update_ops.append(self._apply_dense(grad, var))
+                    update = self._apply_dense(grad, var)
+                    # A variable's constraint projects it after each update (as TF's
+                    # _RefVariableProcessor does). TF's ref read aliases the variable and so
+                    # sees the update; here the constraint gets a read made after it.
+                    constraint = getattr(var, "constraint", None)
+                    if constraint is not None:
+                        with control_dependencies([update]):
+                            update = var.assign(constraint(var.read_value())).op
+                    update_ops.append(update)
             # The scope string itself ('Adam/') names the op verbatim: 'Adam', as in TF.
             op_name = scope or self._name
             if global_step is None:
