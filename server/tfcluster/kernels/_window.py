@@ -129,7 +129,8 @@ def padded(xp: Any, x: Any, pads: list[tuple[int, int]], fill: Any = 0) -> Itera
     if not any(a or b for a, b in pads):
         yield x
         return
-    with SCRATCH.lend(xp, padded_shape(x.shape, pads), x.dtype, fill) as buf:
+    region = tuple(tuple(p) for p in pads)
+    with SCRATCH.lend(xp, padded_shape(x.shape, pads), x.dtype, fill, region) as buf:
         buf[interior(pads, list(x.shape[1:-1]))] = x
         yield buf
 
@@ -148,18 +149,27 @@ def interior(pads: list[tuple[int, int]], sizes: list[int]) -> tuple[slice, ...]
     return (slice(None), *(slice(a, a + s) for (a, _), s in zip(pads, sizes)), slice(None))
 
 
-def patches(xp: Any, padded: Any, outs: list[int], ksizes: list[int], win: Window) -> Any:
-    """The (N, *outs, *ksizes, C) strided view of a padded channels-last array."""
+def patches(
+    xp: Any,
+    padded: Any,
+    outs: list[int],
+    ksizes: list[int],
+    win: Window,
+    strides: list[int] | None = None,
+) -> Any:
+    """The (N, *outs, *ksizes, C) strided view of a padded channels-last array (with the
+    node's strides, or the `strides` given)."""
     st = padded.strides
     n = len(outs)
+    steps = win.strides if strides is None else strides
     shape = (padded.shape[0], *outs, *ksizes, padded.shape[-1])
-    strides = (
+    view_strides = (
         st[0],
-        *(st[1 + i] * win.strides[i] for i in range(n)),
+        *(st[1 + i] * steps[i] for i in range(n)),
         *(st[1 + i] * win.dilations[i] for i in range(n)),
         st[-1],
     )
-    return xp.lib.stride_tricks.as_strided(padded, shape=shape, strides=strides)
+    return xp.lib.stride_tricks.as_strided(padded, shape=shape, strides=view_strides)
 
 
 def shape_arg(value: Any, rank: int, what: str, name: str) -> tuple[int, ...]:
@@ -193,11 +203,13 @@ class Scratch:
 
     @contextlib.contextmanager
     def lend(
-        self, xp: Any, shape: tuple[int, ...], dtype: Any, fill: Any = None
+        self, xp: Any, shape: tuple[int, ...], dtype: Any, fill: Any = None, region: Any = None
     ) -> Iterator[Any]:
-        """A buffer of shape/dtype; one with a `fill` holds it wherever its borrowers did not
-        write (padded copies only ever write their interior)."""
-        key = (id(xp), tuple(shape), np.dtype(dtype).str, None if fill is None else float(fill))
+        """A buffer of shape/dtype; one with a `fill` holds it outside `region`, the part its
+        borrowers write (a padded copy's interior), so every borrower of one key must write
+        the same region."""
+        fill_key = None if fill is None else float(fill)
+        key = (id(xp), tuple(shape), np.dtype(dtype).str, fill_key, region)
         buf = None
         with self._lock:
             free = self._free.get(key)

@@ -89,6 +89,10 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
     ):
         dx = (dy_mat @ w_t).reshape(batch, *sizes, c)
         return win.from_last(xp, dx.astype(dy.dtype, copy=False))
+    full = _full_correlation_pads(win, sizes, ksizes, outs, pads)
+    if full is not None:
+        dx = _backprop_input_as_correlation(xp, win, dyl, f, sizes, ksizes, full, ctype)
+        return win.from_last(xp, dx.astype(dy.dtype, copy=False))
     with SCRATCH.lend(xp, (dy_mat.shape[0], w_t.shape[1]), ctype) as dcols:
         xp.matmul(dy_mat, w_t, out=dcols)
         taps = dcols.reshape(batch, *outs, *ksizes, c)
@@ -97,6 +101,56 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
             dx_padded[win.tap_slices(tap, outs)] += taps[(slice(None),) * (n + 1) + tap]
     dx = dx_padded[interior(pads, sizes)]
     return win.from_last(xp, dx.astype(dy.dtype, copy=False))
+
+
+def _full_correlation_pads(
+    win: Window,
+    sizes: list[int],
+    ksizes: list[int],
+    outs: list[int],
+    pads: list[tuple[int, int]],
+) -> list[tuple[int, int]] | None:
+    """With stride 1, the input gradient is the correlation of out_backprop, padded by these
+    (before, after) amounts, with the flipped filter; None where that does not hold."""
+    if any(s != 1 for s in win.strides):
+        return None
+    out = []
+    for size, k, d, o, (before, _) in zip(sizes, ksizes, win.dilations, outs, pads):
+        left = (k - 1) * d - before
+        right = size + (k - 1) * d - left - o
+        if left < 0 or right < 0:
+            return None
+        out.append((left, right))
+    return out
+
+
+def _backprop_input_as_correlation(
+    xp: Any,
+    win: Window,
+    dyl: Any,
+    f: Any,
+    sizes: list[int],
+    ksizes: list[int],
+    pads: list[tuple[int, int]],
+    ctype: Any,
+) -> Any:
+    """dx = correlate(pad(dy), flip(f) with in/out channels swapped): im2col of the padded
+    out_backprop and one product (no scatter over the taps)."""
+    n = win.n
+    co, ci = f.shape[n + 1], f.shape[n]
+    flipped = f[(slice(None, None, -1),) * n]
+    w_flip = xp.ascontiguousarray(xp.swapaxes(flipped, -1, -2)).reshape(-1, ci).astype(
+        ctype, copy=False
+    )
+    batch = dyl.shape[0]
+    rows = batch * math.prod(sizes)
+    with padded(xp, dyl.astype(ctype, copy=False), pads) as dyp, SCRATCH.lend(
+        xp, (rows, math.prod(ksizes) * co), ctype
+    ) as cols:
+        view = patches(xp, dyp, sizes, ksizes, win, strides=[1] * n)
+        xp.copyto(cols.reshape(view.shape), view)
+        dx = cols @ w_flip
+    return dx.reshape(batch, *sizes, ci)
 
 
 def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any) -> Any:
