@@ -54,11 +54,23 @@ def build_with_layers(tf: Any, images: Any, w: dict[str, np.ndarray]) -> Any:
     def init(name: str) -> Any:
         return tf.constant_initializer(w[name])
 
-    net = tf.layers.conv2d(images, 32, 5, padding="same", activation=tf.nn.relu,
-                           kernel_initializer=init("conv2d/kernel"))
+    net = tf.layers.conv2d(
+        images,
+        32,
+        5,
+        padding="same",
+        activation=tf.nn.relu,
+        kernel_initializer=init("conv2d/kernel"),
+    )
     net = tf.layers.max_pooling2d(net, 2, 2)
-    net = tf.layers.conv2d(net, 64, 5, padding="same", activation=tf.nn.relu,
-                           kernel_initializer=init("conv2d_1/kernel"))
+    net = tf.layers.conv2d(
+        net,
+        64,
+        5,
+        padding="same",
+        activation=tf.nn.relu,
+        kernel_initializer=init("conv2d_1/kernel"),
+    )
     net = tf.layers.max_pooling2d(net, 2, 2)
     net = tf.layers.flatten(net)
     net = tf.layers.dense(net, 1024, activation=tf.nn.relu, kernel_initializer=init("dense/kernel"))
@@ -161,7 +173,10 @@ def main() -> None:
         sess.run(train, feed)
 
     times = c.sample_interleaved(
-        {ROW: step}, warmup=2, samples=10 if args.quick else 40, max_seconds=cap,
+        {ROW: step},
+        warmup=2,
+        samples=10 if args.quick else 40,
+        max_seconds=cap,
         batch_target_s=0.0,
     )
     row = c.time_row(ROW, times[ROW], detail=built)

@@ -28,7 +28,7 @@ def error(fn):
     """{"error": class name, "message": first line} of what fn raises, or None."""
     try:
         fn()
-    except Exception as e:  # noqa: BLE001 - any error's class is what is compared
+    except Exception as e:
         text = str(e.args[0]) if len(e.args) == 1 else str(e)
         return {"error": type(e).__name__, "message": text.split("\n")[0]}
     return None
@@ -70,8 +70,14 @@ def evaluate(tf, g, outputs, wrt, feed=None, second_order=False):
 
 
 # ---- conv2d ----------------------------------------------------------------------------------
-def _conv2d_case(strides, padding, dilations=(1, 1, 1, 1), dtype=np.float32, shape=(2, 7, 6, 3),
-                 fshape=(3, 2, 3, 4)):
+def _conv2d_case(
+    strides,
+    padding,
+    dilations=(1, 1, 1, 1),
+    dtype=np.float32,
+    shape=(2, 7, 6, 3),
+    fshape=(3, 2, 3, 4),
+):
     def fn(tf):
         g = tf.Graph()
         with g.as_default():
@@ -146,8 +152,9 @@ def conv3d_and_transpose(tf):
         w = tf.constant(arr(12, (2, 3, 2, 2, 3)))
         same = tf.nn.conv3d(x, w, [1, 2, 1, 1, 1], "SAME")
         valid = tf.nn.conv3d(x, w, [1, 1, 1, 2, 1], "VALID")
-        t = tf.nn.conv3d_transpose(same, tf.constant(arr(13, (2, 3, 2, 2, 3))),
-                                   [2, 4, 5, 4, 2], [1, 2, 1, 1, 1], "SAME")
+        t = tf.nn.conv3d_transpose(
+            same, tf.constant(arr(13, (2, 3, 2, 2, 3))), [2, 4, 5, 4, 2], [1, 2, 1, 1, 1], "SAME"
+        )
         return evaluate(tf, g, [same, valid, t], [x, w], second_order=True)
 
 
@@ -173,8 +180,9 @@ def convolution_generic(tf):
         x1 = tf.constant(arr(18, (2, 9, 3)))
         one = tf.nn.convolution(x1, tf.constant(arr(19, (3, 3, 2))), "VALID", dilation_rate=[2])
         x3 = tf.constant(arr(20, (1, 5, 4, 5, 2)))
-        three = tf.nn.convolution(x3, tf.constant(arr(21, (2, 2, 2, 2, 3))), "SAME",
-                                  dilation_rate=[1, 2, 2])
+        three = tf.nn.convolution(
+            x3, tf.constant(arr(21, (2, 2, 2, 2, 3))), "SAME", dilation_rate=[1, 2, 2]
+        )
         return evaluate(tf, g, [plain, dilated_same, dilated_valid, one, three], [x2, w2, x1, x3])
 
 
@@ -187,9 +195,11 @@ def atrous_conv2d_and_transpose(tf):
         a = tf.nn.atrous_conv2d(x, w, 2, "SAME")
         b = tf.nn.atrous_conv2d(x, w, 3, "VALID")
         t = tf.nn.atrous_conv2d_transpose(
-            tf.constant(arr(24, (2, 9, 8, 2))), w, [2, 9, 8, 3], 2, "SAME")
+            tf.constant(arr(24, (2, 9, 8, 2))), w, [2, 9, 8, 3], 2, "SAME"
+        )
         t1 = tf.nn.atrous_conv2d_transpose(
-            tf.constant(arr(25, (2, 9, 8, 2))), w, [2, 9, 8, 3], 1, "SAME")
+            tf.constant(arr(25, (2, 9, 8, 2))), w, [2, 9, 8, 3], 1, "SAME"
+        )
         return evaluate(tf, g, [a, b, t, t1], [x, w])
 
 
@@ -216,8 +226,9 @@ def depthwise_backprops_public(tf):
         w = tf.constant(arr(30, (2, 2, 2, 3)))
         dy = tf.constant(arr(31, (1, 5, 4, 6)))
         dx = tf.nn.depthwise_conv2d_native_backprop_input([1, 5, 4, 2], w, dy, [1, 1, 1, 1], "SAME")
-        dw = tf.nn.depthwise_conv2d_native_backprop_filter(x, [2, 2, 2, 3], dy, [1, 1, 1, 1],
-                                                           "SAME")
+        dw = tf.nn.depthwise_conv2d_native_backprop_filter(
+            x, [2, 2, 2, 3], dy, [1, 1, 1, 1], "SAME"
+        )
         return evaluate(tf, g, [dx, dw], [x, w, dy])
 
 
@@ -239,10 +250,12 @@ CASES["max_pool_2x2_valid"] = _pool_case("max", [1, 2, 2, 1], [1, 2, 2, 1], "VAL
 CASES["max_pool_3x3_s2_same"] = _pool_case("max", [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
 CASES["max_pool_3x2_s1_valid"] = _pool_case("max", [1, 3, 2, 1], [1, 1, 1, 1], "VALID")
 CASES["max_pool_2x2_same_odd"] = _pool_case("max", [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
-CASES["max_pool_ties_after_relu"] = _pool_case("max", [1, 2, 2, 1], [1, 2, 2, 1], "VALID",
-                                               relu=True)
-CASES["max_pool_overlapping_ties"] = _pool_case("max", [1, 3, 3, 1], [1, 1, 1, 1], "SAME",
-                                                relu=True)
+CASES["max_pool_ties_after_relu"] = _pool_case(
+    "max", [1, 2, 2, 1], [1, 2, 2, 1], "VALID", relu=True
+)
+CASES["max_pool_overlapping_ties"] = _pool_case(
+    "max", [1, 3, 3, 1], [1, 1, 1, 1], "SAME", relu=True
+)
 CASES["avg_pool_2x2_valid"] = _pool_case("avg", [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
 CASES["avg_pool_3x3_s2_same"] = _pool_case("avg", [1, 3, 3, 1], [1, 2, 2, 1], "SAME")
 CASES["avg_pool_2x3_s1_valid"] = _pool_case("avg", [1, 2, 3, 1], [1, 1, 1, 1], "VALID")
@@ -274,8 +287,9 @@ def pool_generic(tf):
         outs = [
             tf.nn.pool(x, [2, 2], "MAX", "SAME", strides=[2, 2]),
             tf.nn.pool(x, [3, 2], "AVG", "VALID", dilation_rate=[2, 2]),
-            tf.nn.pool(tf.constant(arr(37, (2, 9, 3))), [3], "MAX", "VALID", dilation_rate=[2],
-                       name="p1"),
+            tf.nn.pool(
+                tf.constant(arr(37, (2, 9, 3))), [3], "MAX", "VALID", dilation_rate=[2], name="p1"
+            ),
         ]
         return evaluate(tf, g, outs, [x])
 
@@ -286,8 +300,9 @@ def max_pool_with_argmax_cases(tf):
     with g.as_default():
         x = tf.constant(arr(38, (2, 5, 6, 3)))
         y, a = tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
-        y2, a2 = tf.nn.max_pool_with_argmax(x, [1, 3, 3, 1], [1, 1, 2, 1], "VALID",
-                                            include_batch_in_index=True)
+        y2, a2 = tf.nn.max_pool_with_argmax(
+            x, [1, 3, 3, 1], [1, 1, 2, 1], "VALID", include_batch_in_index=True
+        )
         out = evaluate(tf, g, [y, y2], [x])
         with tf.Session(graph=g) as s:
             out["argmax"] = s.run([a, a2])
@@ -322,28 +337,42 @@ def graph_construction_errors(tf):
         x = tf.placeholder(tf.float32, [1, 5, 5, 3])
         w = tf.constant(np.zeros((3, 3, 3, 2), np.float32))
         return {
-            "conv_rank": error(lambda: tf.nn.conv2d(tf.placeholder(tf.float32, [5, 5, 3]), w,
-                                                    [1, 1, 1, 1], "SAME")),
-            "conv_channels": error(lambda: tf.nn.conv2d(
-                x, tf.constant(np.zeros((3, 3, 4, 2), np.float32)), [1, 1, 1, 1], "SAME")),
+            "conv_rank": error(
+                lambda: tf.nn.conv2d(tf.placeholder(tf.float32, [5, 5, 3]), w, [1, 1, 1, 1], "SAME")
+            ),
+            "conv_channels": error(
+                lambda: tf.nn.conv2d(
+                    x, tf.constant(np.zeros((3, 3, 4, 2), np.float32)), [1, 1, 1, 1], "SAME"
+                )
+            ),
             "conv_padding": error(lambda: tf.nn.conv2d(x, w, [1, 1, 1, 1], "same")),
-            "conv_negative": error(lambda: tf.nn.conv2d(
-                tf.placeholder(tf.float32, [1, 2, 2, 3]), w, [1, 1, 1, 1], "VALID")),
+            "conv_negative": error(
+                lambda: tf.nn.conv2d(
+                    tf.placeholder(tf.float32, [1, 2, 2, 3]), w, [1, 1, 1, 1], "VALID"
+                )
+            ),
             "conv_explicit_size": error(lambda: tf.nn.conv2d(x, w, [1, 1, 1, 1], [[0, 0], [1, 1]])),
-            "conv3d_rank": error(lambda: tf.nn.conv3d(x, tf.zeros([1, 1, 1, 3, 2]),
-                                                      [1, 1, 1, 1, 1], "SAME")),
-            "pool_rank": error(lambda: tf.nn.max_pool(tf.placeholder(tf.float32, [5, 5, 3]),
-                                                      [1, 2, 2, 1], [1, 2, 2, 1], "SAME")),
-            "pool_ksize_zero": error(lambda: tf.nn.max_pool(x, [1, 0, 2, 1], [1, 1, 1, 1],
-                                                            "SAME")),
-            "pool_negative": error(lambda: tf.nn.avg_pool(x, [1, 6, 6, 1], [1, 1, 1, 1],
-                                                          "VALID")),
-            "atrous_rate": error(lambda: tf.nn.atrous_conv2d_transpose(
-                x, tf.zeros([3, 3, 2, 3]), [1, 5, 5, 2], 0, "SAME")),
-            "convolution_strides_and_dilation": error(lambda: tf.nn.convolution(
-                x, w, "SAME", strides=[2, 2], dilation_rate=[2, 2])),
-            "space_to_batch_indivisible": error(lambda: tf.space_to_batch_nd(
-                x, [2, 2], [[0, 0], [0, 0]])),
+            "conv3d_rank": error(
+                lambda: tf.nn.conv3d(x, tf.zeros([1, 1, 1, 3, 2]), [1, 1, 1, 1, 1], "SAME")
+            ),
+            "pool_rank": error(
+                lambda: tf.nn.max_pool(
+                    tf.placeholder(tf.float32, [5, 5, 3]), [1, 2, 2, 1], [1, 2, 2, 1], "SAME"
+                )
+            ),
+            "pool_ksize_zero": error(lambda: tf.nn.max_pool(x, [1, 0, 2, 1], [1, 1, 1, 1], "SAME")),
+            "pool_negative": error(lambda: tf.nn.avg_pool(x, [1, 6, 6, 1], [1, 1, 1, 1], "VALID")),
+            "atrous_rate": error(
+                lambda: tf.nn.atrous_conv2d_transpose(
+                    x, tf.zeros([3, 3, 2, 3]), [1, 5, 5, 2], 0, "SAME"
+                )
+            ),
+            "convolution_strides_and_dilation": error(
+                lambda: tf.nn.convolution(x, w, "SAME", strides=[2, 2], dilation_rate=[2, 2])
+            ),
+            "space_to_batch_indivisible": error(
+                lambda: tf.space_to_batch_nd(x, [2, 2], [[0, 0], [0, 0]])
+            ),
             "depth_to_space_indivisible": error(lambda: tf.depth_to_space(x, 2)),
         }
 
@@ -365,6 +394,7 @@ def run_time_errors(tf):
             "empty_shapes": [list(v.shape) for v in empty],
             "conv_too_small": run_error(tf, small, tiny),
             "pool_too_small": run_error(tf, pool, tiny),
-            "space_to_batch_indivisible": run_error(tf, s2b, {x: np.ones((1, 3, 4, 3),
-                                                                          np.float32)}),
+            "space_to_batch_indivisible": run_error(
+                tf, s2b, {x: np.ones((1, 3, 4, 3), np.float32)}
+            ),
         }

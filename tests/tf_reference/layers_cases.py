@@ -26,7 +26,7 @@ def arr(seed, shape, low=-1.0, high=1.0, dtype=np.float32):
 def error(fn):
     try:
         fn()
-    except Exception as e:  # noqa: BLE001 - the class is what is compared
+    except Exception as e:
         text = str(e.args[0]) if len(e.args) == 1 else str(e)
         return {"error": type(e).__name__, "message": text.split("\n")[0]}
     return None
@@ -44,8 +44,9 @@ def describe(tf, g):
     """Variables, their collections, losses and updates of graph g."""
     with g.as_default():
         return {
-            "variables": [[v.name, v.shape.as_list(), v.dtype.base_dtype.name]
-                          for v in tf.global_variables()],
+            "variables": [
+                [v.name, v.shape.as_list(), v.dtype.base_dtype.name] for v in tf.global_variables()
+            ],
             "trainable": names(tf.trainable_variables()),
             "model": names(tf.model_variables()),
             "regularization_losses": names(tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES)),
@@ -67,8 +68,9 @@ def evaluate(tf, g, outputs, feed=None, wrt=(), run_updates=False, run=True):
     with g.as_default():
         variables = tf.global_variables()
         assigns = [
-            tf.assign(v, arr(200 + i, v.shape.as_list(), -0.5, 0.5,
-                             v.dtype.base_dtype.as_numpy_dtype))
+            tf.assign(
+                v, arr(200 + i, v.shape.as_list(), -0.5, 0.5, v.dtype.base_dtype.as_numpy_dtype)
+            )
             for i, v in enumerate(variables)
         ]
         loss = 0.0
@@ -98,15 +100,24 @@ def dense_functional_and_class(tf):
         x = tf.placeholder(tf.float32, [None, 4], name="x")
         a = tf.layers.dense(x, 3, activation=tf.nn.relu)
         b = tf.layers.dense(a, 2, name="logits", use_bias=False)
-        layer = tf.layers.Dense(5, activation=tf.tanh, kernel_regularizer=tf.nn.l2_loss,
-                                bias_regularizer=tf.nn.l2_loss)
+        layer = tf.layers.Dense(
+            5, activation=tf.tanh, kernel_regularizer=tf.nn.l2_loss, bias_regularizer=tf.nn.l2_loss
+        )
         before = layer.name
         c = layer(x)
         d = layer.apply(x)
         out = evaluate(tf, g, [a, b, c, d], {x: arr(1, (2, 4))}, wrt=[x])
-        out["layer"] = [before, layer.name, layer.scope_name, names(layer.trainable_weights),
-                        names(layer.weights), names(layer.losses), len(layer.updates),
-                        layer.built, layer.dtype]
+        out["layer"] = [
+            before,
+            layer.name,
+            layer.scope_name,
+            names(layer.trainable_weights),
+            names(layer.weights),
+            names(layer.losses),
+            len(layer.updates),
+            layer.built,
+            layer.dtype,
+        ]
         return out
 
 
@@ -188,7 +199,7 @@ def _conv_case(build, shape, seed, feed_batch=None, run=True):
         g = tf.Graph()
         with g.as_default():
             if feed_batch:
-                x = tf.placeholder(tf.float32, [None] + list(shape[1:]), name="x")
+                x = tf.placeholder(tf.float32, [None, *list(shape[1:])], name="x")
                 feed = {x: arr(seed, shape)}
             else:
                 x = tf.constant(arr(seed, shape))
@@ -200,69 +211,126 @@ def _conv_case(build, shape, seed, feed_batch=None, run=True):
 
 
 CASES["conv2d_basic"] = _conv_case(
-    lambda tf, x: [tf.layers.conv2d(x, 4, 3, activation=tf.nn.relu),
-                   tf.layers.conv2d(x, 2, (3, 2), strides=2, padding="same", name="c2")],
-    (2, 8, 7, 3), 10, feed_batch=True)
+    lambda tf, x: [
+        tf.layers.conv2d(x, 4, 3, activation=tf.nn.relu),
+        tf.layers.conv2d(x, 2, (3, 2), strides=2, padding="same", name="c2"),
+    ],
+    (2, 8, 7, 3),
+    10,
+    feed_batch=True,
+)
 CASES["conv2d_dilated"] = _conv_case(
-    lambda tf, x: [tf.layers.conv2d(x, 4, 3, dilation_rate=2, padding="same"),
-                   tf.layers.conv2d(x, 2, 2, dilation_rate=(2, 1))],
-    (2, 9, 8, 3), 11, feed_batch=True)
+    lambda tf, x: [
+        tf.layers.conv2d(x, 4, 3, dilation_rate=2, padding="same"),
+        tf.layers.conv2d(x, 2, 2, dilation_rate=(2, 1)),
+    ],
+    (2, 9, 8, 3),
+    11,
+    feed_batch=True,
+)
 CASES["conv2d_channels_first"] = _conv_case(
-    lambda tf, x: [tf.layers.conv2d(x, 4, 3, data_format="channels_first", padding="same",
-                                    use_bias=True)],
-    (2, 3, 6, 5), 12, run=False)
+    lambda tf, x: [
+        tf.layers.conv2d(x, 4, 3, data_format="channels_first", padding="same", use_bias=True)
+    ],
+    (2, 3, 6, 5),
+    12,
+    run=False,
+)
 CASES["conv1d_cases"] = _conv_case(
-    lambda tf, x: [tf.layers.conv1d(x, 4, 3),
-                   tf.layers.conv1d(x, 2, 2, padding="causal", dilation_rate=2),
-                   tf.layers.conv1d(x, 3, 3, strides=2, padding="same")],
-    (2, 9, 3), 13, feed_batch=True)
+    lambda tf, x: [
+        tf.layers.conv1d(x, 4, 3),
+        tf.layers.conv1d(x, 2, 2, padding="causal", dilation_rate=2),
+        tf.layers.conv1d(x, 3, 3, strides=2, padding="same"),
+    ],
+    (2, 9, 3),
+    13,
+    feed_batch=True,
+)
 CASES["conv3d_cases"] = _conv_case(
-    lambda tf, x: [tf.layers.conv3d(x, 2, 2, activation=tf.nn.relu),
-                   tf.layers.conv3d(x, 3, (2, 3, 2), strides=(1, 2, 1), padding="same")],
-    (2, 4, 5, 4, 2), 14)
+    lambda tf, x: [
+        tf.layers.conv3d(x, 2, 2, activation=tf.nn.relu),
+        tf.layers.conv3d(x, 3, (2, 3, 2), strides=(1, 2, 1), padding="same"),
+    ],
+    (2, 4, 5, 4, 2),
+    14,
+)
 CASES["conv2d_transpose_cases"] = _conv_case(
-    lambda tf, x: [tf.layers.conv2d_transpose(x, 2, 3, strides=2, padding="same"),
-                   tf.layers.conv2d_transpose(x, 3, (3, 2), strides=(2, 1), padding="valid",
-                                              activation=tf.nn.relu)],
-    (2, 4, 5, 3), 15, feed_batch=True)
+    lambda tf, x: [
+        tf.layers.conv2d_transpose(x, 2, 3, strides=2, padding="same"),
+        tf.layers.conv2d_transpose(
+            x, 3, (3, 2), strides=(2, 1), padding="valid", activation=tf.nn.relu
+        ),
+    ],
+    (2, 4, 5, 3),
+    15,
+    feed_batch=True,
+)
 CASES["conv2d_transpose_channels_first"] = _conv_case(
-    lambda tf, x: [tf.layers.conv2d_transpose(x, 2, 3, strides=2, padding="same",
-                                              data_format="channels_first")],
-    (2, 3, 4, 5), 16)
+    lambda tf, x: [
+        tf.layers.conv2d_transpose(x, 2, 3, strides=2, padding="same", data_format="channels_first")
+    ],
+    (2, 3, 4, 5),
+    16,
+)
 CASES["conv3d_transpose_cases"] = _conv_case(
-    lambda tf, x: [tf.layers.conv3d_transpose(x, 2, 2, strides=2, padding="same"),
-                   tf.layers.conv3d_transpose(x, 3, (2, 3, 2), padding="valid")],
-    (2, 3, 4, 3, 2), 17)
+    lambda tf, x: [
+        tf.layers.conv3d_transpose(x, 2, 2, strides=2, padding="same"),
+        tf.layers.conv3d_transpose(x, 3, (2, 3, 2), padding="valid"),
+    ],
+    (2, 3, 4, 3, 2),
+    17,
+)
 CASES["separable_conv_cases"] = _conv_case(
-    lambda tf, x: [tf.layers.separable_conv2d(x, 4, 3, depth_multiplier=2, padding="same"),
-                   tf.layers.separable_conv2d(x, 2, (2, 3), strides=2),
-                   tf.layers.separable_conv2d(x, 3, 3, dilation_rate=2, padding="same")],
-    (2, 8, 7, 3), 18, feed_batch=True)
+    lambda tf, x: [
+        tf.layers.separable_conv2d(x, 4, 3, depth_multiplier=2, padding="same"),
+        tf.layers.separable_conv2d(x, 2, (2, 3), strides=2),
+        tf.layers.separable_conv2d(x, 3, 3, dilation_rate=2, padding="same"),
+    ],
+    (2, 8, 7, 3),
+    18,
+    feed_batch=True,
+)
 CASES["separable_conv1d_cases"] = _conv_case(
-    lambda tf, x: [tf.layers.separable_conv1d(x, 4, 3, depth_multiplier=2),
-                   tf.layers.separable_conv1d(x, 2, 2, padding="same", strides=2)],
-    (2, 9, 3), 19)
+    lambda tf, x: [
+        tf.layers.separable_conv1d(x, 4, 3, depth_multiplier=2),
+        tf.layers.separable_conv1d(x, 2, 2, padding="same", strides=2),
+    ],
+    (2, 9, 3),
+    19,
+)
 
 
 # ---- pooling -----------------------------------------------------------------------------------
 CASES["pooling_2d"] = _conv_case(
-    lambda tf, x: [tf.layers.max_pooling2d(x, 2, 2),
-                   tf.layers.average_pooling2d(x, 3, 2, padding="same"),
-                   tf.layers.MaxPooling2D((3, 2), (1, 2), name="mp")(x)],
-    (2, 7, 6, 3), 20, feed_batch=True)
+    lambda tf, x: [
+        tf.layers.max_pooling2d(x, 2, 2),
+        tf.layers.average_pooling2d(x, 3, 2, padding="same"),
+        tf.layers.MaxPooling2D((3, 2), (1, 2), name="mp")(x),
+    ],
+    (2, 7, 6, 3),
+    20,
+    feed_batch=True,
+)
 CASES["pooling_1d_3d"] = _conv_case(
-    lambda tf, x: [tf.layers.max_pooling3d(x, 2, 2, padding="same"),
-                   tf.layers.average_pooling3d(x, (2, 3, 2), (1, 1, 2)),
-                   tf.layers.max_pooling1d(tf.reshape(x, [2, 80, 2]), 3, 2),
-                   tf.layers.average_pooling1d(tf.reshape(x, [2, 80, 2]), 2, 2, padding="same")],
-    (2, 4, 5, 4, 2), 21)
+    lambda tf, x: [
+        tf.layers.max_pooling3d(x, 2, 2, padding="same"),
+        tf.layers.average_pooling3d(x, (2, 3, 2), (1, 1, 2)),
+        tf.layers.max_pooling1d(tf.reshape(x, [2, 80, 2]), 3, 2),
+        tf.layers.average_pooling1d(tf.reshape(x, [2, 80, 2]), 2, 2, padding="same"),
+    ],
+    (2, 4, 5, 4, 2),
+    21,
+)
 CASES["pooling_channels_first"] = _conv_case(
-    lambda tf, x: [tf.layers.max_pooling2d(x, 2, 2, data_format="channels_first"),
-                   tf.layers.average_pooling1d(tf.reshape(x, [2, 3, 30]), 3, 2,
-                                               data_format="channels_first"),
-                   tf.layers.max_pooling3d(tf.reshape(x, [2, 3, 5, 3, 2]), 2, 1,
-                                           data_format="channels_first")],
-    (2, 3, 6, 5), 22, run=False)
+    lambda tf, x: [
+        tf.layers.max_pooling2d(x, 2, 2, data_format="channels_first"),
+        tf.layers.average_pooling1d(tf.reshape(x, [2, 3, 30]), 3, 2, data_format="channels_first"),
+        tf.layers.max_pooling3d(tf.reshape(x, [2, 3, 5, 3, 2]), 2, 1, data_format="channels_first"),
+    ],
+    (2, 3, 6, 5),
+    22,
+    run=False,
+)
 
 
 # ---- flatten and dropout ----------------------------------------------------------------------
@@ -323,7 +391,7 @@ def _bn_case(shape, seed, feed=False, run_updates=True, training=True, run=True,
         g = tf.Graph()
         with g.as_default():
             if feed:
-                x = tf.placeholder(tf.float32, [None] + list(shape[1:]), name="x")
+                x = tf.placeholder(tf.float32, [None, *list(shape[1:])], name="x")
                 feeds = {x: arr(seed, shape)}
             else:
                 x = tf.constant(arr(seed, shape))
@@ -349,7 +417,8 @@ CASES["batch_norm_not_fused"] = _bn_case((4, 3, 5, 2), 37, fused=False, center=F
 CASES["batch_norm_no_scale_fused"] = _bn_case((4, 3, 5, 2), 38, scale=False)
 CASES["batch_norm_3d_axis1"] = _bn_case((4, 3, 5), 39, axis=1)
 CASES["batch_norm_renorm"] = _bn_case(
-    (8, 3), 40, renorm=True, renorm_clipping={"rmax": 1.5, "rmin": 0.5, "dmax": 0.2})
+    (8, 3), 40, renorm=True, renorm_clipping={"rmax": 1.5, "rmin": 0.5, "dmax": 0.2}
+)
 CASES["batch_norm_virtual_batch"] = _bn_case((8, 3, 2), 41, virtual_batch_size=2)
 
 
@@ -359,13 +428,20 @@ def batch_norm_regularizers_and_names(tf):
     with g.as_default():
         x = tf.constant(arr(43, (4, 3, 3, 2)))
         layer = tf.layers.BatchNormalization(
-            gamma_regularizer=tf.nn.l2_loss, beta_regularizer=tf.keras.regularizers.l1(0.1),
-            name="bn")
+            gamma_regularizer=tf.nn.l2_loss,
+            beta_regularizer=tf.keras.regularizers.l1(0.1),
+            name="bn",
+        )
         y = layer(x, training=True)
         y2 = layer(x)
         out = evaluate(tf, g, [y, y2], run_updates=True)
-        out["layer"] = [layer.name, layer.scope_name, names(layer.trainable_weights),
-                        names(layer.non_trainable_weights), names(layer.updates)]
+        out["layer"] = [
+            layer.name,
+            layer.scope_name,
+            names(layer.trainable_weights),
+            names(layer.non_trainable_weights),
+            names(layer.updates),
+        ]
         return out
 
 
@@ -374,13 +450,16 @@ def batch_norm_regularizers_and_names(tf):
 def custom_layer_subclass(tf):
     class Scale(tf.layers.Layer):
         def __init__(self, **kwargs):
-            super(Scale, self).__init__(**kwargs)
+            super().__init__(**kwargs)
             self.input_spec = tf.layers.InputSpec(min_ndim=2)
 
         def build(self, input_shape):
-            self.w = self.add_weight("w", [input_shape[-1]],
-                                     initializer=tf.constant_initializer(2.0),
-                                     regularizer=tf.nn.l2_loss)
+            self.w = self.add_weight(
+                "w",
+                [input_shape[-1]],
+                initializer=tf.constant_initializer(2.0),
+                regularizer=tf.nn.l2_loss,
+            )
             self.count = self.add_weight("count", [], dtype=tf.int32, trainable=False)
             self.built = True
 
@@ -395,9 +474,13 @@ def custom_layer_subclass(tf):
         layer = Scale(name="scale")
         y = layer(x)
         out = evaluate(tf, g, [y], wrt=[x], run_updates=True)
-        out["layer"] = [layer.name, names(layer.trainable_weights),
-                        names(layer.non_trainable_weights), names(layer.losses),
-                        names(layer.updates)]
+        out["layer"] = [
+            layer.name,
+            names(layer.trainable_weights),
+            names(layer.non_trainable_weights),
+            names(layer.losses),
+            names(layer.updates),
+        ]
         out["rank_error"] = error(lambda: layer(tf.constant([1.0, 2.0])))
         return out
 
@@ -414,13 +497,16 @@ def layer_errors(tf):
         dense(x2)
         return {
             "conv_rank": error(lambda: tf.layers.conv2d(x2, 2, 3)),
-            "conv_channels_unknown": error(lambda: tf.layers.conv2d(
-                tf.placeholder(tf.float32, [None, 5, 5, None]), 2, 3)),
-            "conv_channels_changed": error(lambda: conv(tf.placeholder(tf.float32,
-                                                                       [None, 5, 5, 4]))),
+            "conv_channels_unknown": error(
+                lambda: tf.layers.conv2d(tf.placeholder(tf.float32, [None, 5, 5, None]), 2, 3)
+            ),
+            "conv_channels_changed": error(
+                lambda: conv(tf.placeholder(tf.float32, [None, 5, 5, 4]))
+            ),
             "dense_rank1": error(lambda: tf.layers.dense(tf.placeholder(tf.float32, [3]), 2)),
-            "dense_last_unknown": error(lambda: tf.layers.dense(
-                tf.placeholder(tf.float32, [None, None]), 2)),
+            "dense_last_unknown": error(
+                lambda: tf.layers.dense(tf.placeholder(tf.float32, [None, None]), 2)
+            ),
             "dense_int": error(lambda: tf.layers.dense(tf.placeholder(tf.int32, [None, 3]), 2)),
             "dense_dim_changed": error(lambda: dense(tf.placeholder(tf.float32, [None, 4]))),
             "pool_strides_none": error(lambda: tf.layers.max_pooling2d(x4, 2, None)),
@@ -474,17 +560,22 @@ def cnn_training_steps(tf):
         net = tf.layers.dropout(net, 0.5, training=training)
         logits = tf.layers.dense(net, 3)
         loss = tf.reduce_mean(
-            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits))
+            tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+        )
         with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
             train = tf.train.AdamOptimizer(0.01).minimize(loss)
         out = describe(tf, g)
         out["ops"] = [o for o in ops(g) if not o[0].startswith(("gradients", "Adam", "beta"))]
         variables = tf.global_variables()
-        assigns = [tf.assign(v, arr(300 + i, v.shape.as_list(), -0.3, 0.3))
-                   for i, v in enumerate(variables) if v.dtype.base_dtype == tf.float32
-                   and "Adam" not in v.name and "power" not in v.name]
-        feed = {images: arr(60, (16, 12, 12, 1), 0, 1),
-                labels: np.random.RandomState(61).randint(0, 3, 16)}
+        assigns = [
+            tf.assign(v, arr(300 + i, v.shape.as_list(), -0.3, 0.3))
+            for i, v in enumerate(variables)
+            if v.dtype.base_dtype == tf.float32 and "Adam" not in v.name and "power" not in v.name
+        ]
+        feed = {
+            images: arr(60, (16, 12, 12, 1), 0, 1),
+            labels: np.random.RandomState(61).randint(0, 3, 16),
+        }
         losses = []
         with tf.Session(graph=g) as s:
             s.run(tf.global_variables_initializer())

@@ -18,7 +18,7 @@ def _zeros_like_shape(t: Tensor) -> Tensor:
 
 def _max_grad(grad_op: str, with_input_type: bool) -> Any:
     def fn(op: Operation, grad: Tensor) -> Any:
-        extra = {"TInput": op.inputs[0].dtype.base_dtype} if with_input_type else {}
+        extra: dict[str, Any] = {"TInput": op.inputs[0].dtype.base_dtype} if with_input_type else {}
         return [pool_grad_op(grad_op, [op.inputs[0], op.outputs[0], grad], op, **extra)]
 
     return fn
@@ -30,7 +30,7 @@ def _max_grad_of_grad(next_op: str, with_input_type: bool) -> Any:
 
     def fn(op: Operation, grad: Tensor) -> Any:
         x, y = op.inputs[0], op.inputs[1]
-        extra = {"TInput": x.dtype.base_dtype} if with_input_type else {}
+        extra: dict[str, Any] = {"TInput": x.dtype.base_dtype} if with_input_type else {}
         return [
             _zeros_like_shape(x),
             _zeros_like_shape(y),
@@ -68,7 +68,9 @@ RegisterGradient("AvgPool3DGrad")(_avg_grad_of_grad("AvgPool3D"))
 
 @RegisterGradient("MaxPoolWithArgmax")
 def _max_pool_with_argmax_grad(op: Operation, grad: Tensor, unused_argmax_grad: Any) -> Any:
-    extra = {"Targmax": op.get_attr("Targmax"),
-             "include_batch_in_index": op.get_attr("include_batch_in_index")}
+    extra = {
+        "Targmax": op.get_attr("Targmax"),
+        "include_batch_in_index": op.get_attr("include_batch_in_index"),
+    }
     inputs = [op.inputs[0], grad, op.outputs[1]]
     return [pool_grad_op("MaxPoolGradWithArgmax", inputs, op, grad_index=1, **extra)]

@@ -51,15 +51,18 @@ def _conv_forward(xp: Any, win: Window, x: Any, f: Any) -> Any:
     ctype = _compute_dtype(x.dtype)
     wmat = f.reshape(-1, co).astype(ctype, copy=False)
     rows = batch * math.prod(outs)
-    if all(k == 1 for k in ksizes) and all(s == 1 for s in win.strides) and not any(
-        a or b for a, b in pads
+    if (
+        all(k == 1 for k in ksizes)
+        and all(s == 1 for s in win.strides)
+        and not any(a or b for a, b in pads)
     ):
         # A 1x1 convolution is a plain product over the channels.
         out = xl.reshape(rows, ci).astype(ctype, copy=False) @ wmat
     else:
-        with padded(xp, xl, pads) as xp_, SCRATCH.lend(
-            xp, (rows, math.prod(ksizes) * ci), ctype
-        ) as cols:
+        with (
+            padded(xp, xl, pads) as xp_,
+            SCRATCH.lend(xp, (rows, math.prod(ksizes) * ci), ctype) as cols,
+        ):
             view = patches(xp, xp_, outs, ksizes, win)
             xp.copyto(cols.reshape(view.shape), view)
             out = cols @ wmat
@@ -84,8 +87,10 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
     ctype = _compute_dtype(dy.dtype)
     dy_mat = dyl.reshape(-1, co).astype(ctype, copy=False)
     w_t = f.reshape(-1, co).astype(ctype, copy=False).T
-    if all(k == 1 for k in ksizes) and all(s == 1 for s in win.strides) and not any(
-        a or b for a, b in pads
+    if (
+        all(k == 1 for k in ksizes)
+        and all(s == 1 for s in win.strides)
+        and not any(a or b for a, b in pads)
     ):
         dx = (dy_mat @ w_t).reshape(batch, *sizes, c)
         return win.from_last(xp, dx.astype(dy.dtype, copy=False))
@@ -139,14 +144,15 @@ def _backprop_input_as_correlation(
     n = win.n
     co, ci = f.shape[n + 1], f.shape[n]
     flipped = f[(slice(None, None, -1),) * n]
-    w_flip = xp.ascontiguousarray(xp.swapaxes(flipped, -1, -2)).reshape(-1, ci).astype(
-        ctype, copy=False
+    w_flip = (
+        xp.ascontiguousarray(xp.swapaxes(flipped, -1, -2)).reshape(-1, ci).astype(ctype, copy=False)
     )
     batch = dyl.shape[0]
     rows = batch * math.prod(sizes)
-    with padded(xp, dyl.astype(ctype, copy=False), pads) as dyp, SCRATCH.lend(
-        xp, (rows, math.prod(ksizes) * co), ctype
-    ) as cols:
+    with (
+        padded(xp, dyl.astype(ctype, copy=False), pads) as dyp,
+        SCRATCH.lend(xp, (rows, math.prod(ksizes) * co), ctype) as cols,
+    ):
         view = patches(xp, dyp, sizes, ksizes, win, strides=[1] * n)
         xp.copyto(cols.reshape(view.shape), view)
         dx = cols @ w_flip
@@ -171,9 +177,10 @@ def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any)
     ctype = _compute_dtype(x.dtype)
     dy_mat = dyl.reshape(-1, co).astype(ctype, copy=False)
     rows = dy_mat.shape[0]
-    with padded(xp, xl, pads) as xp_, SCRATCH.lend(
-        xp, (rows, math.prod(ksizes) * ci), ctype
-    ) as cols:
+    with (
+        padded(xp, xl, pads) as xp_,
+        SCRATCH.lend(xp, (rows, math.prod(ksizes) * ci), ctype) as cols,
+    ):
         view = patches(xp, xp_, outs, ksizes, win)
         xp.copyto(cols.reshape(view.shape), view)
         dw = cols.T @ dy_mat
@@ -223,8 +230,7 @@ def _depthwise_check(win: Window, xl_shape: tuple[int, ...], fshape: tuple[int, 
         raise invalid(f"filter must be 4-dimensional: {list(fshape)} ({win.name})")
     if xl_shape[-1] != fshape[2]:
         raise invalid(
-            f"input and filter must have the same depth: {xl_shape[-1]} vs {fshape[2]} "
-            f"({win.name})"
+            f"input and filter must have the same depth: {xl_shape[-1]} vs {fshape[2]} ({win.name})"
         )
 
 

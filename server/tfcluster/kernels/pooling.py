@@ -57,11 +57,15 @@ def _per_block(n: int) -> tuple[Any, ...]:
     return (slice(None), *(v for _ in range(n) for v in (slice(None), None)), slice(None))
 
 
-def _valid_counts(win: Window, sizes: list[int], outs: list[int], pads: list[tuple[int, int]]) -> Any:
+def _valid_counts(
+    win: Window, sizes: list[int], outs: list[int], pads: list[tuple[int, int]]
+) -> Any:
     """How many real inputs each output window covers: [1, *outs, 1] (host)."""
     assert win.ksize is not None
     counts = np.ones([1] * (win.n + 2), dtype=np.float64)
-    for i, (size, k, s, o, (before, _)) in enumerate(zip(sizes, win.ksize, win.strides, outs, pads)):
+    for i, (size, k, s, o, (before, _)) in enumerate(
+        zip(sizes, win.ksize, win.strides, outs, pads)
+    ):
         starts = np.arange(o) * s - before
         c = np.minimum(starts + k, size) - np.maximum(starts, 0)
         shape = [1] * (win.n + 2)
@@ -70,7 +74,9 @@ def _valid_counts(win: Window, sizes: list[int], outs: list[int], pads: list[tup
     return counts
 
 
-def _pool_input(xp: Any, win: Window, x: Any) -> tuple[Any, list[int], list[int], list[tuple[int, int]]]:
+def _pool_input(
+    xp: Any, win: Window, x: Any
+) -> tuple[Any, list[int], list[int], list[tuple[int, int]]]:
     check_rank(x, win.n + 2, "input", win.name)
     xl = win.to_last(xp, x)
     assert win.ksize is not None
@@ -99,7 +105,9 @@ def _avg_pool(xp: Any, win: Window, x: Any) -> Any:
     xl, sizes, outs, pads = _pool_input(xp, win, x)
     assert win.ksize is not None
     if _tiles(win, sizes, pads):
-        out = _blocks(xl, win, outs).mean(axis=_block_axes(win.n), dtype=np.float32 if x.dtype == np.float16 else None)
+        out = _blocks(xl, win, outs).mean(
+            axis=_block_axes(win.n), dtype=np.float32 if x.dtype == np.float16 else None
+        )
         return win.from_last(xp, out.astype(x.dtype, copy=False))
     total = None
     with padded(xp, xl, pads) as xp_:
@@ -109,6 +117,7 @@ def _avg_pool(xp: Any, win: Window, x: Any) -> Any:
                 total = src.astype(np.float32 if x.dtype == np.float16 else x.dtype)
             else:
                 total += src
+    assert total is not None  # a window has at least one tap
     counts = xp.asarray(_valid_counts(win, sizes, outs, pads).astype(total.dtype))
     return win.from_last(xp, (total / counts).astype(x.dtype, copy=False))
 
@@ -168,7 +177,7 @@ def _max_pool_grad(xp: Any, win: Window, x: Any, y: Any, g: Any, first_only: boo
 
 def _max_pool_grad_grad(xp: Any, win: Window, x: Any, y: Any, gg: Any, first_only: bool) -> Any:
     """The gradient (shaped as the pool's output) picked at each window's maximum."""
-    xl, sizes, outs, pads = _pool_input(xp, win, x)
+    xl, _, outs, pads = _pool_input(xp, win, x)
     assert win.ksize is not None
     yl, ggl = win.to_last(xp, y), win.to_last(xp, gg)
     if tuple(ggl.shape) != tuple(xl.shape) or tuple(yl.shape) != (xl.shape[0], *outs, xl.shape[-1]):
@@ -210,7 +219,7 @@ _grad_kernels("MaxPool3DGrad", 3, grad_grad=False, first_only=False)
 _grad_kernels("MaxPool3DGradGrad", 3, grad_grad=True, first_only=False)
 
 
-# ---- average pool gradients ------------------------------------------------------------------------
+# ---- average pool gradients ----------------------------------------------------------------
 def _avg_pool_grad_kernel(op: str, n: int) -> None:
     @kernel(op, host=[0])
     def factory(node: Any, xp: Any) -> Compute:
@@ -249,7 +258,7 @@ _avg_pool_grad_kernel("AvgPoolGrad", 2)
 _avg_pool_grad_kernel("AvgPool3DGrad", 3)
 
 
-# ---- argmax ----------------------------------------------------------------------------------------
+# ---- argmax --------------------------------------------------------------------------------
 def _argmax_window(node: Any) -> Window:
     # MaxPoolWithArgmax has no data_format attr: always NHWC.
     return Window(node, 2, "ksize")

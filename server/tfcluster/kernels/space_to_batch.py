@@ -13,12 +13,15 @@ from tfcluster.kernels.common import Compute, host_ints, invalid
 from tfcluster.kernels.registry import kernel
 
 
-def _block_and_pairs(block_arg: Any, pairs_arg: Any, what: str, name: str) -> tuple[list[int], list[tuple[int, int]]]:
+def _block_and_pairs(
+    block_arg: Any, pairs_arg: Any, what: str, name: str
+) -> tuple[list[int], list[tuple[int, int]]]:
     block = host_ints(block_arg)
     pairs_arr = np.asarray(pairs_arg)
     if pairs_arr.ndim != 2 or pairs_arr.shape != (len(block), 2):
         raise invalid(
-            f"{what} should have shape [{len(block)}, 2] instead of {list(pairs_arr.shape)} ({name})"
+            f"{what} should have shape [{len(block)}, 2] instead of "
+            f"{list(pairs_arr.shape)} ({name})"
         )
     pairs = [(int(a), int(b)) for a, b in pairs_arr.tolist()]
     if any(b < 1 for b in block):
@@ -28,7 +31,9 @@ def _block_and_pairs(block_arg: Any, pairs_arg: Any, what: str, name: str) -> tu
     return block, pairs
 
 
-def space_to_batch(xp: Any, x: Any, block: list[int], paddings: list[tuple[int, int]], name: str) -> Any:
+def space_to_batch(
+    xp: Any, x: Any, block: list[int], paddings: list[tuple[int, int]], name: str
+) -> Any:
     m = len(block)
     if x.ndim < m + 1:
         raise invalid(f"input rank should be > {m} instead of {x.ndim} ({name})")
@@ -51,7 +56,9 @@ def space_to_batch(xp: Any, x: Any, block: list[int], paddings: list[tuple[int, 
     )
 
 
-def batch_to_space(xp: Any, x: Any, block: list[int], crops: list[tuple[int, int]], name: str) -> Any:
+def batch_to_space(
+    xp: Any, x: Any, block: list[int], crops: list[tuple[int, int]], name: str
+) -> Any:
     m = len(block)
     if x.ndim < m + 1:
         raise invalid(f"input rank should be > {m} instead of {x.ndim} ({name})")

@@ -100,7 +100,9 @@ def _float_input(value: Any, op_type: str, name: str, dtype: Any = None) -> Tens
     return t
 
 
-def _shape_input(value: Any, name: str, allowed: Sequence[dtypes.DType] = (dtypes.int32,)) -> Tensor:
+def _shape_input(
+    value: Any, name: str, allowed: Sequence[dtypes.DType] = (dtypes.int32,)
+) -> Tensor:
     if isinstance(value, TensorShape):
         value = value.as_list()
     if isinstance(value, (list, tuple)) and any(isinstance(v, Tensor) for v in value):
@@ -137,9 +139,7 @@ def _window_attrs(
     return attrs
 
 
-def _forward(
-    op_type: str, n: int, input: Any, filter: Any, name: str | None, **kw: Any
-) -> Tensor:
+def _forward(op_type: str, n: int, input: Any, filter: Any, name: str | None, **kw: Any) -> Tensor:
     with name_scope(name, op_type, [input, filter]) as scope:
         x = _float_input(input, op_type, "input")
         w = _float_input(filter, op_type, "filter", x.dtype.base_dtype)
@@ -676,9 +676,7 @@ def separable_conv2d(
 ) -> Tensor:
     """A depthwise convolution followed by a 1x1 (pointwise) conv2d."""
     rate = _lookup("dilations", dilations, "rate", rate)
-    with name_scope(
-        name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]
-    ) as scope:
+    with name_scope(name, "separable_conv2d", [input, depthwise_filter, pointwise_filter]) as scope:
         x = convert_to_tensor(input, name="tensor_in")
         dw = convert_to_tensor(depthwise_filter, name="depthwise_filter")
         pw = convert_to_tensor(pointwise_filter, name="pointwise_filter")
@@ -797,7 +795,7 @@ class _WithSpaceToBatch:
             raise ValueError("rate must be rank 1")
         if not rate.shape.is_fully_defined():
             raise ValueError("rate must have known shape")
-        n = int(rate.shape.as_list()[0])
+        n = int(rate.shape.as_list()[0] or 0)
         first = 2 if channels_first(data_format) else 1
         if spatial_dims is None:
             spatial_dims = range(first, n + first)
@@ -915,11 +913,11 @@ class _NonAtrousConvolution:
         strides: Any = None,
         name: str | None = None,
     ) -> None:
-        filter_shape = filter_shape.with_rank(input_shape.ndims) if input_shape.ndims else (
-            filter_shape
+        filter_shape = (
+            filter_shape.with_rank(input_shape.ndims) if input_shape.ndims else (filter_shape)
         )
-        input_shape = input_shape.with_rank(filter_shape.ndims) if filter_shape.ndims else (
-            input_shape
+        input_shape = (
+            input_shape.with_rank(filter_shape.ndims) if filter_shape.ndims else (input_shape)
         )
         if input_shape.ndims is None:
             raise ValueError("Rank of convolution must be known")
@@ -1152,9 +1150,7 @@ def atrous_conv2d_transpose(
                     f"{output_shape[3]} != {oc}"
                 )
         if padding == "SAME":
-            fshape: Any = (
-                w.shape.as_list() if w.shape.is_fully_defined() else array_ops.shape(w)
-            )
+            fshape: Any = w.shape.as_list() if w.shape.is_fully_defined() else array_ops.shape(w)
             fh, fw = fshape[0], fshape[1]
             pad_h = fh + (fh - 1) * (rate - 1) - 1
             pad_w = fw + (fw - 1) * (rate - 1) - 1

@@ -61,8 +61,7 @@ def convert_padding(padding: Any) -> tuple[str, list[int]]:
             explicit.extend(int(p) for p in pair)
         if len(padding) != 4:
             raise ValueError(
-                f"When padding is a list, it must be of size 4. Got padding of size: "
-                f"{len(padding)}"
+                f"When padding is a list, it must be of size 4. Got padding of size: {len(padding)}"
             )
         return "EXPLICIT", explicit
     return padding_attr(padding), explicit

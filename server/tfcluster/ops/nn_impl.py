@@ -40,8 +40,7 @@ def _fused_batch_norm_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> 
         n = t.shape.as_list()[0] if t.shape.ndims else None
         if depth is not None and n is not None and n != depth:
             raise ValueError(
-                f"Dimensions must be equal, but are {depth} and {n} for 'FusedBatchNormV3' "
-                f"({what})"
+                f"Dimensions must be equal, but are {depth} and {n} for 'FusedBatchNormV3' ({what})"
             )
     u = scale.dtype.base_dtype
     vec = TensorShape([depth])

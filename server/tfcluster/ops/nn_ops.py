@@ -20,12 +20,6 @@ from tfcluster.ops import array_ops, math_ops, random_ops
 
 # Convolutions and pooling have modules of their own (conv_ops, pooling_ops); callers of
 # nn_ops.conv2d and friends find them here as before.
-from tfcluster.ops.conv_ops import (
-    conv2d,
-    conv2d_backprop_filter,
-    conv2d_backprop_input,
-    conv2d_transpose,
-)
 from tfcluster.ops.op_util import FLOATS, INTS, Outputs, check_dtype, make_op, unary_same
 from tfcluster.ops.pooling_ops import avg_pool, avg_pool_grad, max_pool, max_pool_grad  # noqa: F401
 
@@ -542,7 +536,7 @@ def dropout(
 def dropout_v2(
     x: Any, rate: Any, noise_shape: Any = None, seed: int | None = None, name: str | None = None
 ) -> Tensor:
-    with name_scope(name, "dropout", [x]) as scope:
+    with name_scope(name, "dropout", [x]):
         t = convert_to_tensor(x, name="x")
         if not t.dtype.base_dtype.is_floating:
             raise ValueError(

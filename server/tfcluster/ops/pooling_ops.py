@@ -90,9 +90,7 @@ op_def_registry.register("MaxPool3DGradGrad", _like_input_infer("MaxPool3DGradGr
 op_def_registry.register("AvgPoolGrad", _avg_grad_infer("AvgPoolGrad", 2))
 op_def_registry.register("AvgPool3DGrad", _avg_grad_infer("AvgPool3DGrad", 3))
 op_def_registry.register("MaxPoolWithArgmax", _argmax_infer)
-op_def_registry.register(
-    "MaxPoolGradWithArgmax", _like_input_infer("MaxPoolGradWithArgmax", 2)
-)
+op_def_registry.register("MaxPoolGradWithArgmax", _like_input_infer("MaxPoolGradWithArgmax", 2))
 op_def_registry.register("MaxPoolGradGradWithArgmax", _grad_grad_with_argmax_infer)
 
 
@@ -139,11 +137,20 @@ def _lookup(new_name: str, new: Any, old_name: str, old: Any) -> Any:
 
 
 def _scoped_pool(
-    default: str, op_type: str, n: int, value: Any, ksize: Any, strides: Any, padding: Any,
-    data_format: Any, name: str | None,
+    default: str,
+    op_type: str,
+    n: int,
+    value: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
+    data_format: Any,
+    name: str | None,
 ) -> Tensor:
     with name_scope(name, default, [value]) as scope:
-        return _pool_op(op_type, n, value, ksize, strides, padding, data_format or FORMATS[n][0], scope)
+        return _pool_op(
+            op_type, n, value, ksize, strides, padding, data_format or FORMATS[n][0], scope
+        )
 
 
 def max_pool(
@@ -162,9 +169,16 @@ def max_pool(
 
 
 def max_pool2d(
-    input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NHWC", name: str | None = None
+    input: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str = "NHWC",
+    name: str | None = None,
 ) -> Tensor:
-    return _scoped_pool("MaxPool2d", "MaxPool", 2, input, ksize, strides, padding, data_format, name)
+    return _scoped_pool(
+        "MaxPool2d", "MaxPool", 2, input, ksize, strides, padding, data_format, name
+    )
 
 
 def avg_pool(
@@ -186,20 +200,40 @@ avg_pool2d = avg_pool
 
 
 def max_pool3d(
-    input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NDHWC", name: str | None = None
+    input: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str = "NDHWC",
+    name: str | None = None,
 ) -> Tensor:
-    return _scoped_pool("MaxPool3D", "MaxPool3D", 3, input, ksize, strides, padding, data_format, name)
+    return _scoped_pool(
+        "MaxPool3D", "MaxPool3D", 3, input, ksize, strides, padding, data_format, name
+    )
 
 
 def avg_pool3d(
-    input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NDHWC", name: str | None = None
+    input: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str = "NDHWC",
+    name: str | None = None,
 ) -> Tensor:
-    return _scoped_pool("AvgPool3D", "AvgPool3D", 3, input, ksize, strides, padding, data_format, name)
+    return _scoped_pool(
+        "AvgPool3D", "AvgPool3D", 3, input, ksize, strides, padding, data_format, name
+    )
 
 
 def _pool1d(
-    default: str, op_type: str, input: Any, ksize: Any, strides: Any, padding: Any,
-    data_format: str | None, name: str | None,
+    default: str,
+    op_type: str,
+    input: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str | None,
+    name: str | None,
 ) -> Tensor:
     with name_scope(name, default, [input]) as scope:
         fmt = data_format or "NWC"
@@ -214,19 +248,36 @@ def _pool1d(
 
 
 def max_pool1d(
-    input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC", name: str | None = None
+    input: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str = "NWC",
+    name: str | None = None,
 ) -> Tensor:
     return _pool1d("MaxPool1d", "MaxPool", input, ksize, strides, padding, data_format, name)
 
 
 def avg_pool1d(
-    input: Any, ksize: Any, strides: Any, padding: Any, data_format: str = "NWC", name: str | None = None
+    input: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str = "NWC",
+    name: str | None = None,
 ) -> Tensor:
     return _pool1d("AvgPool1D", "AvgPool", input, ksize, strides, padding, data_format, name)
 
 
-def _nd_pool(kind: str, input: Any, ksize: Any, strides: Any, padding: Any, data_format: Any,
-             name: str | None) -> Tensor:
+def _nd_pool(
+    kind: str,
+    input: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
+    data_format: Any,
+    name: str | None,
+) -> Tensor:
     x = input if isinstance(input, Tensor) else convert_to_tensor(input)
     if x.shape.ndims is not None:
         n = x.shape.ndims - 2
@@ -242,19 +293,33 @@ def _nd_pool(kind: str, input: Any, ksize: Any, strides: Any, padding: Any, data
     if n == 1:
         fn1 = max_pool1d if kind == "MAX" else avg_pool1d
         return fn1(x, ks, st, padding, data_format=data_format or "NWC", name=name)
-    op_type = {("MAX", 2): "MaxPool", ("AVG", 2): "AvgPool", ("MAX", 3): "MaxPool3D",
-               ("AVG", 3): "AvgPool3D"}[(kind, n)]
+    op_type = {
+        ("MAX", 2): "MaxPool",
+        ("AVG", 2): "AvgPool",
+        ("MAX", 3): "MaxPool3D",
+        ("AVG", 3): "AvgPool3D",
+    }[(kind, n)]
     return _pool_op(op_type, n, x, ks, st, padding, data_format or FORMATS[n][0], name)
 
 
 def max_pool_v2(
-    input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None, name: str | None = None
+    input: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str | None = None,
+    name: str | None = None,
 ) -> Tensor:
     return _nd_pool("MAX", input, ksize, strides, padding, data_format, name)
 
 
 def avg_pool_v2(
-    input: Any, ksize: Any, strides: Any, padding: Any, data_format: str | None = None, name: str | None = None
+    input: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
+    data_format: str | None = None,
+    name: str | None = None,
 ) -> Tensor:
     return _nd_pool("AVG", input, ksize, strides, padding, data_format, name)
 
@@ -286,8 +351,14 @@ def pool(
                 "strides > window_shape not supported due to inconsistency between CPU and GPU "
                 "implementations"
             )
-        if (pooling_type, n) not in {("MAX", 1), ("MAX", 2), ("MAX", 3), ("AVG", 1),
-                                     ("AVG", 2), ("AVG", 3)}:
+        if (pooling_type, n) not in {
+            ("MAX", 1),
+            ("MAX", 2),
+            ("MAX", 3),
+            ("AVG", 1),
+            ("AVG", 2),
+            ("AVG", 3),
+        }:
             raise ValueError(f"{n}-D {pooling_type} pooling is not supported.")
         if channels_first(data_format):
             window = [1, 1, *window_shape]
@@ -314,8 +385,14 @@ def pool(
             if n == 1:
                 converted = array_ops.expand_dims(converted, spatial[0])
             result = _pool_op(
-                op_type, 3 if n == 3 else 2, converted, window, steps_attr, converted_padding,
-                fmt, scope,
+                op_type,
+                3 if n == 3 else 2,
+                converted,
+                window,
+                steps_attr,
+                converted_padding,
+                fmt,
+                scope,
             )
             if n == 1:
                 result = array_ops.squeeze(result, [spatial[0]])
@@ -363,7 +440,7 @@ def max_pool_with_argmax(
 
 # ---- gradient op builders (used by gradients/pooling_grad.py) ---------------------------------
 def pool_grad_op(
-    op_type: str, inputs: Sequence[Tensor], like: Operation, grad_index: int = -1, **extra: Any
+    op_type: str, inputs: Sequence[Tensor], like: Operation, *, grad_index: int = -1, **extra: Any
 ) -> Tensor:
     """A pooling gradient node with the window attrs of the forward node `like` (its T is the
     dtype of the gradient input, inputs[grad_index])."""

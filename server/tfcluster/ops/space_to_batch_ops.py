@@ -64,10 +64,11 @@ def _to_batch_shape(
         return [(dtype, TensorShape(out))]
     out[0] = d[0] * int(np.prod(b)) if d[0] is not None else None
     for i in range(m):
-        if p is None or d[i + 1] is None:
+        size = d[i + 1]
+        if p is None or size is None:
             out[i + 1] = None
             continue
-        padded = d[i + 1] + int(p[i][0]) + int(p[i][1])
+        padded = size + int(p[i][0]) + int(p[i][1])
         if padded % int(b[i]):
             raise ValueError(
                 f"padded_shape[{i}]={padded} is not divisible by block_shape[{i}]={int(b[i])} "
@@ -103,10 +104,11 @@ def _to_space_shape(
             )
         out[0] = d[0] // block_prod
     for i in range(m):
-        if c is None or d[i + 1] is None:
+        dim = d[i + 1]
+        if c is None or dim is None:
             out[i + 1] = None
             continue
-        size = d[i + 1] * int(b[i]) - int(c[i][0]) - int(c[i][1])
+        size = dim * int(b[i]) - int(c[i][0]) - int(c[i][1])
         if size < 0:
             raise ValueError(f"{op_type}: crops {np.asarray(c).tolist()} exceed the block size")
         out[i + 1] = size
@@ -267,7 +269,9 @@ def batch_to_space(
     return result
 
 
-def _depth_op(op_type: str, input: Any, block_size: Any, data_format: str, name: str | None) -> Tensor:
+def _depth_op(
+    op_type: str, input: Any, block_size: Any, data_format: str, name: str | None
+) -> Tensor:
     with name_scope(name, op_type, [input]) as scope:
         x = convert_to_tensor(input, name="input")
         attrs = {"T": x.dtype.base_dtype, "block_size": int(block_size), "data_format": data_format}
@@ -296,7 +300,7 @@ def required_space_to_batch_paddings(
         block_t = convert_to_tensor(block_shape, dtype=dtypes.int32, name="block_shape")
         if not block_t.shape.is_fully_defined() or block_t.shape.ndims != 1:
             raise ValueError(f"block_shape must be a vector of known length, got {block_t.shape}")
-        m = int(block_t.shape.as_list()[0])
+        m = int(block_t.shape.as_list()[0] or 0)
         if m == 0:
             zeros = array_ops.zeros([0, 2], dtypes.int32)
             return zeros, array_ops.zeros([0, 2], dtypes.int32)

@@ -1,7 +1,6 @@
 """tf.space_to_batch(_nd), tf.batch_to_space(_nd), tf.space_to_depth, tf.depth_to_space and
 tf.required_space_to_batch_paddings."""
 
-# ruff: noqa: F401
 from tfcluster.ops.space_to_batch_ops import (
     batch_to_space,
     batch_to_space_nd,

@@ -37,7 +37,11 @@ from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.layers import utils
 from tfcluster.ops import array_ops, init_ops, math_ops, variables
 from tfcluster.ops import variable_scope as vs
-from tfcluster.ops.variables import PartitionedVariable, VariableAggregation, VariableSynchronization
+from tfcluster.ops.variables import (
+    PartitionedVariable,
+    VariableAggregation,
+    VariableSynchronization,
+)
 
 # ---- names -------------------------------------------------------------------------------------
 _NAME_UIDS: weakref.WeakKeyDictionary[Graph, collections.defaultdict[tuple[str, str], int]] = (
@@ -118,7 +122,9 @@ class InputSpec:
             max_dim = (self.ndim if self.ndim else self.max_ndim or 0) - 1
             max_axis = max(self.axes)
             if max_axis > max_dim:
-                raise ValueError(f"Axis {max_axis} is greater than the maximum allowed value: {max_dim}")
+                raise ValueError(
+                    f"Axis {max_axis} is greater than the maximum allowed value: {max_dim}"
+                )
 
     def __repr__(self) -> str:
         spec = [
@@ -173,7 +179,9 @@ def assert_input_compatibility(input_spec: Any, inputs: Any, layer_name: str) ->
         if (spec.ndim is not None or spec.min_ndim is not None or spec.max_ndim is not None) and (
             shape.ndims is None
         ):
-            raise ValueError(where + "its rank is undefined, but the layer requires a defined rank.")
+            raise ValueError(
+                where + "its rank is undefined, but the layer requires a defined rank."
+            )
         if spec.ndim is not None and shape.ndims != spec.ndim:
             raise ValueError(
                 where + f"expected ndim={spec.ndim}, found ndim={shape.ndims}. Full shape "
@@ -252,6 +260,10 @@ def _reachable(sources: Sequence[Tensor], target: Operation) -> bool:
     return False
 
 
+def _pass_through(self: Any, inputs: Any, **kwargs: Any) -> Any:
+    return inputs
+
+
 class Layer:
     """tf.layers.Layer: a callable that builds its variables on first call.
 
@@ -265,8 +277,14 @@ class Layer:
     ) -> None:
         scope = kwargs.pop("_scope", None)
         self._reuse = kwargs.pop("_reuse", None)
-        allowed = {"input_shape", "batch_input_shape", "batch_size", "weights",
-                   "activity_regularizer", "autocast"}
+        allowed = {
+            "input_shape",
+            "batch_input_shape",
+            "batch_size",
+            "weights",
+            "activity_regularizer",
+            "autocast",
+        }
         for kwarg in kwargs:
             if kwarg not in allowed:
                 raise TypeError(f"('Keyword argument not understood:', '{kwarg}')")
@@ -582,8 +600,8 @@ class Layer:
     def build(self, input_shape: Any) -> None:
         self.built = True
 
-    def call(self, inputs: Any, **kwargs: Any) -> Any:
-        return inputs
+    # What calling the layer computes; subclasses define it with their own arguments.
+    call: Callable[..., Any] = _pass_through
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         raise NotImplementedError
@@ -624,9 +642,12 @@ class Layer:
 
     def _call_in_scope(self, inputs: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
         inputs = _map(_as_tensor, inputs)
-        if "training" in kwargs and "training" not in self._call_arg_names:
-            if not self._call_takes_kwargs:
-                kwargs.pop("training")
+        if (
+            "training" in kwargs
+            and "training" not in self._call_arg_names
+            and not self._call_takes_kwargs
+        ):
+            kwargs.pop("training")
         assert_input_compatibility(self.input_spec, inputs, self.name)
         scope = self._name_scope() if not self._keras_style else None
         with name_scope(scope) if scope else contextlib.nullcontext():

@@ -50,9 +50,7 @@ class _Conv(Layer):
         self.strides = utils.normalize_tuple(strides, rank, "strides")
         self.padding = utils.normalize_padding(padding)
         if self.padding == "causal" and not isinstance(self, (Conv1D, SeparableConv1D)):
-            raise ValueError(
-                "Causal padding is only supported for `Conv1D`and ``SeparableConv1D`."
-            )
+            raise ValueError("Causal padding is only supported for `Conv1D`and ``SeparableConv1D`.")
         self.data_format = utils.normalize_data_format(data_format)
         self.dilation_rate = utils.normalize_tuple(dilation_rate, rank, "dilation_rate")
         self.activation = utils.get_activation(activation)
@@ -80,7 +78,7 @@ class _Conv(Layer):
         input_dim = self._input_dim(input_shape)
         self.kernel = self.add_weight(
             name="kernel",
-            shape=self.kernel_size + (input_dim, self.filters),
+            shape=(*self.kernel_size, input_dim, self.filters),
             initializer=self.kernel_initializer,
             regularizer=self.kernel_regularizer,
             constraint=self.kernel_constraint,
@@ -338,7 +336,7 @@ class _SeparableConv(_Conv):
         self.input_spec = InputSpec(ndim=self.rank + 2, axes={self._channel_axis(): input_dim})
         self.depthwise_kernel = self.add_weight(
             name="depthwise_kernel",
-            shape=self.kernel_size + (input_dim, self.depth_multiplier),
+            shape=(*self.kernel_size, input_dim, self.depth_multiplier),
             initializer=self.depthwise_initializer,
             regularizer=self.depthwise_regularizer,
             constraint=self.depthwise_constraint,
@@ -604,7 +602,7 @@ class Conv2DTranspose(Conv2D):
         self.input_spec = InputSpec(ndim=4, axes={self._channel_axis(): input_dim})
         self.kernel = self.add_weight(
             name="kernel",
-            shape=self.kernel_size + (self.filters, input_dim),
+            shape=(*self.kernel_size, self.filters, input_dim),
             initializer=self.kernel_initializer,
             regularizer=self.kernel_regularizer,
             constraint=self.kernel_constraint,
@@ -621,11 +619,19 @@ class Conv2DTranspose(Conv2D):
         height, width = shape[h_axis], shape[w_axis]
         pads = self.output_padding or (None, None)
         out_h = utils.deconv_output_length(
-            height, self.kernel_size[0], self.padding, pads[0], self.strides[0],
+            height,
+            self.kernel_size[0],
+            self.padding,
+            pads[0],
+            self.strides[0],
             self.dilation_rate[0],
         )
         out_w = utils.deconv_output_length(
-            width, self.kernel_size[1], self.padding, pads[1], self.strides[1],
+            width,
+            self.kernel_size[1],
+            self.padding,
+            pads[1],
+            self.strides[1],
             self.dilation_rate[1],
         )
         first = self.data_format == "channels_first"
@@ -656,7 +662,11 @@ class Conv2DTranspose(Conv2D):
         padding = self.padding.upper()
         if self.dilation_rate == (1, 1):
             out = conv_ops.conv2d_transpose(
-                x, self.kernel, output_shape, (1, *self.strides, 1), padding=padding,
+                x,
+                self.kernel,
+                output_shape,
+                (1, *self.strides, 1),
+                padding=padding,
                 data_format="NHWC",
             )
         else:
@@ -673,11 +683,19 @@ class Conv2DTranspose(Conv2D):
         pads = self.output_padding or (None, None)
         dims[c] = self.filters
         dims[h] = utils.deconv_output_length(
-            dims[h], self.kernel_size[0], self.padding, pads[0], self.strides[0],
+            dims[h],
+            self.kernel_size[0],
+            self.padding,
+            pads[0],
+            self.strides[0],
             self.dilation_rate[0],
         )
         dims[w] = utils.deconv_output_length(
-            dims[w], self.kernel_size[1], self.padding, pads[1], self.strides[1],
+            dims[w],
+            self.kernel_size[1],
+            self.padding,
+            pads[1],
+            self.strides[1],
             self.dilation_rate[1],
         )
         return TensorShape(dims)
@@ -744,7 +762,7 @@ class Conv3DTranspose(Conv3D):
         self.input_spec = InputSpec(ndim=5, axes={self._channel_axis(): input_dim})
         self.kernel = self.add_weight(
             "kernel",
-            shape=self.kernel_size + (self.filters, input_dim),
+            shape=(*self.kernel_size, self.filters, input_dim),
             initializer=self.kernel_initializer,
             regularizer=self.kernel_regularizer,
             constraint=self.kernel_constraint,
@@ -776,7 +794,11 @@ class Conv3DTranspose(Conv3D):
         output_shape_t = array_ops.stack(list(output_shape))
         fmt = utils.convert_data_format(self.data_format, 5)
         outputs = conv_ops.conv3d_transpose(
-            inputs, self.kernel, output_shape_t, strides, data_format=fmt,
+            inputs,
+            self.kernel,
+            output_shape_t,
+            strides,
+            data_format=fmt,
             padding=self.padding.upper(),
         )
         outputs.set_shape(self.compute_output_shape(inputs.shape))

@@ -92,7 +92,7 @@ class Dense(Layer):
         rank = inputs.shape.ndims
         if rank > 2:
             outputs = _tensordot_last_axis(inputs, self.kernel)
-            outputs.set_shape(inputs.shape.as_list()[:-1] + [self.units])
+            outputs.set_shape([*inputs.shape.as_list()[:-1], self.units])
         else:
             if inputs.dtype.base_dtype != self.dtype:
                 inputs = math_ops.cast(inputs, self.dtype)
@@ -109,14 +109,14 @@ class Dense(Layer):
             raise ValueError(
                 f"The innermost dimension of input_shape must be defined, but saw: {input_shape}"
             )
-        return TensorShape(input_shape.as_list()[:-1] + [self.units])
+        return TensorShape([*input_shape.as_list()[:-1], self.units])
 
 
 def _tensordot_last_axis(a: Tensor, b: Any) -> Tensor:
     """tf.tensordot(a, b, [[rank - 1], [0]]) built with TF 1.15's nodes and names (the form
     Dense uses for inputs of rank > 2)."""
     with name_scope(None, "Tensordot", [a, b]) as scope:
-        rank = a.shape.ndims
+        rank: int = a.shape.ndims or 0
         free = list(range(rank - 1))
         if a.shape.is_fully_defined():
             dims = a.shape.as_list()
@@ -206,7 +206,9 @@ class Dropout(Layer):
         if self.noise_shape is None:
             return None
         concrete = array_ops.shape(inputs)
-        shape = [concrete[i] if value is None else value for i, value in enumerate(self.noise_shape)]
+        shape = [
+            concrete[i] if value is None else value for i, value in enumerate(self.noise_shape)
+        ]
         return convert_to_tensor(shape)
 
     def call(self, inputs: Any, training: Any = False) -> Any:
@@ -254,7 +256,8 @@ class Flatten(Layer):
     def compute_output_shape(self, input_shape: Any) -> TensorShape:
         dims = TensorShape(input_shape).as_list()
         out: list[int | None] = [dims[0]]
-        out.append(int(np.prod(dims[1:])) if all(dims[1:]) else None)
+        rest = [d for d in dims[1:] if d]
+        out.append(int(np.prod(rest)) if len(rest) == len(dims) - 1 else None)
         return TensorShape(out)
 
 

@@ -9,7 +9,13 @@ from __future__ import annotations
 from typing import Any
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import Tensor, colocate_with, control_dependencies, convert_to_tensor, name_scope
+from tfcluster.framework.graph import (
+    Tensor,
+    colocate_with,
+    control_dependencies,
+    convert_to_tensor,
+    name_scope,
+)
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.layers import utils
 from tfcluster.lib.layers.base import InputSpec, Layer
@@ -135,14 +141,14 @@ class BatchNormalization(Layer):
                 )
         dims = input_shape.as_list()
         axis_to_dim = {x: dims[x] for x in self.axis}
-        for x, d in axis_to_dim.items():
+        for d in axis_to_dim.values():
             if d is None:
                 raise ValueError("Input has undefined `axis` dimension. Input shape: ", input_shape)
         self.input_spec = InputSpec(ndim=ndims, axes=axis_to_dim)
         if len(axis_to_dim) == 1 and self.virtual_batch_size is None:
             param_shape: Any = (next(iter(axis_to_dim.values())),)
         else:
-            param_shape = [axis_to_dim[i] if i in axis_to_dim else 1 for i in range(ndims)]
+            param_shape = [axis_to_dim.get(i, 1) for i in range(ndims)]
             if self.virtual_batch_size is not None:
                 param_shape.insert(1, 1)
                 self.axis = [x + 1 for x in self.axis]
@@ -386,7 +392,8 @@ class BatchNormalization(Layer):
             def variance_update() -> Any:
                 def renorm_branch() -> Any:
                     stddev = self._assign_moving_average(
-                        self.moving_stddev, math_ops.sqrt(new_variance + self.epsilon),
+                        self.moving_stddev,
+                        math_ops.sqrt(new_variance + self.epsilon),
                         self.momentum,
                     )
                     return self._assign_new_value(
@@ -396,6 +403,7 @@ class BatchNormalization(Layer):
                 if self.renorm:
                     true_branch = renorm_branch
                 else:
+
                     def true_branch() -> Any:
                         return self._assign_moving_average(
                             self.moving_variance, new_variance, self.momentum

@@ -43,8 +43,13 @@ class _Pooling(Layer):
         if first:
             x = array_ops.transpose(x, (0, 2, 3, 1))
         fn = pooling_ops.max_pool if self.kind == "max" else pooling_ops.avg_pool
-        out = fn(x, (1, *pool_size, 1), (1, *strides, 1), padding=self.padding.upper(),
-                 data_format="NHWC")
+        out = fn(
+            x,
+            (1, *pool_size, 1),
+            (1, *strides, 1),
+            padding=self.padding.upper(),
+            data_format="NHWC",
+        )
         if first:
             out = array_ops.transpose(out, (0, 3, 1, 2))
         return out
@@ -72,8 +77,12 @@ class _Pooling(Layer):
         fn3 = pooling_ops.max_pool3d if self.kind == "max" else pooling_ops.avg_pool3d
         if self.data_format == "channels_first":
             inputs = array_ops.transpose(inputs, (0, 2, 3, 4, 1))
-        out = fn3(inputs, ksize=(1, *self.pool_size, 1), strides=(1, *self.strides, 1),
-                  padding=self.padding.upper())
+        out = fn3(
+            inputs,
+            ksize=(1, *self.pool_size, 1),
+            strides=(1, *self.strides, 1),
+            padding=self.padding.upper(),
+        )
         if self.data_format == "channels_first":
             out = array_ops.transpose(out, (0, 4, 1, 2, 3))
         return out
@@ -101,8 +110,9 @@ def _pool_class(rank: int, kind: str, doc: str) -> type:
         name: str | None = None,
         **kwargs: Any,
     ) -> None:
-        _Pooling.__init__(self, rank, kind, pool_size, strides, padding, data_format, name,
-                          **kwargs)
+        _Pooling.__init__(
+            self, rank, kind, pool_size, strides, padding, data_format, name, **kwargs
+        )
 
     prefix = "MaxPooling" if kind == "max" else "AveragePooling"
     return type(f"{prefix}{rank}D", (_Pooling,), {"__init__": __init__, "__doc__": doc})
@@ -125,8 +135,13 @@ def _pool_fn(cls: type, name: str) -> Callable[..., Any]:
         data_format: str = "channels_last",
         name: str | None = None,
     ) -> Any:
-        layer = cls(pool_size=pool_size, strides=strides, padding=padding,
-                    data_format=data_format, name=name)
+        layer = cls(
+            pool_size=pool_size,
+            strides=strides,
+            padding=padding,
+            data_format=data_format,
+            name=name,
+        )
         return layer.apply(inputs)
 
     fn.__name__ = name

@@ -29,7 +29,9 @@ def normalize_tuple(value: Any, n: int, name: str) -> tuple[int, ...]:
             f"The `{name}` argument must be a tuple of {n} integers. Received: {value}"
         ) from None
     if len(values) != n:
-        raise ValueError(f"The `{name}` argument must be a tuple of {n} integers. Received: {value}")
+        raise ValueError(
+            f"The `{name}` argument must be a tuple of {n} integers. Received: {value}"
+        )
     for v in values:
         try:
             int(v)
@@ -185,9 +187,8 @@ def get_regularizer(identifier: Any) -> Any:
 # ---- smart_cond ----------------------------------------------------------------------------------
 def constant_value(pred: Any) -> bool | None:
     """The value of a Python or constant-tensor predicate, None when only a run knows it."""
-    if isinstance(pred, (int, np.integer)) and not isinstance(pred, bool):
-        if pred in (0, 1):
-            pred = bool(pred)
+    if isinstance(pred, (int, np.integer)) and not isinstance(pred, bool) and pred in (0, 1):
+        pred = bool(pred)
     if isinstance(pred, Variable):
         return None
     if isinstance(pred, (bool, np.bool_)):
@@ -195,7 +196,9 @@ def constant_value(pred: Any) -> bool | None:
     if isinstance(pred, Tensor):
         value = tensor_util.constant_value(pred)
         return None if value is None else bool(value)
-    raise TypeError(f"`pred` must be a Tensor, or a Python bool, or 1 or 0. Found instead: {pred!r}")
+    raise TypeError(
+        f"`pred` must be a Tensor, or a Python bool, or 1 or 0. Found instead: {pred!r}"
+    )
 
 
 def smart_cond(
