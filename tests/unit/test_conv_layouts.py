@@ -198,3 +198,61 @@ def test_shape_functions_of_channels_first_ops() -> None:
     assert c3.shape.as_list() == [2, 6, 3, 2, 2]
     with pytest.raises(ValueError, match="batch and depth"):
         tf.nn.conv2d(x, tf.zeros([3, 2, 3, 4]), [1, 2, 1, 1], "SAME", data_format="NCHW")
+
+
+def _numpy_input_backprop(
+    dy: np.ndarray,
+    w: np.ndarray,
+    x_shape: tuple[int, ...],
+    strides: list[int],
+    dil: list[int],
+    pads: list[tuple[int, int]],
+) -> np.ndarray:
+    """dx of a NHWC conv2d by the definition: every output's gradient sent back to the
+    inputs its window read."""
+    n, h, wd, c = x_shape
+    kh, kw = w.shape[:2]
+    dxp = np.zeros((n, h + pads[0][0] + pads[0][1], wd + pads[1][0] + pads[1][1], c))
+    for i in range(kh):
+        for j in range(kw):
+            r, q = i * dil[0], j * dil[1]
+            contrib = dy @ w[i, j].T  # [n, oh, ow, c]
+            dxp[
+                :,
+                r : r + strides[0] * (dy.shape[1] - 1) + 1 : strides[0],
+                q : q + strides[1] * (dy.shape[2] - 1) + 1 : strides[1],
+            ] += contrib
+    return dxp[:, pads[0][0] : pads[0][0] + h, pads[1][0] : pads[1][0] + wd]
+
+
+@pytest.mark.parametrize(
+    "ci,co,strides,dil,padding",
+    [
+        (16, 24, [1, 1], [1, 1], "SAME"),  # the correlation with the flipped filter
+        (16, 20, [1, 1], [2, 1], "VALID"),  # correlation, dilated
+        (18, 16, [1, 1], [1, 1], [[0, 0], [2, 0], [0, 1], [0, 0]]),  # correlation, explicit
+        (3, 24, [1, 1], [1, 1], "SAME"),  # few input channels: the scatter over taps
+        (16, 24, [2, 1], [1, 1], "SAME"),  # strided: the scatter
+    ],
+)
+def test_input_backprop_strategies_match_the_definition(
+    ci: int, co: int, strides: list[int], dil: list[int], padding: Any
+) -> None:
+    x_shape = (2, 7, 6, ci)
+    w_val = arr(40, (3, 2, ci, co), dtype=np.float64)
+    x = tf.placeholder(tf.float64, x_shape)
+    y = tf.nn.conv2d(x, tf.constant(w_val), [1, *strides, 1], padding, dilations=[1, *dil, 1])
+    dy_val = arr(41, y.shape.as_list(), dtype=np.float64)
+    (dx,) = tf.gradients(y, [x], grad_ys=tf.constant(dy_val))
+    got = _run(dx, {x: np.zeros(x_shape)})
+    if isinstance(padding, list):
+        pads = [tuple(padding[1]), tuple(padding[2])]
+    elif padding == "SAME":
+        pads = []
+        for size, k, s, d, o in zip(x_shape[1:3], w_val.shape[:2], strides, dil, dy_val.shape[1:3]):
+            need = max((o - 1) * s + (k - 1) * d + 1 - size, 0)
+            pads.append((need // 2, need - need // 2))
+    else:
+        pads = [(0, 0), (0, 0)]
+    want = _numpy_input_backprop(dy_val, w_val, x_shape, strides, dil, pads)
+    np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)

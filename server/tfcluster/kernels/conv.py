@@ -94,7 +94,7 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
     ):
         dx = (dy_mat @ w_t).reshape(batch, *sizes, c)
         return win.from_last(xp, dx.astype(dy.dtype, copy=False))
-    full = _full_correlation_pads(win, sizes, ksizes, outs, pads)
+    full = _full_correlation_pads(win, sizes, ksizes, outs, pads, (co, ci))
     if full is not None:
         dx = _backprop_input_as_correlation(xp, win, dyl, f, sizes, ksizes, full, ctype)
         return win.from_last(xp, dx.astype(dy.dtype, copy=False))
@@ -114,10 +114,17 @@ def _full_correlation_pads(
     ksizes: list[int],
     outs: list[int],
     pads: list[tuple[int, int]],
+    channels: tuple[int, int],
 ) -> list[tuple[int, int]] | None:
     """With stride 1, the input gradient is the correlation of out_backprop, padded by these
     (before, after) amounts, with the flipped filter; None where that does not hold."""
     if any(s != 1 for s in win.strides):
+        return None
+    # The correlation copies out_backprop's patches (co channels per tap) and multiplies
+    # into ci columns; the scatter copies ci channels per tap three times over (read, add,
+    # write). With few input channels (a first layer) the scatter is far cheaper.
+    co, ci = channels
+    if ci < 16 or co >= 3 * ci:
         return None
     out = []
     for size, k, d, o, (before, _) in zip(sizes, ksizes, win.dilations, outs, pads):
