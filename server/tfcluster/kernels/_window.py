@@ -9,10 +9,12 @@ Patches are strided views of a padded copy, so im2col is one copy into a reused 
 
 from __future__ import annotations
 
+import concurrent.futures
 import contextlib
 import itertools
+import os
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
@@ -131,8 +133,23 @@ def padded(xp: Any, x: Any, pads: list[tuple[int, int]], fill: Any = 0) -> Itera
         return
     region = tuple(tuple(p) for p in pads)
     with SCRATCH.lend(xp, padded_shape(x.shape, pads), x.dtype, fill, region) as buf:
-        buf[interior(pads, list(x.shape[1:-1]))] = x
+        inner = buf[interior(pads, list(x.shape[1:-1]))]
+
+        def copy(rows: slice) -> None:
+            inner[rows] = x[rows]
+
+        over_batch(xp, x.shape[0], x.nbytes, copy)
         yield buf
+
+
+def copy_patches(xp: Any, cols: Any, view: Any) -> None:
+    """im2col: the patch view copied into cols (rows in batch-major order)."""
+    dest = cols.reshape(view.shape)
+
+    def copy(rows: slice) -> None:
+        xp.copyto(dest[rows], view[rows])
+
+    over_batch(xp, view.shape[0], cols.nbytes, copy)
 
 
 def _truncating_div(a: int, b: int) -> int:
@@ -188,6 +205,41 @@ def lowest(dtype: np.dtype[Any]) -> Any:
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
+# ---- copies over the batch in parallel ------------------------------------------------------------
+_WORKERS: concurrent.futures.ThreadPoolExecutor | None = None
+_WORKERS_LOCK = threading.Lock()
+# Below this many bytes a copy is not worth handing to other threads.
+_PARALLEL_BYTES = 4 << 20
+
+
+def _workers() -> concurrent.futures.ThreadPoolExecutor | None:
+    global _WORKERS
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if not cores or cores < 2:
+        return None
+    with _WORKERS_LOCK:
+        if _WORKERS is None:
+            _WORKERS = concurrent.futures.ThreadPoolExecutor(
+                max_workers=cores, thread_name_prefix="tfcluster-conv"
+            )
+        return _WORKERS
+
+
+def over_batch(xp: Any, batch: int, nbytes: int, fn: Callable[[slice], None]) -> None:
+    """fn(rows) for slices of the batch that together cover it: on the CPU, large memory-bound
+    work (im2col copies, scatters, pooling) runs on every core (numpy releases the GIL in its
+    loops; BLAS is the only other multi-threaded part of a step); elsewhere one call."""
+    pool = _workers() if xp is np else None
+    if pool is None or nbytes < _PARALLEL_BYTES or batch < 2:
+        fn(slice(None))
+        return
+    parts = min(pool._max_workers, batch)
+    bounds = [batch * i // parts for i in range(parts + 1)]
+    futures = [pool.submit(fn, slice(a, b)) for a, b in zip(bounds, bounds[1:])]
+    for f in futures:
+        f.result()
+
+
 # ---- scratch buffers ---------------------------------------------------------------------------
 class Scratch:
     """Arrays that kernels reuse from call to call (padded inputs, im2col patches): lent for
@@ -208,6 +260,16 @@ class Scratch:
         """A buffer of shape/dtype; one with a `fill` holds it outside `region`, the part its
         borrowers write (a padded copy's interior), so every borrower of one key must write
         the same region."""
+        key, buf = self.take(xp, shape, dtype, fill, region)
+        try:
+            yield buf
+        finally:
+            self.give(key, buf)
+
+    def take(
+        self, xp: Any, shape: tuple[int, ...], dtype: Any, fill: Any = None, region: Any = None
+    ) -> tuple[Any, Any]:
+        """(key, buffer): lend's buffer for a borrower that gives it back itself, later."""
         fill_key = None if fill is None else float(fill)
         key = (id(xp), tuple(shape), np.dtype(dtype).str, fill_key, region)
         buf = None
@@ -218,13 +280,13 @@ class Scratch:
                 self._kept -= buf.nbytes
         if buf is None:
             buf = xp.empty(shape, dtype) if fill is None else xp.full(shape, fill, dtype)
-        try:
-            yield buf
-        finally:
-            with self._lock:
-                if self._kept + buf.nbytes <= self._keep:
-                    self._free.setdefault(key, []).append(buf)
-                    self._kept += buf.nbytes
+        return key, buf
+
+    def give(self, key: Any, buf: Any) -> None:
+        with self._lock:
+            if self._kept + buf.nbytes <= self._keep:
+                self._free.setdefault(key, []).append(buf)
+                self._kept += buf.nbytes
 
 
 # One pool for all convolution/pooling kernels of the process: what one step's largest

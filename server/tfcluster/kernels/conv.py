@@ -11,7 +11,9 @@ Half-precision products run in float32 (numpy has no half BLAS) and are cast bac
 
 from __future__ import annotations
 
+import collections
 import math
+import threading
 from typing import Any
 
 import numpy as np
@@ -20,6 +22,8 @@ from tfcluster.kernels._window import (
     SCRATCH,
     Window,
     check_rank,
+    copy_patches,
+    over_batch,
     interior,
     padded,
     padded_shape,
@@ -28,6 +32,60 @@ from tfcluster.kernels._window import (
 )
 from tfcluster.kernels.common import Compute, invalid, typed
 from tfcluster.kernels.registry import kernel
+
+
+class _PatchCache:
+    """The im2col patches of recent convolution inputs. A training step's filter backprop
+    needs the very patches its forward convolution copied: the forward leaves them here and
+    the backprop takes them, so they are copied once. An entry is found only for the same
+    input object (held, so its id stays its own) and window, and is taken once; at most
+    `limit` entries are kept, the oldest going back to the scratch pool."""
+
+    def __init__(self, limit: int) -> None:
+        self._entries: collections.OrderedDict[tuple[Any, ...], tuple[Any, Any, Any]] = (
+            collections.OrderedDict()
+        )
+        self._lock = threading.Lock()
+        self._limit = limit
+
+    def put(self, key: tuple[Any, ...], x: Any, scratch_key: Any, cols: Any) -> None:
+        evicted = []
+        with self._lock:
+            old = self._entries.pop(key, None)
+            if old is not None:
+                evicted.append(old)
+            self._entries[key] = (x, scratch_key, cols)
+            while len(self._entries) > self._limit:
+                evicted.append(self._entries.popitem(last=False)[1])
+        for _, skey, buf in evicted:
+            SCRATCH.give(skey, buf)
+
+    def take(self, key: tuple[Any, ...], x: Any) -> tuple[Any, Any] | None:
+        """(scratch key, cols) of x's patches, or None; the caller gives them back."""
+        with self._lock:
+            entry = self._entries.get(key)
+            if entry is None or entry[0] is not x:
+                return None
+            del self._entries[key]
+        return entry[1], entry[2]
+
+
+PATCHES = _PatchCache(limit=8)
+
+
+def _patch_key(x: Any, win: Window, ksizes: list[int], pads: Any, ctype: Any) -> tuple[Any, ...]:
+    return (
+        id(x),
+        tuple(x.shape),
+        tuple(x.strides),
+        np.dtype(x.dtype).str,
+        np.dtype(ctype).str,
+        tuple(ksizes),
+        tuple(map(tuple, pads)),
+        tuple(win.strides),
+        tuple(win.dilations),
+        win.channels_first,
+    )
 
 
 def _compute_dtype(dtype: Any) -> Any:
@@ -59,13 +117,12 @@ def _conv_forward(xp: Any, win: Window, x: Any, f: Any) -> Any:
         # A 1x1 convolution is a plain product over the channels.
         out = xl.reshape(rows, ci).astype(ctype, copy=False) @ wmat
     else:
-        with (
-            padded(xp, xl, pads) as xp_,
-            SCRATCH.lend(xp, (rows, math.prod(ksizes) * ci), ctype) as cols,
-        ):
+        skey, cols = SCRATCH.take(xp, (rows, math.prod(ksizes) * ci), ctype)
+        with padded(xp, xl, pads) as xp_:
             view = patches(xp, xp_, outs, ksizes, win)
-            xp.copyto(cols.reshape(view.shape), view)
-            out = cols @ wmat
+            copy_patches(xp, cols, view)
+        out = cols @ wmat
+        PATCHES.put(_patch_key(x, win, ksizes, pads, ctype), x, skey, cols)
     out = out.reshape(batch, *outs, co)
     return win.from_last(xp, out.astype(x.dtype, copy=False))
 
@@ -102,8 +159,13 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
         xp.matmul(dy_mat, w_t, out=dcols)
         taps = dcols.reshape(batch, *outs, *ksizes, c)
         dx_padded = xp.zeros(padded_shape((batch, *sizes, c), pads), ctype)
-        for tap in win.taps(ksizes):
-            dx_padded[win.tap_slices(tap, outs)] += taps[(slice(None),) * (n + 1) + tap]
+
+        def scatter(rows: slice) -> None:
+            for tap in win.taps(ksizes):
+                sl = win.tap_slices(tap, outs)
+                dx_padded[(rows, *sl[1:])] += taps[(rows,) + (slice(None),) * n + tap]
+
+        over_batch(xp, batch, dcols.nbytes, scatter)
     dx = dx_padded[interior(pads, sizes)]
     return win.from_last(xp, dx.astype(dy.dtype, copy=False))
 
@@ -161,7 +223,7 @@ def _backprop_input_as_correlation(
         SCRATCH.lend(xp, (rows, math.prod(ksizes) * co), ctype) as cols,
     ):
         view = patches(xp, dyp, sizes, ksizes, win, strides=[1] * n)
-        xp.copyto(cols.reshape(view.shape), view)
+        copy_patches(xp, cols, view)
         dx = cols @ w_flip
     return dx.reshape(batch, *sizes, ci)
 
@@ -184,13 +246,18 @@ def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any)
     ctype = _compute_dtype(x.dtype)
     dy_mat = dyl.reshape(-1, co).astype(ctype, copy=False)
     rows = dy_mat.shape[0]
-    with (
-        padded(xp, xl, pads) as xp_,
-        SCRATCH.lend(xp, (rows, math.prod(ksizes) * ci), ctype) as cols,
-    ):
-        view = patches(xp, xp_, outs, ksizes, win)
-        xp.copyto(cols.reshape(view.shape), view)
+    cached = PATCHES.take(_patch_key(x, win, ksizes, pads, ctype), x)
+    if cached is not None:
+        skey, cols = cached
+    else:
+        skey, cols = SCRATCH.take(xp, (rows, math.prod(ksizes) * ci), ctype)
+        with padded(xp, xl, pads) as xp_:
+            view = patches(xp, xp_, outs, ksizes, win)
+            copy_patches(xp, cols, view)
+    try:
         dw = cols.T @ dy_mat
+    finally:
+        SCRATCH.give(skey, cols)
     return dw.reshape(fshape).astype(x.dtype, copy=False)
 
 

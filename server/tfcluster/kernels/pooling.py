@@ -21,6 +21,7 @@ from tfcluster.kernels._window import (
     check_rank,
     interior,
     lowest,
+    over_batch,
     padded,
     padded_shape,
     shape_arg,
@@ -39,21 +40,9 @@ def _tiles(win: Window, sizes: list[int], pads: list[tuple[int, int]]) -> bool:
     )
 
 
-def _blocks(x: Any, win: Window, outs: list[int]) -> Any:
-    """x (channels-last) as (N, o1, k1, o2, k2, ..., C): the windows of a tiling pool."""
-    assert win.ksize is not None
-    shape = [x.shape[0]]
-    for o, k in zip(outs, win.ksize):
-        shape += [o, k]
-    return x.reshape(*shape, x.shape[-1])
-
-
-def _block_axes(n: int) -> tuple[int, ...]:
-    return tuple(2 + 2 * i for i in range(n))
-
-
 def _per_block(n: int) -> tuple[Any, ...]:
-    """Index that gives a pooled (N, *outs, C) array the window axes of _blocks."""
+    """Index that gives a pooled (N, *outs, C) array the window axes of the input viewed as
+    (N, o1, k1, o2, k2, ..., C) (windows that tile it)."""
     return (slice(None), *(v for _ in range(n) for v in (slice(None), None)), slice(None))
 
 
@@ -88,37 +77,44 @@ def _pool_input(
 def _max_pool(xp: Any, win: Window, x: Any) -> Any:
     xl, sizes, outs, pads = _pool_input(xp, win, x)
     assert win.ksize is not None
-    if _tiles(win, sizes, pads):
-        return win.from_last(xp, _blocks(xl, win, outs).max(axis=_block_axes(win.n)))
-    out = None
-    with padded(xp, xl, pads, lowest(x.dtype)) as xp_:
-        for tap in win.taps(win.ksize):
-            src = xp_[win.tap_slices(tap, outs)]
-            if out is None:
-                out = src.copy()
-            else:
-                xp.maximum(out, src, out=out)
+    out = xp.empty((xl.shape[0], *outs, xl.shape[-1]), x.dtype)
+    with padded(xp, xl, pads, lowest(x.dtype)) as src:
+
+        def pool(rows: slice) -> None:
+            part, dest = src[rows], out[rows]
+            first = True
+            for tap in win.taps(win.ksize):
+                view = part[win.tap_slices(tap, outs)]
+                if first:
+                    xp.copyto(dest, view)
+                    first = False
+                else:
+                    xp.maximum(dest, view, out=dest)
+
+        over_batch(xp, xl.shape[0], xl.nbytes, pool)
     return win.from_last(xp, out)
 
 
 def _avg_pool(xp: Any, win: Window, x: Any) -> Any:
     xl, sizes, outs, pads = _pool_input(xp, win, x)
     assert win.ksize is not None
-    if _tiles(win, sizes, pads):
-        out = _blocks(xl, win, outs).mean(
-            axis=_block_axes(win.n), dtype=np.float32 if x.dtype == np.float16 else None
-        )
-        return win.from_last(xp, out.astype(x.dtype, copy=False))
-    total = None
-    with padded(xp, xl, pads) as xp_:
-        for tap in win.taps(win.ksize):
-            src = xp_[win.tap_slices(tap, outs)]
-            if total is None:
-                total = src.astype(np.float32 if x.dtype == np.float16 else x.dtype)
-            else:
-                total += src
-    assert total is not None  # a window has at least one tap
-    counts = xp.asarray(_valid_counts(win, sizes, outs, pads).astype(total.dtype))
+    dtype = np.float32 if x.dtype == np.float16 else x.dtype
+    total = xp.empty((xl.shape[0], *outs, xl.shape[-1]), dtype)
+    with padded(xp, xl, pads) as src:
+
+        def pool(rows: slice) -> None:
+            part, dest = src[rows], total[rows]
+            first = True
+            for tap in win.taps(win.ksize):
+                view = part[win.tap_slices(tap, outs)]
+                if first:
+                    xp.copyto(dest, view)
+                    first = False
+                else:
+                    xp.add(dest, view, out=dest)
+
+        over_batch(xp, xl.shape[0], xl.nbytes, pool)
+    counts = xp.asarray(_valid_counts(win, sizes, outs, pads).astype(dtype))
     return win.from_last(xp, (total / counts).astype(x.dtype, copy=False))
 
 
@@ -155,23 +151,30 @@ def _max_pool_grad(xp: Any, win: Window, x: Any, y: Any, g: Any, first_only: boo
     yl, gl = win.to_last(xp, y), win.to_last(xp, g)
     _check_pooled(win, yl, gl, (xl.shape[0], *outs, xl.shape[-1]))
     dtype = np.float32 if g.dtype == np.float16 else g.dtype
-    if not first_only and _tiles(win, sizes, pads):
-        blocks = _blocks(xl, win, outs)
-        index = _per_block(win.n)
-        hit = blocks == yl[index]
-        dx = xp.where(hit, gl[index], 0).astype(dtype)
-        return win.from_last(xp, dx.reshape(xl.shape).astype(g.dtype, copy=False))
-    with padded(xp, xl, pads, lowest(x.dtype)) as xp_:
-        dx_padded = xp.zeros(padded_shape(xl.shape, pads), dtype)
-        taken = xp.zeros(yl.shape, dtype=bool) if first_only else None
-        for tap in win.taps(win.ksize):
-            sl = win.tap_slices(tap, outs)
-            hit = xp_[sl] == yl
-            if taken is not None:
-                hit &= ~taken
-                taken |= hit
-            dx_padded[sl] += xp.where(hit, gl, 0)
-    dx = dx_padded[interior(pads, sizes)]
+    # Windows that tile the input write each input element once: no zeroed buffer to add to.
+    tiles = _tiles(win, sizes, pads)
+    dx_padded = (
+        xp.empty(xl.shape, dtype) if tiles else xp.zeros(padded_shape(xl.shape, pads), dtype)
+    )
+    with padded(xp, xl, pads, lowest(x.dtype)) as src:
+
+        def scatter(rows: slice) -> None:
+            part, dest, ys = src[rows], dx_padded[rows], yl[rows]
+            # What is left of each window's gradient: the first maximum takes it all.
+            left = gl[rows].astype(dtype, copy=True) if first_only else gl[rows]
+            for tap in win.taps(win.ksize):
+                sl = win.tap_slices(tap, outs)
+                hit = part[sl] == ys
+                share = xp.where(hit, left, 0)
+                if tiles:
+                    dest[sl] = share
+                else:
+                    dest[sl] += share
+                if first_only:
+                    xp.copyto(left, 0, where=hit)
+
+        over_batch(xp, xl.shape[0], xl.nbytes, scatter)
+    dx = dx_padded if tiles else dx_padded[interior(pads, sizes)]
     return win.from_last(xp, dx.astype(g.dtype, copy=False))
 
 
