@@ -205,7 +205,7 @@ def lowest(dtype: np.dtype[Any]) -> Any:
     return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
 
 
-# ---- copies over the batch in parallel ------------------------------------------------------------
+# ---- copies over the batch in parallel ------------------------------------------------------
 _WORKERS: concurrent.futures.ThreadPoolExecutor | None = None
 _WORKERS_LOCK = threading.Lock()
 # Below this many bytes a copy is not worth handing to other threads.
@@ -235,7 +235,7 @@ def over_batch(xp: Any, batch: int, nbytes: int, fn: Callable[[slice], None]) ->
         return
     parts = min(pool._max_workers, batch)
     bounds = [batch * i // parts for i in range(parts + 1)]
-    futures = [pool.submit(fn, slice(a, b)) for a, b in zip(bounds, bounds[1:])]
+    futures = [pool.submit(fn, slice(a, b)) for a, b in itertools.pairwise(bounds)]
     for f in futures:
         f.result()
 
