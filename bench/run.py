@@ -48,6 +48,7 @@ BENCHES = [
     Bench("local_session", "local_session.py", "issue 2", "local Session: step overhead, matmul"),
     Bench("cluster_session", "cluster_session.py", "issue 3", "2-task cluster: steps, 64 MiB"),
     Bench("ps_training", "ps_training.py", "issue 4", "1 ps + 2 workers async SGD MLP"),
+    Bench("image_preprocessing", "image_preprocessing.py", "issue 16", "tf.image decode/resize"),
 ]
 
 
@@ -74,6 +75,9 @@ TARGETS = {
     "fetch 64 MiB from other task": Target("tf", ">=", 4.0, "GB/s >= 4x TF"),
     "feed 64 MiB to other task": Target("tf", ">=", 4.0, "GB/s >= 4x TF"),
     "ps training steps/s (2 workers)": Target("tf", ">=", 1.0, "steps/s >= 1x TF"),
+    "decode_jpeg 375x500": Target("tf", "<=", 1.0, "time <= 1x TF"),
+    "resize_bilinear 16x224": Target("tf", "<=", 1.0, "time <= 1x TF"),
+    "inception-style per image": Target("tf", "<=", 1.0, "time <= 1x TF"),
 }
 # Rows that are baselines for others, shown in the numpy column rather than as rows.
 NUMPY_BASELINE = {

@@ -6,9 +6,9 @@ one), once per cupy release the project supports, e.g.
     /tmp/cupy/bin/python tools/record_cupy_namespace.py tests/support/cupy_namespace.json
 It adds (or replaces) that release's record in the file; tests/support/strict_cupy.py allows only
 what every recorded release has. A record holds the public names of cupy, cupy.ndarray,
-cupy.lib.stride_tricks and cupyx; the parameters of cupy's Python functions; which ufuncs
-implement `at`; and the keywords cupy's ufuncs take (probed: cupy checks them before it
-touches a device).
+cupy.lib.stride_tricks, cupy.linalg and cupyx; the parameters of cupy's Python functions (those
+of cupy.linalg as "linalg.NAME"); which ufuncs implement `at`; and the keywords cupy's ufuncs
+take (probed: cupy checks them before it touches a device).
 """
 
 from __future__ import annotations
@@ -68,14 +68,15 @@ def record(cupy: Any, cupyx: Any) -> dict[str, Any]:
         for n in names
         if inspect.isfunction(getattr(cupy, n)) and (params := _parameters(getattr(cupy, n)))
     }
-    stride_tricks = cupy.lib.stride_tricks
-    for n in _public(stride_tricks):
-        if inspect.isfunction(getattr(stride_tricks, n)):
-            functions[f"lib.stride_tricks.{n}"] = _parameters(getattr(stride_tricks, n)) or []
+    for prefix, module in (("lib.stride_tricks", cupy.lib.stride_tricks), ("linalg", cupy.linalg)):
+        for n in _public(module):
+            if inspect.isfunction(getattr(module, n)):
+                functions[f"{prefix}.{n}"] = _parameters(getattr(module, n)) or []
     return {
         "cupy": names,
         "cupy.ndarray": _public(cupy.ndarray),
-        "cupy.lib.stride_tricks": _public(stride_tricks),
+        "cupy.lib.stride_tricks": _public(cupy.lib.stride_tricks),
+        "cupy.linalg": _public(cupy.linalg),
         "cupyx": _public(cupyx),
         "ufuncs": {n: getattr(cupy, n).nin for n in ufuncs},
         # cupy implements ufunc.at as a scatter, for the ufuncs that have one.

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 import tfcluster as tf
 from grpc_health.v1 import health_pb2
-from hypothesis import HealthCheck, given, settings
+from hypothesis import HealthCheck, example, given, settings
 from hypothesis import strategies as st
 from support.cluster_processes import TaskProcess, free_ports, health_status
 from tfcluster.framework import op_def_registry
@@ -23,6 +23,7 @@ from tfcluster.protos import (
     master_pb2,
     named_tensor_pb2,
     node_def_pb2,
+    types_pb2,
     worker_pb2,
 )
 from tfcluster.rpc import tensor_coding as coding
@@ -363,8 +364,16 @@ def graphs(draw: Any) -> list[node_def_pb2.NodeDef]:
     return [_random_node(draw, i) for i in range(draw(st.integers(1, 4)))]
 
 
+def _concat_with_infinite_n() -> node_def_pb2.NodeDef:
+    nd = node_def_pb2.NodeDef(name="n0", op="ConcatV2")
+    nd.attr["T"].type = types_pb2.DT_FLOAT
+    nd.attr["N"].f = float("inf")
+    return nd
+
+
 @FUZZ
 @given(nodes=graphs(), fetch_last=st.booleans())
+@example(nodes=[_concat_with_infinite_n()], fetch_last=False)  # int(inf) while binding a kernel
 def test_fuzzed_graphs(
     server: dict[str, Any], nodes: list[node_def_pb2.NodeDef], fetch_last: bool
 ) -> None:

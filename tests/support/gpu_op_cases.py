@@ -17,7 +17,7 @@ import numpy as np
 import pytest
 import tfcluster as tf
 from tfcluster.kernels import registry
-from tfcluster.ops import op_util, training_ops
+from tfcluster.ops import nn_ops, op_util, training_ops
 
 # Registered for every device and exercised by every cross-task step.
 ALL_DEVICE_OPS = frozenset({"NoOp", "_Send", "_Recv"})
@@ -693,7 +693,8 @@ def _fused_batch_norm() -> Build:
 def _in_top_k() -> Build:
     p = tf.constant(np.array([[0.1, 0.5, 0.4], [0.3, 0.3, 0.4], [0.9, 0.05, 0.05]], np.float32))
     t = tf.constant(np.array([2, 0, 0], np.int32))
-    return Build([tf.nn.in_top_k(p, t, 1), tf.nn.in_top_k(p, t, 2)])
+    # tf.nn.in_top_k makes TF 1.15's InTopKV2; the attr form InTopK stays for imported graphs.
+    return Build([nn_ops.in_top_k(p, t, 1), nn_ops.in_top_k(p, t, 2)])
 
 
 # ---- variables and optimizer updates ------------------------------------------------------
@@ -780,6 +781,16 @@ def _shuffle() -> Build:
     return Build([tf.random_shuffle(_f32(6, 2), seed=5)])
 
 
+# ---- image: the cases live beside their family -------------------------------------------
+def _image_cases() -> None:
+    from support.gpu_op_cases_image import CASES_IMAGE
+
+    CASES.update(CASES_IMAGE)
+
+
+_image_cases()
+
+
 # ---- comparing the devices ----------------------------------------------------------------
 def _traced_run(sess: Any, build: Build) -> tuple[list[Any], set[str]]:
     """The build's values, and the names of the nodes that ran on the GPU meanwhile."""
@@ -850,6 +861,9 @@ def check_gpu_errors_are_tf_errors() -> None:
         with pytest.raises(tf.errors.InvalidArgumentError, match="Integer division by zero"):
             sess.run(div)
 
+
+# The families written once over xp since (math, debugging) add their cases to CASES.
+from support import gpu_op_cases_funcops, gpu_op_cases_mathops  # noqa: E402, F401
 
 __all__ = [
     "ALL_DEVICE_OPS",

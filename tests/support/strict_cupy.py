@@ -1,14 +1,15 @@
 """A strict stand-in for cupy that runs on the CPU: kernel bodies over xp checked without a GPU.
 
 `StrictCupy()` offers only what every cupy release recorded in cupy_namespace.json has (its
-names, the parameters of its functions, the keywords of its ufuncs, which ufuncs have `at`;
-tools/record_cupy_namespace.py writes the file) and computes with numpy on `DeviceArray`
-values, which behave as cupy arrays do where a kernel body could go wrong:
+names and cupy.linalg's, the parameters of its functions, the keywords of its ufuncs, which
+ufuncs have `at`; tools/record_cupy_namespace.py writes the file) and computes with numpy on
+`DeviceArray` values, which behave as cupy arrays do where a kernel body could go wrong:
 - only cupy.ndarray's attributes exist (no writeable flag, no __index__);
 - numpy refuses them (np.asarray(a), np.add(a, b)), as cupy refuses implicit conversion: a
   body that reads a device input with numpy fails here as on a GPU;
 - cupy's functions and operators refuse numpy arrays: host values go through xp.asarray;
-- reductions and scalar indexing give 0-d arrays, not numpy scalars.
+- reductions and scalar indexing give 0-d arrays, not numpy scalars;
+- ufunc.at scatters only the dtypes cupy's CUDA atomics take.
 Installed as the GPU backend's cupy (with a fake GPU in runtime.gpu), the GPU kernels run.
 """
 
@@ -36,10 +37,25 @@ def _common(key: str) -> set[str]:
 NAMES = _common("cupy")
 NDARRAY_NAMES = _common("cupy.ndarray")
 STRIDE_TRICKS_NAMES = _common("cupy.lib.stride_tricks")
+LINALG_NAMES = _common("cupy.linalg")
 UFUNC_AT = _common("ufunc_at")
 UFUNC_KEYWORDS = _common("ufunc_keywords")
 UFUNCS = {
     n: nin for n, nin in _releases[0]["ufuncs"].items() if all(n in r["ufuncs"] for r in _releases)
+}
+# cupy's ufunc.at is a scatter of CUDA atomics that raises TypeError for other dtypes (its
+# messages in cupy 13.6's cupy/_core/_routines_indexing.pyx; cupy 14 takes more, so 13.6 binds).
+UFUNC_AT_DTYPES = {
+    name: frozenset(np.dtype(t) for t in types.split())
+    for name, types in {
+        "add": "int32 uint32 uint64 float16 float32 float64",
+        "subtract": "int32 uint32",
+        "maximum": "int32 uint32 uint64 float32 float64",
+        "minimum": "int32 uint32 uint64 float32 float64",
+        "bitwise_and": "int32 int64 uint32 uint64",
+        "bitwise_or": "int32 int64 uint32 uint64",
+        "bitwise_xor": "int32 int64 uint32 uint64",
+    }.items()
 }
 # cupy's functions that take host values too (they read shapes or dtypes).
 _HOST_ARGS_OK = frozenset({"shape", "ndim", "iscomplexobj"})
@@ -262,6 +278,12 @@ class _Ufunc:
             raise _missing(f"cupy.{self.name}.at")
         if not isinstance(a, DeviceArray):
             raise TypeError(f"cupy.{self.name}.at updates a device array, not {type(a)}")
+        if a.host_view.dtype not in UFUNC_AT_DTYPES[self.name]:
+            raise TypeError(
+                f"cupy.{self.name}.at only supports "
+                f"{', '.join(sorted(d.name for d in UFUNC_AT_DTYPES[self.name]))}, not "
+                f"{a.host_view.dtype.name}"
+            )
         where = f"cupy.{self.name}.at"
         self._fn.at(a.host_view, _unwrap(indices, where), _unwrap(b, where))
 
@@ -335,6 +357,20 @@ class _Namespace:
         self.__dict__.update(members)
 
 
+class _Linalg:
+    """cupy.linalg: the names every recorded release has, computed by numpy.linalg."""
+
+    def __getattr__(self, name: str) -> Any:
+        if name not in LINALG_NAMES:
+            raise _missing(f"cupy.linalg.{name}")
+        attr = getattr(np.linalg, name, _ABSENT)
+        if attr is _ABSENT:
+            raise _missing(f"cupy.linalg.{name} (the stand-in has no numpy counterpart for it)")
+        if isinstance(attr, type):
+            return attr  # LinAlgError: cupy's is numpy's
+        return _Function(f"linalg.{name}", attr)
+
+
 class StrictCupy:
     """cupy's namespace as far as every recorded release has it, computing with numpy."""
 
@@ -344,6 +380,7 @@ class StrictCupy:
     def __init__(self) -> None:
         as_strided = _Function("lib.stride_tricks.as_strided", _as_strided, raw=True)
         self.lib = _Namespace(stride_tricks=_Namespace(as_strided=as_strided))
+        self.linalg = _Linalg()
         self._special: dict[str, Any] = {
             "asarray": _Function("asarray", _asarray, raw=True),
             "array": _Function("array", _array, raw=True),

@@ -81,6 +81,24 @@ def test_stand_in_refuses_names_and_parameters_cupy_lacks() -> None:
         cupy.add(a, a, where=a > 1)
     with pytest.raises(NotInCupy, match=r"multiply\.at"):
         cupy.multiply.at(a, cupy.asarray(np.array([0, 0])), 2.0)
+    with pytest.raises(NotInCupy, match=r"cupy\.linalg\.eig\b"):
+        _ = cupy.linalg.eig  # cupy 14 has it, cupy 13 has not
+    with pytest.raises(NotInCupy, match=r"cupy\.linalg\.svd"):
+        cupy.linalg.svd(a.reshape(2, 2), hermitian=True)  # numpy's svd has `hermitian`
+
+
+def test_stand_in_scatters_only_the_dtypes_cupy_scatters() -> None:
+    cupy = StrictCupy()
+    rows = cupy.asarray(np.array([0, 0]))
+    with pytest.raises(TypeError, match=r"cupy\.add\.at only supports"):
+        cupy.add.at(cupy.zeros(2, dtype=np.int64), rows, 1)  # no 64-bit integer atomics
+    with pytest.raises(TypeError, match=r"cupy\.maximum\.at only supports"):
+        cupy.maximum.at(cupy.zeros(2, dtype=np.float16), rows, 1.0)
+    with pytest.raises(TypeError, match=r"cupy\.subtract\.at only supports"):
+        cupy.subtract.at(cupy.zeros(2, dtype=np.float32), rows, 1.0)
+    out = cupy.zeros(2, dtype=np.uint64)
+    cupy.add.at(out, rows, cupy.asarray(np.array([3, 4], np.uint64)))
+    np.testing.assert_array_equal(out.get(), [7, 0])
 
 
 def test_stand_in_arrays_refuse_numpy_as_cupy_arrays_do() -> None:
@@ -113,3 +131,10 @@ def test_stand_in_gives_device_values_as_cupy_does() -> None:
     b = cupy.asarray(np.ones(3))
     b += 1
     np.testing.assert_array_equal(b.get(), [2.0, 2.0, 2.0])
+    m = cupy.asarray(np.array([[2.0, 0.0], [0.0, 4.0]]))
+    inv = cupy.linalg.inv(m)
+    assert isinstance(inv, DeviceArray)
+    np.testing.assert_array_equal(inv.get(), [[0.5, 0.0], [0.0, 0.25]])
+    assert cupy.linalg.LinAlgError is np.linalg.LinAlgError  # cupy raises numpy's
+    with pytest.raises(TypeError, match="Unsupported type"):
+        cupy.linalg.solve(m, np.ones(2))  # host arrays go through xp.asarray first

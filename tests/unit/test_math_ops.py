@@ -814,7 +814,7 @@ def test_operator_overloads_values_and_names() -> None:
     yv = np.array([2.0, 3.0], np.float32)
     x, y = tf.constant(xv), tf.constant(yv)
     cases = [
-        (x + y, xv + yv, "add", "AddV2"),  # as TF 1.15: `+` is AddV2, tf.add is Add
+        (x + y, xv + yv, "add", "AddV2"),  # TF 1.15's `+`; tf.add stays Add
         (x - y, xv - yv, "sub", "Sub"),
         (x * y, xv * yv, "mul", "Mul"),
         (x / y, xv / yv, "truediv", "RealDiv"),
@@ -828,6 +828,8 @@ def test_operator_overloads_values_and_names() -> None:
     for t, expected, name, op_type in cases:
         assert t.op.type == op_type and t.op.name == name, (t.op.name, t.op.type)
         check(t, expected.astype(np.float32), tf.float32, rtol=1e-6)
+    assert tf.add(x, y).op.type == "Add"
+    assert (tf.constant("a") + "b").op.type == "Add"  # AddV2 has no string kernel
     for t, expected, op_type in [
         (x < y, xv < yv, "Less"),
         (x <= y, xv <= yv, "LessEqual"),

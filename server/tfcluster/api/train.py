@@ -13,6 +13,7 @@ from tfcluster.protos.feature_pb2 import (
     FloatList,
     Int64List,
 )
+from tfcluster.protos.saver_pb2 import SaverDef
 from tfcluster.task_server.server import ClusterDef, Server, ServerDef
 from tfcluster.training.basic_session_run_hooks import (
     CheckpointSaverHook,
@@ -30,11 +31,20 @@ from tfcluster.training.basic_session_run_hooks import (
 )
 from tfcluster.training.checkpoint_management import (
     checkpoint_exists,
+    generate_checkpoint_state_proto,
     get_checkpoint_mtimes,
     get_checkpoint_state,
     latest_checkpoint,
     remove_checkpoint,
     update_checkpoint_state,
+)
+from tfcluster.training.checkpoint_utils import (
+    NewCheckpointReader,
+    checkpoints_iterator,
+    init_from_checkpoint,
+    list_variables,
+    load_checkpoint,
+    load_variable,
 )
 from tfcluster.training.coordinator import Coordinator, LooperThread
 from tfcluster.training.device_setter import (
@@ -67,13 +77,7 @@ from tfcluster.training.optimizers import (
     RMSPropOptimizer,
 )
 from tfcluster.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
-from tfcluster.training.saver import (
-    NewCheckpointReader,
-    Saver,
-    list_variables,
-    load_checkpoint,
-    load_variable,
-)
+from tfcluster.training.saver import Saver, export_meta_graph, import_meta_graph
 from tfcluster.training.session_manager import SessionManager
 from tfcluster.training.session_run_hook import (
     SessionRunArgs,

@@ -470,6 +470,18 @@ def cmd_cluster(args: argparse.Namespace, extra: Sequence[str]) -> int:
         return 1
 
 
+def cmd_convert_checkpoint(args: argparse.Namespace, extra: Sequence[str]) -> int:
+    """Rewrites checkpoints of tfcluster 0.1's own format as TF's V2 format."""
+    from tfcluster.framework.tensor_bundle import legacy
+
+    for prefix in args.prefixes:
+        if not legacy.is_legacy(prefix):
+            raise ValueError(f"{prefix} is not a checkpoint in tfcluster 0.1's format")
+        written = legacy.convert(prefix, args.output if len(args.prefixes) == 1 else None)
+        print(f"[tfcluster] {prefix} -> {written} (TensorFlow checkpoint format V2)")
+    return 0
+
+
 # ---- argument parsing ------------------------------------------------------------------------
 
 
@@ -510,6 +522,13 @@ def build_parser() -> argparse.ArgumentParser:
     cluster.add_argument("--ps", type=int, default=1)
     cluster.add_argument("--workers", type=int, default=2)
     cluster.add_argument("--logdir", default="")
+
+    convert = sub.add_parser(
+        "convert-checkpoint",
+        help="rewrite checkpoints of tfcluster 0.1's format as TensorFlow's V2 format",
+    )
+    convert.add_argument("prefixes", nargs="+", help="checkpoint prefixes (PREFIX.index ...)")
+    convert.add_argument("--output", default=None, help="new prefix (one checkpoint only)")
     return parser
 
 
@@ -522,7 +541,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         argv, extra = argv[:cut], argv[cut + 1 :]
     parser = build_parser()
     args = parser.parse_args(argv)
-    commands = {"train": cmd_train, "run": cmd_run, "cluster": cmd_cluster}
+    commands = {
+        "train": cmd_train,
+        "run": cmd_run,
+        "cluster": cmd_cluster,
+        "convert-checkpoint": cmd_convert_checkpoint,
+    }
     if args.command is None:
         parser.print_help()
         return EXIT_USAGE

@@ -51,7 +51,7 @@ class DType:
 
     @property
     def is_integer(self) -> bool:
-        return self.base_dtype in (int8, int16, int32, int64, uint8)
+        return self.base_dtype in (int8, int16, int32, int64, uint8, uint16)
 
     @property
     def is_bool(self) -> bool:
@@ -59,7 +59,7 @@ class DType:
 
     @property
     def is_numpy_compatible(self) -> bool:
-        return self.base_dtype is not resource
+        return self.base_dtype is not resource and self.base_dtype is not variant
 
     @property
     def size(self) -> int:
@@ -95,6 +95,9 @@ class DType:
     def __repr__(self) -> str:
         return f"tf.{self._name}"
 
+    def __str__(self) -> str:
+        return f"<dtype: '{self._name}'>"
+
     def __reduce__(self) -> Any:
         return as_dtype, (self._enum,)
 
@@ -118,11 +121,15 @@ int16 = _make(types_pb2.DT_INT16, "int16", np.int16)
 int32 = _make(types_pb2.DT_INT32, "int32", np.int32)
 int64 = _make(types_pb2.DT_INT64, "int64", np.int64)
 uint8 = _make(types_pb2.DT_UINT8, "uint8", np.uint8)
+uint16 = _make(types_pb2.DT_UINT16, "uint16", np.uint16)
 bool_ = _make(types_pb2.DT_BOOL, "bool", np.bool_)
 string = _make(types_pb2.DT_STRING, "string", object)
 complex64 = _make(types_pb2.DT_COMPLEX64, "complex64", np.complex64)
 resource = DType(types_pb2.DT_RESOURCE, "resource", object)
 _BY_ENUM[types_pb2.DT_RESOURCE] = resource
+# Values only kernels of one task understand (a while loop's per-iteration accumulators).
+variant = DType(types_pb2.DT_VARIANT, "variant", object)
+_BY_ENUM[types_pb2.DT_VARIANT] = variant
 
 float32_ref = float32._as_ref
 float64_ref = float64._as_ref
@@ -141,6 +148,7 @@ _BY_NUMPY: dict[Any, DType] = {
     np.dtype(np.int32): int32,
     np.dtype(np.int64): int64,
     np.dtype(np.uint8): uint8,
+    np.dtype(np.uint16): uint16,
     np.dtype(np.bool_): bool_,
     np.dtype(np.complex64): complex64,
     np.dtype(object): string,

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import attr_values, op_def_registry
+from tfcluster.framework import attr_values, errors, op_def_registry
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.protos import graph_pb2, node_def_pb2
 
@@ -49,15 +49,20 @@ def parse_input(name: str) -> tuple[str, int, bool]:
 
 
 def _topological_order(
-    graph_def: graph_pb2.GraphDef, by_name: dict[str, node_def_pb2.NodeDef]
+    graph_def: graph_pb2.GraphDef,
+    by_name: dict[str, node_def_pb2.NodeDef],
+    mapped: frozenset[str] = frozenset(),
 ) -> list[node_def_pb2.NodeDef]:
-    """Nodes with every input before its consumer; a missing input or a cycle is a ValueError."""
+    """Nodes with every input before its consumer; a missing input (not in `mapped`, the
+    input_map's sources) or a cycle is a ValueError."""
     pending: dict[str, int] = {}
     consumers: dict[str, list[str]] = {}
     for node in graph_def.node:
         srcs = set()
         for raw in node.input:
             src = parse_input(raw)[0]
+            if src in mapped and src not in by_name:
+                continue
             if src not in by_name:
                 raise ValueError(
                     f"Node '{node.name}' has an input '{raw}' that is not in the GraphDef"
@@ -81,6 +86,28 @@ def _topological_order(
     return order
 
 
+def _check_op_types(graph_def: graph_pb2.GraphDef) -> None:
+    """Every op type of the GraphDef must be one tfcluster has; else NotFoundError (as TF's
+    importer) naming every missing type and the nodes that use it."""
+    missing: dict[str, list[str]] = {}
+    for node in graph_def.node:
+        if op_def_registry.lookup(node.op) is None:
+            missing.setdefault(node.op, []).append(node.name)
+    if not missing:
+        return
+    listed = "; ".join(
+        f"'{op}' (node{'s' if len(nodes) > 1 else ''} {', '.join(nodes[:3])}"
+        f"{', ...' if len(nodes) > 3 else ''})"
+        for op, nodes in sorted(missing.items())
+    )
+    raise errors.NotFoundError(
+        None,
+        None,
+        f"Op type not registered {', '.join(repr(op) for op in sorted(missing))} in tfcluster: "
+        f"the GraphDef uses op types tfcluster does not implement: {listed}",
+    )
+
+
 def import_graph_def(
     graph_def: graph_pb2.GraphDef,
     input_map: dict[str, Tensor] | None = None,
@@ -97,16 +124,15 @@ def import_graph_def(
     for key, value in input_map.items():
         if not isinstance(value, Tensor):
             raise TypeError(f"input_map values must be Tensors, got {value!r} for {key}")
-    for node in graph_def.node:
-        if op_def_registry.lookup(node.op) is None:
-            raise ValueError(f"No op named {node.op} in defined operations (node '{node.name}').")
+    _check_op_types(graph_def)
     prefix_scope = "import" if name is None else name
     by_name = {n.name: n for n in graph_def.node}
     if len(by_name) != len(graph_def.node):
         raise ValueError("GraphDef has duplicate node names")
     created: dict[str, Operation] = {}
 
-    order = _topological_order(graph_def, by_name)
+    mapped_sources = frozenset(parse_input(k)[0] for k in input_map)
+    order = _topological_order(graph_def, by_name, mapped_sources)
     with graph.name_scope(prefix_scope) as prefix:
         for node in order:
             inputs: list[Tensor] = []

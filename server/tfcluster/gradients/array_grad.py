@@ -258,6 +258,7 @@ def _mirror_pad_grad_grad(op: Operation, grad: Tensor) -> Any:
 
 for _op in (
     "Shape",
+    "ShapeN",
     "Rank",
     "Size",
     "ZerosLike",

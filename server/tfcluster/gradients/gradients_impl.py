@@ -56,6 +56,30 @@ def gradients(
     unconnected_gradients: str = "none",
 ) -> list[Tensor | None]:
     """Symbolic d(sum(ys))/d(x) for each x in xs; None where x does not affect ys."""
+    return gradients_of_graph(
+        ys,
+        xs,
+        grad_ys,
+        name,
+        colocate_gradients_with_ops,
+        stop_gradients,
+        unconnected_gradients,
+    )
+
+
+def gradients_of_graph(
+    ys: Any,
+    xs: Any,
+    grad_ys: Any = None,
+    name: str = "gradients",
+    colocate_gradients_with_ops: bool = False,
+    stop_gradients: Any = None,
+    unconnected_gradients: str = "none",
+    src_graph: Any = None,
+) -> list[Tensor | None]:
+    """tf.gradients, where ys and xs may live in `src_graph` (a forward loop body) while the
+    gradient ops go to the default graph (the gradient loop's body, which reads the forward
+    values it needs through its captures)."""
     ys_t = [_to_tensor(y, as_ref=False) for y in _as_list(ys)]
     xs_t = [_to_tensor(x, as_ref=True) for x in _as_list(xs)]
     grad_ys_l = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys_t)
@@ -65,11 +89,12 @@ def gradients(
     graph = get_graph_from_inputs(ys_t + xs_t)
     # In a tf.cond / tf.while_loop body, outer xs are differentiated through their captures.
     stand_in = getattr(graph, "captured_stand_in", None)
-    if stand_in is not None:
+    if stand_in is not None and src_graph is None:
         xs_t = [stand_in(x) for x in xs_t]
 
-    with graph.as_default(), name_scope(name, "gradients", ys_t + xs_t):
-        ops_list = graph.get_operations()
+    scope = name_scope(name, "gradients", ys_t + xs_t) if src_graph is None else _null()
+    with graph.as_default(), scope:
+        ops_list = (src_graph or graph).get_operations()
         from_xs = _reachable_from({x.op for x in xs_t}, ops_list)
         # Ops between xs and ys: reachable from xs and reaching ys.
         between: set[Operation] = set()
@@ -112,12 +137,12 @@ def gradients(
                 grad_fn = _grad_fn(op)
                 if grad_fn is not None:
                     out_grads = [
-                        g if g is not None else array_ops.zeros_like(t)
+                        g if g is not None or not _has_zeros(t) else array_ops.zeros_like(t)
                         for g, t in zip(out_grads, op.outputs)
                     ]
-                    scope = op.name + "_grad"
+                    grad_scope = op.name + "_grad"
                     ctx = colocate_with(op) if colocate_gradients_with_ops else _null()
-                    with name_scope(scope), ctx:
+                    with name_scope(grad_scope), ctx:
                         in_grads = _as_list(grad_fn(op, *out_grads))
                     if len(in_grads) != len(op.inputs):
                         raise ValueError(
@@ -147,8 +172,15 @@ def gradients(
         return result
 
 
+def _has_zeros(t: Tensor) -> bool:
+    """Whether a missing gradient of t can stand as zeros (not for handles, lists)."""
+    return t.dtype.base_dtype not in (dtypes.resource, dtypes.variant)
+
+
 def _grad_fn(op: Operation) -> Any:
-    op_type = op.graph._gradient_override_map.get(op.type, op.type)
+    op_type = op.attrs.get("_gradient_op_type") or op.graph._gradient_override_map.get(
+        op.type, op.type
+    )
     try:
         return registry.lookup(op_type)
     except LookupError:

@@ -1,113 +1,227 @@
-"""Fused batch normalisation over xp: FusedBatchNormV3 (training: the batch's statistics;
-inference: the given ones), NHWC/NCHW and their 5-D forms, and its gradient. Statistics are
-computed in float32 or wider whatever the input dtype (TF's U type for half inputs).
-
-The reserve outputs carry the batch mean and the biased batch variance to the gradient."""
+"""Normalisation kernels over xp: FusedBatchNorm (V1-V3, training and inference, NHWC/NCHW
+and their 5-D forms) with its gradient, and local response normalisation (LRN) with its
+gradient. Statistics are computed in float32 or wider, whatever the input's dtype (as TF's
+U type for half inputs)."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels.common import Compute, invalid
+from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels.registry import kernel
+
+Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
 
 _FORMATS = ("NHWC", "NCHW", "NDHWC", "NCDHW")
 
 
-def _channel_axis(fmt: str, ndim: int, name: str) -> int:
-    if fmt not in _FORMATS:
-        raise invalid(f"Invalid data format: {fmt} ({name})")
-    if ndim != len(fmt):
-        raise invalid(f"input must be {len(fmt)}-dimensional, got rank {ndim} ({name})")
-    return 1 if fmt.startswith("NC") else ndim - 1
+def _channel_axis(data_format: str, ndim: int) -> int:
+    if data_format not in _FORMATS:
+        raise u.invalid(f"Invalid data format: {data_format}")
+    if ndim != len(data_format):
+        raise u.invalid(f"input must be {len(data_format)}-dimensional, got rank {ndim}")
+    return 1 if data_format.startswith("NC") else ndim - 1
 
 
-def _shaped(v: Any, axis: int, ndim: int) -> Any:
+def _broadcastable(v: Any, axis: int, ndim: int) -> Any:
     shape = [1] * ndim
     shape[axis] = -1
     return v.reshape(shape)
 
 
-def _stat_dtype(dtype: Any) -> Any:
-    return np.float32 if np.dtype(dtype) == np.float16 else dtype
+def _stats_dtype(x: Any) -> np.dtype[Any]:
+    return np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
 
 
-@kernel("FusedBatchNormV3")
-def fused_batch_norm(node: Any, xp: Any) -> Compute:
-    eps = float(node.attrs.get("epsilon", 1e-4))
-    fmt = str(node.attrs.get("data_format", "NHWC"))
-    training = bool(node.attrs.get("is_training", True))
+def _check_vectors(depth: int, named: dict[str, Any], allow_empty: bool) -> None:
+    for what, v in named.items():
+        if v.ndim != 1:
+            raise u.invalid(f"{what} must be 1-dimensional, got {u.shape_str(v.shape)}")
+        if v.shape[0] != depth and not (allow_empty and v.shape[0] == 0):
+            raise u.invalid(
+                f"{what} must have the same number of elements as the channels of x, got "
+                f"{v.shape[0]} and {depth}"
+            )
+
+
+def _fused_batch_norm(version: int) -> Callable[[Any, Any], Compute]:
+    def factory(node: Any, xp: Any) -> Compute:
+        epsilon = float(node.attrs.get("epsilon", 1e-4))
+        data_format = str(node.attrs.get("data_format", "NHWC"))
+        training = bool(node.attrs.get("is_training", True))
+        avg_factor = float(node.attrs.get("exponential_avg_factor", 1.0))
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            x, scale, offset, mean_in, var_in = ins
+            axis = _channel_axis(data_format, x.ndim)
+            depth = x.shape[axis]
+            _check_vectors(depth, {"scale": scale, "offset": offset}, allow_empty=False)
+            _check_vectors(depth, {"mean": mean_in, "variance": var_in}, allow_empty=training)
+            acc = _stats_dtype(x)
+            xf = x.astype(acc)
+            reduce_axes = tuple(i for i in range(x.ndim) if i != axis)
+            if training:
+                count = x.size // depth if depth else 0
+                mean = xf.mean(axis=reduce_axes) if count else xp.zeros(depth, acc)
+                var = (
+                    ((xf - _broadcastable(mean, axis, x.ndim)) ** 2).mean(axis=reduce_axes)
+                    if count
+                    else xp.zeros(depth, acc)
+                )
+                # The variance reported (for the moving average) is the unbiased estimate.
+                factor = count / max(count - 1, 1)
+                batch_mean, batch_var = mean, var * factor
+                if avg_factor != 1.0 and mean_in.size:
+                    batch_mean = (1 - avg_factor) * mean_in + avg_factor * batch_mean
+                    batch_var = (1 - avg_factor) * var_in + avg_factor * batch_var
+            else:
+                mean, var = mean_in.astype(acc), var_in.astype(acc)
+                batch_mean, batch_var = mean_in, var_in
+            inv = 1.0 / xp.sqrt(var + epsilon)
+            y = (xf - _broadcastable(mean, axis, x.ndim)) * _broadcastable(
+                inv * scale.astype(acc), axis, x.ndim
+            ) + _broadcastable(offset.astype(acc), axis, x.ndim)
+            u_dtype = scale.dtype
+            outs = [
+                y.astype(x.dtype),
+                batch_mean.astype(u_dtype),
+                batch_var.astype(u_dtype),
+                # The saved statistics the gradient reads: the batch mean and the biased
+                # variance actually used to normalise.
+                mean.astype(u_dtype),
+                var.astype(u_dtype),
+            ]
+            if version == 3:
+                outs.append(xp.zeros((0,), u_dtype))
+            return tuple(outs)
+
+        return compute
+
+    return factory
+
+
+kernel("FusedBatchNorm")(_fused_batch_norm(1))
+kernel("FusedBatchNormV2")(_fused_batch_norm(2))
+kernel("FusedBatchNormV3")(_fused_batch_norm(3))
+
+
+def _fused_batch_norm_grad(version: int) -> Callable[[Any, Any], Compute]:
+    def factory(node: Any, xp: Any) -> Compute:
+        epsilon = float(node.attrs.get("epsilon", 1e-4))
+        data_format = str(node.attrs.get("data_format", "NHWC"))
+        training = bool(node.attrs.get("is_training", True))
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            dy, x, scale, saved_mean, saved_var = ins[:5]
+            axis = _channel_axis(data_format, x.ndim)
+            depth = x.shape[axis]
+            if dy.shape != x.shape:
+                raise u.invalid(
+                    f"x and y_backprop must have same shape, but x has shape "
+                    f"{u.shape_str(x.shape)} and y_backprop has shape {u.shape_str(dy.shape)}"
+                )
+            _check_vectors(
+                depth,
+                {"scale": scale, "reserve_space_1": saved_mean, "reserve_space_2": saved_var},
+                allow_empty=False,
+            )
+            acc = _stats_dtype(x)
+            xf, dyf = x.astype(acc), dy.astype(acc)
+            reduce_axes = tuple(i for i in range(x.ndim) if i != axis)
+            mean = _broadcastable(saved_mean.astype(acc), axis, x.ndim)
+            inv = 1.0 / xp.sqrt(saved_var.astype(acc) + epsilon)
+            inv_b = _broadcastable(inv, axis, x.ndim)
+            x_hat = (xf - mean) * inv_b
+            d_offset = dyf.sum(axis=reduce_axes)
+            d_scale = (dyf * x_hat).sum(axis=reduce_axes)
+            scale_b = _broadcastable(scale.astype(acc), axis, x.ndim)
+            if training:
+                count = max(x.size // depth, 1) if depth else 1
+                dx = (scale_b * inv_b / count) * (
+                    count * dyf
+                    - _broadcastable(d_offset, axis, x.ndim)
+                    - x_hat * _broadcastable(d_scale, axis, x.ndim)
+                )
+            else:
+                dx = dyf * scale_b * inv_b
+            u_dtype = scale.dtype
+            empty = xp.zeros((0,), u_dtype)
+            return (
+                dx.astype(x.dtype),
+                d_scale.astype(u_dtype),
+                d_offset.astype(u_dtype),
+                empty,
+                empty.copy(),
+            )
+
+        return compute
+
+    return factory
+
+
+kernel("FusedBatchNormGrad")(_fused_batch_norm_grad(1))
+kernel("FusedBatchNormGradV2")(_fused_batch_norm_grad(2))
+kernel("FusedBatchNormGradV3")(_fused_batch_norm_grad(3))
+
+
+def _window_sums(xp: Any, v: Any, radius: int) -> Any:
+    """sum of v[..., c - radius : c + radius + 1] along the last axis (clipped at the ends),
+    from one cumulative sum."""
+    depth = v.shape[-1]
+    padded = xp.concatenate([xp.zeros((*v.shape[:-1], 1), v.dtype), xp.cumsum(v, axis=-1)], -1)
+    idx = np.arange(depth)
+    hi = np.minimum(idx + radius + 1, depth)
+    lo = np.maximum(idx - radius, 0)
+    return padded[..., xp.asarray(hi)] - padded[..., xp.asarray(lo)]
+
+
+def _lrn_attrs(node: Any) -> tuple[int, float, float, float]:
+    return (
+        int(node.attrs.get("depth_radius", 5)),
+        float(node.attrs.get("bias", 1.0)),
+        float(node.attrs.get("alpha", 1.0)),
+        float(node.attrs.get("beta", 0.5)),
+    )
+
+
+@kernel("LRN")
+def lrn(node: Any, xp: Any) -> Compute:
+    radius, bias, alpha, beta = _lrn_attrs(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        x, scale, offset, mean, var = (xp.asarray(v) for v in ins)
-        axis = _channel_axis(fmt, x.ndim, node.name)
-        c = x.shape[axis]
-        for v, what in ((scale, "scale"), (offset, "offset")):
-            if v.shape != (c,):
-                raise invalid(f"{what} must have shape [{c}], got {list(v.shape)} ({node.name})")
-        u = scale.dtype
-        xf = x.astype(_stat_dtype(x.dtype), copy=False)
-        axes = tuple(i for i in range(x.ndim) if i != axis)
-        if training:
-            count = x.size // c if c else 0
-            batch_mean = xf.mean(axis=axes)
-            centered = xf - _shaped(batch_mean, axis, x.ndim)
-            batch_var = (centered * centered).mean(axis=axes)
-            inv = 1.0 / xp.sqrt(batch_var + eps)
-            y = centered * _shaped(inv * scale, axis, x.ndim) + _shaped(offset, axis, x.ndim)
-            unbiased = batch_var * (count / max(count - 1, 1))
-            return (
-                y.astype(x.dtype),
-                batch_mean.astype(u),
-                unbiased.astype(u),
-                batch_mean.astype(u),
-                batch_var.astype(u),
-                xp.zeros((0,), u),
-            )
-        for v, what in ((mean, "mean"), (var, "variance")):
-            if v.shape != (c,):
-                raise invalid(f"{what} must have shape [{c}], got {list(v.shape)} ({node.name})")
-        inv = 1.0 / xp.sqrt(var + eps)
-        y = (xf - _shaped(mean, axis, x.ndim)) * _shaped(inv * scale, axis, x.ndim) + _shaped(
-            offset, axis, x.ndim
-        )
-        return (y.astype(x.dtype), mean, var, mean, var, xp.zeros((0,), u))
+        x = ins[0]
+        if x.ndim != 4:
+            raise u.invalid(f"input must be 4-dimensional, got {u.shape_str(x.shape)}")
+        acc = _stats_dtype(x)
+        xf = x.astype(acc)
+        norm = bias + alpha * _window_sums(xp, xf * xf, radius)
+        return ((xf * norm**-beta).astype(x.dtype),)
 
     return compute
 
 
-@kernel("FusedBatchNormGradV3")
-def fused_batch_norm_grad(node: Any, xp: Any) -> Compute:
-    eps = float(node.attrs.get("epsilon", 1e-4))
-    fmt = str(node.attrs.get("data_format", "NHWC"))
-    training = bool(node.attrs.get("is_training", True))
+@kernel("LRNGrad")
+def lrn_grad(node: Any, xp: Any) -> Compute:
+    radius, bias, alpha, beta = _lrn_attrs(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        dy, x, scale, mean, var = (xp.asarray(v) for v in ins[:5])
-        axis = _channel_axis(fmt, x.ndim, node.name)
-        if dy.shape != x.shape:
-            raise invalid(
-                f"y_backprop {list(dy.shape)} and x {list(x.shape)} must have the same shape "
-                f"({node.name})"
+        dy, x, y = ins
+        if not (dy.ndim == x.ndim == y.ndim == 4) or not (dy.shape == x.shape == y.shape):
+            raise u.invalid(
+                "input_grads, input_image and output_image must be 4-D with the same shape, got "
+                f"{u.shape_str(dy.shape)}, {u.shape_str(x.shape)}, {u.shape_str(y.shape)}"
             )
-        u = scale.dtype
-        st = _stat_dtype(x.dtype)
-        xf, g = x.astype(st, copy=False), dy.astype(st, copy=False)
-        axes = tuple(i for i in range(x.ndim) if i != axis)
-        inv = 1.0 / xp.sqrt(var.astype(st) + eps)
-        xhat = (xf - _shaped(mean.astype(st), axis, x.ndim)) * _shaped(inv, axis, x.ndim)
-        d_offset = g.sum(axis=axes)
-        d_scale = (g * xhat).sum(axis=axes)
-        if training:
-            count = x.size // x.shape[axis] if x.shape[axis] else 1
-            dx = _shaped(scale * inv / count, axis, x.ndim) * (
-                count * g - _shaped(d_offset, axis, x.ndim) - xhat * _shaped(d_scale, axis, x.ndim)
-            )
-        else:
-            dx = g * _shaped(scale * inv, axis, x.ndim)
-        empty = xp.zeros((0,), u)
-        return dx.astype(x.dtype), d_scale.astype(u), d_offset.astype(u), empty, empty
+        acc = _stats_dtype(x)
+        xf, dyf = x.astype(acc), dy.astype(acc)
+        norm = bias + alpha * _window_sums(xp, xf * xf, radius)
+        outf = xf * norm**-beta
+        # d out_j / d x_i = [i == j] N_j^-beta - 2 alpha beta x_i x_j N_j^(-beta-1), over the
+        # channels j whose window holds i (windows are symmetric).
+        coupled = _window_sums(xp, dyf * outf / norm, radius)
+        dx = dyf * norm**-beta - 2.0 * alpha * beta * xf * coupled
+        return (dx.astype(x.dtype),)
 
     return compute

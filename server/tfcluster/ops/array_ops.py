@@ -272,7 +272,13 @@ def _size_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return [(attrs.get("out_type", dtypes.int32), TensorShape([]))]
 
 
+def _shape_n_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    out_type = attrs.get("out_type", dtypes.int32)
+    return [(out_type, TensorShape([t.shape.ndims])) for t in inputs]
+
+
 op_def_registry.register("Shape", _shape_infer)
+op_def_registry.register("ShapeN", _shape_n_infer)
 op_def_registry.register("Size", _size_infer)
 op_def_registry.register("Rank", lambda inputs, attrs: [(dtypes.int32, TensorShape([]))])
 
@@ -292,6 +298,23 @@ def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> 
         if t.shape.is_fully_defined():
             return constant_op.constant(t.shape.as_list(), dtype=dt, name=scope)
         return _output("Shape", [t], {"T": t.dtype.base_dtype, "out_type": dt}, scope)
+
+
+def shape_n(
+    input: Sequence[Any], out_type: Any = dtypes.int32, name: str | None = None
+) -> list[Tensor]:
+    """The shapes of several tensors, from one op (TF's conv gradients use it)."""
+    dt = _out_type(out_type)
+    with name_scope(name, "ShapeN", list(input)) as scope:
+        tensors = [convert_to_tensor(t) for t in input]
+        kinds = [t.dtype.base_dtype for t in tensors]
+        if len(set(kinds)) > 1:
+            raise TypeError(
+                "Tensors in list passed to 'input' of 'ShapeN' Op have types "
+                f"[{', '.join(k.name for k in kinds)}] that don't all match."
+            )
+        attrs = {"N": len(tensors), "T": kinds[0], "out_type": dt}
+        return _make("ShapeN", tensors, attrs, scope).outputs
 
 
 def size(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Tensor:
@@ -1128,12 +1151,45 @@ def gather(
 
 def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: int = 0) -> Tensor:
     if batch_dims != 0:
-        raise ValueError("batch_dims other than 0 is not supported by tf.gather_nd here")
+        return _batch_gather_nd(params, indices, batch_dims, name)
     with name_scope(name, "GatherNd", [params, indices]) as scope:
         p = convert_to_tensor(params, name="params")
         i = _indices_tensor(indices)
         attrs = {"Tparams": p.dtype.base_dtype, "Tindices": i.dtype.base_dtype}
         return _output("GatherNd", [p, i], attrs, scope)
+
+
+def _batch_gather_nd(params: Any, indices: Any, batch_dims: int, name: str | None) -> Tensor:
+    """gather_nd within each of the leading batch_dims entries: the batch dims are flattened
+    into one, and each index is prefixed with its batch position."""
+    from tfcluster.ops import math_ops
+
+    if not isinstance(batch_dims, int) or batch_dims < 0:
+        raise ValueError(f"batch_dims must be a non-negative int, got {batch_dims!r}")
+    with name_scope(name, "BatchGatherND", [params, indices]):
+        p = convert_to_tensor(params, name="params")
+        i = _indices_tensor(indices)
+        i_rank = i.shape.ndims
+        if i_rank is None or p.shape.ndims is None:
+            raise ValueError("gather_nd with batch_dims needs params and indices of known rank")
+        if batch_dims >= i_rank or batch_dims >= p.shape.ndims:
+            raise ValueError(
+                f"batch_dims ({batch_dims}) must be less than the ranks of params "
+                f"({p.shape.ndims}) and indices ({i_rank})"
+            )
+        p_shape = shape(p, out_type=i.dtype.base_dtype)
+        i_shape = shape(i, out_type=i.dtype.base_dtype)
+        batch_shape = p_shape[:batch_dims]
+        batch_size = math_ops.reduce_prod(batch_shape, keepdims=True)
+        flat_params = reshape(p, concat([batch_size, p_shape[batch_dims:]], 0))
+        flat_indices = reshape(i, concat([batch_size, i_shape[batch_dims:]], 0))
+        # The batch position of every index, broadcast over the index dims.
+        positions = math_ops.range(0, batch_size[0], 1, dtype=i.dtype.base_dtype)
+        positions = reshape(positions, [-1] + [1] * (i_rank - batch_dims))
+        positions = math_ops.add(positions, zeros_like(flat_indices[..., :1]))
+        gathered = gather_nd(flat_params, concat([positions, flat_indices], -1))
+        out_shape = concat([batch_shape, shape(gathered, out_type=i.dtype.base_dtype)[1:]], 0)
+        return reshape(gathered, out_shape)
 
 
 def scatter_nd(indices: Any, updates: Any, shape: Any, name: str | None = None) -> Tensor:
@@ -1565,6 +1621,7 @@ __all__ = [
     "scatter_nd",
     "sequence_mask",
     "shape",
+    "shape_n",
     "size",
     "slice",
     "split",

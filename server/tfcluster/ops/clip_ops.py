@@ -1,5 +1,6 @@
-"""Clipping (tf.clip_by_value, clip_by_norm, clip_by_global_norm, global_norm), as TF1 composes
-them from math ops, so they need no kernels or gradients of their own."""
+"""Clipping (tf.clip_by_value, clip_by_norm, clip_by_global_norm, clip_by_average_norm,
+global_norm), as TF1 composes them from math ops, so they need no kernels or gradients of
+their own."""
 
 from __future__ import annotations
 
@@ -68,4 +69,22 @@ def clip_by_global_norm(
         return clipped, norm
 
 
-__all__ = ["clip_by_global_norm", "clip_by_norm", "clip_by_value", "global_norm"]
+def clip_by_average_norm(t: Any, clip_norm: Any, name: str | None = None) -> Tensor:
+    """t * clip_norm / max(l2norm(t) / size(t), clip_norm): clips by the per-element norm."""
+    from tfcluster.framework import dtypes
+
+    with name_scope(name, "clip_by_average_norm", [t, clip_norm]) as scope:
+        x = convert_to_tensor(t, name="t")
+        n_element = math_ops.cast(array_ops.size(x), dtypes.float32)
+        l2norm_inv = math_ops.rsqrt(math_ops.reduce_sum(x * x, math_ops.range(array_ops.rank(x))))
+        factor = math_ops.minimum(l2norm_inv * n_element, convert_to_tensor(1.0) / clip_norm)
+        return array_ops.identity(x * clip_norm * factor, name=scope)
+
+
+__all__ = [
+    "clip_by_average_norm",
+    "clip_by_global_norm",
+    "clip_by_norm",
+    "clip_by_value",
+    "global_norm",
+]

@@ -98,6 +98,12 @@ def _from_numpy(value: np.ndarray | np.generic, dt: dtypes.DType | None) -> np.n
         ) from None
 
 
+def _first_leaf_is_text(value: Any) -> bool:
+    while isinstance(value, (list, tuple)) and value:
+        value = value[0]
+    return isinstance(value, (bytes, str))
+
+
 def _from_python(value: Any, dt: dtypes.DType | None) -> np.ndarray:
     bad = _first_mismatch(value, dt)
     if bad is not None:
@@ -107,6 +113,8 @@ def _from_python(value: Any, dt: dtypes.DType | None) -> np.ndarray:
     if value is None:
         raise ValueError("None values not supported.")
     np_dtype = None if dt is None or dt is dtypes.string else dt.as_numpy_dtype
+    if dt is dtypes.string or _first_leaf_is_text(value):
+        np_dtype = object  # numpy's bytes dtype would drop trailing NUL bytes
     try:
         arr = np.array(value, dtype=np_dtype)
     except OverflowError:

@@ -38,7 +38,7 @@ _FLOAT = (dtypes.float16, dtypes.float32, dtypes.float64)
 _COMPLEX = (dtypes.complex64,)
 _INT32_64 = (dtypes.int32, dtypes.int64)
 _SIGNED = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
-_REAL = (*_FLOAT, *_SIGNED, dtypes.uint8)
+_REAL = (*_FLOAT, *_SIGNED, dtypes.uint8, dtypes.uint16)
 _NUMBER = (*_REAL, *_COMPLEX)
 _FLOAT_COMPLEX = (*_FLOAT, *_COMPLEX)
 _UNARY_ARITH = (*_FLOAT, *_INT32_64, *_COMPLEX)
@@ -58,8 +58,9 @@ _BINARY_TYPES: dict[str, tuple[dtypes.DType, ...]] = {
     "FloorMod": (*_INT32_64, *_FLOAT),
     "TruncateMod": (*_INT32_64, *_FLOAT),
     "Pow": _UNARY_ARITH,
-    "Maximum": (*_FLOAT, *_INT32_64),
-    "Minimum": (*_FLOAT, *_INT32_64),
+    # TF 2.x's lists (1.15's lacked the 8/16-bit integers saturate_cast needs).
+    "Maximum": _REAL,
+    "Minimum": _REAL,
     "SquaredDifference": _UNARY_ARITH,
 }
 _COMPARISON_TYPES: dict[str, tuple[dtypes.DType, ...]] = {
@@ -416,8 +417,9 @@ def add(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def _add_dispatch(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """What `+` builds (TF 1.15's _add_dispatch): AddV2, or Add for strings."""
-    if isinstance(y, Tensor) and y.dtype.base_dtype == dtypes.string:
+    """The `+` operator: AddV2 (TF 1.15 builds it for `+`, while tf.add stays Add), except for
+    strings, which only Add concatenates."""
+    if _dtype_of(x) == dtypes.string or _dtype_of(y) == dtypes.string:
         return _binary("Add", x, y, name)
     return _binary("AddV2", x, y, name)
 
@@ -756,12 +758,33 @@ def saturate_cast(value: Any, dtype: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "saturate_cast", [value]) as scope:
         t = convert_to_tensor(value, name="value")
         src = t.dtype.base_dtype
-        if (src.is_integer or src.is_floating) and (dst.is_integer or dst.is_floating):
+        if src.is_floating and dst.is_integer:
+            # The representable floats nearest the integer range (TF 2.x's limits; a float
+            # rounded up past dst.max, or inf, would wrap in the cast).
+            lo, hi = _float_limits(src.as_numpy_dtype, dst.as_numpy_dtype)
+            t = maximum(t, _convert(lo, src, "min"))
+            t = minimum(t, _convert(hi, src, "max"))
+        elif (src.is_integer or src.is_floating) and (dst.is_integer or dst.is_floating):
             if src.min < dst.min:
                 t = maximum(t, _convert(np.asarray(dst.min).astype(src.as_numpy_dtype), src, "min"))
             if src.max > dst.max:
                 t = minimum(t, _convert(np.asarray(dst.max).astype(src.as_numpy_dtype), src, "max"))
         return cast(t, dst, name=scope)
+
+
+def _float_limits(src: Any, dst: Any) -> tuple[np.ndarray, np.ndarray]:
+    """The smallest and largest values of float dtype src that lie within integer dtype dst."""
+    info, finfo = np.iinfo(dst), np.finfo(src)
+    with np.errstate(over="ignore"):
+        lo, hi = np.asarray(info.min, dtype=src), np.asarray(info.max, dtype=src)
+    zero = np.asarray(0, src)
+    lo = np.asarray(-finfo.max, src) if not np.isfinite(lo) else lo
+    hi = np.asarray(finfo.max, src) if not np.isfinite(hi) else hi
+    if float(lo) < info.min:
+        lo = np.nextafter(lo, zero)
+    if float(hi) > info.max:
+        hi = np.nextafter(hi, zero)
+    return lo, hi
 
 
 def to_float(x: Any, name: str = "ToFloat") -> Tensor:

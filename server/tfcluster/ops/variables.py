@@ -21,10 +21,14 @@ from tfcluster.framework.graph import (
     name_scope,
     register_tensor_conversion_function,
 )
+from tfcluster.framework.meta_graph import prepend_name_scope, strip_name_scope
+from tfcluster.framework.proto_functions import register_proto_function
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import array_ops, constant_op, math_ops, state_ops
+from tfcluster.ops import array_ops, constant_op, math_ops, save_slice_info, state_ops
 from tfcluster.ops.control_flow_ops import group, no_op
 from tfcluster.ops.op_util import make_op
+from tfcluster.ops.save_slice_info import SaveSliceInfo, slice_info_to_proto
+from tfcluster.protos import variable_pb2
 
 
 class VariableSynchronization(enum.Enum):
@@ -76,44 +80,6 @@ def validate_synchronization_aggregation_trainable(
     return synchronization, aggregation, bool(trainable)
 
 
-class SaveSliceInfo:
-    """Where a shard of a partitioned variable sits in the full variable: the Saver writes
-    the shards of `full_name` as one tensor of `full_shape`, as TF does."""
-
-    def __init__(
-        self,
-        full_name: str | None = None,
-        full_shape: Sequence[int] | None = None,
-        var_offset: Sequence[int] | None = None,
-        var_shape: Sequence[int] | None = None,
-        save_slice_info_def: Any = None,
-        import_scope: str | None = None,
-    ) -> None:
-        if save_slice_info_def is not None:
-            full_name = save_slice_info_def.full_name
-            if import_scope:
-                full_name = f"{import_scope}/{full_name}"
-            full_shape = list(save_slice_info_def.full_shape)
-            var_offset = list(save_slice_info_def.var_offset)
-            var_shape = list(save_slice_info_def.var_shape)
-        self.full_name = full_name
-        self.full_shape = list(full_shape or [])
-        self.var_offset = list(var_offset or [])
-        self.var_shape = list(var_shape or [])
-
-    @property
-    def spec(self) -> str:
-        """TF's slice spec string: '10 4 0,5:0,4' (full shape, then offset,length per dim)."""
-        full = " ".join(str(d) for d in self.full_shape) + " "
-        return full + ":".join(f"{o},{n}" for o, n in zip(self.var_offset, self.var_shape))
-
-    def __repr__(self) -> str:
-        return f"SaveSliceInfo({self.full_name!r}, {self.spec!r})"
-
-
-_SliceInfo = SaveSliceInfo
-
-
 class Variable:
     """A mutable tensor that lives in a worker's resource manager across steps."""
 
@@ -138,9 +104,10 @@ class Variable:
         shape: Any = None,
     ) -> None:
         if variable_def is not None:
-            raise errors.UnimplementedError(
-                None, None, "tf.Variable(variable_def=...) is not implemented in tfcluster"
-            )
+            if initial_value is not None:
+                raise ValueError("variable_def and initial_value are mutually exclusive.")
+            self._init_from_proto(variable_def, import_scope)
+            return
         if initial_value is None:
             raise ValueError("initial_value must be specified.")
         init_from_fn = callable(initial_value)
@@ -169,7 +136,7 @@ class Variable:
             with name_scope(name, "Variable", [] if init_from_fn else [initial_value]) as scope:
                 self._make_ops(graph, scope, initial_value, dtype, shape, validate_shape)
             graph.add_to_collections(collections, self)
-        self._save_slice_info: _SliceInfo | None = None
+        self._save_slice_info: save_slice_info.SaveSliceInfo | None = None
 
     def _make_ops(
         self,
@@ -226,11 +193,72 @@ class Variable:
         return self._initial_value.shape if validate_shape else TensorShape(None)
 
     # ---- partitioning ----------------------------------------------------------------
-    def _set_save_slice_info(self, save_slice_info: _SliceInfo) -> None:
-        self._save_slice_info = save_slice_info
+    def _set_save_slice_info(self, info: save_slice_info.SaveSliceInfo) -> None:
+        self._save_slice_info = info
 
-    def _get_save_slice_info(self) -> _SliceInfo | None:
+    def _get_save_slice_info(self) -> save_slice_info.SaveSliceInfo | None:
         return self._save_slice_info
+
+    # ---- MetaGraphDef ------------------------------------------------------------------
+    def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
+        """The Variable over nodes already in the graph (an imported MetaGraphDef)."""
+        if variable_def.is_resource:
+            raise errors.UnimplementedError(
+                None,
+                None,
+                f"Variable {variable_def.variable_name} is a resource variable, which tfcluster "
+                "does not implement",
+            )
+        graph = get_default_graph()
+
+        def element(name: str) -> Any:
+            return graph.as_graph_element(prepend_name_scope(name, import_scope))
+
+        self._variable = element(variable_def.variable_name)
+        self._initializer_op = element(variable_def.initializer_name)
+        self._initial_value = (
+            element(variable_def.initial_value_name) if variable_def.initial_value_name else None  # type: ignore[assignment]
+        )
+        self._snapshot_tensor = element(variable_def.snapshot_name)
+        self._snapshot = self._snapshot_tensor.op
+        self._trainable = bool(variable_def.trainable)
+        self._synchronization, self._aggregation, _ = (
+            validate_synchronization_aggregation_trainable(
+                variable_def.synchronization,
+                variable_def.aggregation,
+                self._trainable,
+                variable_def.variable_name,
+            )
+        )
+        self._constraint = None
+        self._caching_device = None
+        self._save_slice_info = (
+            SaveSliceInfo(
+                save_slice_info_def=variable_def.save_slice_info_def, import_scope=import_scope
+            )
+            if variable_def.HasField("save_slice_info_def")
+            else None
+        )
+
+    def to_proto(self, export_scope: str | None = None) -> variable_pb2.VariableDef | None:
+        if export_scope is not None and not self._variable.name.startswith(export_scope):
+            return None
+        proto = variable_pb2.VariableDef()
+        proto.variable_name = strip_name_scope(self._variable.name, export_scope)
+        if self._initial_value is not None:
+            proto.initial_value_name = strip_name_scope(self._initial_value.name, export_scope)
+        proto.trainable = self._trainable
+        proto.initializer_name = strip_name_scope(self._initializer_op.name, export_scope)
+        proto.snapshot_name = strip_name_scope(self._snapshot_tensor.name, export_scope)
+        if self._save_slice_info is not None:
+            proto.save_slice_info_def.MergeFrom(
+                slice_info_to_proto(self._save_slice_info, export_scope)
+            )
+        return proto
+
+    @staticmethod
+    def from_proto(variable_def: Any, import_scope: str | None = None) -> Variable:
+        return Variable(variable_def=variable_def, import_scope=import_scope)
 
     # ---- identity --------------------------------------------------------------------
     @property
@@ -373,6 +401,22 @@ def _variable_conversion(
 
 
 register_tensor_conversion_function(Variable, _variable_conversion)
+
+
+def _variable_to_proto(v: Any, export_scope: str | None = None) -> Any:
+    return v.to_proto(export_scope=export_scope) if hasattr(v, "to_proto") else None
+
+
+for _key in (
+    GraphKeys.GLOBAL_VARIABLES,
+    GraphKeys.TRAINABLE_VARIABLES,
+    GraphKeys.MOVING_AVERAGE_VARIABLES,
+    GraphKeys.LOCAL_VARIABLES,
+    GraphKeys.MODEL_VARIABLES,
+    GraphKeys.GLOBAL_STEP,
+    "metric_variables",
+):
+    register_proto_function(_key, variable_pb2.VariableDef, _variable_to_proto, Variable.from_proto)
 
 VariableV1 = Variable
 

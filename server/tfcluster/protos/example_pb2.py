@@ -25,16 +25,15 @@ _sym_db = _symbol_database.Default()
 from tfcluster.protos import feature_pb2 as tfcluster_dot_protos_dot_feature__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etfcluster/protos/example.proto\x12\ntensorflow\x1a\x1etfcluster/protos/feature.proto\"1\n\x07\x45xample\x12&\n\x08\x66\x65\x61tures\x18\x01 \x01(\x0b\x32\x14.tensorflow.Features\"i\n\x0fSequenceExample\x12%\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x14.tensorflow.Features\x12/\n\rfeature_lists\x18\x02 \x01(\x0b\x32\x18.tensorflow.FeatureListsBi\n\x16org.tensorflow.exampleB\rExampleProtosP\x01Z;github.com/tensorflow/tensorflow/tensorflow/go/core/example\xf8\x01\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etfcluster/protos/example.proto\x12\ttfcluster\x1a\x1etfcluster/protos/feature.proto\"0\n\x07\x45xample\x12%\n\x08\x66\x65\x61tures\x18\x01 \x01(\x0b\x32\x13.tfcluster.Features\"g\n\x0fSequenceExample\x12$\n\x07\x63ontext\x18\x01 \x01(\x0b\x32\x13.tfcluster.Features\x12.\n\rfeature_lists\x18\x02 \x01(\x0b\x32\x17.tfcluster.FeatureListsb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tfcluster.protos.example_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  _globals['DESCRIPTOR']._loaded_options = None
-  _globals['DESCRIPTOR']._serialized_options = b'\n\026org.tensorflow.exampleB\rExampleProtosP\001Z;github.com/tensorflow/tensorflow/tensorflow/go/core/example\370\001\001'
-  _globals['_EXAMPLE']._serialized_start=78
-  _globals['_EXAMPLE']._serialized_end=127
-  _globals['_SEQUENCEEXAMPLE']._serialized_start=129
-  _globals['_SEQUENCEEXAMPLE']._serialized_end=234
+  DESCRIPTOR._loaded_options = None
+  _globals['_EXAMPLE']._serialized_start=77
+  _globals['_EXAMPLE']._serialized_end=125
+  _globals['_SEQUENCEEXAMPLE']._serialized_start=127
+  _globals['_SEQUENCEEXAMPLE']._serialized_end=230
 # @@protoc_insertion_point(module_scope)

@@ -24,14 +24,13 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etfcluster/protos/feature.proto\x12\ntensorflow\"\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\"\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\"\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\"\x98\x01\n\x07\x46\x65\x61ture\x12+\n\nbytes_list\x18\x01 \x01(\x0b\x32\x15.tensorflow.BytesListH\x00\x12+\n\nfloat_list\x18\x02 \x01(\x0b\x32\x15.tensorflow.FloatListH\x00\x12+\n\nint64_list\x18\x03 \x01(\x0b\x32\x15.tensorflow.Int64ListH\x00\x42\x06\n\x04kind\"\x83\x01\n\x08\x46\x65\x61tures\x12\x32\n\x07\x66\x65\x61ture\x18\x01 \x03(\x0b\x32!.tensorflow.Features.FeatureEntry\x1a\x43\n\x0c\x46\x65\x61tureEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\"\n\x05value\x18\x02 \x01(\x0b\x32\x13.tensorflow.Feature:\x02\x38\x01\"3\n\x0b\x46\x65\x61tureList\x12$\n\x07\x66\x65\x61ture\x18\x01 \x03(\x0b\x32\x13.tensorflow.Feature\"\x9c\x01\n\x0c\x46\x65\x61tureLists\x12?\n\x0c\x66\x65\x61ture_list\x18\x01 \x03(\x0b\x32).tensorflow.FeatureLists.FeatureListEntry\x1aK\n\x10\x46\x65\x61tureListEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12&\n\x05value\x18\x02 \x01(\x0b\x32\x17.tensorflow.FeatureList:\x02\x38\x01\x42i\n\x16org.tensorflow.exampleB\rFeatureProtosP\x01Z;github.com/tensorflow/tensorflow/tensorflow/go/core/example\xf8\x01\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1etfcluster/protos/feature.proto\x12\ttfcluster\"\x1a\n\tBytesList\x12\r\n\x05value\x18\x01 \x03(\x0c\"\x1e\n\tFloatList\x12\x11\n\x05value\x18\x01 \x03(\x02\x42\x02\x10\x01\"\x1e\n\tInt64List\x12\x11\n\x05value\x18\x01 \x03(\x03\x42\x02\x10\x01\"\x95\x01\n\x07\x46\x65\x61ture\x12*\n\nbytes_list\x18\x01 \x01(\x0b\x32\x14.tfcluster.BytesListH\x00\x12*\n\nfloat_list\x18\x02 \x01(\x0b\x32\x14.tfcluster.FloatListH\x00\x12*\n\nint64_list\x18\x03 \x01(\x0b\x32\x14.tfcluster.Int64ListH\x00\x42\x06\n\x04kind\"\x81\x01\n\x08\x46\x65\x61tures\x12\x31\n\x07\x66\x65\x61ture\x18\x01 \x03(\x0b\x32 .tfcluster.Features.FeatureEntry\x1a\x42\n\x0c\x46\x65\x61tureEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12!\n\x05value\x18\x02 \x01(\x0b\x32\x12.tfcluster.Feature:\x02\x38\x01\"2\n\x0b\x46\x65\x61tureList\x12#\n\x07\x66\x65\x61ture\x18\x01 \x03(\x0b\x32\x12.tfcluster.Feature\"\x9a\x01\n\x0c\x46\x65\x61tureLists\x12>\n\x0c\x66\x65\x61ture_list\x18\x01 \x03(\x0b\x32(.tfcluster.FeatureLists.FeatureListEntry\x1aJ\n\x10\x46\x65\x61tureListEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12%\n\x05value\x18\x02 \x01(\x0b\x32\x16.tfcluster.FeatureList:\x02\x38\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tfcluster.protos.feature_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
-  _globals['DESCRIPTOR']._loaded_options = None
-  _globals['DESCRIPTOR']._serialized_options = b'\n\026org.tensorflow.exampleB\rFeatureProtosP\001Z;github.com/tensorflow/tensorflow/tensorflow/go/core/example\370\001\001'
+  DESCRIPTOR._loaded_options = None
   _globals['_FLOATLIST'].fields_by_name['value']._loaded_options = None
   _globals['_FLOATLIST'].fields_by_name['value']._serialized_options = b'\020\001'
   _globals['_INT64LIST'].fields_by_name['value']._loaded_options = None
@@ -40,22 +39,22 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_FEATURES_FEATUREENTRY']._serialized_options = b'8\001'
   _globals['_FEATURELISTS_FEATURELISTENTRY']._loaded_options = None
   _globals['_FEATURELISTS_FEATURELISTENTRY']._serialized_options = b'8\001'
-  _globals['_BYTESLIST']._serialized_start=46
-  _globals['_BYTESLIST']._serialized_end=72
-  _globals['_FLOATLIST']._serialized_start=74
-  _globals['_FLOATLIST']._serialized_end=104
-  _globals['_INT64LIST']._serialized_start=106
-  _globals['_INT64LIST']._serialized_end=136
-  _globals['_FEATURE']._serialized_start=139
-  _globals['_FEATURE']._serialized_end=291
-  _globals['_FEATURES']._serialized_start=294
-  _globals['_FEATURES']._serialized_end=425
-  _globals['_FEATURES_FEATUREENTRY']._serialized_start=358
-  _globals['_FEATURES_FEATUREENTRY']._serialized_end=425
-  _globals['_FEATURELIST']._serialized_start=427
-  _globals['_FEATURELIST']._serialized_end=478
-  _globals['_FEATURELISTS']._serialized_start=481
-  _globals['_FEATURELISTS']._serialized_end=637
-  _globals['_FEATURELISTS_FEATURELISTENTRY']._serialized_start=562
-  _globals['_FEATURELISTS_FEATURELISTENTRY']._serialized_end=637
+  _globals['_BYTESLIST']._serialized_start=45
+  _globals['_BYTESLIST']._serialized_end=71
+  _globals['_FLOATLIST']._serialized_start=73
+  _globals['_FLOATLIST']._serialized_end=103
+  _globals['_INT64LIST']._serialized_start=105
+  _globals['_INT64LIST']._serialized_end=135
+  _globals['_FEATURE']._serialized_start=138
+  _globals['_FEATURE']._serialized_end=287
+  _globals['_FEATURES']._serialized_start=290
+  _globals['_FEATURES']._serialized_end=419
+  _globals['_FEATURES_FEATUREENTRY']._serialized_start=353
+  _globals['_FEATURES_FEATUREENTRY']._serialized_end=419
+  _globals['_FEATURELIST']._serialized_start=421
+  _globals['_FEATURELIST']._serialized_end=471
+  _globals['_FEATURELISTS']._serialized_start=474
+  _globals['_FEATURELISTS']._serialized_end=628
+  _globals['_FEATURELISTS_FEATURELISTENTRY']._serialized_start=554
+  _globals['_FEATURELISTS_FEATURELISTENTRY']._serialized_end=628
 # @@protoc_insertion_point(module_scope)

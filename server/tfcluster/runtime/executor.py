@@ -384,8 +384,9 @@ def _bind(node: Node, device: str, cache: dict[str, Any]) -> tuple[Any, bool]:
         fn = kdef.factory(node)
     except errors.OpError as e:
         raise with_node(e, node.name) from e
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as e:
-        # Attrs of the wrong kind (a graph from a foreign client) fail here as the node's fault.
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, ArithmeticError) as e:
+        # Attrs of the wrong kind or value (a graph from a foreign client: N=inf, ...) fail
+        # here as the node's fault.
         raise errors.InvalidArgumentError(
             None, None, f"Invalid node {node.name} ({node.op}): {e}"
         ) from e

@@ -1,63 +1,80 @@
-"""Checkpoint files on disk: the `checkpoint` state file, existence, mtimes, atomic writes.
+"""Checkpoint files on disk (TF's checkpoint_management): the `checkpoint` state file
+(CheckpointState in text form), whether a checkpoint exists, mtimes, removal.
 
-A checkpoint with prefix P is the files P.data-00000-of-00001 (the tensors) and P.index (what
-they are); P.index is written last, so a checkpoint exists exactly when its index does, and a
-crash mid-save never leaves a half checkpoint that restore would pick up.
+A V2 checkpoint with prefix P is P.index and P.data-?????-of-????? (P.meta beside it); its
+index is written last, so a checkpoint exists exactly when its index does. A V1 checkpoint is
+the files matching P itself.
 """
 
 from __future__ import annotations
 
 import contextlib
+import glob
 import os
-import tempfile
+import re
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
 
-DATA_SUFFIX = ".data-00000-of-00001"
+from google.protobuf import text_format
+
+from tfcluster.framework.tensor_bundle.bundle import _write_atomically
+from tfcluster.protos import saver_pb2
+from tfcluster.protos.checkpoint_state_pb2 import CheckpointState
+
 INDEX_SUFFIX = ".index"
+DATA_SUFFIX = ".data-00000-of-00001"
 META_SUFFIX = ".meta"
 STATE_FILENAME = "checkpoint"
-
-
-@dataclass
-class CheckpointState:
-    """The parsed `checkpoint` file: the latest checkpoint and the ones still kept."""
-
-    model_checkpoint_path: str = ""
-    all_model_checkpoint_paths: list[str] = field(default_factory=list)
-    all_model_checkpoint_timestamps: list[float] = field(default_factory=list)
-    last_preserved_timestamp: float = 0.0
+V1 = saver_pb2.SaverDef.V1
+V2 = saver_pb2.SaverDef.V2
 
 
 def atomic_write(path: str, data: bytes) -> None:
     """Writes `data` to `path` so readers see the old file or the whole new one, never half."""
-    directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tmp", dir=directory)
-    try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
-            f.flush()
-            os.fsync(f.fileno())
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
-
-
-def _quote(s: str) -> str:
-    return '"' + s.replace("\\", "\\\\").replace('"', '\\"') + '"'
-
-
-def _unquote(s: str) -> str:
-    s = s.strip()
-    if len(s) >= 2 and s[0] == s[-1] == '"':
-        s = s[1:-1]
-    return s.replace('\\"', '"').replace("\\\\", "\\")
+    _write_atomically(path, data)
 
 
 def _state_path(save_dir: str, latest_filename: str | None) -> str:
     return os.path.join(save_dir, latest_filename or STATE_FILENAME)
+
+
+def _prefix_to_checkpoint_path(prefix: str, format_version: int) -> str:
+    return prefix + INDEX_SUFFIX if format_version == V2 else prefix
+
+
+def meta_graph_filename(checkpoint_filename: str, meta_graph_suffix: str = "meta") -> str:
+    """model.ckpt-123 -> model.ckpt-123.meta (a V1 shard suffix -?????-of-N dropped)."""
+    basename = re.sub(r"-[\d\?]+-of-\d+$", "", checkpoint_filename)
+    return f"{basename}.{meta_graph_suffix}"
+
+
+def generate_checkpoint_state_proto(
+    save_dir: str,
+    model_checkpoint_path: str,
+    all_model_checkpoint_paths: Sequence[str] | None = None,
+    all_model_checkpoint_timestamps: Sequence[float] | None = None,
+    last_preserved_timestamp: float | None = None,
+) -> CheckpointState:
+    paths = list(all_model_checkpoint_paths or [])
+    if not paths or paths[-1] != model_checkpoint_path:
+        paths.append(model_checkpoint_path)
+    if all_model_checkpoint_timestamps and len(all_model_checkpoint_timestamps) != len(paths):
+        raise ValueError(
+            f"Checkpoint timestamps, if provided, must match checkpoint paths (got paths {paths} "
+            f"and timestamps {list(all_model_checkpoint_timestamps)})"
+        )
+    # Relative paths are made relative to a relative save_dir (as TF does).
+    if not os.path.isabs(save_dir):
+        if not os.path.isabs(model_checkpoint_path):
+            model_checkpoint_path = os.path.relpath(model_checkpoint_path, save_dir)
+        paths = [p if os.path.isabs(p) else os.path.relpath(p, save_dir) for p in paths]
+    state = CheckpointState(
+        model_checkpoint_path=model_checkpoint_path,
+        all_model_checkpoint_paths=paths,
+        all_model_checkpoint_timestamps=list(all_model_checkpoint_timestamps or []),
+    )
+    if last_preserved_timestamp is not None:
+        state.last_preserved_timestamp = last_preserved_timestamp
+    return state
 
 
 def update_checkpoint_state(
@@ -67,100 +84,120 @@ def update_checkpoint_state(
     latest_filename: str | None = None,
     all_model_checkpoint_timestamps: Sequence[float] | None = None,
     last_preserved_timestamp: float | None = None,
-    save_relative_paths: bool = True,
+    save_relative_paths: bool = False,
 ) -> None:
-    """Writes the `checkpoint` file (TF's text format), with paths relative to save_dir."""
+    """Writes the `checkpoint` file of save_dir (text CheckpointState), atomically."""
     paths = list(all_model_checkpoint_paths or [])
-    if not paths or paths[-1] != model_checkpoint_path:
-        paths.append(model_checkpoint_path)
+    if save_relative_paths:
 
-    def rel(p: str) -> str:
-        if save_relative_paths and os.path.isabs(p):
-            try:
-                r = os.path.relpath(p, save_dir)
-            except ValueError:
-                return p
-            return p if r.startswith("..") else r
-        return p
+        def rel(p: str) -> str:
+            return os.path.relpath(p, save_dir) if os.path.isabs(p) else p
 
-    lines = [f"model_checkpoint_path: {_quote(rel(model_checkpoint_path))}"]
-    lines += [f"all_model_checkpoint_paths: {_quote(rel(p))}" for p in paths]
-    lines += [
-        f"all_model_checkpoint_timestamps: {t!r}" for t in all_model_checkpoint_timestamps or ()
-    ]
-    if last_preserved_timestamp is not None:
-        lines.append(f"last_preserved_timestamp: {last_preserved_timestamp!r}")
-    os.makedirs(save_dir, exist_ok=True)
-    atomic_write(_state_path(save_dir, latest_filename), ("\n".join(lines) + "\n").encode())
+        model_checkpoint_path = rel(model_checkpoint_path)
+        paths = [rel(p) for p in paths]
+    state = generate_checkpoint_state_proto(
+        save_dir,
+        model_checkpoint_path,
+        paths,
+        all_model_checkpoint_timestamps,
+        last_preserved_timestamp,
+    )
+    path = _state_path(save_dir, latest_filename)
+    if path == state.model_checkpoint_path:
+        raise RuntimeError(
+            f"Save path '{model_checkpoint_path}' conflicts with path used for checkpoint "
+            "state.  Please use a different save path."
+        )
+    if save_dir:
+        os.makedirs(save_dir, exist_ok=True)
+    atomic_write(path, text_format.MessageToString(state).encode())
 
 
 def get_checkpoint_state(
     checkpoint_dir: str, latest_filename: str | None = None
 ) -> CheckpointState | None:
-    """The state in checkpoint_dir (relative paths made absolute), or None if there is none."""
+    """The CheckpointState of checkpoint_dir (relative paths joined to it), or None."""
     path = _state_path(checkpoint_dir, latest_filename)
     try:
         with open(path, encoding="utf-8") as f:
             text = f.read()
-    except FileNotFoundError:
+    except OSError:
         return None
     state = CheckpointState()
-    for raw in text.splitlines():
-        key, sep, value = raw.partition(":")
-        if not sep:
-            continue
-        key = key.strip()
-        if key == "model_checkpoint_path":
-            state.model_checkpoint_path = _unquote(value)
-        elif key == "all_model_checkpoint_paths":
-            state.all_model_checkpoint_paths.append(_unquote(value))
-        elif key == "all_model_checkpoint_timestamps":
-            state.all_model_checkpoint_timestamps.append(float(value))
-        elif key == "last_preserved_timestamp":
-            state.last_preserved_timestamp = float(value)
-    if not state.model_checkpoint_path:
+    try:
+        text_format.Merge(text, state)
+    except text_format.ParseError:
         return None
+    if not state.model_checkpoint_path:
+        raise ValueError(f"Invalid checkpoint state loaded from {checkpoint_dir}")
 
     def absolute(p: str) -> str:
         return p if os.path.isabs(p) else os.path.join(checkpoint_dir, p)
 
     state.model_checkpoint_path = absolute(state.model_checkpoint_path)
-    state.all_model_checkpoint_paths = [absolute(p) for p in state.all_model_checkpoint_paths]
+    paths = [absolute(p) for p in state.all_model_checkpoint_paths]
+    del state.all_model_checkpoint_paths[:]
+    state.all_model_checkpoint_paths.extend(paths)
     return state
 
 
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
-    return os.path.exists(checkpoint_prefix + INDEX_SUFFIX)
+    """Whether a V2 checkpoint (its index) or V1 checkpoint files exist at the prefix."""
+    if os.path.exists(checkpoint_prefix + INDEX_SUFFIX):
+        return True
+    return any(os.path.isfile(p) for p in glob.glob(checkpoint_prefix))
 
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
-    """The newest checkpoint's prefix named in checkpoint_dir's state file, if its files exist."""
+    """The newest checkpoint named in checkpoint_dir's state file, if its files exist."""
     state = get_checkpoint_state(checkpoint_dir, latest_filename)
-    if state and state.model_checkpoint_path and checkpoint_exists(state.model_checkpoint_path):
-        return state.model_checkpoint_path
+    if state and state.model_checkpoint_path:
+        prefix = state.model_checkpoint_path
+        if glob.glob(glob.escape(prefix) + INDEX_SUFFIX) or any(
+            os.path.isfile(p) for p in glob.glob(prefix)
+        ):
+            return prefix
     return None
 
 
 def get_checkpoint_mtimes(checkpoint_prefixes: Iterable[str]) -> list[float]:
+    """The mtimes of the checkpoints that exist (V2 index, else V1 files)."""
     out = []
     for prefix in checkpoint_prefixes:
-        with contextlib.suppress(OSError):
-            out.append(os.path.getmtime(prefix + INDEX_SUFFIX))
+        for pattern in (glob.escape(prefix) + INDEX_SUFFIX, prefix):
+            found = [p for p in glob.glob(pattern) if os.path.isfile(p)]
+            if found:
+                out.append(os.path.getmtime(found[0]))
+                break
     return out
 
 
-def remove_checkpoint(checkpoint_prefix: str, meta_graph_suffix: str = "meta") -> None:
-    for suffix in (INDEX_SUFFIX, DATA_SUFFIX, "." + meta_graph_suffix):
-        with contextlib.suppress(FileNotFoundError):
-            os.remove(checkpoint_prefix + suffix)
+def remove_checkpoint(
+    checkpoint_prefix: str, checkpoint_format_version: int = V2, meta_graph_suffix: str = "meta"
+) -> None:
+    """Deletes the files of a checkpoint (and its .meta)."""
+    patterns = [glob.escape(meta_graph_filename(checkpoint_prefix, meta_graph_suffix))]
+    if checkpoint_format_version == V2:
+        patterns += [
+            glob.escape(checkpoint_prefix) + INDEX_SUFFIX,
+            glob.escape(checkpoint_prefix) + ".data-?????-of-?????",
+        ]
+    else:
+        patterns.append(checkpoint_prefix)
+    for pattern in patterns:
+        for path in glob.glob(pattern):
+            with contextlib.suppress(FileNotFoundError):
+                os.remove(path)
 
 
 __all__ = [
     "CheckpointState",
     "checkpoint_exists",
+    "generate_checkpoint_state_proto",
     "get_checkpoint_mtimes",
     "get_checkpoint_state",
     "latest_checkpoint",
+    "meta_graph_filename",
     "remove_checkpoint",
     "update_checkpoint_state",
 ]

@@ -9,7 +9,15 @@ from typing import Any
 
 from tfcluster.framework import errors
 from tfcluster.framework.default_session import get_default_session
-from tfcluster.framework.graph import GraphKeys, add_to_collection, get_collection
+from tfcluster.framework.graph import (
+    GraphKeys,
+    add_to_collection,
+    get_collection,
+    get_default_graph,
+)
+from tfcluster.framework.meta_graph import prepend_name_scope, strip_name_scope
+from tfcluster.framework.proto_functions import register_proto_function
+from tfcluster.protos import queue_runner_pb2
 
 _log = logging.getLogger(__name__)
 
@@ -27,20 +35,58 @@ class QueueRunner:
         queue_runner_def: Any = None,
         import_scope: Any = None,
     ) -> None:
-        if queue is None or not enqueue_ops:
-            raise ValueError("QueueRunner needs a queue and at least one enqueue op")
-        self._queue = queue
-        self._enqueue_ops = list(enqueue_ops)
-        self._close_op = close_op if close_op is not None else queue.close()
-        self._cancel_op = (
-            cancel_op if cancel_op is not None else queue.close(cancel_pending_enqueues=True)
-        )
-        self._closed_types: tuple[type[BaseException], ...] = tuple(
-            queue_closed_exception_types or (errors.OutOfRangeError,)
-        )
+        if queue_runner_def is not None:
+            if queue is not None or enqueue_ops:
+                raise ValueError("queue_runner_def and queue are mutually exclusive.")
+            self._init_from_proto(queue_runner_def, import_scope)
+        else:
+            if queue is None or not enqueue_ops:
+                raise ValueError("QueueRunner needs a queue and at least one enqueue op")
+            self._queue = queue
+            self._enqueue_ops = list(enqueue_ops)
+            self._close_op = close_op if close_op is not None else queue.close()
+            self._cancel_op = (
+                cancel_op if cancel_op is not None else queue.close(cancel_pending_enqueues=True)
+            )
+            self._closed_types: tuple[type[BaseException], ...] = tuple(
+                queue_closed_exception_types or (errors.OutOfRangeError,)
+            )
         self._lock = threading.Lock()
         self._runs_per_session: dict[Any, int] = {}
         self._exceptions_raised: list[BaseException] = []
+
+    def _init_from_proto(self, proto: Any, import_scope: str | None) -> None:
+        """Over the imported graph's ops (the queue is its op, as in TF)."""
+        graph = get_default_graph()
+
+        def element(name: str) -> Any:
+            return graph.as_graph_element(prepend_name_scope(name, import_scope))
+
+        self._queue = element(proto.queue_name)
+        self._enqueue_ops = [element(n) for n in proto.enqueue_op_name]
+        self._close_op = element(proto.close_op_name)
+        self._cancel_op = element(proto.cancel_op_name)
+        codes = list(proto.queue_closed_exception_types) or [errors.OUT_OF_RANGE]
+        self._closed_types = tuple(errors.exception_for_code(int(c)) for c in codes)
+
+    def to_proto(self, export_scope: str | None = None) -> queue_runner_pb2.QueueRunnerDef | None:
+        if export_scope is not None and not self.name.startswith(export_scope):
+            return None
+        proto = queue_runner_pb2.QueueRunnerDef()
+        proto.queue_name = strip_name_scope(self.name, export_scope)
+        proto.enqueue_op_name.extend(
+            strip_name_scope(op.name, export_scope) for op in self._enqueue_ops
+        )
+        proto.close_op_name = strip_name_scope(self._close_op.name, export_scope)
+        proto.cancel_op_name = strip_name_scope(self._cancel_op.name, export_scope)
+        proto.queue_closed_exception_types.extend(
+            cls.error_code for cls in self._closed_types if hasattr(cls, "error_code")
+        )
+        return proto
+
+    @staticmethod
+    def from_proto(queue_runner_def: Any, import_scope: str | None = None) -> QueueRunner:
+        return QueueRunner(queue_runner_def=queue_runner_def, import_scope=import_scope)
 
     @property
     def queue(self) -> Any:
@@ -142,5 +188,12 @@ def start_queue_runners(
         threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
     return threads
 
+
+register_proto_function(
+    GraphKeys.QUEUE_RUNNERS,
+    queue_runner_pb2.QueueRunnerDef,
+    lambda qr, export_scope=None: qr.to_proto(export_scope=export_scope),
+    QueueRunner.from_proto,
+)
 
 __all__ = ["QueueRunner", "add_queue_runner", "start_queue_runners"]

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import os
 from typing import Any
 
 from tfcluster.framework import dtypes
@@ -116,26 +115,16 @@ def _get_or_create_global_step_read(graph: Graph | None = None) -> Tensor | None
 
 
 def write_graph(graph_or_graph_def: Any, logdir: str, name: str, as_text: bool = True) -> str:
-    """Writes a GraphDef to logdir/name (text format unless as_text is False), atomically."""
-    from google.protobuf import text_format
+    """Writes a GraphDef to logdir/name (text format unless as_text is False), atomically;
+    makes logdir when missing. Returns the path."""
+    from tfcluster.framework.meta_graph import write_proto
 
     graph_def = (
         graph_or_graph_def.as_graph_def()
         if hasattr(graph_or_graph_def, "as_graph_def")
         else graph_or_graph_def
     )
-    os.makedirs(logdir, exist_ok=True)
-    path = os.path.join(logdir, name)
-    data = (
-        text_format.MessageToString(graph_def).encode()
-        if as_text
-        else graph_def.SerializeToString()
-    )
-    tmp = f"{path}.tmp{os.getpid()}"
-    with open(tmp, "wb") as f:
-        f.write(data)
-    os.replace(tmp, path)
-    return path
+    return write_proto(graph_def, logdir, name, as_text=as_text)
 
 
 __all__ = [

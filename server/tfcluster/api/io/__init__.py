@@ -8,6 +8,17 @@ from tfcluster.lib.io.tfrecord import (
     TFRecordWriter,
     tf_record_iterator,
 )
+from tfcluster.ops.image_codec_ops import (  # the image decoders, as tf.io has them
+    decode_and_crop_jpeg,
+    decode_bmp,
+    decode_gif,
+    decode_image,
+    decode_jpeg,
+    decode_png,
+    encode_jpeg,
+    extract_jpeg_shape,
+    is_jpeg,
+)
 from tfcluster.ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,

@@ -20,6 +20,7 @@ from tfcluster.framework.dtypes import (
     resource,
     string,
     uint8,
+    uint16,
 )
 from tfcluster.framework.device_spec import DeviceSpec
 from tfcluster.framework.graph import (

@@ -1,0 +1,61 @@
+"""tf.linalg"""
+
+# ruff: noqa: F401
+from tfcluster.api import _unimplemented
+from tfcluster.ops.clip_ops import global_norm
+from tfcluster.ops.linalg_ops import (
+    adjoint,
+    band_part,
+    cholesky,
+    cholesky_solve,
+    cross,
+    eigh,
+    eigvalsh,
+    einsum,
+    expm,
+    eye,
+    logdet,
+    lstsq,
+    lu,
+    matrix_rank,
+    matrix_transpose,
+    matvec,
+    norm,
+    normalize,
+    pinv,
+    qr,
+    svd,
+    tensor_diag,
+    tensor_diag_part,
+    tensordot,
+    trace,
+    triangular_solve,
+)
+from tfcluster.ops.linalg_ops import (
+    log_matrix_determinant as slogdet,
+)
+from tfcluster.ops.linalg_ops import (
+    matrix_determinant as det,
+)
+from tfcluster.ops.linalg_ops import (
+    matrix_diag as diag,
+)
+from tfcluster.ops.linalg_ops import (
+    matrix_diag_part as diag_part,
+)
+from tfcluster.ops.linalg_ops import (
+    matrix_inverse as inv,
+)
+from tfcluster.ops.linalg_ops import (
+    matrix_set_diag as set_diag,
+)
+from tfcluster.ops.linalg_ops import (
+    matrix_solve as solve,
+)
+from tfcluster.ops.linalg_ops import (
+    matrix_transpose as transpose,
+)
+from tfcluster.ops.math_ops import matmul
+from tfcluster.ops.nn_ops import l2_normalize
+
+__getattr__ = _unimplemented.module_getattr("linalg")

@@ -1,0 +1,8 @@
+"""tf.manip"""
+
+# ruff: noqa: F401
+from tfcluster.api import _unimplemented
+from tfcluster.ops.array_ops import gather_nd, reshape, reverse, scatter_nd, tile
+from tfcluster.ops.counting_ops import roll
+
+__getattr__ = _unimplemented.module_getattr("manip")

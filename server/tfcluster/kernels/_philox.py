@@ -1,0 +1,176 @@
+"""TensorFlow's counter-based Philox4x32-10 generator and its distributions, vectorised in
+numpy, so the stateless random ops give TF's own numbers for a given seed.
+
+Every call of the generator maps a 128-bit counter (and a 64-bit key) to four 32-bit words;
+the stateless ops derive key and counter from their seed as TF's GenerateKey does, and then
+output group g (of 4 floats, or 2 doubles) comes from the counter advanced g times.
+"""
+
+from __future__ import annotations
+
+import math
+
+import numpy as np
+
+_W32A = np.uint32(0x9E3779B9)
+_W32B = np.uint32(0xBB67AE85)
+_M4A = np.uint64(0xD2511F53)
+_M4B = np.uint64(0xCD9E8D57)
+_MASK32 = np.uint64(0xFFFFFFFF)
+
+
+def philox(counters: np.ndarray, key: tuple[int, int]) -> np.ndarray:
+    """The four output words for each row of `counters` ([n, 4] uint32)."""
+    c = counters.astype(np.uint32, copy=True)
+    k0, k1 = np.uint32(key[0]), np.uint32(key[1])
+    for round_ in range(10):
+        p0 = _M4A * c[:, 0].astype(np.uint64)
+        p1 = _M4B * c[:, 2].astype(np.uint64)
+        hi0, lo0 = (p0 >> np.uint64(32)).astype(np.uint32), (p0 & _MASK32).astype(np.uint32)
+        hi1, lo1 = (p1 >> np.uint64(32)).astype(np.uint32), (p1 & _MASK32).astype(np.uint32)
+        c = np.stack([hi1 ^ c[:, 1] ^ k0, lo1, hi0 ^ c[:, 3] ^ k1, lo0], axis=1)
+        if round_ < 9:
+            with np.errstate(over="ignore"):
+                k0 = np.uint32(k0 + _W32A)
+                k1 = np.uint32(k1 + _W32B)
+    return c
+
+
+def key_and_counter(seed: tuple[int, int]) -> tuple[tuple[int, int], list[int]]:
+    """TF's GenerateKey: the seed pair scrambled through one Philox call."""
+    s0, s1 = (int(s) & 0xFFFFFFFFFFFFFFFF for s in seed)
+    counter = np.array([[s0 & 0xFFFFFFFF, s0 >> 32, s1 & 0xFFFFFFFF, s1 >> 32]], np.uint32)
+    mix = philox(counter, (0x3EC8F720, 0x02461E29))[0]
+    return (int(mix[0]), int(mix[1])), [0, 0, int(mix[2]), int(mix[3])]
+
+
+def counters_from(base: list[int], offsets: np.ndarray) -> np.ndarray:
+    """base (4 words, least significant first) plus each offset, as 128-bit additions."""
+    low = (np.uint64(base[0]) | (np.uint64(base[1]) << np.uint64(32))) + offsets.astype(np.uint64)
+    # A carry out of the low 64 bits goes into the high words.
+    carry = (low < offsets.astype(np.uint64)).astype(np.uint64)
+    high = (np.uint64(base[2]) | (np.uint64(base[3]) << np.uint64(32))) + carry
+    return np.stack(
+        [
+            (low & _MASK32).astype(np.uint32),
+            (low >> np.uint64(32)).astype(np.uint32),
+            (high & _MASK32).astype(np.uint32),
+            (high >> np.uint64(32)).astype(np.uint32),
+        ],
+        axis=1,
+    )
+
+
+def words(seed: tuple[int, int], calls: int, first: int = 0) -> np.ndarray:
+    """[calls, 4] words of consecutive generator calls, starting `first` calls in."""
+    key, base = key_and_counter(seed)
+    return philox(counters_from(base, np.arange(first, first + calls, dtype=np.uint64)), key)
+
+
+def uint32_to_float(x: np.ndarray) -> np.ndarray:
+    """A float32 in [0, 1) from the 23 low bits, as TF's Uint32ToFloat."""
+    bits = (x & np.uint32(0x7FFFFF)) | np.uint32(127 << 23)
+    return bits.view(np.float32) - np.float32(1.0)
+
+
+def uint64_to_double(x0: np.ndarray, x1: np.ndarray) -> np.ndarray:
+    mantissa = ((x0 & np.uint32(0xFFFFF)).astype(np.uint64) << np.uint64(32)) | x1.astype(np.uint64)
+    bits = mantissa | (np.uint64(1023) << np.uint64(52))
+    return bits.view(np.float64) - 1.0
+
+
+def uint16_to_half(x: np.ndarray) -> np.ndarray:
+    bits = ((x & np.uint32(0x3FF)) | np.uint32(15 << 10)).astype(np.uint16)
+    return bits.view(np.float16) - np.float16(1.0)
+
+
+def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    u1 = np.maximum(uint32_to_float(x0), np.float32(1.0e-7))
+    v1 = np.float32(2.0 * math.pi) * uint32_to_float(x1)
+    radius = np.sqrt(np.float32(-2.0) * np.log(u1))
+    # TF's sincos(v1, &f1, &f0): the sine comes first.
+    return np.sin(v1) * radius, np.cos(v1) * radius
+
+
+def box_muller_double(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    u1 = np.maximum(uint64_to_double(w[:, 0], w[:, 1]), 1.0e-7)
+    v1 = 2.0 * math.pi * uint64_to_double(w[:, 2], w[:, 3])
+    radius = np.sqrt(-2.0 * np.log(u1))
+    return np.sin(v1) * radius, np.cos(v1) * radius
+
+
+def uniform(seed: tuple[int, int], size: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
+    """TF's UniformDistribution: 4 floats (or halves) or 2 doubles per call."""
+    if dtype == np.float64:
+        w = words(seed, (size + 1) // 2)
+        out = np.stack([uint64_to_double(w[:, 0], w[:, 1]), uint64_to_double(w[:, 2], w[:, 3])], 1)
+        return out.reshape(-1)[:size]
+    flat = words(seed, (size + 3) // 4).reshape(-1)
+    values = uint16_to_half(flat) if dtype == np.float16 else uint32_to_float(flat)
+    return values[:size]
+
+
+def uniform_int(
+    seed: tuple[int, int], size: int, low: int, high: int, dtype: np.dtype
+) -> np.ndarray:  # type: ignore[type-arg]
+    """lo + bits % (hi - lo): 32 bits per int32 (4 per call), 64 per int64 (2 per call)."""
+    span = np.uint64(high - low)
+    if dtype == np.int64:
+        pairs = words(seed, (size + 1) // 2).reshape(-1, 2)
+        bits = pairs[:, 0].astype(np.uint64) | (pairs[:, 1].astype(np.uint64) << np.uint64(32))
+        return (np.int64(low) + (bits % span).astype(np.int64))[:size]
+    flat = words(seed, (size + 3) // 4).reshape(-1).astype(np.uint64)
+    return (np.int64(low) + (flat % span).astype(np.int64)).astype(dtype)[:size]
+
+
+def normal(seed: tuple[int, int], size: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
+    """TF's NormalDistribution (Box-Muller): 4 floats or 2 doubles per call."""
+    if dtype == np.float64:
+        f0, f1 = box_muller_double(words(seed, (size + 1) // 2))
+        return np.stack([f0, f1], 1).reshape(-1)[:size]
+    w = words(seed, (size + 3) // 4)
+    f0, f1 = box_muller_float(w[:, 0], w[:, 1])
+    f2, f3 = box_muller_float(w[:, 2], w[:, 3])
+    out = np.stack([f0, f1, f2, f3], 1).reshape(-1)[:size]
+    return out.astype(np.float16) if dtype == np.float16 else out
+
+
+# Each output group of the truncated normal may use up to this many words: TF skips the
+# generator by a fixed 256 samples per output, so groups are independent.
+_RESERVED_PER_OUTPUT = 256
+
+
+def truncated_normal(seed: tuple[int, int], size: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
+    """TF's TruncatedNormalDistribution: normals with |z| >= 2 rejected, in stream order;
+    group g of outputs starts 256 * (group size) samples into the stream."""
+    group = 2 if dtype == np.float64 else 4
+    groups = (size + group - 1) // group
+    skip = group * _RESERVED_PER_OUTPUT // 4  # generator calls per output group
+    key, base = key_and_counter(seed)
+    out = np.empty((groups, group), dtype=np.float64 if dtype == np.float64 else np.float32)
+    filled = np.zeros(groups, dtype=np.int64)
+    calls_done = 0
+    pending = np.arange(groups)
+    while pending.size:
+        # Two more generator calls per pending group per pass (almost always enough at once).
+        calls = 2
+        offsets = pending[:, None].astype(np.uint64) * np.uint64(skip) + np.arange(
+            calls_done, calls_done + calls, dtype=np.uint64
+        )
+        w = philox(counters_from(base, offsets.reshape(-1)), key).reshape(pending.size, calls, 4)
+        if dtype == np.float64:
+            d0, d1 = box_muller_double(w.reshape(-1, 4))
+            samples = np.stack([d0, d1], 1).reshape(pending.size, -1)
+        else:
+            flat = w.reshape(pending.size, -1)
+            f0, f1 = box_muller_float(flat[:, 0::2], flat[:, 1::2])
+            samples = np.stack([f0, f1], -1).reshape(pending.size, -1)
+        for col in range(samples.shape[1]):
+            take = (np.abs(samples[:, col]) < 2.0) & (filled[pending] < group)
+            rows = pending[take]
+            out[rows, filled[rows]] = samples[take, col]
+            filled[rows] += 1
+        calls_done += calls
+        pending = pending[filled[pending] < group]
+    values = out.reshape(-1)[:size]
+    return values.astype(np.float16) if dtype == np.float16 else values

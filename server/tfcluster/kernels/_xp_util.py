@@ -1,0 +1,178 @@
+"""What the kernel bodies over xp of the math/linalg/segment/scatter families share.
+
+numpy and cupy agree on almost everything; the few places they differ (unbuffered scatter
+updates, read-only results) are bridged here so the bodies stay one piece of code.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tfcluster.framework import errors
+
+
+def invalid(message: str) -> errors.OpError:
+    return errors.InvalidArgumentError(None, None, message)
+
+
+def is_numpy(xp: Any) -> bool:
+    return xp is np
+
+
+def shape_str(shape: Sequence[int]) -> str:
+    return "[" + ",".join(str(int(d)) for d in shape) + "]"
+
+
+def host(value: Any) -> np.ndarray:
+    """A value as a host numpy array (cupy arrays are copied back)."""
+    if isinstance(value, np.ndarray):
+        return value
+    get = getattr(value, "get", None)
+    if get is not None and not isinstance(value, np.generic):
+        return np.asarray(get())
+    return np.asarray(value)
+
+
+def host_int(value: Any, what: str) -> int:
+    arr = host(value)
+    if arr.ndim != 0:
+        raise invalid(f"{what} must be a scalar, but got shape {shape_str(arr.shape)}")
+    return int(arr)
+
+
+def host_ints(value: Any) -> list[int]:
+    return [int(v) for v in host(value).reshape(-1)]
+
+
+def np_dtype(node: Any, attr: str = "T") -> np.dtype[Any]:
+    return np.dtype(node.attrs[attr].as_numpy_dtype)
+
+
+def lowest(dtype: np.dtype[Any]) -> Any:
+    """TF's Eigen::NumTraits<T>::lowest(): -inf is not used, the most negative finite value."""
+    if dtype.kind == "f":
+        return np.finfo(dtype).min
+    if dtype.kind == "b":
+        return False
+    return np.iinfo(dtype).min
+
+
+def highest(dtype: np.dtype[Any]) -> Any:
+    if dtype.kind == "f":
+        return np.finfo(dtype).max
+    if dtype.kind == "b":
+        return True
+    return np.iinfo(dtype).max
+
+
+# The dtypes cupy's ufunc.at scatters take (CUDA atomics: cupy raises TypeError for the
+# others, int64 included); a body scatters other dtypes through one of these, exactly.
+_CUPY_ADD_AT = frozenset(
+    np.dtype(t) for t in ("int32", "uint32", "uint64", "float16", "float32", "float64")
+)
+_CUPY_MAX_MIN_AT = frozenset(
+    np.dtype(t) for t in ("int32", "uint32", "uint64", "float32", "float64")
+)
+_SIGN_BIT = np.uint64(1 << 63)
+
+
+def scatter_add(xp: Any, target: Any, index: Any, values: Any) -> None:
+    """target[index] += values, repeated indices accumulated (target C-contiguous)."""
+    dtype = target.dtype
+    if is_numpy(xp) or dtype in _CUPY_ADD_AT:
+        xp.add.at(target, index, values)
+    elif dtype.kind == "c":
+        # Real and imaginary parts add up independently: each is scattered into its view of
+        # target, in the order numpy's complex scatter adds them.
+        values = values.astype(dtype, copy=False)
+        parts = target.view(dtype.char.lower()).reshape((*target.shape, 2))
+        xp.add.at(parts[..., 0], index, values.real)
+        xp.add.at(parts[..., 1], index, values.imag)
+    else:
+        # Integers of any width: two's-complement sums agree with uint64 sums bit for bit, and
+        # casting back wraps as TF's integer kernels do.
+        total = xp.zeros(target.shape, dtype=np.uint64)
+        xp.add.at(total, index, values.astype(np.int64).view(np.uint64))
+        target[...] = (target.astype(np.int64) + total.view(np.int64)).astype(dtype)
+
+
+def _scatter_extreme(xp: Any, name: str, target: Any, index: Any, values: Any) -> None:
+    """target[index] = max (min) of itself and values, repeated indices included."""
+    dtype = target.dtype
+    ufunc = getattr(xp, name)
+    if is_numpy(xp) or dtype in _CUPY_MAX_MIN_AT or dtype.kind not in "biuf":
+        ufunc.at(target, index, values)
+    elif dtype == np.int64:
+        # Flipping the sign bit maps int64's order onto uint64's.
+        keys = target.view(np.uint64) ^ _SIGN_BIT
+        ufunc.at(keys, index, values.astype(np.int64).view(np.uint64) ^ _SIGN_BIT)
+        target[...] = (keys ^ _SIGN_BIT).view(np.int64)
+    else:
+        # Half and the narrow integers through a wider type that holds each of their values.
+        wide = np.dtype(np.float32 if dtype.kind == "f" else np.int32)
+        work = target.astype(wide)
+        ufunc.at(work, index, values.astype(wide))
+        target[...] = work.astype(dtype)
+
+
+# Rows this narrow are summed column by column with bincount, much faster on numpy than
+# np.add.at (an unbuffered element-by-element update).
+_BINCOUNT_MAX_COLUMNS = 64
+
+
+def row_sums(xp: Any, rows: Any, ids: Any, num: int) -> Any:
+    """sums[j] = sum of rows[i] with ids[i] == j, for rows [n, inner] of a real dtype, in
+    float64 (out-of-place: the result is a new array)."""
+    inner = rows.shape[1]
+    if is_numpy(xp) and rows.dtype.kind in "biuf" and inner <= _BINCOUNT_MAX_COLUMNS:
+        out = np.empty((num, inner), dtype=np.float64)
+        for j in range(inner):
+            out[:, j] = np.bincount(ids, weights=rows[:, j], minlength=num)[:num]
+        return out
+    out = xp.zeros((num, inner), dtype=np.float64)
+    scatter_add(xp, out, ids, rows.astype(np.float64, copy=False))
+    return out
+
+
+def scatter_max(xp: Any, target: Any, index: Any, values: Any) -> None:
+    _scatter_extreme(xp, "maximum", target, index, values)
+
+
+def scatter_min(xp: Any, target: Any, index: Any, values: Any) -> None:
+    _scatter_extreme(xp, "minimum", target, index, values)
+
+
+def segmented_products(xp: Any, values: Any, segment: Any) -> Any:
+    """Inclusive running products within runs of equal `segment` (rows of `values`, sorted by
+    segment): log2(n) vectorised doubling steps, no Python loop over the elements."""
+    out = values.copy()
+    n = out.shape[0]
+    shift = 1
+    while shift < n:
+        same = segment[shift:] == segment[:-shift]
+        mask = same.reshape((-1,) + (1,) * (out.ndim - 1))
+        prev = xp.where(mask, out[:-shift], xp.ones_like(out[:-shift]))
+        out = xp.concatenate([out[:shift], out[shift:] * prev])
+        shift *= 2
+    return out
+
+
+def read_only(xp: Any, value: Any) -> Any:
+    """A new variable value on the CPU is frozen: no consumer may change it behind its back."""
+    if is_numpy(xp):
+        value.flags.writeable = False
+    return value
+
+
+def read_variable(xp: Any, ref: Any, node_name: str) -> Any:
+    """A variable's current value, on the kernel's device."""
+    value = ref.read(node_name)
+    return value if is_numpy(xp) else xp.asarray(value)
+
+
+def store_variable(xp: Any, ref: Any, value: Any) -> None:
+    ref.value = read_only(xp, value)
+    ref.generation += 1

@@ -1,0 +1,79 @@
+"""DynamicPartition, DynamicStitch and ParallelDynamicStitch over xp: splitting the rows of a
+tensor by a partition number, and interleaving rows of several tensors by index."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tfcluster.kernels import _xp_util as u
+from tfcluster.kernels.registry import kernel
+
+Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
+
+
+@kernel("DynamicPartition")
+def dynamic_partition(node: Any, xp: Any) -> Compute:
+    num = int(node.attrs["num_partitions"])
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        data, partitions = ins
+        if tuple(data.shape[: partitions.ndim]) != tuple(partitions.shape):
+            raise u.invalid(
+                f"data.shape must start with partitions.shape, got data.shape = "
+                f"{u.shape_str(data.shape)}, partitions.shape = {u.shape_str(partitions.shape)}"
+            )
+        flat = partitions.reshape(-1)
+        bad = xp.nonzero((flat < 0) | (flat >= num))[0]
+        if bad.size:
+            i = int(bad[0])
+            raise u.invalid(f"partitions[{i}] = {int(flat[i])} is not in [0, {num})")
+        rows = data.reshape((flat.shape[0], *data.shape[partitions.ndim :]))
+        # One stable sort groups the rows by partition, keeping their order within each.
+        order = xp.argsort(flat, kind="stable")
+        counts = u.host(xp.bincount(flat.astype(np.int64), minlength=num)).tolist()
+        grouped = rows[order]
+        bounds = np.cumsum([0, *counts])
+        return tuple(grouped[bounds[i] : bounds[i + 1]] for i in range(num))
+
+    return compute
+
+
+@kernel("DynamicStitch")
+@kernel("ParallelDynamicStitch")
+def dynamic_stitch(node: Any, xp: Any) -> Compute:
+    """Both ops compute the same: TF only leaves the winner of a repeated index unspecified
+    for the parallel one."""
+    n = int(node.attrs["N"])
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        indices, data = ins[:n], ins[n:]
+        tail = tuple(data[0].shape[indices[0].ndim :])
+        flat_idx, rows = [], []
+        for i, (idx, d) in enumerate(zip(indices, data)):
+            if tuple(d.shape) != tuple(idx.shape) + tail:
+                raise u.invalid(
+                    f"data[{i}].shape = {u.shape_str(d.shape)} does not start with "
+                    f"indices[{i}].shape = {u.shape_str(idx.shape)} followed by "
+                    f"{u.shape_str(tail)}"
+                )
+            flat_idx.append(idx.reshape(-1).astype(np.int64))
+            rows.append(d.reshape((-1, *tail)))
+        all_idx = xp.concatenate(flat_idx)
+        all_rows = xp.concatenate(rows)
+        if all_idx.size and int(all_idx.min()) < 0:
+            bad = int(xp.nonzero(all_idx < 0)[0][0])
+            raise u.invalid(f"indices[{bad}] is out of range")
+        size = int(all_idx.max()) + 1 if all_idx.size else 0
+        # Rows no index names stay zero, as TF's kernels leave them.
+        out = xp.zeros((size, *tail), dtype=data[0].dtype)
+        # Later inputs win at a repeated index; a fancy-index assignment does not promise
+        # which write lands last, so only each index's last row is written.
+        _, first_in_reversed = xp.unique(all_idx[::-1], return_index=True)
+        keep = all_idx.size - 1 - first_in_reversed
+        out[all_idx[keep]] = all_rows[keep]
+        return (out,)
+
+    return compute

@@ -1,0 +1,206 @@
+"""Random kernels beyond uniform/normal, and the stateless ones.
+
+Stateful samplers (Multinomial, RandomGamma, RandomPoisson) follow the project's random
+kernels: each node keeps a numpy generator seeded from (seed, seed2), draws on the host, and
+the result moves to the kernel's device. Stateless ops (StatelessRandom*, StatelessTruncated
+Normal, StatelessMultinomial) are pure functions of their seed computed with TF's own Philox
+generator, so they give TensorFlow's numbers.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tfcluster.kernels import _philox
+from tfcluster.kernels import _xp_util as u
+from tfcluster.kernels.registry import kernel
+from tfcluster.kernels.special_math import igamma_grad_a, lgamma
+
+Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
+
+
+def _generator(node: Any) -> np.random.Generator:
+    seed = int(node.attrs.get("seed", 0))
+    seed2 = int(node.attrs.get("seed2", 0))
+    if seed == 0 and seed2 == 0:
+        return np.random.default_rng()
+    return np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF, seed2 & 0xFFFFFFFFFFFFFFFF])
+
+
+def _shape(value: Any) -> tuple[int, ...]:
+    arr = u.host(value)
+    if arr.ndim != 1:
+        raise u.invalid(f"shape must be a vector of {{int32,int64}}, got shape {list(arr.shape)}")
+    dims = tuple(int(d) for d in arr)
+    if any(d < 0 for d in dims):
+        raise u.invalid(f"Dimension {min(dims)} must be >= 0")
+    return dims
+
+
+def _check_logits(logits: Any, num_samples: int) -> None:
+    if logits.ndim != 2:
+        raise u.invalid(f"logits should be a matrix, got shape {u.shape_str(logits.shape)}")
+    if num_samples < 0:
+        raise u.invalid(f"num_samples should be nonnegative, got {num_samples}")
+    if logits.shape[1] == 0 and logits.shape[0] > 0 and num_samples > 0:
+        raise u.invalid("num_classes should be positive, got 0")
+
+
+def sample_categorical(logits: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
+    """Class indices for uniforms [batch, n] in [0, 1) under softmax(logits) [batch, k]:
+    one searchsorted over every row's cumulative distribution, rows offset apart."""
+    batch, classes = logits.shape
+    x = logits.astype(np.float64)
+    top = np.max(x, axis=1, keepdims=True)
+    top = np.where(np.isfinite(top), top, 0.0)
+    with np.errstate(all="ignore"):
+        probs = np.exp(x - top)
+        cdf = np.cumsum(probs, axis=1)
+        cdf = cdf / cdf[:, -1:]
+    offsets = 2.0 * np.arange(batch)[:, None]
+    positions = np.searchsorted(
+        (cdf + offsets).reshape(-1), (uniforms + offsets).reshape(-1), "right"
+    )
+    out = positions.reshape(uniforms.shape) - np.arange(batch)[:, None] * classes
+    return np.minimum(out, classes - 1)
+
+
+@kernel("Multinomial", host=(0, 1))
+def multinomial(node: Any, xp: Any) -> Compute:
+    rng = _generator(node)
+    lock = threading.Lock()
+    out_dtype = u.np_dtype(node, "output_dtype") if "output_dtype" in node.attrs else np.int64
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        logits = u.host(ins[0])
+        n = u.host_int(ins[1], "num_samples")
+        _check_logits(logits, n)
+        with lock:
+            uniforms = rng.random((logits.shape[0], n))
+        return (xp.asarray(sample_categorical(logits, uniforms).astype(out_dtype)),)
+
+    return compute
+
+
+def _seed_pair(value: Any) -> tuple[int, int]:
+    seed = u.host(value)
+    if seed.shape != (2,):
+        raise u.invalid(f"seed must have shape [2], not {u.shape_str(seed.shape)}")
+    return int(seed[0]), int(seed[1])
+
+
+@kernel("StatelessMultinomial", all_host=True)
+def stateless_multinomial(node: Any, xp: Any) -> Compute:
+    out_dtype = u.np_dtype(node, "output_dtype") if "output_dtype" in node.attrs else np.int64
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        logits = u.host(ins[0])
+        n = u.host_int(ins[1], "num_samples")
+        _check_logits(logits, n)
+        uniforms = _philox.uniform(_seed_pair(ins[2]), logits.shape[0] * n, np.dtype(np.float64))
+        samples = sample_categorical(logits, uniforms.reshape(logits.shape[0], n))
+        return (xp.asarray(samples.astype(out_dtype)),)
+
+    return compute
+
+
+@kernel("RandomGamma", host=(0, 1))
+def random_gamma(node: Any, xp: Any) -> Compute:
+    rng = _generator(node)
+    lock = threading.Lock()
+    dtype = u.np_dtype(node)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        shape = _shape(ins[0])
+        alpha = u.host(ins[1]).astype(np.float64)
+        full = shape + alpha.shape
+        with lock, np.errstate(all="ignore"):
+            draws = rng.standard_gamma(np.broadcast_to(alpha, full))
+        draws = np.where(alpha > 0, draws, np.nan)
+        return (xp.asarray(draws.astype(dtype)),)
+
+    return compute
+
+
+@kernel("RandomGammaGrad")
+def random_gamma_grad(node: Any, xp: Any) -> Compute:
+    """d sample / d alpha of a Gamma(alpha, 1) sample at fixed CDF value (implicit
+    reparameterisation): -(dP/d alpha) / (dP/d x)."""
+    dtype = u.np_dtype(node)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        alpha, sample = ins
+        a = alpha.astype(np.float64)
+        x = sample.astype(np.float64)
+        with np.errstate(all="ignore"):
+            density = xp.exp((a - 1.0) * xp.log(x) - x - lgamma(xp, a))
+            out = -igamma_grad_a(xp, a, x) / density
+        return (out.astype(dtype),)
+
+    return compute
+
+
+def _poisson(version: int) -> Callable[[Any, Any], Compute]:
+    def factory(node: Any, xp: Any) -> Compute:
+        rng = _generator(node)
+        lock = threading.Lock()
+        dtype = u.np_dtype(node, "dtype")
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            shape = _shape(ins[0])
+            rate = u.host(ins[1]).astype(np.float64)
+            full = shape + rate.shape
+            with lock:
+                draws = rng.poisson(np.broadcast_to(np.maximum(rate, 0.0), full)).astype(np.float64)
+            draws = np.where(rate >= 0, draws, np.nan)
+            return (xp.asarray(draws.astype(dtype)),)
+
+        return compute
+
+    return factory
+
+
+kernel("RandomPoisson", host=(0, 1))(_poisson(1))
+kernel("RandomPoissonV2", host=(0, 1))(_poisson(2))
+
+
+def _stateless(draw: Callable[..., np.ndarray]) -> Callable[[Any, Any], Compute]:
+    def factory(node: Any, xp: Any) -> Compute:
+        dtype = u.np_dtype(node, "dtype")
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            shape = _shape(ins[0])
+            size = int(np.prod(shape, dtype=np.int64))
+            values = draw(_seed_pair(ins[1]), size, dtype, ins[2:])
+            return (xp.asarray(values.astype(dtype).reshape(shape)),)
+
+        return compute
+
+    return factory
+
+
+def _uniform_int(seed: tuple[int, int], size: int, dtype: Any, bounds: list[Any]) -> np.ndarray:
+    low, high = (u.host(b) for b in bounds)
+    if low.ndim or high.ndim:
+        raise u.invalid(
+            f"minval must be 0-D, got shape {list(low.shape)}; maxval {list(high.shape)}"
+        )
+    if int(low) >= int(high):
+        raise u.invalid(f"Need minval < maxval: {int(low)} >= {int(high)}")
+    return _philox.uniform_int(seed, size, int(low), int(high), dtype)
+
+
+kernel("StatelessRandomUniform", all_host=True)(
+    _stateless(lambda seed, size, dtype, _: _philox.uniform(seed, size, dtype))
+)
+kernel("StatelessRandomNormal", all_host=True)(
+    _stateless(lambda seed, size, dtype, _: _philox.normal(seed, size, dtype))
+)
+kernel("StatelessTruncatedNormal", all_host=True)(
+    _stateless(lambda seed, size, dtype, _: _philox.truncated_normal(seed, size, dtype))
+)
+kernel("StatelessRandomUniformInt", all_host=True)(_stateless(_uniform_int))

@@ -1,0 +1,167 @@
+"""Scatter kernels over xp: updates of variables at rows (Scatter*) or at n-d indices
+(ScatterNd*), and their functional twins on tensors (TensorScatter*).
+
+A variable gets a new array (its old value stays intact for readers that hold it), so a
+scatter is a copy plus one vectorised update: repeated indices accumulate for add/sub/mul/
+div/max/min, and for updates one of the repeated rows wins, as in TF.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tfcluster.kernels import _xp_util as u
+from tfcluster.kernels.registry import kernel
+from tfcluster.kernels.segment_reduction import reduce_rows
+
+Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
+
+
+def _truncating_divide(xp: Any, x: Any, y: Any) -> Any:
+    if x.dtype.kind in "fc":
+        return x / y
+    if bool(xp.any(y == 0)):
+        raise u.invalid("Integer division by zero")
+    quotient = xp.abs(x) // xp.abs(y)
+    return xp.where((x < 0) != (y < 0), -quotient, quotient)
+
+
+def apply_rows(xp: Any, mode: str, base: Any, rows: Any, updates: Any) -> Any:
+    """A copy of base ([n, inner]) with `updates` ([k, inner]) applied at row indices `rows`."""
+    out = base.copy()
+    if rows.size == 0:
+        return out
+    if mode == "update":
+        out[rows] = updates
+    elif mode == "add":
+        u.scatter_add(xp, out, rows, updates)
+    elif mode == "sub":
+        u.scatter_add(xp, out, rows, -updates)
+    elif mode == "max":
+        u.scatter_max(xp, out, rows, updates)
+    elif mode == "min":
+        u.scatter_min(xp, out, rows, updates)
+    elif mode in ("mul", "div"):
+        # x * a * b == x * (a * b): the updates of each row are multiplied together first
+        # (also for integer division, where trunc(trunc(x / a) / b) == trunc(x / (a * b))).
+        factors, count = reduce_rows(xp, "prod", updates, rows, out.shape[0])
+        touched = count > 0
+        if mode == "mul":
+            out[touched] = out[touched] * factors[touched]
+        else:
+            out[touched] = _truncating_divide(xp, out[touched], factors[touched])
+    else:
+        raise ValueError(f"unknown scatter mode {mode}")
+    return out
+
+
+def _scatter_rows(xp: Any, mode: str, params: Any, indices: Any, updates: Any) -> Any:
+    """Scatter* on a value: rows of params at `indices` (any shape)."""
+    if params.ndim < 1:
+        raise u.invalid("Parameter must be at least a vector")
+    want = tuple(indices.shape) + tuple(params.shape[1:])
+    if updates.ndim != 0 and tuple(updates.shape) != want:
+        raise u.invalid(
+            "Must have updates.shape = indices.shape + params.shape[1:] or updates.shape = [], "
+            f"got updates.shape {u.shape_str(updates.shape)}, indices.shape "
+            f"{u.shape_str(indices.shape)}, params.shape {u.shape_str(params.shape)}"
+        )
+    flat = indices.reshape(-1).astype(np.int64)
+    bad = xp.nonzero((flat < 0) | (flat >= params.shape[0]))[0]
+    if bad.size:
+        i = int(bad[0])
+        raise u.invalid(f"indices[{i}] = {int(flat[i])} is not in [0, {params.shape[0]})")
+    base = params.reshape((params.shape[0], -1))
+    rows = xp.broadcast_to(updates, want).reshape((flat.size, base.shape[1]))
+    out = apply_rows(xp, mode, base, flat, rows.astype(params.dtype, copy=False))
+    return out.reshape(params.shape)
+
+
+def nd_rows(xp: Any, shape: tuple[int, ...], indices: Any, what: str) -> tuple[Any, int]:
+    """Flat row numbers (into shape[:depth]) of n-d indices [..., depth], checked."""
+    if indices.ndim < 1:
+        raise u.invalid(
+            f"Indices must be at least a vector, got shape {u.shape_str(indices.shape)}"
+        )
+    depth = indices.shape[-1]
+    if depth > len(shape):
+        raise u.invalid(
+            f"Dimensions [0,{depth}) of indices[shape={u.shape_str(indices.shape)}] must be "
+            f"at most the rank of {what} {u.shape_str(shape)}"
+        )
+    flat = indices.reshape(-1, depth).astype(np.int64)
+    limits = xp.asarray(np.asarray(shape[:depth], dtype=np.int64))
+    bad = xp.nonzero(xp.any((flat < 0) | (flat >= limits), axis=1))[0]
+    if bad.size:
+        i = int(bad[0])
+        raise u.invalid(
+            f"indices[{i}] = {u.host(flat[i]).tolist()} does not index into {what} "
+            f"{u.shape_str(shape)}"
+        )
+    strides = np.cumprod([*shape[1:depth], 1][::-1])[::-1].astype(np.int64)
+    rows = (flat * xp.asarray(strides)).sum(axis=1)
+    return rows, depth
+
+
+def scatter_nd_value(xp: Any, mode: str, params: Any, indices: Any, updates: Any) -> Any:
+    """params with updates applied at n-d indices (ScatterNd*, TensorScatter*)."""
+    shape = tuple(params.shape)
+    rows, depth = nd_rows(xp, shape, indices, "shape")
+    want = tuple(indices.shape[:-1]) + shape[depth:]
+    if tuple(updates.shape) != want:
+        raise u.invalid(
+            f"updates.shape {u.shape_str(updates.shape)} must be indices.shape[:-1] + "
+            f"params.shape[indices.shape[-1]:] = {u.shape_str(want)}"
+        )
+    outer = int(np.prod(shape[:depth], dtype=np.int64))
+    base = params.reshape((outer, -1))
+    values = updates.reshape((rows.shape[0], base.shape[1])).astype(params.dtype, copy=False)
+    return apply_rows(xp, mode, base, rows, values).reshape(shape)
+
+
+def _variable_scatter(mode: str, nd: bool) -> Callable[[Any, Any], Compute]:
+    def factory(node: Any, xp: Any) -> Compute:
+        use_locking = bool(node.attrs.get("use_locking", False))
+        name = node.name
+
+        def update(ref: Any, indices: Any, updates: Any) -> None:
+            old = u.read_variable(xp, ref, name)
+            fn = scatter_nd_value if nd else _scatter_rows
+            u.store_variable(xp, ref, fn(xp, mode, old, indices, updates))
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            ref, indices, updates = ins
+            if use_locking:
+                with ref.lock:
+                    update(ref, indices, updates)
+            else:
+                update(ref, indices, updates)
+            return (ref,)
+
+        return compute
+
+    return factory
+
+
+for _mode in ("update", "add", "sub", "mul", "div", "max", "min"):
+    kernel(f"Scatter{_mode.capitalize()}")(_variable_scatter(_mode, nd=False))
+for _mode in ("update", "add", "sub"):
+    kernel(f"ScatterNd{_mode.capitalize()}")(_variable_scatter(_mode, nd=True))
+
+
+def _tensor_scatter(mode: str) -> Callable[[Any, Any], Compute]:
+    def factory(node: Any, xp: Any) -> Compute:
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            tensor, indices, updates = ins
+            return (scatter_nd_value(xp, mode, tensor, indices, updates),)
+
+        return compute
+
+    return factory
+
+
+for _mode in ("update", "add", "sub"):
+    kernel(f"TensorScatter{_mode.capitalize()}")(_tensor_scatter(_mode))

@@ -1,0 +1,20 @@
+"""ShapeN: the shapes of several tensors from one op (host values, as TF keeps them)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tfcluster.kernels.registry import kernel
+
+
+@kernel("ShapeN", devices=("CPU",))
+def shape_n(node: Any, xp: Any) -> Any:
+    out_type = node.attrs.get("out_type")
+    dtype = np.dtype(out_type.as_numpy_dtype) if out_type is not None else np.dtype(np.int32)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        return tuple(np.array(np.shape(x), dtype=dtype) for x in ins)
+
+    return compute

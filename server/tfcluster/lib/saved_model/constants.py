@@ -1,0 +1,16 @@
+"""Names of a SavedModel's files, directories and collections (TF's saved_model/constants)."""
+
+ASSETS_DIRECTORY = "assets"
+EXTRA_ASSETS_DIRECTORY = "assets.extra"
+ASSETS_KEY = "saved_model_assets"
+DEBUG_DIRECTORY = "debug"
+LEGACY_INIT_OP_KEY = "legacy_init_op"
+MAIN_OP_KEY = "saved_model_main_op"
+TRAIN_OP_KEY = "saved_model_train_op"
+SAVED_MODEL_SCHEMA_VERSION = 1
+SAVED_MODEL_FILENAME_PB = "saved_model.pb"
+SAVED_MODEL_FILENAME_PBTXT = "saved_model.pbtxt"
+VARIABLES_DIRECTORY = "variables"
+VARIABLES_FILENAME = "variables"
+INIT_OP_SIGNATURE_KEY = "__saved_model_init_op"
+TRAIN_OP_SIGNATURE_KEY = "__saved_model_train_op"
