@@ -88,6 +88,24 @@ def _patch_key(x: Any, win: Window, ksizes: list[int], pads: Any, ctype: Any) ->
     )
 
 
+# A filter gradient this small is a product with a tiny result and a huge inner dimension;
+# BLAS splits such a product badly over its threads (seconds, on a busy machine, for what
+# takes milliseconds): it is summed over row blocks instead.
+_SMALL_FILTER = 4096
+_ROW_BLOCK = 8192
+
+
+def _reduce_rows(cols: Any, dy_mat: Any) -> Any:
+    """cols.T @ dy_mat, in row blocks when the result is small."""
+    if cols.shape[1] * dy_mat.shape[1] > _SMALL_FILTER or cols.shape[0] <= 2 * _ROW_BLOCK:
+        return cols.T @ dy_mat
+    total = None
+    for start in range(0, cols.shape[0], _ROW_BLOCK):
+        part = cols[start : start + _ROW_BLOCK].T @ dy_mat[start : start + _ROW_BLOCK]
+        total = part if total is None else total + part
+    return total
+
+
 def _compute_dtype(dtype: Any) -> Any:
     return np.float32 if np.dtype(dtype) == np.float16 else dtype
 
@@ -255,7 +273,7 @@ def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any)
             view = patches(xp, xp_, outs, ksizes, win)
             copy_patches(xp, cols, view)
     try:
-        dw = cols.T @ dy_mat
+        dw = _reduce_rows(cols, dy_mat)
     finally:
         SCRATCH.give(skey, cols)
     return dw.reshape(fshape).astype(x.dtype, copy=False)
