@@ -14,6 +14,7 @@ import pytest
 import tfcluster as tf
 from support.gradient_check import assert_gradients_match
 from tf_reference.conv_cases import arr
+from tfcluster.kernels import _window
 
 TO_FIRST = [0, 3, 1, 2]
 TO_LAST = [0, 2, 3, 1]
@@ -235,9 +236,18 @@ def _numpy_input_backprop(
         (16, 24, [2, 1], [1, 1], "SAME"),  # strided: the scatter
     ],
 )
+@pytest.mark.parametrize("in_parts", [False, True])
 def test_input_backprop_strategies_match_the_definition(
-    ci: int, co: int, strides: list[int], dil: list[int], padding: Any
+    ci: int,
+    co: int,
+    strides: list[int],
+    dil: list[int],
+    padding: Any,
+    in_parts: bool,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    if in_parts:  # every product split over the batch, one part per core
+        monkeypatch.setattr(_window, "_PARALLEL_BYTES", 0)
     x_shape = (2, 7, 6, ci)
     w_val = arr(40, (3, 2, ci, co), dtype=np.float64)
     x = tf.placeholder(tf.float64, x_shape)
@@ -256,3 +266,67 @@ def test_input_backprop_strategies_match_the_definition(
         pads = [(0, 0), (0, 0)]
     want = _numpy_input_backprop(dy_val, w_val, x_shape, strides, dil, pads)
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+
+
+@pytest.mark.parametrize("ci,strides", [(3, [1, 1]), (16, [1, 1]), (16, [2, 2])])
+def test_products_split_over_the_batch_give_the_whole_batch_answer(
+    ci: int, strides: list[int], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # The forward, both backprops and the patches the forward leaves to the filter backprop,
+    # computed in one piece and in parts of the batch (each part's products on its own
+    # thread, the filter gradient's shares summed).
+    x_val = arr(50, (5, 8, 7, ci), dtype=np.float64)
+    w_val = arr(51, (3, 3, ci, 24), dtype=np.float64)
+
+    def run() -> list[np.ndarray]:
+        with tf.Graph().as_default():
+            x, w = tf.constant(x_val), tf.constant(w_val)
+            y = tf.nn.relu(tf.nn.conv2d(x, w, [1, *strides, 1], "SAME"))
+            gx, gw = tf.gradients(tf.reduce_sum(y * y), [x, w])
+            return list(_run([y, gx, gw]))
+
+    whole = run()
+    monkeypatch.setattr(_window, "_PARALLEL_BYTES", 0)
+    parts = run()
+    for a, b in zip(parts, whole):
+        np.testing.assert_allclose(a, b, rtol=1e-12, atol=1e-12)
+
+
+def _numpy_max_pool_grad(
+    x: np.ndarray, g: np.ndarray, k: int, s: int, pads: tuple[int, int]
+) -> np.ndarray:
+    """dx of a NHWC max pool by the definition: each window's gradient added at its first
+    maximum in row-major order."""
+    n, h, w, c = x.shape
+    xp_ = np.full((n, h + sum(pads), w + sum(pads), c), -np.inf, x.dtype)
+    before = pads[0]
+    xp_[:, before : before + h, before : before + w] = x
+    dx = np.zeros(xp_.shape, g.dtype)
+    for b in range(n):
+        for i in range(g.shape[1]):
+            for j in range(g.shape[2]):
+                for ch in range(c):
+                    window = xp_[b, i * s : i * s + k, j * s : j * s + k, ch]
+                    r, q = np.unravel_index(np.argmax(window), window.shape)
+                    dx[b, i * s + r, j * s + q, ch] += g[b, i, j, ch]
+    return dx[:, before : before + h, before : before + w]
+
+
+@pytest.mark.parametrize("k,s,padding,pads", [(2, 2, "VALID", (0, 0)), (3, 2, "SAME", (0, 1))])
+@pytest.mark.parametrize("in_parts", [False, True])
+def test_max_pool_gradient_goes_to_the_first_maximum_exactly(
+    k: int, s: int, padding: str, pads: tuple[int, int], in_parts: bool, monkeypatch: Any
+) -> None:
+    # Ties (a ReLU's zeros) and a gradient with NaN and infinities: each window's gradient,
+    # bits and all, at its first maximum; zeros elsewhere.
+    if in_parts:
+        monkeypatch.setattr(_window, "_PARALLEL_BYTES", 0)
+    x_val = np.maximum(arr(60, (3, 6, 6, 4)) - 0.3, 0).astype(np.float32)
+    x = tf.constant(x_val)
+    y = tf.nn.max_pool(x, [1, k, k, 1], [1, s, s, 1], padding)
+    g_val = arr(61, y.shape.as_list()).astype(np.float32)
+    g_val[0, 0, 0, :3] = [np.inf, -np.inf, np.nan]
+    (dx,) = tf.gradients(y, [x], grad_ys=tf.constant(g_val))
+    got = _run(dx)
+    want = _numpy_max_pool_grad(x_val, g_val, k, s, pads)
+    np.testing.assert_array_equal(got, want)

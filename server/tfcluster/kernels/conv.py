@@ -1,19 +1,21 @@
 """Convolution kernels over xp: Conv2D/Conv3D (NHWC and NCHW forms, dilations, SAME, VALID
 and EXPLICIT padding) with their input and filter backprops, and the depthwise convolution.
 
-A convolution is im2col (the strided patch view of the padded input copied once into a
-reused buffer) and one matrix product (BLAS on the CPU, cuBLAS on a GPU). The filter
-backprop is the transposed product; the input backprop is the product with the transposed
-filter, scattered back over the kernel taps (one array operation per tap, over the whole
-batch). Depthwise convolutions walk the taps, each one broadcast product over the batch.
+A convolution is im2col (the strided patch view of the padded input) and a matrix product
+(BLAS on the CPU, cuBLAS on a GPU). On the CPU the batch is split in one part per core, and
+each part goes in blocks of about 2 MB of patches: a block is copied into a buffer the part
+reuses and multiplied while it is still in the core's cache (single-threaded BLAS per part).
+The filter backprop is the transposed product, summed over the blocks; the input backprop is
+either the correlation of the padded out_backprop with the flipped filter (stride 1, enough
+input channels) or the product with the transposed filter scattered back over the kernel
+taps. Depthwise convolutions walk the taps, each one broadcast product over the batch.
 Half-precision products run in float32 (numpy has no half BLAS) and are cast back.
 """
 
 from __future__ import annotations
 
-import collections
 import math
-import threading
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -21,10 +23,10 @@ import numpy as np
 from tfcluster.kernels._window import (
     SCRATCH,
     Window,
+    block_items,
     check_rank,
-    copy_patches,
-    over_batch,
     interior,
+    over_batch,
     padded,
     padded_shape,
     patches,
@@ -33,81 +35,54 @@ from tfcluster.kernels._window import (
 from tfcluster.kernels.common import Compute, invalid, typed
 from tfcluster.kernels.registry import kernel
 
-
-class _PatchCache:
-    """The im2col patches of recent convolution inputs. A training step's filter backprop
-    needs the very patches its forward convolution copied: the forward leaves them here and
-    the backprop takes them, so they are copied once. An entry is found only for the same
-    input object (held, so its id stays its own) and window, and is taken once; at most
-    `limit` entries are kept, the oldest going back to the scratch pool."""
-
-    def __init__(self, limit: int) -> None:
-        self._entries: collections.OrderedDict[tuple[Any, ...], tuple[Any, Any, Any]] = (
-            collections.OrderedDict()
-        )
-        self._lock = threading.Lock()
-        self._limit = limit
-
-    def put(self, key: tuple[Any, ...], x: Any, scratch_key: Any, cols: Any) -> None:
-        evicted = []
-        with self._lock:
-            old = self._entries.pop(key, None)
-            if old is not None:
-                evicted.append(old)
-            self._entries[key] = (x, scratch_key, cols)
-            while len(self._entries) > self._limit:
-                evicted.append(self._entries.popitem(last=False)[1])
-        for _, skey, buf in evicted:
-            SCRATCH.give(skey, buf)
-
-    def take(self, key: tuple[Any, ...], x: Any) -> tuple[Any, Any] | None:
-        """(scratch key, cols) of x's patches, or None; the caller gives them back."""
-        with self._lock:
-            entry = self._entries.get(key)
-            if entry is None or entry[0] is not x:
-                return None
-            del self._entries[key]
-        return entry[1], entry[2]
+# im2col blocks of about this many bytes: copied, then multiplied while still in the cache.
+_BLOCK = 2 << 20
 
 
-PATCHES = _PatchCache(limit=8)
-
-
-def _patch_key(x: Any, win: Window, ksizes: list[int], pads: Any, ctype: Any) -> tuple[Any, ...]:
-    return (
-        id(x),
-        tuple(x.shape),
-        tuple(x.strides),
-        np.dtype(x.dtype).str,
-        np.dtype(ctype).str,
-        tuple(ksizes),
-        tuple(map(tuple, pads)),
-        tuple(win.strides),
-        tuple(win.dilations),
-        win.channels_first,
-    )
-
-
-# A filter gradient this small is a product with a tiny result and a huge inner dimension;
-# BLAS splits such a product badly over its threads (seconds, on a busy machine, for what
-# takes milliseconds): it is summed over row blocks instead.
-_SMALL_FILTER = 4096
-_ROW_BLOCK = 8192
-
-
-def _reduce_rows(cols: Any, dy_mat: Any) -> Any:
-    """cols.T @ dy_mat, in row blocks when the result is small."""
-    if cols.shape[1] * dy_mat.shape[1] > _SMALL_FILTER or cols.shape[0] <= 2 * _ROW_BLOCK:
-        return cols.T @ dy_mat
-    total = None
-    for start in range(0, cols.shape[0], _ROW_BLOCK):
-        part = cols[start : start + _ROW_BLOCK].T @ dy_mat[start : start + _ROW_BLOCK]
-        total = part if total is None else total + part
-    return total
+def _rows(b: slice, batch: int, per: int) -> slice:
+    """The rows of an (N * per, ...) matrix that hold the batch entries b."""
+    start, stop, _ = b.indices(batch)
+    return slice(start * per, stop * per)
 
 
 def _compute_dtype(dtype: Any) -> Any:
     return np.float32 if np.dtype(dtype) == np.float16 else dtype
+
+
+def _patch_products(
+    xp: Any,
+    view: Any,
+    ctype: Any,
+    product: Callable[[slice, slice, Any], Any],
+    block_bytes: int,
+) -> list[Any]:
+    """[product(b, rows, cols)] for blocks b of the batch: cols holds the block's patches
+    (im2col of the (N, *outs, *ksizes, C) view, its `rows` of the whole matrix), copied into
+    a buffer the block's part of the batch reuses, so they are still in the cache when the
+    product reads them."""
+    batch = view.shape[0]
+    n = (view.ndim - 2) // 2
+    per = math.prod(view.shape[1 : 1 + n])
+    width = math.prod(view.shape[1 + n :])
+    nbytes = batch * per * width * np.dtype(ctype).itemsize
+    block = block_items(xp, batch, nbytes, block_bytes)
+
+    def part(b: slice) -> Any:
+        start, stop, _ = b.indices(batch)
+        with SCRATCH.lend(xp, (block * per, width), ctype) as buf:
+            cols = buf[: (stop - start) * per]
+            xp.copyto(cols.reshape((stop - start, *view.shape[1:])), view[b])
+            return product(b, _rows(b, batch, per), cols)
+
+    return over_batch(xp, batch, nbytes, part, block)
+
+
+def _is_pointwise(win: Window, ksizes: list[int], pads: list[tuple[int, int]]) -> bool:
+    return (
+        all(k == 1 for k in ksizes)
+        and all(s == 1 for s in win.strides)
+        and not any(a or b for a, b in pads)
+    )
 
 
 def _conv_forward(xp: Any, win: Window, x: Any, f: Any) -> Any:
@@ -127,20 +102,19 @@ def _conv_forward(xp: Any, win: Window, x: Any, f: Any) -> Any:
     ctype = _compute_dtype(x.dtype)
     wmat = f.reshape(-1, co).astype(ctype, copy=False)
     rows = batch * math.prod(outs)
-    if (
-        all(k == 1 for k in ksizes)
-        and all(s == 1 for s in win.strides)
-        and not any(a or b for a, b in pads)
-    ):
+    if _is_pointwise(win, ksizes, pads):
         # A 1x1 convolution is a plain product over the channels.
         out = xl.reshape(rows, ci).astype(ctype, copy=False) @ wmat
     else:
-        skey, cols = SCRATCH.take(xp, (rows, math.prod(ksizes) * ci), ctype)
+        out = xp.empty((rows, co), ctype)
         with padded(xp, xl, pads) as xp_:
-            view = patches(xp, xp_, outs, ksizes, win)
-            copy_patches(xp, cols, view)
-        out = cols @ wmat
-        PATCHES.put(_patch_key(x, win, ksizes, pads, ctype), x, skey, cols)
+            _patch_products(
+                xp,
+                patches(xp, xp_, outs, ksizes, win),
+                ctype,
+                lambda b, r, cols: xp.matmul(cols, wmat, out=out[r]),
+                _BLOCK,
+            )
     out = out.reshape(batch, *outs, co)
     return win.from_last(xp, out.astype(x.dtype, copy=False))
 
@@ -162,28 +136,32 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
     ctype = _compute_dtype(dy.dtype)
     dy_mat = dyl.reshape(-1, co).astype(ctype, copy=False)
     w_t = f.reshape(-1, co).astype(ctype, copy=False).T
-    if (
-        all(k == 1 for k in ksizes)
-        and all(s == 1 for s in win.strides)
-        and not any(a or b for a, b in pads)
-    ):
+    if _is_pointwise(win, ksizes, pads):
         dx = (dy_mat @ w_t).reshape(batch, *sizes, c)
         return win.from_last(xp, dx.astype(dy.dtype, copy=False))
     full = _full_correlation_pads(win, sizes, ksizes, outs, pads, (co, ci))
     if full is not None:
         dx = _backprop_input_as_correlation(xp, win, dyl, f, sizes, ksizes, full, ctype)
         return win.from_last(xp, dx.astype(dy.dtype, copy=False))
-    with SCRATCH.lend(xp, (dy_mat.shape[0], w_t.shape[1]), ctype) as dcols:
-        xp.matmul(dy_mat, w_t, out=dcols)
-        taps = dcols.reshape(batch, *outs, *ksizes, c)
-        dx_padded = xp.zeros(padded_shape((batch, *sizes, c), pads), ctype)
+    per = math.prod(outs)
+    dx_padded = xp.zeros(padded_shape((batch, *sizes, c), pads), ctype)
+    nbytes = dy_mat.shape[0] * w_t.shape[1] * np.dtype(ctype).itemsize
+    block = block_items(xp, batch, nbytes, _BLOCK)
 
-        def scatter(rows: slice) -> None:
+    # Each block of the batch: its rows of the product (each tap's share of every input),
+    # then each tap's share added to the inputs it read.
+    def scatter(b: slice) -> None:
+        start, stop, _ = b.indices(batch)
+        with SCRATCH.lend(xp, (block * per, w_t.shape[1]), ctype) as buf:
+            dcols = buf[: (stop - start) * per]
+            xp.matmul(dy_mat[_rows(b, batch, per)], w_t, out=dcols)
+            taps = dcols.reshape(stop - start, *outs, *ksizes, c)
+            dest = dx_padded[b]
             for tap in win.taps(ksizes):
                 sl = win.tap_slices(tap, outs)
-                dx_padded[(rows, *sl[1:])] += taps[(rows,) + (slice(None),) * n + tap]
+                dest[sl] += taps[(slice(None),) * (n + 1) + tap]
 
-        over_batch(xp, batch, dcols.nbytes, scatter)
+    over_batch(xp, batch, nbytes, scatter, block)
     dx = dx_padded[interior(pads, sizes)]
     return win.from_last(xp, dx.astype(dy.dtype, copy=False))
 
@@ -229,20 +207,21 @@ def _backprop_input_as_correlation(
     """dx = correlate(pad(dy), flip(f) with in/out channels swapped): im2col of the padded
     out_backprop and one product (no scatter over the taps)."""
     n = win.n
-    co, ci = f.shape[n + 1], f.shape[n]
+    ci = f.shape[n]
     flipped = f[(slice(None, None, -1),) * n]
     w_flip = (
         xp.ascontiguousarray(xp.swapaxes(flipped, -1, -2)).reshape(-1, ci).astype(ctype, copy=False)
     )
     batch = dyl.shape[0]
-    rows = batch * math.prod(sizes)
-    with (
-        padded(xp, dyl.astype(ctype, copy=False), pads) as dyp,
-        SCRATCH.lend(xp, (rows, math.prod(ksizes) * co), ctype) as cols,
-    ):
-        view = patches(xp, dyp, sizes, ksizes, win, strides=[1] * n)
-        copy_patches(xp, cols, view)
-        dx = cols @ w_flip
+    dx = xp.empty((batch * math.prod(sizes), ci), ctype)
+    with padded(xp, dyl.astype(ctype, copy=False), pads) as dyp:
+        _patch_products(
+            xp,
+            patches(xp, dyp, sizes, ksizes, win, strides=[1] * n),
+            ctype,
+            lambda b, r, cols: xp.matmul(cols, w_flip, out=dx[r]),
+            _BLOCK,
+        )
     return dx.reshape(batch, *sizes, ci)
 
 
@@ -263,19 +242,18 @@ def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any)
         )
     ctype = _compute_dtype(x.dtype)
     dy_mat = dyl.reshape(-1, co).astype(ctype, copy=False)
-    rows = dy_mat.shape[0]
-    cached = PATCHES.take(_patch_key(x, win, ksizes, pads, ctype), x)
-    if cached is not None:
-        skey, cols = cached
-    else:
-        skey, cols = SCRATCH.take(xp, (rows, math.prod(ksizes) * ci), ctype)
-        with padded(xp, xl, pads) as xp_:
-            view = patches(xp, xp_, outs, ksizes, win)
-            copy_patches(xp, cols, view)
-    try:
-        dw = _reduce_rows(cols, dy_mat)
-    finally:
-        SCRATCH.give(skey, cols)
+    # Each block of the batch: its patches, then its share of the product; shares summed.
+    with padded(xp, xl, pads) as xp_:
+        shares = _patch_products(
+            xp,
+            patches(xp, xp_, outs, ksizes, win),
+            ctype,
+            lambda b, r, cols: cols.T @ dy_mat[r],
+            _BLOCK,
+        )
+    dw = shares[0]
+    for share in shares[1:]:
+        dw += share
     return dw.reshape(fshape).astype(x.dtype, copy=False)
 
 

@@ -20,6 +20,12 @@ from tfcluster.ops import array_ops, math_ops, random_ops
 
 # Convolutions and pooling have modules of their own (conv_ops, pooling_ops); callers of
 # nn_ops.conv2d and friends find them here as before.
+from tfcluster.ops.conv_ops import (  # noqa: F401
+    conv2d,
+    conv2d_backprop_filter,
+    conv2d_backprop_input,
+    conv2d_transpose,
+)
 from tfcluster.ops.op_util import FLOATS, INTS, Outputs, check_dtype, make_op, unary_same
 from tfcluster.ops.pooling_ops import avg_pool, avg_pool_grad, max_pool, max_pool_grad  # noqa: F401
 
