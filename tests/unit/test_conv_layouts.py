@@ -330,3 +330,22 @@ def test_max_pool_gradient_goes_to_the_first_maximum_exactly(
     got = _run(dx)
     want = _numpy_max_pool_grad(x_val, g_val, k, s, pads)
     np.testing.assert_array_equal(got, want)
+
+
+def test_blas_is_single_threaded_only_while_a_kernel_splits_the_batch(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    set_threads = _window._openblas_set_threads()
+    if set_threads is None:
+        pytest.skip("numpy's BLAS is not an OpenBLAS with openblas_set_num_threads_local")
+
+    def blas_threads() -> int:
+        n = set_threads(1)
+        set_threads(n)
+        return n
+
+    before = blas_threads()
+    monkeypatch.setattr(_window, "_PARALLEL_BYTES", 0)
+    seen = _window.over_batch(np, 8, 1 << 30, lambda rows: blas_threads(), block=1)
+    assert seen == [1] * 8
+    assert blas_threads() == before

@@ -225,17 +225,16 @@ def _workers() -> concurrent.futures.ThreadPoolExecutor | None:
     with _WORKERS_LOCK:
         if _WORKERS is None:
             _WORKERS = concurrent.futures.ThreadPoolExecutor(
-                max_workers=cores,
-                thread_name_prefix="tfcluster-conv",
-                initializer=_one_blas_thread,
+                max_workers=cores, thread_name_prefix="tfcluster-conv"
             )
         return _WORKERS
 
 
 @functools.cache
-def _openblas_local_threads() -> Callable[[int], int] | None:
-    """OpenBLAS's openblas_set_num_threads_local (the calling thread's BLAS threads) from the
-    library numpy loaded, or None (another BLAS, or an OpenBLAS older than 0.3.27)."""
+def _openblas_set_threads() -> Callable[[int], int] | None:
+    """OpenBLAS's openblas_set_num_threads_local (for a pthreads build, despite the name, the
+    process's BLAS threads; it returns the number before) from the library numpy loaded,
+    or None (another BLAS, or an OpenBLAS older than 0.3.27)."""
     try:
         with open("/proc/self/maps", encoding="utf-8") as maps:
             paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
@@ -252,15 +251,6 @@ def _openblas_local_threads() -> Callable[[int], int] | None:
     return None
 
 
-def _one_blas_thread() -> None:
-    """A batch worker's products run on its own thread: the kernels split them over the
-    batch themselves, and on a busy machine BLAS's own threads spin at their barriers for
-    cores that other processes hold (twice the time of one thread per part)."""
-    set_local = _openblas_local_threads()
-    if set_local is not None:
-        set_local(1)
-
-
 def block_items(xp: Any, batch: int, nbytes: int, block_bytes: int) -> int:
     """How many batch entries make a block that touches about block_bytes of the nbytes the
     whole batch touches (all of them off the CPU)."""
@@ -273,27 +263,71 @@ def over_batch(
     xp: Any, batch: int, nbytes: int, fn: Callable[[slice], Any], block: int = 0
 ) -> list[Any]:
     """[fn(rows)] for slices of the batch that together cover it, in order: on the CPU, large
-    work (im2col copies and their products, scatters, pooling) runs on every core, one part
-    per core (numpy releases the GIL in its loops and BLAS calls; the workers' BLAS calls are
-    single-threaded); elsewhere one call. With `block` (batch entries, from block_items),
-    each part goes in blocks of at most that many entries, so that a block's data stays in
-    the cache from one of fn's operations to the next (strided views of a large array
-    otherwise bring all of it from memory once per operation)."""
-    per_block = block if block > 0 else batch
-
-    def run(rows: slice) -> list[Any]:
-        start, stop, _ = rows.indices(batch)
-        if stop - start <= per_block:
-            return [fn(rows)]
-        return [fn(slice(a, min(a + per_block, stop))) for a in range(start, stop, per_block)]
-
+    work (im2col copies and their products, scatters, pooling) runs on every core (numpy
+    releases the GIL in its loops and BLAS calls); elsewhere one call. The slices are blocks
+    of at most `block` entries (block_items: a block's data stays in the cache from one of
+    fn's operations to the next, where strided views of a large array would bring all of it
+    from memory once per operation), at least one per core; the calling thread and the
+    workers take them in turn, so a core that another process holds delays one block, not a
+    fixed share of the batch. Meanwhile BLAS is single-threaded: one call per core, rather
+    than calls that each want every core (and whose threads spin at their barriers for cores
+    that other processes hold)."""
     pool = _workers() if xp is np else None
-    if pool is None or nbytes < _PARALLEL_BYTES or batch < 2:
-        return run(slice(None))
-    parts = min(pool._max_workers, batch)
-    bounds = [batch * i // parts for i in range(parts + 1)]
-    futures = [pool.submit(run, slice(a, b)) for a, b in itertools.pairwise(bounds)]
-    return [r for f in futures for r in f.result()]
+    parallel = pool is not None and nbytes >= _PARALLEL_BYTES and batch >= 2
+    runners = min(pool._max_workers, batch) if pool is not None and parallel else 1
+    per_block = min(block if block > 0 else batch, -(-batch // runners))
+    slices = [slice(a, min(a + per_block, batch)) for a in range(0, batch, per_block)]
+    if pool is None or runners < 2 or len(slices) < 2:
+        return [fn(rows) for rows in slices]
+    results: list[Any] = [None] * len(slices)
+    order = iter(range(len(slices)))
+    lock = threading.Lock()
+
+    def drain() -> None:
+        while True:
+            with lock:
+                i = next(order, None)
+            if i is None:
+                return
+            results[i] = fn(slices[i])
+
+    with _single_blas_thread():
+        helpers = [pool.submit(drain) for _ in range(min(runners, len(slices)) - 1)]
+        try:
+            drain()
+        finally:
+            failures = [f.exception() for f in helpers]
+    for failure in failures:
+        if failure is not None:
+            raise failure
+    return results
+
+
+_BLAS_HOLDS = 0
+_BLAS_BEFORE = 0
+_BLAS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _single_blas_thread() -> Iterator[None]:
+    """BLAS single-threaded while any kernel splits its products over the cores itself (the
+    setting is the process's: the first kernel in sets it, the last one out restores it)."""
+    global _BLAS_HOLDS, _BLAS_BEFORE
+    set_threads = _openblas_set_threads()
+    if set_threads is None:
+        yield
+        return
+    with _BLAS_LOCK:
+        if _BLAS_HOLDS == 0:
+            _BLAS_BEFORE = set_threads(1)
+        _BLAS_HOLDS += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_HOLDS -= 1
+            if _BLAS_HOLDS == 0:
+                set_threads(_BLAS_BEFORE)
 
 
 # ---- scratch buffers ---------------------------------------------------------------------------
