@@ -138,6 +138,11 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         if any(v is None for v in vals):
             return None
         return np.stack(vals, axis=op.get_attr("axis"))  # type: ignore[arg-type]
+    if op.type == "ConcatV2":
+        *parts, axis = (constant_value(t) for t in op.inputs)
+        if axis is None or any(v is None for v in parts):
+            return None
+        return np.concatenate(parts, axis=int(axis))  # type: ignore[arg-type]
     if op.type == "Range":
         start, limit, delta = (constant_value(t) for t in op.inputs)
         if start is None or limit is None or delta is None:

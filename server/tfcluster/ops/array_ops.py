@@ -710,6 +710,15 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = "stack") -> T
             return convert_to_tensor(list(values), name=name or "stack")
         except (TypeError, ValueError):
             pass
+    if axis == 0:
+        # As TF: converted as a list, which packs it with its constants named by position
+        # (stack/1, stack/2, ...).
+        try:
+            packed = _autopacking_conversion(list(values), name=name or "stack")
+        except (TypeError, ValueError):
+            packed = NotImplemented
+        if isinstance(packed, Tensor):
+            return packed
     with name_scope(name, "Pack", list(values)) as scope:
         tensors = _convert_list(values, "values")
         first = tensors[0].shape
