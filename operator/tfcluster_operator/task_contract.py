@@ -21,8 +21,24 @@ METRICS_PORT_ENV = "TFCLUSTER_METRICS_PORT"
 # task reports, so it must be the one the Services expose.
 DIRECT_PORT_ENV = "TFCLUSTER_DIRECT_PORT"
 
+# Mutual TLS: the task's certificate, its key and the cluster's CA (PEM files in the mounted
+# Secret), set when spec.tls is on.
+TLS_CERT_ENV = "TFCLUSTER_TLS_CERT"
+TLS_KEY_ENV = "TFCLUSTER_TLS_KEY"
+TLS_CA_ENV = "TFCLUSTER_TLS_CA"
+
 # Set by the operator in every task container: a user value would break the task.
-OPERATOR_ENV = frozenset({TF_CONFIG_ENV, TASK_INDEX_ENV, METRICS_PORT_ENV, DIRECT_PORT_ENV})
+OPERATOR_ENV = frozenset(
+    {
+        TF_CONFIG_ENV,
+        TASK_INDEX_ENV,
+        METRICS_PORT_ENV,
+        DIRECT_PORT_ENV,
+        TLS_CERT_ENV,
+        TLS_KEY_ENV,
+        TLS_CA_ENV,
+    }
+)
 
 DEFAULT_GRPC_PORT = 2222
 DEFAULT_METRICS_PORT = 9090

@@ -19,12 +19,16 @@ from tfcluster_operator.builders import OwnerRef, statefulset
 from tfcluster_operator.builders.meta import POD_INDEX_LABEL
 from tfcluster_operator.spec import RESERVED_ENV, parse_spec
 
+TLS_ENV = {server_side.TLS_CERT_ENV, server_side.TLS_KEY_ENV, server_side.TLS_CA_ENV}
 NAMES = (
     "SERVER_COMMAND",
     "TF_CONFIG_ENV",
     "TASK_INDEX_ENV",
     "METRICS_PORT_ENV",
     "DIRECT_PORT_ENV",
+    "TLS_CERT_ENV",
+    "TLS_KEY_ENV",
+    "TLS_CA_ENV",
     "OPERATOR_ENV",
     "DEFAULT_GRPC_PORT",
     "DEFAULT_METRICS_PORT",
@@ -67,7 +71,7 @@ def test_the_server_command_reads_what_the_operator_sets(
     container = _task_container(spec_fields)
     assert container["command"] == [server_side.SERVER_COMMAND]
     env = container_env(container["env"], {POD_INDEX_LABEL: "2"})
-    assert set(env) == server_side.OPERATOR_ENV
+    assert set(env) == server_side.OPERATOR_ENV - TLS_ENV
     args = server_main.build_parser().parse_args([])
     cluster, job, index = server_main.resolve_task(args, env)
     assert (job, index) == ("worker", 2)

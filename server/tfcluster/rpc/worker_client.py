@@ -19,7 +19,7 @@ from tfcluster.distributed.interfaces import (
 )
 from tfcluster.framework import errors
 from tfcluster.protos import worker_pb2
-from tfcluster.rpc import shm, status, streams
+from tfcluster.rpc import shm, status, streams, tls_diagnosis
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.rpc.direct.client import DirectCall, link
 from tfcluster.runtime import outbox
@@ -85,7 +85,7 @@ class GrpcRemoteWorker(ForwardingWorker):
     # ---- WorkerInterface ------------------------------------------------------------
     def get_status(self, timeout: float | None = None) -> list[DeviceInfo]:
         try:
-            data = self._get_status(b"", timeout=timeout, wait_for_ready=True)
+            data = tls_diagnosis.call_waiting(self._get_status, b"", timeout, self.address)
         except grpc.RpcError as e:
             if e.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
                 raise errors.DeadlineExceededError(

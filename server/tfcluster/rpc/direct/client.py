@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -13,7 +14,7 @@ from typing import Any
 import grpc
 
 from tfcluster.protos import direct_service_pb2
-from tfcluster.rpc import channels, status
+from tfcluster.rpc import channels, status, tls
 from tfcluster.rpc.direct.wire import DESCRIBE, MAGIC, PROBE, DirectError, Wire, lost
 from tfcluster.settings import environment
 
@@ -21,16 +22,37 @@ CONNECT_TIMEOUT = 2.0
 _DESCRIBE_TIMEOUT = 10.0
 
 
-def connect(host: str, port: int, method: str, token: bytes, timeout: float) -> Wire:
-    """A connection to `method`, accepted by the server: raises OSError or DirectError."""
+def connect(
+    host: str,
+    port: int,
+    method: str,
+    token: bytes,
+    timeout: float,
+    material: tls.TLSMaterial | None = None,
+) -> Wire:
+    """A connection to `method`, accepted by the server: raises OSError or DirectError.
+    With `material`, over mutual TLS: the server's certificate must come from its CA and
+    name `host`, and the server checks ours."""
     sock = socket.create_connection((host, port), timeout=timeout)
     try:
+        if material is not None:
+            sock = _handshake(sock, host, port, material)
         path = method.encode()
-        sock.sendall(MAGIC + bytes([len(path)]) + path + bytes([len(token)]) + token)
         wire = Wire(sock)
-        answer = wire.read_answer()
+        try:
+            sock.sendall(MAGIC + bytes([len(path)]) + path + bytes([len(token)]) + token)
+            answer = wire.read_answer()
+        except ssl.SSLError as e:  # TLS 1.3: the server says what it thinks of us only now
+            raise _refused(host, port, str(e.reason or e)) from None
+        except ConnectionError as e:
+            if material is not None:
+                raise _refused(host, port, f"it hung up: {e}") from None
+            answer = None
         if answer is None:
-            raise DirectError(grpc.StatusCode.UNAVAILABLE, f"no direct streams at port {port}")
+            hint = "" if material is not None else " (a task that requires TLS hangs up too)"
+            raise DirectError(
+                grpc.StatusCode.UNAVAILABLE, f"no direct streams at {host}:{port}{hint}"
+            )
         if answer.code() != grpc.StatusCode.OK:
             raise answer
         sock.settimeout(None)
@@ -39,6 +61,29 @@ def connect(host: str, port: int, method: str, token: bytes, timeout: float) -> 
         with contextlib.suppress(OSError):
             sock.close()
         raise
+
+
+def _handshake(
+    sock: socket.socket, host: str, port: int, material: tls.TLSMaterial
+) -> ssl.SSLSocket:
+    try:
+        return material.client_context.wrap_socket(sock, server_hostname=host)
+    except ssl.SSLCertVerificationError as e:
+        raise DirectError(
+            grpc.StatusCode.UNAVAILABLE,
+            f"TLS: the task at {host}:{port} is not trusted: {e.verify_message} (its "
+            "certificate must come from the cluster's CA and name the address dialled)",
+        ) from None
+    except ssl.SSLError as e:
+        raise _refused(host, port, str(e.reason or e)) from None
+
+
+def _refused(host: str, port: int, reason: str) -> DirectError:
+    return DirectError(
+        grpc.StatusCode.UNAVAILABLE,
+        f"TLS: the task at {host}:{port} refused this process's certificate ({reason}): it "
+        "must come from the cluster's CA and be valid now",
+    )
 
 
 class DirectCall:
@@ -94,7 +139,15 @@ class DirectCall:
         return not (self._ended or self._cancelled or self._wire.readable())
 
     def half_close(self) -> None:
-        self._wire.shutdown(socket.SHUT_WR)
+        # Over TLS the end is a frame: never in the middle of a message being sent.
+        if not self._send_lock.acquire(timeout=1.0):
+            return
+        try:
+            self._wire.end_requests()
+        except OSError:
+            self._ended = True
+        finally:
+            self._send_lock.release()
 
     def cancel(self) -> None:
         self._cancelled = True
@@ -129,8 +182,10 @@ class Link:
             self.probe()
             return None
         try:
-            wire = connect(self.host, endpoint[0], method, endpoint[1], CONNECT_TIMEOUT)
-        except (OSError, grpc.RpcError):
+            wire = connect(
+                self.host, endpoint[0], method, endpoint[1], CONNECT_TIMEOUT, tls.client_material()
+            )
+        except (OSError, grpc.RpcError, tls.TLSConfigError):
             with self._lock:
                 if self._endpoint == endpoint:
                     self._endpoint = None  # the peer restarted or left: ask it again
@@ -164,7 +219,10 @@ class Link:
             data = describe(b"", timeout=_DESCRIBE_TIMEOUT, wait_for_ready=True)
             found = direct_service_pb2.DirectEndpoint.FromString(data)
             if found.port > 0:
-                connect(self.host, found.port, PROBE, found.token, CONNECT_TIMEOUT).close()
+                material = tls.client_material()
+                connect(
+                    self.host, found.port, PROBE, found.token, CONNECT_TIMEOUT, material
+                ).close()
                 endpoint = (found.port, found.token)
         except Exception:
             endpoint = None

@@ -8,6 +8,7 @@ import io
 import os
 import select
 import socket
+import ssl
 import struct
 from collections.abc import Iterable
 from typing import Any
@@ -28,6 +29,9 @@ PROBE = ""
 _LEN = struct.Struct("<Q")
 _CODE = struct.Struct("<I")
 _STATUS_BIT = 1 << 63
+# A frame with only this bit set ends the client's requests. A plain connection says the same
+# by shutting its write side; TLS cannot (Python's ssl drops the session on a shutdown).
+END_OF_REQUESTS = _LEN.pack(1 << 61)
 # Messages up to this size are read through the socket's buffer and sent in one piece.
 _SMALL = 64 << 10
 _MAX_STATUS = 64 << 10
@@ -62,6 +66,7 @@ class Wire:
     def __init__(self, sock: socket.socket) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock = sock
+        self.tls = isinstance(sock, ssl.SSLSocket)
         # A forked child shares this connection with its parent: it must never shut it down.
         self._pid = os.getpid()
         self._poller: select.poll | None = None
@@ -78,10 +83,10 @@ class Wire:
             pieces += (_LEN.pack(n), *parts)
             size += _LEN.size + n
             if size >= _SMALL or len(pieces) >= _IOV_MAX:
-                _send_pieces(self.sock, pieces, size)
+                _send_pieces(self.sock, pieces, size, self.tls)
                 pieces, size = [], 0
         if pieces:
-            _send_pieces(self.sock, pieces, size)
+            _send_pieces(self.sock, pieces, size, self.tls)
 
     def write_status(self, code: int, details: str) -> None:
         body = _CODE.pack(code) + details.encode("utf-8", "replace")[: _MAX_STATUS - 4]
@@ -151,7 +156,7 @@ class Wire:
     def _frame_length(self) -> int | None:
         """The next frame's length; None at a clean end; a status frame raises its error."""
         head = self._reader.read(_LEN.size)
-        if not head:
+        if not head or head == END_OF_REQUESTS:
             return None
         if len(head) < _LEN.size:
             raise lost(EOFError("the peer hung up inside a message"))
@@ -190,15 +195,26 @@ class Wire:
             self._poller = select.poll()
             self._poller.register(self.sock, select.POLLIN)
         try:
+            if self.tls and self.sock.pending():  # type: ignore[attr-defined]
+                return True  # decrypted bytes wait in the TLS session
             return bool(self._poller.poll(0))
         except (OSError, ValueError):
             return True
+
+    def end_requests(self) -> None:
+        """The client's half-close: it sends no more requests."""
+        if self.tls:
+            self.sock.sendall(END_OF_REQUESTS)
+        else:
+            self.shutdown(socket.SHUT_WR)
 
     def shutdown(self, how: int = socket.SHUT_RDWR) -> None:
         if os.getpid() != self._pid:
             return  # the parent's connection (closing our descriptor is all we may do)
         with contextlib.suppress(OSError):
-            self.sock.shutdown(how)
+            # The socket's own shutdown: an SSLSocket's would drop its TLS session under a
+            # thread still reading it, which would then read ciphertext as messages.
+            socket.socket.shutdown(self.sock, how)
 
     def close(self) -> None:
         self.shutdown()
@@ -208,10 +224,13 @@ class Wire:
             self.sock.close()
 
 
-def _send_pieces(sock: socket.socket, pieces: list[Any], size: int) -> None:
+def _send_pieces(sock: socket.socket, pieces: list[Any], size: int, tls: bool = False) -> None:
     """sendall for several buffers (`size` bytes in all): sendmsg may take only part of them."""
     if size <= _SMALL:
         sock.sendall(b"".join(pieces))  # a small copy costs less than scatter-gather's upkeep
+        return
+    if tls:
+        _send_tls(sock, pieces)
         return
     views = [memoryview(p).cast("B") for p in pieces]
     while views:
@@ -224,3 +243,20 @@ def _send_pieces(sock: socket.socket, pieces: list[Any], size: int) -> None:
                 sent = 0
         while views and not len(views[0]):
             views.pop(0)
+
+
+def _send_tls(sock: socket.socket, pieces: list[Any]) -> None:
+    """TLS has no scatter-gather: small pieces go together, a big one is encrypted from where
+    it lies (records of 16 KiB, no copy into one buffer first)."""
+    small: list[Any] = []
+    for piece in pieces:
+        view = memoryview(piece).cast("B")
+        if view.nbytes <= _SMALL:
+            small.append(view)
+            continue
+        if small:
+            sock.sendall(b"".join(small))
+            small = []
+        sock.sendall(view)
+    if small:
+        sock.sendall(b"".join(small))
