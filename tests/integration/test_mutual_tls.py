@@ -6,6 +6,7 @@ that are replaced are served from the next connection on, while steps keep runni
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import socket
@@ -346,3 +347,34 @@ def test_renewed_certificate_files_are_served_without_a_restart_or_a_failed_step
 
 def _der_of(pem: bytes) -> bytes:
     return ssl.PEM_cert_to_DER_cert(pem.decode())
+
+
+@pytest.mark.slow
+def test_tfcluster_train_with_tls_trains_between_graph_over_mutual_tls(tmp_path: Path) -> None:
+    """The main job with a CA made for the run: every task's server and session use it."""
+    pytest.importorskip("sklearn")
+    logdir = tmp_path / "run"
+    env = {k: v for k, v in os.environ.items() if not k.startswith("TFCLUSTER_TLS_")}
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "tfcluster.cli.tfcluster_main",
+            "train",
+            "--tls",
+            "--last_step=300",
+            f"--logdir={logdir}",
+        ],
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env=env,
+    )
+    assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+    assert f"mutual TLS with a CA made for this run: {logdir / 'tls'}" in proc.stdout
+    chief = [line for line in proc.stdout.splitlines() if line.startswith("RESULT ")][-1]
+    assert json.loads(chief[len("RESULT ") :])["held_out_accuracy"] > 0.85
+    worker_1 = (logdir / "tasks" / "worker-1.log").read_text()
+    assert "RESULT " in worker_1
+    assert (logdir / "tls" / "ca.crt").exists()
+    assert os.stat(logdir / "tls" / "task.key").st_mode & 0o077 == 0

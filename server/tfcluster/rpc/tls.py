@@ -207,7 +207,7 @@ def use_for_clients(source: TLSSource | None) -> None:
 
 
 def files_from_environment() -> TLSFiles | None:
-    """TFCLUSTER_TLS_CERT/_KEY/_CA (all three or none; TLSConfigError if only some)."""
+    """The TLS files the environment names (all three or none; TLSConfigError if only some)."""
     found = environment.tls_files()
     if found is None:
         return None
