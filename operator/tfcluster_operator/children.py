@@ -23,9 +23,16 @@ class Children:
     statefulsets: Mapping[str, dict[str, Any]] = field(default_factory=dict)
     services: Mapping[str, dict[str, Any]] = field(default_factory=dict)
     pods: tuple[dict[str, Any], ...] = ()
+    secrets: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    network_policies: Mapping[str, dict[str, Any]] = field(default_factory=dict)
 
     def of_kind(self, kind: str) -> Mapping[str, dict[str, Any]]:
-        return self.statefulsets if kind == "StatefulSet" else self.services
+        return {
+            "StatefulSet": self.statefulsets,
+            "Service": self.services,
+            "Secret": self.secrets,
+            "NetworkPolicy": self.network_policies,
+        }.get(kind, {})
 
     def get(self, kind: str, name: str) -> dict[str, Any] | None:
         return self.of_kind(kind).get(name)
@@ -36,11 +43,15 @@ class Children:
         statefulsets: Iterable[Mapping[str, Any]] = (),
         services: Iterable[Mapping[str, Any]] = (),
         pods: Iterable[Mapping[str, Any]] = (),
+        secrets: Iterable[Mapping[str, Any]] = (),
+        network_policies: Iterable[Mapping[str, Any]] = (),
     ) -> Children:
         return cls(
             statefulsets={s["metadata"]["name"]: dict(s) for s in statefulsets},
             services={s["metadata"]["name"]: dict(s) for s in services},
             pods=tuple(dict(p) for p in pods),
+            secrets={s["metadata"]["name"]: dict(s) for s in secrets},
+            network_policies={n["metadata"]["name"]: dict(n) for n in network_policies},
         )
 
 

@@ -10,6 +10,7 @@ request is counted by verb, kind and answer (``tfcluster_operator_api_requests_t
 
 from __future__ import annotations
 
+import functools
 import json
 import logging
 from collections.abc import Callable, Mapping
@@ -23,6 +24,7 @@ from . import GROUP, KIND, PLURAL, VERSION
 
 log = logging.getLogger(__name__)
 
+CERTIFICATES = ("cert-manager.io", "v1", "certificates")
 APPLY = "application/apply-patch+yaml"  # JSON is YAML: the client sends the dict as JSON
 # Answers no retry can change: the object itself is wrong.
 REJECTED_STATUSES = frozenset({400, 413, 422})
@@ -92,6 +94,7 @@ class Kube:
         self.core = client.CoreV1Api(api)
         self.apps = client.AppsV1Api(api)
         self.custom = client.CustomObjectsApi(api)
+        self.networking = client.NetworkingV1Api(api)
         # kind -> (apply, delete) for the kinds the operator owns.
         self._kinds: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
             "Service": (
@@ -102,7 +105,31 @@ class Kube:
                 self.apps.patch_namespaced_stateful_set,
                 self.apps.delete_namespaced_stateful_set,
             ),
+            "Secret": (self.core.patch_namespaced_secret, self.core.delete_namespaced_secret),
+            "NetworkPolicy": (
+                self.networking.patch_namespaced_network_policy,
+                self.networking.delete_namespaced_network_policy,
+            ),
+            # cert-manager's (spec.tls.issuerRef), through the custom objects API.
+            "Certificate": (
+                functools.partial(self._custom_apply, *CERTIFICATES),
+                functools.partial(self._custom_delete, *CERTIFICATES),
+            ),
         }
+
+    def _custom_apply(
+        self, group: str, version: str, plural: str, name: str, namespace: str, body: Any, **kw: Any
+    ) -> Any:
+        return self.custom.patch_namespaced_custom_object(
+            group, version, namespace, plural, name, body, **kw
+        )
+
+    def _custom_delete(
+        self, group: str, version: str, plural: str, name: str, namespace: str, **kw: Any
+    ) -> Any:
+        return self.custom.delete_namespaced_custom_object(
+            group, version, namespace, plural, name, **kw
+        )
 
     def _call(
         self, verb: str, kind: str, what: str, fn: Callable[..., Any], *args: Any, **kwargs: Any

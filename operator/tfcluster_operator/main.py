@@ -44,7 +44,14 @@ from .version import VERSION as OPERATOR_VERSION
 log = logging.getLogger("tfcluster_operator")
 
 CHILDREN = {MANAGED_BY_LABEL: MANAGED_BY}
-INDEXES = ("tfclusters_by_key", "statefulsets_by_cluster", "services_by_cluster", "pods_by_cluster")
+INDEXES = (
+    "tfclusters_by_key",
+    "statefulsets_by_cluster",
+    "services_by_cluster",
+    "pods_by_cluster",
+    "secrets_by_cluster",
+    "networkpolicies_by_cluster",
+)
 
 
 def api_client() -> client.ApiClient:
@@ -94,6 +101,19 @@ def pods_by_cluster(body: kopf.Body, **_: Any) -> dict[Key, dict[str, Any]] | No
     return {key: trimmed_pod(body)} if key else None
 
 
+@kopf.index("v1", "secrets", labels=CHILDREN)
+def secrets_by_cluster(body: kopf.Body, **_: Any) -> dict[Key, dict[str, Any]] | None:
+    """spec.tls's Secrets (only the operator's own: the watch selects its label)."""
+    key = cluster_key(body)
+    return {key: plain(body)} if key else None
+
+
+@kopf.index("networking.k8s.io", "v1", "networkpolicies", labels=CHILDREN)
+def networkpolicies_by_cluster(body: kopf.Body, **_: Any) -> dict[Key, dict[str, Any]] | None:
+    key = cluster_key(body)
+    return {key: plain(body)} if key else None
+
+
 def snapshot(indexes: Mapping[str, Any], key: Key) -> Children:
     """One cluster's children as the watches last saw them (call in the event loop)."""
 
@@ -105,6 +125,8 @@ def snapshot(indexes: Mapping[str, Any], key: Key) -> Children:
         statefulsets=values("statefulsets_by_cluster"),
         services=values("services_by_cluster"),
         pods=values("pods_by_cluster"),
+        secrets=values("secrets_by_cluster"),
+        network_policies=values("networkpolicies_by_cluster"),
     )
 
 
@@ -119,7 +141,13 @@ async def startup(settings: kopf.OperatorSettings, memo: kopf.Memo, **kwargs: An
     settings.posting.enabled = False  # the reconciler posts its own (de-duplicated) events
     # Watch only our children, server-side: never every pod of the cluster.
     selector = f"{MANAGED_BY_LABEL}={MANAGED_BY}"
-    for resource in (("v1", "pods"), ("v1", "services"), ("apps", "v1", "statefulsets")):
+    for resource in (
+        ("v1", "pods"),
+        ("v1", "services"),
+        ("apps", "v1", "statefulsets"),
+        ("v1", "secrets"),
+        ("networking.k8s.io", "v1", "networkpolicies"),
+    ):
         settings.watching.label_selectors[resource] = selector
     api = api_client()
     metrics = OperatorMetrics()
@@ -195,6 +223,8 @@ async def tfcluster_event(type: str | None, body: kopf.Body, memo: kopf.Memo, **
 @kopf.on.event("apps", "v1", "statefulsets", labels=CHILDREN)
 @kopf.on.event("v1", "services", labels=CHILDREN)
 @kopf.on.event("v1", "pods", labels=CHILDREN)
+@kopf.on.event("v1", "secrets", labels=CHILDREN)
+@kopf.on.event("networking.k8s.io", "v1", "networkpolicies", labels=CHILDREN)
 async def child_event(
     type: str | None, body: kopf.Body, resource: kopf.Resource, memo: kopf.Memo, **_: Any
 ) -> None:

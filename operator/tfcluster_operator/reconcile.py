@@ -34,6 +34,7 @@ from .drift import differences, project, render
 from .events import EventRecorder
 from .kube import Kube, KubeError, now
 from .metrics import OperatorMetrics
+from .security import SecurityChildren
 from .spec import SpecError, TFClusterSpec, parse_spec
 from .status import (
     UNSCHEDULABLE,
@@ -46,7 +47,10 @@ from .status import (
 
 log = logging.getLogger(__name__)
 
-CHILD_KINDS = ("Service", "StatefulSet")
+CHILD_KINDS = ("Service", "StatefulSet", "Secret", "NetworkPolicy")
+# Children applied but not watched (cert-manager's kinds may not exist where the operator
+# runs): applied when their manifest changes, pruned from what was applied.
+UNWATCHED_KINDS = ("Certificate",)
 RETRY_DELAY = 5.0
 MAX_RETRY_DELAY = 60.0
 # A status we wrote is trusted over the watched TFCluster's for this long (our own write's
@@ -170,6 +174,7 @@ class Reconciler:
         self._written: dict[Key, tuple[dict[str, Any], float]] = {}
         self._announced: dict[Key, dict[str, frozenset[tuple[str, str]]]] = {}
         self._lock = threading.Lock()  # for what the event loop writes (note_deleted)
+        self.security = SecurityChildren(config)
 
     # ------------------------------------------------------------- entry points
 
@@ -184,6 +189,7 @@ class Reconciler:
     def forget(self, key: Key, uid: str | None = None) -> None:
         """The TFCluster is gone."""
         self.metrics.forget(*key)
+        self.security.forget(key)
         self._applied.pop(key, None)
         self._rejected.pop(key, None)
         self._failures.pop(key, None)
@@ -222,6 +228,8 @@ class Reconciler:
             return SyncResult(self._write_failed(body, err))
         owner = OwnerRef(name=spec.name, uid=str(meta["uid"]))
         desired = self._desired(spec, owner)
+        secured = self.security.children(spec, owner, children)
+        desired += secured.manifests
         wanted = fingerprint({"children": desired})
         rejected = self._rejected.get(key)
         if rejected is not None:
@@ -234,7 +242,7 @@ class Reconciler:
             with self._lock:
                 self._deleted[key] = self._deleted.get(key, set()) & names
         plan = self._plan(key, desired, children, deleted)
-        stale = self._stale(owner, desired, children)
+        stale = self._stale(owner, desired, children) + self._stale_unwatched(key, desired)
         failure = self._failures.get(key)
         if not plan and not stale:
             self._failures.pop(key, None)
@@ -261,6 +269,8 @@ class Reconciler:
         self.metrics.reconciles.labels("error" if failure else "success").inc()
         status = self._write_status(body, spec, children, failure.message if failure else None)
         retry = max(failure.retry_at - self.clock(), 0.1) if failure else None
+        if secured.renew_in is not None:  # a sync when the next certificate falls due
+            retry = min(retry, secured.renew_in) if retry is not None else secured.renew_in
         return SyncResult(status, retry)
 
     def _parse(self, body: Mapping[str, Any]) -> TFClusterSpec:
@@ -295,6 +305,11 @@ class Reconciler:
             live = children.get(kind, name)
             record = records.get((kind, name))
             new_manifest = record is None or record.fingerprint != fingerprint(manifest)
+            if kind in UNWATCHED_KINDS:
+                if new_manifest:
+                    why = "create" if record is None else "update"
+                    plan.append(Action(manifest, None, why, True))
+                continue
             if live is None:
                 if record is None:
                     plan.append(Action(manifest, None, "create", True))
@@ -371,7 +386,8 @@ class Reconciler:
         if before == answer.get("metadata", {}).get("resourceVersion"):
             return  # the server had it already: nothing changed
         if action.why == "repair":
-            reverted = render(action.drift)
+            # A Secret's values are keys: name the fields only.
+            reverted = render(action.drift, values=action.kind != "Secret")
             self.metrics.drift_repairs.labels(action.kind).inc()
             self.events.post(
                 body,
@@ -397,6 +413,15 @@ class Reconciler:
             for name, obj in children.of_kind(kind).items()
             if (kind, name) not in wanted
             and any(o.get("uid") == owner.uid for o in obj["metadata"].get("ownerReferences") or [])
+        ]
+
+    def _stale_unwatched(self, key: Key, desired: list[dict[str, Any]]) -> list[tuple[str, str]]:
+        """Unwatched children applied before that the spec no longer wants."""
+        wanted = {(str(m["kind"]), str(m["metadata"]["name"])) for m in desired}
+        return [
+            applied
+            for applied in self._applied.get(key, {})
+            if applied[0] in UNWATCHED_KINDS and applied not in wanted
         ]
 
     def _prune(self, body: Mapping[str, Any], key: Key, stale: list[tuple[str, str]]) -> None:

@@ -13,6 +13,7 @@ from ..task_contract import (
 )
 from .meta import OwnerRef, common_labels, job_selector, object_meta
 from .tf_config import tf_config_env
+from .tls import secure_pod
 
 CONTAINER_NAME = "tfcluster-server"
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -88,6 +89,7 @@ def _pod_spec(spec: TFClusterSpec, job: JobSpec, cluster_domain: str) -> dict[st
         pod["priorityClassName"] = overrides.priority_class_name
     if overrides.image_pull_secrets:
         pod["imagePullSecrets"] = [dict(s) for s in overrides.image_pull_secrets]
+    secure_pod(spec, job.name, pod)
     return pod
 
 
