@@ -72,6 +72,10 @@ def test_the_server_command_reads_what_the_operator_sets(
     assert container["command"] == [server_side.SERVER_COMMAND]
     env = container_env(container["env"], {POD_INDEX_LABEL: "2"})
     assert set(env) == server_side.OPERATOR_ENV - TLS_ENV
+    secured = container_env(
+        _task_container({**spec_fields, "tls": {"enabled": True}})["env"], {POD_INDEX_LABEL: "2"}
+    )
+    assert set(secured) == server_side.OPERATOR_ENV
     args = server_main.build_parser().parse_args([])
     cluster, job, index = server_main.resolve_task(args, env)
     assert (job, index) == ("worker", 2)
@@ -79,6 +83,9 @@ def test_the_server_command_reads_what_the_operator_sets(
     choice, warning = server_main.resolve_metrics_port(args, env)
     assert (choice.port, choice.required, warning) == (metrics_port, True, "")
     assert server_main.resolve_direct_port(env) == direct_port
+    assert server_main.resolve_tls(args, env) is None
+    files = server_main.resolve_tls(args, secured)
+    assert files is not None and files.cert.endswith("/2.crt") and files.key.endswith("/2.key")
 
 
 def test_the_operator_reads_the_file_the_server_writes_its_last_words_to() -> None:
