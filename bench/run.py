@@ -53,6 +53,7 @@ BENCHES = [
     Bench("data_pipeline", "data_pipeline.py", "issue 16", "tf.data: TFRecord, parse, map"),
     Bench("data_distributed", "data_distributed.py", "issue 16", "tf.data shards vs feed_dict"),
     Bench("queue_input", "queue_input.py", "issue 16", "TFRecord reader -> shuffle_batch queues"),
+    Bench("tls_transport", "tls_transport.py", "issue 23", "mutual TLS against plain"),
 ]
 
 
@@ -106,6 +107,15 @@ TARGETS = {
         "row", ">=", 1.0, "steps/s >= feed_dict's"
     ),
     "queue shuffle_batch records/s": Target("tf", ">=", 1.0, "records/s >= 1x TF"),
+    "mutual TLS: remote step (other task)": Target("row", "<=", 1.3, "time <= 1.3x plain"),
+    **{
+        f"mutual TLS: {row}": Target("row", ">=", 0.7, f"{unit} >= 0.7x plain")
+        for row, unit in (
+            ("fetch 64 MiB", "GB/s"),
+            ("feed 64 MiB", "GB/s"),
+            ("ps training steps/s (2 workers)", "steps/s"),
+        )
+    },
 }
 # Rows that are baselines for others, shown in the numpy column rather than as rows.
 NUMPY_BASELINE = {
@@ -117,6 +127,15 @@ ROW_BASELINE = {
     "ps training steps/s, tf.data shards (2 workers)": (
         "ps training steps/s, feed_dict from memory (2 workers)"
     ),
+    **{
+        f"mutual TLS: {row}": f"plain: {row}"
+        for row in (
+            "remote step (other task)",
+            "fetch 64 MiB",
+            "feed 64 MiB",
+            "ps training steps/s (2 workers)",
+        )
+    },
 }
 
 
@@ -390,6 +409,8 @@ def skipped_lines(out: Outcome) -> list[str]:
 
 
 def _bench_of(row_name: str) -> str:
+    if row_name.startswith(("plain: ", "mutual TLS: ")):
+        return "tls_transport"
     if row_name.startswith(("tfrecord ", "map num_parallel_calls")):
         return "data_pipeline"
     if row_name.startswith("ps training steps/s,"):
