@@ -409,7 +409,7 @@ def skipped_lines(out: Outcome) -> list[str]:
 
 
 def _bench_of(row_name: str) -> str:
-    if row_name.startswith(("plain: ", "mutual TLS: ")):
+    if row_name.startswith(("plain: ", "mutual TLS")):
         return "tls_transport"
     if row_name.startswith(("tfrecord ", "map num_parallel_calls")):
         return "data_pipeline"

@@ -7,7 +7,12 @@ of a CA made for this run (TFCLUSTER_TLS_CERT/_KEY/_CA), so gRPC and the direct 
 mutual TLS. Each mode runs `rounds` times, plain and TLS in turn, so that both see the same
 load; a row is the median of its rounds' medians.
 
-Rows (each `plain: X` and `mutual TLS: X`):
+Tensors of 4 MiB or more between processes of one host go through /dev/shm when the
+connection is TLS (as they do over gRPC): encrypting them costs more than a file. Across
+hosts, or pods with /dev/shm of their own, they travel encrypted: the third mode,
+`mutual TLS, no /dev/shm` (TFCLUSTER_SHM=0), measures that (cluster_session only).
+
+Rows (each `plain: X` and `mutual TLS: X`; the 64 MiB ones also `mutual TLS, no /dev/shm: X`):
   remote step (other task)         cluster_session's `remote step: op on other task`
   fetch 64 MiB / feed 64 MiB       cluster_session's transfers to and from the other task
   ps training steps/s (2 workers)  ps_training's asynchronous SGD
@@ -35,7 +40,7 @@ MEASURED = {
     ("cluster_session.py", "feed 64 MiB to other task"): "feed 64 MiB",
     ("ps_training.py", "ps training steps/s (2 workers)"): "ps training steps/s (2 workers)",
 }
-MODES = ("plain", "mutual TLS")
+MODES = ("plain", "mutual TLS", "mutual TLS, no /dev/shm")
 
 
 def run(program: str, env: dict[str, str], extra: list[str]) -> dict[str, dict[str, Any]]:
@@ -70,21 +75,28 @@ def main() -> None:
     with tempfile.TemporaryDirectory() as folder:
         tasks, _ = local_identities(folder, ["localhost"])
         plain_env = {k: v for k, v in c.child_env().items() if not k.startswith("TFCLUSTER_TLS_")}
+        secured = {
+            **plain_env,
+            "TFCLUSTER_TLS_CERT": tasks.cert,
+            "TFCLUSTER_TLS_KEY": tasks.key,
+            "TFCLUSTER_TLS_CA": tasks.ca,
+        }
         envs = {
             "plain": plain_env,
-            "mutual TLS": {
-                **plain_env,
-                "TFCLUSTER_TLS_CERT": tasks.cert,
-                "TFCLUSTER_TLS_KEY": tasks.key,
-                "TFCLUSTER_TLS_CA": tasks.ca,
-            },
+            "mutual TLS": secured,
+            "mutual TLS, no /dev/shm": {**secured, "TFCLUSTER_SHM": "0"},
         }
         for i in range(rounds):
             for mode in MODES:
-                for program in ("cluster_session.py", "ps_training.py"):
+                programs = ["cluster_session.py"]
+                if mode != "mutual TLS, no /dev/shm":  # its tensors are below the threshold
+                    programs.append("ps_training.py")
+                for program in programs:
                     c.progress(f"round {i + 1}/{rounds}: {program}, {mode}")
                     rows = run(program, envs[mode], extra)
                     for (prog, name), ours in MEASURED.items():
+                        if mode.endswith("/dev/shm") and "64 MiB" not in ours:
+                            continue
                         if prog == program and name in rows:
                             found.setdefault((mode, ours), []).append(rows[name])
     out = []

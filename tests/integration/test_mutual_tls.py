@@ -26,7 +26,7 @@ from grpc_health.v1 import health_pb2, health_pb2_grpc
 from support import tls_identities
 from support.cluster_processes import free_ports
 from tfcluster.cli.local_ca import write_identity
-from tfcluster.rpc import tls, tls_diagnosis
+from tfcluster.rpc import shm, tls, tls_diagnosis
 from tfcluster.rpc.direct import client as direct
 from tfcluster.rpc.direct import wire as direct_wire
 
@@ -101,6 +101,43 @@ def test_a_cluster_over_mutual_tls_runs_steps_on_direct_streams(
     # The session's steps reached the worker's master, and its RunGraph the ps, directly.
     assert worker._transport.direct.calls_served > 0
     assert ps._transport.direct.calls_served > 0
+
+
+@pytest.mark.parametrize("shm_setting", ["0", "1"])
+def test_big_tensors_over_tls_arrive_whole_through_shm_or_the_encrypted_stream(
+    secured: tuple[tf.train.Server, tf.train.Server],
+    monkeypatch: pytest.MonkeyPatch,
+    shm_setting: str,
+) -> None:
+    """12 MiB each way: on one host through /dev/shm (cheaper than encrypting it), without
+    /dev/shm (as across hosts) in the TLS stream itself, in pieces of many TLS records."""
+    monkeypatch.setenv("TFCLUSTER_SHM", shm_setting)
+    ps, worker = secured
+    n = 3 << 20
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(np.arange(n, dtype=np.float32), name="big")
+            fed = tf.placeholder(tf.float32, [n], name="fed")
+            total = tf.reduce_sum(fed)
+        with tf.device("/job:worker/task:0"):
+            doubled = v * 2.0
+    exports: list[int] = []
+    export = shm.export
+    monkeypatch.setattr(shm, "export", lambda a: exports.append(a.nbytes) or export(a))
+    with _remote_session(worker, g) as sess:
+        sess.run(v.initializer)
+        _wait_direct(f"localhost:{worker.port}", lambda: sess.run(total, {fed: np.ones(n)}))
+        _wait_direct(f"localhost:{ps.port}", lambda: sess.run(total, {fed: np.ones(n)}))
+        for _ in range(2):
+            out = sess.run(doubled)
+            np.testing.assert_array_equal(out, np.arange(n, dtype=np.float32) * 2.0)
+            assert sess.run(total, {fed: np.full(n, 0.5, np.float32)}) == n / 2
+    assert worker._transport.direct.calls_served > 0 and ps._transport.direct.calls_served > 0
+    if shm_setting == "1":
+        assert exports and min(exports) >= shm.THRESHOLD
+    else:
+        assert exports == []
 
 
 def _health(port: int, credentials: grpc.ChannelCredentials | None) -> int:

@@ -146,8 +146,9 @@ class GrpcMasterClient:
             stream = self._streams.get(deadline)
         except grpc.RpcError as e:
             raise self._error(e, "RunStep") from None
-        # Big tensors go through /dev/shm only on gRPC: a direct stream carries them faster.
-        shm_ok = not stream.direct
+        # Big tensors go through /dev/shm only on gRPC or TLS: a plain direct stream carries
+        # them faster, encryption costs more than a file.
+        shm_ok = stream.shm_ok
         req = master_pb2.RunStepRequest(
             session_handle=handle,
             fetch=fetches,

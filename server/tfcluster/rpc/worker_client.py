@@ -172,9 +172,9 @@ class GrpcRemoteWorker(ForwardingWorker):
         reader: str | None = None,
     ) -> coding.Forwarded:
         stream = self._run_graph_streams.get()
-        # Big tensors go through /dev/shm only on gRPC: a direct stream carries them faster.
-        # (A relay's fetches follow what the one who reads them in the end said: `reader`.)
-        own_domain = "" if stream.direct else shm.domain()
+        # Big tensors go through /dev/shm only on gRPC or TLS: a plain direct stream carries
+        # them faster. (A relay's fetches follow what the one who reads them in the end said.)
+        own_domain = shm.domain() if stream.shm_ok else ""
         req = worker_pb2.RunGraphRequest(
             session_handle=session_handle,
             graph_handle=graph_handle,
@@ -195,7 +195,7 @@ class GrpcRemoteWorker(ForwardingWorker):
                 req.send.add().tensor.CopyFrom(meta)
             messages = feeds.messages(req.SerializeToString())
         else:
-            export = shares and not stream.direct
+            export = shares and stream.shm_ok
             buffers = coding.fill_named(req.send, [""] * len(feeds), feeds, export) if feeds else []
             messages = coding.frame_stream(req.SerializeToString(), buffers, scatter=stream.direct)
         try:
@@ -329,6 +329,7 @@ class _RecvMux:
         self.broken = False
         self._call = call
         self.direct = isinstance(call, DirectCall)
+        self.shm_ok = not isinstance(call, DirectCall) or call.encrypted
         threading.Thread(target=self._read, name="recv-mux", daemon=True).start()
 
     def recv(self, step_id: int, key: str, callback: RecvCallback) -> Callable[[], Any]:
@@ -346,7 +347,7 @@ class _RecvMux:
             step_id=step_id,
             rendezvous_key=key,
             request_id=rid,
-            shm_domain="" if self.direct else shm.domain(),
+            shm_domain=shm.domain() if self.shm_ok else "",
         )
         box = outbox.current() if self.direct else None
         if box is not None:
