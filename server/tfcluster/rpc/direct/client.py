@@ -28,6 +28,7 @@ def connect(
     method: str,
     token: bytes,
     timeout: float,
+    *,
     material: tls.TLSMaterial | None = None,
 ) -> Wire:
     """A connection to `method`, accepted by the server: raises OSError or DirectError.
@@ -187,8 +188,9 @@ class Link:
             self.probe()
             return None
         try:
+            material = tls.client_material()
             wire = connect(
-                self.host, endpoint[0], method, endpoint[1], CONNECT_TIMEOUT, tls.client_material()
+                self.host, endpoint[0], method, endpoint[1], CONNECT_TIMEOUT, material=material
             )
         except (OSError, grpc.RpcError, tls.TLSConfigError):
             with self._lock:
@@ -226,7 +228,7 @@ class Link:
             if found.port > 0:
                 material = tls.client_material()
                 connect(
-                    self.host, found.port, PROBE, found.token, CONNECT_TIMEOUT, material
+                    self.host, found.port, PROBE, found.token, CONNECT_TIMEOUT, material=material
                 ).close()
                 endpoint = (found.port, found.token)
         except Exception:
