@@ -456,8 +456,7 @@ def ones_like(
     with name_scope(name, "ones_like", [tensor]) as scope:
         t = convert_to_tensor(tensor, name="tensor")
         want = dtypes.as_dtype(dtype).base_dtype if dtype is not None else t.dtype.base_dtype
-        if optimize and t.shape.is_fully_defined():
-            return ones(t.shape, dtype=want, name=scope)
+        # Always Fill(shape, 1), its shape a Const when known: TF 1.15's graph.
         out = ones(shape(t), dtype=want, name=scope)
         out.set_shape(t.shape)
         return out
@@ -679,10 +678,11 @@ def concat(values: Any, axis: Any, name: str | None = "concat") -> Tensor:
 def stack(values: Sequence[Any], axis: int = 0, name: str | None = "stack") -> Tensor:
     if not values:
         raise ValueError("stack needs at least one value (values is empty)")
-    if axis == 0 and not _contains_tensor(list(values)):
+    if axis == 0:
         try:
-            # A list of constants is one constant (as TF's stack does).
-            return constant_op.constant(list(values), name=name or "stack")
+            # A list of constants is one constant, a list with tensors is packed with its
+            # Python values as constants named by position (TF's autopacking: stack/1).
+            return convert_to_tensor(list(values), name=name or "stack")
         except (TypeError, ValueError):
             pass
     with name_scope(name, "Pack", list(values)) as scope:

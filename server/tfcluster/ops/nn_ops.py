@@ -554,7 +554,7 @@ def sigmoid_cross_entropy_with_logits(
         relu_logits = array_ops.where(cond, x, zeros)
         neg_abs_logits = array_ops.where(cond, math_ops.negative(x), x)
         return math_ops.add(
-            math_ops.subtract(relu_logits, math_ops.multiply(x, z)),
+            relu_logits - x * z,  # named sub and mul, as TF's operators name them
             math_ops.log1p(math_ops.exp(neg_abs_logits)),
             name=scope,
         )
