@@ -53,6 +53,7 @@ BENCHES = [
     Bench("data_pipeline", "data_pipeline.py", "issue 16", "tf.data: TFRecord, parse, map"),
     Bench("data_distributed", "data_distributed.py", "issue 16", "tf.data shards vs feed_dict"),
     Bench("queue_input", "queue_input.py", "issue 16", "TFRecord reader -> shuffle_batch queues"),
+    Bench("word2vec_ps", "word2vec_ps.py", "issue 17", "skip-gram, 1M x 128 over 2 ps, 2 workers"),
 ]
 
 
@@ -106,6 +107,8 @@ TARGETS = {
         "row", ">=", 1.0, "steps/s >= feed_dict's"
     ),
     "queue shuffle_batch records/s": Target("tf", ">=", 1.0, "records/s >= 1x TF"),
+    "word2vec steps/s (2 ps, 2 workers)": Target("tf", ">=", 1.0, "steps/s >= 1x TF"),
+    "word2vec bytes on the wire per step": Target("row", "<=", 1.2, "B <= 1.2x rows touched"),
 }
 # Rows that are baselines for others, shown in the numpy column rather than as rows.
 NUMPY_BASELINE = {
@@ -117,6 +120,7 @@ ROW_BASELINE = {
     "ps training steps/s, tf.data shards (2 workers)": (
         "ps training steps/s, feed_dict from memory (2 workers)"
     ),
+    "word2vec bytes on the wire per step": "word2vec rows touched per step",
 }
 
 
@@ -390,6 +394,8 @@ def skipped_lines(out: Outcome) -> list[str]:
 
 
 def _bench_of(row_name: str) -> str:
+    if row_name.startswith("word2vec "):
+        return "word2vec_ps"
     if row_name.startswith(("tfrecord ", "map num_parallel_calls")):
         return "data_pipeline"
     if row_name.startswith("ps training steps/s,"):

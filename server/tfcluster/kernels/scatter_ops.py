@@ -145,8 +145,8 @@ def _variable_scatter(mode: str, nd: bool) -> Callable[[Any, Any], Compute]:
             try:
                 fn(xp, mode, target, indices, updates, True)
             finally:
+                in_place.done(ref, target)
                 del target
-                in_place.done(ref)
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             ref, indices, updates = ins

@@ -75,13 +75,15 @@ def _sparse_kernel(
                 i = int(np.nonzero((indices < 0) | (indices >= shape[0]))[0][0])
                 raise invalid(f"Index {int(indices[i])} at offset {i} in indices is out of range")
             arrays = [in_place.writable_value(xp, r, node_name) for r in refs]
-            for rows, grad_rows in _rounds(xp, indices, grad):
-                new = fn([a[rows] for a in arrays], grad_rows, hyper)
-                for a, values in zip(arrays, new):
-                    a[rows] = values
-            del arrays
-            for r in refs:
-                in_place.done(r)
+            try:
+                for rows, grad_rows in _rounds(xp, indices, grad):
+                    new = fn([a[rows] for a in arrays], grad_rows, hyper)
+                    for a, values in zip(arrays, new):
+                        a[rows] = values
+            finally:
+                for r, a in zip(refs, arrays):
+                    in_place.done(r, a)
+                del arrays
         return (refs[0],)
 
     return compute

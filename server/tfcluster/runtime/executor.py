@@ -18,6 +18,7 @@ from tfcluster.framework import errors, op_def_registry
 from tfcluster.protos import step_stats_pb2
 from tfcluster.runtime import device_copy, kernel_table, outbox
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
+from tfcluster.runtime.read_forwarding import forward_variable_reads
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.step_context import StepContext
 
@@ -97,6 +98,8 @@ class Executor:
         self.fetches = list(fetches)
         fed = set(self.feeds)
         order = _post_order(_roots(self.fetches, targets, by_name, fed), by_name, fed)
+        order = forward_variable_reads(order, fed, self.fetches, targets)
+        by_name = {**by_name, **{n.name: n for n in order}}
         self.node_names = [n.name for n in order]
 
         slot_of = _slots(order, self.feeds, self.fetches)
@@ -234,6 +237,10 @@ class Executor:
                 break
             if not outstanding:
                 raise errors.InternalError(None, None, "Executor stalled: graph has a cycle")
+            # The last step's inputs must not outlive it while this step waits: one may be a
+            # variable's array, and a sparse update (of another step) writes that array in
+            # place only when nothing else holds it (kernels/in_place.py).
+            ins = outs = []
             box.flush()
             timeout = None if ctx.deadline is None else max(0.0, ctx.deadline - time.monotonic())
             try:
