@@ -12,7 +12,7 @@ import itertools
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
@@ -28,6 +28,7 @@ from tfcluster.distributed.interfaces import (
 from tfcluster.distributed.worker import GRAPH_HANDLE_NOT_FOUND
 from tfcluster.framework import dtypes, errors, op_def_registry
 from tfcluster.protos import config_pb2, step_stats_pb2
+from tfcluster.runtime import cancellation
 from tfcluster.runtime import partition as partitioning
 from tfcluster.runtime import placement as placing
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
@@ -117,6 +118,8 @@ class MasterSession:
         self._closed = False
         self._pool: ThreadPoolExecutor | None = None
         self.graph_version = 0
+        # step id -> the partitions of a step running now (close and callers cancel them).
+        self._running: dict[int, list[_PlannedPartition]] = {}
 
     # ---- graph -----------------------------------------------------------------------
     def extend(self, nodes: Sequence[Node], output_dtypes: Mapping[str, dtypes.DType]) -> None:
@@ -289,16 +292,46 @@ class MasterSession:
         in the order asked for (decoded and reordered otherwise)."""
         part = relayed.part
         step_id = next_step_id()
-        if plan.fetch_sources == [(0, i) for i in range(len(plan.fetch_sources))]:
-            result = relayed.worker.run_graph_forward(
-                self.handle, part.graph_handle, step_id, feeds, deadline, reader
+        with self._cancellable(step_id, [part]):
+            if plan.fetch_sources == [(0, i) for i in range(len(plan.fetch_sources))]:
+                result = relayed.worker.run_graph_forward(
+                    self.handle, part.graph_handle, step_id, feeds, deadline, reader
+                )
+                assert result.forwarded is not None
+                return result.forwarded
+            result = relayed.worker.run_graph(
+                self.handle, part.graph_handle, step_id, feeds, False, deadline
             )
-            assert result.forwarded is not None
-            return result.forwarded
-        result = relayed.worker.run_graph(
-            self.handle, part.graph_handle, step_id, feeds, False, deadline
-        )
         return [result.fetches[pos] for _, pos in plan.fetch_sources]
+
+    @contextlib.contextmanager
+    def _cancellable(self, step_id: int, parts: list[_PlannedPartition]) -> Iterator[None]:
+        """While the step runs, closing the session or its caller going away (the call this
+        thread serves) aborts it on every task it runs on, as TF cancels a step's
+        CancellationManager."""
+        with self._lock:
+            if self._closed:
+                raise _closed_error(self.handle)
+            self._running[step_id] = parts
+        caller = cancellation.current()
+        token = None
+        if caller is not None:
+            token = caller.register(
+                lambda: _abort(
+                    step_id,
+                    parts,
+                    errors.CancelledError(
+                        None, None, f"Step {step_id} was cancelled: its caller went away"
+                    ),
+                )
+            )
+        try:
+            yield
+        finally:
+            if caller is not None:
+                caller.deregister(token)
+            with self._lock:
+                self._running.pop(step_id, None)
 
     def _deadline(self, options: config_pb2.RunOptions | None) -> float | None:
         ms = options.timeout_in_ms if options is not None and options.timeout_in_ms > 0 else 0
@@ -311,15 +344,16 @@ class MasterSession:
         if not plan.parts:
             return []  # every fetch is fed
         step_id = next_step_id()
-        if len(plan.parts) == 1 and not plan.parts[0].needs_rendezvous:
-            part = plan.parts[0]
-            feeds = [feed_values[i] for i in part.feed_positions]
-            return [
-                part.worker.run_graph(
-                    self.handle, part.graph_handle, step_id, feeds, trace, deadline
-                )
-            ]
-        return self._run_parts(plan, step_id, feed_values, trace, deadline)
+        with self._cancellable(step_id, plan.parts):
+            if len(plan.parts) == 1 and not plan.parts[0].needs_rendezvous:
+                part = plan.parts[0]
+                feeds = [feed_values[i] for i in part.feed_positions]
+                return [
+                    part.worker.run_graph(
+                        self.handle, part.graph_handle, step_id, feeds, trace, deadline
+                    )
+                ]
+            return self._run_parts(plan, step_id, feed_values, trace, deadline)
 
     def _run_parts(
         self, plan: _Plan, step_id: int, feed_values: list[Any], trace: bool, deadline: float | None
@@ -537,23 +571,43 @@ class MasterSession:
     # ---- lifecycle -------------------------------------------------------------------
     def _check_open(self) -> None:
         if self._closed:
-            raise errors.AbortedError(
-                None, None, f"Session {self.handle} is not found (closed or reset)"
-            )
+            raise _closed_error(self.handle)
 
     def close(self) -> None:
+        """Cancels the steps running (TF cancels their CancellationManager), then deletes
+        the session's graphs on every task."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
             self._plans.clear()
             tasks = sorted(self._registered_tasks)
+            running = list(self._running.items())
+        for step_id, parts in running:
+            _abort(
+                step_id,
+                parts,
+                errors.CancelledError(
+                    None, None, f"Step {step_id} was cancelled: session {self.handle} closed"
+                ),
+            )
         for task in tasks:
             # Closing must not fail on a dead worker.
             with contextlib.suppress(Exception):
                 self.worker_cache.worker(task).delete_worker_session(self.handle)
         if self._pool is not None:
             self._pool.shutdown(wait=False)
+
+
+def _closed_error(handle: str) -> errors.OpError:
+    return errors.AbortedError(None, None, f"Session {handle} is not found (closed or reset)")
+
+
+def _abort(step_id: int, parts: Sequence[_PlannedPartition], err: BaseException) -> None:
+    for part in parts:
+        # Best effort: a task that cannot be reached has no step to stop.
+        with contextlib.suppress(Exception):
+            part.worker.abort_step(step_id, err)
 
 
 class _Described:

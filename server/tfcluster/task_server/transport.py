@@ -17,6 +17,7 @@ from tfcluster.rpc.direct.server import DirectServer
 from tfcluster.task_server import ports
 from tfcluster.task_server.metrics import error_counting
 from tfcluster.task_server.metrics.families import ServerMetrics
+from tfcluster.task_server.options import ServerOptions
 
 log = logging.getLogger("tfcluster.server")
 
@@ -34,6 +35,7 @@ class TaskTransport:
         task: str,
         task_index: int,
         metrics: ServerMetrics | None,
+        options: ServerOptions,
     ) -> None:
         self.task = task
         self._master_servicer = master_service.MasterServicer(master)
@@ -47,6 +49,7 @@ class TaskTransport:
                 },
             ),
             name=task,
+            heartbeat=options.heartbeat_seconds,
         )
         self._grpc = channels.new_server(
             futures.ThreadPoolExecutor(
