@@ -75,6 +75,13 @@ def build_parser() -> argparse.ArgumentParser:
         help="seconds between heartbeats on direct connections; a peer that hears none for "
         "3 of them gives this task up (default: %(default)s)",
     )
+    parser.add_argument(
+        "--memory_budget_bytes",
+        type=int,
+        default=None,
+        help="the most memory a request may make this task hold; a bigger request gets "
+        "RESOURCE_EXHAUSTED (default: the container's memory limit, else the machine's RAM)",
+    )
     return parser
 
 
@@ -270,7 +277,9 @@ def _main(argv: Sequence[str] | None, termination_log: str) -> int:
 
 def server_options(args: argparse.Namespace) -> ServerOptions:
     """The ServerOptions the flags ask for (ValueError for values out of range)."""
-    return ServerOptions(heartbeat_seconds=args.heartbeat_seconds)
+    return ServerOptions(
+        heartbeat_seconds=args.heartbeat_seconds, memory_budget_bytes=args.memory_budget_bytes
+    )
 
 
 if __name__ == "__main__":

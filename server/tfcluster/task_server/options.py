@@ -14,7 +14,15 @@ class ServerOptions:
     # Seconds between the heartbeats a task writes on each direct connection: a peer that
     # hears none for wire.HEARTBEATS_MISSED of them fails its call with UnavailableError.
     heartbeat_seconds: float = DEFAULT_HEARTBEAT
+    # The most memory a request may make the task hold (framework/memory_budget.py); None:
+    # the container's memory limit, else the machine's RAM. It is the process's: the last
+    # server made in a process sets it.
+    memory_budget_bytes: int | None = None
 
     def __post_init__(self) -> None:
         if not self.heartbeat_seconds > 0:
             raise ValueError(f"heartbeat_seconds must be positive, got {self.heartbeat_seconds}")
+        if self.memory_budget_bytes is not None and self.memory_budget_bytes <= 0:
+            raise ValueError(
+                f"memory_budget_bytes must be positive, got {self.memory_budget_bytes}"
+            )

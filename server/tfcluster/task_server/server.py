@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from tfcluster.distributed.cluster_spec import ClusterSpec
-from tfcluster.framework import errors
+from tfcluster.framework import errors, memory_budget
 from tfcluster.protos import cluster_pb2, config_pb2, tensorflow_server_pb2
 from tfcluster.rpc import master_client as rpc_master_client
 from tfcluster.runtime import allocator
@@ -59,6 +59,9 @@ class Server:
         any free port (TFCLUSTER_DIRECT=0: none). `options`: how the task guards itself
         (task_server/options.py; the defaults suit production)."""
         allocator.tune()  # steps reuse freed tensor memory (see runtime/allocator.py)
+        options = options or ServerOptions()
+        if options.memory_budget_bytes is not None:
+            memory_budget.set_budget(options.memory_budget_bytes)
         self._server_def = make_server_def(
             server_or_cluster_def, job_name, task_index, protocol, config
         )
@@ -84,7 +87,7 @@ class Server:
             self._task,
             where.index,
             metrics,
-            options or ServerOptions(),
+            options,
         )
         try:
             self._port = self._transport.bind(where.port, where.address)

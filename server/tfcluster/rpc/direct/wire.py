@@ -15,7 +15,7 @@ from typing import Any
 import grpc
 import numpy as np
 
-from tfcluster.framework import errors
+from tfcluster.framework import errors, memory_budget
 from tfcluster.rpc import status
 from tfcluster.rpc import tensor_coding as coding
 
@@ -113,6 +113,7 @@ class Wire:
             )
         if n <= _SMALL:
             return self._exact(n)
+        memory_budget.check(n, "a message")
         view = np.empty(n, np.uint8).data
         self._fill(view)
         return view
