@@ -76,6 +76,13 @@ def build_parser() -> argparse.ArgumentParser:
         "3 of them gives this task up (default: %(default)s)",
     )
     parser.add_argument(
+        "--max_work_calls",
+        type=int,
+        default=ServerOptions.max_work_calls,
+        help="how many calls that run steps or wait for tensors (open streams included) this "
+        "task serves at once; more get RESOURCE_EXHAUSTED (default: %(default)s)",
+    )
+    parser.add_argument(
         "--memory_budget_bytes",
         type=int,
         default=None,
@@ -278,7 +285,9 @@ def _main(argv: Sequence[str] | None, termination_log: str) -> int:
 def server_options(args: argparse.Namespace) -> ServerOptions:
     """The ServerOptions the flags ask for (ValueError for values out of range)."""
     return ServerOptions(
-        heartbeat_seconds=args.heartbeat_seconds, memory_budget_bytes=args.memory_budget_bytes
+        heartbeat_seconds=args.heartbeat_seconds,
+        memory_budget_bytes=args.memory_budget_bytes,
+        max_work_calls=args.max_work_calls,
     )
 
 
