@@ -31,6 +31,7 @@ from tfcluster.protos import config_pb2, step_stats_pb2
 from tfcluster.runtime import cancellation
 from tfcluster.runtime import partition as partitioning
 from tfcluster.runtime import placement as placing
+from tfcluster.runtime.graph_cycles import check_acyclic
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 
 # From the system's randomness: a program's random.seed() must give it the sequence it gives
@@ -456,6 +457,7 @@ class MasterSession:
             feeds, fetches, targets = signature
             self._check_names(feeds, fetches, targets)
             needed = self._prune(feeds, fetches, targets)
+            check_acyclic(self._nodes, needed, feeds)
             tasks = placing.limit_devices(self.task_devices(deadline), self.config.device_count)
             placement = placing.place(
                 self._nodes,
