@@ -17,6 +17,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
 
+from tfcluster.distributed.devices import filtered_tasks
 from tfcluster.distributed.interfaces import (
     ForwardedTensors,
     ForwardingWorker,
@@ -78,7 +79,8 @@ class _Plan:
 
 # Finds the devices of every task of the cluster, waiting for them until the deadline
 # (distributed/devices.py: the master's ClusterDevices).
-DeviceSource = Callable[[float | None], list[placing.TaskDevices]]
+# (deadline, the tasks a session sees: device_filters) -> their devices.
+DeviceSource = Callable[[float | None, Sequence[str]], list[placing.TaskDevices]]
 # What a plan is made for: (sorted feed names, fetch names, target names).
 _Signature = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 # A step's feeds: values in sorted-name order, or tensors a transport relays undecoded.
@@ -113,6 +115,8 @@ class MasterSession:
         self._nodes: dict[str, Node] = {}
         self._dtypes: _DtypeTable = _DtypeTable()
         self._plans: dict[_Signature, _Plan] = {}
+        # A lock per signature being planned (planning calls other tasks: not under _lock).
+        self._planning: dict[_Signature, threading.Lock] = {}
         # Tasks holding graphs of this session (closing the session deletes them there).
         self._registered_tasks: set[str] = set()
         self._lock = threading.Lock()
@@ -449,25 +453,38 @@ class MasterSession:
 
     # ---- planning --------------------------------------------------------------------
     def _make_plan(self, signature: _Signature, deadline: float | None) -> _Plan:
-        """The signature's plan: pruned, placed, partitioned, registered with the workers."""
+        """The signature's plan: pruned, placed, partitioned, registered with the workers.
+        The session's lock is never held across a call to another task: one thread plans a
+        signature (others wait for it, up to their deadline), other steps go on."""
         with self._lock:
             plan = self._plans.get(signature)
             if plan is not None:
                 return plan
-            feeds, fetches, targets = signature
-            self._check_names(feeds, fetches, targets)
-            needed = self._prune(feeds, fetches, targets)
-            check_acyclic(self._nodes, needed, feeds)
-            tasks = placing.limit_devices(self.task_devices(deadline), self.config.device_count)
+            planning = self._planning.setdefault(signature, threading.Lock())
+        timeout = -1 if deadline is None else max(0.0, deadline - time.monotonic())
+        if not planning.acquire(timeout=timeout):
+            raise errors.DeadlineExceededError(
+                None, None, "Timed out waiting for another thread to plan the same step"
+            )
+        try:
+            with self._lock:
+                plan = self._plans.get(signature)
+                if plan is not None:
+                    return plan
+                feeds, fetches, targets = signature
+                self._check_names(feeds, fetches, targets)
+                needed = self._prune(feeds, fetches, targets)
+                check_acyclic(self._nodes, needed, feeds)
+                nodes = dict(self._nodes)  # extend may add nodes meanwhile
+                feed_checks = self._feed_checks(feeds)
+            seen = filtered_tasks(self.worker_cache.tasks(), self.config.device_filters)
+            tasks = placing.limit_devices(
+                self.task_devices(deadline, seen), self.config.device_count
+            )
             placement = placing.place(
-                self._nodes,
-                needed,
-                tasks,
-                allow_soft_placement=self.config.allow_soft_placement,
+                nodes, needed, tasks, allow_soft_placement=self.config.allow_soft_placement
             )
-            parts = partitioning.partition(
-                self._nodes, placement, feeds, fetches, targets, self._dtypes
-            )
+            parts = partitioning.partition(nodes, placement, feeds, fetches, targets, self._dtypes)
             planned = self._register(parts, feeds, deadline)
             fetch_sources = []
             for f in fetches:
@@ -481,9 +498,16 @@ class MasterSession:
             inline = next(
                 (i for i, pp in enumerate(planned) if self.worker_cache.is_local(pp.task)), 0
             )
-            plan = _Plan(planned, fetch_sources, inline, self._feed_checks(feeds))
-            self._plans[signature] = plan
+            plan = _Plan(planned, fetch_sources, inline, feed_checks)
+            with self._lock:
+                self._check_open()
+                self._plans[signature] = plan
             return plan
+        finally:
+            planning.release()
+            with self._lock:
+                if self._planning.get(signature) is planning and signature in self._plans:
+                    del self._planning[signature]
 
     def _check_names(
         self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]
@@ -513,7 +537,8 @@ class MasterSession:
             p = parts[task]
             worker = self.worker_cache.worker(task)
             handle = worker.register_graph(self.handle, p, deadline)
-            self._registered_tasks.add(task)
+            with self._lock:
+                self._registered_tasks.add(task)
             positions = tuple(feeds.index(f) for f in p.feeds)
             exchanges = any(n.op in ("_Send", "_Recv") for n in p.nodes)
             planned.append(_PlannedPartition(task, worker, p, handle, positions, exchanges))
