@@ -9,8 +9,8 @@ import time
 import numpy as np
 import pytest
 import tfcluster as tf
-from tfcluster.distributed.devices import filtered_tasks
 from support.cluster_processes import Cluster, TaskProcess, cluster_flag, free_ports
+from tfcluster.distributed.devices import filtered_tasks
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(60)]
 
