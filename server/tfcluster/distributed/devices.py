@@ -39,7 +39,11 @@ class ClusterDevices:
                 out.append(f.result(timeout))
             except TimeoutError:
                 raise errors.DeadlineExceededError(
-                    None, None, f"Timed out waiting for task {task} to report its devices"
+                    None,
+                    None,
+                    f"Timed out waiting for task {task} of the cluster to answer: a session's "
+                    "first run waits for every task it sees (all but those ConfigProto."
+                    "device_filters leave out)",
                 ) from None
         return out
 
