@@ -34,6 +34,7 @@ from tfcluster.distributed.cluster_spec import ClusterSpec, parse_cluster_flag, 
 from tfcluster.framework import errors
 from tfcluster.settings import contract
 from tfcluster.task_server import ports
+from tfcluster.task_server.options import ServerOptions
 from tfcluster.task_server.server import Server
 
 EXIT_USAGE = 2
@@ -66,6 +67,27 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"port of the Prometheus /metrics endpoint; 0: any free port; 'off' or -1: none "
         f"(default: ${contract.METRICS_PORT_ENV}, else {contract.DEFAULT_METRICS_PORT})",
+    )
+    parser.add_argument(
+        "--heartbeat_seconds",
+        type=float,
+        default=ServerOptions.heartbeat_seconds,
+        help="seconds between heartbeats on direct connections; a peer that hears none for "
+        "3 of them gives this task up (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max_work_calls",
+        type=int,
+        default=ServerOptions.max_work_calls,
+        help="how many calls that run steps or wait for tensors (open streams included) this "
+        "task serves at once; more get RESOURCE_EXHAUSTED (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--memory_budget_bytes",
+        type=int,
+        default=None,
+        help="the most memory a request may make this task hold; a bigger request gets "
+        "RESOURCE_EXHAUSTED (default: the container's memory limit, else the machine's RAM)",
     )
     return parser
 
@@ -170,6 +192,7 @@ def serve(
     direct_port: str = "0",
     metrics_warning: str = "",
     termination_log: str = contract.TERMINATION_MESSAGE_PATH,
+    options: ServerOptions | None = None,
 ) -> int:
     """Runs the server until `stop` is set; the exit status."""
     try:
@@ -179,6 +202,7 @@ def serve(
             task_index=index,
             metrics_port=metrics_port,
             direct_port=direct_port,
+            options=options,
         )
     except errors.OpError as e:
         report_fatal(f"tfcluster-server: {e.message}", termination_log)
@@ -240,8 +264,30 @@ def _main(argv: Sequence[str] | None, termination_log: str) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     direct_port = resolve_direct_port(environ)
+    try:
+        options = server_options(args)
+    except ValueError as e:
+        report_fatal(f"tfcluster-server: {e}", termination_log)
+        return EXIT_USAGE
     return serve(
-        cluster, job, index, stop, metrics_port, direct_port, metrics_warning, termination_log
+        cluster,
+        job,
+        index,
+        stop,
+        metrics_port,
+        direct_port,
+        metrics_warning,
+        termination_log,
+        options,
+    )
+
+
+def server_options(args: argparse.Namespace) -> ServerOptions:
+    """The ServerOptions the flags ask for (ValueError for values out of range)."""
+    return ServerOptions(
+        heartbeat_seconds=args.heartbeat_seconds,
+        memory_budget_bytes=args.memory_budget_bytes,
+        max_work_calls=args.max_work_calls,
     )
 
 

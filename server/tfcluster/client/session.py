@@ -44,6 +44,14 @@ class BaseSession:
             raise TypeError(f"config must be a tf.ConfigProto, but got {type(config).__name__}")
         if not isinstance(target, str):
             raise TypeError(f"target must be a string, but got {type(target).__name__}")
+        if target and config is not None and config.rpc_options.compression_algorithm:
+            raise errors.UnimplementedError(
+                None,
+                None,
+                "ConfigProto.rpc_options.compression_algorithm="
+                f"{config.rpc_options.compression_algorithm!r} is not supported: tfcluster "
+                "sends tensors uncompressed (leave it empty)",
+            )
         allocator.tune()  # steps reuse freed tensor memory (see runtime/allocator.py)
         self._graph = graph if graph is not None else get_default_graph()
         self._target = target

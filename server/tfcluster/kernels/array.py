@@ -13,6 +13,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import memory_budget
 from tfcluster.kernels.common import (
     Compute,
     axis_in,
@@ -168,6 +169,7 @@ def fill(node: Any, xp: Any) -> Compute:
         if any(d < 0 for d in dims):
             raise invalid(f"dims must be non-negative, got {shape_str(dims)}")
         value = scalar_value(ins[1])
+        memory_budget.check_shape(dims, value.dtype, "Fill's output")
         return (xp.full(dims, value[()], dtype=value.dtype),)
 
     return compute
@@ -638,6 +640,9 @@ def tile(node: Any, xp: Any) -> Compute:
             )
         if any(m < 0 for m in multiples):
             raise invalid(f"Expected multiples to be non-negative, got {multiples}")
+        memory_budget.check_shape(
+            [d * m for d, m in zip(x.shape, multiples)], x.dtype, "Tile's output"
+        )
         return (xp.tile(x, multiples) if x.ndim else x.copy(),)
 
     return compute

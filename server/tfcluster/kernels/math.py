@@ -12,11 +12,13 @@ give `fn(xp, *args)` for what takes more than one call.
 from __future__ import annotations
 
 import functools
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import memory_budget
 from tfcluster.kernels.common import Compute, host_ints, invalid, np_dtype, shape_of
 from tfcluster.kernels.registry import kernel
 
@@ -569,6 +571,8 @@ def range_kernel(node: Any, xp: Any) -> Compute:
             raise invalid(f"Requires start <= limit when delta > 0: {start}/{limit}")
         if delta < 0 and start < limit:
             raise invalid(f"Requires start >= limit when delta < 0: {start}/{limit}")
+        count = math.ceil(abs((limit - start) / delta))
+        memory_budget.check_shape([count], np.dtype(dtype), "Range's output")
         return (np.arange(start, limit, delta, dtype=dtype),)
 
     return compute

@@ -45,7 +45,6 @@ def _sparse_kernel(
 ) -> Compute:
     """names: the op's inputs in order (variable and slots first, then the others, among
     them 'grad' and 'indices'). inner_check: TF refuses rows of no elements for this op."""
-    use_locking = bool(node.attrs.get("use_locking", False))
     dtype = node.attrs["T"].as_numpy_dtype
     node_name = node.name
     grad_at = names.index("grad")
@@ -67,7 +66,7 @@ def _sparse_kernel(
             check(hyper)
         indices = np.asarray(ins[indices_at])
         grad = xp.asarray(ins[grad_at], dtype=dtype)
-        with locked(refs, use_locking):
+        with locked(refs):
             shape = _check_shapes(refs, names, node_name, grad, indices, inner_check)
             if indices.size == 0:
                 return (refs[0],)
