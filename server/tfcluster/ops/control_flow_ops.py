@@ -651,6 +651,8 @@ def _build_cond(
 ) -> Tensor:
     with fg.as_default(), fg.name_scope(fg.name.rsplit("/", 1)[0] + "/"):
         packed = _loop_args(fg, structure, init, invariants, templates, "Merge", first)
+        if first:
+            fg.unique_name("Less")  # TF1's `counter < maximum_iterations` comes first
         out = fg.capture(convert_to_tensor(_call(fn, packed, is_seq)))
     _check_scalar_bool(out, "The result of the while_loop cond")
     return out
@@ -668,6 +670,8 @@ def _build_body(
 ) -> list[Tensor]:
     with fg.as_default(), fg.name_scope(fg.name.rsplit("/", 1)[0] + "/"):
         packed = _loop_args(fg, structure, init, invariants, templates, "Identity", first)
+        if first:
+            fg.unique_name("add")  # TF1's `counter + 1` comes first
         result = _call(fn, packed, is_seq)
         if not is_seq or (len(init) == 1 and not isinstance(result, (list, tuple, dict))):
             result = (
