@@ -631,7 +631,8 @@ def relu_layer(x: Any, weights: Any, biases: Any, name: str | None = None) -> Te
 def _noise_shape(x: Tensor, noise_shape: Any) -> Any:
     """noise_shape with unknown entries filled from x's static shape (TF's _get_noise_shape)."""
     if noise_shape is None:
-        return x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
+        # A Const named Shape when x's shape is known, as TF's array_ops.shape gives.
+        return array_ops.shape(x)
     if isinstance(noise_shape, Tensor):
         return noise_shape
     dims = list(noise_shape.as_list() if isinstance(noise_shape, TensorShape) else noise_shape)
@@ -669,7 +670,7 @@ def dropout(
 def dropout_v2(
     x: Any, rate: Any, noise_shape: Any = None, seed: int | None = None, name: str | None = None
 ) -> Tensor:
-    with name_scope(name, "dropout", [x]) as scope:
+    with name_scope(name, "dropout", [x]):
         t = convert_to_tensor(x, name="x")
         if not t.dtype.base_dtype.is_floating:
             raise ValueError(
@@ -691,11 +692,12 @@ def dropout_v2(
             return t
         shape = _noise_shape(t, noise_shape)
         random_tensor = random_ops.random_uniform(shape, seed=seed, dtype=t.dtype.base_dtype)
-        scale = math_ops.truediv(1, math_ops.subtract(1, rate_t))
-        keep_mask = math_ops.greater_equal(random_tensor, rate_t)
-        ret = math_ops.multiply(
-            math_ops.multiply(t, scale), math_ops.cast(keep_mask, t.dtype.base_dtype), name=scope
-        )
+        # Python's operators, as TF writes it: nodes sub, truediv, GreaterEqual, mul, Cast,
+        # mul_1 (the result), named as TF names them.
+        keep_prob = 1 - rate_t
+        scale = 1 / keep_prob
+        keep_mask = random_tensor >= rate_t
+        ret = t * scale * math_ops.cast(keep_mask, t.dtype.base_dtype)
         ret.set_shape(t.shape)
         return ret
 
