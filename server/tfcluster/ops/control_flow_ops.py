@@ -477,6 +477,8 @@ def while_loop(
         # TF1 counts the iterations in a first loop variable when there is a maximum.
         first = 0 if max_iter is None else 1
         cond_out = _build_cond(cond_fg, cond, structure, init, invariants, is_seq, templates, first)
+        # TF1 builds the cond, then the body, in one graph: the body's op names count the cond's.
+        body_fg._names_in_use.update(cond_fg._names_in_use)
         body_outs = _build_body(
             body_fg, body, structure, init, invariants, is_seq, templates, first
         )
