@@ -158,11 +158,25 @@ for _name, _op in _COMPARE.items():
 
 
 # ---- element-wise unary ops ---------------------------------------------------------------
+# Below these, exp(-x) overflows: 1 / (1 + exp(-x)) gives 0 where exp(x) / (1 + exp(x)) does
+# not (a subnormal result).
+_EXP_OVERFLOW = {"float16": -11.0, "float32": -88.0, "float64": -708.0}
+
+
 def _sigmoid(xp: Any, x: Any) -> Any:
-    """1 / (1 + exp(-x)) without overflow: exp only ever sees -|x|."""
-    e = xp.exp(-xp.abs(x))
-    r = 1 / (1 + e)
-    return xp.where(x >= 0, r, e * r)
+    """1 / (1 + exp(-x)): three passes over x (this runs several times per step of an LSTM);
+    the rare elements where exp(-x) overflows are recomputed as exp(x) / (1 + exp(x))."""
+    limit = _EXP_OVERFLOW.get(x.dtype.name)
+    if limit is None:  # complex: the symmetric form, never overflowing
+        e = xp.exp(-xp.abs(x))
+        r = 1 / (1 + e)
+        return xp.where(x >= 0, r, e * r)
+    r = xp.reciprocal(xp.exp(xp.negative(x)) + 1)
+    low = x < limit
+    if bool(xp.any(low)):
+        e = xp.exp(xp.where(low, x, 0))
+        r = xp.where(low, e / (1 + e), r)
+    return r
 
 
 def _reciprocal(xp: Any, x: Any) -> Any:
