@@ -19,6 +19,7 @@ import numpy as np
 
 from tfcluster.kernels.common import Compute, host_ints, invalid, np_dtype, shape_of
 from tfcluster.kernels.registry import kernel
+from tfcluster.runtime.float_errors import silenced
 
 # An xp function's name, or fn(xp, *args).
 XpFn = str | Callable[..., Any]
@@ -109,8 +110,11 @@ def _binary_factory(float_fn: XpFn, int_fn: XpFn) -> Callable[[Any, Any], Comput
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             x, y = ins
             try:
-                with np.errstate(all="ignore"):
+                if silenced():
                     out = fn(x, y)
+                else:
+                    with np.errstate(all="ignore"):
+                        out = fn(x, y)
             except ValueError:
                 raise invalid(f"Incompatible shapes: {_shape(x)} vs. {_shape(y)}") from None
             if out.dtype != dtype:
@@ -222,8 +226,11 @@ def _unary_factory(fn: XpFn) -> Callable[[Any, Any], Compute]:
         op = _resolve(fn, xp)
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-            with np.errstate(all="ignore"):
+            if silenced():
                 out = xp.asarray(op(xp.asarray(ins[0])))
+            else:
+                with np.errstate(all="ignore"):
+                    out = xp.asarray(op(xp.asarray(ins[0])))
             if out.dtype != dtype:
                 out = out.astype(dtype)
             return (out,)
@@ -278,6 +285,8 @@ def cast(node: Any, xp: Any) -> Compute:
     dst = np_dtype(node, "DstT")
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        if silenced():
+            return (xp.asarray(ins[0]).astype(dst),)
         with np.errstate(all="ignore"):
             return (xp.asarray(ins[0]).astype(dst),)
 
@@ -464,8 +473,11 @@ def _reduction_factory(fn: Reduce, int_fn: Reduce | None = None) -> Callable[[An
             axis = _normalize_axes(ins[1], x.ndim)
             if not axis:  # nothing to reduce: the input is the result
                 return (x if x.dtype == dtype else x.astype(dtype),)
-            with np.errstate(all="ignore"):
+            if silenced():
                 out = xp.asarray(impl(xp, x, axis, keep))
+            else:
+                with np.errstate(all="ignore"):
+                    out = xp.asarray(impl(xp, x, axis, keep))
             if out.dtype != dtype:
                 out = out.astype(dtype)
             return (out,)
