@@ -12,6 +12,7 @@ give `fn(xp, *args)` for what takes more than one call.
 from __future__ import annotations
 
 import functools
+import weakref
 from collections.abc import Callable
 from typing import Any
 
@@ -339,10 +340,40 @@ def add_n(node: Any, xp: Any) -> Compute:
 
 
 # ---- matmul -------------------------------------------------------------------------------
+class _TransposeCache:
+    """The contiguous transpose of an operand that comes back unchanged: a loop's gradient
+    multiplies by the same weights, transposed, in every iteration, and BLAS is markedly
+    faster on a contiguous copy than on the transposed view. Only read-only numpy arrays
+    that own their data (variable values) qualify; the copy is made on the second use of the
+    same array and dropped with it (the array is held weakly)."""
+
+    __slots__ = ("_entry",)
+
+    def __init__(self) -> None:
+        self._entry: tuple[weakref.ref[Any], Any] | None = None
+
+    def transposed(self, xp: Any, v: Any) -> Any:
+        entry = self._entry
+        if entry is not None and entry[0]() is v is not None:
+            t = entry[1]
+            if t is None:
+                t = xp.ascontiguousarray(xp.transpose(v))
+                self._entry = (entry[0], t)
+            return t
+        if isinstance(v, np.ndarray) and not v.flags.writeable and v.flags.owndata:
+            self._entry = (weakref.ref(v, self._forget), None)
+        return v.T
+
+    def _forget(self, _: Any) -> None:
+        self._entry = None
+
+
 @kernel("MatMul")
 def matmul(node: Any, xp: Any) -> Compute:
     ta = bool(node.attrs.get("transpose_a", False))
     tb = bool(node.attrs.get("transpose_b", False))
+    cache_a = _TransposeCache()
+    cache_b = _TransposeCache()
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         a, b = (xp.asarray(v) for v in ins)
@@ -351,9 +382,9 @@ def matmul(node: Any, xp: Any) -> Compute:
                 f"In[0] and In[1] must be matrices (rank 2): In[0]: {_shape(a)}, In[1]: {_shape(b)}"
             )
         if ta:
-            a = a.T
+            a = cache_a.transposed(xp, a)
         if tb:
-            b = b.T
+            b = cache_b.transposed(xp, b)
         if a.shape[1] != b.shape[0]:
             raise invalid(
                 f"Matrix size-incompatible: In[0]: {_shape(ins[0])}, In[1]: {_shape(ins[1])}"
