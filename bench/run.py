@@ -49,6 +49,7 @@ BENCHES = [
     Bench("cluster_session", "cluster_session.py", "issue 3", "2-task cluster: steps, 64 MiB"),
     Bench("ps_training", "ps_training.py", "issue 4", "1 ps + 2 workers async SGD MLP"),
     Bench("image_preprocessing", "image_preprocessing.py", "issue 16", "tf.image decode/resize"),
+    Bench("lstm_training", "lstm_training.py", "issue 17", "LSTM h256 t50 b64 training step"),
 ]
 
 
@@ -78,6 +79,7 @@ TARGETS = {
     "decode_jpeg 375x500": Target("tf", "<=", 1.0, "time <= 1x TF"),
     "resize_bilinear 16x224": Target("tf", "<=", 1.0, "time <= 1x TF"),
     "inception-style per image": Target("tf", "<=", 1.0, "time <= 1x TF"),
+    "lstm train step (h256 t50 b64)": Target("tf", "<=", 1.0, "time <= 1x TF"),
 }
 # Rows that are baselines for others, shown in the numpy column rather than as rows.
 NUMPY_BASELINE = {
@@ -356,6 +358,8 @@ def _bench_of(row_name: str) -> str:
         return "local_session"
     if row_name.startswith("ps training"):
         return "ps_training"
+    if row_name.startswith("lstm"):
+        return "lstm_training"
     return "cluster_session"
 
 
