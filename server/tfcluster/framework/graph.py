@@ -584,6 +584,8 @@ class Graph:
             op = op._as_graph_element()
         if isinstance(op, Tensor):
             op = op.op
+        elif not isinstance(op, Operation) and isinstance(getattr(op, "op", None), Operation):
+            op = op.op  # a composite (IndexedSlices): the op of its values, as in TF
         if not isinstance(op, Operation):
             raise TypeError(f"colocate_with expects an Operation or Tensor, got {op!r}")
         # Colocation is stronger than device scopes: hide them while it holds (as TF does).

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import dataclasses
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.func_graph import (
@@ -81,9 +82,18 @@ def _inline_pure(
         raise LookupError(f"Cannot differentiate {what}: {e}") from None
 
 
+def _dense(g: Any) -> Any:
+    """A gather's IndexedSlices as a tensor (a loop body returns tensors); others as they are."""
+    return None if g is None else convert_to_tensor(g)
+
+
 def _gradients(ys: list[Tensor], xs: list[Tensor], grad_ys: list[Tensor]) -> list[Tensor]:
+    """Dense gradients (a gather's IndexedSlices summed into a tensor: a branch or a loop body
+    returns tensors), zeros where none flows."""
     grads = gradients(ys, xs, grad_ys=grad_ys) if ys else [None] * len(xs)
-    return [g if g is not None else array_ops.zeros_like(x) for g, x in zip(grads, xs)]
+    return [
+        array_ops.zeros_like(x) if g is None else convert_to_tensor(g) for g, x in zip(grads, xs)
+    ]
 
 
 # ---- If -----------------------------------------------------------------------------------
@@ -362,7 +372,10 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         ]
         ys = [fwd_results[i] for i in var_idx]
         xs = [fwd_args[i] for i in var_idx] + [fwd_args[num_vars + i] for i in cap_idx]
-        partials = gradients_impl.gradients_of_graph(ys, xs, grad_ys=dy_args, src_graph=forward)
+        partials = [
+            _dense(g)
+            for g in gradients_impl.gradients_of_graph(ys, xs, grad_ys=dy_args, src_graph=forward)
+        ]
         new_dy = [
             g if g is not None else array_ops.zeros_like(dy)
             for g, dy in zip(partials[: len(var_idx)], dy_args)

@@ -8,7 +8,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dtypes, indexed_slices, op_def_registry
 from tfcluster.framework.func_graph import (
     ACCUMULATE_ATTR,
     ARG_OPS,
@@ -71,6 +71,8 @@ def _as_op(x: Any) -> Operation:
         return x.op
     if isinstance(x, Operation):
         return x
+    if isinstance(x, indexed_slices.IndexedSlices):
+        return x.op
     raise TypeError(f"Expected an Operation or Tensor, got {x!r}")
 
 
@@ -86,8 +88,17 @@ def tuple_(
                 out.append(None)
                 continue
             with control_dependencies([gating]):
-                out.append(array_ops.identity(t, name=scope.rstrip("/") + "/control_dependency"))
+                out.append(_gated(t, scope.rstrip("/") + "/control_dependency"))
         return out
+
+
+def _gated(t: Any, name: str) -> Any:
+    """t through an Identity (the values of an IndexedSlices, as TF gates them)."""
+    if isinstance(t, indexed_slices.IndexedSlices):
+        return indexed_slices.IndexedSlices(
+            array_ops.identity(t.values, name=name), t.indices, t.dense_shape
+        )
+    return array_ops.identity(t, name=name)
 
 
 def with_dependencies(
@@ -101,7 +112,7 @@ def with_dependencies(
         if isinstance(output_tensor, Operation):
             with control_dependencies([output_tensor]):
                 return no_op(name=scope)
-        return array_ops.identity(output_tensor, name=scope)
+        return _gated(output_tensor, scope)
 
 
 # ---- functional control flow: tf.cond, tf.case, tf.while_loop ------------------------------

@@ -10,6 +10,7 @@ from tfcluster.lib.rnn.rnn import (  # noqa: F401
     static_rnn,
     static_state_saving_rnn,
 )
+from tfcluster.ops.embedding_ops import embedding_lookup  # noqa: F401
 from tfcluster.ops.math_ops import sigmoid, tanh  # noqa: F401 - tf.nn.sigmoid is tf.sigmoid
 from tfcluster.ops.nn_impl import *  # noqa: F403
 from tfcluster.ops.nn_ops import *  # noqa: F403
