@@ -18,6 +18,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _cpu_gemm
 from tfcluster.kernels.common import Compute, host_ints, invalid, np_dtype, shape_of
 from tfcluster.kernels.registry import kernel
 from tfcluster.runtime.float_errors import silenced
@@ -389,6 +390,8 @@ def matmul(node: Any, xp: Any) -> Compute:
             raise invalid(
                 f"Matrix size-incompatible: In[0]: {_shape(ins[0])}, In[1]: {_shape(ins[1])}"
             )
+        if xp is np:
+            return (_cpu_gemm.matmul(a, b),)
         return (xp.matmul(a, b),)
 
     return compute

@@ -1,0 +1,112 @@
+"""Matrix products of small and medium size on the CPU, shared between the calling thread and
+one helper thread, each running BLAS on a single thread.
+
+BLAS's own threads (OpenBLAS's) wait for each other by spinning at several barriers per
+product: when the machine has more runnable threads than cores, a descheduled partner stalls
+the other for a whole time slice, and an LSTM step (a few hundred products of ~25M
+multiply-adds) became 10-30x slower under a load of 2 per core, where TensorFlow's
+work-stealing pool slowed 2x. Here a product is cut in two halves; the helper takes the
+second half only if it starts before the caller has finished the first, otherwise the caller
+computes it too, so a busy machine costs at most the helper's share. Products large enough
+for BLAS's threading to pay (and every non-float product) are left to BLAS as they are.
+"""
+
+from __future__ import annotations
+
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+# Multiply-adds (m * k * n) from which halving pays for the hand-off (~20 us), and from which
+# BLAS's own threads are left to do the work.
+SPLIT_FROM = 1 << 21
+BLAS_THREADS_FROM = 1 << 28
+
+_BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+
+
+class _SingleThreadBlas:
+    """Holds BLAS at one thread while any product of this module runs (a count, since the
+    helper and several sessions' threads may be inside at once)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._controllers: list[Any] | None = None
+        self._saved: list[int] = []
+
+    def _blas(self) -> list[Any]:
+        if self._controllers is None:
+            try:
+                from threadpoolctl import ThreadpoolController
+            except ImportError:  # without it BLAS keeps its threads
+                self._controllers = []
+            else:
+                found = ThreadpoolController().lib_controllers
+                self._controllers = [c for c in found if c.user_api == "blas"]
+        return self._controllers
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self._depth += 1
+            if self._depth == 1:
+                blas = self._blas()
+                self._saved = [c.get_num_threads() for c in blas]
+                for c in blas:
+                    c.set_num_threads(1)
+
+    def __exit__(self, *exc: Any) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0:
+                for c, n in zip(self._blas(), self._saved):
+                    c.set_num_threads(n)
+
+
+_single_thread = _SingleThreadBlas()
+_helper: ThreadPoolExecutor | None = None
+_helper_lock = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _helper
+    if _helper is None:
+        with _helper_lock:
+            if _helper is None:
+                _helper = ThreadPoolExecutor(1, thread_name_prefix="tfcluster-gemm")
+    return _helper
+
+
+def _into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    np.matmul(a, b, out=out)
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b for two numpy matrices whose inner sizes agree."""
+    m, k = a.shape
+    n = b.shape[1]
+    work = m * k * n
+    if work >= BLAS_THREADS_FROM or a.dtype not in _BLAS_DTYPES or b.dtype != a.dtype:
+        return np.matmul(a, b)
+    with _single_thread:
+        if work < SPLIT_FROM:
+            return np.matmul(a, b)
+        out = np.empty((m, n), a.dtype)
+        # Halves of the larger output side: columns of b, or rows of a.
+        if n >= m:
+            h = n // 2
+            first = (a, b[:, :h], out[:, :h])
+            second = (a, b[:, h:], out[:, h:])
+        else:
+            h = m // 2
+            first = (a[:h], b, out[:h])
+            second = (a[h:], b, out[h:])
+        later = _pool().submit(_into, *second)
+        _into(*first)
+        if later.cancel():
+            _into(*second)
+        else:
+            later.result()
+        return out
