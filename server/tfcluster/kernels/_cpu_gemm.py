@@ -3,16 +3,17 @@ one helper thread, each running BLAS on a single thread.
 
 BLAS's own threads (OpenBLAS's) wait for each other by spinning at several barriers per
 product: when the machine has more runnable threads than cores, a descheduled partner stalls
-the other for a whole time slice, and an LSTM step (a few hundred products of ~25M
-multiply-adds) became 10-30x slower under a load of 2 per core, where TensorFlow's
-work-stealing pool slowed 2x. Here a product is cut in two halves; the helper takes the
-second half only if it starts before the caller has finished the first, otherwise the caller
-computes it too, so a busy machine costs at most the helper's share. Products large enough
-for BLAS's threading to pay (and every non-float product) are left to BLAS as they are.
+the other for a whole time slice, and an LSTM training step (a few hundred products of ~25M
+multiply-adds) took 1.5-6 s instead of 0.1 s under a load of 3 per core, where TensorFlow's
+work-stealing pool slowed 2x. Here a product is cut in pieces that the caller and the helper
+take in turn: a helper that starts late or is descheduled leaves the rest to the caller, which
+waits for one piece at most. Products large enough for BLAS's threading to pay (and every
+non-float product) are left to BLAS as they are.
 """
 
 from __future__ import annotations
 
+import itertools
 import threading
 from concurrent.futures import ThreadPoolExecutor
 from typing import Any
@@ -23,6 +24,9 @@ import numpy as np
 # BLAS's own threads are left to do the work.
 SPLIT_FROM = 1 << 21
 BLAS_THREADS_FROM = 1 << 28
+# Pieces a product is cut into (4 measured slower than 2 on the LSTM step: BLAS is less
+# efficient on narrower pieces).
+PIECES = 2
 
 _BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
@@ -83,6 +87,34 @@ def _into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
     np.matmul(a, b, out=out)
 
 
+def _pieces(a: np.ndarray, b: np.ndarray, out: np.ndarray, count: int) -> list[Any]:
+    """(a, b, out) slices cutting the larger side of the output into `count` pieces."""
+    m, n = out.shape
+    if n >= m:
+        cuts = np.linspace(0, n, count + 1).astype(int)
+        return [(a, b[:, i:j], out[:, i:j]) for i, j in itertools.pairwise(cuts.tolist())]
+    cuts = np.linspace(0, m, count + 1).astype(int)
+    return [(a[i:j], b, out[i:j]) for i, j in itertools.pairwise(cuts.tolist())]
+
+
+def _share(pieces: list[Any]) -> None:
+    """Computes the pieces on this thread and the helper, each taking the next one not taken
+    (next() of a count is atomic under the GIL): a helper that starts late or is descheduled
+    leaves the rest to this thread, which then waits for one piece at most."""
+    taken = itertools.count()
+
+    def work() -> None:
+        for i in taken:
+            if i >= len(pieces):
+                return
+            _into(*pieces[i])
+
+    helper = _pool().submit(work)
+    work()
+    if not helper.cancel():
+        helper.result()
+
+
 def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     """a @ b for two numpy matrices whose inner sizes agree."""
     m, k = a.shape
@@ -94,19 +126,6 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         if work < SPLIT_FROM:
             return np.matmul(a, b)
         out = np.empty((m, n), a.dtype)
-        # Halves of the larger output side: columns of b, or rows of a.
-        if n >= m:
-            h = n // 2
-            first = (a, b[:, :h], out[:, :h])
-            second = (a, b[:, h:], out[:, h:])
-        else:
-            h = m // 2
-            first = (a[:h], b, out[:h])
-            second = (a[h:], b, out[h:])
-        later = _pool().submit(_into, *second)
-        _into(*first)
-        if later.cancel():
-            _into(*second)
-        else:
-            later.result()
+        count = int(min(PIECES, work // SPLIT_FROM * 2, max(m, n)))
+        _share(_pieces(a, b, out, count))
         return out
