@@ -417,6 +417,135 @@ def dropout_wrapper_graph(tf):
         }
 
 
+@case
+def dropout_wrapper_fed_keep_probs(tf):
+    """Keep probabilities as tensors build the dropout ops even where they are 1; fed 1 the
+    masks keep everything (floor(1 + uniform) is 1), so values and gradients are TF's."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [3, 4, 4], name="x")
+        keep = {n: tf.placeholder(tf.float32, [], name=n) for n in ("k_in", "k_out", "k_state")}
+        variational = tf.nn.rnn_cell.DropoutWrapper(
+            tf.nn.rnn_cell.GRUCell(3),
+            input_keep_prob=keep["k_in"],
+            output_keep_prob=keep["k_out"],
+            state_keep_prob=keep["k_state"],
+            variational_recurrent=True,
+            input_size=4,
+            dtype=tf.float32,
+            seed=4,
+        )
+        plain = tf.nn.rnn_cell.DropoutWrapper(
+            tf.nn.rnn_cell.LSTMCell(2, use_peepholes=True),
+            input_keep_prob=keep["k_out"],
+            output_keep_prob=keep["k_in"],
+            state_keep_prob=keep["k_state"],
+        )
+        cell = tf.nn.rnn_cell.MultiRNNCell([variational, plain])
+        out, state = tf.nn.dynamic_rnn(cell, x, sequence_length=[4, 2, 3], dtype=tf.float32)
+        feeds = {x: _x([3, 4, 4]), **{k: 1.0 for k in keep.values()}}
+        outputs = {"out": out, "state": state}
+        return _finish(tf, g, feeds, outputs, [x], [cell, variational, plain])
+
+
+def _pass_through_cell(tf, depth):
+    """A cell whose output is its input and whose state adds its input: what dropout does to
+    a cell's input, output and state shows in its outputs and final state."""
+
+    class PassThrough(tf.nn.rnn_cell.RNNCell):
+        @property
+        def state_size(self):
+            return depth
+
+        @property
+        def output_size(self):
+            return depth
+
+        def call(self, inputs, state):
+            return inputs, state + inputs
+
+    return PassThrough()
+
+
+@case
+def dropout_wrapper_masks(tf):
+    """Dropout's draws differ between frameworks; what they must share is compared: kept
+    values scaled by 1/keep_prob, about half kept, plain masks drawn anew at every step and
+    for every batch row, variational masks the same at every step and (TF 1.15 draws the noise
+    with shape [1, size]) for every batch row."""
+    batch, steps, depth = 64, 6, 32
+    g = tf.Graph()
+    with g.as_default():
+        tf.set_random_seed(11)
+        x = tf.ones([batch, steps, depth])
+        results = {}
+        for name, kwargs in (
+            ("variational_input", {"input_keep_prob": 0.5}),
+            ("variational_output", {"output_keep_prob": 0.5}),
+            ("variational_state", {"state_keep_prob": 0.5}),
+            ("plain_input", {"input_keep_prob": 0.5}),
+            ("plain_state", {"state_keep_prob": 0.5}),
+        ):
+            extra = (
+                {"variational_recurrent": True, "input_size": depth, "dtype": tf.float32}
+                if name.startswith("variational")
+                else {}
+            )
+            cell = tf.nn.rnn_cell.DropoutWrapper(
+                _pass_through_cell(tf, depth), seed=7, **kwargs, **extra
+            )
+            results[name] = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, scope=name)
+        with tf.Session() as sess:
+            got = sess.run(results)
+    out = {}
+    for name, (o, s) in got.items():
+        kept = o != 0
+        out[name] = {
+            "output_values": sorted({float(v) for v in np.unique(np.round(o, 4))}),
+            "output_mask_same_each_step": bool((kept == kept[:, :1]).all()),
+            "output_rows_differ": bool((kept != kept[:1]).any()),
+            "output_kept_about_half": bool(0.35 < kept.mean() < 0.65) if not kept.all() else None,
+            "final_state_values": sorted({float(v) for v in np.unique(np.round(s, 4))})[:4],
+        }
+    return out
+
+
+@case
+def dynamic_rnn_time_major_fed_lengths_swap_memory(tf):
+    """time_major inputs of unknown batch size, lengths fed at run time (one of them 0: zero
+    outputs and the initial state), swap_memory and parallel_iterations accepted; the same
+    through bidirectional_dynamic_rnn."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [5, None, 3], name="x")
+        lengths = tf.placeholder(tf.int32, [None], name="lengths")
+        cell = tf.nn.rnn_cell.LSTMCell(4)
+        init = cell.zero_state(tf.shape(x)[1], tf.float32)
+        init = tf.nn.rnn_cell.LSTMStateTuple(init.c + 0.25, init.h - 0.5)
+        out, state = tf.nn.dynamic_rnn(
+            cell,
+            x,
+            sequence_length=lengths,
+            initial_state=init,
+            time_major=True,
+            swap_memory=True,
+            parallel_iterations=1,
+        )
+        fw, bw = tf.nn.rnn_cell.GRUCell(2), tf.nn.rnn_cell.BasicRNNCell(3)
+        (o_fw, o_bw), (s_fw, s_bw) = tf.nn.bidirectional_dynamic_rnn(
+            fw,
+            bw,
+            tf.transpose(x, [1, 0, 2]),
+            sequence_length=lengths,
+            dtype=tf.float32,
+            swap_memory=True,
+            parallel_iterations=2,
+        )
+        feeds = {x: _x([5, 3, 3]), lengths: np.array([5, 0, 3], np.int32)}
+        outputs = {"out": out, "state": state, "fw": o_fw, "bw": o_bw, "s_fw": s_fw, "s_bw": s_bw}
+        return _finish(tf, g, feeds, outputs, [x], [cell, fw, bw])
+
+
 # ---- static, bidirectional, raw, state saving -------------------------------------------------
 @case
 def static_rnn_sequence_length(tf):
