@@ -20,9 +20,13 @@ from typing import Any
 
 import numpy as np
 
-# Multiply-adds (m * k * n) from which halving pays for the hand-off (~20 us), and from which
-# BLAS's own threads are left to do the work.
-SPLIT_FROM = 1 << 21
+# Multiply-adds (m * k * n) from which sharing pays for the hand-off to the helper (20 us on
+# an idle machine, 100-300 us under load: a char-RNN of 128 units, batch 16, whose products
+# are ~2M, ran 1.5x slower shared), and from which BLAS's own threads are left to do the work.
+SPLIT_FROM = 1 << 23
+# Below this OpenBLAS runs on one thread by itself (its SMP_THRESHOLD_MIN * 4), and the
+# calls that hold BLAS at one thread (~5 us) are skipped.
+BLAS_SINGLE_BELOW = 1 << 18
 BLAS_THREADS_FROM = 1 << 28
 # Pieces a product is cut into (4 measured slower than 2 on the LSTM step: BLAS is less
 # efficient on narrower pieces).
@@ -120,7 +124,12 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     m, k = a.shape
     n = b.shape[1]
     work = m * k * n
-    if work >= BLAS_THREADS_FROM or a.dtype not in _BLAS_DTYPES or b.dtype != a.dtype:
+    if (
+        work < BLAS_SINGLE_BELOW
+        or work >= BLAS_THREADS_FROM
+        or a.dtype not in _BLAS_DTYPES
+        or b.dtype != a.dtype
+    ):
         return np.matmul(a, b)
     with _single_thread:
         if work < SPLIT_FROM:
