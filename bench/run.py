@@ -52,6 +52,7 @@ BENCHES = [
     Bench("lstm_training", "lstm_training.py", "issue 17", "LSTM h256 t50 b64 training step"),
     Bench("data_pipeline", "data_pipeline.py", "issue 16", "tf.data: TFRecord, parse, map"),
     Bench("data_distributed", "data_distributed.py", "issue 16", "tf.data shards vs feed_dict"),
+    Bench("queue_input", "queue_input.py", "issue 16", "TFRecord reader -> shuffle_batch queues"),
 ]
 
 
@@ -104,6 +105,7 @@ TARGETS = {
     "ps training steps/s, tf.data shards (2 workers)": Target(
         "row", ">=", 1.0, "steps/s >= feed_dict's"
     ),
+    "queue shuffle_batch records/s": Target("tf", ">=", 1.0, "records/s >= 1x TF"),
 }
 # Rows that are baselines for others, shown in the numpy column rather than as rows.
 NUMPY_BASELINE = {
@@ -398,6 +400,8 @@ def _bench_of(row_name: str) -> str:
         return "ps_training"
     if row_name.startswith("lstm"):
         return "lstm_training"
+    if row_name.startswith("queue "):
+        return "queue_input"
     return "cluster_session"
 
 

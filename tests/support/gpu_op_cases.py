@@ -247,6 +247,13 @@ def _select() -> Build:
     return Build([tf.where(same, x, y), tf.where(rows, x, y)])
 
 
+@_case("SelectV2")
+def _select_v2() -> Build:
+    x, y = _f32(3, 2), _f32(2, low=5, high=6)
+    cond = tf.constant(np.array([[True, False], [False, True], [True, True]]))
+    return Build([tf.where_v2(cond, x, y), tf.where_v2(tf.constant([True, False]), x, 0.5)])
+
+
 @_case("AddN", "AccumulateNV2")
 def _add_n() -> Build:
     a, b, c = _f32(2, 3), _f32(2, 3, low=1, high=2), _f32(2, 3, low=-5, high=-4)

@@ -230,8 +230,14 @@ def test_softmax_cross_entropy_v2_values_names_and_shapes() -> None:
     logits = tf.placeholder(tf.float32, [None, 3])
     labels = tf.placeholder(tf.float32, [None, 3])
     loss = tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=logits)
-    assert loss.op.type == "SoftmaxCrossEntropyWithLogits"
-    assert loss.op.name == "softmax_cross_entropy_with_logits"
+    # As TF 1.15 builds it: the op over [-1, classes] matrices, its cost reshaped back.
+    assert loss.op.type == "Reshape"
+    assert loss.op.name == "softmax_cross_entropy_with_logits/Reshape_2"
+    xent = loss.op.inputs[0].op
+    assert (xent.type, xent.name) == (
+        "SoftmaxCrossEntropyWithLogits",
+        "softmax_cross_entropy_with_logits",
+    )
     assert loss.shape.as_list() == [None] and loss.dtype == tf.float32
     out = run(loss, {logits: logits_val, labels: labels_val})
     want = -np.sum(labels_val * np.log(np_softmax(logits_val.astype(np.float64))), axis=1)
@@ -242,7 +248,7 @@ def test_softmax_cross_entropy_v1_stops_gradient_to_labels() -> None:
     logits = tf.constant([[1.0, 2.0, 0.5]])
     labels = tf.constant([[0.2, 0.3, 0.5]])
     loss = tf.nn.softmax_cross_entropy_with_logits(labels=labels, logits=logits)
-    assert loss.op.name == "softmax_cross_entropy_with_logits_sg"
+    assert loss.op.inputs[0].op.name == "softmax_cross_entropy_with_logits_sg"
     stop = tf.get_default_graph().get_operation_by_name(
         "softmax_cross_entropy_with_logits_sg/labels_stop_gradient"
     )

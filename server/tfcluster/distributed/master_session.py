@@ -520,9 +520,14 @@ class MasterSession:
                 if f"{src}:{idx}" not in fed and src not in needed:
                     stack.append(src)
             for c in node.control_inputs:
-                if c not in needed:
+                # A control input on a fed Placeholder is met by the fed value, as in TF
+                # (its control edges move to the feed); the Placeholder itself never runs.
+                if c not in needed and not self._is_fed_placeholder(c, fed):
                     stack.append(c)
         return [n for n in self._nodes if n in needed]
+
+    def _is_fed_placeholder(self, name: str, fed: set[str]) -> bool:
+        return self._nodes[name].op == "Placeholder" and f"{name}:0" in fed
 
     def invalidate_plans(self) -> None:
         """Forget registered graphs (after a worker restarted): the next step re-registers."""

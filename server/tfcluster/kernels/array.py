@@ -134,7 +134,7 @@ def _check_reshape(size: int, dims: list[int]) -> None:
         raise invalid(f"Only one input size may be -1, not both {unknown[0]} and {unknown[1]}")
     if any(d < -1 for d in dims):
         raise invalid(f"Size {min(dims)} must be non-negative, not {min(dims)}")
-    known = int(np.prod([d for d in dims if d != -1])) if dims else 1
+    known = math.prod(d for d in dims if d != -1)
     if unknown:
         if known == 0 or size % known:
             raise invalid(

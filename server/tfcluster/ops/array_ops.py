@@ -300,6 +300,11 @@ def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> 
         return _output("Shape", [t], {"T": t.dtype.base_dtype, "out_type": dt}, scope)
 
 
+def _shape_op(t: Tensor) -> Tensor:
+    with name_scope(None, "Shape", [t]) as scope:
+        return _output("Shape", [t], {"T": t.dtype.base_dtype, "out_type": dtypes.int32}, scope)
+
+
 def shape_n(
     input: Sequence[Any], out_type: Any = dtypes.int32, name: str | None = None
 ) -> list[Tensor]:
@@ -423,10 +428,29 @@ def _filled(value: Any, shape: Any, dtype: Any, name: str | None, default: str) 
                 dims.as_list(), dtype=dtypes.int32, name="shape_as_tensor"
             )
         else:
+            if not isinstance(shape, Tensor):
+                _small_size_check(shape)
+                shape = convert_to_tensor(shape, dtype=dtypes.int32)
             shape_t = _int_tensor(shape, "shape")
             if shape_t.shape.ndims == 0:
                 shape_t = reshape(shape_t, [-1])
         return fill(shape_t, constant_op.constant(value, dtype=dt), name=scope)
+
+
+def _small_size_check(shape: Sequence[Any]) -> None:
+    """What TF 1.15's zeros()/ones() leave in the graph when the shape is a list holding
+    tensors: they try `np.prod(shape) < 1000` to decide on a constant, which multiplies the
+    elements (a `mul` op per element after the first) and compares (a `Less` op) before
+    giving up. The ops are unused, but their names take their places in the scope."""
+    if not isinstance(shape, (list, tuple)) or not shape:
+        return
+    if any(isinstance(d, (list, tuple)) for d in shape):
+        return
+    product = shape[0]
+    for d in shape[1:]:
+        product = product * d
+    if isinstance(product, Tensor):
+        _ = product < 1000
 
 
 def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
@@ -453,12 +477,12 @@ def zeros_like(
 def ones_like(
     tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True
 ) -> Tensor:
+    """Ones of `tensor`'s shape: Fill(its shape, 1), its shape a Const when known, as TF's."""
     with name_scope(name, "ones_like", [tensor]) as scope:
         t = convert_to_tensor(tensor, name="tensor")
         want = dtypes.as_dtype(dtype).base_dtype if dtype is not None else t.dtype.base_dtype
-        if optimize and t.shape.is_fully_defined():
-            return ones(t.shape, dtype=want, name=scope)
-        out = ones(shape(t), dtype=want, name=scope)
+        ones_shape = shape(t) if optimize else _shape_op(t)
+        out = ones(ones_shape, dtype=want, name=scope)
         out.set_shape(t.shape)
         return out
 
@@ -681,10 +705,11 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = "stack") -> T
         return values  # TF converts `values` first: a tensor is returned as it is
     if not values:
         raise ValueError("stack needs at least one value (values is empty)")
-    if axis == 0 and not _contains_tensor(list(values)):
+    if axis == 0:
         try:
-            # A list of constants is one constant (as TF's stack does).
-            return constant_op.constant(list(values), name=name or "stack")
+            # A list of constants is one constant, one holding tensors is packed as a
+            # conversion packs it (Python values named by their index), as TF's stack does.
+            return convert_to_tensor(list(values), name=name or "stack")
         except (TypeError, ValueError):
             pass
     with name_scope(name, "Pack", list(values)) as scope:
@@ -1501,6 +1526,18 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     return math_ops.select(condition, x, y, name=name)
 
 
+def where_v2(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """One argument: the coordinates of true entries; three: x where condition else y, the
+    three broadcast together (SelectV2)."""
+    if x is None and y is None:
+        return where(condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    from tfcluster.ops import math_ops
+
+    return math_ops.select_v2(condition, x, y, name=name)
+
+
 def boolean_mask(
     tensor: Any, mask: Any, name: str | None = "boolean_mask", axis: int | None = None
 ) -> Tensor:
@@ -1663,6 +1700,7 @@ __all__ = [
     "unique",
     "unstack",
     "where",
+    "where_v2",
     "zeros",
     "zeros_like",
 ]

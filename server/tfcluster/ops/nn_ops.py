@@ -15,9 +15,9 @@ import numpy as np
 
 from tfcluster.framework import dtypes, errors, op_def_registry, tensor_util
 from tfcluster.framework.common_shapes import windowed_output_size
-from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import array_ops, math_ops, random_ops
+from tfcluster.ops import array_ops, check_ops, math_ops, random_ops
 from tfcluster.ops.op_util import FLOATS, INTS, Outputs, check_dtype, make_op, unary_same
 
 REAL = (*FLOATS, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8)
@@ -402,21 +402,25 @@ def _ensure_xent_args(name: str, sentinel: Any, labels: Any, logits: Any) -> Non
 
 
 def _flatten_outer_dims(t: Tensor) -> Tensor:
-    """Reshapes to [-1, last dim]: statically when the last dim is known."""
-    last = t.shape[-1].value if t.shape.ndims else None
-    if last is not None:
-        return array_ops.reshape(t, [-1, last])
-    shape = array_ops.shape(t)
-    last_t = array_ops.gather(shape, math_ops.subtract(array_ops.size(shape), 1))
-    return array_ops.reshape(t, array_ops.stack([-1, last_t]))
+    """Reshapes to [-1, last dim], with the ops TF 1.15 builds (its rank, a slice of its shape,
+    a concat): the static shape is set where known."""
+    rank = array_ops.rank(t)
+    last_dim_size = array_ops.slice(array_ops.shape(t), [math_ops.subtract(rank, 1)], [1])
+    output = array_ops.reshape(t, array_ops.concat([[-1], last_dim_size], 0))
+    dims = t.shape.as_list() if t.shape.ndims is not None else None
+    if dims is not None and dims and all(d is not None for d in dims[:-1]):
+        product = 1
+        for d in dims[:-1]:
+            product *= d  # type: ignore[operator]
+        output.set_shape([product, dims[-1]])
+    return output
 
 
-def _outer_shape(t: Tensor) -> Any:
-    """All but the last dim of t's shape: a list when static, else a tensor."""
-    if t.shape.ndims is not None and t.shape[:-1].is_fully_defined():
-        return t.shape.as_list()[:-1]
-    shape = array_ops.shape(t)
-    return array_ops.gather(shape, math_ops.range(0, math_ops.subtract(array_ops.size(shape), 1)))
+def _move_dim_to_end(t: Tensor, dim_index: int, rank: Tensor) -> Tensor:
+    perm = array_ops.concat(
+        [math_ops.range(dim_index), math_ops.range(dim_index + 1, rank), [dim_index]], 0
+    )
+    return array_ops.transpose(t, perm)
 
 
 def softmax_cross_entropy_with_logits_v2(
@@ -437,6 +441,7 @@ def softmax_cross_entropy_with_logits_v2(
         to_f32 = logits_t.dtype.base_dtype == dtypes.float16
         precise = math_ops.cast(logits_t, dtypes.float32) if to_f32 else logits_t
         labels_t = math_ops.cast(labels_t, precise.dtype)
+        input_rank = array_ops.rank(precise)
         shape = logits_t.shape
         rank = shape.ndims
         if rank == 0:
@@ -447,28 +452,27 @@ def softmax_cross_entropy_with_logits_v2(
             raise ValueError(
                 f"logits and labels must be the same shape ({shape} vs {labels_t.shape})"
             ) from None
-        if axis != -1 and not (rank is not None and axis == rank - 1):
-            if rank is None:
-                raise ValueError(
-                    "softmax_cross_entropy_with_logits over a non-last axis needs "
-                    "logits of known rank"
-                )
-            axis %= rank
-            precise = _swap_axis(precise, axis, rank)
-            labels_t = _swap_axis(labels_t, axis, rank)
-        outer = _outer_shape(precise)
-        if rank != 2:
-            precise = _flatten_outer_dims(precise)
-            labels_t = _flatten_outer_dims(labels_t)
+        if axis != -1:
+            if axis < 0:
+                if rank is None:
+                    raise ValueError(
+                        "softmax_cross_entropy_with_logits over a negative axis other than "
+                        "-1 needs logits of known rank"
+                    )
+                axis %= rank
+            precise = _move_dim_to_end(precise, axis, input_rank)
+            labels_t = _move_dim_to_end(labels_t, axis, input_rank)
+        input_shape = array_ops.shape(precise)
+        precise = _flatten_outer_dims(precise)
+        labels_t = _flatten_outer_dims(labels_t)
         op = make_op(
             "SoftmaxCrossEntropyWithLogits",
             [precise, labels_t],
             {"T": precise.dtype.base_dtype},
             name=scope,
         )
-        cost = op.outputs[0]
-        if rank != 2:
-            cost = array_ops.reshape(cost, outer)
+        output_shape = array_ops.slice(input_shape, [0], [math_ops.subtract(input_rank, 1)])
+        cost = array_ops.reshape(op.outputs[0], output_shape)
         if shape.ndims is not None:
             dims = shape.as_list()
             del dims[axis]
@@ -523,15 +527,25 @@ def sparse_softmax_cross_entropy_with_logits(
                 )
         attrs = {"T": precise.dtype.base_dtype, "Tlabels": labels_t.dtype.base_dtype}
         op_type = "SparseSoftmaxCrossEntropyWithLogits"
+        labels_shape = array_ops.shape(labels_t)
         if xshape.ndims == 2:
             cost = make_op(op_type, [precise, labels_t], attrs, name=name).outputs[0]
         else:
-            labels_shape = array_ops.shape(labels_t)
-            flat_logits = _flatten_outer_dims(precise)
-            flat_labels = array_ops.reshape(labels_t, [-1])
-            cost = make_op(op_type, [flat_logits, flat_labels], attrs, name=name).outputs[0]
-            cost = array_ops.reshape(cost, labels_shape)
-            cost.set_shape(lshape)
+            # Shapes not known in full are checked when the step runs, as TF does.
+            checks = []
+            if not (lshape.is_fully_defined() and xshape[:-1].is_fully_defined()):
+                checks.append(
+                    check_ops.assert_equal(
+                        array_ops.shape(labels_t), array_ops.shape(logits_t)[:-1]
+                    )
+                )
+            with control_dependencies(checks):
+                num_classes = array_ops.shape(logits_t)[array_ops.rank(logits_t) - 1]
+                flat_logits = array_ops.reshape(precise, [-1, num_classes])
+                flat_labels = array_ops.reshape(labels_t, [-1])
+                cost = make_op(op_type, [flat_logits, flat_labels], attrs, name=name).outputs[0]
+                cost = array_ops.reshape(cost, labels_shape)
+                cost.set_shape(lshape)
         return math_ops.cast(cost, dtypes.float16) if to_f32 else cost
 
 
@@ -550,13 +564,12 @@ def sigmoid_cross_entropy_with_logits(
                 f"logits and labels must have the same shape ({x.shape} vs {z.shape})"
             ) from None
         zeros = array_ops.zeros_like(x, dtype=x.dtype)
-        cond = math_ops.greater_equal(x, zeros)
+        cond = x >= zeros
         relu_logits = array_ops.where(cond, x, zeros)
-        neg_abs_logits = array_ops.where(cond, math_ops.negative(x), x)
+        neg_abs_logits = array_ops.where(cond, -x, x)
+        # Python operators, as TF 1.15 writes it: the ops are named mul and sub.
         return math_ops.add(
-            math_ops.subtract(relu_logits, math_ops.multiply(x, z)),
-            math_ops.log1p(math_ops.exp(neg_abs_logits)),
-            name=scope,
+            relu_logits - x * z, math_ops.log1p(math_ops.exp(neg_abs_logits)), name=scope
         )
 
 

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from typing import Any
 
@@ -52,6 +53,11 @@ class ResourceMgr:
         self._containers: dict[str, dict[str, Any]] = {}
         # Bumped by cleanup so sessions holding old resources can notice they are gone.
         self.generation = 0
+        self._ids = itertools.count()
+
+    def unique_id(self) -> int:
+        """A fresh number for a resource private to one kernel (TF names it `_<id>_<node>`)."""
+        return next(self._ids)
 
     def lookup_or_create(self, container: str, name: str, factory: Any) -> Any:
         c = self._containers.get(container)
