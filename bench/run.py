@@ -50,6 +50,7 @@ BENCHES = [
     Bench("ps_training", "ps_training.py", "issue 4", "1 ps + 2 workers async SGD MLP"),
     Bench("image_preprocessing", "image_preprocessing.py", "issue 16", "tf.image decode/resize"),
     Bench("cnn_training", "cnn_training.py", "issue 15", "tf.layers conv net SGD step"),
+    Bench("lstm_training", "lstm_training.py", "issue 17", "LSTM h256 t50 b64 training step"),
     Bench("data_pipeline", "data_pipeline.py", "issue 16", "tf.data: TFRecord, parse, map"),
     Bench("data_distributed", "data_distributed.py", "issue 16", "tf.data shards vs feed_dict"),
     Bench("queue_input", "queue_input.py", "issue 16", "TFRecord reader -> shuffle_batch queues"),
@@ -86,6 +87,7 @@ TARGETS = {
     "resize_bilinear 16x224": Target("tf", "<=", 1.0, "time <= 1x TF"),
     "inception-style per image": Target("tf", "<=", 1.0, "time <= 1x TF"),
     "conv net train step (batch 128)": Target("tf", "<=", 1.0, "time <= 1x TF"),
+    "lstm train step (h256 t50 b64)": Target("tf", "<=", 1.0, "time <= 1x TF"),
     **{
         f"{row} ({unit})": Target("tf", ">=", 1.0, f"{unit} >= 1x TF")
         for row in (
@@ -404,6 +406,8 @@ def _bench_of(row_name: str) -> str:
         return "local_session"
     if row_name.startswith("ps training"):
         return "ps_training"
+    if row_name.startswith("lstm"):
+        return "lstm_training"
     if row_name.startswith("queue "):
         return "queue_input"
     if row_name.startswith("conv net"):

@@ -16,7 +16,7 @@ from typing import Any
 
 from tfcluster.framework import errors, op_def_registry
 from tfcluster.protos import step_stats_pb2
-from tfcluster.runtime import device_copy, kernel_table, outbox
+from tfcluster.runtime import device_copy, float_errors, kernel_table, outbox
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 from tfcluster.runtime.read_forwarding import forward_variable_reads
 from tfcluster.runtime.resources import VariableRef
@@ -124,10 +124,11 @@ class Executor:
         for slot, v in zip(self.feed_slots, feed_values):
             vals[slot] = v
         stats = _Stats(self) if ctx.trace else None
-        if self.has_async:
-            self._run_dataflow(ctx, vals, stats)
-        else:
-            self._run_sequential(ctx, vals, stats)
+        with float_errors.silence():
+            if self.has_async:
+                self._run_dataflow(ctx, vals, stats)
+            else:
+                self._run_sequential(ctx, vals, stats)
         out: list[Any] = []
         for slot, is_ref in zip(self.fetch_slots, self.fetch_is_ref):
             v = vals[slot]

@@ -1,6 +1,15 @@
 """tf.nn"""
 
 from tfcluster.api import _unimplemented
+from tfcluster.api.nn import rnn_cell  # noqa: F401 - tf.nn.rnn_cell
+from tfcluster.lib.rnn.rnn import (  # noqa: F401
+    bidirectional_dynamic_rnn,
+    dynamic_rnn,
+    raw_rnn,
+    static_bidirectional_rnn,
+    static_rnn,
+    static_state_saving_rnn,
+)
 from tfcluster.ops.candidate_sampling_ops import (  # noqa: F401
     all_candidate_sampler,
     compute_accidental_hits,
