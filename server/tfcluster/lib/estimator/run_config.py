@@ -145,8 +145,9 @@ class RunConfig:
 
     @staticmethod
     def _global_id(cluster: ClusterSpec, task_type: str, task_id: int) -> int:
-        # chief first, then the other jobs in sorted order (TF's multi_worker_util).
-        order = [TaskType.CHIEF] + sorted(j for j in cluster.jobs if j != TaskType.CHIEF)
+        # chief first, then the other jobs in sorted order, ps last (TF's RunConfig).
+        others = sorted(j for j in cluster.jobs if j not in (TaskType.CHIEF, TaskType.PS))
+        order = [TaskType.CHIEF, *others, TaskType.PS]
         gid = 0
         for job in order:
             if job not in cluster.jobs:
