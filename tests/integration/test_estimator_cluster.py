@@ -14,16 +14,20 @@ from typing import Any
 
 from support.cluster_processes import free_ports
 
-PROGRAM = os.path.join(os.path.dirname(os.path.dirname(__file__)), "support",
-                       "estimator_cluster_program.py")
+PROGRAM = os.path.join(
+    os.path.dirname(os.path.dirname(__file__)), "support", "estimator_cluster_program.py"
+)
 
 
 def _start(task: str, cluster: dict[str, Any], model_dir: str, out: str) -> subprocess.Popen:
     env = dict(os.environ)
     env["TF_CONFIG"] = json.dumps({"cluster": cluster, "task": {"type": task, "index": 0}})
     return subprocess.Popen(
-        [sys.executable, PROGRAM, model_dir, out], env=env,
-        stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True,
+        [sys.executable, PROGRAM, model_dir, out],
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
     )
 
 
@@ -46,7 +50,8 @@ def test_train_and_evaluate_on_a_tf_config_cluster(tmp_path: Any) -> None:
             if p.poll() is None:
                 p.kill()
                 p.communicate()
-    metrics = json.load(open(out))
+    with open(out) as f:
+        metrics = json.load(f)
     assert metrics["global_step"] >= 40
     assert 0.0 <= metrics["accuracy"] <= 1.0 and metrics["loss"] > 0
     files = os.listdir(model_dir)

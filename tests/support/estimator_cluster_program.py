@@ -8,7 +8,6 @@ import json
 import sys
 
 import numpy as np
-
 import tfcluster as tf
 
 
@@ -30,7 +29,9 @@ def main(model_dir: str, metrics_out: str) -> None:
     )
     evaluate = tf.estimator.EvalSpec(
         tf.estimator.inputs.numpy_input_fn(x, y, batch_size=50, num_epochs=1, shuffle=False),
-        steps=None, start_delay_secs=0, throttle_secs=1,
+        steps=None,
+        start_delay_secs=0,
+        throttle_secs=1,
     )
     result = tf.estimator.train_and_evaluate(estimator, train, evaluate)
     if config.task_type == "evaluator":

@@ -60,7 +60,9 @@ def feature_columns_case(tf, tmp):
         fc.indicator_column(ints),
         fc.embedding_column(num, 3, initializer=tf.constant_initializer(0.5)),
         fc.embedding_column(
-            color, 2, combiner="sqrtn",
+            color,
+            2,
+            combiner="sqrtn",
             initializer=tf.constant_initializer(np.arange(8, dtype=np.float32).reshape(4, 2)),
         ),
     ]
@@ -69,8 +71,12 @@ def feature_columns_case(tf, tmp):
     spec = fc.make_parse_example_spec(dense)
     weights = [v for v in tf.global_variables() if v.name.startswith("linear_model/")]
     assigns = [
-        tf.assign(v, (np.arange(np.prod(v.shape.as_list())).reshape(v.shape.as_list()) / 10.0
-                      + 0.1).astype(np.float32))
+        tf.assign(
+            v,
+            (np.arange(np.prod(v.shape.as_list())).reshape(v.shape.as_list()) / 10.0 + 0.1).astype(
+                np.float32
+            ),
+        )
         for v in weights
     ]
     with tf.Session() as sess:
@@ -81,7 +87,7 @@ def feature_columns_case(tf, tmp):
         "input_layer": values["input_layer"],
         "linear_model": values["linear_model"],
         "variables": sorted(v.op.name for v in tf.global_variables()),
-        "parse_spec": sorted("%s:%s" % (k, type(v).__name__) for k, v in spec.items()),
+        "parse_spec": sorted(f"{k}:{type(v).__name__}" for k, v in spec.items()),
     }
 
 
@@ -91,9 +97,7 @@ def _seed_checkpoint(tf, path, shapes):
     rng = np.random.RandomState(11)
     with tf.Graph().as_default():
         for name, shape in sorted(shapes.items()):
-            tf.Variable(
-                (rng.uniform(-0.5, 0.5, size=shape)).astype(np.float32), name=name
-            )
+            tf.Variable((rng.uniform(-0.5, 0.5, size=shape)).astype(np.float32), name=name)
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             tf.train.Saver().save(sess, os.path.join(path, "seed.ckpt"))
@@ -113,7 +117,8 @@ def _run(tf, est, x, y, steps_epochs=2):
     preds = list(est.predict(inputs.numpy_input_fn(x, batch_size=16, num_epochs=1, shuffle=False)))
     names = [n for n in est.get_variable_names()]
     model_vars = sorted(
-        n for n in names
+        n
+        for n in names
         if not any(s in n for s in ("Ftrl", "Adagrad", "Adam", "Momentum", "RMSProp"))
     )
     return {
@@ -131,29 +136,39 @@ def _run(tf, est, x, y, steps_epochs=2):
 
 def linear_classifier_case(tf, tmp):
     x, y, _, _ = data()
-    fc, cols, c = _columns(tf)
-    seed = _seed_checkpoint(tf, os.path.join(tmp, "seed"), {
-        "linear/linear_model/a/weights": [1, 1],
-        "linear/linear_model/b/weights": [2, 1],
-        "linear/linear_model/c/weights": [3, 1],
-        "linear/linear_model/bias_weights": [1],
-    })
+    _fc, cols, c = _columns(tf)
+    seed = _seed_checkpoint(
+        tf,
+        os.path.join(tmp, "seed"),
+        {
+            "linear/linear_model/a/weights": [1, 1],
+            "linear/linear_model/b/weights": [2, 1],
+            "linear/linear_model/c/weights": [3, 1],
+            "linear/linear_model/bias_weights": [1],
+        },
+    )
     est = tf.estimator.LinearClassifier(
-        cols + [c], model_dir=os.path.join(tmp, "model"), warm_start_from=seed
+        [*cols, c], model_dir=os.path.join(tmp, "model"), warm_start_from=seed
     )
     return _run(tf, est, x, y)
 
 
 def linear_regressor_case(tf, tmp):
     x, _, _, y = data()
-    fc, cols, c = _columns(tf)
-    seed = _seed_checkpoint(tf, os.path.join(tmp, "seed"), {
-        "linear/linear_model/a/weights": [1, 1],
-        "linear/linear_model/b/weights": [2, 1],
-        "linear/linear_model/bias_weights": [1],
-    })
+    _fc, cols, _c = _columns(tf)
+    seed = _seed_checkpoint(
+        tf,
+        os.path.join(tmp, "seed"),
+        {
+            "linear/linear_model/a/weights": [1, 1],
+            "linear/linear_model/b/weights": [2, 1],
+            "linear/linear_model/bias_weights": [1],
+        },
+    )
     est = tf.estimator.LinearRegressor(
-        cols, model_dir=os.path.join(tmp, "model"), warm_start_from=seed,
+        cols,
+        model_dir=os.path.join(tmp, "model"),
+        warm_start_from=seed,
         optimizer=tf.train.GradientDescentOptimizer(0.01),
     )
     return _run(tf, est, x, y)
@@ -163,8 +178,8 @@ def _dnn_shapes(n_in, hidden, units, emb=None):
     shapes = {}
     width = n_in
     for i, h in enumerate(hidden):
-        shapes["dnn/hiddenlayer_%d/kernel" % i] = [width, h]
-        shapes["dnn/hiddenlayer_%d/bias" % i] = [h]
+        shapes[f"dnn/hiddenlayer_{i}/kernel"] = [width, h]
+        shapes[f"dnn/hiddenlayer_{i}/bias"] = [h]
         width = h
     shapes["dnn/logits/kernel"] = [width, units]
     shapes["dnn/logits/bias"] = [units]
@@ -176,22 +191,26 @@ def _dnn_shapes(n_in, hidden, units, emb=None):
 def dnn_classifier_case(tf, tmp):
     x, _, y, _ = data()
     fc, cols, c = _columns(tf)
-    seed = _seed_checkpoint(
-        tf, os.path.join(tmp, "seed"), _dnn_shapes(5, [4, 3], 3, emb=[3, 2])
-    )
+    seed = _seed_checkpoint(tf, os.path.join(tmp, "seed"), _dnn_shapes(5, [4, 3], 3, emb=[3, 2]))
     est = tf.estimator.DNNClassifier(
-        [4, 3], cols + [fc.embedding_column(c, 2)], n_classes=3,
-        model_dir=os.path.join(tmp, "model"), warm_start_from=seed,
+        [4, 3],
+        [*cols, fc.embedding_column(c, 2)],
+        n_classes=3,
+        model_dir=os.path.join(tmp, "model"),
+        warm_start_from=seed,
     )
     return _run(tf, est, x, y)
 
 
 def dnn_regressor_case(tf, tmp):
     x, _, _, y = data()
-    fc, cols, c = _columns(tf)
+    _fc, cols, _c = _columns(tf)
     seed = _seed_checkpoint(tf, os.path.join(tmp, "seed"), _dnn_shapes(3, [4], 1))
     est = tf.estimator.DNNRegressor(
-        [4], cols, model_dir=os.path.join(tmp, "model"), warm_start_from=seed,
+        [4],
+        cols,
+        model_dir=os.path.join(tmp, "model"),
+        warm_start_from=seed,
         optimizer=tf.train.GradientDescentOptimizer(0.002),
     )
     return _run(tf, est, x, y)
@@ -199,16 +218,21 @@ def dnn_regressor_case(tf, tmp):
 
 def dnn_linear_combined_case(tf, tmp):
     x, y, _, _ = data()
-    fc, cols, c = _columns(tf)
+    _fc, cols, c = _columns(tf)
     shapes = _dnn_shapes(3, [3], 1)
-    shapes.update({
-        "linear/linear_model/c/weights": [3, 1],
-        "linear/linear_model/bias_weights": [1],
-    })
+    shapes.update(
+        {
+            "linear/linear_model/c/weights": [3, 1],
+            "linear/linear_model/bias_weights": [1],
+        }
+    )
     seed = _seed_checkpoint(tf, os.path.join(tmp, "seed"), shapes)
     est = tf.estimator.DNNLinearCombinedClassifier(
-        os.path.join(tmp, "model"), linear_feature_columns=[c], dnn_feature_columns=cols,
-        dnn_hidden_units=[3], warm_start_from=seed,
+        os.path.join(tmp, "model"),
+        linear_feature_columns=[c],
+        dnn_feature_columns=cols,
+        dnn_hidden_units=[3],
+        warm_start_from=seed,
     )
     return _run(tf, est, x, y)
 

@@ -8,7 +8,6 @@ from typing import Any
 
 import numpy as np
 import pytest
-
 import tfcluster as tf
 from tfcluster.framework import errors
 

@@ -8,9 +8,8 @@ from typing import Any
 
 import numpy as np
 import pytest
-from tf_reference import estimator_cases, reference
-
 import tfcluster as tf
+from tf_reference import estimator_cases, reference
 
 
 def _compare(actual: Any, expected: Any, path: str, rtol: float, atol: float) -> None:

@@ -76,7 +76,9 @@ def sparse_cross(node: Any, xp: Any) -> Any:
         dense = [np.asarray(t) for t in ins[3 * n_sparse :]]
         batches = {int(s[0]) for s in shapes} | {int(d.shape[0]) for d in dense}
         if len(batches) > 1:
-            raise invalid(f"Expected batch size to be the same for every input, got {sorted(batches)}")
+            raise invalid(
+                f"Expected batch size to be the same for every input, got {sorted(batches)}"
+            )
         batch = batches.pop() if batches else 0
         columns = [_rows_of_sparse(i, v, batch) for i, v in zip(indices, values)]
         columns += [[list(row) for row in d.reshape(batch, -1).tolist()] for d in dense]

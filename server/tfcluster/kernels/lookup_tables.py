@@ -30,9 +30,7 @@ class HashTableResource:
 
     def initialize(self, keys: np.ndarray, values: np.ndarray) -> None:
         if keys.shape != values.shape:
-            raise invalid(
-                f"Expected shape {list(keys.shape)} for value, got {list(values.shape)}"
-            )
+            raise invalid(f"Expected shape {list(keys.shape)} for value, got {list(values.shape)}")
         table = {self._key(k): v for k, v in zip(keys.reshape(-1), values.reshape(-1).tolist())}
         with self._lock:
             if self._table is not None:
@@ -103,15 +101,19 @@ def _column(line: bytes, delimiter: bytes, index: int, line_no: int, dtype: Any,
     if index >= 0:
         fields = line.split(delimiter)
         if index >= len(fields):
-            raise invalid(f"Invalid number of columns in {where} line {line_no} ({line!r}) : "
-                          f"expected at least {index + 1}")
+            raise invalid(
+                f"Invalid number of columns in {where} line {line_no} ({line!r}) : "
+                f"expected at least {index + 1}"
+            )
         text = fields[index]
     if dtype == dtypes.string:
         return text
     try:
         return dtype.as_numpy_dtype(text.decode())
     except ValueError:
-        raise invalid(f"Field {text.decode()} in line {line_no} is not a valid {dtype.name}") from None
+        raise invalid(
+            f"Field {text.decode()} in line {line_no} is not a valid {dtype.name}"
+        ) from None
 
 
 @kernel("InitializeTableFromTextFileV2", devices=CPU_ONLY)
@@ -129,12 +131,13 @@ def initialize_table_from_text_file(node: Any, xp: Any) -> Any:
             with open(filename, "rb") as f:
                 lines = f.read().splitlines()
         except FileNotFoundError:
-            raise errors.NotFoundError(None, None, f"{filename}; No such file or directory") from None
+            raise errors.NotFoundError(
+                None, None, f"{filename}; No such file or directory"
+            ) from None
         if vocab_size >= 0:
             if len(lines) < vocab_size:
                 raise invalid(
-                    f"Invalid vocab_size in {filename}: expected {vocab_size} but got "
-                    f"{len(lines)}"
+                    f"Invalid vocab_size in {filename}: expected {vocab_size} but got {len(lines)}"
                 )
             lines = lines[:vocab_size]
         keys = [

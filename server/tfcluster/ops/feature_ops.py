@@ -72,7 +72,12 @@ def _cross(
     with name_scope(name, "SparseCross") as scope:
         op = make_op(
             "SparseCross",
-            [*(s.indices for s in sparse), *sparse_values, *(s.dense_shape for s in sparse), *dense],
+            [
+                *(s.indices for s in sparse),
+                *sparse_values,
+                *(s.dense_shape for s in sparse),
+                *dense,
+            ],
             {
                 "N": len(sparse),
                 "hashed_output": hashed_output,

@@ -80,7 +80,12 @@ class KeyValueTensorInitializer(TableInitializerBase):
     """Fills a table from a keys tensor and a values tensor (one value per key)."""
 
     def __init__(
-        self, keys: Any, values: Any, key_dtype: Any = None, value_dtype: Any = None, name: Any = None
+        self,
+        keys: Any,
+        values: Any,
+        key_dtype: Any = None,
+        value_dtype: Any = None,
+        name: Any = None,
     ) -> None:
         with name_scope(name, "key_value_init", [keys, values]) as scope:
             self._keys = convert_to_tensor(keys, dtype=key_dtype, name="keys")
@@ -116,9 +121,9 @@ class TextFileInitializer(TableInitializerBase):
         name: Any = None,
     ) -> None:
         if not isinstance(filename, Tensor) and not filename:
-            raise ValueError("Filename required for %s." % name)
+            raise ValueError(f"Filename required for {name}.")
         if vocab_size is not None and vocab_size <= 0:
-            raise ValueError("Invalid vocab_size %s." % vocab_size)
+            raise ValueError(f"Invalid vocab_size {vocab_size}.")
         self._filename = filename
         self._key_index = key_index
         self._value_index = value_index
@@ -151,7 +156,10 @@ class HashTable:
     """A table of keys to values fixed by its initializer; default_value for missing keys."""
 
     def __init__(
-        self, initializer: TableInitializerBase, default_value: Any, shared_name: Any = None,
+        self,
+        initializer: TableInitializerBase,
+        default_value: Any,
+        shared_name: Any = None,
         name: Any = None,
     ) -> None:
         with name_scope(name, "hash_table", (initializer,)) as scope:
@@ -196,13 +204,13 @@ class HashTable:
         return self._default_value
 
     def size(self, name: Any = None) -> Tensor:
-        with name_scope(name, "%s_Size" % self._name.rstrip("/").split("/")[-1]):
+        with name_scope(name, "{}_Size".format(self._name.rstrip("/").split("/")[-1])):
             return make_op("LookupTableSizeV2", [self._handle], {}, "LookupTableSizeV2").outputs[0]
 
     def lookup(self, keys: Any, name: Any = None) -> Any:
         from tfcluster.framework.sparse_tensor import SparseTensor
 
-        with name_scope(name, "%s_Lookup" % self._name.rstrip("/").split("/")[-1]):
+        with name_scope(name, "{}_Lookup".format(self._name.rstrip("/").split("/")[-1])):
             values = keys.values if isinstance(keys, SparseTensor) else keys
             values = convert_to_tensor(values, dtype=self._key_dtype)
             if values.dtype.base_dtype != self._key_dtype:
@@ -276,7 +284,7 @@ def index_table_from_tensor(
     if num_oov_buckets > 0 and default_value != -1:
         raise ValueError("Can't specify default_value with num_oov_buckets > 0.")
     if num_oov_buckets < 0:
-        raise ValueError("num_oov_buckets must be greater or equal than 0, got %d." % num_oov_buckets)
+        raise ValueError(f"num_oov_buckets must be greater or equal than 0, got {num_oov_buckets}.")
     dtype = dtypes.as_dtype(dtype)
     with name_scope(name, "string_to_index"):
         keys = convert_to_tensor(vocabulary_list)
@@ -308,9 +316,9 @@ def index_table_from_file(
     if vocabulary_file is None or (isinstance(vocabulary_file, str) and not vocabulary_file):
         raise ValueError("vocabulary_file must be specified and must not be empty.")
     if num_oov_buckets < 0:
-        raise ValueError("num_oov_buckets must be greater or equal than 0, got %d." % num_oov_buckets)
+        raise ValueError(f"num_oov_buckets must be greater or equal than 0, got {num_oov_buckets}.")
     if vocab_size is not None and vocab_size < 1:
-        raise ValueError("vocab_size must be greater than 0, got %d." % vocab_size)
+        raise ValueError(f"vocab_size must be greater than 0, got {vocab_size}.")
     key_dtype = dtypes.as_dtype(key_dtype)
     table_dtype = dtypes.int64 if key_dtype.is_integer else key_dtype
     with name_scope(name, "string_to_index"):

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfcluster.framework import errors
 from tfcluster.framework.graph import Tensor
 from tfcluster.lib.estimator import heads
 from tfcluster.lib.estimator.estimator import Estimator
@@ -18,6 +19,10 @@ from tfcluster.ops import variable_scope as vs
 from tfcluster.ops.summary_ops import histogram, scalar
 
 _LEARNING_RATE = 0.05
+
+
+def _unimplemented(what: str) -> errors.UnimplementedError:
+    return errors.UnimplementedError(None, None, f"{what} is not implemented in tfcluster")
 
 
 def _dense(net: Tensor, units: int, activation: Any) -> Tensor:
@@ -37,11 +42,22 @@ def _layer_summary(value: Tensor, tag: str) -> None:
     histogram(f"{tag}/activation", value)
 
 
-def dnn_logits(features: Any, mode: str, feature_columns: Any, hidden_units: Any, units: int,
-               activation_fn: Any, dropout: Any, input_layer_partitioner: Any) -> Tensor:
+def dnn_logits(
+    features: Any,
+    mode: str,
+    feature_columns: Any,
+    hidden_units: Any,
+    units: int,
+    activation_fn: Any,
+    dropout: Any,
+    input_layer_partitioner: Any,
+) -> Tensor:
     """The DNN's logits, built in the current (`dnn`) variable scope."""
-    with vs.variable_scope("input_from_feature_columns", values=tuple(features.values()),
-                           partitioner=input_layer_partitioner):
+    with vs.variable_scope(
+        "input_from_feature_columns",
+        values=tuple(features.values()),
+        partitioner=input_layer_partitioner,
+    ):
         net = input_layer(features, feature_columns)
     for i, n in enumerate(hidden_units):
         with vs.variable_scope(f"hiddenlayer_{i}", values=(net,)) as scope:
@@ -55,64 +71,125 @@ def dnn_logits(features: Any, mode: str, feature_columns: Any, hidden_units: Any
     return logits
 
 
-def _model_fn(features: Any, labels: Any, mode: str, head: Any, hidden_units: Any,
-              feature_columns: Any, optimizer: Any, activation_fn: Any, dropout: Any,
-              input_layer_partitioner: Any, config: Any) -> Any:
+def _model_fn(
+    features: Any,
+    labels: Any,
+    mode: str,
+    head: Any,
+    hidden_units: Any,
+    feature_columns: Any,
+    optimizer: Any,
+    activation_fn: Any,
+    dropout: Any,
+    input_layer_partitioner: Any,
+    config: Any,
+) -> Any:
     if not isinstance(features, dict):
-        raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: {type(features)}")
+        raise ValueError(
+            f"features should be a dictionary of `Tensor`s. Given type: {type(features)}"
+        )
     opt = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
     num_ps = config.num_ps_replicas if config else 0
     with vs.variable_scope(
-        "dnn", values=tuple(features.values()),
+        "dnn",
+        values=tuple(features.values()),
         partitioner=partitioned_variables.min_max_variable_partitioner(max_partitions=num_ps),
     ):
-        logits = dnn_logits(features, mode, feature_columns, hidden_units, head.logits_dimension,
-                            activation_fn, dropout,
-                            input_layer_partitioner or input_partitioner(config))
+        logits = dnn_logits(
+            features,
+            mode,
+            feature_columns,
+            hidden_units,
+            head.logits_dimension,
+            activation_fn,
+            dropout,
+            input_layer_partitioner or input_partitioner(config),
+        )
     return head.create_estimator_spec(
         features=features, mode=mode, labels=labels, optimizer=opt, logits=logits
     )
 
 
 class DNNClassifier(Estimator):
-    def __init__(self, hidden_units: Any, feature_columns: Any, model_dir: Any = None,
-                 n_classes: int = 2, weight_column: Any = None, label_vocabulary: Any = None,
-                 optimizer: Any = "Adagrad", activation_fn: Any = nn_ops.relu,
-                 dropout: Any = None, input_layer_partitioner: Any = None, config: Any = None,
-                 warm_start_from: Any = None, loss_reduction: str = "weighted_sum",
-                 batch_norm: bool = False) -> None:
+    def __init__(
+        self,
+        hidden_units: Any,
+        feature_columns: Any,
+        model_dir: Any = None,
+        n_classes: int = 2,
+        weight_column: Any = None,
+        label_vocabulary: Any = None,
+        optimizer: Any = "Adagrad",
+        activation_fn: Any = nn_ops.relu,
+        dropout: Any = None,
+        input_layer_partitioner: Any = None,
+        config: Any = None,
+        warm_start_from: Any = None,
+        loss_reduction: str = "weighted_sum",
+        batch_norm: bool = False,
+    ) -> None:
         if batch_norm:
-            from tfcluster.api._unimplemented import raise_unimplemented
-
-            raise_unimplemented("estimator.DNNClassifier(batch_norm=True)")
+            raise _unimplemented("tf.estimator.DNNClassifier(batch_norm=True)")
         head = heads.classification_head(n_classes, weight_column, label_vocabulary, loss_reduction)
         columns = list(feature_columns)
 
         def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
-            return _model_fn(features, labels, mode, head, hidden_units, columns, optimizer,
-                             activation_fn, dropout, input_layer_partitioner, config)
+            return _model_fn(
+                features,
+                labels,
+                mode,
+                head,
+                hidden_units,
+                columns,
+                optimizer,
+                activation_fn,
+                dropout,
+                input_layer_partitioner,
+                config,
+            )
 
-        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        super().__init__(
+            model_fn=model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from
+        )
 
 
 class DNNRegressor(Estimator):
-    def __init__(self, hidden_units: Any, feature_columns: Any, model_dir: Any = None,
-                 label_dimension: int = 1, weight_column: Any = None,
-                 optimizer: Any = "Adagrad", activation_fn: Any = nn_ops.relu,
-                 dropout: Any = None, input_layer_partitioner: Any = None, config: Any = None,
-                 warm_start_from: Any = None, loss_reduction: str = "weighted_sum",
-                 batch_norm: bool = False) -> None:
+    def __init__(
+        self,
+        hidden_units: Any,
+        feature_columns: Any,
+        model_dir: Any = None,
+        label_dimension: int = 1,
+        weight_column: Any = None,
+        optimizer: Any = "Adagrad",
+        activation_fn: Any = nn_ops.relu,
+        dropout: Any = None,
+        input_layer_partitioner: Any = None,
+        config: Any = None,
+        warm_start_from: Any = None,
+        loss_reduction: str = "weighted_sum",
+        batch_norm: bool = False,
+    ) -> None:
         if batch_norm:
-            from tfcluster.api._unimplemented import raise_unimplemented
-
-            raise_unimplemented("estimator.DNNRegressor(batch_norm=True)")
+            raise _unimplemented("tf.estimator.DNNRegressor(batch_norm=True)")
         head = heads.RegressionHead(label_dimension, weight_column, loss_reduction)
         columns = list(feature_columns)
 
         def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
-            return _model_fn(features, labels, mode, head, hidden_units, columns, optimizer,
-                             activation_fn, dropout, input_layer_partitioner, config)
+            return _model_fn(
+                features,
+                labels,
+                mode,
+                head,
+                hidden_units,
+                columns,
+                optimizer,
+                activation_fn,
+                dropout,
+                input_layer_partitioner,
+                config,
+            )
 
-        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        super().__init__(
+            model_fn=model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from
+        )

@@ -5,6 +5,7 @@ under model_dir/eval), predict example by example, export a SavedModel."""
 
 from __future__ import annotations
 
+import contextlib
 import inspect
 import os
 import tempfile
@@ -14,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, errors
 from tfcluster.framework.graph import (
     Graph,
     GraphKeys,
@@ -161,7 +162,10 @@ class Estimator:
         if "features" not in args:
             raise ValueError(f"model_fn ({model_fn}) must include features argument.")
         if params is not None and "params" not in args:
-            raise ValueError(f"model_fn ({model_fn}) does not include params argument, but params ({params}) is passed to Estimator.")
+            raise ValueError(
+                f"model_fn ({model_fn}) does not include params argument, but params "
+                f"({params}) is passed to Estimator."
+            )
         self._model_fn = model_fn
         self._params = dict(params or {})
         self._warm_start_settings = _warm_start_settings(warm_start_from)
@@ -260,8 +264,9 @@ class Estimator:
         logging.info("Loss for final step: %s.", loss)
         return self
 
-    def _train_model(self, input_fn: Callable[..., Any], hooks: list[SessionRunHook],
-                     saving_listeners: list[Any]) -> Any:
+    def _train_model(
+        self, input_fn: Callable[..., Any], hooks: list[SessionRunHook], saving_listeners: list[Any]
+    ) -> Any:
         g = Graph()
         with g.as_default(), g.device(self._device_fn):
             set_random_seed(self._config.tf_random_seed)
@@ -272,8 +277,13 @@ class Estimator:
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN, self._config)
             return self._train_with_spec(spec, input_hooks + hooks, global_step, saving_listeners)
 
-    def _train_with_spec(self, spec: EstimatorSpec, worker_hooks: list[SessionRunHook],
-                         global_step: Any, saving_listeners: list[Any]) -> Any:
+    def _train_with_spec(
+        self,
+        spec: EstimatorSpec,
+        worker_hooks: list[SessionRunHook],
+        global_step: Any,
+        saving_listeners: list[Any],
+    ) -> Any:
         from tfcluster.ops.summary_ops import scalar as summary_scalar
 
         if self._warm_start_settings is not None:
@@ -304,20 +314,21 @@ class Estimator:
             )
         chief_hooks: list[SessionRunHook] = []
         all_hooks = worker_hooks + list(spec.training_chief_hooks)
-        saver_hooks = [
+        saver_hooks: list[Any] = [
             h for h in all_hooks if isinstance(h, basic_session_run_hooks.CheckpointSaverHook)
         ]
-        if self._config.save_checkpoints_secs or self._config.save_checkpoints_steps:
-            if not saver_hooks:
-                chief_hooks = [
-                    basic_session_run_hooks.CheckpointSaverHook(
-                        self._model_dir,
-                        save_secs=self._config.save_checkpoints_secs,
-                        save_steps=self._config.save_checkpoints_steps,
-                        scaffold=spec.scaffold,
-                    )
-                ]
-                saver_hooks = [chief_hooks[0]]
+        if (
+            self._config.save_checkpoints_secs or self._config.save_checkpoints_steps
+        ) and not saver_hooks:
+            chief_hooks = [
+                basic_session_run_hooks.CheckpointSaverHook(
+                    self._model_dir,
+                    save_secs=self._config.save_checkpoints_secs,
+                    save_steps=self._config.save_checkpoints_steps,
+                    scaffold=spec.scaffold,
+                )
+            ]
+            saver_hooks = [chief_hooks[0]]
         if saving_listeners:
             if not saver_hooks:
                 raise ValueError(
@@ -480,16 +491,16 @@ class Estimator:
         if not checkpoint_path:
             raise ValueError(f"Couldn't find trained model at {self._model_dir}.")
         export_dir = _timestamped_dir(export_dir_base)
-        temp_dir = os.path.join(
-            os.path.dirname(export_dir), "temp-" + os.path.basename(export_dir)
-        )
+        temp_dir = os.path.join(os.path.dirname(export_dir), "temp-" + os.path.basename(export_dir))
         g = Graph()
         with g.as_default():
             training_util.create_global_step(g)
             set_random_seed(self._config.tf_random_seed)
             receiver = serving_input_receiver_fn()
             spec = self._call_model_fn(
-                receiver.features, getattr(receiver, "labels", None), experimental_mode,
+                receiver.features,
+                getattr(receiver, "labels", None),
+                experimental_mode,
                 self._config,
             )
             signature_map: dict[str, Any] = {}
@@ -501,10 +512,8 @@ class Estimator:
             for alt_name, alt in (receiver.receiver_tensors_alternatives or {}).items():
                 alt = alt if isinstance(alt, dict) else {"input": alt}
                 for key, out in (spec.export_outputs or {}).items():
-                    try:
+                    with contextlib.suppress(ValueError):
                         signature_map[f"{alt_name}:{key}"] = out.as_signature_def(alt)
-                    except ValueError:
-                        pass
             signature_map = {
                 k: v for k, v in signature_map.items() if signature_def_utils.is_valid_signature(v)
             }
@@ -583,7 +592,7 @@ def _global_step_in(model_dir: str) -> int:
         return 0
     try:
         return int(checkpoint_utils.load_variable(path, GraphKeys.GLOBAL_STEP))
-    except Exception:  # noqa: BLE001  (no global step saved: start from 0 as TF does)
+    except Exception:
         return 0
 
 
@@ -633,9 +642,9 @@ class WarmStartSettings:
         if not ckpt_to_initialize_from:
             raise ValueError("`ckpt_to_initialize_from` MUST be set in WarmStartSettings")
         if var_name_to_vocab_info:
-            from tfcluster.api._unimplemented import raise_unimplemented
-
-            raise_unimplemented("estimator.VocabInfo")
+            raise errors.UnimplementedError(
+                None, None, "tf.estimator.VocabInfo is not implemented in tfcluster"
+            )
         self.ckpt_to_initialize_from = ckpt_to_initialize_from
         self.vars_to_warm_start = vars_to_warm_start
         self.var_name_to_prev_var_name = dict(var_name_to_prev_var_name or {})
@@ -649,7 +658,10 @@ def _warm_start_settings(warm_start_from: Any) -> WarmStartSettings | None:
         return WarmStartSettings(path)
     if isinstance(warm_start_from, WarmStartSettings):
         return warm_start_from
-    raise ValueError(f"warm_start_from must be a string or a WarmStartSettings, instead got {type(warm_start_from)}")
+    raise ValueError(
+        "warm_start_from must be a string or a WarmStartSettings, instead got "
+        f"{type(warm_start_from)}"
+    )
 
 
 def _warm_start(settings: WarmStartSettings) -> None:
@@ -663,8 +675,7 @@ def _warm_start(settings: WarmStartSettings) -> None:
     pattern = settings.vars_to_warm_start
     if isinstance(pattern, str):
         candidates = [
-            v for v in get_collection(GraphKeys.TRAINABLE_VARIABLES)
-            if re.match(pattern, v.op.name)
+            v for v in get_collection(GraphKeys.TRAINABLE_VARIABLES) if re.match(pattern, v.op.name)
         ]
     else:
         names = set(pattern or [])
@@ -685,4 +696,3 @@ def _base_name(v: Any) -> str:
 
 
 __all__ = ["Estimator", "WarmStartSettings", "parse_input_fn_result"]
-

@@ -37,8 +37,9 @@ class ServingInputReceiver(
 ):
     """features: what the model_fn gets; receiver_tensors: what a request feeds."""
 
-    def __new__(cls, features: Any, receiver_tensors: Any,
-                receiver_tensors_alternatives: Any = None) -> ServingInputReceiver:
+    def __new__(
+        cls, features: Any, receiver_tensors: Any, receiver_tensors_alternatives: Any = None
+    ) -> ServingInputReceiver:
         if features is None:
             raise ValueError("features must be defined.")
         features = _wrap(features, SINGLE_FEATURE_DEFAULT_NAME)
@@ -56,8 +57,9 @@ class TensorServingInputReceiver(
 ):
     """Like ServingInputReceiver, but the model_fn gets one Tensor, not a dict."""
 
-    def __new__(cls, features: Any, receiver_tensors: Any,
-                receiver_tensors_alternatives: Any = None) -> TensorServingInputReceiver:
+    def __new__(
+        cls, features: Any, receiver_tensors: Any, receiver_tensors_alternatives: Any = None
+    ) -> TensorServingInputReceiver:
         if features is None:
             raise ValueError("features must be defined.")
         if not isinstance(features, (Tensor, SparseTensor)):
@@ -89,7 +91,7 @@ def build_raw_serving_input_receiver_fn(
     def serving_input_receiver_fn() -> ServingInputReceiver:
         receivers: dict[str, Any] = {}
         for name, t in features.items():
-            shape = [default_batch_size] + list(t.shape.as_list()[1:]) if t.shape.ndims else None
+            shape = [default_batch_size, *list(t.shape.as_list()[1:])] if t.shape.ndims else None
             receivers[name] = array_ops.placeholder(
                 dtype=t.dtype.base_dtype, shape=shape, name=name
             )

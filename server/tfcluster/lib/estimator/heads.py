@@ -44,7 +44,8 @@ def _labels_tensor(labels: Any, logits: Tensor, expected_dim: int) -> Tensor:
     dim = getattr(dim, "value", dim)
     if dim is not None and int(dim) != expected_dim:
         raise ValueError(
-            f"Mismatched label shape. Expected labels dimension={expected_dim}.  Received {int(dim)}. "
+            f"Mismatched label shape. Expected labels dimension={expected_dim}.  "
+            f"Received {int(dim)}. "
             "Suggested Fix: If your classifier expects one-hot encoding label, check your "
             "n_classes argument to the estimator and/or the shape of your label. Otherwise, "
             "check the shape of your label."
@@ -75,13 +76,14 @@ def _class_id_labels(labels: Tensor, n_classes: int, vocabulary: Sequence[str] |
         return table.lookup(labels)
     if labels.dtype == dtypes.string:
         raise ValueError("Labels dtype should be integer. Instead got string.")
-    from tfcluster.ops import check_ops
     from tfcluster.framework.graph import control_dependencies
+    from tfcluster.ops import check_ops
 
     labels = math_ops.cast(labels, dtypes.int64)
     checks = [
-        check_ops.assert_less(labels, math_ops.cast(n_classes, dtypes.int64),
-                              message="Labels must <= n_classes - 1"),
+        check_ops.assert_less(
+            labels, math_ops.cast(n_classes, dtypes.int64), message="Labels must <= n_classes - 1"
+        ),
         check_ops.assert_non_negative(labels, message="Labels must >= 0"),
     ]
     with control_dependencies(checks):
@@ -111,7 +113,8 @@ class _Head:
             predictions = self._predictions(logits)
             if mode == ModeKeys.PREDICT:
                 return EstimatorSpec(
-                    mode=mode, predictions=predictions,
+                    mode=mode,
+                    predictions=predictions,
                     export_outputs=self._export_outputs(predictions),
                 )
             unreduced, label_t = self._unreduced_loss(logits, labels)
@@ -153,8 +156,14 @@ class _Head:
     def _unreduced_loss(self, logits: Tensor, labels: Any) -> tuple[Tensor, Tensor]:
         raise NotImplementedError
 
-    def _eval_metrics(self, labels: Tensor, predictions: dict[str, Tensor], unreduced: Tensor,
-                      weights: Any, logits: Tensor) -> dict[str, Any]:
+    def _eval_metrics(
+        self,
+        labels: Tensor,
+        predictions: dict[str, Tensor],
+        unreduced: Tensor,
+        weights: Any,
+        logits: Tensor,
+    ) -> dict[str, Any]:
         raise NotImplementedError
 
     def _export_outputs(self, predictions: dict[str, Tensor]) -> dict[str, Any]:
@@ -184,8 +193,13 @@ def _all_classes(logits: Tensor, n_classes: int, vocabulary: Sequence[str] | Non
 class BinaryLogisticHead(_Head):
     """Sigmoid cross-entropy over one logit per example."""
 
-    def __init__(self, weight_column: Any = None, thresholds: Any = None,
-                 label_vocabulary: Any = None, loss_reduction: str = "weighted_sum") -> None:
+    def __init__(
+        self,
+        weight_column: Any = None,
+        thresholds: Any = None,
+        label_vocabulary: Any = None,
+        loss_reduction: str = "weighted_sum",
+    ) -> None:
         super().__init__(weight_column, loss_reduction)
         self._thresholds = tuple(thresholds or ())
         self._vocabulary = label_vocabulary
@@ -193,11 +207,11 @@ class BinaryLogisticHead(_Head):
     def _predictions(self, logits: Tensor) -> dict[str, Tensor]:
         with name_scope("predictions"):
             logistic = math_ops.sigmoid(logits, name="logistic")
-            two = array_ops.concat([array_ops.zeros_like(logits), logits], 1, name="two_class_logits")
-            probabilities = nn_ops.softmax(two, name="probabilities")
-            class_ids = array_ops.expand_dims(
-                math_ops.argmax(two, axis=1, name="class_ids"), -1
+            two = array_ops.concat(
+                [array_ops.zeros_like(logits), logits], 1, name="two_class_logits"
             )
+            probabilities = nn_ops.softmax(two, name="probabilities")
+            class_ids = array_ops.expand_dims(math_ops.argmax(two, axis=1, name="class_ids"), -1)
             return {
                 "logits": logits,
                 "logistic": logistic,
@@ -215,8 +229,14 @@ class BinaryLogisticHead(_Head):
         loss = nn_ops.sigmoid_cross_entropy_with_logits(labels=labels, logits=logits, name="loss")
         return loss, labels
 
-    def _eval_metrics(self, labels: Tensor, predictions: dict[str, Tensor], unreduced: Tensor,
-                      weights: Any, logits: Tensor) -> dict[str, Any]:
+    def _eval_metrics(
+        self,
+        labels: Tensor,
+        predictions: dict[str, Tensor],
+        unreduced: Tensor,
+        weights: Any,
+        logits: Tensor,
+    ) -> dict[str, Any]:
         logistic = predictions["logistic"]
         class_ids = predictions["class_ids"]
         w = None if isinstance(weights, float) else weights
@@ -265,8 +285,13 @@ def _accuracy_baseline(labels_mean: tuple[Tensor, Any]) -> tuple[Tensor, Any]:
 class MultiClassHead(_Head):
     """Softmax cross-entropy over n_classes logits per example."""
 
-    def __init__(self, n_classes: int, weight_column: Any = None, label_vocabulary: Any = None,
-                 loss_reduction: str = "weighted_sum") -> None:
+    def __init__(
+        self,
+        n_classes: int,
+        weight_column: Any = None,
+        label_vocabulary: Any = None,
+        loss_reduction: str = "weighted_sum",
+    ) -> None:
         if n_classes is None or n_classes <= 2:
             raise ValueError(f"n_classes must be > 2: {n_classes}.")
         super().__init__(weight_column, loss_reduction)
@@ -294,8 +319,14 @@ class MultiClassHead(_Head):
         )
         return array_ops.expand_dims(loss, -1), labels
 
-    def _eval_metrics(self, labels: Tensor, predictions: dict[str, Tensor], unreduced: Tensor,
-                      weights: Any, logits: Tensor) -> dict[str, Any]:
+    def _eval_metrics(
+        self,
+        labels: Tensor,
+        predictions: dict[str, Tensor],
+        unreduced: Tensor,
+        weights: Any,
+        logits: Tensor,
+    ) -> dict[str, Any]:
         w = None if isinstance(weights, float) else weights
         with name_scope(None, "metrics"):
             return {
@@ -319,8 +350,12 @@ class MultiClassHead(_Head):
 class RegressionHead(_Head):
     """Mean squared error over label_dimension outputs per example."""
 
-    def __init__(self, label_dimension: int = 1, weight_column: Any = None,
-                 loss_reduction: str = "weighted_sum") -> None:
+    def __init__(
+        self,
+        label_dimension: int = 1,
+        weight_column: Any = None,
+        loss_reduction: str = "weighted_sum",
+    ) -> None:
         super().__init__(weight_column, loss_reduction)
         self.logits_dimension = label_dimension
 
@@ -334,8 +369,14 @@ class RegressionHead(_Head):
         loss = losses_impl.mean_squared_error(labels=labels, predictions=logits, reduction="none")
         return loss, labels
 
-    def _eval_metrics(self, labels: Tensor, predictions: dict[str, Tensor], unreduced: Tensor,
-                      weights: Any, logits: Tensor) -> dict[str, Any]:
+    def _eval_metrics(
+        self,
+        labels: Tensor,
+        predictions: dict[str, Tensor],
+        unreduced: Tensor,
+        weights: Any,
+        logits: Tensor,
+    ) -> dict[str, Any]:
         w = None if isinstance(weights, float) else weights
         with name_scope(None, "metrics"):
             return {
@@ -355,9 +396,14 @@ class RegressionHead(_Head):
         }
 
 
-def classification_head(n_classes: int, weight_column: Any = None, label_vocabulary: Any = None,
-                        loss_reduction: str = "weighted_sum") -> _Head:
+def classification_head(
+    n_classes: int,
+    weight_column: Any = None,
+    label_vocabulary: Any = None,
+    loss_reduction: str = "weighted_sum",
+) -> _Head:
     if n_classes == 2:
-        return BinaryLogisticHead(weight_column, label_vocabulary=label_vocabulary,
-                                  loss_reduction=loss_reduction)
+        return BinaryLogisticHead(
+            weight_column, label_vocabulary=label_vocabulary, loss_reduction=loss_reduction
+        )
     return MultiClassHead(n_classes, weight_column, label_vocabulary, loss_reduction)

@@ -25,7 +25,10 @@ def linear_logits(features: Any, feature_columns: Any, units: int, sparse_combin
     """The linear model's logits, with TF's bias and zero-weight summaries."""
     cols_to_vars: dict[Any, Any] = {}
     logits = linear_model(
-        features, feature_columns, units=units, sparse_combiner=sparse_combiner,
+        features,
+        feature_columns,
+        units=units,
+        sparse_combiner=sparse_combiner,
         cols_to_vars=cols_to_vars,
     )
     bias = cols_to_vars.pop("bias")
@@ -50,15 +53,28 @@ def input_partitioner(config: Any) -> Any:
     )
 
 
-def _model_fn(features: Any, labels: Any, mode: str, head: Any, feature_columns: Any,
-              optimizer: Any, partitioner: Any, config: Any, sparse_combiner: str) -> Any:
+def _model_fn(
+    features: Any,
+    labels: Any,
+    mode: str,
+    head: Any,
+    feature_columns: Any,
+    optimizer: Any,
+    partitioner: Any,
+    config: Any,
+    sparse_combiner: str,
+) -> Any:
     if not isinstance(features, dict):
-        raise ValueError(f"features should be a dictionary of `Tensor`s. Given type: {type(features)}")
+        raise ValueError(
+            f"features should be a dictionary of `Tensor`s. Given type: {type(features)}"
+        )
     opt = get_optimizer_instance(
         optimizer, learning_rate=default_linear_learning_rate(len(feature_columns))
     )
     with vs.variable_scope(
-        "linear", values=tuple(features.values()), partitioner=partitioner or input_partitioner(config)
+        "linear",
+        values=tuple(features.values()),
+        partitioner=partitioner or input_partitioner(config),
     ):
         logits = linear_logits(features, feature_columns, head.logits_dimension, sparse_combiner)
     return head.create_estimator_spec(
@@ -67,33 +83,71 @@ def _model_fn(features: Any, labels: Any, mode: str, head: Any, feature_columns:
 
 
 class LinearClassifier(Estimator):
-    def __init__(self, feature_columns: Any, model_dir: Any = None, n_classes: int = 2,
-                 weight_column: Any = None, label_vocabulary: Any = None,
-                 optimizer: Any = "Ftrl", config: Any = None, partitioner: Any = None,
-                 warm_start_from: Any = None, loss_reduction: str = "weighted_sum",
-                 sparse_combiner: str = "sum") -> None:
+    def __init__(
+        self,
+        feature_columns: Any,
+        model_dir: Any = None,
+        n_classes: int = 2,
+        weight_column: Any = None,
+        label_vocabulary: Any = None,
+        optimizer: Any = "Ftrl",
+        config: Any = None,
+        partitioner: Any = None,
+        warm_start_from: Any = None,
+        loss_reduction: str = "weighted_sum",
+        sparse_combiner: str = "sum",
+    ) -> None:
         columns = list(feature_columns)
         head = heads.classification_head(n_classes, weight_column, label_vocabulary, loss_reduction)
 
         def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
-            return _model_fn(features, labels, mode, head, columns, optimizer, partitioner,
-                             config, sparse_combiner)
+            return _model_fn(
+                features,
+                labels,
+                mode,
+                head,
+                columns,
+                optimizer,
+                partitioner,
+                config,
+                sparse_combiner,
+            )
 
-        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        super().__init__(
+            model_fn=model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from
+        )
 
 
 class LinearRegressor(Estimator):
-    def __init__(self, feature_columns: Any, model_dir: Any = None, label_dimension: int = 1,
-                 weight_column: Any = None, optimizer: Any = "Ftrl", config: Any = None,
-                 partitioner: Any = None, warm_start_from: Any = None,
-                 loss_reduction: str = "weighted_sum", sparse_combiner: str = "sum") -> None:
+    def __init__(
+        self,
+        feature_columns: Any,
+        model_dir: Any = None,
+        label_dimension: int = 1,
+        weight_column: Any = None,
+        optimizer: Any = "Ftrl",
+        config: Any = None,
+        partitioner: Any = None,
+        warm_start_from: Any = None,
+        loss_reduction: str = "weighted_sum",
+        sparse_combiner: str = "sum",
+    ) -> None:
         columns = list(feature_columns)
         head = heads.RegressionHead(label_dimension, weight_column, loss_reduction)
 
         def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
-            return _model_fn(features, labels, mode, head, columns, optimizer, partitioner,
-                             config, sparse_combiner)
+            return _model_fn(
+                features,
+                labels,
+                mode,
+                head,
+                columns,
+                optimizer,
+                partitioner,
+                config,
+                sparse_combiner,
+            )
 
-        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config,
-                         warm_start_from=warm_start_from)
+        super().__init__(
+            model_fn=model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from
+        )

@@ -91,13 +91,14 @@ class EstimatorSpec(
                 )
         if mode == ModeKeys.PREDICT:
             if export_outputs is None:
-                export_outputs = {
-                    signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY:
-                    export_output.PredictOutput(predictions)
-                }
-            for k, v in export_outputs.items():
+                key = signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY
+                export_outputs = {key: export_output.PredictOutput(predictions)}
+            for v in export_outputs.values():
                 if not isinstance(v, export_output.ExportOutput):
-                    raise TypeError(f"Values in export_outputs must be ExportOutput objects. Given: {export_outputs}")
+                    raise TypeError(
+                        "Values in export_outputs must be ExportOutput objects. "
+                        f"Given: {export_outputs}"
+                    )
         return super().__new__(
             cls,
             mode=mode,

@@ -24,8 +24,15 @@ class _ArrayFeeder:
     """Successive feed dicts of up to batch_size rows, in order (or at random with
     shuffle), never crossing an epoch; StopIteration after num_epochs."""
 
-    def __init__(self, placeholders: list[Any], arrays: list[np.ndarray], batch_size: int,
-                 shuffle: bool, num_epochs: int | None, seed: int | None) -> None:
+    def __init__(
+        self,
+        placeholders: list[Any],
+        arrays: list[np.ndarray],
+        batch_size: int,
+        shuffle: bool,
+        num_epochs: int | None,
+        seed: int | None,
+    ) -> None:
         self._placeholders = placeholders
         self._arrays = arrays
         self._n = len(arrays[0])
@@ -65,10 +72,17 @@ class _ArrayFeeder:
 class _FeedingQueueRunner(QueueRunner):
     """A QueueRunner whose threads feed each enqueue from a Python feeder."""
 
-    def __init__(self, queue: Any, enqueue_ops: list[Any], close_op: Any, cancel_op: Any,
-                 feeders: list[_ArrayFeeder]) -> None:
-        super().__init__(queue=queue, enqueue_ops=enqueue_ops, close_op=close_op,
-                         cancel_op=cancel_op)
+    def __init__(
+        self,
+        queue: Any,
+        enqueue_ops: list[Any],
+        close_op: Any,
+        cancel_op: Any,
+        feeders: list[_ArrayFeeder],
+    ) -> None:
+        super().__init__(
+            queue=queue, enqueue_ops=enqueue_ops, close_op=close_op, cancel_op=cancel_op
+        )
         self._feeders = dict(zip(map(id, enqueue_ops), feeders))
 
     def _run(self, sess: Any, enqueue_op: Any, coord: Any) -> None:
@@ -90,7 +104,7 @@ class _FeedingQueueRunner(QueueRunner):
                     with self._lock:
                         self._runs_per_session[sess] -= 1
                     return
-        except Exception as e:  # noqa: BLE001  (reported through the coordinator)
+        except Exception as e:
             if coord is not None and not coord.should_stop():
                 coord.request_stop(e)
             elif coord is None:
@@ -108,7 +122,10 @@ def _validate(x: Any, y: Any) -> None:
     if y is not None:
         lengths |= {len(v) for v in (y.values() if isinstance(y, dict) else [y])}
     if len(lengths) > 1:
-        raise ValueError(f"Length of tensors in x and y is mismatched. All elements in x and y must have the same length. Lengths: {sorted(lengths)}")
+        raise ValueError(
+            "Length of tensors in x and y is mismatched. All elements in x and y must "
+            f"have the same length. Lengths: {sorted(lengths)}"
+        )
 
 
 def numpy_input_fn(
@@ -160,16 +177,27 @@ def numpy_input_fn(
                 ]
                 enqueue_ops.append(queue.enqueue_many(placeholders))
                 feeders.append(
-                    _ArrayFeeder(placeholders, arrays, batch_size, shuffle,
-                                 num_epochs, None if not shuffle else i)
+                    _ArrayFeeder(
+                        placeholders,
+                        arrays,
+                        batch_size,
+                        shuffle,
+                        num_epochs,
+                        None if not shuffle else i,
+                    )
                 )
             runner = _FeedingQueueRunner(
-                queue, enqueue_ops, queue.close(), queue.close(cancel_pending_enqueues=True),
+                queue,
+                enqueue_ops,
+                queue.close(),
+                queue.close(cancel_pending_enqueues=True),
                 feeders,
             )
             add_queue_runner(runner, GraphKeys.QUEUE_RUNNERS)
         dequeued = (
-            queue.dequeue_many(batch_size) if num_epochs is None else queue.dequeue_up_to(batch_size)
+            queue.dequeue_many(batch_size)
+            if num_epochs is None
+            else queue.dequeue_up_to(batch_size)
         )
         values = dict(zip(keys, dequeued[1:]))
         if y is None:
@@ -188,16 +216,24 @@ def numpy_input_fn(
     return input_fn
 
 
-def pandas_input_fn(x: Any, y: Any = None, batch_size: int = 128, num_epochs: int = 1,
-                    shuffle: Any = None, queue_capacity: int = 1000, num_threads: int = 1,
-                    target_column: str = "target") -> Any:
+def pandas_input_fn(
+    x: Any,
+    y: Any = None,
+    batch_size: int = 128,
+    num_epochs: int = 1,
+    shuffle: Any = None,
+    queue_capacity: int = 1000,
+    num_threads: int = 1,
+    target_column: str = "target",
+) -> Any:
     """TF's pandas_input_fn needs pandas: raises UnimplementedError naming it when pandas is
     not installed (it is not in tfcluster's environment)."""
     try:
         import pandas  # noqa: F401
     except ImportError:
         raise errors.UnimplementedError(
-            None, None,
+            None,
+            None,
             "tf.estimator.inputs.pandas_input_fn needs pandas, which is not installed",
         ) from None
     if not isinstance(shuffle, bool):
@@ -207,5 +243,6 @@ def pandas_input_fn(x: Any, y: Any = None, batch_size: int = 128, num_epochs: in
         )
     features = {str(c): x[c].values for c in x.columns}
     target = y.values if y is not None else None
-    return numpy_input_fn(features, target, batch_size, num_epochs, shuffle, queue_capacity,
-                          num_threads)
+    return numpy_input_fn(
+        features, target, batch_size, num_epochs, shuffle, queue_capacity, num_threads
+    )

@@ -59,14 +59,38 @@ def _count(cluster: ClusterSpec | None, job: str) -> int:
 
 
 class RunConfig:
+    # Set from _DEFAULTS and the keyword arguments in __init__.
+    _model_dir: Any
+    _tf_random_seed: Any
+    _save_summary_steps: Any
+    _save_checkpoints_steps: Any
+    _save_checkpoints_secs: Any
+    _session_config: Any
+    _keep_checkpoint_max: Any
+    _keep_checkpoint_every_n_hours: Any
+    _log_step_count_steps: Any
+    _train_distribute: Any
+    _device_fn: Any
+    _protocol: Any
+    _eval_distribute: Any
+    _experimental_distribute: Any
+    _experimental_max_worker_delay_secs: Any
+    _session_creation_timeout_secs: Any
+
     def __init__(self, **kwargs: Any) -> None:
         unknown = set(kwargs) - set(_DEFAULTS)
         if unknown:
             raise TypeError(f"RunConfig got unexpected arguments: {sorted(unknown)}")
         values = {**_DEFAULTS, **kwargs}
-        if kwargs.get("save_checkpoints_steps") is not None and "save_checkpoints_secs" not in kwargs:
+        if (
+            kwargs.get("save_checkpoints_steps") is not None
+            and "save_checkpoints_secs" not in kwargs
+        ):
             values["save_checkpoints_secs"] = None
-        if values["save_checkpoints_steps"] is not None and values["save_checkpoints_secs"] is not None:
+        if (
+            values["save_checkpoints_steps"] is not None
+            and values["save_checkpoints_secs"] is not None
+        ):
             raise ValueError(
                 "Can not provide both save_checkpoints_steps and save_checkpoints_secs."
             )
@@ -120,7 +144,9 @@ class RunConfig:
             self._global_id_in_cluster = None
             return
         if task_type not in cluster.jobs:
-            raise ValueError(f"{task_type} is not a valid task_type in the cluster_spec:\n{cluster}")
+            raise ValueError(
+                f"{task_type} is not a valid task_type in the cluster_spec:\n{cluster}"
+            )
         if task_id >= cluster.num_tasks(task_type):
             raise ValueError(f"{task_id} is not a valid task_id for task_type {task_type}")
         if TaskType.CHIEF in cluster.jobs:
@@ -129,16 +155,15 @@ class RunConfig:
             self._is_chief = task_type == TaskType.CHIEF
         else:
             if TaskType.MASTER not in cluster.jobs and TaskType.WORKER in cluster.jobs:
-                raise ValueError(
-                    "If `cluster` is set in TF_CONFIG, it must have one `chief` node."
-                )
+                raise ValueError("If `cluster` is set in TF_CONFIG, it must have one `chief` node.")
             self._is_chief = task_type == TaskType.MASTER
         jobs = cluster.jobs
         single = len(jobs) == 1 and cluster.num_tasks(jobs[0]) == 1
         self._master = "" if single else "grpc://" + cluster.task_address(task_type, task_id)
         self._num_ps_replicas = _count(cluster, TaskType.PS)
         self._num_worker_replicas = (
-            _count(cluster, TaskType.WORKER) + _count(cluster, TaskType.CHIEF)
+            _count(cluster, TaskType.WORKER)
+            + _count(cluster, TaskType.CHIEF)
             + _count(cluster, TaskType.MASTER)
         )
         self._global_id_in_cluster = self._global_id(cluster, task_type, task_id)
@@ -207,7 +232,9 @@ class RunConfig:
         for k, v in kwargs.items():
             setattr(new, "_" + k, v)
         if new._save_checkpoints_steps is not None and new._save_checkpoints_secs is not None:
-            raise ValueError("Can not provide both save_checkpoints_steps and save_checkpoints_secs.")
+            raise ValueError(
+                "Can not provide both save_checkpoints_steps and save_checkpoints_secs."
+            )
         if "session_config" in kwargs and kwargs["session_config"] is None:
             new._session_config = new._default_session_config()
         return new

@@ -34,9 +34,16 @@ class EvalSpec(
         ["input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs"],
     )
 ):
-    def __new__(cls, input_fn: Any, steps: int | None = 100, name: str | None = None,
-                hooks: Any = None, exporters: Any = None, start_delay_secs: int = 120,
-                throttle_secs: int = 600) -> EvalSpec:
+    def __new__(
+        cls,
+        input_fn: Any,
+        steps: int | None = 100,
+        name: str | None = None,
+        hooks: Any = None,
+        exporters: Any = None,
+        start_delay_secs: int = 120,
+        throttle_secs: int = 600,
+    ) -> EvalSpec:
         if not callable(input_fn):
             raise TypeError(f"`input_fn` must be callable, given: {input_fn}")
         if steps is not None and steps <= 0:
@@ -49,8 +56,16 @@ class EvalSpec(
             exporters = ()
         elif not isinstance(exporters, (list, tuple)):
             exporters = (exporters,)
-        return super().__new__(cls, input_fn, steps, name, tuple(hooks or ()), tuple(exporters),
-                               start_delay_secs, throttle_secs)
+        return super().__new__(
+            cls,
+            input_fn,
+            steps,
+            name,
+            tuple(hooks or ()),
+            tuple(exporters),
+            start_delay_secs,
+            throttle_secs,
+        )
 
 
 class _Evaluator:
@@ -66,14 +81,22 @@ class _Evaluator:
     def evaluate_and_export(self) -> str:
         latest = self._estimator.latest_checkpoint()
         if not latest:
-            logging.info("Estimator is not trained yet. Will start an evaluation when a checkpoint is ready.")
+            logging.info(
+                "Estimator is not trained yet. Will start an evaluation when a checkpoint is ready."
+            )
             return "missing checkpoint"
         if latest == self._previous:
-            logging.info("No new checkpoint ready for evaluation. Skip the current evaluation pass as evaluation results are expected to be same for the same checkpoint.")
+            logging.info(
+                "No new checkpoint ready for evaluation. Skip the current evaluation pass as "
+                "evaluation results are expected to be same for the same checkpoint."
+            )
             return "no new checkpoint"
         metrics = self._estimator.evaluate(
-            input_fn=self._spec.input_fn, steps=self._spec.steps, name=self._spec.name,
-            checkpoint_path=latest, hooks=self._spec.hooks,
+            input_fn=self._spec.input_fn,
+            steps=self._spec.steps,
+            name=self._spec.name,
+            checkpoint_path=latest,
+            hooks=self._spec.hooks,
         )
         self.metrics = metrics
         self._previous = latest
@@ -110,8 +133,12 @@ def _start_server(config: Any) -> Any:
     from tfcluster.task_server.server import Server
 
     server = Server(
-        config.cluster_spec, job_name=config.task_type, task_index=config.task_id,
-        config=config.session_config, start=False, protocol=config.protocol,
+        config.cluster_spec,
+        job_name=config.task_type,
+        task_index=config.task_id,
+        config=config.session_config,
+        start=False,
+        protocol=config.protocol,
     )
     server.start()
     return server
@@ -120,11 +147,17 @@ def _start_server(config: Any) -> Any:
 def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec) -> Any:
     """Trains and evaluates as this task's part of TF_CONFIG's cluster (or all locally)."""
     if not isinstance(estimator, Estimator):
-        raise TypeError(f"`estimator` must have type `tf.estimator.Estimator`, given {type(estimator)}")
+        raise TypeError(
+            f"`estimator` must have type `tf.estimator.Estimator`, given {type(estimator)}"
+        )
     if not isinstance(train_spec, TrainSpec):
-        raise TypeError(f"`train_spec` must have type `tf.estimator.TrainSpec`. Got: {type(train_spec)}")
+        raise TypeError(
+            f"`train_spec` must have type `tf.estimator.TrainSpec`. Got: {type(train_spec)}"
+        )
     if not isinstance(eval_spec, EvalSpec):
-        raise TypeError(f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: {type(eval_spec)}")
+        raise TypeError(
+            f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: {type(eval_spec)}"
+        )
     config = estimator.config
     if config.task_type == TaskType.EVALUATOR:
         return _run_evaluator(estimator, train_spec, eval_spec)
@@ -135,7 +168,10 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: E
         server.join()
         return None
     if config.task_type not in (TaskType.CHIEF, TaskType.WORKER, TaskType.MASTER):
-        raise ValueError(f"Task type {config.task_type} is not supported. Supported task types are chief, worker, ps, evaluator.")
+        raise ValueError(
+            f"Task type {config.task_type} is not supported. Supported task types are "
+            "chief, worker, ps, evaluator."
+        )
     _start_server(config)
     if config.task_type == TaskType.WORKER:
         max_delay = _MAX_DELAY_SECS
@@ -145,8 +181,9 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: E
         if delay > 0:
             logging.info("Waiting %d secs before starting training.", delay)
             time.sleep(delay)
-    estimator.train(input_fn=train_spec.input_fn, max_steps=train_spec.max_steps,
-                    hooks=list(train_spec.hooks))
+    estimator.train(
+        input_fn=train_spec.input_fn, max_steps=train_spec.max_steps, hooks=list(train_spec.hooks)
+    )
     return None
 
 
@@ -155,12 +192,17 @@ def _run_local(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec)
         "Start train and evaluate loop. The evaluate will happen after every checkpoint. "
         "Checkpoint frequency is determined based on RunConfig arguments: "
         "save_checkpoints_steps %s or save_checkpoints_secs %s.",
-        estimator.config.save_checkpoints_steps, estimator.config.save_checkpoints_secs,
+        estimator.config.save_checkpoints_steps,
+        estimator.config.save_checkpoints_secs,
     )
     evaluator = _Evaluator(estimator, eval_spec)
     listener = _EvaluateAfterCheckpoint(evaluator, eval_spec.throttle_secs)
-    estimator.train(input_fn=train_spec.input_fn, max_steps=train_spec.max_steps,
-                    hooks=list(train_spec.hooks), saving_listeners=[listener])
+    estimator.train(
+        input_fn=train_spec.input_fn,
+        max_steps=train_spec.max_steps,
+        hooks=list(train_spec.hooks),
+        saving_listeners=[listener],
+    )
     return evaluator.metrics, evaluator.export_results
 
 
@@ -173,8 +215,11 @@ def _run_evaluator(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalS
         if evaluator.metrics is not None:
             step = evaluator.metrics.get("global_step")
             if step and train_spec.max_steps and step >= train_spec.max_steps:
-                logging.info("Exiting evaluation, global_step=%s >= train max_steps=%s",
-                             step, train_spec.max_steps)
+                logging.info(
+                    "Exiting evaluation, global_step=%s >= train max_steps=%s",
+                    step,
+                    train_spec.max_steps,
+                )
                 return evaluator.metrics, evaluator.export_results
         start = time.time()
         status = evaluator.evaluate_and_export()

@@ -5,7 +5,7 @@ conversion of dense categorical inputs to SparseTensors."""
 from __future__ import annotations
 
 import collections
-from typing import Any
+from typing import Any, NamedTuple
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
@@ -13,7 +13,12 @@ from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, math_ops, sparse_ops
 
-IdWeightPair = collections.namedtuple("IdWeightPair", ["id_tensor", "weight_tensor"])
+
+class IdWeightPair(NamedTuple):
+    """A categorical column's ids and their weights (None: all 1)."""
+
+    id_tensor: Any
+    weight_tensor: Any
 
 
 class FeatureColumn:
@@ -54,8 +59,6 @@ class DenseColumn(FeatureColumn):
 class CategoricalColumn(FeatureColumn):
     """A column of ids in [0, _num_buckets) per example (a SparseTensor), maybe weighted."""
 
-    IdWeightPair = IdWeightPair
-
     @property
     def _num_buckets(self) -> int:
         raise NotImplementedError
@@ -75,9 +78,7 @@ def _maybe_expand_dim(t: Any) -> Any:
         return t
     rank = t.shape.ndims
     if rank == 0:
-        raise ValueError(
-            f"Feature (key: {t.name}) cannot have rank 0. Given: {t}"
-        )
+        raise ValueError(f"Feature (key: {t.name}) cannot have rank 0. Given: {t}")
     if rank == 1:
         return array_ops.expand_dims(t, -1)
     return t
@@ -123,8 +124,10 @@ def to_sparse_input_and_drop_ignore_values(input_tensor: Any, ignore_value: Any 
         t = convert_to_tensor(input_tensor)
         if ignore_value is None:
             ignore_value = "" if t.dtype == dtypes.string else -1
-        ignore = math_ops.cast(ignore_value, t.dtype) if t.dtype != dtypes.string else (
-            convert_to_tensor(ignore_value, dtypes.string)
+        ignore = (
+            math_ops.cast(ignore_value, t.dtype)
+            if t.dtype != dtypes.string
+            else (convert_to_tensor(ignore_value, dtypes.string))
         )
         indices = array_ops.where(math_ops.not_equal(t, ignore), name="indices")
         return SparseTensor(

@@ -10,6 +10,13 @@ from typing import Any
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import control_dependencies
 from tfcluster.framework.sparse_tensor import SparseTensor
+from tfcluster.lib.feature_column.base import (
+    CategoricalColumn,
+    FeatureColumn,
+    IdWeightPair,
+    LazyBuilder,
+    to_sparse_input_and_drop_ignore_values,
+)
 from tfcluster.ops import (
     array_ops,
     check_ops,
@@ -18,13 +25,6 @@ from tfcluster.ops import (
     math_ops,
     parsing_ops,
     string_ops,
-)
-from tfcluster.lib.feature_column.base import (
-    CategoricalColumn,
-    FeatureColumn,
-    IdWeightPair,
-    LazyBuilder,
-    to_sparse_input_and_drop_ignore_values,
 )
 
 
@@ -73,17 +73,16 @@ class _HashedCategoricalColumn(
             as_str = values
         else:
             as_str = string_ops.as_string(values)
-        ids = string_ops.string_to_hash_bucket_fast(
-            as_str, self.hash_bucket_size, name="lookup"
-        )
+        ids = string_ops.string_to_hash_bucket_fast(as_str, self.hash_bucket_size, name="lookup")
         return SparseTensor(t.indices, ids, t.dense_shape)
 
     @property
     def _num_buckets(self) -> int:
         return int(self.hash_bucket_size)
 
-    def _get_sparse_tensors(self, inputs: LazyBuilder, weight_collections: Any = None,
-                            trainable: Any = None) -> IdWeightPair:
+    def _get_sparse_tensors(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> IdWeightPair:
         return IdWeightPair(inputs.get(self), None)
 
 
@@ -94,7 +93,9 @@ def categorical_column_with_hash_bucket(
     if hash_bucket_size is None:
         raise ValueError(f"hash_bucket_size must be set. key: {key}")
     if hash_bucket_size < 1:
-        raise ValueError(f"hash_bucket_size must be at least 1. hash_bucket_size: {hash_bucket_size}, key: {key}")
+        raise ValueError(
+            f"hash_bucket_size must be at least 1. hash_bucket_size: {hash_bucket_size}, key: {key}"
+        )
     return _HashedCategoricalColumn(_check_key(key), hash_bucket_size, _check_dtype(dtype, key))
 
 
@@ -137,17 +138,16 @@ class _VocabularyListCategoricalColumn(
     def _num_buckets(self) -> int:
         return len(self.vocabulary_list) + self.num_oov_buckets
 
-    def _get_sparse_tensors(self, inputs: LazyBuilder, weight_collections: Any = None,
-                            trainable: Any = None) -> IdWeightPair:
+    def _get_sparse_tensors(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> IdWeightPair:
         return IdWeightPair(inputs.get(self), None)
 
 
 def _check_oov(key: str, default_value: Any, num_oov_buckets: int) -> None:
     if num_oov_buckets is not None:
         if default_value != -1 and num_oov_buckets != 0:
-            raise ValueError(
-                f"Can't specify both num_oov_buckets and default_value in {key}."
-            )
+            raise ValueError(f"Can't specify both num_oov_buckets and default_value in {key}.")
         if num_oov_buckets < 0:
             raise ValueError(f"Invalid num_oov_buckets {num_oov_buckets} in {key}.")
 
@@ -214,8 +214,9 @@ class _VocabularyFileCategoricalColumn(
     def _num_buckets(self) -> int:
         return int(self.vocabulary_size) + self.num_oov_buckets
 
-    def _get_sparse_tensors(self, inputs: LazyBuilder, weight_collections: Any = None,
-                            trainable: Any = None) -> IdWeightPair:
+    def _get_sparse_tensors(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> IdWeightPair:
         return IdWeightPair(inputs.get(self), None)
 
 
@@ -275,7 +276,10 @@ class _IdentityCategoricalColumn(
             # Out-of-range ids fail the step, as TF's asserts do.
             checks = [
                 check_ops.assert_less(
-                    values, num_buckets, data=(values, num_buckets), name="assert_less_than_num_buckets"
+                    values,
+                    num_buckets,
+                    data=(values, num_buckets),
+                    name="assert_less_than_num_buckets",
                 ),
                 check_ops.assert_greater_equal(
                     values, zero, data=(values,), name="assert_greater_or_equal_0"
@@ -288,7 +292,11 @@ class _IdentityCategoricalColumn(
                 math_ops.greater_equal(values, zero), math_ops.less(values, num_buckets)
             )
             values = array_ops.where(
-                ok, values, array_ops.fill(array_ops.shape(values), math_ops.cast(self.default_value, dtypes.int64))
+                ok,
+                values,
+                array_ops.fill(
+                    array_ops.shape(values), math_ops.cast(self.default_value, dtypes.int64)
+                ),
             )
         return SparseTensor(t.indices, values, t.dense_shape)
 
@@ -296,8 +304,9 @@ class _IdentityCategoricalColumn(
     def _num_buckets(self) -> int:
         return int(self.num_buckets)
 
-    def _get_sparse_tensors(self, inputs: LazyBuilder, weight_collections: Any = None,
-                            trainable: Any = None) -> IdWeightPair:
+    def _get_sparse_tensors(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> IdWeightPair:
         return IdWeightPair(inputs.get(self), None)
 
 
@@ -328,7 +337,10 @@ class _WeightedCategoricalColumn(
     def _parse_example_spec(self) -> dict[str, Any]:
         spec = dict(self.categorical_column._parse_example_spec)
         if self.weight_feature_key in spec:
-            raise ValueError(f"Parse config {spec[self.weight_feature_key]} already exists for {self.weight_feature_key}.")
+            raise ValueError(
+                f"Parse config {spec[self.weight_feature_key]} already exists for "
+                f"{self.weight_feature_key}."
+            )
         spec[self.weight_feature_key] = parsing_ops.VarLenFeature(self.dtype)
         return spec
 
@@ -342,13 +354,15 @@ class _WeightedCategoricalColumn(
             raise ValueError(f"Missing weights {self.weight_feature_key}.")
         weights = to_sparse_input_and_drop_ignore_values(weights, ignore_value=0.0)
         if not weights.values.dtype.is_floating:
-            weights = SparseTensor(weights.indices, math_ops.cast(weights.values, dtypes.float32),
-                                   weights.dense_shape)
+            weights = SparseTensor(
+                weights.indices, math_ops.cast(weights.values, dtypes.float32), weights.dense_shape
+            )
         ids = self.categorical_column._get_sparse_tensors(inputs).id_tensor
         return ids, weights
 
-    def _get_sparse_tensors(self, inputs: LazyBuilder, weight_collections: Any = None,
-                            trainable: Any = None) -> IdWeightPair:
+    def _get_sparse_tensors(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> IdWeightPair:
         ids, weights = inputs.get(self)
         return IdWeightPair(ids, weights)
 
@@ -361,7 +375,9 @@ def weighted_categorical_column(
     if dtype is None or not (dtype.is_integer or dtype.is_floating):
         raise ValueError(f"dtype {dtype} is not convertible to float.")
     if not isinstance(categorical_column, CategoricalColumn):
-        raise ValueError(f"categorical_column must be a categorical column. Given: {categorical_column}")
+        raise ValueError(
+            f"categorical_column must be a categorical column. Given: {categorical_column}"
+        )
     return _WeightedCategoricalColumn(categorical_column, weight_feature_key, dtype)
 
 
@@ -404,8 +420,10 @@ class _CrossedColumn(
             elif isinstance(key, CategoricalColumn):
                 pair = key._get_sparse_tensors(inputs)
                 if pair.weight_tensor is not None:
-                    raise ValueError("crossed_column does not support weight_tensor, but the given "
-                                     f"column populates weight_tensor. Given column: {key.name}")
+                    raise ValueError(
+                        "crossed_column does not support weight_tensor, but the given "
+                        f"column populates weight_tensor. Given column: {key.name}"
+                    )
                 tensors.append(pair.id_tensor)
             else:
                 raise ValueError(f"Unsupported column type. Given: {key}")
@@ -417,12 +435,15 @@ class _CrossedColumn(
     def _num_buckets(self) -> int:
         return int(self.hash_bucket_size)
 
-    def _get_sparse_tensors(self, inputs: LazyBuilder, weight_collections: Any = None,
-                            trainable: Any = None) -> IdWeightPair:
+    def _get_sparse_tensors(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> IdWeightPair:
         return IdWeightPair(inputs.get(self), None)
 
 
-def crossed_column(keys: Sequence[Any], hash_bucket_size: int, hash_key: int | None = None) -> _CrossedColumn:
+def crossed_column(
+    keys: Sequence[Any], hash_bucket_size: int, hash_key: int | None = None
+) -> _CrossedColumn:
     """Ids are the fingerprint of each combination of the keys' values % hash_bucket_size."""
     if not hash_bucket_size or hash_bucket_size < 1:
         raise ValueError(f"hash_bucket_size must be > 1. hash_bucket_size: {hash_bucket_size}")
@@ -441,4 +462,3 @@ def crossed_column(keys: Sequence[Any], hash_bucket_size: int, hash_key: int | N
                 f"feature name as a string. Given: {key}"
             )
     return _CrossedColumn(tuple(keys), hash_bucket_size, hash_key)
-

@@ -52,8 +52,9 @@ class _NumericColumn(
     def _variable_shape(self) -> TensorShape:
         return TensorShape(self.shape)
 
-    def _get_dense_tensor(self, inputs: LazyBuilder, weight_collections: Any = None,
-                          trainable: Any = None) -> Tensor:
+    def _get_dense_tensor(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> Tensor:
         return inputs.get(self)
 
 
@@ -125,13 +126,16 @@ class _BucketizedColumn(
 
     @property
     def _variable_shape(self) -> TensorShape:
-        return TensorShape(tuple(self.source_column.shape) + (len(self.boundaries) + 1,))
+        return TensorShape((*tuple(self.source_column.shape), len(self.boundaries) + 1))
 
-    def _get_dense_tensor(self, inputs: LazyBuilder, weight_collections: Any = None,
-                          trainable: Any = None) -> Tensor:
+    def _get_dense_tensor(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> Tensor:
         t = inputs.get(self)
         return array_ops.one_hot(
-            math_ops.cast(t, dtypes.int64), depth=len(self.boundaries) + 1, on_value=1.0,
+            math_ops.cast(t, dtypes.int64),
+            depth=len(self.boundaries) + 1,
+            on_value=1.0,
             off_value=0.0,
         )
 
@@ -139,8 +143,9 @@ class _BucketizedColumn(
     def _num_buckets(self) -> int:
         return (len(self.boundaries) + 1) * int(self.source_column.shape[0])
 
-    def _get_sparse_tensors(self, inputs: LazyBuilder, weight_collections: Any = None,
-                            trainable: Any = None) -> IdWeightPair:
+    def _get_sparse_tensors(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> IdWeightPair:
         t = inputs.get(self)
         batch = array_ops.shape(t)[0]
         dims = int(self.source_column.shape[0])
@@ -157,7 +162,10 @@ class _BucketizedColumn(
 def bucketized_column(source_column: Any, boundaries: Sequence[float]) -> _BucketizedColumn:
     """A numeric column's values as bucket ids among sorted boundaries."""
     if not isinstance(source_column, _NumericColumn):
-        raise ValueError(f"source_column must be a column generated with numeric_column(). Given: {source_column}")
+        raise ValueError(
+            "source_column must be a column generated with numeric_column(). "
+            f"Given: {source_column}"
+        )
     if len(source_column.shape) > 1:
         raise ValueError(f"source_column must be one-dimensional column. Given: {source_column}")
     if not boundaries or not isinstance(boundaries, (list, tuple)):
@@ -199,8 +207,9 @@ class _EmbeddingColumn(
     def _variable_shape(self) -> TensorShape:
         return TensorShape([self.dimension])
 
-    def _get_dense_tensor(self, inputs: LazyBuilder, weight_collections: Any = None,
-                          trainable: Any = None) -> Tensor:
+    def _get_dense_tensor(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> Tensor:
         pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections, trainable)
         weights = self.layer_creator(
             weight_collections=weight_collections,
@@ -253,15 +262,28 @@ def embedding_column(
     if dimension is None or dimension < 1:
         raise ValueError(f"Invalid dimension {dimension}.")
     if (ckpt_to_load_from is None) != (tensor_name_in_ckpt is None):
-        raise ValueError("Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or none of them.")
+        raise ValueError(
+            "Must specify both `ckpt_to_load_from` and `tensor_name_in_ckpt` or none of them."
+        )
     if initializer is not None and not callable(initializer):
-        raise ValueError(f"initializer must be callable if specified. Embedding of column_name: {categorical_column.name}")
+        raise ValueError(
+            "initializer must be callable if specified. Embedding of column_name: "
+            f"{categorical_column.name}"
+        )
     if initializer is None:
-        initializer = init_ops.truncated_normal_initializer(mean=0.0, stddev=1 / math.sqrt(dimension))
+        initializer = init_ops.truncated_normal_initializer(
+            mean=0.0, stddev=1 / math.sqrt(dimension)
+        )
     creator = _EmbeddingVariableCreator((categorical_column._num_buckets, dimension), initializer)
     return _EmbeddingColumn(
-        categorical_column, dimension, combiner, creator, ckpt_to_load_from,
-        tensor_name_in_ckpt, max_norm, trainable,
+        categorical_column,
+        dimension,
+        combiner,
+        creator,
+        ckpt_to_load_from,
+        tensor_name_in_ckpt,
+        max_norm,
+        trainable,
     )
 
 
@@ -295,13 +317,17 @@ class _IndicatorColumn(
     def _variable_shape(self) -> TensorShape:
         return TensorShape([1, self.categorical_column._num_buckets])
 
-    def _get_dense_tensor(self, inputs: LazyBuilder, weight_collections: Any = None,
-                          trainable: Any = None) -> Tensor:
+    def _get_dense_tensor(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> Tensor:
         return inputs.get(self)
 
 
 def indicator_column(categorical_column: CategoricalColumn) -> _IndicatorColumn:
     """A categorical column as a multi-hot vector (counts, or summed weights)."""
     if not isinstance(categorical_column, CategoricalColumn):
-        raise ValueError(f"Unsupported input type. Input must be a _CategoricalColumn. Given: {categorical_column}")
+        raise ValueError(
+            "Unsupported input type. Input must be a _CategoricalColumn. "
+            f"Given: {categorical_column}"
+        )
     return _IndicatorColumn(categorical_column)

@@ -55,9 +55,11 @@ def safe_embedding_lookup_sparse(
     """[d0, ..., dn-1, dim] embeddings of sparse ids of rank n+1 (last dim: ids per row)."""
     if combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError("combiner must be one of 'mean', 'sqrtn' or 'sum'")
-    params = list(embedding_weights) if isinstance(embedding_weights, (list, tuple)) else [
-        embedding_weights
-    ]
+    params = (
+        list(embedding_weights)
+        if isinstance(embedding_weights, (list, tuple))
+        else [embedding_weights]
+    )
     with name_scope(name, "embedding_lookup", [sparse_ids, sparse_weights]):
         original_shape = sparse_ids.dense_shape
         rank = array_ops.size(original_shape)

@@ -7,7 +7,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
 from tfcluster.framework.graph import GraphKeys, Tensor, get_collection
 from tfcluster.lib.feature_column.base import (
     CategoricalColumn,
@@ -58,14 +57,15 @@ def input_layer(
         if not isinstance(column, DenseColumn):
             raise ValueError(
                 "Items of feature_columns must be a _DenseColumn. You can wrap a categorical "
-                "column with an embedding_column or indicator_column. Given: {}".format(column)
+                f"column with an embedding_column or indicator_column. Given: {column}"
             )
     collections = _collections(weight_collections)
     with vs.variable_scope(None, default_name="input_layer", values=list(features.values())):
         builder = LazyBuilder(features)
         outputs: list[Tensor] = []
         ordered: list[Any] = []
-        for column in sorted(columns, key=lambda c: c.name):
+        dense_columns = [c for c in columns if isinstance(c, DenseColumn)]
+        for column in sorted(dense_columns, key=lambda c: c.name):
             ordered.append(column)
             with vs.variable_scope(None, default_name=column._var_scope_name):
                 before = set(map(id, get_collection(GraphKeys.GLOBAL_VARIABLES)))
@@ -86,22 +86,31 @@ def input_layer(
         return array_ops.concat(outputs, 1)
 
 
-def _dense_weighted_sum(column: DenseColumn, builder: LazyBuilder, units: int,
-                        collections: list[str], trainable: bool) -> tuple[Tensor, Any]:
+def _dense_weighted_sum(
+    column: DenseColumn, builder: LazyBuilder, units: int, collections: list[str], trainable: bool
+) -> tuple[Tensor, Any]:
     tensor = column._get_dense_tensor(builder, weight_collections=collections, trainable=trainable)
     n = column._variable_shape.num_elements()
     batch = array_ops.shape(tensor)[0]
     tensor = array_ops.reshape(tensor, shape=(batch, n))
     weight = vs.get_variable(
-        "weights", shape=[n, units], initializer=init_ops.zeros_initializer(),
-        trainable=trainable, collections=collections,
+        "weights",
+        shape=[n, units],
+        initializer=init_ops.zeros_initializer(),
+        trainable=trainable,
+        collections=collections,
     )
     return math_ops.matmul(tensor, weight, name="weighted_sum"), weight
 
 
-def _categorical_weighted_sum(column: CategoricalColumn, builder: LazyBuilder, units: int,
-                              sparse_combiner: str, collections: list[str],
-                              trainable: bool) -> tuple[Tensor, Any]:
+def _categorical_weighted_sum(
+    column: CategoricalColumn,
+    builder: LazyBuilder,
+    units: int,
+    sparse_combiner: str,
+    collections: list[str],
+    trainable: bool,
+) -> tuple[Tensor, Any]:
     pair = column._get_sparse_tensors(builder, weight_collections=collections, trainable=trainable)
     ids = sparse_ops.sparse_reshape(
         pair.id_tensor, array_ops.stack([pair.id_tensor.dense_shape[0], -1])
@@ -110,8 +119,11 @@ def _categorical_weighted_sum(column: CategoricalColumn, builder: LazyBuilder, u
     if weights is not None:
         weights = sparse_ops.sparse_reshape(weights, array_ops.stack([weights.dense_shape[0], -1]))
     weight = vs.get_variable(
-        "weights", shape=(column._num_buckets, units), initializer=init_ops.zeros_initializer(),
-        trainable=trainable, collections=collections,
+        "weights",
+        shape=(column._num_buckets, units),
+        initializer=init_ops.zeros_initializer(),
+        trainable=trainable,
+        collections=collections,
     )
     out = safe_embedding_lookup_sparse(
         weight, ids, sparse_weights=weights, combiner=sparse_combiner, name="weighted_sum"
@@ -134,7 +146,8 @@ def linear_model(
     for column in columns:
         if not isinstance(column, (DenseColumn, CategoricalColumn)):
             raise ValueError(
-                f"Items of feature_columns must be either a _DenseColumn or _CategoricalColumn. Given: {column}"
+                "Items of feature_columns must be either a _DenseColumn or "
+                f"_CategoricalColumn. Given: {column}"
             )
     if sparse_combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError("sparse_combiner must be one of 'mean', 'sqrtn' or 'sum'")
@@ -151,6 +164,7 @@ def linear_model(
                         column, builder, units, sparse_combiner, collections, trainable
                     )
                 else:
+                    assert isinstance(column, DenseColumn)
                     s, var = _dense_weighted_sum(column, builder, units, collections, trainable)
                 sums.append(s)
                 if cols_to_vars is not None:
@@ -158,8 +172,11 @@ def linear_model(
         _check_batch_sizes(sums, ordered)
         no_bias = math_ops.add_n(sums, name="weighted_sum_no_bias")
         bias = vs.get_variable(
-            "bias_weights", shape=[units], initializer=init_ops.zeros_initializer(),
-            trainable=trainable, collections=collections,
+            "bias_weights",
+            shape=[units],
+            initializer=init_ops.zeros_initializer(),
+            trainable=trainable,
+            collections=collections,
         )
         if cols_to_vars is not None:
             cols_to_vars["bias"] = [bias]
@@ -171,7 +188,9 @@ def make_parse_example_spec(feature_columns: Any) -> dict[str, Any]:
     result: dict[str, Any] = {}
     for column in feature_columns:
         if not hasattr(column, "_parse_example_spec"):
-            raise ValueError(f"All feature_columns must be _FeatureColumn instances. Given: {column}")
+            raise ValueError(
+                f"All feature_columns must be _FeatureColumn instances. Given: {column}"
+            )
         for key, value in column._parse_example_spec.items():
             if key in result and result[key] != value:
                 raise ValueError(
