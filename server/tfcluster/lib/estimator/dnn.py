@@ -21,7 +21,7 @@ from tfcluster.ops.summary_ops import histogram, scalar
 _LEARNING_RATE = 0.05
 
 
-def _unimplemented(what: str) -> errors.UnimplementedError:
+def _unimplemented(what: str) -> errors.OpError:
     return errors.UnimplementedError(None, None, f"{what} is not implemented in tfcluster")
 
 
