@@ -18,6 +18,7 @@ and the variables TensorFlow itself reads, with its meaning:
 
   TF_FORWARD_COMPATIBILITY_DELTA_DAYS   moves tf.compat's forward-compatibility horizon
   TEST_TMPDIR                 where tf.test.get_temp_dir makes its folder
+  TF_CONFIG                   the cluster and this task, as JSON (tf.estimator.RunConfig)
 """
 
 from __future__ import annotations
@@ -75,3 +76,11 @@ def forward_compatibility_delta_days(environ: Mapping[str, str] | None = None) -
 def test_tmpdir(environ: Mapping[str, str] | None = None) -> str:
     """TEST_TMPDIR as written ('' when unset)."""
     return _env(environ).get(TEST_TMPDIR_ENV, "")
+
+
+TF_CONFIG_ENV = "TF_CONFIG"
+
+
+def tf_config(environ: Mapping[str, str] | None = None) -> str:
+    """TF_CONFIG as written ('' when unset)."""
+    return _env(environ).get(TF_CONFIG_ENV, "")
