@@ -244,16 +244,9 @@ def free_ports(n: int) -> list[int]:
 
 
 def child_env(impl: str | None = None, local_tasks: int = 1) -> dict[str, str]:
-    """The environment of a benchmark's child process.
-
-    tfcluster task processes share the machine's cores between their BLAS pools exactly as
-    the `tfcluster` launcher does for a local cluster (TensorFlow sizes its own pools).
-    """
+    """The environment of a benchmark's child process: this one's, as a user's shell would
+    give it (no thread settings: each runtime sizes its own pools)."""
     env = dict(os.environ)
-    if impl == "tfcluster" and local_tasks > 1:
-        from tfcluster.cli.tfcluster_main import blas_threads_env
-
-        env.update(blas_threads_env(local_tasks, env))
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     env["PYTHONUNBUFFERED"] = "1"
     return env
