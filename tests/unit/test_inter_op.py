@@ -4,11 +4,11 @@ kernels form a chain, or are too small to pay for a hand-over, stay sequential."
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Iterator
 
 import numpy as np
 import pytest
-
 import tfcluster as tf
 from tfcluster.runtime import inter_op, thread_budget
 
@@ -80,7 +80,7 @@ def test_tiny_independent_matmuls_stay_sequential() -> None:
     spans = _intervals(meta, "MatMul")
     assert len(spans) == 4
     # One after the other: each starts once the one before has ended.
-    for (_, end), (start, _) in zip(spans, spans[1:]):
+    for (_, end), (start, _) in itertools.pairwise(spans):
         assert start >= end - 1  # microseconds, rounded
 
 

@@ -10,7 +10,6 @@ from pathlib import Path
 
 import numpy as np
 import pytest
-
 import tfcluster as tf
 from tfcluster.distributed.cluster_spec import ClusterSpec
 from tfcluster.runtime import cpu_quota, thread_budget
