@@ -487,6 +487,19 @@ def report(outcomes: list[Outcome], info: dict[str, str], command: str, took: fl
     return "\n".join(lines).rstrip() + "\n"
 
 
+def write_main(path: str, text: str) -> None:
+    """Puts `text` at the head of `path`, in place of what precedes its first named section
+    (sections written with --section stay)."""
+    old = ""
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+    marker = "<!-- section: "
+    sections = old[old.index(marker) :] if marker in old else ""
+    with open(path, "w") as f:
+        f.write(text + ("\n" + sections if sections else ""))
+
+
 def write_section(path: str, name: str, text: str) -> None:
     """Puts `text` (a report, its headings one level down) into `path` as section `name`,
     replacing that section if the file has it, keeping everything else."""
@@ -564,8 +577,8 @@ def parse_args() -> argparse.Namespace:
         "--section",
         default="",
         help="write the results as the named section of the results file, replacing that "
-        "section only (for runs of some benchmarks, with --only); without it the whole file "
-        "is rewritten",
+        "section only (for runs of some benchmarks, with --only); without it the head of the "
+        "file (everything before its named sections) is rewritten",
     )
     p.add_argument("--no-write", action="store_true", help="print the table only")
     p.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
@@ -611,8 +624,7 @@ def main() -> int:
         if args.section:
             write_section(args.results, args.section, text)
         else:
-            with open(args.results, "w") as f:
-                f.write(text)
+            write_main(args.results, text)
         log(f"wrote {os.path.relpath(args.results, REPO_DIR)} ({took:.0f} s in all)")
     missed = any(o.tfc.error or any(_missed(o, n) for n, *_ in evaluate(o)) for o in outcomes)
     return 1 if args.strict and missed else 0
