@@ -271,6 +271,13 @@ def peak_rss_mb(pid: int | None = None) -> float:
     return float("nan")
 
 
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
 def size_row(name: str, mb: float, detail: str = "") -> Row:
     """A memory figure in MB (one sample: lower is better)."""
     return Row(name, "size", "MB", mb, mb, mb, 1, detail)
@@ -335,6 +342,10 @@ class TaskServers:
         """The task's place in the cluster (jobs sorted by name): its CPU when pinned."""
         jobs = sorted(self.cluster)
         return sum(len(self.cluster[j]) for j in jobs[: jobs.index(job)]) + index
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """Each running task's CPU time so far."""
+        return {n: cpu_seconds(p.pid) for n, p in zip(self.names, self.procs) if p.poll() is None}
 
     def peak_rss_mb(self) -> dict[str, float]:
         """Each running task's peak resident set so far, in MB."""

@@ -114,12 +114,14 @@ def run_worker(args: Any) -> None:
     print(f"READY loss {loss0:.4f}", flush=True)
     sys.stdin.readline()  # GO from the coordinator
     start = time.monotonic()
+    cpu0 = sum(os.times()[:2])
     ends = []
     i = 0
     while time.monotonic() - start < args.duration:
         sess.run(m["train_op"], batches[i % len(batches)])
         ends.append(time.monotonic())
         i += 1
+    cpu_ms = (sum(os.times()[:2]) - cpu0) * 1e3 / max(1, len(ends))
     profile = ""
     if args.profile_worker:
         step = lambda: sess.run(m["train_op"], batches[0])  # noqa: E731
@@ -132,6 +134,7 @@ def run_worker(args: Any) -> None:
         "loss1": loss1,
         "profile": profile,
         "peak_rss_mb": c.peak_rss_mb(),
+        "cpu_ms_per_step": cpu_ms,
     }
     print("STEPS " + json.dumps(out), flush=True)
     sess.close()
@@ -268,7 +271,9 @@ def training_row(name: str, run: dict[str, Any]) -> c.Row:
         run["rates"],
         detail="per worker "
         + ", ".join(f"{x:.0f}" for x in run["per_worker"])
-        + f" steps/s; loss {reports[0]['loss0']:.3f} -> {reports[0]['loss1']:.3f}",
+        + " steps/s; worker CPU "
+        + ", ".join(f"{r['cpu_ms_per_step']:.1f}" for r in reports)
+        + f" ms/step; loss {reports[0]['loss0']:.3f} -> {reports[0]['loss1']:.3f}",
     )
     row.extra = {"overall": run["overall"], "per_worker": run["per_worker"]}
     row.profile = reports[0]["profile"]
