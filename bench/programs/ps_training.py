@@ -236,6 +236,7 @@ def train(args: Any, setup: Setup) -> dict[str, Any]:
                 line = c.wait_for_line(w, "READY", 300, f"worker {i}")
                 c.progress(f"worker {i} warmed up ({line})")
             c.progress(f"training for {args.duration:.0f} s")
+            ps_cpu = servers.cpu_seconds()
             for w in workers:
                 assert w.stdin is not None
                 w.stdin.write("GO\n")
@@ -245,6 +246,7 @@ def train(args: Any, setup: Setup) -> dict[str, Any]:
                 for i, w in enumerate(workers)
             ]
             peaks = servers.peak_rss_mb()
+            ps_cpu = {n: t - ps_cpu[n] for n, t in servers.cpu_seconds().items()}
         finally:
             for w in workers:
                 if w.poll() is None:
@@ -254,7 +256,9 @@ def train(args: Any, setup: Setup) -> dict[str, Any]:
         peaks[f"worker {i}"] = r["peak_rss_mb"]
     rates, overall = window_rates(reports, setup.window)
     per_worker = [len(r["ends"]) / args.duration for r in reports]
+    steps = max(1, sum(len(r["ends"]) for r in reports))
     return {
+        "ps_cpu_ms_per_step": sum(ps_cpu.values()) * 1e3 / steps,
         "reports": reports,
         "rates": rates,
         "overall": overall,
@@ -273,7 +277,8 @@ def training_row(name: str, run: dict[str, Any]) -> c.Row:
         + ", ".join(f"{x:.0f}" for x in run["per_worker"])
         + " steps/s; worker CPU "
         + ", ".join(f"{r['cpu_ms_per_step']:.1f}" for r in reports)
-        + f" ms/step; loss {reports[0]['loss0']:.3f} -> {reports[0]['loss1']:.3f}",
+        + f" ms/step, ps CPU {run['ps_cpu_ms_per_step']:.1f} ms/step"
+        + f"; loss {reports[0]['loss0']:.3f} -> {reports[0]['loss1']:.3f}",
     )
     row.extra = {"overall": run["overall"], "per_worker": run["per_worker"]}
     row.profile = reports[0]["profile"]
