@@ -453,6 +453,18 @@ def summary(outcomes: list[Outcome]) -> list[str]:
     return lines
 
 
+def details(outcomes: list[Outcome]) -> list[str]:
+    """The detail line of each row that has one (per-worker rates, CPU per step, ...)."""
+    lines = []
+    for out in outcomes:
+        for name, row in out.tfc.rows.items():
+            theirs = out.tf.rows.get(name, {}).get("detail", "")
+            ours = row.get("detail", "")
+            if ours or theirs:
+                lines.append(f"- {name}: tfcluster: {ours or '—'}; TF: {theirs or '—'}")
+    return lines
+
+
 def report(outcomes: list[Outcome], info: dict[str, str], command: str, took: float) -> str:
     now = dt.datetime.now(dt.UTC).strftime("%Y-%m-%d %H:%M UTC")
     lines = [
@@ -479,6 +491,9 @@ def report(outcomes: list[Outcome], info: dict[str, str], command: str, took: fl
         "",
         *summary(outcomes),
     ]
+    detailed = details(outcomes)
+    if detailed:
+        lines += ["", "## Details of rows (as each side measured them)", "", *detailed]
     profiled = [(n, p) for out in outcomes for n, p in out.profiles.items()]
     if profiled:
         lines += ["", "## Where tfcluster's time goes on missed targets (cProfile)", ""]
