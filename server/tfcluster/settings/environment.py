@@ -13,6 +13,8 @@ set them before it starts a session or a server:
   TFCLUSTER_METRICS_PORT      for a program's own tf.train.Server that is given no
   TFCLUSTER_DIRECT_PORT       metrics_port / direct_port (settings/contract.py: set by the
                               operator and by `tfcluster run` for the tasks it starts)
+  TFCLUSTER_CPU_MILLICORES    the task's CPU budget (the operator's downward API): caps the
+                              default thread pools (runtime/thread_budget.py)
 
 and the variables TensorFlow itself reads, with its meaning:
 
@@ -62,6 +64,16 @@ def program_metrics_port(environ: Mapping[str, str] | None = None) -> str:
 def program_direct_port(environ: Mapping[str, str] | None = None) -> str | None:
     """TFCLUSTER_DIRECT_PORT as written (None when unset)."""
     return _env(environ).get(contract.DIRECT_PORT_ENV)
+
+
+def cpu_budget_millicores(environ: Mapping[str, str] | None = None) -> int | None:
+    """TFCLUSTER_CPU_MILLICORES as a positive number (None when unset or not one)."""
+    raw = _env(environ).get(contract.CPU_BUDGET_ENV, "").strip()
+    try:
+        value = int(float(raw))
+    except ValueError:
+        return None
+    return value if value > 0 else None
 
 
 FORWARD_COMPATIBILITY_DELTA_DAYS_ENV = "TF_FORWARD_COMPATIBILITY_DELTA_DAYS"
