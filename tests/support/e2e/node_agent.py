@@ -280,6 +280,7 @@ class Container:
             terminated["message"] = message
         self.state = {"terminated": terminated}
         self.last_state = {"terminated": terminated}
+        self._note(f"exited with code {exit_code}")
         self.ready = False
         self.pod.changed()
         return exit_code
@@ -296,6 +297,11 @@ class Container:
                 return "\n".join(lines)[-2048:]
         return ""
 
+    def _note(self, text: str) -> None:
+        """A line of the agent's own in the container's log (what ``kubectl describe`` shows)."""
+        with contextlib.suppress(OSError), self.log_path.open("a") as out:
+            out.write(f"---- {now()} {text}\n")
+
     def kill(self, grace: float, final: bool = True) -> None:
         """SIGTERM (after an exec preStop hook), ``grace`` seconds, SIGKILL; ``final``: the
         container is not to be restarted."""
@@ -311,11 +317,13 @@ class Container:
                 from .probes import exec_probe
 
                 exec_probe(process.pid, list(hook["command"]), self.env, grace)
+        self._note(f"SIGTERM (grace period {grace:g} s)")
         with contextlib.suppress(ProcessLookupError):
             os.killpg(process.pid, signal.SIGTERM)
         try:
             process.wait(timeout=max(0.0, deadline - time.monotonic()))
         except subprocess.TimeoutExpired:
+            self._note("SIGKILL (the grace period is over)")
             with contextlib.suppress(ProcessLookupError):
                 os.killpg(process.pid, signal.SIGKILL)
             process.wait()

@@ -91,23 +91,42 @@ def _private_dev(termination_log: str | None, termination_path: str) -> None:
 
 def enter(spec: dict[str, Any]) -> None:
     """Namespaces and mounts of the spec, in this process."""
+    # Sources are held open before any mount: a volume mounted over /tmp (say) would hide
+    # the agent's files under /tmp otherwise. Bind mounts follow /proc/self/fd/N.
+    held = {m["source"]: os.open(m["source"], os.O_PATH | os.O_CLOEXEC) for m in spec["mounts"]}
+    log = spec.get("termination_log")
+    log_fd = os.open(log, os.O_PATH | os.O_CLOEXEC) if log else -1
+    log_source = f"/proc/self/fd/{log_fd}" if log else None
     fd = os.open(spec["netns"], os.O_RDONLY)
     _check(_libc.setns(fd, CLONE_NEWNET), f"setns {spec['netns']}")
     os.close(fd)
     _check(_libc.unshare(CLONE_NEWNS | CLONE_NEWUTS), "unshare")
     _mount(None, "/", None, MS_REC | MS_PRIVATE)  # nothing below propagates to the host
+    # Sources are held open (in this namespace) before any mount: a volume mounted over /tmp
+    # (say) would hide the agent's files under /tmp otherwise. Binds follow /proc/self/fd/N.
+    held = {m["source"]: os.open(m["source"], os.O_PATH | os.O_CLOEXEC) for m in spec["mounts"]}
+    log = spec.get("termination_log")
+    log_fd = os.open(log, os.O_PATH | os.O_CLOEXEC) if log else -1
+    log_source = f"/proc/self/fd/{log_fd}" if log else None
     hostname = spec["hostname"].encode()
     _check(_libc.sethostname(hostname, len(hostname)), "sethostname")
     termination_path = spec.get("termination_path") or "/dev/termination-log"
-    _private_dev(spec.get("termination_log"), termination_path)
+    _private_dev(log_source, termination_path)
     for mount in spec["mounts"]:
-        _bind(mount["source"], mount["target"], bool(mount.get("readOnly")))
-    if spec.get("termination_log") and not termination_path.startswith("/dev/"):
-        _bind(spec["termination_log"], termination_path, read_only=False)
+        source = f"/proc/self/fd/{held[mount['source']]}"
+        _bind(source, mount["target"], bool(mount.get("readOnly")))
+    if log_source and not termination_path.startswith("/dev/"):
+        _bind(log_source, termination_path, read_only=False)
+    for held_fd in [*held.values(), log_fd]:
+        if held_fd >= 0:
+            os.close(held_fd)
 
 
 def main(argv: list[str]) -> None:
     spec = json.loads(Path(argv[1]).read_text())
+    log = spec.get("termination_log")
+    # Opened before the mounts, which may hide its folder: the reason of a failed start.
+    log_file = open(log, "a") if log else None  # noqa: SIM115 - kept until exec or exit
     try:
         enter(spec)
         env = dict(spec["env"])
@@ -118,9 +137,9 @@ def main(argv: list[str]) -> None:
     except OSError as err:
         # What a runtime reports as StartError: the agent reads the exit code and message.
         print(f"pod_exec: cannot start {spec['argv']!r}: {err}", file=sys.stderr, flush=True)
-        log = spec.get("termination_log")
-        if log:
-            Path(log).write_text(f"cannot start container: {err}")
+        if log_file is not None:
+            log_file.write(f"cannot start container: {err}")
+            log_file.flush()
         os._exit(128)
 
 
