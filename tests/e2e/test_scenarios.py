@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+import threading
 import time
 import urllib.request
 from collections.abc import Iterator
@@ -228,6 +229,92 @@ def test_client_pod_trains_through_the_client_service(
         with urllib.request.urlopen(url, timeout=10) as r:
             text = r.read().decode()
         assert "tfcluster_" in text and 'tf_job="' in text, (url, text[:500])
+
+
+def _example_with_checkpoint_volume(folder: Path) -> dict[str, Any]:
+    """manifests/examples/tfcluster.yaml with a shared folder at /ckpt in every task (the
+    ps writes its shard of each checkpoint: TF1 needs a file system all tasks share)."""
+    doc: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
+    for job in doc["spec"]["jobs"]:
+        job["template"] = {
+            "spec": {
+                "volumes": [{"name": "ckpt", "hostPath": {"path": str(folder)}}],
+                "volumeMounts": [{"name": "ckpt", "mountPath": "/ckpt"}],
+            }
+        }
+    return doc
+
+
+def _checkpoint_steps(folder: Path) -> list[int]:
+    names = [p.name for p in folder.glob("model.ckpt-*.index")]
+    return sorted(int(n[len("model.ckpt-") : -len(".index")]) for n in names)
+
+
+def test_training_survives_the_ps_pod_being_deleted(operator: E2ECluster) -> None:
+    """Scenario 3: between-graph training (a client per worker, checkpoints on a volume)
+    while ``kubectl delete pod example-ps-0``: the StatefulSet makes a new ps, the chief
+    restores the last checkpoint, both clients finish; the status left Running and came back."""
+    namespace = "e2e-recovery"
+    operator.kubectl("create", "namespace", namespace)
+    folder = operator.workdir / "recovery-checkpoints"
+    folder.mkdir(mode=0o777)
+    try:
+        manifest = operator.workdir / "example-with-checkpoints.yaml"
+        manifest.write_text(yaml.safe_dump(_example_with_checkpoint_volume(folder)))
+        operator.kubectl("apply", "-n", namespace, "-f", str(manifest))
+        tfc = _wait_running(operator, namespace, tasks=3)
+        spec = tfc["status"]["clusterSpec"]
+        _programs_configmap(operator, namespace)
+        volume = [{"name": "ckpt", "hostPath": {"path": str(folder)}}]
+        mount = [{"name": "ckpt", "mountPath": "/ckpt"}]
+        last_step = 1500
+        for index in (0, 1):
+            target = f"grpc://example-worker-{index}.example-worker.{namespace}.svc:2222"
+            args = [
+                f"--target={target}",
+                f"--task_index={index}",
+                f"--last_step={last_step}",
+                "--logdir=/ckpt/train",
+                "--save_checkpoint_steps=200",
+            ]
+            _run_client(operator, namespace, f"worker-{index}", args, spec, volume, mount)
+        wait_for("a checkpoint", lambda: _checkpoint_steps(folder / "train"), 300, interval=1)
+        old_ps = _pods(operator, namespace, "app.kubernetes.io/instance=example,"
+                       "tfcluster.dev/job=ps")  # fmt: skip
+        phases: list[tuple[str, str]] = []
+        stop = threading.Event()
+
+        def watch_status() -> None:
+            while not stop.is_set():
+                status = _tfc(operator, namespace).get("status", {})
+                seen = (str(status.get("phase")), str(status.get("reason")))
+                if not phases or phases[-1] != seen:
+                    phases.append(seen)
+                stop.wait(0.5)
+
+        watcher = threading.Thread(target=watch_status, daemon=True)
+        watcher.start()
+        operator.kubectl("delete", "pod", "example-ps-0", "-n", namespace, timeout=120)
+        chief = _job_result(operator, namespace, "worker-0", timeout=500)
+        other = _job_result(operator, namespace, "worker-1", timeout=200)
+        _wait_running(operator, namespace, tasks=3)
+        time.sleep(1.5)
+        stop.set()
+        watcher.join()
+        new_ps = _pods(operator, namespace, "app.kubernetes.io/instance=example,"
+                       "tfcluster.dev/job=ps")  # fmt: skip
+        assert new_ps[0]["metadata"]["uid"] != old_ps[0]["metadata"]["uid"]
+        assert chief["global_step"] >= last_step, chief
+        # A second session, started after the ps came back, restored a checkpoint (step > 0).
+        starts = chief["session_starts"]
+        assert len(starts) >= 2 and starts[-1] > 0, chief
+        assert chief["held_out_accuracy"] > 0.9, chief
+        assert other["local_steps"] > 0, other
+        assert phases[-1][0] == "Running", phases
+        assert any(phase != "Running" for phase, _ in phases), phases
+        print("status while the ps was replaced:", phases)
+    finally:
+        operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
 
 
 def test_deleting_the_tfcluster_stops_every_task_gracefully(
