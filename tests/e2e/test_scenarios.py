@@ -329,10 +329,17 @@ def test_deleting_the_tfcluster_stops_every_task_gracefully(
     operator.kubectl("delete", "tfc", "example", "-n", example_ns, timeout=120)
 
     def gone() -> bool:
-        left = operator.kubectl("get", "statefulsets,services,pods", "-n", example_ns, "-o", "name")
+        left = operator.kubectl(
+            "get", "statefulsets,services,pods", "-n", example_ns, "-o", "name",
+            "-l", "app.kubernetes.io/instance=example",
+        )  # fmt: skip
         return not left.strip()
 
-    wait_for("every child of the TFCluster to go", gone, 120)
+    try:
+        wait_for("every child of the TFCluster to go", gone, 120)
+    except TimeoutError:
+        left = operator.kubectl("get", "statefulsets,services,pods", "-n", example_ns, "-o", "wide")
+        raise AssertionError(f"left:\n{left}\n{_diagnosis(operator, example_ns)}") from None
     for name in pods:
         log = operator.pod_log(example_ns, name, "tfcluster-server")
         assert "SIGTERM" in log, log[-2000:]
