@@ -74,7 +74,7 @@ if all_present; then
 fi
 
 command -v go >/dev/null 2>&1 ||
-    die "the Go toolchain ('go') is not on PATH; install Go >= 1.24 (https://go.dev/dl/) to build kube-apiserver, kube-controller-manager and etcd $etcd_version for Kubernetes $k8s_version"
+    die "the Go toolchain ('go') is not on PATH; install Go >= 1.25 (https://go.dev/dl/) to build Kubernetes $k8s_version, etcd $etcd_version and CoreDNS $coredns_version"
 
 jobs="${TFCLUSTER_K8S_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 ((jobs > 4)) && jobs=4
