@@ -278,7 +278,13 @@ def test_training_survives_the_ps_pod_being_deleted(operator: E2ECluster) -> Non
                 "--save_checkpoint_steps=200",
             ]
             _run_client(operator, namespace, f"worker-{index}", args, spec, volume, mount)
-        wait_for("a checkpoint", lambda: _checkpoint_steps(folder / "train"), 300, interval=1)
+        # Past the step-0 checkpoint the chief writes when it starts: a restore must show.
+        wait_for(
+            "a checkpoint after step 0",
+            lambda: [s for s in _checkpoint_steps(folder / "train") if s > 0],
+            300,
+            interval=1,
+        )
         old_ps = _pods(operator, namespace, "app.kubernetes.io/instance=example,"
                        "tfcluster.dev/job=ps")  # fmt: skip
         phases: list[tuple[str, str]] = []
