@@ -43,6 +43,9 @@ FAILING_WAITING_REASONS = frozenset(
 )
 CRASH_LOOP = "CrashLoopBackOff"
 UNSCHEDULABLE = "Unschedulable"
+# A task of a cluster that was running (same generation) is gone or not ready: its peers are
+# cut off from it until it is back, so the cluster is degraded, not merely starting.
+TASK_LOST = "TaskLost"
 MAX_MESSAGE = 1024
 MAX_LAST_WORDS = 300
 TASKS_NAMED = 3
@@ -83,6 +86,9 @@ class JobStatus:
     restarts: int
     settled: bool  # the StatefulSet has caught up with its spec and rolled every pod
     problems: tuple[TaskProblem, ...]
+    # A new pod template is being rolled out (revisions differ, or the spec is not observed
+    # yet); a pod merely gone lowers `updated` too, so that alone does not say rolling.
+    rolling: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -243,7 +249,8 @@ def job_status(
         updated == desired and st.get("currentRevision") == st.get("updateRevision")
     )
     settled = observed and current == desired and rolled
-    return JobStatus(job, desired, current, ready, updated, restarts, settled, problems)
+    rolling = not observed or st.get("currentRevision") != st.get("updateRevision")
+    return JobStatus(job, desired, current, ready, updated, restarts, settled, problems, rolling)
 
 
 def compute_status(
@@ -271,10 +278,19 @@ def compute_status(
     failing = [p for p in problems if p.reason != UNSCHEDULABLE]
     unschedulable = [p for p in problems if p.reason == UNSCHEDULABLE]
 
+    rolling = any(j.rolling for j in jobs)
     if reconcile_error:
         degraded: tuple[str, str] | None = ("ReconcileError", reconcile_error)
     elif failing:
         degraded = (failing[0].reason, describe(failing))
+    elif (
+        not all_ready
+        and not spec.suspend
+        and not rolling
+        and not unschedulable
+        and _was_serving(previous, generation)
+    ):
+        degraded = (TASK_LOST, f"a running cluster lost tasks, {_waiting_for(jobs)}")
     else:
         degraded = None
 
@@ -405,6 +421,19 @@ def _condition(
         "message": message,
         "observedGeneration": generation,
     }
+
+
+def _was_serving(previous: Mapping[str, Any] | None, generation: int) -> bool:
+    """Whether the status before this one showed this generation running (or already
+    degraded by lost tasks): a task not ready now was lost, not still starting."""
+    if not previous or previous.get("observedGeneration") != generation:
+        return False
+    if previous.get("phase") == PHASE_RUNNING:
+        return True
+    return any(
+        c.get("type") == "Degraded" and c.get("reason") == TASK_LOST
+        for c in previous.get("conditions") or ()
+    )
 
 
 def _waiting_for(jobs: Sequence[JobStatus]) -> str:
