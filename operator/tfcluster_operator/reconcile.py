@@ -561,6 +561,7 @@ class Reconciler:
                 now=stamp,
                 endpoint=endpoint(spec, self.config.cluster_domain),
                 cluster_spec=builders.cluster_spec(spec, self.config.cluster_domain),
+                applied=error is None,
             )
             found = signatures(outcome.problems)
             if error:

@@ -483,11 +483,15 @@ def run_status(
     now: str,
     endpoint: str,
     cluster_spec: Mapping[str, Any],
+    applied: bool = True,
 ) -> dict[str, Any]:
-    """The status of a run from its outcome."""
+    """The status of a run from its outcome; ``applied``: this sync made (or found) every
+    child the run needs."""
     phase = outcome.phase
-    created = any(p.exists for p in outcome.jobs) or (
-        (condition(previous, "Created") or {}).get("status") == "True"
+    created = (
+        applied
+        or any(p.exists for p in outcome.jobs)
+        or (condition(previous, "Created") or {}).get("status") == "True"
     )
     truth = {
         "Created": created,
