@@ -30,7 +30,7 @@ WORKLOAD_KIND = "Workload.kueue.x-k8s.io"
 CUSTOM_KINDS = {
     "PodGroup.scheduling.x-k8s.io": ("scheduling.x-k8s.io", "v1alpha1", "podgroups"),
     "PodGroup.scheduling.volcano.sh": ("scheduling.volcano.sh", "v1beta1", "podgroups"),
-    WORKLOAD_KIND: ("kueue.x-k8s.io", "v1beta1", "workloads"),
+    WORKLOAD_KIND: ("kueue.x-k8s.io", "v1beta2", "workloads"),
 }
 # Answers no retry can change: the object itself is wrong.
 REJECTED_STATUSES = frozenset({400, 413, 422})

@@ -52,7 +52,7 @@ OTHER_CHILDREN = {
     "budgets_by_cluster": ("policy", "v1", "poddisruptionbudgets"),
     "coscheduling_podgroups_by_cluster": ("scheduling.x-k8s.io", "v1alpha1", "podgroups"),
     "volcano_podgroups_by_cluster": ("scheduling.volcano.sh", "v1beta1", "podgroups"),
-    "workloads_by_cluster": ("kueue.x-k8s.io", "v1beta1", "workloads"),
+    "workloads_by_cluster": ("kueue.x-k8s.io", "v1beta2", "workloads"),
 }
 INDEXES = (
     "tfclusters_by_key",

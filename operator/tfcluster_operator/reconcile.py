@@ -391,7 +391,12 @@ class Reconciler:
         run = spec.run_policy
         if run is not None and run.clean_pod_policy == "All":
             # Everything goes but the Workload (it tells Kueue the run finished).
-            return [m for m in wanted if kind_key(m) == WORKLOAD_KIND]
+            return [
+                m
+                for m in wanted
+                if kind_key(m) == WORKLOAD_KIND
+                and children.get(WORKLOAD_KIND, m["metadata"]["name"])
+            ]
         # A run that ended creates nothing again: only what is there is kept in line.
         return [m for m in wanted if children.get(kind_key(m), m["metadata"]["name"])]
 
@@ -503,11 +508,13 @@ class Reconciler:
     def _stale(
         owner: OwnerRef, desired: list[dict[str, Any]], children: Children
     ) -> list[tuple[str, str]]:
-        """Children of jobs the spec no longer has (only ones this TFCluster owns)."""
+        """Children the spec no longer wants (only ones this TFCluster owns). A Workload
+        stays while its TFCluster does: Kueue accounts the run by it."""
         wanted = {(kind_key(m), str(m["metadata"]["name"])) for m in desired}
         return [
             (kind, name)
             for kind in children.kinds
+            if kind != WORKLOAD_KIND
             for name, obj in children.of_kind(kind).items()
             if (kind, name) not in wanted
             and any(o.get("uid") == owner.uid for o in obj["metadata"].get("ownerReferences") or [])

@@ -37,7 +37,6 @@ GANG_SCHEDULERS = ("Coscheduling", "Volcano")
 # The scheduler each gang needs by default (its usual install's name).
 DEFAULT_SCHEDULER_NAMES = {"Coscheduling": "scheduler-plugins-scheduler", "Volcano": "volcano"}
 KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
-KUEUE_PRIORITY_LABEL = "kueue.x-k8s.io/priority-class"
 DEFAULT_PORT = task_contract.DEFAULT_GRPC_PORT
 DEFAULT_METRICS_PORT = task_contract.DEFAULT_METRICS_PORT
 DEFAULT_DIRECT_PORT = task_contract.DEFAULT_DIRECT_PORT
@@ -139,7 +138,6 @@ class TFClusterSpec:
     scheduling: Scheduling | None = None
     # Kueue: the LocalQueue that admits the whole TFCluster as one Workload.
     queue_name: str | None = None
-    workload_priority_class: str | None = None
 
     @property
     def runs_to_completion(self) -> bool:
@@ -220,7 +218,6 @@ def parse_spec(
         run_policy=run_policy,
         scheduling=_parse_scheduling(spec.get("scheduling")),
         queue_name=labels.get(KUEUE_QUEUE_LABEL) or None,
-        workload_priority_class=labels.get(KUEUE_PRIORITY_LABEL) or None,
     )
     _check_mode(parsed, raw_jobs)
     return parsed

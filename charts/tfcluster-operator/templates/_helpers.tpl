@@ -64,11 +64,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 - apiGroups: [scheduling.x-k8s.io, scheduling.volcano.sh]
   resources: [podgroups]
   verbs: [list, watch, create, patch, delete]
-# Kueue: the Workload a queued run is admitted by; its status: Finished, an eviction's
-# quota given back.
+# Kueue: the Workload a queued run is admitted by (it goes with the TFCluster, never
+# before); its status: Finished, an eviction's quota given back.
 - apiGroups: [kueue.x-k8s.io]
   resources: [workloads]
-  verbs: [list, watch, create, patch, delete]
+  verbs: [list, watch, create, patch]
 - apiGroups: [kueue.x-k8s.io]
   resources: [workloads/status]
   verbs: [patch]

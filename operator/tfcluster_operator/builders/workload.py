@@ -9,7 +9,7 @@ from ..spec import TFClusterSpec
 from .jobs import indexed_job
 from .meta import OwnerRef, common_labels, object_meta
 
-API_VERSION = "kueue.x-k8s.io/v1beta1"
+API_VERSION = "kueue.x-k8s.io/v1beta2"
 
 
 def workload(
@@ -28,9 +28,6 @@ def workload(
         if job.replicas > 0
     ]
     body: dict[str, Any] = {"queueName": spec.queue_name, "podSets": pod_sets}
-    if spec.workload_priority_class:
-        body["priorityClassName"] = spec.workload_priority_class
-        body["priorityClassSource"] = "kueue.x-k8s.io/workloadpriorityclass"
     return {
         "apiVersion": API_VERSION,
         "kind": "Workload",
