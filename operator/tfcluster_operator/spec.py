@@ -203,6 +203,13 @@ def parse_spec(
     if not image:
         raise SpecError("InvalidSpec", "spec.image is empty and the operator has no default image")
     run_policy = _parse_run_policy(spec.get("runPolicy"))
+    deciders = {*CHIEF_JOBS, "worker"}
+    if run_policy is not None and not any(j.name in deciders and j.replicas for j in jobs):
+        raise SpecError(
+            "NoSuccessTask",
+            "spec.runPolicy is set but no job decides success: add a 'chief' (or "
+            "'master') or a 'worker' job with replicas >= 1",
+        )
     labels = labels or {}
     parsed = TFClusterSpec(
         name=name,
@@ -226,14 +233,6 @@ def parse_spec(
 def _check_mode(spec: TFClusterSpec, raw_jobs: list[Any]) -> None:
     """What only one of the two modes can do."""
     if spec.runs_to_completion:
-        try:
-            spec.decider()
-        except KeyError:
-            raise SpecError(
-                "NoSuccessTask",
-                "spec.runPolicy is set but no job decides success: add a 'chief' (or "
-                "'master') or a 'worker' job with replicas >= 1",
-            ) from None
         run = spec.run_policy
         all_workers = run is not None and run.success_policy == "AllWorkers"
         if all_workers and not any(j.name == "worker" and j.replicas > 0 for j in spec.jobs):

@@ -621,7 +621,11 @@ def test_operator_rbac_is_least_privilege(
     assert not allowed("create", "pods")
     assert not allowed("get", "secrets")
     assert not allowed("create", "tfclusters", GROUP)
-    assert not allowed("delete", "tfclusters", GROUP)
+    assert allowed("delete", "tfclusters", GROUP)  # a finished run past its TTL
+    assert allowed("patch", "jobs", "batch") and not allowed("patch", "jobs", "batch", "status")
+    assert allowed("patch", "workloads", "kueue.x-k8s.io", "status")
+    assert not allowed("delete", "workloads", "kueue.x-k8s.io")  # goes with its TFCluster
+    assert not allowed("patch", "clusterqueues", "kueue.x-k8s.io")
     assert not allowed("update", "statefulsets", "apps", "scale")
 
 
