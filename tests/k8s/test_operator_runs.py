@@ -11,6 +11,7 @@ import pytest
 
 kubernetes = pytest.importorskip("kubernetes")
 pytest.importorskip("kopf")
+from kubernetes import client  # noqa: E402
 from kubernetes.client import ApiClient  # noqa: E402
 from kubernetes.client.exceptions import ApiException  # noqa: E402
 from support.operator_on_k8s import (  # noqa: E402
@@ -247,3 +248,20 @@ def test_a_runs_jobs_cannot_change_once_created(
     )
     run.wait_status("Suspended", phase("Suspended"))
     wait_for("the Jobs suspended", lambda: run.job("worker").spec.suspend is True, 30)
+
+
+@pytest.mark.parametrize("name", ["tfcluster-run.yaml", "tfcluster-run-tensorflow.yaml"])
+def test_the_run_examples_are_accepted_by_the_api_server(
+    installed: ApiClient, k8s_namespace: str, name: str
+) -> None:
+    from kubernetes import utils
+    from support.operator_on_k8s import MANIFESTS, load_yaml
+
+    for doc in load_yaml(MANIFESTS / "examples" / name):
+        doc["metadata"]["namespace"] = k8s_namespace
+        if doc["kind"] == "TFCluster":
+            client.CustomObjectsApi(installed).create_namespaced_custom_object(
+                GROUP, VERSION, k8s_namespace, PLURAL, doc, dry_run="All"
+            )
+        else:
+            utils.create_from_dict(installed, doc, dry_run="All")

@@ -410,3 +410,18 @@ def test_a_suspended_run_says_why() -> None:
     outcome = decide([job("ps"), job("worker")], [], suspended="WaitingForAdmission")
     assert (outcome.phase, outcome.reason) == ("Suspended", "WaitingForAdmission")
     assert "Kueue" in outcome.message
+
+
+@pytest.mark.parametrize("name", ["tfcluster-run.yaml", "tfcluster-run-tensorflow.yaml"])
+def test_the_run_examples_parse_and_build(name: str) -> None:
+    import yaml
+    from support.operator_on_k8s import MANIFESTS
+
+    docs = list(yaml.safe_load_all((MANIFESTS / "examples" / name).read_text()))
+    (doc,) = [d for d in docs if d["kind"] == "TFCluster"]
+    meta = doc["metadata"]
+    spec = parse_spec(meta["name"], "ns", doc["spec"], default_image="x", labels=meta.get("labels"))
+    assert spec.runs_to_completion and [j.name for j in spec.jobs] == ["ps", "worker"]
+    worker = indexed_job(spec, spec.job("worker"), OWNER)
+    mounts = worker["spec"]["template"]["spec"]["containers"][0]["volumeMounts"]
+    assert mounts and worker["spec"]["template"]["spec"]["volumes"]
