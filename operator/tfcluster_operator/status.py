@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .builders.meta import JOB_LABEL, POD_INDEX_LABEL
+from .builders.meta import INDEX_LABELS, JOB_LABEL
 from .builders.services import endpoint
 from .builders.tf_config import cluster_spec
 from .spec import SpecError, TFClusterSpec
@@ -101,7 +101,7 @@ class JobStatus:
         }
 
 
-def _parse_time(text: Any) -> datetime | None:
+def parse_time(text: Any) -> datetime | None:
     if not text:
         return None
     try:
@@ -110,17 +110,18 @@ def _parse_time(text: Any) -> datetime | None:
         return None
 
 
-def _task(pod: Mapping[str, Any]) -> str:
+def task_name(pod: Mapping[str, Any]) -> str:
     meta = pod.get("metadata") or {}
     labels = meta.get("labels") or {}
     name = meta.get("name", "?")
-    job, index = labels.get(JOB_LABEL), labels.get(POD_INDEX_LABEL)
+    job = labels.get(JOB_LABEL)
+    index = next((labels[key] for key in INDEX_LABELS if key in labels), None)
     if job is None or index is None:
         return f"pod {name}"
     return f"/job:{job}/task:{index} (pod {name})"
 
 
-def _last_words(message: Any) -> str:
+def last_words(message: Any) -> str:
     """The container's termination message, as one line: its last non-empty line (the
     exception, when the kubelet fell back to the log's tail)."""
     lines = [line.strip() for line in str(message or "").splitlines() if line.strip()]
@@ -136,7 +137,7 @@ def _crash_detail(terminated: Mapping[str, Any]) -> str:
         detail += f", last exit code {terminated.get('exitCode', '?')}"
         if terminated.get("reason"):
             detail += f" ({terminated['reason']})"
-        words = _last_words(terminated.get("message"))
+        words = last_words(terminated.get("message"))
         if words:
             detail += f": {words}"
     return detail
@@ -155,7 +156,7 @@ def container_problem(task: str, cs: Mapping[str, Any], now: datetime | None) ->
     terminated = state.get("terminated") or (cs.get("lastState") or {}).get("terminated") or {}
     if cs.get("ready"):
         # Running and ready again: still crash-looping only if the last crash was recent.
-        finished = _parse_time(terminated.get("finishedAt"))
+        finished = parse_time(terminated.get("finishedAt"))
         if finished is None or now is None:
             return None
         if (now - finished).total_seconds() >= CRASH_WINDOW_SECONDS:
@@ -167,7 +168,7 @@ def pod_problems(pod: Mapping[str, Any], now: datetime | None) -> list[TaskProbl
     """What keeps the task of ``pod`` from running (nothing for a healthy pod)."""
     if (pod.get("metadata") or {}).get("deletionTimestamp"):
         return []
-    task = _task(pod)
+    task = task_name(pod)
     st = pod.get("status") or {}
     if st.get("phase") == "Failed":
         why = ": ".join(str(x) for x in (st.get("reason"), st.get("message")) if x)
@@ -211,7 +212,7 @@ def task_problems(
     spec: TFClusterSpec, pods: Sequence[Mapping[str, Any]], now: str
 ) -> list[TaskProblem]:
     """Every problem of the pods of the spec's jobs."""
-    at = _parse_time(now)
+    at = parse_time(now)
     jobs = {j.name for j in spec.jobs}
     return [
         p
@@ -265,7 +266,7 @@ def compute_status(
     reconcile_error: str | None = None,
 ) -> dict[str, Any]:
     """The full status of a valid TFCluster from its StatefulSets and pods."""
-    at = _parse_time(now)
+    at = parse_time(now)
     by_name = {s["metadata"]["name"]: s for s in statefulsets}
     jobs = [
         job_status(spec, j.name, by_name.get(spec.child_name(j.name)), pods, at) for j in spec.jobs
@@ -329,9 +330,9 @@ def compute_status(
         phase = PHASE_DEGRADED
 
     conditions = [
-        _condition("Ready", *ready_cond, generation),
-        _condition("Progressing", *progress, generation),
-        _condition(
+        make_condition("Ready", *ready_cond, generation),
+        make_condition("Progressing", *progress, generation),
+        make_condition(
             "Degraded",
             "True" if degraded else "False",
             degraded[0] if degraded else "AsExpected",
@@ -364,9 +365,11 @@ def invalid_status(
     deleted): fixing the spec picks up where things were.
     """
     conditions = [
-        _condition("Ready", "False", error.reason, error.message, generation),
-        _condition("Progressing", "False", error.reason, "waiting for a valid spec", generation),
-        _condition("Degraded", "True", error.reason, error.message, generation),
+        make_condition("Ready", "False", error.reason, error.message, generation),
+        make_condition(
+            "Progressing", "False", error.reason, "waiting for a valid spec", generation
+        ),
+        make_condition("Degraded", "True", error.reason, error.message, generation),
     ]
     return {
         "phase": PHASE_FAILED,
@@ -411,7 +414,7 @@ def condition(status: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
     return None
 
 
-def _condition(
+def make_condition(
     kind: str, status: str, reason: str, message: str, generation: int
 ) -> dict[str, Any]:
     return {
