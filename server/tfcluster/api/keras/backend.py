@@ -2,7 +2,16 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
-from tfcluster.lib.keras.activations import elu, hard_sigmoid, relu, sigmoid, softmax, softplus, softsign, tanh
+from tfcluster.lib.keras.activations import (
+    elu,
+    hard_sigmoid,
+    relu,
+    sigmoid,
+    softmax,
+    softplus,
+    softsign,
+    tanh,
+)
 from tfcluster.lib.keras.backend import (
     abs,
     argmax,
@@ -60,7 +69,11 @@ from tfcluster.lib.keras.backend import (
 )
 from tfcluster.lib.keras.losses import (
     backend_binary_crossentropy as binary_crossentropy,
+)
+from tfcluster.lib.keras.losses import (
     backend_categorical_crossentropy as categorical_crossentropy,
+)
+from tfcluster.lib.keras.losses import (
     backend_sparse_categorical_crossentropy as sparse_categorical_crossentropy,
 )
 

@@ -1,6 +1,6 @@
 """tf.keras.initializers"""
 
-# ruff: noqa: F401, F403
+# ruff: noqa: F403
 from tfcluster.api import _unimplemented
 from tfcluster.lib.keras.initializers import *
 

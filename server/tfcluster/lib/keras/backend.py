@@ -35,7 +35,7 @@ _MANUAL_VAR_INIT = False
 _GRAPH_LEARNING_PHASES: weakref.WeakKeyDictionary[Graph, Any] = weakref.WeakKeyDictionary()
 
 
-def unimplemented(what: str) -> errors.UnimplementedError:
+def unimplemented(what: str) -> Exception:
     return errors.UnimplementedError(
         None, None, f"{what} is not implemented in tfcluster (it is part of TensorFlow 1.15's API)"
     )
@@ -125,7 +125,8 @@ def _initialize_variables(session: Any) -> None:
         flags = session.run([variables.is_variable_initialized(v) for v in candidates])
         pending = [v for v, done in zip(candidates, flags) if not done]
         for v in candidates:
-            v._keras_initialized = True
+            marked: Any = v  # as TF 1.15's Keras marks them
+            marked._keras_initialized = True
         if pending:
             session.run(variables.variables_initializer(pending))
 
@@ -200,14 +201,13 @@ def variable(value: Any, dtype: Any = None, name: str | None = None, constraint:
         name=name,
         constraint=constraint,
     )
-    v._keras_shape = tuple(np.shape(value))
     return v
 
 
 def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> Any:
     from tfcluster.ops import constant_op
 
-    return constant_op.constant(value, dtype=dtype or floatx(), shape=shape, name=name)
+    return constant_op.constant(value, dtype=dtype or floatx(), shape=shape, name=name or "Const")
 
 
 def zeros(shape: Any, dtype: Any = None, name: str | None = None) -> Any:
@@ -275,14 +275,16 @@ def batch_set_value(tuples: list[tuple[Any, Any]]) -> None:
             with x.graph.as_default() if hasattr(x, "graph") else get_default_graph().as_default():
                 ph = array_ops.placeholder(x.dtype.base_dtype, shape=value.shape)
                 cached = (ph, x.assign(ph))
-            x._keras_assign = cached
+            holder: Any = x
+            holder._keras_assign = cached
         ops.append(cached[1])
         feed[cached[0]] = value
     session.run(ops, feed_dict=feed)
 
 
-def function(inputs: list[Any], outputs: Any, updates: Any = None, name: str | None = None,
-             **kwargs: Any) -> Any:
+def function(
+    inputs: list[Any], outputs: Any, updates: Any = None, name: str | None = None, **kwargs: Any
+) -> Any:
     """A callable that feeds `inputs` with its arguments and returns the run `outputs`."""
     from tfcluster.ops.control_flow_ops import group
 
@@ -303,7 +305,7 @@ def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return math_ops.reduce_mean(x, axis=axis, keepdims=keepdims)
 
 
-def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Any:  # noqa: A001
+def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
     return math_ops.reduce_sum(x, axis=axis, keepdims=keepdims)
 
 
@@ -323,7 +325,7 @@ def log(x: Any) -> Any:
     return math_ops.log(x)
 
 
-def abs(x: Any) -> Any:  # noqa: A001
+def abs(x: Any) -> Any:
     return math_ops.abs(x)
 
 

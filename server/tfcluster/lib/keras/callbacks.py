@@ -81,13 +81,15 @@ class History(Callback):
 
 
 class ProgbarLogger(Callback):
+    verbose_level: int | None = None  # fit's verbose (params["verbose"] is 0, as in 1.15)
+
     def __init__(self, count_mode: str = "samples", stateful_metrics: Any = None) -> None:
         super().__init__()
         self.use_steps = count_mode == "steps"
         self.stateful_metrics = set(stateful_metrics or [])
 
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
-        self.verbose = getattr(self, "verbose_level", None) or self.params["verbose"]
+        self.verbose = self.verbose_level or self.params["verbose"]
         self.epochs = self.params["epochs"]
 
     def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
@@ -151,8 +153,10 @@ class EarlyStopping(Callback):
     def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
         self.wait = 0
         self.stopped_epoch = 0
-        self.best = self.baseline if self.baseline is not None else (
-            np.inf if self.monitor_op == np.less else -np.inf
+        self.best = (
+            self.baseline
+            if self.baseline is not None
+            else (np.inf if self.monitor_op == np.less else -np.inf)
         )
 
     def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
@@ -221,9 +225,7 @@ class ModelCheckpoint(Callback):
         if self.save_best_only:
             current = logs.get(self.monitor)
             if current is None:
-                print(
-                    f"Can save best model only with {self.monitor} available, skipping."
-                )
+                print(f"Can save best model only with {self.monitor} available, skipping.")
                 return
             if self.monitor_op(current, self.best):
                 if self.verbose > 0:
@@ -235,8 +237,7 @@ class ModelCheckpoint(Callback):
                 self._save(filepath)
             elif self.verbose > 0:
                 print(
-                    f"\nEpoch {epoch + 1:05d}: {self.monitor} did not improve from "
-                    f"{self.best:.5f}"
+                    f"\nEpoch {epoch + 1:05d}: {self.monitor} did not improve from {self.best:.5f}"
                 )
         else:
             if self.verbose > 0:

@@ -25,17 +25,25 @@ from tfcluster.ops.init_ops import (
 
 
 class RandomNormal(init_ops.RandomNormal):
-    def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None, dtype: Any = None
+    ) -> None:
         super().__init__(mean=mean, stddev=stddev, seed=seed, **({"dtype": dtype} if dtype else {}))
 
 
 class RandomUniform(init_ops.RandomUniform):
-    def __init__(self, minval: float = -0.05, maxval: float = 0.05, seed: Any = None, dtype: Any = None) -> None:
-        super().__init__(minval=minval, maxval=maxval, seed=seed, **({"dtype": dtype} if dtype else {}))
+    def __init__(
+        self, minval: float = -0.05, maxval: float = 0.05, seed: Any = None, dtype: Any = None
+    ) -> None:
+        super().__init__(
+            minval=minval, maxval=maxval, seed=seed, **({"dtype": dtype} if dtype else {})
+        )
 
 
 class TruncatedNormal(init_ops.TruncatedNormal):
-    def __init__(self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None, dtype: Any = None) -> None:
+    def __init__(
+        self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None, dtype: Any = None
+    ) -> None:
         super().__init__(mean=mean, stddev=stddev, seed=seed, **({"dtype": dtype} if dtype else {}))
 
 

@@ -43,6 +43,8 @@ def backend_categorical_crossentropy(
 def backend_sparse_categorical_crossentropy(
     target: Any, output: Any, from_logits: bool = False, axis: int = -1
 ) -> Any:
+    target = convert_to_tensor(target)
+    output = convert_to_tensor(output)
     if not from_logits:
         logits = _logits_under(output, "Softmax")
         if logits is None:
@@ -53,8 +55,8 @@ def backend_sparse_categorical_crossentropy(
             output = logits
     output_rank = output.shape.ndims
     target_rank = target.shape.ndims
-    update_shape = target_rank is not None and output_rank is not None and (
-        target_rank != output_rank - 1
+    update_shape = (
+        target_rank is not None and output_rank is not None and (target_rank != output_rank - 1)
     )
     output_shape = array_ops.shape(output)
     if update_shape:
@@ -155,7 +157,9 @@ def categorical_crossentropy(
 def sparse_categorical_crossentropy(
     y_true: Any, y_pred: Any, from_logits: bool = False, axis: int = -1
 ) -> Any:
-    return backend_sparse_categorical_crossentropy(y_true, y_pred, from_logits=from_logits, axis=axis)
+    return backend_sparse_categorical_crossentropy(
+        y_true, y_pred, from_logits=from_logits, axis=axis
+    )
 
 
 def binary_crossentropy(
@@ -186,14 +190,16 @@ def _l2_normalize(x: Any, axis: int) -> Any:
     return x * math_ops.rsqrt(math_ops.maximum(square_sum, 1e-12))
 
 
-def cosine_similarity(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
+def cosine_proximity(y_true: Any, y_pred: Any, axis: int = -1) -> Any:
+    """The cosine of the angle between y_true and y_pred (TF 1.15: not negated, under every
+    one of its names)."""
     y_true, y_pred = _pair(y_true, y_pred)
     y_true = _l2_normalize(y_true, axis)
     y_pred = _l2_normalize(y_pred, axis)
-    return -math_ops.reduce_sum(y_true * y_pred, axis=axis)
+    return math_ops.reduce_sum(y_true * y_pred, axis=axis)
 
 
-cosine_proximity = cosine = cosine_similarity
+cosine_similarity = cosine = cosine_proximity
 mse = MSE = mean_squared_error
 mae = MAE = mean_absolute_error
 mape = MAPE = mean_absolute_percentage_error
@@ -231,7 +237,11 @@ class Loss:
 
 class LossFunctionWrapper(Loss):
     def __init__(
-        self, fn: Callable[..., Any], reduction: str = "auto", name: str | None = None, **kwargs: Any
+        self,
+        fn: Callable[..., Any],
+        reduction: str = "auto",
+        name: str | None = None,
+        **kwargs: Any,
     ) -> None:
         super().__init__(reduction=reduction, name=name)
         self.fn = fn
@@ -242,7 +252,9 @@ class LossFunctionWrapper(Loss):
 
 
 def _loss_class(fn: Callable[..., Any], class_name: str, default_name: str) -> type:
-    def __init__(self: Any, reduction: str = "auto", name: str = default_name, **kwargs: Any) -> None:
+    def __init__(
+        self: Any, reduction: str = "auto", name: str = default_name, **kwargs: Any
+    ) -> None:
         LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, **kwargs)
 
     return type(class_name, (LossFunctionWrapper,), {"__init__": __init__})
@@ -261,19 +273,25 @@ CategoricalCrossentropy = _loss_class(
     categorical_crossentropy, "CategoricalCrossentropy", "categorical_crossentropy"
 )
 SparseCategoricalCrossentropy = _loss_class(
-    sparse_categorical_crossentropy, "SparseCategoricalCrossentropy", "sparse_categorical_crossentropy"
+    sparse_categorical_crossentropy,
+    "SparseCategoricalCrossentropy",
+    "sparse_categorical_crossentropy",
 )
 Hinge = _loss_class(hinge, "Hinge", "hinge")
 SquaredHinge = _loss_class(squared_hinge, "SquaredHinge", "squared_hinge")
 CategoricalHinge = _loss_class(categorical_hinge, "CategoricalHinge", "categorical_hinge")
 LogCosh = _loss_class(logcosh, "LogCosh", "logcosh")
 Poisson = _loss_class(poisson, "Poisson", "poisson")
-KLDivergence = _loss_class(kullback_leibler_divergence, "KLDivergence", "kullback_leibler_divergence")
+KLDivergence = _loss_class(
+    kullback_leibler_divergence, "KLDivergence", "kullback_leibler_divergence"
+)
 CosineSimilarity = _loss_class(cosine_similarity, "CosineSimilarity", "cosine_similarity")
 
 
 class Huber(LossFunctionWrapper):
-    def __init__(self, delta: float = 1.0, reduction: str = "auto", name: str = "huber_loss") -> None:
+    def __init__(
+        self, delta: float = 1.0, reduction: str = "auto", name: str = "huber_loss"
+    ) -> None:
         super().__init__(_huber, reduction=reduction, name=name, delta=delta)
 
 

@@ -44,10 +44,12 @@ from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops, variables
 # ---- functions -------------------------------------------------------------------------------
 def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Any:
     y_pred = convert_to_tensor(y_pred)
-    threshold = math_ops.cast(threshold, y_pred.dtype)
-    y_pred = math_ops.cast(y_pred > threshold, y_pred.dtype)
+    cut = math_ops.cast(threshold, y_pred.dtype)
+    y_pred = math_ops.cast(y_pred > cut, y_pred.dtype)
     return math_ops.reduce_mean(
-        math_ops.cast(math_ops.equal(math_ops.cast(y_true, y_pred.dtype), y_pred), backend.floatx()),
+        math_ops.cast(
+            math_ops.equal(math_ops.cast(y_true, y_pred.dtype), y_pred), backend.floatx()
+        ),
         axis=-1,
     )
 
@@ -106,7 +108,9 @@ class Metric:
 
     weights = variables
 
-    def add_weight(self, name: str, shape: Any = (), initializer: Any = None, dtype: Any = None) -> Any:
+    def add_weight(
+        self, name: str, shape: Any = (), initializer: Any = None, dtype: Any = None
+    ) -> Any:
         dtype = dtypes.as_dtype(dtype or self._dtype)
         with name_scope(self.name):
             v = variables.Variable(
@@ -176,12 +180,16 @@ class Mean(_Reduce):
 
 
 class MeanMetricWrapper(Mean):
-    def __init__(self, fn: Callable[..., Any], name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self, fn: Callable[..., Any], name: str | None = None, dtype: Any = None, **kwargs: Any
+    ) -> None:
         super().__init__(name=name or fn.__name__, dtype=dtype)
         self._fn = fn
         self._fn_kwargs = kwargs
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
+    def update_state(  # type: ignore[override]  # Keras's (y_true, y_pred) metrics
+        self, y_true: Any, y_pred: Any, sample_weight: Any = None
+    ) -> Any:
         y_pred = convert_to_tensor(y_pred)
         y_true = math_ops.cast(y_true, self._dtype) if y_true is not None else y_true
         matches = self._fn(y_true, y_pred, **self._fn_kwargs)
@@ -190,7 +198,9 @@ class MeanMetricWrapper(Mean):
 
 def _accuracy(y_true: Any, y_pred: Any) -> Any:
     y_pred = convert_to_tensor(y_pred)
-    return math_ops.cast(math_ops.equal(math_ops.cast(y_true, y_pred.dtype), y_pred), backend.floatx())
+    return math_ops.cast(
+        math_ops.equal(math_ops.cast(y_true, y_pred.dtype), y_pred), backend.floatx()
+    )
 
 
 def _wrapper(fn: Callable[..., Any], class_name: str, default_name: str) -> type:
@@ -227,7 +237,9 @@ CategoricalCrossentropy = _wrapper(
     categorical_crossentropy, "CategoricalCrossentropy", "categorical_crossentropy"
 )
 SparseCategoricalCrossentropy = _wrapper(
-    sparse_categorical_crossentropy, "SparseCategoricalCrossentropy", "sparse_categorical_crossentropy"
+    sparse_categorical_crossentropy,
+    "SparseCategoricalCrossentropy",
+    "sparse_categorical_crossentropy",
 )
 Hinge = _wrapper(hinge, "Hinge", "hinge")
 SquaredHinge = _wrapper(squared_hinge, "SquaredHinge", "squared_hinge")
@@ -240,7 +252,9 @@ class RootMeanSquaredError(Mean):
     def __init__(self, name: str = "root_mean_squared_error", dtype: Any = None) -> None:
         super().__init__(name=name, dtype=dtype)
 
-    def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
+    def update_state(  # type: ignore[override]  # Keras's (y_true, y_pred) metrics
+        self, y_true: Any, y_pred: Any, sample_weight: Any = None
+    ) -> Any:
         y_pred = convert_to_tensor(y_pred)
         error = math_ops.squared_difference(y_pred, math_ops.cast(y_true, y_pred.dtype))
         return super().update_state(error, sample_weight=sample_weight)

@@ -15,7 +15,7 @@ from tfcluster.framework.graph import control_dependencies
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.lib.keras import backend
-from tfcluster.ops import math_ops, segment_ops, state_ops, training_ops, variables
+from tfcluster.ops import array_ops, math_ops, segment_ops, state_ops, training_ops, variables
 
 
 class Optimizer:
@@ -135,14 +135,18 @@ class Optimizer:
         grads = self.get_gradients(loss, params)
         return [self.apply_gradients(list(zip(grads, params)))]
 
-    def minimize(self, loss: Any, var_list: list[Any], grad_loss: Any = None, name: str | None = None) -> Any:
+    def minimize(
+        self, loss: Any, var_list: list[Any], grad_loss: Any = None, name: str | None = None
+    ) -> Any:
         if callable(loss):
             loss = loss()
         if callable(var_list):
             var_list = var_list()
         return self.apply_gradients(list(zip(self.get_gradients(loss, var_list), var_list)))
 
-    def apply_gradients(self, grads_and_vars: list[tuple[Any, Any]], name: str | None = None) -> Any:
+    def apply_gradients(
+        self, grads_and_vars: list[tuple[Any, Any]], name: str | None = None
+    ) -> Any:
         pairs = [(g, v) for g, v in grads_and_vars if g is not None]
         if not pairs:
             raise ValueError("No gradients provided for any variable.")
@@ -154,7 +158,7 @@ class Optimizer:
         updates = []
         for g, v in pairs:
             if isinstance(g, IndexedSlices):
-                g = segment_ops.unsorted_segment_sum(g.values, g.indices, g.dense_shape[0])
+                g = segment_ops.unsorted_segment_sum(g.values, g.indices, array_ops.shape(v)[0])
             updates.append(self._apply_dense(g, v))
         with control_dependencies(updates):
             return state_ops.assign_add(iterations, np.int64(1))
@@ -329,7 +333,9 @@ class TFOptimizer(Optimizer):
         super().__init__("TFOptimizer")
         self.optimizer = optimizer
 
-    def apply_gradients(self, grads_and_vars: list[tuple[Any, Any]], name: str | None = None) -> Any:
+    def apply_gradients(
+        self, grads_and_vars: list[tuple[Any, Any]], name: str | None = None
+    ) -> Any:
         return self.optimizer.apply_gradients(grads_and_vars, global_step=self.iterations)
 
     def get_gradients(self, loss: Any, params: list[Any]) -> list[Any]:
@@ -372,4 +378,3 @@ def get(identifier: Any) -> Any:
     if isinstance(identifier, TFTrainOptimizer):
         return TFOptimizer(identifier)
     raise ValueError(f"Could not interpret optimizer identifier: {identifier}")
-

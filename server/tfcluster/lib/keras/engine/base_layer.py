@@ -18,7 +18,7 @@ from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import backend, initializers
 from tfcluster.lib.layers import base as layers_base
 from tfcluster.ops import variables
-from tfcluster.ops.variables import VariableSynchronization
+from tfcluster.ops.variables import VariableAggregation, VariableSynchronization
 
 
 class Node:
@@ -60,9 +60,7 @@ class KerasLayerMixin:
         batch_size = kwargs.pop("batch_size", None)
         if batch_input_shape is None and input_shape is not None:
             batch_input_shape = (batch_size, *tuple(input_shape))
-        self._batch_input_shape = (
-            None if batch_input_shape is None else tuple(batch_input_shape)
-        )
+        self._batch_input_shape = None if batch_input_shape is None else tuple(batch_input_shape)
         self._keras_initial_weights = kwargs.pop("weights", None)
         kwargs.pop("autocast", None)
         dtype = kwargs.get("dtype")
@@ -91,10 +89,10 @@ class KerasLayerMixin:
         regularizer: Any = None,
         trainable: bool | None = None,
         constraint: Any = None,
-        partitioner: Any = None,
         use_resource: Any = None,
         synchronization: Any = VariableSynchronization.AUTO,
-        aggregation: Any = None,
+        aggregation: Any = VariableAggregation.NONE,
+        partitioner: Any = None,
         **kwargs: Any,
     ) -> Any:
         """A tf.Variable named after the current name scope (`dense/kernel`)."""
@@ -192,7 +190,8 @@ class KerasLayerMixin:
             layer._outbound_nodes.append(node)
         for i, t in enumerate(node.output_tensors):
             if isinstance(t, Tensor):
-                t._keras_history = (self, node_index, i)
+                tensor: Any = t  # Keras's history rides on the tensor object
+                tensor._keras_history = (self, node_index, i)
 
     # ---- what the first call took and made --------------------------------------------------
     def _node(self, what: str) -> Node:
@@ -222,7 +221,7 @@ class KerasLayerMixin:
         if any(f != found[0] for f in found[1:]):
             raise AttributeError(
                 f'The layer "{self._name}" has multiple inbound nodes, with different {which} '
-                f"shapes. Hence the notion of \"{which} shape\" is ill-defined for the layer."
+                f'shapes. Hence the notion of "{which} shape" is ill-defined for the layer.'
             )
         return found[0]
 

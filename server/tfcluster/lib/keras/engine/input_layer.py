@@ -28,7 +28,9 @@ class InputLayer(Layer):
             name = f"input_{backend.get_uid('input')}"
         if batch_input_shape is None and input_shape is not None:
             batch_input_shape = (batch_size, *tuple(input_shape))
-        dtype = dtype or (input_tensor.dtype.base_dtype.name if input_tensor is not None else backend.floatx())
+        dtype = dtype or (
+            input_tensor.dtype.base_dtype.name if input_tensor is not None else backend.floatx()
+        )
         super().__init__(name=name, dtype=dtype)
         self.built = True
         self.is_placeholder = input_tensor is None
@@ -36,12 +38,14 @@ class InputLayer(Layer):
             with name_scope(""):
                 input_tensor = backend.placeholder(shape=batch_input_shape, dtype=dtype, name=name)
         self._batch_input_shape = (
-            tuple(batch_input_shape) if batch_input_shape is not None
+            tuple(batch_input_shape)
+            if batch_input_shape is not None
             else tuple(input_tensor.shape.as_list())
         )
         node = Node(self, [input_tensor], [input_tensor])
         self._inbound_nodes.append(node)
-        input_tensor._keras_history = (self, 0, 0)
+        tensor: Any = input_tensor  # Keras's history rides on the tensor object
+        tensor._keras_history = (self, 0, 0)
 
     def get_config(self) -> dict[str, Any]:
         return {
@@ -52,7 +56,7 @@ class InputLayer(Layer):
         }
 
 
-def Input(  # noqa: N802 - Keras's name
+def Input(
     shape: Any = None,
     batch_size: Any = None,
     name: str | None = None,

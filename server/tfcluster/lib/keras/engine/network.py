@@ -10,11 +10,12 @@ from typing import Any
 from tfcluster.framework.graph import Tensor
 from tfcluster.lib.keras.engine import base_layer
 from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin, Node, flatten
-from tfcluster.lib.keras.engine.input_layer import InputLayer
 from tfcluster.lib.layers import base as layers_base
 
 
 class Network(KerasLayerMixin, layers_base.Layer):
+    _layers: list[Any]
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         inputs = kwargs.pop("inputs", args[0] if len(args) > 0 else None)
         outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
@@ -38,7 +39,8 @@ class Network(KerasLayerMixin, layers_base.Layer):
 
     @property
     def layers(self) -> list[Any]:
-        return [x for x in self._layers if not isinstance(x, InputLayer)]
+        """Every layer, the InputLayers of a functional model included (as in TF 1.15)."""
+        return list(self._layers)
 
     def get_layer(self, name: str | None = None, index: int | None = None) -> Any:
         if index is not None:

@@ -14,7 +14,7 @@ from tfcluster.lib.keras import backend
 from tfcluster.ops import constant_op, control_flow_ops
 from tfcluster.protos import trackable_object_graph_pb2 as tog
 from tfcluster.training import checkpoint_utils
-from tfcluster.training.saver import Saver, SaveableObject, SaveSpec
+from tfcluster.training.saver import SaveableObject, Saver, SaveSpec
 
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
 _OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
@@ -76,7 +76,9 @@ class _Graph:
         return index
 
 
-def _build(model: Any, graph: _Graph, node: Any, prefix: str, var_nodes: dict[int, tuple[int, str]]) -> None:
+def _build(
+    model: Any, graph: _Graph, node: Any, prefix: str, var_nodes: dict[int, tuple[int, str]]
+) -> None:
     layers = [layer for layer in model.layers if layer.weights]
     for i, layer in enumerate(layers):
         child_index, child = graph.node()

@@ -12,11 +12,12 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework.graph import Tensor, name_scope
-from tfcluster.lib.keras import backend, callbacks as cbks, losses, metrics, optimizers
+from tfcluster.lib.keras import backend, losses, metrics, optimizers
+from tfcluster.lib.keras import callbacks as cbks
+from tfcluster.lib.keras.engine import saving
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
 from tfcluster.lib.keras.engine.network import Network
-from tfcluster.lib.keras.engine import saving
 from tfcluster.ops import control_flow_ops, math_ops
 
 
@@ -89,10 +90,11 @@ class Model(Network):
             self.targets.append(target)
             if fn is None:
                 continue
-            with name_scope("loss"):
-                with name_scope(names[i] + "_loss"):
-                    per_example = fn.call(target, output) if isinstance(fn, losses.Loss) else fn(target, output)
-                    value = math_ops.reduce_mean(per_example)
+            with name_scope("loss"), name_scope(names[i] + "_loss"):
+                per_example = (
+                    fn.call(target, output) if isinstance(fn, losses.Loss) else fn(target, output)
+                )
+                value = math_ops.reduce_mean(per_example)
             self._output_losses.append(value * weights[i] if weights[i] != 1.0 else value)
         with name_scope("loss"):
             total: Any = None
@@ -115,11 +117,10 @@ class Model(Network):
             for spec in specs:
                 name, fn = self._metric_fn(spec, loss_fns[i], output)
                 full = f"{names[i]}_{name}" if multi else name
-                with name_scope("metrics"):
-                    with name_scope(full):
-                        # A sum: averaged over the samples seen in float64, as Keras's
-                        # total/count metrics report it.
-                        value = math_ops.reduce_sum(fn(self.targets[i], output))
+                with name_scope("metrics"), name_scope(full):
+                    # A sum: averaged over the samples seen in float64, as Keras's
+                    # total/count metrics report it.
+                    value = math_ops.reduce_sum(fn(self.targets[i], output))
                 self._metric_tensors.append((full, value))
                 metric_names.append(full)
         self.metrics_names = metric_names
@@ -129,7 +130,10 @@ class Model(Network):
         if spec in ("accuracy", "acc"):
             fn_name = getattr(loss_fn, "__name__", type(loss_fn).__name__)
             last = output.shape.as_list()[-1] if output.shape.ndims else None
-            if "sparse_categorical" in fn_name.lower() or fn_name == "SparseCategoricalCrossentropy":
+            if (
+                "sparse_categorical" in fn_name.lower()
+                or fn_name == "SparseCategoricalCrossentropy"
+            ):
                 fn: Any = metrics.sparse_categorical_accuracy
             elif fn_name in ("binary_crossentropy", "BinaryCrossentropy") or last == 1:
                 fn = metrics.binary_accuracy
@@ -139,21 +143,18 @@ class Model(Network):
         if isinstance(spec, metrics.Metric):
             raise backend.unimplemented("tf.keras Metric objects in compile(metrics=...)")
         fn = metrics.get(spec)
-        name = spec if isinstance(spec, str) else getattr(fn, "__name__", type(fn).__name__)
-        return name, fn
+        return getattr(fn, "__name__", type(fn).__name__), fn
 
     # ---- building --------------------------------------------------------------------------
     def _ensure_built(self, x: list[np.ndarray]) -> None:
-        if self.built and self._is_graph_network:
+        if self.inputs and self.outputs:
             return
         self._build_from_arrays(x)
 
     def _build_from_arrays(self, x: list[np.ndarray]) -> None:
         """Subclassed models (and Sequential without input shape): inputs made from the data."""
-        inputs = [
-            Input(batch_shape=(None, *np.shape(a)[1:]), dtype=_keras_dtype(a)) for a in x
-        ]
-        outputs = self.call(inputs[0] if len(inputs) == 1 else inputs)
+        inputs = [Input(batch_shape=(None, *np.shape(a)[1:]), dtype=_keras_dtype(a)) for a in x]
+        outputs = self(inputs[0] if len(inputs) == 1 else inputs)
         self.inputs = inputs
         self.outputs = flatten(outputs)
         self.input_names = [t.op.name for t in inputs]
@@ -169,12 +170,11 @@ class Model(Network):
         if not hasattr(self, "total_loss"):
             self._build_loss()
         if for_training and self._train_fn is None:
-            with name_scope("training"):
-                with name_scope(type(self.optimizer).__name__):
-                    params = self.trainable_weights
-                    step = self.optimizer.get_updates(loss=self.total_loss, params=params)
-                    updates = list(step) + list(self.updates)
-                    self._train_fn = control_flow_ops.group(*updates)
+            with name_scope("training"), name_scope(type(self.optimizer).__name__):
+                params = self.trainable_weights
+                step = self.optimizer.get_updates(loss=self.total_loss, params=params)
+                updates = list(step) + list(self.updates)
+                self._train_fn = control_flow_ops.group(*updates)
 
     # ---- feeding ---------------------------------------------------------------------------
     def _standardize(self, x: Any, y: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
@@ -187,7 +187,9 @@ class Model(Network):
         ys = [np.asarray(a) for a in _as_list(y)]
         return xs, ys
 
-    def _feed(self, xs: list[np.ndarray], ys: list[np.ndarray], index: Any, training: bool) -> dict[Any, Any]:
+    def _feed(
+        self, xs: list[np.ndarray], ys: list[np.ndarray], index: Any, training: bool
+    ) -> dict[Any, Any]:
         feed: dict[Any, Any] = {}
         for t, a in zip(self.inputs, xs):
             feed[t] = a[index]
@@ -285,7 +287,7 @@ class Model(Network):
                 index = order[start : start + batch_size]
                 clist.on_train_batch_begin(batch_index, {"batch": batch_index, "size": len(index)})
                 values = session.run(
-                    fetches + [self._train_fn], feed_dict=self._feed(xs, ys, index, True)
+                    [*fetches, self._train_fn], feed_dict=self._feed(xs, ys, index, True)
                 )[:-1]
                 sums += _weighted(values, out_labels, len(index))
                 logs: dict[str, Any] = {"batch": batch_index, "size": len(index)}
@@ -309,7 +311,9 @@ class Model(Network):
         clist.on_train_end()
         return self.history
 
-    def _test_loop(self, xs: list[np.ndarray], ys: list[np.ndarray], batch_size: int, verbose: int) -> list[float]:
+    def _test_loop(
+        self, xs: list[np.ndarray], ys: list[np.ndarray], batch_size: int, verbose: int
+    ) -> list[float]:
         self._ensure_compiled(for_training=False)
         session = backend.get_session()
         fetches = [self.total_loss] + [t for _, t in self._metric_tensors]
@@ -365,21 +369,30 @@ class Model(Network):
         results = [np.concatenate(p) for p in parts]
         return results[0] if len(results) == 1 else results
 
-    def train_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, class_weight: Any = None, reset_metrics: bool = True) -> Any:
+    def train_on_batch(
+        self,
+        x: Any,
+        y: Any = None,
+        sample_weight: Any = None,
+        class_weight: Any = None,
+        reset_metrics: bool = True,
+    ) -> Any:
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
         self._ensure_compiled(for_training=True)
         fetches = [self.total_loss] + [t for _, t in self._metric_tensors]
         index = np.arange(len(xs[0]))
         values = backend.get_session().run(
-            fetches + [self._train_fn], feed_dict=self._feed(xs, ys, index, True)
+            [*fetches, self._train_fn], feed_dict=self._feed(xs, ys, index, True)
         )[:-1]
         names = list(self.metrics_names)
         size = len(index)
         values = [float(v) if _is_loss(n) else float(v) / size for v, n in zip(values, names)]
         return values[0] if len(values) == 1 else values
 
-    def test_on_batch(self, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True) -> Any:
+    def test_on_batch(
+        self, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True
+    ) -> Any:
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
         result = self._test_loop(xs, ys, len(xs[0]), verbose=0)
@@ -395,7 +408,13 @@ class Model(Network):
     def load_weights(self, filepath: str, by_name: bool = False) -> Any:
         return saving.load_weights(self, filepath, by_name)
 
-    def save(self, filepath: str, overwrite: bool = True, include_optimizer: bool = True, save_format: Any = None) -> None:
+    def save(
+        self,
+        filepath: str,
+        overwrite: bool = True,
+        include_optimizer: bool = True,
+        save_format: Any = None,
+    ) -> None:
         raise backend.unimplemented("tf.keras.Model.save (whole-model HDF5/SavedModel files)")
 
     def reset_metrics(self) -> None:
@@ -408,11 +427,8 @@ def _is_loss(name: str) -> bool:
 
 def _weighted(values: list[Any], names: list[str], size: int) -> np.ndarray:
     """Batch values as sums over the batch's samples (losses come as means, metrics as sums)."""
-    return np.array(
-        [float(v) * size if _is_loss(n) else float(v) for v, n in zip(values, names)]
-    )
+    return np.array([float(v) * size if _is_loss(n) else float(v) for v, n in zip(values, names)])
 
 
 def _keras_dtype(a: np.ndarray) -> str:
     return "float32" if a.dtype == np.float64 else str(a.dtype)
-

@@ -63,9 +63,7 @@ class Reshape(Layer):
         return TensorShape([dims[0], *rest])
 
     def call(self, inputs: Any) -> Any:
-        out = array_ops.reshape(inputs, (array_ops.shape(inputs)[0], *self.target_shape))
-        out.set_shape(self.compute_output_shape(inputs.shape))
-        return out
+        return array_ops.reshape(inputs, (array_ops.shape(inputs)[0], *self.target_shape))
 
 
 class Permute(Layer):

@@ -42,7 +42,9 @@ class Dense(KerasLayerMixin, tf_core.Dense):
 
 
 class Dropout(KerasLayerMixin, tf_core.Dropout):
-    def __init__(self, rate: float, noise_shape: Any = None, seed: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self, rate: float, noise_shape: Any = None, seed: Any = None, **kwargs: Any
+    ) -> None:
         super().__init__(rate=rate, noise_shape=noise_shape, seed=seed, **kwargs)
 
     def call(self, inputs: Any, training: Any = None) -> Any:

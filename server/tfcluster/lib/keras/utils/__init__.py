@@ -23,7 +23,7 @@ def to_categorical(y: Any, num_classes: int | None = None, dtype: str = "float32
     n = y.shape[0]
     categorical = np.zeros((n, num_classes), dtype=dtype)
     categorical[np.arange(n), y] = 1
-    return np.reshape(categorical, input_shape + (num_classes,))
+    return np.reshape(categorical, (*input_shape, num_classes))
 
 
 def normalize(x: Any, axis: int = -1, order: int = 2) -> np.ndarray:

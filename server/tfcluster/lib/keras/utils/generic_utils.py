@@ -104,12 +104,11 @@ class Progbar:
                 info += "\n"
             sys.stdout.write(info)
             sys.stdout.flush()
-        elif self.verbose == 2:
-            if self.target is not None and current >= self.target:
-                numdigits = int(np.log10(self.target)) + 1
-                info = f"{current:{numdigits}d}/{self.target}" + info + self._values_text() + "\n"
-                sys.stdout.write(info)
-                sys.stdout.flush()
+        elif self.verbose == 2 and self.target is not None and current >= self.target:
+            numdigits = int(np.log10(self.target)) + 1
+            info = f"{current:{numdigits}d}/{self.target}" + info + self._values_text() + "\n"
+            sys.stdout.write(info)
+            sys.stdout.flush()
         self._last_update = now
 
     def _values_text(self) -> str:

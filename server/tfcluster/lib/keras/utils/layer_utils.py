@@ -64,9 +64,7 @@ def print_summary(
     print_fn("_" * line_length)
     print_row(to_display)
     print_fn("=" * line_length)
-    layers = model.layers if not model._is_graph_network else model._layers
-    if type(model).__name__ == "Sequential":
-        layers = model.layers
+    layers = model.layers
     for i, layer in enumerate(layers):
         fields = [f"{layer.name} ({type(layer).__name__})", output_shape(layer), _params(layer)]
         if sequential_like:
