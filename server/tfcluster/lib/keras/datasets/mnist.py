@@ -1,5 +1,6 @@
 """tf.keras.datasets.mnist.load_data: reads ~/.keras/datasets/mnist.npz (downloaded as TF
-does when absent)."""
+does when absent). Unlike TF 1.15, a file already there is used without checking its hash
+(1.15 re-downloads a file whose SHA-256 differs), so local data works without a network."""
 
 from __future__ import annotations
 
