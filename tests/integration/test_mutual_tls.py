@@ -29,6 +29,7 @@ from tfcluster.cli.local_ca import write_identity
 from tfcluster.rpc import shm, tls, tls_diagnosis
 from tfcluster.rpc.direct import client as direct
 from tfcluster.rpc.direct import wire as direct_wire
+from tfcluster.task_server.options import ServerOptions
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
@@ -101,6 +102,37 @@ def test_a_cluster_over_mutual_tls_runs_steps_on_direct_streams(
     # The session's steps reached the worker's master, and its RunGraph the ps, directly.
     assert worker._transport.direct.calls_served > 0
     assert ps._transport.direct.calls_served > 0
+
+
+def test_heartbeats_over_tls_keep_idle_streams_and_steps_whole(
+    ids: tls_identities.Identities,
+) -> None:
+    """Heartbeat frames between steps travel as TLS records of their own: streams idle for
+    many of them still carry the next steps, whole."""
+    ports = free_ports(2)
+    cluster = {"ps": [f"localhost:{ports[0]}"], "worker": [f"localhost:{ports[1]}"]}
+    given = tls_identities.files(ids.task)
+    quick = ServerOptions(heartbeat_seconds=0.1)
+    ps = tf.train.Server(cluster, job_name="ps", task_index=0, tls=given, options=quick)
+    worker = tf.train.Server(cluster, job_name="worker", task_index=0, tls=given, options=quick)
+    try:
+        g, v, step, _ = _ps_graph()
+        with _remote_session(worker, g) as sess:
+            sess.run(v.initializer)
+            _wait_direct(f"localhost:{worker.port}", lambda: sess.run(step))
+            _wait_direct(f"localhost:{ps.port}", lambda: sess.run(step))
+            for _ in range(5):  # every stream a step uses is open
+                sess.run(step)
+            before = sess.run(v)
+            for _ in range(3):
+                time.sleep(1.0)  # ten heartbeats on every open stream
+                sess.run(step)
+            np.testing.assert_array_equal(sess.run(v), before + 3)
+        assert worker._transport.direct.calls_served > 0 and ps._transport.direct.calls_served > 0
+    finally:
+        worker.stop(grace=0.0)
+        ps.stop(grace=0.0)
+        tls.use_for_clients(None)
 
 
 @pytest.mark.parametrize("shm_setting", ["0", "1"])

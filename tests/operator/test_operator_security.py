@@ -327,8 +327,7 @@ class Api:
         return Children.of(
             statefulsets=of("StatefulSet"),
             services=of("Service"),
-            secrets=of("Secret"),
-            network_policies=of("NetworkPolicy"),
+            others=[*of("Secret"), *of("NetworkPolicy")],
         )
 
 

@@ -95,9 +95,10 @@ def secure_pod(spec: TFClusterSpec, job: str, pod: dict[str, Any]) -> None:
         {"name": TLS_KEY_ENV, "value": f"{TLS_MOUNT}/{key}"},
         {"name": TLS_CA_ENV, "value": f"{TLS_MOUNT}/{CA_FILE}"},
     ]
-    probe = container["readinessProbe"]
-    probe.pop("grpc", None)
-    probe["httpGet"] = {"path": HEALTH_PATH, "port": "metrics"}
+    probe = container.get("readinessProbe")
+    if probe is not None:  # a task server's (a job running a program may have none)
+        probe.pop("grpc", None)
+        probe["httpGet"] = {"path": HEALTH_PATH, "port": "metrics"}
 
 
 def certificates(spec: TFClusterSpec, owner: OwnerRef, cluster_domain: str) -> list[dict[str, Any]]:

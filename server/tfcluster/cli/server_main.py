@@ -40,6 +40,7 @@ from tfcluster.framework import errors
 from tfcluster.rpc import tls
 from tfcluster.settings import contract, environment
 from tfcluster.task_server import ports
+from tfcluster.task_server.options import ServerOptions
 from tfcluster.task_server.server import Server
 
 EXIT_USAGE = 2
@@ -90,6 +91,27 @@ def build_parser() -> argparse.ArgumentParser:
         default="",
         help=f"PEM certificate of the cluster's CA: only peers it signed get in "
         f"(${contract.TLS_CA_ENV})",
+    )
+    parser.add_argument(
+        "--heartbeat_seconds",
+        type=float,
+        default=ServerOptions.heartbeat_seconds,
+        help="seconds between heartbeats on direct connections; a peer that hears none for "
+        "3 of them gives this task up (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max_work_calls",
+        type=int,
+        default=ServerOptions.max_work_calls,
+        help="how many calls that run steps or wait for tensors (open streams included) this "
+        "task serves at once; more get RESOURCE_EXHAUSTED (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--memory_budget_bytes",
+        type=int,
+        default=None,
+        help="the most memory a request may make this task hold; a bigger request gets "
+        "RESOURCE_EXHAUSTED (default: the container's memory limit, else the machine's RAM)",
     )
     return parser
 
@@ -215,6 +237,7 @@ def serve(
     direct_port: str = "0",
     metrics_warning: str = "",
     termination_log: str = contract.TERMINATION_MESSAGE_PATH,
+    options: ServerOptions | None = None,
     *,
     tls_files: tls.TLSFiles | None = None,
     metrics_address: str | None = None,
@@ -227,6 +250,7 @@ def serve(
             task_index=index,
             metrics_port=metrics_port,
             direct_port=direct_port,
+            options=options,
             tls=tls_files,
             metrics_address=metrics_address,
         )
@@ -293,6 +317,11 @@ def _main(argv: Sequence[str] | None, termination_log: str) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     direct_port = resolve_direct_port(environ)
+    try:
+        options = server_options(args)
+    except ValueError as e:
+        report_fatal(f"tfcluster-server: {e}", termination_log)
+        return EXIT_USAGE
     return serve(
         cluster,
         job,
@@ -302,8 +331,18 @@ def _main(argv: Sequence[str] | None, termination_log: str) -> int:
         direct_port,
         metrics_warning,
         termination_log,
+        options,
         tls_files=tls_files,
         metrics_address=metrics_address,
+    )
+
+
+def server_options(args: argparse.Namespace) -> ServerOptions:
+    """The ServerOptions the flags ask for (ValueError for values out of range)."""
+    return ServerOptions(
+        heartbeat_seconds=args.heartbeat_seconds,
+        memory_budget_bytes=args.memory_budget_bytes,
+        max_work_calls=args.max_work_calls,
     )
 
 

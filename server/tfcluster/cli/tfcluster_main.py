@@ -315,12 +315,12 @@ def run_local(
     metrics, direct = side_ports(cluster, 2)
     print_metrics_urls(metrics)
     local = LocalCluster(logdir)
-    blas = blas_threads_env(num_ps + num_workers)
     secured = throwaway_tls(logdir)[0] if tls else {}
     with _interruptible(local):
         for job in ("ps", "worker"):
             for i in range(len(cluster[job])):
-                env = {contract.TF_CONFIG_ENV: tf_config(cluster, job, i), **blas, **secured}
+                # No thread settings: each task server sizes its pools itself (host_share).
+                env = {contract.TF_CONFIG_ENV: tf_config(cluster, job, i), **secured}
                 env[contract.METRICS_PORT_ENV] = str(metrics[f"{job}-{i}"])
                 env[contract.DIRECT_PORT_ENV] = str(direct[f"{job}-{i}"])
                 cmd = _task_command(base, cluster, job, i, task_flags, extra)
@@ -349,22 +349,6 @@ def throwaway_tls(logdir: str) -> tuple[dict[str, str], dict[str, str]]:
         }
 
     return env(tasks), env(client)
-
-
-BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def blas_threads_env(num_tasks: int, environ: Any = os.environ) -> dict[str, str]:
-    """The machine's cores shared out between the local tasks' BLAS thread pools.
-
-    Every task is a numpy process; left alone, each one's BLAS starts a thread per core and
-    the tasks fight over the cores (on 2 cores, 1 ps + 2 workers train 3x slower). Variables
-    the user set are kept.
-    """
-    if any(v in environ for v in BLAS_THREAD_VARS):
-        return {}
-    per_task = max(1, (os.cpu_count() or 1) // max(1, num_tasks))
-    return {v: str(per_task) for v in BLAS_THREAD_VARS}
 
 
 def _default_logdir(name: str) -> str:

@@ -10,6 +10,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.client import fetches as fetch_lib
+from tfcluster.client import thread_settings
 from tfcluster.client.master_client import MasterClient, master_for_target
 from tfcluster.framework import dtypes, errors
 from tfcluster.framework.default_session import pop_default_session, push_default_session
@@ -44,6 +45,17 @@ class BaseSession:
             raise TypeError(f"config must be a tf.ConfigProto, but got {type(config).__name__}")
         if not isinstance(target, str):
             raise TypeError(f"target must be a string, but got {type(target).__name__}")
+        if target and config is not None and config.rpc_options.compression_algorithm:
+            raise errors.UnimplementedError(
+                None,
+                None,
+                "ConfigProto.rpc_options.compression_algorithm="
+                f"{config.rpc_options.compression_algorithm!r} is not supported: tfcluster "
+                "sends tensors uncompressed (leave it empty)",
+            )
+        if config is None:
+            # As TF 1.15 takes its context's config: tf.config.threading's thread counts.
+            config = thread_settings.default_session_config()
         allocator.tune()  # steps reuse freed tensor memory (see runtime/allocator.py)
         self._graph = graph if graph is not None else get_default_graph()
         self._target = target

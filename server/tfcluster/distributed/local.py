@@ -26,7 +26,9 @@ class LocalWorkerCache:
 def new_local_master() -> Master:
     """A fresh engine: its own worker and resources, shared with no other session."""
     worker = Worker(LOCAL_TASK)
-    return Master(LocalWorkerCache(worker), LOCAL_TASK)
+    master = Master(LocalWorkerCache(worker), LOCAL_TASK)
+    master.sessions_share_resources = False  # isolate_session_state holds by construction
+    return master
 
 
 def close_local_master(master: Master) -> None:

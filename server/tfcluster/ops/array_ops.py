@@ -701,6 +701,8 @@ def concat(values: Any, axis: Any, name: str | None = "concat") -> Tensor:
 
 
 def stack(values: Sequence[Any], axis: int = 0, name: str | None = "stack") -> Tensor:
+    if isinstance(values, Tensor) and axis == 0:
+        return values  # TF converts `values` first: a tensor is returned as it is
     if not values:
         raise ValueError("stack needs at least one value (values is empty)")
     if axis == 0:
@@ -755,6 +757,14 @@ def split(
     is_int = isinstance(num_or_size_splits, (int, np.integer, Dimension)) and not isinstance(
         num_or_size_splits, bool
     )
+    # TF converts the sizes first, in the caller's scope (a `Const` even for an int, which
+    # Split does not read): later op names in that scope count it.
+    raw = num_or_size_splits
+    if isinstance(raw, TensorShape):
+        raw = raw.as_list()
+    if isinstance(raw, (list, tuple)):
+        raw = [d.value if isinstance(d, Dimension) else d for d in raw]
+    sizes = convert_to_tensor(int(raw) if is_int else raw, preferred_dtype=dtypes.int32)
     with name_scope(name, "split", [value]) as scope:
         x = convert_to_tensor(value, name="value")
         if is_int:
@@ -764,7 +774,11 @@ def split(
             a = _int_tensor(axis, "split_dim", allow_int64=False)
             attrs = {"num_split": n, "T": x.dtype.base_dtype}
             return list(_make("Split", [a, x], attrs, scope).outputs)
-        sizes = _int_tensor(num_or_size_splits, "size_splits")
+        if sizes.dtype.base_dtype not in _INDEX_DTYPES:
+            raise TypeError(
+                "Value passed to parameter 'size_splits' has DataType "
+                f"{sizes.dtype.base_dtype.name} not in list of allowed values: int32, int64"
+            )
         if sizes.shape.ndims == 0:
             raise ValueError("num_or_size_splits as a tensor must be 1-D (use an int for Split)")
         if num is None:

@@ -441,7 +441,9 @@ def sigmoid_cross_entropy_with_logits(
         neg_abs_logits = array_ops.where(cond, -x, x)
         # Python operators, as TF 1.15 writes it: the ops are named mul and sub.
         return math_ops.add(
-            relu_logits - x * z, math_ops.log1p(math_ops.exp(neg_abs_logits)), name=scope
+            relu_logits - x * z,  # named sub and mul, as TF's operators name them
+            math_ops.log1p(math_ops.exp(neg_abs_logits)),
+            name=scope,
         )
 
 

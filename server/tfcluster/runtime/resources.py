@@ -16,15 +16,19 @@ DEFAULT_CONTAINER = ""
 class VariableRef:
     """A variable's buffer. Assignments swap in a new array, so reads are consistent snapshots."""
 
-    __slots__ = ("dtype", "generation", "lock", "name", "shape", "value")
+    __slots__ = ("dtype", "generation", "lock", "name", "shape", "value", "writes", "writes_lock")
 
     def __init__(self, name: str, dtype: Any, shape: Any) -> None:
         self.name = name
         self.dtype = dtype
         self.shape = shape
         self.value: Any = None
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # use_locking's lock
         self.generation = 0
+        # Sparse updates writing `value` in place now: (id of that array, how many); see
+        # kernels/in_place.py.
+        self.writes: tuple[int, int] | None = None
+        self.writes_lock = threading.Lock()
 
     def read(self, node_name: str) -> Any:
         value = self.value

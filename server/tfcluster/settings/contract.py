@@ -20,6 +20,10 @@ METRICS_PORT_ENV = "TFCLUSTER_METRICS_PORT"
 # The port of the task's direct streams (rpc/direct): peers connect to the port the task
 # reports, so behind a Service it must be the declared one.
 DIRECT_PORT_ENV = "TFCLUSTER_DIRECT_PORT"
+# The task container's CPU budget in millicores (its CPU limit, else its request), passed
+# through the downward API (resourceFieldRef, divisor 1m): the server sizes its thread pools
+# to it. A request is not a cgroup quota, so without this the task would see the node's cores.
+CPU_BUDGET_ENV = "TFCLUSTER_CPU_MILLICORES"
 
 # Mutual TLS (rpc/tls.py): PEM files of this process's certificate, its key and the CA whose
 # certificates it accepts. A task server serves only peers with a certificate from that CA;
@@ -39,6 +43,7 @@ OPERATOR_ENV = frozenset(
         TASK_INDEX_ENV,
         METRICS_PORT_ENV,
         DIRECT_PORT_ENV,
+        CPU_BUDGET_ENV,
         TLS_CERT_ENV,
         TLS_KEY_ENV,
         TLS_CA_ENV,

@@ -22,15 +22,17 @@ import time
 from typing import Any
 
 from tfcluster.distributed.cluster_spec import ClusterSpec
-from tfcluster.framework import errors
+from tfcluster.framework import errors, memory_budget
 from tfcluster.protos import cluster_pb2, config_pb2, tensorflow_server_pb2
 from tfcluster.rpc import master_client as rpc_master_client
 from tfcluster.rpc import tls as rpc_tls
-from tfcluster.runtime import allocator
+from tfcluster.runtime import allocator, thread_budget
 from tfcluster.settings import contract, environment
 from tfcluster.task_server.core import TaskCore
+from tfcluster.task_server.host_share import tasks_on_this_host
 from tfcluster.task_server.metrics.families import ServerMetrics
 from tfcluster.task_server.metrics.telemetry import start_telemetry
+from tfcluster.task_server.options import ServerOptions
 from tfcluster.task_server.ports import PortChoice, listen_hosts, resolve_metrics_port
 from tfcluster.task_server.server_def import locate_task, make_server_def
 from tfcluster.task_server.transport import TaskTransport
@@ -51,13 +53,15 @@ class Server:
         start: bool = True,
         metrics_port: int | str | PortChoice | None = None,
         direct_port: int | str | None = None,
+        options: ServerOptions | None = None,
         tls: Any = None,
         metrics_address: str | None = None,
     ) -> None:
         """`metrics_port`: serve Prometheus metrics on this port (0: any free port; negative or
         'off': none); None (the default) uses TFCLUSTER_METRICS_PORT, and no metrics without it.
         `direct_port`: serve direct streams on this port; None uses TFCLUSTER_DIRECT_PORT, else
-        any free port (TFCLUSTER_DIRECT=0: none).
+        any free port (TFCLUSTER_DIRECT=0: none). `options`: how the task guards itself
+        (task_server/options.py; the defaults suit production).
         `tls`: mutual TLS, the PEM files of this task's certificate, key and the cluster's CA
         (a TLSFiles, {"cert", "key", "ca"} or a (cert, key, ca) tuple): gRPC and direct
         streams serve only peers with a certificate from that CA, and this process's own
@@ -66,11 +70,23 @@ class Server:
         `metrics_address`: where /metrics listens; None uses TFCLUSTER_METRICS_ADDRESS, else
         loopback for a task whose address is loopback, else every interface."""
         allocator.tune()  # steps reuse freed tensor memory (see runtime/allocator.py)
+        options = options or ServerOptions()
+        if options.memory_budget_bytes is not None:
+            memory_budget.set_budget(options.memory_budget_bytes)
         self._server_def = make_server_def(
             server_or_cluster_def, job_name, task_index, protocol, config
         )
         where = locate_task(self._server_def)
         self._cluster = where.cluster
+        # The task's thread pools, as TensorFlow's server sizes them from its config; left
+        # unset, the CPUs this process may use, shared with the other tasks on this host.
+        session_config = self._server_def.default_session_config
+        self.thread_budget = thread_budget.configure(
+            session_config.intra_op_parallelism_threads,
+            session_config.inter_op_parallelism_threads,
+            share=tasks_on_this_host(where.cluster),
+            source="server config",
+        )
         self._task = where.task
         self._direct_port, self._direct_source = _direct_port_wanted(direct_port)
         self._tls = _tls_source(tls)
@@ -96,6 +112,7 @@ class Server:
             self._task,
             where.index,
             metrics,
+            options,
             self._tls,
         )
         try:

@@ -15,7 +15,15 @@ import grpc
 
 from tfcluster.protos import direct_service_pb2
 from tfcluster.rpc import channels, status, tls
-from tfcluster.rpc.direct.wire import DESCRIBE, MAGIC, PROBE, DirectError, Wire, lost
+from tfcluster.rpc.direct.wire import (
+    DESCRIBE,
+    HEARTBEATS_MISSED,
+    MAGIC,
+    PROBE,
+    DirectError,
+    Wire,
+    lost,
+)
 from tfcluster.settings import environment
 
 CONNECT_TIMEOUT = 2.0
@@ -28,10 +36,12 @@ def connect(
     method: str,
     token: bytes,
     timeout: float,
+    silence: float | None = None,
     *,
     material: tls.TLSMaterial | None = None,
 ) -> Wire:
     """A connection to `method`, accepted by the server: raises OSError or DirectError.
+    `silence`: how long a read or write may wait for the server (it writes heartbeats).
     With `material`, over mutual TLS: the server's certificate must come from its CA and
     name `host`, and the server checks ours."""
     sock = socket.create_connection((host, port), timeout=timeout)
@@ -56,7 +66,7 @@ def connect(
             )
         if answer.code() != grpc.StatusCode.OK:
             raise answer
-        sock.settimeout(None)
+        sock.settimeout(silence)
         return wire
     except BaseException:
         with contextlib.suppress(OSError):
@@ -142,7 +152,13 @@ class DirectCall:
         return lost(err or EOFError())
 
     def is_active(self) -> bool:
-        return not (self._ended or self._cancelled or self._wire.readable())
+        """Between calls: not ended, and the peer has sent only heartbeats meanwhile."""
+        if self._ended or self._cancelled:
+            return False
+        try:
+            return self._wire.idle_and_alive()
+        except (OSError, ValueError):
+            return False
 
     def half_close(self) -> None:
         # Over TLS the end is a frame: never in the middle of a message being sent.
@@ -171,7 +187,8 @@ class Link:
         host, _, _ = address.rpartition(":")
         self.address = address
         self.host = host.strip("[]") or "localhost"
-        self._endpoint: tuple[int, bytes] | None = None
+        # (port, token, how long the peer may stay silent before a call gives it up)
+        self._endpoint: tuple[int, bytes, float | None] | None = None
         self._lock = threading.Lock()
         self._probing = False
         self._retry_at = 0.0
@@ -190,7 +207,13 @@ class Link:
         try:
             material = tls.client_material()
             wire = connect(
-                self.host, endpoint[0], method, endpoint[1], CONNECT_TIMEOUT, material=material
+                self.host,
+                endpoint[0],
+                method,
+                endpoint[1],
+                CONNECT_TIMEOUT,
+                endpoint[2],
+                material=material,
             )
         except (OSError, grpc.RpcError, tls.TLSConfigError):
             with self._lock:
@@ -215,7 +238,7 @@ class Link:
         threading.Thread(target=self._probe, name="direct-probe", daemon=True).start()
 
     def _probe(self) -> None:
-        endpoint: tuple[int, bytes] | None = None
+        endpoint: tuple[int, bytes, float | None] | None = None
         try:
             describe = channels.shared_channel(self.address).unary_unary(
                 DESCRIBE,
@@ -230,7 +253,9 @@ class Link:
                 connect(
                     self.host, found.port, PROBE, found.token, CONNECT_TIMEOUT, material=material
                 ).close()
-                endpoint = (found.port, found.token)
+                beat = found.heartbeat_ms / 1000.0
+                silence = max(1.0, HEARTBEATS_MISSED * beat) if beat > 0 else None
+                endpoint = (found.port, found.token, silence)
         except Exception:
             endpoint = None
         with self._lock:

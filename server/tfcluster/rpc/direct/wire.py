@@ -16,19 +16,25 @@ from typing import Any
 import grpc
 import numpy as np
 
-from tfcluster.framework import errors
+from tfcluster.framework import errors, memory_budget
 from tfcluster.rpc import status
 from tfcluster.rpc import tensor_coding as coding
 
 SERVICE_NAME = "tfcluster.DirectService"
 # The gRPC method through which a task says where it serves direct streams.
 DESCRIBE = f"/{SERVICE_NAME}/Describe"
-MAGIC = b"TFCDIRECT1\n"
+# Version 2 has heartbeats: peers of version 1 refuse each other and use gRPC.
+MAGIC = b"TFCDIRECT2\n"
 # The method a client names to check an endpoint: the server answers OK and hangs up.
 PROBE = ""
 _LEN = struct.Struct("<Q")
 _CODE = struct.Struct("<I")
 _STATUS_BIT = 1 << 63
+# A frame with only this bit set is a heartbeat: the server is alive (it carries nothing).
+HEARTBEAT = _LEN.pack(1 << 62)
+# A client takes a server that sent nothing (not even a heartbeat) for this many of its
+# heartbeat intervals for frozen or unreachable.
+HEARTBEATS_MISSED = 3
 # A frame with only this bit set ends the client's requests. A plain connection says the same
 # by shutting its write side; TLS cannot (Python's ssl drops the session on a shutdown).
 END_OF_REQUESTS = _LEN.pack(1 << 61)
@@ -57,6 +63,12 @@ class DirectError(grpc.RpcError):
 
 
 def lost(err: BaseException) -> DirectError:
+    if isinstance(err, TimeoutError):
+        return DirectError(
+            grpc.StatusCode.UNAVAILABLE,
+            "direct connection lost: the peer sent nothing, not even a heartbeat, for "
+            f"{HEARTBEATS_MISSED} of its heartbeat intervals (it is frozen or unreachable)",
+        )
     return DirectError(grpc.StatusCode.UNAVAILABLE, f"direct connection lost: {err}")
 
 
@@ -106,6 +118,7 @@ class Wire:
             )
         if n <= _SMALL:
             return self._exact(n)
+        memory_budget.check(n, "a message")
         view = np.empty(n, np.uint8).data
         self._fill(view)
         return view
@@ -154,8 +167,11 @@ class Wire:
         return self._status(n & ~_STATUS_BIT) if n & _STATUS_BIT else None
 
     def _frame_length(self) -> int | None:
-        """The next frame's length; None at a clean end; a status frame raises its error."""
-        head = self._reader.read(_LEN.size)
+        """The next frame's length; None at a clean end (or the client's end of requests);
+        a status frame raises its error; heartbeats are skipped."""
+        head = HEARTBEAT
+        while head == HEARTBEAT:
+            head = self._reader.read(_LEN.size)
         if not head or head == END_OF_REQUESTS:
             return None
         if len(head) < _LEN.size:
@@ -207,6 +223,35 @@ class Wire:
             self.sock.sendall(END_OF_REQUESTS)
         else:
             self.shutdown(socket.SHUT_WR)
+
+    def heartbeat(self) -> None:
+        """Writes a heartbeat unless the socket's buffer is full (then the peer has bytes to
+        read anyway, or is not reading: a heartbeat would not help). The caller holds the
+        write lock. Raises OSError when the peer is gone."""
+        if self.tls:
+            # TLS cannot send part of a record: only when there is room (a heartbeat's
+            # record is a few dozen bytes).
+            room = select.poll()  # not select(): descriptors may be past 1024
+            room.register(self.sock, select.POLLOUT)
+            if room.poll(0):
+                self.sock.sendall(HEARTBEAT)
+            return
+        try:
+            sent = self.sock.send(HEARTBEAT, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return
+        if 0 < sent < len(HEARTBEAT):
+            self.sock.sendall(HEARTBEAT[sent:])  # never leave half a frame behind
+
+    def idle_and_alive(self) -> bool:
+        """On an idle call (no response awaited): consumes the heartbeats waiting; False if
+        anything else waits (the peer's end, a status, a stray message)."""
+        while self.readable():
+            head = self._reader.peek(_LEN.size)[: _LEN.size]
+            if head != HEARTBEAT:
+                return len(head) < _LEN.size and HEARTBEAT.startswith(head) and head != b""
+            self._reader.read(_LEN.size)
+        return True
 
     def shutdown(self, how: int = socket.SHUT_RDWR) -> None:
         if os.getpid() != self._pid:
