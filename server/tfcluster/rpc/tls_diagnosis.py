@@ -5,7 +5,8 @@ for the task (as a session's first calls do) only ever says "Deadline Exceeded".
 that waits is made in slices, and after a slice that found no task, one connection of our
 own tells a task that is down (nothing to say: keep waiting) from one that refuses us, one
 we refuse, or one that speaks TLS when we do not (or the other way round): those fail at
-once with UnavailableError saying which.
+once with UnauthenticatedError saying which (not UnavailableError: a MonitoredSession would
+retry that for ever, and no retry mends a certificate).
 """
 
 from __future__ import annotations
@@ -29,14 +30,14 @@ _ENV_NAMES = f"{contract.TLS_CERT_ENV}/{contract.TLS_KEY_ENV}/{contract.TLS_CA_E
 
 
 class TLSRefused(grpc.RpcError):
-    """A connection TLS stands in the way of: reads as a failed gRPC call (UNAVAILABLE)."""
+    """A connection TLS stands in the way of: reads as a failed gRPC call (UNAUTHENTICATED)."""
 
     def __init__(self, details: str) -> None:
         super().__init__(details)
         self._details = details
 
     def code(self) -> grpc.StatusCode:
-        return grpc.StatusCode.UNAVAILABLE
+        return grpc.StatusCode.UNAUTHENTICATED
 
     def details(self) -> str:
         return self._details
