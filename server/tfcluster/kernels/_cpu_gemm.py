@@ -74,6 +74,8 @@ class _SingleThreadBlas:
 
 
 _single_thread = _SingleThreadBlas()
+# The same hold for kernels that split their work over threads themselves (conv, pooling).
+single_thread_blas = _single_thread
 _helper: ThreadPoolExecutor | None = None
 _helper_lock = threading.Lock()
 

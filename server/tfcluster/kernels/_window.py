@@ -11,17 +11,16 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import ctypes
-import functools
 import itertools
 import os
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from tfcluster.framework.common_shapes import windowed_output_size
+from tfcluster.kernels._cpu_gemm import single_thread_blas
 from tfcluster.kernels.common import host_ints, invalid
 
 _DEFAULT_FORMATS = {2: "NHWC", 3: "NDHWC"}
@@ -230,27 +229,6 @@ def _workers() -> concurrent.futures.ThreadPoolExecutor | None:
         return _WORKERS
 
 
-@functools.cache
-def _openblas_set_threads() -> Callable[[int], int] | None:
-    """OpenBLAS's openblas_set_num_threads_local (for a pthreads build, despite the name, the
-    process's BLAS threads; it returns the number before) from the library numpy loaded,
-    or None (another BLAS, or an OpenBLAS older than 0.3.27)."""
-    try:
-        with open("/proc/self/maps", encoding="utf-8") as maps:
-            paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
-    except OSError:
-        return None
-    for path in sorted(paths):
-        try:
-            fn = ctypes.CDLL(path).openblas_set_num_threads_local
-        except (OSError, AttributeError):
-            continue
-        fn.restype = ctypes.c_int
-        fn.argtypes = [ctypes.c_int]
-        return cast(Callable[[int], int], fn)
-    return None
-
-
 def block_items(xp: Any, batch: int, nbytes: int, block_bytes: int) -> int:
     """How many batch entries make a block that touches about block_bytes of the nbytes the
     whole batch touches (all of them off the CPU)."""
@@ -271,13 +249,17 @@ def over_batch(
     workers take them in turn, so a core that another process holds delays one block, not a
     fixed share of the batch. Meanwhile BLAS is single-threaded: one call per core, rather
     than calls that each want every core (and whose threads spin at their barriers for cores
-    that other processes hold)."""
+    that other processes hold). Work too small to split holds BLAS at one thread too (as
+    _cpu_gemm does for small products); a batch of one keeps BLAS's threads."""
     pool = _workers() if xp is np else None
     parallel = pool is not None and nbytes >= _PARALLEL_BYTES and batch >= 2
     runners = min(pool._max_workers, batch) if pool is not None and parallel else 1
     per_block = min(block if block > 0 else batch, -(-batch // runners))
     slices = [slice(a, min(a + per_block, batch)) for a in range(0, batch, per_block)]
     if pool is None or runners < 2 or len(slices) < 2:
+        if xp is np and batch >= 2:
+            with single_thread_blas:
+                return [fn(rows) for rows in slices]
         return [fn(rows) for rows in slices]
     results: list[Any] = [None] * len(slices)
     order = iter(range(len(slices)))
@@ -291,7 +273,7 @@ def over_batch(
                 return
             results[i] = fn(slices[i])
 
-    with _single_blas_thread():
+    with single_thread_blas:
         helpers = [pool.submit(drain) for _ in range(min(runners, len(slices)) - 1)]
         try:
             drain()
@@ -301,33 +283,6 @@ def over_batch(
         if failure is not None:
             raise failure
     return results
-
-
-_BLAS_HOLDS = 0
-_BLAS_BEFORE = 0
-_BLAS_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _single_blas_thread() -> Iterator[None]:
-    """BLAS single-threaded while any kernel splits its products over the cores itself (the
-    setting is the process's: the first kernel in sets it, the last one out restores it)."""
-    global _BLAS_HOLDS, _BLAS_BEFORE
-    set_threads = _openblas_set_threads()
-    if set_threads is None:
-        yield
-        return
-    with _BLAS_LOCK:
-        if _BLAS_HOLDS == 0:
-            _BLAS_BEFORE = set_threads(1)
-        _BLAS_HOLDS += 1
-    try:
-        yield
-    finally:
-        with _BLAS_LOCK:
-            _BLAS_HOLDS -= 1
-            if _BLAS_HOLDS == 0:
-                set_threads(_BLAS_BEFORE)
 
 
 # ---- scratch buffers ---------------------------------------------------------------------------
