@@ -27,7 +27,10 @@ SPLIT_FROM = 1 << 23
 # Below this OpenBLAS runs on one thread by itself (its SMP_THRESHOLD_MIN * 4), and the
 # calls that hold BLAS at one thread (~5 us) are skipped.
 BLAS_SINGLE_BELOW = 1 << 18
-BLAS_THREADS_FROM = 1 << 28
+# From here BLAS's own threads take the product (a 1024^3 one, which numpy's threads do as
+# well as any split). Below it, shared: the conv net's dense layer (128x3136x1024, 4e8
+# multiply-adds) took 84 ms with BLAS's 2 threads under a load of 12 on 2 cores, 28 ms shared.
+BLAS_THREADS_FROM = 1 << 30
 # Pieces a product is cut into (4 measured slower than 2 on the LSTM step: BLAS is less
 # efficient on narrower pieces).
 PIECES = 2
