@@ -4,8 +4,9 @@
 sync); ``coalesce`` gathers those requests into one sync per TFCluster at a time;
 ``reconcile`` is the sync (plan, dry run, apply, prune, status); the pure ``builders`` turn
 a validated ``spec`` into manifests, ``drift`` says which fields the operator set someone
-changed, ``status`` derives the resource's status from its ``children``; ``kube`` is the
-one layer that talks to the API server and ``events`` posts de-duplicated events.
+changed, ``status`` derives the resource's status from its ``children`` (``run_status`` a
+run's, from its Indexed Jobs; ``kueue`` the Workload's side of Kueue's contract); ``kube`` is
+the one layer that talks to the API server and ``events`` posts de-duplicated events.
 """
 
 GROUP = "tfcluster.dev"

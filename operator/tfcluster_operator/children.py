@@ -18,17 +18,47 @@ from .builders.meta import CLUSTER_LABEL
 Key = tuple[str, str]  # (namespace, TFCluster name)
 
 
+# API groups whose kinds are named alone; a custom resource's kind is "<Kind>.<group>" (two
+# gang schedulers both call theirs PodGroup).
+BUILTIN_GROUPS = frozenset({"", "v1", "apps", "batch", "policy"})
+
+
+def kind_key(obj: Mapping[str, Any]) -> str:
+    """The name the operator files a child's kind under: ``Job``, ``PodGroup.scheduling.
+    volcano.sh``."""
+    kind = str(obj.get("kind"))
+    group = str(obj.get("apiVersion", "")).rpartition("/")[0]
+    return kind if group in BUILTIN_GROUPS else f"{kind}.{group}"
+
+
 @dataclass(frozen=True)
 class Children:
-    statefulsets: Mapping[str, dict[str, Any]] = field(default_factory=dict)
-    services: Mapping[str, dict[str, Any]] = field(default_factory=dict)
+    """Children by kind (``kind_key``) and name, and the pods of the cluster's tasks."""
+
+    objects: Mapping[str, Mapping[str, dict[str, Any]]] = field(default_factory=dict)
     pods: tuple[dict[str, Any], ...] = ()
 
+    @property
+    def statefulsets(self) -> Mapping[str, dict[str, Any]]:
+        return self.of_kind("StatefulSet")
+
+    @property
+    def services(self) -> Mapping[str, dict[str, Any]]:
+        return self.of_kind("Service")
+
+    @property
+    def jobs(self) -> Mapping[str, dict[str, Any]]:
+        return self.of_kind("Job")
+
     def of_kind(self, kind: str) -> Mapping[str, dict[str, Any]]:
-        return self.statefulsets if kind == "StatefulSet" else self.services
+        return self.objects.get(kind, {})
 
     def get(self, kind: str, name: str) -> dict[str, Any] | None:
         return self.of_kind(kind).get(name)
+
+    @property
+    def kinds(self) -> tuple[str, ...]:
+        return tuple(self.objects)
 
     @classmethod
     def of(
@@ -36,12 +66,16 @@ class Children:
         statefulsets: Iterable[Mapping[str, Any]] = (),
         services: Iterable[Mapping[str, Any]] = (),
         pods: Iterable[Mapping[str, Any]] = (),
+        others: Iterable[Mapping[str, Any]] = (),
     ) -> Children:
-        return cls(
-            statefulsets={s["metadata"]["name"]: dict(s) for s in statefulsets},
-            services={s["metadata"]["name"]: dict(s) for s in services},
-            pods=tuple(dict(p) for p in pods),
-        )
+        """From lists of objects; ``others`` of any kind (each filed by ``kind_key``)."""
+        objects: dict[str, dict[str, dict[str, Any]]] = {"StatefulSet": {}, "Service": {}}
+        for kind, items in (("StatefulSet", statefulsets), ("Service", services)):
+            for obj in items:
+                objects[kind][obj["metadata"]["name"]] = dict(obj)
+        for obj in others:
+            objects.setdefault(kind_key(obj), {})[obj["metadata"]["name"]] = dict(obj)
+        return cls(objects=objects, pods=tuple(dict(p) for p in pods))
 
 
 def cluster_key(body: Mapping[str, Any]) -> Key | None:
@@ -60,12 +94,19 @@ def plain(body: Mapping[str, Any]) -> dict[str, Any]:
 
 
 def trimmed_pod(body: Mapping[str, Any]) -> dict[str, Any]:
-    """The parts of a pod the status reads: names, labels, deletion, status."""
+    """The parts of a pod the status reads: names, labels, creation, deletion, status."""
     meta = body.get("metadata") or {}
     return {
         "metadata": {
             key: copy.deepcopy(meta[key])
-            for key in ("name", "namespace", "uid", "labels", "deletionTimestamp")
+            for key in (
+                "name",
+                "namespace",
+                "uid",
+                "labels",
+                "deletionTimestamp",
+                "creationTimestamp",
+            )
             if key in meta
         },
         "status": copy.deepcopy(dict(body.get("status") or {})),

@@ -20,10 +20,18 @@ from kubernetes import client
 from kubernetes.client.exceptions import ApiException
 
 from . import GROUP, KIND, PLURAL, VERSION
+from .children import kind_key
 
 log = logging.getLogger(__name__)
 
 APPLY = "application/apply-patch+yaml"  # JSON is YAML: the client sends the dict as JSON
+WORKLOAD_KIND = "Workload.kueue.x-k8s.io"
+# Custom resources the operator owns: kind_key -> (group, version, plural).
+CUSTOM_KINDS = {
+    "PodGroup.scheduling.x-k8s.io": ("scheduling.x-k8s.io", "v1alpha1", "podgroups"),
+    "PodGroup.scheduling.volcano.sh": ("scheduling.volcano.sh", "v1beta1", "podgroups"),
+    WORKLOAD_KIND: ("kueue.x-k8s.io", "v1beta2", "workloads"),
+}
 # Answers no retry can change: the object itself is wrong.
 REJECTED_STATUSES = frozenset({400, 413, 422})
 
@@ -92,8 +100,16 @@ class Kube:
         self.core = client.CoreV1Api(api)
         self.apps = client.AppsV1Api(api)
         self.custom = client.CustomObjectsApi(api)
-        # kind -> (apply, delete) for the kinds the operator owns.
+        self.batch = client.BatchV1Api(api)
+        self.policy = client.PolicyV1Api(api)
+        # kind -> (apply, delete) for the built-in kinds the operator owns; custom resources
+        # (PodGroups, Kueue's Workload) go through CustomObjectsApi (``CUSTOM_KINDS``).
         self._kinds: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
+            "Job": (self.batch.patch_namespaced_job, self.batch.delete_namespaced_job),
+            "PodDisruptionBudget": (
+                self.policy.patch_namespaced_pod_disruption_budget,
+                self.policy.delete_namespaced_pod_disruption_budget,
+            ),
             "Service": (
                 self.core.patch_namespaced_service,
                 self.core.delete_namespaced_service,
@@ -125,18 +141,22 @@ class Kube:
     def apply(self, manifest: Mapping[str, Any], *, dry_run: bool = False) -> dict[str, Any]:
         """Create or update ``manifest`` (server-side apply, owning what it names); with
         ``dry_run`` the API server validates and admits it but stores nothing."""
-        kind = str(manifest["kind"])
+        kind = kind_key(manifest)
         meta = manifest["metadata"]
         name, namespace = meta["name"], meta["namespace"]
         extra = {"dry_run": "All"} if dry_run else {}
+        if kind in CUSTOM_KINDS:
+            group, version, plural = CUSTOM_KINDS[kind]
+            fn: Callable[..., Any] = self.custom.patch_namespaced_custom_object
+            args: tuple[Any, ...] = (group, version, namespace, plural, name, dict(manifest))
+        else:
+            fn, args = self._kinds[kind][0], (name, namespace, dict(manifest))
         return self._call(
             "apply-dry-run" if dry_run else "apply",
             kind,
             f"{'dry-run ' if dry_run else ''}apply {kind} {namespace}/{name}",
-            self._kinds[kind][0],
-            name,
-            namespace,
-            dict(manifest),
+            fn,
+            *args,
             field_manager=self.field_manager,
             force=True,
             _content_type=APPLY,
@@ -145,14 +165,19 @@ class Kube:
 
     def delete(self, kind: str, namespace: str, name: str) -> bool:
         """Delete, letting the garbage collector take dependents; False if already gone."""
+        if kind in CUSTOM_KINDS:
+            group, version, plural = CUSTOM_KINDS[kind]
+            fn: Callable[..., Any] = self.custom.delete_namespaced_custom_object
+            args: tuple[Any, ...] = (group, version, namespace, plural, name)
+        else:
+            fn, args = self._kinds[kind][1], (name, namespace)
         try:
             self._call(
                 "delete",
                 kind,
                 f"delete {kind} {namespace}/{name}",
-                self._kinds[kind][1],
-                name,
-                namespace,
+                fn,
+                *args,
                 propagation_policy="Background",
             )
         except KubeError as err:
@@ -221,6 +246,80 @@ class Kube:
         except KubeError as err:
             if err.status != 404:  # deleted meanwhile: nothing to report on
                 raise
+
+    def delete_tfcluster(self, namespace: str, name: str, uid: str) -> bool:
+        """Delete a finished run (its TTL passed); only the one with ``uid`` (a new
+        TFCluster of the same name is not this run). False if already gone."""
+        try:
+            self._call(
+                "delete",
+                KIND,
+                f"delete {KIND} {namespace}/{name}",
+                self.custom.delete_namespaced_custom_object,
+                GROUP,
+                VERSION,
+                namespace,
+                PLURAL,
+                name,
+                propagation_policy="Background",
+                body=client.V1DeleteOptions(preconditions=client.V1Preconditions(uid=uid)),
+            )
+        except KubeError as err:
+            if err.status in (404, 409):
+                return False
+            raise
+        return True
+
+    # ------------------------------------------------------------- Kueue
+
+    def patch_workload_status(
+        self, namespace: str, name: str, status: Mapping[str, Any], manager: str | None = None
+    ) -> None:
+        """Server-side apply of the Workload's status conditions (the job's side of Kueue's
+        contract: Finished, and giving an eviction's quota back); a manager owns only the
+        conditions it sets (``manager``: Kueue's admission manager, whose admission an
+        apply without it removes)."""
+        group, version, plural = CUSTOM_KINDS[WORKLOAD_KIND]
+        self._call(
+            "apply",
+            f"{WORKLOAD_KIND}/status",
+            f"apply {WORKLOAD_KIND} {namespace}/{name} status",
+            self.custom.patch_namespaced_custom_object_status,
+            group,
+            version,
+            namespace,
+            plural,
+            name,
+            {
+                "apiVersion": f"{group}/{version}",
+                "kind": "Workload",
+                "metadata": {"name": name, "namespace": namespace},
+                "status": dict(status),
+            },
+            field_manager=manager or self.field_manager,
+            force=True,
+            _content_type=APPLY,
+        )
+
+    def get_resource_flavor(self, name: str) -> dict[str, Any] | None:
+        """A Kueue ResourceFlavor (cluster-scoped): the node labels and tolerations an
+        admission into it brings to the pods."""
+        group, version = CUSTOM_KINDS[WORKLOAD_KIND][:2]
+        try:
+            return self._call(
+                "get",
+                "ResourceFlavor",
+                f"get ResourceFlavor {name}",
+                self.custom.get_cluster_custom_object,
+                group,
+                version,
+                "resourceflavors",
+                name,
+            )
+        except KubeError as err:
+            if err.status == 404:
+                return None
+            raise
 
     # ------------------------------------------------------------- events
 

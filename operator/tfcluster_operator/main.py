@@ -33,7 +33,7 @@ from kubernetes.client.exceptions import ApiException
 
 from . import GROUP, PLURAL, VERSION
 from .builders.meta import MANAGED_BY, MANAGED_BY_LABEL
-from .children import Children, Key, cluster_key, plain, trimmed_pod
+from .children import Children, Key, cluster_key, kind_key, plain, trimmed_pod
 from .coalesce import Coalescer
 from .config import OperatorConfig
 from .kube import Kube
@@ -44,7 +44,23 @@ from .version import VERSION as OPERATOR_VERSION
 log = logging.getLogger("tfcluster_operator")
 
 CHILDREN = {MANAGED_BY_LABEL: MANAGED_BY}
-INDEXES = ("tfclusters_by_key", "statefulsets_by_cluster", "services_by_cluster", "pods_by_cluster")
+# The children other than StatefulSets and Services, each in an index of its own: Indexed
+# Jobs (runs), PodDisruptionBudgets, the gang schedulers' PodGroups and Kueue's Workloads (a
+# custom resource whose CRD is not installed is simply never seen: kopf leaves it unwatched).
+OTHER_CHILDREN = {
+    "jobs_by_cluster": ("batch", "v1", "jobs"),
+    "budgets_by_cluster": ("policy", "v1", "poddisruptionbudgets"),
+    "coscheduling_podgroups_by_cluster": ("scheduling.x-k8s.io", "v1alpha1", "podgroups"),
+    "volcano_podgroups_by_cluster": ("scheduling.volcano.sh", "v1beta1", "podgroups"),
+    "workloads_by_cluster": ("kueue.x-k8s.io", "v1beta2", "workloads"),
+}
+INDEXES = (
+    "tfclusters_by_key",
+    "statefulsets_by_cluster",
+    "services_by_cluster",
+    "pods_by_cluster",
+    *OTHER_CHILDREN,
+)
 
 
 def api_client() -> client.ApiClient:
@@ -94,6 +110,15 @@ def pods_by_cluster(body: kopf.Body, **_: Any) -> dict[Key, dict[str, Any]] | No
     return {key: trimmed_pod(body)} if key else None
 
 
+def _child_index(body: kopf.Body, **_: Any) -> dict[Key, dict[str, Any]] | None:
+    key = cluster_key(body)
+    return {key: plain(body)} if key else None
+
+
+for _index, (_group, _version, _plural) in OTHER_CHILDREN.items():
+    kopf.index(_group, _version, _plural, labels=CHILDREN, id=_index)(_child_index)
+
+
 def snapshot(indexes: Mapping[str, Any], key: Key) -> Children:
     """One cluster's children as the watches last saw them (call in the event loop)."""
 
@@ -105,6 +130,7 @@ def snapshot(indexes: Mapping[str, Any], key: Key) -> Children:
         statefulsets=values("statefulsets_by_cluster"),
         services=values("services_by_cluster"),
         pods=values("pods_by_cluster"),
+        others=[obj for index in OTHER_CHILDREN for obj in values(index)],
     )
 
 
@@ -121,6 +147,8 @@ async def startup(settings: kopf.OperatorSettings, memo: kopf.Memo, **kwargs: An
     selector = f"{MANAGED_BY_LABEL}={MANAGED_BY}"
     for resource in (("v1", "pods"), ("v1", "services"), ("apps", "v1", "statefulsets")):
         settings.watching.label_selectors[resource] = selector
+    for group, version, plural in OTHER_CHILDREN.values():
+        settings.watching.label_selectors[(group, version, plural)] = selector
     api = api_client()
     metrics = OperatorMetrics()
     kube = Kube(api, cfg.field_manager, metrics.count_request)
@@ -192,9 +220,6 @@ async def tfcluster_event(type: str | None, body: kopf.Body, memo: kopf.Memo, **
     memo.coalescer.kick(key, 0.0)
 
 
-@kopf.on.event("apps", "v1", "statefulsets", labels=CHILDREN)
-@kopf.on.event("v1", "services", labels=CHILDREN)
-@kopf.on.event("v1", "pods", labels=CHILDREN)
 async def child_event(
     type: str | None, body: kopf.Body, resource: kopf.Resource, memo: kopf.Memo, **_: Any
 ) -> None:
@@ -202,8 +227,17 @@ async def child_event(
     if key is None:
         return
     if type == "DELETED":
-        memo.reconciler.note_deleted(key, resource.kind, str(body.metadata.name))
+        memo.reconciler.note_deleted(key, kind_key(body), str(body.metadata.name))
     memo.coalescer.kick(key)
+
+
+for _resource in (
+    ("apps", "v1", "statefulsets"),
+    ("v1", "services"),
+    ("v1", "pods"),
+    *OTHER_CHILDREN.values(),
+):
+    kopf.on.event(*_resource, labels=CHILDREN, id=f"{_resource[-1]}.{_resource[0]}")(child_event)
 
 
 # ---------------------------------------------------------------------- the command

@@ -24,16 +24,19 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from datetime import UTC, datetime
 from typing import Any, NoReturn
 
-from . import builders
+from . import builders, kueue
 from .builders.meta import OwnerRef
-from .children import Children, Key
+from .builders.services import endpoint
+from .children import Children, Key, kind_key
 from .config import OperatorConfig
 from .drift import differences, project, render
 from .events import EventRecorder
-from .kube import Kube, KubeError, now
+from .kube import WORKLOAD_KIND, Kube, KubeError, now
 from .metrics import OperatorMetrics
+from .run_status import PHASE_FAILED, PHASE_RESTARTING, RunOutcome, decide_run, run_status, ttl_due
 from .spec import SpecError, TFClusterSpec, parse_spec
 from .status import (
     UNSCHEDULABLE,
@@ -46,7 +49,6 @@ from .status import (
 
 log = logging.getLogger(__name__)
 
-CHILD_KINDS = ("Service", "StatefulSet")
 RETRY_DELAY = 5.0
 MAX_RETRY_DELAY = 60.0
 # A status we wrote is trusted over the watched TFCluster's for this long (our own write's
@@ -79,7 +81,7 @@ class Action:
 
     @property
     def kind(self) -> str:
-        return str(self.manifest["kind"])
+        return kind_key(self.manifest)
 
     @property
     def name(self) -> str:
@@ -221,7 +223,9 @@ class Reconciler:
             self.metrics.reconciles.labels("invalid").inc()
             return SyncResult(self._write_failed(body, err))
         owner = OwnerRef(name=spec.name, uid=str(meta["uid"]))
-        desired = self._desired(spec, owner)
+        previous = self._previous(key, body)
+        outcome = self._outcome(spec, children, previous)
+        desired = self._desired(spec, owner, children, outcome)
         wanted = fingerprint({"children": desired})
         rejected = self._rejected.get(key)
         if rejected is not None:
@@ -230,7 +234,7 @@ class Reconciler:
             del self._rejected[key]
 
         if deleted:  # the spec may no longer want some of them
-            names = {(str(m["kind"]), str(m["metadata"]["name"])) for m in desired}
+            names = {(kind_key(m), str(m["metadata"]["name"])) for m in desired}
             with self._lock:
                 self._deleted[key] = self._deleted.get(key, set()) & names
         plan = self._plan(key, desired, children, deleted)
@@ -258,10 +262,81 @@ class Reconciler:
             else:
                 self._failures.pop(key, None)
                 failure = None
+        if outcome is not None and failure is None:
+            try:
+                self._kueue_side(spec, children, outcome)
+            except KubeError as err:
+                failure = self._fail(key, "workload-status", err)
         self.metrics.reconciles.labels("error" if failure else "success").inc()
-        status = self._write_status(body, spec, children, failure.message if failure else None)
+        status = self._write_status(
+            body, spec, children, failure.message if failure else None, outcome
+        )
         retry = max(failure.retry_at - self.clock(), 0.1) if failure else None
+        if outcome is not None:
+            later = self._expire(body, spec, status)
+            if later is not None:
+                retry = later if retry is None else min(retry, later)
         return SyncResult(status, retry)
+
+    # ------------------------------------------------------------- runs to completion
+
+    def _outcome(
+        self, spec: TFClusterSpec, children: Children, previous: Mapping[str, Any]
+    ) -> RunOutcome | None:
+        if not spec.runs_to_completion:
+            return None
+        gate = None
+        if spec.queue_name:
+            gate = kueue.gate(children.get(WORKLOAD_KIND, kueue.workload_name(spec.name)))
+        return decide_run(
+            spec,
+            children.jobs,
+            children.pods,
+            previous,
+            now=datetime.now(UTC),
+            suspended="Suspended" if spec.suspend else gate,
+        )
+
+    def _kueue_side(self, spec: TFClusterSpec, children: Children, outcome: RunOutcome) -> None:
+        """Kueue's contract, the job's side: give an evicted run's quota back, and a
+        finished run's, once their pods are gone (kueue.py)."""
+        if not spec.queue_name:
+            return
+        name = kueue.workload_name(spec.name)
+        live = children.get(WORKLOAD_KIND, name)
+        if live is None or any(_pod_active(p) for p in children.pods):
+            return
+        if outcome.ended and not kueue.finished(live):
+            self.kube.patch_workload_status(
+                spec.namespace, name, kueue.finished_status(outcome.phase, outcome.message, now())
+            )
+        elif outcome.reason == kueue.EVICTED and kueue.holds_quota(live):
+            self.kube.patch_workload_status(
+                spec.namespace,
+                name,
+                kueue.released_status(live, now()),
+                manager=kueue.ADMISSION_MANAGER,
+            )
+
+    def _expire(
+        self, body: Mapping[str, Any], spec: TFClusterSpec, status: Mapping[str, Any]
+    ) -> float | None:
+        """ttlSecondsAfterFinished: delete the run once it is due; else seconds until then."""
+        due = ttl_due(spec, status)
+        if due is None:
+            return None
+        left = (due - datetime.now(UTC)).total_seconds()
+        if left > 0:
+            return left + 0.5
+        meta = body["metadata"]
+        try:
+            gone = self.kube.delete_tfcluster(meta["namespace"], meta["name"], str(meta["uid"]))
+        except KubeError as err:
+            log.warning("TFCluster %s: cannot delete it after its TTL: %s", _name(body), err)
+            return RETRY_DELAY
+        if gone:
+            log.info("TFCluster %s: deleted, ttlSecondsAfterFinished passed", _name(body))
+        return None
 
     def _parse(self, body: Mapping[str, Any]) -> TFClusterSpec:
         meta = body["metadata"]
@@ -270,16 +345,60 @@ class Reconciler:
             meta["namespace"],
             body.get("spec") or {},
             default_image=self.config.default_image,
+            labels=meta.get("labels") or {},
         )
 
-    def _desired(self, spec: TFClusterSpec, owner: OwnerRef) -> list[dict[str, Any]]:
-        """Headless Services first, so the pods' DNS names exist when they start."""
+    def _desired(
+        self,
+        spec: TFClusterSpec,
+        owner: OwnerRef,
+        children: Children,
+        outcome: RunOutcome | None,
+    ) -> list[dict[str, Any]]:
+        """Headless Services first, so the pods' DNS names exist when they start; the
+        PodGroup and the Workload before the pods they gate."""
         domain = self.config.cluster_domain
-        return [
+        optional = [
+            builders.podgroup(spec, owner),
+            builders.workload(spec, owner, domain),
+            *(builders.disruption_budget(spec, job, owner) for job in spec.jobs),
+        ]
+        gates = [m for m in optional if m is not None]
+        services = [
             *(builders.job_service(spec, job.name, owner) for job in spec.jobs),
-            *(builders.statefulset(spec, job, owner, domain) for job in spec.jobs),
             builders.client_service(spec, owner),
         ]
+        if outcome is None:
+            return [
+                *services[:-1],
+                *gates,
+                *(builders.statefulset(spec, job, owner, domain) for job in spec.jobs),
+                services[-1],
+            ]
+        stopping = outcome.stopping(spec)
+        progress = {p.name: p for p in outcome.jobs}
+        jobs = []
+        for job in spec.jobs:
+            if job.replicas == 0:
+                continue
+            done = job.name in progress and progress[job.name].finished
+            # A finished Job keeps its suspend as it was (nothing left to stop).
+            suspend = not done and (outcome.phase == "Suspended" or job.name in stopping)
+            jobs.append(builders.indexed_job(spec, job, owner, domain, suspend=suspend))
+        wanted = [*services[:-1], *gates, *jobs, services[-1]]
+        if not outcome.ended:
+            return wanted
+        run = spec.run_policy
+        if run is not None and run.clean_pod_policy == "All":
+            # Everything goes but the Workload (it tells Kueue the run finished).
+            return [
+                m
+                for m in wanted
+                if kind_key(m) == WORKLOAD_KIND
+                and children.get(WORKLOAD_KIND, m["metadata"]["name"])
+            ]
+        # A run that ended creates nothing again: only what is there is kept in line.
+        return [m for m in wanted if children.get(kind_key(m), m["metadata"]["name"])]
 
     def _plan(
         self,
@@ -291,7 +410,7 @@ class Reconciler:
         records = self._applied.get(key, {})
         plan = []
         for manifest in desired:
-            kind, name = str(manifest["kind"]), str(manifest["metadata"]["name"])
+            kind, name = kind_key(manifest), str(manifest["metadata"]["name"])
             live = children.get(kind, name)
             record = records.get((kind, name))
             new_manifest = record is None or record.fingerprint != fingerprint(manifest)
@@ -389,11 +508,13 @@ class Reconciler:
     def _stale(
         owner: OwnerRef, desired: list[dict[str, Any]], children: Children
     ) -> list[tuple[str, str]]:
-        """Children of jobs the spec no longer has (only ones this TFCluster owns)."""
-        wanted = {(str(m["kind"]), str(m["metadata"]["name"])) for m in desired}
+        """Children the spec no longer wants (only ones this TFCluster owns). A Workload
+        stays while its TFCluster does: Kueue accounts the run by it."""
+        wanted = {(kind_key(m), str(m["metadata"]["name"])) for m in desired}
         return [
             (kind, name)
-            for kind in CHILD_KINDS
+            for kind in children.kinds
+            if kind != WORKLOAD_KIND
             for name, obj in children.of_kind(kind).items()
             if (kind, name) not in wanted
             and any(o.get("uid") == owner.uid for o in obj["metadata"].get("ownerReferences") or [])
@@ -432,11 +553,29 @@ class Reconciler:
         spec: TFClusterSpec,
         children: Children,
         error: str | None,
+        outcome: RunOutcome | None = None,
     ) -> dict[str, Any]:
         meta = body["metadata"]
         key = (meta["namespace"], meta["name"])
         previous = self._previous(key, body)
         stamp = now()
+        if outcome is not None:
+            status = run_status(
+                spec,
+                outcome,
+                generation=int(meta.get("generation") or 0),
+                previous=previous,
+                now=stamp,
+                endpoint=endpoint(spec, self.config.cluster_domain),
+                cluster_spec=builders.cluster_spec(spec, self.config.cluster_domain),
+                applied=error is None,
+            )
+            found = signatures(outcome.problems)
+            if error:
+                status["reason"] = "ReconcileError"
+                found["Degraded"] = frozenset({("ReconcileError", error)})
+            self._store(body, previous, status, found)
+            return status
         status = compute_status(
             spec,
             list(children.statefulsets.values()),
@@ -511,6 +650,14 @@ class Reconciler:
                 body, "Normal", f"Phase{new_phase}", f"phase {old_phase or 'None'} -> {new_phase}"
             )
         announced = self._announced.setdefault(key, {})
+        if new_phase == PHASE_FAILED and old_phase != PHASE_FAILED:
+            failed = condition(status, "Failed") or {}
+            self.events.post(body, "Warning", str(failed.get("reason")), str(failed.get("message")))
+        if new_phase == PHASE_RESTARTING and int(status.get("restarts") or 0) > int(
+            previous.get("restarts") or 0
+        ):
+            restarting = condition(status, "Restarting") or {}
+            self.events.post(body, "Warning", "TaskRestarted", str(restarting.get("message")))
         old = condition(previous, "Degraded") or {}
         new = condition(status, "Degraded") or {}
         if new.get("status") == "True":
@@ -557,6 +704,11 @@ class _StepFailed(Exception):
 
 def _changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
     return any(old.get(k) != new.get(k) for k in ("status", "reason", "message"))
+
+
+def _pod_active(pod: Mapping[str, Any]) -> bool:
+    """A pod that still holds its resources (running, or being stopped)."""
+    return (pod.get("status") or {}).get("phase") not in ("Succeeded", "Failed")
 
 
 def _name(body: Mapping[str, Any]) -> str:

@@ -24,6 +24,19 @@ CLIENT_SERVICE_SUFFIX = "client"
 # Set by the operator in every task container; a user value would break the task.
 RESERVED_ENV = task_contract.OPERATOR_ENV
 PULL_POLICIES = ("Always", "IfNotPresent", "Never")
+# Run-to-completion (spec.runPolicy): TFJob's names.
+SUCCESS_POLICIES = ("ChiefOrWorker0", "AllWorkers")
+CLEAN_POD_POLICIES = ("Running", "All", "None")
+RESTART_POLICIES = ("Never", "OnFailure", "ExitCode")
+DEFAULT_RESTART_POLICY = "ExitCode"
+DEFAULT_BACKOFF_LIMIT = 6
+# Jobs a run waits for: the chief (TF's "master" of old) decides success, else worker 0.
+CHIEF_JOBS = ("chief", "master")
+EVALUATOR_JOB = "evaluator"
+GANG_SCHEDULERS = ("Coscheduling", "Volcano")
+# The scheduler each gang needs by default (its usual install's name).
+DEFAULT_SCHEDULER_NAMES = {"Coscheduling": "scheduler-plugins-scheduler", "Volcano": "volcano"}
+KUEUE_QUEUE_LABEL = "kueue.x-k8s.io/queue-name"
 DEFAULT_PORT = task_contract.DEFAULT_GRPC_PORT
 DEFAULT_METRICS_PORT = task_contract.DEFAULT_METRICS_PORT
 DEFAULT_DIRECT_PORT = task_contract.DEFAULT_DIRECT_PORT
@@ -73,6 +86,40 @@ class JobSpec:
     template: PodOverrides = field(default_factory=PodOverrides)
     client_task: int | None = None
     image: str | None = None
+    # The program a task runs in place of tfcluster-server (None: the task server).
+    command: tuple[str, ...] | None = None
+    args: tuple[str, ...] | None = None
+    working_dir: str | None = None
+    # Run-to-completion only: what a failed task gets (RESTART_POLICIES).
+    restart_policy: str = DEFAULT_RESTART_POLICY
+    # A PodDisruptionBudget for the job's pods: {"minAvailable"|"maxUnavailable": n}.
+    disruption_budget: Mapping[str, Any] | None = None
+
+    @property
+    def runs_program(self) -> bool:
+        return self.command is not None or self.args is not None
+
+
+@dataclass(frozen=True)
+class RunPolicy:
+    """spec.runPolicy: the TFCluster runs to completion (Indexed Jobs, not StatefulSets)."""
+
+    success_policy: str = "ChiefOrWorker0"
+    clean_pod_policy: str = "Running"
+    backoff_limit: int = DEFAULT_BACKOFF_LIMIT
+    active_deadline_seconds: int | None = None
+    ttl_seconds_after_finished: int | None = None
+
+
+@dataclass(frozen=True)
+class Scheduling:
+    """spec.scheduling: a PodGroup for a gang scheduler, so that all tasks start or none."""
+
+    gang: str  # GANG_SCHEDULERS
+    scheduler_name: str
+    queue: str | None = None
+    priority_class_name: str | None = None
+    schedule_timeout_seconds: int | None = None
 
 
 @dataclass(frozen=True)
@@ -87,6 +134,27 @@ class TFClusterSpec:
     direct_port: int = DEFAULT_DIRECT_PORT
     image_pull_policy: str = "IfNotPresent"
     suspend: bool = False
+    run_policy: RunPolicy | None = None
+    scheduling: Scheduling | None = None
+    # Kueue: the LocalQueue that admits the whole TFCluster as one Workload.
+    queue_name: str | None = None
+
+    @property
+    def runs_to_completion(self) -> bool:
+        return self.run_policy is not None
+
+    @property
+    def total_tasks(self) -> int:
+        return sum(job.replicas for job in self.jobs)
+
+    def decider(self) -> TaskRef:
+        """The task whose exit 0 ends a run as Succeeded: chief 0, else worker 0."""
+        by_name = {job.name: job for job in self.jobs}
+        for name in (*CHIEF_JOBS, "worker"):
+            job = by_name.get(name)
+            if job is not None and job.replicas > 0:
+                return TaskRef(name, 0)
+        raise KeyError("no chief or worker")
 
     def job(self, name: str) -> JobSpec:
         for job in self.jobs:
@@ -104,7 +172,12 @@ class TFClusterSpec:
 
 
 def parse_spec(
-    name: str, namespace: str, spec: Mapping[str, Any], *, default_image: str
+    name: str,
+    namespace: str,
+    spec: Mapping[str, Any],
+    *,
+    default_image: str,
+    labels: Mapping[str, str] | None = None,
 ) -> TFClusterSpec:
     """The typed spec of TFCluster ``namespace/name``; raises ``SpecError`` when unusable."""
     _check_label("metadata.name", name, MAX_STATEFULSET_NAME)
@@ -129,7 +202,16 @@ def parse_spec(
     image = str(spec.get("image") or default_image).strip()
     if not image:
         raise SpecError("InvalidSpec", "spec.image is empty and the operator has no default image")
-    return TFClusterSpec(
+    run_policy = _parse_run_policy(spec.get("runPolicy"))
+    deciders = {*CHIEF_JOBS, "worker"}
+    if run_policy is not None and not any(j.name in deciders and j.replicas for j in jobs):
+        raise SpecError(
+            "NoSuccessTask",
+            "spec.runPolicy is set but no job decides success: add a 'chief' (or "
+            "'master') or a 'worker' job with replicas >= 1",
+        )
+    labels = labels or {}
+    parsed = TFClusterSpec(
         name=name,
         namespace=namespace,
         image=image,
@@ -140,7 +222,98 @@ def parse_spec(
         direct_port=direct_port,
         image_pull_policy=pull,
         suspend=bool(spec.get("suspend", False)),
+        run_policy=run_policy,
+        scheduling=_parse_scheduling(spec.get("scheduling")),
+        queue_name=labels.get(KUEUE_QUEUE_LABEL) or None,
     )
+    _check_mode(parsed, raw_jobs)
+    return parsed
+
+
+def _check_mode(spec: TFClusterSpec, raw_jobs: list[Any]) -> None:
+    """What only one of the two modes can do."""
+    if spec.runs_to_completion:
+        run = spec.run_policy
+        all_workers = run is not None and run.success_policy == "AllWorkers"
+        if all_workers and not any(j.name == "worker" and j.replicas > 0 for j in spec.jobs):
+            raise SpecError(
+                "NoSuccessTask",
+                "spec.runPolicy.successPolicy AllWorkers needs a 'worker' job with replicas >= 1",
+            )
+        return
+    for position, raw in enumerate(raw_jobs):
+        if raw.get("restartPolicy") is not None:
+            raise SpecError(
+                "InvalidSpec",
+                f"spec.jobs[{position}].restartPolicy is set but spec.runPolicy is not: a "
+                "long-running TFCluster's tasks always restart (set spec.runPolicy to run "
+                "to completion)",
+            )
+    if spec.queue_name:
+        raise SpecError(
+            "InvalidSpec",
+            f"the label {KUEUE_QUEUE_LABEL} asks Kueue to admit this TFCluster, but only a "
+            "run (spec.runPolicy) can be queued: a long-running cluster never finishes to "
+            "give its quota back",
+        )
+
+
+def _parse_run_policy(raw: Any) -> RunPolicy | None:
+    if raw is None:
+        return None
+    where = "spec.runPolicy"
+    if not isinstance(raw, Mapping):
+        raise SpecError("InvalidSpec", f"{where} is not an object")
+    success = str(raw.get("successPolicy") or "ChiefOrWorker0")
+    clean = str(raw.get("cleanPodPolicy") or "Running")
+    _check_choice(f"{where}.successPolicy", success, SUCCESS_POLICIES)
+    _check_choice(f"{where}.cleanPodPolicy", clean, CLEAN_POD_POLICIES)
+    backoff = _int(raw, "backoffLimit", DEFAULT_BACKOFF_LIMIT, where)
+    deadline = raw.get("activeDeadlineSeconds")
+    ttl = raw.get("ttlSecondsAfterFinished")
+    policy = RunPolicy(
+        success_policy=success,
+        clean_pod_policy=clean,
+        backoff_limit=backoff,
+        active_deadline_seconds=None
+        if deadline is None
+        else _int(raw, "activeDeadlineSeconds", 0, where),
+        ttl_seconds_after_finished=None
+        if ttl is None
+        else _int(raw, "ttlSecondsAfterFinished", 0, where),
+    )
+    if policy.backoff_limit < 0 or (policy.ttl_seconds_after_finished or 0) < 0:
+        raise SpecError(
+            "InvalidSpec", f"{where}: backoffLimit and ttlSecondsAfterFinished must be >= 0"
+        )
+    if policy.active_deadline_seconds is not None and policy.active_deadline_seconds < 1:
+        raise SpecError("InvalidSpec", f"{where}.activeDeadlineSeconds must be >= 1")
+    return policy
+
+
+def _parse_scheduling(raw: Any) -> Scheduling | None:
+    if raw is None:
+        return None
+    where = "spec.scheduling"
+    if not isinstance(raw, Mapping):
+        raise SpecError("InvalidSpec", f"{where} is not an object")
+    gang = str(raw.get("gang") or "")
+    _check_choice(f"{where}.gang", gang, GANG_SCHEDULERS)
+    timeout = raw.get("scheduleTimeoutSeconds")
+    return Scheduling(
+        gang=gang,
+        scheduler_name=str(raw.get("schedulerName") or DEFAULT_SCHEDULER_NAMES[gang]),
+        queue=str(raw["queue"]) if raw.get("queue") else None,
+        priority_class_name=str(raw["priorityClassName"]) if raw.get("priorityClassName") else None,
+        schedule_timeout_seconds=None
+        if timeout is None
+        else _int(raw, "scheduleTimeoutSeconds", 0, where),
+    )
+
+
+def _check_choice(where: str, value: str, choices: tuple[str, ...]) -> None:
+    if value not in choices:
+        raise SpecError("InvalidSpec", f"{where} {value!r} is not one of {', '.join(choices)}")
 
 
 def _parse_job(position: int, raw: Any) -> JobSpec:
@@ -172,6 +345,9 @@ def _parse_job(position: int, raw: Any) -> JobSpec:
     if not isinstance(resources, Mapping):
         raise SpecError("InvalidSpec", f"{where}.resources is not an object")
     image = raw.get("image")
+    working_dir = raw.get("workingDir")
+    restart = str(raw.get("restartPolicy") or DEFAULT_RESTART_POLICY)
+    _check_choice(f"{where}.restartPolicy", restart, RESTART_POLICIES)
     return JobSpec(
         name=name,
         replicas=replicas,
@@ -180,7 +356,34 @@ def _parse_job(position: int, raw: Any) -> JobSpec:
         template=_parse_overrides(raw.get("template") or {}, f"{where}.template"),
         client_task=client_task,
         image=str(image) if image else None,
+        command=_strings(raw, "command", where),
+        args=_strings(raw, "args", where),
+        working_dir=str(working_dir) if working_dir else None,
+        restart_policy=restart,
+        disruption_budget=_budget(raw.get("podDisruptionBudget"), f"{where}.podDisruptionBudget"),
     )
+
+
+def _strings(raw: Mapping[str, Any], key: str, where: str) -> tuple[str, ...] | None:
+    value = raw.get(key)
+    if value is None:
+        return None
+    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+        raise SpecError("InvalidSpec", f"{where}.{key} is not a list of strings")
+    return tuple(value)
+
+
+def _budget(raw: Any, where: str) -> dict[str, Any] | None:
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        raise SpecError("InvalidSpec", f"{where} is not an object")
+    keys = [k for k in ("minAvailable", "maxUnavailable") if raw.get(k) is not None]
+    if len(keys) != 1:
+        raise SpecError(
+            "InvalidSpec", f"{where} must set exactly one of minAvailable and maxUnavailable"
+        )
+    return {keys[0]: raw[keys[0]]}
 
 
 def _parse_overrides(raw: Any, where: str) -> PodOverrides:

@@ -21,7 +21,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
-from .builders.meta import JOB_LABEL, POD_INDEX_LABEL
+from .builders.meta import INDEX_LABELS, JOB_LABEL
 from .builders.services import endpoint
 from .builders.tf_config import cluster_spec
 from .spec import SpecError, TFClusterSpec
@@ -43,6 +43,9 @@ FAILING_WAITING_REASONS = frozenset(
 )
 CRASH_LOOP = "CrashLoopBackOff"
 UNSCHEDULABLE = "Unschedulable"
+# A task of a cluster that was running (same generation) is gone or not ready: its peers are
+# cut off from it until it is back, so the cluster is degraded, not merely starting.
+TASK_LOST = "TaskLost"
 MAX_MESSAGE = 1024
 MAX_LAST_WORDS = 300
 TASKS_NAMED = 3
@@ -83,6 +86,9 @@ class JobStatus:
     restarts: int
     settled: bool  # the StatefulSet has caught up with its spec and rolled every pod
     problems: tuple[TaskProblem, ...]
+    # A new pod template is being rolled out (revisions differ, or the spec is not observed
+    # yet); a pod merely gone lowers `updated` too, so that alone does not say rolling.
+    rolling: bool = False
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -95,7 +101,7 @@ class JobStatus:
         }
 
 
-def _parse_time(text: Any) -> datetime | None:
+def parse_time(text: Any) -> datetime | None:
     if not text:
         return None
     try:
@@ -104,17 +110,18 @@ def _parse_time(text: Any) -> datetime | None:
         return None
 
 
-def _task(pod: Mapping[str, Any]) -> str:
+def task_name(pod: Mapping[str, Any]) -> str:
     meta = pod.get("metadata") or {}
     labels = meta.get("labels") or {}
     name = meta.get("name", "?")
-    job, index = labels.get(JOB_LABEL), labels.get(POD_INDEX_LABEL)
+    job = labels.get(JOB_LABEL)
+    index = next((labels[key] for key in INDEX_LABELS if key in labels), None)
     if job is None or index is None:
         return f"pod {name}"
     return f"/job:{job}/task:{index} (pod {name})"
 
 
-def _last_words(message: Any) -> str:
+def last_words(message: Any) -> str:
     """The container's termination message, as one line: its last non-empty line (the
     exception, when the kubelet fell back to the log's tail)."""
     lines = [line.strip() for line in str(message or "").splitlines() if line.strip()]
@@ -130,7 +137,7 @@ def _crash_detail(terminated: Mapping[str, Any]) -> str:
         detail += f", last exit code {terminated.get('exitCode', '?')}"
         if terminated.get("reason"):
             detail += f" ({terminated['reason']})"
-        words = _last_words(terminated.get("message"))
+        words = last_words(terminated.get("message"))
         if words:
             detail += f": {words}"
     return detail
@@ -149,7 +156,7 @@ def container_problem(task: str, cs: Mapping[str, Any], now: datetime | None) ->
     terminated = state.get("terminated") or (cs.get("lastState") or {}).get("terminated") or {}
     if cs.get("ready"):
         # Running and ready again: still crash-looping only if the last crash was recent.
-        finished = _parse_time(terminated.get("finishedAt"))
+        finished = parse_time(terminated.get("finishedAt"))
         if finished is None or now is None:
             return None
         if (now - finished).total_seconds() >= CRASH_WINDOW_SECONDS:
@@ -161,7 +168,7 @@ def pod_problems(pod: Mapping[str, Any], now: datetime | None) -> list[TaskProbl
     """What keeps the task of ``pod`` from running (nothing for a healthy pod)."""
     if (pod.get("metadata") or {}).get("deletionTimestamp"):
         return []
-    task = _task(pod)
+    task = task_name(pod)
     st = pod.get("status") or {}
     if st.get("phase") == "Failed":
         why = ": ".join(str(x) for x in (st.get("reason"), st.get("message")) if x)
@@ -205,7 +212,7 @@ def task_problems(
     spec: TFClusterSpec, pods: Sequence[Mapping[str, Any]], now: str
 ) -> list[TaskProblem]:
     """Every problem of the pods of the spec's jobs."""
-    at = _parse_time(now)
+    at = parse_time(now)
     jobs = {j.name for j in spec.jobs}
     return [
         p
@@ -243,7 +250,8 @@ def job_status(
         updated == desired and st.get("currentRevision") == st.get("updateRevision")
     )
     settled = observed and current == desired and rolled
-    return JobStatus(job, desired, current, ready, updated, restarts, settled, problems)
+    rolling = not observed or st.get("currentRevision") != st.get("updateRevision")
+    return JobStatus(job, desired, current, ready, updated, restarts, settled, problems, rolling)
 
 
 def compute_status(
@@ -258,7 +266,7 @@ def compute_status(
     reconcile_error: str | None = None,
 ) -> dict[str, Any]:
     """The full status of a valid TFCluster from its StatefulSets and pods."""
-    at = _parse_time(now)
+    at = parse_time(now)
     by_name = {s["metadata"]["name"]: s for s in statefulsets}
     jobs = [
         job_status(spec, j.name, by_name.get(spec.child_name(j.name)), pods, at) for j in spec.jobs
@@ -271,10 +279,19 @@ def compute_status(
     failing = [p for p in problems if p.reason != UNSCHEDULABLE]
     unschedulable = [p for p in problems if p.reason == UNSCHEDULABLE]
 
+    rolling = any(j.rolling for j in jobs)
     if reconcile_error:
         degraded: tuple[str, str] | None = ("ReconcileError", reconcile_error)
     elif failing:
         degraded = (failing[0].reason, describe(failing))
+    elif (
+        not all_ready
+        and not spec.suspend
+        and not rolling
+        and not unschedulable
+        and _was_serving(previous, generation)
+    ):
+        degraded = (TASK_LOST, f"a running cluster lost tasks, {_waiting_for(jobs)}")
     else:
         degraded = None
 
@@ -313,9 +330,9 @@ def compute_status(
         phase = PHASE_DEGRADED
 
     conditions = [
-        _condition("Ready", *ready_cond, generation),
-        _condition("Progressing", *progress, generation),
-        _condition(
+        make_condition("Ready", *ready_cond, generation),
+        make_condition("Progressing", *progress, generation),
+        make_condition(
             "Degraded",
             "True" if degraded else "False",
             degraded[0] if degraded else "AsExpected",
@@ -348,9 +365,11 @@ def invalid_status(
     deleted): fixing the spec picks up where things were.
     """
     conditions = [
-        _condition("Ready", "False", error.reason, error.message, generation),
-        _condition("Progressing", "False", error.reason, "waiting for a valid spec", generation),
-        _condition("Degraded", "True", error.reason, error.message, generation),
+        make_condition("Ready", "False", error.reason, error.message, generation),
+        make_condition(
+            "Progressing", "False", error.reason, "waiting for a valid spec", generation
+        ),
+        make_condition("Degraded", "True", error.reason, error.message, generation),
     ]
     return {
         "phase": PHASE_FAILED,
@@ -395,7 +414,7 @@ def condition(status: Mapping[str, Any], kind: str) -> Mapping[str, Any] | None:
     return None
 
 
-def _condition(
+def make_condition(
     kind: str, status: str, reason: str, message: str, generation: int
 ) -> dict[str, Any]:
     return {
@@ -405,6 +424,19 @@ def _condition(
         "message": message,
         "observedGeneration": generation,
     }
+
+
+def _was_serving(previous: Mapping[str, Any] | None, generation: int) -> bool:
+    """Whether the status before this one showed this generation running (or already
+    degraded by lost tasks): a task not ready now was lost, not still starting."""
+    if not previous or previous.get("observedGeneration") != generation:
+        return False
+    if previous.get("phase") == PHASE_RUNNING:
+        return True
+    return any(
+        c.get("type") == "Degraded" and c.get("reason") == TASK_LOST
+        for c in previous.get("conditions") or ()
+    )
 
 
 def _waiting_for(jobs: Sequence[JobStatus]) -> str:

@@ -171,9 +171,32 @@ def kubectl(k8s_control_plane: ControlPlane) -> Kubectl:
 # ---------------------------------------------------------------------- the operator
 
 
+@pytest.fixture(scope="session")
+def third_party_crds(k8s_api_client: ApiClient) -> list[str] | None:
+    """scheduler-plugins' and Volcano's PodGroup CRDs and Kueue's, from their release Go
+    modules (support/third_party_crds.py), installed before any operator starts (kopf looks
+    for custom resources once, at its start); None when they cannot be fetched."""
+    from support.operator_on_k8s import apply_manifests, wait_crds_established
+    from support.third_party_crds import CRDsUnavailable, crd_files
+
+    try:
+        files = crd_files()
+    except CRDsUnavailable as err:
+        if os.environ.get("TFCLUSTER_K8S_REQUIRE") == "1":
+            pytest.fail(f"third-party CRDs required but unavailable: {err}")
+        return None
+    apply_manifests(k8s_api_client, *files)
+    from support.operator_on_k8s import load_yaml
+
+    names = [doc["metadata"]["name"] for path in files for doc in load_yaml(path)]
+    wait_crds_established(k8s_api_client, names)
+    return names
+
+
 @pytest.fixture(scope="module")
-def installed(k8s_api_client: ApiClient) -> ApiClient:
-    """manifests/: the CRD, the operator's namespace, ServiceAccount and RBAC."""
+def installed(k8s_api_client: ApiClient, third_party_crds: list[str] | None) -> ApiClient:
+    """manifests/: the CRD, the operator's namespace, ServiceAccount and RBAC (and the
+    third-party CRDs the operator may make objects of)."""
     from support.operator_on_k8s import MANIFESTS, apply_manifests, wait_established
 
     apply_manifests(

@@ -566,7 +566,8 @@ def test_schema_rejects_bad_tfclusters(
 def test_examples_pass_the_schema(installed: ApiClient, k8s_namespace: str) -> None:
     custom = client.CustomObjectsApi(installed)
     for path in sorted((MANIFESTS / "examples").glob("*.yaml")):
-        (doc,) = load_yaml(path)
+        # A run's example comes with what it mounts (a claim, a ConfigMap).
+        (doc,) = [d for d in load_yaml(path) if d["kind"] == "TFCluster"]
         made = custom.create_namespaced_custom_object(
             GROUP, VERSION, k8s_namespace, PLURAL, doc, dry_run="All"
         )
@@ -621,7 +622,11 @@ def test_operator_rbac_is_least_privilege(
     assert not allowed("create", "pods")
     assert not allowed("get", "secrets")
     assert not allowed("create", "tfclusters", GROUP)
-    assert not allowed("delete", "tfclusters", GROUP)
+    assert allowed("delete", "tfclusters", GROUP)  # a finished run past its TTL
+    assert allowed("patch", "jobs", "batch") and not allowed("patch", "jobs", "batch", "status")
+    assert allowed("patch", "workloads", "kueue.x-k8s.io", "status")
+    assert not allowed("delete", "workloads", "kueue.x-k8s.io")  # goes with its TFCluster
+    assert not allowed("patch", "clusterqueues", "kueue.x-k8s.io")
     assert not allowed("update", "statefulsets", "apps", "scale")
 
 

@@ -146,6 +146,71 @@ def test_nothing_ready_is_pending_then_progressing() -> None:
     assert condition(half, "Ready")["lastTransitionTime"] == T0
 
 
+def test_a_running_cluster_that_loses_a_task_is_degraded_until_it_is_back() -> None:
+    """A ps pod deleted from a running cluster: its peers are cut off from it, so the cluster is
+    Degraded naming the job (not Progressing as if it were starting), then Running again."""
+    everything = [pod("ps", 0), pod("worker", 0), pod("worker", 1)]
+    running = compute_status(
+        spec(),
+        [sts("ps", 1, 1), sts("worker", 2, 2)],
+        everything,
+        generation=3,
+        previous=None,
+        now=T0,
+    )
+    lost = compute_status(
+        spec(),
+        [sts("ps", 0, 0, updated=0), sts("worker", 2, 2)],
+        everything[1:],
+        generation=3,
+        previous=running,
+        now=T1,
+    )
+    assert lost["phase"] == "Degraded"
+    assert conds(lost)["Degraded"] == ("True", "TaskLost")
+    assert "ps: 0/1 ready" in condition(lost, "Degraded")["message"]
+    still = compute_status(
+        spec(),
+        [sts("ps", 1, 0), sts("worker", 2, 2)],
+        everything[1:],
+        generation=3,
+        previous=lost,
+        now=T1,
+    )
+    assert conds(still)["Degraded"] == ("True", "TaskLost")
+    back = compute_status(
+        spec(),
+        [sts("ps", 1, 1), sts("worker", 2, 2)],
+        everything,
+        generation=3,
+        previous=still,
+        now=T1,
+    )
+    assert back["phase"] == "Running"
+    assert conds(back)["Degraded"] == ("False", "AsExpected")
+
+
+def test_a_new_generation_starting_is_not_a_lost_task() -> None:
+    running = compute_status(
+        spec(),
+        [sts("ps", 1, 1), sts("worker", 2, 2)],
+        [],
+        generation=3,
+        previous=None,
+        now=T0,
+    )
+    scaled = compute_status(
+        spec(),
+        [sts("ps", 1, 1), sts("worker", 2, 1)],
+        [],
+        generation=4,
+        previous=running,
+        now=T1,
+    )
+    assert scaled["phase"] == "Progressing"
+    assert conds(scaled)["Degraded"][0] == "False"
+
+
 def test_rolling_update_is_progressing() -> None:
     status = compute_status(
         spec(),

@@ -171,6 +171,21 @@ def wait_established(api: ApiClient) -> None:
     wait_for("the TFCluster CRD to be established", established, 30)
 
 
+def wait_crds_established(api: ApiClient, names: Sequence[str]) -> None:
+    ext = client.ApiextensionsV1Api(api)
+
+    def established() -> bool:
+        for name in names:
+            crd = ext.read_custom_resource_definition(name)
+            if not any(
+                c.type == "Established" and c.status == "True" for c in crd.status.conditions or []
+            ):
+                return False
+        return True
+
+    wait_for(f"CRDs {', '.join(names)} to be established", established, 60)
+
+
 class Cluster:
     """A TFCluster as a user manipulates it (admin client), plus the kubelet's part."""
 

@@ -34,10 +34,11 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 
 {{/* The operator's RBAC rules, the same as manifests/rbac.yaml's ClusterRole. */}}
 {{- define "tfcluster-operator.rules" -}}
-# The watched resource; get: a read before re-creating a child someone deleted.
+# The watched resource; get: a read before re-creating a child someone deleted; delete:
+# a finished run whose ttlSecondsAfterFinished passed.
 - apiGroups: [tfcluster.dev]
   resources: [tfclusters]
-  verbs: [get, list, watch]
+  verbs: [get, list, watch, delete]
 - apiGroups: [tfcluster.dev]
   resources: [tfclusters/status]
   verbs: [patch]
@@ -52,6 +53,25 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 - apiGroups: [""]
   resources: [services]
   verbs: [list, watch, create, patch, delete]
+# A run's Indexed Jobs, and the PodDisruptionBudgets a job asks for.
+- apiGroups: [batch]
+  resources: [jobs]
+  verbs: [list, watch, create, patch, delete]
+- apiGroups: [policy]
+  resources: [poddisruptionbudgets]
+  verbs: [list, watch, create, patch, delete]
+# Gang scheduling (spec.scheduling): the PodGroup of scheduler-plugins or of Volcano.
+- apiGroups: [scheduling.x-k8s.io, scheduling.volcano.sh]
+  resources: [podgroups]
+  verbs: [list, watch, create, patch, delete]
+# Kueue: the Workload a queued run is admitted by (it goes with the TFCluster, never
+# before); its status: Finished, an eviction's quota given back.
+- apiGroups: [kueue.x-k8s.io]
+  resources: [workloads]
+  verbs: [list, watch, create, patch]
+- apiGroups: [kueue.x-k8s.io]
+  resources: [workloads/status]
+  verbs: [patch]
 # Task pods: readiness, restarts, crashes and scheduling for the status, watched only.
 - apiGroups: [""]
   resources: [pods]

@@ -15,6 +15,9 @@ JOB_LABEL = "tfcluster.dev/job"
 # Set by the StatefulSet controller on every pod (Kubernetes >= 1.28).
 POD_INDEX_LABEL = "apps.kubernetes.io/pod-index"
 POD_NAME_LABEL = "statefulset.kubernetes.io/pod-name"
+# Set by the Job controller on every pod of an Indexed Job (Kubernetes >= 1.28).
+JOB_INDEX_LABEL = "batch.kubernetes.io/job-completion-index"
+INDEX_LABELS = (POD_INDEX_LABEL, JOB_INDEX_LABEL)
 
 
 @dataclass(frozen=True)

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..spec import TFClusterSpec
 from .meta import (
+    JOB_INDEX_LABEL,
     POD_NAME_LABEL,
     OwnerRef,
     common_labels,
@@ -58,6 +59,10 @@ def client_service(spec: TFClusterSpec, owner: OwnerRef) -> dict[str, Any]:
     """``<name>-client``: a stable ClusterIP in front of the task that serves sessions."""
     client = spec.client
     pod = f"{spec.child_name(client.job)}-{client.index}"
+    # A StatefulSet's pod is named for its task; an Indexed Job's pod has the index label.
+    task = (
+        {JOB_INDEX_LABEL: str(client.index)} if spec.runs_to_completion else {POD_NAME_LABEL: pod}
+    )
     return {
         "apiVersion": "v1",
         "kind": "Service",
@@ -66,7 +71,7 @@ def client_service(spec: TFClusterSpec, owner: OwnerRef) -> dict[str, Any]:
         ),
         "spec": {
             "type": "ClusterIP",
-            "selector": {**job_selector(spec, client.job), POD_NAME_LABEL: pod},
+            "selector": {**job_selector(spec, client.job), **task},
             "ports": [_grpc_port(spec), _direct_port(spec)],
         },
     }

@@ -1,9 +1,10 @@
 """TF_CONFIG: the cluster every task sees and the one task each pod is.
 
 The cluster part is the same in every pod of a TFCluster; the task index differs per pod,
-which a StatefulSet's single pod template cannot say directly. So the template defines
-``TFCLUSTER_TASK_INDEX`` from the pod's ``apps.kubernetes.io/pod-index`` label (downward
-API) and ``TF_CONFIG`` refers to it as ``$(TFCLUSTER_TASK_INDEX)``, which the kubelet
+which a single pod template cannot say directly. So the template defines
+``TFCLUSTER_TASK_INDEX`` from the pod's index label (downward API: a StatefulSet's
+``apps.kubernetes.io/pod-index``, an Indexed Job's ``batch.kubernetes.io/job-completion-index``)
+and ``TF_CONFIG`` refers to it as ``$(TFCLUSTER_TASK_INDEX)``, which the kubelet
 expands when it starts the container: every pod gets a complete, literal TF_CONFIG, and a
 server that only reads TF_CONFIG needs nothing else.
 """
@@ -44,8 +45,11 @@ def tf_config(
     }
 
 
-def tf_config_env(spec: TFClusterSpec, job: str, cluster_domain: str = "") -> list[dict[str, Any]]:
-    """The env entries of a job's pod template that give each pod its own TF_CONFIG."""
+def tf_config_env(
+    spec: TFClusterSpec, job: str, cluster_domain: str = "", index_label: str = POD_INDEX_LABEL
+) -> list[dict[str, Any]]:
+    """The env entries of a job's pod template that give each pod its own TF_CONFIG (the
+    task index from the pod's ``index_label``: a StatefulSet's or an Indexed Job's)."""
     cluster = _escape(json.dumps(cluster_spec(spec, cluster_domain), sort_keys=True))
     task_type = _escape(json.dumps(job))
     value = (
@@ -57,7 +61,7 @@ def tf_config_env(spec: TFClusterSpec, job: str, cluster_domain: str = "") -> li
             "valueFrom": {
                 "fieldRef": {
                     "apiVersion": "v1",
-                    "fieldPath": f"metadata.labels['{POD_INDEX_LABEL}']",
+                    "fieldPath": f"metadata.labels['{index_label}']",
                 }
             },
         },

@@ -113,7 +113,7 @@ class Scaffold:
             self._local_init_op = Scaffold.get_or_default(
                 "local_init_op",
                 GraphKeys.LOCAL_INIT_OP,
-                lambda: group(local_variables_initializer()),
+                Scaffold.default_local_init_op,
             )
         if self._summary_op is None:
             self._summary_op = Scaffold.get_or_default(
@@ -177,7 +177,10 @@ class Scaffold:
 
     @staticmethod
     def default_local_init_op() -> Any:
-        return group(local_variables_initializer())
+        from tfcluster.ops.lookup_ops import tables_initializer
+
+        # TF's default: local variables and the graph's lookup tables.
+        return group(local_variables_initializer(), tables_initializer())
 
 
 class SessionCreator:

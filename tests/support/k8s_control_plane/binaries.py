@@ -1,9 +1,10 @@
 """Where the control-plane binaries live: the one place the tests ask for them.
 
 ``build.sh`` owns the versions (read from ``gomod/*/go.mod``) and the cache folder
-(``$TFCLUSTER_K8S_CACHE`` or ``~/.cache/tfcluster/k8s-<kubernetes>-etcd-<etcd>``);
-this module only runs it. ``TFCLUSTER_K8S_BIN_DIR`` points at a folder of ready-made
-binaries instead and skips the script altogether.
+(``$TFCLUSTER_K8S_CACHE`` or ``~/.cache/tfcluster/k8s-<kubernetes>-etcd-<etcd>``, CoreDNS
+beside it in ``coredns-<version>/``); this module only runs it. ``TFCLUSTER_K8S_BIN_DIR``
+points at a folder of ready-made binaries instead (``coredns`` in it or in
+``../coredns-<version>/``) and skips the script altogether.
 """
 
 from __future__ import annotations
@@ -14,7 +15,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BUILD_SCRIPT = Path(__file__).resolve().parent / "build.sh"
-BINARY_NAMES = ("etcd", "kube-apiserver", "kube-controller-manager", "kubectl")
+BINARY_NAMES = (
+    "etcd",
+    "kube-apiserver",
+    "kube-controller-manager",
+    "kube-scheduler",
+    "kube-proxy",
+    "kubectl",
+)
 
 
 class BinariesUnavailable(RuntimeError):
@@ -27,18 +35,38 @@ class Binaries:
     kube_apiserver: Path
     kube_controller_manager: Path
     kubectl: Path  # the same release's client: tests read what a user sees through it
+    kube_scheduler: Path  # the e2e cluster's (the API-only tests schedule nothing)
+    kube_proxy: Path
+    coredns: Path
 
     @classmethod
     def in_dir(cls, folder: Path) -> Binaries:
         missing = [n for n in BINARY_NAMES if not os.access(folder / n, os.X_OK)]
-        if missing:
+        coredns = _coredns_in(folder)
+        if coredns is None:
+            missing.append("coredns")
+        if missing or coredns is None:
             raise BinariesUnavailable(f"{', '.join(missing)} missing in {folder}")
         return cls(
             etcd=folder / "etcd",
             kube_apiserver=folder / "kube-apiserver",
             kube_controller_manager=folder / "kube-controller-manager",
             kubectl=folder / "kubectl",
+            kube_scheduler=folder / "kube-scheduler",
+            kube_proxy=folder / "kube-proxy",
+            coredns=coredns,
         )
+
+
+def _coredns_in(folder: Path) -> Path | None:
+    """CoreDNS in ``folder`` or in its pinned-version sibling folder (build.sh's layout)."""
+    for candidate in (
+        folder / "coredns",
+        folder.parent / f"coredns-{pinned_versions().get('coredns', '')}" / "coredns",
+    ):
+        if os.access(candidate, os.X_OK):
+            return candidate
+    return None
 
 
 def _run_script(*args: str, show_progress: bool) -> subprocess.CompletedProcess[str]:

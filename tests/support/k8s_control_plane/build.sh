@@ -1,26 +1,30 @@
 #!/usr/bin/env bash
 # Builds the binaries of the real Kubernetes control plane the k8s tests start:
-# kube-apiserver and kube-controller-manager (from the k8s.io/kubernetes Go module)
-# and etcd (from go.etcd.io/etcd/server/v3), plus kubectl (same module and release) for
-# the tests that read what a user sees, at the versions pinned by the go.mod
-# files under tests/support/k8s_control_plane/gomod/. No Docker, no kind: only Go and
-# its module proxy.
+# kube-apiserver, kube-controller-manager, kube-scheduler and kube-proxy (from the
+# k8s.io/kubernetes Go module) and etcd (from go.etcd.io/etcd/server/v3), plus kubectl
+# (same module and release) for the tests that read what a user sees, and CoreDNS (from
+# github.com/coredns/coredns, with only the plugins gomod/coredns/main.go imports) for the
+# e2e cluster's DNS, at the versions pinned by the go.mod files under
+# tests/support/k8s_control_plane/gomod/. No Docker, no kind: only Go and its module proxy.
 #
 # Usage: build.sh [--print-dir | --print-versions | --check]
 #   (no option)        build what is missing, then print the binary folder on stdout
 #   --print-dir        print the binary folder on stdout and exit (builds nothing)
-#   --print-versions   print 'kubernetes=<version> etcd=<version>' and exit
+#   --print-versions   print 'kubernetes=<version> etcd=<version> coredns=<version>' and exit
 #   --check       exit 0 if every binary is in the cache, 1 otherwise (builds nothing)
 #
 # The binaries are cached outside the repository, keyed by version:
 #   ${TFCLUSTER_K8S_CACHE:-$HOME/.cache/tfcluster/k8s-<kubernetes>-etcd-<etcd>}
-# so a second run only checks that the files are there. Progress goes to stderr;
+# (CoreDNS in its own folder, .../coredns-<version>/, whose path the last line of the
+# build's stdout does not carry: the binary is found as ../coredns-<version>/coredns
+# from the main folder) so a second run only checks that the files are there. Progress goes to stderr;
 # stdout carries only the folder. Parallelism: TFCLUSTER_K8S_BUILD_JOBS (default: nproc, <= 4).
 set -euo pipefail
 
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
 k8s_mod="$here/gomod/kubernetes"
 etcd_mod="$here/gomod/etcd"
+coredns_mod="$here/gomod/coredns"
 
 log() { printf '[k8s-testenv] %s\n' "$*" >&2; }
 die() {
@@ -31,16 +35,19 @@ die() {
 # The pinned versions, read from the go.mod files (the single source of truth).
 k8s_version="$(sed -nE 's#^require k8s\.io/kubernetes (v[^ ]+)$#\1#p' "$k8s_mod/go.mod")"
 etcd_version="$(sed -nE 's#^require go\.etcd\.io/etcd/server/v3 (v[^ ]+)$#\1#p' "$etcd_mod/go.mod")"
-[[ -n "$k8s_version" && -n "$etcd_version" ]] || die "cannot read the pinned versions from $here/gomod/*/go.mod"
+coredns_version="$(sed -nE 's#^require github\.com/coredns/coredns (v[^ ]+)$#\1#p' "$coredns_mod/go.mod")"
+[[ -n "$k8s_version" && -n "$etcd_version" && -n "$coredns_version" ]] || die "cannot read the pinned versions from $here/gomod/*/go.mod"
 
 cache="${TFCLUSTER_K8S_CACHE:-${HOME:-/tmp}/.cache/tfcluster/k8s-${k8s_version}-etcd-${etcd_version}}"
-binaries=(kube-apiserver kube-controller-manager kubectl etcd)
+coredns_dir="$(dirname "$cache")/coredns-${coredns_version}"
+binaries=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl etcd)
 
 all_present() {
     local b
     for b in "${binaries[@]}"; do
         [[ -x "$cache/$b" ]] || return 1
     done
+    [[ -x "$coredns_dir/coredns" ]]
 }
 
 case "${1:-}" in
@@ -49,7 +56,7 @@ case "${1:-}" in
         exit 0
         ;;
     --print-versions)
-        echo "kubernetes=$k8s_version etcd=$etcd_version"
+        echo "kubernetes=$k8s_version etcd=$etcd_version coredns=$coredns_version"
         exit 0
         ;;
     --check)
@@ -61,13 +68,13 @@ case "${1:-}" in
 esac
 
 if all_present; then
-    log "cached: kubernetes $k8s_version, etcd $etcd_version in $cache"
+    log "cached: kubernetes $k8s_version, etcd $etcd_version in $cache, coredns $coredns_version"
     echo "$cache"
     exit 0
 fi
 
 command -v go >/dev/null 2>&1 ||
-    die "the Go toolchain ('go') is not on PATH; install Go >= 1.24 (https://go.dev/dl/) to build kube-apiserver, kube-controller-manager and etcd $etcd_version for Kubernetes $k8s_version"
+    die "the Go toolchain ('go') is not on PATH; install Go >= 1.25 (https://go.dev/dl/) to build Kubernetes $k8s_version, etcd $etcd_version and CoreDNS $coredns_version"
 
 jobs="${TFCLUSTER_K8S_BUILD_JOBS:-$(nproc 2>/dev/null || echo 2)}"
 ((jobs > 4)) && jobs=4
@@ -103,6 +110,15 @@ if [[ ! -x "$cache/kube-apiserver" || ! -x "$cache/kube-controller-manager" ]]; 
     log "built kube-apiserver and kube-controller-manager ($((SECONDS - start)) s)"
 fi
 
+if [[ ! -x "$cache/kube-scheduler" || ! -x "$cache/kube-proxy" ]]; then
+    download "$k8s_mod"
+    log "building kube-scheduler and kube-proxy (cold: about 3 min on 2 cores)"
+    (cd "$k8s_mod" && go build -p "$jobs" -trimpath -ldflags="$ldflags" -o "$tmp/" \
+        k8s.io/kubernetes/cmd/kube-scheduler k8s.io/kubernetes/cmd/kube-proxy)
+    mv -f "$tmp/kube-scheduler" "$tmp/kube-proxy" "$cache/"
+    log "built kube-scheduler and kube-proxy ($((SECONDS - start)) s)"
+fi
+
 if [[ ! -x "$cache/kubectl" ]]; then
     download "$k8s_mod"
     log "building kubectl (cold: about 2 min on 2 cores)"
@@ -118,6 +134,15 @@ if [[ ! -x "$cache/etcd" ]]; then
     (cd "$etcd_mod" && go build -p "$jobs" -trimpath -ldflags="-s -w" -o "$tmp/etcd" go.etcd.io/etcd/server/v3)
     mv -f "$tmp/etcd" "$cache/etcd"
     log "built etcd ($((SECONDS - start)) s)"
+fi
+
+if [[ ! -x "$coredns_dir/coredns" ]]; then
+    download "$coredns_mod"
+    log "building coredns $coredns_version (cold: about 2 min on 2 cores)"
+    mkdir -p "$coredns_dir"
+    (cd "$coredns_mod" && go build -p "$jobs" -trimpath -ldflags="-s -w" -o "$tmp/coredns" .)
+    mv -f "$tmp/coredns" "$coredns_dir/coredns"
+    log "built coredns ($((SECONDS - start)) s)"
 fi
 
 all_present || die "the build finished but binaries are missing in $cache"

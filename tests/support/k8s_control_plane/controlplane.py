@@ -1,10 +1,12 @@
 """A real Kubernetes control plane on loopback: etcd, kube-apiserver, kube-controller-manager.
 
-No kubelet and no scheduler: Pods are created (by the StatefulSet controller, say) but
-stay Pending. Everything lives in one folder: certificates, kubeconfigs, etcd's data and
-one log per component (``<name>.log``). Each component runs in its own process group and
-gets SIGKILL if the Python process dies (``PR_SET_PDEATHSIG``); ``stop`` (also registered
-with ``atexit``) ends them all.
+No kubelet and, unless asked (``scheduler=True``), no scheduler: Pods are created (by the
+StatefulSet controller, say) but stay Pending. The e2e environment (``support/e2e``) binds
+the API server to an address its pods can reach (``bind_address``) and adds the nodes.
+Everything lives in one folder: certificates, kubeconfigs, etcd's data and one log per
+component (``<name>.log``). Each component runs in its own process group and gets SIGKILL
+if the Python process dies (``PR_SET_PDEATHSIG``); ``stop`` (also registered with
+``atexit``) ends them all.
 
     with ControlPlane(find_binaries(), tmp_path) as cp:
         cp.admin_kubeconfig            # system:masters
@@ -110,8 +112,14 @@ class ControlPlane:
         *,
         controllers: Sequence[str] = DEFAULT_CONTROLLERS,
         start_timeout: float = 120.0,
+        bind_address: str = "127.0.0.1",
+        scheduler: bool = False,
     ) -> None:
         self.binaries = binaries
+        # Any address but loopback is also advertised: the `kubernetes` Service's endpoint.
+        self.bind_address = bind_address
+        self.scheduler = scheduler
+        self._scheduler_port = free_port()
         self.workdir = workdir
         self.controllers = tuple(controllers)
         self.start_timeout = start_timeout
@@ -120,7 +128,7 @@ class ControlPlane:
         self._etcd_peer_port = free_port()
         self._apiserver_port = free_port()
         self._kcm_port = free_port()
-        self.server = f"https://127.0.0.1:{self._apiserver_port}"
+        self.server = f"https://{bind_address}:{self._apiserver_port}"
         self.etcd_url = f"http://127.0.0.1:{self._etcd_port}"
         self.pki_dir = workdir / "pki"
         self.admin_kubeconfig = workdir / "admin.kubeconfig"
@@ -150,6 +158,8 @@ class ControlPlane:
             self._start_etcd(deadline)
             self._start_apiserver(deadline)
             self._start_controller_manager(deadline)
+            if self.scheduler:
+                self._start_scheduler(deadline)
         except BaseException:
             self.stop()
             raise
@@ -312,6 +322,7 @@ class ControlPlane:
             "apiserver",
             "kube-apiserver",
             server_names=(
+                *({self.bind_address} - {"127.0.0.1"}),
                 "127.0.0.1",
                 "localhost",
                 "10.0.0.1",
@@ -331,6 +342,7 @@ class ControlPlane:
                 None,
                 self.workdir / "controller-manager.kubeconfig",
             ),
+            ("scheduler", "system:kube-scheduler", None, self.workdir / "scheduler.kubeconfig"),
         ):
             pair = pki.issue(stem, cn, org, client=True)
             self.write_kubeconfig(
@@ -412,8 +424,8 @@ class ControlPlane:
             [
                 str(self.binaries.kube_apiserver),
                 f"--etcd-servers={self.etcd_url}",
-                "--bind-address=127.0.0.1",
-                "--advertise-address=127.0.0.1",
+                f"--bind-address={self.bind_address}",
+                f"--advertise-address={self.bind_address}",
                 f"--secure-port={self._apiserver_port}",
                 f"--cert-dir={self.workdir / 'apiserver-certs'}",
                 f"--tls-cert-file={pki / 'apiserver.crt'}",
@@ -434,7 +446,8 @@ class ControlPlane:
                 f"--service-cluster-ip-range={SERVICE_CLUSTER_IP_RANGE}",
                 "--authorization-mode=Node,RBAC",
                 "--allow-privileged=true",
-                "--endpoint-reconciler-type=none",
+                "--endpoint-reconciler-type="
+                + ("none" if self.bind_address == "127.0.0.1" else "lease"),
                 f"--audit-policy-file={policy}",
                 f"--audit-log-path={self.audit_log}",
                 "--audit-log-format=json",
@@ -491,6 +504,33 @@ class ControlPlane:
         # The serviceaccount controller runs with its own credentials: once it has made
         # the default ServiceAccount, the controllers are up and authorised.
         self._wait(kcm, "the 'default' ServiceAccount", default_service_account, deadline)
+
+    def _start_scheduler(self, deadline: float) -> None:
+        kubeconfig = self.workdir / "scheduler.kubeconfig"
+        scheduler = self._spawn(
+            "kube-scheduler",
+            [
+                str(self.binaries.kube_scheduler),
+                f"--kubeconfig={kubeconfig}",
+                f"--authentication-kubeconfig={kubeconfig}",
+                f"--authorization-kubeconfig={kubeconfig}",
+                "--bind-address=127.0.0.1",
+                f"--secure-port={self._scheduler_port}",
+                "--leader-elect=false",
+                "--profiling=false",
+                "--v=1",
+            ],
+        )
+        insecure = ssl.create_default_context()
+        insecure.check_hostname = False
+        insecure.verify_mode = ssl.CERT_NONE
+
+        def healthy() -> bool:
+            url = f"https://127.0.0.1:{self._scheduler_port}/healthz"
+            with urllib.request.urlopen(url, context=insecure, timeout=2) as r:
+                return bool(r.status == 200)
+
+        self._wait(scheduler, "kube-scheduler /healthz", healthy, deadline)
 
 
 def _b64(data: bytes) -> str:

@@ -1,0 +1,385 @@
+"""tf.keras.backend as TF 1.15 has it in graph mode: one session per process (made on first
+use over the default graph, or the one set with set_session), the learning-phase placeholder
+(`keras_learning_phase`, False by default), floatx/epsilon, and the small tensor helpers
+Keras programs call (placeholder, variable, eval, get_value, set_value, int_shape, ...)."""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+import numpy as np
+
+from tfcluster.client.session import Session
+from tfcluster.framework import default_session, dtypes, errors
+from tfcluster.framework.graph import (
+    Graph,
+    Tensor,
+    convert_to_tensor,
+    get_default_graph,
+    reset_default_graph,
+)
+from tfcluster.framework.graph import (
+    name_scope as _name_scope,
+)
+from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.lib.layers import base as layers_base
+from tfcluster.ops import array_ops, math_ops, variables
+
+_FLOATX = "float32"
+_EPSILON = 1e-7
+_IMAGE_DATA_FORMAT = "channels_last"
+_SESSION: Session | None = None
+_MANUAL_VAR_INIT = False
+# The learning phase per graph: a placeholder_with_default(False), or an int set by hand.
+_GRAPH_LEARNING_PHASES: weakref.WeakKeyDictionary[Graph, Any] = weakref.WeakKeyDictionary()
+
+
+def unimplemented(what: str) -> Exception:
+    return errors.UnimplementedError(
+        None, None, f"{what} is not implemented in tfcluster (it is part of TensorFlow 1.15's API)"
+    )
+
+
+# ---- configuration -------------------------------------------------------------------------
+def floatx() -> str:
+    return _FLOATX
+
+
+def set_floatx(value: str) -> None:
+    global _FLOATX
+    if value not in ("float16", "float32", "float64"):
+        raise ValueError(f"Unknown floatx type: {value}")
+    _FLOATX = str(value)
+
+
+def epsilon() -> float:
+    return _EPSILON
+
+
+def set_epsilon(value: float) -> None:
+    global _EPSILON
+    _EPSILON = value
+
+
+def image_data_format() -> str:
+    return _IMAGE_DATA_FORMAT
+
+
+def set_image_data_format(data_format: str) -> None:
+    global _IMAGE_DATA_FORMAT
+    if data_format not in ("channels_last", "channels_first"):
+        raise ValueError(f"Unknown data_format: {data_format}")
+    _IMAGE_DATA_FORMAT = data_format
+
+
+def cast_to_floatx(x: Any) -> np.ndarray:
+    return np.asarray(x, dtype=_FLOATX)
+
+
+def manual_variable_initialization(value: bool) -> None:
+    global _MANUAL_VAR_INIT
+    _MANUAL_VAR_INIT = value
+
+
+# ---- names ---------------------------------------------------------------------------------
+def get_uid(prefix: str = "") -> int:
+    """1, 2, ... per prefix and graph (Keras's get_uid: the same counters layer names use)."""
+    name = layers_base.unique_object_name(prefix)
+    return int(name.rsplit("_", 1)[1])
+
+
+def reset_uids() -> None:
+    layers_base._NAME_UIDS.pop(get_default_graph(), None)
+
+
+# ---- the session ---------------------------------------------------------------------------
+def get_session() -> Session:
+    """The default session if one is entered, else Keras's own session (made on first use
+    over the default graph); variables it has not initialized yet are initialized."""
+    global _SESSION
+    session = default_session.get_default_session()
+    if session is None:
+        if _SESSION is None or _SESSION.graph is not get_default_graph() or _closed(_SESSION):
+            _SESSION = Session(graph=get_default_graph())
+        session = _SESSION
+    if not _MANUAL_VAR_INIT:
+        _initialize_variables(session)
+    return session  # type: ignore[no-any-return]
+
+
+def _closed(session: Any) -> bool:
+    return bool(getattr(session, "_closed", False))
+
+
+def _initialize_variables(session: Any) -> None:
+    graph = session.graph
+    candidates = [
+        v
+        for v in variables.global_variables() + variables.local_variables()
+        if not getattr(v, "_keras_initialized", False)
+    ]
+    if not candidates:
+        return
+    with graph.as_default():
+        flags = session.run([variables.is_variable_initialized(v) for v in candidates])
+        pending = [v for v, done in zip(candidates, flags) if not done]
+        for v in candidates:
+            marked: Any = v  # as TF 1.15's Keras marks them
+            marked._keras_initialized = True
+        if pending:
+            session.run(variables.variables_initializer(pending))
+
+
+def set_session(session: Any) -> None:
+    global _SESSION
+    _SESSION = session
+
+
+def clear_session() -> None:
+    """A fresh default graph, no Keras session, layer-name counters and learning phase reset."""
+    global _SESSION
+    reset_default_graph()
+    _SESSION = None
+    _GRAPH_LEARNING_PHASES.clear()
+
+
+# ---- learning phase ------------------------------------------------------------------------
+def learning_phase() -> Any:
+    """The graph's learning phase: a bool placeholder defaulting to False (1.15's
+    `keras_learning_phase`), or the 0/1 set with set_learning_phase."""
+    graph = get_default_graph()
+    if graph not in _GRAPH_LEARNING_PHASES:
+        with _name_scope(""):
+            _GRAPH_LEARNING_PHASES[graph] = array_ops.placeholder_with_default(
+                False, shape=(), name="keras_learning_phase"
+            )
+    return _GRAPH_LEARNING_PHASES[graph]
+
+
+def set_learning_phase(value: int) -> None:
+    if value not in (0, 1):
+        raise ValueError("Expected learning phase to be 0 or 1.")
+    _GRAPH_LEARNING_PHASES[get_default_graph()] = value
+
+
+def symbolic_learning_phase() -> Any:
+    return learning_phase()
+
+
+# ---- tensors -------------------------------------------------------------------------------
+def is_sparse(tensor: Any) -> bool:
+    return False
+
+
+def placeholder(
+    shape: Any = None,
+    ndim: int | None = None,
+    dtype: Any = None,
+    sparse: bool = False,
+    name: str | None = None,
+    ragged: bool = False,
+) -> Tensor:
+    if sparse or ragged:
+        raise unimplemented("tf.keras.backend.placeholder with sparse=True or ragged=True")
+    dtype = dtype or floatx()
+    if shape is None and ndim:
+        shape = (None,) * ndim
+    x = array_ops.placeholder(dtype, shape=shape, name=name)
+    return x
+
+
+def is_placeholder(x: Any) -> bool:
+    return isinstance(x, Tensor) and x.op.type == "Placeholder"
+
+
+def variable(value: Any, dtype: Any = None, name: str | None = None, constraint: Any = None) -> Any:
+    dtype = dtype or floatx()
+    v = variables.Variable(
+        np.asarray(value, dtype=dtypes.as_dtype(dtype).as_numpy_dtype),
+        dtype=dtype,
+        name=name,
+        constraint=constraint,
+    )
+    return v
+
+
+def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None = None) -> Any:
+    from tfcluster.ops import constant_op
+
+    return constant_op.constant(value, dtype=dtype or floatx(), shape=shape, name=name or "Const")
+
+
+def zeros(shape: Any, dtype: Any = None, name: str | None = None) -> Any:
+    return variable(np.zeros(shape), dtype=dtype, name=name)
+
+
+def ones(shape: Any, dtype: Any = None, name: str | None = None) -> Any:
+    return variable(np.ones(shape), dtype=dtype, name=name)
+
+
+def int_shape(x: Any) -> tuple[Any, ...] | None:
+    shape = x.shape if hasattr(x, "shape") else TensorShape(np.shape(x))
+    shape = TensorShape(shape)
+    if shape.ndims is None:
+        return None
+    return tuple(shape.as_list())
+
+
+def shape(x: Any) -> Any:
+    return array_ops.shape(x)
+
+
+def ndim(x: Any) -> int | None:
+    return TensorShape(x.shape).ndims
+
+
+def dtype(x: Any) -> str:
+    return str(x.dtype.base_dtype.name)
+
+
+def count_params(x: Any) -> int:
+    return int(np.prod(int_shape(x) or ()))
+
+
+def cast(x: Any, dtype: Any) -> Any:
+    return math_ops.cast(x, dtype)
+
+
+def eval(x: Any) -> Any:
+    return get_value(convert_to_tensor(x) if not isinstance(x, variables.Variable) else x)
+
+
+def get_value(x: Any) -> Any:
+    return get_session().run(x)
+
+
+def batch_get_value(tensors: list[Any]) -> list[Any]:
+    return list(get_session().run(list(tensors))) if tensors else []
+
+
+def set_value(x: Any, value: Any) -> None:
+    batch_set_value([(x, value)])
+
+
+def batch_set_value(tuples: list[tuple[Any, Any]]) -> None:
+    """Assigns each value through one cached placeholder per variable (as Keras does)."""
+    if not tuples:
+        return
+    session = get_session()
+    ops, feed = [], {}
+    for x, value in tuples:
+        value = np.asarray(value, dtype=x.dtype.base_dtype.as_numpy_dtype)
+        cached = getattr(x, "_keras_assign", None)
+        if cached is None:
+            with x.graph.as_default() if hasattr(x, "graph") else get_default_graph().as_default():
+                ph = array_ops.placeholder(x.dtype.base_dtype, shape=value.shape)
+                cached = (ph, x.assign(ph))
+            holder: Any = x
+            holder._keras_assign = cached
+        ops.append(cached[1])
+        feed[cached[0]] = value
+    session.run(ops, feed_dict=feed)
+
+
+def function(
+    inputs: list[Any], outputs: Any, updates: Any = None, name: str | None = None, **kwargs: Any
+) -> Any:
+    """A callable that feeds `inputs` with its arguments and returns the run `outputs`."""
+    from tfcluster.ops.control_flow_ops import group
+
+    update_ops = [u if not isinstance(u, tuple) else u[0].assign(u[1]) for u in updates or []]
+    fetches = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+    step = group(*update_ops) if update_ops else None
+
+    def run(values: list[Any]) -> list[Any]:
+        feed = dict(zip(inputs, values))
+        result = get_session().run(fetches + ([step] if step is not None else []), feed_dict=feed)
+        return list(result[: len(fetches)])
+
+    return run
+
+
+# ---- a few maths helpers programs reach for -------------------------------------------------
+def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    return math_ops.reduce_mean(x, axis=axis, keepdims=keepdims)
+
+
+def sum(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    return math_ops.reduce_sum(x, axis=axis, keepdims=keepdims)
+
+
+def square(x: Any) -> Any:
+    return math_ops.square(x)
+
+
+def sqrt(x: Any) -> Any:
+    return math_ops.sqrt(x)
+
+
+def exp(x: Any) -> Any:
+    return math_ops.exp(x)
+
+
+def log(x: Any) -> Any:
+    return math_ops.log(x)
+
+
+def abs(x: Any) -> Any:
+    return math_ops.abs(x)
+
+
+def clip(x: Any, min_value: Any, max_value: Any) -> Any:
+    from tfcluster.ops import clip_ops
+
+    return clip_ops.clip_by_value(x, min_value, max_value)
+
+
+def concatenate(tensors: list[Any], axis: int = -1) -> Any:
+    return array_ops.concat(list(tensors), axis)
+
+
+def reshape(x: Any, shape: Any) -> Any:
+    return array_ops.reshape(x, shape)
+
+
+def expand_dims(x: Any, axis: int = -1) -> Any:
+    return array_ops.expand_dims(x, axis)
+
+
+def squeeze(x: Any, axis: int) -> Any:
+    return array_ops.squeeze(x, [axis])
+
+
+def dot(x: Any, y: Any) -> Any:
+    return math_ops.matmul(x, y)
+
+
+def argmax(x: Any, axis: int = -1) -> Any:
+    return math_ops.argmax(x, axis)
+
+
+def name_scope(name: str) -> Any:
+    return _name_scope(name)
+
+
+def gradients(loss: Any, variables_: Any) -> Any:
+    from tfcluster.gradients.gradients_impl import gradients as _gradients
+
+    return _gradients(loss, variables_, colocate_gradients_with_ops=True)
+
+
+def stop_gradient(x: Any) -> Any:
+    return array_ops.stop_gradient(x)
+
+
+def update(x: Any, new_x: Any) -> Any:
+    return x.assign(new_x)
+
+
+def update_add(x: Any, increment: Any) -> Any:
+    return x.assign_add(increment)
+
+
+def update_sub(x: Any, decrement: Any) -> Any:
+    return x.assign_sub(decrement)

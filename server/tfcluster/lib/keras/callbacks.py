@@ -1,0 +1,312 @@
+"""tf.keras.callbacks (TF 1.15): hooks fit/evaluate call around epochs and batches. History
+and the progress bar (ProgbarLogger) are added by fit itself."""
+
+from __future__ import annotations
+
+import csv
+import os
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tfcluster.lib.keras import backend
+from tfcluster.lib.keras.utils.generic_utils import Progbar
+
+
+class Callback:
+    def __init__(self) -> None:
+        self.validation_data = None
+        self.model: Any = None
+        self.params: dict[str, Any] = {}
+
+    def set_params(self, params: dict[str, Any]) -> None:
+        self.params = params
+
+    def set_model(self, model: Any) -> None:
+        self.model = model
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None: ...
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None: ...
+    def on_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None: ...
+    def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None: ...
+    def on_train_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        self.on_batch_begin(batch, logs)
+
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        self.on_batch_end(batch, logs)
+
+    def on_test_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None: ...
+    def on_test_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None: ...
+    def on_predict_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None: ...
+    def on_predict_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None: ...
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None: ...
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None: ...
+    def on_test_begin(self, logs: dict[str, Any] | None = None) -> None: ...
+    def on_test_end(self, logs: dict[str, Any] | None = None) -> None: ...
+    def on_predict_begin(self, logs: dict[str, Any] | None = None) -> None: ...
+    def on_predict_end(self, logs: dict[str, Any] | None = None) -> None: ...
+
+
+class CallbackList:
+    def __init__(self, callbacks: list[Callback]) -> None:
+        self.callbacks = list(callbacks)
+
+    def __getattr__(self, hook: str) -> Callable[..., None]:
+        def call(*args: Any, **kwargs: Any) -> None:
+            for cb in self.callbacks:
+                getattr(cb, hook)(*args, **kwargs)
+
+        return call
+
+
+class BaseLogger(Callback):
+    """Averages the batch values into epoch logs (fit does this itself; kept for programs
+    that name it)."""
+
+    def __init__(self, stateful_metrics: Any = None) -> None:
+        super().__init__()
+        self.stateful_metrics = set(stateful_metrics or [])
+
+
+class History(Callback):
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        self.epoch: list[int] = []
+        self.history: dict[str, list[Any]] = {}
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self.epoch.append(epoch)
+        for k, v in (logs or {}).items():
+            self.history.setdefault(k, []).append(v)
+
+
+class ProgbarLogger(Callback):
+    verbose_level: int | None = None  # fit's verbose (params["verbose"] is 0, as in 1.15)
+
+    def __init__(self, count_mode: str = "samples", stateful_metrics: Any = None) -> None:
+        super().__init__()
+        self.use_steps = count_mode == "steps"
+        self.stateful_metrics = set(stateful_metrics or [])
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        self.verbose = self.verbose_level or self.params["verbose"]
+        self.epochs = self.params["epochs"]
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self.seen = 0
+        self.target = self.params["steps"] if self.use_steps else self.params["samples"]
+        if self.verbose:
+            if self.epochs > 1:
+                print(f"Epoch {epoch + 1}/{self.epochs}")
+            self.progbar = Progbar(
+                target=self.target,
+                verbose=self.verbose,
+                stateful_metrics=self.stateful_metrics,
+                unit_name="step" if self.use_steps else "sample",
+            )
+
+    def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        logs = logs or {}
+        self.seen += 1 if self.use_steps else logs.get("size", 0)
+        values = [(k, logs[k]) for k in self.params["metrics"] if k in logs]
+        if self.verbose and self.seen < self.target:
+            self.progbar.update(self.seen, values)
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        logs = logs or {}
+        values = [(k, logs[k]) for k in self.params["metrics"] if k in logs]
+        if self.verbose:
+            self.progbar.update(self.seen, values)
+
+
+def _monitor_op(mode: str, monitor: str) -> tuple[Callable[[Any, Any], Any], float]:
+    if mode == "min" or (mode == "auto" and "acc" not in monitor):
+        return np.less, np.inf
+    return np.greater, -np.inf
+
+
+class EarlyStopping(Callback):
+    def __init__(
+        self,
+        monitor: str = "val_loss",
+        min_delta: float = 0,
+        patience: int = 0,
+        verbose: int = 0,
+        mode: str = "auto",
+        baseline: Any = None,
+        restore_best_weights: bool = False,
+    ) -> None:
+        super().__init__()
+        self.monitor = monitor
+        self.patience = patience
+        self.verbose = verbose
+        self.baseline = baseline
+        self.min_delta = abs(min_delta)
+        self.restore_best_weights = restore_best_weights
+        self.monitor_op, _ = _monitor_op(mode, monitor)
+        if self.monitor_op == np.less:
+            self.min_delta *= -1
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best_weights: Any = None
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        self.wait = 0
+        self.stopped_epoch = 0
+        self.best = (
+            self.baseline
+            if self.baseline is not None
+            else (np.inf if self.monitor_op == np.less else -np.inf)
+        )
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        current = (logs or {}).get(self.monitor)
+        if current is None:
+            print(
+                f"Early stopping conditioned on metric `{self.monitor}` which is not available. "
+                f"Available metrics are: {','.join(list((logs or {}).keys()))}"
+            )
+            return
+        if self.monitor_op(current - self.min_delta, self.best):
+            self.best = current
+            self.wait = 0
+            if self.restore_best_weights:
+                self.best_weights = self.model.get_weights()
+        else:
+            self.wait += 1
+            if self.wait >= self.patience:
+                self.stopped_epoch = epoch
+                self.model.stop_training = True
+                if self.restore_best_weights and self.best_weights is not None:
+                    if self.verbose > 0:
+                        print("Restoring model weights from the end of the best epoch.")
+                    self.model.set_weights(self.best_weights)
+
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        if self.stopped_epoch > 0 and self.verbose > 0:
+            print(f"Epoch {self.stopped_epoch + 1:05d}: early stopping")
+
+
+class ModelCheckpoint(Callback):
+    def __init__(
+        self,
+        filepath: str,
+        monitor: str = "val_loss",
+        verbose: int = 0,
+        save_best_only: bool = False,
+        save_weights_only: bool = False,
+        mode: str = "auto",
+        save_freq: Any = "epoch",
+        **kwargs: Any,
+    ) -> None:
+        super().__init__()
+        self.filepath = filepath
+        self.monitor = monitor
+        self.verbose = verbose
+        self.save_best_only = save_best_only
+        self.save_weights_only = save_weights_only
+        self.period = kwargs.get("period", 1)
+        self.epochs_since_last_save = 0
+        self.monitor_op, self.best = _monitor_op(mode, monitor)
+
+    def _save(self, filepath: str) -> None:
+        if self.save_weights_only:
+            self.model.save_weights(filepath, overwrite=True)
+        else:
+            self.model.save(filepath, overwrite=True)
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        logs = logs or {}
+        self.epochs_since_last_save += 1
+        if self.epochs_since_last_save < self.period:
+            return
+        self.epochs_since_last_save = 0
+        filepath = self.filepath.format(epoch=epoch + 1, **logs)
+        if self.save_best_only:
+            current = logs.get(self.monitor)
+            if current is None:
+                print(f"Can save best model only with {self.monitor} available, skipping.")
+                return
+            if self.monitor_op(current, self.best):
+                if self.verbose > 0:
+                    print(
+                        f"\nEpoch {epoch + 1:05d}: {self.monitor} improved from {self.best:.5f} "
+                        f"to {current:.5f}, saving model to {filepath}"
+                    )
+                self.best = current
+                self._save(filepath)
+            elif self.verbose > 0:
+                print(
+                    f"\nEpoch {epoch + 1:05d}: {self.monitor} did not improve from {self.best:.5f}"
+                )
+        else:
+            if self.verbose > 0:
+                print(f"\nEpoch {epoch + 1:05d}: saving model to {filepath}")
+            self._save(filepath)
+
+
+class LambdaCallback(Callback):
+    def __init__(self, **hooks: Any) -> None:
+        super().__init__()
+        for name in (
+            "on_epoch_begin", "on_epoch_end", "on_batch_begin", "on_batch_end",
+            "on_train_begin", "on_train_end",
+        ):  # fmt: skip
+            if hooks.get(name) is not None:
+                setattr(self, name, hooks[name])
+
+
+class TerminateOnNaN(Callback):
+    def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        loss = (logs or {}).get("loss")
+        if loss is not None and (np.isnan(loss) or np.isinf(loss)):
+            print(f"Batch {batch}: Invalid loss, terminating training")
+            self.model.stop_training = True
+
+
+class LearningRateScheduler(Callback):
+    def __init__(self, schedule: Callable[..., Any], verbose: int = 0) -> None:
+        super().__init__()
+        self.schedule = schedule
+        self.verbose = verbose
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        optimizer = self.model.optimizer
+        try:
+            lr = self.schedule(epoch, float(backend.get_value(optimizer.lr)))
+        except TypeError:
+            lr = self.schedule(epoch)
+        backend.set_value(optimizer.lr, lr)
+        if self.verbose > 0:
+            print(f"\nEpoch {epoch + 1:05d}: LearningRateScheduler reducing learning rate to {lr}.")
+
+
+class CSVLogger(Callback):
+    def __init__(self, filename: str, separator: str = ",", append: bool = False) -> None:
+        super().__init__()
+        self.filename = filename
+        self.sep = separator
+        self.append = append
+        self.keys: list[str] | None = None
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        self.append_header = not (self.append and os.path.exists(self.filename))
+        self.file = open(self.filename, "a" if self.append else "w", newline="")  # noqa: SIM115
+        self.writer: Any = None
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        logs = logs or {}
+        if self.keys is None:
+            self.keys = sorted(logs.keys())
+        if self.writer is None:
+            self.writer = csv.DictWriter(
+                self.file, fieldnames=["epoch", *self.keys], delimiter=self.sep
+            )
+            if self.append_header:
+                self.writer.writeheader()
+        self.writer.writerow({"epoch": epoch, **{k: logs.get(k, "NA") for k in self.keys}})
+        self.file.flush()
+
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        self.file.close()
+        self.writer = None

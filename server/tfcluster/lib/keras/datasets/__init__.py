@@ -1,0 +1,1 @@
+"""tf.keras.datasets: the datasets Keras downloads into ~/.keras/datasets."""

@@ -1,0 +1,1 @@
+"""The Keras engine: the base layer, networks (functional/Sequential models) and training."""

@@ -1,0 +1,246 @@
+"""What makes a tf.layers layer a tf.keras layer (TF 1.15, graph mode): names unique per
+graph and zero-based (`dense`, `dense_1`), one name scope per call (`dense/MatMul`, then
+`dense_1/MatMul` when called again), weights made in that name scope with tf.Variable (not
+tf.get_variable: no variable-scope reuse), the learning phase passed as `training` when the
+caller gives none, and the call history (`_keras_history`) functional models are built from.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+import numpy as np
+
+from tfcluster.framework import dtypes
+from tfcluster.framework.graph import Tensor, name_scope
+from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.lib.keras import backend, initializers
+from tfcluster.lib.layers import base as layers_base
+from tfcluster.ops import variables
+from tfcluster.ops.variables import VariableAggregation, VariableSynchronization
+
+
+class Node:
+    """One call of a layer: the tensors it took and the tensors it made."""
+
+    def __init__(self, layer: Any, inputs: Any, outputs: Any) -> None:
+        self.layer = layer
+        self.input_tensors = layers_base._flatten(inputs)
+        self.output_tensors = layers_base._flatten(outputs)
+        self.inputs_structure = inputs
+        self.outputs_structure = outputs
+        self.inbound_layers = [
+            t._keras_history[0] for t in self.input_tensors if hasattr(t, "_keras_history")
+        ]
+
+
+def flatten(structure: Any) -> list[Any]:
+    return layers_base._flatten(structure)
+
+
+def shape_tuple(shape: Any) -> tuple[Any, ...] | None:
+    shape = TensorShape(shape)
+    return None if shape.ndims is None else tuple(shape.as_list())
+
+
+class KerasLayerMixin:
+    """Mixed in before a tf.layers class (or the tf.layers base Layer) to give it Keras's
+    behaviour; see the module docstring."""
+
+    _name: str
+    built: bool
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        if "input_shape" not in kwargs and "input_dim" in kwargs:
+            kwargs["input_shape"] = (kwargs.pop("input_dim"),)
+        kwargs.pop("input_dim", None)
+        batch_input_shape = kwargs.pop("batch_input_shape", None)
+        input_shape = kwargs.pop("input_shape", None)
+        batch_size = kwargs.pop("batch_size", None)
+        if batch_input_shape is None and input_shape is not None:
+            batch_input_shape = (batch_size, *tuple(input_shape))
+        self._batch_input_shape = None if batch_input_shape is None else tuple(batch_input_shape)
+        self._keras_initial_weights = kwargs.pop("weights", None)
+        kwargs.pop("autocast", None)
+        dtype = kwargs.get("dtype")
+        if dtype is None and self._batch_input_shape is not None:
+            kwargs["dtype"] = backend.floatx()
+        self._inbound_nodes: list[Node] = []
+        self._outbound_nodes: list[Node] = []
+        super().__init__(*args, **kwargs)
+        self._keras_style = True
+
+    def _init_set_name(self, name: Any) -> None:
+        if not name:
+            name = layers_base.unique_object_name(
+                layers_base.to_snake_case(type(self).__name__), zero_based=True
+            )
+        self._name = name
+        self._base_name = name
+
+    # ---- weights -------------------------------------------------------------------------
+    def add_weight(
+        self,
+        name: str,
+        shape: Any = None,
+        dtype: Any = None,
+        initializer: Any = None,
+        regularizer: Any = None,
+        trainable: bool | None = None,
+        constraint: Any = None,
+        use_resource: Any = None,
+        synchronization: Any = VariableSynchronization.AUTO,
+        aggregation: Any = VariableAggregation.NONE,
+        partitioner: Any = None,
+        **kwargs: Any,
+    ) -> Any:
+        """A tf.Variable named after the current name scope (`dense/kernel`)."""
+        if partitioner is not None:
+            raise backend.unimplemented("tf.keras layer weights with a partitioner")
+        if synchronization == VariableSynchronization.ON_READ:
+            trainable = False
+        elif trainable is None:
+            trainable = True
+        dtype = dtypes.as_dtype(dtype or getattr(self, "_dtype", None) or backend.floatx())
+        dtype = dtype.base_dtype
+        if initializer is None:
+            if dtype.is_floating:
+                initializer = initializers.get("glorot_uniform")
+            elif dtype.is_integer or dtype == dtypes.bool_:
+                initializer = initializers.get("zeros")
+            else:
+                raise ValueError(
+                    f"An initializer for variable {name} of type {dtype} is required for layer "
+                    f"{self._name}"
+                )
+        initializer = initializers.get(initializer)
+        shape = () if shape is None else tuple(shape)
+        if getattr(self, "_dtype", None) is None:
+            self._dtype = dtype  # type: ignore[assignment]
+
+        def initial_value() -> Any:
+            return initializer(shape, dtype=dtype)
+
+        variable = variables.Variable(
+            initial_value,
+            name=name,
+            dtype=dtype,
+            trainable=trainable,
+            constraint=constraint,
+        )
+        if trainable:
+            self._trainable_weights.append(variable)  # type: ignore[attr-defined]
+        else:
+            self._non_trainable_weights.append(variable)  # type: ignore[attr-defined]
+        if regularizer is not None:
+            self._handle_weight_regularization(name, variable, regularizer)  # type: ignore[attr-defined]
+        return variable
+
+    add_variable = add_weight
+
+    def get_weights(self) -> list[np.ndarray]:
+        return backend.batch_get_value(self.weights)  # type: ignore[attr-defined]
+
+    def set_weights(self, weights: Sequence[Any]) -> None:
+        params = self.weights  # type: ignore[attr-defined]
+        if len(params) != len(weights):
+            raise ValueError(
+                f'You called `set_weights(weights)` on layer "{self._name}" with a  weight list '
+                f"of length {len(weights)}, but the layer was expecting {len(params)} weights. "
+                f"Provided weights: {str(weights)[:50]}..."
+            )
+        pairs = []
+        for p, w in zip(params, weights):
+            w = np.asarray(w)
+            if tuple(p.shape.as_list()) != w.shape:
+                raise ValueError(
+                    f"Layer weight shape {tuple(p.shape.as_list())} not compatible with "
+                    f"provided weight shape {w.shape}"
+                )
+            pairs.append((p, w))
+        backend.batch_set_value(pairs)
+
+    # ---- calling -------------------------------------------------------------------------
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        call_args = self._call_arg_names  # type: ignore[attr-defined]
+        if "training" in call_args and kwargs.get("training") is None:
+            position = call_args.index("training") - 1  # after `inputs`
+            if len(args) <= position:
+                kwargs["training"] = backend.learning_phase()
+        if "mask" in kwargs and "mask" not in call_args:
+            kwargs.pop("mask")
+        with name_scope(self._name):
+            was_built = self.built
+            outputs = self._call_in_scope(inputs, args, kwargs)  # type: ignore[attr-defined]
+        if not was_built and self._keras_initial_weights is not None:
+            self.set_weights(self._keras_initial_weights)
+            self._keras_initial_weights = None
+        self._record_call(inputs, outputs)
+        return outputs
+
+    def _record_call(self, inputs: Any, outputs: Any) -> None:
+        """A node, when every input comes from a Keras layer (as Keras records them)."""
+        if not all(hasattr(t, "_keras_history") for t in flatten(inputs)):
+            return
+        node = Node(self, inputs, outputs)
+        node_index = len(self._inbound_nodes)
+        self._inbound_nodes.append(node)
+        for layer in node.inbound_layers:
+            layer._outbound_nodes.append(node)
+        for i, t in enumerate(node.output_tensors):
+            if isinstance(t, Tensor):
+                tensor: Any = t  # Keras's history rides on the tensor object
+                tensor._keras_history = (self, node_index, i)
+
+    # ---- what the first call took and made --------------------------------------------------
+    def _node(self, what: str) -> Node:
+        if not self._inbound_nodes:
+            raise AttributeError(f"Layer {self._name} is not connected, no {what} to return.")
+        return self._inbound_nodes[0]
+
+    @staticmethod
+    def _one_or_list(tensors: list[Any]) -> Any:
+        return tensors[0] if len(tensors) == 1 else tensors
+
+    @property
+    def input(self) -> Any:
+        return self._one_or_list(self._node("input").input_tensors)
+
+    @property
+    def output(self) -> Any:
+        return self._one_or_list(self._node("output").output_tensors)
+
+    def _shapes(self, which: str) -> Any:
+        """The input or output shapes of every call, when all calls agree."""
+        self._node(which)
+        found = []
+        for node in self._inbound_nodes:
+            structure = node.inputs_structure if which == "input" else node.outputs_structure
+            found.append(layers_base._map(lambda t: shape_tuple(t.shape), structure))
+        if any(f != found[0] for f in found[1:]):
+            raise AttributeError(
+                f'The layer "{self._name}" has multiple inbound nodes, with different {which} '
+                f'shapes. Hence the notion of "{which} shape" is ill-defined for the layer.'
+            )
+        return found[0]
+
+    @property
+    def input_shape(self) -> Any:
+        return self._shapes("input")
+
+    @property
+    def output_shape(self) -> Any:
+        return self._shapes("output")
+
+    def get_config(self) -> dict[str, Any]:
+        config: dict[str, Any] = {"name": self._name, "trainable": self.trainable}  # type: ignore[attr-defined]
+        if self._batch_input_shape is not None:
+            config["batch_input_shape"] = self._batch_input_shape
+        dtype = getattr(self, "_dtype", None)
+        config["dtype"] = dtype.name if dtype is not None else None
+        return config
+
+
+class Layer(KerasLayerMixin, layers_base.Layer):
+    """tf.keras.layers.Layer: subclass with build(input_shape) and call(inputs, ...)."""

@@ -1,0 +1,198 @@
+"""A Keras network: layers connected into a graph, built from the call history of its
+output tensors (functional), from a list (Sequential, engine/sequential.py), or from a
+subclass's own `call` (subclassed). Weights, summary() and get/set_weights live here;
+training (compile/fit/...) in engine/training.py."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfcluster.framework.graph import Tensor
+from tfcluster.lib.keras.engine import base_layer
+from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin, Node, flatten
+from tfcluster.lib.layers import base as layers_base
+
+
+class Network(KerasLayerMixin, layers_base.Layer):
+    _layers: list[Any]
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        inputs = kwargs.pop("inputs", args[0] if len(args) > 0 else None)
+        outputs = kwargs.pop("outputs", args[1] if len(args) > 1 else None)
+        name = kwargs.pop("name", None)
+        trainable = kwargs.pop("trainable", True)
+        object.__setattr__(self, "_layers", [])
+        self._is_graph_network = False
+        self.inputs: list[Any] = []
+        self.outputs: list[Any] = []
+        super().__init__(name=name, trainable=trainable, **kwargs)
+        if inputs is not None and outputs is not None:
+            self._init_graph_network(inputs, outputs)
+
+    # ---- layers tracked by attribute (subclassed models) ------------------------------------
+    def __setattr__(self, key: str, value: Any) -> None:
+        if isinstance(value, layers_base.Layer) and not key.startswith("_"):
+            layers = self.__dict__.get("_layers")
+            if layers is not None and all(value is not x for x in layers):
+                layers.append(value)
+        super().__setattr__(key, value)
+
+    @property
+    def layers(self) -> list[Any]:
+        """Every layer, the InputLayers of a functional model included (as in TF 1.15)."""
+        return list(self._layers)
+
+    def get_layer(self, name: str | None = None, index: int | None = None) -> Any:
+        if index is not None:
+            if len(self.layers) <= index:
+                raise ValueError(
+                    f"Was asked to retrieve layer at index {index} but model only has "
+                    f"{len(self.layers)} layers."
+                )
+            return self.layers[index]
+        for layer in self._layers:
+            if layer.name == name:
+                return layer
+        raise ValueError(f"No such layer: {name}")
+
+    # ---- the functional graph --------------------------------------------------------------
+    def _init_graph_network(self, inputs: Any, outputs: Any) -> None:
+        self._nested_inputs = inputs
+        self._nested_outputs = outputs
+        self.inputs = flatten(inputs)
+        self.outputs = flatten(outputs)
+        for x in self.inputs + self.outputs:
+            if not hasattr(x, "_keras_history"):
+                raise ValueError(
+                    "Input tensors to a Model must come from `tf.keras.Input`. Received: "
+                    f"{x} (missing previous layer metadata)."
+                )
+        self._is_graph_network = True
+        self.built = True
+        self._nodes_in_order = self._topological_nodes()
+        order: list[Any] = [x._keras_history[0] for x in self.inputs]
+        for node in self._nodes_in_order:
+            if all(node.layer is not x for x in order):
+                order.append(node.layer)
+        self._layers[:] = order
+        self.input_names = [x._keras_history[0].name for x in self.inputs]
+        self.output_names = [x._keras_history[0].name for x in self.outputs]
+        node = Node(self, self.inputs, self.outputs)
+        self._inbound_nodes.append(node)
+
+    def _topological_nodes(self) -> list[Node]:
+        """The nodes between inputs and outputs, each after the nodes that feed it."""
+        input_ids = {id(x) for x in self.inputs}
+        ordered: list[Node] = []
+        seen: set[int] = set()
+
+        def visit(tensor: Any) -> None:
+            if id(tensor) in input_ids:
+                return
+            layer, node_index, _ = tensor._keras_history
+            node = layer._inbound_nodes[node_index]
+            if id(node) in seen:
+                return
+            seen.add(id(node))
+            for t in node.input_tensors:
+                if not hasattr(t, "_keras_history"):
+                    raise ValueError(
+                        f"Graph disconnected: cannot obtain value for tensor {t} at layer "
+                        f'"{layer.name}".'
+                    )
+                visit(t)
+            ordered.append(node)
+
+        for out in self.outputs:
+            visit(out)
+        return ordered
+
+    def _run_graph(self, inputs: Any) -> Any:
+        values = {id(x): v for x, v in zip(self.inputs, flatten(inputs))}
+        for node in self._nodes_in_order:
+            args = base_layer.layers_base._map(lambda t: values[id(t)], node.inputs_structure)
+            outs = flatten(node.layer(args))
+            for t, v in zip(node.output_tensors, outs):
+                values[id(t)] = v
+        results = [values[id(t)] for t in self.outputs]
+        return results[0] if len(results) == 1 else results
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        if not self._is_graph_network:
+            raise NotImplementedError("A subclassed Model must define `call`.")
+        if all(a is b for a, b in zip(flatten(inputs), self.inputs)):
+            return self.outputs[0] if len(self.outputs) == 1 else list(self.outputs)
+        return self._run_graph(inputs)
+
+    # ---- weights ---------------------------------------------------------------------------
+    def _all_layer_weights(self, attr: str) -> list[Any]:
+        out: list[Any] = []
+        seen: set[int] = set()
+        own = list(getattr(self, "_" + attr))
+        for layer in self._layers:
+            for w in getattr(layer, attr):
+                if id(w) not in seen:
+                    seen.add(id(w))
+                    out.append(w)
+        return out + [w for w in own if id(w) not in seen]
+
+    @property
+    def trainable_weights(self) -> list[Any]:
+        if not self.trainable:
+            return []
+        return self._all_layer_weights("trainable_weights")
+
+    @property
+    def non_trainable_weights(self) -> list[Any]:
+        if not self.trainable:
+            return self._all_layer_weights("trainable_weights") + self._all_layer_weights(
+                "non_trainable_weights"
+            )
+        return self._all_layer_weights("non_trainable_weights")
+
+    @property
+    def weights(self) -> list[Any]:
+        """Weights in layer order (as Keras's get_weights/save_weights see them)."""
+        out: list[Any] = []
+        seen: set[int] = set()
+        for layer in self._layers:
+            for w in layer.weights:
+                if id(w) not in seen:
+                    seen.add(id(w))
+                    out.append(w)
+        return out
+
+    @property
+    def updates(self) -> list[Any]:
+        out: list[Any] = []
+        for layer in self._layers:
+            out.extend(layer.updates)
+        return out
+
+    @property
+    def losses(self) -> list[Any]:
+        out: list[Any] = list(super().losses)
+        for layer in self._layers:
+            out.extend(layer.losses)
+        return out
+
+    def count_params(self) -> int:
+        return sum(layer.count_params() for layer in self.layers if layer.built)
+
+    # ---- summary -----------------------------------------------------------------------------
+    def summary(
+        self, line_length: int | None = None, positions: Any = None, print_fn: Any = None
+    ) -> None:
+        from tfcluster.lib.keras.utils import layer_utils
+
+        if not self.built:
+            raise ValueError(
+                "This model has not yet been built. Build the model first by calling `build()` "
+                "or calling `fit()` with some data, or specify an `input_shape` argument in the "
+                "first layer(s) for automatic build."
+            )
+        layer_utils.print_summary(self, line_length, positions, print_fn)
+
+
+def _is_tensor(x: Any) -> bool:
+    return isinstance(x, Tensor)

@@ -1,0 +1,161 @@
+"""Model.save_weights / load_weights in TF's checkpoint format as TF 1.15's Keras writes it:
+object-based keys (`layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE`, the optimizer's
+`optimizer/iter/...` and slots `.../.OPTIMIZER_SLOT/optimizer/m/...`) plus the
+`_CHECKPOINTABLE_OBJECT_GRAPH` proto TensorFlow restores them by. HDF5 files need h5py."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+
+from tfcluster.lib.keras import backend
+from tfcluster.ops import constant_op, control_flow_ops
+from tfcluster.protos import trackable_object_graph_pb2 as tog
+from tfcluster.training import checkpoint_utils
+from tfcluster.training.saver import SaveableObject, Saver, SaveSpec
+
+_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
+_OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
+class _ObjectGraphSaveable(SaveableObject):
+    """The serialized object graph, saved beside the variables (restoring it does nothing)."""
+
+    def __init__(self, serialized: bytes) -> None:
+        tensor = constant_op.constant(serialized, name="object_graph")
+        spec = SaveSpec(tensor, "", _OBJECT_GRAPH_KEY, tensor.dtype, "")
+        super().__init__(tensor, [spec], _OBJECT_GRAPH_KEY)
+
+    def restore(self, restored_tensors: Any, restored_shapes: Any) -> Any:
+        return control_flow_ops.no_op()
+
+
+def _is_hdf5(filepath: str, save_format: Any) -> bool:
+    if save_format is not None:
+        fmt = str(save_format).lower().strip()
+        if fmt in ("h5", "hdf5", "keras"):
+            return True
+        if fmt in ("tf", "tensorflow"):
+            return False
+        raise ValueError(f"Unknown format {save_format}. Was expecting one of {{'tf', 'h5'}}.")
+    return filepath.endswith((".h5", ".keras", ".hdf5"))
+
+
+def _require_h5py() -> None:
+    try:
+        import h5py  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        raise ImportError("`save_weights` requires h5py when saving in hdf5.") from None
+    raise backend.unimplemented("tf.keras weights in HDF5 files")
+
+
+def _attribute_name(variable: Any) -> str:
+    return str(variable.op.name.rsplit("/", 1)[-1])
+
+
+class _Graph:
+    """The trackable object graph: the model's layers with weights, their variables, and
+    the optimizer with its hyperparameters and slots."""
+
+    def __init__(self) -> None:
+        self.proto = tog.TrackableObjectGraph()
+        self.keys: dict[str, Any] = {}
+
+    def node(self) -> tuple[int, Any]:
+        self.proto.nodes.add()
+        index = len(self.proto.nodes) - 1
+        return index, self.proto.nodes[index]
+
+    def variable(self, parent: Any, local_name: str, variable: Any, key: str) -> int:
+        index, node = self.node()
+        parent.children.add(node_id=index, local_name=local_name)
+        node.attributes.add(name="VARIABLE_VALUE", full_name=variable.op.name, checkpoint_key=key)
+        self.keys[key] = variable
+        return index
+
+
+def _build(
+    model: Any, graph: _Graph, node: Any, prefix: str, var_nodes: dict[int, tuple[int, str]]
+) -> None:
+    layers = [layer for layer in model.layers if layer.weights]
+    for i, layer in enumerate(layers):
+        child_index, child = graph.node()
+        name = f"layer_with_weights-{i}"
+        node.children.add(node_id=child_index, local_name=name)
+        if hasattr(layer, "_layers"):
+            _build(layer, graph, child, f"{prefix}{name}/", var_nodes)
+            continue
+        for w in layer.weights:
+            attr = _attribute_name(w)
+            key = f"{prefix}{name}/{attr}"
+            var_nodes[id(w)] = (graph.variable(child, attr, w, key + _SUFFIX), key)
+
+
+def _object_graph(model: Any) -> _Graph:
+    graph = _Graph()
+    _, root = graph.node()
+    var_nodes: dict[int, tuple[int, str]] = {}
+    _build(model, graph, root, "", var_nodes)
+    optimizer = getattr(model, "optimizer", None)
+    if optimizer is not None and hasattr(optimizer, "_hyper_vars") and optimizer.variables():
+        opt_index, opt = graph.node()
+        root.children.add(node_id=opt_index, local_name="optimizer")
+        if optimizer._iterations is not None:
+            graph.variable(opt, "iter", optimizer._iterations, "optimizer/iter" + _SUFFIX)
+        for name, v in sorted(optimizer._hyper_vars.items()):
+            if hasattr(v, "op"):
+                graph.variable(opt, name, v, f"optimizer/{name}{_SUFFIX}")
+        for w in model.weights:
+            slots = optimizer._slots.get(w.op.name, {})
+            if id(w) not in var_nodes:
+                continue
+            original, key = var_nodes[id(w)]
+            for slot_name, slot in slots.items():
+                slot_key = f"{key}/.OPTIMIZER_SLOT/optimizer/{slot_name}{_SUFFIX}"
+                index, slot_node = graph.node()
+                slot_node.attributes.add(
+                    name="VARIABLE_VALUE", full_name=slot.op.name, checkpoint_key=slot_key
+                )
+                graph.keys[slot_key] = slot
+                opt.slot_variables.add(
+                    original_variable_node_id=original,
+                    slot_name=slot_name,
+                    slot_variable_node_id=index,
+                )
+    return graph
+
+
+def save_weights(model: Any, filepath: str, save_format: Any = None) -> None:
+    if _is_hdf5(filepath, save_format):
+        _require_h5py()
+    graph = _object_graph(model)
+    session = backend.get_session()
+    var_list: dict[str, Any] = dict(graph.keys)
+    var_list[_OBJECT_GRAPH_KEY] = _ObjectGraphSaveable(graph.proto.SerializeToString())
+    directory = os.path.dirname(filepath)
+    if directory:
+        os.makedirs(directory, exist_ok=True)
+    Saver(var_list=var_list).save(session, filepath, write_meta_graph=False)
+
+
+def load_weights(model: Any, filepath: str, by_name: bool = False) -> None:
+    """Restores by the object-graph keys; a checkpoint without them (tf.train.Saver's)
+    by the variables' own names."""
+    if _is_hdf5(filepath, None):
+        _require_h5py()
+    if os.path.isdir(filepath):
+        found = checkpoint_utils._checkpoint_filename(filepath)
+        filepath = found or filepath
+    reader = checkpoint_utils.NewCheckpointReader(filepath)
+    graph = _object_graph(model)
+    pairs = []
+    for key, variable in graph.keys.items():
+        if reader.has_tensor(key):
+            pairs.append((variable, np.asarray(reader.get_tensor(key))))
+        elif reader.has_tensor(variable.op.name):
+            pairs.append((variable, np.asarray(reader.get_tensor(variable.op.name))))
+    if not pairs:
+        raise ValueError(f"No weights of the model were found in the checkpoint {filepath}")
+    backend.batch_set_value(pairs)

@@ -1,0 +1,92 @@
+"""tf.keras.Sequential: a linear stack of layers; built as soon as the first layer knows its
+input shape (its input placeholder is `<first layer>_input`), else on first use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfcluster.lib.keras.engine.base_layer import flatten
+from tfcluster.lib.keras.engine.input_layer import Input, InputLayer
+from tfcluster.lib.keras.engine.training import Model
+
+
+class Sequential(Model):
+    def __init__(self, layers: Any = None, name: str | None = None) -> None:
+        super().__init__(name=name)
+        for layer in layers or []:
+            self.add(layer)
+
+    @property
+    def layers(self) -> list[Any]:
+        return [x for x in self._layers if not isinstance(x, InputLayer)]
+
+    def add(self, layer: Any) -> None:
+        if not hasattr(layer, "_inbound_nodes"):
+            raise TypeError(
+                "The added layer must be an instance of class Layer. Found: " + str(layer)
+            )
+        self.built = False
+        if isinstance(layer, InputLayer):
+            self._layers.append(layer)
+            self._set_graph(layer._inbound_nodes[0].output_tensors[0], [])
+            return
+        self._layers.append(layer)
+        if self.outputs:
+            out = layer(self.outputs[0])
+            self._set_graph(self.inputs[0], flatten(out))
+            return
+        shape = getattr(layer, "_batch_input_shape", None)
+        if shape is not None and len(self.layers) == 1:
+            x = Input(
+                batch_shape=shape,
+                dtype=layer.dtype.name if layer.dtype is not None else None,
+                name=layer.name + "_input",
+            )
+            self._set_graph(x, [])
+            out = layer(x)
+            self._set_graph(x, flatten(out))
+
+    def _set_graph(self, inputs: Any, outputs: list[Any]) -> None:
+        self.inputs = [inputs]
+        if not outputs:
+            self.outputs = []
+            return
+        self.outputs = outputs
+        layers = list(self._layers)
+        self._init_graph_network(self.inputs, self.outputs)
+        self._layers[:] = layers
+
+    def pop(self) -> None:
+        if not self.layers:
+            raise TypeError("There are no layers in the model.")
+        self._layers.pop()
+        self.outputs = [self.layers[-1].output] if self.layers and self.inputs else []
+
+    def _build_from_arrays(self, x: list[Any]) -> None:
+        inputs = Input(batch_shape=(None, *x[0].shape[1:]), dtype=_dtype(x[0]))
+        self._set_input(inputs)
+
+    def _set_input(self, inputs: Any) -> None:
+        out = inputs
+        for layer in self.layers:
+            out = layer(out)
+        layers = list(self._layers)
+        self._init_graph_network([inputs], flatten(out))
+        self._layers[:] = layers
+
+    def build(self, input_shape: Any = None) -> None:
+        if input_shape is not None and not self.outputs:
+            self._set_input(Input(batch_shape=tuple(input_shape)))
+        self.built = True
+
+    def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
+        if self.outputs and inputs is self.inputs[0]:
+            return self.outputs[0]
+        out = inputs
+        for layer in self.layers:
+            out = layer(out)
+        return out
+
+
+def _dtype(a: Any) -> str:
+    return "float32" if str(a.dtype) == "float64" else str(a.dtype)

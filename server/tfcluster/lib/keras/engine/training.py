@@ -1,0 +1,434 @@
+"""tf.keras.Model's training side in graph mode (TF 1.15): compile() records the optimizer,
+losses and metrics; the first fit/evaluate/predict/train_on_batch builds the graph (target
+placeholders `<output>_target`, the loss under `loss/`, the optimizer's step under
+`training/<Optimizer>/`) and runs it through backend.get_session() batch by batch, feeding the
+learning phase."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tfcluster.framework.graph import Tensor, name_scope
+from tfcluster.lib.keras import backend, losses, metrics, optimizers
+from tfcluster.lib.keras import callbacks as cbks
+from tfcluster.lib.keras.engine import saving
+from tfcluster.lib.keras.engine.base_layer import flatten
+from tfcluster.lib.keras.engine.input_layer import Input
+from tfcluster.lib.keras.engine.network import Network
+from tfcluster.ops import control_flow_ops, math_ops
+
+
+def _as_list(x: Any) -> list[Any]:
+    if x is None:
+        return []
+    if isinstance(x, dict):
+        return list(x.values())
+    return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+class Model(Network):
+    """tf.keras.Model: a functional network (Model(inputs, outputs)) or a subclass with call()."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self.optimizer: Any = None
+        self.stop_training = False
+        self.history: Any = None
+        self._compiled = False
+        self._train_fn: Any = None
+        self._test_fn: Any = None
+
+    # ---- compile ---------------------------------------------------------------------------
+    def compile(
+        self,
+        optimizer: Any = "rmsprop",
+        loss: Any = None,
+        metrics: Any = None,
+        loss_weights: Any = None,
+        sample_weight_mode: Any = None,
+        weighted_metrics: Any = None,
+        target_tensors: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        if target_tensors is not None:
+            raise backend.unimplemented("tf.keras.Model.compile(target_tensors=...)")
+        self.optimizer = optimizers.get(optimizer)
+        self.loss = loss
+        self._compile_metrics = metrics or []
+        self._loss_weights = loss_weights
+        self._compiled = True
+        self._train_fn = self._test_fn = None
+        if self.built and self._is_graph_network:
+            self._build_loss()
+
+    def _build_loss(self) -> None:
+        """Targets, per-output losses and metrics, and the total loss."""
+        names = self.output_names
+        loss = self.loss
+        if isinstance(loss, dict):
+            loss_fns = [losses.get(loss.get(n)) for n in names]
+        elif isinstance(loss, (list, tuple)):
+            loss_fns = [losses.get(x) for x in loss]
+        else:
+            loss_fns = [losses.get(loss)] * len(self.outputs)
+        if isinstance(self._loss_weights, dict):
+            weights = [self._loss_weights.get(n, 1.0) for n in names]
+        else:
+            weights = list(self._loss_weights or [1.0] * len(self.outputs))
+        self.targets: list[Tensor] = []
+        self._output_losses: list[Tensor] = []
+        self._metric_tensors: list[tuple[str, Tensor]] = []
+        multi = len(self.outputs) > 1
+        for i, (output, fn) in enumerate(zip(self.outputs, loss_fns)):
+            ndim = output.shape.ndims
+            target = backend.placeholder(
+                ndim=ndim, dtype=output.dtype.base_dtype, name=names[i] + "_target"
+            )
+            self.targets.append(target)
+            if fn is None:
+                continue
+            with name_scope("loss"), name_scope(names[i] + "_loss"):
+                per_example = (
+                    fn.call(target, output) if isinstance(fn, losses.Loss) else fn(target, output)
+                )
+                value = math_ops.reduce_mean(per_example)
+            self._output_losses.append(value * weights[i] if weights[i] != 1.0 else value)
+        with name_scope("loss"):
+            total: Any = None
+            for x in self._output_losses:
+                total = x if total is None else total + x
+            regularization = self.losses
+            if regularization:
+                reg = math_ops.add_n(regularization)
+                total = reg if total is None else total + reg
+            if total is None:
+                raise ValueError("The model cannot be compiled because it has no loss to optimize.")
+            self.total_loss = total
+        metric_names = ["loss"]
+        if multi:
+            metric_names += [n + "_loss" for n in names]
+        for i, output in enumerate(self.outputs):
+            specs = self._compile_metrics
+            if isinstance(specs, dict):
+                specs = _as_list(specs.get(names[i]))
+            for spec in specs:
+                name, fn = self._metric_fn(spec, loss_fns[i], output)
+                full = f"{names[i]}_{name}" if multi else name
+                with name_scope("metrics"), name_scope(full):
+                    # A sum: averaged over the samples seen in float64, as Keras's
+                    # total/count metrics report it.
+                    value = math_ops.reduce_sum(fn(self.targets[i], output))
+                self._metric_tensors.append((full, value))
+                metric_names.append(full)
+        self.metrics_names = metric_names
+
+    @staticmethod
+    def _metric_fn(spec: Any, loss_fn: Any, output: Tensor) -> tuple[str, Callable[..., Any]]:
+        if spec in ("accuracy", "acc"):
+            fn_name = getattr(loss_fn, "__name__", type(loss_fn).__name__)
+            last = output.shape.as_list()[-1] if output.shape.ndims else None
+            if (
+                "sparse_categorical" in fn_name.lower()
+                or fn_name == "SparseCategoricalCrossentropy"
+            ):
+                fn: Any = metrics.sparse_categorical_accuracy
+            elif fn_name in ("binary_crossentropy", "BinaryCrossentropy") or last == 1:
+                fn = metrics.binary_accuracy
+            else:
+                fn = metrics.categorical_accuracy
+            return "acc", fn
+        if isinstance(spec, metrics.Metric):
+            raise backend.unimplemented("tf.keras Metric objects in compile(metrics=...)")
+        fn = metrics.get(spec)
+        return getattr(fn, "__name__", type(fn).__name__), fn
+
+    # ---- building --------------------------------------------------------------------------
+    def _ensure_built(self, x: list[np.ndarray]) -> None:
+        if self.inputs and self.outputs:
+            return
+        self._build_from_arrays(x)
+
+    def _build_from_arrays(self, x: list[np.ndarray]) -> None:
+        """Subclassed models (and Sequential without input shape): inputs made from the data."""
+        inputs = [Input(batch_shape=(None, *np.shape(a)[1:]), dtype=_keras_dtype(a)) for a in x]
+        outputs = self(inputs[0] if len(inputs) == 1 else inputs)
+        self.inputs = inputs
+        self.outputs = flatten(outputs)
+        self.input_names = [t.op.name for t in inputs]
+        self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
+        self.built = True
+
+    def _ensure_compiled(self, for_training: bool) -> None:
+        if not self._compiled:
+            raise RuntimeError(
+                "You must compile your model before training/testing. Use "
+                "`model.compile(optimizer, loss)`."
+            )
+        if not hasattr(self, "total_loss"):
+            self._build_loss()
+        if for_training and self._train_fn is None:
+            with name_scope("training"), name_scope(type(self.optimizer).__name__):
+                params = self.trainable_weights
+                step = self.optimizer.get_updates(loss=self.total_loss, params=params)
+                updates = list(step) + list(self.updates)
+                self._train_fn = control_flow_ops.group(*updates)
+
+    # ---- feeding ---------------------------------------------------------------------------
+    def _standardize(self, x: Any, y: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        if not isinstance(x, (np.ndarray, list, tuple, dict)) and not np.isscalar(x):
+            raise backend.unimplemented(
+                "tf.keras.Model fit/evaluate/predict on tf.data Datasets or generators "
+                "(pass numpy arrays)"
+            )
+        xs = [np.asarray(a) for a in _as_list(x)]
+        ys = [np.asarray(a) for a in _as_list(y)]
+        return xs, ys
+
+    def _feed(
+        self, xs: list[np.ndarray], ys: list[np.ndarray], index: Any, training: bool
+    ) -> dict[Any, Any]:
+        feed: dict[Any, Any] = {}
+        for t, a in zip(self.inputs, xs):
+            feed[t] = a[index]
+        for t, a in zip(getattr(self, "targets", []), ys):
+            value = a[index]
+            if t.shape.ndims is not None and value.ndim == t.shape.ndims - 1:
+                value = np.expand_dims(value, -1)
+            feed[t] = value
+        phase = backend.learning_phase()
+        if isinstance(phase, Tensor):
+            feed[phase] = training
+        return feed
+
+    # ---- the loops -------------------------------------------------------------------------
+    def fit(
+        self,
+        x: Any = None,
+        y: Any = None,
+        batch_size: int | None = None,
+        epochs: int = 1,
+        verbose: int = 1,
+        callbacks: Any = None,
+        validation_split: float = 0.0,
+        validation_data: Any = None,
+        shuffle: Any = True,
+        class_weight: Any = None,
+        sample_weight: Any = None,
+        initial_epoch: int = 0,
+        steps_per_epoch: Any = None,
+        validation_steps: Any = None,
+        validation_freq: int = 1,
+        **kwargs: Any,
+    ) -> cbks.History:
+        if class_weight is not None or sample_weight is not None:
+            raise backend.unimplemented("tf.keras.Model.fit with class_weight/sample_weight")
+        batch_size = batch_size or 32
+        xs, ys = self._standardize(x, y)
+        self._ensure_built(xs)
+        val_xs: list[np.ndarray] = []
+        val_ys: list[np.ndarray] = []
+        if validation_data is not None:
+            if len(validation_data) not in (2, 3):
+                raise ValueError(
+                    "When passing a `validation_data` argument, it must contain either 2 items "
+                    f"(x_val, y_val), or 3 items (x_val, y_val, val_sample_weights), or "
+                    f"alternatively it could be a dataset or a dataset or a dataset iterator. "
+                    f"However we received `validation_data` as a list of {len(validation_data)}."
+                )
+            val_xs, val_ys = self._standardize(validation_data[0], validation_data[1])
+        elif validation_split and 0.0 < validation_split < 1.0:
+            split_at = int(len(xs[0]) * (1.0 - validation_split))
+            val_xs, val_ys = [a[split_at:] for a in xs], [a[split_at:] for a in ys]
+            xs, ys = [a[:split_at] for a in xs], [a[:split_at] for a in ys]
+        self._ensure_compiled(for_training=True)
+        session = backend.get_session()
+        samples = len(xs[0])
+        do_validation = bool(val_xs)
+        out_labels = list(self.metrics_names)
+        callback_metrics = out_labels + (["val_" + n for n in out_labels] if do_validation else [])
+        self.history = cbks.History()
+        callback_list = [self.history, *(_as_list(callbacks))]
+        if verbose:
+            stateful = [n for n in out_labels if n != "loss" and not n.endswith("_loss")]
+            progbar = cbks.ProgbarLogger("samples", stateful_metrics=stateful)
+            progbar.verbose_level = verbose
+            callback_list.append(progbar)
+        clist = cbks.CallbackList(callback_list)
+        params = {
+            "batch_size": batch_size, "epochs": epochs, "steps": None, "samples": samples,
+            "verbose": 0, "do_validation": do_validation, "metrics": callback_metrics,
+        }  # fmt: skip
+        for cb in callback_list:
+            cb.set_model(self)
+            cb.set_params(params)
+        if verbose and do_validation:
+            print(f"Train on {samples} samples, validate on {len(val_xs[0])} samples")
+        elif verbose:
+            print(f"Train on {samples} samples")
+        self.stop_training = False
+        fetches = [self.total_loss] + [t for _, t in self._metric_tensors]
+        if len(self.outputs) > 1:
+            fetches = [self.total_loss, *self._output_losses] + [t for _, t in self._metric_tensors]
+        clist.on_train_begin()
+        for epoch in range(initial_epoch, epochs):
+            clist.on_epoch_begin(epoch)
+            order = np.arange(samples)
+            if shuffle == "batch":
+                blocks = [order[i : i + batch_size] for i in range(0, samples, batch_size)]
+                np.random.shuffle(blocks)
+                order = np.concatenate(blocks) if blocks else order
+            elif shuffle:
+                np.random.shuffle(order)
+            sums = np.zeros(len(fetches))
+            for batch_index, start in enumerate(range(0, samples, batch_size)):
+                index = order[start : start + batch_size]
+                clist.on_train_batch_begin(batch_index, {"batch": batch_index, "size": len(index)})
+                values = session.run(
+                    [*fetches, self._train_fn], feed_dict=self._feed(xs, ys, index, True)
+                )[:-1]
+                sums += _weighted(values, out_labels, len(index))
+                logs: dict[str, Any] = {"batch": batch_index, "size": len(index)}
+                for name, value in zip(out_labels, values):
+                    logs[name] = float(value) if _is_loss(name) else float(value) / len(index)
+                seen = min(start + batch_size, samples)
+                for i, name in enumerate(out_labels):
+                    if name != "loss" and not name.endswith("_loss"):
+                        logs[name] = sums[i] / seen
+                clist.on_train_batch_end(batch_index, logs)
+                if self.stop_training:
+                    break
+            epoch_logs = {name: float(sums[i] / samples) for i, name in enumerate(out_labels)}
+            if do_validation and (epoch + 1) % validation_freq == 0:
+                val = self._test_loop(val_xs, val_ys, batch_size, verbose=0)
+                for name, value in zip(out_labels, val):
+                    epoch_logs["val_" + name] = value
+            clist.on_epoch_end(epoch, epoch_logs)
+            if self.stop_training:
+                break
+        clist.on_train_end()
+        return self.history
+
+    def _test_loop(
+        self, xs: list[np.ndarray], ys: list[np.ndarray], batch_size: int, verbose: int
+    ) -> list[float]:
+        self._ensure_compiled(for_training=False)
+        session = backend.get_session()
+        fetches = [self.total_loss] + [t for _, t in self._metric_tensors]
+        if len(self.outputs) > 1:
+            fetches = [self.total_loss, *self._output_losses] + [t for _, t in self._metric_tensors]
+        samples = len(xs[0])
+        progbar = None
+        names = list(self.metrics_names)
+        stateful = [n for n in names if n != "loss" and not n.endswith("_loss")]
+        if verbose == 1:
+            from tfcluster.lib.keras.utils.generic_utils import Progbar
+
+            progbar = Progbar(target=samples, unit_name="sample", stateful_metrics=stateful)
+        sums = np.zeros(len(fetches))
+        order = np.arange(samples)
+        for start in range(0, samples, batch_size):
+            index = order[start : start + batch_size]
+            values = session.run(fetches, feed_dict=self._feed(xs, ys, index, False))
+            sums += _weighted(values, names, len(index))
+            if progbar is not None:
+                seen = min(start + batch_size, samples)
+                shown = [
+                    (n, float(sums[i] / seen) if n in stateful else float(values[i]))
+                    for i, n in enumerate(names)
+                ]
+                progbar.update(seen, shown)
+        return [float(s / samples) for s in sums]
+
+    def evaluate(
+        self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: int = 1,
+        sample_weight: Any = None, steps: Any = None, callbacks: Any = None, **kwargs: Any,
+    ) -> Any:  # fmt: skip
+        xs, ys = self._standardize(x, y)
+        self._ensure_built(xs)
+        result = self._test_loop(xs, ys, batch_size or 32, verbose)
+        return result[0] if len(result) == 1 else result
+
+    def predict(
+        self, x: Any, batch_size: int | None = None, verbose: int = 0, steps: Any = None,
+        callbacks: Any = None, **kwargs: Any,
+    ) -> Any:  # fmt: skip
+        xs, _ = self._standardize(x, None)
+        self._ensure_built(xs)
+        session = backend.get_session()
+        batch_size = batch_size or 32
+        samples = len(xs[0])
+        parts: list[list[np.ndarray]] = [[] for _ in self.outputs]
+        for start in range(0, samples, batch_size):
+            index = np.arange(start, min(start + batch_size, samples))
+            values = session.run(list(self.outputs), feed_dict=self._feed(xs, [], index, False))
+            for i, v in enumerate(values):
+                parts[i].append(v)
+        results = [np.concatenate(p) for p in parts]
+        return results[0] if len(results) == 1 else results
+
+    def train_on_batch(
+        self,
+        x: Any,
+        y: Any = None,
+        sample_weight: Any = None,
+        class_weight: Any = None,
+        reset_metrics: bool = True,
+    ) -> Any:
+        xs, ys = self._standardize(x, y)
+        self._ensure_built(xs)
+        self._ensure_compiled(for_training=True)
+        fetches = [self.total_loss] + [t for _, t in self._metric_tensors]
+        index = np.arange(len(xs[0]))
+        values = backend.get_session().run(
+            [*fetches, self._train_fn], feed_dict=self._feed(xs, ys, index, True)
+        )[:-1]
+        names = list(self.metrics_names)
+        size = len(index)
+        values = [float(v) if _is_loss(n) else float(v) / size for v, n in zip(values, names)]
+        return values[0] if len(values) == 1 else values
+
+    def test_on_batch(
+        self, x: Any, y: Any = None, sample_weight: Any = None, reset_metrics: bool = True
+    ) -> Any:
+        xs, ys = self._standardize(x, y)
+        self._ensure_built(xs)
+        result = self._test_loop(xs, ys, len(xs[0]), verbose=0)
+        return result[0] if len(result) == 1 else result
+
+    def predict_on_batch(self, x: Any) -> Any:
+        return self.predict(x, batch_size=len(_as_list(x)[0]))
+
+    # ---- weights on disk ------------------------------------------------------------------
+    def save_weights(self, filepath: str, overwrite: bool = True, save_format: Any = None) -> None:
+        saving.save_weights(self, filepath, save_format)
+
+    def load_weights(self, filepath: str, by_name: bool = False) -> Any:
+        return saving.load_weights(self, filepath, by_name)
+
+    def save(
+        self,
+        filepath: str,
+        overwrite: bool = True,
+        include_optimizer: bool = True,
+        save_format: Any = None,
+    ) -> None:
+        raise backend.unimplemented("tf.keras.Model.save (whole-model HDF5/SavedModel files)")
+
+    def reset_metrics(self) -> None:
+        """Compile metrics are computed per call here; nothing is carried between calls."""
+
+
+def _is_loss(name: str) -> bool:
+    return name == "loss" or name.endswith("_loss")
+
+
+def _weighted(values: list[Any], names: list[str], size: int) -> np.ndarray:
+    """Batch values as sums over the batch's samples (losses come as means, metrics as sums)."""
+    return np.array([float(v) * size if _is_loss(n) else float(v) for v, n in zip(values, names)])
+
+
+def _keras_dtype(a: np.ndarray) -> str:
+    return "float32" if a.dtype == np.float64 else str(a.dtype)

@@ -1,0 +1,150 @@
+"""Keras layers without variables that tf.layers lacks: Activation, Reshape, Permute,
+RepeatVector, Lambda, and the activation layers (ReLU, LeakyReLU, Softmax)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.lib.keras import activations
+from tfcluster.lib.keras.engine.base_layer import Layer
+from tfcluster.ops import array_ops, nn_ops
+
+
+class Activation(Layer):
+    def __init__(self, activation: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.activation = activations.get(activation)
+
+    def call(self, inputs: Any) -> Any:
+        return self.activation(inputs)
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        return input_shape
+
+
+class Reshape(Layer):
+    """Reshapes every example to target_shape (one -1 allowed)."""
+
+    def __init__(self, target_shape: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.target_shape = tuple(target_shape)
+
+    def _fix_unknown_dimension(self, input_shape: list[Any], output_shape: list[int]) -> list[int]:
+        output_shape = list(output_shape)
+        msg = "total size of new array must be unchanged"
+        known, unknown = 1, None
+        for index, dim in enumerate(output_shape):
+            if dim < 0:
+                if unknown is not None:
+                    raise ValueError("Can only specify one unknown dimension.")
+                unknown = index
+            else:
+                known *= dim
+        original = int(np.prod(input_shape, dtype=int))
+        if unknown is not None:
+            if known == 0 or original % known != 0:
+                raise ValueError(msg)
+            output_shape[unknown] = original // known
+        elif original != known:
+            raise ValueError(msg)
+        return output_shape
+
+    def compute_output_shape(self, input_shape: Any) -> TensorShape:
+        dims = TensorShape(input_shape).as_list()
+        if None in dims[1:]:
+            rest: list[Any] = [d if d != -1 else None for d in self.target_shape]
+        else:
+            rest = self._fix_unknown_dimension(dims[1:], list(self.target_shape))
+        return TensorShape([dims[0], *rest])
+
+    def call(self, inputs: Any) -> Any:
+        return array_ops.reshape(inputs, (array_ops.shape(inputs)[0], *self.target_shape))
+
+
+class Permute(Layer):
+    def __init__(self, dims: Any, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.dims = tuple(dims)
+        if sorted(self.dims) != list(range(1, len(self.dims) + 1)):
+            raise ValueError(
+                "Invalid permutation `dims` for Permute Layer: "
+                f"{dims}. The set of indices in `dims` must be consecutive and start from 1."
+            )
+
+    def call(self, inputs: Any) -> Any:
+        return array_ops.transpose(inputs, perm=(0, *self.dims))
+
+
+class RepeatVector(Layer):
+    def __init__(self, n: int, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.n = n
+
+    def call(self, inputs: Any) -> Any:
+        return array_ops.tile(array_ops.expand_dims(inputs, 1), [1, self.n, 1])
+
+
+class Lambda(Layer):
+    """Wraps a function of the inputs (and of `mask`/`training` if it takes them)."""
+
+    def __init__(
+        self,
+        function: Callable[..., Any],
+        output_shape: Any = None,
+        mask: Any = None,
+        arguments: dict[str, Any] | None = None,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(**kwargs)
+        self.function = function
+        self.arguments = arguments or {}
+        self._output_shape = output_shape
+
+    def call(self, inputs: Any, mask: Any = None, training: Any = None) -> Any:
+        import inspect
+
+        params = inspect.signature(self.function).parameters
+        kwargs = dict(self.arguments)
+        if "mask" in params:
+            kwargs["mask"] = mask
+        if "training" in params:
+            kwargs["training"] = training
+        return self.function(inputs, **kwargs)
+
+
+class ReLU(Layer):
+    def __init__(
+        self, max_value: Any = None, negative_slope: float = 0, threshold: float = 0, **kwargs: Any
+    ) -> None:
+        super().__init__(**kwargs)
+        self.max_value = max_value
+        self.negative_slope = negative_slope
+        self.threshold = threshold
+
+    def call(self, inputs: Any) -> Any:
+        return activations.relu(
+            inputs, alpha=self.negative_slope, max_value=self.max_value, threshold=self.threshold
+        )
+
+
+class LeakyReLU(Layer):
+    def __init__(self, alpha: float = 0.3, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.alpha = alpha
+
+    def call(self, inputs: Any) -> Any:
+        return nn_ops.leaky_relu(inputs, alpha=self.alpha)
+
+
+class Softmax(Layer):
+    def __init__(self, axis: int = -1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def call(self, inputs: Any) -> Any:
+        return activations.softmax(inputs, axis=self.axis)

@@ -1,0 +1,52 @@
+"""tf.keras.layers.Embedding: rows of an `embeddings` matrix looked up by integer ids."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfcluster.framework import dtypes
+from tfcluster.lib.keras import initializers
+from tfcluster.lib.keras.engine.base_layer import Layer
+from tfcluster.lib.keras.regularizers import get as get_regularizer
+from tfcluster.ops import embedding_ops, math_ops
+
+
+class Embedding(Layer):
+    def __init__(
+        self,
+        input_dim: int,
+        output_dim: int,
+        embeddings_initializer: Any = "uniform",
+        embeddings_regularizer: Any = None,
+        activity_regularizer: Any = None,
+        embeddings_constraint: Any = None,
+        mask_zero: bool = False,
+        input_length: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        if "input_shape" not in kwargs:
+            kwargs["input_shape"] = (input_length,) if input_length else (None,)
+        super().__init__(activity_regularizer=get_regularizer(activity_regularizer), **kwargs)
+        self._dtype = dtypes.float32  # the ids may be ints; the weights are floats
+        self.input_dim = input_dim
+        self.output_dim = output_dim
+        self.embeddings_initializer = initializers.get(embeddings_initializer)
+        self.embeddings_regularizer = get_regularizer(embeddings_regularizer)
+        self.embeddings_constraint = embeddings_constraint
+        self.mask_zero = mask_zero
+        self.input_length = input_length
+
+    def build(self, input_shape: Any) -> None:
+        self.embeddings = self.add_weight(
+            "embeddings",
+            shape=(self.input_dim, self.output_dim),
+            initializer=self.embeddings_initializer,
+            regularizer=self.embeddings_regularizer,
+            constraint=self.embeddings_constraint,
+        )
+        self.built = True
+
+    def call(self, inputs: Any) -> Any:
+        if inputs.dtype.base_dtype != dtypes.int32:
+            inputs = math_ops.cast(inputs, "int32")
+        return embedding_ops.embedding_lookup(self.embeddings, inputs)

@@ -1,0 +1,113 @@
+"""The tf.keras layers that tf.layers already computes: the same classes with Keras's
+naming, weights and learning phase (KerasLayerMixin), and Keras's argument defaults
+(activation and initializers by Keras name, pooling strides defaulting to pool_size)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfcluster.lib.keras import activations, initializers
+from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin
+from tfcluster.lib.layers import convolutional as tf_conv
+from tfcluster.lib.layers import core as tf_core
+from tfcluster.lib.layers import normalization as tf_norm
+from tfcluster.lib.layers import pooling as tf_pool
+
+_INITIALIZER_ARGS = (
+    "kernel_initializer",
+    "bias_initializer",
+    "depthwise_initializer",
+    "pointwise_initializer",
+    "beta_initializer",
+    "gamma_initializer",
+    "moving_mean_initializer",
+    "moving_variance_initializer",
+)
+
+
+def _keras_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
+    for key in _INITIALIZER_ARGS:
+        if key in kwargs:
+            kwargs[key] = initializers.get(kwargs[key])
+    if "activation" in kwargs:
+        kwargs["activation"] = activations.get(kwargs["activation"])
+    return kwargs
+
+
+class Dense(KerasLayerMixin, tf_core.Dense):
+    def __init__(self, units: int, activation: Any = None, **kwargs: Any) -> None:
+        kwargs.setdefault("kernel_initializer", "glorot_uniform")
+        kwargs.setdefault("bias_initializer", "zeros")
+        super().__init__(units, **_keras_arguments({"activation": activation, **kwargs}))
+
+
+class Dropout(KerasLayerMixin, tf_core.Dropout):
+    def __init__(
+        self, rate: float, noise_shape: Any = None, seed: Any = None, **kwargs: Any
+    ) -> None:
+        super().__init__(rate=rate, noise_shape=noise_shape, seed=seed, **kwargs)
+
+    def call(self, inputs: Any, training: Any = None) -> Any:
+        return super().call(inputs, training=training)
+
+
+class Flatten(KerasLayerMixin, tf_core.Flatten):
+    pass
+
+
+def _conv_class(base: type, doc: str) -> type:
+    def __init__(self: Any, filters: int, kernel_size: Any, **kwargs: Any) -> None:
+        kwargs.setdefault("kernel_initializer", "glorot_uniform")
+        kwargs.setdefault("bias_initializer", "zeros")
+        KerasLayerMixin.__init__(self, filters, kernel_size, **_keras_arguments(kwargs))
+
+    return type(base.__name__, (KerasLayerMixin, base), {"__init__": __init__, "__doc__": doc})
+
+
+Conv1D = _conv_class(tf_conv.Conv1D, "1-D convolution (tf.keras.layers.Conv1D).")
+Conv2D = _conv_class(tf_conv.Conv2D, "2-D convolution (tf.keras.layers.Conv2D).")
+Conv3D = _conv_class(tf_conv.Conv3D, "3-D convolution (tf.keras.layers.Conv3D).")
+Conv2DTranspose = _conv_class(tf_conv.Conv2DTranspose, "Transposed 2-D convolution.")
+Conv3DTranspose = _conv_class(tf_conv.Conv3DTranspose, "Transposed 3-D convolution.")
+SeparableConv1D = _conv_class(tf_conv.SeparableConv1D, "Depthwise-separable 1-D convolution.")
+SeparableConv2D = _conv_class(tf_conv.SeparableConv2D, "Depthwise-separable 2-D convolution.")
+
+
+def _pool_class(base: type, rank: int) -> type:
+    default = 2
+
+    def __init__(
+        self: Any,
+        pool_size: Any = (default,) * rank if rank > 1 else default,
+        strides: Any = None,
+        padding: str = "valid",
+        data_format: Any = None,
+        **kwargs: Any,
+    ) -> None:
+        if strides is None:
+            strides = pool_size
+        KerasLayerMixin.__init__(
+            self, pool_size, strides, padding=padding, data_format=data_format, **kwargs
+        )
+
+    return type(base.__name__, (KerasLayerMixin, base), {"__init__": __init__})
+
+
+MaxPooling1D = _pool_class(tf_pool.MaxPooling1D, 1)
+MaxPooling2D = _pool_class(tf_pool.MaxPooling2D, 2)
+MaxPooling3D = _pool_class(tf_pool.MaxPooling3D, 3)
+AveragePooling1D = _pool_class(tf_pool.AveragePooling1D, 1)
+AveragePooling2D = _pool_class(tf_pool.AveragePooling2D, 2)
+AveragePooling3D = _pool_class(tf_pool.AveragePooling3D, 3)
+
+
+class BatchNormalization(KerasLayerMixin, tf_norm.BatchNormalization):
+    def __init__(self, axis: Any = -1, **kwargs: Any) -> None:
+        kwargs.setdefault("beta_initializer", "zeros")
+        kwargs.setdefault("gamma_initializer", "ones")
+        kwargs.setdefault("moving_mean_initializer", "zeros")
+        kwargs.setdefault("moving_variance_initializer", "ones")
+        super().__init__(axis=axis, **_keras_arguments(kwargs))
+
+    def call(self, inputs: Any, training: Any = None) -> Any:
+        return super().call(inputs, training=training)

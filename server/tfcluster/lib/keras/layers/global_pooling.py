@@ -1,0 +1,31 @@
+"""Keras's global pooling layers: the mean or max over every spatial axis."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfcluster.lib.keras.engine.base_layer import Layer
+from tfcluster.ops import math_ops
+
+
+def _global_pool(rank: int, kind: str) -> type:
+    def __init__(self: Any, data_format: Any = None, **kwargs: Any) -> None:
+        Layer.__init__(self, **kwargs)
+        self.data_format = data_format or "channels_last"
+
+    def call(self: Any, inputs: Any) -> Any:
+        first = 1 if self.data_format == "channels_last" else 2
+        axes = list(range(first, first + rank))
+        reduce = math_ops.reduce_mean if kind == "Average" else math_ops.reduce_max
+        return reduce(inputs, axis=axes)
+
+    name = f"Global{kind}Pooling{rank}D"
+    return type(name, (Layer,), {"__init__": __init__, "call": call})
+
+
+GlobalAveragePooling1D = _global_pool(1, "Average")
+GlobalAveragePooling2D = _global_pool(2, "Average")
+GlobalAveragePooling3D = _global_pool(3, "Average")
+GlobalMaxPooling1D = _global_pool(1, "Max")
+GlobalMaxPooling2D = _global_pool(2, "Max")
+GlobalMaxPooling3D = _global_pool(3, "Max")

@@ -1,0 +1,99 @@
+"""Keras merge layers: element-wise Add/Subtract/Multiply/Average/Maximum/Minimum of a list of
+tensors of one shape, and Concatenate along an axis."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from tfcluster.lib.keras.engine.base_layer import Layer
+from tfcluster.ops import array_ops, math_ops
+
+
+class _Merge(Layer):
+    def _check(self, inputs: Any) -> list[Any]:
+        if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
+            raise ValueError(
+                "A merge layer should be called on a list of at least 2 inputs. "
+                f"Got {len(inputs) if isinstance(inputs, (list, tuple)) else 1} inputs."
+            )
+        return list(inputs)
+
+    def _merge(self, inputs: list[Any]) -> Any:
+        raise NotImplementedError
+
+    def call(self, inputs: Any) -> Any:
+        return self._merge(self._check(inputs))
+
+
+class Add(_Merge):
+    def _merge(self, inputs: list[Any]) -> Any:
+        return functools.reduce(lambda a, b: a + b, inputs)
+
+
+class Subtract(_Merge):
+    def _merge(self, inputs: list[Any]) -> Any:
+        if len(inputs) != 2:
+            raise ValueError("A `Subtract` layer should be called on exactly 2 inputs")
+        return inputs[0] - inputs[1]
+
+
+class Multiply(_Merge):
+    def _merge(self, inputs: list[Any]) -> Any:
+        return functools.reduce(lambda a, b: a * b, inputs)
+
+
+class Average(_Merge):
+    def _merge(self, inputs: list[Any]) -> Any:
+        return functools.reduce(lambda a, b: a + b, inputs) / len(inputs)
+
+
+class Maximum(_Merge):
+    def _merge(self, inputs: list[Any]) -> Any:
+        return functools.reduce(math_ops.maximum, inputs)
+
+
+class Minimum(_Merge):
+    def _merge(self, inputs: list[Any]) -> Any:
+        return functools.reduce(math_ops.minimum, inputs)
+
+
+class Concatenate(_Merge):
+    def __init__(self, axis: int = -1, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.axis = axis
+
+    def _merge(self, inputs: list[Any]) -> Any:
+        return array_ops.concat(inputs, axis=self.axis)
+
+
+def _functional(cls: type, inputs: Any, **kwargs: Any) -> Any:
+    return cls(**kwargs)(inputs)
+
+
+def add(inputs: Any, **kwargs: Any) -> Any:
+    return _functional(Add, inputs, **kwargs)
+
+
+def subtract(inputs: Any, **kwargs: Any) -> Any:
+    return _functional(Subtract, inputs, **kwargs)
+
+
+def multiply(inputs: Any, **kwargs: Any) -> Any:
+    return _functional(Multiply, inputs, **kwargs)
+
+
+def average(inputs: Any, **kwargs: Any) -> Any:
+    return _functional(Average, inputs, **kwargs)
+
+
+def maximum(inputs: Any, **kwargs: Any) -> Any:
+    return _functional(Maximum, inputs, **kwargs)
+
+
+def minimum(inputs: Any, **kwargs: Any) -> Any:
+    return _functional(Minimum, inputs, **kwargs)
+
+
+def concatenate(inputs: Any, axis: int = -1, **kwargs: Any) -> Any:
+    return _functional(Concatenate, inputs, axis=axis, **kwargs)

@@ -1,0 +1,305 @@
+"""tf.keras.metrics (TF 1.15): per-example metric functions (accuracies, and the losses
+used as metrics) and stateful Metric classes (`update_state`, `result`, `reset_states`) over
+`total`/`count` variables (local, non-trainable)."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tfcluster.framework import dtypes
+from tfcluster.framework.graph import GraphKeys, control_dependencies, convert_to_tensor, name_scope
+from tfcluster.lib.keras import backend, losses
+from tfcluster.lib.keras.losses import (
+    KLD,
+    MAE,
+    MAPE,
+    MSE,
+    MSLE,
+    binary_crossentropy,
+    categorical_crossentropy,
+    cosine,
+    cosine_proximity,
+    hinge,
+    kld,
+    kullback_leibler_divergence,
+    logcosh,
+    mae,
+    mape,
+    mean_absolute_error,
+    mean_absolute_percentage_error,
+    mean_squared_error,
+    mean_squared_logarithmic_error,
+    mse,
+    msle,
+    poisson,
+    sparse_categorical_crossentropy,
+    squared_hinge,
+)
+from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops, variables
+
+
+# ---- functions -------------------------------------------------------------------------------
+def binary_accuracy(y_true: Any, y_pred: Any, threshold: float = 0.5) -> Any:
+    y_pred = convert_to_tensor(y_pred)
+    cut = math_ops.cast(threshold, y_pred.dtype)
+    y_pred = math_ops.cast(y_pred > cut, y_pred.dtype)
+    return math_ops.reduce_mean(
+        math_ops.cast(
+            math_ops.equal(math_ops.cast(y_true, y_pred.dtype), y_pred), backend.floatx()
+        ),
+        axis=-1,
+    )
+
+
+def categorical_accuracy(y_true: Any, y_pred: Any) -> Any:
+    return math_ops.cast(
+        math_ops.equal(math_ops.argmax(y_true, axis=-1), math_ops.argmax(y_pred, axis=-1)),
+        backend.floatx(),
+    )
+
+
+def sparse_categorical_accuracy(y_true: Any, y_pred: Any) -> Any:
+    y_pred = convert_to_tensor(y_pred)
+    y_true = convert_to_tensor(y_true)
+    y_pred_rank, y_true_rank = y_pred.shape.ndims, y_true.shape.ndims
+    if y_true_rank is not None and y_pred_rank is not None and y_true_rank == y_pred_rank:
+        y_true = array_ops.squeeze(y_true, [-1])
+    y_pred = math_ops.argmax(y_pred, axis=-1)
+    if y_pred.dtype != y_true.dtype:
+        y_pred = math_ops.cast(y_pred, y_true.dtype)
+    return math_ops.cast(math_ops.equal(y_true, y_pred), backend.floatx())
+
+
+def top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> Any:
+    targets = math_ops.cast(math_ops.argmax(y_true, axis=-1), dtypes.int32)
+    return math_ops.cast(nn_ops.in_top_k(y_pred, targets, k), backend.floatx())
+
+
+def sparse_top_k_categorical_accuracy(y_true: Any, y_pred: Any, k: int = 5) -> Any:
+    y_true = convert_to_tensor(y_true)
+    if y_true.shape.ndims == convert_to_tensor(y_pred).shape.ndims:
+        y_true = array_ops.squeeze(y_true, [-1])
+    return math_ops.cast(
+        nn_ops.in_top_k(y_pred, math_ops.cast(y_true, dtypes.int32), k), backend.floatx()
+    )
+
+
+# ---- classes ---------------------------------------------------------------------------------
+class Metric:
+    """A stateful metric: variables updated by `update_state`, read by `result`."""
+
+    def __init__(self, name: str | None = None, dtype: Any = None, **kwargs: Any) -> None:
+        self.name = name or type(self).__name__.lower()
+        self._dtype = dtypes.as_dtype(dtype or backend.floatx())
+        self._variables: list[Any] = []
+        self.stateful = True
+        self.built = True
+
+    @property
+    def dtype(self) -> Any:
+        return self._dtype
+
+    @property
+    def variables(self) -> list[Any]:
+        return list(self._variables)
+
+    weights = variables
+
+    def add_weight(
+        self, name: str, shape: Any = (), initializer: Any = None, dtype: Any = None
+    ) -> Any:
+        dtype = dtypes.as_dtype(dtype or self._dtype)
+        with name_scope(self.name):
+            v = variables.Variable(
+                np.zeros(shape, dtype=dtype.as_numpy_dtype),
+                name=name,
+                trainable=False,
+                collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
+            )
+        self._variables.append(v)
+        return v
+
+    def reset_states(self) -> None:
+        backend.batch_set_value([(v, np.zeros(v.shape.as_list())) for v in self._variables])
+
+    def update_state(self, *args: Any, **kwargs: Any) -> Any:
+        raise NotImplementedError
+
+    def result(self) -> Any:
+        raise NotImplementedError
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        update = self.update_state(*args, **kwargs)
+        with control_dependencies([update]):
+            return array_ops.identity(self.result())
+
+    def get_config(self) -> dict[str, Any]:
+        return {"name": self.name, "dtype": self._dtype.name}
+
+
+class _Reduce(Metric):
+    def __init__(self, reduction: str, name: str | None = None, dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+        self.reduction = reduction
+        self.total = self.add_weight("total")
+        if reduction != "sum":
+            self.count = self.add_weight("count")
+
+    def update_state(self, values: Any, sample_weight: Any = None) -> Any:
+        values = math_ops.cast(values, self._dtype)
+        if sample_weight is not None:
+            weights = math_ops.cast(sample_weight, self._dtype)
+            weights = weights + array_ops.zeros_like(values)
+            values = values * weights
+            num = math_ops.reduce_sum(weights)
+        else:
+            num = math_ops.cast(array_ops.size(values), self._dtype)
+        update_total = state_ops.assign_add(self.total, math_ops.reduce_sum(values))
+        if self.reduction == "sum":
+            return update_total
+        with control_dependencies([update_total]):
+            return state_ops.assign_add(self.count, num)
+
+    def result(self) -> Any:
+        if self.reduction == "sum":
+            return array_ops.identity(self.total)
+        return math_ops.div_no_nan(self.total, self.count)
+
+
+class Sum(_Reduce):
+    def __init__(self, name: str = "sum", dtype: Any = None) -> None:
+        super().__init__("sum", name=name, dtype=dtype)
+
+
+class Mean(_Reduce):
+    def __init__(self, name: str = "mean", dtype: Any = None) -> None:
+        super().__init__("mean", name=name, dtype=dtype)
+
+
+class MeanMetricWrapper(Mean):
+    def __init__(
+        self, fn: Callable[..., Any], name: str | None = None, dtype: Any = None, **kwargs: Any
+    ) -> None:
+        super().__init__(name=name or fn.__name__, dtype=dtype)
+        self._fn = fn
+        self._fn_kwargs = kwargs
+
+    def update_state(  # type: ignore[override]  # Keras's (y_true, y_pred) metrics
+        self, y_true: Any, y_pred: Any, sample_weight: Any = None
+    ) -> Any:
+        y_pred = convert_to_tensor(y_pred)
+        y_true = math_ops.cast(y_true, self._dtype) if y_true is not None else y_true
+        matches = self._fn(y_true, y_pred, **self._fn_kwargs)
+        return super().update_state(matches, sample_weight=sample_weight)
+
+
+def _accuracy(y_true: Any, y_pred: Any) -> Any:
+    y_pred = convert_to_tensor(y_pred)
+    return math_ops.cast(
+        math_ops.equal(math_ops.cast(y_true, y_pred.dtype), y_pred), backend.floatx()
+    )
+
+
+def _wrapper(fn: Callable[..., Any], class_name: str, default_name: str) -> type:
+    def __init__(self: Any, name: str = default_name, dtype: Any = None, **kwargs: Any) -> None:
+        MeanMetricWrapper.__init__(self, fn, name=name, dtype=dtype, **kwargs)
+
+    return type(class_name, (MeanMetricWrapper,), {"__init__": __init__})
+
+
+Accuracy = _wrapper(_accuracy, "Accuracy", "accuracy")
+BinaryAccuracy = _wrapper(binary_accuracy, "BinaryAccuracy", "binary_accuracy")
+CategoricalAccuracy = _wrapper(categorical_accuracy, "CategoricalAccuracy", "categorical_accuracy")
+SparseCategoricalAccuracy = _wrapper(
+    sparse_categorical_accuracy, "SparseCategoricalAccuracy", "sparse_categorical_accuracy"
+)
+TopKCategoricalAccuracy = _wrapper(
+    top_k_categorical_accuracy, "TopKCategoricalAccuracy", "top_k_categorical_accuracy"
+)
+SparseTopKCategoricalAccuracy = _wrapper(
+    sparse_top_k_categorical_accuracy,
+    "SparseTopKCategoricalAccuracy",
+    "sparse_top_k_categorical_accuracy",
+)
+MeanSquaredError = _wrapper(mean_squared_error, "MeanSquaredError", "mean_squared_error")
+MeanAbsoluteError = _wrapper(mean_absolute_error, "MeanAbsoluteError", "mean_absolute_error")
+MeanAbsolutePercentageError = _wrapper(
+    mean_absolute_percentage_error, "MeanAbsolutePercentageError", "mean_absolute_percentage_error"
+)
+MeanSquaredLogarithmicError = _wrapper(
+    mean_squared_logarithmic_error, "MeanSquaredLogarithmicError", "mean_squared_logarithmic_error"
+)
+BinaryCrossentropy = _wrapper(binary_crossentropy, "BinaryCrossentropy", "binary_crossentropy")
+CategoricalCrossentropy = _wrapper(
+    categorical_crossentropy, "CategoricalCrossentropy", "categorical_crossentropy"
+)
+SparseCategoricalCrossentropy = _wrapper(
+    sparse_categorical_crossentropy,
+    "SparseCategoricalCrossentropy",
+    "sparse_categorical_crossentropy",
+)
+Hinge = _wrapper(hinge, "Hinge", "hinge")
+SquaredHinge = _wrapper(squared_hinge, "SquaredHinge", "squared_hinge")
+KLDivergence = _wrapper(kullback_leibler_divergence, "KLDivergence", "kullback_leibler_divergence")
+Poisson = _wrapper(poisson, "Poisson", "poisson")
+LogCoshError = _wrapper(logcosh, "LogCoshError", "logcosh")
+
+
+class RootMeanSquaredError(Mean):
+    def __init__(self, name: str = "root_mean_squared_error", dtype: Any = None) -> None:
+        super().__init__(name=name, dtype=dtype)
+
+    def update_state(  # type: ignore[override]  # Keras's (y_true, y_pred) metrics
+        self, y_true: Any, y_pred: Any, sample_weight: Any = None
+    ) -> Any:
+        y_pred = convert_to_tensor(y_pred)
+        error = math_ops.squared_difference(y_pred, math_ops.cast(y_true, y_pred.dtype))
+        return super().update_state(error, sample_weight=sample_weight)
+
+    def result(self) -> Any:
+        return math_ops.sqrt(math_ops.div_no_nan(self.total, self.count))
+
+
+_BY_NAME: dict[str, Any] = {
+    "binary_accuracy": binary_accuracy,
+    "categorical_accuracy": categorical_accuracy,
+    "sparse_categorical_accuracy": sparse_categorical_accuracy,
+    "top_k_categorical_accuracy": top_k_categorical_accuracy,
+    "sparse_top_k_categorical_accuracy": sparse_top_k_categorical_accuracy,
+}
+
+
+def serialize(metric: Any) -> Any:
+    if isinstance(metric, Metric):
+        return {"class_name": type(metric).__name__, "config": metric.get_config()}
+    return metric.__name__
+
+
+def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+    if isinstance(config, dict):
+        cls = globals().get(config["class_name"])
+        if cls is None:
+            raise ValueError(f"Unknown metric function:{config['class_name']}")
+        return cls(**config.get("config", {}))
+    objects = {**_BY_NAME, **(custom_objects or {})}
+    if config in objects:
+        return objects[config]
+    return losses.deserialize(config, custom_objects)
+
+
+def get(identifier: Any) -> Any:
+    if isinstance(identifier, (str, dict)):
+        return deserialize(identifier)
+    if callable(identifier):
+        return identifier
+    raise ValueError(f"Could not interpret metric function identifier: {identifier}")
+
+
+__all__ = [
+    "KLD", "MAE", "MAPE", "MSE", "MSLE", "cosine", "cosine_proximity", "kld", "mae", "mape",
+    "mse", "msle", "kullback_leibler_divergence", "logcosh", "mean_absolute_percentage_error",
+    "mean_squared_logarithmic_error",
+]  # fmt: skip

@@ -1,0 +1,380 @@
+"""tf.keras.optimizers as TF 1.15's Keras trains with them in graph mode (OptimizerV2):
+hyperparameters and `iter` are variables, slots are named `<variable>/<slot>` in the
+optimizer's name scope (`training/Adam/dense/kernel/m` under Model.fit), learning-rate decay
+is lr / (1 + decay * iter), and the update rules are Keras's (epsilon 1e-7; SGD momentum as
+v = m * v - lr * g; Adagrad's accumulator starts at 0.1)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tfcluster.framework import dtypes
+from tfcluster.framework.graph import control_dependencies
+from tfcluster.framework.indexed_slices import IndexedSlices
+from tfcluster.gradients.gradients_impl import gradients
+from tfcluster.lib.keras import backend
+from tfcluster.ops import array_ops, math_ops, segment_ops, state_ops, training_ops, variables
+
+
+class Optimizer:
+    """The OptimizerV2 base: subclasses list their hyperparameters and slots and give the
+    per-variable update."""
+
+    _HYPERS: tuple[str, ...] = ()
+    _SLOTS: tuple[str, ...] = ()
+
+    def __init__(self, name: str, **kwargs: Any) -> None:
+        allowed = {"clipnorm", "clipvalue", "lr", "decay"}
+        for k in kwargs:
+            if k not in allowed:
+                raise TypeError(f"Unexpected keyword argument passed to optimizer: {k}")
+        self._name = name
+        self._hyper: dict[str, Any] = {}
+        self._hyper_vars: dict[str, Any] = {}
+        self._iterations: Any = None
+        self._slots: dict[str, dict[str, Any]] = {}
+        self._initial_decay = kwargs.pop("decay", 0.0)
+        self.clipnorm = kwargs.pop("clipnorm", None)
+        self.clipvalue = kwargs.pop("clipvalue", None)
+        self._set_hyper("decay", self._initial_decay)
+
+    # ---- hyperparameters -------------------------------------------------------------------
+    def _set_hyper(self, name: str, value: Any) -> None:
+        if name in self._hyper_vars:
+            backend.set_value(self._hyper_vars[name], value)
+        self._hyper[name] = value
+
+    def _get_hyper(self, name: str, dtype: Any = None) -> Any:
+        value = self._hyper_vars.get(name, self._hyper[name])
+        if isinstance(value, variables.Variable):
+            value = value.value()
+        return math_ops.cast(value, dtype) if dtype is not None else value
+
+    def __getattr__(self, name: str) -> Any:
+        hyper = self.__dict__.get("_hyper", {})
+        if name == "lr":
+            name = "learning_rate"
+        if name in hyper:
+            return self.__dict__["_hyper_vars"].get(name, hyper[name])
+        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if name == "lr":
+            name = "learning_rate"
+        if "_hyper" in self.__dict__ and name in self._hyper:
+            self._set_hyper(name, value)
+        else:
+            super().__setattr__(name, value)
+
+    @property
+    def iterations(self) -> Any:
+        if self._iterations is None:
+            self._iterations = variables.Variable(
+                np.int64(0), name="iter", dtype=dtypes.int64, trainable=False
+            )
+        return self._iterations
+
+    def _create_hypers(self) -> None:
+        if self._hyper_vars:
+            return
+        for name, value in sorted(self._hyper.items()):
+            if isinstance(value, variables.Variable) or callable(value):
+                self._hyper_vars[name] = value
+                continue
+            self._hyper_vars[name] = variables.Variable(
+                np.float32(value), name=name, dtype=dtypes.float32, trainable=False
+            )
+
+    # ---- slots -----------------------------------------------------------------------------
+    def _slot_initial(self, slot: str, var: Any) -> Any:
+        return np.zeros(var.shape.as_list(), dtype=var.dtype.base_dtype.as_numpy_dtype)
+
+    def add_slot(self, var: Any, slot: str) -> Any:
+        key = var.op.name
+        per_var = self._slots.setdefault(key, {})
+        if slot not in per_var:
+            per_var[slot] = variables.Variable(
+                self._slot_initial(slot, var),
+                name=f"{key}/{slot}",
+                dtype=var.dtype.base_dtype,
+                trainable=False,
+            )
+        return per_var[slot]
+
+    def get_slot(self, var: Any, slot: str) -> Any:
+        return self._slots[var.op.name][slot]
+
+    def get_slot_names(self) -> list[str]:
+        return list(self._slot_names())
+
+    def _slot_names(self) -> tuple[str, ...]:
+        return self._SLOTS
+
+    # ---- building the step -------------------------------------------------------------------
+    def get_gradients(self, loss: Any, params: list[Any]) -> list[Any]:
+        grads = gradients(loss, params, colocate_gradients_with_ops=True)
+        if any(g is None for g in grads):
+            missing = [p.name for p, g in zip(params, grads) if g is None]
+            raise ValueError(
+                f"Variables {missing} have no gradient. Please make sure that all of your ops "
+                "have a gradient defined (i.e. are differentiable)."
+            )
+        if self.clipnorm is not None:
+            from tfcluster.ops import clip_ops
+
+            grads = [clip_ops.clip_by_norm(g, self.clipnorm) for g in grads]
+        if self.clipvalue is not None:
+            from tfcluster.ops import clip_ops
+
+            grads = [clip_ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
+        return grads
+
+    def get_updates(self, loss: Any, params: list[Any]) -> list[Any]:
+        grads = self.get_gradients(loss, params)
+        return [self.apply_gradients(list(zip(grads, params)))]
+
+    def minimize(
+        self, loss: Any, var_list: list[Any], grad_loss: Any = None, name: str | None = None
+    ) -> Any:
+        if callable(loss):
+            loss = loss()
+        if callable(var_list):
+            var_list = var_list()
+        return self.apply_gradients(list(zip(self.get_gradients(loss, var_list), var_list)))
+
+    def apply_gradients(
+        self, grads_and_vars: list[tuple[Any, Any]], name: str | None = None
+    ) -> Any:
+        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+        if not pairs:
+            raise ValueError("No gradients provided for any variable.")
+        iterations = self.iterations
+        self._create_hypers()
+        for slot in self._slot_names():
+            for _, v in pairs:
+                self.add_slot(v, slot)
+        updates = []
+        for g, v in pairs:
+            if isinstance(g, IndexedSlices):
+                g = segment_ops.unsorted_segment_sum(g.values, g.indices, array_ops.shape(v)[0])
+            updates.append(self._apply_dense(g, v))
+        with control_dependencies(updates):
+            return state_ops.assign_add(iterations, np.int64(1))
+
+    def _decayed_lr(self, dtype: Any) -> Any:
+        lr = self._get_hyper("learning_rate", dtype)
+        if self._initial_decay > 0.0:
+            step = math_ops.cast(self.iterations, dtype)
+            lr = lr / (1.0 + self._get_hyper("decay", dtype) * step)
+        return lr
+
+    def _apply_dense(self, grad: Any, var: Any) -> Any:
+        raise NotImplementedError
+
+    # ---- state ---------------------------------------------------------------------------------
+    def variables(self) -> list[Any]:
+        out = [self._iterations] if self._iterations is not None else []
+        out += [v for _, v in sorted(self._hyper_vars.items()) if isinstance(v, variables.Variable)]
+        for per_var in self._slots.values():
+            out += list(per_var.values())
+        return out
+
+    weights = property(variables)
+
+    def get_weights(self) -> list[Any]:
+        return backend.batch_get_value(self.variables())
+
+    def set_weights(self, weights: list[Any]) -> None:
+        backend.batch_set_value(list(zip(self.variables(), weights)))
+
+    def get_config(self) -> dict[str, Any]:
+        config: dict[str, Any] = {"name": self._name}
+        for k, v in self._hyper.items():
+            config[k] = v if not isinstance(v, variables.Variable) else backend.get_value(v)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Optimizer:
+        return cls(**config)
+
+
+class SGD(Optimizer):
+    def __init__(
+        self, learning_rate: float = 0.01, momentum: float = 0.0, nesterov: bool = False,
+        name: str = "SGD", **kwargs: Any,
+    ) -> None:  # fmt: skip
+        learning_rate = kwargs.pop("lr", learning_rate)
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", learning_rate)
+        self._momentum = momentum > 0
+        self._set_hyper("momentum", momentum)
+        self.nesterov = nesterov
+
+    def _slot_names(self) -> tuple[str, ...]:
+        return ("momentum",) if self._momentum else ()
+
+    def _apply_dense(self, grad: Any, var: Any) -> Any:
+        dtype = var.dtype.base_dtype
+        lr = self._decayed_lr(dtype)
+        if not self._momentum:
+            return training_ops.apply_gradient_descent(var, lr, grad).op
+        momentum = self._get_hyper("momentum", dtype)
+        accum = self.get_slot(var, "momentum")
+        new_accum = state_ops.assign(accum, momentum * accum - lr * grad)
+        if self.nesterov:
+            return state_ops.assign_add(var, momentum * new_accum - lr * grad).op
+        return state_ops.assign_add(var, new_accum).op
+
+
+class Adam(Optimizer):
+    def __init__(
+        self, learning_rate: float = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+        epsilon: float = 1e-7, amsgrad: bool = False, name: str = "Adam", **kwargs: Any,
+    ) -> None:  # fmt: skip
+        learning_rate = kwargs.pop("lr", learning_rate)
+        super().__init__(name, **kwargs)
+        if amsgrad:
+            raise backend.unimplemented("tf.keras.optimizers.Adam(amsgrad=True)")
+        self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("beta_1", beta_1)
+        self._set_hyper("beta_2", beta_2)
+        self.epsilon = epsilon or backend.epsilon()
+
+    _SLOTS = ("m", "v")
+
+    def _apply_dense(self, grad: Any, var: Any) -> Any:
+        dtype = var.dtype.base_dtype
+        lr = self._decayed_lr(dtype)
+        beta_1 = self._get_hyper("beta_1", dtype)
+        beta_2 = self._get_hyper("beta_2", dtype)
+        step = math_ops.cast(self.iterations + 1, dtype)
+        return training_ops.apply_adam(
+            var,
+            self.get_slot(var, "m"),
+            self.get_slot(var, "v"),
+            math_ops.pow(beta_1, step),
+            math_ops.pow(beta_2, step),
+            lr,
+            beta_1,
+            beta_2,
+            math_ops.cast(self.epsilon, dtype),
+            grad,
+        ).op
+
+
+class RMSprop(Optimizer):
+    def __init__(
+        self, learning_rate: float = 0.001, rho: float = 0.9, momentum: float = 0.0,
+        epsilon: float = 1e-7, centered: bool = False, name: str = "RMSprop", **kwargs: Any,
+    ) -> None:  # fmt: skip
+        learning_rate = kwargs.pop("lr", learning_rate)
+        super().__init__(name, **kwargs)
+        if centered:
+            raise backend.unimplemented("tf.keras.optimizers.RMSprop(centered=True)")
+        self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("rho", rho)
+        self._momentum = momentum > 0
+        self._set_hyper("momentum", momentum)
+        self.epsilon = epsilon or backend.epsilon()
+
+    def _slot_names(self) -> tuple[str, ...]:
+        return ("rms", "momentum") if self._momentum else ("rms",)
+
+    def _apply_dense(self, grad: Any, var: Any) -> Any:
+        dtype = var.dtype.base_dtype
+        lr = self._decayed_lr(dtype)
+        rho = self._get_hyper("rho", dtype)
+        epsilon = math_ops.cast(self.epsilon, dtype)
+        rms = self.get_slot(var, "rms")
+        if self._momentum:
+            return training_ops.apply_rms_prop(
+                var, rms, self.get_slot(var, "momentum"), lr, rho,
+                self._get_hyper("momentum", dtype), epsilon, grad,
+            ).op  # fmt: skip
+        rms_t = state_ops.assign(rms, rho * rms + (1.0 - rho) * math_ops.square(grad))
+        return state_ops.assign(var, var - lr * grad / (math_ops.sqrt(rms_t) + epsilon)).op
+
+
+class Adagrad(Optimizer):
+    def __init__(
+        self, learning_rate: float = 0.001, initial_accumulator_value: float = 0.1,
+        epsilon: float = 1e-7, name: str = "Adagrad", **kwargs: Any,
+    ) -> None:  # fmt: skip
+        learning_rate = kwargs.pop("lr", learning_rate)
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", learning_rate)
+        self._initial_accumulator_value = initial_accumulator_value
+        self.epsilon = epsilon or backend.epsilon()
+
+    _SLOTS = ("accumulator",)
+
+    def _slot_initial(self, slot: str, var: Any) -> Any:
+        return np.full(
+            var.shape.as_list(),
+            self._initial_accumulator_value,
+            dtype=var.dtype.base_dtype.as_numpy_dtype,
+        )
+
+    def _apply_dense(self, grad: Any, var: Any) -> Any:
+        dtype = var.dtype.base_dtype
+        lr = self._decayed_lr(dtype)
+        acc = self.get_slot(var, "accumulator")
+        acc_t = state_ops.assign_add(acc, math_ops.square(grad))
+        step = lr * grad / (math_ops.sqrt(acc_t) + math_ops.cast(self.epsilon, dtype))
+        return state_ops.assign_sub(var, step).op
+
+
+class TFOptimizer(Optimizer):
+    """A tf.train optimizer given to compile(): it makes its own slots and step."""
+
+    def __init__(self, optimizer: Any) -> None:
+        super().__init__("TFOptimizer")
+        self.optimizer = optimizer
+
+    def apply_gradients(
+        self, grads_and_vars: list[tuple[Any, Any]], name: str | None = None
+    ) -> Any:
+        return self.optimizer.apply_gradients(grads_and_vars, global_step=self.iterations)
+
+    def get_gradients(self, loss: Any, params: list[Any]) -> list[Any]:
+        return [g for g, _ in self.optimizer.compute_gradients(loss, params)]
+
+
+_BY_NAME: dict[str, type] = {
+    "sgd": SGD,
+    "adam": Adam,
+    "rmsprop": RMSprop,
+    "adagrad": Adagrad,
+}
+
+
+def serialize(optimizer: Any) -> dict[str, Any]:
+    return {"class_name": type(optimizer).__name__, "config": optimizer.get_config()}
+
+
+def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+    name = config["class_name"]
+    cls = (custom_objects or {}).get(name) or _BY_NAME.get(name.lower())
+    if cls is None:
+        if name.lower() in ("adadelta", "adamax", "nadam", "ftrl"):
+            raise backend.unimplemented(f"tf.keras.optimizers.{name}")
+        raise ValueError(f"Unknown optimizer: {name}")
+    return cls(**config.get("config", {}))
+
+
+def get(identifier: Any) -> Any:
+    """An optimizer from a name ('adam'), a config, a Keras optimizer, or a tf.train optimizer
+    (wrapped, as 1.15 wraps it in TFOptimizer)."""
+    if isinstance(identifier, Optimizer):
+        return identifier
+    if isinstance(identifier, dict):
+        return deserialize(identifier)
+    if isinstance(identifier, str):
+        return deserialize({"class_name": identifier, "config": {}})
+    from tfcluster.training.optimizer import Optimizer as TFTrainOptimizer
+
+    if isinstance(identifier, TFTrainOptimizer):
+        return TFOptimizer(identifier)
+    raise ValueError(f"Could not interpret optimizer identifier: {identifier}")

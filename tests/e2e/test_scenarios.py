@@ -1,0 +1,356 @@
+"""The product's Kubernetes promises, with pods that really run (the e2e cluster).
+
+The operator runs as the Deployment of manifests/operator.yaml; TFClusters are applied with
+kubectl as a user would. The tests run in file order and share one cluster and one operator:
+the example cluster of scenario 1 serves scenario 2 and is deleted by scenario 5.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+import urllib.request
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from support.e2e.environment import E2ECluster, wait_for
+
+pytestmark = [pytest.mark.e2e, pytest.mark.slow, pytest.mark.timeout(600)]
+
+REPO = Path(__file__).resolve().parents[2]
+MANIFESTS = REPO / "manifests"
+EXAMPLE = MANIFESTS / "examples" / "tfcluster.yaml"
+PROGRAMS = Path(__file__).resolve().parent / "programs"
+OPERATOR_NS = "tfcluster-system"
+READY_TIMEOUT = 180
+
+
+def _json(cluster: E2ECluster, *args: str) -> Any:
+    return json.loads(cluster.kubectl(*args, "-o", "json"))
+
+
+def _tfc(cluster: E2ECluster, namespace: str, name: str = "example") -> dict[str, Any]:
+    found: dict[str, Any] = _json(cluster, "get", "tfc", name, "-n", namespace)
+    return found
+
+
+def _pods(cluster: E2ECluster, namespace: str, selector: str) -> list[dict[str, Any]]:
+    listed = _json(cluster, "get", "pods", "-n", namespace, "-l", selector)
+    return list(listed["items"])
+
+
+def _ready(pod: dict[str, Any]) -> bool:
+    conditions = pod.get("status", {}).get("conditions", [])
+    return any(c["type"] == "Ready" and c["status"] == "True" for c in conditions)
+
+
+def _wait_running(cluster: E2ECluster, namespace: str, tasks: int) -> dict[str, Any]:
+    def running() -> dict[str, Any] | None:
+        pods = _pods(cluster, namespace, "app.kubernetes.io/instance=example")
+        tfc = _tfc(cluster, namespace)
+        running = tfc.get("status", {}).get("phase") == "Running"
+        if running and len(pods) == tasks and all(map(_ready, pods)):
+            return tfc
+        return None
+
+    try:
+        result: dict[str, Any] = wait_for("the example cluster Running", running, READY_TIMEOUT)
+    except TimeoutError:
+        raise AssertionError(_diagnosis(cluster, namespace)) from None
+    return result
+
+
+def _diagnosis(cluster: E2ECluster, namespace: str) -> str:
+    pods = cluster.kubectl("get", "pods", "-A", "-o", "wide", check=False)
+    tfc = cluster.kubectl("get", "tfc", "-A", check=False)
+    op = _operator_log(cluster)
+    return f"pods:\n{pods}\ntfc:\n{tfc}\noperator:\n{op[-3000:]}\nagent:\n{cluster.agent_log()}"
+
+
+def _operator_log(cluster: E2ECluster) -> str:
+    pods = _pods(cluster, OPERATOR_NS, "app.kubernetes.io/name=tfcluster-operator")
+    return "".join(cluster.pod_log(OPERATOR_NS, p["metadata"]["name"], "operator") for p in pods)
+
+
+def _run_client(
+    cluster: E2ECluster,
+    namespace: str,
+    name: str,
+    args: list[str],
+    cluster_spec: dict[str, Any],
+    volumes: list[dict[str, Any]] | None = None,
+    mounts: list[dict[str, Any]] | None = None,
+) -> None:
+    """A Job whose pod runs programs/digits_client.py (from the ConfigMap ``programs``)."""
+    job = {
+        "apiVersion": "batch/v1",
+        "kind": "Job",
+        "metadata": {"name": name, "namespace": namespace},
+        "spec": {
+            "backoffLimit": 0,
+            "template": {
+                "spec": {
+                    "restartPolicy": "Never",
+                    "containers": [
+                        {
+                            "name": "client",
+                            "image": "tfcluster:0.1.0",
+                            "command": ["python", "/programs/digits_client.py", *args],
+                            "env": [
+                                {"name": "CLUSTER_SPEC", "value": json.dumps(cluster_spec)},
+                                {"name": "GRPC_VERBOSITY", "value": "ERROR"},
+                            ],
+                            "volumeMounts": [
+                                {"name": "programs", "mountPath": "/programs"},
+                                *(mounts or []),
+                            ],
+                        }
+                    ],
+                    "volumes": [
+                        {"name": "programs", "configMap": {"name": "programs"}},
+                        *(volumes or []),
+                    ],
+                }
+            },
+        },
+    }
+    _apply(cluster, job)
+
+
+def _apply(cluster: E2ECluster, *docs: dict[str, Any]) -> None:
+    path = cluster.workdir / f"apply-{time.monotonic_ns()}.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    cluster.kubectl("apply", "-f", str(path))
+
+
+def _programs_configmap(cluster: E2ECluster, namespace: str) -> None:
+    cluster.kubectl("create", "configmap", "programs", "-n", namespace, f"--from-file={PROGRAMS}")
+
+
+def _job_result(cluster: E2ECluster, namespace: str, job: str, timeout: float) -> dict[str, Any]:
+    """The ``RESULT {...}`` line of a finished client Job's pod (fails with its log)."""
+
+    def finished() -> str | None:
+        got = _json(cluster, "get", "job", job, "-n", namespace)
+        conditions = {c["type"]: c["status"] for c in got.get("status", {}).get("conditions", [])}
+        if conditions.get("Complete") == "True":
+            return "Complete"
+        if conditions.get("Failed") == "True":
+            return "Failed"
+        return None
+
+    state = wait_for(f"job {job} to finish", finished, timeout, interval=2)
+    pods = _pods(cluster, namespace, f"job-name={job}")
+    log = "".join(cluster.pod_log(namespace, p["metadata"]["name"], "client") for p in pods)
+    assert state == "Complete", f"client job {job} failed:\n{log[-4000:]}"
+    lines = [line for line in log.splitlines() if line.startswith("RESULT ")]
+    assert lines, f"no RESULT line from {job}:\n{log[-4000:]}"
+    result: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
+    return result
+
+
+# ---------------------------------------------------------------------------- fixtures
+
+
+@pytest.fixture(scope="module")
+def operator(e2e_cluster: E2ECluster) -> Iterator[E2ECluster]:
+    """``kubectl apply -f manifests/``: the CRD, RBAC and the operator's Deployment."""
+    e2e_cluster.kubectl("apply", "-f", str(MANIFESTS))
+    try:
+        e2e_cluster.kubectl(
+            "rollout", "status", "deployment/tfcluster-operator", "-n", OPERATOR_NS,
+            f"--timeout={READY_TIMEOUT}s", timeout=READY_TIMEOUT + 10,
+        )  # fmt: skip
+    except Exception:
+        raise AssertionError(_diagnosis(e2e_cluster, OPERATOR_NS)) from None
+    yield e2e_cluster
+
+
+@pytest.fixture(scope="module")
+def example_ns(operator: E2ECluster) -> Iterator[str]:
+    name = "e2e-example"
+    operator.kubectl("create", "namespace", name)
+    yield name
+    operator.kubectl("delete", "namespace", name, "--wait=false", check=False)
+
+
+# ---------------------------------------------------------------------------- scenarios
+
+
+def test_example_cluster_becomes_ready_through_its_readiness_probes(
+    operator: E2ECluster, example_ns: str
+) -> None:
+    """Scenario 1: the README's two applies; every task Ready by its gRPC readiness probe."""
+    operator.kubectl("apply", "-n", example_ns, "-f", str(EXAMPLE))
+    tfc = _wait_running(operator, example_ns, tasks=3)
+    assert tfc["status"]["endpoint"] == f"grpc://example-client.{example_ns}.svc:2222"
+    shown = operator.kubectl("get", "tfc", "-n", example_ns)
+    assert re.search(r"example\s+Running\s+AllTasksReady\s+ps 1/1, worker 2/2", shown), shown
+    assert f"grpc://example-client.{example_ns}.svc:2222" in shown
+    # The probe is the readiness probe the operator wrote (gRPC health on the task's port).
+    pods = _pods(operator, example_ns, "app.kubernetes.io/instance=example")
+    for pod in pods:
+        probe = pod["spec"]["containers"][0]["readinessProbe"]
+        assert probe["grpc"]["port"] == 2222
+        assert pod["status"]["podIP"].startswith("10.244.")
+        log = operator.pod_log(example_ns, pod["metadata"]["name"], "tfcluster-server")
+        assert "tfcluster-server ready" in log, log
+
+
+def test_client_pod_trains_through_the_client_service(
+    operator: E2ECluster, example_ns: str
+) -> None:
+    """Scenario 2: a Job trains the digits MLP through ``example-client``; metrics answer."""
+    tfc = _tfc(operator, example_ns)
+    _programs_configmap(operator, example_ns)
+    _run_client(
+        operator,
+        example_ns,
+        "train",
+        [
+            f"--target={tfc['status']['endpoint']}",
+            "--task_index=0",
+            "--last_step=600",
+            "--logdir=/tmp/train",
+        ],
+        tfc["status"]["clusterSpec"],
+    )
+    result = _job_result(operator, example_ns, "train", timeout=400)
+    assert result["held_out_accuracy"] > 0.9, result
+    assert result["global_step"] >= 600, result
+    # Every task's Prometheus endpoint answers on its pod's metrics port.
+    for pod in _pods(operator, example_ns, "app.kubernetes.io/instance=example"):
+        url = f"http://{pod['status']['podIP']}:9090/metrics"
+        with urllib.request.urlopen(url, timeout=10) as r:
+            text = r.read().decode()
+        assert "tfcluster_" in text and 'tf_job="' in text, (url, text[:500])
+
+
+def _example_with_checkpoint_volume(folder: Path) -> dict[str, Any]:
+    """manifests/examples/tfcluster.yaml with a shared folder at /ckpt in every task (the
+    ps writes its shard of each checkpoint: TF1 needs a file system all tasks share)."""
+    doc: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
+    for job in doc["spec"]["jobs"]:
+        job["template"] = {
+            "spec": {
+                "volumes": [{"name": "ckpt", "hostPath": {"path": str(folder)}}],
+                "volumeMounts": [{"name": "ckpt", "mountPath": "/ckpt"}],
+            }
+        }
+    return doc
+
+
+def _checkpoint_steps(folder: Path) -> list[int]:
+    names = [p.name for p in folder.glob("model.ckpt-*.index")]
+    return sorted(int(n[len("model.ckpt-") : -len(".index")]) for n in names)
+
+
+def test_training_survives_the_ps_pod_being_deleted(operator: E2ECluster) -> None:
+    """Scenario 3: between-graph training (a client per worker, checkpoints on a volume)
+    while ``kubectl delete pod example-ps-0``: the StatefulSet makes a new ps, the chief
+    restores the last checkpoint, both clients finish; the status went Degraded (TaskLost) and came
+    back to Running."""
+    namespace = "e2e-recovery"
+    operator.kubectl("create", "namespace", namespace)
+    folder = operator.workdir / "recovery-checkpoints"
+    folder.mkdir(mode=0o777)
+    try:
+        manifest = operator.workdir / "example-with-checkpoints.yaml"
+        manifest.write_text(yaml.safe_dump(_example_with_checkpoint_volume(folder)))
+        operator.kubectl("apply", "-n", namespace, "-f", str(manifest))
+        tfc = _wait_running(operator, namespace, tasks=3)
+        spec = tfc["status"]["clusterSpec"]
+        _programs_configmap(operator, namespace)
+        volume = [{"name": "ckpt", "hostPath": {"path": str(folder)}}]
+        mount = [{"name": "ckpt", "mountPath": "/ckpt"}]
+        last_step = 1500
+        for index in (0, 1):
+            target = f"grpc://example-worker-{index}.example-worker.{namespace}.svc:2222"
+            args = [
+                f"--target={target}",
+                f"--task_index={index}",
+                f"--last_step={last_step}",
+                "--logdir=/ckpt/train",
+                "--save_checkpoint_steps=200",
+            ]
+            _run_client(operator, namespace, f"worker-{index}", args, spec, volume, mount)
+        # Past the step-0 checkpoint the chief writes when it starts: a restore must show.
+        wait_for(
+            "a checkpoint after step 0",
+            lambda: [s for s in _checkpoint_steps(folder / "train") if s > 0],
+            300,
+            interval=1,
+        )
+        old_ps = _pods(operator, namespace, "app.kubernetes.io/instance=example,"
+                       "tfcluster.dev/job=ps")  # fmt: skip
+        phases: list[tuple[str, str]] = []
+        stop = threading.Event()
+
+        def watch_status() -> None:
+            while not stop.is_set():
+                status = _tfc(operator, namespace).get("status", {})
+                seen = (str(status.get("phase")), str(status.get("reason")))
+                if not phases or phases[-1] != seen:
+                    phases.append(seen)
+                stop.wait(0.5)
+
+        watcher = threading.Thread(target=watch_status, daemon=True)
+        watcher.start()
+        operator.kubectl("delete", "pod", "example-ps-0", "-n", namespace, timeout=120)
+        chief = _job_result(operator, namespace, "worker-0", timeout=500)
+        other = _job_result(operator, namespace, "worker-1", timeout=200)
+        _wait_running(operator, namespace, tasks=3)
+        time.sleep(1.5)
+        stop.set()
+        watcher.join()
+        new_ps = _pods(operator, namespace, "app.kubernetes.io/instance=example,"
+                       "tfcluster.dev/job=ps")  # fmt: skip
+        assert new_ps[0]["metadata"]["uid"] != old_ps[0]["metadata"]["uid"]
+        assert chief["global_step"] >= last_step, chief
+        # A second session, started after the ps came back, restored a checkpoint (step > 0).
+        starts = chief["session_starts"]
+        assert len(starts) >= 2 and starts[-1] > 0, chief
+        assert chief["held_out_accuracy"] > 0.9, chief
+        assert other["local_steps"] > 0, other
+        assert phases[-1][0] == "Running", phases
+        # While the ps was gone the cluster said so: Degraded, a task lost.
+        assert ("Degraded", "TaskLost") in phases, phases
+        print("status while the ps was replaced:", phases)
+    finally:
+        operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+def test_deleting_the_tfcluster_stops_every_task_gracefully(
+    operator: E2ECluster, example_ns: str
+) -> None:
+    """Scenario 5: ``kubectl delete tfc``: SIGTERM, the server stops serving, all gone."""
+    pods = [
+        p["metadata"]["name"]
+        for p in _pods(operator, example_ns, "app.kubernetes.io/instance=example")
+    ]
+    assert len(pods) == 3
+    operator.kubectl("delete", "tfc", "example", "-n", example_ns, timeout=120)
+
+    def gone() -> bool:
+        left = operator.kubectl(
+            "get", "statefulsets,services,pods", "-n", example_ns, "-o", "name",
+            "-l", "app.kubernetes.io/instance=example",
+        )  # fmt: skip
+        return not left.strip()
+
+    try:
+        wait_for("every child of the TFCluster to go", gone, 120)
+    except TimeoutError:
+        left = operator.kubectl("get", "statefulsets,services,pods", "-n", example_ns, "-o", "wide")
+        raise AssertionError(f"left:\n{left}\n{_diagnosis(operator, example_ns)}") from None
+    for name in pods:
+        log = operator.pod_log(example_ns, name, "tfcluster-server")
+        assert "SIGTERM" in log, log[-2000:]
+        assert "tfcluster-server stopping" in log, log[-2000:]
+        assert "exited with code 0" in log, log[-2000:]
+        assert "SIGKILL" not in log, log[-2000:]
