@@ -87,7 +87,7 @@ class Server:
         self._telemetry = start_telemetry(where.job, where.index, self._task, choice)
         metrics = self.metrics
         self._core = TaskCore(
-            where.cluster, self._task, self._server_def.default_session_config, metrics
+            where.cluster, self._task, self._server_def.default_session_config, metrics, options
         )
         self.worker = self._core.worker
         self.master = self._core.master
