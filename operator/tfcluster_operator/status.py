@@ -290,6 +290,7 @@ def compute_status(
         and not rolling
         and not unschedulable
         and _was_serving(previous, generation)
+        and _a_task_was_replaced(jobs, pods)
     ):
         degraded = (TASK_LOST, f"a running cluster lost tasks, {_waiting_for(jobs)}")
     else:
@@ -424,6 +425,29 @@ def make_condition(
         "message": message,
         "observedGeneration": generation,
     }
+
+
+def _a_task_was_replaced(jobs: Sequence[JobStatus], pods: Sequence[Mapping[str, Any]]) -> bool:
+    """Whether a job short of ready tasks misses a pod or has a fresh one not ready yet (the
+    old pod deleted or evicted). A container restarting in its pod is judged by the
+    crash-loop rules instead: a restart or two alone does not degrade."""
+    for job in jobs:
+        if job.ready >= job.desired:
+            continue
+        own = [
+            p
+            for p in pods
+            if (p.get("metadata", {}).get("labels") or {}).get(JOB_LABEL) == job.name
+        ]
+        if len(own) < job.desired:
+            return True
+        for pod in own:
+            statuses = (pod.get("status") or {}).get("containerStatuses") or []
+            ready = bool(statuses) and all(cs.get("ready") for cs in statuses)
+            restarted = any(int(cs.get("restartCount") or 0) > 0 for cs in statuses)
+            if not ready and not restarted:
+                return True
+    return False
 
 
 def _was_serving(previous: Mapping[str, Any] | None, generation: int) -> bool:

@@ -397,8 +397,7 @@ def condition(status: dict[str, Any], kind: str) -> dict[str, Any]:
 def tf_config_of(sts: client.V1StatefulSet, pod: client.V1Pod) -> dict[str, Any]:
     """TF_CONFIG as the kubelet would give this pod: the template's env, with the pod's
     own labels (set by the StatefulSet controller) behind the downward API."""
-    env = client.ApiClient().sanitize_for_serialization(sts.spec.template.spec.containers[0].env)
-    return dict(json.loads(container_env(env, pod.metadata.labels)["TF_CONFIG"]))
+    return dict(json.loads(pod_env(sts, pod)["TF_CONFIG"]))
 
 
 def running(status: dict[str, Any]) -> bool:
@@ -407,8 +406,10 @@ def running(status: dict[str, Any]) -> bool:
 
 def pod_env(sts: client.V1StatefulSet, pod: client.V1Pod) -> dict[str, str]:
     """The environment of the task container of ``pod``, as the kubelet would give it."""
-    env = client.ApiClient().sanitize_for_serialization(sts.spec.template.spec.containers[0].env)
-    return container_env(env, pod.metadata.labels)
+    container = client.ApiClient().sanitize_for_serialization(sts.spec.template.spec.containers[0])
+    return container_env(
+        container.get("env") or [], pod.metadata.labels, container.get("resources")
+    )
 
 
 def run_task_server(env: Mapping[str, str], termination_log: Path) -> tuple[int, str]:

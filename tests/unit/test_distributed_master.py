@@ -223,3 +223,112 @@ def test_control_inputs_from_one_task_cross_as_one_message(cluster: InProcessClu
     joins = [n for n in by_task[TASKS[2]].nodes if n.name.startswith("_ctrl_join/")]
     assert len(joins) == 1
     assert sorted(joins[0].control_inputs) == sorted(u.op.name for u in updates)
+
+
+# ---- nothing grows forever ---------------------------------------------------------------
+def _across_two_tasks() -> tuple[tf.Graph, list[tf.Tensor]]:
+    """Forty values on task 2, each fetched through task 0: a plan per fetched subset."""
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:local/task:2"):
+            consts = [tf.constant(float(i), name=f"c{i}") for i in range(40)]
+        with tf.device("/job:local/task:0"):
+            outs = [c + 1.0 for c in consts]
+    return g, outs
+
+
+def _graphs(cluster: InProcessCluster) -> int:
+    return sum(w.num_graphs() for w in cluster.workers.values())
+
+
+def test_sessions_a_client_abandoned_are_collected(cluster: InProcessCluster) -> None:
+    master = Master(cluster, TASKS[0], session_gc_seconds=0.5)
+    g, outs = _across_two_tasks()
+    abandoned = []
+    for i in range(1000):
+        abandoned.append(Client(master, g))
+        if i < 20:
+            assert abandoned[-1].run([outs[0]]) == [1.0]  # graphs on tasks 0 and 2
+    assert master.num_sessions() > 1
+    kept = Client(master, g)
+    deadline = time.monotonic() + 10
+    while master.num_sessions() > 1 and time.monotonic() < deadline:
+        assert kept.run([outs[1]]) == [2.0]  # a session in use is never collected
+        time.sleep(0.05)
+    assert master.num_sessions() == 1
+    assert _graphs(cluster) == 2  # the collected sessions' graphs are gone from the workers
+    with pytest.raises(tf.errors.AbortedError, match="session_gc_seconds"):
+        abandoned[0].run([outs[0]])
+    master.close()
+
+
+def test_a_session_keeps_its_plans_and_graphs_at_the_bound(cluster: InProcessCluster) -> None:
+    master = Master(cluster, TASKS[0], max_plans_per_session=8)
+    g, outs = _across_two_tasks()
+    c = Client(master, g)
+    for i in range(40):
+        for j in range(i + 1, min(i + 6, 40)):
+            assert c.run([outs[i], outs[j]]) == [i + 1.0, j + 1.0]
+    session = master.session(c.handle)
+    assert session.num_plans == 8
+    assert _graphs(cluster) == 16  # each plan: one graph on task 0, one on task 2
+    # The most recently used plan is kept; an evicted one is made (and registered) again.
+    assert c.run([outs[0], outs[1]]) == [1.0, 2.0]
+    assert session.num_plans == 8 and _graphs(cluster) == 16
+
+
+def test_plans_invalidated_by_a_restart_are_deregistered_elsewhere(
+    cluster: InProcessCluster,
+) -> None:
+    g, outs = _across_two_tasks()
+    c = Client(Master(cluster, TASKS[0]), g)
+    for i in range(5):
+        c.run([outs[i]])
+    assert cluster.workers[TASKS[0]].num_graphs() == 5
+    cluster.restart(TASKS[2])
+    with pytest.raises(tf.errors.AbortedError, match="Graph handle is not found"):
+        c.run([outs[0]])
+    assert cluster.workers[TASKS[0]].num_graphs() == 0  # not left behind on task 0
+    assert c.run([outs[0]]) == [1.0]
+    assert cluster.workers[TASKS[0]].num_graphs() == 1
+
+
+def test_recv_tensor_for_made_up_steps_leaves_no_tables() -> None:
+    worker = Worker(TASKS[1])
+    worker.orphan_recv_timeout = 0.2
+    worker.max_unrun_steps = 100
+    rng = np.random.default_rng(0)
+    errors_seen: list[Any] = []
+    key = "/job:local/replica:0/task:1/device:CPU:0;/job:local/replica:0/task:0/device:CPU:0;x:0"
+    for i, step in enumerate(rng.integers(1, 1 << 62, size=1000)):
+        cancel = worker.recv_tensor(int(step), key, lambda v, e: errors_seen.append(e))
+        if i % 2 and cancel is not None:
+            cancel()  # a receiver that gave up leaves nothing behind at once
+    assert len(worker.rendezvous) <= 100
+    refused = [e for e in errors_seen if isinstance(e, tf.errors.ResourceExhaustedError)]
+    assert refused and "awaited here already" in refused[0].message
+    assert worker.wait_idle(3.0), f"{len(worker.rendezvous)} tables left"
+    # Every receiver was answered: cancelled, refused, or given up after the timeout.
+    assert len(errors_seen) == 1000
+    assert any(isinstance(e, tf.errors.AbortedError) for e in errors_seen)
+
+
+def test_a_finished_steps_untaken_tensor_is_dropped_after_the_timeout(
+    cluster: InProcessCluster,
+) -> None:
+    g, outs = _across_two_tasks()
+    master = Master(cluster, TASKS[0])
+    worker = cluster.workers[TASKS[2]]
+    worker.orphan_recv_timeout = 0.2
+    c = Client(master, g)
+    assert c.run([outs[3]]) == [4.0]
+    plan = next(iter(master.session(c.handle)._plans.values()))
+    sender = next(p for p in plan.parts if p.task == TASKS[2])
+    # Only the sending half of a step runs: its receiver never comes for the value.
+    worker.run_graph(c.handle, sender.graph_handle, 12345, [])
+    assert len(worker.rendezvous) == 1
+    assert worker.wait_idle(3.0)
+    got: list[Any] = []
+    key = next(n.attrs["tensor_name"] for n in sender.partition.nodes if n.op == "_Send")
+    worker.recv_tensor(12345, key, lambda v, e: got.append(e))
+    assert isinstance(got[0], tf.errors.AbortedError) and "finished" in got[0].message

@@ -23,9 +23,12 @@ def _path(name: str) -> str:
 
 def test_export_load_round_trip_and_the_file_is_gone() -> None:
     arr = np.arange(300_000, dtype=np.float64).reshape(1000, 300)
-    name = shm.export(arr)
-    assert name is not None and os.path.exists(_path(name))
-    got = shm.load(name, arr.nbytes, arr.dtype, arr.shape)
+    exported = shm.export(arr)
+    assert exported is not None
+    name, key = exported
+    assert os.path.exists(_path(name))
+    assert os.stat(_path(name)).st_mode & 0o777 == 0o600
+    got = shm.load(name, key, arr.nbytes, arr.dtype, arr.shape)
     assert not os.path.exists(_path(name))
     np.testing.assert_array_equal(got, arr)
     assert got.dtype == arr.dtype and got.shape == arr.shape
@@ -74,23 +77,91 @@ def test_domains(monkeypatch: pytest.MonkeyPatch) -> None:
 )
 def test_bad_names_are_invalid_argument(name: str, message: str) -> None:
     with pytest.raises(tf.errors.InvalidArgumentError, match=message):
-        shm.load(name, 4, np.dtype(np.float32), (1,))
+        shm.load(name, b"k" * shm.KEY_BYTES, 4, np.dtype(np.float32), (1,))
 
 
 def test_a_file_of_the_wrong_size_is_refused_and_kept() -> None:
     arr = np.ones(8, np.float32)
-    name = shm.export(arr)
-    assert name is not None
+    exported = shm.export(arr)
+    assert exported is not None
+    name, key = exported
     try:
         with pytest.raises(tf.errors.InvalidArgumentError, match="holds 32 bytes"):
-            shm.load(name, 64, np.dtype(np.float32), (16,))
+            shm.load(name, key, 64, np.dtype(np.float32), (16,))
+        assert os.path.exists(_path(name))
     finally:
         os.unlink(_path(name))
 
 
+def _planted(data: bytes, mode: int = 0o600) -> str:
+    """A file in /dev/shm named as tfcluster names them, that no message wrote."""
+    name = f"tfcluster-{os.getpid()}-{os.urandom(16).hex()}"
+    fd = os.open(_path(name), os.O_CREAT | os.O_EXCL | os.O_WRONLY, mode)
+    os.write(fd, data)
+    os.close(fd)
+    os.chmod(_path(name), mode)
+    return name
+
+
+def test_a_file_the_peer_did_not_write_for_the_call_is_refused_and_untouched() -> None:
+    data = np.arange(8, dtype=np.float32).tobytes() + b"\0" * shm.KEY_BYTES
+    name = _planted(data)
+    try:
+        meta = master_pb2.RunStepRequest().feed.add().tensor
+        meta.dtype = tf.float32.as_datatype_enum
+        meta.dim.append(8)
+        meta.content_length = 32
+        meta.shm_name = name
+        for key in (b"", b"\0" * (shm.KEY_BYTES - 1), os.urandom(shm.KEY_BYTES)):
+            meta.shm_key = key
+            with pytest.raises(tf.errors.PermissionDeniedError, match="not written for this"):
+                coding.decode([meta], memoryview(b""))
+        with open(_path(name), "rb") as f:
+            assert f.read() == data  # still there, as it was
+    finally:
+        os.unlink(_path(name))
+
+
+def test_another_calls_tensor_cannot_be_taken_without_its_key() -> None:
+    arr = np.arange(16, dtype=np.float32)
+    exported = shm.export(arr)
+    assert exported is not None
+    name, key = exported
+    with pytest.raises(tf.errors.PermissionDeniedError):
+        shm.load(name, os.urandom(shm.KEY_BYTES), arr.nbytes, arr.dtype, arr.shape)
+    # The call it was written for still gets it.
+    np.testing.assert_array_equal(shm.load(name, key, arr.nbytes, arr.dtype, arr.shape), arr)
+
+
+@pytest.mark.parametrize("mode", [0o644, 0o660, 0o606])
+def test_a_file_others_may_read_or_write_is_refused(mode: int) -> None:
+    key = os.urandom(shm.KEY_BYTES)
+    name = _planted(b"\1" * 4 + key, mode)
+    try:
+        with pytest.raises(tf.errors.PermissionDeniedError, match="not a private file"):
+            shm.load(name, key, 4, np.dtype(np.float32), (1,))
+        assert os.path.exists(_path(name))
+    finally:
+        os.unlink(_path(name))
+
+
+def test_a_second_link_to_a_file_is_refused() -> None:
+    key = os.urandom(shm.KEY_BYTES)
+    name = _planted(b"\1" * 4 + key)
+    other = _path(name + "0")
+    os.link(_path(name), other)
+    try:
+        with pytest.raises(tf.errors.PermissionDeniedError, match="2 links"):
+            shm.load(name, key, 4, np.dtype(np.float32), (1,))
+    finally:
+        os.unlink(_path(name))
+        os.unlink(other)
+
+
 def test_unclaimed_files_are_removed_by_their_writer() -> None:
-    name = shm.export(np.ones(4, np.float32))
-    assert name is not None
+    exported = shm.export(np.ones(4, np.float32))
+    assert exported is not None
+    name = exported[0]
     assert shm.sweep(3600.0) == 0 and os.path.exists(_path(name))
     assert shm.sweep(0.0) >= 1
     assert not os.path.exists(_path(name))

@@ -113,6 +113,27 @@ def build_parser() -> argparse.ArgumentParser:
         help="the most memory a request may make this task hold; a bigger request gets "
         "RESOURCE_EXHAUSTED (default: the container's memory limit, else the machine's RAM)",
     )
+    parser.add_argument(
+        "--session_gc_seconds",
+        type=float,
+        default=ServerOptions.session_gc_seconds,
+        help="close a session with no step for this long, deleting its graphs on every task; "
+        "0: keep sessions until their client closes them (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max_plans_per_session",
+        type=int,
+        default=ServerOptions.max_plans_per_session,
+        help="how many distinct run signatures a session keeps planned and registered "
+        "(default: %(default)s)",
+    )
+    parser.add_argument(
+        "--orphan_tensor_seconds",
+        type=float,
+        default=ServerOptions.orphan_tensor_seconds,
+        help="how long a tensor exchange waits for its step to run here, or for its receiver "
+        "once the step finished here (default: %(default)s)",
+    )
     return parser
 
 
@@ -343,6 +364,9 @@ def server_options(args: argparse.Namespace) -> ServerOptions:
         heartbeat_seconds=args.heartbeat_seconds,
         memory_budget_bytes=args.memory_budget_bytes,
         max_work_calls=args.max_work_calls,
+        session_gc_seconds=args.session_gc_seconds,
+        max_plans_per_session=args.max_plans_per_session,
+        orphan_tensor_seconds=args.orphan_tensor_seconds,
     )
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 import contextlib
 import secrets
 import threading
+import time
+from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -15,20 +17,32 @@ from tfcluster.distributed.interfaces import (
     StepRelay,
     WorkerCacheInterface,
 )
-from tfcluster.distributed.master_session import MasterSession
+from tfcluster.distributed.master_session import DEFAULT_MAX_PLANS, MasterSession
 from tfcluster.framework import dtypes, errors
 from tfcluster.protos import config_pb2, step_stats_pb2
 from tfcluster.runtime import gpu
 from tfcluster.runtime.graph_ir import Node
 
+# How many collected session handles a master remembers, to say why a late step fails.
+_COLLECTED_REMEMBERED = 1024
+
 
 class Master:
+    """`session_gc_seconds`: a session with no step or extension for this long is closed
+    (its client died or forgot it), its graphs deleted on every task, as TF's master
+    collects sessions after inactivity; 0 keeps them until closed. `max_plans_per_session`:
+    the plans a session caches (least recently used go, their graphs deregistered)."""
+
     def __init__(
         self,
         worker_cache: WorkerCacheInterface,
         local_task: str,
         default_config: config_pb2.ConfigProto | None = None,
+        session_gc_seconds: float = 0.0,
+        max_plans_per_session: int = DEFAULT_MAX_PLANS,
     ) -> None:
+        if session_gc_seconds < 0:
+            raise ValueError(f"session_gc_seconds must be >= 0, got {session_gc_seconds}")
         self.worker_cache = worker_cache
         self.local_task = local_task
         self.default_config = default_config or config_pb2.ConfigProto()
@@ -41,6 +55,15 @@ class Master:
         # Whether its sessions share the workers' resources (variables, queues): a task's
         # master does; an engine made for one local session (distributed/local.py) does not.
         self.sessions_share_resources = True
+        self.session_gc_seconds = session_gc_seconds
+        self.max_plans_per_session = max_plans_per_session
+        # handle -> why it is gone, for sessions the collector closed.
+        self._collected: OrderedDict[str, str] = OrderedDict()
+        self._stopped = threading.Event()
+        if session_gc_seconds > 0:
+            threading.Thread(
+                target=self._collect_forever, name="master-session-gc", daemon=True
+            ).start()
 
     def create_session(
         self,
@@ -63,7 +86,12 @@ class Master:
             )
         handle = secrets.token_hex(8)
         session = MasterSession(
-            handle, self.worker_cache, self.local_task, self.task_devices, merged
+            handle,
+            self.worker_cache,
+            self.local_task,
+            self.task_devices,
+            merged,
+            max_plans=self.max_plans_per_session,
         )
         session.extend(nodes, output_dtypes)
         with self._lock:
@@ -73,6 +101,9 @@ class Master:
     def session(self, handle: str) -> MasterSession:
         s = self._sessions.get(handle)
         if s is None:
+            why = self._collected.get(handle)
+            if why is not None:
+                raise errors.AbortedError(None, None, f"Session {handle} is not found: {why}")
             raise errors.AbortedError(
                 None, None, f"Session {handle} is not found. Possibly, this master has restarted."
             )
@@ -135,7 +166,39 @@ class Master:
     def num_sessions(self) -> int:
         return len(self._sessions)
 
+    def collect_idle_sessions(self) -> int:
+        """Closes the sessions idle for session_gc_seconds; how many."""
+        if self.session_gc_seconds <= 0:
+            return 0
+        now = time.monotonic()
+        with self._lock:
+            idle = [
+                (h, s)
+                for h, s in self._sessions.items()
+                if s.idle_seconds(now) > self.session_gc_seconds
+            ]
+            why = (
+                f"closed after {self.session_gc_seconds:g}s without a step "
+                "(the master's session_gc_seconds)"
+            )
+            for h, _ in idle:
+                del self._sessions[h]
+                self._collected[h] = why
+            while len(self._collected) > _COLLECTED_REMEMBERED:
+                self._collected.popitem(last=False)
+        for _, s in idle:
+            s.close()
+        return len(idle)
+
+    def _collect_forever(self) -> None:
+        interval = min(self.session_gc_seconds / 4, 60.0)
+        while not self._stopped.wait(interval):
+            # The collector must outlive a failing close (a dead worker, say).
+            with contextlib.suppress(Exception):
+                self.collect_idle_sessions()
+
     def close(self) -> None:
+        self._stopped.set()
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()

@@ -1,8 +1,10 @@
 """One client session on a master: the graph, and a cached plan per run signature.
 
 A plan is pruned, placed and partitioned once per (feeds, fetches, targets); its partitions
-are registered with their workers once. A step fans RunGraph out to every partition's worker
-in parallel; the first error aborts the step everywhere.
+are registered with their workers once. The session keeps its most recently used plans (a
+bounded cache): a plan it drops has its graphs deregistered once no step uses it. A step
+fans RunGraph out to every partition's worker in parallel; the first error aborts the step
+everywhere.
 """
 
 from __future__ import annotations
@@ -12,6 +14,7 @@ import itertools
 import random
 import threading
 import time
+from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
@@ -38,6 +41,8 @@ from tfcluster.runtime.graph_ir import Node, split_tensor_name
 # From the system's randomness: a program's random.seed() must give it the sequence it gives
 # under TensorFlow, which never draws from Python's global generator.
 _step_ids = itertools.count(random.SystemRandom().getrandbits(40) << 20)
+# How many plans (run signatures) a session keeps registered by default.
+DEFAULT_MAX_PLANS = 256
 
 
 def next_step_id() -> int:
@@ -75,6 +80,10 @@ class _Plan:
     # Fed placeholders: (feed position, tensor name, dtype, static shape) that every fed value
     # must match, so a client that bypasses the Python client still cannot slip a wrong value in.
     feed_checks: tuple[tuple[int, str, dtypes.DType, Any], ...] = ()
+    # Steps using it now; a plan dropped from the cache (retired) is deregistered when the
+    # last one ends.
+    users: int = 0
+    retired: bool = False
 
 
 # Finds the devices of every task of the cluster, waiting for them until the deadline
@@ -106,15 +115,20 @@ class MasterSession:
         local_task: str,
         task_devices: DeviceSource,
         config: config_pb2.ConfigProto | None = None,
+        max_plans: int = DEFAULT_MAX_PLANS,
     ) -> None:
+        if max_plans < 1:
+            raise ValueError(f"max_plans must be at least 1, got {max_plans}")
         self.handle = handle
+        self.max_plans = max_plans
         self.worker_cache = worker_cache
         self.local_task = local_task
         self.config = config or config_pb2.ConfigProto()
         self.task_devices = task_devices
         self._nodes: dict[str, Node] = {}
         self._dtypes: _DtypeTable = _DtypeTable()
-        self._plans: dict[_Signature, _Plan] = {}
+        # Least recently used first.
+        self._plans: OrderedDict[_Signature, _Plan] = OrderedDict()
         # A lock per signature being planned (planning calls other tasks: not under _lock).
         self._planning: dict[_Signature, threading.Lock] = {}
         # Tasks holding graphs of this session (closing the session deletes them there).
@@ -125,12 +139,17 @@ class MasterSession:
         self.graph_version = 0
         # step id -> the partitions of a step running now (close and callers cancel them).
         self._running: dict[int, list[_PlannedPartition]] = {}
+        # Steps in progress (planning included), and when the last one began or ended: the
+        # master collects a session idle for long (Master.collect_idle_sessions).
+        self._active = 0
+        self._last_used = time.monotonic()
 
     # ---- graph -----------------------------------------------------------------------
     def extend(self, nodes: Sequence[Node], output_dtypes: Mapping[str, dtypes.DType]) -> None:
         """Adds nodes (validated: unique names, inputs that exist) to the session's graph."""
         with self._lock:
             self._check_open()
+            self._last_used = time.monotonic()
             new = {}
             for n in nodes:
                 if n.name in self._nodes or n.name in new:
@@ -156,6 +175,15 @@ class MasterSession:
     @property
     def num_nodes(self) -> int:
         return len(self._nodes)
+
+    @property
+    def num_plans(self) -> int:
+        return len(self._plans)
+
+    def idle_seconds(self, now: float) -> float:
+        """How long no step has run or been planned (0 while one is)."""
+        with self._lock:
+            return 0.0 if self._active else now - self._last_used
 
     # ---- steps -----------------------------------------------------------------------
     def run(
@@ -191,7 +219,6 @@ class MasterSession:
         options: config_pb2.RunOptions | None,
         relay: StepRelay | None,
     ) -> tuple[list[Any] | ForwardedTensors, step_stats_pb2.StepStats | None]:
-        self._check_open()
         if relay is not None and relay.feeds is not None:
             feeds = dict.fromkeys(relay.feed_names)
         signature = (tuple(sorted(feeds)), tuple(fetches), tuple(targets))
@@ -199,29 +226,57 @@ class MasterSession:
         trace = bool(
             options is not None and options.trace_level >= config_pb2.RunOptions.SOFTWARE_TRACE
         )
-        plan = self._plans.get(signature) or self._make_plan(signature, deadline)
-        values = self._feed_values(plan, signature[0], feeds, relay, trace)
+        with self._lock:
+            self._check_open()
+            self._active += 1
+            plan = self._plans.get(signature)
+            if plan is not None:
+                self._plans.move_to_end(signature)
+                plan.users += 1
+        in_use: list[_Plan] = []
         try:
-            return self._attempt(plan, values, relay, trace, deadline)
-        except errors.AbortedError as e:
-            if GRAPH_HANDLE_NOT_FOUND not in e.message:
-                raise
-            # A task restarted and lost this session's graphs: they are registered again
-            # on the next plan. A one-partition step failed before running anything, so it
-            # runs once more now; a larger one may have run in part, and relayed feeds were
-            # consumed by the attempt: then the caller decides.
-            self.invalidate_plans()
-            if len(plan.parts) > 1:
-                raise errors.AbortedError(
-                    None,
-                    None,
-                    f"{e.message}. A task of the cluster restarted since this "
-                    "session registered its graphs; they are registered again on the next run.",
-                ) from e
-            if not isinstance(values, list):
-                raise
-            plan = self._make_plan(signature, deadline)
-            return self._attempt(plan, values, relay, trace, deadline)
+            if plan is None:
+                plan = self._make_plan(signature, deadline)
+            in_use.append(plan)
+            values = self._feed_values(plan, signature[0], feeds, relay, trace)
+            try:
+                return self._attempt(plan, values, relay, trace, deadline)
+            except errors.AbortedError as e:
+                if GRAPH_HANDLE_NOT_FOUND not in e.message:
+                    raise
+                # A task restarted and lost this session's graphs: they are registered again
+                # on the next plan. A one-partition step failed before running anything, so it
+                # runs once more now; a larger one may have run in part, and relayed feeds were
+                # consumed by the attempt: then the caller decides.
+                self.invalidate_plans()
+                if len(plan.parts) > 1:
+                    raise errors.AbortedError(
+                        None,
+                        None,
+                        f"{e.message}. A task of the cluster restarted since this session "
+                        "registered its graphs; they are registered again on the next run.",
+                    ) from e
+                if not isinstance(values, list):
+                    raise
+                plan = self._make_plan(signature, deadline)
+                in_use.append(plan)
+                return self._attempt(plan, values, relay, trace, deadline)
+        finally:
+            self._release(in_use)
+
+    def _release(self, plans: list[_Plan]) -> None:
+        """A step is done with `plans` (made in use for it): a retired one nobody uses any
+        more has its graphs deregistered."""
+        with self._lock:
+            self._active -= 1
+            self._last_used = time.monotonic()
+            done = []
+            for plan in plans:
+                plan.users -= 1
+                if plan.retired and plan.users == 0:
+                    done.append(plan)
+        for plan in done:
+            self._deregister(plan)
 
     def _feed_values(
         self,
@@ -459,6 +514,7 @@ class MasterSession:
         with self._lock:
             plan = self._plans.get(signature)
             if plan is not None:
+                plan.users += 1
                 return plan
             planning = self._planning.setdefault(signature, threading.Lock())
         timeout = -1 if deadline is None else max(0.0, deadline - time.monotonic())
@@ -470,6 +526,7 @@ class MasterSession:
             with self._lock:
                 plan = self._plans.get(signature)
                 if plan is not None:
+                    plan.users += 1
                     return plan
                 feeds, fetches, targets = signature
                 self._check_names(feeds, fetches, targets)
@@ -498,15 +555,23 @@ class MasterSession:
             inline = next(
                 (i for i, pp in enumerate(planned) if self.worker_cache.is_local(pp.task)), 0
             )
-            plan = _Plan(planned, fetch_sources, inline, feed_checks)
+            plan = _Plan(planned, fetch_sources, inline, feed_checks, users=1)
             with self._lock:
-                self._check_open()
-                self._plans[signature] = plan
+                closed = self._closed
+                if not closed:
+                    self._plans[signature] = plan
+                    retired = self._retire_beyond(self.max_plans)
+            if closed:
+                self._deregister(plan)  # close() missed it: it was not in the cache yet
+                raise _closed_error(self.handle)
+            for old in retired:
+                self._deregister(old)
             return plan
         finally:
             planning.release()
             with self._lock:
-                if self._planning.get(signature) is planning and signature in self._plans:
+                # Also after a failed plan: failing signatures must not pile up.
+                if self._planning.get(signature) is planning:
                     del self._planning[signature]
 
     def _check_names(
@@ -590,10 +655,31 @@ class MasterSession:
     def _is_fed_placeholder(self, name: str, fed: set[str]) -> bool:
         return self._nodes[name].op == "Placeholder" and f"{name}:0" in fed
 
+    def _retire_beyond(self, bound: int) -> list[_Plan]:
+        """Drops the least recently used plans past `bound` from the cache (under _lock);
+        the ones no step uses, to deregister now."""
+        idle = []
+        while len(self._plans) > bound:
+            _, old = self._plans.popitem(last=False)
+            old.retired = True
+            if old.users == 0:
+                idle.append(old)
+        return idle
+
+    def _deregister(self, plan: _Plan) -> None:
+        for part in plan.parts:
+            # Best effort (fire and forget on remote tasks): a task that restarted has
+            # dropped it already, and closing the session deletes what is left.
+            with contextlib.suppress(Exception):
+                part.worker.deregister_graph(self.handle, part.graph_handle)
+
     def invalidate_plans(self) -> None:
-        """Forget registered graphs (after a worker restarted): the next step re-registers."""
+        """Forget registered graphs (after a worker restarted): the next step re-registers;
+        the old graphs are deregistered on the tasks that still hold them."""
         with self._lock:
-            self._plans.clear()
+            idle = self._retire_beyond(0)
+        for plan in idle:
+            self._deregister(plan)
 
     # ---- lifecycle -------------------------------------------------------------------
     def _check_open(self) -> None:

@@ -7,6 +7,7 @@ import itertools
 import secrets
 import threading
 import time
+import weakref
 from collections import OrderedDict
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
@@ -27,6 +28,12 @@ from tfcluster.runtime.step_context import StepContext
 GRAPH_HANDLE_NOT_FOUND = "Graph handle is not found"
 # How many aborted step ids a worker remembers, so their late RunGraph calls fail at once.
 _TOMBSTONES = 4096
+# How many steps that have not run here may have receivers waiting here (RecvTensor may come
+# before its step's RunGraph); past it a RecvTensor for yet another such step is refused.
+DEFAULT_MAX_UNRUN_STEPS = 4096
+# Seconds a tensor exchange waits for a step to run here, or after it finished here for its
+# receivers, before the step's table is dropped.
+DEFAULT_ORPHAN_SECONDS = 60.0
 
 RecvCallback = Callable[[Any, BaseException | None], None]
 
@@ -70,13 +77,19 @@ class Worker:
         self._handle_prefix = f"{self.incarnation & 0xFFFFFFFF:08x}"
         # Steps with rendezvous that ran here and are not cleaned up yet.
         self._steps_seen: set[int] = set()
-        # Of those, the steps whose partition here has finished.
-        self._steps_done: set[int] = set()
+        # Of those, the steps whose partition here has finished, and when.
+        self._steps_done: dict[int, float] = {}
+        # Steps that have not run here but have receivers waiting here, since when.
+        self._unrun: dict[int, float] = {}
+        self.max_unrun_steps = DEFAULT_MAX_UNRUN_STEPS
+        self._sweeper: threading.Thread | None = None
+        self._closed = threading.Event()
         self._tombstones: OrderedDict[int, BaseException] = OrderedDict()
         # step id -> cancel functions of RecvTensor calls in flight to other tasks.
         self._pending_recvs: dict[int, list[Callable[[], Any]]] = {}
-        # A RecvTensor for a step that never runs here is given up after this many seconds.
-        self.orphan_recv_timeout = 60.0
+        # A RecvTensor for a step that never runs here is given up after this many seconds,
+        # and so is a finished step's tensor nobody came for.
+        self.orphan_recv_timeout = DEFAULT_ORPHAN_SECONDS
         # step id -> the contexts of its partitions running here (abort_step cancels them).
         self._running: dict[int, list[StepContext]] = {}
 
@@ -104,7 +117,9 @@ class Worker:
 
     def deregister_graph(self, session_handle: str, graph_handle: str) -> None:
         with self._lock:
-            self._graphs.pop(graph_handle, None)
+            reg = self._graphs.get(graph_handle)
+            if reg is not None and reg.session == session_handle:
+                del self._graphs[graph_handle]
 
     def run_graph(
         self,
@@ -149,7 +164,9 @@ class Worker:
             raise tomb
         with self._lock:
             self._steps_seen.add(step_id)
+            self._unrun.pop(step_id, None)
         rendezvous = self.rendezvous.find_or_create(step_id)
+        self._start_sweeper()
 
         def remote_recv(step: int, key: str, callback: RecvCallback) -> None:
             self._remote_recv(step, key, callback, deadline)
@@ -170,7 +187,7 @@ class Worker:
             raise
         with self._lock:
             self._pending_recvs.pop(step_id, None)
-            self._steps_done.add(step_id)
+            self._steps_done[step_id] = time.monotonic()
         # Peers may still have to pull what this partition sent; the table goes once they have.
         self._maybe_forget(step_id, rendezvous)
         return RunGraphResult(fetches, ctx.step_stats)
@@ -216,7 +233,7 @@ class Worker:
         with self._lock:
             if step_id not in self._steps_done:
                 return
-            self._steps_done.discard(step_id)
+            self._steps_done.pop(step_id, None)
             self._steps_seen.discard(step_id)
         self.rendezvous.cleanup(step_id)
 
@@ -236,7 +253,8 @@ class Worker:
     def cleanup_graph(self, step_id: int) -> None:
         with self._lock:
             self._steps_seen.discard(step_id)
-            self._steps_done.discard(step_id)
+            self._steps_done.pop(step_id, None)
+            self._unrun.pop(step_id, None)
         self.rendezvous.cleanup(step_id)
         self._cancel_pending(step_id)
 
@@ -261,21 +279,96 @@ class Worker:
         if tomb is not None:
             callback(None, tomb)
             return None
-        rendezvous = self.rendezvous.find_or_create(step_id)
+        refused = self._note_unrun(step_id)
+        if refused is not None:
+            callback(None, refused)
+            return None
         once = threading.Lock()
+        box: list[rdv.Rendezvous] = []
 
         def deliver(value: Any, err: BaseException | None) -> None:
             if not once.acquire(blocking=False):
                 return  # cancelled before the value came (or the other way round)
             callback(value, err)
-            self._maybe_forget(step_id, rendezvous)
+            if box:
+                self._maybe_forget(step_id, box[0])
 
-        rendezvous.recv_async(key, deliver)
+        box.append(self.rendezvous.recv_async(step_id, key, deliver))
+        if once.locked():
+            self._maybe_forget(step_id, box[0])  # delivered at once, before box was set
+        self._start_sweeper()
 
         def cancel() -> None:
+            box[0].cancel_recv(key, deliver)
             deliver(None, errors.CancelledError(None, None, f"RecvTensor {key} cancelled"))
+            self._drop_if_unrun(step_id)
 
         return cancel
+
+    def _note_unrun(self, step_id: int) -> errors.OpError | None:
+        """Remembers that receivers wait for a step that has not run here; an error when too
+        many such steps are awaited already (a peer asking for made-up steps)."""
+        with self._lock:
+            if step_id in self._steps_seen or step_id in self._unrun:
+                return None
+            if len(self._unrun) >= self.max_unrun_steps:
+                return errors.ResourceExhaustedError(
+                    None,
+                    None,
+                    f"RecvTensor for step {step_id}: {len(self._unrun)} steps that have not "
+                    f"run on {self.task} are awaited here already (the most it keeps)",
+                )
+            self._unrun[step_id] = time.monotonic()
+            return None
+
+    def _drop_if_unrun(self, step_id: int) -> None:
+        """Drops the table of a step that has not run here once nobody waits in it."""
+        with self._lock:
+            if step_id in self._unrun and self.rendezvous.drop_if_idle(step_id):
+                del self._unrun[step_id]
+
+    def sweep(self, now: float | None = None) -> None:
+        """Drops the tables nobody will use any more: a finished step's whose tensors were
+        not taken within orphan_recv_timeout, and a step's that has not run here within it
+        (its receivers fail with AbortedError, late arrivals at once)."""
+        now = time.monotonic() if now is None else now
+        limit = self.orphan_recv_timeout
+        with self._lock:
+            done = [s for s, t in self._steps_done.items() if now - t > limit]
+            unrun = [s for s, t in self._unrun.items() if now - t > limit]
+        for step_id in done:
+            self.abort_step(
+                step_id,
+                errors.AbortedError(
+                    None,
+                    None,
+                    f"Step {step_id} finished on {self.task} {limit:g}s ago; the tensors "
+                    "it sent and nobody took are gone",
+                ),
+            )
+        for step_id in unrun:
+            self.abort_step(
+                step_id,
+                errors.AbortedError(
+                    None,
+                    None,
+                    f"RecvTensor: step {step_id} has not run on {self.task} for {limit:g}s",
+                ),
+            )
+
+    def _start_sweeper(self) -> None:
+        if self._sweeper is not None:
+            return
+        with self._lock:
+            if self._sweeper is not None:
+                return
+            self._sweeper = threading.Thread(
+                target=_sweep_while_alive,
+                args=(weakref.ref(self), self._closed),
+                name="rendezvous-sweeper",
+                daemon=True,
+            )
+        self._sweeper.start()
 
     # ---- for the RecvTensor servicer ----------------------------------------------------
     def step_known(self, step_id: int) -> bool:
@@ -284,12 +377,16 @@ class Worker:
 
     def abandon_recv(self, step_id: int) -> None:
         """A RecvTensor caller went away: drop the step's table if the step never ran here."""
-        if not self.step_known(step_id):
-            self.rendezvous.cleanup(step_id)
+        with self._lock:
+            if step_id in self._steps_seen:
+                return
+            self._unrun.pop(step_id, None)
+        self.rendezvous.cleanup(step_id)
 
     def close(self) -> None:
         """Wakes every waiting step with CancelledError (the server is stopping)."""
         err = errors.CancelledError(None, None, f"Worker {self.task} is shutting down")
+        self._closed.set()
         with self._lock:
             steps = list(self._steps_seen) + list(self._pending_recvs) + list(self._running)
         for step_id in steps:
@@ -339,6 +436,25 @@ class Worker:
                 return True
             time.sleep(0.01)
         return not len(self.rendezvous)
+
+
+def _sweep_while_alive(ref: weakref.ref[Worker], closed: threading.Event) -> None:
+    """Sweeps a worker's tables now and then, until it closes or is gone."""
+    while True:
+        worker = ref()
+        if worker is None:
+            return
+        interval = min(max(worker.orphan_recv_timeout / 4, 0.01), 5.0)
+        del worker  # the worker may be collected while this thread sleeps
+        if closed.wait(interval):
+            return
+        worker = ref()
+        if worker is None:
+            return
+        # The sweeper must outlive a failing abort (a peer's callback raising, say).
+        with contextlib.suppress(Exception):
+            worker.sweep()
+        del worker
 
 
 def _gpu_devices(task: str, incarnation: int) -> list[DeviceInfo]:

@@ -29,7 +29,10 @@ SPLIT_FROM = 1 << 23
 # Below this OpenBLAS runs on one thread by itself (its SMP_THRESHOLD_MIN * 4), and the
 # calls that hold BLAS at one thread (~5 us) are skipped.
 BLAS_SINGLE_BELOW = 1 << 18
-BLAS_THREADS_FROM = 1 << 28
+# From here BLAS's own threads take the product (a 1024^3 one, which numpy's threads do as
+# well as any split). Below it, shared: the conv net's dense layer (128x3136x1024, 4e8
+# multiply-adds) took 84 ms with BLAS's 2 threads under a load of 12 on 2 cores, 28 ms shared.
+BLAS_THREADS_FROM = 1 << 30
 # Pieces a product is cut into (4 measured slower than 2 on the LSTM step: BLAS is less
 # efficient on narrower pieces).
 PIECES = 2
@@ -37,6 +40,9 @@ PIECES = 2
 _BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 
+# BLAS held at one thread while a kernel splits its work over threads itself (conv, pooling,
+# batch norm): through the runtime's one owner of the BLAS pools.
+single_thread_blas = thread_budget.SingleThreadBlas()
 _helper: ThreadPoolExecutor | None = None
 _helper_lock = threading.Lock()
 
@@ -95,7 +101,7 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
     ):
         return np.matmul(a, b)
     # BLAS held at one thread (process-wide, through the runtime's one owner of the pools).
-    with thread_budget.blas_threads(1):
+    with single_thread_blas:
         if work < SPLIT_FROM or thread_budget.current().intra < 2:
             return np.matmul(a, b)
         out = np.empty((m, n), a.dtype)

@@ -19,6 +19,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework.common_shapes import windowed_output_size
+from tfcluster.kernels._cpu_gemm import single_thread_blas
 from tfcluster.kernels.common import host_ints, invalid
 from tfcluster.runtime import thread_budget
 
@@ -249,13 +250,17 @@ def over_batch(
     workers take them in turn, so a core that another process holds delays one block, not a
     fixed share of the batch. Meanwhile BLAS is single-threaded: one call per core, rather
     than calls that each want every core (and whose threads spin at their barriers for cores
-    that other processes hold)."""
+    that other processes hold). Work too small to split holds BLAS at one thread too (as
+    _cpu_gemm does for small products); a batch of one keeps BLAS's threads."""
     pool = _workers() if xp is np else None
     parallel = pool is not None and nbytes >= _PARALLEL_BYTES and batch >= 2
     runners = min(pool._max_workers, batch) if pool is not None and parallel else 1
     per_block = min(block if block > 0 else batch, -(-batch // runners))
     slices = [slice(a, min(a + per_block, batch)) for a in range(0, batch, per_block)]
     if pool is None or runners < 2 or len(slices) < 2:
+        if xp is np and batch >= 2:
+            with single_thread_blas:
+                return [fn(rows) for rows in slices]
         return [fn(rows) for rows in slices]
     results: list[Any] = [None] * len(slices)
     order = iter(range(len(slices)))
@@ -274,7 +279,9 @@ def over_batch(
         try:
             drain()
         finally:
-            failures = [f.exception() for f in helpers]
+            # A helper not started yet (its thread not scheduled: the machine is loaded)
+            # finds nothing left: cancelled rather than waited for, as _cpu_gemm does.
+            failures = [None if f.cancel() else f.exception() for f in helpers]
     for failure in failures:
         if failure is not None:
             raise failure

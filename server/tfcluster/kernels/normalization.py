@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.kernels import _xp_util as u
+from tfcluster.kernels._cpu_gemm import single_thread_blas
 from tfcluster.kernels.registry import kernel
 
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
@@ -34,6 +35,20 @@ def _broadcastable(v: Any, axis: int, ndim: int) -> Any:
 
 def _stats_dtype(x: Any) -> np.dtype[Any]:
     return np.dtype(np.float32) if x.dtype == np.float16 else x.dtype
+
+
+def _channel_sums(xp: Any, v: Any, axis: int) -> Any:
+    """v summed over every axis but the channel axis. Channels-last: one matrix-vector product
+    (BLAS reads v once; numpy's reduction over the leading axes steps through rows of only a
+    few channels at a time)."""
+    if axis == v.ndim - 1 and v.ndim > 1 and v.flags.c_contiguous and v.dtype.kind == "f":
+        rows = v.reshape(-1, v.shape[-1])
+        ones = xp.ones(rows.shape[0], v.dtype)
+        if xp is not np:
+            return ones @ rows
+        with single_thread_blas:  # BLAS's threads would wait for each other under load
+            return ones @ rows
+    return v.sum(axis=tuple(i for i in range(v.ndim) if i != axis))
 
 
 def _check_vectors(depth: int, named: dict[str, Any], allow_empty: bool) -> None:
@@ -61,16 +76,16 @@ def _fused_batch_norm(version: int) -> Callable[[Any, Any], Compute]:
             _check_vectors(depth, {"scale": scale, "offset": offset}, allow_empty=False)
             _check_vectors(depth, {"mean": mean_in, "variance": var_in}, allow_empty=training)
             acc = _stats_dtype(x)
-            xf = x.astype(acc)
-            reduce_axes = tuple(i for i in range(x.ndim) if i != axis)
+            xf = x.astype(acc, copy=False)
+            count = x.size // depth if depth else 0
+            centered = None
             if training:
-                count = x.size // depth if depth else 0
-                mean = xf.mean(axis=reduce_axes) if count else xp.zeros(depth, acc)
-                var = (
-                    ((xf - _broadcastable(mean, axis, x.ndim)) ** 2).mean(axis=reduce_axes)
-                    if count
-                    else xp.zeros(depth, acc)
-                )
+                mean = _channel_sums(xp, xf, axis) / count if count else xp.zeros(depth, acc)
+                if count:
+                    centered = xf - _broadcastable(mean, axis, x.ndim)
+                    var = _channel_sums(xp, centered * centered, axis) / count
+                else:
+                    var = xp.zeros(depth, acc)
                 # The variance reported (for the moving average) is the unbiased estimate.
                 factor = count / max(count - 1, 1)
                 batch_mean, batch_var = mean, var * factor
@@ -80,13 +95,16 @@ def _fused_batch_norm(version: int) -> Callable[[Any, Any], Compute]:
             else:
                 mean, var = mean_in.astype(acc), var_in.astype(acc)
                 batch_mean, batch_var = mean_in, var_in
+            if centered is None:
+                centered = xf - _broadcastable(mean, axis, x.ndim)
             inv = 1.0 / xp.sqrt(var + epsilon)
-            y = (xf - _broadcastable(mean, axis, x.ndim)) * _broadcastable(
-                inv * scale.astype(acc), axis, x.ndim
-            ) + _broadcastable(offset.astype(acc), axis, x.ndim)
+            # y = (x - mean) * inv * scale + offset, in place on the centred copy.
+            centered *= _broadcastable((inv * scale.astype(acc)).astype(acc), axis, x.ndim)
+            centered += _broadcastable(offset.astype(acc), axis, x.ndim)
+            y = centered
             u_dtype = scale.dtype
             outs = [
-                y.astype(x.dtype),
+                y.astype(x.dtype, copy=False),
                 batch_mean.astype(u_dtype),
                 batch_var.astype(u_dtype),
                 # The saved statistics the gradient reads: the batch mean and the biased
@@ -129,28 +147,24 @@ def _fused_batch_norm_grad(version: int) -> Callable[[Any, Any], Compute]:
                 allow_empty=False,
             )
             acc = _stats_dtype(x)
-            xf, dyf = x.astype(acc), dy.astype(acc)
-            reduce_axes = tuple(i for i in range(x.ndim) if i != axis)
-            mean = _broadcastable(saved_mean.astype(acc), axis, x.ndim)
+            xf, dyf = x.astype(acc, copy=False), dy.astype(acc, copy=False)
             inv = 1.0 / xp.sqrt(saved_var.astype(acc) + epsilon)
-            inv_b = _broadcastable(inv, axis, x.ndim)
-            x_hat = (xf - mean) * inv_b
-            d_offset = dyf.sum(axis=reduce_axes)
-            d_scale = (dyf * x_hat).sum(axis=reduce_axes)
-            scale_b = _broadcastable(scale.astype(acc), axis, x.ndim)
+            x_hat = xf - _broadcastable(saved_mean.astype(acc), axis, x.ndim)
+            x_hat *= _broadcastable(inv, axis, x.ndim)
+            d_offset = _channel_sums(xp, dyf, axis)
+            d_scale = _channel_sums(xp, dyf * x_hat, axis)
+            gain = scale.astype(acc) * inv
+            dx = dyf * _broadcastable(gain, axis, x.ndim)
             if training:
+                # dx = gain * (dy - (d_offset + x_hat * d_scale) / count), x_hat reused.
                 count = max(x.size // depth, 1) if depth else 1
-                dx = (scale_b * inv_b / count) * (
-                    count * dyf
-                    - _broadcastable(d_offset, axis, x.ndim)
-                    - x_hat * _broadcastable(d_scale, axis, x.ndim)
-                )
-            else:
-                dx = dyf * scale_b * inv_b
+                x_hat *= _broadcastable((gain * d_scale / count).astype(acc), axis, x.ndim)
+                x_hat += _broadcastable((gain * d_offset / count).astype(acc), axis, x.ndim)
+                dx -= x_hat
             u_dtype = scale.dtype
             empty = xp.zeros((0,), u_dtype)
             return (
-                dx.astype(x.dtype),
+                dx.astype(x.dtype, copy=False),
                 d_scale.astype(u_dtype),
                 d_offset.astype(u_dtype),
                 empty,

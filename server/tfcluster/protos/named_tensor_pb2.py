@@ -25,15 +25,15 @@ _sym_db = _symbol_database.Default()
 from tfcluster.protos import types_pb2 as tfcluster_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#tfcluster/protos/named_tensor.proto\x12\ttfcluster\x1a\x1ctfcluster/protos/types.proto\"~\n\nTensorMeta\x12\"\n\x05\x64type\x18\x01 \x01(\x0e\x32\x13.tfcluster.DataType\x12\x0b\n\x03\x64im\x18\x02 \x03(\x03\x12\x16\n\x0e\x63ontent_length\x18\x03 \x01(\x03\x12\x15\n\rstring_length\x18\x04 \x03(\x03\x12\x10\n\x08shm_name\x18\x05 \x01(\t\"F\n\x0fNamedTensorMeta\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x06tensor\x18\x02 \x01(\x0b\x32\x15.tfcluster.TensorMetab\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n#tfcluster/protos/named_tensor.proto\x12\ttfcluster\x1a\x1ctfcluster/protos/types.proto\"\x8f\x01\n\nTensorMeta\x12\"\n\x05\x64type\x18\x01 \x01(\x0e\x32\x13.tfcluster.DataType\x12\x0b\n\x03\x64im\x18\x02 \x03(\x03\x12\x16\n\x0e\x63ontent_length\x18\x03 \x01(\x03\x12\x15\n\rstring_length\x18\x04 \x03(\x03\x12\x10\n\x08shm_name\x18\x05 \x01(\t\x12\x0f\n\x07shm_key\x18\x06 \x01(\x0c\"F\n\x0fNamedTensorMeta\x12\x0c\n\x04name\x18\x01 \x01(\t\x12%\n\x06tensor\x18\x02 \x01(\x0b\x32\x15.tfcluster.TensorMetab\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tfcluster.protos.named_tensor_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_TENSORMETA']._serialized_start=80
-  _globals['_TENSORMETA']._serialized_end=206
-  _globals['_NAMEDTENSORMETA']._serialized_start=208
-  _globals['_NAMEDTENSORMETA']._serialized_end=278
+  _globals['_TENSORMETA']._serialized_start=81
+  _globals['_TENSORMETA']._serialized_end=224
+  _globals['_NAMEDTENSORMETA']._serialized_start=226
+  _globals['_NAMEDTENSORMETA']._serialized_end=296
 # @@protoc_insertion_point(module_scope)

@@ -7,12 +7,18 @@ buffer, besides the kernel's two. Peers say which /dev/shm they have (their "dom
 boot, and that file system); containers with their own /dev/shm, other hosts, or
 TFCLUSTER_SHM=0 use the stream. A file nobody took (the receiver went away) is removed by its
 writer after a minute, or by any tfcluster process once its writer is gone.
+
+A receiver takes only a file written for the message naming it: the writer ends each file
+with a random key that travels in the message beside the name (TensorMeta.shm_key), and a
+file must hold it, belong to this user, be readable by nobody else and have no other link.
+Names are random too. So a peer cannot make a task read or remove a file it found in
+/dev/shm (another call's tensor, or anything it planted): the task refuses and leaves it.
 """
 
 from __future__ import annotations
 
 import contextlib
-import itertools
+import hmac
 import mmap
 import os
 import re
@@ -35,10 +41,11 @@ THRESHOLD = 4 << 20
 UNCLAIMED_SECONDS = 60.0
 _PREFIX = "tfcluster-"
 _NAME = re.compile(r"^tfcluster-(\d+)-[0-9a-f]{1,32}$")
+# Bytes of the key at the end of each file.
+KEY_BYTES = 16
 
 _lock = threading.Lock()
 _written: dict[str, float] = {}  # name -> when, for the sweeper
-_counter = itertools.count()
 _sweeper: threading.Thread | None = None
 _domain: str | None = None
 
@@ -77,8 +84,9 @@ def shares_with(peer_domain: str) -> bool:
     return bool(mine) and peer_domain == mine
 
 
-def export(arr: np.ndarray) -> str | None:
-    """Writes a C-contiguous array's bytes to a new file; its name, or None (use the stream)."""
+def export(arr: np.ndarray) -> tuple[str, bytes] | None:
+    """Writes a C-contiguous array's bytes to a new file, then a new key; (its name, the key),
+    or None (use the stream)."""
     nbytes = arr.nbytes
     try:
         vfs = os.statvfs(DIR)
@@ -86,7 +94,8 @@ def export(arr: np.ndarray) -> str | None:
             return None  # keep room for others: a full /dev/shm breaks more than us
     except OSError:
         return None
-    name = f"{_PREFIX}{os.getpid()}-{next(_counter):x}{secrets.token_hex(4)}"
+    name = f"{_PREFIX}{os.getpid()}-{secrets.token_hex(16)}"
+    key = secrets.token_bytes(KEY_BYTES)
     path = os.path.join(DIR, name)
     try:
         fd = os.open(path, os.O_CREAT | os.O_EXCL | os.O_WRONLY | os.O_NOFOLLOW, 0o600)
@@ -97,6 +106,8 @@ def export(arr: np.ndarray) -> str | None:
         written = 0
         while written < nbytes:
             written += os.write(fd, view[written : written + (64 << 20)])
+        if os.write(fd, key) != KEY_BYTES:
+            raise OSError("short write")
     except OSError:
         os.close(fd)
         with contextlib.suppress(OSError):
@@ -106,11 +117,14 @@ def export(arr: np.ndarray) -> str | None:
     with _lock:
         _written[name] = time.monotonic()
     _start_sweeper()
-    return name
+    return name, key
 
 
-def load(name: str, nbytes: int, dtype: np.dtype[Any], shape: tuple[int, ...]) -> np.ndarray:
-    """The array a peer wrote to `name` (mapped, copy-on-write); the file is removed."""
+def load(
+    name: str, key: bytes, nbytes: int, dtype: np.dtype[Any], shape: tuple[int, ...]
+) -> np.ndarray:
+    """The array a peer wrote to `name` for this message, which gave `key` (mapped,
+    copy-on-write); the file is removed. A file not written so is refused and left alone."""
     if not _NAME.match(name):
         raise errors.InvalidArgumentError(None, None, f"Invalid shared-memory tensor name {name!r}")
     path = os.path.join(DIR, name)
@@ -122,12 +136,31 @@ def load(name: str, nbytes: int, dtype: np.dtype[Any], shape: tuple[int, ...]) -
         ) from None
     try:
         st = os.fstat(fd)
-        if not stat.S_ISREG(st.st_mode) or st.st_uid != os.getuid() or st.st_size != nbytes:
+        if (
+            not stat.S_ISREG(st.st_mode)
+            or st.st_uid != os.getuid()
+            or st.st_mode & 0o077
+            or st.st_nlink != 1
+        ):
+            raise errors.PermissionDeniedError(
+                None,
+                None,
+                f"Shared-memory tensor {name} is not a private file of this user "
+                f"(mode {stat.filemode(st.st_mode)}, {st.st_nlink} links): refused, left as it is",
+            )
+        if st.st_size != nbytes + KEY_BYTES:
             raise errors.InvalidArgumentError(
                 None,
                 None,
-                f"Shared-memory tensor {name} holds {st.st_size} bytes, not the "
+                f"Shared-memory tensor {name} holds {st.st_size - KEY_BYTES} bytes, not the "
                 f"{nbytes} its description says",
+            )
+        if len(key) != KEY_BYTES or not hmac.compare_digest(os.pread(fd, KEY_BYTES, nbytes), key):
+            raise errors.PermissionDeniedError(
+                None,
+                None,
+                f"Shared-memory tensor {name} was not written for this message (its key does "
+                "not match): refused, left as it is",
             )
         with contextlib.suppress(OSError):
             os.unlink(path)

@@ -74,9 +74,9 @@ def fill_meta(meta: named_tensor_pb2.TensorMeta, value: Any, shm_ok: bool = Fals
     if arr.nbytes == 0:
         return []
     if shm_ok and arr.nbytes >= shm.THRESHOLD:
-        name = shm.export(arr)
-        if name is not None:
-            meta.shm_name = name
+        exported = shm.export(arr)
+        if exported is not None:
+            meta.shm_name, meta.shm_key = exported
             return []
     return [arr.data.cast("B")]
 
@@ -319,7 +319,7 @@ def decode(metas: Sequence[named_tensor_pb2.TensorMeta], payload: memoryview) ->
         shape = tuple(meta.dim)
         if meta.shm_name:
             assert np_dtype is not None  # checked by check_total
-            out.append(shm.load(meta.shm_name, size, np_dtype, shape))
+            out.append(shm.load(meta.shm_name, meta.shm_key, size, np_dtype, shape))
             continue
         if np_dtype is None:
             out.append(_decode_strings(meta, payload[offset : offset + size], shape))

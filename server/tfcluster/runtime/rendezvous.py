@@ -25,13 +25,15 @@ def parse_key(key: str) -> tuple[str, str, str]:
 class Rendezvous:
     """One step's table: a value waits for its receiver, or a receiver waits for its value."""
 
-    __slots__ = ("_aborted", "_lock", "_values", "_waiters")
+    __slots__ = ("_aborted", "_dropped", "_lock", "_values", "_waiters")
 
     def __init__(self) -> None:
         self._lock = threading.Lock()
         self._values: dict[str, Any] = {}
         self._waiters: dict[str, list[RecvCallback]] = {}
         self._aborted: BaseException | None = None
+        # Set when its manager dropped it idle: a receiver that still found it asks again.
+        self._dropped = False
 
     def send(self, key: str, value: Any) -> None:
         with self._lock:
@@ -47,7 +49,13 @@ class Rendezvous:
             cb(value, None)
 
     def recv_async(self, key: str, callback: RecvCallback) -> None:
+        self._recv_unless_dropped(key, callback)
+
+    def _recv_unless_dropped(self, key: str, callback: RecvCallback) -> bool:
+        """recv_async; False (nothing done) if the table was dropped meanwhile."""
         with self._lock:
+            if self._dropped:
+                return False
             if self._aborted is not None:
                 err: BaseException | None = self._aborted
             elif key in self._values:
@@ -55,8 +63,20 @@ class Rendezvous:
                 err = None
             else:
                 self._waiters.setdefault(key, []).append(callback)
-                return
+                return True
         callback(None if err else value, err)
+        return True
+
+    def cancel_recv(self, key: str, callback: RecvCallback) -> bool:
+        """Takes a waiting receiver out (it gave up); whether it was still waiting."""
+        with self._lock:
+            waiters = self._waiters.get(key)
+            if waiters is None or callback not in waiters:
+                return False
+            waiters.remove(callback)
+            if not waiters:
+                del self._waiters[key]
+            return True
 
     def recv(self, key: str, timeout: float | None = None) -> Any:
         done = threading.Event()
@@ -107,6 +127,26 @@ class RendezvousMgr:
             if r is None:
                 r = self._steps[step_id] = Rendezvous()
             return r
+
+    def recv_async(self, step_id: int, key: str, callback: RecvCallback) -> Rendezvous:
+        """Waits in the step's table (made if need be); the table it waits in."""
+        while True:
+            r = self.find_or_create(step_id)
+            if r._recv_unless_dropped(key, callback):
+                return r
+
+    def drop_if_idle(self, step_id: int) -> bool:
+        """Removes the step's table if nothing waits in it; whether none is left."""
+        with self._lock:
+            r = self._steps.get(step_id)
+            if r is None:
+                return True
+            with r._lock:
+                if r._values or r._waiters:
+                    return False
+                r._dropped = True
+            del self._steps[step_id]
+            return True
 
     def cleanup(self, step_id: int) -> None:
         with self._lock:

@@ -94,18 +94,37 @@ def ensure_default(share: int = 1) -> Budget:
     return configure(share=share, source="default")
 
 
-@contextmanager
-def blas_threads(n: int) -> Iterator[None]:
-    """At most `n` BLAS threads while the block runs (process-wide: see the module's doc)."""
+def push_blas_limit(n: int) -> None:
+    """At most `n` BLAS threads until the matching pop_blas_limit (process-wide)."""
     with _lock:
         _overrides.append(max(1, n))
         _apply_locked()
+
+
+def pop_blas_limit(n: int) -> None:
+    with _lock:
+        _overrides.remove(max(1, n))
+        _apply_locked()
+
+
+@contextmanager
+def blas_threads(n: int) -> Iterator[None]:
+    """At most `n` BLAS threads while the block runs (process-wide: see the module's doc)."""
+    push_blas_limit(n)
     try:
         yield
     finally:
-        with _lock:
-            _overrides.remove(max(1, n))
-            _apply_locked()
+        pop_blas_limit(n)
+
+
+class SingleThreadBlas:
+    """blas_threads(1) as a reusable `with` object, for kernels that hold it on every call."""
+
+    def __enter__(self) -> None:
+        push_blas_limit(1)
+
+    def __exit__(self, *exc: Any) -> None:
+        pop_blas_limit(1)
 
 
 @contextmanager

@@ -102,7 +102,7 @@ class Server:
         )
         metrics = self.metrics
         self._core = TaskCore(
-            where.cluster, self._task, self._server_def.default_session_config, metrics
+            where.cluster, self._task, self._server_def.default_session_config, metrics, options
         )
         self.worker = self._core.worker
         self.master = self._core.master
