@@ -4,8 +4,9 @@ gRPC retries a handshake that fails as if the task were not up yet, and a call t
 for the task (as a session's first calls do) only ever says "Deadline Exceeded". So a call
 that waits is made in slices, and after a slice that found no task, one connection of our
 own tells a task that is down (nothing to say: keep waiting) from one that refuses us, one
-we refuse, or one that speaks TLS when we do not (or the other way round): those fail at
-once with UnauthenticatedError saying which (not UnavailableError: a MonitoredSession would
+we refuse, or one that speaks TLS when we do not (or the other way round): found twice in a
+row (a task that is starting or stopping may hang up too), those fail within seconds with
+UnauthenticatedError saying which (not UnavailableError: a MonitoredSession would
 retry that for ever, and no retry mends a certificate).
 """
 
@@ -50,6 +51,7 @@ def call_waiting(
     once when the task is there but TLS keeps us apart (TLSRefused)."""
     deadline = None if timeout is None else time.monotonic() + timeout
     attempt = 0
+    suspected = ""  # a verdict must hold twice: a task starting or stopping hangs up too
     while True:
         piece = _SLICES[min(attempt, len(_SLICES) - 1)]
         attempt += 1
@@ -61,8 +63,9 @@ def call_waiting(
             if e.code() != grpc.StatusCode.DEADLINE_EXCEEDED:
                 raise
             why = diagnose(address, tls.client_material())
-            if why:
+            if why and why == suspected:
                 raise TLSRefused(why) from None
+            suspected = why
             if deadline is not None and time.monotonic() >= deadline:
                 raise
 
