@@ -15,6 +15,7 @@ import grpc
 
 from tfcluster.protos import direct_service_pb2
 from tfcluster.rpc import channels, status, tls
+from tfcluster.rpc.direct.tls_socket import TLSSocket
 from tfcluster.rpc.direct.wire import (
     DESCRIBE,
     HEARTBEATS_MISSED,
@@ -44,10 +45,11 @@ def connect(
     `silence`: how long a read or write may wait for the server (it writes heartbeats).
     With `material`, over mutual TLS: the server's certificate must come from its CA and
     name `host`, and the server checks ours."""
-    sock = socket.create_connection((host, port), timeout=timeout)
+    raw = socket.create_connection((host, port), timeout=timeout)
+    sock: socket.socket | TLSSocket = raw
     try:
         if material is not None:
-            sock = _handshake(sock, host, port, material)
+            sock = _handshake(raw, host, port, material)
         path = method.encode()
         wire = Wire(sock)
         try:
@@ -74,11 +76,11 @@ def connect(
         raise
 
 
-def _handshake(
-    sock: socket.socket, host: str, port: int, material: tls.TLSMaterial
-) -> ssl.SSLSocket:
+def _handshake(sock: socket.socket, host: str, port: int, material: tls.TLSMaterial) -> TLSSocket:
+    secured = TLSSocket(sock, material.client_context, server_side=False, server_hostname=host)
     try:
-        return material.client_context.wrap_socket(sock, server_hostname=host)
+        secured.handshake()
+        return secured
     except ssl.SSLCertVerificationError as e:
         raise DirectError(
             grpc.StatusCode.UNAVAILABLE,

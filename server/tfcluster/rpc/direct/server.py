@@ -7,7 +7,6 @@ import contextlib
 import logging
 import secrets
 import socket
-import ssl
 import struct
 import threading
 import time
@@ -18,6 +17,7 @@ import grpc
 
 from tfcluster.protos import direct_service_pb2
 from tfcluster.rpc import status, tls
+from tfcluster.rpc.direct.tls_socket import TLSSocket
 from tfcluster.rpc.direct.wire import (
     HEARTBEATS_MISSED,
     PROBE,
@@ -249,12 +249,13 @@ class DirectServer:
             ).start()
 
     def _serve(self, sock: socket.socket, peer: str) -> None:
+        conn: socket.socket | TLSSocket = sock
         if self._tls is not None:
             secured = self._handshake(sock, peer)
             if secured is None:
                 return
-            sock = secured
-        wire = Wire(sock)
+            conn = secured
+        wire = Wire(conn)
         context = DirectContext(wire, peer)
         with self._lock:
             self._live.add(context)
@@ -273,14 +274,15 @@ class DirectServer:
             context.finish()
             wire.close()
 
-    def _handshake(self, sock: socket.socket, peer: str) -> ssl.SSLSocket | None:
+    def _handshake(self, sock: socket.socket, peer: str) -> TLSSocket | None:
         """The TLS handshake (in the connection's own thread: a slow peer holds up no one);
         None, logged, when the peer has no certificate from the cluster's CA."""
         assert self._tls is not None
         try:
             sock.settimeout(_HELLO_TIMEOUT)
-            context = self._tls.current().server_context
-            return context.wrap_socket(sock, server_side=True)
+            secured = TLSSocket(sock, self._tls.current().server_context, server_side=True)
+            secured.handshake()
+            return secured
         except (OSError, ValueError) as e:
             reason = getattr(e, "reason", None) or str(e) or type(e).__name__
             self._log_refusal(peer, str(reason))

@@ -8,7 +8,6 @@ import io
 import os
 import select
 import socket
-import ssl
 import struct
 from collections.abc import Iterable
 from typing import Any
@@ -19,6 +18,7 @@ import numpy as np
 from tfcluster.framework import errors, memory_budget
 from tfcluster.rpc import status
 from tfcluster.rpc import tensor_coding as coding
+from tfcluster.rpc.direct.tls_socket import TLSSocket
 
 SERVICE_NAME = "tfcluster.DirectService"
 # The gRPC method through which a task says where it serves direct streams.
@@ -36,7 +36,7 @@ HEARTBEAT = _LEN.pack(1 << 62)
 # heartbeat intervals for frozen or unreachable.
 HEARTBEATS_MISSED = 3
 # A frame with only this bit set ends the client's requests. A plain connection says the same
-# by shutting its write side; TLS cannot (Python's ssl drops the session on a shutdown).
+# by shutting its write side; a TLS connection cannot (its records would be cut off).
 END_OF_REQUESTS = _LEN.pack(1 << 61)
 # Messages up to this size are read through the socket's buffer and sent in one piece.
 _SMALL = 64 << 10
@@ -75,10 +75,11 @@ def lost(err: BaseException) -> DirectError:
 class Wire:
     """One connected socket: length-prefixed messages in and out."""
 
-    def __init__(self, sock: socket.socket) -> None:
+    def __init__(self, sock: socket.socket | TLSSocket) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
-        self.sock = sock
-        self.tls = isinstance(sock, ssl.SSLSocket)
+        self.sock: Any = sock
+        self.tls = isinstance(sock, TLSSocket)
+        self._raw: socket.socket = sock.raw if isinstance(sock, TLSSocket) else sock
         # A forked child shares this connection with its parent: it must never shut it down.
         self._pid = os.getpid()
         self._poller: select.poll | None = None
@@ -211,8 +212,8 @@ class Wire:
             self._poller = select.poll()
             self._poller.register(self.sock, select.POLLIN)
         try:
-            if self.tls and self.sock.pending():  # type: ignore[attr-defined]
-                return True  # decrypted bytes wait in the TLS session
+            if self.tls and self.sock.pending():
+                return True  # bytes wait in the TLS layer
             return bool(self._poller.poll(0))
         except (OSError, ValueError):
             return True
@@ -257,9 +258,7 @@ class Wire:
         if os.getpid() != self._pid:
             return  # the parent's connection (closing our descriptor is all we may do)
         with contextlib.suppress(OSError):
-            # The socket's own shutdown: an SSLSocket's would drop its TLS session under a
-            # thread still reading it, which would then read ciphertext as messages.
-            socket.socket.shutdown(self.sock, how)
+            self._raw.shutdown(how)
 
     def close(self) -> None:
         self.shutdown()
