@@ -1,8 +1,11 @@
 """tf.train"""
 
 # ruff: noqa: F401
+from tfcluster.api import _train_queue_runner as queue_runner
 from tfcluster.api import _unimplemented
 from tfcluster.distributed.cluster_spec import ClusterSpec
+from tfcluster.lib.io.summary_iterator import summary_iterator
+from tfcluster.protos.cluster_pb2 import JobDef
 from tfcluster.protos.example_pb2 import Example, SequenceExample
 from tfcluster.protos.feature_pb2 import (
     BytesList,
@@ -15,6 +18,7 @@ from tfcluster.protos.feature_pb2 import (
 )
 from tfcluster.protos.saver_pb2 import SaverDef
 from tfcluster.task_server.server import ClusterDef, Server, ServerDef
+from tfcluster.training.basic_loops import basic_train_loop
 from tfcluster.training.basic_session_run_hooks import (
     CheckpointSaverHook,
     CheckpointSaverListener,
@@ -76,6 +80,7 @@ from tfcluster.training.optimizers import (
     MomentumOptimizer,
     RMSPropOptimizer,
 )
+from tfcluster.training.profiler_hook import ProfilerHook
 from tfcluster.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tfcluster.training.saver import Saver, export_meta_graph, import_meta_graph
 from tfcluster.training.session_manager import SessionManager
@@ -86,6 +91,7 @@ from tfcluster.training.session_run_hook import (
     SessionRunValues,
 )
 from tfcluster.training.summary_io import SummaryWriterCache
+from tfcluster.training.supervisor import Supervisor
 from tfcluster.training.sync_replicas_optimizer import SyncReplicasOptimizer
 from tfcluster.training.training_util import (
     assert_global_step,

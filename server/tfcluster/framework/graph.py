@@ -520,18 +520,21 @@ class Graph:
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs: Sequence[Any] | None) -> Iterator[None]:
+        """Ops made in the block depend on control_inputs; each controller on the stack is
+        (kind, its control ops, the ops made while it was active)."""
         stack = self._stack("control_stack")
         if control_inputs is None:
             saved = list(stack)
             stack.clear()
-            stack.append(("clear", []))
+            stack.append(("clear", [], set()))
             try:
                 yield
             finally:
                 stack.clear()
                 stack.extend(saved)
             return
-        ops = []
+        current = {op for _, ops, _ in self._active_controllers() for op in ops}
+        ops: list[Operation] = []
         for c in control_inputs:
             if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
                 c = c._as_graph_element()
@@ -539,22 +542,40 @@ class Graph:
                 c = c.op
             if not isinstance(c, Operation):
                 raise TypeError(f"Control input must be Operation or Tensor: {c!r}")
-            ops.append(c)
-        stack.append(("add", ops))
+            if c not in current:
+                ops.append(c)
+                current.add(c)
+        stack.append(("add", ops, set()))
         try:
             yield
         finally:
             stack.pop()
 
+    def _active_controllers(self) -> list[tuple[str, list[Operation], set[Operation]]]:
+        active: list[tuple[str, list[Operation], set[Operation]]] = []
+        for entry in self._stack("control_stack"):
+            if entry[0] == "clear":
+                active = []
+            else:
+                active.append(entry)
+        return active
+
     def _current_control_dependencies(self) -> list[Operation]:
         deps: list[Operation] = []
-        for kind, ops in self._stack("control_stack"):
-            if kind == "clear":
-                deps = []
+        for _, ops, _ in self._active_controllers():
             for op in ops:
                 if op not in deps:
                     deps.append(op)
         return deps
+
+    def _dominated_control_inputs(self, input_ops: set[Operation]) -> set[Operation]:
+        """The control inputs an op made now does not get: those of a controller one of its
+        inputs was made under (the op already runs after them), as TF does."""
+        skip: set[Operation] = set()
+        keep: set[Operation] = set()
+        for _, ops, seen in self._active_controllers():
+            (skip if any(op in seen for op in input_ops) else keep).update(ops)
+        return skip - keep
 
     @contextlib.contextmanager
     def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
@@ -663,7 +684,8 @@ class Graph:
                 raise ValueError(f"'{full_name}' is not a valid node name")
             deps = self._current_control_dependencies()
             input_ops = {t.op for t in inputs}
-            deps = [d for d in deps if d not in input_ops]
+            dominated = self._dominated_control_inputs(input_ops)
+            deps = [d for d in deps if d not in input_ops and d not in dominated]
             for c in control_inputs:
                 if c not in deps:
                     deps.append(c)
@@ -682,6 +704,8 @@ class Graph:
                         op._set_device(c_op.device)
                 attrs["_class"] = groups
             self._add_op(op)
+            for _, _, seen in self._active_controllers():
+                seen.add(op)
         return op
 
     def _add_op(self, op: Operation) -> None:

@@ -9,19 +9,16 @@ order instead, so a partition never blocks on a Recv while it could still send.
 from __future__ import annotations
 
 import queue
-import threading
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import errors, op_def_registry
-from tfcluster.protos import step_stats_pb2
 from tfcluster.runtime import device_copy, kernel_table, outbox
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.step_context import StepContext
-
-SOURCE_NODE = "_SOURCE"
+from tfcluster.runtime.step_trace import SOURCE_NODE, StepTrace, timeline_labels
 
 
 def device_type_of(device: str) -> str:
@@ -81,6 +78,8 @@ class Executor:
         fed = set(self.feeds)
         order = _post_order(_roots(self.fetches, targets, by_name, fed), by_name, fed)
         self.node_names = [n.name for n in order]
+        self._order = order
+        self._labels: dict[str, str] | None = None  # timeline labels, made on the first trace
 
         slot_of = _slots(order, self.feeds, self.fetches)
         self.num_slots = len(slot_of)
@@ -102,7 +101,7 @@ class Executor:
         vals: list[Any] = [None] * self.num_slots
         for slot, v in zip(self.feed_slots, feed_values):
             vals[slot] = v
-        stats = _Stats(self) if ctx.trace else None
+        stats = self._trace() if ctx.trace else None
         if self.has_async:
             self._run_dataflow(ctx, vals, stats)
         else:
@@ -117,7 +116,12 @@ class Executor:
             ctx.step_stats.extend(stats.to_protos())
         return out
 
-    def _run_sequential(self, ctx: StepContext, vals: list[Any], stats: _Stats | None) -> None:
+    def _trace(self) -> StepTrace:
+        if self._labels is None:
+            self._labels = timeline_labels(self._order)
+        return StepTrace(self.devices, self._labels)
+
+    def _run_sequential(self, ctx: StepContext, vals: list[Any], stats: StepTrace | None) -> None:
         step = None
         try:
             for step in self.steps:
@@ -131,7 +135,7 @@ class Executor:
                 if stats is not None:
                     t0 = time.time()
                     outs = step.fn(ctx, ins)
-                    stats.add(step, t0, time.time())
+                    stats.add(step.name, step.device, t0, time.time(), outs)
                 else:
                     outs = step.fn(ctx, ins)
                 for idx, slot in step.out_pairs:
@@ -140,7 +144,7 @@ class Executor:
             assert step is not None
             raise with_node(e, step.name) from e
 
-    def _run_dataflow(self, ctx: StepContext, vals: list[Any], stats: _Stats | None) -> None:
+    def _run_dataflow(self, ctx: StepContext, vals: list[Any], stats: StepTrace | None) -> None:
         pending = list(self.pending_counts)
         ready = [i for i, c in enumerate(pending) if c == 0]
         # Requests the receives make in a pass go out together, before the executor waits.
@@ -154,7 +158,7 @@ class Executor:
         self,
         ctx: StepContext,
         vals: list[Any],
-        stats: _Stats | None,
+        stats: StepTrace | None,
         pending: list[int],
         ready: list[int],
         box: outbox.Outbox,
@@ -198,7 +202,7 @@ class Executor:
                         continue
                     outs = step.fn(ctx, ins)
                     if stats is not None:
-                        stats.add(step, t0, time.time())
+                        stats.add(step.name, step.device, t0, time.time(), outs)
                 except Exception as e:
                     ctx.cancelled.set()
                     raise with_node(e, step.name) from e
@@ -222,41 +226,8 @@ class Executor:
                 ctx.cancelled.set()
                 raise with_node(err, steps[i].name)
             if stats is not None:
-                stats.add(steps[i], t0, time.time())
+                stats.add(steps[i].name, steps[i].device, t0, time.time(), outs)
             finish(i, outs)
-
-
-class _Stats:
-    """Per-device node timings for RunOptions(trace_level=FULL_TRACE)."""
-
-    def __init__(self, executor: Executor) -> None:
-        self.start = time.time()
-        self.by_device: dict[str, list[tuple[str, float, float]]] = {
-            d: [(SOURCE_NODE, self.start, self.start)] for d in executor.devices
-        }
-
-    def add(self, step: _Step, t0: float, t1: float) -> None:
-        entries = self.by_device.get(step.device)
-        if entries is None:
-            entries = self.by_device[step.device] = [(SOURCE_NODE, self.start, self.start)]
-        entries.append((step.name, t0, t1))
-
-    def to_protos(self) -> list[step_stats_pb2.DeviceStepStats]:
-        out = []
-        for device, entries in self.by_device.items():
-            ds = step_stats_pb2.DeviceStepStats(device=device)
-            for name, t0, t1 in entries:
-                start = int(t0 * 1e6)
-                ds.node_stats.add(
-                    node_name=name,
-                    all_start_micros=start,
-                    op_start_rel_micros=0,
-                    op_end_rel_micros=int((t1 - t0) * 1e6),
-                    all_end_rel_micros=int((t1 - t0) * 1e6),
-                    thread_id=threading.get_ident() & 0xFFFFFFFF,
-                )
-            out.append(ds)
-        return out
 
 
 def _roots(

@@ -1,0 +1,62 @@
+"""Supervisor, Scaffold, session creators, MonitoredSession and the hooks against TensorFlow:
+every program of tf_reference/supervisor_cases.py runs on tfcluster and must give what
+TensorFlow 1.15 gave (files in the log directory, events and their steps, checkpoint names,
+the ops the helpers add, values, hook log lines, ProfilerHook's timeline structure, error
+classes and messages), and what TensorFlow 2.x's tf.compat.v1 gave where it behaves as 1.15
+does."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.codec import decode, encode
+from tf_reference.supervisor_cases import CASES
+
+# Where TF 2.x's compat.v1 is not TF 1.15 (tfcluster follows 1.15).
+TF2_DIFFERS = {
+    "profiler_hook_writes_chrome_trace_timelines": "2.x's CPU allocator is named 'mklcpu'",
+    "summary_iterator_reads_event_files": "2.x words the truncated-record error otherwise",
+}
+
+
+def _same(got: Any, want: Any, path: str) -> None:
+    if isinstance(want, dict) and isinstance(got, dict):
+        assert sorted(got) == sorted(want), f"{path}: keys {sorted(got)} != TF's {sorted(want)}"
+        for k in want:
+            _same(got[k], want[k], f"{path}.{k}")
+    elif isinstance(want, list) and isinstance(got, list):
+        assert len(got) == len(want), f"{path}: {got!r} != TF's {want!r}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            _same(g, w, f"{path}[{i}]")
+    elif isinstance(want, np.ndarray) or isinstance(got, np.ndarray):
+        g, w = np.asarray(got), np.asarray(want)
+        assert g.shape == w.shape, f"{path}: shape {g.shape} != TF's {w.shape}"
+        assert g.dtype == w.dtype, f"{path}: dtype {g.dtype} != TF's {w.dtype}"
+        if w.dtype.kind in "fc":
+            np.testing.assert_allclose(g, w, rtol=1e-6, atol=1e-7, err_msg=path)
+        else:
+            assert g.tolist() == w.tolist(), f"{path}: {g!r} != TF's {w!r}"
+    elif isinstance(want, float) and isinstance(got, float):
+        assert got == pytest.approx(want, rel=1e-6), f"{path}: {got} != TF's {want}"
+    else:
+        assert got == want, f"{path}: {got!r} != TF's {want!r}"
+
+
+def _run(name: str) -> Any:
+    return decode(encode(CASES[name](tf)))
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_gives_what_tensorflow_1_15_gives(name: str) -> None:
+    want = reference.case("supervisor", name)
+    assert "skipped" not in want, want.get("skipped")
+    _same(_run(name), want, name)
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CASES if n not in TF2_DIFFERS))
+def test_case_gives_what_tensorflow_2_compat_v1_gives(name: str) -> None:
+    _same(_run(name), reference.case("supervisor_tf2", name), name)
