@@ -71,7 +71,12 @@ class Executor:
         targets: Sequence[str],
         kernel_cache: dict[str, Any] | None = None,
         default_device: str = "",
+        snapshot_ref_fetches: bool = False,
     ) -> None:
+        """snapshot_ref_fetches: for a partition whose fetches go to another task. TF copies a
+        tensor as it is sent, and sends as soon as it can: a fetched variable is read when the
+        step first waits for another task (before the updates that wait for received values,
+        such as gradients), or at the end, as TF's executor would have sent it."""
         by_name = {n.name: n for n in nodes}
         self.feeds = list(feeds)
         self.fetches = list(fetches)
@@ -91,6 +96,11 @@ class Executor:
 
         cache = kernel_cache if kernel_cache is not None else {}
         self.steps = _bind_steps(order, by_name, slot_of, fed, cache, default_device)
+        self.ref_fetches = tuple(
+            (k, slot)
+            for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref))
+            if is_ref and snapshot_ref_fetches
+        )
         self.has_async = any(step.is_async for step in self.steps)
         # Dataflow bookkeeping for the asynchronous path.
         self.pending_counts, self.consumers = _dataflow_edges(order, fed)
@@ -102,19 +112,31 @@ class Executor:
         for slot, v in zip(self.feed_slots, feed_values):
             vals[slot] = v
         stats = self._trace() if ctx.trace else None
+        snaps: dict[int, Any] = {}
+        if self.ref_fetches:
+            ctx.ref_snapshots = snaps
         if self.has_async:
             self._run_dataflow(ctx, vals, stats)
         else:
             self._run_sequential(ctx, vals, stats)
         out: list[Any] = []
-        for slot, is_ref in zip(self.fetch_slots, self.fetch_is_ref):
+        for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
             v = vals[slot]
             if is_ref:
-                v = v.read(self.fetches[len(out)])
+                v = snaps[k] if k in snaps else v.read(self.fetches[k])
             out.append(v)
         if stats is not None:
             ctx.step_stats.extend(stats.to_protos())
         return out
+
+    def _snapshot_ref_fetches(self, ctx: StepContext, vals: list[Any]) -> None:
+        """Reads the fetched variables made so far, once each (the step is about to wait)."""
+        snaps = ctx.ref_snapshots
+        if snaps is None:
+            return
+        for k, slot in self.ref_fetches:
+            if k not in snaps and vals[slot] is not None:
+                snaps[k] = vals[slot].read(self.fetches[k])
 
     def _trace(self) -> StepTrace:
         if self._labels is None:
@@ -211,6 +233,8 @@ class Executor:
                 break
             if not outstanding:
                 raise errors.InternalError(None, None, "Executor stalled: graph has a cycle")
+            if self.ref_fetches:
+                self._snapshot_ref_fetches(ctx, vals)
             box.flush()
             timeout = None if ctx.deadline is None else max(0.0, ctx.deadline - time.monotonic())
             try:
