@@ -49,12 +49,16 @@ BENCHES = [
     Bench("cluster_session", "cluster_session.py", "issue 3", "2-task cluster: steps, 64 MiB"),
     Bench("ps_training", "ps_training.py", "issue 4", "1 ps + 2 workers async SGD MLP"),
     Bench("image_preprocessing", "image_preprocessing.py", "issue 16", "tf.image decode/resize"),
+    Bench("data_pipeline", "data_pipeline.py", "issue 16", "tf.data: TFRecord, parse, map"),
+    Bench("data_distributed", "data_distributed.py", "issue 16", "tf.data shards vs feed_dict"),
 ]
 
 
 @dataclass(frozen=True)
 class Target:
-    """tfcluster's figure against a baseline ('tf' or 'numpy'): ratio <= or >= factor."""
+    """tfcluster's figure against a baseline: 'tf' (TensorFlow's figure for the row), or
+    'numpy' / 'row' (another row of tfcluster's own run, NUMPY_BASELINE / ROW_BASELINE):
+    ratio <= or >= factor."""
 
     baseline: str
     op: str
@@ -78,12 +82,42 @@ TARGETS = {
     "decode_jpeg 375x500": Target("tf", "<=", 1.0, "time <= 1x TF"),
     "resize_bilinear 16x224": Target("tf", "<=", 1.0, "time <= 1x TF"),
     "inception-style per image": Target("tf", "<=", 1.0, "time <= 1x TF"),
+    **{
+        f"{row} ({unit})": Target("tf", ">=", 1.0, f"{unit} >= 1x TF")
+        for row in (
+            "tfrecord 1KB read+shuffle+batch+parse_example",
+            "tfrecord 100KB read+shuffle+batch+parse_example",
+        )
+        for unit in ("records/s", "MB/s")
+    },
+    "map num_parallel_calls=2 (parse_single_example) (records/s)": Target(
+        "tf", ">=", 1.0, "records/s >= 1x TF"
+    ),
+    "map num_parallel_calls=2 (parse + random noise) (records/s)": Target(
+        "tf", ">=", 1.0, "records/s >= 1x TF"
+    ),
+    "ps training steps/s, feed_dict from memory (2 workers)": Target(
+        "tf", ">=", 1.0, "steps/s >= 1x TF"
+    ),
+    "ps training steps/s, tf.data shards (2 workers)": Target(
+        "row", ">=", 1.0, "steps/s >= feed_dict's"
+    ),
 }
 # Rows that are baselines for others, shown in the numpy column rather than as rows.
 NUMPY_BASELINE = {
     "matmul 1024 (variables)": "matmul 1024 (numpy)",
     "matmul 1024 (feeds)": "matmul 1024 (numpy)",
 }
+# Rows measured against another row of the same run (that row is shown on its own too).
+ROW_BASELINE = {
+    "ps training steps/s, tf.data shards (2 workers)": (
+        "ps training steps/s, feed_dict from memory (2 workers)"
+    ),
+}
+
+
+def _baseline_of(name: str) -> str:
+    return NUMPY_BASELINE.get(name) or ROW_BASELINE.get(name, "")
 
 
 # ---- the TensorFlow virtualenv -------------------------------------------------------------
@@ -231,7 +265,7 @@ def evaluate(out: Outcome) -> list[tuple[str, float | None, float | None, bool |
         if name in NUMPY_BASELINE.values():
             continue
         ratio_tf = _ratio(row, tf_rows.get(name))
-        base = tfc_rows.get(NUMPY_BASELINE.get(name, ""))
+        base = tfc_rows.get(_baseline_of(name))
         ratio_np = _ratio(row, base)
         target = TARGETS.get(name)
         met = None
@@ -312,7 +346,7 @@ def ratio_text(x: float | None) -> str:
 
 def table(outcomes: list[Outcome]) -> list[str]:
     lines = [
-        "| Benchmark | tfcluster | TensorFlow | tfcluster/TF | numpy | tfcluster/numpy "
+        "| Benchmark | tfcluster | TensorFlow | tfcluster/TF | baseline | tfcluster/baseline "
         "| Target | Result |",
         "|---|---|---|---|---|---|---|---|",
     ]
@@ -332,7 +366,7 @@ def table(outcomes: list[Outcome]) -> list[str]:
             result = "—" if met is None else ("pass" if met else "**FAIL**")
             if out.tf.error and target and target.baseline == "tf":
                 result = f"no TF figure ({out.tf.error})"
-            np_row = tfc_rows.get(NUMPY_BASELINE.get(name, ""))
+            np_row = tfc_rows.get(_baseline_of(name))
             lines.append(
                 f"| {name} | {fmt(tfc_rows[name])} | {fmt(tf_rows.get(name))} | "
                 f"{ratio_text(r_tf)} | {fmt(np_row)} | {ratio_text(r_np)} | "
@@ -352,6 +386,10 @@ def skipped_lines(out: Outcome) -> list[str]:
 
 
 def _bench_of(row_name: str) -> str:
+    if row_name.startswith(("tfrecord ", "map num_parallel_calls")):
+        return "data_pipeline"
+    if row_name.startswith("ps training steps/s,"):
+        return "data_distributed"
     if row_name.startswith(("step:", "matmul")):
         return "local_session"
     if row_name.startswith("ps training"):
@@ -419,6 +457,27 @@ def report(outcomes: list[Outcome], info: dict[str, str], command: str, took: fl
     return "\n".join(lines).rstrip() + "\n"
 
 
+def write_section(path: str, name: str, text: str) -> None:
+    """Puts `text` (a report, its headings one level down) into `path` as section `name`,
+    replacing that section if the file has it, keeping everything else."""
+    begin, end = f"<!-- section: {name} -->", f"<!-- end of section: {name} -->"
+    lines = [("#" + ln if ln.startswith("#") else ln) for ln in text.rstrip().splitlines()]
+    lines[0] = f"## {name}: " + lines[0].lstrip("# ")
+    block = "\n".join([begin, *lines, end]) + "\n"
+    old = ""
+    if os.path.exists(path):
+        with open(path) as f:
+            old = f.read()
+    if begin in old and end in old:
+        head, rest = old.split(begin, 1)
+        tail = rest.split(end, 1)[1].lstrip("\n")
+        new = head + block + ("\n" + tail if tail else "")
+    else:
+        new = (old.rstrip() + "\n\n" if old.strip() else "") + block
+    with open(path, "w") as f:
+        f.write(new)
+
+
 # ---- main ----------------------------------------------------------------------------------
 def parse_args() -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawTextHelpFormatter)
@@ -455,6 +514,13 @@ def parse_args() -> argparse.Namespace:
         "--results",
         default=os.path.join(BENCH_DIR, "RESULTS.md"),
         help="markdown file to write (default bench/RESULTS.md)",
+    )
+    p.add_argument(
+        "--section",
+        default="",
+        help="write the results as the named section of the results file, replacing that "
+        "section only (for runs of some benchmarks, with --only); without it the whole file "
+        "is rewritten",
     )
     p.add_argument("--no-write", action="store_true", help="print the table only")
     p.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")
@@ -496,8 +562,11 @@ def main() -> int:
     print()
     print("\n".join(summary(outcomes)))
     if not args.no_write:
-        with open(args.results, "w") as f:
-            f.write(text)
+        if args.section:
+            write_section(args.results, args.section, text)
+        else:
+            with open(args.results, "w") as f:
+                f.write(text)
         log(f"wrote {os.path.relpath(args.results, REPO_DIR)} ({took:.0f} s in all)")
     missed = any(o.tfc.error or any(_missed(o, n) for n, *_ in evaluate(o)) for o in outcomes)
     return 1 if args.strict and missed else 0

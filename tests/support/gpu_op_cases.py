@@ -733,8 +733,12 @@ def check_gpu_errors_are_tf_errors() -> None:
             sess.run(div)
 
 
-# The ops written once over xp for the math families add their cases to CASES.
-from support import gpu_op_cases_mathops  # noqa: E402, F401
+# The families written once over xp since (math, debugging, sparse updates) add their cases.
+from support import (  # noqa: E402, F401
+    gpu_op_cases_funcops,
+    gpu_op_cases_mathops,
+    gpu_op_cases_sparse_training,
+)
 
 __all__ = [
     "ALL_DEVICE_OPS",

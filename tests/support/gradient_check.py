@@ -23,7 +23,11 @@ def numeric_gradients(
         y = build(*phs)
         w = tf.placeholder(tf.float64, shape=None)
         loss = tf.reduce_sum(y * w)
-        grads = tf.gradients(loss, phs)
+        # A gather's gradient is an IndexedSlices (as in TF): compared as the dense tensor.
+        grads = [
+            tf.convert_to_tensor(g) if isinstance(g, tf.IndexedSlices) else g
+            for g in tf.gradients(loss, phs)
+        ]
         with tf.Session(graph=graph) as sess:
             xs = [np.asarray(x, dtype=np.float64) for x in inputs]
             y_val = sess.run(y, dict(zip(phs, xs)))

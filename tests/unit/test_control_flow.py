@@ -302,15 +302,18 @@ def test_random_op_in_a_branch_keeps_its_state_across_steps() -> None:
 
 
 def test_a_variable_made_in_a_branch_lives_in_the_enclosing_graph() -> None:
-    # As TF's init_scope: the variable and its initializer leave the body being built.
+    # As TF's init_scope: the variable and its initializer leave the body being built. Its
+    # name is in the cond's (the loop's) scope, as TF1 names them (recorded under TF 1.15).
     p = tf.placeholder(tf.bool, [])
     r = tf.cond(p, lambda: tf.Variable(1.0, name="in_branch").value() * 2.0, lambda: 0.0)
-    assert [v.op.name for v in tf.global_variables()] == ["in_branch"]
-    assert tf.get_default_graph().get_operation_by_name("in_branch").type == "VariableV2"
+    x = tf.while_loop(lambda i: i < 3.0, lambda i: i + tf.Variable(1.0, name="in_loop"), [1.0])
+    assert [v.op.name for v in tf.global_variables()] == ["cond/in_branch", "while/in_loop"]
+    assert tf.get_default_graph().get_operation_by_name("cond/in_branch").type == "VariableV2"
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(r, {p: True}) == 2.0
         assert sess.run(r, {p: False}) == 0.0
+        assert sess.run(x) == 3.0
 
 
 # ---- gradients -----------------------------------------------------------------------------
@@ -426,16 +429,22 @@ def test_gradient_through_cond_inside_while_and_while_inside_cond() -> None:
     assert_gradients_match(while_in_cond, [np.array([0.4, 0.7])])
 
 
-def test_while_gradient_with_stateful_body_is_a_clear_error() -> None:
-    v = tf.Variable(1.0)
-    x = tf.placeholder(tf.float32, [])
+def test_while_gradient_with_a_random_op_in_the_body_uses_the_forward_draws() -> None:
+    v = tf.Variable(1.0, dtype=tf.float64)
+    x = tf.placeholder(tf.float64, [])
 
-    def body(i: tf.Tensor, y: tf.Tensor) -> tuple[tf.Tensor, tf.Tensor]:
-        return i + 1, y * x + tf.random_uniform([])
+    def body(i: tf.Tensor, y: tf.Tensor, draws: tf.TensorArray) -> tuple[Any, ...]:
+        u = tf.random_uniform([], dtype=tf.float64)
+        return i + 1, y * x + u, draws.write(i, u)
 
-    _, y = tf.while_loop(lambda i, y: i < 3, body, [0, x])
-    with pytest.raises(LookupError, match="stateful"):
-        tf.gradients(y, x)
+    draws = tf.TensorArray(tf.float64, size=3)
+    _, y, draws = tf.while_loop(lambda i, y, d: i < 3, body, [0, x, draws])
+    (g,) = tf.gradients(y, x)
+    with tf.Session() as sess:
+        xv = 0.5
+        gv, u = sess.run([g, draws.stack()], {x: xv})
+    # y = ((x*x + u0)*x + u1)*x + u2, so dy/dx = 4x^3 + 2*u0*x + u1 with this step's draws.
+    assert gv == pytest.approx(4 * xv**3 + 2 * u[0] * xv + u[1], rel=1e-12)
     no_backprop = tf.while_loop(lambda y: y < 3.0, lambda y: y + v, [x], back_prop=False)
     assert tf.gradients(no_backprop, x) == [None]
 

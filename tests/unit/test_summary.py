@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import io
 import os
 
 import numpy as np
 import pytest
 import tfcluster as tf
+from PIL import Image
 
 event_accumulator = pytest.importorskip(
     "tensorboard.backend.event_processing.event_accumulator",
@@ -131,3 +133,40 @@ def test_file_writer_session_log_and_flush(tmp_path: os.PathLike) -> None:
     assert len(files) == 2
     with pytest.raises(TypeError, match="Summary proto"):
         writer.add_summary(3.5)
+
+
+def test_images_audio_text_and_tensors_reach_tensorboard(tmp_path: os.PathLike) -> None:
+    images = tf.placeholder(tf.float32, [None, 4, 5, 3])
+    tf.summary.image("input", images, max_outputs=2)
+    tf.summary.audio("clip", tf.sin(tf.range(0.0, 8.0)) * tf.ones([2, 1]), 8000, max_outputs=1)
+    tf.summary.text("note", tf.constant(["hello", "world"]))
+    tf.summary.tensor_summary("raw", tf.constant([[1, 2], [3, 4]]))
+    merged = tf.summary.merge_all()
+    logdir = str(tmp_path)
+    writer = tf.summary.FileWriter(logdir)
+    data = np.linspace(0.0, 2.0, 3 * 4 * 5 * 3, dtype=np.float32).reshape(3, 4, 5, 3)
+    with tf.Session() as sess:
+        writer.add_summary(sess.run(merged, {images: data}), global_step=7)
+    writer.close()
+    acc = event_accumulator.EventAccumulator(
+        logdir, size_guidance={"images": 0, "audio": 0, "tensors": 0}
+    )
+    acc.Reload()
+    tags = acc.Tags()
+    assert sorted(tags["images"]) == ["input/image/0", "input/image/1"]
+    assert tags["audio"] == ["clip/audio"]
+    assert sorted(tags["tensors"]) == ["note", "raw"]
+    first = acc.Images("input/image/0")[0]
+    assert (first.step, first.width, first.height) == (7, 5, 4)
+    pixels = np.array(Image.open(io.BytesIO(first.encoded_image_string)))
+    # Each image scaled alone so that its largest value is 255 (TF's rule).
+    want = (data[0] * np.float32(255.0 / data[0].max())).astype(np.uint8)
+    np.testing.assert_array_equal(pixels, want)
+    clip = acc.Audio("clip/audio")[0]
+    assert clip.sample_rate == 8000 and clip.length_frames == 8 and clip.content_type == "audio/wav"
+    note = acc.Tensors("note")[0].tensor_proto
+    assert list(note.string_val) == [b"hello", b"world"]
+    raw = acc.Tensors("raw")[0].tensor_proto
+    np.testing.assert_array_equal(
+        np.frombuffer(raw.tensor_content, np.int32).reshape(2, 2), [[1, 2], [3, 4]]
+    )

@@ -36,6 +36,8 @@ TF2_DIFFERS = {
     # Compared within sampling error by their own test.
     "random_initializer_moments": "random streams differ",
 }
+
+
 def _same(got: Any, want: Any, path: str) -> None:
     if isinstance(want, dict) and isinstance(got, dict):
         assert sorted(got) == sorted(want), f"{path}: keys {sorted(got)} != TF's {sorted(want)}"

@@ -2,7 +2,16 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
-from tfcluster.ops.summary_ops import histogram, merge, merge_all, scalar, text
+from tfcluster.ops.summary_ops import (
+    audio,
+    histogram,
+    image,
+    merge,
+    merge_all,
+    scalar,
+    tensor_summary,
+    text,
+)
 from tfcluster.training.summary_io import (
     Event,
     FileWriter,

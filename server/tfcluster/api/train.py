@@ -18,6 +18,8 @@ from tfcluster.protos.feature_pb2 import (
 )
 from tfcluster.protos.saver_pb2 import SaverDef
 from tfcluster.task_server.server import ClusterDef, Server, ServerDef
+from tfcluster.training.adadelta import AdadeltaOptimizer
+from tfcluster.training.adagrad_da import AdagradDAOptimizer
 from tfcluster.training.basic_loops import basic_train_loop
 from tfcluster.training.basic_session_run_hooks import (
     CheckpointSaverHook,
@@ -56,6 +58,7 @@ from tfcluster.training.device_setter import (
     byte_size_load_fn,
     replica_device_setter,
 )
+from tfcluster.training.ftrl import FtrlOptimizer
 from tfcluster.training.learning_rate_decay import (
     exponential_decay,
     inverse_time_decay,
@@ -81,6 +84,8 @@ from tfcluster.training.optimizers import (
     RMSPropOptimizer,
 )
 from tfcluster.training.profiler_hook import ProfilerHook
+from tfcluster.training.proximal_adagrad import ProximalAdagradOptimizer
+from tfcluster.training.proximal_gradient_descent import ProximalGradientDescentOptimizer
 from tfcluster.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tfcluster.training.saver import Saver, export_meta_graph, import_meta_graph
 from tfcluster.training.session_manager import SessionManager

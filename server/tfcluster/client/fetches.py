@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import sparse_tensor
+from tfcluster.framework import indexed_slices, sparse_tensor
 from tfcluster.framework.graph import Graph, Operation, Tensor
 
 
@@ -34,6 +34,8 @@ class FetchHandler:
         if isinstance(fetch, sparse_tensor.SparseTensor):
             parts = (fetch.indices, fetch.values, fetch.dense_shape)
             return ("sparse", None, [self._flatten(p) for p in parts])
+        if isinstance(fetch, indexed_slices.IndexedSlices):
+            return ("slices", None, [self._flatten(p) for p in fetch.components()])
         if isinstance(fetch, (list, tuple)) and not hasattr(fetch, "_as_graph_element"):
             items = [self._flatten(f) for f in fetch]
             if _is_namedtuple(fetch):
@@ -94,13 +96,16 @@ class FetchHandler:
             return typ(*[self._build(n, values) for n in payload])
         if kind == "sparse":
             return sparse_tensor.SparseTensorValue(*[self._build(n, values) for n in payload])
+        if kind == "slices":
+            parts = [self._build(n, values) for n in payload]
+            return indexed_slices.value_from_components(parts)
         out = {k: self._build(n, values) for k, n in payload}
         return out if typ is dict else typ(out)
 
 
 def expand_feed(graph: Graph, key: Any, value: Any) -> list[tuple[Tensor, Any]]:
     """A feed_dict entry as (tensor, value) pairs; tuples of tensors feed element-wise, and a
-    SparseTensor its three tensors."""
+    SparseTensor its three tensors, and an IndexedSlices its values, indices and dense_shape."""
     if isinstance(key, sparse_tensor.SparseTensor):
         parts = sparse_tensor.as_value(value)
         return [
@@ -108,6 +113,15 @@ def expand_feed(graph: Graph, key: Any, value: Any) -> list[tuple[Tensor, Any]]:
             (key.values, parts.values),
             (key.dense_shape, parts.dense_shape),
         ]
+    if isinstance(key, indexed_slices.IndexedSlices):
+        fed = indexed_slices.feed_components(value)
+        tensors = key.components()
+        if len(fed) != len(tensors):
+            raise ValueError(
+                f"An IndexedSlices with {len(tensors)} component tensors is fed "
+                f"{len(fed)} values: {key}"
+            )
+        return list(zip(tensors, fed))
     if isinstance(key, (list, tuple)) and not hasattr(key, "_as_graph_element"):
         if not isinstance(value, (list, tuple)) or len(value) != len(key):
             raise ValueError(f"Feed key {key!r} is a sequence but its value does not match")

@@ -53,6 +53,10 @@ class BaseSession:
         self._handle: str | None = None
         self._sent_ops = 0
         self._sent_version = -1
+        # The newest op this session's master has (by creation id), and how many of the
+        # graph's op changes it has looked at.
+        self._last_sent_id = 0
+        self._seen_mutations = 0
         self._closed = False
         self._default_ctx: Any = None
 
@@ -83,6 +87,7 @@ class BaseSession:
         if self._handle is not None and self._sent_version == graph._version:
             return self._handle
         with self._lock:
+            self._restart_if_sent_ops_changed()
             count = len(graph._nodes_in_order)
             version = graph._version
             nodes, out_dtypes = self._new_nodes()
@@ -91,8 +96,25 @@ class BaseSession:
             elif nodes:
                 self._master.extend_session(self._handle, nodes, out_dtypes)
             self._sent_ops = count
+            if count:
+                self._last_sent_id = graph._nodes_in_order[count - 1]._id
             self._sent_version = version
             return self._handle
+
+    def _restart_if_sent_ops_changed(self) -> None:
+        """A master cannot change a node it has: when an op it has was changed (a while loop
+        whose gradient was built after a run keeps more values), the session starts a new
+        master session with the whole graph. Variables, queues and other resources live on
+        the tasks and stay."""
+        mutations = self._graph._mutations
+        changed = mutations[self._seen_mutations :]
+        self._seen_mutations = len(mutations)
+        if self._handle is None or not any(op._id <= self._last_sent_id for op in changed):
+            return
+        old, self._handle = self._handle, None
+        self._sent_ops = 0
+        with contextlib.suppress(errors.OpError):
+            self._master.close_session(old)
 
     # ---- run -------------------------------------------------------------------------
     def run(

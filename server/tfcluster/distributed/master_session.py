@@ -32,7 +32,9 @@ from tfcluster.runtime import partition as partitioning
 from tfcluster.runtime import placement as placing
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 
-_step_ids = itertools.count(random.getrandbits(40) << 20)
+# From the system's randomness: a program's random.seed() must give it the sequence it gives
+# under TensorFlow, which never draws from Python's global generator.
+_step_ids = itertools.count(random.SystemRandom().getrandbits(40) << 20)
 
 
 def next_step_id() -> int:

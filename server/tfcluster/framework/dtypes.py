@@ -59,7 +59,7 @@ class DType:
 
     @property
     def is_numpy_compatible(self) -> bool:
-        return self.base_dtype is not resource
+        return self.base_dtype is not resource and self.base_dtype is not variant
 
     @property
     def size(self) -> int:
@@ -95,6 +95,9 @@ class DType:
     def __repr__(self) -> str:
         return f"tf.{self._name}"
 
+    def __str__(self) -> str:
+        return f"<dtype: '{self._name}'>"
+
     def __reduce__(self) -> Any:
         return as_dtype, (self._enum,)
 
@@ -124,6 +127,9 @@ string = _make(types_pb2.DT_STRING, "string", object)
 complex64 = _make(types_pb2.DT_COMPLEX64, "complex64", np.complex64)
 resource = DType(types_pb2.DT_RESOURCE, "resource", object)
 _BY_ENUM[types_pb2.DT_RESOURCE] = resource
+# Values only kernels of one task understand (a while loop's per-iteration accumulators).
+variant = DType(types_pb2.DT_VARIANT, "variant", object)
+_BY_ENUM[types_pb2.DT_VARIANT] = variant
 
 float32_ref = float32._as_ref
 float64_ref = float64._as_ref

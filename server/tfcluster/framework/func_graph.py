@@ -29,6 +29,12 @@ GRAPH_DEF_ATTR = "graph_def"
 # Body tensors (op:index) the forward op also returns, so a gradient can reuse their values.
 EXPORTS_ATTR = "exports"
 FUNCTIONAL_OPS = ("If", "StatelessIf", "While", "StatelessWhile")
+# A While op's attr: body tensors ('op:idx') whose value in every iteration the op keeps and
+# returns, one list each after its trip count (what its gradient reads).
+ACCUMULATE_ATTR = "accumulate"
+# A gradient While op's attr: positions of its captures that are such lists; iteration k of
+# the gradient loop gets item len-1-k of each (the forward iterations, last first).
+SLICED_CAPTURES_ATTR = "sliced_captures"
 
 
 def _arg_infer(
@@ -94,26 +100,19 @@ class FuncGraph(Graph):
         with self.name_scope(None), self.control_dependencies(None):
             return Graph.create_op(self, op_type, [], attrs, name=name).outputs[0]
 
-    def _is_enclosed_by(self, graph: Graph) -> bool:
-        g: Graph | None = self.outer_graph
-        while g is not None:
-            if g is graph:
-                return True
-            g = g.outer_graph if isinstance(g, FuncGraph) else None
-        return False
-
     def capture(self, tensor: Tensor) -> Tensor:
         """The body's stand-in for a tensor of an enclosing graph (made once per tensor)."""
         if tensor.graph is self:
             return tensor
-        if not self._is_enclosed_by(tensor.graph):
-            raise ValueError(
-                f"Tensor {tensor.name} is not from this function body ({self.name}) nor from a "
-                "graph enclosing it."
-            )
         outer = tensor
         if tensor.graph is not self.outer_graph:
-            assert isinstance(self.outer_graph, FuncGraph)
+            if not isinstance(self.outer_graph, FuncGraph):
+                raise ValueError(
+                    f"Tensor {tensor.name} is not from this function body ({self.name}) nor "
+                    "from a graph enclosing it."
+                )
+            # The enclosing body makes it available (or knows another way: a gradient body
+            # reads a forward loop's values) and this body captures that.
             outer = self.outer_graph.capture(tensor)
         inner = self._captures.get(outer)
         if inner is None:
@@ -145,7 +144,7 @@ class FuncGraph(Graph):
         if op.graph is self.outer_graph:
             if op not in self.control_captures:
                 self.control_captures.append(op)
-        elif isinstance(self.outer_graph, FuncGraph) and self._is_enclosed_by(op.graph):
+        elif isinstance(self.outer_graph, FuncGraph):
             # The enclosing body's op waits for it, so this one does too.
             self.outer_graph.capture_control(op)
         else:
@@ -333,6 +332,42 @@ def inline_function(
     return [lookup(r, "result") for r in wanted]
 
 
+def copy_function_body(body: FunctionBody, fg: FuncGraph) -> tuple[list[Tensor], list[Tensor]]:
+    """Re-creates every node of a serialised body in the empty body `fg`, under the same
+    names (so names of body tensors stay valid); returns its arguments and results."""
+    by_name = {nd.name: nd for nd in body.graph_def.node}
+    created: dict[str, Operation] = {}
+    args: list[Tensor] = []
+    with fg.as_default(), fg.name_scope(None), fg.control_dependencies(None):
+        for name, dtype, shape, is_ref in body.args:
+            t = fg.add_arg(dtype._as_ref if is_ref else dtype, shape, name)
+            created[name] = t.op
+            args.append(t)
+        for nd in _topological_order(body.graph_def, by_name):
+            if nd.op in ARG_OPS or nd.op == RETVAL_OP:
+                continue
+            inputs = []
+            for r in nd.input:
+                if r.startswith("^"):
+                    continue
+                src, idx, _ = parse_input(r)
+                inputs.append(created[src].outputs[idx])
+            controls = [created[r[1:]] for r in nd.input if r.startswith("^")]
+            attrs = {k: attr_values.from_proto(k, v) for k, v in nd.attr.items()}
+            op = Graph.create_op(fg, nd.op, inputs, attrs, name=nd.name, control_inputs=controls)
+            if nd.device:
+                op._set_device(nd.device)
+            created[nd.name] = op
+    renamed = [n for n, op in created.items() if op.name != n]
+    if renamed:
+        raise ValueError(f"{body.name}: nodes {renamed[:3]} could not keep their names")
+    results = []
+    for ref in body.results:
+        src, idx, _ = parse_input(ref)
+        results.append(created[src].outputs[idx])
+    return args, results
+
+
 def _needed_nodes(
     by_name: dict[str, node_def_pb2.NodeDef], wanted: Sequence[str], replaced: set[str]
 ) -> set[str]:
@@ -391,10 +426,13 @@ def same_structure(a: Any, b: Any) -> bool:
 
 
 __all__ = [
+    "ACCUMULATE_ATTR",
     "ARG_OPS",
+    "SLICED_CAPTURES_ATTR",
     "FUNCTIONAL_OPS",
     "FuncGraph",
     "FunctionBody",
+    "copy_function_body",
     "flatten",
     "function_is_stateful",
     "inline_function",

@@ -253,7 +253,14 @@ class Operation:
 
     def _set_attr(self, name: str, value: Any) -> None:
         self._attrs[name] = value
-        self._graph._version += 1
+        self._graph._note_mutation(self)
+
+    def _add_output(self, dtype: dtypes.DType, shape: Any) -> Tensor:
+        """A new last output (a while loop whose gradient makes it return more values)."""
+        t = Tensor(self, len(self._outputs), dtype, as_shape(shape))
+        self._outputs.append(t)
+        self._graph._note_mutation(self)
+        return t
 
     def _set_device(self, device: Any) -> None:
         if callable(device) and not isinstance(device, str):
@@ -336,6 +343,9 @@ class Graph:
         self._last_id = 0
         # Bumped on every structural change so sessions know to re-extend.
         self._version = 0
+        # Ops changed after they were made, in order: a session that already has one of
+        # them sends the whole graph again.
+        self._mutations: list[Operation] = []
         self._seed: int | None = None
         self._local = threading.local()
         self._gradient_override_map: dict[str, str] = {}
@@ -373,6 +383,10 @@ class Graph:
     @property
     def version(self) -> int:
         return self._version
+
+    def _note_mutation(self, op: Operation) -> None:
+        self._mutations.append(op)
+        self._version += 1
 
     @property
     def finalized(self) -> bool:
@@ -591,6 +605,8 @@ class Graph:
             op = op._as_graph_element()
         if isinstance(op, Tensor):
             op = op.op
+        elif not isinstance(op, Operation) and isinstance(getattr(op, "op", None), Operation):
+            op = op.op  # a composite (IndexedSlices): the op of its values, as in TF
         if not isinstance(op, Operation):
             raise TypeError(f"colocate_with expects an Operation or Tensor, got {op!r}")
         # Colocation is stronger than device scopes: hide them while it holds (as TF does).
@@ -690,6 +706,10 @@ class Graph:
                 if c not in deps:
                     deps.append(c)
             op = Operation(self, op_type, full_name, inputs, attrs, outputs, deps)
+            override = self._gradient_override_map.get(op_type)
+            if override is not None:
+                # As TF: the op remembers which gradient function the map chose for it.
+                attrs["_gradient_op_type"] = override
             if self._container and op_def.stateful and attrs.get("container") == "":
                 attrs["container"] = self._container
             self._apply_device_functions(op)

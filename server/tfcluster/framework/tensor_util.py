@@ -147,7 +147,38 @@ def constant_value(tensor: Any) -> np.ndarray | None:
     if op.type == "Cast":
         v = constant_value(op.inputs[0])
         return None if v is None else v.astype(op.get_attr("DstT").as_numpy_dtype)
+    if op.type == "ExpandDims":
+        v, dim = constant_value(op.inputs[0]), constant_value(op.inputs[1])
+        return None if v is None or dim is None else np.expand_dims(v, int(dim))
+    if op.type == "ConcatV2":
+        parts = [constant_value(t) for t in op.inputs[:-1]]
+        axis = constant_value(op.inputs[-1])
+        if axis is None or any(v is None for v in parts):
+            return None
+        return np.concatenate(parts, axis=int(axis))  # type: ignore[arg-type]
+    if op.type == "StridedSlice":
+        return _strided_slice_of_vector(op)
     return None
+
+
+def _strided_slice_of_vector(op: Any) -> np.ndarray | None:
+    """A StridedSlice of a known vector by one known (begin, end, stride): the slices of
+    shape vectors that gradients and shape arithmetic make (shape[1:], shape[:axis], shape[i])."""
+    value, begin, end, strides = (constant_value(t) for t in op.inputs)
+    if value is None or begin is None or end is None or strides is None:
+        return None
+    attrs = op.attrs
+    if value.ndim != 1 or begin.size != 1 or attrs.get("ellipsis_mask", 0):
+        return None
+    if attrs.get("new_axis_mask", 0):
+        return None
+    start = None if attrs.get("begin_mask", 0) & 1 else int(begin.reshape(-1)[0])
+    stop = None if attrs.get("end_mask", 0) & 1 else int(end.reshape(-1)[0])
+    step = int(strides.reshape(-1)[0])
+    if attrs.get("shrink_axis_mask", 0) & 1:
+        i = int(begin.reshape(-1)[0])
+        return value[i] if -value.size <= i < value.size else None
+    return value[start:stop:step]
 
 
 def constant_value_as_shape(tensor: Any) -> TensorShape:
@@ -162,6 +193,13 @@ def constant_value_as_shape(tensor: Any) -> TensorShape:
                 v = constant_value(t)
                 dims.append(None if v is None or int(v) < 0 else int(v))
             return TensorShape(dims)
+        if tensor.op.type == "ConcatV2" and constant_value(tensor.op.inputs[-1]) == 0:
+            parts = [constant_value_as_shape(t) for t in tensor.op.inputs[:-1]]
+            if all(p.ndims is not None for p in parts):
+                shape = TensorShape([])
+                for part in parts:
+                    shape = shape.concatenate(part)
+                return shape
         if tensor.shape.ndims == 1 and tensor.shape[0].value is not None:
             return TensorShape([None] * int(tensor.shape[0].value))
     return TensorShape(None)

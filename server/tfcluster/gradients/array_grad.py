@@ -1,4 +1,4 @@
-"""Gradients of array ops (TF1's array_grad.py, with dense results instead of IndexedSlices)."""
+"""Gradients of array ops (TF1's array_grad.py; the gather's in gather_grad.py)."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ import numpy as np
 from tfcluster.framework import tensor_util
 from tfcluster.framework.graph import Operation, Tensor
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
-from tfcluster.ops import array_ops, constant_op, math_ops
+from tfcluster.ops import array_ops, math_ops
 
 
 def _static_int(t: Tensor) -> int | None:
@@ -149,65 +149,6 @@ def _strided_slice_grad_grad(op: Operation, grad: Tensor) -> Any:
     _, begin, end, strides, _ = op.inputs
     ddy = array_ops.strided_slice(grad, begin, end, strides, **_masks(op))
     return [None, None, None, None, ddy]
-
-
-def _scatter_rows(values: Tensor, indices: Tensor, num_rows: Any, row_shape: Tensor) -> Tensor:
-    """Sums the rows of `values` into `num_rows` rows at `indices` (dense unsorted_segment_sum)."""
-    flat_indices = array_ops.reshape(indices, [-1, 1])
-    out_shape = array_ops.concat([array_ops.reshape(num_rows, [1]), row_shape], 0)
-    return array_ops.scatter_nd(flat_indices, values, out_shape)
-
-
-@RegisterGradient("GatherV2")
-def _gather_grad(op: Operation, grad: Tensor) -> Any:
-    params, indices, axis = op.inputs
-    index_dtype = indices.dtype.base_dtype
-    params_shape = array_ops.shape(params, out_type=index_dtype)
-    num_indices = array_ops.expand_dims(array_ops.size(indices, out_type=index_dtype), 0)
-    axis_v = _static_int(axis)
-    rank = params.shape.ndims
-    if axis_v is not None and rank is not None:
-        axis_v %= rank
-        if axis_v == 0:
-            tail = _sl(params_shape, slice(1, None))
-            values = array_ops.reshape(grad, array_ops.concat([num_indices, tail], 0))
-            return [_scatter_rows(values, indices, _sl(params_shape, 0), tail), None, None]
-        outer = _sl(params_shape, slice(None, axis_v))
-        inner = _sl(params_shape, slice(axis_v + 1, None))
-        values = array_ops.reshape(grad, array_ops.concat([outer, num_indices, inner], 0))
-        # Move the gathered axis first, scatter its rows, then move it back.
-        perm = [axis_v, *range(axis_v), *range(axis_v + 1, rank)]
-        moved = array_ops.transpose(values, perm)
-        row_shape = array_ops.concat([outer, inner], 0)
-        summed = _scatter_rows(moved, indices, _sl(params_shape, axis_v), row_shape)
-        return [array_ops.transpose(summed, np.argsort(perm).astype(np.int32)), None, None]
-    return [_dynamic_gather_grad(params_shape, indices, axis, grad, num_indices), None, None]
-
-
-def _dynamic_gather_grad(
-    params_shape: Tensor, indices: Tensor, axis: Tensor, grad: Tensor, num_indices: Tensor
-) -> Tensor:
-    """The gather gradient when the axis or the params rank is only known at run time."""
-    index_dtype = params_shape.dtype.base_dtype
-    rank = array_ops.size(params_shape, out_type=index_dtype)
-    axis = math_ops.floormod(math_ops.cast(axis, index_dtype), rank)
-    outer = array_ops.slice(
-        params_shape, array_ops.zeros([1], dtype=index_dtype), array_ops.expand_dims(axis, 0)
-    )
-    inner = array_ops.slice(
-        params_shape,
-        array_ops.expand_dims(math_ops.add(axis, 1), 0),
-        constant_op.constant([-1], dtype=index_dtype),
-    )
-    values = array_ops.reshape(grad, array_ops.concat([outer, num_indices, inner], 0))
-    outer_axes = math_ops.range(0, axis, 1, dtype=index_dtype)
-    inner_axes = math_ops.range(math_ops.add(axis, 1), rank, 1, dtype=index_dtype)
-    perm = array_ops.concat([array_ops.expand_dims(axis, 0), outer_axes, inner_axes], 0)
-    moved = array_ops.transpose(values, perm)
-    summed = _scatter_rows(
-        moved, indices, array_ops.gather(params_shape, axis), array_ops.concat([outer, inner], 0)
-    )
-    return array_ops.transpose(summed, array_ops.invert_permutation(perm))
 
 
 @RegisterGradient("GatherNd")

@@ -14,11 +14,27 @@ product there. Bodies with stateful ops are not differentiable this way (LookupE
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from typing import Any
 
 from tfcluster.framework import dtypes, op_def_registry
-from tfcluster.framework.func_graph import FuncGraph, FunctionBody, inline_function, parse_function
-from tfcluster.framework.graph import Operation, Tensor, get_default_graph
+from tfcluster.framework.func_graph import (
+    ACCUMULATE_ATTR,
+    SLICED_CAPTURES_ATTR,
+    FuncGraph,
+    FunctionBody,
+    copy_function_body,
+    inline_function,
+    parse_function,
+)
+from tfcluster.framework.graph import (
+    Graph,
+    Operation,
+    Tensor,
+    convert_to_tensor,
+    get_default_graph,
+)
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.gradients import gradients_impl
 from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.gradients.registry import RegisterGradient
 from tfcluster.ops import array_ops, control_flow_ops, math_ops
@@ -64,9 +80,18 @@ def _inline_pure(
         raise LookupError(f"Cannot differentiate {what}: {e}") from None
 
 
+def _dense(g: Any) -> Any:
+    """A gather's IndexedSlices as a tensor (a loop body returns tensors); others as they are."""
+    return None if g is None else convert_to_tensor(g)
+
+
 def _gradients(ys: list[Tensor], xs: list[Tensor], grad_ys: list[Tensor]) -> list[Tensor]:
+    """Dense gradients (a gather's IndexedSlices summed into a tensor: a branch or a loop body
+    returns tensors), zeros where none flows."""
     grads = gradients(ys, xs, grad_ys=grad_ys) if ys else [None] * len(xs)
-    return [g if g is not None else array_ops.zeros_like(x) for g, x in zip(grads, xs)]
+    return [
+        array_ops.zeros_like(x) if g is None else convert_to_tensor(g) for g, x in zip(grads, xs)
+    ]
 
 
 # ---- If -----------------------------------------------------------------------------------
@@ -151,75 +176,177 @@ RegisterGradient("StatelessIf")(_if_grad)
 
 
 # ---- While --------------------------------------------------------------------------------
+class _WhileGradBody(FuncGraph):
+    """The body of a loop's gradient loop: a forward body tensor it uses is that tensor's
+    value in the forward iteration the gradient iteration undoes.
+
+    A loop invariant (a capture of the forward loop) is captured directly; a constant is
+    made again; every other forward value is kept by the forward op in every iteration (it
+    returns one list per kept tensor), which the gradient op takes as a capture that its
+    kernel slices: in gradient iteration k, the argument is item n-1-k of the list.
+    """
+
+    def __init__(
+        self, name: str, outer: Graph, forward: FuncGraph, forward_op: Operation, num_vars: int
+    ) -> None:
+        super().__init__(name, outer)
+        self.forward = forward
+        self.forward_op = forward_op
+        self.num_vars = num_vars
+        self.arg_position = {t.op: i for i, t in enumerate(forward.inputs)}
+        self._values: dict[Tensor, Tensor] = {}
+        # Captured lists of kept values, read one item per iteration, last first.
+        self.sliced: set[Tensor] = set()
+
+    def capture(self, tensor: Tensor) -> Tensor:
+        if tensor.graph is self.forward:
+            value = self._values.get(tensor)
+            if value is None:
+                value = self._values[tensor] = self._forward_value(tensor)
+            return value
+        return super().capture(tensor)
+
+    def capture_control(self, op: Operation) -> None:
+        if op.graph is self.forward:
+            return  # the forward loop has finished before its gradient starts
+        super().capture_control(op)
+
+    def _forward_value(self, t: Tensor) -> Tensor:
+        op = t.op
+        position = self.arg_position.get(op)
+        if position is not None and position >= self.num_vars:
+            outer = self.forward_op.inputs[position]
+            if outer.op.type == "_RefHandle":
+                outer = outer.op.inputs[0]  # the variable reference itself
+            return super().capture(outer)
+        # Made in this body, whichever (inner) body is being built and asked first.
+        with self.as_default(), self.name_scope(None), self.control_dependencies(None):
+            if op.type == "Const" and not op.inputs and not op.control_inputs:
+                attrs = {k: v for k, v in op.attrs.items() if k != "_class"}
+                return Graph.create_op(self, "Const", [], attrs, name="forward_const").outputs[0]
+            kept = _kept_values(self.forward_op, t)
+            if kept.graph is not self.outer_graph:
+                # A loop nested in the forward body: the enclosing gradient body has the list
+                # of this (outer) iteration.
+                assert isinstance(self.outer_graph, FuncGraph)
+                kept = self.outer_graph.capture(kept)
+            inner = self._captures.get(kept)
+            if inner is None:
+                inner = self._make_arg(t.dtype.base_dtype, t.shape, "forward_value")
+                self._captures[kept] = inner
+                self.sliced.add(kept)
+            return inner
+
+
+def _kept_values(op: Operation, t: Tensor) -> Tensor:
+    """The output of the While op `op` with the values of body tensor t, one per iteration
+    (made when first asked for: the op keeps them from then on)."""
+    kept = list(op.attrs.get(ACCUMULATE_ATTR) or [])
+    first = len(op.get_attr("T")) + 1
+    if t.name in kept:
+        return op.outputs[first + kept.index(t.name)]
+    kept.append(t.name)
+    op._set_attr(ACCUMULATE_ATTR, kept)
+    return op._add_output(dtypes.variant, [])
+
+
 def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
+    """The gradient loop runs the forward iterations backwards; iteration k applies the
+    body's vector-Jacobian product at the values forward iteration n-1-k had, which the
+    forward op keeps for it (no recomputation: linear in the number of iterations)."""
     none: list[Tensor | None] = [None] * len(op.inputs)
     if not op.get_attr("back_prop"):
         return none
     num_vars = len(op.get_attr("T"))
     num_caps = len(op.get_attr("Tcaptures"))
-    body = parse_function(op.get_attr("body"), f"{op.name} body")
-    what = f"the body of {op.name}"
-    x0 = list(op.inputs[:num_vars])
     caps = list(op.inputs[num_vars : num_vars + num_caps])
-    # Variables captured by reference cannot be re-read as they were: ops needing them fail.
-    cap_args = [None if t.dtype.base_dtype == dtypes.resource else t for t in caps]
-    invariants = list(op.get_attr("output_shapes"))
     var_idx = [i for i in range(num_vars) if _differentiable(op.outputs[i])]
     cap_idx = [i for i in range(num_caps) if _differentiable(caps[i])]
     if not var_idx:
         return none  # nothing differentiable is carried through the loop
+    graph = get_default_graph()
+    invariants = list(op.get_attr("output_shapes"))
+    scope = graph.get_name_scope()
+    prefix = f"{scope}/" if scope else ""
+
+    # The forward body as a graph again (names kept), to differentiate and to keep values of.
+    body = parse_function(op.get_attr("body"), f"{op.name} body")
+    forward = FuncGraph(f"{op.name}/body", op.graph)
+    fwd_args, fwd_results = copy_function_body(body, forward)
+
     trip_count = op.outputs[num_vars]
-    var_all = range(num_vars)
-    dys = [grads[i] for i in var_idx]
-    unknown = TensorShape(None)
+    grad_body = _WhileGradBody(f"{op.name}_grad/body", graph, forward, op, num_vars)
+    with grad_body.as_default(), grad_body.name_scope(prefix or None):
+        counter = grad_body.add_arg(dtypes.int32, [], f"{prefix}counter")
+        dy_args = [
+            grad_body.add_arg(grads[i].dtype.base_dtype, invariants[i], f"{prefix}dy_{k}")
+            for k, i in enumerate(var_idx)
+        ]
+        dc_args = [
+            grad_body.add_arg(caps[i].dtype.base_dtype, caps[i].shape, f"{prefix}dcapture_{k}")
+            for k, i in enumerate(cap_idx)
+        ]
+        ys = [fwd_results[i] for i in var_idx]
+        xs = [fwd_args[i] for i in var_idx] + [fwd_args[num_vars + i] for i in cap_idx]
+        partials = [
+            _dense(g)
+            for g in gradients_impl.gradients_of_graph(ys, xs, grad_ys=dy_args, src_graph=forward)
+        ]
+        new_dy = [
+            g if g is not None else array_ops.zeros_like(dy)
+            for g, dy in zip(partials[: len(var_idx)], dy_args)
+        ]
+        new_dc = [
+            dc if g is None else math_ops.add(dc, g)
+            for g, dc in zip(partials[len(var_idx) :], dc_args)
+        ]
+        body_outs = [grad_body.capture(t) for t in [math_ops.add(counter, 1), *new_dy, *new_dc]]
+    # The forward op keeps what the gradient body reads: its body is the copy, which may
+    # itself have changed (an inner loop that now keeps values for this gradient).
+    op._set_attr("body", forward.to_function(fwd_args, fwd_results))
 
-    def grad_cond(t: Tensor, *acc: Tensor) -> Tensor:
-        return math_ops.less(t, trip_count)
-
-    def grad_body(t: Tensor, *acc: Tensor) -> list[Tensor]:
-        g, gc = list(acc[: len(var_idx)]), list(acc[len(var_idx) :])
-        k = math_ops.subtract(math_ops.subtract(trip_count, 1), t)
-        # x_k: k forward steps from the initial values.
-        state = control_flow_ops.while_loop(
-            lambda j, *xs: math_ops.less(j, k),
-            lambda j, *xs: [
-                math_ops.add(j, 1),
-                *_inline_pure(body, [*xs, *cap_args], {}, var_all, what),
-            ],
-            [0, *x0],
-            shape_invariants=[TensorShape([]), *invariants],
-            return_same_structure=True,
-        )
-        # The body's partial derivatives at x_k: x_k's own dependence on the inputs is
-        # accounted for by the later (earlier-k) steps, hence the stop_gradient.
-        x_k = [array_ops.stop_gradient(x) for x in state[1:]]
-        fg = get_default_graph()
-        assert isinstance(fg, FuncGraph)
-        # The body's own stand-ins for the captures: what the recomputed ops read.
-        inner = [None if c is None else fg.capture(c) for c in cap_args]
-        ys = _inline_pure(body, [*x_k, *inner], {}, var_idx, what)
-        xs = [x_k[i] for i in var_idx] + [c for i in cap_idx if (c := inner[i]) is not None]
-        partials = _gradients(ys, xs, g)
-        new_g = partials[: len(var_idx)]
-        new_gc = [math_ops.add(a, b) for a, b in zip(gc, partials[len(var_idx) :])]
-        return [math_ops.add(t, 1), *new_g, *new_gc]
-
-    gc0 = [array_ops.zeros_like(caps[i]) for i in cap_idx]
-    out = control_flow_ops.while_loop(
-        grad_cond,
+    cond_graph = FuncGraph(f"{op.name}_grad/cond", graph)
+    with cond_graph.as_default():
+        c_args = [
+            cond_graph.add_arg(t.dtype.base_dtype, t.shape, f"arg_{i}")
+            for i, t in enumerate(grad_body.inputs)
+        ]
+        cond_out = math_ops.less(c_args[0], cond_graph.capture(trip_count))
+    init = [
+        convert_to_tensor(0, dtype=dtypes.int32),
+        *[grads[i] for i in var_idx],
+        *[array_ops.zeros_like(caps[i]) for i in cap_idx],
+    ]
+    grad_invariants = [
+        TensorShape([]),
+        *[invariants[i] for i in var_idx],
+        *[caps[i].shape for i in cap_idx],
+    ]
+    grad_op = control_flow_ops.make_while(
+        graph,
+        graph.unique_name("while"),
+        init,
+        grad_invariants,
+        cond_graph,
+        cond_out,
         grad_body,
-        [0, *dys, *gc0],
-        shape_invariants=[TensorShape([])] + [unknown] * (len(dys) + len(gc0)),
-        name="while",
-        return_same_structure=True,
+        body_outs,
+        parallel_iterations=op.get_attr("parallel_iterations"),
+    )
+    captured = grad_op.inputs[len(init) :]
+    grad_op._set_attr(
+        SLICED_CAPTURES_ATTR, [i for i, t in enumerate(captured) if t in grad_body.sliced]
     )
     result = list(none)
+    x0 = op.inputs[:num_vars]
     for k, i in enumerate(var_idx):
-        out[1 + k].set_shape(x0[i].shape)
-        result[i] = out[1 + k]
+        g = grad_op.outputs[1 + k]
+        g.set_shape(x0[i].shape)
+        result[i] = g
     for k, i in enumerate(cap_idx):
-        out[1 + len(var_idx) + k].set_shape(caps[i].shape)
-        result[num_vars + i] = out[1 + len(var_idx) + k]
+        g = grad_op.outputs[1 + len(var_idx) + k]
+        g.set_shape(caps[i].shape)
+        result[num_vars + i] = g
     return result
 
 

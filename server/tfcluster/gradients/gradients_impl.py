@@ -1,7 +1,14 @@
-"""tf.gradients: reverse-mode differentiation over the graph, from the gradient table."""
+"""tf.gradients: reverse-mode differentiation over the graph, from the gradient table.
+
+Gradients are Tensors or IndexedSlices (a gather's gradient: only the gathered rows). As in
+TF, several IndexedSlices for one tensor are concatenated (still sparse), any dense one among
+them makes the sum dense, and an op whose gradient function cannot take IndexedSlices gets
+them as a dense tensor.
+"""
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Sequence
 from typing import Any
 
@@ -14,8 +21,9 @@ from tfcluster.framework.graph import (
     get_graph_from_inputs,
     name_scope,
 )
+from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.gradients import registry
-from tfcluster.ops import array_ops, math_ops
+from tfcluster.ops import array_ops, indexed_slices_ops, math_ops
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -54,8 +62,33 @@ def gradients(
     aggregation_method: Any = None,
     stop_gradients: Any = None,
     unconnected_gradients: str = "none",
-) -> list[Tensor | None]:
-    """Symbolic d(sum(ys))/d(x) for each x in xs; None where x does not affect ys."""
+) -> list[Any]:
+    """Symbolic d(sum(ys))/d(x) for each x in xs (a Tensor, or an IndexedSlices for a
+    gathered x); None where x does not affect ys."""
+    return gradients_of_graph(
+        ys,
+        xs,
+        grad_ys,
+        name,
+        colocate_gradients_with_ops,
+        stop_gradients,
+        unconnected_gradients,
+    )
+
+
+def gradients_of_graph(
+    ys: Any,
+    xs: Any,
+    grad_ys: Any = None,
+    name: str = "gradients",
+    colocate_gradients_with_ops: bool = False,
+    stop_gradients: Any = None,
+    unconnected_gradients: str = "none",
+    src_graph: Any = None,
+) -> list[Any]:
+    """tf.gradients, where ys and xs may live in `src_graph` (a forward loop body) while the
+    gradient ops go to the default graph (the gradient loop's body, which reads the forward
+    values it needs through its captures)."""
     ys_t = [_to_tensor(y, as_ref=False) for y in _as_list(ys)]
     xs_t = [_to_tensor(x, as_ref=True) for x in _as_list(xs)]
     grad_ys_l = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys_t)
@@ -65,11 +98,12 @@ def gradients(
     graph = get_graph_from_inputs(ys_t + xs_t)
     # In a tf.cond / tf.while_loop body, outer xs are differentiated through their captures.
     stand_in = getattr(graph, "captured_stand_in", None)
-    if stand_in is not None:
+    if stand_in is not None and src_graph is None:
         xs_t = [stand_in(x) for x in xs_t]
 
-    with graph.as_default(), name_scope(name, "gradients", ys_t + xs_t):
-        ops_list = graph.get_operations()
+    scope = name_scope(name, "gradients", ys_t + xs_t) if src_graph is None else _null()
+    with graph.as_default(), scope:
+        ops_list = (src_graph or graph).get_operations()
         from_xs = _reachable_from({x.op for x in xs_t}, ops_list)
         # Ops between xs and ys: reachable from xs and reaching ys.
         between: set[Operation] = set()
@@ -86,7 +120,7 @@ def gradients(
             for t in op.inputs:
                 if t.op in between:
                     pending[t.op] = pending.get(t.op, 0) + 1
-        grads: dict[Tensor, list[Tensor]] = {}
+        grads: dict[Tensor, list[Any]] = {}
         for y, gy in zip(ys_t, grad_ys_l):
             if gy is None:
                 with colocate_with(y.op) if colocate_gradients_with_ops else _null():
@@ -99,10 +133,14 @@ def gradients(
                 gy = convert_to_tensor(gy, dtype=y.dtype.base_dtype)
             grads.setdefault(y, []).append(gy)
 
-        ready = [op for op in {y.op for y in ys_t} if pending.get(op, 0) == 0]
+        # First in, first out, from the ys in order (TF's queue): gradients of a tensor are
+        # summed, and IndexedSlices concatenated, in the order TF adds them.
+        ready = collections.deque(
+            op for op in dict.fromkeys(y.op for y in ys_t) if pending.get(op, 0) == 0
+        )
         visited: set[Operation] = set()
         while ready:
-            op = ready.pop()
+            op = ready.popleft()
             if op in visited:
                 continue
             visited.add(op)
@@ -112,12 +150,14 @@ def gradients(
                 grad_fn = _grad_fn(op)
                 if grad_fn is not None:
                     out_grads = [
-                        g if g is not None else array_ops.zeros_like(t)
+                        g if g is not None or not _has_zeros(t) else array_ops.zeros_like(t)
                         for g, t in zip(out_grads, op.outputs)
                     ]
-                    scope = op.name + "_grad"
+                    grad_scope = op.name + "_grad"
                     ctx = colocate_with(op) if colocate_gradients_with_ops else _null()
-                    with name_scope(scope), ctx:
+                    with name_scope(grad_scope), ctx:
+                        if op.type not in _TAKES_INDEXED_SLICES:
+                            out_grads = [_dense(g) for g in out_grads]
                         in_grads = _as_list(grad_fn(op, *out_grads))
                     if len(in_grads) != len(op.inputs):
                         raise ValueError(
@@ -138,7 +178,7 @@ def gradients(
                     pending[t.op] -= 1
                     if pending[t.op] == 0:
                         ready.append(t.op)
-        result: list[Tensor | None] = []
+        result: list[Any] = []
         for x in xs_t:
             g = _aggregate(grads.get(x))
             if g is None and unconnected_gradients == "zero":
@@ -147,8 +187,15 @@ def gradients(
         return result
 
 
+def _has_zeros(t: Tensor) -> bool:
+    """Whether a missing gradient of t can stand as zeros (not for handles, lists)."""
+    return t.dtype.base_dtype not in (dtypes.resource, dtypes.variant)
+
+
 def _grad_fn(op: Operation) -> Any:
-    op_type = op.graph._gradient_override_map.get(op.type, op.type)
+    op_type = op.attrs.get("_gradient_op_type") or op.graph._gradient_override_map.get(
+        op.type, op.type
+    )
     try:
         return registry.lookup(op_type)
     except LookupError:
@@ -157,12 +204,53 @@ def _grad_fn(op: Operation) -> Any:
         raise
 
 
-def _aggregate(parts: Sequence[Tensor] | None) -> Tensor | None:
+# Ops whose gradient functions take IndexedSlices (TF's Identity and Cast pass them on, the
+# gather's reshapes them quietly); the others get their gradients dense, as TF's get them
+# through the ops they call.
+_TAKES_INDEXED_SLICES = frozenset({"Identity", "Cast", "GatherV2"})
+
+
+def _dense(g: Any) -> Any:
+    if isinstance(g, IndexedSlices):
+        return indexed_slices_ops.indexed_slices_to_tensor(g)
+    return g
+
+
+def _aggregate(parts: Sequence[Any] | None) -> Any:
+    """The sum of one tensor's gradients (TF's _AggregatedGrads with ADD_N)."""
     if not parts:
         return None
     if len(parts) == 1:
         return parts[0]
-    return math_ops.add_n(list(parts))
+    if all(isinstance(g, Tensor) for g in parts):
+        return math_ops.add_n(list(parts))
+    return aggregate_indexed_slices_gradients(list(parts))
+
+
+def aggregate_indexed_slices_gradients(grads: list[Any]) -> Any:
+    """Gradients among which some are IndexedSlices: summed densely when any is a Tensor,
+    else one IndexedSlices of all their rows (repeated rows add up when applied)."""
+    if any(isinstance(g, Tensor) for g in grads):
+        return math_ops.add_n(grads)
+    slices = _as_indexed_slices_list(grads)
+    return IndexedSlices(
+        array_ops.concat([g.values for g in slices], 0),
+        array_ops.concat([g.indices for g in slices], 0),
+        slices[0].dense_shape,
+    )
+
+
+def _as_indexed_slices_list(grads: list[IndexedSlices]) -> list[IndexedSlices]:
+    """The slices with one index dtype: int64 for all when int32 and int64 mix (as TF)."""
+    int32 = [g for g in grads if g.indices.dtype.base_dtype == dtypes.int32]
+    if not int32 or len(int32) == len(grads):
+        return grads
+    return [
+        IndexedSlices(g.values, math_ops.cast(g.indices, dtypes.int64), g.dense_shape)
+        if g.indices.dtype.base_dtype == dtypes.int32
+        else g
+        for g in grads
+    ]
 
 
 class _null:

@@ -79,9 +79,51 @@ _CUPY_MAX_MIN_AT = frozenset(
 _SIGN_BIT = np.uint64(1 << 63)
 
 
+def occurrence_rounds(index: np.ndarray) -> list[np.ndarray] | None:
+    """Positions of a 1-D index grouped in rounds that name every value at most once: the
+    k-th occurrence of each value in round k. None when no value repeats (one round)."""
+    n = index.shape[0]
+    if n <= 2048 and len(set(index.tolist())) == n:
+        return None  # the usual case (rows summed first), checked the cheap way
+    order = np.argsort(index, kind="stable")
+    ordered = index[order]
+    first = np.ones(n, dtype=bool)
+    first[1:] = ordered[1:] != ordered[:-1]
+    if first.all():
+        return None
+    starts = np.maximum.accumulate(np.where(first, np.arange(n), 0))
+    occurrence = np.empty(n, dtype=np.int64)
+    occurrence[order] = np.arange(n) - starts
+    return [np.nonzero(occurrence == k)[0] for k in range(int(occurrence.max()) + 1)]
+
+
+def _add_rows_in_rounds(target: np.ndarray, index: np.ndarray, values: Any) -> bool:
+    """target[index] += values for a 1-D index with a value row per entry, as np.add.at adds
+    (each element in index order, so bit for bit the same) but vectorised per round of
+    distinct rows: np.add.at goes element by element. False when it does not apply."""
+    if index.ndim != 1 or index.dtype.kind not in "iu" or not index.size:
+        return False
+    values = np.asarray(values)
+    if values.ndim == 0 or values.shape[0] != index.shape[0]:
+        return False
+    rounds = occurrence_rounds(index)
+    if rounds is None:
+        target[index] += values
+        return True
+    for at in rounds:
+        target[index[at]] += values[at]
+    return True
+
+
 def scatter_add(xp: Any, target: Any, index: Any, values: Any) -> None:
     """target[index] += values, repeated indices accumulated (target C-contiguous)."""
     dtype = target.dtype
+    if (
+        is_numpy(xp)
+        and isinstance(index, np.ndarray)
+        and _add_rows_in_rounds(target, index, values)
+    ):
+        return
     if is_numpy(xp) or dtype in _CUPY_ADD_AT:
         xp.add.at(target, index, values)
     elif dtype.kind == "c":
@@ -127,6 +169,17 @@ def row_sums(xp: Any, rows: Any, ids: Any, num: int) -> Any:
     """sums[j] = sum of rows[i] with ids[i] == j, for rows [n, inner] of a real dtype, in
     float64 (out-of-place: the result is a new array)."""
     inner = rows.shape[1]
+    n = rows.shape[0]
+    if is_numpy(xp) and rows.dtype.kind in "biuf" and (n <= num or n * inner <= 1 << 16):
+        # Few rows (a sparse gradient's, an embedding's), or many segments: sort the rows by
+        # id and add each run up (the same float64 sums, in the same order, as bincount's),
+        # instead of one pass over all segments per column.
+        order = np.argsort(ids, kind="stable")
+        ordered = ids[order]
+        starts = np.flatnonzero(np.r_[True, ordered[1:] != ordered[:-1]])
+        out = np.zeros((num, inner), dtype=np.float64)
+        out[ordered[starts]] = np.add.reduceat(rows[order].astype(np.float64), starts, axis=0)
+        return out
     if is_numpy(xp) and rows.dtype.kind in "biuf" and inner <= _BINCOUNT_MAX_COLUMNS:
         out = np.empty((num, inner), dtype=np.float64)
         for j in range(inner):

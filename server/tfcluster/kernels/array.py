@@ -507,6 +507,8 @@ def _bad_index_message(indices: np.ndarray, limit: int) -> str:
 
 @kernel("GatherV2", host=[2])
 def gather(node: Any, xp: Any) -> Compute:
+    batch_dims_attr = int(node.attrs.get("batch_dims", 0))
+
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         params = xp.asarray(ins[0])
         indices = xp.asarray(ins[1])
@@ -517,9 +519,37 @@ def gather(node: Any, xp: Any) -> Compute:
         # One reduction (one device sync on a GPU) checks the bounds; take would wrap.
         if indices.size and bool(xp.any((indices < 0) | (indices >= limit))):
             raise invalid(_bad_index_message(host_array(indices), limit))
+        batch_dims = batch_dims_attr + indices.ndim if batch_dims_attr < 0 else batch_dims_attr
+        if batch_dims:
+            return (_batch_gather(xp, params, indices, axis, batch_dims),)
         return (xp.take(params, indices, axis=axis),)
 
     return compute
+
+
+def _batch_gather(xp: Any, params: Any, indices: Any, axis: int, batch_dims: int) -> Any:
+    """GatherV2 with batch_dims: within each of the leading batch entries (which params and
+    indices share), gather along `axis` at that entry's indices."""
+    if not 0 < batch_dims < max(indices.ndim, 1) or batch_dims > axis:
+        raise invalid(
+            f"batch_dims ({batch_dims}) must be less than rank(indices) ({indices.ndim}) and "
+            f"at most axis ({axis})"
+        )
+    for d in range(batch_dims):
+        if params.shape[d] != indices.shape[d]:
+            raise invalid(
+                f"params.shape[{d}]: {params.shape[d]} should be equal to "
+                f"indices.shape[{d}]: {indices.shape[d]}"
+            )
+    p_shape, i_shape = tuple(params.shape), tuple(indices.shape)
+    batch = int(np.prod(p_shape[:batch_dims], dtype=np.int64))
+    outer = int(np.prod(p_shape[batch_dims:axis], dtype=np.int64))
+    inner = int(np.prod(p_shape[axis + 1 :], dtype=np.int64))
+    flat = params.reshape(batch, outer, p_shape[axis], inner).transpose(0, 2, 1, 3)
+    rows = indices.reshape(batch, -1)
+    picked = flat[xp.arange(batch)[:, None], rows]  # [batch, n, outer, inner]
+    out_shape = p_shape[:axis] + i_shape[batch_dims:] + p_shape[axis + 1 :]
+    return picked.transpose(0, 2, 1, 3).reshape(out_shape)
 
 
 def _nd_index(

@@ -1,5 +1,5 @@
 """Kernels of the checkpoint ops (CPU): SaveV2 and RestoreV2 over the V2 tensor bundle,
-MergeV2Checkpoints, ShardedFilename and StringJoin.
+MergeV2Checkpoints and ShardedFilename (StringJoin and the regex matches are string_ops').
 
 They read and write files where the op runs, as TF's do. tf.train.Saver itself does not run
 them (it fetches values to the client and writes there); a program that runs a SaverDef's
@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 from typing import Any
 
 import numpy as np
@@ -108,60 +107,5 @@ def sharded_filename(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         base, shard, num = _str(ins[0]), int(ins[1]), int(ins[2])
         return (_string_scalar(f"{base}-{shard:05d}-of-{num:05d}"),)
-
-    return compute
-
-
-@kernel("StringJoin", devices=("CPU",))
-def string_join(node: Any, xp: Any) -> Any:
-    sep = node.attrs.get("separator", b"")
-    sep_b = sep if isinstance(sep, bytes) else str(sep).encode()
-
-    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        arrays = [np.asarray(x, dtype=object) for x in ins]
-        shapes = {a.shape for a in arrays if a.ndim}
-        if len(shapes) > 1:
-            raise errors.InvalidArgumentError(
-                None, None, f"Input shapes do not match: {sorted(shapes)}"
-            )
-        shape = shapes.pop() if shapes else ()
-        flat = [np.broadcast_to(a, shape).reshape(-1) for a in arrays]
-        out = np.empty(int(np.prod(shape, dtype=np.int64)), dtype=object)
-        for i in range(out.size):
-            out[i] = sep_b.join(
-                v if isinstance(v, bytes) else str(v).encode() for v in (f[i] for f in flat)
-            )
-        return (out.reshape(shape),)
-
-    return compute
-
-
-def _full_match(values: Any, pattern: str) -> np.ndarray:
-    regex = re.compile(pattern)
-    arr = np.asarray(values, dtype=object)
-    out = np.array(
-        [
-            regex.fullmatch(v.decode() if isinstance(v, bytes) else str(v)) is not None
-            for v in arr.reshape(-1)
-        ],
-        dtype=bool,
-    )
-    return out.reshape(arr.shape)
-
-
-@kernel("StaticRegexFullMatch", devices=("CPU",))
-def static_regex_full_match(node: Any, xp: Any) -> Any:
-    pattern = _str(node.attrs["pattern"])
-
-    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        return (_full_match(ins[0], pattern),)
-
-    return compute
-
-
-@kernel("RegexFullMatch", devices=("CPU",))
-def regex_full_match(node: Any, xp: Any) -> Any:
-    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        return (_full_match(ins[0], _str(ins[1])),)
 
     return compute

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors, func_graph, op_def_registry
+from tfcluster.framework.func_graph import ACCUMULATE_ATTR, SLICED_CAPTURES_ATTR
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.runtime.executor import Executor
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
@@ -93,7 +94,9 @@ def retval(node: Any, xp: Any) -> Any:
 class _Function:
     """One body, bound: call it with argument values, get its results."""
 
-    def __init__(self, func: Any, device: str, what: str) -> None:
+    def __init__(
+        self, func: Any, device: str, what: str, extra_fetches: Sequence[str] = ()
+    ) -> None:
         try:
             body = func_graph.parse_function(func, what)
         except ValueError as e:
@@ -112,12 +115,26 @@ class _Function:
         self.num_args = len(body.args)
         self.num_results = len(body.results)
         self._cache: dict[str, Any] = {}
+        # Value arguments are fed straight into the executor's slots (no _Arg kernel per call);
+        # variable references go through _RefArg, whose readers the executor dereferences.
+        self._fed = [i for i, a in enumerate(body.args) if not a[3]]
+        # Every argument fed: no _Arg kernel runs, so the caller's context serves as it is.
+        self._all_fed = len(self._fed) == len(body.args)
         self._executor = Executor(
-            nodes, [], body.results, targets, kernel_cache=self._cache, default_device=device
+            nodes,
+            [f"{body.args[i][0]}:0" for i in self._fed],
+            [*body.results, *extra_fetches],
+            targets,
+            kernel_cache=self._cache,
+            default_device=device,
         )
 
     def __call__(self, ctx: StepContext, args: Sequence[Any]) -> list[Any]:
-        return self._executor.run(CallContext(ctx, args), ())
+        # The functional ops' inputs are values (the executor reads variables before a
+        # kernel runs); variables captured by reference reach their _RefArg through `args`.
+        if self._all_fed:
+            return self._executor.run(ctx, args)
+        return self._executor.run(CallContext(ctx, args), [args[i] for i in self._fed])
 
 
 def _truthy(value: Any, what: str) -> bool:
@@ -159,8 +176,12 @@ def _while_kernel(node: Any, xp: Any) -> Any:
     num_vars = len(a["T"])
     has_max = bool(a.get("has_maximum_iterations", False))
     num_caps = len(node.inputs) - num_vars - (1 if has_max else 0)
+    # Body tensors whose every value the loop keeps (and returns) for its gradient.
+    accumulate = list(a.get(ACCUMULATE_ATTR) or ())
+    # Captures that are lists of a forward loop's values: one item per iteration, last first.
+    sliced = [int(p) for p in a.get(SLICED_CAPTURES_ATTR) or ()]
     cond_fn = _Function(a["cond"], node.device, f"{node.name} cond")
-    body_fn = _Function(a["body"], node.device, f"{node.name} body")
+    body_fn = _Function(a["body"], node.device, f"{node.name} body", accumulate)
     if cond_fn.num_args != num_vars + num_caps or body_fn.num_args != num_vars + num_caps:
         raise errors.InvalidArgumentError(
             None, None, f"{node.name}: cond and body must take {num_vars + num_caps} arguments"
@@ -183,14 +204,30 @@ def _while_kernel(node: Any, xp: Any) -> Any:
                     None, None, f"maximum_iterations must be non-negative, got {limit}"
                 )
         i = 0
+        kept: list[list[Any]] = [[] for _ in accumulate]
+        lists = [(p, ins[num_vars + p]) for p in sliced]
+        for p, items in lists:
+            if not isinstance(items, list):
+                raise errors.InvalidArgumentError(
+                    None, None, f"{node.name}: capture {p} is not a list of loop values"
+                )
         while limit is None or i < limit:
             ctx.time_left()  # the step's deadline and cancellation bound a runaway loop
             (go,) = cond_fn(ctx, loop_vars + captures)
             if not _truthy(go, "The loop condition"):
                 break
-            loop_vars = body_fn(ctx, loop_vars + captures)
+            for p, items in lists:
+                if i >= len(items):
+                    raise errors.InvalidArgumentError(
+                        None, None, f"{node.name}: iteration {i} has no kept value ({len(items)})"
+                    )
+                captures[p] = items[len(items) - 1 - i]
+            out = body_fn(ctx, loop_vars + captures)
+            loop_vars = out[:num_vars]
+            for values, v in zip(kept, out[num_vars:]):
+                values.append(v)
             i += 1
-        return (*loop_vars, np.int32(i))
+        return (*loop_vars, np.int32(i), *kept)
 
     return compute
 

@@ -1,9 +1,11 @@
 """Scatter kernels over xp: updates of variables at rows (Scatter*) or at n-d indices
 (ScatterNd*), and their functional twins on tensors (TensorScatter*).
 
-A variable gets a new array (its old value stays intact for readers that hold it), so a
-scatter is a copy plus one vectorised update: repeated indices accumulate for add/sub/mul/
-div/max/min, and for updates one of the repeated rows wins, as in TF.
+A variable's rows are written in place, as TF's are, when nothing but the variable holds its
+array; else the variable gets a new array and readers keep the old one (kernels/in_place.py):
+a scatter into a big embedding costs what its rows cost. One vectorised update: repeated
+indices accumulate for add/sub/mul/div/max/min, and for updates one of the repeated rows wins,
+as in TF. The functional TensorScatter* ops write into a copy.
 """
 
 from __future__ import annotations
@@ -14,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.kernels import _xp_util as u
+from tfcluster.kernels import in_place
 from tfcluster.kernels.registry import kernel
 from tfcluster.kernels.segment_reduction import reduce_rows
 
@@ -29,9 +32,12 @@ def _truncating_divide(xp: Any, x: Any, y: Any) -> Any:
     return xp.where((x < 0) != (y < 0), -quotient, quotient)
 
 
-def apply_rows(xp: Any, mode: str, base: Any, rows: Any, updates: Any) -> Any:
-    """A copy of base ([n, inner]) with `updates` ([k, inner]) applied at row indices `rows`."""
-    out = base.copy()
+def apply_rows(
+    xp: Any, mode: str, base: Any, rows: Any, updates: Any, into_base: bool = False
+) -> Any:
+    """base ([n, inner]) with `updates` ([k, inner]) applied at row indices `rows`: a copy, or
+    base itself written (into_base)."""
+    out = base if into_base else base.copy()
     if rows.size == 0:
         return out
     if mode == "update":
@@ -58,8 +64,11 @@ def apply_rows(xp: Any, mode: str, base: Any, rows: Any, updates: Any) -> Any:
     return out
 
 
-def _scatter_rows(xp: Any, mode: str, params: Any, indices: Any, updates: Any) -> Any:
-    """Scatter* on a value: rows of params at `indices` (any shape)."""
+def _scatter_rows(
+    xp: Any, mode: str, params: Any, indices: Any, updates: Any, into_params: bool = False
+) -> Any:
+    """Scatter* on a value: rows of params at `indices` (any shape); params (C-contiguous)
+    written itself with into_params, once every argument checked."""
     if params.ndim < 1:
         raise u.invalid("Parameter must be at least a vector")
     want = tuple(indices.shape) + tuple(params.shape[1:])
@@ -76,7 +85,7 @@ def _scatter_rows(xp: Any, mode: str, params: Any, indices: Any, updates: Any) -
         raise u.invalid(f"indices[{i}] = {int(flat[i])} is not in [0, {params.shape[0]})")
     base = params.reshape((params.shape[0], -1))
     rows = xp.broadcast_to(updates, want).reshape((flat.size, base.shape[1]))
-    out = apply_rows(xp, mode, base, flat, rows.astype(params.dtype, copy=False))
+    out = apply_rows(xp, mode, base, flat, rows.astype(params.dtype, copy=False), into_params)
     return out.reshape(params.shape)
 
 
@@ -106,8 +115,11 @@ def nd_rows(xp: Any, shape: tuple[int, ...], indices: Any, what: str) -> tuple[A
     return rows, depth
 
 
-def scatter_nd_value(xp: Any, mode: str, params: Any, indices: Any, updates: Any) -> Any:
-    """params with updates applied at n-d indices (ScatterNd*, TensorScatter*)."""
+def scatter_nd_value(
+    xp: Any, mode: str, params: Any, indices: Any, updates: Any, into_params: bool = False
+) -> Any:
+    """params with updates applied at n-d indices (ScatterNd*, TensorScatter*): a copy, or
+    params (C-contiguous) itself with into_params, once every argument checked."""
     shape = tuple(params.shape)
     rows, depth = nd_rows(xp, shape, indices, "shape")
     want = tuple(indices.shape[:-1]) + shape[depth:]
@@ -119,7 +131,7 @@ def scatter_nd_value(xp: Any, mode: str, params: Any, indices: Any, updates: Any
     outer = int(np.prod(shape[:depth], dtype=np.int64))
     base = params.reshape((outer, -1))
     values = updates.reshape((rows.shape[0], base.shape[1])).astype(params.dtype, copy=False)
-    return apply_rows(xp, mode, base, rows, values).reshape(shape)
+    return apply_rows(xp, mode, base, rows, values, into_params).reshape(shape)
 
 
 def _variable_scatter(mode: str, nd: bool) -> Callable[[Any, Any], Compute]:
@@ -128,9 +140,13 @@ def _variable_scatter(mode: str, nd: bool) -> Callable[[Any, Any], Compute]:
         name = node.name
 
         def update(ref: Any, indices: Any, updates: Any) -> None:
-            old = u.read_variable(xp, ref, name)
             fn = scatter_nd_value if nd else _scatter_rows
-            u.store_variable(xp, ref, fn(xp, mode, old, indices, updates))
+            target = in_place.writable_value(xp, ref, name)
+            try:
+                fn(xp, mode, target, indices, updates, True)
+            finally:
+                del target
+                in_place.done(ref)
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             ref, indices, updates = ins

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 from tensorboardX.proto import summary_pb2, tensor_pb2, tensor_shape_pb2
 
-from tfcluster.framework import errors
+from tfcluster.framework import dtypes, errors
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 
 
@@ -55,24 +55,20 @@ def histogram_proto(values: np.ndarray) -> summary_pb2.HistogramProto:
     # Bucket i counts values v with limits[i-1] <= v < limits[i] (upper_bound, as in TF).
     idx = np.searchsorted(_BUCKET_LIMITS, x, side="right")
     counts = np.bincount(idx, minlength=len(_BUCKET_LIMITS))[: len(_BUCKET_LIMITS)]
-    limits, buckets = [], []
-    i = 0
-    n = len(counts)
-    while i < n:
-        end, count = _BUCKET_LIMITS[i], counts[i]
-        j = i + 1
-        while count == 0 and j < n and counts[j] == 0:
-            end = _BUCKET_LIMITS[j]
-            j += 1
-        limits.append(float(end))
-        buckets.append(float(count))
-        i = j
+    # Every non-empty bucket, and each run of empty ones as one bucket ending where the run
+    # ends (vectorised: the kept positions are the non-empty ones and the ends of empty runs).
+    empty = counts == 0
+    run_end = empty.copy()
+    run_end[:-1] &= ~empty[1:]
+    kept = np.flatnonzero(~empty | run_end)
+    limits = _BUCKET_LIMITS[kept]
+    buckets = counts[kept].astype(np.float64)
     # Trim the empty runs at both ends: TensorBoard needs only the occupied range.
-    lo = next(k for k, c in enumerate(buckets) if c > 0)
-    hi = max(k for k, c in enumerate(buckets) if c > 0)
-    start = max(lo - 1, 0)
-    h.bucket_limit.extend(limits[start : hi + 1])
-    h.bucket.extend(buckets[start : hi + 1])
+    occupied = np.flatnonzero(buckets > 0)
+    start = max(int(occupied[0]) - 1, 0)
+    stop = int(occupied[-1]) + 1
+    h.bucket_limit.extend(limits[start:stop].tolist())
+    h.bucket.extend(buckets[start:stop].tolist())
     return h
 
 
@@ -107,15 +103,28 @@ def histogram_summary(node: Any, xp: Any) -> Any:
 @kernel("TensorSummaryV2", devices=CPU_ONLY)
 def tensor_summary(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        arr = np.asarray(ins[1], dtype=object)
+        arr = np.asarray(ins[1])
         shape = tensor_shape_pb2.TensorShapeProto(
             dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=d) for d in arr.shape]
         )
-        vals = [v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1)]
-        tensor = tensor_pb2.TensorProto(dtype=7, tensor_shape=shape, string_val=vals)
-        meta = summary_pb2.SummaryMetadata(
-            plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="text")
-        )
+        if arr.dtype == object or arr.dtype.kind in "SU":
+            vals = [v if isinstance(v, bytes) else str(v).encode() for v in arr.reshape(-1)]
+            tensor = tensor_pb2.TensorProto(dtype=7, tensor_shape=shape, string_val=vals)
+        else:
+            # Raw little-endian bytes, as TF's AsProtoTensorContent writes them.
+            enum = dtypes.as_dtype(arr.dtype).as_datatype_enum
+            content = np.ascontiguousarray(arr).astype(arr.dtype.newbyteorder("<")).tobytes()
+            tensor = tensor_pb2.TensorProto(dtype=enum, tensor_shape=shape, tensor_content=content)
+        meta = summary_pb2.SummaryMetadata()
+        if len(ins) > 2:
+            try:
+                meta.ParseFromString(_bytes_of(ins[2]))
+            except Exception as e:
+                raise errors.InvalidArgumentError(
+                    None, None, f"Could not parse serialized_summary_metadata: {e}"
+                ) from None
+        else:  # the two-input form this project's text summaries had
+            meta.plugin_data.plugin_name = "text"
         s = summary_pb2.Summary()
         s.value.add(tag=_as_str(ins[0]), metadata=meta, tensor=tensor)
         return (_string(s.SerializeToString()),)

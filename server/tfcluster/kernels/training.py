@@ -12,7 +12,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tfcluster.framework import errors
-from tfcluster.kernels.common import Compute
+from tfcluster.kernels.common import Compute, frozen
 from tfcluster.kernels.registry import kernel
 from tfcluster.kernels.state import locked
 from tfcluster.runtime.resources import VariableRef
@@ -58,7 +58,9 @@ def _apply_kernel(node: Any, xp: Any, num_refs: int, fn: UpdateFn, grad_index: i
                     )
             news = fn(olds, others)
             for r, new in zip(refs, news):
-                r.value = xp.asarray(new, dtype=dtype)
+                # Read-only (numpy): a client that fetches the variable gets a copy, never
+                # the variable's own array.
+                r.value = frozen(xp.asarray(new, dtype=dtype))
                 r.generation += 1
         return (refs[0],)
 

@@ -1050,19 +1050,38 @@ def _pack_indices(values: list[Any], dtype: dtypes.DType) -> Tensor:
 
 # ---- gathers and scatters ----------------------------------------------------------------
 def _gather_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    """params.shape[:axis] + indices.shape[batch_dims:] + params.shape[axis + 1:]."""
     params, indices, axis_t = inputs
     dtype = params.dtype.base_dtype
     axis_v = _scalar_value(axis_t)
+    batch_dims = int(attrs.get("batch_dims", 0))
     if params.shape.ndims == 0:
         raise ValueError("Shape must be at least rank 1 but is rank 0")
     if axis_v is None or params.shape.ndims is None or indices.shape.ndims is None:
         return [(dtype, TensorShape(None))]
     p = params.shape.as_list()
+    i = indices.shape.as_list()
     if not -len(p) <= axis_v < len(p):
         need = axis_v + 1 if axis_v >= 0 else -axis_v
         raise ValueError(f"Shape must be at least rank {need} but is rank {len(p)}")
     axis = axis_v + len(p) if axis_v < 0 else axis_v
-    return [(dtype, TensorShape(p[:axis] + indices.shape.as_list() + p[axis + 1 :]))]
+    if batch_dims < 0:
+        batch_dims += len(i)
+    if batch_dims:
+        if not 0 < batch_dims < len(i):
+            raise ValueError(
+                f"batch_dims ({batch_dims}) must be less than rank(indices) ({len(i)})"
+            )
+        if batch_dims > axis:
+            raise ValueError(
+                f"batch_dims ({batch_dims}) must be less than or equal to axis ({axis})"
+            )
+        if not TensorShape(p[:batch_dims]).is_compatible_with(TensorShape(i[:batch_dims])):
+            raise ValueError(
+                f"params.shape[:{batch_dims}] {p[:batch_dims]} and indices.shape[:{batch_dims}] "
+                f"{i[:batch_dims]} must be equal"
+            )
+    return [(dtype, TensorShape(p[:axis] + i[batch_dims:] + p[axis + 1 :]))]
 
 
 def _gather_nd_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -1123,19 +1142,24 @@ def gather(
     indices: Any,
     validate_indices: Any = None,
     name: str | None = None,
-    axis: Any = 0,
+    axis: Any = None,
     batch_dims: int = 0,
 ) -> Tensor:
-    if batch_dims != 0:
-        raise ValueError("batch_dims other than 0 is not supported by tf.gather here")
+    """Slices of params along `axis` (default: the first after the batch_dims leading
+    dimensions that params and indices share) at `indices`."""
+    if not isinstance(batch_dims, int | np.integer):
+        raise TypeError(f"batch_dims must be an int; got {batch_dims!r}")
+    if axis is None:
+        axis = batch_dims
     with name_scope(name, "GatherV2", [params, indices, axis]) as scope:
         p = convert_to_tensor(params, name="params")
         i = _indices_tensor(indices)
-        a = _int_tensor(0 if axis is None else axis, "axis")
+        a = _int_tensor(axis, "axis")
         attrs = {
             "Tparams": p.dtype.base_dtype,
             "Tindices": i.dtype.base_dtype,
             "Taxis": a.dtype.base_dtype,
+            "batch_dims": int(batch_dims),
         }
         return _output("GatherV2", [p, i, a], attrs, scope)
 

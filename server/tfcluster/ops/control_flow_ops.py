@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dtypes, indexed_slices, op_def_registry
 from tfcluster.framework.func_graph import (
+    ACCUMULATE_ATTR,
     ARG_OPS,
     FUNCTIONAL_OPS,
     FuncGraph,
@@ -28,7 +29,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
-from tfcluster.ops import array_ops, constant_op
+from tfcluster.ops import array_ops, constant_op, tensor_array_ops
 from tfcluster.ops.op_util import Outputs, make_op
 
 op_def_registry.register("NoOp", op_def_registry.no_outputs)
@@ -70,6 +71,8 @@ def _as_op(x: Any) -> Operation:
         return x.op
     if isinstance(x, Operation):
         return x
+    if isinstance(x, indexed_slices.IndexedSlices):
+        return x.op
     raise TypeError(f"Expected an Operation or Tensor, got {x!r}")
 
 
@@ -85,8 +88,17 @@ def tuple_(
                 out.append(None)
                 continue
             with control_dependencies([gating]):
-                out.append(array_ops.identity(t, name=scope.rstrip("/") + "/control_dependency"))
+                out.append(_gated(t, scope.rstrip("/") + "/control_dependency"))
         return out
+
+
+def _gated(t: Any, name: str) -> Any:
+    """t through an Identity (the values of an IndexedSlices, as TF gates them)."""
+    if isinstance(t, indexed_slices.IndexedSlices):
+        return indexed_slices.IndexedSlices(
+            array_ops.identity(t.values, name=name), t.indices, t.dense_shape
+        )
+    return array_ops.identity(t, name=name)
 
 
 def with_dependencies(
@@ -100,7 +112,7 @@ def with_dependencies(
         if isinstance(output_tensor, Operation):
             with control_dependencies([output_tensor]):
                 return no_op(name=scope)
-        return array_ops.identity(output_tensor, name=scope)
+        return _gated(output_tensor, scope)
 
 
 # ---- functional control flow: tf.cond, tf.case, tf.while_loop ------------------------------
@@ -116,13 +128,21 @@ def _functional_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Output
 def _while_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     shapes = attrs.get("output_shapes") or [TensorShape(None)] * len(attrs["T"])
     loop_vars = [(dt, TensorShape(s)) for dt, s in zip(attrs["T"], shapes)]
-    return [*loop_vars, (dtypes.int32, TensorShape([]))]  # + the trip count
+    # + the trip count, + per accumulated body tensor the list of its values, one per
+    # iteration (what the loop's gradient reads instead of recomputing; see
+    # gradients/control_flow_grad.py).
+    accumulators = [(dtypes.variant, TensorShape([]))] * len(attrs.get(ACCUMULATE_ATTR) or ())
+    return [*loop_vars, (dtypes.int32, TensorShape([])), *accumulators]
 
 
 op_def_registry.register("If", _functional_infer, stateful=True)
 op_def_registry.register("StatelessIf", _functional_infer)
 op_def_registry.register("While", _while_infer, stateful=True)
 op_def_registry.register("StatelessWhile", _while_infer)
+
+
+# Values that exist only in one task during one step: their consumers run where they are made.
+_PER_STEP_DTYPES = (dtypes.variant, dtypes.resource)
 
 
 def _relaxed_shape(a: TensorShape, b: TensorShape) -> TensorShape:
@@ -224,11 +244,21 @@ def _create_functional_op(
     refs: Sequence[Tensor],
     controls: Sequence[Operation],
 ) -> Operation:
-    """Creates the op colocated with every variable it updates (it must run where they live)."""
+    """Creates the op colocated with every variable it updates and with the producers of the
+    per-step values it takes (TensorArray handles, a loop's accumulators): it must run where
+    they live."""
     with contextlib.ExitStack() as stack:
         for r in refs:
             stack.enter_context(graph.colocate_with(r.op))
-        return graph.create_op(op_type, inputs, attrs, name=name, control_inputs=controls)
+        op = graph.create_op(op_type, inputs, attrs, name=name, control_inputs=controls)
+    # Joins their colocation groups without giving up its own device scope.
+    groups = list(op.attrs.get("_class", []))
+    for t in inputs:
+        if t.dtype.base_dtype in _PER_STEP_DTYPES and t.op.type != "_RefHandle":
+            groups.extend(g for g in t.op.colocation_groups() if g not in groups)
+    if groups:
+        op._set_attr("_class", groups)
+    return op
 
 
 def _build_branch(
@@ -236,7 +266,8 @@ def _build_branch(
 ) -> tuple[FuncGraph, Any, list[Any]]:
     """Calls `fn` inside a new body; returns it, its result structure and flat results."""
     fg = FuncGraph(name, graph)
-    with fg.as_default():
+    # Its ops are named in the cond's scope, as TF1 names the ops of a branch.
+    with fg.as_default(), fg.name_scope(name.rsplit("/", 1)[0] + "/"):
         result = fn()
         if result is None:
             raise ValueError(f"{what} must have a return value.")
@@ -251,7 +282,7 @@ def _build_branch(
             elif leaf is None:
                 raise ValueError(f"{what} returned None inside its result structure")
             else:
-                flat.append(fg.capture(convert_to_tensor(leaf)))
+                flat.append(fg.capture(convert_to_tensor(_flow_of(leaf))))
     return fg, result, flat
 
 
@@ -327,7 +358,7 @@ def cond(
         )
         outputs = iter(op.outputs[: len(then_outs)])
         flat_result = [op if isinstance(leaf, Operation) else next(outputs) for leaf in then_flat]
-        return pack_as(then_res, flat_result)
+        return pack_as(then_res, _with_arrays(flatten(then_res), flat_result))
 
 
 def _make_if(
@@ -437,7 +468,9 @@ def while_loop(
         raise TypeError("parallel_iterations must be a positive integer.")
     is_seq = isinstance(loop_vars, (list, tuple, dict))
     structure = loop_vars if is_seq else [loop_vars]
-    flat_in = flatten(structure)
+    # TensorArrays travel as their flow; the body and the results see TensorArrays again.
+    templates = flatten(structure)
+    flat_in = [_flow_of(v) for v in templates]
     if not flat_in:
         raise ValueError("No loop variables provided")
     graph = get_graph_from_inputs(flat_in)
@@ -448,34 +481,83 @@ def while_loop(
         op_name = scope[:-1]
         init = [convert_to_tensor(v) for v in flat_in]
         init = [t if not t.dtype.is_ref_dtype else _value_of(t) for t in init]
-        invariants = _loop_invariants(structure, init, shape_invariants, is_seq)
+        invariants = _loop_invariants(structure, init, shape_invariants, is_seq, templates)
         max_iter = _max_iterations(maximum_iterations)
         cond_fg = FuncGraph(f"{op_name}/cond", graph)
         body_fg = FuncGraph(f"{op_name}/body", graph)
-        cond_out = _build_cond(cond_fg, cond, structure, init, invariants, is_seq)
-        body_outs = _build_body(body_fg, body, structure, init, invariants, is_seq)
-        inputs, refs, (cond_args, body_args), controls = _functional_inputs(
-            graph, init, [cond_fg, body_fg]
+        # TF1 counts the iterations in a first loop variable when there is a maximum.
+        first = 0 if max_iter is None else 1
+        cond_out = _build_cond(cond_fg, cond, structure, init, invariants, is_seq, templates, first)
+        body_outs = _build_body(
+            body_fg, body, structure, init, invariants, is_seq, templates, first
+        )
+        op = make_while(
+            graph,
+            op_name,
+            init,
+            invariants,
+            cond_fg,
+            cond_out,
+            body_fg,
+            body_outs,
+            parallel_iterations=parallel_iterations,
+            back_prop=back_prop,
+            max_iter=max_iter,
         )
         num_vars = len(init)
-        attrs = {
-            "T": [t.dtype.base_dtype for t in init],
-            "Tcaptures": [t.dtype.base_dtype for t in inputs[num_vars:]],
-            "output_shapes": invariants,
-            "cond": cond_fg.to_function(cond_args, [cond_out]),
-            "body": body_fg.to_function(body_args, body_outs),
-            "parallel_iterations": int(parallel_iterations),
-            "back_prop": bool(back_prop),
-            "has_maximum_iterations": max_iter is not None,
-        }
-        if max_iter is not None:
-            inputs.append(max_iter)
-        op_type = "While" if cond_fg.is_stateful() or body_fg.is_stateful() else "StatelessWhile"
-        op = _create_functional_op(graph, op_type, inputs, attrs, op_name + "/", refs, controls)
-        results = op.outputs[:num_vars]
+        results = _with_arrays(templates, op.outputs[:num_vars])
         if not is_seq or (len(results) == 1 and not return_same_structure):
             return results[0]
         return pack_as(structure, results)
+
+
+def make_while(
+    graph: Graph,
+    op_name: str,
+    init: Sequence[Tensor],
+    invariants: Sequence[TensorShape],
+    cond_fg: FuncGraph,
+    cond_out: Tensor,
+    body_fg: FuncGraph,
+    body_outs: Sequence[Tensor],
+    parallel_iterations: int = 10,
+    back_prop: bool = True,
+    max_iter: Tensor | None = None,
+) -> Operation:
+    """The While op of built cond and body graphs: their explicit arguments are the loop
+    variables (`init`), their captures become the op's further inputs."""
+    inputs, refs, (cond_args, body_args), controls = _functional_inputs(
+        graph, init, [cond_fg, body_fg]
+    )
+    num_vars = len(init)
+    attrs = {
+        "T": [t.dtype.base_dtype for t in init],
+        "Tcaptures": [t.dtype.base_dtype for t in inputs[num_vars:]],
+        "output_shapes": list(invariants),
+        "cond": cond_fg.to_function(cond_args, [cond_out]),
+        "body": body_fg.to_function(body_args, body_outs),
+        "parallel_iterations": int(parallel_iterations),
+        "back_prop": bool(back_prop),
+        "has_maximum_iterations": max_iter is not None,
+    }
+    if max_iter is not None:
+        inputs.append(max_iter)
+    op_type = "While" if cond_fg.is_stateful() or body_fg.is_stateful() else "StatelessWhile"
+    return _create_functional_op(graph, op_type, inputs, attrs, op_name + "/", refs, controls)
+
+
+def _flow_of(value: Any) -> Any:
+    return value.flow if isinstance(value, tensor_array_ops.TensorArray) else value
+
+
+def _with_arrays(templates: Sequence[Any], values: Sequence[Any]) -> list[Any]:
+    """Loop values with a TensorArray again wherever the loop variable was one."""
+    return [
+        tensor_array_ops.build_ta_with_new_flow(t, v)
+        if isinstance(t, tensor_array_ops.TensorArray)
+        else v
+        for t, v in zip(templates, values)
+    ]
 
 
 def _value_of(ref: Tensor) -> Tensor:
@@ -483,7 +565,11 @@ def _value_of(ref: Tensor) -> Tensor:
 
 
 def _loop_invariants(
-    structure: Any, init: Sequence[Tensor], shape_invariants: Any, is_seq: bool
+    structure: Any,
+    init: Sequence[Tensor],
+    shape_invariants: Any,
+    is_seq: bool,
+    templates: Sequence[Any],
 ) -> list[TensorShape]:
     if shape_invariants is None:
         return [t.shape for t in init]
@@ -491,7 +577,10 @@ def _loop_invariants(
     if not _same_invariant_structure(structure, inv_structure):
         raise ValueError("shape_invariants must have the same structure as loop_vars")
     invariants = [as_shape(s) for s in _flatten_shapes(inv_structure)]
-    for t, inv in zip(init, invariants):
+    for i, (t, inv) in enumerate(zip(init, invariants)):
+        if isinstance(templates[i], tensor_array_ops.TensorArray):
+            invariants[i] = t.shape  # a TensorArray's invariant says nothing of its flow
+            continue
         if not _shape_at_most(t.shape, inv):
             raise ValueError(
                 f"The shape invariant specified for {t.name} is not compatible with the initial "
@@ -534,13 +623,23 @@ def _max_iterations(maximum_iterations: Any) -> Tensor | None:
 
 
 def _loop_args(
-    fg: FuncGraph, structure: Any, init: Sequence[Tensor], invariants: Sequence[TensorShape]
+    fg: FuncGraph,
+    structure: Any,
+    init: Sequence[Tensor],
+    invariants: Sequence[TensorShape],
+    templates: Sequence[Any],
+    stem: str,
+    first: int,
 ) -> Any:
-    args = [
-        fg.add_arg(t.dtype.base_dtype, inv, f"loop_var_{i}")
-        for i, (t, inv) in enumerate(zip(init, invariants))
-    ]
-    return pack_as(structure, args)
+    """The loop variables as the body (or cond) sees them, named as TF1 names the tensors
+    there: <while scope>/Identity_<i> in the body, <while scope>/Merge_<i> in the cond (i counts
+    from 1 when maximum_iterations adds TF1's iteration counter as the first loop variable)."""
+    scope = fg.get_name_scope()
+    args = []
+    for i, (t, inv) in enumerate(zip(init, invariants), start=first):
+        name = f"{scope}/{stem}" + (f"_{i}" if i else "")
+        args.append(fg.add_arg(t.dtype.base_dtype, inv, name))
+    return pack_as(structure, _with_arrays(templates, args))
 
 
 def _call(fn: Callable[..., Any], packed: Any, is_seq: bool) -> Any:
@@ -558,9 +657,11 @@ def _build_cond(
     init: Sequence[Tensor],
     invariants: Sequence[TensorShape],
     is_seq: bool,
+    templates: Sequence[Any],
+    first: int,
 ) -> Tensor:
-    with fg.as_default():
-        packed = _loop_args(fg, structure, init, invariants)
+    with fg.as_default(), fg.name_scope(fg.name.rsplit("/", 1)[0] + "/"):
+        packed = _loop_args(fg, structure, init, invariants, templates, "Merge", first)
         out = fg.capture(convert_to_tensor(_call(fn, packed, is_seq)))
     _check_scalar_bool(out, "The result of the while_loop cond")
     return out
@@ -573,9 +674,11 @@ def _build_body(
     init: Sequence[Tensor],
     invariants: Sequence[TensorShape],
     is_seq: bool,
+    templates: Sequence[Any],
+    first: int,
 ) -> list[Tensor]:
-    with fg.as_default():
-        packed = _loop_args(fg, structure, init, invariants)
+    with fg.as_default(), fg.name_scope(fg.name.rsplit("/", 1)[0] + "/"):
+        packed = _loop_args(fg, structure, init, invariants, templates, "Identity", first)
         result = _call(fn, packed, is_seq)
         if not is_seq or (len(init) == 1 and not isinstance(result, (list, tuple, dict))):
             result = (
@@ -587,7 +690,17 @@ def _build_body(
                 f"{_describe(structure)} vs {_describe(result)}"
             )
         outs = []
-        for i, (leaf, t, inv) in enumerate(zip(flatten(result), init, invariants)):
+        for i, (leaf, t, inv, template) in enumerate(
+            zip(flatten(result), init, invariants, templates)
+        ):
+            if isinstance(leaf, tensor_array_ops.TensorArray) != isinstance(
+                template, tensor_array_ops.TensorArray
+            ):
+                raise TypeError(
+                    f"Loop var {i} is a TensorArray in one of loop_vars and the body's result but "
+                    "not in the other"
+                )
+            leaf = _flow_of(leaf)
             if isinstance(leaf, Tensor) and leaf.dtype.base_dtype != t.dtype.base_dtype:
                 raise TypeError(
                     f"Loop var {t.name} enters the loop with type {t.dtype.base_dtype.name}, but "

@@ -343,7 +343,7 @@ class ConditionalAccumulator:
                 "AccumulatorNumAccumulated",
                 [self._accumulator_ref],
                 {},
-                name=name or "AccumulatorNumAccumulated",
+                name=name or f"{self._name}_NumAccumulated",  # TF's default name
             ).outputs[0]
 
     def set_global_step(self, new_global_step: Any, name: str | None = None) -> Operation:

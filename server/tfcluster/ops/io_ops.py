@@ -1,5 +1,5 @@
 """The checkpoint ops of TF's gen_io_ops (SaveV2, RestoreV2, MergeV2Checkpoints,
-ShardedFilename) and StringJoin, which the Saver's sharded save path uses.
+ShardedFilename); StringJoin, which the Saver's sharded save path uses, is string_ops'.
 
 Their graph shape is TensorFlow's: a Saver's `save/` scope holds these nodes, named as TF
 names them, so that a MetaGraphDef's SaverDef works in TensorFlow (and TF's in tfcluster).
@@ -13,6 +13,7 @@ from typing import Any
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops import string_ops
 from tfcluster.ops.op_util import Outputs, make_op
 
 
@@ -24,27 +25,10 @@ def _string_scalar(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return [(dtypes.string, TensorShape([]))]
 
 
-def _regex_full_match_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    return [(dtypes.bool_, inputs[0].shape)]
-
-
-def _string_join_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    shape = TensorShape([])
-    for t in inputs:
-        if t.shape.ndims != 0:
-            shape = t.shape
-    return [(dtypes.string, shape)]
-
-
 op_def_registry.register("SaveV2", op_def_registry.no_outputs, stateful=True)
 op_def_registry.register("RestoreV2", _restore_infer, stateful=True)
 op_def_registry.register("MergeV2Checkpoints", op_def_registry.no_outputs, stateful=True)
 op_def_registry.register("ShardedFilename", _string_scalar)
-op_def_registry.register("StringJoin", _string_join_infer)
-# TF 2.x's sharded Saver graph tests the prefix for "s3://" with StaticRegexFullMatch; its
-# SavedModels and .meta files need it here.
-op_def_registry.register("StaticRegexFullMatch", _regex_full_match_infer)
-op_def_registry.register("RegexFullMatch", _regex_full_match_infer)
 
 
 def _strings(value: Any, name: str) -> Tensor:
@@ -111,13 +95,9 @@ def sharded_filename(basename: Any, shard: Any, num_shards: Any, name: str | Non
 
 
 def static_regex_full_match(input: Any, pattern: str, name: str | None = None) -> Tensor:
-    with name_scope(name, "StaticRegexFullMatch") as scope:
-        t = _strings(input, "input")
-        return make_op("StaticRegexFullMatch", [t], {"pattern": pattern}, name=scope).outputs[0]
+    # TF 2.x's sharded Saver graph tests the prefix for "s3://" with StaticRegexFullMatch.
+    return string_ops.regex_full_match(input, pattern, name=name)
 
 
 def string_join(inputs: Sequence[Any], separator: str = "", name: str | None = None) -> Tensor:
-    with name_scope(name, "StringJoin") as scope:
-        values = [_strings(v, f"inputs_{i}") for i, v in enumerate(inputs)]
-        attrs = {"N": len(values), "separator": separator}
-        return make_op("StringJoin", values, attrs, name=scope).outputs[0]
+    return string_ops.string_join(inputs, separator=separator, name=name)

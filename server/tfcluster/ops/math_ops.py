@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, op_def_registry, tensor_util
+from tfcluster.framework import dtypes, indexed_slices, op_def_registry, sparse_tensor, tensor_util
 from tfcluster.framework.graph import (
     Tensor,
     convert_to_tensor,
@@ -739,8 +739,17 @@ def reciprocal_grad(y: Tensor, dy: Tensor, name: str | None = None) -> Tensor:
 
 # ---- casts --------------------------------------------------------------------------------
 def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
-    """x as `dtype`; a tensor already of that dtype is returned as it is (as in TF)."""
+    """x as `dtype`; a tensor already of that dtype is returned as it is (as in TF). An
+    IndexedSlices or SparseTensor keeps its indices and casts its values."""
     dst = dtypes.as_dtype(dtype).base_dtype
+    if isinstance(x, Tensor) and x.dtype.base_dtype == dst:
+        return x
+    if isinstance(x, indexed_slices.IndexedSlices | sparse_tensor.SparseTensor):
+        with name_scope(name, "Cast", [x]) as scope:
+            values = cast(x.values, dst, name=scope)
+            if isinstance(x, sparse_tensor.SparseTensor):
+                return sparse_tensor.SparseTensor(x.indices, values, x.dense_shape)  # type: ignore[return-value]
+            return indexed_slices.IndexedSlices(values, x.indices, x.dense_shape)  # type: ignore[return-value]
     with name_scope(name, "Cast", [x]) as scope:
         t = convert_to_tensor(x, name="x")
         src = t.dtype.base_dtype

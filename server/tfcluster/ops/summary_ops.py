@@ -13,6 +13,9 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
+import numpy as np
+from tensorboardX.proto import summary_pb2
+
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import (
     GraphKeys,
@@ -56,8 +59,17 @@ op_def_registry.register("ScalarSummary", _scalar_infer)
 op_def_registry.register("HistogramSummary", _histogram_infer)
 op_def_registry.register("TensorSummaryV2", lambda inputs, attrs: list(_STRING_SCALAR))
 op_def_registry.register("MergeSummary", _merge_infer)
+op_def_registry.register("ImageSummary", _histogram_infer)
+op_def_registry.register("AudioSummaryV2", _histogram_infer)
 # The op types this module adds (gradients/summary_grad.py marks them not differentiable).
-OP_TYPES = ("ScalarSummary", "HistogramSummary", "TensorSummaryV2", "MergeSummary")
+OP_TYPES = (
+    "ScalarSummary",
+    "HistogramSummary",
+    "TensorSummaryV2",
+    "MergeSummary",
+    "ImageSummary",
+    "AudioSummaryV2",
+)
 
 _INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w\.]")
 
@@ -126,9 +138,90 @@ def text(name: str, tensor: Any, collections: Sequence[str] | None = None) -> Te
     t = convert_to_tensor(tensor)
     if t.dtype.base_dtype != dtypes.string:
         raise ValueError(f"Expected tensor {t.name} to have dtype string, got {t.dtype.name}")
-    with summary_scope(name, values=[t]) as (tag, scope):
+    metadata = summary_pb2.SummaryMetadata(
+        plugin_data=summary_pb2.SummaryMetadata.PluginData(plugin_name="text")
+    )
+    return tensor_summary(name, t, summary_metadata=metadata, collections=collections)
+
+
+def tensor_summary(
+    name: str,
+    tensor: Any,
+    summary_description: str | None = None,
+    collections: Sequence[str] | None = None,
+    summary_metadata: Any = None,
+    family: str | None = None,
+    display_name: str | None = None,
+) -> Tensor:
+    """A summary holding the whole tensor (TensorSummaryV2), with its metadata."""
+    metadata = summary_pb2.SummaryMetadata()
+    if summary_metadata is not None:
+        metadata.ParseFromString(summary_metadata.SerializeToString())
+    if summary_description is not None:
+        metadata.summary_description = summary_description
+    if display_name is not None:
+        metadata.display_name = display_name
+    t = convert_to_tensor(tensor)
+    with summary_scope(name, family, values=[t]) as (tag, scope):
         tag_t = convert_to_tensor(tag, dtype=dtypes.string, name="tag")
-        out = make_op("TensorSummaryV2", [tag_t, t], {"T": dtypes.string}, name=scope).outputs[0]
+        meta_t = convert_to_tensor(
+            metadata.SerializeToString(), dtype=dtypes.string, name="serialized_summary_metadata"
+        )
+        out = make_op(
+            "TensorSummaryV2", [tag_t, t, meta_t], {"T": t.dtype.base_dtype}, name=scope
+        ).outputs[0]
+    _collect(out, collections)
+    return out
+
+
+_IMAGE_DTYPES = (dtypes.uint8, dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+def image(
+    name: str,
+    tensor: Any,
+    max_outputs: int = 3,
+    collections: Sequence[str] | None = None,
+    family: str | None = None,
+) -> Tensor:
+    """Images (a [batch, height, width, 1|3|4] tensor) as PNGs TensorBoard shows: floats are
+    scaled into 0..255 per image, as TF does."""
+    t = convert_to_tensor(tensor)
+    check_dtype(t, _IMAGE_DTYPES, "ImageSummary", "tensor")
+    if max_outputs < 1:
+        raise ValueError(f"max_outputs must be >= 1, got {max_outputs}")
+    with summary_scope(name, family, values=[t]) as (tag, scope):
+        tag_t = convert_to_tensor(tag, dtype=dtypes.string, name="tag")
+        attrs = {
+            "max_images": int(max_outputs),
+            "T": t.dtype.base_dtype,
+            "bad_color": np.array([255, 0, 0, 255], dtype=np.uint8),
+        }
+        out = make_op("ImageSummary", [tag_t, t], attrs, name=scope).outputs[0]
+    _collect(out, collections)
+    return out
+
+
+def audio(
+    name: str,
+    tensor: Any,
+    sample_rate: Any,
+    max_outputs: int = 3,
+    collections: Sequence[str] | None = None,
+    family: str | None = None,
+) -> Tensor:
+    """Audio clips ([batch, frames, channels] or [batch, frames], floats in [-1, 1]) as
+    16-bit WAV files TensorBoard plays."""
+    t = convert_to_tensor(tensor)
+    check_dtype(t, (dtypes.float32,), "AudioSummaryV2", "tensor")
+    if max_outputs < 1:
+        raise ValueError(f"max_outputs must be >= 1, got {max_outputs}")
+    with summary_scope(name, family=family, values=[t]) as (tag, scope):
+        rate = convert_to_tensor(sample_rate, dtype=dtypes.float32, name="sample_rate")
+        tag_t = convert_to_tensor(tag, dtype=dtypes.string, name="tag")
+        out = make_op(
+            "AudioSummaryV2", [tag_t, t, rate], {"max_outputs": int(max_outputs)}, name=scope
+        ).outputs[0]
     _collect(out, collections)
     return out
 
@@ -158,9 +251,12 @@ def merge_all(
 
 
 __all__ = [
+    "audio",
     "histogram",
+    "image",
     "merge",
     "merge_all",
     "scalar",
+    "tensor_summary",
     "text",
 ]

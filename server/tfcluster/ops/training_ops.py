@@ -1,4 +1,4 @@
-"""The optimizers' update ops (TF1's training_ops): ApplyGradientDescent, ApplyMomentum, ...
+"""The optimizers' update ops (TF1's training_ops): Apply* (dense) and SparseApply* (rows).
 
 Each takes its variable and slots as references (so they are placed with the variable, on
 the ps) and returns the updated variable's reference. Argument order, attr names (T,
@@ -10,8 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import op_def_registry
+from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor
+from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.op_util import FLOATS, Outputs, make_op
 
 # op type -> (input names, how many leading inputs are references)
@@ -39,14 +40,105 @@ _SIGNATURES: dict[str, tuple[tuple[str, ...], int]] = {
         ("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad"),
         4,
     ),
+    "ApplyAdadelta": (("var", "accum", "accum_update", "lr", "rho", "epsilon", "grad"), 3),
+    "ApplyProximalGradientDescent": (("var", "alpha", "l1", "l2", "delta"), 1),
+    "ApplyProximalAdagrad": (("var", "accum", "lr", "l1", "l2", "grad"), 2),
+    "ApplyAdagradDA": (
+        (
+            "var",
+            "gradient_accumulator",
+            "gradient_squared_accumulator",
+            "grad",
+            "lr",
+            "l1",
+            "l2",
+            "global_step",
+        ),
+        3,
+    ),
+    "ApplyFtrl": (("var", "accum", "linear", "grad", "lr", "l1", "l2", "lr_power"), 3),
+    "ApplyFtrlV2": (
+        ("var", "accum", "linear", "grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"),
+        3,
+    ),
+    # The sparse updates: `grad` holds the rows of the variable named by `indices`.
+    "SparseApplyMomentum": (("var", "accum", "lr", "grad", "indices", "momentum"), 2),
+    "SparseApplyAdagrad": (("var", "accum", "lr", "grad", "indices"), 2),
+    "SparseApplyRMSProp": (
+        ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"),
+        3,
+    ),
+    "SparseApplyCenteredRMSProp": (
+        ("var", "mg", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"),
+        4,
+    ),
+    "SparseApplyAdadelta": (
+        ("var", "accum", "accum_update", "lr", "rho", "epsilon", "grad", "indices"),
+        3,
+    ),
+    "SparseApplyProximalGradientDescent": (("var", "alpha", "l1", "l2", "grad", "indices"), 1),
+    "SparseApplyProximalAdagrad": (("var", "accum", "lr", "l1", "l2", "grad", "indices"), 2),
+    "SparseApplyAdagradDA": (
+        (
+            "var",
+            "gradient_accumulator",
+            "gradient_squared_accumulator",
+            "grad",
+            "indices",
+            "lr",
+            "l1",
+            "l2",
+            "global_step",
+        ),
+        3,
+    ),
+    "SparseApplyFtrl": (
+        ("var", "accum", "linear", "grad", "indices", "lr", "l1", "l2", "lr_power"),
+        3,
+    ),
+    "SparseApplyFtrlV2": (
+        (
+            "var",
+            "accum",
+            "linear",
+            "grad",
+            "indices",
+            "lr",
+            "l1",
+            "l2",
+            "l2_shrinkage",
+            "lr_power",
+        ),
+        3,
+    ),
 }
 
-# Inputs that must have the variable's shape (the slots and the gradient).
-_SAME_SHAPE = {"accum", "m", "v", "ms", "mom", "mg", "delta", "grad"}
+# Inputs that must have the variable's shape (the slots, and a dense update's gradient).
+_SAME_SHAPE = {
+    "accum",
+    "accum_update",
+    "m",
+    "v",
+    "ms",
+    "mom",
+    "mg",
+    "linear",
+    "gradient_accumulator",
+    "gradient_squared_accumulator",
+    "delta",
+    "grad",
+}
+# Inputs of their own dtype: a sparse update's row numbers, AdagradDA's step count.
+_OWN_DTYPE = {"indices": (dtypes.int32, dtypes.int64), "global_step": (dtypes.int64,)}
+
+
+def is_sparse(op_type: str) -> bool:
+    return op_type.startswith("SparseApply")
 
 
 def _make_infer(op_type: str) -> Any:
     names, num_refs = _SIGNATURES[op_type]
+    sparse = is_sparse(op_type)
 
     def infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
         var = inputs[0]
@@ -58,11 +150,21 @@ def _make_infer(op_type: str) -> Any:
                     f"'{op_type}' Op requires that input '{name}' be a mutable tensor "
                     f"(e.g.: a tf.Variable)"
                 )
-            if t.dtype.base_dtype != base:
+            allowed = _OWN_DTYPE.get(name)
+            if allowed is not None:
+                if t.dtype.base_dtype not in allowed:
+                    raise TypeError(
+                        f"Value passed to parameter '{name}' has DataType "
+                        f"{t.dtype.base_dtype.name} not in list of allowed values: "
+                        f"{', '.join(d.name for d in allowed)}"
+                    )
+            elif t.dtype.base_dtype != base:
                 raise TypeError(
                     f"Input '{name}' of '{op_type}' Op has type {t.dtype.base_dtype.name} that "
                     f"does not match type {base.name} of argument 'var'."
                 )
+            if sparse and name in ("grad", "indices"):
+                continue
             if name in _SAME_SHAPE:
                 if not shape.is_compatible_with(t.shape):
                     raise ValueError(
@@ -75,9 +177,43 @@ def _make_infer(op_type: str) -> Any:
                     f"Shape must be rank 0 but is rank {t.shape.ndims} for '{op_type}' "
                     f"(input '{name}')"
                 )
+        if sparse:
+            shape = _merge_rows(
+                op_type, shape, inputs[names.index("grad")], inputs[names.index("indices")]
+            )
         return [(base._as_ref, shape)]
 
     return infer
+
+
+def _merge_rows(op_type: str, shape: TensorShape, grad: Tensor, indices: Tensor) -> TensorShape:
+    """As TF's HandleGradAndIndicesInputs: indices is a vector of grad's first dimension, and
+    grad's other dimensions are the variable's."""
+    if indices.shape.ndims not in (None, 1):
+        raise ValueError(
+            f"Shape must be rank 1 but is rank {indices.shape.ndims} for '{op_type}' "
+            "(input 'indices')"
+        )
+    if grad.shape.ndims is None:
+        return shape
+    if grad.shape.ndims == 0:
+        raise ValueError(
+            f"Shape must be at least rank 1 but is rank 0 for '{op_type}' (input 'grad')"
+        )
+    n = indices.shape.as_list()[0] if indices.shape.ndims == 1 else None
+    first = grad.shape.as_list()[0]
+    if n is not None and first is not None and n != first:
+        raise ValueError(
+            f"Dimensions must be equal, but are {n} and {first} for '{op_type}' (indices and "
+            "grad's first dimension)"
+        )
+    rows = TensorShape([None, *grad.shape.as_list()[1:]])
+    if not shape.is_compatible_with(rows):
+        raise ValueError(
+            f"Shapes must be equal rank, but are {shape} and {grad.shape} for '{op_type}' "
+            "(input 'grad', whose rows are the variable's)"
+        )
+    return shape.merge_with(rows)
 
 
 for _op, (_names, _refs) in _SIGNATURES.items():
@@ -95,6 +231,8 @@ def _apply(
     attrs: dict[str, Any],
     name: str | None,
 ) -> Tensor:
+    """The op, its references first and then its other inputs, in the signature's order."""
+    names = _SIGNATURES[op_type][0]
     var = refs[0]
     base = var.dtype.base_dtype
     if base not in FLOATS:
@@ -102,7 +240,16 @@ def _apply(
             f"Value passed to parameter 'var' has DataType {base.name} not in list of allowed "
             f"values: {', '.join(d.name for d in FLOATS)} (op {op_type})"
         )
-    ins = [_as_ref(r) for r in refs] + [convert_to_tensor(v, dtype=base) for v in values]
+    ins = [_as_ref(r) for r in refs]
+    for arg, v in zip(names[len(refs) :], values):
+        if arg == "indices":
+            t = convert_to_tensor(v, name="indices")
+            attrs = {**attrs, "Tindices": t.dtype.base_dtype}
+        elif arg == "global_step":
+            t = convert_to_tensor(v, dtype=dtypes.int64)
+        else:
+            t = convert_to_tensor(v, dtype=base)
+        ins.append(t)
     return make_op(op_type, ins, {"T": base, **attrs}, name=name or op_type).outputs[0]
 
 
@@ -217,11 +364,350 @@ def apply_centered_rms_prop(
     )
 
 
+def apply_adadelta(
+    var: Any,
+    accum: Any,
+    accum_update: Any,
+    lr: Any,
+    rho: Any,
+    epsilon: Any,
+    grad: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "ApplyAdadelta",
+        [var, accum, accum_update],
+        [lr, rho, epsilon, grad],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+def apply_proximal_gradient_descent(
+    var: Any,
+    alpha: Any,
+    l1: Any,
+    l2: Any,
+    delta: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "ApplyProximalGradientDescent",
+        [var],
+        [alpha, l1, l2, delta],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+def apply_proximal_adagrad(
+    var: Any,
+    accum: Any,
+    lr: Any,
+    l1: Any,
+    l2: Any,
+    grad: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "ApplyProximalAdagrad",
+        [var, accum],
+        [lr, l1, l2, grad],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+def apply_adagrad_da(
+    var: Any,
+    gradient_accumulator: Any,
+    gradient_squared_accumulator: Any,
+    grad: Any,
+    lr: Any,
+    l1: Any,
+    l2: Any,
+    global_step: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "ApplyAdagradDA",
+        [var, gradient_accumulator, gradient_squared_accumulator],
+        [grad, lr, l1, l2, global_step],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+def apply_ftrl(
+    var: Any,
+    accum: Any,
+    linear: Any,
+    grad: Any,
+    lr: Any,
+    l1: Any,
+    l2: Any,
+    lr_power: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "ApplyFtrl",
+        [var, accum, linear],
+        [grad, lr, l1, l2, lr_power],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+def apply_ftrl_v2(
+    var: Any,
+    accum: Any,
+    linear: Any,
+    grad: Any,
+    lr: Any,
+    l1: Any,
+    l2: Any,
+    l2_shrinkage: Any,
+    lr_power: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "ApplyFtrlV2",
+        [var, accum, linear],
+        [grad, lr, l1, l2, l2_shrinkage, lr_power],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+# ---- sparse updates: only the rows of var (and its slots) named by indices change ----------
+def sparse_apply_momentum(
+    var: Any,
+    accum: Any,
+    lr: Any,
+    grad: Any,
+    indices: Any,
+    momentum: Any,
+    use_locking: bool = False,
+    use_nesterov: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    attrs = {"use_locking": use_locking, "use_nesterov": use_nesterov}
+    return _apply("SparseApplyMomentum", [var, accum], [lr, grad, indices, momentum], attrs, name)
+
+
+def sparse_apply_adagrad(
+    var: Any,
+    accum: Any,
+    lr: Any,
+    grad: Any,
+    indices: Any,
+    use_locking: bool = False,
+    update_slots: bool = True,
+    name: str | None = None,
+) -> Tensor:
+    attrs = {"use_locking": use_locking, "update_slots": update_slots}
+    return _apply("SparseApplyAdagrad", [var, accum], [lr, grad, indices], attrs, name)
+
+
+def sparse_apply_rms_prop(
+    var: Any,
+    ms: Any,
+    mom: Any,
+    lr: Any,
+    rho: Any,
+    momentum: Any,
+    epsilon: Any,
+    grad: Any,
+    indices: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "SparseApplyRMSProp",
+        [var, ms, mom],
+        [lr, rho, momentum, epsilon, grad, indices],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+def sparse_apply_centered_rms_prop(
+    var: Any,
+    mg: Any,
+    ms: Any,
+    mom: Any,
+    lr: Any,
+    rho: Any,
+    momentum: Any,
+    epsilon: Any,
+    grad: Any,
+    indices: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "SparseApplyCenteredRMSProp",
+        [var, mg, ms, mom],
+        [lr, rho, momentum, epsilon, grad, indices],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+def sparse_apply_adadelta(
+    var: Any,
+    accum: Any,
+    accum_update: Any,
+    lr: Any,
+    rho: Any,
+    epsilon: Any,
+    grad: Any,
+    indices: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "SparseApplyAdadelta",
+        [var, accum, accum_update],
+        [lr, rho, epsilon, grad, indices],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+def sparse_apply_proximal_gradient_descent(
+    var: Any,
+    alpha: Any,
+    l1: Any,
+    l2: Any,
+    grad: Any,
+    indices: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "SparseApplyProximalGradientDescent",
+        [var],
+        [alpha, l1, l2, grad, indices],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+def sparse_apply_proximal_adagrad(
+    var: Any,
+    accum: Any,
+    lr: Any,
+    l1: Any,
+    l2: Any,
+    grad: Any,
+    indices: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "SparseApplyProximalAdagrad",
+        [var, accum],
+        [lr, l1, l2, grad, indices],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+def sparse_apply_adagrad_da(
+    var: Any,
+    gradient_accumulator: Any,
+    gradient_squared_accumulator: Any,
+    grad: Any,
+    indices: Any,
+    lr: Any,
+    l1: Any,
+    l2: Any,
+    global_step: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "SparseApplyAdagradDA",
+        [var, gradient_accumulator, gradient_squared_accumulator],
+        [grad, indices, lr, l1, l2, global_step],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+def sparse_apply_ftrl(
+    var: Any,
+    accum: Any,
+    linear: Any,
+    grad: Any,
+    indices: Any,
+    lr: Any,
+    l1: Any,
+    l2: Any,
+    lr_power: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "SparseApplyFtrl",
+        [var, accum, linear],
+        [grad, indices, lr, l1, l2, lr_power],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
+def sparse_apply_ftrl_v2(
+    var: Any,
+    accum: Any,
+    linear: Any,
+    grad: Any,
+    indices: Any,
+    lr: Any,
+    l1: Any,
+    l2: Any,
+    l2_shrinkage: Any,
+    lr_power: Any,
+    use_locking: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    return _apply(
+        "SparseApplyFtrlV2",
+        [var, accum, linear],
+        [grad, indices, lr, l1, l2, l2_shrinkage, lr_power],
+        {"use_locking": use_locking},
+        name,
+    )
+
+
 __all__ = [
+    "apply_adadelta",
     "apply_adagrad",
+    "apply_adagrad_da",
     "apply_adam",
     "apply_centered_rms_prop",
+    "apply_ftrl",
+    "apply_ftrl_v2",
     "apply_gradient_descent",
     "apply_momentum",
+    "apply_proximal_adagrad",
+    "apply_proximal_gradient_descent",
     "apply_rms_prop",
+    "sparse_apply_adadelta",
+    "sparse_apply_adagrad",
+    "sparse_apply_adagrad_da",
+    "sparse_apply_centered_rms_prop",
+    "sparse_apply_ftrl",
+    "sparse_apply_ftrl_v2",
+    "sparse_apply_momentum",
+    "sparse_apply_proximal_adagrad",
+    "sparse_apply_proximal_gradient_descent",
+    "sparse_apply_rms_prop",
 ]

@@ -21,10 +21,11 @@ from tfcluster.framework.graph import (
     name_scope,
     register_tensor_conversion_function,
 )
+from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.framework.meta_graph import prepend_name_scope, strip_name_scope
 from tfcluster.framework.proto_functions import register_proto_function
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import array_ops, constant_op, math_ops, save_slice_info, state_ops
+from tfcluster.ops import array_ops, constant_op, math_ops, save_slice_info, scatter_ops, state_ops
 from tfcluster.ops.control_flow_ops import group, no_op
 from tfcluster.ops.op_util import make_op
 from tfcluster.ops.save_slice_info import SaveSliceInfo, slice_info_to_proto
@@ -366,6 +367,63 @@ class Variable:
     ) -> Any:
         t = state_ops.assign_sub(self._variable, delta, use_locking=use_locking, name=name)
         return t if read_value else t.op
+
+    # ---- row updates (TF's RefVariable.scatter_*): an IndexedSlices of rows to apply ----
+    def _scatter(self, fn: Any, sparse_delta: Any, use_locking: bool, name: str | None) -> Tensor:
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
+        return fn(  # type: ignore[no-any-return]
+            self._variable,
+            sparse_delta.indices,
+            sparse_delta.values,
+            use_locking=use_locking,
+            name=name,
+        )
+
+    def scatter_sub(
+        self, sparse_delta: Any, use_locking: bool = False, name: str | None = None
+    ) -> Tensor:
+        """Subtracts the IndexedSlices' rows from the variable's rows at its indices."""
+        return self._scatter(scatter_ops.scatter_sub, sparse_delta, use_locking, name)
+
+    def scatter_add(
+        self, sparse_delta: Any, use_locking: bool = False, name: str | None = None
+    ) -> Tensor:
+        return self._scatter(scatter_ops.scatter_add, sparse_delta, use_locking, name)
+
+    def scatter_max(
+        self, sparse_delta: Any, use_locking: bool = False, name: str | None = None
+    ) -> Tensor:
+        return self._scatter(scatter_ops.scatter_max, sparse_delta, use_locking, name)
+
+    def scatter_min(
+        self, sparse_delta: Any, use_locking: bool = False, name: str | None = None
+    ) -> Tensor:
+        return self._scatter(scatter_ops.scatter_min, sparse_delta, use_locking, name)
+
+    def scatter_mul(
+        self, sparse_delta: Any, use_locking: bool = False, name: str | None = None
+    ) -> Tensor:
+        return self._scatter(scatter_ops.scatter_mul, sparse_delta, use_locking, name)
+
+    def scatter_div(
+        self, sparse_delta: Any, use_locking: bool = False, name: str | None = None
+    ) -> Tensor:
+        return self._scatter(scatter_ops.scatter_div, sparse_delta, use_locking, name)
+
+    def scatter_update(
+        self, sparse_delta: Any, use_locking: bool = False, name: str | None = None
+    ) -> Tensor:
+        return self._scatter(scatter_ops.scatter_update, sparse_delta, use_locking, name)
+
+    def scatter_nd_sub(self, indices: Any, updates: Any, name: str | None = None) -> Tensor:
+        return scatter_ops.scatter_nd_sub(self._variable, indices, updates, True, name)
+
+    def scatter_nd_add(self, indices: Any, updates: Any, name: str | None = None) -> Tensor:
+        return scatter_ops.scatter_nd_add(self._variable, indices, updates, True, name)
+
+    def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> Tensor:
+        return scatter_ops.scatter_nd_update(self._variable, indices, updates, True, name)
 
     def eval(self, session: Any = None) -> Any:
         return self._variable.eval(session=session)

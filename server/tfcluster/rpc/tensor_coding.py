@@ -46,7 +46,7 @@ def _physical_memory() -> int:
 # A request may not make us allocate more than this for its tensors.
 MAX_PAYLOAD_BYTES = _physical_memory()
 
-_UNSENDABLE = {0, dtypes.resource.as_datatype_enum}
+_UNSENDABLE = {0, dtypes.resource.as_datatype_enum, dtypes.variant.as_datatype_enum}
 
 
 # ---- encoding ------------------------------------------------------------------------------

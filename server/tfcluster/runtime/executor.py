@@ -48,7 +48,19 @@ def with_node(err: BaseException, node_name: str) -> errors.OpError:
 class _Step:
     """One node, prepared: its kernel and where its inputs and outputs live."""
 
-    __slots__ = ("derefs", "device", "fn", "in_slots", "is_async", "name", "out_pairs", "to_host")
+    __slots__ = (
+        "counted",
+        "derefs",
+        "device",
+        "fn",
+        "in_slots",
+        "is_async",
+        "last_use",
+        "name",
+        "only_use",
+        "out_pairs",
+        "to_host",
+    )
 
     def __init__(self, name: str, device: str, fn: Any, is_async: bool) -> None:
         self.name = name
@@ -60,6 +72,11 @@ class _Step:
         self.derefs: tuple[int, ...] = ()
         # Inputs copied off a GPU before the kernel runs (see _host_copies).
         self.to_host: tuple[int, ...] = ()
+        # Values this step is the last to read, dropped once it has them (see _releases):
+        # in order (sequential runs); read by no other step, or read by several (dataflow).
+        self.last_use: tuple[int, ...] = ()
+        self.only_use: tuple[int, ...] = ()
+        self.counted: tuple[int, ...] = ()
 
 
 class Executor:
@@ -101,6 +118,7 @@ class Executor:
             for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref))
             if is_ref and snapshot_ref_fetches
         )
+        self.slot_reads = _releases(self.steps, {*self.feed_slots, *self.fetch_slots})
         self.has_async = any(step.is_async for step in self.steps)
         # Dataflow bookkeeping for the asynchronous path.
         self.pending_counts, self.consumers = _dataflow_edges(order, fed)
@@ -148,6 +166,8 @@ class Executor:
         try:
             for step in self.steps:
                 ins = [vals[s] for s in step.in_slots]
+                for s in step.last_use:
+                    vals[s] = None
                 if step.derefs:
                     for i in step.derefs:
                         ins[i] = ins[i].read(step.name)
@@ -187,6 +207,7 @@ class Executor:
     ) -> None:
         done_q: queue.Queue[tuple[int, Any, BaseException | None, float]] = queue.Queue()
         outstanding = 0
+        reads_left = list(self.slot_reads)
         remaining = len(self.steps)
         steps = self.steps
 
@@ -206,6 +227,12 @@ class Executor:
                 step = steps[i]
                 try:
                     ins = [vals[s] for s in step.in_slots]
+                    for s in step.only_use:
+                        vals[s] = None
+                    for s in step.counted:
+                        reads_left[s] -= 1
+                        if not reads_left[s]:
+                            vals[s] = None
                     for k in step.derefs:
                         ins[k] = ins[k].read(step.name)
                     if step.to_host and device_copy.active:
@@ -318,6 +345,31 @@ def _bind_steps(
         type_of[n.name] = device_type_of(device)
         steps.append(step)
     return steps
+
+
+def _releases(steps: list[_Step], kept: set[int]) -> list[int]:
+    """Marks on each step the values it may drop once it has read them, as TF's executor
+    frees a tensor after its last consumer: memory goes back early, and a variable's array
+    is no longer held by a read of it that is done (sparse updates write such arrays in
+    place, see kernels/in_place.py). Fed and fetched values stay. Returns, per slot, how
+    many reads the dataflow run counts down (0 for slots it never counts)."""
+    reads = [0] * (max((s for st in steps for s in st.in_slots), default=-1) + 1)
+    last: dict[int, int] = {}
+    for i, step in enumerate(steps):
+        for s in step.in_slots:
+            reads[s] += 1
+            last[s] = i
+    by_step: dict[int, list[int]] = {}
+    for s, i in last.items():
+        if s not in kept:
+            by_step.setdefault(i, []).append(s)
+    for i, step in enumerate(steps):
+        step.last_use = tuple(by_step.get(i, ()))
+        mine = [s for s in dict.fromkeys(step.in_slots) if s not in kept]
+        step.only_use = tuple(s for s in mine if reads[s] == 1)
+        step.counted = tuple(s for s in step.in_slots if s not in kept and reads[s] > 1)
+    counted = {s for step in steps for s in step.counted}
+    return [reads[s] if s in counted else 0 for s in range(len(reads))]
 
 
 def _derefs(node: Node, by_name: dict[str, Node], fed: set[str]) -> tuple[int, ...]:

@@ -81,6 +81,19 @@ class ResourceMgr:
             raise errors.NotFoundError(None, None, f"Resource {container}/{name} does not exist.")
         return c[name]
 
+    def remove(self, container: str, name: str, resource: Any) -> bool:
+        """Drops `resource` (closing it) if it is still the one kept under that name: a
+        private resource whose owner (a kernel of a closed session) is gone."""
+        with self._lock:
+            c = self._containers.get(container)
+            if c is None or c.get(name) is not resource:
+                return False
+            del c[name]
+        close = getattr(resource, "close", None)
+        if callable(close):
+            close(cancel_pending_enqueues=True)
+        return True
+
     def cleanup(self, containers: list[str] | None = None) -> None:
         """Drops the named containers (all when None or empty), as Session.reset does."""
         with self._lock:

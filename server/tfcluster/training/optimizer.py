@@ -2,7 +2,10 @@
 
 As in TF1: update ops are built in a name scope per variable ('update_<var>') colocated with
 the variable, so with replica_device_setter they run on the ps that holds the variable; the
-global step is incremented after every update ran.
+global step is incremented after every update ran. A gradient that is an IndexedSlices (a
+gather's, an embedding lookup's) is applied sparsely: its repeated rows summed
+(_deduplicate_indexed_slices), then `_apply_sparse` updates only those rows, so only they
+travel to the ps.
 """
 
 from __future__ import annotations
@@ -22,13 +25,27 @@ from tfcluster.framework.graph import (
     get_default_graph,
     name_scope,
 )
+from tfcluster.framework.indexed_slices import (
+    IndexedSlices,
+    convert_to_tensor_or_indexed_slices,
+)
 from tfcluster.gradients.gradients_impl import gradients
-from tfcluster.ops import math_ops, state_ops
+from tfcluster.ops import array_ops, math_ops, segment_ops, state_ops
+from tfcluster.ops import indexed_slices_ops as _dense_conversion  # noqa: F401 - registers it
 from tfcluster.ops.control_flow_ops import group, tuple_
 from tfcluster.ops.variables import Variable
 from tfcluster.training import slot_creator
 
 _VALID_LOSS_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
+
+
+def _deduplicate_indexed_slices(values: Tensor, indices: Tensor) -> tuple[Tensor, Tensor]:
+    """(summed values, unique indices): the rows of `values` for the same index added up."""
+    unique_indices, new_index_positions = array_ops.unique(indices)
+    summed_values = segment_ops.unsorted_segment_sum(
+        values, new_index_positions, array_ops.shape(unique_indices)[0]
+    )
+    return summed_values, unique_indices
 
 
 def _var_key(var: Any) -> Any:
@@ -100,8 +117,9 @@ class Optimizer:
         aggregation_method: Any = None,
         colocate_gradients_with_ops: bool = False,
         grad_loss: Any = None,
-    ) -> list[tuple[Tensor | None, Any]]:
-        """[(gradient or None, variable)] for the variables in var_list (default: trainable)."""
+    ) -> list[tuple[Any, Any]]:
+        """[(gradient or None, variable)] for the variables in var_list (default: trainable);
+        a gradient is a Tensor or an IndexedSlices."""
         if callable(loss) and not isinstance(loss, Tensor):
             loss = loss()
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
@@ -148,15 +166,17 @@ class Optimizer:
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("No variables provided.")
-        converted: list[tuple[Tensor | None, Any]] = []
+        converted: list[tuple[Any, Any]] = []
         for g, v in grads_and_vars:
             if g is not None:
                 try:
-                    g = convert_to_tensor(g)
+                    g = convert_to_tensor_or_indexed_slices(g)
                 except TypeError:
                     raise TypeError(
                         f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {g}"
                     ) from None
+                if not isinstance(g, Tensor | IndexedSlices):
+                    raise TypeError(f"Gradient must be a Tensor, IndexedSlices, or None: {g}")
             _ref_of(v)
             converted.append((g, v))
         var_list = [v for g, v in converted if g is not None]
@@ -168,14 +188,14 @@ class Optimizer:
         # Slots are made outside any control-dependency scope, as TF's init_scope does.
         with control_dependencies(None):
             self._create_slots(var_list)
-        update_ops: list[Operation] = []
+        update_ops: list[Any] = []
         with name_scope(name, self._name) as scope:
             self._prepare()
             for grad, var in converted:
                 if grad is None:
                     continue
                 with name_scope("update_" + var.op.name), colocate_with(var.op):
-                    update_ops.append(self._apply_dense(grad, var))
+                    update_ops.append(self._update_op(grad, var))
             # The scope string itself ('Adam/') names the op verbatim: 'Adam', as in TF.
             op_name = scope or self._name
             if global_step is None:
@@ -188,6 +208,20 @@ class Optimizer:
         if apply_updates not in train_ops:
             train_ops.append(apply_updates)
         return apply_updates
+
+    def _update_op(self, grad: Any, var: Any) -> Any:
+        """The update of one variable: dense, then its constraint; or sparse (TF refuses a
+        constraint there)."""
+        constraint = getattr(var, "constraint", None)
+        if isinstance(grad, Tensor):
+            update = self._apply_dense(grad, var)
+            if constraint is None:
+                return update
+            with control_dependencies([update]):
+                return var.assign(constraint(var))
+        if constraint is not None:
+            raise RuntimeError("Cannot use a constraint function on a sparse variable.")
+        return self._apply_sparse_duplicate_indices(grad, var)
 
     # ---- slots -------------------------------------------------------------------------
     def get_slot(self, var: Any, name: str) -> Any:
@@ -263,10 +297,22 @@ class Optimizer:
     def _prepare(self) -> None:
         """Makes the hyperparameter tensors, once per apply_gradients."""
 
-    def _apply_dense(self, grad: Tensor, var: Any) -> Operation:
+    def _apply_dense(self, grad: Tensor, var: Any) -> Any:
         raise NotImplementedError(f"{type(self).__name__} does not implement _apply_dense")
 
-    def _finish(self, update_ops: list[Operation], name_scope: str) -> Operation:
+    def _apply_sparse_duplicate_indices(self, grad: IndexedSlices, var: Any) -> Any:
+        """The sparse update with repeated rows summed first (TF's default; an optimizer that
+        handles repeats itself overrides this)."""
+        summed_values, unique_indices = _deduplicate_indexed_slices(grad.values, grad.indices)
+        return self._apply_sparse(
+            IndexedSlices(summed_values, unique_indices, grad.dense_shape), var
+        )
+
+    def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
+        """Applies an IndexedSlices without repeated rows to `var`, touching only its rows."""
+        raise NotImplementedError(f"{type(self).__name__} does not implement _apply_sparse")
+
+    def _finish(self, update_ops: list[Any], name_scope: str) -> Operation:
         return group(*update_ops, name=name_scope)
 
     # ---- helpers -------------------------------------------------------------------------

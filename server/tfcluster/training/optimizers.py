@@ -1,4 +1,5 @@
-"""The TF1 optimizers: GradientDescent, Momentum, Adam, Adagrad, RMSProp.
+"""The TF1 optimizers: GradientDescent, Momentum, Adam, Adagrad, RMSProp, each with its dense
+update and its sparse one (an IndexedSlices gradient: only its rows change, see optimizer.py).
 
 Slot names and the variables they make follow TF: Momentum's 'w/Momentum', Adam's 'w/Adam'
 (m) and 'w/Adam_1' (v) plus 'beta1_power'/'beta2_power' colocated with the first variable by
@@ -17,7 +18,8 @@ from tfcluster.framework.graph import (
     control_dependencies,
     get_default_graph,
 )
-from tfcluster.ops import math_ops, training_ops
+from tfcluster.framework.indexed_slices import IndexedSlices
+from tfcluster.ops import math_ops, scatter_ops, state_ops, training_ops
 from tfcluster.ops.control_flow_ops import group
 from tfcluster.training.optimizer import Optimizer, cast_like
 from tfcluster.training.slot_creator import constant_initializer
@@ -41,6 +43,16 @@ class GradientDescentOptimizer(Optimizer):
         return training_ops.apply_gradient_descent(
             var, cast_like(self._learning_rate_tensor, var), grad, use_locking=self._use_locking
         ).op
+
+    def _apply_sparse_duplicate_indices(self, grad: IndexedSlices, var: Any) -> Any:
+        # ScatterSub adds repeated rows up itself: no deduplication needed.
+        assert self._learning_rate_tensor is not None
+        delta = IndexedSlices(
+            grad.values * math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype),
+            grad.indices,
+            grad.dense_shape,
+        )
+        return var.scatter_sub(delta, use_locking=self._use_locking)
 
 
 class MomentumOptimizer(Optimizer):
@@ -78,6 +90,19 @@ class MomentumOptimizer(Optimizer):
             cast_like(self._learning_rate_tensor, var),
             grad,
             cast_like(self._momentum_tensor, var),
+            use_locking=self._use_locking,
+            use_nesterov=self._use_nesterov,
+        ).op
+
+    def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
+        assert self._learning_rate_tensor is not None and self._momentum_tensor is not None
+        return training_ops.sparse_apply_momentum(
+            var,
+            self.get_slot(var, "momentum"),
+            math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype),
+            grad.values,
+            grad.indices,
+            math_ops.cast(self._momentum_tensor, var.dtype.base_dtype),
             use_locking=self._use_locking,
             use_nesterov=self._use_nesterov,
         ).op
@@ -145,6 +170,47 @@ class AdamOptimizer(Optimizer):
             use_locking=self._use_locking,
         ).op
 
+    def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
+        use_locking = self._use_locking
+        return self._apply_sparse_shared(
+            grad.values,
+            var,
+            grad.indices,
+            lambda x, i, v: scatter_ops.scatter_add(x, i, v, use_locking=use_locking),
+        )
+
+    def _apply_sparse_shared(
+        self, grad: Tensor, var: Any, indices: Tensor, scatter_add: Any
+    ) -> Any:
+        """TF 1.15's sparse Adam: m and v decay everywhere (dense assigns), the gradient's
+        rows are added with scatter_add, and the variable moves everywhere by lr * m / sqrt(v)."""
+        assert self._lr_t is not None and self._beta1_t is not None
+        assert self._beta2_t is not None and self._epsilon_t is not None
+        base = var.dtype.base_dtype
+        beta1_power, beta2_power = self._get_beta_accumulators()
+        beta1_power = math_ops.cast(beta1_power, base)
+        beta2_power = math_ops.cast(beta2_power, base)
+        lr_t = math_ops.cast(self._lr_t, base)
+        beta1_t = math_ops.cast(self._beta1_t, base)
+        beta2_t = math_ops.cast(self._beta2_t, base)
+        epsilon_t = math_ops.cast(self._epsilon_t, base)
+        lr = lr_t * math_ops.sqrt(1 - beta2_power) / (1 - beta1_power)
+        m = self.get_slot(var, "m")
+        m_scaled_g_values = grad * (1 - beta1_t)
+        m_t = state_ops.assign(m, m * beta1_t, use_locking=self._use_locking)
+        with control_dependencies([m_t]):
+            m_t = scatter_add(m, indices, m_scaled_g_values)
+        v = self.get_slot(var, "v")
+        v_scaled_g_values = (grad * grad) * (1 - beta2_t)
+        v_t = state_ops.assign(v, v * beta2_t, use_locking=self._use_locking)
+        with control_dependencies([v_t]):
+            v_t = scatter_add(v, indices, v_scaled_g_values)
+        v_sqrt = math_ops.sqrt(v_t)
+        var_update = state_ops.assign_sub(
+            var, lr * m_t / (v_sqrt + epsilon_t), use_locking=self._use_locking
+        )
+        return group(var_update, m_t, v_t)
+
     def _finish(self, update_ops: list[Operation], name_scope: str) -> Operation:
         assert self._beta1_t is not None and self._beta2_t is not None
         with control_dependencies(update_ops):
@@ -203,6 +269,17 @@ class AdagradOptimizer(Optimizer):
             grad,
             use_locking=self._use_locking,
         ).op
+
+    def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
+        assert self._learning_rate_tensor is not None
+        return training_ops.sparse_apply_adagrad(
+            var,
+            self.get_slot(var, "accumulator"),
+            math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype),
+            grad.values,
+            grad.indices,
+            use_locking=self._use_locking,
+        )
 
 
 class RMSPropOptimizer(Optimizer):
@@ -268,6 +345,27 @@ class RMSPropOptimizer(Optimizer):
         return training_ops.apply_rms_prop(
             var, rms, mom, *hyper, grad, use_locking=self._use_locking
         ).op
+
+    def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
+        assert self._learning_rate_tensor is not None and self._decay_tensor is not None
+        assert self._momentum_tensor is not None and self._epsilon_tensor is not None
+        rms = self.get_slot(var, "rms")
+        mom = self.get_slot(var, "momentum")
+        base = var.dtype.base_dtype
+        hyper = (
+            math_ops.cast(self._learning_rate_tensor, base),
+            math_ops.cast(self._decay_tensor, base),
+            math_ops.cast(self._momentum_tensor, base),
+            math_ops.cast(self._epsilon_tensor, base),
+        )
+        if self._centered:
+            mg = self.get_slot(var, "mg")
+            return training_ops.sparse_apply_centered_rms_prop(
+                var, mg, rms, mom, *hyper, grad.values, grad.indices, use_locking=self._use_locking
+            )
+        return training_ops.sparse_apply_rms_prop(
+            var, rms, mom, *hyper, grad.values, grad.indices, use_locking=self._use_locking
+        )
 
 
 __all__ = [

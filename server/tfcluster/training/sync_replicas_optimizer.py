@@ -24,8 +24,10 @@ from tfcluster.framework.graph import (
     device,
     name_scope,
 )
+from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.ops import array_ops, data_flow_ops, state_ops
 from tfcluster.ops.control_flow_ops import group, no_op
+from tfcluster.ops.sparse_data_flow_ops import SparseConditionalAccumulator
 from tfcluster.ops.variables import Variable, global_variables, report_uninitialized_variables
 from tfcluster.training.optimizer import Optimizer
 from tfcluster.training.queue_runner import QueueRunner
@@ -85,7 +87,7 @@ class SyncReplicasOptimizer(Optimizer):
         self._global_step = global_step
         step_dtype = global_step.dtype.base_dtype
         train_ops: list[Operation] = []
-        aggregated: list[Tensor | None] = []
+        aggregated: list[Tensor | IndexedSlices | None] = []
         var_list: list[Any] = []
         # The local step lives on this worker: it is created next to an op with no ps role.
         local_anchor = no_op()
@@ -108,8 +110,21 @@ class SyncReplicasOptimizer(Optimizer):
                     if grad is None:
                         aggregated.append(None)
                         continue
+                    if isinstance(grad, IndexedSlices):
+                        # A gather's gradient: its rows, averaged per row (TF's way).
+                        sparse = SparseConditionalAccumulator(
+                            grad.dtype.base_dtype, shape=(), shared_name=var.name + "/grad_accum"
+                        )
+                        train_ops.append(
+                            sparse.apply_indexed_slices_grad(grad, local_step=self._local_step)
+                        )
+                        aggregated.append(
+                            sparse.take_indexed_slices_grad(self._replicas_to_aggregate)
+                        )
+                        self._accumulator_list.append((sparse, var.device))
+                        continue
                     if not isinstance(grad, Tensor):
-                        raise TypeError(f"Unsupported gradient type for {var.name}: {grad!r}")
+                        raise ValueError("Unknown grad type!")
                     acc = data_flow_ops.ConditionalAccumulator(
                         grad.dtype.base_dtype,
                         shape=var.get_shape(),

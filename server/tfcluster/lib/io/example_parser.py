@@ -19,6 +19,7 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from tfcluster.framework import dtypes, errors
+from tfcluster.lib.io import example_wire
 from tfcluster.protos import example_pb2
 
 # dtype -> the Feature oneof that holds it, and TF's name for it in messages.
@@ -323,6 +324,62 @@ class _NotFast(Exception):
     """The batch needs the general path (which also words its errors)."""
 
 
+# Batches up to this size (parse_single_example) convert each value list through Python:
+# fewer numpy calls than the bulk path, which pays off only over many examples.
+_SMALL_BATCH = 4
+_NUMPY = {dtypes.float32: np.float32, dtypes.int64: np.int64}
+
+
+def _fixed_dense_small(
+    serialized: Sequence[Any] | np.ndarray, dense: Sequence[FeatureSpec]
+) -> list[np.ndarray] | None:
+    """_fixed_dense_fast for a few examples with short lists; None for anything else."""
+    if not dense:
+        return None
+    plan = []
+    for s in dense:
+        if s.variable:
+            return None
+        size = 1
+        for d in s.fixed_shape:
+            size *= d
+        if not size:
+            return None
+        plan.append((s.key, _KIND[s.dtype], size, s))
+    columns: list[list[Any]] = [[] for _ in dense]
+    example = example_pb2.Example()
+    for data in serialized:
+        try:
+            example.ParseFromString(data)
+        except (DecodeError, TypeError):
+            return None
+        fmap = example.features.feature
+        for (key, kind, size, spec), column in zip(plan, columns):
+            if key in fmap:
+                feature = fmap[key]
+                if feature.WhichOneof("kind") != kind:
+                    return None
+                values = getattr(feature, kind).value
+                if len(values) != size or (size > _SHORT and kind != "bytes_list"):
+                    return None
+                column.append(list(values))
+            elif spec.default is not None and spec.default.size == size:
+                column.append(spec.default.reshape(-1).tolist())
+            else:
+                return None
+    out = []
+    for (_, kind, size, spec), column in zip(plan, columns):
+        shape = (len(column), *spec.fixed_shape)
+        if kind == "bytes_list":
+            arr = np.empty((len(column), size), dtype=object)
+            for i, values in enumerate(column):
+                arr[i] = values
+            out.append(arr.reshape(shape))
+        else:
+            out.append(np.array(column, dtype=_NUMPY[spec.dtype]).reshape(shape))
+    return out
+
+
 def _fixed_dense_fast(
     serialized: Sequence[Any] | np.ndarray, dense: Sequence[FeatureSpec]
 ) -> list[np.ndarray] | None:
@@ -330,6 +387,14 @@ def _fixed_dense_fast(
     and example: each list is kept as its wire bytes and all of a feature's lists become one
     array at the end. None when anything needs the general path (a missing feature without
     a default, another kind, a wrong count, a variable shape)."""
+    # Big batches are read from their wire bytes with numpy, small ones list by list.
+    quick = (
+        _fixed_dense_small(serialized, dense)
+        if len(serialized) <= _SMALL_BATCH
+        else example_wire.parse_fixed_dense(serialized, dense)
+    )
+    if quick is not None:
+        return quick
     if not dense or any(s.variable or not np.prod(s.fixed_shape, dtype=np.int64) for s in dense):
         return None
     plan = [(s.key, _KIND[s.dtype]) for s in dense]

@@ -63,6 +63,30 @@ def _first_mismatch(
     return index, not bool(ok[0, index])
 
 
+# Runs of at least this many records of one length are found with numpy, not one by one.
+_UNIFORM_MIN = 16
+
+
+def _uniform_run(buf: bytes, pos: int, room: int) -> tuple[list[int], int] | None:
+    """(starts, end) of the records from `pos` on while they all have the first one's length
+    (fixed-size Examples), found at once; None when there is no such run to speed up."""
+    if len(buf) - pos < HEADER_SIZE:
+        return None
+    size = HEADER_SIZE + FOOTER_SIZE + _LENGTH.unpack_from(buf, pos)[0]
+    k = min(room, (len(buf) - pos) // size)
+    if k < _UNIFORM_MIN:
+        return None
+    raw = np.frombuffer(buf, dtype=np.uint8)
+    at = pos + size * np.arange(k, dtype=np.int64)
+    lengths = _gather(raw, at, 8).view("<u8").ravel()
+    same = lengths == lengths[0]
+    if not same.all():
+        k = int(np.argmin(same))
+        if k < _UNIFORM_MIN:
+            return None
+    return (pos + size * np.arange(k)).tolist(), pos + size * k
+
+
 def _gather(raw: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
     """raw[at[i] : at[i] + width] for each i, as rows of a (len(at), width) uint8 array."""
     return np.ascontiguousarray(raw[at[:, None] + np.arange(width)])
@@ -183,28 +207,24 @@ class RecordReader:
         Returns the bytes the next record needs from the reader's position (0 when `out` is
         full), or the error at that position.
 
-        The loop only slices and computes crcs; they are compared with the stored ones for all
-        the records at once (numpy), which keeps the Python work per record to a few steps.
+        The loop only walks the lengths; the records are sliced and their crcs computed and
+        compared for all of them at once, which keeps the Python work per record to a few
+        steps.
         """
-        starts: list[int] = []
-        header_crcs: list[int] = []
-        data_crcs: list[int] = []
-        records: list[bytes] = []
-        add_start, add_header, add_data, add_record = (
-            starts.append,
-            header_crcs.append,
-            data_crcs.append,
-            records.append,
-        )
         unpack = _LENGTH.unpack_from
         crc = crc32c.crc32c
         buf, pos = self._buf, self._pos
         limit = len(buf)
         room = max_records - len(out)
+        starts: list[int] = []
+        add_start = starts.append
         need = 0
         failure: errors.OpError | None = None
-        count = 0
-        while count < room:
+        uniform = _uniform_run(buf, pos, room)
+        if uniform is not None:
+            starts, pos = uniform
+            add_start = starts.append
+        while len(starts) < room:
             if limit - pos < HEADER_SIZE:
                 need = HEADER_SIZE
                 break
@@ -215,13 +235,19 @@ class RecordReader:
                     failure = self._data_loss("corrupted", self._base + pos)
                 need = end - pos
                 break
-            data = buf[pos + HEADER_SIZE : end - FOOTER_SIZE]
             add_start(pos)
-            add_header(crc(buf[pos : pos + 8]))
-            add_data(crc(data))
-            add_record(data)
             pos = end
-            count += 1
+        if not starts:
+            self._pos = pos
+            return need, failure
+        ends = [*starts[1:], pos]
+        records = [buf[a + HEADER_SIZE : b - FOOTER_SIZE] for a, b in zip(starts, ends)]
+        if uniform is not None and len(starts) == len(uniform[0]):
+            # One length, so one header crc for all of them.
+            header_crcs = [crc(buf[starts[0] : starts[0] + 8])] * len(starts)
+        else:
+            header_crcs = [crc(buf[a : a + 8]) for a in starts]
+        data_crcs = list(map(crc, records))
         bad = _first_mismatch(buf, starts, header_crcs, data_crcs)
         if bad is not None:
             index, in_header = bad

@@ -1,0 +1,38 @@
+"""tf.data.experimental"""
+
+# ruff: noqa: F401
+from tfcluster.api import _unimplemented
+from tfcluster.lib.data.csv import CsvDataset, make_csv_dataset
+from tfcluster.lib.data.experimental import (
+    AUTOTUNE,
+    INFINITE_CARDINALITY,
+    UNKNOWN_CARDINALITY,
+    Counter,
+    RandomDataset,
+    cardinality,
+    choose_from_datasets,
+    copy_to_device,
+    enumerate_dataset,
+    get_single_element,
+    ignore_errors,
+    make_batched_features_dataset,
+    map_and_batch,
+    parallel_interleave,
+    parse_example_dataset,
+    prefetch_to_device,
+    sample_from_datasets,
+    scan,
+    shuffle_and_repeat,
+    take_while,
+    unbatch,
+    unique,
+)
+from tfcluster.lib.data.options import (
+    DistributeOptions,
+    MapVectorizationOptions,
+    OptimizationOptions,
+    StatsOptions,
+    ThreadingOptions,
+)
+
+__getattr__ = _unimplemented.module_getattr("data.experimental")

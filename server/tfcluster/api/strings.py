@@ -1,0 +1,25 @@
+"""tf.strings"""
+
+# ruff: noqa: F401
+from tfcluster.api import _unimplemented
+from tfcluster.ops.parsing_ops import string_to_number as to_number
+from tfcluster.ops.sparse_ops import strings_split_v1 as split
+from tfcluster.ops.string_ops import (
+    as_string,
+    lower,
+    reduce_join,
+    regex_full_match,
+    regex_replace,
+    strip,
+    substr,
+    unsorted_segment_join,
+    upper,
+)
+from tfcluster.ops.string_ops import string_format as format
+from tfcluster.ops.string_ops import string_join as join
+from tfcluster.ops.string_ops import string_length as length
+from tfcluster.ops.string_ops import string_to_hash_bucket as to_hash_bucket
+from tfcluster.ops.string_ops import string_to_hash_bucket_fast as to_hash_bucket_fast
+from tfcluster.ops.string_ops import string_to_hash_bucket_strong as to_hash_bucket_strong
+
+__getattr__ = _unimplemented.module_getattr("strings")

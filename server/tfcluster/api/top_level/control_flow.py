@@ -1,0 +1,6 @@
+"""`tf.*` names of loops over tensors: TensorArray and the higher-order functions built on it."""
+
+from tfcluster.ops.functional_ops import foldl, foldr, map_fn, scan
+from tfcluster.ops.tensor_array_ops import TensorArray
+
+__all__ = ["TensorArray", "foldl", "foldr", "map_fn", "scan"]

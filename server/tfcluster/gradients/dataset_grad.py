@@ -1,0 +1,9 @@
+"""Dataset and iterator ops have no gradient: they produce the data a model reads."""
+
+from __future__ import annotations
+
+from tfcluster.gradients.registry import not_differentiable
+from tfcluster.ops import dataset_ops
+
+for _op in dataset_ops.OP_TYPES:
+    not_differentiable(_op)

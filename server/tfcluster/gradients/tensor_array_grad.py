@@ -1,0 +1,95 @@
+"""Gradients of the TensorArray ops, as TF's: the gradient of an array is another array (made
+by TensorArrayGradV3, one per tf.gradients call and forward array) where the gradients of
+reads are written (summed when an element is read twice) and from which the gradients of
+writes are read; flows order them, as the forward flows order the forward ops."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfcluster.framework.graph import Operation, Tensor, control_dependencies
+from tfcluster.gradients.registry import RegisterGradient, not_differentiable
+from tfcluster.ops import array_ops
+from tfcluster.ops.tensor_array_ops import TensorArray
+
+for _op in ("TensorArrayV3", "TensorArrayGradV3", "TensorArraySizeV3", "TensorArrayCloseV3"):
+    not_differentiable(_op)
+
+
+def grad_source(t: Any) -> str:
+    """Which tf.gradients call made this gradient tensor: its name up to the last scope
+    that starts with 'gradients' (each call has its own gradient arrays)."""
+    tokens = t.name.split("/")
+    positions = [i for i, x in enumerate(tokens) if x.startswith("gradients")]
+    if not positions:
+        raise ValueError(
+            "Expected op/tensor name to start with gradients (excluding scope), got: "
+            f"{t.name}. This means that a tf.gradients op with this op in its dependency path "
+            "has a custom name that does not start with 'gradients'. Please make sure all "
+            "calls to tf.gradients that have non-empty `name` arguments use names that start "
+            "with 'gradients'."
+        )
+    return "/".join(tokens[: positions[-1] + 1])
+
+
+def _grad_array(op: Operation, dtype_attr: str, flow: Tensor, source: str) -> TensorArray:
+    forward = TensorArray(
+        dtype=op.get_attr(dtype_attr),
+        handle=op.inputs[0],
+        flow=flow,
+        colocate_with_first_write_call=False,
+    )
+    return forward.grad(source=source, flow=flow)
+
+
+def _after_forward(op: Operation, flow: Tensor) -> Tensor:
+    """The incoming gradient flow, made to wait for the forward op (its array's size must
+    be final when the gradient array is made)."""
+    flow_out = array_ops.identity(op.outputs[0], "flow_out")
+    with control_dependencies([flow_out]):
+        return array_ops.identity(flow, "write_barrier")
+
+
+@RegisterGradient("TensorArrayReadV3")
+def _read_grad(op: Operation, grad: Tensor) -> list[Any]:
+    flow = op.inputs[2]
+    g = _grad_array(op, "dtype", flow, grad_source(grad))
+    return [None, None, g.write(op.inputs[1], grad).flow]
+
+
+@RegisterGradient("TensorArrayWriteV3")
+def _write_grad(op: Operation, flow: Tensor) -> list[Any]:
+    source = grad_source(flow)
+    flow = _after_forward(op, flow)
+    g = _grad_array(op, "T", flow, source)
+    return [None, None, g.read(op.inputs[1]), flow]
+
+
+@RegisterGradient("TensorArrayGatherV3")
+def _gather_grad(op: Operation, grad: Tensor) -> list[Any]:
+    flow = op.inputs[2]
+    g = _grad_array(op, "dtype", flow, grad_source(grad))
+    return [None, None, g.scatter(op.inputs[1], grad).flow]
+
+
+@RegisterGradient("TensorArrayScatterV3")
+def _scatter_grad(op: Operation, flow: Tensor) -> list[Any]:
+    source = grad_source(flow)
+    flow = _after_forward(op, flow)
+    g = _grad_array(op, "T", flow, source)
+    return [None, None, g.gather(op.inputs[1]), flow]
+
+
+@RegisterGradient("TensorArrayConcatV3")
+def _concat_grad(op: Operation, grad: Tensor, unused_lengths_grad: Any) -> list[Any]:
+    flow = op.inputs[1]
+    g = _grad_array(op, "dtype", flow, grad_source(grad))
+    return [None, g.split(grad, lengths=op.outputs[1]).flow]
+
+
+@RegisterGradient("TensorArraySplitV3")
+def _split_grad(op: Operation, flow: Tensor) -> list[Any]:
+    source = grad_source(flow)
+    flow = _after_forward(op, flow)
+    g = _grad_array(op, "T", flow, source)
+    return [None, g.concat(), None, flow]

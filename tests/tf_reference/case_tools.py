@@ -1,0 +1,142 @@
+"""Helpers of the case modules that run twice, under TensorFlow 1.15 (record_*.py, Python 3.7)
+and under tfcluster (the tests): run a graph, catch an error as plain data, capture what ops
+print, record every case, and compare a tfcluster result with TensorFlow's.
+
+Kept runnable on Python 3.7 and free of anything but numpy (and pytest, in `same`).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import sys
+import tempfile
+import traceback
+
+import numpy as np
+
+
+def error(fn):
+    """{"error": class name, "message": its first line} of what fn raises, or None."""
+    try:
+        fn()
+    except Exception as e:
+        text = str(e.args[0]) if len(e.args) == 1 and isinstance(e.args[0], str) else str(e)
+        if hasattr(e, "message") and isinstance(e.message, str):
+            text = e.message
+        return {"error": type(e).__name__, "message": text.split("\n")[0]}
+    return None
+
+
+def plain(value):
+    """Session results as plain data: a SparseTensorValue becomes a dict of its arrays."""
+    if hasattr(value, "indices") and hasattr(value, "dense_shape") and hasattr(value, "values"):
+        return {
+            "indices": np.asarray(value.indices),
+            "values": np.asarray(value.values),
+            "dense_shape": np.asarray(value.dense_shape),
+        }
+    if isinstance(value, dict):
+        return {k: plain(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [plain(v) for v in value]
+    if isinstance(value, (int, float, bool, np.generic)):
+        return np.asarray(value)
+    return value
+
+
+def run(tf, fetches, feed=None):
+    with tf.Session() as sess:
+        return plain(sess.run(fetches, feed))
+
+
+def run_error(tf, fetches, feed=None):
+    with tf.Session() as sess:
+        return error(lambda: sess.run(fetches, feed))
+
+
+class captured:
+    """What is printed while it is open, to stdout and stderr, whether through Python's
+    sys.stdout/sys.stderr (tfcluster) or the process's file descriptors 1 and 2 (TF's C++)."""
+
+    def __enter__(self):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        self._files = {}
+        self._saved = {}
+        for fd in (1, 2):
+            f = tempfile.TemporaryFile()
+            self._files[fd] = f
+            self._saved[fd] = os.dup(fd)
+            os.dup2(f.fileno(), fd)
+        self._py = (sys.stdout, sys.stderr)
+        self._py_out, self._py_err = io.StringIO(), io.StringIO()
+        sys.stdout, sys.stderr = self._py_out, self._py_err
+        return self
+
+    def __exit__(self, *exc):
+        sys.stdout, sys.stderr = self._py
+        sys.stdout.flush()
+        sys.stderr.flush()
+        texts = {}
+        for fd in (1, 2):
+            os.dup2(self._saved[fd], fd)
+            os.close(self._saved[fd])
+            f = self._files[fd]
+            f.seek(0)
+            texts[fd] = f.read().decode("utf-8", "replace")
+            f.close()
+        self.stdout = texts[1] + self._py_out.getvalue()
+        self.stderr = texts[2] + self._py_err.getvalue()
+        return False
+
+
+def printed_lines(text):
+    """The lines an op printed, without TensorFlow's own log lines."""
+    keep = []
+    for line in text.splitlines():
+        if line[:1] in ("W", "I", "E") and " tensorflow/" in line:
+            continue
+        if "deprecat" in line or line.startswith("Instructions for updating"):
+            continue
+        keep.append(line)
+    return keep
+
+
+def record(rec, cases, tf):
+    """Runs every case under TensorFlow and adds its result (or why it could not run)."""
+    for name, fn in sorted(cases.items()):
+        try:
+            result = fn(tf)
+        except Exception as e:
+            traceback.print_exc()
+            rec.add(name, skipped=f"{type(e).__name__}: {e}")
+            continue
+        rec.add(name, **result)
+    rec.save()
+
+
+def same(got, want, path, rtol=1e-5, atol=1e-6):
+    """got (tfcluster's) is want (TensorFlow's): same structure, keys, shapes, dtypes; floats
+    to tolerance, everything else exactly."""
+    if isinstance(want, dict) and isinstance(got, dict):
+        assert sorted(got) == sorted(want), f"{path}: keys {sorted(got)} != TF's {sorted(want)}"
+        for k in want:
+            same(got[k], want[k], f"{path}.{k}", rtol, atol)
+    elif isinstance(want, list) and isinstance(got, list):
+        assert len(got) == len(want), f"{path}: {got!r} != TF's {want!r}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            same(g, w, f"{path}[{i}]", rtol, atol)
+    elif isinstance(want, np.ndarray) or isinstance(got, np.ndarray):
+        g, w = np.asarray(got), np.asarray(want)
+        assert g.shape == w.shape, f"{path}: shape {g.shape} != TF's {w.shape}"
+        if w.dtype != object:
+            assert g.dtype == w.dtype, f"{path}: dtype {g.dtype} != TF's {w.dtype}"
+        if w.dtype.kind in "fc":
+            np.testing.assert_allclose(g, w, rtol=rtol, atol=atol, err_msg=path)
+        else:
+            assert g.tolist() == w.tolist(), f"{path}: {g!r} != TF's {w!r}"
+    elif isinstance(want, float) and isinstance(got, float):
+        assert abs(got - want) <= atol + rtol * abs(want), f"{path}: {got} != TF's {want}"
+    else:
+        assert got == want, f"{path}: {got!r} != TF's {want!r}"

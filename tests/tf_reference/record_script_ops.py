@@ -1,0 +1,28 @@
+"""Records TensorFlow's answers to the programs of script_ops_cases.py (py_func,
+numpy_function, py_function).
+
+Run under TensorFlow 1.15 (the reference; Python 3.7), it writes data/script_ops.json:
+
+    V/bin/python tests/tf_reference/record_script_ops.py
+
+Under run.py's TensorFlow 2.x (tf.compat.v1) it writes
+data/script_ops_tf2.json, which no test reads.
+"""
+
+from __future__ import annotations
+
+import tensorflow as real_tf
+from case_tools import record
+from recorder import Recorder
+from script_ops_cases import CASES
+
+if real_tf.__version__.startswith("1."):
+    tf = real_tf.compat.v1
+    area = "script_ops"
+else:
+    import tensorflow.compat.v1 as tf
+
+    tf.disable_v2_behavior()
+    area = "script_ops_tf2"
+
+record(Recorder(area), CASES, tf)

@@ -1,0 +1,210 @@
+"""Sparse updates at work: a step on a big embedding writes its touched rows in place (no copy
+of the variable), readers that hold the variable's array never see it change, use_locking
+serialises concurrent row updates, and an IndexedSlices behaves as TF's (its parts, fetching
+and feeding, conversion, errors)."""
+
+from __future__ import annotations
+
+import threading
+import tracemalloc
+import warnings
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tfcluster.ops import training_ops
+
+ROWS, DIM, LOOKED_UP = 100000, 64, 128
+VARIABLE_BYTES = ROWS * DIM * 4
+
+
+def _embedding_step(optimizer: tf.train.Optimizer) -> tuple[tf.Session, tf.Operation, dict]:
+    emb = tf.Variable(tf.zeros([ROWS, DIM]), name="emb")
+    ids = tf.placeholder(tf.int32, [LOOKED_UP])
+    rows = tf.nn.embedding_lookup(emb, ids)
+    train = optimizer.minimize(tf.reduce_sum(rows * rows + rows))
+    sess = tf.Session()
+    sess.run(tf.global_variables_initializer())
+    feed = {ids: np.random.default_rng(0).integers(0, ROWS, LOOKED_UP)}
+    return sess, train, feed
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda: tf.train.GradientDescentOptimizer(0.1),
+        lambda: tf.train.AdagradOptimizer(0.1),
+        lambda: tf.train.MomentumOptimizer(0.1, 0.9, use_nesterov=True),
+        lambda: tf.train.FtrlOptimizer(0.1, l1_regularization_strength=0.01),
+        lambda: tf.train.RMSPropOptimizer(0.01, centered=True),
+    ],
+    ids=["gradient_descent", "adagrad", "momentum", "ftrl", "rmsprop"],
+)
+def test_a_step_on_a_big_embedding_allocates_for_its_rows_not_the_variable(make) -> None:
+    sess, train, feed = _embedding_step(make())
+    sess.run(train, feed)  # the first step may copy a value assigned by the initializer
+    tracemalloc.start()
+    try:
+        for _ in range(3):
+            sess.run(train, feed)
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    assert peak < VARIABLE_BYTES // 10, f"a step allocated {peak} bytes at its peak"
+
+
+def test_the_touched_rows_change_and_the_others_stay() -> None:
+    emb = tf.Variable(np.ones((6, 2), np.float32))
+    rows = tf.gather(emb, [4, 1, 4])
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(tf.reduce_sum(rows))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        before = sess.run(emb)
+        sess.run(train)
+        after = sess.run(emb)
+    expected = np.ones((6, 2), np.float32)
+    expected[4] -= 1.0  # twice looked up: its two rows add up
+    expected[1] -= 0.5
+    np.testing.assert_array_equal(after, expected)
+    np.testing.assert_array_equal(before, np.ones((6, 2), np.float32))  # still what was fetched
+
+
+def test_an_array_a_reader_holds_is_never_written() -> None:
+    emb = tf.Variable(np.zeros((5, 3), np.float32))
+    update = training_ops.sparse_apply_proximal_gradient_descent(
+        emb, 1.0, 0.0, 0.0, tf.constant(np.ones((2, 3), np.float32)), tf.constant([0, 3])
+    )
+    with tf.Session() as sess:
+        sess.run(emb.initializer)
+        held = sess.run(emb)
+        sess.run(update)
+        held_again = sess.run(emb)
+        sess.run(update)
+        final = sess.run(emb)
+    np.testing.assert_array_equal(held, np.zeros((5, 3)))
+    np.testing.assert_array_equal(held_again[[0, 3]], -np.ones((2, 3)))
+    np.testing.assert_array_equal(final[[0, 3]], -2 * np.ones((2, 3)))
+
+
+def test_a_fetched_array_is_the_callers_own_after_in_place_updates() -> None:
+    emb = tf.Variable(np.zeros((4, 2), np.float32))
+    accum = tf.Variable(np.ones((4, 2), np.float32))
+    grad = tf.constant(np.ones((1, 2), np.float32))
+    update = training_ops.sparse_apply_adagrad(emb, accum, 1.0, grad, [2])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(update)  # the variable's array now written in place
+        mine = sess.run(emb)
+        mine[0, 0] = 7.0
+        sess.run(update)
+        again = sess.run(emb)
+    assert again[0, 0] == 0.0
+    assert mine[2, 0] == pytest.approx(-(0.5**0.5)) and again[2, 0] < mine[2, 0]
+
+
+def test_use_locking_serialises_concurrent_row_updates() -> None:
+    emb = tf.Variable(np.zeros((3, 1000), np.float64))
+    ones = tf.constant(np.ones((2, 1000), np.float64))
+    updates = [
+        training_ops.sparse_apply_proximal_gradient_descent(
+            emb, -1.0, 0.0, 0.0, ones, [0, 2], use_locking=True
+        )
+        for _ in range(4)
+    ]
+    with tf.Session() as sess:
+        sess.run(emb.initializer)
+
+        def work(update: tf.Tensor) -> None:
+            for _ in range(50):
+                sess.run(update.op)
+
+        threads = [threading.Thread(target=work, args=(u,)) for u in updates]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        final = sess.run(emb)
+    np.testing.assert_array_equal(final[0], np.full(1000, 200.0))
+    np.testing.assert_array_equal(final[1], np.zeros(1000))
+    np.testing.assert_array_equal(final[2], np.full(1000, 200.0))
+
+
+def test_indexed_slices_parts_and_their_session_round_trip() -> None:
+    values = tf.placeholder(tf.float32, [None, 2], name="values")
+    indices = tf.placeholder(tf.int32, [None], name="indices")
+    slices = tf.IndexedSlices(values, indices, tf.constant([3, 2]))
+    assert slices.name == "values:0" and slices.op is values.op
+    assert slices.dtype == tf.float32 and slices.graph is values.graph
+    assert slices.device == values.device
+    dense = tf.convert_to_tensor(slices)
+    assert dense.op in slices.consumers() and dense.shape.as_list() == [3, 2]
+    assert tf.convert_to_tensor_or_indexed_slices(slices) is slices
+    with pytest.raises(ValueError, match="requested dtype int32 for Tensor with dtype float32"):
+        tf.convert_to_tensor_or_indexed_slices(slices, dtype=tf.int32)
+    feed = {values: [[1, 2], [3, 4]], indices: [2, 2]}
+    with tf.Session() as sess:
+        got = sess.run(slices, feed)
+        np.testing.assert_array_equal(sess.run(dense, feed), [[0, 0], [0, 0], [4, 6]])
+        fed = sess.run(dense, {slices: ([[5.0, 5.0]], [0], [3, 2])})
+        np.testing.assert_array_equal(slices.eval(feed, session=sess).indices, [2, 2])
+    assert type(got).__name__ == "IndexedSlicesValue"
+    np.testing.assert_array_equal(got.dense_shape, [3, 2])
+    np.testing.assert_array_equal(fed, [[5, 5], [0, 0], [0, 0]])
+
+
+def test_converting_big_or_unknown_indexed_slices_warns_as_tf_does() -> None:
+    values = tf.zeros([2, 3])
+    big = tf.IndexedSlices(values, tf.constant([0, 1]), tf.constant([10**8, 3]))
+    unknown = tf.IndexedSlices(values, tf.constant([0, 1]), tf.placeholder(tf.int32, [2]))
+    small = tf.IndexedSlices(values, tf.constant([0, 1]), tf.constant([4, 3]))
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        tf.convert_to_tensor(big)
+        tf.convert_to_tensor(unknown)
+        tf.convert_to_tensor(small)
+    messages = [str(w.message) for w in caught]
+    assert messages == [
+        "Converting sparse IndexedSlices to a dense Tensor with 300000000 elements. This may "
+        "consume a large amount of memory.",
+        "Converting sparse IndexedSlices to a dense Tensor of unknown shape. This may consume "
+        "a large amount of memory.",
+    ]
+
+
+def test_a_bad_row_number_is_an_invalid_argument_and_changes_nothing() -> None:
+    emb = tf.Variable(np.zeros((4, 2), np.float32))
+    rows = tf.placeholder(tf.int64, [None])
+    update = emb.scatter_sub(tf.IndexedSlices(tf.ones([2, 2]), rows, tf.constant([4, 2])))
+    with tf.Session() as sess:
+        sess.run(emb.initializer)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 4 is not in"):
+            sess.run(update, {rows: [0, 4]})
+        np.testing.assert_array_equal(sess.run(emb), np.zeros((4, 2)))
+        sess.run(update, {rows: [3, 3]})
+        np.testing.assert_array_equal(sess.run(emb)[3], [-2.0, -2.0])
+    with pytest.raises(TypeError, match="sparse_delta is not IndexedSlices"):
+        emb.scatter_add(tf.ones([2, 2]))
+
+
+def test_gradients_of_embedding_lookups_stay_sparse_through_identity_and_cast() -> None:
+    emb = tf.Variable(np.ones((5, 2), np.float64))
+    looked = tf.nn.embedding_lookup(tf.cast(tf.identity(emb), tf.float32), [1, 3])
+    (grad,) = tf.gradients(tf.reduce_sum(looked), emb)
+    assert isinstance(grad, tf.IndexedSlices)
+    assert grad.dtype == tf.float64
+    with tf.Session() as sess:
+        sess.run(emb.initializer)
+        value = sess.run(grad)
+    np.testing.assert_array_equal(value.indices, [1, 3])
+    np.testing.assert_array_equal(value.values, np.ones((2, 2)))
+
+
+def test_a_fetched_array_is_the_callers_own_after_dense_updates_too() -> None:
+    v = tf.Variable(np.zeros(3, np.float32))
+    train = tf.train.AdadeltaOptimizer(1.0).minimize(tf.reduce_sum(v * v + v))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(train)
+        mine = sess.run(v)
+        mine[0] = 99.0
+        assert sess.run(v)[0] != 99.0
