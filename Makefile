@@ -3,7 +3,7 @@ VENV ?= .venv
 PY := $(VENV)/bin/python
 PYTEST_ARGS ?=
 
-.PHONY: setup run test lint typecheck protos protos-check k8s-bins bench clean
+.PHONY: setup run test lint typecheck protos protos-check k8s-bins chart bench clean
 
 $(VENV)/.installed: pyproject.toml
 	python3 -m venv $(VENV)
@@ -35,6 +35,11 @@ k8s-bins:
 
 test: setup lint typecheck protos-check k8s-bins
 	TFCLUSTER_K8S_REQUIRE=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)
+
+# The operator's chart, its version stamped from operator/tfcluster_operator/version.py
+# (`python tools/build_chart.py --stamp X.Y.Z` first to release another), into dist/.
+chart: setup
+	$(PY) tools/build_chart.py
 
 bench: setup
 	bash bench/run.sh

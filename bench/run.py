@@ -49,8 +49,12 @@ BENCHES = [
     Bench("cluster_session", "cluster_session.py", "issue 3", "2-task cluster: steps, 64 MiB"),
     Bench("ps_training", "ps_training.py", "issue 4", "1 ps + 2 workers async SGD MLP"),
     Bench("image_preprocessing", "image_preprocessing.py", "issue 16", "tf.image decode/resize"),
+    Bench("cnn_training", "cnn_training.py", "issue 15", "tf.layers conv net SGD step"),
+    Bench("lstm_training", "lstm_training.py", "issue 17", "LSTM h256 t50 b64 training step"),
     Bench("data_pipeline", "data_pipeline.py", "issue 16", "tf.data: TFRecord, parse, map"),
     Bench("data_distributed", "data_distributed.py", "issue 16", "tf.data shards vs feed_dict"),
+    Bench("queue_input", "queue_input.py", "issue 16", "TFRecord reader -> shuffle_batch queues"),
+    Bench("word2vec_ps", "word2vec_ps.py", "issue 17", "skip-gram, 1M x 128 over 2 ps, 2 workers"),
 ]
 
 
@@ -82,6 +86,8 @@ TARGETS = {
     "decode_jpeg 375x500": Target("tf", "<=", 1.0, "time <= 1x TF"),
     "resize_bilinear 16x224": Target("tf", "<=", 1.0, "time <= 1x TF"),
     "inception-style per image": Target("tf", "<=", 1.0, "time <= 1x TF"),
+    "conv net train step (batch 128)": Target("tf", "<=", 1.0, "time <= 1x TF"),
+    "lstm train step (h256 t50 b64)": Target("tf", "<=", 1.0, "time <= 1x TF"),
     **{
         f"{row} ({unit})": Target("tf", ">=", 1.0, f"{unit} >= 1x TF")
         for row in (
@@ -102,6 +108,9 @@ TARGETS = {
     "ps training steps/s, tf.data shards (2 workers)": Target(
         "row", ">=", 1.0, "steps/s >= feed_dict's"
     ),
+    "queue shuffle_batch records/s": Target("tf", ">=", 1.0, "records/s >= 1x TF"),
+    "word2vec steps/s (2 ps, 2 workers)": Target("tf", ">=", 1.0, "steps/s >= 1x TF"),
+    "word2vec bytes on the wire per step": Target("row", "<=", 1.2, "B <= 1.2x rows touched"),
 }
 # Rows that are baselines for others, shown in the numpy column rather than as rows.
 NUMPY_BASELINE = {
@@ -113,6 +122,7 @@ ROW_BASELINE = {
     "ps training steps/s, tf.data shards (2 workers)": (
         "ps training steps/s, feed_dict from memory (2 workers)"
     ),
+    "word2vec bytes on the wire per step": "word2vec rows touched per step",
 }
 
 
@@ -386,6 +396,8 @@ def skipped_lines(out: Outcome) -> list[str]:
 
 
 def _bench_of(row_name: str) -> str:
+    if row_name.startswith("word2vec "):
+        return "word2vec_ps"
     if row_name.startswith(("tfrecord ", "map num_parallel_calls")):
         return "data_pipeline"
     if row_name.startswith("ps training steps/s,"):
@@ -394,6 +406,12 @@ def _bench_of(row_name: str) -> str:
         return "local_session"
     if row_name.startswith("ps training"):
         return "ps_training"
+    if row_name.startswith("lstm"):
+        return "lstm_training"
+    if row_name.startswith("queue "):
+        return "queue_input"
+    if row_name.startswith("conv net"):
+        return "cnn_training"
     return "cluster_session"
 
 

@@ -6,7 +6,14 @@ import os
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-DEFAULT_IMAGE = "tfcluster:0.1.0"
+from .version import VERSION
+
+DEFAULT_IMAGE = f"tfcluster:{VERSION}"
+# Every TFCluster is checked against its children this often, with no API request unless
+# something drifted (watch events do the same at once; this catches what they missed).
+DEFAULT_RESYNC_SECONDS = 60.0
+# Child events within this window become one status update of their TFCluster.
+DEFAULT_COALESCE_SECONDS = 0.25
 
 
 class ConfigError(ValueError):
@@ -27,6 +34,10 @@ class OperatorConfig:
     cluster_domain: str = ""
     # Name of the field manager for server-side apply and of the events' source.
     field_manager: str = "tfcluster-operator"
+    # Seconds between two checks of every TFCluster (drift, status); 0 turns them off.
+    resync_seconds: float = DEFAULT_RESYNC_SECONDS
+    # Seconds child events are gathered before their TFCluster's status is recomputed.
+    coalesce_seconds: float = DEFAULT_COALESCE_SECONDS
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> OperatorConfig:
@@ -41,6 +52,12 @@ class OperatorConfig:
             metrics_port=_port(env, "TFCLUSTER_OPERATOR_METRICS_PORT", 8080),
             health_port=_port(env, "TFCLUSTER_OPERATOR_HEALTH_PORT", 8081),
             cluster_domain=env.get("TFCLUSTER_OPERATOR_CLUSTER_DOMAIN", "").strip().strip("."),
+            resync_seconds=_seconds(
+                env, "TFCLUSTER_OPERATOR_RESYNC_SECONDS", DEFAULT_RESYNC_SECONDS
+            ),
+            coalesce_seconds=_seconds(
+                env, "TFCLUSTER_OPERATOR_COALESCE_SECONDS", DEFAULT_COALESCE_SECONDS
+            ),
         )
 
     @property
@@ -59,3 +76,16 @@ def _port(env: Mapping[str, str], name: str, default: int) -> int:
     if not 0 <= port <= 65535:
         raise ConfigError(f"{name}={port} is outside 0..65535 (0 turns it off)")
     return port
+
+
+def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+    raw = env.get(name, "").strip()
+    if not raw:
+        return default
+    try:
+        value = float(raw)
+    except ValueError:
+        raise ConfigError(f"{name}={raw!r} is not a number of seconds") from None
+    if not 0 <= value < 86400:
+        raise ConfigError(f"{name}={value} is outside 0..86400 seconds")
+    return value

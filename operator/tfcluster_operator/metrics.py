@@ -20,7 +20,8 @@ class OperatorMetrics:
         self.registry = registry
         self.reconciles = Counter(
             "tfcluster_operator_reconciles",
-            "Full reconciles of a TFCluster, by result (success, invalid, error).",
+            "Syncs of a TFCluster (one per batch of its events; most change nothing), by "
+            "result (success, invalid, rejected, error).",
             ["result"],
             registry=registry,
         )
@@ -32,13 +33,26 @@ class OperatorMetrics:
         )
         self.reconcile_duration = Histogram(
             "tfcluster_operator_reconcile_duration_seconds",
-            "How long a full reconcile of one TFCluster took.",
+            "How long one sync of a TFCluster took.",
             buckets=(0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1.0, 2.5, 5.0, 10.0, 30.0),
             registry=registry,
         )
         self.status_updates = Counter(
             "tfcluster_operator_status_updates",
             "Status writes to TFClusters (only changes are written).",
+            registry=registry,
+        )
+        self.api_requests = Counter(
+            "tfcluster_operator_api_requests",
+            "Requests the reconciler made to the API server (kopf's watches not included), "
+            "by verb, kind and HTTP status (0: no answer).",
+            ["verb", "kind", "code"],
+            registry=registry,
+        )
+        self.drift_repairs = Counter(
+            "tfcluster_operator_drift_repairs",
+            "Children driven back to their TFCluster's spec after someone changed them.",
+            ["kind"],
             registry=registry,
         )
         self.clusters = Gauge(
@@ -64,6 +78,9 @@ class OperatorMetrics:
         self._jobs: dict[tuple[str, str], set[str]] = {}
         for phase in PHASES:
             self.clusters.labels(phase).set(0)
+
+    def count_request(self, verb: str, kind: str, code: int) -> None:
+        self.api_requests.labels(verb, kind, str(code)).inc()
 
     def observe(self, namespace: str, name: str, status: Mapping[str, Any]) -> None:
         """Record a TFCluster's current status."""

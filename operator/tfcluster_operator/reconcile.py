@@ -1,157 +1,267 @@
-"""Reconcile a TFCluster as an ordered list of small idempotent steps.
+"""Sync a TFCluster: its children in line with its spec, then its status.
 
-    validate -> job Services -> StatefulSets -> client Service -> prune -> status
+    parse the spec -> the children it wants -> a plan from the watched children
+    -> dry-run every child whose manifest is new -> apply the plan -> prune -> status
 
-Every step can run any number of times: children are applied (server-side apply) from the
-spec, so running a step again changes nothing unless the spec or a child drifted. Status
-is always recomputed from the children. A spec the operator cannot run becomes a Failed
-phase, a condition and an event, and no retry (``InvalidSpec``); a child the API server
-rejects (a bad pod template override) likewise; API trouble is raised for a retry.
+One sync runs for every event that concerns a TFCluster (its own, any child's, the periodic
+resync), so it is built to cost nothing when nothing changed: children are read from the
+watches (``Children``), never listed; a child is applied only when it is missing, when its
+manifest changed, or when someone changed a field the operator owns (drift, see drift.py);
+the status is written only when it changed, and events only on transitions.
+
+A spec the operator cannot run (``SpecError``) and children the API server refuses (the
+server-side dry run answers 400/422: a bad pod template) end as phase Failed with the reason
+and one warning event; nothing is created or changed until the spec changes. API trouble is
+retried with a back-off, shown meanwhile as Degraded/ReconcileError.
 """
 
 from __future__ import annotations
 
+import hashlib
+import json
 import logging
 import threading
 import time
-from collections import defaultdict
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, NoReturn
 
 from . import builders
-from .builders.meta import CLUSTER_LABEL, OwnerRef, cluster_selector
+from .builders.meta import OwnerRef
+from .children import Children, Key
 from .config import OperatorConfig
-from .kube import CREATED, UPDATED, Kube, KubeError, now
+from .drift import differences, project, render
+from .events import EventRecorder
+from .kube import Kube, KubeError, now
 from .metrics import OperatorMetrics
 from .spec import SpecError, TFClusterSpec, parse_spec
-from .status import compute_status, condition, invalid_status
+from .status import (
+    UNSCHEDULABLE,
+    compute_status,
+    condition,
+    invalid_status,
+    signatures,
+    task_problems,
+)
 
 log = logging.getLogger(__name__)
 
 CHILD_KINDS = ("Service", "StatefulSet")
+RETRY_DELAY = 5.0
+MAX_RETRY_DELAY = 60.0
+# A status we wrote is trusted over the watched TFCluster's for this long (our own write's
+# watch event may not have arrived yet).
+WRITTEN_TRUST_SECONDS = 5.0
+# A child applied this long ago and still not seen by the watch counts as missing.
+UNSEEN_GRACE_SECONDS = 30.0
+# How long a namespace found terminating stays so, and one found alive, before asking again.
+TERMINATING_TTL = 30.0
+ALIVE_TTL = 5.0
 
 
-class InvalidSpec(Exception):
-    """The TFCluster cannot run as specified; status and an event say why. Do not retry."""
+@dataclass(frozen=True)
+class Applied:
+    """What the operator last applied to a child, and the server's answer to it."""
 
-
-class ReconcileFailed(Exception):
-    """A step failed; ``transient`` says whether a retry may help."""
-
-    def __init__(self, step: str, error: KubeError) -> None:
-        super().__init__(f"step {step!r}: {error}")
-        self.step = step
-        self.transient = error.transient
+    uid: str
+    fingerprint: str
+    baseline: Any  # drift.project(answer, manifest)
+    at: float
 
 
 @dataclass
-class Context:
-    body: Mapping[str, Any]
-    spec: TFClusterSpec
-    owner: OwnerRef
-    kube: Kube
-    config: OperatorConfig
-    changes: list[str] = field(default_factory=list)
+class Action:
+    manifest: dict[str, Any]
+    live: dict[str, Any] | None
+    why: str  # create, recreate, update, repair
+    dry_run: bool
+    drift: list[tuple[str, Any, Any]] = field(default_factory=list)
 
-    def applied(self, manifest: Mapping[str, Any]) -> None:
-        result = self.kube.apply(manifest)
-        if result.outcome in (CREATED, UPDATED):
-            verb = "Created" if result.outcome == CREATED else "Updated"
-            self.changes.append(f"{verb} {result.kind} {result.name}")
-            self.kube.post_event(self.body, "Normal", verb, f"{verb} {result.kind} {result.name}")
+    @property
+    def kind(self) -> str:
+        return str(self.manifest["kind"])
 
-
-Step = Callable[[Context], None]
+    @property
+    def name(self) -> str:
+        return str(self.manifest["metadata"]["name"])
 
 
-def apply_job_services(ctx: Context) -> None:
-    """Headless Services first, so the pods' DNS names exist when they start."""
-    for job in ctx.spec.jobs:
-        ctx.applied(builders.job_service(ctx.spec, job.name, ctx.owner))
+@dataclass
+class Failure:
+    message: str
+    delay: float
+    retry_at: float
 
 
-def apply_statefulsets(ctx: Context) -> None:
-    for job in ctx.spec.jobs:
-        ctx.applied(builders.statefulset(ctx.spec, job, ctx.owner, ctx.config.cluster_domain))
+@dataclass(frozen=True)
+class SyncResult:
+    status: dict[str, Any] | None
+    retry_after: float | None = None
 
 
-def apply_client_service(ctx: Context) -> None:
-    ctx.applied(builders.client_service(ctx.spec, ctx.owner))
+class Rejected(Exception):
+    def __init__(self, action: Action, error: KubeError) -> None:
+        super().__init__(
+            f"the API server rejects {action.kind} {action.name} ({error.status}): {error.message}"
+        )
 
 
-def prune_stale_children(ctx: Context) -> None:
-    """Delete the children of jobs the spec no longer has (only ones this TFCluster owns)."""
-    wanted = {ctx.spec.child_name(job.name) for job in ctx.spec.jobs}
-    wanted.add(ctx.spec.client_service_name)
-    for kind in CHILD_KINDS:
-        for obj in ctx.kube.list(kind, ctx.spec.namespace, cluster_selector(ctx.spec)):
-            name = obj["metadata"]["name"]
-            owners = obj["metadata"].get("ownerReferences") or []
-            if name in wanted or not any(o.get("uid") == ctx.owner.uid for o in owners):
-                continue
-            if ctx.kube.delete(kind, ctx.spec.namespace, name):
-                ctx.changes.append(f"Deleted {kind} {name}")
-                ctx.kube.post_event(ctx.body, "Normal", "Deleted", f"Deleted {kind} {name}")
+class Abandoned(Exception):
+    """The TFCluster or its namespace is going away: nothing to create, report or post."""
 
 
-STEPS: tuple[tuple[str, Step], ...] = (
-    ("job-services", apply_job_services),
-    ("statefulsets", apply_statefulsets),
-    ("client-service", apply_client_service),
-    ("prune", prune_stale_children),
-)
+def fingerprint(manifest: Mapping[str, Any]) -> str:
+    return hashlib.sha256(json.dumps(manifest, sort_keys=True).encode()).hexdigest()[:16]
+
+
+class NamespaceStates:
+    """Which namespaces are being deleted: asked of the API server only after a child was
+    deleted (the first thing a namespace's deletion does to a TFCluster), remembered a while."""
+
+    def __init__(self, kube: Kube, clock: Callable[[], float]) -> None:
+        self.kube = kube
+        self.clock = clock
+        self._verdicts: dict[str, tuple[bool, float]] = {}
+
+    def mark(self, namespace: str) -> None:
+        self._verdicts[namespace] = (True, self.clock())
+
+    def terminating(self, namespace: str, *, check: bool) -> bool:
+        verdict = self._verdicts.get(namespace)
+        age = self.clock() - verdict[1] if verdict else 0.0
+        if verdict and verdict[0] and age < TERMINATING_TTL:
+            return True
+        if not check or (verdict and not verdict[0] and age < ALIVE_TTL):
+            return False
+        try:
+            found = self.kube.namespace_terminating(namespace)
+        except KubeError as err:
+            log.warning("cannot tell whether namespace %s is terminating: %s", namespace, err)
+            found = False
+        self._verdicts[namespace] = (found, self.clock())
+        return found
 
 
 class Reconciler:
-    """Runs the steps for one TFCluster at a time (per cluster; clusters run in parallel)."""
+    """Syncs TFClusters; the caller runs one sync per TFCluster at a time (clusters in
+    parallel) and hands each the TFCluster and its children as last watched."""
 
-    def __init__(self, kube: Kube, config: OperatorConfig, metrics: OperatorMetrics) -> None:
+    def __init__(
+        self,
+        kube: Kube,
+        config: OperatorConfig,
+        metrics: OperatorMetrics,
+        *,
+        clock: Callable[[], float] = time.monotonic,
+    ) -> None:
         self.kube = kube
         self.config = config
         self.metrics = metrics
-        self._locks: defaultdict[tuple[str, str], threading.Lock] = defaultdict(threading.Lock)
-        self._locks_guard = threading.Lock()
-
-    def _lock(self, namespace: str, name: str) -> threading.Lock:
-        with self._locks_guard:
-            return self._locks[(namespace, name)]
+        self.clock = clock
+        self.namespaces = NamespaceStates(kube, clock)
+        self.events = EventRecorder(
+            kube, config.field_manager, on_namespace_terminating=self.namespaces.mark
+        )
+        self._applied: dict[Key, dict[tuple[str, str], Applied]] = {}
+        self._deleted: dict[Key, set[tuple[str, str]]] = {}  # until re-created
+        self._check_namespace: set[Key] = set()  # a child went: is its namespace going?
+        self._rejected: dict[Key, tuple[str, SpecError]] = {}
+        self._failures: dict[Key, Failure] = {}
+        self._written: dict[Key, tuple[dict[str, Any], float]] = {}
+        self._announced: dict[Key, dict[str, frozenset[tuple[str, str]]]] = {}
+        self._lock = threading.Lock()  # for what the event loop writes (note_deleted)
 
     # ------------------------------------------------------------- entry points
 
-    def reconcile(self, namespace: str, name: str) -> dict[str, Any] | None:
-        """Bring the children in line with the spec, then the status; None if it is gone."""
-        with self._lock(namespace, name):
-            started = time.perf_counter()
+    def note_deleted(self, key: Key, kind: str, name: str) -> None:
+        """A child went away (seen by a watch): the next sync checks whether its namespace
+        is being deleted, and re-creates a Service or StatefulSet the spec still wants."""
+        with self._lock:
+            self._check_namespace.add(key)
+            if kind != "Pod":
+                self._deleted.setdefault(key, set()).add((kind, name))
+
+    def forget(self, key: Key, uid: str | None = None) -> None:
+        """The TFCluster is gone."""
+        self.metrics.forget(*key)
+        self._applied.pop(key, None)
+        self._rejected.pop(key, None)
+        self._failures.pop(key, None)
+        self._written.pop(key, None)
+        self._announced.pop(key, None)
+        with self._lock:
+            self._deleted.pop(key, None)
+            self._check_namespace.discard(key)
+        if uid:
+            self.events.forget(key[0], uid)
+
+    def sync(self, body: Mapping[str, Any], children: Children) -> SyncResult:
+        started = time.perf_counter()
+        try:
+            return self._sync(body, children)
+        finally:
+            self.metrics.reconcile_duration.observe(time.perf_counter() - started)
+
+    # ------------------------------------------------------------- the sync
+
+    def _sync(self, body: Mapping[str, Any], children: Children) -> SyncResult:
+        meta = body["metadata"]
+        key: Key = (meta["namespace"], meta["name"])
+        if meta.get("deletionTimestamp"):
+            return SyncResult(None)
+        with self._lock:
+            deleted = set(self._deleted.get(key, ()))
+            check = key in self._check_namespace
+            self._check_namespace.discard(key)
+        if self.namespaces.terminating(key[0], check=check):
+            return SyncResult(None)  # nothing can be created there; its children are going
+        try:
+            spec = self._parse(body)
+        except SpecError as err:
+            self.metrics.reconciles.labels("invalid").inc()
+            return SyncResult(self._write_failed(body, err))
+        owner = OwnerRef(name=spec.name, uid=str(meta["uid"]))
+        desired = self._desired(spec, owner)
+        wanted = fingerprint({"children": desired})
+        rejected = self._rejected.get(key)
+        if rejected is not None:
+            if rejected[0] == wanted:
+                return SyncResult(self._write_failed(body, rejected[1]))
+            del self._rejected[key]
+
+        if deleted:  # the spec may no longer want some of them
+            names = {(str(m["kind"]), str(m["metadata"]["name"])) for m in desired}
+            with self._lock:
+                self._deleted[key] = self._deleted.get(key, set()) & names
+        plan = self._plan(key, desired, children, deleted)
+        stale = self._stale(owner, desired, children)
+        failure = self._failures.get(key)
+        if not plan and not stale:
+            self._failures.pop(key, None)
+            failure = None
+        elif failure is None or failure.retry_at <= self.clock():
             try:
-                return self._reconcile(namespace, name)
-            finally:
-                self.metrics.reconcile_duration.observe(time.perf_counter() - started)
-
-    def refresh_status(self, namespace: str, name: str) -> dict[str, Any] | None:
-        """Recompute the status from the children (a child changed); None if not possible."""
-        with self._lock(namespace, name):
-            body = self._live(namespace, name)
-            if body is None:
-                return None
-            try:
-                spec = self._parse(body)
-            except SpecError:
-                return None  # the Failed status stays as the last reconcile wrote it
-            return self._write_status(body, spec, _standing_error(body))
-
-    def forget(self, namespace: str, name: str) -> None:
-        self.metrics.forget(namespace, name)
-        with self._locks_guard:
-            self._locks.pop((namespace, name), None)
-
-    # ------------------------------------------------------------- internals
-
-    def _live(self, namespace: str, name: str) -> dict[str, Any] | None:
-        body = self.kube.get_tfcluster(namespace, name)
-        if body is None or body["metadata"].get("deletionTimestamp"):
-            return None
-        return body
+                self._execute(body, key, plan)
+                self._prune(body, key, stale)
+            except Rejected as err:
+                self.metrics.reconciles.labels("rejected").inc()
+                error = SpecError(
+                    "ChildRejected",
+                    f"{err}; nothing was created or changed: fix the TFCluster's spec",
+                )
+                self._rejected[key] = (wanted, error)
+                return SyncResult(self._write_failed(body, error))
+            except Abandoned:
+                return SyncResult(None)
+            except _StepFailed as err:
+                failure = self._fail(key, err.step, err.error)
+            else:
+                self._failures.pop(key, None)
+                failure = None
+        self.metrics.reconciles.labels("error" if failure else "success").inc()
+        status = self._write_status(body, spec, children, failure.message if failure else None)
+        retry = max(failure.retry_at - self.clock(), 0.1) if failure else None
+        return SyncResult(status, retry)
 
     def _parse(self, body: Mapping[str, Any]) -> TFClusterSpec:
         meta = body["metadata"]
@@ -162,113 +272,295 @@ class Reconciler:
             default_image=self.config.default_image,
         )
 
-    def _reconcile(self, namespace: str, name: str) -> dict[str, Any] | None:
-        body = self._live(namespace, name)
-        if body is None:
-            return None
-        try:
-            spec = self._parse(body)
-        except SpecError as err:
-            self._invalid(body, err)
-            raise InvalidSpec(err.message) from None
-        ctx = Context(
-            body=body,
-            spec=spec,
-            owner=OwnerRef(name=spec.name, uid=body["metadata"]["uid"]),
-            kube=self.kube,
-            config=self.config,
-        )
-        for step_name, step in STEPS:
+    def _desired(self, spec: TFClusterSpec, owner: OwnerRef) -> list[dict[str, Any]]:
+        """Headless Services first, so the pods' DNS names exist when they start."""
+        domain = self.config.cluster_domain
+        return [
+            *(builders.job_service(spec, job.name, owner) for job in spec.jobs),
+            *(builders.statefulset(spec, job, owner, domain) for job in spec.jobs),
+            builders.client_service(spec, owner),
+        ]
+
+    def _plan(
+        self,
+        key: Key,
+        desired: list[dict[str, Any]],
+        children: Children,
+        deleted: set[tuple[str, str]],
+    ) -> list[Action]:
+        records = self._applied.get(key, {})
+        plan = []
+        for manifest in desired:
+            kind, name = str(manifest["kind"]), str(manifest["metadata"]["name"])
+            live = children.get(kind, name)
+            record = records.get((kind, name))
+            new_manifest = record is None or record.fingerprint != fingerprint(manifest)
+            if live is None:
+                if record is None:
+                    plan.append(Action(manifest, None, "create", True))
+                elif (kind, name) in deleted or self.clock() - record.at > UNSEEN_GRACE_SECONDS:
+                    plan.append(Action(manifest, None, "recreate", new_manifest))
+                # else: applied a moment ago; its watch event is on the way
+                continue
+            if new_manifest or record is None or record.uid != live["metadata"].get("uid"):
+                plan.append(Action(manifest, live, "update", new_manifest))
+                continue
+            drift = differences(project(live, manifest), record.baseline)
+            if drift:
+                plan.append(Action(manifest, live, "repair", False, drift))
+        return plan
+
+    def _execute(self, body: Mapping[str, Any], key: Key, plan: list[Action]) -> None:
+        if any(a.why == "recreate" for a in plan):
+            self._check_owner(body)
+        for action in plan:
+            if action.dry_run:
+                try:
+                    self.kube.apply(action.manifest, dry_run=True)
+                except KubeError as err:
+                    self._raise(action, err, "validate")
+        for action in plan:
             try:
-                step(ctx)
+                answer = self.kube.apply(action.manifest)
             except KubeError as err:
-                self._failed(body, spec, step_name, err)
-        status = self._write_status(body, spec)
-        self.metrics.reconciles.labels("success").inc()
-        if ctx.changes:
-            log.info("TFCluster %s/%s: %s", namespace, name, "; ".join(ctx.changes))
-        return status
+                self._raise(action, err, "apply")
+            self._record(key, action, answer)
+            self._announce_apply(body, action, answer)
+
+    def _check_owner(self, body: Mapping[str, Any]) -> None:
+        """Before re-creating a deleted child: the TFCluster must still be there (the
+        garbage collector deletes children after their owner) and its namespace alive."""
+        meta = body["metadata"]
+        try:
+            current = self.kube.get_tfcluster(meta["namespace"], meta["name"])
+            gone = self.namespaces.terminating(meta["namespace"], check=True)
+        except KubeError as err:
+            raise _StepFailed("check-owner", err) from None
+        if gone or current is None or current["metadata"].get("uid") != meta["uid"]:
+            raise Abandoned()
+        if current["metadata"].get("deletionTimestamp"):
+            raise Abandoned()
+
+    def _raise(self, action: Action, err: KubeError, step: str) -> NoReturn:
+        if err.namespace_terminating:
+            self.namespaces.mark(str(action.manifest["metadata"]["namespace"]))
+            raise Abandoned()
+        if err.rejected:
+            raise Rejected(action, err)
+        raise _StepFailed(f"{step} {action.kind} {action.name}", err)
+
+    def _record(self, key: Key, action: Action, answer: Mapping[str, Any]) -> None:
+        self._applied.setdefault(key, {})[(action.kind, action.name)] = Applied(
+            uid=str(answer.get("metadata", {}).get("uid")),
+            fingerprint=fingerprint(action.manifest),
+            baseline=project(answer, action.manifest),
+            at=self.clock(),
+        )
+        with self._lock:
+            self._deleted.get(key, set()).discard((action.kind, action.name))
+
+    def _announce_apply(
+        self, body: Mapping[str, Any], action: Action, answer: Mapping[str, Any]
+    ) -> None:
+        what = f"{action.kind} {action.name}"
+        if action.live is None:
+            self.events.post(body, "Normal", "Created", f"Created {what}")
+            log.info("TFCluster %s: created %s", _name(body), what)
+            return
+        before = action.live["metadata"].get("resourceVersion")
+        if before == answer.get("metadata", {}).get("resourceVersion"):
+            return  # the server had it already: nothing changed
+        if action.why == "repair":
+            reverted = render(action.drift)
+            self.metrics.drift_repairs.labels(action.kind).inc()
+            self.events.post(
+                body,
+                "Warning",
+                "DriftReverted",
+                f"Reverted {what}: {reverted} (the operator owns these fields: change the "
+                "TFCluster instead)",
+            )
+            log.warning("TFCluster %s: reverted %s: %s", _name(body), what, reverted)
+        else:
+            self.events.post(body, "Normal", "Updated", f"Updated {what}")
+            log.info("TFCluster %s: updated %s", _name(body), what)
+
+    @staticmethod
+    def _stale(
+        owner: OwnerRef, desired: list[dict[str, Any]], children: Children
+    ) -> list[tuple[str, str]]:
+        """Children of jobs the spec no longer has (only ones this TFCluster owns)."""
+        wanted = {(str(m["kind"]), str(m["metadata"]["name"])) for m in desired}
+        return [
+            (kind, name)
+            for kind in CHILD_KINDS
+            for name, obj in children.of_kind(kind).items()
+            if (kind, name) not in wanted
+            and any(o.get("uid") == owner.uid for o in obj["metadata"].get("ownerReferences") or [])
+        ]
+
+    def _prune(self, body: Mapping[str, Any], key: Key, stale: list[tuple[str, str]]) -> None:
+        for kind, name in stale:
+            try:
+                gone = self.kube.delete(kind, key[0], name)
+            except KubeError as err:
+                raise _StepFailed(f"prune {kind} {name}", err) from None
+            self._applied.get(key, {}).pop((kind, name), None)
+            if gone:
+                self.events.post(body, "Normal", "Deleted", f"Deleted {kind} {name}")
+
+    def _fail(self, key: Key, step: str, error: KubeError) -> Failure:
+        self.metrics.reconcile_errors.labels(step.split(" ")[0]).inc()
+        before = self._failures.get(key)
+        delay = min(before.delay * 2, MAX_RETRY_DELAY) if before else RETRY_DELAY
+        failure = Failure(f"step {step}: {error}", delay, self.clock() + delay)
+        self._failures[key] = failure
+        log.warning("TFCluster %s/%s: %s (retry in %.0f s)", *key, failure.message, delay)
+        return failure
+
+    # ------------------------------------------------------------- status
+
+    def _previous(self, key: Key, body: Mapping[str, Any]) -> dict[str, Any]:
+        written = self._written.get(key)
+        if written is not None and self.clock() - written[1] < WRITTEN_TRUST_SECONDS:
+            return written[0]
+        return dict(body.get("status") or {})
 
     def _write_status(
-        self, body: Mapping[str, Any], spec: TFClusterSpec, error: str | None = None
+        self,
+        body: Mapping[str, Any],
+        spec: TFClusterSpec,
+        children: Children,
+        error: str | None,
     ) -> dict[str, Any]:
-        sel = cluster_selector(spec)
-        statefulsets = self.kube.list("StatefulSet", spec.namespace, sel)
-        pods = self.kube.list("Pod", spec.namespace, sel)
-        previous = body.get("status") or {}
+        meta = body["metadata"]
+        key = (meta["namespace"], meta["name"])
+        previous = self._previous(key, body)
+        stamp = now()
         status = compute_status(
             spec,
-            statefulsets,
-            pods,
-            generation=int(body["metadata"].get("generation") or 0),
+            list(children.statefulsets.values()),
+            children.pods,
+            generation=int(meta.get("generation") or 0),
             previous=previous,
-            now=now(),
+            now=stamp,
             cluster_domain=self.config.cluster_domain,
             reconcile_error=error,
         )
-        self._store(body, previous, status)
+        found = signatures(task_problems(spec, children.pods, stamp))
+        if error:
+            found["Degraded"] = frozenset({("ReconcileError", error)})
+        self._store(body, previous, status, found)
         return status
 
-    def _store(
-        self, body: Mapping[str, Any], previous: Mapping[str, Any], status: dict[str, Any]
-    ) -> None:
+    def _write_failed(self, body: Mapping[str, Any], error: SpecError) -> dict[str, Any]:
         meta = body["metadata"]
-        self.metrics.observe(meta["namespace"], meta["name"], status)
-        if _same_status(previous, status):
-            return
-        patch = merge_patch(previous, status)
-        self.kube.patch_tfcluster_status(meta["namespace"], meta["name"], patch)
-        self.metrics.status_updates.inc()
-        old, new = previous.get("phase"), status.get("phase")
-        if old != new:
-            kind = "Warning" if new in ("Degraded", "Failed") else "Normal"
-            self.kube.post_event(body, kind, f"Phase{new}", f"phase {old or 'None'} -> {new}")
-
-    def _invalid(self, body: Mapping[str, Any], err: SpecError) -> None:
-        self.metrics.reconciles.labels("invalid").inc()
-        previous = body.get("status") or {}
+        key = (meta["namespace"], meta["name"])
+        previous = self._previous(key, body)
         status = invalid_status(
-            err,
-            generation=int(body["metadata"].get("generation") or 0),
+            error,
+            generation=int(meta.get("generation") or 0),
             previous=previous,
             now=now(),
         )
-        old = condition(previous, "Degraded") or {}
-        repeated = (
-            old.get("reason") == err.reason
-            and old.get("message") == err.message
-            and previous.get("observedGeneration") == status["observedGeneration"]
+        self._store(
+            body, previous, status, {"Degraded": frozenset({(error.reason, error.message)})}
         )
-        self._store(body, previous, status)
-        if not repeated:
-            self.kube.post_event(body, "Warning", err.reason, err.message)
-        log.warning(
-            "TFCluster %s/%s: %s", body["metadata"]["namespace"], body["metadata"]["name"], err
-        )
+        return status
 
-    def _failed(
-        self, body: Mapping[str, Any], spec: TFClusterSpec, step: str, err: KubeError
+    def _store(
+        self,
+        body: Mapping[str, Any],
+        previous: Mapping[str, Any],
+        status: dict[str, Any],
+        found: Mapping[str, frozenset[tuple[str, str]]],
     ) -> None:
-        self.metrics.reconciles.labels("error").inc()
-        self.metrics.reconcile_errors.labels(step).inc()
-        message = f"step {step}: {err}"
-        self.kube.post_event(body, "Warning", "ReconcileFailed", message)
+        meta = body["metadata"]
+        key = (meta["namespace"], meta["name"])
+        self.metrics.observe(meta["namespace"], meta["name"], status)
+        if _same_status(previous, status):
+            return
         try:
-            self._write_status(body, spec, error=message)
-        except KubeError as status_err:
-            log.warning("could not record the failure in the status: %s", status_err)
-        raise ReconcileFailed(step, err)
+            self.kube.patch_tfcluster_status(
+                meta["namespace"], meta["name"], merge_patch(previous, status)
+            )
+        except KubeError as err:
+            if err.namespace_terminating:
+                self.namespaces.mark(meta["namespace"])
+                return
+            raise
+        self._written[key] = (status, self.clock())
+        self.metrics.status_updates.inc()
+        self._announce_status(body, previous, status, found)
+
+    def _announce_status(
+        self,
+        body: Mapping[str, Any],
+        previous: Mapping[str, Any],
+        status: Mapping[str, Any],
+        found: Mapping[str, frozenset[tuple[str, str]]],
+    ) -> None:
+        """One event per change a user should hear of: the phase, a new reason to be
+        Degraded or pods that cannot be scheduled (``found``: what went wrong, whichever
+        tasks it hit), recovery."""
+        meta = body["metadata"]
+        key = (meta["namespace"], meta["name"])
+        old_phase, new_phase = previous.get("phase"), status.get("phase")
+        if old_phase != new_phase:
+            self.events.post(
+                body, "Normal", f"Phase{new_phase}", f"phase {old_phase or 'None'} -> {new_phase}"
+            )
+        announced = self._announced.setdefault(key, {})
+        old = condition(previous, "Degraded") or {}
+        new = condition(status, "Degraded") or {}
+        if new.get("status") == "True":
+            if self._news(announced, "Degraded", found.get("Degraded"), old, new):
+                self.events.post(body, "Warning", str(new["reason"]), str(new["message"]))
+        else:
+            announced.pop("Degraded", None)
+            if old.get("status") == "True":
+                self.events.post(
+                    body, "Normal", "Recovered", f"no longer degraded ({old['reason']})"
+                )
+        old_progress = condition(previous, "Progressing") or {}
+        progress = condition(status, "Progressing") or {}
+        if progress.get("reason") == UNSCHEDULABLE:
+            if self._news(
+                announced, UNSCHEDULABLE, found.get(UNSCHEDULABLE), old_progress, progress
+            ):
+                self.events.post(body, "Warning", UNSCHEDULABLE, str(progress["message"]))
+        else:
+            announced.pop(UNSCHEDULABLE, None)
+
+    @staticmethod
+    def _news(
+        announced: dict[str, frozenset[tuple[str, str]]],
+        kind: str,
+        signature: frozenset[tuple[str, str]] | None,
+        old: Mapping[str, Any],
+        new: Mapping[str, Any],
+    ) -> bool:
+        """Whether ``kind``'s trouble is news: something went wrong that was not announced
+        already (after a restart of the operator: the condition it finds differs)."""
+        signature = signature or frozenset({(str(new.get("reason")), str(new.get("message")))})
+        before = announced.get(kind)
+        announced[kind] = signature
+        return _changed(old, new) if before is None else bool(signature - before)
 
 
-def _standing_error(body: Mapping[str, Any]) -> str | None:
-    """A reconcile failure of this generation stays in the status until a reconcile
-    succeeds: a child's event must not paper over it."""
-    status = body.get("status") or {}
-    degraded = condition(status, "Degraded") or {}
-    same_generation = status.get("observedGeneration") == body["metadata"].get("generation")
-    if same_generation and degraded.get("reason") == "ReconcileError":
-        return str(degraded.get("message") or "")
-    return None
+class _StepFailed(Exception):
+    def __init__(self, step: str, error: KubeError) -> None:
+        super().__init__(f"step {step}: {error}")
+        self.step = step
+        self.error = error
+
+
+def _changed(old: Mapping[str, Any], new: Mapping[str, Any]) -> bool:
+    return any(old.get(k) != new.get(k) for k in ("status", "reason", "message"))
+
+
+def _name(body: Mapping[str, Any]) -> str:
+    return f"{body['metadata']['namespace']}/{body['metadata']['name']}"
 
 
 def merge_patch(old: Mapping[str, Any], new: Mapping[str, Any]) -> dict[str, Any]:
@@ -289,9 +581,8 @@ def _same_status(previous: Mapping[str, Any], status: Mapping[str, Any]) -> bool
 
 
 __all__ = [
-    "CLUSTER_LABEL",
-    "STEPS",
-    "InvalidSpec",
-    "ReconcileFailed",
     "Reconciler",
+    "SyncResult",
+    "fingerprint",
+    "merge_patch",
 ]

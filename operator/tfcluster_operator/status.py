@@ -1,20 +1,38 @@
-"""A TFCluster's status, computed from its children (pure: no API calls here)."""
+"""A TFCluster's status, computed from its children (pure: no API calls here).
+
+What a user reads with ``kubectl get tfc`` (phase, reason, ready tasks, restarts) and
+``kubectl describe tfc`` (the Ready, Progressing and Degraded conditions):
+
+- a task whose container restarted ``RESTART_THRESHOLD`` times and is not running steadily
+  (not ready, or its last crash ended less than ``CRASH_WINDOW_SECONDS`` ago: the kubelet's
+  own back-off reset) is crash-looping: Degraded, reason ``CrashLoopBackOff``, with the
+  task, the exit code, the kubelet's reason and the container's last message;
+- a container the kubelet cannot start (image pull, bad config) degrades at once, with the
+  kubelet's reason;
+- pods the scheduler cannot place (``PodScheduled=False``) keep the cluster Pending or
+  Progressing with reason ``Unschedulable`` and the scheduler's message (which names the
+  missing resource or the taint).
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from .builders.meta import JOB_LABEL
+from .builders.meta import JOB_LABEL, POD_INDEX_LABEL
 from .builders.services import endpoint
 from .builders.tf_config import cluster_spec
 from .spec import SpecError, TFClusterSpec
 
-# Container states that mean a task cannot run as things stand.
+# Restarts after which a task that still does not run steadily counts as crash-looping.
+RESTART_THRESHOLD = 3
+# A crash less than this long ago still counts (the kubelet resets its back-off after 10 min).
+CRASH_WINDOW_SECONDS = 600
+# Container waits that mean the kubelet cannot start the task as things stand.
 FAILING_WAITING_REASONS = frozenset(
     {
-        "CrashLoopBackOff",
         "ImagePullBackOff",
         "ErrImagePull",
         "InvalidImageName",
@@ -23,6 +41,11 @@ FAILING_WAITING_REASONS = frozenset(
         "RunContainerError",
     }
 )
+CRASH_LOOP = "CrashLoopBackOff"
+UNSCHEDULABLE = "Unschedulable"
+MAX_MESSAGE = 1024
+MAX_LAST_WORDS = 300
+TASKS_NAMED = 3
 
 PHASE_PENDING = "Pending"
 PHASE_PROGRESSING = "Progressing"
@@ -41,6 +64,16 @@ PHASES = (
 
 
 @dataclass(frozen=True)
+class TaskProblem:
+    """Why one task does not run: ``reason`` is CamelCase; ``detail`` is the same for tasks
+    that fail alike, so they are reported together."""
+
+    reason: str
+    task: str  # "/job:ps/task:0 (pod example-ps-0)"
+    detail: str
+
+
+@dataclass(frozen=True)
 class JobStatus:
     name: str
     desired: int
@@ -49,7 +82,7 @@ class JobStatus:
     updated: int
     restarts: int
     settled: bool  # the StatefulSet has caught up with its spec and rolled every pod
-    failing: tuple[str, ...]  # "pod: reason" for pods that cannot run
+    problems: tuple[TaskProblem, ...]
 
     def as_dict(self) -> dict[str, Any]:
         return {
@@ -62,23 +95,143 @@ class JobStatus:
         }
 
 
+def _parse_time(text: Any) -> datetime | None:
+    if not text:
+        return None
+    try:
+        return datetime.strptime(str(text), "%Y-%m-%dT%H:%M:%SZ").replace(tzinfo=UTC)
+    except ValueError:
+        return None
+
+
+def _task(pod: Mapping[str, Any]) -> str:
+    meta = pod.get("metadata") or {}
+    labels = meta.get("labels") or {}
+    name = meta.get("name", "?")
+    job, index = labels.get(JOB_LABEL), labels.get(POD_INDEX_LABEL)
+    if job is None or index is None:
+        return f"pod {name}"
+    return f"/job:{job}/task:{index} (pod {name})"
+
+
+def _last_words(message: Any) -> str:
+    """The container's termination message, as one line: its last non-empty line (the
+    exception, when the kubelet fell back to the log's tail)."""
+    lines = [line.strip() for line in str(message or "").splitlines() if line.strip()]
+    if not lines:
+        return ""
+    last = lines[-1]
+    return last if len(last) <= MAX_LAST_WORDS else last[: MAX_LAST_WORDS - 3] + "..."
+
+
+def _crash_detail(terminated: Mapping[str, Any]) -> str:
+    detail = f"crash-looping ({RESTART_THRESHOLD}+ restarts)"
+    if terminated:
+        detail += f", last exit code {terminated.get('exitCode', '?')}"
+        if terminated.get("reason"):
+            detail += f" ({terminated['reason']})"
+        words = _last_words(terminated.get("message"))
+        if words:
+            detail += f": {words}"
+    return detail
+
+
+def container_problem(task: str, cs: Mapping[str, Any], now: datetime | None) -> TaskProblem | None:
+    """Why this container cannot run, if it cannot."""
+    state = cs.get("state") or {}
+    waiting = state.get("waiting") or {}
+    if waiting.get("reason") in FAILING_WAITING_REASONS:
+        message = str(waiting.get("message") or "").strip()
+        detail = f"{waiting['reason']}: {message}" if message else str(waiting["reason"])
+        return TaskProblem(str(waiting["reason"]), task, detail)
+    if int(cs.get("restartCount") or 0) < RESTART_THRESHOLD:
+        return None
+    terminated = state.get("terminated") or (cs.get("lastState") or {}).get("terminated") or {}
+    if cs.get("ready"):
+        # Running and ready again: still crash-looping only if the last crash was recent.
+        finished = _parse_time(terminated.get("finishedAt"))
+        if finished is None or now is None:
+            return None
+        if (now - finished).total_seconds() >= CRASH_WINDOW_SECONDS:
+            return None
+    return TaskProblem(CRASH_LOOP, task, _crash_detail(terminated))
+
+
+def pod_problems(pod: Mapping[str, Any], now: datetime | None) -> list[TaskProblem]:
+    """What keeps the task of ``pod`` from running (nothing for a healthy pod)."""
+    if (pod.get("metadata") or {}).get("deletionTimestamp"):
+        return []
+    task = _task(pod)
+    st = pod.get("status") or {}
+    if st.get("phase") == "Failed":
+        why = ": ".join(str(x) for x in (st.get("reason"), st.get("message")) if x)
+        return [TaskProblem("PodFailed", task, f"pod failed: {why}" if why else "pod failed")]
+    found = [
+        problem
+        for cs in st.get("containerStatuses") or []
+        if (problem := container_problem(task, cs, now)) is not None
+    ]
+    for cond in st.get("conditions") or []:
+        if cond.get("type") == "PodScheduled" and cond.get("status") == "False":
+            message = str(cond.get("message") or cond.get("reason") or "not scheduled")
+            found.append(TaskProblem(UNSCHEDULABLE, task, f"cannot be scheduled: {message}"))
+    return found
+
+
+def describe(problems: Sequence[TaskProblem]) -> str:
+    """Problems grouped by what went wrong, each group naming its first tasks."""
+    groups: dict[tuple[str, str], list[str]] = {}
+    for p in problems:
+        groups.setdefault((p.reason, p.detail), []).append(p.task)
+    parts = []
+    for (_, detail), tasks in groups.items():
+        named = ", ".join(tasks[:TASKS_NAMED])
+        if len(tasks) > TASKS_NAMED:
+            named += f" and {len(tasks) - TASKS_NAMED} more tasks"
+        parts.append(f"{named}: {detail}")
+    text = "; ".join(parts)
+    return text if len(text) <= MAX_MESSAGE else text[: MAX_MESSAGE - 3] + "..."
+
+
+def signatures(problems: Sequence[TaskProblem]) -> dict[str, frozenset[tuple[str, str]]]:
+    """What went wrong, without which tasks: the same failure spreading to more tasks is
+    no news (the conditions list the tasks; events are posted when this changes)."""
+    failing = frozenset((p.reason, p.detail) for p in problems if p.reason != UNSCHEDULABLE)
+    unschedulable = frozenset((p.reason, p.detail) for p in problems if p.reason == UNSCHEDULABLE)
+    return {"Degraded": failing, UNSCHEDULABLE: unschedulable}
+
+
+def task_problems(
+    spec: TFClusterSpec, pods: Sequence[Mapping[str, Any]], now: str
+) -> list[TaskProblem]:
+    """Every problem of the pods of the spec's jobs."""
+    at = _parse_time(now)
+    jobs = {j.name for j in spec.jobs}
+    return [
+        p
+        for pod in pods
+        if (pod.get("metadata", {}).get("labels") or {}).get(JOB_LABEL) in jobs
+        for p in pod_problems(pod, at)
+    ]
+
+
 def job_status(
-    spec: TFClusterSpec, job: str, sts: Mapping[str, Any] | None, pods: Sequence[Mapping[str, Any]]
+    spec: TFClusterSpec,
+    job: str,
+    sts: Mapping[str, Any] | None,
+    pods: Sequence[Mapping[str, Any]],
+    now: datetime | None = None,
 ) -> JobStatus:
     desired = 0 if spec.suspend else spec.job(job).replicas
     own = [p for p in pods if (p.get("metadata", {}).get("labels") or {}).get(JOB_LABEL) == job]
-    restarts = 0
-    failing: list[str] = []
-    for pod in own:
-        for cs in pod.get("status", {}).get("containerStatuses") or []:
-            restarts += int(cs.get("restartCount") or 0)
-            waiting = (cs.get("state") or {}).get("waiting") or {}
-            if waiting.get("reason") in FAILING_WAITING_REASONS:
-                failing.append(f"{pod['metadata']['name']}: {waiting['reason']}")
-        if pod.get("status", {}).get("phase") == "Failed":
-            failing.append(f"{pod['metadata']['name']}: pod failed")
+    restarts = sum(
+        int(cs.get("restartCount") or 0)
+        for pod in own
+        for cs in (pod.get("status") or {}).get("containerStatuses") or []
+    )
+    problems = tuple(p for pod in own for p in pod_problems(pod, now))
     if sts is None:
-        return JobStatus(job, desired, 0, 0, 0, restarts, desired == 0, tuple(failing))
+        return JobStatus(job, desired, 0, 0, 0, restarts, desired == 0, problems)
     st = sts.get("status") or {}
     current = int(st.get("replicas") or 0)
     ready = int(st.get("readyReplicas") or 0)
@@ -90,7 +243,7 @@ def job_status(
         updated == desired and st.get("currentRevision") == st.get("updateRevision")
     )
     settled = observed and current == desired and rolled
-    return JobStatus(job, desired, current, ready, updated, restarts, settled, tuple(failing))
+    return JobStatus(job, desired, current, ready, updated, restarts, settled, problems)
 
 
 def compute_status(
@@ -105,18 +258,23 @@ def compute_status(
     reconcile_error: str | None = None,
 ) -> dict[str, Any]:
     """The full status of a valid TFCluster from its StatefulSets and pods."""
+    at = _parse_time(now)
     by_name = {s["metadata"]["name"]: s for s in statefulsets}
-    jobs = [job_status(spec, j.name, by_name.get(spec.child_name(j.name)), pods) for j in spec.jobs]
+    jobs = [
+        job_status(spec, j.name, by_name.get(spec.child_name(j.name)), pods, at) for j in spec.jobs
+    ]
     desired = sum(j.desired for j in jobs)
     ready = sum(min(j.ready, j.desired) for j in jobs)
     settled = all(j.settled for j in jobs)
     all_ready = settled and all(j.ready >= j.desired for j in jobs)
-    failing = [f for j in jobs for f in j.failing]
+    problems = [p for j in jobs for p in j.problems]
+    failing = [p for p in problems if p.reason != UNSCHEDULABLE]
+    unschedulable = [p for p in problems if p.reason == UNSCHEDULABLE]
 
     if reconcile_error:
-        degraded = ("ReconcileError", reconcile_error)
+        degraded: tuple[str, str] | None = ("ReconcileError", reconcile_error)
     elif failing:
-        degraded = ("TasksFailing", "; ".join(failing[:5]))
+        degraded = (failing[0].reason, describe(failing))
     else:
         degraded = None
 
@@ -135,13 +293,22 @@ def compute_status(
         progress = ("False", "Settled", "every task runs the current spec")
     else:
         phase = PHASE_PENDING if ready == 0 else PHASE_PROGRESSING
-        ready_cond = ("False", "TasksNotReady", f"{ready}/{desired} tasks ready")
-        reason = (
-            "RollingUpdate"
-            if any(j.current and j.updated < j.desired for j in jobs)
-            else ("TasksStarting")
+        if unschedulable:
+            reason = UNSCHEDULABLE
+            waiting = describe(unschedulable)
+        else:
+            reason = (
+                "RollingUpdate"
+                if any(j.current and j.updated < j.desired for j in jobs)
+                else "TasksStarting"
+            )
+            waiting = _waiting_for(jobs)
+        ready_cond = (
+            "False",
+            reason if unschedulable else "TasksNotReady",
+            (f"{ready}/{desired} tasks ready"),
         )
-        progress = ("True", reason, _waiting_for(jobs))
+        progress = ("True", reason, waiting)
     if degraded is not None and phase != PHASE_SUSPENDED:
         phase = PHASE_DEGRADED
 
@@ -158,6 +325,7 @@ def compute_status(
     ]
     return {
         "phase": phase,
+        "reason": _headline(conditions),
         "observedGeneration": generation,
         "endpoint": endpoint(spec, cluster_domain),
         "clientTask": str(spec.client),
@@ -165,6 +333,7 @@ def compute_status(
         "readyTasks": ready,
         "desiredTasks": desired,
         "ready": ", ".join(f"{j.name} {min(j.ready, j.desired)}/{j.desired}" for j in jobs),
+        "restarts": sum(j.restarts for j in jobs),
         "jobs": [j.as_dict() for j in jobs],
         "conditions": carry_transition_times(conditions, previous, now),
     }
@@ -185,9 +354,20 @@ def invalid_status(
     ]
     return {
         "phase": PHASE_FAILED,
+        "reason": error.reason,
         "observedGeneration": generation,
         "conditions": carry_transition_times(conditions, previous, now),
     }
+
+
+def _headline(conditions: Sequence[Mapping[str, Any]]) -> str:
+    """The one reason `kubectl get` shows: Degraded's when degraded, else what progress
+    waits for, else Ready's."""
+    by_type = {c["type"]: c for c in conditions}
+    for kind in ("Degraded", "Progressing"):
+        if by_type[kind]["status"] == "True":
+            return str(by_type[kind]["reason"])
+    return str(by_type["Ready"]["reason"])
 
 
 def carry_transition_times(

@@ -29,3 +29,9 @@ DEFAULT_METRICS_PORT = 9090
 # Fixed so Services and NetworkPolicies can name it; a task server left to itself would pick
 # any free port.
 DEFAULT_DIRECT_PORT = 2223
+
+# The file whose content the kubelet reports as a container's last message: the task server
+# writes its fatal error there, and the crash-loop condition quotes it.
+TERMINATION_MESSAGE_PATH = "/dev/termination-log"
+# The kubelet keeps at most this many bytes of it.
+TERMINATION_MESSAGE_LIMIT = 4096

@@ -33,6 +33,8 @@ from support.k8s_control_plane import (
 
 if TYPE_CHECKING:
     from kubernetes.client import ApiClient
+    from support.kubectl import Kubectl
+    from support.operator_on_k8s import Operator
 
 _BINARIES = pytest.StashKey[Binaries | BinariesUnavailable]()
 _FIXTURE = "k8s_control_plane"
@@ -156,3 +158,74 @@ def k8s_module_namespace(k8s_api_client: ApiClient) -> Iterator[str]:
     """A fresh namespace shared by the tests of one module (one scenario checked in steps)."""
     with _fresh_namespace(k8s_api_client) as name:
         yield name
+
+
+@pytest.fixture(scope="session")
+def kubectl(k8s_control_plane: ControlPlane) -> Kubectl:
+    """`kubectl` of the same release, as the cluster admin (a user of the TFClusters)."""
+    from support.kubectl import Kubectl
+
+    return Kubectl(k8s_control_plane.binaries.kubectl, k8s_control_plane.admin_kubeconfig)
+
+
+# ---------------------------------------------------------------------- the operator
+
+
+@pytest.fixture(scope="module")
+def installed(k8s_api_client: ApiClient) -> ApiClient:
+    """manifests/: the CRD, the operator's namespace, ServiceAccount and RBAC."""
+    from support.operator_on_k8s import MANIFESTS, apply_manifests, wait_established
+
+    apply_manifests(
+        k8s_api_client,
+        MANIFESTS / "crd.yaml",
+        MANIFESTS / "namespace.yaml",
+        MANIFESTS / "rbac.yaml",
+    )
+    wait_established(k8s_api_client)
+    return k8s_api_client
+
+
+@pytest.fixture(scope="module")
+def operator_env() -> dict[str, str]:
+    """Extra TFCLUSTER_OPERATOR_* settings of the module's operator (a module may override)."""
+    return {}
+
+
+@pytest.fixture(scope="module")
+def operator(
+    installed: ApiClient,
+    k8s_control_plane: ControlPlane,
+    tmp_path_factory: pytest.TempPathFactory,
+    operator_env: dict[str, str],
+) -> Iterator[Operator]:
+    """``tfcluster-operator`` as a process acting as its ServiceAccount (manifests/rbac.yaml),
+    cluster-wide; one per test module."""
+    from support.k8s_control_plane.controlplane import free_port
+    from support.operator_on_k8s import (
+        OPERATOR_NS,
+        OPERATOR_SA,
+        running_operator,
+        service_account_user,
+    )
+
+    workdir = tmp_path_factory.mktemp("operator")
+    kubeconfig = k8s_control_plane.service_account_kubeconfig(
+        OPERATOR_NS, OPERATOR_SA, workdir / "operator.kubeconfig"
+    )
+    with running_operator(
+        kubeconfig,
+        workdir,
+        free_port,
+        user=service_account_user(OPERATOR_NS, OPERATOR_SA),
+        env=operator_env,
+    ) as op:
+        yield op
+
+
+@pytest.fixture
+def cluster_ns(operator: Operator, k8s_namespace: str) -> Iterator[str]:
+    """A fresh namespace for one test's TFCluster, the module's operator watching."""
+    yield k8s_namespace
+    # A crashed operator fails the test that crashed it, not the next one.
+    assert operator.process.poll() is None, f"the operator died:\n{operator.log_tail()}"

@@ -17,69 +17,26 @@ pytest.importorskip("kopf")
 from kubernetes import client, utils  # noqa: E402
 from kubernetes.client import ApiClient  # noqa: E402
 from kubernetes.client.exceptions import ApiException  # noqa: E402
-from support.k8s_control_plane import ControlPlane  # noqa: E402
-from support.k8s_control_plane.controlplane import free_port  # noqa: E402
+from support.kubectl import Kubectl, describe_conditions  # noqa: E402
 from support.operator_on_k8s import (  # noqa: E402
     GROUP,
     MANIFESTS,
+    OPERATOR_NS,
+    OPERATOR_SA,
     PLURAL,
     POD_INDEX,
     VERSION,
     Cluster,
     Operator,
-    apply_manifests,
     condition,
     example,
     load_yaml,
     running,
-    running_operator,
     tf_config_of,
-    wait_established,
     wait_for,
 )
 
 pytestmark = pytest.mark.k8s
-
-OPERATOR_NS, OPERATOR_SA = "tfcluster-system", "tfcluster-operator"
-
-
-# ---------------------------------------------------------------------- fixtures
-
-
-@pytest.fixture(scope="module")
-def installed(k8s_api_client: ApiClient) -> ApiClient:
-    """manifests/: the CRD, the operator's namespace, ServiceAccount and RBAC."""
-    apply_manifests(
-        k8s_api_client,
-        MANIFESTS / "crd.yaml",
-        MANIFESTS / "namespace.yaml",
-        MANIFESTS / "rbac.yaml",
-    )
-    wait_established(k8s_api_client)
-    return k8s_api_client
-
-
-@pytest.fixture(scope="module")
-def operator(
-    installed: ApiClient,
-    k8s_control_plane: ControlPlane,
-    tmp_path_factory: pytest.TempPathFactory,
-) -> Iterator[Operator]:
-    """``tfcluster-operator`` as a process acting as its ServiceAccount, cluster-wide."""
-    workdir = tmp_path_factory.mktemp("operator")
-    kubeconfig = k8s_control_plane.service_account_kubeconfig(
-        OPERATOR_NS, OPERATOR_SA, workdir / "operator.kubeconfig"
-    )
-    with running_operator(kubeconfig, workdir, free_port) as op:
-        yield op
-
-
-@pytest.fixture
-def cluster_ns(operator: Operator, k8s_namespace: str) -> Iterator[str]:
-    yield k8s_namespace
-    # A crashed operator fails the test that crashed it, not the next one.
-    assert operator.process.poll() is None, f"the operator died:\n{operator.log_tail()}"
-
 
 # ---------------------------------------------------------------------- the example, step by step
 
@@ -239,27 +196,41 @@ def test_status_is_running_once_every_task_is_ready(converged_example: Converged
     assert condition(status, "Degraded")["status"] == "False"
 
 
-def test_kubectl_get_shows_phase_ready_tasks_and_endpoint(
-    converged_example: Converged, k8s_api_client: ApiClient
+def test_kubectl_get_shows_phase_reason_ready_restarts_generations_and_endpoint(
+    converged_example: Converged, kubectl: Kubectl
 ) -> None:
-    """`kubectl get tfc` columns: the API server's Table view of the resource."""
+    """`kubectl get tfc` as a user runs it: every column, and the spec's generation beside
+    the one the operator has acted on (no lag here)."""
     ns = converged_example.ns
-    table = json.loads(
-        k8s_api_client.rest_client.request(
-            "GET",
-            f"{k8s_api_client.configuration.host}/apis/{GROUP}/{VERSION}/namespaces/{ns}/{PLURAL}",
-            headers={"Accept": "application/json;as=Table;v=v1;g=meta.k8s.io"},
-        ).read()
-    )
-    columns = [c["name"] for c in table["columnDefinitions"]]
-    assert columns[:5] == ["Name", "Phase", "Ready", "Endpoint", "Age"]
-    (row,) = table["rows"]
-    assert row["cells"][:4] == [
-        "example",
-        "Running",
-        "ps 1/1, worker 2/2",
-        f"grpc://example-client.{ns}.svc:2222",
+    output = kubectl("get", "tfc", "-n", ns)
+    assert output.splitlines()[0].split() == [
+        "NAME",
+        "PHASE",
+        "REASON",
+        "READY",
+        "RESTARTS",
+        "GENERATION",
+        "OBSERVED",
+        "ENDPOINT",
+        "AGE",
     ]
+    row = kubectl.get_tfc(ns, "example")
+    assert {k: v for k, v in row.items() if k != "AGE"} == {
+        "NAME": "example",
+        "PHASE": "Running",
+        "REASON": "AllTasksReady",
+        "READY": "ps 1/1, worker 2/2",
+        "RESTARTS": "0",
+        "GENERATION": "1",
+        "OBSERVED": "1",
+        "ENDPOINT": f"grpc://example-client.{ns}.svc:2222",
+    }
+    conditions = describe_conditions(kubectl.describe_tfc(ns, "example"))
+    assert {t: (c["Status"], c["Reason"]) for t, c in conditions.items()} == {
+        "Ready": ("True", "AllTasksReady"),
+        "Progressing": ("False", "Settled"),
+        "Degraded": ("False", "AsExpected"),
+    }
 
 
 def test_creations_are_events_and_the_tfcluster_has_no_finalizer(
@@ -422,12 +393,13 @@ def test_invalid_spec_becomes_condition_and_event(
     assert c.sts("worker") is not None
 
 
-def test_child_the_api_server_rejects_becomes_condition_and_event(
-    operator: Operator, cluster_ns: str, k8s_api_client: ApiClient
+def test_pod_template_the_api_server_rejects_fails_with_nothing_created_and_recovers(
+    operator: Operator, cluster_ns: str, k8s_api_client: ApiClient, kubectl: Kubectl
 ) -> None:
     """A pod template override that passes the CRD schema but not the StatefulSet's
-    validation (a mount of a volume that does not exist): Degraded with the API server's reason, one
-    warning event, no retry loop; fixing it recovers."""
+    validation (a mount of a volume that does not exist): every child is validated with a
+    server-side dry run first, so nothing at all is created; the TFCluster is Failed with the
+    API server's own message (no retry can fix it: no retries); fixing the spec recovers."""
     c = Cluster(k8s_api_client, cluster_ns)
     body = example()
     body["spec"]["jobs"][1]["template"] = {
@@ -435,28 +407,51 @@ def test_child_the_api_server_rejects_becomes_condition_and_event(
     }
     c.create(body)
 
-    status = c.wait_status("Degraded", lambda s: s.get("phase") == "Degraded")
-    degraded = condition(status, "Degraded")
-    assert degraded["reason"] == "ReconcileError"
-    assert "StatefulSet" in degraded["message"] and "example-worker" in degraded["message"]
-    assert "422" in degraded["message"]
-    wait_for(
-        "a ReconcileFailed warning",
-        lambda: any(e.type == "Warning" and e.reason == "ReconcileFailed" for e in c.events()),
-    )
-    assert c.sts("ps") is not None  # the steps before the failing one ran
-    assert c.sts("worker") is None
-    # The ps pod's events do not paper over the failure, and nothing retries it.
-    c.mark_ready()
+    status = c.wait_status("Failed", lambda s: s.get("phase") == "Failed")
+    row = kubectl.get_tfc(cluster_ns, "example")
+    assert (row["PHASE"], row["REASON"]) == ("Failed", "ChildRejected")
+    degraded = describe_conditions(kubectl.describe_tfc(cluster_ns, "example"))["Degraded"]
+    assert (degraded["Status"], degraded["Reason"]) == ("True", "ChildRejected")
+    message = condition(status, "Degraded")["message"]
+    assert message.startswith("the API server rejects StatefulSet example-worker (422): ")
+    # The API server's own words, naming the field.
+    assert 'spec.template.spec.containers[0].volumeMounts[0].name: Not found: "missing"' in message
+    assert "nothing was created or changed" in message
+    # Nothing half-created: no StatefulSet, no Service, no pod.
+    assert not c.apps.list_namespaced_stateful_set(cluster_ns).items
+    assert not c.core.list_namespaced_service(cluster_ns).items
+    # No retry loop, one warning event.
     time.sleep(3)
-    assert c.status()["phase"] == "Degraded"
-    assert len([e for e in c.events() if e.reason == "ReconcileFailed"]) == 1
+    assert c.status()["phase"] == "Failed"
+    rejected = [e for e in c.events() if e.reason == "ChildRejected"]
+    assert len(rejected) == 1 and rejected[0].type == "Warning" and rejected[0].count == 1
     assert operator.process.poll() is None
-    assert operator.metric("tfcluster_operator_reconcile_errors_total", step="statefulsets") >= 1
+    assert operator.metric("tfcluster_operator_reconciles_total", result="rejected") >= 1
 
     c.patch_spec({"jobs": example()["spec"]["jobs"]})
     status = c.drive_until("Running after the fix", running)
     assert condition(status, "Degraded")["status"] == "False"
+    assert kubectl.get_tfc(cluster_ns, "example")["PHASE"] == "Running"
+
+
+def test_a_bad_change_leaves_the_running_children_as_they_were(
+    operator: Operator, cluster_ns: str, k8s_api_client: ApiClient
+) -> None:
+    """A rejected update changes nothing: the ps StatefulSet (whose TF_CONFIG would change
+    too) keeps its template while the worker's new template is refused."""
+    c = Cluster(k8s_api_client, cluster_ns)
+    c.create(example())
+    c.drive_until("Running", running)
+    before = {job: c.raw_sts(job)["metadata"]["generation"] for job in ("ps", "worker")}
+    jobs = example()["spec"]["jobs"]
+    jobs[1]["replicas"] = 3
+    jobs[1]["template"] = {"spec": {"volumeMounts": [{"name": "missing", "mountPath": "/d"}]}}
+    c.patch_spec({"jobs": jobs})
+    status = c.wait_status("Failed", lambda s: s.get("phase") == "Failed")
+    assert condition(status, "Degraded")["reason"] == "ChildRejected"
+    time.sleep(1)
+    assert {job: c.raw_sts(job)["metadata"]["generation"] for job in ("ps", "worker")} == before
+    assert len(c.pods()) == 3
 
 
 def test_deleted_child_is_recreated(
@@ -617,7 +612,12 @@ def test_operator_rbac_is_least_privilege(
     assert allowed("create", "services")
     assert allowed("watch", "pods")
     assert allowed("patch", "tfclusters", GROUP, "status")
-    assert allowed("create", "events")
+    assert allowed("create", "events") and allowed("patch", "events")
+    assert allowed("get", "namespaces")
+    assert not allowed("list", "namespaces")
+    assert not allowed("list", "customresourcedefinitions", "apiextensions.k8s.io")
+    assert not allowed("patch", "tfclusters", GROUP)  # kopf writes nothing on TFClusters
+    assert not allowed("get", "pods")  # the watch is enough
     assert not allowed("create", "pods")
     assert not allowed("get", "secrets")
     assert not allowed("create", "tfclusters", GROUP)

@@ -178,11 +178,27 @@ def test_helm_template_namespaced_monitors_dashboard(helm: Path) -> None:
         "taskImage=tasks:1",
     )
     kinds = by_kind(docs)
-    bindings = kinds["RoleBinding"]
+    # Namespace-scoped RBAC: a Role and its RoleBinding per watched namespace, with the
+    # manifests' rules, and nothing cluster-wide.
+    assert "ClusterRole" not in kinds and "ClusterRoleBinding" not in kinds
+    roles, bindings = kinds["Role"], kinds["RoleBinding"]
+    assert sorted(r["metadata"]["namespace"] for r in roles) == ["team-a", "team-b"]
     assert sorted(b["metadata"]["namespace"] for b in bindings) == ["team-a", "team-b"]
-    # Cluster-wide, only the CRD reads are bound.
-    (crb,) = kinds["ClusterRoleBinding"]
-    assert crb["roleRef"]["name"].endswith("-crds")
+    (sa,) = kinds["ServiceAccount"]
+    for role, binding in zip(roles, bindings, strict=True):
+        assert role["rules"] == manifest_rules()
+        assert binding["roleRef"] == {
+            "apiGroup": "rbac.authorization.k8s.io",
+            "kind": "Role",
+            "name": role["metadata"]["name"],
+        }
+        assert binding["subjects"] == [
+            {
+                "kind": "ServiceAccount",
+                "name": sa["metadata"]["name"],
+                "namespace": "tfcluster-system",
+            }
+        ]
     (deploy,) = kinds["Deployment"]
     (container,) = deploy["spec"]["template"]["spec"]["containers"]
     env = {e["name"]: e["value"] for e in container["env"]}

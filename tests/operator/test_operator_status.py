@@ -10,7 +10,12 @@ from tfcluster_operator.config import ConfigError, OperatorConfig
 from tfcluster_operator.metrics import OperatorMetrics
 from tfcluster_operator.reconcile import merge_patch
 from tfcluster_operator.spec import SpecError, parse_spec
-from tfcluster_operator.status import compute_status, condition, invalid_status
+from tfcluster_operator.status import (
+    RESTART_THRESHOLD,
+    compute_status,
+    condition,
+    invalid_status,
+)
 
 T0, T1 = "2024-01-01T00:00:00Z", "2024-01-01T00:05:00Z"
 
@@ -37,15 +42,56 @@ def sts(
     }
 
 
-def pod(job: str, i: int, restarts: int = 0, waiting: str | None = None) -> dict[str, Any]:
-    state = {"waiting": {"reason": waiting}} if waiting else {"running": {}}
-    return {
-        "metadata": {"name": f"demo-{job}-{i}", "labels": {"tfcluster.dev/job": job}},
-        "status": {
-            "phase": "Running",
-            "containerStatuses": [{"restartCount": restarts, "state": state}],
-        },
+def pod(
+    job: str,
+    i: int,
+    restarts: int = 0,
+    waiting: str | None = None,
+    *,
+    terminated: dict[str, Any] | None = None,
+    last: dict[str, Any] | None = None,
+    ready: bool | None = None,
+    scheduled: tuple[str, str] | None = None,
+) -> dict[str, Any]:
+    """A task pod as the kubelet reports it: ``terminated`` is the current state (between a
+    crash and its restart), ``last`` the previous run's end."""
+    if terminated is not None:
+        state: dict[str, Any] = {"terminated": terminated}
+    elif waiting:
+        state = {"waiting": {"reason": waiting}}
+    else:
+        state = {"running": {"startedAt": T0}}
+    cs: dict[str, Any] = {
+        "restartCount": restarts,
+        "state": state,
+        "ready": (not waiting and terminated is None) if ready is None else ready,
     }
+    if last is not None:
+        cs["lastState"] = {"terminated": last}
+    status: dict[str, Any] = {"phase": "Running", "containerStatuses": [cs]}
+    if scheduled is not None:
+        status = {
+            "phase": "Pending",
+            "conditions": [
+                {
+                    "type": "PodScheduled",
+                    "status": "False",
+                    "reason": scheduled[0],
+                    "message": scheduled[1],
+                }
+            ],
+        }
+    return {
+        "metadata": {
+            "name": f"demo-{job}-{i}",
+            "labels": {"tfcluster.dev/job": job, "apps.kubernetes.io/pod-index": str(i)},
+        },
+        "status": status,
+    }
+
+
+def crashed(code: int = 1, message: str = "", finished: str = T0) -> dict[str, Any]:
+    return {"exitCode": code, "reason": "Error", "message": message, "finishedAt": finished}
 
 
 def conds(status: dict[str, Any]) -> dict[str, tuple[str, str]]:
@@ -114,19 +160,118 @@ def test_rolling_update_is_progressing() -> None:
     assert conds(status)["Ready"][0] == "False"
 
 
-def test_crash_looping_task_is_degraded() -> None:
-    status = compute_status(
+FATAL = "tfcluster-server: job 'ps' is not in the cluster (jobs: worker)"
+
+
+def degraded_with(pods: list[dict[str, Any]], now: str = T0) -> dict[str, Any]:
+    return compute_status(
         spec(),
-        [sts("ps", 1, 1), sts("worker", 2, 1)],
-        [pod("worker", 1, 7, "CrashLoopBackOff")],
+        [sts("ps", 1, 0), sts("worker", 2, 2)],
+        [*pods, pod("worker", 0), pod("worker", 1)],
+        generation=1,
+        previous=None,
+        now=now,
+    )
+
+
+def test_a_task_crashing_past_the_threshold_is_degraded_with_its_exit_code_and_message() -> None:
+    """Terminated with exit code 1 after its 3rd restart (between back-offs): Degraded,
+    naming the task, the exit code, the kubelet's reason and the container's last message."""
+    status = degraded_with([pod("ps", 0, RESTART_THRESHOLD, terminated=crashed(1, FATAL))])
+    assert status["phase"] == "Degraded"
+    assert status["reason"] == "CrashLoopBackOff"
+    assert status["restarts"] == RESTART_THRESHOLD
+    deg = condition(status, "Degraded")
+    assert (deg["status"], deg["reason"]) == ("True", "CrashLoopBackOff")
+    assert deg["message"] == (
+        f"/job:ps/task:0 (pod demo-ps-0): crash-looping ({RESTART_THRESHOLD}+ restarts), "
+        f"last exit code 1 (Error): {FATAL}"
+    )
+
+
+@pytest.mark.parametrize(
+    "crashing",
+    [
+        # Waiting out the kubelet's back-off, the crash in lastState.
+        pod("ps", 0, 4, "CrashLoopBackOff", last=crashed(1, FATAL)),
+        # Running again after its 3rd crash, not ready yet.
+        pod("ps", 0, 3, last=crashed(1, FATAL), ready=False),
+        # Ready again, but the crash was a minute ago.
+        pod("ps", 0, 3, last=crashed(1, FATAL, "2024-01-01T00:04:00Z"), ready=True),
+    ],
+)
+def test_crash_loop_is_seen_in_every_state_of_the_loop(crashing: dict[str, Any]) -> None:
+    status = degraded_with([crashing], now=T1)
+    deg = condition(status, "Degraded")
+    assert (deg["status"], deg["reason"]) == ("True", "CrashLoopBackOff")
+    assert "/job:ps/task:0" in deg["message"] and FATAL in deg["message"]
+    assert "last exit code 1 (Error)" in deg["message"]
+
+
+@pytest.mark.parametrize(
+    "steady",
+    [
+        # Fewer restarts than the threshold, even in back-off.
+        pod("ps", 0, RESTART_THRESHOLD - 1, "CrashLoopBackOff", last=crashed()),
+        # Restarted often, but ready and its last crash is long past (the kubelet's window).
+        pod("ps", 0, 9, last=crashed(finished="2023-12-31T23:00:00Z"), ready=True),
+        # Restarted often, ready, nothing known of the crash: it runs.
+        pod("ps", 0, 9, ready=True),
+    ],
+)
+def test_restarts_alone_do_not_degrade(steady: dict[str, Any]) -> None:
+    status = degraded_with([steady], now=T1)
+    assert condition(status, "Degraded")["status"] == "False"
+    assert status["restarts"] == steady["status"]["containerStatuses"][0]["restartCount"]
+
+
+def test_the_last_line_of_a_log_tail_is_the_message() -> None:
+    """FallbackToLogsOnError: the kubelet reports the end of the log; the exception is last."""
+    tail = "Traceback (most recent call last):\n  File x\nRuntimeError: out of memory\n\n"
+    status = degraded_with([pod("ps", 0, 5, terminated=crashed(137, tail))])
+    assert condition(status, "Degraded")["message"].endswith(
+        "last exit code 137 (Error): RuntimeError: out of memory"
+    )
+
+
+def test_a_container_the_kubelet_cannot_start_degrades_at_once() -> None:
+    status = degraded_with([pod("ps", 0, 0, "ImagePullBackOff")])
+    deg = condition(status, "Degraded")
+    assert (deg["status"], deg["reason"]) == ("True", "ImagePullBackOff")
+    assert deg["message"] == "/job:ps/task:0 (pod demo-ps-0): ImagePullBackOff"
+
+
+def test_unschedulable_pods_name_the_missing_resource() -> None:
+    why = "0/3 nodes are available: 3 Insufficient nvidia.com/gpu."
+    workers = [pod("worker", i, scheduled=("Unschedulable", why)) for i in range(100)]
+    status = compute_status(
+        spec(jobs=[{"name": "worker", "replicas": 100, "gpus": 1}]),
+        [sts("worker", 100, 0)],
+        workers,
         generation=1,
         previous=None,
         now=T0,
     )
-    assert status["phase"] == "Degraded"
-    deg = condition(status, "Degraded")
-    assert (deg["status"], deg["reason"]) == ("True", "TasksFailing")
-    assert "demo-worker-1: CrashLoopBackOff" in deg["message"]
+    assert (status["phase"], status["reason"]) == ("Pending", "Unschedulable")
+    progressing = condition(status, "Progressing")
+    assert (progressing["status"], progressing["reason"]) == ("True", "Unschedulable")
+    assert progressing["message"] == (
+        "/job:worker/task:0 (pod demo-worker-0), /job:worker/task:1 (pod demo-worker-1), "
+        "/job:worker/task:2 (pod demo-worker-2) and 97 more tasks: cannot be scheduled: " + why
+    )
+    assert condition(status, "Ready")["reason"] == "Unschedulable"
+    assert condition(status, "Degraded")["status"] == "False"
+
+
+def test_reason_is_the_headline_condition() -> None:
+    starting = compute_status(spec(), [], [], generation=1, previous=None, now=T0)
+    assert starting["reason"] == "TasksStarting"
+    running = compute_status(
+        spec(), [sts("ps", 1, 1), sts("worker", 2, 2)], [], generation=1, previous=None, now=T0
+    )
+    assert running["reason"] == "AllTasksReady"
+    failed = invalid_status(SpecError("ReservedEnv", "x"), generation=1, previous=None, now=T0)
+    assert failed["reason"] == "ReservedEnv"
 
 
 def test_reconcile_error_is_degraded() -> None:
@@ -232,3 +377,10 @@ def test_config_from_env() -> None:
     assert OperatorConfig.from_env({}).clusterwide
     with pytest.raises(ConfigError, match="TFCLUSTER_OPERATOR_HEALTH_PORT"):
         OperatorConfig.from_env({"TFCLUSTER_OPERATOR_HEALTH_PORT": "http"})
+
+
+def test_the_documented_crash_loop_thresholds() -> None:
+    """README's troubleshooting section and the k8s tests rely on these two numbers."""
+    from tfcluster_operator.status import CRASH_WINDOW_SECONDS
+
+    assert (RESTART_THRESHOLD, CRASH_WINDOW_SECONDS) == (3, 600)

@@ -5,6 +5,9 @@ the runtime); these tests hold the two together."""
 
 from __future__ import annotations
 
+import json
+import socket
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -26,6 +29,8 @@ NAMES = (
     "DEFAULT_GRPC_PORT",
     "DEFAULT_METRICS_PORT",
     "DEFAULT_DIRECT_PORT",
+    "TERMINATION_MESSAGE_PATH",
+    "TERMINATION_MESSAGE_LIMIT",
 )
 
 
@@ -70,3 +75,57 @@ def test_the_server_command_reads_what_the_operator_sets(
     choice, warning = server_main.resolve_metrics_port(args, env)
     assert (choice.port, choice.required, warning) == (metrics_port, True, "")
     assert server_main.resolve_direct_port(env) == direct_port
+
+
+def test_the_operator_reads_the_file_the_server_writes_its_last_words_to() -> None:
+    container = _task_container({})
+    assert container["terminationMessagePath"] == server_side.TERMINATION_MESSAGE_PATH
+    # A crash that leaves no message (killed, an interpreter crash): the log's tail instead.
+    assert container["terminationMessagePolicy"] == "FallbackToLogsOnError"
+
+
+def test_a_task_server_that_cannot_start_leaves_its_error_as_termination_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    log = tmp_path / "termination-log"
+    log.write_text("")  # the kubelet creates the file; the server only writes it
+    monkeypatch.setenv(server_side.TF_CONFIG_ENV, '{"cluster": {"worker": ["h:1"]}, "task": {}}')
+    assert server_main.main([], termination_log=str(log)) == server_main.EXIT_USAGE
+    message = log.read_text()
+    assert message.startswith("tfcluster-server: ") and "TF_CONFIG" in message
+    assert message in capsys.readouterr().err  # the same line as on stderr
+
+
+def test_a_task_server_that_cannot_serve_says_why_in_its_termination_message(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    log = tmp_path / "termination-log"
+    log.write_text("")
+    with socket.socket() as taken:
+        taken.bind(("0.0.0.0", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        monkeypatch.setenv(
+            server_side.TF_CONFIG_ENV,
+            json.dumps(
+                {"cluster": {"ps": [f"localhost:{port}"]}, "task": {"type": "ps", "index": 0}}
+            ),
+        )
+        monkeypatch.setenv(server_side.METRICS_PORT_ENV, "0")
+        assert server_main.main([], termination_log=str(log)) == server_main.EXIT_FAILED
+    assert log.read_text() == (
+        f"tfcluster-server: Could not start gRPC server: port {port} of task "
+        f"/job:ps/replica:0/task:0 ('localhost:{port}') is in use"
+    )
+
+
+def test_termination_message_is_written_only_where_the_kubelet_made_the_file(
+    tmp_path: Path,
+) -> None:
+    missing = tmp_path / "no-such-file"
+    assert not server_main.write_termination_message("boom", str(missing))
+    assert not missing.exists()  # outside a container nothing is created
+    log = tmp_path / "termination-log"
+    log.write_text("")
+    assert server_main.write_termination_message("é" * 5000, str(log))
+    assert len(log.read_bytes()) <= server_side.TERMINATION_MESSAGE_LIMIT

@@ -247,6 +247,13 @@ def _select() -> Build:
     return Build([tf.where(same, x, y), tf.where(rows, x, y)])
 
 
+@_case("SelectV2")
+def _select_v2() -> Build:
+    x, y = _f32(3, 2), _f32(2, low=5, high=6)
+    cond = tf.constant(np.array([[True, False], [False, True], [True, True]]))
+    return Build([tf.where_v2(cond, x, y), tf.where_v2(tf.constant([True, False]), x, 0.5)])
+
+
 @_case("AddN", "AccumulateNV2")
 def _add_n() -> Build:
     a, b, c = _f32(2, 3), _f32(2, 3, low=1, high=2), _f32(2, 3, low=-5, high=-4)
@@ -549,7 +556,22 @@ def _conv() -> Build:
     x, f = _f32(2, 7, 6, 3), _f32(3, 2, 3, 4)
     same = tf.nn.conv2d(x, f, strides=[1, 2, 2, 1], padding="SAME")
     dilated = tf.nn.conv2d(x, f, strides=[1, 1, 1, 1], padding="VALID", dilations=[1, 2, 1, 1])
-    return Build([same, dilated, *tf.gradients(tf.reduce_sum(same * same), [x, f])])
+    first = tf.nn.conv2d(
+        tf.transpose(x, [0, 3, 1, 2]),
+        f,
+        [1, 1, 1, 2],
+        [[0, 0], [0, 0], [1, 0], [2, 1]],
+        data_format="NCHW",
+    )
+    return Build(
+        [
+            same,
+            dilated,
+            first,
+            *tf.gradients(tf.reduce_sum(same * same), [x, f]),
+            *tf.gradients(tf.reduce_sum(first * first), [x, f]),
+        ]
+    )
 
 
 @_case("MaxPool", "MaxPoolGrad", "AvgPool", "AvgPoolGrad")
@@ -558,6 +580,120 @@ def _pool() -> Build:
     mx = tf.nn.max_pool(x, [1, 3, 2, 1], [1, 2, 2, 1], "SAME")
     av = tf.nn.avg_pool(x, [1, 2, 3, 1], [1, 2, 1, 1], "SAME")
     return Build([mx, av, _grad(mx, x), _grad(av, x)])
+
+
+@_case("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2")
+def _conv3d() -> Build:
+    x, f = _f32(2, 4, 5, 4, 2), _f32(2, 3, 2, 2, 3)
+    y = tf.nn.conv3d(x, f, strides=[1, 1, 2, 1, 1], padding="SAME")
+    first = tf.nn.conv3d(
+        tf.transpose(x, [0, 4, 1, 2, 3]), f, [1, 1, 1, 1, 1], "VALID", data_format="NCDHW"
+    )
+    return Build([y, first, *tf.gradients(tf.reduce_sum(y * y), [x, f])])
+
+
+@_case(
+    "DepthwiseConv2dNative",
+    "DepthwiseConv2dNativeBackpropInput",
+    "DepthwiseConv2dNativeBackpropFilter",
+)
+def _depthwise() -> Build:
+    x, f = _f32(2, 6, 5, 3), _f32(3, 2, 3, 2)
+    y = tf.nn.depthwise_conv2d_native(x, f, [1, 2, 1, 1], "SAME")
+    return Build([y, *tf.gradients(tf.reduce_sum(y * y), [x, f])])
+
+
+@_case("MaxPool3D", "MaxPool3DGrad", "MaxPool3DGradGrad", "AvgPool3D", "AvgPool3DGrad")
+def _pool3d() -> Build:
+    x = _f32(2, 4, 5, 4, 2)
+    mx = tf.nn.max_pool3d(x, [1, 2, 2, 2, 1], [1, 2, 2, 1, 1], "SAME")
+    av = tf.nn.avg_pool3d(x, [1, 2, 3, 2, 1], [1, 1, 2, 2, 1], "VALID")
+    gmx = tf.gradients(tf.reduce_sum(mx * mx), x)[0]
+    return Build([mx, av, gmx, _grad(av, x), tf.gradients(tf.reduce_sum(gmx * gmx), x)[0]])
+
+
+@_case("MaxPoolGradGrad")
+def _max_pool_grad_grad() -> Build:
+    x = _f32(2, 5, 6, 3)
+    mx = tf.nn.max_pool(x, [1, 3, 2, 1], [1, 2, 2, 1], "SAME")
+    g = tf.gradients(tf.reduce_sum(mx * mx), x)[0]
+    return Build([tf.gradients(tf.reduce_sum(g * g), x)[0]])
+
+
+@_case("MaxPoolWithArgmax", "MaxPoolGradWithArgmax", "MaxPoolGradGradWithArgmax")
+def _argmax_pool() -> Build:
+    x = _f32(2, 5, 6, 3)
+    y, arg = tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1], "SAME")
+    _, arg_b = tf.nn.max_pool_with_argmax(
+        x, [1, 3, 3, 1], [1, 1, 1, 1], "VALID", include_batch_in_index=True
+    )
+    attrs = {
+        "ksize": [1, 2, 2, 1],
+        "strides": [1, 2, 2, 1],
+        "padding": "SAME",
+        "include_batch_in_index": False,
+        "Targmax": tf.int64,
+        "T": tf.float32,
+    }
+    gg = _raw("MaxPoolGradGradWithArgmax", [x, x * 2.0, arg], **attrs)[0]
+    return Build([y, arg, arg_b, _grad(y, x), gg])
+
+
+@_case(
+    "SpaceToBatchND",
+    "BatchToSpaceND",
+    "SpaceToBatch",
+    "BatchToSpace",
+    "SpaceToDepth",
+    "DepthToSpace",
+)
+def _space_to_batch() -> Build:
+    x = _f32(2, 4, 6, 3)
+    s2b = tf.space_to_batch_nd(x, [2, 3], [[0, 2], [1, 2]])
+    b2s = tf.batch_to_space_nd(s2b, [2, 3], [[0, 2], [1, 2]])
+    v1 = tf.space_to_batch(x, [[1, 1], [0, 0]], block_size=2)
+    back = _raw(
+        "BatchToSpace",
+        [v1, tf.constant([[1, 1], [0, 0]])],
+        block_size=2,
+        T=tf.float32,
+        Tidx=tf.int32,
+    )[0]
+    s2d = tf.space_to_depth(x, 2)
+    d2s = tf.depth_to_space(s2d, 2, data_format="NHWC")
+    raw_v1 = _raw(
+        "SpaceToBatch",
+        [x, tf.constant([[0, 0], [0, 0]])],
+        block_size=2,
+        T=tf.float32,
+        Tpaddings=tf.int32,
+    )[0]
+    return Build([s2b, b2s, v1, back, s2d, d2s, raw_v1, _grad(s2b, x), _grad(s2d, x)])
+
+
+@_case("FusedBatchNormV3", "FusedBatchNormGradV3")
+def _fused_batch_norm() -> Build:
+    x, scale, offset = _f32(4, 3, 5, 2), _f32(2, low=0.5), _f32(2)
+    y, mean, var = tf.nn.fused_batch_norm(x, scale, offset, epsilon=0.01)
+    yi, _, _ = tf.nn.fused_batch_norm(
+        tf.transpose(x, [0, 3, 1, 2]),
+        scale,
+        offset,
+        mean=_f32(2),
+        variance=_f32(2, low=0.5),
+        is_training=False,
+        data_format="NCHW",
+    )
+    return Build(
+        [
+            y,
+            mean,
+            var,
+            yi,
+            *tf.gradients(tf.reduce_sum(y * y * x), [x, scale, offset]),
+            *tf.gradients(tf.reduce_sum(yi * yi), [x, scale]),
+        ]
+    )
 
 
 @_case("InTopK")

@@ -83,14 +83,18 @@ def find_helm() -> Path:
 
 
 def helm_template(
-    helm: Path, chart: Path, *args: str, namespace: str = "tfcluster-system"
+    helm: Path,
+    chart: Path,
+    *args: str,
+    namespace: str = "tfcluster-system",
+    release: str = "tfc",
 ) -> list[dict[str, Any]]:
-    """``helm template`` of ``chart`` as release ``tfc``: the rendered documents."""
+    """``helm template`` of ``chart`` as ``release``: the rendered documents."""
     done = subprocess.run(
         [
             str(helm),
             "template",
-            "tfc",
+            release,
             str(chart),
             "--namespace",
             namespace,

@@ -11,8 +11,9 @@ import subprocess
 import sys
 import time
 import urllib.request
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
+from datetime import datetime
 from pathlib import Path
 from typing import Any, TypeVar
 
@@ -28,6 +29,7 @@ REPO = Path(__file__).resolve().parents[2]
 MANIFESTS = REPO / "manifests"
 CHART = REPO / "charts" / "tfcluster-operator"
 GROUP, VERSION, PLURAL = "tfcluster.dev", "v1alpha1", "tfclusters"
+OPERATOR_NS, OPERATOR_SA = "tfcluster-system", "tfcluster-operator"
 POD_INDEX = "apps.kubernetes.io/pod-index"
 
 T = TypeVar("T")
@@ -65,6 +67,8 @@ class Operator:
     log: Path
     metrics_url: str
     health_url: str
+    started: float  # time.time() when the process was started
+    user: str = ""  # the API server's name for it: system:serviceaccount:<ns>:<name>
 
     def log_tail(self, lines: int = 60) -> str:
         return "\n".join(self.log.read_text(errors="replace").splitlines()[-lines:])
@@ -84,26 +88,36 @@ class Operator:
 
 @contextlib.contextmanager
 def running_operator(
-    kubeconfig: Path, workdir: Path, free_port: Callable[[], int]
+    kubeconfig: Path,
+    workdir: Path,
+    free_port: Callable[[], int],
+    *,
+    namespaces: Sequence[str] = (),
+    user: str = "",
+    env: Mapping[str, str] | None = None,
+    wait: bool = True,
 ) -> Iterator[Operator]:
     """``python -m tfcluster_operator.main`` acting as whoever ``kubeconfig`` names,
-    cluster-wide; returns once kopf's liveness endpoint answers."""
+    cluster-wide or in ``namespaces``; returns once kopf's liveness endpoint answers (or at
+    once, without ``wait``)."""
     metrics_port, health_port = free_port(), free_port()
-    env = {
+    environ = {
         **os.environ,
         "KUBECONFIG": str(kubeconfig),
         "TFCLUSTER_OPERATOR_METRICS_PORT": str(metrics_port),
         "TFCLUSTER_OPERATOR_HEALTH_PORT": str(health_port),
         "TFCLUSTER_OPERATOR_DEFAULT_IMAGE": "tfcluster:test",
-        "TFCLUSTER_OPERATOR_NAMESPACES": "",
+        "TFCLUSTER_OPERATOR_NAMESPACES": ",".join(namespaces),
         "TFCLUSTER_OPERATOR_VERBOSE": "1",
+        **(env or {}),
     }
-    env.pop("KUBERNETES_SERVICE_HOST", None)  # never the in-cluster config of a CI pod
+    environ.pop("KUBERNETES_SERVICE_HOST", None)  # never the in-cluster config of a CI pod
     log = workdir / "operator.log"
+    started = time.time()
     with log.open("wb") as out:
         process = subprocess.Popen(
             [sys.executable, "-m", "tfcluster_operator.main"],
-            env=env,
+            env=environ,
             stdout=out,
             stderr=subprocess.STDOUT,
             stdin=subprocess.DEVNULL,
@@ -113,6 +127,8 @@ def running_operator(
         log,
         f"http://127.0.0.1:{metrics_port}/metrics",
         f"http://127.0.0.1:{health_port}/healthz",
+        started,
+        user,
     )
 
     def healthy() -> bool:
@@ -125,7 +141,8 @@ def running_operator(
             return False
 
     try:
-        wait_for("the operator's liveness endpoint", healthy, 60)
+        if wait:
+            wait_for("the operator's liveness endpoint", healthy, 60)
         yield op
     finally:
         process.terminate()
@@ -136,6 +153,10 @@ def running_operator(
             process.wait()
         if "Traceback" in op.log_tail(2000):
             print(f"operator log ({log}):\n{op.log_tail(200)}")
+
+
+def service_account_user(namespace: str, name: str) -> str:
+    return f"system:serviceaccount:{namespace}:{name}"
 
 
 def wait_established(api: ApiClient) -> None:
@@ -229,11 +250,11 @@ class Cluster:
         pods = self.pods()
         return pods if len(pods) == count else None
 
-    def mark_ready(self) -> int:
-        """Be the kubelet: every pod that is not Running and Ready becomes so."""
+    def mark_ready(self, job: str | None = None) -> int:
+        """Be the kubelet: every pod (of ``job``) that is not Running and Ready becomes so."""
         stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
         done = 0
-        for pod in self.pods():
+        for pod in self.pods(job):
             conditions = {c.type: c.status for c in (pod.status.conditions or [])}
             if pod.status.phase == "Running" and conditions.get("Ready") == "True":
                 continue
@@ -277,6 +298,67 @@ class Cluster:
         except AssertionError as err:
             raise AssertionError(f"{err}; last status: {json.dumps(self.status())}") from None
 
+    def set_container(
+        self,
+        pod: str,
+        *,
+        restarts: int,
+        state: dict[str, Any],
+        last: dict[str, Any] | None = None,
+        ready: bool = False,
+    ) -> None:
+        """Be the kubelet: report the task container of ``pod`` in ``state``."""
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        status = {
+            "name": "tfcluster-server",
+            "image": "tfcluster:test",
+            "imageID": "",
+            "ready": ready,
+            "started": "running" in state,
+            "restartCount": restarts,
+            "state": state,
+        }
+        if last is not None:
+            status["lastState"] = last
+        conditions = [
+            {"type": t, "status": "True" if ready else "False", "lastTransitionTime": stamp}
+            for t in ("ContainersReady", "Ready")
+        ]
+        conditions.append({"type": "PodScheduled", "status": "True", "lastTransitionTime": stamp})
+        self.core.patch_namespaced_pod_status(
+            pod,
+            self.ns,
+            {
+                "status": {
+                    "phase": "Running",
+                    "conditions": conditions,
+                    "containerStatuses": [status],
+                }
+            },
+        )
+
+    def unschedulable(self, pod: str, message: str) -> None:
+        """Be the scheduler: ``pod`` fits no node, for the reason ``message`` gives."""
+        stamp = time.strftime("%Y-%m-%dT%H:%M:%SZ", time.gmtime())
+        self.core.patch_namespaced_pod_status(
+            pod,
+            self.ns,
+            {
+                "status": {
+                    "phase": "Pending",
+                    "conditions": [
+                        {
+                            "type": "PodScheduled",
+                            "status": "False",
+                            "reason": "Unschedulable",
+                            "message": message,
+                            "lastTransitionTime": stamp,
+                        }
+                    ],
+                }
+            },
+        )
+
     def events(self) -> list[client.CoreV1Event]:
         return [
             e
@@ -306,3 +388,63 @@ def tf_config_of(sts: client.V1StatefulSet, pod: client.V1Pod) -> dict[str, Any]
 
 def running(status: dict[str, Any]) -> bool:
     return status.get("phase") == "Running"
+
+
+def pod_env(sts: client.V1StatefulSet, pod: client.V1Pod) -> dict[str, str]:
+    """The environment of the task container of ``pod``, as the kubelet would give it."""
+    env = client.ApiClient().sanitize_for_serialization(sts.spec.template.spec.containers[0].env)
+    return container_env(env, pod.metadata.labels)
+
+
+def run_task_server(env: Mapping[str, str], termination_log: Path) -> tuple[int, str]:
+    """Be the kubelet starting a task container: run ``tfcluster-server`` with the pod's
+    environment and a termination message file; its exit code and the file's content."""
+    termination_log.write_text("")
+    environ = {k: v for k, v in os.environ.items() if not k.startswith("TFCLUSTER_")}
+    # Every pod has its own ports; here the host's are shared: any free one will do.
+    env = {**env, "TFCLUSTER_METRICS_PORT": "0", "TFCLUSTER_DIRECT_PORT": "0"}
+    done = subprocess.run(
+        [
+            sys.executable,
+            "-c",
+            "import sys; from tfcluster.cli import server_main; "
+            "sys.exit(server_main.main([], termination_log=sys.argv[1]))",
+            str(termination_log),
+        ],
+        env={**environ, **env},
+        capture_output=True,
+        text=True,
+        timeout=60,
+        check=False,
+    )
+    return done.returncode, termination_log.read_text()
+
+
+def _stamp(text: str) -> float:
+    return datetime.fromisoformat(text.replace("Z", "+00:00")).timestamp()
+
+
+def requests_of(
+    events: Sequence[dict[str, Any]],
+    *,
+    since: float = 0.0,
+    until: float | None = None,
+    namespace: str | None = None,
+) -> list[dict[str, Any]]:
+    """Audit log entries received in [since, until], in ``namespace`` when given."""
+    found = []
+    for event in events:
+        at = _stamp(str(event["requestReceivedTimestamp"]))
+        if at < since or (until is not None and at > until):
+            continue
+        if namespace is not None and event.get("objectRef", {}).get("namespace") != namespace:
+            continue
+        found.append(event)
+    return found
+
+
+def describe_request(event: Mapping[str, Any]) -> str:
+    ref = event.get("objectRef") or {}
+    what = "/".join(x for x in (ref.get("resource"), ref.get("subresource")) if x)
+    code = (event.get("responseStatus") or {}).get("code")
+    return f"{event.get('verb')} {what} {ref.get('namespace', '')}/{ref.get('name', '')} -> {code}"

@@ -1,6 +1,8 @@
 """Helpers of the case modules that run twice, under TensorFlow 1.15 (record_*.py, Python 3.7)
 and under tfcluster (the tests): run a graph, catch an error as plain data, capture what ops
-print, record every case, and compare a tfcluster result with TensorFlow's.
+print, record every case, and compare a tfcluster result with TensorFlow's; and plain-data
+views of a graph (its ops with their inputs, variables' names, devices) for the losses and
+metrics cases.
 
 Kept runnable on Python 3.7 and free of anything but numpy (and pytest, in `same`).
 """
@@ -140,3 +142,34 @@ def same(got, want, path, rtol=1e-5, atol=1e-6):
         assert abs(got - want) <= atol + rtol * abs(want), f"{path}: {got} != TF's {want}"
     else:
         assert got == want, f"{path}: {got!r} != TF's {want!r}"
+
+
+# ---- graph views (losses and metrics cases) ------------------------------------------
+def error_of(fn):
+    """{"error": class name, "message": its first line} of what fn raises, or None."""
+    try:
+        fn()
+    except Exception as e:
+        text = str(e.args[0]) if len(e.args) == 1 else str(e)
+        return {"error": type(e).__name__, "message": text.split("\n")[0]}
+    return None
+
+
+def ops_of(g, prefix=""):
+    """[name, type, inputs] of the graph's ops (those under prefix), in creation order; the
+    inputs are tensor names, then "^op" for each control input."""
+    out = []
+    for op in g.get_operations():
+        if op.name.startswith(prefix):
+            inputs = [t.name for t in op.inputs] + ["^" + c.name for c in op.control_inputs]
+            out.append([op.name, op.type, inputs])
+    return out
+
+
+def names(values):
+    return [v.name for v in values]
+
+
+def devices_of(g):
+    """op name -> device, for ops that have one."""
+    return {op.name: op.device for op in g.get_operations() if op.device}

@@ -84,3 +84,19 @@ def test_no_implementation_package_takes_the_name_of_a_tf_module() -> None:
     assert not own & _unimplemented.tf_submodules(""), sorted(
         own & _unimplemented.tf_submodules("")
     )
+
+
+def test_a_submodule_imported_by_its_public_path_is_its_face_not_a_second_copy() -> None:
+    import sys
+
+    import tfcluster.io.gfile as by_public_path
+
+    assert by_public_path is sys.modules["tfcluster.api.io.gfile"]
+    assert by_public_path is tf.io.gfile
+
+
+def test_tf_contrib_says_it_is_outside_the_api_instead_of_a_missing_attribute() -> None:
+    with pytest.raises(tf.errors.UnimplementedError, match=r"tf\.contrib is not .*contrib aside"):
+        tf.contrib.rnn.BasicLSTMCell(4)
+    with pytest.raises(tf.errors.UnimplementedError, match=r"tf\.contrib is not implemented"):
+        import tfcluster.contrib.layers  # noqa: F401

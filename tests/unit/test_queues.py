@@ -82,7 +82,7 @@ def test_enqueue_blocks_when_full_and_close_cancels_it() -> None:
         assert t.is_alive()
         sess.run(close)
         t.join(5)
-        assert len(errs) == 1 and "is closed" in errs[0].message
+        assert len(errs) == 1 and "Enqueue operation was cancelled" in errs[0].message
 
 
 def test_closed_queue_drains_then_out_of_range() -> None:
@@ -145,7 +145,8 @@ def test_shape_and_type_errors() -> None:
     q = FIFOQueue(2, tf.float32, shapes=[[2]])
     with pytest.raises(ValueError, match="incompatible"):
         q.enqueue(tf.constant([1.0, 2.0, 3.0]))
-    with pytest.raises(ValueError, match="Expected 1 components"):
+    # As TF: values beyond the queue's components are ignored (1.0 is checked, 2.0 not).
+    with pytest.raises(ValueError, match="incompatible"):
         q.enqueue([1.0, 2.0])
     with pytest.raises(ValueError, match="fully defined"):
         FIFOQueue(2, tf.float32, shapes=[[None]])
@@ -205,3 +206,24 @@ def test_take_grad_blocks_until_enough_and_validates_num_required() -> None:
             sess.run(bad_take)
     with pytest.raises(TypeError, match="float dtype"):
         ConditionalAccumulator(tf.int32)
+
+
+def test_dequeue_many_of_large_elements_stacks_them_exactly_and_writeable() -> None:
+    # Elements of >= 256 values are stacked through a memoryview (the dequeuing thread keeps
+    # the GIL); the batch is the same as numpy's stack, and the caller's to change.
+    q = FIFOQueue(10, [tf.float32, tf.int64], shapes=[[16, 20], []])
+    x = tf.placeholder(tf.float32, [16, 20])
+    i = tf.placeholder(tf.int64, [])
+    enq = q.enqueue([x, i])
+    xs, ids = q.dequeue_many(3)
+    values = [
+        np.random.default_rng(k).standard_normal((16, 20)).astype(np.float32) for k in range(3)
+    ]
+    with tf.Session() as sess:
+        for k, v in enumerate(values):
+            sess.run(enq, {x: v, i: k})
+        got, got_ids = sess.run([xs, ids])
+    np.testing.assert_array_equal(got, np.stack(values))
+    assert got.dtype == np.float32 and got.shape == (3, 16, 20) and got.flags.writeable
+    got[0, 0, 0] = 1.0
+    np.testing.assert_array_equal(got_ids, [0, 1, 2])

@@ -6,13 +6,16 @@ and feeding, conversion, errors)."""
 from __future__ import annotations
 
 import threading
+import time
 import tracemalloc
 import warnings
 
 import numpy as np
 import pytest
 import tfcluster as tf
+from tfcluster.kernels import in_place
 from tfcluster.ops import training_ops
+from tfcluster.runtime.resources import VariableRef
 
 ROWS, DIM, LOOKED_UP = 100000, 64, 128
 VARIABLE_BYTES = ROWS * DIM * 4
@@ -208,3 +211,73 @@ def test_a_fetched_array_is_the_callers_own_after_dense_updates_too() -> None:
         mine = sess.run(v)
         mine[0] = 99.0
         assert sess.run(v)[0] != 99.0
+
+
+def test_updates_writing_one_array_together_join_it_and_it_freezes_after_the_last() -> None:
+    ref = VariableRef("emb", None, None)
+    ref.value = np.zeros((4, 2), np.float32)
+    ref.value.flags.writeable = False
+    first = in_place.writable_value(np, ref, "first")
+    second = in_place.writable_value(np, ref, "second")  # first still writing: no copy
+    assert second is first and ref.value is first
+    first[0] += 1.0
+    in_place.done(ref, first)
+    second[1] += 1.0  # still writable: the second update is not done yet
+    in_place.done(ref, second)
+    assert not ref.value.flags.writeable
+    np.testing.assert_array_equal(ref.value[:2], np.ones((2, 2)))
+    held = ref.value
+    third = in_place.writable_value(np, ref, "third")  # a reader holds it now: a copy
+    assert third is not held and ref.value is third
+    in_place.done(ref, third)
+
+
+def test_an_update_while_another_steps_lookup_waits_for_its_ids_does_not_copy() -> None:
+    """Two workers on one ps, asynchronous: worker 0's step has started on the ps and waits
+    for its ids (a py_func on worker 0 holds them back) while worker 1's step updates the
+    embedding; the waiting lookup does not hold the embedding's array, so the update writes
+    it in place."""
+    workers, _ = tf.test.create_local_cluster(2, 1)
+    entered, release = threading.Event(), threading.Event()
+
+    def held_back(x: np.ndarray) -> np.ndarray:
+        entered.set()
+        release.wait(30)
+        return x
+
+    sessions, steps, inits = [], [], []
+    for i, server in enumerate(workers):
+        graph = tf.Graph()
+        with (
+            graph.as_default(),
+            tf.device(
+                tf.train.replica_device_setter(ps_tasks=1, worker_device=f"/job:worker/task:{i}")
+            ),
+        ):
+            emb = tf.get_variable("emb", [ROWS, DIM], initializer=tf.zeros_initializer())
+            ids = tf.placeholder(tf.int32, [LOOKED_UP])
+            looked_up = tf.py_func(held_back, [ids], tf.int32) if i == 0 else ids
+            rows = tf.nn.embedding_lookup(emb, tf.reshape(looked_up, [LOOKED_UP]))
+            train = tf.train.GradientDescentOptimizer(0.1).minimize(tf.reduce_sum(rows * rows))
+            inits.append(tf.global_variables_initializer())
+        sessions.append(tf.Session(server.target, graph=graph))
+        steps.append((train, {ids: np.random.default_rng(i).integers(0, ROWS, LOOKED_UP)}))
+    try:
+        sessions[0].run(inits[0])
+        sessions[1].run(*steps[1])  # the first update may copy the initializer's array
+        waiting = threading.Thread(target=sessions[0].run, args=steps[0])
+        waiting.start()
+        assert entered.wait(30)
+        time.sleep(0.2)  # worker 0's step is under way on the ps too
+        tracemalloc.start()
+        try:
+            sessions[1].run(*steps[1])
+            _, peak = tracemalloc.get_traced_memory()
+        finally:
+            tracemalloc.stop()
+            release.set()
+            waiting.join(30)
+    finally:
+        for sess in sessions:
+            sess.close()
+    assert peak < VARIABLE_BYTES // 10, f"the update allocated {peak} bytes at its peak"

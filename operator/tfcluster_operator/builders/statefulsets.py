@@ -5,7 +5,12 @@ from __future__ import annotations
 from typing import Any
 
 from ..spec import JobSpec, TFClusterSpec
-from ..task_contract import DIRECT_PORT_ENV, METRICS_PORT_ENV, SERVER_COMMAND
+from ..task_contract import (
+    DIRECT_PORT_ENV,
+    METRICS_PORT_ENV,
+    SERVER_COMMAND,
+    TERMINATION_MESSAGE_PATH,
+)
 from .meta import OwnerRef, common_labels, job_selector, object_meta
 from .tf_config import tf_config_env
 
@@ -117,6 +122,10 @@ def _container(spec: TFClusterSpec, job: JobSpec, cluster_domain: str) -> dict[s
             "allowPrivilegeEscalation": False,
             "capabilities": {"drop": ["ALL"]},
         },
+        # The server writes a fatal error there; a crash that leaves nothing (killed, a
+        # crash in the interpreter) is reported by the end of its log instead.
+        "terminationMessagePath": TERMINATION_MESSAGE_PATH,
+        "terminationMessagePolicy": "FallbackToLogsOnError",
     }
     resources = _resources(job)
     if resources:

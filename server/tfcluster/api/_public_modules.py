@@ -73,7 +73,7 @@ def _other_module(module_path: str) -> types.ModuleType | None:
 
 
 class _PublicModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Finds `tfcluster.<TF module path>` as that module's face (after the real packages)."""
+    """Finds `tfcluster.<TF module path>` as that module's face (one module object per face)."""
 
     def find_spec(
         self, fullname: str, path: Sequence[str] | None, target: types.ModuleType | None = None
@@ -82,6 +82,9 @@ class _PublicModuleFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
         if not fullname.startswith(prefix):
             return None
         module_path = fullname[len(prefix) :]
+        if _canonical(module_path).split(".")[0] == _unimplemented.CONTRIB:
+            # `from tensorflow.contrib import rnn`: say what tf.contrib is, not "no module".
+            _unimplemented.raise_unimplemented(f"tf.{_canonical(module_path)}")
         if _canonical(module_path) not in _unimplemented.tf_names():
             return None
         return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
@@ -115,4 +118,6 @@ def install(top: types.ModuleType) -> None:
             delattr(top, name)
     top.__class__ = _TopLevelModule
     if not any(isinstance(f, _PublicModuleFinder) for f in sys.meta_path):
-        sys.meta_path.append(_PublicModuleFinder())
+        # First: a face package's own __path__ would otherwise let the path finder load its
+        # submodules a second time under the public name.
+        sys.meta_path.insert(0, _PublicModuleFinder())

@@ -46,7 +46,20 @@ def public_path(module_path: str, name: str = "") -> str:
     return ".".join(p for p in ("tf", module_path, name) if p)
 
 
+# TF 1.15's lazily loaded tf.contrib: not part of the API tfcluster follows, but programs reach
+# for it by attribute, so its use says so instead of failing with AttributeError.
+CONTRIB = "contrib"
+
+
 def raise_unimplemented(path: str) -> NoReturn:
+    if path == f"tf.{CONTRIB}" or path.startswith(f"tf.{CONTRIB}."):
+        raise errors.UnimplementedError(
+            None,
+            None,
+            f"{path} is not implemented in tfcluster: tf.contrib is outside the TF 1.15 API "
+            "it follows (contrib aside); use the core equivalent (e.g. tf.nn.rnn_cell for "
+            "tf.contrib.rnn, tf.layers for tf.contrib.layers)",
+        )
     raise errors.UnimplementedError(
         None, None, f"{path} is not implemented in tfcluster (it is part of TensorFlow 1.15's API)"
     )
@@ -128,7 +141,7 @@ def lookup(module_path: str, name: str) -> Any:
     TF 1.15 does not have either."""
     if name in tf_submodules(module_path):
         return public_module(f"{module_path}.{name}" if module_path else name)
-    if name in tf_names().get(module_path, frozenset()):
+    if name in tf_names().get(module_path, frozenset()) or (not module_path and name == CONTRIB):
         return unimplemented(public_path(module_path, name))
     raise AttributeError(f"module '{public_path(module_path)}' has no attribute '{name}'")
 

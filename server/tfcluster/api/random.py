@@ -3,6 +3,13 @@
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
 from tfcluster.framework.graph import get_seed, set_random_seed
+from tfcluster.ops.candidate_sampling_ops import (
+    all_candidate_sampler,
+    fixed_unigram_candidate_sampler,
+    learned_unigram_candidate_sampler,
+    log_uniform_candidate_sampler,
+    uniform_candidate_sampler,
+)
 from tfcluster.ops.random_ops import (
     random_normal as normal,
 )

@@ -11,7 +11,9 @@ serves none. A port asked for (flag or variable) that is taken fails the start; 
 9090 (Prometheus' own port, too) is skipped with a warning when something else has it.
 Direct streams are served on TFCLUSTER_DIRECT_PORT, else any free port (settings/contract.py
 names what the operator sets). A bad spec, a job or index not in it, or a port in use: one
-line on stderr, exit status 2 (usage) or 1 (could not serve).
+line on stderr, exit status 2 (usage) or 1 (could not serve). In a container the same line
+goes to the termination message file (settings/contract.py's TERMINATION_MESSAGE_PATH), where
+the kubelet, and so the operator's status, reads why the task stopped.
 
 This command is the edge: it reads its flags and environment here and gives the server
 values.
@@ -32,6 +34,7 @@ from tfcluster.distributed.cluster_spec import ClusterSpec, parse_cluster_flag, 
 from tfcluster.framework import errors
 from tfcluster.settings import contract
 from tfcluster.task_server import ports
+from tfcluster.task_server.options import ServerOptions
 from tfcluster.task_server.server import Server
 
 EXIT_USAGE = 2
@@ -65,7 +68,49 @@ def build_parser() -> argparse.ArgumentParser:
         help=f"port of the Prometheus /metrics endpoint; 0: any free port; 'off' or -1: none "
         f"(default: ${contract.METRICS_PORT_ENV}, else {contract.DEFAULT_METRICS_PORT})",
     )
+    parser.add_argument(
+        "--heartbeat_seconds",
+        type=float,
+        default=ServerOptions.heartbeat_seconds,
+        help="seconds between heartbeats on direct connections; a peer that hears none for "
+        "3 of them gives this task up (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--max_work_calls",
+        type=int,
+        default=ServerOptions.max_work_calls,
+        help="how many calls that run steps or wait for tensors (open streams included) this "
+        "task serves at once; more get RESOURCE_EXHAUSTED (default: %(default)s)",
+    )
+    parser.add_argument(
+        "--memory_budget_bytes",
+        type=int,
+        default=None,
+        help="the most memory a request may make this task hold; a bigger request gets "
+        "RESOURCE_EXHAUSTED (default: the container's memory limit, else the machine's RAM)",
+    )
     return parser
+
+
+def write_termination_message(message: str, path: str = contract.TERMINATION_MESSAGE_PATH) -> bool:
+    """Leave ``message`` where the kubelet reads a container's last words. The file exists
+    only in a container (the kubelet mounts it); elsewhere nothing is written."""
+    if not os.path.isfile(path):
+        return False
+    data = message.encode("utf-8", "replace")[: contract.TERMINATION_MESSAGE_LIMIT]
+    data = data.decode("utf-8", "ignore").encode("utf-8")  # not cut inside a character
+    try:
+        with open(path, "wb") as out:
+            out.write(data)
+    except OSError:
+        return False
+    return True
+
+
+def report_fatal(message: str, termination_log: str = contract.TERMINATION_MESSAGE_PATH) -> None:
+    """A fatal error: one line on stderr and, in a container, the termination message."""
+    print(message, file=sys.stderr)
+    write_termination_message(message, termination_log)
 
 
 def resolve_metrics_port(
@@ -146,6 +191,8 @@ def serve(
     metrics_port: ports.PortChoice,
     direct_port: str = "0",
     metrics_warning: str = "",
+    termination_log: str = contract.TERMINATION_MESSAGE_PATH,
+    options: ServerOptions | None = None,
 ) -> int:
     """Runs the server until `stop` is set; the exit status."""
     try:
@@ -155,9 +202,10 @@ def serve(
             task_index=index,
             metrics_port=metrics_port,
             direct_port=direct_port,
+            options=options,
         )
     except errors.OpError as e:
-        print(f"tfcluster-server: {e.message}", file=sys.stderr)
+        report_fatal(f"tfcluster-server: {e.message}", termination_log)
         return EXIT_FAILED
     address = cluster.task_address(job, index)
     host = address.rpartition(":")[0] or "localhost"
@@ -182,7 +230,19 @@ def serve(
     return 0
 
 
-def main(argv: Sequence[str] | None = None) -> int:
+def main(
+    argv: Sequence[str] | None = None,
+    *,
+    termination_log: str = contract.TERMINATION_MESSAGE_PATH,
+) -> int:
+    try:
+        return _main(argv, termination_log)
+    except Exception as e:  # the traceback follows on stderr; the kubelet gets the gist
+        report_fatal(f"tfcluster-server: {type(e).__name__}: {e}", termination_log)
+        raise
+
+
+def _main(argv: Sequence[str] | None, termination_log: str) -> int:
     args = build_parser().parse_args(argv)
     logging.basicConfig(
         level=getattr(logging, str(args.log_level).upper(), logging.INFO),
@@ -194,7 +254,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         cluster, job, index = resolve_task(args, environ)
         metrics_port, metrics_warning = resolve_metrics_port(args, environ)
     except UsageError as e:
-        print(f"tfcluster-server: {e}", file=sys.stderr)
+        report_fatal(f"tfcluster-server: {e}", termination_log)
         return EXIT_USAGE
     stop = threading.Event()
 
@@ -204,7 +264,31 @@ def main(argv: Sequence[str] | None = None) -> int:
     signal.signal(signal.SIGTERM, on_signal)
     signal.signal(signal.SIGINT, on_signal)
     direct_port = resolve_direct_port(environ)
-    return serve(cluster, job, index, stop, metrics_port, direct_port, metrics_warning)
+    try:
+        options = server_options(args)
+    except ValueError as e:
+        report_fatal(f"tfcluster-server: {e}", termination_log)
+        return EXIT_USAGE
+    return serve(
+        cluster,
+        job,
+        index,
+        stop,
+        metrics_port,
+        direct_port,
+        metrics_warning,
+        termination_log,
+        options,
+    )
+
+
+def server_options(args: argparse.Namespace) -> ServerOptions:
+    """The ServerOptions the flags ask for (ValueError for values out of range)."""
+    return ServerOptions(
+        heartbeat_seconds=args.heartbeat_seconds,
+        memory_budget_bytes=args.memory_budget_bytes,
+        max_work_calls=args.max_work_calls,
+    )
 
 
 if __name__ == "__main__":

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import Any, Protocol
 
 from tfcluster.distributed.interfaces import DeviceInfo, MasterInterface
-from tfcluster.distributed.local import new_local_master
+from tfcluster.distributed.local import close_local_master, new_local_master
 from tfcluster.framework import dtypes
 from tfcluster.protos import config_pb2, step_stats_pb2
 from tfcluster.runtime.graph_ir import Node
@@ -78,7 +78,7 @@ def register_target_scheme(scheme: str, factory: Callable[[str, Any], MasterClie
 def master_for_target(target: str, config: Any = None) -> MasterClient:
     if not target:
         master = new_local_master()
-        return InProcessMasterClient(master, on_release=master.close)
+        return InProcessMasterClient(master, on_release=lambda: close_local_master(master))
     scheme, sep, _ = target.partition("://")
     if not sep:
         raise ValueError(

@@ -44,6 +44,14 @@ class BaseSession:
             raise TypeError(f"config must be a tf.ConfigProto, but got {type(config).__name__}")
         if not isinstance(target, str):
             raise TypeError(f"target must be a string, but got {type(target).__name__}")
+        if target and config is not None and config.rpc_options.compression_algorithm:
+            raise errors.UnimplementedError(
+                None,
+                None,
+                "ConfigProto.rpc_options.compression_algorithm="
+                f"{config.rpc_options.compression_algorithm!r} is not supported: tfcluster "
+                "sends tensors uncompressed (leave it empty)",
+            )
         allocator.tune()  # steps reuse freed tensor memory (see runtime/allocator.py)
         self._graph = graph if graph is not None else get_default_graph()
         self._target = target
@@ -146,15 +154,30 @@ class BaseSession:
     def make_callable(
         self, fetches: Any, feed_list: Sequence[Any] | None = None, accept_options: bool = False
     ) -> Callable[..., Any]:
-        feed_tensors = [
-            self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
-            for f in (feed_list or [])
-        ]
+        """A function that runs `fetches`, fed `feed_list` by position: the fetch structure
+        is worked out once, not on every call (what QueueRunner threads run in a loop)."""
+        feed_tensors: list[Tensor] = []
+        for f in feed_list or []:
+            t = self._graph.as_graph_element(f, allow_tensor=True, allow_operation=False)
+            assert isinstance(t, Tensor)
+            feed_tensors.append(t)
+        handler = fetch_lib.FetchHandler(self._graph, fetches)
 
         def call(*args: Any, **kwargs: Any) -> Any:
             if len(args) != len(feed_tensors):
                 raise TypeError(f"expected {len(feed_tensors)} feed values, got {len(args)}")
-            return self.run(fetches, dict(zip(feed_tensors, args)), **kwargs)
+            options = kwargs.pop("options", None) if accept_options else None
+            run_metadata = kwargs.pop("run_metadata", None) if accept_options else None
+            if kwargs:
+                raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
+            feeds = {t.name: _feed_value(t, v) for t, v in zip(feed_tensors, args)}
+            handle = self._sync_graph()
+            values, stats = self._master.run_step(
+                handle, feeds, handler.tensor_names, handler.target_names, options
+            )
+            if run_metadata is not None and stats is not None:
+                run_metadata.step_stats.CopyFrom(stats)
+            return handler.build(list(values), feeds)
 
         return call
 

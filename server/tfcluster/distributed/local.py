@@ -26,4 +26,17 @@ class LocalWorkerCache:
 def new_local_master() -> Master:
     """A fresh engine: its own worker and resources, shared with no other session."""
     worker = Worker(LOCAL_TASK)
-    return Master(LocalWorkerCache(worker), LOCAL_TASK)
+    master = Master(LocalWorkerCache(worker), LOCAL_TASK)
+    master.sessions_share_resources = False  # isolate_session_state holds by construction
+    return master
+
+
+def close_local_master(master: Master) -> None:
+    """Ends an engine of new_local_master with its session: its sessions close and its
+    resources go, queues closed with their pending enqueues cancelled, so that steps blocked
+    on them (QueueRunner threads) end, as TF's closing a session cancels them."""
+    master.close()
+    for task in master.worker_cache.tasks():
+        worker = master.worker_cache.worker(task)
+        if isinstance(worker, Worker):
+            worker.cleanup_all([])

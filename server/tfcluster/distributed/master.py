@@ -38,6 +38,9 @@ class Master:
         self._lock = threading.Lock()
         # Shared by every session of this master.
         self.task_devices = ClusterDevices(worker_cache)
+        # Whether its sessions share the workers' resources (variables, queues): a task's
+        # master does; an engine made for one local session (distributed/local.py) does not.
+        self.sessions_share_resources = True
 
     def create_session(
         self,
@@ -50,6 +53,14 @@ class Master:
         if config is not None:
             merged.MergeFrom(config)
         gpu.configure_memory(merged.gpu_options)
+        if merged.isolate_session_state and self.sessions_share_resources:
+            raise errors.UnimplementedError(
+                None,
+                None,
+                "ConfigProto.isolate_session_state is not supported by a task's master: its "
+                "sessions share the cluster's variables and queues, as TF's do by default (a "
+                "local tf.Session() has resources of its own already)",
+            )
         handle = secrets.token_hex(8)
         session = MasterSession(
             handle, self.worker_cache, self.local_task, self.task_devices, merged

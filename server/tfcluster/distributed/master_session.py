@@ -12,11 +12,12 @@ import itertools
 import random
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
 
+from tfcluster.distributed.devices import filtered_tasks
 from tfcluster.distributed.interfaces import (
     ForwardedTensors,
     ForwardingWorker,
@@ -28,8 +29,10 @@ from tfcluster.distributed.interfaces import (
 from tfcluster.distributed.worker import GRAPH_HANDLE_NOT_FOUND
 from tfcluster.framework import dtypes, errors, op_def_registry
 from tfcluster.protos import config_pb2, step_stats_pb2
+from tfcluster.runtime import cancellation
 from tfcluster.runtime import partition as partitioning
 from tfcluster.runtime import placement as placing
+from tfcluster.runtime.graph_cycles import check_acyclic
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 
 # From the system's randomness: a program's random.seed() must give it the sequence it gives
@@ -76,7 +79,8 @@ class _Plan:
 
 # Finds the devices of every task of the cluster, waiting for them until the deadline
 # (distributed/devices.py: the master's ClusterDevices).
-DeviceSource = Callable[[float | None], list[placing.TaskDevices]]
+# (deadline, the tasks a session sees: device_filters) -> their devices.
+DeviceSource = Callable[[float | None, Sequence[str]], list[placing.TaskDevices]]
 # What a plan is made for: (sorted feed names, fetch names, target names).
 _Signature = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 # A step's feeds: values in sorted-name order, or tensors a transport relays undecoded.
@@ -111,12 +115,16 @@ class MasterSession:
         self._nodes: dict[str, Node] = {}
         self._dtypes: _DtypeTable = _DtypeTable()
         self._plans: dict[_Signature, _Plan] = {}
+        # A lock per signature being planned (planning calls other tasks: not under _lock).
+        self._planning: dict[_Signature, threading.Lock] = {}
         # Tasks holding graphs of this session (closing the session deletes them there).
         self._registered_tasks: set[str] = set()
         self._lock = threading.Lock()
         self._closed = False
         self._pool: ThreadPoolExecutor | None = None
         self.graph_version = 0
+        # step id -> the partitions of a step running now (close and callers cancel them).
+        self._running: dict[int, list[_PlannedPartition]] = {}
 
     # ---- graph -----------------------------------------------------------------------
     def extend(self, nodes: Sequence[Node], output_dtypes: Mapping[str, dtypes.DType]) -> None:
@@ -289,16 +297,46 @@ class MasterSession:
         in the order asked for (decoded and reordered otherwise)."""
         part = relayed.part
         step_id = next_step_id()
-        if plan.fetch_sources == [(0, i) for i in range(len(plan.fetch_sources))]:
-            result = relayed.worker.run_graph_forward(
-                self.handle, part.graph_handle, step_id, feeds, deadline, reader
+        with self._cancellable(step_id, [part]):
+            if plan.fetch_sources == [(0, i) for i in range(len(plan.fetch_sources))]:
+                result = relayed.worker.run_graph_forward(
+                    self.handle, part.graph_handle, step_id, feeds, deadline, reader
+                )
+                assert result.forwarded is not None
+                return result.forwarded
+            result = relayed.worker.run_graph(
+                self.handle, part.graph_handle, step_id, feeds, False, deadline
             )
-            assert result.forwarded is not None
-            return result.forwarded
-        result = relayed.worker.run_graph(
-            self.handle, part.graph_handle, step_id, feeds, False, deadline
-        )
         return [result.fetches[pos] for _, pos in plan.fetch_sources]
+
+    @contextlib.contextmanager
+    def _cancellable(self, step_id: int, parts: list[_PlannedPartition]) -> Iterator[None]:
+        """While the step runs, closing the session or its caller going away (the call this
+        thread serves) aborts it on every task it runs on, as TF cancels a step's
+        CancellationManager."""
+        with self._lock:
+            if self._closed:
+                raise _closed_error(self.handle)
+            self._running[step_id] = parts
+        caller = cancellation.current()
+        token = None
+        if caller is not None:
+            token = caller.register(
+                lambda: _abort(
+                    step_id,
+                    parts,
+                    errors.CancelledError(
+                        None, None, f"Step {step_id} was cancelled: its caller went away"
+                    ),
+                )
+            )
+        try:
+            yield
+        finally:
+            if caller is not None:
+                caller.deregister(token)
+            with self._lock:
+                self._running.pop(step_id, None)
 
     def _deadline(self, options: config_pb2.RunOptions | None) -> float | None:
         ms = options.timeout_in_ms if options is not None and options.timeout_in_ms > 0 else 0
@@ -311,15 +349,16 @@ class MasterSession:
         if not plan.parts:
             return []  # every fetch is fed
         step_id = next_step_id()
-        if len(plan.parts) == 1 and not plan.parts[0].needs_rendezvous:
-            part = plan.parts[0]
-            feeds = [feed_values[i] for i in part.feed_positions]
-            return [
-                part.worker.run_graph(
-                    self.handle, part.graph_handle, step_id, feeds, trace, deadline
-                )
-            ]
-        return self._run_parts(plan, step_id, feed_values, trace, deadline)
+        with self._cancellable(step_id, plan.parts):
+            if len(plan.parts) == 1 and not plan.parts[0].needs_rendezvous:
+                part = plan.parts[0]
+                feeds = [feed_values[i] for i in part.feed_positions]
+                return [
+                    part.worker.run_graph(
+                        self.handle, part.graph_handle, step_id, feeds, trace, deadline
+                    )
+                ]
+            return self._run_parts(plan, step_id, feed_values, trace, deadline)
 
     def _run_parts(
         self, plan: _Plan, step_id: int, feed_values: list[Any], trace: bool, deadline: float | None
@@ -414,24 +453,38 @@ class MasterSession:
 
     # ---- planning --------------------------------------------------------------------
     def _make_plan(self, signature: _Signature, deadline: float | None) -> _Plan:
-        """The signature's plan: pruned, placed, partitioned, registered with the workers."""
+        """The signature's plan: pruned, placed, partitioned, registered with the workers.
+        The session's lock is never held across a call to another task: one thread plans a
+        signature (others wait for it, up to their deadline), other steps go on."""
         with self._lock:
             plan = self._plans.get(signature)
             if plan is not None:
                 return plan
-            feeds, fetches, targets = signature
-            self._check_names(feeds, fetches, targets)
-            needed = self._prune(feeds, fetches, targets)
-            tasks = placing.limit_devices(self.task_devices(deadline), self.config.device_count)
+            planning = self._planning.setdefault(signature, threading.Lock())
+        timeout = -1 if deadline is None else max(0.0, deadline - time.monotonic())
+        if not planning.acquire(timeout=timeout):
+            raise errors.DeadlineExceededError(
+                None, None, "Timed out waiting for another thread to plan the same step"
+            )
+        try:
+            with self._lock:
+                plan = self._plans.get(signature)
+                if plan is not None:
+                    return plan
+                feeds, fetches, targets = signature
+                self._check_names(feeds, fetches, targets)
+                needed = self._prune(feeds, fetches, targets)
+                check_acyclic(self._nodes, needed, feeds)
+                nodes = dict(self._nodes)  # extend may add nodes meanwhile
+                feed_checks = self._feed_checks(feeds)
+            seen = filtered_tasks(self.worker_cache.tasks(), self.config.device_filters)
+            tasks = placing.limit_devices(
+                self.task_devices(deadline, seen), self.config.device_count
+            )
             placement = placing.place(
-                self._nodes,
-                needed,
-                tasks,
-                allow_soft_placement=self.config.allow_soft_placement,
+                nodes, needed, tasks, allow_soft_placement=self.config.allow_soft_placement
             )
-            parts = partitioning.partition(
-                self._nodes, placement, feeds, fetches, targets, self._dtypes
-            )
+            parts = partitioning.partition(nodes, placement, feeds, fetches, targets, self._dtypes)
             planned = self._register(parts, feeds, deadline)
             fetch_sources = []
             for f in fetches:
@@ -445,9 +498,16 @@ class MasterSession:
             inline = next(
                 (i for i, pp in enumerate(planned) if self.worker_cache.is_local(pp.task)), 0
             )
-            plan = _Plan(planned, fetch_sources, inline, self._feed_checks(feeds))
-            self._plans[signature] = plan
+            plan = _Plan(planned, fetch_sources, inline, feed_checks)
+            with self._lock:
+                self._check_open()
+                self._plans[signature] = plan
             return plan
+        finally:
+            planning.release()
+            with self._lock:
+                if self._planning.get(signature) is planning and signature in self._plans:
+                    del self._planning[signature]
 
     def _check_names(
         self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]
@@ -478,7 +538,8 @@ class MasterSession:
             p.snapshot_ref_fetches = task != self.local_task
             worker = self.worker_cache.worker(task)
             handle = worker.register_graph(self.handle, p, deadline)
-            self._registered_tasks.add(task)
+            with self._lock:
+                self._registered_tasks.add(task)
             positions = tuple(feeds.index(f) for f in p.feeds)
             exchanges = any(n.op in ("_Send", "_Recv") for n in p.nodes)
             planned.append(_PlannedPartition(task, worker, p, handle, positions, exchanges))
@@ -521,9 +582,14 @@ class MasterSession:
                 if f"{src}:{idx}" not in fed and src not in needed:
                     stack.append(src)
             for c in node.control_inputs:
-                if c not in needed:
+                # A control input on a fed Placeholder is met by the fed value, as in TF
+                # (its control edges move to the feed); the Placeholder itself never runs.
+                if c not in needed and not self._is_fed_placeholder(c, fed):
                     stack.append(c)
         return [n for n in self._nodes if n in needed]
+
+    def _is_fed_placeholder(self, name: str, fed: set[str]) -> bool:
+        return self._nodes[name].op == "Placeholder" and f"{name}:0" in fed
 
     def invalidate_plans(self) -> None:
         """Forget registered graphs (after a worker restarted): the next step re-registers."""
@@ -533,23 +599,43 @@ class MasterSession:
     # ---- lifecycle -------------------------------------------------------------------
     def _check_open(self) -> None:
         if self._closed:
-            raise errors.AbortedError(
-                None, None, f"Session {self.handle} is not found (closed or reset)"
-            )
+            raise _closed_error(self.handle)
 
     def close(self) -> None:
+        """Cancels the steps running (TF cancels their CancellationManager), then deletes
+        the session's graphs on every task."""
         with self._lock:
             if self._closed:
                 return
             self._closed = True
             self._plans.clear()
             tasks = sorted(self._registered_tasks)
+            running = list(self._running.items())
+        for step_id, parts in running:
+            _abort(
+                step_id,
+                parts,
+                errors.CancelledError(
+                    None, None, f"Step {step_id} was cancelled: session {self.handle} closed"
+                ),
+            )
         for task in tasks:
             # Closing must not fail on a dead worker.
             with contextlib.suppress(Exception):
                 self.worker_cache.worker(task).delete_worker_session(self.handle)
         if self._pool is not None:
             self._pool.shutdown(wait=False)
+
+
+def _closed_error(handle: str) -> errors.OpError:
+    return errors.AbortedError(None, None, f"Session {handle} is not found (closed or reset)")
+
+
+def _abort(step_id: int, parts: Sequence[_PlannedPartition], err: BaseException) -> None:
+    for part in parts:
+        # Best effort: a task that cannot be reached has no step to stop.
+        with contextlib.suppress(Exception):
+            part.worker.abort_step(step_id, err)
 
 
 class _Described:

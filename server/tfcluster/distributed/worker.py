@@ -8,12 +8,12 @@ import secrets
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
 from tfcluster.distributed.interfaces import DeviceInfo, RunGraphResult, WorkerCacheInterface
 from tfcluster.framework import errors
-from tfcluster.runtime import device_copy, gpu
+from tfcluster.runtime import cancellation, device_copy, gpu
 from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.executor import Executor
 from tfcluster.runtime.partition import Partition
@@ -77,6 +77,8 @@ class Worker:
         self._pending_recvs: dict[int, list[Callable[[], Any]]] = {}
         # A RecvTensor for a step that never runs here is given up after this many seconds.
         self.orphan_recv_timeout = 60.0
+        # step id -> the contexts of its partitions running here (abort_step cancels them).
+        self._running: dict[int, list[StepContext]] = {}
 
     # ---- WorkerInterface ------------------------------------------------------------
     def get_status(self, timeout: float | None = None) -> list[DeviceInfo]:
@@ -126,7 +128,8 @@ class Worker:
             ctx = StepContext(
                 step_id, self.resources, _NO_RENDEZVOUS, deadline=deadline, trace=trace
             )
-            result = RunGraphResult(executor.run(ctx, feeds), ctx.step_stats)
+            with self._cancellable(ctx):
+                result = RunGraphResult(executor.run(ctx, feeds), ctx.step_stats)
         else:
             result = self._run_with_rendezvous(executor, step_id, feeds, trace, deadline)
         if device_copy.active:
@@ -161,7 +164,8 @@ class Worker:
             trace=trace,
         )
         try:
-            fetches = executor.run(ctx, feeds)
+            with self._cancellable(ctx):
+                fetches = executor.run(ctx, feeds)
         except BaseException as e:
             self.abort_step(step_id, e)
             raise
@@ -171,6 +175,40 @@ class Worker:
         # Peers may still have to pull what this partition sent; the table goes once they have.
         self._maybe_forget(step_id, rendezvous)
         return RunGraphResult(fetches, ctx.step_stats)
+
+    @contextlib.contextmanager
+    def _cancellable(self, ctx: StepContext) -> Iterator[None]:
+        """While the step runs, abort_step cancels it, and so does its caller going away
+        (the call this thread serves, cancellation.current())."""
+        step_id = ctx.step_id
+        with self._lock:
+            tomb = self._tombstones.get(step_id)
+            if tomb is None:
+                self._running.setdefault(step_id, []).append(ctx)
+        if tomb is not None:
+            raise tomb
+        caller = cancellation.current()
+        token = None
+        if caller is not None:
+            token = caller.register(
+                lambda: self.abort_step(
+                    step_id,
+                    errors.CancelledError(
+                        None, None, f"Step {step_id} was cancelled: its caller went away"
+                    ),
+                )
+            )
+        try:
+            yield
+        finally:
+            if caller is not None:
+                caller.deregister(token)
+            with self._lock:
+                running = self._running.get(step_id)
+                if running is not None:
+                    running.remove(ctx)
+                    if not running:
+                        del self._running[step_id]
 
     def _maybe_forget(self, step_id: int, rendezvous: rdv.Rendezvous) -> None:
         """Drops a finished step's table once nothing waits in it (no CleanupGraph needed)."""
@@ -189,6 +227,10 @@ class Worker:
             self._tombstones[step_id] = error
             while len(self._tombstones) > _TOMBSTONES:
                 self._tombstones.popitem(last=False)
+            running = list(self._running.get(step_id, ()))
+        for ctx in running:
+            # While loops, queue waits and readers see it (StepContext.time_left).
+            ctx.cancelled.set()
         self.rendezvous.find_or_create(step_id).abort(error)
         self.cleanup_graph(step_id)
 
@@ -250,7 +292,7 @@ class Worker:
         """Wakes every waiting step with CancelledError (the server is stopping)."""
         err = errors.CancelledError(None, None, f"Worker {self.task} is shutting down")
         with self._lock:
-            steps = list(self._steps_seen) + list(self._pending_recvs)
+            steps = list(self._steps_seen) + list(self._pending_recvs) + list(self._running)
         for step_id in steps:
             self.abort_step(step_id, err)
         self.rendezvous.cleanup_all()

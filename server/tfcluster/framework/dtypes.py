@@ -54,6 +54,10 @@ class DType:
         return self.base_dtype in (int8, int16, int32, int64, uint8, uint16)
 
     @property
+    def is_complex(self) -> bool:
+        return self.base_dtype.name.startswith("complex")
+
+    @property
     def is_bool(self) -> bool:
         return self.base_dtype is bool_
 

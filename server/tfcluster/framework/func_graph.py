@@ -20,6 +20,7 @@ from typing import Any
 from tfcluster.framework import attr_values, dtypes, op_def_registry
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.framework.graph_io import _topological_order, graph_to_graph_def, parse_input
+from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.protos import attr_value_pb2, graph_pb2, node_def_pb2
 
@@ -388,6 +389,9 @@ def _needed_nodes(
 
 # ---- nested structures (lists, tuples, dicts) --------------------------------------------
 def flatten(structure: Any) -> list[Any]:
+    """The leaves of a nest of dicts, lists and tuples; a SparseTensor is its three tensors."""
+    if isinstance(structure, SparseTensor):
+        return [structure.indices, structure.values, structure.dense_shape]
     if isinstance(structure, dict):
         return [x for k in sorted(structure) for x in flatten(structure[k])]
     if isinstance(structure, (list, tuple)):
@@ -399,6 +403,8 @@ def pack_as(structure: Any, flat: Sequence[Any]) -> Any:
     it = iter(flat)
 
     def build(s: Any) -> Any:
+        if isinstance(s, SparseTensor):
+            return SparseTensor(next(it), next(it), next(it))
         if isinstance(s, dict):
             return {k: build(s[k]) for k in sorted(s)}
         if isinstance(s, (list, tuple)):
@@ -417,6 +423,8 @@ def same_structure(a: Any, b: Any) -> bool:
         if not (isinstance(a, dict) and isinstance(b, dict)) or sorted(a) != sorted(b):
             return False
         return all(same_structure(a[k], b[k]) for k in a)
+    if isinstance(a, SparseTensor) or isinstance(b, SparseTensor):
+        return isinstance(a, SparseTensor) and isinstance(b, SparseTensor)
     a_seq, b_seq = isinstance(a, (list, tuple)), isinstance(b, (list, tuple))
     if a_seq != b_seq:
         return False

@@ -22,6 +22,7 @@ _VALID_SCOPE_NAME = re.compile(r"^[A-Za-z0-9_.\-/>]*$")
 class GraphKeys:
     GLOBAL_VARIABLES = "variables"
     LOCAL_VARIABLES = "local_variables"
+    METRIC_VARIABLES = "metric_variables"
     MODEL_VARIABLES = "model_variables"
     TRAINABLE_VARIABLES = "trainable_variables"
     SUMMARIES = "summaries"
@@ -575,6 +576,10 @@ class Graph:
         return active
 
     def _current_control_dependencies(self) -> list[Operation]:
+        # Every op made in the block gets the block's control inputs, even one that already
+        # depends on them through an input made in the block (TF leaves those out): the
+        # executor orders steps by these edges, and TF's way relies on reads that alias the
+        # variable's buffer, which this runtime's reads do not.
         deps: list[Operation] = []
         for _, ops, _ in self._active_controllers():
             for op in ops:

@@ -41,6 +41,9 @@ def register(
     ref_outputs: bool = False,
     stateful: bool = False,
 ) -> None:
+    if name in _OPS:
+        # Two modules defining one op type would leave its shape function to import order.
+        raise ValueError(f"op type {name} is defined twice")
     _OPS[name] = OpDef(name, infer, frozenset(ref_inputs), ref_outputs, stateful)
 
 

@@ -205,6 +205,11 @@ class TensorShape:
             return TensorShape(None)
         return TensorShape(self._dims + other._dims)
 
+    def assert_has_rank(self, rank: int) -> None:
+        """ValueError unless the rank is unknown or `rank`."""
+        if self.ndims not in (None, rank):
+            raise ValueError(f"Shape {self} must have rank {rank}")
+
     def with_rank(self, rank: int) -> TensorShape:
         if self._dims is None:
             return TensorShape([None] * rank)

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, errors, memory_budget
 from tfcluster.framework.graph import Tensor
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.protos import tensor_pb2
@@ -75,10 +76,23 @@ def make_tensor_proto(value: Any, dtype: Any = None, shape: Any = None) -> tenso
     return proto
 
 
+def _numpy_dtype(dt: dtypes.DType) -> np.dtype[Any]:
+    try:
+        return np.dtype(dt.as_numpy_dtype)
+    except TypeError:
+        return np.dtype(object)
+
+
 def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
     dt = dtypes.as_dtype(proto.dtype)
     shape = tuple(int(d.size) for d in proto.tensor_shape.dim)
-    n = int(np.prod(shape)) if shape else 1
+    if any(d < 0 for d in shape):
+        raise errors.InvalidArgumentError(
+            None, None, f"A tensor's shape has a negative dimension: {list(shape)}"
+        )
+    n = math.prod(shape)
+    # The shape is the sender's word: one value may be asked to fill terabytes.
+    memory_budget.check_shape(shape, _numpy_dtype(dt), "a tensor")
     if dt is dtypes.string:
         vals = list(proto.string_val)
         out = np.empty(n, dtype=object)
@@ -138,6 +152,11 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         if any(v is None for v in vals):
             return None
         return np.stack(vals, axis=op.get_attr("axis"))  # type: ignore[arg-type]
+    if op.type == "ConcatV2":
+        *parts, axis = (constant_value(t) for t in op.inputs)
+        if axis is None or any(v is None for v in parts):
+            return None
+        return np.concatenate(parts, axis=int(axis))  # type: ignore[arg-type]
     if op.type == "Range":
         start, limit, delta = (constant_value(t) for t in op.inputs)
         if start is None or limit is None or delta is None:

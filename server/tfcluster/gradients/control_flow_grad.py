@@ -13,6 +13,7 @@ product there. Bodies with stateful ops are not differentiable this way (LookupE
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -34,10 +35,11 @@ from tfcluster.framework.graph import (
     get_default_graph,
 )
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.gradients import gradients_impl
+from tfcluster.gradients import gradients_impl, tensor_array_grad
 from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.gradients.registry import RegisterGradient
 from tfcluster.ops import array_ops, control_flow_ops, math_ops
+from tfcluster.ops.tensor_array_ops import TensorArray
 from tfcluster.protos import node_def_pb2
 
 
@@ -105,12 +107,13 @@ def _if_grad_branch(
     out_idx: Sequence[int],
     diff_idx: Sequence[int],
     what: str,
+    source: str,
 ) -> tuple[FuncGraph, list[Tensor]]:
     fg = FuncGraph(name, get_default_graph())
     with fg.as_default():
         args: list[Tensor | None] = []
         for i, t in enumerate(inputs):
-            usable = t.dtype.base_dtype != dtypes.resource
+            usable = _passed_to_gradient(t)
             args.append(fg.add_arg(t.dtype.base_dtype, t.shape, f"input_{i}") if usable else None)
         exp_args = [
             fg.add_arg(t.dtype.base_dtype, t.shape, f"export_{k}") for k, t in enumerate(exported)
@@ -119,8 +122,75 @@ def _if_grad_branch(
         replacements = {body.exports[k]: exp_args[j] for k, j in enumerate(my_exports)}
         ys = _inline_pure(body, args, replacements, out_idx, what)
         xs = [a for i in diff_idx if (a := args[i]) is not None]
-        outs = _gradients(ys, xs, dy_args)
+        # TensorArray reads are exported (a second read of a cleared element fails): their
+        # gradients are written to the gradient array here, as the read's gradient does.
+        reads = _exported_reads(body, my_exports, exp_args)
+        grads = (
+            gradients(ys, xs + [r for _, r in reads], grad_ys=dy_args)
+            if ys
+            else [None] * (len(xs) + len(reads))
+        )
+        outs = [g if g is not None else array_ops.zeros_like(x) for g, x in zip(grads, xs)]
+        for (node, _), d_read in zip(reads, grads[len(xs) :]):
+            if d_read is not None:
+                flow_arg, flow = _write_read_gradient(
+                    body, args, replacements, node, d_read, source
+                )
+                position = next((k for k, x in enumerate(xs) if x is flow_arg), None)
+                if position is None:
+                    raise LookupError(
+                        f"Cannot differentiate {what}: the TensorArray read {node.name} reads a "
+                        "flow made inside the branch"
+                    )
+                outs[position] = math_ops.add(outs[position], flow)
     return fg, outs
+
+
+def _passed_to_gradient(t: Tensor) -> bool:
+    """Inputs of an If its gradient takes too: values, and TensorArray handles (not the
+    variable references a body captures, which it reads through its exports)."""
+    return t.dtype.base_dtype != dtypes.resource or t.op.type != "_RefHandle"
+
+
+def _exported_reads(
+    body: FunctionBody, my_exports: range, exp_args: Sequence[Tensor]
+) -> list[tuple[node_def_pb2.NodeDef, Tensor]]:
+    by_name = {nd.name: nd for nd in body.graph_def.node}
+    reads = []
+    for k, j in enumerate(my_exports):
+        node = by_name.get(body.exports[k].rpartition(":")[0])
+        if node is not None and node.op == "TensorArrayReadV3":
+            reads.append((node, exp_args[j]))
+    return reads
+
+
+def _write_read_gradient(
+    body: FunctionBody,
+    args: Sequence[Tensor | None],
+    replacements: dict[str, Tensor],
+    node: node_def_pb2.NodeDef,
+    d_read: Tensor,
+    source: str,
+) -> tuple[Tensor | None, Tensor]:
+    """Writes d_read at the read's index of the gradient array; returns the branch argument
+    the read's flow came from and the gradient array's flow after the write."""
+    arg_of = {name: args[i] for i, (name, *_rest) in enumerate(body.args)}
+    handle_name = node.input[0].partition(":")[0]
+    handle = arg_of.get(handle_name)
+    if handle is None:
+        raise LookupError(f"TensorArray read {node.name} does not read an array given to the cond")
+    index, flow = inline_function(
+        dataclasses.replace(body, results=[node.input[1], node.input[2]]), args, replacements
+    )
+    forward = TensorArray(
+        dtype=dtypes.as_dtype(node.attr["dtype"].type),
+        handle=handle,
+        flow=flow,
+        colocate_with_first_write_call=False,
+    )
+    written = forward.grad(source=source, flow=flow).write(index, d_read)
+    flow_name = node.input[2].partition(":")[0]
+    return arg_of.get(flow_name), written.flow
 
 
 def _if_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
@@ -135,6 +205,7 @@ def _if_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         return [None] * len(op.inputs)
     exported = op.outputs[num_user:]
     dys = [grads[j] for j in out_idx]
+    source = _gradient_source(dys)
     then_range = range(len(then_body.exports))
     else_range = range(len(then_body.exports), num_exports)
     then_fg, then_outs = _if_grad_branch(
@@ -147,6 +218,7 @@ def _if_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         out_idx,
         diff_idx,
         f"the true branch of {op.name}",
+        source,
     )
     else_fg, else_outs = _if_grad_branch(
         f"{op.name}_grad/else",
@@ -158,8 +230,9 @@ def _if_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         out_idx,
         diff_idx,
         f"the false branch of {op.name}",
+        source,
     )
-    explicit = [t for t in inputs if t.dtype.base_dtype != dtypes.resource] + list(exported) + dys
+    explicit = [t for t in inputs if _passed_to_gradient(t)] + list(exported) + dys
     grad_op = control_flow_ops._make_if(
         get_default_graph(), "If", op.inputs[0], explicit, then_fg, then_outs, else_fg, else_outs
     )
@@ -169,6 +242,17 @@ def _if_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         g.set_shape(inputs[i].shape)
         result[1 + i] = g
     return result
+
+
+def _gradient_source(dys: Sequence[Tensor]) -> str:
+    """The tf.gradients call this gradient belongs to (its TensorArray gradients are keyed
+    by it); "gradients" when the incoming gradients do not say."""
+    for dy in dys:
+        try:
+            return tensor_array_grad.grad_source(dy)
+        except ValueError:
+            continue
+    return "gradients"
 
 
 RegisterGradient("If")(_if_grad)

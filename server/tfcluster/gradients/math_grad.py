@@ -364,6 +364,24 @@ def _select_grad(op: Operation, grad: Tensor) -> Any:
     return None, math_ops.select(c, grad, zeros), math_ops.select(c, zeros, grad)
 
 
+@RegisterGradient("SelectV2")
+def _select_v2_grad(op: Operation, grad: Tensor) -> Any:
+    """Each branch gets the gradient where it was chosen, summed over the dims broadcasting
+    added to it."""
+    c, x, y = op.inputs
+    zeros = array_ops.zeros([], dtype=grad.dtype.base_dtype)
+    out_shape = array_ops.shape(op.outputs[0])
+    grads = []
+    for branch, picked in ((x, math_ops.select_v2(c, grad, zeros)), (y, None)):
+        if picked is None:
+            picked = math_ops.select_v2(c, zeros, grad)
+        branch_shape = array_ops.shape(branch)
+        axes, _ = math_ops.broadcast_gradient_args(branch_shape, out_shape)
+        summed = math_ops.reduce_sum(picked, axis=axes, keepdims=True)
+        grads.append(array_ops.reshape(summed, branch_shape))
+    return None, grads[0], grads[1]
+
+
 @RegisterGradient("AddN")
 @RegisterGradient("AccumulateNV2")
 def _add_n_grad(op: Operation, grad: Tensor) -> Any:

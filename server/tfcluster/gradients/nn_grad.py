@@ -1,4 +1,5 @@
-"""Gradients of nn ops (TF's nn_grad.py): activations, softmax losses, bias, conv2d, pooling."""
+"""Gradients of nn ops (TF's nn_grad.py): activations, softmax losses, bias (convolutions in
+conv_grad.py, pooling in pooling_grad.py)."""
 
 from __future__ import annotations
 
@@ -119,69 +120,6 @@ def _bias_add_grad(op: Operation, grad: Tensor) -> Any:
     grad_bias = nn_ops.bias_add_grad(grad, data_format=op.get_attr("data_format"))
     grad_bias.set_shape(op.inputs[1].shape)
     return grad, grad_bias
-
-
-# ---- convolution ---------------------------------------------------------------------------
-def _conv_kwargs(op: Operation) -> dict[str, Any]:
-    return {
-        "strides": op.get_attr("strides"),
-        "padding": op.get_attr("padding"),
-        "use_cudnn_on_gpu": op.get_attr("use_cudnn_on_gpu"),
-        "data_format": op.get_attr("data_format"),
-        "dilations": op.get_attr("dilations"),
-    }
-
-
-@RegisterGradient("Conv2D")
-def _conv2d_grad(op: Operation, grad: Tensor) -> Any:
-    x, w = op.inputs
-    kw = _conv_kwargs(op)
-    return [
-        nn_ops.conv2d_backprop_input(array_ops.shape(x), w, grad, **kw),
-        nn_ops.conv2d_backprop_filter(x, array_ops.shape(w), grad, **kw),
-    ]
-
-
-@RegisterGradient("Conv2DBackpropInput")
-def _conv2d_backprop_input_grad(op: Operation, grad: Tensor) -> Any:
-    _, w, dy = op.inputs
-    kw = _conv_kwargs(op)
-    return [
-        None,
-        nn_ops.conv2d_backprop_filter(grad, array_ops.shape(w), dy, **kw),
-        nn_ops.conv2d(grad, w, **kw),
-    ]
-
-
-@RegisterGradient("Conv2DBackpropFilter")
-def _conv2d_backprop_filter_grad(op: Operation, grad: Tensor) -> Any:
-    x, _, dy = op.inputs
-    kw = _conv_kwargs(op)
-    return [
-        nn_ops.conv2d_backprop_input(array_ops.shape(x), grad, dy, **kw),
-        None,
-        nn_ops.conv2d(x, grad, **kw),
-    ]
-
-
-# ---- pooling -------------------------------------------------------------------------------
-def _pool_kwargs(op: Operation) -> dict[str, Any]:
-    return {
-        "ksize": op.get_attr("ksize"),
-        "strides": op.get_attr("strides"),
-        "padding": op.get_attr("padding"),
-        "data_format": op.get_attr("data_format"),
-    }
-
-
-@RegisterGradient("MaxPool")
-def _max_pool_grad(op: Operation, grad: Tensor) -> Any:
-    return [nn_ops.max_pool_grad(op.inputs[0], op.outputs[0], grad, **_pool_kwargs(op))]
-
-
-@RegisterGradient("AvgPool")
-def _avg_pool_grad(op: Operation, grad: Tensor) -> Any:
-    return [nn_ops.avg_pool_grad(array_ops.shape(op.inputs[0]), grad, **_pool_kwargs(op))]
 
 
 not_differentiable("InTopK")

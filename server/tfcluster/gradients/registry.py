@@ -25,12 +25,19 @@ class RegisterGradient:
         self._op_type = op_type
 
     def __call__(self, fn: GradFn) -> GradFn:
-        _GRADIENTS[self._op_type] = fn
+        _register(self._op_type, fn)
         return fn
 
 
 def not_differentiable(op_type: str) -> None:
-    _GRADIENTS[op_type] = None
+    _register(op_type, None)
+
+
+def _register(op_type: str, fn: GradFn | None) -> None:
+    # As TF's registry: a second registration is an error, never a silent replacement.
+    if op_type in _GRADIENTS:
+        raise KeyError(f"Registering two gradient with name '{op_type}'!")
+    _GRADIENTS[op_type] = fn
 
 
 NotDifferentiable = not_differentiable

@@ -7,8 +7,9 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Operation, Tensor
+from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.gradients.registry import RegisterGradient
-from tfcluster.ops import array_ops, math_ops, partition_ops, scatter_ops
+from tfcluster.ops import array_ops, math_ops, partition_ops, scatter_ops, segment_ops
 
 
 @RegisterGradient("TensorScatterUpdate")
@@ -44,12 +45,18 @@ def _dynamic_partition_grads(op: Operation, *grads: Tensor) -> Any:
     return [array_ops.reshape(stitched, array_ops.shape(data)), None]
 
 
-def _dynamic_stitch_grads(op: Operation, grad: Tensor) -> Any:
+def _dynamic_stitch_grads(op: Operation, grad: Any) -> Any:
+    """Each data input gets the rows of the gradient its indices name. A sparse gradient (the
+    stitched rows looked up again, e.g. an embedding of an embedding) is summed into rows
+    first."""
     n = len(op.inputs) // 2
     indices = [
         t if t.dtype.base_dtype == dtypes.int32 else math_ops.cast(t, dtypes.int32)
         for t in op.inputs[:n]
     ]
+    if isinstance(grad, IndexedSlices):
+        output_rows = array_ops.shape(op.outputs[0])[0]
+        grad = segment_ops.unsorted_segment_sum(grad.values, grad.indices, output_rows)
     return [None] * n + [array_ops.gather(grad, i) for i in indices]
 
 

@@ -1,5 +1,5 @@
 """Kernels of the datasets that read files: TFRecordDataset, TextLineDataset,
-FixedLengthRecordDatasetV2; and MatchingFiles (tf.io.matching_files, list_files).
+FixedLengthRecordDatasetV2 (MatchingFiles, which list_files uses, is a reader op: readers.py).
 
 Files are read one after the other, each opened when the previous one ends; their records
 are handed out in runs (a batch after a reader takes a whole run at once). A bad record is a
@@ -19,7 +19,6 @@ from tfcluster.framework import errors
 from tfcluster.kernels import dataset_base as base
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.lib.io import compression, csv_parser, tfrecord
-from tfcluster.lib.io.file_match import match
 from tfcluster.lib.io.os_errors import as_tf_error
 
 _RUN = 64  # records read ahead by next() at a time
@@ -340,28 +339,6 @@ def fixed_length_record_dataset(node: Any, xp: Any) -> Any:
 
 
 # ---- matching files ------------------------------------------------------------------------
-@kernel("MatchingFiles", devices=CPU_ONLY)
-def matching_files(node: Any, xp: Any) -> Any:
-    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        patterns = np.asarray(ins[0], dtype=object)
-        if patterns.ndim > 1:
-            raise errors.InvalidArgumentError(
-                None,
-                None,
-                f"Input patterns tensor must be scalar or vector, but had shape: "
-                f"{list(patterns.shape)}",
-            )
-        found: list[bytes] = []
-        for p in patterns.reshape(-1):
-            text = p.decode("utf-8", "surrogateescape") if isinstance(p, bytes) else str(p)
-            found += [f.encode("utf-8", "surrogateescape") for f in match(text)]
-        out = np.empty(len(found), dtype=object)
-        out[:] = found
-        return (out,)
-
-    return compute
-
-
 @kernel("_AssertFilesMatched", devices=CPU_ONLY)
 def assert_files_matched(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:

@@ -2,8 +2,8 @@
 xp, with the formulas of TensorFlow's training_ops.cc (the functors ApplyAdadelta, ApplyFtrl,
 ApplyFtrlV2, ApplyProximalGradientDescent, ApplyProximalAdagrad, ApplyAdagradDA).
 
-They share kernels/training.py's frame: variable and slots read, new arrays computed, then
-swapped in under the variables' locks when use_locking is set.
+They share kernels/training.py's frame: new values computed from the variable and slots, then
+written into their arrays under the variables' locks.
 """
 
 from __future__ import annotations

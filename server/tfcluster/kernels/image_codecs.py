@@ -539,29 +539,3 @@ def extract_jpeg_shape(node: Any, xp: Any) -> Compute:
         return (np.asarray(jpeg_shape(_contents(ins[0])), dtype),)
 
     return compute
-
-
-@kernel("Substr", devices=CPU_ONLY)
-def substr(node: Any, xp: Any) -> Compute:
-    """Byte substrings (is_jpeg's magic test): one position and length for every string."""
-    if str(node.attrs.get("unit", "BYTE")) not in ("BYTE", "b'BYTE'"):
-        raise invalid("Substr supports unit BYTE only")
-
-    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        strings = np.asarray(ins[0], dtype=object)
-        pos, length = np.asarray(ins[1]), np.asarray(ins[2])
-        if pos.ndim or length.ndim:
-            raise invalid("Substr takes scalar pos and len here")
-        start, size = int(pos), int(length)
-        out = np.empty(strings.shape, dtype=object)
-        for index, value in np.ndenumerate(strings):
-            data = bytes(value)
-            if not -len(data) <= start <= len(data):
-                raise invalid(
-                    f"pos {start} out of range for string b'{data[:16]!r}' at index {index}"
-                )
-            begin = start if start >= 0 else len(data) + start
-            out[index] = data[begin : begin + size]
-        return (out,)
-
-    return compute

@@ -8,6 +8,11 @@ do: it writes the rows in place when nothing but the variable holds the array, a
 private copy (which becomes the variable's value) only when something else does. Python's
 reference count says which: the variable's slot is the only reference to an array no one
 else holds (the executor drops a step's values after their last consumer).
+
+Sparse updates of one variable from several steps at once (asynchronous workers, without
+use_locking) write the same array together, as TF's do: once one of them writes an array in
+place, the others join it rather than count it as held by someone else (each would otherwise
+copy the whole table). It is read-only again when the last of them is done.
 """
 
 from __future__ import annotations
@@ -36,10 +41,22 @@ _SOLE = _calibrate()
 
 def writable_value(xp: Any, ref: VariableRef, node_name: str) -> Any:
     """The variable's value, an array the caller may write in place: the variable's own array
-    when nothing else holds it, else a copy that becomes the variable's value. The caller
-    holds the variable's lock when the update asks for one, and calls `done` after writing."""
-    if ref.value is None:
-        ref.read(node_name)  # raises FailedPreconditionError, naming the variable and node
+    when nothing else holds it (or other updates are writing it in place now), else a copy
+    that becomes the variable's value. The caller holds the variable's lock when the update
+    asks for one, and calls `done` with the array after writing."""
+    with ref.writes_lock:
+        if ref.value is None:
+            ref.read(node_name)  # raises FailedPreconditionError, naming the variable and node
+        writes = ref.writes
+        if writes is not None and writes[0] == id(ref.value):
+            ref.writes = (writes[0], writes[1] + 1)
+            return ref.value
+        value = _own_value(xp, ref)
+        ref.writes = (id(value), 1)
+        return value
+
+
+def _own_value(xp: Any, ref: VariableRef) -> Any:
     if _holders(ref) <= _SOLE:
         value = ref.value
         owned = value.base is None and value.flags.c_contiguous
@@ -55,13 +72,21 @@ def writable_value(xp: Any, ref: VariableRef, node_name: str) -> Any:
     return fresh
 
 
-def done(ref: VariableRef) -> None:
-    """After an in-place write: readers from now on see the new rows; a numpy value is
-    read-only again, so that no consumer or client changes it."""
-    value = ref.value
-    if isinstance(value, np.ndarray):
-        value.flags.writeable = False
-    ref.generation += 1
+def done(ref: VariableRef, value: Any) -> None:
+    """After an in-place write of `value` (from writable_value): readers from now on see the
+    new rows; once no update writes it, a numpy value is read-only again, so that no consumer
+    or client changes it."""
+    with ref.writes_lock:
+        writes = ref.writes
+        if writes is None or writes[0] != id(value):
+            return  # a dense assignment swapped in another array meanwhile
+        if writes[1] > 1:
+            ref.writes = (writes[0], writes[1] - 1)
+            return
+        ref.writes = None
+        if isinstance(value, np.ndarray):
+            value.flags.writeable = False
+        ref.generation += 1
 
 
 def _unfreeze(value: np.ndarray) -> bool:

@@ -12,13 +12,18 @@ give `fn(xp, *args)` for what takes more than one call.
 from __future__ import annotations
 
 import functools
+import math
+import weakref
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import memory_budget
+from tfcluster.kernels import _cpu_gemm
 from tfcluster.kernels.common import Compute, host_ints, invalid, np_dtype, shape_of
 from tfcluster.kernels.registry import kernel
+from tfcluster.runtime.float_errors import silenced
 
 # An xp function's name, or fn(xp, *args).
 XpFn = str | Callable[..., Any]
@@ -109,8 +114,11 @@ def _binary_factory(float_fn: XpFn, int_fn: XpFn) -> Callable[[Any, Any], Comput
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             x, y = ins
             try:
-                with np.errstate(all="ignore"):
+                if silenced():
                     out = fn(x, y)
+                else:
+                    with np.errstate(all="ignore"):
+                        out = fn(x, y)
             except ValueError:
                 raise invalid(f"Incompatible shapes: {_shape(x)} vs. {_shape(y)}") from None
             if out.dtype != dtype:
@@ -158,11 +166,25 @@ for _name, _op in _COMPARE.items():
 
 
 # ---- element-wise unary ops ---------------------------------------------------------------
+# Below these, exp(-x) overflows: 1 / (1 + exp(-x)) gives 0 where exp(x) / (1 + exp(x)) does
+# not (a subnormal result).
+_EXP_OVERFLOW = {"float16": -11.0, "float32": -88.0, "float64": -708.0}
+
+
 def _sigmoid(xp: Any, x: Any) -> Any:
-    """1 / (1 + exp(-x)) without overflow: exp only ever sees -|x|."""
-    e = xp.exp(-xp.abs(x))
-    r = 1 / (1 + e)
-    return xp.where(x >= 0, r, e * r)
+    """1 / (1 + exp(-x)): three passes over x (this runs several times per step of an LSTM);
+    the rare elements where exp(-x) overflows are recomputed as exp(x) / (1 + exp(x))."""
+    limit = _EXP_OVERFLOW.get(x.dtype.name)
+    if limit is None:  # complex: the symmetric form, never overflowing
+        e = xp.exp(-xp.abs(x))
+        r = 1 / (1 + e)
+        return xp.where(x >= 0, r, e * r)
+    r = xp.reciprocal(xp.exp(xp.negative(x)) + 1)
+    low = x < limit
+    if bool(xp.any(low)):
+        e = xp.exp(xp.where(low, x, 0))
+        r = xp.where(low, e / (1 + e), r)
+    return r
 
 
 def _reciprocal(xp: Any, x: Any) -> Any:
@@ -208,8 +230,11 @@ def _unary_factory(fn: XpFn) -> Callable[[Any, Any], Compute]:
         op = _resolve(fn, xp)
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-            with np.errstate(all="ignore"):
+            if silenced():
                 out = xp.asarray(op(xp.asarray(ins[0])))
+            else:
+                with np.errstate(all="ignore"):
+                    out = xp.asarray(op(xp.asarray(ins[0])))
             if out.dtype != dtype:
                 out = out.astype(dtype)
             return (out,)
@@ -262,8 +287,13 @@ for _name, _fn in _GRAD_HELPERS.items():
 @kernel("Cast")
 def cast(node: Any, xp: Any) -> Compute:
     dst = np_dtype(node, "DstT")
+    src = node.attrs.get("SrcT")
+    # A cast that cannot overflow or meet NaN (uint8 -> float32, ...) needs no errstate.
+    quiet = src is not None and np.can_cast(np.dtype(src.as_numpy_dtype), dst, "safe")
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        if quiet or silenced():
+            return (xp.asarray(ins[0]).astype(dst),)
         with np.errstate(all="ignore"):
             return (xp.asarray(ins[0]).astype(dst),)
 
@@ -316,10 +346,40 @@ def add_n(node: Any, xp: Any) -> Compute:
 
 
 # ---- matmul -------------------------------------------------------------------------------
+class _TransposeCache:
+    """The contiguous transpose of an operand that comes back unchanged: a loop's gradient
+    multiplies by the same weights, transposed, in every iteration, and BLAS is markedly
+    faster on a contiguous copy than on the transposed view. Only read-only numpy arrays
+    that own their data (variable values) qualify; the copy is made on the second use of the
+    same array and dropped with it (the array is held weakly)."""
+
+    __slots__ = ("_entry",)
+
+    def __init__(self) -> None:
+        self._entry: tuple[weakref.ref[Any], Any] | None = None
+
+    def transposed(self, xp: Any, v: Any) -> Any:
+        entry = self._entry
+        if entry is not None and entry[0]() is v is not None:
+            t = entry[1]
+            if t is None:
+                t = xp.ascontiguousarray(xp.transpose(v))
+                self._entry = (entry[0], t)
+            return t
+        if isinstance(v, np.ndarray) and not v.flags.writeable and v.flags.owndata:
+            self._entry = (weakref.ref(v, self._forget), None)
+        return v.T
+
+    def _forget(self, _: Any) -> None:
+        self._entry = None
+
+
 @kernel("MatMul")
 def matmul(node: Any, xp: Any) -> Compute:
     ta = bool(node.attrs.get("transpose_a", False))
     tb = bool(node.attrs.get("transpose_b", False))
+    cache_a = _TransposeCache()
+    cache_b = _TransposeCache()
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         a, b = (xp.asarray(v) for v in ins)
@@ -328,13 +388,15 @@ def matmul(node: Any, xp: Any) -> Compute:
                 f"In[0] and In[1] must be matrices (rank 2): In[0]: {_shape(a)}, In[1]: {_shape(b)}"
             )
         if ta:
-            a = a.T
+            a = cache_a.transposed(xp, a)
         if tb:
-            b = b.T
+            b = cache_b.transposed(xp, b)
         if a.shape[1] != b.shape[0]:
             raise invalid(
                 f"Matrix size-incompatible: In[0]: {_shape(ins[0])}, In[1]: {_shape(ins[1])}"
             )
+        if xp is np:
+            return (_cpu_gemm.matmul(a, b),)
         return (xp.matmul(a, b),)
 
     return compute
@@ -450,8 +512,11 @@ def _reduction_factory(fn: Reduce, int_fn: Reduce | None = None) -> Callable[[An
             axis = _normalize_axes(ins[1], x.ndim)
             if not axis:  # nothing to reduce: the input is the result
                 return (x if x.dtype == dtype else x.astype(dtype),)
-            with np.errstate(all="ignore"):
+            if silenced():
                 out = xp.asarray(impl(xp, x, axis, keep))
+            else:
+                with np.errstate(all="ignore"):
+                    out = xp.asarray(impl(xp, x, axis, keep))
             if out.dtype != dtype:
                 out = out.astype(dtype)
             return (out,)
@@ -564,6 +629,8 @@ def range_kernel(node: Any, xp: Any) -> Compute:
             raise invalid(f"Requires start <= limit when delta > 0: {start}/{limit}")
         if delta < 0 and start < limit:
             raise invalid(f"Requires start >= limit when delta < 0: {start}/{limit}")
+        count = math.ceil(abs((limit - start) / delta))
+        memory_budget.check_shape([count], np.dtype(dtype), "Range's output")
         return (np.arange(start, limit, delta, dtype=dtype),)
 
     return compute

@@ -7,6 +7,7 @@ tfcluster.lib.io (protos, CSV, compression), shared with datasets and readers.
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -137,13 +138,30 @@ def parse_single_example(node: Any, xp: Any) -> Compute:
     dense_types = list(attrs["Tdense"])
     dense_shapes = list(attrs["dense_shapes"])
 
+    # The specs of the last defaults seen: defaults are usually constants, handed out as
+    # the same arrays every step, so they are checked once (the arrays are kept, so their
+    # ids stay theirs).
+    cached: list[Any] = [None, None, None]
+
+    def specs_for(defaults: list[Any]) -> tuple[list[FeatureSpec], Any]:
+        last, specs, plan = cached
+        if last is None or len(last) != len(defaults) or not all(map(operator.is_, last, defaults)):
+            specs = _dense_specs(dense_keys, dense_types, dense_shapes, defaults)
+            plan = example_parser.SingleDensePlan(specs) if not sparse_specs else None
+            cached[:] = [list(defaults), specs, plan]
+        return specs, plan
+
     def compute(ctx: Any, ins: list[Any]) -> list[Any]:
         serialized = np.asarray(ins[0], dtype=object)
         if serialized.ndim != 0:
             raise _invalid(
                 f"Expected serialized to be a scalar, got shape: {_shape_str(serialized.shape)}"
             )
-        dense_specs = _dense_specs(dense_keys, dense_types, dense_shapes, ins[1:])
+        dense_specs, plan = specs_for(ins[1:])
+        if plan is not None:
+            one = plan.parse(serialized[()])
+            if one is not None:
+                return one
         sparse, dense = example_parser.parse_examples(
             serialized.reshape(1), sparse_specs, dense_specs, batched=False
         )
@@ -254,7 +272,14 @@ def decode_raw(node: Any, xp: Any) -> Compute:
     width = np_dtype.itemsize
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any]:
-        arr, flat = _byte_strings(ins[0])
+        value = ins[0]
+        if isinstance(value, np.ndarray) and value.ndim == 0:
+            one = value.item()
+            if isinstance(one, bytes) and not len(one) % width:
+                # One string (a record): a read-only view of its bytes, no join, no copy.
+                view = np.frombuffer(one, dtype=np_dtype)
+                return (view if np_dtype.isnative else view.astype(np_dtype.newbyteorder("=")),)
+        arr, flat = _byte_strings(value)
         size = len(flat[0]) if flat else 0
         if size % width:
             raise _invalid(

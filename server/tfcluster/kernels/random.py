@@ -17,7 +17,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import errors
+from tfcluster.framework import errors, memory_budget
 from tfcluster.kernels.common import Compute
 from tfcluster.kernels.registry import kernel
 
@@ -55,6 +55,8 @@ def _sampler(
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             shape = _shape(ins[0])
+            # Drawn as float64 or int64 first.
+            memory_budget.check_shape(shape, np.dtype(np.float64), f"{node.op}'s output")
             with lock:
                 values = draw(rng, ins, shape)
             return (xp.asarray(values.astype(np_dtype, copy=False)),)

@@ -136,7 +136,6 @@ def scatter_nd_value(
 
 def _variable_scatter(mode: str, nd: bool) -> Callable[[Any, Any], Compute]:
     def factory(node: Any, xp: Any) -> Compute:
-        use_locking = bool(node.attrs.get("use_locking", False))
         name = node.name
 
         def update(ref: Any, indices: Any, updates: Any) -> None:
@@ -145,15 +144,13 @@ def _variable_scatter(mode: str, nd: bool) -> Callable[[Any, Any], Compute]:
             try:
                 fn(xp, mode, target, indices, updates, True)
             finally:
+                in_place.done(ref, target)
                 del target
-                in_place.done(ref)
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             ref, indices, updates = ins
-            if use_locking:
-                with ref.lock:
-                    update(ref, indices, updates)
-            else:
+            # Always locked: see state.locked.
+            with ref.lock:
                 update(ref, indices, updates)
             return (ref,)
 

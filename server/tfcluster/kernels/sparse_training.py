@@ -45,7 +45,6 @@ def _sparse_kernel(
 ) -> Compute:
     """names: the op's inputs in order (variable and slots first, then the others, among
     them 'grad' and 'indices'). inner_check: TF refuses rows of no elements for this op."""
-    use_locking = bool(node.attrs.get("use_locking", False))
     dtype = node.attrs["T"].as_numpy_dtype
     node_name = node.name
     grad_at = names.index("grad")
@@ -67,7 +66,7 @@ def _sparse_kernel(
             check(hyper)
         indices = np.asarray(ins[indices_at])
         grad = xp.asarray(ins[grad_at], dtype=dtype)
-        with locked(refs, use_locking):
+        with locked(refs):
             shape = _check_shapes(refs, names, node_name, grad, indices, inner_check)
             if indices.size == 0:
                 return (refs[0],)
@@ -75,13 +74,15 @@ def _sparse_kernel(
                 i = int(np.nonzero((indices < 0) | (indices >= shape[0]))[0][0])
                 raise invalid(f"Index {int(indices[i])} at offset {i} in indices is out of range")
             arrays = [in_place.writable_value(xp, r, node_name) for r in refs]
-            for rows, grad_rows in _rounds(xp, indices, grad):
-                new = fn([a[rows] for a in arrays], grad_rows, hyper)
-                for a, values in zip(arrays, new):
-                    a[rows] = values
-            del arrays
-            for r in refs:
-                in_place.done(r)
+            try:
+                for rows, grad_rows in _rounds(xp, indices, grad):
+                    new = fn([a[rows] for a in arrays], grad_rows, hyper)
+                    for a, values in zip(arrays, new):
+                        a[rows] = values
+            finally:
+                for r, a in zip(refs, arrays):
+                    in_place.done(r, a)
+                del arrays
         return (refs[0],)
 
     return compute

@@ -1,4 +1,5 @@
-"""Variable kernels over xp: a VariableV2 yields its VariableRef; assignments swap in new arrays.
+"""Variable kernels over xp: a VariableV2 yields its VariableRef; Assign swaps in a new array,
+AssignAdd/AssignSub write the variable's array in place (kernels/in_place.py).
 
 A variable's value lives where its last assignment ran (a numpy array, frozen, or a cupy
 array); every kernel reads it with xp.asarray, which moves a value assigned on the CPU by
@@ -15,17 +16,21 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors
+from tfcluster.kernels import in_place
 from tfcluster.kernels.common import Compute, frozen, shape_of
 from tfcluster.kernels.registry import kernel
 from tfcluster.runtime.resources import VariableRef
 
-_UNLOCKED = contextlib.nullcontext()
 
+def locked(refs: Sequence[VariableRef]) -> AbstractContextManager[Any]:
+    """Holds the locks of refs for one read-modify-write, in one order for every kernel on
+    every device, so two updates of the same variables or slots never deadlock.
 
-def locked(refs: Sequence[VariableRef], use_locking: bool) -> AbstractContextManager[Any]:
-    """Holds the locks of refs (use_locking), in one order for every kernel on every device,
-    so two updates of the same variables or slots never deadlock."""
-    return _hold_locks(refs) if use_locking else _UNLOCKED
+    Held whatever use_locking says. TF's unlocked updates race per element in one shared
+    buffer; here an update writes in place only while no reader holds the array and else
+    writes a private copy (in_place.writable_value), so two unlocked updates at once would
+    lose one of them whole. The lock is held for the update only: readers never wait."""
+    return _hold_locks(refs)
 
 
 @contextlib.contextmanager
@@ -110,26 +115,30 @@ def assign(node: Any, xp: Any) -> Compute:
     return compute
 
 
-def _update_factory(fn: Callable[[Any, Any, Any], Any]) -> Callable[[Any, Any], Compute]:
-    """AssignAdd/AssignSub: the variable's value swapped for fn(xp, old, delta)."""
+def _update_factory(fn: Callable[..., Any]) -> Callable[[Any, Any], Compute]:
+    """AssignAdd/AssignSub: fn(old, delta) written into the variable's array."""
 
     def factory(node: Any, xp: Any) -> Compute:
-        use_locking = bool(node.attrs.get("use_locking", False))
         name = node.name
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             ref, delta = ins
-            with locked([ref], use_locking):
-                old = xp.asarray(ref.read(name))
-                new = xp.asarray(fn(xp, old, delta))
-                if new.shape != old.shape:
+            delta = xp.asarray(delta)
+            with locked([ref]):
+                shape = tuple(shape_of(ref.read(name)))
+                wide = np.broadcast_shapes(shape, tuple(delta.shape))
+                if wide != shape:
                     raise errors.InvalidArgumentError(
                         None,
                         None,
-                        f"Update changes the variable's shape from {old.shape} to {new.shape}",
+                        f"Update changes the variable's shape from {shape} to {wide}",
                     )
-                ref.value = frozen(new.astype(old.dtype, copy=False))
-            ref.generation += 1
+                target = in_place.writable_value(xp, ref, name)
+                try:
+                    fn(xp, target, delta.astype(target.dtype, copy=False), out=target)
+                finally:
+                    in_place.done(ref, target)
+                    del target
             return (ref,)
 
         return compute
@@ -137,5 +146,5 @@ def _update_factory(fn: Callable[[Any, Any, Any], Any]) -> Callable[[Any, Any], 
     return factory
 
 
-kernel("AssignAdd")(_update_factory(lambda xp, old, delta: xp.add(old, delta)))
-kernel("AssignSub")(_update_factory(lambda xp, old, delta: xp.subtract(old, delta)))
+kernel("AssignAdd")(_update_factory(lambda xp, old, delta, out: xp.add(old, delta, out=out)))
+kernel("AssignSub")(_update_factory(lambda xp, old, delta, out: xp.subtract(old, delta, out=out)))

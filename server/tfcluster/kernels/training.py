@@ -1,9 +1,9 @@
 """Kernels of the optimizers' update ops over xp (formulas as in TensorFlow's training_ops.cc).
 
-A kernel reads its variable and slots, computes new arrays and swaps them in, so a reader
-never sees a half-applied update; with use_locking the references stay locked meanwhile (in
-state.locked's order). Scalar hyperparameters are 0-d arrays of the variable's dtype, on the
-kernel's device.
+A kernel computes the new values of its variable and slots from their arrays and writes them
+into those arrays (kernels/in_place.py: in place unless a reader holds one), holding the
+references' locks meanwhile (state.locked), so no update is ever lost whole. Scalar
+hyperparameters are 0-d arrays of the variable's dtype, on the kernel's device.
 """
 
 from __future__ import annotations
@@ -12,7 +12,8 @@ from collections.abc import Callable
 from typing import Any
 
 from tfcluster.framework import errors
-from tfcluster.kernels.common import Compute, frozen
+from tfcluster.kernels import in_place
+from tfcluster.kernels.common import Compute, shape_of
 from tfcluster.kernels.registry import kernel
 from tfcluster.kernels.state import locked
 from tfcluster.runtime.resources import VariableRef
@@ -23,8 +24,8 @@ UpdateFn = Callable[[list[Any], list[Any]], list[Any]]
 
 def _apply_kernel(node: Any, xp: Any, num_refs: int, fn: UpdateFn, grad_index: int = -1) -> Compute:
     """grad_index: the gradient's position among the non-reference inputs (the rest are
-    scalar hyperparameters)."""
-    use_locking = bool(node.attrs.get("use_locking", False))
+    scalar hyperparameters). fn gets the variables' own arrays and returns their new values
+    (arrays it may have written in place, or new ones that are copied into them)."""
     dtype = node.attrs["T"].as_numpy_dtype
     name = node.name
 
@@ -32,51 +33,56 @@ def _apply_kernel(node: Any, xp: Any, num_refs: int, fn: UpdateFn, grad_index: i
         refs: list[VariableRef] = ins[:num_refs]
         others = [xp.asarray(x, dtype=dtype) for x in ins[num_refs:]]
         grad = others[grad_index]
-        with locked(refs, use_locking):
-            olds = [xp.asarray(r.read(name)) for r in refs]
-            shape = olds[0].shape
-            for r, old in zip(refs[1:], olds[1:]):
-                if old.shape != shape:
-                    raise errors.InvalidArgumentError(
-                        None,
-                        None,
-                        f"var and {r.name} do not have the same shape{list(shape)} "
-                        f"{list(old.shape)}",
-                    )
-            if grad.shape != shape:
-                raise errors.InvalidArgumentError(
-                    None,
-                    None,
-                    f"var and grad do not have the same shape{list(shape)} {list(grad.shape)}",
-                )
-            for x in others:
-                if x is not grad and x.ndim != 0:
-                    raise errors.InvalidArgumentError(
-                        None,
-                        None,
-                        f"{node.op} expects scalar hyperparameters, got shape {list(x.shape)}",
-                    )
-            news = fn(olds, others)
-            for r, new in zip(refs, news):
-                # Read-only (numpy): a client that fetches the variable gets a copy, never
-                # the variable's own array.
-                r.value = frozen(xp.asarray(new, dtype=dtype))
-                r.generation += 1
+        with locked(refs):
+            _check_shapes(node, refs, others, grad)
+            arrays = [in_place.writable_value(xp, r, name) for r in refs]
+            try:
+                news = fn(arrays, others)
+                for a, new in zip(arrays, news):
+                    if new is not a:
+                        a[...] = new
+            finally:
+                for r, a in zip(refs, arrays):
+                    in_place.done(r, a)
+                del arrays
         return (refs[0],)
 
     return compute
+
+
+def _check_shapes(node: Any, refs: list[VariableRef], others: list[Any], grad: Any) -> None:
+    """TF's checks. Reads only shapes: in_place counts who holds a variable's array."""
+    shape = tuple(shape_of(refs[0].read(node.name)))
+    for r in refs[1:]:
+        other = tuple(shape_of(r.read(node.name)))
+        if other != shape:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"var and {r.name} do not have the same shape{list(shape)} {list(other)}",
+            )
+    if grad.shape != shape:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"var and grad do not have the same shape{list(shape)} {list(grad.shape)}",
+        )
+    for x in others:
+        if x is not grad and x.ndim != 0:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"{node.op} expects scalar hyperparameters, got shape {list(x.shape)}",
+            )
 
 
 @kernel("ApplyGradientDescent")
 def apply_gradient_descent(node: Any, xp: Any) -> Compute:
     def fn(olds: list[Any], o: list[Any]) -> list[Any]:
         (var,), (alpha, delta) = olds, o
-        # One temporary: the step, then var - step written into it.
-        new = xp.multiply(delta, alpha)
-        if isinstance(new, xp.ndarray) and new.ndim:
-            xp.subtract(var, new, out=new)
-            return [new]
-        return [var - new]
+        # One temporary (the step), subtracted in place.
+        xp.subtract(var, xp.multiply(delta, alpha), out=var)
+        return [var]
 
     return _apply_kernel(node, xp, 1, fn)
 

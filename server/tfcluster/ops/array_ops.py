@@ -300,6 +300,11 @@ def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> 
         return _output("Shape", [t], {"T": t.dtype.base_dtype, "out_type": dt}, scope)
 
 
+def _shape_op(t: Tensor) -> Tensor:
+    with name_scope(None, "Shape", [t]) as scope:
+        return _output("Shape", [t], {"T": t.dtype.base_dtype, "out_type": dtypes.int32}, scope)
+
+
 def shape_n(
     input: Sequence[Any], out_type: Any = dtypes.int32, name: str | None = None
 ) -> list[Tensor]:
@@ -423,10 +428,29 @@ def _filled(value: Any, shape: Any, dtype: Any, name: str | None, default: str) 
                 dims.as_list(), dtype=dtypes.int32, name="shape_as_tensor"
             )
         else:
+            if not isinstance(shape, Tensor):
+                _small_size_check(shape)
+                shape = convert_to_tensor(shape, dtype=dtypes.int32)
             shape_t = _int_tensor(shape, "shape")
             if shape_t.shape.ndims == 0:
                 shape_t = reshape(shape_t, [-1])
         return fill(shape_t, constant_op.constant(value, dtype=dt), name=scope)
+
+
+def _small_size_check(shape: Sequence[Any]) -> None:
+    """What TF 1.15's zeros()/ones() leave in the graph when the shape is a list holding
+    tensors: they try `np.prod(shape) < 1000` to decide on a constant, which multiplies the
+    elements (a `mul` op per element after the first) and compares (a `Less` op) before
+    giving up. The ops are unused, but their names take their places in the scope."""
+    if not isinstance(shape, (list, tuple)) or not shape:
+        return
+    if any(isinstance(d, (list, tuple)) for d in shape):
+        return
+    product = shape[0]
+    for d in shape[1:]:
+        product = product * d
+    if isinstance(product, Tensor):
+        _ = product < 1000
 
 
 def zeros(shape: Any, dtype: Any = dtypes.float32, name: str | None = None) -> Tensor:
@@ -453,12 +477,12 @@ def zeros_like(
 def ones_like(
     tensor: Any, dtype: Any = None, name: str | None = None, optimize: bool = True
 ) -> Tensor:
+    """Ones of `tensor`'s shape: Fill(its shape, 1), its shape a Const when known, as TF's."""
     with name_scope(name, "ones_like", [tensor]) as scope:
         t = convert_to_tensor(tensor, name="tensor")
         want = dtypes.as_dtype(dtype).base_dtype if dtype is not None else t.dtype.base_dtype
-        if optimize and t.shape.is_fully_defined():
-            return ones(t.shape, dtype=want, name=scope)
-        out = ones(shape(t), dtype=want, name=scope)
+        ones_shape = shape(t) if optimize else _shape_op(t)
+        out = ones(ones_shape, dtype=want, name=scope)
         out.set_shape(t.shape)
         return out
 
@@ -677,14 +701,26 @@ def concat(values: Any, axis: Any, name: str | None = "concat") -> Tensor:
 
 
 def stack(values: Sequence[Any], axis: int = 0, name: str | None = "stack") -> Tensor:
+    if isinstance(values, Tensor) and axis == 0:
+        return values  # TF converts `values` first: a tensor is returned as it is
     if not values:
         raise ValueError("stack needs at least one value (values is empty)")
-    if axis == 0 and not _contains_tensor(list(values)):
+    if axis == 0:
         try:
-            # A list of constants is one constant (as TF's stack does).
-            return constant_op.constant(list(values), name=name or "stack")
+            # A list of constants is one constant, one holding tensors is packed as a
+            # conversion packs it (Python values named by their index), as TF's stack does.
+            return convert_to_tensor(list(values), name=name or "stack")
         except (TypeError, ValueError):
             pass
+    if axis == 0:
+        # As TF: converted as a list, which packs it with its constants named by position
+        # (stack/1, stack/2, ...).
+        try:
+            packed = _autopacking_conversion(list(values), name=name or "stack")
+        except (TypeError, ValueError):
+            packed = NotImplemented
+        if isinstance(packed, Tensor):
+            return packed
     with name_scope(name, "Pack", list(values)) as scope:
         tensors = _convert_list(values, "values")
         first = tensors[0].shape
@@ -721,6 +757,14 @@ def split(
     is_int = isinstance(num_or_size_splits, (int, np.integer, Dimension)) and not isinstance(
         num_or_size_splits, bool
     )
+    # TF converts the sizes first, in the caller's scope (a `Const` even for an int, which
+    # Split does not read): later op names in that scope count it.
+    raw = num_or_size_splits
+    if isinstance(raw, TensorShape):
+        raw = raw.as_list()
+    if isinstance(raw, (list, tuple)):
+        raw = [d.value if isinstance(d, Dimension) else d for d in raw]
+    sizes = convert_to_tensor(int(raw) if is_int else raw, preferred_dtype=dtypes.int32)
     with name_scope(name, "split", [value]) as scope:
         x = convert_to_tensor(value, name="value")
         if is_int:
@@ -730,7 +774,11 @@ def split(
             a = _int_tensor(axis, "split_dim", allow_int64=False)
             attrs = {"num_split": n, "T": x.dtype.base_dtype}
             return list(_make("Split", [a, x], attrs, scope).outputs)
-        sizes = _int_tensor(num_or_size_splits, "size_splits")
+        if sizes.dtype.base_dtype not in _INDEX_DTYPES:
+            raise TypeError(
+                "Value passed to parameter 'size_splits' has DataType "
+                f"{sizes.dtype.base_dtype.name} not in list of allowed values: int32, int64"
+            )
         if sizes.shape.ndims == 0:
             raise ValueError("num_or_size_splits as a tensor must be 1-D (use an int for Split)")
         if num is None:
@@ -1487,6 +1535,18 @@ def where(condition: Any, x: Any = None, y: Any = None, name: str | None = None)
     return math_ops.select(condition, x, y, name=name)
 
 
+def where_v2(condition: Any, x: Any = None, y: Any = None, name: str | None = None) -> Tensor:
+    """One argument: the coordinates of true entries; three: x where condition else y, the
+    three broadcast together (SelectV2)."""
+    if x is None and y is None:
+        return where(condition, name=name)
+    if x is None or y is None:
+        raise ValueError("x and y must both be non-None or both be None.")
+    from tfcluster.ops import math_ops
+
+    return math_ops.select_v2(condition, x, y, name=name)
+
+
 def boolean_mask(
     tensor: Any, mask: Any, name: str | None = "boolean_mask", axis: int | None = None
 ) -> Tensor:
@@ -1653,6 +1713,7 @@ __all__ = [
     "unique",
     "unstack",
     "where",
+    "where_v2",
     "zeros",
     "zeros_like",
 ]

@@ -8,7 +8,11 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes, op_def_registry
-from tfcluster.framework.graph import Tensor, register_default_conversion_function
+from tfcluster.framework.graph import (
+    Tensor,
+    register_default_conversion_function,
+    register_tensor_conversion_function,
+)
 from tfcluster.framework.tensor_shape import Dimension, TensorShape
 from tfcluster.ops.op_util import Outputs, make_op
 
@@ -205,3 +209,28 @@ def constant(
 
 
 register_default_conversion_function(constant)
+
+
+def _tensor_shape_to_tensor(
+    s: TensorShape, dtype: Any = None, name: str | None = None, as_ref: bool = False
+) -> Tensor:
+    """A fully known TensorShape as an int32 vector (int64 when a dimension needs it), as TF
+    converts one (e.g. in tf.concat([tf.shape(x), tensor.shape[1:]], 0))."""
+    if not s.is_fully_defined():
+        raise ValueError(f"Cannot convert a partially known TensorShape to a Tensor: {s}")
+    dims = [int(d) for d in s.as_list()]  # type: ignore[arg-type]
+    big = next((d for d in dims if d >= 2**31), 0)
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        if dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"Cannot convert a TensorShape to dtype: {dtype}")
+        if dtype == dtypes.int32 and big:
+            raise ValueError(
+                f"Cannot convert a TensorShape to dtype int32; a dimension is too large ({big})"
+            )
+    else:
+        dtype = dtypes.int64 if big else dtypes.int32
+    return constant(dims, dtype=dtype, name=name or "shape_as_tensor")
+
+
+register_tensor_conversion_function(TensorShape, _tensor_shape_to_tensor, 100)

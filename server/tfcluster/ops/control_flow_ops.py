@@ -488,6 +488,8 @@ def while_loop(
         # TF1 counts the iterations in a first loop variable when there is a maximum.
         first = 0 if max_iter is None else 1
         cond_out = _build_cond(cond_fg, cond, structure, init, invariants, is_seq, templates, first)
+        # TF1 builds the cond, then the body, in one graph: the body's op names count the cond's.
+        body_fg._names_in_use.update(cond_fg._names_in_use)
         body_outs = _build_body(
             body_fg, body, structure, init, invariants, is_seq, templates, first
         )
@@ -662,6 +664,8 @@ def _build_cond(
 ) -> Tensor:
     with fg.as_default(), fg.name_scope(fg.name.rsplit("/", 1)[0] + "/"):
         packed = _loop_args(fg, structure, init, invariants, templates, "Merge", first)
+        if first:
+            fg.unique_name("Less")  # TF1's `counter < maximum_iterations` comes first
         out = fg.capture(convert_to_tensor(_call(fn, packed, is_seq)))
     _check_scalar_bool(out, "The result of the while_loop cond")
     return out
@@ -679,6 +683,8 @@ def _build_body(
 ) -> list[Tensor]:
     with fg.as_default(), fg.name_scope(fg.name.rsplit("/", 1)[0] + "/"):
         packed = _loop_args(fg, structure, init, invariants, templates, "Identity", first)
+        if first:
+            fg.unique_name("add")  # TF1's `counter + 1` comes first
         result = _call(fn, packed, is_seq)
         if not is_seq or (len(init) == 1 and not isinstance(result, (list, tuple, dict))):
             result = (

@@ -1,6 +1,7 @@
-"""Queues and conditional accumulators (TF1's data_flow_ops): FIFOQueue, ConditionalAccumulator.
+"""Queues and conditional accumulators (TF1's data_flow_ops): FIFOQueue, RandomShuffleQueue,
+PaddingFIFOQueue, PriorityQueue, ConditionalAccumulator.
 
-Both are resources kept in their task's resource manager: with a `shared_name` every session
+Each is a resource kept in its task's resource manager: with a `shared_name` every session
 on that task sees the same one (how SyncReplicasOptimizer's workers share its token queue and
 gradient accumulators on the ps); without one each session's kernel has its own. Ops that use
 a queue or an accumulator take its handle as a reference input, so they are always placed on
@@ -9,6 +10,8 @@ the task that holds it.
 
 from __future__ import annotations
 
+import functools
+import hashlib
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -18,13 +21,16 @@ from tfcluster.framework.graph import (
     Tensor,
     colocate_with,
     convert_to_tensor,
+    get_seed,
     name_scope,
 )
-from tfcluster.framework.tensor_shape import TensorShape, as_shape
-from tfcluster.ops import math_ops
+from tfcluster.framework.tensor_shape import Dimension, TensorShape, as_shape
+from tfcluster.ops import array_ops, math_ops
 from tfcluster.ops.op_util import Outputs, make_op
 
 _HANDLE = [(dtypes.resource, TensorShape([]))]
+_MAXINT32 = 2**31 - 1
+QUEUE_OPS = ("FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2")
 
 
 def _handle_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -32,11 +38,16 @@ def _handle_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
 
 
 def _queue_shapes(handle: Tensor, n: int) -> list[TensorShape]:
-    """The element shapes the queue op declares (unknown when it declares none)."""
-    shapes = handle.op.attrs.get("shapes") if hasattr(handle, "op") else None
-    if shapes:
-        return [as_shape(s) for s in shapes]
-    return [TensorShape(None)] * n
+    """The element shapes the queue op declares (unknown when it declares none, or when the
+    handle is not a queue op's own output: QueueBase sets the shapes it knows)."""
+    op = getattr(handle, "op", None)
+    shapes = op.attrs.get("shapes") if op is not None and op.type in QUEUE_OPS else None
+    if not shapes:
+        return [TensorShape(None)] * n
+    out = [as_shape(s) for s in shapes]
+    if op is not None and op.type == "PriorityQueueV2":
+        out = [TensorShape([]), *out]
+    return out if len(out) == n else [TensorShape(None)] * n
 
 
 def _dequeue_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -87,17 +98,91 @@ _HANDLE_USERS = {
     "_AccumulatorCancelTakes": op_def_registry.no_outputs,
 }
 
-op_def_registry.register("FIFOQueueV2", _handle_infer, stateful=True)
-op_def_registry.register("ConditionalAccumulator", _handle_infer, stateful=True)
+for _op in (*QUEUE_OPS, "ConditionalAccumulator"):
+    op_def_registry.register(_op, _handle_infer, stateful=True)
 for _op, _infer in _HANDLE_USERS.items():
     # The handle is a reference input: the placer keeps the op on the resource's task.
     op_def_registry.register(_op, _infer, ref_inputs=[0], stateful=True)
 # The op types this module adds (gradients/data_flow_grad.py marks them not differentiable).
-OP_TYPES = ("FIFOQueueV2", "ConditionalAccumulator", *_HANDLE_USERS)
+OP_TYPES = (*QUEUE_OPS, "ConditionalAccumulator", *_HANDLE_USERS)
 
 
 def _as_list(x: Any) -> list[Any]:
     return list(x) if isinstance(x, (list, tuple)) else [x]
+
+
+def _as_type_list(types: Any) -> list[dtypes.DType]:
+    return [dtypes.as_dtype(d).base_dtype for d in _as_list(types)]
+
+
+def _as_shape_list(
+    shapes: Any, unknown_dim_allowed: bool = False, unknown_rank_allowed: bool = False
+) -> list[TensorShape] | None:
+    """TF's rule: a list of ints/None (even empty: a scalar) is one shape, else one per item."""
+    if unknown_dim_allowed and (
+        not isinstance(shapes, (list, tuple))
+        or not shapes
+        or any(s is None or isinstance(s, int) for s in shapes)
+    ):
+        raise ValueError("When providing partial shapes, a list of shapes must be provided.")
+    if shapes is None:
+        return None
+    if isinstance(shapes, TensorShape):
+        shapes = [shapes]
+    if not isinstance(shapes, (tuple, list)):
+        raise TypeError(
+            "Shapes must be a TensorShape or a list or tuple of TensorShapes, got "
+            f"{type(shapes)} instead."
+        )
+    if all(s is None or isinstance(s, int) for s in shapes):
+        shapes = [shapes]
+    out = [as_shape(s) for s in shapes]
+    if not unknown_dim_allowed and any(not s.is_fully_defined() for s in out):
+        raise ValueError(f"All shapes must be fully defined: {out}")
+    if not unknown_rank_allowed and any(s.ndims is None for s in out):
+        raise ValueError(f"All shapes must have a defined rank: {out}")
+    return out
+
+
+def _as_name_list(names: Any, types: Sequence[Any]) -> list[str] | None:
+    if names is None:
+        return None
+    names = _as_list(names)
+    if len(names) != len(types):
+        raise ValueError(
+            "List of names must have the same length as the list of dtypes, received "
+            f"len(names)={len(names)},len(dtypes)={len(types)}"
+        )
+    return list(names)
+
+
+def _shape_common(s1: Any, s2: Any) -> TensorShape:
+    """The most specific shape both shapes are instances of."""
+    a, b = TensorShape(s1), TensorShape(s2)
+    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
+        return TensorShape(None)
+    return TensorShape(
+        [x if x is not None and x == y else None for x, y in zip(a.as_list(), b.as_list())]
+    )
+
+
+def _queue_op(op_type: str, attrs: dict[str, Any], name: str) -> Tensor:
+    return make_op(op_type, [], attrs, name=name).outputs[0]
+
+
+def _queue_attrs(
+    types: Sequence[dtypes.DType],
+    shapes: Sequence[TensorShape] | None,
+    capacity: int,
+    shared_name: str | None,
+) -> dict[str, Any]:
+    return {
+        "component_types": list(types),
+        "shapes": list(shapes or []),
+        "capacity": int(capacity),
+        "container": "",
+        "shared_name": shared_name or "",
+    }
 
 
 class QueueBase:
@@ -105,20 +190,52 @@ class QueueBase:
 
     def __init__(
         self,
-        dtypes_: Sequence[Any],
+        dtypes: Sequence[Any],
         shapes: Sequence[Any] | None,
         names: Sequence[str] | None,
         queue_ref: Tensor,
     ) -> None:
-        self._dtypes = [dtypes.as_dtype(d).base_dtype for d in dtypes_]
-        self._shapes = (
-            [as_shape(s) for s in shapes] if shapes else [TensorShape(None)] * len(self._dtypes)
-        )
-        if names is not None and len(names) != len(self._dtypes):
-            raise ValueError("Queue must have the same number of names as dtypes")
-        self._names = list(names) if names is not None else None
+        self._dtypes = list(dtypes)
+        if shapes is not None:
+            if len(shapes) != len(dtypes):
+                raise ValueError(
+                    "Queue shapes must have the same length as dtypes, received "
+                    f"len(shapes)={len(shapes)}, len(dtypes)={len(dtypes)}"
+                )
+            self._shapes = [TensorShape(s) for s in shapes]
+        else:
+            self._shapes = [TensorShape(None) for _ in self._dtypes]
+        if names is not None:
+            if len(names) != len(dtypes):
+                raise ValueError(
+                    f"Queue names must have the same length as dtypes,received "
+                    f"len(names)={len(names)},len {len(dtypes)}"
+                )
+            self._names: list[str] | None = list(names)
+        else:
+            self._names = None
         self._queue_ref = queue_ref
         self._name = queue_ref.op.name.split("/")[-1]
+
+    @staticmethod
+    def from_list(index: Any, queues: Sequence[QueueBase]) -> QueueBase:
+        """A queue that is `queues[index]`, picked when the step runs."""
+        if (
+            not queues
+            or not isinstance(queues, list)
+            or not all(isinstance(q, QueueBase) for q in queues)
+        ):
+            raise TypeError("A list of queues expected")
+        types = queues[0].dtypes
+        if not all(types == q.dtypes for q in queues[1:]):
+            raise TypeError("Queues do not have matching component dtypes.")
+        names = queues[0].names
+        if not all(names == q.names for q in queues[1:]):
+            raise TypeError("Queues do not have matching component names.")
+        shapes = [functools.reduce(_shape_common, s) for s in zip(*[q.shapes for q in queues])]
+        refs = array_ops.stack([q.queue_ref for q in queues])
+        selected = array_ops.gather(refs, index)
+        return QueueBase(dtypes=types, shapes=shapes, names=names, queue_ref=selected)
 
     @property
     def queue_ref(self) -> Tensor:
@@ -130,117 +247,122 @@ class QueueBase:
 
     @property
     def dtypes(self) -> list[dtypes.DType]:
-        return list(self._dtypes)
+        return self._dtypes
 
     @property
     def shapes(self) -> list[TensorShape]:
-        return list(self._shapes)
+        return self._shapes
 
     @property
     def names(self) -> list[str] | None:
         return self._names
 
-    def _component_attrs(self) -> dict[str, Any]:
-        return {"component_types": list(self._dtypes)}
-
-    def _check_vals(self, vals: Any, many: bool) -> list[Tensor]:
+    def _check_enqueue_dtypes(self, vals: Any) -> list[Tensor]:
         if isinstance(vals, Mapping):
-            if self._names is None:
+            if not self._names:
                 raise ValueError("Queue must have names to enqueue a dictionary")
-            if sorted(self._names) != sorted(vals.keys()):
+            if sorted(self._names, key=str) != sorted(vals.keys(), key=str):
                 raise ValueError(
-                    f"Keys in dictionary to enqueue do not match names of Queue. Dictionary: "
-                    f"{sorted(vals.keys())}, Queue: {sorted(self._names)}"
+                    "Keys in dictionary to enqueue do not match names of Queue.  Dictionary: "
+                    f"{sorted(vals.keys())},Queue: {sorted(self._names)}"
                 )
             vals = [vals[k] for k in self._names]
         else:
-            vals = _as_list(vals)
-        if len(vals) != len(self._dtypes):
-            raise ValueError(f"Expected {len(self._dtypes)} components to enqueue, got {len(vals)}")
-        tensors = []
-        for i, (v, dt, shape) in enumerate(zip(vals, self._dtypes, self._shapes)):
-            t = convert_to_tensor(v, dtype=dt, name=f"component_{i}")
-            got = t.shape[1:] if many and t.shape.ndims else t.shape
-            if many and t.shape.ndims == 0:
-                raise ValueError(f"enqueue_many needs at least rank 1 components: {t}")
-            if not shape.is_compatible_with(got):
-                raise ValueError(
-                    f"Shape {t.shape} of component {i} is incompatible with the queue's shape "
-                    f"{shape}{' (per element)' if many else ''}"
-                )
-            tensors.append(t)
-        return tensors
+            if self._names:
+                raise ValueError("You must enqueue a dictionary in a Queue with names")
+            if not isinstance(vals, (list, tuple)):
+                vals = [vals]
+        # As TF: extra values are ignored; missing ones fail when the step runs.
+        return [
+            convert_to_tensor(v, dtype=dt, name=f"component_{i}")
+            for i, (v, dt) in enumerate(zip(vals, self._dtypes))
+        ]
+
+    @staticmethod
+    def _scope_vals(vals: Any) -> list[Any]:
+        if isinstance(vals, (list, tuple)):
+            return list(vals)
+        if isinstance(vals, Mapping):
+            return list(vals.values())
+        return [vals]
 
     def enqueue(self, vals: Any, name: str | None = None) -> Operation:
         """Adds one element; blocks while the queue is full."""
-        with name_scope(name, f"{self._name}_enqueue", _as_list(vals)) as scope:
-            tensors = self._check_vals(vals, many=False)
+        with name_scope(name, f"{self._name}_enqueue", self._scope_vals(vals)) as scope:
+            tensors = self._check_enqueue_dtypes(vals)
+            for t, shape in zip(tensors, self._shapes):
+                t.shape.assert_is_compatible_with(shape)
             attrs = {"Tcomponents": [t.dtype.base_dtype for t in tensors], "timeout_ms": -1}
-            with colocate_with(self._queue_ref.op):
-                return make_op("QueueEnqueueV2", [self._queue_ref, *tensors], attrs, name=scope)
+            return make_op("QueueEnqueueV2", [self._queue_ref, *tensors], attrs, name=scope)
 
     def enqueue_many(self, vals: Any, name: str | None = None) -> Operation:
         """Adds the slices along dimension 0 of every component, in order."""
-        with name_scope(name, f"{self._name}_EnqueueMany", _as_list(vals)) as scope:
-            tensors = self._check_vals(vals, many=True)
+        with name_scope(name, f"{self._name}_EnqueueMany", self._scope_vals(vals)) as scope:
+            tensors = self._check_enqueue_dtypes(vals)
+            batch = Dimension(None)
+            for t, shape in zip(tensors, self._shapes):
+                lead = t.shape.with_rank_at_least(1)
+                batch = batch.merge_with(lead.as_list()[0] if lead.ndims is not None else None)
+                lead[1:].assert_is_compatible_with(shape)
             attrs = {"Tcomponents": [t.dtype.base_dtype for t in tensors], "timeout_ms": -1}
-            with colocate_with(self._queue_ref.op):
-                return make_op("QueueEnqueueManyV2", [self._queue_ref, *tensors], attrs, name=scope)
+            return make_op("QueueEnqueueManyV2", [self._queue_ref, *tensors], attrs, name=scope)
 
-    def _unpack(self, op: Operation) -> Any:
-        outs = list(op.outputs)
-        if self._names is not None:
-            return dict(zip(self._names, outs))
-        return outs[0] if len(outs) == 1 else outs
+    def _dequeue_return_value(self, tensors: Sequence[Tensor]) -> Any:
+        if self._names:
+            return {n: tensors[i] for i, n in enumerate(self._names)}
+        if len(tensors) == 1:
+            return tensors[0]
+        return list(tensors)
+
+    def _component_attrs(self) -> dict[str, Any]:
+        return {"component_types": list(self._dtypes), "timeout_ms": -1}
 
     def dequeue(self, name: str | None = None) -> Any:
         """Removes one element; blocks while the queue is empty (OutOfRange once closed)."""
         if name is None:
             name = f"{self._name}_Dequeue"
-        attrs = {**self._component_attrs(), "timeout_ms": -1}
-        with colocate_with(self._queue_ref.op):
-            op = make_op("QueueDequeueV2", [self._queue_ref], attrs, name=name)
-        return self._unpack(op)
+        with name_scope(name) as scope:
+            op = make_op("QueueDequeueV2", [self._queue_ref], self._component_attrs(), scope)
+        for out, shape in zip(op.outputs, self._shapes):
+            out.set_shape(shape)
+        return self._dequeue_return_value(op.outputs)
+
+    def _dequeue_batch(self, op_type: str, n: Any, name: str, known_n: bool) -> Any:
+        with name_scope(name) as scope:
+            n_t = convert_to_tensor(n, dtype=dtypes.int32, name="n")
+            op = make_op(op_type, [self._queue_ref, n_t], self._component_attrs(), scope)
+        value = tensor_util.constant_value(n_t) if known_n else None
+        lead = TensorShape([int(value) if value is not None else None])
+        for out, shape in zip(op.outputs, self._shapes):
+            out.set_shape(lead.concatenate(shape))
+        return self._dequeue_return_value(op.outputs)
 
     def dequeue_many(self, n: Any, name: str | None = None) -> Any:
-        if name is None:
-            name = f"{self._name}_DequeueMany"
-        with colocate_with(self._queue_ref.op):
-            n_t = convert_to_tensor(n, dtype=dtypes.int32, name="n")
-            attrs = {**self._component_attrs(), "timeout_ms": -1}
-            op = make_op("QueueDequeueManyV2", [self._queue_ref, n_t], attrs, name=name)
-        return self._unpack(op)
+        """n elements stacked along a new dimension 0; blocks until there are n."""
+        name = name if name is not None else f"{self._name}_DequeueMany"
+        return self._dequeue_batch("QueueDequeueManyV2", n, name, known_n=True)
 
     def dequeue_up_to(self, n: Any, name: str | None = None) -> Any:
-        if name is None:
-            name = f"{self._name}_DequeueUpTo"
-        with colocate_with(self._queue_ref.op):
-            n_t = convert_to_tensor(n, dtype=dtypes.int32, name="n")
-            attrs = {**self._component_attrs(), "timeout_ms": -1}
-            op = make_op("QueueDequeueUpToV2", [self._queue_ref, n_t], attrs, name=name)
-        return self._unpack(op)
-
-    def size(self, name: str | None = None) -> Tensor:
-        with colocate_with(self._queue_ref.op):
-            return make_op(
-                "QueueSizeV2", [self._queue_ref], {}, name=name or f"{self._name}_Size"
-            ).outputs[0]
+        """As dequeue_many, but a closed queue gives what it has left (at least one)."""
+        name = name if name is not None else f"{self._name}_DequeueUpTo"
+        return self._dequeue_batch("QueueDequeueUpToV2", n, name, known_n=False)
 
     def close(self, cancel_pending_enqueues: bool = False, name: str | None = None) -> Operation:
         """Closes the queue: no more enqueues; dequeues drain what is left, then OutOfRange."""
-        with colocate_with(self._queue_ref.op):
-            return make_op(
-                "QueueCloseV2",
-                [self._queue_ref],
-                {"cancel_pending_enqueues": cancel_pending_enqueues},
-                name=name or f"{self._name}_Close",
-            )
+        if name is None:
+            name = f"{self._name}_Close"
+        attrs = {"cancel_pending_enqueues": bool(cancel_pending_enqueues)}
+        return make_op("QueueCloseV2", [self._queue_ref], attrs, name=name)
 
     def is_closed(self, name: str | None = None) -> Tensor:
-        with colocate_with(self._queue_ref.op):
-            return make_op(
-                "QueueIsClosedV2", [self._queue_ref], {}, name=name or f"{self._name}_IsClosed"
-            ).outputs[0]
+        if name is None:
+            name = f"{self._name}_Is_Closed"
+        return make_op("QueueIsClosedV2", [self._queue_ref], {}, name=name).outputs[0]
+
+    def size(self, name: str | None = None) -> Tensor:
+        if name is None:
+            name = f"{self._name}_Size"
+        return make_op("QueueSizeV2", [self._queue_ref], {}, name=name).outputs[0]
 
 
 class FIFOQueue(QueueBase):
@@ -251,46 +373,100 @@ class FIFOQueue(QueueBase):
         capacity: int,
         dtypes: Any,
         shapes: Any = None,
-        names: Sequence[str] | None = None,
+        names: Any = None,
         shared_name: str | None = None,
         name: str = "fifo_queue",
     ) -> None:
-        dts = _as_list(dtypes)
-        shape_list = None
-        if shapes is not None:
-            shape_list = _as_shape_list(shapes)
-            if len(shape_list) != len(dts):
-                raise ValueError(
-                    f"Queue shapes must have the same length as dtypes: {len(shape_list)} "
-                    f"vs {len(dts)}"
-                )
-            for s in shape_list:
-                if not s.is_fully_defined():
-                    raise ValueError(f"Queue shapes must be fully defined, got {s}")
-        attrs = {
-            "component_types": [_dtype(d) for d in dts],
-            "shapes": list(shape_list) if shape_list else [],
-            "capacity": int(capacity),
-            "container": "",
-            "shared_name": shared_name or "",
-        }
-        ref = make_op("FIFOQueueV2", [], attrs, name=name).outputs[0]
-        super().__init__(dts, shape_list, names, ref)
+        types = _as_type_list(dtypes)
+        shape_list = _as_shape_list(shapes)
+        name_list = _as_name_list(names, types)
+        attrs = _queue_attrs(types, shape_list, capacity, shared_name)
+        super().__init__(types, shape_list, name_list, _queue_op("FIFOQueueV2", attrs, name))
+
+
+class PaddingFIFOQueue(QueueBase):
+    """A FIFO queue whose component shapes may have unknown dimensions: dequeue_many pads
+    every component to the largest element of the batch (zeros, empty strings)."""
+
+    def __init__(
+        self,
+        capacity: int,
+        dtypes: Any,
+        shapes: Any,
+        names: Any = None,
+        shared_name: str | None = None,
+        name: str = "padding_fifo_queue",
+    ) -> None:
+        types = _as_type_list(dtypes)
+        shape_list = _as_shape_list(shapes, unknown_dim_allowed=True) or []
+        name_list = _as_name_list(names, types)
+        if len(types) != len(shape_list):
+            raise ValueError(
+                f"Shapes must be provided for all components, but received {len(types)} "
+                f"dtypes and {len(shape_list)} shapes."
+            )
+        attrs = _queue_attrs(types, shape_list, capacity, shared_name)
+        ref = _queue_op("PaddingFIFOQueueV2", attrs, name)
+        super().__init__(types, shape_list, name_list, ref)
+
+
+class RandomShuffleQueue(QueueBase):
+    """Dequeues elements in a random order, keeping at least min_after_dequeue elements
+    (until it is closed) so that the order is well mixed."""
+
+    def __init__(
+        self,
+        capacity: int,
+        min_after_dequeue: int,
+        dtypes: Any,
+        shapes: Any = None,
+        names: Any = None,
+        seed: int | None = None,
+        shared_name: str | None = None,
+        name: str = "random_shuffle_queue",
+    ) -> None:
+        types = _as_type_list(dtypes)
+        shape_list = _as_shape_list(shapes)
+        name_list = _as_name_list(names, types)
+        seed1, seed2 = get_seed(seed)
+        if seed1 is None and seed2 is None:
+            seed1, seed2 = 0, 0
+        elif seed is None and shared_name is not None:
+            # Queues sharing a name under a graph seed draw the same order, whatever other
+            # ops the graphs made first (TF's rule).
+            digest = hashlib.md5((str(seed1) + shared_name).encode("utf-8")).hexdigest()
+            seed2 = int(digest[:8], 16) & 0x7FFFFFFF
+        seed1, seed2 = int(seed1 or 0) % _MAXINT32, int(seed2 or 0) % _MAXINT32
+        attrs = _queue_attrs(types, shape_list, capacity, shared_name)
+        attrs.update(min_after_dequeue=int(min_after_dequeue), seed=seed1, seed2=seed2)
+        ref = _queue_op("RandomShuffleQueueV2", attrs, name)
+        super().__init__(types, shape_list, name_list, ref)
+
+
+class PriorityQueue(QueueBase):
+    """Dequeues the element of lowest priority first: component 0 of every element is its
+    int64 scalar priority, ahead of the `types` given."""
+
+    def __init__(
+        self,
+        capacity: int,
+        types: Any,
+        shapes: Any = None,
+        names: Any = None,
+        shared_name: str | None = None,
+        name: str = "priority_queue",
+    ) -> None:
+        type_list = _as_type_list(types)
+        shape_list = _as_shape_list(shapes)
+        attrs = _queue_attrs(type_list, shape_list, capacity, shared_name)
+        ref = _queue_op("PriorityQueueV2", attrs, name)
+        priority_types = [dtypes.int64, *type_list]
+        priority_shapes = [TensorShape([]), *shape_list] if shape_list else shape_list
+        super().__init__(priority_types, priority_shapes, names, ref)
 
 
 def _dtype(d: Any) -> dtypes.DType:
     return dtypes.as_dtype(d).base_dtype
-
-
-def _as_shape_list(shapes: Any) -> list[TensorShape]:
-    """TF's rule: a list of ints/None (even empty: a scalar) is one shape, else one per item."""
-    if isinstance(shapes, TensorShape):
-        return [shapes]
-    if not isinstance(shapes, (tuple, list)):
-        raise TypeError(f"shapes must be a TensorShape or a list or tuple of them: {shapes!r}")
-    if all(s is None or isinstance(s, int) for s in shapes):
-        return [as_shape(shapes)]
-    return [as_shape(s) for s in shapes]
 
 
 class ConditionalAccumulator:

@@ -18,10 +18,8 @@ from tfcluster.framework.graph import (
     Operation,
     Tensor,
     colocate_with,
-    convert_to_tensor,
     get_default_graph,
     get_graph_from_inputs,
-    name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.ops.op_util import Outputs, make_op
@@ -133,7 +131,6 @@ op_def_registry.register("DatasetToSingleElement", _element_infer, ref_inputs=[0
 op_def_registry.register(
     "DatasetCardinality", op_def_registry.fixed((dtypes.int64, [])), ref_inputs=[0]
 )
-op_def_registry.register("MatchingFiles", op_def_registry.fixed((dtypes.string, [None])))
 # list_files' check that its pattern matched: its input, or InvalidArgument naming the pattern.
 op_def_registry.register("_AssertFilesMatched", op_def_registry.same_as_input(0), stateful=True)
 
@@ -149,7 +146,7 @@ ITERATOR_OPS = (
     "DatasetCardinality",
 )
 # Every op type this module adds (gradients/dataset_grad.py marks them not differentiable).
-OP_TYPES = (*DATASET_OPS, *ITERATOR_OPS, "MatchingFiles", "_AssertFilesMatched")
+OP_TYPES = (*DATASET_OPS, *ITERATOR_OPS, "_AssertFilesMatched")
 
 
 def create(
@@ -229,11 +226,4 @@ def iterator_to_string_handle(iterator: Tensor, name: str | None = None) -> Tens
     ).outputs[0]
 
 
-def matching_files(pattern: Any, name: str | None = None) -> Tensor:
-    """The files matching one pattern or a vector of them, sorted (list_files' first op)."""
-    with name_scope(name, "MatchingFiles", [pattern]) as scope:
-        pattern = convert_to_tensor(pattern, dtype=dtypes.string, name="pattern")
-        return make_op("MatchingFiles", [pattern], {}, name=scope.rstrip("/")).outputs[0]
-
-
-__all__ = ["matching_files"]
+__all__: list[str] = []

@@ -9,7 +9,7 @@ from typing import Any
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import math_ops, random_ops
+from tfcluster.ops import math_ops, random_ops, string_ops  # noqa: F401 (Substr is defined there)
 from tfcluster.ops.image_ops import convert_image_dtype
 from tfcluster.ops.image_shapes import add_node as _node
 from tfcluster.ops.image_shapes import int32_tensor as _int32
@@ -227,15 +227,9 @@ def extract_jpeg_shape(
         return _node("ExtractJpegShape", [_string(contents)], attrs, scope).outputs[0]
 
 
-def _substr_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    return [(dtypes.string, inputs[0].shape)]
-
-
-op_def_registry.register("Substr", _substr_infer)
-
-
 def _substr(contents: Tensor, pos: int, length: int) -> Tensor:
-    """The bytes [pos, pos + length) of each string (TF's Substr, unit BYTE)."""
+    """The bytes [pos, pos + length) of each string (TF's Substr, unit BYTE; the op is
+    string_ops')."""
     inputs = [contents, _int32(pos, "Substr/pos"), _int32(length, "Substr/len")]
     return _node("Substr", inputs, {"T": dtypes.int32, "unit": "BYTE"}, "Substr").outputs[0]
 

@@ -195,11 +195,11 @@ def Assert(
         xs = [convert_to_tensor(d) for d in data]
         count = 3 if summarize is None else int(summarize)
         if all(x.dtype.base_dtype in (dtypes.string, dtypes.int32) for x in xs):
-            return _assert_op(condition, xs, count)
+            return _assert_op(condition, data, count)
         cond = convert_to_tensor(condition, name="Condition")
 
         def true_assert() -> Operation:
-            return _assert_op(cond, xs, count)
+            return _assert_op(cond, data, count)
 
         guarded = control_flow_ops.cond(
             cond, control_flow_ops.no_op, true_assert, name="AssertGuard"
@@ -207,9 +207,11 @@ def Assert(
         return guarded if isinstance(guarded, Operation) else guarded.op
 
 
-def _assert_op(condition: Any, xs: list[Tensor], summarize: int) -> Operation:
+def _assert_op(condition: Any, data: Sequence[Any], summarize: int) -> Operation:
     with name_scope("Assert") as scope:
         cond = convert_to_tensor(condition, name="condition")
+        # As TF's op wrapper: values that are not tensors yet become data_<i> in the op's scope.
+        xs = [convert_to_tensor(d, name=f"data_{i}") for i, d in enumerate(data)]
         attrs = {"T": [x.dtype.base_dtype for x in xs], "summarize": summarize}
         return get_default_graph().create_op("Assert", [cond, *xs], attrs, name=scope)
 

@@ -28,6 +28,7 @@ from tfcluster.ops.op_util import (
     Outputs,
     binary_broadcast,
     binary_broadcast_bool,
+    broadcast_shape,
     check_dtype,
     make_op,
     unary_same,
@@ -200,6 +201,12 @@ def _select_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return [(x.dtype.base_dtype, data)]
 
 
+def _select_v2_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    cond, x, y = inputs
+    shape = broadcast_shape(broadcast_shape(cond.shape, x.shape), y.shape)
+    return [(x.dtype.base_dtype, shape)]
+
+
 def _reduction_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     x, axes_t = inputs
     dtype = x.dtype.base_dtype if "T" in attrs else dtypes.bool_
@@ -329,6 +336,7 @@ op_def_registry.register("MatMul", _matmul_infer)
 op_def_registry.register("BatchMatMul", _batch_matmul_infer)
 op_def_registry.register("Cast", _cast_infer)
 op_def_registry.register("Select", _select_infer)
+op_def_registry.register("SelectV2", _select_v2_infer)
 op_def_registry.register("ArgMax", _arg_infer)
 op_def_registry.register("ArgMin", _arg_infer)
 op_def_registry.register("Cumsum", _scan_infer)
@@ -821,6 +829,15 @@ def select(condition: Any, x: Any, y: Any, name: str | None = None) -> Tensor:
         return make_op("Select", [c, a, b], {"T": a.dtype.base_dtype}, name=scope).outputs[0]
 
 
+def select_v2(condition: Any, t: Any, e: Any, name: str | None = None) -> Tensor:
+    """Elements of t where condition is true, else of e, all three broadcast together
+    (SelectV2: what tf.where_v2 and TF 2's tf.where build)."""
+    with name_scope(name, "SelectV2", [condition, t, e]) as scope:
+        c = _convert_bool(condition, "SelectV2", "condition")
+        a, b = _convert_same([t, e], "SelectV2", ("t", "e"))
+        return make_op("SelectV2", [c, a, b], {"T": a.dtype.base_dtype}, name=scope).outputs[0]
+
+
 # ---- matmul -------------------------------------------------------------------------------
 def matmul(
     a: Any,
@@ -1123,7 +1140,8 @@ def cumprod(
 def _convert_n(inputs: Any, op_type: str) -> list[Tensor]:
     if not isinstance(inputs, (list, tuple)) or not inputs:
         raise ValueError(
-            "inputs must be a list of at least one Tensor with the same dtype and shape"
+            "inputs must be a list of at least one Tensor/IndexedSlices with the same dtype "
+            "and shape"
         )
     names = [f"inputs[{i}]" for i in builtins.range(len(inputs))]
     tensors = _convert_same(list(inputs), op_type, names)

@@ -94,8 +94,10 @@ def batch_normalization(
         if scale is not None:
             inv = inv * scale
         mu = convert_to_tensor(mean, name="mean")
+        # x * inv is made before mean * inv, as TF's one expression makes them (mul_1, mul_2).
+        scaled = t * math_ops.cast(inv, t.dtype)
         shift = offset - mu * inv if offset is not None else -mu * inv
-        return t * math_ops.cast(inv, t.dtype) + math_ops.cast(shift, t.dtype)
+        return scaled + math_ops.cast(shift, t.dtype)
 
 
 def fused_batch_norm(

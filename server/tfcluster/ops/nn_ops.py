@@ -1,4 +1,4 @@
-"""Neural-network ops (tf.nn): activations, losses, bias_add, dropout, conv2d, pooling.
+"""Neural-network ops (tf.nn): activations, losses, bias_add, dropout, in_top_k, moments.
 
 Op types, attrs and node names follow TF1's gen_nn_ops / nn_ops. The `*_grad` and
 `*_backprop_*` builders below create the gradient op types the gradient table uses
@@ -14,11 +14,20 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes, errors, op_def_registry, tensor_util
-from tfcluster.framework.common_shapes import windowed_output_size
-from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import array_ops, math_ops, random_ops
+from tfcluster.ops import array_ops, check_ops, math_ops, random_ops
+
+# Convolutions and pooling have modules of their own (conv_ops, pooling_ops); callers of
+# nn_ops.conv2d and friends find them here as before.
+from tfcluster.ops.conv_ops import (  # noqa: F401
+    conv2d,
+    conv2d_backprop_filter,
+    conv2d_backprop_input,
+    conv2d_transpose,
+)
 from tfcluster.ops.op_util import FLOATS, INTS, Outputs, check_dtype, make_op, unary_same
+from tfcluster.ops.pooling_ops import avg_pool, avg_pool_grad, max_pool, max_pool_grad  # noqa: F401
 
 REAL = (*FLOATS, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.uint8)
 PADDINGS = ("SAME", "VALID")
@@ -52,48 +61,6 @@ def _merge_dim(a: int | None, b: int | None, op_type: str, sa: Any, sb: Any) -> 
             f"shapes: {sa}, {sb}."
         )
     return a if a is not None else b
-
-
-def _out_dim(
-    size: int | None, k: int | None, stride: int, dilation: int, padding: str, op_type: str
-) -> int | None:
-    if size is None:
-        return None
-    if padding == "SAME":
-        return (size + stride - 1) // stride
-    if k is None:
-        return None
-    eff = (k - 1) * dilation + 1
-    if size < eff:
-        raise ValueError(
-            f"Negative dimension size caused by subtracting {eff} from {size} for '{op_type}'"
-        )
-    return windowed_output_size(size, k, stride, dilation, padding)[0]
-
-
-def _check_window_attrs(attrs: dict[str, Any], op_type: str, keys: Sequence[str]) -> None:
-    """Validates padding, data_format and 4-long strides/ksize/dilations (also on import)."""
-    padding = attrs.get("padding")
-    if padding not in PADDINGS:
-        raise ValueError(
-            f"Value for attr 'padding' of {padding!r} is not in the list of allowed values: "
-            f'"SAME", "VALID" (op {op_type})'
-        )
-    if attrs.get("data_format", "NHWC") != "NHWC":
-        raise ValueError(
-            f"{op_type} supports only data_format 'NHWC' on CPU, got {attrs['data_format']!r}"
-        )
-    for key in keys:
-        value = attrs.get(key, [1, 1, 1, 1])
-        if len(value) != 4:
-            raise ValueError(f"{op_type}: {key} must have 4 elements, got {list(value)}")
-        if any(int(v) < 1 for v in value):
-            raise ValueError(f"{op_type}: {key} must be positive, got {list(value)}")
-        if int(value[0]) != 1 or int(value[3]) != 1:
-            raise ValueError(
-                f"{op_type}: current implementation does not yet support {key} in the batch "
-                f"and depth dimensions (got {list(value)})"
-            )
 
 
 # ---- shape inference ---------------------------------------------------------------------
@@ -154,59 +121,6 @@ def _bias_add_grad_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Out
     return [(g.dtype.base_dtype, TensorShape([dims[_bias_dim(len(dims), attrs["data_format"])]]))]
 
 
-def _conv2d_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    x, w = inputs
-    _check_window_attrs(attrs, "Conv2D", ("strides", "dilations"))
-    n, h, wd, c = _dims(x.shape, 4, "Conv2D", "input")
-    kh, kw, ci, co = _dims(w.shape, 4, "Conv2D", "filter")
-    _merge_dim(c, ci, "Conv2D", x.shape, w.shape)
-    s, d, pad = attrs["strides"], attrs.get("dilations", [1, 1, 1, 1]), attrs["padding"]
-    oh = _out_dim(h, kh, s[1], d[1], pad, "Conv2D")
-    ow = _out_dim(wd, kw, s[2], d[2], pad, "Conv2D")
-    return [(x.dtype.base_dtype, TensorShape([n, oh, ow, co]))]
-
-
-def _sizes_infer(index: int, dtype_from: int, op_type: str) -> Any:
-    """Output shape from a constant int32 shape input (the backprop ops)."""
-
-    def infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-        _check_window_attrs(attrs, op_type, ("strides", "dilations"))
-        shape = tensor_util.constant_value_as_shape(inputs[index])
-        if shape.ndims is None:
-            shape = TensorShape([None] * 4)
-        _dims(shape, 4, op_type, "sizes")
-        return [(inputs[dtype_from].dtype.base_dtype, shape)]
-
-    return infer
-
-
-def _pool_infer(op_type: str) -> Any:
-    def infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-        x = inputs[0]
-        _check_window_attrs(attrs, op_type, ("ksize", "strides"))
-        n, h, w, c = _dims(x.shape, 4, op_type, "input")
-        k, s, pad = attrs["ksize"], attrs["strides"], attrs["padding"]
-        oh = _out_dim(h, k[1], s[1], 1, pad, op_type)
-        ow = _out_dim(w, k[2], s[2], 1, pad, op_type)
-        return [(x.dtype.base_dtype, TensorShape([n, oh, ow, c]))]
-
-    return infer
-
-
-def _max_pool_grad_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    _check_window_attrs(attrs, "MaxPoolGrad", ("ksize", "strides"))
-    x = inputs[0]
-    return [(x.dtype.base_dtype, TensorShape(_dims(x.shape, 4, "MaxPoolGrad", "orig_input")))]
-
-
-def _avg_pool_grad_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    _check_window_attrs(attrs, "AvgPoolGrad", ("ksize", "strides"))
-    shape = tensor_util.constant_value_as_shape(inputs[0])
-    if shape.ndims is None:
-        shape = TensorShape([None] * 4)
-    return [(inputs[1].dtype.base_dtype, TensorShape(_dims(shape, 4, "AvgPoolGrad", "shape")))]
-
-
 def _in_top_k_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     predictions, targets = inputs
     a = _dims(predictions.shape, 2, "InTopK", "predictions")
@@ -242,13 +156,6 @@ op_def_registry.register("SparseSoftmaxCrossEntropyWithLogits", _sparse_xent_inf
 op_def_registry.register("L2Loss", _l2_loss_infer)
 op_def_registry.register("BiasAdd", _bias_add_infer)
 op_def_registry.register("BiasAddGrad", _bias_add_grad_infer)
-op_def_registry.register("Conv2D", _conv2d_infer)
-op_def_registry.register("Conv2DBackpropInput", _sizes_infer(0, 1, "Conv2DBackpropInput"))
-op_def_registry.register("Conv2DBackpropFilter", _sizes_infer(1, 0, "Conv2DBackpropFilter"))
-op_def_registry.register("MaxPool", _pool_infer("MaxPool"))
-op_def_registry.register("AvgPool", _pool_infer("AvgPool"))
-op_def_registry.register("MaxPoolGrad", _max_pool_grad_infer)
-op_def_registry.register("AvgPoolGrad", _avg_pool_grad_infer)
 op_def_registry.register("InTopK", _in_top_k_infer)
 
 
@@ -277,42 +184,6 @@ def _unary(
     t = _float_tensor(features, op_type, "features", allowed)
     all_attrs = {"T": t.dtype.base_dtype, **(attrs or {})}
     return make_op(op_type, [t], all_attrs, name=name or op_type).outputs[0]
-
-
-def _padding(padding: Any) -> str:
-    if isinstance(padding, bytes):
-        padding = padding.decode()
-    if padding not in PADDINGS:
-        raise ValueError(
-            f"Value for attr 'padding' of {padding!r} is not in the list of allowed values: "
-            '"SAME", "VALID"'
-        )
-    return str(padding)
-
-
-def _get_sequence(value: Any, n: int, channel_index: int, name: str) -> list[int]:
-    """TF's _get_sequence: an int or n values become the 4 values with 1 for batch/channel."""
-    if value is None:
-        return [1] * (n + 2)
-    if isinstance(value, (numbers.Integral, np.integer)):
-        value = [int(value)]
-    value = [int(v) for v in value]
-    if len(value) == n + 2:
-        return value
-    if len(value) == 1:
-        value = value * n
-    elif len(value) != n:
-        raise ValueError(f"{name} should be of length 1, {n} or {n + 2} but was {len(value)}")
-    if channel_index == 1:
-        return [1, 1, *value]
-    return [1, *value, 1]
-
-
-def _data_format(data_format: Any) -> str:
-    fmt = "NHWC" if data_format is None else str(data_format)
-    if fmt != "NHWC":
-        raise ValueError(f"Only data_format 'NHWC' is supported on CPU, got {fmt!r}")
-    return fmt
 
 
 # ---- activations -------------------------------------------------------------------------
@@ -402,21 +273,25 @@ def _ensure_xent_args(name: str, sentinel: Any, labels: Any, logits: Any) -> Non
 
 
 def _flatten_outer_dims(t: Tensor) -> Tensor:
-    """Reshapes to [-1, last dim]: statically when the last dim is known."""
-    last = t.shape[-1].value if t.shape.ndims else None
-    if last is not None:
-        return array_ops.reshape(t, [-1, last])
-    shape = array_ops.shape(t)
-    last_t = array_ops.gather(shape, math_ops.subtract(array_ops.size(shape), 1))
-    return array_ops.reshape(t, array_ops.stack([-1, last_t]))
+    """Reshapes to [-1, last dim], with the ops TF 1.15 builds (its rank, a slice of its shape,
+    a concat): the static shape is set where known."""
+    rank = array_ops.rank(t)
+    last_dim_size = array_ops.slice(array_ops.shape(t), [math_ops.subtract(rank, 1)], [1])
+    output = array_ops.reshape(t, array_ops.concat([[-1], last_dim_size], 0))
+    dims = t.shape.as_list() if t.shape.ndims is not None else None
+    if dims is not None and dims and all(d is not None for d in dims[:-1]):
+        product = 1
+        for d in dims[:-1]:
+            product *= d  # type: ignore[operator]
+        output.set_shape([product, dims[-1]])
+    return output
 
 
-def _outer_shape(t: Tensor) -> Any:
-    """All but the last dim of t's shape: a list when static, else a tensor."""
-    if t.shape.ndims is not None and t.shape[:-1].is_fully_defined():
-        return t.shape.as_list()[:-1]
-    shape = array_ops.shape(t)
-    return array_ops.gather(shape, math_ops.range(0, math_ops.subtract(array_ops.size(shape), 1)))
+def _move_dim_to_end(t: Tensor, dim_index: int, rank: Tensor) -> Tensor:
+    perm = array_ops.concat(
+        [math_ops.range(dim_index), math_ops.range(dim_index + 1, rank), [dim_index]], 0
+    )
+    return array_ops.transpose(t, perm)
 
 
 def softmax_cross_entropy_with_logits_v2(
@@ -437,6 +312,7 @@ def softmax_cross_entropy_with_logits_v2(
         to_f32 = logits_t.dtype.base_dtype == dtypes.float16
         precise = math_ops.cast(logits_t, dtypes.float32) if to_f32 else logits_t
         labels_t = math_ops.cast(labels_t, precise.dtype)
+        input_rank = array_ops.rank(precise)
         shape = logits_t.shape
         rank = shape.ndims
         if rank == 0:
@@ -447,28 +323,27 @@ def softmax_cross_entropy_with_logits_v2(
             raise ValueError(
                 f"logits and labels must be the same shape ({shape} vs {labels_t.shape})"
             ) from None
-        if axis != -1 and not (rank is not None and axis == rank - 1):
-            if rank is None:
-                raise ValueError(
-                    "softmax_cross_entropy_with_logits over a non-last axis needs "
-                    "logits of known rank"
-                )
-            axis %= rank
-            precise = _swap_axis(precise, axis, rank)
-            labels_t = _swap_axis(labels_t, axis, rank)
-        outer = _outer_shape(precise)
-        if rank != 2:
-            precise = _flatten_outer_dims(precise)
-            labels_t = _flatten_outer_dims(labels_t)
+        if axis != -1:
+            if axis < 0:
+                if rank is None:
+                    raise ValueError(
+                        "softmax_cross_entropy_with_logits over a negative axis other than "
+                        "-1 needs logits of known rank"
+                    )
+                axis %= rank
+            precise = _move_dim_to_end(precise, axis, input_rank)
+            labels_t = _move_dim_to_end(labels_t, axis, input_rank)
+        input_shape = array_ops.shape(precise)
+        precise = _flatten_outer_dims(precise)
+        labels_t = _flatten_outer_dims(labels_t)
         op = make_op(
             "SoftmaxCrossEntropyWithLogits",
             [precise, labels_t],
             {"T": precise.dtype.base_dtype},
             name=scope,
         )
-        cost = op.outputs[0]
-        if rank != 2:
-            cost = array_ops.reshape(cost, outer)
+        output_shape = array_ops.slice(input_shape, [0], [math_ops.subtract(input_rank, 1)])
+        cost = array_ops.reshape(op.outputs[0], output_shape)
         if shape.ndims is not None:
             dims = shape.as_list()
             del dims[axis]
@@ -523,15 +398,26 @@ def sparse_softmax_cross_entropy_with_logits(
                 )
         attrs = {"T": precise.dtype.base_dtype, "Tlabels": labels_t.dtype.base_dtype}
         op_type = "SparseSoftmaxCrossEntropyWithLogits"
+        # Made whatever the rank, as TF does (its node is part of TF's graph).
+        labels_shape = array_ops.shape(labels_t)
         if xshape.ndims == 2:
             cost = make_op(op_type, [precise, labels_t], attrs, name=name).outputs[0]
         else:
-            labels_shape = array_ops.shape(labels_t)
-            flat_logits = _flatten_outer_dims(precise)
-            flat_labels = array_ops.reshape(labels_t, [-1])
-            cost = make_op(op_type, [flat_logits, flat_labels], attrs, name=name).outputs[0]
-            cost = array_ops.reshape(cost, labels_shape)
-            cost.set_shape(lshape)
+            # Shapes not known in full are checked when the step runs, as TF does.
+            checks = []
+            if not (lshape.is_fully_defined() and xshape[:-1].is_fully_defined()):
+                checks.append(
+                    check_ops.assert_equal(
+                        array_ops.shape(labels_t), array_ops.shape(logits_t)[:-1]
+                    )
+                )
+            with control_dependencies(checks):
+                num_classes = array_ops.shape(logits_t)[array_ops.rank(logits_t) - 1]
+                flat_logits = array_ops.reshape(precise, [-1, num_classes])
+                flat_labels = array_ops.reshape(labels_t, [-1])
+                cost = make_op(op_type, [flat_logits, flat_labels], attrs, name=name).outputs[0]
+                cost = array_ops.reshape(cost, labels_shape)
+                cost.set_shape(lshape)
         return math_ops.cast(cost, dtypes.float16) if to_f32 else cost
 
 
@@ -550,11 +436,12 @@ def sigmoid_cross_entropy_with_logits(
                 f"logits and labels must have the same shape ({x.shape} vs {z.shape})"
             ) from None
         zeros = array_ops.zeros_like(x, dtype=x.dtype)
-        cond = math_ops.greater_equal(x, zeros)
+        cond = x >= zeros
         relu_logits = array_ops.where(cond, x, zeros)
-        neg_abs_logits = array_ops.where(cond, math_ops.negative(x), x)
+        neg_abs_logits = array_ops.where(cond, -x, x)
+        # Python operators, as TF 1.15 writes it: the ops are named mul and sub.
         return math_ops.add(
-            math_ops.subtract(relu_logits, math_ops.multiply(x, z)),
+            relu_logits - x * z,  # named sub and mul, as TF's operators name them
             math_ops.log1p(math_ops.exp(neg_abs_logits)),
             name=scope,
         )
@@ -631,7 +518,8 @@ def relu_layer(x: Any, weights: Any, biases: Any, name: str | None = None) -> Te
 def _noise_shape(x: Tensor, noise_shape: Any) -> Any:
     """noise_shape with unknown entries filled from x's static shape (TF's _get_noise_shape)."""
     if noise_shape is None:
-        return x.shape.as_list() if x.shape.is_fully_defined() else array_ops.shape(x)
+        # A Const named Shape when x's shape is known, as TF's array_ops.shape gives.
+        return array_ops.shape(x)
     if isinstance(noise_shape, Tensor):
         return noise_shape
     dims = list(noise_shape.as_list() if isinstance(noise_shape, TensorShape) else noise_shape)
@@ -669,7 +557,7 @@ def dropout(
 def dropout_v2(
     x: Any, rate: Any, noise_shape: Any = None, seed: int | None = None, name: str | None = None
 ) -> Tensor:
-    with name_scope(name, "dropout", [x]) as scope:
+    with name_scope(name, "dropout", [x]):
         t = convert_to_tensor(x, name="x")
         if not t.dtype.base_dtype.is_floating:
             raise ValueError(
@@ -691,238 +579,14 @@ def dropout_v2(
             return t
         shape = _noise_shape(t, noise_shape)
         random_tensor = random_ops.random_uniform(shape, seed=seed, dtype=t.dtype.base_dtype)
-        scale = math_ops.truediv(1, math_ops.subtract(1, rate_t))
-        keep_mask = math_ops.greater_equal(random_tensor, rate_t)
-        ret = math_ops.multiply(
-            math_ops.multiply(t, scale), math_ops.cast(keep_mask, t.dtype.base_dtype), name=scope
-        )
+        # Python's operators, as TF writes it: nodes sub, truediv, GreaterEqual, mul, Cast,
+        # mul_1 (the result), named as TF names them.
+        keep_prob = 1 - rate_t
+        scale = 1 / keep_prob
+        keep_mask = random_tensor >= rate_t
+        ret = t * scale * math_ops.cast(keep_mask, t.dtype.base_dtype)
         ret.set_shape(t.shape)
         return ret
-
-
-# ---- convolution and pooling -------------------------------------------------------------
-def _conv_attrs(
-    dtype: dtypes.DType,
-    strides: Any,
-    padding: Any,
-    use_cudnn_on_gpu: bool,
-    data_format: Any,
-    dilations: Any,
-) -> dict[str, Any]:
-    return {
-        "T": dtype,
-        "strides": _get_sequence(strides, 2, 3, "strides"),
-        "use_cudnn_on_gpu": bool(use_cudnn_on_gpu),
-        "padding": _padding(padding),
-        "data_format": _data_format(data_format),
-        "dilations": _get_sequence(dilations, 2, 3, "dilations"),
-    }
-
-
-def conv2d(
-    input: Any,
-    filter: Any = None,
-    strides: Any = None,
-    padding: Any = None,
-    use_cudnn_on_gpu: bool = True,
-    data_format: str = "NHWC",
-    dilations: Any = (1, 1, 1, 1),
-    name: str | None = None,
-    filters: Any = None,
-) -> Tensor:
-    w_in = _deprecated_arg("filters", filters, "filter", filter)
-    if w_in is None:
-        raise ValueError("conv2d needs a filter")
-    if strides is None:
-        raise ValueError("conv2d needs strides")
-    x = _float_tensor(input, "Conv2D", "input")
-    w = convert_to_tensor(w_in, dtype=x.dtype.base_dtype, name="filter")
-    attrs = _conv_attrs(
-        x.dtype.base_dtype, strides, padding, use_cudnn_on_gpu, data_format, dilations
-    )
-    return make_op("Conv2D", [x, w], attrs, name=name or "Conv2D").outputs[0]
-
-
-def _int32_shape(value: Any) -> Tensor:
-    if isinstance(value, TensorShape):
-        value = value.as_list()
-    if isinstance(value, Tensor):
-        return value
-    return convert_to_tensor(value, dtype=dtypes.int32)
-
-
-def conv2d_backprop_input(
-    input_sizes: Any,
-    filter: Any = None,
-    out_backprop: Any = None,
-    strides: Any = None,
-    padding: Any = None,
-    use_cudnn_on_gpu: bool = True,
-    data_format: str = "NHWC",
-    dilations: Any = (1, 1, 1, 1),
-    name: str | None = None,
-    filters: Any = None,
-) -> Tensor:
-    w_in = _deprecated_arg("filters", filters, "filter", filter)
-    dy = _float_tensor(out_backprop, "Conv2DBackpropInput", "out_backprop")
-    w = convert_to_tensor(w_in, dtype=dy.dtype.base_dtype, name="filter")
-    sizes = _int32_shape(input_sizes)
-    attrs = _conv_attrs(
-        dy.dtype.base_dtype, strides, padding, use_cudnn_on_gpu, data_format, dilations
-    )
-    return make_op(
-        "Conv2DBackpropInput", [sizes, w, dy], attrs, name=name or "Conv2DBackpropInput"
-    ).outputs[0]
-
-
-def conv2d_backprop_filter(
-    input: Any,
-    filter_sizes: Any,
-    out_backprop: Any,
-    strides: Any,
-    padding: Any,
-    use_cudnn_on_gpu: bool = True,
-    data_format: str = "NHWC",
-    dilations: Any = (1, 1, 1, 1),
-    name: str | None = None,
-) -> Tensor:
-    x = _float_tensor(input, "Conv2DBackpropFilter", "input")
-    dy = convert_to_tensor(out_backprop, dtype=x.dtype.base_dtype, name="out_backprop")
-    sizes = _int32_shape(filter_sizes)
-    attrs = _conv_attrs(
-        x.dtype.base_dtype, strides, padding, use_cudnn_on_gpu, data_format, dilations
-    )
-    return make_op(
-        "Conv2DBackpropFilter", [x, sizes, dy], attrs, name=name or "Conv2DBackpropFilter"
-    ).outputs[0]
-
-
-def conv2d_transpose(
-    value: Any = None,
-    filter: Any = None,
-    output_shape: Any = None,
-    strides: Any = None,
-    padding: str = "SAME",
-    data_format: str = "NHWC",
-    name: str | None = None,
-    input: Any = None,
-    filters: Any = None,
-    dilations: Any = None,
-) -> Tensor:
-    """The gradient of conv2d with respect to its input, used as a layer."""
-    value = _deprecated_arg("input", input, "value", value)
-    w_in = _deprecated_arg("filters", filters, "filter", filter)
-    with name_scope(name, "conv2d_transpose", [value, w_in, output_shape]) as scope:
-        w = convert_to_tensor(w_in, name="filter")
-        v = convert_to_tensor(value, name="value")
-        if w.shape.ndims is not None and v.shape.ndims is not None:
-            _merge_dim(
-                v.shape.as_list()[3], w.shape.as_list()[3], "conv2d_transpose", v.shape, w.shape
-            )
-        return conv2d_backprop_input(
-            output_shape,
-            w,
-            v,
-            strides=strides,
-            padding=padding,
-            data_format=data_format,
-            dilations=dilations,
-            name=scope,
-        )
-
-
-def _pool(
-    op_type: str,
-    value: Any,
-    ksize: Any,
-    strides: Any,
-    padding: Any,
-    data_format: Any,
-    name: str | None,
-) -> Tensor:
-    with name_scope(name, op_type, [value]) as scope:
-        x = _float_tensor(value, op_type, "input")
-        attrs = {
-            "T": x.dtype.base_dtype,
-            "ksize": _get_sequence(ksize, 2, 3, "ksize"),
-            "strides": _get_sequence(strides, 2, 3, "strides"),
-            "padding": _padding(padding),
-            "data_format": _data_format(data_format),
-        }
-        return make_op(op_type, [x], attrs, name=scope).outputs[0]
-
-
-def max_pool(
-    value: Any = None,
-    ksize: Any = None,
-    strides: Any = None,
-    padding: Any = None,
-    data_format: str = "NHWC",
-    name: str | None = None,
-    input: Any = None,
-) -> Tensor:
-    value = _deprecated_arg("input", input, "value", value)
-    if ksize is None or strides is None:
-        raise ValueError("max_pool needs ksize and strides")
-    return _pool("MaxPool", value, ksize, strides, padding, data_format, name)
-
-
-def avg_pool(
-    value: Any = None,
-    ksize: Any = None,
-    strides: Any = None,
-    padding: Any = None,
-    data_format: str = "NHWC",
-    name: str | None = None,
-    input: Any = None,
-) -> Tensor:
-    value = _deprecated_arg("input", input, "value", value)
-    if ksize is None or strides is None:
-        raise ValueError("avg_pool needs ksize and strides")
-    return _pool("AvgPool", value, ksize, strides, padding, data_format, name)
-
-
-def max_pool_grad(
-    orig_input: Tensor,
-    orig_output: Tensor,
-    grad: Tensor,
-    ksize: Sequence[int],
-    strides: Sequence[int],
-    padding: str,
-    data_format: str = "NHWC",
-    name: str | None = None,
-) -> Tensor:
-    attrs = {
-        "T": grad.dtype.base_dtype,
-        "ksize": list(ksize),
-        "strides": list(strides),
-        "padding": padding,
-        "data_format": data_format,
-    }
-    return make_op(
-        "MaxPoolGrad", [orig_input, orig_output, grad], attrs, name=name or "MaxPoolGrad"
-    ).outputs[0]
-
-
-def avg_pool_grad(
-    orig_input_shape: Tensor,
-    grad: Tensor,
-    ksize: Sequence[int],
-    strides: Sequence[int],
-    padding: str,
-    data_format: str = "NHWC",
-    name: str | None = None,
-) -> Tensor:
-    attrs = {
-        "T": grad.dtype.base_dtype,
-        "ksize": list(ksize),
-        "strides": list(strides),
-        "padding": padding,
-        "data_format": data_format,
-    }
-    return make_op(
-        "AvgPoolGrad", [orig_input_shape, grad], attrs, name=name or "AvgPoolGrad"
-    ).outputs[0]
 
 
 # ---- gradient op builders (gen_nn_ops style, used by gradients/nn_grad.py) ----------------
@@ -985,12 +649,7 @@ def moments(
 
 
 __all__ = [
-    "avg_pool",
     "bias_add",
-    "conv2d",
-    "conv2d_backprop_filter",
-    "conv2d_backprop_input",
-    "conv2d_transpose",
     "dropout",
     "elu",
     "in_top_k",
@@ -998,7 +657,6 @@ __all__ = [
     "l2_normalize",
     "leaky_relu",
     "log_softmax",
-    "max_pool",
     "moments",
     "relu",
     "relu6",

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import (
     Operation,
     Tensor,
@@ -25,7 +26,17 @@ def make_op(
     name: str | None = None,
 ) -> Operation:
     graph = get_graph_from_inputs(inputs) if inputs else get_default_graph()
-    return graph.create_op(op_type, list(inputs), attrs or {}, name=name or op_type)
+    op_def = op_def_registry.lookup(op_type)
+    refs = [] if op_def is None else [inputs[i] for i in op_def.ref_inputs if i < len(inputs)]
+    refs = [t for t in refs if t.dtype.is_ref_dtype]
+    if not refs:
+        return graph.create_op(op_type, list(inputs), attrs or {}, name=name or op_type)
+    # An op updating a variable goes where the variable is, as TF's op_def_library makes it:
+    # the variable's device and its `loc:@` colocation group.
+    with contextlib.ExitStack() as stack:
+        for t in refs:
+            stack.enter_context(graph.colocate_with(t.op))
+        return graph.create_op(op_type, list(inputs), attrs or {}, name=name or op_type)
 
 
 def convert_same_dtype(

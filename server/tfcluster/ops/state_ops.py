@@ -48,6 +48,12 @@ op_def_registry.register(
     stateful=True,
 )
 op_def_registry.register(
+    "CountUpTo",
+    lambda inputs, attrs: [(inputs[0].dtype.base_dtype, TensorShape([]))],
+    ref_inputs=[0],
+    stateful=True,
+)
+op_def_registry.register(
     "_InitializedValue",
     lambda inputs, attrs: [(inputs[1].dtype.base_dtype, inputs[0].shape)],
     ref_inputs=[0],
@@ -136,3 +142,16 @@ def is_variable_initialized(ref: Any, name: str | None = None) -> Tensor:
         {"dtype": r.dtype.base_dtype},
         name=name or "IsVariableInitialized",
     ).outputs[0]
+
+
+def count_up_to(ref: Any, limit: int, name: str | None = None) -> Tensor:
+    """Adds one to a scalar int variable and returns its value before, until it reaches
+    `limit`: from then on the op raises OutOfRangeError (how num_epochs ends input)."""
+    r = _ref_of(ref)
+    if r.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
+        raise TypeError(
+            f"Value passed to parameter 'ref' has DataType {r.dtype.base_dtype.name} not in "
+            "list of allowed values: int32, int64"
+        )
+    attrs = {"T": r.dtype.base_dtype, "limit": int(limit)}
+    return make_op("CountUpTo", [r], attrs, name=name or "CountUpTo").outputs[0]

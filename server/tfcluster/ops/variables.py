@@ -425,6 +425,10 @@ class Variable:
     def scatter_nd_update(self, indices: Any, updates: Any, name: str | None = None) -> Tensor:
         return scatter_ops.scatter_nd_update(self._variable, indices, updates, True, name)
 
+    def count_up_to(self, limit: int) -> Tensor:
+        """Increments this (int32/int64 scalar) variable until it reaches limit."""
+        return state_ops.count_up_to(self._variable, limit=limit)
+
     def eval(self, session: Any = None) -> Any:
         return self._variable.eval(session=session)
 

@@ -24,7 +24,7 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%tfcluster/protos/direct_service.proto\x12\ttfcluster\"\x17\n\x15\x44\x65scribeDirectRequest\"-\n\x0e\x44irectEndpoint\x12\x0c\n\x04port\x18\x01 \x01(\x05\x12\r\n\x05token\x18\x02 \x01(\x0c\x32X\n\rDirectService\x12G\n\x08\x44\x65scribe\x12 .tfcluster.DescribeDirectRequest\x1a\x19.tfcluster.DirectEndpointb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%tfcluster/protos/direct_service.proto\x12\ttfcluster\"\x17\n\x15\x44\x65scribeDirectRequest\"C\n\x0e\x44irectEndpoint\x12\x0c\n\x04port\x18\x01 \x01(\x05\x12\r\n\x05token\x18\x02 \x01(\x0c\x12\x14\n\x0cheartbeat_ms\x18\x03 \x01(\r2X\n\rDirectService\x12G\n\x08\x44\x65scribe\x12 .tfcluster.DescribeDirectRequest\x1a\x19.tfcluster.DirectEndpointb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -34,7 +34,7 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DESCRIBEDIRECTREQUEST']._serialized_start=52
   _globals['_DESCRIBEDIRECTREQUEST']._serialized_end=75
   _globals['_DIRECTENDPOINT']._serialized_start=77
-  _globals['_DIRECTENDPOINT']._serialized_end=122
-  _globals['_DIRECTSERVICE']._serialized_start=124
-  _globals['_DIRECTSERVICE']._serialized_end=212
+  _globals['_DIRECTENDPOINT']._serialized_end=144
+  _globals['_DIRECTSERVICE']._serialized_start=146
+  _globals['_DIRECTSERVICE']._serialized_end=234
 # @@protoc_insertion_point(module_scope)

@@ -14,8 +14,13 @@ from concurrent import futures
 
 import grpc
 
-# Tensors are streamed in chunks, but a first large response still travels as one message.
-_UNLIMITED = [("grpc.max_send_message_length", -1), ("grpc.max_receive_message_length", -1)]
+# Big tensors are streamed in chunks; other messages (a GraphDef with its constants) may be
+# big, but not unbounded: TensorFlow's limit, the largest a protobuf message can be.
+MAX_MESSAGE_BYTES = (1 << 31) - 1
+_UNLIMITED = [
+    ("grpc.max_send_message_length", MAX_MESSAGE_BYTES),
+    ("grpc.max_receive_message_length", MAX_MESSAGE_BYTES),
+]
 
 CHANNEL_OPTIONS = [
     *_UNLIMITED,

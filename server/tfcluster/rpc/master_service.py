@@ -13,6 +13,7 @@ from tfcluster.protos import device_attributes_pb2, master_pb2, named_tensor_pb2
 from tfcluster.rpc import shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.rpc.direct.server import StreamHandler, is_direct
+from tfcluster.runtime import cancellation
 from tfcluster.runtime.graph_ir import Node, nodes_from_graph_def
 
 # Its streaming calls that are also served on direct connections (rpc/direct).
@@ -93,7 +94,8 @@ class MasterServicer:
     def run_step(self, data: bytes, context: grpc.ServicerContext) -> bytes:
         head, payload = coding.split(data)
         req = _parse_run_step(head)
-        header, buffers = self._run(req, coding.payload_of(req, payload))
+        with cancellation.serving(cancellation.for_call(context)):
+            header, buffers = self._run(req, coding.payload_of(req, payload))
         return coding.frame(header, buffers)
 
     def run_step_stream(
@@ -105,12 +107,15 @@ class MasterServicer:
         message by message between this call and the worker's, undecoded and uncopied."""
         scatter = is_direct(context)
         it = self.idle_calls.requests(iter(messages), context)
+        # The client went away (cancelled the call, hung up): its running step stops.
+        caller = cancellation.for_call(context)
         while True:
             head = coding.read_head(it, _parse_run_step, _feed_metas)
             if head is None:
                 return
             try:
-                out: Iterator[bytes] = self._run_streamed(head, scatter)
+                with cancellation.serving(caller):
+                    out: Iterator[bytes] = self._run_streamed(head, scatter)
             except Exception as e:
                 err = status.as_op_error(e)
                 header = master_pb2.RunStepResponse(

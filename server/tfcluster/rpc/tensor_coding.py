@@ -23,7 +23,7 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-from tfcluster.framework import dtypes, errors
+from tfcluster.framework import dtypes, errors, memory_budget
 from tfcluster.protos import named_tensor_pb2
 from tfcluster.rpc import shm
 
@@ -300,6 +300,7 @@ def check_total(metas: Sequence[named_tensor_pb2.TensorMeta]) -> int:
             f"Tensors of {total} bytes requested; this task accepts at most "
             f"{MAX_PAYLOAD_BYTES} bytes per message",
         )
+    memory_budget.check(total, "the tensors of a message")
     return total
 
 

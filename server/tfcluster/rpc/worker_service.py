@@ -17,7 +17,7 @@ from tfcluster.protos import device_attributes_pb2, worker_pb2
 from tfcluster.rpc import shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.rpc.direct.server import DirectContext, StreamHandler, is_direct
-from tfcluster.runtime import outbox
+from tfcluster.runtime import cancellation, outbox
 from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.partition import Partition
@@ -112,7 +112,10 @@ class WorkerServicer:
     def run_graph(self, data: bytes, context: grpc.ServicerContext) -> bytes:
         head, payload = coding.split(data)
         req = _parse_run_graph(head)
-        header, buffers = self._run(req, coding.payload_of(req, payload), context)
+        with cancellation.serving(cancellation.for_call(context)):
+            header, buffers = self._run(
+                req, coding.payload_of(req, payload), status.deadline_of(context)
+            )
         return coding.frame(header, buffers)
 
     def run_graph_stream(
@@ -121,13 +124,16 @@ class WorkerServicer:
         """Steps one after another; a step's error is answered in-band, the call stays open."""
         scatter = is_direct(context)
         it = self.idle_calls.requests(iter(messages), context)
+        # The master went away (cancelled the call, hung up): the step it waits for stops.
+        caller = cancellation.for_call(context)
         while True:
             frame = coding.read_frame(it, _parse_run_graph, _send_metas)
             if frame is None:
                 return
             req, payload = frame
             try:
-                header, buffers = self._run(req, payload, None)
+                with cancellation.serving(caller):
+                    header, buffers = self._run(req, payload, None)
             except Exception as e:
                 err = status.as_op_error(e)
                 header = worker_pb2.RunGraphResponse(
@@ -140,31 +146,17 @@ class WorkerServicer:
         self,
         req: worker_pb2.RunGraphRequest,
         payload: memoryview,
-        context: grpc.ServicerContext | None,
+        deadline: float | None,
     ) -> tuple[bytes, list[Any]]:
+        """Runs the step in the call this thread serves (cancellation.serving): the call's
+        end cancels it."""
         feeds = coding.decode([s.tensor for s in req.send], payload) if req.send else []
-        deadline = status.deadline_of(context) if context is not None else None
         if req.timeout_in_us > 0:
             own = time.monotonic() + req.timeout_in_us / 1e6
             deadline = own if deadline is None else min(deadline, own)
-        step_id = req.step_id
-        finished = threading.Event()
-
-        def on_rpc_done() -> None:
-            # The master cancelled the call (or its deadline passed) while the step ran.
-            if not finished.is_set():
-                self.worker.abort_step(
-                    step_id, errors.CancelledError(None, None, f"Step {step_id} was cancelled")
-                )
-
-        if context is not None:
-            context.add_callback(on_rpc_done)
-        try:
-            result = self.worker.run_graph(
-                req.session_handle, req.graph_handle, step_id, feeds, req.trace, deadline
-            )
-        finally:
-            finished.set()
+        result = self.worker.run_graph(
+            req.session_handle, req.graph_handle, req.step_id, feeds, req.trace, deadline
+        )
         resp = worker_pb2.RunGraphResponse(shm_domain=shm.domain())
         buffers = coding.fill_named(
             resp.recv, [""] * len(result.fetches), result.fetches, shm.shares_with(req.shm_domain)

@@ -14,8 +14,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import errors, op_def_registry
-from tfcluster.runtime import device_copy, kernel_table, outbox
+from tfcluster.runtime import device_copy, float_errors, kernel_table, outbox
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
+from tfcluster.runtime.read_forwarding import forward_variable_reads
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.step_context import StepContext
 from tfcluster.runtime.step_trace import SOURCE_NODE, StepTrace, timeline_labels
@@ -99,6 +100,8 @@ class Executor:
         self.fetches = list(fetches)
         fed = set(self.feeds)
         order = _post_order(_roots(self.fetches, targets, by_name, fed), by_name, fed)
+        order = forward_variable_reads(order, fed, self.fetches, targets)
+        by_name = {**by_name, **{n.name: n for n in order}}
         self.node_names = [n.name for n in order]
         self._order = order
         self._labels: dict[str, str] | None = None  # timeline labels, made on the first trace
@@ -133,10 +136,11 @@ class Executor:
         snaps: dict[int, Any] = {}
         if self.ref_fetches:
             ctx.ref_snapshots = snaps
-        if self.has_async:
-            self._run_dataflow(ctx, vals, stats)
-        else:
-            self._run_sequential(ctx, vals, stats)
+        with float_errors.silence():
+            if self.has_async:
+                self._run_dataflow(ctx, vals, stats)
+            else:
+                self._run_sequential(ctx, vals, stats)
         out: list[Any] = []
         for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
             v = vals[slot]
@@ -262,6 +266,10 @@ class Executor:
                 raise errors.InternalError(None, None, "Executor stalled: graph has a cycle")
             if self.ref_fetches:
                 self._snapshot_ref_fetches(ctx, vals)
+            # The last step's inputs must not outlive it while this step waits: one may be a
+            # variable's array, and a sparse update (of another step) writes that array in
+            # place only when nothing else holds it (kernels/in_place.py).
+            ins = outs = []
             box.flush()
             timeout = None if ctx.deadline is None else max(0.0, ctx.deadline - time.monotonic())
             try:

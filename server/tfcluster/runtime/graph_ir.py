@@ -77,6 +77,8 @@ def node_from_node_def(nd: node_def_pb2.NodeDef) -> Node:
         attrs = {k: attr_values.from_proto(k, v) for k, v in nd.attr.items()}
     except (ValueError, TypeError) as e:
         raise errors.InvalidArgumentError(None, None, f"Node '{nd.name}': bad attr: {e}") from e
+    except errors.OpError as e:  # a tensor attr too big for the memory budget, say
+        raise type(e)(None, None, f"Node '{nd.name}' ({nd.op}): {e.message}") from None
     attrs.pop("_output_shapes", None)
     return Node(nd.name, nd.op, inputs, controls, nd.device, attrs)
 

@@ -47,8 +47,14 @@ _loaded = False
 _load_lock = threading.RLock()
 
 
-def add(kdef: KernelDef) -> None:
-    _KERNELS[(kdef.op, kdef.device_type)] = kdef
+def add(kdef: KernelDef, replace: bool = False) -> None:
+    """Registers a kernel; a second kernel for the same op and device type is an error (two
+    modules defining one op would otherwise leave it to import order) unless it is meant to
+    replace the first (`replace`: a device's own body for an op registered for all devices)."""
+    key = (kdef.op, kdef.device_type)
+    if key in _KERNELS and not replace:
+        raise ValueError(f"a {kdef.device_type} kernel for {kdef.op} is registered twice")
+    _KERNELS[key] = kdef
 
 
 def _import_kernel_modules() -> None:

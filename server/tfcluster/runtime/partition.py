@@ -137,6 +137,8 @@ class _Partitioner:
         controls: list[str] = []
         remote: dict[str, list[str]] = {}  # source task -> its control inputs
         for c in node.control_inputs:
+            if c not in self.devices:
+                continue  # pruned: a fed Placeholder, whose value is there from the start
             src_task = self.task_of(c)
             if src_task == task:
                 controls.append(c)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 import threading
 from typing import Any
 
@@ -15,15 +16,19 @@ DEFAULT_CONTAINER = ""
 class VariableRef:
     """A variable's buffer. Assignments swap in a new array, so reads are consistent snapshots."""
 
-    __slots__ = ("dtype", "generation", "lock", "name", "shape", "value")
+    __slots__ = ("dtype", "generation", "lock", "name", "shape", "value", "writes", "writes_lock")
 
     def __init__(self, name: str, dtype: Any, shape: Any) -> None:
         self.name = name
         self.dtype = dtype
         self.shape = shape
         self.value: Any = None
-        self.lock = threading.Lock()
+        self.lock = threading.Lock()  # use_locking's lock
         self.generation = 0
+        # Sparse updates writing `value` in place now: (id of that array, how many); see
+        # kernels/in_place.py.
+        self.writes: tuple[int, int] | None = None
+        self.writes_lock = threading.Lock()
 
     def read(self, node_name: str) -> Any:
         value = self.value
@@ -52,6 +57,11 @@ class ResourceMgr:
         self._containers: dict[str, dict[str, Any]] = {}
         # Bumped by cleanup so sessions holding old resources can notice they are gone.
         self.generation = 0
+        self._ids = itertools.count()
+
+    def unique_id(self) -> int:
+        """A fresh number for a resource private to one kernel (TF names it `_<id>_<node>`)."""
+        return next(self._ids)
 
     def lookup_or_create(self, container: str, name: str, factory: Any) -> Any:
         c = self._containers.get(container)

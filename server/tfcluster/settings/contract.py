@@ -31,3 +31,10 @@ DEFAULT_GRPC_PORT = 2222
 DEFAULT_METRICS_PORT = 9090
 # The direct-streams port the operator declares (a server left to itself takes any free one).
 DEFAULT_DIRECT_PORT = 2223
+
+# The file whose content the kubelet reports as a container's last message
+# (terminationMessagePath): the server writes its fatal error there, when the file exists,
+# and the operator shows it in the TFCluster's status when the task keeps crashing.
+TERMINATION_MESSAGE_PATH = "/dev/termination-log"
+# The kubelet keeps at most this many bytes of it.
+TERMINATION_MESSAGE_LIMIT = 4096

@@ -22,7 +22,7 @@ import time
 from typing import Any
 
 from tfcluster.distributed.cluster_spec import ClusterSpec
-from tfcluster.framework import errors
+from tfcluster.framework import errors, memory_budget
 from tfcluster.protos import cluster_pb2, config_pb2, tensorflow_server_pb2
 from tfcluster.rpc import master_client as rpc_master_client
 from tfcluster.runtime import allocator
@@ -30,6 +30,7 @@ from tfcluster.settings import contract, environment
 from tfcluster.task_server.core import TaskCore
 from tfcluster.task_server.metrics.families import ServerMetrics
 from tfcluster.task_server.metrics.telemetry import start_telemetry
+from tfcluster.task_server.options import ServerOptions
 from tfcluster.task_server.ports import PortChoice, resolve_metrics_port
 from tfcluster.task_server.server_def import locate_task, make_server_def
 from tfcluster.task_server.transport import TaskTransport
@@ -50,12 +51,17 @@ class Server:
         start: bool = True,
         metrics_port: int | str | PortChoice | None = None,
         direct_port: int | str | None = None,
+        options: ServerOptions | None = None,
     ) -> None:
         """`metrics_port`: serve Prometheus metrics on this port (0: any free port; negative or
         'off': none); None (the default) uses TFCLUSTER_METRICS_PORT, and no metrics without it.
         `direct_port`: serve direct streams on this port; None uses TFCLUSTER_DIRECT_PORT, else
-        any free port (TFCLUSTER_DIRECT=0: none)."""
+        any free port (TFCLUSTER_DIRECT=0: none). `options`: how the task guards itself
+        (task_server/options.py; the defaults suit production)."""
         allocator.tune()  # steps reuse freed tensor memory (see runtime/allocator.py)
+        options = options or ServerOptions()
+        if options.memory_budget_bytes is not None:
+            memory_budget.set_budget(options.memory_budget_bytes)
         self._server_def = make_server_def(
             server_or_cluster_def, job_name, task_index, protocol, config
         )
@@ -76,7 +82,12 @@ class Server:
         self.worker = self._core.worker
         self.master = self._core.master
         self._transport = TaskTransport(
-            self._core.served_master, self._core.served_worker, self._task, where.index, metrics
+            self._core.served_master,
+            self._core.served_worker,
+            self._task,
+            where.index,
+            metrics,
+            options,
         )
         try:
             self._port = self._transport.bind(where.port, where.address)

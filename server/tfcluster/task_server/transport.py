@@ -14,14 +14,13 @@ from tfcluster.distributed.interfaces import MasterInterface, ServedWorker
 from tfcluster.framework import errors
 from tfcluster.rpc import channels, master_service, worker_service
 from tfcluster.rpc.direct.server import DirectServer
-from tfcluster.task_server import ports
+from tfcluster.task_server import call_limits, ports
 from tfcluster.task_server.metrics import error_counting
 from tfcluster.task_server.metrics.families import ServerMetrics
+from tfcluster.task_server.options import ServerOptions
 
 log = logging.getLogger("tfcluster.server")
 
-# Handlers block while steps run and tensors are awaited: allow many at once.
-_MAX_HANDLER_THREADS = 256
 # The health services a readiness probe may ask about ("": the server as a whole).
 _HEALTH_SERVICES = ("", master_service.SERVICE_NAME, worker_service.SERVICE_NAME)
 
@@ -34,6 +33,7 @@ class TaskTransport:
         task: str,
         task_index: int,
         metrics: ServerMetrics | None,
+        options: ServerOptions,
     ) -> None:
         self.task = task
         self._master_servicer = master_service.MasterServicer(master)
@@ -47,12 +47,19 @@ class TaskTransport:
                 },
             ),
             name=task,
+            heartbeat=options.heartbeat_seconds,
         )
+        # Work calls block while steps run and tensors are awaited (streams, while they are
+        # open): they get max_work_calls threads, and the rest of the calls their own.
         self._grpc = channels.new_server(
             futures.ThreadPoolExecutor(
-                max_workers=_MAX_HANDLER_THREADS, thread_name_prefix=f"tfcluster-{task_index}"
+                max_workers=options.max_work_calls + call_limits.CONTROL_THREADS,
+                thread_name_prefix=f"tfcluster-{task_index}",
             ),
-            interceptors=error_counting.interceptors(metrics),
+            interceptors=[
+                call_limits.WorkCallLimit(options.max_work_calls),
+                *(error_counting.interceptors(metrics) or ()),
+            ],
         )
         self._grpc.add_generic_rpc_handlers(
             (

@@ -217,8 +217,10 @@ class Optimizer:
             update = self._apply_dense(grad, var)
             if constraint is None:
                 return update
+            # TF's ref read aliases the variable and so sees the update; here the
+            # constraint gets a read made after it (not the variable's snapshot).
             with control_dependencies([update]):
-                return var.assign(constraint(var))
+                return var.assign(constraint(var.read_value()))
         if constraint is not None:
             raise RuntimeError("Cannot use a constraint function on a sparse variable.")
         return self._apply_sparse_duplicate_indices(grad, var)

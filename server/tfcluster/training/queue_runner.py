@@ -119,9 +119,11 @@ class QueueRunner:
     def _run(self, sess: Any, enqueue_op: Any, coord: Any) -> None:
         decremented = False
         try:
+            # As TF's: a callable made once (the fetch worked out once) runs in the loop.
+            enqueue = sess.make_callable(enqueue_op)
             while coord is None or not coord.should_stop():
                 try:
-                    sess.run(enqueue_op)
+                    enqueue()
                 except self._closed_types:
                     with self._lock:
                         self._runs_per_session[sess] -= 1

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 BUILD_SCRIPT = Path(__file__).resolve().parent / "build.sh"
-BINARY_NAMES = ("etcd", "kube-apiserver", "kube-controller-manager")
+BINARY_NAMES = ("etcd", "kube-apiserver", "kube-controller-manager", "kubectl")
 
 
 class BinariesUnavailable(RuntimeError):
@@ -26,6 +26,7 @@ class Binaries:
     etcd: Path
     kube_apiserver: Path
     kube_controller_manager: Path
+    kubectl: Path  # the same release's client: tests read what a user sees through it
 
     @classmethod
     def in_dir(cls, folder: Path) -> Binaries:
@@ -36,6 +37,7 @@ class Binaries:
             etcd=folder / "etcd",
             kube_apiserver=folder / "kube-apiserver",
             kube_controller_manager=folder / "kube-controller-manager",
+            kubectl=folder / "kubectl",
         )
 
 

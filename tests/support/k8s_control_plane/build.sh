@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Builds the binaries of the real Kubernetes control plane the k8s tests start:
 # kube-apiserver and kube-controller-manager (from the k8s.io/kubernetes Go module)
-# and etcd (from go.etcd.io/etcd/server/v3), at the versions pinned by the go.mod
+# and etcd (from go.etcd.io/etcd/server/v3), plus kubectl (same module and release) for
+# the tests that read what a user sees, at the versions pinned by the go.mod
 # files under tests/support/k8s_control_plane/gomod/. No Docker, no kind: only Go and
 # its module proxy.
 #
@@ -33,7 +34,7 @@ etcd_version="$(sed -nE 's#^require go\.etcd\.io/etcd/server/v3 (v[^ ]+)$#\1#p' 
 [[ -n "$k8s_version" && -n "$etcd_version" ]] || die "cannot read the pinned versions from $here/gomod/*/go.mod"
 
 cache="${TFCLUSTER_K8S_CACHE:-${HOME:-/tmp}/.cache/tfcluster/k8s-${k8s_version}-etcd-${etcd_version}}"
-binaries=(kube-apiserver kube-controller-manager etcd)
+binaries=(kube-apiserver kube-controller-manager kubectl etcd)
 
 all_present() {
     local b
@@ -87,18 +88,28 @@ tmp="$(mktemp -d "$cache/.build.XXXXXX")" # binaries appear in $cache only when 
 trap 'rm -rf "$tmp"' EXIT
 start=$SECONDS
 
+ver_pkg=k8s.io/component-base/version
+minor="${k8s_version#v1.}"
+minor="${minor%%.*}"
+ldflags="-s -w -X $ver_pkg.gitVersion=$k8s_version -X $ver_pkg.gitMajor=1 -X $ver_pkg.gitMinor=$minor"
+ldflags+=" -X $ver_pkg.gitTreeState=clean -X $ver_pkg.buildDate=1970-01-01T00:00:00Z"
+
 if [[ ! -x "$cache/kube-apiserver" || ! -x "$cache/kube-controller-manager" ]]; then
     download "$k8s_mod"
-    ver_pkg=k8s.io/component-base/version
-    minor="${k8s_version#v1.}"
-    minor="${minor%%.*}"
-    ldflags="-s -w -X $ver_pkg.gitVersion=$k8s_version -X $ver_pkg.gitMajor=1 -X $ver_pkg.gitMinor=$minor"
-    ldflags+=" -X $ver_pkg.gitTreeState=clean -X $ver_pkg.buildDate=1970-01-01T00:00:00Z"
     log "building kube-apiserver and kube-controller-manager (cold: about 4 min on 2 cores)"
     (cd "$k8s_mod" && go build -p "$jobs" -trimpath -ldflags="$ldflags" -o "$tmp/" \
         k8s.io/kubernetes/cmd/kube-apiserver k8s.io/kubernetes/cmd/kube-controller-manager)
     mv -f "$tmp/kube-apiserver" "$tmp/kube-controller-manager" "$cache/"
     log "built kube-apiserver and kube-controller-manager ($((SECONDS - start)) s)"
+fi
+
+if [[ ! -x "$cache/kubectl" ]]; then
+    download "$k8s_mod"
+    log "building kubectl (cold: about 2 min on 2 cores)"
+    (cd "$k8s_mod" && go build -p "$jobs" -trimpath -ldflags="$ldflags" -o "$tmp/kubectl" \
+        k8s.io/kubernetes/cmd/kubectl)
+    mv -f "$tmp/kubectl" "$cache/kubectl"
+    log "built kubectl ($((SECONDS - start)) s)"
 fi
 
 if [[ ! -x "$cache/etcd" ]]; then

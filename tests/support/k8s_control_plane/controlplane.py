@@ -9,6 +9,11 @@ with ``atexit``) ends them all.
     with ControlPlane(find_binaries(), tmp_path) as cp:
         cp.admin_kubeconfig            # system:masters
         cp.service_account_kubeconfig("ns", "sa")   # a TokenRequest token: RBAC applies
+        cp.audit_events(user="system:serviceaccount:ns:sa")   # what that user asked for
+
+The API server keeps an audit log (``audit.log``, JSON lines) of every request made by a
+ServiceAccount outside kube-system (the controllers' own accounts are left out): the tests
+count and inspect the operator's requests there, as the server saw them.
 """
 
 from __future__ import annotations
@@ -38,6 +43,18 @@ from .pki import TestPKI
 
 SERVICE_CLUSTER_IP_RANGE = "10.0.0.0/24"
 SERVICE_ACCOUNT_ISSUER = "https://kubernetes.default.svc.cluster.local"
+
+# Metadata (who, what, answer code) of requests by ServiceAccounts, except the controllers'.
+AUDIT_POLICY = {
+    "apiVersion": "audit.k8s.io/v1",
+    "kind": "Policy",
+    "omitStages": ["RequestReceived"],
+    "rules": [
+        {"level": "None", "userGroups": ["system:serviceaccounts:kube-system"]},
+        {"level": "Metadata", "userGroups": ["system:serviceaccounts"]},
+        {"level": "None"},
+    ],
+}
 
 # Controllers the tests and the operator rely on: StatefulSets and their Pods, owner
 # reference garbage collection, ServiceAccounts and their tokens, namespace deletion,
@@ -107,6 +124,7 @@ class ControlPlane:
         self.etcd_url = f"http://127.0.0.1:{self._etcd_port}"
         self.pki_dir = workdir / "pki"
         self.admin_kubeconfig = workdir / "admin.kubeconfig"
+        self.audit_log = workdir / "audit.log"
         self._admin_ssl: ssl.SSLContext | None = None
 
     # ---------------------------------------------------------------- lifecycle
@@ -163,6 +181,24 @@ class ControlPlane:
         if not errors:
             return tail
         return "errors:\n" + "\n".join(errors[-10:]) + "\n... last lines:\n" + tail
+
+    # ---------------------------------------------------------------- audit
+
+    def audit_events(self, user: str | None = None) -> list[dict[str, Any]]:
+        """The audit log's requests (one entry per request, its final stage), oldest first;
+        only ``user``'s when given. A watch appears once, when its response started."""
+        if not self.audit_log.exists():
+            return []
+        seen: dict[str, dict[str, Any]] = {}
+        for line in self.audit_log.read_text(errors="replace").splitlines():
+            try:
+                event = json.loads(line)
+            except json.JSONDecodeError:
+                continue  # a line being written
+            if user is not None and event.get("user", {}).get("username") != user:
+                continue
+            seen.setdefault(str(event.get("auditID")), event)
+        return sorted(seen.values(), key=lambda e: str(e.get("requestReceivedTimestamp")))
 
     # ---------------------------------------------------------------- clients
 
@@ -369,6 +405,8 @@ class ControlPlane:
 
     def _start_apiserver(self, deadline: float) -> None:
         pki = self.pki_dir
+        policy = self.workdir / "audit-policy.json"
+        policy.write_text(json.dumps(AUDIT_POLICY))  # JSON is YAML
         apiserver = self._spawn(
             "kube-apiserver",
             [
@@ -397,6 +435,11 @@ class ControlPlane:
                 "--authorization-mode=Node,RBAC",
                 "--allow-privileged=true",
                 "--endpoint-reconciler-type=none",
+                f"--audit-policy-file={policy}",
+                f"--audit-log-path={self.audit_log}",
+                "--audit-log-format=json",
+                "--audit-log-mode=blocking",
+                "--audit-log-maxsize=0",
                 "--profiling=false",
                 "--v=1",
             ],

@@ -8,6 +8,12 @@ from tfcluster.lib.io.tfrecord import (
     TFRecordWriter,
     tf_record_iterator,
 )
+from tfcluster.ops.data_flow_ops import (
+    PaddingFIFOQueue,
+    PriorityQueue,
+    QueueBase,
+    RandomShuffleQueue,
+)
 from tfcluster.ops.image_codec_ops import (  # the image decoders, as tf.io has them
     decode_and_crop_jpeg,
     decode_bmp,
@@ -33,5 +39,7 @@ from tfcluster.ops.parsing_ops import (
     parse_tensor,
     serialize_tensor,
 )
+from tfcluster.ops.reader_ops import matching_files, read_file, write_file
+from tfcluster.training.input import match_filenames_once
 
 __getattr__ = _unimplemented.module_getattr("io")

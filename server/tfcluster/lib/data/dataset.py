@@ -26,7 +26,7 @@ from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.lib.data import structure as st
 from tfcluster.lib.data.function import StructuredFunction
 from tfcluster.lib.data.options import Options
-from tfcluster.ops import dataset_ops
+from tfcluster.ops import dataset_ops, reader_ops
 
 AUTOTUNE = -1
 # TF's default read buffer for record files (256 KiB).
@@ -265,7 +265,7 @@ class Dataset:
             if shuffle is None:
                 shuffle = True
             pattern = convert_to_tensor(file_pattern, dtype=dtypes.string, name="file_pattern")
-            matching = dataset_ops.matching_files(pattern)
+            matching = reader_ops.matching_files(pattern)
             matching = (
                 get_default_graph()
                 .create_op(

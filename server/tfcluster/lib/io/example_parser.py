@@ -11,6 +11,7 @@ Errors are InvalidArgumentError with TF's messages ("Name: <unknown>, Key: f, In
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -87,13 +88,14 @@ def feature_values(feature: Any, kind: str) -> Any:
         lst = feature.float_list
         n = len(lst.value)
         if n < _SHORT:
-            return np.array(lst.value, dtype=np.float32)
+            # Through a list: numpy reads protobuf's repeated fields element by element.
+            return np.array(list(lst.value), dtype=np.float32)
         data = lst.SerializeToString()
         return np.frombuffer(data, dtype="<f4", count=n, offset=len(data) - 4 * n)
     if kind == "int64_list":
         lst = feature.int64_list
         if len(lst.value) < _SHORT:
-            return np.array(lst.value, dtype=np.int64)
+            return np.array(list(lst.value), dtype=np.int64)
         data = lst.SerializeToString()
         return _varints(data[_skip_tag_and_length(data) :])
     return list(feature.bytes_list.value)
@@ -294,6 +296,11 @@ def parse_examples(
 ) -> tuple[list[ParsedSparse], list[np.ndarray]]:
     """Parses a batch of serialized Examples (or, with batched=False, one, given as a batch
     of one, whose outputs lose the batch dimension)."""
+    if len(serialized) == 1 and dense and not sparse:
+        # One example (parse_single_example, a reader's record): no batch work at all.
+        one = SingleDensePlan(dense).parse(serialized[0])
+        if one is not None:
+            return [], one if not batched else [d.reshape((1, *d.shape)) for d in one]
     fast = _fixed_dense_fast(serialized, dense) if not sparse else None
     if fast is not None:
         return [], fast if batched else [d[0] for d in fast]
@@ -318,6 +325,58 @@ def parse_examples(
     if not batched:
         dense_out = [d[0] for d in dense_out]
     return sparse_out, dense_out
+
+
+class SingleDensePlan:
+    """How to read one Example's fixed-shape dense features straight from its lists, worked
+    out once per set of specs (a parsing kernel keeps it across steps)."""
+
+    def __init__(self, dense: Sequence[FeatureSpec]) -> None:
+        self.ok = bool(dense) and not any(s.variable for s in dense)
+        self._steps: list[tuple[str, str, tuple[int, ...], int, Any, np.ndarray | None]] = []
+        if not self.ok:
+            return
+        for spec in dense:
+            shape = spec.fixed_shape
+            size = math.prod(shape)
+            default = None
+            if spec.default is not None and spec.default.size == size and size:
+                default = _as_array(spec.default.reshape(-1), spec.dtype).reshape(shape)
+            np_dtype = None if spec.dtype == dtypes.string else spec.dtype.as_numpy_dtype
+            self._steps.append((spec.key, _KIND[spec.dtype], shape, size, np_dtype, default))
+
+    def parse(self, data: Any) -> list[np.ndarray] | None:
+        """The features' arrays; None when anything needs the general path (which also
+        words the errors)."""
+        if not self.ok:
+            return None
+        try:
+            example = example_pb2.Example.FromString(data)
+        except (DecodeError, TypeError):
+            return None
+        fmap = example.features.feature
+        out = []
+        for key, kind, shape, size, np_dtype, default in self._steps:
+            feature = fmap.get(key)
+            if feature is None:
+                if default is None:
+                    return None
+                out.append(default.copy())
+                continue
+            if feature.WhichOneof("kind") != kind:
+                return None
+            values = getattr(feature, kind).value
+            if len(values) != size:
+                return None
+            if not shape and np_dtype is not None:  # a scalar: the commonest feature of all
+                out.append(np.array(values[0], dtype=np_dtype))
+            elif np_dtype is None:
+                strings: np.ndarray = np.empty(size, dtype=object)
+                strings[:] = list(values)
+                out.append(strings.reshape(shape))
+            else:
+                out.append(feature_values(feature, kind).reshape(shape))
+        return out
 
 
 class _NotFast(Exception):

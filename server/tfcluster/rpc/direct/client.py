@@ -14,15 +14,26 @@ import grpc
 
 from tfcluster.protos import direct_service_pb2
 from tfcluster.rpc import channels, status
-from tfcluster.rpc.direct.wire import DESCRIBE, MAGIC, PROBE, DirectError, Wire, lost
+from tfcluster.rpc.direct.wire import (
+    DESCRIBE,
+    HEARTBEATS_MISSED,
+    MAGIC,
+    PROBE,
+    DirectError,
+    Wire,
+    lost,
+)
 from tfcluster.settings import environment
 
 CONNECT_TIMEOUT = 2.0
 _DESCRIBE_TIMEOUT = 10.0
 
 
-def connect(host: str, port: int, method: str, token: bytes, timeout: float) -> Wire:
-    """A connection to `method`, accepted by the server: raises OSError or DirectError."""
+def connect(
+    host: str, port: int, method: str, token: bytes, timeout: float, silence: float | None = None
+) -> Wire:
+    """A connection to `method`, accepted by the server: raises OSError or DirectError.
+    `silence`: how long a read or write may wait for the server (it writes heartbeats)."""
     sock = socket.create_connection((host, port), timeout=timeout)
     try:
         path = method.encode()
@@ -33,7 +44,7 @@ def connect(host: str, port: int, method: str, token: bytes, timeout: float) -> 
             raise DirectError(grpc.StatusCode.UNAVAILABLE, f"no direct streams at port {port}")
         if answer.code() != grpc.StatusCode.OK:
             raise answer
-        sock.settimeout(None)
+        sock.settimeout(silence)
         return wire
     except BaseException:
         with contextlib.suppress(OSError):
@@ -91,7 +102,13 @@ class DirectCall:
         return lost(err or EOFError())
 
     def is_active(self) -> bool:
-        return not (self._ended or self._cancelled or self._wire.readable())
+        """Between calls: not ended, and the peer has sent only heartbeats meanwhile."""
+        if self._ended or self._cancelled:
+            return False
+        try:
+            return self._wire.idle_and_alive()
+        except (OSError, ValueError):
+            return False
 
     def half_close(self) -> None:
         self._wire.shutdown(socket.SHUT_WR)
@@ -112,7 +129,8 @@ class Link:
         host, _, _ = address.rpartition(":")
         self.address = address
         self.host = host.strip("[]") or "localhost"
-        self._endpoint: tuple[int, bytes] | None = None
+        # (port, token, how long the peer may stay silent before a call gives it up)
+        self._endpoint: tuple[int, bytes, float | None] | None = None
         self._lock = threading.Lock()
         self._probing = False
         self._retry_at = 0.0
@@ -129,7 +147,9 @@ class Link:
             self.probe()
             return None
         try:
-            wire = connect(self.host, endpoint[0], method, endpoint[1], CONNECT_TIMEOUT)
+            wire = connect(
+                self.host, endpoint[0], method, endpoint[1], CONNECT_TIMEOUT, endpoint[2]
+            )
         except (OSError, grpc.RpcError):
             with self._lock:
                 if self._endpoint == endpoint:
@@ -153,7 +173,7 @@ class Link:
         threading.Thread(target=self._probe, name="direct-probe", daemon=True).start()
 
     def _probe(self) -> None:
-        endpoint: tuple[int, bytes] | None = None
+        endpoint: tuple[int, bytes, float | None] | None = None
         try:
             describe = channels.shared_channel(self.address).unary_unary(
                 DESCRIBE,
@@ -165,7 +185,9 @@ class Link:
             found = direct_service_pb2.DirectEndpoint.FromString(data)
             if found.port > 0:
                 connect(self.host, found.port, PROBE, found.token, CONNECT_TIMEOUT).close()
-                endpoint = (found.port, found.token)
+                beat = found.heartbeat_ms / 1000.0
+                silence = max(1.0, HEARTBEATS_MISSED * beat) if beat > 0 else None
+                endpoint = (found.port, found.token, silence)
         except Exception:
             endpoint = None
         with self._lock:

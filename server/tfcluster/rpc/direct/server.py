@@ -6,6 +6,7 @@ from __future__ import annotations
 import contextlib
 import secrets
 import socket
+import struct
 import threading
 import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
@@ -15,12 +16,22 @@ import grpc
 
 from tfcluster.protos import direct_service_pb2
 from tfcluster.rpc import status
-from tfcluster.rpc.direct.wire import PROBE, SERVICE_NAME, DirectError, Wire, lost
+from tfcluster.rpc.direct.wire import (
+    HEARTBEATS_MISSED,
+    PROBE,
+    SERVICE_NAME,
+    DirectError,
+    Wire,
+    lost,
+)
 from tfcluster.settings import environment
 
 # A client that connected must name its method within this time.
 _HELLO_TIMEOUT = 10.0
 _MAX_CONNECTIONS = 4096
+# How often a server writes a heartbeat on every connection, by default (seconds): a client
+# gives up a server silent for wire.HEARTBEATS_MISSED of them, as gRPC's keepalive would.
+DEFAULT_HEARTBEAT = 10.0
 
 StreamHandler = Callable[[Iterator[Any], Any], Iterator[bytes]]
 
@@ -42,6 +53,10 @@ class DirectContext:
         self._active = True
         self._code: grpc.StatusCode | None = None
         self._callbacks: list[Callable[[], Any]] = []
+        self._callbacks_lock = threading.Lock()
+        self._ended = False
+        # Past the hello: the call gets heartbeats.
+        self.accepted = False
 
     def abort(self, code: grpc.StatusCode, details: str) -> NoReturn:
         self._code = code
@@ -70,15 +85,42 @@ class DirectContext:
         return None
 
     def add_callback(self, callback: Callable[[], Any]) -> bool:
-        self._callbacks.append(callback)
+        """Runs `callback` when the call ends (the client hung up, or the handler returned),
+        as gRPC does; False if it has ended already."""
+        with self._callbacks_lock:
+            if self._ended:
+                return False
+            self._callbacks.append(callback)
         return True
 
     def peer(self) -> str:
         return self._peer
 
+    def beat(self) -> None:
+        """A heartbeat, unless a response is being written (that is a sign of life too).
+        A client that has gone (its process died: the write fails) ends the call, so that
+        its step is cancelled. (A client's end of stream only says it sends no more.)"""
+        if not self._write_lock.acquire(blocking=False):
+            return
+        try:
+            self._wire.heartbeat()
+            gone = False
+        except OSError:
+            gone = True
+        finally:
+            self._write_lock.release()
+        if gone:
+            self.finish()
+
     def finish(self) -> None:
+        """The call ended: its callbacks run, once."""
         self._active = False
-        for callback in self._callbacks:
+        with self._callbacks_lock:
+            if self._ended:
+                return
+            self._ended = True
+            callbacks, self._callbacks = self._callbacks, []
+        for callback in callbacks:
             with contextlib.suppress(Exception):
                 callback()
 
@@ -104,7 +146,16 @@ def _requests(wire: Wire) -> Iterator[Any]:
 class DirectServer:
     """Serves the given stream handlers (the gRPC servicers' own) on one TCP port."""
 
-    def __init__(self, handlers: Mapping[str, StreamHandler], name: str = "") -> None:
+    def __init__(
+        self,
+        handlers: Mapping[str, StreamHandler],
+        name: str = "",
+        heartbeat: float = DEFAULT_HEARTBEAT,
+    ) -> None:
+        """`heartbeat`: seconds between the heartbeats written on every connection."""
+        if not heartbeat > 0:
+            raise ValueError(f"the heartbeat interval must be positive, got {heartbeat}")
+        self.heartbeat = heartbeat
         self._handlers = dict(handlers)
         self._name = name
         self.token = secrets.token_bytes(16)
@@ -121,12 +172,24 @@ class DirectServer:
         self._listener = _listen(port)
         self.port = int(self._listener.getsockname()[1])
         threading.Thread(target=self._accept, name=f"direct-{self._name}", daemon=True).start()
+        threading.Thread(
+            target=self._beat, name=f"direct-heartbeat-{self._name}", daemon=True
+        ).start()
         return self.port
+
+    def _beat(self) -> None:
+        while self._listener is not None or self._live:
+            time.sleep(self.heartbeat)
+            with self._lock:
+                live = [c for c in self._live if c.accepted]
+            for context in live:
+                context.beat()
 
     def describe(self, data: bytes, context: grpc.ServicerContext) -> bytes:
         return direct_service_pb2.DirectEndpoint(
             port=0 if self._stopped or not environment.direct_streams_enabled() else self.port,
             token=self.token,
+            heartbeat_ms=max(1, round(self.heartbeat * 1000)),
         ).SerializeToString()
 
     def method_handlers(self) -> grpc.GenericRpcHandler:
@@ -183,6 +246,9 @@ class DirectServer:
         try:
             handler = self._hello(wire, sock)
             if handler is not None:
+                # A client that stops reading must not hold this thread forever.
+                _send_timeout(sock, HEARTBEATS_MISSED * self.heartbeat)
+                context.accepted = True
                 self._run(handler, wire, context)
         except (OSError, ValueError, DirectError):
             pass  # the client went away, or sent something that is not our protocol
@@ -230,6 +296,17 @@ class DirectServer:
         except Exception as e:
             op_err = status.as_op_error(e)
             context.write_status(op_err.error_code, op_err.message)
+
+
+def _send_timeout(sock: socket.socket, seconds: float) -> None:
+    """Writes fail (OSError) after `seconds` without progress; reads still wait for as long
+    as the client takes to send its next request."""
+    whole = int(seconds)
+    sock.setsockopt(
+        socket.SOL_SOCKET,
+        socket.SO_SNDTIMEO,
+        struct.pack("ll", whole, int((seconds - whole) * 1e6)),
+    )
 
 
 def _listen(port: int) -> socket.socket:

@@ -15,19 +15,25 @@ from typing import Any
 import grpc
 import numpy as np
 
-from tfcluster.framework import errors
+from tfcluster.framework import errors, memory_budget
 from tfcluster.rpc import status
 from tfcluster.rpc import tensor_coding as coding
 
 SERVICE_NAME = "tfcluster.DirectService"
 # The gRPC method through which a task says where it serves direct streams.
 DESCRIBE = f"/{SERVICE_NAME}/Describe"
-MAGIC = b"TFCDIRECT1\n"
+# Version 2 has heartbeats: peers of version 1 refuse each other and use gRPC.
+MAGIC = b"TFCDIRECT2\n"
 # The method a client names to check an endpoint: the server answers OK and hangs up.
 PROBE = ""
 _LEN = struct.Struct("<Q")
 _CODE = struct.Struct("<I")
 _STATUS_BIT = 1 << 63
+# A frame with only this bit set is a heartbeat: the server is alive (it carries nothing).
+HEARTBEAT = _LEN.pack(1 << 62)
+# A client takes a server that sent nothing (not even a heartbeat) for this many of its
+# heartbeat intervals for frozen or unreachable.
+HEARTBEATS_MISSED = 3
 # Messages up to this size are read through the socket's buffer and sent in one piece.
 _SMALL = 64 << 10
 _MAX_STATUS = 64 << 10
@@ -53,6 +59,12 @@ class DirectError(grpc.RpcError):
 
 
 def lost(err: BaseException) -> DirectError:
+    if isinstance(err, TimeoutError):
+        return DirectError(
+            grpc.StatusCode.UNAVAILABLE,
+            "direct connection lost: the peer sent nothing, not even a heartbeat, for "
+            f"{HEARTBEATS_MISSED} of its heartbeat intervals (it is frozen or unreachable)",
+        )
     return DirectError(grpc.StatusCode.UNAVAILABLE, f"direct connection lost: {err}")
 
 
@@ -101,6 +113,7 @@ class Wire:
             )
         if n <= _SMALL:
             return self._exact(n)
+        memory_budget.check(n, "a message")
         view = np.empty(n, np.uint8).data
         self._fill(view)
         return view
@@ -149,8 +162,11 @@ class Wire:
         return self._status(n & ~_STATUS_BIT) if n & _STATUS_BIT else None
 
     def _frame_length(self) -> int | None:
-        """The next frame's length; None at a clean end; a status frame raises its error."""
-        head = self._reader.read(_LEN.size)
+        """The next frame's length; None at a clean end; a status frame raises its error;
+        heartbeats are skipped."""
+        head = HEARTBEAT
+        while head == HEARTBEAT:
+            head = self._reader.read(_LEN.size)
         if not head:
             return None
         if len(head) < _LEN.size:
@@ -193,6 +209,27 @@ class Wire:
             return bool(self._poller.poll(0))
         except (OSError, ValueError):
             return True
+
+    def heartbeat(self) -> None:
+        """Writes a heartbeat unless the socket's buffer is full (then the peer has bytes to
+        read anyway, or is not reading: a heartbeat would not help). The caller holds the
+        write lock. Raises OSError when the peer is gone."""
+        try:
+            sent = self.sock.send(HEARTBEAT, socket.MSG_DONTWAIT)
+        except BlockingIOError:
+            return
+        if 0 < sent < len(HEARTBEAT):
+            self.sock.sendall(HEARTBEAT[sent:])  # never leave half a frame behind
+
+    def idle_and_alive(self) -> bool:
+        """On an idle call (no response awaited): consumes the heartbeats waiting; False if
+        anything else waits (the peer's end, a status, a stray message)."""
+        while self.readable():
+            head = self._reader.peek(_LEN.size)[: _LEN.size]
+            if head != HEARTBEAT:
+                return len(head) < _LEN.size and HEARTBEAT.startswith(head) and head != b""
+            self._reader.read(_LEN.size)
+        return True
 
     def shutdown(self, how: int = socket.SHUT_RDWR) -> None:
         if os.getpid() != self._pid:

@@ -1,4 +1,4 @@
-"""tf.train.queue_runner (bound by the tf.train face: api/train.py is a module, not a package)"""
+"""tf.train.queue_runner"""
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented

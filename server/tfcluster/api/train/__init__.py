@@ -1,7 +1,6 @@
 """tf.train"""
 
 # ruff: noqa: F401
-from tfcluster.api import _train_queue_runner as queue_runner
 from tfcluster.api import _unimplemented
 from tfcluster.distributed.cluster_spec import ClusterSpec
 from tfcluster.lib.io.summary_iterator import summary_iterator
@@ -59,6 +58,22 @@ from tfcluster.training.device_setter import (
     replica_device_setter,
 )
 from tfcluster.training.ftrl import FtrlOptimizer
+from tfcluster.training.input import (
+    batch,
+    batch_join,
+    input_producer,
+    limit_epochs,
+    match_filenames_once,
+    maybe_batch,
+    maybe_batch_join,
+    maybe_shuffle_batch,
+    maybe_shuffle_batch_join,
+    range_input_producer,
+    shuffle_batch,
+    shuffle_batch_join,
+    slice_input_producer,
+    string_input_producer,
+)
 from tfcluster.training.learning_rate_decay import (
     exponential_decay,
     inverse_time_decay,

@@ -1,0 +1,1 @@
+"""TF 1.x's tutorial modules that programs import by path (tensorflow.examples.tutorials)."""

@@ -1,0 +1,1 @@
+"""`tensorflow.examples.tutorials.mnist`: the MNIST reader and the tutorial's model."""

@@ -1,0 +1,140 @@
+"""Matrix products of small and medium size on the CPU, shared between the calling thread and
+one helper thread, each running BLAS on a single thread.
+
+BLAS's own threads (OpenBLAS's) wait for each other by spinning at several barriers per
+product: when the machine has more runnable threads than cores, a descheduled partner stalls
+the other for a whole time slice, and an LSTM training step (a few hundred products of ~25M
+multiply-adds) took 1.5-6 s instead of 0.1 s under a load of 3 per core, where TensorFlow's
+work-stealing pool slowed 2x. Here a product is cut in pieces that the caller and the helper
+take in turn: a helper that starts late or is descheduled leaves the rest to the caller, which
+waits for one piece at most. Products large enough for BLAS's threading to pay (and every
+non-float product) are left to BLAS as they are.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
+
+import numpy as np
+
+# Multiply-adds (m * k * n) from which sharing pays for the hand-off to the helper (20 us on
+# an idle machine, 100-300 us under load: a char-RNN of 128 units, batch 16, whose products
+# are ~2M, ran 1.5x slower shared), and from which BLAS's own threads are left to do the work.
+SPLIT_FROM = 1 << 23
+# Below this OpenBLAS runs on one thread by itself (its SMP_THRESHOLD_MIN * 4), and the
+# calls that hold BLAS at one thread (~5 us) are skipped.
+BLAS_SINGLE_BELOW = 1 << 18
+BLAS_THREADS_FROM = 1 << 28
+# Pieces a product is cut into (4 measured slower than 2 on the LSTM step: BLAS is less
+# efficient on narrower pieces).
+PIECES = 2
+
+_BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+
+
+class _SingleThreadBlas:
+    """Holds BLAS at one thread while any product of this module runs (a count, since the
+    helper and several sessions' threads may be inside at once)."""
+
+    def __init__(self) -> None:
+        self._lock = threading.Lock()
+        self._depth = 0
+        self._controllers: list[Any] | None = None
+        self._saved: list[int] = []
+
+    def _blas(self) -> list[Any]:
+        if self._controllers is None:
+            try:
+                from threadpoolctl import ThreadpoolController
+            except ImportError:  # without it BLAS keeps its threads
+                self._controllers = []
+            else:
+                found = ThreadpoolController().lib_controllers
+                self._controllers = [c for c in found if c.user_api == "blas"]
+        return self._controllers
+
+    def __enter__(self) -> None:
+        with self._lock:
+            self._depth += 1
+            if self._depth == 1:
+                blas = self._blas()
+                self._saved = [c.get_num_threads() for c in blas]
+                for c in blas:
+                    c.set_num_threads(1)
+
+    def __exit__(self, *exc: Any) -> None:
+        with self._lock:
+            self._depth -= 1
+            if self._depth == 0:
+                for c, n in zip(self._blas(), self._saved):
+                    c.set_num_threads(n)
+
+
+_single_thread = _SingleThreadBlas()
+_helper: ThreadPoolExecutor | None = None
+_helper_lock = threading.Lock()
+
+
+def _pool() -> ThreadPoolExecutor:
+    global _helper
+    if _helper is None:
+        with _helper_lock:
+            if _helper is None:
+                _helper = ThreadPoolExecutor(1, thread_name_prefix="tfcluster-gemm")
+    return _helper
+
+
+def _into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
+    np.matmul(a, b, out=out)
+
+
+def _pieces(a: np.ndarray, b: np.ndarray, out: np.ndarray, count: int) -> list[Any]:
+    """(a, b, out) slices cutting the larger side of the output into `count` pieces."""
+    m, n = out.shape
+    if n >= m:
+        cuts = np.linspace(0, n, count + 1).astype(int)
+        return [(a, b[:, i:j], out[:, i:j]) for i, j in itertools.pairwise(cuts.tolist())]
+    cuts = np.linspace(0, m, count + 1).astype(int)
+    return [(a[i:j], b, out[i:j]) for i, j in itertools.pairwise(cuts.tolist())]
+
+
+def _share(pieces: list[Any]) -> None:
+    """Computes the pieces on this thread and the helper, each taking the next one not taken
+    (next() of a count is atomic under the GIL): a helper that starts late or is descheduled
+    leaves the rest to this thread, which then waits for one piece at most."""
+    taken = itertools.count()
+
+    def work() -> None:
+        for i in taken:
+            if i >= len(pieces):
+                return
+            _into(*pieces[i])
+
+    helper = _pool().submit(work)
+    work()
+    if not helper.cancel():
+        helper.result()
+
+
+def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
+    """a @ b for two numpy matrices whose inner sizes agree."""
+    m, k = a.shape
+    n = b.shape[1]
+    work = m * k * n
+    if (
+        work < BLAS_SINGLE_BELOW
+        or work >= BLAS_THREADS_FROM
+        or a.dtype not in _BLAS_DTYPES
+        or b.dtype != a.dtype
+    ):
+        return np.matmul(a, b)
+    with _single_thread:
+        if work < SPLIT_FROM:
+            return np.matmul(a, b)
+        out = np.empty((m, n), a.dtype)
+        count = int(min(PIECES, work // SPLIT_FROM * 2, max(m, n)))
+        _share(_pieces(a, b, out, count))
+        return out

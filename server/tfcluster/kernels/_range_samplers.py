@@ -1,0 +1,223 @@
+"""The distributions behind TF's candidate samplers (its core/kernels/range_sampler), on the host
+with numpy: each sampler draws values in [0, range) and says the probability of a value, both
+exactly as TF defines them (probabilities in float32 as TF computes them); the random streams
+are numpy's, not TF's Philox.
+
+`sample_batch` is TF's SampleBatchGetExpectedCount: num_sampled draws (with rejection of
+repeats when unique), and the expected count of each sampled and true value, from the number
+of draws that rejection took."""
+
+from __future__ import annotations
+
+import math
+import threading
+
+import numpy as np
+
+from tfcluster.framework import errors
+
+_INT32_MAX = 2**31 - 1
+_F32 = np.float32
+
+
+def _invalid(message: str) -> errors.OpError:
+    return errors.InvalidArgumentError(None, None, message)
+
+
+class RangeSampler:
+    """Values in [0, range_): draws and their probabilities."""
+
+    needs_updates = False
+
+    def __init__(self, range_: int) -> None:
+        self.range_ = int(range_)
+        self.lock = threading.Lock()
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        raise NotImplementedError
+
+    def probability(self, values: np.ndarray) -> np.ndarray:
+        raise NotImplementedError
+
+    def support_size(self) -> int:
+        """How many values can be drawn (a unique batch larger than this never ends)."""
+        return self.range_
+
+    def update(self, values: np.ndarray) -> None:
+        raise NotImplementedError(f"{type(self).__name__} does not learn")
+
+
+class UniformSampler(RangeSampler):
+    def __init__(self, range_: int) -> None:
+        super().__init__(range_)
+        self._p = _F32(1.0 / self.range_)
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        return rng.integers(0, self.range_, size=n, dtype=np.int64)
+
+    def probability(self, values: np.ndarray) -> np.ndarray:
+        return np.full(values.shape, self._p, dtype=_F32)
+
+
+class LogUniformSampler(RangeSampler):
+    """P(k) = log((k + 2) / (k + 1)) / log(range + 1): Zipf-like, for ids sorted by frequency.
+    A draw is floor(exp(u * log(range + 1))) - 1 for u uniform in [0, 1)."""
+
+    def __init__(self, range_: int) -> None:
+        super().__init__(range_)
+        self._log_range = math.log1p(self.range_)
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        values = np.exp(rng.random(n) * self._log_range).astype(np.int64) - 1
+        return values % self.range_  # roundoff could reach range itself
+
+    def probability(self, values: np.ndarray) -> np.ndarray:
+        v = values.astype(np.float64)
+        return (np.log((v + 2.0) / (v + 1.0)) / self._log_range).astype(_F32)
+
+
+class UnigramSampler(RangeSampler):
+    """Learned unigram: every value starts with weight 1; each true class seen adds 1 to its
+    value's weight after the batch is drawn. P(k) = weight(k) / total weight."""
+
+    needs_updates = True
+
+    def __init__(self, range_: int) -> None:
+        super().__init__(range_)
+        if self.range_ >= _INT32_MAX:
+            raise _invalid(
+                f"range_max must be less than {_INT32_MAX} for unigram samplers, got {range_}"
+            )
+        self._weights = np.ones(self.range_, dtype=np.int64)
+        self._total = self.range_
+        self._cumulative: np.ndarray | None = None
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        if self._cumulative is None:
+            self._cumulative = np.cumsum(self._weights)
+        picks = rng.integers(0, self._total, size=n, dtype=np.int64)
+        return np.searchsorted(self._cumulative, picks, side="right").astype(np.int64)
+
+    def probability(self, values: np.ndarray) -> np.ndarray:
+        return self._weights[values].astype(_F32) / _F32(self._total)
+
+    def update(self, values: np.ndarray) -> None:
+        room = _INT32_MAX - self._total
+        values = values.reshape(-1)[: max(room, 0)]
+        if values.size:
+            self._weights += np.bincount(values, minlength=self.range_)
+            self._total += int(values.size)
+            self._cumulative = None
+
+
+class FixedUnigramSampler(RangeSampler):
+    """Weights given (a list, or the last column of a CSV file), raised to `distortion`; the
+    first num_reserved_ids ids get weight 0. With num_shards > 1 this sampler holds only the
+    ids with id % num_shards == shard, numbered from 0 in this shard. As TF does, the ids of
+    the weights count on from the number of reserved ids that fell in this shard."""
+
+    def __init__(
+        self,
+        range_: int,
+        weights: list[float] | None,
+        vocab_lines: list[str] | None,
+        distortion: float,
+        num_reserved_ids: int,
+        num_shards: int,
+        shard: int,
+    ) -> None:
+        super().__init__(range_)
+        kept = [_F32(0.0) for word in range(num_reserved_ids) if word % num_shards == shard]
+        n_reserved = len(kept)
+        word = n_reserved
+        dist = _F32(distortion)
+        if vocab_lines is not None:
+            for line in vocab_lines:
+                if word % num_shards == shard:
+                    kept.append(_parse_weight(line))
+                word += 1
+        else:
+            for w in weights or ():
+                if word % num_shards == shard:
+                    kept.append(_F32(w))
+                word += 1
+        values = np.asarray(kept, dtype=_F32)
+        values[n_reserved:] = np.power(values[n_reserved:], dist)
+        if values.size != self.range_:
+            raise _invalid(f"range is {self.range_} must be equal to weights size  {values.size}")
+        self._weights = values
+        # TF sums the weights one by one in float32.
+        self._total = np.cumsum(values, dtype=_F32)[-1] if values.size else _F32(0.0)
+        self._cumulative = np.cumsum(values.astype(np.float64))
+
+    def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        top = self._cumulative[-1]
+        picks = rng.random(n) * top
+        out = np.searchsorted(self._cumulative, picks, side="right")
+        return np.minimum(out, self.range_ - 1).astype(np.int64)
+
+    def probability(self, values: np.ndarray) -> np.ndarray:
+        inside = (values >= 0) & (values < self._weights.size)
+        w = np.where(inside, self._weights[np.clip(values, 0, max(self._weights.size - 1, 0))], 0)
+        return np.where(inside, w.astype(_F32) / self._total, _F32(0.0)).astype(_F32)
+
+    def support_size(self) -> int:
+        return int(np.count_nonzero(self._weights))
+
+
+def _parse_weight(line: str) -> np.float32:
+    """The last comma-separated field of a vocabulary line, as a float."""
+    field = line.split(",")[-1].strip()
+    try:
+        return _F32(float(field))
+    except ValueError:
+        raise _invalid(f"Wrong vocabulary format at line: {line}") from None
+
+
+def _expected_counts(p: np.ndarray, batch_size: int, num_tries: int) -> np.ndarray:
+    """TF's ExpectedCountHelper in float32: p * batch_size when no draw was rejected, else
+    the chance of a value appearing in num_tries draws, 1 - (1 - p)^num_tries."""
+    if num_tries == batch_size:
+        return (p * _F32(batch_size)).astype(_F32)
+    return (-np.expm1(_F32(num_tries) * np.log1p(-p))).astype(_F32)
+
+
+def _unique_draws(
+    sampler: RangeSampler, rng: np.random.Generator, n: int
+) -> tuple[np.ndarray, int]:
+    """Draws until n distinct values came up: those values in the order drawn, and how many
+    draws it took (TF's rejection loop, in chunks)."""
+    draws = np.empty(0, dtype=np.int64)
+    chunk = max(2 * n, 16)
+    while True:
+        draws = np.concatenate([draws, sampler.sample(rng, chunk)])
+        _, first = np.unique(draws, return_index=True)
+        if first.size >= n:
+            picked = np.sort(first)[:n]
+            return draws[picked], int(picked[-1]) + 1
+        chunk *= 2
+
+
+def sample_batch(
+    sampler: RangeSampler,
+    rng: np.random.Generator,
+    num_sampled: int,
+    unique: bool,
+    true_classes: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """(sampled [num_sampled] int64, true expected counts, sampled expected counts)."""
+    if unique:
+        if sampler.support_size() < num_sampled:
+            raise _invalid(
+                f"Cannot draw {num_sampled} distinct candidates: only "
+                f"{sampler.support_size()} have a nonzero probability"
+            )
+        sampled, num_tries = _unique_draws(sampler, rng, num_sampled)
+    else:
+        sampled, num_tries = sampler.sample(rng, num_sampled), num_sampled
+    true_p = sampler.probability(true_classes.reshape(-1)).reshape(true_classes.shape)
+    return (
+        sampled,
+        _expected_counts(true_p, num_sampled, num_tries),
+        _expected_counts(sampler.probability(sampled), num_sampled, num_tries),
+    )

@@ -1,0 +1,384 @@
+"""Window geometry that the convolution and pooling kernels share, over xp.
+
+A node's window (strides, dilations, padding, kernel size, data format) is read once from its
+attrs; per input it gives the output sizes and the padding before and after each spatial dim
+(SAME, VALID or EXPLICIT, TF's GetWindowedOutputSize). Bodies work in channels-last layout
+(N, *spatial, C): channels-first inputs are viewed that way and results moved back.
+Patches are strided views of a padded copy, so im2col is one copy into a reused buffer.
+"""
+
+from __future__ import annotations
+
+import concurrent.futures
+import contextlib
+import ctypes
+import functools
+import itertools
+import os
+import threading
+from collections.abc import Callable, Iterator
+from typing import Any, cast
+
+import numpy as np
+
+from tfcluster.framework.common_shapes import windowed_output_size
+from tfcluster.kernels.common import host_ints, invalid
+
+_DEFAULT_FORMATS = {2: "NHWC", 3: "NDHWC"}
+_FORMATS = {2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
+
+
+class Window:
+    """One conv/pool node's window; `n` spatial dims."""
+
+    def __init__(self, node: Any, n: int, ksize_attr: str | None = None) -> None:
+        attrs = node.attrs
+        self.name = node.name
+        self.op = node.op
+        self.n = n
+        fmt = str(attrs.get("data_format", _DEFAULT_FORMATS[n]))
+        if fmt not in _FORMATS[n]:
+            raise invalid(f"{node.op}: invalid data_format {fmt!r} ({node.name})")
+        self.channels_first = fmt.startswith("NC")
+        spatial = list(range(2, n + 2)) if self.channels_first else list(range(1, n + 1))
+        c = 1 if self.channels_first else n + 1
+        self.padding = attrs["padding"]
+        if self.padding not in ("SAME", "VALID", "EXPLICIT"):
+            raise invalid(f"Unknown padding {self.padding!r} ({node.name})")
+
+        def spatial_of(key: str, default: int) -> list[int]:
+            values = [int(v) for v in attrs.get(key, [default] * (n + 2))]
+            if len(values) != n + 2 or values[0] != 1 or values[c] != 1:
+                raise invalid(
+                    f"Current implementation does not yet support {key} in the batch and depth "
+                    f"dimensions ({node.name})"
+                )
+            if any(v < 1 for v in values):
+                raise invalid(f"{key} must be positive, got {values} ({node.name})")
+            return [values[a] for a in spatial]
+
+        self.strides = spatial_of("strides", 1)
+        self.dilations = spatial_of("dilations", 1) if "dilations" in attrs else [1] * n
+        self.ksize = spatial_of(ksize_attr, 1) if ksize_attr else None
+        self.explicit = [(0, 0)] * n
+        if self.padding == "EXPLICIT":
+            flat = [int(v) for v in attrs.get("explicit_paddings", [])]
+            if len(flat) != 2 * (n + 2):
+                raise invalid(f"explicit_paddings must have {2 * (n + 2)} values ({node.name})")
+            self.explicit = [(flat[2 * a], flat[2 * a + 1]) for a in spatial]
+
+    # ---- layout --------------------------------------------------------------------------------
+    def to_last(self, xp: Any, x: Any) -> Any:
+        """x viewed channels-last (no copy)."""
+        return xp.moveaxis(x, 1, -1) if self.channels_first else x
+
+    def from_last(self, xp: Any, y: Any) -> Any:
+        """A channels-last result in the node's layout."""
+        return xp.ascontiguousarray(xp.moveaxis(y, -1, 1)) if self.channels_first else y
+
+    def sizes_from(self, shape: tuple[int, ...] | list[int]) -> tuple[int, list[int], int]:
+        """(batch, spatial sizes, channels) of a shape given in the node's layout."""
+        shape = list(shape)
+        if self.channels_first:
+            return shape[0], shape[2:], shape[1]
+        return shape[0], shape[1:-1], shape[-1]
+
+    def shape_in_layout(self, n: int, spatial: list[int], c: int) -> tuple[int, ...]:
+        return (n, c, *spatial) if self.channels_first else (n, *spatial, c)
+
+    # ---- geometry --------------------------------------------------------------------------------
+    def plan(self, sizes: list[int], ksizes: list[int]) -> tuple[list[int], list[tuple[int, int]]]:
+        """(output sizes, (before, after) padding per spatial dim)."""
+        outs, pads = [], []
+        for size, k, s, d, ex in zip(sizes, ksizes, self.strides, self.dilations, self.explicit):
+            eff = (k - 1) * d + 1
+            if self.padding == "EXPLICIT":
+                total = size + ex[0] + ex[1]
+                out = _truncating_div(total - eff + s, s)
+                pad = ex
+            else:
+                out, before, after = windowed_output_size(size, k, s, d, self.padding)
+                if self.padding == "VALID":
+                    out = _truncating_div(size - eff + s, s)
+                pad = (before, after)
+            # A window one step larger than the input gives an empty output (as TF).
+            if out < 0:
+                raise invalid(
+                    f"Computed output size would be negative: {out} [input_size: {size}, "
+                    f"effective_filter_size: {eff}, stride: {s}] ({self.name})"
+                )
+            outs.append(out)
+            pads.append(pad)
+        return outs, pads
+
+    def taps(self, ksizes: list[int]) -> Iterator[tuple[int, ...]]:
+        return itertools.product(*(range(k) for k in ksizes))
+
+    def tap_slices(self, tap: tuple[int, ...], outs: list[int]) -> tuple[slice, ...]:
+        """The slices of a padded channels-last array that kernel tap `tap` reads."""
+        return (
+            slice(None),
+            *(
+                slice(i * d, i * d + s * (o - 1) + 1, s)
+                for i, d, s, o in zip(tap, self.dilations, self.strides, outs)
+            ),
+            slice(None),
+        )
+
+
+@contextlib.contextmanager
+def padded(xp: Any, x: Any, pads: list[tuple[int, int]], fill: Any = 0) -> Iterator[Any]:
+    """x (channels-last) with `pads` around its spatial dims: x itself when there are none,
+    else a lent buffer whose border holds `fill`."""
+    if not any(a or b for a, b in pads):
+        yield x
+        return
+    region = tuple(tuple(p) for p in pads)
+    with SCRATCH.lend(xp, padded_shape(x.shape, pads), x.dtype, fill, region) as buf:
+        inner = buf[interior(pads, list(x.shape[1:-1]))]
+
+        def copy(rows: slice) -> None:
+            inner[rows] = x[rows]
+
+        over_batch(xp, x.shape[0], x.nbytes, copy)
+        yield buf
+
+
+def copy_patches(xp: Any, cols: Any, view: Any) -> None:
+    """im2col: the patch view copied into cols (rows in batch-major order)."""
+    dest = cols.reshape(view.shape)
+
+    def copy(rows: slice) -> None:
+        xp.copyto(dest[rows], view[rows])
+
+    over_batch(xp, view.shape[0], cols.nbytes, copy)
+
+
+def _truncating_div(a: int, b: int) -> int:
+    """C++ integer division (towards zero), as TF's window arithmetic."""
+    q = abs(a) // abs(b)
+    return q if (a >= 0) == (b >= 0) else -q
+
+
+def padded_shape(x_shape: tuple[int, ...], pads: list[tuple[int, int]]) -> tuple[int, ...]:
+    return (x_shape[0], *(s + a + b for s, (a, b) in zip(x_shape[1:-1], pads)), x_shape[-1])
+
+
+def interior(pads: list[tuple[int, int]], sizes: list[int]) -> tuple[slice, ...]:
+    return (slice(None), *(slice(a, a + s) for (a, _), s in zip(pads, sizes)), slice(None))
+
+
+def patches(
+    xp: Any,
+    padded: Any,
+    outs: list[int],
+    ksizes: list[int],
+    win: Window,
+    strides: list[int] | None = None,
+) -> Any:
+    """The (N, *outs, *ksizes, C) strided view of a padded channels-last array (with the
+    node's strides, or the `strides` given)."""
+    st = padded.strides
+    n = len(outs)
+    steps = win.strides if strides is None else strides
+    shape = (padded.shape[0], *outs, *ksizes, padded.shape[-1])
+    view_strides = (
+        st[0],
+        *(st[1 + i] * steps[i] for i in range(n)),
+        *(st[1 + i] * win.dilations[i] for i in range(n)),
+        st[-1],
+    )
+    return xp.lib.stride_tricks.as_strided(padded, shape=shape, strides=view_strides)
+
+
+def shape_arg(value: Any, rank: int, what: str, name: str) -> tuple[int, ...]:
+    shape = tuple(host_ints(value))
+    if len(shape) != rank:
+        raise invalid(f"{what} must be a {rank}-element shape, got {list(shape)} ({name})")
+    return shape
+
+
+def check_rank(x: Any, rank: int, what: str, name: str) -> None:
+    if x.ndim != rank:
+        raise invalid(f"{what} must be {rank}-dimensional: {list(x.shape)} ({name})")
+
+
+def lowest(dtype: np.dtype[Any]) -> Any:
+    return -np.inf if dtype.kind == "f" else np.iinfo(dtype).min
+
+
+# ---- copies over the batch in parallel ------------------------------------------------------
+_WORKERS: concurrent.futures.ThreadPoolExecutor | None = None
+_WORKERS_LOCK = threading.Lock()
+# Below this many bytes a copy is not worth handing to other threads.
+_PARALLEL_BYTES = 4 << 20
+# Blocks of about this many bytes of what a kernel touches stay in a core's cache (L2) from
+# one of its operations to the next.
+CACHE_BLOCK = 1 << 20
+
+
+def _workers() -> concurrent.futures.ThreadPoolExecutor | None:
+    global _WORKERS
+    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
+    if not cores or cores < 2:
+        return None
+    with _WORKERS_LOCK:
+        if _WORKERS is None:
+            _WORKERS = concurrent.futures.ThreadPoolExecutor(
+                max_workers=cores, thread_name_prefix="tfcluster-conv"
+            )
+        return _WORKERS
+
+
+@functools.cache
+def _openblas_set_threads() -> Callable[[int], int] | None:
+    """OpenBLAS's openblas_set_num_threads_local (for a pthreads build, despite the name, the
+    process's BLAS threads; it returns the number before) from the library numpy loaded,
+    or None (another BLAS, or an OpenBLAS older than 0.3.27)."""
+    try:
+        with open("/proc/self/maps", encoding="utf-8") as maps:
+            paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
+    except OSError:
+        return None
+    for path in sorted(paths):
+        try:
+            fn = ctypes.CDLL(path).openblas_set_num_threads_local
+        except (OSError, AttributeError):
+            continue
+        fn.restype = ctypes.c_int
+        fn.argtypes = [ctypes.c_int]
+        return cast(Callable[[int], int], fn)
+    return None
+
+
+def block_items(xp: Any, batch: int, nbytes: int, block_bytes: int) -> int:
+    """How many batch entries make a block that touches about block_bytes of the nbytes the
+    whole batch touches (all of them off the CPU)."""
+    if xp is not np or block_bytes <= 0 or nbytes <= block_bytes:
+        return batch
+    return max(1, block_bytes * batch // nbytes)
+
+
+def over_batch(
+    xp: Any, batch: int, nbytes: int, fn: Callable[[slice], Any], block: int = 0
+) -> list[Any]:
+    """[fn(rows)] for slices of the batch that together cover it, in order: on the CPU, large
+    work (im2col copies and their products, scatters, pooling) runs on every core (numpy
+    releases the GIL in its loops and BLAS calls); elsewhere one call. The slices are blocks
+    of at most `block` entries (block_items: a block's data stays in the cache from one of
+    fn's operations to the next, where strided views of a large array would bring all of it
+    from memory once per operation), at least one per core; the calling thread and the
+    workers take them in turn, so a core that another process holds delays one block, not a
+    fixed share of the batch. Meanwhile BLAS is single-threaded: one call per core, rather
+    than calls that each want every core (and whose threads spin at their barriers for cores
+    that other processes hold)."""
+    pool = _workers() if xp is np else None
+    parallel = pool is not None and nbytes >= _PARALLEL_BYTES and batch >= 2
+    runners = min(pool._max_workers, batch) if pool is not None and parallel else 1
+    per_block = min(block if block > 0 else batch, -(-batch // runners))
+    slices = [slice(a, min(a + per_block, batch)) for a in range(0, batch, per_block)]
+    if pool is None or runners < 2 or len(slices) < 2:
+        return [fn(rows) for rows in slices]
+    results: list[Any] = [None] * len(slices)
+    order = iter(range(len(slices)))
+    lock = threading.Lock()
+
+    def drain() -> None:
+        while True:
+            with lock:
+                i = next(order, None)
+            if i is None:
+                return
+            results[i] = fn(slices[i])
+
+    with _single_blas_thread():
+        helpers = [pool.submit(drain) for _ in range(min(runners, len(slices)) - 1)]
+        try:
+            drain()
+        finally:
+            failures = [f.exception() for f in helpers]
+    for failure in failures:
+        if failure is not None:
+            raise failure
+    return results
+
+
+_BLAS_HOLDS = 0
+_BLAS_BEFORE = 0
+_BLAS_LOCK = threading.Lock()
+
+
+@contextlib.contextmanager
+def _single_blas_thread() -> Iterator[None]:
+    """BLAS single-threaded while any kernel splits its products over the cores itself (the
+    setting is the process's: the first kernel in sets it, the last one out restores it)."""
+    global _BLAS_HOLDS, _BLAS_BEFORE
+    set_threads = _openblas_set_threads()
+    if set_threads is None:
+        yield
+        return
+    with _BLAS_LOCK:
+        if _BLAS_HOLDS == 0:
+            _BLAS_BEFORE = set_threads(1)
+        _BLAS_HOLDS += 1
+    try:
+        yield
+    finally:
+        with _BLAS_LOCK:
+            _BLAS_HOLDS -= 1
+            if _BLAS_HOLDS == 0:
+                set_threads(_BLAS_BEFORE)
+
+
+# ---- scratch buffers ---------------------------------------------------------------------------
+class Scratch:
+    """Arrays that kernels reuse from call to call (padded inputs, im2col patches): lent for
+    one call and taken back, so concurrent steps never share one; at most `keep_bytes` are
+    kept idle, the rest left to the allocator. A lent buffer must not outlive the call (no
+    output may be a view of it)."""
+
+    def __init__(self, keep_bytes: int) -> None:
+        self._free: dict[tuple[Any, ...], list[Any]] = {}
+        self._lock = threading.Lock()
+        self._kept = 0
+        self._keep = keep_bytes
+
+    @contextlib.contextmanager
+    def lend(
+        self, xp: Any, shape: tuple[int, ...], dtype: Any, fill: Any = None, region: Any = None
+    ) -> Iterator[Any]:
+        """A buffer of shape/dtype; one with a `fill` holds it outside `region`, the part its
+        borrowers write (a padded copy's interior), so every borrower of one key must write
+        the same region."""
+        key, buf = self.take(xp, shape, dtype, fill, region)
+        try:
+            yield buf
+        finally:
+            self.give(key, buf)
+
+    def take(
+        self, xp: Any, shape: tuple[int, ...], dtype: Any, fill: Any = None, region: Any = None
+    ) -> tuple[Any, Any]:
+        """(key, buffer): lend's buffer for a borrower that gives it back itself, later."""
+        fill_key = None if fill is None else float(fill)
+        key = (id(xp), tuple(shape), np.dtype(dtype).str, fill_key, region)
+        buf = None
+        with self._lock:
+            free = self._free.get(key)
+            if free:
+                buf = free.pop()
+                self._kept -= buf.nbytes
+        if buf is None:
+            buf = xp.empty(shape, dtype) if fill is None else xp.full(shape, fill, dtype)
+        return key, buf
+
+    def give(self, key: Any, buf: Any) -> None:
+        with self._lock:
+            if self._kept + buf.nbytes <= self._keep:
+                self._free.setdefault(key, []).append(buf)
+                self._kept += buf.nbytes
+
+
+# One pool for all convolution/pooling kernels of the process: what one step's largest
+# layers need is kept, not one set per node.
+SCRATCH = Scratch(keep_bytes=768 << 20)

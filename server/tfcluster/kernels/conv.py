@@ -1,0 +1,392 @@
+"""Convolution kernels over xp: Conv2D/Conv3D (NHWC and NCHW forms, dilations, SAME, VALID
+and EXPLICIT padding) with their input and filter backprops, and the depthwise convolution.
+
+A convolution is im2col (the strided patch view of the padded input) and a matrix product
+(BLAS on the CPU, cuBLAS on a GPU). On the CPU the batch is split in one part per core, and
+each part goes in blocks of about 2 MB of patches: a block is copied into a buffer the part
+reuses and multiplied while it is still in the core's cache (single-threaded BLAS per part).
+The filter backprop is the transposed product, summed over the blocks; the input backprop is
+either the correlation of the padded out_backprop with the flipped filter (stride 1, enough
+input channels) or the product with the transposed filter scattered back over the kernel
+taps. Depthwise convolutions walk the taps, each one broadcast product over the batch.
+Half-precision products run in float32 (numpy has no half BLAS) and are cast back.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+from tfcluster.kernels._window import (
+    SCRATCH,
+    Window,
+    block_items,
+    check_rank,
+    interior,
+    over_batch,
+    padded,
+    padded_shape,
+    patches,
+    shape_arg,
+)
+from tfcluster.kernels.common import Compute, invalid, typed
+from tfcluster.kernels.registry import kernel
+
+# im2col blocks of about this many bytes: copied, then multiplied while still in the cache.
+_BLOCK = 2 << 20
+
+
+def _rows(b: slice, batch: int, per: int) -> slice:
+    """The rows of an (N * per, ...) matrix that hold the batch entries b."""
+    start, stop, _ = b.indices(batch)
+    return slice(start * per, stop * per)
+
+
+def _compute_dtype(dtype: Any) -> Any:
+    return np.float32 if np.dtype(dtype) == np.float16 else dtype
+
+
+def _patch_products(
+    xp: Any,
+    view: Any,
+    ctype: Any,
+    product: Callable[[slice, slice, Any], Any],
+    block_bytes: int,
+) -> list[Any]:
+    """[product(b, rows, cols)] for blocks b of the batch: cols holds the block's patches
+    (im2col of the (N, *outs, *ksizes, C) view, its `rows` of the whole matrix), copied into
+    a buffer the block's part of the batch reuses, so they are still in the cache when the
+    product reads them."""
+    batch = view.shape[0]
+    n = (view.ndim - 2) // 2
+    per = math.prod(view.shape[1 : 1 + n])
+    width = math.prod(view.shape[1 + n :])
+    nbytes = batch * per * width * np.dtype(ctype).itemsize
+    block = block_items(xp, batch, nbytes, block_bytes)
+
+    def part(b: slice) -> Any:
+        start, stop, _ = b.indices(batch)
+        with SCRATCH.lend(xp, (block * per, width), ctype) as buf:
+            cols = buf[: (stop - start) * per]
+            xp.copyto(cols.reshape((stop - start, *view.shape[1:])), view[b])
+            return product(b, _rows(b, batch, per), cols)
+
+    return over_batch(xp, batch, nbytes, part, block)
+
+
+def _is_pointwise(win: Window, ksizes: list[int], pads: list[tuple[int, int]]) -> bool:
+    return (
+        all(k == 1 for k in ksizes)
+        and all(s == 1 for s in win.strides)
+        and not any(a or b for a, b in pads)
+    )
+
+
+def _conv_forward(xp: Any, win: Window, x: Any, f: Any) -> Any:
+    """The convolution of x (node layout) with filter f [*k, ci, co], in the node's layout."""
+    n = win.n
+    check_rank(x, n + 2, "input", win.name)
+    check_rank(f, n + 2, "filter", win.name)
+    xl = win.to_last(xp, x)
+    ksizes, ci, co = list(f.shape[:n]), f.shape[n], f.shape[n + 1]
+    if xl.shape[-1] != ci:
+        raise invalid(
+            f"input depth must be evenly divisible by filter depth: {xl.shape[-1]} vs {ci} "
+            f"({win.name})"
+        )
+    batch, sizes = xl.shape[0], list(xl.shape[1:-1])
+    outs, pads = win.plan(sizes, ksizes)
+    ctype = _compute_dtype(x.dtype)
+    wmat = f.reshape(-1, co).astype(ctype, copy=False)
+    rows = batch * math.prod(outs)
+    if _is_pointwise(win, ksizes, pads):
+        # A 1x1 convolution is a plain product over the channels.
+        out = xl.reshape(rows, ci).astype(ctype, copy=False) @ wmat
+    else:
+        out = xp.empty((rows, co), ctype)
+        with padded(xp, xl, pads) as xp_:
+            _patch_products(
+                xp,
+                patches(xp, xp_, outs, ksizes, win),
+                ctype,
+                lambda b, r, cols: xp.matmul(cols, wmat, out=out[r]),
+                _BLOCK,
+            )
+    out = out.reshape(batch, *outs, co)
+    return win.from_last(xp, out.astype(x.dtype, copy=False))
+
+
+def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) -> Any:
+    n = win.n
+    shape = shape_arg(sizes_arg, n + 2, "input_sizes", win.name)
+    check_rank(f, n + 2, "filter", win.name)
+    check_rank(dy, n + 2, "out_backprop", win.name)
+    batch, sizes, c = win.sizes_from(shape)
+    ksizes, ci, co = list(f.shape[:n]), f.shape[n], f.shape[n + 1]
+    outs, pads = win.plan(sizes, ksizes)
+    dyl = win.to_last(xp, dy)
+    if ci != c or tuple(dyl.shape) != (batch, *outs, co):
+        raise invalid(
+            f"{win.op}: out_backprop shape {list(dy.shape)} and filter shape {list(f.shape)} "
+            f"do not match input sizes {list(shape)} ({win.name})"
+        )
+    ctype = _compute_dtype(dy.dtype)
+    dy_mat = dyl.reshape(-1, co).astype(ctype, copy=False)
+    w_t = f.reshape(-1, co).astype(ctype, copy=False).T
+    if _is_pointwise(win, ksizes, pads):
+        dx = (dy_mat @ w_t).reshape(batch, *sizes, c)
+        return win.from_last(xp, dx.astype(dy.dtype, copy=False))
+    full = _full_correlation_pads(win, sizes, ksizes, outs, pads, (co, ci))
+    if full is not None:
+        dx = _backprop_input_as_correlation(xp, win, dyl, f, sizes, ksizes, full, ctype)
+        return win.from_last(xp, dx.astype(dy.dtype, copy=False))
+    per = math.prod(outs)
+    dx_padded = xp.zeros(padded_shape((batch, *sizes, c), pads), ctype)
+    nbytes = dy_mat.shape[0] * w_t.shape[1] * np.dtype(ctype).itemsize
+    block = block_items(xp, batch, nbytes, _BLOCK)
+
+    # Each block of the batch: its rows of the product (each tap's share of every input),
+    # then each tap's share added to the inputs it read.
+    def scatter(b: slice) -> None:
+        start, stop, _ = b.indices(batch)
+        with SCRATCH.lend(xp, (block * per, w_t.shape[1]), ctype) as buf:
+            dcols = buf[: (stop - start) * per]
+            xp.matmul(dy_mat[_rows(b, batch, per)], w_t, out=dcols)
+            taps = dcols.reshape(stop - start, *outs, *ksizes, c)
+            dest = dx_padded[b]
+            for tap in win.taps(ksizes):
+                sl = win.tap_slices(tap, outs)
+                dest[sl] += taps[(slice(None),) * (n + 1) + tap]
+
+    over_batch(xp, batch, nbytes, scatter, block)
+    dx = dx_padded[interior(pads, sizes)]
+    return win.from_last(xp, dx.astype(dy.dtype, copy=False))
+
+
+def _full_correlation_pads(
+    win: Window,
+    sizes: list[int],
+    ksizes: list[int],
+    outs: list[int],
+    pads: list[tuple[int, int]],
+    channels: tuple[int, int],
+) -> list[tuple[int, int]] | None:
+    """With stride 1, the input gradient is the correlation of out_backprop, padded by these
+    (before, after) amounts, with the flipped filter; None where that does not hold."""
+    if any(s != 1 for s in win.strides):
+        return None
+    # The correlation copies out_backprop's patches (co channels per tap) and multiplies
+    # into ci columns; the scatter copies ci channels per tap three times over (read, add,
+    # write). With few input channels (a first layer) the scatter is far cheaper.
+    co, ci = channels
+    if ci < 16 or co >= 3 * ci:
+        return None
+    out = []
+    for size, k, d, o, (before, _) in zip(sizes, ksizes, win.dilations, outs, pads):
+        left = (k - 1) * d - before
+        right = size + (k - 1) * d - left - o
+        if left < 0 or right < 0:
+            return None
+        out.append((left, right))
+    return out
+
+
+def _backprop_input_as_correlation(
+    xp: Any,
+    win: Window,
+    dyl: Any,
+    f: Any,
+    sizes: list[int],
+    ksizes: list[int],
+    pads: list[tuple[int, int]],
+    ctype: Any,
+) -> Any:
+    """dx = correlate(pad(dy), flip(f) with in/out channels swapped): im2col of the padded
+    out_backprop and one product (no scatter over the taps)."""
+    n = win.n
+    ci = f.shape[n]
+    flipped = f[(slice(None, None, -1),) * n]
+    w_flip = (
+        xp.ascontiguousarray(xp.swapaxes(flipped, -1, -2)).reshape(-1, ci).astype(ctype, copy=False)
+    )
+    batch = dyl.shape[0]
+    dx = xp.empty((batch * math.prod(sizes), ci), ctype)
+    with padded(xp, dyl.astype(ctype, copy=False), pads) as dyp:
+        _patch_products(
+            xp,
+            patches(xp, dyp, sizes, ksizes, win, strides=[1] * n),
+            ctype,
+            lambda b, r, cols: xp.matmul(cols, w_flip, out=dx[r]),
+            _BLOCK,
+        )
+    return dx.reshape(batch, *sizes, ci)
+
+
+def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any) -> Any:
+    n = win.n
+    fshape = shape_arg(sizes_arg, n + 2, "filter_sizes", win.name)
+    check_rank(x, n + 2, "input", win.name)
+    check_rank(dy, n + 2, "out_backprop", win.name)
+    xl = win.to_last(xp, x)
+    dyl = win.to_last(xp, dy)
+    ksizes, ci, co = list(fshape[:n]), fshape[n], fshape[n + 1]
+    batch, sizes = xl.shape[0], list(xl.shape[1:-1])
+    outs, pads = win.plan(sizes, ksizes)
+    if ci != xl.shape[-1] or tuple(dyl.shape) != (batch, *outs, co):
+        raise invalid(
+            f"{win.op}: out_backprop shape {list(dy.shape)} does not match input "
+            f"{list(x.shape)} and filter sizes {list(fshape)} ({win.name})"
+        )
+    ctype = _compute_dtype(x.dtype)
+    dy_mat = dyl.reshape(-1, co).astype(ctype, copy=False)
+    # Each block of the batch: its patches, then its share of the product; shares summed.
+    with padded(xp, xl, pads) as xp_:
+        shares = _patch_products(
+            xp,
+            patches(xp, xp_, outs, ksizes, win),
+            ctype,
+            lambda b, r, cols: cols.T @ dy_mat[r],
+            _BLOCK,
+        )
+    dw = shares[0]
+    for share in shares[1:]:
+        dw += share
+    return dw.reshape(fshape).astype(x.dtype, copy=False)
+
+
+def _conv_kernels(prefix: str, n: int, input_op: str, filter_op: str) -> None:
+    @kernel(prefix)
+    def forward(node: Any, xp: Any) -> Compute:
+        win = Window(node, n)
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            return (_conv_forward(xp, win, xp.asarray(ins[0]), xp.asarray(ins[1])),)
+
+        return compute
+
+    @kernel(input_op, host=[0])
+    def backprop_input(node: Any, xp: Any) -> Compute:
+        win = Window(node, n)
+        cast = typed(node, xp)
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            dx = _conv_backprop_input(xp, win, ins[0], xp.asarray(ins[1]), xp.asarray(ins[2]))
+            return (cast(dx),)
+
+        return compute
+
+    @kernel(filter_op, host=[1])
+    def backprop_filter(node: Any, xp: Any) -> Compute:
+        win = Window(node, n)
+        cast = typed(node, xp)
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            dw = _conv_backprop_filter(xp, win, xp.asarray(ins[0]), ins[1], xp.asarray(ins[2]))
+            return (cast(dw),)
+
+        return compute
+
+
+_conv_kernels("Conv2D", 2, "Conv2DBackpropInput", "Conv2DBackpropFilter")
+_conv_kernels("Conv3D", 3, "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2")
+
+
+# ---- depthwise -----------------------------------------------------------------------------------
+def _depthwise_check(win: Window, xl_shape: tuple[int, ...], fshape: tuple[int, ...]) -> None:
+    if len(fshape) != 4:
+        raise invalid(f"filter must be 4-dimensional: {list(fshape)} ({win.name})")
+    if xl_shape[-1] != fshape[2]:
+        raise invalid(
+            f"input and filter must have the same depth: {xl_shape[-1]} vs {fshape[2]} ({win.name})"
+        )
+
+
+@kernel("DepthwiseConv2dNative")
+def depthwise_conv2d(node: Any, xp: Any) -> Compute:
+    win = Window(node, 2)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x, f = xp.asarray(ins[0]), xp.asarray(ins[1])
+        check_rank(x, 4, "input", node.name)
+        xl = win.to_last(xp, x)
+        _depthwise_check(win, xl.shape, f.shape)
+        kh, kw, c, m = f.shape
+        outs, pads = win.plan(list(xl.shape[1:3]), [kh, kw])
+        ctype = _compute_dtype(x.dtype)
+        fc = f.astype(ctype, copy=False)
+        out = xp.zeros((xl.shape[0], *outs, c, m), ctype)
+        with padded(xp, xl.astype(ctype, copy=False), pads) as xp_:
+            for tap in win.taps([kh, kw]):
+                src = xp_[win.tap_slices(tap, outs)]
+                out += src[..., None] * fc[tap]
+        out = out.reshape(xl.shape[0], *outs, c * m).astype(x.dtype, copy=False)
+        return (win.from_last(xp, out),)
+
+    return compute
+
+
+@kernel("DepthwiseConv2dNativeBackpropInput", host=[0])
+def depthwise_conv2d_backprop_input(node: Any, xp: Any) -> Compute:
+    win = Window(node, 2)
+    cast = typed(node, xp)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        shape = shape_arg(ins[0], 4, "input_sizes", node.name)
+        f, dy = xp.asarray(ins[1]), xp.asarray(ins[2])
+        check_rank(dy, 4, "out_backprop", node.name)
+        batch, sizes, c = win.sizes_from(shape)
+        _depthwise_check(win, (batch, *sizes, c), f.shape)
+        kh, kw, _, m = f.shape
+        outs, pads = win.plan(sizes, [kh, kw])
+        dyl = win.to_last(xp, dy)
+        if tuple(dyl.shape) != (batch, *outs, c * m):
+            raise invalid(
+                f"out_backprop shape {list(dy.shape)} does not match input sizes "
+                f"{list(shape)} and filter {list(f.shape)} ({node.name})"
+            )
+        ctype = _compute_dtype(dy.dtype)
+        g = dyl.astype(ctype, copy=False).reshape(batch, *outs, c, m)
+        fc = f.astype(ctype, copy=False)
+        dx_padded = xp.zeros(padded_shape((batch, *sizes, c), pads), ctype)
+        for tap in win.taps([kh, kw]):
+            dx_padded[win.tap_slices(tap, outs)] += (g * fc[tap]).sum(axis=-1)
+        dx = dx_padded[interior(pads, sizes)]
+        return (cast(win.from_last(xp, dx)),)
+
+    return compute
+
+
+@kernel("DepthwiseConv2dNativeBackpropFilter", host=[1])
+def depthwise_conv2d_backprop_filter(node: Any, xp: Any) -> Compute:
+    win = Window(node, 2)
+    cast = typed(node, xp)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x = xp.asarray(ins[0])
+        fshape = shape_arg(ins[1], 4, "filter_sizes", node.name)
+        dy = xp.asarray(ins[2])
+        check_rank(x, 4, "input", node.name)
+        check_rank(dy, 4, "out_backprop", node.name)
+        xl = win.to_last(xp, x)
+        _depthwise_check(win, xl.shape, fshape)
+        kh, kw, c, m = fshape
+        outs, pads = win.plan(list(xl.shape[1:3]), [kh, kw])
+        dyl = win.to_last(xp, dy)
+        if tuple(dyl.shape) != (xl.shape[0], *outs, c * m):
+            raise invalid(
+                f"out_backprop shape {list(dy.shape)} does not match input {list(x.shape)} "
+                f"and filter sizes {list(fshape)} ({node.name})"
+            )
+        ctype = _compute_dtype(x.dtype)
+        g = dyl.astype(ctype, copy=False).reshape(-1, c, m)
+        dw = xp.empty((kh, kw, c, m), ctype)
+        with padded(xp, xl.astype(ctype, copy=False), pads) as xp_:
+            for tap in win.taps([kh, kw]):
+                src = xp_[win.tap_slices(tap, outs)].reshape(-1, c)
+                dw[tap] = (src[:, :, None] * g).sum(axis=0)
+        return (cast(dw),)
+
+    return compute

@@ -1,0 +1,389 @@
+"""Pooling kernels over xp: max and average pooling in 2 and 3 spatial dims (NHWC and NCHW
+forms) with their first and second order gradients, and max pooling with argmax.
+
+Windows that tile the input exactly (stride = window, no padding) are one reshape and one
+reduction; other windows walk the kernel taps, each a strided slice of the padded input, so
+every step is one array operation over the whole batch. As TF on the CPU: MaxPoolGrad gives a
+window's gradient to its first maximum in row-major tap order, MaxPool3DGrad to every
+element equal to the maximum; average pools divide by the number of real (unpadded) inputs
+in each window.
+"""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+import numpy as np
+
+from tfcluster.kernels._window import (
+    CACHE_BLOCK,
+    Window,
+    block_items,
+    check_rank,
+    interior,
+    lowest,
+    over_batch,
+    padded,
+    padded_shape,
+    shape_arg,
+)
+from tfcluster.kernels.common import Compute, host_array, invalid, typed
+from tfcluster.kernels.registry import kernel
+
+
+def _tiles(win: Window, sizes: list[int], pads: list[tuple[int, int]]) -> bool:
+    """Whether the windows tile the input exactly (a reshape gives them)."""
+    assert win.ksize is not None
+    return (
+        win.strides == win.ksize
+        and not any(a or b for a, b in pads)
+        and all(s % k == 0 for s, k in zip(sizes, win.ksize))
+    )
+
+
+def _per_block(n: int) -> tuple[Any, ...]:
+    """Index that gives a pooled (N, *outs, C) array the window axes of the input viewed as
+    (N, o1, k1, o2, k2, ..., C) (windows that tile it)."""
+    return (slice(None), *(v for _ in range(n) for v in (slice(None), None)), slice(None))
+
+
+def _valid_counts(
+    win: Window, sizes: list[int], outs: list[int], pads: list[tuple[int, int]]
+) -> Any:
+    """How many real inputs each output window covers: [1, *outs, 1] (host)."""
+    assert win.ksize is not None
+    counts = np.ones([1] * (win.n + 2), dtype=np.float64)
+    for i, (size, k, s, o, (before, _)) in enumerate(
+        zip(sizes, win.ksize, win.strides, outs, pads)
+    ):
+        starts = np.arange(o) * s - before
+        c = np.minimum(starts + k, size) - np.maximum(starts, 0)
+        shape = [1] * (win.n + 2)
+        shape[1 + i] = o
+        counts = counts * c.reshape(shape)
+    return counts
+
+
+def _pool_input(
+    xp: Any, win: Window, x: Any
+) -> tuple[Any, list[int], list[int], list[tuple[int, int]]]:
+    check_rank(x, win.n + 2, "input", win.name)
+    xl = win.to_last(xp, x)
+    assert win.ksize is not None
+    sizes = list(xl.shape[1:-1])
+    outs, pads = win.plan(sizes, win.ksize)
+    return xl, sizes, outs, pads
+
+
+def _max_pool(xp: Any, win: Window, x: Any) -> Any:
+    xl, _, outs, pads = _pool_input(xp, win, x)
+    ksize = win.ksize
+    assert ksize is not None
+    out = xp.empty((xl.shape[0], *outs, xl.shape[-1]), x.dtype)
+    with padded(xp, xl, pads, lowest(x.dtype)) as src:
+
+        def pool(rows: slice) -> None:
+            part, dest = src[rows], out[rows]
+            first = True
+            for tap in win.taps(ksize):
+                view = part[win.tap_slices(tap, outs)]
+                if first:
+                    xp.copyto(dest, view)
+                    first = False
+                else:
+                    xp.maximum(dest, view, out=dest)
+
+        over_batch(
+            xp, xl.shape[0], xl.nbytes, pool, block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK)
+        )
+    return win.from_last(xp, out)
+
+
+def _avg_pool(xp: Any, win: Window, x: Any) -> Any:
+    xl, sizes, outs, pads = _pool_input(xp, win, x)
+    ksize = win.ksize
+    assert ksize is not None
+    dtype = np.float32 if x.dtype == np.float16 else x.dtype
+    total = xp.empty((xl.shape[0], *outs, xl.shape[-1]), dtype)
+    with padded(xp, xl, pads) as src:
+
+        def pool(rows: slice) -> None:
+            part, dest = src[rows], total[rows]
+            first = True
+            for tap in win.taps(ksize):
+                view = part[win.tap_slices(tap, outs)]
+                if first:
+                    xp.copyto(dest, view)
+                    first = False
+                else:
+                    xp.add(dest, view, out=dest)
+
+        over_batch(
+            xp, xl.shape[0], xl.nbytes, pool, block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK)
+        )
+    counts = xp.asarray(_valid_counts(win, sizes, outs, pads).astype(dtype))
+    return win.from_last(xp, (total / counts).astype(x.dtype, copy=False))
+
+
+def _pool_kernel(op: str, n: int, fn: Any) -> None:
+    @kernel(op)
+    def factory(node: Any, xp: Any) -> Compute:
+        win = Window(node, n, "ksize")
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            return (fn(xp, win, xp.asarray(ins[0])),)
+
+        return compute
+
+
+_pool_kernel("MaxPool", 2, _max_pool)
+_pool_kernel("MaxPool3D", 3, _max_pool)
+_pool_kernel("AvgPool", 2, _avg_pool)
+_pool_kernel("AvgPool3D", 3, _avg_pool)
+
+
+# ---- max pool gradients --------------------------------------------------------------------------
+def _check_pooled(win: Window, y: Any, g: Any, want: tuple[int, ...]) -> None:
+    if tuple(y.shape) != want or tuple(g.shape) != tuple(y.shape):
+        raise invalid(
+            f"{win.op}: orig_output {list(y.shape)} / grad {list(g.shape)} do not match the "
+            f"pooled shape {list(want)} ({win.name})"
+        )
+
+
+def _max_pool_grad(xp: Any, win: Window, x: Any, y: Any, g: Any, first_only: bool) -> Any:
+    """dx: each window's gradient at its first maximum (first_only), or at every maximum.
+
+    A window's gradient goes to a tap as its bits ANDed with an all-ones or all-zeros mask:
+    exact (NaN and infinities as they are, zeros elsewhere) and, unlike masked selection,
+    as fast over the strided tap views as any plain array operation."""
+    xl, sizes, outs, pads = _pool_input(xp, win, x)
+    ksize = win.ksize
+    assert ksize is not None
+    yl, gl = win.to_last(xp, y), win.to_last(xp, g)
+    _check_pooled(win, yl, gl, (xl.shape[0], *outs, xl.shape[-1]))
+    bits = np.dtype(f"i{g.dtype.itemsize}")
+    g_bits = xp.ascontiguousarray(gl).view(bits)
+    # Windows that tile the input write each input element once: no zeroed buffer to add to.
+    tiles = _tiles(win, sizes, pads)
+    dtype = np.float32 if g.dtype == np.float16 else g.dtype
+    dx_padded = (
+        xp.empty(xl.shape, g.dtype) if tiles else xp.zeros(padded_shape(xl.shape, pads), dtype)
+    )
+    with padded(xp, xl, pads, lowest(x.dtype)) as src:
+
+        def scatter(rows: slice) -> None:
+            part, dest, ys, gb = src[rows], dx_padded[rows], yl[rows], g_bits[rows]
+            hit = xp.empty(ys.shape, bool)
+            # Taps that already took their window's gradient (first_only).
+            taken = xp.zeros(ys.shape, bool) if first_only else None
+            first = xp.empty(ys.shape, bool) if first_only else hit
+            mask = xp.empty(ys.shape, bits)
+            share = None if tiles else xp.empty(ys.shape, bits)
+            for tap in win.taps(ksize):
+                sl = win.tap_slices(tap, outs)
+                xp.equal(part[sl], ys, out=hit)
+                if taken is not None:
+                    xp.greater(hit, taken, out=first)  # a maximum, and the window's first
+                    xp.logical_or(taken, hit, out=taken)
+                xp.copyto(mask, first, casting="unsafe")
+                xp.negative(mask, out=mask)
+                if share is None:
+                    xp.bitwise_and(gb, mask, out=dest[sl].view(bits))
+                else:
+                    xp.bitwise_and(gb, mask, out=share)
+                    dest[sl] += share.view(g.dtype)
+
+        over_batch(
+            xp,
+            xl.shape[0],
+            xl.nbytes,
+            scatter,
+            block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK),
+        )
+    dx = dx_padded if tiles else dx_padded[interior(pads, sizes)]
+    return win.from_last(xp, dx.astype(g.dtype, copy=False))
+
+
+def _max_pool_grad_grad(xp: Any, win: Window, x: Any, y: Any, gg: Any, first_only: bool) -> Any:
+    """The gradient (shaped as the pool's output) picked at each window's maximum."""
+    xl, _, outs, pads = _pool_input(xp, win, x)
+    ksize = win.ksize
+    assert ksize is not None
+    yl, ggl = win.to_last(xp, y), win.to_last(xp, gg)
+    if tuple(ggl.shape) != tuple(xl.shape) or tuple(yl.shape) != (xl.shape[0], *outs, xl.shape[-1]):
+        raise invalid(
+            f"{win.op}: shapes of orig_input {list(x.shape)}, orig_output {list(y.shape)} and "
+            f"grad {list(gg.shape)} do not match ({win.name})"
+        )
+    out = xp.zeros(yl.shape, gg.dtype)
+    with padded(xp, xl, pads, lowest(x.dtype)) as xp_, padded(xp, ggl, pads) as gp:
+        taken = xp.zeros(yl.shape, dtype=bool) if first_only else None
+        for tap in win.taps(ksize):
+            sl = win.tap_slices(tap, outs)
+            hit = xp_[sl] == yl
+            if taken is not None:
+                hit &= ~taken
+                taken |= hit
+            out += xp.where(hit, gp[sl], 0)
+    return win.from_last(xp, out)
+
+
+def _grad_kernels(op: str, n: int, grad_grad: bool, first_only: bool) -> None:
+    fn = _max_pool_grad_grad if grad_grad else _max_pool_grad
+
+    @kernel(op)
+    def factory(node: Any, xp: Any) -> Compute:
+        win = Window(node, n, "ksize")
+        cast = typed(node, xp)
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            x, y, g = (xp.asarray(v) for v in ins)
+            return (cast(fn(xp, win, x, y, g, first_only)),)
+
+        return compute
+
+
+_grad_kernels("MaxPoolGrad", 2, grad_grad=False, first_only=True)
+_grad_kernels("MaxPoolGradGrad", 2, grad_grad=True, first_only=True)
+_grad_kernels("MaxPool3DGrad", 3, grad_grad=False, first_only=False)
+_grad_kernels("MaxPool3DGradGrad", 3, grad_grad=True, first_only=False)
+
+
+# ---- average pool gradients ----------------------------------------------------------------
+def _avg_pool_grad_kernel(op: str, n: int) -> None:
+    @kernel(op, host=[0])
+    def factory(node: Any, xp: Any) -> Compute:
+        win = Window(node, n, "ksize")
+        cast = typed(node, xp)
+
+        def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            shape = shape_arg(ins[0], n + 2, "orig_input_shape", node.name)
+            g = xp.asarray(ins[1])
+            batch, sizes, c = win.sizes_from(shape)
+            ksize = win.ksize
+            assert ksize is not None
+            outs, pads = win.plan(sizes, ksize)
+            gl = win.to_last(xp, g)
+            if tuple(gl.shape) != (batch, *outs, c):
+                raise invalid(
+                    f"{op}: grad shape {list(g.shape)} does not match the pooled shape of "
+                    f"{list(shape)} ({node.name})"
+                )
+            dtype = np.float32 if g.dtype == np.float16 else g.dtype
+            share = gl.astype(dtype) / xp.asarray(
+                _valid_counts(win, sizes, outs, pads).astype(dtype)
+            )
+            if _tiles(win, sizes, pads):
+                reps = [batch] + [v for o, k in zip(outs, ksize) for v in (o, k)] + [c]
+                dx = xp.broadcast_to(share[_per_block(n)], reps)
+                return (cast(win.from_last(xp, dx.reshape(batch, *sizes, c))),)
+            dx_padded = xp.zeros(padded_shape((batch, *sizes, c), pads), dtype)
+            for tap in win.taps(ksize):
+                dx_padded[win.tap_slices(tap, outs)] += share
+            return (cast(win.from_last(xp, dx_padded[interior(pads, sizes)])),)
+
+        return compute
+
+
+_avg_pool_grad_kernel("AvgPoolGrad", 2)
+_avg_pool_grad_kernel("AvgPool3DGrad", 3)
+
+
+# ---- argmax --------------------------------------------------------------------------------
+def _argmax_window(node: Any) -> Window:
+    # MaxPoolWithArgmax has no data_format attr: always NHWC.
+    return Window(node, 2, "ksize")
+
+
+@kernel("MaxPoolWithArgmax")
+def max_pool_with_argmax(node: Any, xp: Any) -> Compute:
+    win = _argmax_window(node)
+    with_batch = bool(node.attrs.get("include_batch_in_index", False))
+    index_dtype = np.dtype(node.attrs["Targmax"].as_numpy_dtype)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x = xp.asarray(ins[0])
+        xl, sizes, outs, pads = _pool_input(xp, win, x)
+        batch, (h, w), c = xl.shape[0], sizes, xl.shape[-1]
+        (oh, ow), ((pt, _), (pl, _)) = outs, pads
+        best = None
+        best_idx = xp.zeros((batch, oh, ow, c), dtype=index_dtype)
+        rows = xp.arange(oh).reshape(1, oh, 1, 1) * win.strides[0] - pt
+        cols = xp.arange(ow).reshape(1, 1, ow, 1) * win.strides[1] - pl
+        chan = xp.arange(c).reshape(1, 1, 1, c)
+        with padded(xp, xl, pads, lowest(x.dtype)) as xp_:
+            ksize = win.ksize
+            assert ksize is not None
+            for i, j in win.taps(ksize):
+                src = xp_[win.tap_slices((i, j), outs)]
+                idx = ((rows + i) * w + (cols + j)) * c + chan
+                if best is None:
+                    best = src.copy()
+                    best_idx[...] = idx
+                    continue
+                better = src > best
+                best = xp.where(better, src, best)
+                best_idx = xp.where(better, idx, best_idx).astype(index_dtype, copy=False)
+        if with_batch:
+            offsets = xp.arange(batch, dtype=index_dtype).reshape(batch, 1, 1, 1) * (h * w * c)
+            best_idx = best_idx + offsets
+        return best, best_idx.astype(index_dtype, copy=False)
+
+    return compute
+
+
+def _flat_argmax(xp: Any, argmax: Any, x_shape: tuple[int, ...], with_batch: bool) -> Any:
+    """argmax as indices into x.reshape(-1) (adding each batch's offset when TF left it out)."""
+    per_batch = math.prod(x_shape[1:])
+    flat = argmax.astype(np.int64).reshape(argmax.shape[0], -1)
+    if not with_batch:
+        flat = flat + xp.arange(argmax.shape[0], dtype=np.int64).reshape(-1, 1) * per_batch
+    flat = flat.reshape(-1)
+    total = math.prod(x_shape)
+    if flat.size and bool(xp.any((flat < 0) | (flat >= total))):
+        bad = host_array(flat)
+        raise invalid(
+            f"Invalid argmax {int(bad[(bad < 0) | (bad >= total)][0])}: outside the input of "
+            f"{total} elements"
+        )
+    return flat
+
+
+@kernel("MaxPoolGradWithArgmax")
+def max_pool_grad_with_argmax(node: Any, xp: Any) -> Compute:
+    with_batch = bool(node.attrs.get("include_batch_in_index", False))
+    cast = typed(node, xp)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x, g, argmax = (xp.asarray(v) for v in ins)
+        check_rank(x, 4, "input", node.name)
+        if g.shape != argmax.shape:
+            raise invalid(
+                f"grad {list(g.shape)} and argmax {list(argmax.shape)} must have the same shape "
+                f"({node.name})"
+            )
+        flat = _flat_argmax(xp, argmax, tuple(x.shape), with_batch)
+        sums = xp.bincount(flat, weights=g.reshape(-1).astype(np.float64), minlength=x.size)
+        return (cast(sums.reshape(x.shape)),)
+
+    return compute
+
+
+@kernel("MaxPoolGradGradWithArgmax")
+def max_pool_grad_grad_with_argmax(node: Any, xp: Any) -> Compute:
+    with_batch = bool(node.attrs.get("include_batch_in_index", False))
+    cast = typed(node, xp)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x, gg, argmax = (xp.asarray(v) for v in ins)
+        check_rank(x, 4, "input", node.name)
+        if gg.shape != x.shape:
+            raise invalid(
+                f"grad {list(gg.shape)} must have the input's shape {list(x.shape)} ({node.name})"
+            )
+        flat = _flat_argmax(xp, argmax, tuple(x.shape), with_batch)
+        return (cast(gg.reshape(-1)[flat].reshape(argmax.shape)),)
+
+    return compute

@@ -1,0 +1,1 @@
+"""Datasets TF1 programs load through TensorFlow's own package (the MNIST tutorial reader)."""

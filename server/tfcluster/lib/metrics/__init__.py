@@ -1,0 +1,1 @@
+"""tf.metrics: streaming metrics built from ops, their state in local variables."""

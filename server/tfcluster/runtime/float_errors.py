@@ -1,0 +1,38 @@
+"""numpy's floating-point warnings, silenced for a whole step rather than op by op.
+
+TF returns inf/nan quietly, so the element-wise kernels must not warn. Entering
+`np.errstate` costs about a microsecond, a lot for a kernel that itself takes a few (an RNN
+step runs dozens): the executor silences them once per run, and kernels enter `np.errstate`
+themselves only when they run outside one (`silenced()` is False).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import threading
+from collections.abc import Iterator
+
+import numpy as np
+
+_state = threading.local()
+
+
+def silenced() -> bool:
+    """True while this thread runs inside `silence()` (numpy's error state is per thread)."""
+    return getattr(_state, "on", False)
+
+
+@contextlib.contextmanager
+def silence() -> Iterator[None]:
+    if getattr(_state, "on", False):
+        yield
+        return
+    with np.errstate(all="ignore"):
+        _state.on = True
+        try:
+            yield
+        finally:
+            _state.on = False
+
+
+__all__ = ["silence", "silenced"]

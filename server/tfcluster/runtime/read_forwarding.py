@@ -1,0 +1,83 @@
+"""A variable's read Identity, when one consumer on its device is all it feeds, is read by that
+consumer itself, when it runs.
+
+In TF, `var/read` is an Identity whose output shares the variable's buffer: a sparse update
+(ScatterSub, SparseApply*) writes the rows in place and a consumer that runs later, such as the
+embedding Gather waiting for its ids from a worker, sees them. Here a value an Identity handed
+on is an array that the step holds until its consumer runs, and an array held by anyone but
+its variable is one a sparse update must copy whole first (kernels/in_place.py): with several
+workers, one step's `read` would be waiting for its ids whenever another step updates the same
+embedding, and every update would copy the table. Letting the consumer read the variable
+(the executor dereferences reference inputs when a kernel runs) holds the array only while the
+consumer's kernel runs. The read is only moved later within what the graph already allowed:
+the Identity has no control inputs, feeds nothing else and orders nothing (no control edges
+out of it), and is neither fetched nor fed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from collections.abc import Sequence
+
+from tfcluster.framework import op_def_registry
+from tfcluster.runtime.graph_ir import Node
+
+
+def forward_variable_reads(
+    order: Sequence[Node], fed: set[str], fetches: Sequence[str], targets: Sequence[str]
+) -> list[Node]:
+    """`order` (inputs before consumers) with such Identities gone and their consumers wired
+    to the variable; the nodes given are not changed (a rewired consumer is a copy)."""
+    by_name = {n.name: n for n in order}
+    consumers: dict[str, list[tuple[Node, int]]] = {}
+    for n in order:
+        for i, (src, idx) in enumerate(n.inputs):
+            consumers.setdefault(f"{src}:{idx}", []).append((n, i))
+    ordered_by = {c for n in order for c in n.control_inputs}
+    kept = set(fed) | set(fetches) | {f"{t}:0" for t in targets}
+    rewired: dict[str, dict[int, tuple[str, int]]] = {}  # consumer -> input index -> variable
+    dropped: set[str] = set()
+    for n in order:
+        if n.op != "Identity" or len(n.inputs) != 1 or n.control_inputs:
+            continue
+        src, idx = n.inputs[0]
+        var = by_name.get(src)
+        out = f"{n.name}:0"
+        readers = consumers.get(out, [])
+        if (
+            var is None
+            or var.device != n.device
+            or f"{src}:{idx}" in fed
+            or not _has_ref_outputs(var)
+            or out in kept
+            or n.name in ordered_by
+            or len(readers) != 1
+        ):
+            continue
+        reader, i = readers[0]
+        if reader.device != n.device or i in _ref_inputs(reader):
+            continue
+        rewired.setdefault(reader.name, {})[i] = (src, idx)
+        dropped.add(n.name)
+    if not dropped:
+        return list(order)
+    result = []
+    for n in order:
+        if n.name in dropped:
+            continue
+        moves = rewired.get(n.name)
+        if moves:
+            inputs = [moves.get(i, edge) for i, edge in enumerate(n.inputs)]
+            n = dataclasses.replace(n, inputs=inputs)
+        result.append(n)
+    return result
+
+
+def _has_ref_outputs(node: Node) -> bool:
+    op_def = op_def_registry.lookup(node.op)
+    return bool(op_def and op_def.ref_outputs)
+
+
+def _ref_inputs(node: Node) -> frozenset[int]:
+    op_def = op_def_registry.lookup(node.op)
+    return op_def.ref_inputs if op_def else frozenset()

@@ -1,0 +1,41 @@
+"""Records TensorFlow's answers to the programs of metrics_cases.py.
+
+Run under TensorFlow 1.15 (the reference tfcluster follows; Python 3.7:
+`python3.7 -m venv V && V/bin/pip install tensorflow-cpu==1.15.0 "numpy<1.19"`), it writes
+data/metrics.json:
+
+    V/bin/python tests/tf_reference/record_metrics.py
+
+Run by run.py under the project's TensorFlow 2.x (tf.compat.v1), it writes
+data/metrics_tf2.json; tests compare everything with the 1.15 file, and the values and error
+classes with the 2.x file (2.x builds other graphs and words errors differently).
+"""
+
+from __future__ import annotations
+
+import traceback
+
+import tensorflow as real_tf
+from metrics_cases import CASES
+from recorder import Recorder
+
+if real_tf.__version__.startswith("1."):
+    tf = real_tf.compat.v1
+    area = "metrics"
+else:
+    import tensorflow.compat.v1 as tf
+
+    tf.disable_v2_behavior()
+    area = "metrics_tf2"
+
+tf.logging.set_verbosity(tf.logging.ERROR)
+rec = Recorder(area)
+for name, fn in sorted(CASES.items()):
+    try:
+        result = fn(tf)
+    except Exception as e:
+        traceback.print_exc()
+        rec.add(name, skipped=f"{type(e).__name__}: {e}")
+        continue
+    rec.add(name, **result)
+rec.save()
