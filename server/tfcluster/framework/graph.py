@@ -535,21 +535,18 @@ class Graph:
 
     @contextlib.contextmanager
     def control_dependencies(self, control_inputs: Sequence[Any] | None) -> Iterator[None]:
-        """Ops made in the block depend on control_inputs; each controller on the stack is
-        (kind, its control ops, the ops made while it was active)."""
         stack = self._stack("control_stack")
         if control_inputs is None:
             saved = list(stack)
             stack.clear()
-            stack.append(("clear", [], set()))
+            stack.append(("clear", []))
             try:
                 yield
             finally:
                 stack.clear()
                 stack.extend(saved)
             return
-        current = {op for _, ops, _ in self._active_controllers() for op in ops}
-        ops: list[Operation] = []
+        ops = []
         for c in control_inputs:
             if hasattr(c, "_as_graph_element") and not isinstance(c, (Tensor, Operation)):
                 c = c._as_graph_element()
@@ -557,23 +554,12 @@ class Graph:
                 c = c.op
             if not isinstance(c, Operation):
                 raise TypeError(f"Control input must be Operation or Tensor: {c!r}")
-            if c not in current:
-                ops.append(c)
-                current.add(c)
-        stack.append(("add", ops, set()))
+            ops.append(c)
+        stack.append(("add", ops))
         try:
             yield
         finally:
             stack.pop()
-
-    def _active_controllers(self) -> list[tuple[str, list[Operation], set[Operation]]]:
-        active: list[tuple[str, list[Operation], set[Operation]]] = []
-        for entry in self._stack("control_stack"):
-            if entry[0] == "clear":
-                active = []
-            else:
-                active.append(entry)
-        return active
 
     def _current_control_dependencies(self) -> list[Operation]:
         # Every op made in the block gets the block's control inputs, even one that already
@@ -581,20 +567,13 @@ class Graph:
         # executor orders steps by these edges, and TF's way relies on reads that alias the
         # variable's buffer, which this runtime's reads do not.
         deps: list[Operation] = []
-        for _, ops, _ in self._active_controllers():
+        for kind, ops in self._stack("control_stack"):
+            if kind == "clear":
+                deps = []
             for op in ops:
                 if op not in deps:
                     deps.append(op)
         return deps
-
-    def _dominated_control_inputs(self, input_ops: set[Operation]) -> set[Operation]:
-        """The control inputs an op made now does not get: those of a controller one of its
-        inputs was made under (the op already runs after them), as TF does."""
-        skip: set[Operation] = set()
-        keep: set[Operation] = set()
-        for _, ops, seen in self._active_controllers():
-            (skip if any(op in seen for op in input_ops) else keep).update(ops)
-        return skip - keep
 
     @contextlib.contextmanager
     def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
@@ -705,8 +684,7 @@ class Graph:
                 raise ValueError(f"'{full_name}' is not a valid node name")
             deps = self._current_control_dependencies()
             input_ops = {t.op for t in inputs}
-            dominated = self._dominated_control_inputs(input_ops)
-            deps = [d for d in deps if d not in input_ops and d not in dominated]
+            deps = [d for d in deps if d not in input_ops]
             for c in control_inputs:
                 if c not in deps:
                     deps.append(c)
@@ -729,8 +707,6 @@ class Graph:
                         op._set_device(c_op.device)
                 attrs["_class"] = groups
             self._add_op(op)
-            for _, _, seen in self._active_controllers():
-                seen.add(op)
         return op
 
     def _add_op(self, op: Operation) -> None:
