@@ -176,7 +176,7 @@ def profile_calls(fn: Callable[[], Any], calls: int, top: int = 25) -> str:
 @dataclass
 class Row:
     """One measured figure. kind 'time' is seconds per call (lower is better); 'rate' is a
-    throughput in `unit` (higher is better)."""
+    throughput in `unit` (higher is better); 'size' an amount of memory (lower is better)."""
 
     name: str
     kind: str
@@ -244,29 +244,112 @@ def free_ports(n: int) -> list[int]:
 
 
 def child_env(impl: str | None = None, local_tasks: int = 1) -> dict[str, str]:
-    """The environment of a benchmark's child process.
-
-    tfcluster task processes share the machine's cores between their BLAS pools exactly as
-    the `tfcluster` launcher does for a local cluster (TensorFlow sizes its own pools).
-    """
+    """The environment of a benchmark's child process: this one's, as a user's shell would
+    give it (no thread settings: each runtime sizes its own pools)."""
     env = dict(os.environ)
-    if impl == "tfcluster" and local_tasks > 1:
-        from tfcluster.cli.tfcluster_main import blas_threads_env
-
-        env.update(blas_threads_env(local_tasks, env))
     env.setdefault("TF_CPP_MIN_LOG_LEVEL", "3")
     env["PYTHONUNBUFFERED"] = "1"
     return env
 
 
-class TaskServers:
-    """tf.train.Server processes (bench/programs/task_server.py), started and stopped by us."""
+def pin_to(cpu: int | None) -> Callable[[], None] | None:
+    """A preexec_fn that pins the child to one CPU (of this process's), or None."""
+    if cpu is None:
+        return None
+    cpus = sorted(os.sched_getaffinity(0))
+    chosen = cpus[cpu % len(cpus)]
+    return lambda: os.sched_setaffinity(0, {chosen})
 
-    def __init__(self, impl: str, cluster: dict[str, list[str]]) -> None:
+
+def peak_rss_mb(pid: int | None = None) -> float:
+    """The peak resident set (VmHWM) of a process (this one by default), in MB."""
+    path = f"/proc/{pid or 'self'}/status"
+    with open(path) as f:
+        for line in f:
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) * 1024 / 1e6
+    return float("nan")
+
+
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time a process has used so far."""
+    with open(f"/proc/{pid}/stat") as f:
+        fields = f.read().rsplit(")", 1)[1].split()
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+def size_row(name: str, mb: float, detail: str = "") -> Row:
+    """A memory figure in MB (one sample: lower is better)."""
+    return Row(name, "size", "MB", mb, mb, mb, 1, detail)
+
+
+_LOOPBACK_SENDER = """
+import socket, sys
+size, port = int(sys.argv[1]), int(sys.argv[2])
+buf = bytearray(size)
+s = socket.create_connection(("127.0.0.1", port))
+s.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+while s.recv(1):
+    s.sendall(buf)
+"""
+
+
+def loopback_tcp_gbps(nbytes: int, samples: int, warmup: int = 2) -> list[float]:
+    """The machine's loopback TCP throughput: one connection to another process, which
+    sends `nbytes` in big sends each time it is asked; GB/s per transfer, as the receiver
+    sees it (recv_into a buffer allocated once)."""
+    srv = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+    srv.bind(("127.0.0.1", 0))
+    srv.listen(1)
+    port = srv.getsockname()[1]
+    sender = subprocess.Popen([sys.executable, "-c", _LOOPBACK_SENDER, str(nbytes), str(port)])
+    try:
+        conn, _ = srv.accept()
+        conn.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
+        buf = memoryview(bytearray(nbytes))
+        out = []
+        for i in range(warmup + samples):
+            t0 = time.perf_counter()
+            conn.sendall(b"g")
+            got = 0
+            while got < nbytes:
+                n = conn.recv_into(buf[got:])
+                if not n:
+                    raise RuntimeError("the loopback sender went away")
+                got += n
+            if i >= warmup:
+                out.append(nbytes / (time.perf_counter() - t0) / 1e9)
+        conn.close()
+        return out
+    finally:
+        srv.close()
+        sender.wait(timeout=10)
+
+
+class TaskServers:
+    """tf.train.Server processes (bench/programs/task_server.py), started and stopped by us.
+    With `pin`, each task is pinned to one CPU (task k of the cluster to CPU k mod n)."""
+
+    def __init__(self, impl: str, cluster: dict[str, list[str]], pin: bool = False) -> None:
         self.impl = impl
         self.cluster = cluster
         self.local_tasks = sum(len(tasks) for tasks in cluster.values())
+        self.pin = pin
         self.procs: list[subprocess.Popen[str]] = []
+        self.names: list[str] = []
+
+    def task_number(self, job: str, index: int) -> int:
+        """The task's place in the cluster (jobs sorted by name): its CPU when pinned."""
+        jobs = sorted(self.cluster)
+        return sum(len(self.cluster[j]) for j in jobs[: jobs.index(job)]) + index
+
+    def cpu_seconds(self) -> dict[str, float]:
+        """Each running task's CPU time so far."""
+        return {n: cpu_seconds(p.pid) for n, p in zip(self.names, self.procs) if p.poll() is None}
+
+    def peak_rss_mb(self) -> dict[str, float]:
+        """Each running task's peak resident set so far, in MB."""
+        return {n: peak_rss_mb(p.pid) for n, p in zip(self.names, self.procs) if p.poll() is None}
 
     def start(self, job: str, index: int, timeout_s: float = 120.0) -> None:
         cmd = [
@@ -287,8 +370,10 @@ class TaskServers:
             stderr=subprocess.DEVNULL,
             text=True,
             env=child_env(self.impl, self.local_tasks),
+            preexec_fn=pin_to(self.task_number(job, index) if self.pin else None),
         )
         self.procs.append(proc)
+        self.names.append(f"{job} {index}")
         wait_for_line(proc, "READY", timeout_s, f"task server /job:{job}/task:{index}")
 
     def stop(self) -> None:

@@ -8,6 +8,10 @@ Rows:
   remote step: op on other task    fetch v1 + 1 with v1 on task 1
   fetch 64 MiB from other task     fetch a float32[16M] variable that lives on task 1 (GB/s)
   feed 64 MiB to other task        feed a float32[16M] placeholder on task 1, fetch one element
+  loopback TCP 64 MiB (one socket pair)   the machine's loopback TCP throughput, measured in
+                                   the same run: another process sends 64 MiB in big sends
+                                   over one connection, this one receives it into a buffer
+  peak RSS, 64 MiB fetch/feed: <process>  VmHWM of the client and of each task at the end
 """
 
 from __future__ import annotations
@@ -86,6 +90,8 @@ def main() -> None:
             "fetch 64 MiB from other task": lambda: sess.run(t["big_out"]),
             "feed 64 MiB to other task": lambda: sess.run(t["fed_head"], {t["fed"]: payload}),
         }
+        c.progress("loopback TCP throughput: one socket pair, 64 MiB transfers")
+        loopback = c.loopback_tcp_gbps(BIG * 4, samples=4 if args.quick else 12)
         c.progress("64 MiB transfers: warm-up and timing")
         transfers = c.sample_interleaved(
             big_fns, warmup=2, samples=4 if args.quick else 12, max_seconds=cap, batch_target_s=0
@@ -96,6 +102,21 @@ def main() -> None:
                 c.rate_row(name, "GB/s", [nbytes / x / 1e9 for x in xs], detail=f"{nbytes} bytes")
             )
 
+        rows.append(
+            c.rate_row(
+                "loopback TCP 64 MiB (one socket pair)",
+                "GB/s",
+                loopback,
+                detail="another process sends 64 MiB over one loopback TCP connection",
+            )
+        )
+        peaks = {"client": c.peak_rss_mb(), **servers.peak_rss_mb()}
+        for who, mb in peaks.items():
+            who = {"worker 0": "task 0 (session's)", "worker 1": "task 1 (holds the tensors)"}.get(
+                who, who
+            )
+            rows.append(c.size_row(f"peak RSS, 64 MiB fetch/feed: {who}", mb))
+
         all_fns = {**fns, **big_fns}
         for row in rows:
             if row.name in profiled:
@@ -105,7 +126,9 @@ def main() -> None:
                 row.profile = c.profile_calls(all_fns[row.name], calls)
         sess.close()
     for row in rows:
-        shown = f"{row.median * 1e6:.1f} us" if row.kind == "time" else f"{row.median:.3f} GB/s"
+        shown = (
+            f"{row.median * 1e6:.1f} us" if row.kind == "time" else f"{row.median:.3f} {row.unit}"
+        )
         c.progress(f"  {row.name}: median {shown} over {row.samples} samples")
     c.emit(args.impl, rows)
 

@@ -6,6 +6,11 @@ Rows:
   matmul 1024 (variables)        fetch tf.matmul of two 1024x1024 float32 variables
   matmul 1024 (feeds)            fetch tf.matmul of two fed 1024x1024 float32 placeholders
   matmul 1024 (numpy)            numpy's a @ b on the same arrays, in the same process
+  4 independent 512x512 matmul chains (inter-op)
+                                 issue 20: four chains of 4 matmuls each (x <- x @ w_k, four
+                                 512x512 variables per chain), no chain reading another, the
+                                 four results fetched: independent ops the executor may run at
+                                 once
 """
 
 from __future__ import annotations
@@ -66,6 +71,40 @@ def matmul_graph(tf: Any) -> tuple[Any, dict[str, Any]]:
     }
 
 
+CHAINS, DEPTH, CHAIN_N = 4, 4, 512
+CHAINS_ROW = "4 independent 512x512 matmul chains (inter-op)"
+
+
+def chains_graph(tf: Any) -> tuple[Any, dict[str, Any]]:
+    rng = np.random.default_rng(1)
+    scale = 1.0 / np.sqrt(CHAIN_N)
+    starts = [rng.standard_normal((CHAIN_N, CHAIN_N), dtype=np.float32) for _ in range(CHAINS)]
+    weights = [
+        [
+            rng.standard_normal((CHAIN_N, CHAIN_N), dtype=np.float32) * np.float32(scale)
+            for _ in range(DEPTH)
+        ]
+        for _ in range(CHAINS)
+    ]
+    g = tf.Graph()
+    with g.as_default():
+        outs = []
+        for c_i in range(CHAINS):
+            x = tf.Variable(starts[c_i], name=f"x{c_i}")
+            for k in range(DEPTH):
+                x = tf.matmul(x, tf.Variable(weights[c_i][k], name=f"w{c_i}_{k}"))
+            outs.append(x)
+        init = tf.global_variables_initializer()
+    sess = tf.Session(graph=g)
+    sess.run(init)
+    for c_i, got in enumerate(sess.run(outs)):
+        want = starts[c_i]
+        for w in weights[c_i]:
+            want = want @ w
+        np.testing.assert_allclose(got, want, rtol=1e-3, atol=1e-2)
+    return sess, {CHAINS_ROW: lambda: sess.run(outs)}
+
+
 def main() -> None:
     args = c.base_parser(__doc__ or "").parse_args()
     tf = c.import_tf(args.impl)
@@ -85,7 +124,14 @@ def main() -> None:
     )
     rows += [c.time_row(name, xs) for name, xs in mm.items()]
 
-    all_fns = {**fns, **mfns}
+    c.progress("4 independent 512x512 matmul chains: warm-up and timing")
+    _, cfns = chains_graph(tf)
+    chains = c.sample_interleaved(
+        cfns, warmup=5, samples=12 if args.quick else 40, max_seconds=cap, batch_target_s=0.0
+    )
+    rows += [c.time_row(name, xs) for name, xs in chains.items()]
+
+    all_fns = {**fns, **mfns, **cfns}
     for row in rows:
         if row.name in profiled:
             calls = min(20_000, max(20, int(1.0 / max(row.median, 1e-9))))

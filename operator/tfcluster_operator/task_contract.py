@@ -20,9 +20,14 @@ METRICS_PORT_ENV = "TFCLUSTER_METRICS_PORT"
 # The port of the task's direct streams (spec.directPort): peers connect to the port the
 # task reports, so it must be the one the Services expose.
 DIRECT_PORT_ENV = "TFCLUSTER_DIRECT_PORT"
+# The container's CPU limit (else its request) in millicores, through the downward API: the
+# server sizes its thread pools to it (set only where the job gives one of them).
+CPU_BUDGET_ENV = "TFCLUSTER_CPU_MILLICORES"
 
-# Set by the operator in every task container: a user value would break the task.
-OPERATOR_ENV = frozenset({TF_CONFIG_ENV, TASK_INDEX_ENV, METRICS_PORT_ENV, DIRECT_PORT_ENV})
+# Set by the operator in task containers: a user value would break the task.
+OPERATOR_ENV = frozenset(
+    {TF_CONFIG_ENV, TASK_INDEX_ENV, METRICS_PORT_ENV, DIRECT_PORT_ENV, CPU_BUDGET_ENV}
+)
 
 DEFAULT_GRPC_PORT = 2222
 DEFAULT_METRICS_PORT = 9090

@@ -25,6 +25,7 @@ NAMES = (
     "TASK_INDEX_ENV",
     "METRICS_PORT_ENV",
     "DIRECT_PORT_ENV",
+    "CPU_BUDGET_ENV",
     "OPERATOR_ENV",
     "DEFAULT_GRPC_PORT",
     "DEFAULT_METRICS_PORT",
@@ -67,7 +68,8 @@ def test_the_server_command_reads_what_the_operator_sets(
     container = _task_container(spec_fields)
     assert container["command"] == [server_side.SERVER_COMMAND]
     env = container_env(container["env"], {POD_INDEX_LABEL: "2"})
-    assert set(env) == server_side.OPERATOR_ENV
+    # No CPU budget: the job gives no CPU limit or request.
+    assert set(env) == server_side.OPERATOR_ENV - {server_side.CPU_BUDGET_ENV}
     args = server_main.build_parser().parse_args([])
     cluster, job, index = server_main.resolve_task(args, env)
     assert (job, index) == ("worker", 2)
@@ -75,6 +77,31 @@ def test_the_server_command_reads_what_the_operator_sets(
     choice, warning = server_main.resolve_metrics_port(args, env)
     assert (choice.port, choice.required, warning) == (metrics_port, True, "")
     assert server_main.resolve_direct_port(env) == direct_port
+
+
+@pytest.mark.parametrize(
+    "resources, millicores, cpus",
+    [
+        ({"limits": {"cpu": "1500m"}, "requests": {"cpu": "1"}}, "1500", 2),
+        ({"requests": {"cpu": "1"}}, "1000", 1),
+        ({"limits": {"cpu": 3}}, "3000", 3),
+    ],
+)
+def test_the_server_sizes_its_pools_to_the_cpu_budget_the_operator_passes(
+    resources: dict[str, Any], millicores: str, cpus: int, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The downward API gives the container its CPU limit (else its request) in millicores;
+    the server's default thread budget is that, rounded up (capped by the CPUs it may use)."""
+    from tfcluster.runtime import cpu_quota, thread_budget
+
+    container = _task_container(
+        {"jobs": [{"name": "ps"}, {"name": "worker", "replicas": 3, "resources": resources}]}
+    )
+    env = container_env(container["env"], {POD_INDEX_LABEL: "2"}, container["resources"])
+    assert env[server_side.CPU_BUDGET_ENV] == millicores
+    monkeypatch.setattr(cpu_quota, "available_cpus", lambda *a, **k: 64)  # a big node
+    monkeypatch.setenv(server_side.CPU_BUDGET_ENV, env[server_side.CPU_BUDGET_ENV])
+    assert thread_budget.default_cpus() == cpus
 
 
 def test_the_operator_reads_the_file_the_server_writes_its_last_words_to() -> None:

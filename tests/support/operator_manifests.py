@@ -3,6 +3,7 @@ sees as the kubelet resolves it, and the documents `helm template` renders from 
 
 from __future__ import annotations
 
+import math
 import os
 import re
 import shutil
@@ -29,19 +30,41 @@ def kubelet_expand(value: str, resolved: Mapping[str, str]) -> str:
     return _REF.sub(sub, value)
 
 
-def container_env(env: Sequence[Mapping[str, Any]], labels: Mapping[str, str]) -> dict[str, str]:
+def container_env(
+    env: Sequence[Mapping[str, Any]],
+    labels: Mapping[str, str],
+    resources: Mapping[str, Mapping[str, Any]] | None = None,
+) -> dict[str, str]:
     """The environment a container with ``env`` sees in a pod with ``labels``, resolved in
-    order as the kubelet does (fieldRef to metadata.labels['k'] only)."""
+    order as the kubelet does (fieldRef to metadata.labels['k'], and resourceFieldRef to the
+    container's ``resources``, rounded up to the divisor as the kubelet rounds)."""
     resolved: dict[str, str] = {}
     for var in env:
         if "value" in var:
             resolved[var["name"]] = kubelet_expand(var["value"], resolved)
             continue
-        path = var["valueFrom"]["fieldRef"]["fieldPath"]
+        source = var["valueFrom"]
+        if "resourceFieldRef" in source:
+            ref = source["resourceFieldRef"]
+            kind, _, name = ref["resource"].partition(".")
+            quantity = (resources or {}).get(kind, {}).get(name)
+            assert quantity is not None, f"no {ref['resource']} in {resources}"
+            divisor = cpu_millicores(ref.get("divisor", "1")) / 1000
+            resolved[var["name"]] = str(math.ceil(cpu_millicores(quantity) / 1000 / divisor))
+            continue
+        path = source["fieldRef"]["fieldPath"]
         match = re.fullmatch(r"metadata\.labels\['([^']+)'\]", path)
         assert match, f"unsupported fieldPath {path}"
         resolved[var["name"]] = labels.get(match.group(1), "")
     return resolved
+
+
+def cpu_millicores(quantity: Any) -> int:
+    """A CPU quantity ("2", "1500m", "0.5", 2) in millicores."""
+    text = str(quantity)
+    if text.endswith("m"):
+        return int(text[:-1])
+    return math.ceil(float(text) * 1000)
 
 
 # ---------------------------------------------------------------------- helm

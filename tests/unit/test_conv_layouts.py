@@ -335,17 +335,19 @@ def test_max_pool_gradient_goes_to_the_first_maximum_exactly(
 def test_blas_is_single_threaded_only_while_a_kernel_splits_the_batch(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
-    set_threads = _window._openblas_set_threads()
-    if set_threads is None:
-        pytest.skip("numpy's BLAS is not an OpenBLAS with openblas_set_num_threads_local")
+    from tfcluster.runtime import thread_budget
+
+    thread_budget.configure(intra=2, inter=1)
 
     def blas_threads() -> int:
-        n = set_threads(1)
-        set_threads(n)
-        return n
+        return min(int(p["num_threads"]) for p in thread_budget.blas_pools_info())
 
-    before = blas_threads()
-    monkeypatch.setattr(_window, "_PARALLEL_BYTES", 0)
-    seen = _window.over_batch(np, 8, 1 << 30, lambda rows: blas_threads(), block=1)
-    assert seen == [1] * 8
-    assert blas_threads() == before
+    try:
+        before = blas_threads()
+        assert before == 2
+        monkeypatch.setattr(_window, "_PARALLEL_BYTES", 0)
+        seen = _window.over_batch(np, 8, 1 << 30, lambda rows: blas_threads(), block=1)
+        assert seen == [1] * 8
+        assert blas_threads() == before
+    finally:
+        thread_budget._reset_for_tests()

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import json
-import os
 
 import pytest
 from tfcluster.cli import tfcluster_main as cli
@@ -44,16 +43,6 @@ def test_side_ports_are_distinct_and_never_a_tasks_own() -> None:
     task_ports = {int(a.rsplit(":", 1)[1]) for tasks in cluster.values() for a in tasks}
     side = [*metrics.values(), *direct.values()]
     assert len(set(side)) == 6 and not task_ports & set(side)
-
-
-def test_blas_threads_share_the_cores() -> None:
-    cores = os.cpu_count() or 1
-    env = cli.blas_threads_env(3, environ={})
-    assert set(env) == set(cli.BLAS_THREAD_VARS)
-    assert env["OPENBLAS_NUM_THREADS"] == str(max(1, cores // 3))
-    assert cli.blas_threads_env(1, environ={})["OMP_NUM_THREADS"] == str(cores)
-    # The user's own setting wins.
-    assert cli.blas_threads_env(3, environ={"OMP_NUM_THREADS": "4"}) == {}
 
 
 def test_task_flags_are_the_between_graph_program_flags() -> None:

@@ -6,6 +6,7 @@ from typing import Any
 
 from ..spec import JobSpec, TFClusterSpec
 from ..task_contract import (
+    CPU_BUDGET_ENV,
     DIRECT_PORT_ENV,
     METRICS_PORT_ENV,
     SERVER_COMMAND,
@@ -109,6 +110,7 @@ def _container(spec: TFClusterSpec, job: JobSpec, cluster_domain: str) -> dict[s
             {"name": METRICS_PORT_ENV, "value": str(spec.metrics_port)},
             # Peers connect to the port the server reports, so it must be the declared one.
             {"name": DIRECT_PORT_ENV, "value": str(spec.direct_port)},
+            *_cpu_budget_env(job),
             *map(dict, job.template.env),
         ],
         # The server answers grpc.health.v1 on its gRPC port once it can take work.
@@ -133,6 +135,17 @@ def _container(spec: TFClusterSpec, job: JobSpec, cluster_domain: str) -> dict[s
     if job.template.volume_mounts:
         container["volumeMounts"] = [dict(m) for m in job.template.volume_mounts]
     return container
+
+
+def _cpu_budget_env(job: JobSpec) -> list[dict[str, Any]]:
+    """The task's CPU budget through the downward API: its CPU limit, else its request (a
+    request is no cgroup quota, so the server could not see it), in millicores. Without
+    either, nothing: the downward API would give the node's allocatable CPUs."""
+    for kind in ("limits", "requests"):
+        if (job.resources.get(kind) or {}).get("cpu"):
+            field = {"containerName": CONTAINER_NAME, "resource": f"{kind}.cpu", "divisor": "1m"}
+            return [{"name": CPU_BUDGET_ENV, "valueFrom": {"resourceFieldRef": field}}]
+    return []
 
 
 def _resources(job: JobSpec) -> dict[str, Any]:

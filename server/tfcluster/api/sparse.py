@@ -3,6 +3,8 @@
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
 from tfcluster.framework.sparse_tensor import SparseTensor
+from tfcluster.ops.feature_ops import sparse_cross as cross
+from tfcluster.ops.feature_ops import sparse_cross_hashed as cross_hashed
 from tfcluster.ops.sparse_ops import from_dense
 from tfcluster.ops.sparse_ops import sparse_add as add
 from tfcluster.ops.sparse_ops import sparse_concat as concat

@@ -312,11 +312,11 @@ def run_local(
     metrics, direct = side_ports(cluster, 2)
     print_metrics_urls(metrics)
     local = LocalCluster(logdir)
-    blas = blas_threads_env(num_ps + num_workers)
     with _interruptible(local):
         for job in ("ps", "worker"):
             for i in range(len(cluster[job])):
-                env = {contract.TF_CONFIG_ENV: tf_config(cluster, job, i), **blas}
+                # No thread settings: each task server sizes its pools itself (host_share).
+                env = {contract.TF_CONFIG_ENV: tf_config(cluster, job, i)}
                 env[contract.METRICS_PORT_ENV] = str(metrics[f"{job}-{i}"])
                 env[contract.DIRECT_PORT_ENV] = str(direct[f"{job}-{i}"])
                 cmd = _task_command(base, cluster, job, i, task_flags, extra)
@@ -328,22 +328,6 @@ def run_local(
             print("\n[tfcluster] interrupted: stopping the cluster", file=sys.stderr)
             return 130, workers
     return status, workers
-
-
-BLAS_THREAD_VARS = ("OPENBLAS_NUM_THREADS", "OMP_NUM_THREADS", "MKL_NUM_THREADS")
-
-
-def blas_threads_env(num_tasks: int, environ: Any = os.environ) -> dict[str, str]:
-    """The machine's cores shared out between the local tasks' BLAS thread pools.
-
-    Every task is a numpy process; left alone, each one's BLAS starts a thread per core and
-    the tasks fight over the cores (on 2 cores, 1 ps + 2 workers train 3x slower). Variables
-    the user set are kept.
-    """
-    if any(v in environ for v in BLAS_THREAD_VARS):
-        return {}
-    per_task = max(1, (os.cpu_count() or 1) // max(1, num_tasks))
-    return {v: str(per_task) for v in BLAS_THREAD_VARS}
 
 
 def _default_logdir(name: str) -> str:

@@ -14,6 +14,7 @@ from tfcluster.distributed.interfaces import DeviceInfo, MasterInterface
 from tfcluster.distributed.local import close_local_master, new_local_master
 from tfcluster.framework import dtypes
 from tfcluster.protos import config_pb2, step_stats_pb2
+from tfcluster.runtime import thread_budget
 from tfcluster.runtime.graph_ir import Node
 
 
@@ -77,6 +78,7 @@ def register_target_scheme(scheme: str, factory: Callable[[str, Any], MasterClie
 
 def master_for_target(target: str, config: Any = None) -> MasterClient:
     if not target:
+        _size_local_pools(config)
         master = new_local_master()
         return InProcessMasterClient(master, on_release=lambda: close_local_master(master))
     scheme, sep, _ = target.partition("://")
@@ -90,3 +92,20 @@ def master_for_target(target: str, config: Any = None) -> MasterClient:
     if factory is None:
         raise ValueError(f"No session factory registered for the given target '{target}'")
     return factory(target, config)
+
+
+def _size_local_pools(config: Any) -> None:
+    """A local session's ConfigProto sizes the process's pools, as TensorFlow's DirectSession
+    sizes its CPU device's; without thread settings the budget in force stays (a server of
+    this process may have set it), or the default is applied."""
+    intra = getattr(config, "intra_op_parallelism_threads", 0)
+    inter = getattr(config, "inter_op_parallelism_threads", 0)
+    if intra > 0 or inter > 0:
+        current = thread_budget.current()
+        thread_budget.configure(
+            intra if intra > 0 else current.intra,
+            inter if inter > 0 else current.inter,
+            source="session config",
+        )
+    else:
+        thread_budget.ensure_default()

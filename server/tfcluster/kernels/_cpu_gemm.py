@@ -20,6 +20,8 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.runtime import thread_budget
+
 # Multiply-adds (m * k * n) from which sharing pays for the hand-off to the helper (20 us on
 # an idle machine, 100-300 us under load: a char-RNN of 128 units, batch 16, whose products
 # are ~2M, ran 1.5x slower shared), and from which BLAS's own threads are left to do the work.
@@ -35,45 +37,6 @@ PIECES = 2
 _BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 
-class _SingleThreadBlas:
-    """Holds BLAS at one thread while any product of this module runs (a count, since the
-    helper and several sessions' threads may be inside at once)."""
-
-    def __init__(self) -> None:
-        self._lock = threading.Lock()
-        self._depth = 0
-        self._controllers: list[Any] | None = None
-        self._saved: list[int] = []
-
-    def _blas(self) -> list[Any]:
-        if self._controllers is None:
-            try:
-                from threadpoolctl import ThreadpoolController
-            except ImportError:  # without it BLAS keeps its threads
-                self._controllers = []
-            else:
-                found = ThreadpoolController().lib_controllers
-                self._controllers = [c for c in found if c.user_api == "blas"]
-        return self._controllers
-
-    def __enter__(self) -> None:
-        with self._lock:
-            self._depth += 1
-            if self._depth == 1:
-                blas = self._blas()
-                self._saved = [c.get_num_threads() for c in blas]
-                for c in blas:
-                    c.set_num_threads(1)
-
-    def __exit__(self, *exc: Any) -> None:
-        with self._lock:
-            self._depth -= 1
-            if self._depth == 0:
-                for c, n in zip(self._blas(), self._saved):
-                    c.set_num_threads(n)
-
-
-_single_thread = _SingleThreadBlas()
 _helper: ThreadPoolExecutor | None = None
 _helper_lock = threading.Lock()
 
@@ -131,8 +94,9 @@ def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
         or b.dtype != a.dtype
     ):
         return np.matmul(a, b)
-    with _single_thread:
-        if work < SPLIT_FROM:
+    # BLAS held at one thread (process-wide, through the runtime's one owner of the pools).
+    with thread_budget.blas_threads(1):
+        if work < SPLIT_FROM or thread_budget.current().intra < 2:
             return np.matmul(a, b)
         out = np.empty((m, n), a.dtype)
         count = int(min(PIECES, work // SPLIT_FROM * 2, max(m, n)))

@@ -11,18 +11,16 @@ from __future__ import annotations
 
 import concurrent.futures
 import contextlib
-import ctypes
-import functools
 import itertools
-import os
 import threading
 from collections.abc import Callable, Iterator
-from typing import Any, cast
+from typing import Any
 
 import numpy as np
 
 from tfcluster.framework.common_shapes import windowed_output_size
 from tfcluster.kernels.common import host_ints, invalid
+from tfcluster.runtime import thread_budget
 
 _DEFAULT_FORMATS = {2: "NHWC", 3: "NDHWC"}
 _FORMATS = {2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
@@ -219,8 +217,9 @@ CACHE_BLOCK = 1 << 20
 
 def _workers() -> concurrent.futures.ThreadPoolExecutor | None:
     global _WORKERS
-    cores = len(os.sched_getaffinity(0)) if hasattr(os, "sched_getaffinity") else os.cpu_count()
-    if not cores or cores < 2:
+    # The runtime's intra-op budget (ConfigProto, affinity, cgroup quota), not the machine's.
+    cores = thread_budget.current().intra
+    if cores < 2:
         return None
     with _WORKERS_LOCK:
         if _WORKERS is None:
@@ -228,27 +227,6 @@ def _workers() -> concurrent.futures.ThreadPoolExecutor | None:
                 max_workers=cores, thread_name_prefix="tfcluster-conv"
             )
         return _WORKERS
-
-
-@functools.cache
-def _openblas_set_threads() -> Callable[[int], int] | None:
-    """OpenBLAS's openblas_set_num_threads_local (for a pthreads build, despite the name, the
-    process's BLAS threads; it returns the number before) from the library numpy loaded,
-    or None (another BLAS, or an OpenBLAS older than 0.3.27)."""
-    try:
-        with open("/proc/self/maps", encoding="utf-8") as maps:
-            paths = {line.split()[-1] for line in maps if "openblas" in line.lower()}
-    except OSError:
-        return None
-    for path in sorted(paths):
-        try:
-            fn = ctypes.CDLL(path).openblas_set_num_threads_local
-        except (OSError, AttributeError):
-            continue
-        fn.restype = ctypes.c_int
-        fn.argtypes = [ctypes.c_int]
-        return cast(Callable[[int], int], fn)
-    return None
 
 
 def block_items(xp: Any, batch: int, nbytes: int, block_bytes: int) -> int:
@@ -291,7 +269,7 @@ def over_batch(
                 return
             results[i] = fn(slices[i])
 
-    with _single_blas_thread():
+    with thread_budget.blas_threads(1):
         helpers = [pool.submit(drain) for _ in range(min(runners, len(slices)) - 1)]
         try:
             drain()
@@ -301,33 +279,6 @@ def over_batch(
         if failure is not None:
             raise failure
     return results
-
-
-_BLAS_HOLDS = 0
-_BLAS_BEFORE = 0
-_BLAS_LOCK = threading.Lock()
-
-
-@contextlib.contextmanager
-def _single_blas_thread() -> Iterator[None]:
-    """BLAS single-threaded while any kernel splits its products over the cores itself (the
-    setting is the process's: the first kernel in sets it, the last one out restores it)."""
-    global _BLAS_HOLDS, _BLAS_BEFORE
-    set_threads = _openblas_set_threads()
-    if set_threads is None:
-        yield
-        return
-    with _BLAS_LOCK:
-        if _BLAS_HOLDS == 0:
-            _BLAS_BEFORE = set_threads(1)
-        _BLAS_HOLDS += 1
-    try:
-        yield
-    finally:
-        with _BLAS_LOCK:
-            _BLAS_HOLDS -= 1
-            if _BLAS_HOLDS == 0:
-                set_threads(_BLAS_BEFORE)
 
 
 # ---- scratch buffers ---------------------------------------------------------------------------

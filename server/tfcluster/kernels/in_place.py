@@ -38,6 +38,14 @@ def _calibrate() -> int:
 
 _SOLE = _calibrate()
 
+# Counts finished in-place writes of any variable: what is derived from a variable's array and
+# kept across steps (a matmul's cached transpose) is stale once it moves.
+_write_epoch = 0
+
+
+def write_epoch() -> int:
+    return _write_epoch
+
 
 def writable_value(xp: Any, ref: VariableRef, node_name: str) -> Any:
     """The variable's value, an array the caller may write in place: the variable's own array
@@ -76,6 +84,7 @@ def done(ref: VariableRef, value: Any) -> None:
     """After an in-place write of `value` (from writable_value): readers from now on see the
     new rows; once no update writes it, a numpy value is read-only again, so that no consumer
     or client changes it."""
+    global _write_epoch
     with ref.writes_lock:
         writes = ref.writes
         if writes is None or writes[0] != id(value):
@@ -87,6 +96,7 @@ def done(ref: VariableRef, value: Any) -> None:
         if isinstance(value, np.ndarray):
             value.flags.writeable = False
         ref.generation += 1
+        _write_epoch += 1
 
 
 def _unfreeze(value: np.ndarray) -> bool:

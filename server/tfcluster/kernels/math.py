@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import memory_budget
-from tfcluster.kernels import _cpu_gemm
+from tfcluster.kernels import _cpu_gemm, in_place
 from tfcluster.kernels.common import Compute, host_ints, invalid, np_dtype, shape_of
 from tfcluster.kernels.registry import kernel
 from tfcluster.runtime.float_errors import silenced
@@ -351,23 +351,25 @@ class _TransposeCache:
     multiplies by the same weights, transposed, in every iteration, and BLAS is markedly
     faster on a contiguous copy than on the transposed view. Only read-only numpy arrays
     that own their data (variable values) qualify; the copy is made on the second use of the
-    same array and dropped with it (the array is held weakly)."""
+    same array and dropped with it (the array is held weakly), or when any variable has been
+    written in place since (updates write variables' arrays in place)."""
 
     __slots__ = ("_entry",)
 
     def __init__(self) -> None:
-        self._entry: tuple[weakref.ref[Any], Any] | None = None
+        self._entry: tuple[weakref.ref[Any], Any, int] | None = None
 
     def transposed(self, xp: Any, v: Any) -> Any:
         entry = self._entry
-        if entry is not None and entry[0]() is v is not None:
+        epoch = in_place.write_epoch()
+        if entry is not None and entry[0]() is v is not None and entry[2] == epoch:
             t = entry[1]
             if t is None:
                 t = xp.ascontiguousarray(xp.transpose(v))
-                self._entry = (entry[0], t)
+                self._entry = (entry[0], t, epoch)
             return t
         if isinstance(v, np.ndarray) and not v.flags.writeable and v.flags.owndata:
-            self._entry = (weakref.ref(v, self._forget), None)
+            self._entry = (weakref.ref(v, self._forget), None, epoch)
         return v.T
 
     def _forget(self, _: Any) -> None:

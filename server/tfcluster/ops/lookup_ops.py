@@ -1,18 +1,343 @@
-"""The graph's table initializers (TABLE_INITIALIZERS), run by the default local init ops of
-Scaffold and Supervisor."""
+"""Lookup tables as TF 1.15's lookup_ops builds them: a HashTableV2 resource filled once by
+an initializer op (kept in the TABLE_INITIALIZERS collection, run by tables_initializer) and
+read by LookupTableFindV2. index_table_from_tensor / index_table_from_file map strings or
+integers to ids, with out-of-vocabulary keys hashed into extra buckets (Fingerprint64)."""
 
 from __future__ import annotations
 
-from tfcluster.framework.graph import GraphKeys, Operation, get_default_graph
-from tfcluster.ops.control_flow_ops import group, no_op
+from collections.abc import Sequence
+from typing import Any
+
+from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework.graph import (
+    GraphKeys,
+    Operation,
+    Tensor,
+    add_to_collection,
+    convert_to_tensor,
+    get_collection,
+    name_scope,
+)
+from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops import array_ops, math_ops, string_ops
+from tfcluster.ops.op_util import Outputs, make_op
+
+
+def _handle_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(dtypes.resource, TensorShape([]))]
+
+
+def _find_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(attrs["Tout"], inputs[1].shape)]
+
+
+op_def_registry.register("HashTableV2", _handle_infer, stateful=True)
+op_def_registry.register(
+    "InitializeTableV2", op_def_registry.no_outputs, ref_inputs=[0], stateful=True
+)
+op_def_registry.register(
+    "InitializeTableFromTextFileV2", op_def_registry.no_outputs, ref_inputs=[0], stateful=True
+)
+op_def_registry.register("LookupTableFindV2", _find_infer, ref_inputs=[0], stateful=True)
+op_def_registry.register(
+    "LookupTableSizeV2",
+    lambda inputs, attrs: [(dtypes.int64, TensorShape([]))],
+    ref_inputs=[0],
+    stateful=True,
+)
+OP_TYPES = (
+    "HashTableV2",
+    "InitializeTableV2",
+    "InitializeTableFromTextFileV2",
+    "LookupTableFindV2",
+    "LookupTableSizeV2",
+)
+
+
+class TextFileIndex:
+    WHOLE_LINE = -2
+    LINE_NUMBER = -1
+
+
+class TableInitializerBase:
+    def __init__(self, key_dtype: Any, value_dtype: Any) -> None:
+        self._key_dtype = dtypes.as_dtype(key_dtype)
+        self._value_dtype = dtypes.as_dtype(value_dtype)
+
+    @property
+    def key_dtype(self) -> dtypes.DType:
+        return self._key_dtype
+
+    @property
+    def value_dtype(self) -> dtypes.DType:
+        return self._value_dtype
+
+    def initialize(self, table: Any) -> Operation:
+        raise NotImplementedError
+
+
+class KeyValueTensorInitializer(TableInitializerBase):
+    """Fills a table from a keys tensor and a values tensor (one value per key)."""
+
+    def __init__(
+        self,
+        keys: Any,
+        values: Any,
+        key_dtype: Any = None,
+        value_dtype: Any = None,
+        name: Any = None,
+    ) -> None:
+        with name_scope(name, "key_value_init", [keys, values]) as scope:
+            self._keys = convert_to_tensor(keys, dtype=key_dtype, name="keys")
+            self._values = convert_to_tensor(values, dtype=value_dtype, name="values")
+            self._name = scope
+        super().__init__(self._keys.dtype, self._values.dtype)
+
+    def initialize(self, table: Any) -> Operation:
+        with name_scope(self._name, values=(table.resource_handle, self._keys, self._values)):
+            op = make_op(
+                "InitializeTableV2",
+                [table.resource_handle, self._keys, self._values],
+                {"Tkey": self._keys.dtype, "Tval": self._values.dtype},
+                "table_init",
+            )
+        add_to_collection(GraphKeys.TABLE_INITIALIZERS, op)
+        return op
+
+
+class TextFileInitializer(TableInitializerBase):
+    """Fills a table from a text file: keys and values are columns of each line (or the whole
+    line, or the line number)."""
+
+    def __init__(
+        self,
+        filename: Any,
+        key_dtype: Any,
+        key_index: int,
+        value_dtype: Any,
+        value_index: int,
+        vocab_size: int | None = None,
+        delimiter: str = "\t",
+        name: Any = None,
+    ) -> None:
+        if not isinstance(filename, Tensor) and not filename:
+            raise ValueError(f"Filename required for {name}.")
+        if vocab_size is not None and vocab_size <= 0:
+            raise ValueError(f"Invalid vocab_size {vocab_size}.")
+        self._filename = filename
+        self._key_index = key_index
+        self._value_index = value_index
+        self._vocab_size = vocab_size
+        self._delimiter = delimiter
+        self._name = name
+        super().__init__(key_dtype, value_dtype)
+
+    def initialize(self, table: Any) -> Operation:
+        with name_scope(self._name, "text_file_init", (table.resource_handle,)):
+            filename = convert_to_tensor(self._filename, dtypes.string, name="asset_filepath")
+            op = make_op(
+                "InitializeTableFromTextFileV2",
+                [table.resource_handle, filename],
+                {
+                    "key_index": self._key_index,
+                    "value_index": self._value_index,
+                    "vocab_size": -1 if self._vocab_size is None else self._vocab_size,
+                    "delimiter": self._delimiter,
+                },
+                "InitializeTableFromTextFileV2",
+            )
+        add_to_collection(GraphKeys.TABLE_INITIALIZERS, op)
+        if isinstance(filename, Tensor) and filename.op.type == "Const":
+            add_to_collection(GraphKeys.ASSET_FILEPATHS, filename)
+        return op
+
+
+class HashTable:
+    """A table of keys to values fixed by its initializer; default_value for missing keys."""
+
+    def __init__(
+        self,
+        initializer: TableInitializerBase,
+        default_value: Any,
+        shared_name: Any = None,
+        name: Any = None,
+    ) -> None:
+        with name_scope(name, "hash_table", (initializer,)) as scope:
+            self._handle = make_op(
+                "HashTableV2",
+                [],
+                {
+                    "shared_name": shared_name or "",
+                    "use_node_name_sharing": False,
+                    "key_dtype": initializer.key_dtype,
+                    "value_dtype": initializer.value_dtype,
+                    "container": "",
+                },
+                scope.rstrip("/") if scope else "hash_table",
+            ).outputs[0]
+            self._key_dtype = initializer.key_dtype
+            self._value_dtype = initializer.value_dtype
+            self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype)
+            self._init_op = initializer.initialize(self)
+        self._name = scope
+
+    @property
+    def resource_handle(self) -> Tensor:
+        return self._handle
+
+    @property
+    def init(self) -> Operation:
+        return self._init_op
+
+    initializer = init
+
+    @property
+    def key_dtype(self) -> dtypes.DType:
+        return self._key_dtype
+
+    @property
+    def value_dtype(self) -> dtypes.DType:
+        return self._value_dtype
+
+    @property
+    def default_value(self) -> Tensor:
+        return self._default_value
+
+    def size(self, name: Any = None) -> Tensor:
+        with name_scope(name, "{}_Size".format(self._name.rstrip("/").split("/")[-1])):
+            return make_op("LookupTableSizeV2", [self._handle], {}, "LookupTableSizeV2").outputs[0]
+
+    def lookup(self, keys: Any, name: Any = None) -> Any:
+        from tfcluster.framework.sparse_tensor import SparseTensor
+
+        with name_scope(name, "{}_Lookup".format(self._name.rstrip("/").split("/")[-1])):
+            values = keys.values if isinstance(keys, SparseTensor) else keys
+            values = convert_to_tensor(values, dtype=self._key_dtype)
+            if values.dtype.base_dtype != self._key_dtype:
+                raise TypeError(
+                    f"Signature mismatch. Keys must be dtype {self._key_dtype.name}, got "
+                    f"{values.dtype.base_dtype.name}."
+                )
+            found = make_op(
+                "LookupTableFindV2",
+                [self._handle, values, self._default_value],
+                {"Tin": self._key_dtype, "Tout": self._value_dtype},
+                "hash_table_Lookup",
+            ).outputs[0]
+        if isinstance(keys, SparseTensor):
+            return SparseTensor(keys.indices, found, keys.dense_shape)
+        return found
+
+
+def _oov_ids(keys: Tensor, ids: Tensor, vocab_size: Any, num_oov_buckets: int) -> Tensor:
+    """ids, with keys missing from the vocabulary (-1) hashed into the buckets after it."""
+    as_str = keys if keys.dtype == dtypes.string else string_ops.as_string(keys)
+    buckets = string_ops.string_to_hash_bucket_fast(as_str, num_oov_buckets, name="hash_bucket")
+    buckets = math_ops.add(buckets, math_ops.cast(vocab_size, dtypes.int64))
+    return array_ops.where(math_ops.equal(ids, -1), buckets, ids)
+
+
+class IdTable:
+    """An index table plus out-of-vocabulary buckets (TF's IdTableWithHashBuckets)."""
+
+    def __init__(self, table: HashTable, num_oov_buckets: int, key_dtype: dtypes.DType) -> None:
+        self._table = table
+        self._num_oov_buckets = num_oov_buckets
+        self._key_dtype = key_dtype
+
+    @property
+    def init(self) -> Operation:
+        return self._table.init
+
+    initializer = init
+
+    def size(self, name: Any = None) -> Tensor:
+        return math_ops.add(self._table.size(name), self._num_oov_buckets)
+
+    def lookup(self, keys: Any, name: Any = None) -> Any:
+        from tfcluster.framework.sparse_tensor import SparseTensor
+
+        values = keys.values if isinstance(keys, SparseTensor) else keys
+        values = convert_to_tensor(values)
+        if self._key_dtype.is_integer and values.dtype != dtypes.int64:
+            values = math_ops.cast(values, dtypes.int64)
+        with name_scope(name, "hash_table_Lookup"):
+            ids = self._table.lookup(values)
+            if self._num_oov_buckets:
+                ids = _oov_ids(values, ids, self._table.size(), self._num_oov_buckets)
+        if isinstance(keys, SparseTensor):
+            return SparseTensor(keys.indices, ids, keys.dense_shape)
+        return ids
+
+
+def index_table_from_tensor(
+    vocabulary_list: Any,
+    num_oov_buckets: int = 0,
+    default_value: int = -1,
+    hasher_spec: Any = None,
+    dtype: Any = dtypes.string,
+    name: Any = None,
+) -> IdTable:
+    """A table from each vocabulary entry to its position (int64)."""
+    if vocabulary_list is None:
+        raise ValueError("vocabulary_list must be specified.")
+    if num_oov_buckets > 0 and default_value != -1:
+        raise ValueError("Can't specify default_value with num_oov_buckets > 0.")
+    if num_oov_buckets < 0:
+        raise ValueError(f"num_oov_buckets must be greater or equal than 0, got {num_oov_buckets}.")
+    dtype = dtypes.as_dtype(dtype)
+    with name_scope(name, "string_to_index"):
+        keys = convert_to_tensor(vocabulary_list)
+        if keys.dtype.is_integer != dtype.is_integer:
+            raise ValueError(f"Expected {dtype.name}, got {keys.dtype.name}.")
+        if dtype.is_integer and keys.dtype != dtypes.int64:
+            keys = math_ops.cast(keys, dtypes.int64)
+        with name_scope(None, "hash_table"):
+            n = array_ops.size(keys, out_type=dtypes.int64)
+            values = math_ops.range(n, dtype=dtypes.int64, name="values")
+            init = KeyValueTensorInitializer(keys, values, name="table_init")
+            table = HashTable(init, default_value)
+    return IdTable(table, num_oov_buckets, dtypes.int64 if dtype.is_integer else dtype)
+
+
+def index_table_from_file(
+    vocabulary_file: Any = None,
+    num_oov_buckets: int = 0,
+    vocab_size: int | None = None,
+    default_value: int = -1,
+    hasher_spec: Any = None,
+    key_dtype: Any = dtypes.string,
+    name: Any = None,
+    key_column_index: int = TextFileIndex.WHOLE_LINE,
+    value_column_index: int = TextFileIndex.LINE_NUMBER,
+    delimiter: str = "\t",
+) -> IdTable:
+    """A table from each line of a vocabulary file to its line number (int64)."""
+    if vocabulary_file is None or (isinstance(vocabulary_file, str) and not vocabulary_file):
+        raise ValueError("vocabulary_file must be specified and must not be empty.")
+    if num_oov_buckets < 0:
+        raise ValueError(f"num_oov_buckets must be greater or equal than 0, got {num_oov_buckets}.")
+    if vocab_size is not None and vocab_size < 1:
+        raise ValueError(f"vocab_size must be greater than 0, got {vocab_size}.")
+    key_dtype = dtypes.as_dtype(key_dtype)
+    table_dtype = dtypes.int64 if key_dtype.is_integer else key_dtype
+    with name_scope(name, "string_to_index"):
+        init = TextFileInitializer(
+            vocabulary_file,
+            table_dtype,
+            key_column_index,
+            dtypes.int64,
+            value_column_index,
+            vocab_size,
+            delimiter,
+        )
+        table = HashTable(init, default_value)
+    return IdTable(table, num_oov_buckets, table_dtype)
 
 
 def tables_initializer(name: str = "init_all_tables") -> Operation:
-    """One op that runs every table initializer of the graph (a NoOp when there is none)."""
-    initializers = get_default_graph().get_collection(GraphKeys.TABLE_INITIALIZERS)
-    if initializers:
-        return group(*initializers, name=name)
-    return no_op(name=name)
+    """One op running every table initializer of the graph."""
+    from tfcluster.ops.control_flow_ops import group, no_op
 
-
-__all__ = ["tables_initializer"]
+    inits = get_collection(GraphKeys.TABLE_INITIALIZERS)
+    return group(*inits, name=name) if inits else no_op(name=name)

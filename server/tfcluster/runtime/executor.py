@@ -3,7 +3,9 @@
 Construction does all the work that does not depend on values (pruning to what the fetches
 and targets need, a topological order, input/output slots, kernel binding), so a step is a
 tight loop over prepared tuples. Graphs with asynchronous kernels (Recv) run in dataflow
-order instead, so a partition never blocks on a Recv while it could still send.
+order instead, so a partition never blocks on a Recv while it could still send. So do graphs
+with independent heavy kernels (runtime/inter_op.py) once their first steps show the kernels
+are big enough: those kernels run on the inter-op threads, several at once.
 """
 
 from __future__ import annotations
@@ -14,7 +16,14 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import errors, op_def_registry
-from tfcluster.runtime import device_copy, float_errors, kernel_table, outbox
+from tfcluster.runtime import (
+    device_copy,
+    float_errors,
+    inter_op,
+    kernel_table,
+    outbox,
+    thread_budget,
+)
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 from tfcluster.runtime.read_forwarding import forward_variable_reads
 from tfcluster.runtime.resources import VariableRef
@@ -54,6 +63,7 @@ class _Step:
         "derefs",
         "device",
         "fn",
+        "heavy",
         "in_slots",
         "is_async",
         "last_use",
@@ -68,6 +78,8 @@ class _Step:
         self.device = device
         self.fn = fn
         self.is_async = is_async
+        # A CPU kernel worth running beside others on an inter-op thread (inter_op.HEAVY_OPS).
+        self.heavy = False
         self.in_slots: tuple[int, ...] = ()
         self.out_pairs: tuple[tuple[int, int], ...] = ()
         self.derefs: tuple[int, ...] = ()
@@ -126,21 +138,41 @@ class Executor:
         # Dataflow bookkeeping for the asynchronous path.
         self.pending_counts, self.consumers = _dataflow_edges(order, fed)
         self.devices = sorted({s.device for s in self.steps} | {default_device} - {""})
+        # Inter-op parallelism: possible when two heavy kernels are independent; chosen after
+        # the first steps, timed sequentially, show those kernels take long enough.
+        waits_for: list[list[int]] = [[] for _ in self.steps]
+        for i, consumers in enumerate(self.consumers):
+            for c in consumers:
+                waits_for[c].append(i)
+        can_overlap = inter_op.independent_heavy_ops([s.heavy for s in self.steps], waits_for)
+        self._probe_left = inter_op.PROBE_STEPS if can_overlap else 0
+        self._probe = inter_op.HeavyProbe()
+        self.overlaps = False
 
     # ------------------------------------------------------------------------------------
     def run(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
         vals: list[Any] = [None] * self.num_slots
         for slot, v in zip(self.feed_slots, feed_values):
             vals[slot] = v
-        stats = self._trace() if ctx.trace else None
+        stats: Any = self._trace() if ctx.trace else None
         snaps: dict[int, Any] = {}
         if self.ref_fetches:
             ctx.ref_snapshots = snaps
+        probing = self._probe_left > 0 and stats is None
+        if probing:
+            stats = self._probe
+        width = thread_budget.current().inter if self.overlaps else 1
         with float_errors.silence():
-            if self.has_async:
-                self._run_dataflow(ctx, vals, stats)
+            if self.has_async or width > 1:
+                self._run_dataflow(ctx, vals, stats, width)
             else:
                 self._run_sequential(ctx, vals, stats)
+        if probing:
+            self._probe_left -= 1
+            if self._probe_left <= 0:
+                heavy_per_step = self._probe.seconds / inter_op.PROBE_STEPS
+                self.overlaps = heavy_per_step >= inter_op.MIN_HEAVY_SECONDS
+            stats = None
         out: list[Any] = []
         for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
             v = vals[slot]
@@ -165,7 +197,7 @@ class Executor:
             self._labels = timeline_labels(self._order)
         return StepTrace(self.devices, self._labels)
 
-    def _run_sequential(self, ctx: StepContext, vals: list[Any], stats: StepTrace | None) -> None:
+    def _run_sequential(self, ctx: StepContext, vals: list[Any], stats: Any) -> None:
         step = None
         try:
             for step in self.steps:
@@ -181,7 +213,7 @@ class Executor:
                 if stats is not None:
                     t0 = time.time()
                     outs = step.fn(ctx, ins)
-                    stats.add(step.name, step.device, t0, time.time(), outs)
+                    stats.add(step, t0, time.time(), outs)
                 else:
                     outs = step.fn(ctx, ins)
                 for idx, slot in step.out_pairs:
@@ -190,13 +222,13 @@ class Executor:
             assert step is not None
             raise with_node(e, step.name) from e
 
-    def _run_dataflow(self, ctx: StepContext, vals: list[Any], stats: StepTrace | None) -> None:
+    def _run_dataflow(self, ctx: StepContext, vals: list[Any], stats: Any, width: int = 1) -> None:
         pending = list(self.pending_counts)
         ready = [i for i, c in enumerate(pending) if c == 0]
         # Requests the receives make in a pass go out together, before the executor waits.
         box, previous_box = outbox.open_outbox()
         try:
-            self._dataflow_loop(ctx, vals, stats, pending, ready, box)
+            self._dataflow_loop(ctx, vals, stats, pending, ready, box, width)
         finally:
             outbox.close_outbox(box, previous_box)
 
@@ -204,13 +236,18 @@ class Executor:
         self,
         ctx: StepContext,
         vals: list[Any],
-        stats: StepTrace | None,
+        stats: Any,
         pending: list[int],
         ready: list[int],
         box: outbox.Outbox,
+        width: int = 1,
     ) -> None:
         done_q: queue.Queue[tuple[int, Any, BaseException | None, float]] = queue.Queue()
         outstanding = 0
+        # Heavy kernels handed to the inter-op threads and not back yet (at most width - 1:
+        # this thread runs kernels too).
+        pool = inter_op.pool(width - 1) if width > 1 else None
+        pooled = 0
         reads_left = list(self.slot_reads)
         remaining = len(self.steps)
         steps = self.steps
@@ -253,9 +290,22 @@ class Executor:
 
                         step.fn(ctx, ins, done)
                         continue
-                    outs = step.fn(ctx, ins)
+                    if pool is not None and step.heavy:
+                        if (ready or pooled) and pooled < width - 1:
+                            # Others can run meanwhile: this kernel goes to another thread.
+                            outstanding += 1
+                            pooled += 1
+                            pool.submit(_run_pooled, step.fn, ctx, ins, i, t0, done_q)
+                            continue
+                        if pooled:
+                            with thread_budget.concurrent_kernel():
+                                outs = step.fn(ctx, ins)
+                        else:
+                            outs = step.fn(ctx, ins)
+                    else:
+                        outs = step.fn(ctx, ins)
                     if stats is not None:
-                        stats.add(step.name, step.device, t0, time.time(), outs)
+                        stats.add(step, t0, time.time(), outs)
                 except Exception as e:
                     ctx.cancelled.set()
                     raise with_node(e, step.name) from e
@@ -281,12 +331,32 @@ class Executor:
                     None, None, f"Timed out waiting for tensors (receivers: {waiting[:5]})"
                 ) from None
             outstanding -= 1
+            if steps[i].heavy and not steps[i].is_async and pool is not None:
+                pooled -= 1
             if err is not None:
                 ctx.cancelled.set()
                 raise with_node(err, steps[i].name)
             if stats is not None:
-                stats.add(steps[i].name, steps[i].device, t0, time.time(), outs)
+                stats.add(steps[i], t0, time.time(), outs)
             finish(i, outs)
+
+
+def _run_pooled(
+    fn: Any,
+    ctx: StepContext,
+    ins: list[Any],
+    i: int,
+    t0: float,
+    done_q: queue.Queue[tuple[int, Any, BaseException | None, float]],
+) -> None:
+    """One heavy kernel on an inter-op thread; its outputs (or error) go back to the step."""
+    try:
+        with thread_budget.concurrent_kernel():
+            outs = fn(ctx, ins)
+    except BaseException as e:
+        done_q.put((i, None, e, t0))
+        return
+    done_q.put((i, outs, None, t0))
 
 
 def _roots(
@@ -346,6 +416,7 @@ def _bind_steps(
         device = n.device or default_device
         fn, is_async = _bind(n, device, cache)
         step = _Step(n.name, device, fn, is_async)
+        step.heavy = n.op in inter_op.HEAVY_OPS and device_type_of(device) == "CPU"
         step.in_slots = tuple(slot_of[f"{src}:{idx}"] for src, idx in n.inputs)
         step.out_pairs = tuple(sorted(outputs_read.get(n.name, ())))
         step.derefs = _derefs(n, by_name, fed)

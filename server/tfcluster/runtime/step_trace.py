@@ -62,28 +62,31 @@ def describe_output(value: Any, allocator: str) -> tensor_description_pb2.Tensor
 
 
 class StepTrace:
-    """Collects the nodes one executor ran in a traced step."""
+    """Collects the nodes one executor ran in a traced step (outputs described at once: the
+    trace holds no arrays, which in-place updates would otherwise have to copy)."""
 
     def __init__(self, devices: Sequence[str], labels: dict[str, str]) -> None:
         self.start = time.time()
         self._labels = labels
         self._thread_id = threading.get_ident() & 0xFFFFFFFF
-        self.by_device: dict[str, list[tuple[str, float, float, Any]]] = {
-            d: [(SOURCE_NODE, self.start, self.start, ())] for d in devices
+        self.by_device: dict[str, list[tuple[str, float, float, list[Any]]]] = {
+            d: [(SOURCE_NODE, self.start, self.start, [])] for d in devices
         }
 
-    def add(self, name: str, device: str, t0: float, t1: float, outputs: Any) -> None:
-        entries = self.by_device.get(device)
+    def add(self, step: Any, t0: float, t1: float, outputs: Any = None) -> None:
+        """step: what ran (its .name and .device)."""
+        entries = self.by_device.get(step.device)
         if entries is None:
-            entries = self.by_device[device] = [(SOURCE_NODE, self.start, self.start, ())]
-        entries.append((name, t0, t1, outputs))
+            entries = self.by_device[step.device] = [(SOURCE_NODE, self.start, self.start, [])]
+        allocator = _allocator_name(step.device)
+        descs = [describe_output(v, allocator) for v in outputs or ()]
+        entries.append((step.name, t0, t1, descs))
 
     def to_protos(self) -> list[step_stats_pb2.DeviceStepStats]:
         out = []
         for device, entries in self.by_device.items():
             ds = step_stats_pb2.DeviceStepStats(device=device)
-            allocator = _allocator_name(device)
-            for name, t0, t1, outputs in entries:
+            for name, t0, t1, descs in entries:
                 duration = int((t1 - t0) * 1e6)
                 ns = ds.node_stats.add(
                     node_name=name,
@@ -94,8 +97,7 @@ class StepTrace:
                     timeline_label=self._labels.get(name, ""),
                     thread_id=self._thread_id,
                 )
-                for slot, value in enumerate(outputs or ()):
-                    desc = describe_output(value, allocator)
+                for slot, desc in enumerate(descs):
                     if desc is not None:
                         ns.output.add(slot=slot, tensor_description=desc)
             out.append(ds)

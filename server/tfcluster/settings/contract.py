@@ -20,9 +20,15 @@ METRICS_PORT_ENV = "TFCLUSTER_METRICS_PORT"
 # The port of the task's direct streams (rpc/direct): peers connect to the port the task
 # reports, so behind a Service it must be the declared one.
 DIRECT_PORT_ENV = "TFCLUSTER_DIRECT_PORT"
+# The task container's CPU budget in millicores (its CPU limit, else its request), passed
+# through the downward API (resourceFieldRef, divisor 1m): the server sizes its thread pools
+# to it. A request is not a cgroup quota, so without this the task would see the node's cores.
+CPU_BUDGET_ENV = "TFCLUSTER_CPU_MILLICORES"
 
 # Every variable the operator reserves for itself in a task container.
-OPERATOR_ENV = frozenset({TF_CONFIG_ENV, TASK_INDEX_ENV, METRICS_PORT_ENV, DIRECT_PORT_ENV})
+OPERATOR_ENV = frozenset(
+    {TF_CONFIG_ENV, TASK_INDEX_ENV, METRICS_PORT_ENV, DIRECT_PORT_ENV, CPU_BUDGET_ENV}
+)
 
 # A task's gRPC port in the operator's clusters (and seed 000's examples).
 DEFAULT_GRPC_PORT = 2222

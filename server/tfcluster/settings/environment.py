@@ -13,11 +13,14 @@ set them before it starts a session or a server:
   TFCLUSTER_METRICS_PORT      for a program's own tf.train.Server that is given no
   TFCLUSTER_DIRECT_PORT       metrics_port / direct_port (settings/contract.py: set by the
                               operator and by `tfcluster run` for the tasks it starts)
+  TFCLUSTER_CPU_MILLICORES    the task's CPU budget (the operator's downward API): caps the
+                              default thread pools (runtime/thread_budget.py)
 
 and the variables TensorFlow itself reads, with its meaning:
 
   TF_FORWARD_COMPATIBILITY_DELTA_DAYS   moves tf.compat's forward-compatibility horizon
   TEST_TMPDIR                 where tf.test.get_temp_dir makes its folder
+  TF_CONFIG                   the cluster and this task, as JSON (tf.estimator.RunConfig)
 """
 
 from __future__ import annotations
@@ -63,6 +66,16 @@ def program_direct_port(environ: Mapping[str, str] | None = None) -> str | None:
     return _env(environ).get(contract.DIRECT_PORT_ENV)
 
 
+def cpu_budget_millicores(environ: Mapping[str, str] | None = None) -> int | None:
+    """TFCLUSTER_CPU_MILLICORES as a positive number (None when unset or not one)."""
+    raw = _env(environ).get(contract.CPU_BUDGET_ENV, "").strip()
+    try:
+        value = int(float(raw))
+    except ValueError:
+        return None
+    return value if value > 0 else None
+
+
 FORWARD_COMPATIBILITY_DELTA_DAYS_ENV = "TF_FORWARD_COMPATIBILITY_DELTA_DAYS"
 TEST_TMPDIR_ENV = "TEST_TMPDIR"
 
@@ -75,3 +88,11 @@ def forward_compatibility_delta_days(environ: Mapping[str, str] | None = None) -
 def test_tmpdir(environ: Mapping[str, str] | None = None) -> str:
     """TEST_TMPDIR as written ('' when unset)."""
     return _env(environ).get(TEST_TMPDIR_ENV, "")
+
+
+TF_CONFIG_ENV = "TF_CONFIG"
+
+
+def tf_config(environ: Mapping[str, str] | None = None) -> str:
+    """TF_CONFIG as written ('' when unset)."""
+    return _env(environ).get(TF_CONFIG_ENV, "")

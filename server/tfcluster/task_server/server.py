@@ -25,9 +25,10 @@ from tfcluster.distributed.cluster_spec import ClusterSpec
 from tfcluster.framework import errors, memory_budget
 from tfcluster.protos import cluster_pb2, config_pb2, tensorflow_server_pb2
 from tfcluster.rpc import master_client as rpc_master_client
-from tfcluster.runtime import allocator
+from tfcluster.runtime import allocator, thread_budget
 from tfcluster.settings import contract, environment
 from tfcluster.task_server.core import TaskCore
+from tfcluster.task_server.host_share import tasks_on_this_host
 from tfcluster.task_server.metrics.families import ServerMetrics
 from tfcluster.task_server.metrics.telemetry import start_telemetry
 from tfcluster.task_server.options import ServerOptions
@@ -67,6 +68,15 @@ class Server:
         )
         where = locate_task(self._server_def)
         self._cluster = where.cluster
+        # The task's thread pools, as TensorFlow's server sizes them from its config; left
+        # unset, the CPUs this process may use, shared with the other tasks on this host.
+        session_config = self._server_def.default_session_config
+        self.thread_budget = thread_budget.configure(
+            session_config.intra_op_parallelism_threads,
+            session_config.inter_op_parallelism_threads,
+            share=tasks_on_this_host(where.cluster),
+            source="server config",
+        )
         self._task = where.task
         self._direct_port, self._direct_source = _direct_port_wanted(direct_port)
         self._lock = threading.Lock()

@@ -1,0 +1,153 @@
+"""LinearClassifier and LinearRegressor (TF 1.15): feature_column.linear_model under the
+variable scope `linear`, trained with FTRL by default."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from tfcluster.lib.estimator import heads
+from tfcluster.lib.estimator.estimator import Estimator
+from tfcluster.lib.estimator.optimizers import get_optimizer_instance
+from tfcluster.lib.feature_column.layers import linear_model
+from tfcluster.ops import math_ops, nn_impl, partitioned_variables
+from tfcluster.ops import variable_scope as vs
+from tfcluster.ops.summary_ops import histogram, scalar
+
+_LEARNING_RATE = 0.2
+
+
+def default_linear_learning_rate(num_columns: int, cap: float = _LEARNING_RATE) -> float:
+    return min(cap, 1.0 / math.sqrt(num_columns))
+
+
+def linear_logits(features: Any, feature_columns: Any, units: int, sparse_combiner: str) -> Any:
+    """The linear model's logits, with TF's bias and zero-weight summaries."""
+    cols_to_vars: dict[Any, Any] = {}
+    logits = linear_model(
+        features,
+        feature_columns,
+        units=units,
+        sparse_combiner=sparse_combiner,
+        cols_to_vars=cols_to_vars,
+    )
+    bias = cols_to_vars.pop("bias")
+    bias_t = bias[0] if len(bias) == 1 else bias
+    if units > 1:
+        histogram("bias", bias_t)
+    else:
+        scalar("bias", math_ops.reduce_sum(bias_t))
+    weights = [v for vs_ in cols_to_vars.values() for v in vs_]
+    if weights:
+        from tfcluster.ops import array_ops
+
+        flat = array_ops.concat([array_ops.reshape(w, [-1]) for w in weights], 0)
+        scalar("fraction_of_zero_weights", nn_impl.zero_fraction(flat))
+    return logits
+
+
+def input_partitioner(config: Any) -> Any:
+    num_ps = config.num_ps_replicas if config else 0
+    return partitioned_variables.min_max_variable_partitioner(
+        max_partitions=num_ps, min_slice_size=64 << 20
+    )
+
+
+def _model_fn(
+    features: Any,
+    labels: Any,
+    mode: str,
+    head: Any,
+    feature_columns: Any,
+    optimizer: Any,
+    partitioner: Any,
+    config: Any,
+    sparse_combiner: str,
+) -> Any:
+    if not isinstance(features, dict):
+        raise ValueError(
+            f"features should be a dictionary of `Tensor`s. Given type: {type(features)}"
+        )
+    opt = get_optimizer_instance(
+        optimizer, learning_rate=default_linear_learning_rate(len(feature_columns))
+    )
+    with vs.variable_scope(
+        "linear",
+        values=tuple(features.values()),
+        partitioner=partitioner or input_partitioner(config),
+    ):
+        logits = linear_logits(features, feature_columns, head.logits_dimension, sparse_combiner)
+    return head.create_estimator_spec(
+        features=features, mode=mode, labels=labels, optimizer=opt, logits=logits
+    )
+
+
+class LinearClassifier(Estimator):
+    def __init__(
+        self,
+        feature_columns: Any,
+        model_dir: Any = None,
+        n_classes: int = 2,
+        weight_column: Any = None,
+        label_vocabulary: Any = None,
+        optimizer: Any = "Ftrl",
+        config: Any = None,
+        partitioner: Any = None,
+        warm_start_from: Any = None,
+        loss_reduction: str = "weighted_sum",
+        sparse_combiner: str = "sum",
+    ) -> None:
+        columns = list(feature_columns)
+        head = heads.classification_head(n_classes, weight_column, label_vocabulary, loss_reduction)
+
+        def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+            return _model_fn(
+                features,
+                labels,
+                mode,
+                head,
+                columns,
+                optimizer,
+                partitioner,
+                config,
+                sparse_combiner,
+            )
+
+        super().__init__(
+            model_fn=model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from
+        )
+
+
+class LinearRegressor(Estimator):
+    def __init__(
+        self,
+        feature_columns: Any,
+        model_dir: Any = None,
+        label_dimension: int = 1,
+        weight_column: Any = None,
+        optimizer: Any = "Ftrl",
+        config: Any = None,
+        partitioner: Any = None,
+        warm_start_from: Any = None,
+        loss_reduction: str = "weighted_sum",
+        sparse_combiner: str = "sum",
+    ) -> None:
+        columns = list(feature_columns)
+        head = heads.RegressionHead(label_dimension, weight_column, loss_reduction)
+
+        def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+            return _model_fn(
+                features,
+                labels,
+                mode,
+                head,
+                columns,
+                optimizer,
+                partitioner,
+                config,
+                sparse_combiner,
+            )
+
+        super().__init__(
+            model_fn=model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from
+        )

@@ -1,0 +1,230 @@
+"""train_and_evaluate with TrainSpec and EvalSpec (TF 1.15): locally, train with an
+evaluation after each new checkpoint; in a TF_CONFIG cluster, each task does its part —
+chief and workers start their server and train, ps tasks serve, the evaluator evaluates
+each new checkpoint until training reaches max_steps."""
+
+from __future__ import annotations
+
+import collections
+import os
+import time
+from typing import Any
+
+from tfcluster.lib.estimator.estimator import Estimator
+from tfcluster.lib.estimator.run_config import TaskType
+from tfcluster.lib.platform import tf_logging as logging
+from tfcluster.training.basic_session_run_hooks import CheckpointSaverListener
+
+_MAX_DELAY_SECS = 60
+_DELAY_SECS_PER_WORKER = 5
+
+
+class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "hooks"])):
+    def __new__(cls, input_fn: Any, max_steps: int | None = None, hooks: Any = None) -> TrainSpec:
+        if not callable(input_fn):
+            raise TypeError(f"`input_fn` must be callable, given: {input_fn}")
+        if max_steps is not None and max_steps <= 0:
+            raise ValueError(f"Must specify max_steps > 0, given: {max_steps}")
+        return super().__new__(cls, input_fn, max_steps, tuple(hooks or ()))
+
+
+class EvalSpec(
+    collections.namedtuple(
+        "EvalSpec",
+        ["input_fn", "steps", "name", "hooks", "exporters", "start_delay_secs", "throttle_secs"],
+    )
+):
+    def __new__(
+        cls,
+        input_fn: Any,
+        steps: int | None = 100,
+        name: str | None = None,
+        hooks: Any = None,
+        exporters: Any = None,
+        start_delay_secs: int = 120,
+        throttle_secs: int = 600,
+    ) -> EvalSpec:
+        if not callable(input_fn):
+            raise TypeError(f"`input_fn` must be callable, given: {input_fn}")
+        if steps is not None and steps <= 0:
+            raise ValueError(f"Must specify steps > 0, given: {steps}")
+        if start_delay_secs < 0:
+            raise ValueError(f"Must specify start_delay_secs >= 0, given: {start_delay_secs}")
+        if throttle_secs < 0:
+            raise ValueError(f"Must specify throttle_secs >= 0, given: {throttle_secs}")
+        if exporters is None:
+            exporters = ()
+        elif not isinstance(exporters, (list, tuple)):
+            exporters = (exporters,)
+        return super().__new__(
+            cls,
+            input_fn,
+            steps,
+            name,
+            tuple(hooks or ()),
+            tuple(exporters),
+            start_delay_secs,
+            throttle_secs,
+        )
+
+
+class _Evaluator:
+    """Evaluates the latest checkpoint once per new checkpoint, then runs the exporters."""
+
+    def __init__(self, estimator: Estimator, eval_spec: EvalSpec) -> None:
+        self._estimator = estimator
+        self._spec = eval_spec
+        self._previous: str | None = None
+        self.metrics: dict[str, Any] | None = None
+        self.export_results: list[Any] = []
+
+    def evaluate_and_export(self) -> str:
+        latest = self._estimator.latest_checkpoint()
+        if not latest:
+            logging.info(
+                "Estimator is not trained yet. Will start an evaluation when a checkpoint is ready."
+            )
+            return "missing checkpoint"
+        if latest == self._previous:
+            logging.info(
+                "No new checkpoint ready for evaluation. Skip the current evaluation pass as "
+                "evaluation results are expected to be same for the same checkpoint."
+            )
+            return "no new checkpoint"
+        metrics = self._estimator.evaluate(
+            input_fn=self._spec.input_fn,
+            steps=self._spec.steps,
+            name=self._spec.name,
+            checkpoint_path=latest,
+            hooks=self._spec.hooks,
+        )
+        self.metrics = metrics
+        self._previous = latest
+        for exporter in self._spec.exporters:
+            path = os.path.join(self._estimator.model_dir, "export", exporter.name)
+            self.export_results.append(
+                exporter.export(self._estimator, path, latest, metrics, False)
+            )
+        return "evaluated"
+
+
+class _EvaluateAfterCheckpoint(CheckpointSaverListener):
+    """Runs the evaluator after a save (at most every throttle_secs) and at the end."""
+
+    def __init__(self, evaluator: _Evaluator, throttle_secs: float) -> None:
+        self._evaluator = evaluator
+        self._throttle = throttle_secs
+        self._last_time: float | None = None
+        self._last_step: int | None = None
+
+    def after_save(self, session: Any, global_step_value: int) -> None:
+        now = time.time()
+        if self._last_time is None or now - self._last_time >= self._throttle:
+            self._last_time = now
+            self._last_step = global_step_value
+            self._evaluator.evaluate_and_export()
+
+    def end(self, session: Any, global_step_value: int) -> None:
+        if global_step_value != self._last_step:
+            self._evaluator.evaluate_and_export()
+
+
+def _start_server(config: Any) -> Any:
+    from tfcluster.task_server.server import Server
+
+    server = Server(
+        config.cluster_spec,
+        job_name=config.task_type,
+        task_index=config.task_id,
+        config=config.session_config,
+        start=False,
+        protocol=config.protocol,
+    )
+    server.start()
+    return server
+
+
+def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec) -> Any:
+    """Trains and evaluates as this task's part of TF_CONFIG's cluster (or all locally)."""
+    if not isinstance(estimator, Estimator):
+        raise TypeError(
+            f"`estimator` must have type `tf.estimator.Estimator`, given {type(estimator)}"
+        )
+    if not isinstance(train_spec, TrainSpec):
+        raise TypeError(
+            f"`train_spec` must have type `tf.estimator.TrainSpec`. Got: {type(train_spec)}"
+        )
+    if not isinstance(eval_spec, EvalSpec):
+        raise TypeError(
+            f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: {type(eval_spec)}"
+        )
+    config = estimator.config
+    if config.task_type == TaskType.EVALUATOR:
+        return _run_evaluator(estimator, train_spec, eval_spec)
+    if not config.cluster_spec.jobs:
+        return _run_local(estimator, train_spec, eval_spec)
+    if config.task_type == TaskType.PS:
+        server = _start_server(config)
+        server.join()
+        return None
+    if config.task_type not in (TaskType.CHIEF, TaskType.WORKER, TaskType.MASTER):
+        raise ValueError(
+            f"Task type {config.task_type} is not supported. Supported task types are "
+            "chief, worker, ps, evaluator."
+        )
+    _start_server(config)
+    if config.task_type == TaskType.WORKER:
+        max_delay = _MAX_DELAY_SECS
+        if config.experimental_max_worker_delay_secs is not None:
+            max_delay = int(config.experimental_max_worker_delay_secs)
+        delay = min(max_delay, (config.task_id + 1) * _DELAY_SECS_PER_WORKER)
+        if delay > 0:
+            logging.info("Waiting %d secs before starting training.", delay)
+            time.sleep(delay)
+    estimator.train(
+        input_fn=train_spec.input_fn, max_steps=train_spec.max_steps, hooks=list(train_spec.hooks)
+    )
+    return None
+
+
+def _run_local(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec) -> Any:
+    logging.info(
+        "Start train and evaluate loop. The evaluate will happen after every checkpoint. "
+        "Checkpoint frequency is determined based on RunConfig arguments: "
+        "save_checkpoints_steps %s or save_checkpoints_secs %s.",
+        estimator.config.save_checkpoints_steps,
+        estimator.config.save_checkpoints_secs,
+    )
+    evaluator = _Evaluator(estimator, eval_spec)
+    listener = _EvaluateAfterCheckpoint(evaluator, eval_spec.throttle_secs)
+    estimator.train(
+        input_fn=train_spec.input_fn,
+        max_steps=train_spec.max_steps,
+        hooks=list(train_spec.hooks),
+        saving_listeners=[listener],
+    )
+    return evaluator.metrics, evaluator.export_results
+
+
+def _run_evaluator(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec) -> Any:
+    if eval_spec.start_delay_secs:
+        logging.info("Waiting %f secs before starting eval.", eval_spec.start_delay_secs)
+        time.sleep(eval_spec.start_delay_secs)
+    evaluator = _Evaluator(estimator, eval_spec)
+    while True:
+        if evaluator.metrics is not None:
+            step = evaluator.metrics.get("global_step")
+            if step and train_spec.max_steps and step >= train_spec.max_steps:
+                logging.info(
+                    "Exiting evaluation, global_step=%s >= train max_steps=%s",
+                    step,
+                    train_spec.max_steps,
+                )
+                return evaluator.metrics, evaluator.export_results
+        start = time.time()
+        status = evaluator.evaluate_and_export()
+        wait = eval_spec.throttle_secs - (time.time() - start)
+        if status != "evaluated":
+            wait = max(wait, 0.5)  # no new checkpoint: poll, don't spin
+        if wait > 0:
+            time.sleep(wait)

@@ -1,0 +1,164 @@
+"""What every feature column shares (TF 1.15's v1 `_FeatureColumn` protocol): the column
+kinds, the builder that turns a features dict into each column's tensor once, and the
+conversion of dense categorical inputs to SparseTensors."""
+
+from __future__ import annotations
+
+import collections
+from typing import Any, NamedTuple
+
+from tfcluster.framework import dtypes
+from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
+from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops import array_ops, math_ops, sparse_ops
+
+
+class IdWeightPair(NamedTuple):
+    """A categorical column's ids and their weights (None: all 1)."""
+
+    id_tensor: Any
+    weight_tensor: Any
+
+
+class FeatureColumn:
+    """A column: a name, how to parse it from tf.Example, how to build its tensor."""
+
+    @property
+    def name(self) -> str:
+        raise NotImplementedError
+
+    @property
+    def _var_scope_name(self) -> str:
+        return self.name
+
+    def _transform_feature(self, inputs: LazyBuilder) -> Any:
+        raise NotImplementedError
+
+    @property
+    def _parse_example_spec(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def __repr__(self) -> str:
+        return f"{type(self).__name__.lstrip('_')}({self.name!r})"
+
+
+class DenseColumn(FeatureColumn):
+    """A column that is a dense tensor [batch, *_variable_shape] (input_layer takes these)."""
+
+    @property
+    def _variable_shape(self) -> TensorShape:
+        raise NotImplementedError
+
+    def _get_dense_tensor(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> Tensor:
+        raise NotImplementedError
+
+
+class CategoricalColumn(FeatureColumn):
+    """A column of ids in [0, _num_buckets) per example (a SparseTensor), maybe weighted."""
+
+    @property
+    def _num_buckets(self) -> int:
+        raise NotImplementedError
+
+    def _get_sparse_tensors(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> IdWeightPair:
+        raise NotImplementedError
+
+
+def _maybe_expand_dim(t: Any) -> Any:
+    """A rank-1 feature (one value per example) as [batch, 1]; rank 0 is an error."""
+    if isinstance(t, SparseTensor):
+        rank = t.dense_shape.shape[0]
+        if rank is not None and int(rank) == 1:
+            return sparse_ops.sparse_reshape(t, [-1, 1])
+        return t
+    rank = t.shape.ndims
+    if rank == 0:
+        raise ValueError(f"Feature (key: {t.name}) cannot have rank 0. Given: {t}")
+    if rank == 1:
+        return array_ops.expand_dims(t, -1)
+    return t
+
+
+class LazyBuilder:
+    """Each column's transformed tensor, built the first time it is asked for."""
+
+    def __init__(self, features: dict[Any, Any]) -> None:
+        self._features = dict(features)
+        self._cache: dict[Any, Any] = {}
+
+    def get(self, key: Any) -> Any:
+        if key in self._cache:
+            return self._cache[key]
+        if isinstance(key, str):
+            if key not in self._features:
+                raise ValueError(f"Feature {key} is not in features dictionary.")
+            feature = self._features[key]
+            if isinstance(feature, SparseTensorValue):
+                feature = SparseTensor.from_value(feature)
+            if not isinstance(feature, SparseTensor):
+                feature = convert_to_tensor(feature)
+            feature = _maybe_expand_dim(feature)
+            self._cache[key] = feature
+            return feature
+        if not isinstance(key, FeatureColumn):
+            raise TypeError(f'"key" must be either a "str" or "_FeatureColumn". Provided: {key}')
+        column = key
+        transformed = column._transform_feature(self)
+        if transformed is None:
+            raise ValueError(f"Column {column.name} is not supported.")
+        self._cache[column] = transformed
+        return transformed
+
+
+def to_sparse_input_and_drop_ignore_values(input_tensor: Any, ignore_value: Any = None) -> Any:
+    """A dense categorical input as a SparseTensor without its ignore_value entries ('' for
+    strings, -1 for integers)."""
+    if isinstance(input_tensor, SparseTensor):
+        return input_tensor
+    with name_scope(None, "to_sparse_input", (input_tensor, ignore_value)):
+        t = convert_to_tensor(input_tensor)
+        if ignore_value is None:
+            ignore_value = "" if t.dtype == dtypes.string else -1
+        ignore = (
+            math_ops.cast(ignore_value, t.dtype)
+            if t.dtype != dtypes.string
+            else (convert_to_tensor(ignore_value, dtypes.string))
+        )
+        indices = array_ops.where(math_ops.not_equal(t, ignore), name="indices")
+        return SparseTensor(
+            indices=indices,
+            values=array_ops.gather_nd(t, indices, name="values"),
+            dense_shape=array_ops.shape(t, out_type=dtypes.int64, name="dense_shape"),
+        )
+
+
+def normalize_feature_columns(feature_columns: Any) -> list[FeatureColumn]:
+    """The columns as a list (one column alone allowed), checked for kind and unique names."""
+    if isinstance(feature_columns, FeatureColumn):
+        feature_columns = [feature_columns]
+    if isinstance(feature_columns, collections.abc.Iterator):
+        feature_columns = list(feature_columns)
+    if isinstance(feature_columns, dict):
+        raise ValueError("Expected feature_columns to be iterable, found dict.")
+    columns = list(feature_columns)
+    for column in columns:
+        if not isinstance(column, FeatureColumn):
+            raise ValueError(f"Items of feature_columns must be a _FeatureColumn. Given: {column}")
+    if not columns:
+        raise ValueError("feature_columns must not be empty.")
+    names: dict[str, FeatureColumn] = {}
+    for column in columns:
+        if column.name in names:
+            raise ValueError(
+                "Duplicate feature column name found for columns: "
+                f"{column} and {names[column.name]}. This usually means that these columns "
+                "refer to same base feature. Either one must be discarded or a duplicated but "
+                "renamed item must be inserted in features dict."
+            )
+        names[column.name] = column
+    return columns

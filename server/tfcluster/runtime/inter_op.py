@@ -1,0 +1,108 @@
+"""Inter-op parallelism: which graphs gain from running independent kernels at once, and the
+threads that run them.
+
+numpy releases the GIL inside BLAS and its big loops, so two independent matmuls of one step
+can run on two cores, as TensorFlow's executor runs ready ops on its inter-op pool. Handing a
+kernel to another thread costs tens of microseconds, so only kernels that do real work go
+there (linear algebra, convolutions, image codecs: HEAVY_OPS), and only in graphs where two of
+them are independent (neither feeds the other); an executor also measures its first steps and
+stays sequential when those kernels are too small to pay for the hand-over.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Sequence
+from concurrent.futures import ThreadPoolExecutor
+
+# Op types whose kernels can take milliseconds and release the GIL while they work.
+HEAVY_OPS = frozenset(
+    {
+        "MatMul",
+        "BatchMatMul",
+        "BatchMatMulV2",
+        "BatchMatMulV3",
+        "SparseMatMul",
+        "Einsum",
+        "Conv2D",
+        "Conv2DBackpropInput",
+        "Conv2DBackpropFilter",
+        "Conv3D",
+        "Conv3DBackpropInputV2",
+        "Conv3DBackpropFilterV2",
+        "DepthwiseConv2dNative",
+        "DepthwiseConv2dNativeBackpropInput",
+        "DepthwiseConv2dNativeBackpropFilter",
+        "MatrixInverse",
+        "MatrixSolve",
+        "MatrixTriangularSolve",
+        "Cholesky",
+        "Qr",
+        "Svd",
+        "SelfAdjointEigV2",
+        "DecodeJpeg",
+        "DecodePng",
+        "DecodeImage",
+        "EncodeJpeg",
+        "EncodePng",
+    }
+)
+
+# Probing: the first steps run sequentially with their heavy kernels timed; parallel runs
+# pay off once those kernels take this long per step (a hand-over is ~20-50 us).
+PROBE_STEPS = 3
+MIN_HEAVY_SECONDS = 0.001
+
+
+def independent_heavy_ops(heavy: Sequence[bool], deps: Sequence[Sequence[int]]) -> bool:
+    """Whether two heavy nodes are independent. `deps[i]`: the nodes node i waits for, all
+    earlier in the (topological) order. The heavy nodes form a chain exactly when each one
+    has every earlier heavy node among its ancestors."""
+    ancestors: list[int] = []  # bit j: node j is an ancestor (heavy ones only)
+    earlier_heavy = 0
+    for i, waits_for in enumerate(deps):
+        mask = 0
+        for d in waits_for:
+            mask |= ancestors[d] | ((1 << d) if heavy[d] else 0)
+        ancestors.append(mask)
+        if heavy[i]:
+            if mask & earlier_heavy != earlier_heavy:
+                return True
+            earlier_heavy |= 1 << i
+    return False
+
+
+class HeavyProbe:
+    """Sums the time of heavy kernels over the sequential steps that measure a graph (it
+    stands where the tracing statistics would: the executor calls add() per kernel)."""
+
+    __slots__ = ("seconds",)
+
+    def __init__(self) -> None:
+        self.seconds = 0.0
+
+    def add(self, step: object, t0: float, t1: float, outputs: object = None) -> None:
+        if getattr(step, "heavy", False):
+            self.seconds += t1 - t0
+
+
+_pool_lock = threading.Lock()
+_pool: ThreadPoolExecutor | None = None
+_pool_width = 0
+
+
+def pool(width: int) -> ThreadPoolExecutor:
+    """The process's inter-op threads, at least `width` of them (the stepping thread runs
+    kernels too, so a budget of n needs n - 1 here)."""
+    global _pool, _pool_width
+    current = _pool
+    if current is not None and _pool_width >= width:
+        return current
+    with _pool_lock:
+        if _pool is None or _pool_width < width:
+            old = _pool
+            _pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="inter-op")
+            _pool_width = width
+            if old is not None:
+                old.shutdown(wait=False)
+        return _pool

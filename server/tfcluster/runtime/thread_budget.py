@@ -1,0 +1,164 @@
+"""The process's thread budget: the one owner of the BLAS thread pools and of the executor's
+inter-op width.
+
+TensorFlow sizes its own pools (`intra_op_parallelism_threads`: threads one kernel may use;
+`inter_op_parallelism_threads`: kernels of a step that may run at once; 0 = the CPUs the
+process may use). numpy's BLAS would size its pool to the machine's cores and spin its
+threads between calls, so several tasks on one host (or a pod limited to 2 CPUs on a
+64-core node) fight over the cores. Here the runtime sets the BLAS pools itself, through
+threadpoolctl, from the budget:
+
+- `configure()`: the process-wide budget, from a server's or a local session's ConfigProto
+  (explicit values win) or the default (runtime/cpu_quota.available_cpus(), capped by the
+  CPU budget the operator passes down, shared between the tasks of a cluster on this host);
+- `blas_threads(n)`: a temporary limit for one kernel (a convolution that splits its batch
+  across cores and wants single-threaded BLAS inside);
+- `concurrent_kernel()`: the executor's inter-op threads: while k kernels run at once, each
+  BLAS call gets intra // k threads, so together they use the budget, not k times it.
+
+OpenBLAS built with pthreads (numpy's wheels) has one thread count per process
+(openblas_set_num_threads_local changes it for every thread), so every limit here is
+process-wide; the module keeps them consistent under one lock.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass
+from typing import Any
+
+from tfcluster.runtime import cpu_quota
+from tfcluster.settings import environment
+
+# The thread pools threadpoolctl knows: BLAS libraries and OpenMP runtimes.
+_USER_APIS = ("blas", "openmp")
+
+
+@dataclass(frozen=True)
+class Budget:
+    intra: int  # threads one kernel may use (the BLAS pools)
+    inter: int  # kernels of one step that may run at once (the executor)
+    source: str  # where the figures come from, for logs and tests
+
+
+_lock = threading.Lock()
+_budget: Budget | None = None
+_overrides: list[int] = []  # blas_threads() limits in force, innermost last
+_concurrent = 0  # kernels running at once under concurrent_kernel()
+_applied: int | None = None  # the BLAS thread count last set
+_pools: list[Any] | None = None  # threadpoolctl's controllers of the loaded libraries
+
+
+def default_cpus(share: int = 1) -> int:
+    """The CPUs this process may use (affinity, cgroup quota, the operator's CPU budget),
+    divided between `share` tasks of one host."""
+    cpus = cpu_quota.available_cpus()
+    millis = environment.cpu_budget_millicores()
+    if millis is not None:
+        cpus = min(cpus, max(1, math.ceil(millis / 1000)))
+    return max(1, cpus // max(1, share))
+
+
+def configure(intra: int = 0, inter: int = 0, share: int = 1, source: str = "config") -> Budget:
+    """Sets the process's budget: `intra`/`inter` as ConfigProto's fields (0 or negative: the
+    default, default_cpus(share)), and the BLAS pools to `intra` threads."""
+    default = default_cpus(share) if intra <= 0 or inter <= 0 else 0
+    budget = Budget(
+        intra if intra > 0 else default,
+        inter if inter > 0 else default,
+        source if intra > 0 or inter > 0 else "default",
+    )
+    global _budget, _pools
+    with _lock:
+        _budget = budget
+        _pools = None  # libraries loaded since the last look (scipy's own BLAS, ...) too
+        _apply_locked()
+    return budget
+
+
+def current() -> Budget:
+    """The budget in force; the default one, applied, when nothing configured it yet."""
+    budget = _budget
+    return budget if budget is not None else ensure_default()
+
+
+def ensure_default(share: int = 1) -> Budget:
+    """Applies the default budget unless one is set already (a session or server with no
+    thread settings must not undo one that has them)."""
+    budget = _budget
+    if budget is not None:
+        return budget
+    return configure(share=share, source="default")
+
+
+@contextmanager
+def blas_threads(n: int) -> Iterator[None]:
+    """At most `n` BLAS threads while the block runs (process-wide: see the module's doc)."""
+    with _lock:
+        _overrides.append(max(1, n))
+        _apply_locked()
+    try:
+        yield
+    finally:
+        with _lock:
+            _overrides.remove(max(1, n))
+            _apply_locked()
+
+
+@contextmanager
+def concurrent_kernel() -> Iterator[None]:
+    """Marks a kernel run by the executor beside others: the intra budget is shared."""
+    global _concurrent
+    with _lock:
+        _concurrent += 1
+        _apply_locked()
+    try:
+        yield
+    finally:
+        with _lock:
+            _concurrent -= 1
+            _apply_locked()
+
+
+def blas_pools_info() -> list[dict[str, Any]]:
+    """threadpoolctl's view of the BLAS and OpenMP pools of this process (num_threads, ...)."""
+    import threadpoolctl
+
+    return [i for i in threadpoolctl.threadpool_info() if i.get("user_api") in _USER_APIS]
+
+
+def _wanted_locked() -> int:
+    budget = _budget
+    intra = budget.intra if budget is not None else cpu_quota.available_cpus()
+    if _overrides:
+        intra = min(intra, _overrides[-1])
+    return max(1, intra // max(1, _concurrent))
+
+
+def _apply_locked() -> None:
+    global _applied, _pools
+    wanted = _wanted_locked()
+    if wanted == _applied and _pools is not None:
+        return
+    if _pools is None:
+        import threadpoolctl
+
+        controller = threadpoolctl.ThreadpoolController()
+        _pools = [lib for lib in controller.lib_controllers if lib.user_api in _USER_APIS]
+    for lib in _pools:
+        lib.set_num_threads(wanted)
+    _applied = wanted
+
+
+def _reset_for_tests() -> None:
+    """Forgets the budget (the next current() applies the default again)."""
+    global _budget, _applied, _pools, _concurrent
+    with _lock:
+        _budget = None
+        _applied = None
+        _pools = None
+        _overrides.clear()
+        _concurrent = 0

@@ -1,0 +1,97 @@
+"""Inter-op parallelism: independent heavy kernels of one step run at once on the inter-op
+threads (seen in the step's trace: their run times overlap), while graphs whose heavy
+kernels form a chain, or are too small to pay for a hand-over, stay sequential."""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Iterator
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tfcluster.runtime import inter_op, thread_budget
+
+
+@pytest.fixture(autouse=True)
+def fresh_budget() -> Iterator[None]:
+    thread_budget._reset_for_tests()
+    yield
+    thread_budget._reset_for_tests()
+
+
+def test_chain_of_heavy_ops_is_not_independent() -> None:
+    # a -> b -> c: a chain; a light node in between changes nothing.
+    assert not inter_op.independent_heavy_ops([True, False, True, True], [[], [0], [1], [2]])
+    # Two heavy nodes fed by one source: independent.
+    assert inter_op.independent_heavy_ops([False, True, True], [[], [0], [0]])
+    # A diamond whose heavy nodes are both on one path: a chain.
+    assert not inter_op.independent_heavy_ops([True, False, True], [[], [0], [0, 1]])
+
+
+def _matmul_chains(n: int, chains: int, depth: int) -> tuple[tf.Graph, list[tf.Tensor]]:
+    g = tf.Graph()
+    with g.as_default():
+        rng = np.random.default_rng(0)
+        outs = []
+        for c in range(chains):
+            x = tf.constant(rng.random((n, n), dtype=np.float32) / n, name=f"x{c}")
+            for _ in range(depth):
+                x = tf.matmul(x, x)
+            outs.append(x)
+    return g, outs
+
+
+def _intervals(meta: tf.RunMetadata, op_prefix: str) -> list[tuple[int, int]]:
+    out = []
+    for dev in meta.step_stats.dev_stats:
+        for ns in dev.node_stats:
+            if ns.node_name.startswith(op_prefix):
+                start = ns.all_start_micros
+                out.append((start, start + ns.all_end_rel_micros))
+    return sorted(out)
+
+
+def test_independent_matmuls_overlap_in_time() -> None:
+    g, outs = _matmul_chains(768, chains=2, depth=1)
+    config = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=2)
+    with g.as_default(), tf.Session(config=config) as sess:
+        expect = sess.run(outs)
+        for _ in range(inter_op.PROBE_STEPS):
+            sess.run(outs)
+        meta = tf.RunMetadata()
+        opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+        got = sess.run(outs, options=opts, run_metadata=meta)
+    for a, b in zip(got, expect):
+        np.testing.assert_allclose(a, b, rtol=1e-5)
+    (s0, e0), (s1, e1) = _intervals(meta, "MatMul")
+    assert s1 < e0, f"the two matmuls ran one after the other: {(s0, e0)}, {(s1, e1)}"
+
+
+def test_tiny_independent_matmuls_stay_sequential() -> None:
+    g, outs = _matmul_chains(4, chains=2, depth=2)
+    config = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=2)
+    with g.as_default(), tf.Session(config=config) as sess:
+        for _ in range(inter_op.PROBE_STEPS + 2):
+            sess.run(outs)
+        meta = tf.RunMetadata()
+        opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+        sess.run(outs, options=opts, run_metadata=meta)
+    spans = _intervals(meta, "MatMul")
+    assert len(spans) == 4
+    # One after the other: each starts once the one before has ended.
+    for (_, end), (start, _) in itertools.pairwise(spans):
+        assert start >= end - 1  # microseconds, rounded
+
+
+def test_one_inter_op_thread_never_overlaps() -> None:
+    g, outs = _matmul_chains(512, chains=2, depth=1)
+    config = tf.ConfigProto(intra_op_parallelism_threads=1, inter_op_parallelism_threads=1)
+    with g.as_default(), tf.Session(config=config) as sess:
+        for _ in range(inter_op.PROBE_STEPS + 1):
+            sess.run(outs)
+        meta = tf.RunMetadata()
+        opts = tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE)
+        sess.run(outs, options=opts, run_metadata=meta)
+    (_, e0), (s1, _) = _intervals(meta, "MatMul")
+    assert s1 >= e0 - 1
