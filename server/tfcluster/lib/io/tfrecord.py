@@ -31,6 +31,8 @@ FOOTER_SIZE = 4
 _MASK_DELTA = 0xA282EAD8
 _U32 = 0xFFFFFFFF
 DEFAULT_BUFFER = 1 << 20
+_REFILL_RECORDS = 16
+_REFILL_CAP = 64 << 20
 
 
 def masked_crc(data: Any) -> int:
@@ -180,6 +182,7 @@ class RecordReader:
         self._pos = 0
         self._base = 0  # stream offset of _buf[0]
         self._eof = False
+        self._last_size = 0  # of the last record read (the refill's measure)
 
     @property
     def offset(self) -> int:
@@ -211,7 +214,10 @@ class RecordReader:
         record left at the end of the old one is read again rather than the new chunk
         copied onto it."""
         start = self._base + self._pos
-        want = max(self._chunk, need)
+        # At least _REFILL_RECORDS records like the next one: records bigger than the
+        # buffer are not each read twice (the tail of one chunk is read again in the next).
+        size = max(need, self._last_size)
+        want = max(self._chunk, need, min(size * _REFILL_RECORDS, _REFILL_CAP))
         parts: list[bytes] = []
         got = 0
         while got < want:
@@ -313,6 +319,7 @@ class RecordReader:
         if run is None:
             self._pos = pos
             return need, failure
+        self._last_size = HEADER_SIZE + FOOTER_SIZE + int(run.lengths[-1])
         records = run.records()
         bad = run.first_mismatch(records)
         if bad is not None:
