@@ -32,7 +32,9 @@ _MASK_DELTA = 0xA282EAD8
 _U32 = 0xFFFFFFFF
 DEFAULT_BUFFER = 1 << 20
 _REFILL_RECORDS = 16
-_REFILL_CAP = 64 << 20
+_REFILL_CAP = 1 << 20
+# Records of at least this many bytes are read from a plain file on their own (_read_direct).
+_DIRECT = 64 << 10
 
 
 def masked_crc(data: Any) -> int:
@@ -218,20 +220,44 @@ class RecordReader:
         # buffer are not each read twice (the tail of one chunk is read again in the next).
         size = max(need, self._last_size)
         want = max(self._chunk, need, min(size * _REFILL_RECORDS, _REFILL_CAP))
+        self._buf = self._pread(want, start)
+        self._base, self._pos = start, 0
+        return len(self._buf) >= need
+
+    def _direct(self) -> bool:
+        return self._fd is not None and len(self._buf) - self._pos >= HEADER_SIZE
+
+    def _pread(self, n: int, offset: int) -> bytes:
+        """n bytes at offset (fewer only at the end of the file)."""
         parts: list[bytes] = []
         got = 0
-        while got < want:
+        while got < n:
             try:
-                data = os.pread(self._fd, want - got, start + got)  # type: ignore[arg-type]
+                data = os.pread(self._fd, n - got, offset + got)  # type: ignore[arg-type]
             except OSError as e:
                 raise as_tf_error(e, self.path) from None
             if not data:
                 break
             parts.append(data)
             got += len(data)
-        self._buf = parts[0] if len(parts) == 1 else b"".join(parts)
-        self._base, self._pos = start, 0
-        return got >= need
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def _read_direct(self) -> bytes | errors.OpError:
+        """The record whose header is at _pos, its data read straight into its own bytes (one
+        copy rather than into the buffer and out of it again); its footer and the next
+        header come with a second, small read and become the buffer. On an error the reader
+        stays at the record."""
+        start = self._base + self._pos
+        length = _LENGTH.unpack_from(self._buf, self._pos)[0]
+        data = self._pread(length, start + HEADER_SIZE)
+        tail = self._pread(FOOTER_SIZE + HEADER_SIZE, start + HEADER_SIZE + length)
+        if len(data) < length or len(tail) < FOOTER_SIZE:
+            return self._data_loss("truncated", start)
+        if _unmask(_CRC.unpack_from(tail)[0]) != crc32c.crc32c(data):
+            return self._data_loss("corrupted", start + HEADER_SIZE)
+        self._buf, self._base, self._pos = tail, start + HEADER_SIZE + length, FOOTER_SIZE
+        self._last_size = HEADER_SIZE + FOOTER_SIZE + length
+        return data
 
     def _read_stream(self, n: int) -> bytes:
         try:
@@ -259,6 +285,13 @@ class RecordReader:
         out: list[bytes] = []
         while len(out) < max_records:
             need, failure = self._scan(out, max_records)
+            if failure is None and need >= _DIRECT and self._direct():
+                # A big record (its header, checked by _scan, is in the buffer).
+                got = self._read_direct()
+                if isinstance(got, bytes):
+                    out.append(got)
+                    continue
+                failure = got
             if failure is None and need and not self._fill(need):
                 if len(self._buf) - self._pos >= HEADER_SIZE:
                     failure = self._data_loss("truncated", self.offset)
