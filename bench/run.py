@@ -59,6 +59,7 @@ BENCHES = [
     Bench("data_distributed", "data_distributed.py", "issue 16", "tf.data shards vs feed_dict"),
     Bench("queue_input", "queue_input.py", "issue 16", "TFRecord reader -> shuffle_batch queues"),
     Bench("word2vec_ps", "word2vec_ps.py", "issue 17", "skip-gram, 1M x 128 over 2 ps, 2 workers"),
+    Bench("tls_transport", "tls_transport.py", "issue 23", "mutual TLS against plain"),
 ]
 
 
@@ -121,6 +122,15 @@ TARGETS = {
     "queue shuffle_batch records/s": Target("tf", ">=", 1.0, "records/s >= 1x TF"),
     "word2vec steps/s (2 ps, 2 workers)": Target("tf", ">=", 1.0, "steps/s >= 1x TF"),
     "word2vec bytes on the wire per step": Target("row", "<=", 1.2, "B <= 1.2x rows touched"),
+    "mutual TLS: remote step (other task)": Target("row", "<=", 1.3, "time <= 1.3x plain"),
+    **{
+        f"mutual TLS: {row}": Target("row", ">=", 0.7, f"{unit} >= 0.7x plain")
+        for row, unit in (
+            ("fetch 64 MiB", "GB/s"),
+            ("feed 64 MiB", "GB/s"),
+            ("ps training steps/s (2 workers)", "steps/s"),
+        )
+    },
 }
 # Rows that are baselines for others, shown in the numpy column rather than as rows.
 NUMPY_BASELINE = {
@@ -135,6 +145,15 @@ ROW_BASELINE = {
     "word2vec bytes on the wire per step": "word2vec rows touched per step",
     "fetch 64 MiB from other task": "loopback TCP 64 MiB (one socket pair)",
     "feed 64 MiB to other task": "loopback TCP 64 MiB (one socket pair)",
+    **{
+        f"mutual TLS: {row}": f"plain: {row}"
+        for row in (
+            "remote step (other task)",
+            "fetch 64 MiB",
+            "feed 64 MiB",
+            "ps training steps/s (2 workers)",
+        )
+    },
 }
 
 
@@ -422,6 +441,8 @@ def skipped_lines(out: Outcome) -> list[str]:
 def _bench_of(row_name: str) -> str:
     if row_name.startswith("word2vec "):
         return "word2vec_ps"
+    if row_name.startswith(("plain: ", "mutual TLS")):
+        return "tls_transport"
     if row_name.startswith(("tfrecord ", "map num_parallel_calls")):
         return "data_pipeline"
     if row_name.startswith("ps training steps/s,"):

@@ -7,6 +7,9 @@ a validated ``spec`` into manifests, ``drift`` says which fields the operator se
 changed, ``status`` derives the resource's status from its ``children`` (``run_status`` a
 run's, from its Indexed Jobs; ``kueue`` the Workload's side of Kueue's contract); ``kube`` is
 the one layer that talks to the API server and ``events`` posts de-duplicated events.
+``security`` adds what spec.tls and spec.networkPolicy want to a sync: ``tls_secrets`` (the
+operator as the cluster's CA, with ``certificates``), ``builders.tls`` (pod template,
+cert-manager Certificates) and ``builders.network_policy``.
 """
 
 GROUP = "tfcluster.dev"

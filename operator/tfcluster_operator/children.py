@@ -20,7 +20,7 @@ Key = tuple[str, str]  # (namespace, TFCluster name)
 
 # API groups whose kinds are named alone; a custom resource's kind is "<Kind>.<group>" (two
 # gang schedulers both call theirs PodGroup).
-BUILTIN_GROUPS = frozenset({"", "v1", "apps", "batch", "policy"})
+BUILTIN_GROUPS = frozenset({"", "v1", "apps", "batch", "policy", "networking.k8s.io"})
 
 
 def kind_key(obj: Mapping[str, Any]) -> str:
@@ -49,6 +49,10 @@ class Children:
     @property
     def jobs(self) -> Mapping[str, dict[str, Any]]:
         return self.of_kind("Job")
+
+    @property
+    def secrets(self) -> Mapping[str, dict[str, Any]]:
+        return self.of_kind("Secret")
 
     def of_kind(self, kind: str) -> Mapping[str, dict[str, Any]]:
         return self.objects.get(kind, {})

@@ -14,6 +14,8 @@ DEFAULT_IMAGE = f"tfcluster:{VERSION}"
 DEFAULT_RESYNC_SECONDS = 60.0
 # Child events within this window become one status update of their TFCluster.
 DEFAULT_COALESCE_SECONDS = 0.25
+DEFAULT_TLS_CERTIFICATE_SECONDS = 30 * 86400.0
+DEFAULT_TLS_CA_SECONDS = 3650 * 86400.0
 
 
 class ConfigError(ValueError):
@@ -38,6 +40,12 @@ class OperatorConfig:
     resync_seconds: float = DEFAULT_RESYNC_SECONDS
     # Seconds child events are gathered before their TFCluster's status is recomputed.
     coalesce_seconds: float = DEFAULT_COALESCE_SECONDS
+    # spec.networkPolicy for TFClusters that do not say (the chart and manifests: on).
+    network_policy_default: bool = False
+    # Lifetimes of the certificates the operator issues for spec.tls (renewed with a third
+    # of their life left) and of its CAs.
+    tls_certificate_seconds: float = DEFAULT_TLS_CERTIFICATE_SECONDS
+    tls_ca_seconds: float = DEFAULT_TLS_CA_SECONDS
 
     @classmethod
     def from_env(cls, env: Mapping[str, str] | None = None) -> OperatorConfig:
@@ -57,6 +65,21 @@ class OperatorConfig:
             ),
             coalesce_seconds=_seconds(
                 env, "TFCLUSTER_OPERATOR_COALESCE_SECONDS", DEFAULT_COALESCE_SECONDS
+            ),
+            network_policy_default=_flag(env, "TFCLUSTER_OPERATOR_NETWORK_POLICY", False),
+            tls_certificate_seconds=_seconds(
+                env,
+                "TFCLUSTER_OPERATOR_TLS_CERTIFICATE_SECONDS",
+                DEFAULT_TLS_CERTIFICATE_SECONDS,
+                minimum=30.0,
+                maximum=DEFAULT_TLS_CA_SECONDS / 3,
+            ),
+            tls_ca_seconds=_seconds(
+                env,
+                "TFCLUSTER_OPERATOR_TLS_CA_SECONDS",
+                DEFAULT_TLS_CA_SECONDS,
+                minimum=3600.0,
+                maximum=DEFAULT_TLS_CA_SECONDS * 3,
             ),
         )
 
@@ -78,7 +101,13 @@ def _port(env: Mapping[str, str], name: str, default: int) -> int:
     return port
 
 
-def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
+def _seconds(
+    env: Mapping[str, str],
+    name: str,
+    default: float,
+    minimum: float = 0.0,
+    maximum: float = 86400.0,
+) -> float:
     raw = env.get(name, "").strip()
     if not raw:
         return default
@@ -86,6 +115,17 @@ def _seconds(env: Mapping[str, str], name: str, default: float) -> float:
         value = float(raw)
     except ValueError:
         raise ConfigError(f"{name}={raw!r} is not a number of seconds") from None
-    if not 0 <= value < 86400:
-        raise ConfigError(f"{name}={value} is outside 0..86400 seconds")
+    if not minimum <= value < maximum:
+        raise ConfigError(f"{name}={value} is outside {minimum:g}..{maximum:g} seconds")
     return value
+
+
+def _flag(env: Mapping[str, str], name: str, default: bool) -> bool:
+    raw = env.get(name, "").strip().lower()
+    if not raw:
+        return default
+    if raw in ("1", "true", "yes", "on"):
+        return True
+    if raw in ("0", "false", "no", "off"):
+        return False
+    raise ConfigError(f"{name}={raw!r} is not true or false")

@@ -60,8 +60,13 @@ def differences(before: Any, after: Any, path: str = "") -> list[tuple[str, Any,
     return [] if before == after else [(path, before, after)]
 
 
-def render(changes: Sequence[tuple[str, Any, Any]], limit: int = 5) -> str:
-    """``spec.replicas 5 -> 2, ...`` (what was reverted, from the live value to the spec's)."""
+def render(changes: Sequence[tuple[str, Any, Any]], limit: int = 5, values: bool = True) -> str:
+    """``spec.replicas 5 -> 2, ...`` (what was reverted, from the live value to the spec's);
+    without ``values``, the paths alone."""
+    if not values:
+        shown = [path for path, _, _ in changes[:limit]]
+        more = [f"and {len(changes) - limit} more"] if len(changes) > limit else []
+        return ", ".join(shown + more)
 
     def show(value: Any, other: Any = None) -> str:
         if value is MISSING:

@@ -31,6 +31,8 @@ CUSTOM_KINDS = {
     "PodGroup.scheduling.x-k8s.io": ("scheduling.x-k8s.io", "v1alpha1", "podgroups"),
     "PodGroup.scheduling.volcano.sh": ("scheduling.volcano.sh", "v1beta1", "podgroups"),
     WORKLOAD_KIND: ("kueue.x-k8s.io", "v1beta2", "workloads"),
+    # spec.tls.issuerRef: cert-manager issues the certificates.
+    "Certificate.cert-manager.io": ("cert-manager.io", "v1", "certificates"),
 }
 # Answers no retry can change: the object itself is wrong.
 REJECTED_STATUSES = frozenset({400, 413, 422})
@@ -102,6 +104,7 @@ class Kube:
         self.custom = client.CustomObjectsApi(api)
         self.batch = client.BatchV1Api(api)
         self.policy = client.PolicyV1Api(api)
+        self.networking = client.NetworkingV1Api(api)
         # kind -> (apply, delete) for the built-in kinds the operator owns; custom resources
         # (PodGroups, Kueue's Workload) go through CustomObjectsApi (``CUSTOM_KINDS``).
         self._kinds: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
@@ -113,6 +116,11 @@ class Kube:
             "Service": (
                 self.core.patch_namespaced_service,
                 self.core.delete_namespaced_service,
+            ),
+            "Secret": (self.core.patch_namespaced_secret, self.core.delete_namespaced_secret),
+            "NetworkPolicy": (
+                self.networking.patch_namespaced_network_policy,
+                self.networking.delete_namespaced_network_policy,
             ),
             "StatefulSet": (
                 self.apps.patch_namespaced_stateful_set,

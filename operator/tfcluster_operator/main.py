@@ -53,12 +53,16 @@ OTHER_CHILDREN = {
     "coscheduling_podgroups_by_cluster": ("scheduling.x-k8s.io", "v1alpha1", "podgroups"),
     "volcano_podgroups_by_cluster": ("scheduling.volcano.sh", "v1beta1", "podgroups"),
     "workloads_by_cluster": ("kueue.x-k8s.io", "v1beta2", "workloads"),
+    # spec.networkPolicy's NetworkPolicy; spec.tls.issuerRef's cert-manager Certificates.
+    "networkpolicies_by_cluster": ("networking.k8s.io", "v1", "networkpolicies"),
+    "certificates_by_cluster": ("cert-manager.io", "v1", "certificates"),
 }
 INDEXES = (
     "tfclusters_by_key",
     "statefulsets_by_cluster",
     "services_by_cluster",
     "pods_by_cluster",
+    "secrets_by_cluster",
     *OTHER_CHILDREN,
 )
 
@@ -110,6 +114,13 @@ def pods_by_cluster(body: kopf.Body, **_: Any) -> dict[Key, dict[str, Any]] | No
     return {key: trimmed_pod(body)} if key else None
 
 
+@kopf.index("v1", "secrets", labels=CHILDREN)
+def secrets_by_cluster(body: kopf.Body, **_: Any) -> dict[Key, dict[str, Any]] | None:
+    """spec.tls's Secrets (only the operator's own: the watch selects its label)."""
+    key = cluster_key(body)
+    return {key: plain(body)} if key else None
+
+
 def _child_index(body: kopf.Body, **_: Any) -> dict[Key, dict[str, Any]] | None:
     key = cluster_key(body)
     return {key: plain(body)} if key else None
@@ -130,7 +141,7 @@ def snapshot(indexes: Mapping[str, Any], key: Key) -> Children:
         statefulsets=values("statefulsets_by_cluster"),
         services=values("services_by_cluster"),
         pods=values("pods_by_cluster"),
-        others=[obj for index in OTHER_CHILDREN for obj in values(index)],
+        others=[obj for index in ("secrets_by_cluster", *OTHER_CHILDREN) for obj in values(index)],
     )
 
 
@@ -145,7 +156,12 @@ async def startup(settings: kopf.OperatorSettings, memo: kopf.Memo, **kwargs: An
     settings.posting.enabled = False  # the reconciler posts its own (de-duplicated) events
     # Watch only our children, server-side: never every pod of the cluster.
     selector = f"{MANAGED_BY_LABEL}={MANAGED_BY}"
-    for resource in (("v1", "pods"), ("v1", "services"), ("apps", "v1", "statefulsets")):
+    for resource in (
+        ("v1", "pods"),
+        ("v1", "services"),
+        ("v1", "secrets"),
+        ("apps", "v1", "statefulsets"),
+    ):
         settings.watching.label_selectors[resource] = selector
     for group, version, plural in OTHER_CHILDREN.values():
         settings.watching.label_selectors[(group, version, plural)] = selector
@@ -235,6 +251,7 @@ for _resource in (
     ("apps", "v1", "statefulsets"),
     ("v1", "services"),
     ("v1", "pods"),
+    ("v1", "secrets"),
     *OTHER_CHILDREN.values(),
 ):
     kopf.on.event(*_resource, labels=CHILDREN, id=f"{_resource[-1]}.{_resource[0]}")(child_event)

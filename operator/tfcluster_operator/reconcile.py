@@ -37,6 +37,7 @@ from .events import EventRecorder
 from .kube import WORKLOAD_KIND, Kube, KubeError, now
 from .metrics import OperatorMetrics
 from .run_status import PHASE_FAILED, PHASE_RESTARTING, RunOutcome, decide_run, run_status, ttl_due
+from .security import SecurityChildren
 from .spec import SpecError, TFClusterSpec, parse_spec
 from .status import (
     UNSCHEDULABLE,
@@ -172,6 +173,7 @@ class Reconciler:
         self._written: dict[Key, tuple[dict[str, Any], float]] = {}
         self._announced: dict[Key, dict[str, frozenset[tuple[str, str]]]] = {}
         self._lock = threading.Lock()  # for what the event loop writes (note_deleted)
+        self.security = SecurityChildren(config)
 
     # ------------------------------------------------------------- entry points
 
@@ -186,6 +188,7 @@ class Reconciler:
     def forget(self, key: Key, uid: str | None = None) -> None:
         """The TFCluster is gone."""
         self.metrics.forget(*key)
+        self.security.forget(key)
         self._applied.pop(key, None)
         self._rejected.pop(key, None)
         self._failures.pop(key, None)
@@ -226,6 +229,18 @@ class Reconciler:
         previous = self._previous(key, body)
         outcome = self._outcome(spec, children, previous)
         desired = self._desired(spec, owner, children, outcome)
+        # spec.tls's Secrets and spec.networkPolicy's policy first: before the pods that
+        # mount them (an ended run makes nothing again, as in _desired).
+        secured = self.security.children(spec, owner, children)
+        ended = outcome is not None and outcome.ended
+        desired = [
+            *(
+                m
+                for m in secured.manifests
+                if not ended or children.get(kind_key(m), m["metadata"]["name"])
+            ),
+            *desired,
+        ]
         wanted = fingerprint({"children": desired})
         rejected = self._rejected.get(key)
         if rejected is not None:
@@ -276,6 +291,8 @@ class Reconciler:
             later = self._expire(body, spec, status)
             if later is not None:
                 retry = later if retry is None else min(retry, later)
+        if secured.renew_in is not None:  # a sync when the next certificate falls due
+            retry = secured.renew_in if retry is None else min(retry, secured.renew_in)
         return SyncResult(status, retry)
 
     # ------------------------------------------------------------- runs to completion
@@ -490,7 +507,8 @@ class Reconciler:
         if before == answer.get("metadata", {}).get("resourceVersion"):
             return  # the server had it already: nothing changed
         if action.why == "repair":
-            reverted = render(action.drift)
+            # A Secret's values are keys: name the fields only.
+            reverted = render(action.drift, values=action.kind != "Secret")
             self.metrics.drift_repairs.labels(action.kind).inc()
             self.events.post(
                 body,

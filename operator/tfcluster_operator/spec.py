@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from . import task_contract
+from .security_spec import NetworkPolicySpec, TLSSpec, parse_network_policy, parse_tls
 
 DNS_1035_LABEL = re.compile(r"^[a-z]([-a-z0-9]*[a-z0-9])?$")
 # A StatefulSet's pods carry the label controller-revision-hash=<name>-<hash>; label
@@ -134,6 +135,8 @@ class TFClusterSpec:
     direct_port: int = DEFAULT_DIRECT_PORT
     image_pull_policy: str = "IfNotPresent"
     suspend: bool = False
+    tls: TLSSpec = field(default_factory=TLSSpec)
+    network_policy: NetworkPolicySpec = field(default_factory=NetworkPolicySpec)
     run_policy: RunPolicy | None = None
     scheduling: Scheduling | None = None
     # Kueue: the LocalQueue that admits the whole TFCluster as one Workload.
@@ -222,6 +225,8 @@ def parse_spec(
         direct_port=direct_port,
         image_pull_policy=pull,
         suspend=bool(spec.get("suspend", False)),
+        tls=parse_tls(spec.get("tls")),
+        network_policy=parse_network_policy(spec.get("networkPolicy")),
         run_policy=run_policy,
         scheduling=_parse_scheduling(spec.get("scheduling")),
         queue_name=labels.get(KUEUE_QUEUE_LABEL) or None,

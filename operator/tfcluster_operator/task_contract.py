@@ -24,9 +24,24 @@ DIRECT_PORT_ENV = "TFCLUSTER_DIRECT_PORT"
 # server sizes its thread pools to it (set only where the job gives one of them).
 CPU_BUDGET_ENV = "TFCLUSTER_CPU_MILLICORES"
 
+# Mutual TLS: the task's certificate, its key and the cluster's CA (PEM files in the mounted
+# Secret), set when spec.tls is on.
+TLS_CERT_ENV = "TFCLUSTER_TLS_CERT"
+TLS_KEY_ENV = "TFCLUSTER_TLS_KEY"
+TLS_CA_ENV = "TFCLUSTER_TLS_CA"
+
 # Set by the operator in task containers: a user value would break the task.
 OPERATOR_ENV = frozenset(
-    {TF_CONFIG_ENV, TASK_INDEX_ENV, METRICS_PORT_ENV, DIRECT_PORT_ENV, CPU_BUDGET_ENV}
+    {
+        TF_CONFIG_ENV,
+        TASK_INDEX_ENV,
+        METRICS_PORT_ENV,
+        DIRECT_PORT_ENV,
+        CPU_BUDGET_ENV,
+        TLS_CERT_ENV,
+        TLS_KEY_ENV,
+        TLS_CA_ENV,
+    }
 )
 
 DEFAULT_GRPC_PORT = 2222

@@ -85,8 +85,11 @@ def _run_client(
     cluster_spec: dict[str, Any],
     volumes: list[dict[str, Any]] | None = None,
     mounts: list[dict[str, Any]] | None = None,
+    env: list[dict[str, Any]] | None = None,
+    program: str = "digits_client.py",
+    labels: dict[str, str] | None = None,
 ) -> None:
-    """A Job whose pod runs programs/digits_client.py (from the ConfigMap ``programs``)."""
+    """A Job whose pod runs programs/``program`` (from the ConfigMap ``programs``)."""
     job = {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -94,16 +97,18 @@ def _run_client(
         "spec": {
             "backoffLimit": 0,
             "template": {
+                "metadata": {"labels": labels or {}},
                 "spec": {
                     "restartPolicy": "Never",
                     "containers": [
                         {
                             "name": "client",
                             "image": "tfcluster:0.1.0",
-                            "command": ["python", "/programs/digits_client.py", *args],
+                            "command": ["python", f"/programs/{program}", *args],
                             "env": [
                                 {"name": "CLUSTER_SPEC", "value": json.dumps(cluster_spec)},
                                 {"name": "GRPC_VERBOSITY", "value": "ERROR"},
+                                *(env or []),
                             ],
                             "volumeMounts": [
                                 {"name": "programs", "mountPath": "/programs"},
@@ -115,7 +120,7 @@ def _run_client(
                         {"name": "programs", "configMap": {"name": "programs"}},
                         *(volumes or []),
                     ],
-                }
+                },
             },
         },
     }
@@ -145,13 +150,17 @@ def _job_result(cluster: E2ECluster, namespace: str, job: str, timeout: float) -
         return None
 
     state = wait_for(f"job {job} to finish", finished, timeout, interval=2)
-    pods = _pods(cluster, namespace, f"job-name={job}")
-    log = "".join(cluster.pod_log(namespace, p["metadata"]["name"], "client") for p in pods)
+    log = _job_log(cluster, namespace, job)
     assert state == "Complete", f"client job {job} failed:\n{log[-4000:]}"
     lines = [line for line in log.splitlines() if line.startswith("RESULT ")]
     assert lines, f"no RESULT line from {job}:\n{log[-4000:]}"
     result: dict[str, Any] = json.loads(lines[-1][len("RESULT ") :])
     return result
+
+
+def _job_log(cluster: E2ECluster, namespace: str, job: str) -> str:
+    pods = _pods(cluster, namespace, f"job-name={job}")
+    return "".join(cluster.pod_log(namespace, p["metadata"]["name"], "client") for p in pods)
 
 
 # ---------------------------------------------------------------------------- fixtures
@@ -354,3 +363,73 @@ def test_deleting_the_tfcluster_stops_every_task_gracefully(
         assert "tfcluster-server stopping" in log, log[-2000:]
         assert "exited with code 0" in log, log[-2000:]
         assert "SIGKILL" not in log, log[-2000:]
+
+
+def test_a_tls_cluster_trains_a_client_with_its_certificate_and_refuses_others(
+    operator: E2ECluster,
+) -> None:
+    """Issue 23: ``spec.tls.enabled``: the operator issues the certificates, every task serves
+    mutual TLS with the Secret mounted in its pod and is Ready by ``/healthz``; a client Job
+    with ``example-client-tls`` trains through ``example-client``; one without it is
+    refused, and told why."""
+    namespace = "e2e-tls"
+    operator.kubectl("create", "namespace", namespace)
+    try:
+        (body,) = [d for d in yaml.safe_load_all(EXAMPLE.read_text()) if d]
+        body["metadata"]["namespace"] = namespace
+        body["spec"]["tls"] = {"enabled": True}
+        _apply(operator, body)
+        try:
+            tfc = _wait_running(operator, namespace, tasks=3)
+        except AssertionError:
+            raise AssertionError(_diagnosis(operator, namespace)) from None
+        for pod in _pods(operator, namespace, "app.kubernetes.io/instance=example"):
+            probe = pod["spec"]["containers"][0]["readinessProbe"]
+            assert probe["httpGet"]["path"] == "/healthz", probe
+            log = operator.pod_log(namespace, pod["metadata"]["name"], "tfcluster-server")
+            assert "mutual TLS" in log, log[-2000:]
+        _programs_configmap(operator, namespace)
+        tls_env = [
+            {"name": "TFCLUSTER_TLS_CERT", "value": "/tls/tls.crt"},
+            {"name": "TFCLUSTER_TLS_KEY", "value": "/tls/tls.key"},
+            {"name": "TFCLUSTER_TLS_CA", "value": "/tls/ca.crt"},
+        ]
+        secret = [{"name": "tls", "secret": {"secretName": "example-client-tls"}}]
+        mount = [{"name": "tls", "mountPath": "/tls", "readOnly": True}]
+        target = tfc["status"]["endpoint"]
+        spec = tfc["status"]["clusterSpec"]
+        client_label = {"tfcluster.dev/client-of": "example"}
+        _run_client(
+            operator,
+            namespace,
+            "secure-train",
+            [f"--target={target}", "--task_index=0", "--last_step=300", "--logdir=/tmp/t"],
+            spec,
+            volumes=secret,
+            mounts=mount,
+            env=tls_env,
+            labels=client_label,
+        )
+        result = _job_result(operator, namespace, "secure-train", timeout=400)
+        assert result["held_out_accuracy"] > 0.85, result
+        # No certificate: refused at once, with the reason.
+        _run_client(
+            operator,
+            namespace,
+            "no-certificate",
+            [f"--target={target}"],
+            spec,
+            program="tls_session.py",
+            labels=client_label,
+        )
+        wait_for(
+            "the client without a certificate to report",
+            lambda: "ERROR" in _job_log(operator, namespace, "no-certificate") or None,
+            180,
+            interval=2,
+        )
+        log = _job_log(operator, namespace, "no-certificate")
+        assert "ERROR UnauthenticatedError" in log, log[-2000:]
+        assert "requires mutual TLS" in log, log[-2000:]
+    finally:
+        operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)

@@ -19,12 +19,16 @@ from tfcluster_operator.builders import OwnerRef, statefulset
 from tfcluster_operator.builders.meta import POD_INDEX_LABEL
 from tfcluster_operator.spec import RESERVED_ENV, parse_spec
 
+TLS_ENV = {server_side.TLS_CERT_ENV, server_side.TLS_KEY_ENV, server_side.TLS_CA_ENV}
 NAMES = (
     "SERVER_COMMAND",
     "TF_CONFIG_ENV",
     "TASK_INDEX_ENV",
     "METRICS_PORT_ENV",
     "DIRECT_PORT_ENV",
+    "TLS_CERT_ENV",
+    "TLS_KEY_ENV",
+    "TLS_CA_ENV",
     "CPU_BUDGET_ENV",
     "OPERATOR_ENV",
     "DEFAULT_GRPC_PORT",
@@ -68,8 +72,12 @@ def test_the_server_command_reads_what_the_operator_sets(
     container = _task_container(spec_fields)
     assert container["command"] == [server_side.SERVER_COMMAND]
     env = container_env(container["env"], {POD_INDEX_LABEL: "2"})
-    # No CPU budget: the job gives no CPU limit or request.
-    assert set(env) == server_side.OPERATOR_ENV - {server_side.CPU_BUDGET_ENV}
+    # No CPU budget: the job gives no CPU limit or request; no TLS: spec.tls is off.
+    assert set(env) == server_side.OPERATOR_ENV - {server_side.CPU_BUDGET_ENV} - TLS_ENV
+    secured = container_env(
+        _task_container({**spec_fields, "tls": {"enabled": True}})["env"], {POD_INDEX_LABEL: "2"}
+    )
+    assert set(secured) == server_side.OPERATOR_ENV - {server_side.CPU_BUDGET_ENV}
     args = server_main.build_parser().parse_args([])
     cluster, job, index = server_main.resolve_task(args, env)
     assert (job, index) == ("worker", 2)
@@ -77,6 +85,9 @@ def test_the_server_command_reads_what_the_operator_sets(
     choice, warning = server_main.resolve_metrics_port(args, env)
     assert (choice.port, choice.required, warning) == (metrics_port, True, "")
     assert server_main.resolve_direct_port(env) == direct_port
+    assert server_main.resolve_tls(args, env) is None
+    files = server_main.resolve_tls(args, secured)
+    assert files is not None and files.cert.endswith("/2.crt") and files.key.endswith("/2.key")
 
 
 @pytest.mark.parametrize(

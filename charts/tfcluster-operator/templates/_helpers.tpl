@@ -80,6 +80,20 @@ helm.sh/chart: {{ printf "%s-%s" .Chart.Name .Chart.Version | replace "+" "_" }}
 - apiGroups: [""]
   resources: [events]
   verbs: [create, patch]
+# spec.tls: the CA, task and client Secrets it issues (watched, with their data: a sync
+# keeps the certificates that are still good and renews the others; the watch selects only
+# the operator's own by label, but RBAC cannot narrow a read of Secrets any further).
+- apiGroups: [""]
+  resources: [secrets]
+  verbs: [list, watch, create, patch, delete]
+# spec.tls.issuerRef: cert-manager's Certificates (watched where cert-manager is installed).
+- apiGroups: [cert-manager.io]
+  resources: [certificates]
+  verbs: [list, watch, create, patch, delete]
+# spec.networkPolicy: the cluster's NetworkPolicy.
+- apiGroups: [networking.k8s.io]
+  resources: [networkpolicies]
+  verbs: [list, watch, create, patch, delete]
 # Is the namespace being deleted? (asked before re-creating a deleted child; a Role in a
 # namespace grants it for that namespace alone)
 - apiGroups: [""]

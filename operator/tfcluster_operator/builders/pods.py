@@ -17,6 +17,7 @@ from ..task_contract import (
 from .meta import common_labels, job_selector
 from .podgroups import podgroup_marks
 from .tf_config import tf_config_env
+from .tls import secure_pod
 
 CONTAINER_NAME = "tfcluster-server"
 GPU_RESOURCE = "nvidia.com/gpu"
@@ -87,6 +88,7 @@ def _pod_spec(
         pod["priorityClassName"] = overrides.priority_class_name
     if overrides.image_pull_secrets:
         pod["imagePullSecrets"] = [dict(s) for s in overrides.image_pull_secrets]
+    secure_pod(spec, job.name, pod)
     return pod
 
 

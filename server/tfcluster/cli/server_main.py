@@ -10,10 +10,15 @@ TFCLUSTER_METRICS_PORT (as the operator sets it), else 9090; 0 picks a free port
 serves none. A port asked for (flag or variable) that is taken fails the start; the default
 9090 (Prometheus' own port, too) is skipped with a warning when something else has it.
 Direct streams are served on TFCLUSTER_DIRECT_PORT, else any free port (settings/contract.py
-names what the operator sets). A bad spec, a job or index not in it, or a port in use: one
-line on stderr, exit status 2 (usage) or 1 (could not serve). In a container the same line
-goes to the termination message file (settings/contract.py's TERMINATION_MESSAGE_PATH), where
-the kubelet, and so the operator's status, reads why the task stopped.
+names what the operator sets). --tls_cert/--tls_key/--tls_ca (else TFCLUSTER_TLS_CERT/_KEY/_CA)
+serve gRPC and direct streams over mutual TLS: only peers with a certificate from that CA get
+in, and the files are read again when they change. A task whose own address is loopback
+listens on loopback only; /metrics listens on --metrics_address (else
+TFCLUSTER_METRICS_ADDRESS, else the same rule). A bad spec, a job or index not in it, or a
+port in use: one line on stderr, exit status 2 (usage) or 1 (could not serve). In a container
+the same line goes to the termination message file (settings/contract.py's
+TERMINATION_MESSAGE_PATH), where the kubelet, and so the operator's status, reads why the task
+stopped.
 
 This command is the edge: it reads its flags and environment here and gives the server
 values.
@@ -32,7 +37,8 @@ from types import FrameType
 
 from tfcluster.distributed.cluster_spec import ClusterSpec, parse_cluster_flag, parse_tf_config
 from tfcluster.framework import errors
-from tfcluster.settings import contract
+from tfcluster.rpc import tls
+from tfcluster.settings import contract, environment
 from tfcluster.task_server import ports
 from tfcluster.task_server.options import ServerOptions
 from tfcluster.task_server.server import Server
@@ -67,6 +73,24 @@ def build_parser() -> argparse.ArgumentParser:
         default=None,
         help=f"port of the Prometheus /metrics endpoint; 0: any free port; 'off' or -1: none "
         f"(default: ${contract.METRICS_PORT_ENV}, else {contract.DEFAULT_METRICS_PORT})",
+    )
+    parser.add_argument(
+        "--metrics_address",
+        default=None,
+        help=f"address the /metrics endpoint listens on (default: ${contract.METRICS_ADDRESS_ENV},"
+        " else loopback for a task whose address is loopback, else every interface)",
+    )
+    parser.add_argument(
+        "--tls_cert", default="", help=f"PEM certificate of this task (${contract.TLS_CERT_ENV})"
+    )
+    parser.add_argument(
+        "--tls_key", default="", help=f"PEM private key of this task (${contract.TLS_KEY_ENV})"
+    )
+    parser.add_argument(
+        "--tls_ca",
+        default="",
+        help=f"PEM certificate of the cluster's CA: only peers it signed get in "
+        f"(${contract.TLS_CA_ENV})",
     )
     parser.add_argument(
         "--heartbeat_seconds",
@@ -111,6 +135,27 @@ def build_parser() -> argparse.ArgumentParser:
         "once the step finished here (default: %(default)s)",
     )
     return parser
+
+
+def resolve_tls(args: argparse.Namespace, environ: Mapping[str, str]) -> tls.TLSFiles | None:
+    """The TLS files from the flags, else from the environment; None: plain."""
+    given = (args.tls_cert, args.tls_key, args.tls_ca)
+    where = "--tls_cert, --tls_key and --tls_ca"
+    if not any(given):
+        given = environment.tls_files(environ) or ("", "", "")
+        where = f"{contract.TLS_CERT_ENV}, {contract.TLS_KEY_ENV} and {contract.TLS_CA_ENV}"
+    if not any(given):
+        return None
+    if not all(given):
+        raise UsageError(f"{where} must be given together")
+    return tls.TLSFiles(*given)
+
+
+def resolve_metrics_address(args: argparse.Namespace, environ: Mapping[str, str]) -> str | None:
+    """--metrics_address, else the environment's; None: the server's own rule."""
+    if args.metrics_address is not None:
+        return str(args.metrics_address)
+    return environment.program_metrics_address(environ) or None
 
 
 def write_termination_message(message: str, path: str = contract.TERMINATION_MESSAGE_PATH) -> bool:
@@ -214,6 +259,9 @@ def serve(
     metrics_warning: str = "",
     termination_log: str = contract.TERMINATION_MESSAGE_PATH,
     options: ServerOptions | None = None,
+    *,
+    tls_files: tls.TLSFiles | None = None,
+    metrics_address: str | None = None,
 ) -> int:
     """Runs the server until `stop` is set; the exit status."""
     try:
@@ -224,6 +272,8 @@ def serve(
             metrics_port=metrics_port,
             direct_port=direct_port,
             options=options,
+            tls=tls_files,
+            metrics_address=metrics_address,
         )
     except errors.OpError as e:
         report_fatal(f"tfcluster-server: {e.message}", termination_log)
@@ -234,11 +284,12 @@ def serve(
         "off" if server.metrics_port is None else f"http://{host}:{server.metrics_port}/metrics"
     )
     log.info(
-        "tfcluster-server ready: /job:%s/task:%d at %s (port %d, metrics %s, pid %d)",
+        "tfcluster-server ready: /job:%s/task:%d at %s (port %d%s, metrics %s, pid %d)",
         job,
         index,
         address,
         server.port,
+        ", mutual TLS" if server.tls is not None else "",
         metrics,
         os.getpid(),
     )
@@ -274,6 +325,8 @@ def _main(argv: Sequence[str] | None, termination_log: str) -> int:
     try:
         cluster, job, index = resolve_task(args, environ)
         metrics_port, metrics_warning = resolve_metrics_port(args, environ)
+        tls_files = resolve_tls(args, environ)
+        metrics_address = resolve_metrics_address(args, environ)
     except UsageError as e:
         report_fatal(f"tfcluster-server: {e}", termination_log)
         return EXIT_USAGE
@@ -300,6 +353,8 @@ def _main(argv: Sequence[str] | None, termination_log: str) -> int:
         metrics_warning,
         termination_log,
         options,
+        tls_files=tls_files,
+        metrics_address=metrics_address,
     )
 
 

@@ -38,6 +38,7 @@ from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import IO, Any
 
+from tfcluster.cli import local_ca
 from tfcluster.settings import contract
 from tfcluster.task_server.ports import free_ports
 
@@ -300,8 +301,10 @@ def run_local(
     logdir: str,
     extra: Sequence[str],
     task_flags: bool = True,
+    tls: bool = False,
 ) -> tuple[int, list[Task]]:
-    """Starts num_ps + num_workers processes of `base`; returns (status, worker tasks)."""
+    """Starts num_ps + num_workers processes of `base`; returns (status, worker tasks).
+    `tls`: mutual TLS between the tasks, with a CA made for this run."""
     if num_workers < 1:
         raise ValueError("a cluster needs at least one worker")
     if num_ps < 0:
@@ -312,11 +315,12 @@ def run_local(
     metrics, direct = side_ports(cluster, 2)
     print_metrics_urls(metrics)
     local = LocalCluster(logdir)
+    secured = throwaway_tls(logdir)[0] if tls else {}
     with _interruptible(local):
         for job in ("ps", "worker"):
             for i in range(len(cluster[job])):
                 # No thread settings: each task server sizes its pools itself (host_share).
-                env = {contract.TF_CONFIG_ENV: tf_config(cluster, job, i)}
+                env = {contract.TF_CONFIG_ENV: tf_config(cluster, job, i), **secured}
                 env[contract.METRICS_PORT_ENV] = str(metrics[f"{job}-{i}"])
                 env[contract.DIRECT_PORT_ENV] = str(direct[f"{job}-{i}"])
                 cmd = _task_command(base, cluster, job, i, task_flags, extra)
@@ -328,6 +332,23 @@ def run_local(
             print("\n[tfcluster] interrupted: stopping the cluster", file=sys.stderr)
             return 130, workers
     return status, workers
+
+
+def throwaway_tls(logdir: str) -> tuple[dict[str, str], dict[str, str]]:
+    """A CA made for this run (in <logdir>/tls, readable by its owner only): the environment
+    of the tasks (their certificate) and of clients (theirs)."""
+    folder = os.path.join(logdir, "tls")
+    tasks, client = local_ca.local_identities(folder, ["localhost"])
+    print(f"[tfcluster] mutual TLS with a CA made for this run: {folder}", flush=True)
+
+    def env(files: local_ca.TLSFilePaths) -> dict[str, str]:
+        return {
+            contract.TLS_CERT_ENV: files.cert,
+            contract.TLS_KEY_ENV: files.key,
+            contract.TLS_CA_ENV: files.ca,
+        }
+
+    return env(tasks), env(client)
 
 
 def _default_logdir(name: str) -> str:
@@ -348,7 +369,7 @@ def cmd_train(args: argparse.Namespace, extra: Sequence[str]) -> int:
     if args.sync:
         flags.append("--sync")
     base = [sys.executable, "-m", EXAMPLE_MODULE]
-    status, workers = run_local(base, args.ps, args.workers, logdir, [*flags, *extra])
+    status, workers = run_local(base, args.ps, args.workers, logdir, [*flags, *extra], tls=args.tls)
     _report(workers, logdir)
     return status
 
@@ -378,6 +399,14 @@ def cmd_run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         return EXIT_USAGE
     base = [sys.executable, script]
     if args.cluster_spec:
+        if args.tls:
+            print(
+                "tfcluster run: --tls makes a CA for a local cluster; a client of an existing "
+                f"cluster sets {contract.TLS_CERT_ENV}/{contract.TLS_KEY_ENV}/"
+                f"{contract.TLS_CA_ENV} to the files of its certificate",
+                file=sys.stderr,
+            )
+            return EXIT_USAGE
         try:
             cluster = parse_cluster_spec(args.cluster_spec)
         except ValueError as e:
@@ -386,7 +415,9 @@ def cmd_run(args: argparse.Namespace, extra: Sequence[str]) -> int:
         return _run_against(base, cluster, args, extra)
     logdir = os.path.abspath(args.logdir or _default_logdir("run"))
     print(f"[tfcluster] task logs in {os.path.join(logdir, 'tasks')}")
-    status, _ = run_local(base, args.ps, args.workers, logdir, extra, not args.no_task_flags)
+    status, _ = run_local(
+        base, args.ps, args.workers, logdir, extra, not args.no_task_flags, tls=args.tls
+    )
     return status
 
 
@@ -426,6 +457,7 @@ def cmd_cluster(args: argparse.Namespace, extra: Sequence[str]) -> int:
     metrics, direct = side_ports(cluster, 2)
     logdir = os.path.abspath(args.logdir or _default_logdir("cluster"))
     local = LocalCluster(logdir)
+    secured, client_env = throwaway_tls(logdir) if args.tls else ({}, {})
     with _interruptible(local):
         for job, tasks in cluster.items():
             for i in range(len(tasks)):
@@ -438,9 +470,12 @@ def cmd_cluster(args: argparse.Namespace, extra: Sequence[str]) -> int:
                     f"--task_index={i}",
                     f"--metrics_port={metrics[f'{job}-{i}']}",
                 ]
-                env = {contract.DIRECT_PORT_ENV: str(direct[f"{job}-{i}"])}
+                env = {contract.DIRECT_PORT_ENV: str(direct[f"{job}-{i}"]), **secured}
                 local.start_task(cmd, job, i, env, foreground=False)
         print(f"[tfcluster] cluster: {spec}")
+        if client_env:
+            exports = " ".join(f"{k}={v}" for k, v in client_env.items())
+            print(f"[tfcluster] clients connect with: {exports}")
         print_metrics_urls(metrics)
         print(f"[tfcluster] sessions: tf.Session('grpc://{cluster['worker'][0]}')")
         print("[tfcluster] Ctrl-C stops it", flush=True)
@@ -487,6 +522,8 @@ def build_parser() -> argparse.ArgumentParser:
     train.add_argument("--learning_rate", type=float, default=0.2)
     train.add_argument("--save_checkpoint_steps", type=int, default=200)
     train.add_argument("--sync", action="store_true", help="synchronous (SyncReplicasOptimizer)")
+    tls_help = "mutual TLS between the tasks and clients, with a CA made for this run"
+    train.add_argument("--tls", action="store_true", help=tls_help)
 
     run = sub.add_parser("run", help="run SCRIPT on a local cluster or an existing one")
     run.add_argument("script")
@@ -501,11 +538,13 @@ def build_parser() -> argparse.ArgumentParser:
         action="store_true",
         help="pass only TF_CONFIG, not --ps_hosts/--worker_hosts/--job_name/--task_index",
     )
+    run.add_argument("--tls", action="store_true", help=tls_help)
 
     cluster = sub.add_parser("cluster", help="start task servers only, until Ctrl-C")
     cluster.add_argument("--ps", type=int, default=1)
     cluster.add_argument("--workers", type=int, default=2)
     cluster.add_argument("--logdir", default="")
+    cluster.add_argument("--tls", action="store_true", help=tls_help)
 
     convert = sub.add_parser(
         "convert-checkpoint",

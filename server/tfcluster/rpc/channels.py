@@ -14,6 +14,9 @@ from concurrent import futures
 
 import grpc
 
+from tfcluster.rpc import tls
+from tfcluster.rpc.renewing_channel import RenewingChannel
+
 # Big tensors are streamed in chunks; other messages (a GraphDef with its constants) may be
 # big, but not unbounded: TensorFlow's limit, the largest a protobuf message can be.
 MAX_MESSAGE_BYTES = (1 << 31) - 1
@@ -46,23 +49,34 @@ SERVER_OPTIONS = [
 ]
 
 _lock = threading.Lock()
-_channels: dict[str, grpc.Channel] = {}
+# (address, whether TLS) -> channel
+_channels: dict[tuple[str, bool], grpc.Channel] = {}
 
 
 def shared_channel(address: str) -> grpc.Channel:
-    """One channel (one connection) per address and process, shared by all clients."""
-    ch = _channels.get(address)
+    """One channel (one connection) per address and process, shared by all clients. With a
+    TLS identity (rpc/tls.py) it is secure, and follows the identity as it is renewed."""
+    key = (address, tls.client_source() is not None)
+    ch = _channels.get(key)
     if ch is not None:
         return ch
     with _lock:
-        ch = _channels.get(address)
+        ch = _channels.get(key)
         if ch is None:
-            ch = _channels[address] = grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+            ch = _channels[key] = private_channel(address)
         return ch
 
 
 def private_channel(address: str) -> grpc.Channel:
-    return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+    if tls.client_source() is None:
+        return _channel(address, None)
+    return RenewingChannel(address, lambda material: _channel(address, material))
+
+
+def _channel(address: str, material: tls.TLSMaterial | None) -> grpc.Channel:
+    if material is None:
+        return grpc.insecure_channel(address, options=CHANNEL_OPTIONS)
+    return grpc.secure_channel(address, material.channel_credentials(), options=CHANNEL_OPTIONS)
 
 
 def new_server(

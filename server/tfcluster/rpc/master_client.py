@@ -18,7 +18,7 @@ from tfcluster.client.master_client import InProcessMasterClient, register_targe
 from tfcluster.distributed.interfaces import DeviceInfo, MasterInterface
 from tfcluster.framework import dtypes, errors
 from tfcluster.protos import config_pb2, master_pb2, step_stats_pb2
-from tfcluster.rpc import channels, shm, status, streams
+from tfcluster.rpc import channels, shm, status, streams, tls_diagnosis
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.rpc.direct.client import link
 from tfcluster.runtime.graph_ir import Node, graph_def_from_nodes
@@ -109,8 +109,8 @@ class GrpcMasterClient:
         if config is not None:
             req.config.CopyFrom(config)
         try:
-            data = self._create(
-                req.SerializeToString(), timeout=self._wait_timeout(), wait_for_ready=True
+            data = tls_diagnosis.call_waiting(
+                self._create, req.SerializeToString(), self._wait_timeout(), self.address
             )
         except grpc.RpcError as e:
             raise self._error(e, "CreateSession") from None
@@ -146,8 +146,9 @@ class GrpcMasterClient:
             stream = self._streams.get(deadline)
         except grpc.RpcError as e:
             raise self._error(e, "RunStep") from None
-        # Big tensors go through /dev/shm only on gRPC: a direct stream carries them faster.
-        shm_ok = not stream.direct
+        # Big tensors go through /dev/shm only on gRPC or TLS: a plain direct stream carries
+        # them faster, encryption costs more than a file.
+        shm_ok = stream.shm_ok
         req = master_pb2.RunStepRequest(
             session_handle=handle,
             fetch=fetches,

@@ -154,6 +154,8 @@ class CallStream:
     def __init__(self, call: Call) -> None:
         self._call = call
         self.direct = isinstance(call, DirectCall)
+        # Big tensors skip a stream that encrypts them when the peer shares /dev/shm.
+        self.shm_ok = not isinstance(call, DirectCall) or call.encrypted
         self.usable = True
         self.expired = False
         self.pid = os.getpid()

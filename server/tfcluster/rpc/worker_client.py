@@ -19,7 +19,7 @@ from tfcluster.distributed.interfaces import (
 )
 from tfcluster.framework import errors
 from tfcluster.protos import worker_pb2
-from tfcluster.rpc import shm, status, streams
+from tfcluster.rpc import shm, status, streams, tls_diagnosis
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.rpc.direct.client import DirectCall, link
 from tfcluster.runtime import outbox
@@ -85,7 +85,7 @@ class GrpcRemoteWorker(ForwardingWorker):
     # ---- WorkerInterface ------------------------------------------------------------
     def get_status(self, timeout: float | None = None) -> list[DeviceInfo]:
         try:
-            data = self._get_status(b"", timeout=timeout, wait_for_ready=True)
+            data = tls_diagnosis.call_waiting(self._get_status, b"", timeout, self.address)
         except grpc.RpcError as e:
             if e.code() == grpc.StatusCode.DEADLINE_EXCEEDED:
                 raise errors.DeadlineExceededError(
@@ -173,9 +173,9 @@ class GrpcRemoteWorker(ForwardingWorker):
         reader: str | None = None,
     ) -> coding.Forwarded:
         stream = self._run_graph_streams.get()
-        # Big tensors go through /dev/shm only on gRPC: a direct stream carries them faster.
-        # (A relay's fetches follow what the one who reads them in the end said: `reader`.)
-        own_domain = "" if stream.direct else shm.domain()
+        # Big tensors go through /dev/shm only on gRPC or TLS: a plain direct stream carries
+        # them faster. (A relay's fetches follow what the one who reads them in the end said.)
+        own_domain = shm.domain() if stream.shm_ok else ""
         req = worker_pb2.RunGraphRequest(
             session_handle=session_handle,
             graph_handle=graph_handle,
@@ -196,7 +196,7 @@ class GrpcRemoteWorker(ForwardingWorker):
                 req.send.add().tensor.CopyFrom(meta)
             messages = feeds.messages(req.SerializeToString())
         else:
-            export = shares and not stream.direct
+            export = shares and stream.shm_ok
             buffers = coding.fill_named(req.send, [""] * len(feeds), feeds, export) if feeds else []
             messages = coding.frame_stream(req.SerializeToString(), buffers, scatter=stream.direct)
         try:
@@ -330,6 +330,7 @@ class _RecvMux:
         self.broken = False
         self._call = call
         self.direct = isinstance(call, DirectCall)
+        self.shm_ok = not isinstance(call, DirectCall) or call.encrypted
         threading.Thread(target=self._read, name="recv-mux", daemon=True).start()
 
     def recv(self, step_id: int, key: str, callback: RecvCallback) -> Callable[[], Any]:
@@ -347,7 +348,7 @@ class _RecvMux:
             step_id=step_id,
             rendezvous_key=key,
             request_id=rid,
-            shm_domain="" if self.direct else shm.domain(),
+            shm_domain=shm.domain() if self.shm_ok else "",
         )
         box = outbox.current() if self.direct else None
         if box is not None:

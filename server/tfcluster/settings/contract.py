@@ -25,9 +25,29 @@ DIRECT_PORT_ENV = "TFCLUSTER_DIRECT_PORT"
 # to it. A request is not a cgroup quota, so without this the task would see the node's cores.
 CPU_BUDGET_ENV = "TFCLUSTER_CPU_MILLICORES"
 
+# Mutual TLS (rpc/tls.py): PEM files of this process's certificate, its key and the CA whose
+# certificates it accepts. A task server serves only peers with a certificate from that CA;
+# any process (a task, a client) shows its certificate to the tasks it calls. The operator
+# sets them when spec.tls is on, pointing into the mounted Secret; a user's program (a
+# client pod) sets them to the files of the <name>-client-tls Secret.
+TLS_CERT_ENV = "TFCLUSTER_TLS_CERT"
+TLS_KEY_ENV = "TFCLUSTER_TLS_KEY"
+TLS_CA_ENV = "TFCLUSTER_TLS_CA"
+# The address the task's /metrics endpoint binds ('' : every interface).
+METRICS_ADDRESS_ENV = "TFCLUSTER_METRICS_ADDRESS"
+
 # Every variable the operator reserves for itself in a task container.
 OPERATOR_ENV = frozenset(
-    {TF_CONFIG_ENV, TASK_INDEX_ENV, METRICS_PORT_ENV, DIRECT_PORT_ENV, CPU_BUDGET_ENV}
+    {
+        TF_CONFIG_ENV,
+        TASK_INDEX_ENV,
+        METRICS_PORT_ENV,
+        DIRECT_PORT_ENV,
+        CPU_BUDGET_ENV,
+        TLS_CERT_ENV,
+        TLS_KEY_ENV,
+        TLS_CA_ENV,
+    }
 )
 
 # A task's gRPC port in the operator's clusters (and seed 000's examples).

@@ -13,6 +13,11 @@ set them before it starts a session or a server:
   TFCLUSTER_METRICS_PORT      for a program's own tf.train.Server that is given no
   TFCLUSTER_DIRECT_PORT       metrics_port / direct_port (settings/contract.py: set by the
                               operator and by `tfcluster run` for the tasks it starts)
+  TFCLUSTER_TLS_CERT          mutual TLS (rpc/tls.py): this process's certificate, its key
+  TFCLUSTER_TLS_KEY           and the cluster's CA, PEM files; every connection this process
+  TFCLUSTER_TLS_CA            makes shows the certificate, and a program's own
+                              tf.train.Server not given tls= serves with them (any process)
+  TFCLUSTER_METRICS_ADDRESS   where a program's own tf.train.Server binds its /metrics
   TFCLUSTER_CPU_MILLICORES    the task's CPU budget (the operator's downward API): caps the
                               default thread pools (runtime/thread_budget.py)
 
@@ -64,6 +69,21 @@ def program_metrics_port(environ: Mapping[str, str] | None = None) -> str:
 def program_direct_port(environ: Mapping[str, str] | None = None) -> str | None:
     """TFCLUSTER_DIRECT_PORT as written (None when unset)."""
     return _env(environ).get(contract.DIRECT_PORT_ENV)
+
+
+def tls_files(environ: Mapping[str, str] | None = None) -> tuple[str, str, str] | None:
+    """(TFCLUSTER_TLS_CERT, _KEY, _CA) as written ('' for one unset); None when none is set."""
+    env = _env(environ)
+    names = (contract.TLS_CERT_ENV, contract.TLS_KEY_ENV, contract.TLS_CA_ENV)
+    values = tuple(env.get(name, "").strip() for name in names)
+    if not any(values):
+        return None
+    return values[0], values[1], values[2]
+
+
+def program_metrics_address(environ: Mapping[str, str] | None = None) -> str:
+    """TFCLUSTER_METRICS_ADDRESS as written ('' when unset)."""
+    return _env(environ).get(contract.METRICS_ADDRESS_ENV, "").strip()
 
 
 def cpu_budget_millicores(environ: Mapping[str, str] | None = None) -> int | None:

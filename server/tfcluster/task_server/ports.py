@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import errno
+import ipaddress
 import logging
 import socket
 from dataclasses import dataclass
@@ -33,6 +34,31 @@ def port_available(port: int) -> bool:
         finally:
             sock.close()
     return True
+
+
+LOOPBACK_NAMES = frozenset({"localhost", "localhost.localdomain", "ip6-localhost"})
+
+
+def listen_hosts(address: str) -> tuple[str, ...]:
+    """Where a task whose own address in the cluster spec is `address` listens: loopback
+    only for a loopback name or address (nobody else was told of it), else every interface
+    (''). IPv6 hosts come bare ('::1')."""
+    host = address.rpartition(":")[0].strip("[]").lower() if ":" in address else address
+    if host in LOOPBACK_NAMES:
+        return ("127.0.0.1", "::1")
+    try:
+        if ipaddress.ip_address(host).is_loopback:
+            return (host,)
+    except ValueError:
+        pass
+    return ("",)
+
+
+def grpc_host(host: str) -> str:
+    """A listen host as gRPC writes it ('' -> every interface)."""
+    if not host:
+        return "[::]"
+    return f"[{host}]" if ":" in host else host
 
 
 def free_ports(n: int, host: str = "localhost") -> list[int]:

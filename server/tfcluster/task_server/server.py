@@ -25,6 +25,7 @@ from tfcluster.distributed.cluster_spec import ClusterSpec
 from tfcluster.framework import errors, memory_budget
 from tfcluster.protos import cluster_pb2, config_pb2, tensorflow_server_pb2
 from tfcluster.rpc import master_client as rpc_master_client
+from tfcluster.rpc import tls as rpc_tls
 from tfcluster.runtime import allocator, thread_budget
 from tfcluster.settings import contract, environment
 from tfcluster.task_server.core import TaskCore
@@ -32,7 +33,7 @@ from tfcluster.task_server.host_share import tasks_on_this_host
 from tfcluster.task_server.metrics.families import ServerMetrics
 from tfcluster.task_server.metrics.telemetry import start_telemetry
 from tfcluster.task_server.options import ServerOptions
-from tfcluster.task_server.ports import PortChoice, resolve_metrics_port
+from tfcluster.task_server.ports import PortChoice, listen_hosts, resolve_metrics_port
 from tfcluster.task_server.server_def import locate_task, make_server_def
 from tfcluster.task_server.transport import TaskTransport
 
@@ -53,12 +54,21 @@ class Server:
         metrics_port: int | str | PortChoice | None = None,
         direct_port: int | str | None = None,
         options: ServerOptions | None = None,
+        tls: Any = None,
+        metrics_address: str | None = None,
     ) -> None:
         """`metrics_port`: serve Prometheus metrics on this port (0: any free port; negative or
         'off': none); None (the default) uses TFCLUSTER_METRICS_PORT, and no metrics without it.
         `direct_port`: serve direct streams on this port; None uses TFCLUSTER_DIRECT_PORT, else
         any free port (TFCLUSTER_DIRECT=0: none). `options`: how the task guards itself
-        (task_server/options.py; the defaults suit production)."""
+        (task_server/options.py; the defaults suit production).
+        `tls`: mutual TLS, the PEM files of this task's certificate, key and the cluster's CA
+        (a TLSFiles, {"cert", "key", "ca"} or a (cert, key, ca) tuple): gRPC and direct
+        streams serve only peers with a certificate from that CA, and this process's own
+        connections show this certificate; None uses TFCLUSTER_TLS_CERT/_KEY/_CA when set,
+        else plain connections. Files that change are read again (no restart).
+        `metrics_address`: where /metrics listens; None uses TFCLUSTER_METRICS_ADDRESS, else
+        loopback for a task whose address is loopback, else every interface."""
         allocator.tune()  # steps reuse freed tensor memory (see runtime/allocator.py)
         options = options or ServerOptions()
         if options.memory_budget_bytes is not None:
@@ -79,12 +89,17 @@ class Server:
         )
         self._task = where.task
         self._direct_port, self._direct_source = _direct_port_wanted(direct_port)
+        self._tls = _tls_source(tls)
         self._lock = threading.Lock()
         self._started = False
+        self._stopping = False
         self._stopped = threading.Event()
 
         choice = resolve_metrics_port(metrics_port, _metrics_port_from_environment(metrics_port))
-        self._telemetry = start_telemetry(where.job, where.index, self._task, choice)
+        address = _metrics_address(metrics_address, where.address)
+        self._telemetry = start_telemetry(
+            where.job, where.index, self._task, choice, address, self._serving
+        )
         metrics = self.metrics
         self._core = TaskCore(
             where.cluster, self._task, self._server_def.default_session_config, metrics, options
@@ -98,6 +113,7 @@ class Server:
             where.index,
             metrics,
             options,
+            self._tls,
         )
         try:
             self._port = self._transport.bind(where.port, where.address)
@@ -135,6 +151,15 @@ class Server:
     @property
     def task(self) -> str:
         return self._task
+
+    @property
+    def tls(self) -> rpc_tls.TLSSource | None:
+        """The certificate files this server serves with (None: plain)."""
+        return self._tls
+
+    def _serving(self) -> bool:
+        """For the metrics endpoint's /healthz: started and not stopping."""
+        return self._started and not self._stopping
 
     @property
     def cluster_spec(self) -> ClusterSpec:
@@ -185,6 +210,7 @@ class Server:
         with self._lock:
             if self._stopped.is_set():
                 return
+            self._stopping = True
             self._transport.draining()
             if drain > 0:
                 time.sleep(drain)
@@ -221,6 +247,30 @@ ServerDef = tensorflow_server_pb2.ServerDef
 def _metrics_port_from_environment(metrics_port: object) -> str:
     """TFCLUSTER_METRICS_PORT, read only when the program gave no metrics_port."""
     return environment.program_metrics_port() if metrics_port is None else ""
+
+
+def _tls_source(tls: Any) -> rpc_tls.TLSSource | None:
+    """The server's TLS files (given, else the environment's); this process's connections
+    use them from now on. InvalidArgumentError for files that cannot be used."""
+    try:
+        if tls is None:
+            files = rpc_tls.files_from_environment()
+            return rpc_tls.source_for(files) if files is not None else None
+        source = rpc_tls.TLSSource(rpc_tls.TLSFiles.of(tls))
+    except rpc_tls.TLSConfigError as e:
+        raise errors.InvalidArgumentError(None, None, f"Cannot serve with TLS: {e}") from None
+    rpc_tls.use_for_clients(source)
+    return source
+
+
+def _metrics_address(given: str | None, task_address: str) -> str:
+    if given is not None:
+        return given
+    from_environment = environment.program_metrics_address()
+    if from_environment:
+        return from_environment
+    hosts = listen_hosts(task_address)
+    return hosts[0]
 
 
 def _direct_port_wanted(direct_port: int | str | None) -> tuple[int | str, str]:

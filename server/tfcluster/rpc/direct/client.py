@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 import socket
+import ssl
 import threading
 import time
 from collections.abc import Callable, Iterable
@@ -13,7 +14,7 @@ from typing import Any
 import grpc
 
 from tfcluster.protos import direct_service_pb2
-from tfcluster.rpc import channels, status
+from tfcluster.rpc import channels, status, tls
 from tfcluster.rpc.direct.wire import (
     DESCRIBE,
     HEARTBEATS_MISSED,
@@ -30,18 +31,39 @@ _DESCRIBE_TIMEOUT = 10.0
 
 
 def connect(
-    host: str, port: int, method: str, token: bytes, timeout: float, silence: float | None = None
+    host: str,
+    port: int,
+    method: str,
+    token: bytes,
+    timeout: float,
+    silence: float | None = None,
+    *,
+    material: tls.TLSMaterial | None = None,
 ) -> Wire:
     """A connection to `method`, accepted by the server: raises OSError or DirectError.
-    `silence`: how long a read or write may wait for the server (it writes heartbeats)."""
+    `silence`: how long a read or write may wait for the server (it writes heartbeats).
+    With `material`, over mutual TLS: the server's certificate must come from its CA and
+    name `host`, and the server checks ours."""
     sock = socket.create_connection((host, port), timeout=timeout)
     try:
+        if material is not None:
+            sock = _handshake(sock, host, port, material)
         path = method.encode()
-        sock.sendall(MAGIC + bytes([len(path)]) + path + bytes([len(token)]) + token)
         wire = Wire(sock)
-        answer = wire.read_answer()
+        try:
+            sock.sendall(MAGIC + bytes([len(path)]) + path + bytes([len(token)]) + token)
+            answer = wire.read_answer()
+        except ssl.SSLError as e:  # TLS 1.3: the server says what it thinks of us only now
+            raise _refused(host, port, str(e.reason or e)) from None
+        except ConnectionError as e:
+            if material is not None:
+                raise _refused(host, port, f"it hung up: {e}") from None
+            answer = None
         if answer is None:
-            raise DirectError(grpc.StatusCode.UNAVAILABLE, f"no direct streams at port {port}")
+            hint = "" if material is not None else " (a task that requires TLS hangs up too)"
+            raise DirectError(
+                grpc.StatusCode.UNAVAILABLE, f"no direct streams at {host}:{port}{hint}"
+            )
         if answer.code() != grpc.StatusCode.OK:
             raise answer
         sock.settimeout(silence)
@@ -52,6 +74,29 @@ def connect(
         raise
 
 
+def _handshake(
+    sock: socket.socket, host: str, port: int, material: tls.TLSMaterial
+) -> ssl.SSLSocket:
+    try:
+        return material.client_context.wrap_socket(sock, server_hostname=host)
+    except ssl.SSLCertVerificationError as e:
+        raise DirectError(
+            grpc.StatusCode.UNAVAILABLE,
+            f"TLS: the task at {host}:{port} is not trusted: {e.verify_message} (its "
+            "certificate must come from the cluster's CA and name the address dialled)",
+        ) from None
+    except ssl.SSLError as e:
+        raise _refused(host, port, str(e.reason or e)) from None
+
+
+def _refused(host: str, port: int, reason: str) -> DirectError:
+    return DirectError(
+        grpc.StatusCode.UNAVAILABLE,
+        f"TLS: the task at {host}:{port} refused this process's certificate ({reason}): it "
+        "must come from the cluster's CA and be valid now",
+    )
+
+
 class DirectCall:
     """The client's side of one direct call: what a gRPC stream-stream call offers."""
 
@@ -60,6 +105,11 @@ class DirectCall:
         self._send_lock = threading.Lock()
         self._cancelled = False
         self._ended = False
+
+    @property
+    def encrypted(self) -> bool:
+        """Over TLS: big tensors to a peer on this host are cheaper through /dev/shm."""
+        return self._wire.tls
 
     def send(self, messages: Iterable[Any]) -> None:
         with self._send_lock:
@@ -111,7 +161,15 @@ class DirectCall:
             return False
 
     def half_close(self) -> None:
-        self._wire.shutdown(socket.SHUT_WR)
+        # Over TLS the end is a frame: never in the middle of a message being sent.
+        if not self._send_lock.acquire(timeout=1.0):
+            return
+        try:
+            self._wire.end_requests()
+        except OSError:
+            self._ended = True
+        finally:
+            self._send_lock.release()
 
     def cancel(self) -> None:
         self._cancelled = True
@@ -147,10 +205,17 @@ class Link:
             self.probe()
             return None
         try:
+            material = tls.client_material()
             wire = connect(
-                self.host, endpoint[0], method, endpoint[1], CONNECT_TIMEOUT, endpoint[2]
+                self.host,
+                endpoint[0],
+                method,
+                endpoint[1],
+                CONNECT_TIMEOUT,
+                endpoint[2],
+                material=material,
             )
-        except (OSError, grpc.RpcError):
+        except (OSError, grpc.RpcError, tls.TLSConfigError):
             with self._lock:
                 if self._endpoint == endpoint:
                     self._endpoint = None  # the peer restarted or left: ask it again
@@ -184,7 +249,10 @@ class Link:
             data = describe(b"", timeout=_DESCRIBE_TIMEOUT, wait_for_ready=True)
             found = direct_service_pb2.DirectEndpoint.FromString(data)
             if found.port > 0:
-                connect(self.host, found.port, PROBE, found.token, CONNECT_TIMEOUT).close()
+                material = tls.client_material()
+                connect(
+                    self.host, found.port, PROBE, found.token, CONNECT_TIMEOUT, material=material
+                ).close()
                 beat = found.heartbeat_ms / 1000.0
                 silence = max(1.0, HEARTBEATS_MISSED * beat) if beat > 0 else None
                 endpoint = (found.port, found.token, silence)

@@ -4,8 +4,10 @@ handlers for connections on its port, each call with a DirectContext in place of
 from __future__ import annotations
 
 import contextlib
+import logging
 import secrets
 import socket
+import ssl
 import struct
 import threading
 import time
@@ -15,7 +17,7 @@ from typing import Any, NoReturn
 import grpc
 
 from tfcluster.protos import direct_service_pb2
-from tfcluster.rpc import status
+from tfcluster.rpc import status, tls
 from tfcluster.rpc.direct.wire import (
     HEARTBEATS_MISSED,
     PROBE,
@@ -32,6 +34,10 @@ _MAX_CONNECTIONS = 4096
 # How often a server writes a heartbeat on every connection, by default (seconds): a client
 # gives up a server silent for wire.HEARTBEATS_MISSED of them, as gRPC's keepalive would.
 DEFAULT_HEARTBEAT = 10.0
+# A refused TLS peer is logged at most this often (seconds) per host and reason.
+_REFUSAL_LOG_INTERVAL = 60.0
+
+log = logging.getLogger("tfcluster.server")
 
 StreamHandler = Callable[[Iterator[Any], Any], Iterator[bytes]]
 
@@ -151,11 +157,15 @@ class DirectServer:
         handlers: Mapping[str, StreamHandler],
         name: str = "",
         heartbeat: float = DEFAULT_HEARTBEAT,
+        tls_source: tls.TLSSource | None = None,
     ) -> None:
-        """`heartbeat`: seconds between the heartbeats written on every connection."""
+        """`heartbeat`: seconds between the heartbeats written on every connection.
+        `tls_source`: mutual TLS, clients must show a certificate from its CA."""
         if not heartbeat > 0:
             raise ValueError(f"the heartbeat interval must be positive, got {heartbeat}")
         self.heartbeat = heartbeat
+        self._tls = tls_source
+        self._refusals: dict[tuple[str, str], float] = {}
         self._handlers = dict(handlers)
         self._name = name
         self.token = secrets.token_bytes(16)
@@ -167,9 +177,9 @@ class DirectServer:
         # Calls accepted for a method (probes and refused connections are not counted).
         self.calls_served = 0
 
-    def start(self, port: int = 0) -> int:
-        """Listens on every interface; the port bound."""
-        self._listener = _listen(port)
+    def start(self, port: int = 0, host: str = "") -> int:
+        """Listens on `host` (''; every interface); the port bound."""
+        self._listener = _listen(port, host)
         self.port = int(self._listener.getsockname()[1])
         threading.Thread(target=self._accept, name=f"direct-{self._name}", daemon=True).start()
         threading.Thread(
@@ -239,6 +249,11 @@ class DirectServer:
             ).start()
 
     def _serve(self, sock: socket.socket, peer: str) -> None:
+        if self._tls is not None:
+            secured = self._handshake(sock, peer)
+            if secured is None:
+                return
+            sock = secured
         wire = Wire(sock)
         context = DirectContext(wire, peer)
         with self._lock:
@@ -257,6 +272,39 @@ class DirectServer:
                 self._live.discard(context)
             context.finish()
             wire.close()
+
+    def _handshake(self, sock: socket.socket, peer: str) -> ssl.SSLSocket | None:
+        """The TLS handshake (in the connection's own thread: a slow peer holds up no one);
+        None, logged, when the peer has no certificate from the cluster's CA."""
+        assert self._tls is not None
+        try:
+            sock.settimeout(_HELLO_TIMEOUT)
+            context = self._tls.current().server_context
+            return context.wrap_socket(sock, server_side=True)
+        except (OSError, ValueError) as e:
+            reason = getattr(e, "reason", None) or str(e) or type(e).__name__
+            self._log_refusal(peer, str(reason))
+            with contextlib.suppress(OSError):
+                sock.close()
+            return None
+
+    def _log_refusal(self, peer: str, reason: str) -> None:
+        host = peer.rsplit(",", 1)[0]
+        now = time.monotonic()
+        if now - self._refusals.get((host, reason), -_REFUSAL_LOG_INTERVAL) < (
+            _REFUSAL_LOG_INTERVAL
+        ):
+            return
+        self._refusals[(host, reason)] = now
+        if len(self._refusals) > 1024:
+            self._refusals.clear()
+        log.warning(
+            "task %s refused a direct connection from %s: TLS handshake failed (%s); peers "
+            "need a certificate from this cluster's CA",
+            self._name,
+            peer,
+            reason,
+        )
 
     def _hello(self, wire: Wire, sock: socket.socket) -> StreamHandler | None:
         sock.settimeout(_HELLO_TIMEOUT)
@@ -309,14 +357,18 @@ def _send_timeout(sock: socket.socket, seconds: float) -> None:
     )
 
 
-def _listen(port: int) -> socket.socket:
-    try:
-        sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
-        sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
-        host = "::"
-    except OSError:
-        sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
-        host = "0.0.0.0"
+def _listen(port: int, host: str = "") -> socket.socket:
+    """A listening socket on `host` ('': every interface, IPv6 and IPv4 where both exist)."""
+    if host:
+        sock = socket.socket(socket.AF_INET6 if ":" in host else socket.AF_INET)
+    else:
+        try:
+            sock = socket.socket(socket.AF_INET6, socket.SOCK_STREAM)
+            sock.setsockopt(socket.IPPROTO_IPV6, socket.IPV6_V6ONLY, 0)
+            host = "::"
+        except OSError:
+            sock = socket.socket(socket.AF_INET, socket.SOCK_STREAM)
+            host = "0.0.0.0"
     try:
         sock.bind((host, port))
         sock.listen(128)

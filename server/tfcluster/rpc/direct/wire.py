@@ -8,6 +8,7 @@ import io
 import os
 import select
 import socket
+import ssl
 import struct
 from collections.abc import Iterable
 from typing import Any
@@ -34,6 +35,9 @@ HEARTBEAT = _LEN.pack(1 << 62)
 # A client takes a server that sent nothing (not even a heartbeat) for this many of its
 # heartbeat intervals for frozen or unreachable.
 HEARTBEATS_MISSED = 3
+# A frame with only this bit set ends the client's requests. A plain connection says the same
+# by shutting its write side; TLS cannot (Python's ssl drops the session on a shutdown).
+END_OF_REQUESTS = _LEN.pack(1 << 61)
 # Messages up to this size are read through the socket's buffer and sent in one piece.
 _SMALL = 64 << 10
 _MAX_STATUS = 64 << 10
@@ -74,6 +78,7 @@ class Wire:
     def __init__(self, sock: socket.socket) -> None:
         sock.setsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY, 1)
         self.sock = sock
+        self.tls = isinstance(sock, ssl.SSLSocket)
         # A forked child shares this connection with its parent: it must never shut it down.
         self._pid = os.getpid()
         self._poller: select.poll | None = None
@@ -90,10 +95,10 @@ class Wire:
             pieces += (_LEN.pack(n), *parts)
             size += _LEN.size + n
             if size >= _SMALL or len(pieces) >= _IOV_MAX:
-                _send_pieces(self.sock, pieces, size)
+                _send_pieces(self.sock, pieces, size, self.tls)
                 pieces, size = [], 0
         if pieces:
-            _send_pieces(self.sock, pieces, size)
+            _send_pieces(self.sock, pieces, size, self.tls)
 
     def write_status(self, code: int, details: str) -> None:
         body = _CODE.pack(code) + details.encode("utf-8", "replace")[: _MAX_STATUS - 4]
@@ -162,12 +167,12 @@ class Wire:
         return self._status(n & ~_STATUS_BIT) if n & _STATUS_BIT else None
 
     def _frame_length(self) -> int | None:
-        """The next frame's length; None at a clean end; a status frame raises its error;
-        heartbeats are skipped."""
+        """The next frame's length; None at a clean end (or the client's end of requests);
+        a status frame raises its error; heartbeats are skipped."""
         head = HEARTBEAT
         while head == HEARTBEAT:
             head = self._reader.read(_LEN.size)
-        if not head:
+        if not head or head == END_OF_REQUESTS:
             return None
         if len(head) < _LEN.size:
             raise lost(EOFError("the peer hung up inside a message"))
@@ -206,14 +211,31 @@ class Wire:
             self._poller = select.poll()
             self._poller.register(self.sock, select.POLLIN)
         try:
+            if self.tls and self.sock.pending():  # type: ignore[attr-defined]
+                return True  # decrypted bytes wait in the TLS session
             return bool(self._poller.poll(0))
         except (OSError, ValueError):
             return True
+
+    def end_requests(self) -> None:
+        """The client's half-close: it sends no more requests."""
+        if self.tls:
+            self.sock.sendall(END_OF_REQUESTS)
+        else:
+            self.shutdown(socket.SHUT_WR)
 
     def heartbeat(self) -> None:
         """Writes a heartbeat unless the socket's buffer is full (then the peer has bytes to
         read anyway, or is not reading: a heartbeat would not help). The caller holds the
         write lock. Raises OSError when the peer is gone."""
+        if self.tls:
+            # TLS cannot send part of a record: only when there is room (a heartbeat's
+            # record is a few dozen bytes).
+            room = select.poll()  # not select(): descriptors may be past 1024
+            room.register(self.sock, select.POLLOUT)
+            if room.poll(0):
+                self.sock.sendall(HEARTBEAT)
+            return
         try:
             sent = self.sock.send(HEARTBEAT, socket.MSG_DONTWAIT)
         except BlockingIOError:
@@ -235,7 +257,9 @@ class Wire:
         if os.getpid() != self._pid:
             return  # the parent's connection (closing our descriptor is all we may do)
         with contextlib.suppress(OSError):
-            self.sock.shutdown(how)
+            # The socket's own shutdown: an SSLSocket's would drop its TLS session under a
+            # thread still reading it, which would then read ciphertext as messages.
+            socket.socket.shutdown(self.sock, how)
 
     def close(self) -> None:
         self.shutdown()
@@ -245,10 +269,13 @@ class Wire:
             self.sock.close()
 
 
-def _send_pieces(sock: socket.socket, pieces: list[Any], size: int) -> None:
+def _send_pieces(sock: socket.socket, pieces: list[Any], size: int, tls: bool = False) -> None:
     """sendall for several buffers (`size` bytes in all): sendmsg may take only part of them."""
     if size <= _SMALL:
         sock.sendall(b"".join(pieces))  # a small copy costs less than scatter-gather's upkeep
+        return
+    if tls:
+        _send_tls(sock, pieces)
         return
     views = [memoryview(p).cast("B") for p in pieces]
     while views:
@@ -261,3 +288,20 @@ def _send_pieces(sock: socket.socket, pieces: list[Any], size: int) -> None:
                 sent = 0
         while views and not len(views[0]):
             views.pop(0)
+
+
+def _send_tls(sock: socket.socket, pieces: list[Any]) -> None:
+    """TLS has no scatter-gather: small pieces go together, a big one is encrypted from where
+    it lies (records of 16 KiB, no copy into one buffer first)."""
+    small: list[Any] = []
+    for piece in pieces:
+        view = memoryview(piece).cast("B")
+        if view.nbytes <= _SMALL:
+            small.append(view)
+            continue
+        if small:
+            sock.sendall(b"".join(small))
+            small = []
+        sock.sendall(view)
+    if small:
+        sock.sendall(b"".join(small))

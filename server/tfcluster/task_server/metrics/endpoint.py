@@ -1,4 +1,6 @@
-"""The HTTP endpoint that serves a task server's metrics: GET /metrics on a thread of its own."""
+"""The HTTP endpoint that serves a task server's metrics: GET /metrics on a thread of its own,
+and GET /healthz (200 while the task serves, 503 otherwise): the readiness probe of a task
+whose gRPC port speaks only mutual TLS, which the kubelet's gRPC probe cannot."""
 
 from __future__ import annotations
 
@@ -7,6 +9,7 @@ import errno
 import socket
 import socketserver
 import threading
+from collections.abc import Callable, Iterable
 from socketserver import ThreadingMixIn
 from typing import Any
 from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
@@ -44,8 +47,14 @@ class MetricsEndpoint:
     # How soon stop() returns: the serving loop checks for shutdown this often.
     _POLL_SECONDS = 0.05
 
-    def __init__(self, registry: CollectorRegistry, port: int, host: str = "") -> None:
-        self._httpd = _bind_http(make_wsgi_app(registry), port, host)
+    def __init__(
+        self,
+        registry: CollectorRegistry,
+        port: int,
+        host: str = "",
+        serving: Callable[[], bool] | None = None,
+    ) -> None:
+        self._httpd = _bind_http(_with_health(make_wsgi_app(registry), serving), port, host)
         self.port: int = int(self._httpd.server_address[1])
         self._thread = threading.Thread(
             target=self._httpd.serve_forever,
@@ -65,10 +74,27 @@ class MetricsEndpoint:
         self._thread.join(5.0)
 
 
+HEALTH_PATH = "/healthz"
+
+
+def _with_health(app: Any, serving: Callable[[], bool] | None) -> Any:
+    def health_or_metrics(environ: dict[str, Any], start_response: Any) -> Iterable[bytes]:
+        if environ.get("PATH_INFO") != HEALTH_PATH:
+            return app(environ, start_response)  # type: ignore[no-any-return]
+        ok = serving is None or serving()
+        start_response(
+            "200 OK" if ok else "503 Service Unavailable", [("Content-Type", "text/plain")]
+        )
+        return [b"SERVING\n" if ok else b"NOT_SERVING\n"]
+
+    return health_or_metrics
+
+
 def _bind_http(app: Any, port: int, host: str) -> WSGIServer:
     """Every interface (IPv6 and IPv4 where the system has both), or `host`."""
     if host:
-        return make_server(host, port, app, _ThreadingWSGIServer, handler_class=_QuietHandler)
+        server_class = _WSGIServerV6 if ":" in host else _ThreadingWSGIServer
+        return make_server(host, port, app, server_class, handler_class=_QuietHandler)
     try:
         return make_server("::", port, app, _WSGIServerV6, handler_class=_QuietHandler)
     except OSError as e:

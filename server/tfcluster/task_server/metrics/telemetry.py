@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import logging
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from tfcluster.framework import errors
@@ -29,16 +30,22 @@ class ServerTelemetry:
 
 
 def start_telemetry(
-    job: str, task_index: int, task: str, choice: PortChoice
+    job: str,
+    task_index: int,
+    task: str,
+    choice: PortChoice,
+    address: str = "",
+    serving: Callable[[], bool] | None = None,
 ) -> ServerTelemetry | None:
-    """Metrics for a new server, served over HTTP at once; None when they are off or (a port
-    that may be given up) the port cannot be bound. A required port that cannot be bound
-    fails the server (UnknownError)."""
+    """Metrics for a new server, served over HTTP at once on `address` ('': every
+    interface), with /healthz answering whether `serving()`; None when they are off or (a
+    port that may be given up) the port cannot be bound. A required port that cannot be
+    bound fails the server (UnknownError)."""
     if choice.port is None:
         return None
     metrics = ServerMetrics(job, task_index)
     try:
-        endpoint = MetricsEndpoint(metrics.registry, choice.port)
+        endpoint = MetricsEndpoint(metrics.registry, choice.port, address, serving)
     except OSError as e:
         where = f"metrics port {choice.port} of task {task}"
         if choice.required:
