@@ -466,3 +466,114 @@ def errors(tf):
         "unknown_loss": err(lambda: K.losses.get("nope")),
         "unknown_optimizer": err(lambda: K.optimizers.get("nope")),
     }
+
+
+def _recurrent_outputs(tf, make_layers):
+    """Every (name, layer) of make_layers(K) called on one [2, 5, 3] input, weights fixed."""
+    K = tf.keras
+    K.backend.clear_session()
+    rng = np.random.RandomState(11)
+    seq = K.Input(shape=(5, 3))
+    outputs, layers = {}, []
+    for name, layer in make_layers(K):
+        out = layer(seq)
+        layers.append(layer)
+        if isinstance(out, list):
+            for i, t in enumerate(out):
+                outputs[f"{name}_{i}"] = t
+        else:
+            outputs[name] = out
+    for layer in layers:
+        layer.set_weights([rng.uniform(-0.6, 0.6, w.shape).astype("float32")
+                           for w in layer.get_weights()])  # fmt: skip
+    sess = K.backend.get_session()
+    keys = sorted(outputs)
+    values = sess.run([outputs[k] for k in keys], {seq: rng.uniform(-1, 1, (2, 5, 3))})
+    return {
+        "values": dict(zip(keys, values)),
+        "shapes": {k: outputs[k].shape.as_list() for k in keys},
+        "variables": [v.name for v in tf.global_variables()],
+        "weight_shapes": [[list(w.shape) for w in layer.get_weights()] for layer in layers],
+        "layer_names": [layer.name for layer in layers],
+    }
+
+
+@case
+def simple_rnn_outputs(tf):
+    return _recurrent_outputs(tf, lambda K: [
+        ("last", K.layers.SimpleRNN(4)),
+        ("sequences", K.layers.SimpleRNN(4, return_sequences=True, activation="relu")),
+        ("state", K.layers.SimpleRNN(2, return_state=True, go_backwards=True)),
+        ("no_bias", K.layers.SimpleRNN(3, use_bias=False, return_sequences=True)),
+    ])  # fmt: skip
+
+
+@case
+def gru_outputs(tf):
+    return _recurrent_outputs(tf, lambda K: [
+        ("last", K.layers.GRU(4)),
+        ("sequences", K.layers.GRU(4, return_sequences=True)),
+        ("state", K.layers.GRU(3, return_state=True, return_sequences=True, go_backwards=True)),
+        ("reset_after", K.layers.GRU(4, reset_after=True, recurrent_activation="sigmoid")),
+    ])  # fmt: skip
+
+
+@case
+def lstm_outputs(tf):
+    return _recurrent_outputs(tf, lambda K: [
+        ("last", K.layers.LSTM(4)),
+        ("sequences", K.layers.LSTM(4, return_sequences=True)),
+        ("state", K.layers.LSTM(3, return_state=True, go_backwards=True)),
+        ("sigmoid", K.layers.LSTM(2, recurrent_activation="sigmoid", unit_forget_bias=False,
+                                  return_sequences=True, return_state=True)),
+    ])  # fmt: skip
+
+
+@case
+def lstm_fit(tf):
+    """An LSTM classifier trained for two epochs: gradients through the loop, initial
+    weights as Keras makes them (the bias with the forget gate's ones). Sigmoid gates: the
+    default hard_sigmoid's gradient jumps at its clip points, so float rounding in which
+    side a pre-activation falls on would grow over the steps of a fit."""
+    K = tf.keras
+    K.backend.clear_session()
+    rng = np.random.RandomState(12)
+    model = K.Sequential([
+        K.layers.LSTM(5, input_shape=(4, 3), return_sequences=True,
+                      recurrent_activation="sigmoid"),
+        K.layers.GRU(4, recurrent_activation="sigmoid"),
+        K.layers.Dense(2, activation="softmax"),
+    ])  # fmt: skip
+    initial_bias = model.layers[0].get_weights()[2]
+    _fixed_weights(model, seed=12)
+    # SGD: Adam turns float-rounding-sized gradients into full-sized steps.
+    model.compile(K.optimizers.SGD(0.3, momentum=0.5), "sparse_categorical_crossentropy", ["acc"])
+    x = rng.uniform(-1, 1, (24, 4, 3)).astype("float32")
+    y = (x[:, :, 0].sum(axis=1) > 0).astype("int32")
+    out = _fit_result(model, x, y, epochs=2, batch_size=8)
+    out["variables"] = [v.name for v in tf.global_variables()]
+    out["summary"] = _summary(model)
+    out["initial_lstm_bias"] = initial_bias
+    return out
+
+
+@case
+def recurrent_gradients(tf):
+    """Gradients through the time loop of every recurrent layer, weights fixed."""
+    K = tf.keras
+    K.backend.clear_session()
+    rng = np.random.RandomState(13)
+    seq = K.Input(shape=(4, 3))
+    layers = [K.layers.SimpleRNN(3), K.layers.GRU(3, return_sequences=True),
+              K.layers.GRU(2, reset_after=True), K.layers.LSTM(3, go_backwards=True)]  # fmt: skip
+    loss = 0.0
+    for layer in layers:
+        loss = loss + tf.reduce_sum(tf.square(layer(seq)))
+    weights = [w for layer in layers for w in layer.trainable_weights]
+    for layer in layers:
+        layer.set_weights([rng.uniform(-0.6, 0.6, w.shape).astype("float32")
+                           for w in layer.get_weights()])  # fmt: skip
+    grads = tf.gradients(loss, [*weights, seq])
+    sess = K.backend.get_session()
+    values = sess.run(grads, {seq: rng.uniform(-1, 1, (2, 4, 3))})
+    return {"gradients": values, "weights": [w.name for w in weights]}

@@ -99,6 +99,109 @@ def test_parallel_reads_interleave_files_each_in_its_own_thread(tmp_path: Any) -
     assert got == [f"{k}-{i}".encode() for i in range(4) for k in range(3)]
 
 
+def _interleave_order(files: list[list[bytes]], cycle: int, block: int) -> list[bytes]:
+    """TF's interleave order, element by element: `cycle` files open, `block` records of each
+    in turn, a finished one replaced by the next file."""
+    pending = [list(f) for f in files]
+    slots: list[list[bytes] | None] = [None] * cycle
+    out: list[bytes] = []
+    index = 0
+    while True:
+        if slots[index] is None and pending:
+            slots[index] = pending.pop(0)
+        slot = slots[index]
+        if slot is not None:
+            took = 0
+            while slot and took < block:
+                out.append(slot.pop(0))
+                took += 1
+            if not slot and took < block:
+                slots[index] = None  # found finished in its turn: the next file waits
+        if all(s is None for s in slots) and not pending:
+            return out
+        index = (index + 1) % cycle
+
+
+@pytest.mark.parametrize(("cycle", "block"), [(2, 1), (3, 1), (2, 3), (4, 2)])
+def test_batches_through_interleaved_files_keep_the_element_order(
+    tmp_path: Any, cycle: int, block: int
+) -> None:
+    # Whole rounds of the interleave are read from each file at once under a batch.
+    sizes = [5, 130, 7, 260, 0, 64]
+    files = [[f"{k}-{i}".encode() for i in range(n)] for k, n in enumerate(sizes)]
+    paths = []
+    for k, records in enumerate(files):
+        paths.append(str(tmp_path / f"f{k}.tfrecord"))
+        with tf.python_io.TFRecordWriter(paths[-1]) as w:
+            for r in records:
+                w.write(r)
+    expected = _interleave_order(files, cycle, block)
+    with tf.Graph().as_default():
+        names = tf.data.Dataset.from_tensor_slices(paths)
+        ds = names.interleave(tf.data.TFRecordDataset, cycle_length=cycle, block_length=block)
+        one = ds.make_one_shot_iterator().get_next()
+        batches = ds.batch(64).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            assert read_all(sess, one) == expected
+            got = read_all(sess, batches)
+    assert [b.tolist() for b in got] == [expected[i : i + 64] for i in range(0, len(expected), 64)]
+
+
+def test_a_bad_record_in_an_interleaved_file_fails_its_batch_in_its_place(
+    tmp_path: Any,
+) -> None:
+    good = [f"g-{i}".encode() for i in range(100)]
+    bad = [f"b-{i}".encode() for i in range(100)]
+    paths = [str(tmp_path / "good.tfrecord"), str(tmp_path / "bad.tfrecord")]
+    for path, records in zip(paths, (good, bad)):
+        with tf.python_io.TFRecordWriter(path) as w:
+            for r in records:
+                w.write(r)
+    data = bytearray((tmp_path / "bad.tfrecord").read_bytes())
+    at = sum(len(r) + 16 for r in bad[:40]) + 12  # the data of record 40
+    data[at] ^= 1
+    (tmp_path / "bad.tfrecord").write_bytes(bytes(data))
+
+    def run(batch: int) -> list[Any]:
+        with tf.Graph().as_default():
+            ds = tf.data.Dataset.from_tensor_slices(paths).interleave(
+                tf.data.TFRecordDataset, cycle_length=2
+            )
+            nxt = ds.batch(batch).make_one_shot_iterator().get_next()
+            out: list[Any] = []
+            with tf.Session() as sess:
+                for _ in range(200):
+                    try:
+                        out.append(sess.run(nxt).tolist())
+                    except tf.errors.DataLossError as e:
+                        out.append(f"DataLossError at {str(e).split(' in file')[0]}")
+                    except tf.errors.OutOfRangeError:
+                        break
+            return out
+
+    # Batches of 1 go element by element; batches of 32 read whole rounds ahead.
+    one_by_one = run(1)
+    assert f"DataLossError at corrupted record at {at}" in one_by_one
+    flat: list[Any] = []
+    for item in one_by_one:
+        flat += item if isinstance(item, list) else [item]
+    batched = run(32)
+    expected: list[Any] = []
+    chunk: list[Any] = []
+    for item in flat:
+        if isinstance(item, str):
+            expected.append(item)  # the batch with the error is lost, as in TF
+            chunk = []
+            continue
+        chunk.append(item)
+        if len(chunk) == 32:
+            expected.append(chunk)
+            chunk = []
+    if chunk:
+        expected.append(chunk)
+    assert batched == expected
+
+
 # ---- blocking and deadlines ----------------------------------------------------------------
 def test_get_next_gives_up_at_the_step_deadline_and_the_session_goes_on() -> None:
     with tf.Graph().as_default():

@@ -182,3 +182,26 @@ def test_large_records_laid_out_alike_are_read_in_place_and_agree() -> None:
     assert got is not None
     for a, b in zip(got, _general(records, specs)):
         assert a.dtype == b.dtype and a.tolist() == b.tolist()
+
+
+def test_batches_of_one_length_in_another_layout_than_before_are_read_right() -> None:
+    # A batch laid out as an earlier one is checked against that one's structure; records
+    # of the same length with their features in another order are not read at its offsets.
+    specs = [FeatureSpec("image", dtypes.string, ()), FeatureSpec("label", dtypes.int64, ())]
+
+    def batch(order: list[str], start: int) -> list[bytes]:
+        out = []
+        for i in range(start, start + 16):
+            features = {"image": ("bytes", [bytes([i]) * 30]), "label": ("int64", [i % 10])}
+            out.append(_example({k: features[k] for k in order}))
+        return out
+
+    image_first = batch(["image", "label"], 0)
+    label_first = batch(["label", "image"], 16)
+    assert len(image_first[0]) == len(label_first[0])
+    mixed = [r for pair in zip(image_first[:8], label_first[:8]) for r in pair]
+    for records in (image_first, label_first, image_first, mixed):
+        got = example_wire.parse_fixed_dense(records, specs)
+        assert got is not None
+        for a, b in zip(got, _general(records, specs)):
+            assert a.dtype == b.dtype and a.tolist() == b.tolist()

@@ -19,9 +19,9 @@ def test_keras_names_resolve_through_the_public_namespace() -> None:
 @pytest.mark.parametrize(
     "path",
     [
-        "keras.layers.LSTM",
-        "keras.layers.GRU",
-        "keras.layers.SimpleRNN",
+        "keras.layers.ConvLSTM2D",
+        "keras.layers.Bidirectional",
+        "keras.layers.TimeDistributed",
         "keras.callbacks.TensorBoard",
     ],
 )

@@ -26,6 +26,11 @@ NAMES_DIFFER = {
 }
 
 
+# Cases recorded but not yet matched, with what is known about why (strict: a fix shows).
+# Cases known to differ from TF 1.15, with why (each an xfail that must start passing when fixed).
+KNOWN_DRIFT: dict[str, str] = {}
+
+
 def _same(got: Any, want: Any, path: str) -> None:
     if isinstance(want, dict) and isinstance(got, dict):
         assert sorted(got) == sorted(want), f"{path}: keys {sorted(got)} != TF's {sorted(want)}"
@@ -52,7 +57,15 @@ def _run(name: str) -> Any:
     return decode(encode(CASES[name](tf)))
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(n, marks=pytest.mark.xfail(reason=KNOWN_DRIFT[n], strict=True))
+        if n in KNOWN_DRIFT
+        else n
+        for n in sorted(CASES)
+    ],
+)
 def test_keras_program_gives_what_tensorflow_1_15_gives(name: str) -> None:
     want = reference.case("keras", name)
     assert "skipped" not in want, want.get("skipped")

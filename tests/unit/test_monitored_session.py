@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import logging
 import os
 import threading
 import time
@@ -243,11 +244,15 @@ def test_nan_hook_logging_hook_and_final_ops(caplog: pytest.LogCaptureFixture) -
     loss = tf.sqrt(x)
     logging_hook = tf.train.LoggingTensorHook({"loss": loss}, every_n_iter=2)
     final = tf.train.FinalOpsHook(loss * 2, final_ops_feed_dict={x: 16.0})
-    with tf.train.MonitoredSession(hooks=[logging_hook, final]) as sess:
+    with (
+        caplog.at_level(logging.INFO, logger="tensorflow"),
+        tf.train.MonitoredSession(hooks=[logging_hook, final]) as sess,
+    ):
         for v in (4.0, 9.0, 16.0):
             sess.run(loss, {x: v})
-    assert logging_hook.logged[0] == "loss = 2.0"
-    assert logging_hook.logged[1].startswith("loss = 4.0 (")
+    logged = [r.getMessage() for r in caplog.records if r.getMessage().startswith("loss =")]
+    assert logged[0] == "loss = 2.0"
+    assert logged[1].startswith("loss = 4.0 (")
     assert final.final_ops_values == 8.0
 
     nan_hook = tf.train.NanTensorHook(loss)

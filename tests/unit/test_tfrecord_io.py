@@ -172,6 +172,48 @@ def test_offsets_and_batches_across_buffer_refills(tmp_path) -> None:
         assert sizes == [7] * 5 + [5]
 
 
+def test_big_records_read_on_their_own_keep_offsets_and_errors(tmp_path) -> None:
+    # Records of 64 KiB and more are read from plain files straight into their own bytes.
+    rng = np.random.default_rng(1)
+    records = [rng.bytes(int(n)) for n in (10, 300_000, 70_000, 5, 100_000, 100_000, 0)]
+    path = str(tmp_path / "big.tfrecord")
+    w = tfrecord.RecordWriter(path)
+    for r in records:
+        w.write(r)
+    w.close()
+    for chunk in (None, 1):
+        reader = tfrecord.RecordReader(path, buffer_size=chunk)
+        got = []
+        while (item := reader.read_with_offset()) is not None:
+            got.append(item)
+        assert [r for r, _ in got] == records
+        expected = np.cumsum([0] + [len(r) + 16 for r in records[:-1]])
+        assert [o for _, o in got] == expected.tolist()
+    assert read(path) == records
+    second = len(tfrecord.encode(records[0]))
+    data = bytearray((tmp_path / "big.tfrecord").read_bytes())
+    data[second + 12 + 1000] ^= 1
+    corrupt = tmp_path / "big-corrupt.tfrecord"
+    corrupt.write_bytes(bytes(data))
+    truncated = tmp_path / "big-truncated.tfrecord"
+    truncated.write_bytes(bytes(data[: second + 12 + 200_000]))
+    for chunk in (None, 1):  # in the buffer, and read on its own
+        reader = tfrecord.RecordReader(str(corrupt), buffer_size=chunk)
+        assert reader.read_batch(5) == records[:1]
+        for _ in range(2):  # and again: the reader stays at the bad record
+            with pytest.raises(
+                tf.errors.DataLossError, match=f"corrupted record at {second + 12} "
+            ):
+                reader.read_batch(5)
+        reader.close()
+        reader = tfrecord.RecordReader(str(truncated), buffer_size=chunk)
+        assert reader.read_batch(5) == records[:1]
+        with pytest.raises(tf.errors.DataLossError, match=f"truncated record at {second} ") as e:
+            reader.read_batch(5)
+        reader.close()
+    assert str(truncated) in str(e.value)
+
+
 def test_compressed_files_are_standard_gzip_and_zlib_streams(tmp_path) -> None:
     path = str(tmp_path / "x.tfrecord")
     for kind, decompress in (("GZIP", gzip.decompress), ("ZLIB", zlib.decompress)):

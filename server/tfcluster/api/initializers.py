@@ -12,6 +12,7 @@ from tfcluster.ops.init_ops import (
     local_variables,
     variables,
 )
+from tfcluster.ops.lookup_ops import tables_initializer
 
 constant = _init_ops.Constant
 glorot_normal = _init_ops.GlorotNormal

@@ -600,6 +600,7 @@ class MasterSession:
         planned: list[_PlannedPartition] = []
         for task in sorted(parts, key=lambda t: (t != self.local_task, t)):
             p = parts[task]
+            p.snapshot_ref_fetches = task != self.local_task
             worker = self.worker_cache.worker(task)
             handle = worker.register_graph(self.handle, p, deadline)
             with self._lock:

@@ -109,6 +109,7 @@ class Worker:
             partition.targets,
             kernel_cache=cache,
             default_device=self.devices[0].name,
+            snapshot_ref_fetches=partition.snapshot_ref_fetches,
         )
         with self._lock:
             handle = f"{self._handle_prefix}{next(self._handles):08x}"

@@ -252,6 +252,15 @@ class Dataset:
 class ElementIterator:
     """Yields a dataset's elements in order; None at the end."""
 
+    # Whether its elements do not depend on when they are pulled (a file reader's records):
+    # a consumer may then pull them ahead of their turn, with read_ahead.
+    reads_ahead_freely = False
+
+    def read_ahead(self, n: int) -> tuple[list[Element], errors.OpError | None]:
+        """Up to n elements, and the error met after them (None at the end or when there
+        was none): the caller raises it when its turn comes."""
+        raise NotImplementedError
+
     def next(self) -> Element | None:
         raise NotImplementedError
 

@@ -481,6 +481,15 @@ class _Interleave(base.Dataset):
         return it
 
 
+class _Deferred:
+    """A slot's error met while reading ahead: raised in its place in the order."""
+
+    __slots__ = ("error",)
+
+    def __init__(self, error: errors.OpError) -> None:
+        self.error = error
+
+
 class _InterleaveIterator(base.ElementIterator):
     """TF's interleave order: up to cycle_length open datasets, block_length elements from
     each in turn; a finished one is replaced by the next input element's dataset."""
@@ -497,6 +506,8 @@ class _InterleaveIterator(base.ElementIterator):
         self._block = 0
         # Datasets opened ahead of their slot (parallel interleave reads them early too).
         self._ahead: list[base.ElementIterator] = []
+        # Elements a slot gave ahead of their turn (see _rounds), handed out first.
+        self._pending: list[list[Any]] = [[] for _ in self._slots]
 
     def _advance(self) -> None:
         self._index = (self._index + 1) % len(self._slots)
@@ -533,7 +544,10 @@ class _InterleaveIterator(base.ElementIterator):
         while True:
             slot = self._slots[self._index]
             if slot is not None:
-                item = slot.next()
+                pending = self._pending[self._index]
+                item = pending.pop(0) if pending else slot.next()
+                if isinstance(item, _Deferred):
+                    raise item.error
                 if item is not None:
                     self._block += 1
                     if self._block >= self._data.block_length:
@@ -555,11 +569,66 @@ class _InterleaveIterator(base.ElementIterator):
                 return None
             self._advance()
 
+    def next_many(self, n: int) -> list[base.Element]:
+        out: list[base.Element] = []
+        while len(out) < n:
+            if self._index == 0 and self._block == 0 and self._rounds(out, n):
+                continue
+            item = self.next()
+            if item is None:
+                break
+            out.append(item)
+        return out
+
+    def _rounds(self, out: list[base.Element], n: int) -> bool:
+        """Appends to `out` whole rounds (block_length elements of each slot in turn) while
+        every slot reads files, whose records do not depend on when they are read: each
+        slot's share of the rounds is pulled at once. What a slot gave beyond the rounds
+        all slots could fill waits in its pending list. False when no round was taken."""
+        slots = self._slots
+        block = self._data.block_length
+        rounds = (n - len(out)) // (len(slots) * block)
+        if rounds == 0 or not all(s is not None and s.reads_ahead_freely for s in slots):
+            return False
+        want = rounds * block
+        shares = []
+        failed: dict[int, _Deferred] = {}
+        for i, slot in enumerate(slots):
+            pending = self._pending[i]
+            share = pending[:want]
+            stop = next((k for k, e in enumerate(share) if isinstance(e, _Deferred)), None)
+            if stop is not None:  # an error read ahead before: nothing past it yet
+                failed[i] = share[stop]
+                del share[stop:]
+                del pending[: stop + 1]
+                shares.append(share)
+                continue
+            del pending[:want]
+            if len(share) < want:
+                got, error = slot.read_ahead(want - len(share))  # type: ignore[union-attr]
+                share += got
+                if error is not None:
+                    # Raised when its turn comes (after the elements before it in order).
+                    failed[i] = _Deferred(error)
+            shares.append(share)
+        whole = min(len(share) for share in shares) // block
+        if block == 1:
+            for turn in zip(*shares):
+                out.extend(turn)
+        else:
+            for r in range(whole):
+                for share in shares:
+                    out.extend(share[r * block : (r + 1) * block])
+        for i, share in enumerate(shares):
+            self._pending[i][:0] = share[whole * block :] + ([failed[i]] if i in failed else [])
+        return whole > 0
+
     def close(self) -> None:
         for s in [*self._slots, *self._ahead]:
             if s is not None:
                 s.close()
         self._slots = [None] * len(self._slots)
+        self._pending = [[] for _ in self._slots]
         self._ahead = []
         if self._input is not None:
             self._input.close()

@@ -70,6 +70,8 @@ class _Files(base.Dataset):
 
 
 class _FilesIterator(base.ElementIterator):
+    reads_ahead_freely = True
+
     def __init__(self, data: _Files) -> None:
         self._data = data
         self._next_file = 0
@@ -134,6 +136,17 @@ class _FilesIterator(base.ElementIterator):
         if len(ahead) < n:
             ahead += self._read(n - len(ahead))
         return ahead
+
+    def read_ahead(self, n: int) -> tuple[list[base.Element], errors.OpError | None]:
+        records = self._run[self._pos : self._pos + n]
+        self._pos += len(records)
+        error = None
+        if len(records) < n:
+            try:
+                records += self._read(n - len(records))
+            except errors.OpError as e:  # _read raises only before its first record
+                error = e
+        return [(r,) for r in records], error
 
     def next_columns(self, n: int) -> list[Any]:
         records = self._take(n)

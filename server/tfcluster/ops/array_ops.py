@@ -1551,6 +1551,8 @@ def boolean_mask(
     tensor: Any, mask: Any, name: str | None = "boolean_mask", axis: int | None = None
 ) -> Tensor:
     """The entries of `tensor` where the (K-D) `mask` is true, mask dims starting at `axis`."""
+    from tfcluster.ops import math_ops
+
     with name_scope(name, "boolean_mask", values=[tensor, mask]):
         t = convert_to_tensor(tensor, name="tensor")
         m = convert_to_tensor(mask, name="mask", dtype=dtypes.bool_)
@@ -1565,25 +1567,27 @@ def boolean_mask(
         axis = 0 if axis is None else int(axis)
         t_shape = t.shape
         t_shape[axis : axis + ndims_mask].assert_is_compatible_with(m.shape)
-        if ndims_mask > 1:
+        # TF's graph: the masked dims folded into one (even a single one), then a 1-D mask.
+        leading_size = math_ops.reduce_prod(
+            strided_slice_from_key(shape(t), builtins.slice(axis, axis + ndims_mask)), [0]
+        )
+        t = reshape(
+            t,
+            concat(
+                [
+                    strided_slice_from_key(shape(t), builtins.slice(None, axis)),
+                    [leading_size],
+                    strided_slice_from_key(shape(t), builtins.slice(axis + ndims_mask, None)),
+                ],
+                0,
+            ),
+        )
+        if t_shape.ndims is not None:
             first = t_shape[axis : axis + ndims_mask].num_elements()
-            dyn = shape(t)
-            t = reshape(
-                t,
-                concat(
-                    [
-                        strided_slice_from_key(dyn, builtins.slice(None, axis)),
-                        [-1 if first is None else first],
-                        strided_slice_from_key(dyn, builtins.slice(axis + ndims_mask, None)),
-                    ],
-                    0,
-                ),
+            t.set_shape(
+                t_shape[:axis].concatenate([first]).concatenate(t_shape[axis + ndims_mask :])
             )
-            if t_shape.ndims is not None:
-                t.set_shape(
-                    t_shape[:axis].concatenate([first]).concatenate(t_shape[axis + ndims_mask :])
-                )
-            m = reshape(m, [-1])
+        m = reshape(m, [-1])
         indices = squeeze(where(m), axis=[1])
         return gather(t, indices, axis=axis)
 

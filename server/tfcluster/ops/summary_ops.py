@@ -231,8 +231,10 @@ def merge(
 ) -> Tensor:
     """One Summary with the values of all `inputs`; a tag seen twice is an error at run time."""
     ts = [convert_to_tensor(x) for x in inputs]
-    with name_scope(name, "Merge", ts) as scope:
-        out = make_op("MergeSummary", ts, {"N": len(ts)}, name=scope).outputs[0]
+    name = clean_tag(name)
+    # TF's names: 'Merge/MergeSummary', or '<name>/<name>'.
+    with name_scope(name, "Merge", ts):
+        out = make_op("MergeSummary", ts, {"N": len(ts)}, name=name or "MergeSummary").outputs[0]
     if collections:
         _collect(out, collections)
     return out

@@ -531,24 +531,33 @@ def assert_variables_initialized(var_list: Sequence[Variable] | None = None) -> 
 
 
 def report_uninitialized_variables(
-    var_list: Sequence[Variable] | None = None, name: str = "report_uninitialized_variables"
+    var_list: Sequence[Variable | Tensor] | None = None,
+    name: str = "report_uninitialized_variables",
 ) -> Tensor:
     """A 1-D string tensor with the names of the variables that are not initialized yet.
 
     Each check is colocated with its variable, so this works across the tasks of a cluster.
     """
     if var_list is None:
-        var_list = global_variables() + local_variables()
+        var_list = [*global_variables(), *local_variables()]
+        if not var_list:
+            # Variables made without tf.Variable (raw VariableV2 ops) count too, as in TF.
+            var_list = [
+                op.outputs[0]
+                for op in get_default_graph().get_operations()
+                if op.type in ("Variable", "VariableV2", "AutoReloadVariable")
+            ]
     var_list = list(var_list)
     with name_scope(name):
-        if not var_list:
-            return constant_op.constant([], dtype=dtypes.string)
         flags = []
         for v in var_list:
             with colocate_with(v.op):
                 flags.append(state_ops.is_variable_initialized(v))
+        if not var_list:
+            return constant_op.constant([], dtype=dtypes.string)
+        not_initialized = math_ops.logical_not(array_ops.stack(flags))
         names = constant_op.constant([v.op.name for v in var_list])
-        return array_ops.boolean_mask(names, math_ops.logical_not(array_ops.stack(flags)))
+        return array_ops.boolean_mask(names, not_initialized)
 
 
 class PartitionedVariable:

@@ -22,19 +22,22 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from tfcluster.protos import tensor_description_pb2 as tfcluster_dot_protos_dot_tensor__description__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!tfcluster/protos/step_stats.proto\x12\ttfcluster\"\xbb\x01\n\rNodeExecStats\x12\x11\n\tnode_name\x18\x01 \x01(\t\x12\x18\n\x10\x61ll_start_micros\x18\x02 \x01(\x03\x12\x1b\n\x13op_start_rel_micros\x18\x03 \x01(\x03\x12\x19\n\x11op_end_rel_micros\x18\x04 \x01(\x03\x12\x1a\n\x12\x61ll_end_rel_micros\x18\x05 \x01(\x03\x12\x16\n\x0etimeline_label\x18\x08 \x01(\t\x12\x11\n\tthread_id\x18\n \x01(\r\"O\n\x0f\x44\x65viceStepStats\x12\x0e\n\x06\x64\x65vice\x18\x01 \x01(\t\x12,\n\nnode_stats\x18\x02 \x03(\x0b\x32\x18.tfcluster.NodeExecStats\":\n\tStepStats\x12-\n\tdev_stats\x18\x01 \x03(\x0b\x32\x1a.tfcluster.DeviceStepStatsb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!tfcluster/protos/step_stats.proto\x12\ttfcluster\x1a)tfcluster/protos/tensor_description.proto\"T\n\nNodeOutput\x12\x0c\n\x04slot\x18\x01 \x01(\x05\x12\x38\n\x12tensor_description\x18\x03 \x01(\x0b\x32\x1c.tfcluster.TensorDescription\"\xe2\x01\n\rNodeExecStats\x12\x11\n\tnode_name\x18\x01 \x01(\t\x12\x18\n\x10\x61ll_start_micros\x18\x02 \x01(\x03\x12\x1b\n\x13op_start_rel_micros\x18\x03 \x01(\x03\x12\x19\n\x11op_end_rel_micros\x18\x04 \x01(\x03\x12\x1a\n\x12\x61ll_end_rel_micros\x18\x05 \x01(\x03\x12%\n\x06output\x18\x07 \x03(\x0b\x32\x15.tfcluster.NodeOutput\x12\x16\n\x0etimeline_label\x18\x08 \x01(\t\x12\x11\n\tthread_id\x18\n \x01(\r\"O\n\x0f\x44\x65viceStepStats\x12\x0e\n\x06\x64\x65vice\x18\x01 \x01(\t\x12,\n\nnode_stats\x18\x02 \x03(\x0b\x32\x18.tfcluster.NodeExecStats\":\n\tStepStats\x12-\n\tdev_stats\x18\x01 \x03(\x0b\x32\x1a.tfcluster.DeviceStepStatsb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tfcluster.protos.step_stats_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_NODEEXECSTATS']._serialized_start=49
-  _globals['_NODEEXECSTATS']._serialized_end=236
-  _globals['_DEVICESTEPSTATS']._serialized_start=238
-  _globals['_DEVICESTEPSTATS']._serialized_end=317
-  _globals['_STEPSTATS']._serialized_start=319
-  _globals['_STEPSTATS']._serialized_end=377
+  _globals['_NODEOUTPUT']._serialized_start=91
+  _globals['_NODEOUTPUT']._serialized_end=175
+  _globals['_NODEEXECSTATS']._serialized_start=178
+  _globals['_NODEEXECSTATS']._serialized_end=404
+  _globals['_DEVICESTEPSTATS']._serialized_start=406
+  _globals['_DEVICESTEPSTATS']._serialized_end=485
+  _globals['_STEPSTATS']._serialized_start=487
+  _globals['_STEPSTATS']._serialized_end=545
 # @@protoc_insertion_point(module_scope)

@@ -29,7 +29,7 @@ from tfcluster.protos import step_stats_pb2 as tfcluster_dot_protos_dot_step__st
 from tfcluster.protos import tensorflow_server_pb2 as tfcluster_dot_protos_dot_tensorflow__server__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dtfcluster/protos/worker.proto\x12\ttfcluster\x1a(tfcluster/protos/device_attributes.proto\x1a\x1ctfcluster/protos/graph.proto\x1a#tfcluster/protos/named_tensor.proto\x1a!tfcluster/protos/step_stats.proto\x1a(tfcluster/protos/tensorflow_server.proto\"\x12\n\x10GetStatusRequest\"K\n\x11GetStatusResponse\x12\x36\n\x11\x64\x65vice_attributes\x18\x01 \x03(\x0b\x32\x1b.tfcluster.DeviceAttributes\"^\n\x1a\x43reateWorkerSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12(\n\nserver_def\x18\x02 \x01(\x0b\x32\x14.tfcluster.ServerDef\"\x1d\n\x1b\x43reateWorkerSessionResponse\"4\n\x1a\x44\x65leteWorkerSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\"\x1d\n\x1b\x44\x65leteWorkerSessionResponse\"\x83\x01\n\x14RegisterGraphRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12&\n\tgraph_def\x18\x02 \x01(\x0b\x32\x13.tfcluster.GraphDef\x12\x0c\n\x04\x66\x65\x65\x64\x18\x03 \x03(\t\x12\r\n\x05\x66\x65tch\x18\x04 \x03(\t\x12\x0e\n\x06target\x18\x05 \x03(\t\"-\n\x15RegisterGraphResponse\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\"F\n\x16\x44\x65registerGraphRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x14\n\x0cgraph_handle\x18\x02 \x01(\t\"\x19\n\x17\x44\x65registerGraphResponse\"\xcc\x01\n\x0fRunGraphRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x14\n\x0cgraph_handle\x18\x02 \x01(\t\x12\x0f\n\x07step_id\x18\x03 \x01(\x03\x12(\n\x04send\x18\x04 \x03(\x0b\x32\x1a.tfcluster.NamedTensorMeta\x12\r\n\x05trace\x18\x05 \x01(\x08\x12\x15\n\rtimeout_in_us\x18\x06 \x01(\x03\x12\x12\n\nshm_domain\x18\x07 \x01(\t\x12\x16\n\x0etensor_payload\x18\x0f \x01(\x0c\"\xbf\x01\n\x10RunGraphResponse\x12(\n\x04recv\x18\x01 \x03(\x0b\x32\x1a.tfcluster.NamedTensorMeta\x12(\n\nstep_stats\x18\x02 \x01(\x0b\x32\x14.tfcluster.StepStats\x12\x13\n\x0bstatus_code\x18\x03 \x01(\x05\x12\x16\n\x0estatus_message\x18\x04 \x01(\t\x12\x12\n\nshm_domain\x18\x05 \x01(\t\x12\x16\n\x0etensor_payload\x18\x0f \x01(\x0c\"Q\n\x13\x43leanupGraphRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x12\n\nabort_code\x18\x02 \x01(\x05\x12\x15\n\rabort_message\x18\x03 \x01(\t\"\x16\n\x14\x43leanupGraphResponse\"&\n\x11\x43leanupAllRequest\x12\x11\n\tcontainer\x18\x01 \x03(\t\"\x14\n\x12\x43leanupAllResponse\"d\n\x11RecvTensorRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\x03\x12\x12\n\nshm_domain\x18\x04 \x01(\t\"\x94\x01\n\x12RecvTensorResponse\x12%\n\x06tensor\x18\x01 \x01(\x0b\x32\x15.tfcluster.TensorMeta\x12\x12\n\nrequest_id\x18\x02 \x01(\x03\x12\x13\n\x0bstatus_code\x18\x03 \x01(\x05\x12\x16\n\x0estatus_message\x18\x04 \x01(\t\x12\x16\n\x0etensor_payload\x18\x0f \x01(\x0c\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dtfcluster/protos/worker.proto\x12\ttfcluster\x1a(tfcluster/protos/device_attributes.proto\x1a\x1ctfcluster/protos/graph.proto\x1a#tfcluster/protos/named_tensor.proto\x1a!tfcluster/protos/step_stats.proto\x1a(tfcluster/protos/tensorflow_server.proto\"\x12\n\x10GetStatusRequest\"K\n\x11GetStatusResponse\x12\x36\n\x11\x64\x65vice_attributes\x18\x01 \x03(\x0b\x32\x1b.tfcluster.DeviceAttributes\"^\n\x1a\x43reateWorkerSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12(\n\nserver_def\x18\x02 \x01(\x0b\x32\x14.tfcluster.ServerDef\"\x1d\n\x1b\x43reateWorkerSessionResponse\"4\n\x1a\x44\x65leteWorkerSessionRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\"\x1d\n\x1b\x44\x65leteWorkerSessionResponse\"\xa1\x01\n\x14RegisterGraphRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12&\n\tgraph_def\x18\x02 \x01(\x0b\x32\x13.tfcluster.GraphDef\x12\x0c\n\x04\x66\x65\x65\x64\x18\x03 \x03(\t\x12\r\n\x05\x66\x65tch\x18\x04 \x03(\t\x12\x0e\n\x06target\x18\x05 \x03(\t\x12\x1c\n\x14snapshot_ref_fetches\x18\x06 \x01(\x08\"-\n\x15RegisterGraphResponse\x12\x14\n\x0cgraph_handle\x18\x01 \x01(\t\"F\n\x16\x44\x65registerGraphRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x14\n\x0cgraph_handle\x18\x02 \x01(\t\"\x19\n\x17\x44\x65registerGraphResponse\"\xcc\x01\n\x0fRunGraphRequest\x12\x16\n\x0esession_handle\x18\x01 \x01(\t\x12\x14\n\x0cgraph_handle\x18\x02 \x01(\t\x12\x0f\n\x07step_id\x18\x03 \x01(\x03\x12(\n\x04send\x18\x04 \x03(\x0b\x32\x1a.tfcluster.NamedTensorMeta\x12\r\n\x05trace\x18\x05 \x01(\x08\x12\x15\n\rtimeout_in_us\x18\x06 \x01(\x03\x12\x12\n\nshm_domain\x18\x07 \x01(\t\x12\x16\n\x0etensor_payload\x18\x0f \x01(\x0c\"\xbf\x01\n\x10RunGraphResponse\x12(\n\x04recv\x18\x01 \x03(\x0b\x32\x1a.tfcluster.NamedTensorMeta\x12(\n\nstep_stats\x18\x02 \x01(\x0b\x32\x14.tfcluster.StepStats\x12\x13\n\x0bstatus_code\x18\x03 \x01(\x05\x12\x16\n\x0estatus_message\x18\x04 \x01(\t\x12\x12\n\nshm_domain\x18\x05 \x01(\t\x12\x16\n\x0etensor_payload\x18\x0f \x01(\x0c\"Q\n\x13\x43leanupGraphRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x12\n\nabort_code\x18\x02 \x01(\x05\x12\x15\n\rabort_message\x18\x03 \x01(\t\"\x16\n\x14\x43leanupGraphResponse\"&\n\x11\x43leanupAllRequest\x12\x11\n\tcontainer\x18\x01 \x03(\t\"\x14\n\x12\x43leanupAllResponse\"d\n\x11RecvTensorRequest\x12\x0f\n\x07step_id\x18\x01 \x01(\x03\x12\x16\n\x0erendezvous_key\x18\x02 \x01(\t\x12\x12\n\nrequest_id\x18\x03 \x01(\x03\x12\x12\n\nshm_domain\x18\x04 \x01(\t\"\x94\x01\n\x12RecvTensorResponse\x12%\n\x06tensor\x18\x01 \x01(\x0b\x32\x15.tfcluster.TensorMeta\x12\x12\n\nrequest_id\x18\x02 \x01(\x03\x12\x13\n\x0bstatus_code\x18\x03 \x01(\x05\x12\x16\n\x0estatus_message\x18\x04 \x01(\t\x12\x16\n\x0etensor_payload\x18\x0f \x01(\x0c\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -49,27 +49,27 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_DELETEWORKERSESSIONRESPONSE']._serialized_start=508
   _globals['_DELETEWORKERSESSIONRESPONSE']._serialized_end=537
   _globals['_REGISTERGRAPHREQUEST']._serialized_start=540
-  _globals['_REGISTERGRAPHREQUEST']._serialized_end=671
-  _globals['_REGISTERGRAPHRESPONSE']._serialized_start=673
-  _globals['_REGISTERGRAPHRESPONSE']._serialized_end=718
-  _globals['_DEREGISTERGRAPHREQUEST']._serialized_start=720
-  _globals['_DEREGISTERGRAPHREQUEST']._serialized_end=790
-  _globals['_DEREGISTERGRAPHRESPONSE']._serialized_start=792
-  _globals['_DEREGISTERGRAPHRESPONSE']._serialized_end=817
-  _globals['_RUNGRAPHREQUEST']._serialized_start=820
-  _globals['_RUNGRAPHREQUEST']._serialized_end=1024
-  _globals['_RUNGRAPHRESPONSE']._serialized_start=1027
-  _globals['_RUNGRAPHRESPONSE']._serialized_end=1218
-  _globals['_CLEANUPGRAPHREQUEST']._serialized_start=1220
-  _globals['_CLEANUPGRAPHREQUEST']._serialized_end=1301
-  _globals['_CLEANUPGRAPHRESPONSE']._serialized_start=1303
-  _globals['_CLEANUPGRAPHRESPONSE']._serialized_end=1325
-  _globals['_CLEANUPALLREQUEST']._serialized_start=1327
-  _globals['_CLEANUPALLREQUEST']._serialized_end=1365
-  _globals['_CLEANUPALLRESPONSE']._serialized_start=1367
-  _globals['_CLEANUPALLRESPONSE']._serialized_end=1387
-  _globals['_RECVTENSORREQUEST']._serialized_start=1389
-  _globals['_RECVTENSORREQUEST']._serialized_end=1489
-  _globals['_RECVTENSORRESPONSE']._serialized_start=1492
-  _globals['_RECVTENSORRESPONSE']._serialized_end=1640
+  _globals['_REGISTERGRAPHREQUEST']._serialized_end=701
+  _globals['_REGISTERGRAPHRESPONSE']._serialized_start=703
+  _globals['_REGISTERGRAPHRESPONSE']._serialized_end=748
+  _globals['_DEREGISTERGRAPHREQUEST']._serialized_start=750
+  _globals['_DEREGISTERGRAPHREQUEST']._serialized_end=820
+  _globals['_DEREGISTERGRAPHRESPONSE']._serialized_start=822
+  _globals['_DEREGISTERGRAPHRESPONSE']._serialized_end=847
+  _globals['_RUNGRAPHREQUEST']._serialized_start=850
+  _globals['_RUNGRAPHREQUEST']._serialized_end=1054
+  _globals['_RUNGRAPHRESPONSE']._serialized_start=1057
+  _globals['_RUNGRAPHRESPONSE']._serialized_end=1248
+  _globals['_CLEANUPGRAPHREQUEST']._serialized_start=1250
+  _globals['_CLEANUPGRAPHREQUEST']._serialized_end=1331
+  _globals['_CLEANUPGRAPHRESPONSE']._serialized_start=1333
+  _globals['_CLEANUPGRAPHRESPONSE']._serialized_end=1355
+  _globals['_CLEANUPALLREQUEST']._serialized_start=1357
+  _globals['_CLEANUPALLREQUEST']._serialized_end=1395
+  _globals['_CLEANUPALLRESPONSE']._serialized_start=1397
+  _globals['_CLEANUPALLRESPONSE']._serialized_end=1417
+  _globals['_RECVTENSORREQUEST']._serialized_start=1419
+  _globals['_RECVTENSORREQUEST']._serialized_end=1519
+  _globals['_RECVTENSORRESPONSE']._serialized_start=1522
+  _globals['_RECVTENSORRESPONSE']._serialized_end=1670
 # @@protoc_insertion_point(module_scope)

@@ -110,6 +110,7 @@ class GrpcRemoteWorker(ForwardingWorker):
             feed=partition.feeds,
             fetch=partition.fetches,
             target=partition.targets,
+            snapshot_ref_fetches=partition.snapshot_ref_fetches,
         )
         try:
             data = self._register_graph(

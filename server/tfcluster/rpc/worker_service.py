@@ -82,6 +82,7 @@ class WorkerServicer:
             list(req.feed),
             list(req.fetch),
             list(req.target),
+            snapshot_ref_fetches=req.snapshot_ref_fetches,
         )
         handle = self.worker.register_graph(req.session_handle, partition)
         return worker_pb2.RegisterGraphResponse(graph_handle=handle).SerializeToString()

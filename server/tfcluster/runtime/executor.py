@@ -11,13 +11,11 @@ are big enough: those kernels run on the inter-op threads, several at once.
 from __future__ import annotations
 
 import queue
-import threading
 import time
 from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import errors, op_def_registry
-from tfcluster.protos import step_stats_pb2
 from tfcluster.runtime import (
     device_copy,
     float_errors,
@@ -30,8 +28,7 @@ from tfcluster.runtime.graph_ir import Node, split_tensor_name
 from tfcluster.runtime.read_forwarding import forward_variable_reads
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.step_context import StepContext
-
-SOURCE_NODE = "_SOURCE"
+from tfcluster.runtime.step_trace import SOURCE_NODE, StepTrace, timeline_labels
 
 
 def device_type_of(device: str) -> str:
@@ -104,7 +101,12 @@ class Executor:
         targets: Sequence[str],
         kernel_cache: dict[str, Any] | None = None,
         default_device: str = "",
+        snapshot_ref_fetches: bool = False,
     ) -> None:
+        """snapshot_ref_fetches: for a partition whose fetches go to another task. TF copies a
+        tensor as it is sent, and sends as soon as it can: a fetched variable is read when the
+        step first waits for another task (before the updates that wait for received values,
+        such as gradients), or at the end, as TF's executor would have sent it."""
         by_name = {n.name: n for n in nodes}
         self.feeds = list(feeds)
         self.fetches = list(fetches)
@@ -113,6 +115,8 @@ class Executor:
         order = forward_variable_reads(order, fed, self.fetches, targets)
         by_name = {**by_name, **{n.name: n for n in order}}
         self.node_names = [n.name for n in order]
+        self._order = order
+        self._labels: dict[str, str] | None = None  # timeline labels, made on the first trace
 
         slot_of = _slots(order, self.feeds, self.fetches)
         self.num_slots = len(slot_of)
@@ -124,6 +128,11 @@ class Executor:
 
         cache = kernel_cache if kernel_cache is not None else {}
         self.steps = _bind_steps(order, by_name, slot_of, fed, cache, default_device)
+        self.ref_fetches = tuple(
+            (k, slot)
+            for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref))
+            if is_ref and snapshot_ref_fetches
+        )
         self.slot_reads = _releases(self.steps, {*self.feed_slots, *self.fetch_slots})
         self.has_async = any(step.is_async for step in self.steps)
         # Dataflow bookkeeping for the asynchronous path.
@@ -145,7 +154,10 @@ class Executor:
         vals: list[Any] = [None] * self.num_slots
         for slot, v in zip(self.feed_slots, feed_values):
             vals[slot] = v
-        stats: Any = _Stats(self) if ctx.trace else None
+        stats: Any = self._trace() if ctx.trace else None
+        snaps: dict[int, Any] = {}
+        if self.ref_fetches:
+            ctx.ref_snapshots = snaps
         probing = self._probe_left > 0 and stats is None
         if probing:
             stats = self._probe
@@ -162,16 +174,30 @@ class Executor:
                 self.overlaps = heavy_per_step >= inter_op.MIN_HEAVY_SECONDS
             stats = None
         out: list[Any] = []
-        for slot, is_ref in zip(self.fetch_slots, self.fetch_is_ref):
+        for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
             v = vals[slot]
             if is_ref:
-                v = v.read(self.fetches[len(out)])
+                v = snaps[k] if k in snaps else v.read(self.fetches[k])
             out.append(v)
         if stats is not None:
             ctx.step_stats.extend(stats.to_protos())
         return out
 
-    def _run_sequential(self, ctx: StepContext, vals: list[Any], stats: _Stats | None) -> None:
+    def _snapshot_ref_fetches(self, ctx: StepContext, vals: list[Any]) -> None:
+        """Reads the fetched variables made so far, once each (the step is about to wait)."""
+        snaps = ctx.ref_snapshots
+        if snaps is None:
+            return
+        for k, slot in self.ref_fetches:
+            if k not in snaps and vals[slot] is not None:
+                snaps[k] = vals[slot].read(self.fetches[k])
+
+    def _trace(self) -> StepTrace:
+        if self._labels is None:
+            self._labels = timeline_labels(self._order)
+        return StepTrace(self.devices, self._labels)
+
+    def _run_sequential(self, ctx: StepContext, vals: list[Any], stats: Any) -> None:
         step = None
         try:
             for step in self.steps:
@@ -187,7 +213,7 @@ class Executor:
                 if stats is not None:
                     t0 = time.time()
                     outs = step.fn(ctx, ins)
-                    stats.add(step, t0, time.time())
+                    stats.add(step, t0, time.time(), outs)
                 else:
                     outs = step.fn(ctx, ins)
                 for idx, slot in step.out_pairs:
@@ -196,9 +222,7 @@ class Executor:
             assert step is not None
             raise with_node(e, step.name) from e
 
-    def _run_dataflow(
-        self, ctx: StepContext, vals: list[Any], stats: _Stats | None, width: int = 1
-    ) -> None:
+    def _run_dataflow(self, ctx: StepContext, vals: list[Any], stats: Any, width: int = 1) -> None:
         pending = list(self.pending_counts)
         ready = [i for i, c in enumerate(pending) if c == 0]
         # Requests the receives make in a pass go out together, before the executor waits.
@@ -212,7 +236,7 @@ class Executor:
         self,
         ctx: StepContext,
         vals: list[Any],
-        stats: _Stats | None,
+        stats: Any,
         pending: list[int],
         ready: list[int],
         box: outbox.Outbox,
@@ -281,7 +305,7 @@ class Executor:
                     else:
                         outs = step.fn(ctx, ins)
                     if stats is not None:
-                        stats.add(step, t0, time.time())
+                        stats.add(step, t0, time.time(), outs)
                 except Exception as e:
                     ctx.cancelled.set()
                     raise with_node(e, step.name) from e
@@ -290,6 +314,8 @@ class Executor:
                 break
             if not outstanding:
                 raise errors.InternalError(None, None, "Executor stalled: graph has a cycle")
+            if self.ref_fetches:
+                self._snapshot_ref_fetches(ctx, vals)
             # The last step's inputs must not outlive it while this step waits: one may be a
             # variable's array, and a sparse update (of another step) writes that array in
             # place only when nothing else holds it (kernels/in_place.py).
@@ -311,7 +337,7 @@ class Executor:
                 ctx.cancelled.set()
                 raise with_node(err, steps[i].name)
             if stats is not None:
-                stats.add(steps[i], t0, time.time())
+                stats.add(steps[i], t0, time.time(), outs)
             finish(i, outs)
 
 
@@ -331,39 +357,6 @@ def _run_pooled(
         done_q.put((i, None, e, t0))
         return
     done_q.put((i, outs, None, t0))
-
-
-class _Stats:
-    """Per-device node timings for RunOptions(trace_level=FULL_TRACE)."""
-
-    def __init__(self, executor: Executor) -> None:
-        self.start = time.time()
-        self.by_device: dict[str, list[tuple[str, float, float]]] = {
-            d: [(SOURCE_NODE, self.start, self.start)] for d in executor.devices
-        }
-
-    def add(self, step: _Step, t0: float, t1: float) -> None:
-        entries = self.by_device.get(step.device)
-        if entries is None:
-            entries = self.by_device[step.device] = [(SOURCE_NODE, self.start, self.start)]
-        entries.append((step.name, t0, t1))
-
-    def to_protos(self) -> list[step_stats_pb2.DeviceStepStats]:
-        out = []
-        for device, entries in self.by_device.items():
-            ds = step_stats_pb2.DeviceStepStats(device=device)
-            for name, t0, t1 in entries:
-                start = int(t0 * 1e6)
-                ds.node_stats.add(
-                    node_name=name,
-                    all_start_micros=start,
-                    op_start_rel_micros=0,
-                    op_end_rel_micros=int((t1 - t0) * 1e6),
-                    all_end_rel_micros=int((t1 - t0) * 1e6),
-                    thread_id=threading.get_ident() & 0xFFFFFFFF,
-                )
-            out.append(ds)
-        return out
 
 
 def _roots(

@@ -81,7 +81,7 @@ class HeavyProbe:
     def __init__(self) -> None:
         self.seconds = 0.0
 
-    def add(self, step: object, t0: float, t1: float) -> None:
+    def add(self, step: object, t0: float, t1: float, outputs: object = None) -> None:
         if getattr(step, "heavy", False):
             self.seconds += t1 - t0
 

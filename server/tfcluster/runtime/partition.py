@@ -21,6 +21,9 @@ class Partition:
     feeds: list[str] = field(default_factory=list)
     fetches: list[str] = field(default_factory=list)
     targets: list[str] = field(default_factory=list)
+    # The fetches leave the task (the master is elsewhere): fetched variables are read as
+    # their op runs, as TF copies a tensor when it is sent.
+    snapshot_ref_fetches: bool = False
 
 
 def _safe(name: str) -> str:

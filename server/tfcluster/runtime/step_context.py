@@ -35,6 +35,7 @@ class StepContext:
     __slots__ = (
         "cancelled",
         "deadline",
+        "ref_snapshots",
         "remote_recv",
         "rendezvous",
         "resources",
@@ -61,6 +62,8 @@ class StepContext:
         self.cancelled = _Flag()
         # Filled by executors when tracing: DeviceStepStats protos.
         self.step_stats: list[Any] = []
+        # Fetched variables read as their op ran (Executor(snapshot_ref_fetches=True)).
+        self.ref_snapshots: dict[int, Any] | None = None
 
     def time_left(self) -> float | None:
         """Seconds until the deadline (None: no deadline); raises once it has passed."""

@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import errors, meta_graph
 from tfcluster.framework.graph import GraphKeys, get_collection, get_default_graph
 from tfcluster.training import training_util
 from tfcluster.training.session_run_hook import (
@@ -20,7 +21,7 @@ from tfcluster.training.session_run_hook import (
 )
 from tfcluster.training.summary_io import FileWriterCache, SessionLog, Summary
 
-_log = logging.getLogger("tfcluster.train")
+_log = logging.getLogger("tensorflow")
 
 
 class SecondOrStepTimer:
@@ -64,6 +65,22 @@ class SecondOrStepTimer:
 
     def last_triggered_step(self) -> int | None:
         return self._last_triggered_step
+
+
+class _NeverTriggerTimer:
+    """A timer that never fires (LoggingTensorHook that logs only at the end)."""
+
+    def reset(self) -> None:
+        pass
+
+    def should_trigger_for_step(self, step: int) -> bool:
+        return False
+
+    def update_last_triggered_step(self, step: int) -> tuple[float | None, int | None]:
+        return None, None
+
+    def last_triggered_step(self) -> int | None:
+        return None
 
 
 def _global_step_read(hook: str) -> Any:
@@ -153,7 +170,17 @@ class CheckpointSaverHook(SessionRunHook):
     def after_create_session(self, session: Any, coord: Any) -> None:
         global_step = int(session.run(self._global_step_tensor))
         if self._save_graph_def:
-            training_util.write_graph(get_default_graph(), self._checkpoint_dir, "graph.pbtxt")
+            # The graph as text, and the graph and its MetaGraph in the event file.
+            graph = get_default_graph()
+            graph_def = graph.as_graph_def(add_shapes=True)
+            training_util.write_graph(graph_def, self._checkpoint_dir, "graph.pbtxt")
+            saver = self._get_saver()
+            self._summary_writer.add_graph(graph)
+            self._summary_writer.add_meta_graph(
+                meta_graph.create_meta_graph_def(
+                    graph_def=graph_def, saver_def=saver.saver_def if saver else None
+                )
+            )
         # The checkpoint written here is the state at `global_step` (initialised or restored).
         self._save(session, global_step)
         self._timer.update_last_triggered_step(global_step)
@@ -179,9 +206,9 @@ class CheckpointSaverHook(SessionRunHook):
 
     def _save(self, session: Any, step: int) -> bool:
         """Saves; True if a listener asked to stop training."""
+        _log.info("Saving checkpoints for %d into %s.", step, self._save_path)
         for listener in self._listeners:
             listener.before_save(session, step)
-        _log.info("Saving checkpoints for %d into %s.", step, self._save_path)
         self._get_saver().save(
             session, self._save_path, global_step=step, write_meta_graph=self._save_graph_def
         )
@@ -191,6 +218,10 @@ class CheckpointSaverHook(SessionRunHook):
         should_stop = False
         for listener in self._listeners:
             if listener.after_save(session, step):
+                _log.info(
+                    "A CheckpointSaverListener requested that training be stopped. listener: %s",
+                    listener,
+                )
                 should_stop = True
         return should_stop
 
@@ -212,6 +243,10 @@ class CheckpointSaverHook(SessionRunHook):
             )
         self._saver = savers[0]
         return self._saver
+
+
+# A global step that stands still is worth the first five warnings of the process (as TF).
+_STILL_STEP_WARNINGS_LEFT = 5
 
 
 class StepCounterHook(SessionRunHook):
@@ -249,6 +284,17 @@ class StepCounterHook(SessionRunHook):
                 elapsed_time, elapsed_steps = self._timer.update_last_triggered_step(global_step)
                 if elapsed_time is not None and elapsed_steps is not None and elapsed_time > 0:
                     self._log_and_record(elapsed_steps, elapsed_time, global_step)
+        global _STILL_STEP_WARNINGS_LEFT
+        if stale == self._last_global_step and _STILL_STEP_WARNINGS_LEFT > 0:
+            _STILL_STEP_WARNINGS_LEFT -= 1
+            _log.warning(
+                "It seems that global step (tf.train.get_global_step) has not been increased. "
+                "Current value (could be stable): %s vs previous value: %s. You could increase "
+                "the global step by passing tf.train.get_global_step() to "
+                "Optimizer.apply_gradients or Optimizer.minimize.",
+                stale,
+                self._last_global_step,
+            )
         self._last_global_step = stale
 
     def _log_and_record(self, elapsed_steps: int, elapsed_time: float, global_step: int) -> None:
@@ -351,40 +397,33 @@ class LoggingTensorHook(SessionRunHook):
             self._tag_order = sorted(tensors.keys())
         self._tensors = dict(tensors)
         self._formatter = formatter
-        self._timer: SecondOrStepTimer | None = (
-            None
+        self._timer: SecondOrStepTimer | _NeverTriggerTimer = (
+            _NeverTriggerTimer()
             if only_at_end
             else SecondOrStepTimer(every_secs=every_n_secs, every_steps=every_n_iter)
         )
         self._log_at_end = at_end
-        self.logged: list[str] = []
 
     def begin(self) -> None:
-        if self._timer is not None:
-            self._timer.reset()
+        self._timer.reset()
         self._iter_count = 0
-        graph = get_default_graph()
-        self._current_tensors = {tag: graph.as_graph_element(t) for tag, t in self._tensors.items()}
+        self._current_tensors = {tag: _as_graph_element(t) for tag, t in self._tensors.items()}
 
     def before_run(self, run_context: SessionRunContext) -> SessionRunArgs | None:
-        self._should_trigger = self._timer is not None and self._timer.should_trigger_for_step(
-            self._iter_count
-        )
+        self._should_trigger = self._timer.should_trigger_for_step(self._iter_count)
         return SessionRunArgs(self._current_tensors) if self._should_trigger else None
 
     def _log_tensors(self, tensor_values: dict[str, Any]) -> None:
-        elapsed = None
-        if self._timer is not None:
-            elapsed, _ = self._timer.update_last_triggered_step(self._iter_count)
-        if self._formatter is not None:
-            line = self._formatter(tensor_values)
+        elapsed, _ = self._timer.update_last_triggered_step(self._iter_count)
+        with np.printoptions(suppress=True):
+            if self._formatter is not None:
+                _log.info(self._formatter(tensor_values))
+                return
+            line = ", ".join(f"{tag} = {tensor_values[tag]!s}" for tag in self._tag_order)
+        if elapsed is not None:
+            _log.info("%s (%.3f sec)", line, elapsed)
         else:
-            with np.printoptions(suppress=True):
-                line = ", ".join(f"{tag} = {tensor_values[tag]}" for tag in self._tag_order)
-            if elapsed is not None:
-                line = f"{line} ({elapsed:.3f} sec)"
-        self.logged.append(line)
-        _log.info("%s", line)
+            _log.info("%s", line)
 
     def after_run(self, run_context: SessionRunContext, run_values: SessionRunValues) -> None:
         if self._should_trigger:
@@ -394,6 +433,28 @@ class LoggingTensorHook(SessionRunHook):
     def end(self, session: Any) -> None:
         if self._log_at_end:
             self._log_tensors(session.run(self._current_tensors))
+
+
+def _as_graph_element(obj: Any) -> Any:
+    """A tensor or op of the default graph; a name without ':<index>' is its op's only
+    output (ValueError when the op has several)."""
+    graph = get_default_graph()
+    if not isinstance(obj, str):
+        if getattr(obj, "graph", None) is not graph:
+            raise ValueError(
+                f"Passed {obj} should have graph attribute that is equal to current graph {graph}."
+            )
+        return obj
+    if ":" in obj:
+        return graph.as_graph_element(obj)
+    element = graph.as_graph_element(obj + ":0")
+    try:
+        graph.as_graph_element(obj + ":1")
+    except (KeyError, ValueError):
+        return element
+    raise ValueError(
+        f"Name {obj} is ambiguous, as this `Operation` has multiple outputs (at least 2)."
+    )
 
 
 class NanLossDuringTrainingError(RuntimeError):
@@ -444,10 +505,20 @@ class FinalOpsHook(SessionRunHook):
         return self._final_ops_values
 
     def end(self, session: Any) -> None:
-        if self._final_ops is not None:
+        if self._final_ops is None:
+            return
+        try:
             self._final_ops_values = session.run(
                 self._final_ops, feed_dict=self._final_ops_feed_dict
             )
+        except (errors.OutOfRangeError, StopIteration):
+            _log.warning(
+                "An OutOfRangeError or StopIteration exception is raised by the code in "
+                "FinalOpsHook. This typically means the Ops running by the FinalOpsHook have a "
+                "dependency back to some input source, which should not happen: final ops "
+                "should read variables only, not another batch of input."
+            )
+            raise
 
 
 class GlobalStepWaiterHook(SessionRunHook):
@@ -466,11 +537,20 @@ class GlobalStepWaiterHook(SessionRunHook):
         if self._wait_until_step <= 0:
             self._worker_is_started = True
             return None
+        _log.info("Waiting for global step %d before starting training.", self._wait_until_step)
+        last_logged_step = 0
         while True:
             current = int(run_context.session.run(self._global_step_tensor))
             if current >= self._wait_until_step:
                 self._worker_is_started = True
                 return None
+            if current - last_logged_step > 1000:
+                _log.info(
+                    "Waiting for global step %d before starting training. Current step is %d.",
+                    self._wait_until_step,
+                    current,
+                )
+                last_logged_step = current
             time.sleep(0.5)
 
 

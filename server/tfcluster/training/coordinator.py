@@ -97,33 +97,67 @@ class Coordinator:
 
 
 class LooperThread(threading.Thread):
-    """Runs `target` every `timer_interval_secs` until the coordinator says stop."""
+    """Runs `target` (or an overridden run_loop) every `timer_interval_secs`, or back to back
+    when that is None, until the coordinator says stop; an exception stops the coordinator."""
 
     def __init__(
         self,
         coord: Coordinator,
         timer_interval_secs: float | None,
         target: Any = None,
-        args: Sequence[Any] = (),
+        args: Sequence[Any] | None = None,
         kwargs: dict[str, Any] | None = None,
     ) -> None:
+        if not isinstance(coord, Coordinator):
+            raise ValueError(f"'coord' argument must be a Coordinator: {coord}")
         super().__init__(daemon=True)
         self._coord = coord
-        self._interval = timer_interval_secs
+        self._timer_interval_secs = timer_interval_secs
         self._target_fn = target
-        self._args = tuple(args)
-        self._kwargs = kwargs or {}
+        if target:
+            self._args = tuple(args or ())
+            self._kwargs = dict(kwargs or {})
+        elif args or kwargs:
+            raise ValueError("'args' and 'kwargs' argument require that you also pass 'target'")
         coord.register_thread(self)
+
+    @staticmethod
+    def loop(
+        coord: Coordinator,
+        timer_interval_secs: float | None,
+        target: Any,
+        args: Sequence[Any] | None = None,
+        kwargs: dict[str, Any] | None = None,
+    ) -> LooperThread:
+        """Starts a LooperThread that calls target(*args, **kwargs) periodically."""
+        looper = LooperThread(coord, timer_interval_secs, target=target, args=args, kwargs=kwargs)
+        looper.start()
+        return looper
 
     def run(self) -> None:
         with self._coord.stop_on_exception():
-            while not self._coord.should_stop():
-                self.run_loop()
-                if self._interval is not None and self._coord.wait_for_stop(self._interval):
-                    break
+            self.start_loop()
+            if self._timer_interval_secs is None:
+                while not self._coord.should_stop():
+                    self.run_loop()
+            else:
+                # Calls fall on a fixed grid from the start (the first one at once), however
+                # long each takes.
+                next_time = time.time()
+                while not self._coord.wait_for_stop(max(0.0, next_time - time.time())):
+                    next_time += self._timer_interval_secs
+                    self.run_loop()
+            self.stop_loop()
+
+    def start_loop(self) -> None:
+        """Called when the thread starts."""
+
+    def stop_loop(self) -> None:
+        """Called when the thread stops."""
 
     def run_loop(self) -> None:
-        if self._target_fn is not None:
+        """Called at each timer boundary."""
+        if self._target_fn:
             self._target_fn(*self._args, **self._kwargs)
 
 

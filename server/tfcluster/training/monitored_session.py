@@ -11,15 +11,17 @@ restores the latest checkpoint, the hooks see after_create_session again, and th
 from __future__ import annotations
 
 import contextlib
+import functools
+import inspect
 import logging
 import sys
 import time
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NoReturn
 
 from tfcluster.framework import errors
 from tfcluster.framework.graph import GraphKeys, get_collection, get_default_graph
-from tfcluster.ops import summary_ops
+from tfcluster.ops import array_ops, lookup_ops, resources, summary_ops
 from tfcluster.ops.control_flow_ops import group
 from tfcluster.ops.variables import (
     global_variables,
@@ -40,7 +42,7 @@ from tfcluster.training.session_run_hook import (
     SessionRunValues,
 )
 
-_log = logging.getLogger("tfcluster.train")
+_log = logging.getLogger("tensorflow")
 
 # Errors after which a new session is made: a task restarted or the master lost the session.
 _PREEMPTION_ERRORS = (errors.AbortedError, errors.UnavailableError)
@@ -96,24 +98,20 @@ class Scaffold:
     def finalize(self) -> Scaffold:
         """Fills in the missing pieces, then finalizes the graph (no more ops may be added)."""
         if self._init_op is None:
-            self._init_op = Scaffold.get_or_default(
-                "init_op", GraphKeys.INIT_OP, lambda: group(global_variables_initializer())
-            )
+            self._init_op = Scaffold.get_or_default("init_op", GraphKeys.INIT_OP, _default_init_op)
         if self._ready_op is None:
             self._ready_op = Scaffold.get_or_default(
-                "ready_op", GraphKeys.READY_OP, report_uninitialized_variables
+                "ready_op", GraphKeys.READY_OP, _default_ready_op
             )
         if self._ready_for_local_init_op is None:
             self._ready_for_local_init_op = Scaffold.get_or_default(
                 "ready_for_local_init_op",
                 GraphKeys.READY_FOR_LOCAL_INIT_OP,
-                lambda: report_uninitialized_variables(global_variables()),
+                _default_ready_for_local_init_op,
             )
         if self._local_init_op is None:
             self._local_init_op = Scaffold.get_or_default(
-                "local_init_op",
-                GraphKeys.LOCAL_INIT_OP,
-                Scaffold.default_local_init_op,
+                "local_init_op", GraphKeys.LOCAL_INIT_OP, Scaffold.default_local_init_op
             )
         if self._summary_op is None:
             self._summary_op = Scaffold.get_or_default(
@@ -164,10 +162,13 @@ class Scaffold:
         elements = get_collection(collection_key)
         if elements:
             if len(elements) > 1:
+                # TF 1.15's arguments, as it passes them (the message is the tuple's text).
                 raise RuntimeError(
-                    f'More than one item in the collection "{collection_key}". Please indicate '
-                    f"which one to use by passing it to the tf.Scaffold constructor as:  "
-                    f"tf.Scaffold({arg_name}=item to use)"
+                    'More than one item in the collection "%s". Please indicate which one to '
+                    "use by passing it to the tf.Scaffold constructor as:  "
+                    "tf.Scaffold(%s=item to use)",
+                    collection_key,
+                    arg_name,
                 )
             return elements[0]
         op = default_constructor()
@@ -177,10 +178,35 @@ class Scaffold:
 
     @staticmethod
     def default_local_init_op() -> Any:
-        from tfcluster.ops.lookup_ops import tables_initializer
+        """Local variables, tables and local resources, initialised together."""
+        return group(
+            local_variables_initializer(),
+            lookup_ops.tables_initializer(),
+            resources.initialize_resources(resources.local_resources()),
+        )
 
-        # TF's default: local variables and the graph's lookup tables.
-        return group(local_variables_initializer(), tables_initializer())
+
+def _default_init_op() -> Any:
+    return group(
+        global_variables_initializer(),
+        resources.initialize_resources(resources.shared_resources()),
+    )
+
+
+def _default_ready_op() -> Any:
+    return array_ops.concat(
+        [report_uninitialized_variables(), resources.report_uninitialized_resources()], 0
+    )
+
+
+def _default_ready_for_local_init_op() -> Any:
+    return array_ops.concat(
+        [
+            report_uninitialized_variables(global_variables()),
+            resources.report_uninitialized_resources(resources.shared_resources()),
+        ],
+        0,
+    )
 
 
 class SessionCreator:
@@ -305,6 +331,12 @@ class _WrappedSession:
     def run(self, *args: Any, **kwargs: Any) -> Any:
         return self._sess.run(*args, **kwargs)
 
+    def run_step_fn(
+        self, step_fn: Callable[[Any], Any], raw_session: Any, run_with_hooks: Any
+    ) -> Any:
+        run_with_hooks = run_with_hooks or self.run
+        return step_fn(_StepContext(raw_session, run_with_hooks))
+
 
 class _RecoverableSession(_WrappedSession):
     """Recreates the session when a step fails with AbortedError or UnavailableError."""
@@ -355,6 +387,24 @@ class _RecoverableSession(_WrappedSession):
                 return self._sess.run(
                     fetches, feed_dict=feed_dict, options=options, run_metadata=run_metadata
                 )
+            except _PREEMPTION_ERRORS as e:
+                _log.info(
+                    "An error was raised. This may be due to a preemption in a connected worker "
+                    "or parameter server. The current session will be closed and a new session "
+                    "will be created. Error: %s",
+                    e,
+                )
+                self.close()
+                self._sess = None
+
+    def run_step_fn(
+        self, step_fn: Callable[[Any], Any], raw_session: Any, run_with_hooks: Any
+    ) -> Any:
+        while True:
+            try:
+                if not self._sess:
+                    self._sess = self._create_session()
+                return self._sess.run_step_fn(step_fn, raw_session, self._sess.run)
             except _PREEMPTION_ERRORS as e:
                 _log.info(
                     "An error was raised. This may be due to a preemption in a connected worker "
@@ -484,8 +534,12 @@ def _raise_if_feeds_intersect(feeds1: Any, feeds2: Any, message: str) -> None:
 def _merge_run_options(options: Any, incoming: Any) -> None:
     options.trace_level = max(options.trace_level, incoming.trace_level)
     options.timeout_in_ms = max(options.timeout_in_ms, incoming.timeout_in_ms)
+    options.inter_op_thread_pool = max(options.inter_op_thread_pool, incoming.inter_op_thread_pool)
     options.output_partition_graphs = (
         options.output_partition_graphs or incoming.output_partition_graphs
+    )
+    options.report_tensor_allocations_upon_oom = (
+        options.report_tensor_allocations_upon_oom or incoming.report_tensor_allocations_upon_oom
     )
 
 
@@ -541,7 +595,8 @@ class _MonitoredSession:
 
     @property
     def graph(self) -> Any:
-        return self._tf_sess().graph
+        sess = self._tf_sess()
+        return None if sess is None else sess.graph
 
     def run(
         self, fetches: Any, feed_dict: Any = None, options: Any = None, run_metadata: Any = None
@@ -551,8 +606,19 @@ class _MonitoredSession:
         )
 
     def run_step_fn(self, step_fn: Callable[[Any], Any]) -> Any:
-        """Calls step_fn(step_context); step_context.session runs with the hooks."""
-        return step_fn(_StepContext(self._tf_sess(), self.run))
+        """Calls step_fn(step_context): step_context.session is the raw session,
+        run_with_hooks runs with the hooks, request_stop() raises StopIteration (which a
+        `with` block of this session takes as the end)."""
+        arguments = _arg_names(step_fn)
+        if arguments not in (("step_context",), ("self", "step_context")):
+            raise ValueError(
+                "`step_fn` may either have one `step_context` argument, or `self` and "
+                "`step_context` arguments if it's an instance method. Got "
+                f"{arguments} instead."
+            )
+        # run_with_hooks=None: the coordinated session's run, so preemptions inside step_fn
+        # reach the recoverable session, which makes a new session and calls step_fn again.
+        return self._sess.run_step_fn(step_fn, self._tf_sess(), run_with_hooks=None)
 
     def should_stop(self) -> bool:
         return self._sess is None or bool(self._sess.should_stop())
@@ -600,7 +666,28 @@ class _StepContext:
         return self._session
 
     def run_with_hooks(self, *args: Any, **kwargs: Any) -> Any:
+        """As MonitoredSession.run."""
         return self._run_with_hooks_fn(*args, **kwargs)
+
+    def request_stop(self) -> NoReturn:
+        """Ends the loop: raises StopIteration out of step_fn and run_step_fn."""
+        raise StopIteration("step_fn has requested the iterations to stop.")
+
+
+def _arg_names(fn: Any) -> tuple[str, ...]:
+    """The names of fn's positional parameters, a bound method's `self` left out (TF's
+    function_utils.fn_args)."""
+    if isinstance(fn, functools.partial):
+        names = _arg_names(fn.func)[len(fn.args) :]
+        return tuple(a for a in names if a not in (fn.keywords or {}))
+    if not inspect.isfunction(fn) and not inspect.ismethod(fn):
+        fn = fn.__call__
+    kinds = (inspect.Parameter.POSITIONAL_ONLY, inspect.Parameter.POSITIONAL_OR_KEYWORD)
+    params = inspect.signature(fn).parameters.values()
+    return tuple(p.name for p in params if p.kind in kinds)
+
+
+_MonitoredSession.StepContext = _StepContext  # type: ignore[attr-defined]
 
 
 class MonitoredSession(_MonitoredSession):

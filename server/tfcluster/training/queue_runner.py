@@ -97,6 +97,18 @@ class QueueRunner:
         return list(self._enqueue_ops)
 
     @property
+    def close_op(self) -> Any:
+        return self._close_op
+
+    @property
+    def cancel_op(self) -> Any:
+        return self._cancel_op
+
+    @property
+    def queue_closed_exception_types(self) -> tuple[type[BaseException], ...]:
+        return self._closed_types
+
+    @property
     def exceptions_raised(self) -> list[BaseException]:
         return list(self._exceptions_raised)
 

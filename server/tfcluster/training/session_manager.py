@@ -15,7 +15,7 @@ from tfcluster.framework import errors
 from tfcluster.framework.graph import Graph, get_default_graph
 from tfcluster.training import checkpoint_management
 
-_log = logging.getLogger("tfcluster.train")
+_log = logging.getLogger("tensorflow")
 
 
 def _maybe_name(obj: Any) -> str:
@@ -155,8 +155,7 @@ class SessionManager:
             if not ready:
                 raise RuntimeError(
                     f"Init operations did not make model ready.  Init op: {_maybe_name(init_op)}, "
-                    f"init fn: {init_fn}, local_init_op: {_maybe_name(self._local_init_op)}, "
-                    f"error: {msg}"
+                    f"init fn: {init_fn}, local_init_op: {self._local_init_op}, error: {msg}"
                 )
         except BaseException:
             _safe_close(sess)
@@ -216,8 +215,9 @@ class SessionManager:
                 raise
             _safe_close(sess)
             if deadline - time.monotonic() - self._recovery_wait_secs < 0:
+                waited = "inf" if max_wait_secs == float("inf") else str(int(max_wait_secs))
                 raise errors.DeadlineExceededError(
-                    None, None, f"Session was not ready after waiting {max_wait_secs} secs."
+                    None, None, f"Session was not ready after waiting {waited} secs."
                 )
             _log.info(
                 "Waiting for model to be ready.  Ready_for_local_init_op:  %s, ready: %s",
@@ -238,11 +238,13 @@ class SessionManager:
         ready, msg = self._model_ready_for_local_init(sess)
         if not ready:
             return False, msg
+        _log.info("Running local_init_op.")
         sess.run(
             self._local_init_op,
             feed_dict=self._local_init_feed_dict,
             options=self._local_init_run_options,
         )
+        _log.info("Done running local_init_op.")
         return True, None
 
 

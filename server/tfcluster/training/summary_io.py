@@ -17,7 +17,9 @@ from typing import Any
 from tensorboardX.event_file_writer import EventsWriter
 from tensorboardX.proto import event_pb2, summary_pb2
 
+from tfcluster.framework import meta_graph
 from tfcluster.framework.graph import get_default_graph
+from tfcluster.protos import graph_pb2
 
 Event = event_pb2.Event
 SessionLog = event_pb2.SessionLog
@@ -62,38 +64,52 @@ class FileWriter:
         self.reopen()
         if graph is not None or graph_def is not None:
             self.add_graph(graph, graph_def=graph_def)
+            # As TF: a writer given the graph also writes its MetaGraph.
+            given = graph_def if graph_def is not None else graph
+            if not isinstance(given, graph_pb2.GraphDef):
+                given = given.as_graph_def(add_shapes=True)
+            self.add_meta_graph(meta_graph.create_meta_graph_def(graph_def=given))
 
     def get_logdir(self) -> str:
         return self._logdir
 
     @property
     def event_file(self) -> str:
-        assert self._writer is not None
-        return str(self._writer._file_name)
+        """The current event file (made now if nothing was written yet)."""
+        with self._lock:
+            return str(self._open_file()._file_name)
 
     def reopen(self) -> None:
-        """Starts a new event file after close(); does nothing while open."""
+        """Starts a new event file after close(); does nothing while open. As in TF, the file
+        is made when the first event is written: a writer that writes nothing leaves none."""
         with self._lock:
             if not self._closed:
                 return
-            os.makedirs(self._logdir, exist_ok=True)
-            # Unique per file: two writers (or a reopen) in the same second never collide.
-            suffix = f".{os.getpid()}.{next(_writer_ids)}{self._user_suffix}"
-            self._writer = EventsWriter(os.path.join(self._logdir, "events"), suffix)
+            if self._logdir:
+                os.makedirs(self._logdir, exist_ok=True)
+            self._writer = None
             self._pending = 0
             self._last_flush = time.monotonic()
             self._closed = False
 
+    def _open_file(self) -> EventsWriter:
+        if self._writer is None:
+            # Unique per file: two writers (or a reopen) in the same second never collide.
+            suffix = f".{os.getpid()}.{next(_writer_ids)}{self._user_suffix}"
+            self._writer = EventsWriter(os.path.join(self._logdir, "events"), suffix)
+        return self._writer
+
     # ---- events ------------------------------------------------------------------------
     def add_event(self, event: Any) -> None:
         with self._lock:
-            if self._closed or self._writer is None:
+            if self._closed:
                 return
-            self._writer.write_event(event)
+            writer = self._open_file()
+            writer.write_event(event)
             self._pending += 1
             now = time.monotonic()
             if self._pending >= self._max_queue or now - self._last_flush >= self._flush_secs:
-                self._writer.flush()
+                writer.flush()
                 self._pending = 0
                 self._last_flush = now
 
@@ -113,9 +129,15 @@ class FileWriter:
     def add_graph(self, graph: Any, global_step: Any = None, graph_def: Any = None) -> None:
         if graph is not None and graph_def is not None:
             raise ValueError("Please pass only graph, or graph_def (deprecated), but not both.")
-        gd = graph.as_graph_def() if graph is not None else graph_def
-        if gd is None:
-            return
+        given = graph if graph is not None else graph_def
+        if isinstance(given, graph_pb2.GraphDef):
+            gd = given
+        elif hasattr(given, "as_graph_def"):
+            gd = given.as_graph_def(add_shapes=True)
+        else:
+            raise TypeError(
+                "The passed graph must be an instance of `Graph` or the deprecated `GraphDef`"
+            )
         self.add_event(self._event(global_step, graph_def=gd.SerializeToString()))
 
     def add_meta_graph(self, meta_graph_def: Any, global_step: Any = None) -> None:
@@ -135,9 +157,10 @@ class FileWriter:
 
     def close(self) -> None:
         with self._lock:
-            if self._closed or self._writer is None:
+            if self._closed:
                 return
-            self._writer.close()
+            if self._writer is not None:
+                self._writer.close()
             self._closed = True
 
     def __enter__(self) -> FileWriter:

@@ -58,6 +58,15 @@ from tfcluster.lib.keras.layers.merge import (
     multiply,
     subtract,
 )
+from tfcluster.lib.keras.layers.recurrent import (
+    GRU,
+    LSTM,
+    RNN,
+    GRUCell,
+    LSTMCell,
+    SimpleRNN,
+    SimpleRNNCell,
+)
 from tfcluster.lib.layers.base import InputSpec
 
 # Keras's aliases

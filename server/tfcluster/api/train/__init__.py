@@ -3,6 +3,8 @@
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
 from tfcluster.distributed.cluster_spec import ClusterSpec
+from tfcluster.lib.io.summary_iterator import summary_iterator
+from tfcluster.protos.cluster_pb2 import JobDef
 from tfcluster.protos.example_pb2 import Example, SequenceExample
 from tfcluster.protos.feature_pb2 import (
     BytesList,
@@ -17,6 +19,7 @@ from tfcluster.protos.saver_pb2 import SaverDef
 from tfcluster.task_server.server import ClusterDef, Server, ServerDef
 from tfcluster.training.adadelta import AdadeltaOptimizer
 from tfcluster.training.adagrad_da import AdagradDAOptimizer
+from tfcluster.training.basic_loops import basic_train_loop
 from tfcluster.training.basic_session_run_hooks import (
     CheckpointSaverHook,
     CheckpointSaverListener,
@@ -95,6 +98,7 @@ from tfcluster.training.optimizers import (
     MomentumOptimizer,
     RMSPropOptimizer,
 )
+from tfcluster.training.profiler_hook import ProfilerHook
 from tfcluster.training.proximal_adagrad import ProximalAdagradOptimizer
 from tfcluster.training.proximal_gradient_descent import ProximalGradientDescentOptimizer
 from tfcluster.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
@@ -107,6 +111,7 @@ from tfcluster.training.session_run_hook import (
     SessionRunValues,
 )
 from tfcluster.training.summary_io import SummaryWriterCache
+from tfcluster.training.supervisor import Supervisor
 from tfcluster.training.sync_replicas_optimizer import SyncReplicasOptimizer
 from tfcluster.training.training_util import (
     assert_global_step,

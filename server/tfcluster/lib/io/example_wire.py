@@ -181,22 +181,42 @@ def _feature_structure(record: bytes, pos: int, end: int) -> list[tuple[int, int
     return out
 
 
+# The layouts of recent batches, by (record length, keys): (where each feature is, the
+# offsets of the structure bytes, and those bytes), so that a batch laid out as an earlier
+# one is checked against it without walking its first record again.
+_TEMPLATES: dict[tuple[int, tuple[bytes, ...]], tuple[Any, np.ndarray, np.ndarray]] = {}
+_TEMPLATES_KEPT = 64
+
+
 def _same_layout(w: _Wire, specs: Sequence[Any]) -> list[np.ndarray] | None:
     """When every record has the first one's length and structure bytes, each feature is at
-    the same offset in all of them: one comparison checks the whole batch."""
+    the same offset in all of them: one comparison checks the whole batch (against the
+    structure bytes of a batch laid out the same way before, when there was one)."""
     sizes = w.ends - w.starts
     if not (sizes == sizes[0]).all():
         return None
     first = w.data[: int(w.ends[0])]
-    keys = [s.key.encode() for s in specs]
-    try:
-        structure, found = _layout(first, keys)
-    except _Layout:
-        return None
-    offsets = np.concatenate([np.arange(a, b) for a, b in structure])
-    got = w.raw[w.starts[:, None] + offsets]
-    if not (got == got[0]).all():
-        return None
+    keys = tuple(s.key.encode() for s in specs)
+    cache_key = (len(first), keys)
+    cached = _TEMPLATES.get(cache_key)
+    if cached is not None:
+        found, offsets, template = cached
+        got = w.raw[w.starts[:, None] + offsets]
+        if not (got == template).all():
+            cached = None  # another layout: learn it from this batch's first record
+    if cached is None:
+        try:
+            structure, found = _layout(first, list(keys))
+        except _Layout:
+            return None
+        offsets = np.concatenate([np.arange(a, b) for a, b in structure])
+        got = w.raw[w.starts[:, None] + offsets]
+        template = got[0].copy()
+        if not (got == template).all():
+            return None
+        if len(_TEMPLATES) >= _TEMPLATES_KEPT:
+            _TEMPLATES.clear()
+        _TEMPLATES[cache_key] = (found, offsets, template)
     n = len(w.starts)
     out = []
     for spec, (offset, size) in zip(specs, found):
@@ -444,6 +464,9 @@ def _int64_values(w: _Wire, p: np.ndarray, end: np.ndarray, size: int) -> np.nda
 
 def _varint64(w: _Wire, pos: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """int64 values (two's complement varints of up to 10 bytes) at each position."""
+    b0 = w.raw[pos]
+    if (b0 < 0x80).all():  # small non-negative values (labels, ids): one byte each
+        return b0.astype(np.int64), pos + 1
     b = w.raw[pos[:, None] + np.arange(10)].astype(np.uint64)
     more = b >= 0x80
     if more.all(axis=1).any():

@@ -9,6 +9,7 @@ tf_record_iterator are tf.io / tf.python_io's API over them.
 
 from __future__ import annotations
 
+import os
 import struct
 import zlib
 from collections.abc import Iterator
@@ -30,6 +31,10 @@ FOOTER_SIZE = 4
 _MASK_DELTA = 0xA282EAD8
 _U32 = 0xFFFFFFFF
 DEFAULT_BUFFER = 1 << 20
+_REFILL_RECORDS = 16
+_REFILL_CAP = 1 << 20
+# Records of at least this many bytes are read from a plain file on their own (_read_direct).
+_DIRECT = 64 << 10
 
 
 def masked_crc(data: Any) -> int:
@@ -39,57 +44,95 @@ def masked_crc(data: Any) -> int:
     return (((crc >> 15) | (crc << 17)) + _MASK_DELTA) & _U32
 
 
-def _first_mismatch(
-    buf: bytes, starts: list[int], header_crcs: list[int], data_crcs: list[int]
-) -> tuple[int, bool] | None:
-    """(index, whether in the header) of the first record in `buf` (at `starts`) whose stored
-    crc is not the masked crc computed."""
-    if not starts:
-        return None
-    raw = np.frombuffer(buf, dtype=np.uint8)
-    at = np.array(starts, dtype=np.int64)
-    lengths = _gather(raw, at, 8).view("<u8").ravel().astype(np.int64)
-    stored = (
-        np.stack([_gather(raw, at + 8, 4), _gather(raw, at + HEADER_SIZE + lengths, 4)])
-        .view("<u4")[..., 0]
-        .astype(np.uint64)
-    )
-    computed = np.array([header_crcs, data_crcs], dtype=np.uint64)
-    masked = (((computed >> 15) | (computed << 17)) + _MASK_DELTA) & _U32
-    ok = masked == stored
-    if ok.all():
-        return None
-    index = int(np.argmin(ok.all(axis=0)))
-    return index, not bool(ok[0, index])
+def _field(buf: bytes, first: int, step: int, count: int, dtype: str) -> np.ndarray:
+    """One fixed-size field of `count` records laid `step` bytes apart, the first at `first`:
+    a strided view of the buffer, no copy."""
+    return np.ndarray((count,), dtype=dtype, buffer=buf, offset=first, strides=(step,))
+
+
+def _gather(raw: np.ndarray, at: np.ndarray, width: int, dtype: str) -> np.ndarray:
+    """The `width`-byte field at each position of `at` in `raw`, as values of dtype."""
+    return np.ascontiguousarray(raw[at[:, None] + np.arange(width)]).view(dtype).ravel()
+
+
+def _masked(crcs: np.ndarray) -> np.ndarray:
+    c = crcs.astype(np.uint64)
+    return (((c >> 15) | (c << 17)) + _MASK_DELTA) & _U32
+
+
+class _Run:
+    """Records that lie whole in a buffer: where each starts and how long its data is."""
+
+    def __init__(self, buf: bytes, starts: np.ndarray, lengths: np.ndarray, step: int) -> None:
+        self.buf, self.starts, self.lengths = buf, starts, lengths
+        self.step = step  # > 0: all records are `step` bytes apart (one length)
+
+    def records(self) -> list[bytes]:
+        buf = self.buf
+        if self.step:
+            size = int(self.lengths[0])
+            first = int(self.starts[0]) + HEADER_SIZE
+            stop = int(self.starts[-1]) + HEADER_SIZE + 1
+            return [buf[a : a + size] for a in range(first, stop, self.step)]
+        at = (self.starts + HEADER_SIZE).tolist()
+        return [buf[a : a + n] for a, n in zip(at, self.lengths.tolist())]
+
+    def stored_crcs(self) -> tuple[np.ndarray, np.ndarray]:
+        """The masked crcs the file holds: of each header, of each record's data."""
+        n = len(self.starts)
+        if self.step:
+            first = int(self.starts[0])
+            head = _field(self.buf, first + 8, self.step, n, "<u4")
+            data = _field(self.buf, first + HEADER_SIZE + int(self.lengths[0]), self.step, n, "<u4")
+            return head, data
+        raw = np.frombuffer(self.buf, dtype=np.uint8)
+        head = _gather(raw, self.starts + 8, 4, "<u4")
+        data = _gather(raw, self.starts + HEADER_SIZE + self.lengths, 4, "<u4")
+        return head, data
+
+    def header_crcs(self) -> np.ndarray:
+        """The masked crc of each header's length: computed once per distinct length."""
+        if self.step:
+            one = crc32c.crc32c(_LENGTH.pack(int(self.lengths[0])))
+            return _masked(np.full(len(self.lengths), one, dtype=np.uint64))
+        lengths, which = np.unique(self.lengths, return_inverse=True)
+        crcs = np.array([crc32c.crc32c(_LENGTH.pack(int(n))) for n in lengths], dtype=np.uint64)
+        return _masked(crcs)[which]
+
+    def first_mismatch(self, records: list[bytes]) -> tuple[int, bool] | None:
+        """(index, whether in the header) of the first record whose stored crc is not the
+        masked crc of what it guards."""
+        head, data = self.stored_crcs()
+        data_ok = _masked(np.fromiter(map(crc32c.crc32c, records), np.uint64, len(records))) == data
+        head_ok = self.header_crcs() == head
+        ok = head_ok & data_ok
+        if ok.all():
+            return None
+        index = int(np.argmin(ok))
+        return index, not bool(head_ok[index])
 
 
 # Runs of at least this many records of one length are found with numpy, not one by one.
 _UNIFORM_MIN = 16
 
 
-def _uniform_run(buf: bytes, pos: int, room: int) -> tuple[list[int], int] | None:
-    """(starts, end) of the records from `pos` on while they all have the first one's length
-    (fixed-size Examples), found at once; None when there is no such run to speed up."""
+def _uniform_run(buf: bytes, pos: int, room: int) -> _Run | None:
+    """The records from `pos` on while they all have the first one's length (fixed-size
+    Examples), found at once; None when there is no such run to speed up."""
     if len(buf) - pos < HEADER_SIZE:
         return None
-    size = HEADER_SIZE + FOOTER_SIZE + _LENGTH.unpack_from(buf, pos)[0]
+    length = _LENGTH.unpack_from(buf, pos)[0]
+    size = HEADER_SIZE + FOOTER_SIZE + length
     k = min(room, (len(buf) - pos) // size)
     if k < _UNIFORM_MIN:
         return None
-    raw = np.frombuffer(buf, dtype=np.uint8)
-    at = pos + size * np.arange(k, dtype=np.int64)
-    lengths = _gather(raw, at, 8).view("<u8").ravel()
-    same = lengths == lengths[0]
+    same = _field(buf, pos, size, k, "<u8") == length
     if not same.all():
         k = int(np.argmin(same))
         if k < _UNIFORM_MIN:
             return None
-    return (pos + size * np.arange(k)).tolist(), pos + size * k
-
-
-def _gather(raw: np.ndarray, at: np.ndarray, width: int) -> np.ndarray:
-    """raw[at[i] : at[i] + width] for each i, as rows of a (len(at), width) uint8 array."""
-    return np.ascontiguousarray(raw[at[:, None] + np.arange(width)])
+    starts = pos + size * np.arange(k, dtype=np.int64)
+    return _Run(buf, starts, np.full(k, length, dtype=np.int64), size)
 
 
 def _unmask(masked: int) -> int:
@@ -135,10 +178,13 @@ class RecordReader:
         self._stream: Any = (
             raw if kind == compression.NONE else compression.InflatingReader(raw, kind, self.path)
         )
+        # A plain file is read at offsets (pread); a compressed stream in order.
+        self._fd: int | None = raw.fileno() if kind == compression.NONE and raw.seekable() else None
         self._buf = b""
         self._pos = 0
         self._base = 0  # stream offset of _buf[0]
         self._eof = False
+        self._last_size = 0  # of the last record read (the refill's measure)
 
     @property
     def offset(self) -> int:
@@ -150,6 +196,8 @@ class RecordReader:
         avail = len(self._buf) - self._pos
         if avail >= need:
             return True
+        if self._fd is not None:
+            return self._fill_at(need)
         parts = [self._buf[self._pos :]] if avail else []
         self._base += self._pos
         self._pos = 0
@@ -162,6 +210,54 @@ class RecordReader:
             avail += len(data)
         self._buf = b"".join(parts)
         return avail >= need
+
+    def _fill_at(self, need: int) -> bool:
+        """_fill for a plain file: the buffer is read afresh from _pos on, so the part of a
+        record left at the end of the old one is read again rather than the new chunk
+        copied onto it."""
+        start = self._base + self._pos
+        # At least _REFILL_RECORDS records like the next one: records bigger than the
+        # buffer are not each read twice (the tail of one chunk is read again in the next).
+        size = max(need, self._last_size)
+        want = max(self._chunk, need, min(size * _REFILL_RECORDS, _REFILL_CAP))
+        self._buf = self._pread(want, start)
+        self._base, self._pos = start, 0
+        return len(self._buf) >= need
+
+    def _direct(self) -> bool:
+        return self._fd is not None and len(self._buf) - self._pos >= HEADER_SIZE
+
+    def _pread(self, n: int, offset: int) -> bytes:
+        """n bytes at offset (fewer only at the end of the file)."""
+        parts: list[bytes] = []
+        got = 0
+        while got < n:
+            try:
+                data = os.pread(self._fd, n - got, offset + got)  # type: ignore[arg-type]
+            except OSError as e:
+                raise as_tf_error(e, self.path) from None
+            if not data:
+                break
+            parts.append(data)
+            got += len(data)
+        return parts[0] if len(parts) == 1 else b"".join(parts)
+
+    def _read_direct(self) -> bytes | errors.OpError:
+        """The record whose header is at _pos, its data read straight into its own bytes (one
+        copy rather than into the buffer and out of it again); its footer and the next
+        header come with a second, small read and become the buffer. On an error the reader
+        stays at the record."""
+        start = self._base + self._pos
+        length = _LENGTH.unpack_from(self._buf, self._pos)[0]
+        data = self._pread(length, start + HEADER_SIZE)
+        tail = self._pread(FOOTER_SIZE + HEADER_SIZE, start + HEADER_SIZE + length)
+        if len(data) < length or len(tail) < FOOTER_SIZE:
+            return self._data_loss("truncated", start)
+        if _unmask(_CRC.unpack_from(tail)[0]) != crc32c.crc32c(data):
+            return self._data_loss("corrupted", start + HEADER_SIZE)
+        self._buf, self._base, self._pos = tail, start + HEADER_SIZE + length, FOOTER_SIZE
+        self._last_size = HEADER_SIZE + FOOTER_SIZE + length
+        return data
 
     def _read_stream(self, n: int) -> bytes:
         try:
@@ -189,6 +285,13 @@ class RecordReader:
         out: list[bytes] = []
         while len(out) < max_records:
             need, failure = self._scan(out, max_records)
+            if failure is None and need >= _DIRECT and self._direct():
+                # A big record (its header, checked by _scan, is in the buffer).
+                got = self._read_direct()
+                if isinstance(got, bytes):
+                    out.append(got)
+                    continue
+                failure = got
             if failure is None and need and not self._fill(need):
                 if len(self._buf) - self._pos >= HEADER_SIZE:
                     failure = self._data_loss("truncated", self.offset)
@@ -207,51 +310,54 @@ class RecordReader:
         Returns the bytes the next record needs from the reader's position (0 when `out` is
         full), or the error at that position.
 
-        The loop only walks the lengths; the records are sliced and their crcs computed and
-        compared for all of them at once, which keeps the Python work per record to a few
-        steps.
+        Only the lengths are walked (and a run of records of one length is found at once);
+        the records are sliced and their crcs computed and compared for all of them
+        together, which keeps the Python work per record to a few steps.
         """
         unpack = _LENGTH.unpack_from
-        crc = crc32c.crc32c
         buf, pos = self._buf, self._pos
         limit = len(buf)
         room = max_records - len(out)
-        starts: list[int] = []
-        add_start = starts.append
         need = 0
         failure: errors.OpError | None = None
-        uniform = _uniform_run(buf, pos, room)
-        if uniform is not None:
-            starts, pos = uniform
-            add_start = starts.append
-        while len(starts) < room:
+        run = _uniform_run(buf, pos, room)
+        found = 0
+        if run is not None:
+            found = len(run.starts)
+            pos = int(run.starts[-1]) + run.step
+        starts: list[int] = []
+        lengths: list[int] = []
+        while found + len(starts) < room:
             if limit - pos < HEADER_SIZE:
                 need = HEADER_SIZE
                 break
-            end = pos + HEADER_SIZE + FOOTER_SIZE + unpack(buf, pos)[0]
+            length = unpack(buf, pos)[0]
+            end = pos + HEADER_SIZE + FOOTER_SIZE + length
             if end > limit:
                 # A length from a corrupt header must not send us reading the whole file.
-                if _unmask(_CRC.unpack_from(buf, pos + 8)[0]) != crc(buf[pos : pos + 8]):
+                stored = _unmask(_CRC.unpack_from(buf, pos + 8)[0])
+                if stored != crc32c.crc32c(buf[pos : pos + 8]):
                     failure = self._data_loss("corrupted", self._base + pos)
                 need = end - pos
                 break
-            add_start(pos)
+            starts.append(pos)
+            lengths.append(length)
             pos = end
-        if not starts:
+        if starts:
+            walked = _Run(buf, np.array(starts, np.int64), np.array(lengths, np.int64), 0)
+            if run is not None:
+                walked.starts = np.concatenate([run.starts, walked.starts])
+                walked.lengths = np.concatenate([run.lengths, walked.lengths])
+            run = walked
+        if run is None:
             self._pos = pos
             return need, failure
-        ends = [*starts[1:], pos]
-        records = [buf[a + HEADER_SIZE : b - FOOTER_SIZE] for a, b in zip(starts, ends)]
-        if uniform is not None and len(starts) == len(uniform[0]):
-            # One length, so one header crc for all of them.
-            header_crcs = [crc(buf[starts[0] : starts[0] + 8])] * len(starts)
-        else:
-            header_crcs = [crc(buf[a : a + 8]) for a in starts]
-        data_crcs = list(map(crc, records))
-        bad = _first_mismatch(buf, starts, header_crcs, data_crcs)
+        self._last_size = HEADER_SIZE + FOOTER_SIZE + int(run.lengths[-1])
+        records = run.records()
+        bad = run.first_mismatch(records)
         if bad is not None:
             index, in_header = bad
-            pos = starts[index]
+            pos = int(run.starts[index])
             offset = self._base + pos + (0 if in_header else HEADER_SIZE)
             failure = self._data_loss("corrupted", offset)
             del records[index:]

@@ -1,0 +1,20 @@
+"""tf.train.summary_iterator: the Event protos of an event file, in order."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from tensorboardX.proto.event_pb2 import Event
+
+from tfcluster.lib.io.tfrecord import tf_record_iterator
+
+
+def summary_iterator(path: Any) -> Iterator[Event]:
+    """Yields each Event of the event file at `path` (a TFRecord file); a truncated or
+    corrupted record is DataLossError."""
+    for record in tf_record_iterator(path):
+        yield Event.FromString(record)
+
+
+__all__ = ["summary_iterator"]

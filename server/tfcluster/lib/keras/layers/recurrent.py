@@ -1,0 +1,357 @@
+"""tf.keras recurrent layers (TF 1.15, Keras 2.2.4-tf in graph mode): SimpleRNN, GRU and
+LSTM over Keras cells, run by the while loop of lib/rnn's dynamic_rnn.
+
+The cell's weights are made in the RNN layer's name scope (`lstm/kernel`,
+`lstm/recurrent_kernel`, `lstm/bias`), gates packed as Keras packs them (LSTM i,f,c,o; GRU
+z,r,h), with TF 1.15's defaults: recurrent_activation hard_sigmoid, GRU reset_after False,
+LSTM unit_forget_bias.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfcluster.framework import dtypes
+from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.lib.keras import activations, backend, initializers
+from tfcluster.lib.keras.engine.base_layer import Layer
+from tfcluster.lib.keras.regularizers import get as get_regularizer
+from tfcluster.lib.rnn.rnn import dynamic_rnn
+from tfcluster.ops import array_ops, math_ops, nn_ops
+
+
+def _refuse_dropout(dropout: float, recurrent_dropout: float) -> None:
+    if dropout or recurrent_dropout:
+        raise backend.unimplemented("tf.keras recurrent layers with dropout/recurrent_dropout")
+
+
+class _KerasCell(Layer):
+    """What the three cells share: units, the three weights and their options."""
+
+    def __init__(
+        self,
+        units: int,
+        activation: Any = "tanh",
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros",
+        kernel_regularizer: Any = None,
+        recurrent_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        recurrent_constraint: Any = None,
+        bias_constraint: Any = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
+        **kwargs: Any,
+    ) -> None:
+        _refuse_dropout(dropout, recurrent_dropout)
+        super().__init__(**kwargs)
+        self.units = units
+        self.activation = activations.get(activation)
+        self.use_bias = use_bias
+        self.kernel_initializer = initializers.get(kernel_initializer)
+        self.recurrent_initializer = initializers.get(recurrent_initializer)
+        self.bias_initializer = initializers.get(bias_initializer)
+        self.kernel_regularizer = get_regularizer(kernel_regularizer)
+        self.recurrent_regularizer = get_regularizer(recurrent_regularizer)
+        self.bias_regularizer = get_regularizer(bias_regularizer)
+        self.kernel_constraint = kernel_constraint
+        self.recurrent_constraint = recurrent_constraint
+        self.bias_constraint = bias_constraint
+        self.dropout = dropout
+        self.recurrent_dropout = recurrent_dropout
+
+    _gates = 1
+
+    def _bias_shape(self) -> tuple[int, ...]:
+        return (self._gates * self.units,)
+
+    def _bias_initializer(self) -> Any:
+        return self.bias_initializer
+
+    def build(self, input_shape: Any) -> None:
+        input_dim = TensorShape(input_shape).as_list()[-1]
+        width = self._gates * self.units
+        self.kernel = self.add_weight(
+            "kernel",
+            shape=(input_dim, width),
+            initializer=self.kernel_initializer,
+            regularizer=self.kernel_regularizer,
+            constraint=self.kernel_constraint,
+        )
+        self.recurrent_kernel = self.add_weight(
+            "recurrent_kernel",
+            shape=(self.units, width),
+            initializer=self.recurrent_initializer,
+            regularizer=self.recurrent_regularizer,
+            constraint=self.recurrent_constraint,
+        )
+        self.bias = None
+        if self.use_bias:
+            self.bias = self.add_weight(
+                "bias",
+                shape=self._bias_shape(),
+                initializer=self._bias_initializer(),
+                regularizer=self.bias_regularizer,
+                constraint=self.bias_constraint,
+            )
+        self.built = True
+
+    @property
+    def state_size(self) -> Any:
+        return self.units
+
+    @property
+    def output_size(self) -> int:
+        return self.units
+
+    def step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
+        raise NotImplementedError
+
+    def call(self, inputs: Any, states: Any) -> Any:
+        return self.step(inputs, list(states))
+
+
+def _dot(x: Any, w: Any) -> Any:
+    return math_ops.matmul(x, w)
+
+
+def _plus_bias(x: Any, b: Any) -> Any:
+    return x if b is None else nn_ops.bias_add(x, b)
+
+
+class SimpleRNNCell(_KerasCell):
+    def step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
+        h = _plus_bias(_dot(inputs, self.kernel), self.bias)
+        output = self.activation(h + _dot(states[0], self.recurrent_kernel))
+        return output, [output]
+
+
+class GRUCell(_KerasCell):
+    _gates = 3
+
+    def __init__(
+        self,
+        units: int,
+        activation: Any = "tanh",
+        recurrent_activation: Any = "hard_sigmoid",
+        implementation: int = 1,
+        reset_after: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(units, activation=activation, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.implementation = implementation
+        self.reset_after = reset_after
+
+    def _bias_shape(self) -> tuple[int, ...]:
+        # reset_after keeps a second bias row for the recurrent projections.
+        return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
+
+    def step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
+        u, h_prev = self.units, states[0]
+        input_bias = recurrent_bias = None
+        if self.bias is not None:
+            if self.reset_after:
+                input_bias, recurrent_bias = self.bias[0], self.bias[1]
+            else:
+                input_bias = self.bias
+        x = _plus_bias(_dot(inputs, self.kernel), input_bias)
+        x_z, x_r, x_h = x[:, :u], x[:, u : 2 * u], x[:, 2 * u :]
+        if self.reset_after:
+            inner = _plus_bias(_dot(h_prev, self.recurrent_kernel), recurrent_bias)
+            z = self.recurrent_activation(x_z + inner[:, :u])
+            r = self.recurrent_activation(x_r + inner[:, u : 2 * u])
+            recurrent_h = r * inner[:, 2 * u :]
+        else:
+            inner = _dot(h_prev, self.recurrent_kernel[:, : 2 * u])
+            z = self.recurrent_activation(x_z + inner[:, :u])
+            r = self.recurrent_activation(x_r + inner[:, u:])
+            recurrent_h = _dot(r * h_prev, self.recurrent_kernel[:, 2 * u :])
+        hh = self.activation(x_h + recurrent_h)
+        h = z * h_prev + (1 - z) * hh
+        return h, [h]
+
+
+class LSTMCell(_KerasCell):
+    _gates = 4
+
+    def __init__(
+        self,
+        units: int,
+        activation: Any = "tanh",
+        recurrent_activation: Any = "hard_sigmoid",
+        unit_forget_bias: bool = True,
+        implementation: int = 1,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(units, activation=activation, **kwargs)
+        self.recurrent_activation = activations.get(recurrent_activation)
+        self.unit_forget_bias = unit_forget_bias
+        self.implementation = implementation
+
+    def _bias_initializer(self) -> Any:
+        if not self.unit_forget_bias:
+            return self.bias_initializer
+        base, units = self.bias_initializer, self.units
+
+        def forget_ones(shape: Any, dtype: Any = None, partition_info: Any = None) -> Any:
+            # Keras's order: input gate's bias, forget gate's ones, then cell and output.
+            return array_ops.concat(
+                [
+                    base((units,), dtype=dtype),
+                    initializers.get("ones")((units,), dtype=dtype),
+                    base((2 * units,), dtype=dtype),
+                ],
+                0,
+            )
+
+        return forget_ones
+
+    @property
+    def state_size(self) -> Any:
+        return (self.units, self.units)
+
+    def step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
+        u, (h_prev, c_prev) = self.units, states
+        z = _plus_bias(_dot(inputs, self.kernel), self.bias)
+        z = z + _dot(h_prev, self.recurrent_kernel)
+        i = self.recurrent_activation(z[:, :u])
+        f = self.recurrent_activation(z[:, u : 2 * u])
+        c = f * c_prev + i * self.activation(z[:, 2 * u : 3 * u])
+        o = self.recurrent_activation(z[:, 3 * u :])
+        h = o * self.activation(c)
+        return h, [h, c]
+
+
+class _LoopCell:
+    """The Keras cell as dynamic_rnn sees it: weights already built, a tuple of states."""
+
+    def __init__(self, cell: _KerasCell) -> None:
+        self._cell = cell
+        size = cell.state_size
+        self.state_size = tuple(size) if isinstance(size, (list, tuple)) else (size,)
+        self.output_size = cell.output_size
+
+    def zero_state(self, batch_size: Any, dtype: Any) -> Any:
+        raise AssertionError("the Keras RNN layer always passes its initial state")
+
+    def __call__(self, inputs: Any, state: Any) -> tuple[Any, tuple[Any, ...]]:
+        output, new_states = self._cell.step(inputs, list(state))
+        return output, tuple(new_states)
+
+
+class RNN(Layer):
+    """Runs a Keras cell over the time axis of [batch, time, features] inputs."""
+
+    def __init__(
+        self,
+        cell: _KerasCell,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        unroll: bool = False,
+        time_major: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        if isinstance(cell, (list, tuple)):
+            raise backend.unimplemented("tf.keras.layers.RNN over a list of cells")
+        if stateful:
+            raise backend.unimplemented("tf.keras recurrent layers with stateful=True")
+        if unroll:
+            raise backend.unimplemented("tf.keras recurrent layers with unroll=True")
+        if time_major:
+            raise backend.unimplemented("tf.keras recurrent layers with time_major=True")
+        super().__init__(**kwargs)
+        self.cell = cell
+        self.return_sequences = return_sequences
+        self.return_state = return_state
+        self.go_backwards = go_backwards
+        self.stateful = stateful
+        self.unroll = unroll
+        self.time_major = time_major
+
+    def build(self, input_shape: Any) -> None:
+        shape = TensorShape(input_shape)
+        # The cell's weights are made here, in this layer's name scope (`lstm/kernel`).
+        self.cell.build(TensorShape([shape[0]]).concatenate(shape[2:]))
+        self._trainable_weights.extend(self.cell._trainable_weights)
+        self._non_trainable_weights.extend(self.cell._non_trainable_weights)
+        self.built = True
+
+    def _zero_states(self, inputs: Any) -> list[Any]:
+        batch = array_ops.shape(inputs)[0]
+        sizes = _LoopCell(self.cell).state_size
+        return [array_ops.zeros(array_ops.stack([batch, size]), inputs.dtype) for size in sizes]
+
+    def call(self, inputs: Any, initial_state: Any = None) -> Any:
+        if inputs.dtype.base_dtype != dtypes.float32 and inputs.dtype.is_integer:
+            inputs = math_ops.cast(inputs, backend.floatx())
+        if initial_state is None:
+            states = self._zero_states(inputs)
+        else:
+            states = (
+                list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+            )
+        if self.go_backwards:
+            inputs = array_ops.reverse(inputs, [1])
+        outputs, final = dynamic_rnn(
+            _LoopCell(self.cell), inputs, initial_state=tuple(states), dtype=inputs.dtype
+        )
+        # Keras's last output is the last step's (with go_backwards: the first input's).
+        output = outputs if self.return_sequences else outputs[:, -1]
+        if self.return_state:
+            return [output, *final]
+        return output
+
+    def compute_output_shape(self, input_shape: Any) -> Any:
+        shape = TensorShape(input_shape).as_list()
+        units = self.cell.units
+        output = TensorShape([*shape[:2], units] if self.return_sequences else [shape[0], units])
+        if self.return_state:
+            sizes = _LoopCell(self.cell).state_size
+            return [output] + [TensorShape([shape[0], s]) for s in sizes]
+        return output
+
+
+class _CellOwner(RNN):
+    """SimpleRNN/GRU/LSTM: the cell's arguments and the RNN's in one constructor."""
+
+    _cell_class: type[_KerasCell] = _KerasCell
+    _rnn_args = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll")
+
+    def __init__(self, units: int, **kwargs: Any) -> None:
+        rnn_kwargs = {k: kwargs.pop(k) for k in self._rnn_args if k in kwargs}
+        layer_kwargs = {
+            k: kwargs.pop(k)
+            for k in ("name", "input_shape", "batch_input_shape", "input_dim", "batch_size",
+                      "dtype", "trainable", "weights", "activity_regularizer", "time_major")
+            if k in kwargs
+        }  # fmt: skip
+        if "activity_regularizer" in layer_kwargs:
+            layer_kwargs["activity_regularizer"] = get_regularizer(
+                layer_kwargs["activity_regularizer"]
+            )
+        cell = self._cell_class(units, dtype=layer_kwargs.get("dtype"), **kwargs)
+        super().__init__(cell, **rnn_kwargs, **layer_kwargs)
+
+    def __getattr__(self, name: str) -> Any:
+        # Keras forwards units, activation, ... to the cell.
+        if name.startswith("_") or name == "cell":
+            raise AttributeError(name)
+        return getattr(self.cell, name)
+
+
+class SimpleRNN(_CellOwner):
+    _cell_class = SimpleRNNCell
+
+
+class GRU(_CellOwner):
+    _cell_class = GRUCell
+
+
+class LSTM(_CellOwner):
+    _cell_class = LSTMCell
