@@ -101,9 +101,8 @@ def _image_paths() -> list[str]:
 def _hidden(paths: list[str], targets: list[str]) -> list[str]:
     """The paths a volume mounted at one of ``targets`` covers (a checkout under /tmp with an
     emptyDir at /tmp, say), outermost first: an image's files are never hidden by its volumes."""
-    covered = [
-        p for p in paths if any(p == t or p.startswith(t.rstrip("/") + "/") for t in targets)
-    ]
+    under = [t.rstrip("/") + "/" for t in targets]
+    covered = [p for p in paths if any(p.startswith(t) for t in under)]
     outermost = [p for p in covered if not any(p != q and p.startswith(q + "/") for q in covered)]
     return sorted(outermost)
 
