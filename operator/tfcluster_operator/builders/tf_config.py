@@ -26,12 +26,16 @@ def task_address(spec: TFClusterSpec, job: str, index: int, cluster_domain: str 
     return f"{child}-{index}.{child}.{spec.namespace}.svc{suffix}:{spec.port}"
 
 
-def cluster_spec(spec: TFClusterSpec, cluster_domain: str = "") -> dict[str, list[str]]:
-    """``{job: [address of task 0, 1, ...]}`` for every job with tasks (as TF's ClusterSpec)."""
+def cluster_spec(
+    spec: TFClusterSpec, cluster_domain: str = "", seen_by: str | None = None
+) -> dict[str, list[str]]:
+    """``{job: [address of task 0, 1, ...]}`` for every job with tasks (as TF's ClusterSpec);
+    as the tasks of job ``seen_by`` see it: without the other jobs that are elastic, whose
+    size may change while they run (a ps learns a worker from the sessions that reach it)."""
     return {
         job.name: [task_address(spec, job.name, i, cluster_domain) for i in range(job.replicas)]
         for job in spec.jobs
-        if job.replicas > 0
+        if job.replicas > 0 and (seen_by is None or not job.elastic or job.name == seen_by)
     }
 
 
@@ -40,7 +44,7 @@ def tf_config(
 ) -> dict[str, Any]:
     """The TF_CONFIG of one task, as the server will read it."""
     return {
-        "cluster": cluster_spec(spec, cluster_domain),
+        "cluster": cluster_spec(spec, cluster_domain, seen_by=job),
         "task": {"type": job, "index": index},
     }
 
@@ -50,7 +54,7 @@ def tf_config_env(
 ) -> list[dict[str, Any]]:
     """The env entries of a job's pod template that give each pod its own TF_CONFIG (the
     task index from the pod's ``index_label``: a StatefulSet's or an Indexed Job's)."""
-    cluster = _escape(json.dumps(cluster_spec(spec, cluster_domain), sort_keys=True))
+    cluster = _escape(json.dumps(cluster_spec(spec, cluster_domain, seen_by=job), sort_keys=True))
     task_type = _escape(json.dumps(job))
     value = (
         f'{{"cluster": {cluster}, "task": {{"type": {task_type}, "index": $({TASK_INDEX_ENV})}}}}'
