@@ -7,6 +7,7 @@ the example cluster of scenario 1 serves scenario 2 and is deleted by scenario 5
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -131,6 +132,12 @@ def _apply(cluster: E2ECluster, *docs: dict[str, Any]) -> None:
     path = cluster.workdir / f"apply-{time.monotonic_ns()}.yaml"
     path.write_text(yaml.safe_dump_all(docs))
     cluster.kubectl("apply", "-f", str(path))
+
+
+def _apply_in(cluster: E2ECluster, namespace: str, *docs: dict[str, Any]) -> None:
+    path = cluster.workdir / f"apply-{time.monotonic_ns()}.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    cluster.kubectl("apply", "-n", namespace, "-f", str(path))
 
 
 def _programs_configmap(cluster: E2ECluster, namespace: str) -> None:
@@ -330,6 +337,122 @@ def test_training_survives_the_ps_pod_being_deleted(operator: E2ECluster) -> Non
         # While the ps was gone the cluster said so: Degraded, a task lost.
         assert ("Degraded", "TaskLost") in phases, phases
         print("status while the ps was replaced:", phases)
+    finally:
+        operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+def _elastic_example() -> dict[str, Any]:
+    """manifests/examples/tfcluster.yaml with its workers elastic."""
+    doc: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
+    for job in doc["spec"]["jobs"]:
+        if job["name"] == "worker":
+            job["elastic"] = True
+    return doc
+
+
+def _scale_workers(cluster: E2ECluster, namespace: str, replicas: int) -> None:
+    jobs = [j["name"] for j in _tfc(cluster, namespace)["spec"]["jobs"]]
+    patch = [{"op": "replace", "path": f"/spec/jobs/{jobs.index('worker')}/replicas",
+              "value": replicas}]  # fmt: skip
+    cluster.kubectl("patch", "tfc", "example", "-n", namespace, "--type=json",
+                    "-p", json.dumps(patch))  # fmt: skip
+
+
+def _progress(control: Path, task: int) -> dict[str, int]:
+    path = control / f"worker-{task}.json"
+    try:
+        return dict(json.loads(path.read_text()))
+    except (OSError, ValueError):
+        return {"global_step": 0, "local_steps": 0}
+
+
+def _uids(cluster: E2ECluster, namespace: str) -> dict[str, str]:
+    pods = _pods(cluster, namespace, "app.kubernetes.io/instance=example")
+    return {p["metadata"]["name"]: p["metadata"]["uid"] for p in pods}
+
+
+def _took_steps(control: Path, task: int, steps: int) -> bool:
+    return _progress(control, task)["local_steps"] >= steps
+
+
+def test_elastic_workers_join_and_leave_while_the_ps_keeps_training(
+    operator: E2ECluster,
+) -> None:
+    """Scenario 4: between-graph training while the elastic worker job goes 2 -> 4 -> 2: the
+    ps pod is never restarted (same pod, no restart, the global step never goes back: no
+    restore), nor are the first two workers; the two new workers' clients join and take
+    steps, and training goes on after the scale back."""
+    namespace = "e2e-elastic"
+    operator.kubectl("create", "namespace", namespace)
+    control = operator.workdir / "elastic-control"
+    control.mkdir(mode=0o777)
+    volume = [{"name": "control", "hostPath": {"path": str(control)}}]
+    mount = [{"name": "control", "mountPath": "/control"}]
+
+    def client(task: int, spec: dict[str, Any]) -> None:
+        target = f"grpc://example-worker-{task}.example-worker.{namespace}.svc:2222"
+        args = [f"--target={target}", f"--task_index={task}", "--control=/control"]
+        _run_client(operator, namespace, f"worker-{task}", args, spec, volume, mount,
+                    program="elastic_client.py")  # fmt: skip
+
+    def chief_passes(step: int, what: str, timeout: float = 240) -> int:
+        return int(wait_for(what, lambda: _progress(control, 0)["global_step"] > step and
+                            _progress(control, 0)["global_step"], timeout, interval=1))  # fmt: skip
+
+    try:
+        _apply_in(operator, namespace, _elastic_example())
+        tfc = _wait_running(operator, namespace, tasks=3)
+        _programs_configmap(operator, namespace)
+        for task in (0, 1):
+            client(task, tfc["status"]["clusterSpec"])
+        chief_passes(50, "the chief's global step past 50")
+        ps_before = _pods(operator, namespace, "app.kubernetes.io/instance=example,"
+                          "tfcluster.dev/job=ps")  # fmt: skip
+        uids_before = _uids(operator, namespace)
+
+        _scale_workers(operator, namespace, 4)
+        tfc = wait_for("4 workers in the published cluster spec",
+                       lambda: len(_tfc(operator, namespace)["status"].get("clusterSpec", {})
+                                   .get("worker", [])) == 4 and _tfc(operator, namespace),
+                       120)  # fmt: skip
+        _wait_running(operator, namespace, tasks=5)
+        for task in (2, 3):
+            client(task, tfc["status"]["clusterSpec"])
+        for task in (2, 3):
+            joins = functools.partial(_took_steps, control, task, 20)
+            wait_for(f"worker {task}'s client to take 20 steps", joins, 300, interval=1)
+        at_four = chief_passes(_progress(control, 0)["global_step"], "training on 4 workers")
+        for task in (2, 3):
+            (control / f"stop-{task}").touch()
+        joined = [_job_result(operator, namespace, f"worker-{t}", timeout=120) for t in (2, 3)]
+
+        _scale_workers(operator, namespace, 2)
+        _wait_running(operator, namespace, tasks=3)
+        chief_passes(at_four + 50, "training after scaling back to 2 workers")
+        for task in (0, 1):
+            (control / f"stop-{task}").touch()
+        chief = _job_result(operator, namespace, "worker-0", timeout=180)
+        other = _job_result(operator, namespace, "worker-1", timeout=180)
+
+        ps_after = _pods(operator, namespace, "app.kubernetes.io/instance=example,"
+                         "tfcluster.dev/job=ps")  # fmt: skip
+        # No pod of the cluster was replaced: scaling only added and removed workers.
+        assert _uids(operator, namespace) == uids_before
+        assert ps_after[0]["metadata"]["uid"] == ps_before[0]["metadata"]["uid"]
+        restarts = [c["restartCount"] for c in ps_after[0]["status"]["containerStatuses"]]
+        assert restarts == [0], ps_after[0]["status"]
+        for result in joined:
+            assert result["local_steps"] >= 20, result
+            # A new worker started on the step the ps had: it joined, nothing was reset.
+            assert result["session_starts"][0] > 50, result
+        for result in (chief, other):
+            steps = result["session_starts"] + result["steps_seen"]
+            # Sessions restarted as the workers rolled, each on the ps's step: never back.
+            assert result["session_starts"] == sorted(result["session_starts"]), result
+            assert result["steps_seen"] == sorted(result["steps_seen"]), result
+            assert max(steps) >= at_four, result
+        assert chief["global_step"] > at_four + 50, chief
+        print("elastic run:", {"chief": chief["session_starts"], "joined": joined})
     finally:
         operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
 

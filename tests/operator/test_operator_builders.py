@@ -78,28 +78,31 @@ def _elastic(workers: int) -> TFClusterSpec:
     )
 
 
-def test_an_elastic_job_is_left_out_of_the_other_jobs_tf_config() -> None:
+def test_an_elastic_job_is_left_out_of_every_tf_config_but_its_own_tasks() -> None:
     spec = _elastic(2)
     ps = container_env(tf_config_env(spec, "ps"), {POD_INDEX_LABEL: "0"})
     assert json.loads(ps["TF_CONFIG"])["cluster"] == {"ps": ["demo-ps-0.demo-ps.team.svc:2222"]}
-    # Its own tasks see the whole cluster, and so does the published cluster spec.
-    worker = json.loads(
-        container_env(tf_config_env(spec, "worker"), {POD_INDEX_LABEL: "1"})["TF_CONFIG"]
-    )
-    assert worker["cluster"] == cluster_spec(spec)
-    assert len(worker["cluster"]["worker"]) == 2
+    worker = container_env(tf_config_env(spec, "worker"), {POD_INDEX_LABEL: "1"})
+    # A worker sees the ps and itself, in TF's sparse form {index: address}.
+    assert json.loads(worker["TF_CONFIG"]) == {
+        "cluster": {
+            "ps": ["demo-ps-0.demo-ps.team.svc:2222"],
+            "worker": {"1": "demo-worker-1.demo-worker.team.svc:2222"},
+        },
+        "task": {"type": "worker", "index": 1},
+    }
+    assert json.loads(worker["TF_CONFIG"]) == tf_config(spec, "worker", 1)
+    # Clients place their graphs on the whole cluster, as the status publishes it.
+    assert len(cluster_spec(spec)["worker"]) == 2
 
 
-def test_scaling_an_elastic_job_changes_no_other_jobs_pod_template() -> None:
+def test_scaling_an_elastic_job_changes_no_pod_template() -> None:
     small, grown = _elastic(2), _elastic(4)
-    before = statefulset(small, small.job("ps"), OWNER)
-    after = statefulset(grown, grown.job("ps"), OWNER)
-    assert before == after
-    workers = (statefulset(s, s.job("worker"), OWNER) for s in (small, grown))
-    small_sts, grown_sts = workers
-    assert grown_sts["spec"]["replicas"] == 4
-    # The workers' own TF_CONFIG lists the new workers: their pods roll.
-    assert small_sts["spec"]["template"] != grown_sts["spec"]["template"]
+    for job in ("ps", "worker"):
+        before = statefulset(small, small.job(job), OWNER)
+        after = statefulset(grown, grown.job(job), OWNER)
+        assert before["spec"]["template"] == after["spec"]["template"], job
+    assert statefulset(grown, grown.job("worker"), OWNER)["spec"]["replicas"] == 4
 
 
 def test_scaling_a_job_that_is_not_elastic_rolls_every_job() -> None:
