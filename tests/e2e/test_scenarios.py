@@ -556,3 +556,130 @@ def test_a_tls_cluster_trains_a_client_with_its_certificate_and_refuses_others(
         assert "requires mutual TLS" in log, log[-2000:]
     finally:
         operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+# ---------------------------------------------------------------------- runs to completion
+
+RUN_EXAMPLE = MANIFESTS / "examples" / "tfcluster-run.yaml"
+
+
+def _condition(status: dict[str, Any], kind: str) -> dict[str, Any]:
+    found = [c for c in status.get("conditions", []) if c["type"] == kind]
+    return found[0] if found else {}
+
+
+def _finished(cluster: E2ECluster, namespace: str, name: str, timeout: float) -> dict[str, Any]:
+    def done() -> dict[str, Any] | None:
+        status: dict[str, Any] = _tfc(cluster, namespace, name).get("status", {})
+        return status if status.get("phase") in ("Succeeded", "Failed") else None
+
+    try:
+        result: dict[str, Any] = wait_for(f"the run {name} to finish", done, timeout, interval=2)
+    except TimeoutError:
+        raise AssertionError(_diagnosis(cluster, namespace)) from None
+    return result
+
+
+def test_the_example_training_run_succeeds_and_stops_its_ps(operator: E2ECluster) -> None:
+    """A run to completion (manifests/examples/tfcluster-run.yaml, its volume a host folder):
+    the digits program runs in every task with its TF_CONFIG; worker 0 exiting 0 makes the run
+    Succeeded, and cleanPodPolicy Running stops the ps while the finished workers' pods stay."""
+    namespace = "e2e-run"
+    operator.kubectl("create", "namespace", namespace)
+    folder = operator.workdir / "run-checkpoints"
+    folder.mkdir(mode=0o777)
+    try:
+        docs = [d for d in yaml.safe_load_all(RUN_EXAMPLE.read_text()) if d["kind"] == "TFCluster"]
+        run = docs[0]
+        for job in run["spec"]["jobs"]:
+            if job["name"] == "worker":
+                job["args"] = [
+                    a.replace("--last_step=2000", "--last_step=600") for a in job["args"]
+                ]
+                job["template"]["spec"]["volumes"] = [
+                    {"name": "checkpoints", "hostPath": {"path": str(folder)}}
+                ]
+        _apply_in(operator, namespace, run)
+        status = _finished(operator, namespace, "digits", 600)
+        assert status["phase"] == "Succeeded", status
+        assert "/job:worker/task:0 exited 0" in _condition(status, "Succeeded")["message"]
+        assert status["completionTime"] >= status["startTime"]
+        wait_for("the ps stopped", lambda: not _pods(operator, namespace, "tfcluster.dev/job=ps"),
+                 120)  # fmt: skip
+        chief = _pods(operator, namespace, "tfcluster.dev/job=worker,"
+                      "batch.kubernetes.io/job-completion-index=0")  # fmt: skip
+        assert [p["status"]["phase"] for p in chief] == ["Succeeded"]
+        log = operator.pod_log(
+            namespace, chief[0]["metadata"]["name"], chief[0]["spec"]["containers"][0]["name"]
+        )
+        assert "held-out accuracy" in log, log[-2000:]
+        assert list((folder / "digits").glob("model.ckpt-*.index")), list(folder.rglob("*"))
+    finally:
+        operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+_KILLED_ONCE = (
+    "import os, pathlib, signal\n"
+    "mark = pathlib.Path('/state/killed-once')\n"
+    "if not mark.exists():\n"
+    "    mark.touch()\n"
+    "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    "print('second try: done')\n"
+)
+_BUG = "import sys\nsys.exit('ValueError: bad input shape')\n"
+
+
+def _program_run(name: str, program: str, state: Path, with_ps: bool) -> dict[str, Any]:
+    worker: dict[str, Any] = {
+        "name": "worker", "replicas": 1, "command": ["python", "-c", program],
+        "restartPolicy": "ExitCode",
+        "template": {"spec": {
+            "volumes": [{"name": "state", "hostPath": {"path": str(state)}}],
+            "volumeMounts": [{"name": "state", "mountPath": "/state"}],
+        }},
+    }  # fmt: skip
+    jobs = [worker]
+    if with_ps:
+        jobs.insert(
+            0,
+            {
+                "name": "ps",
+                "replicas": 1,
+                "command": ["python", "-c", "import time; time.sleep(900)"],
+            },
+        )
+    return {
+        "apiVersion": "tfcluster.dev/v1alpha1", "kind": "TFCluster",
+        "metadata": {"name": name},
+        "spec": {"image": "tfcluster:0.1.0", "jobs": jobs,
+                 "runPolicy": {"backoffLimit": 2, "cleanPodPolicy": "Running"}},
+    }  # fmt: skip
+
+
+def test_a_killed_task_is_retried_and_a_task_bug_fails_the_run(operator: E2ECluster) -> None:
+    """restartPolicy ExitCode with processes that really end: a task killed by SIGKILL (exit
+    137, what an OOM kill or an eviction gives) is retried and counted, the run then Succeeds;
+    a task exiting 1 fails the run at once, its exit code and message in the status, and the
+    ps is stopped."""
+    namespace = "e2e-run-failures"
+    operator.kubectl("create", "namespace", namespace)
+    state = operator.workdir / "run-state"
+    state.mkdir(mode=0o777)
+    try:
+        _apply_in(operator, namespace, _program_run("retried", _KILLED_ONCE, state, False),
+                  _program_run("buggy", _BUG, state, True))  # fmt: skip
+        retried = _finished(operator, namespace, "retried", 300)
+        assert retried["phase"] == "Succeeded", retried
+        assert retried["restarts"] == 1, retried
+        buggy = _finished(operator, namespace, "buggy", 300)
+        assert buggy["phase"] == "Failed", buggy
+        failed = _condition(buggy, "Failed")
+        assert failed["reason"] == "TaskFailed", failed
+        assert buggy["failure"]["exitCode"] == 1, buggy
+        assert buggy["failure"]["task"] == "/job:worker/task:0", buggy
+        assert "bad input shape" in buggy["failure"].get("message", ""), buggy
+        wait_for("the failed run's ps stopped",
+                 lambda: not _pods(operator, namespace, "app.kubernetes.io/instance=buggy,"
+                                   "tfcluster.dev/job=ps"), 120)  # fmt: skip
+    finally:
+        operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
