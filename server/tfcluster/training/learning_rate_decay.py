@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import math
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
-from tfcluster.ops import math_ops
+from tfcluster.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
+from tfcluster.ops import control_flow_ops, math_ops, random_ops
+from tfcluster.ops.constant_op import constant
 
 
 def _require_step(global_step: Any, fn: str) -> None:
@@ -126,7 +128,163 @@ def piecewise_constant(
         return result
 
 
+# ---- TF 1.15's cosine schedules (its keras learning_rate_schedule classes, called at once) ----
+# Each opens the name scope `name or "<Default>"` as a plain graph name scope (unique: a
+# second call makes "CosineDecay_1"), as TF's name_scope_v2 does.
+
+
+def cosine_decay(
+    learning_rate: Any,
+    global_step: Any,
+    decay_steps: Any,
+    alpha: Any = 0.0,
+    name: str | None = None,
+) -> Tensor:
+    """lr * ((1 - alpha) * 0.5 * (1 + cos(pi * min(step, decay_steps) / decay_steps)) + alpha)."""
+    with get_default_graph().name_scope(name or "CosineDecay"):
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype
+        steps = math_ops.cast(decay_steps, dtype)
+        step = math_ops.minimum(math_ops.cast(global_step, dtype), steps)
+        fraction = step / steps
+        cosine = 0.5 * (1.0 + math_ops.cos(constant(math.pi) * fraction))
+        decayed = (1 - alpha) * cosine + alpha
+        return math_ops.multiply(lr, decayed)
+
+
+def cosine_decay_restarts(
+    learning_rate: Any,
+    global_step: Any,
+    first_decay_steps: Any,
+    t_mul: Any = 2.0,
+    m_mul: Any = 1.0,
+    alpha: Any = 0.0,
+    name: str | None = None,
+) -> Tensor:
+    """SGDR: cosine decay restarted after first_decay_steps, then periods t_mul times longer
+    each, each restart at m_mul times the previous peak."""
+    with get_default_graph().name_scope(name or "SGDRDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype
+        first_steps = math_ops.cast(first_decay_steps, dtype)
+        alpha_t = math_ops.cast(alpha, dtype)
+        t_mul_t = math_ops.cast(t_mul, dtype)
+        m_mul_t = math_ops.cast(m_mul, dtype)
+        fraction = math_ops.cast(global_step, dtype) / first_steps
+
+        def restart_and_fraction(geometric: bool) -> tuple[Tensor, Tensor]:
+            if geometric:
+                # Periods 1, t, t^2...: restart i starts at (1 - t^i) / (1 - t).
+                i_restart = math_ops.floor(
+                    math_ops.log(1.0 - fraction * (1.0 - t_mul_t)) / math_ops.log(t_mul_t)
+                )
+                sum_r = (1.0 - t_mul_t**i_restart) / (1.0 - t_mul_t)
+                return i_restart, (fraction - sum_r) / t_mul_t**i_restart
+            i_restart = math_ops.floor(fraction)
+            return i_restart, fraction - i_restart
+
+        i_restart, in_period = control_flow_ops.cond(
+            math_ops.equal(t_mul_t, 1.0),
+            lambda: restart_and_fraction(False),
+            lambda: restart_and_fraction(True),
+        )
+        m_fac = m_mul_t**i_restart
+        cosine = 0.5 * m_fac * (1.0 + math_ops.cos(constant(math.pi) * in_period))
+        decayed = (1 - alpha_t) * cosine + alpha_t
+        return math_ops.multiply(lr, decayed, name=scope)
+
+
+def _linear_cosine(
+    default: str,
+    learning_rate: Any,
+    global_step: Any,
+    decay_steps: Any,
+    num_periods: Any,
+    alpha: Any,
+    beta: Any,
+    noise: tuple[Any, Any] | None,
+    name: str | None,
+) -> Tensor:
+    with get_default_graph().name_scope(name or default) as scope:
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype
+        steps = math_ops.cast(decay_steps, dtype)
+        if noise is not None:
+            initial_variance = math_ops.cast(noise[0], dtype)
+            variance_decay = math_ops.cast(noise[1], dtype)
+        periods = math_ops.cast(num_periods, dtype)
+        alpha_t = math_ops.cast(alpha, dtype)
+        beta_t = math_ops.cast(beta, dtype)
+        step = math_ops.minimum(math_ops.cast(global_step, dtype), steps)
+        linear = (steps - step) / steps
+        if noise is not None:
+            variance = initial_variance / math_ops.pow(1.0 + step, variance_decay)
+            std = math_ops.sqrt(variance)
+            linear = linear + random_ops.random_normal(linear.shape, stddev=std)
+        fraction = 2.0 * periods * (step / steps)
+        cosine = 0.5 * (1.0 + math_ops.cos(constant(math.pi) * fraction))
+        decayed = (alpha_t + linear) * cosine + beta_t
+        return math_ops.multiply(lr, decayed, name=scope)
+
+
+def linear_cosine_decay(
+    learning_rate: Any,
+    global_step: Any,
+    decay_steps: Any,
+    num_periods: Any = 0.5,
+    alpha: Any = 0.0,
+    beta: Any = 0.001,
+    name: str | None = None,
+) -> Tensor:
+    """lr * ((alpha + linear) * cosine + beta), linear = (decay_steps - step) / decay_steps,
+    cosine = 0.5 * (1 + cos(pi * 2 * num_periods * step / decay_steps)), step capped."""
+    return _linear_cosine(
+        "LinearCosineDecay",
+        learning_rate,
+        global_step,
+        decay_steps,
+        num_periods,
+        alpha,
+        beta,
+        None,
+        name,
+    )
+
+
+def noisy_linear_cosine_decay(
+    learning_rate: Any,
+    global_step: Any,
+    decay_steps: Any,
+    initial_variance: Any = 1.0,
+    variance_decay: Any = 0.55,
+    num_periods: Any = 0.5,
+    alpha: Any = 0.0,
+    beta: Any = 0.001,
+    name: str | None = None,
+) -> Tensor:
+    """linear_cosine_decay with normal noise of variance
+    initial_variance / (1 + step) ** variance_decay added to its linear part."""
+    return _linear_cosine(
+        "NoisyLinearCosineDecay",
+        learning_rate,
+        global_step,
+        decay_steps,
+        num_periods,
+        alpha,
+        beta,
+        (initial_variance, variance_decay),
+        name,
+    )
+
+
+piecewise_constant_decay = piecewise_constant
+
 __all__ = [
+    "cosine_decay",
+    "cosine_decay_restarts",
+    "linear_cosine_decay",
+    "noisy_linear_cosine_decay",
+    "piecewise_constant_decay",
     "exponential_decay",
     "inverse_time_decay",
     "natural_exp_decay",
