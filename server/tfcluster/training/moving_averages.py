@@ -63,24 +63,26 @@ def _unique_in_scope(name: str) -> str:
 
 
 def _zero_debias(unbiased: Any, value: Any, one_minus_decay: Tensor) -> Tensor:
-    with variable_scope.variable_scope(
-        unbiased.name[: -len(":0")], values=[unbiased, value, one_minus_decay]
+    with (
+        variable_scope.variable_scope(
+            unbiased.name[: -len(":0")], values=[unbiased, value, one_minus_decay]
+        ),
+        colocate_with(unbiased),
     ):
-        with colocate_with(unbiased):
-            biased = variable_scope.get_variable(
-                _unique_in_scope("biased"),
-                initializer=init_ops.zeros_initializer(),
-                shape=unbiased.get_shape(),
-                dtype=unbiased.dtype,
-                trainable=False,
-            )
-            local_step = variable_scope.get_variable(
-                _unique_in_scope("local_step"),
-                shape=[],
-                dtype=unbiased.dtype,
-                initializer=init_ops.zeros_initializer(),
-                trainable=False,
-            )
+        biased = variable_scope.get_variable(
+            _unique_in_scope("biased"),
+            initializer=init_ops.zeros_initializer(),
+            shape=unbiased.get_shape(),
+            dtype=unbiased.dtype,
+            trainable=False,
+        )
+        local_step = variable_scope.get_variable(
+            _unique_in_scope("local_step"),
+            shape=[],
+            dtype=unbiased.dtype,
+            initializer=init_ops.zeros_initializer(),
+            trainable=False,
+        )
     # The updates are made back in the caller's name scope (TF's strategy.update runs them
     # there), the last one named after that scope itself.
     update_biased = state_ops.assign_sub(biased, (biased - value) * one_minus_decay)
@@ -147,7 +149,12 @@ class ExponentialMovingAverage:
             updates = []
             for var in var_list:
                 avg = self._averages[id(var)][1]
-                updates.append(assign_moving_average(avg, var, decay, id(avg) in debiased))
+                # TF's `var/read` shares the variable's buffer, so an average applied after
+                # the optimizer (under its control dependency) sees the updated value; here
+                # the read would be a snapshot taken before, so the update reads the
+                # variable itself when it runs.
+                value = var._ref() if isinstance(var, Variable) else var
+                updates.append(assign_moving_average(avg, value, decay, id(avg) in debiased))
             return control_flow_ops.group(*updates, name=scope)
 
     def average(self, var: Any) -> Any:

@@ -127,5 +127,6 @@ from tfcluster.training.training_util import (
     global_step,
     write_graph,
 )
+from tfcluster.training.warm_starting_util import VocabInfo, warm_start
 
 __getattr__ = _unimplemented.module_getattr("train")
