@@ -99,3 +99,29 @@ def test_ema_training_matches_what_tensorflow_saved() -> None:
 
     want = reference.case("train_extras", "ema_checkpoint_written")
     _same(decode(encode(_train_with_ema(tf, save=False))), want, "ema_checkpoint_written")
+
+
+def test_estimator_warm_starts_through_a_vocab_info(tmp_path: Any) -> None:
+    """tf.estimator.WarmStartSettings with a tf.estimator.VocabInfo: the model's embedding
+    starts as TF 1.15's warm_start made it (rows moved to the new vocabulary, zeros for new
+    words and OOV rows); a zero learning rate keeps it through one step."""
+    from tf_reference.train_extras_cases import NEW_VOCAB, WARM_CKPT, _vocab
+
+    def model_fn(features: Any, labels: Any, mode: Any) -> Any:
+        emb = tf.get_variable("emb", [len(NEW_VOCAB) + 2, 2])
+        loss = tf.reduce_sum(tf.nn.embedding_lookup(emb, features["ids"]))
+        step = tf.train.get_or_create_global_step()
+        train = tf.train.GradientDescentOptimizer(0.0).minimize(loss, global_step=step)
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train)
+
+    info = tf.estimator.VocabInfo(
+        _vocab("new_vocab.txt"), len(NEW_VOCAB), 2, _vocab("old_vocab.txt")
+    )
+    settings = tf.estimator.WarmStartSettings(
+        WARM_CKPT, vars_to_warm_start=None, var_name_to_vocab_info={"emb": info}
+    )
+    est = tf.estimator.Estimator(model_fn, model_dir=str(tmp_path), warm_start_from=settings)
+    ids = np.array([[0], [1]], dtype=np.int64)
+    est.train(lambda: ({"ids": tf.constant(ids)}, None), steps=1)
+    want = reference.case("train_extras", "warm_start_list_of_names_and_of_variables")
+    reference.assert_close(est.get_variable_value("emb"), want["vocab_only"]["emb:0"])
