@@ -71,6 +71,16 @@ def test_case_gives_what_tensorflow_1_15_gives(name: str) -> None:
     _same(got, want, name)
 
 
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_case_gives_what_tensorflow_2_compat_v1_gives(name: str) -> None:
+    want = reference.case("train_extras_tf2", name)
+    got = _run(name)
+    for key in NOT_COMPARED.get(name, {}):
+        got.pop(key, None)
+        want = {k: v for k, v in want.items() if k != key}
+    _same(got, want, name)
+
+
 def test_ema_num_updates_decay_ops() -> None:
     """The decay of a num_updates average: min(decay, (1 + n) / (10 + n)) in TF's scope."""
     want = [op for op in reference.case("train_extras", "ema_num_updates")["decay_ops"]]
