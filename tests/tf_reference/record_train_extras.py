@@ -16,7 +16,7 @@ import traceback
 
 import tensorflow as real_tf
 from recorder import Recorder
-from train_extras_cases import CASES, write_sources
+from train_extras_cases import CASES, write_object_checkpoint, write_sources
 
 if real_tf.__version__.startswith("1."):
     tf = real_tf.compat.v1
@@ -30,6 +30,7 @@ else:
 rec = Recorder(area)
 if area == "train_extras":
     rec.add("ema_checkpoint_written", **write_sources(tf))
+    rec.add("object_checkpoint_written", **write_object_checkpoint(tf))
 for name, fn in sorted(CASES.items()):
     try:
         result = fn(tf)

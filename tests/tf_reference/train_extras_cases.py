@@ -559,3 +559,175 @@ def warm_start_errors(tf):
             lambda: tf.train.warm_start(WARM_CKPT, vars_to_warm_start=["not_trainable"])
         ),
     }
+
+
+# ---- tf.train.Checkpoint / CheckpointManager (graph mode) -----------------------------------
+OBJECT_DIR = os.path.join(SOURCES, "object")
+
+
+def _object_model(tf, start=1.0):
+    v = tf.get_variable("v", initializer=tf.constant([start, 2.0 * start]))
+    w = tf.Variable(3.0 * start, name="w")
+    opt = tf.train.AdamOptimizer(0.1)
+    train = opt.minimize(tf.reduce_sum(v * v) + w * w)
+    ck = tf.train.Checkpoint(v=v, opt=opt, nested=tf.train.Checkpoint(w=w))
+    return v, w, opt, train, ck
+
+
+def _files(directory):
+    """name -> sha256 of each file of a checkpoint directory but the 'checkpoint' state."""
+    import hashlib
+
+    out = {}
+    for name in sorted(os.listdir(directory)):
+        if name != "checkpoint":
+            with open(os.path.join(directory, name), "rb") as f:
+                out[name] = hashlib.sha256(f.read()).hexdigest()
+    return out
+
+
+def write_object_checkpoint(tf):
+    """TF's object-based checkpoint of the Adam model after one step (recorder only)."""
+    with tf.Graph().as_default():
+        v, w, opt, train, ck = _object_model(tf)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            ck.save(os.path.join(OBJECT_DIR, "ck"), session=sess)
+            return {"values": sess.run([v, w, opt.get_slot(v, "m"), opt.get_slot(w, "v")])}
+
+
+@case
+def object_checkpoint_files(tf):
+    import tempfile
+
+    with tf.Graph().as_default():
+        _, _, _, train, ck = _object_model(tf)
+        tmp = tempfile.mkdtemp()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train)
+            first = ck.save(os.path.join(tmp, "ck"), session=sess)
+            second = ck.save(os.path.join(tmp, "ck"), session=sess)
+            written = ck.write(os.path.join(tmp, "plain"), session=sess)
+        reader = tf.train.NewCheckpointReader(first)
+        shapes = reader.get_variable_to_shape_map()
+        dtypes_ = reader.get_variable_to_dtype_map()
+        state = tf.train.get_checkpoint_state(tmp)
+        return {
+            "paths": [os.path.basename(p) for p in (first, second, written)],
+            "keys": sorted([k, list(shapes[k]), dtypes_[k].name] for k in shapes),
+            "files": _files(tmp),
+            "state": [
+                os.path.basename(state.model_checkpoint_path),
+                [os.path.basename(p) for p in state.all_model_checkpoint_paths],
+            ],
+            "globals": _names(tf.global_variables()),
+        }
+
+
+@case
+def object_checkpoint_restores_what_tensorflow_saved(tf):
+    with tf.Graph().as_default():
+        v, w, opt, _, ck = _object_model(tf, start=0.0)
+        status = ck.restore(tf.train.latest_checkpoint(OBJECT_DIR))
+        with tf.Session() as sess:
+            status.assert_consumed().run_restore_ops()
+            restored = sess.run([v, w, opt.get_slot(v, "m"), opt.get_slot(w, "v"), ck.save_counter])
+    with tf.Graph().as_default():
+        # Fewer objects than the checkpoint: the existing ones match, not all are consumed.
+        v = tf.get_variable("v", [2])
+        ck = tf.train.Checkpoint(v=v)
+        status = ck.restore(os.path.join(OBJECT_DIR, "ck-1"))
+        with tf.Session() as sess:
+            status.assert_existing_objects_matched().assert_nontrivial_match()
+            status.initialize_or_restore()
+            partial = sess.run(v)
+            unconsumed = _error(status.assert_consumed)
+    with tf.Graph().as_default():
+        # More objects than the checkpoint: restored where found, initialized elsewhere.
+        v = tf.get_variable("v", [2])
+        extra = tf.Variable([5.0, 6.0], name="extra")
+        ck = tf.train.Checkpoint(v=v, extra=extra)
+        status = ck.restore(os.path.join(OBJECT_DIR, "ck-1"))
+        with tf.Session() as sess:
+            not_matched = _error(status.assert_existing_objects_matched)
+            status.initialize_or_restore()
+            more = sess.run([v, extra])
+    return {
+        "restored": restored,
+        "partial": partial,
+        "unconsumed": unconsumed,
+        "not_matched": not_matched,
+        "more": more,
+    }
+
+
+@case
+def object_checkpoint_from_name_based_and_none(tf):
+    with tf.Graph().as_default():
+        kernel = tf.get_variable("dense/kernel", [4, 3])
+        ck = tf.train.Checkpoint(k=kernel)
+        status = ck.restore(WARM_CKPT)
+        with tf.Session() as sess:
+            # A name-based checkpoint restores every variable by its name: the save counter
+            # restore() made is not in a Saver's checkpoint.
+            named = _error(status.initialize_or_restore)
+    with tf.Graph().as_default():
+        w = tf.Variable([1.5], name="w")
+        ck = tf.train.Checkpoint(w=w)
+        status = ck.restore(None)
+        with tf.Session() as sess:
+            status.initialize_or_restore(sess)
+            nothing = sess.run(w)
+            consumed = _error(status.assert_consumed)
+            run_ops = _error(lambda: status.run_restore_ops(sess))
+    return {"named": named, "nothing": nothing, "consumed": consumed, "run_ops": run_ops}
+
+
+@case
+def checkpoint_manager_keeps_the_newest(tf):
+    import tempfile
+
+    with tf.Graph().as_default():
+        _, _, _, train, ck = _object_model(tf)
+        step = tf.train.get_or_create_global_step()
+        bump = tf.assign_add(step, 10)
+        tmp = tempfile.mkdtemp()
+        manager = tf.train.CheckpointManager(ck, tmp, max_to_keep=2)
+        before = manager.latest_checkpoint
+        saved = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                sess.run(train)
+                saved.append(manager.save())
+            sess.run(bump)
+            saved.append(manager.save(checkpoint_number=step))
+            saved.append(manager.save(checkpoint_number=77))
+            counter = sess.run(ck.save_counter)
+        again = tf.train.CheckpointManager(ck, tmp, max_to_keep=2)
+        state = tf.train.get_checkpoint_state(tmp)
+        return {
+            "before": before,
+            "saved": [os.path.basename(p) for p in saved],
+            "kept": [os.path.basename(p) for p in manager.checkpoints],
+            "latest": os.path.basename(manager.latest_checkpoint),
+            "reopened": [os.path.basename(p) for p in again.checkpoints],
+            "files": sorted(os.listdir(tmp)),
+            "state": [os.path.basename(p) for p in state.all_model_checkpoint_paths],
+            "counter": counter,
+        }
+
+
+@case
+def checkpoint_errors(tf):
+    with tf.Graph().as_default():
+        w = tf.Variable(1.0, name="w")
+        ck = tf.train.Checkpoint(w=w)
+        return {
+            "list_value": _error(lambda: tf.train.Checkpoint(x=[w])),
+            "number_value": _error(lambda: tf.train.Checkpoint(x=3)),
+            "manager_max_to_keep": _error(lambda: tf.train.CheckpointManager(ck, "/tmp", 0)),
+            "missing_file": _error(lambda: ck.restore(os.path.join(SOURCES, "nope", "ck-1"))),
+        }

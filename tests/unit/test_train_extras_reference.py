@@ -1,9 +1,10 @@
-"""tf.train.ExponentialMovingAverage, the cosine learning-rate schedules and
-tf.train.warm_start/VocabInfo against TensorFlow 1.15: every program of
-tf_reference/train_extras_cases.py runs on tfcluster and must give what TF 1.15 gave (shadow
-variable names, devices and colocation, values after each update with and without
-num_updates/zero_debias, schedules at many steps, warm-started values, error classes), on the
-checkpoints and vocabularies TF 1.15 wrote under tf_reference/data/train_extras/."""
+"""tf.train.ExponentialMovingAverage, the cosine learning-rate schedules,
+tf.train.warm_start/VocabInfo and tf.train.Checkpoint/CheckpointManager against TensorFlow
+1.15: every program of tf_reference/train_extras_cases.py runs on tfcluster and must give what
+TF 1.15 gave (shadow variable names, devices and colocation, values after each update with and
+without num_updates/zero_debias, schedules at many steps, warm-started values, object-based
+checkpoint files byte for byte, restored values, error classes), on the checkpoints and
+vocabularies TF 1.15 wrote under tf_reference/data/train_extras/."""
 
 from __future__ import annotations
 
@@ -71,7 +72,18 @@ def test_case_gives_what_tensorflow_1_15_gives(name: str) -> None:
     _same(got, want, name)
 
 
-@pytest.mark.parametrize("name", sorted(CASES))
+# Where TF 2.x's compat.v1 is not TF 1.15 (tfcluster follows 1.15):
+TF2_DIFFERS = {
+    # 2.x writes an object checkpoint as one data shard; 1.15 one per device (the save
+    # counter and object graph on the CPU apart from the variables).
+    "object_checkpoint_files": "one data shard in 2.x",
+    "checkpoint_manager_keeps_the_newest": "one data shard in 2.x",
+    # 2.x wraps a list attribute as a trackable ListWrapper; 1.15 refuses it.
+    "checkpoint_errors": "a list is trackable in 2.x",
+}
+
+
+@pytest.mark.parametrize("name", sorted(n for n in CASES if n not in TF2_DIFFERS))
 def test_case_gives_what_tensorflow_2_compat_v1_gives(name: str) -> None:
     want = reference.case("train_extras_tf2", name)
     got = _run(name)

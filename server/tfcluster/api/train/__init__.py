@@ -96,6 +96,7 @@ from tfcluster.training.monitored_session import (
     WorkerSessionCreator,
 )
 from tfcluster.training.moving_averages import ExponentialMovingAverage
+from tfcluster.training.object_checkpoint import Checkpoint, CheckpointManager
 from tfcluster.training.optimizer import Optimizer
 from tfcluster.training.optimizers import (
     AdagradOptimizer,
