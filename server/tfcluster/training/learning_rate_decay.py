@@ -221,7 +221,8 @@ def _linear_cosine(
             variance = initial_variance / math_ops.pow(1.0 + step, variance_decay)
             std = math_ops.sqrt(variance)
             linear = linear + random_ops.random_normal(linear.shape, stddev=std)
-        fraction = 2.0 * periods * (step / steps)
+        completed = step / steps
+        fraction = 2.0 * periods * completed
         cosine = 0.5 * (1.0 + math_ops.cos(constant(math.pi) * fraction))
         decayed = (alpha_t + linear) * cosine + beta_t
         return math_ops.multiply(lr, decayed, name=scope)
