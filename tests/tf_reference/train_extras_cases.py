@@ -336,6 +336,33 @@ def cosine_decay_values(tf):
 
 
 @case
+def older_schedules_values(tf):
+    """The schedules tf.train had before the cosine ones, on the same steps."""
+    return _schedule(
+        tf,
+        lambda s: [
+            tf.train.exponential_decay(0.1, s, 100, 0.96),
+            tf.train.exponential_decay(0.1, s, 30, 0.5, staircase=True),
+            tf.train.natural_exp_decay(0.2, s, 50, 0.3),
+            tf.train.inverse_time_decay(0.3, s, 40, 0.5, staircase=True),
+            tf.train.polynomial_decay(0.1, s, 200, 0.001, power=2.0),
+            tf.train.polynomial_decay(0.1, s, 60, 0.01, cycle=True),
+        ],
+    )
+
+
+@case
+def piecewise_constant_values(tf):
+    return _schedule(
+        tf,
+        lambda s: [
+            tf.train.piecewise_constant(s, [10, 100], [1.0, 0.5, 0.1]),
+            tf.train.piecewise_constant_decay(s, [24], [0.3, 0.03]),
+        ],
+    )
+
+
+@case
 def cosine_decay_float64_fails(tf):
     # TF 1.15's schedules multiply by a float32 pi: a float64 learning rate fails.
     def build():

@@ -22,6 +22,11 @@ NOT_COMPARED: dict[str, dict[str, str]] = {
     # TF 1.15 computes the restart inside a tf.cond of Switch/Merge ops; tfcluster's cond is
     # one functional If node (same values, output names compared).
     "cosine_decay_restarts_values": {"ops": "a functional cond"},
+    "older_schedules_values": {"ops": "polynomial_decay(cycle=True)'s functional cond"},
+    "piecewise_constant_values": {
+        "ops": "TF builds a tf.case of Switch/Merge; tfcluster selects",
+        "names": "the output is TF's case/cond/Merge, a Select here",
+    },
 }
 
 
@@ -53,6 +58,14 @@ def _same(got: Any, want: Any, path: str) -> None:
 
 def _run(name: str) -> Any:
     return decode(encode(CASES[name](tf)))
+
+
+def test_schedule_graphs_without_a_cond_are_tensorflows_op_for_op() -> None:
+    """The older schedules' graphs are TF 1.15's, but polynomial_decay(cycle=True)'s cond."""
+    want = reference.case("train_extras", "older_schedules_values")["ops"]
+    got = _run("older_schedules_values")["ops"]
+    cond = [op for op in want if op[0].startswith("PolynomialDecay_1/cond/")]
+    assert [op for op in got if op[1] != "StatelessIf"] == [op for op in want if op not in cond]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -16,6 +16,30 @@ def _require_step(global_step: Any, fn: str) -> None:
         raise ValueError(f"global_step is required for {fn}.")
 
 
+# Each schedule builds TF 1.15's graph (its keras learning_rate_schedule classes, called at
+# once): the name scope `name or "<Default>"` opened as a plain graph name scope (unique: a
+# second call makes "ExponentialDecay_1"), the result named after the scope itself.
+
+
+def _exponential(
+    learning_rate: Any,
+    global_step: Any,
+    decay_steps: Any,
+    decay_rate: Any,
+    staircase: bool,
+    name: str | None,
+) -> Tensor:
+    with get_default_graph().name_scope(name or "ExponentialDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype
+        steps = math_ops.cast(decay_steps, dtype)
+        rate = math_ops.cast(decay_rate, dtype)
+        p = math_ops.cast(global_step, dtype) / steps
+        if staircase:
+            p = math_ops.floor(p)
+        return math_ops.multiply(lr, math_ops.pow(rate, p), name=scope)
+
+
 def exponential_decay(
     learning_rate: Any,
     global_step: Any,
@@ -26,13 +50,7 @@ def exponential_decay(
 ) -> Tensor:
     """learning_rate * decay_rate ^ (global_step / decay_steps), floored when staircase."""
     _require_step(global_step, "exponential_decay")
-    with name_scope(name, "ExponentialDecay", [learning_rate, global_step]) as scope:
-        lr = convert_to_tensor(learning_rate, name="learning_rate")
-        dtype = lr.dtype.base_dtype
-        p = math_ops.truediv(math_ops.cast(global_step, dtype), math_ops.cast(decay_steps, dtype))
-        if staircase:
-            p = math_ops.floor(p)
-        return math_ops.multiply(lr, math_ops.pow(math_ops.cast(decay_rate, dtype), p), name=scope)
+    return _exponential(learning_rate, global_step, decay_steps, decay_rate, staircase, name)
 
 
 def natural_exp_decay(
@@ -43,18 +61,11 @@ def natural_exp_decay(
     staircase: bool = False,
     name: str | None = None,
 ) -> Tensor:
-    """learning_rate * exp(-decay_rate * global_step / decay_steps)."""
+    """learning_rate * exp(-decay_rate * global_step / decay_steps): TF 1.15 builds it as an
+    exponential decay of rate exp(-decay_rate) (so its scope is "ExponentialDecay")."""
     _require_step(global_step, "natural_exp_decay")
-    with name_scope(name, "NaturalExpDecay", [learning_rate, global_step]) as scope:
-        lr = convert_to_tensor(learning_rate, name="learning_rate")
-        dtype = lr.dtype.base_dtype
-        p = math_ops.truediv(math_ops.cast(global_step, dtype), math_ops.cast(decay_steps, dtype))
-        if staircase:
-            p = math_ops.floor(p)
-        exponent = math_ops.exp(
-            math_ops.multiply(math_ops.negative(math_ops.cast(decay_rate, dtype)), p)
-        )
-        return math_ops.multiply(lr, exponent, name=scope)
+    rate = math_ops.exp(math_ops.negative(decay_rate))
+    return _exponential(learning_rate, global_step, decay_steps, rate, staircase, name)
 
 
 def inverse_time_decay(
@@ -67,17 +78,17 @@ def inverse_time_decay(
 ) -> Tensor:
     """learning_rate / (1 + decay_rate * global_step / decay_steps)."""
     _require_step(global_step, "inverse_time_decay")
-    with name_scope(name, "InverseTimeDecay", [learning_rate, global_step]) as scope:
-        lr = convert_to_tensor(learning_rate, name="learning_rate")
-        dtype = lr.dtype.base_dtype
-        p = math_ops.truediv(math_ops.cast(global_step, dtype), math_ops.cast(decay_steps, dtype))
+    with get_default_graph().name_scope(name or "InverseTimeDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype
+        steps = math_ops.cast(decay_steps, dtype)
+        rate = math_ops.cast(decay_rate, dtype)
+        p = math_ops.cast(global_step, dtype) / steps
         if staircase:
             p = math_ops.floor(p)
-        denom = math_ops.add(
-            convert_to_tensor(1.0, dtype=dtype),
-            math_ops.multiply(math_ops.cast(decay_rate, dtype), p),
-        )
-        return math_ops.truediv(lr, denom, name=scope)
+        one = math_ops.cast(constant(1), dtype)
+        denom = math_ops.add(one, math_ops.multiply(rate, p))
+        return math_ops.divide(lr, denom, name=scope)
 
 
 def polynomial_decay(
@@ -92,24 +103,27 @@ def polynomial_decay(
     """(lr - end) * (1 - step / decay_steps) ^ power + end, with step capped at decay_steps;
     with cycle, decay_steps grows to the first multiple of itself past the step instead."""
     _require_step(global_step, "polynomial_decay")
-    with name_scope(name, "PolynomialDecay", [learning_rate, global_step]) as scope:
-        lr = convert_to_tensor(learning_rate, name="learning_rate")
-        dtype = lr.dtype.base_dtype
+    with get_default_graph().name_scope(name or "PolynomialDecay") as scope:
+        lr = convert_to_tensor(learning_rate, name="initial_learning_rate")
+        dtype = lr.dtype
         end = math_ops.cast(end_learning_rate, dtype)
-        steps = math_ops.cast(decay_steps, dtype)
+        power_t = math_ops.cast(power, dtype)
         step = math_ops.cast(global_step, dtype)
-        one = convert_to_tensor(1.0, dtype=dtype)
+        steps = math_ops.cast(decay_steps, dtype)
         if cycle:
-            # ceil(step / decay_steps), and 1 at step 0 (as TF's cond does).
-            multiplier = math_ops.maximum(math_ops.ceil(math_ops.truediv(step, steps)), one)
+            # ceil(step / decay_steps), and 1 at step 0.
+            multiplier = control_flow_ops.cond(
+                math_ops.equal(step, 0),
+                lambda: constant(1.0),
+                lambda: math_ops.ceil(step / decay_steps),
+            )
             steps = math_ops.multiply(steps, multiplier)
         else:
-            step = math_ops.minimum(step, steps)
-        frac = math_ops.subtract(one, math_ops.truediv(step, steps))
-        scaled = math_ops.multiply(
-            math_ops.subtract(lr, end), math_ops.pow(frac, math_ops.cast(power, dtype))
+            step = math_ops.minimum(step, decay_steps)
+        p = math_ops.divide(step, steps)
+        return math_ops.add(
+            math_ops.multiply(lr - end, math_ops.pow(1 - p, power_t)), end, name=scope
         )
-        return math_ops.add(scaled, end, name=scope)
 
 
 def piecewise_constant(
