@@ -758,3 +758,78 @@ def checkpoint_errors(tf):
             "manager_max_to_keep": _error(lambda: tf.train.CheckpointManager(ck, "/tmp", 0)),
             "missing_file": _error(lambda: ck.restore(os.path.join(SOURCES, "nope", "ck-1"))),
         }
+
+
+# ---- the remapping ops themselves ------------------------------------------------------------
+def _remap_ops(tf):
+    """(generate_vocab_remapping, load_and_remap_matrix): TF's raw ops, tfcluster's op module."""
+    if tf.__name__.startswith("tfcluster"):
+        from tfcluster.ops import checkpoint_ops
+
+        return checkpoint_ops.generate_vocab_remapping, checkpoint_ops.load_and_remap_matrix
+    raw = tf.raw_ops
+
+    def generate(
+        new_vocab_file, old_vocab_file, new_vocab_offset, num_new_vocab, old_vocab_size=-1
+    ):
+        return raw.GenerateVocabRemapping(
+            new_vocab_file=new_vocab_file,
+            old_vocab_file=old_vocab_file,
+            new_vocab_offset=new_vocab_offset,
+            num_new_vocab=num_new_vocab,
+            old_vocab_size=old_vocab_size,
+        )
+
+    def load(
+        ckpt_path,
+        old_tensor_name,
+        row_remapping,
+        col_remapping,
+        initializing_values,
+        num_rows,
+        num_cols,
+    ):
+        return raw.LoadAndRemapMatrix(
+            ckpt_path=ckpt_path,
+            old_tensor_name=old_tensor_name,
+            row_remapping=row_remapping,
+            col_remapping=col_remapping,
+            initializing_values=initializing_values,
+            num_rows=num_rows,
+            num_cols=num_cols,
+        )
+
+    return generate, load
+
+
+@case
+def remapping_ops_values_and_errors(tf):
+    generate, load = _remap_ops(tf)
+    with tf.Graph().as_default():
+        remap, present = generate(_vocab("new_vocab.txt"), _vocab("old_vocab.txt"), 1, 4)
+        limited, limited_present = generate(
+            _vocab("new_vocab.txt"), _vocab("old_vocab.txt"), 0, 6, old_vocab_size=2
+        )
+        rows = tf.constant([2, -1, 0], tf.int64)
+        cols = tf.constant([1, -1], tf.int64)
+        matrix = load(WARM_CKPT, "emb", rows, cols, tf.constant([9.0, 8.0, 7.0, 6.0]), 3, 2)
+        all_cols = load(WARM_CKPT, "emb", rows, tf.constant([], tf.int64), [5.0, 4.0], 3, 2)
+        bad_missing_file = generate(_vocab("missing.txt"), _vocab("old_vocab.txt"), 0, 2)
+        bad_too_many = generate(_vocab("new_vocab.txt"), _vocab("old_vocab.txt"), 3, 5)
+        bad_init_count = load(WARM_CKPT, "emb", rows, cols, [1.0], 3, 2)
+        bad_rows = load(WARM_CKPT, "emb", rows, cols, [1.0, 2.0, 3.0, 4.0], 4, 2)
+        bad_name = load(WARM_CKPT, "nope", rows, cols, [1.0, 2.0, 3.0, 4.0], 3, 2)
+        with tf.Session() as sess:
+            values = sess.run([remap, present, limited, limited_present, matrix, all_cols])
+            errors = {
+                name: _error(lambda t=t: sess.run(t))
+                for name, t in (
+                    ("missing_file", bad_missing_file),
+                    ("too_many", bad_too_many),
+                    ("init_count", bad_init_count),
+                    ("rows", bad_rows),
+                    ("name", bad_name),
+                )
+            }
+            after = sess.run(present)  # the session goes on
+    return {"values": values, "errors": errors, "after": after}

@@ -108,6 +108,10 @@ def test_error_messages_are_tensorflows() -> None:
     got = _run("warm_start_errors")
     for key in ("bad_axis", "bad_type", "unused_prev_name", "unused_vocab_info"):
         assert got[key]["message"] == want[key]["message"], key
+    want = reference.case("train_extras", "remapping_ops_values_and_errors")["errors"]
+    got = _run("remapping_ops_values_and_errors")["errors"]
+    for key in ("init_count", "too_many", "rows", "name"):
+        assert got[key]["message"] == want[key]["message"], key
 
 
 def test_ema_training_matches_what_tensorflow_saved() -> None:

@@ -42,10 +42,7 @@ def generate_vocab_remapping(node: Any, xp: Any) -> Any:
             old_vocab = old_vocab[:old_size]
         if offset + count > len(new_vocab):
             raise errors.InvalidArgumentError(
-                None,
-                None,
-                f"Trying to read {count} new vocab entries from offset {offset}, but the new "
-                f"vocab file {_str(ins[0])} has only {len(new_vocab)} lines",
+                None, None, "lookup table size must be larger than last new vocab entry's line"
             )
         where: dict[str, int] = {}
         for i, word in enumerate(old_vocab):
@@ -107,12 +104,19 @@ def load_and_remap_matrix(node: Any, xp: Any) -> Any:
                 )
         present = (rows != -1)[:, None] & (cols != -1)[None, :]
         missing = int(present.size - np.count_nonzero(present))
-        if init.size != missing:
+        if init.size < missing:
             raise errors.InvalidArgumentError(
                 None,
                 None,
-                f"Number of missing cells ({missing}) does not match the size of "
-                f"initializing_values ({init.size})",
+                f"initializing_values contained {init.size} elements, but more missing values "
+                "remain.",
+            )
+        if init.size > missing:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Mismatch in number of elements: initializing_values has {init.size} but "
+                f"{missing} cells are missing from the checkpoint",
             )
         out = np.empty((num_rows, num_cols), dtype=np.float32)
         out[present] = old[np.ix_(np.maximum(rows, 0), np.maximum(cols, 0))][present]

@@ -108,8 +108,8 @@ class ExponentialMovingAverage:
         self._num_updates = num_updates
         self._zero_debias = zero_debias
         self._name = name
-        # id(var) -> (var, shadow): a Tensor compares by identity but keying on the object
-        # itself would keep its graph alive through ops' __eq__ overloads elsewhere.
+        # id(var) -> (var, shadow): keyed by identity, as TF's var.experimental_ref() is
+        # (the var is kept in the value, so its id is not reused).
         self._averages: dict[int, tuple[Any, Any]] = {}
 
     @property
