@@ -63,6 +63,8 @@ def _vocab_info_new(
 
 
 # A NamedTuple class cannot define __new__ in its body; TF's VocabInfo checks axis there.
+_vocab_info_new.__name__ = "__new__"
+_vocab_info_new.__qualname__ = "VocabInfo.__new__"
 VocabInfo.__new__ = _vocab_info_new  # type: ignore[assignment,method-assign]
 
 
