@@ -833,3 +833,46 @@ def remapping_ops_values_and_errors(tf):
             }
             after = sess.run(present)  # the session goes on
     return {"values": values, "errors": errors, "after": after}
+
+
+@case
+def ema_of_a_partitioned_variable(tf):
+    """Averages of the shards of a partitioned variable: slots sliced like the shards, saved
+    under the partitioned average's name, restored through variables_to_restore."""
+    import tempfile
+
+    tmp = tempfile.mkdtemp()
+    with tf.Graph().as_default():
+        part = tf.get_variable(
+            "part",
+            initializer=tf.constant(_fixed([4, 2], 1.0)),
+            partitioner=tf.fixed_size_partitioner(2),
+        )
+        shards = list(part)
+        ema = tf.train.ExponentialMovingAverage(0.5)
+        update = ema.apply(shards)
+        bump = [tf.assign_add(s, tf.ones_like(s)) for s in shards]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(2):
+                sess.run(bump)
+                sess.run(update)
+            path = tf.train.Saver().save(sess, os.path.join(tmp, "m"))
+            averages = sess.run([ema.average(s) for s in shards])
+        keys = sorted(tf.train.list_variables(path))
+        to_restore = ema.variables_to_restore()
+        names = sorted([k, v.name] for k, v in to_restore.items())
+    with tf.Graph().as_default():
+        part = tf.get_variable("part", [4, 2], partitioner=tf.fixed_size_partitioner(2))
+        ema = tf.train.ExponentialMovingAverage(0.5)
+        saver = tf.train.Saver(ema.variables_to_restore())
+        with tf.Session() as sess:
+            restore = _error(lambda: saver.restore(sess, path))
+            restored = sess.run(list(part)) if restore is None else None
+    return {
+        "slots": [ema_slot for ema_slot in names],
+        "keys": [[k, list(s)] for k, s in keys],
+        "averages": averages,
+        "restore_error": restore,
+        "restored": restored,
+    }
