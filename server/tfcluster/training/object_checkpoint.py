@@ -149,6 +149,17 @@ def _write(root: Any, file_prefix: str, session: Any) -> str:
     return file_prefix
 
 
+def _assign(var: Any, value: Any, session: Any) -> None:
+    """Sets var to value through its initializer, without adding ops (the graph may be
+    finalized): the value fed to the initializer's Assign, whatever made it (its initial
+    value, or a warm start's read of a checkpoint)."""
+    init = var.initializer
+    if init.type == "Assign":
+        session.run(init, {init.inputs[1]: value})
+    else:
+        var.load(value, session)
+
+
 # ---- restore statuses ------------------------------------------------------------------------
 class CheckpointLoadStatus:
     """What restore() matched; run_restore_ops assigns the matched variables. Matching is
@@ -224,7 +235,7 @@ class CheckpointLoadStatus:
     def run_restore_ops(self, session: Any = None) -> None:
         session = _session(session)
         for var, key in self._restorations():
-            var.load(self._reader.get_tensor(key), session)
+            _assign(var, self._reader.get_tensor(key), session)
 
     def initialize_or_restore(self, session: Any = None) -> None:
         session = _session(session)
@@ -304,7 +315,7 @@ class NameBasedSaverStatus:
                     f"checkpoint. Original error:\n\nKey {v.op.name} not found in checkpoint",
                 )
         for v in variables:
-            v.load(self._reader.get_tensor(v.op.name), session)
+            _assign(v, self._reader.get_tensor(v.op.name), session)
 
     def initialize_or_restore(self, session: Any = None) -> None:
         self.run_restore_ops(session)
