@@ -105,9 +105,12 @@ def _model_fn(
             dropout,
             input_layer_partitioner or input_partitioner(config),
         )
-    return head.create_estimator_spec(
-        features=features, mode=mode, labels=labels, optimizer=opt, logits=logits
-    )
+        # Inside the scope, as TF does: slots of partitioned weights are then saved as
+        # '<weight>/t_0/Adagrad' (TF cuts the slot's 'dnn/'-prefixed name at the primary's
+        # length), the names a TF 1.15 checkpoint holds.
+        return head.create_estimator_spec(
+            features=features, mode=mode, labels=labels, optimizer=opt, logits=logits
+        )
 
 
 class DNNClassifier(Estimator):

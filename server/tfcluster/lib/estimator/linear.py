@@ -77,9 +77,11 @@ def _model_fn(
         partitioner=partitioner or input_partitioner(config),
     ):
         logits = linear_logits(features, feature_columns, head.logits_dimension, sparse_combiner)
-    return head.create_estimator_spec(
-        features=features, mode=mode, labels=labels, optimizer=opt, logits=logits
-    )
+        # Inside the scope, as TF does: the slots of a partitioned weight are then saved as
+        # '<weight>/part_0/Ftrl' (TF cuts the slot's scoped name at the primary's length).
+        return head.create_estimator_spec(
+            features=features, mode=mode, labels=labels, optimizer=opt, logits=logits
+        )
 
 
 class LinearClassifier(Estimator):
