@@ -196,3 +196,44 @@ class DNNRegressor(Estimator):
         super().__init__(
             model_fn=model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from
         )
+
+
+class DNNEstimator(Estimator):
+    """A DNN under any head (TF 1.15's v1 DNNEstimator: the head is given the optimizer)."""
+
+    def __init__(
+        self,
+        head: Any,
+        hidden_units: Any,
+        feature_columns: Any,
+        model_dir: Any = None,
+        optimizer: Any = "Adagrad",
+        activation_fn: Any = nn_ops.relu,
+        dropout: Any = None,
+        input_layer_partitioner: Any = None,
+        config: Any = None,
+        warm_start_from: Any = None,
+        batch_norm: bool = False,
+    ) -> None:
+        if batch_norm:
+            raise _unimplemented("tf.estimator.DNNEstimator(batch_norm=True)")
+        columns = list(feature_columns)
+
+        def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+            return _model_fn(
+                features,
+                labels,
+                mode,
+                head,
+                hidden_units,
+                columns,
+                optimizer,
+                activation_fn,
+                dropout,
+                input_layer_partitioner,
+                config,
+            )
+
+        super().__init__(
+            model_fn=model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from
+        )

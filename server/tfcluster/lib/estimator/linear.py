@@ -153,3 +153,35 @@ class LinearRegressor(Estimator):
         super().__init__(
             model_fn=model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from
         )
+
+
+class LinearEstimator(Estimator):
+    """A linear model under any head (TF 1.15's v1 LinearEstimator: the head is given the
+    optimizer, so the public heads train only with a keras optimizer, as in TF)."""
+
+    def __init__(
+        self,
+        head: Any,
+        feature_columns: Any,
+        model_dir: Any = None,
+        optimizer: Any = "Ftrl",
+        config: Any = None,
+        partitioner: Any = None,
+        sparse_combiner: str = "sum",
+    ) -> None:
+        columns = tuple(feature_columns or ())
+
+        def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+            return _model_fn(
+                features,
+                labels,
+                mode,
+                head,
+                list(columns),
+                optimizer,
+                partitioner,
+                config,
+                sparse_combiner,
+            )
+
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
