@@ -127,7 +127,7 @@ def _broadcast(weights: Any, values: Tensor) -> Any:
 def _auc(labels: Tensor, scores: Tensor, weights: Any, curve: str) -> tuple[Tensor, Any]:
     # keras.metrics.AUC: 200 thresholds, careful (Davis & Goadrich) interpolation for PR.
     return metrics_impl.auc(
-        math_ops.cast(labels, dtypes.bool),
+        math_ops.cast(labels, dtypes.bool_),
         scores,
         weights=_broadcast(weights, scores),
         curve=curve,

@@ -127,6 +127,7 @@ class _Evaluator:
                 "evaluation results are expected to be same for the same checkpoint."
             )
             return "no new checkpoint"
+        self.export_results = []
         metrics = self._estimator.evaluate(
             input_fn=self._spec.input_fn,
             steps=self._spec.steps,
@@ -155,24 +156,38 @@ class _Evaluator:
 
 
 class _EvaluateAfterCheckpoint(CheckpointSaverListener):
-    """Runs the evaluator after a save (at most every throttle_secs) and at the end."""
+    """Runs the evaluator after each save but the first (the checkpoint training starts
+    from), at most every throttle_secs, and at the end if the last step was not evaluated."""
 
     def __init__(self, evaluator: _Evaluator, throttle_secs: float) -> None:
         self._evaluator = evaluator
         self._throttle = throttle_secs
         self._last_time: float | None = None
         self._last_step: int | None = None
+        self._first = True
+
+    def begin(self) -> None:
+        self._first = True
 
     def after_save(self, session: Any, global_step_value: int) -> None:
+        if self._first:
+            self._first = False
+            return
         now = time.time()
         if self._last_time is None or now - self._last_time >= self._throttle:
-            self._last_time = now
-            self._last_step = global_step_value
-            self._evaluator.evaluate_and_export()
+            self._evaluate(global_step_value)
 
     def end(self, session: Any, global_step_value: int) -> None:
         if global_step_value != self._last_step:
-            self._evaluator.evaluate_and_export()
+            self._evaluate(global_step_value)
+
+    def _evaluate(self, global_step_value: int) -> None:
+        self._last_time = time.time()
+        self._last_step = global_step_value
+        if self._evaluator.evaluate_and_export() != "evaluated":
+            raise RuntimeError(
+                "There was no new checkpoint after the training. Eval status: no new checkpoint"
+            )
 
 
 def _start_server(config: Any) -> Any:

@@ -1,0 +1,537 @@
+"""Programs for tf.estimator's heads, Baseline*/*Estimator, add_metrics, the parse-spec
+helpers and the exporters, written once for TF 1.15 and tfcluster: each case takes the
+module (`tf`) and a scratch folder and returns plain values. Models start from fixed
+values (constant initializers, zero biases, or a seed checkpoint), so training, evaluation
+and prediction agree to float tolerance. Runs on Python 3.7 (TF 1.15's)."""
+
+from __future__ import annotations
+
+import os
+import re
+
+import numpy as np
+
+N = 24
+
+
+def data():
+    rng = np.random.RandomState(3)
+    x = rng.randn(N, 3).astype(np.float32)
+    w = rng.uniform(0.5, 2.0, size=(N, 1)).astype(np.float32)
+    y_binary = (x[:, :1] + x[:, 1:2] > 0).astype(np.int64)
+    y_multi = (np.arange(N) % 3).astype(np.int64).reshape(N, 1)
+    y_multi_label = (rng.rand(N, 3) > 0.5).astype(np.int64)
+    y_reg = np.stack([x[:, 0] * 2.0 - x[:, 2], x[:, 1] + 0.5], 1).astype(np.float32)
+    y_count = rng.poisson(2.0, size=(N, 1)).astype(np.float32)
+    y_prob = rng.uniform(0.0, 1.0, size=(N, 1)).astype(np.float32)
+    return {
+        "x": x,
+        "w": w,
+        "binary": y_binary,
+        "multi": y_multi,
+        "multi_str": np.array(["a", "b", "c"])[y_multi[:, 0]].reshape(N, 1),
+        "multi_label": y_multi_label,
+        "reg": y_reg,
+        "reg1": y_reg[:, :1],
+        "count": y_count,
+        "prob": y_prob,
+    }
+
+
+def _kernel(units):
+    return (np.arange(3 * units, dtype=np.float32).reshape(3, units) % 5 - 2.0) / 4.0
+
+
+def _numeric(values):
+    return {
+        k: v
+        for k, v in values.items()
+        if np.asarray(v).dtype.kind in "fiub" and not isinstance(v, (bytes, str))
+    }
+
+
+def _run_head(tf, tmp, head, label_key, units, weight=False, reg_loss=False):
+    """Trains a one-layer model under `head` (train_op_fn: SGD), then evaluates and
+    predicts."""
+    d = data()
+
+    def model_fn(features, labels, mode):
+        kernel = tf.get_variable("kernel", initializer=tf.constant(_kernel(units)))
+        bias = tf.get_variable("bias", [units], initializer=tf.zeros_initializer())
+        logits = tf.matmul(features["x"], kernel) + bias
+        reg = [0.01 * tf.reduce_sum(tf.square(kernel))] if reg_loss else None
+
+        def train_op_fn(loss):
+            opt = tf.train.GradientDescentOptimizer(0.1)
+            return opt.minimize(loss, global_step=tf.train.get_global_step())
+
+        return head.create_estimator_spec(
+            features=features,
+            mode=mode,
+            logits=logits,
+            labels=labels,
+            train_op_fn=train_op_fn,
+            regularization_losses=reg,
+        )
+
+    est = tf.estimator.Estimator(model_fn, model_dir=os.path.join(tmp, "model"))
+    feats = {"x": d["x"]}
+    if weight:
+        feats["w"] = d["w"]
+    labels = d[label_key] if isinstance(label_key, str) else {k: d[v] for k, v in label_key}
+    inputs = tf.estimator.inputs
+
+    def fn(y=None, epochs=1):
+        return inputs.numpy_input_fn(feats, y, batch_size=8, num_epochs=epochs, shuffle=False)
+
+    est.train(fn(labels, 2))
+    metrics = est.evaluate(fn(labels))
+    preds = list(est.predict(fn()))
+    keys = sorted(preds[0], key=str)
+    return {
+        "metrics": {k: float(v) for k, v in metrics.items()},
+        "predictions": {
+            "/".join(k) if isinstance(k, tuple) else k: np.stack([p[k] for p in preds])
+            for k in keys
+            if np.asarray(preds[0][k]).dtype.kind in "fi"
+        },
+        "strings": {
+            "/".join(k) if isinstance(k, tuple) else k: [
+                [s.decode() for s in np.asarray(p[k]).reshape(-1)] for p in preds
+            ]
+            for k in keys
+            if np.asarray(preds[0][k]).dtype.kind in "OSU"
+        },
+        "variables": {n: est.get_variable_value(n) for n in sorted(est.get_variable_names())},
+    }
+
+
+def binary_head_case(tf, tmp):
+    return _run_head(tf, tmp, tf.estimator.BinaryClassHead(), "binary", 1)
+
+
+def binary_head_weighted_case(tf, tmp):
+    head = tf.estimator.BinaryClassHead(
+        weight_column="w", thresholds=[0.3, 0.7], loss_reduction="sum", name="bin"
+    )
+    return _run_head(tf, tmp, head, "binary", 1, weight=True, reg_loss=True)
+
+
+def multi_class_head_case(tf, tmp):
+    head = tf.estimator.MultiClassHead(3, label_vocabulary=["a", "b", "c"])
+    return _run_head(tf, tmp, head, "multi_str", 3)
+
+
+def multi_class_head_weighted_case(tf, tmp):
+    head = tf.estimator.MultiClassHead(3, weight_column="w", name="mc")
+    return _run_head(tf, tmp, head, "multi", 3, weight=True)
+
+
+def multi_label_head_case(tf, tmp):
+    head = tf.estimator.MultiLabelHead(
+        3, thresholds=[0.5], classes_for_class_based_metrics=[0, 2], weight_column="w"
+    )
+    return _run_head(tf, tmp, head, "multi_label", 3, weight=True)
+
+
+def regression_head_case(tf, tmp):
+    head = tf.estimator.RegressionHead(label_dimension=2, weight_column="w")
+    return _run_head(tf, tmp, head, "reg", 2, weight=True)
+
+
+def regression_head_loss_fn_case(tf, tmp):
+    def loss_fn(labels, logits):
+        return tf.abs(labels - logits)
+
+    head = tf.estimator.RegressionHead(loss_fn=loss_fn, name="abs")
+    return _run_head(tf, tmp, head, "reg1", 1)
+
+
+def poisson_head_case(tf, tmp):
+    return _run_head(tf, tmp, tf.estimator.PoissonRegressionHead(), "count", 1)
+
+
+def logistic_head_case(tf, tmp):
+    head = tf.estimator.LogisticRegressionHead(name="lr")
+    return _run_head(tf, tmp, head, "prob", 1)
+
+
+def multi_head_case(tf, tmp):
+    head = tf.estimator.MultiHead(
+        [
+            tf.estimator.MultiClassHead(3, name="mc"),
+            tf.estimator.RegressionHead(name="reg"),
+        ],
+        head_weights=[1.0, 0.5],
+    )
+    return _run_head(tf, tmp, head, [("mc", "multi"), ("reg", "reg1")], 4)
+
+
+def head_errors_case(tf, tmp):
+    est = tf.estimator
+
+    def bad_optimizer():
+        head = est.RegressionHead()
+        logits = tf.constant([[1.0], [2.0]])
+        return head.create_estimator_spec(
+            features={},
+            mode=est.ModeKeys.TRAIN,
+            logits=logits,
+            labels=tf.constant([[1.0], [0.0]]),
+            optimizer=tf.train.GradientDescentOptimizer(0.1),
+        )
+
+    def catch(fn):
+        try:
+            fn()
+        except Exception as e:  # the class is what is compared
+            return type(e).__name__
+        return "no error"
+
+    return {
+        "errors": {
+            "v1_optimizer": catch(bad_optimizer),
+            "bad_reduction": catch(lambda: est.BinaryClassHead(loss_reduction="weighted_sum")),
+            "multi_class_2": catch(lambda: est.MultiClassHead(2)),
+            "multi_label_1": catch(lambda: est.MultiLabelHead(1)),
+            "bad_threshold": catch(lambda: est.BinaryClassHead(thresholds=[1.5])),
+            "unnamed_multi": catch(lambda: est.MultiHead([est.RegressionHead()])),
+            "bad_loss_fn": catch(lambda: est.RegressionHead(loss_fn=lambda x, y: x)),
+        },
+        "properties": [
+            est.BinaryClassHead().logits_dimension,
+            est.MultiClassHead(4).logits_dimension,
+            est.MultiLabelHead(5).logits_dimension,
+            est.RegressionHead(label_dimension=2).logits_dimension,
+            est.MultiHead(
+                [est.MultiClassHead(3, name="a"), est.RegressionHead(name="b")]
+            ).logits_dimension,
+            est.MultiHead([est.MultiClassHead(3, name="a"), est.RegressionHead(name="b")]).name,
+            est.BinaryClassHead().loss_reduction,
+        ],
+    }
+
+
+def _baseline_run(tf, est, x, y, weight=None):
+    inputs = tf.estimator.inputs
+    feats = {"x": x}
+    if weight is not None:
+        feats["w"] = weight
+
+    def fn(labels=None, epochs=1):
+        return inputs.numpy_input_fn(feats, labels, batch_size=8, num_epochs=epochs, shuffle=False)
+
+    est.train(fn(y, 2))
+    metrics = est.evaluate(fn(y))
+    preds = list(est.predict(fn()))
+    return {
+        "metrics": {k: float(v) for k, v in metrics.items()},
+        "predictions": {
+            k: np.stack([p[k] for p in preds])
+            for k in sorted(preds[0])
+            if np.asarray(preds[0][k]).dtype.kind in "fi"
+        },
+        "variables": {n: est.get_variable_value(n) for n in sorted(est.get_variable_names())},
+    }
+
+
+def baseline_classifier_case(tf, tmp):
+    d = data()
+    est = tf.estimator.BaselineClassifier(model_dir=os.path.join(tmp, "m"), weight_column="w")
+    return _baseline_run(tf, est, d["x"], d["binary"], d["w"])
+
+
+def baseline_multi_class_case(tf, tmp):
+    d = data()
+    est = tf.estimator.BaselineClassifier(
+        model_dir=os.path.join(tmp, "m"), n_classes=3, optimizer="Adagrad"
+    )
+    return _baseline_run(tf, est, d["x"], d["multi"])
+
+
+def baseline_regressor_case(tf, tmp):
+    d = data()
+    est = tf.estimator.BaselineRegressor(model_dir=os.path.join(tmp, "m"), label_dimension=2)
+    return _baseline_run(tf, est, d["x"], d["reg"])
+
+
+def baseline_estimator_case(tf, tmp):
+    d = data()
+    est = tf.estimator.BaselineEstimator(
+        tf.estimator.MultiLabelHead(3), model_dir=os.path.join(tmp, "m")
+    )
+    return _baseline_run(tf, est, d["x"], d["multi_label"])
+
+
+def _seed_model_dir(tf, path, shapes):
+    """A model_dir whose checkpoint (step 5) holds fixed values."""
+    rng = np.random.RandomState(5)
+    with tf.Graph().as_default():
+        for name, shape in sorted(shapes.items()):
+            tf.Variable(rng.uniform(-0.5, 0.5, size=shape).astype(np.float32), name=name)
+        tf.Variable(np.int64(5), name="global_step")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.train.Saver().save(sess, os.path.join(path, "model.ckpt"), global_step=5)
+    return path
+
+
+def _columns(tf):
+    fc = tf.feature_column
+    return [fc.numeric_column("x", shape=(3,))]
+
+
+def linear_estimator_case(tf, tmp):
+    d = data()
+    model_dir = _seed_model_dir(
+        tf,
+        os.path.join(tmp, "m"),
+        {"linear/linear_model/x/weights": [3, 2], "linear/linear_model/bias_weights": [2]},
+    )
+    est = tf.estimator.LinearEstimator(
+        tf.estimator.RegressionHead(label_dimension=2), _columns(tf), model_dir=model_dir
+    )
+    inputs = tf.estimator.inputs
+    fn = inputs.numpy_input_fn({"x": d["x"]}, d["reg"], batch_size=8, num_epochs=1, shuffle=False)
+    metrics = est.evaluate(fn)
+    try:
+        est.train(fn)
+        train_error = "no error"
+    except Exception as e:  # TF 1.15: the public heads refuse a tf.train optimizer
+        train_error = type(e).__name__
+    return {"metrics": {k: float(v) for k, v in metrics.items()}, "train_error": train_error}
+
+
+def dnn_estimator_case(tf, tmp):
+    d = data()
+    model_dir = _seed_model_dir(
+        tf,
+        os.path.join(tmp, "m"),
+        {
+            "dnn/hiddenlayer_0/kernel": [3, 4],
+            "dnn/hiddenlayer_0/bias": [4],
+            "dnn/logits/kernel": [4, 3],
+            "dnn/logits/bias": [3],
+        },
+    )
+    est = tf.estimator.DNNEstimator(
+        tf.estimator.MultiClassHead(3), [4], _columns(tf), model_dir=model_dir
+    )
+    inputs = tf.estimator.inputs
+    fn = inputs.numpy_input_fn({"x": d["x"]}, d["multi"], batch_size=8, num_epochs=1, shuffle=False)
+    metrics = est.evaluate(fn)
+    preds = list(est.predict(inputs.numpy_input_fn({"x": d["x"]}, shuffle=False)))
+    try:
+        est.train(fn)
+        train_error = "no error"
+    except Exception as e:
+        train_error = type(e).__name__
+    return {
+        "metrics": {k: float(v) for k, v in metrics.items()},
+        "probabilities": np.stack([p["probabilities"] for p in preds]),
+        "train_error": train_error,
+    }
+
+
+def dnn_linear_combined_estimator_case(tf, tmp):
+    d = data()
+    model_dir = _seed_model_dir(
+        tf,
+        os.path.join(tmp, "m"),
+        {
+            "dnn/hiddenlayer_0/kernel": [3, 2],
+            "dnn/hiddenlayer_0/bias": [2],
+            "dnn/logits/kernel": [2, 1],
+            "dnn/logits/bias": [1],
+            "linear/linear_model/x/weights": [3, 1],
+            "linear/linear_model/bias_weights": [1],
+        },
+    )
+    est = tf.estimator.DNNLinearCombinedEstimator(
+        tf.estimator.BinaryClassHead(),
+        model_dir=model_dir,
+        linear_feature_columns=_columns(tf),
+        dnn_feature_columns=_columns(tf),
+        dnn_hidden_units=[2],
+        linear_optimizer=tf.train.GradientDescentOptimizer(0.05),
+        dnn_optimizer=tf.train.GradientDescentOptimizer(0.05),
+    )
+    return _baseline_run(tf, est, d["x"], d["binary"])
+
+
+def add_metrics_case(tf, tmp):
+    d = data()
+    est = tf.estimator.BaselineRegressor(model_dir=os.path.join(tmp, "m"))
+
+    def metric_fn(labels, predictions):
+        return {"mae": tf.metrics.mean_absolute_error(labels, predictions["predictions"])}
+
+    est = tf.estimator.add_metrics(est, metric_fn)
+    return _baseline_run(tf, est, d["x"], d["reg1"])
+
+
+def parse_spec_case(tf, tmp):
+    fc = tf.feature_column
+    cols = [
+        fc.numeric_column("a", shape=(2,)),
+        fc.categorical_column_with_vocabulary_list("c", ["x", "y"]),
+    ]
+
+    def show(spec):
+        out = {}
+        for k, v in sorted(spec.items()):
+            fields = [type(v).__name__, v.dtype.name]
+            if hasattr(v, "shape"):
+                fields += [list(v.shape), repr(v.default_value)]
+            out[k] = fields
+        return out
+
+    def catch(fn):
+        try:
+            fn()
+        except Exception as e:
+            return type(e).__name__
+        return "no error"
+
+    est = tf.estimator
+    return {
+        "classifier": show(est.classifier_parse_example_spec(cols, "label", weight_column="w")),
+        "regressor": show(
+            est.regressor_parse_example_spec(
+                cols,
+                "y",
+                label_dimension=3,
+                label_default=0.0,
+                weight_column=fc.numeric_column("w"),
+            )
+        ),
+        "label_is_feature": catch(lambda: est.classifier_parse_example_spec(cols, "a")),
+        "weight_is_feature": catch(
+            lambda: est.regressor_parse_example_spec(cols, "y", weight_column="a")
+        ),
+    }
+
+
+def _layout(root):
+    """The files under root, timestamps (10-digit folders) written as TS."""
+    out = []
+    for dirpath, _dirs, files in os.walk(root):
+        for f in files:
+            rel = os.path.relpath(os.path.join(dirpath, f), root)
+            out.append(re.sub(r"(^|/)\d{10}(/|$)", r"\1TS\2", rel))
+    return sorted(out)
+
+
+def exporters_case(tf, tmp):
+    d = data()
+    model_dir = os.path.join(tmp, "m")
+    config = tf.estimator.RunConfig(save_checkpoints_steps=2, save_summary_steps=1000)
+    est = tf.estimator.BaselineRegressor(model_dir=model_dir, config=config)
+    inputs = tf.estimator.inputs
+    train = inputs.numpy_input_fn(
+        {"x": d["x"]}, d["reg1"], batch_size=8, num_epochs=None, shuffle=False
+    )
+    evaluate = inputs.numpy_input_fn(
+        {"x": d["x"]}, d["reg1"], batch_size=8, num_epochs=1, shuffle=False
+    )
+    spec = tf.feature_column.make_parse_example_spec(_columns(tf))
+    receiver = tf.estimator.export.build_parsing_serving_input_receiver_fn(spec)
+    exporters = [
+        tf.estimator.LatestExporter("latest", receiver, exports_to_keep=2),
+        tf.estimator.FinalExporter("final", receiver),
+        tf.estimator.BestExporter("best", receiver, exports_to_keep=None),
+    ]
+    result = tf.estimator.train_and_evaluate(
+        est,
+        tf.estimator.TrainSpec(train, max_steps=6),
+        tf.estimator.EvalSpec(evaluate, steps=None, exporters=exporters, throttle_secs=0),
+    )
+    first = _layout(os.path.join(model_dir, "export"))
+    counts = {
+        e.name: len(os.listdir(os.path.join(model_dir, "export", e.name)))
+        for e in exporters
+        if os.path.isdir(os.path.join(model_dir, "export", e.name))
+    }
+
+    # A restarted job: the best result so far is read back from the eval event files, so
+    # an exporter preferring a larger loss exports nothing for the (smaller-loss) next one.
+    def larger_loss(best_eval_result, current_eval_result):
+        return current_eval_result["loss"] > best_eval_result["loss"]
+
+    est2 = tf.estimator.BaselineRegressor(model_dir=model_dir, config=config)
+    result2 = tf.estimator.train_and_evaluate(
+        est2,
+        tf.estimator.TrainSpec(train, max_steps=8),
+        tf.estimator.EvalSpec(
+            evaluate,
+            steps=None,
+            exporters=[tf.estimator.BestExporter("worst", receiver, compare_fn=larger_loss)],
+            throttle_secs=0,
+        ),
+    )
+    return {
+        "metrics": {k: float(v) for k, v in (result[0] or {}).items()},
+        "export_kinds": [None if r is None else "dir" for r in result[1]],
+        "layout": first,
+        "counts": counts,
+        "restart_export_kinds": [None if r is None else "dir" for r in result2[1]],
+        "after_restart": _layout(os.path.join(model_dir, "export")),
+    }
+
+
+def exporter_errors_case(tf, tmp):
+    est = tf.estimator
+
+    def catch(fn):
+        try:
+            fn()
+        except Exception as e:
+            return type(e).__name__
+        return "no error"
+
+    def receiver():
+        return None
+
+    return {
+        "latest_keep_0": catch(lambda: est.LatestExporter("a", receiver, exports_to_keep=0)),
+        "best_no_compare": catch(lambda: est.BestExporter("a", receiver, compare_fn=None)),
+        "best_bad_args": catch(
+            lambda: est.BestExporter("a", receiver, compare_fn=lambda a, b: True)
+        ),
+        "duplicate_names": catch(
+            lambda: est.EvalSpec(
+                lambda: None,
+                exporters=[est.FinalExporter("x", receiver), est.LatestExporter("x", receiver)],
+            )
+        ),
+        "not_exporter": catch(lambda: est.EvalSpec(lambda: None, exporters=[object()])),
+        "add_metrics_bad_args": catch(
+            lambda: est.add_metrics(est.BaselineRegressor(), lambda labels, other: {})
+        ),
+    }
+
+
+CASES = {
+    "binary_head": binary_head_case,
+    "binary_head_weighted": binary_head_weighted_case,
+    "multi_class_head": multi_class_head_case,
+    "multi_class_head_weighted": multi_class_head_weighted_case,
+    "multi_label_head": multi_label_head_case,
+    "regression_head": regression_head_case,
+    "regression_head_loss_fn": regression_head_loss_fn_case,
+    "poisson_head": poisson_head_case,
+    "logistic_head": logistic_head_case,
+    "multi_head": multi_head_case,
+    "head_errors": head_errors_case,
+    "baseline_classifier": baseline_classifier_case,
+    "baseline_multi_class": baseline_multi_class_case,
+    "baseline_regressor": baseline_regressor_case,
+    "baseline_estimator": baseline_estimator_case,
+    "linear_estimator": linear_estimator_case,
+    "dnn_estimator": dnn_estimator_case,
+    "dnn_linear_combined_estimator": dnn_linear_combined_estimator_case,
+    "add_metrics": add_metrics_case,
+    "parse_spec": parse_spec_case,
+    "exporters": exporters_case,
+    "exporter_errors": exporter_errors_case,
+}
