@@ -1,8 +1,9 @@
 """Programs for tf.estimator's heads, Baseline*/*Estimator, add_metrics, the parse-spec
-helpers and the exporters, written once for TF 1.15 and tfcluster: each case takes the
-module (`tf`) and a scratch folder and returns plain values. Models start from fixed
-values (constant initializers, zero biases, or a seed checkpoint), so training, evaluation
-and prediction agree to float tolerance. Runs on Python 3.7 (TF 1.15's)."""
+helpers, the exporters, shared_embedding_columns and the sequence_* columns, written once
+for TF 1.15 and tfcluster: each case takes the module (`tf`) and a scratch folder and
+returns plain values. Models start from fixed values (constant initializers, zero biases,
+or a seed checkpoint), so training, evaluation and prediction agree to float tolerance.
+Runs on Python 3.7 (TF 1.15's)."""
 
 from __future__ import annotations
 
@@ -511,7 +512,109 @@ def exporter_errors_case(tf, tmp):
     }
 
 
+def _catch(fn):
+    try:
+        fn()
+    except Exception as e:  # the class is what is compared
+        return type(e).__name__
+    return "no error"
+
+
+def shared_embedding_case(tf, tmp):
+    fc = tf.feature_column
+    a = fc.categorical_column_with_vocabulary_list("a", ["x", "y", "z"])
+    c = fc.categorical_column_with_vocabulary_list("c", ["p", "q", "r"])
+    b = fc.categorical_column_with_identity("b", 3)
+    b2 = fc.categorical_column_with_identity("b2", 3)
+    table = np.arange(6, dtype=np.float32).reshape(3, 2) / 4.0
+    emb_c, emb_a = fc.shared_embedding_columns(
+        [c, a], 2, combiner="sum", initializer=tf.constant_initializer(table)
+    )
+    named = fc.shared_embedding_columns(
+        [b, fc.weighted_categorical_column(b2, "w")],
+        3,
+        shared_embedding_collection_name="mine",
+        initializer=tf.constant_initializer(0.5),
+    )
+    features = {
+        "a": tf.constant([["x", "z"], ["y", ""], ["q", "x"]]),
+        "c": tf.constant([["r"], ["p"], ["zz"]]),
+        "b": tf.constant([[0, 2], [1, 1], [2, -1]], tf.int64),
+        "b2": tf.constant([[1, 2], [0, -1], [2, 2]], tf.int64),
+        "w": tf.constant([[1.0, 2.0], [0.5, 0.5], [3.0, 0.0]]),
+    }
+    first = fc.input_layer(features, [emb_a, emb_c])
+    second = fc.input_layer(features, [emb_c])
+    third = fc.input_layer(features, named)
+    lm = fc.linear_model(features, [emb_a], units=1)
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.tables_initializer()])
+        values = sess.run({"first": first, "second": second, "third": third, "lm": lm})
+    return dict(
+        values,
+        names=[emb_a.name, emb_c.name, named[0].name, named[1].name],
+        variables=sorted(v.op.name for v in tf.global_variables()),
+        errors={
+            "buckets": _catch(
+                lambda: fc.shared_embedding_columns(
+                    [a, fc.categorical_column_with_identity("c", 4)], 2
+                )
+            ),
+            "types": _catch(lambda: fc.shared_embedding_columns([a, b], 2)),
+            "dimension": _catch(lambda: fc.shared_embedding_columns([a, c], 0)),
+        },
+    )
+
+
+def sequence_columns_case(tf, tmp):
+    fc = tf.feature_column
+    tokens = fc.sequence_categorical_column_with_vocabulary_list("tok", ["a", "b", "c"])
+    ids = fc.sequence_categorical_column_with_identity("ids", 5)
+    hashed = fc.sequence_categorical_column_with_hash_bucket("h", 7)
+    vocab = os.path.join(tmp, "v.txt")
+    with open(vocab, "w") as f:
+        f.write("a\nb\n")
+    from_file = fc.sequence_categorical_column_with_vocabulary_file("f", vocab, num_oov_buckets=1)
+    price = fc.sequence_numeric_column("price", shape=(2,), dtype=tf.float64)
+    spec = fc.make_parse_example_spec([tokens, ids, hashed, from_file])
+    features = {
+        "tok": tf.SparseTensor([[0, 0], [0, 1], [1, 0], [2, 2]], ["a", "c", "b", "x"], [3, 3]),
+        "ids": tf.SparseTensor([[0, 0], [1, 0], [1, 1]], tf.constant([1, 4, 2], tf.int64), [3, 2]),
+    }
+    lm = fc.linear_model(features, [tokens, ids], units=2)
+    weights = [v for v in tf.global_variables() if v.name.startswith("linear_model/")]
+    assigns = [
+        tf.assign(
+            v,
+            (np.arange(np.prod(v.shape.as_list())).reshape(v.shape.as_list()) / 8.0 + 0.25).astype(
+                np.float32
+            ),
+        )
+        for v in weights
+    ]
+    with tf.Session() as sess:
+        sess.run([tf.global_variables_initializer(), tf.tables_initializer()])
+        sess.run(assigns)
+        value = sess.run(lm)
+    return {
+        "linear_model": value,
+        "variables": sorted(v.op.name for v in tf.global_variables()),
+        "spec": sorted(f"{k}:{type(v).__name__}:{v.dtype.name}" for k, v in spec.items()),
+        "names": [c.name for c in (tokens, ids, hashed, from_file, price)],
+        "errors": {
+            "embedding": _catch(lambda: fc.input_layer(features, [fc.embedding_column(tokens, 2)])),
+            "indicator": _catch(lambda: fc.input_layer(features, [fc.indicator_column(ids)])),
+            "numeric": _catch(lambda: fc.input_layer({"price": tf.constant([[1.0]])}, [price])),
+            "numeric_spec": _catch(lambda: fc.make_parse_example_spec([price])),
+            "bad_dtype": _catch(lambda: fc.sequence_numeric_column("s", dtype=tf.string)),
+            "bad_shape": _catch(lambda: fc.sequence_numeric_column("s", shape=(0,))),
+        },
+    }
+
+
 CASES = {
+    "shared_embedding": shared_embedding_case,
+    "sequence_columns": sequence_columns_case,
     "binary_head": binary_head_case,
     "binary_head_weighted": binary_head_weighted_case,
     "multi_class_head": multi_class_head_case,
