@@ -213,6 +213,47 @@ def head_errors_case(tf, tmp):
     }
 
 
+def head_methods_case(tf, tmp):
+    """A custom model_fn built from the head's own methods: loss, predictions(keys),
+    metrics + update_metrics as the EstimatorSpec's eval_metric_ops."""
+    d = data()
+    head = tf.estimator.BinaryClassHead(weight_column="w", name="h")
+
+    def model_fn(features, labels, mode):
+        kernel = tf.get_variable("kernel", initializer=tf.constant(_kernel(1)))
+        logits = tf.matmul(features["x"], kernel)
+        preds = head.predictions(logits, keys=["probabilities", "class_ids"])
+        if mode == tf.estimator.ModeKeys.PREDICT:
+            return tf.estimator.EstimatorSpec(mode, predictions=preds)
+        loss = head.loss(labels, logits, features=features, mode=mode)
+        if mode == tf.estimator.ModeKeys.EVAL:
+            metrics = head.metrics()
+            head.update_metrics(metrics, features, logits, labels)
+            return tf.estimator.EstimatorSpec(mode, loss=loss, eval_metric_ops=metrics)
+        opt = tf.train.GradientDescentOptimizer(0.2)
+        train_op = opt.minimize(loss, global_step=tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    est = tf.estimator.Estimator(model_fn, model_dir=os.path.join(tmp, "m"))
+    inputs = tf.estimator.inputs
+    feats = {"x": d["x"], "w": d["w"]}
+
+    def fn(y=None, epochs=1):
+        return inputs.numpy_input_fn(feats, y, batch_size=8, num_epochs=epochs, shuffle=False)
+
+    est.train(fn(d["binary"], 2))
+    metrics = est.evaluate(fn(d["binary"]))
+    preds = list(est.predict(fn()))
+    return {
+        "metrics": {k: float(v) for k, v in metrics.items()},
+        "probabilities": np.stack([p["probabilities"] for p in preds]),
+        "class_ids": np.stack([p["class_ids"] for p in preds]),
+        "prediction_keys": sorted(preds[0]),
+        "metric_keys": sorted(head.metrics()),
+        "metric_keys_regularized": sorted(head.metrics(regularization_losses=[1.0])),
+    }
+
+
 def _baseline_run(tf, est, x, y, weight=None):
     inputs = tf.estimator.inputs
     feats = {"x": x}
@@ -626,6 +667,7 @@ CASES = {
     "logistic_head": logistic_head_case,
     "multi_head": multi_head_case,
     "head_errors": head_errors_case,
+    "head_methods": head_methods_case,
     "baseline_classifier": baseline_classifier_case,
     "baseline_multi_class": baseline_multi_class_case,
     "baseline_regressor": baseline_regressor_case,

@@ -197,7 +197,6 @@ class Head:
         features: Any,
         logits: Any,
         labels: Any,
-        mode: Any = None,
         regularization_losses: Any = None,
     ) -> dict[str, HeadMetric]:
         raise NotImplementedError("Calling an abstract method.")
@@ -364,7 +363,6 @@ class _SingleHead(Head):
         features: Any,
         logits: Any,
         labels: Any,
-        mode: Any = None,
         regularization_losses: Any = None,
     ) -> dict[str, HeadMetric]:
         logits = _check_logits_final_dim(logits, self.logits_dimension)
@@ -1123,7 +1121,6 @@ class MultiHead(Head):
         features: Any,
         logits: Any,
         labels: Any,
-        mode: Any = None,
         regularization_losses: Any = None,
     ) -> dict[str, HeadMetric]:
         logits_dict = self._check_logits_and_labels(logits, labels)
