@@ -8,6 +8,7 @@ from tfcluster.lib.estimator.baseline import (
     BaselineEstimator,
     BaselineRegressor,
 )
+from tfcluster.lib.estimator.class_heads import BinaryClassHead, MultiClassHead, MultiLabelHead
 from tfcluster.lib.estimator.dnn import DNNClassifier, DNNEstimator, DNNRegressor
 from tfcluster.lib.estimator.dnn_linear_combined import (
     DNNLinearCombinedClassifier,
@@ -22,21 +23,18 @@ from tfcluster.lib.estimator.exporter import (
     LatestExporter,
 )
 from tfcluster.lib.estimator.extenders import add_metrics
-from tfcluster.lib.estimator.head_v2 import (
-    BinaryClassHead,
-    Head,
-    LogisticRegressionHead,
-    MultiClassHead,
-    MultiHead,
-    MultiLabelHead,
-    PoissonRegressionHead,
-    RegressionHead,
-)
+from tfcluster.lib.estimator.head_base import Head
 from tfcluster.lib.estimator.linear import LinearClassifier, LinearEstimator, LinearRegressor
 from tfcluster.lib.estimator.model_fn import EstimatorSpec, ModeKeys
+from tfcluster.lib.estimator.multi_head import MultiHead
 from tfcluster.lib.estimator.parsing_utils import (
     classifier_parse_example_spec,
     regressor_parse_example_spec,
+)
+from tfcluster.lib.estimator.regression_heads import (
+    LogisticRegressionHead,
+    PoissonRegressionHead,
+    RegressionHead,
 )
 from tfcluster.lib.estimator.run_config import RunConfig
 from tfcluster.lib.estimator.training import EvalSpec, TrainSpec, train_and_evaluate
