@@ -401,6 +401,25 @@ def dnn_linear_combined_estimator_case(tf, tmp):
     return _baseline_run(tf, est, d["x"], d["binary"])
 
 
+def linear_many_columns_case(tf, tmp):
+    """30 columns: the default 'Ftrl' gets learning rate 0.2, optimizer=None gets
+    min(0.2, 1/sqrt(30))."""
+    d = data()
+    x = np.tile(d["x"], (1, 10))
+    feats = {f"f{i}": x[:, i] for i in range(30)}
+    cols = [tf.feature_column.numeric_column(f"f{i}") for i in range(30)]
+    out = {}
+    for name, opt in (("named", "Ftrl"), ("none", None)):
+        est = tf.estimator.LinearRegressor(cols, model_dir=os.path.join(tmp, name), optimizer=opt)
+        est.train(
+            tf.estimator.inputs.numpy_input_fn(
+                feats, d["reg1"], batch_size=8, num_epochs=1, shuffle=False
+            )
+        )
+        out[name] = est.get_variable_value("linear/linear_model/f3/weights")
+    return out
+
+
 def add_metrics_case(tf, tmp):
     d = data()
     est = tf.estimator.BaselineRegressor(model_dir=os.path.join(tmp, "m"))
@@ -675,6 +694,7 @@ CASES = {
     "linear_estimator": linear_estimator_case,
     "dnn_estimator": dnn_estimator_case,
     "dnn_linear_combined_estimator": dnn_linear_combined_estimator_case,
+    "linear_many_columns": linear_many_columns_case,
     "add_metrics": add_metrics_case,
     "parse_spec": parse_spec_case,
     "exporters": exporters_case,

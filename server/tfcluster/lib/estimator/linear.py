@@ -13,6 +13,7 @@ from tfcluster.lib.feature_column.layers import linear_model
 from tfcluster.ops import math_ops, nn_impl, partitioned_variables
 from tfcluster.ops import variable_scope as vs
 from tfcluster.ops.summary_ops import histogram, scalar
+from tfcluster.training.ftrl import FtrlOptimizer
 
 _LEARNING_RATE = 0.2
 
@@ -68,9 +69,11 @@ def _model_fn(
         raise ValueError(
             f"features should be a dictionary of `Tensor`s. Given type: {type(features)}"
         )
-    opt = get_optimizer_instance(
-        optimizer, learning_rate=default_linear_learning_rate(len(feature_columns))
-    )
+    # As TF 1.15: an optimizer named by a string ('Ftrl', the default) gets the fixed 0.2;
+    # only optimizer=None gets FTRL at min(0.2, 1/sqrt(number of columns)).
+    if not optimizer:
+        optimizer = FtrlOptimizer(learning_rate=default_linear_learning_rate(len(feature_columns)))
+    opt = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
     with vs.variable_scope(
         "linear",
         values=tuple(features.values()),
