@@ -168,6 +168,77 @@ def multi_head_case(tf, tmp):
     return _run_head(tf, tmp, head, [("mc", "multi"), ("reg", "reg1")], 4)
 
 
+def head_losses_case(tf, tmp):
+    """head.loss / head.predictions on fixed logits: sparse multi-label labels (ids and
+    vocabulary strings), weights, SUM reduction, a loss_fn taking features, Poisson's
+    full loss."""
+    est = tf.estimator
+    logits3 = tf.constant([[0.5, -1.0, 2.0], [1.5, 0.25, -0.5], [-2.0, 1.0, 0.0]])
+    logits1 = tf.constant([[0.5], [-1.0], [2.0]])
+    w = tf.constant([[1.0], [2.0], [0.5]])
+    sparse_ids = tf.SparseTensor([[0, 0], [0, 1], [2, 0]], tf.constant([0, 2, 1], tf.int64), [3, 2])
+    sparse_str = tf.SparseTensor([[0, 0], [1, 0], [1, 1]], ["c", "a", "b"], [3, 2])
+    counts = tf.constant([[0.0], [3.0], [7.0]])
+
+    def loss_fn(labels, logits, features):
+        return tf.square(labels - logits) * features["scale"]
+
+    out = {
+        "multi_label_sparse": est.MultiLabelHead(3).loss(sparse_ids, logits3, features={}),
+        "multi_label_vocab": est.MultiLabelHead(3, label_vocabulary=["a", "b", "c"]).loss(
+            sparse_str, logits3, features={}
+        ),
+        "multi_label_weighted_sum": est.MultiLabelHead(
+            3, weight_column="w", loss_reduction="sum"
+        ).loss(tf.constant([[1, 0, 1], [0, 0, 0], [1, 1, 1]]), logits3, features={"w": w}),
+        "binary_vocab": est.BinaryClassHead(label_vocabulary=["no", "yes"]).loss(
+            tf.constant([["yes"], ["no"], ["yes"]]), logits1, features={}
+        ),
+        "multi_class_sum": est.MultiClassHead(3, loss_reduction="sum").loss(
+            tf.constant([[2], [0], [1]]), logits3, features={}
+        ),
+        "regression_loss_fn": est.RegressionHead(loss_fn=loss_fn).loss(
+            tf.constant([[1.0], [0.0], [2.5]]),
+            logits1,
+            features={"scale": tf.constant([[1.0], [0.5], [2.0]])},
+        ),
+        "regression_regularized": est.RegressionHead().loss(
+            tf.constant([[1.0], [0.0], [2.5]]),
+            logits1,
+            features={},
+            regularization_losses=[tf.constant(0.25)],
+        ),
+        "poisson_full": est.PoissonRegressionHead().loss(counts, logits1, features={}),
+        "poisson_partial": est.PoissonRegressionHead(compute_full_loss=False).loss(
+            counts, logits1, features={}
+        ),
+        "logistic": est.LogisticRegressionHead(weight_column="w").loss(
+            tf.constant([[0.2], [0.9], [0.5]]), logits1, features={"w": w}
+        ),
+        "multi_head": est.MultiHead(
+            [est.MultiClassHead(3, name="a"), est.RegressionHead(name="b")], head_weights=[2.0, 1.0]
+        ).loss(
+            {"a": tf.constant([[1], [2], [0]]), "b": tf.constant([[0.0], [1.0], [2.0]])},
+            tf.concat([logits3, logits1], 1),
+            features={},
+        ),
+        "predictions_binary": est.BinaryClassHead().predictions(logits1),
+        "predictions_poisson": est.PoissonRegressionHead().predictions(logits1),
+        "predictions_multi_label": est.MultiLabelHead(3).predictions(logits3),
+    }
+    with tf.Session() as sess:
+        sess.run(tf.tables_initializer())
+        values = sess.run(out)
+    return {
+        k: (
+            {n: v for n, v in val.items() if np.asarray(v).dtype.kind in "fi"}
+            if isinstance(val, dict)
+            else val
+        )
+        for k, val in values.items()
+    }
+
+
 def head_errors_case(tf, tmp):
     est = tf.estimator
 
@@ -686,6 +757,7 @@ CASES = {
     "logistic_head": logistic_head_case,
     "multi_head": multi_head_case,
     "head_errors": head_errors_case,
+    "head_losses": head_losses_case,
     "head_methods": head_methods_case,
     "baseline_classifier": baseline_classifier_case,
     "baseline_multi_class": baseline_multi_class_case,
