@@ -13,6 +13,7 @@ from typing import Any
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tfcluster.lib.estimator import heads
+from tfcluster.lib.estimator.estimator import _fn_args
 from tfcluster.lib.estimator.model_fn import EstimatorSpec, ModeKeys
 from tfcluster.lib.losses import losses_impl
 from tfcluster.lib.metrics import metrics_impl
@@ -48,8 +49,6 @@ def validate_loss_reduction(loss_reduction: str) -> None:
 
 
 def _validate_loss_fn_args(loss_fn: Callable[..., Any]) -> None:
-    from tfcluster.lib.estimator.estimator import _fn_args
-
     args = _fn_args(loss_fn)
     for required in ("labels", "logits"):
         if required not in args:
@@ -62,8 +61,6 @@ def _validate_loss_fn_args(loss_fn: Callable[..., Any]) -> None:
 def _call_loss_fn(
     loss_fn: Callable[..., Any], labels: Tensor, logits: Tensor, features: Any, expected_dim: int
 ) -> Tensor:
-    from tfcluster.lib.estimator.estimator import _fn_args
-
     kwargs = {"features": features} if "features" in _fn_args(loss_fn) else {}
     loss = convert_to_tensor(loss_fn(labels=labels, logits=logits, **kwargs))
     dim = loss.shape[-1] if loss.shape.ndims else None
