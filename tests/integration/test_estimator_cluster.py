@@ -1,7 +1,7 @@
 """train_and_evaluate across a TF_CONFIG cluster of local processes (chief, worker, ps and
 evaluator), as the operator runs it: training reaches max_steps with variables on the ps,
 the chief writes checkpoints, graph.pbtxt and summaries into model_dir, and the evaluator
-evaluates checkpoints until the last one."""
+evaluates checkpoints until the last one, whose evaluation makes the final export."""
 
 from __future__ import annotations
 
@@ -59,3 +59,6 @@ def test_train_and_evaluate_on_a_tf_config_cluster(tmp_path: Any) -> None:
     assert glob.glob(os.path.join(model_dir, "model.ckpt-*.index"))
     assert glob.glob(os.path.join(model_dir, "events.out.tfevents.*"))
     assert glob.glob(os.path.join(model_dir, "eval", "events.out.tfevents.*"))
+    exports = glob.glob(os.path.join(model_dir, "export", "final", "*", "saved_model.pb"))
+    assert len(exports) == 1, exports
+    assert os.path.isfile(os.path.join(os.path.dirname(exports[0]), "variables", "variables.index"))

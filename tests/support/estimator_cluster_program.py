@@ -1,6 +1,7 @@
 """A TF1 Estimator program run as one task of a TF_CONFIG cluster (chief, worker, ps or
 evaluator) by tests/integration/test_estimator_cluster.py: train_and_evaluate of a
-LinearClassifier on random numpy data; the evaluator writes its last metrics to argv[2]."""
+DNNClassifier on random numpy data; the evaluator writes its last metrics to argv[2] and,
+as the evaluation at max_steps, the final export (a FinalExporter)."""
 
 from __future__ import annotations
 
@@ -27,9 +28,13 @@ def main(model_dir: str, metrics_out: str) -> None:
         tf.estimator.inputs.numpy_input_fn(x, y, batch_size=20, num_epochs=None, shuffle=True),
         max_steps=40,
     )
+    serving = tf.estimator.export.build_parsing_serving_input_receiver_fn(
+        tf.feature_column.make_parse_example_spec(columns)
+    )
     evaluate = tf.estimator.EvalSpec(
         tf.estimator.inputs.numpy_input_fn(x, y, batch_size=50, num_epochs=1, shuffle=False),
         steps=None,
+        exporters=tf.estimator.FinalExporter("final", serving),
         start_delay_secs=0,
         throttle_secs=1,
     )

@@ -245,3 +245,104 @@ CASES = {
     "dnn_regressor": dnn_regressor_case,
     "dnn_linear_combined_classifier": dnn_linear_combined_case,
 }
+
+
+# -- checkpoints exchanged with TF 1.15 ---------------------------------------------------
+# Each canned model with its default optimizer trains one epoch (TF 1.15 writes that
+# checkpoint, optimizer slots included, into data/estimator_checkpoints/<case>), then one
+# more epoch from it. On tfcluster the same program starts from TF's checkpoint: every
+# variable and slot must be found under TF's name and end with TF's values.
+CHECKPOINT_DIR = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "data", "estimator_checkpoints"
+)
+
+
+def _slot_estimators(tf, model_dir, seed):
+    fc, cols, c = _columns(tf)
+    return {
+        "linear_classifier_ftrl": lambda: tf.estimator.LinearClassifier(
+            [*cols, c], model_dir=model_dir, warm_start_from=seed
+        ),
+        "linear_regressor_ftrl": lambda: tf.estimator.LinearRegressor(
+            cols, model_dir=model_dir, warm_start_from=seed
+        ),
+        "dnn_classifier_adagrad": lambda: tf.estimator.DNNClassifier(
+            [4, 3],
+            [*cols, fc.embedding_column(c, 2)],
+            n_classes=3,
+            model_dir=model_dir,
+            warm_start_from=seed,
+        ),
+        "dnn_regressor_adagrad": lambda: tf.estimator.DNNRegressor(
+            [4], cols, model_dir=model_dir, warm_start_from=seed
+        ),
+        "dnn_linear_combined_regressor": lambda: tf.estimator.DNNLinearCombinedRegressor(
+            model_dir,
+            linear_feature_columns=[c],
+            dnn_feature_columns=cols,
+            dnn_hidden_units=[3],
+            warm_start_from=seed,
+        ),
+    }
+
+
+_SLOT_SEEDS = {
+    "linear_classifier_ftrl": {
+        "linear/linear_model/a/weights": [1, 1],
+        "linear/linear_model/b/weights": [2, 1],
+        "linear/linear_model/c/weights": [3, 1],
+        "linear/linear_model/bias_weights": [1],
+    },
+    "linear_regressor_ftrl": {
+        "linear/linear_model/a/weights": [1, 1],
+        "linear/linear_model/b/weights": [2, 1],
+        "linear/linear_model/bias_weights": [1],
+    },
+    "dnn_classifier_adagrad": _dnn_shapes(5, [4, 3], 3, emb=[3, 2]),
+    "dnn_regressor_adagrad": _dnn_shapes(3, [4], 1),
+    "dnn_linear_combined_regressor": dict(
+        _dnn_shapes(3, [3], 1),
+        **{"linear/linear_model/c/weights": [3, 1], "linear/linear_model/bias_weights": [1]},
+    ),
+}
+
+
+def _checkpoint_files(folder):
+    return sorted(
+        f for f in os.listdir(folder) if f.startswith("model.ckpt-3.") and not f.endswith(".meta")
+    )
+
+
+def checkpoint_case(tf, tmp, name, write_checkpoint):
+    """Trains `name` one epoch from TF 1.15's checkpoint after one epoch (written by TF 1.15
+    when write_checkpoint) and returns every variable's name and value."""
+    import shutil
+
+    x, y_class, y_multi, y_reg = data()
+    y = {"linear_classifier_ftrl": y_class, "dnn_classifier_adagrad": y_multi}.get(name, y_reg)
+    seed = _seed_checkpoint(tf, os.path.join(tmp, "seed"), _SLOT_SEEDS[name])
+    model_dir = os.path.join(tmp, "model")
+    saved = os.path.join(CHECKPOINT_DIR, name)
+    make = _slot_estimators(tf, model_dir, seed)[name]
+    inputs = tf.estimator.inputs
+    train = inputs.numpy_input_fn(x, y, batch_size=16, num_epochs=1, shuffle=False)
+    if write_checkpoint:
+        make().train(train)
+        os.makedirs(saved, exist_ok=True)
+        for f in _checkpoint_files(model_dir):
+            shutil.copy(os.path.join(model_dir, f), os.path.join(saved, f))
+    else:
+        os.makedirs(model_dir)
+        for f in _checkpoint_files(saved):
+            shutil.copy(os.path.join(saved, f), os.path.join(model_dir, f))
+    with open(os.path.join(model_dir, "checkpoint"), "w") as f:
+        f.write(
+            'model_checkpoint_path: "model.ckpt-3"\nall_model_checkpoint_paths: "model.ckpt-3"\n'
+        )
+    est = make()
+    est.train(train)
+    names = sorted(est.get_variable_names())
+    return {"variables": names, "values": {n: est.get_variable_value(n) for n in names}}
+
+
+CHECKPOINT_CASES = sorted(_SLOT_SEEDS)

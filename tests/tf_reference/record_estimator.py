@@ -30,4 +30,15 @@ for name, fn in sorted(CASES.items()):
             rec.add(name, **fn(tf, tmp))
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+
+# The checkpoint cases write TF's checkpoints into data/estimator_checkpoints/ as they run.
+from estimator_cases import CHECKPOINT_CASES, checkpoint_case  # noqa: E402
+
+for name in CHECKPOINT_CASES:
+    tmp = tempfile.mkdtemp()
+    try:
+        with tf.Graph().as_default():
+            rec.add(f"checkpoint_{name}", **checkpoint_case(tf, tmp, name, True))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
 rec.save()

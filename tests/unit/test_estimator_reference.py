@@ -37,3 +37,15 @@ def test_matches_tensorflow_1_15(name: str, tmp_path: Any) -> None:
         actual = estimator_cases.CASES[name](tf, str(tmp_path))
     # Training runs a few optimizer steps: allow float32 accumulation differences.
     _compare(actual, expected, name, rtol=2e-4, atol=2e-5)
+
+
+@pytest.mark.parametrize("name", estimator_cases.CHECKPOINT_CASES)
+def test_continues_from_a_tensorflow_1_15_checkpoint(name: str, tmp_path: Any) -> None:
+    """A canned model restores TF 1.15's checkpoint (optimizer slots of partitioned weights
+    under TF's names, e.g. 'linear/linear_model/a/weights/part_0/Ftrl') and trains on to
+    TF's values; its own checkpoint holds the same names TF's does."""
+    expected = reference.case("estimator", f"checkpoint_{name}")
+    with tf.Graph().as_default():
+        actual = estimator_cases.checkpoint_case(tf, str(tmp_path), name, False)
+    assert actual["variables"] == expected["variables"]
+    _compare(actual["values"], expected["values"], name, rtol=2e-4, atol=2e-5)

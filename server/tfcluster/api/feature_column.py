@@ -17,5 +17,13 @@ from tfcluster.lib.feature_column.dense_columns import (
     numeric_column,
 )
 from tfcluster.lib.feature_column.layers import input_layer, linear_model, make_parse_example_spec
+from tfcluster.lib.feature_column.sequence_columns import (
+    sequence_categorical_column_with_hash_bucket,
+    sequence_categorical_column_with_identity,
+    sequence_categorical_column_with_vocabulary_file,
+    sequence_categorical_column_with_vocabulary_list,
+    sequence_numeric_column,
+)
+from tfcluster.lib.feature_column.shared_embedding import shared_embedding_columns
 
 __getattr__ = _unimplemented.module_getattr("feature_column")

@@ -105,9 +105,12 @@ def _model_fn(
             dropout,
             input_layer_partitioner or input_partitioner(config),
         )
-    return head.create_estimator_spec(
-        features=features, mode=mode, labels=labels, optimizer=opt, logits=logits
-    )
+        # Inside the scope, as TF does: slots of partitioned weights are then saved as
+        # '<weight>/t_0/Adagrad' (TF cuts the slot's 'dnn/'-prefixed name at the primary's
+        # length), the names a TF 1.15 checkpoint holds.
+        return head.create_estimator_spec(
+            features=features, mode=mode, labels=labels, optimizer=opt, logits=logits
+        )
 
 
 class DNNClassifier(Estimator):
@@ -173,6 +176,47 @@ class DNNRegressor(Estimator):
         if batch_norm:
             raise _unimplemented("tf.estimator.DNNRegressor(batch_norm=True)")
         head = heads.RegressionHead(label_dimension, weight_column, loss_reduction)
+        columns = list(feature_columns)
+
+        def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+            return _model_fn(
+                features,
+                labels,
+                mode,
+                head,
+                hidden_units,
+                columns,
+                optimizer,
+                activation_fn,
+                dropout,
+                input_layer_partitioner,
+                config,
+            )
+
+        super().__init__(
+            model_fn=model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from
+        )
+
+
+class DNNEstimator(Estimator):
+    """A DNN under any head (TF 1.15's v1 DNNEstimator: the head is given the optimizer)."""
+
+    def __init__(
+        self,
+        head: Any,
+        hidden_units: Any,
+        feature_columns: Any,
+        model_dir: Any = None,
+        optimizer: Any = "Adagrad",
+        activation_fn: Any = nn_ops.relu,
+        dropout: Any = None,
+        input_layer_partitioner: Any = None,
+        config: Any = None,
+        warm_start_from: Any = None,
+        batch_norm: bool = False,
+    ) -> None:
+        if batch_norm:
+            raise _unimplemented("tf.estimator.DNNEstimator(batch_norm=True)")
         columns = list(feature_columns)
 
         def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:

@@ -215,3 +215,49 @@ class DNNLinearCombinedRegressor(Estimator):
         super().__init__(
             model_fn=model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from
         )
+
+
+class DNNLinearCombinedEstimator(Estimator):
+    """Wide & deep under any head (TF 1.15's v1 estimator: trained through train_op_fn)."""
+
+    def __init__(
+        self,
+        head: Any,
+        model_dir: Any = None,
+        linear_feature_columns: Any = None,
+        linear_optimizer: Any = "Ftrl",
+        dnn_feature_columns: Any = None,
+        dnn_optimizer: Any = "Adagrad",
+        dnn_hidden_units: Any = None,
+        dnn_activation_fn: Any = nn_ops.relu,
+        dnn_dropout: Any = None,
+        input_layer_partitioner: Any = None,
+        config: Any = None,
+        linear_sparse_combiner: str = "sum",
+    ) -> None:
+        linear_columns = list(linear_feature_columns or [])
+        dnn_columns = list(dnn_feature_columns or [])
+        if not linear_columns and not dnn_columns:
+            raise ValueError(
+                "Either linear_feature_columns or dnn_feature_columns must be defined."
+            )
+
+        def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+            return _model_fn(
+                features,
+                labels,
+                mode,
+                head,
+                linear_columns,
+                linear_optimizer,
+                dnn_columns,
+                dnn_optimizer,
+                dnn_hidden_units,
+                dnn_activation_fn,
+                dnn_dropout,
+                input_layer_partitioner,
+                config,
+                linear_sparse_combiner,
+            )
+
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)

@@ -13,6 +13,7 @@ from tfcluster.lib.feature_column.layers import linear_model
 from tfcluster.ops import math_ops, nn_impl, partitioned_variables
 from tfcluster.ops import variable_scope as vs
 from tfcluster.ops.summary_ops import histogram, scalar
+from tfcluster.training.ftrl import FtrlOptimizer
 
 _LEARNING_RATE = 0.2
 
@@ -68,18 +69,22 @@ def _model_fn(
         raise ValueError(
             f"features should be a dictionary of `Tensor`s. Given type: {type(features)}"
         )
-    opt = get_optimizer_instance(
-        optimizer, learning_rate=default_linear_learning_rate(len(feature_columns))
-    )
+    # As TF 1.15: an optimizer named by a string ('Ftrl', the default) gets the fixed 0.2;
+    # only optimizer=None gets FTRL at min(0.2, 1/sqrt(number of columns)).
+    if not optimizer:
+        optimizer = FtrlOptimizer(learning_rate=default_linear_learning_rate(len(feature_columns)))
+    opt = get_optimizer_instance(optimizer, learning_rate=_LEARNING_RATE)
     with vs.variable_scope(
         "linear",
         values=tuple(features.values()),
         partitioner=partitioner or input_partitioner(config),
     ):
         logits = linear_logits(features, feature_columns, head.logits_dimension, sparse_combiner)
-    return head.create_estimator_spec(
-        features=features, mode=mode, labels=labels, optimizer=opt, logits=logits
-    )
+        # Inside the scope, as TF does: the slots of a partitioned weight are then saved as
+        # '<weight>/part_0/Ftrl' (TF cuts the slot's scoped name at the primary's length).
+        return head.create_estimator_spec(
+            features=features, mode=mode, labels=labels, optimizer=opt, logits=logits
+        )
 
 
 class LinearClassifier(Estimator):
@@ -151,3 +156,35 @@ class LinearRegressor(Estimator):
         super().__init__(
             model_fn=model_fn, model_dir=model_dir, config=config, warm_start_from=warm_start_from
         )
+
+
+class LinearEstimator(Estimator):
+    """A linear model under any head (TF 1.15's v1 LinearEstimator: the head is given the
+    optimizer, so the public heads train only with a keras optimizer, as in TF)."""
+
+    def __init__(
+        self,
+        head: Any,
+        feature_columns: Any,
+        model_dir: Any = None,
+        optimizer: Any = "Ftrl",
+        config: Any = None,
+        partitioner: Any = None,
+        sparse_combiner: str = "sum",
+    ) -> None:
+        columns = tuple(feature_columns or ())
+
+        def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+            return _model_fn(
+                features,
+                labels,
+                mode,
+                head,
+                list(columns),
+                optimizer,
+                partitioner,
+                config,
+                sparse_combiner,
+            )
+
+        super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)

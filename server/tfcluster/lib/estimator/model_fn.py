@@ -83,7 +83,13 @@ class EstimatorSpec(
         else:
             _check_tensor(predictions, "predictions")
         eval_metric_ops = dict(eval_metric_ops or {})
-        for k, v in eval_metric_ops.items():
+        for k, v in list(eval_metric_ops.items()):
+            if hasattr(v, "result") and hasattr(v, "updates"):
+                # A metric object (a head's metrics() after update_metrics): its value and
+                # update op.
+                if not v.updates:
+                    raise ValueError(f'Please call update_state(...) on the "{v.name}" metric')
+                v = eval_metric_ops[k] = (v.result(), v.updates[0])
             if not isinstance(v, tuple) or len(v) != 2:
                 raise TypeError(
                     f"Values of eval_metric_ops must be (metric_value, update_op) tuples, "

@@ -28,6 +28,42 @@ class TrainSpec(collections.namedtuple("TrainSpec", ["input_fn", "max_steps", "h
         return super().__new__(cls, input_fn, max_steps, tuple(hooks or ()))
 
 
+def _validate_exporters(exporters: Any) -> tuple[Any, ...]:
+    """The exporters as a tuple: Exporter objects with unique, non-empty string names."""
+    from tfcluster.lib.estimator.exporter import Exporter
+
+    if not exporters:
+        return ()
+    if isinstance(exporters, Exporter):
+        exporters = [exporters]
+    try:
+        exporters = list(exporters)
+    except TypeError:
+        exporters = [None]
+    if not all(isinstance(e, Exporter) for e in exporters):
+        raise TypeError(
+            "`exporters` must be an Exporter, an iterable of Exporter, or `None`, "
+            f"found {exporters}."
+        )
+    names = [e.name for e in exporters]
+    seen: list[str] = []
+    for name in names:
+        if not name:
+            raise ValueError(
+                "An Exporter cannot have a name that is `None` or empty. All exporter "
+                f"names: {names}"
+            )
+        if not isinstance(name, str):
+            raise ValueError(f"An Exporter must have a string name. Given: {type(name)}")
+        if name in seen:
+            raise ValueError(
+                "`exporters` must have unique names. Such a name cannot be `None`. All "
+                f"exporter names: {names}"
+            )
+        seen.append(name)
+    return tuple(exporters)
+
+
 class EvalSpec(
     collections.namedtuple(
         "EvalSpec",
@@ -52,10 +88,7 @@ class EvalSpec(
             raise ValueError(f"Must specify start_delay_secs >= 0, given: {start_delay_secs}")
         if throttle_secs < 0:
             raise ValueError(f"Must specify throttle_secs >= 0, given: {throttle_secs}")
-        if exporters is None:
-            exporters = ()
-        elif not isinstance(exporters, (list, tuple)):
-            exporters = (exporters,)
+        exporters = _validate_exporters(exporters)
         return super().__new__(
             cls,
             input_fn,
@@ -71,9 +104,12 @@ class EvalSpec(
 class _Evaluator:
     """Evaluates the latest checkpoint once per new checkpoint, then runs the exporters."""
 
-    def __init__(self, estimator: Estimator, eval_spec: EvalSpec) -> None:
+    def __init__(
+        self, estimator: Estimator, eval_spec: EvalSpec, max_training_steps: int | None = None
+    ) -> None:
         self._estimator = estimator
         self._spec = eval_spec
+        self._max_training_steps = max_training_steps
         self._previous: str | None = None
         self.metrics: dict[str, Any] | None = None
         self.export_results: list[Any] = []
@@ -91,6 +127,7 @@ class _Evaluator:
                 "evaluation results are expected to be same for the same checkpoint."
             )
             return "no new checkpoint"
+        self.export_results = []
         metrics = self._estimator.evaluate(
             input_fn=self._spec.input_fn,
             steps=self._spec.steps,
@@ -100,33 +137,57 @@ class _Evaluator:
         )
         self.metrics = metrics
         self._previous = latest
+        # The evaluation of the checkpoint at max_steps is the final export (FinalExporter).
+        final = bool(
+            self._max_training_steps and metrics.get("global_step", 0) >= self._max_training_steps
+        )
         for exporter in self._spec.exporters:
             path = os.path.join(self._estimator.model_dir, "export", exporter.name)
             self.export_results.append(
-                exporter.export(self._estimator, path, latest, metrics, False)
+                exporter.export(
+                    estimator=self._estimator,
+                    export_path=path,
+                    checkpoint_path=latest,
+                    eval_result=metrics,
+                    is_the_final_export=final,
+                )
             )
         return "evaluated"
 
 
 class _EvaluateAfterCheckpoint(CheckpointSaverListener):
-    """Runs the evaluator after a save (at most every throttle_secs) and at the end."""
+    """Runs the evaluator after each save but the first (the checkpoint training starts
+    from), at most every throttle_secs, and at the end if the last step was not evaluated."""
 
     def __init__(self, evaluator: _Evaluator, throttle_secs: float) -> None:
         self._evaluator = evaluator
         self._throttle = throttle_secs
         self._last_time: float | None = None
         self._last_step: int | None = None
+        self._first = True
+
+    def begin(self) -> None:
+        self._first = True
 
     def after_save(self, session: Any, global_step_value: int) -> None:
+        if self._first:
+            self._first = False
+            return
         now = time.time()
         if self._last_time is None or now - self._last_time >= self._throttle:
-            self._last_time = now
-            self._last_step = global_step_value
-            self._evaluator.evaluate_and_export()
+            self._evaluate(global_step_value)
 
     def end(self, session: Any, global_step_value: int) -> None:
         if global_step_value != self._last_step:
-            self._evaluator.evaluate_and_export()
+            self._evaluate(global_step_value)
+
+    def _evaluate(self, global_step_value: int) -> None:
+        self._last_time = time.time()
+        self._last_step = global_step_value
+        if self._evaluator.evaluate_and_export() != "evaluated":
+            raise RuntimeError(
+                "There was no new checkpoint after the training. Eval status: no new checkpoint"
+            )
 
 
 def _start_server(config: Any) -> Any:
@@ -195,7 +256,7 @@ def _run_local(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalSpec)
         estimator.config.save_checkpoints_steps,
         estimator.config.save_checkpoints_secs,
     )
-    evaluator = _Evaluator(estimator, eval_spec)
+    evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
     listener = _EvaluateAfterCheckpoint(evaluator, eval_spec.throttle_secs)
     estimator.train(
         input_fn=train_spec.input_fn,
@@ -210,7 +271,7 @@ def _run_evaluator(estimator: Estimator, train_spec: TrainSpec, eval_spec: EvalS
     if eval_spec.start_delay_secs:
         logging.info("Waiting %f secs before starting eval.", eval_spec.start_delay_secs)
         time.sleep(eval_spec.start_delay_secs)
-    evaluator = _Evaluator(estimator, eval_spec)
+    evaluator = _Evaluator(estimator, eval_spec, train_spec.max_steps)
     while True:
         if evaluator.metrics is not None:
             step = evaluator.metrics.get("global_step")

@@ -210,6 +210,9 @@ class _EmbeddingColumn(
     def _get_dense_tensor(
         self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
     ) -> Tensor:
+        from tfcluster.lib.feature_column.sequence_columns import refuse_sequence_input
+
+        refuse_sequence_input("embedding_column", self.name, self.categorical_column)
         pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections, trainable)
         weights = self.layer_creator(
             weight_collections=weight_collections,
@@ -320,6 +323,9 @@ class _IndicatorColumn(
     def _get_dense_tensor(
         self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
     ) -> Tensor:
+        from tfcluster.lib.feature_column.sequence_columns import refuse_sequence_input
+
+        refuse_sequence_input("indicator_column", self.name, self.categorical_column)
         return inputs.get(self)
 
 

@@ -1,0 +1,161 @@
+"""The sequence feature columns of TF 1.15 (`tf.feature_column.sequence_*`): a value list
+per example and time step, parsed as VarLenFeature. A sequence categorical column gives its
+ids as a [batch, time, n] SparseTensor (so lookups don't combine time steps); v1's
+input_layer, embedding_column and indicator_column refuse them, as in TF (they are for a
+sequence input layer), while linear_model and make_parse_example_spec take sequence
+categorical columns. sequence_numeric_column is a v2-only column there: v1's functions
+refuse it."""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+from tfcluster.framework import dtypes
+from tfcluster.lib.feature_column.base import CategoricalColumn, IdWeightPair, LazyBuilder
+from tfcluster.lib.feature_column.categorical_columns import (
+    categorical_column_with_hash_bucket,
+    categorical_column_with_identity,
+    categorical_column_with_vocabulary_file,
+    categorical_column_with_vocabulary_list,
+)
+from tfcluster.lib.feature_column.dense_columns import _shape_tuple
+from tfcluster.ops import array_ops, math_ops, parsing_ops, sparse_ops
+
+
+class SequenceCategoricalColumn(
+    CategoricalColumn,
+    collections.namedtuple("SequenceCategoricalColumn", ["categorical_column"]),
+):
+    @property
+    def name(self) -> str:
+        return str(self.categorical_column.name)
+
+    @property
+    def _parse_example_spec(self) -> dict[str, Any]:
+        return self.categorical_column._parse_example_spec
+
+    def _transform_feature(self, inputs: LazyBuilder) -> Any:
+        return self.categorical_column._transform_feature(inputs)
+
+    @property
+    def _num_buckets(self) -> int:
+        return self.categorical_column._num_buckets
+
+    def _get_sparse_tensors(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> IdWeightPair:
+        pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections, trainable)
+        ids, weights = pair.id_tensor, pair.weight_tensor
+        # [batch, time, values per step]: an embedding lookup then combines within a step.
+        dense_shape = ids.dense_shape
+        target = array_ops.stack(
+            [
+                dense_shape[0],
+                dense_shape[1],
+                math_ops.reduce_prod(dense_shape[2:]),
+            ]
+        )
+        ids = sparse_ops.sparse_reshape(ids, target)
+        if weights is not None:
+            weights = sparse_ops.sparse_reshape(weights, target)
+        return IdWeightPair(ids, weights)
+
+
+class SequenceNumericColumn(
+    collections.namedtuple(
+        "SequenceNumericColumn", ["key", "shape", "default_value", "dtype", "normalizer_fn"]
+    )
+):
+    """A v2-only column in TF 1.15: v1's input_layer, linear_model and
+    make_parse_example_spec refuse it (it is for a sequence input layer)."""
+
+    @property
+    def name(self) -> str:
+        return str(self.key)
+
+    @property
+    def parse_example_spec(self) -> dict[str, Any]:
+        return {self.key: parsing_ops.VarLenFeature(self.dtype)}
+
+
+def sequence_categorical_column_with_identity(
+    key: str, num_buckets: int, default_value: Any = None
+) -> SequenceCategoricalColumn:
+    return SequenceCategoricalColumn(
+        categorical_column_with_identity(key, num_buckets, default_value=default_value)
+    )
+
+
+def sequence_categorical_column_with_hash_bucket(
+    key: str, hash_bucket_size: int, dtype: Any = dtypes.string
+) -> SequenceCategoricalColumn:
+    return SequenceCategoricalColumn(
+        categorical_column_with_hash_bucket(key, hash_bucket_size, dtype=dtype)
+    )
+
+
+def sequence_categorical_column_with_vocabulary_file(
+    key: str,
+    vocabulary_file: str,
+    vocabulary_size: int | None = None,
+    num_oov_buckets: int = 0,
+    default_value: Any = None,
+    dtype: Any = dtypes.string,
+) -> SequenceCategoricalColumn:
+    return SequenceCategoricalColumn(
+        categorical_column_with_vocabulary_file(
+            key,
+            vocabulary_file,
+            vocabulary_size=vocabulary_size,
+            num_oov_buckets=num_oov_buckets,
+            default_value=default_value,
+            dtype=dtype,
+        )
+    )
+
+
+def sequence_categorical_column_with_vocabulary_list(
+    key: str,
+    vocabulary_list: Any,
+    dtype: Any = None,
+    default_value: int = -1,
+    num_oov_buckets: int = 0,
+) -> SequenceCategoricalColumn:
+    return SequenceCategoricalColumn(
+        categorical_column_with_vocabulary_list(
+            key,
+            vocabulary_list,
+            dtype=dtype,
+            default_value=default_value,
+            num_oov_buckets=num_oov_buckets,
+        )
+    )
+
+
+def sequence_numeric_column(
+    key: str,
+    shape: Any = (1,),
+    default_value: float = 0.0,
+    dtype: Any = dtypes.float32,
+    normalizer_fn: Any = None,
+) -> SequenceNumericColumn:
+    shape_t = _shape_tuple(key, shape)
+    dtype = dtypes.as_dtype(dtype)
+    if not (dtype.is_integer or dtype.is_floating):
+        raise ValueError(f"dtype must be convertible to float. dtype: {dtype}, key: {key}")
+    if normalizer_fn is not None and not callable(normalizer_fn):
+        raise TypeError(f"normalizer_fn must be a callable. Given: {normalizer_fn}")
+    return SequenceNumericColumn(key, shape_t, default_value, dtype, normalizer_fn)
+
+
+def refuse_sequence_input(column_kind: str, name: str, categorical: Any) -> None:
+    """v1 embedding/indicator columns over a sequence column raise TF's ValueError."""
+    if isinstance(categorical, SequenceCategoricalColumn):
+        raise ValueError(
+            f"In {column_kind}: {name}. categorical_column must not be of type "
+            "_SequenceCategoricalColumn. Suggested fix A: If you wish to use input_layer, "
+            "use a non-sequence categorical_column_with_*. Suggested fix B: If you wish to "
+            "create sequence input, use sequence_input_layer instead of input_layer. "
+            f"Given (type {type(categorical)}): {categorical}"
+        )
