@@ -112,10 +112,20 @@ def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
         dtypes.int64: proto.int64_val,
         dtypes.bool_: proto.bool_val,
         dtypes.float16: proto.half_val,
+        dtypes.complex64: proto.scomplex_val,
+        dtypes.complex128: proto.dcomplex_val,
+        dtypes.uint32: proto.uint32_val,
+        dtypes.uint64: proto.uint64_val,
     }.get(dt, proto.int_val)
     vals = list(field)
     if dt is dtypes.float16:
         arr = np.array(vals, dtype=np.uint16).view(np.float16)
+    elif dt.is_complex:
+        pairs = np.array(vals, dtype=dt.real_dtype.as_numpy_dtype).reshape(-1, 2)
+        arr = (pairs[:, 0] + 1j * pairs[:, 1]).astype(np_dtype)
+    elif np_dtype.fields:
+        # Quantized values travel in int_val as plain integers.
+        arr = np.array(vals, dtype=dt._storage()).astype(np_dtype)
     else:
         arr = np.array(vals, dtype=np_dtype)
     if arr.size == n:
