@@ -821,6 +821,14 @@ def to_int64(x: Any, name: str = "ToInt64") -> Tensor:
     return cast(x, dtypes.int64, name=name)
 
 
+def to_complex64(x: Any, name: str = "ToComplex64") -> Tensor:
+    return cast(x, dtypes.complex64, name=name)
+
+
+def to_complex128(x: Any, name: str = "ToComplex128") -> Tensor:
+    return cast(x, dtypes.complex128, name=name)
+
+
 # ---- select -------------------------------------------------------------------------------
 def select(condition: Any, x: Any, y: Any, name: str | None = None) -> Tensor:
     """Elements of x where condition is true, else of y (TF1's Select)."""
@@ -873,6 +881,11 @@ def matmul(
             x, transpose_a = conj(x), True
         if adjoint_b:
             y, transpose_b = conj(y), True
+        if (a_is_sparse or b_is_sparse) and x.dtype == y.dtype == dtypes.float32:
+            # TF's choice: float32 operands marked sparse make a SparseMatMul.
+            from tfcluster.ops.misc_ops import sparse_matmul
+
+            return sparse_matmul(x, y, transpose_a, transpose_b, a_is_sparse, b_is_sparse, scope)
         attrs = {"T": dtype, "transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
         return make_op("MatMul", [x, y], attrs, name=scope).outputs[0]
 
@@ -1369,6 +1382,8 @@ __all__ = [
     "subtract",
     "tan",
     "tanh",
+    "to_complex64",
+    "to_complex128",
     "to_double",
     "to_float",
     "to_int32",
