@@ -6,8 +6,8 @@ import socket
 import subprocess
 import sys
 import threading
-from typing import Any
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest

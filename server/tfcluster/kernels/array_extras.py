@@ -33,9 +33,7 @@ def broadcast_to(node: Any, xp: Any) -> Compute:
         have = list(x.shape)
         # The target must be what x and the target broadcast to (x cannot grow it).
         if len(have) > len(target) or _broadcast_dims(have, target) != target:
-            raise u.invalid(
-                f"Incompatible shapes: {u.shape_str(have)} vs. {u.shape_str(target)}"
-            )
+            raise u.invalid(f"Incompatible shapes: {u.shape_str(have)} vs. {u.shape_str(target)}")
         # A materialised copy: consumers may update their inputs' buffers in place.
         return (xp.ascontiguousarray(xp.broadcast_to(x, tuple(target))),)
 

@@ -154,7 +154,7 @@ def bitcast(input: Any, type: Any, name: str | None = None) -> Tensor:
 def parallel_stack(values: Sequence[Any], name: str = "parallel_stack") -> Tensor:
     """stack(values) along a new first axis, all inputs copied in parallel (ParallelConcat):
     every input's shape must be known when the graph is built."""
-    with name_scope(name) as scope:
+    with name_scope(name):
         value_t = convert_to_tensor(values[0])
         value_shape = value_t.shape
         if not value_shape.is_fully_defined():
@@ -164,7 +164,7 @@ def parallel_stack(values: Sequence[Any], name: str = "parallel_stack") -> Tenso
         output_shape = TensorShape([len(values)]).concatenate(value_shape)
         expanded = [array_ops.expand_dims(v, 0) for v in values]
         attrs = {"N": len(expanded), "T": expanded[0].dtype.base_dtype, "shape": output_shape}
-        return make_op("ParallelConcat", expanded, attrs, name=scope).outputs[0]
+        return make_op("ParallelConcat", expanded, attrs, name="ParallelConcat").outputs[0]
 
 
 # ---- composites -------------------------------------------------------------------------
@@ -182,7 +182,7 @@ def meshgrid(*args: Any, **kwargs: Any) -> list[Tensor]:
         ndim = len(args)
         s0 = (1,) * ndim
         output = [
-            array_ops.reshape(array_ops.stack(x), s0[:i] + (-1,) + s0[i + 1 :])
+            array_ops.reshape(array_ops.stack(x), (*s0[:i], -1, *s0[i + 1 :]))
             for i, x in enumerate(args)
         ]
         shapes = [array_ops.size(x) for x in args]
@@ -324,9 +324,7 @@ def convert_to_tensor_or_sparse_tensor(
         value = SparseTensor.from_value(value)
     if isinstance(value, SparseTensor):
         if dtype and not dtype.is_compatible_with(value.dtype):
-            raise RuntimeError(
-                f"Sparse dtype: requested = {dtype}, actual = {value.dtype}"
-            )
+            raise RuntimeError(f"Sparse dtype: requested = {dtype}, actual = {value.dtype}")
         return value
     return convert_to_tensor(value, dtype=dtype, name=name)
 

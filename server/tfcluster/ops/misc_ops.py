@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dtypes, op_def_registry, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.infer_util import check_dtype
@@ -23,12 +23,15 @@ def _fingerprint_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outpu
         raise ValueError("Shape must be at least rank 1 but is rank 0 for 'Fingerprint'")
     if method.shape.ndims not in (None, 0):
         raise ValueError(f"Shape must be rank 0 but is rank {method.shape.ndims}")
+    name = tensor_util.constant_value(method)
+    if name is not None and name.item() != b"farmhash64":
+        raise ValueError(f"Unsupported fingerprint method: {name.item()!r}")
     rows = None if data.shape.ndims is None else data.shape.as_list()[0]
     return [(dtypes.uint8, TensorShape([rows, FINGERPRINT_SIZE]))]
 
 
 def _sparse_matmul_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    (_, shape), = _matmul_infer(inputs, attrs)
+    ((_, shape),) = _matmul_infer(inputs, attrs)
     return [(dtypes.float32, shape)]
 
 

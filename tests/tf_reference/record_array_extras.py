@@ -1,0 +1,88 @@
+"""Records TensorFlow's values for cases_array_extras.py (run by run.py under bench/.venv-tf,
+TF 2.x's compat.v1 with v2 behaviour disabled), plus the dtype traits, the error-code tables and
+the TF1 behaviour switches' state."""
+
+from __future__ import annotations
+
+import cases_array_extras
+import tensorflow.compat.v1 as tf
+from casebook import run_case
+from recorder import Recorder
+
+tf.disable_v2_behavior()
+rec = Recorder("array_extras")
+for name, case in cases_array_extras.BOOK.cases.items():
+    rec.add(name, **run_case(tf, case))
+
+DTYPES = [
+    "uint32",
+    "uint64",
+    "complex128",
+    "qint8",
+    "quint8",
+    "qint16",
+    "quint16",
+    "qint32",
+    "uint16",
+    "complex64",
+    "float16",
+    "int8",
+]
+
+
+def _limit(dtype: tf.DType, which: str) -> object:
+    try:
+        return str(getattr(dtype, which))
+    except TypeError as e:
+        return e
+
+
+for name in DTYPES:
+    dt = getattr(tf, name)
+    rec.add(
+        f"dtype_{name}",
+        name=dt.name,
+        enum=dt.as_datatype_enum,
+        size=dt.size,
+        flags=[
+            dt.is_integer,
+            dt.is_unsigned,
+            dt.is_quantized,
+            dt.is_floating,
+            dt.is_complex,
+            dt.is_numpy_compatible,
+        ],
+        min=_limit(dt, "min"),
+        max=_limit(dt, "max"),
+        real=dt.real_dtype.name,
+        ref=dt._as_ref.name,
+        as_dtype_of_numpy=tf.as_dtype(dt.as_numpy_dtype).name,
+    )
+rec.add("quantized_dtypes", names=sorted(d.name for d in tf.QUANTIZED_DTYPES))
+
+errors = tf.errors
+classes = [
+    c for c in vars(errors).values() if isinstance(c, type) and issubclass(c, errors.OpError)
+]
+rec.add(
+    "error_codes",
+    by_class={c.__name__: errors.error_code_from_exception_type(c) for c in classes},
+    by_code={
+        str(code): errors.exception_type_from_error_code(code).__name__ for code in range(1, 17)
+    },
+    unknown_code=rec.catch(lambda: errors.exception_type_from_error_code(99)),
+    unknown_class=type(errors.error_code_from_exception_type(ValueError)).__name__,
+    op_error_is_errors_op_error=tf.OpError is errors.OpError,
+)
+tf.disable_resource_variables()
+tf.disable_v2_tensorshape()
+tf.disable_tensor_equality()
+tf.disable_control_flow_v2()
+rec.add(
+    "tf1_behaviour_switches",
+    resource_variables_enabled=tf.resource_variables_enabled(),
+    control_flow_v2_enabled=tf.control_flow_v2_enabled(),
+    dimension_type=type(tf.TensorShape([3])[0]).__name__,
+    equal_tensors_are_equal=tf.constant(1) == tf.constant(1),
+)
+rec.save()
