@@ -378,3 +378,151 @@ def _wide(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
         "python_complex": tf.constant(1 + 2j),
         "imag": tf.imag(z),
     }
+
+
+# ---- sparse serialization -------------------------------------------------------------------
+SPARSE = {
+    "indices": np.array([[0, 0], [0, 2], [2, 1]], np.int64),
+    "values": np.array([1.5, -2.0, 3.25], np.float32),
+    "shape": np.array([3, 4], np.int64),
+}
+
+
+def _sparse(tf: Any, t: dict[str, Any]) -> Any:
+    return tf.SparseTensor(t["indices"], t["values"], t["shape"])
+
+
+@add("serialize_sparse_bytes", SPARSE)
+def _serialize_sparse(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    sp = _sparse(tf, t)
+    strings = tf.SparseTensor(t["indices"], tf.constant(["a", "bc", ""]), t["shape"])
+    return {
+        "one": tf.serialize_sparse(sp),
+        "many": tf.serialize_many_sparse(sp),
+        "io_one": tf.io.serialize_sparse(strings),
+        "io_many": tf.io.serialize_many_sparse(strings, name="rows"),
+    }
+
+
+@add("deserialize_many_sparse_round_trip", SPARSE)
+def _deserialize_many(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    sp = _sparse(tf, t)
+    back = tf.deserialize_many_sparse(tf.serialize_many_sparse(sp), tf.float32)
+    one = tf.serialize_sparse(sp)
+    other = tf.serialize_sparse(
+        tf.SparseTensor(tf.constant([[4, 0]], tf.int64), [7.0], tf.constant([5, 2], tf.int64))
+    )
+    stacked = tf.io.deserialize_many_sparse(tf.stack([one, other, one]), tf.float32, rank=3)
+    return {
+        "back": (back.indices, back.values, back.dense_shape),
+        "stacked": (stacked.indices, stacked.values, stacked.dense_shape),
+        "static_rank": tf.constant(
+            [-1 if d is None else d for d in stacked.indices.shape.as_list()]
+        ),
+    }
+
+
+@add("deserialize_many_sparse_wrong_dtype_fails_at_run", SPARSE)
+def _deserialize_bad(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    back = tf.deserialize_many_sparse(tf.serialize_many_sparse(_sparse(tf, t)), tf.int32)
+    return {"values": back.values}
+
+
+@add(
+    "serialize_many_sparse_rank_one_fails_at_run",
+    {
+        "indices": np.array([[1]], np.int64),
+        "values": np.array([1.0], np.float32),
+        "shape": np.array([3], np.int64),
+    },
+    unknown_shapes=True,
+)
+def _serialize_many_bad(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.serialize_many_sparse(_sparse(tf, t))}
+
+
+# ---- Example parsing with SparseFeature ------------------------------------------------------
+def _example(tf: Any, ix: list[int], jx: list[int], val: list[float]) -> bytes:
+    feature = {
+        "ix": tf.train.Feature(int64_list=tf.train.Int64List(value=ix)),
+        "jx": tf.train.Feature(int64_list=tf.train.Int64List(value=jx)),
+        "val": tf.train.Feature(float_list=tf.train.FloatList(value=val)),
+    }
+    return tf.train.Example(features=tf.train.Features(feature=feature)).SerializeToString()
+
+
+@add(
+    "parse_example_sparse_feature",
+    {},
+    names=False,
+    notes="TF 2.x parses with ParseExampleV2, TF 1.15 with ParseExample "
+    "(test_tf115_names_of_aliases checks 1.15's names)",
+)
+def _sparse_feature(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    serialized = [
+        _example(tf, [3, 1], [0, 2], [0.5, 0.25]),
+        _example(tf, [], [], []),
+        _example(tf, [4], [1], [2.0]),
+    ]
+    parsed = tf.parse_example(
+        serialized,
+        {
+            "sp": tf.SparseFeature("ix", "val", tf.float32, 6),
+            "sorted": tf.io.SparseFeature("ix", "val", tf.float32, 6, already_sorted=True),
+            "two_d": tf.SparseFeature(["ix", "jx"], "val", tf.float32, [6, 3]),
+            "ix": tf.VarLenFeature(tf.int64),
+        },
+    )
+    single = tf.parse_single_example(
+        serialized[0], {"sp": tf.SparseFeature("ix", "val", tf.float32, 6)}
+    )
+    out = {k: (v.indices, v.values, v.dense_shape) for k, v in parsed.items()}
+    out["keys"] = tf.constant(sorted(parsed))
+    out["single"] = (single["sp"].indices, single["sp"].values, single["sp"].dense_shape)
+    return out
+
+
+@add("parse_example_sparse_feature_without_dtype_fails_at_build", {})
+def _sparse_feature_bad(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    parsed = tf.parse_example(
+        [_example(tf, [1], [0], [1.0])], {"sp": tf.SparseFeature("ix", "val", None, 6)}
+    )
+    return {"y": parsed["sp"].values}
+
+
+# ---- aliases and deprecated names ------------------------------------------------------------
+@add(
+    "math_and_sparse_aliases",
+    {
+        "labels": np.array([0, 2, 1, 2], I32),
+        "pred": np.array([0, 1, 1, 2], I32),
+        "data": values((4, 2), seed=15),
+        "idx": np.array([0, 2, 3], I32),
+        "seg": np.array([0, 0, 1], I32),
+    },
+    names=False,
+    notes="TF 2.x's confusion_matrix ends in ScatterNd, TF 1.15's in SparseTensorDenseAdd "
+    "(test_tf115_names_of_aliases checks 1.15's names)",
+)
+def _aliases(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "confusion": tf.math.confusion_matrix(t["labels"], t["pred"]),
+        "confusion_weighted": tf.math.confusion_matrix(
+            t["labels"], t["pred"], num_classes=4, weights=[1, 2, 3, 4]
+        ),
+        "non_decreasing": tf.math.is_non_decreasing(t["labels"]),
+        "increasing": tf.math.is_strictly_increasing(t["seg"] + tf.constant([0, 1, 2])),
+        "segment_sum": tf.sparse.segment_sum(t["data"], t["idx"], t["seg"]),
+        "segment_mean": tf.sparse.segment_mean(t["data"], t["idx"], t["seg"]),
+        "segment_sqrt_n": tf.sparse.segment_sqrt_n(t["data"], t["idx"], t["seg"]),
+    }
+
+
+@add("deprecated_scope_and_table_names", {"x": MATRIX})
+def _deprecated(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    with tf.op_scope([t["x"]], None, "outer") as scope:
+        y = tf.identity(t["x"])
+    with tf.op_scope([t["x"]], "named"):
+        z = tf.identity(t["x"])
+    init = tf.initialize_all_tables()
+    return {"y": y, "z": z, "scope": tf.constant(scope), "init_name": tf.constant(init.name)}

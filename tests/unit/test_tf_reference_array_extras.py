@@ -50,6 +50,19 @@ def test_repeat_with_scalar_repeats_has_tf115_names() -> None:
     ]
 
 
+def test_tf115_names_of_aliases() -> None:
+    """Names TF 1.15.0 gives (TF 2.x's compat.v1 builds these differently)."""
+    with tf.Graph().as_default():
+        confusion = tf.math.confusion_matrix([0, 2, 1, 2], [0, 1, 1, 2])
+        parsed = tf.parse_example(
+            ["x"],
+            {"sp": tf.SparseFeature("ix", "val", tf.float32, 6), "ix": tf.VarLenFeature(tf.int64)},
+        )
+    assert confusion.name == "confusion_matrix/SparseTensorDenseAdd:0"
+    assert sorted(parsed) == ["ix", "sp"]
+    assert parsed["ix"].indices.name == "ParseExample/ParseExample:0"
+
+
 def _limit(dtype: tf.DType, which: str) -> object:
     try:
         return str(getattr(dtype, which))
