@@ -4,6 +4,7 @@ string_val for strings), and back. Host kernels."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
@@ -92,7 +93,7 @@ def serialize_many_sparse(node: Any, xp: Any) -> Compute:
         bounds = np.searchsorted(batch, np.arange(n + 1))
         rows = [
             _serialized(indices[lo:hi, 1:], values[lo:hi], shape[1:], dt)
-            for lo, hi in zip(bounds[:-1], bounds[1:])
+            for lo, hi in itertools.pairwise(bounds)
         ]
         return (_strings(rows),)
 
@@ -131,8 +132,8 @@ def deserialize_many_sparse(node: Any, xp: Any) -> Compute:
             if vals.dtype != want:
                 got = dtypes.as_dtype(vals.dtype).name
                 raise u.invalid(
-                    f"Requested SparseTensor of type {dt.name} but SparseTensor[{i}].values.dtype() "
-                    f"== {got}"
+                    f"Requested SparseTensor of type {dt.name} but "
+                    f"SparseTensor[{i}].values.dtype() == {got}"
                 )
             _check_sparse(idx.reshape(idx.shape or (0,)), vals, shape)
             parts.append((idx.astype(np.int64), vals, shape.astype(np.int64)))

@@ -155,9 +155,7 @@ class _RawParams:
             if sub_key in self.sparse_keys:
                 have = self.sparse_types[self.sparse_keys.index(sub_key)]
                 if have != dtype:
-                    raise ValueError(
-                        f"Conflicting type {have} vs {dtype} for feature {sub_key}."
-                    )
+                    raise ValueError(f"Conflicting type {have} vs {dtype} for feature {sub_key}.")
             else:
                 self.sparse_keys.append(sub_key)
                 self.sparse_types.append(dtype)

@@ -32,11 +32,10 @@ def _serialize_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs
 
 
 def _serialize_many_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    shape = inputs[2].shape
-    rows = None
-    if shape.ndims == 1 and shape.as_list()[0] is not None and shape.as_list()[0] < 2:
+    rank = inputs[2].shape.as_list()[0] if inputs[2].shape.ndims == 1 else None
+    if rank is not None and rank < 2:
         raise ValueError("SparseTensor must have rank at least 2 to serialize many")
-    return [(attrs["out_type"], TensorShape([rows, 3]))]
+    return [(attrs["out_type"], TensorShape([None, 3]))]
 
 
 def _deserialize_many_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
