@@ -526,3 +526,71 @@ def _deprecated(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
         z = tf.identity(t["x"])
     init = tf.initialize_all_tables()
     return {"y": y, "z": z, "scope": tf.constant(scope), "init_name": tf.constant(init.name)}
+
+
+# ---- edit distance, volume patches, batch scatter --------------------------------------------
+@add("edit_distance_normalized_and_not", {})
+def _edit_distance(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    hyp = tf.SparseTensor([[0, 0, 0], [1, 0, 0]], ["a", "b"], [2, 1, 1])
+    truth = tf.SparseTensor(
+        [[0, 1, 0], [1, 0, 0], [1, 0, 1], [1, 1, 0]], ["a", "b", "c", "a"], [2, 2, 2]
+    )
+    longer = tf.SparseTensor(
+        tf.constant([[0, 0], [0, 1], [0, 2], [0, 3], [1, 0]], tf.int64),
+        tf.constant([1, 2, 3, 4, 9], tf.int64),
+        tf.constant([2, 4], tf.int64),
+    )
+    other = tf.SparseTensor(
+        tf.constant([[0, 0], [0, 1], [0, 2], [1, 0], [1, 1]], tf.int64),
+        tf.constant([1, 3, 4, 7, 9], tf.int64),
+        tf.constant([2, 3], tf.int64),
+    )
+    return {
+        "normalized": tf.edit_distance(hyp, truth),
+        "raw": tf.edit_distance(hyp, truth, normalize=False, name="raw"),
+        "ints": tf.edit_distance(longer, other),
+        "ints_raw": tf.edit_distance(other, longer, normalize=False),
+    }
+
+
+@add("edit_distance_mixed_types_fails_at_build", {})
+def _edit_distance_bad(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    a = tf.SparseTensor([[0, 0]], [1], [1, 1])
+    b = tf.SparseTensor([[0, 0]], [1.0], [1, 1])
+    return {"y": tf.edit_distance(a, b)}
+
+
+@add("extract_volume_patches", {"x": values((2, 4, 5, 3, 2), seed=16)}, grad=("valid", ("x",)))
+def _volume_patches(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "valid": tf.extract_volume_patches(t["x"], [1, 2, 3, 2, 1], [1, 2, 1, 1, 1], "VALID"),
+        "same": tf.extract_volume_patches(t["x"], [1, 3, 2, 2, 1], [1, 2, 2, 2, 1], "SAME"),
+    }
+
+
+@add(
+    "extract_volume_patches_same_gradient",
+    {"x": values((1, 3, 4, 3, 2), seed=17)},
+    grad=("y", ("x",)),
+)
+def _volume_patches_grad(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.extract_volume_patches(t["x"], [1, 2, 3, 2, 1], [1, 1, 2, 2, 1], "SAME")}
+
+
+@add(
+    "extract_volume_patches_window_over_batch_fails_at_run", {"x": values((1, 2, 2, 2, 1), seed=18)}
+)
+def _volume_patches_bad(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.extract_volume_patches(t["x"], [2, 1, 1, 1, 1], [1, 1, 1, 1, 1], "VALID")}
+
+
+@add("batch_scatter_update", {"i": np.array([[2, 0], [1, 1]], I32)})
+def _batch_scatter(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    var = tf.Variable(tf.reshape(tf.range(12, dtype=tf.float32), [2, 2, 3]), name="v")
+    i3 = tf.constant([[[2, 0], [1, 1]], [[0, 0], [2, 1]]], tf.int32)
+    updated = tf.batch_scatter_update(
+        var, i3, tf.constant(-np.arange(8.0).reshape(2, 2, 2), tf.float32)
+    )
+    var2 = tf.Variable(tf.zeros([2, 3, 2]), name="w")
+    rows = tf.batch_scatter_update(var2, t["i"], tf.ones([2, 2, 2]), name="rows")
+    return {"updated": updated, "rows": rows}
