@@ -594,3 +594,29 @@ def _batch_scatter(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     var2 = tf.Variable(tf.zeros([2, 3, 2]), name="w")
     rows = tf.batch_scatter_update(var2, t["i"], tf.ones([2, 2, 2]), name="rows")
     return {"updated": updated, "rows": rows}
+
+
+# ---- bfloat16 -------------------------------------------------------------------------------
+@add(
+    "bfloat16_casts_and_matmuls",
+    {
+        "x": values((2, 3), seed=19).astype(np.float32),
+        "y": values((3, 2), seed=20).astype(np.float32),
+    },
+    grad=("through_bf16", ("x",)),
+    rtol=1e-2,
+    atol=1e-2,
+)
+def _bfloat16(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    bx, by = tf.to_bfloat16(t["x"]), tf.cast(t["y"], tf.bfloat16)
+    both = tf.matmul(bx, by)
+    mixed = tf.matmul(t["x"], by)
+    return {
+        "is_bfloat16": tf.constant([bx.dtype == tf.bfloat16, both.dtype == tf.bfloat16]),
+        "rounded": tf.cast(bx, tf.float32),
+        "bits": tf.bitcast(bx, tf.uint16),
+        "both": tf.cast(both, tf.float32),
+        "mixed": mixed,
+        "sparse": tf.sparse_matmul(bx, t["y"], b_is_sparse=True),
+        "through_bf16": tf.cast(bx, tf.float32) * 3.0,
+    }

@@ -27,6 +27,7 @@ DTYPES = [
     "complex64",
     "float16",
     "int8",
+    "bfloat16",
 ]
 
 

@@ -24,6 +24,7 @@ DTYPES = [
     "complex64",
     "float16",
     "int8",
+    "bfloat16",
 ]
 
 

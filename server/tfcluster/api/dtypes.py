@@ -6,6 +6,7 @@ from tfcluster.framework.dtypes import (
     QUANTIZED_DTYPES,
     DType,
     as_dtype,
+    bfloat16,
     complex64,
     complex128,
     double,

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from tfcluster.protos import types_pb2
@@ -47,7 +48,7 @@ class DType:
 
     @property
     def is_floating(self) -> bool:
-        return self.base_dtype in (float16, float32, float64)
+        return self.base_dtype in (float16, float32, float64, bfloat16)
 
     @property
     def is_integer(self) -> bool:
@@ -105,14 +106,14 @@ class DType:
         if self._has_no_limits():
             raise TypeError(f"Cannot find minimum value of {self}.")
         base = self._storage()
-        return np.finfo(base).min if self.is_floating else np.iinfo(base).min
+        return _finfo(base).min if self.is_floating else np.iinfo(base).min
 
     @property
     def max(self) -> Any:
         if self._has_no_limits():
             raise TypeError(f"Cannot find maximum value of {self}.")
         base = self._storage()
-        return np.finfo(base).max if self.is_floating else np.iinfo(base).max
+        return _finfo(base).max if self.is_floating else np.iinfo(base).max
 
     def is_compatible_with(self, other: Any) -> bool:
         return self.base_dtype is as_dtype(other).base_dtype
@@ -141,6 +142,13 @@ class DType:
         return as_dtype, (self._enum,)
 
 
+def _finfo(dtype: Any) -> Any:
+    """numpy's finfo, or ml_dtypes' for bfloat16 (numpy's own refuses it)."""
+    if np.dtype(dtype) == np.dtype(ml_dtypes.bfloat16):
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
+
+
 _BY_ENUM: dict[int, DType] = {}
 
 
@@ -153,6 +161,8 @@ def _make(enum: int, name: str, np_dtype: Any) -> DType:
 
 
 float16 = half = _make(types_pb2.DT_HALF, "float16", np.float16)
+# Brain floating point: numpy knows it through ml_dtypes (as TensorFlow's own numpy side does).
+bfloat16 = _make(types_pb2.DT_BFLOAT16, "bfloat16", ml_dtypes.bfloat16)
 float32 = _make(types_pb2.DT_FLOAT, "float32", np.float32)
 float64 = double = _make(types_pb2.DT_DOUBLE, "float64", np.float64)
 int8 = _make(types_pb2.DT_INT8, "int8", np.int8)
@@ -192,6 +202,7 @@ _BY_NAME.update({"half": float16, "float": float32, "double": float64, "bool_": 
 
 _BY_NUMPY: dict[Any, DType] = {
     np.dtype(np.float16): float16,
+    np.dtype(ml_dtypes.bfloat16): bfloat16,
     np.dtype(np.float32): float32,
     np.dtype(np.float64): float64,
     np.dtype(np.int8): int8,

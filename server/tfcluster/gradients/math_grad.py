@@ -351,6 +351,7 @@ _DIFFERENTIABLE_CASTS = (
     dtypes.float16,
     dtypes.float32,
     dtypes.float64,
+    dtypes.bfloat16,
     dtypes.complex64,
     dtypes.complex128,
 )

@@ -78,6 +78,7 @@ op_def_registry.register("Bitcast", _bitcast_infer)
 
 # The dtypes TF's Bitcast kernel takes (no bool, string or resource).
 _BITCAST_TYPES = (
+    dtypes.bfloat16,
     dtypes.float16,
     dtypes.float32,
     dtypes.float64,

@@ -41,7 +41,7 @@ op_def_registry.register(
 op_def_registry.register("Fingerprint", _fingerprint_infer)
 op_def_registry.register("SparseMatMul", _sparse_matmul_infer)
 
-_SPARSE_MATMUL_TYPES = (dtypes.float32,)
+_SPARSE_MATMUL_TYPES = (dtypes.float32, dtypes.bfloat16)
 
 
 def timestamp(name: str | None = None) -> Tensor:

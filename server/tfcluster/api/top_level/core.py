@@ -7,6 +7,7 @@ from tfcluster.framework.dtypes import (
     QUANTIZED_DTYPES,
     DType,
     as_dtype,
+    bfloat16,
     bool_ as bool,
     complex64,
     complex128,
