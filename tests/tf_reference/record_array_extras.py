@@ -86,4 +86,52 @@ rec.add(
     dimension_type=type(tf.TensorShape([3])[0]).__name__,
     equal_tensors_are_equal=tf.constant(1) == tf.constant(1),
 )
+
+
+def _specs() -> dict[str, object]:
+    """What TensorSpec/SparseTensorSpec/TypeSpec answer (reprs, comparisons, merges)."""
+    with tf.Graph().as_default():
+        s = tf.TensorSpec([2, None], tf.int32, "x")
+        sp = tf.SparseTensorSpec([2, 3], tf.int64)
+        z = tf.zeros([2, 3], name="zz")
+        merged = tf.TensorSpec([2, 3]).most_specific_compatible_type(tf.TensorSpec([2, 4]))
+        return {
+            "reprs": [
+                repr(s),
+                repr(tf.TensorSpec(None)),
+                repr(tf.TensorSpec([])),
+                repr(tf.TensorSpec.from_tensor(z)),
+                repr(tf.TensorSpec.from_spec(s, "y")),
+                repr(merged),
+                str(sp.shape),
+                sp.dtype.name,
+                str(tf.SparseTensorSpec.from_value(tf.SparseTensor([[0, 0]], [1.0], [2, 2])).shape),
+            ],
+            "compatible": [
+                tf.TensorSpec([2, 3]).is_compatible_with(tf.TensorSpec([2, None])),
+                tf.TensorSpec([2, 3]).is_compatible_with(tf.TensorSpec([3, 3])),
+                tf.TensorSpec([2, 3]).is_compatible_with(z),
+                tf.TensorSpec([2, 3], tf.int32).is_compatible_with(z),
+                tf.SparseTensorSpec([2, 3]).is_compatible_with(tf.SparseTensorSpec([2, None])),
+                tf.SparseTensorSpec([2, 3]).is_compatible_with(tf.TensorSpec([2, 3])),
+            ],
+            "equal": [
+                tf.TensorSpec([2, 3]) == tf.TensorSpec([2, 3]),
+                tf.TensorSpec([2, 3]) == tf.TensorSpec([2, 3], name="a"),
+                tf.TensorSpec([2, 3]) != tf.TensorSpec([2, 3], tf.int32),
+                sp == tf.SparseTensorSpec([2, 3], tf.int64),
+                hash(tf.TensorSpec([2, 3])) == hash(tf.TensorSpec([2, 3])),
+            ],
+            "is_type_spec": [isinstance(s, tf.TypeSpec), isinstance(sp, tf.TypeSpec)],
+            "value_types": [s.value_type.__name__, sp.value_type.__name__],
+            "from_non_tensor": rec.catch(lambda: tf.TensorSpec.from_tensor(3)),
+            "incompatible_merge": rec.catch(
+                lambda: tf.TensorSpec([2]).most_specific_compatible_type(
+                    tf.TensorSpec([2], tf.int32)
+                )
+            ),
+        }
+
+
+rec.add("type_specs", **_specs())
 rec.save()

@@ -180,3 +180,48 @@ def test_control_flow_v2_is_what_tfcluster_builds() -> None:
 def test_switching_to_v2_behaviour_says_it_is_not_implemented(switch: str) -> None:
     with pytest.raises(tf.errors.UnimplementedError, match=switch):
         getattr(tf, switch)()
+
+
+def test_type_specs_match_tensorflow() -> None:
+    want = reference.case("array_extras", "type_specs")
+    with tf.Graph().as_default():
+        s = tf.TensorSpec([2, None], tf.int32, "x")
+        sp = tf.SparseTensorSpec([2, 3], tf.int64)
+        z = tf.zeros([2, 3], name="zz")
+        merged = tf.TensorSpec([2, 3]).most_specific_compatible_type(tf.TensorSpec([2, 4]))
+        reprs = [
+            repr(s),
+            repr(tf.TensorSpec(None)),
+            repr(tf.TensorSpec([])),
+            repr(tf.TensorSpec.from_tensor(z)),
+            repr(tf.TensorSpec.from_spec(s, "y")),
+            repr(merged),
+            str(sp.shape),
+            sp.dtype.name,
+            str(tf.SparseTensorSpec.from_value(tf.SparseTensor([[0, 0]], [1.0], [2, 2])).shape),
+        ]
+        compatible = [
+            tf.TensorSpec([2, 3]).is_compatible_with(tf.TensorSpec([2, None])),
+            tf.TensorSpec([2, 3]).is_compatible_with(tf.TensorSpec([3, 3])),
+            tf.TensorSpec([2, 3]).is_compatible_with(z),
+            tf.TensorSpec([2, 3], tf.int32).is_compatible_with(z),
+            tf.SparseTensorSpec([2, 3]).is_compatible_with(tf.SparseTensorSpec([2, None])),
+            tf.SparseTensorSpec([2, 3]).is_compatible_with(tf.TensorSpec([2, 3])),
+        ]
+    assert reprs == want["reprs"]
+    assert compatible == want["compatible"]
+    assert [
+        tf.TensorSpec([2, 3]) == tf.TensorSpec([2, 3]),
+        tf.TensorSpec([2, 3]) == tf.TensorSpec([2, 3], name="a"),
+        tf.TensorSpec([2, 3]) != tf.TensorSpec([2, 3], tf.int32),
+        sp == tf.SparseTensorSpec([2, 3], tf.int64),
+        hash(tf.TensorSpec([2, 3])) == hash(tf.TensorSpec([2, 3])),
+    ] == want["equal"]
+    assert [isinstance(s, tf.TypeSpec), isinstance(sp, tf.TypeSpec)] == want["is_type_spec"]
+    assert [s.value_type.__name__, sp.value_type.__name__] == want["value_types"]
+    with pytest.raises(ValueError, match="should be a tf\\.Tensor"):
+        tf.TensorSpec.from_tensor(3)
+    assert reference.error_class(want["from_non_tensor"]) == "ValueError"
+    with pytest.raises(ValueError, match="Types are not compatible"):
+        tf.TensorSpec([2]).most_specific_compatible_type(tf.TensorSpec([2], tf.int32))
+    assert reference.error_class(want["incompatible_merge"]) == "ValueError"
