@@ -32,9 +32,11 @@ def fingerprint(node: Any, xp: Any) -> Compute:
         if data.ndim == 0:
             raise u.invalid("Fingerprint requires data of rank >= 1")
         dim0 = data.shape[0]
+        if dim0 == 0:
+            return (np.zeros((0, 8), np.uint8),)
         if data.dtype == object:
             strings = [bytes(s) for s in data.reshape(-1)]
-            if dim0 == 0 or len(strings) == dim0:
+            if len(strings) == dim0:
                 return (_fingerprints(strings),)
             # Several strings a row: the fingerprint of the row's string fingerprints.
             per = _fingerprints(strings).reshape(dim0, -1)
