@@ -620,3 +620,34 @@ def _bfloat16(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
         "sparse": tf.sparse_matmul(bx, t["y"], b_is_sparse=True),
         "through_bf16": tf.cast(bx, tf.float32) * 3.0,
     }
+
+
+def _ragged_sparse(lengths: list[int], seed: int, rows: int, width: int) -> dict[str, Any]:
+    """A [rows, width] SparseTensor with the given row lengths and values in 0..4."""
+    idx = np.array([[r, c] for r in range(rows) for c in range(lengths[r])], np.int64)
+    vals = (np.floor(values((len(idx),), 0.0, 5.0, seed=seed))).astype(np.int64)
+    return {"indices": idx.reshape(-1, 2), "values": vals, "shape": np.array([rows, width])}
+
+
+_HYP = _ragged_sparse([0, 3, 7, 80, 12, 1, 0, 40], seed=21, rows=8, width=80)
+_TRUTH = _ragged_sparse([2, 0, 9, 75, 12, 1, 0, 33, 4], seed=22, rows=9, width=75)
+
+
+@add(
+    "edit_distance_ragged_batch",
+    {
+        "hi": _HYP["indices"],
+        "hv": _HYP["values"],
+        "hs": _HYP["shape"],
+        "ti": _TRUTH["indices"],
+        "tv": _TRUTH["values"],
+        "ts": _TRUTH["shape"],
+    },
+)
+def _edit_distance_batch(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    hyp = tf.SparseTensor(t["hi"], t["hv"], t["hs"])
+    truth = tf.SparseTensor(t["ti"], t["tv"], t["ts"])
+    return {
+        "normalized": tf.edit_distance(hyp, truth),
+        "raw": tf.edit_distance(hyp, truth, normalize=False),
+    }

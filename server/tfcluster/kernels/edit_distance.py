@@ -1,12 +1,15 @@
-"""EditDistance: the Levenshtein distance of each pair of sequences of two SparseTensors
-(grouped by every index but the last), one vectorised dynamic-programming row at a time."""
+"""EditDistance: the Levenshtein distance of each pair of sequences of two SparseTensors (the
+entries sharing all but the last index, in their order), computed by rapidfuzz's C++ edit
+distance. A host kernel."""
 
 from __future__ import annotations
 
+import itertools
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+from rapidfuzz.distance import Levenshtein
 
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels.registry import CPU_ONLY, kernel
@@ -14,33 +17,23 @@ from tfcluster.kernels.registry import CPU_ONLY, kernel
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
 
 
-def levenshtein(a: np.ndarray, b: np.ndarray) -> int:
-    """Insertions, deletions and substitutions turning a into b. A row's insertions are a
-    running minimum: row[j] = min_k (base[k] + j - k)."""
-    if a.size == 0 or b.size == 0:
-        return int(max(a.size, b.size))
-    steps = np.arange(b.size + 1)
-    row = steps.copy()
-    for i in range(a.size):
-        base = np.empty_like(row)
-        base[0] = i + 1
-        # Deletion of a[i] (row above + 1) or substitution (diagonal + mismatch).
-        base[1:] = np.minimum(row[1:] + 1, row[:-1] + (b != a[i]))
-        row = np.minimum.accumulate(base - steps) + steps
-    return int(row[-1])
+def _linear(indices: np.ndarray, out_shape: tuple[int, ...]) -> np.ndarray:
+    """Each entry's group as a flat position in the output."""
+    if not out_shape:
+        return np.zeros(indices.shape[0], np.int64)
+    return np.ravel_multi_index(tuple(indices[:, :-1].T), out_shape).astype(np.int64)
 
 
-def _groups(indices: np.ndarray, values: np.ndarray) -> dict[tuple[int, ...], np.ndarray]:
-    """Sequence of values per leading index, in the order the entries come (TF expects the
-    SparseTensors ordered)."""
-    if indices.shape[0] == 0:
-        return {}
-    keys = indices[:, :-1]
-    _, first, inverse = np.unique(keys, axis=0, return_index=True, return_inverse=True)
-    out = {}
-    for g in range(first.size):
-        out[tuple(int(k) for k in keys[first[g]])] = values[inverse.reshape(-1) == g]
-    return out
+def _sequences(
+    indices: np.ndarray, values: np.ndarray, out_shape: tuple[int, ...], keys: np.ndarray
+) -> list[list[Any]]:
+    """The values of each group in `keys` (sorted flat positions), in the entries' order."""
+    group = np.searchsorted(keys, _linear(indices, out_shape))
+    order = np.argsort(group, kind="stable")
+    counts = np.bincount(group, minlength=keys.size)
+    ordered = values[order].tolist()
+    bounds = np.concatenate([[0], np.cumsum(counts)]).tolist()
+    return [ordered[lo:hi] for lo, hi in itertools.pairwise(bounds)]
 
 
 def _check(indices: np.ndarray, values: np.ndarray, shape: np.ndarray, what: str) -> None:
@@ -71,18 +64,21 @@ def edit_distance(node: Any, xp: Any) -> Compute:
         if hs.shape[0] < 1:
             raise u.invalid("The sparse tensors must have rank at least 1")
         out_shape = tuple(int(d) for d in np.maximum(hs, ts)[:-1])
-        out = np.zeros(out_shape, dtype=np.float32)
-        hyp, truth = _groups(hi, hv), _groups(ti, tv)
-        for key in hyp.keys() | truth.keys():
-            h, t = hyp.get(key), truth.get(key)
-            if t is None:
-                dist = float(h.size)  # type: ignore[union-attr]
-                out[key] = np.inf if normalize and dist else dist
-            elif h is None:
-                out[key] = 1.0 if normalize else float(t.size)
-            else:
-                dist = float(levenshtein(h, t))
-                out[key] = dist / t.size if normalize else dist
-        return (out,)
+        out = np.zeros(int(np.prod(out_shape, dtype=np.int64)), dtype=np.float32)
+        keys = np.union1d(_linear(hi, out_shape), _linear(ti, out_shape))
+        if keys.size:
+            hyp = _sequences(hi, hv, out_shape, keys)
+            truth = _sequences(ti, tv, out_shape, keys)
+            dist = np.array(
+                [Levenshtein.distance(h, t) for h, t in zip(hyp, truth, strict=True)],
+                dtype=np.float32,
+            )
+            if normalize:
+                t_len = np.array([len(t) for t in truth], dtype=np.float32)
+                # An empty truth: 0 for an empty hypothesis too, else infinity.
+                empty = np.where(dist > 0, np.float32(np.inf), np.float32(0))
+                dist = np.where(t_len > 0, dist / np.maximum(t_len, 1), empty)
+            out[keys] = dist
+        return (out.reshape(out_shape),)
 
     return compute
