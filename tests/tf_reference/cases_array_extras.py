@@ -344,7 +344,11 @@ def _static(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     shape = tf.get_static_value(tf.shape(t["x"]))
     sp = tf.convert_to_tensor_or_sparse_tensor(tf.SparseTensorValue([[0, 1]], [3.0], [2, 2]))
     dense = tf.convert_to_tensor_or_sparse_tensor([1, 2], name="dense")
+    python = tf.get_static_value([1, 2])
+    variable = tf.get_static_value(tf.Variable(1.0, name="static_var"))
     return {
+        "python_value_as_is": tf.constant(python == [1, 2]),
+        "variable_is_none": tf.constant(variable is None),
         "known_is_none": tf.constant(known is None),
         "const": tf.constant(c),
         "shape": tf.constant(shape),

@@ -296,11 +296,12 @@ def batch_gather(params: Any, indices: Any, name: str | None = None) -> Tensor:
 
 
 # ---- static helpers ---------------------------------------------------------------------
-def get_static_value(tensor: Any, partial: bool = False) -> np.ndarray | None:
-    """The value of `tensor` when it is known while building the graph, else None; numpy
-    values come back as they are."""
-    if isinstance(tensor, (np.ndarray, np.generic)):
-        return np.asarray(tensor)
+def get_static_value(tensor: Any, partial: bool = False) -> Any:
+    """The value of `tensor` when it is known while building the graph, else None. As TF's
+    constant_value: what is not tensor-like (numpy or Python values) comes back as it is,
+    other tensor-likes (variables, SparseTensors) give None."""
+    if not is_tensor(tensor):
+        return tensor
     if not isinstance(tensor, Tensor):
         return None
     value = tensor_util.constant_value(tensor)
@@ -325,7 +326,9 @@ def convert_to_tensor_or_sparse_tensor(
         value = SparseTensor.from_value(value)
     if isinstance(value, SparseTensor):
         if dtype and not dtype.is_compatible_with(value.dtype):
-            raise RuntimeError(f"Sparse dtype: requested = {dtype}, actual = {value.dtype}")
+            raise RuntimeError(
+                f"Sparse dtype: requested = {dtype.name}, actual = {value.dtype.name}"
+            )
         return value
     return convert_to_tensor(value, dtype=dtype, name=name)
 
