@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import memory_budget
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels.registry import kernel
 
@@ -34,6 +35,8 @@ def broadcast_to(node: Any, xp: Any) -> Compute:
         # The target must be what x and the target broadcast to (x cannot grow it).
         if len(have) > len(target) or _broadcast_dims(have, target) != target:
             raise u.invalid(f"Incompatible shapes: {u.shape_str(have)} vs. {u.shape_str(target)}")
+        # The shape is the caller's word: it may ask for more memory than there is.
+        memory_budget.check_shape(target, x.dtype, "BroadcastTo's output")
         # A materialised copy: consumers may update their inputs' buffers in place.
         return (xp.ascontiguousarray(xp.broadcast_to(x, tuple(target))),)
 

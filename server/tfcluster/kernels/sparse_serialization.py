@@ -4,6 +4,7 @@ string_val for strings), and back. Host kernels."""
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Callable
 from typing import Any
@@ -12,7 +13,6 @@ import numpy as np
 from google.protobuf.message import DecodeError
 
 from tfcluster.framework import dtypes, errors, tensor_util
-from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.protos import tensor_pb2
@@ -34,23 +34,49 @@ def _check_sparse(indices: np.ndarray, values: np.ndarray, shape: np.ndarray) ->
         )
 
 
-def _content_proto(values: np.ndarray, dt: Any) -> bytes:
-    """TF's Tensor::AsProtoTensorContent: strings too go in tensor_content."""
-    if dt is not dtypes.string:
-        return tensor_util.make_tensor_proto(values, dtype=dt).SerializeToString()
-    proto = tensor_pb2.TensorProto(
-        dtype=dt.as_datatype_enum, tensor_shape=TensorShape(values.shape).as_proto()
-    )
-    if values.size:
-        proto.tensor_content = tensor_util.strings_as_content(values)
-    return proto.SerializeToString()
+def _varint(n: int) -> bytes:
+    out = bytearray()
+    while n >= 0x80:
+        out.append((n & 0x7F) | 0x80)
+        n >>= 7
+    out.append(n)
+    return bytes(out)
+
+
+def _field(tag: int, payload: bytes) -> bytes:
+    """A length-delimited protobuf field."""
+    return bytes([tag]) + _varint(len(payload)) + payload
+
+
+def content_proto(values: np.ndarray, dt: dtypes.DType) -> bytes:
+    """The serialized TensorProto TF's Tensor::AsProtoTensorContent makes: dtype, shape and
+    every value in tensor_content (strings as varint lengths then bytes). Written directly:
+    one minibatch row after another, building proto objects would cost more than the data.
+    tests/unit/test_sparse_serialization_bytes.py checks it against the proto library."""
+    dims = b"".join(_field(0x12, b"\x08" + _varint(d) if d else b"") for d in values.shape)
+    if dt is dtypes.string:
+        content = tensor_util.strings_as_content(values) if values.size else b""
+    else:
+        content = np.ascontiguousarray(values, dtype=_numpy_dtype(dt.as_datatype_enum)).tobytes()
+    head = _dtype_field(dt.as_datatype_enum) + _field(0x12, dims)
+    return head + (_field(0x22, content) if content else b"")
+
+
+@functools.cache
+def _dtype_field(enum: int) -> bytes:
+    return b"\x08" + _varint(enum)
+
+
+@functools.cache
+def _numpy_dtype(enum: int) -> np.dtype[Any]:
+    return np.dtype(dtypes.as_dtype(enum).as_numpy_dtype)
 
 
 def _serialized(indices: np.ndarray, values: np.ndarray, shape: np.ndarray, dt: Any) -> list[bytes]:
     return [
-        _content_proto(np.ascontiguousarray(indices, np.int64), dtypes.int64),
-        _content_proto(values, dt),
-        _content_proto(np.asarray(shape, np.int64), dtypes.int64),
+        content_proto(indices.astype(np.int64, copy=False), dtypes.int64),
+        content_proto(values, dt),
+        content_proto(shape.astype(np.int64, copy=False), dtypes.int64),
     ]
 
 
@@ -100,10 +126,17 @@ def serialize_many_sparse(node: Any, xp: Any) -> Compute:
     return compute
 
 
+_STRING = dtypes.string.as_datatype_enum
+
+
 def _parse(data: bytes, where: str) -> np.ndarray:
     proto = tensor_pb2.TensorProto()
     try:
         proto.ParseFromString(data)
+        if proto.tensor_content and proto.dtype != _STRING:
+            # The form SerializeSparse writes: the values' bytes as they are.
+            dims = [d.size for d in proto.tensor_shape.dim]
+            return np.frombuffer(proto.tensor_content, _numpy_dtype(proto.dtype)).reshape(dims)
         return tensor_util.make_ndarray(proto)
     except (DecodeError, TypeError, ValueError, errors.OpError):
         raise u.invalid(f"Could not parse {where}") from None
