@@ -7,6 +7,7 @@ import subprocess
 import sys
 import threading
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 import pytest
@@ -246,8 +247,15 @@ def test_parse_reports_malformed_bytes() -> None:
 
 def test_unsendable_values() -> None:
     meta = named_tensor_pb2.TensorMeta()
-    with pytest.raises(tf.errors.InvalidArgumentError, match="numpy dtype uint32"):
-        coding.fill_meta(meta, np.array([1], dtype=np.uint32))
+    with pytest.raises(tf.errors.InvalidArgumentError, match="numpy dtype datetime64"):
+        coding.fill_meta(meta, np.array([1], dtype="datetime64[s]"))
+
+
+@pytest.mark.parametrize("dtype", [np.uint32, np.uint64, np.complex128])
+def test_wide_unsigned_and_complex128_values_are_sent(dtype: Any) -> None:
+    meta = named_tensor_pb2.TensorMeta()
+    coding.fill_meta(meta, np.array([1, 2], dtype=dtype))
+    assert meta.dtype == tf.as_dtype(dtype).as_datatype_enum
 
 
 def test_generated_protos_are_current() -> None:

@@ -3,7 +3,9 @@
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
 from tfcluster.ops.array_ops import invert_permutation
+from tfcluster.ops.check_ops import is_non_decreasing, is_strictly_increasing
 from tfcluster.ops.complex_ops import angle, imag, real
+from tfcluster.ops.confusion_matrix import confusion_matrix
 from tfcluster.ops.counting_ops import bincount
 from tfcluster.ops.math_ops import (
     abs,

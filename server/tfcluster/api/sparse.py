@@ -3,8 +3,12 @@
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
 from tfcluster.framework.sparse_tensor import SparseTensor
+from tfcluster.ops.array_extras import sparse_mask as mask
 from tfcluster.ops.feature_ops import sparse_cross as cross
 from tfcluster.ops.feature_ops import sparse_cross_hashed as cross_hashed
+from tfcluster.ops.segment_ops import sparse_segment_mean as segment_mean
+from tfcluster.ops.segment_ops import sparse_segment_sqrt_n as segment_sqrt_n
+from tfcluster.ops.segment_ops import sparse_segment_sum as segment_sum
 from tfcluster.ops.sparse_ops import from_dense
 from tfcluster.ops.sparse_ops import sparse_add as add
 from tfcluster.ops.sparse_ops import sparse_concat as concat

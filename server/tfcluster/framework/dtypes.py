@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
+import ml_dtypes
 import numpy as np
 
 from tfcluster.protos import types_pb2
@@ -47,11 +48,29 @@ class DType:
 
     @property
     def is_floating(self) -> bool:
-        return self.base_dtype in (float16, float32, float64)
+        return self.base_dtype in (float16, float32, float64, bfloat16)
 
     @property
     def is_integer(self) -> bool:
-        return self.base_dtype in (int8, int16, int32, int64, uint8, uint16)
+        return self.base_dtype in (int8, int16, int32, int64, uint8, uint16, uint32, uint64)
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.base_dtype in (uint8, uint16, uint32, uint64)
+
+    @property
+    def is_quantized(self) -> bool:
+        return self.base_dtype in QUANTIZED_DTYPES
+
+    @property
+    def real_dtype(self) -> DType:
+        """float32 for complex64, float64 for complex128, the dtype itself otherwise."""
+        base = self.base_dtype
+        return {complex64: float32, complex128: float64}.get(base, base)
+
+    @property
+    def limits(self) -> tuple[Any, Any]:
+        return self.min, self.max
 
     @property
     def is_complex(self) -> bool:
@@ -69,15 +88,32 @@ class DType:
     def size(self) -> int:
         return 1 if self._np is object else int(np.dtype(self._np).itemsize)
 
+    def _has_no_limits(self) -> bool:
+        base = self.base_dtype
+        return (
+            self.is_quantized
+            or base in (bool_, string, complex64, complex128)
+            or not self.is_numpy_compatible
+        )
+
+    def _storage(self) -> Any:
+        """The plain numpy dtype holding the values (a quantized dtype's integer field)."""
+        npd = np.dtype(self.base_dtype._np)
+        return npd.fields[next(iter(npd.fields))][0] if npd.fields else npd
+
     @property
     def min(self) -> Any:
-        base = self.base_dtype._np
-        return np.finfo(base).min if self.is_floating else np.iinfo(base).min
+        if self._has_no_limits():
+            raise TypeError(f"Cannot find minimum value of {self}.")
+        base = self._storage()
+        return _finfo(base).min if self.is_floating else np.iinfo(base).min
 
     @property
     def max(self) -> Any:
-        base = self.base_dtype._np
-        return np.finfo(base).max if self.is_floating else np.iinfo(base).max
+        if self._has_no_limits():
+            raise TypeError(f"Cannot find maximum value of {self}.")
+        base = self._storage()
+        return _finfo(base).max if self.is_floating else np.iinfo(base).max
 
     def is_compatible_with(self, other: Any) -> bool:
         return self.base_dtype is as_dtype(other).base_dtype
@@ -106,6 +142,13 @@ class DType:
         return as_dtype, (self._enum,)
 
 
+def _finfo(dtype: Any) -> Any:
+    """numpy's finfo, or ml_dtypes' for bfloat16 (numpy's own refuses it)."""
+    if np.dtype(dtype) == np.dtype(ml_dtypes.bfloat16):
+        return ml_dtypes.finfo(dtype)
+    return np.finfo(dtype)
+
+
 _BY_ENUM: dict[int, DType] = {}
 
 
@@ -118,6 +161,8 @@ def _make(enum: int, name: str, np_dtype: Any) -> DType:
 
 
 float16 = half = _make(types_pb2.DT_HALF, "float16", np.float16)
+# Brain floating point: numpy knows it through ml_dtypes (as TensorFlow's own numpy side does).
+bfloat16 = _make(types_pb2.DT_BFLOAT16, "bfloat16", ml_dtypes.bfloat16)
 float32 = _make(types_pb2.DT_FLOAT, "float32", np.float32)
 float64 = double = _make(types_pb2.DT_DOUBLE, "float64", np.float64)
 int8 = _make(types_pb2.DT_INT8, "int8", np.int8)
@@ -126,9 +171,21 @@ int32 = _make(types_pb2.DT_INT32, "int32", np.int32)
 int64 = _make(types_pb2.DT_INT64, "int64", np.int64)
 uint8 = _make(types_pb2.DT_UINT8, "uint8", np.uint8)
 uint16 = _make(types_pb2.DT_UINT16, "uint16", np.uint16)
+uint32 = _make(types_pb2.DT_UINT32, "uint32", np.uint32)
+uint64 = _make(types_pb2.DT_UINT64, "uint64", np.uint64)
 bool_ = _make(types_pb2.DT_BOOL, "bool", np.bool_)
 string = _make(types_pb2.DT_STRING, "string", object)
 complex64 = _make(types_pb2.DT_COMPLEX64, "complex64", np.complex64)
+complex128 = _make(types_pb2.DT_COMPLEX128, "complex128", np.complex128)
+# Quantized types hold integers in a one-field record dtype, as TensorFlow's numpy side does
+# (np.dtype([("qint8", np.int8)])): they convert to and from the plain integers explicitly.
+qint8 = _make(types_pb2.DT_QINT8, "qint8", np.dtype([("qint8", np.int8)]))
+quint8 = _make(types_pb2.DT_QUINT8, "quint8", np.dtype([("quint8", np.uint8)]))
+qint16 = _make(types_pb2.DT_QINT16, "qint16", np.dtype([("qint16", np.int16)]))
+quint16 = _make(types_pb2.DT_QUINT16, "quint16", np.dtype([("quint16", np.uint16)]))
+qint32 = _make(types_pb2.DT_QINT32, "qint32", np.dtype([("qint32", np.int32)]))
+_QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
+QUANTIZED_DTYPES = frozenset([*_QUANTIZED, *(d._as_ref for d in _QUANTIZED)])
 resource = DType(types_pb2.DT_RESOURCE, "resource", object)
 _BY_ENUM[types_pb2.DT_RESOURCE] = resource
 # Values only kernels of one task understand (a while loop's per-iteration accumulators).
@@ -145,6 +202,7 @@ _BY_NAME.update({"half": float16, "float": float32, "double": float64, "bool_": 
 
 _BY_NUMPY: dict[Any, DType] = {
     np.dtype(np.float16): float16,
+    np.dtype(ml_dtypes.bfloat16): bfloat16,
     np.dtype(np.float32): float32,
     np.dtype(np.float64): float64,
     np.dtype(np.int8): int8,
@@ -153,8 +211,12 @@ _BY_NUMPY: dict[Any, DType] = {
     np.dtype(np.int64): int64,
     np.dtype(np.uint8): uint8,
     np.dtype(np.uint16): uint16,
+    np.dtype(np.uint32): uint32,
+    np.dtype(np.uint64): uint64,
     np.dtype(np.bool_): bool_,
     np.dtype(np.complex64): complex64,
+    np.dtype(np.complex128): complex128,
+    **{np.dtype(d.as_numpy_dtype): d for d in _QUANTIZED},
     np.dtype(object): string,
 }
 

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+import warnings as _warnings
+from typing import Any, Literal
 
 OK = 0
 CANCELLED = 1
@@ -112,3 +113,47 @@ def exception_for_code(code: int) -> type[OpError]:
 
 def error_from_code(code: int, message: str) -> OpError:
     return exception_for_code(code)(None, None, message)
+
+
+def exception_type_from_error_code(error_code: int) -> type[OpError]:
+    """The error class of a status code (KeyError for codes that have none, as TF's)."""
+    return _BY_CODE[error_code]
+
+
+def error_code_from_exception_type(cls: Any) -> Any:
+    """The status code of an error class; for another class, TF's answer: a warning and an
+    UnknownError instance."""
+    for code, known in _BY_CODE.items():
+        if known is cls:
+            return code
+    _warnings.warn("Unknown class exception", stacklevel=2)
+    return UnknownError(None, None, "Unknown class exception")
+
+
+class _Status:
+    """What raise_exception_on_not_ok_status hands out: a code (OK until set) and a message."""
+
+    def __init__(self) -> None:
+        self.code = OK
+        self.message = ""
+
+    def set(self, code: int, message: str) -> None:
+        self.code = int(code)
+        self.message = str(message)
+
+
+class raise_exception_on_not_ok_status:  # TF's name (a class used as a context manager)
+    """Context manager: yields a Status; on leaving, a Status set to a code other than OK is
+    raised as that code's error class with its message."""
+
+    def __enter__(self) -> _Status:
+        self.status = _Status()
+        return self.status
+
+    def __exit__(self, *exc: Any) -> Literal[False]:
+        try:
+            if self.status.code != OK:
+                raise error_from_code(self.status.code, self.status.message)
+        finally:
+            del self.status
+        return False

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import logging
 import re
 import threading
 from collections.abc import Callable, Iterator, Sequence
@@ -904,6 +905,17 @@ def name_scope(
     # As TF: the values' graph becomes the default inside, so constants made there join it.
     default = g.as_default() if g is not get_default_graph() else contextlib.nullcontext()
     with default, g.name_scope(n) as scope:
+        yield scope
+
+
+@contextlib.contextmanager
+def op_scope(values: Any, name: str | None, default_name: str | None = None) -> Iterator[str]:
+    """TF1's deprecated tf.op_scope: name_scope with the arguments in another order."""
+    logging.getLogger("tensorflow").warning(
+        "tf.op_scope(values, name, default_name) is deprecated, use "
+        "tf.name_scope(name, default_name, values)"
+    )
+    with name_scope(name, default_name=default_name, values=values) as scope:
         yield scope
 
 

@@ -83,6 +83,47 @@ def _numpy_dtype(dt: dtypes.DType) -> np.dtype[Any]:
         return np.dtype(object)
 
 
+def _varint(data: bytes, pos: int) -> tuple[int, int]:
+    value = shift = 0
+    while True:
+        if pos >= len(data):
+            raise errors.DataLossError(None, None, "A string tensor's content is truncated")
+        byte = data[pos]
+        pos += 1
+        value |= (byte & 0x7F) << shift
+        if not byte & 0x80:
+            return value, pos
+        shift += 7
+
+
+def strings_as_content(values: np.ndarray) -> bytes:
+    """A string tensor's tensor_content as TF's Tensor::AsProtoTensorContent writes it: every
+    length as a varint, then every string's bytes."""
+    flat = [bytes(v) for v in values.reshape(-1)]
+    head = bytearray()
+    for s in flat:
+        n = len(s)
+        while n >= 0x80:
+            head.append((n & 0x7F) | 0x80)
+            n >>= 7
+        head.append(n)
+    return bytes(head) + b"".join(flat)
+
+
+def _strings_from_content(content: bytes, n: int) -> np.ndarray:
+    lengths, pos = [], 0
+    for _ in range(n):
+        length, pos = _varint(content, pos)
+        lengths.append(length)
+    out = np.empty(n, dtype=object)
+    for i, length in enumerate(lengths):
+        if pos + length > len(content):
+            raise errors.DataLossError(None, None, "A string tensor's content is truncated")
+        out[i] = content[pos : pos + length]
+        pos += length
+    return out
+
+
 def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
     dt = dtypes.as_dtype(proto.dtype)
     shape = tuple(int(d.size) for d in proto.tensor_shape.dim)
@@ -94,6 +135,8 @@ def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
     # The shape is the sender's word: one value may be asked to fill terabytes.
     memory_budget.check_shape(shape, _numpy_dtype(dt), "a tensor")
     if dt is dtypes.string:
+        if proto.tensor_content:
+            return _strings_from_content(proto.tensor_content, n).reshape(shape)
         vals = list(proto.string_val)
         out = np.empty(n, dtype=object)
         if vals:
@@ -112,10 +155,20 @@ def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
         dtypes.int64: proto.int64_val,
         dtypes.bool_: proto.bool_val,
         dtypes.float16: proto.half_val,
+        dtypes.complex64: proto.scomplex_val,
+        dtypes.complex128: proto.dcomplex_val,
+        dtypes.uint32: proto.uint32_val,
+        dtypes.uint64: proto.uint64_val,
     }.get(dt, proto.int_val)
     vals = list(field)
     if dt is dtypes.float16:
         arr = np.array(vals, dtype=np.uint16).view(np.float16)
+    elif dt.is_complex:
+        pairs = np.array(vals, dtype=dt.real_dtype.as_numpy_dtype).reshape(-1, 2)
+        arr = (pairs[:, 0] + 1j * pairs[:, 1]).astype(np_dtype)
+    elif np_dtype.fields:
+        # Quantized values travel in int_val as plain integers.
+        arr = np.array(vals, dtype=dt._storage()).astype(np_dtype)
     else:
         arr = np.array(vals, dtype=np_dtype)
     if arr.size == n:

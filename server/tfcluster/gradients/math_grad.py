@@ -77,16 +77,18 @@ def _sub_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("Mul")
 def _mul_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
+    # Complex inputs take the conjugate, as TF's (conj of a real tensor is the tensor itself).
+    cx, cy = math_ops.conj(x), math_ops.conj(y)
     return (
-        _sum_to(math_ops.multiply(grad, y), x, y),
-        _sum_to(math_ops.multiply(x, grad), y, x),
+        _sum_to(math_ops.multiply(grad, cy), x, y),
+        _sum_to(math_ops.multiply(cx, grad), y, x),
     )
 
 
 @RegisterGradient("RealDiv")
 @RegisterGradient("Div")
 def _real_div_grad(op: Operation, grad: Tensor) -> Any:
-    x, y = op.inputs
+    x, y = (math_ops.conj(t) for t in op.inputs)
     gx = math_ops.realdiv(grad, y)
     gy = math_ops.multiply(grad, math_ops.realdiv(math_ops.realdiv(math_ops.negative(x), y), y))
     return _sum_to(gx, x, y), _sum_to(gy, y, x)
@@ -345,7 +347,14 @@ def _batch_matmul_grad(op: Operation, grad: Tensor) -> Any:
     return mm(y, grad, adjoint_a=True, adjoint_b=True), mm(grad, x, adjoint_a=True, adjoint_b=True)
 
 
-_DIFFERENTIABLE_CASTS = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64)
+_DIFFERENTIABLE_CASTS = (
+    dtypes.float16,
+    dtypes.float32,
+    dtypes.float64,
+    dtypes.bfloat16,
+    dtypes.complex64,
+    dtypes.complex128,
+)
 
 
 @RegisterGradient("Cast")

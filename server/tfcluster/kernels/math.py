@@ -397,9 +397,9 @@ def matmul(node: Any, xp: Any) -> Compute:
             raise invalid(
                 f"Matrix size-incompatible: In[0]: {_shape(ins[0])}, In[1]: {_shape(ins[1])}"
             )
-        if xp is np:
-            return (_cpu_gemm.matmul(a, b),)
-        return (xp.matmul(a, b),)
+        out = _cpu_gemm.matmul(a, b) if xp is np else xp.matmul(a, b)
+        # numpy multiplies bfloat16 matrices in float32.
+        return (out if out.dtype == a.dtype else out.astype(a.dtype),)
 
     return compute
 

@@ -341,3 +341,8 @@ def tables_initializer(name: str = "init_all_tables") -> Operation:
 
     inits = get_collection(GraphKeys.TABLE_INITIALIZERS)
     return group(*inits, name=name) if inits else no_op(name=name)
+
+
+def initialize_all_tables(name: str = "init_all_tables") -> Operation:
+    """TF1's deprecated name of tables_initializer."""
+    return tables_initializer(name)

@@ -36,7 +36,7 @@ from tfcluster.ops.op_util import (
 
 # ---- dtype families (TF's op-def type lists, restricted to the dtypes tfcluster has) ------
 _FLOAT = (dtypes.float16, dtypes.float32, dtypes.float64)
-_COMPLEX = (dtypes.complex64,)
+_COMPLEX = (dtypes.complex64, dtypes.complex128)
 _INT32_64 = (dtypes.int32, dtypes.int64)
 _SIGNED = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
 _REAL = (*_FLOAT, *_SIGNED, dtypes.uint8, dtypes.uint16)
@@ -455,6 +455,7 @@ _TRUEDIV_TABLE = {
     dtypes.float32: None,
     dtypes.float64: None,
     dtypes.complex64: None,
+    dtypes.complex128: None,
 }
 
 
@@ -481,7 +482,7 @@ def div(x: Any, y: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "div", [x, y]) as scope:
         a, b = _convert_same([x, y], "div")
         dtype = a.dtype.base_dtype
-        op_type = "RealDiv" if dtype.is_floating or dtype == dtypes.complex64 else "FloorDiv"
+        op_type = "RealDiv" if dtype.is_floating or dtype.is_complex else "FloorDiv"
         check_dtype(a, _BINARY_TYPES[op_type], op_type)
         return make_op(op_type, [a, b], {"T": dtype}, name=scope).outputs[0]
 
@@ -711,7 +712,7 @@ def sigmoid(x: Any, name: str | None = None) -> Tensor:
 def conj(x: Any, name: str | None = None) -> Tensor:
     """Complex conjugate; real tensors come back unchanged (as in TF)."""
     t = convert_to_tensor(x)
-    if t.dtype.base_dtype != dtypes.complex64:
+    if not t.dtype.base_dtype.is_complex:
         if t.dtype.base_dtype in _NUMBER:
             return t
         raise TypeError(f"Expected numeric or variant tensor, got dtype {t.dtype.name}")
@@ -820,6 +821,18 @@ def to_int64(x: Any, name: str = "ToInt64") -> Tensor:
     return cast(x, dtypes.int64, name=name)
 
 
+def to_bfloat16(x: Any, name: str = "ToBFloat16") -> Tensor:
+    return cast(x, dtypes.bfloat16, name=name)
+
+
+def to_complex64(x: Any, name: str = "ToComplex64") -> Tensor:
+    return cast(x, dtypes.complex64, name=name)
+
+
+def to_complex128(x: Any, name: str = "ToComplex128") -> Tensor:
+    return cast(x, dtypes.complex128, name=name)
+
+
 # ---- select -------------------------------------------------------------------------------
 def select(condition: Any, x: Any, y: Any, name: str | None = None) -> Tensor:
     """Elements of x where condition is true, else of y (TF1's Select)."""
@@ -856,11 +869,16 @@ def matmul(
     if transpose_b and adjoint_b:
         raise ValueError("Only one of transpose_b and adjoint_b can be True.")
     with name_scope(name, "MatMul", [a, b]) as scope:
-        x, y = _convert_same([a, b], "MatMul", ("a", "b"))
-        check_dtype(x, _UNARY_ARITH, "MatMul", "a")
+        mixed = _bfloat16_mixed(a, b)
+        if mixed is not None:
+            x, y = mixed
+        else:
+            x, y = _convert_same([a, b], "MatMul", ("a", "b"))
+            check_dtype(x, (*_UNARY_ARITH, dtypes.bfloat16), "MatMul", "a")
         dtype = x.dtype.base_dtype
         ranks = (x.shape.ndims, y.shape.ndims)
-        if any(r is None or r > 2 for r in ranks):
+        sparse = a_is_sparse or b_is_sparse
+        if not sparse and any(r is None or r > 2 for r in ranks):
             # BatchMatMul has only adjoint flags: a transpose is the adjoint of the conjugate.
             if transpose_a:
                 x, adjoint_a = conj(x), True
@@ -872,8 +890,29 @@ def matmul(
             x, transpose_a = conj(x), True
         if adjoint_b:
             y, transpose_b = conj(y), True
+        kinds = {x.dtype.base_dtype, y.dtype.base_dtype}
+        # TF's choice: float32/bfloat16 operands marked sparse, or bfloat16 mixed with another
+        # type, make a SparseMatMul (float32; bfloat16 again when both operands are).
+        if (sparse and kinds <= {dtypes.float32, dtypes.bfloat16}) or mixed is not None:
+            from tfcluster.ops.misc_ops import sparse_matmul
+
+            out = sparse_matmul(x, y, transpose_a, transpose_b, a_is_sparse, b_is_sparse, scope)
+            return cast(out, dtypes.bfloat16) if kinds == {dtypes.bfloat16} else out
         attrs = {"T": dtype, "transpose_a": bool(transpose_a), "transpose_b": bool(transpose_b)}
         return make_op("MatMul", [x, y], attrs, name=scope).outputs[0]
+
+
+def _bfloat16_mixed(a: Any, b: Any) -> tuple[Tensor, Tensor] | None:
+    """Both operands as tensors when one is bfloat16 and the other is not (each converted on
+    its own, as TF does): TF multiplies such a pair with SparseMatMul."""
+    kinds = [_dtype_of(v) for v in (a, b)]
+    if dtypes.bfloat16 not in kinds:
+        return None
+    x = convert_to_tensor(a, name="a")
+    y = convert_to_tensor(b, name="b")
+    if x.dtype.base_dtype == y.dtype.base_dtype:
+        return None
+    return x, y
 
 
 # ---- reductions ---------------------------------------------------------------------------
@@ -1368,6 +1407,9 @@ __all__ = [
     "subtract",
     "tan",
     "tanh",
+    "to_bfloat16",
+    "to_complex64",
+    "to_complex128",
     "to_double",
     "to_float",
     "to_int32",

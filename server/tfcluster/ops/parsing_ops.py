@@ -24,6 +24,7 @@ from tfcluster.ops.op_util import Outputs, make_op
 __all__ = [
     "FixedLenFeature",
     "FixedLenSequenceFeature",
+    "SparseFeature",
     "VarLenFeature",
     "decode_compressed",
     "decode_csv",
@@ -71,6 +72,22 @@ class FixedLenSequenceFeature(
         return super().__new__(cls, shape, dtype, allow_missing, default_value)
 
 
+class SparseFeature(
+    collections.namedtuple(
+        "SparseFeature", ["index_key", "value_key", "dtype", "size", "already_sorted"]
+    )
+):
+    """Configuration for parsing a sparse input feature from an Example: the values under
+    value_key placed at the indices under index_key (one key per dimension of size `size`)."""
+
+    __slots__ = ()
+
+    def __new__(
+        cls, index_key: Any, value_key: Any, dtype: Any, size: Any, already_sorted: bool = False
+    ) -> SparseFeature:
+        return super().__new__(cls, index_key, value_key, dtype, size, already_sorted)
+
+
 class _RawParams:
     """Features split as TF's kernels take them: sparse keys/types, dense keys/types/shapes
     and defaults, in sorted key order."""
@@ -86,10 +103,14 @@ class _RawParams:
             self._add(key, features[key], allowed)  # type: ignore[index]
 
     def _add(self, key: str, feature: Any, allowed: Sequence[type]) -> None:
+        known = (VarLenFeature, FixedLenFeature, FixedLenSequenceFeature, SparseFeature)
         if not any(isinstance(feature, t) for t in allowed):
-            if isinstance(feature, (VarLenFeature, FixedLenFeature, FixedLenSequenceFeature)):
+            if isinstance(feature, known):
                 raise ValueError(f"Unsupported {type(feature).__name__} {feature}.")
             raise ValueError(f"Invalid feature {key}:{feature}.")
+        if isinstance(feature, SparseFeature):
+            self._add_sparse_feature(feature)
+            return
         if not feature.dtype:
             raise ValueError(f"Missing type for feature {key}.")
         dtype = dtypes.as_dtype(feature.dtype).base_dtype
@@ -118,6 +139,26 @@ class _RawParams:
         self.dense_shapes.append(shape)
         if feature.default_value is not None:
             self.dense_defaults[key] = feature.default_value
+
+    def _add_sparse_feature(self, feature: SparseFeature) -> None:
+        """A SparseFeature is parsed as VarLen int64 index features and a VarLen value feature
+        (shared with other features naming the same keys, when their types agree)."""
+        for what in ("index_key", "value_key", "dtype"):
+            if not getattr(feature, what):
+                raise ValueError(f"Missing {what} for SparseFeature {feature}.")
+        index_keys = feature.index_key
+        if isinstance(index_keys, str):
+            index_keys = [index_keys]
+        wanted = [(k, dtypes.int64) for k in sorted(index_keys)]
+        wanted.append((feature.value_key, dtypes.as_dtype(feature.dtype).base_dtype))
+        for sub_key, dtype in wanted:
+            if sub_key in self.sparse_keys:
+                have = self.sparse_types[self.sparse_keys.index(sub_key)]
+                if have != dtype:
+                    raise ValueError(f"Conflicting type {have} vs {dtype} for feature {sub_key}.")
+            else:
+                self.sparse_keys.append(sub_key)
+                self.sparse_types.append(dtype)
 
     @property
     def num_features(self) -> int:
@@ -194,9 +235,9 @@ def parse_example(
     """Parses `Example` protos into a `dict` of tensors."""
     if not features:
         raise ValueError(f"Missing: features was {features}.")
+    features = _prepend_none_dimension(features)
     params = _RawParams(
-        _prepend_none_dimension(features),
-        (VarLenFeature, FixedLenFeature, FixedLenSequenceFeature),
+        features, (VarLenFeature, SparseFeature, FixedLenFeature, FixedLenSequenceFeature)
     )
     if params.num_features == 0:
         raise ValueError("Must provide at least one feature key")
@@ -226,7 +267,32 @@ def parse_example(
             op = make_op("ParseExample", inputs, attrs, name=scope)
     n = len(params.sparse_keys)
     sparse = _sparse_outputs(op.outputs, n)
-    return dict(zip(params.sparse_keys + params.dense_keys, sparse + op.outputs[3 * n :]))
+    parsed = dict(zip(params.sparse_keys + params.dense_keys, sparse + op.outputs[3 * n :]))
+    return _with_sparse_features(features, parsed)
+
+
+def _with_sparse_features(features: Mapping[str, Any], parsed: dict[str, Any]) -> dict[str, Any]:
+    """TF's _construct_sparse_tensors_for_sparse_features: each SparseFeature's SparseTensor
+    merged from its index and value features, which leave the result unless asked for."""
+    from tfcluster.ops import sparse_ops
+
+    out = dict(parsed)
+    for key in sorted(features):
+        feature = features[key]
+        if isinstance(feature, SparseFeature):
+            if isinstance(feature.index_key, str):
+                sp_ids: Any = out[feature.index_key]
+            else:
+                sp_ids = [out[k] for k in feature.index_key]
+            out[key] = sparse_ops.sparse_merge(
+                sp_ids,
+                out[feature.value_key],
+                vocab_size=feature.size,
+                already_sorted=feature.already_sorted,
+            )
+    for key in set(out) - set(features):
+        del out[key]
+    return out
 
 
 def _batch_dims(serialized: Tensor) -> list[int | None]:
@@ -264,9 +330,9 @@ def parse_single_example(
     """Parses a single `Example` proto."""
     if not features:
         raise ValueError("Missing features.")
+    features = _prepend_none_dimension(features)
     params = _RawParams(
-        _prepend_none_dimension(features),
-        (VarLenFeature, FixedLenFeature, FixedLenSequenceFeature),
+        features, (VarLenFeature, SparseFeature, FixedLenFeature, FixedLenSequenceFeature)
     )
     with name_scope(name, "ParseSingleExample", [serialized, example_names]):
         serialized_t = convert_to_tensor(serialized, dtype=dtypes.string, name="serialized")
@@ -287,7 +353,8 @@ def parse_single_example(
             op = make_op("ParseSingleExample", [serialized_t, *defaults], attrs, name=scope)
     n = len(params.sparse_keys)
     sparse = _sparse_outputs(op.outputs, n)
-    return dict(zip(params.sparse_keys + params.dense_keys, sparse + op.outputs[3 * n :]))
+    parsed = dict(zip(params.sparse_keys + params.dense_keys, sparse + op.outputs[3 * n :]))
+    return _with_sparse_features(features, parsed)
 
 
 op_def_registry.register("ParseSingleExample", lambda inputs, attrs: _example_outputs(attrs, []))

@@ -26,7 +26,7 @@ from tfcluster.protos import tensor_shape_pb2 as tfcluster_dot_protos_dot_tensor
 from tfcluster.protos import types_pb2 as tfcluster_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dtfcluster/protos/tensor.proto\x12\ttfcluster\x1a#tfcluster/protos/tensor_shape.proto\x1a\x1ctfcluster/protos/types.proto\"\xaf\x02\n\x0bTensorProto\x12\"\n\x05\x64type\x18\x01 \x01(\x0e\x32\x13.tfcluster.DataType\x12\x31\n\x0ctensor_shape\x18\x02 \x01(\x0b\x32\x1b.tfcluster.TensorShapeProto\x12\x16\n\x0eversion_number\x18\x03 \x01(\x05\x12\x16\n\x0etensor_content\x18\x04 \x01(\x0c\x12\x15\n\tfloat_val\x18\x05 \x03(\x02\x42\x02\x10\x01\x12\x16\n\ndouble_val\x18\x06 \x03(\x01\x42\x02\x10\x01\x12\x13\n\x07int_val\x18\x07 \x03(\x05\x42\x02\x10\x01\x12\x12\n\nstring_val\x18\x08 \x03(\x0c\x12\x15\n\tint64_val\x18\n \x03(\x03\x42\x02\x10\x01\x12\x14\n\x08\x62ool_val\x18\x0b \x03(\x08\x42\x02\x10\x01\x12\x14\n\x08half_val\x18\r \x03(\x05\x42\x02\x10\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dtfcluster/protos/tensor.proto\x12\ttfcluster\x1a#tfcluster/protos/tensor_shape.proto\x1a\x1ctfcluster/protos/types.proto\"\x93\x03\n\x0bTensorProto\x12\"\n\x05\x64type\x18\x01 \x01(\x0e\x32\x13.tfcluster.DataType\x12\x31\n\x0ctensor_shape\x18\x02 \x01(\x0b\x32\x1b.tfcluster.TensorShapeProto\x12\x16\n\x0eversion_number\x18\x03 \x01(\x05\x12\x16\n\x0etensor_content\x18\x04 \x01(\x0c\x12\x15\n\tfloat_val\x18\x05 \x03(\x02\x42\x02\x10\x01\x12\x16\n\ndouble_val\x18\x06 \x03(\x01\x42\x02\x10\x01\x12\x13\n\x07int_val\x18\x07 \x03(\x05\x42\x02\x10\x01\x12\x12\n\nstring_val\x18\x08 \x03(\x0c\x12\x18\n\x0cscomplex_val\x18\t \x03(\x02\x42\x02\x10\x01\x12\x15\n\tint64_val\x18\n \x03(\x03\x42\x02\x10\x01\x12\x14\n\x08\x62ool_val\x18\x0b \x03(\x08\x42\x02\x10\x01\x12\x18\n\x0c\x64\x63omplex_val\x18\x0c \x03(\x01\x42\x02\x10\x01\x12\x14\n\x08half_val\x18\r \x03(\x05\x42\x02\x10\x01\x12\x16\n\nuint32_val\x18\x10 \x03(\rB\x02\x10\x01\x12\x16\n\nuint64_val\x18\x11 \x03(\x04\x42\x02\x10\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -39,12 +39,20 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_TENSORPROTO'].fields_by_name['double_val']._serialized_options = b'\020\001'
   _globals['_TENSORPROTO'].fields_by_name['int_val']._loaded_options = None
   _globals['_TENSORPROTO'].fields_by_name['int_val']._serialized_options = b'\020\001'
+  _globals['_TENSORPROTO'].fields_by_name['scomplex_val']._loaded_options = None
+  _globals['_TENSORPROTO'].fields_by_name['scomplex_val']._serialized_options = b'\020\001'
   _globals['_TENSORPROTO'].fields_by_name['int64_val']._loaded_options = None
   _globals['_TENSORPROTO'].fields_by_name['int64_val']._serialized_options = b'\020\001'
   _globals['_TENSORPROTO'].fields_by_name['bool_val']._loaded_options = None
   _globals['_TENSORPROTO'].fields_by_name['bool_val']._serialized_options = b'\020\001'
+  _globals['_TENSORPROTO'].fields_by_name['dcomplex_val']._loaded_options = None
+  _globals['_TENSORPROTO'].fields_by_name['dcomplex_val']._serialized_options = b'\020\001'
   _globals['_TENSORPROTO'].fields_by_name['half_val']._loaded_options = None
   _globals['_TENSORPROTO'].fields_by_name['half_val']._serialized_options = b'\020\001'
+  _globals['_TENSORPROTO'].fields_by_name['uint32_val']._loaded_options = None
+  _globals['_TENSORPROTO'].fields_by_name['uint32_val']._serialized_options = b'\020\001'
+  _globals['_TENSORPROTO'].fields_by_name['uint64_val']._loaded_options = None
+  _globals['_TENSORPROTO'].fields_by_name['uint64_val']._serialized_options = b'\020\001'
   _globals['_TENSORPROTO']._serialized_start=112
-  _globals['_TENSORPROTO']._serialized_end=415
+  _globals['_TENSORPROTO']._serialized_end=515
 # @@protoc_insertion_point(module_scope)

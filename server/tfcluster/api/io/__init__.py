@@ -28,6 +28,7 @@ from tfcluster.ops.image_codec_ops import (  # the image decoders, as tf.io has 
 from tfcluster.ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
+    SparseFeature,
     VarLenFeature,
     decode_compressed,
     decode_csv,
@@ -40,6 +41,11 @@ from tfcluster.ops.parsing_ops import (
     serialize_tensor,
 )
 from tfcluster.ops.reader_ops import matching_files, read_file, write_file
+from tfcluster.ops.sparse_serialization_ops import (
+    deserialize_many_sparse,
+    serialize_many_sparse,
+    serialize_sparse,
+)
 from tfcluster.training.input import match_filenames_once
 
 __getattr__ = _unimplemented.module_getattr("io")

@@ -4,10 +4,13 @@ gradients and queues."""
 # ruff: noqa: F401, I001
 from tfcluster.framework import dtypes as _dtypes
 from tfcluster.framework.dtypes import (
+    QUANTIZED_DTYPES,
     DType,
     as_dtype,
+    bfloat16,
     bool_ as bool,
     complex64,
+    complex128,
     double,
     float16,
     float32,
@@ -17,10 +20,17 @@ from tfcluster.framework.dtypes import (
     int16,
     int32,
     int64,
+    qint8,
+    qint16,
+    qint32,
+    quint8,
+    quint16,
     resource,
     string,
     uint8,
     uint16,
+    uint32,
+    uint64,
 )
 from tfcluster.framework.device_spec import DeviceSpec
 from tfcluster.framework.graph import (

@@ -1,5 +1,5 @@
 """`tf.*` names of lookup tables."""
 
-from tfcluster.ops.lookup_ops import tables_initializer
+from tfcluster.ops.lookup_ops import initialize_all_tables, tables_initializer
 
-__all__ = ["tables_initializer"]
+__all__ = ["initialize_all_tables", "tables_initializer"]

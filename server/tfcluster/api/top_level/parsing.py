@@ -4,6 +4,7 @@ from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.ops.parsing_ops import (
     FixedLenFeature,
     FixedLenSequenceFeature,
+    SparseFeature,
     VarLenFeature,
     decode_compressed,
     decode_csv,
@@ -19,6 +20,7 @@ from tfcluster.ops.parsing_ops import (
 __all__ = [
     "FixedLenFeature",
     "FixedLenSequenceFeature",
+    "SparseFeature",
     "SparseTensor",
     "SparseTensorValue",
     "VarLenFeature",

@@ -1,0 +1,74 @@
+"""TF 1.15's switches between TF1 and TF2 behaviour, answered with what tfcluster does:
+reference variables (VariableV2), TensorShape entries that are Dimensions and tensors compared
+by identity (hashable) are TF1's side; control flow is functional If/While ops, which is what
+TF's control flow v2 builds. A switch to the side tfcluster has keeps it; a switch to the other
+side raises UnimplementedError naming the switch."""
+
+from __future__ import annotations
+
+from typing import NoReturn
+
+from tfcluster.framework import errors
+
+
+def _refuse(switch: str, what: str) -> NoReturn:
+    raise errors.UnimplementedError(
+        None, None, f"tf.{switch} is not implemented in tfcluster: it has {what} only"
+    )
+
+
+def resource_variables_enabled() -> bool:
+    """False: variables are reference variables (VariableV2), TF1's default."""
+    return False
+
+
+def disable_resource_variables() -> None:
+    """Variables are reference variables (TF1's default): nothing to change."""
+
+
+def enable_resource_variables() -> NoReturn:
+    _refuse("enable_resource_variables", "reference variables (VariableV2)")
+
+
+def disable_v2_tensorshape() -> None:
+    """TensorShape entries are Dimension objects (TF1's default): nothing to change."""
+
+
+def enable_v2_tensorshape() -> NoReturn:
+    _refuse("enable_v2_tensorshape", "TensorShapes whose entries are Dimensions")
+
+
+def disable_tensor_equality() -> None:
+    """Tensors compare by identity and are hashable (TF1's default): nothing to change."""
+
+
+def enable_tensor_equality() -> NoReturn:
+    _refuse("enable_tensor_equality", "tensors compared by identity")
+
+
+def control_flow_v2_enabled() -> bool:
+    """True: tf.cond and tf.while_loop build functional If/While ops, as control flow v2 does
+    (their values are TF1's; the graphs have no Switch/Merge)."""
+    return True
+
+
+def enable_control_flow_v2() -> None:
+    """tf.cond and tf.while_loop already build If/While ops: nothing to change."""
+
+
+def disable_control_flow_v2() -> NoReturn:
+    _refuse("disable_control_flow_v2", "functional If/While control flow (no Switch/Merge)")
+
+
+__all__ = [
+    "control_flow_v2_enabled",
+    "disable_control_flow_v2",
+    "disable_resource_variables",
+    "disable_tensor_equality",
+    "disable_v2_tensorshape",
+    "enable_control_flow_v2",
+    "enable_resource_variables",
+    "enable_tensor_equality",
+    "enable_v2_tensorshape",
+    "resource_variables_enabled",
+]
