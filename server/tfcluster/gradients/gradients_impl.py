@@ -23,6 +23,11 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.gradients import registry
+from tfcluster.gradients.gradient_options import (
+    UnconnectedGradients,
+    check_aggregation_method,
+    unconnected_gradients_value,
+)
 from tfcluster.ops import array_ops, indexed_slices_ops, math_ops
 
 
@@ -61,10 +66,12 @@ def gradients(
     gate_gradients: bool = False,
     aggregation_method: Any = None,
     stop_gradients: Any = None,
-    unconnected_gradients: str = "none",
+    unconnected_gradients: Any = "none",
 ) -> list[Any]:
     """Symbolic d(sum(ys))/d(x) for each x in xs (a Tensor, or an IndexedSlices for a
-    gathered x); None where x does not affect ys."""
+    gathered x); None where x does not affect ys (zeros with unconnected_gradients="zero").
+    Every aggregation_method sums a tensor's gradient terms with one AddN."""
+    check_aggregation_method(aggregation_method)
     return gradients_of_graph(
         ys,
         xs,
@@ -83,12 +90,13 @@ def gradients_of_graph(
     name: str = "gradients",
     colocate_gradients_with_ops: bool = False,
     stop_gradients: Any = None,
-    unconnected_gradients: str = "none",
+    unconnected_gradients: Any = "none",
     src_graph: Any = None,
 ) -> list[Any]:
     """tf.gradients, where ys and xs may live in `src_graph` (a forward loop body) while the
     gradient ops go to the default graph (the gradient loop's body, which reads the forward
     values it needs through its captures)."""
+    unconnected = unconnected_gradients_value(unconnected_gradients)
     ys_t = [_to_tensor(y, as_ref=False) for y in _as_list(ys)]
     xs_t = [_to_tensor(x, as_ref=True) for x in _as_list(xs)]
     grad_ys_l = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys_t)
@@ -181,7 +189,7 @@ def gradients_of_graph(
         result: list[Any] = []
         for x in xs_t:
             g = _aggregate(grads.get(x))
-            if g is None and unconnected_gradients == "zero":
+            if g is None and unconnected is UnconnectedGradients.ZERO:
                 g = array_ops.zeros_like(x)
             result.append(g)
         return result

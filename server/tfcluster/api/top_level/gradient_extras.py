@@ -1,0 +1,17 @@
+"""`tf.*` names around tf.gradients: custom gradients, Hessians, the aggregation and
+unconnected-gradient options, identity_n."""
+
+from tfcluster.gradients.custom_gradient import custom_gradient, grad_pass_through, recompute_grad
+from tfcluster.gradients.gradient_options import AggregationMethod, UnconnectedGradients
+from tfcluster.gradients.hessians import hessians
+from tfcluster.ops.identity_n_ops import identity_n
+
+__all__ = [
+    "AggregationMethod",
+    "UnconnectedGradients",
+    "custom_gradient",
+    "grad_pass_through",
+    "hessians",
+    "identity_n",
+    "recompute_grad",
+]
