@@ -182,12 +182,14 @@ def recompute_grad(f: Callable[..., Any]) -> Callable[..., Any]:
         result = f(*args, **kwargs)
 
         def grad(dresult: Any, variables: Any = None) -> Any:
-            from tfcluster.gradients.gradients_impl import gradients
+            from tfcluster.gradients.gradients_impl import gradients_of_graph
 
             with control_dependencies([dresult]):
                 replay = f(*args, **kwargs)
             kw_vars = list(variables) if variables is not None else []
-            grads = gradients(replay, list(args) + kw_vars, grad_ys=[dresult])
+            grads = gradients_of_graph(
+                replay, list(args) + kw_vars, grad_ys=[dresult], own_scope=False
+            )
             return grads[: len(args)], grads[len(args) :]
 
         return result, grad

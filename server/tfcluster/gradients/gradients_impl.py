@@ -24,6 +24,7 @@ from tfcluster.framework.graph import (
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.gradients import registry
 from tfcluster.gradients.gradient_options import (
+    AggregationMethod,
     UnconnectedGradients,
     check_aggregation_method,
     unconnected_gradients_value,
@@ -70,7 +71,7 @@ def gradients(
 ) -> list[Any]:
     """Symbolic d(sum(ys))/d(x) for each x in xs (a Tensor, or an IndexedSlices for a
     gathered x); None where x does not affect ys (zeros with unconnected_gradients="zero").
-    Every aggregation_method sums a tensor's gradient terms with one AddN."""
+    aggregation_method picks how gradient terms are summed (same values either way)."""
     check_aggregation_method(aggregation_method)
     return gradients_of_graph(
         ys,
@@ -80,6 +81,7 @@ def gradients(
         colocate_gradients_with_ops,
         stop_gradients,
         unconnected_gradients,
+        aggregation_method=aggregation_method,
     )
 
 
@@ -92,6 +94,8 @@ def gradients_of_graph(
     stop_gradients: Any = None,
     unconnected_gradients: Any = "none",
     src_graph: Any = None,
+    aggregation_method: Any = None,
+    own_scope: bool = True,
 ) -> list[Any]:
     """tf.gradients, where ys and xs may live in `src_graph` (a forward loop body) while the
     gradient ops go to the default graph (the gradient loop's body, which reads the forward
@@ -109,7 +113,9 @@ def gradients_of_graph(
     if stand_in is not None and src_graph is None:
         xs_t = [stand_in(x) for x in xs_t]
 
-    scope = name_scope(name, "gradients", ys_t + xs_t) if src_graph is None else _null()
+    # A tape-style gradient (recompute_grad's) builds in the caller's scope, as TF's tape does.
+    in_scope = src_graph is None and own_scope
+    scope = name_scope(name, "gradients", ys_t + xs_t) if in_scope else _null()
     with graph.as_default(), scope:
         ops_list = (src_graph or graph).get_operations()
         from_xs = _reachable_from({x.op for x in xs_t}, ops_list)
@@ -152,7 +158,11 @@ def gradients_of_graph(
             if op in visited:
                 continue
             visited.add(op)
-            out_grads = [_aggregate(grads.get(t)) for t in op.outputs]
+            out_grads = [_aggregate(grads.get(t), aggregation_method, op) for t in op.outputs]
+            # Summed once: the xs' own ops come here too, and their sums are the results.
+            for t, g in zip(op.outputs, out_grads):
+                if g is not None:
+                    grads[t] = [g]
             flows_on = any(t.op in between for t in op.inputs)
             if flows_on and op not in stop_ops and any(g is not None for g in out_grads):
                 grad_fn = _grad_fn(op)
@@ -186,13 +196,13 @@ def gradients_of_graph(
                     pending[t.op] -= 1
                     if pending[t.op] == 0:
                         ready.append(t.op)
-        result: list[Any] = []
-        for x in xs_t:
-            g = _aggregate(grads.get(x))
-            if g is None and unconnected is UnconnectedGradients.ZERO:
-                g = array_ops.zeros_like(x)
-            result.append(g)
-        return result
+        result = [_aggregate(grads.get(x)) for x in xs_t]
+    # TF makes the zeros of unconnected xs outside its "gradients" scope.
+    with graph.as_default():
+        return [
+            array_ops.zeros_like(x) if g is None and unconnected is UnconnectedGradients.ZERO else g
+            for g, x in zip(result, xs_t)
+        ]
 
 
 def _has_zeros(t: Tensor) -> bool:
@@ -224,13 +234,28 @@ def _dense(g: Any) -> Any:
     return g
 
 
-def _aggregate(parts: Sequence[Any] | None) -> Any:
-    """The sum of one tensor's gradients (TF's _AggregatedGrads with ADD_N)."""
+def _aggregate(parts: Sequence[Any] | None, method: Any = None, op: Operation | None = None) -> Any:
+    """The sum of one tensor's gradients, as TF's _AggregatedGrads makes it: one AddN;
+    pairwise AddNs in "<op>_gradient_sum" for EXPERIMENTAL_TREE; one AccumulateNV2 for
+    EXPERIMENTAL_ACCUMULATE_N over more than two terms of one known shape (else pairwise)."""
     if not parts:
         return None
     if len(parts) == 1:
         return parts[0]
     if all(isinstance(g, Tensor) for g in parts):
+        tree = (AggregationMethod.EXPERIMENTAL_TREE, AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
+        if method == AggregationMethod.EXPERIMENTAL_ACCUMULATE_N and len(parts) > 2:
+            shape = parts[0].shape
+            for g in parts[1:]:
+                shape = shape.merge_with(g.shape)
+            if shape.is_fully_defined():
+                return math_ops.accumulate_n(list(parts))
+        if method in tree and op is not None:
+            with name_scope(op.name + "_gradient_sum"):
+                running = parts[0]
+                for g in parts[1:]:
+                    running = math_ops.add_n([running, g])
+            return running
         return math_ops.add_n(list(parts))
     return aggregate_indexed_slices_gradients(list(parts))
 

@@ -49,7 +49,7 @@ def hessians(
             constant_op.constant(0, dtypes.int32),
             tensor_array_ops.TensorArray(x_t.dtype.base_dtype, n),
         ]
-        _, hessian = control_flow_ops.while_loop(lambda j, _: j < n, body, loop_vars)
+        _, hessian = control_flow_ops.while_loop(lambda j, _, n=n: j < n, body, loop_vars)
         shape = array_ops.shape(x)
         out.append(array_ops.reshape(hessian.stack(), array_ops.concat((shape, shape), 0)))
     return out
