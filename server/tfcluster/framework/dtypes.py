@@ -54,6 +54,14 @@ class DType:
         return self.base_dtype in (int8, int16, int32, int64, uint8, uint16)
 
     @property
+    def is_quantized(self) -> bool:
+        return self.base_dtype in _QUANTIZED
+
+    @property
+    def is_unsigned(self) -> bool:
+        return self.base_dtype in (uint8, uint16, quint8, quint16, bool_)
+
+    @property
     def is_complex(self) -> bool:
         return self.base_dtype.name.startswith("complex")
 
@@ -71,12 +79,12 @@ class DType:
 
     @property
     def min(self) -> Any:
-        base = self.base_dtype._np
+        base = storage_dtype(self.base_dtype._np)
         return np.finfo(base).min if self.is_floating else np.iinfo(base).min
 
     @property
     def max(self) -> Any:
-        base = self.base_dtype._np
+        base = storage_dtype(self.base_dtype._np)
         return np.finfo(base).max if self.is_floating else np.iinfo(base).max
 
     def is_compatible_with(self, other: Any) -> bool:
@@ -129,6 +137,14 @@ uint16 = _make(types_pb2.DT_UINT16, "uint16", np.uint16)
 bool_ = _make(types_pb2.DT_BOOL, "bool", np.bool_)
 string = _make(types_pb2.DT_STRING, "string", object)
 complex64 = _make(types_pb2.DT_COMPLEX64, "complex64", np.complex64)
+# Quantized integers: numpy's one-field structured dtypes named after them, as TF's numpy
+# values are (np.dtype([("quint8", np.uint8)])).
+qint8 = _make(types_pb2.DT_QINT8, "qint8", np.dtype([("qint8", np.int8)]))
+quint8 = _make(types_pb2.DT_QUINT8, "quint8", np.dtype([("quint8", np.uint8)]))
+qint16 = _make(types_pb2.DT_QINT16, "qint16", np.dtype([("qint16", np.int16)]))
+quint16 = _make(types_pb2.DT_QUINT16, "quint16", np.dtype([("quint16", np.uint16)]))
+qint32 = _make(types_pb2.DT_QINT32, "qint32", np.dtype([("qint32", np.int32)]))
+_QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
 resource = DType(types_pb2.DT_RESOURCE, "resource", object)
 _BY_ENUM[types_pb2.DT_RESOURCE] = resource
 # Values only kernels of one task understand (a while loop's per-iteration accumulators).
@@ -156,7 +172,15 @@ _BY_NUMPY: dict[Any, DType] = {
     np.dtype(np.bool_): bool_,
     np.dtype(np.complex64): complex64,
     np.dtype(object): string,
+    **{np.dtype(dt.as_numpy_dtype): dt for dt in _QUANTIZED},
 }
+
+
+def storage_dtype(np_dtype: Any) -> Any:
+    """The plain numpy dtype holding a value: a quantized dtype's integer field, else itself."""
+    if isinstance(np_dtype, np.dtype) and np_dtype.fields:
+        return np_dtype.fields[next(iter(np_dtype.fields))][0]
+    return np_dtype
 
 
 def as_dtype(value: Any) -> DType:

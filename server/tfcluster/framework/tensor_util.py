@@ -116,6 +116,8 @@ def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
     vals = list(field)
     if dt is dtypes.float16:
         arr = np.array(vals, dtype=np.uint16).view(np.float16)
+    elif dt.is_quantized:
+        arr = np.array(vals, dtype=dtypes.storage_dtype(np_dtype)).view(np_dtype)
     else:
         arr = np.array(vals, dtype=np_dtype)
     if arr.size == n:

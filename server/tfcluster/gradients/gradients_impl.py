@@ -143,8 +143,13 @@ def gradients_of_graph(
                         convert_to_tensor(1, dtype=y.dtype.base_dtype),
                         name=f"grad_ys_{len(grads)}",
                     )
+            elif isinstance(gy, IndexedSlices):
+                pass
             else:
                 gy = convert_to_tensor(gy, dtype=y.dtype.base_dtype)
+                if in_scope:
+                    # TF passes a given grad_y on as an Identity in the gradients scope.
+                    gy = array_ops.identity(gy, name=f"grad_ys_{len(grads)}")
             grads.setdefault(y, []).append(gy)
 
         # First in, first out, from the ys in order (TF's queue): gradients of a tensor are
