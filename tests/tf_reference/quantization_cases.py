@@ -61,7 +61,24 @@ def run(tf: Any, name: str) -> dict[str, Any]:
 
 # Values on and around the levels of the ranges below (ties included: x.5 steps).
 _BASE = np.array(
-    [-7.0, -6.0, -5.98, -3.3, -1.0, -0.1, 0.0, 0.02, 0.0235294, 0.5, 1.7, 2.99, 3.0, 5.99, 6.0, 9.0],
+    [
+        -7.0,
+        -6.0,
+        -5.98,
+        -3.3,
+        -1.0,
+        -0.1,
+        0.0,
+        0.02,
+        0.0235294,
+        0.5,
+        1.7,
+        2.99,
+        3.0,
+        5.99,
+        6.0,
+        9.0,
+    ],
     dtype=np.float32,
 )
 _STEPS = (np.arange(-40, 41, dtype=np.float32) * np.float32(0.0625)).astype(np.float32)
@@ -224,7 +241,13 @@ def _quantize_program(dtype: str, mode: str, lo: float, hi: float, round_mode: s
         back = tf.quantization.dequantize(q.output, q.output_min, q.output_max, mode=mode)
         # Dequantize also from the range as given (not the one QuantizeV2 adjusted).
         given = tf.quantization.dequantize(q.output, lo, hi, mode=mode, name="given")
-        return {"q": q.output, "min": q.output_min, "max": q.output_max, "back": back, "given": given}
+        return {
+            "q": q.output,
+            "min": q.output_min,
+            "max": q.output_max,
+            "back": back,
+            "given": given,
+        }
 
     return build
 
@@ -299,7 +322,11 @@ def _concat_negative(tf: Any) -> Any:
 @program("quantized_concat_mismatched_lists")
 def _concat_mismatch(tf: Any) -> Any:
     q = tf.quantization.quantize(tf.constant(QX), -1.0, 1.0, tf.quint8)
-    return {"c": tf.quantization.quantized_concat(0, [q.output, q.output], [q.output_min], [q.output_max]).output}
+    return {
+        "c": tf.quantization.quantized_concat(
+            0, [q.output, q.output], [q.output_min], [q.output_max]
+        ).output
+    }
 
 
 def _qdq_program(

@@ -16,7 +16,11 @@ AREA = "quantization"
 
 def _tolerance(case: str, key: str) -> float:
     # Sums over elements (the range's gradients) add in another order than Eigen's.
-    return 1e-6 if key.startswith(("out:grads.1", "out:grads.2", "out:direct.1", "out:direct.2")) else 0.0
+    return (
+        1e-6
+        if key.startswith(("out:grads.1", "out:grads.2", "out:direct.1", "out:direct.2"))
+        else 0.0
+    )
 
 
 @pytest.mark.parametrize("case", sorted(cases.PROGRAMS))

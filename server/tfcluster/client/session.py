@@ -16,6 +16,7 @@ from tfcluster.framework import dtypes, errors
 from tfcluster.framework.default_session import pop_default_session, push_default_session
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops import session_ops
 from tfcluster.protos import config_pb2
 from tfcluster.runtime import allocator
 from tfcluster.runtime.graph_ir import Node, node_from_operation
@@ -71,6 +72,7 @@ class BaseSession:
         self._seen_mutations = 0
         self._closed = False
         self._default_ctx: Any = None
+        self._dead_handles: list[str] = []
 
     # ---- properties ------------------------------------------------------------------
     @property
@@ -144,7 +146,7 @@ class BaseSession:
         )
         if run_metadata is not None and stats is not None:
             run_metadata.step_stats.CopyFrom(stats)
-        return handler.build(list(values), feeds)
+        return handler.build(list(values), feeds, self)
 
     def _process_feeds(self, feed_dict: Mapping[Any, Any] | None) -> dict[str, Any]:
         feeds: dict[str, Any] = {}
@@ -152,8 +154,26 @@ class BaseSession:
             return feeds
         for key, value in feed_dict.items():
             for tensor, sub_value in fetch_lib.expand_feed(self._graph, key, value):
+                if isinstance(sub_value, session_ops.TensorHandle):
+                    # A TensorHandle feeds the tensor the session keeps for it.
+                    sub_value = sub_value.eval()
                 feeds[tensor.name] = _feed_value(tensor, sub_value)
         return feeds
+
+    # ---- tensors kept by handle ------------------------------------------------------
+    # TensorHandles gone out of use are deleted in one run once this many have gathered.
+    _DEAD_HANDLES_THRESHOLD = 10
+
+    def _register_dead_handle(self, handle: str) -> None:
+        with self._lock:
+            self._dead_handles.append(handle)
+            if len(self._dead_handles) < self._DEAD_HANDLES_THRESHOLD:
+                return
+            dead, self._dead_handles = self._dead_handles, []
+        if self._closed:
+            return
+        feeds, fetches = session_ops.handle_deleters(self._graph, dead)
+        self.run(fetches, feed_dict=feeds)
 
     def make_callable(
         self, fetches: Any, feed_list: Sequence[Any] | None = None, accept_options: bool = False
@@ -181,7 +201,7 @@ class BaseSession:
             )
             if run_metadata is not None and stats is not None:
                 run_metadata.step_stats.CopyFrom(stats)
-            return handler.build(list(values), feeds)
+            return handler.build(list(values), feeds, self)
 
         return call
 
