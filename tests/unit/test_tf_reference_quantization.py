@@ -53,3 +53,9 @@ def test_quantized_dtypes_are_tf_dtypes() -> None:
     assert (tf.qint8.min, tf.qint8.max) == (-128, 127)
     assert tf.as_dtype(np.dtype([("qint32", np.int32)])) is tf.qint32
     assert tf.dtypes.quint16.as_numpy_dtype == np.dtype([("quint16", np.uint16)])
+
+
+def test_quantized_dtypes_set_holds_them_and_their_refs() -> None:
+    assert len(tf.QUANTIZED_DTYPES) == 10
+    assert tf.qint32 in tf.dtypes.QUANTIZED_DTYPES
+    assert tf.float32 not in tf.QUANTIZED_DTYPES

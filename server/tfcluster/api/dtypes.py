@@ -3,6 +3,7 @@
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
 from tfcluster.framework.dtypes import (
+    QUANTIZED_DTYPES,
     DType,
     as_dtype,
     complex64,
@@ -23,6 +24,7 @@ from tfcluster.framework.dtypes import (
     resource,
     string,
     uint8,
+    uint16,
 )
 from tfcluster.framework.dtypes import (
     bool_ as bool,

@@ -145,6 +145,7 @@ qint16 = _make(types_pb2.DT_QINT16, "qint16", np.dtype([("qint16", np.int16)]))
 quint16 = _make(types_pb2.DT_QUINT16, "quint16", np.dtype([("quint16", np.uint16)]))
 qint32 = _make(types_pb2.DT_QINT32, "qint32", np.dtype([("qint32", np.int32)]))
 _QUANTIZED = (qint8, quint8, qint16, quint16, qint32)
+QUANTIZED_DTYPES = frozenset([*_QUANTIZED, *(dt._as_ref for dt in _QUANTIZED)])
 resource = DType(types_pb2.DT_RESOURCE, "resource", object)
 _BY_ENUM[types_pb2.DT_RESOURCE] = resource
 # Values only kernels of one task understand (a while loop's per-iteration accumulators).

@@ -1,6 +1,6 @@
 """`tf.*` names of quantization: the quantized dtypes and tf.quantization's ops at the top."""
 
-from tfcluster.framework.dtypes import qint8, qint16, qint32, quint8, quint16
+from tfcluster.framework.dtypes import QUANTIZED_DTYPES, qint8, qint16, qint32, quint8, quint16
 from tfcluster.ops.quantization_ops import (
     dequantize,
     fake_quant_with_min_max_args,
@@ -15,6 +15,7 @@ from tfcluster.ops.quantization_ops import (
 )
 
 __all__ = [
+    "QUANTIZED_DTYPES",
     "dequantize",
     "fake_quant_with_min_max_args",
     "fake_quant_with_min_max_args_gradient",
