@@ -59,3 +59,13 @@ def test_quantized_dtypes_set_holds_them_and_their_refs() -> None:
     assert len(tf.QUANTIZED_DTYPES) == 10
     assert tf.qint32 in tf.dtypes.QUANTIZED_DTYPES
     assert tf.float32 not in tf.QUANTIZED_DTYPES
+
+
+def test_quantize_results_come_back_by_name() -> None:
+    with tf.Graph().as_default():
+        q = tf.quantization.quantize(tf.constant([-1.0, 0.0, 0.3, 2.0]), -1.0, 2.0, tf.quint8)
+        with tf.Session() as sess:
+            got = sess.run(q)
+    assert type(got).__name__ == "QuantizeV2"
+    assert got.output.view(np.uint8).tolist() == [0, 85, 110, 255]  # TF 1.15's values
+    assert (got.output_min, got.output_max) == (-1.0, 2.0)

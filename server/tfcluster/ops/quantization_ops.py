@@ -4,6 +4,7 @@ TF 1.15's generated wrappers build them (op types, attrs, default names)."""
 
 from __future__ import annotations
 
+import collections
 from collections.abc import Sequence
 from typing import Any
 
@@ -259,34 +260,17 @@ def fake_quant_with_min_max_vars_per_channel_gradient(
     return FakeQuantWithMinMaxVarsPerChannelGradient(*out)
 
 
-class FakeQuantWithMinMaxVarsGradient(tuple):  # type: ignore[type-arg]
-    """(backprops_wrt_input, backprop_wrt_min, backprop_wrt_max), readable by name."""
-
-    def __new__(cls, *items: Any) -> FakeQuantWithMinMaxVarsGradient:
-        return super().__new__(cls, items)
-
-    backprops_wrt_input = property(lambda self: self[0])
-    backprop_wrt_min = property(lambda self: self[1])
-    backprop_wrt_max = property(lambda self: self[2])
-
-
-class FakeQuantWithMinMaxVarsPerChannelGradient(FakeQuantWithMinMaxVarsGradient):
-    pass
-
-
-class QuantizeV2(tuple):  # type: ignore[type-arg]
-    """(output, output_min, output_max), readable by name."""
-
-    def __new__(cls, *items: Any) -> QuantizeV2:
-        return super().__new__(cls, items)
-
-    output = property(lambda self: self[0])
-    output_min = property(lambda self: self[1])
-    output_max = property(lambda self: self[2])
-
-
-class QuantizedConcat(QuantizeV2):
-    pass
+# The named results of TF's generated wrappers (sess.run returns them by the same types).
+FakeQuantWithMinMaxVarsGradient = collections.namedtuple(
+    "FakeQuantWithMinMaxVarsGradient",
+    ["backprops_wrt_input", "backprop_wrt_min", "backprop_wrt_max"],
+)
+FakeQuantWithMinMaxVarsPerChannelGradient = collections.namedtuple(
+    "FakeQuantWithMinMaxVarsPerChannelGradient",
+    ["backprops_wrt_input", "backprop_wrt_min", "backprop_wrt_max"],
+)
+QuantizeV2 = collections.namedtuple("QuantizeV2", ["output", "output_min", "output_max"])
+QuantizedConcat = collections.namedtuple("QuantizedConcat", ["output", "output_min", "output_max"])
 
 
 def _choice(value: Any, allowed: Sequence[str], what: str) -> str:
