@@ -165,6 +165,28 @@ def _keywords(tf: Any) -> Any:
     return {"y": f(x, k=3.0)}
 
 
+@program("custom_gradient_in_while_loop_and_cond")
+def _in_control_flow(tf: Any) -> Any:
+    x = tf.constant(X, name="x")
+
+    @tf.custom_gradient
+    def clip_grad(t: Any) -> Any:
+        return t * 3.0, lambda dy: tf.clip_by_value(dy, -0.1, 0.1)
+
+    _, acc = tf.while_loop(
+        lambda i, a: i < 3,
+        lambda i, a: (i + 1, a + clip_grad(x * a)),
+        [tf.constant(0), tf.ones(3)],
+    )
+    c = tf.cond(tf.constant(True), lambda: clip_grad(x * x), lambda: x)
+    return {
+        "acc": acc,
+        "d_acc": tf.gradients(tf.reduce_sum(acc), x)[0],
+        "c": c,
+        "d_c": tf.gradients(tf.reduce_sum(c), x)[0],
+    }
+
+
 @program("grad_pass_through_default_scope")
 def _pass_through_default(tf: Any) -> Any:
     x = tf.constant(X, name="x")
