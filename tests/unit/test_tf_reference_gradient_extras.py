@@ -54,3 +54,29 @@ def test_no_gradient_marks_an_op_type_not_differentiable() -> None:
     assert tf.NoGradient is tf.no_gradient
     tf.NoGradient("GradientExtrasTestOnlyOp")
     assert registry.lookup("GradientExtrasTestOnlyOp") is None
+
+
+def test_recompute_grad_with_a_variable_matches_plain_gradients() -> None:
+    # TF 1.15 fails here (its tape cannot watch reference variables, a SystemError); tfcluster
+    # differentiates the replayed f with respect to the variable too.
+    x_value = np.array([0.5, -1.25, 2.0], np.float32)
+    with tf.Graph().as_default():
+        x = tf.constant(x_value)
+        w = tf.Variable(0.75, name="w")
+
+        def f(t: object) -> object:
+            return tf.tanh(t * w) * w
+
+        y = tf.recompute_grad(f)(x)
+        got = tf.gradients(tf.reduce_sum(y), [x, w])
+        want = tf.gradients(tf.reduce_sum(f(x)), [x, w])
+        # The gradient replays f: its ops are made again under the gradient's scope.
+        assert any(
+            op.type == "Tanh" and "IdentityN_grad" in op.name
+            for op in tf.get_default_graph().get_operations()
+        )
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            got_v, want_v = sess.run([got, want])
+    for g, w_ in zip(got_v, want_v):
+        np.testing.assert_allclose(g, w_, rtol=1e-6)
