@@ -36,3 +36,20 @@ def test_graph_api_matches_tensorflow(case: str) -> None:
     assert sorted(got) == sorted(want)
     for key in want:
         _same(got[key], want[key], f"{case}.{key}")
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "function",
+        "wrap_function",
+        "vectorized_map",
+        "nondifferentiable_batch_function",
+        "CriticalSection",
+    ],
+)
+def test_names_left_out_say_why(name: str) -> None:
+    with pytest.raises(
+        tf.errors.UnimplementedError, match=f"tf.{name} is not implemented in tfcluster: "
+    ):
+        getattr(tf, name)(lambda: None)
