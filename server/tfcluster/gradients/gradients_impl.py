@@ -135,13 +135,13 @@ def gradients_of_graph(
                 if t.op in between:
                     pending[t.op] = pending.get(t.op, 0) + 1
         grads: dict[Tensor, list[Any]] = {}
-        for y, gy in zip(ys_t, grad_ys_l):
+        for i, (y, gy) in enumerate(zip(ys_t, grad_ys_l)):
             if gy is None:
                 with colocate_with(y.op) if colocate_gradients_with_ops else _null():
                     gy = array_ops.fill(
                         array_ops.shape(y),
                         convert_to_tensor(1, dtype=y.dtype.base_dtype),
-                        name=f"grad_ys_{len(grads)}",
+                        name=f"grad_ys_{i}",
                     )
             elif isinstance(gy, IndexedSlices):
                 pass
@@ -149,7 +149,7 @@ def gradients_of_graph(
                 gy = convert_to_tensor(gy, dtype=y.dtype.base_dtype)
                 if in_scope:
                     # TF passes a given grad_y on as an Identity in the gradients scope.
-                    gy = array_ops.identity(gy, name=f"grad_ys_{len(grads)}")
+                    gy = array_ops.identity(gy, name=f"grad_ys_{i}")
             grads.setdefault(y, []).append(gy)
 
         # First in, first out, from the ys in order (TF's queue): gradients of a tensor are

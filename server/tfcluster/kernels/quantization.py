@@ -238,11 +238,6 @@ def _scalar_f32(value: Any, what: str) -> Any:
     return F32(arr.reshape(-1)[0])
 
 
-def _to_int_bounds(values: Any, dtype: dtypes.DType) -> Any:
-    """C++'s float -> T cast of values already within T's range (truncation)."""
-    return np.trunc(values).astype(np.int64)
-
-
 def float_to_quantized_min_first(
     x: Any, range_min: Any, range_max: Any, dtype: dtypes.DType
 ) -> Any:
@@ -320,7 +315,8 @@ def quantize_v2(node: Any, xp: Any) -> Compute:
             if t_min < 0:
                 q = round_half_away(np, (shifted - half_range).astype(F32)).astype(np.int64)
             else:
-                q = _to_int_bounds((shifted + F32(0.5)).astype(F32), dtype)
+                # C++'s float -> unsigned cast truncates (the values are within T's range).
+                q = np.trunc((shifted + F32(0.5)).astype(F32)).astype(np.int64)
         elif mode == "MIN_FIRST":
             q = float_to_quantized_min_first(x, min_range, max_range, dtype)
         else:
