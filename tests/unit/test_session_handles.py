@@ -89,3 +89,19 @@ def test_handles_live_in_their_session() -> None:
         p, x = tf.get_session_tensor(handle, tf.float32)
         with tf.Session() as second, pytest.raises(tf.errors.InvalidArgumentError):
             second.run(x, feed_dict={p: handle})
+
+
+def test_collecting_a_handle_deleted_already_does_not_break_the_next_run() -> None:
+    with tf.Graph().as_default():
+        h = tf.get_session_handle(tf.constant(1.0))
+        with tf.Session() as sess:
+            kept = [sess.run(h) for _ in range(sess._DEAD_HANDLES_THRESHOLD)]
+            names = [k.handle for k in kept]
+            holder, deleter = tf.delete_session_tensor(names[0])
+            sess.run(deleter, feed_dict={holder: names[0]})
+            del kept
+            gc.collect()
+            assert sess.run(tf.constant(2.0)) == np.float32(2.0)
+            p, x = tf.get_session_tensor(names[-1], tf.float32)
+            with pytest.raises(tf.errors.InvalidArgumentError):
+                sess.run(x, feed_dict={p: names[-1]})

@@ -73,6 +73,7 @@ class BaseSession:
         self._closed = False
         self._default_ctx: Any = None
         self._dead_handles: list[str] = []
+        self._dead_lock = threading.Lock()
 
     # ---- properties ------------------------------------------------------------------
     @property
@@ -138,6 +139,7 @@ class BaseSession:
         options: config_pb2.RunOptions | None = None,
         run_metadata: config_pb2.RunMetadata | None = None,
     ) -> Any:
+        self._delete_dead_handles()
         handler = fetch_lib.FetchHandler(self._graph, fetches)
         feeds = self._process_feeds(feed_dict)
         handle = self._sync_graph()
@@ -165,15 +167,25 @@ class BaseSession:
     _DEAD_HANDLES_THRESHOLD = 10
 
     def _register_dead_handle(self, handle: str) -> None:
-        with self._lock:
+        """Called when a TensorHandle is collected: only noted here (the collector may run
+        inside this session's own run), deleted by the next run()."""
+        with self._dead_lock:
             self._dead_handles.append(handle)
-            if len(self._dead_handles) < self._DEAD_HANDLES_THRESHOLD:
-                return
-            dead, self._dead_handles = self._dead_handles, []
-        if self._closed:
+
+    def _delete_dead_handles(self) -> None:
+        if len(self._dead_handles) < self._DEAD_HANDLES_THRESHOLD or self._closed:
             return
+        with self._dead_lock:
+            dead, self._dead_handles = self._dead_handles, []
         feeds, fetches = session_ops.handle_deleters(self._graph, dead)
-        self.run(fetches, feed_dict=feeds)
+        try:
+            self.run(fetches, feed_dict=feeds)
+        except errors.OpError:
+            # One was deleted already (tf.delete_session_tensor): delete the others one by one.
+            for handle in dead:
+                feeds, fetches = session_ops.handle_deleters(self._graph, [handle])
+                with contextlib.suppress(errors.OpError):
+                    self.run(fetches, feed_dict=feeds)
 
     def make_callable(
         self, fetches: Any, feed_list: Sequence[Any] | None = None, accept_options: bool = False
