@@ -201,6 +201,12 @@ def _pass_through(tf: Any) -> Any:
     return {"y": y, "dx": tf.gradients(tf.reduce_sum(y * y), x)[0]}
 
 
+@program("recompute_grad_default_scope")
+def _recompute_default(tf: Any) -> Any:
+    x = tf.constant(X, name="x")
+    return {"y": tf.recompute_grad(lambda t: tf.sin(t) * t)(x)}
+
+
 @program("recompute_grad_resource_scope")
 def _recompute(tf: Any) -> Any:
     x = tf.constant(X, name="x")
