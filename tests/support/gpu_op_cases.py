@@ -798,6 +798,15 @@ def _image_cases() -> None:
 _image_cases()
 
 
+def _quantization_cases() -> None:
+    from support.gpu_op_cases_quantization import CASES_QUANTIZATION
+
+    CASES.update(CASES_QUANTIZATION)
+
+
+_quantization_cases()
+
+
 # ---- comparing the devices ----------------------------------------------------------------
 def _traced_run(sess: Any, build: Build) -> tuple[list[Any], set[str]]:
     """The build's values, and the names of the nodes that ran on the GPU meanwhile."""

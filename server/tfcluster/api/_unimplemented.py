@@ -60,9 +60,35 @@ def raise_unimplemented(path: str) -> NoReturn:
             "it follows (contrib aside); use the core equivalent (e.g. tf.nn.rnn_cell for "
             "tf.contrib.rnn, tf.layers for tf.contrib.layers)",
         )
+    reason = _REASONS.get(path)
+    if reason is not None:
+        raise errors.UnimplementedError(
+            None, None, f"{path} is not implemented in tfcluster: {reason}"
+        )
     raise errors.UnimplementedError(
         None, None, f"{path} is not implemented in tfcluster (it is part of TensorFlow 1.15's API)"
     )
+
+
+_EAGER = (
+    "eager execution and AutoGraph are outside tfcluster's scope (it runs TF1 graphs); "
+    "build the graph with ops directly"
+)
+# Why some names stay unimplemented, and what to use instead.
+_REASONS = {
+    "tf.function": _EAGER,
+    "tf.wrap_function": _EAGER,
+    "tf.vectorized_map": (
+        "pfor vectorization is not implemented; tf.map_fn computes the same values"
+    ),
+    "tf.nondifferentiable_batch_function": (
+        "batching calls across session.run calls (the BatchFunction op) is not implemented"
+    ),
+    "tf.CriticalSection": (
+        "resource mutexes (MutexV2 / MutexLock) are not implemented; order the work with "
+        "tf.control_dependencies or a queue"
+    ),
+}
 
 
 class _UnimplementedMeta(type):

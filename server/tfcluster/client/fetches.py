@@ -9,10 +9,14 @@ import numpy as np
 
 from tfcluster.framework import indexed_slices, sparse_tensor
 from tfcluster.framework.graph import Graph, Operation, Tensor
+from tfcluster.ops import session_ops
 
 
 def _is_namedtuple(x: Any) -> bool:
     return isinstance(x, tuple) and hasattr(x, "_fields")
+
+
+_HANDLE_OPS = ("GetSessionHandle", "GetSessionHandleV2")
 
 
 class FetchHandler:
@@ -24,6 +28,7 @@ class FetchHandler:
         self.target_names: list[str] = []
         self._tensor_pos: dict[str, int] = {}
         self._structure = self._flatten(fetches)
+        self._session: Any = None
 
     def _flatten(self, fetch: Any) -> Any:
         if fetch is None:
@@ -67,19 +72,28 @@ class FetchHandler:
         if pos is None:
             pos = self._tensor_pos[elem.name] = len(self.tensor_names)
             self.tensor_names.append(elem.name)
+        if elem.op.type in _HANDLE_OPS:
+            # A session handle comes back as a TensorHandle of its input's dtype.
+            return ("handle", elem.op.inputs[0].dtype.base_dtype, pos)
         return ("tensor", None, pos)
 
-    def build(self, values: list[Any], feeds: dict[str, Any] | None = None) -> Any:
+    def build(
+        self, values: list[Any], feeds: dict[str, Any] | None = None, session: Any = None
+    ) -> Any:
         """Values in the fetch structure. Arrays the runtime keeps (constants and variables are
         read-only) or that the caller fed are copied, so a client owns what it gets back."""
         fed_ids = {id(v) for v in feeds.values()} if feeds else ()
         for i, v in enumerate(values):
             if isinstance(v, np.ndarray) and (not v.flags.writeable or id(v) in fed_ids):
                 values[i] = v.copy()
+        self._session = session
         return self._build(self._structure, values)
 
     def _build(self, node: Any, values: list[Any]) -> Any:
         kind, typ, payload = node
+        if kind == "handle":
+            raw = np.asarray(values[payload]).item()
+            return session_ops.TensorHandle(raw, typ, self._session)
         if kind == "tensor":
             v = values[payload]
             # 0-d results come back as numpy scalars (np.float32(1.0)), as in TensorFlow.

@@ -16,6 +16,7 @@ from tfcluster.framework import dtypes, errors
 from tfcluster.framework.default_session import pop_default_session, push_default_session
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops import session_ops
 from tfcluster.protos import config_pb2
 from tfcluster.runtime import allocator
 from tfcluster.runtime.graph_ir import Node, node_from_operation
@@ -71,6 +72,8 @@ class BaseSession:
         self._seen_mutations = 0
         self._closed = False
         self._default_ctx: Any = None
+        self._dead_handles: list[str] = []
+        self._dead_lock = threading.Lock()
 
     # ---- properties ------------------------------------------------------------------
     @property
@@ -136,6 +139,7 @@ class BaseSession:
         options: config_pb2.RunOptions | None = None,
         run_metadata: config_pb2.RunMetadata | None = None,
     ) -> Any:
+        self._delete_dead_handles()
         handler = fetch_lib.FetchHandler(self._graph, fetches)
         feeds = self._process_feeds(feed_dict)
         handle = self._sync_graph()
@@ -144,7 +148,7 @@ class BaseSession:
         )
         if run_metadata is not None and stats is not None:
             run_metadata.step_stats.CopyFrom(stats)
-        return handler.build(list(values), feeds)
+        return handler.build(list(values), feeds, self)
 
     def _process_feeds(self, feed_dict: Mapping[Any, Any] | None) -> dict[str, Any]:
         feeds: dict[str, Any] = {}
@@ -152,8 +156,36 @@ class BaseSession:
             return feeds
         for key, value in feed_dict.items():
             for tensor, sub_value in fetch_lib.expand_feed(self._graph, key, value):
+                if isinstance(sub_value, session_ops.TensorHandle):
+                    # A TensorHandle feeds the tensor the session keeps for it.
+                    sub_value = sub_value.eval()
                 feeds[tensor.name] = _feed_value(tensor, sub_value)
         return feeds
+
+    # ---- tensors kept by handle ------------------------------------------------------
+    # TensorHandles gone out of use are deleted in one run once this many have gathered.
+    _DEAD_HANDLES_THRESHOLD = 10
+
+    def _register_dead_handle(self, handle: str) -> None:
+        """Called when a TensorHandle is collected: only noted here (the collector may run
+        inside this session's own run), deleted by the next run()."""
+        with self._dead_lock:
+            self._dead_handles.append(handle)
+
+    def _delete_dead_handles(self) -> None:
+        if len(self._dead_handles) < self._DEAD_HANDLES_THRESHOLD or self._closed:
+            return
+        with self._dead_lock:
+            dead, self._dead_handles = self._dead_handles, []
+        feeds, fetches = session_ops.handle_deleters(self._graph, dead)
+        try:
+            self.run(fetches, feed_dict=feeds)
+        except errors.OpError:
+            # One was deleted already (tf.delete_session_tensor): delete the others one by one.
+            for handle in dead:
+                feeds, fetches = session_ops.handle_deleters(self._graph, [handle])
+                with contextlib.suppress(errors.OpError):
+                    self.run(fetches, feed_dict=feeds)
 
     def make_callable(
         self, fetches: Any, feed_list: Sequence[Any] | None = None, accept_options: bool = False
@@ -181,7 +213,7 @@ class BaseSession:
             )
             if run_metadata is not None and stats is not None:
                 run_metadata.step_stats.CopyFrom(stats)
-            return handler.build(list(values), feeds)
+            return handler.build(list(values), feeds, self)
 
         return call
 

@@ -221,6 +221,13 @@ _BY_NUMPY: dict[Any, DType] = {
 }
 
 
+def storage_dtype(np_dtype: Any) -> Any:
+    """The plain numpy dtype holding a value: a quantized dtype's integer field, else itself."""
+    if isinstance(np_dtype, np.dtype) and np_dtype.fields:
+        return np_dtype.fields[next(iter(np_dtype.fields))][0]
+    return np_dtype
+
+
 def as_dtype(value: Any) -> DType:
     """Converts a DType, enum, name, numpy dtype or Python type to a DType."""
     if isinstance(value, DType):

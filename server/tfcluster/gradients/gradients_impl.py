@@ -23,6 +23,12 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.gradients import registry
+from tfcluster.gradients.gradient_options import (
+    AggregationMethod,
+    UnconnectedGradients,
+    check_aggregation_method,
+    unconnected_gradients_value,
+)
 from tfcluster.ops import array_ops, indexed_slices_ops, math_ops
 
 
@@ -61,10 +67,12 @@ def gradients(
     gate_gradients: bool = False,
     aggregation_method: Any = None,
     stop_gradients: Any = None,
-    unconnected_gradients: str = "none",
+    unconnected_gradients: Any = "none",
 ) -> list[Any]:
     """Symbolic d(sum(ys))/d(x) for each x in xs (a Tensor, or an IndexedSlices for a
-    gathered x); None where x does not affect ys."""
+    gathered x); None where x does not affect ys (zeros with unconnected_gradients="zero").
+    aggregation_method picks how gradient terms are summed (same values either way)."""
+    check_aggregation_method(aggregation_method)
     return gradients_of_graph(
         ys,
         xs,
@@ -73,6 +81,7 @@ def gradients(
         colocate_gradients_with_ops,
         stop_gradients,
         unconnected_gradients,
+        aggregation_method=aggregation_method,
     )
 
 
@@ -83,12 +92,15 @@ def gradients_of_graph(
     name: str = "gradients",
     colocate_gradients_with_ops: bool = False,
     stop_gradients: Any = None,
-    unconnected_gradients: str = "none",
+    unconnected_gradients: Any = "none",
     src_graph: Any = None,
+    aggregation_method: Any = None,
+    own_scope: bool = True,
 ) -> list[Any]:
     """tf.gradients, where ys and xs may live in `src_graph` (a forward loop body) while the
     gradient ops go to the default graph (the gradient loop's body, which reads the forward
     values it needs through its captures)."""
+    unconnected = unconnected_gradients_value(unconnected_gradients)
     ys_t = [_to_tensor(y, as_ref=False) for y in _as_list(ys)]
     xs_t = [_to_tensor(x, as_ref=True) for x in _as_list(xs)]
     grad_ys_l = _as_list(grad_ys) if grad_ys is not None else [None] * len(ys_t)
@@ -101,7 +113,9 @@ def gradients_of_graph(
     if stand_in is not None and src_graph is None:
         xs_t = [stand_in(x) for x in xs_t]
 
-    scope = name_scope(name, "gradients", ys_t + xs_t) if src_graph is None else _null()
+    # A tape-style gradient (recompute_grad's) builds in the caller's scope, as TF's tape does.
+    in_scope = src_graph is None and own_scope
+    scope = name_scope(name, "gradients", ys_t + xs_t) if in_scope else _null()
     with graph.as_default(), scope:
         ops_list = (src_graph or graph).get_operations()
         from_xs = _reachable_from({x.op for x in xs_t}, ops_list)
@@ -121,16 +135,21 @@ def gradients_of_graph(
                 if t.op in between:
                     pending[t.op] = pending.get(t.op, 0) + 1
         grads: dict[Tensor, list[Any]] = {}
-        for y, gy in zip(ys_t, grad_ys_l):
+        for i, (y, gy) in enumerate(zip(ys_t, grad_ys_l)):
             if gy is None:
                 with colocate_with(y.op) if colocate_gradients_with_ops else _null():
                     gy = array_ops.fill(
                         array_ops.shape(y),
                         convert_to_tensor(1, dtype=y.dtype.base_dtype),
-                        name=f"grad_ys_{len(grads)}",
+                        name=f"grad_ys_{i}",
                     )
+            elif isinstance(gy, IndexedSlices):
+                pass
             else:
                 gy = convert_to_tensor(gy, dtype=y.dtype.base_dtype)
+                if in_scope:
+                    # TF passes a given grad_y on as an Identity in the gradients scope.
+                    gy = array_ops.identity(gy, name=f"grad_ys_{i}")
             grads.setdefault(y, []).append(gy)
 
         # First in, first out, from the ys in order (TF's queue): gradients of a tensor are
@@ -144,7 +163,11 @@ def gradients_of_graph(
             if op in visited:
                 continue
             visited.add(op)
-            out_grads = [_aggregate(grads.get(t)) for t in op.outputs]
+            out_grads = [_aggregate(grads.get(t), aggregation_method, op) for t in op.outputs]
+            # Summed once: the xs' own ops come here too, and their sums are the results.
+            for t, g in zip(op.outputs, out_grads):
+                if g is not None:
+                    grads[t] = [g]
             flows_on = any(t.op in between for t in op.inputs)
             if flows_on and op not in stop_ops and any(g is not None for g in out_grads):
                 grad_fn = _grad_fn(op)
@@ -175,13 +198,13 @@ def gradients_of_graph(
                     pending[t.op] -= 1
                     if pending[t.op] == 0:
                         ready.append(t.op)
-        result: list[Any] = []
-        for x in xs_t:
-            g = _aggregate(grads.get(x))
-            if g is None and unconnected_gradients == "zero":
-                g = array_ops.zeros_like(x)
-            result.append(g)
-        return result
+        result = [_aggregate(grads.get(x)) for x in xs_t]
+    # TF makes the zeros of unconnected xs outside its "gradients" scope.
+    with graph.as_default():
+        return [
+            array_ops.zeros_like(x) if g is None and unconnected is UnconnectedGradients.ZERO else g
+            for g, x in zip(result, xs_t)
+        ]
 
 
 def _has_zeros(t: Tensor) -> bool:
@@ -213,13 +236,28 @@ def _dense(g: Any) -> Any:
     return g
 
 
-def _aggregate(parts: Sequence[Any] | None) -> Any:
-    """The sum of one tensor's gradients (TF's _AggregatedGrads with ADD_N)."""
+def _aggregate(parts: Sequence[Any] | None, method: Any = None, op: Operation | None = None) -> Any:
+    """The sum of one tensor's gradients, as TF's _AggregatedGrads makes it: one AddN;
+    pairwise AddNs in "<op>_gradient_sum" for EXPERIMENTAL_TREE; one AccumulateNV2 for
+    EXPERIMENTAL_ACCUMULATE_N over more than two terms of one known shape (else pairwise)."""
     if not parts:
         return None
     if len(parts) == 1:
         return parts[0]
     if all(isinstance(g, Tensor) for g in parts):
+        tree = (AggregationMethod.EXPERIMENTAL_TREE, AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)
+        if method == AggregationMethod.EXPERIMENTAL_ACCUMULATE_N and len(parts) > 2:
+            shape = parts[0].shape
+            for g in parts[1:]:
+                shape = shape.merge_with(g.shape)
+            if shape.is_fully_defined():
+                return math_ops.accumulate_n(list(parts))
+        if method in tree and op is not None:
+            with name_scope(op.name + "_gradient_sum"):
+                running = parts[0]
+                for g in parts[1:]:
+                    running = math_ops.add_n([running, g])
+            return running
         return math_ops.add_n(list(parts))
     return aggregate_indexed_slices_gradients(list(parts))
 

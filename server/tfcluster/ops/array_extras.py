@@ -102,6 +102,8 @@ _BITCAST_TYPES = (
 # ---- single ops -------------------------------------------------------------------------
 def identity_n(input: Sequence[Any], name: str | None = None) -> list[Tensor]:
     """Each input passed through unchanged, as one op (IdentityN)."""
+    if not isinstance(input, (list, tuple)):
+        raise TypeError(f"Expected list for 'input' argument to 'IdentityN' Op, not {input!r}.")
     with name_scope(name, "IdentityN", list(input)) as scope:
         ts = [convert_to_tensor(v, name="input") for v in input]
         attrs = {"T": [t.dtype.base_dtype for t in ts]}

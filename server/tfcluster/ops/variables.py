@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import enum
+import inspect
 from collections.abc import Sequence
 from typing import Any
 
@@ -25,7 +26,15 @@ from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.framework.meta_graph import prepend_name_scope, strip_name_scope
 from tfcluster.framework.proto_functions import register_proto_function
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import array_ops, constant_op, math_ops, save_slice_info, scatter_ops, state_ops
+from tfcluster.ops import (
+    array_ops,
+    constant_op,
+    math_ops,
+    save_slice_info,
+    scatter_ops,
+    state_ops,
+    variable_creators,
+)
 from tfcluster.ops.control_flow_ops import group, no_op
 from tfcluster.ops.op_util import make_op
 from tfcluster.ops.save_slice_info import SaveSliceInfo, slice_info_to_proto
@@ -81,7 +90,26 @@ def validate_synchronization_aggregation_trainable(
     return synchronization, aggregation, bool(trainable)
 
 
-class Variable:
+class _VariableMeta(type):
+    """tf.Variable(...) goes through the open variable_creator_scopes (TF's
+    VariableMetaclass): with none open, it is a plain constructor call."""
+
+    def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+        if cls is not Variable or not variable_creators.creator_stack():
+            return super().__call__(*args, **kwargs)
+        bound = _SIGNATURE.bind(None, *args, **kwargs)
+        bound.apply_defaults()
+        arguments = dict(bound.arguments)
+        del arguments["self"]
+        if arguments["synchronization"] is None:
+            arguments["synchronization"] = VariableSynchronization.AUTO
+        if arguments["aggregation"] is None:
+            arguments["aggregation"] = VariableAggregation.NONE
+        make = super().__call__
+        return variable_creators.create_through_stack(lambda **kw: make(**kw), arguments)
+
+
+class Variable(metaclass=_VariableMeta):
     """A mutable tensor that lives in a worker's resource manager across steps."""
 
     SaveSliceInfo = SaveSliceInfo
@@ -481,6 +509,10 @@ for _key in (
     register_proto_function(_key, variable_pb2.VariableDef, _variable_to_proto, Variable.from_proto)
 
 VariableV1 = Variable
+
+
+# The keyword arguments a variable creator is given: the constructor's, defaults filled in.
+_SIGNATURE = inspect.signature(Variable.__init__)
 
 
 def global_variables(scope: str | None = None) -> list[Variable]:
