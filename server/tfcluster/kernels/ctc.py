@@ -49,7 +49,9 @@ def _labels_by_batch(indices: np.ndarray, values: np.ndarray, batch: int) -> lis
         raise invalid("labels_indices must have two columns: [batch, time]")
     for i in range(1, indices.shape[0]):
         if tuple(indices[i, :2]) <= tuple(indices[i - 1, :2]):
-            order = "repeated" if tuple(indices[i, :2]) == tuple(indices[i - 1, :2]) else "out of order"
+            order = (
+                "repeated" if tuple(indices[i, :2]) == tuple(indices[i - 1, :2]) else "out of order"
+            )
             raise invalid(
                 f"label SparseTensor is not valid: indices[{i}] = "
                 f"[{indices[i, 0]},{indices[i, 1]}] is {order}. Many sparse ops require sorted "
@@ -67,14 +69,14 @@ def _collapse(seq: list[int]) -> list[int]:
     return [v for i, v in enumerate(seq) if i == 0 or v != seq[i - 1]]
 
 
-def _drop_trailing_nulls(seq: list[int], classes: int, b: int) -> list[int]:
+def _drop_trailing_nulls(seq: list[int], raw: list[int], classes: int, b: int) -> list[int]:
     """TF reads a label >= the blank as the end of the sequence: what follows must be such
     labels too."""
     null = next((i for i, v in enumerate(seq) if v >= classes - 1), len(seq))
     if any(v < classes - 1 for v in seq[null:]):
         raise invalid(
             "Saw a non-null label (index >= num_classes - 1) following a null label, batch: "
-            f"{b} num_classes: {classes} labels: {','.join(str(v) for v in seq)} labels seen "
+            f"{b} num_classes: {classes} labels: {','.join(str(v) for v in raw)} labels seen "
             f"so far: {','.join(str(v) for v in seq[:null])}"
         )
     return seq[:null]
@@ -118,7 +120,7 @@ def ctc_loss_and_gradient(
     valid = np.arange(width)[None, :] < states[:, None]
     is_blank = lprime == blank
     stay = valid & (is_blank | merge_repeated)
-    prev2 = np.concatenate([np.full((batch, 2), -1), lprime[:, :-2]], axis=1)
+    prev2 = np.concatenate([np.full((batch, 2), -1), lprime], axis=1)[:, :width]
     skip = valid & ~is_blank & (np.arange(width)[None, :] >= 2)
     if merge_repeated:
         skip &= lprime != prev2
@@ -133,7 +135,7 @@ def ctc_loss_and_gradient(
     alpha = xp.full((max_time, batch, width), _NEG_INF)
     if max_time:
         start = xp.full((batch, width), _NEG_INF)
-        start[:, :2] = lp[0, :, :2]
+        start[:, :2] = lp[0, :, : min(2, width)]
         alpha[0] = start
     for t in range(1, max_time):
         prev = alpha[t - 1]
@@ -148,7 +150,7 @@ def ctc_loss_and_gradient(
     end = xp.where(xp.asarray(last & valid), 0.0, _NEG_INF)
     # Backwards, u -> u+2 is allowed when l'[u] is not blank and (merging) differs from
     # l'[u+2]: TF's test, which differs from the forward one where a label equals the blank.
-    next2 = np.concatenate([lprime[:, 2:], np.full((batch, 2), -1)], axis=1)
+    next2 = np.concatenate([lprime, np.full((batch, 2), -1)], axis=1)[:, 2:]
     skip_back = valid & ~is_blank & (np.arange(width)[None, :] + 2 < states[:, None])
     if merge_repeated:
         skip_back &= lprime != next2
@@ -196,12 +198,13 @@ def ctc_loss(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         inputs = xp.asarray(ins[0])
         indices, values, seq_len = (host_array(v) for v in ins[1:])
-        max_time, batch, classes = _check_inputs(inputs, seq_len)
+        _, batch, classes = _check_inputs(inputs, seq_len)
         if batch == 0:
             raise invalid("batch_size must not be 0")
         labels = _labels_by_batch(indices, values, batch)
         skipped = np.zeros(batch, dtype=bool)
-        for b, seq in enumerate(labels):
+        for b, raw in enumerate(labels):
+            seq = raw
             if collapse:
                 labels[b] = seq = _collapse(seq)
             if not seq:
@@ -211,7 +214,7 @@ def ctc_loss(node: Any, xp: Any) -> Compute:
                     f"All labels must be nonnegative integers, batch: {b} labels: "
                     + ",".join(str(v) for v in seq)
                 )
-            labels[b] = seq = _drop_trailing_nulls(seq, classes, b)
+            labels[b] = seq = _drop_trailing_nulls(seq, raw, classes, b)
             if len(seq) > int(seq_len[b]):
                 if not ignore_longer:
                     raise invalid(

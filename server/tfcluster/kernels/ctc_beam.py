@@ -31,15 +31,15 @@ def _logaddexp(a: float, b: float) -> float:
 
 class _Entry:
     __slots__ = (
-        "parent",
-        "label",
         "children",
-        "old_blank",
-        "old_label",
-        "old_total",
+        "label",
         "new_blank",
         "new_label",
         "new_total",
+        "old_blank",
+        "old_label",
+        "old_total",
+        "parent",
     )
 
     def __init__(self, parent: _Entry | None, label: int) -> None:
@@ -114,8 +114,8 @@ class _Beam:
             children = b.children
             # Every child's score at once; only those that beat the beam's bottom now (it
             # only rises while this branch is expanded) or that exist already are visited.
-            prev = np.where(self.labels == b.label, b.old_blank, b.old_total)
-            scores = label_p + prev
+            prev_p = np.where(self.labels == b.label, b.old_blank, b.old_total)
+            scores = label_p + prev_p
             if len(self.leaves) >= self.width:
                 hopeful = scores > self._bottom().new_total
             else:
@@ -162,7 +162,7 @@ def ctc_beam_search_decoder(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         inputs = host_array(ins[0])
         seq_len = host_array(ins[1])
-        max_time, batch, classes = _check_inputs(inputs, seq_len)
+        _, batch, classes = _check_inputs(inputs, seq_len)
         if paths > width:
             raise invalid(f"top_paths must be <= beam_width, got {paths} > {width}")
         logp = _log_softmax(np, inputs.astype(np.float64))

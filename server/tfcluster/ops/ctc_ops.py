@@ -75,7 +75,7 @@ op_def_registry.register("CTCBeamSearchDecoder", _beam_infer)
 op_def_registry.register("PreventGradient", _same_infer)
 
 
-def prevent_gradient(input: Any, message: str = "", name: str | None = None) -> Tensor:  # noqa: A002
+def prevent_gradient(input: Any, message: str = "", name: str | None = None) -> Tensor:
     """Identity whose gradient raises LookupError(message) (TF's array_ops.prevent_gradient)."""
     with name_scope(name, "PreventGradient", [input]) as scope:
         t = convert_to_tensor(input, name="input")
@@ -264,8 +264,22 @@ def ctc_loss_v2(
             )
             labels = array_ops.where(labels < blank_index, labels, labels - 1)
         sparse = _dense_labels_to_sparse(labels, label_length)
-        loss, _ = _ctc_loss_op(logits, sparse.indices, sparse.values, logit_length, False, True, False)
-        return loss
+        loss, _ = _ctc_loss_op(
+            logits, sparse.indices, sparse.values, logit_length, False, True, False
+        )
+        return loss + _softmax_beyond_length(logits, logit_length)
+
+
+def _softmax_beyond_length(logits: Tensor, logit_length: Tensor) -> Tensor:
+    """Zero, whose gradient is each frame's softmax past logit_length: TF's dense CTC
+    gradient has those terms (CTCLoss's has zeros there), so the dense path adds them."""
+    frames = _dim(logits, 0)
+    past = math_ops.logical_not(
+        array_ops.transpose(array_ops.sequence_mask(logit_length, maxlen=frames))
+    )
+    lse = math_ops.reduce_logsumexp(logits, axis=2)
+    extra = math_ops.reduce_sum(array_ops.where(past, lse, array_ops.zeros_like(lse)), axis=0)
+    return extra - array_ops.stop_gradient(extra)
 
 
 def _dense_labels_to_sparse(dense: Tensor, length: Tensor) -> SparseTensor:
@@ -293,14 +307,16 @@ def _dense_labels_to_sparse(dense: Tensor, length: Tensor) -> SparseTensor:
     )
 
 
-def collapse_repeated(labels: Any, seq_length: Any, name: str | None = None) -> tuple[Tensor, Tensor]:
+def collapse_repeated(
+    labels: Any, seq_length: Any, name: str | None = None
+) -> tuple[Tensor, Tensor]:
     """(labels with runs of one label merged, zero-padded to the longest; new lengths)."""
     with name_scope(name, "collapse_repeated_labels", [labels, seq_length]):
         labels = convert_to_tensor(labels, name="labels")
         seq_length = convert_to_tensor(seq_length, name="seq_length")
         label_mask = array_ops.concat(
             [
-                array_ops.ones_like(labels[:, :1], dtypes.bool),
+                array_ops.ones_like(labels[:, :1], dtypes.bool_),
                 math_ops.not_equal(labels[:, 1:], labels[:, :-1]),
             ],
             axis=1,

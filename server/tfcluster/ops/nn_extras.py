@@ -58,7 +58,7 @@ def batch_norm_with_global_normalization(
     variance_epsilon: Any = None,
     scale_after_normalization: Any = None,
     name: str | None = None,
-    input: Any = None,  # noqa: A002 - TF's alias for t
+    input: Any = None,  # TF's alias for t
     mean: Any = None,
     variance: Any = None,
 ) -> Tensor:

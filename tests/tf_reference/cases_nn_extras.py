@@ -1,0 +1,319 @@
+"""Cases of tf.nn's CTC (loss, decoders, label helpers), morphology (dilation2d, erosion2d)
+and smaller losses (log_poisson_loss, batch_norm_with_global_normalization,
+compute_average_loss, scale_regularization_loss), run on TensorFlow 1.15 by
+record_nn_extras.py and on tfcluster by tests/unit/test_tf_reference_nn_extras.py.
+
+Runs on Python 3.7 too (TF 1.15's recorder)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:
+    from casebook import Book, values
+except ImportError:  # imported as tf_reference.cases_nn_extras by the tests
+    from tf_reference.casebook import Book, values
+
+BOOK = Book()
+add = BOOK.add
+
+F32 = np.float32
+I32 = np.int32
+I64 = np.int64
+TOL32 = {"rtol": 2e-4, "atol": 2e-5}
+
+# Logits [time 6, batch 3, classes 5]; blank is class 4 for TF1's ctc_loss.
+LOGITS = values((6, 3, 5), -2, 2, seed=90).astype(F32)
+# Labels: batch 0 [1, 1, 2], batch 1 [3], batch 2 [0, 2, 2, 0].
+LABEL_IDX = np.array([[0, 0], [0, 1], [0, 2], [1, 0], [2, 0], [2, 1], [2, 2], [2, 3]], I64)
+LABEL_VAL = np.array([1, 1, 2, 3, 0, 2, 2, 0], I32)
+LABEL_SHAPE = np.array([3, 4], I64)
+SEQ = np.array([6, 4, 6], I32)
+SPARSE = {"idx": LABEL_IDX, "vals": LABEL_VAL, "shape": LABEL_SHAPE, "seq": SEQ}
+
+
+def _labels(tf: Any, t: dict[str, Any]) -> Any:
+    return tf.SparseTensor(t["idx"], t["vals"], t["shape"])
+
+
+for _name, _kwargs in (
+    ("ctc_loss", {}),
+    ("ctc_loss_no_merge", {"ctc_merge_repeated": False}),
+    ("ctc_loss_collapse", {"preprocess_collapse_repeated": True}),
+    (
+        "ctc_loss_collapse_no_merge",
+        {"preprocess_collapse_repeated": True, "ctc_merge_repeated": False},
+    ),
+):
+
+    @add(_name, {"x": LOGITS, **SPARSE}, grad=("loss", ("x",)), **TOL32)
+    def _ctc(tf: Any, t: dict[str, Any], kwargs: Any = _kwargs) -> dict[str, Any]:
+        return {"loss": tf.nn.ctc_loss(_labels(tf, t), t["x"], t["seq"], **kwargs)}
+
+
+@add(
+    "ctc_loss_batch_major_float64",
+    {"x": np.transpose(LOGITS, (1, 0, 2)).astype(np.float64), **SPARSE},
+    grad=("loss", ("x",)),
+)
+def _ctc_batch_major(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"loss": tf.nn.ctc_loss(_labels(tf, t), t["x"], t["seq"], time_major=False)}
+
+
+@add(
+    "ctc_loss_ignore_longer",
+    {"x": LOGITS, **SPARSE, "seq": np.array([6, 4, 3], I32)},
+    grad=("loss", ("x",)),
+    **TOL32,
+)
+def _ctc_ignore_longer(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    loss = tf.nn.ctc_loss(_labels(tf, t), t["x"], t["seq"], ignore_longer_outputs_than_inputs=True)
+    return {"loss": loss}
+
+
+@add(
+    "ctc_loss_no_valid_path",
+    {"x": LOGITS, **SPARSE, "seq": np.array([3, 4, 6], I32)},
+    grad=("loss", ("x",)),
+    notes="labels [1, 1, 2] need 4 frames with the blank between the 1s: the loss is inf",
+    **TOL32,
+)
+def _ctc_no_path(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"loss": tf.nn.ctc_loss(_labels(tf, t), t["x"], t["seq"])}
+
+
+@add(
+    "ctc_loss_trailing_null_labels",
+    {"x": LOGITS, **SPARSE, "vals": np.array([1, 1, 2, 3, 0, 2, 4, 4], I32)},
+    grad=("loss", ("x",)),
+    **TOL32,
+)
+def _ctc_trailing_null(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"loss": tf.nn.ctc_loss(_labels(tf, t), t["x"], t["seq"])}
+
+
+for _name, _over in (
+    ("ctc_loss_error_not_enough_time", {"seq": np.array([2, 4, 6], I32)}),
+    ("ctc_loss_error_negative_label", {"vals": np.array([1, -1, 2, 3, 0, 2, 2, 0], I32)}),
+    ("ctc_loss_error_label_after_null", {"vals": np.array([1, 4, 2, 3, 0, 2, 2, 0], I32)}),
+    ("ctc_loss_error_sequence_too_long", {"seq": np.array([7, 4, 6], I32)}),
+    (
+        "ctc_loss_error_batch_without_labels",
+        {
+            "idx": LABEL_IDX[[0, 1, 2, 4, 5, 6, 7]],
+            "vals": LABEL_VAL[[0, 1, 2, 4, 5, 6, 7]],
+        },
+    ),
+    (
+        "ctc_loss_error_unsorted_labels",
+        {"idx": LABEL_IDX[[1, 0, 2, 3, 4, 5, 6, 7]]},
+    ),
+):
+
+    @add(_name, {"x": LOGITS, **SPARSE, **_over})
+    def _ctc_error(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+        return {"loss": tf.nn.ctc_loss(_labels(tf, t), t["x"], t["seq"])}
+
+
+@add("ctc_loss_error_dense_labels", {"x": LOGITS, "seq": SEQ})
+def _ctc_dense_labels(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"loss": tf.nn.ctc_loss(tf.constant([[1, 2]]), t["x"], t["seq"])}
+
+
+DENSE_LABELS = np.array([[2, 2, 3, 0], [4, 0, 0, 0], [1, 3, 3, 1]], I32)
+DENSE_LENGTHS = np.array([3, 1, 4], I32)
+
+
+@add(
+    "ctc_loss_v2_dense",
+    {"x": LOGITS, "labels": DENSE_LABELS, "label_length": DENSE_LENGTHS, "seq": SEQ},
+    grad=("loss", ("x",)),
+    names=False,
+    notes="TF builds the dense loss from ops (ctc_loss_dense); tfcluster runs CTCLoss",
+    **TOL32,
+)
+def _ctc_v2_dense(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    loss = tf.nn.ctc_loss_v2(t["labels"], t["x"], t["label_length"], t["seq"])
+    return {"loss": loss}
+
+
+@add(
+    "ctc_loss_v2_dense_blank_last_batch_major",
+    {
+        "x": np.transpose(LOGITS, (1, 0, 2)),
+        "labels": np.minimum(DENSE_LABELS, 3),
+        "label_length": DENSE_LENGTHS,
+        "seq": SEQ,
+    },
+    grad=("loss", ("x",)),
+    names=False,
+    notes="TF builds the dense loss from ops (ctc_loss_dense); tfcluster runs CTCLoss",
+    **TOL32,
+)
+def _ctc_v2_dense_last(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    loss = tf.nn.ctc_loss_v2(
+        t["labels"], t["x"], t["label_length"], t["seq"], logits_time_major=False, blank_index=-1
+    )
+    return {"loss": loss}
+
+
+@add(
+    "ctc_loss_v2_sparse_blank_0",
+    {"x": LOGITS, **SPARSE, "vals": LABEL_VAL + 1},
+    grad=("loss", ("x",)),
+    **TOL32,
+)
+def _ctc_v2_sparse(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    loss = tf.nn.ctc_loss_v2(_labels(tf, t), t["x"], None, t["seq"], blank_index=0)
+    return {"loss": loss}
+
+
+@add("ctc_loss_v2_sparse_without_blank", {"x": LOGITS, **SPARSE})
+def _ctc_v2_no_blank(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"loss": tf.nn.ctc_loss_v2(_labels(tf, t), t["x"], None, t["seq"])}
+
+
+# Decoders: logits with a clear best class most frames (ties would be order-dependent).
+DECODE = values((10, 3, 5), -3, 3, seed=91).astype(F32)
+DECODE_SEQ = np.array([10, 7, 0], I32)
+
+
+def _sparse_parts(sp: Any) -> list:
+    return [sp.indices, sp.values, sp.dense_shape]
+
+
+for _merge in (True, False):
+
+    @add(f"ctc_greedy_decoder_merge_{_merge}", {"x": DECODE, "seq": DECODE_SEQ}, **TOL32)
+    def _greedy(tf: Any, t: dict[str, Any], merge: bool = _merge) -> dict[str, Any]:
+        decoded, neg_sum = tf.nn.ctc_greedy_decoder(t["x"], t["seq"], merge_repeated=merge)
+        return {"decoded": _sparse_parts(decoded[0]), "neg_sum_logits": neg_sum}
+
+
+for _width, _paths, _merge in ((1, 1, True), (4, 3, True), (4, 2, False), (20, 6, True)):
+
+    @add(
+        f"ctc_beam_search_width_{_width}_paths_{_paths}_merge_{_merge}",
+        {"x": DECODE, "seq": np.array([10, 7, 3], I32)},
+        **TOL32,
+    )
+    def _beam(
+        tf: Any, t: dict[str, Any], w: int = _width, p: int = _paths, m: bool = _merge
+    ) -> dict[str, Any]:
+        decoded, log_probs = tf.nn.ctc_beam_search_decoder(
+            t["x"], t["seq"], beam_width=w, top_paths=p, merge_repeated=m
+        )
+        return {
+            "decoded": [part for d in decoded for part in _sparse_parts(d)],
+            "log_probs": log_probs,
+        }
+
+
+@add("ctc_beam_search_v2_empty_sequence", {"x": DECODE, "seq": DECODE_SEQ}, **TOL32)
+def _beam_v2(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    decoded, log_probs = tf.nn.ctc_beam_search_decoder_v2(t["x"], t["seq"], beam_width=5)
+    return {"decoded": _sparse_parts(decoded[0]), "log_probs": log_probs}
+
+
+@add("ctc_beam_search_error_fewer_leaves", {"x": DECODE, "seq": DECODE_SEQ})
+def _beam_fewer(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    _, log_probs = tf.nn.ctc_beam_search_decoder(t["x"], t["seq"], beam_width=5, top_paths=2)
+    return {"log_probs": log_probs}
+
+
+@add(
+    "collapse_repeated",
+    {
+        "labels": np.array([[1, 1, 2, 2, 1], [3, 4, 5, 6, 7], [2, 2, 2, 0, 0]], I32),
+        "len": np.array([5, 4, 3], I32),
+    },
+)
+def _collapse(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"out": tf.nn.collapse_repeated(t["labels"], t["len"])}
+
+
+@add("ctc_unique_labels", {"labels": np.array([[3, 4, 4, 3], [1, 1, 1, 0], [5, 6, 7, 8]], I32)})
+def _unique(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"out": tf.nn.ctc_unique_labels(t["labels"])}
+
+
+# ---- smaller losses and normalisation ----------------------------------------------------------
+TARGETS = np.array([[0.0, 0.5, 1.0, 2.0], [3.0, 0.25, 7.0, 1.5]], F32)
+LOG_INPUT = values((2, 4), -1, 2, seed=92).astype(F32)
+
+
+for _full in (False, True):
+
+    @add(
+        f"log_poisson_loss_full_{_full}",
+        {"targets": TARGETS, "log_input": LOG_INPUT},
+        grad=("loss", ("targets", "log_input")),
+        **TOL32,
+    )
+    def _poisson(tf: Any, t: dict[str, Any], full: bool = _full) -> dict[str, Any]:
+        loss = tf.nn.log_poisson_loss(t["targets"], t["log_input"], compute_full_loss=full)
+        return {"loss": loss}
+
+
+@add("log_poisson_loss_error_shapes", {"targets": TARGETS, "log_input": LOG_INPUT[:, :3]})
+def _poisson_bad(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"loss": tf.nn.log_poisson_loss(t["targets"], t["log_input"])}
+
+
+IMAGES = values((2, 3, 3, 4), -2, 2, seed=93).astype(F32)
+DEPTH = values((4,), 0.5, 1.5, seed=94).astype(F32)
+SHIFT = values((4,), -0.5, 0.5, seed=95).astype(F32)
+
+for _scale in (False, True):
+
+    @add(
+        f"batch_norm_with_global_normalization_scale_{_scale}",
+        {"t": IMAGES, "m": SHIFT, "v": DEPTH, "beta": SHIFT * 2, "gamma": DEPTH * 3},
+        grad=("y", ("t", "m", "v", "beta", "gamma")),
+        **TOL32,
+    )
+    def _bn_global(tf: Any, t: dict[str, Any], scale: bool = _scale) -> dict[str, Any]:
+        y = tf.nn.batch_norm_with_global_normalization(
+            t["t"], t["m"], t["v"], t["beta"], t["gamma"], 0.001, scale
+        )
+        return {"y": y}
+
+
+PER_EXAMPLE = values((4, 3), 0, 2, seed=96).astype(F32)
+
+
+@add("compute_average_loss", {"loss": PER_EXAMPLE}, grad=("avg", ("loss",)), **TOL32)
+def _avg(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"avg": tf.nn.compute_average_loss(t["loss"])}
+
+
+@add(
+    "compute_average_loss_weights_batch",
+    {"loss": PER_EXAMPLE, "w": np.array([[1.0], [0.5], [2.0], [0.0]], F32)},
+    grad=("avg", ("loss", "w")),
+    **TOL32,
+)
+def _avg_weighted(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    avg = tf.nn.compute_average_loss(t["loss"], sample_weight=t["w"], global_batch_size=10)
+    return {"avg": avg}
+
+
+@add(
+    "compute_average_loss_vector_weights_float64",
+    {"loss": PER_EXAMPLE[:, 0].astype(np.float64), "w": np.array([1.0, 0.5, 2.0, 3.0], np.float64)},
+    **TOL32,
+)
+def _avg_vector(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"avg": tf.nn.compute_average_loss(t["loss"], sample_weight=t["w"])}
+
+
+@add("compute_average_loss_error_scalar", {"loss": np.float32(2.0)})
+def _avg_scalar(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"avg": tf.nn.compute_average_loss(t["loss"])}
+
+
+@add("scale_regularization_loss", {"r": PER_EXAMPLE}, grad=("s", ("r",)), **TOL32)
+def _scale_reg(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"s": tf.nn.scale_regularization_loss(t["r"])}
