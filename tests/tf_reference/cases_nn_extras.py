@@ -317,3 +317,78 @@ def _avg_scalar(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
 @add("scale_regularization_loss", {"r": PER_EXAMPLE}, grad=("s", ("r",)), **TOL32)
 def _scale_reg(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     return {"s": tf.nn.scale_regularization_loss(t["r"])}
+
+
+# ---- morphology --------------------------------------------------------------------------------
+MORPH_IMAGE = values((2, 7, 6, 3), -2, 2, seed=97).astype(F32)
+MORPH_FILTER = values((3, 2, 3), -1, 1, seed=98).astype(F32)
+
+for _pad in ("SAME", "VALID"):
+    for _stride, _rate in (((1, 1), (1, 1)), ((2, 1), (1, 2)), ((1, 2), (2, 1))):
+        _tag = f"{_pad}_strides_{_stride[0]}{_stride[1]}_rates_{_rate[0]}{_rate[1]}"
+
+        @add(
+            f"dilation2d_{_tag}",
+            {"x": MORPH_IMAGE, "f": MORPH_FILTER},
+            grad=("y", ("x", "f")),
+            **TOL32,
+        )
+        def _dilation(
+            tf: Any, t: dict[str, Any], pad: str = _pad, s: Any = _stride, r: Any = _rate
+        ) -> dict[str, Any]:
+            y = tf.nn.dilation2d(t["x"], t["f"], [1, s[0], s[1], 1], [1, r[0], r[1], 1], pad)
+            return {"y": y}
+
+        @add(
+            f"erosion2d_{_tag}",
+            {"x": MORPH_IMAGE, "f": MORPH_FILTER},
+            grad=("y", ("x", "f")),
+            **TOL32,
+        )
+        def _erosion(
+            tf: Any, t: dict[str, Any], pad: str = _pad, s: Any = _stride, r: Any = _rate
+        ) -> dict[str, Any]:
+            y = tf.nn.erosion2d(t["x"], t["f"], [1, s[0], s[1], 1], [1, r[0], r[1], 1], pad)
+            return {"y": y}
+
+
+@add(
+    "dilation2d_ties_float64_named",
+    {"x": np.round(MORPH_IMAGE.astype(np.float64) * 2) / 2, "f": np.zeros((2, 2, 3))},
+    grad=("y", ("x", "f")),
+)
+def _dilation_ties(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    y = tf.nn.dilation2d(
+        t["x"],
+        filters=t["f"],
+        strides=[1, 1, 1, 1],
+        dilations=[1, 1, 1, 1],
+        padding="SAME",
+        name="dil",
+    )
+    return {"y": y}
+
+
+@add(
+    "dilation2d_int32", {"x": (MORPH_IMAGE * 10).astype(I32), "f": (MORPH_FILTER * 10).astype(I32)}
+)
+def _dilation_int(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.nn.dilation2d(t["x"], t["f"], [1, 2, 2, 1], [1, 1, 1, 1], "SAME")}
+
+
+@add("dilation2d_error_depth", {"x": MORPH_IMAGE, "f": MORPH_FILTER[:, :, :2]})
+def _dilation_bad_depth(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.nn.dilation2d(t["x"], t["f"], [1, 1, 1, 1], [1, 1, 1, 1], "SAME")}
+
+
+@add("dilation2d_error_strides", {"x": MORPH_IMAGE, "f": MORPH_FILTER})
+def _dilation_bad_strides(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.nn.dilation2d(t["x"], t["f"], [1, 1, 1], [1, 1, 1, 1], "SAME")}
+
+
+@add(
+    "dilation2d_error_filter_too_big",
+    {"x": MORPH_IMAGE, "f": values((8, 2, 3), seed=99).astype(F32)},
+)
+def _dilation_too_big(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.nn.dilation2d(t["x"], t["f"], [1, 1, 1, 1], [1, 1, 1, 1], "VALID")}

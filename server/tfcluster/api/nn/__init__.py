@@ -34,6 +34,7 @@ from tfcluster.ops.embedding_sparse_ops import (  # noqa: F401
     safe_embedding_lookup_sparse,
 )
 from tfcluster.ops.math_ops import sigmoid, tanh  # noqa: F401 - tf.nn.sigmoid is tf.sigmoid
+from tfcluster.ops.morphology_ops import dilation2d, erosion2d  # noqa: F401
 from tfcluster.ops.nn_extras import (  # noqa: F401
     batch_norm_with_global_normalization,
     compute_average_loss,
