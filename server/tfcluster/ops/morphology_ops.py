@@ -51,9 +51,10 @@ def _dilation_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     for i in (1, 2):
         size, ksize = dims[i], fdims[i - 1]
         if size is not None and ksize is not None:
-            out[i] = windowed_output_size(size, ksize, strides[i], rates[i], padding)[0]
-            if out[i] is not None and out[i] < 0:
-                raise ValueError(f"Computed output size would be negative: {out[i]}")
+            size_out = windowed_output_size(size, ksize, strides[i], rates[i], padding)[0]
+            if size_out < 0:
+                raise ValueError(f"Computed output size would be negative: {size_out}")
+            out[i] = size_out
     return [(image.dtype.base_dtype, TensorShape(out))]
 
 
