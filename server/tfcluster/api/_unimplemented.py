@@ -51,7 +51,28 @@ def public_path(module_path: str, name: str = "") -> str:
 CONTRIB = "contrib"
 
 
+# Why some names are missing, where a person can act on it.
+_RAGGED = (
+    "it returns a tf.RaggedTensor, which tfcluster does not have; for dense input, "
+    "tf.strings.unicode_transcode, unicode_encode, unicode_script and ngrams work"
+)
+REASONS = {
+    f"tf.strings.{name}": _RAGGED
+    for name in (
+        "bytes_split",
+        "unicode_decode",
+        "unicode_decode_with_offsets",
+        "unicode_split",
+        "unicode_split_with_offsets",
+    )
+}
+
+
 def raise_unimplemented(path: str) -> NoReturn:
+    if path in REASONS:
+        raise errors.UnimplementedError(
+            None, None, f"{path} is not implemented in tfcluster: {REASONS[path]}"
+        )
     if path == f"tf.{CONTRIB}" or path.startswith(f"tf.{CONTRIB}."):
         raise errors.UnimplementedError(
             None,

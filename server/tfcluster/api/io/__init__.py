@@ -40,6 +40,9 @@ from tfcluster.ops.parsing_ops import (
     serialize_tensor,
 )
 from tfcluster.ops.reader_ops import matching_files, read_file, write_file
+from tfcluster.ops.string_ops import decode_base64, encode_base64
+from tfcluster.ops.unicode_ops import decode_json_example
 from tfcluster.training.input import match_filenames_once
+from tfcluster.training.training_util import write_graph
 
 __getattr__ = _unimplemented.module_getattr("io")
