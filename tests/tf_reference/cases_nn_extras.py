@@ -392,3 +392,68 @@ def _dilation_bad_strides(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
 )
 def _dilation_too_big(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     return {"y": tf.nn.dilation2d(t["x"], t["f"], [1, 1, 1, 1], [1, 1, 1, 1], "VALID")}
+
+
+# ---- fractional pooling (deterministic seeds: TF's own pooling sequences) ----------------------
+FRAC_IMAGE = values((2, 10, 13, 3), -2, 2, seed=100).astype(F32)
+
+for _op in ("max", "avg"):
+    for _pr, _ov, _seeds, _ratio in (
+        (False, False, (7, 3), (1.0, 1.44, 1.73, 1.0)),
+        (True, False, (1, 0), (1.0, 1.44, 1.73, 1.0)),
+        (True, True, (123456789012, 987654321), (1.0, 1.6, 2.5, 1.0)),
+        (False, True, (0, 5), (1.0, 2.0, 1.5, 1.0)),
+    ):
+
+        @add(
+            f"fractional_{_op}_pool_pseudo_{_pr}_overlap_{_ov}_seed_{_seeds[0]}",
+            {"x": FRAC_IMAGE},
+            grad=("out.0", ("x",)),
+            **TOL32,
+        )
+        def _fractional(
+            tf: Any,
+            t: dict[str, Any],
+            op: str = _op,
+            pr: bool = _pr,
+            ov: bool = _ov,
+            seeds: Any = _seeds,
+            ratio: Any = _ratio,
+        ) -> dict[str, Any]:
+            pool = tf.nn.fractional_max_pool if op == "max" else tf.nn.fractional_avg_pool
+            out = pool(
+                t["x"],
+                list(ratio),
+                pseudo_random=pr,
+                overlapping=ov,
+                deterministic=True,
+                seed=seeds[0],
+                seed2=seeds[1],
+            )
+            return {"out": out}
+
+
+@add(
+    "fractional_max_pool_float64_ties",
+    {"x": np.round(FRAC_IMAGE.astype(np.float64))},
+    grad=("out.0", ("x",)),
+)
+def _fractional_ties(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    out = tf.nn.fractional_max_pool(
+        t["x"], [1.0, 1.3, 1.9, 1.0], overlapping=True, deterministic=True, seed=11, seed2=2
+    )
+    return {"out": out}
+
+
+@add("fractional_max_pool_random_shapes", {"x": FRAC_IMAGE}, names=False)
+def _fractional_random(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    # Without deterministic seeds the windows differ run to run: only shapes are comparable.
+    # (Not tf.shape(rows): TF's shape function says [output rows], one short of the real
+    # length, and its graph optimizer folds tf.shape to that; tfcluster says [rows + 1].)
+    out, rows, cols = tf.nn.fractional_avg_pool(t["x"], [1.0, 1.44, 1.73, 1.0])
+    return {"shapes": [tf.shape(out), rows[-1], cols[-1]]}
+
+
+@add("fractional_max_pool_error_seed_not_deterministic", {"x": FRAC_IMAGE})
+def _fractional_bad_seed(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"out": tf.nn.fractional_max_pool(t["x"], [1.0, 1.5, 1.5, 1.0], seed=3)[0]}

@@ -33,6 +33,10 @@ from tfcluster.ops.embedding_sparse_ops import (  # noqa: F401
     embedding_lookup_sparse,
     safe_embedding_lookup_sparse,
 )
+from tfcluster.ops.fractional_pool_ops import (  # noqa: F401
+    fractional_avg_pool,
+    fractional_max_pool,
+)
 from tfcluster.ops.math_ops import sigmoid, tanh  # noqa: F401 - tf.nn.sigmoid is tf.sigmoid
 from tfcluster.ops.morphology_ops import dilation2d, erosion2d  # noqa: F401
 from tfcluster.ops.nn_extras import (  # noqa: F401
