@@ -27,7 +27,7 @@ def test_a_ratio_below_one_is_a_value_error(pool: object) -> None:
 
 def test_deterministic_seeds_give_the_same_windows_every_run() -> None:
     with tf.Graph().as_default():
-        out, rows, cols = tf.nn.fractional_max_pool(
+        _, rows, cols = tf.nn.fractional_max_pool(
             IMAGE, [1.0, 1.44, 1.73, 1.0], pseudo_random=True, deterministic=True, seed=7, seed2=3
         )
         with tf.Session() as sess:

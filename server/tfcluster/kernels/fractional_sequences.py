@@ -64,7 +64,7 @@ def _pseudo_random(size: int, out: int, gen: _Generator) -> list[int]:
     u_max2 = (size + 1 - k) / alpha - (out - 1)
     max_u = min(u_max1, u_max2)
     u = gen.reserve32(2).rand_double() * max_u
-    cum = [1] + [int(math.ceil(alpha * (i + u))) for i in range(1, out)] + [size + 1]
+    cum = [1] + [math.ceil(alpha * (i + u)) for i in range(1, out)] + [size + 1]
     return [cum[i + 1] - cum[i] for i in range(out)]
 
 

@@ -37,7 +37,7 @@ def _pool_infer(op: str) -> Any:
         dims = shape_list(with_rank(inputs[0].shape, 4, f"{op}/value"))
         assert dims is not None
         ratio = _ratios(attrs, op)
-        out = [None if d is None else int(math.floor(d / r)) for d, r in zip(dims, ratio)]
+        out = [None if d is None else math.floor(d / r) for d, r in zip(dims, ratio)]
         seq = [None if d is None else d + 1 for d in out[1:3]]
         return [
             (inputs[0].dtype.base_dtype, TensorShape(out)),
