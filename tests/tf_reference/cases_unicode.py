@@ -264,3 +264,118 @@ def _json_parsed(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
 @add("decode_json_example_error_bad_type", {"s": _strings([b'{"features": 3}'])})
 def _json_bad(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     return {"out": tf.io.decode_json_example(t["s"])}
+
+
+# ---- tf.io.decode_proto / encode_proto (TF's message types; tfcluster's copies keep TF's field
+# numbers). Serialized with TF's own protos: TensorShapeProto{dim: [{size: 3, name: "a"},
+# {size: -1}]}, TensorShapeProto{unknown_rank: true}, NodeDef{name: "x", input: ["a", "b:1"]}.
+SHAPE_PROTOS = _strings(
+    [b"\x12\x05\x08\x03\x12\x01a\x12\x0b\x08\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01", b"\x18\x01"]
+)
+DIM_PROTOS = _strings([b"\x08\x03\x12\x01a", b"", b"\x08\x07", b"\x12\x02zz"], (2, 2))
+NODE_PROTOS = _strings([b"\n\x01x\x1a\x01a\x1a\x03b:1", b"\n\x01y\x12\x03Add"])
+
+
+@add("decode_proto_repeated_messages", {"b": SHAPE_PROTOS})
+def _decode_shapes(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    out = tf.io.decode_proto(
+        t["b"], "tensorflow.TensorShapeProto", ["dim", "unknown_rank"], [tf.string, tf.bool]
+    )
+    return {"sizes": out.sizes, "values": out.values}
+
+
+@add("decode_proto_scalars_matrix", {"b": DIM_PROTOS})
+def _decode_dims(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    out = tf.io.decode_proto(
+        t["b"], "tensorflow.TensorShapeProto.Dim", ["name", "size"], [tf.string, tf.int64]
+    )
+    return {"sizes": out.sizes, "values": out.values}
+
+
+@add("decode_proto_repeated_strings", {"b": NODE_PROTOS})
+def _decode_nodes(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    out = tf.io.decode_proto(
+        t["b"], "tensorflow.NodeDef", ["name", "op", "input", "device"], [tf.string] * 4
+    )
+    return {"sizes": out.sizes, "values": out.values}
+
+
+@add("decode_proto_text_format", {"b": _strings([b'size: 4 name: "q"', b"size: -2"])})
+def _decode_text(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    out = tf.io.decode_proto(
+        t["b"],
+        "tensorflow.TensorShapeProto.Dim",
+        ["size", "name"],
+        [tf.int64, tf.string],
+        message_format="text",
+    )
+    return {"sizes": out.sizes, "values": out.values}
+
+
+for _bad, _args, _tag in (
+    (_strings([b"\xff"]), ("tensorflow.TensorShapeProto.Dim", ["size"], ["int64"]), "corrupt"),
+    (_strings([b""]), ("tensorflow.NoSuchMessage", ["size"], ["int64"]), "unknown_type"),
+    (_strings([b""]), ("tensorflow.TensorShapeProto.Dim", ["nosuch"], ["int64"]), "unknown_field"),
+    (_strings([b""]), ("tensorflow.TensorShapeProto.Dim", ["size"], ["string"]), "wrong_type"),
+):
+
+    @add(f"decode_proto_error_{_tag}", {"b": _bad})
+    def _decode_bad(tf: Any, t: dict[str, Any], args: Any = _args) -> dict[str, Any]:
+        types = [tf.as_dtype(d) for d in args[2]]
+        out = tf.io.decode_proto(t["b"], args[0], args[1], types)
+        return {"sizes": out.sizes}
+
+
+@add(
+    "encode_proto_scalars",
+    {
+        "sizes": np.array([[1, 0], [0, 1], [1, 1]], np.int32),
+        "size": np.array([[5], [0], [-1]], np.int64),
+        "name": _strings([b"", b"z", b"ab"], (3, 1)),
+    },
+)
+def _encode_dims(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    out = tf.io.encode_proto(
+        t["sizes"], [t["size"], t["name"]], ["size", "name"], "tensorflow.TensorShapeProto.Dim"
+    )
+    return {"out": out}
+
+
+@add(
+    "encode_proto_repeated_and_messages",
+    {
+        "sizes": np.array([[2, 1], [0, 0]], np.int32),
+        "dim": _strings([b"\x08\x03", b"\x08\x04\x12\x01h", b"", b""], (2, 2)),
+        "unknown": np.array([[True], [False]]),
+    },
+)
+def _encode_shapes(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    out = tf.io.encode_proto(
+        t["sizes"], [t["dim"], t["unknown"]], ["dim", "unknown_rank"], "tensorflow.TensorShapeProto"
+    )
+    return {"out": out}
+
+
+@add(
+    "encode_proto_then_decode",
+    {
+        "sizes": np.array([[1, 2]], np.int32),
+        "name": _strings([b"n"], (1, 1)),
+        "inputs": _strings([b"a", b"b"], (1, 2)),
+    },
+)
+def _encode_decode(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    encoded = tf.io.encode_proto(
+        t["sizes"], [t["name"], t["inputs"]], ["name", "input"], "tensorflow.NodeDef"
+    )
+    out = tf.io.decode_proto(encoded, "tensorflow.NodeDef", ["input", "name"], [tf.string] * 2)
+    return {"sizes": out.sizes, "values": out.values}
+
+
+@add(
+    "encode_proto_error_size_too_large",
+    {"sizes": np.array([[3]], np.int32), "size": np.array([[5, 6]], np.int64)},
+)
+def _encode_bad(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    out = tf.io.encode_proto(t["sizes"], [t["size"]], ["size"], "tensorflow.TensorShapeProto.Dim")
+    return {"out": out}

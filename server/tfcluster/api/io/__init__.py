@@ -39,6 +39,7 @@ from tfcluster.ops.parsing_ops import (
     parse_tensor,
     serialize_tensor,
 )
+from tfcluster.ops.proto_ops import decode_proto, encode_proto
 from tfcluster.ops.reader_ops import matching_files, read_file, write_file
 from tfcluster.ops.string_ops import decode_base64, encode_base64
 from tfcluster.ops.unicode_ops import decode_json_example
