@@ -8,6 +8,7 @@ only those that can enter the beam visited one by one."""
 
 from __future__ import annotations
 
+import heapq
 import math
 from typing import Any
 
@@ -81,64 +82,74 @@ class _Beam:
         root.new_blank = 0.0
         self.leaves: list[_Entry] = [root]
 
-    def _bottom(self) -> _Entry:
-        return min(self.leaves, key=lambda e: e.new_total)
-
-    def _candidate(self, total: float) -> bool:
-        return total > _NEG_INF and (
-            len(self.leaves) < self.width or total > self._bottom().new_total
-        )
-
     def step(self, logp: np.ndarray) -> None:
+        lp = logp.tolist()
         branches = sorted(self.leaves, key=lambda e: e.new_total, reverse=True)
-        self.leaves = []
         for b in branches:
             b.old_blank, b.old_label, b.old_total = b.new_blank, b.new_label, b.new_total
-        blank_p = float(logp[self.blank])
+        blank_p = lp[self.blank]
         for b in branches:
             parent = b.parent
             if parent is not None:
                 if parent.active():
                     prev = parent.old_blank if b.label == parent.label else parent.old_total
                     b.new_label = _logaddexp(b.new_label, prev)
-                b.new_label += float(logp[b.label])
+                b.new_label += lp[b.label]
             b.new_blank = b.old_total + blank_p
             b.new_total = _logaddexp(b.new_blank, b.new_label)
-            self.leaves.append(b)
+        # The beam as a min-heap on each leaf's total (totals do not change while children are
+        # added; an evicted leaf is popped, and its probabilities reset, as TF's TopN does).
+        heap = [(e.new_total, i, e) for i, e in enumerate(branches)]
+        heapq.heapify(heap)
+        order = len(heap)
+
+        def candidate(total: float) -> bool:
+            return total > _NEG_INF and (len(heap) < self.width or total > heap[0][0])
+
+        # Every child's score at once: a child that cannot beat the beam's bottom now never
+        # can (the bottom only rises), so only the others and existing children are visited.
+        old_total = np.array([b.old_total for b in branches])
+        old_blank = np.array([b.old_blank for b in branches])
+        own = np.array([b.label for b in branches])
         label_p = logp[: self.classes - 1]
-        for b in branches:
-            if not self._candidate(b.old_total):
+        scores = label_p[None, :] + np.where(
+            self.labels[None, :] == own[:, None], old_blank[:, None], old_total[:, None]
+        )
+        floor = heap[0][0] if len(heap) >= self.width else _NEG_INF
+        mask = scores > floor
+        cols = np.nonzero(mask)[1].tolist()
+        ends = np.cumsum(mask.sum(axis=1)).tolist()
+        hopeful = [cols[a:e] for a, e in zip([0, *ends[:-1]], ends)]
+        rows = scores.tolist()
+        width = self.width
+        for i, b in enumerate(branches):
+            if not candidate(b.old_total):
                 continue
             if b.children is None:
                 b.children = {}
             children = b.children
-            # Every child's score at once; only those that beat the beam's bottom now (it
-            # only rises while this branch is expanded) or that exist already are visited.
-            prev_p = np.where(self.labels == b.label, b.old_blank, b.old_total)
-            scores = label_p + prev_p
-            if len(self.leaves) >= self.width:
-                hopeful = scores > self._bottom().new_total
-            else:
-                hopeful = scores > _NEG_INF
-            visit = set(np.nonzero(hopeful)[0].tolist()) | set(children)
-            for label in sorted(visit):
+            visit = hopeful[i]
+            if children:
+                visit = sorted(set(visit) | set(children))
+            row = rows[i]
+            for label in visit:
                 child = children.get(label)
-                if child is not None and child.active():
-                    continue
-                score = float(scores[label])
-                if self._candidate(score):
+                if child is not None and child.new_total != _NEG_INF:
+                    continue  # active: already in the beam
+                score = row[label]
+                if score > _NEG_INF and (len(heap) < width or score > heap[0][0]):
                     if child is None:
                         child = children[label] = _Entry(b, label)
                     child.new_blank = _NEG_INF
                     child.new_label = child.new_total = score
-                    if len(self.leaves) == self.width:
-                        bottom = self._bottom()
-                        bottom.reset_new()
-                        self.leaves.remove(bottom)
-                    self.leaves.append(child)
+                    if len(heap) == width:
+                        heapq.heappop(heap)[2].reset_new()
+                    heapq.heappush(heap, (score, order, child))
+                    order += 1
                 elif child is not None:
                     child.old_blank = child.old_label = child.old_total = _NEG_INF
                     child.reset_new()
+        self.leaves = [e for _, _, e in heap]
 
     def top_paths(self, n: int, merge_repeated: bool) -> tuple[list[list[int]], list[float]]:
         if n > len(self.leaves):
