@@ -263,3 +263,41 @@ def run_steps(tf: Any, build: Build, files: dict[str, str]) -> dict[str, Any]:
             return {
                 "elements": [plain(tf, sess.run(built["elements"])) for _ in range(built["reads"])]
             }
+
+
+# rejection_resample draws with each framework's own random streams: what is compared is the
+# element structure, how many elements come out and the class proportions (statistically).
+RESAMPLE_LABELS = np.random.RandomState(1).choice(3, 4000, p=[0.7, 0.2, 0.1]).astype(np.int32)
+RESAMPLE_CASES: list[tuple[str, Any]] = [
+    ("estimated_initial", None),
+    ("given_initial", [0.7, 0.2, 0.1]),
+]
+
+
+def run_resample(tf: Any, initial: Any) -> dict[str, Any]:
+    """Output types/shapes, element count and class proportions of one resampled pass."""
+    try:
+        from tf_reference.data_cases import describe
+    except ImportError:
+        from data_cases import describe  # type: ignore[no-redef]
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_tensor_slices(
+            (RESAMPLE_LABELS, np.arange(RESAMPLE_LABELS.size, dtype=np.int64))
+        )
+        resampled = ds.apply(
+            tf.data.experimental.rejection_resample(
+                lambda label, i: label, [1 / 3.0, 1 / 3.0, 1 / 3.0], initial_dist=initial, seed=5
+            )
+        )
+        out = describe(tf, resampled)
+        nxt = tf.data.make_one_shot_iterator(resampled).get_next()
+        classes = []
+        with tf.Session() as sess:
+            try:
+                while True:
+                    classes.append(int(sess.run(nxt)[0]))
+            except tf.errors.OutOfRangeError:
+                pass
+    out["count"] = len(classes)
+    out["proportions"] = (np.bincount(classes, minlength=3) / max(len(classes), 1)).tolist()
+    return out

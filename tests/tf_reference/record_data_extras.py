@@ -1,6 +1,6 @@
 """Records how TensorFlow reads the cases of data_extras_cases.py (tf.data.experimental's
 group_by_window, bucket_by_sequence_length, group_by_reducer, dense_to_sparse_batch,
-Optional / get_next_as_optional, TFRecordWriter): elements in order, output types / shapes /
+Optional / get_next_as_optional, TFRecordWriter, rejection_resample): elements in order, output types / shapes /
 classes, error classes of bad input and what the next read gives.
 
 Run under TensorFlow 1.15 (Python 3.7) it writes data/data_extras.json:
@@ -37,4 +37,6 @@ for name, build, _ in cases.RUN_ERRORS:
     rec.add(f"error_{name}", **data_cases.run_error(tf, build, files))
 for name, build in cases.BUILD_ERRORS:
     rec.add(f"build_error_{name}", error_class=data_cases.build_error(tf, build, files))
+for name, initial in cases.RESAMPLE_CASES:
+    rec.add(f"rejection_resample_{name}", **cases.run_resample(tf, initial))
 rec.save()

@@ -73,3 +73,17 @@ def test_a_bad_grouping_is_refused_when_built(name: str, build: Any, files: dict
     assert (
         data_cases.build_error(tf, build, files) == RECORDED[f"build_error_{name}"]["error_class"]
     )
+
+
+@pytest.mark.parametrize(
+    "name,initial", cases.RESAMPLE_CASES, ids=[c[0] for c in cases.RESAMPLE_CASES]
+)
+def test_rejection_resample_moves_classes_as_tensorflow_does(name: str, initial: Any) -> None:
+    # Different random streams: the same structure, about as many elements, about the same
+    # class proportions (TF's own runs with other seeds differ by less than these bounds).
+    got = cases.run_resample(tf, initial)
+    want = RECORDED[f"rejection_resample_{name}"]
+    for key in ("types", "shapes", "classes"):
+        assert_same(got[key], want[key], key)
+    assert abs(got["count"] - int(want["count"])) <= 0.05 * int(want["count"])
+    np.testing.assert_allclose(got["proportions"], np.asarray(want["proportions"]), atol=0.04)

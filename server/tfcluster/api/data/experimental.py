@@ -42,6 +42,7 @@ from tfcluster.lib.data.options import (
     StatsOptions,
     ThreadingOptions,
 )
+from tfcluster.lib.data.resampling import rejection_resample
 from tfcluster.lib.data.writers import TFRecordWriter
 
 __getattr__ = _unimplemented.module_getattr("data.experimental")
