@@ -1,7 +1,7 @@
 """Records how TensorFlow reads the cases of data_extras_cases.py (tf.data.experimental's
 group_by_window, bucket_by_sequence_length, group_by_reducer, dense_to_sparse_batch,
-Optional / get_next_as_optional, TFRecordWriter, rejection_resample): elements in order, output types / shapes /
-classes, error classes of bad input and what the next read gives.
+Optional / get_next_as_optional, TFRecordWriter, rejection_resample): elements in order,
+output types / shapes / classes, error classes of bad input and what the next read gives.
 
 Run under TensorFlow 1.15 (Python 3.7) it writes data/data_extras.json:
 
