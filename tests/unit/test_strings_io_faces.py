@@ -1,5 +1,6 @@
-"""tf.strings / tf.io names added with the Unicode ops: the ragged-only ones say why they are
-missing, and tf.io.write_graph writes the graph as tf.train.write_graph does."""
+"""tf.strings / tf.io / tf.data.experimental faces: the ragged-only and iterator-checkpointing
+names say why they are missing, and tf.io.write_graph writes the graph as
+tf.train.write_graph does."""
 
 from __future__ import annotations
 
@@ -30,3 +31,8 @@ def test_io_write_graph_is_train_write_graph_and_writes_the_graph(tmp_path: obje
     with open(path, "rb") as f:
         graph_def.ParseFromString(f.read())
     assert [n.name for n in graph_def.node] == ["one"]
+
+
+def test_iterator_checkpointing_names_say_why_they_are_missing() -> None:
+    with pytest.raises(tf.errors.UnimplementedError, match="checkpointable state"):
+        tf.data.experimental.CheckpointInputPipelineHook(None)
