@@ -2,8 +2,9 @@
 windows between consecutive entries of the row and column pooling sequences (one more
 row/column each when overlapping), the max taken first in row-major order for the gradient.
 
-The windows of a dimension are at most a few wide, so each output gathers its window through
-padded index arrays (invalid slots masked) and reduces it in one vectorised pass."""
+The windows of a dimension are at most a few elements wide: each reduction takes one gather
+per window slot along one axis at a time (columns, then rows), over the whole batch. CPU only,
+as in TF."""
 
 from __future__ import annotations
 
@@ -48,13 +49,6 @@ def _check_sequence(cum: np.ndarray, size: int, what: str) -> None:
         )
 
 
-def _gather(xp: Any, x: Any, rows: np.ndarray, cols: np.ndarray) -> Any:
-    """x's windows: [batch, out_rows, row_width, out_cols, col_width, depth]."""
-    r = xp.asarray(rows)[:, :, None, None]
-    c = xp.asarray(cols)[None, None, :, :]
-    return x[:, r, c, :]
-
-
 def _mask(xp: Any, rows_ok: np.ndarray, cols_ok: np.ndarray) -> Any:
     ok = rows_ok[:, :, None, None] & cols_ok[None, None, :, :]
     return xp.asarray(ok)[None, :, :, :, :, None]
@@ -73,26 +67,48 @@ def _sequences(node: Any, shape: tuple[int, ...]) -> tuple[np.ndarray, np.ndarra
     return rows, cols
 
 
-def _first_max(xp: Any, windows: Any, ok: Any) -> tuple[Any, Any]:
-    """Each window's max and the (row-major) position of its first occurrence."""
-    b, oh, wh, ow, ww, d = windows.shape
-    lowest = (
-        np.finfo(np.dtype(windows.dtype)).min
-        if windows.dtype.kind == "f"
-        else np.iinfo(np.dtype(windows.dtype)).min
-    )
-    masked = xp.where(ok, windows, lowest)
-    flat = xp.transpose(masked, (0, 1, 3, 5, 2, 4)).reshape(b, oh, ow, d, wh * ww)
-    pos = xp.argmax(flat, axis=-1)
-    best = xp.take_along_axis(flat, pos[..., None], axis=-1)[..., 0]
-    return best, pos
-
-
 def _check_deterministic_seeds(node: Any) -> None:
     if not bool(node.attrs.get("deterministic", False)) and (
         int(node.attrs.get("seed", 0)) or int(node.attrs.get("seed2", 0))
     ):
         raise invalid("Both seed and seed2 should be 0 if deterministic is false.")
+
+
+def _reduce_axis(xp: Any, x: Any, idx: np.ndarray, ok: np.ndarray, axis: int, op: str) -> Any:
+    """max or sum over each window of one axis: one gather per slot of the widest window
+    (windows are a few elements wide). For a max, a slot past a narrower window reads the
+    window's first element again; for a sum it is masked."""
+    if op == "max":
+        best, _ = _first_max_axis(xp, x, idx, ok, axis)
+        return best
+    shape = [1, 1, 1, 1]
+    shape[axis] = idx.shape[0]
+    out = None
+    for k in range(idx.shape[1]):
+        part = xp.take(x, xp.asarray(idx[:, k]), axis=axis)
+        if not ok[:, k].all():
+            part = xp.where(xp.asarray(ok[:, k]).reshape(shape), part, 0)
+        out = part if out is None else out + part
+    return out
+
+
+def _first_max_axis(xp: Any, x: Any, idx: np.ndarray, ok: np.ndarray, axis: int) -> tuple[Any, Any]:
+    """Each window's max along one axis and the first slot holding it (a later slot wins
+    only when strictly greater, as TF's scan)."""
+    safe = np.where(ok, idx, idx[:, :1])
+    best = xp.take(x, xp.asarray(safe[:, 0]), axis=axis)
+    which = xp.zeros(best.shape, dtype=xp.int32)
+    for k in range(1, safe.shape[1]):
+        part = xp.take(x, xp.asarray(safe[:, k]), axis=axis)
+        better = part > best
+        best = xp.where(better, part, best)
+        which = xp.where(better, k, which)
+    return best, which
+
+
+def _lowest(dtype: Any) -> Any:
+    kind = np.dtype(dtype)
+    return np.finfo(kind).min if kind.kind == "f" else np.iinfo(kind).min
 
 
 @kernel("FractionalMaxPool", devices=CPU_ONLY)
@@ -107,7 +123,7 @@ def fractional_max_pool(node: Any, xp: Any) -> Compute:
         rows, cols = _sequences(node, shape)
         r_idx, r_ok = _windows(rows, shape[1], overlapping)
         c_idx, c_ok = _windows(cols, shape[2], overlapping)
-        best, _ = _first_max(xp, _gather(xp, x, r_idx, c_idx), _mask(xp, r_ok, c_ok))
+        best = _reduce_axis(xp, _reduce_axis(xp, x, r_idx, r_ok, 1, "max"), c_idx, c_ok, 2, "max")
         return cast(best), rows, cols
 
     return compute
@@ -125,9 +141,7 @@ def fractional_avg_pool(node: Any, xp: Any) -> Compute:
         rows, cols = _sequences(node, shape)
         r_idx, r_ok = _windows(rows, shape[1], overlapping)
         c_idx, c_ok = _windows(cols, shape[2], overlapping)
-        windows = _gather(xp, x, r_idx, c_idx)
-        ok = _mask(xp, r_ok, c_ok)
-        total = xp.sum(xp.where(ok, windows, 0), axis=(2, 4))
+        total = _reduce_axis(xp, _reduce_axis(xp, x, r_idx, r_ok, 1, "sum"), c_idx, c_ok, 2, "sum")
         count = xp.asarray(r_ok.sum(1)[:, None] * c_ok.sum(1)[None, :])[None, :, :, None]
         return cast(total / count.astype(total.dtype)), rows, cols
 
@@ -168,11 +182,19 @@ def fractional_max_pool_grad(node: Any, xp: Any) -> Compute:
             raise invalid(
                 f"out_backprop must have shape {shape_str(want)}, got {shape_str(grad.shape)}"
             )
-        _, pos = _first_max(xp, _gather(xp, x, r_idx, c_idx), _mask(xp, r_ok, c_ok))
-        flat = _flat_positions(shape, r_idx, c_idx)  # [b, oh, wh, ow, ww, d]
-        b, oh, wh, ow, ww, d = flat.shape
-        slots = xp.asarray(np.transpose(flat, (0, 1, 3, 5, 2, 4)).reshape(b, oh, ow, d, wh * ww))
-        target = xp.take_along_axis(slots, pos[..., None], axis=-1)[..., 0]
+        # Row-major first max of each window: the first column slot of each image row's
+        # window, then the first row whose best equals the window's max.
+        by_col, col_slot = _first_max_axis(xp, x, c_idx, c_ok, 2)  # [b, h, ow, d]
+        _, row_slot = _first_max_axis(xp, by_col, r_idx, r_ok, 1)  # [b, oh, ow, d]
+        b, h, w, d = shape
+        oh, ow = r_idx.shape[0], c_idx.shape[0]
+        row = xp.asarray(r_idx)[xp.arange(oh)[None, :, None, None], row_slot]
+        slot = xp.take_along_axis(col_slot, row, axis=1)
+        safe_c = np.where(c_ok, c_idx, c_idx[:, :1])
+        col = xp.asarray(safe_c)[xp.arange(ow)[None, None, :, None], slot]
+        batch = xp.arange(b)[:, None, None, None]
+        depth = xp.arange(d)[None, None, None, :]
+        target = ((batch * h + row) * w + col) * d + depth
         size = int(np.prod(shape))
         out = _scatter_add(xp, target, grad.astype(xp.float64), size)
         return (cast(out.reshape(shape)),)

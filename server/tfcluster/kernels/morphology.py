@@ -80,9 +80,22 @@ def _lowest(dtype: Any) -> Any:
 def _max_and_tap(xp: Any, g: _Geometry, image: Any, filt: Any) -> tuple[Any, Any]:
     """Each output's max and the index of the first tap that reaches it (TF starts from the
     dtype's lowest value and takes a tap only when strictly greater)."""
-    framed, inside = _framed(xp, g, image)
     best = xp.full((g.batch, g.out_h, g.out_w, g.depth), _lowest(image.dtype), dtype=image.dtype)
-    which = xp.full(best.shape, -1, dtype=xp.int64)
+    which = xp.full(best.shape, -1, dtype=xp.int32)
+    if np.dtype(image.dtype).kind == "f":
+        # Framed with -inf: a tap outside the image never beats the lowest value.
+        rows_n, cols_n = g.padded_size()
+        framed = xp.full((g.batch, rows_n, cols_n, g.depth), -np.inf, dtype=image.dtype)
+        framed[:, g.pad_top : g.pad_top + g.in_h, g.pad_left : g.pad_left + g.in_w, :] = image
+        for dy in range(g.f_h):
+            for dx in range(g.f_w):
+                rows, cols = g.tap_view(dy, dx)
+                val = framed[:, rows, cols, :] + filt[dy, dx, :]
+                better = val > best
+                xp.fmax(best, val, out=best)  # fmax: a NaN tap never wins, as in TF
+                which[better] = dy * g.f_w + dx
+        return best, which
+    framed, inside = _framed(xp, g, image)
     for dy in range(g.f_h):
         for dx in range(g.f_w):
             rows, cols = g.tap_view(dy, dx)
@@ -93,6 +106,23 @@ def _max_and_tap(xp: Any, g: _Geometry, image: Any, filt: Any) -> tuple[Any, Any
     return best, which
 
 
+def _max_only(xp: Any, g: _Geometry, image: Any, filt: Any) -> Any:
+    """The forward max alone: float images framed with -inf need no mask and no argmax."""
+    if np.dtype(image.dtype).kind != "f":
+        return _max_and_tap(xp, g, image, filt)[0]
+    rows, cols = g.padded_size()
+    framed = xp.full((g.batch, rows, cols, g.depth), -np.inf, dtype=image.dtype)
+    framed[:, g.pad_top : g.pad_top + g.in_h, g.pad_left : g.pad_left + g.in_w, :] = image
+    best = xp.full((g.batch, g.out_h, g.out_w, g.depth), -np.inf, dtype=image.dtype)
+    for dy in range(g.f_h):
+        for dx in range(g.f_w):
+            r, c = g.tap_view(dy, dx)
+            # fmax: a NaN tap never wins, as TF's strict comparison makes it.
+            xp.fmax(best, framed[:, r, c, :] + filt[dy, dx, :], out=best)
+    # No tap inside the image (or only -inf ones): TF leaves the dtype's lowest value.
+    return xp.where(best == -np.inf, _lowest(image.dtype), best)
+
+
 @kernel("Dilation2D")
 def dilation2d(node: Any, xp: Any) -> Compute:
     cast = typed(node, xp)
@@ -100,8 +130,7 @@ def dilation2d(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         image, filt = xp.asarray(ins[0]), xp.asarray(ins[1])
         g = _Geometry(node, tuple(image.shape), tuple(filt.shape))
-        best, _ = _max_and_tap(xp, g, image, filt)
-        return (cast(best),)
+        return (cast(_max_only(xp, g, image, filt)),)
 
     return compute
 
