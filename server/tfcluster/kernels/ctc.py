@@ -127,9 +127,11 @@ def ctc_loss_and_gradient(
     stay_x, skip_x, valid_x = (xp.asarray(m) for m in (stay, skip, valid))
     lens = xp.asarray(seq_len)
 
-    logp = _log_softmax(xp, xp.asarray(inputs, dtype=xp.float64))
+    # The softmax over classes in the input's precision (as TF); the recursions over the few
+    # label states in float64.
+    logp = _log_softmax(xp, xp.asarray(inputs))
     index = xp.broadcast_to(xp.asarray(lprime)[None], (max_time, batch, width))
-    lp = xp.take_along_axis(logp, index, axis=2)  # [time, batch, width]
+    lp = xp.take_along_axis(logp, index, axis=2).astype(xp.float64)  # [time, batch, width]
     lp = xp.where(valid_x[None], lp, _NEG_INF)
 
     alpha = xp.full((max_time, batch, width), _NEG_INF)
@@ -179,12 +181,17 @@ def ctc_loss_and_gradient(
     # Each class's share of the paths through each frame: sum over the states labelled l.
     found = xp.isfinite(log_pzx)
     share = xp.exp(both - xp.where(found, log_pzx, 0.0)[None, :, None])
-    onehot = xp.asarray(np.eye(classes)[lprime] * valid[..., None])  # [batch, width, classes]
-    negative = xp.einsum("tbu,buc->tbc", share, onehot)
-    y = xp.exp(logp)
-    grad = y - xp.where(found[None, :, None], negative, 0.0)
-    in_seq = (xp.arange(max_time)[:, None] < lens[None, :])[..., None]
-    grad = xp.where(in_seq, grad, 0.0)
+    # Summed into each state's class (bincount: no [batch, states, classes] one-hot, which a
+    # large vocabulary would make huge); padded states, frames past a sequence and entries
+    # with no valid path add nothing.
+    in_seq = xp.arange(max_time)[:, None] < lens[None, :]  # [time, batch]
+    keep = valid_x[None] & found[None, :, None] & in_seq[..., None]
+    share = xp.where(keep, share, 0.0)
+    slot = (np.arange(max_time)[:, None, None] * batch + np.arange(batch)[None, :, None]) * classes
+    flat = xp.asarray((slot + lprime[None]).reshape(-1))
+    negative = xp.bincount(flat, weights=share.reshape(-1), minlength=max_time * batch * classes)
+    y = xp.exp(logp) * in_seq[..., None].astype(logp.dtype)
+    grad = y - negative.reshape(max_time, batch, classes).astype(logp.dtype)
     return -log_pzx, grad
 
 
