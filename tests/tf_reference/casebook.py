@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-Build = Callable[[Any, dict[str, Any]], dict[str, Any]]
+if TYPE_CHECKING:  # recorders run this on Python 3.7 (TF 1.15) too: no dict[...] at run time
+    Build = Callable[[Any, dict[str, Any]], dict[str, Any]]
 
 
 @dataclass

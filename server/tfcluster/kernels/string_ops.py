@@ -375,31 +375,7 @@ def reduce_join(node: Any, xp: Any) -> Any:
     return compute
 
 
-@kernel("EncodeBase64", devices=CPU_ONLY)
-def encode_base64(node: Any, xp: Any) -> Any:
-    import base64
-
-    pad = bool(node.attrs.get("pad", False))
-
-    def enc(s: bytes) -> bytes:
-        out = base64.urlsafe_b64encode(s)
-        return out if pad else out.rstrip(b"=")
-
-    return lambda ctx, ins: (_map(enc, _strings(ins[0])),)
-
-
-@kernel("DecodeBase64", devices=CPU_ONLY)
-def decode_base64(node: Any, xp: Any) -> Any:
-    import base64
-    import binascii
-
-    def dec(s: bytes) -> bytes:
-        try:
-            return base64.urlsafe_b64decode(s + b"=" * (-len(s) % 4))
-        except (binascii.Error, ValueError):
-            raise invalid("Invalid character found in base64.") from None
-
-    return lambda ctx, ins: (_map(dec, _strings(ins[0])),)
+# EncodeBase64 / DecodeBase64: kernels/string_codecs.py.
 
 
 @kernel("UnsortedSegmentJoin", devices=CPU_ONLY)

@@ -27,6 +27,14 @@ from tfcluster.lib.data.experimental import (
     unbatch,
     unique,
 )
+from tfcluster.lib.data.grouping import (
+    Reducer,
+    bucket_by_sequence_length,
+    dense_to_sparse_batch,
+    group_by_reducer,
+    group_by_window,
+)
+from tfcluster.lib.data.optional import Optional, get_next_as_optional
 from tfcluster.lib.data.options import (
     DistributeOptions,
     MapVectorizationOptions,
@@ -34,5 +42,7 @@ from tfcluster.lib.data.options import (
     StatsOptions,
     ThreadingOptions,
 )
+from tfcluster.lib.data.resampling import rejection_resample
+from tfcluster.lib.data.writers import TFRecordWriter
 
 __getattr__ = _unimplemented.module_getattr("data.experimental")

@@ -40,12 +40,16 @@ from tfcluster.ops.parsing_ops import (
     parse_tensor,
     serialize_tensor,
 )
+from tfcluster.ops.proto_ops import decode_proto, encode_proto
 from tfcluster.ops.reader_ops import matching_files, read_file, write_file
 from tfcluster.ops.sparse_serialization_ops import (
     deserialize_many_sparse,
     serialize_many_sparse,
     serialize_sparse,
 )
+from tfcluster.ops.string_ops import decode_base64, encode_base64
+from tfcluster.ops.unicode_ops import decode_json_example
 from tfcluster.training.input import match_filenames_once
+from tfcluster.training.training_util import write_graph
 
 __getattr__ = _unimplemented.module_getattr("io")

@@ -294,7 +294,7 @@ def sample_from_datasets(
     datasets = list(datasets)
     n = len(datasets)
     if isinstance(weights, Dataset):
-        raise TypeError("sample_from_datasets: weights given as a Dataset are not supported")
+        return _directed(_varying_selector(weights, n, seed), datasets)
     w = np.full(n, 1.0 / n) if weights is None else np.asarray(weights, dtype=np.float64)
     if w.shape != (n,):
         raise ValueError(f"`weights` must have {n} entries, one per dataset, got {w.shape}")
@@ -309,6 +309,24 @@ def sample_from_datasets(
 
     selector = RandomDataset(seed).map(select)
     return _directed(selector, datasets)
+
+
+def _varying_selector(weights: Dataset, n: int, seed: Any) -> Dataset:
+    """Each element's dataset index, drawn with that element's weights (n float weights per
+    element, in one tensor or a nested structure of them; normalised here)."""
+    from tfcluster.ops import array_ops, math_ops
+
+    if any(s.dtype not in (dtypes.float32, dtypes.float64) for s in st.flatten(weights._structure)):
+        raise TypeError("`weights` must be a dataset of `tf.float32` or `tf.float64` tensors.")
+
+    def select(r: Tensor, w: Any) -> Tensor:
+        parts = [array_ops.reshape(math_ops.cast(t, dtypes.float64), [-1]) for t in st.flatten(w)]
+        flat = array_ops.reshape(array_ops.concat(parts, 0), [n])
+        bounds = math_ops.cumsum(flat / math_ops.reduce_sum(flat))[:-1]
+        u = math_ops.cast(math_ops.floormod(r, 1 << 52), dtypes.float64) / float(1 << 52)
+        return math_ops.reduce_sum(math_ops.cast(u >= bounds, dtypes.int64))
+
+    return Dataset.zip((RandomDataset(seed), weights)).map(select)
 
 
 def parse_example_dataset(features: Any, num_parallel_calls: Any = 1) -> Transformation:

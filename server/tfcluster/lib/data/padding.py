@@ -11,12 +11,22 @@ from tfcluster.framework.graph import Tensor, convert_to_tensor
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.lib.data import structure as st
 from tfcluster.lib.data.dataset import Dataset, _bool, _int64, _static_bool, _static_int
-from tfcluster.ops import dataset_ops
+from tfcluster.ops import array_ops, dataset_ops, math_ops
 
 
 def _shape_tensor(padded: Any, component: TensorShape) -> tuple[Tensor, TensorShape]:
     """The padded shape as an int64 vector (-1: the longest in the batch) and what is known
     of it statically."""
+    if isinstance(padded, (list, tuple)) and any(isinstance(d, Tensor) for d in padded):
+        # Dimensions given as tensors (bucket_by_sequence_length's boundaries): one vector.
+        padded = array_ops.stack(
+            [
+                math_ops.cast(d, dtypes.int64)
+                if isinstance(d, Tensor)
+                else convert_to_tensor(-1 if d is None else int(d), dtype=dtypes.int64)
+                for d in padded
+            ]
+        )
     if isinstance(padded, Tensor):
         t = convert_to_tensor(padded, dtype=dtypes.int64, name="padded_shape")
         if t.shape.ndims not in (None, 1):
