@@ -6,6 +6,7 @@ from tfcluster.framework.dtypes import (
     DType,
     as_dtype,
     complex64,
+    complex128,
     double,
     float16,
     float32,

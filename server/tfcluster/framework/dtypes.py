@@ -58,6 +58,12 @@ class DType:
         return self.base_dtype.name.startswith("complex")
 
     @property
+    def real_dtype(self) -> DType:
+        """The dtype of the parts of a complex dtype (the dtype itself otherwise)."""
+        base = self.base_dtype
+        return {complex64: float32, complex128: float64}.get(base, base)
+
+    @property
     def is_bool(self) -> bool:
         return self.base_dtype is bool_
 
@@ -129,6 +135,7 @@ uint16 = _make(types_pb2.DT_UINT16, "uint16", np.uint16)
 bool_ = _make(types_pb2.DT_BOOL, "bool", np.bool_)
 string = _make(types_pb2.DT_STRING, "string", object)
 complex64 = _make(types_pb2.DT_COMPLEX64, "complex64", np.complex64)
+complex128 = _make(types_pb2.DT_COMPLEX128, "complex128", np.complex128)
 resource = DType(types_pb2.DT_RESOURCE, "resource", object)
 _BY_ENUM[types_pb2.DT_RESOURCE] = resource
 # Values only kernels of one task understand (a while loop's per-iteration accumulators).
@@ -155,6 +162,7 @@ _BY_NUMPY: dict[Any, DType] = {
     np.dtype(np.uint16): uint16,
     np.dtype(np.bool_): bool_,
     np.dtype(np.complex64): complex64,
+    np.dtype(np.complex128): complex128,
     np.dtype(object): string,
 }
 

@@ -45,7 +45,7 @@ from tfcluster.protos import node_def_pb2
 
 def _differentiable(t: Tensor) -> bool:
     dt = t.dtype
-    return not dt.is_ref_dtype and (dt.is_floating or dt.base_dtype == dtypes.complex64)
+    return not dt.is_ref_dtype and (dt.is_floating or dt.is_complex)
 
 
 def _refuse_stateful(what: str) -> Callable[[list[node_def_pb2.NodeDef]], None]:

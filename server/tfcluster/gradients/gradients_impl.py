@@ -167,10 +167,7 @@ def gradients_of_graph(
                     for t, g in zip(op.inputs, in_grads):
                         if g is None or t.op not in between:
                             continue
-                        if (
-                            not t.dtype.base_dtype.is_floating
-                            and t.dtype.base_dtype != dtypes.complex64
-                        ):
+                        if not t.dtype.base_dtype.is_floating and not t.dtype.base_dtype.is_complex:
                             continue
                         grads.setdefault(t, []).append(g)
             for t in op.inputs:

@@ -345,7 +345,13 @@ def _batch_matmul_grad(op: Operation, grad: Tensor) -> Any:
     return mm(y, grad, adjoint_a=True, adjoint_b=True), mm(grad, x, adjoint_a=True, adjoint_b=True)
 
 
-_DIFFERENTIABLE_CASTS = (dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64)
+_DIFFERENTIABLE_CASTS = (
+    dtypes.float16,
+    dtypes.float32,
+    dtypes.float64,
+    dtypes.complex64,
+    dtypes.complex128,
+)
 
 
 @RegisterGradient("Cast")

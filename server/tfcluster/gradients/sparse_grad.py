@@ -103,7 +103,7 @@ def _matmul_grad(op: Operation, grad: Tensor) -> list[Any]:
             "SparseTensorDenseMatMul op received operands with different types: "
             f"{a_values.dtype.base_dtype} and {b.dtype.base_dtype}"
         )
-    if a_values.dtype.base_dtype == dtypes.complex64:
+    if a_values.dtype.is_complex:
         raise NotImplementedError("SparseTensorDenseMatMul op does not support complex gradients.")
     b_grad = sparse_ops.sparse_tensor_dense_matmul(
         SparseTensor(a_indices, a_values, a_shape), grad, adjoint_a=not adj_a

@@ -35,6 +35,7 @@ NUMERIC_TYPES = frozenset(
         dtypes.int64,
         dtypes.uint8,
         dtypes.complex64,
+        dtypes.complex128,
         dtypes.float16,
     ]
 )

@@ -1,5 +1,5 @@
-"""Complex numbers (tf.complex, tf.real, tf.imag, tf.angle), as TF 1.15 builds them. tfcluster
-has complex64 only: float32 parts make complex64, float64 parts are refused."""
+"""Complex numbers (tf.complex, tf.real, tf.imag, tf.angle), as TF 1.15 builds them: float32
+parts make complex64, float64 parts complex128."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ for _op in ("Real", "Imag", "Angle"):
 
 
 def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:
-    """real + i * imag (float32 parts make complex64)."""
+    """real + i * imag (float32 parts make complex64, float64 parts complex128)."""
     re = convert_to_tensor(real, name="real")
     im = convert_to_tensor(imag, name="imag")
     with name_scope(name, "Complex", [re, im]) as scope:
@@ -34,7 +34,7 @@ def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:
         if kinds == (dtypes.float32, dtypes.float32):
             out = dtypes.complex64
         elif kinds == (dtypes.float64, dtypes.float64):
-            raise TypeError("complex128 is not supported by tfcluster: use float32 parts")
+            out = dtypes.complex128
         else:
             raise TypeError(f"real and imag have incorrect types: {kinds[0].name} {kinds[1].name}")
         attrs = {"T": re.dtype.base_dtype, "Tout": out}
@@ -44,9 +44,9 @@ def complex(real: Any, imag: Any, name: str | None = None) -> Tensor:
 def _part(op_type: str, input: Any, name: str | None, otherwise: Any) -> Tensor:
     with name_scope(name, op_type, [input]) as scope:
         z = convert_to_tensor(input, name="input")
-        if z.dtype.base_dtype != dtypes.complex64:
+        if not z.dtype.is_complex:
             return otherwise(z)  # type: ignore[no-any-return]
-        attrs = {"T": z.dtype.base_dtype, "Tout": dtypes.float32}
+        attrs = {"T": z.dtype.base_dtype, "Tout": z.dtype.real_dtype}
         return make_op(op_type, [z], attrs, name=scope).outputs[0]
 
 

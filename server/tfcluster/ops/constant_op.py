@@ -44,7 +44,7 @@ def _leaf_ok(leaf: Any, dtype: dtypes.DType) -> bool:
         return isinstance(leaf, (numbers.Integral, np.integer, Dimension))
     if dtype.is_floating:
         return isinstance(leaf, (numbers.Real, np.integer, np.floating))
-    if dtype is dtypes.complex64:
+    if dtype.is_complex:
         return isinstance(leaf, (numbers.Number, np.number))
     if dtype is dtypes.bool_:
         return isinstance(leaf, (bool, np.bool_))
@@ -149,8 +149,6 @@ def _from_python(value: Any, dt: dtypes.DType | None) -> np.ndarray:
     if arr.dtype.kind in "iu":
         fits = arr.size == 0 or (arr.min() >= _INT32.min and arr.max() <= _INT32.max)
         return arr.astype(np.int32 if fits else np.int64)
-    if arr.dtype == np.complex128:
-        return arr.astype(np.complex64)
     return arr
 
 

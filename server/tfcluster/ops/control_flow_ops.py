@@ -171,7 +171,7 @@ def _check_scalar_bool(t: Tensor, what: str) -> None:
 
 
 def _differentiable(dtype: dtypes.DType) -> bool:
-    return not dtype.is_ref_dtype and (dtype.is_floating or dtype.base_dtype == dtypes.complex64)
+    return not dtype.is_ref_dtype and (dtype.is_floating or dtype.is_complex)
 
 
 def _exported_tensors(fg: FuncGraph) -> list[Tensor]:

@@ -19,7 +19,7 @@ from tfcluster.ops.infer_util import (
 )
 from tfcluster.ops.op_util import NUMERIC, Outputs, make_op
 
-_REAL = tuple(d for d in NUMERIC if d != dtypes.complex64)
+_REAL = tuple(d for d in NUMERIC if not d.is_complex)
 _INT_FLOAT = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
 
 

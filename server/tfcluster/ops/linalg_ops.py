@@ -23,8 +23,8 @@ from tfcluster.ops.infer_util import (
 )
 from tfcluster.ops.op_util import FLOATS, Outputs, make_op
 
-_FLOAT_COMPLEX = (*FLOATS, dtypes.complex64)
-_LINALG_TYPES = (dtypes.float32, dtypes.float64, dtypes.complex64)
+_FLOAT_COMPLEX = (*FLOATS, dtypes.complex64, dtypes.complex128)
+_LINALG_TYPES = (dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128)
 
 
 # ---- shape inference ------------------------------------------------------------------------
@@ -77,7 +77,7 @@ def _qr_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
 def _svd_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     parts = _matrix_dims(inputs[0], "input")
     dtype = inputs[0].dtype.base_dtype
-    real = dtypes.float32 if dtype == dtypes.complex64 else dtype
+    real = dtype.real_dtype
     if parts is None:
         return [(real, TensorShape(None)), (dtype, TensorShape(None)), (dtype, TensorShape(None))]
     batch, m, n = parts
@@ -611,7 +611,7 @@ def matrix_transpose(a: Any, name: str = "matrix_transpose", conjugate: bool = F
             perm = array_ops.concat(
                 [math_ops.range(0, dyn - 2, 1), array_ops.stack([dyn - 1, dyn - 2])], 0
             )
-        if conjugate and t.dtype.base_dtype == dtypes.complex64:
+        if conjugate and t.dtype.is_complex:
             t = math_ops.conj(t)
         return array_ops.transpose(t, perm=perm)
 

@@ -36,7 +36,7 @@ from tfcluster.ops.op_util import (
 
 # ---- dtype families (TF's op-def type lists, restricted to the dtypes tfcluster has) ------
 _FLOAT = (dtypes.float16, dtypes.float32, dtypes.float64)
-_COMPLEX = (dtypes.complex64,)
+_COMPLEX = (dtypes.complex64, dtypes.complex128)
 _INT32_64 = (dtypes.int32, dtypes.int64)
 _SIGNED = (dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64)
 _REAL = (*_FLOAT, *_SIGNED, dtypes.uint8, dtypes.uint16)
@@ -455,6 +455,7 @@ _TRUEDIV_TABLE = {
     dtypes.float32: None,
     dtypes.float64: None,
     dtypes.complex64: None,
+    dtypes.complex128: None,
 }
 
 
@@ -481,7 +482,7 @@ def div(x: Any, y: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "div", [x, y]) as scope:
         a, b = _convert_same([x, y], "div")
         dtype = a.dtype.base_dtype
-        op_type = "RealDiv" if dtype.is_floating or dtype == dtypes.complex64 else "FloorDiv"
+        op_type = "RealDiv" if dtype.is_floating or dtype.is_complex else "FloorDiv"
         check_dtype(a, _BINARY_TYPES[op_type], op_type)
         return make_op(op_type, [a, b], {"T": dtype}, name=scope).outputs[0]
 
@@ -711,7 +712,7 @@ def sigmoid(x: Any, name: str | None = None) -> Tensor:
 def conj(x: Any, name: str | None = None) -> Tensor:
     """Complex conjugate; real tensors come back unchanged (as in TF)."""
     t = convert_to_tensor(x)
-    if t.dtype.base_dtype != dtypes.complex64:
+    if not t.dtype.is_complex:
         if t.dtype.base_dtype in _NUMBER:
             return t
         raise TypeError(f"Expected numeric or variant tensor, got dtype {t.dtype.name}")

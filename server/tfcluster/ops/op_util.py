@@ -139,5 +139,6 @@ NUMERIC = (
     dtypes.int64,
     dtypes.uint8,
     dtypes.complex64,
+    dtypes.complex128,
 )
 INTS = (dtypes.int32, dtypes.int64)

@@ -21,7 +21,7 @@ from tfcluster.ops.infer_util import (
 )
 from tfcluster.ops.op_util import NUMERIC, Outputs, make_op
 
-_REAL = tuple(d for d in NUMERIC if d != dtypes.complex64)
+_REAL = tuple(d for d in NUMERIC if not d.is_complex)
 _SUM_TYPES = NUMERIC
 _FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
 

@@ -23,7 +23,7 @@ from tfcluster.ops.infer_util import (
 )
 from tfcluster.ops.op_util import NUMERIC, Outputs, make_op
 
-_REAL = tuple(d for d in NUMERIC if d != dtypes.complex64)
+_REAL = tuple(d for d in NUMERIC if not d.is_complex)
 
 
 def _top_k_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:

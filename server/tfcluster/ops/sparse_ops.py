@@ -415,9 +415,7 @@ def sparse_add(a: Any, b: Any, threshold: Any = None, thresh: Any = None) -> Any
         raise TypeError("At least one input should be SparseTensor; do you mean to use tf.add()?")
     if all(isinstance(x, sparse_classes) for x in (a, b)):
         sa, sb = _convert(a), _convert(b)
-        real = sa.values.dtype.base_dtype
-        if real == dtypes.complex64:
-            real = dtypes.float32
+        real = sa.values.dtype.real_dtype
         thresh_t = convert_to_tensor(threshold, dtype=real, name="threshold")
         attrs = {"T": sa.values.dtype.base_dtype, "Treal": real}
         inputs = [

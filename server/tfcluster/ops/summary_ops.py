@@ -105,7 +105,7 @@ def scalar(
 ) -> Tensor:
     """A summary of one real number (the tensor must hold exactly one value)."""
     t = convert_to_tensor(tensor)
-    check_dtype(t, [d for d in NUMERIC if d != dtypes.complex64], "ScalarSummary", "values")
+    check_dtype(t, [d for d in NUMERIC if not d.is_complex], "ScalarSummary", "values")
     if t.shape.ndims is not None and t.shape.num_elements() not in (None, 1):
         raise ValueError(f"tf.summary.scalar '{name}' needs a scalar tensor, got shape {t.shape}")
     with summary_scope(name, family, values=[t]) as (tag, scope):
@@ -123,7 +123,7 @@ def histogram(
 ) -> Tensor:
     """A histogram of the values (TensorFlow's exponential buckets)."""
     t = convert_to_tensor(values)
-    check_dtype(t, [d for d in NUMERIC if d != dtypes.complex64], "HistogramSummary", "values")
+    check_dtype(t, [d for d in NUMERIC if not d.is_complex], "HistogramSummary", "values")
     with summary_scope(name, family, values=[t]) as (tag, scope):
         tag_t = convert_to_tensor(tag, dtype=dtypes.string, name="tag")
         out = make_op(

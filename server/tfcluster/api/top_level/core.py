@@ -8,6 +8,7 @@ from tfcluster.framework.dtypes import (
     as_dtype,
     bool_ as bool,
     complex64,
+    complex128,
     double,
     float16,
     float32,
