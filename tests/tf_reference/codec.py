@@ -22,6 +22,9 @@ def encode(value: Any) -> Any:
         if array.dtype.kind in "OSU":
             flat = [encode(v) for v in array.reshape(-1).tolist()]
             return {"ndarray": flat, "dtype": "object", "shape": list(array.shape)}
+        if array.dtype.kind == "c":  # JSON has no complex numbers: [real, imag] pairs
+            pairs = np.stack([array.real, array.imag], -1).reshape(-1, 2).tolist()
+            return {"ndarray": pairs, "dtype": array.dtype.name, "shape": list(array.shape)}
         return {
             "ndarray": array.reshape(-1).tolist(),
             "dtype": array.dtype.name,
@@ -48,6 +51,10 @@ def decode(value: Any) -> Any:
             array = np.empty(len(flat), dtype=object)
             array[:] = flat
             return array.reshape(value["shape"])
+        if value["dtype"].startswith("complex"):
+            pairs = np.array(value["ndarray"], dtype=np.float64).reshape(-1, 2)
+            joined = pairs[:, 0] + 1j * pairs[:, 1]
+            return joined.astype(value["dtype"]).reshape(value["shape"])
         return np.array(value["ndarray"], dtype=value["dtype"]).reshape(value["shape"])
     if "bytes" in value:
         return base64.b64decode(value["bytes"])
