@@ -212,3 +212,210 @@ def _complex_loss(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
 @add("fft_of_empty_inner_dimension", {"x": np.zeros((2, 0), np.complex64)})
 def _fft_empty(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     return {"y": tf.signal.fft(t["x"]), "r": tf.signal.rfft(tf.real(t["x"]))}
+
+
+# ---- tf.signal's library: frames, windows, STFTs, mel filterbanks, MFCCs, DCTs -------------
+AUDIO = values((2, 50), seed=50).astype(np.float32)
+FRAMES = values((2, 4, 6), seed=51).astype(np.float32)
+
+
+# frame() gathers the frames in one GatherV2 where TF slices, reshapes and gathers: its result is
+# not named frame/Reshape_4 as TF's is (names=False).
+@add("frame", {"x": REAL}, grad=("y", ("x",)), names=False)
+def _frame(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "y": tf.signal.frame(t["x"], 3, 2),
+        "pad_end": tf.signal.frame(t["x"], 3, 2, pad_end=True, pad_value=-1.0),
+        "axis": tf.signal.frame(t["x"], 2, 1, axis=1),
+        "axis_neg": tf.signal.frame(t["x"], 2, 2, axis=-2, pad_end=True),
+        "none": tf.signal.frame(t["x"], 9, 1),
+    }
+
+
+@add("frame_run_time_shapes", {"x": REAL}, unknown_shapes=True, grad=("y", ("x",)), names=False)
+def _frame_dynamic(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "y": tf.signal.frame(t["x"], 3, 2),
+        "pad_end": tf.signal.frame(t["x"], 3, 2, pad_end=True),
+        "axis": tf.signal.frame(t["x"], 2, 1, axis=1),
+    }
+
+
+@add("frame_of_a_scalar_fails_at_build", {"x": np.float32(1.0)})
+def _frame_scalar(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.frame(t["x"], 3, 2)}
+
+
+@add("overlap_and_add", {"x": FRAMES}, grad=("y", ("x",)))
+def _ola(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "y": tf.signal.overlap_and_add(t["x"], 2),
+        "touching": tf.signal.overlap_and_add(t["x"], 6),
+        "gaps": tf.signal.overlap_and_add(t["x"], 7),
+        "odd": tf.signal.overlap_and_add(t["x"][0], 4),
+    }
+
+
+@add("overlap_and_add_run_time_shapes", {"x": FRAMES}, unknown_shapes=True, grad=("y", ("x",)))
+def _ola_dynamic(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.overlap_and_add(t["x"], 4)}
+
+
+@add("overlap_and_add_float_step_fails_at_build", {"x": FRAMES})
+def _ola_float(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.overlap_and_add(t["x"], 2.0)}
+
+
+@add("windows", {"n": np.int32(7)})
+def _windows(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "hann": tf.signal.hann_window(8),
+        "hann_symmetric": tf.signal.hann_window(8, periodic=False),
+        "hann_odd": tf.signal.hann_window(5),
+        "hann_one": tf.signal.hann_window(1),
+        "hamming": tf.signal.hamming_window(10, dtype=tf.float64),
+        "hamming_symmetric": tf.signal.hamming_window(6, periodic=False),
+        "hann_tensor": tf.signal.hann_window(t["n"]),
+    }
+
+
+# tfcluster's tf.cond names its result <scope>/cond:0, TF's <scope>/cond/Merge:0 (names=False).
+@add(
+    "windows_run_time_length",
+    {"n": np.int32(6), "one": np.int32(1)},
+    unknown_shapes=True,
+    names=False,
+)
+def _windows_dynamic(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "hann": tf.signal.hann_window(t["n"]),
+        "one": tf.signal.hamming_window(t["one"], periodic=False),
+    }
+
+
+@add("window_of_ints_fails_at_build", {})
+def _window_int(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.hann_window(4, dtype=tf.int32)}
+
+
+@add("stft", {"x": AUDIO}, grad=("seen", ("x",)), rtol=1e-4, atol=1e-5)
+def _stft(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    y = tf.signal.stft(t["x"], 12, 5)
+    return {
+        "y": y,
+        "fft_length": tf.signal.stft(t["x"], 12, 5, fft_length=32),
+        "pad_end": tf.signal.stft(t["x"], 12, 5, pad_end=True),
+        "no_window": tf.signal.stft(t["x"], 8, 8, window_fn=None),
+        "hamming": tf.signal.stft(t["x"], 10, 4, window_fn=tf.signal.hamming_window),
+        "seen": _seen(tf, y),
+    }
+
+
+@add("stft_run_time_shapes", {"x": AUDIO}, unknown_shapes=True, rtol=1e-4, atol=1e-5)
+def _stft_dynamic(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "y": tf.signal.stft(t["x"], 12, 5),
+        "pad_end": tf.signal.stft(t["x"], 16, 6, 16, pad_end=True),
+    }
+
+
+@add("inverse_stft_round_trip", {"x": AUDIO}, grad=("y", ("x",)), rtol=1e-4, atol=1e-5)
+def _istft(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    spectra = tf.signal.stft(t["x"], 16, 4)
+    window_fn = tf.signal.inverse_stft_window_fn(4)
+    return {
+        "y": tf.signal.inverse_stft(spectra, 16, 4, window_fn=window_fn),
+        "plain": tf.signal.inverse_stft(spectra, 16, 4),
+        "short_fft": tf.signal.inverse_stft(tf.signal.stft(t["x"], 16, 4, 8), 16, 4, 8),
+        "no_window": tf.signal.inverse_stft(spectra, 12, 6, fft_length=16, window_fn=None),
+        "hamming": tf.signal.inverse_stft(
+            spectra,
+            16,
+            4,
+            window_fn=tf.signal.inverse_stft_window_fn(4, tf.signal.hamming_window),
+        ),
+    }
+
+
+@add("inverse_stft_run_time_shapes", {"s": HALF}, unknown_shapes=True, rtol=1e-4, atol=1e-5)
+def _istft_dynamic(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.inverse_stft(t["s"], 7, 3, fft_length=8)}
+
+
+@add("linear_to_mel_weight_matrix", {}, rtol=1e-4, atol=1e-6)
+def _mel(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "default": tf.signal.linear_to_mel_weight_matrix(),
+        "custom": tf.signal.linear_to_mel_weight_matrix(8, 33, 16000, 20.0, 8000.0),
+        "f64": tf.signal.linear_to_mel_weight_matrix(
+            4, 17, tf.constant(1000.0), 0.0, 400.0, dtype=tf.float64
+        ),
+    }
+
+
+@add("mel_upper_edge_above_nyquist_fails_at_build", {})
+def _mel_bad(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.linear_to_mel_weight_matrix(10, 65, 8000, 100.0, 4100.0)}
+
+
+@add("mel_non_constant_rate_fails_at_build", {"r": np.float32(8000)}, unknown_shapes=True)
+def _mel_rate(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.linear_to_mel_weight_matrix(sample_rate=t["r"])}
+
+
+@add("mfccs", {"x": FRAMES}, grad=("y", ("x",)), rtol=1e-4, atol=1e-5)
+def _mfccs(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.mfccs_from_log_mel_spectrograms(t["x"])}
+
+
+@add("mfccs_run_time_shapes", {"x": FRAMES}, unknown_shapes=True, rtol=1e-4, atol=1e-5)
+def _mfccs_dynamic(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.mfccs_from_log_mel_spectrograms(t["x"])}
+
+
+@add("dct_types", {"x": FRAMES}, grad=("two", ("x",)), rtol=1e-4, atol=1e-5)
+def _dct(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "one": tf.signal.dct(t["x"], type=1),
+        "two": tf.signal.dct(t["x"]),
+        "three": tf.signal.dct(t["x"], type=3),
+        "two_ortho": tf.signal.dct(t["x"], norm="ortho"),
+        "three_ortho": tf.spectral.dct(t["x"], type=3, norm="ortho"),
+        "cut": tf.signal.dct(t["x"], n=4),
+        "padded": tf.signal.dct(t["x"], n=9, norm="ortho"),
+    }
+
+
+@add("idct_types", {"x": FRAMES}, grad=("two", ("x",)), rtol=1e-4, atol=1e-5)
+def _idct(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "one": tf.signal.idct(t["x"], type=1),
+        "two": tf.signal.idct(t["x"]),
+        "three": tf.spectral.idct(t["x"], type=3),
+        "round_trip": tf.signal.idct(tf.signal.dct(t["x"], norm="ortho"), norm="ortho"),
+    }
+
+
+@add("dct_type3_gradient", {"x": FRAMES}, grad=("y", ("x",)), rtol=1e-4, atol=1e-5)
+def _dct3_grad(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.dct(t["x"], type=3, norm="ortho")}
+
+
+@add("dct_run_time_shapes", {"x": FRAMES}, unknown_shapes=True, rtol=1e-4, atol=1e-5)
+def _dct_dynamic(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"two": tf.signal.dct(t["x"]), "three": tf.signal.dct(t["x"], type=3, norm="ortho")}
+
+
+@add("dct_type1_ortho_fails_at_build", {"x": FRAMES})
+def _dct1_ortho(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.dct(t["x"], type=1, norm="ortho")}
+
+
+@add("dct_type4_fails_at_build", {"x": FRAMES})
+def _dct4(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.dct(t["x"], type=4)}
+
+
+@add("dct_axis_0_fails_at_build", {"x": FRAMES})
+def _dct_axis(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.signal.dct(t["x"], axis=0)}

@@ -2,6 +2,7 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
+from tfcluster.lib.signal.dct import dct, idct
 from tfcluster.ops.spectral_ops import (
     fft,
     fft2d,

@@ -77,16 +77,17 @@ def _sub_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("Mul")
 def _mul_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
+    # Complex operands: the gradient is the adjoint (conjugates; real tensors pass unchanged).
     return (
-        _sum_to(math_ops.multiply(grad, y), x, y),
-        _sum_to(math_ops.multiply(x, grad), y, x),
+        _sum_to(math_ops.multiply(grad, math_ops.conj(y)), x, y),
+        _sum_to(math_ops.multiply(math_ops.conj(x), grad), y, x),
     )
 
 
 @RegisterGradient("RealDiv")
 @RegisterGradient("Div")
 def _real_div_grad(op: Operation, grad: Tensor) -> Any:
-    x, y = op.inputs
+    x, y = (math_ops.conj(t) for t in op.inputs)
     gx = math_ops.realdiv(grad, y)
     gy = math_ops.multiply(grad, math_ops.realdiv(math_ops.realdiv(math_ops.negative(x), y), y))
     return _sum_to(gx, x, y), _sum_to(gy, y, x)
@@ -94,7 +95,7 @@ def _real_div_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("DivNoNan")
 def _div_no_nan_grad(op: Operation, grad: Tensor) -> Any:
-    x, y = op.inputs
+    x, y = (math_ops.conj(t) for t in op.inputs)
     gx = math_ops.div_no_nan(grad, y)
     gy = math_ops.multiply(
         grad, math_ops.div_no_nan(math_ops.div_no_nan(math_ops.negative(x), y), y)
@@ -172,7 +173,7 @@ def _abs_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Square")
 def _square_grad(op: Operation, grad: Tensor) -> Any:
-    x = op.inputs[0]
+    x = math_ops.conj(op.inputs[0])
     return [math_ops.multiply(grad, math_ops.multiply(x, _const(2, x)))]
 
 
@@ -203,7 +204,7 @@ def _sigmoid_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Exp")
 def _exp_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, op.outputs[0])]
+    return [math_ops.multiply(grad, math_ops.conj(op.outputs[0]))]
 
 
 @RegisterGradient("Expm1")
@@ -213,7 +214,7 @@ def _expm1_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Log")
 def _log_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, math_ops.reciprocal(op.inputs[0]))]
+    return [math_ops.multiply(grad, math_ops.reciprocal(math_ops.conj(op.inputs[0])))]
 
 
 @RegisterGradient("Log1p")
