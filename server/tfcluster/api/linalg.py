@@ -56,6 +56,8 @@ from tfcluster.ops.linalg_ops import (
     matrix_transpose as transpose,
 )
 from tfcluster.ops.math_ops import matmul
+from tfcluster.ops.matrix_function_ops import logm, sqrtm
 from tfcluster.ops.nn_ops import l2_normalize
+from tfcluster.ops.tridiagonal_ops import tridiagonal_matmul, tridiagonal_solve
 
 __getattr__ = _unimplemented.module_getattr("linalg")
