@@ -151,3 +151,240 @@ def _tri_two(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
 )
 def _tri_ints(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     return {"y": tf.linalg.tridiagonal_solve(t["d"], t["b"])}
+
+
+# ---- LinearOperators -------------------------------------------------------------------------
+# Block-diagonal, Kronecker, Householder, Toeplitz and circulant operators compute some results
+# along other op paths than TF's (Toeplitz densely instead of by FFT, for instance): same values,
+# other tensor names, so those cases compare values only (names=False).
+X = values((2, 3, 2), seed=70)
+V = values((2, 3), seed=71)
+
+
+def _probe(tf: Any, op: Any, x: Any, square: bool = True) -> dict[str, Any]:
+    """What a program asks of an operator: products, dense form, diagonal, and for square ones
+    determinants, solves, trace, adjoint and inverse (each named as TF names it)."""
+    out = {
+        "matmul": op.matmul(x),
+        "matmul_adjoint_arg": op.matmul(tf.linalg.adjoint(x), adjoint_arg=True),
+        "matvec": op.matvec(x[..., 0]),
+        "to_dense": op.to_dense(),
+        "diag_part": op.diag_part(),
+        "shape_tensor": op.shape_tensor(),
+    }
+    if square:
+        out.update(
+            {
+                "matmul_adjoint": op.matmul(x, adjoint=True),
+                "det": op.determinant(),
+                "log_abs_det": op.log_abs_determinant(),
+                "solve": op.solve(x),
+                "solve_adjoint": op.solve(x, adjoint=True),
+                "solvevec": op.solvevec(x[..., 0]),
+                "trace": op.trace(),
+                "adjoint": op.adjoint().to_dense(),
+                "inverse": op.inverse().to_dense(),
+                "add_to_tensor": op.add_to_tensor(tf.ones_like(op.to_dense())),
+            }
+        )
+    return out
+
+
+@add("full_matrix", {"m": GENERAL, "x": X}, grad=("matmul", ("m", "x")))
+def _full(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorFullMatrix(t["m"])
+    spd = tf.linalg.LinearOperatorFullMatrix(
+        tf.constant(SPD), is_self_adjoint=True, is_positive_definite=True
+    )
+    return {
+        **_probe(tf, op, t["x"]),
+        "spd_solve": spd.solve(t["x"]),
+        "spd_log_abs_det": spd.log_abs_determinant(),
+        "spd_cholesky": spd.cholesky().to_dense(),
+        "is_square": tf.constant(op.is_square),
+    }
+
+
+@add("full_matrix_not_square", {"m": values((2, 3, 4), seed=72), "x": values((2, 4, 2), seed=73)})
+def _full_wide(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorFullMatrix(t["m"])
+    return {
+        **_probe(tf, op, t["x"], square=False),
+        "matmul_adjoint": op.matmul(tf.ones([2, 3, 1], tf.float64), adjoint=True),
+    }
+
+
+@add("full_matrix_wrong_dtype_fails_at_build", {"m": GENERAL, "x": X.astype(np.float32)})
+def _full_dtype(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.linalg.LinearOperatorFullMatrix(t["m"]).matmul(t["x"])}
+
+
+@add("full_matrix_wrong_shape_fails_at_build", {"m": GENERAL, "x": values((2, 4, 2), seed=74)})
+def _full_shape(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.linalg.LinearOperatorFullMatrix(t["m"]).matmul(t["x"])}
+
+
+@add("diag", {"d": V + 2.0, "x": X}, grad=("matmul", ("d", "x")))
+def _diag(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorDiag(t["d"], is_positive_definite=True)
+    return {**_probe(tf, op, t["x"]), "cholesky": op.cholesky().to_dense()}
+
+
+@add("diag_complex", {"d": (V + 2.0 + 1j * V).astype(np.complex128)})
+def _diag_complex(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorDiag(t["d"])
+    x = tf.complex(tf.constant(X), tf.constant(X[::-1]))
+    return _probe(tf, op, x)
+
+
+@add("identity", {"x": X})
+def _identity(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorIdentity(3, dtype=tf.float64)
+    batch = tf.linalg.LinearOperatorIdentity(3, batch_shape=[2], dtype=tf.float64)
+    return {
+        **_probe(tf, op, t["x"]),
+        "batch_matmul": batch.matmul(t["x"][0]),
+        "batch_dense": batch.to_dense(),
+        "batch_det": batch.determinant(),
+        "cholesky": op.cholesky().to_dense(),
+    }
+
+
+@add("identity_negative_rows_fails_at_build", {})
+def _identity_bad(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.linalg.LinearOperatorIdentity(-1).to_dense()}
+
+
+@add("scaled_identity", {"s": np.array([2.0, -0.5]), "x": X}, grad=("matmul", ("s", "x")))
+def _scaled(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorScaledIdentity(3, t["s"])
+    return _probe(tf, op, t["x"])
+
+
+@add("lower_triangular", {"m": GENERAL, "x": X}, grad=("solve", ("m", "x")))
+def _tril(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorLowerTriangular(t["m"])
+    return _probe(tf, op, t["x"])
+
+
+@add("composition", {"m": GENERAL, "d": V + 2.0, "x": X}, grad=("matmul", ("m", "d")))
+def _composition(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    full = tf.linalg.LinearOperatorFullMatrix(t["m"])
+    diag = tf.linalg.LinearOperatorDiag(t["d"])
+    op = tf.linalg.LinearOperatorComposition([full, diag])
+    return {
+        **_probe(tf, op, t["x"]),
+        "operator_matmul": full.matmul(diag).to_dense(),
+        "operator_solve": full.solve(diag).to_dense(),
+        "diag_diag": diag.matmul(diag).to_dense(),
+        "named": tf.linalg.LinearOperatorComposition([diag, diag], name="twice").matmul(t["x"]),
+    }
+
+
+@add("adjoint_and_inversion", {"m": GENERAL, "x": X})
+def _adjoint(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    full = tf.linalg.LinearOperatorFullMatrix(t["m"])
+    adjoint = tf.linalg.LinearOperatorAdjoint(full)
+    inverse = tf.linalg.LinearOperatorInversion(full)
+    return {
+        **{f"adjoint_{k}": v for k, v in _probe(tf, adjoint, t["x"]).items()},
+        **{f"inverse_{k}": v for k, v in _probe(tf, inverse, t["x"]).items()},
+    }
+
+
+@add(
+    "block_diag", {"a": GENERAL, "d": V[:, :2] + 2.0, "x": values((2, 5, 2), seed=75)}, names=False
+)
+def _block(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorBlockDiag(
+        [tf.linalg.LinearOperatorFullMatrix(t["a"]), tf.linalg.LinearOperatorDiag(t["d"])]
+    )
+    return _probe(tf, op, t["x"])
+
+
+@add(
+    "kronecker",
+    {"a": GENERAL[0, :2, :2], "b": GENERAL[1], "x": values((6, 2), seed=76)},
+    names=False,
+)
+def _kron(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorKronecker(
+        [tf.linalg.LinearOperatorFullMatrix(t["a"]), tf.linalg.LinearOperatorFullMatrix(t["b"])]
+    )
+    return _probe(tf, op, t["x"])
+
+
+@add("low_rank_update", {"u": values((2, 3, 1), seed=77), "d": V + 2.0, "x": X}, rtol=1e-6)
+def _low_rank(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    base = tf.linalg.LinearOperatorDiag(t["d"], is_positive_definite=True)
+    op = tf.linalg.LinearOperatorLowRankUpdate(base, t["u"])
+    general = tf.linalg.LinearOperatorLowRankUpdate(
+        base,
+        t["u"],
+        diag_update=tf.constant([[0.5], [2.0]], tf.float64),
+        v=tf.constant(values((2, 3, 1), seed=78)),
+    )
+    return {
+        **_probe(tf, op, t["x"]),
+        **{f"general_{k}": v for k, v in _probe(tf, general, t["x"]).items()},
+    }
+
+
+@add("householder", {"v": V, "x": X}, names=False)
+def _householder(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return _probe(tf, tf.linalg.LinearOperatorHouseholder(t["v"]), t["x"])
+
+
+@add("toeplitz", {"c": V + 2.0, "r": values((2, 3), seed=79), "x": X}, rtol=1e-6, names=False)
+def _toeplitz(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return _probe(tf, tf.linalg.LinearOperatorToeplitz(t["c"], t["r"]), t["x"])
+
+
+@add("zeros", {"x": X})
+def _zeros(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorZeros(3, dtype=tf.float64)
+    wide = tf.linalg.LinearOperatorZeros(
+        3, 4, batch_shape=[2], is_square=False, is_self_adjoint=False, dtype=tf.float64
+    )
+    return {
+        "matmul": op.matmul(t["x"]),
+        "to_dense": op.to_dense(),
+        "det": op.determinant(),
+        "trace": op.trace(),
+        "diag_part": op.diag_part(),
+        "wide_dense": wide.to_dense(),
+        "wide_matmul": wide.matmul(tf.ones([2, 4, 1], tf.float64)),
+        "shape": wide.shape_tensor(),
+    }
+
+
+SPECTRUM = (values((2, 4), seed=80) + 3.0).astype(np.complex128)
+
+
+@add("circulant", {"s": SPECTRUM}, rtol=1e-6, atol=1e-9, names=False)
+def _circulant(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorCirculant(t["s"], input_output_dtype=tf.complex128)
+    x = tf.complex(tf.constant(values((2, 4, 2), seed=81)), tf.constant(values((2, 4, 2), seed=82)))
+    return {**_probe(tf, op, x), "kernel": op.convolution_kernel()}
+
+
+@add(
+    "circulant_2d_3d",
+    {"s2": SPECTRUM.reshape(2, 2, 2), "s3": SPECTRUM.reshape(1, 2, 2, 2)},
+    rtol=1e-6,
+    atol=1e-9,
+    names=False,
+)
+def _circulant_nd(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x2 = tf.complex(
+        tf.constant(values((2, 4, 2), seed=83)), tf.constant(values((2, 4, 2), seed=84))
+    )
+    x3 = tf.complex(
+        tf.constant(values((1, 8, 2), seed=85)), tf.constant(values((1, 8, 2), seed=86))
+    )
+    two = tf.linalg.LinearOperatorCirculant2D(t["s2"], input_output_dtype=tf.complex128)
+    three = tf.linalg.LinearOperatorCirculant3D(t["s3"], input_output_dtype=tf.complex128)
+    return {
+        **{f"two_{k}": v for k, v in _probe(tf, two, x2).items()},
+        **{f"three_{k}": v for k, v in _probe(tf, three, x3).items()},
+    }

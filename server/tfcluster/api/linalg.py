@@ -2,6 +2,32 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
+from tfcluster.lib.linalg.composed import (
+    LinearOperatorAdjoint,
+    LinearOperatorBlockDiag,
+    LinearOperatorComposition,
+    LinearOperatorInversion,
+    LinearOperatorKronecker,
+)
+from tfcluster.lib.linalg.identity import (
+    LinearOperatorIdentity,
+    LinearOperatorScaledIdentity,
+    LinearOperatorZeros,
+)
+from tfcluster.lib.linalg.linear_operator import LinearOperator
+from tfcluster.lib.linalg.matrices import (
+    LinearOperatorDiag,
+    LinearOperatorFullMatrix,
+    LinearOperatorLowerTriangular,
+)
+from tfcluster.lib.linalg.special import (
+    LinearOperatorCirculant,
+    LinearOperatorCirculant2D,
+    LinearOperatorCirculant3D,
+    LinearOperatorHouseholder,
+    LinearOperatorLowRankUpdate,
+    LinearOperatorToeplitz,
+)
 from tfcluster.ops.clip_ops import global_norm
 from tfcluster.ops.linalg_ops import (
     adjoint,
