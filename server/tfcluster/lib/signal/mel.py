@@ -11,15 +11,10 @@ import numpy as np
 from tfcluster.framework import dtypes, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.lib.signal import dct as dct_lib
-from tfcluster.lib.signal import framing
-from tfcluster.ops import array_ops, math_ops, sequence_ops
+from tfcluster.ops import array_ops, constant_op, math_ops
 
 _BREAK_HZ = 700.0
 _HIGH_Q = 1127.0
-
-
-def _hertz_to_mel(hertz: Tensor) -> Tensor:
-    return _HIGH_Q * math_ops.log(1.0 + hertz / _BREAK_HZ)
 
 
 def _validate(
@@ -64,24 +59,43 @@ def linear_to_mel_weight_matrix(
                 )
             sample_rate = known
         _validate(num_mel_bins, sample_rate, lower_edge_hertz, upper_edge_hertz, dtype)
-        rate = convert_to_tensor(sample_rate, dtype, name="sample_rate")
-        lower = convert_to_tensor(lower_edge_hertz, dtype, name="lower_edge_hertz")
-        upper = convert_to_tensor(upper_edge_hertz, dtype, name="upper_edge_hertz")
-        zero = convert_to_tensor(0.0, dtype)
-        linear = sequence_ops.lin_space(zero, rate / 2.0, num_spectrogram_bins)[1:]
-        bins_mel = array_ops.expand_dims(_hertz_to_mel(linear), 1)
-        edges = framing.frame(
-            sequence_ops.lin_space(_hertz_to_mel(lower), _hertz_to_mel(upper), num_mel_bins + 2),
-            frame_length=3,
-            frame_step=1,
+        # Every argument is known when the graph is built, so the matrix is one constant
+        # (TF computes it with some thirty small ops on every run).
+        weights = _mel_weights(
+            int(num_mel_bins),
+            int(num_spectrogram_bins),
+            float(sample_rate),
+            float(lower_edge_hertz),
+            float(upper_edge_hertz),
+            np.dtype(dtype.as_numpy_dtype),
         )
-        left, centre, right = (
-            array_ops.reshape(t, [1, num_mel_bins]) for t in array_ops.split(edges, 3, axis=1)
-        )
+        return constant_op.constant(weights, dtype=dtype, name=scope)
+
+
+def _mel_weights(
+    num_mel_bins: int,
+    num_spectrogram_bins: int,
+    sample_rate: float,
+    lower_hz: float,
+    upper_hz: float,
+    dtype: np.dtype[Any],
+) -> np.ndarray:
+    """Triangles rising from each band's lower edge to its centre and falling to its upper
+    edge, over the mel value of each linear-frequency bin, computed in `dtype` as TF does."""
+
+    def to_mel(hz: Any) -> Any:
+        return (_HIGH_Q * np.log(1.0 + hz / dtype.type(_BREAK_HZ))).astype(dtype)
+
+    linear = np.linspace(0.0, sample_rate / 2.0, num_spectrogram_bins).astype(dtype)[1:]
+    bins_mel = to_mel(linear)[:, None]
+    lower, upper = to_mel(np.array([lower_hz, upper_hz], dtype))
+    edges = np.linspace(lower, upper, num_mel_bins + 2).astype(dtype)
+    left, centre, right = edges[:-2][None], edges[1:-1][None], edges[2:][None]
+    with np.errstate(divide="ignore", invalid="ignore"):
         rising = (bins_mel - left) / (centre - left)
         falling = (right - bins_mel) / (right - centre)
-        weights = math_ops.maximum(zero, math_ops.minimum(rising, falling))
-        return array_ops.pad(weights, np.array([[1, 0], [0, 0]], np.int32), name=scope)
+    weights = np.maximum(0.0, np.minimum(rising, falling)).astype(dtype)
+    return np.pad(weights, [[1, 0], [0, 0]])
 
 
 def mfccs_from_log_mel_spectrograms(log_mel_spectrograms: Any, name: str | None = None) -> Tensor:
