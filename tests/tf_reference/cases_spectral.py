@@ -419,3 +419,24 @@ def _dct4(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
 @add("dct_axis_0_fails_at_build", {"x": FRAMES})
 def _dct_axis(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     return {"y": tf.signal.dct(t["x"], axis=0)}
+
+
+# ---- complex128 and complex moduli (what the FFT ops lean on) ---------------------------------
+@add(
+    "complex128_parts_and_modulus",
+    {"re": values((2, 3), seed=90), "im": values((2, 3), seed=91)},
+    grad=("abs", ("re", "im")),
+)
+def _complex128(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    z = tf.complex(t["re"], t["im"])
+    return {
+        "z": z,
+        "real": tf.real(z),
+        "imag": tf.imag(z),
+        "abs": tf.abs(z),
+        "angle": tf.angle(z),
+        "conj": tf.conj(z),
+        "product": z * tf.constant(1.5 - 2j),
+        "python_complex": tf.constant([1 + 2j, 3j]),
+        "abs64": tf.abs(tf.cast(z, tf.complex64)),
+    }
