@@ -11,9 +11,23 @@ from typing import Any
 import numpy as np
 
 from tfcluster.kernels import _xp_util as u
+from tfcluster.kernels._window import over_batch
 from tfcluster.kernels.registry import kernel
 
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
+
+
+def _batched(xp: Any, x: Any, rank: int, fn: Callable[[Any], Any]) -> Any:
+    """fn over x's innermost `rank` dimensions, the transforms of a large batch spread over
+    the CPU's cores (numpy's FFT releases the GIL)."""
+    outer = x.shape[: x.ndim - rank]
+    count = int(np.prod(outer, dtype=np.int64))
+    if count < 2:
+        return fn(x)
+    flat = x.reshape((count, *x.shape[x.ndim - rank :]))
+    parts = over_batch(xp, count, int(flat.nbytes), lambda rows: fn(flat[rows]))
+    out = parts[0] if len(parts) == 1 else xp.concatenate(parts, axis=0)
+    return out.reshape((*outer, *out.shape[1:]))
 
 
 def _check_rank(x: Any, rank: int) -> tuple[int, ...]:
@@ -32,7 +46,8 @@ def _complex(rank: int, inverse: bool) -> Callable[[Any, Any], Compute]:
             axes = _check_rank(x, rank)
             if x.size == 0:
                 return (xp.zeros(x.shape, dtype),)
-            return (transform(x, axes=axes).astype(dtype, copy=False),)
+            out = _batched(xp, x, rank, lambda v: transform(v, axes=axes))
+            return (out.astype(dtype, copy=False),)
 
         return compute
 
@@ -84,7 +99,8 @@ def _real(rank: int, inverse: bool) -> Callable[[Any, Any], Compute]:
                 # An empty input gives zeros of the output shape, as in TF (nothing to crop).
                 return (xp.zeros(out_shape, out_dtype),)
             transform = xp.fft.irfftn if inverse else xp.fft.rfftn
-            return (transform(x, s=lengths, axes=axes).astype(out_dtype, copy=False),)
+            out = _batched(xp, x, rank, lambda v: transform(v, s=lengths, axes=axes))
+            return (out.astype(out_dtype, copy=False),)
 
         return compute
 
