@@ -388,3 +388,35 @@ def _circulant_nd(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
         **{f"two_{k}": v for k, v in _probe(tf, two, x2).items()},
         **{f"three_{k}": v for k, v in _probe(tf, three, x3).items()},
     }
+
+
+@add("tf_linalg_functions_take_operators", {"d": V + 2.0, "x": X})
+def _dispatch(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorDiag(t["d"], is_positive_definite=True)
+    return {
+        "matmul": tf.linalg.matmul(op, t["x"]),
+        "matmul_left": tf.linalg.matmul(tf.linalg.adjoint(t["x"]), op),
+        "det": tf.linalg.det(op),
+        "logdet": tf.linalg.logdet(op),
+        "trace": tf.linalg.trace(op),
+        "diag_part": tf.linalg.diag_part(op),
+        "solve": tf.linalg.solve(op, t["x"]),
+        "inv": tf.linalg.inv(op).to_dense(),
+        "adjoint": tf.linalg.adjoint(op).to_dense(),
+        "cholesky": tf.linalg.cholesky(op).to_dense(),
+    }
+
+
+# TF's op wrappers consume an op name before dispatching an operator (a later det of a tensor
+# is MatrixDeterminant_1 there, MatrixDeterminant here): values only.
+@add("tf_linalg_functions_still_take_tensors", {"m": GENERAL, "x": X}, names=False)
+def _no_dispatch(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.linalg.LinearOperatorFullMatrix(t["m"])
+    return {
+        "op_det": tf.linalg.det(op),
+        "det": tf.linalg.det(t["m"]),
+        "matmul": tf.linalg.matmul(t["m"], t["x"]),
+        "solve": tf.linalg.solve(t["m"], t["x"]),
+        "trace": tf.linalg.trace(t["m"]),
+        "inv": tf.linalg.inv(t["m"]),
+    }

@@ -188,7 +188,7 @@ class LinearOperatorIdentity(_SizedOperator):
     def _diag_part(self) -> Tensor:
         return self._ones_diag()
 
-    def add_to_tensor(self, mat: Any, name: str = "add_to_tensor") -> Tensor:
+    def add_to_tensor(self, mat: Any, name: str | None = "add_to_tensor") -> Tensor:
         with self._name_scope(name):
             m = convert_to_tensor(mat, name="mat")
             return linalg_ops.matrix_set_diag(m, 1 + linalg_ops.matrix_diag_part(m))
@@ -295,7 +295,7 @@ class LinearOperatorScaledIdentity(_SizedOperator):
     def _diag_part(self) -> Tensor:
         return self._ones_diag() * array_ops.expand_dims(self._multiplier, -1)
 
-    def add_to_tensor(self, mat: Any, name: str = "add_to_tensor") -> Tensor:
+    def add_to_tensor(self, mat: Any, name: str | None = "add_to_tensor") -> Tensor:
         with self._name_scope(name):
             m = convert_to_tensor(mat, name="mat")
             multiplier = array_ops.expand_dims(self._multiplier, -1)
@@ -387,6 +387,6 @@ class LinearOperatorZeros(_SizedOperator):
             shape = array_ops.concat([self.batch_shape_tensor(), [self._min_dim_tensor()]], 0)
         return array_ops.zeros(shape, dtype=self.dtype)
 
-    def add_to_tensor(self, mat: Any, name: str = "add_to_tensor") -> Tensor:
+    def add_to_tensor(self, mat: Any, name: str | None = "add_to_tensor") -> Tensor:
         with self._name_scope(name):
             return convert_to_tensor(mat, name="mat")

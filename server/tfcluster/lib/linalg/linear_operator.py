@@ -175,7 +175,7 @@ class LinearOperator:
     def shape(self) -> TensorShape:
         return self._shape()
 
-    def shape_tensor(self, name: str = "shape_tensor") -> Tensor:
+    def shape_tensor(self, name: str | None = "shape_tensor") -> Tensor:
         with self._name_scope(name):
             if self.shape.is_fully_defined():
                 return shape_tensor(self.shape.as_list())
@@ -185,7 +185,7 @@ class LinearOperator:
     def batch_shape(self) -> TensorShape:
         return self.shape[:-2]  # type: ignore[no-any-return]
 
-    def batch_shape_tensor(self, name: str = "batch_shape_tensor") -> Tensor:
+    def batch_shape_tensor(self, name: str | None = "batch_shape_tensor") -> Tensor:
         with self._name_scope(name):
             if self.batch_shape.is_fully_defined():
                 return shape_tensor(self.batch_shape.as_list(), name="batch_shape")
@@ -195,7 +195,7 @@ class LinearOperator:
     def tensor_rank(self) -> int | None:
         return self.shape.ndims
 
-    def tensor_rank_tensor(self, name: str = "tensor_rank_tensor") -> Tensor:
+    def tensor_rank_tensor(self, name: str | None = "tensor_rank_tensor") -> Tensor:
         with self._name_scope(name):
             if self.tensor_rank is not None:
                 return convert_to_tensor(self.tensor_rank)
@@ -207,7 +207,7 @@ class LinearOperator:
             return Dimension(None)
         return self.shape.dims[-1]  # type: ignore[index]
 
-    def domain_dimension_tensor(self, name: str = "domain_dimension_tensor") -> Tensor:
+    def domain_dimension_tensor(self, name: str | None = "domain_dimension_tensor") -> Tensor:
         with self._name_scope(name):
             value = dimension_value(self.domain_dimension)
             if value is not None:
@@ -220,7 +220,7 @@ class LinearOperator:
             return self.shape.dims[-2]
         return Dimension(None)
 
-    def range_dimension_tensor(self, name: str = "range_dimension_tensor") -> Tensor:
+    def range_dimension_tensor(self, name: str | None = "range_dimension_tensor") -> Tensor:
         with self._name_scope(name):
             value = dimension_value(self.range_dimension)
             if value is not None:
@@ -241,7 +241,7 @@ class LinearOperator:
             cond, 1.0 / (size * eps), message="Singular matrix up to precision epsilon."
         )
 
-    def assert_non_singular(self, name: str = "assert_non_singular") -> Any:
+    def assert_non_singular(self, name: str | None = "assert_non_singular") -> Any:
         with self._name_scope(name):
             return self._assert_non_singular()
 
@@ -253,7 +253,7 @@ class LinearOperator:
             )
         raise NotImplementedError("assert_positive_definite is not implemented.")
 
-    def assert_positive_definite(self, name: str = "assert_positive_definite") -> Any:
+    def assert_positive_definite(self, name: str | None = "assert_positive_definite") -> Any:
         with self._name_scope(name):
             return self._assert_positive_definite()
 
@@ -263,7 +263,7 @@ class LinearOperator:
             dense, linalg_ops.adjoint(dense), message="Matrix was not equal to its adjoint."
         )
 
-    def assert_self_adjoint(self, name: str = "assert_self_adjoint") -> Any:
+    def assert_self_adjoint(self, name: str | None = "assert_self_adjoint") -> Any:
         with self._name_scope(name):
             return self._assert_self_adjoint()
 
@@ -285,7 +285,7 @@ class LinearOperator:
             )
 
     def matmul(
-        self, x: Any, adjoint: bool = False, adjoint_arg: bool = False, name: str = "matmul"
+        self, x: Any, adjoint: bool = False, adjoint_arg: bool = False, name: str | None = "matmul"
     ) -> Any:
         """self @ x (adjoint: self^H @ x; adjoint_arg: self @ x^H); x may be an operator."""
         if isinstance(x, LinearOperator):
@@ -308,7 +308,7 @@ class LinearOperator:
         column = array_ops.expand_dims(x, -1)
         return array_ops.squeeze(self.matmul(column, adjoint=adjoint), -1)
 
-    def matvec(self, x: Any, adjoint: bool = False, name: str = "matvec") -> Tensor:
+    def matvec(self, x: Any, adjoint: bool = False, name: str | None = "matvec") -> Tensor:
         with self._name_scope(name):
             t = convert_to_tensor(x, name="x")
             self._check_input_dtype(t)
@@ -320,7 +320,7 @@ class LinearOperator:
             return math_ops.exp(self.log_abs_determinant())
         return linalg_ops.matrix_determinant(self.to_dense())
 
-    def determinant(self, name: str = "det") -> Tensor:
+    def determinant(self, name: str | None = "det") -> Tensor:
         if self.is_square is False:
             raise NotImplementedError(
                 "Determinant not implemented for an operator that is expected to not be square."
@@ -334,7 +334,7 @@ class LinearOperator:
             return 2 * math_ops.reduce_sum(math_ops.log(diag), axis=[-1])
         return linalg_ops.log_matrix_determinant(self.to_dense())[1]
 
-    def log_abs_determinant(self, name: str = "log_abs_det") -> Tensor:
+    def log_abs_determinant(self, name: str | None = "log_abs_det") -> Tensor:
         if self.is_square is False:
             raise NotImplementedError(
                 "Determinant not implemented for an operator that is expected to not be square."
@@ -355,7 +355,7 @@ class LinearOperator:
             return linalg_ops.matrix_solve(matrix, b, adjoint=adjoint)
 
     def solve(
-        self, rhs: Any, adjoint: bool = False, adjoint_arg: bool = False, name: str = "solve"
+        self, rhs: Any, adjoint: bool = False, adjoint_arg: bool = False, name: str | None = "solve"
     ) -> Any:
         """x with self @ x = rhs (adjoint: self^H @ x = rhs; adjoint_arg: = rhs^H)."""
         if self.is_non_singular is False:
@@ -383,7 +383,7 @@ class LinearOperator:
         column = array_ops.expand_dims(rhs, -1)
         return array_ops.squeeze(self.solve(column, adjoint=adjoint), -1)
 
-    def solvevec(self, rhs: Any, adjoint: bool = False, name: str = "solve") -> Tensor:
+    def solvevec(self, rhs: Any, adjoint: bool = False, name: str | None = "solve") -> Tensor:
         with self._name_scope(name):
             t = convert_to_tensor(rhs, name="rhs")
             self._check_input_dtype(t)
@@ -391,7 +391,7 @@ class LinearOperator:
             return self._solvevec(t, adjoint=adjoint)
 
     # ---- derived operators -----------------------------------------------------------------
-    def adjoint(self, name: str = "adjoint") -> LinearOperator:
+    def adjoint(self, name: str | None = "adjoint") -> LinearOperator:
         if self.is_self_adjoint is True:
             return self
         with self._name_scope(name):
@@ -399,7 +399,7 @@ class LinearOperator:
 
     H = property(adjoint)
 
-    def inverse(self, name: str = "inverse") -> LinearOperator:
+    def inverse(self, name: str | None = "inverse") -> LinearOperator:
         if self.is_square is False:
             raise ValueError(
                 "Cannot take the Inverse: This operator represents a non square matrix."
@@ -409,7 +409,7 @@ class LinearOperator:
         with self._name_scope(name):
             return _unary("inverse", self)  # type: ignore[no-any-return]
 
-    def cholesky(self, name: str = "cholesky") -> LinearOperator:
+    def cholesky(self, name: str | None = "cholesky") -> LinearOperator:
         if not self._can_use_cholesky():
             raise ValueError(
                 "Cannot take the Cholesky decomposition: Not a positive definite self adjoint "
@@ -430,28 +430,28 @@ class LinearOperator:
         eye = linalg_ops.eye(size, batch_shape=batch, dtype=self.dtype)
         return self.matmul(eye)  # type: ignore[no-any-return]
 
-    def to_dense(self, name: str = "to_dense") -> Tensor:
+    def to_dense(self, name: str | None = "to_dense") -> Tensor:
         with self._name_scope(name):
             return self._to_dense()
 
     def _diag_part(self) -> Tensor:
         return linalg_ops.matrix_diag_part(self.to_dense())
 
-    def diag_part(self, name: str = "diag_part") -> Tensor:
+    def diag_part(self, name: str | None = "diag_part") -> Tensor:
         with self._name_scope(name):
             return self._diag_part()
 
     def _trace(self) -> Tensor:
         return math_ops.reduce_sum(self.diag_part(), axis=-1)
 
-    def trace(self, name: str = "trace") -> Tensor:
+    def trace(self, name: str | None = "trace") -> Tensor:
         with self._name_scope(name):
             return self._trace()
 
     def _add_to_tensor(self, x: Tensor) -> Tensor:
         return self.to_dense() + x
 
-    def add_to_tensor(self, x: Any, name: str = "add_to_tensor") -> Tensor:
+    def add_to_tensor(self, x: Any, name: str | None = "add_to_tensor") -> Tensor:
         with self._name_scope(name):
             t = convert_to_tensor(x, name="x")
             self._check_input_dtype(t)

@@ -476,7 +476,7 @@ class _BaseCirculant(LinearOperator):
             return math_ops.cast(value, self.dtype)
         return math_ops.cast(complex_ops.real(value), self.dtype)
 
-    def convolution_kernel(self, name: str = "convolution_kernel") -> Tensor:
+    def convolution_kernel(self, name: str | None = "convolution_kernel") -> Tensor:
         """The kernel the operator convolves with: the inverse FFT of the spectrum."""
         with self._name_scope(name):
             kernel = self._fft(self._spectrum, inverse=True)
