@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from tfcluster.framework import dtypes, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.ops import array_ops, math_ops
@@ -119,12 +117,14 @@ def _frame_indices(
     axis: int | None,
     axis_t: Tensor,
 ) -> Any:
-    """[num_frames, frame_length] sample indices: frame i holds samples i*step .. i*step+len-1."""
+    """[num_frames, frame_length] sample indices: frame i holds samples i*step .. i*step+len-1.
+    Made by two small ranges when the graph runs, not stored in it (a long signal's indices
+    would be megabytes of GraphDef)."""
     n = _axis_length(x, axis, axis_t)
     if isinstance(n, int) and frame_length is not None and frame_step is not None:
         count = _frame_count(n, frame_length, frame_step, pad_end=False)
-        starts = np.arange(count, dtype=np.int32)[:, None] * frame_step
-        return starts + np.arange(frame_length, dtype=np.int32)[None, :]
+        starts = array_ops.expand_dims(math_ops.range(0, count * frame_step, frame_step), 1)
+        return starts + array_ops.expand_dims(math_ops.range(frame_length), 0)
     length_i = math_ops.cast(length_t, dtypes.int32)
     step_i = math_ops.cast(step_t, dtypes.int32)
     n_i = math_ops.cast(n, dtypes.int32)
