@@ -95,6 +95,9 @@ class JobSpec:
     restart_policy: str = DEFAULT_RESTART_POLICY
     # A PodDisruptionBudget for the job's pods: {"minAvailable"|"maxUnavailable": n}.
     disruption_budget: Mapping[str, Any] | None = None
+    # Replicas may change during training: the other jobs' TF_CONFIG leaves this job out (their
+    # tasks learn its tasks from the sessions that reach them), so scaling it rolls only its pods.
+    elastic: bool = False
 
     @property
     def runs_program(self) -> bool:
@@ -237,6 +240,18 @@ def parse_spec(
 
 def _check_mode(spec: TFClusterSpec, raw_jobs: list[Any]) -> None:
     """What only one of the two modes can do."""
+    elastic = [job.name for job in spec.jobs if job.elastic]
+    if elastic and spec.runs_to_completion:
+        raise SpecError(
+            "InvalidSpec",
+            f"jobs {elastic} are elastic but spec.runPolicy is set: an Indexed Job's size is "
+            "fixed; elastic jobs need a long-running TFCluster",
+        )
+    if elastic and len(elastic) == len([job for job in spec.jobs if job.replicas > 0]):
+        raise SpecError(
+            "InvalidSpec",
+            f"every job ({elastic}) is elastic: at least one job (the ps) must keep its size",
+        )
     if spec.runs_to_completion:
         run = spec.run_policy
         all_workers = run is not None and run.success_policy == "AllWorkers"
@@ -366,7 +381,15 @@ def _parse_job(position: int, raw: Any) -> JobSpec:
         working_dir=str(working_dir) if working_dir else None,
         restart_policy=restart,
         disruption_budget=_budget(raw.get("podDisruptionBudget"), f"{where}.podDisruptionBudget"),
+        elastic=_bool(raw, "elastic", where),
     )
+
+
+def _bool(raw: Mapping[str, Any], key: str, where: str) -> bool:
+    value = raw.get(key, False)
+    if not isinstance(value, bool):
+        raise SpecError("InvalidSpec", f"{where}.{key} is {value!r}, not true or false")
+    return value
 
 
 def _strings(raw: Mapping[str, Any], key: str, where: str) -> tuple[str, ...] | None:

@@ -315,11 +315,8 @@ def compute_status(
             reason = UNSCHEDULABLE
             waiting = describe(unschedulable)
         else:
-            reason = (
-                "RollingUpdate"
-                if any(j.current and j.updated < j.desired for j in jobs)
-                else "TasksStarting"
-            )
+            # A pod merely gone lowers `updated` too: only new revisions say rolling.
+            reason = "RollingUpdate" if rolling else "TasksStarting"
             waiting = _waiting_for(jobs)
         ready_cond = (
             "False",
@@ -432,8 +429,7 @@ def _a_task_was_replaced(jobs: Sequence[JobStatus], pods: Sequence[Mapping[str, 
     old pod deleted or evicted). A container restarting in its pod is judged by the
     crash-loop rules instead: a restart or two alone does not degrade."""
     for job in jobs:
-        if job.ready >= job.desired:
-            continue
+        # By its pods, not by the StatefulSet's readyReplicas: that lags a deleted pod.
         own = [
             p
             for p in pods
@@ -442,6 +438,8 @@ def _a_task_was_replaced(jobs: Sequence[JobStatus], pods: Sequence[Mapping[str, 
         if len(own) < job.desired:
             return True
         for pod in own:
+            if (pod.get("metadata") or {}).get("deletionTimestamp"):
+                return True  # being deleted: lost even while it still answers
             statuses = (pod.get("status") or {}).get("containerStatuses") or []
             ready = bool(statuses) and all(cs.get("ready") for cs in statuses)
             restarted = any(int(cs.get("restartCount") or 0) > 0 for cs in statuses)

@@ -7,6 +7,7 @@ the example cluster of scenario 1 serves scenario 2 and is deleted by scenario 5
 
 from __future__ import annotations
 
+import functools
 import json
 import re
 import threading
@@ -131,6 +132,12 @@ def _apply(cluster: E2ECluster, *docs: dict[str, Any]) -> None:
     path = cluster.workdir / f"apply-{time.monotonic_ns()}.yaml"
     path.write_text(yaml.safe_dump_all(docs))
     cluster.kubectl("apply", "-f", str(path))
+
+
+def _apply_in(cluster: E2ECluster, namespace: str, *docs: dict[str, Any]) -> None:
+    path = cluster.workdir / f"apply-{time.monotonic_ns()}.yaml"
+    path.write_text(yaml.safe_dump_all(docs))
+    cluster.kubectl("apply", "-n", namespace, "-f", str(path))
 
 
 def _programs_configmap(cluster: E2ECluster, namespace: str) -> None:
@@ -334,6 +341,122 @@ def test_training_survives_the_ps_pod_being_deleted(operator: E2ECluster) -> Non
         operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
 
 
+def _elastic_example() -> dict[str, Any]:
+    """manifests/examples/tfcluster.yaml with its workers elastic."""
+    doc: dict[str, Any] = yaml.safe_load(EXAMPLE.read_text())
+    for job in doc["spec"]["jobs"]:
+        if job["name"] == "worker":
+            job["elastic"] = True
+    return doc
+
+
+def _scale_workers(cluster: E2ECluster, namespace: str, replicas: int) -> None:
+    jobs = [j["name"] for j in _tfc(cluster, namespace)["spec"]["jobs"]]
+    patch = [{"op": "replace", "path": f"/spec/jobs/{jobs.index('worker')}/replicas",
+              "value": replicas}]  # fmt: skip
+    cluster.kubectl("patch", "tfc", "example", "-n", namespace, "--type=json",
+                    "-p", json.dumps(patch))  # fmt: skip
+
+
+def _progress(control: Path, task: int) -> dict[str, int]:
+    path = control / f"worker-{task}.json"
+    try:
+        return dict(json.loads(path.read_text()))
+    except (OSError, ValueError):
+        return {"global_step": 0, "local_steps": 0}
+
+
+def _uids(cluster: E2ECluster, namespace: str) -> dict[str, str]:
+    pods = _pods(cluster, namespace, "app.kubernetes.io/instance=example")
+    return {p["metadata"]["name"]: p["metadata"]["uid"] for p in pods}
+
+
+def _took_steps(control: Path, task: int, steps: int) -> bool:
+    return _progress(control, task)["local_steps"] >= steps
+
+
+def test_elastic_workers_join_and_leave_while_the_ps_keeps_training(
+    operator: E2ECluster,
+) -> None:
+    """Scenario 4: between-graph training while the elastic worker job goes 2 -> 4 -> 2: the
+    ps pod is never restarted (same pod, no restart, the global step never goes back: no
+    restore), nor are the first two workers; the two new workers' clients join and take
+    steps, and training goes on after the scale back."""
+    namespace = "e2e-elastic"
+    operator.kubectl("create", "namespace", namespace)
+    control = operator.workdir / "elastic-control"
+    control.mkdir(mode=0o777)
+    volume = [{"name": "control", "hostPath": {"path": str(control)}}]
+    mount = [{"name": "control", "mountPath": "/control"}]
+
+    def client(task: int, spec: dict[str, Any]) -> None:
+        target = f"grpc://example-worker-{task}.example-worker.{namespace}.svc:2222"
+        args = [f"--target={target}", f"--task_index={task}", "--control=/control"]
+        _run_client(operator, namespace, f"worker-{task}", args, spec, volume, mount,
+                    program="elastic_client.py")  # fmt: skip
+
+    def chief_passes(step: int, what: str, timeout: float = 240) -> int:
+        return int(wait_for(what, lambda: _progress(control, 0)["global_step"] > step and
+                            _progress(control, 0)["global_step"], timeout, interval=1))  # fmt: skip
+
+    try:
+        _apply_in(operator, namespace, _elastic_example())
+        tfc = _wait_running(operator, namespace, tasks=3)
+        _programs_configmap(operator, namespace)
+        for task in (0, 1):
+            client(task, tfc["status"]["clusterSpec"])
+        chief_passes(50, "the chief's global step past 50")
+        ps_before = _pods(operator, namespace, "app.kubernetes.io/instance=example,"
+                          "tfcluster.dev/job=ps")  # fmt: skip
+        uids_before = _uids(operator, namespace)
+
+        _scale_workers(operator, namespace, 4)
+        tfc = wait_for("4 workers in the published cluster spec",
+                       lambda: len(_tfc(operator, namespace)["status"].get("clusterSpec", {})
+                                   .get("worker", [])) == 4 and _tfc(operator, namespace),
+                       120)  # fmt: skip
+        _wait_running(operator, namespace, tasks=5)
+        for task in (2, 3):
+            client(task, tfc["status"]["clusterSpec"])
+        for task in (2, 3):
+            joins = functools.partial(_took_steps, control, task, 20)
+            wait_for(f"worker {task}'s client to take 20 steps", joins, 300, interval=1)
+        at_four = chief_passes(_progress(control, 0)["global_step"], "training on 4 workers")
+        for task in (2, 3):
+            (control / f"stop-{task}").touch()
+        joined = [_job_result(operator, namespace, f"worker-{t}", timeout=120) for t in (2, 3)]
+
+        _scale_workers(operator, namespace, 2)
+        _wait_running(operator, namespace, tasks=3)
+        chief_passes(at_four + 50, "training after scaling back to 2 workers")
+        for task in (0, 1):
+            (control / f"stop-{task}").touch()
+        chief = _job_result(operator, namespace, "worker-0", timeout=180)
+        other = _job_result(operator, namespace, "worker-1", timeout=180)
+
+        ps_after = _pods(operator, namespace, "app.kubernetes.io/instance=example,"
+                         "tfcluster.dev/job=ps")  # fmt: skip
+        # No pod of the cluster was replaced: scaling only added and removed workers.
+        assert _uids(operator, namespace) == uids_before
+        assert ps_after[0]["metadata"]["uid"] == ps_before[0]["metadata"]["uid"]
+        restarts = [c["restartCount"] for c in ps_after[0]["status"]["containerStatuses"]]
+        assert restarts == [0], ps_after[0]["status"]
+        for result in joined:
+            assert result["local_steps"] >= 20, result
+            # A new worker started on the step the ps had: it joined, nothing was reset.
+            assert result["session_starts"][0] > 50, result
+        for result in (chief, other):
+            steps = result["session_starts"] + result["steps_seen"]
+            # Sessions restarted as the workers rolled, each on the ps's step: never back.
+            assert result["session_starts"] == sorted(result["session_starts"]), result
+            assert result["steps_seen"] == sorted(result["steps_seen"]), result
+            assert max(steps) >= at_four, result
+        assert chief["global_step"] > at_four + 50, chief
+        print("elastic run:", {"chief": chief["session_starts"], "joined": joined})
+    finally:
+        operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
 def test_deleting_the_tfcluster_stops_every_task_gracefully(
     operator: E2ECluster, example_ns: str
 ) -> None:
@@ -431,5 +554,132 @@ def test_a_tls_cluster_trains_a_client_with_its_certificate_and_refuses_others(
         log = _job_log(operator, namespace, "no-certificate")
         assert "ERROR UnauthenticatedError" in log, log[-2000:]
         assert "requires mutual TLS" in log, log[-2000:]
+    finally:
+        operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+# ---------------------------------------------------------------------- runs to completion
+
+RUN_EXAMPLE = MANIFESTS / "examples" / "tfcluster-run.yaml"
+
+
+def _condition(status: dict[str, Any], kind: str) -> dict[str, Any]:
+    found = [c for c in status.get("conditions", []) if c["type"] == kind]
+    return found[0] if found else {}
+
+
+def _finished(cluster: E2ECluster, namespace: str, name: str, timeout: float) -> dict[str, Any]:
+    def done() -> dict[str, Any] | None:
+        status: dict[str, Any] = _tfc(cluster, namespace, name).get("status", {})
+        return status if status.get("phase") in ("Succeeded", "Failed") else None
+
+    try:
+        result: dict[str, Any] = wait_for(f"the run {name} to finish", done, timeout, interval=2)
+    except TimeoutError:
+        raise AssertionError(_diagnosis(cluster, namespace)) from None
+    return result
+
+
+def test_the_example_training_run_succeeds_and_stops_its_ps(operator: E2ECluster) -> None:
+    """A run to completion (manifests/examples/tfcluster-run.yaml, its volume a host folder):
+    the digits program runs in every task with its TF_CONFIG; worker 0 exiting 0 makes the run
+    Succeeded, and cleanPodPolicy Running stops the ps while the finished workers' pods stay."""
+    namespace = "e2e-run"
+    operator.kubectl("create", "namespace", namespace)
+    folder = operator.workdir / "run-checkpoints"
+    folder.mkdir(mode=0o777)
+    try:
+        docs = [d for d in yaml.safe_load_all(RUN_EXAMPLE.read_text()) if d["kind"] == "TFCluster"]
+        run = docs[0]
+        for job in run["spec"]["jobs"]:
+            if job["name"] == "worker":
+                job["args"] = [
+                    a.replace("--last_step=2000", "--last_step=600") for a in job["args"]
+                ]
+                job["template"]["spec"]["volumes"] = [
+                    {"name": "checkpoints", "hostPath": {"path": str(folder)}}
+                ]
+        _apply_in(operator, namespace, run)
+        status = _finished(operator, namespace, "digits", 600)
+        assert status["phase"] == "Succeeded", status
+        assert "/job:worker/task:0 exited 0" in _condition(status, "Succeeded")["message"]
+        assert status["completionTime"] >= status["startTime"]
+        wait_for("the ps stopped", lambda: not _pods(operator, namespace, "tfcluster.dev/job=ps"),
+                 120)  # fmt: skip
+        chief = _pods(operator, namespace, "tfcluster.dev/job=worker,"
+                      "batch.kubernetes.io/job-completion-index=0")  # fmt: skip
+        assert [p["status"]["phase"] for p in chief] == ["Succeeded"]
+        log = operator.pod_log(
+            namespace, chief[0]["metadata"]["name"], chief[0]["spec"]["containers"][0]["name"]
+        )
+        assert "held-out accuracy" in log, log[-2000:]
+        assert list((folder / "digits").glob("model.ckpt-*.index")), list(folder.rglob("*"))
+    finally:
+        operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+_KILLED_ONCE = (
+    "import os, pathlib, signal\n"
+    "mark = pathlib.Path('/state/killed-once')\n"
+    "if not mark.exists():\n"
+    "    mark.touch()\n"
+    "    os.kill(os.getpid(), signal.SIGKILL)\n"
+    "print('second try: done')\n"
+)
+_BUG = "import sys\nsys.exit('ValueError: bad input shape')\n"
+
+
+def _program_run(name: str, program: str, state: Path, with_ps: bool) -> dict[str, Any]:
+    worker: dict[str, Any] = {
+        "name": "worker", "replicas": 1, "command": ["python", "-c", program],
+        "restartPolicy": "ExitCode",
+        "template": {"spec": {
+            "volumes": [{"name": "state", "hostPath": {"path": str(state)}}],
+            "volumeMounts": [{"name": "state", "mountPath": "/state"}],
+        }},
+    }  # fmt: skip
+    jobs = [worker]
+    if with_ps:
+        jobs.insert(
+            0,
+            {
+                "name": "ps",
+                "replicas": 1,
+                "command": ["python", "-c", "import time; time.sleep(900)"],
+            },
+        )
+    return {
+        "apiVersion": "tfcluster.dev/v1alpha1", "kind": "TFCluster",
+        "metadata": {"name": name},
+        "spec": {"image": "tfcluster:0.1.0", "jobs": jobs,
+                 "runPolicy": {"backoffLimit": 2, "cleanPodPolicy": "Running"}},
+    }  # fmt: skip
+
+
+def test_a_killed_task_is_retried_and_a_task_bug_fails_the_run(operator: E2ECluster) -> None:
+    """restartPolicy ExitCode with processes that really end: a task killed by SIGKILL (exit
+    137, what an OOM kill or an eviction gives) is retried and counted, the run then Succeeds;
+    a task exiting 1 fails the run at once, its exit code and message in the status, and the
+    ps is stopped."""
+    namespace = "e2e-run-failures"
+    operator.kubectl("create", "namespace", namespace)
+    state = operator.workdir / "run-state"
+    state.mkdir(mode=0o777)
+    try:
+        _apply_in(operator, namespace, _program_run("retried", _KILLED_ONCE, state, False),
+                  _program_run("buggy", _BUG, state, True))  # fmt: skip
+        retried = _finished(operator, namespace, "retried", 300)
+        assert retried["phase"] == "Succeeded", retried
+        assert retried["restarts"] == 1, retried
+        buggy = _finished(operator, namespace, "buggy", 300)
+        assert buggy["phase"] == "Failed", buggy
+        failed = _condition(buggy, "Failed")
+        assert failed["reason"] == "TaskFailed", failed
+        assert buggy["failure"]["exitCode"] == 1, buggy
+        assert buggy["failure"]["task"] == "/job:worker/task:0", buggy
+        assert "bad input shape" in buggy["failure"].get("message", ""), buggy
+        wait_for("the failed run's ps stopped",
+                 lambda: not _pods(operator, namespace, "app.kubernetes.io/instance=buggy,"
+                                   "tfcluster.dev/job=ps"), 120)  # fmt: skip
     finally:
         operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from pathlib import Path
 from typing import Any
 
@@ -21,7 +22,7 @@ from tfcluster_operator.builders import (
 )
 from tfcluster_operator.builders.meta import POD_INDEX_LABEL
 from tfcluster_operator.builders.services import endpoint
-from tfcluster_operator.spec import TFClusterSpec, parse_spec
+from tfcluster_operator.spec import SpecError, TFClusterSpec, parse_spec
 
 OWNER = OwnerRef(name="demo", uid="1234-uid")
 
@@ -69,6 +70,69 @@ def test_tf_config_env_reads_the_pod_index_label() -> None:
         "metadata.labels['apps.kubernetes.io/pod-index']"
     )
     assert "$(TFCLUSTER_TASK_INDEX)" in config_var["value"]
+
+
+def _elastic(workers: int) -> TFClusterSpec:
+    return make(
+        {"jobs": [{"name": "ps"}, {"name": "worker", "replicas": workers, "elastic": True}]}
+    )
+
+
+def test_an_elastic_job_is_left_out_of_every_tf_config_but_its_own_tasks() -> None:
+    spec = _elastic(2)
+    ps = container_env(tf_config_env(spec, "ps"), {POD_INDEX_LABEL: "0"})
+    assert json.loads(ps["TF_CONFIG"])["cluster"] == {"ps": ["demo-ps-0.demo-ps.team.svc:2222"]}
+    worker = container_env(tf_config_env(spec, "worker"), {POD_INDEX_LABEL: "1"})
+    # A worker sees the ps and itself, in TF's sparse form {index: address}.
+    assert json.loads(worker["TF_CONFIG"]) == {
+        "cluster": {
+            "ps": ["demo-ps-0.demo-ps.team.svc:2222"],
+            "worker": {"1": "demo-worker-1.demo-worker.team.svc:2222"},
+        },
+        "task": {"type": "worker", "index": 1},
+    }
+    assert json.loads(worker["TF_CONFIG"]) == tf_config(spec, "worker", 1)
+    # Clients place their graphs on the whole cluster, as the status publishes it.
+    assert len(cluster_spec(spec)["worker"]) == 2
+
+
+def test_scaling_an_elastic_job_changes_no_pod_template() -> None:
+    small, grown = _elastic(2), _elastic(4)
+    for job in ("ps", "worker"):
+        before = statefulset(small, small.job(job), OWNER)
+        after = statefulset(grown, grown.job(job), OWNER)
+        assert before["spec"]["template"] == after["spec"]["template"], job
+    assert statefulset(grown, grown.job("worker"), OWNER)["spec"]["replicas"] == 4
+
+
+def test_scaling_a_job_that_is_not_elastic_rolls_every_job() -> None:
+    small = make({"jobs": [{"name": "ps"}, {"name": "worker", "replicas": 2}]})
+    grown = make({"jobs": [{"name": "ps"}, {"name": "worker", "replicas": 4}]})
+    assert statefulset(small, small.job("ps"), OWNER) != statefulset(grown, grown.job("ps"), OWNER)
+
+
+@pytest.mark.parametrize(
+    ("spec", "message"),
+    [
+        (
+            {"jobs": [{"name": "worker", "elastic": True}]},
+            "at least one job (the ps) must keep its size",
+        ),
+        (
+            {
+                "jobs": [{"name": "ps"}, {"name": "worker", "elastic": True}],
+                "runPolicy": {},
+            },
+            "elastic jobs need a long-running TFCluster",
+        ),
+        ({"jobs": [{"name": "ps"}, {"name": "worker", "elastic": "yes"}]}, "not true or false"),
+    ],
+)
+def test_elastic_jobs_the_operator_cannot_run_are_refused(
+    spec: dict[str, Any], message: str
+) -> None:
+    with pytest.raises(SpecError, match=re.escape(message)):
+        make(spec)
 
 
 def test_dollar_signs_survive_expansion() -> None:

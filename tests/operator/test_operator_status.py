@@ -190,6 +190,30 @@ def test_a_running_cluster_that_loses_a_task_is_degraded_until_it_is_back() -> N
     assert conds(back)["Degraded"] == ("False", "AsExpected")
 
 
+def test_a_deleted_task_is_lost_before_its_statefulset_counts_it() -> None:
+    """The StatefulSet's readyReplicas lags a deleted pod (updatedReplicas drops first): the
+    pods say the task is gone, and no new revision means it is not a rolling update. A pod
+    being deleted is lost while its status still says ready."""
+    everything = [pod("ps", 0), pod("worker", 0), pod("worker", 1)]
+    running = compute_status(
+        spec(), [sts("ps", 1, 1), sts("worker", 2, 2)], everything,
+        generation=3, previous=None, now=T0,
+    )  # fmt: skip
+    assert running["phase"] == "Running"
+    lagging = [sts("ps", 1, 1, updated=0), sts("worker", 2, 2)]
+    gone = compute_status(spec(), lagging, everything[1:], generation=3, previous=running, now=T1)
+    assert gone["phase"] == "Degraded"
+    assert conds(gone)["Degraded"] == ("True", "TaskLost")
+    assert conds(gone)["Progressing"][1] == "TasksStarting"
+    terminating = [{**everything[0], "metadata": {**everything[0]["metadata"],
+                                                  "deletionTimestamp": T1}}]  # fmt: skip
+    ending = compute_status(
+        spec(), [sts("ps", 1, 0), sts("worker", 2, 2)], terminating + everything[1:],
+        generation=3, previous=running, now=T1,
+    )  # fmt: skip
+    assert conds(ending)["Degraded"] == ("True", "TaskLost")
+
+
 def test_a_new_generation_starting_is_not_a_lost_task() -> None:
     running = compute_status(
         spec(),

@@ -5,6 +5,7 @@ GraphDef round trips and a two-task cluster."""
 from __future__ import annotations
 
 import collections
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -488,6 +489,12 @@ class _InProcessCluster:
 
     def worker(self, task: str) -> Any:
         return self.workers[task]
+
+    def addresses(self) -> dict[str, str]:
+        return {}
+
+    def learn_peers(self, addresses: Mapping[str, str]) -> None:
+        """In-process: no task is reached by address."""
 
     def is_local(self, task: str) -> bool:
         return False

@@ -4,6 +4,7 @@ workers, no gRPC), exercising plans across tasks, aborts, self-cleaning rendezvo
 from __future__ import annotations
 
 import time
+from collections.abc import Mapping
 from typing import Any
 
 import numpy as np
@@ -31,6 +32,12 @@ class InProcessCluster:
     def worker(self, task: str) -> WorkerInterface:
         # Like a gRPC client of the task's address: after a restart it reaches the new worker.
         return _Address(self, task)  # type: ignore[return-value]
+
+    def addresses(self) -> dict[str, str]:
+        return {}
+
+    def learn_peers(self, addresses: Mapping[str, str]) -> None:
+        """In-process: no task is reached by address."""
 
     def is_local(self, task: str) -> bool:
         return task == TASKS[0]

@@ -21,13 +21,18 @@ from .meta import POD_INDEX_LABEL
 
 def task_address(spec: TFClusterSpec, job: str, index: int, cluster_domain: str = "") -> str:
     """``<name>-<job>-<i>.<name>-<job>.<ns>.svc[.<domain>]:<port>``: stable pod DNS."""
+    return _address(spec, job, str(index), cluster_domain)
+
+
+def _address(spec: TFClusterSpec, job: str, index: str, cluster_domain: str) -> str:
     child = spec.child_name(job)
     suffix = f".{cluster_domain}" if cluster_domain else ""
     return f"{child}-{index}.{child}.{spec.namespace}.svc{suffix}:{spec.port}"
 
 
 def cluster_spec(spec: TFClusterSpec, cluster_domain: str = "") -> dict[str, list[str]]:
-    """``{job: [address of task 0, 1, ...]}`` for every job with tasks (as TF's ClusterSpec)."""
+    """``{job: [address of task 0, 1, ...]}`` for every job with tasks (as TF's ClusterSpec):
+    the cluster clients place their graphs on (``status.clusterSpec``)."""
     return {
         job.name: [task_address(spec, job.name, i, cluster_domain) for i in range(job.replicas)]
         for job in spec.jobs
@@ -35,12 +40,31 @@ def cluster_spec(spec: TFClusterSpec, cluster_domain: str = "") -> dict[str, lis
     }
 
 
+def seen_by(spec: TFClusterSpec, job: str, index: str, cluster_domain: str = "") -> dict[str, Any]:
+    """The cluster in the TF_CONFIG of task ``index`` of ``job``. Elastic jobs, whose size
+    changes while they run, are left out but for the task itself (``{index: address}``, TF's
+    sparse form): no task's TF_CONFIG depends on an elastic job's size, so scaling it only
+    adds or removes its pods. Their peers learn them from the sessions that reach them."""
+    cluster: dict[str, Any] = {}
+    for other in spec.jobs:
+        if other.replicas <= 0:
+            continue
+        if not other.elastic:
+            addresses = [
+                task_address(spec, other.name, i, cluster_domain) for i in range(other.replicas)
+            ]
+            cluster[other.name] = addresses
+        elif other.name == job:
+            cluster[job] = {index: _address(spec, job, index, cluster_domain)}
+    return cluster
+
+
 def tf_config(
     spec: TFClusterSpec, job: str, index: int, cluster_domain: str = ""
 ) -> dict[str, Any]:
     """The TF_CONFIG of one task, as the server will read it."""
     return {
-        "cluster": cluster_spec(spec, cluster_domain),
+        "cluster": seen_by(spec, job, str(index), cluster_domain),
         "task": {"type": job, "index": index},
     }
 
@@ -50,11 +74,11 @@ def tf_config_env(
 ) -> list[dict[str, Any]]:
     """The env entries of a job's pod template that give each pod its own TF_CONFIG (the
     task index from the pod's ``index_label``: a StatefulSet's or an Indexed Job's)."""
-    cluster = _escape(json.dumps(cluster_spec(spec, cluster_domain), sort_keys=True))
+    index_ref = f"$({TASK_INDEX_ENV})"
+    cluster_json = json.dumps(seen_by(spec, job, _INDEX, cluster_domain), sort_keys=True)
+    cluster = _escape(cluster_json).replace(_INDEX, index_ref)
     task_type = _escape(json.dumps(job))
-    value = (
-        f'{{"cluster": {cluster}, "task": {{"type": {task_type}, "index": $({TASK_INDEX_ENV})}}}}'
-    )
+    value = f'{{"cluster": {cluster}, "task": {{"type": {task_type}, "index": {index_ref}}}}}'
     return [
         {
             "name": TASK_INDEX_ENV,
@@ -67,6 +91,11 @@ def tf_config_env(
         },
         {"name": TF_CONFIG_ENV, "value": value},
     ]
+
+
+# Stands for the task index in a template's TF_CONFIG until it becomes $(TFCLUSTER_TASK_INDEX)
+# ('@' is in no DNS name nor job name).
+_INDEX = "@TASK_INDEX@"
 
 
 def _escape(text: str) -> str:

@@ -148,6 +148,31 @@ def task_name(job: str, index: int) -> str:
     return f"/job:{job}/replica:0/task:{index}"
 
 
+def cluster_def_of(addresses: Mapping[str, str]) -> cluster_pb2.ClusterDef:
+    """{'/job:J/replica:0/task:T': address} -> the ClusterDef a CreateWorkerSession carries."""
+    jobs: dict[str, dict[int, str]] = {}
+    for task, address in addresses.items():
+        job, index = _split_task_name(task)
+        jobs.setdefault(job, {})[index] = address
+    return ClusterSpec(jobs).as_cluster_def()
+
+
+def addresses_of(cluster_def: cluster_pb2.ClusterDef) -> dict[str, str]:
+    """The inverse of cluster_def_of."""
+    return {
+        task_name(job.name, index): address
+        for job in cluster_def.job
+        for index, address in job.tasks.items()
+    }
+
+
+def _split_task_name(task: str) -> tuple[str, int]:
+    parts = task.split("/")
+    if len(parts) != 4 or not parts[1].startswith("job:") or not parts[3].startswith("task:"):
+        raise ValueError(f"{task!r} is not a task name like '/job:worker/replica:0/task:0'")
+    return parts[1][len("job:") :], int(parts[3][len("task:") :])
+
+
 def parse_cluster_flag(spec: str) -> ClusterSpec:
     """'worker|h0:2222;h1:2222,ps|h2:2222' -> ClusterSpec; ValueError says what is wrong."""
     if not spec or not spec.strip():

@@ -98,6 +98,13 @@ class WorkerInterface(Protocol):
 
     def delete_worker_session(self, session_handle: str) -> None: ...
 
+    def create_worker_session(
+        self, session_handle: str, cluster: Mapping[str, str], deadline: float | None = None
+    ) -> None:
+        """Tells the worker the addresses of the tasks the session's master knows (task name
+        -> host:port), so that it reaches peers outside its own cluster spec."""
+        ...
+
     def recv_tensor(
         self,
         step_id: int,
@@ -166,6 +173,14 @@ class WorkerCacheInterface(Protocol):
     def worker(self, task: str) -> WorkerInterface: ...
 
     def is_local(self, task: str) -> bool: ...
+
+    def addresses(self) -> dict[str, str]:
+        """Task name -> address of every task this cache dials (empty in-process)."""
+        ...
+
+    def learn_peers(self, addresses: Mapping[str, str]) -> None:
+        """Addresses of tasks outside this task's cluster spec, told by a session's master."""
+        ...
 
 
 class MasterInterface(Protocol):

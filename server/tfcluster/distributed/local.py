@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from tfcluster.distributed.interfaces import WorkerInterface
 from tfcluster.distributed.master import Master
 from tfcluster.distributed.worker import Worker
@@ -21,6 +23,12 @@ class LocalWorkerCache:
 
     def is_local(self, task: str) -> bool:
         return True
+
+    def addresses(self) -> dict[str, str]:
+        return {}
+
+    def learn_peers(self, addresses: Mapping[str, str]) -> None:
+        """In-process: no task is reached by address."""
 
 
 def new_local_master() -> Master:

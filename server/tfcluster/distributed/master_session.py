@@ -598,10 +598,15 @@ class MasterSession:
     ) -> list[_PlannedPartition]:
         """Registers each partition with its task's worker, the local task's first."""
         planned: list[_PlannedPartition] = []
+        cluster = self.worker_cache.addresses()
         for task in sorted(parts, key=lambda t: (t != self.local_task, t)):
             p = parts[task]
             p.snapshot_ref_fetches = task != self.local_task
             worker = self.worker_cache.worker(task)
+            if cluster and task != self.local_task:
+                # Where the partition's peers are: a ps started before a worker was added
+                # fetches that worker's tensors (as TF's CreateWorkerSession with a cluster).
+                worker.create_worker_session(self.handle, cluster, deadline)
             handle = worker.register_graph(self.handle, p, deadline)
             with self._lock:
                 self._registered_tasks.add(task)

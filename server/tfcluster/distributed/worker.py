@@ -9,7 +9,7 @@ import threading
 import time
 import weakref
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any
 
 from tfcluster.distributed.interfaces import DeviceInfo, RunGraphResult, WorkerCacheInterface
@@ -261,6 +261,13 @@ class Worker:
 
     def cleanup_all(self, containers: Sequence[str]) -> None:
         self.resources.cleanup(list(containers))
+
+    def create_worker_session(
+        self, session_handle: str, cluster: Mapping[str, str], deadline: float | None = None
+    ) -> None:
+        # Graphs are registered on demand; what a session brings is where its peers are.
+        if self.worker_cache is not None:
+            self.worker_cache.learn_peers(cluster)
 
     def delete_worker_session(self, session_handle: str) -> None:
         with self._lock:

@@ -16,6 +16,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes
+from tfcluster.framework.graph import Tensor
 from tfcluster.framework.tensor_shape import Dimension, TensorShape
 from tfcluster.ops import array_ops, constant_op, linalg_ops, math_ops, random_ops
 from tfcluster.ops.variables import (
@@ -395,7 +396,10 @@ def he_uniform(seed: int | None = None) -> VarianceScaling:
 
 
 def _static(shape: Any) -> Any:
-    """Static shapes as int lists for the ops; a shape tensor passes through."""
+    """Static shapes as int lists for the ops; a shape tensor, or a list holding tensors (as
+    warm_start's backup initializers get), passes through to be packed by the op."""
+    if isinstance(shape, (list, tuple)) and any(isinstance(d, Tensor) for d in shape):
+        return list(shape)
     if isinstance(shape, (TensorShape, list, tuple)):
         return _dims(shape)
     return shape

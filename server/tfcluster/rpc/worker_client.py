@@ -6,11 +6,12 @@ import contextlib
 import itertools
 import threading
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import grpc
 
+from tfcluster.distributed.cluster_spec import cluster_def_of
 from tfcluster.distributed.interfaces import (
     DeviceInfo,
     ForwardedTensors,
@@ -56,6 +57,7 @@ class GrpcRemoteWorker(ForwardingWorker):
         self._cleanup_graph = unary("CleanupGraph")
         self._cleanup_all = unary("CleanupAll")
         self._delete_session = unary("DeleteWorkerSession")
+        self._create_session = unary("CreateWorkerSession")
         # Steps wait for the task to come up (until their deadline), as TensorFlow's do.
         self._run_graph_streams = streams.ThreadStreams(
             channel.stream_stream(
@@ -236,6 +238,18 @@ class GrpcRemoteWorker(ForwardingWorker):
             self._cleanup_all(req.SerializeToString(), timeout=_CLEANUP_TIMEOUT)
         except grpc.RpcError as e:
             raise self._error(e, "CleanupAll") from None
+
+    def create_worker_session(
+        self, session_handle: str, cluster: Mapping[str, str], deadline: float | None = None
+    ) -> None:
+        req = worker_pb2.CreateWorkerSessionRequest(session_handle=session_handle)
+        req.server_def.cluster.CopyFrom(cluster_def_of(cluster))
+        try:
+            self._create_session(
+                req.SerializeToString(), timeout=status.timeout_until(deadline), wait_for_ready=True
+            )
+        except grpc.RpcError as e:
+            raise self._error(e, "CreateWorkerSession") from None
 
     def delete_worker_session(self, session_handle: str) -> None:
         """Waits (briefly) for the worker, so a closed session's graphs are gone on return."""

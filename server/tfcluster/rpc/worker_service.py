@@ -11,9 +11,10 @@ from typing import Any, Protocol
 
 import grpc
 
+from tfcluster.distributed.cluster_spec import addresses_of
 from tfcluster.distributed.interfaces import ServedWorker
 from tfcluster.framework import errors
-from tfcluster.protos import device_attributes_pb2, worker_pb2
+from tfcluster.protos import device_attributes_pb2, tensorflow_server_pb2, worker_pb2
 from tfcluster.rpc import shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.rpc.direct.server import DirectContext, StreamHandler, is_direct
@@ -35,6 +36,30 @@ _Answer = tuple[int, Any, BaseException | None, bool]
 # Request ids are the caller's (any int64); these two markers ride the answer queue instead.
 _END = -(1 << 70)
 _MALFORMED = _END - 1
+
+# A session's cluster, as a CreateWorkerSession brings it: bounded, each address host:port.
+MAX_SESSION_TASKS = 4096
+_MAX_ADDRESS = 255
+
+
+def peer_addresses(server_def: tensorflow_server_pb2.ServerDef) -> dict[str, str]:
+    """Task name -> address of a CreateWorkerSession's cluster; InvalidArgumentError when it
+    is not one a master sends."""
+    tasks = sum(len(job.tasks) for job in server_def.cluster.job)
+    if tasks > MAX_SESSION_TASKS:
+        raise errors.InvalidArgumentError(
+            None, None, f"CreateWorkerSession names {tasks} tasks (at most {MAX_SESSION_TASKS})"
+        )
+    addresses = addresses_of(server_def.cluster)
+    for task, address in addresses.items():
+        host, _, port = address.rpartition(":")
+        if not host or not port.isdigit() or len(address) > _MAX_ADDRESS:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"CreateWorkerSession: task {task} has address {address[:80]!r}, not host:port",
+            )
+    return addresses
 
 
 class WorkerServicer:
@@ -59,10 +84,15 @@ class WorkerServicer:
         return resp.SerializeToString()
 
     def create_worker_session(self, data: bytes, context: grpc.ServicerContext) -> bytes:
-        coding.parse(
+        req = coding.parse(
             worker_pb2.CreateWorkerSessionRequest.FromString, data, "CreateWorkerSessionRequest"
         )
-        # Sessions are created implicitly by RegisterGraph; nothing to set up here.
+        if not req.session_handle:
+            raise errors.InvalidArgumentError(
+                None, None, "CreateWorkerSession without a session handle"
+            )
+        # Graphs are registered by RegisterGraph; the session brings where its peers are.
+        self.worker.create_worker_session(req.session_handle, peer_addresses(req.server_def))
         return b""
 
     def delete_worker_session(self, data: bytes, context: grpc.ServicerContext) -> bytes:

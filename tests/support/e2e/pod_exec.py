@@ -4,8 +4,9 @@ What a container runtime does before it execs the entry point, for a process tha
 the host's file system: join the pod's network namespace, enter a mount namespace and a UTS
 namespace of its own, give it a private ``/dev`` (so ``/dev/termination-log`` can be a file
 of the node agent's), bind the pod's files (``/etc/resolv.conf``, ``/etc/hosts``,
-``/etc/hostname``) and volumes over their mount paths, set the pod's hostname, change to the
-working directory and exec the command with exactly the environment given. Mounts made
+``/etc/hostname``) and volumes over their mount paths (the image's files, the checkout and
+its interpreter, stay visible under a volume mounted above them), set the pod's hostname,
+change to the working directory and exec the command with exactly the environment given. Mounts made
 here are private to the container's namespace: the host sees none of them.
 
 The spec (JSON): ``netns`` (a path), ``hostname``, ``mounts`` ([{source, target,
@@ -89,14 +90,25 @@ def _private_dev(termination_log: str | None, termination_path: str) -> None:
         _bind(termination_log, termination_path, read_only=False)
 
 
+def _image_paths() -> list[str]:
+    """The container image's files: the checkout this module is in and the interpreter running
+    it (its venv and the base installation the venv points to)."""
+    checkout = Path(__file__).resolve().parents[3]
+    paths = {str(checkout), os.path.realpath(sys.prefix), os.path.realpath(sys.base_prefix)}
+    return sorted(paths)
+
+
+def _hidden(paths: list[str], targets: list[str]) -> list[str]:
+    """The paths a volume mounted at one of ``targets`` covers (a checkout under /tmp with an
+    emptyDir at /tmp, say), outermost first: an image's files are never hidden by its volumes."""
+    under = [t.rstrip("/") + "/" for t in targets]
+    covered = [p for p in paths if any(p.startswith(t) for t in under)]
+    outermost = [p for p in covered if not any(p != q and p.startswith(q + "/") for q in covered)]
+    return sorted(outermost)
+
+
 def enter(spec: dict[str, Any]) -> None:
     """Namespaces and mounts of the spec, in this process."""
-    # Sources are held open before any mount: a volume mounted over /tmp (say) would hide
-    # the agent's files under /tmp otherwise. Bind mounts follow /proc/self/fd/N.
-    held = {m["source"]: os.open(m["source"], os.O_PATH | os.O_CLOEXEC) for m in spec["mounts"]}
-    log = spec.get("termination_log")
-    log_fd = os.open(log, os.O_PATH | os.O_CLOEXEC) if log else -1
-    log_source = f"/proc/self/fd/{log_fd}" if log else None
     fd = os.open(spec["netns"], os.O_RDONLY)
     _check(_libc.setns(fd, CLONE_NEWNET), f"setns {spec['netns']}")
     os.close(fd)
@@ -108,6 +120,7 @@ def enter(spec: dict[str, Any]) -> None:
     log = spec.get("termination_log")
     log_fd = os.open(log, os.O_PATH | os.O_CLOEXEC) if log else -1
     log_source = f"/proc/self/fd/{log_fd}" if log else None
+    image = {path: os.open(path, os.O_PATH | os.O_CLOEXEC) for path in _image_paths()}
     hostname = spec["hostname"].encode()
     _check(_libc.sethostname(hostname, len(hostname)), "sethostname")
     termination_path = spec.get("termination_path") or "/dev/termination-log"
@@ -117,7 +130,10 @@ def enter(spec: dict[str, Any]) -> None:
         _bind(source, mount["target"], bool(mount.get("readOnly")))
     if log_source and not termination_path.startswith("/dev/"):
         _bind(log_source, termination_path, read_only=False)
-    for held_fd in [*held.values(), log_fd]:
+    targets = [mount["target"] for mount in spec["mounts"]]
+    for path in _hidden(list(image), targets):
+        _bind(f"/proc/self/fd/{image[path]}", path, read_only=True)
+    for held_fd in [*held.values(), *image.values(), log_fd]:
         if held_fd >= 0:
             os.close(held_fd)
 

@@ -33,5 +33,6 @@ from tfcluster.training.session_run_hook import (
     SessionRunHook,
     SessionRunValues,
 )
+from tfcluster.training.warm_starting_util import VocabInfo
 
 __getattr__ = _unimplemented.module_getattr("estimator")

@@ -75,10 +75,15 @@ from tfcluster.training.input import (
     string_input_producer,
 )
 from tfcluster.training.learning_rate_decay import (
+    cosine_decay,
+    cosine_decay_restarts,
     exponential_decay,
     inverse_time_decay,
+    linear_cosine_decay,
     natural_exp_decay,
+    noisy_linear_cosine_decay,
     piecewise_constant,
+    piecewise_constant_decay,
     polynomial_decay,
 )
 from tfcluster.training.monitored_session import (
@@ -90,6 +95,8 @@ from tfcluster.training.monitored_session import (
     SingularMonitoredSession,
     WorkerSessionCreator,
 )
+from tfcluster.training.moving_averages import ExponentialMovingAverage
+from tfcluster.training.object_checkpoint import Checkpoint, CheckpointManager
 from tfcluster.training.optimizer import Optimizer
 from tfcluster.training.optimizers import (
     AdagradOptimizer,
@@ -121,5 +128,6 @@ from tfcluster.training.training_util import (
     global_step,
     write_graph,
 )
+from tfcluster.training.warm_starting_util import VocabInfo, warm_start
 
 __getattr__ = _unimplemented.module_getattr("train")

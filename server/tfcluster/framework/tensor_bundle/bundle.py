@@ -358,6 +358,15 @@ class BundleReader:
             with open(path, "rb") as f:
                 raw = f.read()
         except FileNotFoundError:
+            parent = os.path.dirname(prefix)
+            if parent and not os.path.isdir(parent):
+                # TF's file matching fails on the directory itself first (InvalidArgument).
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Unsuccessful TensorSliceReader constructor: Failed to get matching files "
+                    f"on {prefix}: Not found: {parent}; No such file or directory",
+                ) from None
             raise errors.NotFoundError(
                 None,
                 None,

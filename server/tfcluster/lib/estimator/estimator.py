@@ -15,7 +15,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, errors
+from tfcluster.framework import dtypes
 from tfcluster.framework.graph import (
     Graph,
     GraphKeys,
@@ -35,6 +35,7 @@ from tfcluster.training import (
     checkpoint_utils,
     monitored_session,
     training_util,
+    warm_starting_util,
 )
 from tfcluster.training.saver import Saver
 from tfcluster.training.session_run_hook import SessionRunArgs, SessionRunHook
@@ -630,7 +631,8 @@ def _replica_device_fn(config: RunConfig) -> Any:
 
 
 class WarmStartSettings:
-    """Which checkpoint (and variables) to start training from."""
+    """Which checkpoint (and variables, renames, vocabularies) to start training from: the
+    arguments of tf.train.warm_start."""
 
     def __init__(
         self,
@@ -641,12 +643,9 @@ class WarmStartSettings:
     ) -> None:
         if not ckpt_to_initialize_from:
             raise ValueError("`ckpt_to_initialize_from` MUST be set in WarmStartSettings")
-        if var_name_to_vocab_info:
-            raise errors.UnimplementedError(
-                None, None, "tf.estimator.VocabInfo is not implemented in tfcluster"
-            )
         self.ckpt_to_initialize_from = ckpt_to_initialize_from
         self.vars_to_warm_start = vars_to_warm_start
+        self.var_name_to_vocab_info = dict(var_name_to_vocab_info or {})
         self.var_name_to_prev_var_name = dict(var_name_to_prev_var_name or {})
 
 
@@ -665,34 +664,14 @@ def _warm_start_settings(warm_start_from: Any) -> WarmStartSettings | None:
 
 
 def _warm_start(settings: WarmStartSettings) -> None:
-    """Initialise the matching trainable variables from the checkpoint (TF's warm_start:
-    by default every trainable variable, by name)."""
-    import re
-
-    ckpt = settings.ckpt_to_initialize_from
-    if os.path.isdir(ckpt):
-        ckpt = checkpoint_management.latest_checkpoint(ckpt) or ckpt
-    pattern = settings.vars_to_warm_start
-    if isinstance(pattern, str):
-        candidates = [
-            v for v in get_collection(GraphKeys.TRAINABLE_VARIABLES) if re.match(pattern, v.op.name)
-        ]
-    else:
-        names = set(pattern or [])
-        candidates = [v for v in get_collection(GraphKeys.GLOBAL_VARIABLES) if v.op.name in names]
-    mapping: dict[str, Any] = {}
-    for v in candidates:
-        name = _base_name(v)
-        mapping[settings.var_name_to_prev_var_name.get(name, name)] = v
-    if mapping:
-        checkpoint_utils.init_from_checkpoint(ckpt, mapping)
-
-
-def _base_name(v: Any) -> str:
-    info = getattr(v, "_save_slice_info", None)
-    if info is not None:
-        return str(info.full_name)
-    return str(v.op.name)
+    """Initialise the selected variables from the checkpoint (TF's Estimator calls
+    warm_start with the settings' fields)."""
+    warm_starting_util.warm_start(
+        settings.ckpt_to_initialize_from,
+        settings.vars_to_warm_start,
+        settings.var_name_to_vocab_info,
+        settings.var_name_to_prev_var_name,
+    )
 
 
 __all__ = ["Estimator", "WarmStartSettings", "parse_input_fn_result"]

@@ -215,6 +215,11 @@ class MeasuredWorker:
     def delete_worker_session(self, session_handle: str) -> None:
         self._worker.delete_worker_session(session_handle)
 
+    def create_worker_session(
+        self, session_handle: str, cluster: Mapping[str, str], deadline: float | None = None
+    ) -> None:
+        self._worker.create_worker_session(session_handle, cluster, deadline)
+
     def step_known(self, step_id: int) -> bool:
         return self._worker.step_known(step_id)
 
