@@ -885,6 +885,7 @@ from support import (  # noqa: E402, F401
     gpu_op_cases_funcops,
     gpu_op_cases_mathops,
     gpu_op_cases_nn_extras,
+    gpu_op_cases_signal,
     gpu_op_cases_sparse_training,
 )
 

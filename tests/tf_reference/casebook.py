@@ -8,7 +8,7 @@ counts), runs it, and returns what a recorder stores and a test compares: values
 names, and the class of any error (raised while building or while running).
 
 Only numpy is imported here: recorders load this module in TensorFlow's venv, tests in
-tfcluster's.
+tfcluster's. It runs on Python 3.7 too (TF 1.15's).
 """
 
 from __future__ import annotations
@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-if TYPE_CHECKING:  # recorders run this on Python 3.7 (TF 1.15) too: no dict[...] at run time
+if TYPE_CHECKING:
     Build = Callable[[Any, dict[str, Any]], dict[str, Any]]
+else:  # recorders also run on TF 1.15's Python 3.7, where dict[...] cannot be evaluated
+    Build = Any
 
 
 @dataclass

@@ -29,6 +29,14 @@ def _imag_grad(op: Operation, grad: Tensor) -> Any:
     return [complex_ops.complex(array_ops.zeros_like(grad), grad)]
 
 
+@RegisterGradient("ComplexAbs")
+def _complex_abs_grad(op: Operation, grad: Tensor) -> Any:
+    # d|z| = Re(conj(z) dz) / |z|: the gradient is grad * z / |z| (0 where z is 0).
+    zero = array_ops.zeros_like(grad)
+    modulus = complex_ops.complex(op.outputs[0], array_ops.zeros_like(op.outputs[0]))
+    return [math_ops.div_no_nan(complex_ops.complex(grad, zero) * op.inputs[0], modulus)]
+
+
 @RegisterGradient("Angle")
 def _angle_grad(op: Operation, grad: Tensor) -> Any:
     x = op.inputs[0]

@@ -137,6 +137,11 @@ def gradients_of_graph(
         grads: dict[Tensor, list[Any]] = {}
         for i, (y, gy) in enumerate(zip(ys_t, grad_ys_l)):
             if gy is None:
+                if y.dtype.base_dtype.is_complex:
+                    # d(complex)/dx has no one meaning: TF asks for the starting gradient.
+                    raise TypeError(
+                        f"Gradients of complex tensors must set grad_ys (y.dtype = {y.dtype!r})"
+                    )
                 with colocate_with(y.op) if colocate_gradients_with_ops else _null():
                     gy = array_ops.fill(
                         array_ops.shape(y),

@@ -96,7 +96,7 @@ def _real_div_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("DivNoNan")
 def _div_no_nan_grad(op: Operation, grad: Tensor) -> Any:
-    x, y = op.inputs
+    x, y = (math_ops.conj(t) for t in op.inputs)
     gx = math_ops.div_no_nan(grad, y)
     gy = math_ops.multiply(
         grad, math_ops.div_no_nan(math_ops.div_no_nan(math_ops.negative(x), y), y)
@@ -174,7 +174,7 @@ def _abs_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Square")
 def _square_grad(op: Operation, grad: Tensor) -> Any:
-    x = op.inputs[0]
+    x = math_ops.conj(op.inputs[0])
     return [math_ops.multiply(grad, math_ops.multiply(x, _const(2, x)))]
 
 
@@ -205,7 +205,7 @@ def _sigmoid_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Exp")
 def _exp_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, op.outputs[0])]
+    return [math_ops.multiply(grad, math_ops.conj(op.outputs[0]))]
 
 
 @RegisterGradient("Expm1")
@@ -215,7 +215,7 @@ def _expm1_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Log")
 def _log_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, math_ops.reciprocal(op.inputs[0]))]
+    return [math_ops.multiply(grad, math_ops.reciprocal(math_ops.conj(op.inputs[0])))]
 
 
 @RegisterGradient("Log1p")

@@ -45,3 +45,4 @@ def _part(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Compute]:
 kernel("Real")(_part(lambda xp, z: xp.real(z)))
 kernel("Imag")(_part(lambda xp, z: xp.imag(z)))
 kernel("Angle")(_part(lambda xp, z: xp.angle(z)))
+kernel("ComplexAbs")(_part(lambda xp, z: xp.abs(z)))

@@ -21,7 +21,7 @@ def _part_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
 
 
 op_def_registry.register("Complex", _complex_infer)
-for _op in ("Real", "Imag", "Angle"):
+for _op in ("Real", "Imag", "Angle", "ComplexAbs"):
     op_def_registry.register(_op, _part_infer)
 
 

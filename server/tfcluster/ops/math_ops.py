@@ -622,6 +622,12 @@ neg = negative
 
 
 def abs(x: Any, name: str | None = None) -> Tensor:
+    """|x|; a complex x gives its real modulus (TF's ComplexAbs op, still named Abs)."""
+    t = x if isinstance(x, Tensor) else None
+    if t is not None and t.dtype.is_complex:
+        with name_scope(name, "Abs", [t]) as scope:
+            attrs = {"T": t.dtype.base_dtype, "Tout": t.dtype.real_dtype}
+            return make_op("ComplexAbs", [t], attrs, name=scope).outputs[0]
     return _unary("Abs", x, name)
 
 

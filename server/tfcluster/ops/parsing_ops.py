@@ -531,6 +531,7 @@ _DECODE_RAW_TYPES = (
     dtypes.int8,
     dtypes.int64,
     dtypes.complex64,
+    dtypes.complex128,
 )
 
 

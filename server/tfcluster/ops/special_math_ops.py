@@ -22,7 +22,7 @@ from tfcluster.ops.op_util import (
 
 _FLOAT = (dtypes.float16, dtypes.float32, dtypes.float64)
 _FLOAT32_64 = (dtypes.float32, dtypes.float64)
-_FLOAT_COMPLEX = (*_FLOAT, dtypes.complex64)
+_FLOAT_COMPLEX = (*_FLOAT, dtypes.complex64, dtypes.complex128)
 
 _UNARY: dict[str, tuple[dtypes.DType, ...]] = {
     "Erf": _FLOAT,

@@ -303,6 +303,7 @@ def as_string(
             dtypes.int32,
             dtypes.int64,
             dtypes.complex64,
+            dtypes.complex128,
             dtypes.float32,
             dtypes.float64,
             dtypes.bool_,
