@@ -63,6 +63,10 @@ class KerasLayerMixin:
         self._batch_input_shape = None if batch_input_shape is None else tuple(batch_input_shape)
         self._keras_initial_weights = kwargs.pop("weights", None)
         kwargs.pop("autocast", None)
+        if kwargs.get("activity_regularizer") is not None:
+            from tfcluster.lib.keras import regularizers
+
+            kwargs["activity_regularizer"] = regularizers.get(kwargs["activity_regularizer"])
         dtype = kwargs.get("dtype")
         if dtype is None and self._batch_input_shape is not None:
             kwargs["dtype"] = backend.floatx()
@@ -238,8 +242,28 @@ class KerasLayerMixin:
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
         dtype = getattr(self, "_dtype", None)
-        config["dtype"] = dtype.name if dtype is not None else None
+        config["dtype"] = dtypes.as_dtype(dtype).name if dtype is not None else backend.floatx()
+        if type(self).get_config is KerasLayerMixin.get_config and _has_own_arguments(self):
+            raise NotImplementedError("Layers with arguments in `__init__` must override `get_config`.")
         return config
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Any:
+        return cls(**config)
+
+
+def _has_own_arguments(layer: Any) -> bool:
+    """Whether a user's layer takes constructor arguments get_config cannot know."""
+    import inspect
+
+    params = inspect.signature(type(layer).__init__).parameters
+    own = [
+        p
+        for name, p in params.items()
+        if name not in ("self", "name", "trainable", "dtype", "dynamic")
+        and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    return len(own) > 0
 
 
 class Layer(KerasLayerMixin, layers_base.Layer):

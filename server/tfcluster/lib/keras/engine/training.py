@@ -414,8 +414,11 @@ class Model(Network):
         overwrite: bool = True,
         include_optimizer: bool = True,
         save_format: Any = None,
+        signatures: Any = None,
     ) -> None:
-        raise backend.unimplemented("tf.keras.Model.save (whole-model HDF5/SavedModel files)")
+        from tfcluster.lib.keras import models
+
+        models.save_model(self, filepath, overwrite, include_optimizer, save_format, signatures)
 
     def reset_metrics(self) -> None:
         """Compile metrics are computed per call here; nothing is carried between calls."""

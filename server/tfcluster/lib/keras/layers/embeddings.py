@@ -7,6 +7,7 @@ from typing import Any
 from tfcluster.framework import dtypes
 from tfcluster.lib.keras import initializers
 from tfcluster.lib.keras.engine.base_layer import Layer
+from tfcluster.lib.keras.layers import config_fields
 from tfcluster.lib.keras.regularizers import get as get_regularizer
 from tfcluster.ops import embedding_ops, math_ops
 
@@ -35,6 +36,19 @@ class Embedding(Layer):
         self.embeddings_constraint = embeddings_constraint
         self.mask_zero = mask_zero
         self.input_length = input_length
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            **super().get_config(),
+            "input_dim": self.input_dim,
+            "output_dim": self.output_dim,
+            "embeddings_initializer": config_fields.initializer(self.embeddings_initializer),
+            "embeddings_regularizer": config_fields.regularizer(self.embeddings_regularizer),
+            "activity_regularizer": config_fields.regularizer(self.activity_regularizer),
+            "embeddings_constraint": config_fields.constraint(self.embeddings_constraint),
+            "mask_zero": self.mask_zero,
+            "input_length": self.input_length,
+        }
 
     def build(self, input_shape: Any) -> None:
         self.embeddings = self.add_weight(

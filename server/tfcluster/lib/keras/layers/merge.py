@@ -63,6 +63,9 @@ class Concatenate(_Merge):
         super().__init__(**kwargs)
         self.axis = axis
 
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "axis": self.axis}
+
     def _merge(self, inputs: list[Any]) -> Any:
         return array_ops.concat(inputs, axis=self.axis)
 

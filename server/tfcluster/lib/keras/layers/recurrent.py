@@ -15,6 +15,7 @@ from tfcluster.framework import dtypes
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import activations, backend, initializers
 from tfcluster.lib.keras.engine.base_layer import Layer
+from tfcluster.lib.keras.layers import config_fields
 from tfcluster.lib.keras.regularizers import get as get_regularizer
 from tfcluster.lib.rnn.rnn import dynamic_rnn
 from tfcluster.ops import array_ops, math_ops, nn_ops
@@ -98,6 +99,37 @@ class _KerasCell(Layer):
                 constraint=self.bias_constraint,
             )
         self.built = True
+
+    def get_config(self) -> dict[str, Any]:
+        config: dict[str, Any] = {
+            **super().get_config(),
+            "units": self.units,
+            "activation": config_fields.activation(self.activation),
+        }
+        if hasattr(self, "recurrent_activation"):
+            config["recurrent_activation"] = config_fields.activation(self.recurrent_activation)
+        config["use_bias"] = self.use_bias
+        for name in ("kernel", "recurrent", "bias"):
+            config[f"{name}_initializer"] = config_fields.initializer(
+                getattr(self, f"{name}_initializer")
+            )
+        if hasattr(self, "unit_forget_bias"):
+            config["unit_forget_bias"] = self.unit_forget_bias
+        for name in ("kernel", "recurrent", "bias"):
+            config[f"{name}_regularizer"] = config_fields.regularizer(
+                getattr(self, f"{name}_regularizer")
+            )
+        for name in ("kernel", "recurrent", "bias"):
+            config[f"{name}_constraint"] = config_fields.constraint(
+                getattr(self, f"{name}_constraint")
+            )
+        config["dropout"] = self.dropout
+        config["recurrent_dropout"] = self.recurrent_dropout
+        if hasattr(self, "implementation"):
+            config["implementation"] = self.implementation
+        if hasattr(self, "reset_after"):
+            config["reset_after"] = self.reset_after
+        return config
 
     @property
     def state_size(self) -> Any:
@@ -307,6 +339,26 @@ class RNN(Layer):
             return [output, *final]
         return output
 
+    def get_config(self) -> dict[str, Any]:
+        return {
+            **super().get_config(),
+            "return_sequences": self.return_sequences,
+            "return_state": self.return_state,
+            "go_backwards": self.go_backwards,
+            "stateful": self.stateful,
+            "unroll": self.unroll,
+            "time_major": self.time_major,
+            "cell": {"class_name": type(self.cell).__name__, "config": self.cell.get_config()},
+        }
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        from tfcluster.lib.keras.layers.serialization import deserialize
+
+        config = dict(config)
+        cell = deserialize(config.pop("cell"), custom_objects=custom_objects)
+        return cls(cell, **config)
+
     def compute_output_shape(self, input_shape: Any) -> Any:
         shape = TensorShape(input_shape).as_list()
         units = self.cell.units
@@ -337,6 +389,22 @@ class _CellOwner(RNN):
             )
         cell = self._cell_class(units, dtype=layer_kwargs.get("dtype"), **kwargs)
         super().__init__(cell, **rnn_kwargs, **layer_kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        cell_config = config.pop("cell")["config"]
+        for key in ("name", "trainable", "dtype"):
+            cell_config.pop(key, None)
+        config.update(cell_config)
+        config["activity_regularizer"] = config_fields.regularizer(self.activity_regularizer)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        config = dict(config)
+        if config.get("implementation") == 0:
+            config["implementation"] = 1
+        return cls(**config)
 
     def __getattr__(self, name: str) -> Any:
         # Keras forwards units, activation, ... to the cell.
