@@ -175,10 +175,15 @@ class Optimizer:
 
     # ---- state ---------------------------------------------------------------------------------
     def variables(self) -> list[Any]:
+        """The iteration count, then the slots grouped by slot name (all `m`, then all `v`) in
+        the order of the variables they shadow, as TF 1.15's OptimizerV2.weights lists them
+        (hyperparameter variables are not among them)."""
         out = [self._iterations] if self._iterations is not None else []
-        out += [v for _, v in sorted(self._hyper_vars.items()) if isinstance(v, variables.Variable)]
+        names = list(self._slot_names())
         for per_var in self._slots.values():
-            out += list(per_var.values())
+            names += [n for n in per_var if n not in names]
+        for name in names:
+            out += [per_var[name] for per_var in self._slots.values() if name in per_var]
         return out
 
     weights = property(variables)

@@ -9,7 +9,7 @@ from tfcluster.lib.keras import activations, constraints, initializers, regulari
 
 
 def activation(fn: Any) -> Any:
-    return None if fn is None else activations.serialize(fn)
+    return activations.serialize(fn if fn is not None else activations.linear)
 
 
 def initializer(init: Any) -> Any:
