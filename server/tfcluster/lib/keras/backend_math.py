@@ -583,7 +583,7 @@ def conv1d(
         padding = "valid"
     if first:
         x = array_ops.transpose(x, (0, 2, 1))
-    out = nn_ops.convolution(
+    out = conv_ops.convolution(
         x, kernel, padding=_padding(padding), strides=(strides,), dilation_rate=(dilation_rate,)
     )
     return array_ops.transpose(out, (0, 2, 1)) if first else out
@@ -600,7 +600,7 @@ def conv2d(
     _, first = _to_nhwc(x, data_format)
     if first:
         x = array_ops.transpose(x, (0, 2, 3, 1))
-    out = nn_ops.convolution(
+    out = conv_ops.convolution(
         x, kernel, padding=_padding(padding), strides=strides, dilation_rate=dilation_rate
     )
     return array_ops.transpose(out, (0, 3, 1, 2)) if first else out
@@ -617,7 +617,7 @@ def conv3d(
     _, first = _to_nhwc(x, data_format)
     if first:
         x = array_ops.transpose(x, (0, 2, 3, 4, 1))
-    out = nn_ops.convolution(
+    out = conv_ops.convolution(
         x, kernel, padding=_padding(padding), strides=strides, dilation_rate=dilation_rate
     )
     return array_ops.transpose(out, (0, 4, 1, 2, 3)) if first else out

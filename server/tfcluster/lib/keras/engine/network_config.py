@@ -110,7 +110,10 @@ def from_config(cls: type, config: dict[str, Any], custom_objects: Any = None) -
                 waiting.pop(0)
                 progressed = True
         if not progressed:
-            raise ValueError("The model config has nodes whose inputs are never made.")
+            waiting = sorted(name for name, nodes in pending.items() if nodes)
+            raise ValueError(
+                f"The model config has nodes whose inputs are never made (layers {waiting})."
+            )
 
     def tensors(endpoints: list[Any]) -> list[Any]:
         out = []

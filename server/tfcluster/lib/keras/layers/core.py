@@ -12,7 +12,7 @@ from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import activations
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.layers import lambda_functions
-from tfcluster.ops import array_ops, nn_ops
+from tfcluster.ops import array_ops, math_ops, nn_ops
 
 
 class Activation(Layer):
@@ -196,3 +196,27 @@ class Softmax(Layer):
 
     def call(self, inputs: Any) -> Any:
         return activations.softmax(inputs, axis=self.axis)
+
+
+class Masking(Layer):
+    """Zeroes the time steps whose features all equal mask_value and marks them masked for
+    the layers after it (RNNs skip them)."""
+
+    def __init__(self, mask_value: float = 0.0, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        self.supports_masking = True
+        self.mask_value = mask_value
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        return math_ops.reduce_any(math_ops.not_equal(inputs, self.mask_value), axis=-1)
+
+    def call(self, inputs: Any) -> Any:
+        keep = math_ops.reduce_any(
+            math_ops.not_equal(inputs, self.mask_value), axis=-1, keepdims=True
+        )
+        outputs = inputs * math_ops.cast(keep, inputs.dtype)
+        outputs._keras_mask = array_ops.squeeze(keep, axis=-1)  # type: ignore[attr-defined]
+        return outputs
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "mask_value": self.mask_value}

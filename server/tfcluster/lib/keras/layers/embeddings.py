@@ -60,6 +60,11 @@ class Embedding(Layer):
         )
         self.built = True
 
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        if not self.mask_zero:
+            return None
+        return math_ops.not_equal(inputs, 0)
+
     def call(self, inputs: Any) -> Any:
         if inputs.dtype.base_dtype != dtypes.int32:
             inputs = math_ops.cast(inputs, "int32")

@@ -21,6 +21,14 @@ LAYER_MODULES = (
     "tfcluster.lib.keras.layers.recurrent",
     "tfcluster.lib.keras.layers.embeddings",
     "tfcluster.lib.keras.layers.global_pooling",
+    "tfcluster.lib.keras.layers.convolutional_extra",
+    "tfcluster.lib.keras.layers.advanced_activations",
+    "tfcluster.lib.keras.layers.noise",
+    "tfcluster.lib.keras.layers.normalization_extra",
+    "tfcluster.lib.keras.layers.dense_attention",
+    "tfcluster.lib.keras.layers.wrappers",
+    "tfcluster.lib.keras.layers.local",
+    "tfcluster.lib.keras.layers.convolutional_recurrent",
 )
 
 
