@@ -296,7 +296,8 @@ class KerasLayerMixin:
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
         dtype = getattr(self, "_dtype", None)
-        config["dtype"] = dtypes.as_dtype(dtype).name if dtype is not None else backend.floatx()
+        # None until the layer is built or given a dtype (as TF 1.15 writes it).
+        config["dtype"] = dtypes.as_dtype(dtype).name if dtype is not None else None
         if type(self).get_config is KerasLayerMixin.get_config and _has_own_arguments(self):
             raise NotImplementedError("Layers with arguments in `__init__` must override `get_config`.")
         return config

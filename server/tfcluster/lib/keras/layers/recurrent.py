@@ -535,14 +535,12 @@ class StackedRNNCells(Layer):
         return _flat_sizes(last.state_size)[0]
 
     def build(self, input_shape: Any) -> None:
-        from tfcluster.framework.graph import name_scope
-
+        # TF 1.15 names the cells' weights in the RNN's scope only: rnn/kernel, rnn/kernel_1.
         shape = TensorShape(input_shape)
         for cell in self.cells:
             if not cell.built:
-                with name_scope(cell.name):
-                    cell.build(shape)
-                    cell.built = True
+                cell.build(shape)
+                cell.built = True
             size = getattr(cell, "output_size", None) or _flat_sizes(cell.state_size)[0]
             shape = TensorShape([shape[0], size])
         for cell in self.cells:
