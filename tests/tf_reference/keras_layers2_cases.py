@@ -244,3 +244,130 @@ def _json_default(obj):
         return obj.tolist()
     raise TypeError(repr(obj))
 
+
+
+# ---- functions on fixed tensors: constraints, backend maths, masked recurrences -------------
+FUNCTIONS = {}
+
+
+def function(fn):
+    FUNCTIONS[fn.__name__] = fn
+    return fn
+
+
+def _rng_array(seed, shape, low=-1.0, high=1.0):
+    return np.random.RandomState(seed).uniform(low, high, shape).astype("float32")
+
+
+@function
+def constraints(tf):
+    K = tf.keras
+    C = K.constraints
+    w = K.backend.constant(_rng_array(1, (3, 4), -2, 2))
+    k3 = K.backend.constant(_rng_array(2, (3, 3, 2, 2)))
+    k4 = K.backend.constant(_rng_array(3, (4, 4, 1, 2)))
+    k5 = K.backend.constant(_rng_array(4, (5, 5, 1, 1)))
+    out = {
+        "max_norm": C.MaxNorm(1.0)(w),
+        "max_norm_axis1": C.max_norm(0.5, axis=1)(w),
+        "non_neg": C.NonNeg()(w),
+        "unit_norm": C.UnitNorm()(w),
+        "min_max_norm": C.MinMaxNorm(0.5, 1.5, rate=0.7)(w),
+        "radial3": C.RadialConstraint()(k3),
+        "radial4": C.RadialConstraint()(k4),
+        "radial5": C.radial_constraint()(k5),
+    }
+    keys = sorted(out)
+    values = K.backend.get_session().run([out[k] for k in keys])
+    configs = {
+        name: C.serialize(c)
+        for name, c in (
+            ("max_norm", C.MaxNorm(1.0)),
+            ("min_max_norm", C.MinMaxNorm(0.5, 1.5, rate=0.7)),
+            ("unit_norm", C.UnitNorm(axis=1)),
+            ("non_neg", C.NonNeg()),
+        )
+    }
+    roundtrip = C.get({"class_name": "MaxNorm", "config": {"max_value": 3, "axis": 1}})
+    return {
+        "values": dict(zip(keys, values)),
+        "configs": configs,
+        "get_max_norm": [type(roundtrip).__name__, roundtrip.max_value, roundtrip.axis],
+        "get_by_name": type(C.get("unit_norm")).__name__,
+    }
+
+
+@function
+def backend_maths(tf):
+    K = tf.keras.backend
+    x = K.constant(_rng_array(5, (2, 3, 4)))
+    y = K.constant(_rng_array(6, (4, 5)))
+    a = K.constant(_rng_array(7, (2, 3)))
+    b = K.constant(_rng_array(8, (2, 3)))
+    m = K.constant(_rng_array(9, (2, 4, 3)))
+    ints = K.constant(np.array([[1, 0, 2], [3, 3, 0]]), dtype="int32")
+    out = {
+        "dot_nd": K.dot(x, y),
+        "batch_dot_2d": K.batch_dot(a, b, axes=1),
+        "batch_dot_3d": K.batch_dot(x, m),
+        "batch_dot_axes": K.batch_dot(x, x, axes=[2, 2]),
+        "repeat_elements": K.repeat_elements(x, 2, axis=1),
+        "repeat": K.repeat(a, 3),
+        "std": K.std(x, axis=1),
+        "var": K.var(x, axis=-1, keepdims=True),
+        "max": K.max(x, axis=2),
+        "min": K.min(x),
+        "prod": K.prod(x, axis=0),
+        "cumsum": K.cumsum(x, axis=1),
+        "cumprod": K.cumprod(a, axis=1),
+        "argmin": K.argmin(x),
+        "all": K.all(K.greater(x, -0.9), axis=1),
+        "any": K.any(K.less(x, -0.9), axis=2),
+        "switch_tensor": K.switch(K.greater(x, 0.0), x, x * 3.0),
+        "in_train_phase_false": K.in_train_phase(x * 2.0, x),
+        "l2_normalize": K.l2_normalize(x, axis=-1),
+        "permute": K.permute_dimensions(x, (2, 0, 1)),
+        "batch_flatten": K.batch_flatten(x),
+        "one_hot": K.one_hot(ints, 4),
+        "temporal_padding": K.temporal_padding(x, (2, 1)),
+        "spatial_2d_padding": K.spatial_2d_padding(K.reshape(x, (2, 3, 2, 2)), ((1, 0), (0, 2))),
+        "pow": K.pow(K.abs(x), 1.5),
+        "round": K.round(x * 3.0),
+        "sign": K.sign(x),
+        "arange": K.arange(2, 9, 3),
+        "bias_add": K.bias_add(x, K.constant(np.float32([1.0, 2.0, 3.0, 4.0]))),
+        "pool2d": K.pool2d(K.reshape(x, (2, 3, 4, 1)), (2, 2), (1, 2), padding="same", pool_mode="avg"),
+        "conv1d": K.conv1d(x, K.constant(_rng_array(10, (2, 4, 3))), padding="causal"),
+        "maximum": K.maximum(a, b),
+        "sin_cos": K.sin(a) + K.cos(b),
+    }
+    keys = sorted(out)
+    values = K.get_session().run([out[k] for k in keys])
+    return {
+        "values": dict(zip(keys, values)),
+        "shapes": {k: list(K.int_shape(out[k])) for k in keys},
+        "backend": K.backend(),
+    }
+
+
+@function
+def masked_lstm(tf):
+    K = tf.keras
+    K.backend.clear_session()
+    x = _rng_array(11, (3, 5, 2))
+    x[0, 3:] = 0.0
+    x[1, 1:] = 0.0
+    inp = K.Input((5, 2))
+    masked = K.layers.Masking(0.0)(inp)
+    seq = K.layers.LSTM(3, return_sequences=True)(masked)
+    last = K.layers.GRU(2)(masked)
+    model = K.Model(inp, [seq, last])
+    _fix(model)
+    embed_in = K.Input((4,), dtype="int32")
+    emb = K.layers.Embedding(6, 2, mask_zero=True)(embed_in)
+    rnn = K.layers.SimpleRNN(2)(emb)
+    m2 = K.Model(embed_in, rnn)
+    _fix(m2, seed=3)
+    ids = np.array([[1, 2, 0, 0], [3, 0, 0, 0]], dtype="int32")
+    seq_v, last_v = model.predict(x)
+    return {"sequences": seq_v, "last": last_v, "embedding_rnn": m2.predict(ids)}

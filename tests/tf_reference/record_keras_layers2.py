@@ -11,7 +11,7 @@ from __future__ import annotations
 import traceback
 
 import tensorflow as real_tf
-from keras_layers2_cases import CASES, run_case
+from keras_layers2_cases import CASES, FUNCTIONS, run_case
 from recorder import Recorder
 
 if not real_tf.__version__.startswith("1."):
@@ -26,4 +26,10 @@ for name in sorted(CASES):
     except Exception as e:
         traceback.print_exc()
         rec.add(name, skipped=f"{type(e).__name__}: {e}")
+for name in sorted(FUNCTIONS):
+    try:
+        rec.add("function_" + name, **FUNCTIONS[name](tf))
+    except Exception as e:
+        traceback.print_exc()
+        rec.add("function_" + name, skipped=f"{type(e).__name__}: {e}")
 rec.save()

@@ -11,7 +11,8 @@ import numpy as np
 import pytest
 import tfcluster as tf
 from tf_reference import reference
-from tf_reference.keras_layers2_cases import CASES, run_case
+from tf_reference.codec import decode, encode
+from tf_reference.keras_layers2_cases import CASES, FUNCTIONS, run_case
 
 RTOL, ATOL = 2e-5, 2e-6
 
@@ -46,3 +47,27 @@ def test_keras_layer_gives_what_tensorflow_1_15_gives(name: str) -> None:
     assert got["grad_present"] == want["grad_present"]
     for g, w in zip(got["grads"], want["grads"]):
         reference.assert_close(g, w, rtol=1e-4, atol=1e-5)
+
+
+def _same_values(got: Any, want: Any, path: str) -> None:
+    if isinstance(want, dict):
+        assert sorted(got) == sorted(want), f"{path}: keys {sorted(got)} != TF's {sorted(want)}"
+        for k in want:
+            _same_values(got[k], want[k], f"{path}.{k}")
+    elif isinstance(want, np.ndarray):
+        try:
+            reference.assert_close(got, want, rtol=RTOL, atol=ATOL)
+        except AssertionError as e:
+            raise AssertionError(f"{path}: {e}") from None
+    else:
+        _same_config(got, want, path)
+
+
+@pytest.mark.parametrize("name", sorted(FUNCTIONS))
+def test_keras_function_gives_what_tensorflow_1_15_gives(name: str) -> None:
+    """Constraints, backend maths and masked recurrences on fixed tensors."""
+    want = reference.case("keras_layers2", "function_" + name)
+    assert "skipped" not in want, want.get("skipped")
+    tf.keras.backend.clear_session()
+    got = decode(encode(FUNCTIONS[name](tf)))
+    _same_values(got, want, name)

@@ -192,6 +192,13 @@ def flatten(x: Any) -> Any:
 
 
 def batch_flatten(x: Any) -> Any:
+    x = convert_to_tensor(x)
+    dims = x.shape.as_list() if x.shape.ndims is not None else [None, None]
+    if builtins.all(d is not None for d in dims[1:]):
+        # TF's shape inference folds the product of known dimensions: the same static shape.
+        out = array_ops.reshape(x, [-1, int(np.prod(dims[1:], dtype=np.int64))])
+        out.set_shape([dims[0], int(np.prod(dims[1:], dtype=np.int64))])
+        return out
     return array_ops.reshape(x, array_ops.stack([-1, math_ops.reduce_prod(array_ops.shape(x)[1:])]))
 
 
