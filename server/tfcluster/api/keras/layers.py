@@ -31,6 +31,7 @@ from tfcluster.lib.keras.layers.convolutional_extra import (
 from tfcluster.lib.keras.layers.convolutional_recurrent import ConvLSTM2D
 from tfcluster.lib.keras.layers.dense_attention import AdditiveAttention, Attention
 from tfcluster.lib.keras.layers.embeddings import Embedding
+from tfcluster.lib.keras.layers.feature_layers import CuDNNGRU, CuDNNLSTM, DenseFeatures
 from tfcluster.lib.keras.layers.from_tf_layers import (
     AveragePooling1D,
     AveragePooling2D,

@@ -29,6 +29,7 @@ LAYER_MODULES = (
     "tfcluster.lib.keras.layers.wrappers",
     "tfcluster.lib.keras.layers.local",
     "tfcluster.lib.keras.layers.convolutional_recurrent",
+    "tfcluster.lib.keras.layers.feature_layers",
 )
 
 
