@@ -371,3 +371,67 @@ def masked_lstm(tf):
     ids = np.array([[1, 2, 0, 0], [3, 0, 0, 0]], dtype="int32")
     seq_v, last_v = model.predict(x)
     return {"sequences": seq_v, "last": last_v, "embedding_rnn": m2.predict(ids)}
+
+
+@function
+def reduce_lr_on_plateau(tf):
+    K = tf.keras
+    K.backend.clear_session()
+    rng = np.random.RandomState(12)
+    x = rng.uniform(-1, 1, (32, 3)).astype("float32")
+    y = rng.uniform(-1, 1, (32, 1)).astype("float32")
+    model = K.Sequential([K.layers.Dense(4, activation="tanh", input_shape=(3,)), K.layers.Dense(1)])
+    _fix(model, seed=5)
+    model.compile(K.optimizers.SGD(2.0), "mse")
+    cb = K.callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=1, cooldown=1, min_lr=0.1)
+    history = model.fit(x, y, batch_size=8, epochs=8, verbose=0, shuffle=False, callbacks=[cb])
+    return {
+        "loss": np.array(history.history["loss"], dtype="float64"),
+        "lr": np.array(history.history["lr"], dtype="float64"),
+    }
+
+
+def _events(tf, log_dir):
+    import glob
+    import os
+
+    scalars, histograms, graphs = [], [], 0
+    for path in sorted(glob.glob(os.path.join(log_dir, "events.out.tfevents.*"))):
+        for event in tf.train.summary_iterator(path):
+            if event.HasField("graph_def"):
+                graphs += 1
+            for value in event.summary.value:
+                if value.HasField("histo"):
+                    histograms.append([int(event.step), value.tag, float(value.histo.num)])
+                elif value.HasField("simple_value"):
+                    scalars.append([int(event.step), value.tag, float(value.simple_value)])
+    return scalars, histograms, graphs
+
+
+@function
+def tensorboard_events(tf):
+    import tempfile
+
+    K = tf.keras
+    out = {}
+    for label, kwargs in (
+        ("per_epoch", {"histogram_freq": 1}),
+        ("per_batch", {"update_freq": "batch", "write_graph": False}),
+        ("per_samples", {"update_freq": 16}),
+    ):
+        K.backend.clear_session()
+        rng = np.random.RandomState(13)
+        x = rng.uniform(-1, 1, (24, 3)).astype("float32")
+        y = rng.randint(0, 2, (24,)).astype("int64")
+        model = K.Sequential([K.layers.Dense(2, activation="softmax", input_shape=(3,))])
+        _fix(model, seed=6)
+        model.compile(K.optimizers.SGD(0.1), "sparse_categorical_crossentropy", ["acc"])
+        log_dir = tempfile.mkdtemp()
+        model.fit(
+            x, y, batch_size=8, epochs=2, verbose=0, shuffle=False,
+            validation_data=(x[:8], y[:8]),
+            callbacks=[K.callbacks.TensorBoard(log_dir=log_dir, **kwargs)],
+        )
+        scalars, histograms, graphs = _events(tf, log_dir)
+        out[label] = {"scalars": scalars, "histograms": histograms, "graph_events": graphs}
+    return out

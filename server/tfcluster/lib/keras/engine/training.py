@@ -250,7 +250,8 @@ class Model(Network):
         out_labels = list(self.metrics_names)
         callback_metrics = out_labels + (["val_" + n for n in out_labels] if do_validation else [])
         self.history = cbks.History()
-        callback_list = [self.history, *(_as_list(callbacks))]
+        # TF 1.15's order: the user's callbacks, then History (it sees what they add: `lr`).
+        callback_list = [*(_as_list(callbacks)), self.history]
         if verbose:
             stateful = [n for n in out_labels if n != "loss" and not n.endswith("_loss")]
             progbar = cbks.ProgbarLogger("samples", stateful_metrics=stateful)
@@ -262,6 +263,9 @@ class Model(Network):
             "verbose": 0, "do_validation": do_validation, "metrics": callback_metrics,
         }  # fmt: skip
         for cb in callback_list:
+            # Keras 2.2.4-tf hands graph-mode callbacks the validation arrays (TensorBoard's
+            # histograms run on them).
+            cb.validation_data = [*val_xs, *val_ys] if do_validation else None
             cb.set_model(self)
             cb.set_params(params)
         if verbose and do_validation:
