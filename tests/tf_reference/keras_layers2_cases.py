@@ -435,3 +435,78 @@ def tensorboard_events(tf):
         scalars, histograms, graphs = _events(tf, log_dir)
         out[label] = {"scalars": scalars, "histograms": histograms, "graph_events": graphs}
     return out
+
+
+def _optimizer_fit(tf, optimizer):
+    K = tf.keras
+    K.backend.clear_session()
+    rng = np.random.RandomState(14)
+    x = rng.uniform(-1, 1, (24, 3)).astype("float32")
+    y = rng.uniform(-1, 1, (24, 2)).astype("float32")
+    model = K.Sequential([K.layers.Dense(4, activation="tanh", input_shape=(3,)), K.layers.Dense(2)])
+    _fix(model, seed=8)
+    model.compile(optimizer(K), "mse")
+    history = model.fit(x, y, batch_size=8, epochs=3, verbose=0, shuffle=False)
+    return {
+        "loss": np.array(history.history["loss"], dtype="float64"),
+        "weights": model.get_weights(),
+        "optimizer_weight_names": sorted(w.name for w in model.optimizer.weights),
+        "config": {
+            k: v
+            for k, v in model.optimizer.get_config().items()
+            if not isinstance(v, dict)
+        },
+    }
+
+
+@function
+def optimizers(tf):
+    S = tf.keras.optimizers.schedules
+    cases = {
+        "adadelta": lambda K: K.optimizers.Adadelta(1.0, rho=0.9),
+        "adamax": lambda K: K.optimizers.Adamax(0.05),
+        "nadam": lambda K: K.optimizers.Nadam(0.02),
+        "ftrl": lambda K: K.optimizers.Ftrl(0.1, l1_regularization_strength=0.01),
+        "ftrl_shrinkage": lambda K: K.optimizers.Ftrl(
+            0.1, l2_regularization_strength=0.01, l2_shrinkage_regularization_strength=0.02
+        ),
+        "sgd_exponential_decay": lambda K: K.optimizers.SGD(S.ExponentialDecay(0.2, 3, 0.5)),
+        "adam_piecewise": lambda K: K.optimizers.Adam(
+            S.PiecewiseConstantDecay([2, 5], [0.05, 0.01, 0.001])
+        ),
+        "sgd_polynomial_cycle": lambda K: K.optimizers.SGD(
+            S.PolynomialDecay(0.3, 4, 0.01, power=2.0, cycle=True)
+        ),
+        "rmsprop_inverse_time": lambda K: K.optimizers.RMSprop(
+            S.InverseTimeDecay(0.05, 2, 0.5, staircase=True)
+        ),
+        "sgd_decay_nesterov": lambda K: K.optimizers.SGD(0.1, momentum=0.8, nesterov=True, decay=0.1),
+    }
+    return {name: _optimizer_fit(tf, fn) for name, fn in sorted(cases.items())}
+
+
+@function
+def schedules(tf):
+    K = tf.keras
+    K.backend.clear_session()
+    S = K.optimizers.schedules
+    step = tf.placeholder(tf.int64, [])
+    made = {
+        "exponential": S.ExponentialDecay(0.5, 3, 0.9),
+        "exponential_staircase": S.ExponentialDecay(0.5, 3, 0.9, staircase=True),
+        "piecewise": S.PiecewiseConstantDecay([2, 5], [1.0, 0.5, 0.1]),
+        "polynomial": S.PolynomialDecay(1.0, 6, 0.1, power=0.5),
+        "polynomial_cycle": S.PolynomialDecay(1.0, 4, 0.1, cycle=True),
+        "inverse_time": S.InverseTimeDecay(1.0, 2, 0.3),
+    }
+    keys = sorted(made)
+    tensors = [made[k](step) for k in keys]
+    sess = K.backend.get_session()
+    values = {k: [] for k in keys}
+    for s in range(0, 10):
+        for k, v in zip(keys, sess.run(tensors, {step: s})):
+            values[k].append(float(v))
+    return {
+        "values": {k: np.array(v) for k, v in values.items()},
+        "configs": {k: S.serialize(made[k]) for k in keys},
+    }

@@ -55,6 +55,10 @@ def _same_values(got: Any, want: Any, path: str) -> None:
         assert sorted(got) == sorted(want), f"{path}: keys {sorted(got)} != TF's {sorted(want)}"
         for k in want:
             _same_values(got[k], want[k], f"{path}.{k}")
+    elif isinstance(want, list):
+        assert isinstance(got, list) and len(got) == len(want), f"{path}: {got} != TF's {want}"
+        for i, (g, w) in enumerate(zip(got, want)):
+            _same_values(g, w, f"{path}[{i}]")
     elif isinstance(want, np.ndarray):
         try:
             reference.assert_close(got, want, rtol=RTOL, atol=ATOL)
