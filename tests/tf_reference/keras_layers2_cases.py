@@ -220,7 +220,7 @@ def run_case(tf, name):
     y_value_shape = K.backend.int_shape(y)
     weights_out = rng.uniform(-1, 1, [d for d in y_value_shape]).astype("float32")
     loss = tf.reduce_sum(y * weights_out)
-    wrt = [x] + list(layer.trainable_weights)
+    wrt = [x, *layer.trainable_weights]
     grads = tf.gradients(loss, wrt)
     sess = K.backend.get_session()
     values = sess.run([y] + [g for g in grads if g is not None], {x: x_value})
@@ -243,7 +243,6 @@ def _json_default(obj):
     if isinstance(obj, np.ndarray):
         return obj.tolist()
     raise TypeError(repr(obj))
-
 
 
 # ---- functions on fixed tensors: constraints, backend maths, masked recurrences -------------
@@ -336,7 +335,9 @@ def backend_maths(tf):
         "sign": K.sign(x),
         "arange": K.arange(2, 9, 3),
         "bias_add": K.bias_add(x, K.constant(np.float32([1.0, 2.0, 3.0, 4.0]))),
-        "pool2d": K.pool2d(K.reshape(x, (2, 3, 4, 1)), (2, 2), (1, 2), padding="same", pool_mode="avg"),
+        "pool2d": K.pool2d(
+            K.reshape(x, (2, 3, 4, 1)), (2, 2), (1, 2), padding="same", pool_mode="avg"
+        ),
         "conv1d": K.conv1d(x, K.constant(_rng_array(10, (2, 4, 3))), padding="causal"),
         "maximum": K.maximum(a, b),
         "sin_cos": K.sin(a) + K.cos(b),
@@ -380,10 +381,14 @@ def reduce_lr_on_plateau(tf):
     rng = np.random.RandomState(12)
     x = rng.uniform(-1, 1, (32, 3)).astype("float32")
     y = rng.uniform(-1, 1, (32, 1)).astype("float32")
-    model = K.Sequential([K.layers.Dense(4, activation="tanh", input_shape=(3,)), K.layers.Dense(1)])
+    model = K.Sequential(
+        [K.layers.Dense(4, activation="tanh", input_shape=(3,)), K.layers.Dense(1)]
+    )
     _fix(model, seed=5)
     model.compile(K.optimizers.SGD(2.0), "mse")
-    cb = K.callbacks.ReduceLROnPlateau(monitor="loss", factor=0.5, patience=1, cooldown=1, min_lr=0.1)
+    cb = K.callbacks.ReduceLROnPlateau(
+        monitor="loss", factor=0.5, patience=1, cooldown=1, min_lr=0.1
+    )
     history = model.fit(x, y, batch_size=8, epochs=8, verbose=0, shuffle=False, callbacks=[cb])
     return {
         "loss": np.array(history.history["loss"], dtype="float64"),
@@ -428,7 +433,12 @@ def tensorboard_events(tf):
         model.compile(K.optimizers.SGD(0.1), "sparse_categorical_crossentropy", ["acc"])
         log_dir = tempfile.mkdtemp()
         model.fit(
-            x, y, batch_size=8, epochs=2, verbose=0, shuffle=False,
+            x,
+            y,
+            batch_size=8,
+            epochs=2,
+            verbose=0,
+            shuffle=False,
             validation_data=(x[:8], y[:8]),
             callbacks=[K.callbacks.TensorBoard(log_dir=log_dir, **kwargs)],
         )
@@ -443,7 +453,9 @@ def _optimizer_fit(tf, optimizer):
     rng = np.random.RandomState(14)
     x = rng.uniform(-1, 1, (24, 3)).astype("float32")
     y = rng.uniform(-1, 1, (24, 2)).astype("float32")
-    model = K.Sequential([K.layers.Dense(4, activation="tanh", input_shape=(3,)), K.layers.Dense(2)])
+    model = K.Sequential(
+        [K.layers.Dense(4, activation="tanh", input_shape=(3,)), K.layers.Dense(2)]
+    )
     _fix(model, seed=8)
     model.compile(optimizer(K), "mse")
     history = model.fit(x, y, batch_size=8, epochs=3, verbose=0, shuffle=False)
@@ -452,9 +464,7 @@ def _optimizer_fit(tf, optimizer):
         "weights": model.get_weights(),
         "optimizer_weight_names": sorted(w.name for w in model.optimizer.weights),
         "config": {
-            k: v
-            for k, v in model.optimizer.get_config().items()
-            if not isinstance(v, dict)
+            k: v for k, v in model.optimizer.get_config().items() if not isinstance(v, dict)
         },
     }
 
@@ -480,7 +490,9 @@ def optimizers(tf):
         "rmsprop_inverse_time": lambda K: K.optimizers.RMSprop(
             S.InverseTimeDecay(0.05, 2, 0.5, staircase=True)
         ),
-        "sgd_decay_nesterov": lambda K: K.optimizers.SGD(0.1, momentum=0.8, nesterov=True, decay=0.1),
+        "sgd_decay_nesterov": lambda K: K.optimizers.SGD(
+            0.1, momentum=0.8, nesterov=True, decay=0.1
+        ),
     }
     return {name: _optimizer_fit(tf, fn) for name, fn in sorted(cases.items())}
 
@@ -510,3 +522,83 @@ def schedules(tf):
         "values": {k: np.array(v) for k, v in values.items()},
         "configs": {k: S.serialize(made[k]) for k in keys},
     }
+
+
+@function
+def metrics(tf):
+    K = tf.keras
+    K.backend.clear_session()
+    M = K.metrics
+    rng = np.random.RandomState(15)
+    y_true = rng.randint(0, 2, (20, 1)).astype("float32")
+    y_score = rng.uniform(0, 1, (20, 1)).astype("float32")
+    weights = rng.uniform(0, 2, (20,)).astype("float32")
+    multi_true = np.eye(4, dtype="float32")[rng.randint(0, 4, 12)]
+    multi_pred = rng.uniform(0, 1, (12, 4)).astype("float32")
+    reg_true = rng.uniform(1, 2, (6, 3)).astype("float32")
+    reg_pred = rng.uniform(1, 2, (6, 3)).astype("float32")
+    classes_true = rng.randint(0, 3, (10,)).astype("int32")
+    classes_pred = rng.randint(0, 3, (10,)).astype("int32")
+    made = {
+        "tp": (M.TruePositives(), y_true, y_score, None),
+        "tn_thresholds": (M.TrueNegatives(thresholds=[0.2, 0.7]), y_true, y_score, None),
+        "fp_weighted": (M.FalsePositives(0.3), y_true, y_score, weights),
+        "fn": (M.FalseNegatives(), y_true, y_score, None),
+        "precision": (M.Precision(), y_true, y_score, None),
+        "precision_thresholds": (M.Precision(thresholds=[0.1, 0.5, 0.9]), y_true, y_score, weights),
+        "precision_top_k": (M.Precision(top_k=2), multi_true, multi_pred, None),
+        "recall_class_id": (M.Recall(class_id=1), multi_true, multi_pred, None),
+        "recall": (M.Recall(0.4), y_true, y_score, None),
+        "auc_roc": (M.AUC(num_thresholds=50), y_true, y_score, None),
+        "auc_pr": (M.AUC(curve="PR"), y_true, y_score, weights),
+        "auc_roc_minoring": (
+            M.AUC(summation_method="minoring", num_thresholds=20),
+            y_true,
+            y_score,
+            None,
+        ),
+        "auc_pr_majoring": (M.AUC(curve="PR", summation_method="majoring"), y_true, y_score, None),
+        "sensitivity_at_specificity": (M.SensitivityAtSpecificity(0.6), y_true, y_score, None),
+        "specificity_at_sensitivity": (
+            M.SpecificityAtSensitivity(0.7, num_thresholds=30),
+            y_true,
+            y_score,
+            None,
+        ),
+        "mean_iou": (M.MeanIoU(3), classes_true, classes_pred, None),
+        "mean_relative_error": (M.MeanRelativeError(normalizer=reg_true), reg_true, reg_pred, None),
+        "categorical_hinge": (M.CategoricalHinge(), multi_true, multi_pred, None),
+        "cosine_similarity": (M.CosineSimilarity(), reg_true, reg_pred, None),
+    }
+    keys = sorted(made)
+    results = []
+    for k in keys:
+        metric, t, p, w = made[k]
+        results.append(metric(K.backend.constant(t), K.backend.constant(p), sample_weight=w))
+    mean_tensor = M.MeanTensor()
+    mt = mean_tensor(K.backend.constant(reg_pred))
+    sess = K.backend.get_session()
+    sess.run(tf.local_variables_initializer())
+    values = sess.run([*results, mt])
+    names = {k: sorted(v.name for v in made[k][0].variables) for k in keys}
+    return {
+        "values": dict(zip(keys, values[:-1])),
+        "mean_tensor": values[-1],
+        "variables": names,
+    }
+
+
+@function
+def moving_average_update(tf):
+    K = tf.keras
+    K.backend.clear_session()
+    x = K.backend.variable(np.float32([1.0, 2.0, 3.0]), name="avg")
+    value = tf.placeholder(tf.float32, [3])
+    update = K.backend.moving_average_update(x, value, 0.9)
+    sess = K.backend.get_session()
+    sess.run(tf.global_variables_initializer())
+    seen = []
+    for step in range(3):
+        sess.run(update, {value: np.float32([step, 2 * step, -step])})
+        seen.append(sess.run(x))
+    return {"values": seen, "variables": [v.name for v in tf.global_variables()]}

@@ -4,17 +4,6 @@
 from tfcluster.api import _unimplemented
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.engine.input_layer import Input, InputLayer
-from tfcluster.lib.keras.layers.core import (
-    Activation,
-    Lambda,
-    LeakyReLU,
-    Masking,
-    Permute,
-    ReLU,
-    RepeatVector,
-    Reshape,
-    Softmax,
-)
 from tfcluster.lib.keras.layers.advanced_activations import ELU, PReLU, ThresholdedReLU
 from tfcluster.lib.keras.layers.convolutional_extra import (
     Cropping1D,
@@ -29,6 +18,17 @@ from tfcluster.lib.keras.layers.convolutional_extra import (
     ZeroPadding3D,
 )
 from tfcluster.lib.keras.layers.convolutional_recurrent import ConvLSTM2D
+from tfcluster.lib.keras.layers.core import (
+    Activation,
+    Lambda,
+    LeakyReLU,
+    Masking,
+    Permute,
+    ReLU,
+    RepeatVector,
+    Reshape,
+    Softmax,
+)
 from tfcluster.lib.keras.layers.dense_attention import AdditiveAttention, Attention
 from tfcluster.lib.keras.layers.embeddings import Embedding
 from tfcluster.lib.keras.layers.feature_layers import CuDNNGRU, CuDNNLSTM, DenseFeatures
@@ -59,6 +59,7 @@ from tfcluster.lib.keras.layers.global_pooling import (
     GlobalMaxPooling2D,
     GlobalMaxPooling3D,
 )
+from tfcluster.lib.keras.layers.local import LocallyConnected1D, LocallyConnected2D
 from tfcluster.lib.keras.layers.merge import (
     Add,
     Average,
@@ -77,7 +78,6 @@ from tfcluster.lib.keras.layers.merge import (
     multiply,
     subtract,
 )
-from tfcluster.lib.keras.layers.local import LocallyConnected1D, LocallyConnected2D
 from tfcluster.lib.keras.layers.noise import (
     ActivityRegularization,
     AlphaDropout,

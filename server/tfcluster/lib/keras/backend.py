@@ -356,14 +356,23 @@ def dot(x: Any, y: Any) -> Any:
     x, y = convert_to_tensor(x), convert_to_tensor(y)
     if (x.shape.ndims or 0) <= 2 and (y.shape.ndims or 0) <= 2:
         return math_ops.matmul(x, y)
-    x_shape = [d if d is not None else s for d, s in zip(x.shape.as_list(), array_ops.unstack(array_ops.shape(x)))]
-    y_shape = [d if d is not None else s for d, s in zip(y.shape.as_list(), array_ops.unstack(array_ops.shape(y)))]
+    x_shape = [
+        d if d is not None else s
+        for d, s in zip(x.shape.as_list(), array_ops.unstack(array_ops.shape(x)))
+    ]
+    y_shape = [
+        d if d is not None else s
+        for d, s in zip(y.shape.as_list(), array_ops.unstack(array_ops.shape(y)))
+    ]
     perm = list(range(y.shape.ndims))
     perm = [perm.pop(-2), *perm]
     xt = array_ops.reshape(x, [-1, x_shape[-1]])
     yt = array_ops.reshape(array_ops.transpose(y, perm=perm), [y_shape[-2], -1])
     out_shape = x_shape[:-1] + y_shape[:-2] + y_shape[-1:]
-    return array_ops.reshape(math_ops.matmul(xt, yt), array_ops.stack(out_shape) if any(isinstance(d, Tensor) for d in out_shape) else out_shape)
+    return array_ops.reshape(
+        math_ops.matmul(xt, yt),
+        array_ops.stack(out_shape) if any(isinstance(d, Tensor) for d in out_shape) else out_shape,
+    )
 
 
 def argmax(x: Any, axis: int = -1) -> Any:

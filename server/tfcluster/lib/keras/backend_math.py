@@ -24,8 +24,21 @@ from tfcluster.ops import (
     nn_ops,
     pooling_ops,
     random_ops,
+    state_ops,
     variables,
 )
+
+
+def _rank(x: Any) -> int:
+    """The static rank (Keras's backend needs it known)."""
+    ndims = convert_to_tensor(x).shape.ndims
+    if ndims is None:
+        raise ValueError(f"The rank of {x} must be known.")
+    return int(ndims)
+
+
+def _dims(x: Any) -> list[Any]:
+    return list(convert_to_tensor(x).shape.as_list())
 
 
 def _bool_to_float(x: Any) -> Any:
@@ -193,11 +206,14 @@ def flatten(x: Any) -> Any:
 
 def batch_flatten(x: Any) -> Any:
     x = convert_to_tensor(x)
-    dims = x.shape.as_list() if x.shape.ndims is not None else [None, None]
+    dims: list[Any] = x.shape.as_list() if x.shape.ndims is not None else [None, None]
     if builtins.all(d is not None for d in dims[1:]):
         # TF's shape inference folds the product of known dimensions: the same static shape.
-        out = array_ops.reshape(x, [-1, int(np.prod(dims[1:], dtype=np.int64))])
-        out.set_shape([dims[0], int(np.prod(dims[1:], dtype=np.int64))])
+        size = 1
+        for d in dims[1:]:
+            size *= int(d)
+        out = array_ops.reshape(x, [-1, size])
+        out.set_shape([dims[0], size])
         return out
     return array_ops.reshape(x, array_ops.stack([-1, math_ops.reduce_prod(array_ops.shape(x)[1:])]))
 
@@ -216,7 +232,7 @@ def repeat_elements(x: Any, rep: int, axis: int) -> Any:
     if size is not None:
         indices = np.repeat(np.arange(size, dtype=np.int32), rep)
         return array_ops.gather(x, indices, axis=axis)
-    ndim = x.shape.ndims
+    ndim = _rank(x)
     axis = axis % ndim
     expanded = array_ops.expand_dims(x, axis + 1)
     multiples = [1] * (ndim + 1)
@@ -244,7 +260,7 @@ def batch_dot(x: Any, y: Any, axes: Any = None) -> Any:
     if isinstance(axes, int):
         axes = (axes, axes)
     x, y = convert_to_tensor(x), convert_to_tensor(y)
-    x_ndim, y_ndim = x.shape.ndims, y.shape.ndims
+    x_ndim, y_ndim = _rank(x), _rank(y)
     if axes is None:
         axes = [x_ndim - 1, y_ndim - 2]
     diff = 0
@@ -259,12 +275,10 @@ def batch_dot(x: Any, y: Any, axes: Any = None) -> Any:
         if axes[0] == axes[1]:
             out = math_ops.reduce_sum(math_ops.multiply(x, y), axes[0])
         else:
-            out = math_ops.reduce_sum(
-                math_ops.multiply(array_ops.transpose(x, [1, 0]), y), axes[1]
-            )
+            out = math_ops.reduce_sum(math_ops.multiply(array_ops.transpose(x, [1, 0]), y), axes[1])
     else:
-        adj_x = None if axes[0] == nx - 1 else True
-        adj_y = True if axes[1] == ny - 1 else None
+        adj_x = axes[0] != nx - 1
+        adj_y = axes[1] == ny - 1
         out = math_ops.matmul(x, y, adjoint_a=adj_x, adjoint_b=adj_y)
     if diff:
         idx = x_ndim + y_ndim - 3 if x_ndim > y_ndim else x_ndim - 1
@@ -320,7 +334,7 @@ def resize_images(
         raise ValueError('interpolation should be one of "nearest" or "bilinear".')
     from tfcluster.ops import image_ops
 
-    original = convert_to_tensor(x).shape.as_list()
+    original = _dims(x)
     if data_format == "channels_first":
         x = array_ops.transpose(x, [0, 2, 3, 1])
     new_shape = array_ops.shape(x)[1:3] * np.array([height_factor, width_factor], np.int32)
@@ -367,7 +381,7 @@ def switch(condition: Any, then_expression: Any, else_expression: Any) -> Any:
     if callable(else_expression):
         else_expression = else_expression()
     then_expression = convert_to_tensor(then_expression)
-    expr_ndim = then_expression.shape.ndims
+    expr_ndim = _rank(then_expression)
     if cond_ndim > expr_ndim:
         raise ValueError(
             "Rank of `condition` should be less than or equal to rank of `then_expression` "
@@ -426,7 +440,7 @@ class learning_phase_scope:
 
 # ---- random tensors ------------------------------------------------------------------------
 def _seed(seed: Any) -> int:
-    return int(np.random.randint(10e6)) if seed is None else int(seed)
+    return int(np.random.randint(10_000_000)) if seed is None else int(seed)
 
 
 def random_normal(
@@ -463,7 +477,12 @@ def random_binomial(shape: Any, p: float = 0.0, dtype: Any = None, seed: Any = N
 
 
 def random_uniform_variable(
-    shape: Any, low: float, high: float, dtype: Any = None, name: str | None = None, seed: Any = None
+    shape: Any,
+    low: float,
+    high: float,
+    dtype: Any = None,
+    name: str | None = None,
+    seed: Any = None,
 ) -> Any:
     from tfcluster.ops import init_ops
 
@@ -473,7 +492,12 @@ def random_uniform_variable(
 
 
 def random_normal_variable(
-    shape: Any, mean: float, scale: float, dtype: Any = None, name: str | None = None, seed: Any = None
+    shape: Any,
+    mean: float,
+    scale: float,
+    dtype: Any = None,
+    name: str | None = None,
+    seed: Any = None,
 ) -> Any:
     from tfcluster.ops import init_ops
 
@@ -499,12 +523,11 @@ def bias_add(x: Any, bias: Any, data_format: str | None = None) -> Any:
     data_format = data_format or backend.image_data_format()
     if data_format not in ("channels_first", "channels_last"):
         raise ValueError("Unknown data_format: " + str(data_format))
-    bias_shape = convert_to_tensor(bias).shape.as_list()
-    ndim = convert_to_tensor(x).shape.ndims
+    bias_shape = _dims(bias)
+    ndim = _rank(x)
     if len(bias_shape) != 1 and len(bias_shape) != ndim - 1:
         raise ValueError(
-            f"Unexpected bias dimensions {len(bias_shape)}, expect to be 1 or {ndim - 1} "
-            "dimensions"
+            f"Unexpected bias dimensions {len(bias_shape)}, expect to be 1 or {ndim - 1} dimensions"
         )
     if len(bias_shape) == 1:
         if data_format == "channels_first" and ndim > 2:
@@ -512,9 +535,7 @@ def bias_add(x: Any, bias: Any, data_format: str | None = None) -> Any:
             return x + array_ops.reshape(bias, shape)
         return nn_ops.bias_add(x, bias)
     if data_format == "channels_first":
-        bias = array_ops.reshape(
-            bias, [1, bias_shape[-1], *bias_shape[:-1]]
-        )
+        bias = array_ops.reshape(bias, [1, bias_shape[-1], *bias_shape[:-1]])
         return x + bias
     return x + array_ops.reshape(bias, [1, *bias_shape])
 
@@ -534,13 +555,12 @@ def normalize_batch_in_training(
     from tfcluster.ops import nn_impl
 
     mean, variance = nn_ops.moments(x, list(reduction_axes), keep_dims=False)
-    ndim = convert_to_tensor(x).shape.ndims
+    ndim = _rank(x)
     if sorted(reduction_axes) == list(builtins.range(ndim))[:-1]:
         normed = nn_impl.batch_normalization(x, mean, variance, beta, gamma, epsilon)
         return normed, mean, variance
     target_shape = [
-        1 if axis in reduction_axes else array_ops.shape(x)[axis]
-        for axis in builtins.range(ndim)
+        1 if axis in reduction_axes else array_ops.shape(x)[axis] for axis in builtins.range(ndim)
     ]
     target = array_ops.stack(target_shape)
 
@@ -554,9 +574,29 @@ def normalize_batch_in_training(
 
 
 def moving_average_update(x: Any, value: Any, momentum: float) -> Any:
-    from tfcluster.training import moving_averages
+    """TF 1.15's assign_moving_average with zero_debias=True: a `biased` average and a
+    `local_step` beside x (under x's name), x set to biased / (1 - momentum**step)."""
+    from tfcluster.framework.graph import name_scope
+    from tfcluster.ops import init_ops
+    from tfcluster.ops import variable_scope as vs
 
-    return moving_averages.assign_moving_average(x, value, momentum, zero_debias=True)
+    with name_scope(None, "AssignMovingAvg", [x, value, momentum]):
+        dtype = x.dtype.base_dtype
+        decay = math_ops.cast(convert_to_tensor(1.0 - momentum, name="decay"), dtype)
+        value = convert_to_tensor(value)
+        with vs.variable_scope(x.op.name, values=[x, value, decay]):
+            biased = vs.get_variable(
+                "biased", shape=value.shape, dtype=dtype,
+                initializer=init_ops.zeros_initializer(), trainable=False,
+            )  # fmt: skip
+            local_step = vs.get_variable(
+                "local_step", shape=[], dtype=dtype,
+                initializer=init_ops.zeros_initializer(), trainable=False,
+            )  # fmt: skip
+            update_biased = state_ops.assign_sub(biased, (biased - value) * decay)
+            update_step = state_ops.assign_add(local_step, 1)
+            bias_factor = 1 - math_ops.pow(1.0 - decay, update_step)
+            return state_ops.assign(x, update_biased / bias_factor)
 
 
 def _to_nhwc(x: Any, data_format: str | None) -> tuple[Any, bool]:
@@ -583,7 +623,7 @@ def conv1d(
     dilation_rate: int = 1,
 ) -> Any:
     _, first = _to_nhwc(x, data_format)
-    kernel_shape = convert_to_tensor(kernel).shape.as_list()
+    kernel_shape = _dims(kernel)
     if padding == "causal":
         left_pad = dilation_rate * (kernel_shape[0] - 1)
         x = temporal_padding(x, (left_pad, 0))
@@ -700,12 +740,15 @@ def depthwise_conv2d(
     return array_ops.transpose(out, (0, 3, 1, 2)) if first else out
 
 
-def _pool(x: Any, rank: int, pool_size: Any, strides: Any, padding: str, data_format: Any, mode: str) -> Any:
+def _pool(
+    x: Any, rank: int, pool_size: Any, strides: Any, padding: str, data_format: Any, mode: str
+) -> Any:
     _, first = _to_nhwc(x, data_format)
     if first:
         x = array_ops.transpose(x, (0, *builtins.range(2, rank + 2), 1))
     if mode not in ("max", "avg"):
         raise ValueError("Invalid pooling mode: " + str(mode))
+    fn: Any
     if rank == 2:
         fn = pooling_ops.max_pool if mode == "max" else pooling_ops.avg_pool
     else:
@@ -815,7 +858,7 @@ def rnn(
     Steps are unrolled: the number of time steps must be known."""
     inputs = convert_to_tensor(inputs)
     if not time_major:
-        axes = list(builtins.range(inputs.shape.ndims))
+        axes = list(builtins.range(_rank(inputs)))
         axes[0], axes[1] = 1, 0
         inputs = array_ops.transpose(inputs, axes)
     steps = inputs.shape.as_list()[0]
@@ -823,10 +866,10 @@ def rnn(
         raise backend.unimplemented("tf.keras.backend.rnn over an unknown number of time steps")
     if mask is not None:
         mask = math_ops.cast(mask, dtypes.bool_)
-        if mask.shape.ndims == 2:
+        if _rank(mask) == 2:
             mask = array_ops.expand_dims(mask, -1)
         if not time_major:
-            mask = array_ops.transpose(mask, [1, 0, *builtins.range(2, mask.shape.ndims)])
+            mask = array_ops.transpose(mask, [1, 0, *builtins.range(2, _rank(mask))])
     constants = list(constants or [])
     states = list(initial_states)
     order = list(builtins.range(steps))
@@ -851,13 +894,19 @@ def rnn(
         states = new_states
     stacked = array_ops.stack(outputs)
     if not time_major:
-        axes = list(builtins.range(stacked.shape.ndims))
+        axes = list(builtins.range(_rank(stacked)))
         axes[0], axes[1] = 1, 0
         stacked = array_ops.transpose(stacked, axes)
     return last_output, stacked, states
 
 
 def _tile_like(mask_t: Any, x: Any) -> Any:
+    """The [batch, 1] step mask expanded and tiled to x's shape (K.rnn's _expand_mask)."""
     x = convert_to_tensor(x)
-    multiples = [1] + x.shape.as_list()[1:]
-    return array_ops.tile(mask_t, [m if m is not None else 1 for m in multiples])
+    for _ in builtins.range(_rank(x) - _rank(mask_t)):
+        mask_t = array_ops.expand_dims(mask_t, -1)
+    multiples = [1, *x.shape.as_list()[1:]]
+    multiples = [m if m is not None else 1 for m in multiples]
+    if mask_t.shape.as_list()[1] == multiples[1]:
+        multiples[1] = 1
+    return array_ops.tile(mask_t, multiples)

@@ -34,7 +34,9 @@ class ReduceLROnPlateau(Callback):
             raise ValueError("ReduceLROnPlateau does not support a factor >= 1.0.")
         if "epsilon" in kwargs:
             min_delta = kwargs.pop("epsilon")
-            logging.warning("`epsilon` argument is deprecated and will be removed, use `min_delta` instead.")
+            logging.warning(
+                "`epsilon` argument is deprecated and will be removed, use `min_delta` instead."
+            )
         self.factor = factor
         self.min_lr = min_lr
         self.min_delta = min_delta
@@ -251,4 +253,3 @@ class RemoteMonitor(Callback):
                 requests.post(url, {self.field: json.dumps(send)}, headers=self.headers)
         except requests.exceptions.RequestException:
             logging.warning("Warning: could not reach RemoteMonitor root server at %s", self.root)
-

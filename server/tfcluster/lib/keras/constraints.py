@@ -86,9 +86,9 @@ class MinMaxNorm(Constraint):
 
 def _radial_source(size: int) -> np.ndarray:
     """Which diagonal element TF 1.15's RadialConstraint copies to each (row, col) of a
-    size×size kernel: rings around the centre, each set from one diagonal element (its
+    size x size kernel: rings around the centre, each set from one diagonal element (its
     while-loop starts from element start-1 and pads ring by ring; even sizes start from a
-    2×2 block)."""
+    2x2 block)."""
     start = size // 2
     centre = (size - 1) / 2.0
     ring = np.maximum(
@@ -113,7 +113,9 @@ class RadialConstraint(Constraint):
             raise ValueError(f"The weight tensor must be of rank 4, but is of shape: {shape}")
         height, width, channels, kernels = shape.as_list()
         if height != width:
-            raise backend.unimplemented("tf.keras.constraints.RadialConstraint of a non-square kernel")
+            raise backend.unimplemented(
+                "tf.keras.constraints.RadialConstraint of a non-square kernel"
+            )
         flat = array_ops.reshape(w, (height * width, channels * kernels))
         source = _radial_source(height).reshape(-1)
         picked = array_ops.gather(flat, source)

@@ -65,9 +65,7 @@ class PiecewiseConstantDecay(LearningRateSchedule):
 
     def __init__(self, boundaries: Any, values: Any, name: str | None = None) -> None:
         if len(boundaries) != len(values) - 1:
-            raise ValueError(
-                "The length of boundaries should be 1 less than the length of values"
-            )
+            raise ValueError("The length of boundaries should be 1 less than the length of values")
         self.boundaries = boundaries
         self.values = values
         self.name = name

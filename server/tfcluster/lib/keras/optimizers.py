@@ -513,7 +513,6 @@ class Nadam(Optimizer):
         return state_ops.assign(var, var_t).op
 
 
-
 class Ftrl(Optimizer):
     def __init__(
         self, learning_rate: float = 0.001, learning_rate_power: float = -0.5,
@@ -596,7 +595,7 @@ def serialize(optimizer: Any) -> dict[str, Any]:
 
 def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
     name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _BY_NAME.get(name.lower())
+    cls: Any = (custom_objects or {}).get(name) or _BY_NAME.get(name.lower())
     if cls is None:
         raise ValueError(f"Unknown optimizer: {name}")
     return cls.from_config(config.get("config", {}))

@@ -7,6 +7,7 @@ caller gives none, and the call history (`_keras_history`) functional models are
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -230,12 +231,12 @@ class KerasLayerMixin:
         masks = self.compute_mask(inputs, previous_mask)
         flat_masks = flatten(masks) if isinstance(masks, (list, tuple)) else [masks]
         if len(flat_masks) != len(flat_outputs):
-            flat_masks = [masks] * len(flat_outputs) if not isinstance(masks, (list, tuple)) else flat_masks
+            flat_masks = (
+                [masks] * len(flat_outputs) if not isinstance(masks, (list, tuple)) else flat_masks
+            )
         for output, mask in zip(flat_outputs, flat_masks):
-            try:
+            with contextlib.suppress(AttributeError):  # a non-tensor output
                 output._keras_mask = mask
-            except AttributeError:  # a non-tensor output
-                pass
 
     def _record_call(self, inputs: Any, outputs: Any) -> None:
         """A node, when every input comes from a Keras layer (as Keras records them)."""
@@ -299,7 +300,9 @@ class KerasLayerMixin:
         # None until the layer is built or given a dtype (as TF 1.15 writes it).
         config["dtype"] = dtypes.as_dtype(dtype).name if dtype is not None else None
         if type(self).get_config is KerasLayerMixin.get_config and _has_own_arguments(self):
-            raise NotImplementedError("Layers with arguments in `__init__` must override `get_config`.")
+            raise NotImplementedError(
+                "Layers with arguments in `__init__` must override `get_config`."
+            )
         return config
 
     @classmethod

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.lib.keras import activations, backend, backend_math, constraints, initializers
-from tfcluster.lib.keras import regularizers
+from tfcluster.lib.keras import (
+    activations,
+    backend,
+    backend_math,
+    constraints,
+    initializers,
+    regularizers,
+)
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.layers import config_fields
 from tfcluster.lib.layers import utils as conv_utils
@@ -27,13 +33,14 @@ def _pairs(value: Any, rank: int, name: str) -> tuple[tuple[int, int], ...]:
             f"`{name}` should be either an int, a tuple of {rank} ints, or a tuple of {rank} "
             f"tuples of 2 ints. Found: {value}"
         )
-    out = []
+    out: list[tuple[int, int]] = []
     for item in value:
         if isinstance(item, int):
             out.append((item, item))
         else:
-            out.append(tuple(conv_utils.normalize_tuple(item, 2, f"{name} entry")))
-    return tuple(out)  # type: ignore[return-value]
+            before, after = conv_utils.normalize_tuple(item, 2, f"{name} entry")
+            out.append((before, after))
+    return tuple(out)
 
 
 # ---- zero padding ---------------------------------------------------------------------------
@@ -158,7 +165,7 @@ class UpSampling2D(Layer):
         self.size = conv_utils.normalize_tuple(size, 2, "size")
         if interpolation not in ("nearest", "bilinear"):
             raise ValueError(
-                "`interpolation` argument should be one of `\"nearest\"` or `\"bilinear\"`."
+                '`interpolation` argument should be one of `"nearest"` or `"bilinear"`.'
             )
         self.interpolation = interpolation
         self.input_spec = InputSpec(ndim=4)
@@ -185,7 +192,8 @@ class UpSampling3D(Layer):
         self.input_spec = InputSpec(ndim=5)
 
     def call(self, inputs: Any) -> Any:
-        return backend_math.resize_volumes(inputs, *self.size, self.data_format)
+        depth, height, width = self.size
+        return backend_math.resize_volumes(inputs, depth, height, width, self.data_format)
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "size": self.size, "data_format": self.data_format}

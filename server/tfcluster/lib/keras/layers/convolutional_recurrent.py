@@ -6,8 +6,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.lib.keras import activations, backend, backend_math, constraints, initializers
-from tfcluster.lib.keras import regularizers
+from tfcluster.lib.keras import (
+    activations,
+    backend,
+    backend_math,
+    constraints,
+    initializers,
+    regularizers,
+)
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.layers import config_fields
 from tfcluster.lib.layers import utils as conv_utils
@@ -100,9 +106,7 @@ class ConvLSTM2D(Layer):
         dims = [getattr(d, "value", d) for d in input_shape]
         input_dim = dims[-1]
         if input_dim is None:
-            raise ValueError(
-                "The channel dimension of the inputs should be defined. Found `None`."
-            )
+            raise ValueError("The channel dimension of the inputs should be defined. Found `None`.")
         self.kernel = self.add_weight(
             shape=(*self.kernel_size, input_dim, self.filters * 4),
             initializer=self.kernel_initializer,
@@ -144,7 +148,11 @@ class ConvLSTM2D(Layer):
 
     def _input_conv(self, x: Any, w: Any, b: Any = None, padding: str = "valid") -> Any:
         out = backend_math.conv2d(
-            x, w, strides=self.strides, padding=padding, data_format=self.data_format,
+            x,
+            w,
+            strides=self.strides,
+            padding=padding,
+            data_format=self.data_format,
             dilation_rate=self.dilation_rate,
         )
         if b is not None:
@@ -152,14 +160,18 @@ class ConvLSTM2D(Layer):
         return out
 
     def _recurrent_conv(self, x: Any, w: Any) -> Any:
-        return backend_math.conv2d(x, w, strides=(1, 1), padding="same", data_format=self.data_format)
+        return backend_math.conv2d(
+            x, w, strides=(1, 1), padding="same", data_format=self.data_format
+        )
 
     def _step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
         h_tm1, c_tm1 = states[0], states[1]
         f = self.filters
         kernels = [self.kernel[:, :, :, i * f : (i + 1) * f] for i in range(4)]
         recurrents = [self.recurrent_kernel[:, :, :, i * f : (i + 1) * f] for i in range(4)]
-        biases = [None] * 4 if self.bias is None else [self.bias[i * f : (i + 1) * f] for i in range(4)]
+        biases = (
+            [None] * 4 if self.bias is None else [self.bias[i * f : (i + 1) * f] for i in range(4)]
+        )
         x = [self._input_conv(inputs, k, b, padding=self.padding) for k, b in zip(kernels, biases)]
         h = [self._recurrent_conv(h_tm1, r) for r in recurrents]
         i = self.recurrent_activation(x[0] + h[0])
@@ -169,11 +181,17 @@ class ConvLSTM2D(Layer):
         new_h = o * self.activation(c)
         return new_h, [new_h, c]
 
-    def call(self, inputs: Any, mask: Any = None, training: Any = None, initial_state: Any = None) -> Any:
+    def call(
+        self, inputs: Any, mask: Any = None, training: Any = None, initial_state: Any = None
+    ) -> Any:
         dims = inputs.shape.as_list()
         if initial_state is None:
-            rows = _conv_length(dims[2], self.kernel_size[0], self.padding, self.strides[0], self.dilation_rate[0])
-            cols = _conv_length(dims[3], self.kernel_size[1], self.padding, self.strides[1], self.dilation_rate[1])
+            rows = _conv_length(
+                dims[2], self.kernel_size[0], self.padding, self.strides[0], self.dilation_rate[0]
+            )
+            cols = _conv_length(
+                dims[3], self.kernel_size[1], self.padding, self.strides[1], self.dilation_rate[1]
+            )
             batch = array_ops.shape(inputs)[0]
             zeros = array_ops.zeros(
                 array_ops.stack([batch, rows, cols, self.filters]), dtype=inputs.dtype
@@ -220,4 +238,3 @@ class ConvLSTM2D(Layer):
             "recurrent_dropout": self.recurrent_dropout,
         }
         return config
-

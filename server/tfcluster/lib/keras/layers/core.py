@@ -166,7 +166,12 @@ class ReLU(Layer):
         self.threshold = threshold
 
     def get_config(self) -> dict[str, Any]:
-        return {**super().get_config(), "max_value": self.max_value, "negative_slope": self.negative_slope, "threshold": self.threshold}
+        return {
+            **super().get_config(),
+            "max_value": self.max_value,
+            "negative_slope": self.negative_slope,
+            "threshold": self.threshold,
+        }
 
     def call(self, inputs: Any) -> Any:
         return activations.relu(

@@ -87,7 +87,9 @@ class BaseDenseAttention(Layer):
             )
         if mask:
             if not isinstance(mask, list):
-                raise ValueError(f"{name} layer mask must be a list, namely [query_mask, value_mask].")
+                raise ValueError(
+                    f"{name} layer mask must be a list, namely [query_mask, value_mask]."
+                )
             if len(mask) != 2:
                 raise ValueError(
                     f"{name} layer mask must be a list of length 2, namely [query_mask, "

@@ -15,17 +15,19 @@ from tfcluster.lib.keras.engine.base_layer import Layer
 
 
 class DenseFeatures(Layer):
-    def __init__(self, feature_columns: Any, trainable: bool = True, name: str | None = None, **kwargs: Any) -> None:
+    def __init__(
+        self, feature_columns: Any, trainable: bool = True, name: str | None = None, **kwargs: Any
+    ) -> None:
         super().__init__(name=name, trainable=trainable, **kwargs)
         from tfcluster.lib.feature_column.base import normalize_feature_columns
 
         self._feature_columns = normalize_feature_columns(feature_columns)
         self.built = True
 
-    def __call__(self, features: Any, *args: Any, **kwargs: Any) -> Any:
-        if not isinstance(features, dict):
-            raise ValueError("We expected a dictionary here. Instead we got: ", features)
-        return super().__call__(features, *args, **kwargs)
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(inputs, dict):
+            raise ValueError("We expected a dictionary here. Instead we got: ", inputs)
+        return super().__call__(inputs, *args, **kwargs)
 
     def call(self, features: Any, cols_to_output_tensors: Any = None) -> Any:
         from tfcluster.lib.feature_column import layers as fc_layers

@@ -150,7 +150,9 @@ def _pool_class(base: type, rank: int) -> type:
             "data_format": self.data_format,
         }
 
-    return type(base.__name__, (KerasLayerMixin, base), {"__init__": __init__, "get_config": get_config})
+    return type(
+        base.__name__, (KerasLayerMixin, base), {"__init__": __init__, "get_config": get_config}
+    )
 
 
 MaxPooling1D = _pool_class(tf_pool.MaxPooling1D, 1)

@@ -5,8 +5,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.lib.keras import activations, backend, backend_math, constraints, initializers
-from tfcluster.lib.keras import regularizers
+from tfcluster.lib.keras import (
+    activations,
+    backend,
+    backend_math,
+    constraints,
+    initializers,
+    regularizers,
+)
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.layers import config_fields
 from tfcluster.lib.layers import utils as conv_utils
@@ -46,9 +52,7 @@ class _LocallyConnected(Layer):
         self.strides = conv_utils.normalize_tuple(strides, rank, "strides")
         self.padding = conv_utils.normalize_padding(padding)
         if self.padding != "valid" and implementation == 1:
-            raise ValueError(
-                "Invalid border mode for LocallyConnected: only \"valid\" is supported."
-            )
+            raise ValueError('Invalid border mode for LocallyConnected: only "valid" is supported.')
         if implementation != 1:
             raise backend.unimplemented(
                 f"tf.keras.layers.LocallyConnected{rank}D(implementation={implementation})"
@@ -108,7 +112,11 @@ class _LocallyConnected(Layer):
 
     def call(self, inputs: Any) -> Any:
         output = backend_math.local_conv(
-            inputs, self.kernel, self.kernel_size, self.strides, self.output_shape_,
+            inputs,
+            self.kernel,
+            self.kernel_size,
+            self.strides,
+            self.output_shape_,
             self.data_format,
         )
         if self.use_bias:
@@ -137,5 +145,7 @@ class LocallyConnected1D(_LocallyConnected):
 class LocallyConnected2D(_LocallyConnected):
     rank = 2
 
-    def __init__(self, filters: int, kernel_size: Any, strides: Any = (1, 1), **kwargs: Any) -> None:
+    def __init__(
+        self, filters: int, kernel_size: Any, strides: Any = (1, 1), **kwargs: Any
+    ) -> None:
         super().__init__(filters, kernel_size, strides=strides, **kwargs)

@@ -114,7 +114,7 @@ class Dot(_Merge):
             if len(axes) != 2:
                 raise ValueError("Invalid format for `axes` - should contain two elements.")
             if not isinstance(axes[0], int) or not isinstance(axes[1], int):
-                raise ValueError("Invalid format for `axes` - list elements should be \"int\".")
+                raise ValueError('Invalid format for `axes` - list elements should be "int".')
         self.axes = axes
         self.normalize = normalize
         self.supports_masking = True

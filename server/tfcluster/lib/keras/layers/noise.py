@@ -58,7 +58,9 @@ class GaussianDropout(Layer):
 class AlphaDropout(Layer):
     """Dropout that keeps SELU's self-normalizing mean and variance."""
 
-    def __init__(self, rate: float, noise_shape: Any = None, seed: Any = None, **kwargs: Any) -> None:
+    def __init__(
+        self, rate: float, noise_shape: Any = None, seed: Any = None, **kwargs: Any
+    ) -> None:
         super().__init__(**kwargs)
         self.rate = rate
         self.noise_shape = noise_shape

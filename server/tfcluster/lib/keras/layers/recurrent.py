@@ -304,7 +304,7 @@ class RNN(Layer):
 
     def __init__(
         self,
-        cell: _KerasCell,
+        cell: Any,
         return_sequences: bool = False,
         return_state: bool = False,
         go_backwards: bool = False,
@@ -316,9 +316,7 @@ class RNN(Layer):
         if isinstance(cell, (list, tuple)):
             cell = StackedRNNCells(cell)
         if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
-            raise ValueError(
-                "`cell` should have a `call` method. The RNN was passed:", cell
-            )
+            raise ValueError("`cell` should have a `call` method. The RNN was passed:", cell)
         if stateful:
             raise backend.unimplemented("tf.keras recurrent layers with stateful=True")
         if unroll:
@@ -490,7 +488,9 @@ class AbstractRNNCell(Layer):
     def output_size(self) -> Any:
         raise NotImplementedError("Abstract method")
 
-    def get_initial_state(self, inputs: Any = None, batch_size: Any = None, dtype: Any = None) -> Any:
+    def get_initial_state(
+        self, inputs: Any = None, batch_size: Any = None, dtype: Any = None
+    ) -> Any:
         if inputs is not None:
             batch_size = array_ops.shape(inputs)[0]
             dtype = inputs.dtype

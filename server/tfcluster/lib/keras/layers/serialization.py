@@ -8,7 +8,6 @@ from typing import Any
 
 from tfcluster.lib.keras.utils import object_registry
 
-
 LAYER_MODULES = (
     "tfcluster.lib.keras.engine.base_layer",
     "tfcluster.lib.keras.engine.input_layer",

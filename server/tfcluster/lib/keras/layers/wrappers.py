@@ -19,8 +19,7 @@ class Wrapper(Layer):
     def __init__(self, layer: Any, **kwargs: Any) -> None:
         if not hasattr(layer, "_inbound_nodes"):
             raise ValueError(
-                "Please initialize `Wrapper` layer with a `Layer` instance. You passed: "
-                f"{layer}"
+                f"Please initialize `Wrapper` layer with a `Layer` instance. You passed: {layer}"
             )
         self.layer = layer
         super().__init__(**kwargs)
@@ -89,7 +88,7 @@ class TimeDistributed(Wrapper):
         super().__init__(layer, **kwargs)
         self.supports_masking = True
 
-    def build(self, input_shape: Any) -> None:
+    def build(self, input_shape: Any = None) -> None:
         dims = TensorShape(input_shape).as_list()
         if len(dims) < 3:
             raise ValueError(
@@ -141,8 +140,8 @@ class Bidirectional(Wrapper):
             )
         if merge_mode not in ("sum", "mul", "ave", "concat", None):
             raise ValueError(
-                f"Invalid merge mode. Merge mode should be one of {{'sum', 'mul', 'ave', "
-                f"'concat', None}}"
+                "Invalid merge mode. Merge mode should be one of {'sum', 'mul', 'ave', "
+                "'concat', None}"
             )
         self.forward_layer = _recreate(layer, go_backwards=False)
         if backward_layer is None:
@@ -190,7 +189,7 @@ class Bidirectional(Wrapper):
     def losses(self) -> list[Any]:
         return list(self.forward_layer.losses) + list(self.backward_layer.losses)
 
-    def build(self, input_shape: Any) -> None:
+    def build(self, input_shape: Any = None) -> None:
         for sub in (self.forward_layer, self.backward_layer):
             with name_scope(sub.name):
                 sub.build(input_shape)
@@ -264,4 +263,3 @@ def _recreate(layer: Any, go_backwards: bool) -> Any:
     if go_backwards:
         config["go_backwards"] = not config["go_backwards"]
     return type(layer).from_config(config)
-

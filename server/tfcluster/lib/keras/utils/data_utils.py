@@ -23,8 +23,7 @@ class Sequence:
         """Called at the end of every epoch (shuffle here)."""
 
     def __iter__(self) -> Iterator[Any]:
-        for item in (self[i] for i in range(len(self))):
-            yield item
+        yield from (self[i] for i in range(len(self)))
 
 
 class SequenceEnqueuer:
@@ -51,7 +50,9 @@ class SequenceEnqueuer:
 class OrderedEnqueuer(SequenceEnqueuer):
     """A Sequence's batches in order (shuffled per epoch if asked), epoch after epoch."""
 
-    def __init__(self, sequence: Any, use_multiprocessing: bool = False, shuffle: bool = False) -> None:
+    def __init__(
+        self, sequence: Any, use_multiprocessing: bool = False, shuffle: bool = False
+    ) -> None:
         super().__init__(sequence, use_multiprocessing)
         self.shuffle = shuffle
 

@@ -41,6 +41,7 @@ class HDF5Matrix:
         return self.end - self.start
 
     def __getitem__(self, key: Any) -> Any:
+        idx: Any
         if isinstance(key, slice):
             start, stop = key.start, key.stop
             start = 0 if start is None else start

@@ -54,8 +54,7 @@ def _require_pydot() -> None:
         import pydot  # type: ignore[import-not-found]  # noqa: F401
     except ImportError:
         raise ImportError(
-            "Failed to import pydot. You must install pydot and graphviz for `pydotprint` to "
-            "work."
+            "Failed to import pydot. You must install pydot and graphviz for `pydotprint` to work."
         ) from None
     raise backend.unimplemented("tf.keras.utils.model_to_dot / plot_model")
 
@@ -68,7 +67,9 @@ def plot_model(model: Any, *args: Any, **kwargs: Any) -> Any:
     _require_pydot()
 
 
-def multi_gpu_model(model: Any, gpus: Any, cpu_merge: bool = True, cpu_relocation: bool = False) -> Any:
+def multi_gpu_model(
+    model: Any, gpus: Any, cpu_merge: bool = True, cpu_relocation: bool = False
+) -> Any:
     count = len(gpus) if isinstance(gpus, (list, tuple)) else gpus
     if count <= 1:
         raise ValueError(
