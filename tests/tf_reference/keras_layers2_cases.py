@@ -602,3 +602,64 @@ def moving_average_update(tf):
         sess.run(update, {value: np.float32([step, 2 * step, -step])})
         seen.append(sess.run(x))
     return {"values": seen, "variables": [v.name for v in tf.global_variables()]}
+
+
+@function
+def fit_generator(tf):
+    K = tf.keras
+
+    class Batches(K.utils.Sequence):
+        def __init__(self, x, y, size):
+            self.x, self.y, self.size = x, y, size
+
+        def __len__(self):
+            return int(np.ceil(len(self.x) / float(self.size)))
+
+        def __getitem__(self, i):
+            part = slice(i * self.size, (i + 1) * self.size)
+            return self.x[part], self.y[part]
+
+    def endless(x, y, size):
+        while True:
+            for i in range(0, len(x), size):
+                yield x[i : i + size], y[i : i + size]
+
+    rng = np.random.RandomState(16)
+    x = rng.uniform(-1, 1, (22, 3)).astype("float32")
+    y = rng.randint(0, 3, (22,)).astype("int64")
+    out = {}
+    for label in ("sequence", "generator", "fit_sequence"):
+        K.backend.clear_session()
+        model = K.Sequential(
+            [
+                K.layers.Dense(5, activation="relu", input_shape=(3,)),
+                K.layers.Dense(3, activation="softmax"),
+            ]
+        )
+        _fix(model, seed=9)
+        model.compile(K.optimizers.SGD(0.3), "sparse_categorical_crossentropy", ["acc"])
+        if label == "sequence":
+            history = model.fit_generator(
+                Batches(x, y, 8),
+                epochs=3,
+                verbose=0,
+                shuffle=False,
+                validation_data=Batches(x[:10], y[:10], 4),
+            )
+        elif label == "generator":
+            history = model.fit_generator(
+                endless(x, y, 8),
+                steps_per_epoch=3,
+                epochs=3,
+                verbose=0,
+                validation_data=(x[:10], y[:10]),
+            )
+        else:
+            history = model.fit(Batches(x, y, 6), epochs=2, verbose=0, shuffle=False)
+        out[label] = {
+            "history": {k: np.array(v, dtype="float64") for k, v in history.history.items()},
+            "evaluate": np.array(model.evaluate_generator(Batches(x, y, 5)), dtype="float64"),
+            "predict": model.predict_generator(Batches(x, y, 7)),
+            "weights": model.get_weights(),
+        }
+    return out

@@ -14,7 +14,7 @@ import numpy as np
 from tfcluster.framework.graph import Tensor, name_scope
 from tfcluster.lib.keras import backend, losses, metrics, optimizers
 from tfcluster.lib.keras import callbacks as cbks
-from tfcluster.lib.keras.engine import saving
+from tfcluster.lib.keras.engine import saving, training_generator
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
 from tfcluster.lib.keras.engine.network import Network
@@ -223,6 +223,13 @@ class Model(Network):
         validation_freq: int = 1,
         **kwargs: Any,
     ) -> cbks.History:
+        if _is_generator_like(x):
+            return training_generator.fit_generator(
+                self, x, steps_per_epoch=steps_per_epoch, epochs=epochs, verbose=verbose,
+                callbacks=callbacks, validation_data=validation_data,
+                validation_steps=validation_steps, validation_freq=validation_freq,
+                class_weight=class_weight, shuffle=bool(shuffle), initial_epoch=initial_epoch,
+            )  # fmt: skip
         if class_weight is not None or sample_weight is not None:
             raise backend.unimplemented("tf.keras.Model.fit with class_weight/sample_weight")
         batch_size = batch_size or 32
@@ -350,6 +357,8 @@ class Model(Network):
         self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: int = 1,
         sample_weight: Any = None, steps: Any = None, callbacks: Any = None, **kwargs: Any,
     ) -> Any:  # fmt: skip
+        if _is_generator_like(x):
+            return training_generator.evaluate_generator(self, x, steps, verbose)
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
         result = self._test_loop(xs, ys, batch_size or 32, verbose)
@@ -359,6 +368,8 @@ class Model(Network):
         self, x: Any, batch_size: int | None = None, verbose: int = 0, steps: Any = None,
         callbacks: Any = None, **kwargs: Any,
     ) -> Any:  # fmt: skip
+        if _is_generator_like(x):
+            return training_generator.predict_generator(self, x, steps, verbose)
         xs, _ = self._standardize(x, None)
         self._ensure_built(xs)
         session = backend.get_session()
@@ -402,6 +413,43 @@ class Model(Network):
         result = self._test_loop(xs, ys, len(xs[0]), verbose=0)
         return result[0] if len(result) == 1 else result
 
+    # ---- generators and keras.utils.Sequence ---------------------------------------------------
+    def fit_generator(
+        self,
+        generator: Any,
+        steps_per_epoch: Any = None,
+        epochs: int = 1,
+        verbose: int = 1,
+        callbacks: Any = None,
+        validation_data: Any = None,
+        validation_steps: Any = None,
+        validation_freq: int = 1,
+        class_weight: Any = None,
+        max_queue_size: int = 10,
+        workers: int = 1,
+        use_multiprocessing: bool = False,
+        shuffle: bool = True,
+        initial_epoch: int = 0,
+    ) -> Any:
+        return training_generator.fit_generator(
+            self, generator, steps_per_epoch=steps_per_epoch, epochs=epochs, verbose=verbose,
+            callbacks=callbacks, validation_data=validation_data,
+            validation_steps=validation_steps, validation_freq=validation_freq,
+            class_weight=class_weight, shuffle=shuffle, initial_epoch=initial_epoch,
+        )  # fmt: skip
+
+    def evaluate_generator(
+        self, generator: Any, steps: Any = None, callbacks: Any = None, max_queue_size: int = 10,
+        workers: int = 1, use_multiprocessing: bool = False, verbose: int = 0,
+    ) -> Any:  # fmt: skip
+        return training_generator.evaluate_generator(self, generator, steps, verbose)
+
+    def predict_generator(
+        self, generator: Any, steps: Any = None, callbacks: Any = None, max_queue_size: int = 10,
+        workers: int = 1, use_multiprocessing: bool = False, verbose: int = 0,
+    ) -> Any:  # fmt: skip
+        return training_generator.predict_generator(self, generator, steps, verbose)
+
     def predict_on_batch(self, x: Any) -> Any:
         return self.predict(x, batch_size=len(_as_list(x)[0]))
 
@@ -426,6 +474,15 @@ class Model(Network):
 
     def reset_metrics(self) -> None:
         """Compile metrics are computed per call here; nothing is carried between calls."""
+
+
+def _is_generator_like(x: Any) -> bool:
+    """A Python generator/iterator or a keras.utils.Sequence (not arrays, lists or dicts)."""
+    from tfcluster.lib.keras.utils.data_utils import Sequence
+
+    if isinstance(x, Sequence):
+        return True
+    return hasattr(x, "__next__") and not isinstance(x, (np.ndarray, list, tuple, dict))
 
 
 def _is_loss(name: str) -> bool:
