@@ -4,6 +4,7 @@ input shape (its input placeholder is `<first layer>_input`), else on first use.
 from __future__ import annotations
 
 import copy
+import logging
 from typing import Any
 
 from tfcluster.lib.keras.engine.base_layer import flatten
@@ -116,6 +117,21 @@ class Sequential(Model):
         if not model.inputs and build_input_shape:
             model.build(build_input_shape)
         return model
+
+    def predict_proba(self, x: Any, batch_size: int = 32, verbose: int = 0) -> Any:
+        preds = self.predict(x, batch_size=batch_size, verbose=verbose)
+        if preds.min() < 0.0 or preds.max() > 1.0:
+            logging.warning(
+                "Network returning invalid probability values. The last layer might not "
+                "normalize predictions into probabilities (like softmax or sigmoid would)."
+            )
+        return preds
+
+    def predict_classes(self, x: Any, batch_size: int = 32, verbose: int = 0) -> Any:
+        proba = self.predict(x, batch_size=batch_size, verbose=verbose)
+        if proba.shape[-1] > 1:
+            return proba.argmax(axis=-1)
+        return (proba > 0.5).astype("int32")
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         if self.outputs and inputs is self.inputs[0]:

@@ -120,7 +120,13 @@ class Model(Network):
                 with name_scope("metrics"), name_scope(full):
                     # A sum: averaged over the samples seen in float64, as Keras's
                     # total/count metrics report it.
-                    value = math_ops.reduce_sum(fn(self.targets[i], output))
+                    # Per-step values (sequence outputs) are averaged within each sample
+                    # first: Keras's mean is over every element, all samples the same length.
+                    per = fn(self.targets[i], output)
+                    rank = per.shape.ndims
+                    if rank is not None and rank > 1:
+                        per = math_ops.reduce_mean(per, axis=list(range(1, rank)))
+                    value = math_ops.reduce_sum(per)
                 self._metric_tensors.append((full, value))
                 metric_names.append(full)
         self.metrics_names = metric_names
