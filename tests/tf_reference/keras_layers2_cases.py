@@ -663,3 +663,29 @@ def fit_generator(tf):
             "weights": model.get_weights(),
         }
     return out
+
+
+@function
+def preprocessing(tf):
+    P = tf.keras.preprocessing
+    seqs = [[1, 2, 3], [4], [], [5, 6, 7, 8, 9]]
+    texts = ["The cat sat on the mat.", "The dog sat down!", "A cat, a dog; a bird?", "cat"]
+    tok = P.text.Tokenizer(num_words=6, oov_token="<unk>")
+    tok.fit_on_texts(texts)
+    plain = P.text.Tokenizer()
+    plain.fit_on_texts(texts)
+    return {
+        "pre": P.sequence.pad_sequences(seqs, maxlen=4),
+        "post": P.sequence.pad_sequences(seqs, maxlen=3, padding="post", truncating="post"),
+        "float": P.sequence.pad_sequences(seqs, dtype="float32", value=-1.0),
+        "words": P.text.text_to_word_sequence("Hello, World! it's  me"),
+        "word_index": {str(k): v for k, v in tok.word_index.items()},
+        "sequences": tok.texts_to_sequences(texts + ["an unseen bird cat"]),
+        "texts": tok.sequences_to_texts([[1, 2, 3, 9]]),
+        "binary": plain.texts_to_matrix(texts, mode="binary"),
+        "count": plain.texts_to_matrix(texts, mode="count"),
+        "freq": plain.texts_to_matrix(texts, mode="freq"),
+        "tfidf": plain.texts_to_matrix(texts, mode="tfidf"),
+        "config_keys": sorted(json.loads(tok.to_json())["config"]),
+        "sampling_table": P.sequence.make_sampling_table(8),
+    }
