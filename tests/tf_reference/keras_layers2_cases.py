@@ -680,7 +680,7 @@ def preprocessing(tf):
         "float": P.sequence.pad_sequences(seqs, dtype="float32", value=-1.0),
         "words": P.text.text_to_word_sequence("Hello, World! it's  me"),
         "word_index": {str(k): v for k, v in tok.word_index.items()},
-        "sequences": tok.texts_to_sequences(texts + ["an unseen bird cat"]),
+        "sequences": tok.texts_to_sequences([*texts, "an unseen bird cat"]),
         "texts": tok.sequences_to_texts([[1, 2, 3, 9]]),
         "binary": plain.texts_to_matrix(texts, mode="binary"),
         "count": plain.texts_to_matrix(texts, mode="count"),

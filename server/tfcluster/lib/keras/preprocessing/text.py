@@ -18,7 +18,8 @@ def text_to_word_sequence(
 ) -> list[str]:
     if lower:
         text = text.lower()
-    text = text.translate(str.maketrans({c: split for c in filters}))
+    table: dict[str, str | int | None] = {c: split for c in filters}
+    text = text.translate(str.maketrans(table))
     return [w for w in text.split(split) if w]
 
 
