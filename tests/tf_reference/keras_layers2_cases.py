@@ -689,3 +689,38 @@ def preprocessing(tf):
         "config_keys": sorted(json.loads(tok.to_json())["config"]),
         "sampling_table": P.sequence.make_sampling_table(8),
     }
+
+
+@function
+def compile_metric_shapes(tf):
+    """Metric functions returning a scalar (K.mean inside) and per-time-step accuracies."""
+    K = tf.keras
+
+    def scalar_accuracy(y_true, y_pred):
+        return K.backend.mean(K.backend.equal(y_true, K.backend.cast(y_pred < 0.5, y_true.dtype)))
+
+    rng = np.random.RandomState(17)
+    out = {}
+    K.backend.clear_session()
+    x = rng.uniform(-1, 1, (20, 3)).astype("float32")
+    y = rng.randint(0, 2, (20, 1)).astype("float32")
+    model = K.Sequential([K.layers.Dense(1, activation="sigmoid", input_shape=(3,))])
+    _fix(model, seed=10)
+    model.compile(K.optimizers.SGD(0.1), "mse", metrics=[scalar_accuracy])
+    h = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    out["scalar"] = {k: np.array(v, dtype="float64") for k, v in h.history.items()}
+    K.backend.clear_session()
+    xs = rng.uniform(-1, 1, (12, 4, 3)).astype("float32")
+    ys = np.eye(3, dtype="float32")[rng.randint(0, 3, (12, 4))]
+    seq = K.Sequential(
+        [
+            K.layers.LSTM(5, return_sequences=True, input_shape=(4, 3)),
+            K.layers.TimeDistributed(K.layers.Dense(3, activation="softmax")),
+        ]
+    )
+    _fix(seq, seed=11)
+    seq.compile(K.optimizers.Adam(0.05), "categorical_crossentropy", metrics=["accuracy"])
+    h = seq.fit(xs, ys, batch_size=5, epochs=2, verbose=0, shuffle=False)
+    out["sequence"] = {k: np.array(v, dtype="float64") for k, v in h.history.items()}
+    out["sequence_evaluate"] = np.array(seq.evaluate(xs, ys, verbose=0), dtype="float64")
+    return out

@@ -302,6 +302,9 @@ def function(
 
 # ---- a few maths helpers programs reach for -------------------------------------------------
 def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    x = convert_to_tensor(x)
+    if x.dtype.base_dtype == dtypes.bool_:
+        x = math_ops.cast(x, floatx())  # as TF 1.15: the mean of booleans is a fraction
     return math_ops.reduce_mean(x, axis=axis, keepdims=keepdims)
 
 

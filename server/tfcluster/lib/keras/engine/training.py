@@ -18,7 +18,7 @@ from tfcluster.lib.keras.engine import saving, training_generator
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
 from tfcluster.lib.keras.engine.network import Network
-from tfcluster.ops import control_flow_ops, math_ops
+from tfcluster.ops import array_ops, control_flow_ops, math_ops
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -81,6 +81,7 @@ class Model(Network):
         self.targets: list[Tensor] = []
         self._output_losses: list[Tensor] = []
         self._metric_tensors: list[tuple[str, Tensor]] = []
+        self._per_batch_metrics: set[str] = set()
         multi = len(self.outputs) > 1
         for i, (output, fn) in enumerate(zip(self.outputs, loss_fns)):
             ndim = output.shape.ndims
@@ -126,10 +127,20 @@ class Model(Network):
                     rank = per.shape.ndims
                     if rank is not None and rank > 1:
                         per = math_ops.reduce_mean(per, axis=list(range(1, rank)))
-                    value = math_ops.reduce_sum(per)
+                    if rank == 0:
+                        # A function that already averages (K.mean(...)): one value per
+                        # batch, averaged over batches (Keras counts it once per update).
+                        self._per_batch_metrics.add(full)
+                        value = per
+                    else:
+                        value = math_ops.reduce_sum(per)
                 self._metric_tensors.append((full, value))
                 metric_names.append(full)
         self.metrics_names = metric_names
+
+    def _per_batch_mask(self, names: list[str]) -> np.ndarray:
+        per_batch = getattr(self, "_per_batch_metrics", set())
+        return np.array([n in per_batch for n in names])
 
     @staticmethod
     def _metric_fn(spec: Any, loss_fn: Any, output: Tensor) -> tuple[str, Callable[..., Any]]:
@@ -300,24 +311,28 @@ class Model(Network):
             elif shuffle:
                 np.random.shuffle(order)
             sums = np.zeros(len(fetches))
+            per_batch = self._per_batch_mask(out_labels)
+            batch_index = -1
             for batch_index, start in enumerate(range(0, samples, batch_size)):
                 index = order[start : start + batch_size]
                 clist.on_train_batch_begin(batch_index, {"batch": batch_index, "size": len(index)})
                 values = session.run(
                     [*fetches, self._train_fn], feed_dict=self._feed(xs, ys, index, True)
                 )[:-1]
-                sums += _weighted(values, out_labels, len(index))
+                sums += _weighted(values, out_labels, len(index), per_batch)
                 logs: dict[str, Any] = {"batch": batch_index, "size": len(index)}
                 for name, value in zip(out_labels, values):
                     logs[name] = float(value) if _is_loss(name) else float(value) / len(index)
                 seen = min(start + batch_size, samples)
+                running = _means(sums, per_batch, seen, batch_index + 1)
                 for i, name in enumerate(out_labels):
                     if name != "loss" and not name.endswith("_loss"):
-                        logs[name] = sums[i] / seen
+                        logs[name] = running[i]
                 clist.on_train_batch_end(batch_index, logs)
                 if self.stop_training:
                     break
-            epoch_logs = {name: float(sums[i] / samples) for i, name in enumerate(out_labels)}
+            done = _means(sums, per_batch, samples, batch_index + 1)
+            epoch_logs = {name: float(done[i]) for i, name in enumerate(out_labels)}
             if do_validation and (epoch + 1) % validation_freq == 0:
                 val = self._test_loop(val_xs, val_ys, batch_size, verbose=0)
                 for name, value in zip(out_labels, val):
@@ -345,19 +360,23 @@ class Model(Network):
 
             progbar = Progbar(target=samples, unit_name="sample", stateful_metrics=stateful)
         sums = np.zeros(len(fetches))
+        per_batch = self._per_batch_mask(names)
         order = np.arange(samples)
+        batches = 0
         for start in range(0, samples, batch_size):
+            batches += 1
             index = order[start : start + batch_size]
             values = session.run(fetches, feed_dict=self._feed(xs, ys, index, False))
-            sums += _weighted(values, names, len(index))
+            sums += _weighted(values, names, len(index), per_batch)
             if progbar is not None:
                 seen = min(start + batch_size, samples)
+                running = _means(sums, per_batch, seen, batches)
                 shown = [
-                    (n, float(sums[i] / seen) if n in stateful else float(values[i]))
+                    (n, float(running[i]) if n in stateful else float(values[i]))
                     for i, n in enumerate(names)
                 ]
                 progbar.update(seen, shown)
-        return [float(s / samples) for s in sums]
+        return [float(v) for v in _means(sums, per_batch, samples, batches)]
 
     def evaluate(
         self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: int = 1,
@@ -408,7 +427,11 @@ class Model(Network):
         )[:-1]
         names = list(self.metrics_names)
         size = len(index)
-        values = [float(v) if _is_loss(n) else float(v) / size for v, n in zip(values, names)]
+        per_batch = self._per_batch_mask(names)
+        values = [
+            float(v) if _is_loss(n) or flag else float(v) / size
+            for v, n, flag in zip(values, names, per_batch)
+        ]
         return values[0] if len(values) == 1 else values
 
     def test_on_batch(
@@ -495,8 +518,21 @@ def _is_loss(name: str) -> bool:
     return name == "loss" or name.endswith("_loss")
 
 
-def _weighted(values: list[Any], names: list[str], size: int) -> np.ndarray:
-    """Batch values as sums over the batch's samples (losses come as means, metrics as sums)."""
+def _means(sums: np.ndarray, per_batch: np.ndarray, samples: int, batches: int) -> np.ndarray:
+    """Running means: per sample, or per batch for metrics that are one value a batch."""
+    return np.where(per_batch, sums / max(batches, 1), sums / max(samples, 1))
+
+
+def _weighted(values: list[Any], names: list[str], size: int, per_batch: Any = None) -> np.ndarray:
+    """Batch values as sums over the batch's samples (losses come as means, metrics as sums;
+    a per-batch metric's value is added as it is)."""
+    if per_batch is not None:
+        return np.array(
+            [
+                float(v) if flag else (float(v) * size if _is_loss(n) else float(v))
+                for v, n, flag in zip(values, names, per_batch)
+            ]
+        )
     return np.array([float(v) * size if _is_loss(n) else float(v) for v, n in zip(values, names)])
 
 
