@@ -18,7 +18,7 @@ from tfcluster.lib.keras.engine import saving, training_generator
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
 from tfcluster.lib.keras.engine.network import Network
-from tfcluster.ops import array_ops, control_flow_ops, math_ops
+from tfcluster.ops import control_flow_ops, math_ops
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -139,7 +139,7 @@ class Model(Network):
         self.metrics_names = metric_names
 
     def _per_batch_mask(self, names: list[str]) -> np.ndarray:
-        per_batch = getattr(self, "_per_batch_metrics", set())
+        per_batch: set[str] = getattr(self, "_per_batch_metrics", set())
         return np.array([n in per_batch for n in names])
 
     @staticmethod
