@@ -77,12 +77,6 @@ class DType:
         return self.base_dtype.name.startswith("complex")
 
     @property
-    def real_dtype(self) -> DType:
-        """The dtype of the parts of a complex dtype (the dtype itself otherwise)."""
-        base = self.base_dtype
-        return {complex64: float32, complex128: float64}.get(base, base)
-
-    @property
     def is_bool(self) -> bool:
         return self.base_dtype is bool_
 

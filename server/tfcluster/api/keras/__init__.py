@@ -2,6 +2,10 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
+
+# TF 1.15 lists tf.keras.preprocessing outside its API files (keras_preprocessing provides
+# it), so it is not found by name like the other submodules: imported here.
+from tfcluster.api.keras import preprocessing
 from tfcluster.lib.keras.engine.input_layer import Input
 from tfcluster.lib.keras.engine.sequential import Sequential
 from tfcluster.lib.keras.engine.training import Model

@@ -14,5 +14,6 @@ from tfcluster.lib.keras.callbacks import (
     ProgbarLogger,
     TerminateOnNaN,
 )
+from tfcluster.lib.keras.callbacks_extra import ReduceLROnPlateau, RemoteMonitor, TensorBoard
 
 __getattr__ = _unimplemented.module_getattr("keras.callbacks")

@@ -4,17 +4,34 @@
 from tfcluster.api import _unimplemented
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.engine.input_layer import Input, InputLayer
+from tfcluster.lib.keras.layers.advanced_activations import ELU, PReLU, ThresholdedReLU
+from tfcluster.lib.keras.layers.convolutional_extra import (
+    Cropping1D,
+    Cropping2D,
+    Cropping3D,
+    DepthwiseConv2D,
+    UpSampling1D,
+    UpSampling2D,
+    UpSampling3D,
+    ZeroPadding1D,
+    ZeroPadding2D,
+    ZeroPadding3D,
+)
+from tfcluster.lib.keras.layers.convolutional_recurrent import ConvLSTM2D
 from tfcluster.lib.keras.layers.core import (
     Activation,
     Lambda,
     LeakyReLU,
+    Masking,
     Permute,
     ReLU,
     RepeatVector,
     Reshape,
     Softmax,
 )
+from tfcluster.lib.keras.layers.dense_attention import AdditiveAttention, Attention
 from tfcluster.lib.keras.layers.embeddings import Embedding
+from tfcluster.lib.keras.layers.feature_layers import CuDNNGRU, CuDNNLSTM, DenseFeatures
 from tfcluster.lib.keras.layers.from_tf_layers import (
     AveragePooling1D,
     AveragePooling2D,
@@ -42,10 +59,12 @@ from tfcluster.lib.keras.layers.global_pooling import (
     GlobalMaxPooling2D,
     GlobalMaxPooling3D,
 )
+from tfcluster.lib.keras.layers.local import LocallyConnected1D, LocallyConnected2D
 from tfcluster.lib.keras.layers.merge import (
     Add,
     Average,
     Concatenate,
+    Dot,
     Maximum,
     Minimum,
     Multiply,
@@ -53,20 +72,35 @@ from tfcluster.lib.keras.layers.merge import (
     add,
     average,
     concatenate,
+    dot,
     maximum,
     minimum,
     multiply,
     subtract,
 )
+from tfcluster.lib.keras.layers.noise import (
+    ActivityRegularization,
+    AlphaDropout,
+    GaussianDropout,
+    GaussianNoise,
+    SpatialDropout1D,
+    SpatialDropout2D,
+    SpatialDropout3D,
+)
+from tfcluster.lib.keras.layers.normalization_extra import LayerNormalization
 from tfcluster.lib.keras.layers.recurrent import (
     GRU,
     LSTM,
     RNN,
+    AbstractRNNCell,
     GRUCell,
     LSTMCell,
     SimpleRNN,
     SimpleRNNCell,
+    StackedRNNCells,
 )
+from tfcluster.lib.keras.layers.serialization import deserialize, serialize
+from tfcluster.lib.keras.layers.wrappers import Bidirectional, TimeDistributed, Wrapper
 from tfcluster.lib.layers.base import InputSpec
 
 # Keras's aliases

@@ -57,5 +57,21 @@ from tfcluster.lib.keras.metrics import (
     squared_hinge,
     top_k_categorical_accuracy,
 )  # fmt: skip
+from tfcluster.lib.keras.metrics_extra import (
+    AUC,
+    CategoricalHinge,
+    CosineSimilarity,
+    FalseNegatives,
+    FalsePositives,
+    MeanIoU,
+    MeanRelativeError,
+    MeanTensor,
+    Precision,
+    Recall,
+    SensitivityAtSpecificity,
+    SpecificityAtSensitivity,
+    TrueNegatives,
+    TruePositives,
+)
 
 __getattr__ = _unimplemented.module_getattr("keras.metrics")

@@ -302,6 +302,9 @@ def function(
 
 # ---- a few maths helpers programs reach for -------------------------------------------------
 def mean(x: Any, axis: Any = None, keepdims: bool = False) -> Any:
+    x = convert_to_tensor(x)
+    if x.dtype.base_dtype == dtypes.bool_:
+        x = math_ops.cast(x, floatx())  # as TF 1.15: the mean of booleans is a fraction
     return math_ops.reduce_mean(x, axis=axis, keepdims=keepdims)
 
 
@@ -352,7 +355,27 @@ def squeeze(x: Any, axis: int) -> Any:
 
 
 def dot(x: Any, y: Any) -> Any:
-    return math_ops.matmul(x, y)
+    """matmul; for N-D operands, x's last axis against y's second to last (as TF 1.15)."""
+    x, y = convert_to_tensor(x), convert_to_tensor(y)
+    if (x.shape.ndims or 0) <= 2 and (y.shape.ndims or 0) <= 2:
+        return math_ops.matmul(x, y)
+    x_shape = [
+        d if d is not None else s
+        for d, s in zip(x.shape.as_list(), array_ops.unstack(array_ops.shape(x)))
+    ]
+    y_shape = [
+        d if d is not None else s
+        for d, s in zip(y.shape.as_list(), array_ops.unstack(array_ops.shape(y)))
+    ]
+    perm = list(range(y.shape.ndims))
+    perm = [perm.pop(-2), *perm]
+    xt = array_ops.reshape(x, [-1, x_shape[-1]])
+    yt = array_ops.reshape(array_ops.transpose(y, perm=perm), [y_shape[-2], -1])
+    out_shape = x_shape[:-1] + y_shape[:-2] + y_shape[-1:]
+    return array_ops.reshape(
+        math_ops.matmul(xt, yt),
+        array_ops.stack(out_shape) if any(isinstance(d, Tensor) for d in out_shape) else out_shape,
+    )
 
 
 def argmax(x: Any, axis: int = -1) -> Any:
@@ -383,3 +406,8 @@ def update_add(x: Any, increment: Any) -> Any:
 
 def update_sub(x: Any, decrement: Any) -> Any:
     return x.assign_sub(decrement)
+
+
+def backend() -> str:
+    """The name of Keras's backend: TF 1.15's tf.keras always answers "tensorflow"."""
+    return "tensorflow"

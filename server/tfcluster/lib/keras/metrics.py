@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import GraphKeys, control_dependencies, convert_to_tensor, name_scope
+from tfcluster.framework.graph import GraphKeys, control_dependencies, convert_to_tensor
 from tfcluster.lib.keras import backend, losses
 from tfcluster.lib.keras.losses import (
     KLD,
@@ -112,13 +112,13 @@ class Metric:
         self, name: str, shape: Any = (), initializer: Any = None, dtype: Any = None
     ) -> Any:
         dtype = dtypes.as_dtype(dtype or self._dtype)
-        with name_scope(self.name):
-            v = variables.Variable(
-                np.zeros(shape, dtype=dtype.as_numpy_dtype),
-                name=name,
-                trainable=False,
-                collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
-            )
+        # TF 1.15 makes them in the current name scope (`total`, `total_1`, ... at the top).
+        v = variables.Variable(
+            np.zeros(shape, dtype=dtype.as_numpy_dtype),
+            name=name,
+            trainable=False,
+            collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
+        )
         self._variables.append(v)
         return v
 
@@ -280,7 +280,11 @@ def serialize(metric: Any) -> Any:
 
 def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
     if isinstance(config, dict):
-        cls = globals().get(config["class_name"])
+        from tfcluster.lib.keras import metrics_extra
+
+        cls = (custom_objects or {}).get(config["class_name"]) or globals().get(
+            config["class_name"], getattr(metrics_extra, config["class_name"], None)
+        )
         if cls is None:
             raise ValueError(f"Unknown metric function:{config['class_name']}")
         return cls(**config.get("config", {}))

@@ -23,6 +23,8 @@ class Optimizer:
     per-variable update."""
 
     _HYPERS: tuple[str, ...] = ()
+    # Constructor flags TF's get_config lists (amsgrad, nesterov, centered).
+    _CONFIG_FLAGS: tuple[tuple[str, Any], ...] = ()
     _SLOTS: tuple[str, ...] = ()
 
     def __init__(self, name: str, **kwargs: Any) -> None:
@@ -91,6 +93,17 @@ class Optimizer:
     def _slot_initial(self, slot: str, var: Any) -> Any:
         return np.zeros(var.shape.as_list(), dtype=var.dtype.base_dtype.as_numpy_dtype)
 
+    def _hyper_config(self, name: str) -> Any:
+        """TF's _serialize_hyperparameter: a schedule's config, a variable's value (float32)."""
+        value = self._hyper_vars.get(name, self._hyper[name])
+        if hasattr(value, "get_config") and not isinstance(value, variables.Variable):
+            from tfcluster.lib.keras.optimizer_schedules import serialize as serialize_schedule
+
+            return serialize_schedule(value)
+        if isinstance(value, variables.Variable):
+            return backend.get_value(value)
+        return value
+
     def add_slot(self, var: Any, slot: str) -> Any:
         key = var.op.name
         per_var = self._slots.setdefault(key, {})
@@ -155,6 +168,7 @@ class Optimizer:
         for slot in self._slot_names():
             for _, v in pairs:
                 self.add_slot(v, slot)
+        self._prepare([v for _, v in pairs])
         updates = []
         for g, v in pairs:
             if isinstance(g, IndexedSlices):
@@ -163,8 +177,17 @@ class Optimizer:
         with control_dependencies(updates):
             return state_ops.assign_add(iterations, np.int64(1))
 
+    def _prepare(self, var_list: list[Any]) -> None:
+        """Once per step, before the per-variable updates (Nadam keeps a running product)."""
+
     def _decayed_lr(self, dtype: Any) -> Any:
-        lr = self._get_hyper("learning_rate", dtype)
+        from tfcluster.lib.keras.optimizer_schedules import LearningRateSchedule
+
+        schedule = self._hyper.get("learning_rate")
+        if isinstance(schedule, LearningRateSchedule):
+            lr = math_ops.cast(schedule(self.iterations), dtype)
+        else:
+            lr = self._get_hyper("learning_rate", dtype)
         if self._initial_decay > 0.0:
             step = math_ops.cast(self.iterations, dtype)
             lr = lr / (1.0 + self._get_hyper("decay", dtype) * step)
@@ -175,10 +198,15 @@ class Optimizer:
 
     # ---- state ---------------------------------------------------------------------------------
     def variables(self) -> list[Any]:
+        """The iteration count, then the slots grouped by slot name (all `m`, then all `v`) in
+        the order of the variables they shadow, as TF 1.15's OptimizerV2.weights lists them
+        (hyperparameter variables are not among them)."""
         out = [self._iterations] if self._iterations is not None else []
-        out += [v for _, v in sorted(self._hyper_vars.items()) if isinstance(v, variables.Variable)]
+        names = list(self._slot_names())
         for per_var in self._slots.values():
-            out += list(per_var.values())
+            names += [n for n in per_var if n not in names]
+        for name in names:
+            out += [per_var[name] for per_var in self._slots.values() if name in per_var]
         return out
 
     weights = property(variables)
@@ -191,16 +219,27 @@ class Optimizer:
 
     def get_config(self) -> dict[str, Any]:
         config: dict[str, Any] = {"name": self._name}
-        for k, v in self._hyper.items():
-            config[k] = v if not isinstance(v, variables.Variable) else backend.get_value(v)
+        for k in self._hyper:
+            config[k] = self._hyper_config(k)
+        if hasattr(self, "epsilon"):
+            config["epsilon"] = self.epsilon
+        for flag, default in self._CONFIG_FLAGS:
+            config[flag] = getattr(self, flag, default)
         return config
 
     @classmethod
-    def from_config(cls, config: dict[str, Any]) -> Optimizer:
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Optimizer:
+        config = dict(config)
+        if isinstance(config.get("learning_rate"), dict):
+            from tfcluster.lib.keras.optimizer_schedules import deserialize as load_schedule
+
+            config["learning_rate"] = load_schedule(config["learning_rate"], custom_objects)
         return cls(**config)
 
 
 class SGD(Optimizer):
+    _CONFIG_FLAGS = (("nesterov", False),)
+
     def __init__(
         self, learning_rate: float = 0.01, momentum: float = 0.0, nesterov: bool = False,
         name: str = "SGD", **kwargs: Any,
@@ -229,6 +268,8 @@ class SGD(Optimizer):
 
 
 class Adam(Optimizer):
+    _CONFIG_FLAGS = (("amsgrad", False),)
+
     def __init__(
         self, learning_rate: float = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
         epsilon: float = 1e-7, amsgrad: bool = False, name: str = "Adam", **kwargs: Any,
@@ -265,6 +306,8 @@ class Adam(Optimizer):
 
 
 class RMSprop(Optimizer):
+    _CONFIG_FLAGS = (("centered", False),)
+
     def __init__(
         self, learning_rate: float = 0.001, rho: float = 0.9, momentum: float = 0.0,
         epsilon: float = 1e-7, centered: bool = False, name: str = "RMSprop", **kwargs: Any,
@@ -342,11 +385,207 @@ class TFOptimizer(Optimizer):
         return [g for g, _ in self.optimizer.compute_gradients(loss, params)]
 
 
+class Adadelta(Optimizer):
+    def __init__(
+        self, learning_rate: float = 0.001, rho: float = 0.95, epsilon: float = 1e-7,
+        name: str = "Adadelta", **kwargs: Any,
+    ) -> None:  # fmt: skip
+        learning_rate = kwargs.pop("lr", learning_rate)
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("rho", rho)
+        self.epsilon = epsilon or backend.epsilon()
+
+    _SLOTS = ("accum_grad", "accum_var")
+
+    def _apply_dense(self, grad: Any, var: Any) -> Any:
+        dtype = var.dtype.base_dtype
+        return training_ops.apply_adadelta(
+            var, self.get_slot(var, "accum_grad"), self.get_slot(var, "accum_var"),
+            self._decayed_lr(dtype), self._get_hyper("rho", dtype),
+            math_ops.cast(self.epsilon, dtype), grad,
+        ).op  # fmt: skip
+
+
+class Adamax(Optimizer):
+    def __init__(
+        self, learning_rate: float = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+        epsilon: float = 1e-7, name: str = "Adamax", **kwargs: Any,
+    ) -> None:  # fmt: skip
+        learning_rate = kwargs.pop("lr", learning_rate)
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("beta_1", beta_1)
+        self._set_hyper("beta_2", beta_2)
+        self.epsilon = epsilon or backend.epsilon()
+
+    _SLOTS = ("m", "v")
+
+    def _apply_dense(self, grad: Any, var: Any) -> Any:
+        # TF's ApplyAdaMax: m += (1-b1)(g-m); v = max(b2 v, |g|); var -= lr/(1-b1^t) m/(v+eps).
+        dtype = var.dtype.base_dtype
+        lr = self._decayed_lr(dtype)
+        beta_1 = self._get_hyper("beta_1", dtype)
+        beta_2 = self._get_hyper("beta_2", dtype)
+        beta_1_power = math_ops.pow(beta_1, math_ops.cast(self.iterations + 1, dtype))
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        m_t = state_ops.assign_add(m, (grad - m) * (1 - beta_1))
+        v_t = state_ops.assign(v, math_ops.maximum(beta_2 * v, math_ops.abs(grad)))
+        step = lr / (1 - beta_1_power) * (m_t / (v_t + math_ops.cast(self.epsilon, dtype)))
+        return state_ops.assign_sub(var, step).op
+
+
+class Nadam(Optimizer):
+    def __init__(
+        self, learning_rate: float = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
+        epsilon: float = 1e-7, name: str = "Nadam", **kwargs: Any,
+    ) -> None:  # fmt: skip
+        kwargs["decay"] = kwargs.pop("schedule_decay", 0.004)
+        learning_rate = kwargs.pop("lr", learning_rate)
+        from tfcluster.lib.keras.optimizer_schedules import LearningRateSchedule
+
+        if isinstance(learning_rate, LearningRateSchedule):
+            raise ValueError(
+                "The Nadam optimizer does not support tf.keras.optimizers.LearningRateSchedules "
+                "as the learning rate."
+            )
+        super().__init__(name, **kwargs)
+        self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("beta_1", beta_1)
+        self._set_hyper("beta_2", beta_2)
+        self.epsilon = epsilon or backend.epsilon()
+        self._m_cache: Any = None
+        self._coefficients: dict[Any, dict[str, Any]] = {}
+
+    _SLOTS = ("m", "v")
+
+    def variables(self) -> list[Any]:
+        out = super().variables()
+        if self._m_cache is not None:
+            out.insert(1 if self._iterations is not None else 0, self._m_cache)
+        return out
+
+    weights = property(variables)
+
+    def _prepare(self, var_list: list[Any]) -> None:
+        dtype = var_list[0].dtype.base_dtype
+        if self._m_cache is None:
+            self._m_cache = variables.Variable(
+                np.ones((), dtype=dtype.as_numpy_dtype), name="momentum_cache", dtype=dtype,
+                trainable=False,
+            )  # fmt: skip
+        m_cache_read = array_ops.identity(self._m_cache)
+        self._coefficients = {}
+        for dt in {v.dtype.base_dtype for v in var_list}:
+            lr = array_ops.identity(self._get_hyper("learning_rate", dt))
+            beta_1 = array_ops.identity(self._get_hyper("beta_1", dt))
+            beta_2 = array_ops.identity(self._get_hyper("beta_2", dt))
+            local_step = math_ops.cast(self.iterations + 1, dt)
+            next_step = math_ops.cast(self.iterations + 2, dt)
+            decay_base = math_ops.cast(0.96, dt)
+            m_t = beta_1 * (1.0 - 0.5 * math_ops.pow(decay_base, self._initial_decay * local_step))
+            m_t_1 = beta_1 * (1.0 - 0.5 * math_ops.pow(decay_base, self._initial_decay * next_step))
+            m_schedule_new = math_ops.cast(m_cache_read, dt) * m_t
+            if dt == self._m_cache.dtype.base_dtype:
+                m_schedule_new = array_ops.identity(state_ops.assign(self._m_cache, m_schedule_new))
+            m_schedule_next = m_schedule_new * m_t_1
+            self._coefficients[dt] = {
+                "lr_t": lr, "epsilon": math_ops.cast(self.epsilon, dt), "beta_1_t": beta_1,
+                "beta_2_t": beta_2, "m_t": m_t, "m_t_1": m_t_1,
+                "one_minus_beta_1_t": 1 - beta_1, "one_minus_beta_2_t": 1 - beta_2,
+                "one_minus_m_t": 1.0 - m_t, "one_minus_m_schedule_new": 1.0 - m_schedule_new,
+                "one_minus_m_schedule_next": 1.0 - m_schedule_next,
+                "v_t_prime_denominator": 1.0 - math_ops.pow(beta_2, local_step),
+            }  # fmt: skip
+
+    def _apply_dense(self, grad: Any, var: Any) -> Any:
+        c = self._coefficients[var.dtype.base_dtype]
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        g_prime = grad / c["one_minus_m_schedule_new"]
+        m_t = state_ops.assign(m, c["beta_1_t"] * m + c["one_minus_beta_1_t"] * grad)
+        m_t_prime = m_t / c["one_minus_m_schedule_next"]
+        v_t = state_ops.assign(
+            v, c["beta_2_t"] * v + c["one_minus_beta_2_t"] * math_ops.square(grad)
+        )
+        v_t_prime = v_t / c["v_t_prime_denominator"]
+        m_t_bar = c["one_minus_m_t"] * g_prime + c["m_t_1"] * m_t_prime
+        var_t = var - c["lr_t"] * m_t_bar / (math_ops.sqrt(v_t_prime) + c["epsilon"])
+        return state_ops.assign(var, var_t).op
+
+
+class Ftrl(Optimizer):
+    def __init__(
+        self, learning_rate: float = 0.001, learning_rate_power: float = -0.5,
+        initial_accumulator_value: float = 0.1, l1_regularization_strength: float = 0.0,
+        l2_regularization_strength: float = 0.0, name: str = "Ftrl",
+        l2_shrinkage_regularization_strength: float = 0.0, **kwargs: Any,
+    ) -> None:  # fmt: skip
+        learning_rate = kwargs.pop("lr", learning_rate)
+        super().__init__(name, **kwargs)
+        if initial_accumulator_value < 0.0:
+            raise ValueError(
+                f"initial_accumulator_value {initial_accumulator_value:f} needs to be positive "
+                "or zero"
+            )
+        if learning_rate_power > 0.0:
+            raise ValueError(
+                f"learning_rate_power {learning_rate_power:f} needs to be negative or zero"
+            )
+        for value, what in (
+            (l1_regularization_strength, "l1_regularization_strength"),
+            (l2_regularization_strength, "l2_regularization_strength"),
+        ):
+            if value < 0.0:
+                raise ValueError(f"{what} {value:f} needs to be positive or zero")
+        if l2_shrinkage_regularization_strength < 0.0:
+            raise ValueError(
+                f"l2_shrinkage_regularization_strength {l2_shrinkage_regularization_strength:f} "
+                "needs to be positive or zero"
+            )
+        self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("learning_rate_power", learning_rate_power)
+        self._set_hyper("l1_regularization_strength", l1_regularization_strength)
+        self._set_hyper("l2_regularization_strength", l2_regularization_strength)
+        self._initial_accumulator_value = initial_accumulator_value
+        self._l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
+
+    _SLOTS = ("accumulator", "linear")
+
+    def _slot_initial(self, slot: str, var: Any) -> Any:
+        dtype = var.dtype.base_dtype.as_numpy_dtype
+        if slot == "accumulator":
+            return np.full(var.shape.as_list(), self._initial_accumulator_value, dtype=dtype)
+        return np.zeros(var.shape.as_list(), dtype=dtype)
+
+    def _apply_dense(self, grad: Any, var: Any) -> Any:
+        dtype = var.dtype.base_dtype
+        args = (
+            var, self.get_slot(var, "accumulator"), self.get_slot(var, "linear"), grad,
+            self._decayed_lr(dtype), self._get_hyper("l1_regularization_strength", dtype),
+            self._get_hyper("l2_regularization_strength", dtype),
+        )  # fmt: skip
+        power = self._get_hyper("learning_rate_power", dtype)
+        if self._l2_shrinkage_regularization_strength <= 0.0:
+            return training_ops.apply_ftrl(*args, power).op
+        shrinkage = math_ops.cast(self._l2_shrinkage_regularization_strength, dtype)
+        return training_ops.apply_ftrl_v2(*args, shrinkage, power).op
+
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        config["initial_accumulator_value"] = self._initial_accumulator_value
+        config["l2_shrinkage_regularization_strength"] = self._l2_shrinkage_regularization_strength
+        return config
+
+
 _BY_NAME: dict[str, type] = {
     "sgd": SGD,
     "adam": Adam,
     "rmsprop": RMSprop,
     "adagrad": Adagrad,
+    "adadelta": Adadelta,
+    "adamax": Adamax,
+    "nadam": Nadam,
+    "ftrl": Ftrl,
 }
 
 
@@ -356,12 +595,10 @@ def serialize(optimizer: Any) -> dict[str, Any]:
 
 def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
     name = config["class_name"]
-    cls = (custom_objects or {}).get(name) or _BY_NAME.get(name.lower())
+    cls: Any = (custom_objects or {}).get(name) or _BY_NAME.get(name.lower())
     if cls is None:
-        if name.lower() in ("adadelta", "adamax", "nadam", "ftrl"):
-            raise backend.unimplemented(f"tf.keras.optimizers.{name}")
         raise ValueError(f"Unknown optimizer: {name}")
-    return cls(**config.get("config", {}))
+    return cls.from_config(config.get("config", {}))
 
 
 def get(identifier: Any) -> Any:

@@ -4,6 +4,7 @@ does when absent). Unlike TF 1.15, a file already there is used without checking
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -15,7 +16,11 @@ _SHA256 = "731c5ac602752760c8e48fbffcf8c3b850d9dc2a2aedcf2cc48468fc17b673d1"
 
 
 def load_data(path: str = "mnist.npz") -> tuple[tuple[Any, Any], tuple[Any, Any]]:
-    path = get_file(path, origin=_ORIGIN, file_hash=_SHA256)
+    cached = os.path.join(os.path.expanduser("~"), ".keras", "datasets", path)
+    if os.path.exists(cached):
+        path = cached
+    else:
+        path = get_file(path, origin=_ORIGIN, file_hash=_SHA256)
     with np.load(path, allow_pickle=True) as f:
         x_train, y_train = f["x_train"], f["y_train"]
         x_test, y_test = f["x_test"], f["y_test"]

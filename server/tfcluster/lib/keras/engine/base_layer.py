@@ -7,6 +7,7 @@ caller gives none, and the call history (`_keras_history`) functional models are
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Sequence
 from typing import Any
 
@@ -33,6 +34,14 @@ class Node:
         self.inbound_layers = [
             t._keras_history[0] for t in self.input_tensors if hasattr(t, "_keras_history")
         ]
+
+
+def collect_masks(inputs: Any) -> Any:
+    """The `_keras_mask` of the inputs: one, a list (None where absent), or None if none."""
+    if isinstance(inputs, (list, tuple)):
+        masks = [getattr(x, "_keras_mask", None) for x in inputs]
+        return None if all(m is None for m in masks) else masks
+    return getattr(inputs, "_keras_mask", None)
 
 
 def flatten(structure: Any) -> list[Any]:
@@ -63,6 +72,10 @@ class KerasLayerMixin:
         self._batch_input_shape = None if batch_input_shape is None else tuple(batch_input_shape)
         self._keras_initial_weights = kwargs.pop("weights", None)
         kwargs.pop("autocast", None)
+        if kwargs.get("activity_regularizer") is not None:
+            from tfcluster.lib.keras import regularizers
+
+            kwargs["activity_regularizer"] = regularizers.get(kwargs["activity_regularizer"])
         dtype = kwargs.get("dtype")
         if dtype is None and self._batch_input_shape is not None:
             kwargs["dtype"] = backend.floatx()
@@ -168,6 +181,9 @@ class KerasLayerMixin:
             position = call_args.index("training") - 1  # after `inputs`
             if len(args) <= position:
                 kwargs["training"] = backend.learning_phase()
+        previous_mask = collect_masks(inputs)
+        if "mask" in call_args and kwargs.get("mask") is None and previous_mask is not None:
+            kwargs["mask"] = previous_mask
         if "mask" in kwargs and "mask" not in call_args:
             kwargs.pop("mask")
         with name_scope(self._name):
@@ -176,8 +192,51 @@ class KerasLayerMixin:
         if not was_built and self._keras_initial_weights is not None:
             self.set_weights(self._keras_initial_weights)
             self._keras_initial_weights = None
+        outputs = self._copy_passed_through(inputs, outputs)
+        self._set_mask_metadata(inputs, outputs, previous_mask)
         self._record_call(inputs, outputs)
         return outputs
+
+    def _copy_passed_through(self, inputs: Any, outputs: Any) -> Any:
+        """An input returned unchanged is copied (tf.identity in the layer's scope), as TF 1.15
+        does, so its own Keras history is kept."""
+        input_ids = {id(x) for x in flatten(inputs)}
+        if not any(id(x) in input_ids for x in flatten(outputs)):
+            return outputs
+        from tfcluster.ops import array_ops
+
+        def copy(x: Any) -> Any:
+            if id(x) not in input_ids:
+                return x
+            with name_scope(self._name):
+                y = array_ops.identity(x)
+            if getattr(x, "_keras_mask", None) is not None:
+                y._keras_mask = x._keras_mask  # type: ignore[attr-defined]
+            return y
+
+        return layers_base._map(copy, outputs)
+
+    # ---- masks (Embedding(mask_zero=True), Masking) ---------------------------------------------
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        """The input mask carried on by layers that support masking; None otherwise (TF 1.15
+        raises there; layers here do not all declare support, so the mask is dropped)."""
+        return mask if getattr(self, "supports_masking", False) else None
+
+    def _set_mask_metadata(self, inputs: Any, outputs: Any, previous_mask: Any) -> None:
+        if previous_mask is None and type(self).compute_mask is KerasLayerMixin.compute_mask:
+            return
+        flat_outputs = flatten(outputs)
+        if all(getattr(x, "_keras_mask", None) is not None for x in flat_outputs):
+            return
+        masks = self.compute_mask(inputs, previous_mask)
+        flat_masks = flatten(masks) if isinstance(masks, (list, tuple)) else [masks]
+        if len(flat_masks) != len(flat_outputs):
+            flat_masks = (
+                [masks] * len(flat_outputs) if not isinstance(masks, (list, tuple)) else flat_masks
+            )
+        for output, mask in zip(flat_outputs, flat_masks):
+            with contextlib.suppress(AttributeError):  # a non-tensor output
+                output._keras_mask = mask
 
     def _record_call(self, inputs: Any, outputs: Any) -> None:
         """A node, when every input comes from a Keras layer (as Keras records them)."""
@@ -238,8 +297,31 @@ class KerasLayerMixin:
         if self._batch_input_shape is not None:
             config["batch_input_shape"] = self._batch_input_shape
         dtype = getattr(self, "_dtype", None)
-        config["dtype"] = dtype.name if dtype is not None else None
+        # None until the layer is built or given a dtype (as TF 1.15 writes it).
+        config["dtype"] = dtypes.as_dtype(dtype).name if dtype is not None else None
+        if type(self).get_config is KerasLayerMixin.get_config and _has_own_arguments(self):
+            raise NotImplementedError(
+                "Layers with arguments in `__init__` must override `get_config`."
+            )
         return config
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Any:
+        return cls(**config)
+
+
+def _has_own_arguments(layer: Any) -> bool:
+    """Whether a user's layer takes constructor arguments get_config cannot know."""
+    import inspect
+
+    params = inspect.signature(type(layer).__init__).parameters
+    own = [
+        p
+        for name, p in params.items()
+        if name not in ("self", "name", "trainable", "dtype", "dynamic")
+        and p.kind not in (p.VAR_KEYWORD, p.VAR_POSITIONAL)
+    ]
+    return len(own) > 0
 
 
 class Layer(KerasLayerMixin, layers_base.Layer):

@@ -19,11 +19,14 @@ class InputLayer(Layer):
         input_tensor: Any = None,
         sparse: bool = False,
         name: str | None = None,
+        ragged: bool = False,
         **kwargs: Any,
     ) -> None:
         batch_input_shape = kwargs.pop("batch_input_shape", None)
         if sparse:
             raise backend.unimplemented("tf.keras.layers.InputLayer(sparse=True)")
+        if ragged:
+            raise backend.unimplemented("tf.keras.layers.InputLayer(ragged=True)")
         if not name:
             name = f"input_{backend.get_uid('input')}"
         if batch_input_shape is None and input_shape is not None:
@@ -52,6 +55,7 @@ class InputLayer(Layer):
             "batch_input_shape": self._batch_input_shape,
             "dtype": self._dtype.name if self._dtype is not None else None,
             "sparse": False,
+            "ragged": False,
             "name": self._name,
         }
 

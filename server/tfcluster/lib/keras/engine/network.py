@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfcluster.framework.graph import Tensor
-from tfcluster.lib.keras.engine import base_layer
+from tfcluster.lib.keras.engine import base_layer, network_config
 from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin, Node, flatten
 from tfcluster.lib.layers import base as layers_base
 
@@ -176,6 +176,35 @@ class Network(KerasLayerMixin, layers_base.Layer):
             out.extend(layer.losses)
         return out
 
+    # ---- config ----------------------------------------------------------------------------
+    def get_config(self) -> dict[str, Any]:
+        if not self._is_graph_network:
+            raise NotImplementedError
+        return network_config.get_config(self)
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        return network_config.from_config(cls, config, custom_objects)
+
+    def to_json(self, **kwargs: Any) -> str:
+        import json
+
+        from tfcluster.lib.keras.utils.json_utils import keras_json_default
+
+        model_config = {
+            "class_name": type(self).__name__,
+            "config": self.get_config(),
+            "keras_version": KERAS_VERSION,
+            "backend": "tensorflow",
+        }
+        return json.dumps(model_config, default=keras_json_default, **kwargs)
+
+    def to_yaml(self, **kwargs: Any) -> str:
+        import json
+
+        yaml = _require_yaml()
+        return str(yaml.dump(json.loads(self.to_json()), **kwargs))
+
     def count_params(self) -> int:
         return sum(layer.count_params() for layer in self.layers if layer.built)
 
@@ -192,6 +221,17 @@ class Network(KerasLayerMixin, layers_base.Layer):
                 "first layer(s) for automatic build."
             )
         layer_utils.print_summary(self, line_length, positions, print_fn)
+
+
+KERAS_VERSION = "2.2.4-tf"
+
+
+def _require_yaml() -> Any:
+    try:
+        import yaml  # type: ignore[import-untyped]
+    except ImportError:
+        raise ImportError("Requires yaml module installed (`pip install pyyaml`).") from None
+    return yaml
 
 
 def _is_tensor(x: Any) -> bool:

@@ -1,7 +1,8 @@
 """Model.save_weights / load_weights in TF's checkpoint format as TF 1.15's Keras writes it:
 object-based keys (`layer_with_weights-0/kernel/.ATTRIBUTES/VARIABLE_VALUE`, the optimizer's
 `optimizer/iter/...` and slots `.../.OPTIMIZER_SLOT/optimizer/m/...`) plus the
-`_CHECKPOINTABLE_OBJECT_GRAPH` proto TensorFlow restores them by. HDF5 files need h5py."""
+`_CHECKPOINTABLE_OBJECT_GRAPH` proto TensorFlow restores them by. HDF5 files (`.h5`,
+save_format="h5") are laid out as Keras writes them (engine/hdf5_format.py)."""
 
 from __future__ import annotations
 
@@ -43,12 +44,25 @@ def _is_hdf5(filepath: str, save_format: Any) -> bool:
     return filepath.endswith((".h5", ".keras", ".hdf5"))
 
 
-def _require_h5py() -> None:
-    try:
-        import h5py  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        raise ImportError("`save_weights` requires h5py when saving in hdf5.") from None
-    raise backend.unimplemented("tf.keras weights in HDF5 files")
+def _save_hdf5(model: Any, filepath: str) -> None:
+    from tfcluster.lib.keras.engine import hdf5_format
+
+    h5py = hdf5_format.h5py_module("save_weights")
+    with h5py.File(filepath, "w") as f:
+        hdf5_format.save_weights_to_group(f, model.layers)
+
+
+def _load_hdf5(model: Any, filepath: str, by_name: bool) -> None:
+    """Keras's HDF5 weights: a whole-model file's `model_weights` group, or a weights file."""
+    from tfcluster.lib.keras.engine import hdf5_format
+
+    h5py = hdf5_format.h5py_module("load_weights")
+    with h5py.File(filepath, "r") as f:
+        group = f["model_weights"] if "layer_names" not in f.attrs and "model_weights" in f else f
+        if by_name:
+            hdf5_format.load_weights_from_group_by_name(group, model.layers)
+        else:
+            hdf5_format.load_weights_from_group(group, model.layers)
 
 
 def _attribute_name(variable: Any) -> str:
@@ -129,7 +143,8 @@ def _object_graph(model: Any) -> _Graph:
 
 def save_weights(model: Any, filepath: str, save_format: Any = None) -> None:
     if _is_hdf5(filepath, save_format):
-        _require_h5py()
+        _save_hdf5(model, filepath)
+        return
     graph = _object_graph(model)
     session = backend.get_session()
     var_list: dict[str, Any] = dict(graph.keys)
@@ -144,7 +159,8 @@ def load_weights(model: Any, filepath: str, by_name: bool = False) -> None:
     """Restores by the object-graph keys; a checkpoint without them (tf.train.Saver's)
     by the variables' own names."""
     if _is_hdf5(filepath, None):
-        _require_h5py()
+        _load_hdf5(model, filepath, by_name)
+        return
     if os.path.isdir(filepath):
         found = checkpoint_utils._checkpoint_filename(filepath)
         filepath = found or filepath

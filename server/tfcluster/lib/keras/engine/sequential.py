@@ -3,6 +3,8 @@ input shape (its input placeholder is `<first layer>_input`), else on first use.
 
 from __future__ import annotations
 
+import copy
+import logging
 from typing import Any
 
 from tfcluster.lib.keras.engine.base_layer import flatten
@@ -13,6 +15,7 @@ from tfcluster.lib.keras.engine.training import Model
 class Sequential(Model):
     def __init__(self, layers: Any = None, name: str | None = None) -> None:
         super().__init__(name=name)
+        self._build_input_shape: Any = None
         for layer in layers or []:
             self.add(layer)
 
@@ -76,8 +79,59 @@ class Sequential(Model):
 
     def build(self, input_shape: Any = None) -> None:
         if input_shape is not None and not self.outputs:
+            self._build_input_shape = tuple(input_shape)
             self._set_input(Input(batch_shape=tuple(input_shape)))
         self.built = True
+
+    def get_config(self) -> dict[str, Any]:
+        layer_configs = [
+            {"class_name": type(layer).__name__, "config": layer.get_config()}
+            for layer in self.layers
+        ]
+        first = self._layers[0] if self._layers else None
+        if (
+            self._is_graph_network
+            and layer_configs
+            and "batch_input_shape" not in layer_configs[0]["config"]
+            and isinstance(first, InputLayer)
+        ):
+            layer_configs[0]["config"]["batch_input_shape"] = first._batch_input_shape
+        config: dict[str, Any] = {"name": self.name, "layers": copy.deepcopy(layer_configs)}
+        if self._build_input_shape is not None:
+            config["build_input_shape"] = self._build_input_shape
+        return config
+
+    @classmethod
+    def from_config(cls, config: Any, custom_objects: Any = None) -> Sequential:
+        from tfcluster.lib.keras.layers.serialization import deserialize
+
+        if isinstance(config, dict) and "name" in config:
+            name = config["name"]
+            build_input_shape = config.get("build_input_shape")
+            layer_configs = config["layers"]
+        else:
+            name, build_input_shape, layer_configs = None, None, config
+        model = cls(name=name)
+        for layer_config in layer_configs:
+            model.add(deserialize(layer_config, custom_objects=custom_objects))
+        if not model.inputs and build_input_shape:
+            model.build(build_input_shape)
+        return model
+
+    def predict_proba(self, x: Any, batch_size: int = 32, verbose: int = 0) -> Any:
+        preds = self.predict(x, batch_size=batch_size, verbose=verbose)
+        if preds.min() < 0.0 or preds.max() > 1.0:
+            logging.warning(
+                "Network returning invalid probability values. The last layer might not "
+                "normalize predictions into probabilities (like softmax or sigmoid would)."
+            )
+        return preds
+
+    def predict_classes(self, x: Any, batch_size: int = 32, verbose: int = 0) -> Any:
+        proba = self.predict(x, batch_size=batch_size, verbose=verbose)
+        if proba.shape[-1] > 1:
+            return proba.argmax(axis=-1)
+        return (proba > 0.5).astype("int32")
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         if self.outputs and inputs is self.inputs[0]:

@@ -14,7 +14,7 @@ import numpy as np
 from tfcluster.framework.graph import Tensor, name_scope
 from tfcluster.lib.keras import backend, losses, metrics, optimizers
 from tfcluster.lib.keras import callbacks as cbks
-from tfcluster.lib.keras.engine import saving
+from tfcluster.lib.keras.engine import saving, training_generator
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
 from tfcluster.lib.keras.engine.network import Network
@@ -81,6 +81,7 @@ class Model(Network):
         self.targets: list[Tensor] = []
         self._output_losses: list[Tensor] = []
         self._metric_tensors: list[tuple[str, Tensor]] = []
+        self._per_batch_metrics: set[str] = set()
         multi = len(self.outputs) > 1
         for i, (output, fn) in enumerate(zip(self.outputs, loss_fns)):
             ndim = output.shape.ndims
@@ -120,10 +121,26 @@ class Model(Network):
                 with name_scope("metrics"), name_scope(full):
                     # A sum: averaged over the samples seen in float64, as Keras's
                     # total/count metrics report it.
-                    value = math_ops.reduce_sum(fn(self.targets[i], output))
+                    # Per-step values (sequence outputs) are averaged within each sample
+                    # first: Keras's mean is over every element, all samples the same length.
+                    per = fn(self.targets[i], output)
+                    rank = per.shape.ndims
+                    if rank is not None and rank > 1:
+                        per = math_ops.reduce_mean(per, axis=list(range(1, rank)))
+                    if rank == 0:
+                        # A function that already averages (K.mean(...)): one value per
+                        # batch, averaged over batches (Keras counts it once per update).
+                        self._per_batch_metrics.add(full)
+                        value = per
+                    else:
+                        value = math_ops.reduce_sum(per)
                 self._metric_tensors.append((full, value))
                 metric_names.append(full)
         self.metrics_names = metric_names
+
+    def _per_batch_mask(self, names: list[str]) -> np.ndarray:
+        per_batch: set[str] = getattr(self, "_per_batch_metrics", set())
+        return np.array([n in per_batch for n in names])
 
     @staticmethod
     def _metric_fn(spec: Any, loss_fn: Any, output: Tensor) -> tuple[str, Callable[..., Any]]:
@@ -223,6 +240,13 @@ class Model(Network):
         validation_freq: int = 1,
         **kwargs: Any,
     ) -> cbks.History:
+        if _is_generator_like(x):
+            return training_generator.fit_generator(
+                self, x, steps_per_epoch=steps_per_epoch, epochs=epochs, verbose=verbose,
+                callbacks=callbacks, validation_data=validation_data,
+                validation_steps=validation_steps, validation_freq=validation_freq,
+                class_weight=class_weight, shuffle=bool(shuffle), initial_epoch=initial_epoch,
+            )  # fmt: skip
         if class_weight is not None or sample_weight is not None:
             raise backend.unimplemented("tf.keras.Model.fit with class_weight/sample_weight")
         batch_size = batch_size or 32
@@ -250,7 +274,8 @@ class Model(Network):
         out_labels = list(self.metrics_names)
         callback_metrics = out_labels + (["val_" + n for n in out_labels] if do_validation else [])
         self.history = cbks.History()
-        callback_list = [self.history, *(_as_list(callbacks))]
+        # TF 1.15's order: the user's callbacks, then History (it sees what they add: `lr`).
+        callback_list = [*(_as_list(callbacks)), self.history]
         if verbose:
             stateful = [n for n in out_labels if n != "loss" and not n.endswith("_loss")]
             progbar = cbks.ProgbarLogger("samples", stateful_metrics=stateful)
@@ -262,6 +287,9 @@ class Model(Network):
             "verbose": 0, "do_validation": do_validation, "metrics": callback_metrics,
         }  # fmt: skip
         for cb in callback_list:
+            # Keras 2.2.4-tf hands graph-mode callbacks the validation arrays (TensorBoard's
+            # histograms run on them).
+            cb.validation_data = [*val_xs, *val_ys] if do_validation else None
             cb.set_model(self)
             cb.set_params(params)
         if verbose and do_validation:
@@ -283,24 +311,28 @@ class Model(Network):
             elif shuffle:
                 np.random.shuffle(order)
             sums = np.zeros(len(fetches))
+            per_batch = self._per_batch_mask(out_labels)
+            batch_index = -1
             for batch_index, start in enumerate(range(0, samples, batch_size)):
                 index = order[start : start + batch_size]
                 clist.on_train_batch_begin(batch_index, {"batch": batch_index, "size": len(index)})
                 values = session.run(
                     [*fetches, self._train_fn], feed_dict=self._feed(xs, ys, index, True)
                 )[:-1]
-                sums += _weighted(values, out_labels, len(index))
+                sums += _weighted(values, out_labels, len(index), per_batch)
                 logs: dict[str, Any] = {"batch": batch_index, "size": len(index)}
                 for name, value in zip(out_labels, values):
                     logs[name] = float(value) if _is_loss(name) else float(value) / len(index)
                 seen = min(start + batch_size, samples)
+                running = _means(sums, per_batch, seen, batch_index + 1)
                 for i, name in enumerate(out_labels):
                     if name != "loss" and not name.endswith("_loss"):
-                        logs[name] = sums[i] / seen
+                        logs[name] = running[i]
                 clist.on_train_batch_end(batch_index, logs)
                 if self.stop_training:
                     break
-            epoch_logs = {name: float(sums[i] / samples) for i, name in enumerate(out_labels)}
+            done = _means(sums, per_batch, samples, batch_index + 1)
+            epoch_logs = {name: float(done[i]) for i, name in enumerate(out_labels)}
             if do_validation and (epoch + 1) % validation_freq == 0:
                 val = self._test_loop(val_xs, val_ys, batch_size, verbose=0)
                 for name, value in zip(out_labels, val):
@@ -328,24 +360,30 @@ class Model(Network):
 
             progbar = Progbar(target=samples, unit_name="sample", stateful_metrics=stateful)
         sums = np.zeros(len(fetches))
+        per_batch = self._per_batch_mask(names)
         order = np.arange(samples)
+        batches = 0
         for start in range(0, samples, batch_size):
+            batches += 1
             index = order[start : start + batch_size]
             values = session.run(fetches, feed_dict=self._feed(xs, ys, index, False))
-            sums += _weighted(values, names, len(index))
+            sums += _weighted(values, names, len(index), per_batch)
             if progbar is not None:
                 seen = min(start + batch_size, samples)
+                running = _means(sums, per_batch, seen, batches)
                 shown = [
-                    (n, float(sums[i] / seen) if n in stateful else float(values[i]))
+                    (n, float(running[i]) if n in stateful else float(values[i]))
                     for i, n in enumerate(names)
                 ]
                 progbar.update(seen, shown)
-        return [float(s / samples) for s in sums]
+        return [float(v) for v in _means(sums, per_batch, samples, batches)]
 
     def evaluate(
         self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: int = 1,
         sample_weight: Any = None, steps: Any = None, callbacks: Any = None, **kwargs: Any,
     ) -> Any:  # fmt: skip
+        if _is_generator_like(x):
+            return training_generator.evaluate_generator(self, x, steps, verbose)
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
         result = self._test_loop(xs, ys, batch_size or 32, verbose)
@@ -355,6 +393,8 @@ class Model(Network):
         self, x: Any, batch_size: int | None = None, verbose: int = 0, steps: Any = None,
         callbacks: Any = None, **kwargs: Any,
     ) -> Any:  # fmt: skip
+        if _is_generator_like(x):
+            return training_generator.predict_generator(self, x, steps, verbose)
         xs, _ = self._standardize(x, None)
         self._ensure_built(xs)
         session = backend.get_session()
@@ -387,7 +427,11 @@ class Model(Network):
         )[:-1]
         names = list(self.metrics_names)
         size = len(index)
-        values = [float(v) if _is_loss(n) else float(v) / size for v, n in zip(values, names)]
+        per_batch = self._per_batch_mask(names)
+        values = [
+            float(v) if _is_loss(n) or flag else float(v) / size
+            for v, n, flag in zip(values, names, per_batch)
+        ]
         return values[0] if len(values) == 1 else values
 
     def test_on_batch(
@@ -397,6 +441,43 @@ class Model(Network):
         self._ensure_built(xs)
         result = self._test_loop(xs, ys, len(xs[0]), verbose=0)
         return result[0] if len(result) == 1 else result
+
+    # ---- generators and keras.utils.Sequence ---------------------------------------------------
+    def fit_generator(
+        self,
+        generator: Any,
+        steps_per_epoch: Any = None,
+        epochs: int = 1,
+        verbose: int = 1,
+        callbacks: Any = None,
+        validation_data: Any = None,
+        validation_steps: Any = None,
+        validation_freq: int = 1,
+        class_weight: Any = None,
+        max_queue_size: int = 10,
+        workers: int = 1,
+        use_multiprocessing: bool = False,
+        shuffle: bool = True,
+        initial_epoch: int = 0,
+    ) -> Any:
+        return training_generator.fit_generator(
+            self, generator, steps_per_epoch=steps_per_epoch, epochs=epochs, verbose=verbose,
+            callbacks=callbacks, validation_data=validation_data,
+            validation_steps=validation_steps, validation_freq=validation_freq,
+            class_weight=class_weight, shuffle=shuffle, initial_epoch=initial_epoch,
+        )  # fmt: skip
+
+    def evaluate_generator(
+        self, generator: Any, steps: Any = None, callbacks: Any = None, max_queue_size: int = 10,
+        workers: int = 1, use_multiprocessing: bool = False, verbose: int = 0,
+    ) -> Any:  # fmt: skip
+        return training_generator.evaluate_generator(self, generator, steps, verbose)
+
+    def predict_generator(
+        self, generator: Any, steps: Any = None, callbacks: Any = None, max_queue_size: int = 10,
+        workers: int = 1, use_multiprocessing: bool = False, verbose: int = 0,
+    ) -> Any:  # fmt: skip
+        return training_generator.predict_generator(self, generator, steps, verbose)
 
     def predict_on_batch(self, x: Any) -> Any:
         return self.predict(x, batch_size=len(_as_list(x)[0]))
@@ -414,19 +495,44 @@ class Model(Network):
         overwrite: bool = True,
         include_optimizer: bool = True,
         save_format: Any = None,
+        signatures: Any = None,
     ) -> None:
-        raise backend.unimplemented("tf.keras.Model.save (whole-model HDF5/SavedModel files)")
+        from tfcluster.lib.keras import models
+
+        models.save_model(self, filepath, overwrite, include_optimizer, save_format, signatures)
 
     def reset_metrics(self) -> None:
         """Compile metrics are computed per call here; nothing is carried between calls."""
+
+
+def _is_generator_like(x: Any) -> bool:
+    """A Python generator/iterator or a keras.utils.Sequence (not arrays, lists or dicts)."""
+    from tfcluster.lib.keras.utils.data_utils import Sequence
+
+    if isinstance(x, Sequence):
+        return True
+    return hasattr(x, "__next__") and not isinstance(x, (np.ndarray, list, tuple, dict))
 
 
 def _is_loss(name: str) -> bool:
     return name == "loss" or name.endswith("_loss")
 
 
-def _weighted(values: list[Any], names: list[str], size: int) -> np.ndarray:
-    """Batch values as sums over the batch's samples (losses come as means, metrics as sums)."""
+def _means(sums: np.ndarray, per_batch: np.ndarray, samples: int, batches: int) -> np.ndarray:
+    """Running means: per sample, or per batch for metrics that are one value a batch."""
+    return np.where(per_batch, sums / max(batches, 1), sums / max(samples, 1))
+
+
+def _weighted(values: list[Any], names: list[str], size: int, per_batch: Any = None) -> np.ndarray:
+    """Batch values as sums over the batch's samples (losses come as means, metrics as sums;
+    a per-batch metric's value is added as it is)."""
+    if per_batch is not None:
+        return np.array(
+            [
+                float(v) if flag else (float(v) * size if _is_loss(n) else float(v))
+                for v, n, flag in zip(values, names, per_batch)
+            ]
+        )
     return np.array([float(v) * size if _is_loss(n) else float(v) for v, n in zip(values, names)])
 
 

@@ -7,6 +7,7 @@ from typing import Any
 from tfcluster.framework import dtypes
 from tfcluster.lib.keras import initializers
 from tfcluster.lib.keras.engine.base_layer import Layer
+from tfcluster.lib.keras.layers import config_fields
 from tfcluster.lib.keras.regularizers import get as get_regularizer
 from tfcluster.ops import embedding_ops, math_ops
 
@@ -36,6 +37,19 @@ class Embedding(Layer):
         self.mask_zero = mask_zero
         self.input_length = input_length
 
+    def get_config(self) -> dict[str, Any]:
+        return {
+            **super().get_config(),
+            "input_dim": self.input_dim,
+            "output_dim": self.output_dim,
+            "embeddings_initializer": config_fields.initializer(self.embeddings_initializer),
+            "embeddings_regularizer": config_fields.regularizer(self.embeddings_regularizer),
+            "activity_regularizer": config_fields.regularizer(self.activity_regularizer),
+            "embeddings_constraint": config_fields.constraint(self.embeddings_constraint),
+            "mask_zero": self.mask_zero,
+            "input_length": self.input_length,
+        }
+
     def build(self, input_shape: Any) -> None:
         self.embeddings = self.add_weight(
             "embeddings",
@@ -45,6 +59,11 @@ class Embedding(Layer):
             constraint=self.embeddings_constraint,
         )
         self.built = True
+
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        if not self.mask_zero:
+            return None
+        return math_ops.not_equal(inputs, 0)
 
     def call(self, inputs: Any) -> Any:
         if inputs.dtype.base_dtype != dtypes.int32:

@@ -6,8 +6,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.lib.keras import activations, initializers
+from tfcluster.lib.keras import activations, constraints, initializers, regularizers
 from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin
+from tfcluster.lib.keras.layers import config_fields
 from tfcluster.lib.layers import convolutional as tf_conv
 from tfcluster.lib.layers import core as tf_core
 from tfcluster.lib.layers import normalization as tf_norm
@@ -31,6 +32,11 @@ def _keras_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
             kwargs[key] = initializers.get(kwargs[key])
     if "activation" in kwargs:
         kwargs["activation"] = activations.get(kwargs["activation"])
+    for key in kwargs:
+        if key.endswith("_constraint"):
+            kwargs[key] = constraints.get(kwargs[key])
+        elif key.endswith("_regularizer"):
+            kwargs[key] = regularizers.get(kwargs[key])
     return kwargs
 
 
@@ -39,6 +45,15 @@ class Dense(KerasLayerMixin, tf_core.Dense):
         kwargs.setdefault("kernel_initializer", "glorot_uniform")
         kwargs.setdefault("bias_initializer", "zeros")
         super().__init__(units, **_keras_arguments({"activation": activation, **kwargs}))
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            **super().get_config(),
+            "units": self.units,
+            "activation": config_fields.activation(self.activation),
+            "use_bias": self.use_bias,
+            **config_fields.weights(self, "kernel"),
+        }
 
 
 class Dropout(KerasLayerMixin, tf_core.Dropout):
@@ -50,9 +65,41 @@ class Dropout(KerasLayerMixin, tf_core.Dropout):
     def call(self, inputs: Any, training: Any = None) -> Any:
         return super().call(inputs, training=training)
 
+    def get_config(self) -> dict[str, Any]:
+        return {
+            **super().get_config(),
+            "rate": self.rate,
+            "noise_shape": self.noise_shape,
+            "seed": self.seed,
+        }
+
 
 class Flatten(KerasLayerMixin, tf_core.Flatten):
-    pass
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "data_format": self.data_format}
+
+
+def _conv_config(self: Any) -> dict[str, Any]:
+    config = {
+        **KerasLayerMixin.get_config(self),
+        "filters": self.filters,
+        "kernel_size": self.kernel_size,
+        "strides": self.strides,
+        "padding": self.padding,
+        "data_format": self.data_format,
+        "dilation_rate": self.dilation_rate,
+        "activation": config_fields.activation(self.activation),
+        "use_bias": self.use_bias,
+    }
+    if hasattr(self, "depthwise_initializer"):
+        config["depth_multiplier"] = self.depth_multiplier
+        config.update(config_fields.weights(self, "depthwise", with_bias=False))
+        config.update(config_fields.weights(self, "pointwise"))
+    else:
+        config.update(config_fields.weights(self, "kernel"))
+    if hasattr(self, "output_padding"):
+        config["output_padding"] = self.output_padding
+    return config
 
 
 def _conv_class(base: type, doc: str) -> type:
@@ -61,7 +108,11 @@ def _conv_class(base: type, doc: str) -> type:
         kwargs.setdefault("bias_initializer", "zeros")
         KerasLayerMixin.__init__(self, filters, kernel_size, **_keras_arguments(kwargs))
 
-    return type(base.__name__, (KerasLayerMixin, base), {"__init__": __init__, "__doc__": doc})
+    return type(
+        base.__name__,
+        (KerasLayerMixin, base),
+        {"__init__": __init__, "__doc__": doc, "get_config": _conv_config},
+    )
 
 
 Conv1D = _conv_class(tf_conv.Conv1D, "1-D convolution (tf.keras.layers.Conv1D).")
@@ -90,7 +141,18 @@ def _pool_class(base: type, rank: int) -> type:
             self, pool_size, strides, padding=padding, data_format=data_format, **kwargs
         )
 
-    return type(base.__name__, (KerasLayerMixin, base), {"__init__": __init__})
+    def get_config(self: Any) -> dict[str, Any]:
+        return {
+            **KerasLayerMixin.get_config(self),
+            "pool_size": self.pool_size,
+            "padding": self.padding,
+            "strides": self.strides,
+            "data_format": self.data_format,
+        }
+
+    return type(
+        base.__name__, (KerasLayerMixin, base), {"__init__": __init__, "get_config": get_config}
+    )
 
 
 MaxPooling1D = _pool_class(tf_pool.MaxPooling1D, 1)
@@ -111,3 +173,32 @@ class BatchNormalization(KerasLayerMixin, tf_norm.BatchNormalization):
 
     def call(self, inputs: Any, training: Any = None) -> Any:
         return super().call(inputs, training=training)
+
+    def get_config(self) -> dict[str, Any]:
+        config = {
+            **super().get_config(),
+            "axis": self.axis,
+            "momentum": self.momentum,
+            "epsilon": self.epsilon,
+            "center": self.center,
+            "scale": self.scale,
+        }
+        for name in ("beta", "gamma", "moving_mean", "moving_variance"):
+            config[f"{name}_initializer"] = config_fields.initializer(
+                getattr(self, f"{name}_initializer")
+            )
+        for name in ("beta", "gamma"):
+            config[f"{name}_regularizer"] = config_fields.regularizer(
+                getattr(self, f"{name}_regularizer")
+            )
+        for name in ("beta", "gamma"):
+            config[f"{name}_constraint"] = config_fields.constraint(
+                getattr(self, f"{name}_constraint")
+            )
+        if self.renorm:
+            config["renorm"] = True
+            config["renorm_clipping"] = self.renorm_clipping
+            config["renorm_momentum"] = self.renorm_momentum
+        if self.virtual_batch_size is not None:
+            config["virtual_batch_size"] = self.virtual_batch_size
+        return config

@@ -19,8 +19,11 @@ def _global_pool(rank: int, kind: str) -> type:
         reduce = math_ops.reduce_mean if kind == "Average" else math_ops.reduce_max
         return reduce(inputs, axis=axes)
 
+    def get_config(self: Any) -> dict[str, Any]:
+        return {**Layer.get_config(self), "data_format": self.data_format}
+
     name = f"Global{kind}Pooling{rank}D"
-    return type(name, (Layer,), {"__init__": __init__, "call": call})
+    return type(name, (Layer,), {"__init__": __init__, "call": call, "get_config": get_config})
 
 
 GlobalAveragePooling1D = _global_pool(1, "Average")

@@ -63,6 +63,9 @@ class Concatenate(_Merge):
         super().__init__(**kwargs)
         self.axis = axis
 
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "axis": self.axis}
+
     def _merge(self, inputs: list[Any]) -> Any:
         return array_ops.concat(inputs, axis=self.axis)
 
@@ -97,3 +100,45 @@ def minimum(inputs: Any, **kwargs: Any) -> Any:
 
 def concatenate(inputs: Any, axis: int = -1, **kwargs: Any) -> Any:
     return _functional(Concatenate, inputs, axis=axis, **kwargs)
+
+
+class Dot(_Merge):
+    """Per-sample dot products of two tensors along `axes` (optionally of their
+    l2-normalized forms: cosine similarity)."""
+
+    def __init__(self, axes: Any, normalize: bool = False, **kwargs: Any) -> None:
+        super().__init__(**kwargs)
+        if not isinstance(axes, int):
+            if not isinstance(axes, (list, tuple)):
+                raise TypeError("Invalid type for `axes` - should be a list or an int.")
+            if len(axes) != 2:
+                raise ValueError("Invalid format for `axes` - should contain two elements.")
+            if not isinstance(axes[0], int) or not isinstance(axes[1], int):
+                raise ValueError('Invalid format for `axes` - list elements should be "int".')
+        self.axes = axes
+        self.normalize = normalize
+        self.supports_masking = True
+
+    def _merge(self, inputs: list[Any]) -> Any:
+        from tfcluster.lib.keras import backend_math
+        from tfcluster.ops import nn_ops
+
+        if len(inputs) != 2:
+            raise ValueError("A `Dot` layer should be called on exactly 2 inputs")
+        x1, x2 = inputs
+        n1, n2 = x1.shape.ndims, x2.shape.ndims
+        if isinstance(self.axes, int):
+            axes = [self.axes % n1, self.axes % n2] if self.axes < 0 else [self.axes] * 2
+        else:
+            axes = [self.axes[0] % n1, self.axes[1] % n2]
+        if self.normalize:
+            x1 = nn_ops.l2_normalize(x1, axis=axes[0])
+            x2 = nn_ops.l2_normalize(x2, axis=axes[1])
+        return backend_math.batch_dot(x1, x2, axes)
+
+    def get_config(self) -> dict[str, Any]:
+        return {**super().get_config(), "axes": self.axes, "normalize": self.normalize}
+
+
+def dot(inputs: Any, axes: Any, normalize: bool = False, **kwargs: Any) -> Any:
+    return Dot(axes=axes, normalize=normalize, **kwargs)(inputs)

@@ -15,6 +15,7 @@ from tfcluster.framework import dtypes
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import activations, backend, initializers
 from tfcluster.lib.keras.engine.base_layer import Layer
+from tfcluster.lib.keras.layers import config_fields
 from tfcluster.lib.keras.regularizers import get as get_regularizer
 from tfcluster.lib.rnn.rnn import dynamic_rnn
 from tfcluster.ops import array_ops, math_ops, nn_ops
@@ -98,6 +99,37 @@ class _KerasCell(Layer):
                 constraint=self.bias_constraint,
             )
         self.built = True
+
+    def get_config(self) -> dict[str, Any]:
+        config: dict[str, Any] = {
+            **super().get_config(),
+            "units": self.units,
+            "activation": config_fields.activation(self.activation),
+        }
+        if hasattr(self, "recurrent_activation"):
+            config["recurrent_activation"] = config_fields.activation(self.recurrent_activation)
+        config["use_bias"] = self.use_bias
+        for name in ("kernel", "recurrent", "bias"):
+            config[f"{name}_initializer"] = config_fields.initializer(
+                getattr(self, f"{name}_initializer")
+            )
+        if hasattr(self, "unit_forget_bias"):
+            config["unit_forget_bias"] = self.unit_forget_bias
+        for name in ("kernel", "recurrent", "bias"):
+            config[f"{name}_regularizer"] = config_fields.regularizer(
+                getattr(self, f"{name}_regularizer")
+            )
+        for name in ("kernel", "recurrent", "bias"):
+            config[f"{name}_constraint"] = config_fields.constraint(
+                getattr(self, f"{name}_constraint")
+            )
+        config["dropout"] = self.dropout
+        config["recurrent_dropout"] = self.recurrent_dropout
+        if hasattr(self, "implementation"):
+            config["implementation"] = self.implementation
+        if hasattr(self, "reset_after"):
+            config["reset_after"] = self.reset_after
+        return config
 
     @property
     def state_size(self) -> Any:
@@ -227,20 +259,44 @@ class LSTMCell(_KerasCell):
 
 
 class _LoopCell:
-    """The Keras cell as dynamic_rnn sees it: weights already built, a tuple of states."""
+    """The Keras cell as dynamic_rnn sees it: weights already built, a tuple of states. With
+    a mask (carried as the inputs' last column) a masked step keeps the previous output and
+    states, as Keras's K.rnn does."""
 
-    def __init__(self, cell: _KerasCell) -> None:
+    def __init__(self, cell: Any, masked: bool = False) -> None:
         self._cell = cell
+        self._masked = masked
         size = cell.state_size
-        self.state_size = tuple(size) if isinstance(size, (list, tuple)) else (size,)
-        self.output_size = cell.output_size
+        self.state_size = tuple(_flat_sizes(size))
+        self.output_size = getattr(cell, "output_size", self.state_size[0])
 
     def zero_state(self, batch_size: Any, dtype: Any) -> Any:
         raise AssertionError("the Keras RNN layer always passes its initial state")
 
     def __call__(self, inputs: Any, state: Any) -> tuple[Any, tuple[Any, ...]]:
-        output, new_states = self._cell.step(inputs, list(state))
+        keep = None
+        if self._masked:
+            inputs, keep = inputs[:, :-1], inputs[:, -1:]
+        if hasattr(self._cell, "step"):
+            output, new_states = self._cell.step(inputs, list(state))
+        else:
+            output, new_states = self._cell.call(inputs, list(state))
+            if not isinstance(new_states, (list, tuple)):
+                new_states = [new_states]
+        if keep is not None:
+            # keep is 1.0 or 0.0: the blend picks one side exactly.
+            output = keep * output + (1.0 - keep) * state[0]
+            new_states = [keep * s + (1.0 - keep) * old for s, old in zip(new_states, state)]
         return output, tuple(new_states)
+
+
+def _flat_sizes(size: Any) -> list[Any]:
+    if isinstance(size, (list, tuple)):
+        out: list[Any] = []
+        for s in size:
+            out.extend(_flat_sizes(s))
+        return out
+    return [size]
 
 
 class RNN(Layer):
@@ -248,7 +304,7 @@ class RNN(Layer):
 
     def __init__(
         self,
-        cell: _KerasCell,
+        cell: Any,
         return_sequences: bool = False,
         return_state: bool = False,
         go_backwards: bool = False,
@@ -258,7 +314,9 @@ class RNN(Layer):
         **kwargs: Any,
     ) -> None:
         if isinstance(cell, (list, tuple)):
-            raise backend.unimplemented("tf.keras.layers.RNN over a list of cells")
+            cell = StackedRNNCells(cell)
+        if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
+            raise ValueError("`cell` should have a `call` method. The RNN was passed:", cell)
         if stateful:
             raise backend.unimplemented("tf.keras recurrent layers with stateful=True")
         if unroll:
@@ -277,9 +335,11 @@ class RNN(Layer):
     def build(self, input_shape: Any) -> None:
         shape = TensorShape(input_shape)
         # The cell's weights are made here, in this layer's name scope (`lstm/kernel`).
-        self.cell.build(TensorShape([shape[0]]).concatenate(shape[2:]))
-        self._trainable_weights.extend(self.cell._trainable_weights)
-        self._non_trainable_weights.extend(self.cell._non_trainable_weights)
+        if not self.cell.built or not self.cell.weights:
+            self.cell.build(TensorShape([shape[0]]).concatenate(shape[2:]))
+            self.cell.built = True
+        self._trainable_weights.extend(self.cell.trainable_weights)
+        self._non_trainable_weights.extend(self.cell.non_trainable_weights)
         self.built = True
 
     def _zero_states(self, inputs: Any) -> list[Any]:
@@ -287,7 +347,21 @@ class RNN(Layer):
         sizes = _LoopCell(self.cell).state_size
         return [array_ops.zeros(array_ops.stack([batch, size]), inputs.dtype) for size in sizes]
 
-    def call(self, inputs: Any, initial_state: Any = None) -> Any:
+    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+        if isinstance(mask, list):
+            mask = mask[0]
+        output_mask = mask if self.return_sequences else None
+        if self.return_state:
+            return [output_mask] + [None] * len(_LoopCell(self.cell).state_size)
+        return output_mask
+
+    def call(
+        self, inputs: Any, mask: Any = None, training: Any = None, initial_state: Any = None
+    ) -> Any:
+        if isinstance(inputs, (list, tuple)):
+            inputs, initial_state = inputs[0], list(inputs[1:]) or initial_state
+        if isinstance(mask, list):
+            mask = mask[0]
         if inputs.dtype.base_dtype != dtypes.float32 and inputs.dtype.is_integer:
             inputs = math_ops.cast(inputs, backend.floatx())
         if initial_state is None:
@@ -296,10 +370,16 @@ class RNN(Layer):
             states = (
                 list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
             )
+        if mask is not None:
+            column = array_ops.expand_dims(math_ops.cast(mask, inputs.dtype), -1)
+            inputs = array_ops.concat([inputs, column], axis=-1)
         if self.go_backwards:
             inputs = array_ops.reverse(inputs, [1])
         outputs, final = dynamic_rnn(
-            _LoopCell(self.cell), inputs, initial_state=tuple(states), dtype=inputs.dtype
+            _LoopCell(self.cell, masked=mask is not None),
+            inputs,
+            initial_state=tuple(states),
+            dtype=inputs.dtype,
         )
         # Keras's last output is the last step's (with go_backwards: the first input's).
         output = outputs if self.return_sequences else outputs[:, -1]
@@ -307,9 +387,29 @@ class RNN(Layer):
             return [output, *final]
         return output
 
+    def get_config(self) -> dict[str, Any]:
+        return {
+            **super().get_config(),
+            "return_sequences": self.return_sequences,
+            "return_state": self.return_state,
+            "go_backwards": self.go_backwards,
+            "stateful": self.stateful,
+            "unroll": self.unroll,
+            "time_major": self.time_major,
+            "cell": {"class_name": type(self.cell).__name__, "config": self.cell.get_config()},
+        }
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        from tfcluster.lib.keras.layers.serialization import deserialize
+
+        config = dict(config)
+        cell = deserialize(config.pop("cell"), custom_objects=custom_objects)
+        return cls(cell, **config)
+
     def compute_output_shape(self, input_shape: Any) -> Any:
         shape = TensorShape(input_shape).as_list()
-        units = self.cell.units
+        units = _LoopCell(self.cell).output_size
         output = TensorShape([*shape[:2], units] if self.return_sequences else [shape[0], units])
         if self.return_state:
             sizes = _LoopCell(self.cell).state_size
@@ -338,6 +438,22 @@ class _CellOwner(RNN):
         cell = self._cell_class(units, dtype=layer_kwargs.get("dtype"), **kwargs)
         super().__init__(cell, **rnn_kwargs, **layer_kwargs)
 
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        cell_config = config.pop("cell")["config"]
+        for key in ("name", "trainable", "dtype"):
+            cell_config.pop(key, None)
+        config.update(cell_config)
+        config["activity_regularizer"] = config_fields.regularizer(self.activity_regularizer)
+        return config
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        config = dict(config)
+        if config.get("implementation") == 0:
+            config["implementation"] = 1
+        return cls(**config)
+
     def __getattr__(self, name: str) -> Any:
         # Keras forwards units, activation, ... to the cell.
         if name.startswith("_") or name == "cell":
@@ -355,3 +471,102 @@ class GRU(_CellOwner):
 
 class LSTM(_CellOwner):
     _cell_class = LSTMCell
+
+
+class AbstractRNNCell(Layer):
+    """The base of a user's Keras RNN cell: call(inputs, states) -> (output, new states),
+    with state_size and output_size."""
+
+    def call(self, inputs: Any, states: Any) -> Any:
+        raise NotImplementedError("Abstract method")
+
+    @property
+    def state_size(self) -> Any:
+        raise NotImplementedError("Abstract method")
+
+    @property
+    def output_size(self) -> Any:
+        raise NotImplementedError("Abstract method")
+
+    def get_initial_state(
+        self, inputs: Any = None, batch_size: Any = None, dtype: Any = None
+    ) -> Any:
+        if inputs is not None:
+            batch_size = array_ops.shape(inputs)[0]
+            dtype = inputs.dtype
+        sizes = _flat_sizes(self.state_size)
+        zeros = [array_ops.zeros(array_ops.stack([batch_size, s]), dtype) for s in sizes]
+        return zeros[0] if len(zeros) == 1 else zeros
+
+
+class StackedRNNCells(Layer):
+    """Cells run one after another in each time step: cell i's output is cell i+1's input; the
+    states are every cell's, in order."""
+
+    def __init__(self, cells: Any, **kwargs: Any) -> None:
+        for cell in cells:
+            if not hasattr(cell, "call"):
+                raise ValueError("All cells must have a `call` method. received cells:", cells)
+            if not hasattr(cell, "state_size"):
+                raise ValueError(
+                    "All cells must have a `state_size` attribute. received cells:", cells
+                )
+        self.cells = list(cells)
+        self.reverse_state_order = kwargs.pop("reverse_state_order", False)
+        if self.reverse_state_order:
+            raise backend.unimplemented("tf.keras.layers.StackedRNNCells(reverse_state_order=True)")
+        super().__init__(**kwargs)
+
+    @property
+    def state_size(self) -> Any:
+        return tuple(self.cells_state_sizes())
+
+    def cells_state_sizes(self) -> list[Any]:
+        out: list[Any] = []
+        for cell in self.cells:
+            out.extend(_flat_sizes(cell.state_size))
+        return out
+
+    @property
+    def output_size(self) -> Any:
+        last = self.cells[-1]
+        if getattr(last, "output_size", None) is not None:
+            return last.output_size
+        return _flat_sizes(last.state_size)[0]
+
+    def build(self, input_shape: Any) -> None:
+        # TF 1.15 names the cells' weights in the RNN's scope only: rnn/kernel, rnn/kernel_1.
+        shape = TensorShape(input_shape)
+        for cell in self.cells:
+            if not cell.built:
+                cell.build(shape)
+                cell.built = True
+            size = getattr(cell, "output_size", None) or _flat_sizes(cell.state_size)[0]
+            shape = TensorShape([shape[0], size])
+        for cell in self.cells:
+            self._trainable_weights.extend(cell.trainable_weights)
+            self._non_trainable_weights.extend(cell.non_trainable_weights)
+        self.built = True
+
+    def call(self, inputs: Any, states: Any) -> Any:
+        states = list(states)
+        new_states: list[Any] = []
+        for cell in self.cells:
+            count = len(_flat_sizes(cell.state_size))
+            cell_states, states = states[:count], states[count:]
+            loop = _LoopCell(cell)
+            inputs, produced = loop(inputs, tuple(cell_states))
+            new_states.extend(produced)
+        return inputs, new_states
+
+    def get_config(self) -> dict[str, Any]:
+        cells = [{"class_name": type(c).__name__, "config": c.get_config()} for c in self.cells]
+        return {**super().get_config(), "cells": cells}
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        from tfcluster.lib.keras.layers.serialization import deserialize
+
+        config = dict(config)
+        cells = [deserialize(c, custom_objects=custom_objects) for c in config.pop("cells")]
+        return cls(cells, **config)

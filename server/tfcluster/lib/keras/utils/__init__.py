@@ -44,26 +44,71 @@ def get_file(
     archive_format: str = "auto",
     cache_dir: str | None = None,
 ) -> str:
-    """The cached file ~/.keras/<cache_subdir>/<fname>, downloaded from origin when absent."""
-    if untar or extract:
-        from tfcluster.lib.keras.backend import unimplemented
-
-        raise unimplemented("tf.keras.utils.get_file(untar/extract=True)")
+    """The cached file ~/.keras/<cache_subdir>/<fname>, fetched from origin (a file:// or
+    http(s) URL) when absent or when its hash differs; `untar`/`extract` unpack archives
+    beside it (TF 1.15's get_file)."""
     cache_dir = cache_dir or os.path.join(os.path.expanduser("~"), ".keras")
+    if md5_hash is not None and file_hash is None:
+        file_hash, hash_algorithm = md5_hash, "md5"
     directory = os.path.join(cache_dir, cache_subdir)
     os.makedirs(directory, exist_ok=True)
-    path = os.path.join(directory, fname)
-    if not os.path.exists(path):
+    if untar:
+        untar_path = os.path.join(directory, fname)
+        path = untar_path + ".tar.gz"
+    else:
+        path = os.path.join(directory, fname)
+    download = not os.path.exists(path)
+    if not download and file_hash is not None and not _hash_ok(path, file_hash, hash_algorithm):
+        print(
+            "A local file was found, but it seems to be incomplete or outdated because the "
+            f"{hash_algorithm} file hash does not match the original value of {file_hash} so we "
+            "will re-download the data."
+        )
+        download = True
+    if download:
         print(f"Downloading data from {origin}")
         urllib.request.urlretrieve(origin, path)
-        wanted = file_hash or md5_hash
-        if wanted:
-            algo = hashlib.sha256 if len(wanted) == 64 else hashlib.md5
-            with open(path, "rb") as f:
-                if algo(f.read()).hexdigest() != wanted:
-                    os.remove(path)
-                    raise ValueError(f"Incomplete or corrupted file detected: {path}")
+        if file_hash is not None and not _hash_ok(path, file_hash, hash_algorithm):
+            os.remove(path)
+            raise ValueError(f"Incomplete or corrupted file detected: {path}")
+    if untar:
+        if not os.path.exists(untar_path):
+            _extract_archive(path, directory, "tar")
+        return untar_path
+    if extract:
+        _extract_archive(path, directory, archive_format)
     return path
+
+
+def _hash_ok(path: str, wanted: str, algorithm: str) -> bool:
+    if algorithm == "sha256" or (algorithm == "auto" and len(wanted) == 64):
+        hasher: Any = hashlib.sha256()
+    else:
+        hasher = hashlib.md5()
+    with open(path, "rb") as f:
+        for chunk in iter(lambda: f.read(65535), b""):
+            hasher.update(chunk)
+    return str(hasher.hexdigest()) == str(wanted)
+
+
+def _extract_archive(path: str, target: str, archive_format: Any = "auto") -> bool:
+    import tarfile
+    import zipfile
+
+    if archive_format is None:
+        return False
+    formats = ["tar", "zip"] if archive_format == "auto" else [archive_format]
+    formats = [formats] if isinstance(formats, str) else formats
+    for kind in formats:
+        if kind == "tar" and tarfile.is_tarfile(path):
+            with tarfile.open(path) as archive:
+                archive.extractall(target, filter="data")
+            return True
+        if kind == "zip" and zipfile.is_zipfile(path):
+            with zipfile.ZipFile(path) as archive:
+                archive.extractall(target)
+            return True
+    return False
 
 
 __all__ = ["Progbar", "get_file", "normalize", "to_categorical"]

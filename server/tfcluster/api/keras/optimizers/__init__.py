@@ -4,8 +4,12 @@
 from tfcluster.api import _unimplemented
 from tfcluster.lib.keras.optimizers import (
     SGD,
+    Adadelta,
     Adagrad,
     Adam,
+    Adamax,
+    Ftrl,
+    Nadam,
     Optimizer,
     RMSprop,
     deserialize,

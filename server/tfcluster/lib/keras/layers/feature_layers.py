@@ -1,0 +1,69 @@
+"""tf.keras.layers.DenseFeatures (TF 1.15) and the cuDNN recurrent layers.
+
+DenseFeatures turns a dict of features into one dense [batch, n] tensor through feature
+columns, as tf.feature_column.input_layer does, with its variables under the layer's name
+(`dense_features/<column>_embedding/embedding_weights`) and tracked as the layer's weights.
+CuDNNLSTM/CuDNNGRU need NVIDIA's cuDNN kernels, which tfcluster does not have."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfcluster.framework.graph import GraphKeys, get_collection
+from tfcluster.lib.keras import backend
+from tfcluster.lib.keras.engine.base_layer import Layer
+
+
+class DenseFeatures(Layer):
+    def __init__(
+        self, feature_columns: Any, trainable: bool = True, name: str | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(name=name, trainable=trainable, **kwargs)
+        from tfcluster.lib.feature_column.base import normalize_feature_columns
+
+        self._feature_columns = normalize_feature_columns(feature_columns)
+        self.built = True
+
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(inputs, dict):
+            raise ValueError("We expected a dictionary here. Instead we got: ", inputs)
+        return super().__call__(inputs, *args, **kwargs)
+
+    def call(self, features: Any, cols_to_output_tensors: Any = None) -> Any:
+        from tfcluster.lib.feature_column import layers as fc_layers
+
+        before = {id(v) for v in get_collection(GraphKeys.GLOBAL_VARIABLES)}
+        output = fc_layers.input_layer(
+            features,
+            self._feature_columns,
+            trainable=self.trainable,
+            cols_to_output_tensors=cols_to_output_tensors,
+            scope=self._name,
+        )
+        for v in get_collection(GraphKeys.GLOBAL_VARIABLES):
+            if id(v) in before:
+                continue
+            if v in get_collection(GraphKeys.TRAINABLE_VARIABLES):
+                self._trainable_weights.append(v)
+            else:
+                self._non_trainable_weights.append(v)
+        return output
+
+    def get_config(self) -> dict[str, Any]:
+        raise backend.unimplemented(
+            "tf.keras.layers.DenseFeatures.get_config (feature column serialization)"
+        )
+
+
+def _cudnn(name: str) -> type:
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        raise backend.unimplemented(
+            f"tf.keras.layers.{name} (it needs a GPU with NVIDIA cuDNN; use "
+            f"tf.keras.layers.{name[5:]} instead)"
+        )
+
+    return type(name, (Layer,), {"__init__": __init__})
+
+
+CuDNNLSTM = _cudnn("CuDNNLSTM")
+CuDNNGRU = _cudnn("CuDNNGRU")

@@ -1,0 +1,190 @@
+"""tf.keras.optimizers.schedules (TF 1.15): learning rates as functions of the optimizer's step,
+built from the same ops as TF's (a schedule passed as `learning_rate` is evaluated at
+`optimizer.iterations` every step)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from tfcluster.framework.graph import convert_to_tensor, name_scope
+from tfcluster.lib.keras.utils import object_registry
+from tfcluster.ops import array_ops, math_ops
+
+
+class LearningRateSchedule:
+    def __call__(self, step: Any) -> Any:
+        raise NotImplementedError("Learning rate schedule must override __call__")
+
+    def get_config(self) -> dict[str, Any]:
+        raise NotImplementedError("Learning rate schedule must override get_config")
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Any:
+        return cls(**config)
+
+
+class ExponentialDecay(LearningRateSchedule):
+    def __init__(
+        self,
+        initial_learning_rate: Any,
+        decay_steps: Any,
+        decay_rate: Any,
+        staircase: bool = False,
+        name: str | None = None,
+    ) -> None:
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        with name_scope(self.name or "ExponentialDecay") as name:
+            initial = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
+            dtype = initial.dtype
+            p = math_ops.cast(step, dtype) / math_ops.cast(self.decay_steps, dtype)
+            if self.staircase:
+                p = math_ops.floor(p)
+            return math_ops.multiply(
+                initial, math_ops.pow(math_ops.cast(self.decay_rate, dtype), p), name=name
+            )
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "decay_rate": self.decay_rate,
+            "staircase": self.staircase,
+            "name": self.name,
+        }
+
+
+class PiecewiseConstantDecay(LearningRateSchedule):
+    """values[0] up to boundaries[0] (inclusive), values[i] in (boundaries[i-1], boundaries[i]],
+    values[-1] after the last boundary."""
+
+    def __init__(self, boundaries: Any, values: Any, name: str | None = None) -> None:
+        if len(boundaries) != len(values) - 1:
+            raise ValueError("The length of boundaries should be 1 less than the length of values")
+        self.boundaries = boundaries
+        self.values = values
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        with name_scope(self.name or "PiecewiseConstant"):
+            values = [convert_to_tensor(v) for v in self.values]
+            x = convert_to_tensor(step)
+            boundaries = [math_ops.cast(b, x.dtype.base_dtype) for b in self.boundaries]
+            out = values[-1]
+            for b, v in reversed(list(zip(boundaries, values[:-1]))):
+                out = array_ops.where(math_ops.less_equal(x, b), v, out)
+            return out
+
+    def get_config(self) -> dict[str, Any]:
+        return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
+
+
+class PolynomialDecay(LearningRateSchedule):
+    def __init__(
+        self,
+        initial_learning_rate: Any,
+        decay_steps: Any,
+        end_learning_rate: Any = 0.0001,
+        power: Any = 1.0,
+        cycle: bool = False,
+        name: str | None = None,
+    ) -> None:
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.end_learning_rate = end_learning_rate
+        self.power = power
+        self.cycle = cycle
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        with name_scope(self.name or "PolynomialDecay") as name:
+            initial = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
+            dtype = initial.dtype
+            end = math_ops.cast(self.end_learning_rate, dtype)
+            power = math_ops.cast(self.power, dtype)
+            global_step = math_ops.cast(step, dtype)
+            decay_steps = math_ops.cast(self.decay_steps, dtype)
+            if self.cycle:
+                multiplier = array_ops.where(
+                    math_ops.equal(global_step, 0),
+                    array_ops.ones_like(global_step),
+                    math_ops.ceil(global_step / decay_steps),
+                )
+                decay_steps = math_ops.multiply(decay_steps, multiplier)
+            else:
+                global_step = math_ops.minimum(global_step, decay_steps)
+            p = math_ops.div(global_step, decay_steps)
+            return math_ops.add(
+                math_ops.multiply(initial - end, math_ops.pow(1 - p, power)), end, name=name
+            )
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "end_learning_rate": self.end_learning_rate,
+            "power": self.power,
+            "cycle": self.cycle,
+            "name": self.name,
+        }
+
+
+class InverseTimeDecay(LearningRateSchedule):
+    def __init__(
+        self,
+        initial_learning_rate: Any,
+        decay_steps: Any,
+        decay_rate: Any,
+        staircase: bool = False,
+        name: str | None = None,
+    ) -> None:
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.decay_rate = decay_rate
+        self.staircase = staircase
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        with name_scope(self.name or "InverseTimeDecay") as name:
+            initial = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
+            dtype = initial.dtype
+            p = math_ops.cast(step, dtype) / math_ops.cast(self.decay_steps, dtype)
+            if self.staircase:
+                p = math_ops.floor(p)
+            denom = math_ops.add(
+                math_ops.cast(1, dtype), math_ops.multiply(math_ops.cast(self.decay_rate, dtype), p)
+            )
+            return math_ops.div(initial, denom, name=name)
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "decay_rate": self.decay_rate,
+            "staircase": self.staircase,
+            "name": self.name,
+        }
+
+
+_MODULE_OBJECTS: dict[str, Any] = {
+    "LearningRateSchedule": LearningRateSchedule,
+    "ExponentialDecay": ExponentialDecay,
+    "PiecewiseConstantDecay": PiecewiseConstantDecay,
+    "PolynomialDecay": PolynomialDecay,
+    "InverseTimeDecay": InverseTimeDecay,
+}
+
+
+def serialize(learning_rate_schedule: Any) -> Any:
+    return object_registry.serialize_keras_object(learning_rate_schedule)
+
+
+def deserialize(config: Any, custom_objects: dict[str, Any] | None = None) -> Any:
+    return object_registry.deserialize_keras_object(
+        config, _MODULE_OBJECTS, custom_objects, printable_module_name="decay"
+    )

@@ -1,0 +1,82 @@
+"""tf.keras.utils helpers about models (TF 1.15): get_source_inputs, convert_all_kernels_in_model,
+and the ones tfcluster cannot do: plot_model/model_to_dot (pydot and graphviz) and
+multi_gpu_model (one process per task here; use a TFCluster with several workers)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+from tfcluster.lib.keras import backend
+
+
+def get_source_inputs(tensor: Any, layer: Any = None, node_index: Any = None) -> list[Any]:
+    """The input tensors (of InputLayers) that `tensor` is computed from."""
+    if not hasattr(tensor, "_keras_history"):
+        return [tensor]
+    if layer is None or node_index is None:
+        layer, node_index, _ = tensor._keras_history
+    if not layer._inbound_nodes:
+        return [tensor]
+    node = layer._inbound_nodes[node_index]
+    if not node.inbound_layers:
+        return list(node.input_tensors)
+    found: list[Any] = []
+    for x in node.input_tensors:
+        for source in get_source_inputs(x):
+            if all(source is not f for f in found):
+                found.append(source)
+    return found
+
+
+def convert_kernel(kernel: np.ndarray) -> np.ndarray:
+    """Flips a convolution kernel's spatial axes (Theano's kernels to TensorFlow's)."""
+    kernel = np.asarray(kernel)
+    if not 3 <= kernel.ndim <= 5:
+        raise ValueError("Invalid kernel shape:", kernel.shape)
+    slices = [slice(None, None, -1) for _ in range(kernel.ndim)]
+    slices[-2:] = [slice(None), slice(None)]
+    return np.copy(kernel[tuple(slices)])
+
+
+def convert_all_kernels_in_model(model: Any) -> None:
+    conv_classes = {"Conv1D", "Conv2D", "Conv3D", "Conv2DTranspose"}
+    pairs = []
+    for layer in model.layers:
+        if type(layer).__name__ in conv_classes:
+            pairs.append((layer.kernel, convert_kernel(backend.get_value(layer.kernel))))
+    backend.batch_set_value(pairs)
+
+
+def _require_pydot() -> None:
+    try:
+        import pydot  # type: ignore[import-not-found]  # noqa: F401
+    except ImportError:
+        raise ImportError(
+            "Failed to import pydot. You must install pydot and graphviz for `pydotprint` to work."
+        ) from None
+    raise backend.unimplemented("tf.keras.utils.model_to_dot / plot_model")
+
+
+def model_to_dot(model: Any, *args: Any, **kwargs: Any) -> Any:
+    _require_pydot()
+
+
+def plot_model(model: Any, *args: Any, **kwargs: Any) -> Any:
+    _require_pydot()
+
+
+def multi_gpu_model(
+    model: Any, gpus: Any, cpu_merge: bool = True, cpu_relocation: bool = False
+) -> Any:
+    count = len(gpus) if isinstance(gpus, (list, tuple)) else gpus
+    if count <= 1:
+        raise ValueError(
+            "For multi-gpu usage to be effective, call `multi_gpu_model` with `gpus >= 2`. "
+            f"Received: `gpus={gpus}`"
+        )
+    raise backend.unimplemented(
+        "tf.keras.utils.multi_gpu_model (tfcluster runs one device per task: train over a "
+        "TFCluster's workers instead)"
+    )
