@@ -14,6 +14,7 @@ Prints `READY <global step>` when its session is ready, then every --report_secs
 from __future__ import annotations
 
 import argparse
+import faulthandler
 import signal
 import threading
 import time
@@ -34,6 +35,8 @@ def main() -> None:
     parser.add_argument("--save_checkpoint_secs", type=float, default=2.0)
     args = parser.parse_args()
 
+    # `kill -USR1` prints every thread's stack: what a hung soak run is waiting for.
+    faulthandler.register(signal.SIGUSR1)
     stop = threading.Event()
 
     def on_signal(signum: int, frame: FrameType | None) -> None:
