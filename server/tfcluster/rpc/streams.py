@@ -159,6 +159,14 @@ class CallStream:
         self.usable = True
         self.expired = False
         self.pid = os.getpid()
+        # The thread whose stream this is (ThreadStreams): once it has ended and the rest of
+        # a response it handed on is read, nothing can use the call again.
+        self.owner: weakref.ref[threading.Thread] | None = None
+        self.relaying = False
+
+    def orphaned(self) -> bool:
+        thread = self.owner() if self.owner is not None else None
+        return (thread is None or not thread.is_alive()) and not self.relaying
 
     def exchange(
         self,
@@ -208,6 +216,8 @@ class CallStream:
             self.close()
             raise _ClosedByPeer()
         head.rest = self._guarded(head.rest)
+        # Until the rest is read (a payload that all came with the header has none left).
+        self.relaying = not head.complete
         return head
 
     def _guarded(self, rest: Iterator[bytes]) -> Iterator[bytes]:
@@ -218,6 +228,7 @@ class CallStream:
         except grpc.RpcError as e:
             raise status.from_rpc_error(e, "reading the rest of a response") from None
         finally:
+            self.relaying = False
             if not finished:
                 self.close()
 
@@ -311,9 +322,17 @@ class ThreadStreams:
         return self._keep(CallStream(GrpcCall(self._method, self._wait_for_ready)))
 
     def _keep(self, stream: CallStream) -> CallStream:
+        stream.owner = weakref.ref(threading.current_thread())
         self._local.stream = stream
         with self._lock:
+            orphans = [s for s in self._all if s.orphaned()]
             self._all.add(stream)
+        # A thread-local stream outlives its thread when the thread's locals are not cleared
+        # (seen with executor threads of closed master sessions): each such call kept a
+        # connection, and a thread on the peer, open for good. New threads come with new
+        # sessions (a session recreated after a ps froze, say), so close those left behind.
+        for s in orphans:
+            s.close()
         return stream
 
     def close_all(self) -> None:
