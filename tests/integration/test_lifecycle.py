@@ -172,3 +172,40 @@ def _rpc_config() -> tf.ConfigProto:
     config = tf.ConfigProto()
     config.rpc_options.use_rpc_for_inprocess_master = True
     return config
+
+
+def test_a_step_waiting_on_a_stopping_task_fails_as_unavailable() -> None:
+    """A ps stopped gracefully (SIGTERM, a pod deleted) while a worker's step waits on it: the
+    step fails with UnavailableError, as when a task dies, which MonitoredSession recovers from
+    (never CancelledError, which it would not: the client would stop)."""
+    ps_port, worker_port = free_ports(2)
+    jobs = {"ps": [f"localhost:{ps_port}"], "worker": [f"localhost:{worker_port}"]}
+    ps = tf.train.Server(jobs, job_name="ps", task_index=0)
+    worker = tf.train.Server(jobs, job_name="worker", task_index=0)
+    try:
+        g = tf.Graph()
+        with g.as_default():
+            with tf.device("/job:ps/task:0"):
+                queue = tf.FIFOQueue(1, tf.float32, shapes=[[]])
+                waits = queue.dequeue()
+            with tf.device("/job:worker/task:0"):
+                out = waits * 2.0
+        errors: list[BaseException] = []
+
+        def run() -> None:
+            with tf.Session(worker.target, graph=g) as sess:
+                try:
+                    sess.run(out)
+                except tf.errors.OpError as err:
+                    errors.append(err)
+
+        runner = threading.Thread(target=run)
+        runner.start()
+        time.sleep(1.0)  # the dequeue waits on the ps
+        ps.stop(grace=0.5)
+        runner.join(30)
+        assert not runner.is_alive()
+        assert len(errors) == 1 and isinstance(errors[0], tf.errors.UnavailableError), errors
+    finally:
+        worker.stop()
+        ps.stop()

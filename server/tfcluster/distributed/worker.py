@@ -392,8 +392,10 @@ class Worker:
         self.rendezvous.cleanup(step_id)
 
     def close(self) -> None:
-        """Wakes every waiting step with CancelledError (the server is stopping)."""
-        err = errors.CancelledError(None, None, f"Worker {self.task} is shutting down")
+        """Wakes every waiting step with UnavailableError: the task is stopping, which its
+        callers see as a peer going away (a MonitoredSession recovers from it, as from a task
+        that died), not as a step they cancelled."""
+        err = errors.UnavailableError(None, None, f"Task {self.task} is shutting down")
         self._closed.set()
         with self._lock:
             steps = list(self._steps_seen) + list(self._pending_recvs) + list(self._running)
