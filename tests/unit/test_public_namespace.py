@@ -46,9 +46,11 @@ def test_a_name_tf_does_not_have_is_an_attribute_error() -> None:
 
 
 def test_a_module_tfcluster_lacks_is_unimplemented_all_the_way_down() -> None:
-    assert _unimplemented.is_unimplemented(tf.distribute)
-    with pytest.raises(tf.errors.UnimplementedError, match=r"tf\.distribute\.MirroredStrategy"):
-        tf.distribute.MirroredStrategy()
+    assert _unimplemented.is_unimplemented(tf.distribute.experimental)
+    with pytest.raises(
+        tf.errors.UnimplementedError, match=r"tf\.distribute\.experimental\.TPUStrategy"
+    ):
+        tf.distribute.experimental.TPUStrategy()
 
 
 def test_modules_of_the_tree_import_by_their_public_path() -> None:

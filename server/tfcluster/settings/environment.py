@@ -25,7 +25,11 @@ and the variables TensorFlow itself reads, with its meaning:
 
   TF_FORWARD_COMPATIBILITY_DELTA_DAYS   moves tf.compat's forward-compatibility horizon
   TEST_TMPDIR                 where tf.test.get_temp_dir makes its folder
-  TF_CONFIG                   the cluster and this task, as JSON (tf.estimator.RunConfig)
+  TF_CONFIG                   the cluster and this task, as JSON (tf.estimator.RunConfig,
+                              TFConfigClusterResolver)
+  SLURM_PROCID, SLURM_NTASKS, SLURM_NTASKS_PER_NODE, SLURM_STEP_NODELIST, SLURM_JOB_NODELIST,
+  OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE   the Slurm job step (SlurmClusterResolver), which
+                              also sets CUDA_VISIBLE_DEVICES to the GPUs of this task
 """
 
 from __future__ import annotations
@@ -116,3 +120,28 @@ TF_CONFIG_ENV = "TF_CONFIG"
 def tf_config(environ: Mapping[str, str] | None = None) -> str:
     """TF_CONFIG as written ('' when unset)."""
     return _env(environ).get(TF_CONFIG_ENV, "")
+
+
+# Slurm's job step variables (and Open MPI's rank, for steps launched by mpirun), as
+# tf.distribute.cluster_resolver.SlurmClusterResolver reads them.
+SLURM_ENV = (
+    "OMPI_COMM_WORLD_RANK",
+    "OMPI_COMM_WORLD_SIZE",
+    "SLURM_PROCID",
+    "SLURM_NTASKS",
+    "SLURM_NTASKS_PER_NODE",
+    "SLURM_STEP_NODELIST",
+    "SLURM_JOB_NODELIST",
+)
+CUDA_VISIBLE_DEVICES_ENV = "CUDA_VISIBLE_DEVICES"
+
+
+def slurm_variables(environ: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The Slurm (and mpirun) variables that are set, as written."""
+    env = _env(environ)
+    return {name: env[name] for name in SLURM_ENV if name in env}
+
+
+def set_cuda_visible_devices(devices: str) -> None:
+    """Hides all GPUs but these from CUDA in this process (SlurmClusterResolver's auto_set_gpu)."""
+    os.environ[CUDA_VISIBLE_DEVICES_ENV] = devices
