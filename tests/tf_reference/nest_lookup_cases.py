@@ -54,3 +54,63 @@ def nest_cases(tf):
 
 def run_nest_cases(tf):
     return {name: _outcome(fn) for name, fn in nest_cases(tf).items()}
+
+
+AUDIO = [[0.0, 0.5], [-1.0, 1.0], [0.25, -0.3], [2.0, -2.0]]
+
+
+def lookup_audio_cases(tf, np):
+    """Values of tf.lookup.StaticVocabularyTable, tf.manip and tf.audio on fixed inputs."""
+    out = {}
+    with tf.Graph().as_default():
+        init = tf.lookup.KeyValueTensorInitializer(
+            ["emerson", "lake", "palmer"], tf.constant([0, 1, 2], tf.int64)
+        )
+        table = tf.lookup.StaticVocabularyTable(init, num_oov_buckets=5)
+        ids = table.lookup(tf.constant(["lake", "zappa", "palmer", "bach", "emerson", ""]))
+        int_init = tf.lookup.KeyValueTensorInitializer(
+            tf.constant([10, 20], tf.int64), tf.constant([0, 1], tf.int64)
+        )
+        int_table = tf.lookup.StaticVocabularyTable(int_init, num_oov_buckets=3)
+        int_ids = int_table.lookup(tf.constant([20, 7, 10, 123456789], tf.int64))
+        x = tf.constant(np.arange(16, dtype=np.float32).reshape(1, 4, 4, 1))
+        s2b = tf.manip.space_to_batch_nd(x, [2, 2], [[0, 0], [0, 0]])
+        b2s = tf.manip.batch_to_space_nd(s2b, [2, 2], [[0, 0], [0, 0]])
+        wav = tf.audio.encode_wav(tf.constant(AUDIO, tf.float32), 16000)
+        back = tf.audio.decode_wav(wav)
+        more = tf.audio.decode_wav(wav, desired_channels=3, desired_samples=6)
+        fewer = tf.audio.decode_wav(wav, desired_channels=1, desired_samples=2)
+        mono = tf.audio.decode_wav(
+            tf.audio.encode_wav(tf.constant(AUDIO, tf.float32)[:, :1], 8000), desired_channels=2
+        )
+        with tf.Session() as sess:
+            sess.run(tf.tables_initializer())
+            values = sess.run(
+                {
+                    "ids": ids,
+                    "size": table.size(),
+                    "int_ids": int_ids,
+                    "s2b": s2b,
+                    "b2s": b2s,
+                    "wav": wav,
+                    "back": back.audio,
+                    "rate": back.sample_rate,
+                    "more": more.audio,
+                    "fewer": fewer.audio,
+                    "mono": mono.audio,
+                }
+            )
+            try:
+                sess.run(tf.audio.decode_wav(b"hello").audio)
+            except Exception as e:
+                values["bad_wav_error"] = type(e).__name__
+        out["values"] = values
+        out["names"] = {
+            "ids": ids.name,
+            "wav": wav.name,
+            "audio": back.audio.name,
+            "rate": back.sample_rate.name,
+            "more_shape": str(more.audio.shape),
+            "back_shape": str(back.audio.shape),
+        }
+    return out

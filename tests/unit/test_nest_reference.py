@@ -27,3 +27,38 @@ def test_nest_expand_composites_splits_a_sparse_tensor_and_rebuilds_it() -> None
         with tf.Session() as sess:
             value = sess.run(tf.sparse.to_dense(back[0]))
     np.testing.assert_array_equal(value, [[0.0, 3.0], [0.0, 0.0]])
+
+
+def test_static_vocabulary_table_manip_and_audio_match_tf115() -> None:
+    from tf_reference.nest_lookup_cases import lookup_audio_cases
+
+    cases = lookup_audio_cases(tf, np)
+    expected = reference.case("nest_lookup", "lookup_manip_audio")
+    assert set(cases["values"]) == set(expected)
+    for key, value in expected.items():
+        if key in ("wav", "bad_wav_error"):
+            assert cases["values"][key] == value, key
+        else:
+            reference.assert_close(cases["values"][key], value)
+    assert cases["names"] == reference.case("nest_lookup", "lookup_manip_audio_names")
+
+
+def test_static_vocabulary_table_refuses_no_buckets_and_float_values() -> None:
+    with tf.Graph().as_default():
+        init = tf.lookup.KeyValueTensorInitializer(["a"], tf.constant([0], tf.int64))
+        with pytest.raises(ValueError, match="oov_buckets must be > 0"):
+            tf.lookup.StaticVocabularyTable(init, num_oov_buckets=0)
+        bad = tf.lookup.KeyValueTensorInitializer(["a"], [0.5])
+        with pytest.raises(TypeError, match="Invalid value dtype"):
+            tf.lookup.StaticVocabularyTable(bad, num_oov_buckets=1)
+        table = tf.lookup.StaticVocabularyTable(init, num_oov_buckets=1)
+        with pytest.raises(TypeError, match="Signature mismatch"):
+            table.lookup(tf.constant([1], tf.int64))
+
+
+def test_decode_wav_refuses_a_file_that_is_not_wav_and_session_keeps_working() -> None:
+    with tf.Graph().as_default(), tf.Session() as sess:
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Expected RIFF"):
+            sess.run(tf.audio.decode_wav(b"hello").audio)
+        wav = tf.audio.encode_wav([[0.5]], 100)
+        assert sess.run(tf.audio.decode_wav(wav).sample_rate) == 100
