@@ -114,3 +114,30 @@ def lookup_audio_cases(tf, np):
             "back_shape": str(back.audio.shape),
         }
     return out
+
+
+def config_cases(tf):
+    """tf.config's soft device placement as a session made without a config sees it, and the
+    CPU device lists (run last: it changes process-wide settings)."""
+
+    def run_on_missing_gpu():
+        with tf.Graph().as_default():
+            with tf.device("/device:GPU:0"):
+                total = tf.constant(1.0) + 1
+            with tf.Session() as sess:
+                return _outcome(lambda: float(sess.run(total)))
+
+    cpu = tf.config.experimental.list_physical_devices("CPU")
+    out = {
+        "soft_default": tf.config.get_soft_device_placement(),
+        "hard_run": run_on_missing_gpu(),
+        "physical_cpu": repr(cpu),
+        "visible_cpu": repr(tf.config.experimental.get_visible_devices("CPU")),
+        "logical_cpu": repr(tf.config.experimental.list_logical_devices("CPU")),
+        "growth_cpu": _outcome(lambda: tf.config.experimental.get_memory_growth(cpu[0])),
+        "set_growth_cpu": _outcome(lambda: tf.config.experimental.set_memory_growth(cpu[0], True)),
+    }
+    tf.config.set_soft_device_placement(True)
+    out["soft_set"] = tf.config.get_soft_device_placement()
+    out["soft_run"] = run_on_missing_gpu()
+    return out

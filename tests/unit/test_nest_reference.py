@@ -62,3 +62,35 @@ def test_decode_wav_refuses_a_file_that_is_not_wav_and_session_keeps_working() -
             sess.run(tf.audio.decode_wav(b"hello").audio)
         wav = tf.audio.encode_wav([[0.5]], 100)
         assert sess.run(tf.audio.decode_wav(wav).sample_rate) == 100
+
+
+def test_config_soft_placement_and_cpu_devices_match_tf115(monkeypatch: pytest.MonkeyPatch) -> None:
+    from tf_reference.nest_lookup_cases import config_cases
+    from tfcluster.client import context_config
+
+    monkeypatch.setattr(context_config, "_settings", {"soft_placement": None})
+    monkeypatch.setattr(context_config.gpu, "local_gpus", lambda: [])  # TF's run had no GPU
+    got = config_cases(tf)
+    expected = reference.case("nest_lookup", "config")
+    assert got["hard_run"]["error"] == expected["hard_run"]["error"]
+    assert set(got) == set(expected)
+    for key in expected:
+        if key != "hard_run":
+            assert got[key] == expected[key], key
+
+
+def test_memory_growth_reaches_the_config_of_a_session_made_without_one(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tfcluster.client import context_config
+    from tfcluster.runtime.gpu import GpuInfo
+
+    monkeypatch.setattr(context_config, "_memory_growth", {})
+    monkeypatch.setattr(context_config.gpu, "local_gpus", lambda: [GpuInfo(0, "fake", 1 << 30)])
+    (gpu,) = tf.config.experimental.list_physical_devices("GPU")
+    assert gpu.name == "/physical_device:GPU:0"
+    assert tf.config.experimental.get_memory_growth(gpu) is None
+    tf.config.experimental.set_memory_growth(gpu, True)
+    assert tf.config.experimental.get_memory_growth(gpu) is True
+    config = context_config.default_session_config()
+    assert config is not None and config.gpu_options.allow_growth
