@@ -47,5 +47,5 @@ def test_an_explicit_config_wins() -> None:
 
 
 def test_other_config_names_are_unimplemented_by_name() -> None:
-    with pytest.raises(tf.errors.UnimplementedError, match="set_soft_device_placement"):
-        tf.config.set_soft_device_placement(True)
+    with pytest.raises(tf.errors.UnimplementedError, match="experimental_connect_to_cluster"):
+        tf.config.experimental_connect_to_cluster(None)

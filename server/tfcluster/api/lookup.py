@@ -3,6 +3,11 @@
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
 from tfcluster.ops.lookup_ops import HashTable as StaticHashTable
-from tfcluster.ops.lookup_ops import KeyValueTensorInitializer, TextFileIndex, TextFileInitializer
+from tfcluster.ops.lookup_ops import (
+    KeyValueTensorInitializer,
+    StaticVocabularyTable,
+    TextFileIndex,
+    TextFileInitializer,
+)
 
 __getattr__ = _unimplemented.module_getattr("lookup")

@@ -9,8 +9,8 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.client import context_config
 from tfcluster.client import fetches as fetch_lib
-from tfcluster.client import thread_settings
 from tfcluster.client.master_client import MasterClient, master_for_target
 from tfcluster.framework import dtypes, errors
 from tfcluster.framework.default_session import pop_default_session, push_default_session
@@ -55,8 +55,8 @@ class BaseSession:
                 "sends tensors uncompressed (leave it empty)",
             )
         if config is None:
-            # As TF 1.15 takes its context's config: tf.config.threading's thread counts.
-            config = thread_settings.default_session_config()
+            # As TF 1.15 takes its context's config: tf.config's threads, soft placement...
+            config = context_config.default_session_config()
         allocator.tune()  # steps reuse freed tensor memory (see runtime/allocator.py)
         self._graph = graph if graph is not None else get_default_graph()
         self._target = target

@@ -346,3 +346,91 @@ def tables_initializer(name: str = "init_all_tables") -> Operation:
 def initialize_all_tables(name: str = "init_all_tables") -> Operation:
     """TF1's deprecated name of tables_initializer."""
     return tables_initializer(name)
+
+
+class StaticVocabularyTable:
+    """TF's StaticVocabularyTable: ids from a table filled by `initializer` (int64 values),
+    and keys missing from it hashed (Fingerprint64) into `num_oov_buckets` ids after it."""
+
+    def __init__(
+        self,
+        initializer: TableInitializerBase | None,
+        num_oov_buckets: int,
+        lookup_key_dtype: Any = None,
+        name: Any = None,
+    ) -> None:
+        if num_oov_buckets <= 0:
+            raise ValueError("oov_buckets must be > 0.")
+        if name:
+            name = name.rstrip("/")
+        self._table: HashTable | None = None
+        if initializer:
+            if not isinstance(initializer, TableInitializerBase):
+                raise TypeError(f"initializer must be a TableInitializerBase, got {initializer}")
+            if initializer.value_dtype != dtypes.int64:
+                raise TypeError(
+                    f"Invalid value dtype, expected {dtypes.int64!r} but got "
+                    f"{initializer.value_dtype!r}."
+                )
+            if lookup_key_dtype is None:
+                lookup_key_dtype = initializer.key_dtype
+            self._table = HashTable(initializer, default_value=-1)
+            name = name or self._table._name.rstrip("/")
+        else:
+            lookup_key_dtype = dtypes.string
+            name = name or "hash_bucket"
+        key_dtype = dtypes.as_dtype(lookup_key_dtype)
+        if not key_dtype.is_integer and key_dtype != dtypes.string:
+            raise TypeError(f"Invalid key_dtype, expected integer or string, got {key_dtype!r}.")
+        self._key_dtype = key_dtype
+        self._num_oov_buckets = num_oov_buckets
+        self._name = name.split("/")[-1]
+
+    @property
+    def name(self) -> str:
+        return self._name
+
+    @property
+    def key_dtype(self) -> dtypes.DType:
+        return self._key_dtype
+
+    @property
+    def value_dtype(self) -> dtypes.DType:
+        return dtypes.int64
+
+    @property
+    def resource_handle(self) -> Tensor | None:
+        return self._table.resource_handle if self._table is not None else None
+
+    def size(self, name: Any = None) -> Tensor:
+        with name_scope(name, f"{self._name}_Size"):
+            if self._table is None:
+                return convert_to_tensor(self._num_oov_buckets, dtype=dtypes.int64)
+            return math_ops.add(self._table.size(), self._num_oov_buckets)
+
+    def lookup(self, keys: Any, name: Any = None) -> Any:
+        from tfcluster.framework.sparse_tensor import SparseTensor
+
+        values = keys.values if isinstance(keys, SparseTensor) else convert_to_tensor(keys)
+        if values.dtype.base_dtype != self._key_dtype:
+            raise TypeError(
+                f"Signature mismatch. Keys must be dtype {self._key_dtype!r}, got "
+                f"{values.dtype.base_dtype!r}."
+            )
+        if self._table is not None and self._table.key_dtype.base_dtype == dtypes.int64:
+            values = math_ops.cast(values, dtypes.int64)
+        with name_scope(name, f"{self._name}_Lookup"):
+            as_str = values if values.dtype == dtypes.string else string_ops.as_string(values)
+            buckets = string_ops.string_to_hash_bucket_fast(
+                as_str, self._num_oov_buckets, name="hash_bucket"
+            )
+            if self._table is not None:
+                ids = self._table.lookup(values)
+                buckets = math_ops.add(buckets, self._table.size())
+                known = math_ops.greater_equal(ids, convert_to_tensor(0, dtype=dtypes.int64))
+                ids = array_ops.where_v2(known, ids, buckets)  # TF 1.15 makes SelectV2 here
+            else:
+                ids = buckets
+        if isinstance(keys, SparseTensor):
+            return SparseTensor(keys.indices, ids, keys.dense_shape)
+        return ids

@@ -1,41 +1,19 @@
-"""The parts of TF's `nest` the RNN library uses: nested tuples/lists (namedtuples such as
+"""TF's `nest` as the RNN library uses it: nested tuples/lists (namedtuples such as
 LSTMStateTuple included) and dicts, flattened in TF's order (dict keys sorted)."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable
 from typing import Any
 
-from tfcluster.framework.func_graph import flatten, pack_as
-from tfcluster.ops.functional_ops import assert_same_structure
-
-
-def is_sequence(x: Any) -> bool:
-    return isinstance(x, (list, tuple, dict))
-
-
-def pack_sequence_as(structure: Any, flat_sequence: Sequence[Any]) -> Any:
-    flat = list(flat_sequence)
-    if not is_sequence(structure):
-        if len(flat) != 1:
-            raise ValueError(f"Structure is a scalar but len(flat_sequence) == {len(flat)} > 1")
-        return flat[0]
-    want = len(flatten(structure))
-    if want != len(flat):
-        raise ValueError(
-            f"Could not pack sequence. Structure had {want} elements, but flat_sequence had "
-            f"{len(flat)} elements."
-        )
-    return pack_as(structure, flat)
-
-
-def map_structure(fn: Callable[..., Any], *structures: Any) -> Any:
-    if not structures:
-        raise ValueError("Must provide at least one structure")
-    for other in structures[1:]:
-        assert_same_structure(structures[0], other)
-    flats = [flatten(s) for s in structures]
-    return pack_sequence_as(structures[0], [fn(*xs) for xs in zip(*flats)])
+# The tf.nest functions are TF 1.15's (lib/nest.py); this module adds the *_up_to helpers.
+from tfcluster.lib.nest import (
+    assert_same_structure,
+    flatten,
+    is_sequence,
+    map_structure,
+    pack_sequence_as,
+)
 
 
 def flatten_up_to(shallow: Any, structure: Any) -> list[Any]:

@@ -1,0 +1,83 @@
+"""What TF 1.15 keeps in its eager context and `tf.Session()` takes when given no config:
+soft device placement, GPU memory growth (tf.config) on top of tf.config.threading's counts,
+and the devices this process has (CPU always, the GPUs cupy sees)."""
+
+from __future__ import annotations
+
+import collections
+from typing import Any
+
+from tfcluster.client import thread_settings
+from tfcluster.protos import config_pb2
+from tfcluster.runtime import gpu
+
+PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
+LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
+
+_settings: dict[str, Any] = {"soft_placement": None}
+_memory_growth: dict[Any, bool | None] = {}
+
+
+def get_soft_device_placement() -> bool:
+    """Whether an op pinned to a missing device runs elsewhere (graph mode default: False)."""
+    return bool(_settings["soft_placement"])
+
+
+def set_soft_device_placement(enabled: bool) -> None:
+    """Sets allow_soft_placement for sessions made without a config from now on."""
+    _settings["soft_placement"] = bool(enabled)
+
+
+def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    devices = [PhysicalDevice("/physical_device:CPU:0", "CPU")]
+    devices += [PhysicalDevice(f"/physical_device:GPU:{g.index}", "GPU") for g in gpu.local_gpus()]
+    return [d for d in devices if device_type is None or d.device_type == device_type]
+
+
+def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
+    return list_physical_devices(device_type)
+
+
+def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
+    prefix = "/job:localhost/replica:0/task:0/device:"
+    return [
+        LogicalDevice(prefix + d.name.split("/physical_device:")[1], d.device_type)
+        for d in list_physical_devices(device_type)
+    ]
+
+
+def _gpu(device: Any) -> PhysicalDevice:
+    if device not in list_physical_devices("GPU"):
+        raise ValueError(f"Unrecognized device: {device!r}")
+    return device
+
+
+def get_memory_growth(device: Any) -> bool | None:
+    """The memory growth set for a GPU (None: not set); KeyError for other devices, as TF."""
+    if device not in list_physical_devices("GPU"):
+        raise KeyError(device)
+    return _memory_growth.get(device)
+
+
+def set_memory_growth(device: Any, enable: bool) -> None:
+    """GPU memory allocated on demand (True) or reserved up front, for sessions made without
+    a config from now on (GPUOptions.allow_growth, applied by runtime/gpu.py)."""
+    if getattr(device, "device_type", None) != "GPU":
+        raise ValueError("Cannot set memory growth on non-GPU devices")
+    _memory_growth[_gpu(device)] = bool(enable)
+
+
+def default_session_config() -> config_pb2.ConfigProto | None:
+    """The config of a session given none: None unless something above was set."""
+    config = thread_settings.default_session_config()
+    growth = {v for v in _memory_growth.values() if v is not None}
+    if _settings["soft_placement"] is None and not growth:
+        return config
+    config = config or config_pb2.ConfigProto()
+    if _settings["soft_placement"] is not None:
+        config.allow_soft_placement = _settings["soft_placement"]
+    if growth:
+        if len(growth) > 1:
+            raise ValueError("Memory growth cannot differ between GPU devices")
+        config.gpu_options.allow_growth = growth.pop()
+    return config
