@@ -49,6 +49,20 @@ def test_both_ways(cls: type[errors.OpError], code: grpc.StatusCode) -> None:
     assert back.message.startswith("what went wrong")
 
 
+def test_a_call_the_peer_ended_while_stopping_is_unavailable() -> None:
+    """gRPC's own CANCELLED (a server that stops cancels what it serves) means the task went
+    away; a TF CancelledError the server sent keeps its class and text."""
+    ended = status.from_rpc_error(
+        _Failed(grpc.StatusCode.CANCELLED, "CANCELLED"), "RecvTensors on ps"
+    )
+    assert isinstance(ended, tf.errors.UnavailableError)
+    assert "RecvTensors on ps" in ended.message and "stopping or restarting" in ended.message
+    sent = status.from_rpc_error(
+        _Failed(grpc.StatusCode.CANCELLED, "Step was cancelled by Session.close()"), "RunStep"
+    )
+    assert type(sent) is tf.errors.CancelledError
+
+
 def test_transport_failures_name_the_call_and_peer() -> None:
     err = status.from_rpc_error(
         _Failed(grpc.StatusCode.UNAVAILABLE, "failed to connect"), "RunGraph on /job:w/task:1"

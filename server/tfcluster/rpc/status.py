@@ -60,15 +60,23 @@ def from_rpc_error(err: grpc.RpcError, where: str) -> errors.OpError:
     code_obj = err.code() if hasattr(err, "code") else grpc.StatusCode.UNKNOWN
     code = code_obj.value[0] if code_obj is not None else errors.UNKNOWN
     details = (err.details() if hasattr(err, "details") else None) or str(code_obj)
-    if code == errors.CANCELLED and "Locally cancelled" not in details:
-        # The peer ended a call this process did not cancel: the task is stopping (its server
-        # cancels what it serves), which callers must see as a task going away, not a cancel.
+    if code == errors.CANCELLED and _ended_by_peer_transport(details):
+        # The peer's gRPC ended a call this process did not cancel, with no TF error of its own:
+        # the task is stopping (its server cancels what it serves), which callers must see as
+        # a task going away, not as a cancel (a TF CancelledError a server sends keeps its text).
         return errors.UnavailableError(
             None, None, f"{where}: the task ended the call ({details}): stopping or restarting"
         )
     if code in _TRANSPORT_CODES:
         details = f"{details} ({where})"
     return errors.exception_for_code(code)(None, None, details)
+
+
+def _ended_by_peer_transport(details: str) -> bool:
+    text = details.strip()
+    return text.lower() in ("cancelled", "canceled", "statuscode.cancelled") or text.startswith(
+        "Received RST_STREAM"
+    )
 
 
 def unary(fn: Callable[[bytes, grpc.ServicerContext], bytes]) -> grpc.RpcMethodHandler:
