@@ -194,7 +194,8 @@ def a_run_to_its_end(api: ApiClient, namespace: str, *, queued: bool) -> None:
     """A run on an ordinary day: queued in Kueue (when its CRDs are there) with a gang and a
     budget for its ps, admitted, trained, its Workload finished, everything it made gone
     (cleanPodPolicy All), and the TFCluster itself after its TTL."""
-    body = run_spec(cleanPodPolicy="All", ttlSecondsAfterFinished=1)
+    # A TTL long enough for the status poll to see Succeeded before the run is deleted.
+    body = run_spec(cleanPodPolicy="All", ttlSecondsAfterFinished=5)
     body["spec"]["jobs"][0]["podDisruptionBudget"] = {"maxUnavailable": 0}
     if queued:
         body["metadata"]["labels"] = {"kueue.x-k8s.io/queue-name": "team-queue"}
