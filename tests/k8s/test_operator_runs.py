@@ -219,7 +219,7 @@ def test_ttl_deletes_a_finished_run_and_clean_pod_policy_all_its_jobs(
     operator: Operator, cluster_ns: str, k8s_api_client: ApiClient
 ) -> None:
     run = started(
-        k8s_api_client, cluster_ns, run_spec(cleanPodPolicy="All", ttlSecondsAfterFinished=3)
+        k8s_api_client, cluster_ns, run_spec(cleanPodPolicy="All", ttlSecondsAfterFinished=5)
     )
     uid = run.get()["metadata"]["uid"]
     run.exit("worker", 0, 0)
