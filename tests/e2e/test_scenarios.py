@@ -128,16 +128,11 @@ def _run_client(
     _apply(cluster, job)
 
 
-def _apply(cluster: E2ECluster, *docs: dict[str, Any]) -> None:
+def _apply(cluster: E2ECluster, *docs: dict[str, Any], namespace: str | None = None) -> None:
     path = cluster.workdir / f"apply-{time.monotonic_ns()}.yaml"
     path.write_text(yaml.safe_dump_all(docs))
-    cluster.kubectl("apply", "-f", str(path))
-
-
-def _apply_in(cluster: E2ECluster, namespace: str, *docs: dict[str, Any]) -> None:
-    path = cluster.workdir / f"apply-{time.monotonic_ns()}.yaml"
-    path.write_text(yaml.safe_dump_all(docs))
-    cluster.kubectl("apply", "-n", namespace, "-f", str(path))
+    where = ["-n", namespace] if namespace else []
+    cluster.kubectl("apply", *where, "-f", str(path))
 
 
 def _programs_configmap(cluster: E2ECluster, namespace: str) -> None:
@@ -400,7 +395,7 @@ def test_elastic_workers_join_and_leave_while_the_ps_keeps_training(
                             _progress(control, 0)["global_step"], timeout, interval=1))  # fmt: skip
 
     try:
-        _apply_in(operator, namespace, _elastic_example())
+        _apply(operator, _elastic_example(), namespace=namespace)
         tfc = _wait_running(operator, namespace, tasks=3)
         _programs_configmap(operator, namespace)
         for task in (0, 1):
@@ -599,7 +594,7 @@ def test_the_example_training_run_succeeds_and_stops_its_ps(operator: E2ECluster
                 job["template"]["spec"]["volumes"] = [
                     {"name": "checkpoints", "hostPath": {"path": str(folder)}}
                 ]
-        _apply_in(operator, namespace, run)
+        _apply(operator, run, namespace=namespace)
         status = _finished(operator, namespace, "digits", 600)
         assert status["phase"] == "Succeeded", status
         assert "/job:worker/task:0 exited 0" in _condition(status, "Succeeded")["message"]
@@ -666,8 +661,9 @@ def test_a_killed_task_is_retried_and_a_task_bug_fails_the_run(operator: E2EClus
     state = operator.workdir / "run-state"
     state.mkdir(mode=0o777)
     try:
-        _apply_in(operator, namespace, _program_run("retried", _KILLED_ONCE, state, False),
-                  _program_run("buggy", _BUG, state, True))  # fmt: skip
+        runs = [_program_run("retried", _KILLED_ONCE, state, False),
+                _program_run("buggy", _BUG, state, True)]  # fmt: skip
+        _apply(operator, *runs, namespace=namespace)
         retried = _finished(operator, namespace, "retried", 300)
         assert retried["phase"] == "Succeeded", retried
         assert retried["restarts"] == 1, retried
