@@ -1,7 +1,8 @@
-"""The CRDs of the schedulers and queues the operator works with, from their own releases'
-Go modules (the module proxy is the one place the tests may download from): scheduler-plugins'
-PodGroup, Volcano's PodGroup and Kueue's API. The k8s tests install them into the test API
-server, so the operator's PodGroups and Workloads are validated by the real schemas.
+"""The CRDs of the projects the operator works with, from their own releases' Go modules (the
+module proxy is the one place the tests may download from): scheduler-plugins' PodGroup,
+Volcano's PodGroup, Kueue's API and cert-manager's Certificate. The k8s tests install them into
+the test API server, so the operator's PodGroups, Workloads and Certificates are validated by
+the real schemas.
 
 Modules are fetched once with ``go mod download`` into Go's module cache (a few seconds
 after that); versions are pinned here.
@@ -35,6 +36,10 @@ MODULES: dict[str, tuple[str, ...]] = {
             "cohorts",
             "topologies",
         )
+    ),
+    # deploy/crds holds the plain CRDs (the chart's copies are Helm templates).
+    "github.com/cert-manager/cert-manager@v1.21.2": (
+        "deploy/crds/cert-manager.io_certificates.yaml",
     ),
 }
 
