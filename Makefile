@@ -36,9 +36,9 @@ k8s-bins:
 # The e2e cluster (tests/e2e) needs iptables for kube-proxy (ip, nsenter: iproute2 and
 # util-linux are on the machine). Installed with apt-get when missing and run as root.
 e2e-deps:
-	@command -v iptables >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
-		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iptables >/dev/null; } \
-		|| echo "[e2e] iptables not installed: the e2e tests will skip, saying why (or fail under TFCLUSTER_E2E_REQUIRE=1)"
+	@{ command -v iptables && command -v ipset; } >/dev/null 2>&1 || { [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 \
+		&& apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq iptables ipset >/dev/null; } \
+		|| echo "[e2e] iptables/ipset not installed: the e2e tests will skip, saying why (or fail under TFCLUSTER_E2E_REQUIRE=1)"
 
 test: setup lint typecheck protos-check k8s-bins e2e-deps
 	TFCLUSTER_K8S_REQUIRE=1 $(PY) -m pytest -q -p no:cacheprovider $(PYTEST_ARGS)

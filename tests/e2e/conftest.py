@@ -1,12 +1,12 @@
 """The e2e cluster (``support.e2e``): one per test session, shared by every scenario.
 
-Needs root (network namespaces, mounts), ``ip``, ``iptables`` and ``nsenter`` (``make
-e2e-deps`` installs iptables), and the Go-built binaries of ``support/k8s_control_plane``
+Needs root (network namespaces, mounts), ``ip``, ``iptables``, ``ipset`` and ``nsenter`` (``make
+e2e-deps`` installs iptables and ipset), and the Go-built binaries of ``support/k8s_control_plane``
 (built once after collection when missing, as for the k8s tests). Tests are marked ``e2e``.
 Environment: TFCLUSTER_K8S_BUILD=0 (never build here), TFCLUSTER_K8S_REQUIRE=1 (fail rather
 than skip when the binaries or the cluster cannot be had). A host that does not let this
 process make network and mount namespaces (not root, no CAP_NET_ADMIN/CAP_SYS_ADMIN, no
-iptables after `make e2e-deps`) is a host the e2e cluster cannot run on at all: the tests skip
+iptables/ipset after `make e2e-deps`) is a host the e2e cluster cannot run on at all: the tests skip
 there, saying why, unless TFCLUSTER_E2E_REQUIRE=1 asks them to fail.
 """
 
@@ -25,7 +25,7 @@ from support.e2e.environment import E2ECluster
 from support.k8s_control_plane import Binaries, BinariesUnavailable, find_binaries
 
 _BINARIES = pytest.StashKey[Binaries | BinariesUnavailable]()
-TOOLS = ("ip", "iptables", "nsenter")
+TOOLS = ("ip", "iptables", "ipset", "nsenter")
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -79,7 +79,7 @@ def e2e_cluster(
         _host_cannot("needs root (network namespaces, iptables, mounts)")
     missing = [tool for tool in (*TOOLS, "unshare") if shutil.which(tool) is None]
     if missing:
-        _host_cannot(f"missing {', '.join(missing)} (make e2e-deps installs iptables)")
+        _host_cannot(f"missing {', '.join(missing)} (make e2e-deps installs iptables and ipset)")
     refused = _namespaces_refused()
     if refused is not None:
         _host_cannot(refused)

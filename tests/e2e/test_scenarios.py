@@ -35,6 +35,10 @@ def _json(cluster: E2ECluster, *args: str) -> Any:
     return json.loads(cluster.kubectl(*args, "-o", "json"))
 
 
+# The label the example cluster's NetworkPolicy lets in (manifests/ turn policies on).
+CLIENT_LABEL = {"tfcluster.dev/client-of": "example"}
+
+
 def _tfc(cluster: E2ECluster, namespace: str, name: str = "example") -> dict[str, Any]:
     found: dict[str, Any] = _json(cluster, "get", "tfc", name, "-n", namespace)
     return found
@@ -90,7 +94,8 @@ def _run_client(
     program: str = "digits_client.py",
     labels: dict[str, str] | None = None,
 ) -> None:
-    """A Job whose pod runs programs/``program`` (from the ConfigMap ``programs``)."""
+    """A Job whose pod runs programs/``program`` (from the ConfigMap ``programs``); its pod
+    carries ``labels``, by default the label the example cluster's NetworkPolicy lets in."""
     job = {
         "apiVersion": "batch/v1",
         "kind": "Job",
@@ -98,7 +103,7 @@ def _run_client(
         "spec": {
             "backoffLimit": 0,
             "template": {
-                "metadata": {"labels": labels or {}},
+                "metadata": {"labels": CLIENT_LABEL if labels is None else labels},
                 "spec": {
                     "restartPolicy": "Never",
                     "containers": [
@@ -234,11 +239,11 @@ def test_client_pod_trains_through_the_client_service(
     result = _job_result(operator, example_ns, "train", timeout=400)
     assert result["held_out_accuracy"] > 0.9, result
     assert result["global_step"] >= 600, result
-    # Every task's Prometheus endpoint answers on its pod's metrics port.
+    # Every task's Prometheus endpoint answers on its pod's metrics port (scraped from the
+    # node: the NetworkPolicy lets in only the node and spec.networkPolicy.metricsFrom).
     for pod in _pods(operator, example_ns, "app.kubernetes.io/instance=example"):
         url = f"http://{pod['status']['podIP']}:9090/metrics"
-        with urllib.request.urlopen(url, timeout=10) as r:
-            text = r.read().decode()
+        text = operator.fetch_from_node(url)
         assert "tfcluster_" in text and 'tf_job="' in text, (url, text[:500])
 
 
@@ -516,7 +521,6 @@ def test_a_tls_cluster_trains_a_client_with_its_certificate_and_refuses_others(
         mount = [{"name": "tls", "mountPath": "/tls", "readOnly": True}]
         target = tfc["status"]["endpoint"]
         spec = tfc["status"]["clusterSpec"]
-        client_label = {"tfcluster.dev/client-of": "example"}
         _run_client(
             operator,
             namespace,
@@ -526,7 +530,6 @@ def test_a_tls_cluster_trains_a_client_with_its_certificate_and_refuses_others(
             volumes=secret,
             mounts=mount,
             env=tls_env,
-            labels=client_label,
         )
         result = _job_result(operator, namespace, "secure-train", timeout=400)
         assert result["held_out_accuracy"] > 0.85, result
@@ -538,7 +541,6 @@ def test_a_tls_cluster_trains_a_client_with_its_certificate_and_refuses_others(
             [f"--target={target}"],
             spec,
             program="tls_session.py",
-            labels=client_label,
         )
         wait_for(
             "the client without a certificate to report",
@@ -549,6 +551,91 @@ def test_a_tls_cluster_trains_a_client_with_its_certificate_and_refuses_others(
         log = _job_log(operator, namespace, "no-certificate")
         assert "ERROR UnauthenticatedError" in log, log[-2000:]
         assert "requires mutual TLS" in log, log[-2000:]
+    finally:
+        operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
+
+
+def test_the_network_policy_lets_in_labelled_clients_and_stops_others(
+    operator: E2ECluster,
+) -> None:
+    """Issue 23: the NetworkPolicy the operator makes (on by default with manifests/), as an
+    enforcing network applies it: a client pod labelled ``tfcluster.dev/client-of: example``
+    runs a step through ``example-client``; an unlabelled one gets no answer; with
+    ``spec.networkPolicy.enabled: false`` the same unlabelled client is let in."""
+    namespace = "e2e-policy"
+    operator.kubectl("create", "namespace", namespace)
+    try:
+        (body,) = [d for d in yaml.safe_load_all(EXAMPLE.read_text()) if d]
+        body["metadata"]["namespace"] = namespace
+        _apply(operator, body)
+        try:
+            tfc = _wait_running(operator, namespace, tasks=3)
+        except AssertionError:
+            raise AssertionError(_diagnosis(operator, namespace)) from None
+        operator.kubectl("get", "networkpolicy", "example-tasks", "-n", namespace)
+        _programs_configmap(operator, namespace)
+        args = [f"--target={tfc['status']['endpoint']}", "--timeout_ms=15000"]
+        spec = tfc["status"]["clusterSpec"]
+
+        def outcome(job: str) -> str:
+            def reported() -> str | None:
+                lines = _job_log(operator, namespace, job).splitlines()
+                done = [line for line in lines if line.startswith(("ANSWER", "ERROR"))]
+                return done[-1] if done else None
+
+            try:
+                found: str = wait_for(f"{job} to report", reported, 240, interval=2)
+            except TimeoutError:
+                raise AssertionError(_diagnosis(operator, namespace)) from None
+            return found
+
+        _run_client(operator, namespace, "labelled", args, spec, program="tls_session.py")
+        _run_client(
+            operator, namespace, "unlabelled", args, spec, program="tls_session.py", labels={}
+        )
+        assert outcome("labelled") == "ANSWER 42"
+        # The metrics port: the node may scrape it; a peer that metricsFrom does not name
+        # (here the root side of the node's link) may not.
+        ps_ip = _pods(operator, namespace, "app.kubernetes.io/instance=example")[0]["status"][
+            "podIP"
+        ]
+        assert "tfcluster_" in operator.fetch_from_node(f"http://{ps_ip}:9090/metrics")
+        with pytest.raises(OSError):
+            urllib.request.urlopen(f"http://{ps_ip}:9090/metrics", timeout=5)
+        stopped = outcome("unlabelled")
+        assert stopped.split()[:2] in (
+            ["ERROR", "DeadlineExceededError"],
+            ["ERROR", "UnavailableError"],
+        ), stopped
+
+        operator.kubectl(
+            "patch",
+            "tfc",
+            "example",
+            "-n",
+            namespace,
+            "--type=merge",
+            "-p",
+            json.dumps({"spec": {"networkPolicy": {"enabled": False}}}),
+        )
+        wait_for(
+            "the NetworkPolicy to be pruned",
+            lambda: (
+                "example-tasks"
+                not in operator.kubectl("get", "networkpolicy", "-n", namespace, check=False)
+            ),
+            60,
+        )
+        _run_client(
+            operator,
+            namespace,
+            "unlabelled-open",
+            args,
+            spec,
+            program="tls_session.py",
+            labels={},
+        )
+        assert outcome("unlabelled-open") == "ANSWER 42"
     finally:
         operator.kubectl("delete", "namespace", namespace, "--wait=false", check=False)
 

@@ -12,7 +12,12 @@ Parts, in the order they start (``stop`` undoes them all, newest first, also on 
 3. CoreDNS (kubernetes plugin) in the node namespace, behind the ``kube-system/kube-dns``
    Service at ``DNS_SERVICE_IP`` (an EndpointSlice pointing at the node's bridge address);
 4. kube-proxy (iptables mode) in the node namespace: its rules live and die there;
-5. the node agent (``node_agent``), which registers the Node and runs its pods.
+5. the node agent (``node_agent``) in the node namespace: it registers the Node, runs its
+   pods and probes them from a node address, as a kubelet does;
+6. kube-router's network-policy controller (its firewall only: no routing, no service
+   proxy) in the node namespace, so NetworkPolicies are enforced on the pods' bridged
+   traffic as a policy-enforcing CNI does; its iptables rules and ipsets die with the node
+   namespace too.
 """
 
 from __future__ import annotations
@@ -126,12 +131,13 @@ class E2ECluster:
             self._start_coredns(deadline)
             self._start_kube_proxy(deadline)
             self._start_agent(deadline)
+            self._start_network_policy(deadline)
         except BaseException:
             self.stop()
             raise
 
     def stop(self) -> None:
-        """Stop the node agent (its pods), kube-proxy, CoreDNS, the control plane; then
+        """Stop kube-router, the node agent (its pods), kube-proxy, CoreDNS, the control plane; then
         delete every network namespace (and so every veth and iptables rule) made."""
         while self._processes:
             _, process = self._processes.pop()
@@ -199,6 +205,25 @@ class E2ECluster:
 
     def agent_log(self, lines: int = 60) -> str:
         return _tail(self.workdir / "node-agent.log", lines)
+
+    def fetch_from_node(self, url: str, timeout: float = 10) -> str:
+        """``url``'s body fetched from the node's namespace (as a node-level scraper does:
+        NetworkPolicies let the node in, not the root side of its link)."""
+        code = (
+            "import sys, urllib.request\n"
+            "with urllib.request.urlopen(sys.argv[1], timeout=float(sys.argv[2])) as r:\n"
+            "    sys.stdout.write(r.read().decode())\n"
+        )
+        done = subprocess.run(
+            self.in_node([sys.executable, "-c", code, url, str(timeout)]),
+            capture_output=True,
+            text=True,
+            timeout=timeout + 30,
+            check=False,
+        )
+        if done.returncode != 0:
+            raise E2EError(f"GET {url} from the node failed: {done.stderr.strip()[-500:]}")
+        return done.stdout
 
     def in_node(self, argv: Sequence[str]) -> list[str]:
         """``argv`` run in the node's network namespace (where Service IPs work)."""
@@ -319,6 +344,37 @@ class E2ECluster:
 
         self._wait("kube-proxy", "kube-proxy's rule for the kube-dns Service", synced, deadline)
 
+    def _start_network_policy(self, deadline: float) -> None:
+        """kube-router enforcing NetworkPolicies (after the node agent: it reads its Node)."""
+        self._spawn(
+            "kube-router",
+            self.in_node(
+                [
+                    str(self.binaries.kube_router),
+                    f"--kubeconfig={self.admin_kubeconfig}",
+                    f"--hostname-override={NODE_NAME}",
+                    "--run-firewall=true",
+                    "--run-router=false",
+                    "--run-service-proxy=false",
+                    "--enable-cni=false",
+                    "--enable-pod-egress=false",
+                    "--health-port=0",
+                    "--v=1",
+                ]
+            ),
+        )
+
+        def synced() -> bool:
+            chains = subprocess.run(
+                self.in_node(["iptables", "-t", "filter", "-S"]),
+                capture_output=True,
+                text=True,
+                check=False,
+            ).stdout
+            return "-N KUBE-ROUTER-FORWARD" in chains
+
+        self._wait("kube-router", "kube-router's network-policy chains", synced, deadline)
+
     def _start_agent(self, deadline: float) -> None:
         self.agent_dir.mkdir(parents=True, exist_ok=True)
         image_env = dict(IMAGE_ENV)
@@ -343,8 +399,12 @@ class E2ECluster:
                 filter(None, [str(TESTS_DIR), os.environ.get("PYTHONPATH")])
             ),
         }
+        # In the node's namespace, as a kubelet lives in its host's: probes come from a node
+        # address, which NetworkPolicies do not filter.
         self._spawn(
-            "node-agent", [sys.executable, "-m", "support.e2e.node_agent", str(config_file)], env
+            "node-agent",
+            self.in_node([sys.executable, "-m", "support.e2e.node_agent", str(config_file)]),
+            env,
         )
 
         def node_ready() -> bool:

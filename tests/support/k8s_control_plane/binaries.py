@@ -1,10 +1,10 @@
 """Where the control-plane binaries live: the one place the tests ask for them.
 
 ``build.sh`` owns the versions (read from ``gomod/*/go.mod``) and the cache folder
-(``$TFCLUSTER_K8S_CACHE`` or ``~/.cache/tfcluster/k8s-<kubernetes>-etcd-<etcd>``, CoreDNS
-beside it in ``coredns-<version>/``); this module only runs it. ``TFCLUSTER_K8S_BIN_DIR``
-points at a folder of ready-made binaries instead (``coredns`` in it or in
-``../coredns-<version>/``) and skips the script altogether.
+(``$TFCLUSTER_K8S_CACHE`` or ``~/.cache/tfcluster/k8s-<kubernetes>-etcd-<etcd>``, CoreDNS and
+kube-router beside it in ``coredns-<version>/`` and ``kube-router-<version>/``); this module
+only runs it. ``TFCLUSTER_K8S_BIN_DIR`` points at a folder of ready-made binaries instead
+(``coredns`` and ``kube-router`` in it or in those sibling folders) and skips the script.
 """
 
 from __future__ import annotations
@@ -38,14 +38,18 @@ class Binaries:
     kube_scheduler: Path  # the e2e cluster's (the API-only tests schedule nothing)
     kube_proxy: Path
     coredns: Path
+    kube_router: Path  # the e2e cluster's NetworkPolicy enforcement (its firewall only)
 
     @classmethod
     def in_dir(cls, folder: Path) -> Binaries:
         missing = [n for n in BINARY_NAMES if not os.access(folder / n, os.X_OK)]
-        coredns = _coredns_in(folder)
+        coredns = _versioned_in(folder, "coredns")
+        kube_router = _versioned_in(folder, "kube-router")
         if coredns is None:
             missing.append("coredns")
-        if missing or coredns is None:
+        if kube_router is None:
+            missing.append("kube-router")
+        if missing or coredns is None or kube_router is None:
             raise BinariesUnavailable(f"{', '.join(missing)} missing in {folder}")
         return cls(
             etcd=folder / "etcd",
@@ -55,14 +59,16 @@ class Binaries:
             kube_scheduler=folder / "kube-scheduler",
             kube_proxy=folder / "kube-proxy",
             coredns=coredns,
+            kube_router=kube_router,
         )
 
 
-def _coredns_in(folder: Path) -> Path | None:
-    """CoreDNS in ``folder`` or in its pinned-version sibling folder (build.sh's layout)."""
+def _versioned_in(folder: Path, name: str) -> Path | None:
+    """``name`` (coredns, kube-router) in ``folder`` or in its pinned-version sibling folder
+    (build.sh's layout)."""
     for candidate in (
-        folder / "coredns",
-        folder.parent / f"coredns-{pinned_versions().get('coredns', '')}" / "coredns",
+        folder / name,
+        folder.parent / f"{name}-{pinned_versions().get(name, '')}" / name,
     ):
         if os.access(candidate, os.X_OK):
             return candidate

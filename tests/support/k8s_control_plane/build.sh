@@ -37,9 +37,15 @@ k8s_version="$(sed -nE 's#^require k8s\.io/kubernetes (v[^ ]+)$#\1#p' "$k8s_mod/
 etcd_version="$(sed -nE 's#^require go\.etcd\.io/etcd/server/v3 (v[^ ]+)$#\1#p' "$etcd_mod/go.mod")"
 coredns_version="$(sed -nE 's#^require github\.com/coredns/coredns (v[^ ]+)$#\1#p' "$coredns_mod/go.mod")"
 [[ -n "$k8s_version" && -n "$etcd_version" && -n "$coredns_version" ]] || die "cannot read the pinned versions from $here/gomod/*/go.mod"
+# kube-router's network-policy controller enforces NetworkPolicies in the e2e cluster (its
+# firewall only: no routing, no service proxy). Built with `go install module@version`, which
+# checks the module's own go.sum against the checksum database.
+kube_router_module="github.com/cloudnativelabs/kube-router/v2"
+kube_router_version="v2.1.0"
 
 cache="${TFCLUSTER_K8S_CACHE:-${HOME:-/tmp}/.cache/tfcluster/k8s-${k8s_version}-etcd-${etcd_version}}"
 coredns_dir="$(dirname "$cache")/coredns-${coredns_version}"
+kube_router_dir="$(dirname "$cache")/kube-router-${kube_router_version}"
 binaries=(kube-apiserver kube-controller-manager kube-scheduler kube-proxy kubectl etcd)
 
 all_present() {
@@ -47,7 +53,7 @@ all_present() {
     for b in "${binaries[@]}"; do
         [[ -x "$cache/$b" ]] || return 1
     done
-    [[ -x "$coredns_dir/coredns" ]]
+    [[ -x "$coredns_dir/coredns" && -x "$kube_router_dir/kube-router" ]]
 }
 
 case "${1:-}" in
@@ -56,7 +62,7 @@ case "${1:-}" in
         exit 0
         ;;
     --print-versions)
-        echo "kubernetes=$k8s_version etcd=$etcd_version coredns=$coredns_version"
+        echo "kubernetes=$k8s_version etcd=$etcd_version coredns=$coredns_version kube-router=$kube_router_version"
         exit 0
         ;;
     --check)
@@ -143,6 +149,18 @@ if [[ ! -x "$coredns_dir/coredns" ]]; then
     (cd "$coredns_mod" && go build -p "$jobs" -trimpath -ldflags="-s -w" -o "$tmp/coredns" .)
     mv -f "$tmp/coredns" "$coredns_dir/coredns"
     log "built coredns ($((SECONDS - start)) s)"
+fi
+
+if [[ ! -x "$kube_router_dir/kube-router" ]]; then
+    log "building kube-router $kube_router_version (cold: about 5 min on 2 cores)"
+    mkdir -p "$kube_router_dir" "$tmp/kube-router"
+    if ! out="$(GOFLAGS=-buildvcs=false GOBIN="$tmp/kube-router" go install -p "$jobs" -trimpath \
+        -ldflags="-s -w" "$kube_router_module/cmd/kube-router@$kube_router_version" 2>&1)"; then
+        printf '%s\n' "$out" | tail -n 5 >&2
+        die "cannot build $kube_router_module@$kube_router_version from the module proxy ($(go env GOPROXY))"
+    fi
+    mv -f "$tmp/kube-router/kube-router" "$kube_router_dir/kube-router"
+    log "built kube-router ($((SECONDS - start)) s)"
 fi
 
 all_present || die "the build finished but binaries are missing in $cache"
