@@ -12,7 +12,7 @@ import numpy as np
 from tfcluster.framework import dtypes, tensor_shape, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.lib.distributions import kullback_leibler
+from tfcluster.lib.distributions import kullback_leibler, util
 from tfcluster.ops import array_ops, math_ops
 
 
@@ -364,10 +364,9 @@ class Distribution:
             n = np.prod(static, dtype=x.dtype.as_numpy_dtype)
         ndims = x.shape.ndims
         if ndims is None:
-            rank = array_ops.rank(x)
-            expanded = array_ops.where_v2(
-                math_ops.equal(rank, 0),
-                np.array([1], np.int32),
+            expanded = util.pick_vector(
+                math_ops.equal(array_ops.rank(x), 0),
+                np.array([1], dtype=np.int32),
                 array_ops.shape(x),
             )
             x = array_ops.reshape(x, expanded)
