@@ -656,3 +656,23 @@ def _gamma_mode_error(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
 @add("error_student_mean_without_nan_stats", {"df": np.array(0.5, F32)}, unknown_shapes=True)
 def _student_mean_error(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     return {"y": tf.distributions.StudentT(t["df"], 0.0, 1.0, allow_nan_stats=False).mean()}
+
+
+@add("op_seeds_of_samplers", {})
+def _op_seeds(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    # The seeds each random op gets (graph seed, op seed, and the md5-salted second seeds of
+    # Beta, StudentT and DirichletMultinomial) are TF's, though the generators differ.
+    tf.set_random_seed(1234)
+    samples = [
+        tf.distributions.Beta(2.0, 3.0).sample(2, seed=5),
+        tf.distributions.StudentT(3.0, 0.0, 1.0).sample(2, seed=6),
+        tf.distributions.DirichletMultinomial(4.0, [1.0, 2.0]).sample(2, seed=7),
+        tf.distributions.Normal(0.0, 1.0).sample(2),
+    ]
+    graph = samples[0].graph
+    seeds = [
+        (op.name, op.type, op.get_attr("seed"), op.get_attr("seed2"))
+        for op in graph.get_operations()
+        if op.type in ("RandomGamma", "RandomStandardNormal", "Multinomial", "RandomUniform")
+    ]
+    return {"seeds": _text(tf, seeds)}

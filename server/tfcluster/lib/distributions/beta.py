@@ -82,15 +82,13 @@ class Beta(distribution.Distribution):
         return TensorShape([])
 
     def _sample_n(self, n: Any, seed: int | None = None) -> Tensor:
-        ones = array_ops.ones_like(self.total_concentration, dtype=self.dtype)
-        gamma1 = random_sampling_ops.random_gamma(
-            shape=[n], alpha=ones * self.concentration1, dtype=self.dtype, seed=seed
-        )
+        # Both broadcasts before either draw, each its own ones_like: TF's op order, which
+        # fixes the graph-derived seeds of later unseeded ops.
+        c1 = array_ops.ones_like(self.total_concentration, dtype=self.dtype) * self.concentration1
+        c0 = array_ops.ones_like(self.total_concentration, dtype=self.dtype) * self.concentration0
+        gamma1 = random_sampling_ops.random_gamma(shape=[n], alpha=c1, dtype=self.dtype, seed=seed)
         gamma2 = random_sampling_ops.random_gamma(
-            shape=[n],
-            alpha=ones * self.concentration0,
-            dtype=self.dtype,
-            seed=util.gen_new_seed(seed, "beta"),
+            shape=[n], alpha=c0, dtype=self.dtype, seed=util.gen_new_seed(seed, "beta")
         )
         return gamma1 / (gamma1 + gamma2)
 

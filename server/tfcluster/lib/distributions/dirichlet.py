@@ -3,6 +3,7 @@ normalised Gamma draws, differentiable through RandomGamma's implicit gradient."
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -22,10 +23,10 @@ from tfcluster.ops import (
 )
 
 
-def _covariance_from(x: Tensor, variance: Tensor) -> Tensor:
-    """-x x^T off the diagonal, variance on it (Dirichlet-like covariances)."""
+def _covariance_from(x: Tensor, variance: Callable[[], Tensor]) -> Tensor:
+    """-x x^T off the diagonal, variance() on it (made after the product, as TF does)."""
     outer = math_ops.matmul(x[..., None], x[..., None, :])
-    return linalg_ops.matrix_set_diag(-outer, variance)
+    return linalg_ops.matrix_set_diag(-outer, variance())
 
 
 class Dirichlet(distribution.Distribution):
@@ -104,7 +105,7 @@ class Dirichlet(distribution.Distribution):
         return self.concentration / self.total_concentration[..., None]
 
     def _covariance(self) -> Tensor:
-        return _covariance_from(self._variance_scale_term() * self._mean(), self._variance())
+        return _covariance_from(self._variance_scale_term() * self._mean(), self._variance)
 
     def _variance(self) -> Tensor:
         scale = self._variance_scale_term()

@@ -225,7 +225,7 @@ class DirichletMultinomial(distribution.Distribution):
         return self.total_count * (self.concentration / self.total_concentration[..., None])
 
     def _covariance(self) -> Tensor:
-        return _covariance_from(self._variance_scale_term() * self._mean(), self._variance())
+        return _covariance_from(self._variance_scale_term() * self._mean(), self._variance)
 
     def _variance(self) -> Tensor:
         scale = self._variance_scale_term()

@@ -33,14 +33,17 @@ def ndtr(x: Any, name: str = "ndtr") -> Tensor:
 
 
 def _ndtr(x: Tensor) -> Tensor:
-    # erf near zero, erfc in the tails (where 1 + erf would lose every digit).
+    # erf near zero, erfc in the tails (where 1 + erf would lose every digit). Ops are made
+    # in TF's order (its node names and graph-derived seeds follow from it).
     half_sqrt_2 = constant(0.5 * np.sqrt(2.0), dtype=x.dtype, name="half_sqrt_2")
     w = x * half_sqrt_2
     z = math_ops.abs(w)
-    tails = array_ops.where_v2(
-        math_ops.greater(w, 0.0), 2.0 - special_math_ops.erfc(z), special_math_ops.erfc(z)
-    )
-    y = array_ops.where_v2(math_ops.less(z, half_sqrt_2), 1.0 + special_math_ops.erf(w), tails)
+    near_zero = math_ops.less(z, half_sqrt_2)
+    centre = 1.0 + special_math_ops.erf(w)
+    positive = math_ops.greater(w, 0.0)
+    upper = 2.0 - special_math_ops.erfc(z)
+    lower = special_math_ops.erfc(z)
+    y = array_ops.where_v2(near_zero, centre, array_ops.where_v2(positive, upper, lower))
     return 0.5 * y
 
 
@@ -67,11 +70,11 @@ _FAR_Q = (6.79019408009981274e-9, 2.89247864745380683e-6, 3.28014464682127739e-4
 
 
 def _poly(x: Tensor, coeffs: tuple[float, ...]) -> Tensor:
-    """Horner's rule, with numpy constants of x's dtype."""
-    c = np.asarray(coeffs, x.dtype.as_numpy_dtype)[::-1]
-    acc: Any = c[0] * array_ops.ones_like(x)
-    for k in c[1:]:
-        acc = acc * x + k
+    """Horner's rule from the highest power down, c_k + x * (...), starting from zeros_like(x)
+    (TF's node sequence), with numpy constants of x's dtype."""
+    acc: Any = array_ops.zeros_like(x)
+    for k in np.asarray(coeffs, x.dtype.as_numpy_dtype)[::-1]:
+        acc = k + acc * x
     return acc
 
 
@@ -85,21 +88,24 @@ def ndtri(p: Any, name: str = "ndtri") -> Tensor:
 
 def _ndtri(p: Tensor) -> Tensor:
     npdt = p.dtype.as_numpy_dtype
-    upper = p > -np.expm1(-2.0)
-    q = array_ops.where_v2(upper, 1.0 - p, p)  # the smaller tail
-    # Keep every branch finite where it is not selected (NaN would leak into gradients).
+    # The smaller tail q; where q <= 0, 0.5 keeps the unselected branches finite (a NaN
+    # there would leak into gradients).
+    q = array_ops.where_v2(p > -np.expm1(-2.0), 1.0 - p, p)
     q = array_ops.where_v2(q <= 0.0, array_ops.fill(array_ops.shape(p), np.array(0.5, npdt)), q)
     w = q - 0.5
-    ww = w * w
-    centre = (w + w * ww * (_poly(ww, _CENTRE_P) / _poly(ww, _CENTRE_Q))) * -np.sqrt(2.0 * np.pi)
+    ww = w**2
+    centre = w + w * ww * (_poly(ww, _CENTRE_P) / _poly(ww, _CENTRE_Q))
+    centre *= -np.sqrt(2.0 * np.pi)
     z = math_ops.sqrt(-2.0 * math_ops.log(q))
     first = z - math_ops.log(z) / z
-    inv_z = 1.0 / z
-    far = first - _poly(inv_z, _FAR_P) / _poly(inv_z, _FAR_Q) / z
-    tail = first - _poly(inv_z, _TAIL_P) / _poly(inv_z, _TAIL_Q) / z
+    far_term = _poly(1.0 / z, _FAR_P) / _poly(1.0 / z, _FAR_Q) / z
+    tail_term = _poly(1.0 / z, _TAIL_P) / _poly(1.0 / z, _TAIL_Q) / z
+    far = first - far_term
+    tail = first - tail_term
     x = array_ops.where_v2(q > np.exp(-2.0), centre, array_ops.where_v2(z >= 8.0, far, tail))
     x = array_ops.where_v2(p > 1.0 - np.exp(-2.0), x, -x)
-    inf = array_ops.fill(array_ops.shape(p), constant(np.inf, dtype=p.dtype))
+    inf_scalar = constant(np.inf, dtype=p.dtype)
+    inf = array_ops.fill(array_ops.shape(p), inf_scalar)
     return array_ops.where_v2(p <= 0.0, -inf, array_ops.where_v2(p >= 1.0, inf, x))
 
 
@@ -118,13 +124,12 @@ def log_ndtr(x: Any, series_order: int = 3, name: str = "log_ndtr") -> Tensor:
             raise TypeError(f"x.dtype={x.dtype} is not supported.")
         npdt = x.dtype.as_numpy_dtype
         lower, upper = np.array(bounds[0], npdt), np.array(bounds[1], npdt)
+        above = math_ops.greater(x, upper)
+        far_right = -_ndtr(-x)  # log(1 - e) ~ -e for the tiny upper tail
+        inside = math_ops.greater(x, lower)
         middle = math_ops.log(_ndtr(math_ops.maximum(x, lower)))
         far_left = _log_ndtr_lower(math_ops.minimum(x, lower), series_order)
-        return array_ops.where_v2(
-            math_ops.greater(x, upper),
-            -_ndtr(-x),  # log(1 - e) ~ -e for the tiny upper tail
-            array_ops.where_v2(math_ops.greater(x, lower), middle, far_left),
-        )
+        return array_ops.where_v2(above, far_right, array_ops.where_v2(inside, middle, far_left))
 
 
 def _log_ndtr_lower(x: Tensor, series_order: int) -> Tensor:

@@ -82,13 +82,14 @@ class Uniform(distribution.Distribution):
 
     def _prob(self, x: Tensor) -> Tensor:
         broadcasted_x = x * array_ops.ones(self.batch_shape_tensor(), dtype=x.dtype)
+        is_nan = math_ops.is_nan(broadcasted_x)
         outside = math_ops.logical_or(broadcasted_x < self.low, broadcasted_x >= self.high)
         density = array_ops.where_v2(
             outside,
             array_ops.zeros_like(broadcasted_x),
             array_ops.ones_like(broadcasted_x) / self.range(),
         )
-        return array_ops.where_v2(math_ops.is_nan(broadcasted_x), broadcasted_x, density)
+        return array_ops.where_v2(is_nan, broadcasted_x, density)
 
     def _cdf(self, x: Tensor) -> Tensor:
         broadcast_shape = broadcast_ops.broadcast_dynamic_shape(

@@ -224,5 +224,5 @@ def pick_vector(cond: Any, true_vector: Any, false_vector: Any, name: str = "pic
         n = array_ops.shape(true_vector)[0]
         both = array_ops.concat([true_vector, false_vector], 0)
         return array_ops.slice(
-            both, [array_ops.where_v2(cond, 0, n)], [array_ops.where_v2(cond, n, -1)]
+            both, [array_ops.where_v2(cond, 0, n)], [array_ops.where(cond, n, -1)]
         )
