@@ -1670,8 +1670,13 @@ def sequence_mask(
             maxlen_t = convert_to_tensor(maxlen)
         if maxlen_t.shape.ndims not in (None, 0):
             raise ValueError("maxlen must be scalar for sequence_mask")
-        row = math_ops.range(0, maxlen_t, 1, dtype=maxlen_t.dtype.base_dtype)
-        matrix = math_ops.cast(expand_dims(lens, -1), maxlen_t.dtype.base_dtype)
+        # Raw Range and Cast ops, always made, as TF 1.15's gen_math_ops calls (node names).
+        dt = maxlen_t.dtype.base_dtype
+        limits = [constant_op.constant(0, dtype=dt), maxlen_t, constant_op.constant(1, dtype=dt)]
+        row = make_op("Range", limits, {"Tidx": dt}, name="Range").outputs[0]
+        expanded = expand_dims(lens, -1)
+        cast_attrs = {"SrcT": expanded.dtype.base_dtype, "DstT": dt, "Truncate": False}
+        matrix = make_op("Cast", [expanded], cast_attrs, name="Cast").outputs[0]
         result = math_ops.less(row, matrix)
         want = dtypes.as_dtype(dtype).base_dtype
         return result if want is dtypes.bool_ else math_ops.cast(result, want)

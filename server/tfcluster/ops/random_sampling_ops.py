@@ -70,11 +70,13 @@ for _op in (
 def _categorical(logits: Any, num_samples: Any, dtype: Any, seed: int | None) -> Tensor:
     t = convert_to_tensor(logits, name="logits")
     check_dtype(t, (*FLOATS, dtypes.int32, dtypes.int64), "Multinomial", "logits")
-    n = convert_to_tensor(num_samples, dtype=dtypes.int32, name="num_samples")
     seed1, seed2 = _seeds(seed)
     out = dtypes.as_dtype(dtype or dtypes.int64).base_dtype
     attrs = {"seed": seed1, "seed2": seed2, "T": t.dtype.base_dtype, "output_dtype": out}
-    return make_op("Multinomial", [t, n], attrs, name="Multinomial").outputs[0]
+    # num_samples is converted inside the op's own scope, as TF's generated wrapper does.
+    with name_scope("Multinomial") as scope:
+        n = convert_to_tensor(num_samples, dtype=dtypes.int32, name="num_samples")
+        return make_op("Multinomial", [t, n], attrs, name=scope).outputs[0]
 
 
 def multinomial(

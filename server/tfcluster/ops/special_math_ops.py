@@ -10,12 +10,12 @@ from typing import Any
 
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, is_tensor_like, name_scope
+from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import constant_op, math_ops, nn_ops
 from tfcluster.ops.infer_util import check_dtype, index_tensor
 from tfcluster.ops.op_util import (
     Outputs,
     binary_broadcast,
-    broadcast_shape,
     make_op,
     unary_same,
 )
@@ -53,8 +53,21 @@ _BINARY: dict[str, tuple[dtypes.DType, ...]] = {
 
 
 def _betainc_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    shape = broadcast_shape(inputs[0].shape, inputs[1].shape)
-    return [(inputs[0].dtype.base_dtype, broadcast_shape(shape, inputs[2].shape))]
+    """As TF's: no broadcasting; the non-scalar inputs must have one shape."""
+    if all(t.shape.ndims == 0 for t in inputs):
+        return [(inputs[0].dtype.base_dtype, TensorShape([]))]
+    shape = TensorShape(None)
+    for t in inputs:
+        if t.shape.ndims is None or t.shape.ndims == 0:
+            continue
+        try:
+            shape = shape.merge_with(t.shape)
+        except ValueError:
+            shapes = ", ".join(str(i.shape) for i in inputs)
+            raise ValueError(
+                f"Shapes of a, b and x are inconsistent: {shapes} (op: 'Betainc')"
+            ) from None
+    return [(inputs[0].dtype.base_dtype, shape)]
 
 
 def _reduction_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
