@@ -172,6 +172,52 @@ def test_big_tensors_over_tls_arrive_whole_through_shm_or_the_encrypted_stream(
         assert exports == []
 
 
+@pytest.mark.parametrize("secure", [True, False])
+def test_a_megabyte_tensor_between_tasks_of_one_host_skips_encryption_through_shm(
+    ids: tls_identities.Identities, monkeypatch: pytest.MonkeyPatch, secure: bool
+) -> None:
+    """A 1 MiB tensor (an MLP's weight matrix and its gradient: below shm.THRESHOLD) between
+    a ps and a worker of one host: over TLS direct streams it goes through a /dev/shm file
+    (each way: fetched from the ps, fed to it), as encrypting it costs more; over plain
+    direct streams it stays in the stream (a socket costs less than a file)."""
+    monkeypatch.setenv("TFCLUSTER_SHM", "1")
+    ports = free_ports(2)
+    cluster = {"ps": [f"localhost:{ports[0]}"], "worker": [f"localhost:{ports[1]}"]}
+    given = tls_identities.files(ids.task) if secure else None
+    ps = tf.train.Server(cluster, job_name="ps", task_index=0, tls=given)
+    worker = tf.train.Server(cluster, job_name="worker", task_index=0, tls=given)
+    n = 1 << 18  # float32: 1 MiB
+    assert shm.ENCRYPTED_THRESHOLD <= 4 * n < shm.THRESHOLD
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(np.arange(n, dtype=np.float32), name="w")
+        with tf.device("/job:worker/task:0"):
+            grad = v * 2.0  # read from the ps on the worker ...
+        with tf.device("/job:ps/task:0"):
+            step = v.assign_sub(grad)  # ... and sent back to it
+    exports: list[int] = []
+    export = shm.export
+    monkeypatch.setattr(shm, "export", lambda a: exports.append(a.nbytes) or export(a))
+    try:
+        with _remote_session(worker, g) as sess:
+            sess.run(v.initializer)
+            _wait_direct(f"localhost:{ps.port}", lambda: sess.run(step))
+            sess.run(v.initializer)
+            exports.clear()
+            sess.run(step)
+            np.testing.assert_array_equal(sess.run(v), -np.arange(n, dtype=np.float32))
+        assert ps._transport.direct.calls_served > 0
+        if secure:
+            assert exports.count(4 * n) >= 2  # the read and the gradient
+        else:
+            assert exports == []
+    finally:
+        worker.stop(grace=0.0)
+        ps.stop(grace=0.0)
+        tls.use_for_clients(None)
+
+
 def _health(port: int, credentials: grpc.ChannelCredentials | None) -> int:
     address = f"localhost:{port}"
     channel = (

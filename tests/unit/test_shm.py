@@ -58,6 +58,31 @@ def test_large_tensors_travel_by_name_when_the_peer_shares_memory(
     assert not req2.feed[0].tensor.shm_name and coding.payload_size(buffers2) == big.nbytes
 
 
+def test_over_tls_smaller_tensors_go_through_shared_memory(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A TLS connection puts tensors from ENCRYPTED_THRESHOLD on in files (encrypting them
+    costs more); gRPC and plain streams keep THRESHOLD. The file is as private either way."""
+    monkeypatch.setenv("TFCLUSTER_SHM", "1")
+    assert shm.min_size(encrypted=True) == shm.ENCRYPTED_THRESHOLD < shm.THRESHOLD
+    assert shm.min_size(encrypted=False) == shm.THRESHOLD
+    mid = np.ones(shm.ENCRYPTED_THRESHOLD // 4, np.float32)
+    below = np.ones(shm.ENCRYPTED_THRESHOLD // 4 - 1, np.float32)
+    req = master_pb2.RunStepRequest()
+    buffers = coding.fill_named(
+        req.feed, ["mid", "below"], [mid, below], shm_ok=True, shm_min=shm.min_size(True)
+    )
+    assert req.feed[0].tensor.shm_name and not req.feed[1].tensor.shm_name
+    assert coding.payload_size(buffers) == below.nbytes
+    assert os.stat(_path(req.feed[0].tensor.shm_name)).st_mode & 0o777 == 0o600
+    got_mid, got_below = coding.decode([f.tensor for f in req.feed], memoryview(b"".join(buffers)))
+    np.testing.assert_array_equal(got_mid, mid)
+    np.testing.assert_array_equal(got_below, below)
+    plain = master_pb2.RunStepRequest()
+    coding.fill_named(plain.feed, ["mid"], [mid], shm_ok=True, shm_min=shm.min_size(False))
+    assert not plain.feed[0].tensor.shm_name
+
+
 def test_domains(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv("TFCLUSTER_SHM", "1")
     mine = shm.domain()

@@ -163,6 +163,7 @@ class GrpcMasterClient:
                 feeds.keys(),
                 feeds.values(),
                 shm_ok and shm.shares_with(self._peer_domain[0]),
+                stream.shm_min,
             )
             if feeds
             else []

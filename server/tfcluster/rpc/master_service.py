@@ -12,7 +12,7 @@ from tfcluster.framework import dtypes, errors
 from tfcluster.protos import device_attributes_pb2, master_pb2, named_tensor_pb2
 from tfcluster.rpc import shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
-from tfcluster.rpc.direct.server import StreamHandler, is_direct
+from tfcluster.rpc.direct.server import StreamHandler, is_direct, shm_min
 from tfcluster.runtime import cancellation
 from tfcluster.runtime.graph_ir import Node, nodes_from_graph_def
 
@@ -115,7 +115,7 @@ class MasterServicer:
                 return
             try:
                 with cancellation.serving(caller):
-                    out: Iterator[bytes] = self._run_streamed(head, scatter)
+                    out: Iterator[bytes] = self._run_streamed(head, scatter, shm_min(context))
             except Exception as e:
                 err = status.as_op_error(e)
                 header = master_pb2.RunStepResponse(
@@ -127,7 +127,9 @@ class MasterServicer:
             # An error while relaying a response ends the call: its header said OK already.
             yield from out
 
-    def _run_streamed(self, head: coding.Forwarded, scatter: bool = False) -> Iterator[bytes]:
+    def _run_streamed(
+        self, head: coding.Forwarded, scatter: bool = False, shm_from: int = shm.THRESHOLD
+    ) -> Iterator[bytes]:
         req: master_pb2.RunStepRequest = head.header
         fetches = list(req.fetch)
         options = req.options if req.HasField("options") else None
@@ -150,7 +152,9 @@ class MasterServicer:
                 entry = resp.tensor.add(name=name)
                 entry.tensor.CopyFrom(meta)
             return values.messages(resp.SerializeToString())
-        buffers = coding.fill_named(resp.tensor, fetches, values, shm.shares_with(req.shm_domain))
+        buffers = coding.fill_named(
+            resp.tensor, fetches, values, shm.shares_with(req.shm_domain), shm_from
+        )
         if stats is not None:
             resp.metadata.step_stats.CopyFrom(stats)
         return coding.frame_stream(resp.SerializeToString(), buffers, scatter=scatter)

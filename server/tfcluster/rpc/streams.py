@@ -22,7 +22,7 @@ from typing import Any, Protocol, TypeVar
 import grpc
 
 from tfcluster.protos import named_tensor_pb2
-from tfcluster.rpc import status
+from tfcluster.rpc import shm, status
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.rpc.direct.client import DirectCall, Link
 
@@ -156,6 +156,8 @@ class CallStream:
         self.direct = isinstance(call, DirectCall)
         # Big tensors skip a stream that encrypts them when the peer shares /dev/shm.
         self.shm_ok = not isinstance(call, DirectCall) or call.encrypted
+        # From this size on (smaller over TLS: see rpc/shm.py).
+        self.shm_min = shm.min_size(isinstance(call, DirectCall) and call.encrypted)
         self.usable = True
         self.expired = False
         self.pid = os.getpid()

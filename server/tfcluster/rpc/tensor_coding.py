@@ -50,9 +50,15 @@ _UNSENDABLE = {0, dtypes.resource.as_datatype_enum, dtypes.variant.as_datatype_e
 
 
 # ---- encoding ------------------------------------------------------------------------------
-def fill_meta(meta: named_tensor_pb2.TensorMeta, value: Any, shm_ok: bool = False) -> list[Any]:
+def fill_meta(
+    meta: named_tensor_pb2.TensorMeta,
+    value: Any,
+    shm_ok: bool = False,
+    shm_min: int = shm.THRESHOLD,
+) -> list[Any]:
     """Describes `value` in `meta`; returns the buffers that hold its bytes (no copies). With
-    `shm_ok` (the receiver shares our /dev/shm) a large tensor goes to a shared-memory file."""
+    `shm_ok` (the receiver shares our /dev/shm) a tensor of `shm_min` bytes or more goes to a
+    shared-memory file (shm.min_size: smaller over TLS)."""
     arr = value if isinstance(value, np.ndarray) else np.asarray(value)
     if arr.dtype.kind in ("O", "U", "S"):
         return _fill_string_meta(meta, arr)
@@ -73,7 +79,7 @@ def fill_meta(meta: named_tensor_pb2.TensorMeta, value: Any, shm_ok: bool = Fals
     meta.content_length = arr.nbytes
     if arr.nbytes == 0:
         return []
-    if shm_ok and arr.nbytes >= shm.THRESHOLD:
+    if shm_ok and arr.nbytes >= shm_min:
         exported = shm.export(arr)
         if exported is not None:
             meta.shm_name, meta.shm_key = exported
@@ -92,14 +98,18 @@ def _fill_string_meta(meta: named_tensor_pb2.TensorMeta, arr: np.ndarray) -> lis
 
 
 def fill_named(
-    field: Any, names: Iterable[str], values: Iterable[Any], shm_ok: bool = False
+    field: Any,
+    names: Iterable[str],
+    values: Iterable[Any],
+    shm_ok: bool = False,
+    shm_min: int = shm.THRESHOLD,
 ) -> list[Any]:
     """Appends a NamedTensorMeta per (name, value) to the repeated `field`; returns buffers."""
     buffers: list[Any] = []
     for name, value in zip(names, values):
         entry = field.add()
         entry.name = name
-        buffers.extend(fill_meta(entry.tensor, value, shm_ok))
+        buffers.extend(fill_meta(entry.tensor, value, shm_ok, shm_min))
     return buffers
 
 

@@ -199,7 +199,11 @@ class GrpcRemoteWorker(ForwardingWorker):
             messages = feeds.messages(req.SerializeToString())
         else:
             export = shares and stream.shm_ok
-            buffers = coding.fill_named(req.send, [""] * len(feeds), feeds, export) if feeds else []
+            buffers = (
+                coding.fill_named(req.send, [""] * len(feeds), feeds, export, stream.shm_min)
+                if feeds
+                else []
+            )
             messages = coding.frame_stream(req.SerializeToString(), buffers, scatter=stream.direct)
         try:
             head = stream.exchange_head(messages, _parse_run_graph_response, _recv_metas, deadline)

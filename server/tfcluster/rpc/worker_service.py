@@ -17,7 +17,7 @@ from tfcluster.framework import errors
 from tfcluster.protos import device_attributes_pb2, tensorflow_server_pb2, worker_pb2
 from tfcluster.rpc import shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
-from tfcluster.rpc.direct.server import DirectContext, StreamHandler, is_direct
+from tfcluster.rpc.direct.server import DirectContext, StreamHandler, is_direct, shm_min
 from tfcluster.runtime import cancellation, outbox
 from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
@@ -31,8 +31,9 @@ DIRECT_METHODS = (
 SERVICE_NAME = "tfcluster.WorkerService"
 # How often a waiting RecvTensor checks whether its caller is still there.
 _RECV_POLL = 1.0
-# RecvTensors' answers: (request id, value, error, whether the receiver shares our /dev/shm).
-_Answer = tuple[int, Any, BaseException | None, bool]
+# RecvTensors' answers: (request id, value, error, the smallest tensor to put in /dev/shm, or
+# None when the receiver does not share ours).
+_Answer = tuple[int, Any, BaseException | None, int | None]
 # Request ids are the caller's (any int64); these two markers ride the answer queue instead.
 _END = -(1 << 70)
 _MALFORMED = _END - 1
@@ -153,6 +154,7 @@ class WorkerServicer:
     ) -> Iterator[bytes]:
         """Steps one after another; a step's error is answered in-band, the call stays open."""
         scatter = is_direct(context)
+        shm_from = shm_min(context)
         it = self.idle_calls.requests(iter(messages), context)
         # The master went away (cancelled the call, hung up): the step it waits for stops.
         caller = cancellation.for_call(context)
@@ -163,7 +165,7 @@ class WorkerServicer:
             req, payload = frame
             try:
                 with cancellation.serving(caller):
-                    header, buffers = self._run(req, payload, None)
+                    header, buffers = self._run(req, payload, None, shm_from)
             except Exception as e:
                 err = status.as_op_error(e)
                 header = worker_pb2.RunGraphResponse(
@@ -177,6 +179,7 @@ class WorkerServicer:
         req: worker_pb2.RunGraphRequest,
         payload: memoryview,
         deadline: float | None,
+        shm_from: int = shm.THRESHOLD,
     ) -> tuple[bytes, list[Any]]:
         """Runs the step in the call this thread serves (cancellation.serving): the call's
         end cancels it."""
@@ -189,7 +192,11 @@ class WorkerServicer:
         )
         resp = worker_pb2.RunGraphResponse(shm_domain=shm.domain())
         buffers = coding.fill_named(
-            resp.recv, [""] * len(result.fetches), result.fetches, shm.shares_with(req.shm_domain)
+            resp.recv,
+            [""] * len(result.fetches),
+            result.fetches,
+            shm.shares_with(req.shm_domain),
+            shm_from,
         )
         if result.step_stats:
             resp.step_stats.dev_stats.extend(result.step_stats)
@@ -224,9 +231,9 @@ class WorkerServicer:
             except grpc.RpcError:
                 pass  # the caller went away
             except Exception as e:
-                out.put((_MALFORMED, None, e, False))  # a malformed request ends the call
+                out.put((_MALFORMED, None, e, None))  # a malformed request ends the call
                 return
-            out.put((_END, None, None, False))
+            out.put((_END, None, None, None))
 
         threading.Thread(target=read, name="recv-tensors", daemon=True).start()
         with self.idle_calls.always_idle(context):
@@ -238,11 +245,12 @@ class WorkerServicer:
         """On a direct connection each answer is written by the thread that has its tensor
         (the step's, as it sends it): no hop to another thread. This thread reads requests."""
         answers = _DirectAnswers(context.write)
+        shm_from = shm_min(context)
         with self.idle_calls.always_idle(context):
             try:
                 for data in messages:
                     answers.expect()
-                    self._start_recv(data, answers)
+                    self._start_recv(data, answers, shm_from)
             except grpc.RpcError:
                 return  # the caller went away
             answers.wait_all()
@@ -252,23 +260,23 @@ class WorkerServicer:
         answered = 0
         reading = True
         while reading or answered < started[0]:
-            rid, value, err, shared = out.get()
+            rid, value, err, shm_from = out.get()
             if rid == _END:
                 reading = False
                 continue
             if rid == _MALFORMED and err is not None:
                 raise err
             answered += 1
-            yield from _answer_messages(rid, value, err, shared)
+            yield from _answer_messages(rid, value, err, shm_from)
 
-    def _start_recv(self, data: bytes, out: _Answers) -> None:
+    def _start_recv(self, data: bytes, out: _Answers, shm_from: int = shm.THRESHOLD) -> None:
         req = coding.parse(worker_pb2.RecvTensorRequest.FromString, data, "RecvTensorRequest")
         rid = req.request_id
-        shared = shm.shares_with(req.shm_domain)
+        shared = shm_from if shm.shares_with(req.shm_domain) else None
         try:
             rdv.parse_key(req.rendezvous_key)
         except errors.OpError as e:
-            out.put((rid, None, e, False))
+            out.put((rid, None, e, None))
             return
         pending = _PendingRecv(req.step_id, req.rendezvous_key, rid, out)
 
@@ -332,14 +340,20 @@ class WorkerServicer:
 
 
 def _answer_messages(
-    rid: int, value: Any, err: BaseException | None, shared: bool, scatter: bool = False
+    rid: int,
+    value: Any,
+    err: BaseException | None,
+    shm_from: int | None,
+    scatter: bool = False,
 ) -> Iterator[Any]:
-    """The RecvTensorResponse for one request: its tensor, or why there is none."""
+    """The RecvTensorResponse for one request: its tensor, or why there is none. `shm_from`:
+    the smallest tensor to put in /dev/shm (None: the receiver does not share ours)."""
     resp = worker_pb2.RecvTensorResponse(request_id=rid)
     buffers: list[Any] = []
     if err is None:
         try:
-            buffers = coding.fill_meta(resp.tensor, value, shared)
+            shared = shm_from is not None
+            buffers = coding.fill_meta(resp.tensor, value, shared, shm_from or shm.THRESHOLD)
         except Exception as e:
             err = e
     if err is not None:
@@ -453,7 +467,7 @@ class _OrphanSweeper:
                                 f"RecvTensor {p.key}: step {p.step_id} has not run "
                                 f"on {self._worker.task} for {limit:g}s",
                             ),
-                            False,
+                            None,
                         )
                     )
 

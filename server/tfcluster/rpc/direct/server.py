@@ -16,7 +16,7 @@ from typing import Any, NoReturn
 import grpc
 
 from tfcluster.protos import direct_service_pb2
-from tfcluster.rpc import status, tls
+from tfcluster.rpc import shm, status, tls
 from tfcluster.rpc.direct.tls_socket import TLSSocket
 from tfcluster.rpc.direct.wire import (
     HEARTBEATS_MISSED,
@@ -63,6 +63,8 @@ class DirectContext:
         self._ended = False
         # Past the hello: the call gets heartbeats.
         self.accepted = False
+        # Over TLS: big tensors to a peer on this host are cheaper through /dev/shm.
+        self.encrypted = wire.tls
 
     def abort(self, code: grpc.StatusCode, details: str) -> NoReturn:
         self._code = code
@@ -134,6 +136,12 @@ class DirectContext:
 def is_direct(context: Any) -> bool:
     """Whether a servicer's call came over a direct connection."""
     return isinstance(context, DirectContext)
+
+
+def shm_min(context: Any) -> int:
+    """The smallest tensor a servicer's answers put in /dev/shm (for a peer that shares it):
+    smaller on a TLS direct connection (rpc/shm.py says why)."""
+    return shm.min_size(isinstance(context, DirectContext) and context.encrypted)
 
 
 def _requests(wire: Wire) -> Iterator[Any]:

@@ -44,6 +44,8 @@ class TLSSocket:
         )
         self._lock = threading.Lock()  # the SSLObject and its BIOs
         self._send_lock = threading.Lock()  # one writer on the socket at a time
+        # The buffer ciphertext is received into (reused: one reader at a time).
+        self._spare: memoryview | None = memoryview(bytearray(_RECV_CHUNK))
 
     def handshake(self) -> None:
         """The TLS handshake, blocking (the socket's timeout applies); ssl.SSLError when the
@@ -77,27 +79,42 @@ class TLSSocket:
                 self.raw.sendall(records)
 
     def recv_into(self, buffer: Any, nbytes: int = 0) -> int:
-        """Decrypted bytes into `buffer` (0: the peer closed the connection)."""
+        """Decrypted bytes into `buffer` (0: the peer closed the connection): every record
+        already received, up to `nbytes`, in one hold of the lock (a record is 16 KiB at
+        most, and a big message is read in one call per socket read, not one per record)."""
         view = memoryview(buffer).cast("B")
         wanted = nbytes or len(view)
         while True:
+            got = 0
+            closed = False
             with self._lock:
                 try:
-                    got: int | None = int(self._tls.read(wanted, view))  # type: ignore[arg-type]
+                    while got < wanted:
+                        got += int(self._tls.read(wanted - got, view[got:]))  # type: ignore[arg-type]
                 except ssl.SSLWantReadError:
-                    got = None
+                    pass
                 except ssl.SSLZeroReturnError:
-                    return 0
+                    closed = True
                 answer = self._outgoing.pending  # TLS 1.3 may answer what it read
             if answer:
                 self._flush()
-            if got is not None:
+            if got or closed:
                 return got
-            data = self.raw.recv(_RECV_CHUNK)
-            if not data:
+            if not self._receive():
                 return 0
-            with self._lock:
-                self._incoming.write(data)
+
+    def _receive(self) -> int:
+        """Reads ciphertext from the socket into the TLS layer; 0 when the peer hung up."""
+        spare, self._spare = self._spare, None  # a second reader (never expected) gets its own
+        buf = spare if spare is not None else memoryview(bytearray(_RECV_CHUNK))
+        try:
+            n = self.raw.recv_into(buf)
+            if n:
+                with self._lock:
+                    self._incoming.write(buf[:n])
+            return n
+        finally:
+            self._spare = buf
 
     def pending(self) -> int:
         """Bytes that wait in the TLS layer (decrypted, or received and not yet decrypted)."""
