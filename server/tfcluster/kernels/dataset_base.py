@@ -107,7 +107,9 @@ def stack(values: Sequence[Any], dtype: dtypes.DType, what: str = "component 0")
     first = values[0]
     if dtype == dtypes.string and (not isinstance(first, np.ndarray) or first.ndim == 0):
         out = np.empty(n, dtype=object)
-        out[:] = [v[()] if isinstance(v, np.ndarray) else v for v in values]
+        if any(issubclass(t, np.ndarray) for t in set(map(type, values))):
+            values = [v[()] if isinstance(v, np.ndarray) else v for v in values]
+        out[:] = values
         return out
     shapes = {shape_of(v) for v in values}
     if len(shapes) > 1:

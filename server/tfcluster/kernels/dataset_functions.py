@@ -14,7 +14,6 @@ input dataset ahead in a thread of its own, in the same order as the sequential 
 
 from __future__ import annotations
 
-import os
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -27,6 +26,7 @@ from tfcluster.kernels.dataset_batching import _Batch
 from tfcluster.kernels.dataset_buffering import _END, OrderedWork, PrefetchIterator, _Failure
 from tfcluster.kernels.dataset_ordering import _input
 from tfcluster.kernels.registry import CPU_ONLY, kernel
+from tfcluster.runtime import thread_budget
 
 AUTOTUNE = -1
 # A parallel map's thread takes runs of input elements lasting about this long to map.
@@ -36,7 +36,9 @@ _MAX_RUN = 64
 
 def _parallelism(value: int, what: str) -> int:
     if value == AUTOTUNE:
-        return max(1, os.cpu_count() or 1)
+        # As TF's autotuner at most: the threads one kernel may use (the thread budget owns
+        # CPU counts: the process's CPUs, its quota, its share of the host's tasks).
+        return max(1, thread_budget.current().intra)
     if value <= 0:
         raise errors.InvalidArgumentError(
             None, None, f"{what} must be greater than zero or AUTOTUNE (-1), got {value}"
@@ -272,8 +274,10 @@ class _VectorizedBatches(base.ElementIterator):
         self._it: base.ElementIterator | None = source.iterate(pipeline)
         self._columns = hasattr(self._it, "next_columns")
         self._work: OrderedWork | None = None
-        if data.parallel > 1:
-            workers = data.parallel
+        # The batched function is the ops' work alone (no py_func, nothing that waits), so
+        # threads beyond the CPUs the thread budget gives one kernel only add hand-overs.
+        workers = min(data.parallel, max(1, thread_budget.current().intra))
+        if workers > 1:
             self._work = OrderedWork(pipeline, self._pull, self._compute, workers, workers, "map")
 
     def _pull(self) -> tuple[list[Any], list[base.Element] | None] | None:

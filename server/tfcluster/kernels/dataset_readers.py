@@ -21,7 +21,11 @@ from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.lib.io import compression, csv_parser, tfrecord
 from tfcluster.lib.io.os_errors import as_tf_error
 
-_RUN = 64  # records read ahead by next() at a time
+# Records are read from a file in runs of about _RUN_BYTES (between 1 and _RUN_MAX records):
+# each read has a fixed cost (slicing, checking crcs over the whole run), so small records
+# are read many at a time, big ones few.
+_RUN_BYTES = 1 << 20
+_RUN_MAX = 256
 _TEXT_BUFFER = 256 << 10
 
 
@@ -78,6 +82,7 @@ class _FilesIterator(base.ElementIterator):
         self._reader: Any = None
         self._run: list[bytes] = []
         self._pos = 0
+        self._run_size = 64  # records per read, from the size of the records read so far
 
     def _current(self) -> Any:
         while self._reader is None:
@@ -115,11 +120,21 @@ class _FilesIterator(base.ElementIterator):
                 self._reader = None
                 continue
             out += got
+        if out:
+            size = max(1, len(out[-1]))
+            self._run_size = max(1, min(_RUN_MAX, _RUN_BYTES // size))
         return out
+
+    def _more(self, n: int) -> list[bytes]:
+        """The next n records after the run (fewer only at the end): read as a whole run at
+        least, whose rest waits in _run. Raises as _read, only before the first record."""
+        got = self._read(max(n, self._run_size))
+        self._run, self._pos = got, min(n, len(got))
+        return got[:n]
 
     def next(self) -> base.Element | None:
         if self._pos >= len(self._run):
-            self._run = self._read(_RUN)
+            self._run = self._read(self._run_size)
             self._pos = 0
             if not self._run:
                 return None
@@ -134,7 +149,7 @@ class _FilesIterator(base.ElementIterator):
         ahead = self._run[self._pos : self._pos + n]
         self._pos += len(ahead)
         if len(ahead) < n:
-            ahead += self._read(n - len(ahead))
+            ahead += self._more(n - len(ahead))
         return ahead
 
     def read_ahead(self, n: int) -> tuple[list[base.Element], errors.OpError | None]:
@@ -143,7 +158,7 @@ class _FilesIterator(base.ElementIterator):
         error = None
         if len(records) < n:
             try:
-                records += self._read(n - len(records))
+                records += self._more(n - len(records))
             except errors.OpError as e:  # _read raises only before its first record
                 error = e
         return [(r,) for r in records], error
@@ -381,7 +396,7 @@ class _CsvRows(base.ElementIterator):
 
     def next(self) -> base.Element | None:
         if self._pos >= len(self._rows):
-            lines = self._lines._read(_RUN)
+            lines = self._lines._read(64)  # rows parsed at a time
             if not lines:
                 return None
             self._rows, self._pos = self._parse(lines), 0

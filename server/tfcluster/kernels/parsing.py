@@ -279,23 +279,29 @@ def decode_raw(node: Any, xp: Any) -> Compute:
                 # One string (a record): a read-only view of its bytes, no join, no copy.
                 view = np.frombuffer(one, dtype=np_dtype)
                 return (view if np_dtype.isnative else view.astype(np_dtype.newbyteorder("=")),)
-        arr, flat = _byte_strings(value)
+        arr = np.asarray(value, dtype=object)
+        flat = arr.reshape(-1).tolist()
+        if set(map(type, flat)) - {bytes}:
+            flat = _byte_strings(arr)[1]
         size = len(flat[0]) if flat else 0
         if size % width:
             raise _invalid(
                 f"Input to DecodeRaw has length {size} that is not a multiple of {width}, the "
                 f"size of {_cc_name(out_type)}"
             )
-        for i, b in enumerate(flat):
-            if len(b) != size:
-                raise _invalid(
-                    # TF's wording (its two sizes read the other way round).
-                    "DecodeRaw requires input strings to all be the same size, but element "
-                    f"{i} has size {size} != {len(b)}"
-                )
-        values = np.frombuffer(b"".join(flat), dtype=np_dtype)
-        native = values.astype(np_dtype.newbyteorder("="), copy=not values.flags.writeable)
-        return (native.reshape(*arr.shape, size // width),)
+        lengths = np.fromiter(map(len, flat), dtype=np.int64, count=len(flat))
+        if (lengths != size).any():
+            i = int(np.argmax(lengths != size))
+            raise _invalid(
+                # TF's wording (its two sizes read the other way round).
+                "DecodeRaw requires input strings to all be the same size, but element "
+                f"{i} has size {size} != {lengths[i]}"
+            )
+        # Joined into a buffer of our own: the values are a writable view of it, no copy.
+        values = np.frombuffer(bytearray().join(flat), dtype=np_dtype)
+        if not np_dtype.isnative:
+            values = values.astype(np_dtype.newbyteorder("="))
+        return (values.reshape(*arr.shape, size // width),)
 
     return compute
 
