@@ -139,7 +139,7 @@ def applicable(
         return None
     if any(s != 1 for s in strides) or any(d != 1 for d in dilations):
         return None
-    if ci < 8 or co < 8 or min(outs) < 2 or batch * outs[0] * outs[1] < 256:
+    if ci < 8 or co < 8 or min(outs) < 2 or batch * outs[0] * outs[1] < 128:
         return None
     return pick_tile(r, outs)
 
