@@ -29,6 +29,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels._cpu_gemm import single_thread_blas
 from tfcluster.kernels._window import SCRATCH, block_items, over_batch, padded
 
 # Interpolation points by tile size a = m + r - 1 (infinity is the last point of every set).
@@ -68,13 +69,16 @@ class Transforms:
 
     def filter(self, f: Any) -> Any:
         """U = G f G^T for a filter [r, r, ci, co]: [a * a, ci, co], float32."""
-        u = np.einsum("xi,yj,ijck->xyck", self.g, self.g, f.astype(np.float64), optimize=True)
+        # Small products: BLAS's own threads would only wake (and then spin) for them.
+        with single_thread_blas:
+            u = np.einsum("xi,yj,ijck->xyck", self.g, self.g, f.astype(np.float64), optimize=True)
         return np.ascontiguousarray(u.reshape(self.a * self.a, *f.shape[2:]), dtype=np.float32)
 
     def filter_grad(self, du: Any) -> Any:
         """dg = G^T dU G for dU [a * a, ci, co]: [r, r, ci, co], float64."""
         du = du.reshape(self.a, self.a, *du.shape[1:]).astype(np.float64)
-        return np.einsum("xi,yj,xyck->ijck", self.g, self.g, du, optimize=True)
+        with single_thread_blas:
+            return np.einsum("xi,yj,xyck->ijck", self.g, self.g, du, optimize=True)
 
 
 def _solve_bt(at: np.ndarray, g: np.ndarray) -> np.ndarray:
