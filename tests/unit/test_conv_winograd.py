@@ -134,3 +134,13 @@ def test_a_batch_split_over_blocks_and_threads_matches_one_image_at_a_time() -> 
         _winograd.filter_grad(x[i : i + 16], dy[i : i + 16], 5, pads, 4) for i in (0, 16, 32, 48)
     )
     np.testing.assert_allclose(dw, parts, rtol=1e-5, atol=1e-5 * np.abs(dw).max())
+
+
+def test_the_filter_gradient_is_the_same_from_run_to_run() -> None:
+    # Blocks go to whichever thread is free; their sums must still be added in one order.
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((96, 14, 14, 32)).astype(np.float32)
+    dy = rng.standard_normal((96, 14, 14, 64)).astype(np.float32)
+    first = _winograd.filter_grad(x, dy, 5, [(2, 2), (2, 2)], 4)
+    for _ in range(3):
+        np.testing.assert_array_equal(_winograd.filter_grad(x, dy, 5, [(2, 2), (2, 2)], 4), first)

@@ -44,6 +44,8 @@ _POINTS: dict[int, tuple[float, ...]] = {
 _TILES = {3: (2, 4), 5: (2, 3, 4)}
 # A block's transformed tiles (a^2 x tiles x channels) of about this many bytes.
 _BLOCK_BYTES = 1 << 20
+# Chunks of the batch whose filter gradients are summed separately (then in order).
+_CHUNKS = 8
 
 
 class Transforms:
@@ -241,43 +243,50 @@ def filter_grad(xl: Any, dy: Any, r: int, pads: list[Any], m: int) -> Any:
     plan = _Plan(t, xl.shape, outs, pads, max(c, k))
     a, tiles = t.a, plan.tiles
     big = a * a * plan.block * tiles * max(c, k)
-    sums: dict[int, Any] = {}
+    # The batch in a fixed number of chunks (each some blocks), whose sums are added in
+    # order: the same result whichever thread takes which chunk.
+    chunk = max(plan.block, math.ceil(math.ceil(batch / _CHUNKS) / plan.block) * plan.block)
 
-    def part(b: slice) -> None:
-        start, stop, _ = b.indices(batch)
+    def block_sum(start: int, stop: int, b0: Any, b1: Any, b2: Any) -> Any:
         nb = stop - start
+        v = _input_tiles(t, plan, src[start:stop], (b0, b1))
+        # dY's tiles [m, m, nb * tiles, K], then A dY A^T: [a * a, nb * tiles, K].
+        g = dyp[start:stop]
+        sn, sh, sw, sk = g.strides
+        view = np.lib.stride_tricks.as_strided(
+            g, (m, m, nb, plan.th, plan.tw, k), (sh, sw, sn, m * sh, m * sw, sk)
+        )
+        gt = b1[: m * m * nb * tiles * k].reshape(m, m, nb, plan.th, plan.tw, k)
+        np.copyto(gt, view)
+        e1 = b2[: a * m * nb * tiles * k].reshape(a, -1)
+        np.matmul(t.a32, gt.reshape(m, -1), out=e1)
+        e2 = b1[: a * a * nb * tiles * k].reshape(a, a, -1)
+        np.matmul(t.a32, e1.reshape(a, m, -1), out=e2)
+        return np.matmul(v.transpose(0, 2, 1), e2.reshape(a * a, nb * tiles, k))
+
+    def part(b: slice) -> Any:
+        start, stop, _ = b.indices(batch)
+        total = None
         with (
             SCRATCH.lend(np, (big,), np.float32) as b0,
             SCRATCH.lend(np, (big,), np.float32) as b1,
             SCRATCH.lend(np, (big,), np.float32) as b2,
         ):
-            v = _input_tiles(t, plan, src[b], (b0, b1))
-            # dY's tiles [m, m, nb * tiles, K], then A dY A^T: [a * a, nb * tiles, K].
-            g = dyp[b]
-            sn, sh, sw, sk = g.strides
-            view = np.lib.stride_tricks.as_strided(
-                g, (m, m, nb, plan.th, plan.tw, k), (sh, sw, sn, m * sh, m * sw, sk)
-            )
-            gt = b1[: m * m * nb * tiles * k].reshape(m, m, nb, plan.th, plan.tw, k)
-            np.copyto(gt, view)
-            e1 = b2[: a * m * nb * tiles * k].reshape(a, -1)
-            np.matmul(t.a32, gt.reshape(m, -1), out=e1)
-            e2 = b1[: a * a * nb * tiles * k].reshape(a, a, -1)
-            np.matmul(t.a32, e1.reshape(a, m, -1), out=e2)
-            du = np.matmul(v.transpose(0, 2, 1), e2.reshape(a * a, nb * tiles, k))
-            # One running sum per thread (blocks of one thread never run at once).
-            me = threading.get_ident()
-            if me in sums:
-                sums[me] += du
-            else:
-                sums[me] = du
+            for first in range(start, stop, plan.block):
+                du = block_sum(first, min(first + plan.block, stop), b0, b1, b2)
+                if total is None:
+                    total = du
+                else:
+                    total += du
+        return total
 
     grow = [(0, plan.th * m - outs[0]), (0, plan.tw * m - outs[1])]
     with padded(np, xl, plan.pads) as src, padded(np, dy, grow) as dyp:
-        over_batch(np, batch, plan.nbytes, part, plan.block)
+        sums = over_batch(np, batch, plan.nbytes, part, chunk)
     total = None
-    for s in sums.values():
-        total = s.astype(np.float64) if total is None else total + s
+    for s in sums:
+        if s is not None:
+            total = s.astype(np.float64) if total is None else total + s
     if total is None:
         return np.zeros((r, r, c, k))
     return t.filter_grad(total)
