@@ -171,22 +171,29 @@ class _Plan:
         self.block = block_items(np, batch, self.nbytes, _BLOCK_BYTES)
 
 
-def _input_tiles(t: Transforms, plan: _Plan, src: Any, buf: Any) -> Any:
+def _input_tiles(t: Transforms, plan: _Plan, src: Any, buf: tuple[Any, Any]) -> Any:
     """V = B^T d B for every tile of the padded block `src` [nb, H', W', C]:
-    [a * a, nb * tiles, C] (in `buf`, a flat scratch buffer, and the two after it)."""
+    [a * a, nb * tiles, C], in buf[1] (buf[0] is used on the way)."""
     a, m = t.a, t.m
-    nb, c = src.shape[0], src.shape[-1]
-    sn, sh, sw, sc = src.strides
+    src = np.ascontiguousarray(src)
+    nb, wp, c = src.shape[0], src.shape[2], src.shape[3]
+    sn, sh, _, sc = src.strides
+    # B^T over each tile row's a input rows, whole rows at a time (before the columns are
+    # cut in overlapping tiles): [nb, th, a, W' * C].
+    rows = np.lib.stride_tricks.as_strided(src, (nb, plan.th, a, wp * c), (sn, m * sh, sh, sc))
+    s1 = buf[1][: nb * plan.th * a * wp * c].reshape(nb, plan.th, a, wp * c)
+    np.matmul(t.bt32, rows, out=s1)
+    # The tiles' columns, laid out (row, column, tile, channel), then B^T over the columns.
+    q = s1.reshape(nb, plan.th, a, wp, c)
+    qn, qt, qa, qw, qc = q.strides
     view = np.lib.stride_tricks.as_strided(
-        src, (a, a, nb, plan.th, plan.tw, c), (sh, sw, sn, m * sh, m * sw, sc)
+        q, (a, a, nb, plan.th, plan.tw, c), (qa, qw, qn, qt, m * qw, qc)
     )
     size = a * a * nb * plan.tiles * c
     x = buf[0][:size].reshape(a, a, nb, plan.th, plan.tw, c)
     np.copyto(x, view)
-    s1 = buf[1][:size].reshape(a, -1)
-    np.matmul(t.bt32, x.reshape(a, -1), out=s1)
-    v = buf[0][:size].reshape(a, a, -1)
-    np.matmul(t.bt32, s1.reshape(a, a, -1), out=v)
+    v = buf[1][:size].reshape(a, a, -1)
+    np.matmul(t.bt32, x.reshape(a, a, -1), out=v)
     return v.reshape(a * a, nb * plan.tiles, c)
 
 
@@ -211,16 +218,16 @@ def forward(xl: Any, f: Any, outs: list[int], pads: list[Any], m: int) -> Any:
             SCRATCH.lend(np, (big,), np.float32) as b1,
         ):
             v = _input_tiles(t, plan, src[b], (b0, b1))
-            prods = b1[: a * a * nb * tiles * k].reshape(a * a, nb * tiles, k)
+            prods = b0[: a * a * nb * tiles * k].reshape(a * a, nb * tiles, k)
             np.matmul(v, u, out=prods)
             # Y = A^T M A: over the tile's rows, then its columns.
-            o1 = b0[: m * a * nb * tiles * k].reshape(m, -1)
+            o1 = b1[: m * a * nb * tiles * k].reshape(m, -1)
             np.matmul(t.at32, prods.reshape(a, -1), out=o1)
-            o2 = b1[: m * m * nb * tiles * k].reshape(m, m, -1)
+            o2 = b0[: m * m * nb * tiles * k].reshape(m, m, -1)
             np.matmul(t.at32, o1.reshape(m, a, -1), out=o2)
             y = o2.reshape(m, m, nb, plan.th, plan.tw, k)
             if crop:
-                full = b0[: nb * plan.th * m * plan.tw * m * k]
+                full = b1[: nb * plan.th * m * plan.tw * m * k]
                 full = full.reshape(nb, plan.th, m, plan.tw, m, k)
                 np.copyto(full.transpose(2, 4, 0, 1, 3, 5), y)
                 full = full.reshape(nb, plan.th * m, plan.tw * m, k)
@@ -256,11 +263,11 @@ def filter_grad(xl: Any, dy: Any, r: int, pads: list[Any], m: int) -> Any:
         view = np.lib.stride_tricks.as_strided(
             g, (m, m, nb, plan.th, plan.tw, k), (sh, sw, sn, m * sh, m * sw, sk)
         )
-        gt = b1[: m * m * nb * tiles * k].reshape(m, m, nb, plan.th, plan.tw, k)
+        gt = b0[: m * m * nb * tiles * k].reshape(m, m, nb, plan.th, plan.tw, k)
         np.copyto(gt, view)
         e1 = b2[: a * m * nb * tiles * k].reshape(a, -1)
         np.matmul(t.a32, gt.reshape(m, -1), out=e1)
-        e2 = b1[: a * a * nb * tiles * k].reshape(a, a, -1)
+        e2 = b0[: a * a * nb * tiles * k].reshape(a, a, -1)
         np.matmul(t.a32, e1.reshape(a, m, -1), out=e2)
         return np.matmul(v.transpose(0, 2, 1), e2.reshape(a * a, nb * tiles, k))
 
