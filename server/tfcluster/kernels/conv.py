@@ -10,6 +10,9 @@ either the correlation of the padded out_backprop with the flipped filter (strid
 input channels) or the product with the transposed filter scattered back over the kernel
 taps. Depthwise convolutions walk the taps, each one broadcast product over the batch.
 Half-precision products run in float32 (numpy has no half BLAS) and are cast back.
+On the CPU, stride-1 3x3 and 5x5 float32 convolutions with enough channels (forward, input
+and filter gradients) go by Winograd's tiles instead (kernels/_winograd.py: 4 multiply-adds
+per output and channel pair instead of 25 for 5x5).
 """
 
 from __future__ import annotations
