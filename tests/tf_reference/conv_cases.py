@@ -101,6 +101,18 @@ CASES["conv2d_1x1_strided"] = _conv2d_case([1, 2, 2, 1], "SAME", fshape=(1, 1, 3
 CASES["conv2d_filter_as_big_as_input"] = _conv2d_case(
     [1, 1, 1, 1], "VALID", shape=(2, 3, 2, 3), fshape=(3, 2, 3, 4)
 )
+# Stride-1 3x3 and 5x5 filters with enough channels: tfcluster's CPU kernels take them by
+# Winograd's tiles (forward, both backprops and their gradients), with outputs that fill the
+# tiles exactly and outputs that do not.
+CASES["conv2d_5x5_same_many_channels"] = _conv2d_case(
+    [1, 1, 1, 1], "SAME", shape=(3, 14, 14, 16), fshape=(5, 5, 16, 24)
+)
+CASES["conv2d_5x5_valid_odd_sizes"] = _conv2d_case(
+    [1, 1, 1, 1], "VALID", shape=(2, 17, 13, 9), fshape=(5, 5, 9, 12)
+)
+CASES["conv2d_3x3_same_many_channels"] = _conv2d_case(
+    [1, 1, 1, 1], "SAME", shape=(2, 11, 16, 12), fshape=(3, 3, 12, 10)
+)
 
 
 @case

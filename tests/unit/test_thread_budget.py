@@ -5,6 +5,7 @@ intra/inter_op_parallelism_threads; the BLAS pools follow (threadpoolctl reports
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -156,3 +157,22 @@ def test_concurrent_kernels_share_the_intra_budget() -> None:
         with thread_budget.concurrent_kernel():
             assert blas_threads() == {2}
         assert blas_threads() == {4}
+
+
+def test_a_limit_set_from_another_thread_holds() -> None:
+    # threadpoolctl lets only the first thread that set OpenBLAS's pool change it: executor
+    # and kernel threads set limits too, and theirs must hold as well.
+    thread_budget.configure(intra=2, inter=2)
+    seen: list[set[int]] = []
+
+    def kernel_thread() -> None:
+        with thread_budget.blas_threads(1):
+            seen.append(blas_threads())
+        seen.append(blas_threads())
+
+    worker = threading.Thread(target=kernel_thread)
+    worker.start()
+    worker.join()
+    assert seen == [{1}, {2}]
+    with thread_budget.blas_threads(1):
+        assert blas_threads() == {1}

@@ -10,6 +10,9 @@ either the correlation of the padded out_backprop with the flipped filter (strid
 input channels) or the product with the transposed filter scattered back over the kernel
 taps. Depthwise convolutions walk the taps, each one broadcast product over the batch.
 Half-precision products run in float32 (numpy has no half BLAS) and are cast back.
+On the CPU, stride-1 3x3 and 5x5 float32 convolutions with enough channels (forward, input
+and filter gradients) go by Winograd's tiles instead (kernels/_winograd.py: 4 multiply-adds
+per output and channel pair instead of 25 for 5x5).
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _winograd
 from tfcluster.kernels._window import (
     SCRATCH,
     Window,
@@ -85,6 +89,21 @@ def _is_pointwise(win: Window, ksizes: list[int], pads: list[tuple[int, int]]) -
     )
 
 
+def _winograd_tile(
+    xp: Any,
+    win: Window,
+    dtype: Any,
+    ksizes: list[int],
+    outs: list[int],
+    channels: tuple[int, int],
+    batch: int,
+) -> int | None:
+    """The Winograd tile size for this convolution on the CPU, else None (im2col)."""
+    if xp is not np or win.n != 2 or np.dtype(dtype) != np.float32:
+        return None
+    return _winograd.applicable(ksizes, win.strides, win.dilations, outs, *channels, batch)
+
+
 def _conv_forward(xp: Any, win: Window, x: Any, f: Any) -> Any:
     """The convolution of x (node layout) with filter f [*k, ci, co], in the node's layout."""
     n = win.n
@@ -102,9 +121,12 @@ def _conv_forward(xp: Any, win: Window, x: Any, f: Any) -> Any:
     ctype = _compute_dtype(x.dtype)
     wmat = f.reshape(-1, co).astype(ctype, copy=False)
     rows = batch * math.prod(outs)
+    tile = _winograd_tile(xp, win, x.dtype, ksizes, outs, (ci, co), batch)
     if _is_pointwise(win, ksizes, pads):
         # A 1x1 convolution is a plain product over the channels.
         out = xl.reshape(rows, ci).astype(ctype, copy=False) @ wmat
+    elif tile is not None and f.dtype == np.float32:
+        out = _winograd.forward(xl, f, outs, pads, tile)
     else:
         out = xp.empty((rows, co), ctype)
         with padded(xp, xl, pads) as xp_:
@@ -139,8 +161,14 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
     if _is_pointwise(win, ksizes, pads):
         dx = (dy_mat @ w_t).reshape(batch, *sizes, c)
         return win.from_last(xp, dx.astype(dy.dtype, copy=False))
-    full = _full_correlation_pads(win, sizes, ksizes, outs, pads, (co, ci))
-    if full is not None:
+    full = _full_correlation_pads(win, sizes, ksizes, outs, pads)
+    tile = _winograd_tile(xp, win, dy.dtype, ksizes, sizes, (co, ci), batch)
+    if full is not None and tile is not None and f.dtype == np.float32:
+        # The correlation with the flipped filter, by Winograd's tiles.
+        flipped = xp.swapaxes(f[::-1, ::-1], -1, -2)
+        dx = _winograd.forward(dyl, flipped, sizes, full, tile)
+        return win.from_last(xp, dx)
+    if full is not None and _correlation_pays(co, ci):
         dx = _backprop_input_as_correlation(xp, win, dyl, f, sizes, ksizes, full, ctype)
         return win.from_last(xp, dx.astype(dy.dtype, copy=False))
     per = math.prod(outs)
@@ -172,17 +200,10 @@ def _full_correlation_pads(
     ksizes: list[int],
     outs: list[int],
     pads: list[tuple[int, int]],
-    channels: tuple[int, int],
 ) -> list[tuple[int, int]] | None:
     """With stride 1, the input gradient is the correlation of out_backprop, padded by these
     (before, after) amounts, with the flipped filter; None where that does not hold."""
     if any(s != 1 for s in win.strides):
-        return None
-    # The correlation copies out_backprop's patches (co channels per tap) and multiplies
-    # into ci columns; the scatter copies ci channels per tap three times over (read, add,
-    # write). With few input channels (a first layer) the scatter is far cheaper.
-    co, ci = channels
-    if ci < 16 or co >= 3 * ci:
         return None
     out = []
     for size, k, d, o, (before, _) in zip(sizes, ksizes, win.dilations, outs, pads):
@@ -192,6 +213,14 @@ def _full_correlation_pads(
             return None
         out.append((left, right))
     return out
+
+
+def _correlation_pays(co: int, ci: int) -> bool:
+    """Whether im2col of out_backprop beats the scatter over the taps: the correlation
+    copies out_backprop's patches (co channels per tap) and multiplies into ci columns; the
+    scatter copies ci channels per tap three times over (read, add, write). With few input
+    channels (a first layer) the scatter is far cheaper."""
+    return ci >= 16 and co < 3 * ci
 
 
 def _backprop_input_as_correlation(
@@ -240,6 +269,10 @@ def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any)
             f"{win.op}: out_backprop shape {list(dy.shape)} does not match input "
             f"{list(x.shape)} and filter sizes {list(fshape)} ({win.name})"
         )
+    tile = _winograd_tile(xp, win, x.dtype, ksizes, outs, (ci, co), batch)
+    if tile is not None and dy.dtype == np.float32:
+        dw = _winograd.filter_grad(xl, dyl, ksizes[0], pads, tile)
+        return dw.reshape(fshape).astype(x.dtype)
     ctype = _compute_dtype(x.dtype)
     dy_mat = dyl.reshape(-1, co).astype(ctype, copy=False)
     # Each block of the batch: its patches, then its share of the product; shares summed.

@@ -8,6 +8,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
+from tfcluster.kernels._window import over_batch
 from tfcluster.kernels.common import Compute, host_array, invalid, typed
 from tfcluster.kernels.registry import kernel
 
@@ -30,7 +33,6 @@ def _selu(xp: Any, x: Any) -> Any:
 
 
 _ACTIVATIONS: dict[str, Callable[..., Any]] = {
-    "Relu": lambda xp, x: xp.maximum(x, 0),
     "Relu6": lambda xp, x: xp.clip(x, 0, 6),
     "Elu": _elu,
     "Selu": _selu,
@@ -40,13 +42,49 @@ _ACTIVATIONS: dict[str, Callable[..., Any]] = {
 
 # (gradients, features or outputs) -> input gradient
 _ACTIVATION_GRADS: dict[str, Callable[..., Any]] = {
-    "ReluGrad": lambda xp, g, f: g * (f > 0),
     "Relu6Grad": lambda xp, g, f: g * ((f > 0) & (f < 6)),
     "EluGrad": lambda xp, g, y: xp.where(y < 0, g * (y + 1), g),
     "SeluGrad": lambda xp, g, y: xp.where(y < 0, g * (y + SELU_SCALE * SELU_ALPHA), g * SELU_SCALE),
     "SoftplusGrad": lambda xp, g, f: g * _sigmoid(xp, f),
     "SoftsignGrad": lambda xp, g, f: g / xp.square(1 + xp.abs(f)),
 }
+
+
+# ---- large float arrays on every core (CPU) ------------------------------------------------
+# From this many bytes an element-wise pass over a batch is split over the cores (numpy
+# releases the GIL in its loops); smaller ones are not worth the hand-off.
+_SPLIT_BYTES = 4 << 20
+
+
+def _split(xp: Any, x: Any) -> bool:
+    """Whether x is large enough, on the CPU, to go over its first axis on every core."""
+    return (
+        xp is np
+        and x.ndim >= 1
+        and x.shape[0] >= 2
+        and x.nbytes >= _SPLIT_BYTES
+        and x.dtype in (np.float32, np.float64)
+    )
+
+
+def _relu(xp: Any, x: Any) -> Any:
+    if not _split(xp, x):
+        return xp.maximum(x, 0)
+    out = np.empty_like(x)
+    over_batch(xp, x.shape[0], x.nbytes, lambda r: np.maximum(x[r], 0, out=out[r]))
+    return out
+
+
+def _relu_grad(xp: Any, g: Any, f: Any) -> Any:
+    if not (_split(xp, g) and g.shape == f.shape and g.dtype == f.dtype):
+        return g * (f > 0)
+    out = np.empty_like(g)
+    over_batch(xp, g.shape[0], g.nbytes, lambda r: np.multiply(g[r], f[r] > 0, out=out[r]))
+    return out
+
+
+_ACTIVATIONS["Relu"] = _relu
+_ACTIVATION_GRADS["ReluGrad"] = _relu_grad  # (the other activations: one pass, one core)
 
 
 def _elementwise(fn: Callable[..., Any]) -> Callable[[Any, Any], Compute]:
@@ -194,7 +232,12 @@ def bias_add(node: Any, xp: Any) -> Compute:
             )
         shape = [1] * x.ndim
         shape[axis] = b.shape[0]
-        return (x + b.reshape(shape),)
+        bias = b.reshape(shape)
+        if not (_split(xp, x) and b.dtype == x.dtype):
+            return (x + bias,)
+        out = np.empty_like(x)
+        over_batch(xp, x.shape[0], x.nbytes, lambda r: np.add(x[r], bias, out=out[r]))
+        return (out,)
 
     return compute
 
@@ -209,7 +252,15 @@ def bias_add_grad(node: Any, xp: Any) -> Compute:
         if g.ndim < 2:
             raise invalid(f"Input tensor must be at least 2D: {list(g.shape)}")
         axis = _bias_axis(g.ndim, fmt)
-        return (cast(xp.sum(g, axis=tuple(i for i in range(g.ndim) if i != axis))),)
+        others = tuple(i for i in range(g.ndim) if i != axis)
+        if not _split(xp, g) or axis == 0:
+            return (cast(xp.sum(g, axis=others)),)
+        # Sums of parts of the batch, on every core, then added.
+        parts = over_batch(xp, g.shape[0], g.nbytes, lambda r: np.sum(g[r], axis=others))
+        total = parts[0]
+        for part in parts[1:]:
+            total = total + part
+        return (cast(total),)
 
     return compute
 

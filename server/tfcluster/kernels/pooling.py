@@ -155,9 +155,9 @@ def _check_pooled(win: Window, y: Any, g: Any, want: tuple[int, ...]) -> None:
 def _max_pool_grad(xp: Any, win: Window, x: Any, y: Any, g: Any, first_only: bool) -> Any:
     """dx: each window's gradient at its first maximum (first_only), or at every maximum.
 
-    A window's gradient goes to a tap as its bits ANDed with an all-ones or all-zeros mask:
-    exact (NaN and infinities as they are, zeros elsewhere) and, unlike masked selection,
-    as fast over the strided tap views as any plain array operation."""
+    A window's gradient goes to a tap as its bits multiplied (as integers) by 1 or 0: exact
+    (NaN and infinities as they are, zeros elsewhere) and, unlike masked selection, as fast
+    over the strided tap views as any plain array operation."""
     xl, sizes, outs, pads = _pool_input(xp, win, x)
     ksize = win.ksize
     assert ksize is not None
@@ -177,22 +177,25 @@ def _max_pool_grad(xp: Any, win: Window, x: Any, y: Any, g: Any, first_only: boo
             part, dest, ys, gb = src[rows], dx_padded[rows], yl[rows], g_bits[rows]
             hit = xp.empty(ys.shape, bool)
             # Taps that already took their window's gradient (first_only).
-            taken = xp.zeros(ys.shape, bool) if first_only else None
-            first = xp.empty(ys.shape, bool) if first_only else hit
-            mask = xp.empty(ys.shape, bits)
+            taken = xp.empty(ys.shape, bool) if first_only else None
             share = None if tiles else xp.empty(ys.shape, bits)
-            for tap in win.taps(ksize):
+            taps = list(win.taps(ksize))
+            for i, tap in enumerate(taps):
                 sl = win.tap_slices(tap, outs)
-                xp.equal(part[sl], ys, out=hit)
-                if taken is not None:
-                    xp.greater(hit, taken, out=first)  # a maximum, and the window's first
-                    xp.logical_or(taken, hit, out=taken)
-                xp.copyto(mask, first, casting="unsafe")
-                xp.negative(mask, out=mask)
-                if share is None:
-                    xp.bitwise_and(gb, mask, out=dest[sl].view(bits))
+                if taken is None:
+                    chosen = xp.equal(part[sl], ys, out=hit)
+                elif i == 0:
+                    chosen = xp.equal(part[sl], ys, out=taken)
                 else:
-                    xp.bitwise_and(gb, mask, out=share)
+                    xp.equal(part[sl], ys, out=hit)
+                    chosen = xp.greater(hit, taken, out=hit)  # a maximum, the window's first
+                    if i < len(taps) - 1:
+                        xp.logical_or(taken, hit, out=taken)
+                # The gradient's bits times 1 or 0: exact, NaN and infinities as they are.
+                if share is None:
+                    xp.multiply(gb, chosen, out=dest[sl].view(bits))
+                else:
+                    xp.multiply(gb, chosen, out=share)
                     dest[sl] += share.view(g.dtype)
 
         over_batch(

@@ -168,6 +168,14 @@ def _apply_locked() -> None:
         controller = threadpoolctl.ThreadpoolController()
         _pools = [lib for lib in controller.lib_controllers if lib.user_api in _USER_APIS]
     for lib in _pools:
+        # threadpoolctl lets only one thread (the first to set it) change a process-wide
+        # pool (OpenBLAS on pthreads) and ignores the others silently: a limit set from an
+        # executor or kernel thread would not hold, and BLAS's threads would wake (and spin)
+        # inside kernels that split their work themselves. Every change here is made under
+        # _lock, so the thread making it may take control.
+        clear = getattr(lib, "clear_controlling_thread", None)
+        if clear is not None:
+            clear(force=True)
         lib.set_num_threads(wanted)
     _applied = wanted
 

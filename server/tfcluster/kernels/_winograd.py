@@ -1,0 +1,299 @@
+"""Winograd minimal filtering F(m x m, r x r) for stride-1 2-D convolutions on the CPU.
+
+A convolution's output, cut in m x m tiles, is Y = A^T [ sum_c U_c * V_c ] A per tile, where
+U = G g G^T is the filter transformed (once per call, in float64), V = B^T d B the input tile
+of a = m + r - 1 rows and columns transformed, and * the element-wise product: the sum over
+the channels is a^2 independent matrix products (tiles x C_in) @ (C_in x C_out), which do
+a^2 / m^2 multiply-adds per output and channel pair where im2col does r^2 (F(4x4, 5x5): 4
+instead of 25). The filter gradient goes through the same formula backwards:
+dU = sum over tiles of V^T (A dY A^T), dg = G^T dU G.
+
+The transforms are Toom-Cook's: interpolation points 0, +-1, +-2, +-1/2 and infinity. A^T and
+G follow from the points; B^T solves A^T[(G g) * (B^T d)] = correlate(d, g) for every g and d
+(a linear system, solved in float64 at import and checked exact). With these points the
+float32 error is a few 1e-6 of the output's magnitude (im2col's is about 2e-7; TF's tests
+allow 1e-4 for float32 convolutions).
+
+The input is worked in blocks of the batch: a block's tiles are copied into a buffer laid out
+(row, column, tile, channel), so each transform is a matrix product whose long side is the
+tiles and channels, and the block stays in the core's cache from one product to the next.
+Blocks go to every core (over_batch), BLAS single-threaded in each.
+"""
+
+from __future__ import annotations
+
+import math
+import threading
+from fractions import Fraction
+from typing import Any
+
+import numpy as np
+
+from tfcluster.kernels._cpu_gemm import single_thread_blas
+from tfcluster.kernels._window import SCRATCH, block_items, over_batch, padded
+
+# Interpolation points by tile size a = m + r - 1 (infinity is the last point of every set).
+_POINTS: dict[int, tuple[float, ...]] = {
+    4: (0, 1, -1),
+    5: (0, 1, -1, 2),
+    6: (0, 1, -1, 2, -2),
+    7: (0, 1, -1, 2, -2, 0.5),
+    8: (0, 1, -1, 2, -2, 0.5, -0.5),
+}
+# Output tile sizes tried per filter size (a <= 8: larger tiles lose float32 accuracy fast).
+_TILES = {3: (2, 4), 5: (2, 3, 4)}
+# A block's transformed tiles (a^2 x tiles x channels) of about this many bytes.
+_BLOCK_BYTES = 1 << 20
+# Chunks of the batch whose filter gradients are summed separately (then in order).
+_CHUNKS = 8
+
+
+class Transforms:
+    """F(m, r)'s matrices: A^T (m x a), G (a x r), B^T (a x a), float64."""
+
+    def __init__(self, m: int, r: int) -> None:
+        a = m + r - 1
+        points = _POINTS[a]
+        at = np.zeros((m, a))
+        g = np.zeros((a, r))
+        for j, p in enumerate(points):
+            scale = math.prod(p - q for q in points if q != p)
+            at[:, j] = [p**i for i in range(m)]
+            g[j] = [p**k / scale for k in range(r)]
+        at[m - 1, a - 1] = 1.0
+        g[a - 1, r - 1] = 1.0
+        self.m, self.r, self.a = m, r, a
+        self.at, self.g = at, g
+        self.bt = _solve_bt(at, g)
+        self.at32 = at.astype(np.float32)
+        self.a32 = np.ascontiguousarray(at.T).astype(np.float32)
+        self.bt32 = self.bt.astype(np.float32)
+
+    def filter(self, f: Any) -> Any:
+        """U = G f G^T for a filter [r, r, ci, co]: [a * a, ci, co], float32."""
+        # Small products: BLAS's own threads would only wake (and then spin) for them.
+        with single_thread_blas:
+            u = np.einsum("xi,yj,ijck->xyck", self.g, self.g, f.astype(np.float64), optimize=True)
+        return np.ascontiguousarray(u.reshape(self.a * self.a, *f.shape[2:]), dtype=np.float32)
+
+    def filter_grad(self, du: Any) -> Any:
+        """dg = G^T dU G for dU [a * a, ci, co]: [r, r, ci, co], float64."""
+        du = du.reshape(self.a, self.a, *du.shape[1:]).astype(np.float64)
+        with single_thread_blas:
+            return np.einsum("xi,yj,xyck->ijck", self.g, self.g, du, optimize=True)
+
+
+def _solve_bt(at: np.ndarray, g: np.ndarray) -> np.ndarray:
+    """B^T with sum_j A^T[i, j] G[j, k] B^T[j, l] = [l == i + k] (correlation), its entries
+    snapped to the small fractions they are; checked exact."""
+    m, a = at.shape
+    r = g.shape[1]
+    rows, rhs = [], []
+    for i in range(m):
+        for k in range(r):
+            for col in range(a):
+                row = np.zeros((a, a))
+                row[:, col] = at[i] * g[:, k]
+                rows.append(row.ravel())
+                rhs.append(1.0 if col == i + k else 0.0)
+    system, want = np.array(rows), np.array(rhs)
+    solution = np.linalg.lstsq(system, want, rcond=None)[0]
+    bt = np.array([float(Fraction(v).limit_denominator(64)) for v in solution]).reshape(a, a)
+    if np.abs(system @ bt.ravel() - want).max() > 1e-12:
+        raise AssertionError(f"no exact Winograd input transform for F({m}, {r})")
+    return bt
+
+
+_CACHE: dict[tuple[int, int], Transforms] = {}
+_CACHE_LOCK = threading.Lock()
+
+
+def transforms(m: int, r: int) -> Transforms:
+    with _CACHE_LOCK:
+        t = _CACHE.get((m, r))
+        if t is None:
+            t = _CACHE[(m, r)] = Transforms(m, r)
+        return t
+
+
+def pick_tile(r: int, outs: list[int]) -> int | None:
+    """The output tile size m that needs the fewest element products for these output sizes
+    (None: no Winograd form for an r x r filter)."""
+    best = None
+    for m in _TILES.get(r, ()):
+        a = m + r - 1
+        cost = math.ceil(outs[0] / m) * math.ceil(outs[1] / m) * a * a
+        if best is None or cost < best[0]:
+            best = (cost, m)
+    return None if best is None else best[1]
+
+
+def applicable(
+    ksizes: list[int],
+    strides: list[int],
+    dilations: list[int],
+    outs: list[int],
+    ci: int,
+    co: int,
+    batch: int,
+) -> int | None:
+    """The tile size for a convolution worth doing this way, else None: stride 1, no
+    dilation, a square 3x3 or 5x5 filter, enough channels for the products to be real matrix
+    products, and outputs at least a tile wide."""
+    r = ksizes[0]
+    if len(ksizes) != 2 or ksizes[1] != r or r not in _TILES:
+        return None
+    if any(s != 1 for s in strides) or any(d != 1 for d in dilations):
+        return None
+    if ci < 8 or co < 8 or min(outs) < 2 or batch * outs[0] * outs[1] < 128:
+        return None
+    return pick_tile(r, outs)
+
+
+class _Plan:
+    """Geometry of one call: tiles per image, the padded input and the block size."""
+
+    def __init__(
+        self, t: Transforms, shape: tuple[int, ...], outs: list[int], pads: list[Any], width: int
+    ) -> None:
+        batch, h, w, _ = shape
+        m, r = t.m, t.r
+        self.th, self.tw = math.ceil(outs[0] / m), math.ceil(outs[1] / m)
+        self.tiles = self.th * self.tw  # per image
+        # Padding after each dim grows so that every tile's rows and columns exist (zeros).
+        self.pads = [
+            (pads[0][0], self.th * m + r - 1 - h - pads[0][0]),
+            (pads[1][0], self.tw * m + r - 1 - w - pads[1][0]),
+        ]
+        self.outs = outs
+        per_image = t.a * t.a * self.tiles * width * 4
+        self.nbytes = batch * per_image
+        self.block = block_items(np, batch, self.nbytes, _BLOCK_BYTES)
+
+
+def _input_tiles(t: Transforms, plan: _Plan, src: Any, buf: tuple[Any, Any]) -> Any:
+    """V = B^T d B for every tile of the padded block `src` [nb, H', W', C]:
+    [a * a, nb * tiles, C], in buf[1] (buf[0] is used on the way)."""
+    a, m = t.a, t.m
+    src = np.ascontiguousarray(src)
+    nb, wp, c = src.shape[0], src.shape[2], src.shape[3]
+    sn, sh, _, sc = src.strides
+    # B^T over each tile row's a input rows, whole rows at a time (before the columns are
+    # cut in overlapping tiles): [nb, th, a, W' * C].
+    rows = np.lib.stride_tricks.as_strided(src, (nb, plan.th, a, wp * c), (sn, m * sh, sh, sc))
+    s1 = buf[1][: nb * plan.th * a * wp * c].reshape(nb, plan.th, a, wp * c)
+    np.matmul(t.bt32, rows, out=s1)
+    # The tiles' columns, laid out (row, column, tile, channel), then B^T over the columns.
+    q = s1.reshape(nb, plan.th, a, wp, c)
+    qn, qt, qa, qw, qc = q.strides
+    view = np.lib.stride_tricks.as_strided(
+        q, (a, a, nb, plan.th, plan.tw, c), (qa, qw, qn, qt, m * qw, qc)
+    )
+    size = a * a * nb * plan.tiles * c
+    x = buf[0][:size].reshape(a, a, nb, plan.th, plan.tw, c)
+    np.copyto(x, view)
+    v = buf[1][:size].reshape(a, a, -1)
+    np.matmul(t.bt32, x.reshape(a, a, -1), out=v)
+    return v.reshape(a * a, nb * plan.tiles, c)
+
+
+def forward(xl: Any, f: Any, outs: list[int], pads: list[Any], m: int) -> Any:
+    """The stride-1 correlation of xl [N, H, W, C] (float32, channels last) with f
+    [r, r, C, K] and these (before, after) pads: [N, *outs, K]."""
+    r = f.shape[0]
+    t = transforms(m, r)
+    batch, c, k = xl.shape[0], xl.shape[-1], f.shape[-1]
+    plan = _Plan(t, xl.shape, outs, pads, max(c, k))
+    u = t.filter(f)
+    out = np.empty((batch, *outs, k), np.float32)
+    a, tiles = t.a, plan.tiles
+    crop = plan.th * m != outs[0] or plan.tw * m != outs[1]
+    big = a * a * plan.block * tiles * max(c, k)
+
+    def part(b: slice) -> None:
+        start, stop, _ = b.indices(batch)
+        nb = stop - start
+        with (
+            SCRATCH.lend(np, (big,), np.float32) as b0,
+            SCRATCH.lend(np, (big,), np.float32) as b1,
+        ):
+            v = _input_tiles(t, plan, src[b], (b0, b1))
+            prods = b0[: a * a * nb * tiles * k].reshape(a * a, nb * tiles, k)
+            np.matmul(v, u, out=prods)
+            # Y = A^T M A: over the tile's rows, then its columns.
+            o1 = b1[: m * a * nb * tiles * k].reshape(m, -1)
+            np.matmul(t.at32, prods.reshape(a, -1), out=o1)
+            o2 = b0[: m * m * nb * tiles * k].reshape(m, m, -1)
+            np.matmul(t.at32, o1.reshape(m, a, -1), out=o2)
+            y = o2.reshape(m, m, nb, plan.th, plan.tw, k)
+            if crop:
+                full = b1[: nb * plan.th * m * plan.tw * m * k]
+                full = full.reshape(nb, plan.th, m, plan.tw, m, k)
+                np.copyto(full.transpose(2, 4, 0, 1, 3, 5), y)
+                full = full.reshape(nb, plan.th * m, plan.tw * m, k)
+                np.copyto(out[b], full[:, : outs[0], : outs[1]])
+            else:
+                dest = out[b].reshape(nb, plan.th, m, plan.tw, m, k)
+                np.copyto(dest.transpose(2, 4, 0, 1, 3, 5), y)
+
+    with padded(np, xl, plan.pads) as src:
+        over_batch(np, batch, plan.nbytes, part, plan.block)
+    return out
+
+
+def filter_grad(xl: Any, dy: Any, r: int, pads: list[Any], m: int) -> Any:
+    """The filter gradient [r, r, C, K] (float64) of the stride-1 correlation of xl
+    [N, H, W, C] with these pads, given dy [N, oh, ow, K]."""
+    t = transforms(m, r)
+    batch, c, k = xl.shape[0], xl.shape[-1], dy.shape[-1]
+    outs = list(dy.shape[1:3])
+    plan = _Plan(t, xl.shape, outs, pads, max(c, k))
+    a, tiles = t.a, plan.tiles
+    big = a * a * plan.block * tiles * max(c, k)
+    # The batch in a fixed number of chunks (each some blocks), whose sums are added in
+    # order: the same result whichever thread takes which chunk.
+    chunk = max(plan.block, math.ceil(math.ceil(batch / _CHUNKS) / plan.block) * plan.block)
+
+    def block_sum(start: int, stop: int, b0: Any, b1: Any, b2: Any) -> Any:
+        nb = stop - start
+        v = _input_tiles(t, plan, src[start:stop], (b0, b1))
+        # dY's tiles [m, m, nb * tiles, K], then A dY A^T: [a * a, nb * tiles, K].
+        g = dyp[start:stop]
+        sn, sh, sw, sk = g.strides
+        view = np.lib.stride_tricks.as_strided(
+            g, (m, m, nb, plan.th, plan.tw, k), (sh, sw, sn, m * sh, m * sw, sk)
+        )
+        gt = b0[: m * m * nb * tiles * k].reshape(m, m, nb, plan.th, plan.tw, k)
+        np.copyto(gt, view)
+        e1 = b2[: a * m * nb * tiles * k].reshape(a, -1)
+        np.matmul(t.a32, gt.reshape(m, -1), out=e1)
+        e2 = b0[: a * a * nb * tiles * k].reshape(a, a, -1)
+        np.matmul(t.a32, e1.reshape(a, m, -1), out=e2)
+        return np.matmul(v.transpose(0, 2, 1), e2.reshape(a * a, nb * tiles, k))
+
+    def part(b: slice) -> Any:
+        start, stop, _ = b.indices(batch)
+        total = None
+        with (
+            SCRATCH.lend(np, (big,), np.float32) as b0,
+            SCRATCH.lend(np, (big,), np.float32) as b1,
+            SCRATCH.lend(np, (big,), np.float32) as b2,
+        ):
+            for first in range(start, stop, plan.block):
+                du = block_sum(first, min(first + plan.block, stop), b0, b1, b2)
+                if total is None:
+                    total = du
+                else:
+                    total += du
+        return total
+
+    grow = [(0, plan.th * m - outs[0]), (0, plan.tw * m - outs[1])]
+    with padded(np, xl, plan.pads) as src, padded(np, dy, grow) as dyp:
+        sums = over_batch(np, batch, plan.nbytes, part, chunk)
+    total = None
+    for s in sums:
+        if s is not None:
+            total = s.astype(np.float64) if total is None else total + s
+    if total is None:
+        return np.zeros((r, r, c, k))
+    return t.filter_grad(total)

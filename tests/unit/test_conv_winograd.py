@@ -1,0 +1,146 @@
+"""Stride-1 3x3 and 5x5 float32 convolutions on the CPU go by Winograd's tiles
+(kernels/_winograd.py): the transforms are exact, and the convolution, its input gradient and
+its filter gradient agree with float64 references within float32 accuracy (a few 1e-6 of the
+largest output; a wrong transform is off by the output's own size)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tfcluster.kernels import _winograd
+
+# Relative to the reference's largest magnitude: Winograd's float32 error is about 5e-6.
+_TOL = 3e-5
+
+_SHAPES = [
+    # (input NHWC, filter size, out channels, padding)
+    ((4, 14, 14, 16), 5, 24, "SAME"),  # 14 = 3.5 tiles of 4x4: the last ones cropped
+    ((3, 12, 12, 8), 5, 16, "SAME"),  # 12 = three 4x4 tiles exactly
+    ((2, 17, 13, 9), 5, 12, "VALID"),
+    ((2, 11, 16, 12), 3, 10, "SAME"),
+    ((4, 9, 10, 8), 3, 8, "VALID"),
+]
+
+
+def _correlate64(x: np.ndarray, f: np.ndarray, padding: str) -> np.ndarray:
+    """The convolution in float64 by numpy alone (NHWC, stride 1)."""
+    r = f.shape[0]
+    x = x.astype(np.float64)
+    if padding == "SAME":
+        lo = (r - 1) // 2
+        x = np.pad(x, ((0, 0), (lo, r - 1 - lo), (lo, r - 1 - lo), (0, 0)))
+    win = np.lib.stride_tricks.sliding_window_view(x, (r, r), axis=(1, 2))
+    return np.einsum("nhwcij,ijck->nhwk", win, f.astype(np.float64))
+
+
+def _err(got: Any, want: np.ndarray) -> float:
+    return float(np.abs(np.asarray(got, np.float64) - want).max() / np.abs(want).max())
+
+
+@pytest.mark.parametrize(("m", "r"), [(2, 3), (4, 3), (2, 5), (3, 5), (4, 5)])
+def test_transforms_compute_the_correlation_exactly(m: int, r: int) -> None:
+    t = _winograd.transforms(m, r)
+    rng = np.random.default_rng(m * 10 + r)
+    for _ in range(5):
+        d = rng.standard_normal(t.a)
+        g = rng.standard_normal(r)
+        want = np.array([d[i : i + r] @ g for i in range(m)])
+        got = t.at @ ((t.g @ g) * (t.bt @ d))
+        np.testing.assert_allclose(got, want, rtol=0, atol=1e-12)
+
+
+@pytest.mark.parametrize(("shape", "r", "co", "padding"), _SHAPES)
+def test_cases_of_this_size_are_taken_by_winograd(
+    shape: tuple[int, ...], r: int, co: int, padding: str
+) -> None:
+    outs = [s if padding == "SAME" else s - r + 1 for s in shape[1:3]]
+    assert _winograd.applicable([r, r], [1, 1], [1, 1], outs, shape[3], co, shape[0])
+
+
+def test_small_strided_dilated_or_few_channel_convolutions_are_not() -> None:
+    big = ([5, 5], [1, 1], [1, 1], [14, 14], 32, 64, 128)
+    assert _winograd.applicable(*big)
+    assert not _winograd.applicable([5, 5], [2, 2], [1, 1], [14, 14], 32, 64, 128)
+    assert not _winograd.applicable([5, 5], [1, 1], [2, 2], [14, 14], 32, 64, 128)
+    assert not _winograd.applicable([5, 5], [1, 1], [1, 1], [28, 28], 1, 32, 128)
+    assert not _winograd.applicable([5, 3], [1, 1], [1, 1], [14, 14], 32, 64, 128)
+    assert not _winograd.applicable([7, 7], [1, 1], [1, 1], [14, 14], 32, 64, 128)
+    assert not _winograd.applicable([3, 3], [1, 1], [1, 1], [4, 4], 8, 8, 1)
+
+
+@pytest.mark.parametrize(("shape", "r", "co", "padding"), _SHAPES)
+def test_forward_matches_float64_numpy(
+    shape: tuple[int, ...], r: int, co: int, padding: str
+) -> None:
+    rng = np.random.default_rng(1)
+    x = rng.standard_normal(shape).astype(np.float32)
+    f = (rng.standard_normal((r, r, shape[3], co)) / (r * np.sqrt(shape[3]))).astype(np.float32)
+    want = _correlate64(x, f, padding)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        got = sess.run(tf.nn.conv2d(tf.constant(x), tf.constant(f), [1, 1, 1, 1], padding))
+    assert got.dtype == np.float32 and got.shape == want.shape
+    assert _err(got, want) < _TOL
+
+
+def _grads(x: np.ndarray, f: np.ndarray, w: np.ndarray, padding: str, fmt: str) -> list[Any]:
+    """[y, dL/dx, dL/df] of L = sum(conv(x, f) * w) in x's dtype (NHWC arrays given)."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        xt, wt = tf.constant(x), tf.constant(w)
+        ft = tf.constant(f)
+        if fmt == "NCHW":
+            y = tf.nn.conv2d(
+                tf.transpose(xt, [0, 3, 1, 2]), ft, [1, 1, 1, 1], padding, data_format="NCHW"
+            )
+            y = tf.transpose(y, [0, 2, 3, 1])
+        else:
+            y = tf.nn.conv2d(xt, ft, [1, 1, 1, 1], padding)
+        dx, df = tf.gradients(tf.reduce_sum(y * wt), [xt, ft])
+        return list(sess.run([y, dx, df]))
+
+
+@pytest.mark.parametrize("fmt", ["NHWC", "NCHW"])
+@pytest.mark.parametrize(("shape", "r", "co", "padding"), _SHAPES)
+def test_gradients_match_the_float64_kernels(
+    shape: tuple[int, ...], r: int, co: int, padding: str, fmt: str
+) -> None:
+    # float64 convolutions take im2col (checked against TensorFlow in test_conv_reference).
+    rng = np.random.default_rng(2)
+    x = rng.standard_normal(shape).astype(np.float32)
+    f = (rng.standard_normal((r, r, shape[3], co)) / (r * np.sqrt(shape[3]))).astype(np.float32)
+    outs = [s if padding == "SAME" else s - r + 1 for s in shape[1:3]]
+    w = rng.standard_normal((shape[0], *outs, co)).astype(np.float32)
+    got = _grads(x, f, w, padding, fmt)
+    want = _grads(x.astype(np.float64), f.astype(np.float64), w.astype(np.float64), padding, fmt)
+    np.testing.assert_allclose(want[0], _correlate64(x, f, padding), rtol=1e-12, atol=1e-12)
+    for name, g, ref in zip(("output", "input gradient", "filter gradient"), got, want):
+        assert g.dtype == np.float32 and g.shape == ref.shape, name
+        assert _err(g, ref) < _TOL, name
+
+
+def test_a_batch_split_over_blocks_and_threads_matches_one_image_at_a_time() -> None:
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((64, 14, 14, 32)).astype(np.float32)
+    f = (rng.standard_normal((5, 5, 32, 64)) * 0.03).astype(np.float32)
+    pads = [(2, 2), (2, 2)]
+    whole = _winograd.forward(x, f, [14, 14], pads, 4)
+    one = np.concatenate([_winograd.forward(x[i : i + 1], f, [14, 14], pads, 4) for i in range(4)])
+    np.testing.assert_array_equal(whole[:4], one)
+    dy = rng.standard_normal((64, 14, 14, 64)).astype(np.float32)
+    dw = _winograd.filter_grad(x, dy, 5, pads, 4)
+    parts = sum(
+        _winograd.filter_grad(x[i : i + 16], dy[i : i + 16], 5, pads, 4) for i in (0, 16, 32, 48)
+    )
+    np.testing.assert_allclose(dw, parts, rtol=1e-5, atol=1e-5 * np.abs(dw).max())
+
+
+def test_the_filter_gradient_is_the_same_from_run_to_run() -> None:
+    # Blocks go to whichever thread is free; their sums must still be added in one order.
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((96, 14, 14, 32)).astype(np.float32)
+    dy = rng.standard_normal((96, 14, 14, 64)).astype(np.float32)
+    first = _winograd.filter_grad(x, dy, 5, [(2, 2), (2, 2)], 4)
+    for _ in range(3):
+        np.testing.assert_array_equal(_winograd.filter_grad(x, dy, 5, [(2, 2), (2, 2)], 4), first)
