@@ -22,6 +22,7 @@ from tfcluster.runtime import (
     inter_op,
     kernel_table,
     outbox,
+    run_plan,
     thread_budget,
 )
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
@@ -148,9 +149,26 @@ class Executor:
         self._probe_left = inter_op.PROBE_STEPS if can_overlap else 0
         self._probe = inter_op.HeavyProbe()
         self.overlaps = False
+        # The straight-line plan (runtime/run_plan.py), made after the first plain sequential
+        # run: a graph run once (an initializer) never pays for compiling it.
+        self._plan: run_plan.Plan | None = None
+        self._plannable = (
+            not self.has_async and not self.ref_fetches and len(self.steps) <= run_plan.MAX_NODES
+        )
+        self._const_steps = tuple(
+            n.op == "Const" and not n.inputs and device_type_of(s.device) == "CPU"
+            for n, s in zip(order, self.steps)
+        )
+        self._any_ref_fetch = any(self.fetch_is_ref)
 
     # ------------------------------------------------------------------------------------
     def run(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
+        plan = self._plan
+        if plan is not None and not ctx.trace:
+            out = float_errors.call_silenced(plan, ctx, feed_values)
+            if self._any_ref_fetch:
+                self._read_ref_fetches(out)
+            return out
         vals: list[Any] = [None] * self.num_slots
         for slot, v in zip(self.feed_slots, feed_values):
             vals[slot] = v
@@ -173,6 +191,10 @@ class Executor:
                 heavy_per_step = self._probe.seconds / inter_op.PROBE_STEPS
                 self.overlaps = heavy_per_step >= inter_op.MIN_HEAVY_SECONDS
             stats = None
+        elif stats is None and self._plannable and self._probe_left <= 0 and not self.overlaps:
+            self._plan = run_plan.compile_plan(
+                self.steps, self._const_steps, self.feed_slots, self.fetch_slots, with_node
+            )
         out: list[Any] = []
         for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
             v = vals[slot]
@@ -182,6 +204,11 @@ class Executor:
         if stats is not None:
             ctx.step_stats.extend(stats.to_protos())
         return out
+
+    def _read_ref_fetches(self, out: list[Any]) -> None:
+        for k, is_ref in enumerate(self.fetch_is_ref):
+            if is_ref:
+                out[k] = out[k].read(self.fetches[k])
 
     def _snapshot_ref_fetches(self, ctx: StepContext, vals: list[Any]) -> None:
         """Reads the fetched variables made so far, once each (the step is about to wait)."""
