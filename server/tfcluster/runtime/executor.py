@@ -184,7 +184,10 @@ class Executor:
             if self.has_async or width > 1:
                 self._run_dataflow(ctx, vals, stats, width)
             else:
-                self._run_sequential(ctx, vals, stats)
+                # Probing times the heavy kernels by this thread's CPU time: a probe step
+                # preempted on a busy machine must not make tiny kernels look heavy.
+                clock = time.thread_time if probing else time.time
+                self._run_sequential(ctx, vals, stats, clock)
         if probing:
             self._probe_left -= 1
             if self._probe_left <= 0:
@@ -224,7 +227,9 @@ class Executor:
             self._labels = timeline_labels(self._order)
         return StepTrace(self.devices, self._labels)
 
-    def _run_sequential(self, ctx: StepContext, vals: list[Any], stats: Any) -> None:
+    def _run_sequential(
+        self, ctx: StepContext, vals: list[Any], stats: Any, clock: Any = time.time
+    ) -> None:
         step = None
         try:
             for step in self.steps:
@@ -238,9 +243,9 @@ class Executor:
                     for i in step.to_host:
                         ins[i] = device_copy.to_host(ins[i])
                 if stats is not None:
-                    t0 = time.time()
+                    t0 = clock()
                     outs = step.fn(ctx, ins)
-                    stats.add(step, t0, time.time(), outs)
+                    stats.add(step, t0, clock(), outs)
                 else:
                     outs = step.fn(ctx, ins)
                 for idx, slot in step.out_pairs:
