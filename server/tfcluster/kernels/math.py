@@ -21,7 +21,15 @@ import numpy as np
 
 from tfcluster.framework import memory_budget
 from tfcluster.kernels import _cpu_gemm, in_place
-from tfcluster.kernels.common import Compute, host_ints, invalid, np_dtype, shape_of
+from tfcluster.kernels.common import (
+    Compute,
+    LastHostInputs,
+    frozen,
+    host_ints,
+    invalid,
+    np_dtype,
+    shape_of,
+)
 from tfcluster.kernels.registry import kernel
 from tfcluster.runtime.float_errors import silenced
 
@@ -598,7 +606,17 @@ kernel("Cumprod", host=[1])(_scan_factory("cumprod", 1))
 # ---- shape helpers: arithmetic TF runs on the host even for GPU nodes, with host results ---
 @kernel("BroadcastGradientArgs", all_host=True)
 def broadcast_gradient_args(node: Any, xp: Any) -> Compute:
+    last = LastHostInputs()
+
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        kept = last.get(ins[0], ins[1])
+        if kept is not None:
+            return kept  # type: ignore[no-any-return]
+        out = _broadcast_gradient_args(ins)
+        last.keep((ins[0], ins[1]), (frozen(out[0]), frozen(out[1])))
+        return out
+
+    def _broadcast_gradient_args(ins: list[Any]) -> tuple[Any, ...]:
         s0 = host_ints(ins[0])
         s1 = host_ints(ins[1])
         n = max(len(s0), len(s1))
