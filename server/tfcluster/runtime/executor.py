@@ -149,9 +149,10 @@ class Executor:
         self._probe_left = inter_op.PROBE_STEPS if can_overlap else 0
         self._probe = inter_op.HeavyProbe()
         self.overlaps = False
-        # The straight-line plan (runtime/run_plan.py), made after the first plain sequential
-        # run: a graph run once (an initializer) never pays for compiling it.
+        # The straight-line plan (runtime/run_plan.py), made when a second plain sequential
+        # run comes: a graph run once (an initializer) never pays for compiling it.
         self._plan: run_plan.Plan | None = None
+        self._ran_plain = False
         self._plannable = (
             not self.has_async and not self.ref_fetches and len(self.steps) <= run_plan.MAX_NODES
         )
@@ -164,11 +165,15 @@ class Executor:
     # ------------------------------------------------------------------------------------
     def run(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
         plan = self._plan
+        if plan is None and self._ran_plain and not ctx.trace:
+            plan = self._plan = run_plan.compile_plan(
+                self.steps, self._const_steps, self.feed_slots, self.fetch_slots, with_node
+            )
         if plan is not None and not ctx.trace:
-            out = float_errors.call_silenced(plan, ctx, feed_values)
+            fetched = float_errors.call_silenced(plan, ctx, feed_values)
             if self._any_ref_fetch:
-                self._read_ref_fetches(out)
-            return out
+                self._read_ref_fetches(fetched)
+            return fetched
         vals: list[Any] = [None] * self.num_slots
         for slot, v in zip(self.feed_slots, feed_values):
             vals[slot] = v
@@ -195,9 +200,7 @@ class Executor:
                 self.overlaps = heavy_per_step >= inter_op.MIN_HEAVY_SECONDS
             stats = None
         elif stats is None and self._plannable and self._probe_left <= 0 and not self.overlaps:
-            self._plan = run_plan.compile_plan(
-                self.steps, self._const_steps, self.feed_slots, self.fetch_slots, with_node
-            )
+            self._ran_plain = True
         out: list[Any] = []
         for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
             v = vals[slot]
