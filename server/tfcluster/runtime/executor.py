@@ -211,6 +211,17 @@ class Executor:
             ctx.step_stats.extend(stats.to_protos())
         return out
 
+    def run_nested(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
+        """run() for a function body called by a kernel of a running step (a while loop's
+        cond and body, once per iteration): numpy's warnings are silenced already."""
+        plan = self._plan
+        if plan is not None and not ctx.trace:
+            fetched = plan(ctx, feed_values)
+            if self._any_ref_fetch:
+                self._read_ref_fetches(fetched)
+            return fetched
+        return self.run(ctx, feed_values)
+
     def _read_ref_fetches(self, out: list[Any]) -> None:
         for k, is_ref in enumerate(self.fetch_is_ref):
             if is_ref:
