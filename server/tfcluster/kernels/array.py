@@ -315,6 +315,10 @@ def pack(node: Any, xp: Any) -> Compute:
         rank = len(first) + 1
         if not -rank <= axis < rank:
             raise invalid(f"axis = {axis} not in [{-rank}, {rank})")
+        if xp is np and axis in (0, -rank) and values[0].dtype != object:
+            # The same as stack on axis 0 for arrays of one shape and dtype, at a tenth of
+            # its cost (shape vectors packed from scalars in every gradient).
+            return (np.array(values),)
         return (xp.stack(values, axis=axis),)
 
     return compute
