@@ -176,7 +176,11 @@ class BaseSession:
             return feeds
         graph = self._graph
         for key, value in feed_dict.items():
-            if type(key) is Tensor and key.graph is graph and type(value) is np.ndarray:
+            if (
+                type(key) is Tensor
+                and key.graph is graph
+                and not isinstance(value, session_ops.TensorHandle)
+            ):
                 feeds[key.name] = _feed_value(key, value)  # the common case, checked as below
                 continue
             for tensor, sub_value in fetch_lib.expand_feed(self._graph, key, value):
