@@ -170,3 +170,23 @@ def test_broadcast_gradients_follow_changing_shapes() -> None:
             assert got_a.shape == sa and got_b.shape == sb
             np.testing.assert_allclose(got_a, np.full(sa, 2.0))
             np.testing.assert_allclose(got_b, np.full(sb, av.size / bv.size))
+
+
+def test_fed_shapes_are_checked_against_partial_shapes() -> None:
+    from tfcluster.framework.tensor_shape import TensorShape, fits
+
+    assert fits(TensorShape(None), (2, 3))
+    assert fits(TensorShape([None, 3]), (5, 3))
+    assert not fits(TensorShape([None, 3]), (5, 4))
+    assert not fits(TensorShape([None, 3]), (3,))
+    assert fits(TensorShape([]), ())
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        y = x + 1.0
+    with tf.Session(graph=g) as sess:
+        for _ in range(3):
+            sess.run(y, {x: np.zeros((2, 3))})
+        with pytest.raises(ValueError, match=r"Cannot feed value of shape \(2, 4\)"):
+            sess.run(y, {x: np.zeros((2, 4))})
+        np.testing.assert_array_equal(sess.run(y, {x: np.zeros((1, 3))}), np.ones((1, 3)))

@@ -12,7 +12,7 @@ import numpy as np
 from tfcluster.client import context_config
 from tfcluster.client import fetches as fetch_lib
 from tfcluster.client.master_client import MasterClient, master_for_target
-from tfcluster.framework import dtypes, errors
+from tfcluster.framework import dtypes, errors, tensor_shape
 from tfcluster.framework.default_session import pop_default_session, push_default_session
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape
@@ -366,26 +366,12 @@ def _feed_value(tensor: Tensor, value: Any) -> Any:
             )
         arr = src if src.dtype == np_dtype else src.astype(np_dtype)
     shape: TensorShape = tensor.shape
-    if not _fits(shape, arr.shape):
+    if not tensor_shape.fits(shape, arr.shape):
         raise ValueError(
             f"Cannot feed value of shape {arr.shape!r} for Tensor '{tensor.name}', which has "
             f"shape '{shape}'"
         )
     return arr
-
-
-def _fits(shape: TensorShape, got: tuple[int, ...]) -> bool:
-    """shape.is_compatible_with(got), without making a TensorShape of `got` (every feed of
-    every step asks)."""
-    dims = shape._dims
-    if dims is None:
-        return True
-    if len(dims) != len(got):
-        return False
-    for want, have in zip(dims, got):  # noqa: SIM110 - a loop is faster than all(...)
-        if want is not None and want != have:
-            return False
-    return True
 
 
 # Fetch structures a session keeps flattened (a training loop uses a few, over and over).
