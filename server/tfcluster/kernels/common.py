@@ -100,27 +100,30 @@ def unchanging(value: Any) -> bool:
 class LastHostInputs:
     """What a kernel worked out from its host inputs (shapes, slice specs), kept for the next
     call that passes the very same unchanging arrays (`unchanging`); the arrays are held, so
-    their ids are not reused and no in-place write of a variable's array can change them."""
+    their ids are not reused and no in-place write of a variable's array can change them.
+    Inputs and result are kept as one tuple, so a step running the same kernel on another
+    thread never sees the one without the other."""
 
-    __slots__ = ("inputs", "result")
+    __slots__ = ("_entry",)
 
     def __init__(self) -> None:
-        self.inputs: tuple[Any, ...] = ()
-        self.result: Any = None
+        self._entry: tuple[tuple[Any, ...], Any] | None = None
 
     def get(self, *values: Any) -> Any:
         """The kept result when `values` are the arrays it was worked out from, else None."""
-        kept = self.inputs
+        entry = self._entry
+        if entry is None:
+            return None
+        kept, result = entry
         if len(kept) != len(values):
             return None
         for a, b in zip(kept, values):
             if a is not b:
                 return None
-        return self.result
+        return result
 
     def keep(self, values: tuple[Any, ...], result: Any) -> None:
         for v in values:
             if not unchanging(v):
                 return
-        self.inputs = values
-        self.result = result
+        self._entry = (values, result)
