@@ -5,6 +5,8 @@ shapes change from one step to the next."""
 
 from __future__ import annotations
 
+import threading
+
 import numpy as np
 import pytest
 import tfcluster as tf
@@ -190,3 +192,32 @@ def test_fed_shapes_are_checked_against_partial_shapes() -> None:
         with pytest.raises(ValueError, match=r"Cannot feed value of shape \(2, 4\)"):
             sess.run(y, {x: np.zeros((2, 4))})
         np.testing.assert_array_equal(sess.run(y, {x: np.zeros((1, 3))}), np.ones((1, 3)))
+
+
+def test_steps_on_several_threads_get_their_own_shapes() -> None:
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [None, None], name="x")
+        head = x[:, :1]
+        flat = tf.reshape(x, tf.shape(x)[::-1])
+        grad = tf.gradients(tf.reduce_sum(head * x[:, 1:2]), x)[0]
+    errors: list[BaseException] = []
+    with tf.Session(graph=g) as sess:
+
+        def work(rows: int, cols: int) -> None:
+            xv = np.arange(rows * cols, dtype=np.float32).reshape(rows, cols)
+            try:
+                for _ in range(200):
+                    got_head, got_flat, got_grad = sess.run([head, flat, grad], {x: xv})
+                    np.testing.assert_array_equal(got_head, xv[:, :1])
+                    np.testing.assert_array_equal(got_flat, xv.reshape(cols, rows))
+                    assert got_grad.shape == (rows, cols)
+            except BaseException as e:  # reported to the test
+                errors.append(e)
+
+        threads = [threading.Thread(target=work, args=s) for s in ((2, 3), (5, 2), (3, 4))]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+    assert not errors, errors[0]
