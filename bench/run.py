@@ -45,6 +45,8 @@ class Bench:
     program: str
     issue: str
     what: str
+    # Its TF side needs TensorFlow 1.x (tf.keras in graph mode): run with --tf1-python if given.
+    needs_tf1: bool = False
 
 
 BENCHES = [
@@ -60,6 +62,13 @@ BENCHES = [
     Bench("queue_input", "queue_input.py", "issue 16", "TFRecord reader -> shuffle_batch queues"),
     Bench("word2vec_ps", "word2vec_ps.py", "issue 17", "skip-gram, 1M x 128 over 2 ps, 2 workers"),
     Bench("tls_transport", "tls_transport.py", "issue 23", "mutual TLS against plain"),
+    Bench(
+        "keras_small",
+        "keras_small.py",
+        "issue 17",
+        "tf.keras fit: small MLP (batch 32) and LSTM (batch 128)",
+        needs_tf1=True,
+    ),
 ]
 
 
@@ -99,6 +108,8 @@ TARGETS = {
     "inception-style per image": Target("tf", "<=", 1.0, "time <= 1x TF"),
     "conv net train step (batch 128)": Target("tf", "<=", 1.0, "time <= 1x TF"),
     "lstm train step (h256 t50 b64)": Target("tf", "<=", 1.0, "time <= 1x TF"),
+    "keras MLP fit, steps/s": Target("tf", ">=", 1.0, "steps/s >= 1x TF"),
+    "keras LSTM fit, steps/s": Target("tf", ">=", 1.0, "steps/s >= 1x TF"),
     **{
         f"{row} ({unit})": Target("tf", ">=", 1.0, f"{unit} >= 1x TF")
         for row in (
@@ -288,7 +299,8 @@ def run_bench(bench: Bench, args: argparse.Namespace, tf_python: str, budget_end
         log(f"skipped: {tfc.skipped}")
         return out
     log(f"{bench.name} ({bench.issue}) -- TensorFlow side")
-    out.tf = run_program(tf_python, bench, "tf", extra, timeout)
+    python = args.tf1_python if bench.needs_tf1 and args.tf1_python else tf_python
+    out.tf = run_program(python, bench, "tf", extra, timeout)
     if tfc.skipped:
         out.skipped = tfc.skipped
         return out
@@ -629,6 +641,12 @@ def parse_args() -> argparse.Namespace:
         help="write the results as the named section of the results file, replacing that "
         "section only (for runs of some benchmarks, with --only); without it the head of the "
         "file (everything before its named sections) is rewritten",
+    )
+    p.add_argument(
+        "--tf1-python",
+        default="",
+        help="a Python with TensorFlow 1.x (1.15) for the TF side of benchmarks that need it "
+        "(tf.keras in graph mode: keras_small); without it their TF side reports why it skips",
     )
     p.add_argument("--no-write", action="store_true", help="print the table only")
     p.add_argument("--strict", action="store_true", help="exit 1 when a target is missed")

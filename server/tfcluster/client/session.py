@@ -12,7 +12,7 @@ import numpy as np
 from tfcluster.client import context_config
 from tfcluster.client import fetches as fetch_lib
 from tfcluster.client.master_client import MasterClient, master_for_target
-from tfcluster.framework import dtypes, errors
+from tfcluster.framework import dtypes, errors, tensor_shape
 from tfcluster.framework.default_session import pop_default_session, push_default_session
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape
@@ -74,6 +74,9 @@ class BaseSession:
         self._default_ctx: Any = None
         self._dead_handles: list[str] = []
         self._dead_lock = threading.Lock()
+        # Fetch structures seen lately (flat lists of tensors and ops, as training loops
+        # pass every step), so a step does not flatten the same structure again.
+        self._handlers: dict[Any, fetch_lib.FetchHandler] = {}
 
     # ---- properties ------------------------------------------------------------------
     @property
@@ -140,7 +143,7 @@ class BaseSession:
         run_metadata: config_pb2.RunMetadata | None = None,
     ) -> Any:
         self._delete_dead_handles()
-        handler = fetch_lib.FetchHandler(self._graph, fetches)
+        handler = self._fetch_handler(fetches)
         feeds = self._process_feeds(feed_dict)
         handle = self._sync_graph()
         values, stats = self._master.run_step(
@@ -150,11 +153,36 @@ class BaseSession:
             run_metadata.step_stats.CopyFrom(stats)
         return handler.build(list(values), feeds, self)
 
+    def _fetch_handler(self, fetches: Any) -> fetch_lib.FetchHandler:
+        key: Any = None
+        if type(fetches) is list or type(fetches) is tuple:
+            if all(type(f) is Tensor or type(f) is Operation for f in fetches):
+                key = (type(fetches), *fetches)  # tensors and ops hash and compare by identity
+        elif type(fetches) is Tensor or type(fetches) is Operation:
+            key = fetches
+        if key is None:
+            return fetch_lib.FetchHandler(self._graph, fetches)
+        handler = self._handlers.get(key)
+        if handler is None:
+            handler = fetch_lib.FetchHandler(self._graph, fetches)
+            if len(self._handlers) >= _HANDLERS_KEPT:
+                self._handlers.clear()
+            self._handlers[key] = handler
+        return handler
+
     def _process_feeds(self, feed_dict: Mapping[Any, Any] | None) -> dict[str, Any]:
         feeds: dict[str, Any] = {}
         if not feed_dict:
             return feeds
+        graph = self._graph
         for key, value in feed_dict.items():
+            if (
+                type(key) is Tensor
+                and key.graph is graph
+                and not isinstance(value, session_ops.TensorHandle)
+            ):
+                feeds[key.name] = _feed_value(key, value)  # the common case, checked as below
+                continue
             for tensor, sub_value in fetch_lib.expand_feed(self._graph, key, value):
                 if isinstance(sub_value, session_ops.TensorHandle):
                     # A TensorHandle feeds the tensor the session keeps for it.
@@ -338,9 +366,13 @@ def _feed_value(tensor: Tensor, value: Any) -> Any:
             )
         arr = src if src.dtype == np_dtype else src.astype(np_dtype)
     shape: TensorShape = tensor.shape
-    if not shape.is_compatible_with(arr.shape):
+    if not tensor_shape.fits(shape, arr.shape):
         raise ValueError(
             f"Cannot feed value of shape {arr.shape!r} for Tensor '{tensor.name}', which has "
             f"shape '{shape}'"
         )
     return arr
+
+
+# Fetch structures a session keeps flattened (a training loop uses a few, over and over).
+_HANDLERS_KEPT = 32

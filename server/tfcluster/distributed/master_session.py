@@ -30,7 +30,7 @@ from tfcluster.distributed.interfaces import (
     WorkerInterface,
 )
 from tfcluster.distributed.worker import GRAPH_HANDLE_NOT_FOUND
-from tfcluster.framework import dtypes, errors, op_def_registry
+from tfcluster.framework import dtypes, errors, op_def_registry, tensor_shape
 from tfcluster.protos import config_pb2, step_stats_pb2
 from tfcluster.runtime import cancellation
 from tfcluster.runtime import partition as partitioning
@@ -751,7 +751,7 @@ def _check_fed_values(
             raise errors.InvalidArgumentError(
                 None, None, f"Fed value for '{name}' has dtype {got}, expected {dtype.name}"
             )
-        if shape is not None and not shape.is_compatible_with(getattr(value, "shape", ())):
+        if shape is not None and not tensor_shape.fits(shape, tuple(getattr(value, "shape", ()))):
             raise errors.InvalidArgumentError(
                 None,
                 None,

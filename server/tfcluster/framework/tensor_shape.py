@@ -258,6 +258,20 @@ def as_shape(shape: Any) -> TensorShape:
     return shape if isinstance(shape, TensorShape) else TensorShape(shape)
 
 
+def fits(shape: TensorShape, dims: tuple[int, ...]) -> bool:
+    """shape.is_compatible_with(dims) for the concrete shape of a value, without making a
+    TensorShape of it (every fed value of every step is checked)."""
+    want = shape._dims
+    if want is None:
+        return True
+    if len(want) != len(dims):
+        return False
+    for a, b in zip(want, dims):  # noqa: SIM110 - a loop is faster than all(...)
+        if a is not None and a != b:
+            return False
+    return True
+
+
 def unknown_shape(rank: int | None = None) -> TensorShape:
     return TensorShape(None if rank is None else [None] * rank)
 

@@ -17,6 +17,7 @@ import numpy as np
 from tfcluster.framework import memory_budget
 from tfcluster.kernels.common import (
     Compute,
+    LastHostInputs,
     axis_in,
     frozen,
     host_array,
@@ -104,11 +105,25 @@ def _out_type(node: Any, attr: str = "out_type") -> np.dtype[Any]:
 @kernel("Shape", keep_inputs=True)
 def shape(node: Any, xp: Any) -> Compute:
     dtype = _out_type(node)
+    # One read-only array per shape seen, handed out again for that shape: its consumers
+    # (Reshape, BroadcastGradientArgs, slices) then meet the same object and reuse what they
+    # worked out from it (common.LastHostInputs).
+    seen: dict[tuple[int, ...], tuple[Any]] = {}
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        return (np.array(shape_of(ins[0]), dtype=dtype),)
+        dims = shape_of(ins[0])
+        out = seen.get(dims)
+        if out is None:
+            if len(seen) >= _SHAPES_KEPT:
+                seen.clear()
+            out = seen[dims] = (frozen(np.array(dims, dtype=dtype)),)
+        return out
 
     return compute
+
+
+# Distinct shapes a Shape node keeps arrays for (a node seeing more, a dynamic size, starts over).
+_SHAPES_KEPT = 64
 
 
 @kernel("Rank", keep_inputs=True)
@@ -150,12 +165,18 @@ def _check_reshape(size: int, dims: list[int]) -> None:
 
 @kernel("Reshape", host=[1])
 def reshape(node: Any, xp: Any) -> Compute:
+    last = LastHostInputs()  # (dims, their product when all are known, else -1)
+
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         x = xp.asarray(ins[0])
+        kept = last.get(ins[1])
+        if kept is not None and kept[1] == x.size:
+            return (x.reshape(kept[0]),)
         if np.ndim(ins[1]) > 1:
             raise invalid(f"sizes input must be 1-D, not {shape_str(np.shape(ins[1]))}")
         dims = host_ints(ins[1])
         if -1 not in dims and min(dims, default=0) >= 0 and math.prod(dims) == x.size:
+            last.keep((ins[1],), (dims, x.size))
             return (x.reshape(dims),)  # the common case, without the checks' ~5 us
         _check_reshape(x.size, dims)
         return (x.reshape(dims),)
@@ -184,7 +205,7 @@ def zeros_like(node: Any, xp: Any) -> Compute:
         x = xp.asarray(ins[0])
         if x.dtype == object:  # strings, which live only on the CPU
             return (np.full(x.shape, b"", dtype=object),)
-        return (xp.zeros_like(x),)
+        return (xp.zeros(x.shape, x.dtype),)  # zeros_like's layout matching costs ~1 us
 
     return compute
 
@@ -294,6 +315,10 @@ def pack(node: Any, xp: Any) -> Compute:
         rank = len(first) + 1
         if not -rank <= axis < rank:
             raise invalid(f"axis = {axis} not in [{-rank}, {rank})")
+        if xp is np and axis in (0, -rank) and values[0].dtype != object:
+            # The same as stack on axis 0 for arrays of one shape and dtype, at a tenth of
+            # its cost (shape vectors packed from scalars in every gradient).
+            return (np.array(values),)
         return (xp.stack(values, axis=axis),)
 
     return compute
@@ -484,9 +509,15 @@ def _check_strided_index(shape: Sequence[int], index: list[Any]) -> None:
 def strided_slice(node: Any, xp: Any) -> Compute:
     masks = _Masks(node.attrs)
 
+    last = LastHostInputs()  # (input shape, index)
+
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         x = xp.asarray(ins[0])
+        kept = last.get(ins[1], ins[2], ins[3])
+        if kept is not None and kept[0] == x.shape:
+            return (xp.asarray(x[kept[1]]),)
         index = _strided_index(x.shape, ins[1], ins[2], ins[3], masks)
+        last.keep((ins[1], ins[2], ins[3]), (x.shape, index))
         return (xp.asarray(x[index]),)
 
     return compute
@@ -496,12 +527,20 @@ def strided_slice(node: Any, xp: Any) -> Compute:
 def strided_slice_grad(node: Any, xp: Any) -> Compute:
     masks = _Masks(node.attrs)
 
+    last = LastHostInputs()  # (shape, index, the slice's shape)
+
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         dy = xp.asarray(ins[4])
+        kept = last.get(ins[0], ins[1], ins[2], ins[3])
+        if kept is not None and kept[2] == dy.shape:
+            out = xp.zeros(kept[0], dtype=dy.dtype)
+            out[kept[1]] = dy
+            return (out,)
         out = xp.zeros(host_ints(ins[0]), dtype=dy.dtype)
         index = _strided_index(out.shape, ins[1], ins[2], ins[3], masks)
         target_shape = out[index].shape
-        if int(np.prod(target_shape)) != dy.size:
+        last.keep((ins[0], ins[1], ins[2], ins[3]), (out.shape, index, target_shape))
+        if math.prod(target_shape) != dy.size:
             raise invalid(
                 f"shape of dy was {shape_str(dy.shape)} instead of {shape_str(target_shape)}"
             )

@@ -133,11 +133,13 @@ class _Function:
         # The functional ops' inputs are values (the executor reads variables before a
         # kernel runs); variables captured by reference reach their _RefArg through `args`.
         if self._all_fed:
-            return self._executor.run(ctx, args)
-        return self._executor.run(CallContext(ctx, args), [args[i] for i in self._fed])
+            return self._executor.run_nested(ctx, args)
+        return self._executor.run_nested(CallContext(ctx, args), [args[i] for i in self._fed])
 
 
 def _truthy(value: Any, what: str) -> bool:
+    if type(value) is np.ndarray and value.shape == ():  # a predicate's usual value
+        return bool(value)
     v = np.asarray(value)
     if v.shape != ():
         raise errors.InvalidArgumentError(

@@ -21,7 +21,15 @@ import numpy as np
 
 from tfcluster.framework import memory_budget
 from tfcluster.kernels import _cpu_gemm, in_place
-from tfcluster.kernels.common import Compute, host_ints, invalid, np_dtype, shape_of
+from tfcluster.kernels.common import (
+    Compute,
+    LastHostInputs,
+    frozen,
+    host_ints,
+    invalid,
+    np_dtype,
+    shape_of,
+)
 from tfcluster.kernels.registry import kernel
 from tfcluster.runtime.float_errors import silenced
 
@@ -179,7 +187,11 @@ def _sigmoid(xp: Any, x: Any) -> Any:
         e = xp.exp(-xp.abs(x))
         r = 1 / (1 + e)
         return xp.where(x >= 0, r, e * r)
-    r = xp.reciprocal(xp.exp(xp.negative(x)) + 1)
+    # In place on one fresh array: a quarter less time than a new array per pass.
+    r = xp.negative(x, out=xp.empty(x.shape, x.dtype))  # an array, a 0-d one too
+    xp.exp(r, out=r)
+    r += 1
+    xp.reciprocal(r, out=r)
     low = x < limit
     if bool(xp.any(low)):
         e = xp.exp(xp.where(low, x, 0))
@@ -303,7 +315,7 @@ def cast(node: Any, xp: Any) -> Compute:
 @kernel("Select")
 def select(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        c, x, y = (xp.asarray(v) for v in ins)
+        c, x, y = xp.asarray(ins[0]), xp.asarray(ins[1]), xp.asarray(ins[2])
         if x.shape != y.shape:
             raise invalid(
                 f"'then' and 'else' must have the same size.  but received: {_shape(x)} vs. "
@@ -328,7 +340,8 @@ def select(node: Any, xp: Any) -> Compute:
 def add_n(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         first = shape_of(ins[0])
-        for i, x in enumerate(ins[1:], 1):
+        for i in range(1, len(ins)):
+            x = ins[i]
             if shape_of(x) != first:
                 raise invalid(
                     f"Inputs to operation {node.name} of type {node.op} must have the same size "
@@ -598,7 +611,17 @@ kernel("Cumprod", host=[1])(_scan_factory("cumprod", 1))
 # ---- shape helpers: arithmetic TF runs on the host even for GPU nodes, with host results ---
 @kernel("BroadcastGradientArgs", all_host=True)
 def broadcast_gradient_args(node: Any, xp: Any) -> Compute:
+    last = LastHostInputs()
+
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        kept = last.get(ins[0], ins[1])
+        if kept is not None:
+            return kept  # type: ignore[no-any-return]
+        out = _broadcast_gradient_args(ins)
+        last.keep((ins[0], ins[1]), (frozen(out[0]), frozen(out[1])))
+        return out
+
+    def _broadcast_gradient_args(ins: list[Any]) -> tuple[Any, ...]:
         s0 = host_ints(ins[0])
         s1 = host_ints(ins[1])
         n = max(len(s0), len(s1))

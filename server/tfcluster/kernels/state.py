@@ -8,8 +8,7 @@ another plan onto this kernel's GPU and costs nothing otherwise.
 
 from __future__ import annotations
 
-import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from contextlib import AbstractContextManager
 from typing import Any
 
@@ -30,16 +29,36 @@ def locked(refs: Sequence[VariableRef]) -> AbstractContextManager[Any]:
     buffer; here an update writes in place only while no reader holds the array and else
     writes a private copy (in_place.writable_value), so two unlocked updates at once would
     lose one of them whole. The lock is held for the update only: readers never wait."""
-    return _hold_locks(refs)
+    return _HeldLocks(refs)
 
 
-@contextlib.contextmanager
-def _hold_locks(refs: Sequence[VariableRef]) -> Iterator[None]:
-    ordered = sorted({id(r): r for r in refs}.values(), key=id)
-    with contextlib.ExitStack() as stack:
-        for r in ordered:
-            stack.enter_context(r.lock)
-        yield
+class _HeldLocks:
+    """The locks of some references, taken in order of the references' ids and released in
+    reverse (a plain object: an optimizer step takes these once per variable)."""
+
+    __slots__ = ("_locks",)
+
+    def __init__(self, refs: Sequence[VariableRef]) -> None:
+        if len(refs) == 1:
+            self._locks: tuple[Any, ...] = (refs[0].lock,)
+        else:
+            ordered = sorted({id(r): r for r in refs}.values(), key=id)
+            self._locks = tuple(r.lock for r in ordered)
+
+    def __enter__(self) -> None:
+        taken: list[Any] = []
+        try:
+            for lock in self._locks:
+                lock.acquire()
+                taken.append(lock)
+        except BaseException:
+            for lock in reversed(taken):
+                lock.release()
+            raise
+
+    def __exit__(self, *exc: object) -> None:
+        for lock in reversed(self._locks):
+            lock.release()
 
 
 # VariableV2, IsVariableInitialized and _InitializedValue only pass references or values on.

@@ -22,6 +22,7 @@ from tfcluster.runtime import (
     inter_op,
     kernel_table,
     outbox,
+    run_plan,
     thread_budget,
 )
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
@@ -148,9 +149,31 @@ class Executor:
         self._probe_left = inter_op.PROBE_STEPS if can_overlap else 0
         self._probe = inter_op.HeavyProbe()
         self.overlaps = False
+        # The straight-line plan (runtime/run_plan.py), made when a second plain sequential
+        # run comes: a graph run once (an initializer) never pays for compiling it.
+        self._plan: run_plan.Plan | None = None
+        self._ran_plain = False
+        self._plannable = (
+            not self.has_async and not self.ref_fetches and len(self.steps) <= run_plan.MAX_NODES
+        )
+        self._const_steps = tuple(
+            n.op == "Const" and not n.inputs and device_type_of(s.device) == "CPU"
+            for n, s in zip(order, self.steps)
+        )
+        self._any_ref_fetch = any(self.fetch_is_ref)
 
     # ------------------------------------------------------------------------------------
     def run(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
+        plan = self._plan
+        if plan is None and self._ran_plain and not ctx.trace:
+            plan = self._plan = run_plan.compile_plan(
+                self.steps, self._const_steps, self.feed_slots, self.fetch_slots, with_node
+            )
+        if plan is not None and not ctx.trace:
+            fetched = float_errors.call_silenced(plan, ctx, feed_values)
+            if self._any_ref_fetch:
+                self._read_ref_fetches(fetched)
+            return fetched
         vals: list[Any] = [None] * self.num_slots
         for slot, v in zip(self.feed_slots, feed_values):
             vals[slot] = v
@@ -166,13 +189,18 @@ class Executor:
             if self.has_async or width > 1:
                 self._run_dataflow(ctx, vals, stats, width)
             else:
-                self._run_sequential(ctx, vals, stats)
+                # Probing times the heavy kernels by this thread's CPU time: a probe step
+                # preempted on a busy machine must not make tiny kernels look heavy.
+                clock = time.thread_time if probing else time.time
+                self._run_sequential(ctx, vals, stats, clock)
         if probing:
             self._probe_left -= 1
             if self._probe_left <= 0:
                 heavy_per_step = self._probe.seconds / inter_op.PROBE_STEPS
                 self.overlaps = heavy_per_step >= inter_op.MIN_HEAVY_SECONDS
             stats = None
+        elif stats is None and self._plannable and self._probe_left <= 0 and not self.overlaps:
+            self._ran_plain = True
         out: list[Any] = []
         for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
             v = vals[slot]
@@ -182,6 +210,22 @@ class Executor:
         if stats is not None:
             ctx.step_stats.extend(stats.to_protos())
         return out
+
+    def run_nested(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
+        """run() for a function body called by a kernel of a running step (a while loop's
+        cond and body, once per iteration): numpy's warnings are silenced already."""
+        plan = self._plan
+        if plan is not None and not ctx.trace:
+            fetched = plan(ctx, feed_values)
+            if self._any_ref_fetch:
+                self._read_ref_fetches(fetched)
+            return fetched
+        return self.run(ctx, feed_values)
+
+    def _read_ref_fetches(self, out: list[Any]) -> None:
+        for k, is_ref in enumerate(self.fetch_is_ref):
+            if is_ref:
+                out[k] = out[k].read(self.fetches[k])
 
     def _snapshot_ref_fetches(self, ctx: StepContext, vals: list[Any]) -> None:
         """Reads the fetched variables made so far, once each (the step is about to wait)."""
@@ -197,7 +241,9 @@ class Executor:
             self._labels = timeline_labels(self._order)
         return StepTrace(self.devices, self._labels)
 
-    def _run_sequential(self, ctx: StepContext, vals: list[Any], stats: Any) -> None:
+    def _run_sequential(
+        self, ctx: StepContext, vals: list[Any], stats: Any, clock: Any = time.time
+    ) -> None:
         step = None
         try:
             for step in self.steps:
@@ -211,9 +257,9 @@ class Executor:
                     for i in step.to_host:
                         ins[i] = device_copy.to_host(ins[i])
                 if stats is not None:
-                    t0 = time.time()
+                    t0 = clock()
                     outs = step.fn(ctx, ins)
-                    stats.add(step, t0, time.time(), outs)
+                    stats.add(step, t0, clock(), outs)
                 else:
                     outs = step.fn(ctx, ins)
                 for idx, slot in step.out_pairs:

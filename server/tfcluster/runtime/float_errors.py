@@ -10,11 +10,13 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
+from typing import Any, TypeVar
 
 import numpy as np
 
 _state = threading.local()
+T = TypeVar("T")
 
 
 def silenced() -> bool:
@@ -35,4 +37,17 @@ def silence() -> Iterator[None]:
             _state.on = False
 
 
-__all__ = ["silence", "silenced"]
+def call_silenced(fn: Callable[..., T], *args: Any) -> T:
+    """fn(*args) inside `silence()`, for a fraction of its cost when already inside one (a
+    loop body's executor runs inside its step's)."""
+    if getattr(_state, "on", False):
+        return fn(*args)
+    with np.errstate(all="ignore"):
+        _state.on = True
+        try:
+            return fn(*args)
+        finally:
+            _state.on = False
+
+
+__all__ = ["call_silenced", "silence", "silenced"]

@@ -1,0 +1,108 @@
+"""A step's prepared nodes compiled into one straight-line Python function.
+
+The executor's sequential loop pays, per node, for the loop itself, a list built by a
+comprehension, attribute reads of the prepared step and several checks (derefs, host copies,
+tracing). A small graph of cheap kernels (an RNN body runs its few dozen ops once per
+iteration) spends as much there as in the kernels. The plan does the same work with none of
+that: each value lives in a local variable, each node is one line that calls its kernel with
+a list of those locals, and the values a node is the last to read are dropped (set to None)
+before its kernel runs, as the loop drops them. Constants (Const kernels on the CPU, which
+hand out the same read-only array every step) are taken once when the plan is made.
+
+A failing kernel is named from the line it failed on (the traceback), so the plan spends
+nothing per node on knowing where it is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tfcluster.runtime import device_copy
+
+# Beyond this many nodes a graph keeps the loop: compiling costs about a microsecond a line,
+# and graphs that big are dominated by their kernels anyway.
+MAX_NODES = 20000
+
+Plan = Callable[[Any, Sequence[Any]], list[Any]]
+
+
+def _copy_to_host(ins: list[Any], positions: tuple[int, ...]) -> bool:
+    for k in positions:
+        ins[k] = device_copy.to_host(ins[k])
+    return True
+
+
+def compile_plan(
+    steps: Sequence[Any],
+    const_ops: Sequence[bool],
+    feed_slots: Sequence[int],
+    fetch_slots: Sequence[int],
+    fail: Callable[[BaseException, str], BaseException],
+) -> Plan:
+    """steps: the executor's prepared _Steps in order (fn, in_slots, out_pairs, derefs,
+    to_host, last_use, name); const_ops[i]: step i is a CPU Const (its outputs are taken now);
+    fail(error, node name): the error to raise for a kernel's failure."""
+    env: dict[str, Any] = {"_dc": device_copy, "_host": _copy_to_host, "_fail": fail}
+    ref: dict[int, str] = {}  # slot -> the expression that reads it
+    for step, is_const in zip(steps, const_ops):
+        if is_const:
+            outs = step.fn(None, [])
+            for idx, slot in step.out_pairs:
+                env[f"k{slot}"] = outs[idx]
+                ref[slot] = f"k{slot}"
+
+    def read(slot: int) -> str:
+        return ref.get(slot, f"s{slot}")
+
+    body = ["def plan(ctx, feeds):"]
+    body += [f"    s{slot} = feeds[{k}]" for k, slot in enumerate(feed_slots)]
+    body.append("    try:")
+    first_line = len(body) + 1  # line numbers count from 1
+    names: list[str] = []
+    for i, (step, is_const) in enumerate(zip(steps, const_ops)):
+        if is_const:
+            continue
+        env[f"f{i}"] = step.fn
+        args = []
+        for k, slot in enumerate(step.in_slots):
+            if k in step.derefs:
+                env[f"n{i}"] = step.name
+                args.append(f"{read(slot)}.read(n{i})")
+            else:
+                args.append(read(slot))
+        ins = "[" + ", ".join(args) + "]"
+        parts: list[str] = []
+        releases = [f"s{s} = None" for s in step.last_use if s not in ref]
+        if releases or step.to_host:
+            parts.append(f"a = {ins}")
+            if step.to_host:
+                env[f"h{i}"] = tuple(step.to_host)
+                parts.append(f"_dc.active and _host(a, h{i})")
+            parts += releases
+            ins = "a"
+        call = f"f{i}(ctx, {ins})"
+        if not step.out_pairs:
+            parts.append(call)
+        elif len(step.out_pairs) == 1:
+            idx, slot = step.out_pairs[0]
+            parts.append(f"s{slot} = {call}[{idx}]")
+        else:
+            parts.append(f"o = {call}")
+            parts += [f"s{slot} = o[{idx}]" for idx, slot in step.out_pairs]
+        body.append("        " + "; ".join(parts))
+        names.append(step.name)
+    if not names:
+        body.append("        pass")
+    body.append("    except Exception as e:")
+    body.append("        raise _fail(e, _names[e.__traceback__.tb_lineno - _first]) from e")
+    body.append("    return [" + ", ".join(read(s) for s in fetch_slots) + "]")
+    env["_names"] = names
+    env["_first"] = first_line
+    code = compile("\n".join(body), "<tfcluster run plan>", "exec")
+    exec(code, env)  # the source is made above from slot numbers only
+    plan: Plan = env["plan"]
+    return plan
+
+
+__all__ = ["MAX_NODES", "Plan", "compile_plan"]
