@@ -54,3 +54,37 @@ def dispatchable(fn: F) -> F:
 
 def key_of(fn: Callable[..., Any]) -> str:
     return getattr(fn, "dispatch_key", f"{fn.__module__}.{fn.__qualname__}")
+
+
+# The op functions that take a RaggedTensor in TF 1.15 (its ragged_dispatch lists), by module:
+# each module wraps its own at import, so every importer sees the dispatching function.
+DISPATCHED: dict[str, tuple[str, ...]] = {
+    "tfcluster.ops.array_ops": ("identity", "ones_like", "zeros_like", "concat", "stack"),
+    "tfcluster.ops.clip_ops": ("clip_by_value",),
+    "tfcluster.ops.bitwise_ops": (
+        "invert", "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift",
+    ),
+    "tfcluster.ops.math_ops": (
+        "abs", "acos", "asin", "atan", "cast", "ceil", "conj", "cos", "exp", "expm1", "floor",
+        "is_finite", "is_inf", "is_nan", "log", "log1p", "logical_not", "negative",
+        "reciprocal", "round", "rsqrt", "saturate_cast", "sign", "sin", "sqrt", "square", "tan",
+        "add", "div_no_nan", "divide", "equal", "floordiv", "floormod", "greater",
+        "greater_equal", "less", "less_equal", "logical_and", "logical_or", "logical_xor",
+        "maximum", "minimum", "multiply", "not_equal", "pow", "realdiv", "squared_difference",
+        "subtract", "truediv", "truncatediv", "truncatemod", "add_n", "reduce_sum",
+        "reduce_prod", "reduce_min", "reduce_max", "reduce_mean", "reduce_any", "reduce_all",
+    ),
+    "tfcluster.ops.string_ops": (
+        "as_string", "regex_full_match", "regex_replace", "strip", "string_to_hash_bucket",
+        "string_to_hash_bucket_fast", "string_to_hash_bucket_strong", "substr",
+        "string_length", "string_join",
+    ),
+}
+
+
+def make_dispatchable(namespace: dict[str, Any]) -> None:
+    """Wraps the functions DISPATCHED lists for the module whose globals are `namespace`."""
+    for name in DISPATCHED.get(namespace["__name__"], ()):
+        fn = namespace[name]
+        if not hasattr(fn, "dispatch_key"):
+            namespace[name] = dispatchable(fn)

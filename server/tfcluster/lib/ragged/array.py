@@ -1,0 +1,193 @@
+"""Array ops over RaggedTensors as TF 1.15's tf.ragged has them: boolean_mask, concat and
+stack (also what tf.concat / tf.stack do given a RaggedTensor), stack_dynamic_partitions."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tfcluster.framework import dtypes
+from tfcluster.framework.graph import control_dependencies, name_scope
+from tfcluster.ops import array_ops, check_ops, counting_ops, math_ops, segment_ops, sort_ops
+from tfcluster.ops.ragged_getitem import gather
+from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
+
+
+def boolean_mask(data: Any, mask: Any, name: str | None = None) -> Any:
+    """The items of data where mask is True; mask's shape is a prefix of data's. A mask of
+    rank > 1 gives a RaggedTensor (rows keep their own number of items)."""
+    with name_scope(name, "RaggedMask", [data, mask]):
+        data = convert_to_tensor_or_ragged_tensor(data, name="data")
+        mask = convert_to_tensor_or_ragged_tensor(mask, dtypes.bool_, name="mask")
+        if mask.dtype.base_dtype != dtypes.bool_:
+            raise ValueError("mask must have dtype bool")
+        mask_rank = mask.shape.ndims
+        if mask_rank is None:
+            raise ValueError("mask.shape.ndims must be known statically.")
+        if mask_rank == 0:
+            raise ValueError("mask cannot be scalar.")
+        if isinstance(mask, RaggedTensor):
+            if not isinstance(data, RaggedTensor):
+                data = RaggedTensor.from_tensor(
+                    data, ragged_rank=mask.ragged_rank,
+                    row_splits_dtype=mask.row_splits.dtype,
+                )
+            return _mask_ragged(data, mask)
+        if mask_rank == 1:
+            if isinstance(data, RaggedTensor):
+                return gather(data, array_ops.reshape(array_ops.where(mask), [-1]))
+            return array_ops.boolean_mask(data, mask)
+        # A dense mask of rank > 1: both as ragged tensors with uniform rows, then masked.
+        splits_dtype = (
+            data.row_splits.dtype if isinstance(data, RaggedTensor) else dtypes.int64
+        )
+        ragged_mask = RaggedTensor.from_tensor(
+            mask, ragged_rank=mask_rank - 1, row_splits_dtype=splits_dtype
+        )
+        if not isinstance(data, RaggedTensor):
+            data = RaggedTensor.from_tensor(
+                data, ragged_rank=mask_rank - 1, row_splits_dtype=splits_dtype
+            )
+        return _mask_ragged(data, ragged_mask)
+
+
+def _mask_ragged(data: RaggedTensor, mask: RaggedTensor) -> RaggedTensor:
+    if mask.ragged_rank > 1:
+        return data.with_values(_mask_ragged(data.values, mask.values))  # type: ignore[arg-type]
+    # Innermost ragged level: keep the masked values and count what each row kept.
+    check = check_ops.assert_equal(
+        data.row_splits, mask.row_splits,
+        message="data and mask have incompatible row splits",
+    )
+    with control_dependencies([check]):
+        kept_values = boolean_mask(data.values, mask.values)
+    kept = math_ops.cast(mask.values, data.row_splits.dtype)
+    lengths = segment_ops.unsorted_segment_sum(kept, mask.value_rowids(), mask.nrows())
+    return RaggedTensor.from_row_lengths(kept_values, lengths, validate=False)
+
+
+def _as_ragged(values: Sequence[Any], ragged_rank: int, splits_dtype: Any) -> list[RaggedTensor]:
+    out = []
+    for v in values:
+        if isinstance(v, RaggedTensor):
+            out.append(v.with_row_splits_dtype(splits_dtype))
+        else:
+            out.append(
+                RaggedTensor.from_tensor(v, ragged_rank=ragged_rank,
+                                         row_splits_dtype=splits_dtype)
+            )
+    return out
+
+
+def _concat_rows(rts: Sequence[Any]) -> Any:
+    """Axis-0 concatenation: the rows of each input, in order."""
+    if not isinstance(rts[0], RaggedTensor):
+        return array_ops.concat(list(rts), axis=0)
+    splits = [rts[0].row_splits]
+    for rt in rts[1:]:
+        splits.append(rt.row_splits[1:] + splits[-1][-1])
+    values = _concat_rows([rt.values for rt in rts])
+    return RaggedTensor.from_row_splits(values, array_ops.concat(splits, axis=0), validate=False)
+
+
+def concat(values: Sequence[Any], axis: int, name: str | None = None) -> Any:
+    """values joined along axis (0: more rows; 1: each row the rows of all inputs)."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    with name_scope(name, "RaggedConcat", list(values)):
+        return _concat_or_stack(list(values), axis, stack_values=False)
+
+
+def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> Any:
+    """values stacked along a new axis (0 or 1)."""
+    if not isinstance(values, (list, tuple)):
+        values = [values]
+    with name_scope(name, "RaggedConcat", list(values)):
+        return _concat_or_stack(list(values), axis, stack_values=True)
+
+
+def _concat_or_stack(values: list[Any], axis: int, stack_values: bool) -> Any:
+    values = [convert_to_tensor_or_ragged_tensor(v, name=f"values[{i}]")
+              for i, v in enumerate(values)]
+    ragged = [v for v in values if isinstance(v, RaggedTensor)]
+    if not ragged:
+        fn = array_ops.stack if stack_values else array_ops.concat
+        return fn(values, axis=axis)
+    ndims = values[0].shape.ndims
+    for v in values:
+        if v.shape.ndims is None:
+            raise ValueError("rt_inputs must have known rank")
+        if v.shape.ndims != ndims:
+            raise ValueError("rt_inputs must all have the same rank")
+    if axis < 0:
+        axis += ndims + (1 if stack_values else 0)
+    ragged_rank = max(max(v.ragged_rank for v in ragged), 1)
+    splits_dtype = ragged[0].row_splits.dtype.base_dtype
+    rts = _as_ragged(values, ragged_rank, splits_dtype)
+    n = len(rts)
+    if axis == 0:
+        if not stack_values:
+            return _concat_rows(rts)
+        nrows = [rt.nrows() for rt in rts]
+        outer = array_ops.concat(
+            [array_ops.zeros([1], splits_dtype), math_ops.cumsum(array_ops.stack(nrows))], axis=0
+        )
+        return RaggedTensor.from_row_splits(_concat_rows(rts), outer, validate=False)
+    if axis == 1:
+        # Rows of all inputs (input-major), reordered row-major, then grouped per output row.
+        nrows = rts[0].nrows()
+        checks = [check_ops.assert_equal(nrows, rt.nrows(),
+                                         message="Input tensors have incompatible shapes.")
+                  for rt in rts[1:]]
+        with control_dependencies(checks):
+            joined = _concat_rows(rts)
+        order = array_ops.reshape(
+            array_ops.transpose(
+                array_ops.reshape(math_ops.range(nrows * n, dtype=splits_dtype),
+                                  array_ops.stack([n, nrows]))
+            ),
+            [-1],
+        )
+        interleaved = gather(joined, order)
+        if stack_values:
+            splits = math_ops.range(nrows + 1, dtype=splits_dtype) * n
+            return RaggedTensor.from_row_splits(interleaved, splits, validate=False)
+        return RaggedTensor.from_row_splits(
+            interleaved.values, interleaved.row_splits[::n], validate=False
+        )
+    raise ValueError(
+        f"tfcluster's ragged concat/stack supports axis 0 and 1 only, got axis={axis}"
+    )
+
+
+def stack_dynamic_partitions(
+    data: Any, partitions: Any, num_partitions: int, name: str | None = None
+) -> RaggedTensor:
+    """Row p of the result holds the items of data whose partition is p, in order."""
+    with name_scope(name, "SegmentStack", [data, partitions, num_partitions]):
+        data = convert_to_tensor_or_ragged_tensor(data, name="data")
+        partitions = convert_to_tensor_or_ragged_tensor(partitions, dtypes.int32,
+                                                        name="partitions")
+        if isinstance(partitions, RaggedTensor):
+            if not isinstance(data, RaggedTensor):
+                raise ValueError("data and partitions must both be ragged or both dense")
+            data = data.flat_values
+            partitions = partitions.flat_values
+        elif isinstance(data, RaggedTensor):
+            raise ValueError("data and partitions must both be ragged or both dense")
+        partitions = math_ops.cast(partitions, dtypes.int32)
+        checks = [
+            check_ops.assert_non_negative(partitions,
+                                          message="partitions must be non-negative"),
+            check_ops.assert_less(partitions, num_partitions,
+                                  message="partitions must be less than num_partitions"),
+        ]
+        with control_dependencies(checks):
+            permutation = sort_ops.argsort(partitions, stable=True)
+        counts = counting_ops.bincount(partitions, minlength=num_partitions,
+                                       maxlength=num_partitions, dtype=dtypes.int64)
+        splits = array_ops.concat([[0], math_ops.cumsum(counts)], axis=0)
+        return RaggedTensor.from_row_splits(gather(data, permutation), splits, validate=False)
+
+
+__all__: list[str] = []

@@ -1,0 +1,165 @@
+"""Reductions over RaggedTensors (what tf.reduce_sum, reduce_mean, ... do given one, as TF
+1.15's ragged dispatch makes them): along the ragged dimension a segment reduction over
+value_rowids, along the rows one over each value's column, inner uniform dimensions on the
+values."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tfcluster.framework import dtypes
+from tfcluster.framework.graph import Tensor, name_scope
+from tfcluster.ops import array_ops, math_ops, segment_ops
+from tfcluster.ops.ragged_getitem import ragged_range
+from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
+
+# name -> (dense reduction, segment reduction)
+_REDUCERS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
+    "Sum": (math_ops.reduce_sum, segment_ops.unsorted_segment_sum),
+    "Prod": (math_ops.reduce_prod, segment_ops.unsorted_segment_prod),
+    "Min": (math_ops.reduce_min, segment_ops.unsorted_segment_min),
+    "Max": (math_ops.reduce_max, segment_ops.unsorted_segment_max),
+}
+
+
+def _undispatched(fn: Callable[..., Any]) -> Callable[..., Any]:
+    return getattr(fn, "__wrapped__", fn)
+
+
+def _reduce(kind: str, rt_input: Any, axis: Any, keepdims: bool) -> Any:
+    dense_reduce, segment_reduce = (_undispatched(f) for f in _REDUCERS[kind])
+    if not isinstance(rt_input, RaggedTensor):
+        return dense_reduce(rt_input, axis, keepdims=keepdims)
+    if keepdims:
+        raise ValueError("tfcluster's ragged reductions do not support keepdims=True")
+    if axis is None:
+        return dense_reduce(rt_input.flat_values, None)
+    if isinstance(axis, Tensor):
+        raise ValueError("axis must be known at graph construction time.")
+    if isinstance(axis, (list, tuple)):
+        ndims = rt_input.shape.ndims
+        axes = sorted({_positive_axis(a, ndims) for a in axis}, reverse=True)
+        result = rt_input
+        for a in axes:
+            result = _reduce(kind, result, a, False)
+        return result
+    axis = _positive_axis(axis, rt_input.shape.ndims)
+    if axis == 0:
+        # Column j of the result reduces the j-th value of every row.
+        lengths = rt_input.row_lengths()
+        columns = ragged_range(lengths, row_splits_dtype=rt_input.row_splits.dtype).values
+        ncols = math_ops.reduce_max(
+            array_ops.concat([array_ops.zeros([1], lengths.dtype), lengths], axis=0)
+        )
+        if isinstance(rt_input.values, RaggedTensor):
+            raise ValueError("tfcluster reduces axis 0 of a ragged_rank-1 RaggedTensor only")
+        return segment_reduce(rt_input.values, columns, ncols)
+    if axis == 1:
+        if isinstance(rt_input.values, RaggedTensor):
+            raise ValueError(
+                "tfcluster reduces the ragged axis of a ragged_rank-1 RaggedTensor only"
+            )
+        return segment_reduce(rt_input.values, rt_input.value_rowids(), rt_input.nrows())
+    return rt_input.with_values(_reduce(kind, rt_input.values, axis - 1, False))
+
+
+def _positive_axis(axis: int, ndims: int | None) -> int:
+    if not isinstance(axis, int):
+        raise TypeError(f"axis must be an int; got {axis!r}")
+    if axis < 0:
+        if ndims is None:
+            raise ValueError("axis may only be negative if ndims is statically known.")
+        axis += ndims
+    if ndims is not None and not 0 <= axis < ndims:
+        raise ValueError(f"axis={axis} out of bounds: expected 0<=axis<{ndims}")
+    return axis
+
+
+def _keep(keepdims: Any, keep_dims: Any) -> bool:
+    return bool(keepdims if keepdims is not None else keep_dims)
+
+
+def _axis(axis: Any, reduction_indices: Any) -> Any:
+    return axis if axis is not None else reduction_indices
+
+
+def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Any = None,
+               name: str | None = None, reduction_indices: Any = None,
+               keep_dims: Any = None) -> Any:
+    with name_scope(name, "RaggedReduceSum", [input_tensor, axis]):
+        rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
+        return _reduce("Sum", rt, _axis(axis, reduction_indices), _keep(keepdims, keep_dims))
+
+
+def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: Any = None,
+                name: str | None = None, reduction_indices: Any = None,
+                keep_dims: Any = None) -> Any:
+    with name_scope(name, "RaggedReduceProd", [input_tensor, axis]):
+        rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
+        return _reduce("Prod", rt, _axis(axis, reduction_indices), _keep(keepdims, keep_dims))
+
+
+def reduce_min(input_tensor: Any, axis: Any = None, keepdims: Any = None,
+               name: str | None = None, reduction_indices: Any = None,
+               keep_dims: Any = None) -> Any:
+    with name_scope(name, "RaggedReduceMin", [input_tensor, axis]):
+        rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
+        return _reduce("Min", rt, _axis(axis, reduction_indices), _keep(keepdims, keep_dims))
+
+
+def reduce_max(input_tensor: Any, axis: Any = None, keepdims: Any = None,
+               name: str | None = None, reduction_indices: Any = None,
+               keep_dims: Any = None) -> Any:
+    with name_scope(name, "RaggedReduceMax", [input_tensor, axis]):
+        rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
+        return _reduce("Max", rt, _axis(axis, reduction_indices), _keep(keepdims, keep_dims))
+
+
+def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: Any = None,
+                name: str | None = None, reduction_indices: Any = None,
+                keep_dims: Any = None) -> Any:
+    """The sum over the count of values (an empty row gives nan, as in TF)."""
+    with name_scope(name, "RaggedReduceMean", [input_tensor, axis]):
+        rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
+        axis, keep = _axis(axis, reduction_indices), _keep(keepdims, keep_dims)
+        total = _reduce("Sum", rt, axis, keep)
+        if isinstance(rt, RaggedTensor):
+            ones = rt.with_flat_values(array_ops.ones_like(rt.flat_values))
+        else:
+            ones = array_ops.ones_like(rt)
+        count = _reduce("Sum", ones, axis, keep)
+        if isinstance(total, RaggedTensor):
+            return total.with_flat_values(total.flat_values / count.flat_values)
+        return total / count
+
+
+def _bool_reduce(kind: str, scope: str, input_tensor: Any, axis: Any, keep: bool,
+                 name: str | None) -> Any:
+    with name_scope(name, scope, [input_tensor, axis]):
+        rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
+        if isinstance(rt, RaggedTensor):
+            as_int = rt.with_flat_values(math_ops.cast(rt.flat_values, dtypes.int32))
+        else:
+            as_int = math_ops.cast(rt, dtypes.int32)
+        out = _reduce(kind, as_int, axis, keep)
+        if isinstance(out, RaggedTensor):
+            return out.with_flat_values(math_ops.cast(out.flat_values, dtypes.bool_))
+        return math_ops.cast(out, dtypes.bool_)
+
+
+def reduce_all(input_tensor: Any, axis: Any = None, keepdims: Any = None,
+               name: str | None = None, reduction_indices: Any = None,
+               keep_dims: Any = None) -> Any:
+    return _bool_reduce("Prod", "RaggedReduceAll", input_tensor,
+                        _axis(axis, reduction_indices), _keep(keepdims, keep_dims), name)
+
+
+def reduce_any(input_tensor: Any, axis: Any = None, keepdims: Any = None,
+               name: str | None = None, reduction_indices: Any = None,
+               keep_dims: Any = None) -> Any:
+    return _bool_reduce("Sum", "RaggedReduceAny", input_tensor,
+                        _axis(axis, reduction_indices), _keep(keepdims, keep_dims), name)
+
+
+__all__: list[str] = []
