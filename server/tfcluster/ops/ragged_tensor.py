@@ -456,8 +456,7 @@ class RaggedTensor:
     def with_flat_values(self, new_values: Any) -> RaggedTensor:
         if isinstance(self._values, RaggedTensor):
             return self.with_values(self.values.with_flat_values(new_values))
-        new_values = convert_to_tensor(new_values)
-        return self.with_values(new_values)
+        return self.with_values(_convert_values(new_values))
 
     def with_row_splits_dtype(self, dtype: Any) -> RaggedTensor:
         dtype = dtypes.as_dtype(dtype)
