@@ -19,10 +19,10 @@ from tfcluster.framework.type_spec import TypeSpec
 from tfcluster.ops import (
     array_ops,
     broadcast_ops,
-    check_ops,
     control_flow_ops,
     counting_ops,
     math_ops,
+    ragged_checks,
     ragged_ops,
 )
 
@@ -129,14 +129,14 @@ class RaggedTensor:
                 nvals1 = _nrows_of(values, dtype)
                 nvals2 = array_ops.shape(value_rowids, out_type=dtype)[0]
                 checks = [
-                    check_ops.assert_non_negative(value_rowids[:1], message=msg),
-                    check_ops.assert_non_negative(
+                    ragged_checks.assert_non_negative(value_rowids[:1], message=msg),
+                    ragged_checks.assert_non_negative(
                         value_rowids[1:] - value_rowids[:-1], message=msg
                     ),
-                    check_ops.assert_less(
+                    ragged_checks.assert_less(
                         value_rowids[-1:], array_ops.expand_dims(nrows, 0), message=msg
                     ),
-                    check_ops.assert_equal(nvals1, nvals2, message=msg),
+                    ragged_checks.assert_equal(nvals1, nvals2, message=msg),
                 ]
                 value_rowids = control_flow_ops.with_dependencies(checks, value_rowids)
             rowids_int32 = math_ops.cast(value_rowids, dtypes.int32)
@@ -170,13 +170,13 @@ class RaggedTensor:
                 msg = "Arguments to from_row_splits do not form a valid RaggedTensor"
                 nvals = _nrows_of(values, dtype)
                 checks = [
-                    check_ops.assert_equal(
+                    ragged_checks.assert_equal(
                         row_splits[:1], array_ops.zeros([1], dtype), message=msg
                     ),
-                    check_ops.assert_non_negative(
+                    ragged_checks.assert_non_negative(
                         row_splits[1:] - row_splits[:-1], message=msg
                     ),
-                    check_ops.assert_equal(row_splits[-1:], array_ops.reshape(nvals, [1]),
+                    ragged_checks.assert_equal(row_splits[-1:], array_ops.reshape(nvals, [1]),
                                            message=msg),
                 ]
                 row_splits = control_flow_ops.with_dependencies(checks, row_splits)
@@ -195,8 +195,8 @@ class RaggedTensor:
             if validate:
                 msg = "Arguments to from_row_lengths do not form a valid RaggedTensor"
                 checks = [
-                    check_ops.assert_non_negative(row_lengths, message=msg),
-                    check_ops.assert_equal(
+                    ragged_checks.assert_non_negative(row_lengths, message=msg),
+                    ragged_checks.assert_equal(
                         math_ops.reduce_sum(row_lengths), _nrows_of(values, dtype), message=msg
                     ),
                 ]
@@ -219,11 +219,11 @@ class RaggedTensor:
             if validate:
                 msg = "Arguments to from_row_starts do not form a valid RaggedTensor"
                 checks = [
-                    check_ops.assert_equal(
+                    ragged_checks.assert_equal(
                         row_starts[:1], array_ops.zeros([1], dtype), message=msg
                     ),
-                    check_ops.assert_non_negative(row_starts[1:] - row_starts[:-1], message=msg),
-                    check_ops.assert_less_equal(
+                    ragged_checks.assert_non_negative(row_starts[1:] - row_starts[:-1], message=msg),
+                    ragged_checks.assert_less_equal(
                         row_starts[-1:], array_ops.reshape(nvals, [1]), message=msg
                     ),
                 ]
@@ -245,9 +245,9 @@ class RaggedTensor:
                 msg = "Arguments to from_row_limits do not form a valid RaggedTensor"
                 nvals = _nrows_of(values, dtype)
                 checks = [
-                    check_ops.assert_non_negative(row_limits[:1], message=msg),
-                    check_ops.assert_non_negative(row_limits[1:] - row_limits[:-1], message=msg),
-                    check_ops.assert_equal(
+                    ragged_checks.assert_non_negative(row_limits[:1], message=msg),
+                    ragged_checks.assert_non_negative(row_limits[1:] - row_limits[:-1], message=msg),
+                    ragged_checks.assert_equal(
                         row_limits[-1:], array_ops.reshape(nvals, [1]), message=msg
                     ),
                 ]
@@ -535,9 +535,14 @@ class RaggedTensor:
                 return cls.from_row_splits(inner, splits, validate=False)
             nrows = input_shape[0]
             nvals = nrows * ncols
-            values_shape = array_ops.concat([array_ops.reshape(nvals, [1]), input_shape[2:]],
-                                            axis=0)
+            values_shape = array_ops.concat([array_ops.stack([nvals]), input_shape[2:]], axis=0)
             values = array_ops.reshape(tensor, values_shape)
+            static = tensor.shape.as_list()
+            static_nrows, static_ncols = static[0], static[1]
+            known = static_nrows is not None and static_ncols is not None
+            values.set_shape(
+                TensorShape([static_nrows * static_ncols if known else None, *static[2:]])
+            )
             if padding is not None:
                 # A row's length runs to its last element that is not all padding.
                 padding = convert_to_tensor(padding, name="padding", dtype=tensor.dtype)
@@ -567,6 +572,7 @@ class RaggedTensor:
                 values = array_ops.boolean_mask(values, array_ops.reshape(mask, [-1]))
                 return cls.from_row_splits(values, splits, validate=False)
             splits = math_ops.range(nrows + 1, dtype=row_splits_dtype) * ncols
+            splits.set_shape([None if static_nrows is None else static_nrows + 1])
             return cls.from_row_splits(values, splits, validate=False)
 
     def to_tensor(self, default_value: Any = None, name: str | None = None) -> Tensor:
@@ -597,9 +603,7 @@ class RaggedTensor:
                                    array_ops.expand_dims(lengths, 1))
             index = array_ops.expand_dims(splits[:-1], 1) + array_ops.expand_dims(cols, 0)
             index = array_ops.where(in_row, index, array_ops.zeros_like(index) + nvals)
-            dense = array_ops.gather(padded, array_ops.reshape(index, [-1]))
-            out_shape = array_ops.concat([array_ops.stack([nrows, ncols]), inner_shape], axis=0)
-            result = array_ops.reshape(dense, out_shape)
+            result = array_ops.gather(padded, index)
             result.set_shape(TensorShape([self.shape[0], None]).concatenate(values.shape[1:]))
             return result
 

@@ -8,7 +8,7 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import control_dependencies, name_scope
-from tfcluster.ops import array_ops, check_ops, counting_ops, math_ops, segment_ops, sort_ops
+from tfcluster.ops import array_ops, counting_ops, math_ops, ragged_checks, segment_ops, sort_ops
 from tfcluster.ops.ragged_getitem import gather
 from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
 
@@ -55,7 +55,7 @@ def _mask_ragged(data: RaggedTensor, mask: RaggedTensor) -> RaggedTensor:
     if mask.ragged_rank > 1:
         return data.with_values(_mask_ragged(data.values, mask.values))  # type: ignore[arg-type]
     # Innermost ragged level: keep the masked values and count what each row kept.
-    check = check_ops.assert_equal(
+    check = ragged_checks.assert_equal(
         data.row_splits, mask.row_splits,
         message="data and mask have incompatible row splits",
     )
@@ -136,7 +136,7 @@ def _concat_or_stack(values: list[Any], axis: int, stack_values: bool) -> Any:
     if axis == 1:
         # Rows of all inputs (input-major), reordered row-major, then grouped per output row.
         nrows = rts[0].nrows()
-        checks = [check_ops.assert_equal(nrows, rt.nrows(),
+        checks = [ragged_checks.assert_equal(nrows, rt.nrows(),
                                          message="Input tensors have incompatible shapes.")
                   for rt in rts[1:]]
         with control_dependencies(checks):
@@ -177,16 +177,18 @@ def stack_dynamic_partitions(
             raise ValueError("data and partitions must both be ragged or both dense")
         partitions = math_ops.cast(partitions, dtypes.int32)
         checks = [
-            check_ops.assert_non_negative(partitions,
+            ragged_checks.assert_non_negative(partitions,
                                           message="partitions must be non-negative"),
-            check_ops.assert_less(partitions, num_partitions,
+            ragged_checks.assert_less(partitions, num_partitions,
                                   message="partitions must be less than num_partitions"),
         ]
         with control_dependencies(checks):
             permutation = sort_ops.argsort(partitions, stable=True)
+        # The row splits take the partitions' dtype (int32), as TF 1.15's do.
         counts = counting_ops.bincount(partitions, minlength=num_partitions,
-                                       maxlength=num_partitions, dtype=dtypes.int64)
-        splits = array_ops.concat([[0], math_ops.cumsum(counts)], axis=0)
+                                       maxlength=num_partitions, dtype=dtypes.int32)
+        splits = array_ops.concat([array_ops.zeros([1], dtypes.int32), math_ops.cumsum(counts)],
+                                  axis=0)
         return RaggedTensor.from_row_splits(gather(data, permutation), splits, validate=False)
 
 

@@ -10,10 +10,10 @@ from collections.abc import Callable
 from typing import Any
 
 from tfcluster.framework import dispatch
-from tfcluster.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
+from tfcluster.framework.graph import Tensor, control_dependencies, convert_to_tensor
 from tfcluster.lib.ragged import array as ragged_array
 from tfcluster.lib.ragged import math as ragged_math
-from tfcluster.ops import array_ops, bitwise_ops, check_ops, clip_ops, math_ops, string_ops
+from tfcluster.ops import array_ops, bitwise_ops, clip_ops, math_ops, ragged_checks, string_ops
 from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
 
 # Which DISPATCHED functions are element-wise on one operand, on two, or on a list.
@@ -46,7 +46,7 @@ def _same_partition_checks(rts: list[RaggedTensor]) -> list[Any]:
             raise ValueError("Inputs must have identical ragged splits (ragged_rank differs)")
         for a, b in zip(first.nested_row_splits, other.nested_row_splits):
             if a is not b:
-                checks.append(check_ops.assert_equal(
+                checks.append(ragged_checks.assert_equal(
                     a, b, message="Inputs must have identical ragged splits"))
     return checks
 
@@ -74,16 +74,14 @@ def _elementwise(fn: Callable[..., Any], operands: list[str]) -> Callable[..., A
         bound = signature.bind(*args, **kwargs)
         values = [bound.arguments.get(n) for n in operands]
         rts = [v for v in values if isinstance(v, RaggedTensor)]
-        with name_scope(None, original.__name__, [v for v in values if v is not None]):
-            checks = _same_partition_checks(rts)
-            dtype = next((v.dtype for v in values if isinstance(v, (RaggedTensor, Tensor))),
-                         None)
-            for n, v in zip(operands, values):
-                if n in bound.arguments:
-                    bound.arguments[n] = _flat_operand(v, rts[0], dtype)
-            with control_dependencies(checks):
-                flat = original(*bound.args, **bound.kwargs)
-            return rts[0].with_flat_values(flat)
+        checks = _same_partition_checks(rts)
+        dtype = next((v.dtype for v in values if isinstance(v, (RaggedTensor, Tensor))), None)
+        for n, v in zip(operands, values):
+            if n in bound.arguments:
+                bound.arguments[n] = _flat_operand(v, rts[0], dtype)
+        with control_dependencies(checks):
+            flat = original(*bound.args, **bound.kwargs)
+        return rts[0].with_flat_values(flat)
 
     return handler
 

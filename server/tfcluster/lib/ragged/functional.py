@@ -8,7 +8,7 @@ from typing import Any
 
 from tfcluster.framework.graph import control_dependencies
 from tfcluster.lib import nest
-from tfcluster.ops import check_ops
+from tfcluster.ops import ragged_checks
 from tfcluster.ops.ragged_tensor import RaggedTensor
 
 
@@ -26,7 +26,7 @@ def map_flat_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
             raise ValueError("Input RaggedTensors have mismatched ragged_rank")
         for a, b in zip(first, other):
             if a is not b:
-                checks.append(check_ops.assert_equal(
+                checks.append(ragged_checks.assert_equal(
                     a, b, message="Input RaggedTensors have mismatched row_splits"))
     with control_dependencies(checks):
         result = op(*flat_args, **flat_kwargs)

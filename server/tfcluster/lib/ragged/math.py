@@ -10,6 +10,7 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor, name_scope
+from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, math_ops, segment_ops
 from tfcluster.ops.ragged_getitem import ragged_range
 from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
@@ -60,7 +61,9 @@ def _reduce(kind: str, rt_input: Any, axis: Any, keepdims: bool) -> Any:
             raise ValueError(
                 "tfcluster reduces the ragged axis of a ragged_rank-1 RaggedTensor only"
             )
-        return segment_reduce(rt_input.values, rt_input.value_rowids(), rt_input.nrows())
+        out = segment_reduce(rt_input.values, rt_input.value_rowids(), rt_input.nrows())
+        out.set_shape(TensorShape([rt_input.shape[0]]).concatenate(rt_input.values.shape[1:]))
+        return out
     return rt_input.with_values(_reduce(kind, rt_input.values, axis - 1, False))
 
 
