@@ -32,7 +32,7 @@ NO_NAMES = "tfcluster builds this from other ops than TF's (other internal op na
 
 def parts(rt: Any) -> tuple:
     """A RaggedTensor as (flat_values, row_splits, inner row_splits...)."""
-    return (rt.flat_values,) + tuple(rt.nested_row_splits)
+    return (rt.flat_values, *rt.nested_row_splits)
 
 
 def _rt(tf: Any, t: dict) -> Any:
@@ -65,49 +65,75 @@ def _from_row_lengths(tf: Any, t: dict) -> dict:
     return {"rt": parts(rt), "lengths": rt.row_lengths()}
 
 
-@add("from_value_rowids_with_nrows", {"v": VALUES, "ids": np.array([0, 0, 2, 2, 2, 3])},
-     names=False, notes=NO_NAMES)
+@add(
+    "from_value_rowids_with_nrows",
+    {"v": VALUES, "ids": np.array([0, 0, 2, 2, 2, 3])},
+    names=False,
+    notes=NO_NAMES,
+)
 def _from_value_rowids(tf: Any, t: dict) -> dict:
     rt = tf.RaggedTensor.from_value_rowids(t["v"], t["ids"], nrows=6)
     return {"rt": parts(rt), "ids": rt.value_rowids(), "nrows": rt.nrows()}
 
 
-@add("from_value_rowids_inferred_nrows", {"v": VALUES, "ids": np.array([1, 1, 1, 2, 4, 4])},
-     names=False, notes=NO_NAMES)
+@add(
+    "from_value_rowids_inferred_nrows",
+    {"v": VALUES, "ids": np.array([1, 1, 1, 2, 4, 4])},
+    names=False,
+    notes=NO_NAMES,
+)
 def _from_value_rowids_inferred(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_value_rowids(t["v"], t["ids"]))}
 
 
-@add("from_row_starts", {"v": VALUES, "s": np.array([0, 2, 2, 5], np.int64)}, names=False,
-     notes=NO_NAMES)
+@add(
+    "from_row_starts",
+    {"v": VALUES, "s": np.array([0, 2, 2, 5], np.int64)},
+    names=False,
+    notes=NO_NAMES,
+)
 def _from_row_starts(tf: Any, t: dict) -> dict:
     rt = tf.RaggedTensor.from_row_starts(t["v"], t["s"])
     return {"rt": parts(rt), "starts": rt.row_starts(), "limits": rt.row_limits()}
 
 
-@add("from_row_limits", {"v": VALUES, "s": np.array([2, 2, 5, 6], np.int64)}, names=False,
-     notes=NO_NAMES)
+@add(
+    "from_row_limits",
+    {"v": VALUES, "s": np.array([2, 2, 5, 6], np.int64)},
+    names=False,
+    notes=NO_NAMES,
+)
 def _from_row_limits(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_row_limits(t["v"], t["s"]))}
 
 
-@add("from_nested_row_splits", {"v": VALUES, "a": np.array([0, 3, 4]),
-                                "b": np.array([0, 1, 1, 4, 6])}, grad=("dense", ("v",)))
+@add(
+    "from_nested_row_splits",
+    {"v": VALUES, "a": np.array([0, 3, 4]), "b": np.array([0, 1, 1, 4, 6])},
+    grad=("dense", ("v",)),
+)
 def _from_nested_row_splits(tf: Any, t: dict) -> dict:
     rt = tf.RaggedTensor.from_nested_row_splits(t["v"], [t["a"], t["b"]])
     return {"rt": parts(rt), "dense": rt.to_tensor(-1.0)}
 
 
-@add("from_nested_row_lengths", {"v": VALUES, "a": np.array([2, 1]),
-                                 "b": np.array([1, 0, 5])}, names=False, notes=NO_NAMES)
+@add(
+    "from_nested_row_lengths",
+    {"v": VALUES, "a": np.array([2, 1]), "b": np.array([1, 0, 5])},
+    names=False,
+    notes=NO_NAMES,
+)
 def _from_nested_row_lengths(tf: Any, t: dict) -> dict:
     rt = tf.RaggedTensor.from_nested_row_lengths(t["v"], [t["a"], t["b"]])
     return {"rt": parts(rt), "lengths": rt.nested_row_lengths()}
 
 
-@add("from_nested_value_rowids", {"v": VALUES, "a": np.array([0, 0, 1]),
-                                  "b": np.array([0, 0, 2, 2, 2, 2])}, names=False,
-     notes=NO_NAMES)
+@add(
+    "from_nested_value_rowids",
+    {"v": VALUES, "a": np.array([0, 0, 1]), "b": np.array([0, 0, 2, 2, 2, 2])},
+    names=False,
+    notes=NO_NAMES,
+)
 def _from_nested_value_rowids(tf: Any, t: dict) -> dict:
     rt = tf.RaggedTensor.from_nested_value_rowids(t["v"], [t["a"], t["b"]], [3, 3])
     return {"rt": parts(rt)}
@@ -148,8 +174,13 @@ def _to_tensor_default(tf: Any, t: dict) -> dict:
     return {"dense": _rt(tf, t).to_tensor(default_value=9.0)}
 
 
-@add("to_tensor_inner_dims", {"v": VALUES.reshape(3, 2), "s": np.array([0, 1, 1, 3])},
-     grad=("dense", ("v",)), names=False, notes=NO_NAMES)
+@add(
+    "to_tensor_inner_dims",
+    {"v": VALUES.reshape(3, 2), "s": np.array([0, 1, 1, 3])},
+    grad=("dense", ("v",)),
+    names=False,
+    notes=NO_NAMES,
+)
 def _to_tensor_inner(tf: Any, t: dict) -> dict:
     return {"dense": _rt(tf, t).to_tensor()}
 
@@ -159,8 +190,13 @@ def _from_tensor(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_tensor(t["x"]))}
 
 
-@add("from_tensor_lengths", {"x": DENSE, "n": np.array([2, 0, 5], np.int64)},
-     grad=("rt.0", ("x",)), names=False, notes=NO_NAMES)
+@add(
+    "from_tensor_lengths",
+    {"x": DENSE, "n": np.array([2, 0, 5], np.int64)},
+    grad=("rt.0", ("x",)),
+    names=False,
+    notes=NO_NAMES,
+)
 def _from_tensor_lengths(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_tensor(t["x"], lengths=t["n"]))}
 
@@ -170,8 +206,12 @@ def _from_tensor_padding(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_tensor(t["x"], padding=0.0))}
 
 
-@add("from_tensor_ragged_rank_2", {"x": np.arange(12, dtype=np.int32).reshape(2, 3, 2)},
-     names=False, notes=NO_NAMES)
+@add(
+    "from_tensor_ragged_rank_2",
+    {"x": np.arange(12, dtype=np.int32).reshape(2, 3, 2)},
+    names=False,
+    notes=NO_NAMES,
+)
 def _from_tensor_rr2(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_tensor(t["x"], ragged_rank=2))}
 
@@ -182,17 +222,29 @@ def _to_sparse(tf: Any, t: dict) -> dict:
     return {"st": (st.indices, st.values, st.dense_shape)}
 
 
-@add("to_sparse_nested_with_inner_dims",
-     {"v": np.arange(8, dtype=np.int32).reshape(4, 2), "a": np.array([0, 1, 3]),
-      "b": np.array([0, 2, 2, 4])})
+@add(
+    "to_sparse_nested_with_inner_dims",
+    {
+        "v": np.arange(8, dtype=np.int32).reshape(4, 2),
+        "a": np.array([0, 1, 3]),
+        "b": np.array([0, 2, 2, 4]),
+    },
+)
 def _to_sparse_nested(tf: Any, t: dict) -> dict:
     st = tf.RaggedTensor.from_nested_row_splits(t["v"], [t["a"], t["b"]]).to_sparse()
     return {"st": (st.indices, st.values, st.dense_shape)}
 
 
-@add("from_sparse", {"i": np.array([[0, 0], [0, 1], [2, 0]], np.int64),
-                     "v": np.array([1, 2, 3], np.int32), "d": np.array([4, 3], np.int64)},
-     names=False, notes=NO_NAMES)
+@add(
+    "from_sparse",
+    {
+        "i": np.array([[0, 0], [0, 1], [2, 0]], np.int64),
+        "v": np.array([1, 2, 3], np.int32),
+        "d": np.array([4, 3], np.int64),
+    },
+    names=False,
+    notes=NO_NAMES,
+)
 def _from_sparse(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_sparse(tf.SparseTensor(t["i"], t["v"], t["d"])))}
 
@@ -239,8 +291,12 @@ def _getitem_error(tf: Any, t: dict) -> dict:
     return {"out": _item(_rt(tf, t)[:, 0])}
 
 
-@add("getitem_nested", {"v": VALUES, "a": np.array([0, 3, 4]), "b": np.array([0, 1, 1, 4, 6])},
-     names=False, notes=NO_NAMES)
+@add(
+    "getitem_nested",
+    {"v": VALUES, "a": np.array([0, 3, 4]), "b": np.array([0, 1, 1, 4, 6])},
+    names=False,
+    notes=NO_NAMES,
+)
 def _getitem_nested(tf: Any, t: dict) -> dict:
     rt = tf.RaggedTensor.from_nested_row_splits(t["v"], [t["a"], t["b"]])
     return {"first": _item(rt[0]), "tail": _item(rt[1:]), "inner": _item(rt[0, 1:])}
@@ -284,9 +340,12 @@ def _range_zero(tf: Any, t: dict) -> dict:
     return {"x": parts(tf.ragged.range(t["a"], 10, 0))}
 
 
-@add("segment_ids", {"s": np.array([0, 3, 3, 5, 6], np.int64),
-                     "ids": np.array([0, 0, 2, 2, 2, 4], np.int64)}, names=False,
-     notes=NO_NAMES)
+@add(
+    "segment_ids",
+    {"s": np.array([0, 3, 3, 5, 6], np.int64), "ids": np.array([0, 0, 2, 2, 2, 4], np.int64)},
+    names=False,
+    notes=NO_NAMES,
+)
 def _segment_ids(tf: Any, t: dict) -> dict:
     return {
         "ids": tf.ragged.row_splits_to_segment_ids(t["s"]),
@@ -333,15 +392,20 @@ def _stack_concat(tf: Any, t: dict) -> dict:
     }
 
 
-@add("stack_dynamic_partitions", {"d": np.array([10, 20, 30, 40, 50], np.int32),
-                                  "p": np.array([2, 0, 2, 3, 0], np.int32)}, names=False,
-     notes=NO_NAMES)
+@add(
+    "stack_dynamic_partitions",
+    {"d": np.array([10, 20, 30, 40, 50], np.int32), "p": np.array([2, 0, 2, 3, 0], np.int32)},
+    names=False,
+    notes=NO_NAMES,
+)
 def _stack_dynamic_partitions(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.ragged.stack_dynamic_partitions(t["d"], t["p"], 4))}
 
 
-@add("stack_dynamic_partitions_out_of_range", {"d": np.array([1, 2], np.int32),
-                                               "p": np.array([0, 5], np.int32)})
+@add(
+    "stack_dynamic_partitions_out_of_range",
+    {"d": np.array([1, 2], np.int32), "p": np.array([0, 5], np.int32)},
+)
 def _sdp_error(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.ragged.stack_dynamic_partitions(t["d"], t["p"], 3))}
 
@@ -369,21 +433,35 @@ def _reductions(tf: Any, t: dict) -> dict:
     }
 
 
-@add("reduce_sum_gradient", {"v": VALUES, "s": SPLITS}, grad=("sum1", ("v",)), names=False,
-     notes=NO_NAMES)
+@add(
+    "reduce_sum_gradient",
+    {"v": VALUES, "s": SPLITS},
+    grad=("sum1", ("v",)),
+    names=False,
+    notes=NO_NAMES,
+)
 def _reduce_grad(tf: Any, t: dict) -> dict:
     return {"sum1": tf.reduce_sum(_rt(tf, t) * 2.0, axis=1)}
 
 
-@add("reduce_inner_dims", {"v": VALUES.reshape(3, 2), "s": np.array([0, 2, 2, 3])},
-     names=False, notes=NO_NAMES)
+@add(
+    "reduce_inner_dims",
+    {"v": VALUES.reshape(3, 2), "s": np.array([0, 2, 2, 3])},
+    names=False,
+    notes=NO_NAMES,
+)
 def _reduce_inner(tf: Any, t: dict) -> dict:
     rt = _rt(tf, t)
     return {"sum2": parts(tf.reduce_sum(rt, axis=2)), "sum1": tf.reduce_sum(rt, axis=1)}
 
 
-@add("elementwise", {"v": VALUES, "s": SPLITS}, grad=("mul.0", ("v",)), names=False,
-     notes="TF broadcasts ragged operands through RaggedTile ops first (other op names)")
+@add(
+    "elementwise",
+    {"v": VALUES, "s": SPLITS},
+    grad=("mul.0", ("v",)),
+    names=False,
+    notes="TF broadcasts ragged operands through RaggedTile ops first (other op names)",
+)
 def _elementwise(tf: Any, t: dict) -> dict:
     rt = _rt(tf, t)
     return {
@@ -393,7 +471,7 @@ def _elementwise(tf: Any, t: dict) -> dict:
         "neg": parts(-rt),
         "sub": parts(rt - 0.5),
         "div": parts(rt / 2.0),
-        "pow": parts(rt ** 2.0),
+        "pow": parts(rt**2.0),
         "gt": parts(rt > 3.0),
         "add": parts(tf.add(rt, rt)),
         "square": parts(tf.square(rt)),
@@ -404,9 +482,13 @@ def _elementwise(tf: Any, t: dict) -> dict:
     }
 
 
-@add("elementwise_mismatched_splits", {"v": VALUES, "s": SPLITS}, names=False,
-     notes="TF 1.15 adds the flat values under x's row splits without checking y's; "
-     "tfcluster fails the step (InvalidArgumentError): see the unit test")
+@add(
+    "elementwise_mismatched_splits",
+    {"v": VALUES, "s": SPLITS},
+    names=False,
+    notes="TF 1.15 adds the flat values under x's row splits without checking y's; "
+    "tfcluster fails the step (InvalidArgumentError): see the unit test",
+)
 def _elementwise_mismatch(tf: Any, t: dict) -> dict:
     other = tf.RaggedTensor.from_row_splits(t["v"], [0, 1, 2, 5, 6])
     return {"sum": parts(_rt(tf, t) + other)}
@@ -460,8 +542,11 @@ def _unicode_decode_utf16(tf: Any, t: dict) -> dict:
 @add("unicode_split", {"x": WORDS}, names=False, notes=NO_NAMES)
 def _unicode_split(tf: Any, t: dict) -> dict:
     chars, off = tf.strings.unicode_split_with_offsets(t["x"], "UTF-8")
-    return {"chars": parts(tf.strings.unicode_split(t["x"], "UTF-8")),
-            "chars2": parts(chars), "offsets": parts(off)}
+    return {
+        "chars": parts(tf.strings.unicode_split(t["x"], "UTF-8")),
+        "chars2": parts(chars),
+        "offsets": parts(off),
+    }
 
 
 @add("bytes_split", {"x": WORDS}, names=False, notes=NO_NAMES)
@@ -469,8 +554,7 @@ def _bytes_split(tf: Any, t: dict) -> dict:
     return {"b": parts(tf.strings.bytes_split(t["x"]))}
 
 
-@add("split_ragged_result", {"x": _strings([b"a b  c", b"", b"de f"])}, names=False,
-     notes=NO_NAMES)
+@add("split_ragged_result", {"x": _strings([b"a b  c", b"", b"de f"])}, names=False, notes=NO_NAMES)
 def _split_ragged(tf: Any, t: dict) -> dict:
     return {
         "ws": parts(tf.strings.split(t["x"], result_type="RaggedTensor")),
@@ -478,8 +562,10 @@ def _split_ragged(tf: Any, t: dict) -> dict:
     }
 
 
-@add("ngrams_ragged", {"x": _strings([b"a", b"b", b"c", b"d", b"e"]),
-                       "s": np.array([0, 3, 3, 5], np.int64)})
+@add(
+    "ngrams_ragged",
+    {"x": _strings([b"a", b"b", b"c", b"d", b"e"]), "s": np.array([0, 3, 3, 5], np.int64)},
+)
 def _ngrams_ragged(tf: Any, t: dict) -> dict:
     # (TF 1.15's StringNGrams reads the previous row's strings when padding an empty row, a
     # bug fixed in 2.x; the padded case has no empty row.)
@@ -491,12 +577,16 @@ def _ngrams_ragged(tf: Any, t: dict) -> dict:
     }
 
 
-@add("unicode_encode_ragged", {"v": np.array([104, 233, 108, 97, 98], np.int32),
-                               "s": np.array([0, 3, 3, 5], np.int64)})
+@add(
+    "unicode_encode_ragged",
+    {"v": np.array([104, 233, 108, 97, 98], np.int32), "s": np.array([0, 3, 3, 5], np.int64)},
+)
 def _unicode_encode_ragged(tf: Any, t: dict) -> dict:
     rt = tf.RaggedTensor.from_row_splits(t["v"], t["s"])
-    return {"utf8": tf.strings.unicode_encode(rt, "UTF-8"),
-            "utf16": tf.strings.unicode_encode(rt, "UTF-16-BE")}
+    return {
+        "utf8": tf.strings.unicode_encode(rt, "UTF-8"),
+        "utf16": tf.strings.unicode_encode(rt, "UTF-16-BE"),
+    }
 
 
 # ---- static properties and fetched values ------------------------------------------------

@@ -41,8 +41,8 @@ class FetchHandler:
             parts = (fetch.indices, fetch.values, fetch.dense_shape)
             return ("sparse", None, [self._flatten(p) for p in parts])
         if isinstance(fetch, RaggedTensor):
-            parts = (fetch.flat_values, *fetch.nested_row_splits)
-            return ("ragged", None, [self._flatten(p) for p in parts])
+            components = (fetch.flat_values, *fetch.nested_row_splits)
+            return ("ragged", None, [self._flatten(p) for p in components])
         if isinstance(fetch, indexed_slices.IndexedSlices):
             return ("slices", None, [self._flatten(p) for p in fetch.components()])
         if isinstance(fetch, (list, tuple)) and not hasattr(fetch, "_as_graph_element"):

@@ -12,17 +12,22 @@ class RaggedTensorValue:
     """Represents the value of a `RaggedTensor`."""
 
     def __init__(self, values: Any, row_splits: Any) -> None:
-        if not (isinstance(row_splits, (np.ndarray, np.generic)) and row_splits.dtype in (
-            np.int64,
-            np.int32,
-        ) and row_splits.ndim == 1):
+        if not (
+            isinstance(row_splits, (np.ndarray, np.generic))
+            and row_splits.dtype
+            in (
+                np.int64,
+                np.int32,
+            )
+            and row_splits.ndim == 1
+        ):
             raise TypeError("row_splits must be a 1D int32 or int64 numpy array")
         if not isinstance(values, (np.ndarray, np.generic, RaggedTensorValue)):
             raise TypeError("values must be a numpy array or a RaggedTensorValue")
         if isinstance(values, RaggedTensorValue) and row_splits.dtype != values.row_splits.dtype:
             raise ValueError("row_splits and values.row_splits must have the same dtype")
-        self._values = values
-        self._row_splits = row_splits
+        self._values: Any = values
+        self._row_splits: Any = row_splits
 
     row_splits = property(lambda self: self._row_splits, doc="The split indices.")
     values = property(lambda self: self._values, doc="The concatenated values of all rows.")
@@ -32,8 +37,8 @@ class RaggedTensorValue:
         return self._values.dtype
 
     @property
-    def flat_values(self) -> np.ndarray:
-        rt_values = self._values
+    def flat_values(self) -> Any:
+        rt_values: Any = self._values
         while isinstance(rt_values, RaggedTensorValue):
             rt_values = rt_values.values
         return rt_values
@@ -49,12 +54,13 @@ class RaggedTensorValue:
 
     @property
     def ragged_rank(self) -> int:
-        values_is_ragged = isinstance(self._values, RaggedTensorValue)
-        return self._values.ragged_rank + 1 if values_is_ragged else 1
+        values = self._values
+        return values.ragged_rank + 1 if isinstance(values, RaggedTensorValue) else 1
 
     @property
     def shape(self) -> tuple[int | None, ...]:
-        return (self._row_splits.shape[0] - 1,) + (None,) + self._values.shape[1:]
+        inner: tuple[int | None, ...] = tuple(self._values.shape[1:])
+        return (self._row_splits.shape[0] - 1, None, *inner)
 
     def __str__(self) -> str:
         return f"<tf.RaggedTensorValue {self.to_list()}>"

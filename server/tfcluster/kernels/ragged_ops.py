@@ -176,8 +176,9 @@ def _unicode_decode(node: Any, with_offsets: bool) -> Any:
         starts: list[int] = []
         splits = np.zeros(source.shape[0] + 1, dtype=splits_dtype)
         for i, v in enumerate(source.tolist()):
-            p, s = _decode(v if isinstance(v, bytes) else bytes(v), codec, errors,
-                           replacement, controls)
+            p, s = _decode(
+                v if isinstance(v, bytes) else bytes(v), codec, errors, replacement, controls
+            )
             points.extend(p)
             starts.extend(s)
             splits[i + 1] = splits[i] + len(p)

@@ -54,5 +54,6 @@ def invert(x: Any, name: str | None = None) -> Tensor:
         check_dtype(t, _INTEGERS, "Invert", "x")
         return make_op("Invert", [t], {"T": t.dtype.base_dtype}, name=scope).outputs[0]
 
+
 # Ragged operands go to the handlers tf.ragged registers (framework/dispatch.DISPATCHED).
 dispatch.make_dispatchable(globals())

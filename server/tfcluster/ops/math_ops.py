@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dispatch, dtypes, indexed_slices, op_def_registry, sparse_tensor, tensor_util
+from tfcluster.framework import (
+    dispatch,
+    dtypes,
+    indexed_slices,
+    op_def_registry,
+    sparse_tensor,
+    tensor_util,
+)
 from tfcluster.framework.graph import (
     Tensor,
     convert_to_tensor,

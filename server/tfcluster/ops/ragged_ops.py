@@ -29,7 +29,10 @@ def _range_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     if rows is None and all(t.shape.ndims == 0 for t in inputs):
         rows = 1
     splits = TensorShape([None if rows is None else rows + 1])
-    return [(attrs.get("Tsplits", dtypes.int64), splits), (inputs[0].dtype.base_dtype, TensorShape([None]))]
+    return [
+        (attrs.get("Tsplits", dtypes.int64), splits),
+        (inputs[0].dtype.base_dtype, TensorShape([None])),
+    ]
 
 
 def _to_sparse_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:

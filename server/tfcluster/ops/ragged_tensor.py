@@ -176,8 +176,9 @@ class RaggedTensor:
                     ragged_checks.assert_non_negative(
                         row_splits[1:] - row_splits[:-1], message=msg
                     ),
-                    ragged_checks.assert_equal(row_splits[-1:], array_ops.reshape(nvals, [1]),
-                                           message=msg),
+                    ragged_checks.assert_equal(
+                        row_splits[-1:], array_ops.reshape(nvals, [1]), message=msg
+                    ),
                 ]
                 row_splits = control_flow_ops.with_dependencies(checks, row_splits)
             return cls(values, row_splits, internal=True)
@@ -222,7 +223,9 @@ class RaggedTensor:
                     ragged_checks.assert_equal(
                         row_starts[:1], array_ops.zeros([1], dtype), message=msg
                     ),
-                    ragged_checks.assert_non_negative(row_starts[1:] - row_starts[:-1], message=msg),
+                    ragged_checks.assert_non_negative(
+                        row_starts[1:] - row_starts[:-1], message=msg
+                    ),
                     ragged_checks.assert_less_equal(
                         row_starts[-1:], array_ops.reshape(nvals, [1]), message=msg
                     ),
@@ -246,7 +249,9 @@ class RaggedTensor:
                 nvals = _nrows_of(values, dtype)
                 checks = [
                     ragged_checks.assert_non_negative(row_limits[:1], message=msg),
-                    ragged_checks.assert_non_negative(row_limits[1:] - row_limits[:-1], message=msg),
+                    ragged_checks.assert_non_negative(
+                        row_limits[1:] - row_limits[:-1], message=msg
+                    ),
                     ragged_checks.assert_equal(
                         row_limits[-1:], array_ops.reshape(nvals, [1]), message=msg
                     ),
@@ -509,9 +514,7 @@ class RaggedTensor:
             ncols = input_shape[1]
             if ragged_rank > 1:
                 # Fold the outer dimension into the next, convert, then split it off again.
-                flat_shape = array_ops.concat(
-                    [[-1], input_shape[2:]], axis=0
-                )
+                flat_shape = array_ops.concat([[-1], input_shape[2:]], axis=0)
                 flattened = array_ops.reshape(tensor, flat_shape)
                 inner_lengths = lengths
                 if lengths is not None:
@@ -520,9 +523,7 @@ class RaggedTensor:
                         "(nested lengths are not implemented)"
                     )
                 if padding is not None:
-                    raise ValueError(
-                        "tfcluster supports `padding` only with ragged_rank=1"
-                    )
+                    raise ValueError("tfcluster supports `padding` only with ragged_rank=1")
                 inner = cls.from_tensor(
                     flattened,
                     inner_lengths,
@@ -566,8 +567,7 @@ class RaggedTensor:
                 lengths = math_ops.minimum(lengths, ncols)
                 lengths = math_ops.maximum(lengths, 0)
                 limits = math_ops.cumsum(lengths)
-                splits = array_ops.concat([array_ops.zeros([1], row_splits_dtype), limits],
-                                          axis=0)
+                splits = array_ops.concat([array_ops.zeros([1], row_splits_dtype), limits], axis=0)
                 mask = array_ops.sequence_mask(lengths, maxlen=ncols)
                 values = array_ops.boolean_mask(values, array_ops.reshape(mask, [-1]))
                 return cls.from_row_splits(values, splits, validate=False)
@@ -588,7 +588,6 @@ class RaggedTensor:
             dtype = self._row_splits.dtype.base_dtype
             splits = self._row_splits
             lengths = splits[1:] - splits[:-1]
-            nrows = array_ops.shape(splits, out_type=dtype)[0] - 1
             ncols = math_ops.reduce_max(array_ops.concat([[0], lengths], axis=0))
             inner_shape = array_ops.shape(values, out_type=dtype)[1:]
             nvals = array_ops.shape(values, out_type=dtype)[0]
@@ -599,8 +598,9 @@ class RaggedTensor:
             # Gather rows of values (and the default, placed after them) into the dense grid.
             padded = array_ops.concat([values, array_ops.expand_dims(default, 0)], axis=0)
             cols = math_ops.range(ncols, dtype=dtype)
-            in_row = math_ops.less(array_ops.expand_dims(cols, 0),
-                                   array_ops.expand_dims(lengths, 1))
+            in_row = math_ops.less(
+                array_ops.expand_dims(cols, 0), array_ops.expand_dims(lengths, 1)
+            )
             index = array_ops.expand_dims(splits[:-1], 1) + array_ops.expand_dims(cols, 0)
             index = array_ops.where(in_row, index, array_ops.zeros_like(index) + nvals)
             result = array_ops.gather(padded, index)
@@ -623,9 +623,7 @@ class RaggedTensor:
                 raise ValueError("rank(st_input) must be 2")
             segment_ids = math_ops.cast(st_input.indices[:, 0], row_splits_dtype)
             num_segments = math_ops.cast(st_input.dense_shape[0], row_splits_dtype)
-            return cls.from_value_rowids(
-                st_input.values, segment_ids, num_segments, validate=False
-            )
+            return cls.from_value_rowids(st_input.values, segment_ids, num_segments, validate=False)
 
     def to_sparse(self, name: str | None = None) -> SparseTensor:
         with name_scope(name, "RaggedToSparse", [self]):
@@ -688,8 +686,10 @@ def convert_to_tensor_or_ragged_tensor(
 ) -> Any:
     if isinstance(value, RaggedTensor):
         if dtype and not dtypes.as_dtype(dtype).is_compatible_with(value.dtype):
-            raise ValueError(f"Tensor conversion requested dtype {dtype} for RaggedTensor "
-                             f"with dtype {value.dtype}: {value!r}")
+            raise ValueError(
+                f"Tensor conversion requested dtype {dtype} for RaggedTensor "
+                f"with dtype {value.dtype}: {value!r}"
+            )
         return value
     if isinstance(value, RaggedTensorValue):
         with name_scope(name, "ConvertToTensorOrRaggedTensor", []):
@@ -705,9 +705,7 @@ def convert_to_tensor_or_ragged_tensor(
     return convert_to_tensor(value, dtype=dtype, name=name)
 
 
-def row_splits_to_segment_ids(
-    splits: Any, name: str | None = None, out_type: Any = None
-) -> Tensor:
+def row_splits_to_segment_ids(splits: Any, name: str | None = None, out_type: Any = None) -> Tensor:
     """The row index of each value: [0, 3, 3, 5] -> [0, 0, 0, 2, 2]."""
     if out_type is not None:
         out_type = dtypes.as_dtype(out_type)
@@ -761,8 +759,7 @@ def segment_ids_to_row_splits(
             maxlength=num_segments,
             dtype=out_type,
         )
-        return array_ops.concat([array_ops.zeros([1], out_type), math_ops.cumsum(counts)],
-                                axis=0)
+        return array_ops.concat([array_ops.zeros([1], out_type), math_ops.cumsum(counts)], axis=0)
 
 
 class RaggedTensorSpec(TypeSpec):
@@ -788,10 +785,8 @@ class RaggedTensorSpec(TypeSpec):
         self._ragged_rank = ragged_rank
         if not isinstance(self._ragged_rank, int):
             raise TypeError("ragged_rank must be an int")
-        if rank is not None:
-            if ragged_rank >= rank:
-                raise ValueError(f"ragged_rank must be less than rank, got {ragged_rank} >= "
-                                 f"{rank}")
+        if rank is not None and ragged_rank >= rank:
+            raise ValueError(f"ragged_rank must be less than rank, got {ragged_rank} >= {rank}")
 
     @property
     def dtype(self) -> dtypes.DType:
@@ -848,8 +843,9 @@ class RaggedTensorSpec(TypeSpec):
             rank = len(value.nested_row_splits)
             full = [value.nested_row_splits[0].shape[0] - 1] + [None] * rank
             shape = TensorShape(full + list(value.flat_values.shape[1:]))
-            return cls(shape, dtypes.as_dtype(value.dtype), rank,
-                       dtypes.as_dtype(value.row_splits.dtype))
+            return cls(
+                shape, dtypes.as_dtype(value.dtype), rank, dtypes.as_dtype(value.row_splits.dtype)
+            )
         if not isinstance(value, RaggedTensor):
             raise TypeError(f"Expected RaggedTensor or RaggedTensorValue, got {value!r}")
         shape = TensorShape([value.shape[0]] + [None] * value.ragged_rank).concatenate(

@@ -112,8 +112,9 @@ def unicode_encode(
 def _encode_ragged(rt: RaggedTensor, output_encoding: str, errors: str, replacement: int) -> Any:
     """Each innermost row of code points -> one string (one ragged level less)."""
     if (rt.flat_values.shape.ndims or 1) > 1:
-        return rt.with_flat_values(unicode_encode(rt.flat_values, output_encoding, errors,
-                                                  replacement))
+        return rt.with_flat_values(
+            unicode_encode(rt.flat_values, output_encoding, errors, replacement)
+        )
     if rt.ragged_rank > 1:
         return rt.with_values(unicode_encode(rt.values, output_encoding, errors, replacement))
     check_dtype(rt.values, (dtypes.int32,), "UnicodeEncode", "input_values")
@@ -168,11 +169,18 @@ def ngrams(
         if isinstance(data, RaggedTensor):
             if data.ragged_rank > 1:
                 return data.with_values(  # type: ignore[return-value]
-                    ngrams(data.values, ngram_width, separator, pad_values, padding_width,
-                           preserve_short_sequences)
+                    ngrams(
+                        data.values,
+                        ngram_width,
+                        separator,
+                        pad_values,
+                        padding_width,
+                        preserve_short_sequences,
+                    )
                 )
-            attrs = _ngram_attrs(ngram_width, separator, pad_values, padding_width,
-                                 preserve_short_sequences)
+            attrs = _ngram_attrs(
+                ngram_width, separator, pad_values, padding_width, preserve_short_sequences
+            )
             attrs["Tsplits"] = data.row_splits.dtype.base_dtype
             op = make_op("StringNGrams", [data.values, data.row_splits], attrs)
             return RaggedTensor.from_row_splits(  # type: ignore[return-value]
@@ -271,14 +279,22 @@ def _decode(
             value = RaggedTensor.from_tensor(value, ragged_rank=ndims - 1)
         elif value.ragged_rank < ndims - 1:
             value = value.with_flat_values(
-                RaggedTensor.from_tensor(value.flat_values,
-                                         ragged_rank=ndims - value.ragged_rank + 1)
+                RaggedTensor.from_tensor(
+                    value.flat_values, ragged_rank=ndims - value.ragged_rank + 1
+                )
             )
     source = value.flat_values if isinstance(value, RaggedTensor) else value
     flat_input = array_ops.reshape(source, [-1])
     op_type = "UnicodeDecodeWithOffsets" if with_offsets else "UnicodeDecode"
-    op = ragged_ops.unicode_decode_op(flat_input, input_encoding, errors, replacement_char,
-                                      replace_control_characters, with_offsets, op_type)
+    op = ragged_ops.unicode_decode_op(
+        flat_input,
+        input_encoding,
+        errors,
+        replacement_char,
+        replace_control_characters,
+        with_offsets,
+        op_type,
+    )
     splits, chars = op.outputs[0], op.outputs[1]
     starts = op.outputs[2] if with_offsets else None
     if ndims == 0:
@@ -304,8 +320,9 @@ def unicode_decode(
 ) -> Any:
     """The code points of each string: a RaggedTensor [..., (chars)] of int32."""
     with name_scope(name, "UnicodeDecode", [input]):
-        return _decode(input, input_encoding, errors, replacement_char,
-                       replace_control_characters, False)
+        return _decode(
+            input, input_encoding, errors, replacement_char, replace_control_characters, False
+        )
 
 
 def unicode_decode_with_offsets(
@@ -318,8 +335,9 @@ def unicode_decode_with_offsets(
 ) -> Any:
     """(code points, the byte offset where each starts), both RaggedTensors."""
     with name_scope(name, "UnicodeDecodeWithOffsets", [input]):
-        return _decode(input, input_encoding, errors, replacement_char,
-                       replace_control_characters, True)
+        return _decode(
+            input, input_encoding, errors, replacement_char, replace_control_characters, True
+        )
 
 
 def _encode_each(codepoints: Any, encoding: str, errors: str, replacement: int) -> Any:
@@ -342,8 +360,10 @@ def _encode_each(codepoints: Any, encoding: str, errors: str, replacement: int) 
 
 def _split_encoding(input_encoding: str) -> str:
     if input_encoding not in _OUTPUT_ENCODINGS:
-        raise ValueError(f"input_encoding must be one of {list(_OUTPUT_ENCODINGS)} to split "
-                         f"(each character is written back in it), got {input_encoding!r}")
+        raise ValueError(
+            f"input_encoding must be one of {list(_OUTPUT_ENCODINGS)} to split "
+            f"(each character is written back in it), got {input_encoding!r}"
+        )
     return input_encoding
 
 
@@ -357,8 +377,7 @@ def unicode_split(
     """Each string split into its characters (each in input_encoding): a RaggedTensor."""
     with name_scope(name, "UnicodeSplit", [input]):
         codepoints = _decode(input, input_encoding, errors, replacement_char, False, False)
-        return _encode_each(codepoints, _split_encoding(input_encoding), errors,
-                            replacement_char)
+        return _encode_each(codepoints, _split_encoding(input_encoding), errors, replacement_char)
 
 
 def unicode_split_with_offsets(
@@ -370,10 +389,8 @@ def unicode_split_with_offsets(
 ) -> Any:
     """(characters, the byte offset where each starts), both RaggedTensors."""
     with name_scope(name, "UnicodeSplitWithOffsets", [input]):
-        codepoints, offsets = _decode(input, input_encoding, errors, replacement_char,
-                                      False, True)
-        chars = _encode_each(codepoints, _split_encoding(input_encoding), errors,
-                             replacement_char)
+        codepoints, offsets = _decode(input, input_encoding, errors, replacement_char, False, True)
+        chars = _encode_each(codepoints, _split_encoding(input_encoding), errors, replacement_char)
         return chars, offsets
 
 

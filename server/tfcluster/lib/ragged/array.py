@@ -29,7 +29,8 @@ def boolean_mask(data: Any, mask: Any, name: str | None = None) -> Any:
         if isinstance(mask, RaggedTensor):
             if not isinstance(data, RaggedTensor):
                 data = RaggedTensor.from_tensor(
-                    data, ragged_rank=mask.ragged_rank,
+                    data,
+                    ragged_rank=mask.ragged_rank,
                     row_splits_dtype=mask.row_splits.dtype,
                 )
             return _mask_ragged(data, mask)
@@ -38,9 +39,7 @@ def boolean_mask(data: Any, mask: Any, name: str | None = None) -> Any:
                 return gather(data, array_ops.reshape(array_ops.where(mask), [-1]))
             return array_ops.boolean_mask(data, mask)
         # A dense mask of rank > 1: both as ragged tensors with uniform rows, then masked.
-        splits_dtype = (
-            data.row_splits.dtype if isinstance(data, RaggedTensor) else dtypes.int64
-        )
+        splits_dtype = data.row_splits.dtype if isinstance(data, RaggedTensor) else dtypes.int64
         ragged_mask = RaggedTensor.from_tensor(
             mask, ragged_rank=mask_rank - 1, row_splits_dtype=splits_dtype
         )
@@ -56,7 +55,8 @@ def _mask_ragged(data: RaggedTensor, mask: RaggedTensor) -> RaggedTensor:
         return data.with_values(_mask_ragged(data.values, mask.values))  # type: ignore[arg-type]
     # Innermost ragged level: keep the masked values and count what each row kept.
     check = ragged_checks.assert_equal(
-        data.row_splits, mask.row_splits,
+        data.row_splits,
+        mask.row_splits,
         message="data and mask have incompatible row splits",
     )
     with control_dependencies([check]):
@@ -73,8 +73,7 @@ def _as_ragged(values: Sequence[Any], ragged_rank: int, splits_dtype: Any) -> li
             out.append(v.with_row_splits_dtype(splits_dtype))
         else:
             out.append(
-                RaggedTensor.from_tensor(v, ragged_rank=ragged_rank,
-                                         row_splits_dtype=splits_dtype)
+                RaggedTensor.from_tensor(v, ragged_rank=ragged_rank, row_splits_dtype=splits_dtype)
             )
     return out
 
@@ -107,8 +106,9 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> Any:
 
 
 def _concat_or_stack(values: list[Any], axis: int, stack_values: bool) -> Any:
-    values = [convert_to_tensor_or_ragged_tensor(v, name=f"values[{i}]")
-              for i, v in enumerate(values)]
+    values = [
+        convert_to_tensor_or_ragged_tensor(v, name=f"values[{i}]") for i, v in enumerate(values)
+    ]
     ragged = [v for v in values if isinstance(v, RaggedTensor)]
     if not ragged:
         fn = array_ops.stack if stack_values else array_ops.concat
@@ -128,23 +128,27 @@ def _concat_or_stack(values: list[Any], axis: int, stack_values: bool) -> Any:
     if axis == 0:
         if not stack_values:
             return _concat_rows(rts)
-        nrows = [rt.nrows() for rt in rts]
+        counts = array_ops.stack([rt.nrows() for rt in rts])
         outer = array_ops.concat(
-            [array_ops.zeros([1], splits_dtype), math_ops.cumsum(array_ops.stack(nrows))], axis=0
+            [array_ops.zeros([1], splits_dtype), math_ops.cumsum(counts)], axis=0
         )
         return RaggedTensor.from_row_splits(_concat_rows(rts), outer, validate=False)
     if axis == 1:
         # Rows of all inputs (input-major), reordered row-major, then grouped per output row.
         nrows = rts[0].nrows()
-        checks = [ragged_checks.assert_equal(nrows, rt.nrows(),
-                                         message="Input tensors have incompatible shapes.")
-                  for rt in rts[1:]]
+        checks = [
+            ragged_checks.assert_equal(
+                nrows, rt.nrows(), message="Input tensors have incompatible shapes."
+            )
+            for rt in rts[1:]
+        ]
         with control_dependencies(checks):
             joined = _concat_rows(rts)
         order = array_ops.reshape(
             array_ops.transpose(
-                array_ops.reshape(math_ops.range(nrows * n, dtype=splits_dtype),
-                                  array_ops.stack([n, nrows]))
+                array_ops.reshape(
+                    math_ops.range(nrows * n, dtype=splits_dtype), array_ops.stack([n, nrows])
+                )
             ),
             [-1],
         )
@@ -155,9 +159,7 @@ def _concat_or_stack(values: list[Any], axis: int, stack_values: bool) -> Any:
         return RaggedTensor.from_row_splits(
             interleaved.values, interleaved.row_splits[::n], validate=False
         )
-    raise ValueError(
-        f"tfcluster's ragged concat/stack supports axis 0 and 1 only, got axis={axis}"
-    )
+    raise ValueError(f"tfcluster's ragged concat/stack supports axis 0 and 1 only, got axis={axis}")
 
 
 def stack_dynamic_partitions(
@@ -166,8 +168,7 @@ def stack_dynamic_partitions(
     """Row p of the result holds the items of data whose partition is p, in order."""
     with name_scope(name, "SegmentStack", [data, partitions, num_partitions]):
         data = convert_to_tensor_or_ragged_tensor(data, name="data")
-        partitions = convert_to_tensor_or_ragged_tensor(partitions, dtypes.int32,
-                                                        name="partitions")
+        partitions = convert_to_tensor_or_ragged_tensor(partitions, dtypes.int32, name="partitions")
         if isinstance(partitions, RaggedTensor):
             if not isinstance(data, RaggedTensor):
                 raise ValueError("data and partitions must both be ragged or both dense")
@@ -177,18 +178,22 @@ def stack_dynamic_partitions(
             raise ValueError("data and partitions must both be ragged or both dense")
         partitions = math_ops.cast(partitions, dtypes.int32)
         checks = [
-            ragged_checks.assert_non_negative(partitions,
-                                          message="partitions must be non-negative"),
-            ragged_checks.assert_less(partitions, num_partitions,
-                                  message="partitions must be less than num_partitions"),
+            ragged_checks.assert_non_negative(
+                partitions, message="partitions must be non-negative"
+            ),
+            ragged_checks.assert_less(
+                partitions, num_partitions, message="partitions must be less than num_partitions"
+            ),
         ]
         with control_dependencies(checks):
             permutation = sort_ops.argsort(partitions, stable=True)
         # The row splits take the partitions' dtype (int32), as TF 1.15's do.
-        counts = counting_ops.bincount(partitions, minlength=num_partitions,
-                                       maxlength=num_partitions, dtype=dtypes.int32)
-        splits = array_ops.concat([array_ops.zeros([1], dtypes.int32), math_ops.cumsum(counts)],
-                                  axis=0)
+        counts = counting_ops.bincount(
+            partitions, minlength=num_partitions, maxlength=num_partitions, dtype=dtypes.int32
+        )
+        splits = array_ops.concat(
+            [array_ops.zeros([1], dtypes.int32), math_ops.cumsum(counts)], axis=0
+        )
         return RaggedTensor.from_row_splits(gather(data, permutation), splits, validate=False)
 
 

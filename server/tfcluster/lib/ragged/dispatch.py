@@ -18,10 +18,34 @@ from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragge
 
 # Which DISPATCHED functions are element-wise on one operand, on two, or on a list.
 _BINARY = {
-    "bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift", "add",
-    "div_no_nan", "divide", "equal", "floordiv", "floormod", "greater", "greater_equal", "less",
-    "less_equal", "logical_and", "logical_or", "logical_xor", "maximum", "minimum", "multiply",
-    "not_equal", "pow", "realdiv", "squared_difference", "subtract", "truediv", "truncatediv",
+    "bitwise_and",
+    "bitwise_or",
+    "bitwise_xor",
+    "left_shift",
+    "right_shift",
+    "add",
+    "div_no_nan",
+    "divide",
+    "equal",
+    "floordiv",
+    "floormod",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "multiply",
+    "not_equal",
+    "pow",
+    "realdiv",
+    "squared_difference",
+    "subtract",
+    "truediv",
+    "truncatediv",
     "truncatemod",
 }
 _LIST = {"add_n", "string_join"}
@@ -46,8 +70,11 @@ def _same_partition_checks(rts: list[RaggedTensor]) -> list[Any]:
             raise ValueError("Inputs must have identical ragged splits (ragged_rank differs)")
         for a, b in zip(first.nested_row_splits, other.nested_row_splits):
             if a is not b:
-                checks.append(ragged_checks.assert_equal(
-                    a, b, message="Inputs must have identical ragged splits"))
+                checks.append(
+                    ragged_checks.assert_equal(
+                        a, b, message="Inputs must have identical ragged splits"
+                    )
+                )
     return checks
 
 
@@ -116,10 +143,18 @@ def _register() -> None:
     special: dict[str, Callable[..., Any]] = {
         "concat": _concat,
         "stack": _stack,
-        **{n: getattr(ragged_math, n) for n in (
-            "reduce_sum", "reduce_prod", "reduce_min", "reduce_max", "reduce_mean",
-            "reduce_any", "reduce_all",
-        )},
+        **{
+            n: getattr(ragged_math, n)
+            for n in (
+                "reduce_sum",
+                "reduce_prod",
+                "reduce_min",
+                "reduce_max",
+                "reduce_mean",
+                "reduce_any",
+                "reduce_all",
+            )
+        },
     }
     for module_name, names in dispatch.DISPATCHED.items():
         module = _MODULES[module_name]
@@ -134,6 +169,10 @@ def _register() -> None:
             dispatch.register(dispatch.key_of(fn), handler)
 
 
+def _unary_operator(op: Callable[..., Any]) -> Callable[[Any], Any]:
+    return lambda x: op(x)
+
+
 def _install_operators() -> None:
     """RaggedTensor's operators, each the dispatched op (tf.add for +, ...)."""
 
@@ -141,22 +180,33 @@ def _install_operators() -> None:
         return (lambda x, y: fn(x, y)), (lambda x, y: fn(y, x))
 
     table = {
-        "add": math_ops.add, "sub": math_ops.subtract, "mul": math_ops.multiply,
-        "div": math_ops.divide, "truediv": math_ops.truediv, "floordiv": math_ops.floordiv,
-        "mod": math_ops.floormod, "pow": math_ops.pow, "and": math_ops.logical_and,
-        "or": math_ops.logical_or, "xor": math_ops.logical_xor,
+        "add": math_ops.add,
+        "sub": math_ops.subtract,
+        "mul": math_ops.multiply,
+        "div": math_ops.divide,
+        "truediv": math_ops.truediv,
+        "floordiv": math_ops.floordiv,
+        "mod": math_ops.floormod,
+        "pow": math_ops.pow,
+        "and": math_ops.logical_and,
+        "or": math_ops.logical_or,
+        "xor": math_ops.logical_xor,
     }
     for name, fn in table.items():
         forward, reverse = binary(fn)
         setattr(RaggedTensor, f"__{name}__", forward)
         setattr(RaggedTensor, f"__r{name}__", reverse)
-    RaggedTensor.__lt__ = lambda x, y: math_ops.less(x, y)  # type: ignore[method-assign,assignment]
-    RaggedTensor.__le__ = lambda x, y: math_ops.less_equal(x, y)  # type: ignore[method-assign,assignment]
-    RaggedTensor.__gt__ = lambda x, y: math_ops.greater(x, y)  # type: ignore[method-assign,assignment]
-    RaggedTensor.__ge__ = lambda x, y: math_ops.greater_equal(x, y)  # type: ignore[method-assign,assignment]
-    RaggedTensor.__neg__ = lambda x: math_ops.negative(x)  # type: ignore[attr-defined]
-    RaggedTensor.__abs__ = lambda x: math_ops.abs(x)  # type: ignore[attr-defined]
-    RaggedTensor.__invert__ = lambda x: math_ops.logical_not(x)  # type: ignore[attr-defined]
+    comparisons = {
+        "lt": math_ops.less,
+        "le": math_ops.less_equal,
+        "gt": math_ops.greater,
+        "ge": math_ops.greater_equal,
+    }
+    for name, fn in comparisons.items():
+        setattr(RaggedTensor, f"__{name}__", binary(fn)[0])
+    unary = {"neg": math_ops.negative, "abs": math_ops.abs, "invert": math_ops.logical_not}
+    for name, op in unary.items():
+        setattr(RaggedTensor, f"__{name}__", _unary_operator(op))
 
 
 _register()

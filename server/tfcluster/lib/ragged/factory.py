@@ -34,8 +34,9 @@ def constant(
         return constant_op.constant(values, dtype=dtype, shape=shape, name=name)
 
     with name_scope(name, "RaggedConstant"):
-        return _constant_value(ragged_factory, inner_factory, pylist, dtype, ragged_rank,
-                               inner_shape)
+        return _constant_value(
+            ragged_factory, inner_factory, pylist, dtype, ragged_rank, inner_shape
+        )
 
 
 def constant_value(
@@ -56,8 +57,7 @@ def constant_value(
     def inner_factory(values: Any, dtype: Any, shape: Any, name: str = "") -> np.ndarray:
         return np.reshape(np.array(values, dtype=dtype), shape)
 
-    return _constant_value(ragged_factory, inner_factory, pylist, dtype, ragged_rank,
-                           inner_shape)
+    return _constant_value(ragged_factory, inner_factory, pylist, dtype, ragged_rank, inner_shape)
 
 
 def _is_scalar(item: Any) -> bool:
@@ -118,25 +118,30 @@ def _constant_value(
         raise TypeError("pylist may not be a RaggedTensor or RaggedTensorValue.")
     if _is_scalar(pylist):
         if ragged_rank is not None and ragged_rank != 0:
-            raise ValueError(f"Invalid pylist={pylist!r}: incompatible with "
-                             f"ragged_rank={ragged_rank}")
+            raise ValueError(
+                f"Invalid pylist={pylist!r}: incompatible with ragged_rank={ragged_rank}"
+            )
         if inner_shape:
-            raise ValueError(f"Invalid pylist={pylist!r}: incompatible with "
-                             f"dim(inner_shape)={len(inner_shape)}")
+            raise ValueError(
+                f"Invalid pylist={pylist!r}: incompatible with dim(inner_shape)={len(inner_shape)}"
+            )
         return inner_factory(pylist, dtype, ())
     if ragged_rank is not None and ragged_rank < 0:
         raise ValueError(f"Invalid ragged_rank={ragged_rank!r}: must be nonnegative")
     scalar_depth, max_depth = _scalar_and_max_depth(pylist)
     if scalar_depth is not None and max_depth > scalar_depth:
-        raise ValueError(f"Invalid pylist={pylist!r}: empty list nesting is greater than "
-                         "scalar value nesting")
+        raise ValueError(
+            f"Invalid pylist={pylist!r}: empty list nesting is greater than scalar value nesting"
+        )
     if inner_shape is not None and ragged_rank is not None:
         expected = ragged_rank + len(inner_shape) + 1
         if (scalar_depth is not None and expected != scalar_depth) or (
             scalar_depth is None and expected < max_depth
         ):
-            raise ValueError(f"Invalid pylist={pylist!r}: incompatible with "
-                             f"ragged_rank={ragged_rank} and dim(inner_shape)={len(inner_shape)}")
+            raise ValueError(
+                f"Invalid pylist={pylist!r}: incompatible with "
+                f"ragged_rank={ragged_rank} and dim(inner_shape)={len(inner_shape)}"
+            )
     if ragged_rank == 0 or (
         ragged_rank is None
         and (max_depth < 2 or (inner_shape is not None and max_depth - len(inner_shape) < 2))

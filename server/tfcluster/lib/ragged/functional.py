@@ -26,8 +26,11 @@ def map_flat_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
             raise ValueError("Input RaggedTensors have mismatched ragged_rank")
         for a, b in zip(first, other):
             if a is not b:
-                checks.append(ragged_checks.assert_equal(
-                    a, b, message="Input RaggedTensors have mismatched row_splits"))
+                checks.append(
+                    ragged_checks.assert_equal(
+                        a, b, message="Input RaggedTensors have mismatched row_splits"
+                    )
+                )
     with control_dependencies(checks):
         result = op(*flat_args, **flat_kwargs)
     return partitions[0].with_flat_values(result)
@@ -45,4 +48,3 @@ def _replace(structure: Any, partitions: list[RaggedTensor]) -> Any:
     if nest.is_nested(structure):
         return nest.map_structure(leaf, structure)
     return structure
-

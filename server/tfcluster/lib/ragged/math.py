@@ -87,46 +87,72 @@ def _axis(axis: Any, reduction_indices: Any) -> Any:
     return axis if axis is not None else reduction_indices
 
 
-def reduce_sum(input_tensor: Any, axis: Any = None, keepdims: Any = None,
-               name: str | None = None, reduction_indices: Any = None,
-               keep_dims: Any = None) -> Any:
+def reduce_sum(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: Any = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: Any = None,
+) -> Any:
     with name_scope(name, "RaggedReduceSum", [input_tensor, axis]):
         rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
         return _reduce("Sum", rt, _axis(axis, reduction_indices), _keep(keepdims, keep_dims))
 
 
-def reduce_prod(input_tensor: Any, axis: Any = None, keepdims: Any = None,
-                name: str | None = None, reduction_indices: Any = None,
-                keep_dims: Any = None) -> Any:
+def reduce_prod(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: Any = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: Any = None,
+) -> Any:
     with name_scope(name, "RaggedReduceProd", [input_tensor, axis]):
         rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
         return _reduce("Prod", rt, _axis(axis, reduction_indices), _keep(keepdims, keep_dims))
 
 
-def reduce_min(input_tensor: Any, axis: Any = None, keepdims: Any = None,
-               name: str | None = None, reduction_indices: Any = None,
-               keep_dims: Any = None) -> Any:
+def reduce_min(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: Any = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: Any = None,
+) -> Any:
     with name_scope(name, "RaggedReduceMin", [input_tensor, axis]):
         rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
         return _reduce("Min", rt, _axis(axis, reduction_indices), _keep(keepdims, keep_dims))
 
 
-def reduce_max(input_tensor: Any, axis: Any = None, keepdims: Any = None,
-               name: str | None = None, reduction_indices: Any = None,
-               keep_dims: Any = None) -> Any:
+def reduce_max(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: Any = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: Any = None,
+) -> Any:
     with name_scope(name, "RaggedReduceMax", [input_tensor, axis]):
         rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
         return _reduce("Max", rt, _axis(axis, reduction_indices), _keep(keepdims, keep_dims))
 
 
-def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: Any = None,
-                name: str | None = None, reduction_indices: Any = None,
-                keep_dims: Any = None) -> Any:
+def reduce_mean(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: Any = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: Any = None,
+) -> Any:
     """The sum over the count of values (an empty row gives nan, as in TF)."""
     with name_scope(name, "RaggedReduceMean", [input_tensor, axis]):
         rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
         axis, keep = _axis(axis, reduction_indices), _keep(keepdims, keep_dims)
         total = _reduce("Sum", rt, axis, keep)
+        ones: Any
         if isinstance(rt, RaggedTensor):
             ones = rt.with_flat_values(array_ops.ones_like(rt.flat_values))
         else:
@@ -137,10 +163,12 @@ def reduce_mean(input_tensor: Any, axis: Any = None, keepdims: Any = None,
         return total / count
 
 
-def _bool_reduce(kind: str, scope: str, input_tensor: Any, axis: Any, keep: bool,
-                 name: str | None) -> Any:
+def _bool_reduce(
+    kind: str, scope: str, input_tensor: Any, axis: Any, keep: bool, name: str | None
+) -> Any:
     with name_scope(name, scope, [input_tensor, axis]):
         rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
+        as_int: Any
         if isinstance(rt, RaggedTensor):
             as_int = rt.with_flat_values(math_ops.cast(rt.flat_values, dtypes.int32))
         else:
@@ -151,18 +179,40 @@ def _bool_reduce(kind: str, scope: str, input_tensor: Any, axis: Any, keep: bool
         return math_ops.cast(out, dtypes.bool_)
 
 
-def reduce_all(input_tensor: Any, axis: Any = None, keepdims: Any = None,
-               name: str | None = None, reduction_indices: Any = None,
-               keep_dims: Any = None) -> Any:
-    return _bool_reduce("Prod", "RaggedReduceAll", input_tensor,
-                        _axis(axis, reduction_indices), _keep(keepdims, keep_dims), name)
+def reduce_all(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: Any = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: Any = None,
+) -> Any:
+    return _bool_reduce(
+        "Prod",
+        "RaggedReduceAll",
+        input_tensor,
+        _axis(axis, reduction_indices),
+        _keep(keepdims, keep_dims),
+        name,
+    )
 
 
-def reduce_any(input_tensor: Any, axis: Any = None, keepdims: Any = None,
-               name: str | None = None, reduction_indices: Any = None,
-               keep_dims: Any = None) -> Any:
-    return _bool_reduce("Sum", "RaggedReduceAny", input_tensor,
-                        _axis(axis, reduction_indices), _keep(keepdims, keep_dims), name)
+def reduce_any(
+    input_tensor: Any,
+    axis: Any = None,
+    keepdims: Any = None,
+    name: str | None = None,
+    reduction_indices: Any = None,
+    keep_dims: Any = None,
+) -> Any:
+    return _bool_reduce(
+        "Sum",
+        "RaggedReduceAny",
+        input_tensor,
+        _axis(axis, reduction_indices),
+        _keep(keepdims, keep_dims),
+        name,
+    )
 
 
 __all__: list[str] = []
