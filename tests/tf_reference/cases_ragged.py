@@ -68,8 +68,6 @@ def _from_row_lengths(tf: Any, t: dict) -> dict:
 @add(
     "from_value_rowids_with_nrows",
     {"v": VALUES, "ids": np.array([0, 0, 2, 2, 2, 3])},
-    names=False,
-    notes=NO_NAMES,
 )
 def _from_value_rowids(tf: Any, t: dict) -> dict:
     rt = tf.RaggedTensor.from_value_rowids(t["v"], t["ids"], nrows=6)
@@ -79,8 +77,6 @@ def _from_value_rowids(tf: Any, t: dict) -> dict:
 @add(
     "from_value_rowids_inferred_nrows",
     {"v": VALUES, "ids": np.array([1, 1, 1, 2, 4, 4])},
-    names=False,
-    notes=NO_NAMES,
 )
 def _from_value_rowids_inferred(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_value_rowids(t["v"], t["ids"]))}
@@ -89,8 +85,6 @@ def _from_value_rowids_inferred(tf: Any, t: dict) -> dict:
 @add(
     "from_row_starts",
     {"v": VALUES, "s": np.array([0, 2, 2, 5], np.int64)},
-    names=False,
-    notes=NO_NAMES,
 )
 def _from_row_starts(tf: Any, t: dict) -> dict:
     rt = tf.RaggedTensor.from_row_starts(t["v"], t["s"])
@@ -100,8 +94,6 @@ def _from_row_starts(tf: Any, t: dict) -> dict:
 @add(
     "from_row_limits",
     {"v": VALUES, "s": np.array([2, 2, 5, 6], np.int64)},
-    names=False,
-    notes=NO_NAMES,
 )
 def _from_row_limits(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_row_limits(t["v"], t["s"]))}
@@ -120,8 +112,6 @@ def _from_nested_row_splits(tf: Any, t: dict) -> dict:
 @add(
     "from_nested_row_lengths",
     {"v": VALUES, "a": np.array([2, 1]), "b": np.array([1, 0, 5])},
-    names=False,
-    notes=NO_NAMES,
 )
 def _from_nested_row_lengths(tf: Any, t: dict) -> dict:
     rt = tf.RaggedTensor.from_nested_row_lengths(t["v"], [t["a"], t["b"]])
@@ -131,8 +121,6 @@ def _from_nested_row_lengths(tf: Any, t: dict) -> dict:
 @add(
     "from_nested_value_rowids",
     {"v": VALUES, "a": np.array([0, 0, 1]), "b": np.array([0, 0, 2, 2, 2, 2])},
-    names=False,
-    notes=NO_NAMES,
 )
 def _from_nested_value_rowids(tf: Any, t: dict) -> dict:
     rt = tf.RaggedTensor.from_nested_value_rowids(t["v"], [t["a"], t["b"]], [3, 3])
@@ -169,7 +157,7 @@ def _bad_splits_rank(tf: Any, t: dict) -> dict:
 DENSE = np.array([[1.0, 2.0, 0.0], [0.0, 0.0, 0.0], [3.0, 0.0, 4.0]], np.float32)
 
 
-@add("to_tensor_default_value", {"v": VALUES, "s": SPLITS}, names=False, notes=NO_NAMES)
+@add("to_tensor_default_value", {"v": VALUES, "s": SPLITS})
 def _to_tensor_default(tf: Any, t: dict) -> dict:
     return {"dense": _rt(tf, t).to_tensor(default_value=9.0)}
 
@@ -178,8 +166,6 @@ def _to_tensor_default(tf: Any, t: dict) -> dict:
     "to_tensor_inner_dims",
     {"v": VALUES.reshape(3, 2), "s": np.array([0, 1, 1, 3])},
     grad=("dense", ("v",)),
-    names=False,
-    notes=NO_NAMES,
 )
 def _to_tensor_inner(tf: Any, t: dict) -> dict:
     return {"dense": _rt(tf, t).to_tensor()}
@@ -194,14 +180,12 @@ def _from_tensor(tf: Any, t: dict) -> dict:
     "from_tensor_lengths",
     {"x": DENSE, "n": np.array([2, 0, 5], np.int64)},
     grad=("rt.0", ("x",)),
-    names=False,
-    notes=NO_NAMES,
 )
 def _from_tensor_lengths(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_tensor(t["x"], lengths=t["n"]))}
 
 
-@add("from_tensor_padding", {"x": DENSE}, names=False, notes=NO_NAMES)
+@add("from_tensor_padding", {"x": DENSE})
 def _from_tensor_padding(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_tensor(t["x"], padding=0.0))}
 
@@ -209,8 +193,6 @@ def _from_tensor_padding(tf: Any, t: dict) -> dict:
 @add(
     "from_tensor_ragged_rank_2",
     {"x": np.arange(12, dtype=np.int32).reshape(2, 3, 2)},
-    names=False,
-    notes=NO_NAMES,
 )
 def _from_tensor_rr2(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_tensor(t["x"], ragged_rank=2))}
@@ -242,14 +224,12 @@ def _to_sparse_nested(tf: Any, t: dict) -> dict:
         "v": np.array([1, 2, 3], np.int32),
         "d": np.array([4, 3], np.int64),
     },
-    names=False,
-    notes=NO_NAMES,
 )
 def _from_sparse(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.RaggedTensor.from_sparse(tf.SparseTensor(t["i"], t["v"], t["d"])))}
 
 
-@add("accessors", {"v": VALUES, "s": SPLITS}, names=False, notes=NO_NAMES)
+@add("accessors", {"v": VALUES, "s": SPLITS})
 def _accessors(tf: Any, t: dict) -> dict:
     rt = _rt(tf, t)
     return {
@@ -277,7 +257,7 @@ for _tag, _key in (
     ("row_then_column", (2, 1)),
     ("ellipsis", (Ellipsis, slice(1, None))),
 ):
-    add("getitem_" + _tag, {"v": VALUES, "s": SPLITS}, names=False, notes=NO_NAMES)(
+    add("getitem_" + _tag, {"v": VALUES, "s": SPLITS})(
         (lambda key: lambda tf, t: {"out": _item(_rt(tf, t)[key])})(_key)
     )
 
@@ -294,8 +274,6 @@ def _getitem_error(tf: Any, t: dict) -> dict:
 @add(
     "getitem_nested",
     {"v": VALUES, "a": np.array([0, 3, 4]), "b": np.array([0, 1, 1, 4, 6])},
-    names=False,
-    notes=NO_NAMES,
 )
 def _getitem_nested(tf: Any, t: dict) -> dict:
     rt = tf.RaggedTensor.from_nested_row_splits(t["v"], [t["a"], t["b"]])
@@ -343,8 +321,6 @@ def _range_zero(tf: Any, t: dict) -> dict:
 @add(
     "segment_ids",
     {"s": np.array([0, 3, 3, 5, 6], np.int64), "ids": np.array([0, 0, 2, 2, 2, 4], np.int64)},
-    names=False,
-    notes=NO_NAMES,
 )
 def _segment_ids(tf: Any, t: dict) -> dict:
     return {
@@ -355,7 +331,7 @@ def _segment_ids(tf: Any, t: dict) -> dict:
     }
 
 
-@add("map_flat_values", {"v": VALUES, "s": SPLITS}, names=False, notes=NO_NAMES)
+@add("map_flat_values", {"v": VALUES, "s": SPLITS})
 def _map_flat_values(tf: Any, t: dict) -> dict:
     rt = _rt(tf, t)
     return {
@@ -365,7 +341,7 @@ def _map_flat_values(tf: Any, t: dict) -> dict:
     }
 
 
-@add("boolean_mask", {"v": VALUES, "s": SPLITS}, names=False, notes=NO_NAMES)
+@add("boolean_mask", {"v": VALUES, "s": SPLITS})
 def _boolean_mask(tf: Any, t: dict) -> dict:
     rt = _rt(tf, t)
     dense = tf.constant([[1, 2, 3], [4, 5, 6]])
@@ -395,8 +371,6 @@ def _stack_concat(tf: Any, t: dict) -> dict:
 @add(
     "stack_dynamic_partitions",
     {"d": np.array([10, 20, 30, 40, 50], np.int32), "p": np.array([2, 0, 2, 3, 0], np.int32)},
-    names=False,
-    notes=NO_NAMES,
 )
 def _stack_dynamic_partitions(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.ragged.stack_dynamic_partitions(t["d"], t["p"], 4))}
@@ -413,7 +387,7 @@ def _sdp_error(tf: Any, t: dict) -> dict:
 # ---- math on ragged operands --------------------------------------------------------------
 
 
-@add("reductions", {"v": VALUES, "s": SPLITS}, names=False, notes=NO_NAMES)
+@add("reductions", {"v": VALUES, "s": SPLITS})
 def _reductions(tf: Any, t: dict) -> dict:
     rt = _rt(tf, t)
     return {
@@ -437,8 +411,6 @@ def _reductions(tf: Any, t: dict) -> dict:
     "reduce_sum_gradient",
     {"v": VALUES, "s": SPLITS},
     grad=("sum1", ("v",)),
-    names=False,
-    notes=NO_NAMES,
 )
 def _reduce_grad(tf: Any, t: dict) -> dict:
     return {"sum1": tf.reduce_sum(_rt(tf, t) * 2.0, axis=1)}
@@ -447,8 +419,6 @@ def _reduce_grad(tf: Any, t: dict) -> dict:
 @add(
     "reduce_inner_dims",
     {"v": VALUES.reshape(3, 2), "s": np.array([0, 2, 2, 3])},
-    names=False,
-    notes=NO_NAMES,
 )
 def _reduce_inner(tf: Any, t: dict) -> dict:
     rt = _rt(tf, t)
@@ -519,7 +489,7 @@ def _unicode_decode_strict(tf: Any, t: dict) -> dict:
     return {"cp": parts(tf.strings.unicode_decode(t["x"], "UTF-8", errors="strict"))}
 
 
-@add("unicode_decode_2d_and_scalar", {"x": WORDS.reshape(2, 2)}, names=False, notes=NO_NAMES)
+@add("unicode_decode_2d_and_scalar", {"x": WORDS.reshape(2, 2)})
 def _unicode_decode_2d(tf: Any, t: dict) -> dict:
     return {
         "grid": parts(tf.strings.unicode_decode(t["x"], "UTF-8")),
@@ -539,7 +509,7 @@ def _unicode_decode_utf16(tf: Any, t: dict) -> dict:
     return {"cp": parts(cp), "offsets": parts(off)}
 
 
-@add("unicode_split", {"x": WORDS}, names=False, notes=NO_NAMES)
+@add("unicode_split", {"x": WORDS})
 def _unicode_split(tf: Any, t: dict) -> dict:
     chars, off = tf.strings.unicode_split_with_offsets(t["x"], "UTF-8")
     return {
@@ -549,12 +519,12 @@ def _unicode_split(tf: Any, t: dict) -> dict:
     }
 
 
-@add("bytes_split", {"x": WORDS}, names=False, notes=NO_NAMES)
+@add("bytes_split", {"x": WORDS})
 def _bytes_split(tf: Any, t: dict) -> dict:
     return {"b": parts(tf.strings.bytes_split(t["x"]))}
 
 
-@add("split_ragged_result", {"x": _strings([b"a b  c", b"", b"de f"])}, names=False, notes=NO_NAMES)
+@add("split_ragged_result", {"x": _strings([b"a b  c", b"", b"de f"])})
 def _split_ragged(tf: Any, t: dict) -> dict:
     return {
         "ws": parts(tf.strings.split(t["x"], result_type="RaggedTensor")),

@@ -60,7 +60,7 @@ def gather(params: Any, indices: Any, name: str | None = None) -> Any:
 def ragged_tensor_getitem(rt: RaggedTensor, key: Any) -> Any:
     scope_inputs = [rt]
     with name_scope(None, "RaggedGetItem", scope_inputs):
-        key_list = list(key) if isinstance(key, tuple) else [key]
+        key_list = list(key) if isinstance(key, (list, tuple)) else [key]
         return _ragged_getitem(rt, key_list)
 
 
@@ -84,7 +84,8 @@ def _ragged_getitem(rt: Any, key_list: list[Any]) -> Any:
     starts = rt.row_splits[:-1]
     limits = rt.row_splits[1:]
     row = rt.values[starts[row_key] : limits[row_key]]
-    return row.__getitem__(tuple(inner_keys)) if inner_keys else row
+    # (Even with no inner keys: TF slices the row once more, an identity strided slice.)
+    return row.__getitem__(tuple(inner_keys) if isinstance(row, Tensor) else inner_keys)
 
 
 def _slice_rows(rt: RaggedTensor, row_key: slice) -> RaggedTensor:
@@ -154,7 +155,11 @@ def _from_value_ranges(starts: Tensor, limits: Tensor, step: Any, values: Any) -
         raise TypeError("slice strides must be integers or None")
     step_t = math_ops.cast(step_t, starts.dtype)
     value_indices = ragged_range(starts, limits, step_t, row_splits_dtype=starts.dtype)
-    return value_indices.with_values(gather(values, value_indices.values))
+    if isinstance(values, RaggedTensor):
+        gathered = gather(values, value_indices.values)
+    else:
+        gathered = array_ops.gather(values, value_indices.values)
+    return value_indices.with_values(gathered)
 
 
 def _add_offset(offset: Any, starts: Tensor, limits: Tensor) -> Tensor:

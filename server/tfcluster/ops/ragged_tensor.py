@@ -428,15 +428,23 @@ class RaggedTensor:
         out_type = self._row_splits.dtype if out_type is None else dtypes.as_dtype(out_type)
         with name_scope(name, "RaggedBoundingBox", [self, axis]):
             nested_splits = self.nested_row_splits
-            rt_flat_values = self.flat_values
+            # The outer two dimensions directly, as TF does.
+            if isinstance(axis, int) and axis == 0:
+                return array_ops.shape(nested_splits[0], out_type=out_type)[0] - 1  # type: ignore[no-any-return]
+            if isinstance(axis, int) and axis == 1:
+                longest = math_ops.reduce_max(math_ops.cast(self.row_lengths(), out_type))
+                return math_ops.maximum(longest, math_ops.cast(0, out_type))
             splits_shape = array_ops.shape(self.row_splits, out_type=out_type)
+            flat_values_shape = array_ops.shape(self.flat_values, out_type=out_type)
             ragged_dimensions = [splits_shape[0] - 1]
             for splits in nested_splits:
-                lengths = splits[1:] - splits[:-1]
-                longest = math_ops.reduce_max(array_ops.concat([[0], lengths], axis=0))
-                ragged_dimensions.append(math_ops.cast(longest, out_type))
-            inner = array_ops.shape(rt_flat_values, out_type=out_type)[1:]
-            bbox = array_ops.concat([array_ops.stack(ragged_dimensions), inner], axis=0)
+                lengths = math_ops.cast(splits[1:] - splits[:-1], out_type)
+                ragged_dimensions.append(
+                    math_ops.maximum(math_ops.reduce_max(lengths), math_ops.cast(0, out_type))
+                )
+            bbox = array_ops.concat(
+                [array_ops.stack(ragged_dimensions), flat_values_shape[1:]], axis=0
+            )
             return bbox if axis is None else array_ops.gather(bbox, axis)
 
     # ---- transforms ------------------------------------------------------------------------
@@ -535,15 +543,8 @@ class RaggedTensor:
                 splits = math_ops.range(nrows + 1, dtype=row_splits_dtype) * ncols
                 return cls.from_row_splits(inner, splits, validate=False)
             nrows = input_shape[0]
-            nvals = nrows * ncols
-            values_shape = array_ops.concat([array_ops.stack([nvals]), input_shape[2:]], axis=0)
-            values = array_ops.reshape(tensor, values_shape)
             static = tensor.shape.as_list()
             static_nrows, static_ncols = static[0], static[1]
-            known = static_nrows is not None and static_ncols is not None
-            values.set_shape(
-                TensorShape([static_nrows * static_ncols if known else None, *static[2:]])
-            )
             if padding is not None:
                 # A row's length runs to its last element that is not all padding.
                 padding = convert_to_tensor(padding, name="padding", dtype=tensor.dtype)
@@ -551,17 +552,14 @@ class RaggedTensor:
                 inner_axes = list(range(2, tensor.shape.ndims or 2))
                 if inner_axes:
                     has_default = math_ops.reduce_all(has_default, axis=inner_axes)
-                position = array_ops.expand_dims(
-                    math_ops.range(1, ncols + 1, dtype=row_splits_dtype), 0
+                # Each non-padding item needs its row to reach it; a row's length is the max.
+                has_nondefault = math_ops.cast(math_ops.logical_not(has_default), row_splits_dtype)
+                length_for_nondefault_value = has_nondefault * array_ops.expand_dims(
+                    math_ops.range(1, ncols + 1), 0
                 )
-                ends = array_ops.where(
-                    math_ops.logical_not(has_default),
-                    array_ops.zeros_like(has_default, dtype=row_splits_dtype) + position,
-                    array_ops.zeros_like(has_default, dtype=row_splits_dtype),
-                )
-                zero_col = array_ops.zeros(array_ops.stack([nrows, 1]), row_splits_dtype)
-                lengths = math_ops.reduce_max(array_ops.concat([ends, zero_col], axis=1), axis=1)
+                lengths = math_ops.reduce_max(length_for_nondefault_value, axis=1)
             if lengths is not None:
+                # The first lengths[i] items of row i: a mask over the dense [rows, cols].
                 lengths = _convert_splits(lengths, "lengths", row_splits_dtype)
                 lengths.shape.assert_has_rank(1)
                 lengths = math_ops.minimum(lengths, ncols)
@@ -569,8 +567,15 @@ class RaggedTensor:
                 limits = math_ops.cumsum(lengths)
                 splits = array_ops.concat([array_ops.zeros([1], row_splits_dtype), limits], axis=0)
                 mask = array_ops.sequence_mask(lengths, maxlen=ncols)
-                values = array_ops.boolean_mask(values, array_ops.reshape(mask, [-1]))
+                values = array_ops.boolean_mask(tensor, mask)
                 return cls.from_row_splits(values, splits, validate=False)
+            nvals = nrows * ncols
+            values_shape = array_ops.concat([array_ops.stack([nvals]), input_shape[2:]], axis=0)
+            values = array_ops.reshape(tensor, values_shape)
+            known = static_nrows is not None and static_ncols is not None
+            values.set_shape(
+                TensorShape([static_nrows * static_ncols if known else None, *static[2:]])
+            )
             splits = math_ops.range(nrows + 1, dtype=row_splits_dtype) * ncols
             splits.set_shape([None if static_nrows is None else static_nrows + 1])
             return cls.from_row_splits(values, splits, validate=False)

@@ -8,9 +8,14 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import control_dependencies, name_scope
-from tfcluster.ops import array_ops, counting_ops, math_ops, ragged_checks, segment_ops, sort_ops
+from tfcluster.lib.ragged import math as ragged_math
+from tfcluster.ops import array_ops, math_ops, ragged_checks, sort_ops
 from tfcluster.ops.ragged_getitem import gather
-from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
+from tfcluster.ops.ragged_tensor import (
+    RaggedTensor,
+    convert_to_tensor_or_ragged_tensor,
+    row_splits_to_segment_ids,
+)
 
 
 def boolean_mask(data: Any, mask: Any, name: str | None = None) -> Any:
@@ -21,49 +26,87 @@ def boolean_mask(data: Any, mask: Any, name: str | None = None) -> Any:
         mask = convert_to_tensor_or_ragged_tensor(mask, dtypes.bool_, name="mask")
         if mask.dtype.base_dtype != dtypes.bool_:
             raise ValueError("mask must have dtype bool")
-        mask_rank = mask.shape.ndims
-        if mask_rank is None:
+        if isinstance(data, RaggedTensor) and isinstance(mask, RaggedTensor):
+            if data.row_splits.dtype != mask.row_splits.dtype:
+                raise ValueError(
+                    "Input RaggedTensors have mismatched row_splits dtypes; use "
+                    "RaggedTensor.with_row_splits_dtype() to convert them to compatible dtypes."
+                )
+        splits_dtype = next(
+            (t.row_splits.dtype for t in (data, mask) if isinstance(t, RaggedTensor)),
+            dtypes.int64,
+        )
+        if mask.shape.ndims is None:
             raise ValueError("mask.shape.ndims must be known statically.")
-        if mask_rank == 0:
+        if mask.shape.ndims == 0:
             raise ValueError("mask cannot be scalar.")
         if isinstance(mask, RaggedTensor):
-            if not isinstance(data, RaggedTensor):
-                data = RaggedTensor.from_tensor(
-                    data,
-                    ragged_rank=mask.ragged_rank,
-                    row_splits_dtype=mask.row_splits.dtype,
-                )
-            return _mask_ragged(data, mask)
-        if mask_rank == 1:
-            if isinstance(data, RaggedTensor):
-                return gather(data, array_ops.reshape(array_ops.where(mask), [-1]))
-            return array_ops.boolean_mask(data, mask)
-        # A dense mask of rank > 1: both as ragged tensors with uniform rows, then masked.
-        splits_dtype = data.row_splits.dtype if isinstance(data, RaggedTensor) else dtypes.int64
-        ragged_mask = RaggedTensor.from_tensor(
-            mask, ragged_rank=mask_rank - 1, row_splits_dtype=splits_dtype
-        )
-        if not isinstance(data, RaggedTensor):
-            data = RaggedTensor.from_tensor(
-                data, ragged_rank=mask_rank - 1, row_splits_dtype=splits_dtype
+            return _mask_by_ragged(data, mask, splits_dtype)
+        if isinstance(data, RaggedTensor) and mask.shape.ndims == 1:
+            # Whole rows: keep their lengths and the values of the rows kept.
+            masked_lengths = array_ops.boolean_mask(data.row_lengths(), mask)
+            masked_splits = _lengths_to_splits(masked_lengths)
+            segment_mask = array_ops.gather(mask, row_splits_to_segment_ids(data.row_splits))
+            masked_values = boolean_mask(data.values, segment_mask)
+            return RaggedTensor.from_row_splits(masked_values, masked_splits, validate=False)
+        if isinstance(data, RaggedTensor):
+            ragged_mask = RaggedTensor.from_tensor(
+                mask,
+                ragged_rank=min(data.ragged_rank, mask.shape.ndims - 1),
+                row_splits_dtype=data.row_splits.dtype,
             )
-        return _mask_ragged(data, ragged_mask)
+            return boolean_mask(data, ragged_mask)
+        masked_values = array_ops.boolean_mask(data, mask)
+        if mask.shape.ndims >= 2:
+            # The kept items of each innermost row, then the outer rows (all uniform).
+            masked_lengths = math_ops.count_nonzero(mask, axis=-1, dtype=splits_dtype)
+            flat_lengths = array_ops.reshape(masked_lengths, [-1])
+            masked_values = RaggedTensor.from_row_lengths(
+                masked_values, flat_lengths, validate=False
+            )
+            if mask.shape.ndims > 2:
+                mask_shape = array_ops.shape(mask, out_type=splits_dtype)
+                split_size = math_ops.cumprod(mask_shape) + 1
+                for dim in range(mask.shape.ndims - 3, -1, -1):
+                    elt_size = mask_shape[dim + 1]
+                    masked_splits = math_ops.range(split_size[dim]) * elt_size
+                    masked_values = RaggedTensor.from_row_splits(
+                        masked_values, masked_splits, validate=False
+                    )
+        return masked_values
 
 
-def _mask_ragged(data: RaggedTensor, mask: RaggedTensor) -> RaggedTensor:
-    if mask.ragged_rank > 1:
-        return data.with_values(_mask_ragged(data.values, mask.values))  # type: ignore[arg-type]
-    # Innermost ragged level: keep the masked values and count what each row kept.
-    check = ragged_checks.assert_equal(
-        data.row_splits,
-        mask.row_splits,
-        message="data and mask have incompatible row splits",
-    )
-    with control_dependencies([check]):
-        kept_values = boolean_mask(data.values, mask.values)
-    kept = math_ops.cast(mask.values, data.row_splits.dtype)
-    lengths = segment_ops.unsorted_segment_sum(kept, mask.value_rowids(), mask.nrows())
-    return RaggedTensor.from_row_lengths(kept_values, lengths, validate=False)
+def _lengths_to_splits(lengths: Any) -> Any:
+    return array_ops.concat([array_ops.zeros([1], lengths.dtype), math_ops.cumsum(lengths)], 0)
+
+
+def _mask_by_ragged(data: Any, mask: RaggedTensor, splits_dtype: Any) -> Any:
+    """A ragged mask: its partition must be data's outer one; each level keeps its splits but
+    the innermost, which counts what each row kept."""
+    if not isinstance(data, RaggedTensor):
+        data = RaggedTensor.from_tensor(
+            data, ragged_rank=mask.ragged_rank, row_splits_dtype=mask.row_splits.dtype
+        )
+    checks = [
+        ragged_checks.assert_equal(a, b, message="Inputs must have identical ragged splits")
+        for a, b in zip(mask.nested_row_splits, data.nested_row_splits[: mask.ragged_rank])
+    ]
+    with control_dependencies(checks):
+        splits = []
+        current: Any = mask
+        while isinstance(current, RaggedTensor):
+            if (current.shape.ndims or 0) > 2:
+                splits.append(current.row_splits)
+            else:
+                int_mask = current.with_flat_values(
+                    math_ops.cast(current.flat_values, splits_dtype)
+                )
+                masked_row_lengths = ragged_math.reduce_sum(int_mask, axis=1)
+                splits.append(_lengths_to_splits(masked_row_lengths))
+            current = current.values
+            data = data.values
+        masked_values = boolean_mask(data, current)
+        return RaggedTensor.from_nested_row_splits(masked_values, splits, validate=False)
 
 
 def _as_ragged(values: Sequence[Any], ragged_rank: int, splits_dtype: Any) -> list[RaggedTensor]:
@@ -187,14 +230,15 @@ def stack_dynamic_partitions(
         ]
         with control_dependencies(checks):
             permutation = sort_ops.argsort(partitions, stable=True)
-        # The row splits take the partitions' dtype (int32), as TF 1.15's do.
-        counts = counting_ops.bincount(
-            partitions, minlength=num_partitions, maxlength=num_partitions, dtype=dtypes.int32
+        # Items sorted by partition, each row one partition's (in their order).
+        sorted_partitions = array_ops.gather(partitions, permutation)
+        if isinstance(data, RaggedTensor):
+            values = gather(data, permutation)
+        else:
+            values = array_ops.gather(data, permutation)
+        return RaggedTensor.from_value_rowids(
+            values, sorted_partitions, num_partitions, validate=False
         )
-        splits = array_ops.concat(
-            [array_ops.zeros([1], dtypes.int32), math_ops.cumsum(counts)], axis=0
-        )
-        return RaggedTensor.from_row_splits(gather(data, permutation), splits, validate=False)
 
 
 __all__: list[str] = []

@@ -28,14 +28,15 @@ def _undispatched(fn: Callable[..., Any]) -> Callable[..., Any]:
     return getattr(fn, "__wrapped__", fn)
 
 
-def _reduce(kind: str, rt_input: Any, axis: Any, keepdims: bool) -> Any:
+def _reduce(kind: str, rt_input: Any, axis: Any, keepdims: bool, name: str | None = None) -> Any:
     dense_reduce, segment_reduce = (_undispatched(f) for f in _REDUCERS[kind])
     if not isinstance(rt_input, RaggedTensor):
         return dense_reduce(rt_input, axis, keepdims=keepdims)
     if keepdims:
         raise ValueError("tfcluster's ragged reductions do not support keepdims=True")
     if axis is None:
-        return dense_reduce(rt_input.flat_values, None)
+        # Every value: one reduction named as the ragged reduction's scope.
+        return dense_reduce(rt_input.flat_values, None, name=name)
     if isinstance(axis, Tensor):
         raise ValueError("axis must be known at graph construction time.")
     if isinstance(axis, (list, tuple)):
@@ -79,6 +80,11 @@ def _positive_axis(axis: int, ndims: int | None) -> int:
     return axis
 
 
+def _scope_name(scope: str) -> str:
+    """The scope itself as an op name ("RaggedReduceSum/": the op is named RaggedReduceSum)."""
+    return scope
+
+
 def _keep(keepdims: Any, keep_dims: Any) -> bool:
     return bool(keepdims if keepdims is not None else keep_dims)
 
@@ -95,9 +101,10 @@ def reduce_sum(
     reduction_indices: Any = None,
     keep_dims: Any = None,
 ) -> Any:
-    with name_scope(name, "RaggedReduceSum", [input_tensor, axis]):
+    with name_scope(name, "RaggedReduceSum", [input_tensor, axis]) as scope:
         rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
-        return _reduce("Sum", rt, _axis(axis, reduction_indices), _keep(keepdims, keep_dims))
+        axis = _axis(axis, reduction_indices)
+        return _reduce("Sum", rt, axis, _keep(keepdims, keep_dims), _scope_name(scope))
 
 
 def reduce_prod(
@@ -108,9 +115,10 @@ def reduce_prod(
     reduction_indices: Any = None,
     keep_dims: Any = None,
 ) -> Any:
-    with name_scope(name, "RaggedReduceProd", [input_tensor, axis]):
+    with name_scope(name, "RaggedReduceProd", [input_tensor, axis]) as scope:
         rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
-        return _reduce("Prod", rt, _axis(axis, reduction_indices), _keep(keepdims, keep_dims))
+        axis = _axis(axis, reduction_indices)
+        return _reduce("Prod", rt, axis, _keep(keepdims, keep_dims), _scope_name(scope))
 
 
 def reduce_min(
@@ -121,9 +129,10 @@ def reduce_min(
     reduction_indices: Any = None,
     keep_dims: Any = None,
 ) -> Any:
-    with name_scope(name, "RaggedReduceMin", [input_tensor, axis]):
+    with name_scope(name, "RaggedReduceMin", [input_tensor, axis]) as scope:
         rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
-        return _reduce("Min", rt, _axis(axis, reduction_indices), _keep(keepdims, keep_dims))
+        axis = _axis(axis, reduction_indices)
+        return _reduce("Min", rt, axis, _keep(keepdims, keep_dims), _scope_name(scope))
 
 
 def reduce_max(
@@ -134,9 +143,10 @@ def reduce_max(
     reduction_indices: Any = None,
     keep_dims: Any = None,
 ) -> Any:
-    with name_scope(name, "RaggedReduceMax", [input_tensor, axis]):
+    with name_scope(name, "RaggedReduceMax", [input_tensor, axis]) as scope:
         rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
-        return _reduce("Max", rt, _axis(axis, reduction_indices), _keep(keepdims, keep_dims))
+        axis = _axis(axis, reduction_indices)
+        return _reduce("Max", rt, axis, _keep(keepdims, keep_dims), _scope_name(scope))
 
 
 def reduce_mean(
