@@ -39,6 +39,13 @@ def _rt(tf: Any, t: dict) -> Any:
     return tf.RaggedTensor.from_row_splits(t["v"], t["s"])
 
 
+def dense_grad(tf: Any, y: Any, x: Any) -> Any:
+    """d sum(y * w) / dx as a dense tensor (w: 1 .. 7 repeating, so every element counts)."""
+    w = tf.cast(tf.floormod(tf.range(tf.size(y)), 7) + 1, y.dtype)
+    g = tf.gradients(tf.reduce_sum(tf.reshape(y, [-1]) * w), x)[0]
+    return tf.identity(tf.convert_to_tensor(g), name="dense_grad")
+
+
 def _strings(items: list) -> np.ndarray:
     out = np.empty(len(items), dtype=object)
     out[:] = items
@@ -280,6 +287,52 @@ def _getitem_nested(tf: Any, t: dict) -> dict:
     return {"first": _item(rt[0]), "tail": _item(rt[1:]), "inner": _item(rt[0, 1:])}
 
 
+# ---- gather (the RaggedGather op) ----------------------------------------------------------
+
+
+@add("gather_rows", {"v": VALUES, "s": SPLITS, "i": np.array([3, 0, 0, 2], np.int32)})
+def _gather_rows(tf: Any, t: dict) -> dict:
+    rows = tf.gather(_rt(tf, t), t["i"])
+    return {"rows": parts(rows), "grad": dense_grad(tf, rows.flat_values, t["v"])}
+
+
+@add(
+    "gather_nested_and_2d_indices",
+    {
+        "v": VALUES,
+        "a": np.array([0, 3, 4]),
+        "b": np.array([0, 1, 1, 4, 6]),
+        "i": np.array([[1, 0], [1, 1]], np.int64),
+    },
+)
+def _gather_2d(tf: Any, t: dict) -> dict:
+    rt = tf.RaggedTensor.from_nested_row_splits(t["v"], [t["a"], t["b"]])
+    grid = tf.gather(rt, t["i"])
+    return {"grid": parts(grid), "grad": dense_grad(tf, grid.flat_values, t["v"])}
+
+
+@add("gather_ragged_indices", {"v": VALUES, "s": SPLITS})
+def _gather_ragged_indices(tf: Any, t: dict) -> dict:
+    indices = tf.ragged.constant([[3, 1], [], [0]])
+    return {"rows": parts(tf.gather(_rt(tf, t), indices))}
+
+
+@add("gather_out_of_range", {"v": VALUES, "s": SPLITS, "i": np.array([1, 4], np.int32)})
+def _gather_out_of_range(tf: Any, t: dict) -> dict:
+    return {"rows": parts(tf.gather(_rt(tf, t), t["i"]))}
+
+
+@add("getitem_stepped_gradient", {"v": VALUES, "s": SPLITS})
+def _getitem_grad(tf: Any, t: dict) -> dict:
+    dense = _rt(tf, t)[::2, 1:].to_tensor()
+    return {"dense": dense, "grad": dense_grad(tf, dense, t["v"])}
+
+
+@add("to_sparse_gradient", {"v": VALUES, "s": SPLITS}, grad=("values", ("v",)))
+def _to_sparse_grad(tf: Any, t: dict) -> dict:
+    return {"values": _rt(tf, t).to_sparse().values * 3.0}
+
+
 # ---- tf.ragged ---------------------------------------------------------------------------
 
 
@@ -353,7 +406,7 @@ def _boolean_mask(tf: Any, t: dict) -> dict:
     }
 
 
-@add("stack_and_concat", {"v": VALUES, "s": SPLITS}, names=False, notes=NO_NAMES)
+@add("stack_and_concat", {"v": VALUES, "s": SPLITS})
 def _stack_concat(tf: Any, t: dict) -> dict:
     rt = _rt(tf, t)
     other = tf.ragged.constant([[7.0], [8.0, 9.0], [], [10.0]])
@@ -609,6 +662,31 @@ STATIC = {
     "to_tensor": _static_to_tensor,
     "reduce_sum": _static_reduce,
 }
+
+
+def spec_facts(tf: Any) -> dict:
+    """tf.RaggedTensorSpec's properties, compatibility and merging."""
+    graph = tf.Graph()
+    with graph.as_default():
+        spec = tf.RaggedTensorSpec([2, None, 3], tf.int32, ragged_rank=1)
+        default = tf.RaggedTensorSpec([None, None])
+        value = tf.ragged.constant([[[1, 2, 3]], []], ragged_rank=1)
+        other = tf.RaggedTensorSpec([5, None, 3], tf.int32, ragged_rank=1)
+        # (TF 1.15's spec keeps these private; 2.x made them properties.)
+        return {
+            "repr": repr(spec),
+            "shape": str(spec._shape),
+            "dtype": spec._dtype.name,
+            "ragged_rank": spec._ragged_rank,
+            "row_splits_dtype": spec._row_splits_dtype.name,
+            "default": [str(default._shape), default._dtype.name, default._ragged_rank],
+            "compatible_value": spec.is_compatible_with(value),
+            "compatible_other": spec.is_compatible_with(other),
+            "compatible_dense_spec": spec.is_compatible_with(tf.TensorSpec([2, 3], tf.int32)),
+            "merged": str(spec.most_specific_compatible_type(other)._shape),
+            "equal": spec == tf.RaggedTensorSpec([2, None, 3], tf.int32, 1),
+            "value_type": spec.value_type.__name__,
+        }
 
 
 def describe(tf: Any, build: Any) -> dict:

@@ -37,4 +37,5 @@ for name, build in cases_ragged.STATIC.items():
     rec.add("static:" + name, **cases_ragged.describe(tf, build))
 rec.add("session:fetch_and_feed", **cases_ragged.fetch_and_feed(tf))
 rec.add("constant_value", **cases_ragged.constant_values(tf))
+rec.add("spec", **cases_ragged.spec_facts(tf))
 rec.save()

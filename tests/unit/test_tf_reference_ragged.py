@@ -99,3 +99,8 @@ def test_elementwise_op_on_ragged_tensors_with_different_splits_fails_the_step()
                 sess.run(total)
             # The session keeps working afterwards.
             assert sess.run(x + x).to_list() == [[2.0], [4.0, 6.0]]
+
+
+def test_ragged_tensor_spec_matches_tensorflow() -> None:
+    want = _plain(reference.case("ragged", "spec"))
+    assert _plain(cases_ragged.spec_facts(tf)) == want

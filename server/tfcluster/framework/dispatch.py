@@ -1,6 +1,6 @@
 """Type-based dispatch for op functions, as TF 1.15's `dispatch.add_dispatch_support`: an op
-function marked `dispatchable` hands its call to the handler a library registered for it
-when one of its arguments is of a registered type (tf.RaggedTensor registers its ops here;
+function marked `dispatchable` that fails on an argument of a registered type hands the call
+to the handler a library registered for it (tf.RaggedTensor registers its ops here;
 the floor holds only the registry, so ops never import the library that extends them)."""
 
 from __future__ import annotations
@@ -36,17 +36,23 @@ def _any_dispatched(values: Any, types: tuple[type, ...]) -> bool:
 
 
 def dispatchable(fn: F) -> F:
+    """fn runs first, as TF's add_dispatch_support runs it: only when it fails (TypeError or
+    ValueError, e.g. converting a RaggedTensor to a tensor) and an argument is of a registered
+    type does the handler run (the names fn's own scopes took stay taken, as in TF)."""
     key = f"{fn.__module__}.{fn.__qualname__}"
 
     @functools.wraps(fn)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
-        if _TYPES:
+        try:
+            return fn(*args, **kwargs)
+        except (TypeError, ValueError):
+            handler = _HANDLERS.get(key)
+            if handler is None or not _TYPES:
+                raise
             types = tuple(_TYPES)
-            if _any_dispatched(args, types) or _any_dispatched(kwargs.values(), types):
-                handler = _HANDLERS.get(key)
-                if handler is not None:
-                    return handler(*args, **kwargs)
-        return fn(*args, **kwargs)
+            if not (_any_dispatched(args, types) or _any_dispatched(kwargs.values(), types)):
+                raise
+        return handler(*args, **kwargs)
 
     wrapper.dispatch_key = key  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
@@ -59,7 +65,14 @@ def key_of(fn: Callable[..., Any]) -> str:
 # The op functions that take a RaggedTensor in TF 1.15 (its ragged_dispatch lists), by module:
 # each module wraps its own at import, so every importer sees the dispatching function.
 DISPATCHED: dict[str, tuple[str, ...]] = {
-    "tfcluster.ops.array_ops": ("identity", "ones_like", "zeros_like", "concat", "stack"),
+    "tfcluster.ops.array_ops": (
+        "identity",
+        "ones_like",
+        "zeros_like",
+        "concat",
+        "stack",
+        "gather",
+    ),
     "tfcluster.ops.clip_ops": ("clip_by_value",),
     "tfcluster.ops.bitwise_ops": (
         "invert",

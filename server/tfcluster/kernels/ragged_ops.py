@@ -1,5 +1,5 @@
-"""Kernels of the ragged ops: RaggedRange, RaggedTensorToSparse, UnicodeDecode and
-UnicodeDecodeWithOffsets. Row-split arithmetic is host index work (TF runs these on the CPU
+"""Kernels of the ragged ops: RaggedRange, RaggedGather, RaggedTensorToSparse, UnicodeDecode
+and UnicodeDecodeWithOffsets. Row-split arithmetic is host index work (TF runs these on the CPU
 only); it is vectorised with numpy, but for float ranges, which add delta row by row exactly
 as TF's kernel does, and string decoding, which goes through Python's codecs."""
 
@@ -113,6 +113,47 @@ def ragged_tensor_to_sparse(node: Any, xp: Any) -> Any:
             dense_shape.append(int(lengths.max()) if lengths.size else 0)
         dense_shape.extend(inner)
         return indices, values.reshape(-1), np.asarray(dense_shape, dtype=np.int64)
+
+    return compute
+
+
+def _row_ranges(starts: np.ndarray, limits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """The splits of rows [starts[i], limits[i]) laid end to end, and their positions."""
+    lengths = limits - starts
+    splits = np.zeros(lengths.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lengths, out=splits[1:])
+    positions = np.arange(int(splits[-1]), dtype=np.int64) + np.repeat(
+        starts - splits[:-1], lengths
+    )
+    return splits, positions
+
+
+@kernel("RaggedGather", devices=CPU_ONLY)
+def ragged_gather(node: Any, xp: Any) -> Any:
+    params_rank = int(node.attrs["PARAMS_RAGGED_RANK"])
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        nested = [host_array(s) for s in ins[:params_rank]]
+        values = host_array(ins[params_rank])
+        indices = host_array(ins[params_rank + 1]).astype(np.int64)
+        splits_dtype = nested[0].dtype
+        nrows = nested[0].shape[0] - 1
+        bad = (indices < 0) | (indices >= nrows)
+        if np.any(bad):
+            i = int(np.flatnonzero(bad.reshape(-1))[0])
+            raise invalid(f"indices[{i}] = {indices.reshape(-1)[i]} is not in [0, {nrows})")
+        # Leading uniform levels for indices of rank > 1, then each ragged level's rows.
+        out_splits = []
+        dims = indices.shape
+        for d in range(len(dims) - 1):
+            count = int(np.prod(dims[: d + 1]))
+            out_splits.append(np.arange(count + 1, dtype=splits_dtype) * dims[d + 1])
+        rows = indices.reshape(-1)
+        for splits in nested:
+            splits = splits.astype(np.int64)
+            new_splits, rows = _row_ranges(splits[rows], splits[rows + 1])
+            out_splits.append(new_splits.astype(splits_dtype))
+        return (*out_splits, values[rows])
 
     return compute
 

@@ -1,7 +1,7 @@
 """RaggedTensor.__getitem__ with the slicing TF 1.15 supports (an int or slice on the rows,
 slices on inner ragged dimensions, any key on uniform inner dimensions, Ellipsis and
 newaxis), and what it is built from: tf.ragged.range (the RaggedRange op) and a gather of
-whole ragged rows."""
+whole ragged rows (the RaggedGather op)."""
 
 from __future__ import annotations
 
@@ -42,19 +42,17 @@ def gather(params: Any, indices: Any, name: str | None = None) -> Any:
     """The rows of params (a RaggedTensor or Tensor) at the 1-D `indices`."""
     with name_scope(name, "RaggedGather", [params, indices]):
         params = convert_to_tensor_or_ragged_tensor(params, name="params")
-        indices = convert_to_tensor(indices, name="indices")
+        indices = convert_to_tensor_or_ragged_tensor(indices, name="indices")
         if isinstance(indices, RaggedTensor):
-            raise TypeError("tfcluster gathers ragged rows with dense indices only")
+            return indices.with_values(gather(params, indices.values))
         if not isinstance(params, RaggedTensor):
             return array_ops.gather(params, indices)
-        if indices.shape.ndims not in (None, 1):
-            raise ValueError("tfcluster gathers ragged rows with 1-D indices only")
-        splits_dtype = params.row_splits.dtype.base_dtype
-        indices = math_ops.cast(indices, splits_dtype)
-        starts = array_ops.gather(params.row_splits[:-1], indices)
-        limits = array_ops.gather(params.row_splits[1:], indices)
-        positions = ragged_range(starts, limits, row_splits_dtype=splits_dtype)
-        return positions.with_values(gather(params.values, positions.values))
+        if indices.shape.ndims is None:
+            raise ValueError("indices.shape.ndims must be known statically")
+        op = ragged_ops.ragged_gather_op(
+            params.nested_row_splits, params.flat_values, indices, "RaggedGather"
+        )
+        return RaggedTensor.from_nested_row_splits(op.outputs[-1], op.outputs[:-1], validate=False)
 
 
 def ragged_tensor_getitem(rt: RaggedTensor, key: Any) -> Any:

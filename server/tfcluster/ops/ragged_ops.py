@@ -1,5 +1,6 @@
 """The ragged ops with kernels of their own, registered under TF's op names so graphs look
-the same: RaggedRange, RaggedTensorToSparse, UnicodeDecode and UnicodeDecodeWithOffsets.
+the same: RaggedRange, RaggedGather, RaggedTensorToSparse, UnicodeDecode and
+UnicodeDecodeWithOffsets.
 These functions only add the ops; RaggedTensor (ops/ragged_tensor.py) wraps their outputs."""
 
 from __future__ import annotations
@@ -61,7 +62,19 @@ def _decode_infer(with_offsets: bool) -> Any:
     return infer
 
 
+def _gather_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    params_rank = int(attrs["PARAMS_RAGGED_RANK"])
+    out_rank = int(attrs["OUTPUT_RAGGED_RANK"])
+    splits_dtype = inputs[0].dtype.base_dtype
+    values = inputs[params_rank]
+    inner = values.shape[1:] if values.shape.ndims is not None else TensorShape(None)
+    out: Outputs = [(splits_dtype, TensorShape([None])) for _ in range(out_rank)]
+    out.append((values.dtype.base_dtype, TensorShape([None]).concatenate(inner)))
+    return out
+
+
 op_def_registry.register("RaggedRange", _range_infer)
+op_def_registry.register("RaggedGather", _gather_infer)
 op_def_registry.register("RaggedTensorToSparse", _to_sparse_infer)
 op_def_registry.register("UnicodeDecode", _decode_infer(False))
 op_def_registry.register("UnicodeDecodeWithOffsets", _decode_infer(True))
@@ -72,6 +85,23 @@ def ragged_range_op(
 ) -> Operation:
     attrs = {"T": starts.dtype.base_dtype, "Tsplits": splits_dtype}
     return make_op("RaggedRange", [starts, limits, deltas], attrs, name=name)
+
+
+def ragged_gather_op(
+    nested_splits: Sequence[Tensor], flat_values: Tensor, indices: Tensor, name: str
+) -> Operation:
+    """RaggedGather: output ragged rank = params' + rank(indices) - 1."""
+    rank = indices.shape.ndims
+    if rank is None:
+        raise ValueError("indices.shape.ndims must be known statically")
+    attrs = {
+        "Tvalues": flat_values.dtype.base_dtype,
+        "Tindices": indices.dtype.base_dtype,
+        "Tsplits": nested_splits[0].dtype.base_dtype,
+        "PARAMS_RAGGED_RANK": len(nested_splits),
+        "OUTPUT_RAGGED_RANK": len(nested_splits) + rank - 1,
+    }
+    return make_op("RaggedGather", [*nested_splits, flat_values, indices], attrs, name=name)
 
 
 def ragged_to_sparse_op(nested_splits: Sequence[Tensor], flat_values: Tensor, name: str) -> Any:

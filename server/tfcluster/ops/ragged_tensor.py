@@ -858,11 +858,6 @@ class RaggedTensorSpec(TypeSpec):
         )
         return cls(shape, value.dtype, value.ragged_rank, value.row_splits.dtype)
 
-    def __repr__(self) -> str:
-        return (
-            f"RaggedTensorSpec(shape={self._shape}, dtype={self._dtype!r}, "
-            f"ragged_rank={self._ragged_rank}, row_splits_dtype={self._row_splits_dtype!r})"
-        )
 
 
 dispatch.register_type(RaggedTensor)

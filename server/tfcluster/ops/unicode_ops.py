@@ -355,10 +355,12 @@ def _encode_each(codepoints: Any, encoding: str, errors: str, replacement: int) 
         "Tsplits": dtypes.int64,
     }
     # TF encodes expand_dims(codepoints, -1), recursing through three unicode_encode scopes.
-    with name_scope(None, "UnicodeEncode", [codepoints]):
-        with name_scope(None, "UnicodeEncode", [codepoints]):
-            with name_scope(None, "UnicodeEncode", [codepoints]):
-                return make_op("UnicodeEncode", [codepoints, splits], attrs).outputs[0]
+    with (
+        name_scope(None, "UnicodeEncode", [codepoints]),
+        name_scope(None, "UnicodeEncode", [codepoints]),
+        name_scope(None, "UnicodeEncode", [codepoints]),
+    ):
+        return make_op("UnicodeEncode", [codepoints, splits], attrs).outputs[0]
 
 
 def _split_encoding(input_encoding: str) -> str:

@@ -26,12 +26,15 @@ def boolean_mask(data: Any, mask: Any, name: str | None = None) -> Any:
         mask = convert_to_tensor_or_ragged_tensor(mask, dtypes.bool_, name="mask")
         if mask.dtype.base_dtype != dtypes.bool_:
             raise ValueError("mask must have dtype bool")
-        if isinstance(data, RaggedTensor) and isinstance(mask, RaggedTensor):
-            if data.row_splits.dtype != mask.row_splits.dtype:
-                raise ValueError(
-                    "Input RaggedTensors have mismatched row_splits dtypes; use "
-                    "RaggedTensor.with_row_splits_dtype() to convert them to compatible dtypes."
-                )
+        if (
+            isinstance(data, RaggedTensor)
+            and isinstance(mask, RaggedTensor)
+            and data.row_splits.dtype != mask.row_splits.dtype
+        ):
+            raise ValueError(
+                "Input RaggedTensors have mismatched row_splits dtypes; use "
+                "RaggedTensor.with_row_splits_dtype() to convert them to compatible dtypes."
+            )
         splits_dtype = next(
             (t.row_splits.dtype for t in (data, mask) if isinstance(t, RaggedTensor)),
             dtypes.int64,
@@ -121,15 +124,25 @@ def _as_ragged(values: Sequence[Any], ragged_rank: int, splits_dtype: Any) -> li
     return out
 
 
-def _concat_rows(rts: Sequence[Any]) -> Any:
-    """Axis-0 concatenation: the rows of each input, in order."""
-    if not isinstance(rts[0], RaggedTensor):
-        return array_ops.concat(list(rts), axis=0)
-    splits = [rts[0].row_splits]
-    for rt in rts[1:]:
-        splits.append(rt.row_splits[1:] + splits[-1][-1])
-    values = _concat_rows([rt.values for rt in rts])
-    return RaggedTensor.from_row_splits(values, array_ops.concat(splits, axis=0), validate=False)
+def _concat_rows(rts: Sequence[RaggedTensor]) -> RaggedTensor:
+    """Axis-0 concatenation of RaggedTensors of one ragged_rank: the flat values joined, and
+    each level's row splits joined with the offsets of the inputs before."""
+    flat_values = array_ops.concat([rt.flat_values for rt in rts], axis=0)
+    nested_splits = [rt.nested_row_splits for rt in rts]
+    levels = [
+        _concat_splits([splits[level] for splits in nested_splits])
+        for level in range(rts[0].ragged_rank)
+    ]
+    return RaggedTensor.from_nested_row_splits(flat_values, levels, validate=False)
+
+
+def _concat_splits(splits_list: Sequence[Any]) -> Any:
+    pieces = [splits_list[0]]
+    offset = splits_list[0][-1]
+    for splits in splits_list[1:]:
+        pieces.append(splits[1:] + offset)
+        offset += splits[-1]
+    return array_ops.concat(pieces, axis=0)
 
 
 def concat(values: Sequence[Any], axis: int, name: str | None = None) -> Any:
@@ -171,11 +184,9 @@ def _concat_or_stack(values: list[Any], axis: int, stack_values: bool) -> Any:
     if axis == 0:
         if not stack_values:
             return _concat_rows(rts)
-        counts = array_ops.stack([rt.nrows() for rt in rts])
-        outer = array_ops.concat(
-            [array_ops.zeros([1], splits_dtype), math_ops.cumsum(counts)], axis=0
-        )
-        return RaggedTensor.from_row_splits(_concat_rows(rts), outer, validate=False)
+        joined = _concat_rows(rts)
+        outer = _lengths_to_splits(array_ops.stack([rt.nrows() for rt in rts]))
+        return RaggedTensor.from_row_splits(joined, outer, validate=False)
     if axis == 1:
         # Rows of all inputs (input-major), reordered row-major, then grouped per output row.
         nrows = rts[0].nrows()
@@ -197,7 +208,7 @@ def _concat_or_stack(values: list[Any], axis: int, stack_values: bool) -> Any:
         )
         interleaved = gather(joined, order)
         if stack_values:
-            splits = math_ops.range(nrows + 1, dtype=splits_dtype) * n
+            splits = math_ops.range(0, nrows * n + 1, n)
             return RaggedTensor.from_row_splits(interleaved, splits, validate=False)
         return RaggedTensor.from_row_splits(
             interleaved.values, interleaved.row_splits[::n], validate=False

@@ -13,7 +13,15 @@ from tfcluster.framework import dispatch
 from tfcluster.framework.graph import Tensor, control_dependencies, convert_to_tensor
 from tfcluster.lib.ragged import array as ragged_array
 from tfcluster.lib.ragged import math as ragged_math
-from tfcluster.ops import array_ops, bitwise_ops, clip_ops, math_ops, ragged_checks, string_ops
+from tfcluster.ops import (
+    array_ops,
+    bitwise_ops,
+    clip_ops,
+    math_ops,
+    ragged_checks,
+    ragged_getitem,
+    string_ops,
+)
 from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
 
 # Which DISPATCHED functions are element-wise on one operand, on two, or on a list.
@@ -139,10 +147,24 @@ def _stack(values: Any, axis: int = 0, name: str | None = "stack") -> Any:
     return ragged_array.stack(values, axis, name=None if name == "stack" else name)
 
 
+def _gather(
+    params: Any,
+    indices: Any,
+    validate_indices: Any = None,
+    name: str | None = None,
+    axis: Any = None,
+    batch_dims: int = 0,
+) -> Any:
+    if axis not in (None, 0) or batch_dims != 0:
+        raise ValueError("tfcluster gathers ragged rows along axis 0 only (batch_dims=0)")
+    return ragged_getitem.gather(params, indices, name=name)
+
+
 def _register() -> None:
     special: dict[str, Callable[..., Any]] = {
         "concat": _concat,
         "stack": _stack,
+        "gather": _gather,
         **{
             n: getattr(ragged_math, n)
             for n in (
