@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from tfcluster.framework import dispatch, dtypes, tensor_util
 from tfcluster.framework.graph import Graph, Operation, Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.ragged_tensor_value import RaggedTensorValue
@@ -609,7 +611,15 @@ class RaggedTensor:
             index = array_ops.expand_dims(splits[:-1], 1) + array_ops.expand_dims(cols, 0)
             index = array_ops.where(in_row, index, array_ops.zeros_like(index) + nvals)
             result = array_ops.gather(padded, index)
-            result.set_shape(TensorShape([self.shape[0], None]).concatenate(values.shape[1:]))
+            # The longest row where the splits are known now (TF's shape inference evaluates
+            # small constant subgraphs the same way).
+            known_splits = tensor_util.constant_value(splits)
+            static_ncols = None
+            if known_splits is not None and known_splits.ndim == 1 and known_splits.size:
+                static_ncols = int(np.max(np.diff(known_splits), initial=0))
+            result.set_shape(
+                TensorShape([self.shape[0], static_ncols]).concatenate(values.shape[1:])
+            )
             return result
 
     @classmethod
@@ -857,7 +867,6 @@ class RaggedTensorSpec(TypeSpec):
             value.flat_values.shape[1:]
         )
         return cls(shape, value.dtype, value.ragged_rank, value.row_splits.dtype)
-
 
 
 dispatch.register_type(RaggedTensor)

@@ -825,9 +825,10 @@ def strings_split_v1(
         with name_scope(None, "StringSplit", [value]):
             indices, values, shape = _op("StringSplitV2", [source_t, sep_t], attrs, None).outputs
             nrows = shape[0]
-            return RaggedTensor.from_value_rowids(  # type: ignore[return-value]
-                values, indices[:, 0], nrows, validate=False
-            )
+            rt = RaggedTensor.from_value_rowids(values, indices[:, 0], nrows, validate=False)
+            count = source_t.shape[0].value if source_t.shape.ndims == 1 else None
+            rt.row_splits.set_shape([None if count is None else count + 1])
+            return rt  # type: ignore[return-value]
 
 
 __all__ = [

@@ -162,9 +162,7 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = None) -> Any:
 
 
 def _concat_or_stack(values: list[Any], axis: int, stack_values: bool) -> Any:
-    values = [
-        convert_to_tensor_or_ragged_tensor(v, name=f"values[{i}]") for i, v in enumerate(values)
-    ]
+    values = [convert_to_tensor_or_ragged_tensor(v, name="rt_input") for i, v in enumerate(values)]
     ragged = [v for v in values if isinstance(v, RaggedTensor)]
     if not ragged:
         fn = array_ops.stack if stack_values else array_ops.concat
