@@ -201,6 +201,34 @@ def _decode(
     return points, starts
 
 
+def _decode_valid_utf8(strings: list[bytes]) -> tuple[np.ndarray, ...] | None:
+    """All strings at once when every one is valid UTF-8 (the common case): the code points
+    from one decode of the joined bytes, rows and byte offsets from the lead bytes. None
+    when some string is not valid UTF-8 on its own."""
+    joined = b"".join(strings)
+    try:
+        text = joined.decode("utf-8")
+    except UnicodeDecodeError:
+        return None
+    raw = np.frombuffer(joined, dtype=np.uint8)
+    byte_lengths = np.fromiter((len(v) for v in strings), dtype=np.int64, count=len(strings))
+    byte_starts = np.zeros(len(strings) + 1, dtype=np.int64)
+    np.cumsum(byte_lengths, out=byte_starts[1:])
+    lead = (raw & 0xC0) != 0x80
+    # A string starting inside a character (joined, the bytes of two strings made one).
+    firsts = byte_starts[:-1][byte_lengths > 0]
+    if not np.all(lead[firsts]):
+        return None
+    points = np.frombuffer(text.encode("utf-32-le"), dtype=np.uint32).astype(np.int32)
+    lead_count = np.zeros(raw.shape[0] + 1, dtype=np.int64)
+    np.cumsum(lead, out=lead_count[1:])
+    char_splits = lead_count[byte_starts]
+    lead_positions = np.flatnonzero(lead)
+    rows = np.repeat(np.arange(len(strings)), np.diff(char_splits))
+    offsets = lead_positions - byte_starts[rows]
+    return char_splits, points, offsets
+
+
 def _unicode_decode(node: Any, with_offsets: bool) -> Any:
     encoding = node.attrs["input_encoding"]
     encoding = encoding.decode() if isinstance(encoding, bytes) else str(encoding)
@@ -210,16 +238,24 @@ def _unicode_decode(node: Any, with_offsets: bool) -> Any:
     replacement = int(node.attrs.get("replacement_char", 0xFFFD))
     controls = bool(node.attrs.get("replace_control_characters", False))
     splits_dtype = _np_dtype(node.attrs.get("Tsplits", dtypes.int64))
+    if errors not in ("strict", "replace", "ignore"):
+        raise invalid(f"errors must be one of strict, replace, ignore, got {errors}")
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         source = host_array(ins[0]).reshape(-1)
+        strings = [v if isinstance(v, bytes) else bytes(v) for v in source.tolist()]
+        fast = _decode_valid_utf8(strings) if codec == "utf-8" else None
+        if fast is not None:
+            char_splits, codepoints, offsets = fast
+            if controls:
+                codepoints = np.where(codepoints < 0x20, replacement, codepoints).astype(np.int32)
+            out_fast = (char_splits.astype(splits_dtype), codepoints)
+            return (*out_fast, offsets) if with_offsets else out_fast
         points: list[int] = []
         starts: list[int] = []
         splits = np.zeros(source.shape[0] + 1, dtype=splits_dtype)
-        for i, v in enumerate(source.tolist()):
-            p, s = _decode(
-                v if isinstance(v, bytes) else bytes(v), codec, errors, replacement, controls
-            )
+        for i, v in enumerate(strings):
+            p, s = _decode(v, codec, errors, replacement, controls)
             points.extend(p)
             starts.extend(s)
             splits[i + 1] = splits[i] + len(p)
