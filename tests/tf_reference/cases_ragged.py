@@ -461,6 +461,28 @@ def _reductions(tf: Any, t: dict) -> dict:
 
 
 @add(
+    "reductions_ragged_rank_2",
+    {"v": VALUES, "a": np.array([0, 3, 4]), "b": np.array([0, 1, 1, 4, 6])},
+    grad=("sum0.0", ("v",)),
+)
+def _reductions_rr2(tf: Any, t: dict) -> dict:
+    rt = tf.RaggedTensor.from_nested_row_splits(t["v"], [t["a"], t["b"]])
+    return {
+        "sum0": parts(tf.reduce_sum(rt, axis=0)),
+        "max1": parts(tf.reduce_max(rt, axis=1)),
+        "sum2": parts(tf.reduce_sum(rt, axis=2)),
+        "mean_all": tf.reduce_mean(rt),
+        "sum_tensor_axis": parts(tf.reduce_sum(rt, axis=tf.constant(1))),
+        "sum_12": tf.reduce_sum(rt, axis=[1, 2]),
+    }
+
+
+@add("reduce_keepdims_error", {"v": VALUES, "s": SPLITS})
+def _reduce_keepdims(tf: Any, t: dict) -> dict:
+    return {"sum": tf.reduce_sum(_rt(tf, t), axis=1, keepdims=True)}
+
+
+@add(
     "reduce_sum_gradient",
     {"v": VALUES, "s": SPLITS},
     grad=("sum1", ("v",)),

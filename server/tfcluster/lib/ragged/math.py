@@ -8,12 +8,16 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, tensor_util
 from tfcluster.framework.graph import Tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, math_ops, segment_ops
 from tfcluster.ops.ragged_getitem import ragged_range
-from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
+from tfcluster.ops.ragged_tensor import (
+    RaggedTensor,
+    convert_to_tensor_or_ragged_tensor,
+    row_splits_to_segment_ids,
+)
 
 # name -> (dense reduction, segment reduction)
 _REDUCERS: dict[str, tuple[Callable[..., Any], Callable[..., Any]]] = {
@@ -33,39 +37,78 @@ def _reduce(kind: str, rt_input: Any, axis: Any, keepdims: bool, name: str | Non
     if not isinstance(rt_input, RaggedTensor):
         return dense_reduce(rt_input, axis, keepdims=keepdims)
     if keepdims:
-        raise ValueError("tfcluster's ragged reductions do not support keepdims=True")
+        raise ValueError("keepdims=True is not supported for RaggedTensors.")
+    if isinstance(axis, Tensor):
+        axis = tensor_util.constant_value(axis)
+        if axis is None:
+            raise ValueError("axis must be known at graph construction time.")
+        axis = axis.tolist()
     if axis is None:
         # Every value: one reduction named as the ragged reduction's scope.
         return dense_reduce(rt_input.flat_values, None, name=name)
-    if isinstance(axis, Tensor):
-        raise ValueError("axis must be known at graph construction time.")
+    # (The top call re-enters its caller's scope; nested calls open RaggedReduce scopes.)
+    with name_scope(name, "RaggedReduce", [rt_input]):
+        return _reduce_along(kind, segment_reduce, rt_input, axis)
+
+
+def _reduce_along(
+    kind: str, segment_reduce: Callable[..., Any], rt_input: RaggedTensor, axis: Any
+) -> Any:
     if isinstance(axis, (list, tuple)):
-        ndims = rt_input.shape.ndims
-        axes = sorted({_positive_axis(a, ndims) for a in axis}, reverse=True)
-        result = rt_input
-        for a in axes:
-            result = _reduce(kind, result, a, False)
-        return result
+        if not axis:
+            return rt_input
+        if len(axis) > 1:
+            # The innermost axis first, then the rest of the (shrunk) tensor.
+            axes = sorted(_positive_axis(a, rt_input.shape.ndims) for a in axis)
+            inner_reduced = _reduce(kind, rt_input, axes[-1], False)
+            return _reduce(kind, inner_reduced, axes[:-1], False)
+        axis = axis[0]
     axis = _positive_axis(axis, rt_input.shape.ndims)
     if axis == 0:
-        # Column j of the result reduces the j-th value of every row.
-        lengths = rt_input.row_lengths()
-        columns = ragged_range(lengths, row_splits_dtype=rt_input.row_splits.dtype).values
-        ncols = math_ops.reduce_max(
-            array_ops.concat([array_ops.zeros([1], lengths.dtype), lengths], axis=0)
-        )
-        if isinstance(rt_input.values, RaggedTensor):
-            raise ValueError("tfcluster reduces axis 0 of a ragged_rank-1 RaggedTensor only")
-        return segment_reduce(rt_input.values, columns, ncols)
+        # Column j of the result reduces the j-th item of every row.
+        row_lengths = rt_input.row_splits[1:] - rt_input.row_splits[:-1]
+        num_segments = math_ops.maximum(math_ops.reduce_max(row_lengths), 0)
+        segment_ids = ragged_range(row_lengths).values
+        return _segment_reduce(segment_reduce, rt_input.values, segment_ids, num_segments)
     if axis == 1:
-        if isinstance(rt_input.values, RaggedTensor):
-            raise ValueError(
-                "tfcluster reduces the ragged axis of a ragged_rank-1 RaggedTensor only"
-            )
-        out = segment_reduce(rt_input.values, rt_input.value_rowids(), rt_input.nrows())
-        out.set_shape(TensorShape([rt_input.shape[0]]).concatenate(rt_input.values.shape[1:]))
+        num_segments = array_ops.shape(rt_input.row_splits)[0] - 1
+        segment_ids = row_splits_to_segment_ids(rt_input.row_splits)
+        out = _segment_reduce(segment_reduce, rt_input.values, segment_ids, num_segments)
+        if isinstance(out, Tensor):
+            out.set_shape(TensorShape([rt_input.shape[0]]).concatenate(rt_input.values.shape[1:]))
         return out
     return rt_input.with_values(_reduce(kind, rt_input.values, axis - 1, False))
+
+
+def _segment_reduce(
+    segment_reduce: Callable[..., Any], data: Any, segment_ids: Any, num_segments: Any
+) -> Any:
+    """An unsorted segment reduction of data's rows; ragged rows are reduced item by item,
+    each output row as long as the longest row reduced into it."""
+    if not isinstance(data, RaggedTensor):
+        return segment_reduce(data, segment_ids, num_segments)
+    with name_scope(None, "RaggedSegment", [data, segment_ids, num_segments]):
+        data_row_lengths = data.row_splits[1:] - data.row_splits[:-1]
+        segment_ids = math_ops.cast(segment_ids, data_row_lengths.dtype)
+        output_row_lengths = math_ops.maximum(
+            segment_ops.unsorted_segment_max(data_row_lengths, segment_ids, num_segments),
+            math_ops.cast(0, data_row_lengths.dtype),
+        )
+        output_splits = array_ops.concat(
+            [
+                array_ops.zeros([1], output_row_lengths.dtype),
+                math_ops.cumsum(output_row_lengths),
+            ],
+            axis=0,
+        )
+        # Where each data row's items go among the output values.
+        out_row_starts = array_ops.gather(output_splits, segment_ids)
+        out_row_limits = out_row_starts + data_row_lengths
+        value_targets = ragged_range(out_row_starts, out_row_limits).values
+        output_values = _segment_reduce(
+            segment_reduce, data.values, value_targets, output_splits[-1]
+        )
+        return RaggedTensor.from_row_splits(output_values, output_splits, validate=False)
 
 
 def _positive_axis(axis: int, ndims: int | None) -> int:
