@@ -437,6 +437,21 @@ def _sdp_error(tf: Any, t: dict) -> dict:
     return {"rt": parts(tf.ragged.stack_dynamic_partitions(t["d"], t["p"], 3))}
 
 
+@add("expand_dims_size_rank", {"v": VALUES, "s": SPLITS})
+def _expand_dims(tf: Any, t: dict) -> dict:
+    rt = _rt(tf, t)
+    nested = tf.ragged.constant([[[1, 2]], [[3], []]])
+    return {
+        "axis0": parts(tf.expand_dims(rt, 0)),
+        "axis1": parts(tf.expand_dims(rt, 1)),
+        "axis2": parts(tf.expand_dims(rt, axis=2)),
+        "nested_last": parts(tf.expand_dims(nested, -1)),
+        "size": tf.size(rt),
+        "size64": tf.size(nested, out_type=tf.int64),
+        "rank": tf.rank(nested),
+    }
+
+
 # ---- math on ragged operands --------------------------------------------------------------
 
 

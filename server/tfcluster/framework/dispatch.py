@@ -72,6 +72,9 @@ DISPATCHED: dict[str, tuple[str, ...]] = {
         "concat",
         "stack",
         "gather",
+        "expand_dims",
+        "size",
+        "rank",
     ),
     "tfcluster.ops.clip_ops": ("clip_by_value",),
     "tfcluster.ops.bitwise_ops": (

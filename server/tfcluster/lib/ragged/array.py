@@ -1,5 +1,6 @@
 """Array ops over RaggedTensors as TF 1.15's tf.ragged has them: boolean_mask, concat and
-stack (also what tf.concat / tf.stack do given a RaggedTensor), stack_dynamic_partitions."""
+stack (also what tf.concat / tf.stack do given a RaggedTensor), stack_dynamic_partitions,
+and what tf.expand_dims, tf.size and tf.rank do given one."""
 
 from __future__ import annotations
 
@@ -248,6 +249,55 @@ def stack_dynamic_partitions(
         return RaggedTensor.from_value_rowids(
             values, sorted_partitions, num_partitions, validate=False
         )
+
+
+def expand_dims(input: Any, axis: Any = None, name: str | None = None, dim: Any = None) -> Any:
+    """A new dimension of size 1 at axis (axis 0: one row holding all; 1: each row alone)."""
+    if dim is not None:
+        axis = dim
+    with name_scope(name, "RaggedExpandDims", [input]):
+        input = convert_to_tensor_or_ragged_tensor(input, name="input")
+        if not isinstance(input, RaggedTensor):
+            return array_ops.expand_dims(input, axis)
+        ndims = None if input.shape.ndims is None else input.shape.ndims + 1
+        axis = _positive_axis(axis, ndims)
+        if axis == 0:
+            values: Any = input
+            splits = array_ops.stack([0, input.nrows()])
+        elif axis == 1:
+            values = input
+            splits = math_ops.range(input.nrows() + 1)
+        else:
+            values = expand_dims(input.values, axis - 1)
+            splits = input.row_splits
+        return RaggedTensor.from_row_splits(values, splits, validate=False)
+
+
+def _positive_axis(axis: Any, ndims: int | None) -> int:
+    if not isinstance(axis, int):
+        raise TypeError(f"axis must be an int; got {type(axis).__name__}")
+    if ndims is not None and not -ndims <= axis < ndims:
+        raise ValueError(f"axis={axis} out of bounds: expected {-ndims}<=axis<{ndims}")
+    if axis < 0:
+        if ndims is None:
+            raise ValueError("axis may only be negative if ndims is statically known.")
+        axis += ndims
+    return axis
+
+
+def size(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> Any:
+    """The number of values (the flat values' size)."""
+    if isinstance(input, RaggedTensor):
+        return array_ops.size(input.flat_values, out_type=out_type, name=name)
+    return array_ops.size(input, out_type=out_type, name=name)
+
+
+def rank(input: Any, name: str | None = None) -> Any:
+    """ragged_rank + the rank of the flat values."""
+    with name_scope(name, "RaggedRank", [input]) as scope:
+        if not isinstance(input, RaggedTensor):
+            return array_ops.rank(input, scope)
+        return input.ragged_rank + array_ops.rank(input.flat_values)
 
 
 __all__: list[str] = []

@@ -165,6 +165,9 @@ def _register() -> None:
         "concat": _concat,
         "stack": _stack,
         "gather": _gather,
+        "expand_dims": ragged_array.expand_dims,
+        "size": ragged_array.size,
+        "rank": ragged_array.rank,
         **{
             n: getattr(ragged_math, n)
             for n in (
