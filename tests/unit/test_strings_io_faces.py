@@ -1,6 +1,5 @@
-"""tf.strings / tf.io / tf.data.experimental faces: the ragged-only and iterator-checkpointing
-names say why they are missing, and tf.io.write_graph writes the graph as
-tf.train.write_graph does."""
+"""tf.io / tf.data.experimental faces: the iterator-checkpointing names say why they are
+missing, and tf.io.write_graph writes the graph as tf.train.write_graph does."""
 
 from __future__ import annotations
 
@@ -9,15 +8,6 @@ import os
 import pytest
 import tfcluster as tf
 from tfcluster.protos import graph_pb2
-
-
-@pytest.mark.parametrize(
-    "name",
-    ["unicode_decode", "unicode_decode_with_offsets", "unicode_split", "bytes_split"],
-)
-def test_ragged_string_ops_raise_unimplemented_naming_ragged_tensor(name: str) -> None:
-    with pytest.raises(tf.errors.UnimplementedError, match="RaggedTensor"):
-        getattr(tf.strings, name)(["abc"], "UTF-8")
 
 
 def test_io_write_graph_is_train_write_graph_and_writes_the_graph(tmp_path: object) -> None:

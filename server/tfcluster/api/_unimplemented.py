@@ -52,25 +52,11 @@ CONTRIB = "contrib"
 
 
 # Why some names are missing, where a person can act on it.
-_RAGGED = (
-    "it returns a tf.RaggedTensor, which tfcluster does not have; for dense input, "
-    "tf.strings.unicode_transcode, unicode_encode, unicode_script and ngrams work"
-)
 _ITERATOR_STATE = (
     "it saves and restores an iterator's position in checkpoints, and tfcluster's "
     "iterators have no checkpointable state (re-initialise the iterator instead)"
 )
 REASONS = {
-    **{
-        f"tf.strings.{name}": _RAGGED
-        for name in (
-            "bytes_split",
-            "unicode_decode",
-            "unicode_decode_with_offsets",
-            "unicode_split",
-            "unicode_split_with_offsets",
-        )
-    },
     "tf.data.experimental.CheckpointInputPipelineHook": _ITERATOR_STATE,
     "tf.data.experimental.make_saveable_from_iterator": _ITERATOR_STATE,
 }

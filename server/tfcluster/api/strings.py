@@ -21,6 +21,16 @@ from tfcluster.ops.string_ops import string_length as length
 from tfcluster.ops.string_ops import string_to_hash_bucket as to_hash_bucket
 from tfcluster.ops.string_ops import string_to_hash_bucket_fast as to_hash_bucket_fast
 from tfcluster.ops.string_ops import string_to_hash_bucket_strong as to_hash_bucket_strong
-from tfcluster.ops.unicode_ops import ngrams, unicode_encode, unicode_script, unicode_transcode
+from tfcluster.ops.unicode_ops import (
+    ngrams,
+    unicode_decode,
+    unicode_decode_with_offsets,
+    unicode_encode,
+    unicode_script,
+    unicode_split,
+    unicode_split_with_offsets,
+    unicode_transcode,
+)
+from tfcluster.ops.unicode_ops import string_bytes_split as bytes_split
 
 __getattr__ = _unimplemented.module_getattr("strings")

@@ -7,9 +7,10 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import indexed_slices, sparse_tensor
+from tfcluster.framework import indexed_slices, ragged_tensor_value, sparse_tensor
 from tfcluster.framework.graph import Graph, Operation, Tensor
 from tfcluster.ops import session_ops
+from tfcluster.ops.ragged_tensor import RaggedTensor
 
 
 def _is_namedtuple(x: Any) -> bool:
@@ -39,6 +40,9 @@ class FetchHandler:
         if isinstance(fetch, sparse_tensor.SparseTensor):
             parts = (fetch.indices, fetch.values, fetch.dense_shape)
             return ("sparse", None, [self._flatten(p) for p in parts])
+        if isinstance(fetch, RaggedTensor):
+            components = (fetch.flat_values, *fetch.nested_row_splits)
+            return ("ragged", None, [self._flatten(p) for p in components])
         if isinstance(fetch, indexed_slices.IndexedSlices):
             return ("slices", None, [self._flatten(p) for p in fetch.components()])
         if isinstance(fetch, (list, tuple)) and not hasattr(fetch, "_as_graph_element"):
@@ -110,6 +114,9 @@ class FetchHandler:
             return typ(*[self._build(n, values) for n in payload])
         if kind == "sparse":
             return sparse_tensor.SparseTensorValue(*[self._build(n, values) for n in payload])
+        if kind == "ragged":
+            flat_values, *nested_splits = [self._build(n, values) for n in payload]
+            return ragged_tensor_value.from_nested(flat_values, nested_splits)
         if kind == "slices":
             parts = [self._build(n, values) for n in payload]
             return indexed_slices.value_from_components(parts)
@@ -127,6 +134,8 @@ def expand_feed(graph: Graph, key: Any, value: Any) -> list[tuple[Tensor, Any]]:
             (key.values, parts.values),
             (key.dense_shape, parts.dense_shape),
         ]
+    if isinstance(key, RaggedTensor):
+        return _expand_ragged_feed(key, value)
     if isinstance(key, indexed_slices.IndexedSlices):
         fed = indexed_slices.feed_components(value)
         tensors = key.components()
@@ -151,3 +160,20 @@ def expand_feed(graph: Graph, key: Any, value: Any) -> list[tuple[Tensor, Any]]:
         raise ValueError(f"Cannot interpret feed_dict key as Tensor: {e}") from None
     assert isinstance(tensor, Tensor)
     return [(tensor, value)]
+
+
+def _expand_ragged_feed(key: RaggedTensor, value: Any) -> list[tuple[Tensor, Any]]:
+    """A RaggedTensor is fed a RaggedTensorValue of the same ragged_rank: its flat values
+    and each level's row splits."""
+    if not isinstance(value, ragged_tensor_value.RaggedTensorValue):
+        raise TypeError(
+            f"A RaggedTensor is fed a tf.ragged.RaggedTensorValue, not {type(value).__name__}"
+        )
+    if value.ragged_rank != key.ragged_rank:
+        raise ValueError(
+            f"Cannot feed a RaggedTensorValue of ragged_rank {value.ragged_rank} to a "
+            f"RaggedTensor of ragged_rank {key.ragged_rank}"
+        )
+    pairs = [(key.flat_values, value.flat_values)]
+    pairs.extend(zip(key.nested_row_splits, value.nested_row_splits))
+    return pairs

@@ -38,7 +38,8 @@ def broadcast_to(node: Any, xp: Any) -> Compute:
         # The shape is the caller's word: it may ask for more memory than there is.
         memory_budget.check_shape(target, x.dtype, "BroadcastTo's output")
         # A materialised copy: consumers may update their inputs' buffers in place.
-        return (xp.ascontiguousarray(xp.broadcast_to(x, tuple(target))),)
+        # (.copy(), not ascontiguousarray: that makes a 0-d result 1-d.)
+        return (xp.broadcast_to(x, tuple(target)).copy(),)
 
     return compute
 

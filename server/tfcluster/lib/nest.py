@@ -1,6 +1,7 @@
 """TF 1.15's `tf.nest`: nested lists, tuples, namedtuples and mappings (keys sorted when
-flattened), with TF's error classes and messages; SparseTensors are leaves unless
-`expand_composites`, then their three component tensors."""
+flattened), with TF's error classes and messages; SparseTensors and RaggedTensors are leaves
+unless `expand_composites`, then their component tensors (a SparseTensor's three, a
+RaggedTensor's flat values and row splits, outermost first)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfcluster.framework.sparse_tensor import SparseTensor
+from tfcluster.ops.ragged_tensor import RaggedTensor
 
 
 def is_nested(seq: Any) -> bool:
@@ -37,13 +39,15 @@ def _sorted_keys(mapping: Any) -> list[Any]:
 def _children(x: Any, expand_composites: bool) -> list[Any]:
     if expand_composites and isinstance(x, SparseTensor):
         return [x.indices, x.values, x.dense_shape]
+    if expand_composites and isinstance(x, RaggedTensor):
+        return [x.flat_values, *x.nested_row_splits]
     if isinstance(x, collections.abc.Mapping):
         return [x[k] for k in _sorted_keys(x)]
     return list(x)
 
 
 def _is_structure(x: Any, expand_composites: bool) -> bool:
-    return is_nested(x) or (expand_composites and isinstance(x, SparseTensor))
+    return is_nested(x) or (expand_composites and isinstance(x, (SparseTensor, RaggedTensor)))
 
 
 def flatten(structure: Any, expand_composites: bool = False) -> list[Any]:
@@ -60,6 +64,8 @@ def _sequence_like(instance: Any, args: list[Any]) -> Any:
     """A structure of instance's kind holding args (given in flatten order)."""
     if isinstance(instance, SparseTensor):
         return SparseTensor(*args)
+    if isinstance(instance, RaggedTensor):
+        return RaggedTensor.from_nested_row_splits(args[0], args[1:], validate=False)
     if isinstance(instance, collections.abc.Mapping):
         by_key = dict(zip(_sorted_keys(instance), args))
         kind: Any = type(instance)

@@ -12,7 +12,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from tfcluster.framework import dtypes, op_def_registry, tensor_util
+from tfcluster.framework import dispatch, dtypes, op_def_registry, tensor_util
 from tfcluster.framework.graph import (
     Operation,
     Tensor,
@@ -1722,3 +1722,6 @@ __all__ = [
     "zeros",
     "zeros_like",
 ]
+
+# Ragged operands go to the handlers tf.ragged registers (framework/dispatch.DISPATCHED).
+dispatch.make_dispatchable(globals())

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dispatch, dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.ops.infer_util import check_dtype
 from tfcluster.ops.op_util import binary_broadcast, make_op, unary_same
@@ -53,3 +53,7 @@ def invert(x: Any, name: str | None = None) -> Tensor:
         t = convert_to_tensor(x, name="x")
         check_dtype(t, _INTEGERS, "Invert", "x")
         return make_op("Invert", [t], {"T": t.dtype.base_dtype}, name=scope).outputs[0]
+
+
+# Ragged operands go to the handlers tf.ragged registers (framework/dispatch.DISPATCHED).
+dispatch.make_dispatchable(globals())

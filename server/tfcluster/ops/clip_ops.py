@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dispatch, dtypes
 from tfcluster.framework.graph import Tensor, colocate_with, convert_to_tensor, name_scope
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.ops import array_ops, constant_op, math_ops, nn_ops
@@ -120,3 +120,6 @@ __all__ = [
     "clip_by_value",
     "global_norm",
 ]
+
+# Ragged operands go to the handlers tf.ragged registers (framework/dispatch.DISPATCHED).
+dispatch.make_dispatchable(globals())

@@ -14,7 +14,14 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, indexed_slices, op_def_registry, sparse_tensor, tensor_util
+from tfcluster.framework import (
+    dispatch,
+    dtypes,
+    indexed_slices,
+    op_def_registry,
+    sparse_tensor,
+    tensor_util,
+)
 from tfcluster.framework.graph import (
     Tensor,
     convert_to_tensor,
@@ -1424,3 +1431,6 @@ __all__ = [
     "truncatediv",
     "truncatemod",
 ]
+
+# Ragged operands go to the handlers tf.ragged registers (framework/dispatch.DISPATCHED).
+dispatch.make_dispatchable(globals())

@@ -21,6 +21,7 @@ from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, math_ops
 from tfcluster.ops.op_util import Outputs
+from tfcluster.ops.ragged_tensor import RaggedTensor
 
 _I64 = dtypes.int64
 
@@ -809,15 +810,25 @@ def strings_split_v1(
     source: Any = None,
     name: str | None = None,
 ) -> SparseTensor:
-    """tf.strings.split: split at the whole separator (whitespace runs by default)."""
-    if result_type != "SparseTensor":
-        raise ValueError(f"result_type {result_type!r} is not supported (SparseTensor only)")
+    """tf.strings.split: split at the whole separator (whitespace runs by default), as a
+    SparseTensor or (result_type="RaggedTensor") a RaggedTensor."""
+    if result_type not in ("SparseTensor", "RaggedTensor"):
+        raise ValueError("result_type must be 'RaggedTensor' or 'SparseTensor'.")
     value = source if source is not None else input
     with name_scope(name, "StringSplit", [value]):
         source_t = convert_to_tensor(value, dtype=dtypes.string, name="input")
         sep_t = convert_to_tensor("" if sep is None else sep, dtype=dtypes.string)
-        op = _op("StringSplitV2", [source_t, sep_t], {"maxsplit": int(maxsplit)}, None)
-        return SparseTensor(*op.outputs)
+        attrs = {"maxsplit": int(maxsplit)}
+        if result_type == "SparseTensor":
+            return SparseTensor(*_op("StringSplitV2", [source_t, sep_t], attrs, None).outputs)
+        # TF 1.15 builds the ragged result in tf.strings.split's v2 form: a nested scope.
+        with name_scope(None, "StringSplit", [value]):
+            indices, values, shape = _op("StringSplitV2", [source_t, sep_t], attrs, None).outputs
+            nrows = shape[0]
+            rt = RaggedTensor.from_value_rowids(values, indices[:, 0], nrows, validate=False)
+            count = source_t.shape[0].value if source_t.shape.ndims == 1 else None
+            rt.row_splits.set_shape([None if count is None else count + 1])
+            return rt  # type: ignore[return-value]
 
 
 __all__ = [

@@ -7,7 +7,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dispatch, dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.op_util import Outputs
@@ -398,3 +398,6 @@ __all__ = [
     "string_to_hash_bucket_strong",
     "substr",
 ]
+
+# Ragged operands go to the handlers tf.ragged registers (framework/dispatch.DISPATCHED).
+dispatch.make_dispatchable(globals())

@@ -1,9 +1,8 @@
-"""tf.strings' Unicode ops on dense tensors (unicode_transcode, unicode_encode, unicode_script)
-and tf.strings.ngrams on dense tensors, plus tf.io's decode_json_example (base64 is in string_ops).
-
-TF returns RaggedTensors from unicode_decode/unicode_split/bytes_split and from ngrams or
-unicode_encode of ragged input; tfcluster has no RaggedTensor, so only the dense forms exist
-here (TF turns a dense input into a uniform ragged one and back: same values)."""
+"""tf.strings' Unicode ops (unicode_transcode, unicode_encode, unicode_script, unicode_decode,
+unicode_split and their _with_offsets forms, bytes_split) and tf.strings.ngrams, plus tf.io's
+decode_json_example (base64 is in string_ops). Decoding and splitting give RaggedTensors, and
+ngrams / unicode_encode take them, as TF 1.15's do; dense inputs to those two keep the dense
+forms (TF turns a dense input into a uniform ragged one and back: same values)."""
 
 from __future__ import annotations
 
@@ -13,8 +12,9 @@ from typing import Any
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import array_ops, math_ops
+from tfcluster.ops import array_ops, math_ops, ragged_ops
 from tfcluster.ops.op_util import Outputs, check_dtype, make_op
+from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
 
 _OUTPUT_ENCODINGS = ("UTF-8", "UTF-16-BE", "UTF-32-BE")
 _ERRORS = ("strict", "replace", "ignore")
@@ -86,6 +86,8 @@ def unicode_encode(
     if output_encoding not in _OUTPUT_ENCODINGS:
         raise ValueError(f"output_encoding must be one of {list(_OUTPUT_ENCODINGS)}")
     with name_scope(name, "UnicodeEncode", [input]) as scope:
+        if isinstance(input, RaggedTensor):
+            return _encode_ragged(input, output_encoding, errors, replacement_char)
         t = convert_to_tensor(input, name="input")
         check_dtype(t, (dtypes.int32,), "UnicodeEncode", "input_values")
         rank = t.shape.ndims
@@ -105,6 +107,24 @@ def unicode_encode(
         out = array_ops.reshape(flat, shape[:-1], name=scope)
         out.set_shape(TensorShape(t.shape.as_list()[:-1]))
         return out
+
+
+def _encode_ragged(rt: RaggedTensor, output_encoding: str, errors: str, replacement: int) -> Any:
+    """Each innermost row of code points -> one string (one ragged level less)."""
+    if (rt.flat_values.shape.ndims or 1) > 1:
+        return rt.with_flat_values(
+            unicode_encode(rt.flat_values, output_encoding, errors, replacement)
+        )
+    if rt.ragged_rank > 1:
+        return rt.with_values(unicode_encode(rt.values, output_encoding, errors, replacement))
+    check_dtype(rt.values, (dtypes.int32,), "UnicodeEncode", "input_values")
+    attrs = {
+        "output_encoding": output_encoding,
+        "errors": errors,
+        "replacement_char": int(replacement),
+        "Tsplits": rt.row_splits.dtype.base_dtype,
+    }
+    return make_op("UnicodeEncode", [rt.values, rt.row_splits], attrs).outputs[0]
 
 
 def _encode_rows(t: Tensor, attrs: dict[str, Any]) -> Tensor:
@@ -146,6 +166,26 @@ def ngrams(
     """The n-grams of each row of a dense string tensor (its last axis), joined by separator:
     [..., n] -> [..., number of n-grams per row]."""
     with name_scope(name, "StringNGrams", [data]):
+        if isinstance(data, RaggedTensor):
+            if data.ragged_rank > 1:
+                return data.with_values(  # type: ignore[return-value]
+                    ngrams(
+                        data.values,
+                        ngram_width,
+                        separator,
+                        pad_values,
+                        padding_width,
+                        preserve_short_sequences,
+                    )
+                )
+            attrs = _ngram_attrs(
+                ngram_width, separator, pad_values, padding_width, preserve_short_sequences
+            )
+            attrs["Tsplits"] = data.row_splits.dtype.base_dtype
+            op = make_op("StringNGrams", [data.values, data.row_splits], attrs)
+            return RaggedTensor.from_row_splits(  # type: ignore[return-value]
+                op.outputs[0], op.outputs[1], validate=False
+            )
         if pad_values is None:
             left_pad = right_pad = ""
         elif isinstance(pad_values, (list, tuple)):
@@ -184,6 +224,201 @@ def ngrams(
             return flat
         dense_shape = array_ops.concat([array_ops.shape(t)[:-1], constant_minus_one()], axis=0)
         return array_ops.reshape(flat, dense_shape)
+
+
+def _ngram_attrs(
+    ngram_width: Any,
+    separator: str,
+    pad_values: Any,
+    padding_width: int | None,
+    preserve_short_sequences: bool,
+) -> dict[str, Any]:
+    if pad_values is None:
+        left_pad = right_pad = ""
+    elif isinstance(pad_values, (list, tuple)):
+        left_pad = _as_text(pad_values[0], "pad_values")
+        right_pad = _as_text(pad_values[1], "pad_values")
+    else:
+        left_pad = right_pad = _as_text(pad_values, "pad_values")
+    if padding_width is not None and padding_width < 1:
+        raise ValueError("padding_width must be greater than 0.")
+    if padding_width is not None and pad_values is None:
+        raise ValueError("pad_values must be provided if padding_width is set.")
+    pad_width = 0 if pad_values is None else (-1 if padding_width is None else padding_width)
+    widths = list(ngram_width) if isinstance(ngram_width, (list, tuple)) else [ngram_width]
+    for width in widths:
+        if width < 1:
+            raise ValueError(f"All ngram_widths must be greater than 0. Got {ngram_width}")
+    return {
+        "separator": separator,
+        "ngram_widths": [int(w) for w in widths],
+        "left_pad": left_pad,
+        "right_pad": right_pad,
+        "pad_width": int(pad_width),
+        "preserve_short_sequences": bool(preserve_short_sequences),
+    }
+
+
+def _decode(
+    input: Any,
+    input_encoding: str,
+    errors: str,
+    replacement_char: int,
+    replace_control_characters: bool,
+    with_offsets: bool,
+) -> Any:
+    """UnicodeDecode(WithOffsets) of every string: the code points of each (and the byte
+    where each starts) as a RaggedTensor one dimension deeper than input."""
+    _check_errors(errors)
+    value = convert_to_tensor_or_ragged_tensor(input, name="input")
+    ndims = value.shape.ndims
+    if ndims is None:
+        raise ValueError("Rank of `input` must be statically known.")
+    if ndims > 1:
+        if not isinstance(value, RaggedTensor):
+            value = RaggedTensor.from_tensor(value, ragged_rank=ndims - 1)
+        elif value.ragged_rank < ndims - 1:
+            value = value.with_flat_values(
+                RaggedTensor.from_tensor(
+                    value.flat_values, ragged_rank=ndims - value.ragged_rank + 1
+                )
+            )
+    source = value.flat_values if isinstance(value, RaggedTensor) else value
+    flat_input = array_ops.reshape(source, [-1])
+    op_type = "UnicodeDecodeWithOffsets" if with_offsets else "UnicodeDecode"
+    op = ragged_ops.unicode_decode_op(
+        flat_input,
+        input_encoding,
+        errors,
+        replacement_char,
+        replace_control_characters,
+        with_offsets,
+        op_type,
+    )
+    splits, chars = op.outputs[0], op.outputs[1]
+    starts = op.outputs[2] if with_offsets else None
+    if ndims == 0:
+        return (chars, starts) if with_offsets else chars
+    codepoints: Any = RaggedTensor.from_row_splits(chars, splits, validate=False)
+    offsets: Any = None
+    if with_offsets:
+        offsets = RaggedTensor.from_row_splits(starts, splits, validate=False)
+    if ndims > 1:
+        codepoints = value.with_flat_values(codepoints)
+        if with_offsets:
+            offsets = value.with_flat_values(offsets)
+    return (codepoints, offsets) if with_offsets else codepoints
+
+
+def unicode_decode(
+    input: Any,
+    input_encoding: str,
+    errors: str = "replace",
+    replacement_char: int = 65533,
+    replace_control_characters: bool = False,
+    name: str | None = None,
+) -> Any:
+    """The code points of each string: a RaggedTensor [..., (chars)] of int32."""
+    with name_scope(name, "UnicodeDecode", [input]):
+        return _decode(
+            input, input_encoding, errors, replacement_char, replace_control_characters, False
+        )
+
+
+def unicode_decode_with_offsets(
+    input: Any,
+    input_encoding: str,
+    errors: str = "replace",
+    replacement_char: int = 65533,
+    replace_control_characters: bool = False,
+    name: str | None = None,
+) -> Any:
+    """(code points, the byte offset where each starts), both RaggedTensors."""
+    with name_scope(name, "UnicodeDecodeWithOffsets", [input]):
+        return _decode(
+            input, input_encoding, errors, replacement_char, replace_control_characters, True
+        )
+
+
+def _encode_each(codepoints: Any, encoding: str, errors: str, replacement: int) -> Any:
+    """Each code point as its own string (TF: unicode_encode of expand_dims(codepoints, -1))."""
+    if isinstance(codepoints, RaggedTensor):
+        return codepoints.with_flat_values(
+            _encode_each(codepoints.flat_values, encoding, errors, replacement)
+        )
+    count = array_ops.shape(codepoints, out_type=dtypes.int64)[0]
+    splits = math_ops.range(count + 1, dtype=dtypes.int64)
+    attrs = {
+        "output_encoding": encoding,
+        "errors": errors,
+        "replacement_char": int(replacement),
+        "Tsplits": dtypes.int64,
+    }
+    # TF encodes expand_dims(codepoints, -1), recursing through three unicode_encode scopes.
+    with (
+        name_scope(None, "UnicodeEncode", [codepoints]),
+        name_scope(None, "UnicodeEncode", [codepoints]),
+        name_scope(None, "UnicodeEncode", [codepoints]),
+    ):
+        return make_op("UnicodeEncode", [codepoints, splits], attrs).outputs[0]
+
+
+def _split_encoding(input_encoding: str) -> str:
+    if input_encoding not in _OUTPUT_ENCODINGS:
+        raise ValueError(
+            f"input_encoding must be one of {list(_OUTPUT_ENCODINGS)} to split "
+            f"(each character is written back in it), got {input_encoding!r}"
+        )
+    return input_encoding
+
+
+def unicode_split(
+    input: Any,
+    input_encoding: str,
+    errors: str = "replace",
+    replacement_char: int = 65533,
+    name: str | None = None,
+) -> Any:
+    """Each string split into its characters (each in input_encoding): a RaggedTensor."""
+    with name_scope(name, "UnicodeSplit", [input]):
+        codepoints = _decode(input, input_encoding, errors, replacement_char, False, False)
+        return _encode_each(codepoints, _split_encoding(input_encoding), errors, replacement_char)
+
+
+def unicode_split_with_offsets(
+    input: Any,
+    input_encoding: str,
+    errors: str = "replace",
+    replacement_char: int = 65533,
+    name: str | None = None,
+) -> Any:
+    """(characters, the byte offset where each starts), both RaggedTensors."""
+    with name_scope(name, "UnicodeSplitWithOffsets", [input]):
+        codepoints, offsets = _decode(input, input_encoding, errors, replacement_char, False, True)
+        chars = _encode_each(codepoints, _split_encoding(input_encoding), errors, replacement_char)
+        return chars, offsets
+
+
+def string_bytes_split(input: Any, name: str | None = None) -> Any:
+    """Each string split into its bytes: a RaggedTensor [..., (bytes)] of 1-byte strings."""
+    with name_scope(name, "StringsByteSplit", [input]):
+        value = convert_to_tensor_or_ragged_tensor(input, name="input")
+        if isinstance(value, RaggedTensor):
+            return value.with_flat_values(string_bytes_split(value.flat_values))
+        rank = value.shape.ndims
+        if rank is None:
+            raise ValueError("input must have a statically-known rank.")
+        if rank == 0:
+            return string_bytes_split(array_ops.stack([value]))[0]
+        if rank > 1:
+            return string_bytes_split(RaggedTensor.from_tensor(value))
+        op = make_op(
+            "StringSplit",
+            [value, convert_to_tensor("", dtype=dtypes.string)],
+            {"skip_empty": False},
+        )
+        indices, values, shape = op.outputs
+        return RaggedTensor.from_value_rowids(values, indices[:, 0], shape[0], validate=False)
 
 
 def constant_minus_one() -> Tensor:

@@ -1,0 +1,50 @@
+"""tf.ragged.map_flat_values: an op applied to the flat values of RaggedTensors that share
+one row partition, the result keeping that partition."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from tfcluster.framework.graph import control_dependencies
+from tfcluster.lib import nest
+from tfcluster.ops import ragged_checks
+from tfcluster.ops.ragged_tensor import RaggedTensor
+
+
+def map_flat_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """op(*args, **kwargs) with every RaggedTensor replaced by its flat_values."""
+    partitions: list[RaggedTensor] = []
+    flat_args = _replace(list(args), partitions)
+    flat_kwargs = _replace(dict(kwargs), partitions)
+    if not partitions:
+        return op(*args, **kwargs)
+    first = partitions[0].nested_row_splits
+    checks = []
+    for other in (p.nested_row_splits for p in partitions[1:]):
+        if len(other) != len(first):
+            raise ValueError("Input RaggedTensors have mismatched ragged_rank")
+        for a, b in zip(first, other):
+            if a is not b:
+                checks.append(
+                    ragged_checks.assert_equal(
+                        a, b, message="Input RaggedTensors have mismatched row_splits"
+                    )
+                )
+    with control_dependencies(checks):
+        result = op(*flat_args, **flat_kwargs)
+    return partitions[0].with_flat_values(result)
+
+
+def _replace(structure: Any, partitions: list[RaggedTensor]) -> Any:
+    def leaf(x: Any) -> Any:
+        if isinstance(x, RaggedTensor):
+            partitions.append(x)
+            return x.flat_values
+        return x
+
+    if isinstance(structure, RaggedTensor):
+        return leaf(structure)
+    if nest.is_nested(structure):
+        return nest.map_structure(leaf, structure)
+    return structure
