@@ -84,8 +84,11 @@ def test_gradients_of_a_model_are_the_same_folded_and_not() -> None:
     x = tf.placeholder(tf.float32, [8, 5], name="x")
     w = tf.constant(rng.standard_normal((5, 4)).astype(np.float32))
     logits = tf.reshape(tf.matmul(x, w), tf.stack([tf.constant(2), tf.constant(16)]))
-    loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(
-        labels=tf.one_hot(tf.constant([1, 3]), 16), logits=logits))
+    loss = tf.reduce_mean(
+        tf.nn.softmax_cross_entropy_with_logits_v2(
+            labels=tf.one_hot(tf.constant([1, 3]), 16), logits=logits
+        )
+    )
     grad = tf.gradients(loss, x)[0]
     feed = {x: rng.standard_normal((8, 5)).astype(np.float32)}
     l0 = tf.ConfigProto(

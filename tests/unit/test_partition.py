@@ -5,7 +5,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 import numpy as np
-
 from tfcluster.framework import dtypes
 from tfcluster.runtime.graph_ir import Node
 from tfcluster.runtime.partition import Partition, partition
