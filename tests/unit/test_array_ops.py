@@ -461,6 +461,23 @@ def test_pad_modes(mode: str) -> None:
     check(p, np.pad(a, pads, mode=np_mode[mode.upper()]))
 
 
+@pytest.mark.parametrize(
+    ("value", "pads"),
+    [
+        (np.arange(12, dtype=np.float32).reshape(3, 4), [[1, 2], [0, 3]]),
+        (np.arange(6, dtype=np.int64).reshape(1, 2, 3), [[0, 0], [2, 0], [1, 1]]),
+        (np.array([True, False]), [[3, 1]]),
+        (np.array([1 + 2j, 3 - 1j], np.complex64), [[1, 0]]),
+        (np.zeros((0, 2), np.float64), [[1, 1], [0, 2]]),
+        (np.float32(5.0), []),
+    ],
+)
+def test_zero_padding_of_fed_values_of_every_rank_and_dtype(value: Any, pads: Any) -> None:
+    x = tf.placeholder(tf.as_dtype(np.asarray(value).dtype), np.shape(value))
+    expected = np.pad(value, pads, mode="constant") if pads else np.asarray(value)
+    check(tf.pad(x, np.asarray(pads, np.int32).reshape(-1, 2)), expected, feed={x: value})
+
+
 def test_pad_constant_values_and_errors() -> None:
     a = np.ones((2, 2), np.int32)
     p = tf.pad(a, [[0, 1], [1, 0]], constant_values=7)

@@ -141,7 +141,8 @@ def test_a_restarted_task_gets_its_graphs_again(cluster: InProcessCluster) -> No
     g = tf.Graph()
     with g.as_default():
         with tf.device("/job:local/task:1"):
-            c1 = tf.constant(4.0) * 2.0
+            # Not a constant expression: folded, the step would run on task 0 alone.
+            c1 = tf.placeholder_with_default(4.0, []) * 2.0
         with tf.device("/job:local/task:0"):
             across = c1 + 1.0
     c = Client(Master(cluster, TASKS[0]), g)
@@ -238,7 +239,8 @@ def _across_two_tasks() -> tuple[tf.Graph, list[tf.Tensor]]:
     g = tf.Graph()
     with g.as_default():
         with tf.device("/job:local/task:2"):
-            consts = [tf.constant(float(i), name=f"c{i}") for i in range(40)]
+            # Not constants: those would be folded, and copied to task 0 (no step on task 2).
+            consts = [tf.placeholder_with_default(float(i), [], name=f"c{i}") for i in range(40)]
         with tf.device("/job:local/task:0"):
             outs = [c + 1.0 for c in consts]
     return g, outs

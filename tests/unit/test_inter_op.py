@@ -35,7 +35,9 @@ def _matmul_chains(n: int, chains: int, depth: int) -> tuple[tf.Graph, list[tf.T
         rng = np.random.default_rng(0)
         outs = []
         for c in range(chains):
-            x = tf.constant(rng.random((n, n), dtype=np.float32) / n, name=f"x{c}")
+            # Not a constant: the session would fold the matmuls of constants before the step.
+            value = rng.random((n, n), dtype=np.float32) / n
+            x = tf.placeholder_with_default(value, [n, n], name=f"x{c}")
             for _ in range(depth):
                 x = tf.matmul(x, x)
             outs.append(x)

@@ -58,7 +58,13 @@ def test_a_chain_of_gpu_kernels_runs_on_the_stand_in_gpu(strict_gpu: Any) -> Non
         x = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3))
         y = tf.nn.relu(tf.matmul(x, x, transpose_b=True) - 20.0)
     meta = tf.RunMetadata()
-    with tf.Session() as sess:
+    # Constant folding off: it would compute the constant expression before the step.
+    no_folding = tf.ConfigProto(
+        graph_options=tf.GraphOptions(
+            optimizer_options=tf.OptimizerOptions(opt_level=tf.OptimizerOptions.L0)
+        )
+    )
+    with tf.Session(config=no_folding) as sess:
         out = sess.run(
             y, options=tf.RunOptions(trace_level=tf.RunOptions.FULL_TRACE), run_metadata=meta
         )

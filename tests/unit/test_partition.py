@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
+import numpy as np
 from tfcluster.framework import dtypes
 from tfcluster.runtime.graph_ir import Node
 from tfcluster.runtime.partition import Partition, partition
@@ -73,3 +74,36 @@ def test_fed_tensors_do_not_cross_and_fetches_go_to_their_producers_task() -> No
     assert worker.feeds == ["v:0"] and "_Recv" not in _ops(worker).values()
     assert worker.fetches == ["a:0"] and ps.fetches == ["b:0"]  # a fed fetch is no one's
     assert [n.attrs["tensor_name"] for n in ps.nodes if n.op == "_Recv"] == ["a:0"]
+
+
+def _const(name: str, task: str, controls: Sequence[str] = ()) -> Node:
+    value = {"value": np.array([0.5], np.float32), "dtype": dtypes.float32}
+    return Node(name, "Const", [], list(controls), f"{task}/device:CPU:0", value)
+
+
+def test_a_constant_read_on_another_task_is_copied_there_instead_of_sent_each_step() -> None:
+    parts = _split(
+        [_const("lr", WORKER), _node("a", PS, ["lr:0"]), _node("b", PS, ["lr:0"])],
+        targets=["a", "b"],
+    )
+    ps = parts[PS]
+    assert not [n for n in ps.nodes if n.op == "_Recv"]
+    assert WORKER not in parts or not [n for n in parts[WORKER].nodes if n.op == "_Send"]
+    copies = [n for n in ps.nodes if n.op == "Const"]
+    assert len(copies) == 1  # one copy for all its readers on the task
+    assert copies[0].device == f"{PS}/device:CPU:0"
+    assert copies[0].attrs["value"].tolist() == [0.5]
+    by_name = {n.name: n for n in ps.nodes}
+    assert by_name["a"].inputs == by_name["b"].inputs == [(copies[0].name, 0)]
+
+
+def test_a_constant_that_waits_for_a_control_input_or_is_fed_is_still_sent() -> None:
+    # A constant with a control input may be dead (a cond branch): only its Send says so.
+    parts = _split(
+        [_node("pivot", WORKER), _const("c", WORKER, ["pivot"]), _node("a", PS, ["c:0"])],
+        targets=["a"],
+    )
+    assert [n.attrs["tensor_name"] for n in parts[PS].nodes if n.op == "_Recv"] == ["c:0"]
+    parts = _split([_const("c", WORKER), _node("a", PS, ["c:0"])], feeds=["c:0"], targets=["a"])
+    assert not [n for n in parts[PS].nodes if n.op in ("_Recv", "Const")]
+    assert parts[PS].feeds == ["c:0"]

@@ -35,6 +35,7 @@ from tfcluster.protos import config_pb2, step_stats_pb2
 from tfcluster.runtime import cancellation
 from tfcluster.runtime import partition as partitioning
 from tfcluster.runtime import placement as placing
+from tfcluster.runtime.constant_folding import fold_constants
 from tfcluster.runtime.graph_cycles import check_acyclic
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 
@@ -47,6 +48,30 @@ DEFAULT_MAX_PLANS = 256
 
 def next_step_id() -> int:
     return next(_step_ids)
+
+
+def _prune(
+    nodes: Mapping[str, Node], feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]
+) -> list[str]:
+    """The nodes the fetches and targets need, in the graph's order."""
+    fed = set(feeds)
+    needed: set[str] = set()
+    stack = [split_tensor_name(f)[0] for f in fetches if f not in fed] + list(targets)
+    while stack:
+        name = stack.pop()
+        if name in needed:
+            continue
+        needed.add(name)
+        node = nodes[name]
+        for src, idx in node.inputs:
+            if f"{src}:{idx}" not in fed and src not in needed:
+                stack.append(src)
+        for c in node.control_inputs:
+            # A control input on a fed Placeholder is met by the fed value, as in TF (its
+            # control edges move to the feed); the Placeholder itself never runs.
+            if c not in needed and not (nodes[c].op == "Placeholder" and f"{c}:0" in fed):
+                stack.append(c)
+    return [n for n in nodes if n in needed]
 
 
 @dataclass
@@ -534,6 +559,12 @@ class MasterSession:
                 check_acyclic(self._nodes, needed, feeds)
                 nodes = dict(self._nodes)  # extend may add nodes meanwhile
                 feed_checks = self._feed_checks(feeds)
+            if self._folds_constants():
+                folded = fold_constants(nodes, needed, set(feeds), self._dtypes)
+                if folded:
+                    nodes.update(folded)
+                    # What only the folded nodes read is not needed any more.
+                    needed = _prune(nodes, feeds, fetches, targets)
             seen = filtered_tasks(self.worker_cache.tasks(), self.config.device_filters)
             tasks = placing.limit_devices(
                 self.task_devices(deadline, seen), self.config.device_count
@@ -639,27 +670,12 @@ class MasterSession:
     def _prune(
         self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]
     ) -> list[str]:
-        fed = set(feeds)
-        needed: set[str] = set()
-        stack = [split_tensor_name(f)[0] for f in fetches if f not in fed] + list(targets)
-        while stack:
-            name = stack.pop()
-            if name in needed:
-                continue
-            needed.add(name)
-            node = self._nodes[name]
-            for src, idx in node.inputs:
-                if f"{src}:{idx}" not in fed and src not in needed:
-                    stack.append(src)
-            for c in node.control_inputs:
-                # A control input on a fed Placeholder is met by the fed value, as in TF
-                # (its control edges move to the feed); the Placeholder itself never runs.
-                if c not in needed and not self._is_fed_placeholder(c, fed):
-                    stack.append(c)
-        return [n for n in self._nodes if n in needed]
+        return _prune(self._nodes, feeds, fetches, targets)
 
-    def _is_fed_placeholder(self, name: str, fed: set[str]) -> bool:
-        return self._nodes[name].op == "Placeholder" and f"{name}:0" in fed
+    def _folds_constants(self) -> bool:
+        """TF's optimizer level: L1 (the default) folds constants; L0 only when asked."""
+        opts = self.config.graph_options.optimizer_options
+        return opts.opt_level != config_pb2.OptimizerOptions.L0 or opts.do_constant_folding
 
     def _retire_beyond(self, bound: int) -> list[_Plan]:
         """Drops the least recently used plans past `bound` from the cache (under _lock);

@@ -757,7 +757,12 @@ def pad(node: Any, xp: Any) -> Compute:
         pads = _paddings(ins[1], x.ndim)
         if x.dtype == object:  # strings, which live only on the CPU
             return (np.pad(x, pads, mode="constant", constant_values=b""),)
-        return (xp.pad(x, pads, mode="constant"),)
+        # Zeros with x written in: the same array as pad(mode="constant"), at a fraction of
+        # its cost (a gradient of Slice pads every step).
+        shape = tuple(d + a + b for d, (a, b) in zip(x.shape, pads))
+        out = xp.zeros(shape, dtype=x.dtype)
+        out[tuple(slice(a, a + d) for d, (a, _) in zip(x.shape, pads))] = x
+        return (out,)
 
     return compute
 

@@ -26,6 +26,10 @@ class Partition:
     snapshot_ref_fetches: bool = False
 
 
+# Constants up to this size are copied into the partitions of other tasks that read them.
+MAX_COPIED_CONST_BYTES = 1 << 20
+
+
 def _safe(name: str) -> str:
     return re.sub(r"[^A-Za-z0-9_.\-/]", "_", name)
 
@@ -39,12 +43,19 @@ class _Partitioner:
     """The state of one partitioning: the partitions so far and the Send/Recv pairs and
     control joins already made, so each crossing is made once per (tensor, destination)."""
 
-    def __init__(self, placement: Mapping[str, str], dtype_of: Mapping[str, dtypes.DType]) -> None:
+    def __init__(
+        self,
+        nodes: Mapping[str, Node],
+        placement: Mapping[str, str],
+        dtype_of: Mapping[str, dtypes.DType],
+    ) -> None:
+        self.nodes = nodes
         self.devices = dict(placement)  # and the control joins this adds
         self.dtype_of = dtype_of
         self.parts: dict[str, Partition] = {}
         self.recv_for: dict[tuple[str, str], str] = {}  # (tensor or ^node, dst task) -> recv
         self.joins: dict[tuple[tuple[str, ...], str], str] = {}  # (controls, dst task) -> NoOp
+        self.copies: dict[tuple[str, str], str] = {}  # (Const, dst task) -> its copy there
 
     def part(self, task: str) -> Partition:
         p = self.parts.get(task)
@@ -128,9 +139,33 @@ class _Partitioner:
         for src, idx in node.inputs:
             if f"{src}:{idx}" in fed or self.task_of(src) == task:
                 inputs.append((src, idx))
+            elif self._copyable(src, fed):
+                inputs.append((self.copy_const(src, task, device), 0))
             else:
                 inputs.append((self.cross(src, idx, task, device, False), 0))
         return inputs
+
+    def _copyable(self, src: str, fed: set[str]) -> bool:
+        """A small constant read on another task is copied there rather than sent every
+        step (its value cannot change; one without control inputs waits for nothing)."""
+        node = self.nodes[src]
+        if node.op != "Const" or node.control_inputs or f"{src}:0" in fed:
+            return False
+        value = node.attrs.get("value")
+        return isinstance(value, np.ndarray) and value.nbytes <= MAX_COPIED_CONST_BYTES
+
+    def copy_const(self, src: str, task: str, device: str) -> str:
+        """The copy of Const `src` in `task`'s partition (one per task), on `device`."""
+        key = (src, task)
+        name = self.copies.get(key)
+        if name is None:
+            name = f"_const/{src}"
+            node = self.nodes[src]
+            attrs = {k: v for k, v in node.attrs.items() if k != "_class"}
+            self.part(task).nodes.append(Node(name, "Const", [], [], device, attrs))
+            self.devices[name] = device
+            self.copies[key] = name
+        return name
 
     def _control_inputs(self, node: Node, task: str, device: str) -> list[str]:
         """Same-task control inputs stay; each other task's ones cross as one message."""
@@ -176,7 +211,7 @@ def partition(
 ) -> dict[str, Partition]:
     """`placement` holds the needed nodes; `dtype_of` maps tensor names to dtypes (for Recv)."""
     fed = set(feeds)
-    partitioner = _Partitioner(placement, dtype_of)
+    partitioner = _Partitioner(nodes, placement, dtype_of)
     for name, device in placement.items():
         partitioner.add_node(nodes[name], device, fed)
     partitioner.add_fetches(fetches, fed)

@@ -1,0 +1,182 @@
+"""Constant folding of a step's graph before it is placed and partitioned.
+
+TF's graph optimizer (OptimizerOptions L1, the default) folds every node whose inputs are all
+constants into a Const before a graph runs: the shape arithmetic gradients and library code
+build (Pack, ConcatV2, Reshape, Fill, StridedSlice ... of constant shapes) then costs nothing
+per step, and a folded value another task needs is no longer sent every step (see
+runtime/partition.py, which copies small constants into the partitions that read them).
+
+A node folds when its op is pure (FOLDABLE_OPS), it has no control inputs (a constant inside
+a cond or loop branch waits for its pivot: its deadness must still reach its consumers), none
+of its outputs is fed, every input is output 0 of a constant (a Const without control inputs,
+or a node folded before it), and its value is numeric and at most MAX_FOLDED_BYTES. The value
+is what the node's own CPU kernel computes; a kernel that raises leaves the node as it is, so
+the step raises as it would have, naming the node.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+import numpy as np
+
+from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.runtime import kernel_table
+from tfcluster.runtime.graph_ir import Node, split_tensor_name
+
+# Single-output ops whose value depends only on their inputs and attrs.
+FOLDABLE_OPS = frozenset(
+    {
+        "Abs",
+        "Add",
+        "AddN",
+        "AddV2",
+        "BroadcastArgs",
+        "BroadcastTo",
+        "Cast",
+        "Concat",
+        "ConcatV2",
+        "Equal",
+        "ExpandDims",
+        "Fill",
+        "FloorDiv",
+        "FloorMod",
+        "GatherV2",
+        "Greater",
+        "GreaterEqual",
+        "Identity",
+        "Less",
+        "LessEqual",
+        "LogicalAnd",
+        "LogicalNot",
+        "LogicalOr",
+        "MatMul",
+        "Max",
+        "Maximum",
+        "Min",
+        "Minimum",
+        "Mul",
+        "Neg",
+        "NotEqual",
+        "OnesLike",
+        "Pack",
+        "Prod",
+        "Range",
+        "Rank",
+        "RealDiv",
+        "Reciprocal",
+        "Reshape",
+        "Select",
+        "SelectV2",
+        "Shape",
+        "Size",
+        "Slice",
+        "Square",
+        "Squeeze",
+        "StridedSlice",
+        "Sub",
+        "Sum",
+        "Tile",
+        "Transpose",
+        "ZerosLike",
+    }
+)
+# TF's limit for a folded constant (grappler's kMaxConstantSize).
+MAX_FOLDED_BYTES = 10 << 20
+
+
+def fold_constants(
+    nodes: Mapping[str, Node],
+    needed: Sequence[str],
+    fed: Collection[str],
+    dtype_of: Mapping[str, dtypes.DType],
+) -> dict[str, Node]:
+    """Const nodes standing for the `needed` nodes that fold, by name (the node's name,
+    device and colocation kept). `fed` holds the step's fed tensor names."""
+    fed_nodes = {split_tensor_name(t)[0] for t in fed}
+    values: dict[str, np.ndarray] = {}
+    folded: dict[str, Node] = {}
+    needed_set = set(needed)
+    for name in _inputs_first(nodes, needed):
+        node = nodes[name]
+        if node.control_inputs or name in fed_nodes:
+            continue
+        if node.op == "Const":
+            value = _numeric(node.attrs.get("value"))
+            if value is not None:
+                values[name] = value
+            continue
+        if node.op not in FOLDABLE_OPS or not node.inputs:
+            continue
+        if any(idx != 0 or src not in values for src, idx in node.inputs):
+            continue
+        value = _evaluate(node, [values[src] for src, _ in node.inputs], dtype_of)
+        if value is None:
+            continue
+        values[name] = value
+        attrs: dict[str, Any] = {"value": value, "dtype": dtype_of[f"{name}:0"]}
+        if "_class" in node.attrs:
+            attrs["_class"] = node.attrs["_class"]
+        folded[name] = Node(name, "Const", [], [], node.device, attrs)
+    return {name: n for name, n in folded.items() if name in needed_set}
+
+
+def _inputs_first(nodes: Mapping[str, Node], needed: Sequence[str]) -> list[str]:
+    """The needed nodes, each after the needed nodes it reads (iterative DFS)."""
+    wanted = set(needed)
+    order: list[str] = []
+    done: set[str] = set()
+    for root in needed:
+        if root in done:
+            continue
+        stack: list[tuple[str, bool]] = [(root, False)]
+        while stack:
+            name, expanded = stack.pop()
+            if name in done:
+                continue
+            if expanded:
+                done.add(name)
+                order.append(name)
+                continue
+            stack.append((name, True))
+            node = nodes[name]
+            for src, _ in node.inputs:
+                if src in wanted and src not in done:
+                    stack.append((src, False))
+    return order
+
+
+def _numeric(value: Any) -> np.ndarray | None:
+    if value is None:
+        return None
+    arr = np.asarray(value)
+    return arr if arr.dtype.kind in "biufc" else None
+
+
+def _evaluate(
+    node: Node, inputs: list[np.ndarray], dtype_of: Mapping[str, dtypes.DType]
+) -> np.ndarray | None:
+    """The node's value by its CPU kernel, or None when it does not fold."""
+    op_def = op_def_registry.lookup(node.op)
+    want = dtype_of.get(f"{node.name}:0")
+    if op_def is None or op_def.stateful or op_def.ref_outputs or want is None:
+        return None
+    if not kernel_table.has_kernel(node.op, "CPU"):
+        return None
+    try:
+        want_np = np.dtype(want.as_numpy_dtype)
+        kdef = kernel_table.lookup(node.op, "CPU")
+        if kdef.is_async:
+            return None
+        outs = kdef.factory(node)(None, list(inputs))
+        if len(outs) != 1:
+            return None
+        value = np.array(outs[0])  # a copy: outputs may view (read-only) inputs
+    except Exception:
+        return None  # the step raises it, naming the node, as it would have
+    if value.dtype != want_np or value.dtype.kind not in "biufc":
+        return None
+    if value.nbytes > MAX_FOLDED_BYTES:
+        return None
+    return value
