@@ -281,3 +281,46 @@ def test_an_update_while_another_steps_lookup_waits_for_its_ids_does_not_copy() 
         for sess in sessions:
             sess.close()
     assert peak < VARIABLE_BYTES // 10, f"the update allocated {peak} bytes at its peak"
+
+
+def test_an_update_waits_for_a_passing_reader_of_a_big_array_instead_of_copying_it() -> None:
+    """Another step's gather holds an embedding's array for a moment: the update waits for it
+    to let go (a fraction of what a copy would cost) and writes in place; a reader that keeps
+    the array longer gets its snapshot kept, the update copying after the wait."""
+    ref = VariableRef("emb", None, None)
+    ref.value = np.zeros((1 << 16, 64), np.float32)  # 16 MiB
+    ref.value.flags.writeable = False
+    passing = [ref.value]
+    let_go = threading.Timer(0.002, passing.clear)
+    tracemalloc.start()
+    try:
+        let_go.start()
+        written = in_place.writable_value(np, ref, "update")
+        _, peak = tracemalloc.get_traced_memory()
+    finally:
+        tracemalloc.stop()
+    let_go.join()
+    assert ref.value is written and peak < written.nbytes // 10  # written in place, no copy
+    written[0] += 1.0
+    in_place.done(ref, written)
+
+    kept = ref.value
+    started = time.monotonic()
+    copied = in_place.writable_value(np, ref, "update")
+    waited = time.monotonic() - started
+    assert copied is not kept and ref.value is copied
+    copied[1] += 1.0
+    in_place.done(ref, copied)
+    assert kept[1].sum() == 0.0 and kept[0].sum() == 64.0  # the reader's snapshot unchanged
+    assert waited >= kept.nbytes / 2e9 * 0.9
+
+
+def test_a_small_array_a_reader_holds_is_copied_at_once() -> None:
+    ref = VariableRef("bias", None, None)
+    ref.value = np.zeros(1000, np.float32)
+    ref.value.flags.writeable = False
+    held = ref.value
+    started = time.monotonic()
+    copied = in_place.writable_value(np, ref, "update")
+    assert copied is not held and time.monotonic() - started < 0.005
+    in_place.done(ref, copied)

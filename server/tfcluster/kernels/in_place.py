@@ -13,11 +13,18 @@ Sparse updates of one variable from several steps at once (asynchronous workers,
 use_locking) write the same array together, as TF's do: once one of them writes an array in
 place, the others join it rather than count it as held by someone else (each would otherwise
 copy the whole table). It is read-only again when the last of them is done.
+
+A reader that holds a big array for a moment (another step's gather of a few rows, on a ps
+that serves several workers) would make each update that meets it copy the whole table,
+hundreds of milliseconds for an embedding; so an update of a big array first waits a little
+(bounded by a fraction of what the copy would cost) for such readers to let go, and copies
+only if one still holds it then.
 """
 
 from __future__ import annotations
 
 import sys
+import time
 from typing import Any
 
 import numpy as np
@@ -47,21 +54,43 @@ def write_epoch() -> int:
     return _write_epoch
 
 
+# Arrays from this size wait for passing readers before being copied, for at most the time
+# a copy would take at this rate (and never longer than the cap).
+_WAIT_FROM_BYTES = 1 << 20
+_COPY_BYTES_PER_SECOND = 2e9
+_WAIT_CAP_SECONDS = 0.05
+
+
 def writable_value(xp: Any, ref: VariableRef, node_name: str) -> Any:
     """The variable's value, an array the caller may write in place: the variable's own array
     when nothing else holds it (or other updates are writing it in place now), else a copy
     that becomes the variable's value. The caller holds the variable's lock when the update
     asks for one, and calls `done` with the array after writing."""
-    with ref.writes_lock:
-        if ref.value is None:
-            ref.read(node_name)  # raises FailedPreconditionError, naming the variable and node
-        writes = ref.writes
-        if writes is not None and writes[0] == id(ref.value):
-            ref.writes = (writes[0], writes[1] + 1)
-            return ref.value
-        value = _own_value(xp, ref)
-        ref.writes = (id(value), 1)
-        return value
+    deadline: float | None = None
+    while True:
+        with ref.writes_lock:
+            if ref.value is None:
+                ref.read(node_name)  # raises FailedPreconditionError, naming the variable/node
+            writes = ref.writes
+            if writes is not None and writes[0] == id(ref.value):
+                ref.writes = (writes[0], writes[1] + 1)
+                return ref.value
+            held_big = _holders(ref) > _SOLE and _copy_seconds(ref.value) > 0
+            if held_big and deadline is None:
+                deadline = time.monotonic() + _copy_seconds(ref.value)
+            if not held_big or deadline is None or time.monotonic() >= deadline:
+                value = _own_value(xp, ref)
+                ref.writes = (id(value), 1)
+                return value
+        # Let go of the lock and look again: a passing reader may leave meanwhile.
+        time.sleep(0.0002)
+
+
+def _copy_seconds(value: Any) -> float:
+    """How long an update may wait for readers of `value` rather than copy it (0: copy)."""
+    if not isinstance(value, np.ndarray) or value.nbytes < _WAIT_FROM_BYTES:
+        return 0.0
+    return min(_WAIT_CAP_SECONDS, value.nbytes / _COPY_BYTES_PER_SECOND)
 
 
 def _own_value(xp: Any, ref: VariableRef) -> Any:
