@@ -1,0 +1,30 @@
+"""Behaviours public TF1 programs rely on, each checked as TensorFlow 1.15 behaves (values
+worked out by hand or recorded from TF 1.15 where stated)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tfcluster as tf
+
+
+def test_softmax_xent_takes_labels_wrapped_in_a_list_as_tf_1_15() -> None:
+    # labels=tf.stop_gradient([y]) makes labels [1, ?, 7]: TF 1.15 flattens both to 2-D.
+    logits = tf.placeholder(tf.float32, [None, 3])
+    labels = tf.placeholder(tf.float32, [None, 3])
+    cost = tf.nn.softmax_cross_entropy_with_logits_v2(logits=logits, labels=[labels])
+    assert cost.shape.as_list() == [None]
+    x = np.array([[1.0, 2.0, 3.0], [0.0, 0.0, 0.0]], np.float32)
+    y = np.array([[0.0, 0.0, 1.0], [1.0, 0.0, 0.0]], np.float32)
+    with tf.Session() as sess:
+        got = sess.run(cost, {logits: x, labels: y})
+    want = -np.sum(y * (x - np.log(np.sum(np.exp(x), 1, keepdims=True))), 1)
+    np.testing.assert_allclose(got, want, rtol=1e-6)
+
+
+def test_softmax_xent_labels_of_another_size_fail_when_run() -> None:
+    logits = tf.placeholder(tf.float32, [None, 7])
+    labels = tf.placeholder(tf.float32, [None, 5])
+    cost = tf.nn.softmax_cross_entropy_with_logits_v2(logits=logits, labels=labels)
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError):
+        sess.run(cost, {logits: np.zeros((2, 7)), labels: np.zeros((2, 5))})
