@@ -28,3 +28,24 @@ def test_softmax_xent_labels_of_another_size_fail_when_run() -> None:
     cost = tf.nn.softmax_cross_entropy_with_logits_v2(logits=logits, labels=labels)
     with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError):
         sess.run(cost, {logits: np.zeros((2, 7)), labels: np.zeros((2, 5))})
+
+
+def test_programs_importing_tensorflow_python_modules_get_tfclusters() -> None:
+    # `from tensorflow.python.framework import ops; ops.reset_default_graph()` and friends.
+    from tfcluster.python.framework import dtypes, ops
+    from tfcluster.python.ops import control_flow_ops, math_ops
+    from tfcluster.python.platform import gfile, tf_logging
+    from tfcluster.python.training import moving_averages
+
+    tf.constant(1.0)
+    before = tf.get_default_graph()
+    ops.reset_default_graph()
+    assert tf.get_default_graph() is not before
+    assert ops.get_default_graph() is tf.get_default_graph()
+    assert dtypes.float32 is tf.float32
+    assert gfile.Exists is tf.gfile.Exists
+    assert tf_logging.info is tf.logging.info
+    assert moving_averages.ExponentialMovingAverage is tf.train.ExponentialMovingAverage
+    total = control_flow_ops.with_dependencies([tf.no_op()], math_ops.reduce_sum([1.0, 2.0]))
+    with tf.Session() as sess:
+        assert sess.run(total) == 3.0
