@@ -6,18 +6,18 @@ new session. Python 3.7 code (TF 1.15 runs it)."""
 
 from __future__ import annotations
 
-from typing import Any, Callable, Dict
+from typing import Any
 
-Case = Callable[[Any], Dict[str, Any]]
-CASES: Dict[str, Case] = {}
+# name -> program(tf) returning what it drew (annotations stay strings: Python 3.7 runs it).
+CASES: dict[str, Any] = {}
 
 
-def case(fn: Case) -> Case:
+def case(fn: Any) -> Any:
     CASES[fn.__name__.lstrip("_")] = fn
     return fn
 
 
-def _draws(tf: Any, fetches: Dict[str, Any], runs: int = 2, sessions: int = 2) -> Dict[str, Any]:
+def _draws(tf: Any, fetches: dict[str, Any], runs: int = 2, sessions: int = 2) -> dict[str, Any]:
     """Each fetch, run `runs` times in each of `sessions` new sessions."""
     out = {}
     for s in range(sessions):
@@ -25,12 +25,12 @@ def _draws(tf: Any, fetches: Dict[str, Any], runs: int = 2, sessions: int = 2) -
             sess.run(tf.global_variables_initializer())
             for r in range(runs):
                 for key, value in sess.run(fetches).items():
-                    out["%s_s%d_r%d" % (key, s, r)] = value
+                    out[f"{key}_s{s}_r{r}"] = value
     return out
 
 
 @case
-def _explicit_op_seeds(tf: Any) -> Dict[str, Any]:
+def _explicit_op_seeds(tf: Any) -> dict[str, Any]:
     with tf.Graph().as_default():
         tf.set_random_seed(777)
         fetches = {
@@ -43,7 +43,7 @@ def _explicit_op_seeds(tf: Any) -> Dict[str, Any]:
             "uniform64": tf.random_uniform([3], dtype=tf.float64, seed=7),
             "uniform16": tf.random_uniform([5], dtype=tf.float16, seed=8),
             "int32": tf.random_uniform([6], 0, 10, dtype=tf.int32, seed=9),
-            "int64": tf.random_uniform([3], 0, 2 ** 40, dtype=tf.int64, seed=10),
+            "int64": tf.random_uniform([3], 0, 2**40, dtype=tf.int64, seed=10),
             "shuffle": tf.random_shuffle(tf.range(10), seed=11),
             "shuffle_rows": tf.random_shuffle(tf.reshape(tf.range(12), [6, 2]), seed=12),
             "many": tf.random_normal([1001], seed=13),
@@ -52,16 +52,16 @@ def _explicit_op_seeds(tf: Any) -> Dict[str, Any]:
 
 
 @case
-def _op_seed_without_graph_seed(tf: Any) -> Dict[str, Any]:
+def _op_seed_without_graph_seed(tf: Any) -> dict[str, Any]:
     with tf.Graph().as_default():
         return _draws(tf, {"normal": tf.random_normal([4], seed=3)})
 
 
 @case
-def _seeds_are_taken_modulo_2_31_minus_1(tf: Any) -> Dict[str, Any]:
+def _seeds_are_taken_modulo_2_31_minus_1(tf: Any) -> dict[str, Any]:
     with tf.Graph().as_default():
-        tf.set_random_seed(2 ** 40 + 5)
-        big = tf.random_uniform([4], seed=2 ** 33 + 1)
+        tf.set_random_seed(2**40 + 5)
+        big = tf.random_uniform([4], seed=2**33 + 1)
         # (0, 0) would mean "nondeterministic": TF moves the op seed to 2**31 - 1.
         tf.set_random_seed(0)
         zeros = tf.random_uniform([4], seed=0)
@@ -69,7 +69,7 @@ def _seeds_are_taken_modulo_2_31_minus_1(tf: Any) -> Dict[str, Any]:
 
 
 @case
-def _graph_seed_alone_derives_op_seeds_from_the_op_count(tf: Any) -> Dict[str, Any]:
+def _graph_seed_alone_derives_op_seeds_from_the_op_count(tf: Any) -> dict[str, Any]:
     # The way tutorials write it: one graph seed, variables initialised from random ops.
     with tf.Graph().as_default():
         tf.set_random_seed(777)
@@ -79,7 +79,7 @@ def _graph_seed_alone_derives_op_seeds_from_the_op_count(tf: Any) -> Dict[str, A
         hidden = tf.matmul(x, w) + b
         dense = tf.layers.dense(hidden, 4)
         dropped = tf.nn.dropout(tf.ones([10]), keep_prob=0.5)
-        kernel = [v for v in tf.global_variables() if v.name == "dense/kernel:0"][0]
+        kernel = next(v for v in tf.global_variables() if v.name == "dense/kernel:0")
         fetches = {"w": w, "b": b, "dense_kernel": kernel, "dropout": dropped}
         out = _draws(tf, fetches)
         with tf.Session() as sess:

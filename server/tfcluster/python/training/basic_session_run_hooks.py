@@ -1,4 +1,4 @@
-"""tensorflow.python.training.basic_session_run_hooks: tfcluster.training.basic_session_run_hooks."""
+"""tensorflow.python.training.basic_session_run_hooks: tfcluster's module of that name."""
 
 from tfcluster.python._alias import alias
 
