@@ -49,3 +49,26 @@ def test_programs_importing_tensorflow_python_modules_get_tfclusters() -> None:
     total = control_flow_ops.with_dependencies([tf.no_op()], math_ops.reduce_sum([1.0, 2.0]))
     with tf.Session() as sess:
         assert sess.run(total) == 3.0
+
+
+def test_edit_distance_reads_sequences_longer_than_the_last_dimension() -> None:
+    # Shape [1, 1, 1] with 4 and 5 characters: TF 1.15 gives [[2.]] (recorded), "bear"/"beers"
+    # with the truth's second entry repeated at index [0, 0, 1] as the program writes it.
+    h = tf.SparseTensor([[0, 0, 0], [0, 0, 1], [0, 0, 2], [0, 0, 3]], list("bear"), [1, 1, 1])
+    t = tf.SparseTensor(
+        [[0, 0, 0], [0, 0, 1], [0, 0, 1], [0, 0, 3], [0, 0, 4]], list("beers"), [1, 1, 1]
+    )
+    words = tf.SparseTensor([[0, 0, 0], [1, 0, 0], [1, 0, 1]], list("abc"), [2, 1, 1])
+    truth = tf.SparseTensor([[0, 0, 0], [0, 0, 1], [1, 0, 0]], list("abb"), [2, 1, 1])
+    with tf.Session() as sess:
+        assert sess.run(tf.edit_distance(h, t, normalize=False)).tolist() == [[2.0]]
+        got = sess.run(tf.edit_distance(words, truth, normalize=True))
+    assert got.tolist() == [[0.5], [1.0]]
+
+
+def test_edit_distance_still_refuses_a_leading_index_outside_the_shape() -> None:
+    # TF 1.15 writes such a group outside its output buffer (undefined); later TFs refuse.
+    h = tf.SparseTensor([[3, 0]], ["a"], [2, 1])
+    t = tf.SparseTensor([[0, 0]], ["a"], [2, 1])
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError):
+        sess.run(tf.edit_distance(h, t))
