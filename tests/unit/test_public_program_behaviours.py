@@ -82,3 +82,20 @@ def test_edit_distance_still_refuses_a_leading_index_outside_the_shape() -> None
     t = tf.SparseTensor([[0, 0]], ["a"], [2, 1])
     with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError):
         sess.run(tf.edit_distance(h, t))
+
+
+def test_a_fed_variable_is_read_as_the_fed_value_and_cannot_be_updated() -> None:
+    # TF 1.15 (checked): y = 9.0 with x fed 3.0, x stays 1.0; an Assign on a fed x is refused.
+    x = tf.get_variable("min_x", [], tf.float32, tf.constant_initializer(1))
+    y = x**2
+    step = tf.assign(x, x - 0.2)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        assert sess.run(y, {x: 3.0}) == 9.0
+        assert sess.run(x + 1, {x: 7.0}) == 8.0
+        assert sess.run(x) == 1.0
+        with pytest.raises(tf.errors.InvalidArgumentError, match="Assign"):
+            sess.run(step, {x: 4.0})
+        assert sess.run(x) == 1.0
+        sess.run(step)
+        assert sess.run(x) == pytest.approx(0.8)
