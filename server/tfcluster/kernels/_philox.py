@@ -151,9 +151,7 @@ def uniform(seed: Seed, size: int, dtype: np.dtype) -> np.ndarray:  # type: igno
     return values[:size]
 
 
-def uniform_int(
-    seed: Seed, size: int, low: int, high: int, dtype: np.dtype
-) -> np.ndarray:  # type: ignore[type-arg]
+def uniform_int(seed: Seed, size: int, low: int, high: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
     """lo + bits % (hi - lo): 32 bits per int32 (4 per call), 64 per int64 (2 per call)."""
     span = np.uint64(high - low)
     if dtype == np.int64:
