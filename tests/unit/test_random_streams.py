@@ -65,3 +65,16 @@ def test_unseeded_ops_differ_between_sessions() -> None:
         x = tf.random_uniform([8])
         with tf.Session() as a, tf.Session() as b:
             assert not np.array_equal(a.run(x), b.run(x))
+
+
+def test_small_draws_take_the_same_philox_words_as_large_ones() -> None:
+    from tfcluster.kernels import _philox
+
+    rng = np.random.default_rng(0)
+    counters = rng.integers(0, 2**32, size=(5, 4), dtype=np.uint64).astype(np.uint32)
+    key = (0x12345678, 0x9ABCDEF0)
+    # 5 rows go through Python integers, 20 rows (the same 5 four times) through numpy.
+    small = _philox.philox(counters, key)
+    large = _philox.philox(np.concatenate([counters] * 4), key)
+    assert small.dtype == np.uint32 and small.shape == (5, 4)
+    np.testing.assert_array_equal(large, np.concatenate([small] * 4))
