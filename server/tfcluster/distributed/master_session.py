@@ -556,6 +556,7 @@ class MasterSession:
                 feeds, fetches, targets = signature
                 self._check_names(feeds, fetches, targets)
                 needed = self._prune(feeds, fetches, targets)
+                self._validate_feeds(feeds, needed)
                 check_acyclic(self._nodes, needed, feeds)
                 nodes = dict(self._nodes)  # extend may add nodes meanwhile
                 feed_checks = self._feed_checks(feeds)
@@ -619,7 +620,6 @@ class MasterSession:
                 raise errors.NotFoundError(
                     None, None, f"Operation '{name}' is not an element of the session's graph"
                 )
-        self._validate_feeds(feeds)
 
     def _register(
         self,
@@ -657,15 +657,31 @@ class MasterSession:
                     checks.append((i, name, dtype, node.attrs.get("shape")))
         return tuple(checks)
 
-    def _validate_feeds(self, feeds: Sequence[str]) -> None:
+    def _validate_feeds(self, feeds: Sequence[str], needed: Sequence[str]) -> None:
+        """A variable's reference tensor may be fed, as in TF: readers of the step see the fed
+        value; an op of the step that needs the reference itself (an Assign) is refused."""
+        fed_refs = {}
         for name in feeds:
-            src, _ = split_tensor_name(name)
-            node = self._nodes[src]
-            op_def = op_def_registry.lookup(node.op)
+            src, idx = split_tensor_name(name)
+            op_def = op_def_registry.lookup(self._nodes[src].op)
             if op_def is not None and op_def.ref_outputs:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Cannot feed the reference tensor '{name}' of a variable"
-                )
+                fed_refs[(src, idx)] = name
+        if not fed_refs:
+            return
+        for consumer in needed:
+            node = self._nodes[consumer]
+            op_def = op_def_registry.lookup(node.op)
+            if op_def is None or not op_def.ref_inputs:
+                continue
+            for i, (src, idx) in enumerate(node.inputs):
+                if i in op_def.ref_inputs and (src, idx) in fed_refs:
+                    raise errors.InvalidArgumentError(
+                        None,
+                        None,
+                        f"Input {i} of node {consumer} was passed a fed value from "
+                        f"{fed_refs[(src, idx)]} incompatible with expected a reference "
+                        "(a fed variable can be read, not updated)",
+                    )
 
     def _prune(
         self, feeds: Sequence[str], fetches: Sequence[str], targets: Sequence[str]

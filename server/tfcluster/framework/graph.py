@@ -999,14 +999,23 @@ def set_random_seed(seed: int | None) -> None:
 DEFAULT_GRAPH_SEED = 87654321
 
 
+_MAXINT32 = 2**31 - 1
+
+
 def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
-    """TF1's seed rules: a graph seed alone derives op seeds from the op count."""
+    """TF1's seed rules: a graph seed alone derives op seeds from the op count; seeds are
+    taken modulo 2**31 - 1, and (0, 0) (which would mean "nondeterministic") is moved."""
     graph = get_default_graph()
     graph_seed = graph.seed
+    seeds: tuple[int | None, int | None]
     if graph_seed is not None:
         if op_seed is None:
             op_seed = graph._last_id
-        return graph_seed, op_seed
-    if op_seed is not None:
-        return DEFAULT_GRAPH_SEED, op_seed
-    return None, None
+        seeds = int(graph_seed) % _MAXINT32, int(op_seed) % _MAXINT32
+    elif op_seed is not None:
+        seeds = DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32
+    else:
+        seeds = None, None
+    if seeds == (0, 0):
+        return 0, _MAXINT32
+    return seeds

@@ -1,14 +1,17 @@
 """TensorFlow's counter-based Philox4x32-10 generator and its distributions, vectorised in
-numpy, so the stateless random ops give TF's own numbers for a given seed.
+numpy, so the random ops give TF's own numbers for a given seed.
 
 Every call of the generator maps a 128-bit counter (and a 64-bit key) to four 32-bit words;
-the stateless ops derive key and counter from their seed as TF's GenerateKey does, and then
-output group g (of 4 floats, or 2 doubles) comes from the counter advanced g times.
+the stateless ops derive key and counter from their seed as TF's GenerateKey does, the
+stateful ops (tf.random_normal, ...) take the key from `seed` and the counter from `seed2`
+as GuardedPhiloxRandom does; output group g (of 4 floats, or 2 doubles) then comes from the
+counter advanced g times.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import dataclass
 
 import numpy as np
 
@@ -19,8 +22,36 @@ _M4B = np.uint64(0xCD9E8D57)
 _MASK32 = np.uint64(0xFFFFFFFF)
 
 
+# Up to this many counters go through Python integers: numpy's per-call cost dominates
+# small draws (a dropout mask of a few values, a seed scramble) by ten times.
+_SMALL = 8
+
+
+def _philox_small(counters: np.ndarray, key: tuple[int, int]) -> np.ndarray:
+    out = []
+    for row in counters.tolist():
+        c0, c1, c2, c3 = (int(w) for w in row)
+        k0, k1 = int(key[0]), int(key[1])
+        for round_ in range(10):
+            p0 = 0xD2511F53 * c0
+            p1 = 0xCD9E8D57 * c2
+            c0, c1, c2, c3 = (
+                (p1 >> 32) ^ c1 ^ k0,
+                p1 & 0xFFFFFFFF,
+                (p0 >> 32) ^ c3 ^ k1,
+                p0 & 0xFFFFFFFF,
+            )
+            if round_ < 9:
+                k0 = (k0 + 0x9E3779B9) & 0xFFFFFFFF
+                k1 = (k1 + 0xBB67AE85) & 0xFFFFFFFF
+        out.append((c0, c1, c2, c3))
+    return np.array(out, dtype=np.uint32).reshape(-1, 4)
+
+
 def philox(counters: np.ndarray, key: tuple[int, int]) -> np.ndarray:
     """The four output words for each row of `counters` ([n, 4] uint32)."""
+    if counters.shape[0] <= _SMALL:
+        return _philox_small(counters, key)
     c = counters.astype(np.uint32, copy=True)
     k0, k1 = np.uint32(key[0]), np.uint32(key[1])
     for round_ in range(10):
@@ -61,10 +92,42 @@ def counters_from(base: list[int], offsets: np.ndarray) -> np.ndarray:
     )
 
 
-def words(seed: tuple[int, int], calls: int, first: int = 0) -> np.ndarray:
-    """[calls, 4] words of consecutive generator calls, starting `first` calls in."""
+@dataclass(frozen=True)
+class Start:
+    """Where a draw begins in a Philox stream: the key, the base counter (4 words, least
+    significant first) and how many generator calls into it."""
+
+    key: tuple[int, int]
+    base: tuple[int, int, int, int]
+    first: int = 0
+
+
+Seed = tuple[int, int] | Start
+
+
+def stateless_start(seed: tuple[int, int]) -> Start:
+    """The stateless ops' stream: key and counter scrambled from the seed pair."""
     key, base = key_and_counter(seed)
-    return philox(counters_from(base, np.arange(first, first + calls, dtype=np.uint64)), key)
+    return Start(key, (base[0], base[1], base[2], base[3]))
+
+
+def stateful_start(seed: int, seed2: int, first: int) -> Start:
+    """GuardedPhiloxRandom's stream, PhiloxRandom(seed, seed2): the key is `seed`, the
+    counter's high words are `seed2`; `first` calls were reserved by earlier draws."""
+    seed &= 0xFFFFFFFFFFFFFFFF
+    seed2 &= 0xFFFFFFFFFFFFFFFF
+    return Start((seed & 0xFFFFFFFF, seed >> 32), (0, 0, seed2 & 0xFFFFFFFF, seed2 >> 32), first)
+
+
+def _start(seed: Seed) -> Start:
+    return seed if isinstance(seed, Start) else stateless_start(seed)
+
+
+def words(seed: Seed, calls: int) -> np.ndarray:
+    """[calls, 4] words of consecutive generator calls from where `seed` starts."""
+    start = _start(seed)
+    offsets = np.arange(start.first, start.first + calls, dtype=np.uint64)
+    return philox(counters_from(list(start.base), offsets), start.key)
 
 
 def uint32_to_float(x: np.ndarray) -> np.ndarray:
@@ -86,10 +149,16 @@ def uint16_to_half(x: np.ndarray) -> np.ndarray:
 
 def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     u1 = np.maximum(uint32_to_float(x0), np.float32(1.0e-7))
-    v1 = np.float32(2.0 * math.pi) * uint32_to_float(x1)
-    radius = np.sqrt(np.float32(-2.0) * np.log(u1))
+    # C's `2.0f * M_PI * u` is a double product (M_PI is a double), rounded once to float.
+    v1 = (2.0 * math.pi * uint32_to_float(x1).astype(np.float64)).astype(np.float32)
+    # glibc's logf/sincosf round the exact value to float: computing in double and rounding
+    # once gives their results (numpy's float32 SIMD versions can be an ulp or more away).
+    log_u1 = np.log(u1.astype(np.float64)).astype(np.float32)
+    radius = np.sqrt(np.float32(-2.0) * log_u1)
+    v1d = v1.astype(np.float64)
+    sin, cos = np.sin(v1d).astype(np.float32), np.cos(v1d).astype(np.float32)
     # TF's sincos(v1, &f1, &f0): the sine comes first.
-    return np.sin(v1) * radius, np.cos(v1) * radius
+    return sin * radius, cos * radius
 
 
 def box_muller_double(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -99,7 +168,7 @@ def box_muller_double(w: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     return np.sin(v1) * radius, np.cos(v1) * radius
 
 
-def uniform(seed: tuple[int, int], size: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
+def uniform(seed: Seed, size: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
     """TF's UniformDistribution: 4 floats (or halves) or 2 doubles per call."""
     if dtype == np.float64:
         w = words(seed, (size + 1) // 2)
@@ -110,9 +179,7 @@ def uniform(seed: tuple[int, int], size: int, dtype: np.dtype) -> np.ndarray:  #
     return values[:size]
 
 
-def uniform_int(
-    seed: tuple[int, int], size: int, low: int, high: int, dtype: np.dtype
-) -> np.ndarray:  # type: ignore[type-arg]
+def uniform_int(seed: Seed, size: int, low: int, high: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
     """lo + bits % (hi - lo): 32 bits per int32 (4 per call), 64 per int64 (2 per call)."""
     span = np.uint64(high - low)
     if dtype == np.int64:
@@ -123,7 +190,7 @@ def uniform_int(
     return (np.int64(low) + (flat % span).astype(np.int64)).astype(dtype)[:size]
 
 
-def normal(seed: tuple[int, int], size: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
+def normal(seed: Seed, size: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
     """TF's NormalDistribution (Box-Muller): 4 floats or 2 doubles per call."""
     if dtype == np.float64:
         f0, f1 = box_muller_double(words(seed, (size + 1) // 2))
@@ -140,13 +207,14 @@ def normal(seed: tuple[int, int], size: int, dtype: np.dtype) -> np.ndarray:  # 
 _RESERVED_PER_OUTPUT = 256
 
 
-def truncated_normal(seed: tuple[int, int], size: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
+def truncated_normal(seed: Seed, size: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
     """TF's TruncatedNormalDistribution: normals with |z| >= 2 rejected, in stream order;
     group g of outputs starts 256 * (group size) samples into the stream."""
     group = 2 if dtype == np.float64 else 4
     groups = (size + group - 1) // group
     skip = group * _RESERVED_PER_OUTPUT // 4  # generator calls per output group
-    key, base = key_and_counter(seed)
+    start = _start(seed)
+    key, base = start.key, list(start.base)
     out = np.empty((groups, group), dtype=np.float64 if dtype == np.float64 else np.float32)
     filled = np.zeros(groups, dtype=np.int64)
     calls_done = 0
@@ -155,7 +223,7 @@ def truncated_normal(seed: tuple[int, int], size: int, dtype: np.dtype) -> np.nd
         # Two more generator calls per pending group per pass (almost always enough at once).
         calls = 2
         offsets = pending[:, None].astype(np.uint64) * np.uint64(skip) + np.arange(
-            calls_done, calls_done + calls, dtype=np.uint64
+            start.first + calls_done, start.first + calls_done + calls, dtype=np.uint64
         )
         w = philox(counters_from(base, offsets.reshape(-1)), key).reshape(pending.size, calls, 4)
         if dtype == np.float64:

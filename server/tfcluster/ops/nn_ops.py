@@ -317,12 +317,8 @@ def softmax_cross_entropy_with_logits_v2(
         rank = shape.ndims
         if rank == 0:
             raise ValueError(f"Logits cannot be scalars - received shape {shape}.")
-        try:
-            labels_t.shape.merge_with(shape)
-        except ValueError:
-            raise ValueError(
-                f"logits and labels must be the same shape ({shape} vs {labels_t.shape})"
-            ) from None
+        # Like TF 1.15, no check here that labels have logits' shape: both are flattened to
+        # 2-D below (labels [1, ?, 7] meet logits [?, 7]) and the op's shape function judges.
         if axis != -1:
             if axis < 0:
                 if rank is None:
