@@ -5,9 +5,8 @@ from __future__ import annotations
 
 import os
 
-from tf_reference import reference
-
 import tfcluster as tf
+from tf_reference import reference
 
 
 def test_sysconfig_flags_have_tf_form_without_a_library_to_link() -> None:
@@ -21,8 +20,8 @@ def test_sysconfig_flags_have_tf_form_without_a_library_to_link() -> None:
     assert [f.replace(lib, "<lib>") for f in tf.sysconfig.get_link_flags()] == (
         recorded["link_flags"][:1]
     )
-    assert tf.sysconfig.CXX11_ABI_FLAG == recorded["cxx11_abi_flag"]
-    assert tf.sysconfig.MONOLITHIC_BUILD == recorded["monolithic_build"]
+    assert recorded["cxx11_abi_flag"] == tf.sysconfig.CXX11_ABI_FLAG
+    assert recorded["monolithic_build"] == tf.sysconfig.MONOLITHIC_BUILD
 
 
 def test_log_device_placement_flag_is_set_and_read_back() -> None:
