@@ -29,4 +29,50 @@ placements.append(tf.debugging.get_log_device_placement())
 tf.debugging.set_log_device_placement(False)
 placements.append(tf.debugging.get_log_device_placement())
 rec.add("log_device_placement", values=placements)
+
+# tf.summary's small names and the top-level protos.
+from tensorflow.core.framework import node_def_pb2  # noqa: E402
+
+rec.add(
+    "summary_protos",
+    summary_description=tf.summary.SummaryDescription(type_hint="image").SerializeToString(),
+    tagged_run_metadata=tf.summary.TaggedRunMetadata(
+        tag="t", run_metadata=b"ab"
+    ).SerializeToString(),
+    histogram=tf.HistogramProto(
+        min=1, max=2, num=3, sum=4, sum_squares=5, bucket_limit=[1.0, 2.5], bucket=[2.0, 1.0]
+    ).SerializeToString(),
+    name_attr_list=tf.NameAttrList(
+        name="f", attr={"T": tf.AttrValue(type=tf.float32.as_datatype_enum)}
+    ).SerializeToString(),
+)
+
+
+def _summary_node(op, description):
+    node = node_def_pb2.NodeDef(name="s", op=op)
+    node.attr["description"].s = description
+    return node
+
+
+rec.add(
+    "get_summary_description",
+    value=tf.summary.get_summary_description(
+        _summary_node("TensorSummary", b'{"typeHint": "audio"}')
+    ).SerializeToString(),
+)
+for case, op, text in (
+    ("get_summary_description_wrong_op", "TensorSummaryV2", b'{"typeHint": "audio"}'),
+    ("get_summary_description_bad_json", "TensorSummary", b'{"bogus": 1}'),
+):
+    rec.add(
+        case,
+        error=rec.catch(
+            lambda op=op, text=text: tf.summary.get_summary_description(_summary_node(op, text))
+        ),
+    )
+with tf.Graph().as_default():
+    tf.summary.scalar("loss", tf.constant(1.0))
+    rec.add("all_v2_summary_ops", value=tf.summary.all_v2_summary_ops())
+    with tf.Session():
+        rec.add("summary_initialize_without_writer", error=rec.catch(tf.summary.initialize))
 rec.save()
