@@ -11,6 +11,7 @@ from tfcluster.lib.testing.devices import (
 )
 from tfcluster.lib.testing.googletest import get_temp_dir, main
 from tfcluster.lib.testing.gradient_checker import compute_gradient, compute_gradient_error
+from tfcluster.lib.testing.graph_def_equality import assert_equal_graph_def
 from tfcluster.lib.testing.local_cluster import create_local_cluster
 from tfcluster.lib.testing.test_case import TestCase
 
