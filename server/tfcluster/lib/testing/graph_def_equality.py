@@ -171,13 +171,13 @@ def _strip_checkpoint_v2_randomized(graph_def: Any) -> None:
     for node in graph_def.node:
         for key in list(node.attr):
             tensor = node.attr[key].tensor
-            if len(tensor.string_val) == 1 and tensor.string_val[0]:
-                if _SHARDED_SAVE_OP_PATTERN.match(str(tensor.string_val[0])):
-                    del node.attr[key]
+            value = tensor.string_val[0] if len(tensor.string_val) == 1 else b""
+            if value and _SHARDED_SAVE_OP_PATTERN.match(str(value)):
+                del node.attr[key]
 
 
 def _strip_hash_table_shared_name(graph_def: Any) -> None:
     for node in graph_def.node:
-        if node.op == "HashTableV2" and "shared_name" in node.attr:
-            if _TABLE_SHARED_NAME_PATTERN.match(str(node.attr["shared_name"].s)):
-                del node.attr["shared_name"]
+        shared = node.attr["shared_name"].s if "shared_name" in node.attr else b""
+        if node.op == "HashTableV2" and _TABLE_SHARED_NAME_PATTERN.match(str(shared)):
+            del node.attr["shared_name"]
