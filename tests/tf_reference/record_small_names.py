@@ -75,4 +75,20 @@ with tf.Graph().as_default():
     rec.add("all_v2_summary_ops", value=tf.summary.all_v2_summary_ops())
     with tf.Session():
         rec.add("summary_initialize_without_writer", error=rec.catch(tf.summary.initialize))
+
+# tf.test: Benchmark reports, benchmark_config, StubOutForTesting, test_src_dir_path.
+import tempfile  # noqa: E402
+
+import test_api_cases  # noqa: E402
+
+with tempfile.TemporaryDirectory() as report_dir:
+    rec.add("benchmark_reports", **test_api_cases.benchmark_reports(tf, report_dir))
+rec.add("benchmark_config", value=tf.test.benchmark_config().SerializeToString())
+rec.add("stubout", seen=test_api_cases.stubout_story(tf))
+import os  # noqa: E402
+
+os.environ["TEST_SRCDIR"] = "/runfiles"
+rec.add("test_src_dir_path", value=tf.test.test_src_dir_path("core/platform"))
+del os.environ["TEST_SRCDIR"]
+rec.add("test_src_dir_path_unset", error=rec.catch(lambda: tf.test.test_src_dir_path("x")))
 rec.save()
