@@ -79,12 +79,12 @@ with tf.Graph().as_default():
 # tf.test: Benchmark reports, benchmark_config, StubOutForTesting, test_src_dir_path.
 import tempfile  # noqa: E402
 
-import test_api_cases  # noqa: E402
+import tftest_api_cases  # noqa: E402
 
 with tempfile.TemporaryDirectory() as report_dir:
-    rec.add("benchmark_reports", **test_api_cases.benchmark_reports(tf, report_dir))
+    rec.add("benchmark_reports", **tftest_api_cases.benchmark_reports(tf, report_dir))
 rec.add("benchmark_config", value=tf.test.benchmark_config().SerializeToString())
-rec.add("stubout", seen=test_api_cases.stubout_story(tf))
+rec.add("stubout", seen=tftest_api_cases.stubout_story(tf))
 import os  # noqa: E402
 
 os.environ["TEST_SRCDIR"] = "/runfiles"

@@ -1,5 +1,5 @@
 """tf.test's Benchmark, benchmark_config, StubOutForTesting and test_src_dir_path behave as
-TF 1.15's (recorded by tests/tf_reference/record_small_names.py from test_api_cases.py)."""
+TF 1.15's (recorded by tests/tf_reference/record_small_names.py from tftest_api_cases.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 import tfcluster as tf
 from tf_reference import reference
-from tf_reference.test_api_cases import benchmark_reports, stubout_story
+from tf_reference.tftest_api_cases import benchmark_reports, stubout_story
 
 
 def test_benchmark_reports_print_and_write_tf_entries(tmp_path: Any) -> None:
