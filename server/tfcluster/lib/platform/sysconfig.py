@@ -19,9 +19,8 @@ MONOLITHIC_BUILD = 0
 
 
 def _package_dir() -> str:
-    import tfcluster
-
-    return os.path.dirname(os.path.abspath(tfcluster.__file__))
+    # this file is tfcluster/lib/platform/sysconfig.py
+    return os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 
 
 def get_include() -> str:
