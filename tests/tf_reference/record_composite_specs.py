@@ -16,4 +16,28 @@ if not tf.__version__.startswith("1."):
 rec = Recorder("composite_specs")
 rec.add("indexed_slices_specs", **indexed_slices_specs(tf))
 rec.add("tensor_array_specs", **tensor_array_specs(tf))
+
+# tf.ConditionalAccumulatorBase around an accumulator's resource.
+with tf.Graph().as_default():
+    acc = tf.ConditionalAccumulator(tf.float32, [2], name="acc")
+    base = tf.ConditionalAccumulatorBase(tf.float32, [2], acc.accumulator_ref)
+    n = base.num_accumulated()
+    step = base.set_global_step(3)
+    apply = acc.apply_grad([1.0, 2.0], local_step=0)
+    with tf.Session() as sess:
+        sess.run(apply)
+        count = sess.run(n)
+        sess.run(step)
+    rec.add(
+        "conditional_accumulator_base",
+        num_accumulated_name=n.op.name,
+        set_global_step_name=step.name,
+        name=base.name,
+        dtype=base.dtype.name,
+        subclasses=[
+            isinstance(acc, tf.ConditionalAccumulatorBase),
+            isinstance(tf.SparseConditionalAccumulator(tf.float32), tf.ConditionalAccumulatorBase),
+        ],
+        count=count,
+    )
 rec.save()

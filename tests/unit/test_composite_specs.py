@@ -14,3 +14,28 @@ def test_indexed_slices_spec_as_tf() -> None:
 
 def test_tensor_array_spec_as_tf() -> None:
     assert tensor_array_specs(tf) == reference.case("composite_specs", "tensor_array_specs")
+
+
+def test_conditional_accumulator_base_wraps_an_accumulator_as_tf() -> None:
+    recorded = reference.case("composite_specs", "conditional_accumulator_base")
+    with tf.Graph().as_default():
+        acc = tf.ConditionalAccumulator(tf.float32, [2], name="acc")
+        base = tf.ConditionalAccumulatorBase(tf.float32, [2], acc.accumulator_ref)
+        n = base.num_accumulated()
+        step = base.set_global_step(3)
+        apply = acc.apply_grad([1.0, 2.0], local_step=0)
+        with tf.Session() as sess:
+            sess.run(apply)
+            count = sess.run(n)
+            sess.run(step)
+        assert n.op.name == recorded["num_accumulated_name"]
+        assert (base.name, base.dtype.name) == (recorded["name"], recorded["dtype"])
+        assert [
+            isinstance(acc, tf.ConditionalAccumulatorBase),
+            isinstance(tf.SparseConditionalAccumulator(tf.float32), tf.ConditionalAccumulatorBase),
+        ] == recorded["subclasses"]
+        assert count == recorded["count"]
+        # TF 1.15 names this op ResourceAccumulatorSetGlobalStep (its accumulators are
+        # resources); tfcluster's ConditionalAccumulator uses the ref ops' name.
+        assert recorded["set_global_step_name"] == "ResourceAccumulatorSetGlobalStep"
+        assert step.name == "AccumulatorSetGlobalStep"
