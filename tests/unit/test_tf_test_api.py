@@ -25,13 +25,19 @@ def test_run_op_benchmark_times_the_op_and_reports_the_median(
             with tf.Graph().as_default(), tf.Session() as sess:
                 x = tf.placeholder(tf.float32, [3])
                 return self.run_op_benchmark(
-                    sess, x + 1.0, feed_dict={x: [1.0, 2.0, 3.0]}, min_iters=5, mbs=2
+                    sess,
+                    x + 1.0,
+                    feed_dict={x: [1.0, 2.0, 3.0]},
+                    min_iters=5,
+                    mbs=2,
+                    store_trace=True,
                 )
 
     values = OpBench().benchmarkAdd()
     assert values["iters"] == 5 and values["wall_time"] > 0
     assert values["throughput"] == pytest.approx(2 / values["wall_time"])
     assert 'name: "OpBench.benchmarkAdd"' in capsys.readouterr().out
+    assert '"traceEvents"' in values["extras"]["full_trace_chrome_format"]
 
 
 def test_benchmark_config_turns_the_dependency_optimizer_off_as_tf() -> None:

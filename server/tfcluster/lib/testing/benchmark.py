@@ -206,8 +206,8 @@ class TensorFlowBenchmark(_BenchmarkBase):
         mbs: int = 0,
     ) -> dict[str, Any]:
         """Runs op_or_tensor burn_iters then min_iters times and reports the median wall
-        time. tfcluster's step stats carry no allocator maximums or Chrome trace, so
-        store_memory_usage adds no extras and store_trace adds an empty trace."""
+        time; store_trace / store_memory_usage run one more traced step and add its Chrome
+        trace / allocator maximums, as TF."""
         for _ in range(burn_iters):
             sess.run(op_or_tensor, feed_dict=feed_dict)
         deltas = []
@@ -217,8 +217,21 @@ class TensorFlowBenchmark(_BenchmarkBase):
             deltas.append(time.time() - start)
         extras = extras if extras is not None else {}
         unreported: dict[str, Any] = {}
-        if store_trace:
-            unreported["full_trace_chrome_format"] = '{"traceEvents": []}'
+        if store_trace or store_memory_usage:
+            from tfcluster.client import timeline
+
+            run_options = config_pb2.RunOptions(trace_level=config_pb2.RunOptions.FULL_TRACE)
+            run_metadata = config_pb2.RunMetadata()
+            sess.run(
+                op_or_tensor, feed_dict=feed_dict, options=run_options, run_metadata=run_metadata
+            )
+            tl = timeline.Timeline(run_metadata.step_stats)
+            if store_trace:
+                unreported["full_trace_chrome_format"] = tl.generate_chrome_trace_format()
+            if store_memory_usage:
+                analysis = tl.analyze_step_stats(show_memory=True)
+                for k, v in analysis.allocator_maximums.items():
+                    extras[f"allocator_maximum_num_bytes_{k}"] = v.num_bytes
         median = _median(deltas)
         values: dict[str, Any] = {
             "iters": min_iters,
