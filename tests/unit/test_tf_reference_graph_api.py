@@ -43,7 +43,6 @@ def test_graph_api_matches_tensorflow(case: str) -> None:
     [
         "function",
         "wrap_function",
-        "vectorized_map",
         "nondifferentiable_batch_function",
         "CriticalSection",
     ],

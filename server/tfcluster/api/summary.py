@@ -2,6 +2,13 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
+from tfcluster.lib.summary_extras import (
+    SummaryDescription,
+    TaggedRunMetadata,
+    all_v2_summary_ops,
+    get_summary_description,
+    initialize,
+)
 from tfcluster.ops.summary_ops import (
     audio,
     histogram,

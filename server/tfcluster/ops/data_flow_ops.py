@@ -469,36 +469,14 @@ def _dtype(d: Any) -> dtypes.DType:
     return dtypes.as_dtype(d).base_dtype
 
 
-class ConditionalAccumulator:
-    """Averages gradients from many workers, dropping those computed for an old global step.
+class ConditionalAccumulatorBase:
+    """What every conditional accumulator has (tf.ConditionalAccumulatorBase): its resource
+    tensor, name and dtype, num_accumulated and set_global_step."""
 
-    apply_grad(grad, local_step) adds the gradient unless local_step is older than the
-    accumulator's step; take_grad(n) waits until n gradients arrived, returns their mean,
-    resets, and advances the accumulator's step by one.
-    """
-
-    def __init__(
-        self,
-        dtype: Any,
-        shape: Any = None,
-        shared_name: str | None = None,
-        name: str = "conditional_accumulator",
-        reduction_type: str = "MEAN",
-    ) -> None:
-        if reduction_type not in ("MEAN", "SUM"):
-            raise ValueError(f"reduction_type must be MEAN or SUM, got {reduction_type}")
-        self._dtype = _dtype(dtype)
-        if self._dtype not in (dtypes.float16, dtypes.float32, dtypes.float64):
-            raise TypeError(f"ConditionalAccumulator needs a float dtype, got {self._dtype.name}")
+    def __init__(self, dtype: Any, shape: Any, accumulator_ref: Tensor) -> None:
+        self._dtype = dtype
         self._shape = as_shape(shape) if shape is not None else TensorShape(None)
-        attrs = {
-            "dtype": self._dtype,
-            "shape": self._shape,
-            "container": "",
-            "shared_name": shared_name or "",
-            "reduction_type": reduction_type,
-        }
-        self._accumulator_ref = make_op("ConditionalAccumulator", [], attrs, name=name).outputs[0]
+        self._accumulator_ref = accumulator_ref
         self._name = self._accumulator_ref.op.name.split("/")[-1]
 
     @property
@@ -531,6 +509,39 @@ class ConditionalAccumulator:
                 {},
                 name=name or "AccumulatorSetGlobalStep",
             )
+
+
+class ConditionalAccumulator(ConditionalAccumulatorBase):
+    """Averages gradients from many workers, dropping those computed for an old global step.
+
+    apply_grad(grad, local_step) adds the gradient unless local_step is older than the
+    accumulator's step; take_grad(n) waits until n gradients arrived, returns their mean,
+    resets, and advances the accumulator's step by one.
+    """
+
+    def __init__(
+        self,
+        dtype: Any,
+        shape: Any = None,
+        shared_name: str | None = None,
+        name: str = "conditional_accumulator",
+        reduction_type: str = "MEAN",
+    ) -> None:
+        if reduction_type not in ("MEAN", "SUM"):
+            raise ValueError(f"reduction_type must be MEAN or SUM, got {reduction_type}")
+        self._dtype = _dtype(dtype)
+        if self._dtype not in (dtypes.float16, dtypes.float32, dtypes.float64):
+            raise TypeError(f"ConditionalAccumulator needs a float dtype, got {self._dtype.name}")
+        self._shape = as_shape(shape) if shape is not None else TensorShape(None)
+        attrs = {
+            "dtype": self._dtype,
+            "shape": self._shape,
+            "container": "",
+            "shared_name": shared_name or "",
+            "reduction_type": reduction_type,
+        }
+        ref = make_op("ConditionalAccumulator", [], attrs, name=name).outputs[0]
+        super().__init__(self._dtype, self._shape, ref)
 
     def apply_grad(self, grad: Any, local_step: Any = 0, name: str | None = None) -> Operation:
         g = convert_to_tensor(grad, dtype=self._dtype)

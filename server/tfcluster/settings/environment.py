@@ -114,6 +114,21 @@ def test_tmpdir(environ: Mapping[str, str] | None = None) -> str:
     return _env(environ).get(TEST_TMPDIR_ENV, "")
 
 
+TEST_REPORT_FILE_PREFIX_ENV = "TEST_REPORT_FILE_PREFIX"
+TEST_SRCDIR_ENV = "TEST_SRCDIR"
+
+
+def test_report_file_prefix(environ: Mapping[str, str] | None = None) -> str | None:
+    """TEST_REPORT_FILE_PREFIX (where tf.test.Benchmark writes its entries), None unset."""
+    return _env(environ).get(TEST_REPORT_FILE_PREFIX_ENV)
+
+
+def test_srcdir(environ: Mapping[str, str] | None = None) -> str:
+    """TEST_SRCDIR (bazel's runfiles root for tf.test.test_src_dir_path); KeyError unset,
+    as TF's os.environ lookup."""
+    return _env(environ)[TEST_SRCDIR_ENV]
+
+
 TF_CONFIG_ENV = "TF_CONFIG"
 
 

@@ -17,5 +17,6 @@ from tfcluster.lib.data.readers import (
     TextLineDataset,
     TFRecordDataset,
 )
+from tfcluster.lib.data.type_specs import DatasetSpec
 
 __getattr__ = _unimplemented.module_getattr("data")

@@ -1,0 +1,7 @@
+"""tf.keras.datasets.imdb"""
+
+# ruff: noqa: F401
+from tfcluster.api import _unimplemented
+from tfcluster.lib.keras.datasets.imdb import get_word_index, load_data
+
+__getattr__ = _unimplemented.module_getattr("keras.datasets.imdb")

@@ -1,0 +1,5 @@
+"""`tf.OptionalSpec`."""
+
+from tfcluster.lib.data.type_specs import OptionalSpec
+
+__all__ = ["OptionalSpec"]
