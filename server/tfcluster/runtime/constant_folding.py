@@ -16,6 +16,7 @@ the step raises as it would have, naming the node.
 
 from __future__ import annotations
 
+import math
 from collections.abc import Collection, Mapping, Sequence
 from typing import Any
 
@@ -147,6 +148,57 @@ def _inputs_first(nodes: Mapping[str, Node], needed: Sequence[str]) -> list[str]
     return order
 
 
+# Element-wise ops whose output is the broadcast of their inputs' shapes.
+_BROADCASTING_OPS = frozenset(
+    {
+        "Add",
+        "AddV2",
+        "Sub",
+        "Mul",
+        "RealDiv",
+        "FloorDiv",
+        "FloorMod",
+        "Maximum",
+        "Minimum",
+        "Equal",
+        "NotEqual",
+        "Greater",
+        "GreaterEqual",
+        "Less",
+        "LessEqual",
+        "LogicalAnd",
+        "LogicalOr",
+        "Select",
+        "SelectV2",
+    }
+)
+
+
+def _would_be_too_big(op: str, inputs: list[np.ndarray], itemsize: int) -> bool:
+    """Whether the value would exceed MAX_FOLDED_BYTES, told from the inputs before computing
+    it: `tf.ones([16 << 20])` (a Fill of two small constants) must not make the master build,
+    and throw away, 64 MiB at every plan, nor a hostile graph's Fill make it run out of memory."""
+    if any(x.nbytes > MAX_FOLDED_BYTES for x in inputs):
+        return True
+    try:
+        if op == "Fill":
+            elements = math.prod(int(d) for d in inputs[0].reshape(-1))
+        elif op == "Tile":
+            elements = inputs[0].size * math.prod(int(m) for m in inputs[1].reshape(-1))
+        elif op == "BroadcastTo":
+            elements = math.prod(int(d) for d in inputs[1].reshape(-1))
+        elif op == "Range":
+            start, limit, delta = (float(x) for x in inputs[:3])
+            elements = math.ceil(abs((limit - start) / delta)) if delta else 0
+        elif op in _BROADCASTING_OPS:
+            elements = math.prod(np.broadcast_shapes(*(x.shape for x in inputs)))
+        else:
+            return False
+    except (ValueError, TypeError, OverflowError, ZeroDivisionError):
+        return True  # left to the step, which raises naming the node
+    return elements < 0 or elements * itemsize > MAX_FOLDED_BYTES
+
+
 def _numeric(value: Any) -> np.ndarray | None:
     if value is None:
         return None
@@ -166,6 +218,8 @@ def _evaluate(
         return None
     try:
         want_np = np.dtype(want.as_numpy_dtype)
+        if _would_be_too_big(node.op, inputs, want_np.itemsize):
+            return None
         kdef = kernel_table.lookup(node.op, "CPU")
         if kdef.is_async:
             return None
