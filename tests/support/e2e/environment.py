@@ -96,6 +96,7 @@ class E2ECluster:
         self.plane: ControlPlane | None = None
         self._processes: list[tuple[str, subprocess.Popen[bytes]]] = []
         self.agent_dir = workdir / "node-agent"
+        self.enforces_network_policies = False
 
     # ---------------------------------------------------------------- lifecycle
 
@@ -345,7 +346,12 @@ class E2ECluster:
         self._wait("kube-proxy", "kube-proxy's rule for the kube-dns Service", synced, deadline)
 
     def _start_network_policy(self, deadline: float) -> None:
-        """kube-router enforcing NetworkPolicies (after the node agent: it reads its Node)."""
+        """kube-router enforcing NetworkPolicies (after the node agent: it reads its Node);
+        where build.sh could not build it, policies are not enforced (and the scenario that
+        needs them skips, saying so)."""
+        if self.binaries.kube_router is None:
+            return
+        self.enforces_network_policies = True
         self._spawn(
             "kube-router",
             self.in_node(

@@ -53,7 +53,7 @@ all_present() {
     for b in "${binaries[@]}"; do
         [[ -x "$cache/$b" ]] || return 1
     done
-    [[ -x "$coredns_dir/coredns" && -x "$kube_router_dir/kube-router" ]]
+    [[ -x "$coredns_dir/coredns" ]] && { [[ -x "$kube_router_dir/kube-router" ]] || [[ -e "$kube_router_dir/.unbuildable" ]]; }
 }
 
 case "${1:-}" in
@@ -151,16 +151,20 @@ if [[ ! -x "$coredns_dir/coredns" ]]; then
     log "built coredns ($((SECONDS - start)) s)"
 fi
 
-if [[ ! -x "$kube_router_dir/kube-router" ]]; then
+if [[ ! -x "$kube_router_dir/kube-router" && ! -e "$kube_router_dir/.unbuildable" ]]; then
     log "building kube-router $kube_router_version (cold: about 5 min on 2 cores)"
     mkdir -p "$kube_router_dir" "$tmp/kube-router"
-    if ! out="$(GOFLAGS=-buildvcs=false GOBIN="$tmp/kube-router" go install -p "$jobs" -trimpath \
+    if out="$(GOFLAGS=-buildvcs=false GOBIN="$tmp/kube-router" go install -p "$jobs" -trimpath \
         -ldflags="-s -w" "$kube_router_module/cmd/kube-router@$kube_router_version" 2>&1)"; then
+        mv -f "$tmp/kube-router/kube-router" "$kube_router_dir/kube-router"
+        rm -f "$kube_router_dir/.unbuildable"
+        log "built kube-router ($((SECONDS - start)) s)"
+    else
+        # Only the e2e network-policy scenario needs it: it skips, saying why; the rest runs.
         printf '%s\n' "$out" | tail -n 5 >&2
-        die "cannot build $kube_router_module@$kube_router_version from the module proxy ($(go env GOPROXY))"
+        printf '%s\n' "$out" | tail -n 5 >"$kube_router_dir/.unbuildable"
+        log "warning: cannot build $kube_router_module@$kube_router_version from the module proxy ($(go env GOPROXY)); NetworkPolicies will not be enforced in the e2e cluster (rm $kube_router_dir/.unbuildable to retry)"
     fi
-    mv -f "$tmp/kube-router/kube-router" "$kube_router_dir/kube-router"
-    log "built kube-router ($((SECONDS - start)) s)"
 fi
 
 all_present || die "the build finished but binaries are missing in $cache"
