@@ -5,16 +5,15 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from tfcluster.framework import dtypes
-from tfcluster.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
-from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.framework.graph import Tensor, control_dependencies, name_scope
 from tfcluster.lib.distributions import distribution, special_math
 from tfcluster.lib.distributions.kullback_leibler import RegisterKL
-from tfcluster.ops import array_ops, broadcast_ops, check_ops, math_ops, random_ops
+from tfcluster.lib.distributions.loc_scale import LocScale
+from tfcluster.ops import array_ops, check_ops, math_ops, random_ops
 from tfcluster.ops.constant_op import constant
 
 
-class Normal(distribution.Distribution):
+class Normal(LocScale):
     """The normal (Gaussian) distribution; samples are loc + scale * N(0, 1), so gradients
     flow to both parameters."""
 
@@ -42,33 +41,6 @@ class Normal(distribution.Distribution):
             graph_parents=[self._loc, self._scale],
             name=name,
         )
-
-    @staticmethod
-    def _param_shapes(sample_shape: Any) -> dict[str, Tensor]:
-        shape = convert_to_tensor(sample_shape, dtype=dtypes.int32)
-        return {"loc": shape, "scale": shape}
-
-    @property
-    def loc(self) -> Tensor:
-        return self._loc
-
-    @property
-    def scale(self) -> Tensor:
-        return self._scale
-
-    def _batch_shape_tensor(self) -> Tensor:
-        return broadcast_ops.broadcast_dynamic_shape(
-            array_ops.shape(self.loc), array_ops.shape(self.scale)
-        )
-
-    def _batch_shape(self) -> TensorShape:
-        return broadcast_ops.broadcast_static_shape(self.loc.shape, self.scale.shape)
-
-    def _event_shape_tensor(self) -> Tensor:
-        return constant([], dtype=dtypes.int32)
-
-    def _event_shape(self) -> TensorShape:
-        return TensorShape([])
 
     def _sample_n(self, n: Any, seed: int | None = None) -> Tensor:
         shape = array_ops.concat([[n], self.batch_shape_tensor()], 0)
