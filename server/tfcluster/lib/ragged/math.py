@@ -136,60 +136,31 @@ def _axis(axis: Any, reduction_indices: Any) -> Any:
     return axis if axis is not None else reduction_indices
 
 
-def reduce_sum(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: Any = None,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: Any = None,
-) -> Any:
-    with name_scope(name, "RaggedReduceSum", [input_tensor, axis]) as scope:
-        rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
-        axis = _axis(axis, reduction_indices)
-        return _reduce("Sum", rt, axis, _keep(keepdims, keep_dims), _scope_name(scope))
+def _reduction(kind: str) -> Callable[..., Any]:
+    """tf.reduce_<kind> given a RaggedTensor: TF 1.15's signature and its RaggedReduce<Kind>
+    name scope."""
+
+    def reduce(
+        input_tensor: Any,
+        axis: Any = None,
+        keepdims: Any = None,
+        name: str | None = None,
+        reduction_indices: Any = None,
+        keep_dims: Any = None,
+    ) -> Any:
+        with name_scope(name, f"RaggedReduce{kind}", [input_tensor, axis]) as scope:
+            rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
+            axis = _axis(axis, reduction_indices)
+            return _reduce(kind, rt, axis, _keep(keepdims, keep_dims), _scope_name(scope))
+
+    reduce.__name__ = reduce.__qualname__ = f"reduce_{kind.lower()}"
+    return reduce
 
 
-def reduce_prod(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: Any = None,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: Any = None,
-) -> Any:
-    with name_scope(name, "RaggedReduceProd", [input_tensor, axis]) as scope:
-        rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
-        axis = _axis(axis, reduction_indices)
-        return _reduce("Prod", rt, axis, _keep(keepdims, keep_dims), _scope_name(scope))
-
-
-def reduce_min(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: Any = None,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: Any = None,
-) -> Any:
-    with name_scope(name, "RaggedReduceMin", [input_tensor, axis]) as scope:
-        rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
-        axis = _axis(axis, reduction_indices)
-        return _reduce("Min", rt, axis, _keep(keepdims, keep_dims), _scope_name(scope))
-
-
-def reduce_max(
-    input_tensor: Any,
-    axis: Any = None,
-    keepdims: Any = None,
-    name: str | None = None,
-    reduction_indices: Any = None,
-    keep_dims: Any = None,
-) -> Any:
-    with name_scope(name, "RaggedReduceMax", [input_tensor, axis]) as scope:
-        rt = convert_to_tensor_or_ragged_tensor(input_tensor, name="input_tensor")
-        axis = _axis(axis, reduction_indices)
-        return _reduce("Max", rt, axis, _keep(keepdims, keep_dims), _scope_name(scope))
+reduce_sum = _reduction("Sum")
+reduce_prod = _reduction("Prod")
+reduce_min = _reduction("Min")
+reduce_max = _reduction("Max")
 
 
 def reduce_mean(
