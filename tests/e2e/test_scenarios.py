@@ -559,7 +559,7 @@ def test_a_tls_cluster_trains_a_client_with_its_certificate_and_refuses_others(
 def test_the_network_policy_lets_in_labelled_clients_and_stops_others(
     operator: E2ECluster,
 ) -> None:
-    """Issue 23: the NetworkPolicy the operator makes (on by default with manifests/), as an
+    """The NetworkPolicy the operator makes (on by default with manifests/), as an
     enforcing network applies it: a client pod labelled ``tfcluster.dev/client-of: example``
     runs a step through ``example-client``; an unlabelled one gets no answer; with
     ``spec.networkPolicy.enabled: false`` the same unlabelled client is let in."""
