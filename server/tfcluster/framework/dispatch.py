@@ -64,6 +64,37 @@ def key_of(fn: Callable[..., Any]) -> str:
 
 # The op functions that take a RaggedTensor in TF 1.15 (its ragged_dispatch lists), by module:
 # each module wraps its own at import, so every importer sees the dispatching function.
+# The element-wise ones on two operands are named once here: handlers (tf.ragged's) need to
+# know which parameters broadcast.
+_BINARY_BITWISE = ("bitwise_and", "bitwise_or", "bitwise_xor", "left_shift", "right_shift")
+_BINARY_MATH = (
+    "add",
+    "div_no_nan",
+    "divide",
+    "equal",
+    "floordiv",
+    "floormod",
+    "greater",
+    "greater_equal",
+    "less",
+    "less_equal",
+    "logical_and",
+    "logical_or",
+    "logical_xor",
+    "maximum",
+    "minimum",
+    "multiply",
+    "not_equal",
+    "pow",
+    "realdiv",
+    "squared_difference",
+    "subtract",
+    "truediv",
+    "truncatediv",
+    "truncatemod",
+)
+BINARY_ELEMENTWISE = frozenset(_BINARY_BITWISE + _BINARY_MATH)
+
 DISPATCHED: dict[str, tuple[str, ...]] = {
     "tfcluster.ops.array_ops": (
         "identity",
@@ -77,14 +108,7 @@ DISPATCHED: dict[str, tuple[str, ...]] = {
         "rank",
     ),
     "tfcluster.ops.clip_ops": ("clip_by_value",),
-    "tfcluster.ops.bitwise_ops": (
-        "invert",
-        "bitwise_and",
-        "bitwise_or",
-        "bitwise_xor",
-        "left_shift",
-        "right_shift",
-    ),
+    "tfcluster.ops.bitwise_ops": ("invert", *_BINARY_BITWISE),
     "tfcluster.ops.math_ops": (
         "abs",
         "acos",
@@ -113,30 +137,7 @@ DISPATCHED: dict[str, tuple[str, ...]] = {
         "sqrt",
         "square",
         "tan",
-        "add",
-        "div_no_nan",
-        "divide",
-        "equal",
-        "floordiv",
-        "floormod",
-        "greater",
-        "greater_equal",
-        "less",
-        "less_equal",
-        "logical_and",
-        "logical_or",
-        "logical_xor",
-        "maximum",
-        "minimum",
-        "multiply",
-        "not_equal",
-        "pow",
-        "realdiv",
-        "squared_difference",
-        "subtract",
-        "truediv",
-        "truncatediv",
-        "truncatemod",
+        *_BINARY_MATH,
         "add_n",
         "reduce_sum",
         "reduce_prod",

@@ -24,38 +24,8 @@ from tfcluster.ops import (
 )
 from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
 
-# Which DISPATCHED functions are element-wise on one operand, on two, or on a list.
-_BINARY = {
-    "bitwise_and",
-    "bitwise_or",
-    "bitwise_xor",
-    "left_shift",
-    "right_shift",
-    "add",
-    "div_no_nan",
-    "divide",
-    "equal",
-    "floordiv",
-    "floormod",
-    "greater",
-    "greater_equal",
-    "less",
-    "less_equal",
-    "logical_and",
-    "logical_or",
-    "logical_xor",
-    "maximum",
-    "minimum",
-    "multiply",
-    "not_equal",
-    "pow",
-    "realdiv",
-    "squared_difference",
-    "subtract",
-    "truediv",
-    "truncatediv",
-    "truncatemod",
-}
+# Which DISPATCHED functions are element-wise on a list (the two-operand ones are
+# dispatch.BINARY_ELEMENTWISE).
 _LIST = {"add_n", "string_join"}
 _MODULES = {
     "tfcluster.ops.array_ops": array_ops,
@@ -190,7 +160,9 @@ def _register() -> None:
             elif n in _LIST:
                 handler = _list_elementwise(fn)
             else:
-                handler = _elementwise(fn, _param_names(fn)[: 2 if n in _BINARY else 1])
+                handler = _elementwise(
+                    fn, _param_names(fn)[: 2 if n in dispatch.BINARY_ELEMENTWISE else 1]
+                )
             dispatch.register(dispatch.key_of(fn), handler)
 
 

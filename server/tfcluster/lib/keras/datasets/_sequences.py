@@ -3,9 +3,29 @@ length filter and vocabulary cut, applied to lists of word ids exactly as TF 1.1
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 import numpy as np
+
+from tfcluster.lib.keras.utils import get_file
+from tfcluster.lib.platform import tf_logging as logging
+
+
+def num_words_from(num_words: int | None, kwargs: dict[str, Any]) -> int | None:
+    """num_words, or the old `nb_words` spelling Keras still takes (with its warning); any
+    other keyword is refused as Keras refuses it."""
+    if "nb_words" in kwargs:
+        logging.warning("The `nb_words` argument in `load_data` has been renamed `num_words`.")
+        num_words = kwargs.pop("nb_words")
+    if kwargs:
+        raise TypeError("Unrecognized keyword arguments: " + str(kwargs))
+    return num_words
+
+
+def load_word_index(path: str, origin: str, file_hash: str) -> dict[str, int]:
+    with open(get_file(path, origin=origin, file_hash=file_hash)) as f:
+        return dict(json.load(f))
 
 
 def shift_and_cut(

@@ -4,14 +4,12 @@ filter, vocabulary cut, then the test_split cut."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 import numpy as np
 
 from tfcluster.lib.keras.datasets import _sequences
 from tfcluster.lib.keras.utils import get_file
-from tfcluster.lib.platform import tf_logging as logging
 
 _ORIGIN_FOLDER = "https://storage.googleapis.com/tensorflow/tf-keras-datasets/"
 # TF's hash of each file it fetches (sha256 for the data, md5 for the word index).
@@ -33,11 +31,7 @@ def load_data(
     index_from: int = 3,
     **kwargs: Any,
 ) -> tuple[tuple[Any, Any], tuple[Any, Any]]:
-    if "nb_words" in kwargs:
-        logging.warning("The `nb_words` argument in `load_data` has been renamed `num_words`.")
-        num_words = kwargs.pop("nb_words")
-    if kwargs:
-        raise TypeError("Unrecognized keyword arguments: " + str(kwargs))
+    num_words = _sequences.num_words_from(num_words, kwargs)
     path = get_file(
         path, origin=_ORIGIN_FOLDER + "reuters.npz", file_hash=_FILE_HASHES["reuters.npz"]
     )
@@ -64,10 +58,6 @@ def load_data(
 
 
 def get_word_index(path: str = "reuters_word_index.json") -> dict[str, int]:
-    path = get_file(
-        path,
-        origin=_ORIGIN_FOLDER + "reuters_word_index.json",
-        file_hash=_FILE_HASHES["reuters_word_index.json"],
+    return _sequences.load_word_index(
+        path, _ORIGIN_FOLDER + "reuters_word_index.json", _FILE_HASHES["reuters_word_index.json"]
     )
-    with open(path) as f:
-        return dict(json.load(f))
