@@ -9,6 +9,7 @@ from tfcluster.ops.feature_ops import sparse_cross_hashed as cross_hashed
 from tfcluster.ops.segment_ops import sparse_segment_mean as segment_mean
 from tfcluster.ops.segment_ops import sparse_segment_sqrt_n as segment_sqrt_n
 from tfcluster.ops.segment_ops import sparse_segment_sum as segment_sum
+from tfcluster.ops.sparse_data_flow_ops import SparseConditionalAccumulator
 from tfcluster.ops.sparse_ops import from_dense
 from tfcluster.ops.sparse_ops import sparse_add as add
 from tfcluster.ops.sparse_ops import sparse_concat as concat

@@ -68,6 +68,11 @@ from tfcluster.lib.keras.backend import (
     variable,
     zeros,
 )
+from tfcluster.lib.keras.backend_ctc import (
+    ctc_batch_cost,
+    ctc_decode,
+    ctc_label_dense_to_sparse,
+)
 from tfcluster.lib.keras.backend_math import (
     all,
     any,
