@@ -14,7 +14,28 @@ from tfcluster.runtime import gpu
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
 
-_settings: dict[str, Any] = {"soft_placement": None}
+_settings: dict[str, Any] = {"soft_placement": None, "jit": None}
+# tf.config.optimizer's experimental options as set (None: unset again).
+_optimizer_options: dict[str, Any] = {}
+# The grappler switches tf.config.optimizer names, in TF's order: toggles (ON/OFF) and bools.
+_REWRITE_TOGGLES = (
+    "layout_optimizer",
+    "constant_folding",
+    "shape_optimization",
+    "remapping",
+    "arithmetic_optimization",
+    "dependency_optimization",
+    "loop_optimization",
+    "function_optimization",
+    "debug_stripper",
+    "disable_model_pruning",
+    "scoped_allocator_optimization",
+    "pin_to_host_optimization",
+    "implementation_selector",
+    "auto_mixed_precision",
+    "disable_meta_optimizer",
+)
+_REWRITE_BOOLS = frozenset({"disable_model_pruning", "disable_meta_optimizer"})
 _memory_growth: dict[Any, bool | None] = {}
 
 
@@ -26,6 +47,62 @@ def get_soft_device_placement() -> bool:
 def set_soft_device_placement(enabled: bool) -> None:
     """Sets allow_soft_placement for sessions made without a config from now on."""
     _settings["soft_placement"] = bool(enabled)
+
+
+def get_optimizer_jit() -> bool:
+    return bool(_settings["jit"])
+
+
+def set_optimizer_jit(enabled: bool) -> None:
+    """XLA's global JIT level for sessions made without a config (carried: tfcluster has no
+    XLA compiler, so the ops run as they are)."""
+    _settings["jit"] = enabled
+
+
+def set_optimizer_experimental_options(options: dict[str, Any]) -> None:
+    _optimizer_options.update(options)
+
+
+def _apply_optimizer_options(config: config_pb2.ConfigProto) -> None:
+    rewrite = config.graph_options.rewrite_options
+    for option in _REWRITE_TOGGLES:
+        value = _optimizer_options.get(option)
+        if value is None:
+            continue
+        if option in _REWRITE_BOOLS:
+            setattr(rewrite, option, bool(value))
+        else:
+            setattr(
+                rewrite,
+                option,
+                config_pb2.RewriterConfig.ON if value else config_pb2.RewriterConfig.OFF,
+            )
+    if _optimizer_options.get("min_graph_nodes") is not None:
+        rewrite.min_graph_nodes = _optimizer_options["min_graph_nodes"]
+    if _settings["jit"] is not None:
+        config.graph_options.optimizer_options.global_jit_level = (
+            config_pb2.OptimizerOptions.ON_1
+            if _settings["jit"]
+            else config_pb2.OptimizerOptions.OFF
+        )
+
+
+def get_optimizer_experimental_options() -> dict[str, Any]:
+    """The options as a session made now would see them (TF reads them back from that
+    config: unset toggles are absent, the two bools always present)."""
+    config = config_pb2.ConfigProto()
+    _apply_optimizer_options(config)
+    rewrite = config.graph_options.rewrite_options
+    options: dict[str, Any] = {}
+    for option in _REWRITE_TOGGLES:
+        value = getattr(rewrite, option)
+        if option in _REWRITE_BOOLS:
+            options[option] = value
+        elif value != config_pb2.RewriterConfig.DEFAULT:
+            options[option] = value == config_pb2.RewriterConfig.ON
+    if rewrite.min_graph_nodes:
+        options["min_graph_nodes"] = rewrite.min_graph_nodes
+    return options
 
 
 def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
@@ -71,9 +148,13 @@ def default_session_config() -> config_pb2.ConfigProto | None:
     """The config of a session given none: None unless something above was set."""
     config = thread_settings.default_session_config()
     growth = {v for v in _memory_growth.values() if v is not None}
-    if _settings["soft_placement"] is None and not growth:
+    optimizer_set = _settings["jit"] is not None or any(
+        v is not None for v in _optimizer_options.values()
+    )
+    if _settings["soft_placement"] is None and not growth and not optimizer_set:
         return config
     config = config or config_pb2.ConfigProto()
+    _apply_optimizer_options(config)
     if _settings["soft_placement"] is not None:
         config.allow_soft_placement = _settings["soft_placement"]
     if growth:

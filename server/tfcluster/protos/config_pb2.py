@@ -22,42 +22,88 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from tfcluster.protos import attr_value_pb2 as tfcluster_dot_protos_dot_attr__value__pb2
 from tfcluster.protos import cluster_pb2 as tfcluster_dot_protos_dot_cluster__pb2
+from tfcluster.protos import cost_graph_pb2 as tfcluster_dot_protos_dot_cost__graph__pb2
+from tfcluster.protos import debug_pb2 as tfcluster_dot_protos_dot_debug__pb2
 from tfcluster.protos import graph_pb2 as tfcluster_dot_protos_dot_graph__pb2
 from tfcluster.protos import step_stats_pb2 as tfcluster_dot_protos_dot_step__stats__pb2
+from tfcluster.protos import verifier_config_pb2 as tfcluster_dot_protos_dot_verifier__config__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dtfcluster/protos/config.proto\x12\ttfcluster\x1a\x1etfcluster/protos/cluster.proto\x1a\x1ctfcluster/protos/graph.proto\x1a!tfcluster/protos/step_stats.proto\"\xa1\x01\n\nGPUOptions\x12\'\n\x1fper_process_gpu_memory_fraction\x18\x01 \x01(\x01\x12\x16\n\x0e\x61llocator_type\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65\x66\x65rred_deletion_bytes\x18\x03 \x01(\x03\x12\x14\n\x0c\x61llow_growth\x18\x04 \x01(\x08\x12\x1b\n\x13visible_device_list\x18\x05 \x01(\t\"\xb4\x01\n\x10OptimizerOptions\x12+\n#do_common_subexpression_elimination\x18\x01 \x01(\x08\x12\x1b\n\x13\x64o_constant_folding\x18\x02 \x01(\x08\x12\x34\n\topt_level\x18\x03 \x01(\x0e\x32!.tfcluster.OptimizerOptions.Level\" \n\x05Level\x12\x06\n\x02L1\x10\x00\x12\x0f\n\x02L0\x10\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\"\xe8\x01\n\x0cGraphOptions\x12\x36\n\x11optimizer_options\x18\x03 \x01(\x0b\x32\x1b.tfcluster.OptimizerOptions\x12\x18\n\x10\x62uild_cost_model\x18\x04 \x01(\x08\x12\x14\n\x0cinfer_shapes\x18\x05 \x01(\x08\x12\x1a\n\x12place_pruned_graph\x18\x06 \x01(\x08\x12 \n\x18\x65nable_bfloat16_sendrecv\x18\x07 \x01(\x08\x12\x32\n\x0frewrite_options\x18\n \x01(\x0b\x32\x19.tfcluster.RewriterConfig\"\xa4\x05\n\x0eRewriterConfig\x12:\n\x10layout_optimizer\x18\x01 \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x1d\n\x15\x64isable_model_pruning\x18\x02 \x01(\x08\x12:\n\x10\x63onstant_folding\x18\x03 \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x41\n\x17\x61rithmetic_optimization\x18\x07 \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x41\n\x17\x64\x65pendency_optimization\x18\x08 \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12;\n\x11loop_optimization\x18\t \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12?\n\x15\x66unction_optimization\x18\n \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x38\n\x0e\x64\x65\x62ug_stripper\x18\x0b \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12<\n\x12shape_optimization\x18\r \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x33\n\tremapping\x18\x0e \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x12\n\noptimizers\x18\x64 \x03(\t\"6\n\x06Toggle\x12\x0b\n\x07\x44\x45\x46\x41ULT\x10\x00\x12\x06\n\x02ON\x10\x01\x12\x07\n\x03OFF\x10\x02\x12\x0e\n\nAGGRESSIVE\x10\x03\"l\n\nRPCOptions\x12$\n\x1cuse_rpc_for_inprocess_master\x18\x01 \x01(\x08\x12\x1d\n\x15\x63ompression_algorithm\x18\x02 \x01(\t\x12\x19\n\x11\x63ompression_level\x18\x03 \x01(\x05\"\xcf\x04\n\x0b\x43onfigProto\x12=\n\x0c\x64\x65vice_count\x18\x01 \x03(\x0b\x32\'.tfcluster.ConfigProto.DeviceCountEntry\x12$\n\x1cintra_op_parallelism_threads\x18\x02 \x01(\x05\x12\x18\n\x10placement_period\x18\x03 \x01(\x05\x12\x16\n\x0e\x64\x65vice_filters\x18\x04 \x03(\t\x12$\n\x1cinter_op_parallelism_threads\x18\x05 \x01(\x05\x12*\n\x0bgpu_options\x18\x06 \x01(\x0b\x32\x15.tfcluster.GPUOptions\x12\x1c\n\x14\x61llow_soft_placement\x18\x07 \x01(\x08\x12\x1c\n\x14log_device_placement\x18\x08 \x01(\x08\x12\x1f\n\x17use_per_session_threads\x18\t \x01(\x08\x12.\n\rgraph_options\x18\n \x01(\x0b\x32\x17.tfcluster.GraphOptions\x12\x1f\n\x17operation_timeout_in_ms\x18\x0b \x01(\x03\x12*\n\x0brpc_options\x18\r \x01(\x0b\x32\x15.tfcluster.RPCOptions\x12*\n\x0b\x63luster_def\x18\x0e \x01(\x0b\x32\x15.tfcluster.ClusterDef\x12\x1d\n\x15isolate_session_state\x18\x0f \x01(\x08\x1a\x32\n\x10\x44\x65viceCountEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\x99\x02\n\nRunOptions\x12\x35\n\x0btrace_level\x18\x01 \x01(\x0e\x32 .tfcluster.RunOptions.TraceLevel\x12\x15\n\rtimeout_in_ms\x18\x02 \x01(\x03\x12\x1c\n\x14inter_op_thread_pool\x18\x03 \x01(\x05\x12\x1f\n\x17output_partition_graphs\x18\x05 \x01(\x08\x12*\n\"report_tensor_allocations_upon_oom\x18\x07 \x01(\x08\"R\n\nTraceLevel\x12\x0c\n\x08NO_TRACE\x10\x00\x12\x12\n\x0eSOFTWARE_TRACE\x10\x01\x12\x12\n\x0eHARDWARE_TRACE\x10\x02\x12\x0e\n\nFULL_TRACE\x10\x03\"f\n\x0bRunMetadata\x12(\n\nstep_stats\x18\x01 \x01(\x0b\x32\x14.tfcluster.StepStats\x12-\n\x10partition_graphs\x18\x03 \x03(\x0b\x32\x13.tfcluster.GraphDefb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1dtfcluster/protos/config.proto\x12\ttfcluster\x1a!tfcluster/protos/attr_value.proto\x1a\x1etfcluster/protos/cluster.proto\x1a!tfcluster/protos/cost_graph.proto\x1a\x1ctfcluster/protos/debug.proto\x1a\x1ctfcluster/protos/graph.proto\x1a!tfcluster/protos/step_stats.proto\x1a&tfcluster/protos/verifier_config.proto\"\xb5\x05\n\nGPUOptions\x12\'\n\x1fper_process_gpu_memory_fraction\x18\x01 \x01(\x01\x12\x14\n\x0c\x61llow_growth\x18\x04 \x01(\x08\x12\x16\n\x0e\x61llocator_type\x18\x02 \x01(\t\x12\x1f\n\x17\x64\x65\x66\x65rred_deletion_bytes\x18\x03 \x01(\x03\x12\x1b\n\x13visible_device_list\x18\x05 \x01(\t\x12\"\n\x1apolling_active_delay_usecs\x18\x06 \x01(\x05\x12$\n\x1cpolling_inactive_delay_msecs\x18\x07 \x01(\x05\x12\x1c\n\x14\x66orce_gpu_compatible\x18\x08 \x01(\x08\x12\x38\n\x0c\x65xperimental\x18\t \x01(\x0b\x32\".tfcluster.GPUOptions.Experimental\x1a\xef\x02\n\x0c\x45xperimental\x12J\n\x0fvirtual_devices\x18\x01 \x03(\x0b\x32\x31.tfcluster.GPUOptions.Experimental.VirtualDevices\x12\x1a\n\x12use_unified_memory\x18\x02 \x01(\x08\x12#\n\x1bnum_dev_to_dev_copy_streams\x18\x03 \x01(\x05\x12\x1d\n\x15\x63ollective_ring_order\x18\x04 \x01(\t\x12\x1d\n\x15timestamped_allocator\x18\x05 \x01(\x08\x12#\n\x1bkernel_tracker_max_interval\x18\x07 \x01(\x05\x12 \n\x18kernel_tracker_max_bytes\x18\x08 \x01(\x05\x12\"\n\x1akernel_tracker_max_pending\x18\t \x01(\x05\x1a)\n\x0eVirtualDevices\x12\x17\n\x0fmemory_limit_mb\x18\x01 \x03(\x02\"\x83\x03\n\x10OptimizerOptions\x12+\n#do_common_subexpression_elimination\x18\x01 \x01(\x08\x12\x1b\n\x13\x64o_constant_folding\x18\x02 \x01(\x08\x12$\n\x1cmax_folded_constant_in_bytes\x18\x06 \x01(\x03\x12\x1c\n\x14\x64o_function_inlining\x18\x04 \x01(\x08\x12\x34\n\topt_level\x18\x03 \x01(\x0e\x32!.tfcluster.OptimizerOptions.Level\x12\x44\n\x10global_jit_level\x18\x05 \x01(\x0e\x32*.tfcluster.OptimizerOptions.GlobalJitLevel\" \n\x05Level\x12\x06\n\x02L1\x10\x00\x12\x0f\n\x02L0\x10\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\"C\n\x0eGlobalJitLevel\x12\x0b\n\x07\x44\x45\x46\x41ULT\x10\x00\x12\x10\n\x03OFF\x10\xff\xff\xff\xff\xff\xff\xff\xff\xff\x01\x12\x08\n\x04ON_1\x10\x01\x12\x08\n\x04ON_2\x10\x02\"\xbf\x02\n\x0cGraphOptions\x12\x1e\n\x16\x65nable_recv_scheduling\x18\x02 \x01(\x08\x12\x36\n\x11optimizer_options\x18\x03 \x01(\x0b\x32\x1b.tfcluster.OptimizerOptions\x12\x18\n\x10\x62uild_cost_model\x18\x04 \x01(\x03\x12\x1e\n\x16\x62uild_cost_model_after\x18\t \x01(\x03\x12\x14\n\x0cinfer_shapes\x18\x05 \x01(\x08\x12\x1a\n\x12place_pruned_graph\x18\x06 \x01(\x08\x12 \n\x18\x65nable_bfloat16_sendrecv\x18\x07 \x01(\x08\x12\x15\n\rtimeline_step\x18\x08 \x01(\x05\x12\x32\n\x0frewrite_options\x18\n \x01(\x0b\x32\x19.tfcluster.RewriterConfig\";\n\x13\x41utoParallelOptions\x12\x0e\n\x06\x65nable\x18\x01 \x01(\x08\x12\x14\n\x0cnum_replicas\x18\x02 \x01(\x05\"+\n\x16ScopedAllocatorOptions\x12\x11\n\tenable_op\x18\x01 \x03(\t\"\xf2\x0f\n\x0eRewriterConfig\x12:\n\x10layout_optimizer\x18\x01 \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12:\n\x10\x63onstant_folding\x18\x03 \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12<\n\x12shape_optimization\x18\r \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x33\n\tremapping\x18\x0e \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x41\n\x17\x61rithmetic_optimization\x18\x07 \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x41\n\x17\x64\x65pendency_optimization\x18\x08 \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12;\n\x11loop_optimization\x18\t \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12?\n\x15\x66unction_optimization\x18\n \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x38\n\x0e\x64\x65\x62ug_stripper\x18\x0b \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x1d\n\x15\x64isable_model_pruning\x18\x02 \x01(\x08\x12G\n\x1dscoped_allocator_optimization\x18\x0f \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x42\n\x18pin_to_host_optimization\x18\x12 \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x41\n\x17implementation_selector\x18\x16 \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12>\n\x14\x61uto_mixed_precision\x18\x17 \x01(\x0e\x32 .tfcluster.RewriterConfig.Toggle\x12\x1e\n\x16\x64isable_meta_optimizer\x18\x13 \x01(\x08\x12N\n\x19meta_optimizer_iterations\x18\x0c \x01(\x0e\x32+.tfcluster.RewriterConfig.NumIterationsType\x12\x17\n\x0fmin_graph_nodes\x18\x11 \x01(\x05\x12\x41\n\x13memory_optimization\x18\x04 \x01(\x0e\x32$.tfcluster.RewriterConfig.MemOptType\x12/\n\'memory_optimizer_target_node_name_scope\x18\x06 \x01(\t\x12!\n\x19meta_optimizer_timeout_ms\x18\x14 \x01(\x03\x12\x35\n\rauto_parallel\x18\x05 \x01(\x0b\x32\x1e.tfcluster.AutoParallelOptions\x12 \n\x18\x66\x61il_on_optimizer_errors\x18\x15 \x01(\x08\x12@\n\x15scoped_allocator_opts\x18\x10 \x01(\x0b\x32!.tfcluster.ScopedAllocatorOptions\x12\x12\n\noptimizers\x18\x64 \x03(\t\x12J\n\x11\x63ustom_optimizers\x18\xc8\x01 \x03(\x0b\x32..tfcluster.RewriterConfig.CustomGraphOptimizer\x12\x43\n\x1finter_optimizer_verifier_config\x18\xac\x02 \x01(\x0b\x32\x19.tfcluster.VerifierConfig\x12\x45\n!post_optimization_verifier_config\x18\xad\x02 \x01(\x0b\x32\x19.tfcluster.VerifierConfig\x1a\xc8\x01\n\x14\x43ustomGraphOptimizer\x12\x0c\n\x04name\x18\x01 \x01(\t\x12W\n\rparameter_map\x18\x02 \x03(\x0b\x32@.tfcluster.RewriterConfig.CustomGraphOptimizer.ParameterMapEntry\x1aI\n\x11ParameterMapEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12#\n\x05value\x18\x02 \x01(\x0b\x32\x14.tfcluster.AttrValue:\x02\x38\x01\"6\n\x06Toggle\x12\x0b\n\x07\x44\x45\x46\x41ULT\x10\x00\x12\x06\n\x02ON\x10\x01\x12\x07\n\x03OFF\x10\x02\x12\x0e\n\nAGGRESSIVE\x10\x03\"<\n\x11NumIterationsType\x12\x15\n\x11\x44\x45\x46\x41ULT_NUM_ITERS\x10\x00\x12\x07\n\x03ONE\x10\x01\x12\x07\n\x03TWO\x10\x02\"\x9f\x01\n\nMemOptType\x12\x13\n\x0f\x44\x45\x46\x41ULT_MEM_OPT\x10\x00\x12\x0e\n\nNO_MEM_OPT\x10\x01\x12\n\n\x06MANUAL\x10\x02\x12\x17\n\x13SWAPPING_HEURISTICS\x10\x04\x12\x1c\n\x18RECOMPUTATION_HEURISTICS\x10\x05\x12\x19\n\x15SCHEDULING_HEURISTICS\x10\x06\x12\x0e\n\nHEURISTICS\x10\x03\"A\n\x15ThreadPoolOptionProto\x12\x13\n\x0bnum_threads\x18\x01 \x01(\x05\x12\x13\n\x0bglobal_name\x18\x02 \x01(\t\"\xb4\x01\n\nRPCOptions\x12$\n\x1cuse_rpc_for_inprocess_master\x18\x01 \x01(\x08\x12\x1d\n\x15\x63ompression_algorithm\x18\x02 \x01(\t\x12\x19\n\x11\x63ompression_level\x18\x03 \x01(\x05\x12\x1a\n\x12\x63\x61\x63he_rpc_response\x18\x04 \x01(\x08\x12*\n\"disable_session_connection_sharing\x18\x05 \x01(\x08\"0\n\x0fSessionMetadata\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x0f\n\x07version\x18\x02 \x01(\x03\"\xfe\x08\n\x0b\x43onfigProto\x12=\n\x0c\x64\x65vice_count\x18\x01 \x03(\x0b\x32\'.tfcluster.ConfigProto.DeviceCountEntry\x12$\n\x1cintra_op_parallelism_threads\x18\x02 \x01(\x05\x12$\n\x1cinter_op_parallelism_threads\x18\x05 \x01(\x05\x12\x1f\n\x17use_per_session_threads\x18\t \x01(\x08\x12\x46\n\x1csession_inter_op_thread_pool\x18\x0c \x03(\x0b\x32 .tfcluster.ThreadPoolOptionProto\x12\x18\n\x10placement_period\x18\x03 \x01(\x05\x12\x16\n\x0e\x64\x65vice_filters\x18\x04 \x03(\t\x12*\n\x0bgpu_options\x18\x06 \x01(\x0b\x32\x15.tfcluster.GPUOptions\x12\x1c\n\x14\x61llow_soft_placement\x18\x07 \x01(\x08\x12\x1c\n\x14log_device_placement\x18\x08 \x01(\x08\x12.\n\rgraph_options\x18\n \x01(\x0b\x32\x17.tfcluster.GraphOptions\x12\x1f\n\x17operation_timeout_in_ms\x18\x0b \x01(\x03\x12*\n\x0brpc_options\x18\r \x01(\x0b\x32\x15.tfcluster.RPCOptions\x12*\n\x0b\x63luster_def\x18\x0e \x01(\x0b\x32\x15.tfcluster.ClusterDef\x12\x1d\n\x15isolate_session_state\x18\x0f \x01(\x08\x12\x39\n\x0c\x65xperimental\x18\x10 \x01(\x0b\x32#.tfcluster.ConfigProto.Experimental\x1a\xa9\x03\n\x0c\x45xperimental\x12\x1f\n\x17\x63ollective_group_leader\x18\x01 \x01(\t\x12\x15\n\rexecutor_type\x18\x03 \x01(\t\x12\x1a\n\x12recv_buf_max_chunk\x18\x04 \x01(\x05\x12\x19\n\x11use_numa_affinity\x18\x05 \x01(\x08\x12\x35\n-collective_deterministic_sequential_execution\x18\x06 \x01(\x08\x12\x17\n\x0f\x63ollective_nccl\x18\x07 \x01(\x08\x12\x36\n.share_session_state_in_clusterspec_propagation\x18\x08 \x01(\x08\x12\x1f\n\x17\x64isable_thread_spinning\x18\t \x01(\x08\x12(\n share_cluster_devices_in_session\x18\n \x01(\x08\x12\x34\n\x10session_metadata\x18\x0b \x01(\x0b\x32\x1a.tfcluster.SessionMetadata\x12!\n\x19optimize_for_static_graph\x18\x0c \x01(\x08\x1a\x32\n\x10\x44\x65viceCountEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\x05:\x02\x38\x01\"\xcf\x03\n\nRunOptions\x12\x35\n\x0btrace_level\x18\x01 \x01(\x0e\x32 .tfcluster.RunOptions.TraceLevel\x12\x15\n\rtimeout_in_ms\x18\x02 \x01(\x03\x12\x1c\n\x14inter_op_thread_pool\x18\x03 \x01(\x05\x12\x1f\n\x17output_partition_graphs\x18\x05 \x01(\x08\x12.\n\rdebug_options\x18\x06 \x01(\x0b\x32\x17.tfcluster.DebugOptions\x12*\n\"report_tensor_allocations_upon_oom\x18\x07 \x01(\x08\x12\x38\n\x0c\x65xperimental\x18\x08 \x01(\x0b\x32\".tfcluster.RunOptions.Experimental\x1aJ\n\x0c\x45xperimental\x12\x1c\n\x14\x63ollective_graph_key\x18\x01 \x01(\x03\x12\x1c\n\x14use_run_handler_pool\x18\x02 \x01(\x08\"R\n\nTraceLevel\x12\x0c\n\x08NO_TRACE\x10\x00\x12\x12\n\x0eSOFTWARE_TRACE\x10\x01\x12\x12\n\x0eHARDWARE_TRACE\x10\x02\x12\x0e\n\nFULL_TRACE\x10\x03\"\x80\x03\n\x0bRunMetadata\x12(\n\nstep_stats\x18\x01 \x01(\x0b\x32\x14.tfcluster.StepStats\x12+\n\ncost_graph\x18\x02 \x01(\x0b\x32\x17.tfcluster.CostGraphDef\x12-\n\x10partition_graphs\x18\x03 \x03(\x0b\x32\x13.tfcluster.GraphDef\x12>\n\x0f\x66unction_graphs\x18\x04 \x03(\x0b\x32%.tfcluster.RunMetadata.FunctionGraphs\x1a\xaa\x01\n\x0e\x46unctionGraphs\x12-\n\x10partition_graphs\x18\x01 \x03(\x0b\x32\x13.tfcluster.GraphDef\x12\x33\n\x16pre_optimization_graph\x18\x02 \x01(\x0b\x32\x13.tfcluster.GraphDef\x12\x34\n\x17post_optimization_graph\x18\x03 \x01(\x0b\x32\x13.tfcluster.GraphDef\":\n\x10TensorConnection\x12\x13\n\x0b\x66rom_tensor\x18\x01 \x01(\t\x12\x11\n\tto_tensor\x18\x02 \x01(\t\"\xac\x03\n\x0f\x43\x61llableOptions\x12\x0c\n\x04\x66\x65\x65\x64\x18\x01 \x03(\t\x12\r\n\x05\x66\x65tch\x18\x02 \x03(\t\x12\x0e\n\x06target\x18\x03 \x03(\t\x12*\n\x0brun_options\x18\x04 \x01(\x0b\x32\x15.tfcluster.RunOptions\x12\x36\n\x11tensor_connection\x18\x05 \x03(\x0b\x32\x1b.tfcluster.TensorConnection\x12\x41\n\x0c\x66\x65\x65\x64_devices\x18\x06 \x03(\x0b\x32+.tfcluster.CallableOptions.FeedDevicesEntry\x12\x43\n\rfetch_devices\x18\x07 \x03(\x0b\x32,.tfcluster.CallableOptions.FetchDevicesEntry\x12\x17\n\x0f\x66\x65tch_skip_sync\x18\x08 \x01(\x08\x1a\x32\n\x10\x46\x65\x65\x64\x44\x65vicesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x1a\x33\n\x11\x46\x65tchDevicesEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12\r\n\x05value\x18\x02 \x01(\t:\x02\x38\x01\x62\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tfcluster.protos.config_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
+  _globals['_REWRITERCONFIG_CUSTOMGRAPHOPTIMIZER_PARAMETERMAPENTRY']._loaded_options = None
+  _globals['_REWRITERCONFIG_CUSTOMGRAPHOPTIMIZER_PARAMETERMAPENTRY']._serialized_options = b'8\001'
   _globals['_CONFIGPROTO_DEVICECOUNTENTRY']._loaded_options = None
   _globals['_CONFIGPROTO_DEVICECOUNTENTRY']._serialized_options = b'8\001'
-  _globals['_GPUOPTIONS']._serialized_start=142
-  _globals['_GPUOPTIONS']._serialized_end=303
-  _globals['_OPTIMIZEROPTIONS']._serialized_start=306
-  _globals['_OPTIMIZEROPTIONS']._serialized_end=486
-  _globals['_OPTIMIZEROPTIONS_LEVEL']._serialized_start=454
-  _globals['_OPTIMIZEROPTIONS_LEVEL']._serialized_end=486
-  _globals['_GRAPHOPTIONS']._serialized_start=489
-  _globals['_GRAPHOPTIONS']._serialized_end=721
-  _globals['_REWRITERCONFIG']._serialized_start=724
-  _globals['_REWRITERCONFIG']._serialized_end=1400
-  _globals['_REWRITERCONFIG_TOGGLE']._serialized_start=1346
-  _globals['_REWRITERCONFIG_TOGGLE']._serialized_end=1400
-  _globals['_RPCOPTIONS']._serialized_start=1402
-  _globals['_RPCOPTIONS']._serialized_end=1510
-  _globals['_CONFIGPROTO']._serialized_start=1513
-  _globals['_CONFIGPROTO']._serialized_end=2104
-  _globals['_CONFIGPROTO_DEVICECOUNTENTRY']._serialized_start=2054
-  _globals['_CONFIGPROTO_DEVICECOUNTENTRY']._serialized_end=2104
-  _globals['_RUNOPTIONS']._serialized_start=2107
-  _globals['_RUNOPTIONS']._serialized_end=2388
-  _globals['_RUNOPTIONS_TRACELEVEL']._serialized_start=2306
-  _globals['_RUNOPTIONS_TRACELEVEL']._serialized_end=2388
-  _globals['_RUNMETADATA']._serialized_start=2390
-  _globals['_RUNMETADATA']._serialized_end=2492
+  _globals['_CALLABLEOPTIONS_FEEDDEVICESENTRY']._loaded_options = None
+  _globals['_CALLABLEOPTIONS_FEEDDEVICESENTRY']._serialized_options = b'8\001'
+  _globals['_CALLABLEOPTIONS_FETCHDEVICESENTRY']._loaded_options = None
+  _globals['_CALLABLEOPTIONS_FETCHDEVICESENTRY']._serialized_options = b'8\001'
+  _globals['_GPUOPTIONS']._serialized_start=282
+  _globals['_GPUOPTIONS']._serialized_end=975
+  _globals['_GPUOPTIONS_EXPERIMENTAL']._serialized_start=608
+  _globals['_GPUOPTIONS_EXPERIMENTAL']._serialized_end=975
+  _globals['_GPUOPTIONS_EXPERIMENTAL_VIRTUALDEVICES']._serialized_start=934
+  _globals['_GPUOPTIONS_EXPERIMENTAL_VIRTUALDEVICES']._serialized_end=975
+  _globals['_OPTIMIZEROPTIONS']._serialized_start=978
+  _globals['_OPTIMIZEROPTIONS']._serialized_end=1365
+  _globals['_OPTIMIZEROPTIONS_LEVEL']._serialized_start=1264
+  _globals['_OPTIMIZEROPTIONS_LEVEL']._serialized_end=1296
+  _globals['_OPTIMIZEROPTIONS_GLOBALJITLEVEL']._serialized_start=1298
+  _globals['_OPTIMIZEROPTIONS_GLOBALJITLEVEL']._serialized_end=1365
+  _globals['_GRAPHOPTIONS']._serialized_start=1368
+  _globals['_GRAPHOPTIONS']._serialized_end=1687
+  _globals['_AUTOPARALLELOPTIONS']._serialized_start=1689
+  _globals['_AUTOPARALLELOPTIONS']._serialized_end=1748
+  _globals['_SCOPEDALLOCATOROPTIONS']._serialized_start=1750
+  _globals['_SCOPEDALLOCATOROPTIONS']._serialized_end=1793
+  _globals['_REWRITERCONFIG']._serialized_start=1796
+  _globals['_REWRITERCONFIG']._serialized_end=3830
+  _globals['_REWRITERCONFIG_CUSTOMGRAPHOPTIMIZER']._serialized_start=3350
+  _globals['_REWRITERCONFIG_CUSTOMGRAPHOPTIMIZER']._serialized_end=3550
+  _globals['_REWRITERCONFIG_CUSTOMGRAPHOPTIMIZER_PARAMETERMAPENTRY']._serialized_start=3477
+  _globals['_REWRITERCONFIG_CUSTOMGRAPHOPTIMIZER_PARAMETERMAPENTRY']._serialized_end=3550
+  _globals['_REWRITERCONFIG_TOGGLE']._serialized_start=3552
+  _globals['_REWRITERCONFIG_TOGGLE']._serialized_end=3606
+  _globals['_REWRITERCONFIG_NUMITERATIONSTYPE']._serialized_start=3608
+  _globals['_REWRITERCONFIG_NUMITERATIONSTYPE']._serialized_end=3668
+  _globals['_REWRITERCONFIG_MEMOPTTYPE']._serialized_start=3671
+  _globals['_REWRITERCONFIG_MEMOPTTYPE']._serialized_end=3830
+  _globals['_THREADPOOLOPTIONPROTO']._serialized_start=3832
+  _globals['_THREADPOOLOPTIONPROTO']._serialized_end=3897
+  _globals['_RPCOPTIONS']._serialized_start=3900
+  _globals['_RPCOPTIONS']._serialized_end=4080
+  _globals['_SESSIONMETADATA']._serialized_start=4082
+  _globals['_SESSIONMETADATA']._serialized_end=4130
+  _globals['_CONFIGPROTO']._serialized_start=4133
+  _globals['_CONFIGPROTO']._serialized_end=5283
+  _globals['_CONFIGPROTO_EXPERIMENTAL']._serialized_start=4806
+  _globals['_CONFIGPROTO_EXPERIMENTAL']._serialized_end=5231
+  _globals['_CONFIGPROTO_DEVICECOUNTENTRY']._serialized_start=5233
+  _globals['_CONFIGPROTO_DEVICECOUNTENTRY']._serialized_end=5283
+  _globals['_RUNOPTIONS']._serialized_start=5286
+  _globals['_RUNOPTIONS']._serialized_end=5749
+  _globals['_RUNOPTIONS_EXPERIMENTAL']._serialized_start=5591
+  _globals['_RUNOPTIONS_EXPERIMENTAL']._serialized_end=5665
+  _globals['_RUNOPTIONS_TRACELEVEL']._serialized_start=5667
+  _globals['_RUNOPTIONS_TRACELEVEL']._serialized_end=5749
+  _globals['_RUNMETADATA']._serialized_start=5752
+  _globals['_RUNMETADATA']._serialized_end=6136
+  _globals['_RUNMETADATA_FUNCTIONGRAPHS']._serialized_start=5966
+  _globals['_RUNMETADATA_FUNCTIONGRAPHS']._serialized_end=6136
+  _globals['_TENSORCONNECTION']._serialized_start=6138
+  _globals['_TENSORCONNECTION']._serialized_end=6196
+  _globals['_CALLABLEOPTIONS']._serialized_start=6199
+  _globals['_CALLABLEOPTIONS']._serialized_end=6627
+  _globals['_CALLABLEOPTIONS_FEEDDEVICESENTRY']._serialized_start=6524
+  _globals['_CALLABLEOPTIONS_FEEDDEVICESENTRY']._serialized_end=6574
+  _globals['_CALLABLEOPTIONS_FETCHDEVICESENTRY']._serialized_start=6576
+  _globals['_CALLABLEOPTIONS_FETCHDEVICESENTRY']._serialized_end=6627
 # @@protoc_insertion_point(module_scope)
