@@ -3,6 +3,10 @@ early-stopping hooks...): each case builds a graph with `tf` (TensorFlow 1.15 wh
 record_later_names.py, tfcluster in tests/unit/test_later_names.py) and returns what it
 computes. Python 3.7 code: the recorder runs it under TF 1.15 itself."""
 
+import os
+import shutil
+import tempfile
+
 import numpy as np
 
 
@@ -182,7 +186,225 @@ def config_protos_serialize(tf):
     }
 
 
+def _linear_estimator(tf, model_dir):
+    """y = w * x + b from zeros, plain SGD: the same numbers on any runtime."""
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [], initializer=tf.zeros_initializer())
+        b = tf.get_variable("b", [], initializer=tf.zeros_initializer())
+        pred = w * features["x"] + b
+        loss = tf.reduce_mean(tf.square(pred - labels))
+        train = tf.train.GradientDescentOptimizer(0.05).minimize(
+            loss, global_step=tf.train.get_global_step()
+        )
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train)
+
+    return tf.estimator.Estimator(model_fn, model_dir=model_dir)
+
+
+def _xy_input_fn(tf):
+    x = np.arange(8, dtype=np.float32) / 4.0
+    y = 3.0 * x + 1.0
+
+    def input_fn():
+        data = tf.data.Dataset.from_tensor_slices(({"x": x}, y)).batch(4).repeat()
+        return data
+
+    return input_fn
+
+
+def _eval_metrics(eval_dir):
+    """step -> loss of the evaluation events in eval_dir."""
+    out = {}
+    for path in sorted(os.listdir(eval_dir)):
+        if not path.startswith("events"):
+            continue
+        for event in tf_summary_iterator(os.path.join(eval_dir, path)):
+            for value in event.summary.value:
+                if value.tag == "loss":
+                    out[str(event.step)] = value.simple_value
+    return out
+
+
+tf_summary_iterator = None
+
+
+def estimator_early_stopping(tf):
+    """Each hook watches the evaluations of one run (steps 4 and 8; the loss falls) and
+    trains a fresh model: the hook's STOP variable must exist from the first checkpoint."""
+    global tf_summary_iterator
+    tf_summary_iterator = tf.train.summary_iterator
+    root = tempfile.mkdtemp()
+    try:
+        input_fn = _xy_input_fn(tf)
+        watched = _linear_estimator(tf, os.path.join(root, "watched"))
+        watched.train(input_fn, steps=4)
+        losses = [watched.evaluate(input_fn, steps=2)["loss"]]
+        watched.train(input_fn, steps=4)
+        losses.append(watched.evaluate(input_fn, steps=2)["loss"])
+        eval_dir = watched.eval_dir()
+        experimental = tf.estimator.experimental
+        hooks = {
+            "lower": lambda est: experimental.stop_if_lower_hook(
+                est, "loss", 1e9, eval_dir=eval_dir, run_every_secs=None, run_every_steps=1
+            ),
+            "lower_after_min_steps": lambda est: experimental.stop_if_lower_hook(
+                est,
+                "loss",
+                1e9,
+                eval_dir=eval_dir,
+                min_steps=6,
+                run_every_secs=None,
+                run_every_steps=1,
+            ),
+            "higher": lambda est: experimental.stop_if_higher_hook(
+                est, "loss", 1e9, eval_dir=eval_dir, run_every_secs=None, run_every_steps=1
+            ),
+            "no_decrease": lambda est: experimental.stop_if_no_decrease_hook(
+                est, "loss", 1, eval_dir=eval_dir, run_every_secs=None, run_every_steps=1
+            ),
+            "no_increase": lambda est: experimental.stop_if_no_increase_hook(
+                est, "loss", 1, eval_dir=eval_dir, run_every_secs=None, run_every_steps=2
+            ),
+            "predicate_every_3_steps": lambda est: experimental.make_early_stopping_hook(
+                est, lambda: True, run_every_secs=None, run_every_steps=3
+            ),
+        }
+        steps = {}
+        for name, make in sorted(hooks.items()):
+            est = _linear_estimator(tf, os.path.join(root, name))
+            est.train(input_fn, steps=12, hooks=[make(est)])
+            steps[name] = est.get_variable_value("global_step")
+            stop_var = [v for v in tf.train.list_variables(est.model_dir) if "STOP" in v[0]]
+        errors = {}
+        for name, make in [
+            (
+                "both_intervals",
+                lambda: experimental.stop_if_lower_hook(
+                    watched, "loss", 1.0, run_every_secs=5, run_every_steps=5
+                ),
+            ),
+            (
+                "not_an_estimator",
+                lambda: experimental.make_early_stopping_hook(object(), lambda: True),
+            ),
+        ]:
+            try:
+                make()
+                errors[name] = "none"
+            except Exception as e:
+                errors[name] = type(e).__name__
+        return {
+            "eval_losses": np.array(losses, np.float32),
+            "steps": steps,
+            "stop_variable": [[n, list(s)] for n, s in stop_var],
+            "chief_stop_at_checkpoint_hook": type(
+                experimental.make_stop_at_checkpoint_step_hook(watched, 10)
+            ).__name__,
+            "errors": errors,
+        }
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+
+
+def estimator_in_memory_evaluator(tf):
+    global tf_summary_iterator
+    tf_summary_iterator = tf.train.summary_iterator
+    model_dir = tempfile.mkdtemp()
+    try:
+        est = _linear_estimator(tf, model_dir)
+        input_fn = _xy_input_fn(tf)
+        hook = tf.estimator.experimental.InMemoryEvaluatorHook(
+            est, input_fn, steps=2, name="mem", every_n_iter=3
+        )
+        est.train(input_fn, steps=7, hooks=[hook])
+        metrics = _eval_metrics(os.path.join(model_dir, "eval_mem"))
+        try:
+            tf.estimator.experimental.InMemoryEvaluatorHook(est, input_fn, every_n_iter=0)
+            bad = "none"
+        except Exception as e:
+            bad = type(e).__name__
+        return {"eval_losses": metrics, "bad_every_n_iter": bad}
+    finally:
+        shutil.rmtree(model_dir, ignore_errors=True)
+
+
+def estimator_logit_fns(tf):
+    features = {"x": tf.constant([[1.0, 2.0], [3.0, 4.0]])}
+    columns = [tf.feature_column.numeric_column("x", shape=[2])]
+    dnn_fn = tf.estimator.experimental.dnn_logit_fn_builder(
+        3, [4], columns, tf.nn.relu, None, None, False
+    )
+    dnn = tf.estimator.experimental.call_logit_fn(
+        dnn_fn, features, tf.estimator.ModeKeys.TRAIN, {}, None
+    )
+    linear_fn = tf.estimator.experimental.linear_logit_fn_builder(2, columns)
+    linear = tf.estimator.experimental.call_logit_fn(
+        linear_fn, features, tf.estimator.ModeKeys.EVAL, {}, None
+    )
+    errors = {}
+    try:
+        tf.estimator.experimental.dnn_logit_fn_builder(2.0, [4], columns, None, None, None, False)
+        errors["float_units"] = "none"
+    except Exception as e:
+        errors["float_units"] = type(e).__name__
+    try:
+        tf.estimator.experimental.call_logit_fn(
+            lambda features: [features["x"]], features, "train", None, None
+        )
+        errors["list_result"] = "none"
+    except Exception as e:
+        errors["list_result"] = type(e).__name__
+    seen = {}
+    tf.estimator.experimental.call_logit_fn(
+        lambda features, params, config: seen.update(params=params, config=config) or features["x"],
+        features,
+        "train",
+        {"p": 1},
+        "cfg",
+    )
+    return {
+        "variables": sorted(v.op.name for v in tf.global_variables()),
+        "shapes": [dnn.shape.as_list(), linear.shape.as_list()],
+        "errors": errors,
+        "passed": [seen["params"]["p"], seen["config"]],
+    }
+
+
+def estimator_input_receivers(tf):
+    x = tf.placeholder(tf.float32, [None, 3], name="feature_x")
+    y = tf.placeholder(tf.int64, [None], name="label_y")
+    out = {}
+    with tf.Graph().as_default():
+        receiver = tf.estimator.experimental.build_raw_supervised_input_receiver_fn(
+            {"x": x}, y, default_batch_size=5
+        )()
+        out["supervised"] = {
+            "features": {k: [v.name, v.shape.as_list()] for k, v in receiver.features.items()},
+            "labels": [receiver.labels.name, receiver.labels.shape.as_list()],
+            "receiver_tensors": sorted([k, v.name] for k, v in receiver.receiver_tensors.items()),
+        }
+    with tf.Graph().as_default():
+        receiver = tf.estimator.experimental.build_raw_supervised_input_receiver_fn(x, {"y": y})()
+        out["supervised_single_feature"] = sorted(
+            [k, v.name] for k, v in receiver.receiver_tensors.items()
+        )
+    with tf.Graph().as_default():
+        serving = tf.estimator.export.build_raw_serving_input_receiver_fn({"x": x})()
+        out["serving"] = {k: [v.name, v.shape.as_list()] for k, v in serving.features.items()}
+    try:
+        tf.estimator.experimental.build_raw_supervised_input_receiver_fn({"a": x}, {"a": y})
+        out["overlap"] = "none"
+    except Exception as e:
+        out["overlap"] = type(e).__name__
+    return out
+
+
 CASES = {
+    "estimator_early_stopping": estimator_early_stopping,
+    "estimator_in_memory_evaluator": estimator_in_memory_evaluator,
+    "estimator_input_receivers": estimator_input_receivers,
+    "estimator_logit_fns": estimator_logit_fns,
     "config_protos_serialize": config_protos_serialize,
     "dynamic_loss_scale_training": dynamic_loss_scale_training,
     "fixed_loss_scale_training": fixed_loss_scale_training,

@@ -382,43 +382,71 @@ class Estimator:
                     "to evaluate.",
                     self._model_dir,
                 )
-        g = Graph()
-        with g.as_default():
-            set_random_seed(self._config.tf_random_seed)
-            global_step = training_util.get_or_create_global_step(g)
-            features, labels, input_hooks = parse_input_fn_result(
-                self._call_input_fn(input_fn, ModeKeys.EVAL)
+        with Graph().as_default():
+            scaffold, update_op, eval_dict, all_hooks = self._evaluate_build_graph(
+                input_fn, hooks, steps
             )
-            spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config)
-            if LOSS_METRIC_KEY in spec.eval_metric_ops:
-                raise ValueError(
-                    'Metric with name "loss" is not allowed, because Estimator already defines '
-                    "a default metric with the same name."
-                )
-            metric_ops = dict(spec.eval_metric_ops)
-            metric_ops[LOSS_METRIC_KEY] = metrics_impl.mean(spec.loss)
-            eval_step = _get_or_create_eval_step()
-            updates = [op for _, op in metric_ops.values()]
-            with control_flow_ops.control_dependencies(updates):
-                update_op = state_ops.assign_add(eval_step, 1)
-            eval_dict: dict[str, Any] = {k: v for k, (v, _) in metric_ops.items()}
-            eval_dict[GraphKeys.GLOBAL_STEP] = global_step
-            all_hooks = input_hooks + _check_hooks(hooks) + list(spec.evaluation_hooks)
-            all_hooks.append(_StopAfterNEvalsHook(steps))
-            final = basic_session_run_hooks.FinalOpsHook(eval_dict)
-            all_hooks.append(final)
-            creator = monitored_session.ChiefSessionCreator(
-                scaffold=spec.scaffold,
-                checkpoint_filename_with_path=checkpoint_path,
-                master=self._config.evaluation_master,
-                config=self._session_config,
+            return self._evaluate_run(
+                checkpoint_path, scaffold, update_op, eval_dict, all_hooks, self.eval_dir(name)
             )
-            with monitored_session.MonitoredSession(session_creator=creator, hooks=all_hooks) as s:
-                while not s.should_stop():
-                    s.run(update_op)
-            results = dict(final.final_ops_values)
+
+    def _evaluate_build_graph(
+        self,
+        input_fn: Callable[..., Any],
+        hooks: Sequence[SessionRunHook] | None,
+        steps: int | None,
+    ) -> tuple[Any, Any, dict[str, Any], list[SessionRunHook]]:
+        """In the default graph: the EVAL model, its metrics and the op updating them all;
+        (scaffold, update_op, {name: metric value tensor}, hooks the run needs)."""
+        set_random_seed(self._config.tf_random_seed)
+        global_step = training_util.get_or_create_global_step()
+        features, labels, input_hooks = parse_input_fn_result(
+            self._call_input_fn(input_fn, ModeKeys.EVAL)
+        )
+        spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config)
+        if LOSS_METRIC_KEY in spec.eval_metric_ops:
+            raise ValueError(
+                'Metric with name "loss" is not allowed, because Estimator already defines '
+                "a default metric with the same name."
+            )
+        metric_ops = dict(spec.eval_metric_ops)
+        metric_ops[LOSS_METRIC_KEY] = metrics_impl.mean(spec.loss)
+        eval_step = _get_or_create_eval_step()
+        updates = [op for _, op in metric_ops.values()]
+        with control_flow_ops.control_dependencies(updates):
+            update_op = state_ops.assign_add(eval_step, 1)
+        eval_dict: dict[str, Any] = {k: v for k, (v, _) in metric_ops.items()}
+        eval_dict[GraphKeys.GLOBAL_STEP] = global_step
+        all_hooks = input_hooks + _check_hooks(hooks) + list(spec.evaluation_hooks)
+        all_hooks.append(_StopAfterNEvalsHook(steps))
+        return spec.scaffold, update_op, eval_dict, all_hooks
+
+    def _evaluate_run(
+        self,
+        checkpoint_path: str | None,
+        scaffold: Any,
+        update_op: Any,
+        eval_dict: dict[str, Any],
+        all_hooks: list[SessionRunHook],
+        output_dir: str,
+    ) -> dict[str, Any]:
+        """Runs update_op until the hooks stop, and writes the final metrics as a summary
+        of the evaluated global step into output_dir."""
+        final = basic_session_run_hooks.FinalOpsHook(eval_dict)
+        creator = monitored_session.ChiefSessionCreator(
+            scaffold=scaffold,
+            checkpoint_filename_with_path=checkpoint_path,
+            master=self._config.evaluation_master,
+            config=self._session_config,
+        )
+        with monitored_session.MonitoredSession(
+            session_creator=creator, hooks=[*all_hooks, final]
+        ) as s:
+            while not s.should_stop():
+                s.run(update_op)
+        results = dict(final.final_ops_values)
         step = int(results[GraphKeys.GLOBAL_STEP])
-        _write_dict_to_summary(self.eval_dir(name), results, step)
+        _write_dict_to_summary(output_dir, results, step)
         return results
 
     # -- predict -------------------------------------------------------------------------
