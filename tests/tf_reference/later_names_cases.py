@@ -400,7 +400,99 @@ def estimator_input_receivers(tf):
     return out
 
 
+def _recurrent_dropout_fit(tf, make_layer):
+    """A recurrent layer with dropout trained by fit from fixed weights: the masks' seeds
+    come from numpy's generator (seeded here), the random ops from the graph seed."""
+    np.random.seed(3)
+    tf.set_random_seed(5)
+    rng = np.random.RandomState(0)
+    x = rng.rand(6, 4, 3).astype(np.float32)
+    y = rng.rand(6, 2).astype(np.float32)
+    model = tf.keras.Sequential([make_layer(), tf.keras.layers.Dense(2)])
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    model.set_weights(
+        [
+            np.linspace(-0.5, 0.5, w.size, dtype=np.float32).reshape(w.shape)
+            for w in model.get_weights()
+        ]
+    )
+    history = model.fit(x, y, batch_size=3, epochs=3, shuffle=False, verbose=0)
+    return {
+        "losses": np.array(history.history["loss"], np.float32),
+        "predict": model.predict(x),
+        "variables": [w.name for w in model.weights],
+    }
+
+
+def keras_lstm_dropout(tf):
+    return _recurrent_dropout_fit(
+        tf,
+        lambda: tf.keras.layers.LSTM(
+            4, dropout=0.3, recurrent_dropout=0.25, input_shape=(4, 3), return_sequences=False
+        ),
+    )
+
+
+def keras_lstm_dropout_implementation_2(tf):
+    return _recurrent_dropout_fit(
+        tf,
+        lambda: tf.keras.layers.LSTM(
+            4, dropout=0.3, recurrent_dropout=0.25, implementation=2, input_shape=(4, 3)
+        ),
+    )
+
+
+def keras_gru_dropout(tf):
+    return _recurrent_dropout_fit(
+        tf, lambda: tf.keras.layers.GRU(5, dropout=0.2, recurrent_dropout=0.4, input_shape=(4, 3))
+    )
+
+
+def keras_gru_dropout_implementation_2_reset_after(tf):
+    return _recurrent_dropout_fit(
+        tf,
+        lambda: tf.keras.layers.GRU(
+            5,
+            dropout=0.2,
+            recurrent_dropout=0.4,
+            implementation=2,
+            reset_after=True,
+            input_shape=(4, 3),
+        ),
+    )
+
+
+def keras_simple_rnn_dropout(tf):
+    return _recurrent_dropout_fit(
+        tf,
+        lambda: tf.keras.layers.SimpleRNN(
+            3, dropout=0.5, recurrent_dropout=0.5, input_shape=(4, 3)
+        ),
+    )
+
+
+def keras_stacked_cells_dropout(tf):
+    return _recurrent_dropout_fit(
+        tf,
+        lambda: tf.keras.layers.RNN(
+            [
+                tf.keras.layers.LSTMCell(4, dropout=0.3, recurrent_dropout=0.2),
+                tf.keras.layers.GRUCell(2, dropout=0.1),
+            ],
+            input_shape=(4, 3),
+        ),
+    )
+
+
 CASES = {
+    "keras_gru_dropout": keras_gru_dropout,
+    "keras_gru_dropout_implementation_2_reset_after": (
+        keras_gru_dropout_implementation_2_reset_after
+    ),
+    "keras_lstm_dropout": keras_lstm_dropout,
+    "keras_lstm_dropout_implementation_2": keras_lstm_dropout_implementation_2,
+    "keras_simple_rnn_dropout": keras_simple_rnn_dropout,
+    "keras_stacked_cells_dropout": keras_stacked_cells_dropout,
     "estimator_early_stopping": estimator_early_stopping,
     "estimator_in_memory_evaluator": estimator_in_memory_evaluator,
     "estimator_input_receivers": estimator_input_receivers,

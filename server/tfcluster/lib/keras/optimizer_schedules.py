@@ -9,6 +9,7 @@ from typing import Any
 from tfcluster.framework.graph import convert_to_tensor, name_scope
 from tfcluster.lib.keras.utils import object_registry
 from tfcluster.ops import array_ops, math_ops
+from tfcluster.training import learning_rate_decay
 
 
 class LearningRateSchedule:
@@ -171,12 +172,176 @@ class InverseTimeDecay(LearningRateSchedule):
         }
 
 
+class CosineDecay(LearningRateSchedule):
+    """tf.keras.experimental.CosineDecay: tf.train.cosine_decay at the optimizer's step."""
+
+    def __init__(
+        self,
+        initial_learning_rate: Any,
+        decay_steps: Any,
+        alpha: Any = 0.0,
+        name: str | None = None,
+    ) -> None:
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.alpha = alpha
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        return learning_rate_decay.cosine_decay(
+            self.initial_learning_rate, step, self.decay_steps, self.alpha, self.name
+        )
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "alpha": self.alpha,
+            "name": self.name,
+        }
+
+
+class CosineDecayRestarts(LearningRateSchedule):
+    """tf.keras.experimental.CosineDecayRestarts: SGDR (tf.train.cosine_decay_restarts)."""
+
+    def __init__(
+        self,
+        initial_learning_rate: Any,
+        first_decay_steps: Any,
+        t_mul: Any = 2.0,
+        m_mul: Any = 1.0,
+        alpha: Any = 0.0,
+        name: str | None = None,
+    ) -> None:
+        self.initial_learning_rate = initial_learning_rate
+        self.first_decay_steps = first_decay_steps
+        self._t_mul = t_mul
+        self._m_mul = m_mul
+        self.alpha = alpha
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        return learning_rate_decay.cosine_decay_restarts(
+            self.initial_learning_rate,
+            step,
+            self.first_decay_steps,
+            self._t_mul,
+            self._m_mul,
+            self.alpha,
+            self.name,
+        )
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "first_decay_steps": self.first_decay_steps,
+            "t_mul": self._t_mul,
+            "m_mul": self._m_mul,
+            "alpha": self.alpha,
+            "name": self.name,
+        }
+
+
+class LinearCosineDecay(LearningRateSchedule):
+    """tf.keras.experimental.LinearCosineDecay (tf.train.linear_cosine_decay)."""
+
+    def __init__(
+        self,
+        initial_learning_rate: Any,
+        decay_steps: Any,
+        num_periods: Any = 0.5,
+        alpha: Any = 0.0,
+        beta: Any = 0.001,
+        name: str | None = None,
+    ) -> None:
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.num_periods = num_periods
+        self.alpha = alpha
+        self.beta = beta
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        return learning_rate_decay.linear_cosine_decay(
+            self.initial_learning_rate,
+            step,
+            self.decay_steps,
+            self.num_periods,
+            self.alpha,
+            self.beta,
+            self.name,
+        )
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "num_periods": self.num_periods,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "name": self.name,
+        }
+
+
+class NoisyLinearCosineDecay(LearningRateSchedule):
+    """tf.keras.experimental.NoisyLinearCosineDecay (tf.train.noisy_linear_cosine_decay)."""
+
+    def __init__(
+        self,
+        initial_learning_rate: Any,
+        decay_steps: Any,
+        initial_variance: Any = 1.0,
+        variance_decay: Any = 0.55,
+        num_periods: Any = 0.5,
+        alpha: Any = 0.0,
+        beta: Any = 0.001,
+        name: str | None = None,
+    ) -> None:
+        self.initial_learning_rate = initial_learning_rate
+        self.decay_steps = decay_steps
+        self.initial_variance = initial_variance
+        self.variance_decay = variance_decay
+        self.num_periods = num_periods
+        self.alpha = alpha
+        self.beta = beta
+        self.name = name
+
+    def __call__(self, step: Any) -> Any:
+        return learning_rate_decay.noisy_linear_cosine_decay(
+            self.initial_learning_rate,
+            step,
+            self.decay_steps,
+            self.initial_variance,
+            self.variance_decay,
+            self.num_periods,
+            self.alpha,
+            self.beta,
+            self.name,
+        )
+
+    def get_config(self) -> dict[str, Any]:
+        return {
+            "initial_learning_rate": self.initial_learning_rate,
+            "decay_steps": self.decay_steps,
+            "initial_variance": self.initial_variance,
+            "variance_decay": self.variance_decay,
+            "num_periods": self.num_periods,
+            "alpha": self.alpha,
+            "beta": self.beta,
+            "name": self.name,
+        }
+
+
 _MODULE_OBJECTS: dict[str, Any] = {
     "LearningRateSchedule": LearningRateSchedule,
     "ExponentialDecay": ExponentialDecay,
     "PiecewiseConstantDecay": PiecewiseConstantDecay,
     "PolynomialDecay": PolynomialDecay,
     "InverseTimeDecay": InverseTimeDecay,
+    "CosineDecay": CosineDecay,
+    "CosineDecayRestarts": CosineDecayRestarts,
+    "LinearCosineDecay": LinearCosineDecay,
+    "NoisyLinearCosineDecay": NoisyLinearCosineDecay,
 }
 
 

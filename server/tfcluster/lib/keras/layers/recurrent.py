@@ -5,6 +5,11 @@ The cell's weights are made in the RNN layer's name scope (`lstm/kernel`,
 `lstm/recurrent_kernel`, `lstm/bias`), gates packed as Keras packs them (LSTM i,f,c,o; GRU
 z,r,h), with TF 1.15's defaults: recurrent_activation hard_sigmoid, GRU reset_after False,
 LSTM unit_forget_bias.
+
+dropout / recurrent_dropout: as Keras, one mask per gate is drawn per batch (implementation 2
+applies the first to all gates), before the time loop, in the training phase only, and
+every time step uses the same masks; the masks' seeds come from numpy's global generator as
+Keras's K.dropout takes them.
 """
 
 from __future__ import annotations
@@ -13,7 +18,7 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.lib.keras import activations, backend, initializers
+from tfcluster.lib.keras import activations, backend, backend_math, initializers
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.layers import config_fields
 from tfcluster.lib.keras.regularizers import get as get_regularizer
@@ -21,9 +26,15 @@ from tfcluster.lib.rnn.rnn import dynamic_rnn
 from tfcluster.ops import array_ops, math_ops, nn_ops
 
 
-def _refuse_dropout(dropout: float, recurrent_dropout: float) -> None:
-    if dropout or recurrent_dropout:
-        raise backend.unimplemented("tf.keras recurrent layers with dropout/recurrent_dropout")
+def _dropout_masks(ones: Any, rate: float, training: Any, count: int) -> Any:
+    """Keras's per-batch dropout masks: `count` of them (one when count is 1), each
+    K.dropout(ones) in the training phase and ones otherwise."""
+
+    def dropped() -> Any:
+        return backend_math.dropout(ones, rate)
+
+    masks = [backend_math.in_train_phase(dropped, ones, training=training) for _ in range(count)]
+    return masks if count > 1 else masks[0]
 
 
 class _KerasCell(Layer):
@@ -47,7 +58,6 @@ class _KerasCell(Layer):
         recurrent_dropout: float = 0.0,
         **kwargs: Any,
     ) -> None:
-        _refuse_dropout(dropout, recurrent_dropout)
         super().__init__(**kwargs)
         self.units = units
         self.activation = activations.get(activation)
@@ -61,10 +71,43 @@ class _KerasCell(Layer):
         self.kernel_constraint = kernel_constraint
         self.recurrent_constraint = recurrent_constraint
         self.bias_constraint = bias_constraint
-        self.dropout = dropout
-        self.recurrent_dropout = recurrent_dropout
+        self.dropout = min(1.0, max(0.0, dropout))
+        self.recurrent_dropout = min(1.0, max(0.0, recurrent_dropout))
+        self._dropout_mask: Any = None
+        self._recurrent_dropout_mask: Any = None
 
     _gates = 1
+
+    def draw_dropout_masks(self, inputs: Any, state: Any, training: Any) -> None:
+        """The masks of this batch, drawn before the time loop from the first step's inputs
+        and state (their shapes), inputs' masks first as Keras draws them."""
+        # One mask per gate, always drawn (implementation 2 uses the first for all gates).
+        count = self._gates
+        self._dropout_mask = self._recurrent_dropout_mask = None
+        if 0.0 < self.dropout < 1.0:
+            ones = array_ops.ones_like(inputs)
+            self._dropout_mask = _dropout_masks(ones, self.dropout, training, count)
+        if 0.0 < self.recurrent_dropout < 1.0:
+            ones = array_ops.ones_like(state)
+            self._recurrent_dropout_mask = _dropout_masks(
+                ones, self.recurrent_dropout, training, count
+            )
+
+    def _has_dropout(self) -> bool:
+        return self._dropout_mask is not None or self._recurrent_dropout_mask is not None
+
+    def _gate_masks(self) -> tuple[list[Any], list[Any]]:
+        """(input masks, recurrent masks) as lists of `_gates` (None: no dropout there)."""
+        n = self._gates
+        masks = []
+        for m in (self._dropout_mask, self._recurrent_dropout_mask):
+            if m is None:
+                masks.append([None] * n)
+            elif isinstance(m, list):
+                masks.append(m)
+            else:
+                masks.append([m] * n)
+        return masks[0], masks[1]
 
     def _bias_shape(self) -> tuple[int, ...]:
         return (self._gates * self.units,)
@@ -154,10 +197,15 @@ def _plus_bias(x: Any, b: Any) -> Any:
     return x if b is None else nn_ops.bias_add(x, b)
 
 
+def _masked(x: Any, mask: Any) -> Any:
+    return x if mask is None else x * mask
+
+
 class SimpleRNNCell(_KerasCell):
     def step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
-        h = _plus_bias(_dot(inputs, self.kernel), self.bias)
-        output = self.activation(h + _dot(states[0], self.recurrent_kernel))
+        h = _plus_bias(_dot(_masked(inputs, self._dropout_mask), self.kernel), self.bias)
+        prev = _masked(states[0], self._recurrent_dropout_mask)
+        output = self.activation(h + _dot(prev, self.recurrent_kernel))
         return output, [output]
 
 
@@ -183,7 +231,13 @@ class GRUCell(_KerasCell):
         return (2, 3 * self.units) if self.reset_after else (3 * self.units,)
 
     def step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
+        if self._has_dropout() and self.implementation == 1:
+            return self._step_per_gate(inputs, states[0])
         u, h_prev = self.units, states[0]
+        if self._recurrent_dropout_mask is not None:
+            # As Keras: the dropped state also blends into the new one.
+            h_prev = h_prev * self._gate_masks()[1][0]
+        inputs = _masked(inputs, self._gate_masks()[0][0])
         input_bias = recurrent_bias = None
         if self.bias is not None:
             if self.reset_after:
@@ -203,6 +257,41 @@ class GRUCell(_KerasCell):
             r = self.recurrent_activation(x_r + inner[:, u:])
             recurrent_h = _dot(r * h_prev, self.recurrent_kernel[:, 2 * u :])
         hh = self.activation(x_h + recurrent_h)
+        h = z * h_prev + (1 - z) * hh
+        return h, [h]
+
+    def _step_per_gate(self, inputs: Any, h_prev: Any) -> tuple[Any, list[Any]]:
+        """Implementation 1 with dropout: each gate its own masked inputs and state."""
+        u = self.units
+        input_masks, state_masks = self._gate_masks()
+        input_bias = recurrent_bias = None
+        if self.bias is not None:
+            if self.reset_after:
+                input_bias, recurrent_bias = self.bias[0], self.bias[1]
+            else:
+                input_bias = self.bias
+        cols = [slice(0, u), slice(u, 2 * u), slice(2 * u, None)]
+        x = [
+            _plus_bias(
+                _dot(_masked(inputs, m), self.kernel[:, c]),
+                None if input_bias is None else input_bias[c],
+            )
+            for m, c in zip(input_masks, cols)
+        ]
+        h_gates = [_masked(h_prev, m) for m in state_masks]
+        recurrent = [_dot(h_gates[g], self.recurrent_kernel[:, cols[g]]) for g in (0, 1)]
+        if self.reset_after and recurrent_bias is not None:
+            recurrent = [_plus_bias(r, recurrent_bias[c]) for r, c in zip(recurrent, cols)]
+        z = self.recurrent_activation(x[0] + recurrent[0])
+        r = self.recurrent_activation(x[1] + recurrent[1])
+        if self.reset_after:
+            recurrent_h = _dot(h_gates[2], self.recurrent_kernel[:, cols[2]])
+            if recurrent_bias is not None:
+                recurrent_h = _plus_bias(recurrent_h, recurrent_bias[cols[2]])
+            recurrent_h = r * recurrent_h
+        else:
+            recurrent_h = _dot(r * h_gates[2], self.recurrent_kernel[:, cols[2]])
+        hh = self.activation(x[2] + recurrent_h)
         h = z * h_prev + (1 - z) * hh
         return h, [h]
 
@@ -247,13 +336,37 @@ class LSTMCell(_KerasCell):
         return (self.units, self.units)
 
     def step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
+        if self._has_dropout() and self.implementation == 1:
+            return self._step_per_gate(inputs, states)
         u, (h_prev, c_prev) = self.units, states
+        input_masks, state_masks = self._gate_masks()
+        inputs = _masked(inputs, input_masks[0])
+        h_prev = _masked(h_prev, state_masks[0])
         z = _plus_bias(_dot(inputs, self.kernel), self.bias)
         z = z + _dot(h_prev, self.recurrent_kernel)
         i = self.recurrent_activation(z[:, :u])
         f = self.recurrent_activation(z[:, u : 2 * u])
         c = f * c_prev + i * self.activation(z[:, 2 * u : 3 * u])
         o = self.recurrent_activation(z[:, 3 * u :])
+        h = o * self.activation(c)
+        return h, [h, c]
+
+    def _step_per_gate(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
+        """Implementation 1 with dropout: each gate (i, f, c, o) its own masked inputs and
+        state, as Keras computes it."""
+        u, (h_prev, c_prev) = self.units, states
+        input_masks, state_masks = self._gate_masks()
+        gates = []
+        for g, (m_in, m_state) in enumerate(zip(input_masks, state_masks)):
+            cols = slice(g * u, (g + 1) * u)
+            x = _dot(_masked(inputs, m_in), self.kernel[:, cols])
+            if self.bias is not None:
+                x = _plus_bias(x, self.bias[cols])
+            gates.append(x + _dot(_masked(h_prev, m_state), self.recurrent_kernel[:, cols]))
+        i = self.recurrent_activation(gates[0])
+        f = self.recurrent_activation(gates[1])
+        c = f * c_prev + i * self.activation(gates[2])
+        o = self.recurrent_activation(gates[3])
         h = o * self.activation(c)
         return h, [h, c]
 
@@ -347,6 +460,20 @@ class RNN(Layer):
         sizes = _LoopCell(self.cell).state_size
         return [array_ops.zeros(array_ops.stack([batch, size]), inputs.dtype) for size in sizes]
 
+    def _draw_dropout_masks(self, inputs: Any, states: list[Any], training: Any) -> None:
+        """Each built-in cell's masks for this batch, cell after cell as Keras draws them
+        (a stacked cell's inputs are the previous cell's outputs: only their shape counts)."""
+        cells = getattr(self.cell, "cells", None) or [self.cell]
+        step_inputs = inputs[:, 0]
+        offset = 0
+        for cell in cells:
+            if isinstance(cell, _KerasCell):
+                cell.draw_dropout_masks(step_inputs, states[offset], training)
+            offset += len(_flat_sizes(cell.state_size))
+            size = getattr(cell, "output_size", None) or _flat_sizes(cell.state_size)[0]
+            batch = array_ops.shape(inputs)[0]
+            step_inputs = array_ops.zeros(array_ops.stack([batch, size]), inputs.dtype)
+
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
         if isinstance(mask, list):
             mask = mask[0]
@@ -370,6 +497,7 @@ class RNN(Layer):
             states = (
                 list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
             )
+        self._draw_dropout_masks(inputs, states, training)
         if mask is not None:
             column = array_ops.expand_dims(math_ops.cast(mask, inputs.dtype), -1)
             inputs = array_ops.concat([inputs, column], axis=-1)
