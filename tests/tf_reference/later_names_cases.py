@@ -484,7 +484,29 @@ def keras_stacked_cells_dropout(tf):
     )
 
 
+def keras_experimental_schedules(tf):
+    step = tf.placeholder(tf.int64, [])
+    schedules = {
+        "cosine": tf.keras.experimental.CosineDecay(0.1, 10, alpha=0.05),
+        "restarts": tf.keras.experimental.CosineDecayRestarts(0.2, 4, t_mul=1.5, m_mul=0.8),
+        "linear_cosine": tf.keras.experimental.LinearCosineDecay(0.3, 12, num_periods=1.5),
+    }
+    values = {name: s(step) for name, s in schedules.items()}
+    out = {}
+    with tf.Session() as sess:
+        for name, value in sorted(values.items()):
+            out[name] = np.array([sess.run(value, {step: k}) for k in range(0, 20, 3)])
+    out["configs"] = {name: s.get_config() for name, s in schedules.items()}
+    restored = tf.keras.optimizers.schedules.deserialize(
+        tf.keras.optimizers.schedules.serialize(schedules["cosine"])
+    )
+    out["deserialized"] = [type(restored).__name__, restored.get_config()]
+    out["op_name"] = values["cosine"].op.name
+    return out
+
+
 CASES = {
+    "keras_experimental_schedules": keras_experimental_schedules,
     "keras_gru_dropout": keras_gru_dropout,
     "keras_gru_dropout_implementation_2_reset_after": (
         keras_gru_dropout_implementation_2_reset_after

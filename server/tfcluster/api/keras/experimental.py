@@ -1,0 +1,12 @@
+"""tf.keras.experimental"""
+
+# ruff: noqa: F401
+from tfcluster.api import _unimplemented
+from tfcluster.lib.keras.optimizer_schedules import (
+    CosineDecay,
+    CosineDecayRestarts,
+    LinearCosineDecay,
+    NoisyLinearCosineDecay,
+)
+
+__getattr__ = _unimplemented.module_getattr("keras.experimental")
