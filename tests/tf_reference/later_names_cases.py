@@ -505,7 +505,37 @@ def keras_experimental_schedules(tf):
     return out
 
 
+def data_element_specs_and_structures(tf):
+    e = tf.data.experimental
+    d = tf.data.Dataset.from_tensor_slices(({"a": [1, 2]}, [[1.0, 2.0], [3.0, 4.0]]))
+    sparse = tf.data.Dataset.from_tensors(tf.SparseTensor([[0, 0]], [1.5], [2, 3])).batch(2)
+    nested = tf.data.Dataset.range(3).window(2)
+    iterator = tf.data.make_initializable_iterator(d.batch(2))
+    try:
+        e.get_structure([1])
+        error = "none"
+    except Exception as err:
+        error = type(err).__name__
+    return {
+        "dataset": repr(d.element_spec),
+        "sparse": repr(sparse.element_spec),
+        "window": repr(nested.element_spec),
+        "iterator": repr(e.get_structure(iterator)),
+        "constructors": [
+            repr(e.TensorStructure(tf.float32, [2])),
+            repr(e.SparseTensorStructure(tf.int64, [None, 3])),
+            repr(e.RaggedTensorStructure(tf.int32, [2, None], 1)),
+            repr(e.TensorArrayStructure(tf.float32, [3], True, False)),
+            repr(e.DatasetStructure(e.TensorStructure(tf.int32, []))),
+            repr(e.OptionalStructure(e.TensorStructure(tf.int32, []))),
+            e.Structure.__name__,
+        ],
+        "error": error,
+    }
+
+
 CASES = {
+    "data_element_specs_and_structures": data_element_specs_and_structures,
     "keras_experimental_schedules": keras_experimental_schedules,
     "keras_gru_dropout": keras_gru_dropout,
     "keras_gru_dropout_implementation_2_reset_after": (

@@ -2,6 +2,7 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
+from tfcluster.framework.type_spec import TypeSpec as Structure
 from tfcluster.lib.data.csv import CsvDataset, make_csv_dataset
 from tfcluster.lib.data.experimental import (
     AUTOTUNE,
@@ -43,6 +44,15 @@ from tfcluster.lib.data.options import (
     ThreadingOptions,
 )
 from tfcluster.lib.data.resampling import rejection_resample
+from tfcluster.lib.data.structures import (
+    RaggedTensorStructure,
+    SparseTensorStructure,
+    TensorArrayStructure,
+    TensorStructure,
+    get_structure,
+)
+from tfcluster.lib.data.type_specs import DatasetSpec as DatasetStructure
+from tfcluster.lib.data.type_specs import OptionalSpec as OptionalStructure
 from tfcluster.lib.data.writers import TFRecordWriter
 
 __getattr__ = _unimplemented.module_getattr("data.experimental")

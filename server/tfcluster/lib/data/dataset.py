@@ -24,6 +24,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.lib.data import structure as st
+from tfcluster.lib.data import type_specs
 from tfcluster.lib.data.function import StructuredFunction
 from tfcluster.lib.data.options import Options
 from tfcluster.ops import dataset_ops, reader_ops
@@ -79,6 +80,11 @@ class Dataset:
     def output_shapes(self) -> Any:
         """The shape of each component of an element of this dataset."""
         return st.output_shapes(self._structure)
+
+    @property
+    def element_spec(self) -> Any:
+        """The TypeSpecs of an element of this dataset (TensorSpec, SparseTensorSpec, ...)."""
+        return type_specs.spec_structure(self._structure)
 
     @property
     def output_classes(self) -> Any:

@@ -26,6 +26,7 @@ from tfcluster.framework.graph import (
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.lib.data import structure as st
+from tfcluster.lib.data import type_specs
 from tfcluster.lib.data.dataset import Dataset, same_graph
 from tfcluster.ops import dataset_ops
 
@@ -92,6 +93,10 @@ class Iterator:
     @property
     def output_shapes(self) -> Any:
         return st.output_shapes(self._structure)
+
+    @property
+    def element_spec(self) -> Any:
+        return type_specs.spec_structure(self._structure)
 
     @property
     def output_classes(self) -> Any:
