@@ -534,7 +534,76 @@ def data_element_specs_and_structures(tf):
     }
 
 
+def keras_scikit_learn_wrappers(tf):
+    keras = tf.keras
+    rng = np.random.RandomState(4)
+    x = rng.rand(12, 3).astype(np.float32)
+    labels = np.array([3, 7, 9] * 4)
+
+    def build_classifier(hidden=4, optimizer="sgd"):
+        model = keras.Sequential(
+            [
+                keras.layers.Dense(
+                    hidden,
+                    activation="relu",
+                    input_shape=(3,),
+                    kernel_initializer=keras.initializers.Constant(0.3),
+                ),
+                keras.layers.Dense(
+                    3, activation="softmax", kernel_initializer=keras.initializers.Constant(-0.2)
+                ),
+            ]
+        )
+        model.compile(optimizer, "categorical_crossentropy", metrics=["accuracy"])
+        return model
+
+    def build_regressor():
+        model = keras.Sequential(
+            [
+                keras.layers.Dense(
+                    1, input_shape=(3,), kernel_initializer=keras.initializers.Constant(0.5)
+                )
+            ]
+        )
+        model.compile("sgd", "mse")
+        return model
+
+    wrappers = tf.keras.wrappers.scikit_learn
+    clf = wrappers.KerasClassifier(
+        build_classifier, hidden=5, epochs=3, batch_size=4, shuffle=False, verbose=0
+    )
+    clf.fit(x, labels)
+    reg = wrappers.KerasRegressor(
+        build_fn=build_regressor, epochs=2, batch_size=6, shuffle=False, verbose=0
+    )
+    reg.fit(x, x.sum(axis=1))
+    errors = {}
+    try:
+        wrappers.KerasClassifier(build_classifier, no_such_param=1)
+        errors["unknown_param"] = "none"
+    except Exception as e:
+        errors["unknown_param"] = type(e).__name__
+    try:
+        clf.fit(x, np.zeros((12, 2, 2)))
+        errors["bad_y"] = "none"
+    except Exception as e:
+        errors["bad_y"] = type(e).__name__
+    params = clf.get_params()
+    return {
+        "classes": clf.classes_,
+        "predict": clf.predict(x),
+        "predict_proba": clf.predict_proba(x),
+        "score": np.float32(clf.score(x, labels)),
+        "regressor_predict": reg.predict(x),
+        "regressor_score": np.float32(reg.score(x, x.sum(axis=1))),
+        "params": sorted(k for k in params if k != "build_fn"),
+        "set_params": sorted(clf.set_params(epochs=1).sk_params),
+        "errors": errors,
+    }
+
+
 CASES = {
+    "keras_scikit_learn_wrappers": keras_scikit_learn_wrappers,
     "data_element_specs_and_structures": data_element_specs_and_structures,
     "keras_experimental_schedules": keras_experimental_schedules,
     "keras_gru_dropout": keras_gru_dropout,
