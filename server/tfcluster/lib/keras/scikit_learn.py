@@ -54,7 +54,7 @@ class BaseWrapper:
 
     def check_params(self, params: dict[str, Any]) -> None:
         """ValueError for a parameter none of the functions it could go to takes."""
-        legal = [
+        legal: list[Callable[..., Any]] = [
             Sequential.fit,
             Sequential.predict,
             Sequential.predict_classes,
