@@ -602,7 +602,62 @@ def keras_scikit_learn_wrappers(tf):
     }
 
 
+def random_generator_streams(tf):
+    e = tf.random.experimental
+    g = e.Generator.from_seed(7)
+    big = e.Generator.from_seed(2**70 + 12345)
+    keyed = e.Generator.from_key_counter(key=99, counter=[5, 1], alg=1)
+    draws = [
+        g.normal([10]),
+        g.uniform([3], dtype=tf.float64),
+        g.uniform([5], minval=0, maxval=10, dtype=tf.int32),
+        g.truncated_normal([6]),
+        g.uniform_full_int([3], dtype=tf.int64),
+        g.normal([2, 3], mean=1.0, stddev=0.5, dtype=tf.float64),
+        g.uniform([4], minval=-2.0, maxval=3.0),
+        big.uniform([5]),
+        keyed.normal([4]),
+        keyed.uniform_full_int([2], dtype=tf.uint32),
+        big.make_seeds(3),
+    ]
+    out = {}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out["initial_states"] = sess.run([g.state, big.state, keyed.state])
+        values = []
+        for d in draws:
+            values.append(sess.run(d))
+        out["draws"] = values
+        out["states"] = sess.run([g.state, big.state, keyed.state])
+        # skip/reset add ops and return nothing (TF 1.15 graph mode): nothing runs them.
+        out["returns"] = [g.skip(10), g.reset_from_seed(7), g.reset_from_key_counter(3, [4, 0])]
+        out["state_unchanged"] = sess.run(g.state)
+        out["key"] = sess.run(keyed.key)
+    out["create_rng_state"] = [
+        e.create_rng_state(5, 1),
+        e.create_rng_state(2**64 + 3, 1),
+        e.create_rng_state([1, 2], 1),
+        e.create_rng_state(-1, 2),
+    ]
+    errors = {}
+    for name, make in [
+        ("int_without_maxval", lambda: g.uniform([2], dtype=tf.int32)),
+        ("bad_algorithm", lambda: e.create_rng_state(1, 9)),
+        ("split_in_graph_mode", lambda: g.split(2)),
+    ]:
+        try:
+            make()
+            errors[name] = "none"
+        except Exception as err:
+            errors[name] = type(err).__name__
+    out["errors"] = errors
+    e.set_global_generator(g)
+    out["global_is_set"] = e.get_global_generator() is g
+    return out
+
+
 CASES = {
+    "random_generator_streams": random_generator_streams,
     "keras_scikit_learn_wrappers": keras_scikit_learn_wrappers,
     "data_element_specs_and_structures": data_element_specs_and_structures,
     "keras_experimental_schedules": keras_experimental_schedules,

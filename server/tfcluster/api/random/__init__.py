@@ -2,6 +2,7 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
+from tfcluster.api.random import experimental
 from tfcluster.framework.graph import get_seed, set_random_seed
 from tfcluster.ops.candidate_sampling_ops import (
     all_candidate_sampler,
