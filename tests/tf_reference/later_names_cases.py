@@ -656,7 +656,26 @@ def random_generator_streams(tf):
     return out
 
 
+def config_context_settings(tf):
+    c = tf.config.experimental
+    seen = [c.get_device_policy(), c.get_synchronous_execution()]
+    c.set_device_policy("warn")
+    c.set_synchronous_execution(False)
+    seen += [c.get_device_policy(), c.get_synchronous_execution()]
+    c.set_device_policy(None)
+    c.set_synchronous_execution(None)
+    seen += [c.get_device_policy(), c.get_synchronous_execution()]
+    try:
+        c.set_device_policy("bogus")
+        error = "none"
+    except Exception as e:
+        error = type(e).__name__
+    devices = [d for d in tf.config.experimental_list_devices() if "XLA" not in d]
+    return {"seen": seen, "error": error, "devices": devices}
+
+
 CASES = {
+    "config_context_settings": config_context_settings,
     "random_generator_streams": random_generator_streams,
     "keras_scikit_learn_wrappers": keras_scikit_learn_wrappers,
     "data_element_specs_and_structures": data_element_specs_and_structures,

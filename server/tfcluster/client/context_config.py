@@ -14,7 +14,15 @@ from tfcluster.runtime import gpu
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
 
-_settings: dict[str, Any] = {"soft_placement": None, "jit": None}
+_settings: dict[str, Any] = {
+    "soft_placement": None,
+    "jit": None,
+    "device_policy": None,
+    "synchronous": True,
+}
+# Eager execution's device policy names (TF 1.15 keeps them in its context; graph-mode
+# sessions place every copy themselves, so the policy changes nothing there).
+_DEVICE_POLICIES = ("warn", "explicit", "silent", "silent_for_int32")
 # tf.config.optimizer's experimental options as set (None: unset again).
 _optimizer_options: dict[str, Any] = {}
 # The grappler switches tf.config.optimizer names, in TF's order: toggles (ON/OFF) and bools.
@@ -47,6 +55,31 @@ def get_soft_device_placement() -> bool:
 def set_soft_device_placement(enabled: bool) -> None:
     """Sets allow_soft_placement for sessions made without a config from now on."""
     _settings["soft_placement"] = bool(enabled)
+
+
+def get_device_policy() -> str:
+    return _settings["device_policy"] or "silent"
+
+
+def set_device_policy(device_policy: str | None) -> None:
+    if device_policy is not None and device_policy not in _DEVICE_POLICIES:
+        raise ValueError(f"Not a valid device policy: {device_policy!r}")
+    _settings["device_policy"] = device_policy
+
+
+def get_synchronous_execution() -> bool:
+    return bool(_settings["synchronous"])
+
+
+def set_synchronous_execution(enable: bool | None) -> None:
+    """Whether eager ops wait for their kernels (None: the default, True); graph-mode
+    Session.run always returns finished values."""
+    _settings["synchronous"] = True if enable is None else bool(enable)
+
+
+def list_device_names() -> list[str]:
+    """tf.config.experimental_list_devices: the logical devices' full names."""
+    return [d.name for d in list_logical_devices()]
 
 
 def get_optimizer_jit() -> bool:

@@ -4,5 +4,6 @@
 from tfcluster.api import _unimplemented
 from tfcluster.api.config import experimental, optimizer, threading
 from tfcluster.client.context_config import get_soft_device_placement, set_soft_device_placement
+from tfcluster.client.context_config import list_device_names as experimental_list_devices
 
 __getattr__ = _unimplemented.module_getattr("config")
