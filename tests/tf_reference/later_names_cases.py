@@ -674,7 +674,111 @@ def config_context_settings(tf):
     return {"seen": seen, "error": error, "devices": devices}
 
 
+def keras_peephole_lstm(tf):
+    return _recurrent_dropout_fit(
+        tf,
+        lambda: tf.keras.layers.RNN(tf.keras.experimental.PeepholeLSTMCell(4), input_shape=(4, 3)),
+    )
+
+
+def keras_peephole_lstm_dropout(tf):
+    return _recurrent_dropout_fit(
+        tf,
+        lambda: tf.keras.layers.RNN(
+            tf.keras.experimental.PeepholeLSTMCell(4, dropout=0.2, recurrent_dropout=0.3),
+            input_shape=(4, 3),
+        ),
+    )
+
+
+def keras_fit_checks_target_shapes(tf):
+    """A target of another shape than the model's output is refused before training, as
+    Keras's standardize_input_data / check_loss_and_target_compatibility do."""
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.LSTM(3, return_sequences=True, input_shape=(4, 3)),
+            tf.keras.layers.Dense(2),
+        ]
+    )
+    model.compile("sgd", "mse")
+    x = np.zeros((6, 4, 3), np.float32)
+    out = {}
+    for name, y in [
+        ("rank", np.zeros((6, 2), np.float32)),
+        ("last_dim", np.zeros((6, 4, 5), np.float32)),
+        ("batch", np.zeros((5, 4, 2), np.float32)),
+    ]:
+        try:
+            model.fit(x, y, epochs=1, verbose=0)
+            out[name] = "none"
+        except Exception as e:
+            out[name] = type(e).__name__
+    dense = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(2,))])
+    dense.compile("sgd", "categorical_crossentropy")
+    try:
+        dense.fit(np.zeros((4, 2), np.float32), np.zeros((4, 5), np.float32), verbose=0)
+        out["categorical_width"] = "none"
+    except Exception as e:
+        out["categorical_width"] = type(e).__name__
+    return out
+
+
+def keras_fit_on_datasets(tf):
+    x = np.arange(24, dtype=np.float32).reshape(12, 2) / 10
+    y = x.sum(1, keepdims=True)
+    model = tf.keras.Sequential(
+        [tf.keras.layers.Dense(1, input_shape=(2,), kernel_initializer="zeros")]
+    )
+    model.compile(tf.keras.optimizers.SGD(0.01), "mse", metrics=["mae"])
+    data = tf.data.Dataset.from_tensor_slices((x, y)).batch(5)
+    out = {}
+    h = model.fit(data, epochs=2, verbose=0)
+    out["finite"] = h.history
+    out["finite_params"] = {k: h.params[k] for k in ("steps", "samples", "epochs")}
+    out["repeat"] = model.fit(data.repeat(), epochs=2, steps_per_epoch=3, verbose=0).history
+    out["evaluate"] = model.evaluate(data, verbose=0)
+    out["evaluate_steps"] = model.evaluate(data.repeat(), steps=2, verbose=0)
+    out["validation"] = model.fit(data, epochs=1, validation_data=data, verbose=0).history
+    out["validation_steps"] = model.fit(
+        data.repeat(),
+        epochs=1,
+        steps_per_epoch=2,
+        validation_data=data.repeat(),
+        validation_steps=2,
+        verbose=0,
+    ).history
+    unknown = tf.data.Dataset.from_tensor_slices((x, y)).filter(lambda a, b: a[0] > 0.3).batch(4)
+    out["unknown_size"] = model.fit(unknown, epochs=2, verbose=0).history
+    out["predict"] = model.predict(data)
+    out["predict_features_only"] = model.predict(tf.data.Dataset.from_tensor_slices(x).batch(7))
+    out["predict_steps"] = model.predict(data.repeat(), steps=3)
+    errors = {}
+    for name, run in [
+        ("batch_size", lambda: model.fit(data, batch_size=3, verbose=0)),
+        ("targets", lambda: model.fit(data, y, verbose=0)),
+        ("infinite", lambda: model.fit(data.repeat(), verbose=0)),
+        ("infinite_evaluate", lambda: model.evaluate(data.repeat(), verbose=0)),
+        (
+            "iterator",
+            lambda: model.fit(
+                tf.data.make_one_shot_iterator(data.repeat()), steps_per_epoch=2, verbose=0
+            ),
+        ),
+    ]:
+        try:
+            run()
+            errors[name] = "none"
+        except Exception as e:
+            errors[name] = type(e).__name__
+    out["errors"] = errors
+    return out
+
+
 CASES = {
+    "keras_fit_on_datasets": keras_fit_on_datasets,
+    "keras_fit_checks_target_shapes": keras_fit_checks_target_shapes,
+    "keras_peephole_lstm": keras_peephole_lstm,
+    "keras_peephole_lstm_dropout": keras_peephole_lstm_dropout,
     "config_context_settings": config_context_settings,
     "random_generator_streams": random_generator_streams,
     "keras_scikit_learn_wrappers": keras_scikit_learn_wrappers,

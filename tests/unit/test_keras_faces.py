@@ -21,7 +21,7 @@ def test_keras_names_resolve_through_the_public_namespace() -> None:
     [
         "keras.layers.CuDNNLSTM",
         "keras.layers.CuDNNGRU",
-        "keras.experimental.PeepholeLSTMCell",
+        "keras.mixed_precision.experimental.Policy",
         "keras.estimator.model_to_estimator",
     ],
 )

@@ -2,6 +2,7 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
+from tfcluster.lib.keras.layers.recurrent import PeepholeLSTMCell
 from tfcluster.lib.keras.optimizer_schedules import (
     CosineDecay,
     CosineDecayRestarts,

@@ -14,7 +14,12 @@ import numpy as np
 from tfcluster.framework.graph import Tensor, name_scope
 from tfcluster.lib.keras import backend, losses, metrics, optimizers
 from tfcluster.lib.keras import callbacks as cbks
-from tfcluster.lib.keras.engine import saving, training_generator
+from tfcluster.lib.keras.engine import (
+    saving,
+    target_checks,
+    training_dataset,
+    training_generator,
+)
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
 from tfcluster.lib.keras.engine.network import Network
@@ -78,6 +83,7 @@ class Model(Network):
             weights = [self._loss_weights.get(n, 1.0) for n in names]
         else:
             weights = list(self._loss_weights or [1.0] * len(self.outputs))
+        self._loss_fns = loss_fns
         self.targets: list[Tensor] = []
         self._output_losses: list[Tensor] = []
         self._metric_tensors: list[tuple[str, Tensor]] = []
@@ -204,6 +210,13 @@ class Model(Network):
         ys = [np.asarray(a) for a in _as_list(y)]
         return xs, ys
 
+    def _check_targets(self, xs: list[np.ndarray], ys: list[np.ndarray]) -> None:
+        self._ensure_compiled(for_training=False)
+        target_checks.check(xs, ys, self.outputs, self._loss_fns, self._output_layer_names())
+
+    def _output_layer_names(self) -> list[str]:
+        return [t.op.name.split("/")[0] for t in self.outputs]
+
     def _feed(
         self, xs: list[np.ndarray], ys: list[np.ndarray], index: Any, training: bool
     ) -> dict[Any, Any]:
@@ -247,11 +260,22 @@ class Model(Network):
                 validation_steps=validation_steps, validation_freq=validation_freq,
                 class_weight=class_weight, shuffle=bool(shuffle), initial_epoch=initial_epoch,
             )  # fmt: skip
+        if training_dataset.is_dataset_input(x):
+            training_dataset.check_dataset_arguments(x, y, batch_size)
+            if class_weight is not None:
+                raise backend.unimplemented("tf.keras.Model.fit on a Dataset with class_weight")
+            return training_dataset.fit(
+                self, x, epochs=epochs, verbose=verbose, callbacks=callbacks,
+                validation_data=validation_data, steps_per_epoch=steps_per_epoch,
+                validation_steps=validation_steps, validation_freq=validation_freq,
+                initial_epoch=initial_epoch,
+            )  # fmt: skip
         if class_weight is not None or sample_weight is not None:
             raise backend.unimplemented("tf.keras.Model.fit with class_weight/sample_weight")
         batch_size = batch_size or 32
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
+        self._check_targets(xs, ys)
         val_xs: list[np.ndarray] = []
         val_ys: list[np.ndarray] = []
         if validation_data is not None:
@@ -332,7 +356,10 @@ class Model(Network):
                 if self.stop_training:
                     break
             done = _means(sums, per_batch, samples, batch_index + 1)
-            epoch_logs = {name: float(done[i]) for i, name in enumerate(out_labels)}
+            epoch_logs = {
+                name: training_generator.reported(name, done[i])
+                for i, name in enumerate(out_labels)
+            }
             if do_validation and (epoch + 1) % validation_freq == 0:
                 val = self._test_loop(val_xs, val_ys, batch_size, verbose=0)
                 for name, value in zip(out_labels, val):
@@ -345,7 +372,7 @@ class Model(Network):
 
     def _test_loop(
         self, xs: list[np.ndarray], ys: list[np.ndarray], batch_size: int, verbose: int
-    ) -> list[float]:
+    ) -> list[Any]:
         self._ensure_compiled(for_training=False)
         session = backend.get_session()
         fetches = [self.total_loss] + [t for _, t in self._metric_tensors]
@@ -376,7 +403,8 @@ class Model(Network):
                     for i, n in enumerate(names)
                 ]
                 progbar.update(seen, shown)
-        return [float(v) for v in _means(sums, per_batch, samples, batches)]
+        means = _means(sums, per_batch, samples, batches)
+        return [training_generator.reported(n, v) for n, v in zip(names, means)]
 
     def evaluate(
         self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: int = 1,
@@ -384,8 +412,12 @@ class Model(Network):
     ) -> Any:  # fmt: skip
         if _is_generator_like(x):
             return training_generator.evaluate_generator(self, x, steps, verbose)
+        if training_dataset.is_dataset_input(x):
+            training_dataset.check_dataset_arguments(x, y, batch_size)
+            return training_dataset.evaluate(self, x, steps)
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
+        self._check_targets(xs, ys)
         result = self._test_loop(xs, ys, batch_size or 32, verbose)
         return result[0] if len(result) == 1 else result
 
@@ -395,6 +427,9 @@ class Model(Network):
     ) -> Any:  # fmt: skip
         if _is_generator_like(x):
             return training_generator.predict_generator(self, x, steps, verbose)
+        if training_dataset.is_dataset_input(x):
+            training_dataset.check_dataset_arguments(x, None, batch_size)
+            return training_dataset.predict(self, x, steps)
         xs, _ = self._standardize(x, None)
         self._ensure_built(xs)
         session = backend.get_session()
@@ -419,6 +454,7 @@ class Model(Network):
     ) -> Any:
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
+        self._check_targets(xs, ys)
         self._ensure_compiled(for_training=True)
         fetches = [self.total_loss] + [t for _, t in self._metric_tensors]
         index = np.arange(len(xs[0]))
@@ -439,6 +475,7 @@ class Model(Network):
     ) -> Any:
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
+        self._check_targets(xs, ys)
         result = self._test_loop(xs, ys, len(xs[0]), verbose=0)
         return result[0] if len(result) == 1 else result
 

@@ -6,16 +6,26 @@ Batches are drawn in the calling thread: workers/use_multiprocessing are accepte
 
 from __future__ import annotations
 
-from collections.abc import Iterator
+import itertools
+import logging
+from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
 
 from tfcluster.lib.keras import callbacks as cbks
 
+_log = logging.getLogger("tensorflow")
+
 
 def _is_loss(name: str) -> bool:
     return name == "loss" or name.endswith("_loss")
+
+
+def reported(name: str, value: float) -> Any:
+    """A value as TF 1.15's Keras reports it (and prints it): losses as numpy float64, the
+    metrics as float32 (the result of their float32 variables)."""
+    return np.float64(value) if _is_loss(name) else np.float32(value)
 
 
 def _is_sequence(data: Any) -> bool:
@@ -103,14 +113,14 @@ class _Aggregate:
                 logs[name] = float(self.metric_sums[i] / self.samples)
         return logs
 
-    def result(self) -> list[float]:
+    def result(self) -> list[Any]:
         out = []
         for i, name in enumerate(self.names):
             if _is_loss(name):
                 count = self.steps if self.loss_by_steps else self.samples
-                out.append(float(self.loss_sums[i] / max(count, 1)))
+                out.append(reported(name, self.loss_sums[i] / max(count, 1)))
             else:
-                out.append(float(self.metric_sums[i] / max(self.samples, 1)))
+                out.append(reported(name, self.metric_sums[i] / max(self.samples, 1)))
         return out
 
 
@@ -136,17 +146,64 @@ def fit_generator(
         raise model_unimplemented("tf.keras.Model.fit_generator(class_weight=...)")
     steps = _steps(generator, steps_per_epoch, "steps_per_epoch")
     batches = _batches(generator, shuffle)
-    val_arrays = None
-    val_batches: Iterator[Any] | None = None
-    val_steps = 0
-    do_validation = validation_data is not None
-    if do_validation:
-        if isinstance(validation_data, (list, tuple)) and not _is_sequence(validation_data):
-            val_arrays = validation_data
-        else:
-            val_steps = _steps(validation_data, validation_steps, "validation_steps")
-            val_batches = _batches(validation_data, False)
-    first = next(batches)
+    return fit_batches(
+        model,
+        lambda: itertools.islice(batches, steps),
+        steps,
+        epochs=epochs,
+        verbose=verbose,
+        callbacks=callbacks,
+        validation=_generator_validation(model, validation_data, validation_steps),
+        validation_freq=validation_freq,
+        initial_epoch=initial_epoch,
+    )
+
+
+Validation = Callable[[int], list[float]]
+
+
+def _generator_validation(
+    model: Any, validation_data: Any, validation_steps: Any
+) -> Validation | None:
+    """How fit_generator evaluates after an epoch (given the last training batch's size)."""
+    if validation_data is None:
+        return None
+    if isinstance(validation_data, (list, tuple)) and not _is_sequence(validation_data):
+        arrays = validation_data
+
+        def on_arrays(last_size: int) -> list[float]:
+            # TF 1.15 cuts validation arrays in batches of the last training batch's size.
+            steps = -(-_batch_size(arrays[0]) // last_size)
+            return _evaluate_batches(model, _array_batches(arrays, last_size), steps)
+
+        return on_arrays
+    steps = _steps(validation_data, validation_steps, "validation_steps")
+    batches = _batches(validation_data, False)
+    return lambda last_size: _evaluate_batches(model, batches, steps)
+
+
+def fit_batches(
+    model: Any,
+    epoch_batches: Callable[[], Iterator[Any]],
+    steps: int | None,
+    epochs: int = 1,
+    verbose: int = 1,
+    callbacks: Any = None,
+    validation: Validation | None = None,
+    validation_freq: int = 1,
+    initial_epoch: int = 0,
+    samples: int | None = None,
+    loss_by_steps: bool = False,
+) -> Any:
+    """The training loop over batches: epoch_batches() gives each epoch's (steps of them, or
+    until the source is exhausted when steps is None). A source that runs out before
+    `steps` stops training, with TF's warning. An epoch's loss is the mean over its samples
+    (generators, as TF 1.15's fit_generator) or over its steps (datasets, loss_by_steps)."""
+    batches = epoch_batches()
+    try:
+        first = next(batches)
+    except StopIteration:
+        raise ValueError("The input gave no batch to train on.") from None
     x, y, sample_weight = _unpack(first)
     if not model._compiled:
         raise RuntimeError(
@@ -156,6 +213,7 @@ def fit_generator(
     model._ensure_built(model._standardize(x, y)[0])
     model._ensure_compiled(for_training=True)
     names = list(model.metrics_names)
+    do_validation = validation is not None
     callback_metrics = names + (["val_" + n for n in names] if do_validation else [])
     model.history = cbks.History()
     callback_list = [*(callbacks or []), model.history]
@@ -167,21 +225,23 @@ def fit_generator(
     clist = cbks.CallbackList(callback_list)
     params = {
         "epochs": epochs, "steps": steps, "verbose": 0, "do_validation": do_validation,
-        "metrics": callback_metrics, "samples": None, "batch_size": None,
+        "metrics": callback_metrics, "samples": samples, "batch_size": None,
     }  # fmt: skip
     for cb in callback_list:
         cb.validation_data = None
         cb.set_model(model)
         cb.set_params(params)
     model.stop_training = False
-    pending: Any = first
+    this_epoch: Iterator[Any] = itertools.chain([first], batches)
     clist.on_train_begin()
     for epoch in range(initial_epoch, epochs):
+        if epoch != initial_epoch:
+            this_epoch = epoch_batches()
         clist.on_epoch_begin(epoch)
-        aggregate = _Aggregate(names)
-        for step in range(steps):
-            batch = pending if pending is not None else next(batches)
-            pending = None
+        aggregate = _Aggregate(names, loss_by_steps=loss_by_steps)
+        size = 0
+        step = 0
+        for step, batch in enumerate(this_epoch):
             x, y, sample_weight = _unpack(batch)
             size = _batch_size(x)
             clist.on_train_batch_begin(step, {"batch": step, "size": size})
@@ -190,17 +250,18 @@ def fit_generator(
             clist.on_train_batch_end(step, logs)
             if model.stop_training:
                 break
+        if steps is not None and aggregate.steps < steps and not model.stop_training:
+            _log.warning(
+                "Your input ran out of data; interrupting training. Make sure that your "
+                "dataset or generator can generate at least `steps_per_epoch * epochs` "
+                "batches (in this case, %d batches). You may need to use the repeat() "
+                "function when building your dataset.",
+                steps * epochs,
+            )
+            model.stop_training = True
         epoch_logs = dict(zip(names, aggregate.result()))
-        if do_validation and (epoch + 1) % validation_freq == 0:
-            if val_arrays is not None:
-                # TF 1.15 cuts validation arrays in batches of the last training batch's size.
-                val = _evaluate_batches(
-                    model, _array_batches(val_arrays, size), -(-_batch_size(val_arrays[0]) // size)
-                )
-            else:
-                assert val_batches is not None
-                val = _evaluate_batches(model, val_batches, val_steps)
-            for name, value in zip(names, val):
+        if validation is not None and (epoch + 1) % validation_freq == 0 and aggregate.steps:
+            for name, value in zip(names, validation(size)):
                 epoch_logs["val_" + name] = value
         clist.on_epoch_end(epoch, epoch_logs)
         if model.stop_training:
@@ -231,10 +292,12 @@ def model_unimplemented(what: str) -> Exception:
     return backend.unimplemented(what)
 
 
-def _evaluate_batches(model: Any, batches: Iterator[Any], steps: int) -> list[float]:
+def _evaluate_batches(model: Any, batches: Iterator[Any], steps: int | None) -> list[float]:
+    """The loss (mean over steps) and metrics (over samples) of `steps` batches, or of all
+    the batches when steps is None."""
     aggregate = _Aggregate(list(model.metrics_names), loss_by_steps=True)
-    for _ in range(steps):
-        x, y, sample_weight = _unpack(next(batches))
+    for batch in itertools.islice(batches, steps):
+        x, y, sample_weight = _unpack(batch)
         values = _as_list(model.test_on_batch(x, y, sample_weight=sample_weight))
         aggregate.add(values, _batch_size(x))
     return aggregate.result()
@@ -248,10 +311,13 @@ def evaluate_generator(model: Any, generator: Any, steps: Any = None, verbose: i
 
 def predict_generator(model: Any, generator: Any, steps: Any = None, verbose: int = 0) -> Any:
     steps = _steps(generator, steps, "steps")
-    batches = _batches(generator, False)
+    return predict_batches(model, _batches(generator, False), steps)
+
+
+def predict_batches(model: Any, batches: Iterator[Any], steps: int | None) -> Any:
     outputs: list[Any] = []
-    for _ in range(steps):
-        x, _, _ = _unpack(next(batches), with_targets=False)
+    for batch in itertools.islice(batches, steps):
+        x, _, _ = _unpack(batch, with_targets=False)
         out = model.predict_on_batch(x)
         outputs.append(out if isinstance(out, list) else [out])
     if not outputs:

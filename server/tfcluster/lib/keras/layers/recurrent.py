@@ -344,12 +344,18 @@ class LSTMCell(_KerasCell):
         h_prev = _masked(h_prev, state_masks[0])
         z = _plus_bias(_dot(inputs, self.kernel), self.bias)
         z = z + _dot(h_prev, self.recurrent_kernel)
-        i = self.recurrent_activation(z[:, :u])
-        f = self.recurrent_activation(z[:, u : 2 * u])
-        c = f * c_prev + i * self.activation(z[:, 2 * u : 3 * u])
-        o = self.recurrent_activation(z[:, 3 * u :])
+        gates = [z[:, :u], z[:, u : 2 * u], z[:, 2 * u : 3 * u], z[:, 3 * u :]]
+        c, o = self._carry_and_output(gates, c_prev)
         h = o * self.activation(c)
         return h, [h, c]
+
+    def _carry_and_output(self, gates: list[Any], c_prev: Any) -> tuple[Any, Any]:
+        """The new cell state and output gate from the four gates' pre-activations."""
+        i = self.recurrent_activation(gates[0])
+        f = self.recurrent_activation(gates[1])
+        c = f * c_prev + i * self.activation(gates[2])
+        o = self.recurrent_activation(gates[3])
+        return c, o
 
     def _step_per_gate(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
         """Implementation 1 with dropout: each gate (i, f, c, o) its own masked inputs and
@@ -363,12 +369,35 @@ class LSTMCell(_KerasCell):
             if self.bias is not None:
                 x = _plus_bias(x, self.bias[cols])
             gates.append(x + _dot(_masked(h_prev, m_state), self.recurrent_kernel[:, cols]))
-        i = self.recurrent_activation(gates[0])
-        f = self.recurrent_activation(gates[1])
-        c = f * c_prev + i * self.activation(gates[2])
-        o = self.recurrent_activation(gates[3])
+        c, o = self._carry_and_output(gates, c_prev)
         h = o * self.activation(c)
         return h, [h, c]
+
+
+class PeepholeLSTMCell(LSTMCell):
+    """tf.keras.experimental.PeepholeLSTMCell: an LSTMCell whose input and forget gates also
+    see the previous cell state, and whose output gate the new one, each through a weight
+    vector (Gers & Schmidhuber's peephole connections, as TF 1.15 adds them)."""
+
+    def build(self, input_shape: Any) -> None:
+        super().build(input_shape)
+        self.input_gate_peephole_weights = self._peephole("input")
+        self.forget_gate_peephole_weights = self._peephole("forget")
+        self.output_gate_peephole_weights = self._peephole("output")
+
+    def _peephole(self, gate: str) -> Any:
+        return self.add_weight(
+            f"{gate}_gate_peephole_weights",
+            shape=(self.units,),
+            initializer=self.kernel_initializer,
+        )
+
+    def _carry_and_output(self, gates: list[Any], c_prev: Any) -> tuple[Any, Any]:
+        i = self.recurrent_activation(gates[0] + self.input_gate_peephole_weights * c_prev)
+        f = self.recurrent_activation(gates[1] + self.forget_gate_peephole_weights * c_prev)
+        c = f * c_prev + i * self.activation(gates[2])
+        o = self.recurrent_activation(gates[3] + self.output_gate_peephole_weights * c)
+        return c, o
 
 
 class _LoopCell:
