@@ -774,7 +774,89 @@ def keras_fit_on_datasets(tf):
     return out
 
 
+def keras_sample_and_class_weights(tf):
+    x = (np.arange(24, dtype=np.float32).reshape(12, 2) % 5) / 4
+    labels = np.array([0, 1, 2, 1] * 3)
+    onehot = np.eye(3, dtype=np.float32)[labels]
+
+    def model(loss):
+        m = tf.keras.Sequential(
+            [
+                tf.keras.layers.Dense(
+                    3,
+                    activation="softmax",
+                    input_shape=(2,),
+                    kernel_initializer=tf.keras.initializers.Constant(0.1),
+                )
+            ]
+        )
+        m.compile(tf.keras.optimizers.SGD(0.5), loss, metrics=["accuracy"])
+        return m
+
+    out = {}
+    weights = np.linspace(0.5, 2.0, 12).astype(np.float32)
+    m = model("categorical_crossentropy")
+    out["sample_weight"] = m.fit(
+        x, onehot, batch_size=5, epochs=2, shuffle=False, sample_weight=weights, verbose=0
+    ).history
+    out["class_weight"] = m.fit(
+        x,
+        onehot,
+        batch_size=5,
+        epochs=2,
+        shuffle=False,
+        class_weight={0: 1.0, 1: 3.0, 2: 0.5},
+        verbose=0,
+    ).history
+    out["both"] = m.fit(
+        x,
+        onehot,
+        batch_size=12,
+        epochs=1,
+        shuffle=False,
+        sample_weight=weights,
+        class_weight={0: 2.0, 1: 1.0, 2: 1.0},
+        verbose=0,
+    ).history
+    out["evaluate_weighted"] = m.evaluate(x, onehot, sample_weight=weights, verbose=0)
+    sparse = model("sparse_categorical_crossentropy")
+    out["sparse_class_weight"] = sparse.fit(
+        x,
+        labels,
+        batch_size=4,
+        epochs=2,
+        shuffle=False,
+        class_weight={0: 0.2, 1: 1.0, 2: 4.0},
+        verbose=0,
+    ).history
+    out["train_on_batch"] = sparse.train_on_batch(x[:4], labels[:4], sample_weight=weights[:4])
+    out["validation_weights"] = sparse.fit(
+        x,
+        labels,
+        batch_size=6,
+        epochs=1,
+        shuffle=False,
+        validation_data=(x, labels, weights),
+        verbose=0,
+    ).history
+    errors = {}
+    for name, run in [
+        ("missing_class", lambda: m.fit(x, onehot, class_weight={0: 1.0}, verbose=0)),
+        ("weights_2d", lambda: m.fit(x, onehot, sample_weight=np.ones((12, 2)), verbose=0)),
+        ("weights_length", lambda: m.fit(x, onehot, sample_weight=np.ones(5), verbose=0)),
+    ]:
+        try:
+            run()
+            errors[name] = "none"
+        except Exception as e:
+            errors[name] = type(e).__name__
+    out["errors"] = errors
+    out["weights"] = [w for w in m.get_weights()]
+    return out
+
+
 CASES = {
+    "keras_sample_and_class_weights": keras_sample_and_class_weights,
     "keras_fit_on_datasets": keras_fit_on_datasets,
     "keras_fit_checks_target_shapes": keras_fit_checks_target_shapes,
     "keras_peephole_lstm": keras_peephole_lstm,

@@ -68,7 +68,9 @@ def test_config_soft_placement_and_cpu_devices_match_tf115(monkeypatch: pytest.M
     from tf_reference.nest_lookup_cases import config_cases
     from tfcluster.client import context_config
 
-    monkeypatch.setattr(context_config, "_settings", {"soft_placement": None})
+    monkeypatch.setattr(
+        context_config, "_settings", {**context_config._settings, "soft_placement": None}
+    )
     monkeypatch.setattr(context_config.gpu, "local_gpus", lambda: [])  # TF's run had no GPU
     got = config_cases(tf)
     expected = reference.case("nest_lookup", "config")

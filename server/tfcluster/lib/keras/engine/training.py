@@ -15,6 +15,7 @@ from tfcluster.framework.graph import Tensor, name_scope
 from tfcluster.lib.keras import backend, losses, metrics, optimizers
 from tfcluster.lib.keras import callbacks as cbks
 from tfcluster.lib.keras.engine import (
+    sample_weights,
     saving,
     target_checks,
     training_dataset,
@@ -23,7 +24,7 @@ from tfcluster.lib.keras.engine import (
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
 from tfcluster.lib.keras.engine.network import Network
-from tfcluster.ops import control_flow_ops, math_ops
+from tfcluster.ops import array_ops, control_flow_ops, math_ops
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -64,6 +65,7 @@ class Model(Network):
         self.loss = loss
         self._compile_metrics = metrics or []
         self._loss_weights = loss_weights
+        self.sample_weight_mode = sample_weight_mode
         self._compiled = True
         self._train_fn = self._test_fn = None
         if self.built and self._is_graph_network:
@@ -84,6 +86,7 @@ class Model(Network):
         else:
             weights = list(self._loss_weights or [1.0] * len(self.outputs))
         self._loss_fns = loss_fns
+        self._sample_weights: list[Tensor | None] = []
         self.targets: list[Tensor] = []
         self._output_losses: list[Tensor] = []
         self._metric_tensors: list[tuple[str, Tensor]] = []
@@ -96,12 +99,14 @@ class Model(Network):
             )
             self.targets.append(target)
             if fn is None:
+                self._sample_weights.append(None)
                 continue
             with name_scope("loss"), name_scope(names[i] + "_loss"):
                 per_example = (
                     fn.call(target, output) if isinstance(fn, losses.Loss) else fn(target, output)
                 )
-                value = math_ops.reduce_mean(per_example)
+                per_sample_weight = self._sample_weight_input(names[i], per_example)
+                value = math_ops.reduce_mean(per_example * per_sample_weight)
             self._output_losses.append(value * weights[i] if weights[i] != 1.0 else value)
         with name_scope("loss"):
             total: Any = None
@@ -210,6 +215,40 @@ class Model(Network):
         ys = [np.asarray(a) for a in _as_list(y)]
         return xs, ys
 
+    def _sample_weight_input(self, name: str, per_example: Tensor) -> Tensor:
+        """The output's weights per sample (per time step with sample_weight_mode
+        "temporal"): fed when given, ones otherwise; shaped to multiply the per-sample loss."""
+        rank = 2 if self.sample_weight_mode == "temporal" else 1
+        ones = array_ops.ones(array_ops.shape(per_example)[:rank], dtype=per_example.dtype)
+        fed = array_ops.placeholder_with_default(
+            ones, shape=[None] * rank, name=name + "_sample_weights"
+        )
+        self._sample_weights.append(fed)
+        weights = fed
+        for _ in range(max(0, (per_example.shape.ndims or rank) - rank)):
+            weights = array_ops.expand_dims(weights, -1)
+        return weights
+
+    def _standardize_weights(
+        self, ys: list[np.ndarray], sample_weight: Any, class_weight: Any
+    ) -> list[np.ndarray | None]:
+        """Each output's weights from fit's sample_weight/class_weight (TF's checks)."""
+        n = len(ys)
+        if isinstance(sample_weight, dict):
+            per_sample = [sample_weight.get(name) for name in self.output_names]
+        elif isinstance(sample_weight, (list, tuple)) and n > 1:
+            per_sample = list(sample_weight)
+        else:
+            per_sample = [sample_weight] * n
+        if isinstance(class_weight, dict) and n > 1 and set(class_weight) & set(self.output_names):
+            per_class = [class_weight.get(name) for name in self.output_names]
+        else:
+            per_class = [class_weight] * n
+        return [
+            sample_weights.standardize(y, w, c, self.sample_weight_mode)
+            for y, w, c in zip(ys, per_sample, per_class)
+        ]
+
     def _check_targets(self, xs: list[np.ndarray], ys: list[np.ndarray]) -> None:
         self._ensure_compiled(for_training=False)
         target_checks.check(xs, ys, self.outputs, self._loss_fns, self._output_layer_names())
@@ -218,9 +257,17 @@ class Model(Network):
         return [t.op.name.split("/")[0] for t in self.outputs]
 
     def _feed(
-        self, xs: list[np.ndarray], ys: list[np.ndarray], index: Any, training: bool
+        self,
+        xs: list[np.ndarray],
+        ys: list[np.ndarray],
+        index: Any,
+        training: bool,
+        weights: list[np.ndarray | None] | None = None,
     ) -> dict[Any, Any]:
         feed: dict[Any, Any] = {}
+        for t, w in zip(getattr(self, "_sample_weights", []), weights or []):
+            if t is not None and w is not None:
+                feed[t] = w[index]
         for t, a in zip(self.inputs, xs):
             feed[t] = a[index]
         for t, a in zip(getattr(self, "targets", []), ys):
@@ -262,22 +309,20 @@ class Model(Network):
             )  # fmt: skip
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, y, batch_size)
-            if class_weight is not None:
-                raise backend.unimplemented("tf.keras.Model.fit on a Dataset with class_weight")
             return training_dataset.fit(
                 self, x, epochs=epochs, verbose=verbose, callbacks=callbacks,
                 validation_data=validation_data, steps_per_epoch=steps_per_epoch,
                 validation_steps=validation_steps, validation_freq=validation_freq,
-                initial_epoch=initial_epoch,
+                initial_epoch=initial_epoch, class_weight=class_weight,
             )  # fmt: skip
-        if class_weight is not None or sample_weight is not None:
-            raise backend.unimplemented("tf.keras.Model.fit with class_weight/sample_weight")
         batch_size = batch_size or 32
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
         self._check_targets(xs, ys)
+        ws = self._standardize_weights(ys, sample_weight, class_weight)
         val_xs: list[np.ndarray] = []
         val_ys: list[np.ndarray] = []
+        val_ws: list[np.ndarray | None] = []
         if validation_data is not None:
             if len(validation_data) not in (2, 3):
                 raise ValueError(
@@ -287,10 +332,14 @@ class Model(Network):
                     f"However we received `validation_data` as a list of {len(validation_data)}."
                 )
             val_xs, val_ys = self._standardize(validation_data[0], validation_data[1])
+            val_weight = validation_data[2] if len(validation_data) == 3 else None
+            val_ws = self._standardize_weights(val_ys, val_weight, None)
         elif validation_split and 0.0 < validation_split < 1.0:
             split_at = int(len(xs[0]) * (1.0 - validation_split))
             val_xs, val_ys = [a[split_at:] for a in xs], [a[split_at:] for a in ys]
             xs, ys = [a[:split_at] for a in xs], [a[:split_at] for a in ys]
+            val_ws = [None if w is None else w[split_at:] for w in ws]
+            ws = [None if w is None else w[:split_at] for w in ws]
         self._ensure_compiled(for_training=True)
         session = backend.get_session()
         samples = len(xs[0])
@@ -341,7 +390,7 @@ class Model(Network):
                 index = order[start : start + batch_size]
                 clist.on_train_batch_begin(batch_index, {"batch": batch_index, "size": len(index)})
                 values = session.run(
-                    [*fetches, self._train_fn], feed_dict=self._feed(xs, ys, index, True)
+                    [*fetches, self._train_fn], feed_dict=self._feed(xs, ys, index, True, ws)
                 )[:-1]
                 sums += _weighted(values, out_labels, len(index), per_batch)
                 logs: dict[str, Any] = {"batch": batch_index, "size": len(index)}
@@ -361,7 +410,7 @@ class Model(Network):
                 for i, name in enumerate(out_labels)
             }
             if do_validation and (epoch + 1) % validation_freq == 0:
-                val = self._test_loop(val_xs, val_ys, batch_size, verbose=0)
+                val = self._test_loop(val_xs, val_ys, batch_size, verbose=0, weights=val_ws)
                 for name, value in zip(out_labels, val):
                     epoch_logs["val_" + name] = value
             clist.on_epoch_end(epoch, epoch_logs)
@@ -371,7 +420,12 @@ class Model(Network):
         return self.history
 
     def _test_loop(
-        self, xs: list[np.ndarray], ys: list[np.ndarray], batch_size: int, verbose: int
+        self,
+        xs: list[np.ndarray],
+        ys: list[np.ndarray],
+        batch_size: int,
+        verbose: int,
+        weights: list[np.ndarray | None] | None = None,
     ) -> list[Any]:
         self._ensure_compiled(for_training=False)
         session = backend.get_session()
@@ -393,7 +447,7 @@ class Model(Network):
         for start in range(0, samples, batch_size):
             batches += 1
             index = order[start : start + batch_size]
-            values = session.run(fetches, feed_dict=self._feed(xs, ys, index, False))
+            values = session.run(fetches, feed_dict=self._feed(xs, ys, index, False, weights))
             sums += _weighted(values, names, len(index), per_batch)
             if progbar is not None:
                 seen = min(start + batch_size, samples)
@@ -418,7 +472,8 @@ class Model(Network):
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
         self._check_targets(xs, ys)
-        result = self._test_loop(xs, ys, batch_size or 32, verbose)
+        weights = self._standardize_weights(ys, sample_weight, None)
+        result = self._test_loop(xs, ys, batch_size or 32, verbose, weights=weights)
         return result[0] if len(result) == 1 else result
 
     def predict(
@@ -459,13 +514,17 @@ class Model(Network):
         fetches = [self.total_loss] + [t for _, t in self._metric_tensors]
         index = np.arange(len(xs[0]))
         values = backend.get_session().run(
-            [*fetches, self._train_fn], feed_dict=self._feed(xs, ys, index, True)
+            [*fetches, self._train_fn],
+            feed_dict=self._feed(
+                xs, ys, index, True, self._standardize_weights(ys, sample_weight, class_weight)
+            ),
         )[:-1]
         names = list(self.metrics_names)
         size = len(index)
         per_batch = self._per_batch_mask(names)
+        # The step's own float32 values, as TF 1.15 returns them.
         values = [
-            float(v) if _is_loss(n) or flag else float(v) / size
+            np.float32(v) if _is_loss(n) or flag else np.float32(float(v) / size)
             for v, n, flag in zip(values, names, per_batch)
         ]
         return values[0] if len(values) == 1 else values
@@ -476,7 +535,9 @@ class Model(Network):
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
         self._check_targets(xs, ys)
-        result = self._test_loop(xs, ys, len(xs[0]), verbose=0)
+        weights = self._standardize_weights(ys, sample_weight, None)
+        result = self._test_loop(xs, ys, len(xs[0]), verbose=0, weights=weights)
+        result = [np.float32(v) for v in result]
         return result[0] if len(result) == 1 else result
 
     # ---- generators and keras.utils.Sequence ---------------------------------------------------

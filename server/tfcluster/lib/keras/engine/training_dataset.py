@@ -93,6 +93,7 @@ def fit(
     validation_steps: Any,
     validation_freq: int,
     initial_epoch: int,
+    class_weight: Any = None,
 ) -> Any:
     batches = DatasetBatches(dataset, steps_per_epoch, "steps_per_epoch")
     validation: training_generator.Validation | None = None
@@ -122,6 +123,7 @@ def fit(
         initial_epoch=initial_epoch,
         samples=batches.steps,
         loss_by_steps=True,
+        class_weight=class_weight,
     )
 
 

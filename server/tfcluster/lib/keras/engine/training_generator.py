@@ -142,8 +142,6 @@ def fit_generator(
     shuffle: bool = True,
     initial_epoch: int = 0,
 ) -> Any:
-    if class_weight is not None:
-        raise model_unimplemented("tf.keras.Model.fit_generator(class_weight=...)")
     steps = _steps(generator, steps_per_epoch, "steps_per_epoch")
     batches = _batches(generator, shuffle)
     return fit_batches(
@@ -156,6 +154,7 @@ def fit_generator(
         validation=_generator_validation(model, validation_data, validation_steps),
         validation_freq=validation_freq,
         initial_epoch=initial_epoch,
+        class_weight=class_weight,
     )
 
 
@@ -194,6 +193,7 @@ def fit_batches(
     initial_epoch: int = 0,
     samples: int | None = None,
     loss_by_steps: bool = False,
+    class_weight: Any = None,
 ) -> Any:
     """The training loop over batches: epoch_batches() gives each epoch's (steps of them, or
     until the source is exhausted when steps is None). A source that runs out before
@@ -245,7 +245,9 @@ def fit_batches(
             x, y, sample_weight = _unpack(batch)
             size = _batch_size(x)
             clist.on_train_batch_begin(step, {"batch": step, "size": size})
-            values = _as_list(model.train_on_batch(x, y, sample_weight=sample_weight))
+            values = _as_list(
+                model.train_on_batch(x, y, sample_weight=sample_weight, class_weight=class_weight)
+            )
             logs: dict[str, Any] = {"batch": step, "size": size, **aggregate.add(values, size)}
             clist.on_train_batch_end(step, logs)
             if model.stop_training:
