@@ -37,7 +37,7 @@ BLAS_THREADS_FROM = 1 << 30
 # efficient on narrower pieces).
 PIECES = 2
 
-_BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 
 # BLAS held at one thread while a kernel splits its work over threads itself (conv, pooling,
@@ -88,15 +88,17 @@ def _share(pieces: list[Any]) -> None:
         helper.result()
 
 
-def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a @ b for two numpy matrices whose inner sizes agree."""
+def matmul(a: np.ndarray, b: np.ndarray, blas_threads_from: int = BLAS_THREADS_FROM) -> np.ndarray:
+    """a @ b for two numpy matrices whose inner sizes agree. blas_threads_from: the work
+    from which BLAS's own threads take the product (a caller that knows the machine may be
+    busy, where they spin against each other, passes more)."""
     m, k = a.shape
     n = b.shape[1]
     work = m * k * n
     if (
         work < BLAS_SINGLE_BELOW
-        or work >= BLAS_THREADS_FROM
-        or a.dtype not in _BLAS_DTYPES
+        or work >= blas_threads_from
+        or a.dtype not in BLAS_DTYPES
         or b.dtype != a.dtype
     ):
         return np.matmul(a, b)
