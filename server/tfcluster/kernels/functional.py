@@ -19,6 +19,7 @@ from tfcluster.framework import errors, func_graph, op_def_registry
 from tfcluster.framework.func_graph import ACCUMULATE_ATTR, SLICED_CAPTURES_ATTR
 from tfcluster.kernels._loop_sums import LoopSums, find_loop_sums
 from tfcluster.kernels.registry import CPU_ONLY, kernel
+from tfcluster.runtime.constant_folding import fold_function_body
 from tfcluster.runtime.executor import Executor
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.resources import VariableRef
@@ -130,6 +131,8 @@ class _Function:
     ) -> None:
         """parsed: the body as _parse gave it, its results possibly changed since."""
         body, nodes = parsed if parsed is not None else _parse(func, what)
+        # Shape arithmetic on constants and declared shapes, once rather than every call.
+        nodes = fold_function_body(nodes, {a[0]: a[2] for a in body.args if not a[3]})
         # Every stateful op in the body runs (an assign_add whose result is unused included).
         targets = [
             n.name
