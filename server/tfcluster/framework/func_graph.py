@@ -13,6 +13,7 @@ so it survives GraphDef serialisation, import_graph_def and the wire to a remote
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -366,10 +367,9 @@ def copy_function_body(body: FunctionBody, fg: FuncGraph) -> tuple[list[Tensor],
             shapes = attrs.pop(OUTPUT_SHAPES_ATTR, None) or ()
             op = Graph.create_op(fg, nd.op, inputs, attrs, name=nd.name, control_inputs=controls)
             for t, shape in zip(op.outputs, shapes):
-                try:
+                # Inference that disagrees with the record keeps what it says now.
+                with contextlib.suppress(ValueError):
                     t.set_shape(shape)
-                except ValueError:
-                    pass  # inference disagrees with the record: keep what it says now
             if nd.device:
                 op._set_device(nd.device)
             created[nd.name] = op
