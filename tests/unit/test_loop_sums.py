@@ -177,3 +177,24 @@ def test_a_term_of_the_wrong_shape_fails_as_the_kernel_does() -> None:
         with pytest.raises(tf.errors.InvalidArgumentError):
             sess.run(total, {a: np.ones((3, 2), np.float32)})
         np.testing.assert_allclose(sess.run(total, {a: np.ones((2, 2), np.float32)}), 6.0)
+
+
+def test_a_loop_that_runs_no_iteration_returns_the_sum_it_was_given(
+    products: list[tuple[int, int, int]],
+) -> None:
+    g = tf.Graph()
+    with g.as_default():
+        n = tf.placeholder(tf.int32, [])
+        a = tf.placeholder(tf.float32, [2, 4])
+        start = tf.fill([2, 2], 3.0)
+
+        def body(i: tf.Tensor, acc: tf.Tensor) -> list[tf.Tensor]:
+            return [i + 1, acc + tf.matmul(a, tf.ones([4, 2]))]
+
+        _, total = tf.while_loop(lambda i, acc: i < n, body, [tf.constant(0), start])
+    with tf.Session(graph=g) as sess:
+        ones = np.ones((2, 4), np.float32)
+        np.testing.assert_allclose(sess.run(total, {n: 0, a: ones}), 3.0)
+        assert products == []
+        np.testing.assert_allclose(sess.run(total, {n: 5, a: ones}), 3.0 + 5 * 4)
+        assert products == [(2, 4 * 5, 2)]
