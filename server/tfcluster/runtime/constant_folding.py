@@ -179,7 +179,7 @@ def _static_shape_value(node: Node, shape: TensorShape) -> np.ndarray | None:
         return None if shape.ndims is None else np.asarray(shape.ndims, np.int32)
     if not shape.is_fully_defined():
         return None
-    dims = shape.as_list()
+    dims = [int(d) for d in shape.as_list() if d is not None]  # all known (checked above)
     if node.op == "Shape":
         return np.asarray(dims, np_type)
     return np.asarray(math.prod(dims), np_type)
