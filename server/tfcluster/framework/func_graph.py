@@ -13,6 +13,7 @@ so it survives GraphDef serialisation, import_graph_def and the wire to a remote
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -26,6 +27,8 @@ from tfcluster.protos import attr_value_pb2, graph_pb2, node_def_pb2
 
 ARG_OPS = ("_Arg", "_RefArg")
 RETVAL_OP = "_Retval"
+# The static output shapes of a body's node, as TF's GraphDefs carry them (add_shapes).
+OUTPUT_SHAPES_ATTR = "_output_shapes"
 GRAPH_DEF_ATTR = "graph_def"
 # Body tensors (op:index) the forward op also returns, so a gradient can reuse their values.
 EXPORTS_ATTR = "exports"
@@ -210,7 +213,12 @@ class FuncGraph(Graph):
                 attrs = {"T": t.dtype.base_dtype, "index": i}
                 Graph.create_op(self, RETVAL_OP, [t], attrs, name=f"retval_{i}")
         func = attr_value_pb2.NameAttrList(name=self.name)
-        func.attr[GRAPH_DEF_ATTR].s = graph_to_graph_def(self).SerializeToString()
+        # With each node's static output shapes: a copy of the body (a loop's gradient copies
+        # its forward body) keeps what shape inference knew then (a TensorArray read's shape
+        # comes from its Python object, not from its inputs), so shape arithmetic on them
+        # stays constant as in TF.
+        gd = graph_to_graph_def(self, add_shapes=True)
+        func.attr[GRAPH_DEF_ATTR].s = gd.SerializeToString()
         if exports:
             func.attr[EXPORTS_ATTR].CopyFrom(attr_values.to_proto(list(exports)))
         return func
@@ -327,6 +335,7 @@ def inline_function(
         controls = [created[r[1:]] for r in nd.input if r.startswith("^") and r[1:] in created]
         attrs = {k: attr_values.from_proto(k, v) for k, v in nd.attr.items()}
         attrs.pop("_class", None)
+        attrs.pop(OUTPUT_SHAPES_ATTR, None)  # the inputs may be other tensors than the body's
         created[nd.name] = graph.create_op(
             nd.op, inputs, attrs, name=nd.name, control_inputs=controls
         )
@@ -355,7 +364,12 @@ def copy_function_body(body: FunctionBody, fg: FuncGraph) -> tuple[list[Tensor],
                 inputs.append(created[src].outputs[idx])
             controls = [created[r[1:]] for r in nd.input if r.startswith("^")]
             attrs = {k: attr_values.from_proto(k, v) for k, v in nd.attr.items()}
+            shapes = attrs.pop(OUTPUT_SHAPES_ATTR, None) or ()
             op = Graph.create_op(fg, nd.op, inputs, attrs, name=nd.name, control_inputs=controls)
+            for t, shape in zip(op.outputs, shapes):
+                # Inference that disagrees with the record keeps what it says now.
+                with contextlib.suppress(ValueError):
+                    t.set_shape(shape)
             if nd.device:
                 op._set_device(nd.device)
             created[nd.name] = op

@@ -37,7 +37,7 @@ BLAS_THREADS_FROM = 1 << 30
 # efficient on narrower pieces).
 PIECES = 2
 
-_BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
+BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex64, np.complex128))
 
 
 # BLAS held at one thread while a kernel splits its work over threads itself (conv, pooling,
@@ -63,11 +63,12 @@ def _into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> None:
 def _pieces(a: np.ndarray, b: np.ndarray, out: np.ndarray, count: int) -> list[Any]:
     """(a, b, out) slices cutting the larger side of the output into `count` pieces."""
     m, n = out.shape
+    size = max(m, n)
+    # Integer cuts (np.linspace costs ~10 us, a hundred times per LSTM step).
+    cuts = [size * p // count for p in range(count + 1)]
     if n >= m:
-        cuts = np.linspace(0, n, count + 1).astype(int)
-        return [(a, b[:, i:j], out[:, i:j]) for i, j in itertools.pairwise(cuts.tolist())]
-    cuts = np.linspace(0, m, count + 1).astype(int)
-    return [(a[i:j], b, out[i:j]) for i, j in itertools.pairwise(cuts.tolist())]
+        return [(a, b[:, i:j], out[:, i:j]) for i, j in itertools.pairwise(cuts)]
+    return [(a[i:j], b, out[i:j]) for i, j in itertools.pairwise(cuts)]
 
 
 def _share(pieces: list[Any]) -> None:
@@ -88,15 +89,17 @@ def _share(pieces: list[Any]) -> None:
         helper.result()
 
 
-def matmul(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a @ b for two numpy matrices whose inner sizes agree."""
+def matmul(a: np.ndarray, b: np.ndarray, blas_threads_from: int = BLAS_THREADS_FROM) -> np.ndarray:
+    """a @ b for two numpy matrices whose inner sizes agree. blas_threads_from: the work
+    from which BLAS's own threads take the product (a caller that knows the machine may be
+    busy, where they spin against each other, passes more)."""
     m, k = a.shape
     n = b.shape[1]
     work = m * k * n
     if (
         work < BLAS_SINGLE_BELOW
-        or work >= BLAS_THREADS_FROM
-        or a.dtype not in _BLAS_DTYPES
+        or work >= blas_threads_from
+        or a.dtype not in BLAS_DTYPES
         or b.dtype != a.dtype
     ):
         return np.matmul(a, b)

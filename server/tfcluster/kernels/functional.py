@@ -17,7 +17,9 @@ import numpy as np
 
 from tfcluster.framework import errors, func_graph, op_def_registry
 from tfcluster.framework.func_graph import ACCUMULATE_ATTR, SLICED_CAPTURES_ATTR
+from tfcluster.kernels._loop_sums import LoopSums, find_loop_sums
 from tfcluster.kernels.registry import CPU_ONLY, kernel
+from tfcluster.runtime.constant_folding import fold_function_body
 from tfcluster.runtime.executor import Executor
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.resources import VariableRef
@@ -91,19 +93,46 @@ def retval(node: Any, xp: Any) -> Any:
     return compute
 
 
+_ParsedBody = tuple[func_graph.FunctionBody, list[Any]]
+
+
+def _parse(func: Any, what: str) -> _ParsedBody:
+    """A body and its nodes, device annotations dropped."""
+    try:
+        body = func_graph.parse_function(func, what)
+    except ValueError as e:
+        raise errors.InvalidArgumentError(None, None, str(e)) from None
+    nodes = nodes_from_graph_def(body.graph_def)
+    for n in nodes:
+        n.device = ""
+    return body, nodes
+
+
+def _args_read(parsed: _ParsedBody) -> set[int]:
+    """The arguments some node of the body reads."""
+    body, nodes = parsed
+    read = {src for n in nodes for src, _ in n.inputs} | {
+        c for n in nodes for c in n.control_inputs
+    }
+    read |= {t.rpartition(":")[0] for t in body.results}
+    return {i for i, a in enumerate(body.args) if a[0] in read}
+
+
 class _Function:
     """One body, bound: call it with argument values, get its results."""
 
     def __init__(
-        self, func: Any, device: str, what: str, extra_fetches: Sequence[str] = ()
+        self,
+        func: Any,
+        device: str,
+        what: str,
+        extra_fetches: Sequence[str] = (),
+        parsed: _ParsedBody | None = None,
     ) -> None:
-        try:
-            body = func_graph.parse_function(func, what)
-        except ValueError as e:
-            raise errors.InvalidArgumentError(None, None, str(e)) from None
-        nodes = nodes_from_graph_def(body.graph_def)
-        for n in nodes:
-            n.device = ""
+        """parsed: the body as _parse gave it, its results possibly changed since."""
+        body, nodes = parsed if parsed is not None else _parse(func, what)
+        # Shape arithmetic on constants and declared shapes, once rather than every call.
+        nodes = fold_function_body(nodes, {a[0]: a[2] for a in body.args if not a[3]})
         # Every stateful op in the body runs (an assign_add whose result is unused included).
         targets = [
             n.name
@@ -182,8 +211,14 @@ def _while_kernel(node: Any, xp: Any) -> Any:
     accumulate = list(a.get(ACCUMULATE_ATTR) or ())
     # Captures that are lists of a forward loop's values: one item per iteration, last first.
     sliced = [int(p) for p in a.get(SLICED_CAPTURES_ATTR) or ()]
-    cond_fn = _Function(a["cond"], node.device, f"{node.name} cond")
-    body_fn = _Function(a["body"], node.device, f"{node.name} body", accumulate)
+    cond_parsed = _parse(a["cond"], f"{node.name} cond")
+    cond_fn = _Function(a["cond"], node.device, f"{node.name} cond", parsed=cond_parsed)
+    parsed = _parse(a["body"], f"{node.name} body")
+    sums = _loop_sums(parsed, num_vars, _args_read(cond_parsed), accumulate)
+    body_fn = _Function(
+        a["body"], node.device, f"{node.name} body", accumulate + sums.factor_tensors, parsed
+    )
+    num_kept = len(accumulate)
     if cond_fn.num_args != num_vars + num_caps or body_fn.num_args != num_vars + num_caps:
         raise errors.InvalidArgumentError(
             None, None, f"{node.name}: cond and body must take {num_vars + num_caps} arguments"
@@ -207,6 +242,7 @@ def _while_kernel(node: Any, xp: Any) -> Any:
                 )
         i = 0
         kept: list[list[Any]] = [[] for _ in accumulate]
+        summing = sums.start() if sums else None
         lists = [(p, ins[num_vars + p]) for p in sliced]
         for p, items in lists:
             if not isinstance(items, list):
@@ -226,12 +262,31 @@ def _while_kernel(node: Any, xp: Any) -> Any:
                 captures[p] = items[len(items) - 1 - i]
             out = body_fn(ctx, loop_vars + captures)
             loop_vars = out[:num_vars]
-            for values, v in zip(kept, out[num_vars:]):
+            for values, v in zip(kept, out[num_vars : num_vars + num_kept]):
                 values.append(v)
+            if summing is not None:
+                summing.keep(ctx, out[num_vars + num_kept :], loop_vars)
             i += 1
+        if summing is not None:
+            summing.finish(ctx, loop_vars)
         return (*loop_vars, np.int32(i), *kept)
 
     return compute
+
+
+def _loop_sums(
+    parsed: _ParsedBody, num_vars: int, cond_reads: set[int], accumulate: list[str]
+) -> LoopSums:
+    """The body's loop variables that sum a term per iteration (runtime/loop_sums.py): the
+    body returns them unchanged and hands out the terms' factors instead."""
+    body, nodes = parsed
+    found = find_loop_sums(
+        nodes, [a[0] for a in body.args], body.results, num_vars, cond_reads, accumulate
+    )
+    found = [s for s in found if not body.args[s.var][3]]  # values, not variable references
+    for s in found:
+        body.results[s.var] = f"{body.args[s.var][0]}:0"
+    return LoopSums(found)
 
 
 kernel("While", devices=CPU_ONLY)(_while_kernel)

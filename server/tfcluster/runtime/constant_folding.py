@@ -23,6 +23,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.runtime import kernel_table
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 
@@ -112,7 +113,10 @@ def fold_constants(
             continue
         if any(idx != 0 or src not in values for src, idx in node.inputs):
             continue
-        value = _evaluate(node, [values[src] for src, _ in node.inputs], dtype_of)
+        want = dtype_of.get(f"{name}:0")
+        if want is None:
+            continue
+        value = _evaluate(node, [values[src] for src, _ in node.inputs], want)
         if value is None:
             continue
         values[name] = value
@@ -121,6 +125,64 @@ def fold_constants(
             attrs["_class"] = node.attrs["_class"]
         folded[name] = Node(name, "Const", [], [], node.device, attrs)
     return {name: n for name, n in folded.items() if name in needed_set}
+
+
+# Ops whose value is their input's static shape, rank or size (with the out_type attr, if any).
+_SHAPE_OPS = frozenset({"Shape", "Rank", "Size"})
+
+
+def fold_function_body(nodes: Sequence[Node], arg_shapes: Mapping[str, TensorShape]) -> list[Node]:
+    """A function body's nodes (a loop's cond or body, a cond's branch) with those that fold
+    replaced by Const nodes, so that a loop does not compute them again in every iteration:
+    as fold_constants does, and Shape, Rank and Size of an argument whose static shape (or,
+    for Rank, rank) the body declares (a loop's gradient takes the shapes of the forward
+    values it reads apart again in every iteration: concat's gradient). arg_shapes: the
+    body's value arguments by node name."""
+    by_name = {n.name: n for n in nodes}
+    values: dict[str, np.ndarray] = {}
+    out: list[Node] = []
+    for node in _inputs_first(by_name, [n.name for n in nodes]):
+        n = by_name[node]
+        value: np.ndarray | None = None
+        if n.control_inputs:
+            pass
+        elif n.op == "Const":
+            value = _numeric(n.attrs.get("value"))
+        elif n.op in _SHAPE_OPS and len(n.inputs) == 1 and n.inputs[0][1] == 0:
+            shape = arg_shapes.get(n.inputs[0][0])
+            if shape is not None:
+                value = _static_shape_value(n, shape)
+        elif (
+            n.op in FOLDABLE_OPS
+            and n.inputs
+            and all(idx == 0 and src in values for src, idx in n.inputs)
+        ):
+            value = _evaluate(n, [values[src] for src, _ in n.inputs], None)
+            if value is not None:
+                value.flags.writeable = False
+        if value is None:
+            out.append(n)
+            continue
+        values[node] = value
+        if n.op == "Const":
+            out.append(n)
+            continue
+        attrs: dict[str, Any] = {"value": value, "dtype": dtypes.as_dtype(value.dtype)}
+        out.append(Node(n.name, "Const", [], [], n.device, attrs))
+    return out
+
+
+def _static_shape_value(node: Node, shape: TensorShape) -> np.ndarray | None:
+    out_type = node.attrs.get("out_type", dtypes.int32)
+    np_type = np.dtype(dtypes.as_dtype(out_type).as_numpy_dtype)
+    if node.op == "Rank":
+        return None if shape.ndims is None else np.asarray(shape.ndims, np.int32)
+    if not shape.is_fully_defined():
+        return None
+    dims = [int(d) for d in shape.as_list() if d is not None]  # all known (checked above)
+    if node.op == "Shape":
+        return np.asarray(dims, np_type)
+    return np.asarray(math.prod(dims), np_type)
 
 
 def _inputs_first(nodes: Mapping[str, Node], needed: Sequence[str]) -> list[str]:
@@ -206,19 +268,18 @@ def _numeric(value: Any) -> np.ndarray | None:
     return arr if arr.dtype.kind in "biufc" else None
 
 
-def _evaluate(
-    node: Node, inputs: list[np.ndarray], dtype_of: Mapping[str, dtypes.DType]
-) -> np.ndarray | None:
-    """The node's value by its CPU kernel, or None when it does not fold."""
+def _evaluate(node: Node, inputs: list[np.ndarray], want: dtypes.DType | None) -> np.ndarray | None:
+    """The node's value by its CPU kernel, or None when it does not fold. want: the dtype
+    the graph gives its output (None: whatever the kernel makes)."""
     op_def = op_def_registry.lookup(node.op)
-    want = dtype_of.get(f"{node.name}:0")
-    if op_def is None or op_def.stateful or op_def.ref_outputs or want is None:
+    if op_def is None or op_def.stateful or op_def.ref_outputs:
         return None
     if not kernel_table.has_kernel(node.op, "CPU"):
         return None
     try:
-        want_np = np.dtype(want.as_numpy_dtype)
-        if _would_be_too_big(node.op, inputs, want_np.itemsize):
+        want_np = None if want is None else np.dtype(want.as_numpy_dtype)
+        itemsize = 8 if want_np is None else want_np.itemsize
+        if _would_be_too_big(node.op, inputs, itemsize):
             return None
         kdef = kernel_table.lookup(node.op, "CPU")
         if kdef.is_async:
@@ -229,7 +290,7 @@ def _evaluate(
         value = np.array(outs[0])  # a copy: outputs may view (read-only) inputs
     except Exception:
         return None  # the step raises it, naming the node, as it would have
-    if value.dtype != want_np or value.dtype.kind not in "biufc":
+    if (want_np is not None and value.dtype != want_np) or value.dtype.kind not in "biufc":
         return None
     if value.nbytes > MAX_FOLDED_BYTES:
         return None
