@@ -205,3 +205,35 @@ def test_batches_of_one_length_in_another_layout_than_before_are_read_right() ->
         assert got is not None
         for a, b in zip(got, _general(records, specs)):
             assert a.dtype == b.dtype and a.tolist() == b.tolist()
+
+
+def test_bytes_values_of_one_layout_keep_their_zero_bytes_and_type() -> None:
+    # Records of one length give their bytes values through a [records, length] view of
+    # the batch: values that start or end with zero bytes, or are all zeros, or empty,
+    # come back whole, as bytes.
+    specs = [
+        FeatureSpec("image", dtypes.string, ()),
+        FeatureSpec("pair", dtypes.string, (2,)),
+        FeatureSpec("w", dtypes.float32, (2,)),
+    ]
+    rng = np.random.default_rng(5)
+    records = []
+    for i in range(40):
+        body = bytes(rng.integers(0, 256, 14, dtype=np.uint8))
+        image = [b"\x00" + body + b"\x00\x00", bytes(17), body + bytes(3)][i % 3]
+        records.append(
+            _example(
+                {
+                    "image": ("bytes", [image]),
+                    "pair": ("bytes", [b"", bytes([i % 7]) + b"\x00"]),
+                    "w": ("float", [0.0, float(i) / 3]),
+                }
+            )
+        )
+    got = example_wire.parse_fixed_dense(records, specs)
+    assert got is not None
+    for a, b in zip(got, _general(records, specs)):
+        assert a.dtype == b.dtype and a.shape == b.shape
+        assert a.tolist() == b.tolist()
+    assert {type(v) for v in got[0].ravel()} == {bytes}
+    assert {len(v) for v in got[0].ravel()} == {17}

@@ -16,6 +16,7 @@ step gives up when its step is cancelled or passes its deadline.
 
 from __future__ import annotations
 
+import functools
 import threading
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -63,6 +64,19 @@ class LeafSpec:
     @property
     def num_tensors(self) -> int:
         return 3 if self.kind == SPARSE else 1
+
+    @functools.cached_property
+    def dense_check(self) -> tuple[np.dtype[Any], tuple[int | None, ...] | None] | None:
+        """(numpy dtype, static dims or None for an unknown rank) that a dense leaf held as an
+        ndarray has when it fits: check_element's quick test. None for other leaves."""
+        if self.kind != DENSE:
+            return None
+        try:
+            np_dtype = np.dtype(self.dtype.as_numpy_dtype)
+        except TypeError:
+            return None
+        dims = tuple(self.shape.as_list()) if self.shape.ndims is not None else None
+        return np_dtype, dims
 
 
 def leaf_specs(attrs: dict[str, Any], prefix: str = "output") -> list[LeafSpec]:
@@ -171,8 +185,23 @@ def element_from_tensors(values: Sequence[Any], specs: Sequence[LeafSpec]) -> El
     return tuple(out)
 
 
+def _fits(leaf: Any, spec: LeafSpec) -> bool:
+    """Whether a dense leaf is an ndarray of the spec's dtype and static shape (one quick
+    test per leaf; anything else goes through check_element's full checks)."""
+    check = spec.dense_check
+    if check is None or type(leaf) is not np.ndarray or leaf.dtype != check[0]:
+        return False
+    dims = check[1]
+    if dims is None:
+        return True
+    shape = leaf.shape
+    return len(shape) == len(dims) and all(w is None or w == d for w, d in zip(dims, shape))
+
+
 def check_element(element: Element, specs: Sequence[LeafSpec], where: str) -> None:
     """InvalidArgument when an element does not fit the declared leaves."""
+    if len(element) == len(specs) and all(map(_fits, element, specs)):
+        return
     if len(element) != len(specs):
         raise errors.InvalidArgumentError(
             None,

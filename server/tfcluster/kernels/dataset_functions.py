@@ -617,8 +617,13 @@ class _InterleaveIterator(base.ElementIterator):
             shares.append(share)
         whole = min(len(share) for share in shares) // block
         if block == 1:
-            for turn in zip(*shares):
-                out.extend(turn)
+            # Slot k's share goes to every len(slots)-th place from k: slice assignments,
+            # not a step per element.
+            k = len(shares)
+            turns: list[Any] = [None] * (whole * k)
+            for i, share in enumerate(shares):
+                turns[i::k] = share[:whole]
+            out += turns
         else:
             for r in range(whole):
                 for share in shares:

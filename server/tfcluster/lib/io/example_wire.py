@@ -44,6 +44,14 @@ class _Wire:
         self.ends = np.cumsum(lengths)
         self.starts = self.ends - lengths
         self.raw = np.frombuffer(self.data, dtype=np.uint8)
+        # Records of one length lie `step` bytes apart: rows of a 2-D view (0: they differ).
+        n = len(records)
+        self.step = int(lengths[0]) if n and (lengths == lengths[0]).all() else 0
+
+    def rows(self) -> np.ndarray:
+        """The records as the rows of a [n, step] view (records of one length only)."""
+        n = len(self.starts)
+        return self.raw[: n * self.step].reshape(n, self.step)
 
     def byte(self, pos: np.ndarray) -> np.ndarray:
         return self.raw[pos]
@@ -192,8 +200,7 @@ def _same_layout(w: _Wire, specs: Sequence[Any]) -> list[np.ndarray] | None:
     """When every record has the first one's length and structure bytes, each feature is at
     the same offset in all of them: one comparison checks the whole batch (against the
     structure bytes of a batch laid out the same way before, when there was one)."""
-    sizes = w.ends - w.starts
-    if not (sizes == sizes[0]).all():
+    if not w.step:
         return None
     first = w.data[: int(w.ends[0])]
     keys = tuple(s.key.encode() for s in specs)
@@ -201,7 +208,7 @@ def _same_layout(w: _Wire, specs: Sequence[Any]) -> list[np.ndarray] | None:
     cached = _TEMPLATES.get(cache_key)
     if cached is not None:
         found, offsets, template = cached
-        got = w.raw[w.starts[:, None] + offsets]
+        got = w.rows()[:, offsets]
         if not (got == template).all():
             cached = None  # another layout: learn it from this batch's first record
     if cached is None:
@@ -210,7 +217,7 @@ def _same_layout(w: _Wire, specs: Sequence[Any]) -> list[np.ndarray] | None:
         except _Layout:
             return None
         offsets = np.concatenate([np.arange(a, b) for a, b in structure])
-        got = w.raw[w.starts[:, None] + offsets]
+        got = w.rows()[:, offsets]
         template = got[0].copy()
         if not (got == template).all():
             return None
@@ -248,7 +255,13 @@ def _same_place_column(w: _Wire, first: bytes, spec: Any, at: int, end: int) -> 
         starts = w.starts.tolist()
         out = np.empty((n, size), dtype=object)
         for j, (off, length) in enumerate(_bytes_places(first, p, end, size)):
-            out[:, j] = [data[s + off : s + off + length] for s in starts]
+            if w.step and length:
+                # One value per row of the records' view: numpy makes the bytes objects
+                # (a void item becomes bytes, zero bytes and all), no slicing per record.
+                values = np.ascontiguousarray(w.rows()[:, off : off + length])
+                out[:, j] = values.view(f"V{length}").reshape(n).astype(object)
+            else:
+                out[:, j] = [data[s + off : s + off + length] for s in starts]
         return out.reshape(shape)
     payload, p = _varint_at(first, p + 1)
     if p + payload != end:
@@ -256,7 +269,10 @@ def _same_place_column(w: _Wire, first: bytes, spec: Any, at: int, end: int) -> 
     if spec.dtype == dtypes.float32:
         if payload != 4 * size:
             raise _Layout
-        raw = w.raw[(w.starts + p)[:, None] + np.arange(4 * size)]
+        if w.step:
+            raw = w.rows()[:, p : p + 4 * size]
+        else:
+            raw = w.raw[(w.starts + p)[:, None] + np.arange(4 * size)]
         return np.ascontiguousarray(raw).view("<f4").astype(np.float32).reshape(shape)
     begin = w.starts + p
     return _int64_values(w, begin, begin + payload, size).reshape(shape)
