@@ -17,6 +17,7 @@ per output and channel pair instead of 25 for 5x5).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -81,6 +82,43 @@ def _patch_products(
     return over_batch(xp, batch, nbytes, part, block)
 
 
+def _tap_major_products(
+    xp: Any,
+    view: Any,
+    ctype: Any,
+    product: Callable[[slice, slice, Any], Any],
+    block_bytes: int,
+) -> list[Any]:
+    """_patch_products for an input of one channel, its patches laid out tap by tap:
+    product(b, rows, cols_t) with cols_t [taps, rows] (the transposed im2col matrix). Each tap
+    is one copy of a whole (block, *outs) slice: im2col's rows of one channel are runs of
+    kw numbers (inner loops of 5 for a 5x5 filter), this layout's are runs of a whole
+    output row."""
+    batch = view.shape[0]
+    n = (view.ndim - 2) // 2
+    outs = view.shape[1 : 1 + n]
+    per = math.prod(outs)
+    taps = list(itertools.product(*(range(k) for k in view.shape[1 + n : 1 + 2 * n])))
+    nbytes = batch * per * len(taps) * np.dtype(ctype).itemsize
+    block = block_items(xp, batch, nbytes, block_bytes)
+
+    def part(b: slice) -> Any:
+        start, stop, _ = b.indices(batch)
+        with SCRATCH.lend(xp, (len(taps), block * per), ctype) as buf:
+            cols_t = buf[:, : (stop - start) * per]
+            dest = cols_t.reshape(len(taps), stop - start, *outs)
+            for t, tap in enumerate(taps):
+                xp.copyto(dest[t], view[(b, *([slice(None)] * n), *tap, 0)])
+            return product(b, _rows(b, batch, per), cols_t)
+
+    return over_batch(xp, batch, nbytes, part, block)
+
+
+def _one_channel(xp: Any, ci: int) -> bool:
+    """Whether a convolution's patches go tap by tap (_tap_major_products)."""
+    return xp is np and ci == 1
+
+
 def _is_pointwise(win: Window, ksizes: list[int], pads: list[tuple[int, int]]) -> bool:
     return (
         all(k == 1 for k in ksizes)
@@ -127,6 +165,16 @@ def _conv_forward(xp: Any, win: Window, x: Any, f: Any) -> Any:
         out = xl.reshape(rows, ci).astype(ctype, copy=False) @ wmat
     elif tile is not None and f.dtype == np.float32:
         out = _winograd.forward(xl, f, outs, pads, tile)
+    elif _one_channel(xp, ci):
+        out = xp.empty((rows, co), ctype)
+        with padded(xp, xl, pads) as xp_:
+            _tap_major_products(
+                xp,
+                patches(xp, xp_, outs, ksizes, win),
+                ctype,
+                lambda b, r, cols_t: xp.matmul(cols_t.T, wmat, out=out[r]),
+                _BLOCK,
+            )
     else:
         out = xp.empty((rows, co), ctype)
         with padded(xp, xl, pads) as xp_:
@@ -276,14 +324,24 @@ def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any)
     ctype = _compute_dtype(x.dtype)
     dy_mat = dyl.reshape(-1, co).astype(ctype, copy=False)
     # Each block of the batch: its patches, then its share of the product; shares summed.
+    one_channel = _one_channel(xp, ci)
     with padded(xp, xl, pads) as xp_:
-        shares = _patch_products(
-            xp,
-            patches(xp, xp_, outs, ksizes, win),
-            ctype,
-            lambda b, r, cols: cols.T @ dy_mat[r],
-            _BLOCK,
-        )
+        if one_channel:
+            shares = _tap_major_products(
+                xp,
+                patches(xp, xp_, outs, ksizes, win),
+                ctype,
+                lambda b, r, cols_t: cols_t @ dy_mat[r],
+                _BLOCK,
+            )
+        else:
+            shares = _patch_products(
+                xp,
+                patches(xp, xp_, outs, ksizes, win),
+                ctype,
+                lambda b, r, cols: cols.T @ dy_mat[r],
+                _BLOCK,
+            )
     dw = shares[0]
     for share in shares[1:]:
         dw += share
