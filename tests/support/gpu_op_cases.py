@@ -582,6 +582,45 @@ def _pool() -> Build:
     return Build([mx, av, _grad(mx, x), _grad(av, x)])
 
 
+@_case("_FusedConv2D")
+def _fused_conv() -> Build:
+    # The graph optimizer makes these from Conv2D -> BiasAdd -> Relu; built here directly.
+    x, f, b = _f32(2, 7, 6, 3), _f32(3, 2, 3, 4), _f32(4)
+    attrs = {
+        "strides": [1, 1, 1, 1],
+        "padding": "SAME",
+        "data_format": "NHWC",
+        "dilations": [1, 1, 1, 1],
+        "T": tf.float32,
+        "num_args": 1,
+        "epsilon": 0.0,
+    }
+    relu = op_util.make_op(
+        "_FusedConv2D", [x, f, b], {**attrs, "fused_ops": ["BiasAdd", "Relu"]}, name="Relu"
+    ).outputs[0]
+    bias = op_util.make_op(
+        "_FusedConv2D", [x, f, b], {**attrs, "fused_ops": ["BiasAdd"]}, name="BiasAdd"
+    ).outputs[0]
+    return Build([relu, bias])
+
+
+@_case("_FusedMaxPoolGradReluGrad")
+def _fused_pool_grad() -> Build:
+    # MaxPoolGrad -> ReluGrad of the pool's input, fused by the graph optimizer: windows that
+    # tile the input, and windows that overlap (the unfused computation).
+    x = tf.nn.relu(_f32(2, 6, 8, 3))
+    outs = []
+    for k, s, padding in ((2, 2, "VALID"), (3, 2, "SAME")):
+        y = tf.nn.max_pool(x, [1, k, k, 1], [1, s, s, 1], padding)
+        g = _f32(*y.shape.as_list())
+        attrs = {"ksize": [1, k, k, 1], "strides": [1, s, s, 1], "padding": padding}
+        fused = op_util.make_op(
+            "_FusedMaxPoolGradReluGrad", [x, y, g], {**attrs, "T": tf.float32}, name="ReluGrad"
+        )
+        outs.append(fused.outputs[0])
+    return Build(outs)
+
+
 @_case("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2")
 def _conv3d() -> Build:
     x, f = _f32(2, 4, 5, 4, 2), _f32(2, 3, 2, 2, 3)

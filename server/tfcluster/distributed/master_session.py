@@ -38,6 +38,7 @@ from tfcluster.runtime import placement as placing
 from tfcluster.runtime.constant_folding import fold_constants
 from tfcluster.runtime.graph_cycles import check_acyclic
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
+from tfcluster.runtime.kernel_fusion import fuse_kernels
 
 # From the system's randomness: a program's random.seed() must give it the sequence it gives
 # under TensorFlow, which never draws from Python's global generator.
@@ -565,6 +566,11 @@ class MasterSession:
                 if folded:
                     nodes.update(folded)
                     # What only the folded nodes read is not needed any more.
+                    needed = _prune(nodes, feeds, fetches, targets)
+                # TF's optimizer fuses kernels too (conv + bias + relu, ...).
+                fused = fuse_kernels(nodes, needed, feeds, fetches, targets)
+                if fused:
+                    nodes.update(fused)
                     needed = _prune(nodes, feeds, fetches, targets)
             seen = filtered_tasks(self.worker_cache.tasks(), self.config.device_filters)
             tasks = placing.limit_devices(

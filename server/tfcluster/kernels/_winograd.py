@@ -24,6 +24,7 @@ from __future__ import annotations
 
 import math
 import threading
+from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
@@ -197,9 +198,17 @@ def _input_tiles(t: Transforms, plan: _Plan, src: Any, buf: tuple[Any, Any]) -> 
     return v.reshape(a * a, nb * plan.tiles, c)
 
 
-def forward(xl: Any, f: Any, outs: list[int], pads: list[Any], m: int) -> Any:
+def forward(
+    xl: Any,
+    f: Any,
+    outs: list[int],
+    pads: list[Any],
+    m: int,
+    epilogue: Callable[[Any], None] | None = None,
+) -> Any:
     """The stride-1 correlation of xl [N, H, W, C] (float32, channels last) with f
-    [r, r, C, K] and these (before, after) pads: [N, *outs, K]."""
+    [r, r, C, K] and these (before, after) pads: [N, *outs, K]; `epilogue` (a fused bias
+    and activation) applied in place to each block of the output once it is placed."""
     r = f.shape[0]
     t = transforms(m, r)
     batch, c, k = xl.shape[0], xl.shape[-1], f.shape[-1]
@@ -235,6 +244,8 @@ def forward(xl: Any, f: Any, outs: list[int], pads: list[Any], m: int) -> Any:
             else:
                 dest = out[b].reshape(nb, plan.th, m, plan.tw, m, k)
                 np.copyto(dest.transpose(2, 4, 0, 1, 3, 5), y)
+            if epilogue is not None:
+                epilogue(out[b])
 
     with padded(np, xl, plan.pads) as src:
         over_batch(np, batch, plan.nbytes, part, plan.block)

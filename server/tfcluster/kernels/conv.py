@@ -17,6 +17,7 @@ per output and channel pair instead of 25 for 5x5).
 
 from __future__ import annotations
 
+import itertools
 import math
 from collections.abc import Callable
 from typing import Any
@@ -81,6 +82,43 @@ def _patch_products(
     return over_batch(xp, batch, nbytes, part, block)
 
 
+def _tap_major_products(
+    xp: Any,
+    view: Any,
+    ctype: Any,
+    product: Callable[[slice, slice, Any], Any],
+    block_bytes: int,
+) -> list[Any]:
+    """_patch_products for an input of one channel, its patches laid out tap by tap:
+    product(b, rows, cols_t) with cols_t [taps, rows] (the transposed im2col matrix). Each tap
+    is one copy of a whole (block, *outs) slice: im2col's rows of one channel are runs of
+    kw numbers (inner loops of 5 for a 5x5 filter), this layout's are runs of a whole
+    output row."""
+    batch = view.shape[0]
+    n = (view.ndim - 2) // 2
+    outs = view.shape[1 : 1 + n]
+    per = math.prod(outs)
+    taps = list(itertools.product(*(range(k) for k in view.shape[1 + n : 1 + 2 * n])))
+    nbytes = batch * per * len(taps) * np.dtype(ctype).itemsize
+    block = block_items(xp, batch, nbytes, block_bytes)
+
+    def part(b: slice) -> Any:
+        start, stop, _ = b.indices(batch)
+        with SCRATCH.lend(xp, (len(taps), block * per), ctype) as buf:
+            cols_t = buf[:, : (stop - start) * per]
+            dest = cols_t.reshape(len(taps), stop - start, *outs)
+            for t, tap in enumerate(taps):
+                xp.copyto(dest[t], view[(b, *([slice(None)] * n), *tap, 0)])
+            return product(b, _rows(b, batch, per), cols_t)
+
+    return over_batch(xp, batch, nbytes, part, block)
+
+
+def _one_channel(xp: Any, ci: int) -> bool:
+    """Whether a convolution's patches go tap by tap (_tap_major_products)."""
+    return xp is np and ci == 1
+
+
 def _is_pointwise(win: Window, ksizes: list[int], pads: list[tuple[int, int]]) -> bool:
     return (
         all(k == 1 for k in ksizes)
@@ -104,8 +142,19 @@ def _winograd_tile(
     return _winograd.applicable(ksizes, win.strides, win.dilations, outs, *channels, batch)
 
 
-def _conv_forward(xp: Any, win: Window, x: Any, f: Any) -> Any:
-    """The convolution of x (node layout) with filter f [*k, ci, co], in the node's layout."""
+def _then(result: Any, epilogue: Callable[[Any], None] | None) -> Any:
+    if epilogue is not None:
+        epilogue(result)
+    return result
+
+
+def _conv_forward(
+    xp: Any, win: Window, x: Any, f: Any, epilogue: Callable[[Any], None] | None = None
+) -> Any:
+    """The convolution of x (node layout) with filter f [*k, ci, co], in the node's layout.
+    `epilogue` (a fused bias and activation) is applied in place to each block of the
+    channels-last output as soon as it is made (float32/float64 only: it sees the output
+    in the compute type)."""
     n = win.n
     check_rank(x, n + 2, "input", win.name)
     check_rank(f, n + 2, "filter", win.name)
@@ -124,9 +173,19 @@ def _conv_forward(xp: Any, win: Window, x: Any, f: Any) -> Any:
     tile = _winograd_tile(xp, win, x.dtype, ksizes, outs, (ci, co), batch)
     if _is_pointwise(win, ksizes, pads):
         # A 1x1 convolution is a plain product over the channels.
-        out = xl.reshape(rows, ci).astype(ctype, copy=False) @ wmat
+        out = _then(xl.reshape(rows, ci).astype(ctype, copy=False) @ wmat, epilogue)
     elif tile is not None and f.dtype == np.float32:
-        out = _winograd.forward(xl, f, outs, pads, tile)
+        out = _winograd.forward(xl, f, outs, pads, tile, epilogue)
+    elif _one_channel(xp, ci):
+        out = xp.empty((rows, co), ctype)
+        with padded(xp, xl, pads) as xp_:
+            _tap_major_products(
+                xp,
+                patches(xp, xp_, outs, ksizes, win),
+                ctype,
+                lambda b, r, cols_t: _then(xp.matmul(cols_t.T, wmat, out=out[r]), epilogue),
+                _BLOCK,
+            )
     else:
         out = xp.empty((rows, co), ctype)
         with padded(xp, xl, pads) as xp_:
@@ -134,7 +193,7 @@ def _conv_forward(xp: Any, win: Window, x: Any, f: Any) -> Any:
                 xp,
                 patches(xp, xp_, outs, ksizes, win),
                 ctype,
-                lambda b, r, cols: xp.matmul(cols, wmat, out=out[r]),
+                lambda b, r, cols: _then(xp.matmul(cols, wmat, out=out[r]), epilogue),
                 _BLOCK,
             )
     out = out.reshape(batch, *outs, co)
@@ -276,14 +335,24 @@ def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any)
     ctype = _compute_dtype(x.dtype)
     dy_mat = dyl.reshape(-1, co).astype(ctype, copy=False)
     # Each block of the batch: its patches, then its share of the product; shares summed.
+    one_channel = _one_channel(xp, ci)
     with padded(xp, xl, pads) as xp_:
-        shares = _patch_products(
-            xp,
-            patches(xp, xp_, outs, ksizes, win),
-            ctype,
-            lambda b, r, cols: cols.T @ dy_mat[r],
-            _BLOCK,
-        )
+        if one_channel:
+            shares = _tap_major_products(
+                xp,
+                patches(xp, xp_, outs, ksizes, win),
+                ctype,
+                lambda b, r, cols_t: cols_t @ dy_mat[r],
+                _BLOCK,
+            )
+        else:
+            shares = _patch_products(
+                xp,
+                patches(xp, xp_, outs, ksizes, win),
+                ctype,
+                lambda b, r, cols: cols.T @ dy_mat[r],
+                _BLOCK,
+            )
     dw = shares[0]
     for share in shares[1:]:
         dw += share
@@ -324,6 +393,39 @@ def _conv_kernels(prefix: str, n: int, input_op: str, filter_op: str) -> None:
 
 
 _conv_kernels("Conv2D", 2, "Conv2DBackpropInput", "Conv2DBackpropFilter")
+
+
+@kernel("_FusedConv2D")
+def fused_conv2d(node: Any, xp: Any) -> Compute:
+    """Conv2D -> BiasAdd [-> Relu] as the graph optimizer fuses them
+    (runtime/kernel_fusion.py): the bias and ReLU applied to each block of the output while
+    it is in the cache, by the very operations the BiasAdd and Relu kernels do."""
+    win = Window(node, 2)
+    fused = [v.decode() if isinstance(v, bytes) else str(v) for v in node.attrs["fused_ops"]]
+    if fused not in (["BiasAdd"], ["BiasAdd", "Relu"]):
+        raise invalid(f"_FusedConv2D: unsupported fused_ops {fused} ({node.name})")
+    relu = fused[-1] == "Relu"
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x, f, b = (xp.asarray(v) for v in ins[:3])
+        if b.ndim != 1:
+            raise invalid(f"Biases must be 1D: {list(b.shape)}")
+        if f.ndim == 4 and f.shape[-1] != b.shape[0]:
+            raise invalid(
+                "Must provide as many biases as the channel dimension of the input tensor: "
+                f"{list(b.shape)} vs. {[*x.shape[:-1], f.shape[-1]]}"
+            )
+
+        def epilogue(block: Any) -> None:
+            xp.add(block, b, out=block)
+            if relu:
+                xp.maximum(block, 0, out=block)
+
+        return (_conv_forward(xp, win, x, f, epilogue),)
+
+    return compute
+
+
 _conv_kernels("Conv3D", 3, "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2")
 
 

@@ -209,6 +209,26 @@ def _max_pool_grad(xp: Any, win: Window, x: Any, y: Any, g: Any, first_only: boo
     return win.from_last(xp, dx.astype(g.dtype, copy=False))
 
 
+@kernel("_FusedMaxPoolGradReluGrad")
+def fused_max_pool_grad_relu_grad(node: Any, xp: Any) -> Compute:
+    """MaxPoolGrad -> ReluGrad of the pool's own input, as the graph optimizer fuses them
+    (runtime/kernel_fusion.py). For windows that tile the input, ReluGrad's mask is taken
+    on the pooled gradient (g * (max > 0)) before it is routed: it lands only where the
+    input equals its window's maximum, so the result is the two kernels' bit for bit."""
+    win = Window(node, 2, "ksize")
+    cast = typed(node, xp)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x, y, g = (xp.asarray(v) for v in ins)
+        _, sizes, _, pads = _pool_input(xp, win, x)
+        if _tiles(win, sizes, pads) and y.shape == g.shape:
+            return (cast(_max_pool_grad(xp, win, x, y, g * (y > 0), True)),)
+        dx = _max_pool_grad(xp, win, x, y, g, True)
+        return (cast(dx * (x > 0)),)
+
+    return compute
+
+
 def _max_pool_grad_grad(xp: Any, win: Window, x: Any, y: Any, gg: Any, first_only: bool) -> Any:
     """The gradient (shaped as the pool's output) picked at each window's maximum."""
     xl, _, outs, pads = _pool_input(xp, win, x)

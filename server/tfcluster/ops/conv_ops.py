@@ -75,6 +75,15 @@ def _sizes_infer(op_type: str, n: int, index: int, dtype_from: int) -> Any:
 
 
 op_def_registry.register("Conv2D", _conv_infer("Conv2D", 2))
+
+
+def _fused_conv_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    """_FusedConv2D (input, filter, bias): the convolution's output (the graph optimizer
+    makes it from Conv2D -> BiasAdd -> Relu, runtime/kernel_fusion.py)."""
+    return _conv_infer("Conv2D", 2)(inputs[:2], attrs)
+
+
+op_def_registry.register("_FusedConv2D", _fused_conv_infer)
 op_def_registry.register("Conv3D", _conv_infer("Conv3D", 3))
 op_def_registry.register(
     "DepthwiseConv2dNative", _conv_infer("DepthwiseConv2dNative", 2, depthwise=True)

@@ -84,6 +84,11 @@ op_def_registry.register("AvgPool", _pool_infer("AvgPool", 2))
 op_def_registry.register("MaxPool3D", _pool_infer("MaxPool3D", 3))
 op_def_registry.register("AvgPool3D", _pool_infer("AvgPool3D", 3))
 op_def_registry.register("MaxPoolGrad", _like_input_infer("MaxPoolGrad", 2))
+# MaxPoolGrad -> ReluGrad of the pool's input, fused by the graph optimizer
+# (runtime/kernel_fusion.py): inputs and attrs of the MaxPoolGrad.
+op_def_registry.register(
+    "_FusedMaxPoolGradReluGrad", _like_input_infer("_FusedMaxPoolGradReluGrad", 2)
+)
 op_def_registry.register("MaxPool3DGrad", _like_input_infer("MaxPool3DGrad", 3))
 op_def_registry.register("MaxPoolGradGrad", _like_input_infer("MaxPoolGradGrad", 2, 1))
 op_def_registry.register("MaxPool3DGradGrad", _like_input_infer("MaxPool3DGradGrad", 3, 1))

@@ -25,6 +25,7 @@ HEAVY_OPS = frozenset(
         "SparseMatMul",
         "Einsum",
         "Conv2D",
+        "_FusedConv2D",
         "Conv2DBackpropInput",
         "Conv2DBackpropFilter",
         "Conv3D",

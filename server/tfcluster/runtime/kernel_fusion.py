@@ -1,0 +1,161 @@
+"""Kernel fusion of a step's graph before it is placed, as TensorFlow's graph optimizer
+(grappler's remapper) does on the CPU.
+
+- Conv2D -> BiasAdd -> Relu becomes one `_FusedConv2D` node (TF's own op type, attr
+  fused_ops = [BiasAdd, Relu]) named as the Relu: the bias and the ReLU are applied to each
+  block of the convolution's output while it is still in the cache, instead of two passes
+  over the whole activation (what the conv net's first layer spends most of its time on).
+- MaxPoolGrad -> ReluGrad, where the ReluGrad's features are the pool's own input (the
+  gradient of relu then max_pool), becomes one `_FusedMaxPoolGradReluGrad` node named as the
+  ReluGrad: for windows that tile the input, the ReLU's mask is applied to the pooled
+  gradient (a quarter of the elements for 2x2 windows) before it is routed to each window's
+  maximum. This is exact: the routed value lands only where the input equals its window's
+  maximum, so `g * (max > 0)` there is `g * (x > 0)`; zeros stay zeros. Windows that do not
+  tile the input get the two kernels' results, computed one after the other.
+
+A chain fuses only when its inner results have no other use in the step: consumed once,
+not fetched, fed, targeted or waited on through a control edge, and all on one requested
+device. The fused node keeps the last node's name, so fetches, timelines and step stats
+name it as before (TF's fused node also keeps the Relu's name).
+"""
+
+from __future__ import annotations
+
+from collections import defaultdict
+from collections.abc import Collection, Mapping, Sequence
+from typing import Any
+
+from tfcluster.framework import dtypes
+from tfcluster.runtime.graph_ir import Node, split_tensor_name
+
+FUSED_CONV = "_FusedConv2D"
+FUSED_POOL_GRAD = "_FusedMaxPoolGradReluGrad"
+
+_FLOATS = frozenset({"float32", "float64"})
+
+
+def _text(value: Any) -> str:
+    return value.decode() if isinstance(value, bytes) else str(value)
+
+
+def _dtype_name(value: Any) -> str:
+    try:
+        return dtypes.as_dtype(value).name
+    except (TypeError, ValueError, KeyError):
+        return ""
+
+
+class _Uses:
+    """Who uses each tensor and node of the step."""
+
+    def __init__(
+        self,
+        nodes: Mapping[str, Node],
+        needed: Collection[str],
+        feeds: Sequence[str],
+        fetches: Sequence[str],
+        targets: Sequence[str],
+    ) -> None:
+        # node -> (output index, reader) for every read of one of its outputs
+        self.reads: dict[str, list[tuple[int, str]]] = defaultdict(list)
+        self.waited_on: set[str] = set()
+        for name in needed:
+            node = nodes[name]
+            for src, idx in node.inputs:
+                self.reads[src].append((idx, name))
+            self.waited_on.update(node.control_inputs)
+        self.pinned: set[str] = {split_tensor_name(t)[0] for t in (*feeds, *fetches)}
+        self.pinned.update(targets)
+
+    def only_feeds(self, node: Node, consumer: str) -> bool:
+        """Whether node's results are used by `consumer` alone (its output 0, once)."""
+        if node.name in self.pinned or node.name in self.waited_on:
+            return False
+        return self.reads.get(node.name) == [(0, consumer)]
+
+
+def fuse_kernels(
+    nodes: Mapping[str, Node],
+    needed: Collection[str],
+    feeds: Sequence[str],
+    fetches: Sequence[str],
+    targets: Sequence[str],
+) -> dict[str, Node]:
+    """The fused nodes that replace the last node of each chain (by name); the chains' other
+    nodes are no longer read, and a new prune drops them."""
+    uses = _Uses(nodes, needed, feeds, fetches, targets)
+    fused: dict[str, Node] = {}
+    for name in needed:
+        node = nodes[name]
+        if node.op == "Relu":
+            new = _conv_bias_relu(nodes, node, uses)
+        elif node.op == "ReluGrad":
+            new = _max_pool_grad_relu_grad(nodes, node, uses)
+        else:
+            new = None
+        if new is not None:
+            fused[name] = new
+    return fused
+
+
+def _producer(nodes: Mapping[str, Node], src: tuple[str, int], op: str) -> Node | None:
+    node = nodes.get(src[0])
+    return node if node is not None and node.op == op and src[1] == 0 else None
+
+
+def _conv_bias_relu(nodes: Mapping[str, Node], relu: Node, uses: _Uses) -> Node | None:
+    bias = _producer(nodes, relu.inputs[0], "BiasAdd") if relu.inputs else None
+    conv = _producer(nodes, bias.inputs[0], "Conv2D") if bias is not None else None
+    if bias is None or conv is None:
+        return None
+    if not (uses.only_feeds(conv, bias.name) and uses.only_feeds(bias, relu.name)):
+        return None
+    if len({relu.device, bias.device, conv.device}) != 1:
+        return None
+    if _text(conv.attrs.get("data_format", "NHWC")) != "NHWC":
+        return None
+    if _text(bias.attrs.get("data_format", "NHWC")) != "NHWC":
+        return None
+    if _dtype_name(conv.attrs.get("T")) not in _FLOATS:
+        return None
+    attrs = dict(conv.attrs)
+    attrs.update(fused_ops=["BiasAdd", "Relu"], num_args=1, epsilon=0.0)
+    return Node(
+        name=relu.name,
+        op=FUSED_CONV,
+        inputs=[conv.inputs[0], conv.inputs[1], bias.inputs[1]],
+        control_inputs=_union(conv.control_inputs, bias.control_inputs, relu.control_inputs),
+        device=relu.device,
+        attrs=attrs,
+    )
+
+
+def _max_pool_grad_relu_grad(
+    nodes: Mapping[str, Node], relu_grad: Node, uses: _Uses
+) -> Node | None:
+    if len(relu_grad.inputs) != 2:
+        return None
+    pool_grad = _producer(nodes, relu_grad.inputs[0], "MaxPoolGrad")
+    if pool_grad is None or len(pool_grad.inputs) != 3:
+        return None
+    # The ReLU's features must be the pool's own input (the gradient of relu -> max_pool).
+    if pool_grad.inputs[0] != relu_grad.inputs[1]:
+        return None
+    if not uses.only_feeds(pool_grad, relu_grad.name):
+        return None
+    if relu_grad.device != pool_grad.device:
+        return None
+    if _dtype_name(pool_grad.attrs.get("T")) not in _FLOATS:
+        return None
+    return Node(
+        name=relu_grad.name,
+        op=FUSED_POOL_GRAD,
+        inputs=list(pool_grad.inputs),
+        control_inputs=_union(pool_grad.control_inputs, relu_grad.control_inputs),
+        device=relu_grad.device,
+        attrs=dict(pool_grad.attrs),
+    )
+
+
+def _union(*lists: list[str]) -> list[str]:
+    return list(dict.fromkeys(c for lst in lists for c in lst))

@@ -1,0 +1,148 @@
+"""The graph optimizer's kernel fusions (runtime/kernel_fusion.py): Conv2D -> BiasAdd -> Relu
+runs as one _FusedConv2D and MaxPoolGrad -> ReluGrad as one _FusedMaxPoolGradReluGrad, with
+results identical bit for bit to the unfused kernels' (the optimizer off: opt_level L0), and
+only where the inner results have no other use."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tfcluster.ops import op_util
+from tfcluster.runtime.graph_ir import node_from_operation
+from tfcluster.runtime.kernel_fusion import FUSED_CONV, FUSED_POOL_GRAD, fuse_kernels
+
+UNFUSED = tf.ConfigProto(
+    graph_options=tf.GraphOptions(
+        optimizer_options=tf.OptimizerOptions(opt_level=tf.OptimizerOptions.L0)
+    )
+)
+
+
+def _fused_ops(graph: Any, fetches: list[Any]) -> dict[str, str]:
+    """Node name -> fused op type, for the step that fetches `fetches`."""
+    nodes = {op.name: node_from_operation(op) for op in graph.get_operations()}
+    names = [t.name for t in fetches]
+    return {k: v.op for k, v in fuse_kernels(nodes, list(nodes), [], names, []).items()}
+
+
+def _conv_net(x_val: np.ndarray, channels: int, ksize: int) -> tuple[Any, list[Any]]:
+    """relu(conv + bias) -> 2x2 max pool -> relu(conv + bias) -> 2x2 max pool -> sum of
+    squares, with the gradients of everything."""
+    rng = np.random.default_rng(3)
+    x = tf.constant(x_val)
+    f1 = tf.Variable(rng.standard_normal((ksize, ksize, x_val.shape[-1], channels), np.float32))
+    b1 = tf.Variable(rng.standard_normal(channels).astype(np.float32) * 0.1)
+    f2 = tf.Variable(rng.standard_normal((ksize, ksize, channels, channels), np.float32) * 0.2)
+    b2 = tf.Variable(rng.standard_normal(channels).astype(np.float32) * 0.1)
+    h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(x, f1, [1, 1, 1, 1], "SAME"), b1))
+    h = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    h = tf.nn.relu(tf.nn.bias_add(tf.nn.conv2d(h, f2, [1, 1, 1, 1], "SAME"), b2))
+    y = tf.nn.max_pool(h, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    loss = tf.reduce_sum(y * y)
+    return loss, [y, *tf.gradients(loss, [x, f1, b1, f2, b2])]
+
+
+@pytest.mark.parametrize(
+    "in_channels,channels,ksize",
+    [(1, 8, 5), (3, 16, 3), (2, 12, 5)],
+    ids=["one-channel-and-winograd", "im2col-and-winograd-3x3", "im2col-and-winograd-5x5"],
+)
+def test_fused_conv_net_gives_the_unfused_values_bit_for_bit(
+    in_channels: int, channels: int, ksize: int
+) -> None:
+    x_val = np.random.default_rng(1).standard_normal((8, 16, 16, in_channels)).astype(np.float32)
+    graph = tf.Graph()
+    with graph.as_default():
+        _, fetches = _conv_net(x_val, channels, ksize)
+        init = tf.global_variables_initializer()
+    fused = _fused_ops(graph, fetches)
+    assert sorted(fused.values()) == [FUSED_CONV, FUSED_CONV, FUSED_POOL_GRAD, FUSED_POOL_GRAD]
+    results = []
+    for config in (None, UNFUSED):
+        with tf.Session(graph=graph, config=config) as sess:
+            sess.run(init)
+            results.append(sess.run(fetches))
+    for got, want in zip(*results):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_pool_gradient_with_infinities_nans_and_ties_matches_the_unfused_kernels() -> None:
+    # ReLU zeros tie in many windows; the pooled gradient holds NaN and infinities (inf * 0
+    # is NaN where the ReLU is off), overlapping windows take the unfused path.
+    rng = np.random.default_rng(5)
+    x_val = np.maximum(rng.standard_normal((3, 8, 8, 4)).astype(np.float32) - 0.5, 0)
+    x_val[0, :2, :2, 0] = [[-1.0, np.nan], [2.0, 0.0]]
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.constant(x_val)
+        h = tf.nn.relu(x)
+        grads = []
+        for k, s, padding in ((2, 2, "VALID"), (3, 2, "SAME")):
+            y = tf.nn.max_pool(h, [1, k, k, 1], [1, s, s, 1], padding)
+            g_val = rng.standard_normal(y.shape.as_list()).astype(np.float32)
+            g_val[0, 0, 0, :3] = [np.inf, -np.inf, np.nan]
+            g_val[1, 1, 1, 1] = np.inf
+            grads.append(tf.gradients(y, x, grad_ys=tf.constant(g_val))[0])
+    assert sorted(_fused_ops(graph, grads).values()) == [FUSED_POOL_GRAD, FUSED_POOL_GRAD]
+    with tf.Session(graph=graph) as sess:
+        got = sess.run(grads)
+    with tf.Session(graph=graph, config=UNFUSED) as sess:
+        want = sess.run(grads)
+    for a, b in zip(got, want):
+        np.testing.assert_array_equal(a.view(np.int32), b.view(np.int32))
+
+
+def _conv_bias_relu(data_format: str = "NHWC") -> tuple[Any, Any, Any]:
+    x = tf.constant(np.ones((2, 6, 6, 3), np.float32))
+    f = tf.constant(np.ones((3, 3, 3, 4), np.float32))
+    b = tf.constant(np.arange(4, dtype=np.float32))
+    conv = tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME")
+    biased = tf.nn.bias_add(conv, b)
+    return conv, biased, tf.nn.relu(biased)
+
+
+def test_a_chain_fuses_only_when_its_inner_results_have_no_other_use() -> None:
+    with tf.Graph().as_default() as graph:
+        conv, biased, relu = _conv_bias_relu()
+        assert _fused_ops(graph, [relu]) == {relu.op.name: FUSED_CONV}
+        # The conv's or the bias's value fetched, read twice, or waited on: no fusion.
+        assert _fused_ops(graph, [relu, conv]) == {}
+        assert _fused_ops(graph, [relu, biased]) == {}
+        twice = biased * 2.0
+        assert _fused_ops(graph, [relu, twice]) == {}
+    with tf.Graph().as_default() as graph:
+        conv, biased, relu = _conv_bias_relu()
+        with tf.control_dependencies([biased.op]):
+            after = tf.identity(relu)
+        assert _fused_ops(graph, [after]) == {}
+    with tf.Graph().as_default() as graph:
+        x = tf.constant(np.ones((2, 3, 6, 6), np.float32))
+        f = tf.constant(np.ones((3, 3, 3, 4), np.float32))
+        conv = tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME", data_format="NCHW")
+        relu = tf.nn.relu(tf.nn.bias_add(conv, tf.constant(np.ones(4, np.float32)), "NCHW"))
+        assert _fused_ops(graph, [relu]) == {}
+    with tf.Graph().as_default() as graph:
+        x = tf.constant(np.ones((2, 4, 4, 3), np.float32))
+        other = tf.constant(np.ones((2, 4, 4, 3), np.float32))
+        y = tf.nn.max_pool(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+        (dx,) = tf.gradients(y, x)
+        # ReluGrad of features other than the pool's input: not the relu -> pool gradient.
+        unrelated = op_util.make_op("ReluGrad", [dx, other], {"T": tf.float32}).outputs[0]
+        assert _fused_ops(graph, [unrelated]) == {}
+
+
+def test_fused_step_keeps_the_last_nodes_name_and_fetches() -> None:
+    with tf.Graph().as_default():
+        _, _, relu = _conv_bias_relu()
+        with tf.Session() as sess:
+            by_tensor = sess.run(relu)
+            by_name = sess.run("Relu:0")
+    want = np.maximum(np.full((2, 6, 6, 4), 27.0, np.float32), 0)
+    want[:, [0, -1]] = want[:, [0, -1]] * 2 / 3
+    want[:, :, [0, -1]] = want[:, :, [0, -1]] * 2 / 3
+    want += np.arange(4, dtype=np.float32)
+    np.testing.assert_allclose(by_tensor, want, rtol=1e-6)
+    np.testing.assert_array_equal(by_tensor, by_name)
