@@ -117,7 +117,12 @@ def lstm_graph(train):
     if not train:
         return x, lengths, None
     target = tf.placeholder(tf.float32, [2, 5], name="target")
-    loss = tf.reduce_mean(tf.square(state.h - target), name="loss")
+    # Through the outputs too: their gradient flows back through TensorArrayGradV3.
+    loss = tf.add(
+        tf.reduce_mean(tf.square(state.h - target)),
+        0.1 * tf.reduce_mean(tf.square(outputs)),
+        name="loss",
+    )
     global_step = tf.train.get_or_create_global_step()
     train_op = tf.train.AdamOptimizer(0.05).minimize(loss, global_step=global_step, name="train")
     tf.add_to_collection("train_op", train_op)
@@ -160,7 +165,7 @@ def record_lstm_train():
             sess.run(tf.global_variables_initializer())
             saver.save(sess, os.path.join(OUT, "lstm_train"), write_meta_graph=False)
             tf.train.export_meta_graph(
-                os.path.join(OUT, "lstm_train.meta"), clear_devices=True, strip_default_attrs=True
+                os.path.join(OUT, "lstm_train.meta"), clear_devices=True
             )
             feed = {x: xv, lengths: lv, target: tv}
             losses = []
@@ -210,15 +215,18 @@ def record_bn_saved_model():
             )
             builder.add_meta_graph_and_variables(
                 sess, [tf.saved_model.tag_constants.SERVING], signature_def_map={"serving_default": sig},
-                strip_default_attrs=True,
             )
             builder.save()
+            # One more training step after saving: a test runs the same step on the model.
+            sess.run(update, {x: xv, training: True})
+            moving_after = sess.run("batch_normalization/moving_mean:0")
             ops = sorted({n.op for n in g.as_graph_def().node})
     RESULTS["bn_saved_model"] = {
         "x": arr(xv),
         "bn_train": [arr(b) for b in bn_train],
         "y_infer": arr(y_infer),
         "moving_mean": arr(moving),
+        "moving_mean_after_update": arr(moving_after),
         "ops": ops,
     }
 

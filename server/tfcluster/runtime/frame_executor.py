@@ -48,6 +48,7 @@ from tfcluster.runtime.loop_frames import (
     assign_frames,
     frame_label,
     has_control_flow,
+    output_frame,
 )
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.step_context import StepContext
@@ -217,11 +218,12 @@ class FrameExecutor:
                 self._fetch_at.append(None)
                 continue
             src, idx = split_tensor_name(t)
-            if frame_of[src] != ROOT:
+            frame = output_frame(by_name[src], frame_of[src])
+            if frame != ROOT:
                 raise errors.InvalidArgumentError(
                     None,
                     None,
-                    f"Fetch '{t}' is inside the while loop '{frame_label(frame_of[src])}': "
+                    f"Fetch '{t}' is inside the while loop '{frame_label(frame)}': "
                     "only tensors outside loops can be fetched",
                 )
             self._fetch_at.append((index[src], idx))
@@ -417,6 +419,8 @@ class _Run:
             # A loop that never produced a live value at an Exit (it was on an untaken
             # branch) sends a dead value out, once.
             for i in sorted(frame.dead_exits - frame.live_exits):
+                if parent is self.root and i in self.ex._fetched_nodes:
+                    self.fetched[(i, 0)] = DEAD
                 self._deliver_outputs(parent, frame.parent_iter, i, (DEAD,), True)
             parent.outstanding -= 1
             frame = parent
@@ -442,7 +446,7 @@ class _Run:
     ) -> None:
         ex = self.ex
         kind = ex._kinds[i]
-        if frame is self.root:
+        if frame is self.root and kind != _ENTER:
             if i in ex._fetched_nodes:
                 for k, value in enumerate(outs):
                     self.fetched[(i, k)] = DEAD if node_dead else value
@@ -471,6 +475,8 @@ class _Run:
                 frame.dead_exits.add(i)
                 return
             frame.live_exits.add(i)
+            if parent is self.root and i in ex._fetched_nodes:
+                self.fetched[(i, 0)] = outs[0]
             self._deliver_outputs(parent, frame.parent_iter, i, outs, False)
             return
         if kind == _NEXT:

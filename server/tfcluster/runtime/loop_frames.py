@@ -69,30 +69,21 @@ def assign_frames(
             sources.append(name)
     frame_of: dict[str, Frame] = dict.fromkeys(sources, ROOT)
     via: dict[str, str] = {}  # node -> the input that gave it its frame
+    outside: list[str] = []  # NextIteration nodes found outside every loop
     queue = deque(sources)
     while queue:
         name = queue.popleft()
         node = nodes[name]
         frame = frame_of[name]
-        if node.op in ENTER_OPS:
-            out_frame = (*frame, str(_text(node.attrs.get("frame_name", ""))))
-        elif node.op in EXIT_OPS:
-            if not frame:
-                raise errors.InvalidArgumentError(
-                    None,
-                    None,
-                    f"Exit node '{name}' is not inside a while loop: no Enter node leads to it",
-                )
-            out_frame = frame[:-1]
-        else:
-            if node.op in NEXT_ITERATION_OPS and not frame:
-                raise errors.InvalidArgumentError(
-                    None,
-                    None,
-                    f"NextIteration node '{name}' is not inside a while loop: no Enter node "
-                    "leads to it",
-                )
-            out_frame = frame
+        if node.op in EXIT_OPS and not frame:
+            raise errors.InvalidArgumentError(
+                None,
+                None,
+                f"Exit node '{name}' is not inside a while loop: no Enter node leads to it",
+            )
+        if node.op in NEXT_ITERATION_OPS and not frame:
+            outside.append(name)
+        out_frame = output_frame(node, frame)
         for dst in consumers[name]:
             known = frame_of.get(dst)
             if known is None:
@@ -107,6 +98,13 @@ def assign_frames(
                     f"in frame '{frame_label(out_frame)}'. The input node {via.get(dst, dst)} "
                     f"is in frame '{frame_label(known)}'.",
                 )
+    if outside:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"NextIteration node '{outside[0]}' is not inside a while loop: no Enter node "
+            "leads to it",
+        )
     never = sorted(member_set - frame_of.keys())
     if never:
         merges = [n for n in never if nodes[n].op in MERGE_OPS]
@@ -117,6 +115,15 @@ def assign_frames(
             f"leads into (Merge {merges[:3] or never[:3]} is never fed); nodes: {never[:5]}",
         )
     return frame_of
+
+
+def output_frame(node: Node, frame: Frame) -> Frame:
+    """The frame a node's outputs go to, the node running in `frame`."""
+    if node.op in ENTER_OPS:
+        return (*frame, _text(node.attrs.get("frame_name", "")))
+    if node.op in EXIT_OPS:
+        return frame[:-1]
+    return frame
 
 
 def _text(value: object) -> str:
@@ -135,4 +142,5 @@ __all__ = [
     "assign_frames",
     "frame_label",
     "has_control_flow",
+    "output_frame",
 ]
