@@ -68,7 +68,9 @@ def record_cond():
         y = tf.identity(tf.cond(flag, taken, untaken), name="y")
         # A control dependency on a cond's output, and a Merge of two constants.
         with tf.control_dependencies([y]):
-            z = tf.identity(tf.cond(flag, lambda: tf.constant(10.0), lambda: tf.constant(-1.0)), name="z")
+            tf.identity(
+                tf.cond(flag, lambda: tf.constant(10.0), lambda: tf.constant(-1.0)), name="z"
+            )
         with tf.Session(graph=g) as sess:
             ops = write_frozen(sess, ["y", "z"], "cond.pb")
             xv = np.array([[1.0, 2.0, 3.0], [-1.0, 0.5, 4.0]], np.float32)
@@ -164,9 +166,7 @@ def record_lstm_train():
         with tf.Session(graph=g) as sess:
             sess.run(tf.global_variables_initializer())
             saver.save(sess, os.path.join(OUT, "lstm_train"), write_meta_graph=False)
-            tf.train.export_meta_graph(
-                os.path.join(OUT, "lstm_train.meta"), clear_devices=True
-            )
+            tf.train.export_meta_graph(os.path.join(OUT, "lstm_train.meta"), clear_devices=True)
             feed = {x: xv, lengths: lv, target: tv}
             losses = []
             for _ in range(4):
@@ -205,7 +205,9 @@ def record_bn_saved_model():
         update = tf.group(*tf.get_collection(tf.GraphKeys.UPDATE_OPS), name="update")
         with tf.Session(graph=g) as sess:
             sess.run(tf.global_variables_initializer())
-            bn_train = [sess.run(["bn_out:0", update], {x: xv, training: True})[0] for _ in range(2)]
+            bn_train = [
+                sess.run(["bn_out:0", update], {x: xv, training: True})[0] for _ in range(2)
+            ]
             y_infer = sess.run(y, {x: xv})
             moving = sess.run("batch_normalization/moving_mean:0")
             path = os.path.join(OUT, "bn_saved_model")
@@ -214,7 +216,9 @@ def record_bn_saved_model():
                 {"x": x, "training": training}, {"y": y, "bn": bn}
             )
             builder.add_meta_graph_and_variables(
-                sess, [tf.saved_model.tag_constants.SERVING], signature_def_map={"serving_default": sig},
+                sess,
+                [tf.saved_model.tag_constants.SERVING],
+                signature_def_map={"serving_default": sig},
             )
             builder.save()
             # One more training step after saving: a test runs the same step on the model.

@@ -48,7 +48,9 @@ def test_frozen_cond_on_a_placeholder_gives_tfs_values_on_every_branch() -> None
     x = _array(rec["x"])
     with _session_with("cond.pb") as sess:
         for run in rec["runs"]:
-            y, z = sess.run(["y:0", "z:0"], {"x:0": x, "flag:0": run["flag"], "other:0": run["other"]})
+            y, z = sess.run(
+                ["y:0", "z:0"], {"x:0": x, "flag:0": run["flag"], "other:0": run["other"]}
+            )
             reference.assert_close(y, _array(run["y"]))
             reference.assert_close(z, _array(run["z"]))
 
@@ -121,35 +123,43 @@ def test_saved_model_with_batch_norm_and_dropout_on_a_training_placeholder() -> 
 
 
 # ---- graphs made by hand, as TF 1.x lays them out ---------------------------------------
-def _loop_graph_def(limit_node: str = "limit", exit_input: str = "sw") -> Any:
+def _node(
+    name: str, op: str, inputs: tuple[str, ...] = (), dtype: str = "DT_INT32", **attrs: str
+) -> str:
+    """One NodeDef in text form: attr T (or dtype for Const/Placeholder) plus `attrs`."""
+    type_key = "dtype" if op in ("Const", "Placeholder") else "T"
+    parts = [f'name: "{name}" op: "{op}"', *(f'input: "{i}"' for i in inputs)]
+    if op != "LoopCond":
+        parts.append(f"attr {{ key: '{type_key}' value {{ type: {dtype} }} }}")
+    parts += [f"attr {{ key: '{k}' value {{ {v} }} }}" for k, v in attrs.items()]
+    return "node { " + " ".join(parts) + " }"
+
+
+def _const(name: str, value: str, dtype: str = "DT_INT32", field: str = "int_val") -> str:
+    tensor = f"tensor {{ dtype: {dtype} tensor_shape {{}} {field}: {value} }}"
+    return _node(name, "Const", dtype=dtype, value=tensor)
+
+
+def _loop_graph_def() -> Any:
     """i = 0; while i < limit: i += 1 -- TF1's nodes for it (frame 'loop')."""
-    text = f"""
-    node {{ name: "zero" op: "Const" attr {{ key: "dtype" value {{ type: DT_INT32 }} }}
-      attr {{ key: "value" value {{ tensor {{ dtype: DT_INT32 tensor_shape {{}} int_val: 0 }} }} }} }}
-    node {{ name: "one" op: "Const" attr {{ key: "dtype" value {{ type: DT_INT32 }} }}
-      attr {{ key: "value" value {{ tensor {{ dtype: DT_INT32 tensor_shape {{}} int_val: 1 }} }} }} }}
-    node {{ name: "limit" op: "Placeholder" attr {{ key: "dtype" value {{ type: DT_INT32 }} }} }}
-    node {{ name: "enter" op: "Enter" input: "zero" attr {{ key: "T" value {{ type: DT_INT32 }} }}
-      attr {{ key: "frame_name" value {{ s: "loop" }} }} }}
-    node {{ name: "enter_limit" op: "Enter" input: "{limit_node}"
-      attr {{ key: "T" value {{ type: DT_INT32 }} }}
-      attr {{ key: "frame_name" value {{ s: "loop" }} }} attr {{ key: "is_constant" value {{ b: true }} }} }}
-    node {{ name: "enter_one" op: "Enter" input: "one" attr {{ key: "T" value {{ type: DT_INT32 }} }}
-      attr {{ key: "frame_name" value {{ s: "loop" }} }} attr {{ key: "is_constant" value {{ b: true }} }} }}
-    node {{ name: "merge" op: "Merge" input: "enter" input: "next"
-      attr {{ key: "T" value {{ type: DT_INT32 }} }} attr {{ key: "N" value {{ i: 2 }} }} }}
-    node {{ name: "less" op: "Less" input: "merge" input: "enter_limit"
-      attr {{ key: "T" value {{ type: DT_INT32 }} }} }}
-    node {{ name: "cond" op: "LoopCond" input: "less" }}
-    node {{ name: "sw" op: "Switch" input: "merge" input: "cond"
-      attr {{ key: "T" value {{ type: DT_INT32 }} }} }}
-    node {{ name: "body" op: "Identity" input: "sw:1" attr {{ key: "T" value {{ type: DT_INT32 }} }} }}
-    node {{ name: "add" op: "AddV2" input: "body" input: "enter_one"
-      attr {{ key: "T" value {{ type: DT_INT32 }} }} }}
-    node {{ name: "next" op: "NextIteration" input: "add" attr {{ key: "T" value {{ type: DT_INT32 }} }} }}
-    node {{ name: "exit" op: "Exit" input: "{exit_input}" attr {{ key: "T" value {{ type: DT_INT32 }} }} }}
-    """
-    return text_format.Parse(text, tf.GraphDef())
+    frame = 's: "loop"'
+    nodes = [
+        _const("zero", "0"),
+        _const("one", "1"),
+        _node("limit", "Placeholder"),
+        _node("enter", "Enter", ("zero",), frame_name=frame),
+        _node("enter_limit", "Enter", ("limit",), frame_name=frame, is_constant="b: true"),
+        _node("enter_one", "Enter", ("one",), frame_name=frame, is_constant="b: true"),
+        _node("merge", "Merge", ("enter", "next"), N="i: 2"),
+        _node("less", "Less", ("merge", "enter_limit")),
+        _node("cond", "LoopCond", ("less",)),
+        _node("sw", "Switch", ("merge", "cond")),
+        _node("body", "Identity", ("sw:1",)),
+        _node("add", "AddV2", ("body", "enter_one")),
+        _node("next", "NextIteration", ("add",)),
+        _node("exit", "Exit", ("sw",)),
+    ]
+    return text_format.Parse("\n".join(nodes), tf.GraphDef())
 
 
 def test_hand_made_loop_counts_and_a_runaway_loop_stops_at_the_deadline() -> None:
@@ -166,22 +176,21 @@ def test_hand_made_loop_counts_and_a_runaway_loop_stops_at_the_deadline() -> Non
 
 
 def test_fetching_a_dead_tensor_is_tfs_retval_error() -> None:
-    gd = text_format.Parse(
-        """
-        node { name: "c" op: "Const" attr { key: "dtype" value { type: DT_FLOAT } }
-          attr { key: "value" value { tensor { dtype: DT_FLOAT tensor_shape {} float_val: 1 } } } }
-        node { name: "p" op: "Placeholder" attr { key: "dtype" value { type: DT_BOOL } } }
-        node { name: "s" op: "Switch" input: "c" input: "p" attr { key: "T" value { type: DT_FLOAT } } }
-        node { name: "neg" op: "Neg" input: "s:1" attr { key: "T" value { type: DT_FLOAT } } }
-        """,
-        tf.GraphDef(),
-    )
+    nodes = [
+        _const("c", "1", "DT_FLOAT", "float_val"),
+        _node("p", "Placeholder", dtype="DT_BOOL"),
+        _node("s", "Switch", ("c", "p"), "DT_FLOAT"),
+        _node("neg", "Neg", ("s:1",), "DT_FLOAT"),
+    ]
+    gd = text_format.Parse("\n".join(nodes), tf.GraphDef())
     g = tf.Graph()
     with g.as_default():
         tf.import_graph_def(gd, name="")
         with tf.Session() as sess:
             assert sess.run("neg:0", {"p:0": True}) == -1.0
-            with pytest.raises(tf.errors.InvalidArgumentError, match=r"Retval\[0\] does not have value"):
+            with pytest.raises(
+                tf.errors.InvalidArgumentError, match=r"Retval\[0\] does not have value"
+            ):
                 sess.run("neg:0", {"p:0": False})
             # Deadness stops at a Merge: one live input is enough.
             assert sess.run("s:0", {"p:0": False}) == 1.0
@@ -189,12 +198,7 @@ def test_fetching_a_dead_tensor_is_tfs_retval_error() -> None:
 
 def test_exit_without_enter_is_invalid_argument_naming_it() -> None:
     gd = _loop_graph_def()
-    gd.node.add().CopyFrom(
-        text_format.Parse(
-            'name: "stray_exit" op: "Exit" input: "one" attr { key: "T" value { type: DT_INT32 } }',
-            tf.NodeDef(),
-        )
-    )
+    text_format.Merge(_node("stray_exit", "Exit", ("one",)), gd)
     g = tf.Graph()
     with g.as_default():
         tf.import_graph_def(gd, name="")
@@ -205,7 +209,7 @@ def test_exit_without_enter_is_invalid_argument_naming_it() -> None:
 
 
 def test_a_node_reading_two_frames_is_refused() -> None:
-    # The Exit reads the loop's Merge directly, and "add" (in the loop) reads the root's "one".
+    # "add" (in the loop) reads the root's "one" instead of the loop invariant "enter_one".
     gd = _loop_graph_def()
     for node in gd.node:
         if node.name == "add":
@@ -213,21 +217,17 @@ def test_a_node_reading_two_frames_is_refused() -> None:
     g = tf.Graph()
     with g.as_default():
         tf.import_graph_def(gd, name="")
-        with tf.Session() as sess, pytest.raises(
-            tf.errors.InvalidArgumentError, match="has inputs from different frames"
+        with (
+            tf.Session() as sess,
+            pytest.raises(tf.errors.InvalidArgumentError, match="has inputs from different frames"),
         ):
             sess.run("exit:0", {"limit:0": 3})
 
 
 def test_a_merge_never_fed_is_refused_on_import_and_at_run_time() -> None:
-    gd = text_format.Parse(
-        """
-        node { name: "m" op: "Merge" input: "n" input: "n"
-          attr { key: "T" value { type: DT_FLOAT } } attr { key: "N" value { i: 2 } } }
-        node { name: "n" op: "NextIteration" input: "m" attr { key: "T" value { type: DT_FLOAT } } }
-        """,
-        tf.GraphDef(),
-    )
+    merge = _node("m", "Merge", ("n", "n"), "DT_FLOAT", N="i: 2")
+    nodes = [merge, _node("n", "NextIteration", ("m",), "DT_FLOAT")]
+    gd = text_format.Parse("\n".join(nodes), tf.GraphDef())
     with tf.Graph().as_default(), pytest.raises(ValueError, match="cycle"):
         tf.import_graph_def(gd, name="")
     # Built in a graph by hand: the step refuses it instead of waiting forever.
@@ -269,7 +269,9 @@ def test_concat_offset_is_where_each_input_starts() -> None:
     with g.as_default():
         shapes = [tf.constant(s) for s in ([2, 3, 5], [2, 7, 5], [2, 5, 5])]
         op = g.create_op("ConcatOffset", [tf.constant(1), *shapes], {"N": 3})
-        bad = g.create_op("ConcatOffset", [tf.constant(1), shapes[0], tf.constant([3, 3, 5])], {"N": 2})
+        bad = g.create_op(
+            "ConcatOffset", [tf.constant(1), shapes[0], tf.constant([3, 3, 5])], {"N": 2}
+        )
         with tf.Session() as sess:
             got = sess.run(op.outputs)
             assert [o.tolist() for o in got] == [[0, 0, 0], [0, 3, 0], [0, 10, 0]]

@@ -115,9 +115,7 @@ def concat_offset(node: Any, xp: Any) -> Any:
         offset = 0
         for i, shape in enumerate(shapes):
             if len(shape) != rank:
-                raise invalid(
-                    f"input {i} should contain {rank} elements, but got {len(shape)}"
-                )
+                raise invalid(f"input {i} should contain {rank} elements, but got {len(shape)}")
             for d in range(rank):
                 if d != axis and shape[d] != first[d]:
                     raise invalid(

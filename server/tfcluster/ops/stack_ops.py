@@ -42,9 +42,7 @@ def _concat_offset_infer(inputs: Sequence[Any], attrs: dict[str, Any]) -> Output
 op_def_registry.register("StackV2", _stack_infer, stateful=True)
 op_def_registry.register("StackPushV2", _push_infer, ref_inputs=[0], stateful=True)
 op_def_registry.register("StackPopV2", _pop_infer, ref_inputs=[0], stateful=True)
-op_def_registry.register(
-    "StackCloseV2", op_def_registry.no_outputs, ref_inputs=[0], stateful=True
-)
+op_def_registry.register("StackCloseV2", op_def_registry.no_outputs, ref_inputs=[0], stateful=True)
 op_def_registry.register("ConcatOffset", _concat_offset_infer)
 
 __all__: list[str] = []

@@ -18,6 +18,7 @@ from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.op_util import Outputs
 
+
 def _dtype(t: Any, keep_ref: bool) -> dtypes.DType:
     return t.dtype if keep_ref else t.dtype.base_dtype
 

@@ -230,10 +230,10 @@ class FrameExecutor:
         self._fetched_nodes = {at[0] for at in self._fetch_at if at is not None}
         self._targets = [index[t] for t in targets]
         self._target_set = frozenset(self._targets)
-        for t in self._targets:
-            if frame_of[self._names[t]] != ROOT:
+        for target in targets:
+            if frame_of[target] != ROOT:
                 raise errors.InvalidArgumentError(
-                    None, None, f"Target '{self._names[t]}' is inside a while loop"
+                    None, None, f"Target '{target}' is inside a while loop"
                 )
         self.devices = sorted({n.device or default_device for n in order} - {""})
 
@@ -294,9 +294,7 @@ class _Run:
             raise
         return self._results()
 
-    def _execute(
-        self, frame: _Frame, it: int, i: int, inputs: list[Any], dead: bool
-    ) -> None:
+    def _execute(self, frame: _Frame, it: int, i: int, inputs: list[Any], dead: bool) -> None:
         ex = self.ex
         kind = ex._kinds[i]
         if dead and kind == _SEND:
@@ -363,9 +361,7 @@ class _Run:
                 )
             value = self.fetched[at]
             if value is DEAD:
-                raise errors.InvalidArgumentError(
-                    None, None, f"Retval[{k}] does not have value"
-                )
+                raise errors.InvalidArgumentError(None, None, f"Retval[{k}] does not have value")
             if isinstance(value, VariableRef):
                 value = value.read(ex.fetches[k])
             out.append(value)
@@ -378,8 +374,13 @@ class _Run:
 
     def _stuck(self) -> str:
         waiting = sorted(
-            {self.ex._names[i] for frame in self._all_frames() for st in frame.iterations.values()
-             for i, p in st.items() if not p.fired}
+            {
+                self.ex._names[i]
+                for frame in self._all_frames()
+                for st in frame.iterations.values()
+                for i, p in st.items()
+                if not p.fired
+            }
         )
         return (
             f"nodes {waiting[:5]} never received all of their inputs (a Merge that is never "
@@ -433,13 +434,9 @@ class _Run:
             inputs[pos] = self.feed_values[k]
         return _Pending(ex._initial[i], inputs)
 
-    def _enqueue(
-        self, frame: _Frame, it: int, i: int, inputs: list[Any], dead: bool
-    ) -> None:
+    def _enqueue(self, frame: _Frame, it: int, i: int, inputs: list[Any], dead: bool) -> None:
         frame.outstanding += 1
-        heapq.heappush(
-            self.ready, ((*frame.key, it), next(self.seq), frame, it, i, inputs, dead)
-        )
+        heapq.heappush(self.ready, ((*frame.key, it), next(self.seq), frame, it, i, inputs, dead))
 
     def _propagate(
         self, frame: _Frame, it: int, i: int, outs: Sequence[Any], node_dead: bool
@@ -495,7 +492,9 @@ class _Run:
         src_is_enter = ex._kinds[i] == _ENTER
         for idx, dst, pos in ex._out_edges[i]:
             value = outs[idx]
-            self._arrive(frame, it, state, dst, pos, value, node_dead or value is DEAD, src_is_enter)
+            self._arrive(
+                frame, it, state, dst, pos, value, node_dead or value is DEAD, src_is_enter
+            )
         for dst in ex._control_out[i]:
             self._arrive(frame, it, state, dst, -1, None, node_dead, src_is_enter)
 
