@@ -37,6 +37,7 @@ from tfcluster.runtime import partition as partitioning
 from tfcluster.runtime import placement as placing
 from tfcluster.runtime.constant_folding import fold_constants
 from tfcluster.runtime.graph_cycles import check_acyclic
+from tfcluster.runtime.loop_frames import keep_loops_on_one_task
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 
 # From the system's randomness: a program's random.seed() must give it the sequence it gives
@@ -573,6 +574,7 @@ class MasterSession:
             placement = placing.place(
                 nodes, needed, tasks, allow_soft_placement=self.config.allow_soft_placement
             )
+            placement = keep_loops_on_one_task(nodes, needed, feeds, placement)
             parts = partitioning.partition(nodes, placement, feeds, fetches, targets, self._dtypes)
             planned = self._register(parts, feeds, deadline)
             fetch_sources = []

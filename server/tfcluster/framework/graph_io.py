@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tfcluster.framework import attr_values, errors, op_def_registry
@@ -97,6 +97,27 @@ _NEXT_ITERATION_OPS = frozenset({"NextIteration", "RefNextIteration"})
 def _is_back_edge(node: node_def_pb2.NodeDef, src: node_def_pb2.NodeDef) -> bool:
     """The edge that closes a TF1 while loop: NextIteration -> Merge."""
     return node.op in _MERGE_OPS and src.op in _NEXT_ITERATION_OPS
+
+
+def _colocate_imported(graph: Any, ops: Iterable[Operation]) -> None:
+    """As TF's importer: an op colocated with another (`_class: loc:@other`) takes that op's
+    device, not the device functions' (a variable's read and slots stay with the variable
+    when a MetaGraph is imported under replica_device_setter)."""
+    for op in ops:
+        targets = [g[5:].decode() for g in op.attrs.get("_class", ()) or () if g[:5] == b"loc:@"]
+        targets = [t for t in targets if t != op.name]
+        if not targets:
+            continue
+        device = ""
+        for name in targets:
+            try:
+                target = graph.get_operation_by_name(name)
+            except (KeyError, ValueError):
+                continue
+            if target.device:
+                device = target.device
+                break
+        op._set_device(device)
 
 
 def _check_op_types(graph_def: graph_pb2.GraphDef) -> None:
@@ -201,6 +222,7 @@ def import_graph_def(
         if idx >= len(src_op.outputs):
             raise ValueError(f"Node '{dst}' input '{src}:{idx}' is out of range")
         created[dst]._update_input(position, src_op.outputs[idx])
+    _colocate_imported(graph, created.values())
 
     if return_elements is None:
         return None

@@ -117,6 +117,43 @@ def assign_frames(
     return frame_of
 
 
+def keep_loops_on_one_task(
+    nodes: Mapping[str, Node],
+    needed: Collection[str],
+    fed: Collection[str],
+    placement: Mapping[str, str],
+) -> dict[str, str]:
+    """The placement with every while loop's nodes (its Enters, body, Exits and the loops
+    inside it) on one task: the task most of them were placed on. Values cross tasks only
+    into and out of a loop, never between its iterations. Nodes moved go to that task's CPU."""
+    moved = dict(placement)
+    if not has_control_flow(nodes[n] for n in needed):
+        return moved
+    frame_of = assign_frames(nodes, needed, fed)
+    loops: dict[str, list[str]] = {}
+    for name in needed:
+        frame = frame_of[name]
+        if frame == ROOT:
+            frame = output_frame(nodes[name], frame)  # a loop's Enter goes with the loop
+        if frame != ROOT:
+            loops.setdefault(frame[0], []).append(name)
+    for members in loops.values():
+        tasks = [_task(placement[m]) for m in members]
+        votes: dict[str, int] = {}
+        for task in tasks:
+            votes[task] = votes.get(task, 0) + 1
+        target = max(votes, key=lambda t: (votes[t], -tasks.index(t)))
+        for m, task in zip(members, tasks):
+            if task != target:
+                moved[m] = f"{target}/device:CPU:0"
+    return moved
+
+
+def _task(device: str) -> str:
+    i = device.find("/device:")
+    return device if i < 0 else device[:i]
+
+
 def output_frame(node: Node, frame: Frame) -> Frame:
     """The frame a node's outputs go to, the node running in `frame`."""
     if node.op in ENTER_OPS:
@@ -142,5 +179,6 @@ __all__ = [
     "assign_frames",
     "frame_label",
     "has_control_flow",
+    "keep_loops_on_one_task",
     "output_frame",
 ]
