@@ -37,8 +37,8 @@ from tfcluster.runtime import partition as partitioning
 from tfcluster.runtime import placement as placing
 from tfcluster.runtime.constant_folding import fold_constants
 from tfcluster.runtime.graph_cycles import check_acyclic
-from tfcluster.runtime.loop_frames import keep_loops_on_one_task
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
+from tfcluster.runtime.loop_frames import keep_loops_on_one_task
 
 # From the system's randomness: a program's random.seed() must give it the sequence it gives
 # under TensorFlow, which never draws from Python's global generator.

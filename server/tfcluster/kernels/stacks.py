@@ -26,6 +26,7 @@ class StackResource:
     def __init__(self, name: str, elem_type: dtypes.DType, max_size: int) -> None:
         self.name = name
         self.elem_type = elem_type
+        self.np_dtype = np.dtype(elem_type.as_numpy_dtype)
         self.max_size = max_size
         self.values: list[Any] = []
         self.closed = False
@@ -59,9 +60,10 @@ def stack_push(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         st = _stack(ins[0], node.name)
         value = ins[1]
-        got = dtypes.as_dtype(np.asarray(value).dtype) if isinstance(value, np.ndarray) else None
-        if got is not None and got != st.elem_type:
-            raise invalid(f"Must have type {st.elem_type.name} but got {got.name}")
+        got = getattr(value, "dtype", None)
+        if got is not None and got != st.np_dtype and st.np_dtype.kind != "O":
+            name = dtypes.as_dtype(got).name
+            raise invalid(f"Must have type {st.elem_type.name} but got {name}")
         with st.lock:
             st.check_open()
             if 0 <= st.max_size <= len(st.values):

@@ -103,6 +103,16 @@ class _Pending:
         self.fired = False  # a Merge ran in this iteration
 
 
+class _Iter:
+    """One iteration of a frame: where its ready nodes sort, and its waiting nodes."""
+
+    __slots__ = ("key", "pending")
+
+    def __init__(self, key: tuple[int, ...]) -> None:
+        self.key = key
+        self.pending: dict[int, _Pending] = {}
+
+
 class _Frame:
     """One instance of a loop frame: per parent frame and parent iteration."""
 
@@ -126,7 +136,7 @@ class _Frame:
         self.parent = parent
         self.parent_iter = parent_iter
         self.key = key  # the iteration path of the parent: orders ready nodes
-        self.iterations: dict[int, dict[int, _Pending]] = {}
+        self.iterations: dict[int, _Iter] = {}
         # Loop invariants (is_constant Enters): (node, value, dead), given to every iteration.
         self.invariants: list[tuple[int, Any, bool]] = []
         self.enters_left = enters
@@ -173,6 +183,8 @@ class FrameExecutor:
         self._frame_names: list[str] = [""] * n
         self._constant: list[bool] = [False] * n
         enters_per_frame: dict[str, int] = {}
+        target_names = set(targets)
+        fetched_nodes = {index[split_tensor_name(t)[0]] for t in self.fetches if t not in fed}
         feed_index = {t: k for k, t in enumerate(self.feeds)}
         outputs_read: dict[int, int] = {}
         for i, node in enumerate(order):
@@ -185,7 +197,13 @@ class FrameExecutor:
             self._host.append(device_type_of(device) == "CPU")
             op_def = op_def_registry.lookup(node.op)
             keep = op_def.ref_inputs if op_def is not None else frozenset()
-            self._derefs.append(tuple(k for k in range(len(node.inputs)) if k not in keep))
+            self._derefs.append(
+                tuple(
+                    k
+                    for k, (src, idx) in enumerate(node.inputs)
+                    if k not in keep and f"{src}:{idx}" not in fed and _hands_out_refs(by_name[src])
+                )
+            )
             fed_here = []
             waits = 0
             for pos, (src, idx) in enumerate(node.inputs):
@@ -211,6 +229,19 @@ class FrameExecutor:
         for i in range(n):
             self._num_outputs[i] = max(outputs_read.get(i, 1), 2 if self._kinds[i] == _MERGE else 1)
         self._enters_per_frame = enters_per_frame
+        # Nodes whose outputs only go on to their consumers in the same frame and iteration.
+        self._fast = [
+            self._kinds[i] == _PLAIN
+            and not self._async[i]
+            and i not in fetched_nodes
+            and self._names[i] not in target_names
+            for i in range(n)
+        ]
+        # Nodes waiting for one input only (no Merge, nothing fed): ready as it arrives.
+        self._single = [
+            self._initial[i] == 1 and self._kinds[i] != _MERGE and not self._fed_inputs[i]
+            for i in range(n)
+        ]
         # Fetches and targets: outside every loop.
         self._fetch_at: list[tuple[int, int] | None] = []
         for t in self.fetches:
@@ -262,7 +293,8 @@ class _Run:
         self.box = box
         self.root = _Frame("", None, 0, 0, ())
         self.frames: dict[tuple[int, int, str], _Frame] = {}
-        self.ready: list[tuple[tuple[int, ...], int, _Frame, int, int, list[Any], bool]] = []
+        # (iteration path, arrival order, frame, iteration, node, inputs, dead)
+        self.ready: list[tuple[tuple[int, ...], int, _Frame, _Iter, int, list[Any], bool]] = []
         self.seq = itertools.count()
         self.fetched: dict[tuple[int, int], Any] = {}
         self.ran_targets: set[int] = set()
@@ -275,26 +307,53 @@ class _Run:
         root_iter = self._iteration(self.root, 0)
         for i in range(len(ex._kinds)):
             if ex._initial[i] == 0 and ex._num_inputs[i] == 0:
-                p = root_iter.pop(i, None) or self._new_pending(i)
-                self._enqueue(self.root, 0, i, p.inputs, False)
-        count = 0
+                p = root_iter.pending.pop(i, None) or self._new_pending(i)
+                self._enqueue(self.root, root_iter, i, p.inputs, False)
         ctx = self.ctx
+        ready = self.ready
+        fast, fns, derefs, names = ex._fast, ex._fns, ex._derefs, ex._names
+        host = ex._host
+        pop = heapq.heappop
+        deliver = self._deliver_outputs
+        count = 0
         try:
-            while self.ready or self.in_flight:
-                if not self.ready:
+            while ready or self.in_flight:
+                if not ready:
                     self._wait_async()
                     continue
-                _, _, frame, it, i, inputs, dead = heapq.heappop(self.ready)
+                _, _, frame, state, i, inputs, dead = pop(ready)
                 count += 1
                 if count % _CHECK_EVERY == 0:
                     ctx.time_left()
-                self._execute(frame, it, i, inputs, dead)
+                if dead or not fast[i]:
+                    self._execute(frame, state, i, inputs, dead)
+                    continue
+                # The common case, inline: a plain node, all inputs live.
+                try:
+                    if derefs[i]:
+                        self._read_refs(i, inputs)
+                    if device_copy.active and host[i]:
+                        inputs = [device_copy.to_host(v) for v in inputs]
+                    outs = fns[i](ctx, inputs)
+                except Exception as e:
+                    raise with_node(e, names[i]) from e
+                deliver(frame, state, i, outs, False)
+                frame.outstanding -= 1
+                if not frame.outstanding and frame.parent is not None:
+                    self._maybe_done(frame)
         except BaseException:
             ctx.cancelled.set()
             raise
         return self._results()
 
-    def _execute(self, frame: _Frame, it: int, i: int, inputs: list[Any], dead: bool) -> None:
+    def _read_refs(self, i: int, inputs: list[Any]) -> None:
+        name = self.ex._names[i]
+        for k in self.ex._derefs[i]:
+            v = inputs[k]
+            if isinstance(v, VariableRef):
+                inputs[k] = v.read(name)
+
+    def _execute(self, frame: _Frame, state: _Iter, i: int, inputs: list[Any], dead: bool) -> None:
         ex = self.ex
         kind = ex._kinds[i]
         if dead and kind == _SEND:
@@ -305,29 +364,27 @@ class _Run:
                 f"another task through {ex._names[i]}: place the cond's nodes on one task",
             )
         if dead and kind != _TRIGGER:
-            self._propagate(frame, it, i, (DEAD,) * ex._num_outputs[i], True)
+            self._propagate(frame, state, i, (DEAD,) * ex._num_outputs[i], True)
             self._finish_item(frame)
             return
         name = ex._names[i]
         try:
-            for k in ex._derefs[i]:
-                v = inputs[k]
-                if isinstance(v, VariableRef):
-                    inputs[k] = v.read(name)
+            if ex._derefs[i]:
+                self._read_refs(i, inputs)
             if ex._host[i] and device_copy.active:
                 inputs = [device_copy.to_host(v) for v in inputs]
             if ex._async[i]:
                 self.in_flight += 1
 
                 def done(outs: Any, err: BaseException | None) -> None:
-                    self.done_q.put(((frame, it, i), outs, err))
+                    self.done_q.put(((frame, state, i), outs, err))
 
                 ex._fns[i](self.ctx, inputs, done)
                 return
             outs = ex._fns[i](self.ctx, inputs)
         except Exception as e:
             raise with_node(e, name) from e
-        self._propagate(frame, it, i, outs, False)
+        self._propagate(frame, state, i, outs, False)
         self._finish_item(frame)
 
     def _wait_async(self) -> None:
@@ -335,7 +392,7 @@ class _Run:
         ctx = self.ctx
         timeout = None if ctx.deadline is None else max(0.0, ctx.deadline - time.monotonic())
         try:
-            (frame, it, i), outs, err = self.done_q.get(timeout=timeout)
+            (frame, state, i), outs, err = self.done_q.get(timeout=timeout)
         except queue.Empty:
             raise errors.DeadlineExceededError(
                 None, None, "Timed out waiting for tensors from other tasks"
@@ -343,7 +400,7 @@ class _Run:
         self.in_flight -= 1
         if err is not None:
             raise with_node(err, self.ex._names[i])
-        self._propagate(frame, it, i, outs, False)
+        self._propagate(frame, state, i, outs, False)
         self._finish_item(frame)
 
     def _results(self) -> list[Any]:
@@ -376,9 +433,9 @@ class _Run:
         waiting = sorted(
             {
                 self.ex._names[i]
-                for frame in self._all_frames()
+                for frame in [self.root, *self.frames.values()]
                 for st in frame.iterations.values()
-                for i, p in st.items()
+                for i, p in st.pending.items()
                 if not p.fired
             }
         )
@@ -387,16 +444,13 @@ class _Run:
             "fed, or a loop without its Enter)"
         )
 
-    def _all_frames(self) -> list[_Frame]:
-        return [self.root, *self.frames.values()]
-
     # ---- frames and iterations ---------------------------------------------------------
-    def _iteration(self, frame: _Frame, it: int) -> dict[int, _Pending]:
+    def _iteration(self, frame: _Frame, it: int) -> _Iter:
         state = frame.iterations.get(it)
         if state is None:
-            state = frame.iterations[it] = {}
+            state = frame.iterations[it] = _Iter((*frame.key, it))
             for i, value, dead in list(frame.invariants):
-                self._deliver_outputs(frame, it, i, (value,), dead)
+                self._deliver_outputs(frame, state, i, (value,), dead)
         return state
 
     def _child(self, frame: _Frame, it: int, name: str) -> _Frame:
@@ -411,7 +465,8 @@ class _Run:
 
     def _finish_item(self, frame: _Frame) -> None:
         frame.outstanding -= 1
-        self._maybe_done(frame)
+        if not frame.outstanding and frame.parent is not None:
+            self._maybe_done(frame)
 
     def _maybe_done(self, frame: _Frame) -> None:
         while frame.parent is not None and frame.outstanding == 0 and frame.enters_left == 0:
@@ -422,7 +477,8 @@ class _Run:
             for i in sorted(frame.dead_exits - frame.live_exits):
                 if parent is self.root and i in self.ex._fetched_nodes:
                     self.fetched[(i, 0)] = DEAD
-                self._deliver_outputs(parent, frame.parent_iter, i, (DEAD,), True)
+                state = self._iteration(parent, frame.parent_iter)
+                self._deliver_outputs(parent, state, i, (DEAD,), True)
             parent.outstanding -= 1
             frame = parent
 
@@ -434,12 +490,12 @@ class _Run:
             inputs[pos] = self.feed_values[k]
         return _Pending(ex._initial[i], inputs)
 
-    def _enqueue(self, frame: _Frame, it: int, i: int, inputs: list[Any], dead: bool) -> None:
+    def _enqueue(self, frame: _Frame, state: _Iter, i: int, inputs: list[Any], dead: bool) -> None:
         frame.outstanding += 1
-        heapq.heappush(self.ready, ((*frame.key, it), next(self.seq), frame, it, i, inputs, dead))
+        heapq.heappush(self.ready, (state.key, next(self.seq), frame, state, i, inputs, dead))
 
     def _propagate(
-        self, frame: _Frame, it: int, i: int, outs: Sequence[Any], node_dead: bool
+        self, frame: _Frame, state: _Iter, i: int, outs: Sequence[Any], node_dead: bool
     ) -> None:
         ex = self.ex
         kind = ex._kinds[i]
@@ -450,19 +506,18 @@ class _Run:
             if i in ex._target_set:
                 self.ran_targets.add(i)
         if kind == _ENTER:
-            child = self._child(frame, it, ex._frame_names[i])
+            child = self._child(frame, state.key[-1], ex._frame_names[i])
             value = outs[0]
             dead = node_dead or value is DEAD
             child.enters_left -= 1
             if ex._constant[i]:
                 child.invariants.append((i, value, dead))
-                for child_it in list(child.iterations):
-                    self._deliver_outputs(child, child_it, i, (value,), dead)
+                for child_state in list(child.iterations.values()):
+                    self._deliver_outputs(child, child_state, i, (value,), dead)
                 if not child.iterations:
                     self._iteration(child, 0)
             else:
-                self._iteration(child, 0)
-                self._deliver_outputs(child, 0, i, (value,), dead)
+                self._deliver_outputs(child, self._iteration(child, 0), i, (value,), dead)
             self._maybe_done(child)
             return
         if kind == _EXIT:
@@ -474,35 +529,48 @@ class _Run:
             frame.live_exits.add(i)
             if parent is self.root and i in ex._fetched_nodes:
                 self.fetched[(i, 0)] = outs[0]
-            self._deliver_outputs(parent, frame.parent_iter, i, outs, False)
+            self._deliver_outputs(
+                parent, self._iteration(parent, frame.parent_iter), i, outs, False
+            )
             return
         if kind == _NEXT:
             if node_dead or outs[0] is DEAD:
                 return  # the loop ends here: no next iteration
-            self._iteration(frame, it + 1)
-            self._deliver_outputs(frame, it + 1, i, outs, False)
+            following = self._iteration(frame, state.key[-1] + 1)
+            self._deliver_outputs(frame, following, i, outs, False)
             return
-        self._deliver_outputs(frame, it, i, outs, node_dead)
+        self._deliver_outputs(frame, state, i, outs, node_dead)
 
     def _deliver_outputs(
-        self, frame: _Frame, it: int, i: int, outs: Sequence[Any], node_dead: bool
+        self, frame: _Frame, state: _Iter, i: int, outs: Sequence[Any], node_dead: bool
     ) -> None:
         ex = self.ex
-        state = self._iteration(frame, it)
+        single = ex._single
         src_is_enter = ex._kinds[i] == _ENTER
         for idx, dst, pos in ex._out_edges[i]:
             value = outs[idx]
-            self._arrive(
-                frame, it, state, dst, pos, value, node_dead or value is DEAD, src_is_enter
-            )
+            dead = node_dead or value is DEAD
+            if single[dst]:
+                frame.outstanding += 1
+                heapq.heappush(
+                    self.ready, (state.key, next(self.seq), frame, state, dst, [value], dead)
+                )
+            else:
+                self._arrive(frame, state, dst, pos, value, dead, src_is_enter)
         for dst in ex._control_out[i]:
-            self._arrive(frame, it, state, dst, -1, None, node_dead, src_is_enter)
+            if single[dst]:
+                inputs: list[Any] = []
+                frame.outstanding += 1
+                heapq.heappush(
+                    self.ready, (state.key, next(self.seq), frame, state, dst, inputs, node_dead)
+                )
+            else:
+                self._arrive(frame, state, dst, -1, None, node_dead, src_is_enter)
 
     def _arrive(
         self,
         frame: _Frame,
-        it: int,
-        state: dict[int, _Pending],
+        state: _Iter,
         dst: int,
         pos: int,
         value: Any,
@@ -510,9 +578,10 @@ class _Run:
         src_is_enter: bool,
     ) -> None:
         ex = self.ex
-        p = state.get(dst)
+        pending = state.pending
+        p = pending.get(dst)
         if p is None:
-            p = state[dst] = self._new_pending(dst)
+            p = pending[dst] = self._new_pending(dst)
         if ex._kinds[dst] == _MERGE:
             if p.fired:
                 return
@@ -529,7 +598,7 @@ class _Run:
             all_dead = p.dead_enter or p.dead == ex._num_inputs[dst]
             if p.remaining == 0 and (p.live or all_dead):
                 p.fired = True
-                self._enqueue(frame, it, dst, p.inputs, not p.live)
+                self._enqueue(frame, state, dst, p.inputs, not p.live)
             return
         if pos >= 0:
             p.inputs[pos] = value
@@ -537,8 +606,13 @@ class _Run:
             p.dead += 1
         p.remaining -= 1
         if p.remaining == 0:
-            del state[dst]
-            self._enqueue(frame, it, dst, p.inputs, p.dead > 0)
+            del pending[dst]
+            self._enqueue(frame, state, dst, p.inputs, p.dead > 0)
+
+
+def _hands_out_refs(node: Node) -> bool:
+    op_def = op_def_registry.lookup(node.op)
+    return bool(op_def is not None and op_def.ref_outputs)
 
 
 def _needed(roots: list[str], by_name: dict[str, Node], fed: set[str]) -> list[str]:
