@@ -70,3 +70,48 @@ def test_a_loop_scattered_over_two_tasks_runs_on_one(cluster: Cluster) -> None:
             got = sess.run(["i_final:0", "total:0"], {"n:0": run["n"], "v:0": _array(rec["v"])})
             reference.assert_close(got[0], _array(run["i_final"]))
             reference.assert_close(got[1], _array(run["total"]))
+
+
+def test_batch_norm_saved_model_under_replica_device_setter(cluster: Cluster) -> None:
+    pw, pp = free_ports(2)
+    cluster.start({"worker": [pw], "ps": [pp]})
+    rec = RECORDED["bn_saved_model"]
+    x = _array(rec["x"])
+    g = tf.Graph()
+    config = tf.ConfigProto(operation_timeout_in_ms=60_000)
+    with g.as_default(), tf.Session(f"grpc://localhost:{pw}", config=config) as sess:
+        setter = tf.train.replica_device_setter(ps_tasks=1, worker_device="/job:worker/task:0")
+        with tf.device(setter):
+            meta = tf.saved_model.loader.load(
+                sess, [tf.saved_model.tag_constants.SERVING], os.path.join(FILES, "bn_saved_model")
+            )
+        assert g.get_operation_by_name("batch_normalization/moving_mean").device.startswith(
+            "/job:ps"
+        )
+        sig = meta.signature_def["serving_default"]
+        x_name, training = sig.inputs["x"].name, sig.inputs["training"].name
+        y = sess.run(sig.outputs["y"].name, {x_name: x})
+        reference.assert_close(y, _array(rec["y_infer"]))
+        sess.run("update", {x_name: x, training: True})
+        moving = sess.run("batch_normalization/moving_mean:0")
+        reference.assert_close(moving, _array(rec["moving_mean_after_update"]))
+
+
+def test_a_dead_branch_value_bound_for_another_task_is_a_clear_error(cluster: Cluster) -> None:
+    pw, pp = free_ports(2)
+    cluster.start({"worker": [pw], "ps": [pp]})
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant(2.0)
+        pred = tf.placeholder(tf.bool, [], name="pred")
+        with tf.device("/job:worker/task:0"):
+            switch = g.create_op("Switch", [x, pred], {"T": tf.float32}, name="switch")
+            taken = tf.identity(switch.outputs[1], name="taken")
+        with tf.device("/job:ps/task:0"):
+            neg = tf.negative(taken, name="neg")
+    config = tf.ConfigProto(operation_timeout_in_ms=60_000)
+    with tf.Session(f"grpc://localhost:{pw}", graph=g, config=config) as sess:
+        assert sess.run(neg, {pred: True}) == -2.0
+        with pytest.raises(tf.errors.UnimplementedError, match="dead tensor"):
+            sess.run(neg, {pred: False})
+        assert sess.run(neg, {pred: True}) == -2.0

@@ -125,7 +125,8 @@ def keep_loops_on_one_task(
 ) -> dict[str, str]:
     """The placement with every while loop's nodes (its Enters, body, Exits and the loops
     inside it) on one task: the task most of them were placed on. Values cross tasks only
-    into and out of a loop, never between its iterations. Nodes moved go to that task's CPU."""
+    into and out of a loop, never between its iterations. And each cond's Switch with the
+    nodes reading it. Nodes moved go to that task's CPU."""
     moved = dict(placement)
     if not has_control_flow(nodes[n] for n in needed):
         return moved
@@ -138,15 +139,41 @@ def keep_loops_on_one_task(
         if frame != ROOT:
             loops.setdefault(frame[0], []).append(name)
     for members in loops.values():
-        tasks = [_task(placement[m]) for m in members]
-        votes: dict[str, int] = {}
-        for task in tasks:
-            votes[task] = votes.get(task, 0) + 1
-        target = max(votes, key=lambda t: (votes[t], -tasks.index(t)))
-        for m, task in zip(members, tasks):
-            if task != target:
+        target = _most_common([_task(placement[m]) for m in members])
+        for m in members:
+            if _task(placement[m]) != target:
                 moved[m] = f"{target}/device:CPU:0"
+    _switches_to_their_consumers(nodes, needed, frame_of, moved)
     return moved
+
+
+def _switches_to_their_consumers(
+    nodes: Mapping[str, Node],
+    needed: Collection[str],
+    frame_of: Mapping[str, Frame],
+    placement: dict[str, str],
+) -> None:
+    """A cond's Switch goes to the task of the nodes reading it (TF colocates it with its data
+    input, often a variable's read on a ps): the value crossing tasks is then the live input,
+    not an output the untaken branch leaves dead. A RefSwitch stays with its variable."""
+    consumers: dict[str, list[str]] = {}
+    for name in needed:
+        node = nodes[name]
+        for src in {s for s, _ in node.inputs} | set(node.control_inputs):
+            if src in frame_of and nodes[src].op == "Switch" and frame_of[src] == ROOT:
+                consumers.setdefault(src, []).append(name)
+    for switch, readers in consumers.items():
+        target = _most_common([_task(placement[r]) for r in readers])
+        if _task(placement[switch]) != target:
+            placement[switch] = f"{target}/device:CPU:0"
+
+
+def _most_common(tasks: list[str]) -> str:
+    """The task named most often (the first named, of equals)."""
+    votes: dict[str, int] = {}
+    for task in tasks:
+        votes[task] = votes.get(task, 0) + 1
+    return max(votes, key=lambda t: (votes[t], -tasks.index(t)))
 
 
 def _task(device: str) -> str:
