@@ -298,3 +298,22 @@ def test_switch_merge_and_enter_infer_tfs_shapes() -> None:
         assert const_enter.outputs[0].shape.as_list() == [4, 3]
         with pytest.raises(ValueError, match="rank 0"):
             g.create_op("Switch", [x, tf.placeholder(tf.bool, [2])], {"T": tf.float32})
+
+
+def test_a_kernel_failing_inside_a_loop_names_its_node_and_the_session_goes_on() -> None:
+    gd = _loop_graph_def()
+    for node in gd.node:
+        if node.name == "next":  # each iteration also reshapes i to the fed shape
+            node.input.append("^reshape")
+    frame = 's: "loop"'
+    shape_enter = _node("enter_shape", "Enter", ("shape",), frame_name=frame, is_constant="b: true")
+    text_format.Merge(_node("shape", "Placeholder"), gd)
+    text_format.Merge(shape_enter, gd)
+    text_format.Merge(_node("reshape", "Reshape", ("body", "enter_shape")), gd)
+    g = tf.Graph()
+    with g.as_default():
+        tf.import_graph_def(gd, name="")
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match=r"node reshape\b"):
+                sess.run("exit:0", {"limit:0": 5, "shape:0": [2]})
+            assert sess.run("exit:0", {"limit:0": 5, "shape:0": [1]}) == 5
