@@ -14,6 +14,8 @@ Written into data/v1_control_flow/ (committed; tests import, run and train them)
   + lstm_train.*    the loop: stacks and TensorArray gradients) and its initial checkpoint
   bn_saved_model/   SavedModel: tf.layers dense + batch_normalization(training=placeholder) +
                     dropout(training=placeholder), after a few training steps
+  bn_train.meta     MetaGraphDef of a batch-norm model trained through its cond (gradients of
+  + bn_train.*      Switch and Merge) and its initial checkpoint
 and data/v1_control_flow.json: the inputs fed and TF's outputs (and losses per train step).
 """
 
@@ -235,6 +237,44 @@ def record_bn_saved_model():
     }
 
 
+def record_bn_train():
+    """Training through a cond: the gradients of Switch and Merge are Merge and Switch."""
+    g = tf.Graph()
+    rng = np.random.RandomState(9)
+    xv = rng.normal(size=[8, 3]).astype(np.float32)
+    yv = rng.normal(size=[8, 1]).astype(np.float32)
+    with g.as_default():
+        tf.set_random_seed(13)
+        x = tf.placeholder(tf.float32, [None, 3], name="x")
+        y = tf.placeholder(tf.float32, [None, 1], name="y")
+        training = tf.placeholder(tf.bool, [], name="training")
+        h = tf.layers.dense(x, 4, activation=tf.nn.tanh)
+        h = tf.layers.batch_normalization(h, training=training)
+        pred = tf.layers.dense(h, 1)
+        loss = tf.losses.mean_squared_error(y, pred)
+        tf.identity(loss, name="loss")
+        with tf.control_dependencies(tf.get_collection(tf.GraphKeys.UPDATE_OPS)):
+            train_op = tf.train.GradientDescentOptimizer(0.1).minimize(loss, name="train")
+        tf.add_to_collection("train_op", train_op)
+        saver = tf.train.Saver()
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            saver.save(sess, os.path.join(OUT, "bn_train"), write_meta_graph=False)
+            tf.train.export_meta_graph(os.path.join(OUT, "bn_train.meta"), clear_devices=True)
+            feed = {x: xv, y: yv, training: True}
+            losses = [float(sess.run(["loss:0", "train"], feed)[0]) for _ in range(3)]
+            eval_loss = float(sess.run("loss:0", {x: xv, y: yv, training: False}))
+            ops = sorted({n.op for n in g.as_graph_def().node})
+    os.remove(os.path.join(OUT, "checkpoint"))
+    RESULTS["bn_train"] = {
+        "x": arr(xv),
+        "y": arr(yv),
+        "losses": losses,
+        "eval_loss": eval_loss,
+        "ops": ops,
+    }
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)
@@ -243,6 +283,7 @@ def main():
     record_lstm()
     record_lstm_train()
     record_bn_saved_model()
+    record_bn_train()
     with open(os.path.join(HERE, "data", "v1_control_flow.json"), "w") as f:
         json.dump(RESULTS, f, indent=1, sort_keys=True)
         f.write("\n")

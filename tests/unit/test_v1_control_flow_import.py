@@ -122,6 +122,24 @@ def test_saved_model_with_batch_norm_and_dropout_on_a_training_placeholder() -> 
         reference.assert_close(moving, _array(rec["moving_mean_after_update"]))
 
 
+def test_imported_batch_norm_training_graph_trains_through_its_cond() -> None:
+    rec = RECORDED["bn_train"]
+    g = tf.Graph()
+    with g.as_default():
+        saver = tf.train.import_meta_graph(os.path.join(FILES, "bn_train.meta"))
+        train_op = g.get_operation_by_name("train")
+        feed = {"x:0": _array(rec["x"]), "y:0": _array(rec["y"])}
+        with tf.Session() as sess:
+            saver.restore(sess, os.path.join(FILES, "bn_train"))
+            losses = [
+                sess.run(["loss:0", train_op], {**feed, "training:0": True})[0]
+                for _ in rec["losses"]
+            ]
+            np.testing.assert_allclose(losses, rec["losses"], rtol=1e-5)
+            eval_loss = sess.run("loss:0", {**feed, "training:0": False})
+            np.testing.assert_allclose(eval_loss, rec["eval_loss"], rtol=1e-5)
+
+
 # ---- graphs made by hand, as TF 1.x lays them out ---------------------------------------
 def _node(
     name: str, op: str, inputs: tuple[str, ...] = (), dtype: str = "DT_INT32", **attrs: str
