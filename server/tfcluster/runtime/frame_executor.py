@@ -258,6 +258,8 @@ class FrameExecutor:
                     "only tensors outside loops can be fetched",
                 )
             self._fetch_at.append((index[src], idx))
+            # A dead node's outputs are made up to the last one anything reads.
+            self._num_outputs[index[src]] = max(self._num_outputs[index[src]], idx + 1)
         self._fetched_nodes = {at[0] for at in self._fetch_at if at is not None}
         self._targets = [index[t] for t in targets]
         self._target_set = frozenset(self._targets)
