@@ -52,6 +52,7 @@ from tfcluster.runtime.loop_frames import (
 )
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.step_context import StepContext
+from tfcluster.runtime.step_trace import StepTrace, timeline_labels
 
 _PLAIN, _MERGE, _ENTER, _EXIT, _NEXT, _TRIGGER, _SEND = range(7)
 _KIND = {
@@ -269,15 +270,26 @@ class FrameExecutor:
                     None, None, f"Target '{target}' is inside a while loop"
                 )
         self.devices = sorted({n.device or default_device for n in order} - {""})
+        # What a traced step records of each node (its name and device), and the labels.
+        self._traced = [_NodeInfo(n.name, n.device or default_device) for n in order]
+        self._order = order
+        self._labels: dict[str, str] | None = None
 
     # ------------------------------------------------------------------------------------
     def run(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
+        stats = None
+        if ctx.trace:
+            if self._labels is None:
+                self._labels = timeline_labels(self._order)
+            stats = StepTrace(self.devices, self._labels)
         box, previous_box = outbox.open_outbox()
         try:
             with float_errors.silence():
-                return _Run(self, ctx, feed_values, box).run()
+                return _Run(self, ctx, feed_values, box, stats).run()
         finally:
             outbox.close_outbox(box, previous_box)
+            if stats is not None:
+                ctx.step_stats.extend(stats.to_protos())
 
     def run_nested(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
         return self.run(ctx, feed_values)
@@ -287,9 +299,15 @@ class _Run:
     """One step of a FrameExecutor: the frames, the ready nodes, the values fetched."""
 
     def __init__(
-        self, ex: FrameExecutor, ctx: StepContext, feed_values: Sequence[Any], box: Any
+        self,
+        ex: FrameExecutor,
+        ctx: StepContext,
+        feed_values: Sequence[Any],
+        box: Any,
+        stats: StepTrace | None = None,
     ) -> None:
         self.ex = ex
+        self.stats = stats
         self.ctx = ctx
         self.feed_values = feed_values
         self.box = box
@@ -327,7 +345,7 @@ class _Run:
                 count += 1
                 if count % _CHECK_EVERY == 0:
                     ctx.time_left()
-                if dead or not fast[i]:
+                if dead or not fast[i] or self.stats is not None:
                     self._execute(frame, state, i, inputs, dead)
                     continue
                 # The common case, inline: a plain node, all inputs live.
@@ -383,7 +401,10 @@ class _Run:
 
                 ex._fns[i](self.ctx, inputs, done)
                 return
+            t0 = time.time()
             outs = ex._fns[i](self.ctx, inputs)
+            if self.stats is not None:
+                self.stats.add(ex._traced[i], t0, time.time(), outs)
         except Exception as e:
             raise with_node(e, name) from e
         self._propagate(frame, state, i, outs, False)
@@ -610,6 +631,14 @@ class _Run:
         if p.remaining == 0:
             del pending[dst]
             self._enqueue(frame, state, dst, p.inputs, p.dead > 0)
+
+
+class _NodeInfo:
+    __slots__ = ("device", "name")
+
+    def __init__(self, name: str, device: str) -> None:
+        self.name = name
+        self.device = device
 
 
 def _hands_out_refs(node: Node) -> bool:
