@@ -16,6 +16,8 @@ Written into data/v1_control_flow/ (committed; tests import, run and train them)
                     dropout(training=placeholder), after a few training steps
   bn_train.meta     MetaGraphDef of a batch-norm model trained through its cond (gradients of
   + bn_train.*      Switch and Merge) and its initial checkpoint
+  misc.pb           frozen GraphDef: map_fn, scan, a cond in a loop, tf.case, a bidirectional
+                    GRU with sequence_length, the gradient of a nested while loop
 and data/v1_control_flow.json: the inputs fed and TF's outputs (and losses per train step).
 """
 
@@ -275,6 +277,62 @@ def record_bn_train():
     }
 
 
+def record_misc():
+    """More of what TF 1.x builds from loops and conds, in one frozen graph: map_fn, scan, a
+    cond inside a loop, tf.case, a bidirectional GRU, the gradient of a nested loop."""
+    g = tf.Graph()
+    rng = np.random.RandomState(21)
+    xv = rng.uniform(-1, 1, [3, 4]).astype(np.float32)
+    seq = rng.uniform(-1, 1, [2, 5, 3]).astype(np.float32)
+    with g.as_default():
+        tf.set_random_seed(17)
+        x = tf.placeholder(tf.float32, [3, 4], name="x")
+        s = tf.placeholder(tf.float32, [2, 5, 3], name="seq")
+        k = tf.placeholder(tf.int32, [], name="k")
+        tf.identity(tf.map_fn(lambda row: tf.reduce_sum(row * row), x), name="out_map_fn")
+        tf.identity(tf.scan(lambda a, row: a * 0.5 + row, x), name="out_scan")
+
+        def body(i, acc):
+            step = tf.cond(i % 2 > 0, lambda: acc + x[i % 3], lambda: acc * 2.0 - 1.0)
+            return i + 1, step
+
+        tf.identity(
+            tf.while_loop(lambda i, a: i < 5, body, [0, tf.zeros([4])])[1], name="out_cond_in_loop"
+        )
+        tf.identity(
+            tf.case(
+                [(tf.equal(k, 0), lambda: x * 3.0), (tf.equal(k, 1), lambda: x - 1.0)],
+                default=lambda: tf.abs(x),
+            ),
+            name="out_case",
+        )
+        fw, bw = tf.nn.rnn_cell.GRUCell(3), tf.nn.rnn_cell.GRUCell(3)
+        (out_fw, out_bw), _ = tf.nn.bidirectional_dynamic_rnn(
+            fw, bw, s, sequence_length=[5, 3], dtype=tf.float32
+        )
+        tf.identity(tf.concat([out_fw, out_bw], 2), name="out_bigru")
+        w = tf.Variable(np.array([0.3, -0.2, 0.1, 0.5], np.float32), name="w")
+
+        def outer(i, acc):
+            inner = tf.while_loop(lambda j, b: j < i, lambda j, b: (j + 1, b * w + 0.1), [0, acc])[
+                1
+            ]
+            return i + 1, inner
+
+        nested = tf.while_loop(lambda i, a: i < 3, outer, [0, tf.ones([4])])[1]
+        tf.identity(tf.gradients(tf.reduce_sum(nested * x[0]), w)[0], name="out_nested_grad")
+        names = ["out_map_fn", "out_scan", "out_cond_in_loop", "out_case", "out_bigru"]
+        names.append("out_nested_grad")
+        with tf.Session(graph=g) as sess:
+            sess.run(tf.global_variables_initializer())
+            ops = write_frozen(sess, names, "misc.pb")
+            runs = []
+            for kv in [0, 1, 2]:
+                values = sess.run([n + ":0" for n in names], {x: xv, s: seq, k: kv})
+                runs.append({"k": kv, **{n: arr(v) for n, v in zip(names, values)}})
+    RESULTS["misc"] = {"x": arr(xv), "seq": arr(seq), "names": names, "runs": runs, "ops": ops}
+
+
 def main():
     shutil.rmtree(OUT, ignore_errors=True)
     os.makedirs(OUT)
@@ -284,6 +342,7 @@ def main():
     record_lstm_train()
     record_bn_saved_model()
     record_bn_train()
+    record_misc()
     with open(os.path.join(HERE, "data", "v1_control_flow.json"), "w") as f:
         json.dump(RESULTS, f, indent=1, sort_keys=True)
         f.write("\n")

@@ -76,6 +76,16 @@ def test_frozen_dynamic_rnn_lstm_with_sequence_length_gives_tfs_outputs() -> Non
     reference.assert_close(h, _array(rec["h"]))
 
 
+def test_frozen_map_fn_scan_case_bidirectional_gru_and_nested_loop_gradient() -> None:
+    rec = RECORDED["misc"]
+    feed = {"x:0": _array(rec["x"]), "seq:0": _array(rec["seq"])}
+    with _session_with("misc.pb") as sess:
+        for run in rec["runs"]:
+            got = sess.run([f"{n}:0" for n in rec["names"]], {**feed, "k:0": run["k"]})
+            for name, value in zip(rec["names"], got):
+                reference.assert_close(value, _array(run[name]))
+
+
 def test_imported_lstm_training_meta_graph_trains_with_tfs_losses() -> None:
     rec = RECORDED["lstm_train"]
     assert {"StackV2", "StackPushV2", "StackPopV2", "TensorArrayGradV3"} <= set(rec["ops"])
