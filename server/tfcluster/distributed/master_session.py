@@ -39,6 +39,7 @@ from tfcluster.runtime.constant_folding import fold_constants
 from tfcluster.runtime.graph_cycles import check_acyclic
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 from tfcluster.runtime.kernel_fusion import fuse_kernels
+from tfcluster.runtime.loop_frames import keep_loops_on_one_task
 
 # From the system's randomness: a program's random.seed() must give it the sequence it gives
 # under TensorFlow, which never draws from Python's global generator.
@@ -579,6 +580,7 @@ class MasterSession:
             placement = placing.place(
                 nodes, needed, tasks, allow_soft_placement=self.config.allow_soft_placement
             )
+            placement = keep_loops_on_one_task(nodes, needed, feeds, placement)
             parts = partitioning.partition(nodes, placement, feeds, fetches, targets, self._dtypes)
             planned = self._register(parts, feeds, deadline)
             fetch_sources = []

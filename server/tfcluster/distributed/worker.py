@@ -17,6 +17,7 @@ from tfcluster.framework import errors
 from tfcluster.runtime import cancellation, device_copy, gpu
 from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.executor import Executor
+from tfcluster.runtime.frame_executor import FrameExecutor, build_executor
 from tfcluster.runtime.partition import Partition
 from tfcluster.runtime.placement import task_of_device
 from tfcluster.runtime.rendezvous import RendezvousMgr
@@ -41,7 +42,9 @@ RecvCallback = Callable[[Any, BaseException | None], None]
 class _Registered:
     __slots__ = ("executor", "needs_rendezvous", "partition", "session")
 
-    def __init__(self, session: str, partition: Partition, executor: Executor) -> None:
+    def __init__(
+        self, session: str, partition: Partition, executor: Executor | FrameExecutor
+    ) -> None:
         self.session = session
         self.partition = partition
         self.executor = executor
@@ -102,7 +105,8 @@ class Worker:
     ) -> str:
         with self._lock:
             cache = self._kernel_caches.setdefault(session_handle, {})
-        executor = Executor(
+        # Partitions holding TF1 control flow (imported graphs) run in the frame executor.
+        executor = build_executor(
             partition.nodes,
             partition.feeds,
             partition.fetches,
@@ -154,7 +158,7 @@ class Worker:
 
     def _run_with_rendezvous(
         self,
-        executor: Executor,
+        executor: Executor | FrameExecutor,
         step_id: int,
         feeds: Sequence[Any],
         trace: bool,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from typing import Any
 
 from tfcluster.framework import attr_values, errors, op_def_registry
@@ -68,6 +68,10 @@ def _topological_order(
                     f"Node '{node.name}' has an input '{raw}' that is not in the GraphDef"
                 )
             srcs.add(src)
+        back = {s for s in srcs if _is_back_edge(node, by_name[s])}
+        if back and back != srcs:
+            # A TF1 loop's Merge waits for its Enter only; the NextIteration joins it later.
+            srcs -= back
         pending[node.name] = len(srcs)
         for src in srcs:
             consumers.setdefault(src, []).append(node.name)
@@ -84,6 +88,36 @@ def _topological_order(
         stuck = sorted(n for n, k in pending.items() if k > 0)[:5]
         raise ValueError(f"GraphDef has a cycle through nodes {stuck}")
     return order
+
+
+_MERGE_OPS = frozenset({"Merge", "RefMerge"})
+_NEXT_ITERATION_OPS = frozenset({"NextIteration", "RefNextIteration"})
+
+
+def _is_back_edge(node: node_def_pb2.NodeDef, src: node_def_pb2.NodeDef) -> bool:
+    """The edge that closes a TF1 while loop: NextIteration -> Merge."""
+    return node.op in _MERGE_OPS and src.op in _NEXT_ITERATION_OPS
+
+
+def _colocate_imported(graph: Any, ops: Iterable[Operation]) -> None:
+    """As TF's importer: an op colocated with another (`_class: loc:@other`) takes that op's
+    device, not the device functions' (a variable's read and slots stay with the variable
+    when a MetaGraph is imported under replica_device_setter)."""
+    for op in ops:
+        targets = [g[5:].decode() for g in op.attrs.get("_class", ()) or () if g[:5] == b"loc:@"]
+        targets = [t for t in targets if t != op.name]
+        if not targets:
+            continue
+        device = ""
+        for name in targets:
+            try:
+                target = graph.get_operation_by_name(name)
+            except (KeyError, ValueError):
+                continue
+            if target.device:
+                device = target.device
+                break
+        op._set_device(device)
 
 
 def _check_op_types(graph_def: graph_pb2.GraphDef) -> None:
@@ -133,10 +167,13 @@ def import_graph_def(
 
     mapped_sources = frozenset(parse_input(k)[0] for k in input_map)
     order = _topological_order(graph_def, by_name, mapped_sources)
+    # Loop back edges (NextIteration -> Merge) joined once their source exists.
+    back_edges: list[tuple[str, int, str, int]] = []
     with graph.name_scope(prefix_scope) as prefix:
         for node in order:
             inputs: list[Tensor] = []
             controls: list[Operation] = []
+            later: list[int] = []
             for raw in node.input:
                 src, idx, is_control = parse_input(raw)
                 if is_control:
@@ -149,10 +186,20 @@ def import_graph_def(
                 if mapped is not None:
                     inputs.append(mapped)
                     continue
+                if src not in created and _is_back_edge(node, by_name[src]):
+                    back_edges.append((node.name, len(inputs), src, idx))
+                    later.append(len(inputs))
+                    inputs.append(None)  # type: ignore[arg-type]  # filled in below
+                    continue
                 src_op = created[src]
                 if idx >= len(src_op.outputs):
                     raise ValueError(f"Node '{node.name}' input '{raw}' is out of range")
                 inputs.append(src_op.outputs[idx])
+            if later:
+                # Until the NextIteration exists, the Merge reads its Enter in its place (the
+                # same dtype; the shape inferred from the Enter alone, as TF's importer does).
+                stand_in = next(t for t in inputs if t is not None)
+                inputs = [stand_in if t is None else t for t in inputs]
             attrs = {k: attr_values.from_proto(k, v) for k, v in node.attr.items()}
             attrs.pop("_output_shapes", None)
             if "_class" in attrs and prefix:
@@ -169,6 +216,13 @@ def import_graph_def(
             if node.device:
                 op._set_device(node.device)
             created[node.name] = op
+
+    for dst, position, src, idx in back_edges:
+        src_op = created[src]
+        if idx >= len(src_op.outputs):
+            raise ValueError(f"Node '{dst}' input '{src}:{idx}' is out of range")
+        created[dst]._update_input(position, src_op.outputs[idx])
+    _colocate_imported(graph, created.values())
 
     if return_elements is None:
         return None

@@ -190,6 +190,7 @@ def _inputs_first(nodes: Mapping[str, Node], needed: Sequence[str]) -> list[str]
     wanted = set(needed)
     order: list[str] = []
     done: set[str] = set()
+    entered: set[str] = set()  # a TF1 loop's back edge leads back to a node on the stack
     for root in needed:
         if root in done:
             continue
@@ -202,6 +203,9 @@ def _inputs_first(nodes: Mapping[str, Node], needed: Sequence[str]) -> list[str]
                 done.add(name)
                 order.append(name)
                 continue
+            if name in entered:
+                continue
+            entered.add(name)
             stack.append((name, True))
             node = nodes[name]
             for src, _ in node.inputs:

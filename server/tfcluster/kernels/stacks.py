@@ -1,0 +1,134 @@
+"""Kernels of TF1's stacks (ops/stack_ops.py): a stack is a Python object made afresh every
+step by StackV2 and handed from op to op as the value of its handle, as TensorArrays are
+(kernels/tensor_array.py). The gradient of a v1 while loop pushes each iteration's forward
+values and pops them, last first, in the backward loop. Messages follow TF's stack_ops.cc.
+And ConcatOffset, the offsets the gradient of a concat slices its gradient at."""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from typing import Any
+
+import numpy as np
+
+from tfcluster.framework import dtypes
+from tfcluster.kernels.common import host_ints, invalid, scalar_int, shape_str
+from tfcluster.kernels.registry import CPU_ONLY, kernel
+
+_counter = itertools.count()
+_EMPTY: tuple[Any, ...] = ()
+
+
+class StackResource:
+    """One step's stack of tensors."""
+
+    def __init__(self, name: str, elem_type: dtypes.DType, max_size: int) -> None:
+        self.name = name
+        self.elem_type = elem_type
+        self.np_dtype = np.dtype(elem_type.as_numpy_dtype)
+        self.max_size = max_size
+        self.values: list[Any] = []
+        self.closed = False
+        self.lock = threading.Lock()
+
+    def check_open(self) -> None:
+        if self.closed:
+            raise invalid(f"Stack[{self.name}] has already been closed.")
+
+
+def _stack(value: Any, node_name: str) -> StackResource:
+    if not isinstance(value, StackResource):
+        raise invalid(f"{node_name}: the handle input is not a stack (got {type(value).__name__})")
+    return value
+
+
+@kernel("StackV2", devices=CPU_ONLY)
+def stack(node: Any, xp: Any) -> Any:
+    elem_type = dtypes.as_dtype(node.attrs["elem_type"]).base_dtype
+    base = node.attrs.get("stack_name") or node.name
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        max_size = scalar_int(ins[0], "max_size")
+        return (StackResource(f"{base}_{next(_counter)}", elem_type, max_size),)
+
+    return compute
+
+
+@kernel("StackPushV2", devices=CPU_ONLY)
+def stack_push(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        st = _stack(ins[0], node.name)
+        value = ins[1]
+        got = getattr(value, "dtype", None)
+        if got is not None and got != st.np_dtype and st.np_dtype.kind != "O":
+            name = dtypes.as_dtype(got).name
+            raise invalid(f"Must have type {st.elem_type.name} but got {name}")
+        with st.lock:
+            st.check_open()
+            if 0 <= st.max_size <= len(st.values):
+                raise invalid(f"Stack[{st.name}] overflowed its max_size ({st.max_size})")
+            st.values.append(value)
+        return (value,)
+
+    return compute
+
+
+@kernel("StackPopV2", devices=CPU_ONLY)
+def stack_pop(node: Any, xp: Any) -> Any:
+    elem_type = dtypes.as_dtype(node.attrs["elem_type"]).base_dtype
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        st = _stack(ins[0], node.name)
+        if st.elem_type != elem_type:
+            raise invalid(f"Must have type {st.elem_type.name} but got {elem_type.name}")
+        with st.lock:
+            st.check_open()
+            if not st.values:
+                raise invalid(f"Stack[{st.name}] is empty.")
+            return (st.values.pop(),)
+
+    return compute
+
+
+@kernel("StackCloseV2", devices=CPU_ONLY)
+def stack_close(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        st = _stack(ins[0], node.name)
+        with st.lock:
+            st.closed = True
+            st.values.clear()
+        return _EMPTY
+
+    return compute
+
+
+@kernel("ConcatOffset", devices=CPU_ONLY)
+def concat_offset(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        shapes = [host_ints(s) for s in ins[1:]]
+        first = shapes[0]
+        rank = len(first)
+        axis = scalar_int(ins[0], "concat_dim")
+        if not -rank <= axis < rank:
+            raise invalid(f"Concat dim is out of range: {axis} vs. {rank}")
+        axis %= rank
+        offsets = []
+        offset = 0
+        for i, shape in enumerate(shapes):
+            if len(shape) != rank:
+                raise invalid(f"input {i} should contain {rank} elements, but got {len(shape)}")
+            for d in range(rank):
+                if d != axis and shape[d] != first[d]:
+                    raise invalid(
+                        f"All dimensions except {axis} must match. Input {i} has shape "
+                        f"{shape_str(shape)} and doesn't match input 0 with shape "
+                        f"{shape_str(first)}."
+                    )
+            out = np.zeros(rank, np.int32)
+            out[axis] = offset
+            offsets.append(out)
+            offset += shape[axis]
+        return tuple(offsets)
+
+    return compute
