@@ -1,0 +1,290 @@
+"""The values of a strategy with several replicas: PerReplica (one value per replica, e.g. what
+experimental_run_v2 returns), Mirrored (the same value on every replica's device) and
+MirroredVariable (one tf.Variable per device, kept equal by updating every copy).
+
+A MirroredVariable reads as the copy of the replica that runs (in replica context), the copy
+being updated (inside StrategyExtended.update) or the first copy (cross-replica context).
+"""
+
+from __future__ import annotations
+
+import weakref
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tfcluster.framework.graph import Operation, Tensor, register_tensor_conversion_function
+from tfcluster.lib import nest
+from tfcluster.lib.distribute import reduce_util
+from tfcluster.ops import math_ops
+from tfcluster.ops.variables import VariableAggregation
+from tfcluster.training import distribution_context
+
+
+def current_local_index(strategy: Any = None) -> int | None:
+    """The index (among this worker's replicas) of the replica running or being updated."""
+    ctx = distribution_context.current()
+    if ctx is None:
+        return None
+    if ctx.update_replica is not None:
+        return ctx.update_replica
+    if ctx.replica_context is not None:
+        if strategy is not None and ctx.strategy is not strategy:
+            return None
+        return ctx.replica_context._local_index  # type: ignore[no-any-return]
+    return None
+
+
+class DistributedValues:
+    """One value per replica of this worker, in the order of the strategy's devices."""
+
+    def __init__(self, devices: Sequence[str], values: Sequence[Any]) -> None:
+        if len(devices) != len(values):
+            raise ValueError(f"{len(values)} values for {len(devices)} devices")
+        self._devices = tuple(devices)
+        self._values = tuple(values)
+
+    @property
+    def values(self) -> tuple[Any, ...]:
+        return self._values
+
+    @property
+    def devices(self) -> tuple[str, ...]:
+        return self._devices
+
+    @property
+    def primary(self) -> Any:
+        return self._values[0]
+
+    def get(self, device: str | None = None) -> Any:
+        if device is not None:
+            if device not in self._devices:
+                raise ValueError(f"Device {device} not found in {self._devices}")
+            return self._values[self._devices.index(device)]
+        index = current_local_index()
+        if index is None:
+            raise ValueError(
+                f"DistributedValues.get() of {type(self).__name__} needs a replica or update "
+                "context (or a device) to know which replica's value to give"
+            )
+        return self._values[index]
+
+    def __repr__(self) -> str:
+        lines = [f"  {i} {d}: {v!r}" for i, (d, v) in enumerate(zip(self._devices, self._values))]
+        return f"{type(self).__name__}:{{\n" + ",\n".join(lines) + "\n}"
+
+
+class PerReplica(DistributedValues):
+    """Values that differ per replica."""
+
+
+class Mirrored(DistributedValues):
+    """The same value on every replica's device; cross-replica reads see the first."""
+
+    def get(self, device: str | None = None) -> Any:
+        if device is None and current_local_index() is None:
+            return self.primary
+        return super().get(device)
+
+
+class MirroredVariable(Mirrored):
+    """tf.Variable made in a MirroredStrategy scope: one copy per device, the first named as
+    the variable and the others '<name>/replica_<i>'."""
+
+    def __init__(
+        self, strategy: Any, devices: Sequence[str], values: Sequence[Any], aggregation: Any
+    ) -> None:
+        super().__init__(devices, values)
+        self._strategy = strategy
+        self._aggregation = aggregation
+        ref = weakref.ref(self)
+        for v in values:
+            v._distributed_container = ref
+
+    # ---- which copy ------------------------------------------------------------------
+    def _component(self) -> Any:
+        index = current_local_index(self._strategy)
+        return self._values[0 if index is None else index]
+
+    @property
+    def distribute_strategy(self) -> Any:
+        return self._strategy
+
+    # ---- tf.Variable's properties: the first copy's ---------------------------------
+    name = property(lambda self: self.primary.name)
+    op = property(lambda self: self.primary.op)
+    dtype = property(lambda self: self.primary.dtype)
+    shape = property(lambda self: self.primary.shape)
+    graph = property(lambda self: self.primary.graph)
+    trainable = property(lambda self: self.primary.trainable)
+    constraint = property(lambda self: self.primary.constraint)
+    synchronization = property(lambda self: self.primary.synchronization)
+    initial_value = property(lambda self: self.primary.initial_value)
+    aggregation = property(lambda self: self._aggregation)
+
+    @property
+    def device(self) -> str:
+        return self._component().device  # type: ignore[no-any-return]
+
+    @property
+    def initializer(self) -> Operation:
+        from tfcluster.ops.control_flow_ops import group
+
+        return group(*[v.initializer for v in self._values])
+
+    def get_shape(self) -> Any:
+        return self.primary.get_shape()
+
+    def _ref(self) -> Tensor:
+        return self._component()._ref()  # type: ignore[no-any-return]
+
+    def _as_graph_element(self) -> Tensor:
+        return self._component()._as_graph_element()  # type: ignore[no-any-return]
+
+    def value(self) -> Tensor:
+        return self._component().value()  # type: ignore[no-any-return]
+
+    def read_value(self) -> Tensor:
+        return self._component().read_value()  # type: ignore[no-any-return]
+
+    def initialized_value(self) -> Tensor:
+        return self._component().initialized_value()  # type: ignore[no-any-return]
+
+    def eval(self, session: Any = None) -> Any:
+        return self.primary.eval(session)
+
+    def load(self, value: Any, session: Any = None) -> None:
+        for v in self._values:
+            v.load(value, session)
+
+    def to_proto(self, export_scope: str | None = None) -> Any:
+        return self.primary.to_proto(export_scope)
+
+    def _get_save_slice_info(self) -> Any:
+        return None
+
+    # ---- updates: every copy ---------------------------------------------------------
+    def _assign(self, method: str, value: Any, use_locking: bool, name: Any, read: bool) -> Any:
+        def update(var: Any, new: Any) -> Any:
+            return getattr(var, method)(new, use_locking=use_locking, name=name)
+
+        ctx = distribution_context.current()
+        if ctx is not None and ctx.update_replica is not None:
+            return update(self._component(), value)
+        if ctx is not None and ctx.replica_context is not None:
+            if self._aggregation == VariableAggregation.NONE:
+                raise ValueError(
+                    "You must specify an aggregation method to update a MirroredVariable in "
+                    "Replica Context. You can do so by passing an explicit value for argument "
+                    "`aggregation` to tf.Variable(..)."
+                )
+
+            def merge_fn(strategy: Any, per_replica: Any) -> Any:
+                if self._aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
+                    first = (
+                        per_replica.values[0]
+                        if isinstance(per_replica, PerReplica)
+                        else per_replica
+                    )
+                    reduced = strategy.extended.broadcast_to(first, self)
+                else:
+                    op = reduce_util.ReduceOp.from_variable_aggregation(self._aggregation)
+                    reduced = strategy.extended.reduce_to(op, per_replica, self)
+                return strategy.extended.update(self, update, args=(reduced,), group=False)
+
+            return ctx.replica_context.merge_call(merge_fn, args=(value,))
+        return self._strategy.extended.update(self, update, args=(value,), group=False)
+
+    def assign(
+        self, value: Any, use_locking: bool = False, name: Any = None, read_value: bool = True
+    ) -> Any:
+        return self._assign("assign", value, use_locking, name, read_value)
+
+    def assign_add(
+        self, delta: Any, use_locking: bool = False, name: Any = None, read_value: bool = True
+    ) -> Any:
+        return self._assign("assign_add", delta, use_locking, name, read_value)
+
+    def assign_sub(
+        self, delta: Any, use_locking: bool = False, name: Any = None, read_value: bool = True
+    ) -> Any:
+        return self._assign("assign_sub", delta, use_locking, name, read_value)
+
+    def __repr__(self) -> str:
+        return f"<MirroredVariable {self.name} shape={self.shape} dtype={self.dtype.name}>"
+
+    def __hash__(self) -> int:
+        return id(self)
+
+    def __eq__(self, other: object) -> bool:
+        return self is other
+
+    def __iter__(self) -> Any:
+        raise TypeError("'MirroredVariable' object is not iterable.")
+
+    def __bool__(self) -> bool:
+        raise TypeError("Using a `tf.Variable` as a Python `bool` is not allowed.")
+
+
+def _mirrored_conversion(
+    v: MirroredVariable, dtype: Any = None, name: Any = None, as_ref: bool = False
+) -> Tensor:
+    return v._ref() if as_ref else v.value()
+
+
+register_tensor_conversion_function(MirroredVariable, _mirrored_conversion)
+math_ops.install_operator_overloads(MirroredVariable)
+
+
+def _per_replica_conversion(
+    v: DistributedValues, dtype: Any = None, name: Any = None, as_ref: bool = False
+) -> Any:
+    # In replica context a PerReplica/Mirrored argument is that replica's value.
+    from tfcluster.framework.graph import convert_to_tensor
+
+    return convert_to_tensor(v.get(), dtype=dtype, name=name, as_ref=as_ref)
+
+
+register_tensor_conversion_function(PerReplica, _per_replica_conversion)
+register_tensor_conversion_function(Mirrored, _per_replica_conversion)
+
+
+# ---- structures of per-replica values --------------------------------------------------
+def select_replica(index: int, structure: Any) -> Any:
+    """`structure` with every DistributedValues replaced by replica `index`'s value."""
+
+    def pick(x: Any) -> Any:
+        if isinstance(x, MirroredVariable):
+            return x
+        return x.values[index] if isinstance(x, DistributedValues) else x
+
+    return nest.map_structure(pick, structure)
+
+
+def regroup(devices: Sequence[str], per_replica: Sequence[Any], wrap: type = PerReplica) -> Any:
+    """A list of structures (one per replica) -> one structure of `wrap` values. Leaves that
+    are the same object on every replica (a MirroredVariable, None) stay as they are; with
+    one replica the values themselves are returned, as TF does."""
+    if len(per_replica) == 1:
+        return per_replica[0]
+    first = per_replica[0]
+    flat = [nest.flatten(p) for p in per_replica]
+    for f in flat[1:]:
+        if len(f) != len(flat[0]):
+            raise ValueError("The replicas returned structures of different sizes")
+    leaves = []
+    for items in zip(*flat):
+        if all(x is items[0] for x in items):
+            leaves.append(items[0])
+        else:
+            leaves.append(wrap(devices, items))
+    return nest.pack_sequence_as(first, leaves)
+
+
+def local_results(value: Any) -> tuple[Any, ...]:
+    if isinstance(value, DistributedValues):
+        return value.values
+    return (value,)
+
+
+def map_values(fn: Callable[[Any], Any], value: DistributedValues) -> DistributedValues:
+    return type(value)(value.devices, [fn(v) for v in value.values])
