@@ -49,7 +49,12 @@ def _divide(value: Any, n: int) -> Any:
     return value / n
 
 
-def _broadcast(value: Any, devices: Sequence[str]) -> Mirrored:
+def _broadcast(value: Any, devices: Sequence[str], always_mirrored: bool = False) -> Any:
+    """A copy of `value` on each device: a Mirrored, or (one device) the copy itself, as
+    TF's simple_broadcast gives it."""
+    if len(devices) == 1 and not always_mirrored:
+        with device(devices[0]):
+            return value if isinstance(value, IndexedSlices) else array_ops.identity(value)
     copies = []
     for d in devices:
         with device(d):
@@ -98,7 +103,7 @@ class CrossDeviceOps:
             return [Mirrored(d, v.values) for v, d in pairs]
         return self.batch_reduce_implementation(reduce_op, pairs)
 
-    def broadcast(self, tensor: Any, destinations: Any) -> Mirrored:
+    def broadcast(self, tensor: Any, destinations: Any) -> Any:
         return _broadcast(tensor, device_util.devices_of(destinations))
 
     def reduce_implementation(
@@ -130,7 +135,7 @@ class ReductionToOneDevice(CrossDeviceOps):
         reduce_op: reduce_util.ReduceOp,
         per_replica_value: DistributedValues,
         devices: tuple[str, ...],
-    ) -> Mirrored:
+    ) -> Any:
         target = self.reduce_to_device or devices[0]
         with device(target):
             reduced = _aggregate(per_replica_value.values, self.accumulation_fn)

@@ -61,11 +61,6 @@ class InputContext:
             )
         return global_batch_size // self._num_replicas_in_sync
 
-    def __str__(self) -> str:
-        return (
-            f"tf.distribute.InputContext(input pipeline id {self._input_pipeline_id}, "
-            f"total: {self._num_input_pipelines})"
-        )
 
 
 def _split_element(element: Any, parts: int) -> list[Any]:

@@ -45,16 +45,12 @@ class MirroredStrategy(Strategy):
         devices: Sequence[str] | None = None,
         cross_device_ops: cdo.CrossDeviceOps | None = None,
     ) -> None:
-        if devices is None:
-            devices = _local_devices()
-        devices = list(devices)
-        if not devices:
-            raise ValueError("Must specify at least one device.")
-        if len(set(devices)) != len(devices):
-            raise ValueError(f"No duplicates allowed in `devices` argument: {tuple(devices)}")
+        # As TF 1.15: no devices (None or empty) means this process's GPUs, else its CPU.
+        devices = list(devices or _local_devices())
         canonical = [device_util.canonicalize(d) for d in devices]
         if len(set(canonical)) != len(canonical):
-            raise ValueError(f"No duplicates allowed in `devices` argument: {tuple(devices)}")
+            # TF 1.15 checks this with an assert: AssertionError is its class.
+            raise AssertionError(f"No duplicates allowed in `devices` argument: {tuple(canonical)}")
         workers = sorted({d.split("/replica:")[0] for d in canonical if d.startswith("/job:")})
         input_workers = [w + "/device:CPU:0" for w in workers] or ["/device:CPU:0"]
         super().__init__(

@@ -242,19 +242,32 @@ class Strategy:
                 )
                 return self._extended._reduce(reduce_op, summed)
 
-            def mean_parts(v: Any) -> tuple[Tensor, Tensor]:
+            if not isinstance(axis, int):
+                raise TypeError(f"Expected `axis` to be an integer not: {axis!r}")
+
+            def mean_parts(v: Any, axis: int = axis) -> tuple[Tensor, Any]:
+                # As TF: a static size along `axis` is a Python int (so several replicas
+                # give one int, which a SUM across replicas then refuses, as TF 1.15 does).
                 numer = math_ops.reduce_sum(v, axis=axis)
-                dim = v.shape[axis] if v.shape.rank is not None else None
-                if dim is not None and getattr(dim, "value", dim) is not None:
-                    denom = constant_op.constant(int(getattr(dim, "value", dim)), dtypes.int64)
-                else:
-                    denom = array_ops.shape(v, out_type=dtypes.int64)[axis]
-                return numer, math_ops.cast(denom, numer.dtype)
+                rank = v.shape.rank
+                if rank is not None:
+                    if not -rank <= axis < rank:
+                        raise ValueError(
+                            f"`axis` = {axis!r} out of range for `value` with rank {rank}"
+                        )
+                    axis %= rank
+                    dim = v.shape[axis]
+                    dim = getattr(dim, "value", dim)
+                    if dim is not None:
+                        return numer, int(dim)
+                if rank == 1:
+                    return numer, array_ops.size(v, out_type=dtypes.int64)
+                return numer, array_ops.shape(v, out_type=dtypes.int64)[axis]
 
             numer, denom = self.experimental_run_v2(mean_parts, args=(value,))
             numer = self._extended._reduce(reduce_util.ReduceOp.SUM, numer)
             denom = self._extended._reduce(reduce_util.ReduceOp.SUM, denom)
-            return numer / denom
+            return math_ops.truediv(numer, math_ops.cast(denom, numer.dtype))
 
     def experimental_local_results(self, value: Any) -> tuple[Any, ...]:
         return values_lib.local_results(value)
