@@ -365,3 +365,69 @@ def _set_strategy(tf: Any) -> dict[str, Any]:
     tf.distribute.experimental_set_strategy(None)
     after = [tf.distribute.has_strategy(), type(tf.distribute.get_strategy()).__name__]
     return {"during": during, "kind": kind, "after": after}
+
+
+def _estimator_run(tf: Any, make_strategy: Callable[[], Any], with_context: bool) -> dict[str, Any]:
+    import shutil
+    import tempfile
+
+    x_np = np.arange(32, dtype=np.float32).reshape(16, 2) / 10.0
+    y_np = (x_np @ np.array([[0.5], [-0.25]], np.float32) + 0.1).astype(np.float32)
+    seen: list[Any] = []
+
+    def input_fn(input_context: Any = None) -> Any:
+        batch = 8
+        if input_context is not None:
+            seen.append([input_context.num_input_pipelines, input_context.num_replicas_in_sync])
+            batch = input_context.get_per_replica_batch_size(8)
+        return tf.data.Dataset.from_tensor_slices(({"x": x_np}, y_np)).repeat().batch(batch)
+
+    def plain_input_fn() -> Any:
+        return tf.data.Dataset.from_tensor_slices(({"x": x_np}, y_np)).batch(16)
+
+    def model_fn(features: Any, labels: Any, mode: str) -> Any:
+        w = tf.get_variable("w", [2, 1], initializer=tf.zeros_initializer())
+        b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
+        pred = tf.matmul(features["x"], w) + b
+        loss = tf.losses.mean_squared_error(labels, pred)
+        train_op = tf.train.GradientDescentOptimizer(0.2).minimize(
+            loss, global_step=tf.train.get_global_step()
+        )
+        return tf.estimator.EstimatorSpec(mode, loss=loss, train_op=train_op)
+
+    model_dir = tempfile.mkdtemp()
+    try:
+        session_config = tf.ConfigProto(device_count={"CPU": 2}, allow_soft_placement=True)
+        config = tf.estimator.RunConfig(
+            model_dir=model_dir,
+            train_distribute=make_strategy(),
+            session_config=session_config,
+            tf_random_seed=3,
+            log_step_count_steps=None,
+        )
+        est = tf.estimator.Estimator(model_fn, config=config)
+        est.train(input_fn if with_context else (lambda: input_fn()), steps=6)
+        est.train(input_fn if with_context else (lambda: input_fn()), steps=2)
+        plain = tf.estimator.Estimator(
+            model_fn, model_dir=model_dir, config=tf.estimator.RunConfig(session_config=session_config)
+        )
+        metrics = plain.evaluate(plain_input_fn, steps=1)
+        return {
+            "seen": seen,
+            "w": est.get_variable_value("w"),
+            "b": est.get_variable_value("b"),
+            "global_step": int(est.get_variable_value("global_step")),
+            "eval_loss": float(metrics["loss"]),
+            "names": sorted(n for n, _ in tf.train.list_variables(model_dir)),
+        }
+    finally:
+        shutil.rmtree(model_dir, ignore_errors=True)
+
+
+for _key in ("mirrored_two", "one_device", "central_storage", "mirrored_default"):
+    for _ctx in (True, False):
+
+        def _estimator_program(tf: Any, key: str = _key, ctx: bool = _ctx) -> dict[str, Any]:
+            return _estimator_run(tf, lambda: STRATEGIES[key](tf), ctx)
+
+        PROGRAMS["estimator_" + _key + ("_input_context" if _ctx else "")] = _estimator_program

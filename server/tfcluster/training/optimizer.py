@@ -172,11 +172,14 @@ class Optimizer:
     def _scale_loss(loss: Any) -> Any:
         """An Estimator training under a strategy with several replicas divides a MEAN loss
         by their number, so that the replicas' summed gradients are the mean's (TF's rule)."""
+        graph = get_default_graph()
+        graph._is_loss_scaled_by_optimizer = False  # type: ignore[attr-defined]
         strategy = _strategy()
         if strategy is None or not distribution_context.loss_reduction_is_mean():
             return loss
         replicas = strategy.num_replicas_in_sync
         if replicas > 1:
+            graph._is_loss_scaled_by_optimizer = True  # type: ignore[attr-defined]
             return loss * (1.0 / replicas)
         return loss
 

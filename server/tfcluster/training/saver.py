@@ -135,6 +135,13 @@ def op_list_to_dict(op_list: Any, convert_variable_to_tensor: bool = True) -> di
     for var in sorted(op_list, key=lambda x: x.name):
         if isinstance(var, SaveableObject):
             out[var.name] = var
+        elif hasattr(var, "_to_saveable"):
+            # A variable with copies (tf.distribute's MirroredVariable): saved once, restored
+            # into every copy.
+            saveable = var._to_saveable()
+            if saveable.name in out:
+                raise ValueError(f"At least two variables have the same name: {saveable.name}")
+            out[saveable.name] = saveable
         elif _partitions(var) is not None:
             if var.name in out:
                 raise ValueError(f"At least two variables have the same name: {var.name}")

@@ -18,6 +18,7 @@ from tfcluster.lib.distribute import reduce_util
 from tfcluster.ops import math_ops
 from tfcluster.ops.variables import VariableAggregation
 from tfcluster.training import distribution_context
+from tfcluster.training.saver import SaveableObject, SaveSpec
 
 
 def current_local_index(strategy: Any = None) -> int | None:
@@ -162,6 +163,9 @@ class MirroredVariable(Mirrored):
     def _get_save_slice_info(self) -> Any:
         return None
 
+    def _to_saveable(self) -> Any:
+        return _MirroredSaveable(self)
+
     # ---- updates: every copy ---------------------------------------------------------
     def _assign(self, method: str, value: Any, use_locking: bool, name: Any, read: bool) -> Any:
         def update(var: Any, new: Any) -> Any:
@@ -225,6 +229,31 @@ class MirroredVariable(Mirrored):
         raise TypeError("Using a `tf.Variable` as a Python `bool` is not allowed.")
 
 
+class _MirroredSaveable(SaveableObject):
+    """Saves the first copy under the variable's name; a restore assigns every copy."""
+
+    def __init__(self, var: MirroredVariable) -> None:
+        primary = var.primary
+        ref = primary._ref()
+        spec = SaveSpec(primary.value(), "", primary.op.name, ref.dtype.base_dtype, ref.device)
+        super().__init__(var, [spec], primary.op.name)
+        self._var = var
+
+    def restore(self, restored_tensors: Sequence[Tensor], restored_shapes: Any) -> Operation:
+        from tfcluster.framework.graph import device
+        from tfcluster.ops import array_ops, state_ops
+        from tfcluster.ops.control_flow_ops import group
+
+        value = restored_tensors[0]
+        if restored_shapes is not None:
+            value = array_ops.reshape(value, restored_shapes[0])
+        assigns = []
+        for copy in self._var.values:
+            with device(copy.device):
+                assigns.append(state_ops.assign(copy._ref(), value).op)
+        return group(*assigns)
+
+
 def _mirrored_conversion(
     v: MirroredVariable, dtype: Any = None, name: Any = None, as_ref: bool = False
 ) -> Tensor:
@@ -261,23 +290,43 @@ def select_replica(index: int, structure: Any) -> Any:
 
 
 def regroup(devices: Sequence[str], per_replica: Sequence[Any], wrap: type = PerReplica) -> Any:
-    """A list of structures (one per replica) -> one structure of `wrap` values. Leaves that
-    are the same object on every replica (a MirroredVariable, None) stay as they are; with
-    one replica the values themselves are returned, as TF does."""
-    if len(per_replica) == 1:
-        return per_replica[0]
+    """A list of structures (one per replica) -> one structure of `wrap` values, walking
+    tuples (namedtuples rebuilt with `_make`, so an EstimatorSpec is not re-validated), lists
+    and dicts. Leaves that are the same object on every replica stay as they are, and the
+    copies of one MirroredVariable become it; with one replica the values themselves are
+    returned, as TF does."""
     first = per_replica[0]
-    flat = [nest.flatten(p) for p in per_replica]
-    for f in flat[1:]:
-        if len(f) != len(flat[0]):
-            raise ValueError("The replicas returned structures of different sizes")
-    leaves = []
-    for items in zip(*flat):
-        if all(x is items[0] for x in items):
-            leaves.append(items[0])
-        else:
-            leaves.append(wrap(devices, items))
-    return nest.pack_sequence_as(first, leaves)
+    if isinstance(first, (list, tuple)) and not isinstance(first, DistributedValues):
+        for v in per_replica[1:]:
+            if not isinstance(v, type(first)) or len(v) != len(first):
+                raise ValueError("The replicas returned structures of different shapes")
+        items = [regroup(devices, [v[i] for v in per_replica], wrap) for i in range(len(first))]
+        if hasattr(type(first), "_fields"):
+            return type(first)._make(items)  # type: ignore[attr-defined]
+        return type(first)(items) if isinstance(first, tuple) else items
+    if isinstance(first, dict):
+        for v in per_replica[1:]:
+            if not isinstance(v, dict) or set(v) != set(first):
+                raise ValueError("The replicas returned dicts with different keys")
+        return type(first)(
+            (k, regroup(devices, [v[k] for v in per_replica], wrap)) for k in first
+        )
+    if all(v is first for v in per_replica):
+        container = _container(first)
+        return first if container is None else container
+    container = _container(first)
+    if container is not None and all(
+        _container(v) is container and v is container.values[i] for i, v in enumerate(per_replica)
+    ):
+        return container
+    return wrap(devices, per_replica)
+
+
+def _container(value: Any) -> Any:
+    ref = getattr(value, "_distributed_container", None)
+    if ref is None or isinstance(value, DistributedValues):
+        return None
+    return ref()
 
 
 def local_results(value: Any) -> tuple[Any, ...]:
