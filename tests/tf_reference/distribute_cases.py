@@ -431,3 +431,92 @@ for _key in ("mirrored_two", "one_device", "central_storage", "mirrored_default"
             return _estimator_run(tf, lambda: STRATEGIES[key](tf), ctx)
 
         PROGRAMS["estimator_" + _key + ("_input_context" if _ctx else "")] = _estimator_program
+
+
+def _with_tf_config(config: dict[str, Any], fn: Callable[[], Any]) -> Any:
+    import json
+    import os
+
+    old = os.environ.get("TF_CONFIG")
+    os.environ["TF_CONFIG"] = json.dumps(config)
+    try:
+        return fn()
+    finally:
+        if old is None:
+            del os.environ["TF_CONFIG"]
+        else:
+            os.environ["TF_CONFIG"] = old
+
+
+CLUSTER = {
+    "ps": ["localhost:2300", "localhost:2301"],
+    "worker": ["localhost:2310", "localhost:2311"],
+}
+
+
+@program("parameter_server_cluster_graph")
+def _ps_cluster(tf: Any) -> dict[str, Any]:
+    out: dict[str, Any] = {}
+    for index in (0, 1):
+        config = {"cluster": CLUSTER, "task": {"type": "worker", "index": index}}
+        with tf.Graph().as_default():
+            if index == 0:
+                # Given a cluster resolver, the strategy takes the cluster from it.
+                s = _with_tf_config(
+                    config,
+                    lambda: tf.distribute.experimental.ParameterServerStrategy(
+                        tf.distribute.cluster_resolver.TFConfigClusterResolver()
+                    ),
+                )
+            else:
+                # Without one it is local until configure() names the cluster and task.
+                s = tf.distribute.experimental.ParameterServerStrategy()
+                s.configure(cluster_spec=CLUSTER, task_type="worker", task_id=1)
+            with s.scope():
+                gs = tf.train.get_or_create_global_step()
+                w = tf.get_variable("w", [3, 2], initializer=tf.ones_initializer())
+                b = tf.get_variable("b", [2], initializer=tf.zeros_initializer())
+                c = tf.Variable(1.0, name="c")
+
+            def step() -> Any:
+                x = tf.constant([[1.0, 2.0, 3.0]])
+                loss = tf.reduce_sum(tf.matmul(x, w) + b) * c
+                opt = tf.train.AdamOptimizer(0.1)
+                return opt.minimize(loss, global_step=gs)
+
+            train = s.experimental_run_v2(step)
+            proto = s.update_config_proto(tf.ConfigProto())
+            local = tf.distribute.experimental.ParameterServerStrategy()
+            out[f"worker{index}"] = {
+                "local_without_resolver": list(local.extended.parameter_devices),
+                "devices": [[v.name, v.device] for v in tf.global_variables()],
+                "train_device": train.device,
+                "num_replicas": s.num_replicas_in_sync,
+                "worker_devices": list(s.extended.worker_devices),
+                "parameter_devices": list(s.extended.parameter_devices),
+                "between_graph": s.extended.experimental_between_graph,
+                "should_checkpoint": s.extended.should_checkpoint,
+                "device_filters": list(proto.device_filters),
+                "types": sorted({type(v).__name__ for v in tf.global_variables()}),
+            }
+    return out
+
+
+@program("multi_worker_mirrored_cluster_graph")
+def _mwms_cluster(tf: Any) -> dict[str, Any]:
+    cluster = {"worker": CLUSTER["worker"]}
+    out: dict[str, Any] = {}
+    for index in (0, 1):
+        config = {"cluster": cluster, "task": {"type": "worker", "index": index}}
+        with tf.Graph().as_default():
+            s = _with_tf_config(config, lambda: tf.distribute.experimental.MultiWorkerMirroredStrategy())
+            with s.scope():
+                w = tf.get_variable("w", [2], initializer=tf.ones_initializer())
+            out[f"worker{index}"] = {
+                "num_replicas": s.num_replicas_in_sync,
+                "worker_devices": list(s.extended.worker_devices),
+                "between_graph": s.extended.experimental_between_graph,
+                "should_checkpoint": s.extended.should_checkpoint,
+                "variable": [w.name, type(w).__name__, [v.device for v in s.experimental_local_results(w)]],
+            }
+    return out

@@ -144,8 +144,11 @@ class ParameterServerStrategyExtended(StrategyExtended):
         if colocate is not None:
             with colocate_with(colocate):
                 return next_creator(**kwargs)
-        with colocate_with(None, ignore_existing=True), device(self._variable_device):
-            return next_creator(**kwargs)
+        # As TF's colocate_with(None, ignore_existing=True): no colocation and no outer
+        # device (the worker's default device must not pull variables off the ps).
+        with colocate_with(None, ignore_existing=True), device(None):
+            with device(self._variable_device):
+                return next_creator(**kwargs)
 
     def _update_config_proto(self, config_proto: Any) -> Any:
         if self._between_graph and self._task_filters:
@@ -199,46 +202,58 @@ def _cluster_dict(cluster_resolver: Any) -> dict[str, Any]:
 
 class ParameterServerStrategy(Strategy):
     """Asynchronous between-graph training: each worker builds its own graph and session;
-    variables are placed on the ps tasks round-robin."""
+    variables are placed on the ps tasks round-robin. As TF 1.15's v1 class: without a
+    cluster_resolver it is local (as CentralStorageStrategy) until `configure` gives it a
+    cluster (Estimator's distribute coordinator does that from TF_CONFIG)."""
 
     def __init__(self, cluster_resolver: Any = None) -> None:
-        from tfcluster.training.device_setter import replica_device_setter
-
-        resolver = _resolver(cluster_resolver)
-        cluster = _cluster_dict(resolver)
-        if not cluster:
-            ext = _parameter_server_extended(None, None)
-        else:
-            task_type, task_id = resolver.task_type, resolver.task_id
-            if task_type is None or task_id is None:
-                raise ValueError(
-                    "When `cluster_spec` is given, you must also specify `task_type` and `task_id`."
-                )
-            if "ps" not in cluster:
-                raise ValueError("No parameter server in the cluster spec: it needs a 'ps' job.")
-            worker_device = f"/job:{task_type}/task:{task_id}"
-            num_ps = len(cluster["ps"])
-            compute = [worker_device + "/device:CPU:0"]
-            ext = ParameterServerStrategyExtended(
-                None,
-                compute,
-                parameter_devices=[f"/job:ps/task:{i}" for i in range(num_ps)],
-                mirrored=False,
-                variable_device=replica_device_setter(
-                    ps_tasks=num_ps,
-                    worker_device=worker_device,
-                    merge_devices=True,
-                    cluster=cluster,
-                ),
-                cross_device_ops=cdo.ReductionToOneDevice(reduce_to_device="/device:CPU:0"),
-                default_device=worker_device,
-                between_graph=True,
-                input_workers=[worker_device + "/device:CPU:0"],
-            )
-            ext._is_chief = _is_chief(cluster, task_type, task_id)
-            ext._task_filters = (worker_device, "/job:ps")
-        super().__init__(ext)
+        super().__init__(_parameter_server_extended(None, None))
         self._extended._bind(self)
+        if cluster_resolver is not None:
+            cluster = _cluster_dict(cluster_resolver)
+            if cluster:
+                _to_multi_worker(
+                    self._extended, cluster, cluster_resolver.task_type, cluster_resolver.task_id
+                )
+
+    def configure(
+        self,
+        session_config: Any = None,
+        cluster_spec: Any = None,
+        task_type: str | None = None,
+        task_id: int | None = None,
+    ) -> None:
+        if cluster_spec:
+            spec = cluster_spec.as_dict() if hasattr(cluster_spec, "as_dict") else cluster_spec
+            _to_multi_worker(self._extended, dict(spec), task_type, task_id)
+        super().configure(session_config, None, task_type, task_id)
+
+
+def _to_multi_worker(
+    ext: StrategyExtended, cluster: dict[str, Any], task_type: str | None, task_id: int | None
+) -> None:
+    """Makes `ext` a worker of `cluster`: replicas on the task's CPU, variables spread over
+    the ps tasks by replica_device_setter."""
+    from tfcluster.training.device_setter import replica_device_setter
+
+    if task_type is None or task_id is None:
+        raise ValueError(
+            "When `cluster_spec` is given, you must also specify `task_type` and `task_id`."
+        )
+    if "ps" not in cluster:
+        raise ValueError("No parameter server in the cluster spec: it needs a 'ps' job.")
+    worker_device = f"/job:{task_type}/task:{task_id}"
+    num_ps = len(cluster["ps"])
+    ext._compute_devices = (device_util.canonicalize(worker_device + "/device:CPU:0"),)
+    ext._parameter_devices = tuple(f"/job:ps/task:{i}" for i in range(num_ps))
+    ext._variable_device = replica_device_setter(
+        ps_tasks=num_ps, worker_device=worker_device, merge_devices=True, cluster=cluster
+    )
+    ext._default_device = worker_device
+    ext._between_graph = True
+    ext._input_workers = (worker_device + "/device:CPU:0",)
+    ext._is_chief = _is_chief(cluster, task_type, task_id)
+    ext._task_filters = (worker_device, "/job:ps")  # type: ignore[attr-defined]
 
 
 def _is_chief(cluster: dict[str, Any], task_type: str, task_id: int) -> bool:
@@ -292,7 +307,7 @@ class MultiWorkerMirroredStrategy(Strategy):
             worker_device = f"/job:{task_type}/task:{task_id}"
             ext = CollectiveAllReduceExtended(
                 None,
-                [worker_device + "/device:CPU:0"],
+                [device_util.canonicalize(worker_device + "/device:CPU:0")],
                 num_workers=workers,
                 worker_index=index,
                 default_device=worker_device,
