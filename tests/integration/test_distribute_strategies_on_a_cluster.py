@@ -111,3 +111,94 @@ def test_mirrored_strategy_across_two_tasks_matches_tensorflow(
     np.testing.assert_allclose(got["w_copies"], want["w_copies"], rtol=2e-5)
     assert got["global_step"] == want["global_step"]
     assert got["global_variables"] == want["global_variables"]
+
+
+def _mwms_worker(
+    cluster: dict[str, list[str]], index: int, steps: int, out: dict[int, object]
+) -> None:
+    """One worker's program: its own graph and session, as MultiWorkerMirroredStrategy runs."""
+    resolver = tf.distribute.cluster_resolver.SimpleClusterResolver(
+        tf.train.ClusterSpec(cluster), task_type="worker", task_id=index
+    )
+    x_np = np.arange(16, dtype=np.float32).reshape(8, 2) / 10.0
+    y_np = (x_np.sum(1, keepdims=True) * 0.5).astype(np.float32)
+    with tf.Graph().as_default():
+        # Each worker's own start value: the chief's must win.
+        tf.set_random_seed(100 + index)
+        strategy = tf.distribute.experimental.MultiWorkerMirroredStrategy(cluster_resolver=resolver)
+
+        def input_fn(ctx: object) -> object:
+            ds = tf.data.Dataset.from_tensor_slices((x_np, y_np))
+            return ds.shard(ctx.num_input_pipelines, ctx.input_pipeline_id).batch(2).repeat()
+
+        with strategy.scope():
+            iterator = strategy.make_input_fn_iterator(input_fn)
+            gs = tf.train.get_or_create_global_step()
+            w = tf.get_variable("w", [2, 1], initializer=tf.random_normal_initializer())
+
+            def step(inputs: object) -> object:
+                x, y = inputs
+                loss = tf.reduce_mean(tf.square(tf.matmul(x, w) - y))
+                train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, global_step=gs)
+                with tf.control_dependencies([train]):
+                    return tf.identity(loss)
+
+            loss = strategy.experimental_run_v2(step, args=(iterator.get_next(),))
+            total = strategy.reduce(tf.distribute.ReduceOp.SUM, loss)
+        config = tf.ConfigProto(device_filters=[f"/job:worker/task:{index}", "/job:worker/task:0"])
+        with tf.Session(f"grpc://{cluster['worker'][index]}", config=config) as sess:
+            sess.run([tf.global_variables_initializer(), iterator.initializer])
+            start = sess.run(w)
+            totals = [float(sess.run(total)) for _ in range(steps)]
+            out[index] = {
+                "num_replicas": strategy.num_replicas_in_sync,
+                "start": start,
+                "w": sess.run(w),
+                "totals": totals,
+                "step": int(sess.run(gs)),
+            }
+
+
+def test_multi_worker_mirrored_strategy_keeps_workers_in_step(servers: dict) -> None:
+    import threading
+
+    cluster = {"worker": servers["worker"]}
+    out: dict[int, object] = {}
+    errors: list[BaseException] = []
+
+    def run(index: int) -> None:
+        try:
+            _mwms_worker(cluster, index, 4, out)
+        except BaseException as e:  # reported below
+            errors.append(e)
+
+    threads = [threading.Thread(target=run, args=(i,)) for i in (0, 1)]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(90)
+    assert not errors, errors
+    a, b = out[0], out[1]
+    assert a["num_replicas"] == b["num_replicas"] == 2
+    np.testing.assert_array_equal(a["start"], b["start"])
+    np.testing.assert_array_equal(a["w"], b["w"])
+    assert a["totals"] == b["totals"] and a["step"] == b["step"] == 4
+    # The same training in numpy: worker k reads rows k, k+2, ... two at a time; the
+    # replicas' gradients are summed; the reported loss is the sum of the two replicas'.
+    x_np = np.arange(16, dtype=np.float32).reshape(8, 2) / 10.0
+    y_np = (x_np.sum(1, keepdims=True) * 0.5).astype(np.float32)
+    shards = [(x_np[k::2], y_np[k::2]) for k in (0, 1)]
+    w = a["start"].astype(np.float64)
+    totals = []
+    for s in range(4):
+        grad = np.zeros_like(w)
+        total = 0.0
+        for xs, ys in shards:
+            x, y = xs[2 * s % 4 : 2 * s % 4 + 2], ys[2 * s % 4 : 2 * s % 4 + 2]
+            err = x @ w - y
+            total += float(np.mean(err**2))
+            grad += 2 * x.T @ err / len(x)
+        w = w - 0.1 * grad
+        totals.append(total)
+    np.testing.assert_allclose(a["totals"], totals, rtol=1e-5)
+    np.testing.assert_allclose(a["w"], w, rtol=1e-5)

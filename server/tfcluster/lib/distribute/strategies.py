@@ -16,8 +16,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tfcluster.framework import errors
-from tfcluster.framework.graph import colocate_with, device
+from tfcluster.framework.graph import colocate_with, device, get_default_graph
 from tfcluster.lib.distribute import cross_device_ops as cdo
 from tfcluster.lib.distribute import device_util, reduce_util
 from tfcluster.lib.distribute.strategy import CollectiveCommunication, Strategy, StrategyExtended
@@ -262,21 +261,92 @@ def _is_chief(cluster: dict[str, Any], task_type: str, task_id: int) -> bool:
     return task_type in ("worker", "master") and task_id == 0 or task_type == "chief"
 
 
+_GRADIENT_GROUP = 1
+_VARIABLE_GROUP = 2
+
+
 class CollectiveAllReduceExtended(StrategyExtended):
-    """Mirrored replicas on every worker: a reduction sums this worker's replicas, then
-    across workers."""
+    """Mirrored replicas on every worker of the cluster, each worker with its own graph: a
+    reduction sums this worker's replicas, then across workers with CollectiveHub ops met on
+    the leader task; initial values of variables are the chief's (broadcast the same way).
+    Keys are counted in graph-building order, so every worker must build the same graph."""
+
+    _leader_device = ""
+    _gradient_keys = 0
+    _variable_keys = 0
+
+    def _next_key(self, group: int) -> int:
+        if group == _GRADIENT_GROUP:
+            self._gradient_keys += 1
+            return self._gradient_keys
+        self._variable_keys += 1
+        return self._variable_keys
+
+    def _hub(self, value: Any, merge: str, group: int) -> Any:
+        from tfcluster.ops.collective_hub_ops import collective_hub
+
+        # On the leader, whatever colocation is in force (a variable's initializer has its
+        # ops colocated with the variable through `_class`).
+        graph = get_default_graph()
+        with (
+            colocate_with(None, ignore_existing=True),
+            graph._attr_scope({"_class": None}),
+            device(self._leader_device),
+        ):
+            return collective_hub(
+                value, self._num_workers, group, self._next_key(group), self._worker_index, merge
+            )
+
+    def reduce_to(self, reduce_op: Any, value: Any, destinations: Any) -> Any:
+        from tfcluster.lib.distribute import values as values_lib
+
+        reduce_op = reduce_util.check(reduce_op)
+        if isinstance(value, values_lib.Mirrored) and reduce_op == reduce_util.ReduceOp.MEAN:
+            return value
+        if self._num_workers > 1 and not isinstance(value, values_lib.DistributedValues):
+            # As TF: across workers a plain value is each worker's own, and is reduced too.
+            value = values_lib.PerReplica((self._compute_devices[0],), (value,))
+        return super().reduce_to(reduce_op, value, destinations)
 
     def _all_workers(self, reduce_op: reduce_util.ReduceOp, reduced: Any) -> Any:
-        if self._num_workers > 1:
-            raise errors.UnimplementedError(
-                None,
-                None,
-                "MultiWorkerMirroredStrategy across several workers needs collective "
-                "all-reduce between the workers' sessions, which tfcluster does not implement "
-                "yet; use ParameterServerStrategy (or MirroredStrategy with devices on the "
-                "cluster's tasks) for multi-task training",
-            )
-        return reduced
+        from tfcluster.lib.distribute import values as values_lib
+        from tfcluster.ops import array_ops
+
+        if self._num_workers == 1:
+            return reduced
+        local = values_lib.local_results(reduced)
+        total = self._hub(local[0], "Add", _GRADIENT_GROUP)
+        if reduce_op == reduce_util.ReduceOp.MEAN:
+            with device(self._leader_device):
+                total = total / self._num_workers
+        devices = reduced.devices if isinstance(reduced, values_lib.DistributedValues) else None
+        if devices is None:
+            with device(local[0].device):
+                return array_ops.identity(total)
+        copies = []
+        for d in devices:
+            with device(d):
+                copies.append(array_ops.identity(total))
+        return values_lib.Mirrored(devices, copies)
+
+    def _create_mirrored(self, next_creator: Callable[..., Any], colocate: Any, kwargs: dict[str, Any]) -> Any:
+        if self._num_workers > 1 and colocate is None:
+            kwargs["initial_value"] = self._chiefs_value(kwargs["initial_value"], kwargs.get("dtype"))
+        return super()._create_mirrored(next_creator, colocate, kwargs)
+
+    def _chiefs_value(self, initial_value: Any, dtype: Any) -> Callable[[], Any]:
+        """The initial value every worker's copy gets: the chief's (TF broadcasts it)."""
+        from tfcluster.framework.graph import convert_to_tensor
+        from tfcluster.ops import array_ops
+
+        def value() -> Any:
+            own = initial_value() if callable(initial_value) else initial_value
+            own = convert_to_tensor(own, dtype=dtype)
+            chiefs = self._hub(own, "First", _VARIABLE_GROUP)
+            with device(self._compute_devices[0]):
+                return array_ops.identity(chiefs)
+
+        return value
 
 
 class MultiWorkerMirroredStrategy(Strategy):
@@ -315,6 +385,8 @@ class MultiWorkerMirroredStrategy(Strategy):
                 input_workers=[worker_device + "/device:CPU:0"],
             )
             ext._is_chief = _is_chief(cluster, task_type, task_id)
+            leader = "chief" if "chief" in cluster else "worker"
+            ext._leader_device = f"/job:{leader}/task:0/device:CPU:0"
         super().__init__(ext)
         self._extended._bind(self)
 

@@ -481,7 +481,7 @@ class StrategyExtended:
             return value
         if not isinstance(value, values_lib.DistributedValues):
             return cdo.reduce_non_distributed_value(
-                reduce_op, self._num_replicas_in_sync, value, destinations
+                reduce_op, len(self._compute_devices), value, destinations
             )
         return self._all_workers(
             reduce_op, self._get_cross_device_ops().reduce(reduce_op, value, destinations)
