@@ -520,3 +520,31 @@ def _mwms_cluster(tf: Any) -> dict[str, Any]:
                 "variable": [w.name, type(w).__name__, [v.device for v in s.experimental_local_results(w)]],
             }
     return out
+
+
+@program("cross_device_ops_errors")
+def _cross_device_ops_errors(tf: Any) -> dict[str, Any]:
+    def nccl_on_cpus() -> None:
+        s = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"], cross_device_ops=tf.distribute.NcclAllReduce())
+
+        def fn() -> Any:
+            return tf.distribute.get_replica_context().all_reduce("SUM", tf.constant([1.0, 2.0]))
+
+        r = s.experimental_run_v2(fn)
+        with _session(tf) as sess:
+            sess.run(s.experimental_local_results(r))
+
+    s = tf.distribute.MirroredStrategy(
+        ["/cpu:0", "/cpu:1"], cross_device_ops=tf.distribute.HierarchicalCopyAllReduce(num_packs=2)
+    )
+    r = s.experimental_run_v2(
+        lambda: tf.distribute.get_replica_context().all_reduce("SUM", tf.constant([1.0, 2.0]))
+    )
+    with _session(tf) as sess:
+        hierarchical = sess.run(list(s.experimental_local_results(r)))
+    return {
+        "nccl_on_cpus": _caught(nccl_on_cpus),
+        "nccl_negative_packs": _caught(lambda: tf.distribute.NcclAllReduce(num_packs=-1)),
+        "hierarchical_negative_packs": _caught(lambda: tf.distribute.HierarchicalCopyAllReduce(num_packs=-1)),
+        "hierarchical": np.array(hierarchical),
+    }

@@ -5,6 +5,7 @@ strategy, input pipelines, cross-device ops and error classes."""
 
 from __future__ import annotations
 
+import re
 from typing import Any
 
 import numpy as np
@@ -22,6 +23,13 @@ def _same(got: Any, want: Any, where: str) -> None:
     if isinstance(want, dict) and "error" in want:
         assert isinstance(got, BaseException), f"{where}: TF raised {want['error']}, got {got!r}"
         assert type(got).__name__ == want["error"], f"{where}: {got!r}"
+        # Python-level messages are TF's word for word (those naming objects by their repr
+        # excepted: reprs differ).
+        message = want["message"]
+        if want["error"] in ("ValueError", "TypeError", "AssertionError") and not re.search(
+            r"Tensor\(| object at ", message
+        ):
+            assert str(got) == message, where
     elif isinstance(want, dict):
         assert isinstance(got, dict) and sorted(got) == sorted(want), f"{where}: {got!r}"
         for key in want:

@@ -145,13 +145,17 @@ class ReductionToOneDevice(CrossDeviceOps):
 
 
 class AllReduceCrossDeviceOps(CrossDeviceOps):
+    _requirer = "All-reduce"
+
     """All-reduce: every destination gets the sum (or mean) of the replicas' values. When the
     destinations are the replicas' own devices each sum is made on its device; otherwise it
     is reduced to one device and copied."""
 
     def __init__(self, all_reduce_alg: str = "nccl", num_packs: int = 1) -> None:
         if num_packs < 0:
-            raise ValueError(f"num_packs must be >= 0, got {num_packs}")
+            raise ValueError(
+                f"{self._requirer} requires num_packs >= 0, but {num_packs} is specified"
+            )
         self._all_reduce_alg = all_reduce_alg
         self._num_packs = num_packs
 
@@ -183,6 +187,8 @@ class NcclAllReduce(AllReduceCrossDeviceOps):
     """All-reduce with NCCL, for GPUs: refused on CPU devices as TF refuses it (no CPU
     kernel for NcclAllReduce)."""
 
+    _requirer = "NCCL all-reduce"
+
     def __init__(self, num_packs: int = 1) -> None:
         super().__init__("nccl", num_packs)
 
@@ -201,6 +207,8 @@ class NcclAllReduce(AllReduceCrossDeviceOps):
 class HierarchicalCopyAllReduce(AllReduceCrossDeviceOps):
     """All-reduce by copies between devices (TF's hierarchical copy for DGX-1 GPUs): the same
     sums, on any devices."""
+
+    _requirer = "HierarchicalCopy"
 
     def __init__(self, num_packs: int = 1) -> None:
         super().__init__("hierarchical_copy", num_packs)

@@ -57,7 +57,7 @@ class InputContext:
         if global_batch_size % self._num_replicas_in_sync != 0:
             raise ValueError(
                 f"The `global_batch_size` {global_batch_size!r} is not divisible by "
-                f"`num_replicas_in_sync` {self._num_replicas_in_sync!r}"
+                f"`num_replicas_in_sync` {self._num_replicas_in_sync!r} "
             )
         return global_batch_size // self._num_replicas_in_sync
 

@@ -18,7 +18,7 @@ class ReduceOp(enum.Enum):
         reduce_op = mapping.get(aggregation)
         if reduce_op is None:
             raise ValueError(
-                f"Could not convert from `tf.VariableAggregation` {aggregation} to "
+                f"Could not convert from `tf.VariableAggregation` {aggregation} to"
                 "`tf.distribute.ReduceOp` type"
             )
         return reduce_op

@@ -615,10 +615,14 @@ class StrategyExtended:
         iterations: int = 1,
         initial_loop_values: Any = None,
     ) -> Any:
-        from tfcluster.api import _unimplemented
+        from tfcluster.framework import errors
 
-        raise _unimplemented.unimplemented(
-            "distribute.StrategyExtended.experimental_run_steps_on_iterator"
+        raise errors.UnimplementedError(
+            None,
+            None,
+            "tf.distribute.StrategyExtended.experimental_run_steps_on_iterator is not "
+            "implemented in tfcluster: it runs steps in a device loop for TPUStrategy; run "
+            "experimental_run_v2 once per step instead",
         )
 
     # ---- input ----------------------------------------------------------------------------

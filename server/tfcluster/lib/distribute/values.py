@@ -179,7 +179,12 @@ class MirroredVariable(Mirrored):
                 raise ValueError(
                     "You must specify an aggregation method to update a MirroredVariable in "
                     "Replica Context. You can do so by passing an explicit value for argument "
-                    "`aggregation` to tf.Variable(..)."
+                    "`aggregation` to tf.Variable(..).e.g. `tf.Variable(..., "
+                    "aggregation=tf.VariableAggregation.SUM)``tf.VariableAggregation` lists the "
+                    "possible aggregation methods.This is required because MirroredVariable "
+                    "should always be kept in sync. When updating them or assigning to them in a "
+                    "replica context, we automatically try to aggregate the values before "
+                    "updating "
                 )
 
             def merge_fn(strategy: Any, per_replica: Any) -> Any:
