@@ -58,7 +58,7 @@ def test_parameter_server_strategy_workers_share_variables_on_the_ps(servers: di
     results = {}
     for index in (0, 1):
         with tf.Graph().as_default():
-            strategy, gs, w, b, train, config = _ps_worker_graph(servers, index)
+            _, gs, w, b, train, config = _ps_worker_graph(servers, index)
             assert (w.device, b.device, gs.device) == (
                 "/job:ps/task:1",
                 "/job:ps/task:0",
@@ -99,7 +99,7 @@ def test_mirrored_strategy_across_two_tasks_matches_tensorflow(
         def __getattr__(self, name: str) -> object:
             return getattr(tf, name)
 
-        def Session(self, config: object = None) -> object:  # noqa: N802 - TF's name
+        def Session(self, config: object = None) -> object:
             return tf.Session(target)
 
     remote = Remote()

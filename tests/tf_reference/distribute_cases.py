@@ -71,7 +71,7 @@ def _contexts(tf: Any) -> dict[str, Any]:
             ]
         seen: list[Any] = []
 
-        def fn() -> Any:
+        def fn(seen: list[Any] = seen) -> Any:
             ctx = tf.distribute.get_replica_context()
             seen.append([tf.distribute.in_cross_replica_context(), ctx.num_replicas_in_sync])
             return ctx.replica_id_in_sync_group
@@ -148,7 +148,11 @@ def _reduce(tf: Any) -> dict[str, Any]:
         tensors = [b for b in built if not isinstance(b, Exception)]
         with _session(tf) as sess:
             got = sess.run(
-                [tensors, list(s.experimental_local_results(total)), list(s.experimental_local_results(mean))]
+                [
+                    tensors,
+                    list(s.experimental_local_results(total)),
+                    list(s.experimental_local_results(mean)),
+                ]
             )
         values = iter(got[0])
         out[key] = {
@@ -187,7 +191,7 @@ def _train(tf: Any, make: Callable[[], Any], optimizer: str) -> dict[str, Any]:
 
         loss = s.experimental_run_v2(step, args=(it.get_next(),))
         mean_loss = s.reduce(tf.distribute.ReduceOp.MEAN, loss)
-    w_var = [v for v in tf.global_variables() if v.name == "w:0"][0]
+    w_var = next(v for v in tf.global_variables() if v.name == "w:0")
     with _session(tf) as sess:
         sess.run(tf.global_variables_initializer())
         sess.run(it.initialize())
@@ -261,7 +265,12 @@ def _assign(tf: Any) -> dict[str, Any]:
                 list(s.experimental_local_results(plain)),
             ]
         )
-    return {"mean": np.array(got[0]), "sum": np.array(got[1]), "plain": np.array(got[2]), "errors": errors}
+    return {
+        "mean": np.array(got[0]),
+        "sum": np.array(got[1]),
+        "plain": np.array(got[2]),
+        "errors": errors,
+    }
 
 
 @program("input_fn_iterator")
@@ -271,7 +280,12 @@ def _input_fn(tf: Any) -> dict[str, Any]:
 
     def input_fn(ctx: Any) -> Any:
         seen.append(
-            [ctx.num_input_pipelines, ctx.input_pipeline_id, ctx.num_replicas_in_sync, ctx.get_per_replica_batch_size(6)]
+            [
+                ctx.num_input_pipelines,
+                ctx.input_pipeline_id,
+                ctx.num_replicas_in_sync,
+                ctx.get_per_replica_batch_size(6),
+            ]
         )
         return tf.data.Dataset.range(12).batch(ctx.get_per_replica_batch_size(6))
 
@@ -281,12 +295,19 @@ def _input_fn(tf: Any) -> dict[str, Any]:
         sess.run(it.initialize())
         first = sess.run(list(s.experimental_local_results(nxt)))
         second = sess.run(list(s.experimental_local_results(nxt)))
-    context = tf.distribute.InputContext(num_input_pipelines=2, input_pipeline_id=1, num_replicas_in_sync=4)
+    context = tf.distribute.InputContext(
+        num_input_pipelines=2, input_pipeline_id=1, num_replicas_in_sync=4
+    )
     return {
         "seen": seen,
         "first": np.array(first),
         "second": np.array(second),
-        "context": [context.num_input_pipelines, context.input_pipeline_id, context.num_replicas_in_sync, context.get_per_replica_batch_size(8)],
+        "context": [
+            context.num_input_pipelines,
+            context.input_pipeline_id,
+            context.num_replicas_in_sync,
+            context.get_per_replica_batch_size(8),
+        ],
         "indivisible": _caught(lambda: context.get_per_replica_batch_size(6)),
         "mode": str(tf.distribute.InputReplicationMode.PER_WORKER),
     }
@@ -337,9 +358,8 @@ def _errors(tf: Any) -> dict[str, Any]:
     s2 = tf.distribute.OneDeviceStrategy("/cpu:0")
 
     def mixed() -> None:
-        with s1.scope():
-            with s2.scope():
-                pass
+        with s1.scope(), s2.scope():
+            pass
 
     def sum_plain() -> None:
         with s1.scope():
@@ -350,7 +370,9 @@ def _errors(tf: Any) -> dict[str, Any]:
         "sum_of_plain": _caught(sum_plain),
         "no_devices": _caught(lambda: tf.distribute.MirroredStrategy([])),
         "duplicates": _caught(lambda: tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:0"])),
-        "bad_aggregation": _caught(lambda: tf.distribute.ReduceOp.from_variable_aggregation(tf.VariableAggregation.NONE)),
+        "bad_aggregation": _caught(
+            lambda: tf.distribute.ReduceOp.from_variable_aggregation(tf.VariableAggregation.NONE)
+        ),
         "reduce_op_values": [tf.distribute.ReduceOp.SUM.value, tf.distribute.ReduceOp.MEAN.value],
     }
 
@@ -359,7 +381,11 @@ def _errors(tf: Any) -> dict[str, Any]:
 def _set_strategy(tf: Any) -> dict[str, Any]:
     s = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
     tf.distribute.experimental_set_strategy(s)
-    during = [tf.distribute.has_strategy(), tf.distribute.get_strategy() is s, tf.distribute.in_cross_replica_context()]
+    during = [
+        tf.distribute.has_strategy(),
+        tf.distribute.get_strategy() is s,
+        tf.distribute.in_cross_replica_context(),
+    ]
     v = tf.Variable(1.0, name="v")
     kind = type(v).__name__
     tf.distribute.experimental_set_strategy(None)
@@ -409,7 +435,9 @@ def _estimator_run(tf: Any, make_strategy: Callable[[], Any], with_context: bool
         est.train(input_fn if with_context else (lambda: input_fn()), steps=6)
         est.train(input_fn if with_context else (lambda: input_fn()), steps=2)
         plain = tf.estimator.Estimator(
-            model_fn, model_dir=model_dir, config=tf.estimator.RunConfig(session_config=session_config)
+            model_fn,
+            model_dir=model_dir,
+            config=tf.estimator.RunConfig(session_config=session_config),
         )
         metrics = plain.evaluate(plain_input_fn, steps=1)
         return {
@@ -478,7 +506,7 @@ def _ps_cluster(tf: Any) -> dict[str, Any]:
                 b = tf.get_variable("b", [2], initializer=tf.zeros_initializer())
                 c = tf.Variable(1.0, name="c")
 
-            def step() -> Any:
+            def step(w: Any = w, b: Any = b, c: Any = c, gs: Any = gs) -> Any:
                 x = tf.constant([[1.0, 2.0, 3.0]])
                 loss = tf.reduce_sum(tf.matmul(x, w) + b) * c
                 opt = tf.train.AdamOptimizer(0.1)
@@ -509,7 +537,9 @@ def _mwms_cluster(tf: Any) -> dict[str, Any]:
     for index in (0, 1):
         config = {"cluster": cluster, "task": {"type": "worker", "index": index}}
         with tf.Graph().as_default():
-            s = _with_tf_config(config, lambda: tf.distribute.experimental.MultiWorkerMirroredStrategy())
+            s = _with_tf_config(
+                config, lambda: tf.distribute.experimental.MultiWorkerMirroredStrategy()
+            )
             with s.scope():
                 w = tf.get_variable("w", [2], initializer=tf.ones_initializer())
             out[f"worker{index}"] = {
@@ -517,7 +547,11 @@ def _mwms_cluster(tf: Any) -> dict[str, Any]:
                 "worker_devices": list(s.extended.worker_devices),
                 "between_graph": s.extended.experimental_between_graph,
                 "should_checkpoint": s.extended.should_checkpoint,
-                "variable": [w.name, type(w).__name__, [v.device for v in s.experimental_local_results(w)]],
+                "variable": [
+                    w.name,
+                    type(w).__name__,
+                    [v.device for v in s.experimental_local_results(w)],
+                ],
             }
     return out
 
@@ -525,7 +559,9 @@ def _mwms_cluster(tf: Any) -> dict[str, Any]:
 @program("cross_device_ops_errors")
 def _cross_device_ops_errors(tf: Any) -> dict[str, Any]:
     def nccl_on_cpus() -> None:
-        s = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"], cross_device_ops=tf.distribute.NcclAllReduce())
+        s = tf.distribute.MirroredStrategy(
+            ["/cpu:0", "/cpu:1"], cross_device_ops=tf.distribute.NcclAllReduce()
+        )
 
         def fn() -> Any:
             return tf.distribute.get_replica_context().all_reduce("SUM", tf.constant([1.0, 2.0]))
@@ -545,6 +581,33 @@ def _cross_device_ops_errors(tf: Any) -> dict[str, Any]:
     return {
         "nccl_on_cpus": _caught(nccl_on_cpus),
         "nccl_negative_packs": _caught(lambda: tf.distribute.NcclAllReduce(num_packs=-1)),
-        "hierarchical_negative_packs": _caught(lambda: tf.distribute.HierarchicalCopyAllReduce(num_packs=-1)),
+        "hierarchical_negative_packs": _caught(
+            lambda: tf.distribute.HierarchicalCopyAllReduce(num_packs=-1)
+        ),
         "hierarchical": np.array(hierarchical),
     }
+
+
+def _keras_program(key: str) -> None:
+    @program("keras_fit_" + key)
+    def _p(tf: Any) -> dict[str, Any]:
+        tf.set_random_seed(0)
+        s = STRATEGIES[key](tf)
+        x = np.arange(32, dtype=np.float32).reshape(16, 2) / 10.0
+        y = (x @ np.array([[0.5], [-0.25]], np.float32) + 0.1).astype(np.float32)
+        with s.scope():
+            model = tf.keras.Sequential(
+                [tf.keras.layers.Dense(1, input_shape=(2,), kernel_initializer="ones")]
+            )
+            model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+        history = model.fit(x, y, batch_size=8, epochs=3, verbose=0, shuffle=False)
+        return {
+            "weights": [w.name for w in model.weights],
+            "loss": np.array(history.history["loss"], dtype=np.float32),
+            "kernel": model.get_weights()[0],
+            "predict": model.predict(x[:3]),
+        }
+
+
+for _key in ("mirrored_default", "one_device"):
+    _keras_program(_key)

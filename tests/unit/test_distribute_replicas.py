@@ -65,7 +65,7 @@ def test_the_default_strategy_runs_the_function_once_and_reduces_to_the_value_it
     assert strategy.experimental_run_v2(lambda v: v * 2.0, args=(x,)).op.type == "Mul"
     assert strategy.reduce("SUM", x) is x
     with pytest.raises(RuntimeError, match="worker_devices"):
-        strategy.extended.worker_devices
+        _ = strategy.extended.worker_devices
     ctx = tf.distribute.get_replica_context()
     assert ctx.merge_call(lambda st, a: a + 1, args=(1,)) == 2
 
@@ -74,7 +74,9 @@ def test_mirrored_variables_are_updated_on_every_copy_by_extended_update() -> No
     s = _two()
     with s.scope():
         v = tf.Variable([1.0, 2.0], name="v")
-        update = s.extended.update(v, lambda var, d: tf.assign_add(var, d), args=(tf.constant([1.0, 1.0]),))
+        update = s.extended.update(
+            v, lambda var, d: tf.assign_add(var, d), args=(tf.constant([1.0, 1.0]),)
+        )
     config = tf.ConfigProto(allow_soft_placement=True)
     with tf.Session(config=config) as sess:
         sess.run(v.initializer)
@@ -86,7 +88,10 @@ def test_mirrored_variables_are_updated_on_every_copy_by_extended_update() -> No
 def test_collective_hub_refuses_members_with_different_shapes() -> None:
     a = collective_hub(tf.constant([1.0, 2.0]), 2, 91, 1, 0)
     b = collective_hub(tf.constant([1.0, 2.0, 3.0]), 2, 91, 1, 1)
-    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError, match="different shapes"):
+    with (
+        tf.Session() as sess,
+        pytest.raises(tf.errors.InvalidArgumentError, match="different shapes"),
+    ):
         sess.run([a, b])
 
 
@@ -123,3 +128,11 @@ def test_input_context_and_replication_mode() -> None:
     s = _two()
     with pytest.raises(ValueError, match="replication mode"):
         s.make_input_fn_iterator(lambda c: None, replication_mode="PER_REPLICA")
+
+
+def test_keras_compile_under_several_replicas_says_it_is_not_implemented() -> None:
+    s = _two()
+    with s.scope():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+        with pytest.raises(tf.errors.UnimplementedError, match="several replicas"):
+            model.compile("sgd", "mse")

@@ -41,7 +41,9 @@ def _merged(values: dict[int, np.ndarray], merge: str, group_size: int) -> np.nd
     shapes = {tuple(np.shape(v)) for v in values.values()}
     if len(shapes) != 1:
         raise errors.InvalidArgumentError(
-            None, None, f"Members of a collective brought values of different shapes: {sorted(shapes)}"
+            None,
+            None,
+            f"Members of a collective brought values of different shapes: {sorted(shapes)}",
         )
     if merge == "First":
         return np.asarray(values[0])

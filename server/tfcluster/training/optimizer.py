@@ -205,9 +205,8 @@ class Optimizer:
                 )
             filtered = tuple((g, v) for g, v in grads_and_vars if g is not None)
             if not filtered:
-                raise ValueError(
-                    f"No gradients provided for any variable: {[str(v) for _, v in grads_and_vars]}."
-                )
+                names = [str(v) for _, v in grads_and_vars]
+                raise ValueError(f"No gradients provided for any variable: {names}.")
             return ctx.replica_context.merge_call(  # type: ignore[no-any-return]
                 self._distributed_apply, args=(filtered, global_step, name)
             )
@@ -409,7 +408,7 @@ class Optimizer:
         return v
 
     def _get_non_slot_variable(self, name: str, graph: Any = None) -> Any:
-        v = self._non_slot_dict.get((name, graph or get_default_graph()))
+        v: Any = self._non_slot_dict.get((name, graph or get_default_graph()))
         index = distribution_context.update_replica()
         if index is not None and hasattr(v, "values") and hasattr(v, "_component"):
             # A mirrored non-slot variable (Adam's beta1_power) while one copy is updated.

@@ -62,7 +62,6 @@ class InputContext:
         return global_batch_size // self._num_replicas_in_sync
 
 
-
 def _split_element(element: Any, parts: int) -> list[Any]:
     """Slice i of every tensor of `element`: rows [i*k, (i+1)*k) with k = ceil(rows/parts)."""
     if parts == 1:

@@ -145,9 +145,12 @@ class ParameterServerStrategyExtended(StrategyExtended):
                 return next_creator(**kwargs)
         # As TF's colocate_with(None, ignore_existing=True): no colocation and no outer
         # device (the worker's default device must not pull variables off the ps).
-        with colocate_with(None, ignore_existing=True), device(None):
-            with device(self._variable_device):
-                return next_creator(**kwargs)
+        with (
+            colocate_with(None, ignore_existing=True),
+            device(None),
+            device(self._variable_device),
+        ):
+            return next_creator(**kwargs)
 
     def _update_config_proto(self, config_proto: Any) -> Any:
         if self._between_graph and self._task_filters:
@@ -258,7 +261,7 @@ def _to_multi_worker(
 def _is_chief(cluster: dict[str, Any], task_type: str, task_id: int) -> bool:
     if "chief" in cluster:
         return task_type == "chief"
-    return task_type in ("worker", "master") and task_id == 0 or task_type == "chief"
+    return (task_type in ("worker", "master") and task_id == 0) or task_type == "chief"
 
 
 _GRADIENT_GROUP = 1
@@ -329,9 +332,13 @@ class CollectiveAllReduceExtended(StrategyExtended):
                 copies.append(array_ops.identity(total))
         return values_lib.Mirrored(devices, copies)
 
-    def _create_mirrored(self, next_creator: Callable[..., Any], colocate: Any, kwargs: dict[str, Any]) -> Any:
+    def _create_mirrored(
+        self, next_creator: Callable[..., Any], colocate: Any, kwargs: dict[str, Any]
+    ) -> Any:
         if self._num_workers > 1 and colocate is None:
-            kwargs["initial_value"] = self._chiefs_value(kwargs["initial_value"], kwargs.get("dtype"))
+            kwargs["initial_value"] = self._chiefs_value(
+                kwargs["initial_value"], kwargs.get("dtype")
+            )
         return super()._create_mirrored(next_creator, colocate, kwargs)
 
     def _chiefs_value(self, initial_value: Any, dtype: Any) -> Callable[[], Any]:

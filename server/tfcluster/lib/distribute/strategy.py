@@ -26,7 +26,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.lib import nest
 from tfcluster.lib.distribute import cross_device_ops as cdo
-from tfcluster.lib.distribute import device_util, input_lib, reduce_util
+from tfcluster.lib.distribute import input_lib, reduce_util
 from tfcluster.lib.distribute import values as values_lib
 from tfcluster.lib.distribute.replica_runner import ReplicaRunner, cross_replica
 from tfcluster.ops import array_ops, constant_op, math_ops, variable_creators
@@ -419,7 +419,8 @@ class StrategyExtended:
         if synchronization == VariableSynchronization.NONE:
             raise ValueError(
                 "`NONE` variable synchronization mode is not supported with `Mirrored` "
-                f"distribution strategy. Please change the `synchronization` for variable: {kwargs.get('name')}"
+                "distribution strategy. Please change the `synchronization` for variable: "
+                f"{kwargs.get('name')}"
             )
         aggregation = kwargs.pop("aggregation", VariableAggregation.NONE)
         if aggregation is None:
@@ -492,9 +493,7 @@ class StrategyExtended:
     ) -> list[Any]:
         reduce_op = reduce_util.check(reduce_op)
         pairs = list(value_destination_pairs)
-        if all(
-            isinstance(v, values_lib.DistributedValues) or isinstance(v, Tensor) for v, _ in pairs
-        ):
+        if all(isinstance(v, (values_lib.DistributedValues, Tensor)) for v, _ in pairs):
             reduced = self._get_cross_device_ops().batch_reduce(reduce_op, pairs)
             return [self._all_workers(reduce_op, r) for r in reduced]
         return [self.reduce_to(reduce_op, v, d) for v, d in pairs]
@@ -583,7 +582,7 @@ class StrategyExtended:
         flat = []
         for u in nest.flatten(regrouped):
             if isinstance(u, values_lib.DistributedValues):
-                g = group_ops(*u.values)
+                g: Any = group_ops(*u.values)
                 if all(isinstance(x, Tensor) for x in u.values):
                     copies = []
                     for d, x in zip(u.devices, u.values):

@@ -307,15 +307,13 @@ def regroup(devices: Sequence[str], per_replica: Sequence[Any], wrap: type = Per
                 raise ValueError("The replicas returned structures of different shapes")
         items = [regroup(devices, [v[i] for v in per_replica], wrap) for i in range(len(first))]
         if hasattr(type(first), "_fields"):
-            return type(first)._make(items)  # type: ignore[attr-defined]
+            return type(first)._make(items)  # type: ignore[union-attr]
         return type(first)(items) if isinstance(first, tuple) else items
     if isinstance(first, dict):
         for v in per_replica[1:]:
             if not isinstance(v, dict) or set(v) != set(first):
                 raise ValueError("The replicas returned dicts with different keys")
-        return type(first)(
-            (k, regroup(devices, [v[k] for v in per_replica], wrap)) for k in first
-        )
+        return type(first)((k, regroup(devices, [v[k] for v in per_replica], wrap)) for k in first)
     if all(v is first for v in per_replica):
         container = _container(first)
         return first if container is None else container
