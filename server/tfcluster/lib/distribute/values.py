@@ -161,10 +161,19 @@ class MirroredVariable(Mirrored):
         return self.primary.to_proto(export_scope)
 
     def _get_save_slice_info(self) -> Any:
-        return None
+        return self.primary._get_save_slice_info()
 
-    def _to_saveable(self) -> Any:
-        return _MirroredSaveable(self)
+    def _set_save_slice_info(self, info: Any) -> None:
+        # A part of a partitioned variable: every copy is that part.
+        for v in self._values:
+            v._set_save_slice_info(info)
+
+    @property
+    def _save_slice_info(self) -> Any:
+        return self.primary._get_save_slice_info()
+
+    def _to_saveable(self, slice_spec: str = "", name: str | None = None) -> Any:
+        return _MirroredSaveable(self, slice_spec, name)
 
     # ---- updates: every copy ---------------------------------------------------------
     def _assign(self, method: str, value: Any, use_locking: bool, name: Any, read: bool) -> Any:
@@ -237,11 +246,12 @@ class MirroredVariable(Mirrored):
 class _MirroredSaveable(SaveableObject):
     """Saves the first copy under the variable's name; a restore assigns every copy."""
 
-    def __init__(self, var: MirroredVariable) -> None:
+    def __init__(self, var: MirroredVariable, slice_spec: str, name: str | None) -> None:
         primary = var.primary
         ref = primary._ref()
-        spec = SaveSpec(primary.value(), "", primary.op.name, ref.dtype.base_dtype, ref.device)
-        super().__init__(var, [spec], primary.op.name)
+        name = name or primary.op.name
+        spec = SaveSpec(primary.value(), slice_spec, name, ref.dtype.base_dtype, ref.device)
+        super().__init__(var, [spec], name)
         self._var = var
 
     def restore(self, restored_tensors: Sequence[Tensor], restored_shapes: Any) -> Operation:
