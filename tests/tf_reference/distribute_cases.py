@@ -611,3 +611,42 @@ def _keras_program(key: str) -> None:
 
 for _key in ("mirrored_default", "one_device"):
     _keras_program(_key)
+
+
+@program("metrics_in_replicas")
+def _metrics_in_replicas(tf: Any) -> dict[str, Any]:
+    s = tf.distribute.MirroredStrategy(["/cpu:0", "/cpu:1"])
+
+    def fn() -> Any:
+        rid = tf.cast(tf.distribute.get_replica_context().replica_id_in_sync_group, tf.float32)
+        values = tf.constant([1.0, 2.0, 3.0]) * (rid + 1.0)
+        mean, mean_update = tf.metrics.mean(values)
+        labels = tf.constant([1, 0, 1, 1])
+        predictions = tf.cast(tf.constant([1.0, 0.0, 0.0, 1.0]) * (1.0 - rid) + rid, tf.int32)
+        acc, acc_update = tf.metrics.accuracy(labels, predictions)
+        return mean, mean_update, acc, acc_update
+
+    mean, mean_update, acc, acc_update = s.experimental_run_v2(fn)
+    local = tf.local_variables()
+    with _session(tf) as sess:
+        sess.run(tf.local_variables_initializer())
+        sess.run(
+            [s.experimental_local_results(mean_update), s.experimental_local_results(acc_update)]
+        )
+        sess.run(
+            [s.experimental_local_results(mean_update), s.experimental_local_results(acc_update)]
+        )
+        values = sess.run(
+            [list(s.experimental_local_results(mean)), list(s.experimental_local_results(acc))]
+        )
+        copies = sess.run([list(s.experimental_local_results(v)) for v in local])
+        with s.scope():
+            combined = sess.run([s.extended.read_var(v) for v in local])
+    return {
+        "types": sorted({type(v).__name__ for v in local}),
+        "local": [v.name for v in local],
+        "mean": np.array(values[0], dtype=np.float32),
+        "accuracy": np.array(values[1], dtype=np.float32),
+        "copies": [np.asarray(c, dtype=np.float32) for c in copies],
+        "combined": [np.asarray(c, dtype=np.float32) for c in combined],
+    }

@@ -10,6 +10,7 @@ for i > 0 so that tf.get_variable finds the variables replica 0 made.
 from __future__ import annotations
 
 import contextlib
+import re
 import threading
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -38,6 +39,43 @@ def cross_replica(strategy: Any, graph: Graph | None = None) -> Iterator[None]:
         yield
     finally:
         distribution_context.pop(ctx, graph)
+
+
+_UNIQUIFIED = re.compile(r"_\d/")
+_UNIQUIFIED_AT_END = re.compile(r"_\d$")
+
+
+def _canonical_variable_name(name: str | None) -> str:
+    """A tf.Variable's name without the uniquifying suffixes ('_1') each replica may get."""
+    if name is None:
+        return "Variable"
+    return _UNIQUIFIED_AT_END.sub("", _UNIQUIFIED.sub("/", name))
+
+
+def shared_variable_creator(store: dict[str, list[Any]], index: int) -> Callable[..., Any]:
+    """Replica 0 makes the variables its function asks for; the other replicas get the same
+    ones, matched by name and order (TF's shared_variable_creator): so tf.Variable calls
+    in a replica function (tf.metrics' totals) make one distributed variable."""
+    taken: dict[str, int] = {}
+
+    def create(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
+        v = next_creator(**kwargs)
+        store.setdefault(_canonical_variable_name(kwargs.get("name")), []).append(v)
+        return v
+
+    def reuse(next_creator: Callable[..., Any], **kwargs: Any) -> Any:
+        name = kwargs.get("name")
+        key = _canonical_variable_name(name)
+        at = taken.get(key, 0)
+        made = store.get(key, [])
+        if at >= len(made):
+            raise RuntimeError(
+                f"Tried to create variable {name} with mismatching name on device {index}"
+            )
+        taken[key] = at + 1
+        return made[at]
+
+    return create if index == 0 else reuse
 
 
 def _replica_scope(base: str, index: int) -> str:
@@ -110,6 +148,7 @@ class ReplicaRunner:
             variable_scope.get_variable_scope_store().variable_scopes_count
         )
         self.creators = list(variable_creators.creator_stack(self.graph))
+        self.shared_variables: dict[str, list[Any]] = {}
         self.stopping = False
 
     # ---- one replica --------------------------------------------------------------------
@@ -125,6 +164,11 @@ class ReplicaRunner:
                 store = variable_scope.get_variable_scope_store()
                 store.variable_scopes_count = dict(self.var_scope_counts)
                 store.current_scope = self.var_scope
+                stack.enter_context(
+                    variable_creators.variable_creator_scope(
+                        shared_variable_creator(self.shared_variables, index)
+                    )
+                )
                 if index > 0:
                     stack.enter_context(
                         variable_scope.variable_scope(

@@ -440,9 +440,12 @@ class StrategyExtended:
                     kwargs["initial_value"] = initial_value
                     kwargs["name"] = f"{primary.op.name}/replica_{i}/"
                 made.append(next_creator(**kwargs))
-        mirrored = values_lib.MirroredVariable(
-            self._container_strategy(), devices, made, aggregation
+        cls = (
+            values_lib.SyncOnReadVariable
+            if synchronization == VariableSynchronization.ON_READ
+            else values_lib.MirroredVariable
         )
+        mirrored = cls(self._container_strategy(), devices, made, aggregation)
         graph = get_default_graph()
         if kwargs.get("trainable", True) is not False and made[0].trainable:
             collections.append("trainable_variables")
@@ -462,6 +465,9 @@ class StrategyExtended:
         return variable_creators.variable_creator_scope(creator)
 
     def read_var(self, v: Any) -> Tensor:
+        """The aggregate of a sync-on-read variable; an identity of anything else."""
+        if isinstance(v, values_lib.SyncOnReadVariable):
+            return v._get_cross_replica()  # type: ignore[no-any-return]
         return array_ops.identity(v.value() if hasattr(v, "value") else v)
 
     def value_container(self, value: Any) -> Any:

@@ -243,6 +243,84 @@ class MirroredVariable(Mirrored):
         raise TypeError("Using a `tf.Variable` as a Python `bool` is not allowed.")
 
 
+class SyncOnReadVariable(MirroredVariable):
+    """A variable made with synchronization=ON_READ (tf.metrics' totals): each replica
+    updates its own copy; a read in cross-replica context combines the copies as its
+    aggregation says (SUM, MEAN, or the first copy)."""
+
+    def _cross_replica(self) -> bool:
+        return current_local_index(self._strategy) is None
+
+    def _get_cross_replica(self) -> Any:
+        if self._aggregation == VariableAggregation.ONLY_FIRST_REPLICA:
+            return self.primary.value()
+        op = reduce_util.ReduceOp.from_variable_aggregation(self._aggregation)
+        return self._strategy.reduce(op, self, axis=None)
+
+    def value(self) -> Tensor:
+        if self._cross_replica():
+            from tfcluster.framework.graph import convert_to_tensor
+
+            return convert_to_tensor(self._get_cross_replica())
+        return super().value()
+
+    def read_value(self) -> Tensor:
+        return self.value()
+
+    def _as_graph_element(self) -> Tensor:
+        return self.value() if self._cross_replica() else super()._as_graph_element()
+
+    def _each_copy(self, method: str, value: Any) -> Any:
+        from tfcluster.framework.graph import device
+        from tfcluster.ops.control_flow_ops import group
+
+        updates = []
+        for copy in self._values:
+            with device(copy.device):
+                updates.append(getattr(copy, method)(value))
+        return group(*updates)
+
+    def assign(
+        self, value: Any, use_locking: bool = False, name: Any = None, read_value: bool = True
+    ) -> Any:
+        if not self._cross_replica():
+            return self._component().assign(value, use_locking=use_locking, name=name)
+        if self._aggregation == VariableAggregation.SUM:
+            value = value * (1.0 / len(self._values))
+        return self._each_copy("assign", value)
+
+    def _cross_replica_delta(self, method: str, delta: Any, use_locking: bool, name: Any) -> Any:
+        if not self._cross_replica():
+            return getattr(self._component(), method)(delta, use_locking=use_locking, name=name)
+        if self._aggregation == VariableAggregation.SUM:
+            raise ValueError(
+                f"SyncOnReadVariable does not support `{method}` in cross-replica context when "
+                "aggregation is set to `tf.VariableAggregation.SUM`."
+            )
+        return self._each_copy(method, delta)
+
+    def assign_add(
+        self, delta: Any, use_locking: bool = False, name: Any = None, read_value: bool = True
+    ) -> Any:
+        return self._cross_replica_delta("assign_add", delta, use_locking, name)
+
+    def assign_sub(
+        self, delta: Any, use_locking: bool = False, name: Any = None, read_value: bool = True
+    ) -> Any:
+        return self._cross_replica_delta("assign_sub", delta, use_locking, name)
+
+    def eval(self, session: Any = None) -> Any:
+        from tfcluster.framework.default_session import get_default_session
+
+        return (session or get_default_session()).run(self.value())
+
+    def _to_saveable(self, slice_spec: str = "", name: str | None = None) -> Any:
+        return _SyncOnReadSaveable(self, slice_spec, name)
+
+    def __repr__(self) -> str:
+        return f"<SyncOnReadVariable {self.name} shape={self.shape} dtype={self.dtype.name}>"
+
+
 class _MirroredSaveable(SaveableObject):
     """Saves the first copy under the variable's name; a restore assigns every copy."""
 
@@ -267,6 +345,38 @@ class _MirroredSaveable(SaveableObject):
             with device(copy.device):
                 assigns.append(state_ops.assign(copy._ref(), value).op)
         return group(*assigns)
+
+
+class _SyncOnReadSaveable(SaveableObject):
+    """Saves the combined value; a restore gives each copy its share (SUM: value / copies)."""
+
+    def __init__(self, var: SyncOnReadVariable, slice_spec: str, name: str | None) -> None:
+        primary = var.primary
+        ref = primary._ref()
+        name = name or primary.op.name
+        with distribution_context_scope(var):
+            tensor = var.value()
+        spec = SaveSpec(tensor, slice_spec, name, ref.dtype.base_dtype, ref.device)
+        super().__init__(var, [spec], name)
+        self._var = var
+
+    def restore(self, restored_tensors: Sequence[Tensor], restored_shapes: Any) -> Operation:
+        from tfcluster.ops import array_ops
+
+        value = restored_tensors[0]
+        if restored_shapes is not None:
+            value = array_ops.reshape(value, restored_shapes[0])
+        return self._var.assign(value)  # type: ignore[no-any-return]
+
+
+def distribution_context_scope(var: MirroredVariable) -> Any:
+    """Cross-replica context of the variable's strategy (a Saver is built outside scopes)."""
+    import contextlib
+
+    ctx = distribution_context.current()
+    if ctx is not None and ctx.strategy is var._strategy:
+        return contextlib.nullcontext()
+    return var._strategy.scope()
 
 
 def _mirrored_conversion(
