@@ -650,3 +650,48 @@ def _metrics_in_replicas(tf: Any) -> dict[str, Any]:
         "copies": [np.asarray(c, dtype=np.float32) for c in copies],
         "combined": [np.asarray(c, dtype=np.float32) for c in combined],
     }
+
+
+def _estimator_eval_program(key: str) -> None:
+    @program("estimator_eval_distribute_" + key)
+    def _p(tf: Any) -> dict[str, Any]:
+        import shutil
+        import tempfile
+
+        x_np = np.arange(32, dtype=np.float32).reshape(16, 2) / 10.0
+        y_np = (x_np @ np.array([[0.5], [-0.25]], np.float32) + 0.1).astype(np.float32)
+
+        def input_fn(input_context: Any = None) -> Any:
+            batch = 8 if input_context is None else input_context.get_per_replica_batch_size(8)
+            return tf.data.Dataset.from_tensor_slices(({"x": x_np}, y_np)).batch(batch)
+
+        def model_fn(features: Any, labels: Any, mode: str) -> Any:
+            w = tf.get_variable("w", [2, 1], initializer=tf.constant_initializer(0.3))
+            pred = tf.matmul(features["x"], w)
+            loss = tf.losses.mean_squared_error(labels, pred)
+            train_op = tf.train.GradientDescentOptimizer(0.1).minimize(
+                loss, global_step=tf.train.get_global_step()
+            )
+            metrics = {"mae": tf.metrics.mean_absolute_error(labels, pred)}
+            return tf.estimator.EstimatorSpec(
+                mode, loss=loss, train_op=train_op, eval_metric_ops=metrics
+            )
+
+        model_dir = tempfile.mkdtemp()
+        try:
+            session_config = tf.ConfigProto(device_count={"CPU": 2}, allow_soft_placement=True)
+            config = tf.estimator.RunConfig(
+                model_dir=model_dir,
+                eval_distribute=STRATEGIES[key](tf),
+                session_config=session_config,
+            )
+            est = tf.estimator.Estimator(model_fn, config=config)
+            est.train(lambda: input_fn().repeat(), steps=3)
+            metrics = est.evaluate(input_fn)
+            return {k: float(v) for k, v in sorted(metrics.items())}
+        finally:
+            shutil.rmtree(model_dir, ignore_errors=True)
+
+
+for _key in ("mirrored_two", "one_device"):
+    _estimator_eval_program(_key)

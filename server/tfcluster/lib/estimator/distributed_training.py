@@ -73,3 +73,28 @@ def build_distributed_train_spec(
         scaffold=first(grouped.scaffold)[0],
     )
     return spec, input_hooks, global_step
+
+
+def build_distributed_eval_spec(
+    strategy: Any,
+    call_input_fn: Callable[[Any], Any],
+    call_model_fn: Callable[..., EstimatorSpec],
+    config: Any,
+) -> tuple[Any, list[SessionRunHook]]:
+    """Estimator.evaluate under RunConfig(eval_distribute=strategy): the replicas' specs
+    grouped (loss and metric ops per replica; metrics read across replicas) and the input
+    hooks. The caller adds the loss metric per replica and groups the update ops."""
+    iterator = strategy.make_input_fn_iterator(call_input_fn)
+    input_hooks: list[SessionRunHook] = [DistributedIteratorInitializerHook(iterator)]
+    features, labels = _parse_iterator_result(iterator.get_next())
+    grouped = strategy.extended.call_for_each_replica(
+        call_model_fn, args=(features, labels, ModeKeys.EVAL, config)
+    )
+    first = strategy.experimental_local_results
+    spec = grouped._replace(
+        scaffold=first(grouped.scaffold)[0],
+        evaluation_hooks=first(grouped.evaluation_hooks)[0]
+        if not isinstance(grouped.evaluation_hooks, list)
+        else [first(h)[0] for h in grouped.evaluation_hooks],
+    )
+    return spec, input_hooks

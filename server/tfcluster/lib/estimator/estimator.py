@@ -424,22 +424,41 @@ class Estimator:
                     self._model_dir,
                 )
         g = Graph()
-        with g.as_default():
+        strategy = self._config.eval_distribute
+        with g.as_default(), strategy.scope() if strategy else contextlib.nullcontext():
             set_random_seed(self._config.tf_random_seed)
             global_step = training_util.get_or_create_global_step(g)
-            features, labels, input_hooks = parse_input_fn_result(
-                self._call_input_fn(input_fn, ModeKeys.EVAL)
-            )
-            spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config)
+            if strategy is None:
+                features, labels, input_hooks = parse_input_fn_result(
+                    self._call_input_fn(input_fn, ModeKeys.EVAL)
+                )
+                spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config)
+            else:
+                from tfcluster.lib.estimator import distributed_training
+
+                spec, input_hooks = distributed_training.build_distributed_eval_spec(
+                    strategy,
+                    lambda ctx: self._call_input_fn(input_fn, ModeKeys.EVAL, ctx),
+                    self._call_model_fn,
+                    self._config,
+                )
             if LOSS_METRIC_KEY in spec.eval_metric_ops:
                 raise ValueError(
                     'Metric with name "loss" is not allowed, because Estimator already defines '
                     "a default metric with the same name."
                 )
             metric_ops = dict(spec.eval_metric_ops)
-            metric_ops[LOSS_METRIC_KEY] = metrics_impl.mean(spec.loss)
+            if strategy is None:
+                metric_ops[LOSS_METRIC_KEY] = metrics_impl.mean(spec.loss)
+            else:
+                metric_ops[LOSS_METRIC_KEY] = strategy.extended.call_for_each_replica(
+                    metrics_impl.mean, args=(spec.loss,)
+                )
             eval_step = _get_or_create_eval_step()
-            updates = [op for _, op in metric_ops.values()]
+            updates = [
+                strategy.group(op) if strategy is not None else op
+                for _, op in (metric_ops[k] for k in sorted(metric_ops))
+            ]
             with control_flow_ops.control_dependencies(updates):
                 update_op = state_ops.assign_add(eval_step, 1)
             eval_dict: dict[str, Any] = {k: v for k, (v, _) in metric_ops.items()}
