@@ -143,5 +143,10 @@ def test_resolvers_are_tensorflows_names_in_tf_distribute() -> None:
     assert issubclass(cr.UnionResolver, cr.ClusterResolver)
     with pytest.raises(TypeError):
         cr.ClusterResolver()  # abstract
-    with pytest.raises(tf.errors.UnimplementedError, match="MirroredStrategy"):
-        tf.distribute.MirroredStrategy()
+    # The strategies that take a resolver live beside them in tf.distribute.
+    strategy = tf.distribute.experimental.ParameterServerStrategy(
+        cr.SimpleClusterResolver(
+            tf.train.ClusterSpec({"ps": ["h:1"], "worker": ["h:2"]}), task_type="worker", task_id=0
+        )
+    )
+    assert strategy.extended.parameter_devices == ("/job:ps/task:0",)

@@ -59,6 +59,10 @@ _ITERATOR_STATE = (
 REASONS = {
     "tf.data.experimental.CheckpointInputPipelineHook": _ITERATOR_STATE,
     "tf.data.experimental.make_saveable_from_iterator": _ITERATOR_STATE,
+    "tf.distribute.experimental.TPUStrategy": (
+        "TPUs are outside tfcluster's scope (CPUs and GPUs); use MirroredStrategy, "
+        "MultiWorkerMirroredStrategy or ParameterServerStrategy"
+    ),
 }
 
 

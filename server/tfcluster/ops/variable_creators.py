@@ -63,3 +63,9 @@ def _make_getter(creator: Creator, previous: Creator) -> Creator:
         return creator(previous, **kwargs)
 
     return getter
+
+
+def set_creator_stack(stack: list[tuple[int, Creator]], graph: Graph | None = None) -> None:
+    """Gives this thread the creators another thread had open (a tf.distribute replica
+    thread builds with the creators of the thread that started it, as TF's does)."""
+    _stacks()[graph or get_default_graph()] = list(stack)

@@ -34,7 +34,7 @@ from tfcluster.ops import array_ops, math_ops, segment_ops, state_ops
 from tfcluster.ops import indexed_slices_ops as _dense_conversion  # noqa: F401 - registers it
 from tfcluster.ops.control_flow_ops import group, tuple_
 from tfcluster.ops.variables import Variable
-from tfcluster.training import slot_creator
+from tfcluster.training import distribution_context, slot_creator
 
 _VALID_LOSS_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
 
@@ -50,6 +50,17 @@ def _deduplicate_indexed_slices(values: Tensor, indices: Tensor) -> tuple[Tensor
 
 def _var_key(var: Any) -> Any:
     return (var.op.graph, var.op.name)
+
+
+def _container_of(var: Any) -> Any:
+    """The MirroredVariable `var` is one copy of (None for a plain variable)."""
+    ref = getattr(var, "_distributed_container", None)
+    return ref() if ref is not None else None
+
+
+def _strategy() -> Any:
+    ctx = distribution_context.current()
+    return None if ctx is None else ctx.strategy
 
 
 def _ref_of(var: Any) -> Tensor:
@@ -122,6 +133,7 @@ class Optimizer:
         a gradient is a Tensor or an IndexedSlices."""
         if callable(loss) and not isinstance(loss, Tensor):
             loss = loss()
+        loss = self._scale_loss(loss)
         if gate_gradients not in (Optimizer.GATE_NONE, Optimizer.GATE_OP, Optimizer.GATE_GRAPH):
             raise ValueError(
                 f"gate_gradients must be one of: Optimizer.GATE_NONE, Optimizer.GATE_OP, "
@@ -156,16 +168,48 @@ class Optimizer:
         self._assert_valid_dtypes([_ref_of(v) for g, v in grads_and_vars if g is not None])
         return grads_and_vars
 
+    @staticmethod
+    def _scale_loss(loss: Any) -> Any:
+        """An Estimator training under a strategy with several replicas divides a MEAN loss
+        by their number, so that the replicas' summed gradients are the mean's (TF's rule)."""
+        graph = get_default_graph()
+        graph._is_loss_scaled_by_optimizer = False  # type: ignore[attr-defined]
+        strategy = _strategy()
+        if strategy is None or not distribution_context.loss_reduction_is_mean():
+            return loss
+        replicas = strategy.num_replicas_in_sync
+        if replicas > 1:
+            graph._is_loss_scaled_by_optimizer = True  # type: ignore[attr-defined]
+            return loss * (1.0 / replicas)
+        return loss
+
     def apply_gradients(
         self,
         grads_and_vars: Sequence[tuple[Any, Any]],
         global_step: Any = None,
         name: str | None = None,
     ) -> Operation:
-        """Applies the gradients; increments global_step (if given) once every update ran."""
+        """Applies the gradients; increments global_step (if given) once every update ran.
+        Under a tf.distribute strategy (in replica context) the replicas' gradients are summed
+        first and every copy of each variable updated, as TF's optimizers do."""
         grads_and_vars = tuple(grads_and_vars)
         if not grads_and_vars:
             raise ValueError("No variables provided.")
+        if distribution_context.has_strategy():
+            ctx = distribution_context.current()
+            assert ctx is not None
+            if ctx.replica_context is None:
+                raise RuntimeError(
+                    "Use `_distributed_apply()` instead of `apply_gradients()` in a "
+                    "cross-replica context."
+                )
+            filtered = tuple((g, v) for g, v in grads_and_vars if g is not None)
+            if not filtered:
+                names = [str(v) for _, v in grads_and_vars]
+                raise ValueError(f"No gradients provided for any variable: {names}.")
+            return ctx.replica_context.merge_call(  # type: ignore[no-any-return]
+                self._distributed_apply, args=(filtered, global_step, name)
+            )
         converted: list[tuple[Any, Any]] = []
         for g, v in grads_and_vars:
             if g is not None:
@@ -209,6 +253,66 @@ class Optimizer:
             train_ops.append(apply_updates)
         return apply_updates
 
+    def _distributed_apply(
+        self,
+        distribution: Any,
+        grads_and_vars: Sequence[tuple[Any, Any]],
+        global_step: Any = None,
+        name: str | None = None,
+    ) -> Any:
+        """apply_gradients in cross-replica context: the gradients (PerReplica) summed onto
+        each variable's devices, then each copy updated in 'update_<i>' scopes."""
+        reduced = distribution.extended.batch_reduce_to("SUM", list(grads_and_vars))
+        var_list = [v for _, v in grads_and_vars]
+        with control_dependencies(None):
+            self._create_slots(var_list)
+
+        def update(v: Any, g: Any) -> Any:
+            try:
+                g = convert_to_tensor_or_indexed_slices(g)
+            except TypeError:
+                raise TypeError(
+                    f"Gradient must be convertible to a Tensor or IndexedSlices, or None: {g}"
+                ) from None
+            if not isinstance(g, Tensor | IndexedSlices):
+                raise TypeError(f"Gradient must be a Tensor, IndexedSlices, or None: {g}")
+            with name_scope("update_" + v.op.name):
+                return self._update_op(g, v)
+
+        graph = get_default_graph()
+        with name_scope(name, self._name) as scope:
+            self._prepare()
+            update_ops = [
+                op
+                for grad, var in zip(reduced, var_list)
+                for op in distribution.extended.update(var, update, args=(grad,), group=False)
+            ]
+
+            def finish(self: Optimizer, update_ops: list[Any]) -> Any:
+                return self._finish(update_ops, "update")
+
+            non_slot_devices = distribution.extended.non_slot_devices(var_list)
+            finish_updates = distribution.extended.update_non_slot(
+                non_slot_devices, finish, args=(self, update_ops), group=False
+            )
+            op_name = scope or self._name
+            if global_step is None:
+                apply_updates = distribution.group(finish_updates, name=op_name)
+            else:
+                # Copies of a mirrored step are incremented in scopes of their own (TF's
+                # resource variables ignore the name there; one name would clash).
+                step_kwargs = {} if hasattr(global_step, "_component") else {"name": op_name}
+                with control_dependencies(list(finish_updates)):
+                    apply_updates = distribution.extended.update(
+                        global_step, state_ops.assign_add, args=(1,), kwargs=step_kwargs
+                    )
+        if isinstance(apply_updates, Tensor):
+            apply_updates = apply_updates.op
+        train_ops = graph.get_collection_ref(GraphKeys.TRAIN_OP)
+        if apply_updates not in train_ops:
+            train_ops.append(apply_updates)
+        return apply_updates
+
     def _update_op(self, grad: Any, var: Any) -> Any:
         """The update of one variable: dense, then its constraint; or sparse (TF refuses a
         constraint there)."""
@@ -230,6 +334,14 @@ class Optimizer:
         named = self._slots.get(name)
         if not named:
             return None
+        container = _container_of(var)
+        if container is not None:
+            # One copy of a mirrored variable: the same copy of the mirrored slot.
+            slot = named.get(_var_key(container))
+            if slot is None:
+                return None
+            index = next(i for i, v in enumerate(container.values) if v is var)
+            return slot.values[index]
         return named.get(_var_key(var))
 
     def get_slot_names(self) -> list[str]:
@@ -284,13 +396,24 @@ class Optimizer:
         key = (name, graph)
         v = self._non_slot_dict.get(key)
         if v is None:
-            with graph.as_default(), colocate_with(colocate_with_var.op):
-                v = Variable(initial_value, name=name, trainable=False)
+            strategy = _strategy()
+            with graph.as_default():
+                if strategy is not None:
+                    with strategy.extended.colocate_vars_with(colocate_with_var):
+                        v = Variable(initial_value, name=name, trainable=False)
+                else:
+                    with colocate_with(colocate_with_var.op):
+                        v = Variable(initial_value, name=name, trainable=False)
             self._non_slot_dict[key] = v
         return v
 
     def _get_non_slot_variable(self, name: str, graph: Any = None) -> Any:
-        return self._non_slot_dict.get((name, graph or get_default_graph()))
+        v: Any = self._non_slot_dict.get((name, graph or get_default_graph()))
+        index = distribution_context.update_replica()
+        if index is not None and hasattr(v, "values") and hasattr(v, "_component"):
+            # A mirrored non-slot variable (Adam's beta1_power) while one copy is updated.
+            return v.values[index]
+        return v
 
     # ---- what subclasses implement -------------------------------------------------------
     def _create_slots(self, var_list: list[Any]) -> None:

@@ -135,6 +135,13 @@ def op_list_to_dict(op_list: Any, convert_variable_to_tensor: bool = True) -> di
     for var in sorted(op_list, key=lambda x: x.name):
         if isinstance(var, SaveableObject):
             out[var.name] = var
+        elif hasattr(var, "_to_saveable") and not var._get_save_slice_info():
+            # A variable with copies (tf.distribute's MirroredVariable): saved once, restored
+            # into every copy.
+            saveable = var._to_saveable()
+            if saveable.name in out:
+                raise ValueError(f"At least two variables have the same name: {saveable.name}")
+            out[saveable.name] = saveable
         elif _partitions(var) is not None:
             if var.name in out:
                 raise ValueError(f"At least two variables have the same name: {var.name}")
@@ -177,7 +184,10 @@ def _saveables_for(op: Any, name: str) -> list[SaveableObject]:
                 raise ValueError(
                     f"Slices must all be from the same tensor: {full_name} != {info.full_name}"
                 )
-            out.append(ReferenceVariableSaveable(v, info.spec, name))
+            if hasattr(v, "_to_saveable"):  # a part with copies (tf.distribute)
+                out.append(v._to_saveable(info.spec, name))
+            else:
+                out.append(ReferenceVariableSaveable(v, info.spec, name))
         return out
     t = op._ref() if _is_variable(op) else convert_to_tensor(op)
     if not _tensor_comes_from_variable(t):

@@ -12,6 +12,16 @@ from tfcluster.framework.graph import colocate_with, convert_to_tensor
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, init_ops, variable_scope
 from tfcluster.ops.variables import SaveSliceInfo
+from tfcluster.training import distribution_context
+
+
+def _colocated(primary: Any) -> Any:
+    """Where a slot is made: with its variable; under a tf.distribute strategy, as the
+    strategy colocates variables (a mirrored variable's slot is mirrored on its devices)."""
+    ctx = distribution_context.current()
+    if ctx is not None:
+        return ctx.strategy.extended.colocate_vars_with(primary)
+    return colocate_with(primary)
 
 
 def _create_slot_var(
@@ -55,7 +65,7 @@ def create_slot(primary: Any, val: Any, name: str, colocate_with_primary: bool =
         variable_scope.variable_scope(None, primary.op.name + "/" + name),
     ):
         if colocate_with_primary:
-            with colocate_with(primary):
+            with _colocated(primary):
                 return _create_slot_var(primary, val, "", validate_shape, None, None)
         return _create_slot_var(primary, val, "", validate_shape, None, None)
 
@@ -77,7 +87,7 @@ def create_slot_with_initializer(
         variable_scope.variable_scope(None, primary.op.name + "/" + name),
     ):
         if colocate_with_primary:
-            with colocate_with(primary):
+            with _colocated(primary):
                 return _create_slot_var(primary, initializer, "", validate_shape, shape, dtype)
         return _create_slot_var(primary, initializer, "", validate_shape, shape, dtype)
 

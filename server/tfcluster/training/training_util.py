@@ -19,7 +19,10 @@ def global_step(sess: Any, global_step_tensor: Any) -> int:
 
 
 def assert_global_step(global_step_tensor: Any) -> None:
-    if not isinstance(global_step_tensor, (Variable, Tensor)):
+    # A tf.distribute MirroredVariable acts as a variable (TF accepts it as a resource variable).
+    if not isinstance(global_step_tensor, (Variable, Tensor)) and not hasattr(
+        global_step_tensor, "_to_saveable"
+    ):
         raise TypeError(
             f'Existing "global_step" must be a Variable or Tensor: {global_step_tensor}.'
         )

@@ -53,6 +53,17 @@ def _fn_args(fn: Callable[..., Any]) -> set[str]:
         return set()
 
 
+@contextlib.contextmanager
+def _scaling_losses(strategy: Any) -> Iterator[None]:
+    """While an Estimator trains under `strategy`, optimizers divide MEAN losses by the
+    number of replicas (TF's _scale_loss_for_estimator_enabled)."""
+    strategy._scale_loss_for_estimator = True
+    try:
+        yield
+    finally:
+        strategy._scale_loss_for_estimator = False
+
+
 class _DatasetInitializerHook(SessionRunHook):
     """Runs a dataset iterator's initializer once the session exists."""
 
@@ -204,9 +215,13 @@ class Estimator:
         return os.path.join(self._model_dir, "eval" if not name else "eval_" + name)
 
     # -- graph building ------------------------------------------------------------------
-    def _call_input_fn(self, input_fn: Callable[..., Any], mode: str) -> Any:
+    def _call_input_fn(
+        self, input_fn: Callable[..., Any], mode: str, input_context: Any = None
+    ) -> Any:
         args = _fn_args(input_fn)
         kwargs: dict[str, Any] = {}
+        if "input_context" in args:
+            kwargs["input_context"] = input_context
         if "mode" in args:
             kwargs["mode"] = mode
         if "params" in args:
@@ -268,6 +283,9 @@ class Estimator:
     def _train_model(
         self, input_fn: Callable[..., Any], hooks: list[SessionRunHook], saving_listeners: list[Any]
     ) -> Any:
+        strategy = self._config.train_distribute
+        if strategy is not None:
+            return self._train_model_distributed(strategy, input_fn, hooks, saving_listeners)
         g = Graph()
         with g.as_default(), g.device(self._device_fn):
             set_random_seed(self._config.tf_random_seed)
@@ -276,6 +294,29 @@ class Estimator:
                 self._call_input_fn(input_fn, ModeKeys.TRAIN)
             )
             spec = self._call_model_fn(features, labels, ModeKeys.TRAIN, self._config)
+            return self._train_with_spec(spec, input_hooks + hooks, global_step, saving_listeners)
+
+    def _train_model_distributed(
+        self,
+        strategy: Any,
+        input_fn: Callable[..., Any],
+        hooks: list[SessionRunHook],
+        saving_listeners: list[Any],
+    ) -> Any:
+        """Training under RunConfig(train_distribute=strategy) (lib/estimator/
+        distributed_training.py); the optimizer scales MEAN losses by 1/replicas meanwhile."""
+        from tfcluster.lib.estimator import distributed_training
+
+        strategy.configure(self._session_config)
+        g = Graph()
+        with g.as_default(), strategy.scope(), _scaling_losses(strategy):
+            set_random_seed(self._config.tf_random_seed)
+            spec, input_hooks, global_step = distributed_training.build_distributed_train_spec(
+                strategy,
+                lambda ctx: self._call_input_fn(input_fn, ModeKeys.TRAIN, ctx),
+                self._call_model_fn,
+                self._config,
+            )
             return self._train_with_spec(spec, input_hooks + hooks, global_step, saving_listeners)
 
     def _train_with_spec(
@@ -382,7 +423,8 @@ class Estimator:
                     "to evaluate.",
                     self._model_dir,
                 )
-        with Graph().as_default():
+        strategy = self._config.eval_distribute
+        with Graph().as_default(), strategy.scope() if strategy else contextlib.nullcontext():
             scaffold, update_op, eval_dict, all_hooks = self._evaluate_build_graph(
                 input_fn, hooks, steps
             )
@@ -398,21 +440,40 @@ class Estimator:
     ) -> tuple[Any, Any, dict[str, Any], list[SessionRunHook]]:
         """In the default graph: the EVAL model, its metrics and the op updating them all;
         (scaffold, update_op, {name: metric value tensor}, hooks the run needs)."""
+        strategy = self._config.eval_distribute
         set_random_seed(self._config.tf_random_seed)
         global_step = training_util.get_or_create_global_step()
-        features, labels, input_hooks = parse_input_fn_result(
-            self._call_input_fn(input_fn, ModeKeys.EVAL)
-        )
-        spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config)
+        if strategy is None:
+            features, labels, input_hooks = parse_input_fn_result(
+                self._call_input_fn(input_fn, ModeKeys.EVAL)
+            )
+            spec = self._call_model_fn(features, labels, ModeKeys.EVAL, self._config)
+        else:
+            from tfcluster.lib.estimator import distributed_training
+
+            spec, input_hooks = distributed_training.build_distributed_eval_spec(
+                strategy,
+                lambda ctx: self._call_input_fn(input_fn, ModeKeys.EVAL, ctx),
+                self._call_model_fn,
+                self._config,
+            )
         if LOSS_METRIC_KEY in spec.eval_metric_ops:
             raise ValueError(
                 'Metric with name "loss" is not allowed, because Estimator already defines '
                 "a default metric with the same name."
             )
         metric_ops = dict(spec.eval_metric_ops)
-        metric_ops[LOSS_METRIC_KEY] = metrics_impl.mean(spec.loss)
+        if strategy is None:
+            metric_ops[LOSS_METRIC_KEY] = metrics_impl.mean(spec.loss)
+        else:
+            metric_ops[LOSS_METRIC_KEY] = strategy.extended.call_for_each_replica(
+                metrics_impl.mean, args=(spec.loss,)
+            )
         eval_step = _get_or_create_eval_step()
-        updates = [op for _, op in metric_ops.values()]
+        updates = [
+            strategy.group(op) if strategy is not None else op
+            for _, op in (metric_ops[k] for k in sorted(metric_ops))
+        ]
         with control_flow_ops.control_dependencies(updates):
             update_op = state_ops.assign_add(eval_step, 1)
         eval_dict: dict[str, Any] = {k: v for k, (v, _) in metric_ops.items()}

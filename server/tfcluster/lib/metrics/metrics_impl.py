@@ -52,11 +52,20 @@ def metric_variable(
 def _aggregate_across_replicas(
     metrics_collections: Sequence[str] | None, metric_value_fn: Callable[..., Any], *args: Any
 ) -> Any:
-    """The metric's value, computed once (TF merges replicas here; tfcluster has one)."""
-    metric_value = metric_value_fn(None, *args)
-    if metrics_collections:
-        add_to_collections(metrics_collections, metric_value)
-    return metric_value
+    """The metric's value, computed once: in a tf.distribute replica, in cross-replica
+    context (merge_call) from the replicas' combined totals, as TF does."""
+    from tfcluster.training import distribution_context
+
+    def fn(distribution: Any, *a: Any) -> Any:
+        metric_value = metric_value_fn(distribution, *a)
+        if metrics_collections:
+            add_to_collections(metrics_collections, metric_value)
+        return metric_value
+
+    ctx = distribution_context.current()
+    if ctx is not None and ctx.replica_context is not None:
+        return ctx.replica_context.merge_call(fn, args=args)
+    return fn(None, *args)
 
 
 def _aggregate_variable(v: Variable, collections: Sequence[str] | None) -> Tensor:

@@ -61,6 +61,7 @@ class Model(Network):
     ) -> None:
         if target_tensors is not None:
             raise backend.unimplemented("tf.keras.Model.compile(target_tensors=...)")
+        _refuse_several_replicas()
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
         self._compile_metrics = metrics or []
@@ -636,3 +637,17 @@ def _weighted(values: list[Any], names: list[str], size: int, per_batch: Any = N
 
 def _keras_dtype(a: np.ndarray) -> str:
     return "float32" if a.dtype == np.float64 else str(a.dtype)
+
+
+def _refuse_several_replicas() -> None:
+    """Compiled in a tf.distribute scope: one replica (the default MirroredStrategy on a
+    machine without GPUs, OneDeviceStrategy, ...) trains as TF does; splitting Keras's
+    batches over several replicas is not implemented, and is refused rather than trained
+    differently from TF."""
+    from tfcluster.training import distribution_context
+
+    ctx = distribution_context.current()
+    if ctx is not None and ctx.strategy.num_replicas_in_sync > 1:
+        raise backend.unimplemented(
+            "tf.keras.Model.compile under a tf.distribute strategy with several replicas"
+        )

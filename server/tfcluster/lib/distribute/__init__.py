@@ -1,0 +1,1 @@
+"""tf.distribute's strategies, built from the graph (see strategy.py)."""

@@ -1,0 +1,407 @@
+"""The strategies of tf.distribute (TF 1.15, graph mode): where their replicas run and where
+their variables live. Their machinery is strategy.StrategyExtended.
+
+- MirroredStrategy: one replica per device of this process (default: the CPU when there is
+  no GPU); every variable copied on each device, gradients summed across replicas.
+- OneDeviceStrategy: one replica on one device.
+- CentralStorageStrategy: replicas on this process's devices, variables once on one device.
+- ParameterServerStrategy: between-graph; with a cluster in TF_CONFIG each worker runs its
+  replicas and variables are spread over the ps tasks round-robin (replica_device_setter);
+  without one, as CentralStorageStrategy.
+- MultiWorkerMirroredStrategy: mirrored replicas on every worker of TF_CONFIG's cluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from tfcluster.framework.graph import colocate_with, device, get_default_graph
+from tfcluster.lib.distribute import cross_device_ops as cdo
+from tfcluster.lib.distribute import device_util, reduce_util
+from tfcluster.lib.distribute.strategy import CollectiveCommunication, Strategy, StrategyExtended
+from tfcluster.runtime import gpu
+
+
+def _local_devices() -> list[str]:
+    """The GPUs of this process, or its CPU when it has none (TF's default devices)."""
+    count = len(gpu.local_gpus())
+    if count:
+        return [f"/device:GPU:{i}" for i in range(count)]
+    return ["/device:CPU:0"]
+
+
+class MirroredExtended(StrategyExtended):
+    pass
+
+
+class MirroredStrategy(Strategy):
+    """Synchronous training on the devices of this process (or the given ones, which may name
+    tasks of a cluster): variables mirrored on every device."""
+
+    def __init__(
+        self,
+        devices: Sequence[str] | None = None,
+        cross_device_ops: cdo.CrossDeviceOps | None = None,
+    ) -> None:
+        # As TF 1.15: no devices (None or empty) means this process's GPUs, else its CPU.
+        devices = list(devices or _local_devices())
+        canonical = [device_util.canonicalize(d) for d in devices]
+        if len(set(canonical)) != len(canonical):
+            # TF 1.15 checks this with an assert: AssertionError is its class.
+            raise AssertionError(f"No duplicates allowed in `devices` argument: {tuple(canonical)}")
+        workers = sorted({d.split("/replica:")[0] for d in canonical if d.startswith("/job:")})
+        input_workers = [w + "/device:CPU:0" for w in workers] or ["/device:CPU:0"]
+        super().__init__(
+            MirroredExtended(
+                None, canonical, cross_device_ops=cross_device_ops, input_workers=input_workers
+            )
+        )
+        self._extended._bind(self)
+
+
+class OneDeviceExtended(StrategyExtended):
+    def _reduce(self, reduce_op: reduce_util.ReduceOp, value: Any) -> Any:
+        return value
+
+    def reduce_to(self, reduce_op: Any, value: Any, destinations: Any) -> Any:
+        reduce_util.check(reduce_op)
+        return value
+
+    def batch_reduce_to(
+        self, reduce_op: Any, value_destination_pairs: Sequence[tuple[Any, Any]]
+    ) -> list[Any]:
+        return [self.reduce_to(reduce_op, v, d) for v, d in value_destination_pairs]
+
+    def update(
+        self,
+        var: Any,
+        fn: Callable[..., Any],
+        args: Sequence[Any] = (),
+        kwargs: dict[str, Any] | None = None,
+        group: bool = True,
+    ) -> Any:
+        with device(self._compute_devices[0]), self._updating(0):
+            result = fn(var, *args, **(kwargs or {}))
+        return result if group else _local(result)
+
+    def update_non_slot(
+        self,
+        colocate_with_: Any,
+        fn: Callable[..., Any],
+        args: Sequence[Any] = (),
+        kwargs: dict[str, Any] | None = None,
+        group: bool = True,
+    ) -> Any:
+        with device(self._compute_devices[0]), self._updating(0):
+            result = fn(*args, **(kwargs or {}))
+        return result if group else _local(result)
+
+    def non_slot_devices(self, var_list: Sequence[Any]) -> Any:
+        return self._compute_devices[0]
+
+    def _make_dataset_iterator(self, dataset: Any) -> Any:
+        return self._experimental_distribute_dataset(dataset).make_initializable_iterator()
+
+    def _experimental_distribute_dataset(self, dataset: Any) -> Any:
+        from tfcluster.lib.distribute import input_lib
+
+        return input_lib.DistributedDataset(
+            dataset, self._compute_devices, self._input_workers[0], split=False
+        )
+
+
+def _local(result: Any) -> Any:
+    from tfcluster.lib import nest
+
+    return nest.map_structure(lambda x: (x,), result)
+
+
+class OneDeviceStrategy(Strategy):
+    """Everything on one device: variables are plain variables placed there."""
+
+    def __init__(self, device: str) -> None:
+        where = device_util.canonicalize(device)
+        super().__init__(
+            OneDeviceExtended(
+                None,
+                (where,),
+                mirrored=False,
+                variable_device=where,
+                input_workers=["/device:CPU:0"],
+            )
+        )
+        self._extended._bind(self)
+
+
+class ParameterServerStrategyExtended(StrategyExtended):
+    """Variables once (on a parameter device or the ps tasks), replicas on compute devices."""
+
+    def _create_single(
+        self, next_creator: Callable[..., Any], colocate: Any, kwargs: dict[str, Any]
+    ) -> Any:
+        if colocate is not None:
+            with colocate_with(colocate):
+                return next_creator(**kwargs)
+        # As TF's colocate_with(None, ignore_existing=True): no colocation and no outer
+        # device (the worker's default device must not pull variables off the ps).
+        with (
+            colocate_with(None, ignore_existing=True),
+            device(None),
+            device(self._variable_device),
+        ):
+            return next_creator(**kwargs)
+
+    def _update_config_proto(self, config_proto: Any) -> Any:
+        if self._between_graph and self._task_filters:
+            del config_proto.device_filters[:]
+            config_proto.device_filters.extend(self._task_filters)
+        return config_proto
+
+    _task_filters: tuple[str, ...] = ()
+
+
+def _parameter_server_extended(
+    compute_devices: Sequence[str] | None, parameter_device: str | None
+) -> ParameterServerStrategyExtended:
+    devices = list(compute_devices) if compute_devices else _local_devices()
+    canonical = [device_util.canonicalize(d) for d in devices]
+    if parameter_device is None:
+        parameter_device = devices[0] if len(devices) == 1 else "/device:CPU:0"
+    return ParameterServerStrategyExtended(
+        None,
+        canonical,
+        parameter_devices=[parameter_device],
+        mirrored=False,
+        variable_device=parameter_device,
+        cross_device_ops=cdo.ReductionToOneDevice(reduce_to_device="/device:CPU:0"),
+        input_workers=["/device:CPU:0"],
+    )
+
+
+class CentralStorageStrategy(Strategy):
+    """Replicas on this process's devices; each variable once, on the parameter device."""
+
+    def __init__(
+        self, compute_devices: Sequence[str] | None = None, parameter_device: str | None = None
+    ) -> None:
+        super().__init__(_parameter_server_extended(compute_devices, parameter_device))
+        self._extended._bind(self)
+
+
+def _resolver(cluster_resolver: Any) -> Any:
+    if cluster_resolver is None:
+        from tfcluster.lib.cluster_resolver import TFConfigClusterResolver
+
+        cluster_resolver = TFConfigClusterResolver()
+    return cluster_resolver
+
+
+def _cluster_dict(cluster_resolver: Any) -> dict[str, Any]:
+    spec = cluster_resolver.cluster_spec()
+    return dict(spec.as_dict()) if spec else {}
+
+
+class ParameterServerStrategy(Strategy):
+    """Asynchronous between-graph training: each worker builds its own graph and session;
+    variables are placed on the ps tasks round-robin. As TF 1.15's v1 class: without a
+    cluster_resolver it is local (as CentralStorageStrategy) until `configure` gives it a
+    cluster (Estimator's distribute coordinator does that from TF_CONFIG)."""
+
+    def __init__(self, cluster_resolver: Any = None) -> None:
+        super().__init__(_parameter_server_extended(None, None))
+        self._extended._bind(self)
+        if cluster_resolver is not None:
+            cluster = _cluster_dict(cluster_resolver)
+            if cluster:
+                _to_multi_worker(
+                    self._extended, cluster, cluster_resolver.task_type, cluster_resolver.task_id
+                )
+
+    def configure(
+        self,
+        session_config: Any = None,
+        cluster_spec: Any = None,
+        task_type: str | None = None,
+        task_id: int | None = None,
+    ) -> None:
+        if cluster_spec:
+            spec = cluster_spec.as_dict() if hasattr(cluster_spec, "as_dict") else cluster_spec
+            _to_multi_worker(self._extended, dict(spec), task_type, task_id)
+        super().configure(session_config, None, task_type, task_id)
+
+
+def _to_multi_worker(
+    ext: StrategyExtended, cluster: dict[str, Any], task_type: str | None, task_id: int | None
+) -> None:
+    """Makes `ext` a worker of `cluster`: replicas on the task's CPU, variables spread over
+    the ps tasks by replica_device_setter."""
+    from tfcluster.training.device_setter import replica_device_setter
+
+    if task_type is None or task_id is None:
+        raise ValueError(
+            "When `cluster_spec` is given, you must also specify `task_type` and `task_id`."
+        )
+    if "ps" not in cluster:
+        raise ValueError("No parameter server in the cluster spec: it needs a 'ps' job.")
+    worker_device = f"/job:{task_type}/task:{task_id}"
+    num_ps = len(cluster["ps"])
+    ext._compute_devices = (device_util.canonicalize(worker_device + "/device:CPU:0"),)
+    ext._parameter_devices = tuple(f"/job:ps/task:{i}" for i in range(num_ps))
+    ext._variable_device = replica_device_setter(
+        ps_tasks=num_ps, worker_device=worker_device, merge_devices=True, cluster=cluster
+    )
+    ext._default_device = worker_device
+    ext._between_graph = True
+    ext._input_workers = (worker_device + "/device:CPU:0",)
+    ext._is_chief = _is_chief(cluster, task_type, task_id)
+    ext._task_filters = (worker_device, "/job:ps")  # type: ignore[attr-defined]
+
+
+def _is_chief(cluster: dict[str, Any], task_type: str, task_id: int) -> bool:
+    if "chief" in cluster:
+        return task_type == "chief"
+    return (task_type in ("worker", "master") and task_id == 0) or task_type == "chief"
+
+
+_GRADIENT_GROUP = 1
+_VARIABLE_GROUP = 2
+
+
+class CollectiveAllReduceExtended(StrategyExtended):
+    """Mirrored replicas on every worker of the cluster, each worker with its own graph: a
+    reduction sums this worker's replicas, then across workers with CollectiveHub ops met on
+    the leader task; initial values of variables are the chief's (broadcast the same way).
+    Keys are counted in graph-building order, so every worker must build the same graph."""
+
+    _leader_device = ""
+    _gradient_keys = 0
+    _variable_keys = 0
+
+    def _next_key(self, group: int) -> int:
+        if group == _GRADIENT_GROUP:
+            self._gradient_keys += 1
+            return self._gradient_keys
+        self._variable_keys += 1
+        return self._variable_keys
+
+    def _hub(self, value: Any, merge: str, group: int) -> Any:
+        from tfcluster.ops.collective_hub_ops import collective_hub
+
+        # On the leader, whatever colocation is in force (a variable's initializer has its
+        # ops colocated with the variable through `_class`).
+        graph = get_default_graph()
+        with (
+            colocate_with(None, ignore_existing=True),
+            graph._attr_scope({"_class": None}),
+            device(self._leader_device),
+        ):
+            return collective_hub(
+                value, self._num_workers, group, self._next_key(group), self._worker_index, merge
+            )
+
+    def reduce_to(self, reduce_op: Any, value: Any, destinations: Any) -> Any:
+        from tfcluster.lib.distribute import values as values_lib
+
+        reduce_op = reduce_util.check(reduce_op)
+        if isinstance(value, values_lib.Mirrored) and reduce_op == reduce_util.ReduceOp.MEAN:
+            return value
+        if self._num_workers > 1 and not isinstance(value, values_lib.DistributedValues):
+            # As TF: across workers a plain value is each worker's own, and is reduced too.
+            value = values_lib.PerReplica((self._compute_devices[0],), (value,))
+        return super().reduce_to(reduce_op, value, destinations)
+
+    def _all_workers(self, reduce_op: reduce_util.ReduceOp, reduced: Any) -> Any:
+        from tfcluster.lib.distribute import values as values_lib
+        from tfcluster.ops import array_ops
+
+        if self._num_workers == 1:
+            return reduced
+        local = values_lib.local_results(reduced)
+        total = self._hub(local[0], "Add", _GRADIENT_GROUP)
+        if reduce_op == reduce_util.ReduceOp.MEAN:
+            with device(self._leader_device):
+                total = total / self._num_workers
+        devices = reduced.devices if isinstance(reduced, values_lib.DistributedValues) else None
+        if devices is None:
+            with device(local[0].device):
+                return array_ops.identity(total)
+        copies = []
+        for d in devices:
+            with device(d):
+                copies.append(array_ops.identity(total))
+        return values_lib.Mirrored(devices, copies)
+
+    def _create_mirrored(
+        self, next_creator: Callable[..., Any], colocate: Any, kwargs: dict[str, Any]
+    ) -> Any:
+        if self._num_workers > 1 and colocate is None:
+            kwargs["initial_value"] = self._chiefs_value(
+                kwargs["initial_value"], kwargs.get("dtype")
+            )
+        return super()._create_mirrored(next_creator, colocate, kwargs)
+
+    def _chiefs_value(self, initial_value: Any, dtype: Any) -> Callable[[], Any]:
+        """The initial value every worker's copy gets: the chief's (TF broadcasts it)."""
+        from tfcluster.framework.graph import convert_to_tensor
+        from tfcluster.ops import array_ops
+
+        def value() -> Any:
+            own = initial_value() if callable(initial_value) else initial_value
+            own = convert_to_tensor(own, dtype=dtype)
+            chiefs = self._hub(own, "First", _VARIABLE_GROUP)
+            with device(self._compute_devices[0]):
+                return array_ops.identity(chiefs)
+
+        return value
+
+
+class MultiWorkerMirroredStrategy(Strategy):
+    """Synchronous training with mirrored variables on every worker of the cluster."""
+
+    def __init__(
+        self, communication: Any = CollectiveCommunication.AUTO, cluster_resolver: Any = None
+    ) -> None:
+        if not isinstance(communication, CollectiveCommunication):
+            raise ValueError(f"Unexpected communication value: {communication!r}")
+        self._communication = communication
+        resolver = _resolver(cluster_resolver)
+        cluster = _cluster_dict(resolver)
+        if not cluster:
+            ext = CollectiveAllReduceExtended(
+                None,
+                [device_util.canonicalize(d) for d in _local_devices()],
+                input_workers=["/device:CPU:0"],
+            )
+        else:
+            task_type, task_id = resolver.task_type, resolver.task_id
+            if task_type is None or task_id is None:
+                raise ValueError(
+                    "When `cluster_spec` is given, you must also specify `task_type` and `task_id`."
+                )
+            workers = len(cluster.get("chief", ())) + len(cluster.get("worker", ()))
+            index = task_id + (len(cluster.get("chief", ())) if task_type == "worker" else 0)
+            worker_device = f"/job:{task_type}/task:{task_id}"
+            ext = CollectiveAllReduceExtended(
+                None,
+                [device_util.canonicalize(worker_device + "/device:CPU:0")],
+                num_workers=workers,
+                worker_index=index,
+                default_device=worker_device,
+                between_graph=True,
+                input_workers=[worker_device + "/device:CPU:0"],
+            )
+            ext._is_chief = _is_chief(cluster, task_type, task_id)
+            leader = "chief" if "chief" in cluster else "worker"
+            ext._leader_device = f"/job:{leader}/task:0/device:CPU:0"
+        super().__init__(ext)
+        self._extended._bind(self)
+
+
+__all__ = [
+    "CentralStorageStrategy",
+    "MirroredStrategy",
+    "MultiWorkerMirroredStrategy",
+    "OneDeviceStrategy",
+    "ParameterServerStrategy",
+]
