@@ -35,7 +35,7 @@ class MixedPrecisionLossScaleOptimizer(Optimizer):
         grad_loss: Any = None,
     ) -> list[tuple[Any, Any]]:
         grads_and_vars = self._optimizer.compute_gradients(
-            loss=self._scale_loss(loss),
+            loss=self._multiply_by_loss_scale(loss),
             var_list=var_list,
             gate_gradients=gate_gradients,
             aggregation_method=aggregation_method,
@@ -45,7 +45,7 @@ class MixedPrecisionLossScaleOptimizer(Optimizer):
         grads = self._unscale_grads([g for g, _ in grads_and_vars])
         return list(zip(grads, [v for _, v in grads_and_vars]))
 
-    def _scale_loss(self, loss: Any) -> Any:
+    def _multiply_by_loss_scale(self, loss: Any) -> Any:
         scale = self._loss_scale()  # type: ignore[misc]
         if callable(loss):
             return lambda: loss() * scale
