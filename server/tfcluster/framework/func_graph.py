@@ -14,7 +14,7 @@ so it survives GraphDef serialisation, import_graph_def and the wire to a remote
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -86,6 +86,47 @@ class FuncGraph(Graph):
         self._captures: dict[Tensor, Tensor] = {}
         # Ops of the enclosing graph the body must wait for (control deps inside the body).
         self.control_captures: list[Operation] = []
+        # While set, ops made here take their ids from this graph's count (ops_counted_in).
+        self._id_source: Graph | None = None
+
+    # ---- op ids --------------------------------------------------------------------------
+    # TF1 builds a tf.cond branch or a tf.while_loop body in the graph itself, so its ops
+    # take ids from that graph's count, and op seeds (the count when a random op is made)
+    # depend on them; a function body (Defun, Dataset.map) counts on its own.
+    @property  # type: ignore[override]
+    def _last_id(self) -> int:
+        source = self.__dict__.get("_id_source")
+        return source._last_id if source is not None else self._own_last_id
+
+    @_last_id.setter
+    def _last_id(self, value: int) -> None:
+        self._own_last_id = value
+
+    def _next_id(self) -> int:
+        if self._id_source is not None:
+            return self._id_source._next_id()
+        return super()._next_id()
+
+    def _op_count(self) -> int:
+        if self._id_source is not None:
+            return self._id_source._op_count()
+        return super()._op_count()
+
+    def _match_tf1_op_count(self, delta: int) -> None:
+        if self._id_source is not None:
+            self._id_source._match_tf1_op_count(delta)
+        else:
+            super()._match_tf1_op_count(delta)
+
+    @contextlib.contextmanager
+    def ops_counted_in(self, graph: Graph) -> Iterator[None]:
+        """Ops made in this body meanwhile take their ids from `graph`, as TF1's would."""
+        self._id_source = graph
+        try:
+            yield
+        finally:
+            self._id_source = None
+            self._own_last_id = max(self._own_last_id, graph._last_id)
 
     # ---- arguments and captures ----------------------------------------------------------
     @property

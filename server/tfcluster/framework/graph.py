@@ -343,6 +343,8 @@ class Graph:
         self._collections: dict[str, list[Any]] = {}
         self._finalized = False
         self._last_id = 0
+        # Ops made here that TF1 would not make (see _match_tf1_op_count).
+        self._ops_tf1_lacks = 0
         # Bumped on every structural change so sessions know to re-extend.
         self._version = 0
         # Ops changed after they were made, in order: a session that already has one of
@@ -373,6 +375,18 @@ class Graph:
     def _next_id(self) -> int:
         self._last_id += 1
         return self._last_id
+
+    def _op_count(self) -> int:
+        """How many ops TF1 would have made in this graph so far: op seeds derive from it."""
+        return self._last_id - self._ops_tf1_lacks
+
+    def _match_tf1_op_count(self, delta: int) -> None:
+        """Moves the op count by `delta`: ops TF1 makes here and tfcluster does not (delta > 0:
+        the Switch and Merge ops of a v1 cond) or the other way round (delta < 0)."""
+        if delta < 0:
+            self._ops_tf1_lacks -= delta
+        for _ in range(delta):
+            self._next_id()
 
     @property
     def seed(self) -> int | None:
@@ -1010,7 +1024,7 @@ def get_seed(op_seed: int | None) -> tuple[int | None, int | None]:
     seeds: tuple[int | None, int | None]
     if graph_seed is not None:
         if op_seed is None:
-            op_seed = graph._last_id
+            op_seed = graph._op_count()
         seeds = int(graph_seed) % _MAXINT32, int(op_seed) % _MAXINT32
     elif op_seed is not None:
         seeds = DEFAULT_GRAPH_SEED, int(op_seed) % _MAXINT32

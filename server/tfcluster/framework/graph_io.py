@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import heapq
 from collections.abc import Iterable, Sequence
 from typing import Any
 
@@ -75,15 +76,18 @@ def _topological_order(
         pending[node.name] = len(srcs)
         for src in srcs:
             consumers.setdefault(src, []).append(node.name)
-    ready = [n.name for n in graph_def.node if pending[n.name] == 0]
+    # As TF's importer: of the nodes ready, the first in the GraphDef goes first, so a GraphDef
+    # already in order (as TF and tfcluster write them) keeps its order.
+    index = {n.name: i for i, n in enumerate(graph_def.node)}
+    ready = [i for i, n in enumerate(graph_def.node) if pending[n.name] == 0]
     order: list[node_def_pb2.NodeDef] = []
     while ready:
-        name = ready.pop()
-        order.append(by_name[name])
-        for c in consumers.get(name, ()):
+        node = graph_def.node[heapq.heappop(ready)]
+        order.append(by_name[node.name])
+        for c in consumers.get(node.name, ()):
             pending[c] -= 1
             if pending[c] == 0:
-                ready.append(c)
+                heapq.heappush(ready, index[c])
     if len(order) != len(graph_def.node):
         stuck = sorted(n for n, k in pending.items() if k > 0)[:5]
         raise ValueError(f"GraphDef has a cycle through nodes {stuck}")

@@ -16,6 +16,7 @@ import numpy as np
 
 from tfcluster.framework import errors, py_callbacks
 from tfcluster.kernels import dataset_base as base
+from tfcluster.kernels.py_func import as_callback_arg
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 
 
@@ -296,7 +297,7 @@ def py_generator_dataset(node: Any, xp: Any) -> Any:
     token = str(node.attrs["token"])
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        return (_Generator(specs, token, ins),)
+        return (_Generator(specs, token, [as_callback_arg(v) for v in ins]),)
 
     return compute
 

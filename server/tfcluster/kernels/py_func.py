@@ -50,10 +50,12 @@ def _entry(token: str) -> Any:
     return entry
 
 
-def _arg(value: Any) -> Any:
-    """What py_func's function gets: numpy arrays, numpy scalars for 0-d values."""
+def as_callback_arg(value: Any) -> Any:
+    """What a Python callback (py_func's function, from_generator's generator) gets for a
+    tensor, as TF's PyArray_Return makes it: a numpy array, a numpy scalar for a 0-d number,
+    the `bytes` itself for a 0-d string."""
     arr = np.asarray(value)
-    return arr[()] if arr.ndim == 0 and arr.dtype != object else arr
+    return arr[()] if arr.ndim == 0 else arr
 
 
 def _tf_type_name(dt: np.dtype[Any]) -> str:
@@ -118,7 +120,7 @@ def _py_func(node: Any, xp: Any) -> Any:
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         entry = _entry(token)
-        ret = _call(entry.func, [_arg(v) for v in ins])
+        ret = _call(entry.func, [as_callback_arg(v) for v in ins])
         return _results(ret, out_types, token)
 
     return compute

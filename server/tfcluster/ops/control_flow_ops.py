@@ -267,7 +267,7 @@ def _build_branch(
     """Calls `fn` inside a new body; returns it, its result structure and flat results."""
     fg = FuncGraph(name, graph)
     # Its ops are named in the cond's scope, as TF1 names the ops of a branch.
-    with fg.as_default(), fg.name_scope(name.rsplit("/", 1)[0] + "/"):
+    with fg.as_default(), fg.name_scope(name.rsplit("/", 1)[0] + "/"), fg.ops_counted_in(graph):
         result = fn()
         if result is None:
             raise ValueError(f"{what} must have a return value.")
@@ -278,12 +278,17 @@ def _build_branch(
             if isinstance(leaf, Operation):
                 if leaf.graph is not fg:
                     fg.capture_control(leaf)
+                graph._match_tf1_op_count(1)  # TF1's Identity of the pivot after the op
                 flat.append(leaf)
             elif leaf is None:
                 raise ValueError(f"{what} returned None inside its result structure")
             else:
                 flat.append(fg.capture(convert_to_tensor(_flow_of(leaf))))
     return fg, result, flat
+
+
+# TF1's tf.cond makes Switch(pred, pred), switch_t, switch_f and pred_id before its branches.
+_COND_V1_OPS_BEFORE_BRANCHES = 4
 
 
 def cond(
@@ -314,6 +319,7 @@ def cond(
         pred_t = convert_to_tensor(pred)
         _check_scalar_bool(pred_t, "The predicate of tf.cond")
         op_name = scope[:-1]
+        graph._match_tf1_op_count(_COND_V1_OPS_BEFORE_BRANCHES)
         then_fg, then_res, then_flat = _build_branch(
             graph, f"{op_name}/true_fn", true_fn, strict, "true_fn"
         )
@@ -342,6 +348,7 @@ def cond(
             then_outs.append(t)
             else_outs.append(e)
         then_exp, else_exp = _exported_tensors(then_fg), _exported_tensors(else_fg)
+        merges_end = graph._op_count() + len(then_flat)
         then_all = then_outs + then_exp + [_placeholder_value(then_fg, t.dtype) for t in else_exp]
         else_all = else_outs + [_placeholder_value(else_fg, t.dtype) for t in then_exp] + else_exp
         op = _make_if(
@@ -356,6 +363,9 @@ def cond(
             then_exp,
             else_exp,
         )
+        # TF1 ends a cond with a Merge per output: they, not the If op (and the _RefHandles of
+        # captured variables), are in its op count.
+        graph._match_tf1_op_count(merges_end - graph._op_count())
         outputs = iter(op.outputs[: len(then_outs)])
         flat_result = [op if isinstance(leaf, Operation) else next(outputs) for leaf in then_flat]
         return pack_as(then_res, _with_arrays(flatten(then_res), flat_result))
@@ -487,12 +497,22 @@ def while_loop(
         body_fg = FuncGraph(f"{op_name}/body", graph)
         # TF1 counts the iterations in a first loop variable when there is a maximum.
         first = 0 if max_iter is None else 1
+        # TF1's op count (op seeds): its iteration_counter, then an Enter and a Merge per loop
+        # variable before the cond; LoopCond, a Switch and an Identity per loop variable
+        # before the body; a NextIteration and an Exit per loop variable after it.
+        num_loop_vars = len(init) + first
+        graph._match_tf1_op_count(first + 2 * num_loop_vars)
         cond_out = _build_cond(cond_fg, cond, structure, init, invariants, is_seq, templates, first)
+        graph._match_tf1_op_count(1 + 2 * num_loop_vars)
         # TF1 builds the cond, then the body, in one graph: the body's op names count the cond's.
         body_fg._names_in_use.update(cond_fg._names_in_use)
         body_outs = _build_body(
             body_fg, body, structure, init, invariants, is_seq, templates, first
         )
+        # A tensor both cond and body capture has one Enter in TF1, an _Arg in each body here.
+        captured_twice = {t for t, _ in cond_fg.captures} & {t for t, _ in body_fg.captures}
+        graph._match_tf1_op_count(2 * num_loop_vars - len(captured_twice))
+        count = graph._op_count()
         op = make_while(
             graph,
             op_name,
@@ -506,6 +526,7 @@ def while_loop(
             back_prop=back_prop,
             max_iter=max_iter,
         )
+        graph._match_tf1_op_count(count - graph._op_count())  # the While op is not in TF1's
         num_vars = len(init)
         results = _with_arrays(templates, op.outputs[:num_vars])
         if not is_seq or (len(results) == 1 and not return_same_structure):
@@ -666,7 +687,10 @@ def _build_cond(
         packed = _loop_args(fg, structure, init, invariants, templates, "Merge", first)
         if first:
             fg.unique_name("Less")  # TF1's `counter < maximum_iterations` comes first
-        out = fg.capture(convert_to_tensor(_call(fn, packed, is_seq)))
+        with fg.ops_counted_in(fg.outer_graph):
+            fg._match_tf1_op_count(2 * first)  # TF1's Less and the Enter of the maximum
+            out = fg.capture(convert_to_tensor(_call(fn, packed, is_seq)))
+            fg._match_tf1_op_count(first)  # TF1's LogicalAnd with the counter's test
     _check_scalar_bool(out, "The result of the while_loop cond")
     return out
 
@@ -685,40 +709,54 @@ def _build_body(
         packed = _loop_args(fg, structure, init, invariants, templates, "Identity", first)
         if first:
             fg.unique_name("add")  # TF1's `counter + 1` comes first
-        result = _call(fn, packed, is_seq)
-        if not is_seq or (len(init) == 1 and not isinstance(result, (list, tuple, dict))):
-            result = (
-                [result] if isinstance(structure, list) or not is_seq else type(structure)([result])
-            )
-        if not same_structure(structure, result):
-            raise ValueError(
-                "The body of tf.while_loop must return the same structure as loop_vars: "
-                f"{_describe(structure)} vs {_describe(result)}"
-            )
-        outs = []
-        for i, (leaf, t, inv, template) in enumerate(
-            zip(flatten(result), init, invariants, templates)
+        with fg.ops_counted_in(fg.outer_graph):
+            fg._match_tf1_op_count(2 * first)  # TF1's `counter + 1`: a Const and an Add
+            result = _call(fn, packed, is_seq)
+            outs = _body_outputs(fg, structure, result, init, invariants, is_seq, templates)
+    return outs
+
+
+def _body_outputs(
+    fg: FuncGraph,
+    structure: Any,
+    result: Any,
+    init: Sequence[Tensor],
+    invariants: Sequence[TensorShape],
+    is_seq: bool,
+    templates: Sequence[Any],
+) -> list[Tensor]:
+    """The body's results as tensors of `fg`, checked against the loop variables."""
+    if not is_seq or (len(init) == 1 and not isinstance(result, (list, tuple, dict))):
+        result = (
+            [result] if isinstance(structure, list) or not is_seq else type(structure)([result])
+        )
+    if not same_structure(structure, result):
+        raise ValueError(
+            "The body of tf.while_loop must return the same structure as loop_vars: "
+            f"{_describe(structure)} vs {_describe(result)}"
+        )
+    outs = []
+    for i, (leaf, t, inv, template) in enumerate(zip(flatten(result), init, invariants, templates)):
+        if isinstance(leaf, tensor_array_ops.TensorArray) != isinstance(
+            template, tensor_array_ops.TensorArray
         ):
-            if isinstance(leaf, tensor_array_ops.TensorArray) != isinstance(
-                template, tensor_array_ops.TensorArray
-            ):
-                raise TypeError(
-                    f"Loop var {i} is a TensorArray in one of loop_vars and the body's result but "
-                    "not in the other"
-                )
-            leaf = _flow_of(leaf)
-            if isinstance(leaf, Tensor) and leaf.dtype.base_dtype != t.dtype.base_dtype:
-                raise TypeError(
-                    f"Loop var {t.name} enters the loop with type {t.dtype.base_dtype.name}, but "
-                    f"has type {leaf.dtype.base_dtype.name} after 1 iteration (loop var {i})."
-                )
-            out = fg.capture(convert_to_tensor(leaf, dtype=t.dtype.base_dtype))
-            if not _shape_at_most(out.shape, inv):
-                raise ValueError(
-                    f"Input tensor '{t.name}' enters the loop with shape {inv}, but has shape "
-                    f"{out.shape} after one iteration. To allow the shape to vary across "
-                    "iterations, use the `shape_invariants` argument of tf.while_loop to "
-                    "specify a less-specific shape."
-                )
-            outs.append(out)
+            raise TypeError(
+                f"Loop var {i} is a TensorArray in one of loop_vars and the body's result but "
+                "not in the other"
+            )
+        leaf = _flow_of(leaf)
+        if isinstance(leaf, Tensor) and leaf.dtype.base_dtype != t.dtype.base_dtype:
+            raise TypeError(
+                f"Loop var {t.name} enters the loop with type {t.dtype.base_dtype.name}, but "
+                f"has type {leaf.dtype.base_dtype.name} after 1 iteration (loop var {i})."
+            )
+        out = fg.capture(convert_to_tensor(leaf, dtype=t.dtype.base_dtype))
+        if not _shape_at_most(out.shape, inv):
+            raise ValueError(
+                f"Input tensor '{t.name}' enters the loop with shape {inv}, but has shape "
+                f"{out.shape} after one iteration. To allow the shape to vary across "
+                "iterations, use the `shape_invariants` argument of tf.while_loop to "
+                "specify a less-specific shape."
+            )
+        outs.append(out)
     return outs

@@ -183,7 +183,7 @@ def iterator_v2(
     name: str | None = None,
 ) -> Tensor:
     attrs = {**element_attrs, "shared_name": shared_name, "container": container}
-    return make_op("IteratorV2", [], attrs, name=name or "Iterator").outputs[0]
+    return make_op("IteratorV2", [], attrs, name=name or "IteratorV2").outputs[0]
 
 
 def one_shot_iterator(

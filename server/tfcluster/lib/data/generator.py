@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes, py_callbacks
-from tfcluster.framework.graph import convert_to_tensor
+from tfcluster.framework.graph import convert_to_tensor, get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.lib.data import structure as st
 from tfcluster.lib.data.dataset import Dataset
@@ -80,9 +80,10 @@ def from_generator(
         shapes = st.map_structure(lambda _: TensorShape(None), types)
     else:
         shapes = st.pack_as(types, [as_shape(s) for s in st.flatten_up_to(types, output_shapes)])
-    arg_tensors = [
-        convert_to_tensor(a, name=f"generator_arg_{i}") for i, a in enumerate(args or ())
-    ]
+    arg_tensors = [convert_to_tensor(a, name=f"args_{i}") for i, a in enumerate(args or ())]
+    # TF 1.15 builds from_tensors(0).flat_map(...): a Const, a TensorDataset and a
+    # FlatMapDataset where tfcluster has one op; op seeds follow TF's count.
+    get_default_graph()._match_tf1_op_count(2)
     structure = st.map_structure(lambda t, s: st.dense(t, s), types, shapes)
     token = py_callbacks.register(_flat_elements(generator, types, shapes), "generator")
     attrs = {

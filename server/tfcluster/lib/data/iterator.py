@@ -143,7 +143,7 @@ class Iterator:
                     )
             with colocate_with(self._iterator_resource.op):
                 return dataset_ops.make_iterator(
-                    dataset._variant_tensor, self._iterator_resource, name=scope.rstrip("/")
+                    dataset._variant_tensor, self._iterator_resource, name=scope
                 )
 
     def get_next(self, name: str | None = None) -> Any:
@@ -176,6 +176,9 @@ def _legacy(types: Any, shapes: Any, classes: Any) -> tuple[Any, Any, Any]:
 def initializable(dataset: Dataset, shared_name: str | None = None) -> Iterator:
     same_graph(dataset)
     with colocate_with(dataset._variant_tensor.op):
+        # TF 1.15 first applies the default options: a Const, OptimizeDataset and
+        # ModelDataset that tfcluster does without; they are in TF's op count (op seeds).
+        dataset._variant_tensor.graph._match_tf1_op_count(3)
         resource = dataset_ops.iterator_v2(st.op_attrs(dataset._structure), shared_name or "")
         initializer = dataset_ops.make_iterator(dataset._variant_tensor, resource)
         return Iterator(

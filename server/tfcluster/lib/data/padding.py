@@ -49,7 +49,7 @@ def _shape_tensor(padded: Any, component: TensorShape) -> tuple[Tensor, TensorSh
             f"shape {component}."
         )
     dims = [-1 if d is None else d for d in shape.as_list()]
-    t = convert_to_tensor(np.array(dims, dtype=np.int64), dtype=dtypes.int64, name="padded_shape")
+    t = convert_to_tensor(np.array(dims, dtype=np.int64), dtype=dtypes.int64)
     return t, shape
 
 
@@ -72,6 +72,7 @@ def padded_batch(
     specs = st.flatten(dataset._structure)
     if any(s.kind != st.DENSE for s in specs):
         raise TypeError("Batching of padded sparse tensors is not currently supported")
+    size = _int64(batch_size, "batch_size")  # made first, as TF does
     types = dataset.output_types
     if padded_shapes is None:
         flat_padded: list[Any] = [None] * len(specs)
@@ -83,7 +84,6 @@ def padded_batch(
     else:
         flat_values = st.flatten_up_to(types, padding_values)
     values = [_padding_tensor(v, s.dtype) for v, s in zip(flat_values, specs)]
-    size = _int64(batch_size, "batch_size")
     drop = _bool(drop_remainder, "drop_remainder")
     dim = _static_int(size) if _static_bool(drop) else None
     structure = st.pack_as(

@@ -116,7 +116,10 @@ def _dx_and_dy(x: Tensor, y: Tensor, y_shape: Sequence[int]) -> tuple[Tensor, Te
         dy = array_ops.identity(dy_orig)
     (dx,) = gradients(y, x, dy)
     if dx is None:
-        raise ValueError(f"{y.name} does not depend on {x.name}: there is no gradient to check")
+        # TF's checker fails its `dx is a Tensor` assertion here: AssertionError, as there.
+        raise AssertionError(
+            f"dx = None: {y.name} does not depend on {x.name}, there is no gradient to check"
+        )
     return dx, dy_orig
 
 

@@ -1,0 +1,100 @@
+"""Graphs whose v1 control flow moves TF1's op count, which seeds later random ops.
+
+With a graph seed, a random op's seed is the graph's op count when it is made. TF1 builds
+tf.cond and tf.while_loop from Switch/Merge/Enter/Exit ops in the graph itself; tfcluster
+builds one functional op, but must count as TF1 does so that every random op after a cond
+(tf.layers.dropout, batch_normalization with a training placeholder) or a loop
+(tf.nn.dynamic_rnn) draws TF's numbers. Each case builds a construct, then a random op, and
+returns the op count and the random values (before and inside the construct too).
+Runs under Python 3.7 (TF 1.15) and on tfcluster.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+def _run(tf: Any, build: Callable[[Any, Any, Any], Any]) -> dict[str, Any]:
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(7)
+        x = tf.placeholder(tf.float32, [4, 3], name="x")
+        p = tf.placeholder(tf.bool, [], name="p")
+        inside = build(tf, x, p)
+        count = graph._op_count() if hasattr(graph, "_op_count") else graph._last_id
+        after = tf.random_normal([3], name="after")
+        feed = {x: np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out = {"op_count": count, "after": sess.run(after, feed)}
+            if inside is not None:
+                out["inside_true"] = sess.run(inside, {**feed, p: True})
+                out["inside_false"] = sess.run(inside, {**feed, p: False})
+    return out
+
+
+def cond_of_tensors(tf: Any) -> dict[str, Any]:
+    return _run(tf, lambda tf, x, p: tf.cond(p, lambda: (x * 2.0, 3.0), lambda: (x + x, 4.0))[0])
+
+
+def cond_returning_ops(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, x: Any, p: Any) -> Any:
+        tf.cond(p, tf.no_op, tf.no_op)
+
+    return _run(tf, build)
+
+
+def cond_with_random_branches(tf: Any) -> dict[str, Any]:
+    return _run(
+        tf,
+        lambda tf, x, p: tf.cond(p, lambda: tf.random_uniform([2]), lambda: tf.random_normal([2])),
+    )
+
+
+def dropout_with_training_placeholder(tf: Any) -> dict[str, Any]:
+    return _run(tf, lambda tf, x, p: tf.layers.dropout(x + 1.0, 0.5, training=p))
+
+
+def batch_normalization_with_training_placeholder(tf: Any) -> dict[str, Any]:
+    return _run(tf, lambda tf, x, p: tf.layers.batch_normalization(x, training=p, momentum=0.9))
+
+
+def while_loop_with_capture(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, x: Any, p: Any) -> Any:
+        tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, s + x), [0, tf.zeros_like(x)])
+
+    return _run(tf, build)
+
+
+def dynamic_rnn_lstm(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, x: Any, p: Any) -> Any:
+        cell = tf.nn.rnn_cell.BasicLSTMCell(5)
+        tf.nn.dynamic_rnn(cell, tf.reshape(x, [1, 4, 3]), dtype=tf.float32)
+
+    return _run(tf, build)
+
+
+def dynamic_rnn_gru_with_lengths(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, x: Any, p: Any) -> Any:
+        cell = tf.nn.rnn_cell.GRUCell(5)
+        tf.nn.dynamic_rnn(cell, tf.reshape(x, [2, 2, 3]), dtype=tf.float32, sequence_length=[2, 1])
+
+    return _run(tf, build)
+
+
+CASES = {
+    f.__name__: f
+    for f in (
+        cond_of_tensors,
+        cond_returning_ops,
+        cond_with_random_branches,
+        dropout_with_training_placeholder,
+        batch_normalization_with_training_placeholder,
+        while_loop_with_capture,
+        dynamic_rnn_lstm,
+        dynamic_rnn_gru_with_lengths,
+    )
+}

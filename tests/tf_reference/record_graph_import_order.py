@@ -1,0 +1,39 @@
+"""Records the order TensorFlow's importer creates the ops of graph_import_order_cases.py.
+
+Run under TensorFlow 1.15 (the reference tfcluster follows; needs Python 3.7:
+`python3.7 -m venv V && V/bin/pip install tensorflow-cpu==1.15.0 "numpy<1.19"`), it writes
+data/graph_import_order.json:
+
+    V/bin/python tests/tf_reference/record_graph_import_order.py
+
+Run by run.py under the project's TensorFlow 2.x (tf.compat.v1), it writes
+data/graph_import_order_tf2.json (not committed: the test compares with the 1.15 file).
+"""
+
+from __future__ import annotations
+
+import traceback
+
+import tensorflow as real_tf
+from graph_import_order_cases import CASES
+from recorder import Recorder
+
+if real_tf.__version__.startswith("1."):
+    tf = real_tf.compat.v1
+    area = "graph_import_order"
+else:
+    import tensorflow.compat.v1 as tf
+
+    tf.disable_v2_behavior()
+    area = "graph_import_order_tf2"
+
+rec = Recorder(area)
+for name, fn in sorted(CASES.items()):
+    try:
+        result = fn(tf)
+    except Exception as e:
+        traceback.print_exc()
+        rec.add(name, skipped=f"{type(e).__name__}: {e}")
+        continue
+    rec.add(name, **result)
+rec.save()
