@@ -9,12 +9,18 @@ function's results then the values of its stateful ops that a gradient reuses (`
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
 from tfcluster.framework import op_def_registry
-from tfcluster.framework.func_graph import FUNCTIONAL_OPS, FuncGraph
+from tfcluster.framework.func_graph import (
+    FUNCTIONAL_OPS,
+    FuncGraph,
+    copy_function_body,
+    parse_function,
+)
 from tfcluster.framework.graph import Graph, Operation, Tensor
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import control_flow_ops
@@ -47,6 +53,7 @@ class BuiltFunction:
     stateful: bool
     result_dtypes: list[Any]
     result_shapes: list[TensorShape]
+    arg_shapes: list[TensorShape]
 
 
 def build_function(
@@ -63,6 +70,7 @@ def build_function(
         _stateful(fg, outer),
         [t.dtype.base_dtype for t in results],
         [t.shape for t in results],
+        [t.shape for t in fg.inputs],
     )
 
 
@@ -80,6 +88,22 @@ def _stateful(fg: FuncGraph, captured: Sequence[Tensor]) -> bool:
         if t.op.type == "Identity" and t.op.inputs and t.op.inputs[0].dtype.is_ref_dtype:
             return True
     return False
+
+
+def _refined_shapes(fn: BuiltFunction, input_shapes: Sequence[TensorShape]) -> list[TensorShape]:
+    """The results' static shapes for inputs more specific than the traced arguments (TF's
+    call op infers them through the body): the body re-made in a scratch graph."""
+    body = parse_function(fn.func)
+    args = [
+        (name, dtype, shape.merge_with(given) if shape.is_compatible_with(given) else shape, ref)
+        for (name, dtype, shape, ref), given in zip(body.args, input_shapes)
+    ]
+    scratch = FuncGraph(f"{body.name}_shapes", Graph())
+    try:
+        _, results = copy_function_body(dataclasses.replace(body, args=args), scratch)
+    except (ValueError, TypeError):
+        return list(fn.result_shapes)
+    return [r.shape for r in results]
 
 
 def call(
@@ -103,6 +127,11 @@ def call(
         else:
             all_inputs.append(t)
     op_type = "StatefulPartitionedCall" if fn.stateful else "PartitionedCall"
+    shapes = list(fn.result_shapes)
+    if any(
+        not a.shape.is_compatible_with(s) or a.shape != s for a, s in zip(inputs, fn.arg_shapes)
+    ):
+        shapes = _refined_shapes(fn, [t.shape for t in all_inputs])
     attrs = {
         "Tin": [t.dtype.base_dtype for t in all_inputs],
         "Tout": list(fn.result_dtypes),
@@ -110,7 +139,7 @@ def call(
         "config": "",
         "config_proto": "",
         "executor_type": "",
-        "_output_shapes": list(fn.result_shapes),
+        "_output_shapes": shapes,
     }
     return control_flow_ops._create_functional_op(
         graph, op_type, all_inputs, attrs, name or op_type, refs, list(control_captures)

@@ -107,7 +107,7 @@ class _Assigned(ast.NodeVisitor):
         self.names: list[str] = []
 
     def _add(self, name: str) -> None:
-        if name not in self.names and not name.startswith("ag__"):
+        if name not in self.names:
             self.names.append(name)
 
     def visit_Name(self, node: ast.Name) -> None:

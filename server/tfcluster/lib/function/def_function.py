@@ -233,6 +233,12 @@ class Function:
         concrete = self._cache.get(key)
         if concrete is None:
             concrete = self._trace(graph, structure, leaves, specs)
+            if concrete.variables and len(self._cache) == 0:
+                # As TF 1.15: a first trace that made variables is traced again, and that
+                # trace must make none (it uses the ones made).
+                made = concrete.variables
+                concrete = self._trace(graph, structure, leaves, specs)
+                concrete.graph.variables = made
             self._cache[key] = concrete
         return concrete, tensors
 

@@ -58,13 +58,22 @@ def _emit(text: str, options: dict[str, Any]) -> None:
     )
 
 
-def _report(cmd: str, stats: dict[str, profile_nodes.NodeStats], options: dict[str, Any]) -> Any:
+def _report(
+    cmd: str, graph: Graph, stats: dict[str, profile_nodes.NodeStats], options: dict[str, Any]
+) -> Any:
     if cmd == "op":
-        proto, rows = views.op_view(stats, options)
-        lines = text_report.op_lines(rows, options)
+        proto, rows, grand = views.op_view(stats, options)
+        lines = text_report.op_lines(rows, grand, options)
     else:
-        tree = views.scope_tree(stats) if cmd == "scope" else views.graph_tree(stats)
-        root = views.build_view(tree, options)
+        if cmd == "scope":
+            tree = views.scope_tree(stats)
+        else:
+            inputs = {
+                op.name: [t.op.name for t in op.inputs] + [c.name for c in op.control_inputs]
+                for op in graph.get_operations()
+            }
+            tree = views.graph_tree(inputs, stats)
+        root = views.build_view(tree, options, require_account=cmd == "graph")
         proto = views.to_graph_node_proto(root)
         lines = text_report.tree_lines(root, options)
     if str(options.get("output", "stdout")) != "none":
@@ -94,7 +103,7 @@ def profile(
     graph = graph if graph is not None else get_default_graph()
     sys.stdout.write("Parsing Inputs...\n")
     stats = profile_nodes.collect(graph, run_meta, op_log)
-    return _report(cmd, stats, options)
+    return _report(cmd, graph, stats, options)
 
 
 def advise(
@@ -232,7 +241,7 @@ class Profiler:
     def _profile(self, cmd: str, options: dict[str, Any]) -> Any:
         _check_cmd(cmd)
         stats = profile_nodes.collect(self._graph, self._run_meta(options), self._op_log)
-        return _report(cmd, stats, options)
+        return _report(cmd, self._graph, stats, options)
 
     def profile_name_scope(self, options: dict[str, Any]) -> Any:
         return self._profile("scope", options)

@@ -168,23 +168,40 @@ def tree_lines(node: TreeNode, options: dict[str, Any], indent: int = 0) -> list
     return lines
 
 
-def op_lines(rows: list[tuple[str, dict[str, int], float, float]], options: dict[str, Any]) -> list[str]:
-    select = list(options.get("select", []))
+def op_lines(
+    rows: list[tuple[str, dict[str, int], dict[str, int]]], grand: dict[str, int], options: dict[str, Any]
+) -> list[str]:
+    """One line per op type: its value and (accumulated %, own %) of the whole, as tfprof's op
+    view prints them (each column right-aligned in 30 characters, names in 25)."""
+    select = set(options.get("select", []))
     lines = []
-    for name, totals, accumulated, own in rows:
+
+    def pct(part: int, whole: int) -> float:
+        return 100.0 * part / whole if whole else 0.0
+
+    for name, own, accumulated in rows:
         parts = []
-        if "float_ops" in select:
-            parts.append(f"{format_number(totals['float_ops'])} float_ops")
-        if "params" in select:
-            parts.append(f"{format_number(totals['parameters'])} params")
-        if "micros" in select:
-            parts.append(format_time(totals["exec_micros"]))
         if "bytes" in select:
-            parts.append(format_memory(totals["requested_bytes"]))
+            parts.append(format_memory(own["requested_bytes"]))
+        if "micros" in select:
+            parts.append(format_time(own["exec_micros"]))
+        if "params" in select:
+            text = (
+                f"{format_number(own['parameters'])} params "
+                f"({pct(accumulated['parameters'], grand['parameters']):.2f}%, "
+                f"{pct(own['parameters'], grand['parameters']):.2f}%)"
+            )
+            parts.append(f"{text:>30}")
+        if "float_ops" in select:
+            text = (
+                f"{format_number(own['float_ops'])} float_ops "
+                f"({pct(accumulated['float_ops'], grand['float_ops']):.2f}%, "
+                f"{pct(own['float_ops'], grand['float_ops']):.2f}%)"
+            )
+            parts.append(f"{text:>30}")
         if "occurrence" in select:
-            parts.append(f"{totals['run_count']}")
-        value = ", ".join(parts)
-        lines.append(f"{name:<18}{value:>15} ({accumulated:.2f}%, {own:.2f}%)")
+            parts.append(f"{str(own['run_count']) + '|' + str(own.get('definitions', 0)):>10}")
+        lines.append(f"{name:<25}{', '.join(parts)}")
     return lines
 
 

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from tfcluster.lib.profiler.cxx_sort import cxx_sort
 from tfcluster.lib.profiler.profile_nodes import (
     ROOT_NAME,
     SCOPE_PARENT_TYPE,
@@ -109,9 +110,11 @@ def _sort(nodes: list[TreeNode], options: dict[str, Any]) -> list[TreeNode]:
         "output_bytes": "output_bytes",
         "occurrence": "run_count",
     }.get(key)
+    # tfprof's comparator: by name, or by a total, larger first; ties in std::sort's order.
     if total_of is None:
-        return sorted(nodes, key=lambda n: n.name)
-    return sorted(nodes, key=lambda n: (-n.totals[total_of], n.name))
+        return cxx_sort(nodes, lambda a, b: a.name < b.name)
+    key = total_of
+    return cxx_sort(nodes, lambda a, b: a.totals[key] > b.totals[key])
 
 
 # ---- building the trees ------------------------------------------------------------------
@@ -136,9 +139,24 @@ def scope_tree(stats: dict[str, NodeStats]) -> TreeNode:
     return root
 
 
-def graph_tree(stats: dict[str, NodeStats]) -> TreeNode:
+def graph_tree(graph_inputs: dict[str, list[str]], stats: dict[str, NodeStats]) -> TreeNode:
+    """The graph view: the ops nothing consumes at the top, each op's inputs as its children
+    (an op reached twice is placed once, where the walk first meets it)."""
+    consumed = {i for inputs in graph_inputs.values() for i in inputs}
+    placed: set[str] = set()
     root = TreeNode(NodeStats(ROOT_NAME, [SCOPE_PARENT_TYPE], pseudo=True))
-    root.children = [TreeNode(s) for _, s in sorted(stats.items())]
+
+    def place(name: str) -> TreeNode:
+        placed.add(name)
+        node = TreeNode(stats[name])
+        for i in graph_inputs.get(name, []):
+            if i not in placed and i in stats:
+                node.children.append(place(i))
+        return node
+
+    for name in sorted(stats):
+        if name not in consumed and name not in placed:
+            root.children.append(place(name))
     return root
 
 
@@ -177,17 +195,19 @@ def _account(nodes: list[TreeNode], options: dict[str, Any]) -> list[TreeNode]:
 
 
 def _display(
-    nodes: list[TreeNode], options: dict[str, Any], depth: int
+    nodes: list[TreeNode], options: dict[str, Any], depth: int, require_account: bool
 ) -> list[TreeNode]:
     shown: list[TreeNode] = []
     trim = list(options.get("trim_name_regexes", []))
     for n in nodes:
-        show = _passes(n, options, depth)
+        show = _passes(n, options, depth) and (
+            n.account or not require_account or n.name == ROOT_NAME
+        )
         children: list[TreeNode] = []
         if not (trim and _full_match(trim, n.name)) and depth <= int(
             options.get("max_depth", 10000)
         ):
-            children = _display(n.children, options, depth + 1)
+            children = _display(n.children, options, depth + 1, require_account)
         if show:
             if options.get("account_displayed_op_only", False):
                 n.reset()
@@ -201,14 +221,15 @@ def _display(
     return shown
 
 
-def build_view(root: TreeNode, options: dict[str, Any]) -> TreeNode:
-    """Accounts, filters and sorts a scope or graph tree; returns its root."""
+def build_view(root: TreeNode, options: dict[str, Any], require_account: bool = False) -> TreeNode:
+    """Accounts, filters and sorts a scope or graph tree; returns its root. The graph view
+    shows accounted nodes only; the scope view also the scopes above them."""
     roots = _account(_start_roots(root, options), options)
     root.reset()
     for n in roots:
         root.aggregate(n)
     root.children = roots
-    _display([root], options, 0)
+    _display([root], options, 0, require_account)
     return root
 
 
@@ -245,7 +266,11 @@ def to_graph_node_proto(node: TreeNode) -> tfprof_output_pb2.GraphNodeProto:
 
 def op_view(
     stats: dict[str, NodeStats], options: dict[str, Any]
-) -> tuple[tfprof_output_pb2.MultiGraphNodeProto, list[tuple[str, dict[str, int], float, float]]]:
+) -> tuple[
+    tfprof_output_pb2.MultiGraphNodeProto,
+    list[tuple[str, dict[str, int], dict[str, int]]],
+    dict[str, int],
+]:
     """Ops grouped by type (an op with several types, e.g. a trainable variable, counts in
     each); the groups come as a chain (each the child of the one before), as TF's."""
     groups: dict[str, list[NodeStats]] = {}
@@ -303,23 +328,11 @@ def op_view(
             leaf.reset()
             leaf.add_self()
             node.graph_nodes.append(to_graph_node_proto(leaf))
-        table.append((t, totals, _pct(remaining, grand, options), _pct(totals, grand, options)))
+        table.append((t, dict(totals, definitions=len(members)), dict(remaining)))
         remaining = {k: remaining[k] - totals[k] for k in _TOTALS}
         parent.children.append(node)
         parent = parent.children[-1]
-    return root, table
-
-
-def _pct(part: dict[str, int], whole: dict[str, int], options: dict[str, Any]) -> float:
-    key = {
-        "params": "parameters",
-        "float_ops": "float_ops",
-        "micros": "exec_micros",
-        "bytes": "requested_bytes",
-        "occurrence": "run_count",
-    }.get(next(iter(options.get("select", ["float_ops"])), "float_ops"), "float_ops")
-    total = whole[key]
-    return 100.0 * part[key] / total if total else 0.0
+    return root, table, grand
 
 
 def _set_multi_totals(node: tfprof_output_pb2.MultiGraphNodeProto, t: dict[str, int]) -> None:
