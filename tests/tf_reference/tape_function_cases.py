@@ -530,3 +530,38 @@ def profiler_op_log(tf):
             "mine": _tree(mine),
             "bad_cmd": bad["error"] if bad else None,
         }
+
+
+# ---- tf.CriticalSection ---------------------------------------------------------------------
+@case
+def critical_section_execute(tf):
+    with tf.Graph().as_default() as g:
+        v = tf.Variable(0, name="v", use_resource=True)
+        cs = tf.CriticalSection(name="cs")
+        out = cs.execute(lambda: v.assign_add(1))
+        out2 = cs.execute(lambda: v.read_value() * 2, name="read")
+        three = cs.execute(lambda: tf.constant(3))
+        other = tf.CriticalSection()
+        clash = _error(lambda: other.execute(lambda: v.assign_add(2)))
+        w = tf.Variable(5, name="w", use_resource=True)
+        cs.execute(lambda: w.read_value() + 0, exclusive_resource_access=False)
+        shared_ok = other.execute(lambda: w.read_value() + 1, exclusive_resource_access=False)
+        shared_clash = _error(lambda: other.execute(lambda: w.read_value() + 2))
+        nested = _error(lambda: cs.execute(lambda: cs.execute(lambda: v.read_value())))
+        types = [[op.name, op.type] for op in g.get_operations() if op.type in (
+            "MutexV2", "MutexLock", "ConsumeMutexLock")]
+        with tf.Session() as s:
+            s.run(tf.global_variables_initializer())
+            runs = [s.run(out) for _ in range(3)]
+            values = s.run([out2, three, shared_ok])
+        return {
+            "name": cs.name,
+            # (out2's name counts the resource variable's read Identity: not compared)
+            "outputs": [out.name, three.name],
+            "mutex_ops": types,
+            "runs": runs,
+            "values": values,
+            "clash": clash["error"] if clash else None,
+            "shared_clash": shared_clash["error"] if shared_clash else None,
+            "nested": nested,
+        }

@@ -1,0 +1,112 @@
+"""Kernels of the resource mutex ops (tf.CriticalSection).
+
+A MutexV2 resource is a lock owned by at most one holder. MutexLock waits for it (bounded by
+the step's deadline, ended by cancellation) and returns a `MutexLockValue`; ConsumeMutexLock
+gives it back. As TF releases a lock when the step that took it ends, a lock whose step is
+over (its rendezvous gone or the step cancelled) without consuming it is taken back by the
+next waiter, so a failed step never leaves the mutex held.
+"""
+
+from __future__ import annotations
+
+import threading
+import weakref
+from typing import Any
+
+import numpy as np
+
+from tfcluster.framework import errors
+from tfcluster.kernels.registry import CPU_ONLY, kernel
+from tfcluster.kernels.resource_waits import ResourceName
+
+_POLL_SECONDS = 0.05
+
+
+class MutexResource:
+    def __init__(self, name: str) -> None:
+        self.name = name
+        self._cond = threading.Condition()
+        self._holder: MutexLockValue | None = None
+
+    def acquire(self, ctx: Any) -> MutexLockValue:
+        lock = MutexLockValue(self, ctx)
+        with self._cond:
+            while self._holder is not None and not self._holder.step_over():
+                left = ctx.time_left()  # raises once cancelled or past the deadline
+                self._cond.wait(_POLL_SECONDS if left is None else min(left, _POLL_SECONDS))
+            self._holder = lock
+        return lock
+
+    def release(self, lock: MutexLockValue) -> None:
+        with self._cond:
+            if self._holder is lock:
+                self._holder = None
+                self._cond.notify_all()
+
+
+class MutexLockValue:
+    """A taken mutex (the variant MutexLock returns)."""
+
+    def __init__(self, mutex: MutexResource, ctx: Any) -> None:
+        self.mutex = mutex
+        self._cancelled = ctx.cancelled
+        try:
+            self._step: Any = weakref.ref(ctx.rendezvous)
+        except TypeError:  # a rendezvous that cannot be weakly referenced: held till consumed
+            self._step = lambda: ctx.rendezvous
+        self.consumed = False
+
+    def step_over(self) -> bool:
+        return self._step() is None or self._cancelled.is_set()
+
+
+def _unbox(value: Any) -> Any:
+    if isinstance(value, np.ndarray) and value.dtype == object and value.ndim == 0:
+        return value.item()
+    return value
+
+
+@kernel("MutexV2", devices=CPU_ONLY)
+def mutex_v2(node: Any, xp: Any) -> Any:
+    where = ResourceName(node)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        name = where.resolve(ctx.resources)
+        m = ctx.resources.lookup_or_create(where.container, name, lambda: MutexResource(name))
+        if not isinstance(m, MutexResource):
+            raise errors.InvalidArgumentError(
+                None, None, f"Resource '{name}' is not a mutex ({type(m).__name__})"
+            )
+        return (m,)
+
+    return compute
+
+
+@kernel("MutexLock", devices=CPU_ONLY)
+def mutex_lock(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        m = _unbox(ins[0])
+        if not isinstance(m, MutexResource):
+            raise errors.InvalidArgumentError(
+                None, None, f"{node.name}: input 0 is not a mutex ({type(m).__name__})"
+            )
+        return (m.acquire(ctx),)
+
+    return compute
+
+
+@kernel("ConsumeMutexLock", devices=CPU_ONLY)
+def consume_mutex_lock(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        lock = _unbox(ins[0])
+        if not isinstance(lock, MutexLockValue):
+            raise errors.InvalidArgumentError(
+                None, None, f"{node.name}: input 0 is not a mutex lock ({type(lock).__name__})"
+            )
+        if lock.consumed:
+            raise errors.InvalidArgumentError(None, None, f"{node.name}: lock consumed twice")
+        lock.consumed = True
+        lock.mutex.release(lock)
+        return ()
+
+    return compute
