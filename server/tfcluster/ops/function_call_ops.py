@@ -106,15 +106,10 @@ def _refined_shapes(fn: BuiltFunction, input_shapes: Sequence[TensorShape]) -> l
     return [r.shape for r in results]
 
 
-def call(
-    graph: Graph,
-    inputs: Sequence[Tensor],
-    fn: BuiltFunction,
-    control_captures: Sequence[Operation] = (),
-    name: str | None = None,
-) -> Operation:
-    """Adds one call of `fn` to `graph` (a captured variable passes through a _RefHandle)."""
-    all_inputs = list(inputs)
+def captured_inputs(graph: Graph, fn: BuiltFunction) -> tuple[list[Tensor], list[Tensor]]:
+    """The tensors a call passes for the body's captures (a variable reference through a
+    _RefHandle), and the variable references among them."""
+    out = []
     refs = []
     for t in fn.captured:
         if t.dtype.is_ref_dtype:
@@ -123,9 +118,22 @@ def call(
                 handle = graph.create_op(
                     "_RefHandle", [t], {"T": t.dtype.base_dtype}, name="RefHandle"
                 )
-            all_inputs.append(handle.outputs[0])
+            out.append(handle.outputs[0])
         else:
-            all_inputs.append(t)
+            out.append(t)
+    return out, refs
+
+
+def call(
+    graph: Graph,
+    inputs: Sequence[Tensor],
+    fn: BuiltFunction,
+    control_captures: Sequence[Operation] = (),
+    name: str | None = None,
+) -> Operation:
+    """Adds one call of `fn` to `graph` (a captured variable passes through a _RefHandle)."""
+    captured, refs = captured_inputs(graph, fn)
+    all_inputs = [*inputs, *captured]
     op_type = "StatefulPartitionedCall" if fn.stateful else "PartitionedCall"
     shapes = list(fn.result_shapes)
     if any(
@@ -146,4 +154,4 @@ def call(
     )
 
 
-__all__ = ["CALL_OPS", "BuiltFunction", "build_function", "call", "exported_tensors"]
+__all__ = ["CALL_OPS", "BuiltFunction", "build_function", "call", "captured_inputs", "exported_tensors"]
