@@ -422,7 +422,9 @@ def profiler_training_graph_flops(tf):
         return {
             "total_float_ops": int(res.total_float_ops),
             "counts": sorted(int(c.total_float_ops) for c in res.children),
-            "forward": {c.name: int(c.float_ops) for c in res.children if "gradients" not in c.name},
+            "forward": {
+                c.name: int(c.float_ops) for c in res.children if "gradients" not in c.name
+            },
         }
 
 
@@ -483,10 +485,17 @@ def profiler_options_and_statistics(tf):
                 b.trainable_variables_parameter(),
                 b.float_operation(),
                 b.time_and_memory(),
-                b(b.float_operation()).with_max_depth(3).with_min_parameters(2)
-                .with_min_occurrence(1).with_min_float_operations(5)
-                .with_min_execution_time(7).with_min_memory(9).with_step(2)
-                .with_file_output("/tmp/x").select(["bytes"]).build(),
+                b(b.float_operation())
+                .with_max_depth(3)
+                .with_min_parameters(2)
+                .with_min_occurrence(1)
+                .with_min_float_operations(5)
+                .with_min_execution_time(7)
+                .with_min_memory(9)
+                .with_step(2)
+                .with_file_output("/tmp/x")
+                .select(["bytes"])
+                .build(),
             ],
             "everything_report": _report(texts[0]),
             "everything_total": int(everything.total_parameters),
@@ -548,8 +557,11 @@ def critical_section_execute(tf):
         shared_ok = other.execute(lambda: w.read_value() + 1, exclusive_resource_access=False)
         shared_clash = _error(lambda: other.execute(lambda: w.read_value() + 2))
         nested = _error(lambda: cs.execute(lambda: cs.execute(lambda: v.read_value())))
-        types = [[op.name, op.type] for op in g.get_operations() if op.type in (
-            "MutexV2", "MutexLock", "ConsumeMutexLock")]
+        types = [
+            [op.name, op.type]
+            for op in g.get_operations()
+            if op.type in ("MutexV2", "MutexLock", "ConsumeMutexLock")
+        ]
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
             runs = [s.run(out) for _ in range(3)]

@@ -56,7 +56,10 @@ class GradientTape:
     # ---- recording ---------------------------------------------------------------------
     def __enter__(self) -> GradientTape:
         if self._recording:
-            raise ValueError("Tape is still recording, This can happen if you try to re-enter an already-active tape.")
+            raise ValueError(
+                "Tape is still recording, This can happen if you try to re-enter an "
+                "already-active tape."
+            )
         self._push()
         return self
 
@@ -115,8 +118,7 @@ class GradientTape:
                 t = convert_to_tensor(t)
             if not (t.dtype.base_dtype.is_floating or t.dtype.base_dtype.is_complex):
                 _log.warning(
-                    "The dtype of the watched tensor must be floating (e.g. tf.float32), "
-                    "got %r",
+                    "The dtype of the watched tensor must be floating (e.g. tf.float32), got %r",
                     t.dtype,
                 )
             self._watched.append((self._op_count(), t))
@@ -231,7 +233,10 @@ class GradientTape:
         for g, s in zip(result, flat_sources):
             if g is None and unconnected is UnconnectedGradients.ZERO:
                 ref = s.value() if isinstance(s, Variable) else _as_tensor(s)
-                g = array_ops.zeros(ref.shape if ref.shape.is_fully_defined() else array_ops.shape(ref), dtype=ref.dtype.base_dtype)
+                g = array_ops.zeros(
+                    ref.shape if ref.shape.is_fully_defined() else array_ops.shape(ref),
+                    dtype=ref.dtype.base_dtype,
+                )
             out.append(g)
         return nest.pack_sequence_as(sources, out)
 
@@ -313,23 +318,23 @@ class GradientTape:
                     row_target = flat_target[k]
                 rows.append(
                     nest.flatten(
-                        self.gradient(row_target, sources, unconnected_gradients=unconnected_gradients)
+                        self.gradient(
+                            row_target, sources, unconnected_gradients=unconnected_gradients
+                        )
                     )
                 )
         finally:
             self._persistent = persistent
             if not persistent:
                 self._used = True
-        out = []
+        out: list[Any] = []
         for j, s in enumerate(flat_sources):
             ref = s.value() if isinstance(s, Variable) else _as_tensor(s)
             column = [r[j] for r in rows]
             if all(g is None for g in column):
                 out.append(None)
                 continue
-            column = [
-                _dense(g) if g is not None else array_ops.zeros_like(ref) for g in column
-            ]
+            column = [_dense(g) if g is not None else array_ops.zeros_like(ref) for g in column]
             stacked = array_ops.stack(column)
             new_shape = array_ops.concat([array_ops.shape(target), array_ops.shape(ref)], 0)
             out.append(array_ops.reshape(stacked, new_shape))
@@ -357,8 +362,8 @@ class GradientTape:
             sb = sb if isinstance(sb, int) else sb.value
             if sb is not None and sb != batch:
                 raise ValueError(
-                    "Need first dimension of target shape (%s) and source shape (%s) to match."
-                    % (target.shape, source_t.shape)
+                    f"Need first dimension of target shape ({target.shape}) and source shape "
+                    f"({source_t.shape}) to match."
                 )
         per_example = target.shape[1:].num_elements()
         if per_example is None:
@@ -375,7 +380,9 @@ class GradientTape:
             for k in range(per_example):
                 with self._recorded():
                     column_target = flat_target[:, k]
-                g = self.gradient(column_target, source, unconnected_gradients=unconnected_gradients)
+                g = self.gradient(
+                    column_target, source, unconnected_gradients=unconnected_gradients
+                )
                 columns.append(g)
         finally:
             self._persistent = persistent
@@ -386,9 +393,7 @@ class GradientTape:
         columns = [_dense(g) if g is not None else array_ops.zeros_like(source_t) for g in columns]
         # [batch, per_example, source_rest...], then split per_example back into target_rest.
         stacked = array_ops.stack(columns, axis=1)
-        new_shape = array_ops.concat(
-            [array_ops.shape(target), array_ops.shape(source_t)[1:]], 0
-        )
+        new_shape = array_ops.concat([array_ops.shape(target), array_ops.shape(source_t)[1:]], 0)
         return array_ops.reshape(stacked, new_shape)
 
     @contextlib.contextmanager

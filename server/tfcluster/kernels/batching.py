@@ -21,7 +21,7 @@ from tfcluster.kernels.resource_waits import ResourceName
 
 
 class _Call:
-    __slots__ = ("inputs", "rows", "results", "error", "done")
+    __slots__ = ("done", "error", "inputs", "results", "rows")
 
     def __init__(self, inputs: list[np.ndarray], rows: int) -> None:
         self.inputs = inputs
@@ -40,7 +40,9 @@ class Batcher:
         self._pending: list[_Call] = []
         self._first_at = 0.0
 
-    def call(self, ctx: Any, fn: _Function, inputs: list[np.ndarray], captures: list[Any]) -> list[Any]:
+    def call(
+        self, ctx: Any, fn: _Function, inputs: list[np.ndarray], captures: list[Any]
+    ) -> list[Any]:
         rows = int(inputs[0].shape[0]) if inputs and inputs[0].ndim else 0
         for x in inputs:
             if x.ndim == 0 or int(x.shape[0]) != rows:

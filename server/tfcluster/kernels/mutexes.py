@@ -2,15 +2,14 @@
 
 A MutexV2 resource is a lock owned by at most one holder. MutexLock waits for it (bounded by
 the step's deadline, ended by cancellation) and returns a `MutexLockValue`; ConsumeMutexLock
-gives it back. As TF releases a lock when the step that took it ends, a lock whose step is
-over (its rendezvous gone or the step cancelled) without consuming it is taken back by the
+gives it back. As TF releases a lock when the step that took it ends, a lock whose step
+failed or was cancelled (its cancellation flag set) before consuming it is taken back by the
 next waiter, so a failed step never leaves the mutex held.
 """
 
 from __future__ import annotations
 
 import threading
-import weakref
 from typing import Any
 
 import numpy as np
@@ -49,15 +48,11 @@ class MutexLockValue:
 
     def __init__(self, mutex: MutexResource, ctx: Any) -> None:
         self.mutex = mutex
-        self._cancelled = ctx.cancelled
-        try:
-            self._step: Any = weakref.ref(ctx.rendezvous)
-        except TypeError:  # a rendezvous that cannot be weakly referenced: held till consumed
-            self._step = lambda: ctx.rendezvous
+        self._cancelled = ctx.cancelled  # set when the step fails or is cancelled
         self.consumed = False
 
     def step_over(self) -> bool:
-        return self._step() is None or self._cancelled.is_set()
+        return bool(self._cancelled.is_set())
 
 
 def _unbox(value: Any) -> Any:

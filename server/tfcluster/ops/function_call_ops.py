@@ -154,4 +154,11 @@ def call(
     )
 
 
-__all__ = ["CALL_OPS", "BuiltFunction", "build_function", "call", "captured_inputs", "exported_tensors"]
+__all__ = [
+    "CALL_OPS",
+    "BuiltFunction",
+    "build_function",
+    "call",
+    "captured_inputs",
+    "exported_tensors",
+]

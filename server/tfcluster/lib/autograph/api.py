@@ -12,7 +12,7 @@ from typing import Any
 from tfcluster.lib.autograph import conversion
 
 _log = logging.getLogger("tensorflow")
-_verbosity = {"level": int(0), "stdout": False}
+_verbosity = {"level": 0, "stdout": False}
 
 
 class Feature(enum.Enum):

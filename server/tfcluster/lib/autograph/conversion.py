@@ -162,7 +162,9 @@ def _ag(attr: str) -> ast.Attribute:
 
 
 def _tuple(names: list[str], store: bool = False) -> ast.Tuple:
-    return ast.Tuple(elts=[_name(n, store) for n in names], ctx=ast.Store() if store else ast.Load())
+    return ast.Tuple(
+        elts=[_name(n, store) for n in names], ctx=ast.Store() if store else ast.Load()
+    )
 
 
 def _str_tuple(names: list[str]) -> ast.Tuple:
@@ -261,8 +263,8 @@ class _Converter(ast.NodeTransformer):
         body, orelse = list(node.body), list(node.orelse)
         retval = f"ag__retval_{k}"
         if returns:
-            body = body[:-1] + [_assign(retval, body[-1].value)]  # type: ignore[attr-defined]
-            orelse = orelse[:-1] + [_assign(retval, orelse[-1].value)]  # type: ignore[attr-defined]
+            body = [*body[:-1], _assign(retval, body[-1].value)]  # type: ignore[attr-defined]
+            orelse = [*orelse[:-1], _assign(retval, orelse[-1].value)]  # type: ignore[attr-defined]
         for block in (body, orelse):
             if _contains(block, (ast.Return,), stop_at_loops=False):
                 raise AutographNotSupportedError(
@@ -279,7 +281,13 @@ class _Converter(ast.NodeTransformer):
         ]
         call = ast.Call(
             func=_ag("if_stmt"),
-            args=[test, _name(true_name), _name(false_name), _current_values(names), _str_tuple(names)],
+            args=[
+                test,
+                _name(true_name),
+                _name(false_name),
+                _current_values(names),
+                _str_tuple(names),
+            ],
             keywords=[],
         )
         if names:
@@ -346,7 +354,9 @@ class _Converter(ast.NodeTransformer):
         names = _assigned([target_assign, *body])
         body_name = f"ag__loop_body_{k}"
         stmts: list[ast.stmt] = [
-            _def(body_name, [item, *names], [target_assign, *body, ast.Return(value=_tuple(names))]),
+            _def(
+                body_name, [item, *names], [target_assign, *body, ast.Return(value=_tuple(names))]
+            ),
         ]
         call = ast.Call(
             func=_ag("for_stmt"),
@@ -408,7 +418,7 @@ def _loop_options(body: list[ast.stmt]) -> tuple[ast.expr, list[ast.stmt]]:
         call = body[0].value  # type: ignore[attr-defined]
         if call.args:
             raise AutographNotSupportedError("set_loop_options takes keyword arguments only")
-        keys = [ast.Constant(kw.arg) for kw in call.keywords]
+        keys: list[ast.expr | None] = [ast.Constant(kw.arg) for kw in call.keywords]
         values = [kw.value for kw in call.keywords]
         return ast.Dict(keys=keys, values=values), body[1:]
     return ast.Dict(keys=[], values=[]), body

@@ -131,7 +131,7 @@ def _tf_while(
     init = [_loop_value(values[i]) for i in carried]
     if not init:
         raise ValueError("a tf.while_loop made from a Python while needs a loop variable")
-    kwargs = {}
+    kwargs: dict[str, Any] = {}
     for key in ("parallel_iterations", "swap_memory", "maximum_iterations"):
         if key in opts:
             kwargs[key] = opts[key]

@@ -139,5 +139,4 @@ def _accessed_resources(created: list[Operation]) -> frozenset[Tensor]:
     return frozenset(found)
 
 
-
 __all__ = ["CRITICAL_SECTIONS", "CRITICAL_SECTION_EXECUTIONS", "CriticalSection"]

@@ -9,7 +9,6 @@ from typing import Any
 
 from tfcluster.framework.graph import Tensor, get_default_graph, name_scope
 from tfcluster.framework.type_spec import TensorSpec
-from tfcluster.lib import nest
 from tfcluster.lib.function.def_function import Function
 from tfcluster.ops import control_flow_ops, function_call_ops
 

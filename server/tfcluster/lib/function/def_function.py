@@ -22,7 +22,6 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes
 from tfcluster.framework.func_graph import FuncGraph
 from tfcluster.framework.graph import (
     Graph,
@@ -32,7 +31,7 @@ from tfcluster.framework.graph import (
     get_default_graph,
     init_scope,
 )
-from tfcluster.framework.tensor_shape import TensorShape, as_shape
+from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.framework.type_spec import TensorSpec
 from tfcluster.lib import nest
 from tfcluster.ops import function_call_ops
@@ -261,7 +260,7 @@ class Function:
                 raise ValueError(
                     f"Structure of Python function inputs does not match input_signature: {e}"
                 ) from None
-            leaves = []
+            leaves: list[Any] = []
             for spec, value in zip(
                 nest.flatten(list(self._input_signature)), nest.flatten(list(args))
             ):
@@ -312,8 +311,7 @@ class Function:
         def lift_variable(next_creator: Callable[..., Any], **kw: Any) -> Any:
             if not first:
                 raise ValueError(
-                    "tf.function-decorated function tried to create variables on non-first "
-                    "call."
+                    "tf.function-decorated function tried to create variables on non-first call."
                 )
             initial = kw.get("initial_value")
             if isinstance(initial, Tensor) and initial.graph is fg:
@@ -337,14 +335,18 @@ class Function:
                 else:
                     args_leaves.append(fg.add_arg(spec.dtype, spec.shape, name))
             packed = nest.pack_sequence_as(structure, args_leaves)
-            if isinstance(structure, list) and len(structure) == 2 and isinstance(structure[1], dict):
+            if (
+                isinstance(structure, list)
+                and len(structure) == 2
+                and isinstance(structure[1], dict)
+            ):
                 pos, kw = packed
             else:
                 pos, kw = packed, {}
             result = python_fn(*pos, **kw)
             flat_out: list[Tensor] = []
             out_leaves = [] if result is None else nest.flatten(result)
-            fixed_leaves = []
+            fixed_leaves: list[Any] = []
             for leaf in out_leaves:
                 if isinstance(leaf, Variable):
                     leaf = leaf.value()
@@ -380,7 +382,9 @@ class Function:
             parts = [(params[i] if i < len(params) else f"args_{i}", a) for i, a in enumerate(pos)]
             parts += sorted(kw.items())
         else:
-            parts = [(params[i] if i < len(params) else f"args_{i}", a) for i, a in enumerate(structure)]
+            parts = [
+                (params[i] if i < len(params) else f"args_{i}", a) for i, a in enumerate(structure)
+            ]
         for pname, value in parts:
             n = len(nest.flatten(value))
             names += [pname] if n == 1 else [f"{pname}_{k}" for k in range(n)]

@@ -22,7 +22,7 @@ def _dims(t: Tensor) -> list[int]:
     shape = t.shape
     if not shape.is_fully_defined():
         raise _Unknown(t.name)
-    return [int(d) for d in shape.as_list()]
+    return [int(d or 0) for d in shape.as_list()]
 
 
 def _count(t: Tensor) -> int:

@@ -18,7 +18,7 @@ from tfcluster.lib.profiler.option_builder import ProfileOptionBuilder
 from tfcluster.protos import tfprof_log_pb2, tfprof_output_pb2
 
 _VIEWS = ("scope", "graph", "op", "code")
-ALL_ADVICE = {
+ALL_ADVICE: dict[str, dict[str, Any]] = {
     "ExpensiveOperationChecker": {},
     "AcceleratorUtilizationChecker": {},
     "JobChecker": {},

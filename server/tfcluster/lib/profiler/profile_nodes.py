@@ -86,9 +86,10 @@ def collect(
         nodes[op.name] = node
     if op_log is not None:
         for entry in op_log.log_entries:
-            node = nodes.get(entry.name)
-            if node is None:
+            logged = nodes.get(entry.name)
+            if logged is None:
                 continue
+            node = logged
             if entry.float_ops:
                 node.float_ops = int(entry.float_ops)
             for t in entry.types:

@@ -8,7 +8,7 @@ from typing import Any
 from tfcluster.lib.profiler.profile_nodes import ROOT_NAME
 from tfcluster.lib.profiler.views import TreeNode
 
-_OPTION_ORDER = (
+_OPTION_ORDER: tuple[tuple[str, Any], ...] = (
     ("max_depth", 100),
     ("min_bytes", 0),
     ("min_peak_bytes", 0),
@@ -136,7 +136,9 @@ def format_node(node: TreeNode, options: dict[str, Any]) -> str:
     s, t = node.stats, node.totals
     info: list[str] = []
     if "bytes" in select:
-        info.append(f"{_own(node, format_memory(s.requested_bytes))}/{format_memory(t['requested_bytes'])}")
+        info.append(
+            f"{_own(node, format_memory(s.requested_bytes))}/{format_memory(t['requested_bytes'])}"
+        )
     if "micros" in select:
         for own, total in (
             (s.exec_micros, t["exec_micros"]),
@@ -147,9 +149,13 @@ def format_node(node: TreeNode, options: dict[str, Any]) -> str:
     if "params" in select:
         if s.shape:
             info.append("x".join(str(d) for d in s.shape))
-        info.append(f"{_own(node, format_number(s.parameters))}/{format_number(t['parameters'])} params")
+        info.append(
+            f"{_own(node, format_number(s.parameters))}/{format_number(t['parameters'])} params"
+        )
     if "float_ops" in select:
-        info.append(f"{_own(node, format_number(s.float_ops))}/{format_number(t['float_ops'])} flops")
+        info.append(
+            f"{_own(node, format_number(s.float_ops))}/{format_number(t['float_ops'])} flops"
+        )
     if "device" in select:
         info.append("|".join(s.devices))
     if "op_types" in select:
@@ -169,7 +175,9 @@ def tree_lines(node: TreeNode, options: dict[str, Any], indent: int = 0) -> list
 
 
 def op_lines(
-    rows: list[tuple[str, dict[str, int], dict[str, int]]], grand: dict[str, int], options: dict[str, Any]
+    rows: list[tuple[str, dict[str, int], dict[str, int]]],
+    grand: dict[str, int],
+    options: dict[str, Any],
 ) -> list[str]:
     """One line per op type: its value and (accumulated %, own %) of the whole, as tfprof's op
     view prints them (each column right-aligned in 30 characters, names in 25)."""
