@@ -577,3 +577,31 @@ def critical_section_execute(tf):
             "shared_clash": shared_clash["error"] if shared_clash else None,
             "nested": nested,
         }
+
+
+@case
+def profiler_layers_model_by_op(tf):
+    """A tf.layers model counted as TF1 programs usually do (cmd='op'), whole stdout compared."""
+    with tf.Graph().as_default() as g:
+        x = tf.placeholder(tf.float32, [4, 32, 32, 3])
+        h = tf.layers.conv2d(x, 16, 3, padding="same", activation=tf.nn.relu)
+        h = tf.layers.max_pooling2d(h, 2, 2)
+        h = tf.layers.conv2d(h, 32, 3, activation=tf.nn.relu)
+        h = tf.layers.batch_normalization(h, training=True)
+        h = tf.layers.dense(tf.layers.flatten(h), 64, activation=tf.nn.relu)
+        tf.layers.dense(h, 10)
+        b = tf.profiler.ProfileOptionBuilder
+        texts = []
+        meta = tf.RunMetadata()
+        with _captured_stdout(texts):
+            params = tf.profiler.profile(
+                g, run_meta=meta, cmd="op", options=b.trainable_variables_parameter()
+            )
+        with _captured_stdout(texts):
+            flops = tf.profiler.profile(g, run_meta=meta, cmd="op", options=b.float_operation())
+        return {
+            "total_parameters": int(params.total_parameters),
+            "total_float_ops": int(flops.total_float_ops),
+            "params_stdout": texts[0],
+            "flops_stdout": texts[1],
+        }

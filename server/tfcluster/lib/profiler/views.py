@@ -271,17 +271,15 @@ def op_view(
     list[tuple[str, dict[str, int], dict[str, int]]],
     dict[str, int],
 ]:
-    """Ops grouped by type (an op with several types, e.g. a trainable variable, counts in
-    each); the groups come as a chain (each the child of the one before), as TF's."""
+    """Ops grouped by their op type, counting the ops accounted (any of their types, the
+    ones an op log or trainable variables add included, matches account_type_regexes); the
+    groups come as a chain (each the child of the one before), as TF's."""
     groups: dict[str, list[NodeStats]] = {}
     for s in stats.values():
-        for t in s.op_types:
-            groups.setdefault(t, []).append(s)
+        if _accounted(s, options):
+            groups.setdefault(s.op_types[0], []).append(s)
     rows: list[tuple[str, dict[str, int], list[NodeStats]]] = []
-    accounted_types = list(options.get("account_type_regexes", [".*"]))
     for t, members in groups.items():
-        if accounted_types != [".*"] and not _full_match(accounted_types, t):
-            continue
         totals = dict.fromkeys(_TOTALS, 0)
         for m in members:
             for k in _TOTALS:
