@@ -15,13 +15,7 @@ from tf_reference.codec import decode, encode
 from tf_reference.tape_function_cases import CASES
 
 # What tfcluster knowingly does differently, per case: keys not compared.
-NOT_COMPARED: dict[str, dict[str, str]] = {
-    "profiler_training_graph_flops": {
-        "counts": "tfcluster's Sum/Mean gradients multiply by ones (a Mul, 8 FLOPs here) where "
-        "TF's tile (no FLOPs); the forward ops' FLOPs are compared",
-        "total_float_ops": "the same 8 FLOPs of that Mul",
-    },
-}
+NOT_COMPARED: dict[str, dict[str, str]] = {}
 
 
 def _same(got: Any, want: Any, path: str) -> None:
