@@ -244,8 +244,9 @@ class Function:
     def _canonical_inputs(
         self, args: Sequence[Any], kwargs: dict[str, Any]
     ) -> tuple[Any, list[Any]]:
-        """The arguments as one structure (positional, by parameter order) and its leaves;
-        with an input_signature, tensors converted and checked against it."""
+        """The arguments as [positional, keywords] (defaults applied) and its leaves; with an
+        input_signature, [the arguments by the signature's order, {}], tensors converted and
+        checked against it."""
         if self._input_signature is not None:
             if kwargs:
                 args = tuple(args) + tuple(self._kwargs_in_order(len(args), kwargs))
@@ -274,7 +275,7 @@ class Function:
                         f"({t}).\n  input_signature: ({spec})"
                     )
                 leaves.append(t)
-            return list(self._input_signature), leaves
+            return [list(self._input_signature), {}], leaves
         try:
             bound = inspect.signature(self._python_function).bind(*args, **kwargs)
         except (TypeError, ValueError) as e:
@@ -334,15 +335,7 @@ class Function:
                     args_leaves.append(leaf)
                 else:
                     args_leaves.append(fg.add_arg(spec.dtype, spec.shape, name))
-            packed = nest.pack_sequence_as(structure, args_leaves)
-            if (
-                isinstance(structure, list)
-                and len(structure) == 2
-                and isinstance(structure[1], dict)
-            ):
-                pos, kw = packed
-            else:
-                pos, kw = packed, {}
+            pos, kw = nest.pack_sequence_as(structure, args_leaves)
             result = python_fn(*pos, **kw)
             flat_out: list[Tensor] = []
             out_leaves = [] if result is None else nest.flatten(result)
@@ -377,14 +370,9 @@ class Function:
         except (TypeError, ValueError):
             params = []
         names: list[str] = []
-        if isinstance(structure, list) and len(structure) == 2 and isinstance(structure[1], dict):
-            pos, kw = structure
-            parts = [(params[i] if i < len(params) else f"args_{i}", a) for i, a in enumerate(pos)]
-            parts += sorted(kw.items())
-        else:
-            parts = [
-                (params[i] if i < len(params) else f"args_{i}", a) for i, a in enumerate(structure)
-            ]
+        pos, kw = structure
+        parts = [(params[i] if i < len(params) else f"args_{i}", a) for i, a in enumerate(pos)]
+        parts += sorted(kw.items())
         for pname, value in parts:
             n = len(nest.flatten(value))
             names += [pname] if n == 1 else [f"{pname}_{k}" for k in range(n)]
