@@ -50,7 +50,9 @@ def tape_gradients_of_matmul(tf):
             t.watch(x)
             y = tf.matmul(x, w)
             z = tf.reduce_sum(y * y)
+        before = len(tf.get_default_graph().get_operations())
         g = t.gradient(z, [x, w])
+        grad_ops = [[op.name, op.type] for op in tf.get_default_graph().get_operations()[before:]]
         j = t.jacobian(y, x)
         none = t.gradient(z, tf.constant(1.0))
         zero = t.gradient(z, tf.constant(1.0), unconnected_gradients=tf.UnconnectedGradients.ZERO)
@@ -59,6 +61,7 @@ def tape_gradients_of_matmul(tf):
             gv, jv, zv = s.run([g, j, zero])
         return {
             "grad_names": [_name(a) for a in g],
+            "grad_ops": grad_ops,
             "grads": gv,
             "jacobian_shape": j.shape.as_list(),
             "jacobian": jv,
