@@ -98,3 +98,18 @@ def test_bad_signatures_are_refused() -> None:
             f(tf.constant([1.0, 2.0, 3.0]))
         with pytest.raises(TypeError):
             f(tf.constant([1.0, 2.0]), tf.constant(1.0))
+
+
+def test_relaxed_shapes_trace_once_more_with_unknown_dimensions() -> None:
+    shapes = []
+
+    @tf.function(experimental_relax_shapes=True)
+    def total(x):
+        shapes.append(x.shape.as_list())
+        return tf.reduce_sum(x)
+
+    with tf.Graph().as_default():
+        outs = [total(tf.ones([n, 3])) for n in (2, 4, 5, 7)]
+        with tf.Session() as s:
+            assert s.run(outs) == [6.0, 12.0, 15.0, 21.0]
+    assert shapes == [[2, 3], [4, 3], [None, 3]]  # as TF 1.15 traces them

@@ -159,6 +159,9 @@ class Function:
         self._autograph = autograph
         self._autograph_options = experimental_autograph_options
         self._cache: dict[Any, ConcreteFunction] = {}
+        self._relax_shapes = experimental_relax_shapes
+        # With experimental_relax_shapes: per signature without shapes, the shapes traced last.
+        self._relaxed: dict[Any, list[list[TensorShape]]] = {}
         self._traced_once = False
         self._descriptor_cache: weakref.WeakKeyDictionary[Any, Function] = (
             weakref.WeakKeyDictionary()
@@ -228,6 +231,8 @@ class Function:
             else:
                 key_parts.append(("python", _python_key(leaf)))
                 specs.append(None)
+        if self._relax_shapes and signature is None:
+            specs, key_parts = self._relax(structure, specs, key_parts)
         key = (repr(_outline(structure)), tuple(key_parts))
         concrete = self._cache.get(key)
         if concrete is None:
@@ -240,6 +245,50 @@ class Function:
                 concrete.graph.variables = made
             self._cache[key] = concrete
         return concrete, tensors
+
+    def _relax(
+        self, structure: Any, specs: list[TensorSpec | None], key_parts: list[Any]
+    ) -> tuple[list[TensorSpec | None], list[Any]]:
+        """TF's experimental_relax_shapes: a call whose tensor shapes differ from the last
+        trace's (same ranks) is traced once with the dimensions that differ unknown, and calls
+        that fit those shapes reuse that trace."""
+        shapeless = (
+            repr(_outline(structure)),
+            key_parts[0],
+            tuple(
+                (p[0], p[1], None if p[2] is None else len(p[2])) if p[0] == "tensor" else p
+                for p in key_parts[1:]
+            ),
+        )
+        tensor_specs = [s for s in specs if s is not None]
+        exact = [s.shape for s in tensor_specs]
+        history = self._relaxed.setdefault(shapeless, [])
+        relaxed: list[TensorShape] | None = None
+        if any(_same_shapes(h, exact) for h in history):
+            return specs, key_parts
+        for h in history:
+            if _fits(exact, h):  # a relaxed trace takes this call
+                relaxed = h
+                break
+        if relaxed is None:
+            if len(history) < 2:
+                # As TF 1.15 (whose first trace is its initialization trace): the first two
+                # shapes are traced as they are; relaxing starts with the third.
+                history.append(exact)
+                return specs, key_parts
+            relaxed = exact
+            for h in history:
+                relaxed = [_common_shape(a, b) for a, b in zip(h, relaxed)]
+            history.append(relaxed)
+        it = iter(relaxed)
+        new_specs: list[TensorSpec | None] = [
+            None if s is None else TensorSpec(next(it), s.dtype) for s in specs
+        ]
+        it = iter(relaxed)
+        new_parts = [key_parts[0]] + [
+            ("tensor", p[1], _shape_key(next(it))) if p[0] == "tensor" else p for p in key_parts[1:]
+        ]
+        return new_specs, new_parts
 
     def _canonical_inputs(
         self, args: Sequence[Any], kwargs: dict[str, Any]
@@ -392,6 +441,21 @@ def _as_input_leaf(x: Any) -> Any:
     if isinstance(x, Variable):
         return x  # read (or assigned) through a capture: keyed by identity
     return x
+
+
+def _fits(shapes: list[TensorShape], traced: list[TensorShape]) -> bool:
+    return all(t.is_compatible_with(s) for s, t in zip(shapes, traced))
+
+
+def _same_shapes(a: list[TensorShape], b: list[TensorShape]) -> bool:
+    return [_shape_key(x) for x in a] == [_shape_key(x) for x in b]
+
+
+def _common_shape(a: TensorShape, b: TensorShape) -> TensorShape:
+    """The most specific shape both fit (dimensions that differ unknown)."""
+    if a.ndims is None or b.ndims is None or a.ndims != b.ndims:
+        return TensorShape(None)
+    return TensorShape([x if x == y else None for x, y in zip(a.as_list(), b.as_list())])
 
 
 def _shape_key(shape: TensorShape) -> Any:
