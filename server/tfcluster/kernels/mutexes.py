@@ -2,14 +2,17 @@
 
 A MutexV2 resource is a lock owned by at most one holder. MutexLock waits for it (bounded by
 the step's deadline, ended by cancellation) and returns a `MutexLockValue`; ConsumeMutexLock
-gives it back. As TF releases a lock when the step that took it ends, a lock whose step
-failed or was cancelled (its cancellation flag set) before consuming it is taken back by the
-next waiter, so a failed step never leaves the mutex held.
+gives it back. As TF releases a lock when the step that took it ends (the lock tensor is
+freed), the mutex keeps only a weak reference to its holder: a lock whose step failed (the
+step cancelled, or its values freed without the lock consumed) is taken back by the next
+waiter, so a failed step never leaves the mutex held.
 """
 
 from __future__ import annotations
 
+import gc
 import threading
+import weakref
 from typing import Any
 
 import numpy as np
@@ -19,26 +22,39 @@ from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.kernels.resource_waits import ResourceName
 
 _POLL_SECONDS = 0.05
+_COLLECT_AFTER_SECONDS = 1.0
 
 
 class MutexResource:
     def __init__(self, name: str) -> None:
         self.name = name
         self._cond = threading.Condition()
-        self._holder: MutexLockValue | None = None
+        self._holder: weakref.ref[MutexLockValue] | None = None
+
+    def _held(self) -> bool:
+        holder = None if self._holder is None else self._holder()
+        return holder is not None and not holder.consumed and not holder.step_over()
 
     def acquire(self, ctx: Any) -> MutexLockValue:
         lock = MutexLockValue(self, ctx)
+        waited = 0.0
         with self._cond:
-            while self._holder is not None and not self._holder.step_over():
+            while self._held():
                 left = ctx.time_left()  # raises once cancelled or past the deadline
-                self._cond.wait(_POLL_SECONDS if left is None else min(left, _POLL_SECONDS))
-            self._holder = lock
+                wait = _POLL_SECONDS if left is None else min(left, _POLL_SECONDS)
+                self._cond.wait(wait)
+                waited += wait
+                if waited >= _COLLECT_AFTER_SECONDS:
+                    # A failed step's values may be held in a reference cycle (its
+                    # traceback): collecting frees its lock.
+                    waited = 0.0
+                    gc.collect()
+            self._holder = weakref.ref(lock)
         return lock
 
     def release(self, lock: MutexLockValue) -> None:
         with self._cond:
-            if self._holder is lock:
+            if self._holder is not None and self._holder() is lock:
                 self._holder = None
                 self._cond.notify_all()
 
@@ -48,7 +64,7 @@ class MutexLockValue:
 
     def __init__(self, mutex: MutexResource, ctx: Any) -> None:
         self.mutex = mutex
-        self._cancelled = ctx.cancelled  # set when the step fails or is cancelled
+        self._cancelled = ctx.cancelled  # set when the step is cancelled
         self.consumed = False
 
     def step_over(self) -> bool:

@@ -266,7 +266,6 @@ class Executor:
                     vals[slot] = outs[idx]
         except Exception as e:
             assert step is not None
-            ctx.cancelled.set()  # as the dataflow path: what the step holds is let go
             raise with_node(e, step.name) from e
 
     def _run_dataflow(self, ctx: StepContext, vals: list[Any], stats: Any, width: int = 1) -> None:
