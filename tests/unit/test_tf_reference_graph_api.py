@@ -40,12 +40,7 @@ def test_graph_api_matches_tensorflow(case: str) -> None:
 
 @pytest.mark.parametrize(
     "name",
-    [
-        "function",
-        "wrap_function",
-        "nondifferentiable_batch_function",
-        "CriticalSection",
-    ],
+    ["enable_eager_execution", "enable_v2_behavior"],
 )
 def test_names_left_out_say_why(name: str) -> None:
     with pytest.raises(

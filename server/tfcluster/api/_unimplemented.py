@@ -90,13 +90,14 @@ def raise_unimplemented(path: str) -> NoReturn:
 
 
 _EAGER = (
-    "eager execution and AutoGraph are outside tfcluster's scope (it runs TF1 graphs); "
-    "build the graph with ops directly"
+    "eager execution is outside tfcluster's scope: tfcluster runs TF1 graph mode (build a "
+    "graph and run it in a tf.Session; tf.function, tf.GradientTape and tf.autograph work "
+    "in graph mode)"
 )
 # Why some names stay unimplemented, and what to use instead.
 _REASONS = {
-    "tf.function": _EAGER,
-    "tf.wrap_function": _EAGER,
+    "tf.enable_eager_execution": _EAGER,
+    "tf.enable_v2_behavior": _EAGER,
     "tf.vectorized_map": (
         "pfor vectorization is not implemented; tf.map_fn computes the same values"
     ),

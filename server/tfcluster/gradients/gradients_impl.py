@@ -96,10 +96,14 @@ def gradients_of_graph(
     src_graph: Any = None,
     aggregation_method: Any = None,
     own_scope: bool = True,
+    allowed_ops: set[Operation] | None = None,
+    op_scopes: bool = True,
 ) -> list[Any]:
     """tf.gradients, where ys and xs may live in `src_graph` (a forward loop body) while the
     gradient ops go to the default graph (the gradient loop's body, which reads the forward
-    values it needs through its captures)."""
+    values it needs through its captures). `allowed_ops` limits the backward pass to those
+    ops (a GradientTape's recorded ones); without `op_scopes` no "<op>_grad" scopes are made
+    (TF's tape builds each gradient in the caller's scope)."""
     unconnected = unconnected_gradients_value(unconnected_gradients)
     ys_t = [_to_tensor(y, as_ref=False) for y in _as_list(ys)]
     xs_t = [_to_tensor(x, as_ref=True) for x in _as_list(xs)]
@@ -125,6 +129,8 @@ def gradients_of_graph(
         while stack:
             op = stack.pop()
             if op in between or op not in from_xs:
+                continue
+            if allowed_ops is not None and op not in allowed_ops:
                 continue
             between.add(op)
             stack.extend(t.op for t in op.inputs)
@@ -181,9 +187,9 @@ def gradients_of_graph(
                         g if g is not None or not _has_zeros(t) else array_ops.zeros_like(t)
                         for g, t in zip(out_grads, op.outputs)
                     ]
-                    grad_scope = op.name + "_grad"
+                    grad_scope = name_scope(op.name + "_grad") if op_scopes else _null()
                     ctx = colocate_with(op) if colocate_gradients_with_ops else _null()
-                    with name_scope(grad_scope), ctx:
+                    with grad_scope, ctx:
                         if op.type not in _TAKES_INDEXED_SLICES:
                             out_grads = [_dense(g) for g in out_grads]
                         in_grads = _as_list(grad_fn(op, *out_grads))

@@ -10,7 +10,7 @@ import numpy as np
 from tfcluster.framework import dtypes, tensor_util
 from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
-from tfcluster.ops import array_ops, math_ops
+from tfcluster.ops import array_ops, constant_op, math_ops
 
 
 # ---- broadcasting -------------------------------------------------------------------------
@@ -77,6 +77,14 @@ def _sub_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("Mul")
 def _mul_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
+    if (
+        isinstance(grad, Tensor)
+        and grad.dtype.base_dtype in (dtypes.float32, dtypes.int32)
+        and x.shape.is_fully_defined()
+        and x.shape == y.shape == grad.shape
+    ):
+        # TF's shortcut for equal, known shapes: no broadcast to undo.
+        return math_ops.multiply(grad, y), math_ops.multiply(grad, x)
     # Complex inputs take the conjugate, as TF's (conj of a real tensor is the tensor itself).
     cx, cy = math_ops.conj(x), math_ops.conj(y)
     return (
@@ -439,8 +447,18 @@ def _grad_kept(op: Operation, grad: Tensor) -> Tensor:
 
 @RegisterGradient("Sum")
 def _sum_grad(op: Operation, grad: Tensor) -> Any:
+    """The gradient tiled over the reduced axes, as TF's (a Tile: no multiply, which also
+    keeps tf.profiler's FLOP count of a training graph equal to TF's)."""
     x = op.inputs[0]
-    return [math_ops.multiply(_grad_kept(op, grad), array_ops.ones_like(x)), None]
+    kept = _grad_kept(op, grad)
+    shape = _reduced_shape(op)
+    if isinstance(shape, list):
+        multiples: Any = constant_op.constant(
+            [d // max(k, 1) for d, k in zip(x.shape.as_list(), shape)], dtype=dtypes.int32
+        )
+    else:
+        multiples = math_ops.floordiv(array_ops.shape(x), math_ops.maximum(shape, 1))
+    return [array_ops.tile(kept, multiples), None]
 
 
 @RegisterGradient("Mean")

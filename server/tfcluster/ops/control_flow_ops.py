@@ -80,7 +80,7 @@ def tuple_(
     tensors: Sequence[Any], name: str | None = None, control_inputs: Any = None
 ) -> list[Any]:
     """Tensors that are only available after all of `tensors` (and control_inputs) are computed."""
-    with name_scope(name, "tuple", tensors) as scope:
+    with name_scope(name, "tuple", tensors):
         gating = group(*[t for t in tensors if t is not None], *(control_inputs or []))
         out: list[Any] = []
         for t in tensors:
@@ -88,7 +88,8 @@ def tuple_(
                 out.append(None)
                 continue
             with control_dependencies([gating]):
-                out.append(_gated(t, scope.rstrip("/") + "/control_dependency"))
+                # "<scope>/control_dependency", _1, ... as TF's with_dependencies names them.
+                out.append(_gated(t, "control_dependency"))
         return out
 
 
