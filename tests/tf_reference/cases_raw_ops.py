@@ -1,0 +1,194 @@
+"""Cases of tf.raw_ops, run on TensorFlow 1.15 by record_raw_ops.py and on tfcluster by
+tests/unit/test_raw_ops_cases.py: a sample of raw ops per family (values, tensor names of the
+op and of the constants it makes from Python values, output structures), gradients through
+raw ops (tf.gradients uses the op's registered gradient), and the error classes of misuse."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:
+    from casebook import Book, values
+except ImportError:  # imported as tf_reference.cases_raw_ops by the tests
+    from tf_reference.casebook import Book, values
+
+BOOK = Book()
+add = BOOK.add
+
+M23 = values((2, 3), seed=1).astype(np.float32)
+M34 = values((3, 4), seed=2).astype(np.float32)
+IMG = values((1, 5, 5, 2), seed=3).astype(np.float32)
+FILT = values((3, 3, 2, 3), seed=4).astype(np.float32)
+SQ = (values((3, 3), seed=5) + 3 * np.eye(3)).astype(np.float64)
+V6 = values((6,), seed=6).astype(np.float32)
+IDS = np.array([0, 2, 1, 0, 2, 2], dtype=np.int32)
+
+
+# ---- math -------------------------------------------------------------------------------
+@add("matmul_attrs_and_gradient", {"a": M23, "b": M34}, grad=("y", ("a", "b")))
+def _matmul(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    y = tf.raw_ops.MatMul(a=t["a"], b=t["b"], transpose_a=False)
+    yt = tf.raw_ops.MatMul(a=t["b"], b=t["a"], transpose_a=True, transpose_b=True, name="mm_t")
+    return {"y": y, "yt": yt}
+
+
+@add("python_values_become_constants_in_the_op_scope", {})
+def _consts(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    y = tf.raw_ops.AddV2(x=[1.0, 2.0], y=3.0, name="plus")
+    n = tf.raw_ops.AddN(inputs=[[1, 2], [3, 4], [5, 6]])
+    return {"y": y, "y_x": y.op.inputs[0], "y_y": y.op.inputs[1], "n": n, "n_2": n.op.inputs[2]}
+
+
+@add("sum_axis_sets_reduction_indices", {"x": M34}, grad=("s", ("x",)))
+def _sum(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    s = tf.raw_ops.Sum(input=t["x"], axis=[1], keep_dims=True)
+    m = tf.raw_ops.Max(input=t["x"], axis=0)
+    p = tf.raw_ops.Prod(input=t["x"], axis=np.array([0, 1], dtype=np.int64))
+    return {"s": s, "m": m, "p": p}
+
+
+@add("unary_binary_and_scan", {"x": V6}, grad=("c", ("x",)))
+def _cwise(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {
+        "tanh": tf.raw_ops.Tanh(x=t["x"]),
+        "sqd": tf.raw_ops.SquaredDifference(x=t["x"], y=0.5),
+        "c": tf.raw_ops.Cumsum(x=t["x"], axis=0, exclusive=True, reverse=True),
+        "cast": tf.raw_ops.Cast(x=t["x"], DstT=tf.int32),
+        "less": tf.raw_ops.Less(x=t["x"], y=0.0),
+    }
+
+
+# ---- arrays ------------------------------------------------------------------------------
+@add("list_inputs_and_list_outputs", {"x": M34}, grad=("packed", ("x",)))
+def _lists(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    parts = tf.raw_ops.Split(axis=1, value=t["x"], num_split=2)
+    unpacked = tf.raw_ops.Unpack(value=t["x"], num=3, axis=0)
+    cat = tf.raw_ops.ConcatV2(values=[parts[1], parts[0]], axis=1)
+    packed = tf.raw_ops.Pack(values=unpacked, axis=1)
+    return {"parts": parts, "unpacked": unpacked, "cat": cat, "packed": packed}
+
+
+@add("gather_reshape_transpose_gradients", {"x": M34, "i": np.array([2, 0, 2], np.int32)},
+     grad=("g", ("x",)))
+def _gather(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    # Through Mul first: the gradient of x is then dense (GatherV2's own is IndexedSlices).
+    x2 = tf.raw_ops.Mul(x=t["x"], y=1.5)
+    g = tf.raw_ops.GatherV2(params=x2, indices=t["i"], axis=0)
+    r = tf.raw_ops.Reshape(tensor=g, shape=[4, 3])
+    tr = tf.raw_ops.Transpose(x=r, perm=[1, 0])
+    return {"g": tf.raw_ops.Mul(x=tr, y=2.0), "r": r, "tr": tr}
+
+
+@add("namedtuple_outputs", {"x": np.array([3, 1, 3, 2, 1], np.int64)})
+def _unique(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    u = tf.raw_ops.Unique(x=t["x"], out_idx=tf.int64)
+    top = tf.raw_ops.TopKV2(input=tf.raw_ops.Cast(x=t["x"], DstT=tf.float32), k=2)
+    return {"y": u.y, "idx": u.idx, "values": top.values, "indices": top.indices}
+
+
+# ---- nn ----------------------------------------------------------------------------------
+@add("conv_relu_pool_gradients", {"x": IMG, "f": FILT}, grad=("p", ("x", "f")), rtol=1e-4)
+def _conv(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    c = tf.raw_ops.Conv2D(input=t["x"], filter=t["f"], strides=[1, 1, 1, 1], padding="SAME")
+    r = tf.raw_ops.Relu(features=c)
+    p = tf.raw_ops.MaxPool(input=r, ksize=[1, 2, 2, 1], strides=[1, 2, 2, 1], padding="VALID")
+    return {"c": c, "p": p}
+
+
+@add("softmax_cross_entropy_gradient", {"x": M23, "y": np.eye(3)[[0, 2]].astype(np.float32)},
+     grad=("loss", ("x",)))
+def _xent(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    out = tf.raw_ops.SoftmaxCrossEntropyWithLogits(features=t["x"], labels=t["y"])
+    b = tf.raw_ops.BiasAdd(value=t["x"], bias=[0.1, 0.2, 0.3])
+    return {"loss": out.loss, "backprop": out.backprop, "sm": tf.raw_ops.Softmax(logits=b)}
+
+
+# ---- linalg, segments, images, strings, random, state --------------------------------------
+@add("matrix_inverse_gradient", {"m": SQ}, grad=("inv", ("m",)))
+def _inv(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"inv": tf.raw_ops.MatrixInverse(input=t["m"]), "chol": tf.raw_ops.Cholesky(input=t["m"] + tf.transpose(t["m"]))}
+
+
+@add("segment_sum_gradient", {"x": V6, "ids": IDS}, grad=("s", ("x",)))
+def _segments(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"s": tf.raw_ops.UnsortedSegmentSum(data=t["x"], segment_ids=t["ids"], num_segments=3)}
+
+
+@add("resize_bilinear", {"x": IMG}, grad=("y", ("x",)), rtol=1e-4)
+def _resize(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.raw_ops.ResizeBilinear(images=t["x"], size=[7, 3], align_corners=True)}
+
+
+@add("strings", {"s": np.array([b"ab", b"cde"], dtype=object)})
+def _strings(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    j = tf.raw_ops.StringJoin(inputs=[t["s"], "-x"], separator="+")
+    sub = tf.raw_ops.Substr(input=t["s"], pos=1, len=1)
+    h = tf.raw_ops.StringToHashBucketFast(input=t["s"], num_buckets=7)
+    return {"j": j, "sub": sub, "h": h}
+
+
+@add("random_op_output_type_attr", {})
+def _random(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    u = tf.raw_ops.RandomUniform(shape=[2, 3], dtype=tf.float64, seed=3, seed2=4)
+    return {"shape": tf.raw_ops.Shape(input=u), "dtype_ok": tf.raw_ops.Cast(x=u, DstT=tf.float32)}
+
+
+@add("ref_inputs_take_a_variable", {})
+def _assign(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    v = tf.Variable([1.0, 2.0], name="v")
+    a = tf.raw_ops.AssignAdd(ref=v, value=[10.0, 20.0])
+    return {"a": a}
+
+
+@add("no_outputs_returns_the_operation", {})
+def _noop(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    op = tf.raw_ops.NoOp(name="nothing")
+    with tf.control_dependencies([op]):
+        y = tf.identity(1.0)
+    return {"y": y}
+
+
+@add("sparse_to_dense", {})
+def _sparse(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    d = tf.raw_ops.SparseToDense(
+        sparse_indices=[[0, 1], [2, 0]], output_shape=[3, 2], sparse_values=[5, 7], default_value=-1
+    )
+    return {"d": d}
+
+
+# ---- misuse --------------------------------------------------------------------------------
+def _error_case(name: str, call: Any) -> None:
+    @add(name, {})
+    def _build(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+        return {"y": call(tf)}
+
+
+_error_case("positional_arguments", lambda tf: tf.raw_ops.MatMul([[1.0]], [[1.0]]))
+_error_case("unknown_keyword", lambda tf: tf.raw_ops.MatMul(a=[[1.0]], b=[[1.0]], c=1))
+_error_case("missing_input", lambda tf: tf.raw_ops.MatMul(a=[[1.0]]))
+_error_case("inferred_attr_given", lambda tf: tf.raw_ops.MatMul(a=[[1.0]], b=[[1.0]], T=tf.float32))
+_error_case("op_def_name_of_renamed_arg", lambda tf: tf.raw_ops.Split(split_dim=0, value=[1.0, 2.0], num_split=2))
+_error_case("bool_attr_not_bool", lambda tf: tf.raw_ops.MatMul(a=[[1.0]], b=[[1.0]], transpose_a=1))
+_error_case("int_attr_not_int", lambda tf: tf.raw_ops.Split(axis=0, value=[1.0, 2.0], num_split="2"))
+_error_case(
+    "list_attr_not_list",
+    lambda tf: tf.raw_ops.MaxPool(input=[[[[1.0]]]], ksize=1, strides=[1, 1, 1, 1], padding="SAME"),
+)
+_error_case("string_attr_not_allowed", lambda tf: tf.raw_ops.MaxPool(input=[[[[1.0]]]], ksize=[1, 1, 1, 1], strides=[1, 1, 1, 1], padding="FULL"))
+_error_case("dtype_not_allowed", lambda tf: tf.raw_ops.MatMul(a=[["a"]], b=[["b"]]))
+_error_case("input_types_differ", lambda tf: tf.raw_ops.AddV2(x=tf.constant(1.0), y=tf.constant(1)))
+_error_case("list_input_not_list", lambda tf: tf.raw_ops.AddN(inputs=tf.constant([1.0])))
+_error_case("list_input_too_short", lambda tf: tf.raw_ops.AddN(inputs=[]))
+_error_case("list_types_differ", lambda tf: tf.raw_ops.AddN(inputs=[tf.constant(1.0), tf.constant(1)]))
+_error_case("list_lengths_differ", lambda tf: tf.raw_ops.DynamicStitch(indices=[[0], [1]], data=[[1.0]]))
+_error_case("ref_input_not_a_variable", lambda tf: tf.raw_ops.Assign(ref=tf.constant(1.0), value=2.0))
+_error_case("type_attr_not_a_dtype", lambda tf: tf.raw_ops.Cast(x=[1.0], DstT="no_such_type"))
+_error_case("int_attr_below_minimum", lambda tf: tf.raw_ops.Unpack(value=[1.0, 2.0], num=-1))
+_error_case("bad_value_at_run_time", lambda tf: tf.raw_ops.Reshape(tensor=[1.0, 2.0, 3.0], shape=[2, 2]))
+
+
+@add("bad_value_at_run_time_fed", {"x": np.array([1.0, 2.0, 3.0], np.float32)}, unknown_shapes=True)
+def _reshape_fed(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.raw_ops.Reshape(tensor=t["x"], shape=[2, 2])}
