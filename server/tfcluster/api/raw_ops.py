@@ -4,14 +4,16 @@ The others raise UnimplementedError naming them."""
 
 from __future__ import annotations
 
-import functools
-from collections.abc import Callable
-from typing import Any
+# Imported under private names: tf.raw_ops.Any (and every other op type) must be the op.
+import functools as _functools
+import typing as _typing
+from collections.abc import Callable as _Callable
 
 from tfcluster.api import _unimplemented
-from tfcluster.framework import op_def_registry, op_signatures
-from tfcluster.ops import raw_op_library
-from tfcluster.runtime import kernel_table
+from tfcluster.framework import op_def_registry as _op_def_registry
+from tfcluster.framework import op_signatures as _op_signatures
+from tfcluster.ops import raw_op_library as _raw_op_library
+from tfcluster.runtime import kernel_table as _kernel_table
 
 _MODULE = "raw_ops"
 
@@ -29,27 +31,27 @@ _PUBLIC_FOR_FUNC_OPS = {
 }
 
 
-def _takes_functions(sig: op_signatures.OpSignature) -> bool:
+def _takes_functions(sig: _op_signatures.OpSignature) -> bool:
     return any(a.type in ("func", "list(func)") for a in sig.attrs)
 
 
-@functools.cache
+@_functools.cache
 def implemented_ops() -> frozenset[str]:
     """TF 1.15 op types that tf.raw_ops builds: defined in tfcluster's op table, with a CPU
     kernel, and no function attrs."""
     out = set()
-    for op_type in op_signatures.op_types():
-        sig = op_signatures.lookup(op_type)
+    for op_type in _op_signatures.op_types():
+        sig = _op_signatures.lookup(op_type)
         if sig is None or _takes_functions(sig):
             continue
-        if op_def_registry.lookup(op_type) is not None and kernel_table.has_kernel(op_type, "CPU"):
+        if _op_def_registry.lookup(op_type) is not None and _kernel_table.has_kernel(op_type, "CPU"):
             out.add(op_type)
     return frozenset(out)
 
 
 def _note_reasons() -> None:
-    for op_type in op_signatures.op_types():
-        sig = op_signatures.lookup(op_type)
+    for op_type in _op_signatures.op_types():
+        sig = _op_signatures.lookup(op_type)
         if sig is not None and _takes_functions(sig):
             public = _PUBLIC_FOR_FUNC_OPS.get(op_type, "the tf.data / tf.* function that builds it")
             path = _unimplemented.public_path(_MODULE, op_type)
@@ -59,15 +61,15 @@ def _note_reasons() -> None:
 _note_reasons()
 
 
-@functools.cache
-def _raw_op(op_type: str) -> Callable[..., Any]:
-    return raw_op_library.raw_op_function(op_type)
+@_functools.cache
+def _raw_op(op_type: str) -> _Callable[..., _typing.Any]:
+    return _raw_op_library.raw_op_function(op_type)
 
 
 _fallback = _unimplemented.module_getattr(_MODULE)
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> _typing.Any:
     if name in implemented_ops():
         return _raw_op(name)
     return _fallback(name)
