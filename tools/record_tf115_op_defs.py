@@ -9,12 +9,12 @@ Run with TF 1.15 itself (Python 3.7; the project never needs TensorFlow):
 import ast
 import inspect
 import json
-import textwrap
 import os
 import sys
+import textwrap
 
 import tensorflow as tf
-from tensorflow.python.framework import dtypes, op_def_registry, tensor_util
+from tensorflow.python.framework import dtypes, op_def_registry, tensor_util, versions
 from tensorflow.python.util import tf_decorator
 
 OUT = os.path.join(
@@ -58,8 +58,14 @@ def attr_value(kind, attr):
     if kind.startswith("list("):
         item = kind[5:-1]
         lst = attr.list
-        field = {"string": lst.s, "int": lst.i, "float": lst.f, "bool": lst.b,
-                 "type": lst.type, "shape": lst.shape}[item]
+        field = {
+            "string": lst.s,
+            "int": lst.i,
+            "float": lst.f,
+            "bool": lst.b,
+            "type": lst.type,
+            "shape": lst.shape,
+        }[item]
         out = []
         for v in field:
             if item == "string":
@@ -73,7 +79,11 @@ def attr_value(kind, attr):
         return out
     if kind == "tensor":
         value = tensor_util.MakeNdarray(attr.tensor)
-        return {"dtype": value.dtype.name, "shape": list(value.shape), "values": value.ravel().tolist()}
+        return {
+            "dtype": value.dtype.name,
+            "shape": list(value.shape),
+            "values": value.ravel().tolist(),
+        }
     if kind == "func":
         return {"func": attr.func.name}
     return scalar_value(kind, attr)
@@ -100,7 +110,7 @@ def attr(a):
         out["default"] = attr_value(a.type, a.default_value)
     if a.HasField("allowed_values"):
         item = a.type[5:-1] if a.type.startswith("list(") else a.type
-        out["allowed"] = attr_value("list(%s)" % item, a.allowed_values)
+        out["allowed"] = attr_value(f"list({item})", a.allowed_values)
     if a.has_minimum:
         out["minimum"] = int(a.minimum)
     return out
@@ -129,8 +139,7 @@ def main():
     ops = {}
     for name in sorted(n for n in dir(tf.raw_ops) if not n.startswith("_")):
         op_def = registry[name]
-        params = [p for p in inspect.signature(getattr(tf.raw_ops, name)).parameters
-                  if p != "name"]
+        params = [p for p in inspect.signature(getattr(tf.raw_ops, name)).parameters if p != "name"]
         entry = {
             "inputs": [arg(a) for a in op_def.input_arg],
             "outputs": [arg(a) for a in op_def.output_arg],
@@ -140,20 +149,30 @@ def main():
         renamed = renames(getattr(tf.raw_ops, name))
         if renamed:
             entry["renames"] = renamed
+        if op_def.deprecation.version:
+            entry["deprecation"] = {
+                "version": op_def.deprecation.version,
+                "explanation": op_def.deprecation.explanation,
+            }
         if op_def.is_stateful:
             entry["stateful"] = True
         ops[name] = entry
     doc = {"tensorflow": tf.__version__, "ops": ops}
     # One op a line: compact, and a change to one op is a one-line diff.
-    lines = ['{"tensorflow":%s,"ops":{' % json.dumps(doc["tensorflow"])]
+    head = json.dumps(doc["tensorflow"]), versions.GRAPH_DEF_VERSION
+    lines = ['{{"tensorflow":{},"graph_def_version":{},"ops":{{'.format(*head)]
     items = sorted(ops.items())
     for i, (name, entry) in enumerate(items):
         sep = "," if i < len(items) - 1 else ""
-        lines.append("%s:%s%s" % (json.dumps(name), json.dumps(entry, separators=(",", ":"), sort_keys=True), sep))
+        lines.append(
+            "{}:{}{}".format(
+                json.dumps(name), json.dumps(entry, separators=(",", ":"), sort_keys=True), sep
+            )
+        )
     lines.append("}}")
     with open(OUT, "w") as f:
         f.write("\n".join(lines) + "\n")
-    print("wrote %d ops to %s" % (len(ops), os.path.normpath(OUT)), file=sys.stderr)
+    print(f"wrote {len(ops)} ops to {os.path.normpath(OUT)}", file=sys.stderr)
 
 
 if __name__ == "__main__":

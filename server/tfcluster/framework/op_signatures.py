@@ -56,6 +56,9 @@ class OpSignature:
     # Parameters TF's Python API names apart from the arg or attr they set (Split: axis sets
     # split_dim).
     renames: tuple[tuple[str, str], ...] = ()
+    # The GraphDef version from which TF removed the op (0: never), and what to use instead.
+    deprecation_version: int = 0
+    deprecation_explanation: str = ""
 
     def target(self, param: str) -> str:
         """The input arg or attr a keyword parameter sets."""
@@ -102,9 +105,20 @@ def _attr(d: dict[str, Any]) -> AttrSig:
 
 
 @functools.cache
-def _table() -> dict[str, OpSignature]:
+def _document() -> dict[str, Any]:
     with _DATA.open() as f:
-        ops = json.load(f)["ops"]
+        doc: dict[str, Any] = json.load(f)
+    return doc
+
+
+def tf_graph_def_version() -> int:
+    """TF 1.15's GraphDef producer version: ops removed at or before it are refused."""
+    return int(_document()["graph_def_version"])
+
+
+@functools.cache
+def _table() -> dict[str, OpSignature]:
+    ops = _document()["ops"]
     return {
         name: OpSignature(
             name=name,
@@ -114,6 +128,8 @@ def _table() -> dict[str, OpSignature]:
             params=tuple(d["params"]),
             stateful=bool(d.get("stateful", False)),
             renames=tuple(sorted(d.get("renames", {}).items())),
+            deprecation_version=int(d.get("deprecation", {}).get("version", 0)),
+            deprecation_explanation=d.get("deprecation", {}).get("explanation", ""),
         )
         for name, d in ops.items()
     }

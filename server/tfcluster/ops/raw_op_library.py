@@ -92,6 +92,7 @@ def apply_op(sig: OpSignature, kwargs: dict[str, Any]) -> Any:
     kwargs = dict(kwargs)
     name = kwargs.pop("name", None)
     _check_arguments(sig, kwargs)
+    _check_not_removed(sig)
     values = {_target(sig, p): v for p, v in kwargs.items()}
     graph = get_graph_from_inputs(list(_flatten(values.values())))
     with graph.as_default(), graph.name_scope(name or sig.name) as scope:
@@ -101,6 +102,16 @@ def apply_op(sig: OpSignature, kwargs: dict[str, Any]) -> Any:
                 attrs[attr.name] = _make_attr(sig, attr, values.get(attr.name))
         op = make_op(sig.name, inputs, attrs, name=scope or sig.name)
     return _output_structure(sig, op, attrs)
+
+
+def _check_not_removed(sig: OpSignature) -> None:
+    """TF 1.15 refuses ops its GraphDef version no longer has (MatrixExponential, ...)."""
+    producer = op_signatures.tf_graph_def_version()
+    if sig.deprecation_version and producer >= sig.deprecation_version:
+        raise NotImplementedError(
+            f"Op {sig.name} is not available in GraphDef version {producer}. It has been "
+            f"removed in version {sig.deprecation_version}. {sig.deprecation_explanation}."
+        )
 
 
 def _flatten(values: Any) -> Any:
@@ -130,7 +141,9 @@ def _check_arguments(sig: OpSignature, kwargs: dict[str, Any]) -> None:
         else:
             listed = ", ".join(quoted[:-1]) + f", and {quoted[-1]}"
         plural = "argument" if len(missing) == 1 else "arguments"
-        raise TypeError(f"{sig.name}() missing {len(missing)} required positional {plural}: {listed}")
+        raise TypeError(
+            f"{sig.name}() missing {len(missing)} required positional {plural}: {listed}"
+        )
 
 
 def _convert_inputs(
@@ -250,11 +263,11 @@ def _observed_dtype(value: Any, as_ref: bool) -> str | None:
         return None
 
 
-def _convert_list(
-    sig: OpSignature, arg: ArgSig, value: Any, attrs: dict[str, Any]
-) -> list[Tensor]:
+def _convert_list(sig: OpSignature, arg: ArgSig, value: Any, attrs: dict[str, Any]) -> list[Tensor]:
     if not isinstance(value, (list, tuple)):
-        raise TypeError(f"Expected list for '{arg.name}' argument to '{sig.name}' Op, not {value!r}.")
+        raise TypeError(
+            f"Expected list for '{arg.name}' argument to '{sig.name}' Op, not {value!r}."
+        )
     dtype: dtypes.DType | None = None
     preferred = None
     if arg.type is not None:
@@ -439,7 +452,9 @@ def _make_tensor(key: str, value: Any) -> np.ndarray:
     descriptor = getattr(value, "DESCRIPTOR", None)
     if descriptor is not None and descriptor.name == "TensorProto":
         # A TensorProto of another package (TensorFlow's own): the same message on the wire.
-        return tensor_util.make_ndarray(tensor_pb2.TensorProto.FromString(value.SerializeToString()))
+        return tensor_util.make_ndarray(
+            tensor_pb2.TensorProto.FromString(value.SerializeToString())
+        )
     raise TypeError(f"Don't know how to convert {value!r} to a TensorProto for argument '{key}'.")
 
 
@@ -471,7 +486,7 @@ def _output_structure(sig: OpSignature, op: Operation, attrs: dict[str, Any]) ->
         raise errors.InternalError(
             None,
             None,
-            f"tfcluster's {sig.name} made {len(outputs)} outputs where TF's signature has {at}"
+            f"tfcluster's {sig.name} made {len(outputs)} outputs where TF's signature has {at}",
         )
     if len(groups) == 1:
         return groups[0]
