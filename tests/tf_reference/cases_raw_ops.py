@@ -70,8 +70,11 @@ def _lists(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     return {"parts": parts, "unpacked": unpacked, "cat": cat, "packed": packed}
 
 
-@add("gather_reshape_transpose_gradients", {"x": M34, "i": np.array([2, 0, 2], np.int32)},
-     grad=("g", ("x",)))
+@add(
+    "gather_reshape_transpose_gradients",
+    {"x": M34, "i": np.array([2, 0, 2], np.int32)},
+    grad=("g", ("x",)),
+)
 def _gather(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     # Through Mul first: the gradient of x is then dense (GatherV2's own is IndexedSlices).
     x2 = tf.raw_ops.Mul(x=t["x"], y=1.5)
@@ -97,8 +100,11 @@ def _conv(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     return {"c": c, "p": p}
 
 
-@add("softmax_cross_entropy_gradient", {"x": M23, "y": np.eye(3)[[0, 2]].astype(np.float32)},
-     grad=("loss", ("x",)))
+@add(
+    "softmax_cross_entropy_gradient",
+    {"x": M23, "y": np.eye(3)[[0, 2]].astype(np.float32)},
+    grad=("loss", ("x",)),
+)
 def _xent(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     out = tf.raw_ops.SoftmaxCrossEntropyWithLogits(features=t["x"], labels=t["y"])
     b = tf.raw_ops.BiasAdd(value=t["x"], bias=[0.1, 0.2, 0.3])
@@ -108,7 +114,10 @@ def _xent(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
 # ---- linalg, segments, images, strings, random, state --------------------------------------
 @add("matrix_inverse_gradient", {"m": SQ}, grad=("inv", ("m",)))
 def _inv(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
-    return {"inv": tf.raw_ops.MatrixInverse(input=t["m"]), "chol": tf.raw_ops.Cholesky(input=t["m"] + tf.transpose(t["m"]))}
+    return {
+        "inv": tf.raw_ops.MatrixInverse(input=t["m"]),
+        "chol": tf.raw_ops.Cholesky(input=t["m"] + tf.transpose(t["m"])),
+    }
 
 
 @add("segment_sum_gradient", {"x": V6, "ids": IDS}, grad=("s", ("x",)))
@@ -169,26 +178,59 @@ _error_case("positional_arguments", lambda tf: tf.raw_ops.MatMul([[1.0]], [[1.0]
 _error_case("unknown_keyword", lambda tf: tf.raw_ops.MatMul(a=[[1.0]], b=[[1.0]], c=1))
 _error_case("missing_input", lambda tf: tf.raw_ops.MatMul(a=[[1.0]]))
 _error_case("inferred_attr_given", lambda tf: tf.raw_ops.MatMul(a=[[1.0]], b=[[1.0]], T=tf.float32))
-_error_case("op_def_name_of_renamed_arg", lambda tf: tf.raw_ops.Split(split_dim=0, value=[1.0, 2.0], num_split=2))
+_error_case(
+    "op_def_name_of_renamed_arg",
+    lambda tf: tf.raw_ops.Split(split_dim=0, value=[1.0, 2.0], num_split=2),
+)
 _error_case("bool_attr_not_bool", lambda tf: tf.raw_ops.MatMul(a=[[1.0]], b=[[1.0]], transpose_a=1))
-_error_case("int_attr_not_int", lambda tf: tf.raw_ops.Split(axis=0, value=[1.0, 2.0], num_split="2"))
+_error_case(
+    "int_attr_not_int", lambda tf: tf.raw_ops.Split(axis=0, value=[1.0, 2.0], num_split="2")
+)
 _error_case(
     "list_attr_not_list",
     lambda tf: tf.raw_ops.MaxPool(input=[[[[1.0]]]], ksize=1, strides=[1, 1, 1, 1], padding="SAME"),
 )
-_error_case("string_attr_not_allowed", lambda tf: tf.raw_ops.MaxPool(input=[[[[1.0]]]], ksize=[1, 1, 1, 1], strides=[1, 1, 1, 1], padding="FULL"))
+_error_case(
+    "string_attr_not_allowed",
+    lambda tf: tf.raw_ops.MaxPool(
+        input=[[[[1.0]]]], ksize=[1, 1, 1, 1], strides=[1, 1, 1, 1], padding="FULL"
+    ),
+)
 _error_case("dtype_not_allowed", lambda tf: tf.raw_ops.MatMul(a=[["a"]], b=[["b"]]))
 _error_case("input_types_differ", lambda tf: tf.raw_ops.AddV2(x=tf.constant(1.0), y=tf.constant(1)))
 _error_case("list_input_not_list", lambda tf: tf.raw_ops.AddN(inputs=tf.constant([1.0])))
 _error_case("list_input_too_short", lambda tf: tf.raw_ops.AddN(inputs=[]))
-_error_case("list_types_differ", lambda tf: tf.raw_ops.AddN(inputs=[tf.constant(1.0), tf.constant(1)]))
-_error_case("list_lengths_differ", lambda tf: tf.raw_ops.DynamicStitch(indices=[[0], [1]], data=[[1.0]]))
-_error_case("ref_input_not_a_variable", lambda tf: tf.raw_ops.Assign(ref=tf.constant(1.0), value=2.0))
+_error_case(
+    "list_types_differ", lambda tf: tf.raw_ops.AddN(inputs=[tf.constant(1.0), tf.constant(1)])
+)
+_error_case(
+    "list_lengths_differ", lambda tf: tf.raw_ops.DynamicStitch(indices=[[0], [1]], data=[[1.0]])
+)
+_error_case(
+    "ref_input_not_a_variable", lambda tf: tf.raw_ops.Assign(ref=tf.constant(1.0), value=2.0)
+)
 _error_case("type_attr_not_a_dtype", lambda tf: tf.raw_ops.Cast(x=[1.0], DstT="no_such_type"))
 _error_case("int_attr_below_minimum", lambda tf: tf.raw_ops.Unpack(value=[1.0, 2.0], num=-1))
-_error_case("bad_value_at_run_time", lambda tf: tf.raw_ops.Reshape(tensor=[1.0, 2.0, 3.0], shape=[2, 2]))
+_error_case(
+    "bad_value_at_run_time", lambda tf: tf.raw_ops.Reshape(tensor=[1.0, 2.0, 3.0], shape=[2, 2])
+)
 
 
 @add("bad_value_at_run_time_fed", {"x": np.array([1.0, 2.0, 3.0], np.float32)}, unknown_shapes=True)
 def _reshape_fed(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     return {"y": tf.raw_ops.Reshape(tensor=t["x"], shape=[2, 2])}
+
+
+@add("tensor_and_shape_attrs", {})
+def _tensor_attr(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    proto = tf.make_tensor_proto(np.array([1.5, 2.5], np.float32))
+    c = tf.raw_ops.Const(value=proto, dtype=tf.float32, name="c")
+    ph = tf.raw_ops.PlaceholderWithDefault(input=c, shape=[2])
+    return {"c": c, "ph": ph, "shape": tf.raw_ops.Shape(input=ph, out_type=tf.int64)}
+
+
+_error_case(
+    "tensor_attr_not_a_proto",
+    lambda tf: tf.raw_ops.Const(value=np.array([1.0], np.float32), dtype=tf.float32),
+)
+_error_case("removed_op", lambda tf: tf.raw_ops.RandomPoisson(shape=[2], rate=1.0))
