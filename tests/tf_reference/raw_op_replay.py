@@ -83,5 +83,8 @@ def run_example(tf: Any, example: dict[str, Any]) -> dict[str, Any]:
                 return {"error": e, "stage": "run"}
     for key, v in values.items():
         if key != "op" and v is not None:
-            result["out:" + key] = np.asarray(v)
+            # A bytes scalar kept whole (numpy's fixed-width bytes drop trailing NULs).
+            result["out:" + key] = (
+                np.array(v, dtype=object) if isinstance(v, bytes) else np.asarray(v)
+            )
     return result
