@@ -234,3 +234,188 @@ _error_case(
     lambda tf: tf.raw_ops.Const(value=np.array([1.0], np.float32), dtype=tf.float32),
 )
 _error_case("removed_op", lambda tf: tf.raw_ops.RandomPoisson(shape=[2], rate=1.0))
+
+
+# ---- stateful ops, chained through handles and variables ------------------------------------
+@add("variable_updates_through_refs", {})
+def _variables(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    v = tf.Variable([1.0, 2.0, 3.0], name="v")
+    w = tf.Variable([[1.0, 1.0], [2.0, 2.0]], name="w")
+    m = tf.Variable([0.0, 0.0, 0.0], name="m")
+    step = tf.Variable(0, name="step")
+    ups = []
+    for make in (
+        lambda: tf.raw_ops.ApplyGradientDescent(var=v, alpha=0.5, delta=[1.0, 1.0, 1.0]),
+        lambda: tf.raw_ops.ApplyMomentum(
+            var=v, accum=m, lr=0.1, grad=[1.0, 2.0, 3.0], momentum=0.9, use_nesterov=True
+        ),
+        lambda: tf.raw_ops.ScatterAdd(ref=v, indices=[0, 2], updates=[10.0, 20.0]),
+        lambda: tf.raw_ops.ScatterNdUpdate(ref=w, indices=[[1, 0]], updates=[7.0]),
+        lambda: tf.raw_ops.ScatterMul(ref=w, indices=[0], updates=[[3.0, 4.0]]),
+        lambda: tf.raw_ops.SparseApplyProximalGradientDescent(
+            var=w, alpha=0.1, l1=0.0, l2=0.1, grad=[[1.0, 1.0]], indices=[1]
+        ),
+        lambda: tf.raw_ops.AssignSub(ref=v, value=[1.0, 1.0, 1.0]),
+    ):
+        deps = [ups[-1]] if ups else []
+        with tf.control_dependencies(deps):
+            ups.append(make())
+    with tf.control_dependencies(ups[-1:]):
+        count = tf.raw_ops.CountUpTo(ref=step, limit=5)
+        inited = tf.raw_ops.IsVariableInitialized(ref=v)
+    with tf.control_dependencies([count]):
+        out_v, out_w = tf.identity(v), tf.identity(w)
+    return {"v": out_v, "w": out_w, "count": count, "inited": inited, "m": tf.identity(m)}
+
+
+@add("queue_ops_through_a_handle", {})
+def _queues(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    q = tf.raw_ops.FIFOQueueV2(component_types=[tf.int32, tf.string], shapes=[[], []], capacity=5)
+    e1 = tf.raw_ops.QueueEnqueueManyV2(handle=q, components=[[1, 2, 3], ["a", "b", "c"]])
+    with tf.control_dependencies([e1]):
+        e2 = tf.raw_ops.QueueEnqueueV2(handle=q, components=[4, "d"])
+    with tf.control_dependencies([e2]):
+        size = tf.raw_ops.QueueSizeV2(handle=q)
+    with tf.control_dependencies([size]):
+        one = tf.raw_ops.QueueDequeueV2(handle=q, component_types=[tf.int32, tf.string])
+    with tf.control_dependencies(one):
+        many = tf.raw_ops.QueueDequeueManyV2(handle=q, n=2, component_types=[tf.int32, tf.string])
+    with tf.control_dependencies(many):
+        close = tf.raw_ops.QueueCloseV2(handle=q)
+    with tf.control_dependencies([close]):
+        rest = tf.raw_ops.QueueDequeueUpToV2(handle=q, n=5, component_types=[tf.int32, tf.string])
+        closed = tf.raw_ops.QueueIsClosedV2(handle=q)
+    return {"size": size, "one": one, "many": many, "rest": rest, "closed": closed}
+
+
+@add("tensor_array_ops_through_a_handle", {"x": M34}, grad=("read", ("x",)))
+def _tensor_arrays(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    ta = tf.raw_ops.TensorArrayV3(size=4, dtype=tf.float32, element_shape=[4])
+    flow = tf.raw_ops.TensorArrayScatterV3(
+        handle=ta.handle, indices=[2, 0, 1], value=t["x"], flow_in=ta.flow
+    )
+    flow = tf.raw_ops.TensorArrayWriteV3(
+        handle=ta.handle, index=3, value=[9.0, 9.0, 9.0, 9.0], flow_in=flow
+    )
+    read = tf.raw_ops.TensorArrayReadV3(handle=ta.handle, index=0, flow_in=flow, dtype=tf.float32)
+    gathered = tf.raw_ops.TensorArrayGatherV3(
+        handle=ta.handle, indices=[3, 1], flow_in=flow, dtype=tf.float32
+    )
+    size = tf.raw_ops.TensorArraySizeV3(handle=ta.handle, flow_in=flow)
+    cat = tf.raw_ops.TensorArrayConcatV3(handle=ta.handle, flow_in=flow, dtype=tf.float32)
+    return {"read": read, "gathered": gathered, "size": size, "cat": cat.value}
+
+
+@add("tensor_array_split", {"x": V6})
+def _tensor_array_split(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    ta = tf.raw_ops.TensorArrayV3(size=2, dtype=tf.float32)
+    flow = tf.raw_ops.TensorArraySplitV3(
+        handle=ta.handle, value=t["x"], lengths=np.array([2, 4], np.int64), flow_in=ta.flow
+    )
+    second = tf.raw_ops.TensorArrayReadV3(handle=ta.handle, index=1, flow_in=flow, dtype=tf.float32)
+    with tf.control_dependencies([second]):
+        close = tf.raw_ops.TensorArrayCloseV3(handle=ta.handle)
+    with tf.control_dependencies([close]):
+        out = tf.identity(second)
+    return {"second": out}
+
+
+@add("lookup_table_ops", {})
+def _tables(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    table = tf.raw_ops.HashTableV2(key_dtype=tf.string, value_dtype=tf.int64)
+    init = tf.raw_ops.InitializeTableV2(
+        table_handle=table, keys=["a", "b"], values=np.array([1, 2], np.int64)
+    )
+    with tf.control_dependencies([init]):
+        found = tf.raw_ops.LookupTableFindV2(
+            table_handle=table, keys=["b", "z", "a"], default_value=np.int64(-1)
+        )
+        size = tf.raw_ops.LookupTableSizeV2(table_handle=table)
+    return {"found": found, "size": size}
+
+
+@add("accumulator_ops", {})
+def _accumulators(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    acc = tf.raw_ops.ConditionalAccumulator(dtype=tf.float32, shape=[2])
+    a1 = tf.raw_ops.AccumulatorApplyGradient(
+        handle=acc, local_step=np.int64(0), gradient=[1.0, 2.0]
+    )
+    with tf.control_dependencies([a1]):
+        a2 = tf.raw_ops.AccumulatorApplyGradient(
+            handle=acc, local_step=np.int64(0), gradient=[3.0, 6.0]
+        )
+    with tf.control_dependencies([a2]):
+        n = tf.raw_ops.AccumulatorNumAccumulated(handle=acc)
+    with tf.control_dependencies([n]):
+        mean = tf.raw_ops.AccumulatorTakeGradient(handle=acc, num_required=2, dtype=tf.float32)
+    return {"n": n, "mean": mean}
+
+
+@add("reader_ops_over_a_queue", {})
+def _readers(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    q = tf.raw_ops.FIFOQueueV2(component_types=[tf.string], capacity=4)
+    fill = tf.raw_ops.QueueEnqueueManyV2(handle=q, components=[["w1", "w2", "w3"]])
+    with tf.control_dependencies([fill]):
+        close = tf.raw_ops.QueueCloseV2(handle=q)
+    reader = tf.raw_ops.IdentityReaderV2()
+    with tf.control_dependencies([close]):
+        first = tf.raw_ops.ReaderReadV2(reader_handle=reader, queue_handle=q)
+    with tf.control_dependencies(list(first)):
+        more = tf.raw_ops.ReaderReadUpToV2(
+            reader_handle=reader, queue_handle=q, num_records=np.int64(5)
+        )
+    with tf.control_dependencies(list(more)):
+        produced = tf.raw_ops.ReaderNumRecordsProducedV2(reader_handle=reader)
+        done = tf.raw_ops.ReaderNumWorkUnitsCompletedV2(reader_handle=reader)
+    return {"first": first, "more": more, "produced": produced, "done": done}
+
+
+@add("dataset_ops_through_an_iterator", {})
+def _datasets(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    types, shapes = [tf.int64], [[None]]
+    ds = tf.raw_ops.TensorSliceDataset(
+        components=[np.arange(7, dtype=np.int64)], output_shapes=[[]]
+    )
+    ds = tf.raw_ops.SkipDataset(
+        input_dataset=ds, count=np.int64(1), output_types=types, output_shapes=[[]]
+    )
+    ds = tf.raw_ops.TakeDataset(
+        input_dataset=ds, count=np.int64(5), output_types=types, output_shapes=[[]]
+    )
+    ds = tf.raw_ops.RepeatDataset(
+        input_dataset=ds, count=np.int64(2), output_types=types, output_shapes=[[]]
+    )
+    ds = tf.raw_ops.BatchDatasetV2(
+        input_dataset=ds,
+        batch_size=np.int64(4),
+        drop_remainder=False,
+        output_types=types,
+        output_shapes=shapes,
+    )
+    it = tf.raw_ops.IteratorV2(
+        shared_name="", container="", output_types=types, output_shapes=shapes
+    )
+    make = tf.raw_ops.MakeIterator(dataset=ds, iterator=it)
+    with tf.control_dependencies([make]):
+        b1 = tf.raw_ops.IteratorGetNext(iterator=it, output_types=types, output_shapes=shapes)
+    with tf.control_dependencies(b1):
+        b2 = tf.raw_ops.IteratorGetNext(iterator=it, output_types=types, output_shapes=shapes)
+    return {"b1": b1, "b2": b2}
+
+
+@add("quantize_and_dequantize", {"x": V6})
+def _quantize(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    q = tf.raw_ops.QuantizeV2(input=t["x"], min_range=-1.0, max_range=1.0, T=tf.quint8)
+    d = tf.raw_ops.Dequantize(input=q.output, min_range=q.output_min, max_range=q.output_max)
+    return {"d": d, "min": q.output_min, "max": q.output_max}
+
+
+@add("non_max_suppression_v1_v2", {})
+def _nms(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    boxes = [[0.0, 0.0, 1.0, 1.0], [0.0, 0.1, 1.0, 1.1], [0.0, 2.0, 1.0, 3.0]]
+    scores = [0.9, 0.8, 0.7]
+    v1 = tf.raw_ops.NonMaxSuppression(boxes=boxes, scores=scores, max_output_size=3)
+    v2 = tf.raw_ops.NonMaxSuppressionV2(
+        boxes=boxes, scores=scores, max_output_size=2, iou_threshold=0.5
+    )
+    return {"v1": v1, "v2": v2}
