@@ -419,3 +419,114 @@ def _nms(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
         boxes=boxes, scores=scores, max_output_size=2, iou_threshold=0.5
     )
     return {"v1": v1, "v2": v2}
+
+
+# ---- the training ops, one case each: two updates, then the variable and its slots ---------
+_SCALARS = {
+    "lr": 0.1,
+    "alpha": 0.1,
+    "rho": 0.9,
+    "epsilon": 1e-3,
+    "l1": 0.01,
+    "l2": 0.02,
+    "l2_shrinkage": 0.03,
+    "lr_power": -0.5,
+    "momentum": 0.9,
+    "beta1_power": 0.9,
+    "beta2_power": 0.999,
+    "beta1": 0.9,
+    "beta2": 0.999,
+}
+# op -> its ref inputs after var (the slots), and its other inputs, in TF's names.
+_TRAINING_OPS = {
+    "ApplyAdadelta": (["accum", "accum_update"], ["lr", "rho", "epsilon", "grad"]),
+    "ApplyAdagrad": (["accum"], ["lr", "grad"]),
+    "ApplyAdagradDA": (
+        ["gradient_accumulator", "gradient_squared_accumulator"],
+        ["grad", "lr", "l1", "l2", "global_step"],
+    ),
+    "ApplyAdam": (
+        ["m", "v"],
+        ["beta1_power", "beta2_power", "lr", "beta1", "beta2", "epsilon", "grad"],
+    ),
+    "ApplyCenteredRMSProp": (["mg", "ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad"]),
+    "ApplyFtrl": (["accum", "linear"], ["grad", "lr", "l1", "l2", "lr_power"]),
+    "ApplyFtrlV2": (["accum", "linear"], ["grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"]),
+    "ApplyProximalAdagrad": (["accum"], ["lr", "l1", "l2", "grad"]),
+    "ApplyProximalGradientDescent": ([], ["alpha", "l1", "l2", "delta"]),
+    "ApplyRMSProp": (["ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad"]),
+    "SparseApplyAdadelta": (["accum", "accum_update"], ["lr", "rho", "epsilon", "grad", "indices"]),
+    "SparseApplyAdagrad": (["accum"], ["lr", "grad", "indices"]),
+    "SparseApplyAdagradDA": (
+        ["gradient_accumulator", "gradient_squared_accumulator"],
+        ["grad", "indices", "lr", "l1", "l2", "global_step"],
+    ),
+    "SparseApplyCenteredRMSProp": (
+        ["mg", "ms", "mom"],
+        ["lr", "rho", "momentum", "epsilon", "grad", "indices"],
+    ),
+    "SparseApplyFtrl": (["accum", "linear"], ["grad", "indices", "lr", "l1", "l2", "lr_power"]),
+    "SparseApplyFtrlV2": (
+        ["accum", "linear"],
+        ["grad", "indices", "lr", "l1", "l2", "l2_shrinkage", "lr_power"],
+    ),
+    "SparseApplyMomentum": (["accum"], ["lr", "grad", "indices", "momentum"]),
+    "SparseApplyProximalAdagrad": (["accum"], ["lr", "l1", "l2", "grad", "indices"]),
+    "SparseApplyRMSProp": (["ms", "mom"], ["lr", "rho", "momentum", "epsilon", "grad", "indices"]),
+}
+VAR0 = values((3, 2), seed=20).astype(np.float32)
+SLOT0 = (values((3, 2), seed=21, low=0.1, high=1.0)).astype(np.float32)
+DENSE_GRAD = values((3, 2), seed=22).astype(np.float32)
+SPARSE_GRAD = values((2, 2), seed=23).astype(np.float32)
+
+
+def _training_case(op_type: str) -> None:
+    slots, others = _TRAINING_OPS[op_type]
+    sparse = op_type.startswith("Sparse")
+
+    @add(f"training_op_{op_type}", {}, rtol=1e-5, atol=1e-6)
+    def _build(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+        var = tf.Variable(VAR0, name="var")
+        slot_vars = {s: tf.Variable(SLOT0, name=s) for s in slots}
+        kwargs: dict[str, Any] = {"var": var, **slot_vars}
+        for name in others:
+            if name in ("grad", "delta"):
+                kwargs[name] = SPARSE_GRAD if sparse else DENSE_GRAD
+            elif name == "indices":
+                kwargs[name] = np.array([2, 0], np.int32)
+            elif name == "global_step":
+                kwargs[name] = np.int64(3)
+            else:
+                kwargs[name] = np.float32(_SCALARS[name])
+        first = getattr(tf.raw_ops, op_type)(**kwargs)
+        with tf.control_dependencies([first]):
+            second = getattr(tf.raw_ops, op_type)(**kwargs)
+        with tf.control_dependencies([second]):
+            out = {"var": tf.identity(var)}
+            out.update({s: tf.identity(v) for s, v in slot_vars.items()})
+        return out
+
+
+for _op_type in _TRAINING_OPS:
+    _training_case(_op_type)
+
+
+@add("scatter_family", {})
+def _scatters(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    out = {}
+    for op_type, updates in (
+        ("ScatterSub", [[1.0, 1.0]]),
+        ("ScatterDiv", [[2.0, 4.0]]),
+        ("ScatterMax", [[0.5, -0.5]]),
+        ("ScatterMin", [[0.5, -0.5]]),
+        ("ScatterUpdate", [[9.0, 8.0]]),
+    ):
+        v = tf.Variable(VAR0, name=op_type)
+        up = getattr(tf.raw_ops, op_type)(ref=v, indices=[1], updates=updates)
+        out[op_type] = up
+    for op_type in ("ScatterNdAdd", "ScatterNdSub"):
+        v = tf.Variable(VAR0, name=op_type)
+        out[op_type] = getattr(tf.raw_ops, op_type)(
+            ref=v, indices=[[0, 1], [2, 0]], updates=[1.0, 2.0]
+        )
+    return out
