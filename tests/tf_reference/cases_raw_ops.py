@@ -530,3 +530,114 @@ def _scatters(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
             ref=v, indices=[[0, 1], [2, 0]], updates=[1.0, 2.0]
         )
     return out
+
+
+# ---- more datasets, sparse accumulators, quantized concat -------------------------------------
+def _drain(tf: Any, ds: Any, shapes: list[Any], n: int) -> list[Any]:
+    """n elements of ds through a raw iterator (IteratorV2, MakeIterator, IteratorGetNext)."""
+    types = [tf.int64]
+    it = tf.raw_ops.IteratorV2(
+        shared_name="", container="", output_types=types, output_shapes=shapes
+    )
+    deps = [tf.raw_ops.MakeIterator(dataset=ds, iterator=it)]
+    out = []
+    for _ in range(n):
+        with tf.control_dependencies(deps):
+            (x,) = tf.raw_ops.IteratorGetNext(iterator=it, output_types=types, output_shapes=shapes)
+        out.append(x)
+        deps = [x]
+    return out
+
+
+@add("dataset_combinators", {})
+def _dataset_combinators(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    types, scalar = [tf.int64], [[]]
+    common = {"output_types": types, "output_shapes": scalar}
+    a = tf.raw_ops.TensorSliceDataset(
+        components=[np.array([1, 2, 2, 3], np.int64)], output_shapes=scalar
+    )
+    b = tf.raw_ops.TensorSliceDataset(components=[np.array([7, 8], np.int64)], output_shapes=scalar)
+    cat = tf.raw_ops.ConcatenateDataset(input_dataset=a, another_dataset=b, **common)
+    uniq = tf.raw_ops.UniqueDataset(input_dataset=cat, **common)
+    shard = tf.raw_ops.ShardDataset(
+        input_dataset=uniq, num_shards=np.int64(2), index=np.int64(1), **common
+    )
+    shuffled = tf.raw_ops.ShuffleDataset(
+        input_dataset=cat, buffer_size=np.int64(1), seed=np.int64(1), seed2=np.int64(2), **common
+    )
+    cached = tf.raw_ops.CacheDataset(input_dataset=shuffled, filename="", **common)
+    pre = tf.raw_ops.PrefetchDataset(input_dataset=cached, buffer_size=np.int64(2), **common)
+    ign = tf.raw_ops.IgnoreErrorsDataset(input_dataset=pre, **common)
+    card = tf.raw_ops.DatasetCardinality(input_dataset=cat)
+    return {"shard": _drain(tf, shard, scalar, 2), "ign": _drain(tf, ign, scalar, 6), "card": card}
+
+
+@add("dataset_batching_and_single_elements", {})
+def _dataset_batching(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    types = [tf.int64]
+    rows = tf.raw_ops.TensorDataset(
+        components=[np.array([[1, 2], [3, 4]], np.int64)], output_shapes=[[2, 2]]
+    )
+    unb = tf.raw_ops.UnbatchDataset(input_dataset=rows, output_types=types, output_shapes=[[2]])
+    vec = tf.raw_ops.TensorSliceDataset(
+        components=[np.array([1, 2, 3], np.int64)], output_shapes=[[]]
+    )
+    padded = tf.raw_ops.PaddedBatchDatasetV2(
+        input_dataset=vec,
+        batch_size=np.int64(2),
+        padded_shapes=[np.array([], np.int64)],
+        padding_values=[np.int64(0)],
+        drop_remainder=False,
+        output_shapes=[[None]],
+    )
+    single = tf.raw_ops.DatasetToSingleElement(
+        dataset=rows, output_types=types, output_shapes=[[2, 2]]
+    )
+    return {
+        "unbatched": _drain(tf, unb, [[2]], 2),
+        "padded": _drain(tf, padded, [[None]], 2),
+        "single": single,
+    }
+
+
+@add("sparse_accumulator_and_global_step", {})
+def _sparse_acc(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    acc = tf.raw_ops.SparseConditionalAccumulator(dtype=tf.float32, shape=[3, 2])
+    step = tf.raw_ops.AccumulatorSetGlobalStep(handle=acc, new_global_step=np.int64(1))
+    with tf.control_dependencies([step]):
+        a1 = tf.raw_ops.SparseAccumulatorApplyGradient(
+            handle=acc,
+            local_step=np.int64(1),
+            gradient_indices=np.array([0, 2], np.int64),
+            gradient_values=[[1.0, 2.0], [3.0, 4.0]],
+            gradient_shape=np.array([3, 2], np.int64),
+            has_known_shape=True,
+        )
+    with tf.control_dependencies([a1]):
+        a2 = tf.raw_ops.SparseAccumulatorApplyGradient(
+            handle=acc,
+            local_step=np.int64(1),
+            gradient_indices=np.array([2], np.int64),
+            gradient_values=[[5.0, 6.0]],
+            gradient_shape=np.array([3, 2], np.int64),
+            has_known_shape=True,
+        )
+    with tf.control_dependencies([a2]):
+        taken = tf.raw_ops.SparseAccumulatorTakeGradient(
+            handle=acc, num_required=2, dtype=tf.float32
+        )
+    return {"indices": taken.indices, "values": taken.values, "shape": taken.shape}
+
+
+@add("quantized_concat", {"x": V6})
+def _quantized_concat(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    q1 = tf.raw_ops.QuantizeV2(input=t["x"], min_range=-1.0, max_range=1.0, T=tf.quint8)
+    q2 = tf.raw_ops.QuantizeV2(input=t["x"] * 0.5, min_range=-2.0, max_range=2.0, T=tf.quint8)
+    c = tf.raw_ops.QuantizedConcat(
+        concat_dim=0,
+        values=[q1.output, q2.output],
+        input_mins=[q1.output_min, q2.output_min],
+        input_maxes=[q1.output_max, q2.output_max],
+    )
+    d = tf.raw_ops.Dequantize(input=c.output, min_range=c.output_min, max_range=c.output_max)
+    return {"d": d, "min": c.output_min, "max": c.output_max}
