@@ -86,7 +86,12 @@ def _scalar(dtype: dtypes.DType) -> Any:
 
 
 def _take_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    return [(attrs["dtype"], TensorShape(attrs.get("shape")))]
+    # The shape the accumulator declares (TF's AccumulatorTakeGradient has no shape attr).
+    op = getattr(inputs[0], "op", None)
+    shape = (
+        op.attrs.get("shape") if op is not None and op.type == "ConditionalAccumulator" else None
+    )
+    return [(attrs["dtype"], TensorShape(shape))]
 
 
 _HANDLE_USERS = {
@@ -585,7 +590,7 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
             return make_op(
                 "AccumulatorTakeGradient",
                 [self._accumulator_ref, n],
-                {"dtype": self._dtype, "shape": self._shape},
+                {"dtype": self._dtype},
                 name=name or "AccumulatorTakeGradient",
             ).outputs[0]
 
