@@ -641,3 +641,68 @@ def _quantized_concat(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     )
     d = tf.raw_ops.Dequantize(input=c.output, min_range=c.output_min, max_range=c.output_max)
     return {"d": d, "min": c.output_min, "max": c.output_max}
+
+
+@add("zip_shuffle_and_repeat_and_optionals", {})
+def _zip_optionals(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    scalar = [[]]
+    a = tf.raw_ops.TensorSliceDataset(components=[np.array([1, 2], np.int64)], output_shapes=scalar)
+    b = tf.raw_ops.TensorSliceDataset(components=[np.array([5, 6], np.int64)], output_shapes=scalar)
+    both = tf.raw_ops.ZipDataset(
+        input_datasets=[a, b], output_types=[tf.int64, tf.int64], output_shapes=[[], []]
+    )
+    rep = tf.raw_ops.ShuffleAndRepeatDataset(
+        input_dataset=a,
+        buffer_size=np.int64(1),
+        seed=np.int64(3),
+        seed2=np.int64(4),
+        count=np.int64(2),
+        output_types=[tf.int64],
+        output_shapes=scalar,
+    )
+    types2 = [tf.int64, tf.int64]
+    it = tf.raw_ops.IteratorV2(
+        shared_name="", container="", output_types=types2, output_shapes=[[], []]
+    )
+    make = tf.raw_ops.MakeIterator(dataset=both, iterator=it)
+    with tf.control_dependencies([make]):
+        opt = tf.raw_ops.IteratorGetNextAsOptional(
+            iterator=it, output_types=types2, output_shapes=[[], []]
+        )
+        has = tf.raw_ops.OptionalHasValue(optional=opt)
+        pair = tf.raw_ops.OptionalGetValue(
+            optional=opt, output_types=types2, output_shapes=[[], []]
+        )
+    return {"rep": _drain(tf, rep, scalar, 4), "has": has, "pair": pair}
+
+
+@add("sparse_tensors_map_many", {})
+def _sparse_map(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    handles = tf.raw_ops.AddManySparseToTensorsMap(
+        sparse_indices=np.array([[0, 0], [1, 2]], np.int64),
+        sparse_values=[1.0, 2.0],
+        sparse_shape=np.array([2, 3], np.int64),
+        shared_name="raw_map",
+    )
+    back = tf.raw_ops.TakeManySparseFromTensorsMap(
+        sparse_handles=handles, dtype=tf.float32, shared_name="raw_map"
+    )
+    return {
+        "indices": back.sparse_indices,
+        "values": back.sparse_values,
+        "shape": back.sparse_shape,
+    }
+
+
+@add("reader_state_reset", {})
+def _reader_state(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    q = tf.raw_ops.FIFOQueueV2(component_types=[tf.string], capacity=4)
+    fill = tf.raw_ops.QueueEnqueueManyV2(handle=q, components=[["w1", "w2"]])
+    reader = tf.raw_ops.IdentityReaderV2()
+    with tf.control_dependencies([fill]):
+        first = tf.raw_ops.ReaderReadV2(reader_handle=reader, queue_handle=q)
+    with tf.control_dependencies(list(first)):
+        reset = tf.raw_ops.ReaderResetV2(reader_handle=reader)
+    with tf.control_dependencies([reset]):
+        produced = tf.raw_ops.ReaderNumRecordsProducedV2(reader_handle=reader)
+    return {"first": first, "produced": produced}
