@@ -5,6 +5,7 @@ as implemented, and what the others raise."""
 from __future__ import annotations
 
 import inspect
+import re
 
 import pytest
 import tfcluster as tf
@@ -93,11 +94,10 @@ def test_renamed_parameters_set_the_op_defs_args() -> None:
 
 def test_unimplemented_raw_ops_raise_naming_themselves() -> None:
     missing = sorted(set(TF_RAW_OPS) - set(IMPLEMENTED))
-    assert "Switch" in missing or "Switch" in IMPLEMENTED
     for op_type in ("If", "MapDataset", missing[0]):
-        with pytest.raises(tf.errors.UnimplementedError, match=f"tf.raw_ops.{op_type}"):
+        with pytest.raises(tf.errors.UnimplementedError, match=re.escape(f"tf.raw_ops.{op_type}")):
             getattr(tf.raw_ops, op_type)(name="x")
-    with pytest.raises(tf.errors.UnimplementedError, match="tf.cond"):
+    with pytest.raises(tf.errors.UnimplementedError, match=re.escape("tf.cond")):
         tf.raw_ops.If()
     with pytest.raises(AttributeError):
         tf.raw_ops.NoSuchOp  # noqa: B018

@@ -44,7 +44,9 @@ def implemented_ops() -> frozenset[str]:
         sig = _op_signatures.lookup(op_type)
         if sig is None or _takes_functions(sig):
             continue
-        if _op_def_registry.lookup(op_type) is not None and _kernel_table.has_kernel(op_type, "CPU"):
+        if _op_def_registry.lookup(op_type) is not None and _kernel_table.has_kernel(
+            op_type, "CPU"
+        ):
             out.add(op_type)
     return frozenset(out)
 
