@@ -706,3 +706,7 @@ def _reader_state(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     with tf.control_dependencies([reset]):
         produced = tf.raw_ops.ReaderNumRecordsProducedV2(reader_handle=reader)
     return {"first": first, "produced": produced}
+
+
+_error_case("type_attr_none", lambda tf: tf.raw_ops.Cast(x=[1.0], DstT=None))
+_error_case("python_float_for_an_int_input", lambda tf: tf.raw_ops.AddV2(x=tf.constant(1), y=2.5))

@@ -423,6 +423,8 @@ def _make_scalar(sig: OpSignature, attr: AttrSig, kind: str, value: Any) -> Any:
             )
         return text
     if kind == "type":
+        if value is None:  # numpy would read None as float64
+            _expected("DataType", key, value)
         try:
             dtype = dtypes.as_dtype(value).base_dtype
         except TypeError:
