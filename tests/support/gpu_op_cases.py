@@ -907,7 +907,8 @@ def check_gpu_errors_are_tf_errors() -> None:
         xent = tf.nn.sparse_softmax_cross_entropy_with_logits(
             labels=labels, logits=tf.constant(np.zeros((2, 3), np.float32))
         )
-        div = tf.truncatediv(tf.constant(np.array([1, 2], np.int32)), tf.constant([1, 0]))
+        # FloorDiv checks for zero (InvalidArgument); TF's TruncateDiv reports it as Internal.
+        div = tf.floordiv(tf.constant(np.array([1, 2], np.int32)), tf.constant([1, 0]))
     with tf.Session() as sess:
         with pytest.raises(tf.errors.InvalidArgumentError, match=r"indices\[1\] = 5 is not in"):
             sess.run(bad)

@@ -20,7 +20,7 @@ from tfcluster.framework import errors
 
 _NAMES_FILE = Path(__file__).with_name("tf115_v1_names.json")
 # Modules of TF 1.15 outside tfcluster's scope: their names are still answered, as unimplemented.
-OUT_OF_SCOPE = ("raw_ops", "lite", "tpu", "xla")
+OUT_OF_SCOPE = ("lite", "tpu", "xla")
 
 
 @functools.cache

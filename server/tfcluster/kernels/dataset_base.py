@@ -80,8 +80,11 @@ class LeafSpec:
 
 
 def leaf_specs(attrs: dict[str, Any], prefix: str = "output") -> list[LeafSpec]:
-    """The leaves an op declares (output_types / output_shapes / output_sparse)."""
-    types = list(attrs.get(f"{prefix}_types") or [])
+    """The leaves an op declares (output_types / output_shapes / output_sparse). Ops whose
+    types TF infers from their inputs (TensorSliceDataset, TensorDataset, PaddedBatchDatasetV2)
+    name that attr Toutput_types in TF's op def: a node from tf.raw_ops or a TF GraphDef
+    has only that one."""
+    types = list(attrs.get(f"{prefix}_types") or attrs.get(f"T{prefix}_types") or [])
     shapes = list(attrs.get(f"{prefix}_shapes") or [])
     if len(shapes) != len(types):
         shapes = [None] * len(types)

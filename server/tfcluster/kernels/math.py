@@ -19,7 +19,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import memory_budget
+from tfcluster.framework import errors, memory_budget
 from tfcluster.kernels import _cpu_gemm, in_place
 from tfcluster.kernels.common import (
     Compute,
@@ -68,8 +68,25 @@ def _int_floormod(xp: Any, x: Any, y: Any) -> Any:
     return xp.mod(x, y)
 
 
+def _check_nonzero_unsafe(xp: Any, y: Any) -> None:
+    """TruncateDiv and TruncateMod have no division-by-zero check in TF: its binary-op
+    functor reports the failure as an internal error."""
+    if not bool(xp.all(y)):
+        raise errors.InternalError(
+            None,
+            None,
+            "Unexpected error in binary operator (only integer div and mod should have errors)",
+        )
+
+
+def _int_truncdiv_unsafe(xp: Any, x: Any, y: Any) -> Any:
+    _check_nonzero_unsafe(xp, y)
+    q = xp.floor_divide(x, y)
+    return q + ((xp.remainder(x, y) != 0) & ((x < 0) != (y < 0)))
+
+
 def _int_truncmod(xp: Any, x: Any, y: Any) -> Any:
-    _check_nonzero(xp, y)
+    _check_nonzero_unsafe(xp, y)
     return xp.fmod(x, y)
 
 
@@ -104,7 +121,7 @@ _BINARY: dict[str, tuple[XpFn, XpFn]] = {
     "Div": ("true_divide", _int_truncdiv),
     "DivNoNan": (_div_no_nan, _div_no_nan),
     "FloorDiv": ("floor_divide", _int_floordiv),
-    "TruncateDiv": (_float_truncdiv, _int_truncdiv),
+    "TruncateDiv": (_float_truncdiv, _int_truncdiv_unsafe),
     "FloorMod": ("mod", _int_floormod),
     "TruncateMod": ("fmod", _int_truncmod),
     "Pow": ("power", _int_pow),

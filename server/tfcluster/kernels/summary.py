@@ -63,12 +63,10 @@ def histogram_proto(values: np.ndarray) -> summary_pb2.HistogramProto:
     kept = np.flatnonzero(~empty | run_end)
     limits = _BUCKET_LIMITS[kept]
     buckets = counts[kept].astype(np.float64)
-    # Trim the empty runs at both ends: TensorBoard needs only the occupied range.
-    occupied = np.flatnonzero(buckets > 0)
-    start = max(int(occupied[0]) - 1, 0)
-    stop = int(occupied[-1]) + 1
-    h.bucket_limit.extend(limits[start:stop].tolist())
-    h.bucket.extend(buckets[start:stop].tolist())
+    # As TF's Histogram::EncodeToProto: the leading and trailing empty runs stay (the last
+    # one ends at DBL_MAX), so the bytes are TF's.
+    h.bucket_limit.extend(limits.tolist())
+    h.bucket.extend(buckets.tolist())
     return h
 
 

@@ -37,6 +37,15 @@ def _handle_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return list(_HANDLE)
 
 
+# TF's accumulators hand out a mutable string handle of two elements (container, name), not a
+# resource: imported graphs and tf.raw_ops pass it to ops whose handle input is a string ref.
+_ACCUMULATOR_HANDLE = [(dtypes.string._as_ref, TensorShape([2]))]
+
+
+def accumulator_handle_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return list(_ACCUMULATOR_HANDLE)
+
+
 def _queue_shapes(handle: Tensor, n: int) -> list[TensorShape]:
     """The element shapes the queue op declares (unknown when it declares none, or when the
     handle is not a queue op's own output: QueueBase sets the shapes it knows)."""
@@ -77,7 +86,12 @@ def _scalar(dtype: dtypes.DType) -> Any:
 
 
 def _take_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    return [(attrs["dtype"], TensorShape(attrs.get("shape")))]
+    # The shape the accumulator declares (TF's AccumulatorTakeGradient has no shape attr).
+    op = getattr(inputs[0], "op", None)
+    shape = (
+        op.attrs.get("shape") if op is not None and op.type == "ConditionalAccumulator" else None
+    )
+    return [(attrs["dtype"], TensorShape(shape))]
 
 
 _HANDLE_USERS = {
@@ -98,8 +112,9 @@ _HANDLE_USERS = {
     "_AccumulatorCancelTakes": op_def_registry.no_outputs,
 }
 
-for _op in (*QUEUE_OPS, "ConditionalAccumulator"):
+for _op in QUEUE_OPS:
     op_def_registry.register(_op, _handle_infer, stateful=True)
+op_def_registry.register("ConditionalAccumulator", accumulator_handle_infer, stateful=True)
 for _op, _infer in _HANDLE_USERS.items():
     # The handle is a reference input: the placer keeps the op on the resource's task.
     op_def_registry.register(_op, _infer, ref_inputs=[0], stateful=True)
@@ -575,7 +590,7 @@ class ConditionalAccumulator(ConditionalAccumulatorBase):
             return make_op(
                 "AccumulatorTakeGradient",
                 [self._accumulator_ref, n],
-                {"dtype": self._dtype, "shape": self._shape},
+                {"dtype": self._dtype},
                 name=name or "AccumulatorTakeGradient",
             ).outputs[0]
 

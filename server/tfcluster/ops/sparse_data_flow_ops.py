@@ -20,12 +20,8 @@ from tfcluster.framework.graph import (
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.ops import math_ops
-from tfcluster.ops.data_flow_ops import ConditionalAccumulator
+from tfcluster.ops.data_flow_ops import ConditionalAccumulator, accumulator_handle_infer
 from tfcluster.ops.op_util import Outputs, make_op
-
-
-def _handle_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    return [(dtypes.resource, TensorShape([]))]
 
 
 def _take_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -36,7 +32,7 @@ def _take_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     ]
 
 
-op_def_registry.register("SparseConditionalAccumulator", _handle_infer, stateful=True)
+op_def_registry.register("SparseConditionalAccumulator", accumulator_handle_infer, stateful=True)
 op_def_registry.register(
     "SparseAccumulatorApplyGradient", op_def_registry.no_outputs, ref_inputs=[0], stateful=True
 )

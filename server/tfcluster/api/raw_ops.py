@@ -1,0 +1,80 @@
+"""tf.raw_ops: one keyword-only function per TF 1.15 op type, made from TF's own signature of
+the op (framework/tf115_op_defs.json) for every op type tfcluster defines with a CPU kernel.
+The others raise UnimplementedError naming them."""
+
+from __future__ import annotations
+
+# Imported under private names: tf.raw_ops.Any (and every other op type) must be the op.
+import functools as _functools
+import typing as _typing
+from collections.abc import Callable as _Callable
+
+from tfcluster.api import _unimplemented
+from tfcluster.framework import op_def_registry as _op_def_registry
+from tfcluster.framework import op_signatures as _op_signatures
+from tfcluster.ops import raw_op_library as _raw_op_library
+from tfcluster.runtime import kernel_table as _kernel_table
+
+_MODULE = "raw_ops"
+
+# Ops taking functions as attrs: tfcluster keeps a function body inside its node's attr
+# (no graph function library to name one from), so there is nothing a raw op could be given.
+_FUNC_ATTR_REASON = (
+    "its function attrs name functions of a graph's function library, which tfcluster "
+    "graphs do not have (they carry each function body in the node); use {public}"
+)
+_PUBLIC_FOR_FUNC_OPS = {
+    "If": "tf.cond",
+    "StatelessIf": "tf.cond",
+    "While": "tf.while_loop",
+    "StatelessWhile": "tf.while_loop",
+}
+
+
+def _takes_functions(sig: _op_signatures.OpSignature) -> bool:
+    return any(a.type in ("func", "list(func)") for a in sig.attrs)
+
+
+@_functools.cache
+def implemented_ops() -> frozenset[str]:
+    """TF 1.15 op types that tf.raw_ops builds: defined in tfcluster's op table, with a CPU
+    kernel, and no function attrs."""
+    out = set()
+    for op_type in _op_signatures.op_types():
+        sig = _op_signatures.lookup(op_type)
+        if sig is None or _takes_functions(sig):
+            continue
+        if _op_def_registry.lookup(op_type) is not None and _kernel_table.has_kernel(
+            op_type, "CPU"
+        ):
+            out.add(op_type)
+    return frozenset(out)
+
+
+def _note_reasons() -> None:
+    for op_type in _op_signatures.op_types():
+        sig = _op_signatures.lookup(op_type)
+        if sig is not None and _takes_functions(sig):
+            public = _PUBLIC_FOR_FUNC_OPS.get(op_type, "the tf.data / tf.* function that builds it")
+            path = _unimplemented.public_path(_MODULE, op_type)
+            _unimplemented.REASONS.setdefault(path, _FUNC_ATTR_REASON.format(public=public))
+
+
+_note_reasons()
+
+
+@_functools.cache
+def _raw_op(op_type: str) -> _Callable[..., _typing.Any]:
+    return _raw_op_library.raw_op_function(op_type)
+
+
+_fallback = _unimplemented.module_getattr(_MODULE)
+
+
+def __getattr__(name: str) -> _typing.Any:
+    if name in implemented_ops():
+        return _raw_op(name)
+    return _fallback(name)
+
+
+__dir__ = _unimplemented.module_dir(_MODULE, lambda: [])
