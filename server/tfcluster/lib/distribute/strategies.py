@@ -19,7 +19,12 @@ from typing import Any
 from tfcluster.framework.graph import colocate_with, device, get_default_graph
 from tfcluster.lib.distribute import cross_device_ops as cdo
 from tfcluster.lib.distribute import device_util, reduce_util
-from tfcluster.lib.distribute.strategy import CollectiveCommunication, Strategy, StrategyExtended
+from tfcluster.lib.distribute.strategy import (
+    CollectiveCommunication,
+    SingleReplicaReduction,
+    Strategy,
+    StrategyExtended,
+)
 from tfcluster.runtime import gpu
 
 
@@ -60,19 +65,7 @@ class MirroredStrategy(Strategy):
         self._extended._bind(self)
 
 
-class OneDeviceExtended(StrategyExtended):
-    def _reduce(self, reduce_op: reduce_util.ReduceOp, value: Any) -> Any:
-        return value
-
-    def reduce_to(self, reduce_op: Any, value: Any, destinations: Any) -> Any:
-        reduce_util.check(reduce_op)
-        return value
-
-    def batch_reduce_to(
-        self, reduce_op: Any, value_destination_pairs: Sequence[tuple[Any, Any]]
-    ) -> list[Any]:
-        return [self.reduce_to(reduce_op, v, d) for v, d in value_destination_pairs]
-
+class OneDeviceExtended(SingleReplicaReduction, StrategyExtended):
     def update(
         self,
         var: Any,

@@ -725,8 +725,24 @@ def _control(op: Any) -> Iterator[None]:
         yield
 
 
+class SingleReplicaReduction:
+    """Reductions of a strategy with one replica: a value is already its own sum or mean."""
+
+    def _reduce(self, reduce_op: reduce_util.ReduceOp, value: Any) -> Any:
+        return value
+
+    def reduce_to(self, reduce_op: Any, value: Any, destinations: Any) -> Any:
+        reduce_util.check(reduce_op)
+        return value
+
+    def batch_reduce_to(
+        self, reduce_op: Any, value_destination_pairs: Sequence[tuple[Any, Any]]
+    ) -> list[Any]:
+        return [self.reduce_to(reduce_op, v, d) for v, d in value_destination_pairs]
+
+
 # ---- the default strategy ------------------------------------------------------------------
-class _DefaultDistributionExtended(StrategyExtended):
+class _DefaultDistributionExtended(SingleReplicaReduction, StrategyExtended):
     """No distribution: variables and ops where the program puts them, one replica."""
 
     def __init__(self, strategy: Strategy) -> None:
@@ -744,18 +760,6 @@ class _DefaultDistributionExtended(StrategyExtended):
 
     def variable_created_in_scope(self, v: Any) -> bool:
         return getattr(v, "_distribute_strategy", None) is None
-
-    def _reduce(self, reduce_op: reduce_util.ReduceOp, value: Any) -> Any:
-        return value
-
-    def reduce_to(self, reduce_op: Any, value: Any, destinations: Any) -> Any:
-        reduce_util.check(reduce_op)
-        return value
-
-    def batch_reduce_to(
-        self, reduce_op: Any, value_destination_pairs: Sequence[tuple[Any, Any]]
-    ) -> list[Any]:
-        return [self.reduce_to(reduce_op, v, d) for v, d in value_destination_pairs]
 
     def update(
         self,
