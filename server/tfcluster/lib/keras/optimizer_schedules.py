@@ -172,8 +172,29 @@ class InverseTimeDecay(LearningRateSchedule):
         }
 
 
-class CosineDecay(LearningRateSchedule):
+class _DecaySchedule(LearningRateSchedule):
+    """A schedule that is one of tf.train's decay functions at the optimizer's step: its
+    parameters (in the function's order after the step) are its attributes and its config."""
+
+    _params: tuple[str, ...] = ()
+
+    @staticmethod
+    def _decay(*args: Any) -> Any:
+        raise NotImplementedError
+
+    def __call__(self, step: Any) -> Any:
+        initial, *rest = (getattr(self, p) for p in self._params)
+        return self._decay(initial, step, *rest)
+
+    def get_config(self) -> dict[str, Any]:
+        return {p: getattr(self, p) for p in self._params}
+
+
+class CosineDecay(_DecaySchedule):
     """tf.keras.experimental.CosineDecay: tf.train.cosine_decay at the optimizer's step."""
+
+    _params = ("initial_learning_rate", "decay_steps", "alpha", "name")
+    _decay = staticmethod(learning_rate_decay.cosine_decay)
 
     def __init__(
         self,
@@ -187,22 +208,12 @@ class CosineDecay(LearningRateSchedule):
         self.alpha = alpha
         self.name = name
 
-    def __call__(self, step: Any) -> Any:
-        return learning_rate_decay.cosine_decay(
-            self.initial_learning_rate, step, self.decay_steps, self.alpha, self.name
-        )
 
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "initial_learning_rate": self.initial_learning_rate,
-            "decay_steps": self.decay_steps,
-            "alpha": self.alpha,
-            "name": self.name,
-        }
-
-
-class CosineDecayRestarts(LearningRateSchedule):
+class CosineDecayRestarts(_DecaySchedule):
     """tf.keras.experimental.CosineDecayRestarts: SGDR (tf.train.cosine_decay_restarts)."""
+
+    _params = ("initial_learning_rate", "first_decay_steps", "t_mul", "m_mul", "alpha", "name")
+    _decay = staticmethod(learning_rate_decay.cosine_decay_restarts)
 
     def __init__(
         self,
@@ -215,35 +226,17 @@ class CosineDecayRestarts(LearningRateSchedule):
     ) -> None:
         self.initial_learning_rate = initial_learning_rate
         self.first_decay_steps = first_decay_steps
-        self._t_mul = t_mul
-        self._m_mul = m_mul
+        self.t_mul = t_mul
+        self.m_mul = m_mul
         self.alpha = alpha
         self.name = name
 
-    def __call__(self, step: Any) -> Any:
-        return learning_rate_decay.cosine_decay_restarts(
-            self.initial_learning_rate,
-            step,
-            self.first_decay_steps,
-            self._t_mul,
-            self._m_mul,
-            self.alpha,
-            self.name,
-        )
 
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "initial_learning_rate": self.initial_learning_rate,
-            "first_decay_steps": self.first_decay_steps,
-            "t_mul": self._t_mul,
-            "m_mul": self._m_mul,
-            "alpha": self.alpha,
-            "name": self.name,
-        }
-
-
-class LinearCosineDecay(LearningRateSchedule):
+class LinearCosineDecay(_DecaySchedule):
     """tf.keras.experimental.LinearCosineDecay (tf.train.linear_cosine_decay)."""
+
+    _params = ("initial_learning_rate", "decay_steps", "num_periods", "alpha", "beta", "name")
+    _decay = staticmethod(learning_rate_decay.linear_cosine_decay)
 
     def __init__(
         self,
@@ -261,30 +254,21 @@ class LinearCosineDecay(LearningRateSchedule):
         self.beta = beta
         self.name = name
 
-    def __call__(self, step: Any) -> Any:
-        return learning_rate_decay.linear_cosine_decay(
-            self.initial_learning_rate,
-            step,
-            self.decay_steps,
-            self.num_periods,
-            self.alpha,
-            self.beta,
-            self.name,
-        )
 
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "initial_learning_rate": self.initial_learning_rate,
-            "decay_steps": self.decay_steps,
-            "num_periods": self.num_periods,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "name": self.name,
-        }
-
-
-class NoisyLinearCosineDecay(LearningRateSchedule):
+class NoisyLinearCosineDecay(_DecaySchedule):
     """tf.keras.experimental.NoisyLinearCosineDecay (tf.train.noisy_linear_cosine_decay)."""
+
+    _params = (
+        "initial_learning_rate",
+        "decay_steps",
+        "initial_variance",
+        "variance_decay",
+        "num_periods",
+        "alpha",
+        "beta",
+        "name",
+    )
+    _decay = staticmethod(learning_rate_decay.noisy_linear_cosine_decay)
 
     def __init__(
         self,
@@ -305,31 +289,6 @@ class NoisyLinearCosineDecay(LearningRateSchedule):
         self.alpha = alpha
         self.beta = beta
         self.name = name
-
-    def __call__(self, step: Any) -> Any:
-        return learning_rate_decay.noisy_linear_cosine_decay(
-            self.initial_learning_rate,
-            step,
-            self.decay_steps,
-            self.initial_variance,
-            self.variance_decay,
-            self.num_periods,
-            self.alpha,
-            self.beta,
-            self.name,
-        )
-
-    def get_config(self) -> dict[str, Any]:
-        return {
-            "initial_learning_rate": self.initial_learning_rate,
-            "decay_steps": self.decay_steps,
-            "initial_variance": self.initial_variance,
-            "variance_decay": self.variance_decay,
-            "num_periods": self.num_periods,
-            "alpha": self.alpha,
-            "beta": self.beta,
-            "name": self.name,
-        }
 
 
 _MODULE_OBJECTS: dict[str, Any] = {
