@@ -330,6 +330,17 @@ def deserialize(name: Any, custom_objects: dict[str, Any] | None = None) -> Any:
     return objects[name]
 
 
+def is_categorical_crossentropy(loss: Any) -> bool:
+    """Whether a compiled loss is categorical cross-entropy (a class, a wrapper of the
+    function, the function or its name), as Keras tests it."""
+    return (
+        isinstance(loss, CategoricalCrossentropy)
+        or (isinstance(loss, LossFunctionWrapper) and loss.fn == categorical_crossentropy)
+        or getattr(loss, "__name__", None) == "categorical_crossentropy"
+        or (isinstance(loss, str) and loss == "categorical_crossentropy")
+    )
+
+
 def get(identifier: Any) -> Any:
     if identifier is None:
         return None

@@ -25,18 +25,6 @@ def _takes(fn: Callable[..., Any], name: str) -> bool:
         return False
 
 
-def _is_categorical_crossentropy(loss: Any) -> bool:
-    return (
-        isinstance(loss, losses.CategoricalCrossentropy)
-        or (
-            isinstance(loss, losses.LossFunctionWrapper)
-            and loss.fn == losses.categorical_crossentropy
-        )
-        or getattr(loss, "__name__", None) == "categorical_crossentropy"
-        or (isinstance(loss, str) and loss == "categorical_crossentropy")
-    )
-
-
 class BaseWrapper:
     def __init__(self, build_fn: Any = None, **sk_params: Any) -> None:
         self.build_fn = build_fn
@@ -86,7 +74,7 @@ class BaseWrapper:
     def fit(self, x: Any, y: Any, **kwargs: Any) -> Any:
         builder = self._builder()
         self.model = builder(**self.filter_sk_params(builder))
-        if _is_categorical_crossentropy(self.model.loss) and len(np.shape(y)) != 2:
+        if losses.is_categorical_crossentropy(self.model.loss) and len(np.shape(y)) != 2:
             y = to_categorical(y)
         fit_args = copy.deepcopy(self.filter_sk_params(Sequential.fit))
         fit_args.update(kwargs)

@@ -100,11 +100,9 @@ def check(
 
 
 def _check_loss_target(y: np.ndarray, fn: Any, output_shape: tuple[Any, ...]) -> None:
-    from tfcluster.lib.keras.scikit_learn import _is_categorical_crossentropy
-
     if fn is None:
         return
-    if _is_categorical_crossentropy(fn) and y.shape[-1] == 1:
+    if losses.is_categorical_crossentropy(fn) and y.shape[-1] == 1:
         raise ValueError(
             f"You are passing a target array of shape {y.shape} while using as loss "
             "`categorical_crossentropy`. `categorical_crossentropy` expects targets to be "
