@@ -179,13 +179,18 @@ def uniform(seed: Seed, size: int, dtype: np.dtype) -> np.ndarray:  # type: igno
     return values[:size]
 
 
+def words64(seed: Seed, size: int) -> np.ndarray:
+    """`size` 64-bit draws, each two consecutive 32-bit words (low word first), as TF's
+    64-bit integer distributions take them."""
+    pairs = words(seed, (size + 1) // 2).reshape(-1, 2)
+    return (pairs[:, 0].astype(np.uint64) | (pairs[:, 1].astype(np.uint64) << np.uint64(32)))[:size]
+
+
 def uniform_int(seed: Seed, size: int, low: int, high: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
     """lo + bits % (hi - lo): 32 bits per int32 (4 per call), 64 per int64 (2 per call)."""
     span = np.uint64(high - low)
     if dtype == np.int64:
-        pairs = words(seed, (size + 1) // 2).reshape(-1, 2)
-        bits = pairs[:, 0].astype(np.uint64) | (pairs[:, 1].astype(np.uint64) << np.uint64(32))
-        return (np.int64(low) + (bits % span).astype(np.int64))[:size]
+        return (np.int64(low) + (words64(seed, size) % span).astype(np.int64))[:size]
     flat = words(seed, (size + 3) // 4).reshape(-1).astype(np.uint64)
     return (np.int64(low) + (flat % span).astype(np.int64)).astype(dtype)[:size]
 

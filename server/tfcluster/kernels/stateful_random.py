@@ -53,9 +53,7 @@ def _reserve(ref: Any, algorithm: Any, calls: int, name: str) -> _philox.Start:
 def _full_int(start: _philox.Start, size: int, dtype: np.dtype) -> np.ndarray:  # type: ignore[type-arg]
     """Every bit random: one 32-bit word per 32-bit output, two per 64-bit one."""
     if dtype.itemsize == 8:
-        pairs = _philox.words(start, (size + 1) // 2).reshape(-1, 2)
-        bits = pairs[:, 0].astype(np.uint64) | (pairs[:, 1].astype(np.uint64) << np.uint64(32))
-        return bits[:size].view(np.int64).astype(dtype)
+        return _philox.words64(start, size).view(np.int64).astype(dtype)
     return _philox.words(start, (size + 3) // 4).reshape(-1)[:size].view(np.int32).astype(dtype)
 
 
