@@ -855,7 +855,165 @@ def keras_sample_and_class_weights(tf):
     return out
 
 
+def _linspace_weights(model):
+    return [
+        np.linspace(-1, 1, a.size).reshape(a.shape).astype(np.float32) for a in model.get_weights()
+    ]
+
+
+def _estimator_answers(tf, est, train_fn, eval_fn, predict_fn, steps):
+    est.train(train_fn, steps=steps)
+    names = sorted(n for n, _ in tf.train.list_variables(est.model_dir))
+    keras_dir = os.path.join(est.model_dir, "keras")
+    out = {
+        "checkpoint_variables": names,
+        "keras_checkpoint_variables": sorted(n for n, _ in tf.train.list_variables(keras_dir)),
+        "trained": {
+            n: tf.train.load_variable(est.model_dir, n)
+            for n in names
+            if "/kernel" in n or "/bias" in n
+        },
+        "eval": {k: np.float64(v) for k, v in est.evaluate(eval_fn).items()},
+    }
+    preds = list(est.predict(predict_fn))
+    out["prediction_keys"] = sorted(preds[0])
+    out["predictions"] = {k: np.stack([p[k] for p in preds]) for k in preds[0]}
+    return out
+
+
+def keras_model_to_estimator_functional(tf):
+    rng = np.random.RandomState(0)
+    x = rng.rand(64, 4).astype(np.float32)
+    y = (x.sum(1) > 2).astype(np.int64)
+    inp = tf.keras.layers.Input(shape=(4,), name="feats")
+    h = tf.keras.layers.Dense(5, activation="relu", name="hid")(inp)
+    o = tf.keras.layers.Dense(2, activation="softmax", name="probs")(h)
+    model = tf.keras.models.Model(inp, o)
+    model.compile(
+        optimizer=tf.keras.optimizers.SGD(0.5),
+        loss="sparse_categorical_crossentropy",
+        metrics=["accuracy"],
+    )
+    model.set_weights(_linspace_weights(model))
+    root = tempfile.mkdtemp()
+    try:
+        est = tf.keras.estimator.model_to_estimator(
+            keras_model=model, model_dir=os.path.join(root, "m")
+        )
+        data = tf.data.Dataset.from_tensor_slices
+        out = _estimator_answers(
+            tf,
+            est,
+            lambda: data(({"feats": x}, y)).batch(16).repeat(2),
+            lambda: data(({"feats": x}, y)).batch(16),
+            lambda: data({"feats": x[:5]}).batch(2),
+            6,
+        )
+        try:
+            est.train(lambda: data(({"wrong": x}, y)).batch(16), steps=1)
+        except Exception as e:  # the error class and its first line
+            out["wrong_feature_key"] = type(e).__name__
+        return out
+    finally:
+        shutil.rmtree(root)
+
+
+def keras_model_to_estimator_sequential_adam(tf):
+    rng = np.random.RandomState(1)
+    x = rng.rand(40, 3).astype(np.float32)
+    y = (x @ np.array([[1.0], [-2.0], [0.5]], np.float32) + 0.3).astype(np.float32)
+    model = tf.keras.models.Sequential(
+        [
+            tf.keras.layers.Dense(6, activation="tanh", input_shape=(3,)),
+            tf.keras.layers.Dense(1),
+        ]
+    )
+    model.compile(optimizer=tf.keras.optimizers.Adam(0.05), loss="mse", metrics=["mae"])
+    model.set_weights(_linspace_weights(model))
+    root = tempfile.mkdtemp()
+    try:
+        config = tf.estimator.RunConfig(model_dir=os.path.join(root, "m"), tf_random_seed=3)
+        est = tf.keras.estimator.model_to_estimator(keras_model=model, config=config)
+        data = tf.data.Dataset.from_tensor_slices
+        return _estimator_answers(
+            tf,
+            est,
+            lambda: data((x, y)).batch(8).repeat(3),
+            lambda: data((x, y)).batch(10),
+            lambda: data(x[:4]).batch(4),
+            12,
+        )
+    finally:
+        shutil.rmtree(root)
+
+
+def keras_model_to_estimator_two_outputs(tf):
+    rng = np.random.RandomState(2)
+    a = rng.rand(32, 3).astype(np.float32)
+    b = rng.rand(32, 2).astype(np.float32)
+    y_cls = (a[:, 0] > 0.5).astype(np.float32)[:, None]
+    y_reg = (b.sum(1, keepdims=True) - a[:, 1:2]).astype(np.float32)
+    ia = tf.keras.layers.Input(shape=(3,), name="a")
+    ib = tf.keras.layers.Input(shape=(2,), name="b")
+    h = tf.keras.layers.concatenate([ia, ib])
+    h = tf.keras.layers.Dense(4, activation="relu", name="shared")(h)
+    cls = tf.keras.layers.Dense(1, activation="sigmoid", name="cls")(h)
+    reg = tf.keras.layers.Dense(1, name="reg")(h)
+    model = tf.keras.models.Model([ia, ib], [cls, reg])
+    model.compile(
+        optimizer=tf.keras.optimizers.RMSprop(0.01),
+        loss={"cls": "binary_crossentropy", "reg": "mse"},
+        loss_weights={"cls": 1.0, "reg": 0.5},
+        metrics={"cls": ["accuracy"], "reg": ["mae"]},
+    )
+    model.set_weights(_linspace_weights(model))
+    root = tempfile.mkdtemp()
+    try:
+        est = tf.keras.estimator.model_to_estimator(
+            keras_model=model, model_dir=os.path.join(root, "m")
+        )
+        data = tf.data.Dataset.from_tensor_slices
+        feats = {"a": a, "b": b}
+        labels = {"cls": y_cls, "reg": y_reg}
+        return _estimator_answers(
+            tf,
+            est,
+            lambda: data((feats, labels)).batch(8).repeat(),
+            lambda: data((feats, labels)).batch(16),
+            lambda: data({"a": a[:3], "b": b[:3]}).batch(3),
+            5,
+        )
+    finally:
+        shutil.rmtree(root)
+
+
+def keras_model_to_estimator_errors(tf):
+    out = {}
+    model = tf.keras.models.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+    for name, kwargs in [
+        ("not_compiled", {"keras_model": model}),
+        ("nothing_given", {}),
+        ("both_given", {"keras_model": model, "keras_model_path": "/nonexistent.h5"}),
+    ]:
+        try:
+            tf.keras.estimator.model_to_estimator(**kwargs)
+            out[name] = "no error"
+        except Exception as e:
+            out[name] = type(e).__name__
+    model.compile("sgd", "mse")
+    try:
+        tf.keras.estimator.model_to_estimator(keras_model=model, checkpoint_format="bogus")
+        out["bad_format"] = "no error"
+    except Exception as e:
+        out["bad_format"] = type(e).__name__
+    return out
+
+
 CASES = {
+    "keras_model_to_estimator_functional": keras_model_to_estimator_functional,
+    "keras_model_to_estimator_sequential_adam": keras_model_to_estimator_sequential_adam,
+    "keras_model_to_estimator_two_outputs": keras_model_to_estimator_two_outputs,
+    "keras_model_to_estimator_errors": keras_model_to_estimator_errors,
     "keras_sample_and_class_weights": keras_sample_and_class_weights,
     "keras_fit_on_datasets": keras_fit_on_datasets,
     "keras_fit_checks_target_shapes": keras_fit_checks_target_shapes,

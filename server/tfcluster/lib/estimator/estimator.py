@@ -139,6 +139,27 @@ def _check_hooks(hooks: Any) -> list[SessionRunHook]:
     return hooks
 
 
+def maybe_overwrite_model_dir_and_session_config(
+    config: RunConfig | None, model_dir: str | None
+) -> RunConfig:
+    """The config with its model_dir settled: the one given (both given must agree), else a
+    new temporary folder."""
+    if config is None:
+        config = RunConfig()
+    elif not isinstance(config, RunConfig):
+        raise ValueError(f"config must be an instance of `RunConfig`, but provided {config}.")
+    if model_dir is not None and config.model_dir is not None and model_dir != config.model_dir:
+        raise ValueError(
+            "`model_dir` are set both in constructor and `RunConfig`, but with different "
+            f"values. In constructor: '{model_dir}', in `RunConfig`: '{config.model_dir}' "
+        )
+    model_dir = model_dir or config.model_dir
+    if model_dir is None:
+        model_dir = tempfile.mkdtemp()
+        logging.warning("Using temporary folder as model directory: %s", model_dir)
+    return config.replace(model_dir=model_dir)
+
+
 class Estimator:
     """Trains, evaluates and serves the model a model_fn builds."""
 
@@ -150,21 +171,8 @@ class Estimator:
         params: dict[str, Any] | None = None,
         warm_start_from: Any = None,
     ) -> None:
-        if config is None:
-            config = RunConfig()
-        elif not isinstance(config, RunConfig):
-            raise ValueError(f"config must be an instance of `RunConfig`, but provided {config}.")
-        if model_dir is not None and config.model_dir is not None and model_dir != config.model_dir:
-            raise ValueError(
-                "`model_dir` are set both in constructor and `RunConfig`, but with different "
-                f"values. In constructor: '{model_dir}', in `RunConfig`: '{config.model_dir}' "
-            )
-        model_dir = model_dir or config.model_dir
-        if model_dir is None:
-            model_dir = tempfile.mkdtemp()
-            logging.warning("Using temporary folder as model directory: %s", model_dir)
-        self._config = config.replace(model_dir=model_dir)
-        self._model_dir = model_dir
+        self._config = maybe_overwrite_model_dir_and_session_config(config, model_dir)
+        self._model_dir = model_dir = self._config.model_dir
         logging.info("Using config: %s", {k: v for k, v in vars(self._config).items()})
         self._session_config = self._config.session_config
         self._device_fn = self._config.device_fn or _replica_device_fn(self._config)

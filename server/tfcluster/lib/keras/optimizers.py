@@ -78,6 +78,16 @@ class Optimizer:
             )
         return self._iterations
 
+    @iterations.setter
+    def iterations(self, variable: Any) -> None:
+        """Count steps in a variable of the caller's (an Estimator's global step)."""
+        if self._iterations is not None:
+            raise RuntimeError(
+                "Cannot set `iterations` to a new Variable after the Optimizer weights have "
+                "been created"
+            )
+        self._iterations = variable
+
     def _create_hypers(self) -> None:
         if self._hyper_vars:
             return

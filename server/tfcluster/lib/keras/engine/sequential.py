@@ -34,8 +34,11 @@ class Sequential(Model):
             self._set_graph(layer._inbound_nodes[0].output_tensors[0], [])
             return
         self._layers.append(layer)
-        if self.outputs:
-            out = layer(self.outputs[0])
+        # The first layer after an InputLayer is called on the InputLayer's tensor (its own
+        # input shape, if it has one, is then ignored, as in Keras).
+        previous = self.outputs[0] if self.outputs else self._input_layer_tensor()
+        if previous is not None:
+            out = layer(previous)
             self._set_graph(self.inputs[0], flatten(out))
             return
         shape = getattr(layer, "_batch_input_shape", None)
@@ -48,6 +51,12 @@ class Sequential(Model):
             self._set_graph(x, [])
             out = layer(x)
             self._set_graph(x, flatten(out))
+
+    def _input_layer_tensor(self) -> Any:
+        first = self._layers[0]
+        if isinstance(first, InputLayer) and self.inputs:
+            return self.inputs[0]
+        return None
 
     def _set_graph(self, inputs: Any, outputs: list[Any]) -> None:
         self.inputs = [inputs]

@@ -27,6 +27,29 @@ from tfcluster.lib.keras.engine.network import Network
 from tfcluster.ops import array_ops, control_flow_ops, math_ops
 
 
+def _given_targets(target_tensors: Any, output_names: list[str]) -> list[Any]:
+    """compile(target_tensors=...) as one entry per output (None: a placeholder is made)."""
+    n = len(output_names)
+    if target_tensors is None:
+        return [None] * n
+    if isinstance(target_tensors, dict):
+        for key in target_tensors:
+            if key not in output_names:
+                raise ValueError(
+                    f'Unknown entry in `target_tensors` dictionary: "{key}". Only expected the '
+                    f"following keys: {output_names}"
+                )
+        return [target_tensors.get(name) for name in output_names]
+    if not isinstance(target_tensors, (list, tuple)):
+        target_tensors = [target_tensors]
+    if len(target_tensors) != n:
+        raise ValueError(
+            "When passing a list as `target_tensors`, it should have one entry per model "
+            f"output. The model has {n} outputs, but you passed target_tensors={target_tensors}"
+        )
+    return list(target_tensors)
+
+
 def _as_list(x: Any) -> list[Any]:
     if x is None:
         return []
@@ -59,9 +82,8 @@ class Model(Network):
         target_tensors: Any = None,
         **kwargs: Any,
     ) -> None:
-        if target_tensors is not None:
-            raise backend.unimplemented("tf.keras.Model.compile(target_tensors=...)")
         _refuse_several_replicas()
+        self._target_tensors = target_tensors
         self.optimizer = optimizers.get(optimizer)
         self.loss = loss
         self._compile_metrics = metrics or []
@@ -87,17 +109,26 @@ class Model(Network):
         else:
             weights = list(self._loss_weights or [1.0] * len(self.outputs))
         self._loss_fns = loss_fns
+        given_targets = _given_targets(getattr(self, "_target_tensors", None), names)
         self._sample_weights: list[Tensor | None] = []
         self.targets: list[Tensor] = []
+        # The targets fit/evaluate feed: those compile did not get as tensors.
+        self._fed_targets: list[Tensor] = []
+        # Per-sample values of each metric (an Estimator averages them over its evaluation).
+        self._metric_samples: list[tuple[str, Tensor]] = []
         self._output_losses: list[Tensor] = []
         self._metric_tensors: list[tuple[str, Tensor]] = []
         self._per_batch_metrics: set[str] = set()
         multi = len(self.outputs) > 1
         for i, (output, fn) in enumerate(zip(self.outputs, loss_fns)):
-            ndim = output.shape.ndims
-            target = backend.placeholder(
-                ndim=ndim, dtype=output.dtype.base_dtype, name=names[i] + "_target"
-            )
+            target = given_targets[i]
+            if target is None:
+                target = backend.placeholder(
+                    ndim=output.shape.ndims,
+                    dtype=output.dtype.base_dtype,
+                    name=names[i] + "_target",
+                )
+                self._fed_targets.append(target)
             self.targets.append(target)
             if fn is None:
                 self._sample_weights.append(None)
@@ -139,6 +170,7 @@ class Model(Network):
                     rank = per.shape.ndims
                     if rank is not None and rank > 1:
                         per = math_ops.reduce_mean(per, axis=list(range(1, rank)))
+                    self._metric_samples.append((full, per))
                     if rank == 0:
                         # A function that already averages (K.mean(...)): one value per
                         # batch, averaged over batches (Keras counts it once per update).
@@ -271,7 +303,7 @@ class Model(Network):
                 feed[t] = w[index]
         for t, a in zip(self.inputs, xs):
             feed[t] = a[index]
-        for t, a in zip(getattr(self, "targets", []), ys):
+        for t, a in zip(getattr(self, "_fed_targets", []), ys):
             value = a[index]
             if t.shape.ndims is not None and value.ndim == t.shape.ndims - 1:
                 value = np.expand_dims(value, -1)
