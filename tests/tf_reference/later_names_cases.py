@@ -1009,7 +1009,84 @@ def keras_model_to_estimator_errors(tf):
     return out
 
 
+def _premade_data():
+    rng = np.random.RandomState(0)
+    x = rng.rand(32, 3).astype(np.float32)
+    x2 = rng.rand(32, 2).astype(np.float32)
+    y = x @ np.array([[1.0], [2.0], [-1.0]], np.float32)
+    y = (y + x2 @ np.array([[0.5], [1.0]], np.float32)).astype(np.float32)
+    return x, x2, y
+
+
+def keras_linear_model(tf):
+    x, x2, y = _premade_data()
+    one = tf.keras.experimental.LinearModel(kernel_initializer="ones")
+    one.compile("sgd", "mse")
+    h1 = one.fit(x, y, epochs=3, batch_size=8, verbose=0, shuffle=False)
+    two = tf.keras.experimental.LinearModel(
+        units=2,
+        activation="relu",
+        kernel_initializer="ones",
+        name="lm2",
+        kernel_regularizer=tf.keras.regularizers.l2(0.01),
+    )
+    two.compile("sgd", "mse")
+    h2 = two.fit(
+        [x, x2], np.concatenate([y, -y], 1), epochs=2, batch_size=16, verbose=0, shuffle=False
+    )
+    config = one.get_config()
+    again = tf.keras.experimental.LinearModel.from_config(config)
+    return {
+        "one_input_losses": np.array(h1.history["loss"]),
+        "one_input_weights": [w.name for w in one.weights],
+        "one_input_predictions": one.predict(x[:4]),
+        "config": config,
+        "from_config_units": again.units,
+        "two_input_losses": np.array(h2.history["loss"]),
+        "two_input_weights": [w.name for w in two.weights],
+        "two_input_predictions": two.predict([x[:3], x2[:3]]),
+    }
+
+
+def keras_wide_deep_model(tf):
+    x, x2, y = _premade_data()
+    linear = tf.keras.experimental.LinearModel(kernel_initializer="ones")
+    dnn = tf.keras.models.Sequential(
+        [
+            tf.keras.layers.Dense(4, activation="relu", kernel_initializer="ones"),
+            tf.keras.layers.Dense(1, kernel_initializer="ones"),
+        ]
+    )
+    model = tf.keras.experimental.WideDeepModel(linear, dnn)
+    model.compile(
+        optimizer=[tf.keras.optimizers.SGD(0.01), tf.keras.optimizers.Adam(0.01)], loss="mse"
+    )
+    h = model.fit([x, x2], y, epochs=3, batch_size=8, verbose=0, shuffle=False)
+    single = tf.keras.experimental.WideDeepModel(
+        tf.keras.experimental.LinearModel(kernel_initializer="ones"),
+        tf.keras.models.Sequential([tf.keras.layers.Dense(1, kernel_initializer="ones")]),
+        activation="sigmoid",
+    )
+    single.compile("sgd", "binary_crossentropy", metrics=["accuracy"])
+    h1 = single.fit(x, (y > 1).astype(np.float32), epochs=2, batch_size=8, verbose=0, shuffle=False)
+    config = single.get_config()
+    return {
+        "two_optimizer_losses": np.array(h.history["loss"]),
+        "optimizer_variables": sorted(
+            v.name for v in tf.global_variables() if v.name.startswith("training")
+        ),
+        "weights": [w.name for w in model.weights],
+        "predictions": model.predict([x[:2], x2[:2]]),
+        "one_optimizer_history": {k: np.array(v, np.float64) for k, v in h1.history.items()},
+        "config_keys": sorted(config),
+        "config_activation": config["activation"],
+        "config_parts": [config["linear_model"]["class_name"], config["dnn_model"]["class_name"]],
+    }
+
+
 CASES = {
+    "keras_linear_model": keras_linear_model,
+    "keras_wide_deep_model": keras_wide_deep_model,
     "keras_model_to_estimator_functional": keras_model_to_estimator_functional,
     "keras_model_to_estimator_sequential_adam": keras_model_to_estimator_sequential_adam,
     "keras_model_to_estimator_two_outputs": keras_model_to_estimator_two_outputs,

@@ -31,10 +31,13 @@ class Network(KerasLayerMixin, layers_base.Layer):
 
     # ---- layers tracked by attribute (subclassed models) ------------------------------------
     def __setattr__(self, key: str, value: Any) -> None:
-        if isinstance(value, layers_base.Layer) and not key.startswith("_"):
-            layers = self.__dict__.get("_layers")
-            if layers is not None and all(value is not x for x in layers):
-                layers.append(value)
+        layers = self.__dict__.get("_layers")
+        if layers is not None and not key.startswith("_"):
+            # A layer, or a list/tuple of layers (Keras tracks those too).
+            candidates = value if isinstance(value, (list, tuple)) else [value]
+            for item in candidates:
+                if isinstance(item, layers_base.Layer) and all(item is not x for x in layers):
+                    layers.append(item)
         super().__setattr__(key, value)
 
     @property
@@ -160,7 +163,9 @@ class Network(KerasLayerMixin, layers_base.Layer):
                 if id(w) not in seen:
                     seen.add(id(w))
                     out.append(w)
-        return out
+        # A subclassed model's own add_weight()s come after its layers' (as in TF 1.15).
+        own = list(self._trainable_weights) + list(self._non_trainable_weights)  # type: ignore[attr-defined]
+        return out + [w for w in own if id(w) not in seen]
 
     @property
     def updates(self) -> list[Any]:

@@ -231,11 +231,18 @@ class Model(Network):
         if not hasattr(self, "total_loss"):
             self._build_loss()
         if for_training and self._train_fn is None:
-            with name_scope("training"), name_scope(type(self.optimizer).__name__):
-                params = self.trainable_weights
-                step = self.optimizer.get_updates(loss=self.total_loss, params=params)
-                updates = list(step) + list(self.updates)
+            with name_scope("training"):
+                updates = self._optimizer_updates() + list(self.updates)
+            # TF 1.15 groups them in a second `training` scope (its K.function's), so the
+            # next model's optimizer variables are under `training_2/`.
+            with name_scope("training"):
                 self._train_fn = control_flow_ops.group(*updates)
+
+    def _optimizer_updates(self) -> list[Any]:
+        """The optimizer's step on the trainable weights (under `training/<Optimizer>/`)."""
+        with name_scope(type(self.optimizer).__name__):
+            params = self.trainable_weights
+            return list(self.optimizer.get_updates(loss=self.total_loss, params=params))
 
     # ---- feeding ---------------------------------------------------------------------------
     def _standardize(self, x: Any, y: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:

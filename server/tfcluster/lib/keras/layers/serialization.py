@@ -29,6 +29,8 @@ LAYER_MODULES = (
     "tfcluster.lib.keras.layers.local",
     "tfcluster.lib.keras.layers.convolutional_recurrent",
     "tfcluster.lib.keras.layers.feature_layers",
+    "tfcluster.lib.keras.premade.linear",
+    "tfcluster.lib.keras.premade.wide_deep",
 )
 
 

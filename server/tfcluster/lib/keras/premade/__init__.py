@@ -1,0 +1,1 @@
+"""Keras's premade models (tf.keras.experimental.LinearModel, WideDeepModel)."""
