@@ -3,13 +3,13 @@
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
 from tfcluster.lib.keras.layers.recurrent import PeepholeLSTMCell
-from tfcluster.lib.keras.premade.linear import LinearModel
-from tfcluster.lib.keras.premade.wide_deep import WideDeepModel
 from tfcluster.lib.keras.optimizer_schedules import (
     CosineDecay,
     CosineDecayRestarts,
     LinearCosineDecay,
     NoisyLinearCosineDecay,
 )
+from tfcluster.lib.keras.premade.linear import LinearModel
+from tfcluster.lib.keras.premade.wide_deep import WideDeepModel
 
 __getattr__ = _unimplemented.module_getattr("keras.experimental")

@@ -62,7 +62,7 @@ class LinearModel(Model):
         )
         self.built = True
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # TF: inputs only
         if not isinstance(inputs, (tuple, list)):
             inputs = [inputs]
         if len(inputs) != len(self.dense_layers):

@@ -21,13 +21,13 @@ class WideDeepModel(Model):
         self.dnn_model = dnn_model
         self.activation = activations.get(activation)
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any) -> Any:  # type: ignore[override]  # TF: inputs only
         if not isinstance(inputs, (tuple, list)) or len(inputs) != 2:
             linear_inputs = dnn_inputs = inputs
         else:
             linear_inputs, dnn_inputs = inputs
         output = 0.5 * (self.linear_model(linear_inputs) + self.dnn_model(dnn_inputs))
-        if self.activation:
+        if self.activation is not None:
             return self.activation(output)
         return output
 
