@@ -1084,7 +1084,72 @@ def keras_wide_deep_model(tf):
     }
 
 
+def _keras_export_model(tf):
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.Dense(
+                3, activation="relu", input_shape=(4,), kernel_initializer="ones"
+            ),
+            tf.keras.layers.Dense(2, kernel_initializer="ones"),
+        ]
+    )
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse", metrics=["mae"])
+    x = np.linspace(0, 1, 32).reshape(8, 4).astype(np.float32)
+    model.fit(x, np.ones((8, 2), np.float32), epochs=2, batch_size=4, verbose=0, shuffle=False)
+    return model
+
+
+def _signature_summary(meta_graph):
+    return {
+        key: {
+            "inputs": sorted(sig.inputs),
+            "outputs": sorted(sig.outputs),
+            "method": sig.method_name,
+        }
+        for key, sig in meta_graph.signature_def.items()
+        if not key.startswith("__")
+    }
+
+
+def keras_export_saved_model(tf):
+    model = _keras_export_model(tf)
+    x = np.linspace(-1, 1, 12).reshape(3, 4).astype(np.float32)
+    root = tempfile.mkdtemp()
+    try:
+        path = os.path.join(root, "export")
+        tf.keras.experimental.export_saved_model(model, path)
+        out = {
+            "files": sorted(os.listdir(path)),
+            "assets": sorted(os.listdir(os.path.join(path, "assets"))),
+            "checkpoint_keys": sorted(
+                n for n, _ in tf.train.list_variables(os.path.join(path, "variables", "variables"))
+            ),
+            "keras_predictions": tf.keras.experimental.load_from_saved_model(path).predict(x),
+        }
+        for tag, key in [("serve", "serving_default"), ("eval", "eval"), ("train", "train")]:
+            with tf.Graph().as_default(), tf.Session() as sess:
+                meta_graph = tf.saved_model.loader.load(sess, [tag], path)
+                sig = meta_graph.signature_def[key]
+                feed = {sig.inputs["dense_input"].name: x}
+                if "dense_1_target" in sig.inputs:
+                    feed[sig.inputs["dense_1_target"].name] = np.full((3, 2), 0.5, np.float32)
+                names = sorted(k for k in sig.outputs if not k.endswith("update_op"))
+                values = sess.run([sig.outputs[k].name for k in names], feed)
+                out[tag] = {
+                    "signatures": _signature_summary(meta_graph),
+                    "values": dict(zip(names, values)),
+                }
+        try:
+            tf.keras.experimental.export_saved_model(model, path)
+        except Exception as e:
+            out["export_into_non_empty_dir"] = type(e).__name__
+        return out
+    finally:
+        shutil.rmtree(root)
+
+
 CASES = {
+    "keras_export_saved_model": keras_export_saved_model,
     "keras_linear_model": keras_linear_model,
     "keras_wide_deep_model": keras_wide_deep_model,
     "keras_model_to_estimator_functional": keras_model_to_estimator_functional,
