@@ -180,7 +180,7 @@ def load_from_saved_model(saved_model_path: str, custom_objects: Any = None) -> 
 
     json_path = os.path.join(str(saved_model_path), constants.ASSETS_DIRECTORY, "saved_model.json")
     with gfile.GFile(json_path, "r") as f:
-        model = model_from_json(f.read(), custom_objects=custom_objects)
+        model = model_from_json(str(f.read()), custom_objects=custom_objects)
     model.load_weights(
         os.path.join(
             str(saved_model_path), constants.VARIABLES_DIRECTORY, constants.VARIABLES_FILENAME
