@@ -1148,7 +1148,119 @@ def keras_export_saved_model(tf):
         shutil.rmtree(root)
 
 
+def keras_mixed_precision_policies(tf):
+    mp = tf.keras.mixed_precision.experimental
+    out = {}
+    for name in [
+        "float32",
+        "infer",
+        "infer_float32_vars",
+        "float16_with_float32_vars",
+        "mixed_bfloat16",
+        "float64",
+        "mixed_float16",
+    ]:
+        p = mp.Policy(name)
+        out[name] = [
+            p.name,
+            str(p.compute_dtype),
+            str(p.variable_dtype),
+            p.should_cast_variables,
+            repr(p.loss_scale),
+        ]
+    out["global"] = mp.global_policy().name
+    mp.set_policy("infer_float32_vars")
+    out["global_after_set"] = mp.global_policy().name
+    mp.set_policy(None)
+    for label, fn in [
+        ("set_non_infer", lambda: mp.set_policy("float32")),
+        ("bad_name", lambda: mp.Policy("bogus")),
+        ("dtype_not_name", lambda: mp.Policy(tf.float32)),
+        ("bad_suffix", lambda: mp.Policy("bogus_with_float32_vars")),
+    ]:
+        try:
+            fn()
+            out[label] = "no error"
+        except Exception as e:
+            out[label] = type(e).__name__
+    return out
+
+
+def keras_mixed_float16_training(tf):
+    mp = tf.keras.mixed_precision.experimental
+    policy = mp.Policy("mixed_float16")
+    x = np.linspace(-1, 1, 24).reshape(6, 4).astype(np.float32)
+    y = np.linspace(0, 1, 12).reshape(6, 2).astype(np.float32)
+    inp = tf.keras.layers.Input(shape=(4,), dtype="float16")
+    h = tf.keras.layers.Dense(
+        3, activation="relu", kernel_initializer="ones", dtype=policy, name="d1"
+    )(inp)
+    o = tf.keras.layers.Dense(2, kernel_initializer="ones", dtype=policy, name="d2")(h)
+    f32 = tf.keras.layers.Dense(2, kernel_initializer="ones", name="plain")(inp)
+    model = tf.keras.models.Model(inp, o)
+    opt = mp.LossScaleOptimizer(tf.keras.optimizers.SGD(0.1), "dynamic")
+    model.compile(opt, "mse")
+    hist = model.fit(x.astype(np.float16), y, epochs=3, batch_size=3, verbose=0, shuffle=False)
+    return {
+        "dtypes": [h.dtype.name, o.dtype.name, f32.dtype.name],
+        "weights": [[w.name, w.dtype.base_dtype.name, type(w).__name__] for w in model.weights],
+        "loss": np.array(hist.history["loss"]),
+        "weights_after": model.get_weights(),
+        "loss_scale": np.float32(tf.keras.backend.get_value(opt.loss_scale())),
+        "predictions": model.predict(x[:2].astype(np.float16)).astype(np.float32),
+    }
+
+
+def keras_loss_scale_optimizer(tf):
+    mp = tf.keras.mixed_precision.experimental
+    # TF's Keras optimizers update resource variables.
+    v = tf.Variable(2.0, use_resource=True)
+    w = tf.Variable([1.0, -1.0], use_resource=True)
+    loss = v * 3.0 + tf.reduce_sum(w * w)
+    opt = mp.LossScaleOptimizer(tf.keras.optimizers.SGD(0.5), 8.0)
+    scaled = opt.get_scaled_loss(loss)
+    grads = tf.gradients(scaled, [v, w])
+    unscaled = opt.get_unscaled_gradients(grads)
+    step = opt.apply_gradients(zip(unscaled, [v, w]))
+    inf_opt = mp.LossScaleOptimizer(tf.keras.optimizers.Adam(0.1), "dynamic")
+    bad = inf_opt.apply_gradients([(tf.constant(float("inf")), v)])
+    sess = tf.keras.backend.get_session()
+    sess.run(tf.global_variables_initializer())
+    out = {"scaled": sess.run([scaled, *grads, *unscaled])}
+    sess.run(step)
+    out["after_step"] = sess.run([v, w])
+    sess.run(bad)
+    out["after_inf_step"] = sess.run([v, inf_opt.loss_scale()])
+    out["lr"] = np.float32(tf.keras.backend.get_value(opt.learning_rate))
+    errors = {}
+    for label, fn in [
+        (
+            "clipnorm",
+            lambda: mp.LossScaleOptimizer(tf.keras.optimizers.SGD(1.0, clipnorm=1.0), "dynamic"),
+        ),
+        (
+            "clipvalue",
+            lambda: mp.LossScaleOptimizer(tf.keras.optimizers.SGD(1.0, clipvalue=1.0), "dynamic"),
+        ),
+        (
+            "tf_train_optimizer",
+            lambda: mp.LossScaleOptimizer(tf.train.GradientDescentOptimizer(1.0), "dynamic"),
+        ),
+        ("get_config", lambda: opt.get_config()),
+    ]:
+        try:
+            fn()
+            errors[label] = "no error"
+        except Exception as e:
+            errors[label] = type(e).__name__
+    out["errors"] = errors
+    return out
+
+
 CASES = {
+    "keras_mixed_precision_policies": keras_mixed_precision_policies,
+    "keras_mixed_float16_training": keras_mixed_float16_training,
+    "keras_loss_scale_optimizer": keras_loss_scale_optimizer,
     "keras_export_saved_model": keras_export_saved_model,
     "keras_linear_model": keras_linear_model,
     "keras_wide_deep_model": keras_wide_deep_model,

@@ -21,7 +21,6 @@ def test_keras_names_resolve_through_the_public_namespace() -> None:
     [
         "keras.layers.CuDNNLSTM",
         "keras.layers.CuDNNGRU",
-        "keras.mixed_precision.experimental.Policy",
     ],
 )
 def test_unbuilt_keras_names_raise_unimplemented_naming_them(path: str) -> None:

@@ -18,6 +18,12 @@ from tfcluster.lib.keras import backend
 from tfcluster.ops import array_ops, math_ops, segment_ops, state_ops, training_ops, variables
 
 
+def _unwrap_autocast(variable: Any) -> Any:
+    from tfcluster.lib.keras.mixed_precision.autocast_variable import AutoCastVariable
+
+    return variable._variable if isinstance(variable, AutoCastVariable) else variable
+
+
 class Optimizer:
     """The OptimizerV2 base: subclasses list their hyperparameters and slots and give the
     per-variable update."""
@@ -170,14 +176,12 @@ class Optimizer:
     def apply_gradients(
         self, grads_and_vars: list[tuple[Any, Any]], name: str | None = None
     ) -> Any:
-        pairs = [(g, v) for g, v in grads_and_vars if g is not None]
+        # A mixed-precision layer's AutoCastVariable is updated as the float32 variable it is.
+        pairs = [(g, _unwrap_autocast(v)) for g, v in grads_and_vars if g is not None]
         if not pairs:
             raise ValueError("No gradients provided for any variable.")
         iterations = self.iterations
-        self._create_hypers()
-        for slot in self._slot_names():
-            for _, v in pairs:
-                self.add_slot(v, slot)
+        self._create_weights([v for _, v in pairs])
         self._prepare([v for _, v in pairs])
         updates = []
         for g, v in pairs:
@@ -186,6 +190,15 @@ class Optimizer:
             updates.append(self._apply_dense(g, v))
         with control_dependencies(updates):
             return state_ops.assign_add(iterations, np.int64(1))
+
+    def _create_weights(self, var_list: list[Any]) -> None:
+        """The step counter, hyperparameter variables and every variable's slots."""
+        var_list = [_unwrap_autocast(v) for v in var_list]
+        _ = self.iterations
+        self._create_hypers()
+        for slot in self._slot_names():
+            for v in var_list:
+                self.add_slot(v, slot)
 
     def _prepare(self, var_list: list[Any]) -> None:
         """Once per step, before the per-variable updates (Nadam keeps a running product)."""

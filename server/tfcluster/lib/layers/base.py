@@ -375,6 +375,11 @@ class Layer:
         return self._dtype
 
     @property
+    def _compute_dtype(self) -> str | None:
+        """The dtype the layer computes in (Keras layers with a mixed policy: float16)."""
+        return None if self._dtype is None else str(self._dtype.name)
+
+    @property
     def trainable(self) -> bool:
         return self._trainable
 

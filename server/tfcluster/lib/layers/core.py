@@ -94,8 +94,9 @@ class Dense(Layer):
             outputs = _tensordot_last_axis(inputs, self.kernel)
             outputs.set_shape([*inputs.shape.as_list()[:-1], self.units])
         else:
-            if inputs.dtype.base_dtype != self.dtype:
-                inputs = math_ops.cast(inputs, self.dtype)
+            compute_dtype = self._compute_dtype
+            if compute_dtype is not None and inputs.dtype.base_dtype.name != compute_dtype:
+                inputs = math_ops.cast(inputs, compute_dtype)
             outputs = math_ops.matmul(inputs, self.kernel, name="MatMul")
         if self.use_bias:
             outputs = nn_ops.bias_add(outputs, self.bias)

@@ -17,6 +17,9 @@ from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import backend, initializers
+from tfcluster.lib.keras.mixed_precision import autocast_variable
+from tfcluster.lib.keras.mixed_precision import policy as policy_lib
+from tfcluster.lib.keras.mixed_precision.autocast_variable import AutoCastVariable
 from tfcluster.lib.layers import base as layers_base
 from tfcluster.ops import variables
 from tfcluster.ops.variables import VariableAggregation, VariableSynchronization
@@ -71,7 +74,11 @@ class KerasLayerMixin:
             batch_input_shape = (batch_size, *tuple(input_shape))
         self._batch_input_shape = None if batch_input_shape is None else tuple(batch_input_shape)
         self._keras_initial_weights = kwargs.pop("weights", None)
-        kwargs.pop("autocast", None)
+        # TF 1's default: inputs are not cast to the compute dtype unless asked.
+        self._autocast = bool(kwargs.pop("autocast", False))
+        self._dtype_policy = _policy_for(kwargs.get("dtype"))
+        if isinstance(kwargs.get("dtype"), policy_lib.Policy) or kwargs.get("dtype") is None:
+            kwargs["dtype"] = self._dtype_policy.variable_dtype
         if kwargs.get("activity_regularizer") is not None:
             from tfcluster.lib.keras import regularizers
 
@@ -135,13 +142,19 @@ class KerasLayerMixin:
         def initial_value() -> Any:
             return initializer(shape, dtype=dtype)
 
-        variable = variables.Variable(
+        variable: Any = variables.Variable(
             initial_value,
             name=name,
             dtype=dtype,
             trainable=trainable,
             constraint=constraint,
         )
+        if (
+            kwargs.get("experimental_autocast", True)
+            and self._dtype_policy.should_cast_variables
+            and dtype.is_floating
+        ):
+            variable = AutoCastVariable(variable)
         if trainable:
             self._trainable_weights.append(variable)  # type: ignore[attr-defined]
         else:
@@ -186,7 +199,11 @@ class KerasLayerMixin:
             kwargs["mask"] = previous_mask
         if "mask" in kwargs and "mask" not in call_args:
             kwargs.pop("mask")
-        with name_scope(self._name):
+        if not self.built:
+            self._infer_policy_from(inputs)
+        if self._autocast:
+            inputs = self._cast_inputs(inputs)
+        with name_scope(self._name), autocast_variable.enable_auto_cast(self._compute_dtype):
             was_built = self.built
             outputs = self._call_in_scope(inputs, args, kwargs)  # type: ignore[attr-defined]
         if not was_built and self._keras_initial_weights is not None:
@@ -196,6 +213,45 @@ class KerasLayerMixin:
         self._set_mask_metadata(inputs, outputs, previous_mask)
         self._record_call(inputs, outputs)
         return outputs
+
+    # ---- dtype policies (tf.keras.mixed_precision) ---------------------------------------------
+    @property
+    def _compute_dtype(self) -> str | None:
+        if self._dtype_policy.compute_dtype:
+            return self._dtype_policy.compute_dtype
+        dtype = getattr(self, "_dtype", None)
+        return None if dtype is None else str(dtypes.as_dtype(dtype).name)
+
+    def _infer_policy_from(self, inputs: Any) -> None:
+        """An "infer" policy takes the first input's dtype (its float32 variables, if any,
+        stay float32)."""
+        if self._dtype_policy.compute_dtype is not None:
+            return
+        first = flatten(inputs)[:1]
+        dtype = getattr(first[0], "dtype", None) if first else None
+        if dtype is None:
+            return
+        self._dtype_policy = policy_lib.with_input_dtype(self._dtype_policy, dtype.base_dtype)
+        if getattr(self, "_dtype", None) is None and self._dtype_policy.variable_dtype:
+            self._dtype = dtypes.as_dtype(self._dtype_policy.variable_dtype)  # type: ignore[assignment]
+
+    def _cast_inputs(self, inputs: Any) -> Any:
+        """autocast=True: floating inputs in the compute dtype."""
+        compute_dtype = self._compute_dtype
+        if compute_dtype is None or not dtypes.as_dtype(compute_dtype).is_floating:
+            return inputs
+        from tfcluster.ops import math_ops
+
+        def cast(x: Any) -> Any:
+            if (
+                isinstance(x, Tensor)
+                and x.dtype.is_floating
+                and x.dtype.base_dtype.name != compute_dtype
+            ):
+                return math_ops.cast(x, compute_dtype)
+            return x
+
+        return layers_base._map(cast, inputs)
 
     def _copy_passed_through(self, inputs: Any, outputs: Any) -> Any:
         """An input returned unchanged is copied (tf.identity in the layer's scope), as TF 1.15
@@ -308,6 +364,16 @@ class KerasLayerMixin:
     @classmethod
     def from_config(cls, config: dict[str, Any]) -> Any:
         return cls(**config)
+
+
+def _policy_for(dtype: Any) -> policy_lib.Policy:
+    """A layer's policy from its dtype argument: the Policy given, one named after the dtype,
+    or the global policy ("infer" in TF 1)."""
+    if isinstance(dtype, policy_lib.Policy):
+        return dtype
+    if dtype:
+        return policy_lib.Policy(dtypes.as_dtype(dtype).name)
+    return policy_lib.global_policy()
 
 
 def _has_own_arguments(layer: Any) -> bool:

@@ -24,6 +24,7 @@ from tfcluster.lib.keras.engine import (
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
 from tfcluster.lib.keras.engine.network import Network
+from tfcluster.lib.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
 from tfcluster.ops import array_ops, control_flow_ops, math_ops
 
 
@@ -85,6 +86,10 @@ class Model(Network):
         _refuse_several_replicas()
         self._target_tensors = target_tensors
         self.optimizer = optimizers.get(optimizer)
+        loss_scale = self._dtype_policy.loss_scale
+        if loss_scale is not None and not isinstance(self.optimizer, LossScaleOptimizer):
+            # A model whose policy scales losses trains through a LossScaleOptimizer (TF 1.15).
+            self.optimizer = LossScaleOptimizer(self.optimizer, loss_scale)
         self.loss = loss
         self._compile_metrics = metrics or []
         self._loss_weights = loss_weights
