@@ -1257,7 +1257,60 @@ def keras_loss_scale_optimizer(tf):
     return out
 
 
+def keras_sequence_features(tf):
+    fc = tf.feature_column
+    ids = fc.sequence_categorical_column_with_identity("ids", num_buckets=5)
+    emb = fc.embedding_column(ids, dimension=3, initializer=tf.constant_initializer(0.5))
+    ind = fc.indicator_column(fc.sequence_categorical_column_with_identity("tok", num_buckets=4))
+    num = fc.sequence_numeric_column("vals", shape=(2,))
+    features = {
+        "ids": tf.SparseTensor(
+            indices=[[0, 0], [0, 1], [1, 0]],
+            values=np.array([1, 2, 3], np.int64),
+            dense_shape=[2, 2],
+        ),
+        "tok": tf.SparseTensor(
+            indices=[[0, 0], [0, 1], [1, 0]],
+            values=np.array([0, 3, 2], np.int64),
+            dense_shape=[2, 2],
+        ),
+        "vals": tf.SparseTensor(
+            indices=[[0, 0], [0, 1], [0, 2], [0, 3], [1, 0], [1, 1]],
+            values=np.arange(6, dtype=np.float32),
+            dense_shape=[2, 4],
+        ),
+    }
+    layer = tf.keras.experimental.SequenceFeatures([emb, ind, num])
+    out, length = layer(features)
+    loss = tf.reduce_sum(out * out)
+    train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+    result = {
+        "shapes": [out.shape.as_list(), length.shape.as_list()],
+        "weights": [v.name for v in layer.weights],
+    }
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        result["output"], result["length"] = sess.run([out, length])
+        sess.run(train)
+        result["embedding_after_step"] = sess.run(layer.weights[0])
+    for label, fn in [
+        (
+            "non_sequence_column",
+            lambda: tf.keras.experimental.SequenceFeatures([fc.numeric_column("x")]),
+        ),
+        ("sequence_column_in_input_layer", lambda: fc.input_layer(features, [emb])),
+        ("not_a_dict", lambda: layer(features["ids"])),
+    ]:
+        try:
+            fn()
+            result[label] = "no error"
+        except Exception as e:
+            result[label] = type(e).__name__
+    return result
+
+
 CASES = {
+    "keras_sequence_features": keras_sequence_features,
     "keras_mixed_precision_policies": keras_mixed_precision_policies,
     "keras_mixed_float16_training": keras_mixed_float16_training,
     "keras_loss_scale_optimizer": keras_loss_scale_optimizer,

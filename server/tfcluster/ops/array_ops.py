@@ -20,6 +20,7 @@ from tfcluster.framework.graph import (
     name_scope,
     register_tensor_conversion_function,
 )
+from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import Dimension, TensorShape, as_shape
 from tfcluster.ops import constant_op
 from tfcluster.ops.op_util import Outputs, make_op, unary_same
@@ -294,6 +295,10 @@ def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> 
     """The shape of `input`: a Const when it is fully known statically (TF's optimize=True)."""
     dt = _out_type(out_type)
     with name_scope(name, "Shape", [input]) as scope:
+        if isinstance(input, SparseTensor):
+            # A SparseTensor's shape is its dense_shape (as TF's tf.shape gives it).
+            attrs = {"SrcT": dtypes.int64, "DstT": dt, "Truncate": False}
+            return make_op("Cast", [input.dense_shape], attrs, name=scope).outputs[0]
         t = convert_to_tensor(input)
         if t.shape.is_fully_defined():
             return constant_op.constant(t.shape.as_list(), dtype=dt, name=scope)

@@ -3,6 +3,7 @@
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
 from tfcluster.lib.keras.engine.saved_model_export import export_saved_model, load_from_saved_model
+from tfcluster.lib.keras.layers.feature_layers import SequenceFeatures
 from tfcluster.lib.keras.layers.recurrent import PeepholeLSTMCell
 from tfcluster.lib.keras.optimizer_schedules import (
     CosineDecay,

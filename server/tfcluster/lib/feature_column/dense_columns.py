@@ -232,6 +232,32 @@ class _EmbeddingColumn(
             max_norm=self.max_norm,
         )
 
+    def _get_sequence_dense_tensor(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> tuple[Tensor, Tensor]:
+        """[batch, T, dimension] embeddings of a sequence column's steps, and the lengths."""
+        from tfcluster.lib.feature_column import sequence_columns
+
+        sequence_columns.require_sequence_input(
+            "embedding_column", self.name, self.categorical_column
+        )
+        pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections, trainable)
+        weights = self.layer_creator(
+            weight_collections=weight_collections,
+            scope=vs.get_variable_scope(),
+            trainable=trainable is not False and self.trainable,
+        )
+        dense = safe_embedding_lookup_sparse(
+            weights,
+            pair.id_tensor,
+            pair.weight_tensor,
+            combiner=self.combiner,
+            name=f"{self.name}_weights",
+            max_norm=self.max_norm,
+        )
+        length = sequence_columns.sequence_length_from_sparse_tensor(pair.id_tensor)
+        return dense, length
+
 
 class _EmbeddingVariableCreator:
     """Makes the column's `embedding_weights` variable in the scope it is called in."""
@@ -327,6 +353,20 @@ class _IndicatorColumn(
 
         refuse_sequence_input("indicator_column", self.name, self.categorical_column)
         return inputs.get(self)
+
+    def _get_sequence_dense_tensor(
+        self, inputs: LazyBuilder, weight_collections: Any = None, trainable: Any = None
+    ) -> tuple[Tensor, Tensor]:
+        """[batch, T, num_buckets] multi-hot steps of a sequence column, and the lengths."""
+        from tfcluster.lib.feature_column import sequence_columns
+
+        sequence_columns.require_sequence_input(
+            "indicator_column", self.name, self.categorical_column
+        )
+        dense = inputs.get(self)
+        pair = self.categorical_column._get_sparse_tensors(inputs)
+        length = sequence_columns.sequence_length_from_sparse_tensor(pair.id_tensor)
+        return dense, length
 
 
 def indicator_column(categorical_column: CategoricalColumn) -> _IndicatorColumn:

@@ -12,6 +12,8 @@ import collections
 from typing import Any
 
 from tfcluster.framework import dtypes
+from tfcluster.framework.graph import Tensor, name_scope
+from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.feature_column.base import CategoricalColumn, IdWeightPair, LazyBuilder
 from tfcluster.lib.feature_column.categorical_columns import (
     categorical_column_with_hash_bucket,
@@ -20,7 +22,7 @@ from tfcluster.lib.feature_column.categorical_columns import (
     categorical_column_with_vocabulary_list,
 )
 from tfcluster.lib.feature_column.dense_columns import _shape_tuple
-from tfcluster.ops import array_ops, math_ops, parsing_ops, sparse_ops
+from tfcluster.ops import array_ops, math_ops, parsing_ops, segment_ops, sparse_ops
 
 
 class SequenceCategoricalColumn(
@@ -77,6 +79,50 @@ class SequenceNumericColumn(
     @property
     def parse_example_spec(self) -> dict[str, Any]:
         return {self.key: parsing_ops.VarLenFeature(self.dtype)}
+
+    @property
+    def _variable_shape(self) -> TensorShape:
+        return TensorShape(self.shape)
+
+    def _get_sequence_dense_tensor(self, inputs: LazyBuilder, **kwargs: Any) -> Any:
+        """[batch, T, *shape] values (the sparse input's values grouped by `shape`), and
+        each example's length in steps."""
+        sp_tensor = inputs.get(self.key)
+        if self.normalizer_fn is not None:
+            sp_tensor = self.normalizer_fn(sp_tensor)
+        dense = sparse_ops.sparse_tensor_to_dense(sp_tensor, default_value=self.default_value)
+        dense_shape = array_ops.concat([array_ops.shape(dense)[:1], [-1], list(self.shape)], axis=0)
+        dense = array_ops.reshape(dense, shape=dense_shape)
+        num_elements = (
+            (self._variable_shape.num_elements() or 1) if sp_tensor.shape.ndims == 2 else 1
+        )
+        length = sequence_length_from_sparse_tensor(sp_tensor, num_elements=num_elements)
+        return dense, length
+
+
+def sequence_length_from_sparse_tensor(sp_tensor: Any, num_elements: int = 1) -> Tensor:
+    """Each example's number of steps: its last used column + 1 (over `num_elements`
+    values per step), 0 for examples with no values (TF's fc_utils)."""
+    with name_scope(None, "sequence_length") as scope:
+        row_ids = sp_tensor.indices[:, 0]
+        column_ids = sp_tensor.indices[:, 1]
+        column_ids += array_ops.ones_like(column_ids)
+        seq_length = segment_ops.segment_max(column_ids, segment_ids=row_ids)
+        seq_length = math_ops.cast(math_ops.ceil(seq_length / num_elements), dtypes.int64)
+        n_pad = array_ops.shape(sp_tensor)[:1] - array_ops.shape(seq_length)[:1]
+        padding = array_ops.zeros(n_pad, dtype=seq_length.dtype)
+        return array_ops.concat([seq_length, padding], axis=0, name=scope)
+
+
+def require_sequence_input(column_kind: str, name: str, categorical: Any) -> None:
+    """A sequence dense tensor is only made of a sequence categorical column (TF's error)."""
+    if not isinstance(categorical, SequenceCategoricalColumn):
+        raise ValueError(
+            f"In {column_kind}: {name}. categorical_column must be of type "
+            "SequenceCategoricalColumn to use SequenceFeatures. Suggested fix: Use one of "
+            f"sequence_categorical_column_with_*. Given (type {type(categorical)}): "
+            f"{categorical}"
+        )
 
 
 def sequence_categorical_column_with_identity(

@@ -55,6 +55,77 @@ class DenseFeatures(Layer):
         )
 
 
+class SequenceFeatures(Layer):
+    """tf.keras.experimental.SequenceFeatures: sequence columns (embedding/indicator columns
+    of sequence categorical columns, sequence_numeric_column) as one [batch, T, n] tensor and
+    the examples' sequence lengths, variables under the layer's name
+    (`sequence_features/<column>_embedding/embedding_weights`)."""
+
+    def __init__(
+        self, feature_columns: Any, trainable: bool = True, name: str | None = None, **kwargs: Any
+    ) -> None:
+        super().__init__(name=name, trainable=trainable, **kwargs)
+        columns = (
+            list(feature_columns)
+            if isinstance(feature_columns, (list, tuple))
+            else [feature_columns]
+        )
+        for column in columns:
+            if not hasattr(column, "_get_sequence_dense_tensor"):
+                raise ValueError(
+                    "Items of feature_columns must be a SequenceDenseColumn (an embedding or "
+                    "indicator column of a sequence categorical column, or a "
+                    f"sequence_numeric_column). Given: {column}"
+                )
+        self._feature_columns = sorted(columns, key=lambda c: c.name)
+        self.built = True
+
+    def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        if not isinstance(inputs, dict):
+            raise ValueError("We expected a dictionary here. Instead we got: ", inputs)
+        return super().__call__(inputs, *args, **kwargs)
+
+    def call(self, features: Any) -> Any:
+        from tfcluster.framework.graph import control_dependencies, name_scope
+        from tfcluster.lib.feature_column.base import LazyBuilder
+        from tfcluster.ops import array_ops, check_ops
+        from tfcluster.ops import variable_scope as vs
+
+        before = {id(v) for v in get_collection(GraphKeys.GLOBAL_VARIABLES)}
+        builder = LazyBuilder(features)
+        outputs, lengths = [], []
+        with vs.variable_scope(self._name, reuse=vs.AUTO_REUSE):
+            for column in self._feature_columns:
+                with name_scope(column.name), vs.variable_scope(column.name):
+                    dense, length = column._get_sequence_dense_tensor(
+                        builder, trainable=self.trainable
+                    )
+                    n = column._variable_shape.num_elements()
+                    shape = array_ops.shape(dense)
+                    outputs.append(
+                        array_ops.reshape(dense, array_ops.stack([shape[0], shape[1], n]))
+                    )
+                    lengths.append(length)
+        for v in get_collection(GraphKeys.GLOBAL_VARIABLES):
+            if id(v) in before:
+                continue
+            if v in get_collection(GraphKeys.TRAINABLE_VARIABLES):
+                self._trainable_weights.append(v)
+            else:
+                self._non_trainable_weights.append(v)
+        sequence_length = lengths[0]
+        if len(lengths) > 1:
+            checks = [check_ops.assert_equal(t, lengths[0]) for t in lengths[1:]]
+            with control_dependencies(checks):
+                sequence_length = array_ops.identity(lengths[0])
+        return array_ops.concat(outputs, -1), sequence_length
+
+    def get_config(self) -> dict[str, Any]:
+        raise backend.unimplemented(
+            "tf.keras.experimental.SequenceFeatures.get_config (feature column serialization)"
+        )
+
+
 def _cudnn(name: str) -> type:
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         raise backend.unimplemented(
