@@ -1309,7 +1309,104 @@ def keras_sequence_features(tf):
     return result
 
 
+def keras_stateful_rnns(tf):
+    constant = tf.keras.initializers.Constant
+    x = np.linspace(-1, 1, 30).reshape(2, 3, 5).astype(np.float32)
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.LSTM(
+                4,
+                stateful=True,
+                batch_input_shape=(2, 3, 5),
+                kernel_initializer=constant(0.1),
+                recurrent_initializer=constant(0.05),
+                return_sequences=True,
+            ),
+            tf.keras.layers.GRU(
+                3,
+                stateful=True,
+                kernel_initializer=constant(-0.1),
+                recurrent_initializer=constant(0.2),
+            ),
+            tf.keras.layers.Dense(1, kernel_initializer="ones"),
+        ]
+    )
+    model.compile("sgd", "mse")
+    out = {"first": model.predict(x, batch_size=2), "second": model.predict(x, batch_size=2)}
+    model.reset_states()
+    out["after_reset"] = model.predict(x, batch_size=2)
+    out["variables"] = [v.name for v in tf.global_variables()]
+    out["weights"] = [w.name for w in model.weights]
+    y = np.ones((2, 1), np.float32)
+    out["fit_loss"] = np.array(
+        model.fit(x, y, batch_size=2, epochs=3, shuffle=False, verbose=0).history["loss"]
+    )
+    out["evaluate"] = np.float64(model.evaluate(x, y, batch_size=2, verbose=0))
+    out["lstm_state"] = tf.keras.backend.batch_get_value(model.layers[0].states)
+    model.layers[0].reset_states([np.ones((2, 4), np.float32), np.zeros((2, 4), np.float32)])
+    out["given_state"] = tf.keras.backend.batch_get_value(model.layers[0].states)
+    for label, fn in [
+        (
+            "unknown_batch",
+            lambda: tf.keras.layers.LSTM(2, stateful=True)(tf.keras.layers.Input(shape=(3, 5))),
+        ),
+        ("wrong_state_count", lambda: model.layers[0].reset_states([np.zeros((2, 4))])),
+        (
+            "wrong_state_shape",
+            lambda: model.layers[0].reset_states([np.zeros((3, 4)), np.zeros((2, 4))]),
+        ),
+        ("not_stateful", lambda: model.layers[2].reset_states()),
+    ]:
+        try:
+            fn()
+            out[label] = "no error"
+        except Exception as e:
+            out[label] = type(e).__name__
+    return out
+
+
+def keras_time_major_and_unrolled_rnns(tf):
+    constant = tf.keras.initializers.Constant
+    x = np.linspace(-1, 1, 30).reshape(2, 3, 5).astype(np.float32)
+    time_major = tf.keras.layers.SimpleRNN(
+        2,
+        time_major=True,
+        return_sequences=True,
+        kernel_initializer=constant(0.3),
+        recurrent_initializer=constant(0.1),
+    )
+    inp = tf.keras.layers.Input(shape=(3, 5))
+    seq = time_major(tf.transpose(inp, [1, 0, 2]))
+    unrolled = tf.keras.layers.GRU(
+        2,
+        unroll=True,
+        kernel_initializer=constant(0.3),
+        recurrent_initializer=constant(0.1),
+        return_state=True,
+    )
+    last, state = unrolled(tf.constant(x))
+    rolled = tf.keras.layers.GRU(
+        2, kernel_initializer=constant(0.3), recurrent_initializer=constant(0.1)
+    )(tf.constant(x))
+    sess = tf.keras.backend.get_session()
+    sess.run(tf.global_variables_initializer())
+    out = {
+        "time_major_shape": seq.shape.as_list(),
+        "time_major": sess.run(seq, {inp: x}),
+        "unrolled": sess.run([last, state]),
+        "rolled": sess.run(rolled),
+    }
+    try:
+        tf.keras.layers.LSTM(2, unroll=True)(tf.keras.layers.Input(shape=(None, 5)))
+        out["unroll_unknown_steps"] = "no error"
+    except Exception as e:
+        out["unroll_unknown_steps"] = type(e).__name__
+    return out
+
+
 CASES = {
+    "keras_stateful_rnns": keras_stateful_rnns,
+    "keras_time_major_and_unrolled_rnns": keras_time_major_and_unrolled_rnns,
     "keras_sequence_features": keras_sequence_features,
     "keras_mixed_precision_policies": keras_mixed_precision_policies,
     "keras_mixed_float16_training": keras_mixed_float16_training,

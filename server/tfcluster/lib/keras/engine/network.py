@@ -175,6 +175,22 @@ class Network(KerasLayerMixin, layers_base.Layer):
         return out
 
     @property
+    def state_updates(self) -> list[Any]:
+        """The updates of stateful layers (an RNN's final states), run by predict too."""
+        out: list[Any] = []
+        for layer in self._layers:
+            if getattr(layer, "stateful", False) and hasattr(layer, "updates"):
+                out.extend(layer.updates)
+            elif hasattr(layer, "state_updates"):
+                out.extend(layer.state_updates)
+        return out
+
+    def reset_states(self) -> None:
+        for layer in self._layers:
+            if (hasattr(layer, "reset_states") and getattr(layer, "stateful", False)) or isinstance(layer, Network):
+                layer.reset_states()
+
+    @property
     def losses(self) -> list[Any]:
         out: list[Any] = list(super().losses)
         for layer in self._layers:

@@ -492,7 +492,9 @@ class Model(Network):
         for start in range(0, samples, batch_size):
             batches += 1
             index = order[start : start + batch_size]
-            values = session.run(fetches, feed_dict=self._feed(xs, ys, index, False, weights))
+            values = self._run_with_state_updates(
+                session, fetches, self._feed(xs, ys, index, False, weights)
+            )
             sums += _weighted(values, names, len(index), per_batch)
             if progbar is not None:
                 seen = min(start + batch_size, samples)
@@ -538,7 +540,9 @@ class Model(Network):
         parts: list[list[np.ndarray]] = [[] for _ in self.outputs]
         for start in range(0, samples, batch_size):
             index = np.arange(start, min(start + batch_size, samples))
-            values = session.run(list(self.outputs), feed_dict=self._feed(xs, [], index, False))
+            values = self._run_with_state_updates(
+                session, list(self.outputs), self._feed(xs, [], index, False)
+            )
             for i, v in enumerate(values):
                 parts[i].append(v)
         results = [np.concatenate(p) for p in parts]
@@ -621,6 +625,12 @@ class Model(Network):
         workers: int = 1, use_multiprocessing: bool = False, verbose: int = 0,
     ) -> Any:  # fmt: skip
         return training_generator.predict_generator(self, generator, steps, verbose)
+
+    def _run_with_state_updates(self, session: Any, fetches: list[Any], feed: Any) -> list[Any]:
+        """Evaluation and prediction also carry stateful RNNs' states to the next batch."""
+        updates = self.state_updates
+        values = session.run([*fetches, *updates], feed_dict=feed)
+        return list(values[: len(fetches)])
 
     def predict_on_batch(self, x: Any) -> Any:
         return self.predict(x, batch_size=len(_as_list(x)[0]))

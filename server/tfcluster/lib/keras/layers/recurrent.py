@@ -16,6 +16,8 @@ from __future__ import annotations
 
 from typing import Any
 
+import numpy as np
+
 from tfcluster.framework import dtypes
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import activations, backend, backend_math, initializers
@@ -23,7 +25,7 @@ from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.layers import config_fields
 from tfcluster.lib.keras.regularizers import get as get_regularizer
 from tfcluster.lib.rnn.rnn import dynamic_rnn
-from tfcluster.ops import array_ops, math_ops, nn_ops
+from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops
 
 
 def _dropout_masks(ones: Any, rate: float, training: Any, count: int) -> Any:
@@ -432,6 +434,25 @@ class _LoopCell:
         return output, tuple(new_states)
 
 
+def _unrolled(cell: _LoopCell, inputs: Any, states: tuple[Any, ...]) -> tuple[Any, Any]:
+    """unroll=True: one copy of the step per time step (the time length must be known)."""
+    steps = inputs.shape.as_list()[1]
+    if steps is None:
+        raise ValueError(
+            "Cannot unroll a RNN if the time dimension is undefined. \n- If using a Sequential "
+            "model, specify the time dimension by passing an `input_shape` or "
+            "`batch_input_shape` argument to your first layer. If your first layer is an "
+            "Embedding, you can also use the `input_length` argument.\n- If using the "
+            "functional API, specify the time dimension by passing a `shape` or `batch_shape` "
+            "argument to your Input layer."
+        )
+    outputs = []
+    for step_input in array_ops.unstack(inputs, num=steps, axis=1):
+        output, states = cell(step_input, states)
+        outputs.append(output)
+    return array_ops.stack(outputs, axis=1), states
+
+
 def _flat_sizes(size: Any) -> list[Any]:
     if isinstance(size, (list, tuple)):
         out: list[Any] = []
@@ -459,12 +480,6 @@ class RNN(Layer):
             cell = StackedRNNCells(cell)
         if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
             raise ValueError("`cell` should have a `call` method. The RNN was passed:", cell)
-        if stateful:
-            raise backend.unimplemented("tf.keras recurrent layers with stateful=True")
-        if unroll:
-            raise backend.unimplemented("tf.keras recurrent layers with unroll=True")
-        if time_major:
-            raise backend.unimplemented("tf.keras recurrent layers with time_major=True")
         super().__init__(**kwargs)
         self.cell = cell
         self.return_sequences = return_sequences
@@ -482,7 +497,50 @@ class RNN(Layer):
             self.cell.built = True
         self._trainable_weights.extend(self.cell.trainable_weights)
         self._non_trainable_weights.extend(self.cell.non_trainable_weights)
+        if self.stateful:
+            self._make_state_variables(shape[1] if self.time_major else shape[0])
         self.built = True
+
+    # ---- stateful RNNs: the last batch's final states start the next batch -------------------
+    def _make_state_variables(self, batch_size: Any) -> None:
+        batch_size = TensorShape([batch_size]).as_list()[0]
+        if batch_size is None:
+            raise ValueError(
+                "If a RNN is stateful, it needs to know its batch size. Specify the batch size "
+                "of your input tensors: \n- If using a Sequential model, specify the batch size "
+                "by passing a `batch_input_shape` argument to your first layer.\n- If using the "
+                "functional API, specify the batch size by passing a `batch_shape` argument to "
+                "your Input layer."
+            )
+        self._state_batch_size = batch_size
+        # Keras's K.zeros variables (`lstm/Variable`, `lstm/Variable_1`), not among the weights.
+        self.states = [
+            backend.zeros((batch_size, size)) for size in _LoopCell(self.cell).state_size
+        ]
+
+    def reset_states(self, states: Any = None) -> None:
+        if not self.stateful:
+            raise AttributeError("Layer must be stateful.")
+        if not getattr(self, "states", None):
+            raise ValueError("The layer has not been built yet: its states do not exist.")
+        sizes = _LoopCell(self.cell).state_size
+        batch = self._state_batch_size
+        if states is None:
+            values = [np.zeros((batch, size)) for size in sizes]
+        else:
+            values = list(states) if isinstance(states, (list, tuple)) else [states]
+            if len(values) != len(self.states):
+                raise ValueError(
+                    f"Layer {self.name} expects {len(self.states)} states, but it received "
+                    f"{len(values)} state values. Input received: {states}"
+                )
+            for index, (value, size) in enumerate(zip(values, sizes)):
+                if np.shape(value) != (batch, size):
+                    raise ValueError(
+                        f"State {index} is incompatible with layer {self.name}: expected "
+                        f"shape={(batch, size)}, found shape={np.shape(value)}"
+                    )
+        backend.batch_set_value(list(zip(self.states, values)))
 
     def _zero_states(self, inputs: Any) -> list[Any]:
         batch = array_ops.shape(inputs)[0]
@@ -520,7 +578,11 @@ class RNN(Layer):
             mask = mask[0]
         if inputs.dtype.base_dtype != dtypes.float32 and inputs.dtype.is_integer:
             inputs = math_ops.cast(inputs, backend.floatx())
-        if initial_state is None:
+        if self.time_major:
+            inputs = array_ops.transpose(inputs, [1, 0, 2])
+        if initial_state is None and self.stateful:
+            states = [s.value() for s in self.states]
+        elif initial_state is None:
             states = self._zero_states(inputs)
         else:
             states = (
@@ -532,14 +594,20 @@ class RNN(Layer):
             inputs = array_ops.concat([inputs, column], axis=-1)
         if self.go_backwards:
             inputs = array_ops.reverse(inputs, [1])
-        outputs, final = dynamic_rnn(
-            _LoopCell(self.cell, masked=mask is not None),
-            inputs,
-            initial_state=tuple(states),
-            dtype=inputs.dtype,
-        )
+        loop_cell = _LoopCell(self.cell, masked=mask is not None)
+        if self.unroll:
+            outputs, final = _unrolled(loop_cell, inputs, tuple(states))
+        else:
+            outputs, final = dynamic_rnn(
+                loop_cell, inputs, initial_state=tuple(states), dtype=inputs.dtype
+            )
+        if self.stateful:
+            self.add_update([state_ops.assign(v, s) for v, s in zip(self.states, final)], inputs)
         # Keras's last output is the last step's (with go_backwards: the first input's).
-        output = outputs if self.return_sequences else outputs[:, -1]
+        if self.return_sequences:
+            output = array_ops.transpose(outputs, [1, 0, 2]) if self.time_major else outputs
+        else:
+            output = outputs[:, -1]
         if self.return_state:
             return [output, *final]
         return output
@@ -566,11 +634,12 @@ class RNN(Layer):
 
     def compute_output_shape(self, input_shape: Any) -> Any:
         shape = TensorShape(input_shape).as_list()
+        batch = shape[1] if self.time_major else shape[0]
         units = _LoopCell(self.cell).output_size
-        output = TensorShape([*shape[:2], units] if self.return_sequences else [shape[0], units])
+        output = TensorShape([*shape[:2], units] if self.return_sequences else [batch, units])
         if self.return_state:
             sizes = _LoopCell(self.cell).state_size
-            return [output] + [TensorShape([shape[0], s]) for s in sizes]
+            return [output] + [TensorShape([batch, s]) for s in sizes]
         return output
 
 
