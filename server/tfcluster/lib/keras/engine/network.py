@@ -187,7 +187,8 @@ class Network(KerasLayerMixin, layers_base.Layer):
 
     def reset_states(self) -> None:
         for layer in self._layers:
-            if (hasattr(layer, "reset_states") and getattr(layer, "stateful", False)) or isinstance(layer, Network):
+            stateful = hasattr(layer, "reset_states") and getattr(layer, "stateful", False)
+            if stateful or isinstance(layer, Network):
                 layer.reset_states()
 
     @property
