@@ -6,6 +6,7 @@ computes. Python 3.7 code: the recorder runs it under TF 1.15 itself."""
 import os
 import shutil
 import tempfile
+import threading
 
 import numpy as np
 
@@ -1404,7 +1405,43 @@ def keras_time_major_and_unrolled_rnns(tf):
     return out
 
 
+def sync_replicas_with_variable_averages(tf):
+    # The chief's update (its queue runner's op) is run by hand once per worker step, so the
+    # moving average is read after each whole update.
+    global_step = tf.train.get_or_create_global_step()
+    x = tf.constant([[1.0, 2.0], [0.5, -1.0]])
+    w = tf.Variable([[1.0, -1.0], [0.5, 2.0]], name="w")
+    loss = tf.reduce_sum(tf.square(tf.matmul(x, w)))
+    ema = tf.train.ExponentialMovingAverage(0.5, num_updates=global_step)
+    opt = tf.train.SyncReplicasOptimizer(
+        tf.train.GradientDescentOptimizer(0.05), replicas_to_aggregate=1,
+        variable_averages=ema, variables_to_average=[w])
+    train = opt.minimize(loss, global_step=global_step)
+    chief_update = opt.get_chief_queue_runner().enqueue_ops[0]
+    averages = ema.average(w)
+    trace = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        sess.run(tf.local_variables_initializer())
+        sess.run(opt.chief_init_op)
+        for _ in range(3):
+            # The worker's step waits for the token the chief's update hands out.
+            worker = threading.Thread(target=sess.run, args=(train,))
+            worker.start()
+            sess.run(chief_update)
+            worker.join()
+            trace.append(sess.run([global_step, w, averages]))
+    return {
+        "average_name": averages.op.name,
+        "chief_update_type": chief_update.type,
+        "steps": [np.int64(t[0]) for t in trace],
+        "weights": [t[1] for t in trace],
+        "averages": [t[2] for t in trace],
+    }
+
+
 CASES = {
+    "sync_replicas_with_variable_averages": sync_replicas_with_variable_averages,
     "keras_stateful_rnns": keras_stateful_rnns,
     "keras_time_major_and_unrolled_rnns": keras_time_major_and_unrolled_rnns,
     "keras_sequence_features": keras_sequence_features,

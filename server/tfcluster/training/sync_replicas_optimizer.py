@@ -50,12 +50,11 @@ class SyncReplicasOptimizer(Optimizer):
             total_num_replicas = replicas_to_aggregate
         if replicas_to_aggregate < 1:
             raise ValueError(f"replicas_to_aggregate must be positive, got {replicas_to_aggregate}")
-        if variable_averages is not None:
-            raise NotImplementedError(
-                "SyncReplicasOptimizer(variable_averages=...) is not supported by tfcluster"
-            )
         super().__init__(use_locking, name)
         self._opt = opt
+        # An ExponentialMovingAverage the chief applies to these variables after each update.
+        self._variable_averages = variable_averages
+        self._variables_to_average = variables_to_average
         self._replicas_to_aggregate = replicas_to_aggregate
         self._total_num_replicas = total_num_replicas
         self._tokens_per_step = max(total_num_replicas, replicas_to_aggregate)
@@ -149,6 +148,9 @@ class SyncReplicasOptimizer(Optimizer):
                 with control_dependencies([update_op]):
                     tokens = array_ops.fill([self._tokens_per_step], global_step)
                     sync_op = self._sync_token_queue.enqueue_many((tokens,))
+                if self._variable_averages is not None:
+                    with control_dependencies([sync_op]), name_scope(""):
+                        sync_op = self._variable_averages.apply(self._variables_to_average)
             # On stop, the runner's step waiting in take_grad is cancelled (TF gets this from
             # closing the session, after the coordinator's grace period); the accumulators stay
             # usable for a later chief session.
