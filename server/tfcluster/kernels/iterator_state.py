@@ -187,10 +187,7 @@ def delete_iterator(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         it = iterators._iterator(ins[0], node.name)
         it.close()
-        try:
-            ctx.resources.remove(it.container, it.name, it)
-        except errors.NotFoundError:
-            pass
+        ctx.resources.remove(it.container, it.name, it)
         return ()
 
     return compute

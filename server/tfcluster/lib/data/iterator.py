@@ -25,9 +25,8 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
-from tfcluster.lib.data import stats
+from tfcluster.lib.data import stats, type_specs
 from tfcluster.lib.data import structure as st
-from tfcluster.lib.data import type_specs
 from tfcluster.lib.data.dataset import Dataset, same_graph
 from tfcluster.ops import dataset_ops
 

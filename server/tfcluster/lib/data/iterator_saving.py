@@ -15,7 +15,7 @@ from tfcluster.framework.graph import Operation, Tensor, colocate_with, get_coll
 from tfcluster.lib.data.iterator import GLOBAL_ITERATORS, Iterator
 from tfcluster.ops import dataset_more_ops
 from tfcluster.training import basic_session_run_hooks, checkpoint_management
-from tfcluster.training.saver import Saver, SaveableObject, SaveSpec
+from tfcluster.training.saver import SaveableObject, Saver, SaveSpec
 from tfcluster.training.session_run_hook import SessionRunHook
 
 
@@ -49,9 +49,29 @@ class _CustomSaver(Saver):
         super().__init__(var_list)
         self._latest_filename = latest_filename
 
-    def save(self, sess: Any, save_path: str, global_step: Any = None, **kwargs: Any) -> Any:
-        kwargs["latest_filename"] = kwargs.get("latest_filename") or self._latest_filename
-        return super().save(sess, save_path, global_step, **kwargs)
+    def save(
+        self,
+        sess: Any,
+        save_path: str,
+        global_step: Any = None,
+        latest_filename: str | None = None,
+        meta_graph_suffix: str = "meta",
+        write_meta_graph: bool = True,
+        write_state: bool = True,
+        strip_default_attrs: bool = False,
+        save_debug_info: bool = False,
+    ) -> str | None:
+        return super().save(
+            sess,
+            save_path,
+            global_step,
+            latest_filename or self._latest_filename,
+            meta_graph_suffix,
+            write_meta_graph,
+            write_state,
+            strip_default_attrs,
+            save_debug_info,
+        )
 
 
 class CheckpointInputPipelineHook(SessionRunHook):
