@@ -1,4 +1,5 @@
-"""The dataset and iterator ops of ops/dataset_more_ops.py have no gradient."""
+"""The dataset and iterator ops of ops/dataset_more_ops.py, and LMDBReader, have no
+gradient."""
 
 from __future__ import annotations
 
@@ -7,3 +8,4 @@ from tfcluster.ops import dataset_more_ops
 
 for _op in dataset_more_ops.OP_TYPES:
     not_differentiable(_op)
+not_differentiable("LMDBReader")
