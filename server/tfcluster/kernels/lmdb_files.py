@@ -18,7 +18,6 @@ from tfcluster.kernels import dataset_base as base
 from tfcluster.kernels import readers
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 
-
 Pairs = Generator[tuple[bytes, bytes], None, None]
 
 
