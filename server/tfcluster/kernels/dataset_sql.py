@@ -57,15 +57,23 @@ def _as_double(value: Any) -> float:
     return float(m.group(0)) if m else 0.0
 
 
+def _real_text(value: float) -> str:
+    """A real as SQLite writes it ("%!.15g": 15 significant digits, always a decimal point,
+    1.0e+20 rather than 1e+20)."""
+    if value in (float("inf"), float("-inf")):
+        return "Inf" if value > 0 else "-Inf"
+    text = f"{value:.15g}"
+    mantissa, e, exponent = text.partition("e")
+    if "." not in mantissa:
+        mantissa += ".0"
+    return mantissa + e + exponent
+
+
 def _as_text(value: Any) -> bytes:
     if value is None:
         return b""
     if isinstance(value, float):
-        # SQLite writes a real with 15 significant digits, always with a decimal point.
-        text = f"{value:.15g}"
-        if all(c not in text for c in ".enai"):
-            text += ".0"
-        return text.encode()
+        return _real_text(value).encode()
     return _as_bytes(value)
 
 

@@ -3,11 +3,12 @@ form a Saver writes), anonymous iterators (AnonymousIterator(V2), DeleteIterator
 spellings of the iterator ops.
 
 The state of an iterator is how many reads it has answered since it was initialised.
-Restoring re-initialises it with the dataset it was initialised with and reads that many
-elements again, so the next read gives the element that followed the saved position: the
-same element as TF's restore wherever the pipeline is deterministic (every source and
-transformation but an unseeded shuffle or a sloppy interleave). The pipeline runs again up
-to that point, so restoring far into an epoch costs that many reads."""
+Restoring reads on from the iterator's position (re-initialising it with its dataset first
+if it is already past the saved one) until it has answered that many, so the next read gives
+the element that followed the saved position: the same element as TF's restore wherever the
+pipeline is deterministic (every source and transformation but an unseeded shuffle or a
+sloppy interleave). TF restores buffers instead; here the pipeline runs again up to that
+point, so restoring far into an epoch costs that many reads."""
 
 from __future__ import annotations
 
@@ -77,11 +78,21 @@ def restore(it: iterators.IteratorResource, data: bytes, ctx: Any) -> None:
             "Restore() failed because the iterator has not been initialized. Ensure that you "
             "have run the initializer operation for this iterator before restoring it.",
         )
-    it.initialize(dataset)
+    # Where the iterator is at or before the saved position (a restore right after the
+    # initializer, as Savers and CheckpointInputPipelineHook do it), it reads on from there:
+    # a reshuffling dataset keeps the order of this initialisation. Past it, it starts over
+    # (a reshuffling dataset then shuffles as for its next initialisation).
+    it._acquire(ctx)
+    try:
+        fresh = it.produced > produced or it._current.iterator is None
+    finally:
+        it._lock.release()
+    if fresh:
+        it.initialize(dataset)
     it._acquire(ctx)
     try:
         iterator = it._current.iterator
-        done = 0
+        done = it.produced
         with base.StepScope(ctx):
             while done < produced and iterator is not None:
                 done += 1

@@ -39,8 +39,7 @@ def _open(path: str) -> lmdb.Environment:
         raise errors.InvalidArgumentError(None, None, text) from None
 
 
-def _pairs(path: str) -> Pairs:
-    env = _open(path)
+def _pairs(env: lmdb.Environment) -> Pairs:
     try:
         with env.begin(buffers=False) as txn:
             yield from txn.cursor().iternext(keys=True, values=True)
@@ -62,21 +61,26 @@ class _Lmdb(base.Dataset):
 
 
 class _LmdbIterator(base.ElementIterator):
+    """A database that fails to open fails every read until the iterator is reset, as TF's
+    (the iterator stays on it)."""
+
     def __init__(self, files: list[str]) -> None:
         self._files = iter(files)
+        self._path: str | None = None
         self._current: Pairs | None = None
 
     def next(self) -> base.Element | None:
         while True:
             if self._current is None:
-                path = next(self._files, None)
-                if path is None:
-                    return None
-                self._current = _pairs(path)
+                if self._path is None:
+                    self._path = next(self._files, None)
+                    if self._path is None:
+                        return None
+                self._current = _pairs(_open(self._path))
             pair = next(self._current, None)
             if pair is not None:
                 return (base.as_array(pair[0]), base.as_array(pair[1]))
-            self._current = None
+            self._current = self._path = None
 
     def close(self) -> None:
         if self._current is not None:
@@ -113,7 +117,7 @@ class LMDBReaderResource(readers.ReaderResource):
         self._pairs: Pairs | None = None
 
     def on_work_started(self) -> None:
-        self._pairs = _pairs(self.work.decode("utf-8", "surrogateescape"))
+        self._pairs = _pairs(_open(self.work.decode("utf-8", "surrogateescape")))
 
     def on_work_finished(self) -> None:
         if self._pairs is not None:
