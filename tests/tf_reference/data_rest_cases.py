@@ -505,3 +505,100 @@ def run_input_pipeline_hook(tf: Any, model_dir: str) -> dict[str, Any]:
         "seen_after_second": float(est.get_variable_value("seen")),
         "input_files": [f for f in files if not f.endswith(".meta")],
     }
+
+
+# ---- iterator raw ops ----------------------------------------------------------------------
+def run_iterator_ops(tf: Any, directory: str) -> dict[str, Any]:
+    """AnonymousIterator(V2) / DeleteIterator, Iterator / IteratorFromStringHandle /
+    IteratorGetNextSync (V1), SerializeIterator into another iterator, the cardinality and
+    TFRecord-writing Experimental* ops, and statistics through raw ops."""
+    r = tf.raw_ops
+    types = {"output_types": [tf.int64], "output_shapes": [[]]}
+    out: dict[str, Any] = {}
+
+    def source() -> Any:
+        return tf.data.experimental.to_variant(tf.data.Dataset.range(5))
+
+    with tf.Graph().as_default():
+        it = r.AnonymousIterator(**types)
+        make = r.MakeIterator(dataset=source(), iterator=it)
+        with tf.control_dependencies([make]):
+            nxt = r.IteratorGetNext(iterator=it, **types)
+        with tf.Session() as sess:
+            # A new iterator each run.
+            out["anonymous"] = [plain(tf, sess.run(nxt)) for _ in range(2)]
+    with tf.Graph().as_default():
+        it, deleter = r.AnonymousIteratorV2(**types)
+        out["deleter_dtype"] = deleter.dtype.name
+        make = r.MakeIterator(dataset=source(), iterator=it)
+        with tf.control_dependencies([make]):
+            nxt = r.IteratorGetNextSync(iterator=it, **types)
+        with tf.control_dependencies(nxt):
+            delete = r.DeleteIterator(handle=it, deleter=deleter)
+        with tf.Session() as sess:
+            out["anonymous_v2"] = plain(tf, sess.run([*nxt, delete])[0])
+    with tf.Graph().as_default():
+        it = r.Iterator(shared_name="shared_it", container="", **types)
+        make = r.MakeIterator(dataset=source(), iterator=it)
+        handle = r.IteratorToStringHandle(resource_handle=it)
+        by_handle = r.IteratorFromStringHandle(string_handle=handle, **types)
+        nxt = r.IteratorGetNextSync(iterator=by_handle, **types)
+        with tf.Session() as sess:
+            sess.run(make)
+            out["v1_by_handle"] = read_all(tf, sess, nxt)
+    with tf.Graph().as_default():
+        data = source()
+        a = r.IteratorV2(shared_name="", container="", **types)
+        b = r.IteratorV2(shared_name="", container="", **types)
+        inits = [r.MakeIterator(dataset=data, iterator=x) for x in (a, b)]
+        next_a = r.IteratorGetNext(iterator=a, **types)
+        next_b = r.IteratorGetNext(iterator=b, **types)
+        copy = r.DeserializeIterator(
+            resource_handle=b, serialized=r.SerializeIterator(resource_handle=a)
+        )
+        infinite = tf.data.experimental.to_variant(tf.data.Dataset.range(5).repeat())
+        cardinality = [
+            r.ExperimentalDatasetCardinality(input_dataset=data),
+            r.DatasetCardinality(input_dataset=infinite),
+        ]
+        with tf.Session() as sess:
+            sess.run(inits)
+            out["serialized_from"] = [plain(tf, sess.run(next_a)) for _ in range(3)]
+            sess.run(copy)
+            out["deserialized_into"] = read_all(tf, sess, next_b)
+            out["cardinality"] = [int(x) for x in sess.run(cardinality)]
+    with tf.Graph().as_default():
+        path = os.path.join(directory, "written.tfrecord")
+        words = tf.data.Dataset.from_tensor_slices([b"one", b"two", b"three"])
+        write = r.ExperimentalDatasetToTFRecord(
+            input_dataset=tf.data.experimental.to_variant(words),
+            filename=path,
+            compression_type="",
+        )
+        back = tf.data.make_one_shot_iterator(tf.data.TFRecordDataset(path)).get_next()
+        with tf.Session() as sess:
+            sess.run(write)
+            out["written_tfrecords"] = read_all(tf, sess, back)
+    for handle in ("ExperimentalStatsAggregatorHandle", "StatsAggregatorHandleV2"):
+        with tf.Graph().as_default():
+            aggregator = getattr(r, handle)(container="", shared_name="")
+            stats = r.ExperimentalBytesProducedStatsDataset(
+                input_dataset=source(), tag="b", **types
+            )
+            stats = r.ExperimentalSetStatsAggregatorDataset(
+                input_dataset=stats,
+                stats_aggregator=aggregator,
+                tag="raw",
+                counter_prefix="",
+                **types,
+            )
+            it = r.IteratorV2(shared_name="", container="", **types)
+            make = r.MakeIterator(dataset=stats, iterator=it)
+            nxt = r.IteratorGetNext(iterator=it, **types)
+            summary = r.ExperimentalStatsAggregatorSummary(iterator=aggregator)
+            with tf.Session() as sess:
+                sess.run(make)
+                read_all(tf, sess, nxt)
+                serialized = sess.run(summary)
+            out[f"raw_stats_summary_{handle}"] = np.asarray(serialized, dtype=object)
+    return out

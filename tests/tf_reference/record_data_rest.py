@@ -40,4 +40,5 @@ rec.add(
     "input_pipeline_hook",
     **cases.run_input_pipeline_hook(tf, tempfile.mkdtemp(prefix="tf_data_rest_est_")),
 )
+rec.add("iterator_ops", **cases.run_iterator_ops(tf, files["dir"]))
 rec.save()

@@ -142,3 +142,15 @@ def test_restoring_a_state_tfcluster_did_not_write_is_invalid_argument() -> None
             with pytest.raises(tf.errors.InvalidArgumentError, match="iterator state"):
                 sess.run(restore)
             assert sess.run(nxt) == 0  # the session and the iterator go on
+
+
+def test_iterator_raw_ops_run_as_in_tensorflow(tmp_path: Any) -> None:
+    got = cases.run_iterator_ops(tf, str(tmp_path))
+    want = RECORDED["iterator_ops"]
+    want = dict(want)
+    # Byte for byte TF's Summary proto (sizes are exact; no latencies here); a V2
+    # aggregator's summary is empty in TF 1.15 (it writes to a summary writer instead).
+    for handle in ("ExperimentalStatsAggregatorHandle", "StatsAggregatorHandleV2"):
+        key = f"raw_stats_summary_{handle}"
+        assert got.pop(key)[()] == want.pop(key)[()]
+    assert_same(got, want)

@@ -58,6 +58,18 @@ class StatsAggregator:
         """Nothing to stop (the resource manager closes what it drops)."""
 
 
+class StatsAggregatorV2(StatsAggregator):
+    """StatsAggregatorHandleV2's aggregator: TF 1.15 sends its statistics to a summary
+    writer (StatsAggregatorSetSummaryWriter, which tfcluster does not have) and its
+    StatsAggregatorSummary is empty; here too it keeps nothing."""
+
+    def add_to_histogram(self, name: str, value: float) -> None:
+        return None
+
+    def add_scalar(self, name: str, value: float) -> None:
+        return None
+
+
 def _aggregator(value: Any, node_name: str) -> StatsAggregator:
     if not isinstance(value, StatsAggregator):
         raise errors.InvalidArgumentError(
@@ -68,9 +80,10 @@ def _aggregator(value: Any, node_name: str) -> StatsAggregator:
 
 def stats_aggregator_handle(node: Any, xp: Any) -> Any:
     container, name, private = _resource_names(node)
+    make = StatsAggregatorV2 if node.op == "StatsAggregatorHandleV2" else StatsAggregator
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        agg = ctx.resources.lookup_or_create(container, name, StatsAggregator)
+        agg = ctx.resources.lookup_or_create(container, name, make)
         agg = _aggregator(agg, node.name)
         if private is not None:
             private.remember(ctx.resources, container, agg)
