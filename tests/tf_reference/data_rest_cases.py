@@ -197,6 +197,37 @@ def _matching(tf: Any, files: dict[str, str]) -> Any:
     return _read(tf, variant, "string", []).map(lambda p: tf.strings.regex_replace(p, ".*/", ""))
 
 
+def _thread_pool(handle: str, dataset: str, threads: int = 2) -> Build:
+    """A ThreadPoolDataset over range(10) (the pool is a stateful op: an initializable
+    iterator reads it)."""
+
+    def build(tf: Any, files: dict[str, str]) -> Any:
+        pool = getattr(tf.raw_ops, handle)(num_threads=threads, display_name="pool")
+        variant = getattr(tf.raw_ops, dataset)(
+            input_dataset=_range(tf), thread_pool=pool, output_types=[tf.int64], output_shapes=[[]]
+        )
+        return _read(tf, variant, "int64", [])
+
+    return build
+
+
+def _initializable(build: Build) -> Build:
+    def wrapped(tf: Any, files: dict[str, str]) -> Any:
+        it = tf.data.make_initializable_iterator(build(tf, files))
+        return {"init": it.initializer, "elements": it.get_next()}
+
+    return wrapped
+
+
+def _sampling(rate: float) -> Build:
+    return _raw("SamplingDataset", "int64", [], rate=rate, seed=1, seed2=2)
+
+
+def _wrapped(tf: Any, files: dict[str, str]) -> Any:
+    wrapped = tf.raw_ops.WrapDatasetVariant(input_handle=_range(tf, 4))
+    return _read(tf, tf.raw_ops.UnwrapDatasetVariant(input_handle=wrapped), "int64", [])
+
+
 CASES = [
     Case("sql_int32_string_double_bool", _sql(["int32", "string", "float64", "bool"])),
     Case(
@@ -315,6 +346,18 @@ CASES = [
     ),
     Case("fixed_length_record_v1", _unoptimized(_fixed_length_v1)),
     Case("matching_files", _matching),
+    Case("thread_pool", _initializable(_thread_pool("ThreadPoolHandle", "ThreadPoolDataset"))),
+    Case(
+        "experimental_thread_pool",
+        _initializable(
+            _thread_pool("ExperimentalThreadPoolHandle", "ExperimentalThreadPoolDataset", 1)
+        ),
+    ),
+    Case("sampling_rate_0", _sampling(0.0)),
+    Case("sampling_rate_1", _sampling(1.0)),
+    Case("sampling_rate_above_1", _sampling(1.5)),
+    Case("sampling_rate_negative", _sampling(-1.0)),
+    Case("wrap_unwrap_dataset_variant", _wrapped),
 ]
 
 RUN_ERRORS = [
@@ -358,6 +401,30 @@ RUN_ERRORS = [
         0,
     ),
 ]
+
+
+# Errors of an initializable iterator's initializer: the class, then the class again.
+INIT_ERRORS = [
+    ("thread_pool_zero_threads", _thread_pool("ThreadPoolHandle", "ThreadPoolDataset", 0)),
+    (
+        "experimental_thread_pool_negative_threads",
+        _thread_pool("ExperimentalThreadPoolHandle", "ExperimentalThreadPoolDataset", -1),
+    ),
+]
+
+
+def run_init_error(tf: Any, build: Build, files: dict[str, str]) -> list[str]:
+    with tf.Graph().as_default():
+        it = tf.data.make_initializable_iterator(build(tf, files))
+        got = []
+        with tf.Session() as sess:
+            for _ in range(2):
+                try:
+                    sess.run(it.initializer)
+                    got.append("none")
+                except tf.errors.OpError as e:
+                    got.append(type(e).__name__)
+        return got
 
 
 # ---- statistics ----------------------------------------------------------------------------
@@ -567,6 +634,14 @@ def run_iterator_ops(tf: Any, directory: str) -> dict[str, Any]:
             sess.run(copy)
             out["deserialized_into"] = read_all(tf, sess, next_b)
             out["cardinality"] = [int(x) for x in sess.run(cardinality)]
+    with tf.Graph().as_default():
+        it = tf.data.make_one_shot_iterator(tf.data.Dataset.range(3))
+        devices = [
+            r.IteratorGetDevice(resource=it._iterator_resource),
+            r.ExperimentalIteratorGetDevice(resource=it._iterator_resource),
+        ]
+        with tf.Session() as sess:
+            out["iterator_devices"] = [plain(tf, d) for d in sess.run(devices)]
     with tf.Graph().as_default():
         path = os.path.join(directory, "written.tfrecord")
         words = tf.data.Dataset.from_tensor_slices([b"one", b"two", b"three"])

@@ -27,6 +27,8 @@ for case in cases.CASES:
     rec.add(case.name, order=case.order, **data_cases.run_case(tf, case, files))
 for name, build, _ in cases.RUN_ERRORS:
     rec.add(f"error_{name}", **data_cases.run_error(tf, build, files))
+for name, build in cases.INIT_ERRORS:
+    rec.add(f"init_error_{name}", errors=cases.run_init_error(tf, build, files))
 for prefix in ("", "pre"):
     rec.add(f"stats_prefix_{prefix or 'none'}", **cases.run_stats(tf, prefix, summary_pb2.Summary))
 rec.add("stats_one_shot_error", error_class=cases.one_shot_with_aggregator_error(tf))

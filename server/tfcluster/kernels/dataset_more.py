@@ -120,6 +120,108 @@ for _name in ("MaxIntraOpParallelismDataset", "ExperimentalMaxIntraOpParallelism
     _alias(_name, _passing_on(lambda ins: _at_least(ins[1], 0, "max_intra_op_parallelism")))
 
 
+# ---- thread pools: a pool resource, and a dataset that names it ---------------------------
+class ThreadPool:
+    """A ThreadPoolHandle's pool: tfcluster runs pipelines in its own threads, so the pool
+    only carries its settings."""
+
+    def __init__(self, num_threads: int, max_intra_op_parallelism: int, name: str) -> None:
+        self.num_threads = num_threads
+        self.max_intra_op_parallelism = max_intra_op_parallelism
+        self.name = name
+
+    def close(self, cancel_pending_enqueues: bool = True) -> None:
+        """Nothing to stop."""
+
+
+def thread_pool_handle(node: Any, xp: Any) -> Any:
+    from tfcluster.kernels.dataset import _resource_names
+
+    container, name, private = _resource_names(node)
+    num_threads = int(node.attrs.get("num_threads", 0))
+    intra = int(node.attrs.get("max_intra_op_parallelism", 1))
+    display = str(node.attrs.get("display_name", ""))
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        if num_threads <= 0:
+            raise errors.InvalidArgumentError(
+                None, None, "`num_threads` must be greater than zero."
+            )
+        if intra < 0:
+            raise errors.InvalidArgumentError(None, None, "`max_intra_op_parallelism` must be >= 0")
+        pool = ctx.resources.lookup_or_create(
+            container, name, lambda: ThreadPool(num_threads, intra, display)
+        )
+        if not isinstance(pool, ThreadPool):
+            raise errors.InvalidArgumentError(
+                None, None, f"Resource {container}/{name} exists and is not a thread pool"
+            )
+        if private is not None:
+            private.remember(ctx.resources, container, pool)
+        return (pool,)
+
+    return compute
+
+
+def _check_pool(ins: list[Any]) -> None:
+    if not isinstance(ins[1], ThreadPool):
+        raise errors.InvalidArgumentError(
+            None, None, f"thread_pool is not a thread pool handle ({type(ins[1]).__name__})"
+        )
+
+
+for _name in ("ThreadPoolHandle", "ExperimentalThreadPoolHandle"):
+    _alias(_name, thread_pool_handle)
+for _name in ("ThreadPoolDataset", "ExperimentalThreadPoolDataset"):
+    _alias(_name, _passing_on(_check_pool))
+# A dataset wrapped in a variant for a function boundary, and unwrapped: the same dataset.
+_alias("WrapDatasetVariant", _passing_on())
+_alias("UnwrapDatasetVariant", _passing_on())
+
+
+# ---- sampling ------------------------------------------------------------------------------
+class _Sampling(base.Dataset):
+    def __init__(self, data: base.Dataset, rate: float, seed: int, seed2: int) -> None:
+        super().__init__(data.specs)
+        self.data, self.rate, self.seeds = data, rate, (seed, seed2)
+
+    def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
+        seed, seed2 = self.seeds
+        if seed == 0 and seed2 == 0:
+            rng = np.random.default_rng()
+        else:
+            rng = np.random.default_rng([seed & (2**64 - 1), seed2 & (2**64 - 1)])
+        return _SamplingIterator(self.data.iterate(pipeline), self.rate, rng)
+
+
+class _SamplingIterator(base.ElementIterator):
+    """Each element kept with probability `rate` (this process's own random stream)."""
+
+    def __init__(self, it: base.ElementIterator, rate: float, rng: np.random.Generator) -> None:
+        self._it, self._rate, self._rng = it, rate, rng
+
+    def next(self) -> base.Element | None:
+        while True:
+            item = self._it.next()
+            if item is None or self._rng.random() < self._rate:
+                return item
+
+    def close(self) -> None:
+        self._it.close()
+
+
+def sampling_dataset(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        rate = float(np.asarray(ins[1]))
+        seed, seed2 = base.scalar_int(ins[2], "seed"), base.scalar_int(ins[3], "seed2")
+        return (_Sampling(_input(ins[0], node.name), rate, seed, seed2),)
+
+    return compute
+
+
+_alias("SamplingDataset", sampling_dataset)
+
+
 # ---- sleep ---------------------------------------------------------------------------------
 class _Sleep(base.Dataset):
     def __init__(self, data: base.Dataset, seconds: float) -> None:

@@ -202,3 +202,17 @@ def delete_iterator(node: Any, xp: Any) -> Any:
         return ()
 
     return compute
+
+
+def iterator_get_device(node: Any, xp: Any) -> Any:
+    """The device the iterator's pipeline runs on (where its op was placed)."""
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        it = iterators._iterator(ins[0], node.name)
+        return (_scalar(it.device.encode()),)
+
+    return compute
+
+
+kernel("IteratorGetDevice", devices=CPU_ONLY)(iterator_get_device)
+kernel("ExperimentalIteratorGetDevice", devices=CPU_ONLY)(iterator_get_device)

@@ -63,6 +63,11 @@ DATASET_OPS: dict[str, Sequence[int]] = {
     # The aggregator handle (input 1) lives on the dataset's task too.
     "SetStatsAggregatorDataset": (0, 1),
     "ExperimentalSetStatsAggregatorDataset": (0, 1),
+    "ThreadPoolDataset": (0, 1),
+    "ExperimentalThreadPoolDataset": (0, 1),
+    "SamplingDataset": (0,),
+    "WrapDatasetVariant": (0,),
+    "UnwrapDatasetVariant": (0,),
 }
 for _op, _datasets in DATASET_OPS.items():
     op_def_registry.register(_op, _dataset_infer, ref_inputs=_datasets)
@@ -96,6 +101,10 @@ op_def_registry.register(
     "ExperimentalStatsAggregatorSummary", _STRING_SCALAR, ref_inputs=[0], stateful=True
 )
 
+op_def_registry.register("ThreadPoolHandle", _handle_infer, stateful=True)
+op_def_registry.register("ExperimentalThreadPoolHandle", _handle_infer, stateful=True)
+op_def_registry.register("IteratorGetDevice", _STRING_SCALAR, ref_inputs=[0])
+op_def_registry.register("ExperimentalIteratorGetDevice", _STRING_SCALAR, ref_inputs=[0])
 op_def_registry.register("Iterator", _handle_infer, stateful=True)
 op_def_registry.register("AnonymousIterator", _handle_infer, stateful=True)
 op_def_registry.register("AnonymousIteratorV2", _anonymous_v2_infer, stateful=True)
@@ -121,6 +130,10 @@ op_def_registry.register(
 )
 
 ITERATOR_OPS = (
+    "ThreadPoolHandle",
+    "ExperimentalThreadPoolHandle",
+    "IteratorGetDevice",
+    "ExperimentalIteratorGetDevice",
     "StatsAggregatorHandle",
     "StatsAggregatorHandleV2",
     "ExperimentalStatsAggregatorHandle",
