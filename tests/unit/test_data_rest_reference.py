@@ -164,3 +164,15 @@ def test_iterator_raw_ops_run_as_in_tensorflow(tmp_path: Any) -> None:
         key = f"raw_stats_summary_{handle}"
         assert got.pop(key)[()] == want.pop(key)[()]
     assert_same(got, want)
+
+
+def test_restoring_another_pipelines_state_is_invalid_argument() -> None:
+    with tf.Graph().as_default():
+        ints = tf.data.make_initializable_iterator(tf.data.Dataset.range(3))
+        words = tf.data.make_initializable_iterator(tf.data.Dataset.from_tensors(b"w"))
+        saved = tf.data.experimental.make_saveable_from_iterator(ints).specs[0].tensor
+        restore = tf.data.experimental.make_saveable_from_iterator(words).restore([saved], None)
+        with tf.Session() as sess:
+            sess.run([ints.initializer, words.initializer])
+            with pytest.raises(tf.errors.InvalidArgumentError, match="component types"):
+                sess.run(restore)

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import itertools
 import json
+import weakref
 from typing import Any
 
 import numpy as np
@@ -53,23 +54,31 @@ def serialize(it: iterators.IteratorResource) -> bytes:
     return json.dumps(state).encode()
 
 
-def _parse(data: bytes) -> int:
+def _parse(data: bytes, it: iterators.IteratorResource) -> int:
     try:
         state = json.loads(data.decode())
         if state.get("format") != _FORMAT:
             raise ValueError(state.get("format"))
         produced = int(state["produced"])
+        types = list(state["types"])
     except (ValueError, KeyError, TypeError, AttributeError, UnicodeDecodeError):
         raise errors.InvalidArgumentError(
             None, None, "Could not parse the iterator state: it was not saved by tfcluster"
         ) from None
     if produced < 0:
         raise errors.InvalidArgumentError(None, None, f"Bad iterator state: {produced} reads")
+    ours = [s.dtype.name for s in it.specs]
+    if types != ours:
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"The iterator state is of an iterator with component types {types}, not {ours}",
+        )
     return produced
 
 
 def restore(it: iterators.IteratorResource, data: bytes, ctx: Any) -> None:
-    produced = _parse(data)
+    produced = _parse(data, it)
     dataset = it.dataset
     if dataset is None:
         raise errors.FailedPreconditionError(
@@ -160,24 +169,27 @@ kernel("IteratorGetNextSync", devices=CPU_ONLY)(iterators.iterator_get_next)
 
 # ---- anonymous iterators -------------------------------------------------------------------
 class _Deleter:
-    """AnonymousIteratorV2's deleter: DeleteIterator takes it with the handle."""
+    """AnonymousIteratorV2's deleter: DeleteIterator takes it with the handle; when it goes
+    away (with the step's values) the iterator leaves the task's resources too."""
 
-    __slots__ = ("container", "name")
+    __slots__ = ("__weakref__", "container", "name")
 
-    def __init__(self, container: str, name: str) -> None:
-        self.container, self.name = container, name
+    def __init__(self, it: iterators.IteratorResource) -> None:
+        self.container, self.name = it.container, it.name
+        weakref.finalize(self, it.resources.remove, it.container, it.name, it)
 
 
 def _anonymous(node: Any, ctx: Any) -> iterators.IteratorResource:
     specs = base.leaf_specs(node.attrs)
     name = f"_AnonymousIterator{next(_anonymous_ids)}"
-    it = iterators.IteratorResource("", name, specs, ctx.resources, node.device)
-    ctx.resources.lookup_or_create("", name, lambda: it)
-    return it
+    return iterators.IteratorResource("", name, specs, ctx.resources, node.device)
 
 
 @kernel("AnonymousIterator", devices=CPU_ONLY)
 def anonymous_iterator(node: Any, xp: Any) -> Any:
+    """A new iterator each run, alive as long as its handle value: it is not kept in the
+    task's resources (no string handle finds it), so nothing outlives the handle."""
+
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         return (_anonymous(node, ctx),)
 
@@ -188,7 +200,8 @@ def anonymous_iterator(node: Any, xp: Any) -> Any:
 def anonymous_iterator_v2(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         it = _anonymous(node, ctx)
-        return (it, _scalar(_Deleter(it.container, it.name)))
+        ctx.resources.lookup_or_create(it.container, it.name, lambda: it)
+        return (it, _scalar(_Deleter(it)))
 
     return compute
 
