@@ -75,10 +75,13 @@ def text_files(files: dict[str, str]) -> list[str]:
     return names
 
 
-def _sql(types: Any, query: str = "select a, b, c, d from t", driver: str = "sqlite") -> Build:
+def _sql(
+    types: Any, query: str = "select a, b, c, d from t", driver: str = "sqlite", batch: int = 0
+) -> Build:
     def build(tf: Any, files: dict[str, str]) -> Any:
         dtypes = tuple(getattr(tf, t) for t in types)
-        return tf.data.experimental.SqlDataset(driver, database(files), query, dtypes)
+        ds = tf.data.experimental.SqlDataset(driver, database(files), query, dtypes)
+        return ds.batch(batch) if batch else ds
 
     return build
 
@@ -238,6 +241,13 @@ CASES = [
         _sql(["int64", "int64", "float64", "string"], "select b,c,b,c from t"),
     ),
     Case("sql_numbers_as_text", _sql(["string", "string", "string"], "select a, d, e from t")),
+    Case("sql_batched", _sql(["int32", "string", "float64", "bool"], batch=2)),
+    Case(
+        "sql_batched_conversions",
+        _sql(
+            ["uint8", "int64", "float64", "string", "bool"], "select a, b, b, c, e from t", batch=3
+        ),
+    ),
     Case(
         "sql_filtered_query",
         _sql(["int64", "string"], "select a, b from t where a > 1 order by a desc"),
