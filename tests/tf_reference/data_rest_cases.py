@@ -272,6 +272,10 @@ CASES = [
     Case("lmdb_file_and_directory", _lmdb()),
     Case("experimental_lmdb", _lmdb("experimental", ("dir",))),
     Case(
+        "lmdb_batched_across_files",
+        lambda tf, f: _lmdb(which=("file", "dir", "file"))(tf, f).batch(3),
+    ),
+    Case(
         "sliding_window_shift_2",
         _raw(
             "SlidingWindowDataset", "int64", [None], window_size=3, window_shift=2, window_stride=1

@@ -5,6 +5,7 @@ directory or its data file, opened read-only without a lock file, as TF opens it
 
 from __future__ import annotations
 
+import itertools
 import os
 from collections.abc import Generator
 from typing import Any
@@ -81,6 +82,29 @@ class _LmdbIterator(base.ElementIterator):
             if pair is not None:
                 return (base.as_array(pair[0]), base.as_array(pair[1]))
             self._current = self._path = None
+
+    def next_columns(self, n: int) -> list[Any]:
+        """Up to n pairs as a column of keys and one of values ([] at the end): what a
+        batch takes."""
+        pairs: list[tuple[bytes, bytes]] = []
+        while len(pairs) < n:
+            if self._current is None:
+                if self._path is None:
+                    self._path = next(self._files, None)
+                    if self._path is None:
+                        break
+                self._current = _pairs(_open(self._path))
+            got = list(itertools.islice(self._current, n - len(pairs)))
+            pairs += got
+            if len(got) < n - len(pairs) + len(got):
+                self._current.close()
+                self._current = self._path = None
+        if not pairs:
+            return []
+        keys = np.empty(len(pairs), dtype=object)
+        values = np.empty(len(pairs), dtype=object)
+        keys[:], values[:] = zip(*pairs)
+        return [keys, values]
 
     def close(self) -> None:
         if self._current is not None:
