@@ -52,13 +52,7 @@ CONTRIB = "contrib"
 
 
 # Why some names are missing, where a person can act on it.
-_ITERATOR_STATE = (
-    "it saves and restores an iterator's position in checkpoints, and tfcluster's "
-    "iterators have no checkpointable state (re-initialise the iterator instead)"
-)
 REASONS = {
-    "tf.data.experimental.CheckpointInputPipelineHook": _ITERATOR_STATE,
-    "tf.data.experimental.make_saveable_from_iterator": _ITERATOR_STATE,
     "tf.distribute.experimental.TPUStrategy": (
         "TPUs are outside tfcluster's scope (CPUs and GPUs); use MirroredStrategy, "
         "MultiWorkerMirroredStrategy or ParameterServerStrategy"

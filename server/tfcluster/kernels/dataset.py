@@ -76,6 +76,10 @@ class IteratorResource:
         self.device = device
         self._lock = threading.Lock()
         self._current = _Current()
+        # What it was last initialised with, and how many reads it has answered since (with
+        # an element or an error): its state in a checkpoint (kernels/iterator_state.py).
+        self.dataset: base.Dataset | None = None
+        self.produced = 0
         # Threads of the pipeline stop when the resource goes away without being closed.
         weakref.finalize(self, self._current.close)
 
@@ -112,12 +116,14 @@ class IteratorResource:
         with self._lock:
             self._current.close()
             self._current.pipeline = pipeline
+            self.dataset, self.produced = None, 0
             try:
                 self._current.iterator = dataset.iterate(pipeline)
             except BaseException:
                 pipeline.close()
                 self._current.pipeline = None
                 raise
+            self.dataset = dataset
 
     def _acquire(self, ctx: Any) -> None:
         """The iterator's lock (one get_next at a time), waited for no longer than the
@@ -137,8 +143,11 @@ class IteratorResource:
                     "that you have run the initializer operation for this iterator before "
                     "getting the next element.",
                 )
+            self.produced += 1
             with base.StepScope(ctx):
                 element = iterator.next()
+            if element is None:
+                self.produced -= 1
         finally:
             self._lock.release()
         if element is None:

@@ -18,6 +18,7 @@ from tfcluster.lib.data.experimental import (
     ignore_errors,
     make_batched_features_dataset,
     map_and_batch,
+    map_and_batch_with_legacy_function,
     parallel_interleave,
     parse_example_dataset,
     prefetch_to_device,
@@ -35,6 +36,10 @@ from tfcluster.lib.data.grouping import (
     group_by_reducer,
     group_by_window,
 )
+from tfcluster.lib.data.iterator_saving import (
+    CheckpointInputPipelineHook,
+    make_saveable_from_iterator,
+)
 from tfcluster.lib.data.optional import Optional, get_next_as_optional
 from tfcluster.lib.data.options import (
     DistributeOptions,
@@ -44,6 +49,8 @@ from tfcluster.lib.data.options import (
     ThreadingOptions,
 )
 from tfcluster.lib.data.resampling import rejection_resample
+from tfcluster.lib.data.sql import SqlDataset
+from tfcluster.lib.data.stats import StatsAggregator, bytes_produced_stats, latency_stats
 from tfcluster.lib.data.structures import (
     RaggedTensorStructure,
     SparseTensorStructure,
@@ -53,6 +60,7 @@ from tfcluster.lib.data.structures import (
 )
 from tfcluster.lib.data.type_specs import DatasetSpec as DatasetStructure
 from tfcluster.lib.data.type_specs import OptionalSpec as OptionalStructure
+from tfcluster.lib.data.variants import from_variant, to_variant
 from tfcluster.lib.data.writers import TFRecordWriter
 
 __getattr__ = _unimplemented.module_getattr("data.experimental")

@@ -64,6 +64,20 @@ def map_and_batch(
     return apply
 
 
+def map_and_batch_with_legacy_function(
+    map_func: Callable[..., Any],
+    batch_size: Any,
+    num_parallel_batches: Any = None,
+    drop_remainder: bool = False,
+    num_parallel_calls: Any = None,
+) -> Transformation:
+    """map_and_batch with map_func traced as a TF1 `Defun` (TF 1.15 keeps it for functions
+    that need the legacy tracing): tfcluster traces both kinds the same way."""
+    return map_and_batch(
+        map_func, batch_size, num_parallel_batches, drop_remainder, num_parallel_calls
+    )
+
+
 def parallel_interleave(
     map_func: Callable[..., Any],
     cycle_length: Any,

@@ -25,8 +25,8 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
+from tfcluster.lib.data import stats, type_specs
 from tfcluster.lib.data import structure as st
-from tfcluster.lib.data import type_specs
 from tfcluster.lib.data.dataset import Dataset, same_graph
 from tfcluster.ops import dataset_ops
 
@@ -179,6 +179,7 @@ def initializable(dataset: Dataset, shared_name: str | None = None) -> Iterator:
         # TF 1.15 first applies the default options: a Const, OptimizeDataset and
         # ModelDataset that tfcluster does without; they are in TF's op count (op seeds).
         dataset._variant_tensor.graph._match_tf1_op_count(3)
+        dataset = stats.apply_stats_options(dataset)
         resource = dataset_ops.iterator_v2(st.op_attrs(dataset._structure), shared_name or "")
         initializer = dataset_ops.make_iterator(dataset._variant_tensor, resource)
         return Iterator(
@@ -192,6 +193,8 @@ def initializable(dataset: Dataset, shared_name: str | None = None) -> Iterator:
 
 def one_shot(dataset: Dataset) -> Iterator:
     same_graph(dataset)
+    with colocate_with(dataset._variant_tensor.op):
+        dataset = stats.apply_stats_options(dataset)
     factory = _dataset_factory(dataset)
     with colocate_with(dataset._variant_tensor.op):
         resource = dataset_ops.one_shot_iterator(factory, st.op_attrs(dataset._structure))

@@ -1,0 +1,5 @@
+"""tf.LMDBReader."""
+
+from tfcluster.ops.lmdb_ops import LMDBReader
+
+__all__ = ["LMDBReader"]
