@@ -87,8 +87,23 @@ def fill_meta(
     return [arr.data.cast("B")]
 
 
+def _string_bytes(x: Any) -> bytes:
+    if isinstance(x, str):
+        return x.encode()
+    if isinstance(x, (bytes, bytearray, memoryview, np.bytes_)):
+        return bytes(x)
+    # A resource (an iterator, a queue, a variable's handle) lives in its task: it has no bytes
+    # to send.
+    raise errors.InvalidArgumentError(
+        None,
+        None,
+        f"Cannot send a value of type {type(x).__name__} between processes: only tensors of "
+        "TensorFlow dtypes travel (a resource handle stays in the task that holds it)",
+    )
+
+
 def _fill_string_meta(meta: named_tensor_pb2.TensorMeta, arr: np.ndarray) -> list[Any]:
-    flat = [x.encode() if isinstance(x, str) else bytes(x) for x in arr.reshape(-1)]
+    flat = [_string_bytes(x) for x in arr.reshape(-1)]
     meta.dtype = dtypes.string.as_datatype_enum
     meta.dim.extend(arr.shape)
     meta.string_length.extend(len(x) for x in flat)
