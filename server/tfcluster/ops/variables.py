@@ -231,13 +231,6 @@ class Variable(metaclass=_VariableMeta):
     # ---- MetaGraphDef ------------------------------------------------------------------
     def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
         """The Variable over nodes already in the graph (an imported MetaGraphDef)."""
-        if variable_def.is_resource:
-            raise errors.UnimplementedError(
-                None,
-                None,
-                f"Variable {variable_def.variable_name} is a resource variable, which tfcluster "
-                "does not implement",
-            )
         graph = get_default_graph()
 
         def element(name: str) -> Any:
@@ -287,6 +280,11 @@ class Variable(metaclass=_VariableMeta):
 
     @staticmethod
     def from_proto(variable_def: Any, import_scope: str | None = None) -> Variable:
+        if variable_def.is_resource:
+            # A resource variable (TF's ResourceVariable.from_proto).
+            from tfcluster.ops.resource_variable import ResourceVariable
+
+            return ResourceVariable(variable_def=variable_def, import_scope=import_scope)
         return Variable(variable_def=variable_def, import_scope=import_scope)
 
     # ---- identity --------------------------------------------------------------------

@@ -1,0 +1,90 @@
+"""Graphs TF 1.15 wrote with resource variables (tests/tf_reference/record_resource_graphs.py)
+import into tfcluster: a tf.keras Sequential model's MetaGraph and SavedModel, and a
+`get_variable(use_resource=True)` model trained with Adam and with Momentum. They restore TF's
+checkpoint, infer TF's predictions and keep training to TF's recorded losses and values."""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.reference import DATA_DIR
+
+TF_FILES = os.path.join(DATA_DIR, "resource_graphs", "tf")
+
+
+def _assert_variables(sess: Any, want: dict[str, Any]) -> None:
+    got = {v.op.name: sess.run(v) for v in tf.global_variables()}
+    assert sorted(got) == sorted(want)
+    for name, value in want.items():
+        np.testing.assert_allclose(got[name], value, rtol=1e-5, atol=1e-6, err_msg=name)
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "momentum"])
+def test_get_variable_use_resource_metagraph_restores_and_trains_as_tf(optimizer: str) -> None:
+    case = reference.case("resource_graphs", f"get_variable_{optimizer}")
+    prefix = os.path.join(TF_FILES, f"get_variable_{optimizer}", case["checkpoint"])
+    with tf.Graph().as_default(), tf.Session() as sess:
+        saver = tf.train.import_meta_graph(prefix + ".meta")
+        saver.restore(sess, prefix)
+        assert [v.name for v in tf.global_variables()] == case["variables"]
+        assert sorted({v.op.type for v in tf.global_variables()}) == case["var_op_types"]
+        _assert_variables(sess, case["values"])
+        feeds = {"x:0": case["x"], "y:0": case["y"]}
+        graph = tf.get_default_graph()
+        prediction = graph.get_tensor_by_name("add_1:0")
+        np.testing.assert_allclose(sess.run(prediction, feeds), case["prediction"], rtol=1e-5)
+        train_op = tf.get_collection("train_op")[0]
+        losses = [sess.run(["loss:0", train_op], feeds)[0] for _ in case["losses"]]
+        np.testing.assert_allclose(losses, case["losses"], rtol=1e-5)
+        _assert_variables(sess, case["after"])
+
+
+def test_keras_sequential_metagraph_restores_and_trains_as_tf() -> None:
+    case = reference.case("resource_graphs", "keras")
+    names = case["names"]
+    prefix = os.path.join(TF_FILES, "keras", "model")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        saver = tf.train.import_meta_graph(prefix + ".meta")
+        saver.restore(sess, prefix)
+        assert [v.name for v in tf.global_variables()] == case["variables"]
+        assert {v.op.type for v in tf.global_variables()} == {"VarHandleOp"}
+        _assert_variables(sess, case["values"])
+        got = sess.run(names["output"], {names["input"]: case["x"]})
+        np.testing.assert_allclose(got, case["prediction"], rtol=1e-5, atol=1e-6)
+        feeds = {names["input"]: case["x"], names["target"]: case["y"]}
+        train_op = tf.get_collection("train_op")[0]
+        assert train_op.name == names["train_op"]
+        losses = [sess.run([names["loss"], train_op], feeds)[0] for _ in case["losses"]]
+        np.testing.assert_allclose(losses, case["losses"], rtol=1e-5)
+        _assert_variables(sess, case["after"])
+
+
+def test_keras_saved_model_loads_and_infers_as_tf() -> None:
+    case = reference.case("resource_graphs", "keras")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        meta = tf.saved_model.loader.load(
+            sess, [tf.saved_model.tag_constants.SERVING], os.path.join(TF_FILES, "keras_saved_model")
+        )
+        signature = meta.signature_def["serving_default"]
+        x = signature.inputs["x"].name
+        y = signature.outputs["y"].name
+        np.testing.assert_allclose(
+            sess.run(y, {x: case["x"]}), case["prediction"], rtol=1e-5, atol=1e-6
+        )
+        _assert_variables(sess, case["values"])
+
+
+def test_keras_graph_uses_the_resource_ops_tf_made() -> None:
+    case = reference.case("resource_graphs", "keras")
+    prefix = os.path.join(TF_FILES, "keras", "model")
+    with tf.Graph().as_default():
+        tf.train.import_meta_graph(prefix + ".meta")
+        types = {op.type for op in tf.get_default_graph().get_operations()}
+    # TF recorded its graph after simple_save added a second (sharded) Saver's ops.
+    assert types <= set(case["op_types"])
+    assert {"VarHandleOp", "ReadVariableOp", "ResourceApplyKerasMomentum"} <= types
