@@ -113,4 +113,4 @@ _DENSE: dict[str, tuple[XpFactory, int]] = {
 }
 
 for _rule, (_body, _num) in _DENSE.items():
-    kernel(f"ResourceApply{_rule}")(on_resources(_body, _num))
+    kernel(f"ResourceApply{_rule}")(on_resources(_body, _num, update=True))

@@ -227,16 +227,29 @@ def destroy_resource(node: Any, xp: Any) -> Compute:
 
 
 # ---- ref kernels run on the variables handles name -----------------------------------------
-def on_resources(base: XpFactory, num: int, outputs: bool = False) -> XpFactory:
+def _lookup_for_update(handle: VarHandle) -> VariableRef:
+    """TF's optimizer kernels lock their variables first, and a variable that does not exist
+    surfaces as an InternalError there."""
+    try:
+        return handle.lookup()
+    except errors.NotFoundError:
+        raise errors.InternalError(None, None, "Invalid variable reference.") from None
+
+
+def on_resources(
+    base: XpFactory, num: int, outputs: bool = False, update: bool = False
+) -> XpFactory:
     """The resource twin of a ref kernel: its first `num` inputs are handles, looked up and
     passed on as the variables; no outputs unless `outputs` (the ref op's output is the
-    variable, which a resource op does not return)."""
+    variable, which a resource op does not return). update: an optimizer's update (TF's
+    error for a missing variable differs)."""
+    lookup = _lookup_for_update if update else VarHandle.lookup
 
     def factory(node: Any, xp: Any) -> Compute:
         inner = base(node, xp)
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-            refs = [handle_of(h).lookup() for h in ins[:num]]
+            refs = [lookup(handle_of(h)) for h in ins[:num]]
             out = inner(ctx, [*refs, *ins[num:]])
             return tuple(out) if outputs else ()
 
@@ -264,10 +277,12 @@ def _on_value(base: XpFactory) -> XpFactory:
 
 
 def _gather(node: Any, xp: Any) -> Compute:
+    """GatherV2 along the axis after the batch dims (TF's ResourceGather)."""
     inner = array_kernels.gather(node, xp)
+    axis = np.int32(int(node.attrs.get("batch_dims", 0)))
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        return tuple(inner(ctx, [ins[0], ins[1], np.int32(0)]))
+        return tuple(inner(ctx, [ins[0], ins[1], axis]))
 
     return compute
 
@@ -301,9 +316,11 @@ def resource_strided_slice_assign(node: Any, xp: Any) -> Compute:
             try:
                 want = tuple(target[index].shape)
                 if want != tuple(value.shape):
-                    raise invalid(
+                    raise errors.UnimplementedError(
+                        None,
+                        None,
                         f"sliced l-value shape {shape_str(want)} does not match r-value shape "
-                        f"{shape_str(value.shape)}. Automatic broadcasting not yet implemented."
+                        f"{shape_str(value.shape)}. Automatic broadcasting not yet implemented.",
                     )
                 target[index] = value.astype(target.dtype, copy=False)
             finally:

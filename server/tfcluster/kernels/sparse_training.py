@@ -155,7 +155,7 @@ def _register(
     host = [i for i, n in enumerate(names) if n in ("indices", "global_step")]
     if ref_op:
         kernel(op, host=host)(factory)
-    kernel(f"Resource{op}", host=host)(on_resources(factory, num_refs))
+    kernel(f"Resource{op}", host=host)(on_resources(factory, num_refs, update=True))
 
 
 # ---- the updates, one per op -------------------------------------------------------------

@@ -16,7 +16,7 @@ from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.op_util import Outputs, make_op
-from tfcluster.ops.resource_handles import check_handle, handle_shape
+from tfcluster.ops.resource_handles import check_handle, handle_dtype, handle_shape
 
 _SCALAR = TensorShape([])
 
@@ -25,8 +25,20 @@ def _var_handle_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Output
     return [(dtypes.resource, _SCALAR)]
 
 
+def _check_dtype(handle: Tensor, dtype: Any, op_type: str) -> None:
+    """TF's shape functions compare the dtype with the handle's (its VarHandleOp's)."""
+    have = handle_dtype(handle)
+    want = dtypes.as_dtype(dtype).base_dtype
+    if have is not None and have != want:
+        raise ValueError(
+            f"Trying to read variable with wrong dtype. Expected {have.name} got {want.name} "
+            f"for '{op_type}'"
+        )
+
+
 def _read_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     check_handle(inputs[0], "ReadVariableOp", "resource")
+    _check_dtype(inputs[0], attrs["dtype"], "ReadVariableOp")
     return [(dtypes.as_dtype(attrs["dtype"]), handle_shape(inputs[0]))]
 
 
@@ -34,6 +46,7 @@ def _assign_infer(op_type: str) -> Any:
     def infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
         handle, value = inputs
         check_handle(handle, op_type, "resource")
+        _check_dtype(handle, value.dtype, op_type)
         shape = handle_shape(handle)
         if not shape.is_compatible_with(value.shape):
             raise ValueError(
@@ -150,8 +163,6 @@ def _assign(op_type: str, handle: Tensor, value: Any, name: str | None) -> Opera
 
 
 def handle_dtype_or(handle: Tensor, value: Any) -> Any:
-    from tfcluster.ops.resource_handles import handle_dtype
-
     return handle_dtype(handle) or getattr(value, "dtype", None)
 
 
