@@ -95,7 +95,9 @@ def _read_dtype_run(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     h = tf.raw_ops.VarHandleOp(dtype=tf.float32, shape=[2], shared_name="rv_wrong_dtype2")
     a = tf.raw_ops.AssignVariableOp(resource=h, value=[1.0, 2.0])
     # The handle passes through Identity, so graph construction does not know its dtype.
-    other = tf.identity(tf.raw_ops.VarHandleOp(dtype=tf.int32, shape=[2], shared_name="rv_wrong_dtype2"))
+    other = tf.identity(
+        tf.raw_ops.VarHandleOp(dtype=tf.int32, shape=[2], shared_name="rv_wrong_dtype2")
+    )
     with tf.control_dependencies([a]):
         return {"r": tf.raw_ops.ReadVariableOp(resource=other, dtype=tf.int32)}
 
@@ -302,41 +304,130 @@ def _count_limit(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
 
 # ---- the optimizers' updates -------------------------------------------------------------
 # rule -> its inputs in order: a variable/slot name, "grad"/"delta", or (scalar name, value).
-_ADAM = [("beta1_power", 0.81), ("beta2_power", 0.998), ("lr", 0.01), ("beta1", 0.9),
-         ("beta2", 0.999), ("epsilon", 1e-7)]
+_ADAM = [
+    ("beta1_power", 0.81),
+    ("beta2_power", 0.998),
+    ("lr", 0.01),
+    ("beta1", 0.9),
+    ("beta2", 0.999),
+    ("epsilon", 1e-7),
+]
 RULES: dict[str, list[Any]] = {
     "GradientDescent": ["var", ("alpha", 0.1), "delta"],
     "Momentum": ["var", "accum", ("lr", 0.1), "grad", ("momentum", 0.9)],
     "KerasMomentum": ["var", "accum", ("lr", 0.1), "grad", ("momentum", 0.9)],
     "Adam": ["var", "m", "v", *_ADAM, "grad"],
     "AdamWithAmsgrad": ["var", "m", "v", "vhat", *_ADAM, "grad"],
-    "AdaMax": ["var", "m", "v", ("beta1_power", 0.81), ("lr", 0.01), ("beta1", 0.9),
-               ("beta2", 0.999), ("epsilon", 1e-7), "grad"],
-    "Adadelta": ["var", "accum", "accum_update", ("lr", 1.0), ("rho", 0.95), ("epsilon", 1e-6),
-                 "grad"],
+    "AdaMax": [
+        "var",
+        "m",
+        "v",
+        ("beta1_power", 0.81),
+        ("lr", 0.01),
+        ("beta1", 0.9),
+        ("beta2", 0.999),
+        ("epsilon", 1e-7),
+        "grad",
+    ],
+    "Adadelta": [
+        "var",
+        "accum",
+        "accum_update",
+        ("lr", 1.0),
+        ("rho", 0.95),
+        ("epsilon", 1e-6),
+        "grad",
+    ],
     "Adagrad": ["var", "accum", ("lr", 0.1), "grad"],
     "AdagradV2": ["var", "accum", ("lr", 0.1), ("epsilon", 1e-7), "grad"],
-    "AdagradDA": ["var", "gradient_accumulator", "gradient_squared_accumulator", "grad",
-                  ("lr", 0.1), ("l1", 0.01), ("l2", 0.02), ("global_step", np.int64(3))],
-    "CenteredRMSProp": ["var", "mg", "ms", "mom", ("lr", 0.01), ("rho", 0.9), ("momentum", 0.5),
-                        ("epsilon", 1e-6), "grad"],
-    "RMSProp": ["var", "ms", "mom", ("lr", 0.01), ("rho", 0.9), ("momentum", 0.5),
-                ("epsilon", 1e-6), "grad"],
-    "Ftrl": ["var", "accum", "linear", "grad", ("lr", 0.1), ("l1", 0.01), ("l2", 0.02),
-             ("lr_power", -0.5)],
-    "FtrlV2": ["var", "accum", "linear", "grad", ("lr", 0.1), ("l1", 0.01), ("l2", 0.02),
-               ("l2_shrinkage", 0.03), ("lr_power", -0.5)],
+    "AdagradDA": [
+        "var",
+        "gradient_accumulator",
+        "gradient_squared_accumulator",
+        "grad",
+        ("lr", 0.1),
+        ("l1", 0.01),
+        ("l2", 0.02),
+        ("global_step", np.int64(3)),
+    ],
+    "CenteredRMSProp": [
+        "var",
+        "mg",
+        "ms",
+        "mom",
+        ("lr", 0.01),
+        ("rho", 0.9),
+        ("momentum", 0.5),
+        ("epsilon", 1e-6),
+        "grad",
+    ],
+    "RMSProp": [
+        "var",
+        "ms",
+        "mom",
+        ("lr", 0.01),
+        ("rho", 0.9),
+        ("momentum", 0.5),
+        ("epsilon", 1e-6),
+        "grad",
+    ],
+    "Ftrl": [
+        "var",
+        "accum",
+        "linear",
+        "grad",
+        ("lr", 0.1),
+        ("l1", 0.01),
+        ("l2", 0.02),
+        ("lr_power", -0.5),
+    ],
+    "FtrlV2": [
+        "var",
+        "accum",
+        "linear",
+        "grad",
+        ("lr", 0.1),
+        ("l1", 0.01),
+        ("l2", 0.02),
+        ("l2_shrinkage", 0.03),
+        ("lr_power", -0.5),
+    ],
     "ProximalAdagrad": ["var", "accum", ("lr", 0.1), ("l1", 0.01), ("l2", 0.02), "grad"],
     "ProximalGradientDescent": ["var", ("alpha", 0.1), ("l1", 0.01), ("l2", 0.02), "delta"],
-    "AddSign": ["var", "m", ("lr", 0.1), ("alpha", 1.0), ("sign_decay", 0.5), ("beta", 0.9),
-                "grad"],
-    "PowerSign": ["var", "m", ("lr", 0.1), ("logbase", 2.0), ("sign_decay", 0.5), ("beta", 0.9),
-                  "grad"],
+    "AddSign": [
+        "var",
+        "m",
+        ("lr", 0.1),
+        ("alpha", 1.0),
+        ("sign_decay", 0.5),
+        ("beta", 0.9),
+        "grad",
+    ],
+    "PowerSign": [
+        "var",
+        "m",
+        ("lr", 0.1),
+        ("logbase", 2.0),
+        ("sign_decay", 0.5),
+        ("beta", 0.9),
+        "grad",
+    ],
 }
 RESOURCE_ONLY = {"KerasMomentum", "AdamWithAmsgrad"}
-SPARSE_RULES = ["Adadelta", "Adagrad", "AdagradDA", "AdagradV2", "CenteredRMSProp", "Ftrl",
-                "FtrlV2", "KerasMomentum", "Momentum", "ProximalAdagrad",
-                "ProximalGradientDescent", "RMSProp"]
+SPARSE_RULES = [
+    "Adadelta",
+    "Adagrad",
+    "AdagradDA",
+    "AdagradV2",
+    "CenteredRMSProp",
+    "Ftrl",
+    "FtrlV2",
+    "KerasMomentum",
+    "Momentum",
+    "ProximalAdagrad",
+    "ProximalGradientDescent",
+    "RMSProp",
+]
 SPARSE_RESOURCE_ONLY = {"KerasMomentum"}
 NESTEROV = {"Momentum", "KerasMomentum"}
 
@@ -348,12 +439,15 @@ def _update_case(rule: str, sparse: bool, attrs: dict[str, Any]) -> Any:
 
     def build(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
         out: dict[str, Any] = {}
-        kinds = ["resource"] + ([] if rule in (SPARSE_RESOURCE_ONLY if sparse else RESOURCE_ONLY) else ["ref"])
+        kinds = ["resource"] + (
+            [] if rule in (SPARSE_RESOURCE_ONLY if sparse else RESOURCE_ONLY) else ["ref"]
+        )
         for kind in kinds:
             slots = [n for n in spec if isinstance(n, str) and n not in ("grad", "delta")]
             inits = {
-                n: (values(shape, seed=30 + i) if i == 0 else values(shape, 0.1, 1.0, 30 + i))
-                .astype(np.float32)
+                n: (
+                    values(shape, seed=30 + i) if i == 0 else values(shape, 0.1, 1.0, 30 + i)
+                ).astype(np.float32)
                 for i, n in enumerate(slots)
             }
             if kind == "resource":
@@ -364,7 +458,11 @@ def _update_case(rule: str, sparse: bool, attrs: dict[str, Any]) -> Any:
             else:
                 refs = {n: tf.Variable(v, name=f"{rule}_{n}") for n, v in inits.items()}
                 last = [tf.variables_initializer(list(refs.values()))]
-            op_type = ("Resource" if kind == "resource" else "") + ("SparseApply" if sparse else "Apply") + rule
+            op_type = (
+                ("Resource" if kind == "resource" else "")
+                + ("SparseApply" if sparse else "Apply")
+                + rule
+            )
             for step, g in enumerate(grads):
                 kwargs: dict[str, Any] = dict(attrs)
                 for n in spec:
@@ -380,7 +478,11 @@ def _update_case(rule: str, sparse: bool, attrs: dict[str, Any]) -> Any:
                     last = [getattr(tf.raw_ops, op_type)(**kwargs)]
             with tf.control_dependencies(last):
                 for n, r in refs.items():
-                    value = tf.raw_ops.ReadVariableOp(resource=r, dtype=tf.float32) if kind == "resource" else tf.identity(r)
+                    value = (
+                        tf.raw_ops.ReadVariableOp(resource=r, dtype=tf.float32)
+                        if kind == "resource"
+                        else tf.identity(r)
+                    )
                     out[f"{kind}_{n}"] = value
         return out
 
@@ -393,7 +495,9 @@ for _rule in RULES:
         _attrs_list.append({"update_slots": False})
     for _attrs in _attrs_list:
         _suffix = "".join(f"_{k}" for k in _attrs)
-        add(f"apply_{_rule}{_suffix}", {}, names=False, rtol=2e-5)(_update_case(_rule, False, _attrs))
+        add(f"apply_{_rule}{_suffix}", {}, names=False, rtol=2e-5)(
+            _update_case(_rule, False, _attrs)
+        )
         if _rule in SPARSE_RULES:
             add(f"sparse_apply_{_rule}{_suffix}", {}, names=False, rtol=2e-5)(
                 _update_case(_rule, True, _attrs)

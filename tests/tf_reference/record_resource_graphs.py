@@ -17,6 +17,8 @@ import shutil
 import numpy as np
 import tensorflow as tf
 from recorder import DATA_DIR, Recorder
+from resource_graph_cases import data
+from resource_graph_cases import get_variable_model as get_variable_model_program
 
 if not tf.__version__.startswith("1."):
     raise SystemExit("record_resource_graphs.py records TensorFlow 1.15")
@@ -24,13 +26,6 @@ if not tf.__version__.startswith("1."):
 OUT = os.path.join(DATA_DIR, "resource_graphs", "tf")
 FROM_TFCLUSTER = os.path.join(DATA_DIR, "resource_graphs", "tfcluster")
 STEPS_AFTER = 3
-
-
-def data(seed):
-    rng = np.random.RandomState(seed)
-    x = rng.uniform(-1, 1, size=(8, 3)).astype(np.float32)
-    y = (x @ np.array([[0.5], [-1.0], [2.0]], np.float32) + 0.25).astype(np.float32)
-    return x, y
 
 
 def keras_model(rec):
@@ -100,30 +95,15 @@ def keras_model(rec):
 
 def get_variable_model(rec, optimizer_name):
     tf.reset_default_graph()
-    tf.set_random_seed(5)
     x, y = data(1)
-    xs = tf.placeholder(tf.float32, [None, 3], name="x")
-    ys = tf.placeholder(tf.float32, [None, 1], name="y")
-    with tf.variable_scope("model", use_resource=True):
-        w = tf.get_variable("w", [3, 1], initializer=tf.glorot_uniform_initializer(seed=7))
-        b = tf.get_variable("b", [1], initializer=tf.zeros_initializer())
-        emb = tf.get_variable("emb", [5, 1], initializer=tf.random_normal_initializer(seed=9))
-    ids = tf.constant([0, 2, 2, 4, 1, 0, 3, 4], name="ids")
-    pred = tf.matmul(xs, w) + b + tf.nn.embedding_lookup(emb, ids)
-    loss = tf.reduce_mean(tf.square(pred - ys), name="loss")
-    step = tf.train.get_or_create_global_step()
-    if optimizer_name == "adam":
-        opt = tf.train.AdamOptimizer(0.05)
-    else:
-        opt = tf.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True)
-    train_op = opt.minimize(loss, global_step=step, name="train")
+    xs, ys, pred, loss, train_op, step = get_variable_model_program(tf, optimizer_name)
     tf.add_to_collection("train_op", train_op)
     saver = tf.train.Saver()
     sess = tf.Session()
     sess.run(tf.global_variables_initializer())
+    initial = {v.op.name: sess.run(v) for v in tf.global_variables()}
     feeds = {xs: x, ys: y}
-    for _ in range(3):
-        sess.run(train_op, feeds)
+    first_losses = [sess.run([loss, train_op], feeds)[0] for _ in range(3)]
     prefix = os.path.join(OUT, "get_variable_" + optimizer_name, "model")
     os.makedirs(os.path.dirname(prefix), exist_ok=True)
     saver.save(sess, prefix, global_step=step)
@@ -139,42 +119,70 @@ def get_variable_model(rec, optimizer_name):
         x=x,
         y=y,
         checkpoint=os.path.basename(prefix) + "-3",
+        initial=initial,
+        first_losses=first_losses,
         values=values,
         prediction=prediction,
         losses=losses,
         after=after,
         op_types=sorted({op.type for op in tf.get_default_graph().get_operations()}),
+        op_names=sorted(op.name for op in tf.get_default_graph().get_operations()),
         variables=[v.name for v in tf.global_variables()],
         var_op_types=sorted({v.op.type for v in tf.global_variables()}),
     )
     sess.close()
 
 
-def load_tfcluster_graph(rec):
-    """The MetaGraph tfcluster wrote with VarHandleOp/AssignVariableOp/ReadVariableOp and a
-    ResourceApplyGradientDescent step: TF imports it, initialises, trains and reads."""
+def load_tfcluster_graphs(rec):
+    """What tfcluster wrote (write_resource_graph_samples.py): a MetaGraph of the resource raw
+    ops (VarHandleOp, AssignVariableOp, ReadVariableOp, ResourceApplyGradientDescent), which
+    TF imports, initialises, trains and reads; and the get_variable(use_resource=True) program
+    tfcluster trained 3 steps and saved, which TF restores and trains on."""
     path = os.path.join(FROM_TFCLUSTER, "raw_resource_ops.meta")
     if not os.path.exists(path):
-        print("no tfcluster graph to load:", path)
-        return
+        raise SystemExit("run write_resource_graph_samples.py with tfcluster first: " + path)
     tf.reset_default_graph()
     with tf.Session() as sess:
         tf.train.import_meta_graph(path)
-        g = tf.get_default_graph()
-        sess.run(g.get_operation_by_name("init"))
+        sess.run("init")
         before = sess.run("read:0")
         for _ in range(2):
             sess.run("train")
         after = sess.run("read:0")
         shape = sess.run("shape:0")
         initialized = sess.run("is_initialized:0")
-    rec.add("tfcluster_graph_in_tf", before=before, after=after, shape=shape,
-            initialized=initialized)
+    rec.add(
+        "tfcluster_raw_ops_in_tf",
+        before=before,
+        after=after,
+        shape=shape,
+        initialized=initialized,
+    )
+    for optimizer_name in ("adam", "momentum"):
+        prefix = os.path.join(FROM_TFCLUSTER, "get_variable_" + optimizer_name, "model-3")
+        tf.reset_default_graph()
+        x, y = data(1)
+        with tf.Session() as sess:
+            saver = tf.train.import_meta_graph(prefix + ".meta")
+            saver.restore(sess, prefix)
+            var_op_types = sorted({v.op.type for v in tf.global_variables()})
+            values = {v.op.name: sess.run(v) for v in tf.global_variables()}
+            train_op = tf.get_collection("train_op")[0]
+            feeds = {"x:0": x, "y:0": y}
+            losses = [sess.run(["loss:0", train_op], feeds)[0] for _ in range(STEPS_AFTER)]
+            after = {v.op.name: sess.run(v) for v in tf.global_variables()}
+        rec.add(
+            "tfcluster_get_variable_" + optimizer_name + "_in_tf",
+            var_op_types=var_op_types,
+            values=values,
+            losses=losses,
+            after=after,
+        )
 
 
 rec = Recorder("resource_graphs")
 keras_model(rec)
 get_variable_model(rec, "adam")
 get_variable_model(rec, "momentum")
-load_tfcluster_graph(rec)
+load_tfcluster_graphs(rec)
 rec.save()

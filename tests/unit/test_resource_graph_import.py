@@ -1,7 +1,9 @@
 """Graphs TF 1.15 wrote with resource variables (tests/tf_reference/record_resource_graphs.py)
 import into tfcluster: a tf.keras Sequential model's MetaGraph and SavedModel, and a
 `get_variable(use_resource=True)` model trained with Adam and with Momentum. They restore TF's
-checkpoint, infer TF's predictions and keep training to TF's recorded losses and values."""
+checkpoint, infer TF's predictions and keep training to TF's recorded losses and values. The
+other way: tfcluster builds that program with resource variables as TF does, and TF 1.15 ran
+the graphs and checkpoints tfcluster wrote (write_resource_graph_samples.py)."""
 
 from __future__ import annotations
 
@@ -11,10 +13,11 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
-from tf_reference import reference
+from tf_reference import reference, resource_graph_cases
 from tf_reference.reference import DATA_DIR
 
 TF_FILES = os.path.join(DATA_DIR, "resource_graphs", "tf")
+TFCLUSTER_FILES = os.path.join(DATA_DIR, "resource_graphs", "tfcluster")
 
 
 def _assert_variables(sess: Any, want: dict[str, Any]) -> None:
@@ -68,7 +71,9 @@ def test_keras_saved_model_loads_and_infers_as_tf() -> None:
     case = reference.case("resource_graphs", "keras")
     with tf.Graph().as_default(), tf.Session() as sess:
         meta = tf.saved_model.loader.load(
-            sess, [tf.saved_model.tag_constants.SERVING], os.path.join(TF_FILES, "keras_saved_model")
+            sess,
+            [tf.saved_model.tag_constants.SERVING],
+            os.path.join(TF_FILES, "keras_saved_model"),
         )
         signature = meta.signature_def["serving_default"]
         x = signature.inputs["x"].name
@@ -88,3 +93,67 @@ def test_keras_graph_uses_the_resource_ops_tf_made() -> None:
     # TF recorded its graph after simple_save added a second (sharded) Saver's ops.
     assert types <= set(case["op_types"])
     assert {"VarHandleOp", "ReadVariableOp", "ResourceApplyKerasMomentum"} <= types
+
+
+# ---- tfcluster's own resource-variable graphs ---------------------------------------------
+@pytest.mark.parametrize("optimizer", ["adam", "momentum"])
+def test_use_resource_program_builds_tf_graph_and_trains_as_tf(optimizer: str) -> None:
+    """get_variable(use_resource=True) makes VarHandleOp variables, ResourceApply*/
+    ResourceGather/ResourceScatter* updates and TF's op names; values and losses are TF's."""
+    case = reference.case("resource_graphs", f"get_variable_{optimizer}")
+    x, y = resource_graph_cases.data(1)
+    with tf.Graph().as_default():
+        xs, ys, _, loss, train_op, _ = resource_graph_cases.get_variable_model(tf, optimizer)
+        tf.add_to_collection("train_op", train_op)
+        tf.train.Saver()
+        graph = tf.get_default_graph()
+        assert [v.name for v in tf.global_variables()] == case["variables"]
+        assert sorted({v.op.type for v in tf.global_variables()}) == case["var_op_types"]
+        assert tf.get_variable_scope().use_resource is None
+        assert sorted({op.type for op in graph.get_operations()}) == case["op_types"]
+        init = tf.global_variables_initializer()
+        # TF's op names, but for the gradients' (tfcluster's gradient graphs differ in
+        # places for every kind of variable: no tuple/control_dependency gates).
+        ours = {op.name for op in graph.get_operations() if not op.name.startswith("gradients/")}
+        assert ours == {n for n in case["op_names"] if not n.startswith("gradients/")}
+        with tf.Session() as sess:
+            sess.run(init)
+            _assert_variables(sess, case["initial"])
+            feeds = {xs: x, ys: y}
+            losses = [sess.run([loss, train_op], feeds)[0] for _ in range(3)]
+            np.testing.assert_allclose(losses, case["first_losses"], rtol=1e-5)
+            _assert_variables(sess, case["values"])
+
+
+def test_raw_resource_op_graph_tfcluster_wrote_runs_in_tf() -> None:
+    """TF 1.15 imported tfcluster's MetaGraph of raw resource ops and ran it: tfcluster runs
+    the very file to the same values."""
+    case = reference.case("resource_graphs", "tfcluster_raw_ops_in_tf")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        tf.train.import_meta_graph(os.path.join(TFCLUSTER_FILES, "raw_resource_ops.meta"))
+        sess.run("init")
+        np.testing.assert_array_equal(sess.run("read:0"), case["before"])
+        for _ in range(2):
+            sess.run("train")
+        np.testing.assert_array_equal(sess.run("read:0"), case["after"])
+        np.testing.assert_array_equal(sess.run("shape:0"), case["shape"])
+        assert sess.run("is_initialized:0") == case["initialized"]
+
+
+@pytest.mark.parametrize("optimizer", ["adam", "momentum"])
+def test_use_resource_checkpoint_tfcluster_wrote_trains_in_tf_as_here(optimizer: str) -> None:
+    """TF 1.15 restored tfcluster's saved resource-variable program and trained on: tfcluster
+    restoring the same files gets TF's values and losses."""
+    case = reference.case("resource_graphs", f"tfcluster_get_variable_{optimizer}_in_tf")
+    assert case["var_op_types"] == ["VarHandleOp", "VariableV2"]
+    prefix = os.path.join(TFCLUSTER_FILES, f"get_variable_{optimizer}", "model-3")
+    x, y = resource_graph_cases.data(1)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        saver = tf.train.import_meta_graph(prefix + ".meta")
+        saver.restore(sess, prefix)
+        _assert_variables(sess, case["values"])
+        train_op = tf.get_collection("train_op")[0]
+        feeds = {"x:0": x, "y:0": y}
+        losses = [sess.run(["loss:0", train_op], feeds)[0] for _ in case["losses"]]
+        np.testing.assert_allclose(losses, case["losses"], rtol=1e-5)
+        _assert_variables(sess, case["after"])

@@ -53,8 +53,7 @@ def _assign_infer(op_type: str) -> Any:
                 f"Shapes must be equal rank, but are {shape.ndims} and {value.shape.ndims} for "
                 f"'{op_type}' with input shapes: [], {value.shape}."
                 if shape.ndims != value.shape.ndims
-                else f"Dimensions of {shape} and {value.shape} are not compatible for "
-                f"'{op_type}'"
+                else f"Dimensions of {shape} and {value.shape} are not compatible for '{op_type}'"
             )
         return []
 
@@ -159,7 +158,9 @@ def read_variable_op(handle: Tensor, dtype: Any, name: str | None = None) -> Ten
 def _assign(op_type: str, handle: Tensor, value: Any, name: str | None) -> Operation:
     dtype = handle_dtype_or(handle, value)
     value = convert_to_tensor(value, dtype=dtype, name="value")
-    return make_op(op_type, [handle, value], {"dtype": value.dtype.base_dtype}, name=name or op_type)
+    return make_op(
+        op_type, [handle, value], {"dtype": value.dtype.base_dtype}, name=name or op_type
+    )
 
 
 def handle_dtype_or(handle: Tensor, value: Any) -> Any:
@@ -179,9 +180,7 @@ def assign_sub_variable_op(handle: Tensor, value: Any, name: str | None = None) 
 
 
 def var_is_initialized_op(handle: Tensor, name: str | None = None) -> Tensor:
-    return make_op("VarIsInitializedOp", [handle], {}, name=name or "VarIsInitializedOp").outputs[
-        0
-    ]
+    return make_op("VarIsInitializedOp", [handle], {}, name=name or "VarIsInitializedOp").outputs[0]
 
 
 def resource_gather(
@@ -194,9 +193,9 @@ def resource_gather(
         "batch_dims": batch_dims,
         "validate_indices": True,
     }
-    return make_op("ResourceGather", [handle, indices], attrs, name=name or "ResourceGather").outputs[
-        0
-    ]
+    return make_op(
+        "ResourceGather", [handle, indices], attrs, name=name or "ResourceGather"
+    ).outputs[0]
 
 
 __all__ = [

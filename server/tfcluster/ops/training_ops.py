@@ -11,7 +11,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes, op_def_registry
-from tfcluster.framework.graph import Tensor, convert_to_tensor
+from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import resource_handles
 from tfcluster.ops.op_util import FLOATS, Outputs, make_op
@@ -291,6 +291,8 @@ def _apply(
             f"values: {', '.join(d.name for d in FLOATS)} (op {op_type})"
         )
     ins = [_as_ref(r) for r in refs]
+    if ins[0].dtype.base_dtype == dtypes.resource:
+        return _apply_resource(op_type, ins, names[len(refs) :], values, base, attrs, name)
     for arg, v in zip(names[len(refs) :], values):
         if arg == "indices":
             t = convert_to_tensor(v, name="indices")
@@ -303,10 +305,43 @@ def _apply(
     return make_op(op_type, ins, {"T": base, **attrs}, name=name or op_type).outputs[0]
 
 
+def _apply_resource(
+    op_type: str,
+    handles: list[Tensor],
+    names: Sequence[str],
+    values: Sequence[Any],
+    base: Any,
+    attrs: dict[str, Any],
+    name: str | None,
+) -> Any:
+    """Resource variables: the Resource<op> twin, updating through the handles. Its inputs
+    are converted in the op's name scope (resource variables read there, as in TF); it has no
+    output: the op itself is what callers group and wait on."""
+    op_type = f"Resource{op_type}"
+    with name_scope(name, op_type) as scope:
+        ins = list(handles)
+        for arg, v in zip(names, values):
+            if arg == "indices":
+                t = convert_to_tensor(v, name="indices")
+                attrs = {**attrs, "Tindices": t.dtype.base_dtype}
+            elif arg == "global_step":
+                t = convert_to_tensor(v, dtype=dtypes.int64)
+            else:
+                t = convert_to_tensor(v, dtype=base)
+            ins.append(t)
+        return make_op(op_type, ins, {"T": base, **attrs}, name=scope)
+
+
+def as_operation(update: Any) -> Operation:
+    """The op of an update: a ref update's output tensor's op, or a resource update itself
+    (it has no output)."""
+    return update if isinstance(update, Operation) else update.op
+
+
 def _as_ref(x: Any) -> Tensor:
     if hasattr(x, "_ref") and callable(x._ref):
         return x._ref()  # type: ignore[no-any-return]
-    if isinstance(x, Tensor) and x.dtype.is_ref_dtype:
+    if isinstance(x, Tensor) and (x.dtype.is_ref_dtype or x.dtype.base_dtype == dtypes.resource):
         return x
     raise TypeError(f"'{getattr(x, 'name', x)}' must be a mutable tensor (a tf.Variable)")
 
