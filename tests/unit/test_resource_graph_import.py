@@ -157,3 +157,47 @@ def test_use_resource_checkpoint_tfcluster_wrote_trains_in_tf_as_here(optimizer:
         losses = [sess.run(["loss:0", train_op], feeds)[0] for _ in case["losses"]]
         np.testing.assert_allclose(losses, case["losses"], rtol=1e-5)
         _assert_variables(sess, case["after"])
+
+
+def test_enable_resource_variables_makes_var_handle_ops_until_disabled() -> None:
+    """TF 1.15's default creator: the argument, else the variable scope's use_resource, else
+    tf.enable_resource_variables()' default."""
+    try:
+        tf.enable_resource_variables()
+        assert tf.resource_variables_enabled() is True
+        with tf.Graph().as_default():
+            a = tf.Variable(1.0, name="a")
+            b = tf.get_variable("b", [2])
+            c = tf.Variable(1.0, name="c", use_resource=False)
+            with tf.variable_scope("ref", use_resource=False):
+                d = tf.get_variable("d", [2])
+            assert [v.op.type for v in (a, b, c, d)] == [
+                "VarHandleOp",
+                "VarHandleOp",
+                "VariableV2",
+                "VariableV2",
+            ]
+            assert [op.name for op in a.op.graph.get_operations()][:6] == [
+                "a/Initializer/initial_value",
+                "a",
+                "a/IsInitialized/VarIsInitializedOp",
+                "a/Assign",
+                "a/Read/ReadVariableOp",
+                "b/Initializer/random_uniform/shape",
+            ]
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                assert sess.run(a.assign_add(2.0)) == 3.0
+                assert list(sess.run(tf.report_uninitialized_variables())) == []
+    finally:
+        tf.disable_resource_variables()
+    assert tf.resource_variables_enabled() is False
+    with tf.Graph().as_default():
+        assert tf.Variable(1.0).op.type == "VariableV2"
+
+
+def test_reading_an_uninitialized_resource_variable_names_it() -> None:
+    with tf.Graph().as_default():
+        v = tf.get_variable("never", [2], use_resource=True)
+        with tf.Session() as sess, pytest.raises(tf.errors.FailedPreconditionError, match="never"):
+            sess.run(v)
