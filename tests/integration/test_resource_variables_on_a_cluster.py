@@ -18,7 +18,7 @@ X = np.linspace(-1, 1, 24, dtype=np.float32).reshape(8, 3)
 Y = (X @ np.array([[0.5], [-1.0], [2.0]], np.float32)).astype(np.float32)
 
 
-def _program(device_fn: Any) -> tuple[Any, Any, Any, list[Any]]:
+def _program(device_fn: Any) -> tuple[Any, Any, list[Any]]:
     with tf.device(device_fn):
         with tf.variable_scope("model", use_resource=True):
             w = tf.get_variable("w", [3, 1], initializer=tf.constant_initializer(0.1))
@@ -26,12 +26,12 @@ def _program(device_fn: Any) -> tuple[Any, Any, Any, list[Any]]:
         pred = tf.matmul(X, w) + tf.nn.embedding_lookup(emb, [0, 1, 2, 3, 0, 1, 2, 3])
         loss = tf.reduce_mean(tf.square(pred - Y))
         train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
-    return loss, train, w, [w, emb]
+    return loss, train, [w, emb]
 
 
 def _train(target: str, device_fn: Any) -> tuple[list[float], list[Any], Any]:
     with tf.Graph().as_default() as g:
-        loss, train, w, variables = _program(device_fn)
+        loss, train, variables = _program(device_fn)
         with tf.Session(target) as sess:
             sess.run(tf.global_variables_initializer())
             losses = [float(sess.run([loss, train])[0]) for _ in range(4)]

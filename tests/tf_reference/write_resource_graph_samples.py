@@ -14,7 +14,9 @@ import numpy as np
 import tfcluster as tf
 from resource_graph_cases import data, get_variable_model
 
-OUT = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "resource_graphs", "tfcluster")
+OUT = os.path.join(
+    os.path.dirname(os.path.abspath(__file__)), "data", "resource_graphs", "tfcluster"
+)
 
 
 def raw_ops_graph() -> None:

@@ -136,7 +136,7 @@ def assign_variable(node: Any, xp: Any) -> Compute:
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         handle, value = handle_of(ins[0]), ins[1]
-        got = np.dtype(getattr(value, "dtype", np.asarray(value).dtype))
+        got = np.dtype(value.dtype if hasattr(value, "dtype") else np.asarray(value).dtype)
         if got != np.dtype(dtype.as_numpy_dtype):
             raise invalid(
                 f"Variable and value dtypes don't match; respectively, {dtype.name} and "
@@ -201,7 +201,8 @@ def var_is_initialized(node: Any, xp: Any) -> Compute:
     return compute
 
 
-@kernel("VariableShape", devices=("CPU",))
+# On a GPU too, its output in host memory (TF's HostMemory("output")), as Shape's.
+@kernel("VariableShape", keep_inputs=True)
 def variable_shape(node: Any, xp: Any) -> Compute:
     out_type = node.attrs.get("out_type", dtypes.int32).as_numpy_dtype
     name = node.name
@@ -213,7 +214,7 @@ def variable_shape(node: Any, xp: Any) -> Compute:
     return compute
 
 
-@kernel("DestroyResourceOp", devices=("CPU",))
+@kernel("DestroyResourceOp", keep_inputs=True)
 def destroy_resource(node: Any, xp: Any) -> Compute:
     ignore = bool(node.attrs.get("ignore_lookup_error", True))
 

@@ -8,8 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import op_def_registry
-from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.infer_util import index_tensor, shape_list
 from tfcluster.ops.op_util import Outputs, make_op

@@ -166,7 +166,11 @@ class Optimizer:
             grads = [next(gated) if g is not None else None for g in grads]
         grads_and_vars = list(zip(grads, var_list))
         self._assert_valid_dtypes(
-            [v if is_resource_variable(v) else _ref_of(v) for g, v in grads_and_vars if g is not None]
+            [
+                v if is_resource_variable(v) else _ref_of(v)
+                for g, v in grads_and_vars
+                if g is not None
+            ]
         )
         return grads_and_vars
 

@@ -20,8 +20,8 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.ops import math_ops, scatter_ops, state_ops, training_ops
-from tfcluster.ops.variables import is_resource_variable
 from tfcluster.ops.control_flow_ops import group
+from tfcluster.ops.variables import is_resource_variable
 from tfcluster.training.optimizer import Optimizer, cast_like
 from tfcluster.training.slot_creator import constant_initializer
 

@@ -18,7 +18,6 @@ previous checkpoint intact.
 from __future__ import annotations
 
 import contextlib
-
 import os
 import time
 import uuid
