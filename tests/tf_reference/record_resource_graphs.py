@@ -17,7 +17,7 @@ import shutil
 import numpy as np
 import tensorflow as tf
 from recorder import DATA_DIR, Recorder
-from resource_graph_cases import data
+from resource_graph_cases import data, resource_variable_api
 from resource_graph_cases import get_variable_model as get_variable_model_program
 
 if not tf.__version__.startswith("1."):
@@ -185,4 +185,5 @@ keras_model(rec)
 get_variable_model(rec, "adam")
 get_variable_model(rec, "momentum")
 load_tfcluster_graphs(rec)
+rec.add("resource_variable_api", **resource_variable_api(tf))
 rec.save()

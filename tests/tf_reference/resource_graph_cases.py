@@ -31,3 +31,44 @@ def get_variable_model(tf, optimizer_name):
         opt = tf.train.MomentumOptimizer(0.05, 0.9, use_nesterov=True)
     train_op = opt.minimize(loss, global_step=step, name="train")
     return xs, ys, pred, loss, train_op, step
+
+
+def resource_variable_api(tf):
+    """tf.Variable(use_resource=True)'s methods and what is built on them: initialized_value,
+    count_up_to (and its OutOfRangeError), ExponentialMovingAverage, sparse_read,
+    tf.scatter_update, load, eval, assign without a read; names, shapes and op types."""
+    out = {}
+    with tf.Graph().as_default():
+        a = tf.Variable([1.0, 2.0], use_resource=True, name="a")
+        b = tf.Variable(a.initialized_value() * 2, use_resource=True, name="b")
+        c = tf.Variable(0, use_resource=True, name="c")
+        count = c.count_up_to(2)
+        ema = tf.train.ExponentialMovingAverage(0.5)
+        update_average = ema.apply([a])
+        rows = a.sparse_read([1])
+        scattered = tf.scatter_update(a, [0], [5.0])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["b"] = sess.run(b)
+            out["counts"] = [sess.run(count), sess.run(count)]
+            try:
+                sess.run(count)
+            except tf.errors.OutOfRangeError as e:
+                out["count_error"] = type(e).__name__
+            sess.run(update_average)
+            out["average"] = sess.run(ema.average(a))
+            out["rows"] = sess.run(rows)
+            out["scattered"] = sess.run(scattered)
+            a.load([7.0, 8.0], sess)
+            out["loaded"] = a.eval(sess)
+            out["assign_no_read"] = sess.run(a.assign([1.0, 1.0], read_value=False))
+            out["after_assign"] = sess.run(a)
+        variables = tf.global_variables()
+        out["names"] = [v.name for v in variables]
+        out["shapes"] = [v.shape.as_list() for v in variables]
+        out["op_types"] = [v.op.type for v in variables]
+        out["value_op"] = a.value().op.type
+        out["initializer_op"] = a.initializer.type
+        out["handle_dtype"] = a.handle.dtype.name
+        out["average_op"] = ema.average(a).op.type
+    return out

@@ -201,3 +201,16 @@ def test_reading_an_uninitialized_resource_variable_names_it() -> None:
         v = tf.get_variable("never", [2], use_resource=True)
         with tf.Session() as sess, pytest.raises(tf.errors.FailedPreconditionError, match="never"):
             sess.run(v)
+
+
+def test_resource_variable_methods_give_tf_answers() -> None:
+    want = reference.case("resource_graphs", "resource_variable_api")
+    got = resource_graph_cases.resource_variable_api(tf)
+    assert sorted(got) == sorted(want)
+    for key, value in want.items():
+        if isinstance(value, np.ndarray) or (
+            isinstance(value, list) and value and isinstance(value[0], np.ndarray)
+        ):
+            np.testing.assert_array_equal(np.asarray(got[key]), np.asarray(value), err_msg=key)
+        else:
+            assert got[key] == value, key

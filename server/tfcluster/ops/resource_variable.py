@@ -136,11 +136,14 @@ class ResourceVariable(Variable):
     def initialized_value(self) -> Tensor:
         from tfcluster.ops import control_flow_ops
 
-        return control_flow_ops.cond(  # type: ignore[no-any-return]
+        value = control_flow_ops.cond(
             rv.var_is_initialized_op(self._variable),
             self.read_value,
             lambda: self._initial_value,
         )
+        # Both branches have the variable's shape (TF's cond merges them).
+        value.set_shape(self.shape)
+        return value  # type: ignore[no-any-return]
 
     def is_initialized(self, name: str | None = None) -> Tensor:
         return rv.var_is_initialized_op(self._variable, name=name)
