@@ -133,6 +133,34 @@ def get_variable_model(rec, optimizer_name):
     sess.close()
 
 
+def canned_estimator(rec):
+    """A DNNRegressor (its layers make resource variables in TF 1.15) trained 5 steps and
+    exported as a SavedModel (default attrs stripped, as estimators write them)."""
+    import tempfile
+
+    x = np.linspace(-1, 1, 32, dtype=np.float32).reshape(16, 2)
+    y = (x[:, :1] * 2 - x[:, 1:]).astype(np.float32)
+    columns = [tf.feature_column.numeric_column("x", shape=[2])]
+    model_dir = tempfile.mkdtemp()
+    config = tf.estimator.RunConfig(tf_random_seed=1)
+    est = tf.estimator.DNNRegressor([4], columns, model_dir=model_dir, config=config)
+    train_input = tf.compat.v1.estimator.inputs.numpy_input_fn(
+        {"x": x}, y, batch_size=16, shuffle=False, num_epochs=None
+    )
+    est.train(train_input, steps=5)
+    receiver = tf.estimator.export.build_raw_serving_input_receiver_fn(
+        {"x": tf.placeholder(tf.float32, [None, 2], name="x")}
+    )
+    exported = est.export_saved_model(tempfile.mkdtemp(), receiver).decode()
+    target = os.path.join(OUT, "dnn_regressor_saved_model")
+    shutil.rmtree(target, ignore_errors=True)
+    shutil.copytree(exported, target)
+    predict_input = tf.compat.v1.estimator.inputs.numpy_input_fn({"x": x}, shuffle=False)
+    predictions = np.array([p["predictions"] for p in est.predict(predict_input)])
+    shutil.rmtree(model_dir, ignore_errors=True)
+    rec.add("dnn_regressor_saved_model", x=x, predictions=predictions)
+
+
 def load_tfcluster_graphs(rec):
     """What tfcluster wrote (write_resource_graph_samples.py): a MetaGraph of the resource raw
     ops (VarHandleOp, AssignVariableOp, ReadVariableOp, ResourceApplyGradientDescent), which
@@ -184,6 +212,7 @@ rec = Recorder("resource_graphs")
 keras_model(rec)
 get_variable_model(rec, "adam")
 get_variable_model(rec, "momentum")
+canned_estimator(rec)
 load_tfcluster_graphs(rec)
 rec.add("resource_variable_api", **resource_variable_api(tf))
 rec.save()

@@ -84,6 +84,22 @@ def test_keras_saved_model_loads_and_infers_as_tf() -> None:
         _assert_variables(sess, case["values"])
 
 
+def test_canned_estimator_saved_model_loads_and_predicts_as_tf() -> None:
+    """A DNNRegressor's export: resource variables, default attrs stripped (TF's importer adds
+    them back, so does tfcluster's)."""
+    case = reference.case("resource_graphs", "dnn_regressor_saved_model")
+    with tf.Graph().as_default(), tf.Session() as sess:
+        meta = tf.saved_model.loader.load(
+            sess, ["serve"], os.path.join(TF_FILES, "dnn_regressor_saved_model")
+        )
+        signature = meta.signature_def["predict"]
+        assert "VarHandleOp" in {v.op.type for v in tf.global_variables()}
+        got = sess.run(
+            signature.outputs["predictions"].name, {signature.inputs["x"].name: case["x"]}
+        )
+    np.testing.assert_allclose(got, case["predictions"], rtol=1e-6, atol=1e-7)
+
+
 def test_keras_graph_uses_the_resource_ops_tf_made() -> None:
     case = reference.case("resource_graphs", "keras")
     prefix = os.path.join(TF_FILES, "keras", "model")

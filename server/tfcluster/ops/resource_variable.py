@@ -153,7 +153,7 @@ class ResourceVariable(Variable):
 
     # ---- updates ---------------------------------------------------------------------
     def _update(self, op_type: str, value: Any, name: str | None, read_value: bool) -> Any:
-        op = rv._assign(op_type, self._variable, value, name)
+        op = rv.assign_op(op_type, self._variable, value, name)
         return _UnreadVariable(self, op) if read_value else op
 
     def assign(

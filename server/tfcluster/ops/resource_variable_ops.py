@@ -155,28 +155,13 @@ def read_variable_op(handle: Tensor, dtype: Any, name: str | None = None) -> Ten
     return make_op("ReadVariableOp", [handle], attrs, name=name or "ReadVariableOp").outputs[0]
 
 
-def _assign(op_type: str, handle: Tensor, value: Any, name: str | None) -> Operation:
-    dtype = handle_dtype_or(handle, value)
+def assign_op(op_type: str, handle: Tensor, value: Any, name: str | None = None) -> Operation:
+    """AssignVariableOp / AssignAddVariableOp / AssignSubVariableOp of `value`, converted to
+    the handle's dtype where graph construction knows it."""
+    dtype = handle_dtype(handle) or getattr(value, "dtype", None)
     value = convert_to_tensor(value, dtype=dtype, name="value")
-    return make_op(
-        op_type, [handle, value], {"dtype": value.dtype.base_dtype}, name=name or op_type
-    )
-
-
-def handle_dtype_or(handle: Tensor, value: Any) -> Any:
-    return handle_dtype(handle) or getattr(value, "dtype", None)
-
-
-def assign_variable_op(handle: Tensor, value: Any, name: str | None = None) -> Operation:
-    return _assign("AssignVariableOp", handle, value, name)
-
-
-def assign_add_variable_op(handle: Tensor, value: Any, name: str | None = None) -> Operation:
-    return _assign("AssignAddVariableOp", handle, value, name)
-
-
-def assign_sub_variable_op(handle: Tensor, value: Any, name: str | None = None) -> Operation:
-    return _assign("AssignSubVariableOp", handle, value, name)
+    attrs = {"dtype": value.dtype.base_dtype}
+    return make_op(op_type, [handle, value], attrs, name=name or op_type)
 
 
 def var_is_initialized_op(handle: Tensor, name: str | None = None) -> Tensor:
@@ -199,9 +184,7 @@ def resource_gather(
 
 
 __all__ = [
-    "assign_add_variable_op",
-    "assign_sub_variable_op",
-    "assign_variable_op",
+    "assign_op",
     "read_variable_op",
     "resource_gather",
     "var_handle_op",
