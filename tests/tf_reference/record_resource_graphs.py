@@ -17,7 +17,11 @@ import shutil
 import numpy as np
 import tensorflow as tf
 from recorder import DATA_DIR, Recorder
-from resource_graph_cases import data, resource_variable_api
+from resource_graph_cases import (
+    custom_gradient_creating_a_resource_variable,
+    data,
+    resource_variable_api,
+)
 from resource_graph_cases import get_variable_model as get_variable_model_program
 
 if not tf.__version__.startswith("1."):
@@ -215,4 +219,5 @@ get_variable_model(rec, "momentum")
 canned_estimator(rec)
 load_tfcluster_graphs(rec)
 rec.add("resource_variable_api", **resource_variable_api(tf))
+rec.add("custom_gradient_variable", **custom_gradient_creating_a_resource_variable(tf))
 rec.save()

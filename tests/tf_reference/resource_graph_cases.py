@@ -72,3 +72,32 @@ def resource_variable_api(tf):
         out["handle_dtype"] = a.handle.dtype.name
         out["average_op"] = ema.average(a).op.type
     return out
+
+
+def custom_gradient_creating_a_resource_variable(tf):
+    """@custom_gradient around a function that makes a resource variable: its grad_fn gets
+    the variable and gives it a gradient (TF refuses ref variables there)."""
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+
+        @tf.custom_gradient
+        def scaled(x):
+            with tf.variable_scope("cg", use_resource=True):
+                w = tf.get_variable("w", [2], initializer=tf.constant_initializer([3.0, 4.0]))
+
+            def grad(dy, variables=None):
+                return dy * w * 10.0, [dy * x * 100.0]
+
+            return x * w, grad
+
+        y = scaled(x)
+        w = tf.global_variables()[0]
+        grads = tf.gradients(tf.reduce_sum(y), [x, w])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return {
+                "y": sess.run(y),
+                "grads": [sess.run(g) for g in grads],
+                "variable": w.name,
+                "variable_op": w.op.type,
+            }

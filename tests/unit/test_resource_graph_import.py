@@ -230,3 +230,12 @@ def test_resource_variable_methods_give_tf_answers() -> None:
             np.testing.assert_array_equal(np.asarray(got[key]), np.asarray(value), err_msg=key)
         else:
             assert got[key] == value, key
+
+
+def test_custom_gradient_takes_resource_variables_made_inside() -> None:
+    want = reference.case("resource_graphs", "custom_gradient_variable")
+    got = resource_graph_cases.custom_gradient_creating_a_resource_variable(tf)
+    assert (got["variable"], got["variable_op"]) == (want["variable"], want["variable_op"])
+    np.testing.assert_array_equal(got["y"], want["y"])
+    for g, w in zip(got["grads"], want["grads"]):
+        np.testing.assert_array_equal(g, w)

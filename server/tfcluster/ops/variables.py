@@ -390,6 +390,12 @@ class Variable(metaclass=_VariableMeta):
     def value(self) -> Tensor:
         return self._snapshot_tensor
 
+    @property
+    def _graph_element(self) -> Tensor:
+        """The variable's own read (its snapshot), made with it: no new op (a resource
+        variable's value() makes a fresh read)."""
+        return self._snapshot_tensor
+
     def read_value(self) -> Tensor:
         return make_op(
             "Identity", [self._variable], {"T": self.dtype.base_dtype}, name="read"
