@@ -239,3 +239,47 @@ def test_custom_gradient_takes_resource_variables_made_inside() -> None:
     np.testing.assert_array_equal(got["y"], want["y"])
     for g, w in zip(got["grads"], want["grads"]):
         np.testing.assert_array_equal(g, w)
+
+
+def test_freezing_a_tf_keras_graph_makes_constants_that_infer_as_tf() -> None:
+    """convert_variables_to_constants on TF's resource-variable graph: VarHandleOps become
+    Consts and their reads Identities (TF 1.15's rewrite); the frozen graph infers as TF."""
+    case = reference.case("resource_graphs", "keras")
+    names = case["names"]
+    prefix = os.path.join(TF_FILES, "keras", "model")
+    output = names["output"].split(":")[0]
+    with tf.Graph().as_default(), tf.Session() as sess:
+        saver = tf.train.import_meta_graph(prefix + ".meta")
+        saver.restore(sess, prefix)
+        frozen = tf.graph_util.convert_variables_to_constants(
+            sess, sess.graph.as_graph_def(), [output]
+        )
+    types = {node.op for node in frozen.node}
+    assert not types & {"VarHandleOp", "ReadVariableOp", "VarIsInitializedOp"}
+    assert {node.name for node in frozen.node if node.op == "Const"} >= {
+        "hidden/kernel",
+        "hidden/bias",
+        "out/kernel",
+        "out/bias",
+    }
+    with tf.Graph().as_default(), tf.Session() as sess:
+        (y,) = tf.import_graph_def(frozen, return_elements=[names["output"]], name="")
+        got = sess.run(y, {names["input"]: case["x"]})
+    np.testing.assert_allclose(got, case["prediction"], rtol=1e-5, atol=1e-6)
+
+
+def test_freezing_resource_gathers_makes_gathers_of_constants() -> None:
+    with tf.Graph().as_default():
+        with tf.variable_scope("m", use_resource=True):
+            emb = tf.get_variable("emb", [5, 2], initializer=tf.random_uniform_initializer(seed=1))
+        rows = tf.identity(tf.nn.embedding_lookup(emb, [4, 0, 4]), name="rows")
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            want = sess.run(rows)
+            frozen = tf.graph_util.convert_variables_to_constants(
+                sess, sess.graph.as_graph_def(), ["rows"]
+            )
+    assert "ResourceGather" not in {node.op for node in frozen.node}
+    with tf.Graph().as_default(), tf.Session() as sess:
+        (out,) = tf.import_graph_def(frozen, return_elements=["rows:0"], name="")
+        np.testing.assert_array_equal(sess.run(out), want)
