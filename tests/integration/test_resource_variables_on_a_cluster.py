@@ -68,9 +68,12 @@ def test_worker_op_reading_a_ps_handle_runs_on_the_ps(cluster: Cluster) -> None:
             assign = tf.raw_ops.AssignVariableOp(resource=h, value=[1.0, 2.0, 3.0])
             read = tf.raw_ops.ReadVariableOp(resource=h, dtype=tf.float32)
             doubled = read * 2.0
+            # The handle passed on by an Identity on the worker: it goes with the handle.
+            passed = tf.raw_ops.ReadVariableOp(resource=tf.identity(h), dtype=tf.float32)
         with tf.Session(target) as sess:
             sess.run(assign)
             np.testing.assert_array_equal(sess.run(doubled), [2.0, 4.0, 6.0])
+            np.testing.assert_array_equal(sess.run(passed), [1.0, 2.0, 3.0])
     # Another graph and session naming the same shared_name on the ps: the same variable.
     with tf.Graph().as_default():
         with tf.device("/job:ps/task:0"):
