@@ -119,8 +119,12 @@ def _update_case(op: str) -> Callable[[], Build]:
 
     def build() -> Build:
         names = [n for n in spec if isinstance(n, str) and n not in ("grad", "delta")]
+        # Positive slots; centered RMSProp's mg small beside ms, so ms - mg^2 stays > 0.
+        low_high = {"mg": (0.0, 0.1), "ms": (0.5, 1.0)}
         inits = {
-            n: _values(shape, 10 + i) if i == 0 else _values(shape, 10 + i, 0.1, 1.0)
+            n: _values(shape, 10 + i)
+            if i == 0
+            else _values(shape, 10 + i, *low_high.get(n, (0.1, 1.0)))
             for i, n in enumerate(names)
         }
         if resource:
