@@ -925,6 +925,7 @@ from support import (  # noqa: E402, F401
     gpu_op_cases_funcops,
     gpu_op_cases_mathops,
     gpu_op_cases_nn_extras,
+    gpu_op_cases_resource_vars,
     gpu_op_cases_signal,
     gpu_op_cases_sparse_training,
     gpu_op_cases_v1_control_flow,

@@ -171,7 +171,6 @@ def test_control_flow_v2_is_what_tfcluster_builds() -> None:
 @pytest.mark.parametrize(
     "switch",
     [
-        "enable_resource_variables",
         "enable_v2_tensorshape",
         "enable_tensor_equality",
         "disable_control_flow_v2",

@@ -6,7 +6,7 @@ import heapq
 from collections.abc import Iterable, Sequence
 from typing import Any
 
-from tfcluster.framework import attr_values, errors, op_def_registry
+from tfcluster.framework import attr_values, errors, op_def_registry, op_signatures
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.protos import graph_pb2, node_def_pb2
 
@@ -206,6 +206,7 @@ def import_graph_def(
                 inputs = [stand_in if t is None else t for t in inputs]
             attrs = {k: attr_values.from_proto(k, v) for k, v in node.attr.items()}
             attrs.pop("_output_shapes", None)
+            attrs = op_signatures.with_default_attrs(node.op, attrs)
             if "_class" in attrs and prefix:
                 attrs["_class"] = [
                     b"loc:@" + prefix.encode() + g[5:] if g.startswith(b"loc:@") else g

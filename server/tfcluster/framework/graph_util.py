@@ -111,30 +111,80 @@ def convert_variables_to_constants(
     variable_names_blacklist: Iterable[str] | None = None,
 ) -> graph_pb2.GraphDef:
     """The subgraph of output_node_names with every variable replaced by a Const holding
-    its current value in `sess` (a frozen graph)."""
+    its current value in `sess` (a frozen graph). A resource variable's VarHandleOp becomes
+    the Const, its ReadVariableOps Identities and its ResourceGathers GatherV2s (TF 1.15's
+    rewrite)."""
     inference = extract_sub_graph(input_graph_def, output_node_names)
     allow = set(variable_names_whitelist) if variable_names_whitelist is not None else None
     deny = set(variable_names_blacklist) if variable_names_blacklist is not None else set()
-    frozen = [
-        node.name
-        for node in inference.node
-        if node.op in ("Variable", "VariableV2")
-        and (allow is None or node.name in allow)
-        and node.name not in deny
-    ]
-    values = sess.run([f"{name}:0" for name in frozen]) if frozen else []
+    by_name = {node.name: node for node in inference.node}
+    frozen: list[str] = []
+    fetches: list[str] = []
+    # Identities between a resource read and its VarHandleOp -> the dtype they pass on.
+    identity_types: dict[str, Any] = {}
+    for node in inference.node:
+        if node.op in ("Variable", "VariableV2", "VarHandleOp"):
+            if (allow is not None and node.name not in allow) or node.name in deny:
+                continue
+            frozen.append(node.name)
+            resource = node.op == "VarHandleOp"
+            fetches.append(f"{node.name}/Read/ReadVariableOp:0" if resource else f"{node.name}:0")
+        elif node.op in ("ReadVariableOp", "ResourceGather"):
+            source = _input_name(node.input[0])
+            while by_name[source].op == "Identity":
+                identity_types[source] = node.attr["dtype"]
+                source = _input_name(by_name[source].input[0])
+            if by_name[source].op != "VarHandleOp":
+                raise ValueError("Cannot find the variable that is an input to the ReadVariableOp.")
+    values = sess.run(fetches) if fetches else []
     found = dict(zip(frozen, values))
     out = graph_pb2.GraphDef()
     for node in inference.node:
+        source = _input_name(node.input[0]) if node.input else ""
         if node.name in found:
             const = out.node.add(op="Const", name=node.name)
             const.attr["dtype"].CopyFrom(node.attr["dtype"])
             value = np.asarray(found[node.name])
             const.attr["value"].CopyFrom(attr_values.to_proto(value))
+        elif node.op == "ReadVariableOp" and source in found:
+            read = out.node.add(op="Identity", name=node.name)
+            read.input.append(node.input[0])
+            read.attr["T"].CopyFrom(node.attr["dtype"])
+            if "_class" in node.attr:
+                read.attr["_class"].CopyFrom(node.attr["_class"])
+        elif node.op == "ResourceGather" and source in found:
+            _gather_of_constant(out, node)
+        elif node.op == "Identity" and node.name in identity_types:
+            passed = out.node.add()
+            passed.CopyFrom(node)
+            passed.attr["T"].CopyFrom(identity_types[node.name])
         else:
             out.node.append(node)
     out.library.CopyFrom(inference.library)
     return out
+
+
+def _input_name(raw: str) -> str:
+    return raw.lstrip("^").split(":")[0]
+
+
+def _gather_of_constant(out: graph_pb2.GraphDef, node: Any) -> None:
+    """A frozen ResourceGather: GatherV2 of the constant along its batch_dims axis."""
+    if "validate_indices" in node.attr and not node.attr["validate_indices"].b:
+        raise ValueError("validate_indices is not supported for ResourceGather")
+    batch_dims = node.attr["batch_dims"].i if "batch_dims" in node.attr else 0
+    axis_name = node.name + "/axis"
+    axis = out.node.add(op="Const", name=axis_name)
+    axis.attr["dtype"].CopyFrom(node.attr["Tindices"])
+    index_dtype = dtypes.as_dtype(node.attr["Tindices"].type).as_numpy_dtype
+    axis.attr["value"].CopyFrom(attr_values.to_proto(np.array(batch_dims, dtype=index_dtype)))
+    gather = out.node.add(op="GatherV2", name=node.name)
+    gather.input.extend([node.input[0], node.input[1], axis_name])
+    gather.attr["Tparams"].CopyFrom(node.attr["dtype"])
+    gather.attr["Tindices"].CopyFrom(node.attr["Tindices"])
+    gather.attr["Taxis"].CopyFrom(node.attr["Tindices"])
+    if "_class" in node.attr:
+        gather.attr["_class"].CopyFrom(node.attr["_class"])
 
 
 def remove_training_nodes(

@@ -143,3 +143,39 @@ def lookup(op_type: str) -> OpSignature | None:
 def op_types() -> list[str]:
     """Every op type of TF 1.15's tf.raw_ops, sorted."""
     return sorted(_table())
+
+
+def attr_value(kind: str, value: Any) -> Any:
+    """An attr value stored as plain JSON (a default) in the form tfcluster's graphs hold
+    attrs: dtypes as DType, shapes as TensorShape, tensors as arrays."""
+    from tfcluster.framework import dtypes  # imported on use: this module loads early
+    from tfcluster.framework.tensor_shape import TensorShape
+
+    if kind.startswith("list("):
+        return [attr_value(kind[5:-1], v) for v in value]
+    if kind == "type":
+        return dtypes.as_dtype(value)
+    if kind == "shape":
+        return TensorShape(value)
+    if kind == "tensor":
+        import numpy as np
+
+        return np.array(value["values"], dtype=value["dtype"]).reshape(value["shape"])
+    if kind == "func":
+        from tfcluster.protos import attr_value_pb2
+
+        return attr_value_pb2.NameAttrList(name=value["func"])
+    return value
+
+
+def with_default_attrs(op_type: str, attrs: dict[str, Any]) -> dict[str, Any]:
+    """attrs with TF's defaults added for those missing: a GraphDef written with
+    strip_default_attrs (SavedModels, estimator exports) leaves them out, and TF's importer
+    adds them back."""
+    sig = lookup(op_type)
+    if sig is None:
+        return attrs
+    missing = [a for a in sig.attrs if a.has_default and a.name not in attrs]
+    if not missing:
+        return attrs
+    return {**attrs, **{a.name: attr_value(a.type, a.default) for a in missing}}

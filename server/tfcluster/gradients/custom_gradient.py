@@ -59,8 +59,8 @@ def _graph_mode_decorator(f: Callable[..., Any], *args: Any, **kwargs: Any) -> A
     before = {id(v) for v in scope.global_variables() + scope.local_variables()}
     result, grad_fn = f(*arg_tensors)
     created = [v for v in scope.global_variables() + scope.local_variables() if id(v) not in before]
-    if created:
-        # TF requires ResourceVariables here; tfcluster's variables are TF1's ref variables.
+    if any(not getattr(v, "_is_resource_variable", False) for v in created):
+        # TF requires ResourceVariables here (use_resource=True makes them).
         raise TypeError(
             "All variables used by a function wrapped with @custom_gradient must "
             "be `ResourceVariable`s. Ensure that no `variable_scope` is created "

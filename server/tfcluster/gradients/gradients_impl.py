@@ -201,7 +201,7 @@ def gradients_of_graph(
                     for t, g in zip(op.inputs, in_grads):
                         if g is None or t.op not in between:
                             continue
-                        if not (t.dtype.base_dtype.is_floating or t.dtype.base_dtype.is_complex):
+                        if not _backpropagatable(t):
                             continue
                         grads.setdefault(t, []).append(g)
             for t in op.inputs:
@@ -216,6 +216,13 @@ def gradients_of_graph(
             array_ops.zeros_like(x) if g is None and unconnected is UnconnectedGradients.ZERO else g
             for g, x in zip(result, xs_t)
         ]
+
+
+def _backpropagatable(t: Tensor) -> bool:
+    """As TF's IsTrainable: floats, complex, and resource handles (a variable's gradient
+    reaches its handle through ReadVariableOp and ResourceGather)."""
+    dtype = t.dtype.base_dtype
+    return bool(dtype.is_floating or dtype.is_complex or dtype == dtypes.resource)
 
 
 def _has_zeros(t: Tensor) -> bool:

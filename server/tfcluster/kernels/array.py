@@ -505,6 +505,11 @@ def _check_strided_index(shape: Sequence[int], index: list[Any]) -> None:
             dim += 1
 
 
+# For the resource variables' ResourceStridedSliceAssign (kernels/resource_variables.py).
+Masks = _Masks
+strided_index = _strided_index
+
+
 @kernel("StridedSlice", host=[1, 2, 3])
 def strided_slice(node: Any, xp: Any) -> Compute:
     masks = _Masks(node.attrs)

@@ -159,6 +159,9 @@ def _variable_scatter(mode: str, nd: bool) -> Callable[[Any, Any], Compute]:
     return factory
 
 
+# The resource variables' ResourceScatter* run the same bodies (kernels/resource_variables.py).
+variable_scatter = _variable_scatter
+
 for _mode in ("update", "add", "sub", "mul", "div", "max", "min"):
     kernel(f"Scatter{_mode.capitalize()}")(_variable_scatter(_mode, nd=False))
 for _mode in ("update", "add", "sub"):

@@ -25,6 +25,7 @@ from tfcluster.kernels.dense_updates import (
     proximal_step,
 )
 from tfcluster.kernels.registry import kernel
+from tfcluster.kernels.resource_variables import on_resources
 from tfcluster.kernels.state import locked
 from tfcluster.runtime.resources import VariableRef
 
@@ -141,15 +142,20 @@ def _register(
     fn_of: Callable[[Any, Any], RowsFn],
     check: CheckFn | None = None,
     inner_check: bool = False,
+    ref_op: bool = True,
 ) -> None:
-    """The kernel of `op`; fn_of(node, xp) makes its row update. The row numbers (and
-    AdagradDA's step count) stay in host memory on a GPU, as TF's kernels read them."""
+    """The kernels of `op` and of its resource twin `Resource<op>` (the same body on the
+    variables the handles name); fn_of(node, xp) makes its row update. The row numbers (and
+    AdagradDA's step count) stay in host memory on a GPU, as TF's kernels read them.
+    ref_op=False: TF has only the resource op (Keras's momentum)."""
 
     def factory(node: Any, xp: Any) -> Compute:
         return _sparse_kernel(node, xp, names, num_refs, fn_of(node, xp), check, inner_check)
 
     host = [i for i, n in enumerate(names) if n in ("indices", "global_step")]
-    kernel(op, host=host)(factory)
+    if ref_op:
+        kernel(op, host=host)(factory)
+    kernel(f"Resource{op}", host=host)(on_resources(factory, num_refs, update=True))
 
 
 # ---- the updates, one per op -------------------------------------------------------------
@@ -175,6 +181,32 @@ def _adagrad(node: Any, xp: Any) -> RowsFn:
         if update_slots:
             accum = accum + g * g
         return [var - h["lr"] * g / xp.sqrt(accum), accum]
+
+    return fn
+
+
+def _adagrad_v2(node: Any, xp: Any) -> RowsFn:
+    update_slots = bool(node.attrs.get("update_slots", True))
+
+    def fn(rows: list[Any], g: Any, h: dict[str, Any]) -> list[Any]:
+        var, accum = rows
+        if update_slots:
+            accum = accum + g * g
+        return [var - g * h["lr"] / (xp.sqrt(accum) + h["epsilon"]), accum]
+
+    return fn
+
+
+def _keras_momentum(node: Any, xp: Any) -> RowsFn:
+    nesterov = bool(node.attrs.get("use_nesterov", False))
+
+    def fn(rows: list[Any], g: Any, h: dict[str, Any]) -> list[Any]:
+        var, accum = rows
+        lr, momentum = h["lr"], h["momentum"]
+        accum = accum * momentum - g * lr
+        if nesterov:
+            return [var + (accum * momentum - g * lr), accum]
+        return [var + accum, accum]
 
     return fn
 
@@ -290,6 +322,21 @@ _register(
     "SparseApplyMomentum", ("var", "accum", "lr", "grad", "indices", "momentum"), 2, _momentum
 )
 _register("SparseApplyAdagrad", ("var", "accum", "lr", "grad", "indices"), 2, _adagrad, None, True)
+_register(
+    "SparseApplyAdagradV2",
+    ("var", "accum", "lr", "epsilon", "grad", "indices"),
+    2,
+    _adagrad_v2,
+    None,
+    True,
+)
+_register(
+    "SparseApplyKerasMomentum",
+    ("var", "accum", "lr", "grad", "indices", "momentum"),
+    2,
+    _keras_momentum,
+    ref_op=False,
+)
 _register(
     "SparseApplyRMSProp",
     ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"),

@@ -1204,6 +1204,10 @@ def gather(
         raise TypeError(f"batch_dims must be an int; got {batch_dims!r}")
     if axis is None:
         axis = batch_dims
+    if getattr(params, "_is_resource_variable", False) and _static_zero(axis):
+        # TF reads the rows of a resource variable with ResourceGather (sparse_read), whose
+        # gradient is an IndexedSlices of those rows.
+        return params.sparse_read(indices, name=name)  # type: ignore[no-any-return]
     with name_scope(name, "GatherV2", [params, indices, axis]) as scope:
         p = convert_to_tensor(params, name="params")
         i = _indices_tensor(indices)
@@ -1215,6 +1219,11 @@ def gather(
             "batch_dims": int(batch_dims),
         }
         return _output("GatherV2", [p, i, a], attrs, scope)
+
+
+def _static_zero(axis: Any) -> bool:
+    value = tensor_util.constant_value(axis) if isinstance(axis, Tensor) else axis
+    return value is not None and int(np.asarray(value)) == 0
 
 
 def gather_nd(params: Any, indices: Any, name: str | None = None, batch_dims: int = 0) -> Tensor:

@@ -144,7 +144,10 @@ def embedding_lookup(
     del validate_indices  # TF ignores it too (the CPU gather always checks)
     shards = _as_shards(params)
     with name_scope(name, "embedding_lookup", [*shards, ids]) as scope:
-        shards = convert_n_to_tensor_or_indexed_slices(shards, name="params")
+        # Resource variables stay variables: their rows are read by ResourceGather, not by
+        # a dense read (as TF preserves them).
+        if not any(getattr(p, "_is_resource_variable", False) for p in shards):
+            shards = convert_n_to_tensor_or_indexed_slices(shards, name="params")
         ids = convert_to_tensor(ids, name="ids")
         if len(shards) == 1:
             with colocate_with(shards[0]):

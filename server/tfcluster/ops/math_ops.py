@@ -766,6 +766,9 @@ def cast(x: Any, dtype: Any, name: str | None = None) -> Tensor:
     dst = dtypes.as_dtype(dtype).base_dtype
     if isinstance(x, Tensor) and x.dtype.base_dtype == dst:
         return x
+    if getattr(x, "_is_resource_variable", False) and x.dtype.base_dtype == dst:
+        # A resource variable stays itself: its consumer reads it (TF's cast).
+        return x  # type: ignore[no-any-return]
     if isinstance(x, indexed_slices.IndexedSlices | sparse_tensor.SparseTensor):
         with name_scope(name, "Cast", [x]) as scope:
             values = cast(x.values, dst, name=scope)
@@ -1333,6 +1336,8 @@ def _build_overloads() -> dict[str, Callable[..., Any]]:
 
 
 _OVERLOADS = _build_overloads()
+# The operator names Tensor and Variable have (ResourceVariable reads itself first).
+OVERLOADED_OPERATORS = tuple(_OVERLOADS)
 
 
 def install_operator_overloads(cls: type) -> None:

@@ -357,17 +357,7 @@ def _attr_default(attr: AttrSig) -> Any:
 
 
 def _from_plain(kind: str, value: Any) -> Any:
-    if kind.startswith("list("):
-        return [_from_plain(kind[5:-1], v) for v in value]
-    if kind == "type":
-        return dtypes.as_dtype(value)
-    if kind == "shape":
-        return TensorShape(value)
-    if kind == "tensor":
-        return np.array(value["values"], dtype=value["dtype"]).reshape(value["shape"])
-    if kind == "func":
-        return attr_value_pb2.NameAttrList(name=value["func"])
-    return value
+    return op_signatures.attr_value(kind, value)
 
 
 def _make_attr(sig: OpSignature, attr: AttrSig, value: Any) -> Any:

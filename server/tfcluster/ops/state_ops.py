@@ -100,6 +100,8 @@ def assign(
     use_locking: bool = True,
     name: str | None = None,
 ) -> Tensor:
+    if _is_resource(ref):
+        return ref.assign(value, name=name)  # type: ignore[no-any-return]
     r = _ref_of(ref)
 
     with name_scope(name, "Assign", [r]) as scope:
@@ -112,7 +114,15 @@ def assign(
         return make_op("Assign", [r, v], attrs, name=scope).outputs[0]
 
 
+def _is_resource(ref: Any) -> bool:
+    """A resource variable: TF's state_ops functions call its own methods."""
+    return bool(getattr(ref, "_is_resource_variable", False))
+
+
 def _update(op_type: str, ref: Any, value: Any, use_locking: bool, name: str | None) -> Tensor:
+    if _is_resource(ref):
+        method = ref.assign_add if op_type == "AssignAdd" else ref.assign_sub
+        return method(value, name=name)  # type: ignore[no-any-return]
     r = _ref_of(ref)
 
     # The value is made inside the op's scope, so it reads 'AssignAdd_1/value' (as in TF).
@@ -135,6 +145,8 @@ def assign_sub(ref: Any, value: Any, use_locking: bool = False, name: str | None
 
 
 def is_variable_initialized(ref: Any, name: str | None = None) -> Tensor:
+    if _is_resource(ref):
+        return ref.is_initialized(name=name)  # type: ignore[no-any-return]
     r = _ref_of(ref)
     return make_op(
         "IsVariableInitialized",

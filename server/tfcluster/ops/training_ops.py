@@ -11,8 +11,9 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes, op_def_registry
-from tfcluster.framework.graph import Tensor, convert_to_tensor
+from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops import resource_handles
 from tfcluster.ops.op_util import FLOATS, Outputs, make_op
 
 # op type -> (input names, how many leading inputs are references)
@@ -61,9 +62,17 @@ _SIGNATURES: dict[str, tuple[tuple[str, ...], int]] = {
         ("var", "accum", "linear", "grad", "lr", "l1", "l2", "l2_shrinkage", "lr_power"),
         3,
     ),
+    "ApplyAdaMax": (
+        ("var", "m", "v", "beta1_power", "lr", "beta1", "beta2", "epsilon", "grad"),
+        3,
+    ),
+    "ApplyAdagradV2": (("var", "accum", "lr", "epsilon", "grad"), 2),
+    "ApplyAddSign": (("var", "m", "lr", "alpha", "sign_decay", "beta", "grad"), 2),
+    "ApplyPowerSign": (("var", "m", "lr", "logbase", "sign_decay", "beta", "grad"), 2),
     # The sparse updates: `grad` holds the rows of the variable named by `indices`.
     "SparseApplyMomentum": (("var", "accum", "lr", "grad", "indices", "momentum"), 2),
     "SparseApplyAdagrad": (("var", "accum", "lr", "grad", "indices"), 2),
+    "SparseApplyAdagradV2": (("var", "accum", "lr", "epsilon", "grad", "indices"), 2),
     "SparseApplyRMSProp": (
         ("var", "ms", "mom", "lr", "rho", "momentum", "epsilon", "grad", "indices"),
         3,
@@ -113,6 +122,28 @@ _SIGNATURES: dict[str, tuple[tuple[str, ...], int]] = {
     ),
 }
 
+# Rules TF has only as resource ops (ResourceApply<rule>, ResourceSparseApply<rule>).
+RESOURCE_ONLY: dict[str, tuple[tuple[str, ...], int]] = {
+    "ApplyKerasMomentum": (("var", "accum", "lr", "grad", "momentum"), 2),
+    "SparseApplyKerasMomentum": (("var", "accum", "lr", "grad", "indices", "momentum"), 2),
+    "ApplyAdamWithAmsgrad": (
+        (
+            "var",
+            "m",
+            "v",
+            "vhat",
+            "beta1_power",
+            "beta2_power",
+            "lr",
+            "beta1",
+            "beta2",
+            "epsilon",
+            "grad",
+        ),
+        4,
+    ),
+}
+
 # Inputs that must have the variable's shape (the slots, and a dense update's gradient).
 _SAME_SHAPE = {
     "accum",
@@ -127,29 +158,44 @@ _SAME_SHAPE = {
     "gradient_squared_accumulator",
     "delta",
     "grad",
+    "vhat",
 }
 # Inputs of their own dtype: a sparse update's row numbers, AdagradDA's step count.
 _OWN_DTYPE = {"indices": (dtypes.int32, dtypes.int64), "global_step": (dtypes.int64,)}
 
 
 def is_sparse(op_type: str) -> bool:
-    return op_type.startswith("SparseApply")
+    return op_type.startswith(("SparseApply", "ResourceSparseApply"))
 
 
-def _make_infer(op_type: str) -> Any:
-    names, num_refs = _SIGNATURES[op_type]
+def _make_infer(op_type: str, resource: bool = False) -> Any:
+    """resource: the infer of Resource<op_type>, whose variables are handles (the shapes
+    their VarHandleOps were made with) and which has no output."""
+    names, num_refs = {**_SIGNATURES, **RESOURCE_ONLY}[op_type]
     sparse = is_sparse(op_type)
+    if resource:
+        op_type = f"Resource{op_type}"
 
     def infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
         var = inputs[0]
-        base = var.dtype.base_dtype
-        shape = var.shape
+        if resource:
+            t_attr = attrs.get("T")
+            base = dtypes.as_dtype(t_attr) if t_attr is not None else inputs[-1].dtype.base_dtype
+            shape = resource_handles.handle_shape(var)
+        else:
+            base = var.dtype.base_dtype
+            shape = var.shape
         for i, (name, t) in enumerate(zip(names, inputs)):
-            if i < num_refs and not t.dtype.is_ref_dtype:
-                raise TypeError(
-                    f"'{op_type}' Op requires that input '{name}' be a mutable tensor "
-                    f"(e.g.: a tf.Variable)"
-                )
+            if i < num_refs:
+                if resource:
+                    resource_handles.check_handle(t, op_type, name)
+                    shape = shape.merge_with(resource_handles.handle_shape(t))
+                    continue
+                if not t.dtype.is_ref_dtype:
+                    raise TypeError(
+                        f"'{op_type}' Op requires that input '{name}' be a mutable tensor "
+                        f"(e.g.: a tf.Variable)"
+                    )
             allowed = _OWN_DTYPE.get(name)
             if allowed is not None:
                 if t.dtype.base_dtype not in allowed:
@@ -181,7 +227,7 @@ def _make_infer(op_type: str) -> Any:
             shape = _merge_rows(
                 op_type, shape, inputs[names.index("grad")], inputs[names.index("indices")]
             )
-        return [(base._as_ref, shape)]
+        return [] if resource else [(base._as_ref, shape)]
 
     return infer
 
@@ -220,8 +266,12 @@ for _op, (_names, _refs) in _SIGNATURES.items():
     op_def_registry.register(
         _op, _make_infer(_op), ref_inputs=range(_refs), ref_outputs=True, stateful=True
     )
+for _op, (_names, _refs) in {**_SIGNATURES, **RESOURCE_ONLY}.items():
+    op_def_registry.register(
+        f"Resource{_op}", _make_infer(_op, resource=True), ref_inputs=range(_refs), stateful=True
+    )
 # The op types this module adds (gradients/training_grad.py marks them not differentiable).
-OP_TYPES = tuple(_SIGNATURES)
+OP_TYPES = (*_SIGNATURES, *(f"Resource{op}" for op in (*_SIGNATURES, *RESOURCE_ONLY)))
 
 
 def _apply(
@@ -241,6 +291,8 @@ def _apply(
             f"values: {', '.join(d.name for d in FLOATS)} (op {op_type})"
         )
     ins = [_as_ref(r) for r in refs]
+    if ins[0].dtype.base_dtype == dtypes.resource:
+        return _apply_resource(op_type, ins, names[len(refs) :], values, base, attrs, name)
     for arg, v in zip(names[len(refs) :], values):
         if arg == "indices":
             t = convert_to_tensor(v, name="indices")
@@ -253,10 +305,43 @@ def _apply(
     return make_op(op_type, ins, {"T": base, **attrs}, name=name or op_type).outputs[0]
 
 
+def _apply_resource(
+    op_type: str,
+    handles: list[Tensor],
+    names: Sequence[str],
+    values: Sequence[Any],
+    base: Any,
+    attrs: dict[str, Any],
+    name: str | None,
+) -> Any:
+    """Resource variables: the Resource<op> twin, updating through the handles. Its inputs
+    are converted in the op's name scope (resource variables read there, as in TF); it has no
+    output: the op itself is what callers group and wait on."""
+    op_type = f"Resource{op_type}"
+    with name_scope(name, op_type) as scope:
+        ins = list(handles)
+        for arg, v in zip(names, values):
+            if arg == "indices":
+                t = convert_to_tensor(v, name="indices")
+                attrs = {**attrs, "Tindices": t.dtype.base_dtype}
+            elif arg == "global_step":
+                t = convert_to_tensor(v, dtype=dtypes.int64)
+            else:
+                t = convert_to_tensor(v, dtype=base)
+            ins.append(t)
+        return make_op(op_type, ins, {"T": base, **attrs}, name=scope)
+
+
+def as_operation(update: Any) -> Operation:
+    """The op of an update: a ref update's output tensor's op, or a resource update itself
+    (it has no output)."""
+    return update if isinstance(update, Operation) else update.op
+
+
 def _as_ref(x: Any) -> Tensor:
     if hasattr(x, "_ref") and callable(x._ref):
         return x._ref()  # type: ignore[no-any-return]
-    if isinstance(x, Tensor) and x.dtype.is_ref_dtype:
+    if isinstance(x, Tensor) and (x.dtype.is_ref_dtype or x.dtype.base_dtype == dtypes.resource):
         return x
     raise TypeError(f"'{getattr(x, 'name', x)}' must be a mutable tensor (a tf.Variable)")
 

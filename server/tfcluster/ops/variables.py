@@ -7,7 +7,7 @@ import inspect
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, errors
+from tfcluster.framework import dtypes
 from tfcluster.framework.default_session import get_default_session_or_raise
 from tfcluster.framework.graph import (
     GraphKeys,
@@ -95,8 +95,13 @@ class _VariableMeta(type):
     VariableMetaclass): with none open, it is a plain constructor call."""
 
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
-        if cls is not Variable or not variable_creators.creator_stack():
+        if cls is not Variable:
             return super().__call__(*args, **kwargs)
+        if not variable_creators.creator_stack():
+            if kwargs.get("variable_def") is not None:
+                return super().__call__(*args, **kwargs)
+            use_resource = kwargs.get("use_resource", args[13] if len(args) > 13 else None)
+            return type.__call__(_variable_class(use_resource), *args, **kwargs)
         bound = _SIGNATURE.bind(None, *args, **kwargs)
         bound.apply_defaults()
         arguments = dict(bound.arguments)
@@ -105,8 +110,45 @@ class _VariableMeta(type):
             arguments["synchronization"] = VariableSynchronization.AUTO
         if arguments["aggregation"] is None:
             arguments["aggregation"] = VariableAggregation.NONE
-        make = super().__call__
-        return variable_creators.create_through_stack(lambda **kw: make(**kw), arguments)
+        return variable_creators.create_through_stack(_default_creator, arguments)
+
+
+# tf.enable_resource_variables(): variables not asked otherwise are resource variables.
+_default_use_resource = [False]
+
+
+def set_default_use_resource(value: bool) -> None:
+    _default_use_resource[0] = bool(value)
+
+
+def default_use_resource() -> bool:
+    return _default_use_resource[0]
+
+
+def _variable_class(use_resource: Any) -> type:
+    """TF 1.15's default_variable_creator: the argument, else the variable scope's
+    use_resource, else tf.enable_resource_variables()' default decides."""
+    if use_resource is None:
+        from tfcluster.ops import variable_scope  # variable_scope imports this module
+
+        use_resource = variable_scope.get_variable_scope().use_resource
+    if use_resource is None:
+        use_resource = _default_use_resource[0]
+    if use_resource:
+        from tfcluster.ops.resource_variable import ResourceVariable  # a subclass of Variable
+
+        return ResourceVariable
+    return Variable
+
+
+def _default_creator(**kwargs: Any) -> Any:
+    if kwargs.get("variable_def") is not None:
+        return type.__call__(Variable, **kwargs)
+    return type.__call__(_variable_class(kwargs.get("use_resource")), **kwargs)
+
+
+def is_resource_variable(x: Any) -> bool:
+    return bool(getattr(x, "_is_resource_variable", False))
 
 
 class Variable(metaclass=_VariableMeta):
@@ -231,13 +273,6 @@ class Variable(metaclass=_VariableMeta):
     # ---- MetaGraphDef ------------------------------------------------------------------
     def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
         """The Variable over nodes already in the graph (an imported MetaGraphDef)."""
-        if variable_def.is_resource:
-            raise errors.UnimplementedError(
-                None,
-                None,
-                f"Variable {variable_def.variable_name} is a resource variable, which tfcluster "
-                "does not implement",
-            )
         graph = get_default_graph()
 
         def element(name: str) -> Any:
@@ -287,6 +322,11 @@ class Variable(metaclass=_VariableMeta):
 
     @staticmethod
     def from_proto(variable_def: Any, import_scope: str | None = None) -> Variable:
+        if variable_def.is_resource:
+            # A resource variable (TF's ResourceVariable.from_proto).
+            from tfcluster.ops.resource_variable import ResourceVariable
+
+            return ResourceVariable(variable_def=variable_def, import_scope=import_scope)
         return Variable(variable_def=variable_def, import_scope=import_scope)
 
     # ---- identity --------------------------------------------------------------------
@@ -348,6 +388,12 @@ class Variable(metaclass=_VariableMeta):
         return self._variable
 
     def value(self) -> Tensor:
+        return self._snapshot_tensor
+
+    @property
+    def _graph_element(self) -> Tensor:
+        """The variable's own read (its snapshot), made with it: no new op (a resource
+        variable's value() makes a fresh read)."""
         return self._snapshot_tensor
 
     def read_value(self) -> Tensor:

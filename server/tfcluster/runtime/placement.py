@@ -90,6 +90,11 @@ def place(
             for i in op_def.ref_inputs:
                 if i < len(node.inputs):
                     uf.union(node.inputs[i][0], name)
+        for src, _ in node.inputs:
+            # A resource variable's handle passed on (Identity, Switch): its consumer goes
+            # with it, as TF's placer colocates every resource edge.
+            if src in nodes and nodes[src].op in _HANDLE_OPS:
+                uf.union(src, name)
 
     groups: dict[str, list[str]] = {}
     for name in needed:
@@ -115,7 +120,7 @@ def _merge_group(
         if node is None or not node.device:
             continue
         spec = device_spec.parse(node.device)
-        if _ref_consumer(node) and _conflicts(merged, spec):
+        if (_ref_consumer(node) or _takes_handle(node, nodes)) and _conflicts(merged, spec):
             # As TF's placer: a node reading a reference goes where the reference lives,
             # ignoring its own device ("... because the input edge ... is a reference
             # connection"), e.g. SyncReplicasOptimizer's assign to the worker's local step.
@@ -134,6 +139,14 @@ def _merge_group(
         # Earlier members win: the colocation target's device comes first.
         merged = spec.make_merged_spec(merged) if merged != device_spec.DeviceSpec() else spec
     return merged
+
+
+# Ops whose output is a resource variable's handle.
+_HANDLE_OPS = frozenset({"VarHandleOp"})
+
+
+def _takes_handle(node: Node, nodes: Mapping[str, Node]) -> bool:
+    return any(src in nodes and nodes[src].op in _HANDLE_OPS for src, _ in node.inputs)
 
 
 def _ref_consumer(node: Node) -> bool:

@@ -85,6 +85,11 @@ class ResourceMgr:
                 return r  # type: ignore[no-any-return]
         return self.lookup_or_create(container, name, lambda: VariableRef(name, dtype, shape))  # type: ignore[no-any-return]
 
+    def get(self, container: str, name: str) -> Any:
+        """The resource kept under that name, or None (no lock: one dict read)."""
+        c = self._containers.get(container)
+        return None if c is None else c.get(name)
+
     def lookup(self, container: str, name: str) -> Any:
         c = self._containers.get(container)
         if c is None or name not in c:

@@ -23,6 +23,7 @@ from tfcluster.ops import control_flow_ops, init_ops, math_ops, state_ops, varia
 from tfcluster.ops.variables import (
     Variable,
     global_variables,
+    is_resource_variable,
     moving_average_variables,
     trainable_variables,
 )
@@ -153,7 +154,12 @@ class ExponentialMovingAverage:
                 # the optimizer (under its control dependency) sees the updated value; here
                 # the read would be a snapshot taken before, so the update reads the
                 # variable itself when it runs.
-                value = var._ref() if isinstance(var, Variable) else var
+                # A resource variable reads itself where it is used (a fresh read).
+                value = (
+                    var._ref()
+                    if isinstance(var, Variable) and not is_resource_variable(var)
+                    else var
+                )
                 updates.append(assign_moving_average(avg, value, decay, id(avg) in debiased))
             return control_flow_ops.group(*updates, name=scope)
 

@@ -33,7 +33,7 @@ from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.ops import array_ops, math_ops, segment_ops, state_ops
 from tfcluster.ops import indexed_slices_ops as _dense_conversion  # noqa: F401 - registers it
 from tfcluster.ops.control_flow_ops import group, tuple_
-from tfcluster.ops.variables import Variable
+from tfcluster.ops.variables import Variable, is_resource_variable
 from tfcluster.training import distribution_context, slot_creator
 
 _VALID_LOSS_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
@@ -165,7 +165,13 @@ class Optimizer:
             gated = iter(tuple_(present)) if present else iter(())
             grads = [next(gated) if g is not None else None for g in grads]
         grads_and_vars = list(zip(grads, var_list))
-        self._assert_valid_dtypes([_ref_of(v) for g, v in grads_and_vars if g is not None])
+        self._assert_valid_dtypes(
+            [
+                v if is_resource_variable(v) else _ref_of(v)
+                for g, v in grads_and_vars
+                if g is not None
+            ]
+        )
         return grads_and_vars
 
     @staticmethod
@@ -398,12 +404,18 @@ class Optimizer:
         if v is None:
             strategy = _strategy()
             with graph.as_default():
+                # Resource variables get resource accumulators (TF's use_resource rule).
+                use_resource = is_resource_variable(colocate_with_var)
                 if strategy is not None:
                     with strategy.extended.colocate_vars_with(colocate_with_var):
-                        v = Variable(initial_value, name=name, trainable=False)
+                        v = Variable(
+                            initial_value, name=name, trainable=False, use_resource=use_resource
+                        )
                 else:
                     with colocate_with(colocate_with_var.op):
-                        v = Variable(initial_value, name=name, trainable=False)
+                        v = Variable(
+                            initial_value, name=name, trainable=False, use_resource=use_resource
+                        )
             self._non_slot_dict[key] = v
         return v
 

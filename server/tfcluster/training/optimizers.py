@@ -21,6 +21,7 @@ from tfcluster.framework.graph import (
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.ops import math_ops, scatter_ops, state_ops, training_ops
 from tfcluster.ops.control_flow_ops import group
+from tfcluster.ops.variables import is_resource_variable
 from tfcluster.training.optimizer import Optimizer, cast_like
 from tfcluster.training.slot_creator import constant_initializer
 
@@ -40,18 +41,20 @@ class GradientDescentOptimizer(Optimizer):
 
     def _apply_dense(self, grad: Tensor, var: Any) -> Operation:
         assert self._learning_rate_tensor is not None
-        return training_ops.apply_gradient_descent(
-            var, cast_like(self._learning_rate_tensor, var), grad, use_locking=self._use_locking
-        ).op
+        return training_ops.as_operation(
+            training_ops.apply_gradient_descent(
+                var, cast_like(self._learning_rate_tensor, var), grad, use_locking=self._use_locking
+            )
+        )
 
     def _apply_sparse_duplicate_indices(self, grad: IndexedSlices, var: Any) -> Any:
         # ScatterSub adds repeated rows up itself: no deduplication needed.
         assert self._learning_rate_tensor is not None
-        delta = IndexedSlices(
-            grad.values * math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype),
-            grad.indices,
-            grad.dense_shape,
-        )
+        lr = math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype)
+        if is_resource_variable(var):
+            # TF adds the negated step to a resource variable's rows (ResourceScatterAdd).
+            return var.scatter_add(IndexedSlices(-grad.values * lr, grad.indices, grad.dense_shape))
+        delta = IndexedSlices(grad.values * lr, grad.indices, grad.dense_shape)
         return var.scatter_sub(delta, use_locking=self._use_locking)
 
 
@@ -84,28 +87,32 @@ class MomentumOptimizer(Optimizer):
     def _apply_dense(self, grad: Tensor, var: Any) -> Operation:
         assert self._learning_rate_tensor is not None and self._momentum_tensor is not None
         mom = self.get_slot(var, "momentum")
-        return training_ops.apply_momentum(
-            var,
-            mom,
-            cast_like(self._learning_rate_tensor, var),
-            grad,
-            cast_like(self._momentum_tensor, var),
-            use_locking=self._use_locking,
-            use_nesterov=self._use_nesterov,
-        ).op
+        return training_ops.as_operation(
+            training_ops.apply_momentum(
+                var,
+                mom,
+                cast_like(self._learning_rate_tensor, var),
+                grad,
+                cast_like(self._momentum_tensor, var),
+                use_locking=self._use_locking,
+                use_nesterov=self._use_nesterov,
+            )
+        )
 
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
         assert self._learning_rate_tensor is not None and self._momentum_tensor is not None
-        return training_ops.sparse_apply_momentum(
-            var,
-            self.get_slot(var, "momentum"),
-            math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype),
-            grad.values,
-            grad.indices,
-            math_ops.cast(self._momentum_tensor, var.dtype.base_dtype),
-            use_locking=self._use_locking,
-            use_nesterov=self._use_nesterov,
-        ).op
+        return training_ops.as_operation(
+            training_ops.sparse_apply_momentum(
+                var,
+                self.get_slot(var, "momentum"),
+                math_ops.cast(self._learning_rate_tensor, var.dtype.base_dtype),
+                grad.values,
+                grad.indices,
+                math_ops.cast(self._momentum_tensor, var.dtype.base_dtype),
+                use_locking=self._use_locking,
+                use_nesterov=self._use_nesterov,
+            )
+        )
 
 
 class AdamOptimizer(Optimizer):
@@ -156,28 +163,40 @@ class AdamOptimizer(Optimizer):
         assert self._beta2_t is not None and self._epsilon_t is not None
         beta1_power, beta2_power = self._get_beta_accumulators()
         base = var.dtype.base_dtype
-        return training_ops.apply_adam(
-            var,
-            self.get_slot(var, "m"),
-            self.get_slot(var, "v"),
-            math_ops.cast(beta1_power, base),
-            math_ops.cast(beta2_power, base),
-            cast_like(self._lr_t, var),
-            cast_like(self._beta1_t, var),
-            cast_like(self._beta2_t, var),
-            cast_like(self._epsilon_t, var),
-            grad,
-            use_locking=self._use_locking,
-        ).op
+        return training_ops.as_operation(
+            training_ops.apply_adam(
+                var,
+                self.get_slot(var, "m"),
+                self.get_slot(var, "v"),
+                math_ops.cast(beta1_power, base),
+                math_ops.cast(beta2_power, base),
+                cast_like(self._lr_t, var),
+                cast_like(self._beta1_t, var),
+                cast_like(self._beta2_t, var),
+                cast_like(self._epsilon_t, var),
+                grad,
+                use_locking=self._use_locking,
+            )
+        )
 
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
         use_locking = self._use_locking
+        if is_resource_variable(var):
+            return self._apply_sparse_shared(
+                grad.values, var, grad.indices, self._resource_scatter_add
+            )
         return self._apply_sparse_shared(
             grad.values,
             var,
             grad.indices,
             lambda x, i, v: scatter_ops.scatter_add(x, i, v, use_locking=use_locking),
         )
+
+    @staticmethod
+    def _resource_scatter_add(x: Any, i: Tensor, v: Tensor) -> Tensor:
+        """TF's: the rows added (ResourceScatterAdd), then a read of the slot after them."""
+        with control_dependencies([x.scatter_op("Add", i, v)]):
+            return x.value()  # type: ignore[no-any-return]
 
     def _apply_sparse_shared(
         self, grad: Tensor, var: Any, indices: Tensor, scatter_add: Any
@@ -216,12 +235,13 @@ class AdamOptimizer(Optimizer):
         with control_dependencies(update_ops):
             beta1_power, beta2_power = self._get_beta_accumulators()
             with colocate_with(beta1_power.op):
+                # `*` as TF writes it: the op is 'mul' (a resource variable reads itself).
                 update_beta1 = beta1_power.assign(
-                    math_ops.multiply(beta1_power, cast_like(self._beta1_t, beta1_power)),
+                    beta1_power * cast_like(self._beta1_t, beta1_power),
                     use_locking=self._use_locking,
                 )
                 update_beta2 = beta2_power.assign(
-                    math_ops.multiply(beta2_power, cast_like(self._beta2_t, beta2_power)),
+                    beta2_power * cast_like(self._beta2_t, beta2_power),
                     use_locking=self._use_locking,
                 )
         return group(*update_ops, update_beta1, update_beta2, name=name_scope)
@@ -262,13 +282,15 @@ class AdagradOptimizer(Optimizer):
 
     def _apply_dense(self, grad: Tensor, var: Any) -> Operation:
         assert self._learning_rate_tensor is not None
-        return training_ops.apply_adagrad(
-            var,
-            self.get_slot(var, "accumulator"),
-            cast_like(self._learning_rate_tensor, var),
-            grad,
-            use_locking=self._use_locking,
-        ).op
+        return training_ops.as_operation(
+            training_ops.apply_adagrad(
+                var,
+                self.get_slot(var, "accumulator"),
+                cast_like(self._learning_rate_tensor, var),
+                grad,
+                use_locking=self._use_locking,
+            )
+        )
 
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
         assert self._learning_rate_tensor is not None
@@ -339,12 +361,14 @@ class RMSPropOptimizer(Optimizer):
         )
         if self._centered:
             mg = self.get_slot(var, "mg")
-            return training_ops.apply_centered_rms_prop(
-                var, mg, rms, mom, *hyper, grad, use_locking=self._use_locking
-            ).op
-        return training_ops.apply_rms_prop(
-            var, rms, mom, *hyper, grad, use_locking=self._use_locking
-        ).op
+            return training_ops.as_operation(
+                training_ops.apply_centered_rms_prop(
+                    var, mg, rms, mom, *hyper, grad, use_locking=self._use_locking
+                )
+            )
+        return training_ops.as_operation(
+            training_ops.apply_rms_prop(var, rms, mom, *hyper, grad, use_locking=self._use_locking)
+        )
 
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
         assert self._learning_rate_tensor is not None and self._decay_tensor is not None

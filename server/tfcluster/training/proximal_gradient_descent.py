@@ -49,14 +49,22 @@ class ProximalGradientDescentOptimizer(Optimizer):
         return lr, l1, l2
 
     def _apply_dense(self, grad: Tensor, var: Any) -> Any:
-        return training_ops.apply_proximal_gradient_descent(
-            var, *self._hyper_tensors(), grad, use_locking=self._use_locking
-        ).op
+        return training_ops.as_operation(
+            training_ops.apply_proximal_gradient_descent(
+                var, *self._hyper_tensors(), grad, use_locking=self._use_locking
+            )
+        )
 
     def _apply_sparse(self, grad: IndexedSlices, var: Any) -> Any:
-        return training_ops.sparse_apply_proximal_gradient_descent(
-            var, *self._hyper_tensors(), grad.values, grad.indices, use_locking=self._use_locking
-        ).op
+        return training_ops.as_operation(
+            training_ops.sparse_apply_proximal_gradient_descent(
+                var,
+                *self._hyper_tensors(),
+                grad.values,
+                grad.indices,
+                use_locking=self._use_locking,
+            )
+        )
 
 
 __all__ = ["ProximalGradientDescentOptimizer"]

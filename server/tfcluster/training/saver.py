@@ -17,6 +17,7 @@ previous checkpoint intact.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 import uuid
@@ -111,6 +112,39 @@ class ReferenceVariableSaveable(SaveableObject):
         return state_ops.assign(self._ref, value, validate_shape=validate).op
 
 
+class ResourceVariableSaveable(SaveableObject):
+    """A resource variable: saved from a read of it, restored with AssignVariableOp (TF's
+    ResourceVariableSaveable)."""
+
+    def __init__(self, var: Any, slice_spec: str, name: str) -> None:
+        handle = var._ref()
+        # The variable's own read (TF saves its graph element), no new op.
+        tensor = var._as_graph_element()
+        spec = SaveSpec(tensor, slice_spec, name, var.dtype.base_dtype, handle.device)
+        super().__init__(var, [spec], name)
+        self._var = var
+
+    def restore(self, restored_tensors: Sequence[Tensor], restored_shapes: Any) -> Operation:
+        from tfcluster.ops import array_ops
+
+        value = restored_tensors[0]
+        if restored_shapes is not None:
+            value = array_ops.reshape(value, restored_shapes[0])
+        with _on(self._var._ref().device):
+            value = array_ops.identity(value)
+            return self._var.assign(value, read_value=False)  # type: ignore[no-any-return]
+
+
+def _on(device_name: str) -> Any:
+    return device(device_name) if device_name else contextlib.nullcontext()
+
+
+def _saveable_of(var: Any, slice_spec: str, name: str) -> SaveableObject:
+    if getattr(var, "_is_resource_variable", False):
+        return ResourceVariableSaveable(var, slice_spec, name)
+    return ReferenceVariableSaveable(var, slice_spec, name)
+
+
 def _is_variable(x: Any) -> bool:
     return hasattr(x, "_ref") and callable(x._ref) and hasattr(x, "initializer")
 
@@ -154,6 +188,11 @@ def op_list_to_dict(op_list: Any, convert_variable_to_tensor: bool = True) -> di
                 out[full].append(var)
             else:
                 out[full] = [var]
+        elif getattr(var, "_is_resource_variable", False):
+            name = var.op.name
+            if name in out:
+                raise ValueError(f"At least two variables have the same name: {name}")
+            out[name] = var
         else:
             t = var._ref() if _is_variable(var) else var
             if convert_variable_to_tensor and not _tensor_comes_from_variable(t):
@@ -187,8 +226,10 @@ def _saveables_for(op: Any, name: str) -> list[SaveableObject]:
             if hasattr(v, "_to_saveable"):  # a part with copies (tf.distribute)
                 out.append(v._to_saveable(info.spec, name))
             else:
-                out.append(ReferenceVariableSaveable(v, info.spec, name))
+                out.append(_saveable_of(v, info.spec, name))
         return out
+    if getattr(op, "_is_resource_variable", False):
+        return [ResourceVariableSaveable(op, "", name)]
     t = op._ref() if _is_variable(op) else convert_to_tensor(op)
     if not _tensor_comes_from_variable(t):
         raise TypeError(

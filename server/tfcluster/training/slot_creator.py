@@ -11,7 +11,7 @@ from tfcluster.framework import dtypes
 from tfcluster.framework.graph import colocate_with, convert_to_tensor
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, init_ops, variable_scope
-from tfcluster.ops.variables import SaveSliceInfo
+from tfcluster.ops.variables import SaveSliceInfo, is_resource_variable
 from tfcluster.training import distribution_context
 
 
@@ -39,6 +39,8 @@ def _create_slot_var(
             shape=shape if callable(val) else None,
             dtype=dtype,
             validate_shape=validate_shape,
+            # A resource variable's slots are resource variables (TF's slot_creator).
+            use_resource=is_resource_variable(primary),
         )
     finally:
         current.set_partitioner(partitioner)

@@ -281,7 +281,7 @@ class SGD(Optimizer):
         dtype = var.dtype.base_dtype
         lr = self._decayed_lr(dtype)
         if not self._momentum:
-            return training_ops.apply_gradient_descent(var, lr, grad).op
+            return training_ops.as_operation(training_ops.apply_gradient_descent(var, lr, grad))
         momentum = self._get_hyper("momentum", dtype)
         accum = self.get_slot(var, "momentum")
         new_accum = state_ops.assign(accum, momentum * accum - lr * grad)
@@ -314,18 +314,20 @@ class Adam(Optimizer):
         beta_1 = self._get_hyper("beta_1", dtype)
         beta_2 = self._get_hyper("beta_2", dtype)
         step = math_ops.cast(self.iterations + 1, dtype)
-        return training_ops.apply_adam(
-            var,
-            self.get_slot(var, "m"),
-            self.get_slot(var, "v"),
-            math_ops.pow(beta_1, step),
-            math_ops.pow(beta_2, step),
-            lr,
-            beta_1,
-            beta_2,
-            math_ops.cast(self.epsilon, dtype),
-            grad,
-        ).op
+        return training_ops.as_operation(
+            training_ops.apply_adam(
+                var,
+                self.get_slot(var, "m"),
+                self.get_slot(var, "v"),
+                math_ops.pow(beta_1, step),
+                math_ops.pow(beta_2, step),
+                lr,
+                beta_1,
+                beta_2,
+                math_ops.cast(self.epsilon, dtype),
+                grad,
+            )
+        )
 
 
 class RMSprop(Optimizer):
@@ -355,10 +357,10 @@ class RMSprop(Optimizer):
         epsilon = math_ops.cast(self.epsilon, dtype)
         rms = self.get_slot(var, "rms")
         if self._momentum:
-            return training_ops.apply_rms_prop(
+            return training_ops.as_operation(training_ops.apply_rms_prop(
                 var, rms, self.get_slot(var, "momentum"), lr, rho,
                 self._get_hyper("momentum", dtype), epsilon, grad,
-            ).op  # fmt: skip
+            ))  # fmt: skip
         rms_t = state_ops.assign(rms, rho * rms + (1.0 - rho) * math_ops.square(grad))
         return state_ops.assign(var, var - lr * grad / (math_ops.sqrt(rms_t) + epsilon)).op
 
@@ -423,11 +425,11 @@ class Adadelta(Optimizer):
 
     def _apply_dense(self, grad: Any, var: Any) -> Any:
         dtype = var.dtype.base_dtype
-        return training_ops.apply_adadelta(
+        return training_ops.as_operation(training_ops.apply_adadelta(
             var, self.get_slot(var, "accum_grad"), self.get_slot(var, "accum_var"),
             self._decayed_lr(dtype), self._get_hyper("rho", dtype),
             math_ops.cast(self.epsilon, dtype), grad,
-        ).op  # fmt: skip
+        ))  # fmt: skip
 
 
 class Adamax(Optimizer):
@@ -589,9 +591,9 @@ class Ftrl(Optimizer):
         )  # fmt: skip
         power = self._get_hyper("learning_rate_power", dtype)
         if self._l2_shrinkage_regularization_strength <= 0.0:
-            return training_ops.apply_ftrl(*args, power).op
+            return training_ops.as_operation(training_ops.apply_ftrl(*args, power))
         shrinkage = math_ops.cast(self._l2_shrinkage_regularization_strength, dtype)
-        return training_ops.apply_ftrl_v2(*args, shrinkage, power).op
+        return training_ops.as_operation(training_ops.apply_ftrl_v2(*args, shrinkage, power))
 
     def get_config(self) -> dict[str, Any]:
         config = super().get_config()

@@ -1,5 +1,6 @@
 """TF 1.15's switches between TF1 and TF2 behaviour, answered with what tfcluster does:
-reference variables (VariableV2), TensorShape entries that are Dimensions and tensors compared
+reference variables (VariableV2) by default, resource variables (VarHandleOp) once enabled;
+TensorShape entries that are Dimensions and tensors compared
 by identity (hashable) are TF1's side; control flow is functional If/While ops, which is what
 TF's control flow v2 builds. A switch to the side tfcluster has keeps it; a switch to the other
 side raises UnimplementedError naming the switch."""
@@ -9,6 +10,7 @@ from __future__ import annotations
 from typing import NoReturn
 
 from tfcluster.framework import errors
+from tfcluster.ops import variables
 
 
 def _refuse(switch: str, what: str) -> NoReturn:
@@ -18,16 +20,18 @@ def _refuse(switch: str, what: str) -> NoReturn:
 
 
 def resource_variables_enabled() -> bool:
-    """False: variables are reference variables (VariableV2), TF1's default."""
-    return False
+    """Whether variables not asked otherwise are resource variables (VarHandleOp)."""
+    return variables.default_use_resource()
 
 
 def disable_resource_variables() -> None:
-    """Variables are reference variables (TF1's default): nothing to change."""
+    """Variables are reference variables (VariableV2), TF1's default."""
+    variables.set_default_use_resource(False)
 
 
-def enable_resource_variables() -> NoReturn:
-    _refuse("enable_resource_variables", "reference variables (VariableV2)")
+def enable_resource_variables() -> None:
+    """Variables not asked otherwise (use_resource None everywhere) are resource variables."""
+    variables.set_default_use_resource(True)
 
 
 def disable_v2_tensorshape() -> None:

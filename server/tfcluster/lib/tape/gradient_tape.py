@@ -180,7 +180,7 @@ class GradientTape:
         for v in variables:
             if isinstance(v, Variable) and v.graph is self._graph:
                 found[v._ref()] = v
-                found[v.value()] = v
+                found[v._graph_element] = v
         return found
 
     # ---- gradients -------------------------------------------------------------------------
@@ -232,7 +232,7 @@ class GradientTape:
         out = []
         for g, s in zip(result, flat_sources):
             if g is None and unconnected is UnconnectedGradients.ZERO:
-                ref = s.value() if isinstance(s, Variable) else _as_tensor(s)
+                ref = s._graph_element if isinstance(s, Variable) else _as_tensor(s)
                 g = array_ops.zeros(
                     ref.shape if ref.shape.is_fully_defined() else array_ops.shape(ref),
                     dtype=ref.dtype.base_dtype,
@@ -257,7 +257,7 @@ class GradientTape:
                     continue
                 ref = s._ref()
                 allowed.add(ref.op)
-                allowed.add(s.value().op)
+                allowed.add(s._graph_element.op)
                 xs.append(ref)
             else:
                 t = _as_tensor(s)
@@ -329,7 +329,7 @@ class GradientTape:
                 self._used = True
         out: list[Any] = []
         for j, s in enumerate(flat_sources):
-            ref = s.value() if isinstance(s, Variable) else _as_tensor(s)
+            ref = s._graph_element if isinstance(s, Variable) else _as_tensor(s)
             column = [r[j] for r in rows]
             if all(g is None for g in column):
                 out.append(None)
@@ -350,7 +350,7 @@ class GradientTape:
     ) -> Any:
         """d(target[b, i...])/d(source[b, j...]): shape [batch] + target_rest + source_rest."""
         target = _as_tensor(target)
-        source_t = source.value() if isinstance(source, Variable) else _as_tensor(source)
+        source_t = source._graph_element if isinstance(source, Variable) else _as_tensor(source)
         if target.shape.ndims is None or target.shape.ndims < 1:
             raise ValueError(f"target must have rank at least 1, got {target.shape}")
         if source_t.shape.ndims is None or source_t.shape.ndims < 1:
