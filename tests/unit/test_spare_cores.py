@@ -136,3 +136,23 @@ def test_product_pieces_stay_on_the_callers_thread_while_another_kernel_runs(
     np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-3)
     assert len(threads) == _cpu_gemm.PIECES
     assert set(threads) == {threading.current_thread().name}
+
+
+def test_a_failing_kernel_leaves_no_helper_waiting_to_do_its_rest() -> None:
+    other = OtherKernel()
+    computed: list[int] = []
+
+    def fn(rows: slice) -> None:
+        computed.append(rows.start)
+        if rows.start == 0:
+            raise ValueError("bad block")
+
+    started = time.monotonic()
+    try:
+        with thread_budget.concurrent_kernel(), pytest.raises(ValueError, match="bad block"):
+            _window.over_batch(np, 8, 64 << 20, fn, block=1)
+        elapsed = time.monotonic() - started
+    finally:
+        other.end()
+    assert computed == [0]
+    assert elapsed < WAIT_S

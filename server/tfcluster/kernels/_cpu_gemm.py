@@ -95,8 +95,11 @@ def _share(pieces: list[Any]) -> None:
                 thread_budget.give_back_core()
 
     helper = _pool().submit(help_work)
-    work()
-    thread_budget.work_taken()
+    try:
+        work()
+    finally:
+        handed[0] = len(pieces)  # after a failure too: a waiting helper starts nothing
+        thread_budget.work_taken()
     if not helper.cancel():
         helper.result()
 

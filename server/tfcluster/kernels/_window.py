@@ -291,6 +291,8 @@ def over_batch(
         try:
             drain()
         finally:
+            with lock:
+                taken[0] = len(slices)  # after a failure too: a waiting helper starts nothing
             thread_budget.work_taken()
             # A helper not started yet (its thread not scheduled: the machine is loaded)
             # finds nothing left: cancelled rather than waited for, as _cpu_gemm does.
