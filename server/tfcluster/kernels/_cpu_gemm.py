@@ -87,7 +87,7 @@ def _share(pieces: list[Any]) -> None:
             _into(*pieces[i])
 
     def help_work() -> None:
-        # Only on a core no other kernel of the step is using (thread_budget.spare_core).
+        # Only on a core no other kernel of the step is using (thread_budget.take_spare_core).
         if thread_budget.take_spare_core(lambda: handed[0] < len(pieces)):
             try:
                 work()

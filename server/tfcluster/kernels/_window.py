@@ -279,7 +279,7 @@ def over_batch(
             results[i] = fn(slices[i])
 
     def help_drain() -> None:
-        # Only on a core no other kernel of the step is using (thread_budget.spare_core).
+        # Only on a core no other kernel of the step is using (thread_budget.take_spare_core).
         if thread_budget.take_spare_core(lambda: taken[0] < len(slices)):
             try:
                 drain()

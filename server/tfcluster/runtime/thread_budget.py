@@ -15,7 +15,7 @@ threadpoolctl, from the budget:
   across cores and wants single-threaded BLAS inside);
 - `concurrent_kernel()`: the executor's inter-op threads: while k kernels run at once, each
   BLAS call gets intra // k threads, so together they use the budget, not k times it;
-- `spare_core(wanted)`: a helper thread that would share a running kernel's work (a conv's
+- `take_spare_core(wanted)`: a helper thread that would share a running kernel's work (a conv's
   batch blocks, a product's pieces) computes only on a core no kernel is using: while two
   kernels of a step run at once on a 2-core budget, each runs on its own thread, and the
   helper of the one still running starts when the other ends. Helpers that start anyway
@@ -56,7 +56,7 @@ _overrides: list[int] = []  # blas_threads() limits in force, innermost last
 _concurrent = 0  # kernels running at once under concurrent_kernel()
 _applied: int | None = None  # the BLAS thread count last set
 _pools: list[Any] | None = None  # threadpoolctl's controllers of the loaded libraries
-_helping = 0  # helper threads computing a share of a running kernel (spare_core)
+_helping = 0  # helper threads computing a share of a running kernel (take_spare_core)
 # Signalled when a kernel or a helper ends (a core may be spare) or a kernel's work is all
 # taken (its waiting helpers are not wanted any more).
 _cores = threading.Condition(_lock)
