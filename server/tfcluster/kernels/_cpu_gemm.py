@@ -74,17 +74,32 @@ def _pieces(a: np.ndarray, b: np.ndarray, out: np.ndarray, count: int) -> list[A
 def _share(pieces: list[Any]) -> None:
     """Computes the pieces on this thread and the helper, each taking the next one not taken
     (next() of a count is atomic under the GIL): a helper that starts late or is descheduled
-    leaves the rest to this thread, which then waits for one piece at most."""
+    leaves the rest to this thread, which then waits for one piece at most. The helper
+    computes only on a core no other kernel of the step is using."""
     taken = itertools.count()
+    handed = [0]  # pieces handed out so far (for the helper's wait: read without a lock)
 
     def work() -> None:
         for i in taken:
             if i >= len(pieces):
                 return
+            handed[0] = i + 1
             _into(*pieces[i])
 
-    helper = _pool().submit(work)
-    work()
+    def help_work() -> None:
+        # Only on a core no other kernel of the step is using (thread_budget.take_spare_core).
+        if thread_budget.take_spare_core(lambda: handed[0] < len(pieces)):
+            try:
+                work()
+            finally:
+                thread_budget.give_back_core()
+
+    helper = _pool().submit(help_work)
+    try:
+        work()
+    finally:
+        handed[0] = len(pieces)  # after a failure too: a waiting helper starts nothing
+        thread_budget.work_taken()
     if not helper.cancel():
         helper.result()
 

