@@ -1414,8 +1414,11 @@ def sync_replicas_with_variable_averages(tf):
     loss = tf.reduce_sum(tf.square(tf.matmul(x, w)))
     ema = tf.train.ExponentialMovingAverage(0.5, num_updates=global_step)
     opt = tf.train.SyncReplicasOptimizer(
-        tf.train.GradientDescentOptimizer(0.05), replicas_to_aggregate=1,
-        variable_averages=ema, variables_to_average=[w])
+        tf.train.GradientDescentOptimizer(0.05),
+        replicas_to_aggregate=1,
+        variable_averages=ema,
+        variables_to_average=[w],
+    )
     train = opt.minimize(loss, global_step=global_step)
     chief_update = opt.get_chief_queue_runner().enqueue_ops[0]
     averages = ema.average(w)
