@@ -512,6 +512,8 @@ class _InterleaveIterator(base.ElementIterator):
         self._ahead: list[base.ElementIterator] = []
         # Elements a slot gave ahead of their turn (see _rounds), handed out first.
         self._pending: list[list[Any]] = [[] for _ in self._slots]
+        # Elements of scalars (records, lines) can be handed out as columns.
+        self._scalars = all(s.kind == base.DENSE and s.shape.ndims == 0 for s in data.specs)
 
     def _advance(self) -> None:
         self._index = (self._index + 1) % len(self._slots)
@@ -583,6 +585,18 @@ class _InterleaveIterator(base.ElementIterator):
                 break
             out.append(item)
         return out
+
+    def next_columns(self, n: int) -> list[Any] | None:
+        """next_many's elements as one array per leaf (elements of scalars only)."""
+        if not self._scalars:
+            return None
+        rows = self.next_many(n)
+        if not rows:
+            return []
+        return [
+            base.stack([r[j] for r in rows], spec.dtype, f"component {j}")
+            for j, spec in enumerate(self._data.specs)
+        ]
 
     def _rounds(self, out: list[base.Element], n: int) -> bool:
         """Appends to `out` whole rounds (block_length elements of each slot in turn) while
