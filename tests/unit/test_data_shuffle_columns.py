@@ -124,3 +124,104 @@ def test_string_and_vector_leaves_keep_their_values_through_the_column_buffer() 
                 assert w.dtype == object and v.dtype == np.float32
                 runs += [(a, b.tolist()) for a, b in zip(w.tolist(), v)]
     assert runs == [(a, b.tolist()) for a, b in singles]
+
+
+def write_records(path: str, records: list[bytes]) -> None:
+    with tf.python_io.TFRecordWriter(path) as w:
+        for r in records:
+            w.write(r)
+
+
+def outcomes(make: Any, batch: int) -> list[Any]:
+    """Each get_next's records (a batch flattened, or one), or its DataLossError's text."""
+    with tf.Graph().as_default():
+        ds = make()
+        nxt = tf.data.make_one_shot_iterator(ds.batch(batch) if batch > 1 else ds).get_next()
+        out: list[Any] = []
+        with tf.Session() as sess:
+            while True:
+                try:
+                    got = sess.run(nxt)
+                except tf.errors.DataLossError as e:
+                    out.append(("DataLossError", str(e).split(" in file")[0]))
+                    continue
+                except tf.errors.OutOfRangeError:
+                    return out
+                out.append(got.tolist() if batch > 1 else [got])
+
+
+@pytest.mark.parametrize("block", [1, 3])
+def test_batches_of_interleaved_record_files_keep_the_interleave_order(
+    tmp_path: Any, block: int
+) -> None:
+    # Files of different lengths: slots run out at different times and are replaced.
+    sizes = [70, 5, 130, 41, 90]
+    paths = []
+    for k, size in enumerate(sizes):
+        paths.append(str(tmp_path / f"f{k}.tfrecord"))
+        write_records(paths[-1], [f"{k}-{i}".encode() * (1 + i % 3) for i in range(size)])
+
+    def make() -> Any:
+        files = tf.data.Dataset.from_tensor_slices(paths)
+        return files.interleave(tf.data.TFRecordDataset, cycle_length=3, block_length=block)
+
+    singles = [r for item in outcomes(make, 1) for r in item]
+    assert len(singles) == sum(sizes)
+    assert [r for item in outcomes(make, 32) for r in item] == singles
+
+
+def test_a_bad_record_in_interleaved_files_fails_in_the_batch_that_reaches_it(
+    tmp_path: Any,
+) -> None:
+    paths = [str(tmp_path / f"f{k}.tfrecord") for k in range(2)]
+    records = [[f"{k}-{i:03d}".encode() for i in range(200)] for k in range(2)]
+    for path, recs in zip(paths, records):
+        write_records(path, recs)
+    data = bytearray((tmp_path / "f1.tfrecord").read_bytes())
+    at = sum(len(r) + 16 for r in records[1][:150]) + 12  # the data of record 150 of f1
+    data[at] ^= 1
+    (tmp_path / "f1.tfrecord").write_bytes(bytes(data))
+
+    def make() -> Any:
+        files = tf.data.Dataset.from_tensor_slices(paths)
+        return files.interleave(tf.data.TFRecordDataset, cycle_length=2)
+
+    singles = outcomes(make, 1)
+    error = ("DataLossError", f"corrupted record at {at}")
+    # One by one: f0 and f1 in turn up to f1's bad record, its error, then the rest of f0.
+    turns = [[r] for pair in zip(records[0][:150], records[1][:150]) for r in pair]
+    assert singles == [*turns, [records[0][150]], error, *[[r] for r in records[0][151:]]]
+    # Batches of 64: the batch that reaches the error is lost (as TF's), then the rest.
+    flat = [r[0] for r in turns] + [records[0][150]]
+    batched = outcomes(make, 64)
+    assert batched[:4] == [flat[i : i + 64] for i in range(0, 256, 64)]
+    assert batched[4] == error
+    assert [r for item in batched[5:] for r in item] == records[0][151:]
+
+
+def test_batches_of_interleaved_records_are_read_as_whole_rounds(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    from tfcluster.kernels import dataset_functions
+
+    rounds: list[int] = []
+    original = dataset_functions._InterleaveIterator._record_rounds
+
+    def counting(self: Any, n: int) -> Any:
+        got = original(self, n)
+        if got is not None:
+            rounds.append(len(got))
+        return got
+
+    monkeypatch.setattr(dataset_functions._InterleaveIterator, "_record_rounds", counting)
+    paths = [str(tmp_path / f"f{k}.tfrecord") for k in range(2)]
+    for k, path in enumerate(paths):
+        write_records(path, [f"{k}-{i}".encode() for i in range(100)])
+
+    def make() -> Any:
+        files = tf.data.Dataset.from_tensor_slices(paths)
+        return files.interleave(tf.data.TFRecordDataset, cycle_length=2)
+
+    got = [r for item in outcomes(make, 50) for r in item]
+    assert got == [f"{k}-{i}".encode() for i in range(100) for k in range(2)]
+    assert rounds and max(rounds) == 50
