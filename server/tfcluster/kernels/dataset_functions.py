@@ -617,8 +617,8 @@ class _InterleaveIterator(base.ElementIterator):
             rounds == 0
             or self._index
             or self._block
-            or self._data.specs[0].dtype != dtypes.string
             or len(self._data.specs) != 1
+            or self._data.specs[0].dtype != dtypes.string
             or any(self._pending)
             or not all(hasattr(s, "read_records_ahead") for s in slots)
         ):
