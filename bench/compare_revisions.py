@@ -54,6 +54,8 @@ def main() -> None:
 
     medians: dict[tuple[str, str, str], list[float]] = defaultdict(list)
     kinds: dict[tuple[str, str], str] = {}
+    # Costs a row reports beside its figure (CPU per step, ...): less load-dependent.
+    costs: dict[tuple[str, str, str, str], list[float]] = defaultdict(list)
     for program in args.programs.split(","):
         for r in range(args.rounds):
             for side, tree in (("base", args.base), ("new", args.new)):
@@ -64,12 +66,23 @@ def main() -> None:
                     name = str(row["name"])
                     medians[(program, name, side)].append(float(row["median"]))  # type: ignore[arg-type]
                     kinds[(program, name)] = f"{row['kind']} [{row['unit']}]"
+                    extra = row.get("extra") or {}
+                    for key, value in extra.items():  # type: ignore[attr-defined]
+                        if key.endswith("_per_step") and isinstance(value, (int, float)):
+                            costs[(program, name, key, side)].append(float(value))
 
     print("\n| program | row | unit | base | new | new/base |\n|---|---|---|---|---|---|")
     for (program, name), unit in kinds.items():
         base = statistics.median(medians[(program, name, "base")])
         new = statistics.median(medians[(program, name, "new")])
         print(f"| {program} | {name} | {unit} | {base:.4g} | {new:.4g} | {new / base:.2f} |")
+    keys = sorted({k[:3] for k in costs})
+    if keys:
+        print("\n| program | row | cost | base | new | new/base |\n|---|---|---|---|---|---|")
+    for program, name, key in keys:
+        base = statistics.median(costs[(program, name, key, "base")])
+        new = statistics.median(costs[(program, name, key, "new")])
+        print(f"| {program} | {name} | {key} | {base:.4g} | {new:.4g} | {new / base:.2f} |")
 
 
 if __name__ == "__main__":

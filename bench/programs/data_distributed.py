@@ -137,18 +137,27 @@ def run_worker(args: Any) -> None:
     print(f"READY loss {loss0:.4f}", flush=True)
     sys.stdin.readline()  # GO from the coordinator
     start = time.monotonic()
+    cpu0 = time.process_time()
     ends = []
     i = 0
     while time.monotonic() - start < args.duration:
         sess.run(train_op, batches[i % len(batches)])
         ends.append(time.monotonic())
         i += 1
+    cpu = time.process_time() - cpu0
     profile = ""
     if args.profile_worker:
         step = lambda: sess.run(train_op, batches[0])  # noqa: E731
         profile = c.profile_calls(step, max(10, min(2000, int(3.0 * len(ends) / args.duration))))
     loss1 = float(sess.run(loss, batches[0]))
-    out = {"start": start, "ends": ends, "loss0": loss0, "loss1": loss1, "profile": profile}
+    out = {
+        "start": start,
+        "ends": ends,
+        "cpu": cpu,
+        "loss0": loss0,
+        "loss1": loss1,
+        "profile": profile,
+    }
     print("STEPS " + json.dumps(out), flush=True)
     sess.close()
 
@@ -204,6 +213,7 @@ def train(args: Any, mode: str, row: str, paths: list[str]) -> c.Row:
                 line = c.wait_for_line(w, "READY", 300, f"worker {i}")
                 c.progress(f"worker {i} warmed up ({line})")
             c.progress(f"training for {args.duration:.0f} s")
+            ps_cpu0 = servers.cpu_seconds()["ps 0"]
             for w in workers:
                 assert w.stdin is not None
                 w.stdin.write("GO\n")
@@ -212,6 +222,7 @@ def train(args: Any, mode: str, row: str, paths: list[str]) -> c.Row:
                 json.loads(c.wait_for_line(w, "STEPS", args.duration + 300, f"worker {i}")[6:])
                 for i, w in enumerate(workers)
             ]
+            ps_cpu = servers.cpu_seconds()["ps 0"] - ps_cpu0
         finally:
             for w in workers:
                 if w.poll() is None:
@@ -219,17 +230,31 @@ def train(args: Any, mode: str, row: str, paths: list[str]) -> c.Row:
                 w.wait()
     rates, overall = window_rates(reports, 1.0)
     per_worker = [len(r["ends"]) / args.duration for r in reports]
+    steps = sum(len(r["ends"]) for r in reports)
+    # CPU time per step: the workers' own (process_time over their timed loops) and the ps's
+    # (from GO until both reported), so a change's cost shows however loaded the machine is.
+    worker_ms = 1e3 * sum(r["cpu"] for r in reports) / max(1, steps)
+    ps_ms = 1e3 * ps_cpu / max(1, steps)
     result = c.rate_row(
         row,
         "steps/s",
         rates,
         detail="per worker "
         + ", ".join(f"{x:.0f}" for x in per_worker)
-        + f" steps/s; loss {reports[0]['loss0']:.3f} -> {reports[0]['loss1']:.3f}",
+        + f" steps/s; CPU per step: workers {worker_ms:.2f} ms, ps {ps_ms:.2f} ms"
+        + f"; loss {reports[0]['loss0']:.3f} -> {reports[0]['loss1']:.3f}",
     )
-    result.extra = {"overall": overall, "per_worker": per_worker}
+    result.extra = {
+        "overall": overall,
+        "per_worker": per_worker,
+        "worker_cpu_ms_per_step": worker_ms,
+        "ps_cpu_ms_per_step": ps_ms,
+    }
     result.profile = reports[0]["profile"]
-    c.progress(f"  {row}: median {result.median:.1f} over {result.samples} windows")
+    c.progress(
+        f"  {row}: median {result.median:.1f} over {result.samples} windows; CPU per step: "
+        f"workers {worker_ms:.2f} ms, ps {ps_ms:.2f} ms"
+    )
     return result
 
 

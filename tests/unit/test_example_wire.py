@@ -237,3 +237,40 @@ def test_bytes_values_of_one_layout_keep_their_zero_bytes_and_type() -> None:
         assert a.tolist() == b.tolist()
     assert {type(v) for v in got[0].ravel()} == {bytes}
     assert {len(v) for v in got[0].ravel()} == {17}
+
+
+def test_a_batch_matching_a_known_layout_is_read_by_its_readers_and_checked() -> None:
+    # The second batch of a layout is read by the readers kept with its template; a value
+    # byte that makes a one-byte int64 a longer varint is not read as a value: the batch
+    # is declined and the general path gives protobuf's answer.
+    specs = [
+        FeatureSpec("image", dtypes.string, ()),
+        FeatureSpec("label", dtypes.int64, ()),
+        FeatureSpec("w", dtypes.float32, (2,)),
+    ]
+
+    def batch(start: int) -> list[bytes]:
+        return [
+            _example(
+                {
+                    "image": ("bytes", [bytes([i % 256]) * 20]),
+                    "label": ("int64", [i % 100]),
+                    "w": ("float", [float(i), -float(i) / 4]),
+                }
+            )
+            for i in range(start, start + 24)
+        ]
+
+    for start in (0, 24, 48):
+        records = batch(start)
+        got = example_wire.parse_fixed_dense(records, specs)
+        assert got is not None
+        for a, b in zip(got, _general(records, specs)):
+            assert a.dtype == b.dtype and a.shape == b.shape and a.tolist() == b.tolist()
+    records = batch(72)
+    label_at = records[3].index(bytes([0x1A, 0x03, 0x0A, 0x01, 75]))  # Int64List [75]
+    bad = bytearray(records[3])
+    bad[label_at + 4] = 0x80 | 75  # the varint now runs past its field
+    records[3] = bytes(bad)
+    assert len(records[3]) == len(records[0])
+    assert example_wire.parse_fixed_dense(records, specs) is None

@@ -20,7 +20,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import errors
+from tfcluster.framework import dtypes, errors
 from tfcluster.kernels import dataset_base as base
 from tfcluster.kernels.dataset_batching import _Batch
 from tfcluster.kernels.dataset_buffering import _END, OrderedWork, PrefetchIterator, _Failure
@@ -512,6 +512,8 @@ class _InterleaveIterator(base.ElementIterator):
         self._ahead: list[base.ElementIterator] = []
         # Elements a slot gave ahead of their turn (see _rounds), handed out first.
         self._pending: list[list[Any]] = [[] for _ in self._slots]
+        # Elements of scalars (records, lines) can be handed out as columns.
+        self._scalars = all(s.kind == base.DENSE and s.shape.ndims == 0 for s in data.specs)
 
     def _advance(self) -> None:
         self._index = (self._index + 1) % len(self._slots)
@@ -583,6 +585,61 @@ class _InterleaveIterator(base.ElementIterator):
                 break
             out.append(item)
         return out
+
+    def next_columns(self, n: int) -> list[Any] | None:
+        """next_many's elements as one array per leaf (elements of scalars only). Whole
+        rounds of file records are placed in the column straight from the readers."""
+        if not self._scalars:
+            return None
+        records = self._record_rounds(n)
+        have = 0 if records is None else len(records)
+        rows = self.next_many(n - have) if have < n else []
+        if not rows:
+            return [records] if records is not None and have else []
+        columns = [
+            base.stack([r[j] for r in rows], spec.dtype, f"component {j}")
+            for j, spec in enumerate(self._data.specs)
+        ]
+        if records is None or not have:
+            return columns
+        return [np.concatenate([records, columns[0]])]
+
+    def _record_rounds(self, n: int) -> np.ndarray | None:
+        """_rounds for slots that all read file records (one string leaf, nothing waiting
+        in the pending lists): the records of whole rounds as one column, in order; what a
+        slot gave beyond them (and an error after it) waits in its pending list as for
+        _rounds. None where this does not apply."""
+        slots = self._slots
+        block = self._data.block_length
+        k = len(slots)
+        rounds = n // (k * block)
+        if (
+            rounds == 0
+            or self._index
+            or self._block
+            or len(self._data.specs) != 1
+            or self._data.specs[0].dtype != dtypes.string
+            or any(self._pending)
+            or not all(hasattr(s, "read_records_ahead") for s in slots)
+        ):
+            return None
+        want = rounds * block
+        shares: list[list[bytes]] = []
+        failed: dict[int, _Deferred] = {}
+        for i, slot in enumerate(slots):
+            got, error = slot.read_records_ahead(want)  # type: ignore[union-attr]
+            shares.append(got)
+            if error is not None:
+                failed[i] = _Deferred(error)
+        whole = min(len(share) for share in shares) // block
+        column = np.empty(whole * block * k, dtype=object)
+        turns = column.reshape(whole, k, block)
+        for i, share in enumerate(shares):
+            if whole:
+                turns[:, i, :] = _objects(share[: whole * block]).reshape(whole, block)
+            rest: list[Any] = [(r,) for r in share[whole * block :]]
+            self._pending[i] = rest + ([failed[i]] if i in failed else [])
+        return column
 
     def _rounds(self, out: list[base.Element], n: int) -> bool:
         """Appends to `out` whole rounds (block_length elements of each slot in turn) while
@@ -694,6 +751,13 @@ def parallel_interleave_dataset_v2(node: Any, xp: Any) -> Any:
 @kernel("ParallelInterleaveDataset", devices=CPU_ONLY)
 def parallel_interleave_dataset(node: Any, xp: Any) -> Any:
     return _interleave_kernel(node, "experimental")
+
+
+def _objects(values: list[Any]) -> np.ndarray:
+    """A list of bytes as a 1-D object array (never an array of their characters)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 # ---- scan ----------------------------------------------------------------------------------

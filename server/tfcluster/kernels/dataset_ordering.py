@@ -404,7 +404,14 @@ class _Shuffle(base.Dataset):
 
 class _ShuffleIterator(base.ElementIterator):
     """TF's algorithm: keep a buffer of buffer_size elements; hand out a random one and put
-    the next input element in its place."""
+    the next input element in its place; once the input ends, hand out the rest of the
+    buffer in a random order.
+
+    Every random number comes from one stream of draws (_draws), so the order depends only
+    on the seed, not on how many elements each call takes. Over an input that hands out
+    columns (records, slices), a consumer that takes columns gets them: the buffer is then
+    one array per leaf, and a run of picks is made with numpy, with the result of making
+    them one after the other."""
 
     def __init__(self, it: base.ElementIterator, buffer_size: int, seeds: _SeedSequence) -> None:
         self._it: base.ElementIterator | None = it
@@ -413,7 +420,40 @@ class _ShuffleIterator(base.ElementIterator):
         self._buffer: list[base.Element] = []
         self._draws = np.empty(0)
         self._d = 0
+        # Once the input has ended: the rest of the buffer is handed out from here on, in
+        # the order drawn then (None: not drawn yet).
+        self._tail: int | None = None
+        # The buffer as one array per leaf (its first _count rows), once columns are taken.
+        self._columns: list[np.ndarray] | None = None
+        self._count = 0
 
+    # ---- draws -------------------------------------------------------------------------
+    def _take_draws(self, k: int) -> np.ndarray:
+        left = len(self._draws) - self._d
+        if left < k:
+            self._draws = np.concatenate([self._draws[self._d :], self._rng.random(max(1024, k))])
+            self._d = 0
+        draws = self._draws[self._d : self._d + k]
+        self._d += k
+        return draws
+
+    def _random_index(self, n: int) -> int:
+        if self._d < len(self._draws):
+            r = float(self._draws[self._d])
+            self._d += 1
+        else:
+            r = float(self._take_draws(1)[0])
+        return min(int(r * n), n - 1)
+
+    def _random_picks(self, k: int, n: int) -> np.ndarray:
+        """k indices into a buffer of n elements, from the same draws as _random_index."""
+        return np.minimum((self._take_draws(k) * n).astype(np.int64), n - 1)
+
+    def _tail_order(self, n: int) -> np.ndarray:
+        """The order in which the last n elements of the buffer are handed out."""
+        return np.argsort(self._take_draws(n), kind="stable")
+
+    # ---- elements ----------------------------------------------------------------------
     def _fill(self) -> None:
         if self._it is None or len(self._buffer) >= self._size:
             return
@@ -423,67 +463,50 @@ class _ShuffleIterator(base.ElementIterator):
             self._it = None
         self._buffer += got
 
-    def _random_index(self, n: int) -> int:
-        if self._d >= len(self._draws):
-            self._draws = self._rng.random(1024)
-            self._d = 0
-        r = self._draws[self._d]
-        self._d += 1
-        return min(int(r * n), n - 1)
-
-    def _random_indices(self, k: int, n: int) -> list[int]:
-        """k indices into a buffer of n elements, from the same draws as _random_index."""
-        left = len(self._draws) - self._d
-        if left < k:
-            self._draws = np.concatenate([self._draws[self._d :], self._rng.random(max(1024, k))])
-            self._d = 0
-        draws = self._draws[self._d : self._d + k]
-        self._d += k
-        return np.minimum((draws * n).astype(np.int64), n - 1).tolist()
+    def _from_tail(self, k: int) -> list[base.Element]:
+        buf = self._buffer
+        if self._tail is None:
+            self._buffer = buf = [buf[p] for p in self._tail_order(len(buf)).tolist()]
+            self._tail = 0
+        out = buf[self._tail : self._tail + k]
+        self._tail += len(out)
+        return out
 
     def next(self) -> base.Element | None:
+        if self._columns is not None:
+            rows = self._rows(1)
+            return rows[0] if rows else None
         if len(self._buffer) < self._size:
             self._fill()
-        buf = self._buffer
-        if not buf:
-            return None
-        i = self._random_index(len(buf))
-        out = buf[i]
         item = self._it.next() if self._it is not None else None
         if item is None:
             if self._it is not None:
                 self._it.close()
                 self._it = None
-            last = buf.pop()
-            if i < len(buf):
-                buf[i] = last
-        else:
-            buf[i] = item
+            got = self._from_tail(1)
+            return got[0] if got else None
+        buf = self._buffer
+        i = self._random_index(len(buf))
+        out = buf[i]
+        buf[i] = item
         return out
 
     def next_many(self, n: int) -> list[base.Element]:
+        if self._columns is not None:
+            return self._rows(n)
         out: list[base.Element] = []
-        buf = self._buffer
         while len(out) < n:
-            if len(buf) < self._size:
+            if len(self._buffer) < self._size:
                 self._fill()
-                buf = self._buffer
-            if not buf:
-                break
             if self._it is None:
-                # Input done: hand out the rest of the buffer in a random order.
-                k = min(n - len(out), len(buf))
-                picks = self._rng.permutation(len(buf))[:k]
-                out += [buf[p] for p in picks]
-                keep = np.ones(len(buf), dtype=bool)
-                keep[picks] = False
-                self._buffer = buf = [b for b, kept in zip(buf, keep) if kept]
-                continue
+                out += self._from_tail(n - len(out))
+                break
             # Replace k random elements with k new ones from the input: the buffer keeps its
             # size, so the k picks are drawn at once (the same draws as one at a time).
             k = n - len(out)
             fresh = self._it.next_many(k)
-            for i, item in zip(self._random_indices(len(fresh), len(buf)), fresh):
+            buf = self._buffer
+            for i, item in zip(self._random_picks(len(fresh), len(buf)).tolist(), fresh):
                 out.append(buf[i])
                 buf[i] = item
             if len(fresh) < k:
@@ -491,11 +514,126 @@ class _ShuffleIterator(base.ElementIterator):
                 self._it = None
         return out
 
+    def _rows(self, n: int) -> list[base.Element]:
+        cols = self.next_columns(n)
+        return list(zip(*[list(c) for c in cols])) if cols else []
+
+    # ---- columns -----------------------------------------------------------------------
+    def _input_columns(self, k: int) -> list[np.ndarray] | None:
+        """Up to k input elements as columns (fewer only at the end, where the input is
+        closed); None when the input does not hand out columns."""
+        it = self._it
+        if it is None:
+            return []
+        take = getattr(it, "next_columns", None)
+        parts: list[list[np.ndarray]] = []
+        have = 0
+        while have < k:
+            cols = take(k - have) if take is not None else None
+            if cols is None:
+                if self._columns is None and not parts:
+                    return None
+                raise errors.InternalError(None, None, "shuffle input stopped handing out columns")
+            if not cols or not len(cols[0]):
+                it.close()
+                self._it = None
+                break
+            parts.append(cols)
+            have += len(cols[0])
+        if len(parts) == 1:
+            return parts[0]
+        if not parts:
+            return []
+        return [np.concatenate([p[j] for p in parts]) for j in range(len(parts[0]))]
+
+    def next_columns(self, n: int) -> list[np.ndarray] | None:
+        """Up to n elements as one array per leaf (fewer only at the end); None when the
+        input does not hand out columns (or elements were taken one by one before)."""
+        if self._columns is None:
+            if self._buffer:
+                return None
+            first = self._input_columns(self._size)
+            if first is None:
+                return None
+            self._columns = [np.empty((self._size, *c.shape[1:]), dtype=c.dtype) for c in first]
+            self._place(first)
+        out: list[list[np.ndarray]] = []
+        have = 0
+        while have < n:
+            if self._count < self._size and self._it is not None:
+                fresh = self._input_columns(self._size - self._count)
+                if fresh:
+                    self._place(fresh)
+            if self._it is None:
+                # Input done: the rest of the buffer in the order drawn once for it.
+                if self._tail is None:
+                    order = self._tail_order(self._count)
+                    for c in self._columns:
+                        c[: self._count] = c[: self._count][order]
+                    self._tail = 0
+                k = min(n - have, self._count - self._tail)
+                if k <= 0:
+                    break
+                out.append([c[self._tail : self._tail + k].copy() for c in self._columns])
+                self._tail += k
+                have += k
+                continue
+            fresh = self._input_columns(n - have)
+            m = len(fresh[0]) if fresh else 0
+            if m:
+                out.append(self._replace(fresh, m))  # type: ignore[arg-type]
+                have += m
+        if not out:
+            return []
+        if len(out) == 1:
+            return out[0]
+        return [np.concatenate([p[j] for p in out]) for j in range(len(out[0]))]
+
+    def _place(self, fresh: list[np.ndarray]) -> None:
+        """Appends input columns to the buffer (filling it)."""
+        assert self._columns is not None
+        m = len(fresh[0]) if fresh else 0
+        for c, f in zip(self._columns, fresh):
+            c[self._count : self._count + m] = f
+        self._count += m
+
+    def _replace(self, fresh: list[np.ndarray], m: int) -> list[np.ndarray]:
+        """m picks from the full buffer, each replaced by the next fresh element, with the
+        result of doing them one after the other: a place picked again hands out the
+        element the earlier pick put there."""
+        assert self._columns is not None
+        at = self._random_picks(m, self._count)
+        order = np.argsort(at, kind="stable")  # picks of one place together, in turn
+        placed = at[order]
+        starts = np.empty(m, dtype=bool)  # the first pick of its place (sorted order)
+        starts[0] = True
+        np.not_equal(placed[1:], placed[:-1], out=starts[1:])
+        first = order[starts]
+        again = np.flatnonzero(~starts)
+        later, before = order[again], order[again - 1]
+        ends = np.empty(m, dtype=bool)  # the last pick of its place: what stays there
+        ends[-1] = True
+        ends[:-1] = starts[1:]
+        last = order[ends]
+        out = []
+        for c, f in zip(self._columns, fresh):
+            o = np.empty((m, *c.shape[1:]), dtype=c.dtype)
+            o[first] = c[at[first]]
+            if len(later):
+                o[later] = f[before]
+            c[at[last]] = f[last]
+            out.append(o)
+        return out
+
     def close(self) -> None:
         if self._it is not None:
             self._it.close()
             self._it = None
         self._buffer = []
+        self._tail = 0
+        if self._columns is not None:
+            self._columns = [c[:0] for c in self._columns]
+            self._count = 0
 
 
 def _shuffle_args(ins: list[Any]) -> tuple[int, int, int]:

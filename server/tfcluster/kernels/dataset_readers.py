@@ -153,6 +153,11 @@ class _FilesIterator(base.ElementIterator):
         return ahead
 
     def read_ahead(self, n: int) -> tuple[list[base.Element], errors.OpError | None]:
+        records, error = self.read_records_ahead(n)
+        return [(r,) for r in records], error
+
+    def read_records_ahead(self, n: int) -> tuple[list[bytes], errors.OpError | None]:
+        """read_ahead's records themselves (not made elements)."""
         records = self._run[self._pos : self._pos + n]
         self._pos += len(records)
         error = None
@@ -161,7 +166,7 @@ class _FilesIterator(base.ElementIterator):
                 records += self._more(n - len(records))
             except errors.OpError as e:  # _read raises only before its first record
                 error = e
-        return [(r,) for r in records], error
+        return records, error
 
     def next_columns(self, n: int) -> list[Any]:
         records = self._take(n)

@@ -11,7 +11,7 @@ with protobuf, which also words the errors as TF does.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import numpy as np
@@ -37,10 +37,11 @@ class _Layout(Exception):
 class _Wire:
     """The batch's records joined in one buffer, read at one position per record."""
 
-    def __init__(self, records: Sequence[bytes]) -> None:
+    def __init__(self, records: Sequence[bytes], lengths: np.ndarray | None = None) -> None:
         # Zero padding, so reads past the last record stay in the array (and fail checks).
         self.data = b"".join([*records, bytes(16)])
-        lengths = np.fromiter(map(len, records), dtype=np.int64, count=len(records))
+        if lengths is None:
+            lengths = _lengths(records)
         self.ends = np.cumsum(lengths)
         self.starts = self.ends - lengths
         self.raw = np.frombuffer(self.data, dtype=np.uint8)
@@ -91,17 +92,22 @@ def parse_fixed_dense(
     if not records or not specs:
         return None
     try:
-        if sum(map(len, records)) > _BIG_RECORD * len(records):
+        lengths = _lengths(records)
+        if int(lengths.sum()) > _BIG_RECORD * len(records):
             big = _same_layout_big(records, specs)
             if big is not None:
                 return big
-        return _parse(records, specs)
+        return _parse(records, specs, lengths)
     except (_Layout, IndexError, TypeError):  # TypeError: a record that is not bytes
         return None
 
 
-def _parse(records: list[bytes], specs: Sequence[Any]) -> list[np.ndarray]:
-    w = _Wire(records)
+def _lengths(records: Sequence[bytes]) -> np.ndarray:
+    return np.fromiter(map(len, records), dtype=np.int64, count=len(records))
+
+
+def _parse(records: list[bytes], specs: Sequence[Any], lengths: np.ndarray) -> list[np.ndarray]:
+    w = _Wire(records, lengths)
     if any(s.variable or s.dtype not in _TAG for s in specs):
         raise _Layout
     same = _same_layout(w, specs)
@@ -189,10 +195,35 @@ def _feature_structure(record: bytes, pos: int, end: int) -> list[tuple[int, int
     return out
 
 
-# The layouts of recent batches, by (record length, keys): (where each feature is, the
-# offsets of the structure bytes, and those bytes), so that a batch laid out as an earlier
-# one is checked against it without walking its first record again.
-_TEMPLATES: dict[tuple[int, tuple[bytes, ...]], tuple[Any, np.ndarray, np.ndarray]] = {}
+class _Template:
+    """A layout met before: where each feature is, the offsets of the structure bytes and
+    those bytes, and readers of the features' values for the specs it was read with."""
+
+    __slots__ = ("bytes", "found", "offsets", "readers")
+
+    def __init__(self, found: list[tuple[int, int]], offsets: np.ndarray, data: np.ndarray):
+        self.found, self.offsets, self.bytes = found, offsets, data
+        self.readers: dict[tuple[Any, ...], list[_RowReader | None]] = {}
+
+    def readers_for(self, first: bytes, specs: Sequence[Any]) -> list[_RowReader | None]:
+        """One per spec: a reader of its values from the batch's rows (None where
+        _same_place_column reads it)."""
+        key = tuple((s.dtype, s.shape) for s in specs)
+        readers = self.readers.get(key)
+        if readers is None:
+            readers = self.readers[key] = [
+                _row_reader(first, spec, at, at + size) if at >= 0 else None
+                for spec, (at, size) in zip(specs, self.found)
+            ]
+        return readers
+
+
+# Readers of one feature's values straight from the [records, length] rows of a batch laid
+# out as a template: a slice and one conversion.
+_RowReader = Callable[[np.ndarray], np.ndarray]
+# The layouts of recent batches, by (record length, keys), so that a batch laid out as an
+# earlier one is checked against it without walking its first record again.
+_TEMPLATES: dict[tuple[int, tuple[bytes, ...]], _Template] = {}
 _TEMPLATES_KEPT = 64
 
 
@@ -205,36 +236,87 @@ def _same_layout(w: _Wire, specs: Sequence[Any]) -> list[np.ndarray] | None:
     first = w.data[: int(w.ends[0])]
     keys = tuple(s.key.encode() for s in specs)
     cache_key = (len(first), keys)
+    rows = w.rows()
     cached = _TEMPLATES.get(cache_key)
-    if cached is not None:
-        found, offsets, template = cached
-        got = w.rows()[:, offsets]
-        if not (got == template).all():
-            cached = None  # another layout: learn it from this batch's first record
+    if cached is not None and not (rows[:, cached.offsets] == cached.bytes).all():
+        cached = None  # another layout: learn it from this batch's first record
     if cached is None:
         try:
             structure, found = _layout(first, list(keys))
         except _Layout:
             return None
         offsets = np.concatenate([np.arange(a, b) for a, b in structure])
-        got = w.rows()[:, offsets]
-        template = got[0].copy()
-        if not (got == template).all():
+        got = rows[:, offsets]
+        if not (got == got[0]).all():
             return None
         if len(_TEMPLATES) >= _TEMPLATES_KEPT:
             _TEMPLATES.clear()
-        _TEMPLATES[cache_key] = (found, offsets, template)
+        cached = _TEMPLATES[cache_key] = _Template(found, offsets, got[0].copy())
     n = len(w.starts)
     out = []
-    for spec, (offset, size) in zip(specs, found):
-        if offset < 0:
-            out.append(_column(w, spec, np.full(n, -1, dtype=np.int64), np.zeros(n, np.int64)))
-        else:
-            try:
+    for spec, reader, (offset, size) in zip(specs, cached.readers_for(first, specs), cached.found):
+        try:
+            if reader is not None:
+                out.append(reader(rows))
+            elif offset < 0:
+                missing = np.full(n, -1, dtype=np.int64)
+                out.append(_column(w, spec, missing, np.zeros(n, np.int64)))
+            else:
                 out.append(_same_place_column(w, first, spec, offset, offset + size))
-            except _Layout:
-                return None
+        except _Layout:
+            return None
     return out
+
+
+def _row_reader(first: bytes, spec: Any, at: int, end: int) -> _RowReader | None:
+    """A reader of the feature whose Feature is at [at, end) of records laid out as `first`,
+    for the common kinds: one bytes value, floats, int64s of one byte each (a value of more
+    bytes is a _Layout at read time); None for others. The places it reads are structure
+    bytes of the template, so they hold for every batch that matches it."""
+    size = 1
+    for d in spec.fixed_shape:
+        size *= d
+    shape = spec.fixed_shape
+    try:
+        if first[at] != _TAG[spec.dtype]:
+            return None
+        list_len, p = _varint_at(first, at + 1)
+        if p + list_len != end:
+            return None
+        if spec.dtype == dtypes.string:
+            places = _bytes_places(first, p, end, size)
+            if size != 1 or not places[0][1]:
+                return None
+            off, length = places[0]
+
+            def read_bytes(rows: np.ndarray) -> np.ndarray:
+                # A void item becomes bytes (zero bytes and all): numpy makes the objects.
+                values = np.ascontiguousarray(rows[:, off : off + length])
+                return values.view(f"V{length}").reshape(len(rows)).astype(object)
+
+            return read_bytes if not shape else None
+        payload, p = _varint_at(first, p + 1)
+    except _Layout:
+        return None
+    if p + payload != end:
+        return None
+    if spec.dtype == dtypes.float32 and payload == 4 * size:
+
+        def read_floats(rows: np.ndarray) -> np.ndarray:
+            raw = np.ascontiguousarray(rows[:, p : p + 4 * size])
+            return raw.view("<f4").astype(np.float32).reshape((len(rows), *shape))
+
+        return read_floats
+    if spec.dtype == dtypes.int64 and payload == size:
+
+        def read_small_ints(rows: np.ndarray) -> np.ndarray:
+            raw = rows[:, p : p + size]
+            if (raw >= 0x80).any():
+                raise _Layout  # a longer varint: fewer values than the shape wants
+            return raw.astype(np.int64).reshape((len(rows), *shape))
+
+        return read_small_ints
+    return None
 
 
 def _same_place_column(w: _Wire, first: bytes, spec: Any, at: int, end: int) -> np.ndarray:

@@ -72,6 +72,12 @@ class _Run:
         if self.step:
             size = int(self.lengths[0])
             first = int(self.starts[0]) + HEADER_SIZE
+            if size:
+                # Records `step` bytes apart are the items of a strided view of void items:
+                # numpy makes the bytes objects (a void item becomes bytes), no slice each.
+                n = len(self.starts)
+                view = np.ndarray((n,), f"V{size}", buffer=buf, offset=first, strides=(self.step,))
+                return view.astype(object).tolist()  # type: ignore[no-any-return]
             stop = int(self.starts[-1]) + HEADER_SIZE + 1
             return [buf[a : a + size] for a in range(first, stop, self.step)]
         at = (self.starts + HEADER_SIZE).tolist()

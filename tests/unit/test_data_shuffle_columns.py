@@ -1,0 +1,227 @@
+"""A shuffle whose consumer takes columns (a batch, a map's batched form) keeps its buffer as
+arrays and makes a run of picks at once: the elements, and their order, are those of taking
+them one by one with the same seed, also when a place is picked twice in one run, at the end
+of the input, across epochs, and over interleaved record files."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tfcluster.kernels import dataset_ordering
+
+
+def one_by_one(ds: Any) -> list[Any]:
+    """Every element, each from its own get_next."""
+    nxt = tf.data.make_one_shot_iterator(ds).get_next()
+    out: list[Any] = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                out.append(sess.run(nxt))
+            except tf.errors.OutOfRangeError:
+                return out
+
+
+def batched(ds: Any, n: int) -> list[Any]:
+    """Every element, from batches of n (flattened again)."""
+    nxt = tf.data.make_one_shot_iterator(ds.batch(n)).get_next()
+    out: list[Any] = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                got = sess.run(nxt)
+            except tf.errors.OutOfRangeError:
+                return out
+            out += list(got)
+
+
+@pytest.mark.parametrize(("buffer", "batch"), [(10, 7), (4, 64), (100, 128), (1, 5)])
+def test_batches_of_a_shuffle_hold_the_elements_in_the_order_taken_one_by_one(
+    buffer: int, batch: int
+) -> None:
+    # A buffer smaller than a batch makes runs of picks that hit one place several times.
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(300).shuffle(buffer, seed=7)
+        singles = [int(x) for x in one_by_one(ds)]
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(300).shuffle(buffer, seed=7)
+        runs = [int(x) for x in batched(ds, batch)]
+    assert sorted(singles) == list(range(300))
+    assert runs == singles
+
+
+def test_the_column_buffer_is_used_by_a_batch_after_a_shuffle(monkeypatch: Any) -> None:
+    # The equality above only means something if batches really take the column path.
+    taken: list[int] = []
+    original = dataset_ordering._ShuffleIterator._replace
+
+    def counting(self: Any, fresh: Any, m: int) -> Any:
+        taken.append(m)
+        return original(self, fresh, m)
+
+    monkeypatch.setattr(dataset_ordering._ShuffleIterator, "_replace", counting)
+    with tf.Graph().as_default():
+        batched(tf.data.Dataset.range(50).shuffle(8, seed=1), 16)
+    assert taken and max(taken) > 1
+
+
+def test_shuffled_record_files_through_a_batched_map_match_one_by_one(tmp_path: Any) -> None:
+    paths = []
+    for k in range(4):
+        path = str(tmp_path / f"part-{k}.tfrecord")
+        with tf.python_io.TFRecordWriter(path) as w:
+            for i in range(150):
+                example = tf.train.Example(
+                    features=tf.train.Features(
+                        feature={
+                            "x": tf.train.Feature(
+                                bytes_list=tf.train.BytesList(value=[bytes([k, i % 256]) * 8])
+                            ),
+                            "y": tf.train.Feature(
+                                int64_list=tf.train.Int64List(value=[1000 * k + i])
+                            ),
+                        }
+                    )
+                )
+                w.write(example.SerializeToString())
+        paths.append(path)
+    features = {
+        "x": tf.FixedLenFeature([], tf.string),
+        "y": tf.FixedLenFeature([], tf.int64),
+    }
+
+    def pipeline() -> Any:
+        files = tf.data.Dataset.from_tensor_slices(paths)
+        ds = files.interleave(tf.data.TFRecordDataset, cycle_length=2)
+        ds = ds.map(lambda s: tf.parse_single_example(s, features)["y"], num_parallel_calls=2)
+        return ds.shuffle(64, seed=3).repeat(2)
+
+    with tf.Graph().as_default():
+        singles = [int(v) for v in one_by_one(pipeline())]
+    with tf.Graph().as_default():
+        runs = [int(v) for v in batched(pipeline(), 50)]
+    assert len(singles) == 1200
+    assert sorted(singles[:600]) == sorted(1000 * k + i for k in range(4) for i in range(150))
+    assert runs == singles
+
+
+def test_string_and_vector_leaves_keep_their_values_through_the_column_buffer() -> None:
+    words = np.array([f"w{i}".encode() for i in range(40)], dtype=object)
+    vectors = np.arange(80, dtype=np.float32).reshape(40, 2)
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_tensor_slices((words, vectors)).shuffle(6, seed=5)
+        singles = one_by_one(ds)
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.from_tensor_slices((words, vectors)).shuffle(6, seed=5)
+        nxt = tf.data.make_one_shot_iterator(ds.batch(16)).get_next()
+        runs: list[tuple[bytes, list[float]]] = []
+        with tf.Session() as sess:
+            for _ in range(3):
+                w, v = sess.run(nxt)
+                assert w.dtype == object and v.dtype == np.float32
+                runs += [(a, b.tolist()) for a, b in zip(w.tolist(), v)]
+    assert runs == [(a, b.tolist()) for a, b in singles]
+
+
+def write_records(path: str, records: list[bytes]) -> None:
+    with tf.python_io.TFRecordWriter(path) as w:
+        for r in records:
+            w.write(r)
+
+
+def outcomes(make: Any, batch: int) -> list[Any]:
+    """Each get_next's records (a batch flattened, or one), or its DataLossError's text."""
+    with tf.Graph().as_default():
+        ds = make()
+        nxt = tf.data.make_one_shot_iterator(ds.batch(batch) if batch > 1 else ds).get_next()
+        out: list[Any] = []
+        with tf.Session() as sess:
+            while True:
+                try:
+                    got = sess.run(nxt)
+                except tf.errors.DataLossError as e:
+                    out.append(("DataLossError", str(e).split(" in file")[0]))
+                    continue
+                except tf.errors.OutOfRangeError:
+                    return out
+                out.append(got.tolist() if batch > 1 else [got])
+
+
+@pytest.mark.parametrize("block", [1, 3])
+def test_batches_of_interleaved_record_files_keep_the_interleave_order(
+    tmp_path: Any, block: int
+) -> None:
+    # Files of different lengths: slots run out at different times and are replaced.
+    sizes = [70, 5, 130, 41, 90]
+    paths = []
+    for k, size in enumerate(sizes):
+        paths.append(str(tmp_path / f"f{k}.tfrecord"))
+        write_records(paths[-1], [f"{k}-{i}".encode() * (1 + i % 3) for i in range(size)])
+
+    def make() -> Any:
+        files = tf.data.Dataset.from_tensor_slices(paths)
+        return files.interleave(tf.data.TFRecordDataset, cycle_length=3, block_length=block)
+
+    singles = [r for item in outcomes(make, 1) for r in item]
+    assert len(singles) == sum(sizes)
+    assert [r for item in outcomes(make, 32) for r in item] == singles
+
+
+def test_a_bad_record_in_interleaved_files_fails_in_the_batch_that_reaches_it(
+    tmp_path: Any,
+) -> None:
+    paths = [str(tmp_path / f"f{k}.tfrecord") for k in range(2)]
+    records = [[f"{k}-{i:03d}".encode() for i in range(200)] for k in range(2)]
+    for path, recs in zip(paths, records):
+        write_records(path, recs)
+    data = bytearray((tmp_path / "f1.tfrecord").read_bytes())
+    at = sum(len(r) + 16 for r in records[1][:150]) + 12  # the data of record 150 of f1
+    data[at] ^= 1
+    (tmp_path / "f1.tfrecord").write_bytes(bytes(data))
+
+    def make() -> Any:
+        files = tf.data.Dataset.from_tensor_slices(paths)
+        return files.interleave(tf.data.TFRecordDataset, cycle_length=2)
+
+    singles = outcomes(make, 1)
+    error = ("DataLossError", f"corrupted record at {at}")
+    # One by one: f0 and f1 in turn up to f1's bad record, its error, then the rest of f0.
+    turns = [[r] for pair in zip(records[0][:150], records[1][:150]) for r in pair]
+    assert singles == [*turns, [records[0][150]], error, *[[r] for r in records[0][151:]]]
+    # Batches of 64: the batch that reaches the error is lost (as TF's), then the rest.
+    flat = [r[0] for r in turns] + [records[0][150]]
+    batched = outcomes(make, 64)
+    assert batched[:4] == [flat[i : i + 64] for i in range(0, 256, 64)]
+    assert batched[4] == error
+    assert [r for item in batched[5:] for r in item] == records[0][151:]
+
+
+def test_batches_of_interleaved_records_are_read_as_whole_rounds(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    from tfcluster.kernels import dataset_functions
+
+    rounds: list[int] = []
+    original = dataset_functions._InterleaveIterator._record_rounds
+
+    def counting(self: Any, n: int) -> Any:
+        got = original(self, n)
+        if got is not None:
+            rounds.append(len(got))
+        return got
+
+    monkeypatch.setattr(dataset_functions._InterleaveIterator, "_record_rounds", counting)
+    paths = [str(tmp_path / f"f{k}.tfrecord") for k in range(2)]
+    for k, path in enumerate(paths):
+        write_records(path, [f"{k}-{i}".encode() for i in range(100)])
+
+    def make() -> Any:
+        files = tf.data.Dataset.from_tensor_slices(paths)
+        return files.interleave(tf.data.TFRecordDataset, cycle_length=2)
+
+    got = [r for item in outcomes(make, 50) for r in item]
+    assert got == [f"{k}-{i}".encode() for i in range(100) for k in range(2)]
+    assert rounds and max(rounds) == 50
