@@ -1,0 +1,508 @@
+"""Programs over TF 1.15's stateful raw ops that tfcluster gained late: the first (string ref
+handle) versions of the queue, reader, stack and table ops, the mutable tables, the resource
+accumulator, barriers, staging areas and RecordInput. Each case builds a graph with `tf`
+(TensorFlow 1.15 when recorded by record_stateful_ops.py, tfcluster in
+tests/unit/test_stateful_raw_ops.py) and returns what it computes; error cases return the
+error's class name. Python 3.7 code: the recorder runs it under TF 1.15 itself."""
+
+import os
+import shutil
+import tempfile
+
+import numpy as np
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # the class name is what is compared
+        return type(e).__name__
+    return "no error"
+
+
+def _attempt(fn):
+    """fn's result, or the class name of the error it raised."""
+    try:
+        return fn()
+    except Exception as e:
+        return type(e).__name__
+
+
+def _static(t):
+    return {
+        "dtype": t.dtype.name,
+        "shape": t.shape.as_list() if t.shape.ndims is not None else None,
+    }
+
+
+# ---- queues -------------------------------------------------------------------------------
+
+
+def queue_v1_fifo(tf):
+    R = tf.raw_ops
+    q = R.FIFOQueue(component_types=[tf.float32, tf.int32], shapes=[[2], []], capacity=5)
+    enq = R.QueueEnqueueMany(handle=q, components=[[[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], [7, 8, 9]])
+    one = R.QueueEnqueue(handle=q, components=[[9.0, 9.0], 10])
+    deq = R.QueueDequeue(handle=q, component_types=[tf.float32, tf.int32])
+    many = R.QueueDequeueMany(handle=q, n=2, component_types=[tf.float32, tf.int32])
+    up_to = R.QueueDequeueUpTo(handle=q, n=4, component_types=[tf.float32, tf.int32])
+    size = R.QueueSize(handle=q)
+    close = R.QueueClose(handle=q)
+    closed = R.QueueIsClosed(handle=q)
+    with tf.Session() as sess:
+        sess.run(enq)
+        sess.run(one)
+        out = {"size": sess.run(size), "deq": sess.run(deq), "many": sess.run(many)}
+        sess.run(close)
+        out["closed"] = sess.run(closed)
+        out["enqueue_closed"] = _error(lambda: sess.run(one))
+        out["up_to"] = sess.run(up_to)
+        out["empty"] = _error(lambda: sess.run(deq))
+    out["static"] = [_static(q)] + [_static(t) for t in many + up_to] + [_static(size)]
+    return out
+
+
+def queue_v1_padding_priority(tf):
+    R = tf.raw_ops
+    q = R.PaddingFIFOQueue(component_types=[tf.int32], shapes=[[None]])
+    e1 = R.QueueEnqueue(handle=q, components=[[1, 2, 3]])
+    e2 = R.QueueEnqueue(handle=q, components=[[4]])
+    many = R.QueueDequeueMany(handle=q, n=2, component_types=[tf.int32])
+    p = R.PriorityQueue(component_types=[tf.string], shapes=[[]])
+    pe = R.QueueEnqueueMany(
+        handle=p, components=[np.array([5, 1, 3], np.int64), np.array([b"e", b"a", b"c"])]
+    )
+    pd = R.QueueDequeueMany(handle=p, n=3, component_types=[tf.int64, tf.string])
+    with tf.Session() as sess:
+        sess.run([e1])
+        sess.run([e2])
+        sess.run(pe)
+        return {"padded": sess.run(many), "priority": sess.run(pd)}
+
+
+def queue_v1_random_shuffle(tf):
+    R = tf.raw_ops
+    q = R.RandomShuffleQueue(
+        component_types=[tf.int32], shapes=[[]], capacity=10, min_after_dequeue=2, seed=3, seed2=4
+    )
+    enq = R.QueueEnqueueMany(handle=q, components=[np.arange(6, dtype=np.int32)])
+    up_to = R.QueueDequeueUpTo(handle=q, n=3, component_types=[tf.int32])
+    close = R.QueueClose(handle=q)
+    size = R.QueueSize(handle=q)
+    with tf.Session() as sess:
+        sess.run(enq)
+        first = sess.run(up_to)
+        after = sess.run(size)
+        sess.run(close)
+        rest = sess.run(up_to)
+        return {"taken": np.sort(np.concatenate(first + rest)), "size_after": after}
+
+
+def queue_v1_blocking(tf):
+    R = tf.raw_ops
+    q = R.FIFOQueue(component_types=[tf.float32], shapes=[[]], capacity=1)
+    deq = R.QueueDequeue(handle=q, component_types=[tf.float32])
+    enq = R.QueueEnqueue(handle=q, components=[1.0])
+    bad = R.QueueEnqueue(handle=q, components=[np.int32(1)])
+    opts = tf.RunOptions(timeout_in_ms=200)
+    with tf.Session() as sess:
+        out = {"dequeue_empty": _error(lambda: sess.run(deq, options=opts))}
+        sess.run(enq)
+        out["enqueue_full"] = _error(lambda: sess.run(enq, options=opts))
+        out["wrong_type"] = _error(lambda: sess.run(bad))
+        out["value"] = sess.run(deq)
+    return out
+
+
+def queue_v1_fake_and_shared(tf):
+    R = tf.raw_ops
+    res = R.FIFOQueueV2(component_types=[tf.int32], shapes=[[]])
+    ref = R.FakeQueue(resource=res)
+    enq = R.QueueEnqueueMany(handle=ref, components=[[1, 2, 3]])
+    deq = R.QueueDequeueV2(handle=res, component_types=[tf.int32])
+    old = R.FIFOQueue(component_types=[tf.int32], shapes=[[]], shared_name="shared_q")
+    new = R.FIFOQueueV2(component_types=[tf.int32], shapes=[[]], shared_name="shared_q")
+    put = R.QueueEnqueue(handle=old, components=[42])
+    get = R.QueueDequeueV2(handle=new, component_types=[tf.int32])
+    with tf.Session() as sess:
+        sess.run(enq)
+        sess.run(put)
+        return {
+            "fake": [sess.run(deq), sess.run(deq)],
+            "shared": sess.run(get),
+            "static": _static(ref),
+        }
+
+
+# ---- readers --------------------------------------------------------------------------------
+
+
+def _files(tf, folder):
+    records = os.path.join(folder, "a.tfrecord")
+    with tf.python_io.TFRecordWriter(records) as w:
+        for i in range(5):
+            w.write(f"record-{i}".encode())
+    text = os.path.join(folder, "b.txt")
+    with open(text, "w") as f:
+        f.write("header\nline one\nline two\nline three\n")
+    fixed = os.path.join(folder, "c.bin")
+    with open(fixed, "wb") as f:
+        f.write(b"HH" + b"abcdefghijkl" + b"F")
+    return records, text, fixed
+
+
+def _relative(values, folder):
+    prefix = folder.encode()
+    flat = [v.replace(prefix, b"DIR") for v in np.asarray(values, object).reshape(-1)]
+    return np.array(flat, dtype=object).reshape(np.shape(values))
+
+
+def _old_reader(tf, op_type, **attrs):
+    """A reader op TF 1.15 no longer builds (removed at GraphDef version 26), brought in as
+    graphs written before then have it: a GraphDef of producer version 21."""
+    graph_def = tf.GraphDef()
+    graph_def.versions.producer = 21
+    node = graph_def.node.add()
+    node.op = op_type
+    node.name = "reader"
+    for key in ("container", "shared_name"):
+        node.attr[key].s = b""
+    for key, value in attrs.items():
+        node.attr[key].i = value
+    (handle,) = tf.import_graph_def(graph_def, return_elements=["reader:0"], name=op_type)
+    return handle
+
+
+def readers_v1(tf):
+    R = tf.raw_ops
+    folder = tempfile.mkdtemp()
+    try:
+        records, text, fixed = _files(tf, folder)
+        out = {}
+
+        def queue_of(names):
+            q = R.FIFOQueue(component_types=[tf.string], shapes=[[]])
+            return q, R.QueueEnqueueMany(handle=q, components=[names]), R.QueueClose(handle=q)
+
+        q, fill, close = queue_of([records, records])
+        r = _old_reader(tf, "TFRecordReader")
+        read = R.ReaderRead(reader_handle=r, queue_handle=q)
+        read_up_to = R.ReaderReadUpTo(reader_handle=r, queue_handle=q, num_records=3)
+        produced = R.ReaderNumRecordsProduced(reader_handle=r)
+        done = R.ReaderNumWorkUnitsCompleted(reader_handle=r)
+        state = R.ReaderSerializeState(reader_handle=r)
+        reset = R.ReaderReset(reader_handle=r)
+        with tf.Session() as sess:
+            sess.run(fill)
+            sess.run(close)
+            k, v = sess.run(read)
+            out["tfrecord_first"] = [_relative(k, folder), v]
+            ks, vs = sess.run(read_up_to)
+            out["tfrecord_up_to"] = [_relative(ks, folder), vs]
+            out["tfrecord_serialize"] = _error(lambda: sess.run(state))
+            out["counts"] = sess.run([produced, done])
+            sess.run(reset)
+            out["counts_after_reset"] = sess.run([produced, done])
+            out["static"] = [_static(r), _static(read.key), _static(read_up_to.keys)]
+
+        q, fill, close = queue_of([text])
+        r = _old_reader(tf, "TextLineReader", skip_header_lines=1)
+        read_up_to = R.ReaderReadUpTo(reader_handle=r, queue_handle=q, num_records=10)
+        with tf.Session() as sess:
+            sess.run(fill)
+            sess.run(close)
+            ks, vs = sess.run(read_up_to)
+            out["text_lines"] = [_relative(ks, folder), vs]
+            out["text_exhausted"] = _error(lambda: sess.run(read_up_to))
+
+        q, fill, close = queue_of([fixed])
+        r = _old_reader(
+            tf, "FixedLengthRecordReader", header_bytes=2, record_bytes=4, footer_bytes=1
+        )
+        read = R.ReaderRead(reader_handle=r, queue_handle=q)
+        with tf.Session() as sess:
+            sess.run(fill)
+            sess.run(close)
+            # TF 1.15's kernel asks for an `encoding` attr the first op never had: it fails
+            # with NotFoundError (tfcluster reads the records; the test says so).
+            out["fixed"] = _attempt(lambda: [sess.run(read.value) for _ in range(3)])
+
+        q, fill, close = queue_of([text, fixed])
+        r = R.WholeFileReader()
+        read = R.ReaderRead(reader_handle=r, queue_handle=q)
+        with tf.Session() as sess:
+            sess.run(fill)
+            sess.run(close)
+            k, v = sess.run(read)
+            out["whole_file"] = [_relative(k, folder), v]
+
+        q, fill, close = queue_of(["w1", "w2", "w3"])
+        r = _old_reader(tf, "IdentityReader")
+        read = R.ReaderRead(reader_handle=r, queue_handle=q)
+        state = R.ReaderSerializeState(reader_handle=r)
+        restore = R.ReaderRestoreState(reader_handle=r, state=state)
+        with tf.Session() as sess:
+            sess.run(fill)
+            sess.run(close)
+            out["identity"] = [sess.run(read)]
+            saved = sess.run(state)
+            out["identity"].append(sess.run(read))
+            sess.run(restore, feed_dict={state: saved})
+            produced = R.ReaderNumRecordsProduced(reader_handle=r)
+            out["identity_restored"] = [sess.run(produced), sess.run(read), sess.run(produced)]
+            out["restore_garbage"] = _error(lambda: sess.run(restore, {state: b"garbage"}))
+        return out
+    finally:
+        shutil.rmtree(folder)
+
+
+# ---- stacks -----------------------------------------------------------------------------------
+
+
+def stack_v1(tf):
+    R = tf.raw_ops
+    s = R.Stack(elem_type=tf.float32, stack_name="st")
+    x = tf.placeholder(tf.float32, [2])
+    push = R.StackPush(handle=s, elem=x)
+    pop = R.StackPop(handle=s, elem_type=tf.float32)
+    close = R.StackClose(handle=s)
+    with tf.Session() as sess:
+        # A stack lives for one step: push twice and pop in the same run.
+        with tf.control_dependencies([push]):
+            again = R.StackPush(handle=s, elem=x * 2)
+        with tf.control_dependencies([again]):
+            top = R.StackPop(handle=s, elem_type=tf.float32)
+        out = {
+            "pushed": sess.run(push, {x: [1.0, 2.0]}),
+            "top": sess.run(top, {x: [1.0, 2.0]}),
+            "pop_empty": _error(lambda: sess.run(pop)),
+            "static": [_static(s), _static(pop)],
+        }
+        sess.run(close)
+    return out
+
+
+# ---- tables -----------------------------------------------------------------------------------
+
+
+def _sorted_export(keys, values):
+    order = np.argsort(keys, axis=0, kind="stable").reshape(-1)
+    return [keys[order], values[order]]
+
+
+def tables_v1(tf):
+    R = tf.raw_ops
+    h = R.HashTable(key_dtype=tf.string, value_dtype=tf.int64)
+    init = R.InitializeTable(
+        table_handle=h, keys=["a", "b", "c"], values=np.array([1, 2, 3], np.int64)
+    )
+    find = R.LookupTableFind(
+        table_handle=h, keys=[["a", "z"], ["c", "b"]], default_value=np.int64(-1)
+    )
+    size = R.LookupTableSize(table_handle=h)
+    export = R.LookupTableExport(table_handle=h, Tkeys=tf.string, Tvalues=tf.int64)
+    insert = R.LookupTableInsert(table_handle=h, keys=["d"], values=np.array([4], np.int64))
+    folder = tempfile.mkdtemp()
+    try:
+        vocab = os.path.join(folder, "vocab.txt")
+        with open(vocab, "w") as f:
+            f.write("x\t10\ny\t20\n")
+        t = R.HashTable(key_dtype=tf.string, value_dtype=tf.int64)
+        from_file = R.InitializeTableFromTextFile(
+            table_handle=t, filename=vocab, key_index=0, value_index=1
+        )
+        t_find = R.LookupTableFind(table_handle=t, keys=["y", "x", "q"], default_value=np.int64(0))
+        with tf.Session() as sess:
+            before = _error(lambda: sess.run(find))
+            sess.run(init)
+            sess.run(from_file)
+            k, v = sess.run(export)
+            return {
+                "find_before_init": before,
+                "find": sess.run(find),
+                "size": sess.run(size),
+                "export": _sorted_export(k, v),
+                "insert_static": _error(lambda: sess.run(insert)),
+                "from_file": sess.run(t_find),
+                "static": [_static(h), _static(find), _static(size)] + [_static(e) for e in export],
+            }
+    finally:
+        shutil.rmtree(folder)
+
+
+def _mutable_table(tf, version):
+    R = tf.raw_ops
+    make = getattr(R, "MutableHashTable" + version)
+    insert = getattr(R, "LookupTableInsert" + version)
+    find = getattr(R, "LookupTableFind" + version)
+    size = getattr(R, "LookupTableSize" + version)
+    export = getattr(R, "LookupTableExport" + version)
+    imp = getattr(R, "LookupTableImport" + version)
+    t = make(key_dtype=tf.int64, value_dtype=tf.float32)
+    keys = np.array([3, 1, 2], np.int64)
+    ins = insert(table_handle=t, keys=keys, values=np.array([0.3, 0.1, 0.2], np.float32))
+    over = insert(table_handle=t, keys=np.array([1], np.int64), values=np.array([1.5], np.float32))
+    f = find(
+        table_handle=t, keys=np.array([[1, 4], [3, 2]], np.int64), default_value=np.float32(-1)
+    )
+    ex = export(table_handle=t, Tkeys=tf.int64, Tvalues=tf.float32)
+    im = imp(
+        table_handle=t, keys=np.array([7, 8], np.int64), values=np.array([7.0, 8.0], np.float32)
+    )
+
+    # Built inside the check: TF 1.15's V2 shape functions refuse some at graph time.
+    def bad_shape():
+        return insert(table_handle=t, keys=keys, values=np.array([1.0, 2.0], np.float32))
+
+    def bad_default():
+        return find(table_handle=t, keys=keys, default_value=np.array([1.0], np.float32))
+
+    def bad_key():
+        return find(table_handle=t, keys=np.array([1], np.int32), default_value=np.float32(0))
+
+    with tf.Session() as sess:
+        sess.run(ins)
+        sess.run(over)
+        case = {"find": sess.run(f), "size": sess.run(size(table_handle=t))}
+        case["export"] = _sorted_export(*sess.run(ex))
+        sess.run(im)
+        case["after_import"] = _sorted_export(*sess.run(ex))
+        case["bad_value_shape"] = _error(lambda: sess.run(bad_shape()))
+        case["bad_default"] = _error(lambda: sess.run(bad_default()))
+        case["bad_key_type"] = _error(lambda: sess.run(bad_key()))
+        if version:
+            rm = R.LookupTableRemoveV2(table_handle=t, keys=np.array([7, 9], np.int64))
+            sess.run(rm)
+            case["after_remove"] = sess.run(size(table_handle=t))
+        case["static"] = [_static(t), _static(f)] + [_static(e) for e in ex]
+    return case
+
+
+def mutable_hash_tables(tf):
+    return {"V1": _mutable_table(tf, ""), "V2": _mutable_table(tf, "V2")}
+
+
+def mutable_hash_table_of_tensors(tf):
+    R = tf.raw_ops
+    out = {}
+    for version in ("", "V2"):
+        t = getattr(R, "MutableHashTableOfTensors" + version)(
+            key_dtype=tf.string, value_dtype=tf.float32, value_shape=[2]
+        )
+        insert = getattr(R, "LookupTableInsert" + version)
+        find = getattr(R, "LookupTableFind" + version)
+        export = getattr(R, "LookupTableExport" + version)
+        ins = insert(table_handle=t, keys=["a", "b"], values=[[1.0, 2.0], [3.0, 4.0]])
+        f = find(table_handle=t, keys=[["a", "c"], ["b", "b"]], default_value=[0.0, -1.0])
+        ex = export(table_handle=t, Tkeys=tf.string, Tvalues=tf.float32)
+        with tf.Session() as sess:
+            sess.run(ins)
+            out[version or "V1"] = {
+                "find": sess.run(f),
+                "export": _sorted_export(*sess.run(ex)),
+                "static": [_static(f)] + [_static(e) for e in ex],
+            }
+    return out
+
+
+def mutable_dense_hash_table(tf):
+    R = tf.raw_ops
+    t = R.MutableDenseHashTableV2(
+        empty_key=np.int64(-1),
+        deleted_key=np.int64(-2),
+        value_dtype=tf.float32,
+        value_shape=[2],
+        initial_num_buckets=8,
+        max_load_factor=0.5,
+    )
+    keys = np.array([5, 13, 3, 100, 7], np.int64)
+    ins = R.LookupTableInsertV2(
+        table_handle=t, keys=keys, values=np.arange(10, dtype=np.float32).reshape(5, 2)
+    )
+    rm = R.LookupTableRemoveV2(table_handle=t, keys=np.array([13, 99], np.int64))
+    f = R.LookupTableFindV2(
+        table_handle=t, keys=np.array([5, 13, 100, 4], np.int64), default_value=[-1.0, -1.0]
+    )
+    ex = R.LookupTableExportV2(table_handle=t, Tkeys=tf.int64, Tvalues=tf.float32)
+    size = R.LookupTableSizeV2(table_handle=t)
+    empty = R.LookupTableInsertV2(
+        table_handle=t, keys=np.array([-1], np.int64), values=[[0.0, 0.0]]
+    )
+    deleted = R.LookupTableFindV2(
+        table_handle=t, keys=np.array([-2], np.int64), default_value=[0.0, 0.0]
+    )
+    # TF's shape function refuses constant keys and values of a tensor-valued table: fed.
+    import_keys = tf.placeholder(tf.int64)
+    import_values = tf.placeholder(tf.float32)
+    imp = R.LookupTableImportV2(table_handle=t, keys=import_keys, values=import_values)
+    s = R.MutableDenseHashTableV2(
+        empty_key="", deleted_key="<del>", value_dtype=tf.int64, initial_num_buckets=4
+    )
+    s_ins = R.LookupTableInsertV2(
+        table_handle=s, keys=["apple", "pear", "fig"], values=np.array([1, 2, 3], np.int64)
+    )
+    s_ex = R.LookupTableExportV2(table_handle=s, Tkeys=tf.string, Tvalues=tf.int64)
+    with tf.Session() as sess:
+        sess.run(ins)
+        sess.run(rm)
+        out = {"find": sess.run(f), "export": sess.run(ex), "size": sess.run(size)}
+        out["insert_empty_key"] = _error(lambda: sess.run(empty))
+        out["find_deleted_key"] = _error(lambda: sess.run(deleted))
+        # What an export gives back (keys [buckets, 1]), empty and deleted keys skipped.
+        fed = {
+            import_keys: np.array([[-1], [11], [-2], [12]], np.int64),
+            import_values: np.ones([4, 2], np.float32),
+        }
+        sess.run(imp, fed)
+        out["after_import"] = sess.run([ex, size])
+        fed[import_keys] = np.array([11, 12, 13, 14], np.int64)
+        out["import_flat_keys"] = _error(lambda: sess.run(imp, fed))
+        sess.run(s_ins)
+        out["strings"] = sess.run(s_ex)
+        out["static"] = [_static(f)] + [_static(e) for e in ex]
+    return out
+
+
+# ---- accumulators -----------------------------------------------------------------------------
+
+
+def resource_accumulator(tf):
+    R = tf.raw_ops
+    acc = R.ResourceConditionalAccumulator(dtype=tf.float32, shape=[2], shared_name="acc")
+    g = tf.placeholder(tf.float32, [2])
+    step = tf.placeholder(tf.int64, [])
+    apply = R.ResourceAccumulatorApplyGradient(handle=acc, local_step=step, gradient=g)
+    num = R.ResourceAccumulatorNumAccumulated(handle=acc)
+    take = R.ResourceAccumulatorTakeGradient(handle=acc, num_required=2, dtype=tf.float32)
+    set_step = R.ResourceAccumulatorSetGlobalStep(handle=acc, new_global_step=np.int64(5))
+    with tf.Session() as sess:
+        sess.run(apply, {g: [1.0, 2.0], step: 0})
+        sess.run(apply, {g: [3.0, 4.0], step: 0})
+        out = {"num": sess.run(num), "mean": sess.run(take)}
+        sess.run(set_step)
+        sess.run(apply, {g: [9.0, 9.0], step: 1})  # stale: dropped
+        out["num_after_stale"] = sess.run(num)
+        out["take_times_out"] = _error(
+            lambda: sess.run(take, options=tf.RunOptions(timeout_in_ms=200))
+        )
+        out["static"] = [_static(acc), _static(take)]
+    return out
+
+
+CASES = {
+    f.__name__: f
+    for f in [
+        queue_v1_fifo,
+        queue_v1_padding_priority,
+        queue_v1_random_shuffle,
+        queue_v1_blocking,
+        queue_v1_fake_and_shared,
+        readers_v1,
+        stack_v1,
+        tables_v1,
+        mutable_hash_tables,
+        mutable_hash_table_of_tensors,
+        mutable_dense_hash_table,
+        resource_accumulator,
+    ]
+}
