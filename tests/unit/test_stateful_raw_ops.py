@@ -6,6 +6,7 @@ of the errors (closed and empty queues, timeouts, bad keys and shapes)."""
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
@@ -48,3 +49,39 @@ def test_program_computes_what_tf_computed(name: str) -> None:
             assert recorded[key] == "NotFoundError"
             recorded[key] = value
     _assert_same(got, recorded, name)
+
+
+def test_v1_input_pipeline_graph_def_written_by_tf_imports_and_runs() -> None:
+    """A GraphDef TF 1.15 ran (producer version 21: FIFOQueue, TFRecordReader, ReaderRead,
+    HashTable, InitializeTable, LookupTableFind, RandomShuffleQueue, QueueDequeueMany) imports
+    and yields the same examples, labels and end-of-input errors."""
+    recorded = reference.case("stateful_ops", "v1_input_pipeline")
+    folder = os.path.join(reference.DATA_DIR, "stateful_ops")
+    graph_def = tf.GraphDef()
+    with open(os.path.join(folder, "v1_input_pipeline.pb"), "rb") as f:
+        graph_def.ParseFromString(f.read())
+    assert sorted({n.op for n in graph_def.node}) == recorded["ops"]
+    paths = [os.path.join(folder, name) for name in recorded["files"]]
+    with tf.Graph().as_default():
+        tf.import_graph_def(graph_def, name="")
+        with tf.Session() as sess:
+            sess.run("init_labels")
+            sess.run("enqueue_filenames", {"filenames:0": paths})
+            sess.run("close_filenames")
+            for _ in range(12):
+                sess.run("enqueue_example")
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run("enqueue_example")
+            assert reference.error_class(recorded["end_of_files"]) == "OutOfRangeError"
+            batches = [sess.run(["batch:0", "batch:1"]) for _ in range(2)]
+            _assert_same(sess.run("examples_size:0"), recorded["left_before_close"], "left")
+            sess.run("close_examples")
+            batches.append(sess.run(["batch:0", "batch:1"]))
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run("batch:0")
+            assert reference.error_class(recorded["after_close"]) == "OutOfRangeError"
+    records = np.concatenate([b[0] for b in batches])
+    labels = np.concatenate([b[1] for b in batches])
+    order = np.argsort(records)
+    _assert_same(records[order], recorded["records"], "records")
+    _assert_same(labels[order], recorded["labels"], "labels")
