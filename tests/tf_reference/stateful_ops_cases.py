@@ -489,6 +489,83 @@ def resource_accumulator(tf):
     return out
 
 
+# ---- barriers -------------------------------------------------------------------------------
+
+
+def barrier(tf):
+    R = tf.raw_ops
+    b = R.Barrier(component_types=[tf.float32, tf.int32], shapes=[[], [2]], shared_name="bar")
+    keys = tf.placeholder(tf.string, [None])
+    floats = tf.placeholder(tf.float32, [None])
+    pairs = tf.placeholder(tf.int32, [None, 2])
+    put0 = R.BarrierInsertMany(handle=b, keys=keys, values=floats, component_index=0)
+    put1 = R.BarrierInsertMany(handle=b, keys=keys, values=pairs, component_index=1)
+    ready = R.BarrierReadySize(handle=b)
+    incomplete = R.BarrierIncompleteSize(handle=b)
+    types = [tf.float32, tf.int32]
+    take2 = R.BarrierTakeMany(handle=b, num_elements=2, component_types=types)
+    take_small = R.BarrierTakeMany(
+        handle=b, num_elements=3, component_types=types, allow_small_batch=True
+    )
+    close = R.BarrierClose(handle=b)
+    opts = tf.RunOptions(timeout_in_ms=200)
+    with tf.Session() as sess:
+        sess.run(put0, {keys: [b"a", b"b", b"c"], floats: [1.0, 2.0, 3.0]})
+        out = {"sizes_first": sess.run([ready, incomplete])}
+        sess.run(put1, {keys: [b"b", b"a"], pairs: [[1, 1], [2, 2]]})
+        out["sizes_second"] = sess.run([ready, incomplete])
+        out["take"] = sess.run(take2)
+        out["again_component"] = _error(lambda: sess.run(put0, {keys: [b"c"], floats: [9.0]}))
+        out["bad_shape"] = _error(lambda: sess.run(put1, {keys: [b"c"], pairs: [[1, 2, 3]]}))
+        out["take_times_out"] = _error(lambda: sess.run(take2, options=opts))
+        sess.run(put0, {keys: [b"a", b"d"], floats: [4.0, 5.0]})
+        sess.run(put1, {keys: [b"d"], pairs: [[5, 5]]})
+        sess.run(close)
+        out["new_key_closed"] = _error(lambda: sess.run(put0, {keys: [b"e"], floats: [1.0]}))
+        sess.run(put1, {keys: [b"c"], pairs: [[3, 3]]})
+        out["sizes_closed"] = sess.run([ready, incomplete])
+        out["take_small"] = _attempt(lambda: sess.run(take_small, options=opts))
+        out["after"] = _error(lambda: sess.run(take_small, options=opts))
+        out["static"] = [_static(b)] + [
+            _static(t) for t in [take2.indices, take2.keys, *take2.values]
+        ]
+    return out
+
+
+def barrier_cancel_and_errors(tf):
+    R = tf.raw_ops
+    b = R.Barrier(component_types=[tf.string], shapes=[[]])
+    put = R.BarrierInsertMany(handle=b, keys=["x", "y"], values=["1", "2"], component_index=0)
+    wrong = R.BarrierInsertMany(handle=b, keys=["x"], values=[1.0], component_index=0)
+    out_of_range = R.BarrierInsertMany(handle=b, keys=["x"], values=["1"], component_index=1)
+    take = R.BarrierTakeMany(handle=b, num_elements=1, component_types=[tf.string])
+    waiting = R.BarrierTakeMany(
+        handle=b, num_elements=1, component_types=[tf.string], wait_for_incomplete=True
+    )
+    unshaped = R.Barrier(component_types=[tf.float32])
+    b2 = R.Barrier(component_types=[tf.float32, tf.float32], shapes=[[], []])
+    half = R.BarrierInsertMany(handle=b2, keys=["k"], values=[1.0], component_index=0)
+    other = R.BarrierInsertMany(handle=b2, keys=["k"], values=[2.0], component_index=1)
+    cancel = R.BarrierClose(handle=b2, cancel_pending_enqueues=True)
+    sizes = [R.BarrierReadySize(handle=b2), R.BarrierIncompleteSize(handle=b2)]
+    take2 = R.BarrierTakeMany(handle=b2, num_elements=1, component_types=[tf.float32, tf.float32])
+    with tf.Session() as sess:
+        sess.run(put)
+        out = {
+            "take": sess.run(take),
+            "wrong_type": _error(lambda: sess.run(wrong)),
+            "bad_component": _error(lambda: sess.run(out_of_range)),
+            "wait_for_incomplete": _attempt(lambda: sess.run(waiting)),
+            "no_shapes": _error(lambda: sess.run(unshaped)),
+        }
+        sess.run(half)
+        sess.run(cancel)
+        out["after_cancel"] = sess.run(sizes)
+        out["insert_after_cancel"] = _error(lambda: sess.run(other))
+        out["take_after_cancel"] = _error(lambda: sess.run(take2))
+    return out
+
+
 CASES = {
     f.__name__: f
     for f in [
@@ -504,5 +581,7 @@ CASES = {
         mutable_hash_table_of_tensors,
         mutable_dense_hash_table,
         resource_accumulator,
+        barrier,
+        barrier_cancel_and_errors,
     ]
 }
