@@ -8,6 +8,7 @@ error's class name. Python 3.7 code: the recorder runs it under TF 1.15 itself."
 import os
 import shutil
 import tempfile
+import threading
 
 import numpy as np
 
@@ -566,6 +567,136 @@ def barrier_cancel_and_errors(tf):
     return out
 
 
+# ---- staging areas ----------------------------------------------------------------------------
+
+
+def _blocks(sess, fetches, feed, release):
+    """Whether running fetches blocks (TF's staging ops ignore step timeouts: they wait on a
+    condition variable), and what it gives once release() has made room or data."""
+    done = {}
+
+    def run():
+        try:
+            done["value"] = sess.run(fetches, feed)
+        except Exception as e:
+            done["value"] = type(e).__name__
+
+    thread = threading.Thread(target=run)
+    thread.start()
+    thread.join(0.3)
+    blocked = thread.is_alive()
+    release()
+    thread.join(10)
+    return [blocked, done.get("value", "still blocked")]
+
+
+def staging_area(tf):
+    R = tf.raw_ops
+    types = [tf.float32, tf.int32]
+    area = {"dtypes": types, "capacity": 2, "shared_name": "area"}
+    x = tf.placeholder(tf.float32, [2])
+    y = tf.placeholder(tf.int32, [])
+    put = R.Stage(values=[x, y], capacity=2, shared_name="area")
+    get = R.Unstage(**area)
+    peek = R.StagePeek(index=1, **area)
+    size = R.StageSize(**area)
+    clear = R.StageClear(**area)
+    small = {"dtypes": [tf.float32], "memory_limit": 12, "shared_name": "small"}
+    z = tf.placeholder(tf.float32, [None])
+    put_small = R.Stage(values=[z], memory_limit=12, shared_name="small")
+    get_small = R.Unstage(**small)
+    size_small = R.StageSize(**small)
+    with tf.Session() as sess:
+        sess.run(put, {x: [1.0, 2.0], y: 1})
+        sess.run(put, {x: [3.0, 4.0], y: 2})
+        out = {"size": sess.run(size), "peek": sess.run(peek)}
+        got = []
+        out["put_full"] = _blocks(
+            sess, put, {x: [5.0, 6.0], y: 3}, lambda: got.append(sess.run(get))
+        )
+        out["get"] = got
+        out["size_after_get"] = sess.run(size)
+        sess.run(clear)
+        out["size_after_clear"] = sess.run(size)
+        out["get_empty"] = _blocks(sess, get, None, lambda: sess.run(put, {x: [7.0, 8.0], y: 4}))
+        sess.run(put, {x: [7.0, 8.0], y: 5})
+        out["peek_missing"] = _blocks(
+            sess, peek, None, lambda: sess.run(put, {x: [9.0, 9.0], y: 6})
+        )
+        sess.run(put_small, {z: [1.0, 2.0]})
+        out["memory_blocks"] = _blocks(
+            sess, put_small, {z: [1.0, 2.0]}, lambda: sess.run(get_small)
+        )
+        out["too_big"] = _error(lambda: sess.run(put_small, {z: [1.0, 2.0, 3.0, 4.0]}))
+        out["size_small"] = sess.run(size_small)
+        out["static"] = [_static(t) for t in get + peek] + [_static(size)]
+    return out
+
+
+def _map_ops(R, ordered):
+    prefix = "OrderedMap" if ordered else "Map"
+    names = ("Stage", "Unstage", "UnstageNoKey", "Peek", "Size", "IncompleteSize", "Clear")
+    return {op: getattr(R, prefix + op) for op in names}
+
+
+def _map_case(tf, ordered):
+    ops = _map_ops(tf.raw_ops, ordered)
+    types = [tf.float32, tf.int32]
+    name = "ordered" if ordered else "plain"
+    common = {"dtypes": types, "shared_name": name, "capacity": 3}
+    key = tf.placeholder(tf.int64, [])
+    x = tf.placeholder(tf.float32, [])
+    y = tf.placeholder(tf.int32, [])
+    put = ops["Stage"](key=key, indices=[0, 1], values=[x, y], **common)
+    put0 = ops["Stage"](key=key, indices=[0], values=[x], **common)
+    put1 = ops["Stage"](key=key, indices=[1], values=[y], **common)
+    get = ops["Unstage"](key=key, indices=[0, 1], **common)
+    # A partial get lists the types of the components it takes (as MapStagingArea.get).
+    get0 = ops["Unstage"](key=key, indices=[0], dtypes=[tf.float32], shared_name=name, capacity=3)
+    get1 = ops["Unstage"](key=key, indices=[1], dtypes=[tf.int32], shared_name=name, capacity=3)
+    get_any = ops["UnstageNoKey"](indices=[0, 1], **common)
+    peek = ops["Peek"](key=key, indices=[0, 1], **common)
+    size = ops["Size"](**common)
+    incomplete = ops["IncompleteSize"](**common)
+    clear = ops["Clear"](**common)
+    with tf.Session() as sess:
+        for k in (5, 3):
+            sess.run(put, {key: k, x: float(k), y: k * 10})
+        sess.run(put0, {key: 9, x: 9.0})
+        case = {"sizes": sess.run([size, incomplete])}
+        case["same_component_again"] = _error(lambda: sess.run(put0, {key: 9, x: 1.0}))
+        sess.run(put1, {key: 9, y: 90})
+        case["sizes_complete"] = sess.run([size, incomplete])
+        got = []
+        case["full"] = _blocks(
+            sess,
+            put,
+            {key: 11, x: 1.0, y: 1},
+            lambda: got.append(sess.run(get, {key: 5})),
+        )
+        case["get"] = [*got, sess.run(get, {key: 11})]
+        case["peek"] = sess.run(peek, {key: 9})
+        case["get_missing"] = _blocks(
+            sess, get, {key: 5}, lambda: sess.run(put, {key: 5, x: 2.0, y: 2})
+        )
+        case["get_part"] = sess.run(get0, {key: 9})
+        case["sizes_after_part"] = sess.run([size, incomplete])
+        case["get_rest"] = sess.run(get1, {key: 9})
+        case["sizes_after_rest"] = sess.run([size, incomplete])
+        case["get_any"] = _attempt(lambda: sess.run(get_any))
+        case["sizes_end"] = sess.run([size, incomplete])
+        sess.run(put, {key: 1, x: 1.0, y: 1})
+        sess.run(clear)
+        case["after_clear"] = sess.run([size, incomplete])
+        statics = [*get, get_any.key, *get_any.values, size]
+        case["static"] = [_static(t) for t in statics]
+    return case
+
+
+def map_staging_area(tf):
+    return {"plain": _map_case(tf, False), "ordered": _map_case(tf, True)}
+
+
 CASES = {
     f.__name__: f
     for f in [
@@ -583,5 +714,7 @@ CASES = {
         resource_accumulator,
         barrier,
         barrier_cancel_and_errors,
+        staging_area,
+        map_staging_area,
     ]
 }
