@@ -697,6 +697,42 @@ def map_staging_area(tf):
     return {"plain": _map_case(tf, False), "ordered": _map_case(tf, True)}
 
 
+# ---- RecordInput -----------------------------------------------------------------------------
+
+
+def record_input(tf):
+    """Batches of a whole epoch's size are each one epoch (in some order)."""
+    R = tf.raw_ops
+    folder = tempfile.mkdtemp()
+    try:
+        for f in range(3):
+            with tf.python_io.TFRecordWriter(os.path.join(folder, f"p-{f}.rec")) as w:
+                for i in range(4):
+                    w.write(f"r{f}-{i}".encode())
+        pattern = os.path.join(folder, "p-*.rec")
+        out = {}
+        for buffer_size, parallelism in ((100, 16), (5, 2)):
+            records = R.RecordInput(
+                file_pattern=pattern,
+                batch_size=12,
+                file_buffer_size=buffer_size,
+                file_parallelism=parallelism,
+            )
+            with tf.Session() as sess:
+                batches = [np.sort(sess.run(records)) for _ in range(3)]
+            out[f"buffer_{buffer_size}"] = batches
+        small = R.RecordInput(file_pattern=pattern, batch_size=5, file_buffer_size=1)
+        with tf.Session() as sess:
+            out["small_batches"] = np.sort(np.concatenate([sess.run(small) for _ in range(12)]))
+        missing = R.RecordInput(file_pattern=os.path.join(folder, "nothing-*"))
+        with tf.Session() as sess:
+            out["no_files"] = _error(lambda: sess.run(missing))
+        out["static"] = _static(records)
+        return out
+    finally:
+        shutil.rmtree(folder)
+
+
 CASES = {
     f.__name__: f
     for f in [
@@ -716,5 +752,6 @@ CASES = {
         barrier_cancel_and_errors,
         staging_area,
         map_staging_area,
+        record_input,
     ]
 }

@@ -61,6 +61,8 @@ def _matching_files_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Ou
 op_def_registry.register("MatchingFiles", _matching_files_infer)
 op_def_registry.register("ReadFile", op_def_registry.fixed(_STRING))
 op_def_registry.register("WriteFile", op_def_registry.no_outputs, stateful=True)
+# A batch of records from files (kernels/record_input.py); TF gives it no static shape.
+op_def_registry.register("RecordInput", op_def_registry.fixed((dtypes.string, None)), stateful=True)
 # The op types this module adds (gradients/reader_grad.py marks them not differentiable).
 OP_TYPES = (
     *READER_OPS,
@@ -70,6 +72,7 @@ OP_TYPES = (
     "MatchingFiles",
     "ReadFile",
     "WriteFile",
+    "RecordInput",
 )
 
 
