@@ -12,7 +12,7 @@ import sys
 import numpy as np
 import tensorflow as tf
 from recorder import DATA_DIR, Recorder
-from stateful_ops_cases import CASES
+from stateful_ops_cases import CASES, DENSE_KEYS, DENSE_VALUES, build_dense_hash_table
 
 if not tf.__version__.startswith("1."):
     raise SystemExit("record_stateful_ops.py records TensorFlow 1.15")
@@ -116,6 +116,23 @@ def record_pipeline():
     }
 
 
+def record_dense_checkpoint():
+    """A checkpoint TF 1.15 saved of a DenseHashTable (its bucket arrays), for tfcluster to
+    restore, and what the table then looks up."""
+    folder = os.path.join(PIPELINE_DIR, "dense_table")
+    os.makedirs(folder, exist_ok=True)
+    g = tf.Graph()
+    with g.as_default():
+        table = build_dense_hash_table(tf)
+        insert = table.insert(DENSE_KEYS, DENSE_VALUES)
+        found = table.lookup(tf.constant([19, 3, 2], tf.int64))
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            sess.run(insert)
+            saver.save(sess, os.path.join(folder, "model"), write_meta_graph=False)
+            return {"found": sess.run(found), "size": sess.run(table.size())}
+
+
 rec = Recorder("stateful_ops")
 only = sys.argv[1:]  # case names to record again; the others keep their recorded values
 if only:
@@ -127,6 +144,8 @@ for name, program in sorted(CASES.items()):
     tf.reset_default_graph()
     tf.set_random_seed(1)
     rec.add(name, **program(tf))
+if not only or "dense_checkpoint" in only:
+    rec.add("dense_checkpoint", **record_dense_checkpoint())
 if not only or "v1_input_pipeline" in only:
     rec.add("v1_input_pipeline", **record_pipeline())
 rec.save()

@@ -733,6 +733,67 @@ def record_input(tf):
         shutil.rmtree(folder)
 
 
+# ---- tf.lookup.experimental.DenseHashTable ----------------------------------------------------
+
+
+def build_dense_hash_table(tf):
+    """The table both the checkpoint cases build: int64 keys to float pairs."""
+    return tf.lookup.experimental.DenseHashTable(
+        key_dtype=tf.int64,
+        value_dtype=tf.float32,
+        default_value=[-1.0, -1.0],
+        empty_key=0,
+        deleted_key=-1,
+        initial_num_buckets=8,
+    )
+
+
+DENSE_KEYS = np.array([3, 11, 19, 5], np.int64)
+DENSE_VALUES = np.array([[0.5, 1.0], [1.5, 2.0], [2.5, 3.0], [3.5, 4.0]], np.float32)
+
+
+def dense_hash_table(tf):
+    table = build_dense_hash_table(tf)
+    insert = table.insert(DENSE_KEYS, DENSE_VALUES)
+    erase = table.erase(tf.constant([11, 7], tf.int64))
+    found = table.lookup(tf.constant([3, 11, 19, 4], tf.int64))
+    matrix = table.lookup(tf.constant([[3, 11], [19, 4]], tf.int64))
+    size = table.size()
+    keys, values = table.export()
+    saver = tf.train.Saver()
+    folder = tempfile.mkdtemp()
+    try:
+        with tf.Session() as sess:
+            sess.run(insert)
+            sess.run(erase)
+            out = {
+                "found": sess.run(found),
+                "size": sess.run(size),
+                "export": sess.run([keys, values]),
+                "empty_key": _error(lambda: sess.run(table.insert([0], [[1.0, 1.0]]))),
+                "matrix_keys": _error(lambda: sess.run(matrix)),
+            }
+            path = saver.save(sess, os.path.join(folder, "model"))
+        out["checkpoint"] = sorted([name, shape] for name, shape in tf.train.list_variables(path))
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            out["restored"] = sess.run([found, size])
+        out["names"] = [
+            table.name,
+            table.resource_handle.name,
+            found.name,
+            size.name,
+            keys.name,
+            insert.name,
+            erase.name,
+        ]
+        out["static"] = [_static(found), _static(keys), _static(values)]
+        out["erase_wrong_dtype"] = _error(lambda: table.erase(tf.constant([1], tf.int32)))
+        return out
+    finally:
+        shutil.rmtree(folder)
+
+
 CASES = {
     f.__name__: f
     for f in [
@@ -753,5 +814,6 @@ CASES = {
         staging_area,
         map_staging_area,
         record_input,
+        dense_hash_table,
     ]
 }

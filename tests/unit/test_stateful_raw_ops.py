@@ -14,7 +14,7 @@ import pytest
 import tfcluster as tf
 from tf_reference import reference
 from tf_reference.codec import decode, encode
-from tf_reference.stateful_ops_cases import CASES
+from tf_reference.stateful_ops_cases import CASES, build_dense_hash_table
 
 # Where TF 1.15 itself cannot run the program and tfcluster does what the op means instead.
 _TF_FAILS = {
@@ -85,3 +85,18 @@ def test_v1_input_pipeline_graph_def_written_by_tf_imports_and_runs() -> None:
     order = np.argsort(records)
     _assert_same(records[order], recorded["records"], "records")
     _assert_same(labels[order], recorded["labels"], "labels")
+
+
+def test_dense_hash_table_restores_a_checkpoint_tf_saved() -> None:
+    """tf.lookup.experimental.DenseHashTable restores the bucket arrays TF 1.15's Saver wrote
+    (`MutableDenseHashTable-keys` / `-values`) and looks up what TF looked up."""
+    recorded = reference.case("stateful_ops", "dense_checkpoint")
+    path = os.path.join(reference.DATA_DIR, "stateful_ops", "dense_table", "model")
+    with tf.Graph().as_default():
+        table = build_dense_hash_table(tf)
+        found = table.lookup(tf.constant([19, 3, 2], tf.int64))
+        saver = tf.train.Saver()
+        with tf.Session() as sess:
+            saver.restore(sess, path)
+            _assert_same(sess.run(found), recorded["found"], "found")
+            _assert_same(sess.run(table.size()), recorded["size"], "size")

@@ -134,6 +134,13 @@ class DenseHashTableResource(TableResource):
     def size(self) -> int:
         return self.num_entries
 
+    @staticmethod
+    def _check_key_rank(keys: np.ndarray) -> None:
+        """TF's dense table takes a vector of (scalar) keys."""
+        if keys.ndim != 1:
+            first = keys.shape[0] if keys.ndim else 1
+            raise invalid(f"Expected key shape [{first}] got {shape_text(keys.shape)}")
+
     def _probe(self, k: Any, stop_at_free: bool) -> int:
         """The bucket holding k, or -1; with stop_at_free, the first empty or deleted bucket
         on k's path when k is not there."""
@@ -150,6 +157,7 @@ class DenseHashTableResource(TableResource):
         raise errors.InternalError(None, None, "Internal error in MutableDenseHashTable probe")
 
     def find(self, keys: np.ndarray, default: np.ndarray) -> np.ndarray:
+        self._check_key_rank(keys)
         flat = [self.key(k) for k in keys.reshape(-1).tolist()]
         out = np.empty((len(flat), self._value_size), dtype=self.np_values())
         fill = default.reshape(-1)
@@ -173,6 +181,7 @@ class DenseHashTableResource(TableResource):
             self._values[bucket] = row
 
     def insert(self, keys: np.ndarray, values: np.ndarray) -> None:
+        self._check_key_rank(keys)
         flat = [self.key(k) for k in keys.reshape(-1).tolist()]
         rows = values.reshape(len(flat), self._value_size)
         with self._lock:
@@ -189,6 +198,7 @@ class DenseHashTableResource(TableResource):
         self._insert(old_keys, old_values, skip_reserved=True)
 
     def remove(self, keys: np.ndarray) -> None:
+        self._check_key_rank(keys)
         flat = [self.key(k) for k in keys.reshape(-1).tolist()]
         with self._lock:
             for k in flat:
