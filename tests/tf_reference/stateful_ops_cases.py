@@ -794,6 +794,143 @@ def dense_hash_table(tf):
         shutil.rmtree(folder)
 
 
+# ---- TensorArray: the first versions, from old GraphDefs --------------------------------------
+
+
+def _import_nodes(tf, producer, nodes, fetches):
+    """Imports nodes (name, op, inputs, attrs) as a GraphDef of an older producer version
+    (TF 1.15 builds these ops only from such graphs) and returns the fetched tensors. An
+    attr is (kind, value): kind a field of AttrValue, or "tensor" for a constant."""
+    graph_def = tf.GraphDef()
+    graph_def.versions.producer = producer
+    for name, op, inputs, attrs in nodes:
+        node = graph_def.node.add()
+        node.name, node.op = name, op
+        node.input.extend(inputs)
+        for key, (kind, value) in attrs.items():
+            attr = node.attr[key]
+            if kind == "type":
+                attr.type = value.as_datatype_enum
+            elif kind == "shape":
+                attr.shape.CopyFrom(tf.TensorShape(value).as_proto())
+            elif kind == "tensor":
+                attr.tensor.CopyFrom(tf.make_tensor_proto(value))
+            else:
+                setattr(attr, kind, value)
+    return tf.import_graph_def(graph_def, return_elements=fetches, name="old")
+
+
+def _const(tf, name, value, dtype):
+    return (name, "Const", [], {"dtype": ("type", dtype), "value": ("tensor", value)})
+
+
+def _tensor_array_nodes(tf, suffix, make_op):
+    f32, i32 = tf.float32, tf.int32
+    ta_attrs = {
+        "dtype": ("type", f32),
+        "element_shape": ("shape", [2]),
+        "dynamic_size": ("b", False),
+        "clear_after_read": ("b", False),
+        "tensor_array_name": ("s", b""),
+    }
+    t_attr = {"T": ("type", f32)}
+    read_attrs = {"dtype": ("type", f32)}
+    gather_attrs = {"dtype": ("type", f32), "element_shape": ("shape", [2])}
+    return [
+        _const(tf, "size", np.int32(3), i32),
+        _const(tf, "flow", np.float32(0), f32),
+        _const(tf, "v0", np.array([1, 2], np.float32), f32),
+        _const(tf, "v1", np.array([3, 4], np.float32), f32),
+        _const(tf, "rows", np.array([[5, 6]], np.float32), f32),
+        _const(tf, "i0", np.int32(0), i32),
+        _const(tf, "i1", np.int32(1), i32),
+        _const(tf, "at2", np.array([2], np.int32), i32),
+        _const(tf, "order", np.array([2, 0], np.int32), i32),
+        ("ta", make_op, ["size"], ta_attrs),
+        ("w0", "TensorArrayWrite" + suffix, ["ta", "i0", "v0", "flow"], t_attr),
+        ("w1", "TensorArrayWrite" + suffix, ["ta", "i1", "v1", "w0"], t_attr),
+        ("sc", "TensorArrayScatter" + suffix, ["ta", "at2", "rows", "w1"], t_attr),
+        ("sz", "TensorArraySize" + suffix, ["ta", "sc"], {}),
+        ("g", "TensorArrayGather" + suffix, ["ta", "order", "sc"], gather_attrs),
+        ("r", "TensorArrayRead" + suffix, ["ta", "i1", "sc"], read_attrs),
+        (
+            "c",
+            "TensorArrayConcat" + suffix,
+            ["ta", "sc"],
+            {"dtype": ("type", f32), "element_shape_except0": ("shape", None)},
+        ),
+        ("gr", "TensorArrayGrad" + suffix, ["ta", "sc"], {"source": ("s", b"grad")}),
+        ("gw", "TensorArrayWrite" + suffix, ["gr", "i0", "v1", "flow"], t_attr),
+        ("gread", "TensorArrayRead" + suffix, ["gr", "i0", "gw"], read_attrs),
+        ("close", "TensorArrayClose" + suffix, ["ta"], {}),
+    ]
+
+
+def tensor_array_v1_v2(tf):
+    out = {}
+    fetches = ["sz:0", "g:0", "r:0", "c:0", "c:1", "gread:0"]
+    for suffix, producer, make_op in (("", 15, "TensorArray"), ("V2", 21, "TensorArrayV2")):
+        with tf.Graph().as_default():
+            nodes = _tensor_array_nodes(tf, suffix, make_op)
+            tensors = _import_nodes(tf, producer, nodes, [*fetches, "ta:0", "close"])
+            with tf.Session() as sess:
+                out[make_op] = {
+                    "values": sess.run(tensors[: len(fetches)]),
+                    "close": _attempt(lambda close=tensors[-1]: sess.run(close)),
+                    "handle": _static(tensors[-2]),
+                }
+    with tf.Graph().as_default():
+        f32 = tf.float32
+        nodes = [
+            _const(tf, "size", np.int32(3), tf.int32),
+            _const(tf, "flow", np.float32(0), f32),
+            _const(tf, "value", np.arange(6, dtype=np.float32).reshape(3, 2), f32),
+            _const(tf, "i2", np.int32(2), tf.int32),
+            (
+                "ta",
+                "TensorArray",
+                ["size"],
+                {"dtype": ("type", f32), "clear_after_read": ("b", False)},
+            ),
+            ("unpack", "TensorArrayUnpack", ["ta", "value", "flow"], {"T": ("type", f32)}),
+            ("pack", "TensorArrayPack", ["ta", "unpack"], {"dtype": ("type", f32)}),
+            ("r", "TensorArrayRead", ["ta", "i2", "unpack"], {"dtype": ("type", f32)}),
+        ]
+        pack, read = _import_nodes(tf, 15, nodes, ["pack:0", "r:0"])
+        with tf.Session() as sess:
+            out["pack_unpack"] = sess.run([pack, read])
+    return out
+
+
+def tensor_array_grad_with_shape(tf):
+    R = tf.raw_ops
+    ta = R.TensorArrayV3(size=2, dtype=tf.float32, element_shape=[2])
+    handle, flow = ta.handle, ta.flow
+    flow = R.TensorArrayWriteV3(handle=handle, index=0, value=[1.0, 2.0], flow_in=flow)
+    flow = R.TensorArrayWriteV3(handle=handle, index=1, value=[3.0, 4.0], flow_in=flow)
+    grad = R.TensorArrayGradWithShape(
+        handle=handle, flow_in=flow, shape_to_prepend=[3], source="jac"
+    )
+    wrote = R.TensorArrayWriteV3(
+        handle=grad.grad_handle, index=0, value=np.ones([3, 2], np.float32), flow_in=grad.flow_out
+    )
+    read0 = R.TensorArrayReadV3(handle=grad.grad_handle, index=0, flow_in=wrote, dtype=tf.float32)
+    read1 = R.TensorArrayReadV3(handle=grad.grad_handle, index=1, flow_in=wrote, dtype=tf.float32)
+
+    def bad():
+        # TF 1.15 knows the gradient's element shape from its handle: refused at graph time.
+        return R.TensorArrayWriteV3(
+            handle=grad.grad_handle, index=1, value=[1.0, 1.0], flow_in=grad.flow_out
+        )
+
+    with tf.Session() as sess:
+        return {
+            "reads": sess.run([read0, read1]),
+            "wrong_shape": _error(lambda: sess.run(bad())),
+            "static": [_static(grad.grad_handle), _static(grad.flow_out)],
+        }
+
+
 CASES = {
     f.__name__: f
     for f in [
@@ -815,5 +952,7 @@ CASES = {
         map_staging_area,
         record_input,
         dense_hash_table,
+        tensor_array_v1_v2,
+        tensor_array_grad_with_shape,
     ]
 }
