@@ -129,7 +129,9 @@ def record_dense_checkpoint():
         saver = tf.train.Saver()
         with tf.Session() as sess:
             sess.run(insert)
-            saver.save(sess, os.path.join(folder, "model"), write_meta_graph=False)
+            saver.save(
+                sess, os.path.join(folder, "model"), write_meta_graph=False, write_state=False
+            )
             return {"found": sess.run(found), "size": sess.run(table.size())}
 
 

@@ -931,6 +931,101 @@ def tensor_array_grad_with_shape(tf):
         }
 
 
+# ---- TensorList -------------------------------------------------------------------------------
+
+
+def tensor_lists(tf):
+    R = tf.raw_ops
+    f32 = tf.float32
+    out = {}
+    empty = R.EmptyTensorList(element_shape=[2], max_num_elements=3, element_dtype=f32)
+    one = R.TensorListPushBack(input_handle=empty, tensor=[1.0, 2.0])
+    two = R.TensorListPushBack(input_handle=one, tensor=[3.0, 4.0])
+    popped, item = R.TensorListPopBack(input_handle=two, element_shape=[2], element_dtype=f32)
+    full = R.TensorListPushBack(
+        input_handle=R.TensorListPushBack(input_handle=two, tensor=[5.0, 6.0]), tensor=[7.0, 8.0]
+    )
+    reserved = R.TensorListReserve(element_shape=[2], num_elements=3, element_dtype=f32)
+    set1 = R.TensorListSetItem(input_handle=reserved, index=1, item=[9.0, 9.0])
+    from_tensor = R.TensorListFromTensor(tensor=[[1, 2], [3, 4], [5, 6]], element_shape=[2])
+    scattered = R.TensorListScatterV2(
+        tensor=[[1.0], [2.0]], indices=[3, 0], element_shape=[1], num_elements=5
+    )
+    split = R.TensorListSplit(
+        tensor=[[1.0], [2.0], [3.0]], element_shape=[-1, 1], lengths=np.array([1, 2], np.int64)
+    )
+    resized = R.TensorListResize(input_handle=two, size=4)
+    lists = R.TensorListConcatLists(input_a=two, input_b=one, element_dtype=f32)
+    int_list = R.TensorListFromTensor(tensor=[7, 8], element_shape=-1)
+    fetches = {
+        "stack_two": R.TensorListStack(input_handle=two, element_shape=[2], element_dtype=f32),
+        "popped_item": item,
+        "popped_length": R.TensorListLength(input_handle=popped),
+        "input_unchanged": R.TensorListLength(input_handle=two),
+        "reserved_stack": R.TensorListStack(
+            input_handle=set1, element_shape=[2], element_dtype=f32, num_elements=3
+        ),
+        "get_item": R.TensorListGetItem(
+            input_handle=from_tensor, index=2, element_shape=[2], element_dtype=tf.int32
+        ),
+        "gather": R.TensorListGather(
+            input_handle=from_tensor, indices=[2, 0], element_shape=[2], element_dtype=tf.int32
+        ),
+        "scattered": R.TensorListStack(
+            input_handle=scattered, element_shape=[1], element_dtype=f32
+        ),
+        "split_concat": R.TensorListConcat(input_handle=split, element_dtype=f32),
+        "concat_v2": R.TensorListConcatV2(
+            input_handle=R.TensorListReserve(
+                element_shape=[-1, 2], num_elements=2, element_dtype=f32
+            ),
+            element_shape=[-1, 2],
+            leading_dims=np.array([1, 2], np.int64),
+            element_dtype=f32,
+        ),
+        "resized_length": R.TensorListLength(input_handle=resized),
+        "concat_lists": R.TensorListStack(input_handle=lists, element_shape=[2], element_dtype=f32),
+        "element_shape": R.TensorListElementShape(input_handle=split, shape_type=tf.int32),
+        "unknown_rank": R.TensorListElementShape(input_handle=int_list, shape_type=tf.int64),
+    }
+    with tf.Session() as sess:
+        for key, value in sorted(fetches.items()):
+            out[key] = sess.run(value)
+        out["dtypes"] = {
+            k: (v.dtype.name if hasattr(v, "dtype") else [t.dtype.name for t in v])
+            for k, v in fetches.items()
+        }
+        errors = {
+            "push_full": full,
+            "push_wrong_dtype": lambda: R.TensorListPushBack(
+                input_handle=empty, tensor=np.array([1, 2], np.int32)
+            ),
+            "push_wrong_shape": lambda: R.TensorListPushBack(input_handle=empty, tensor=[1.0]),
+            "pop_empty": lambda: R.TensorListPopBack(
+                input_handle=empty, element_shape=[2], element_dtype=f32
+            ),
+            "get_out_of_range": lambda: R.TensorListGetItem(
+                input_handle=from_tensor, index=5, element_shape=[2], element_dtype=tf.int32
+            ),
+            "stack_wrong_count": lambda: R.TensorListStack(
+                input_handle=two, element_shape=[2], element_dtype=f32, num_elements=5
+            ),
+            "read_unset_unknown_shape": lambda: R.TensorListStack(
+                input_handle=R.TensorListReserve(
+                    element_shape=-1, num_elements=2, element_dtype=f32
+                ),
+                element_shape=-1,
+                element_dtype=f32,
+            ),
+            "wrong_element_dtype": lambda: R.TensorListGetItem(
+                input_handle=from_tensor, index=0, element_shape=[2], element_dtype=f32
+            ),
+        }
+        for key, build in sorted(errors.items()):
+            out[key] = _error(lambda b=build: sess.run(b() if callable(b) else b))
+    return out
+
+
 CASES = {
     f.__name__: f
     for f in [
@@ -954,5 +1049,6 @@ CASES = {
         dense_hash_table,
         tensor_array_v1_v2,
         tensor_array_grad_with_shape,
+        tensor_lists,
     ]
 }
