@@ -1026,6 +1026,119 @@ def tensor_lists(tf):
     return out
 
 
+# ---- summary writers --------------------------------------------------------------------------
+
+
+def _read_events(tf, folder):
+    """Every event of the files in folder, as comparable fields (wall times left out)."""
+    out = []
+    for name in sorted(os.listdir(folder)):
+        for event in tf.train.summary_iterator(os.path.join(folder, name)):
+            fields = {"step": event.step}
+            if event.file_version:
+                fields["file_version"] = event.file_version
+            if event.graph_def:
+                graph_def = tf.GraphDef()
+                graph_def.ParseFromString(event.graph_def)
+                fields["graph_nodes"] = sorted(n.name for n in graph_def.node)
+            for value in event.summary.value:
+                item = {"tag": value.tag}
+                kind = value.WhichOneof("value")
+                item["kind"] = kind
+                if kind == "simple_value":
+                    item["value"] = np.float32(value.simple_value)
+                elif kind == "histo":
+                    item["histo"] = [
+                        value.histo.min,
+                        value.histo.max,
+                        value.histo.num,
+                        value.histo.sum,
+                        list(value.histo.bucket),
+                    ]
+                elif kind == "image":
+                    item["image"] = [value.image.height, value.image.width, value.image.colorspace]
+                elif kind == "audio":
+                    item["audio"] = [
+                        value.audio.sample_rate,
+                        value.audio.num_channels,
+                        value.audio.length_frames,
+                        value.audio.content_type,
+                    ]
+                elif kind == "tensor":
+                    item["tensor"] = tf.make_ndarray(value.tensor)
+                    item["plugin"] = value.metadata.plugin_data.plugin_name
+                fields.setdefault("values", []).append(item)
+            out.append(fields)
+    return out
+
+
+def summary_writers(tf):
+    R = tf.raw_ops
+    folder = tempfile.mkdtemp()
+    try:
+        writer = R.SummaryWriter(shared_name="w")
+        create = R.CreateSummaryFileWriter(
+            writer=writer, logdir=folder, max_queue=10, flush_millis=100000, filename_suffix=".x"
+        )
+        step = tf.placeholder(tf.int64, [])
+        meta = tf.SummaryMetadata()
+        meta.plugin_data.plugin_name = "custom"
+        raw = tf.Summary()
+        raw.value.add(tag="raw", simple_value=2.5)
+        event = tf.Event(step=9, wall_time=1.0)
+        event.summary.value.add(tag="imported", simple_value=1.5)
+        graph_def = tf.Graph()
+        with graph_def.as_default():
+            tf.constant(1.0, name="c")
+        writes = [
+            R.WriteScalarSummary(writer=writer, step=step, tag="loss", value=0.25),
+            R.WriteHistogramSummary(writer=writer, step=step, tag="h", values=[1.0, 2.0, 2.0, 5.0]),
+            R.WriteImageSummary(
+                writer=writer,
+                step=step,
+                tag="img",
+                tensor=np.zeros([2, 3, 4, 1], np.float32),
+                bad_color=np.array([255, 0, 0, 255], np.uint8),
+                max_images=1,
+            ),
+            R.WriteAudioSummary(
+                writer=writer,
+                step=step,
+                tag="snd",
+                tensor=np.zeros([1, 8], np.float32),
+                sample_rate=8000.0,
+                max_outputs=2,
+            ),
+            R.WriteSummary(
+                writer=writer,
+                step=step,
+                tensor=[[1, 2]],
+                tag="t",
+                summary_metadata=meta.SerializeToString(),
+            ),
+            R.WriteRawProtoSummary(writer=writer, step=step, tensor=raw.SerializeToString()),
+            R.WriteGraphSummary(
+                writer=writer, step=step, tensor=graph_def.as_graph_def().SerializeToString()
+            ),
+            R.ImportEvent(writer=writer, event=[event.SerializeToString()]),
+        ]
+        flush = R.FlushSummaryWriter(writer=writer)
+        close = R.CloseSummaryWriter(writer=writer)
+        with tf.Session() as sess:
+            sess.run(create)
+            for i, op in enumerate(writes):
+                sess.run(op, {step: i + 1})
+            sess.run(flush)
+            sess.run(close)
+        files = os.listdir(folder)
+        return {
+            "files": [f.startswith("events.out.tfevents.") and f.endswith(".x") for f in files],
+            "events": _read_events(tf, folder),
+        }
+    finally:
+        shutil.rmtree(folder)
+
+
 CASES = {
     f.__name__: f
     for f in [
@@ -1050,5 +1163,6 @@ CASES = {
         tensor_array_v1_v2,
         tensor_array_grad_with_shape,
         tensor_lists,
+        summary_writers,
     ]
 }
