@@ -1139,6 +1139,45 @@ def summary_writers(tf):
         shutil.rmtree(folder)
 
 
+def first_summary_ops(tf):
+    """TensorSummary (tagged with its node name) and AudioSummary (from a GraphDef older than
+    version 15, its sample rate an attr)."""
+    R = tf.raw_ops
+    tensor = R.TensorSummary(
+        tensor=[[1.5, 2.0]], description="what", display_name="shown", name="tensor_sum"
+    )
+    nodes = [
+        _const(tf, "tag", b"snd", tf.string),
+        _const(tf, "clips", np.zeros([2, 4], np.float32), tf.float32),
+        (
+            "audio",
+            "AudioSummary",
+            ["tag", "clips"],
+            {"sample_rate": ("f", 4000.0), "max_outputs": ("i", 1)},
+        ),
+    ]
+    (audio,) = _import_nodes(tf, 14, nodes, ["audio:0"])
+    with tf.Session() as sess:
+        t, a = sess.run([tensor, audio])
+    ts, aus = tf.Summary(), tf.Summary()
+    ts.ParseFromString(t)
+    aus.ParseFromString(a)
+    value = ts.value[0]
+    return {
+        "tensor": [
+            value.node_name,
+            value.tag,
+            value.metadata.display_name,
+            value.metadata.summary_description,
+            tf.make_ndarray(value.tensor),
+        ],
+        "audio": [
+            [v.tag, v.audio.sample_rate, v.audio.num_channels, v.audio.length_frames]
+            for v in aus.value
+        ],
+    }
+
+
 CASES = {
     f.__name__: f
     for f in [
@@ -1164,5 +1203,6 @@ CASES = {
         tensor_array_grad_with_shape,
         tensor_lists,
         summary_writers,
+        first_summary_ops,
     ]
 }

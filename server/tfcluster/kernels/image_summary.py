@@ -138,3 +138,16 @@ def audio_summary_proto(
         v.audio.encoded_audio_string = wav(clips[i], int(sample_rate))
         v.audio.content_type = "audio/wav"
     return s
+
+
+@kernel("AudioSummary", devices=CPU_ONLY)
+def audio_summary_v1(node: Any, xp: Any) -> Any:
+    """The first AudioSummary: the sample rate is an attr."""
+    max_outputs = int(node.attrs.get("max_outputs", 3))
+    rate = np.asarray(float(node.attrs["sample_rate"]), dtype=np.float32)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        s = audio_summary_proto(_as_str(ins[0]), host_array(ins[1]), rate, max_outputs)
+        return (_string(s.SerializeToString()),)
+
+    return compute
