@@ -160,11 +160,13 @@ def accumulator_creator(node: Any, kind: type[Any]) -> Any:
     return compute
 
 
+@kernel("ResourceConditionalAccumulator", devices=CPU_ONLY)
 @kernel("ConditionalAccumulator", devices=CPU_ONLY)
 def conditional_accumulator(node: Any, xp: Any) -> Any:
     return accumulator_creator(node, AccumulatorResource)
 
 
+@kernel("ResourceAccumulatorApplyGradient", devices=CPU_ONLY)
 @kernel("AccumulatorApplyGradient", devices=CPU_ONLY)
 def accumulator_apply_gradient(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -174,6 +176,7 @@ def accumulator_apply_gradient(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("ResourceAccumulatorTakeGradient", devices=CPU_ONLY)
 @kernel("AccumulatorTakeGradient", devices=CPU_ONLY)
 def accumulator_take_gradient(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -182,6 +185,7 @@ def accumulator_take_gradient(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("ResourceAccumulatorSetGlobalStep", devices=CPU_ONLY)
 @kernel("AccumulatorSetGlobalStep", devices=CPU_ONLY)
 def accumulator_set_global_step(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -200,6 +204,7 @@ def accumulator_cancel_takes(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("ResourceAccumulatorNumAccumulated", devices=CPU_ONLY)
 @kernel("AccumulatorNumAccumulated", devices=CPU_ONLY)
 def accumulator_num_accumulated(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:

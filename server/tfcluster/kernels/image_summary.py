@@ -65,26 +65,30 @@ def image_summary(node: Any, xp: Any) -> Any:
     bad_color = np.asarray(bad if bad is not None else [255, 0, 0, 255], dtype=np.uint8).reshape(-1)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        tag = _as_str(ins[0])
-        images = host_array(ins[1])
-        if images.ndim != 4 or images.shape[-1] not in (1, 3, 4):
-            raise invalid(
-                f"Tensor must be 4-D with last dim 1, 3, or 4, not {shape_str(images.shape)}"
-            )
-        if bad_color.size < images.shape[-1]:
-            raise invalid(
-                f"bad_color must have at least {images.shape[-1]} elements, got {bad_color.size}"
-            )
-        n = min(images.shape[0], max_images)
-        s = summary_pb2.Summary()
-        for i, t in enumerate(_tags(tag, n, max_images, "image")):
-            pixels = to_uint8(images[i], bad_color)
-            v = s.value.add(tag=t)
-            v.image.height, v.image.width, v.image.colorspace = pixels.shape
-            v.image.encoded_image_string = png(pixels)
+        s = image_summary_proto(_as_str(ins[0]), host_array(ins[1]), max_images, bad_color)
         return (_string(s.SerializeToString()),)
 
     return compute
+
+
+def image_summary_proto(
+    tag: str, images: np.ndarray, max_images: int, bad_color: np.ndarray
+) -> summary_pb2.Summary:
+    """The Summary of up to max_images images (ImageSummary and WriteImageSummary)."""
+    if images.ndim != 4 or images.shape[-1] not in (1, 3, 4):
+        raise invalid(f"Tensor must be 4-D with last dim 1, 3, or 4, not {shape_str(images.shape)}")
+    if bad_color.size < images.shape[-1]:
+        raise invalid(
+            f"bad_color must have at least {images.shape[-1]} elements, got {bad_color.size}"
+        )
+    n = min(images.shape[0], max_images)
+    s = summary_pb2.Summary()
+    for i, t in enumerate(_tags(tag, n, max_images, "image")):
+        pixels = to_uint8(images[i], bad_color)
+        v = s.value.add(tag=t)
+        v.image.height, v.image.width, v.image.colorspace = pixels.shape
+        v.image.encoded_image_string = png(pixels)
+    return s
 
 
 def wav(samples: np.ndarray, sample_rate: int) -> bytes:
@@ -104,27 +108,46 @@ def audio_summary(node: Any, xp: Any) -> Any:
     max_outputs = int(node.attrs.get("max_outputs", 3))
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        tag = _as_str(ins[0])
-        clips = host_array(ins[1])
         rate = np.asarray(host_array(ins[2]))
-        if rate.ndim != 0:
-            raise invalid(f"sample_rate must be rank-0, got shape {shape_str(rate.shape)}")
-        if clips.ndim not in (2, 3):
-            raise invalid(f"Tensor must be 3-D or 2-D, got: {shape_str(clips.shape)}")
-        if clips.ndim == 2:
-            clips = clips[:, :, None]
-        sample_rate = float(rate)
-        if sample_rate <= 0:
-            raise invalid(f"sample_rate must be > 0, got {sample_rate}")
-        n = min(clips.shape[0], max_outputs)
-        s = summary_pb2.Summary()
-        for i, t in enumerate(_tags(tag, n, max_outputs, "audio")):
-            v = s.value.add(tag=t)
-            v.audio.sample_rate = sample_rate
-            v.audio.num_channels = clips.shape[2]
-            v.audio.length_frames = clips.shape[1]
-            v.audio.encoded_audio_string = wav(clips[i], int(sample_rate))
-            v.audio.content_type = "audio/wav"
+        s = audio_summary_proto(_as_str(ins[0]), host_array(ins[1]), rate, max_outputs)
+        return (_string(s.SerializeToString()),)
+
+    return compute
+
+
+def audio_summary_proto(
+    tag: str, clips: np.ndarray, rate: np.ndarray, max_outputs: int
+) -> summary_pb2.Summary:
+    """The Summary of up to max_outputs clips (AudioSummaryV2 and WriteAudioSummary)."""
+    if rate.ndim != 0:
+        raise invalid(f"sample_rate must be rank-0, got shape {shape_str(rate.shape)}")
+    if clips.ndim not in (2, 3):
+        raise invalid(f"Tensor must be 3-D or 2-D, got: {shape_str(clips.shape)}")
+    if clips.ndim == 2:
+        clips = clips[:, :, None]
+    sample_rate = float(rate)
+    if sample_rate <= 0:
+        raise invalid(f"sample_rate must be > 0, got {sample_rate}")
+    n = min(clips.shape[0], max_outputs)
+    s = summary_pb2.Summary()
+    for i, t in enumerate(_tags(tag, n, max_outputs, "audio")):
+        v = s.value.add(tag=t)
+        v.audio.sample_rate = sample_rate
+        v.audio.num_channels = clips.shape[2]
+        v.audio.length_frames = clips.shape[1]
+        v.audio.encoded_audio_string = wav(clips[i], int(sample_rate))
+        v.audio.content_type = "audio/wav"
+    return s
+
+
+@kernel("AudioSummary", devices=CPU_ONLY)
+def audio_summary_v1(node: Any, xp: Any) -> Any:
+    """The first AudioSummary: the sample rate is an attr."""
+    max_outputs = int(node.attrs.get("max_outputs", 3))
+    rate = np.asarray(float(node.attrs["sample_rate"]), dtype=np.float32)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        s = audio_summary_proto(_as_str(ins[0]), host_array(ins[1]), rate, max_outputs)
         return (_string(s.SerializeToString()),)
 
     return compute

@@ -595,12 +595,27 @@ _KIND_OF: dict[Any, str] = {
     _priority: PriorityQueueResource.kind,
 }
 
-kernel("FIFOQueueV2", devices=CPU_ONLY)(_queue_kernel(_fifo))
-kernel("PaddingFIFOQueueV2", devices=CPU_ONLY)(_queue_kernel(_padding))
-kernel("RandomShuffleQueueV2", devices=CPU_ONLY)(_queue_kernel(_shuffle))
-kernel("PriorityQueueV2", devices=CPU_ONLY)(_queue_kernel(_priority, prepend_priority=True))
+# Each queue op and its first version (a string ref handle instead of a resource): one body.
+for _suffix in ("V2", ""):
+    kernel(f"FIFOQueue{_suffix}", devices=CPU_ONLY)(_queue_kernel(_fifo))
+    kernel(f"PaddingFIFOQueue{_suffix}", devices=CPU_ONLY)(_queue_kernel(_padding))
+    kernel(f"RandomShuffleQueue{_suffix}", devices=CPU_ONLY)(_queue_kernel(_shuffle))
+    kernel(f"PriorityQueue{_suffix}", devices=CPU_ONLY)(
+        _queue_kernel(_priority, prepend_priority=True)
+    )
 
 
+@kernel("FakeQueue", devices=CPU_ONLY)
+def fake_queue(node: Any, xp: Any) -> Any:
+    """A resource-handle queue handed on as a string ref handle (TF's FakeQueueOp)."""
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        return (queue_of(ins[0], node.name),)
+
+    return compute
+
+
+@kernel("QueueEnqueue", devices=CPU_ONLY)
 @kernel("QueueEnqueueV2", devices=CPU_ONLY)
 def queue_enqueue(node: Any, xp: Any) -> Any:
     types = list(node.attrs.get("Tcomponents") or [])
@@ -618,6 +633,7 @@ def queue_enqueue(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("QueueEnqueueMany", devices=CPU_ONLY)
 @kernel("QueueEnqueueManyV2", devices=CPU_ONLY)
 def queue_enqueue_many(node: Any, xp: Any) -> Any:
     types = list(node.attrs.get("Tcomponents") or [])
@@ -634,6 +650,7 @@ def queue_enqueue_many(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("QueueDequeue", devices=CPU_ONLY)
 @kernel("QueueDequeueV2", devices=CPU_ONLY)
 def queue_dequeue(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -659,16 +676,19 @@ def _dequeue_many(node: Any, up_to: bool) -> Any:
     return compute
 
 
+@kernel("QueueDequeueMany", devices=CPU_ONLY)
 @kernel("QueueDequeueManyV2", devices=CPU_ONLY)
 def queue_dequeue_many(node: Any, xp: Any) -> Any:
     return _dequeue_many(node, up_to=False)
 
 
+@kernel("QueueDequeueUpTo", devices=CPU_ONLY)
 @kernel("QueueDequeueUpToV2", devices=CPU_ONLY)
 def queue_dequeue_up_to(node: Any, xp: Any) -> Any:
     return _dequeue_many(node, up_to=True)
 
 
+@kernel("QueueSize", devices=CPU_ONLY)
 @kernel("QueueSizeV2", devices=CPU_ONLY)
 def queue_size(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -677,6 +697,7 @@ def queue_size(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("QueueIsClosed", devices=CPU_ONLY)
 @kernel("QueueIsClosedV2", devices=CPU_ONLY)
 def queue_is_closed(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -685,6 +706,7 @@ def queue_is_closed(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("QueueClose", devices=CPU_ONLY)
 @kernel("QueueCloseV2", devices=CPU_ONLY)
 def queue_close(node: Any, xp: Any) -> Any:
     cancel = bool(node.attrs.get("cancel_pending_enqueues", False))

@@ -462,36 +462,40 @@ def _reader_kernel(make: Any) -> Any:
     return factory
 
 
-kernel("TFRecordReaderV2", devices=CPU_ONLY)(
-    _reader_kernel(
-        lambda node, name: TFRecordReaderResource(
-            name, _text(node.attrs.get("compression_type", ""))
+# Each reader op and its first version (a string ref handle instead of a resource): one body.
+for _suffix in ("V2", ""):
+    kernel(f"TFRecordReader{_suffix}", devices=CPU_ONLY)(
+        _reader_kernel(
+            lambda node, name: TFRecordReaderResource(
+                name, _text(node.attrs.get("compression_type", ""))
+            )
         )
     )
-)
-kernel("TextLineReaderV2", devices=CPU_ONLY)(
-    _reader_kernel(
-        lambda node, name: TextLineReaderResource(name, int(node.attrs.get("skip_header_lines", 0)))
-    )
-)
-kernel("FixedLengthRecordReaderV2", devices=CPU_ONLY)(
-    _reader_kernel(
-        lambda node, name: FixedLengthRecordReaderResource(
-            name,
-            int(node.attrs.get("header_bytes", 0)),
-            int(node.attrs["record_bytes"]),
-            int(node.attrs.get("footer_bytes", 0)),
-            int(node.attrs.get("hop_bytes", 0)),
-            _text(node.attrs.get("encoding", "")),
+    kernel(f"TextLineReader{_suffix}", devices=CPU_ONLY)(
+        _reader_kernel(
+            lambda node, name: TextLineReaderResource(
+                name, int(node.attrs.get("skip_header_lines", 0))
+            )
         )
     )
-)
-kernel("WholeFileReaderV2", devices=CPU_ONLY)(
-    _reader_kernel(lambda node, name: WholeFileReaderResource(name))
-)
-kernel("IdentityReaderV2", devices=CPU_ONLY)(
-    _reader_kernel(lambda node, name: IdentityReaderResource(name))
-)
+    kernel(f"FixedLengthRecordReader{_suffix}", devices=CPU_ONLY)(
+        _reader_kernel(
+            lambda node, name: FixedLengthRecordReaderResource(
+                name,
+                int(node.attrs.get("header_bytes", 0)),
+                int(node.attrs["record_bytes"]),
+                int(node.attrs.get("footer_bytes", 0)),
+                int(node.attrs.get("hop_bytes", 0)),
+                _text(node.attrs.get("encoding", "")),
+            )
+        )
+    )
+    kernel(f"WholeFileReader{_suffix}", devices=CPU_ONLY)(
+        _reader_kernel(lambda node, name: WholeFileReaderResource(name))
+    )
+    kernel(f"IdentityReader{_suffix}", devices=CPU_ONLY)(
+        _reader_kernel(lambda node, name: IdentityReaderResource(name))
+    )
 
 
 def reader_of(value: Any, node_name: str) -> ReaderResource:
@@ -504,6 +508,7 @@ def reader_of(value: Any, node_name: str) -> ReaderResource:
     return value
 
 
+@kernel("ReaderRead", devices=CPU_ONLY)
 @kernel("ReaderReadV2", devices=CPU_ONLY)
 def reader_read(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -518,6 +523,7 @@ def reader_read(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("ReaderReadUpTo", devices=CPU_ONLY)
 @kernel("ReaderReadUpToV2", devices=CPU_ONLY)
 def reader_read_up_to(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -532,6 +538,7 @@ def reader_read_up_to(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("ReaderNumRecordsProduced", devices=CPU_ONLY)
 @kernel("ReaderNumRecordsProducedV2", devices=CPU_ONLY)
 def reader_num_records_produced(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -540,6 +547,7 @@ def reader_num_records_produced(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("ReaderNumWorkUnitsCompleted", devices=CPU_ONLY)
 @kernel("ReaderNumWorkUnitsCompletedV2", devices=CPU_ONLY)
 def reader_num_work_units_completed(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -548,6 +556,7 @@ def reader_num_work_units_completed(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("ReaderSerializeState", devices=CPU_ONLY)
 @kernel("ReaderSerializeStateV2", devices=CPU_ONLY)
 def reader_serialize_state(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -556,6 +565,7 @@ def reader_serialize_state(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("ReaderRestoreState", devices=CPU_ONLY)
 @kernel("ReaderRestoreStateV2", devices=CPU_ONLY)
 def reader_restore_state(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -573,6 +583,7 @@ def reader_restore_state(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("ReaderReset", devices=CPU_ONLY)
 @kernel("ReaderResetV2", devices=CPU_ONLY)
 def reader_reset(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:

@@ -43,18 +43,22 @@ def _stack(value: Any, node_name: str) -> StackResource:
     return value
 
 
+@kernel("Stack", devices=CPU_ONLY)
 @kernel("StackV2", devices=CPU_ONLY)
 def stack(node: Any, xp: Any) -> Any:
     elem_type = dtypes.as_dtype(node.attrs["elem_type"]).base_dtype
     base = node.attrs.get("stack_name") or node.name
+    # The first Stack op has no max_size input: its stacks are unbounded.
+    sized = node.op == "StackV2"
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        max_size = scalar_int(ins[0], "max_size")
+        max_size = scalar_int(ins[0], "max_size") if sized else -1
         return (StackResource(f"{base}_{next(_counter)}", elem_type, max_size),)
 
     return compute
 
 
+@kernel("StackPush", devices=CPU_ONLY)
 @kernel("StackPushV2", devices=CPU_ONLY)
 def stack_push(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -74,6 +78,7 @@ def stack_push(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("StackPop", devices=CPU_ONLY)
 @kernel("StackPopV2", devices=CPU_ONLY)
 def stack_pop(node: Any, xp: Any) -> Any:
     elem_type = dtypes.as_dtype(node.attrs["elem_type"]).base_dtype
@@ -91,6 +96,7 @@ def stack_pop(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("StackClose", devices=CPU_ONLY)
 @kernel("StackCloseV2", devices=CPU_ONLY)
 def stack_close(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:

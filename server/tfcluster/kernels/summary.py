@@ -98,6 +98,23 @@ def histogram_summary(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("TensorSummary", devices=CPU_ONLY)
+def tensor_summary_v1(node: Any, xp: Any) -> Any:
+    """The first TensorSummary: its value names the node (node_name, no tag or metadata, as
+    TF 1.15's SummaryTensorOpV1 writes it)."""
+    v2 = tensor_summary(node, xp)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        (serialized,) = v2(ctx, ["", ins[0], b""])
+        s = summary_pb2.Summary.FromString(np.asarray(serialized).item())
+        value = s.value[0]
+        value.ClearField("metadata")
+        value.node_name = node.name
+        return (_string(s.SerializeToString()),)
+
+    return compute
+
+
 @kernel("TensorSummaryV2", devices=CPU_ONLY)
 def tensor_summary(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:

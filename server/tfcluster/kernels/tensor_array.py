@@ -73,6 +73,14 @@ class TensorArrayResource:
     def __len__(self) -> int:
         return len(self.elements)
 
+    def set_element_shape(self, shape: TensorShape) -> None:
+        self.element_shape = shape
+        self._known_shape = (
+            tuple(int(d) for d in shape.as_list())  # type: ignore[arg-type]
+            if shape.is_fully_defined()
+            else None
+        )
+
     def check_open(self) -> None:
         if self.closed:
             raise invalid(f"TensorArray {self.name} has already been closed.")
@@ -179,6 +187,11 @@ def _partial(shape: TensorShape) -> str:
     if shape.ndims is None:
         return "<unknown>"
     return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
+def array_of(value: Any, node_name: str) -> TensorArrayResource:
+    """The array behind a handle (InvalidArgumentError naming the node otherwise)."""
+    return _array(value, node_name)
 
 
 def _array(value: Any, node_name: str) -> TensorArrayResource:

@@ -31,6 +31,9 @@ from tfcluster.ops.op_util import Outputs, make_op
 _HANDLE = [(dtypes.resource, TensorShape([]))]
 _MAXINT32 = 2**31 - 1
 QUEUE_OPS = ("FIFOQueueV2", "PaddingFIFOQueueV2", "RandomShuffleQueueV2", "PriorityQueueV2")
+# TF's first queue ops: the same queues behind a mutable string handle (graphs written before
+# resource handles, and tf.raw_ops); their users are the V2 ops without the suffix.
+LEGACY_QUEUE_OPS = ("FIFOQueue", "PaddingFIFOQueue", "RandomShuffleQueue", "PriorityQueue")
 
 
 def _handle_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -50,6 +53,7 @@ def _queue_shapes(handle: Tensor, n: int) -> list[TensorShape]:
     """The element shapes the queue op declares (unknown when it declares none, or when the
     handle is not a queue op's own output: QueueBase sets the shapes it knows)."""
     op = getattr(handle, "op", None)
+    # TF knows them through the resource handle's shape data: a string ref handle has none.
     shapes = op.attrs.get("shapes") if op is not None and op.type in QUEUE_OPS else None
     if not shapes:
         return [TensorShape(None)] * n
@@ -112,14 +116,41 @@ _HANDLE_USERS = {
     "_AccumulatorCancelTakes": op_def_registry.no_outputs,
 }
 
+# The ref-handle queue users (QueueEnqueue, ...) and the resource-handle accumulator users
+# (ResourceAccumulatorApplyGradient, ...): one kernel body each with the op they rename.
+LEGACY_NAMES = {
+    **{op: op.removesuffix("V2") for op in _HANDLE_USERS if op.startswith("Queue")},
+    **{op: f"Resource{op}" for op in _HANDLE_USERS if op.startswith("Accumulator")},
+}
+
 for _op in QUEUE_OPS:
     op_def_registry.register(_op, _handle_infer, stateful=True)
+for _op in LEGACY_QUEUE_OPS:
+    op_def_registry.register(_op, accumulator_handle_infer, stateful=True)
+# FakeQueue: a resource-handle queue seen through a string handle (TF's FakeQueueOp).
+op_def_registry.register("FakeQueue", accumulator_handle_infer, ref_inputs=[0], stateful=True)
 op_def_registry.register("ConditionalAccumulator", accumulator_handle_infer, stateful=True)
+# TF 1.15's shape function gives this resource handle the shape of a string handle, [2].
+op_def_registry.register(
+    "ResourceConditionalAccumulator",
+    op_def_registry.fixed((dtypes.resource, [2])),
+    stateful=True,
+)
 for _op, _infer in _HANDLE_USERS.items():
     # The handle is a reference input: the placer keeps the op on the resource's task.
     op_def_registry.register(_op, _infer, ref_inputs=[0], stateful=True)
+    if _op in LEGACY_NAMES:
+        op_def_registry.register(LEGACY_NAMES[_op], _infer, ref_inputs=[0], stateful=True)
 # The op types this module adds (gradients/data_flow_grad.py marks them not differentiable).
-OP_TYPES = (*QUEUE_OPS, "ConditionalAccumulator", *_HANDLE_USERS)
+OP_TYPES = (
+    *QUEUE_OPS,
+    *LEGACY_QUEUE_OPS,
+    "FakeQueue",
+    "ConditionalAccumulator",
+    "ResourceConditionalAccumulator",
+    *_HANDLE_USERS,
+    *LEGACY_NAMES.values(),
+)
 
 
 def _as_list(x: Any) -> list[Any]:

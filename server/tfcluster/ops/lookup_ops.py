@@ -27,30 +27,93 @@ def _handle_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return [(dtypes.resource, TensorShape([]))]
 
 
+def _ref_handle_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    # The first table ops hand out a mutable string handle (container, name).
+    return [(dtypes.string._as_ref, TensorShape([2]))]
+
+
+def _table_value_shape(handle: Tensor) -> TensorShape | None:
+    """The value shape the table op declares (None when the handle is not a table op's).
+    TF knows it through the resource handle's shape data: a string ref handle has none."""
+    op = getattr(handle, "op", None)
+    if op is None or op.type not in TABLE_OPS or not op.type.endswith("V2"):
+        return None
+    return TensorShape(op.attrs.get("value_shape") or [])
+
+
+def _check_table_dtypes(handle: Tensor, attrs: dict[str, Any], key: str, value: str) -> None:
+    """TF reads a resource table's key and value dtypes from the handle at graph time."""
+    op = getattr(handle, "op", None)
+    if op is None or op.type not in TABLE_OPS or not op.type.endswith("V2"):
+        return
+    for attr, table_attr in ((key, "key_dtype"), (value, "value_dtype")):
+        want = op.attrs.get(table_attr)
+        if attr in attrs and want is not None:
+            want, got = dtypes.as_dtype(want), dtypes.as_dtype(attrs[attr])
+            if want != got:
+                raise ValueError(
+                    f"Trying to read value with wrong dtype. Expected {want.name} got {got.name}"
+                )
+
+
 def _find_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    return [(attrs["Tout"], inputs[1].shape)]
+    _check_table_dtypes(inputs[0], attrs, "Tin", "Tout")
+    value_shape = _table_value_shape(inputs[0])
+    if value_shape is None:
+        return [(attrs["Tout"], TensorShape(None))]
+    return [(attrs["Tout"], inputs[1].shape.concatenate(value_shape))]
 
 
-op_def_registry.register("HashTableV2", _handle_infer, stateful=True)
-op_def_registry.register(
-    "InitializeTableV2", op_def_registry.no_outputs, ref_inputs=[0], stateful=True
-)
-op_def_registry.register(
-    "InitializeTableFromTextFileV2", op_def_registry.no_outputs, ref_inputs=[0], stateful=True
-)
-op_def_registry.register("LookupTableFindV2", _find_infer, ref_inputs=[0], stateful=True)
-op_def_registry.register(
-    "LookupTableSizeV2",
-    lambda inputs, attrs: [(dtypes.int64, TensorShape([]))],
-    ref_inputs=[0],
-    stateful=True,
-)
-OP_TYPES = (
+def _update_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    _check_table_dtypes(inputs[0], attrs, "Tin", "Tout")
+    return []
+
+
+def _export_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    _check_table_dtypes(inputs[0], attrs, "Tkeys", "Tvalues")
+    value_shape = _table_value_shape(inputs[0])
+    values = (
+        TensorShape(None) if value_shape is None else TensorShape([None]).concatenate(value_shape)
+    )
+    return [(attrs["Tkeys"], TensorShape([None])), (attrs["Tvalues"], values)]
+
+
+_SIZE = op_def_registry.fixed((dtypes.int64, TensorShape([])))
+
+# Tables: HashTable filled once by an initializer; the mutable ones take inserts. Each op's
+# first version takes a string ref handle instead of a resource (the same kernels).
+TABLE_OPS = (
     "HashTableV2",
-    "InitializeTableV2",
-    "InitializeTableFromTextFileV2",
-    "LookupTableFindV2",
-    "LookupTableSizeV2",
+    "HashTable",
+    "MutableHashTableV2",
+    "MutableHashTable",
+    "MutableHashTableOfTensorsV2",
+    "MutableHashTableOfTensors",
+    "MutableDenseHashTableV2",
+    "MutableDenseHashTable",
+)
+_TABLE_USERS: dict[str, Any] = {
+    "InitializeTable": op_def_registry.no_outputs,
+    "InitializeTableFromTextFile": op_def_registry.no_outputs,
+    "LookupTableFind": _find_infer,
+    "LookupTableSize": _SIZE,
+    "LookupTableInsert": _update_infer,
+    "LookupTableExport": _export_infer,
+    "LookupTableImport": _update_infer,
+}
+for _op in TABLE_OPS:
+    _infer = _handle_infer if _op.endswith("V2") else _ref_handle_infer
+    op_def_registry.register(_op, _infer, stateful=True)
+for _op, _infer in _TABLE_USERS.items():
+    # The handle is a reference input: the op runs where the table is.
+    op_def_registry.register(_op, _infer, ref_inputs=[0], stateful=True)
+    op_def_registry.register(f"{_op}V2", _infer, ref_inputs=[0], stateful=True)
+op_def_registry.register("LookupTableRemoveV2", _update_infer, ref_inputs=[0], stateful=True)
+OP_TYPES = (
+    *TABLE_OPS,
+    *_TABLE_USERS,
+    *(f"{op}V2" for op in _TABLE_USERS),
+    "LookupTableRemoveV2",
 )
 
 

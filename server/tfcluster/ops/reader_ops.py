@@ -28,8 +28,15 @@ _STRING = (dtypes.string, TensorShape([]))
 _STRINGS = (dtypes.string, TensorShape([None]))
 _INT64 = (dtypes.int64, TensorShape([]))
 
+# The readers' first versions hand out a mutable string handle (container, name) instead of a
+# resource; their users are the V2 ops without the suffix, with the same kernels.
+LEGACY_READER_OPS = tuple(op.removesuffix("V2") for op in READER_OPS)
+_REF_HANDLE = (dtypes.string._as_ref, TensorShape([2]))
+
 for _op in READER_OPS:
     op_def_registry.register(_op, op_def_registry.fixed((dtypes.resource, [])), stateful=True)
+for _op in LEGACY_READER_OPS:
+    op_def_registry.register(_op, op_def_registry.fixed(_REF_HANDLE), stateful=True)
 _READER_USERS: dict[str, tuple[Any, Sequence[int]]] = {
     "ReaderReadV2": (op_def_registry.fixed(_STRING, _STRING), (0, 1)),
     "ReaderReadUpToV2": (op_def_registry.fixed(_STRINGS, _STRINGS), (0, 1)),
@@ -42,6 +49,7 @@ _READER_USERS: dict[str, tuple[Any, Sequence[int]]] = {
 for _op, (_infer, _refs) in _READER_USERS.items():
     # The reader (and the queue it reads from) are reference inputs: the op runs where they are.
     op_def_registry.register(_op, _infer, ref_inputs=_refs, stateful=True)
+    op_def_registry.register(_op.removesuffix("V2"), _infer, ref_inputs=_refs, stateful=True)
 
 
 def _matching_files_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -53,8 +61,19 @@ def _matching_files_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Ou
 op_def_registry.register("MatchingFiles", _matching_files_infer)
 op_def_registry.register("ReadFile", op_def_registry.fixed(_STRING))
 op_def_registry.register("WriteFile", op_def_registry.no_outputs, stateful=True)
+# A batch of records from files (kernels/record_input.py); TF gives it no static shape.
+op_def_registry.register("RecordInput", op_def_registry.fixed((dtypes.string, None)), stateful=True)
 # The op types this module adds (gradients/reader_grad.py marks them not differentiable).
-OP_TYPES = (*READER_OPS, *_READER_USERS, "MatchingFiles", "ReadFile", "WriteFile")
+OP_TYPES = (
+    *READER_OPS,
+    *LEGACY_READER_OPS,
+    *_READER_USERS,
+    *(op.removesuffix("V2") for op in _READER_USERS),
+    "MatchingFiles",
+    "ReadFile",
+    "WriteFile",
+    "RecordInput",
+)
 
 
 _COMPRESSION = {0: "", 1: "ZLIB", 2: "GZIP"}  # TFRecordCompressionType's values

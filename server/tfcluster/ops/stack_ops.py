@@ -38,11 +38,21 @@ def _concat_offset_infer(inputs: Sequence[Any], attrs: dict[str, Any]) -> Output
     return [(dtypes.int32, t.shape) for t in inputs[1:]]
 
 
+def _ref_stack_infer(inputs: Sequence[Any], attrs: dict[str, Any]) -> Outputs:
+    # The first Stack op: no max_size, a mutable string handle (container, name).
+    return [(dtypes.string._as_ref, TensorShape([2]))]
+
+
 # Every op on a stack takes its handle first: placed with the stack like a reference input.
+# The first versions (Stack, StackPush, ...) take a string ref handle: the same kernels.
 op_def_registry.register("StackV2", _stack_infer, stateful=True)
-op_def_registry.register("StackPushV2", _push_infer, ref_inputs=[0], stateful=True)
-op_def_registry.register("StackPopV2", _pop_infer, ref_inputs=[0], stateful=True)
-op_def_registry.register("StackCloseV2", op_def_registry.no_outputs, ref_inputs=[0], stateful=True)
+op_def_registry.register("Stack", _ref_stack_infer, stateful=True)
+for _suffix in ("V2", ""):
+    op_def_registry.register(f"StackPush{_suffix}", _push_infer, ref_inputs=[0], stateful=True)
+    op_def_registry.register(f"StackPop{_suffix}", _pop_infer, ref_inputs=[0], stateful=True)
+    op_def_registry.register(
+        f"StackClose{_suffix}", op_def_registry.no_outputs, ref_inputs=[0], stateful=True
+    )
 op_def_registry.register("ConcatOffset", _concat_offset_infer)
 
 __all__: list[str] = []

@@ -61,14 +61,20 @@ op_def_registry.register("TensorSummaryV2", lambda inputs, attrs: list(_STRING_S
 op_def_registry.register("MergeSummary", _merge_infer)
 op_def_registry.register("ImageSummary", _histogram_infer)
 op_def_registry.register("AudioSummaryV2", _histogram_infer)
+# The first versions (graphs TF wrote before AudioSummaryV2 / TensorSummaryV2): the sample
+# rate an attr; the tensor summary tagged with its node's name.
+op_def_registry.register("AudioSummary", _histogram_infer)
+op_def_registry.register("TensorSummary", lambda inputs, attrs: list(_STRING_SCALAR))
 # The op types this module adds (gradients/summary_grad.py marks them not differentiable).
 OP_TYPES = (
     "ScalarSummary",
     "HistogramSummary",
     "TensorSummaryV2",
+    "TensorSummary",
     "MergeSummary",
     "ImageSummary",
     "AudioSummaryV2",
+    "AudioSummary",
 )
 
 _INVALID_TAG_CHARACTERS = re.compile(r"[^-/\w\.]")

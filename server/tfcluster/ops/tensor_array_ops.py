@@ -89,6 +89,42 @@ def _concat_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     ]
 
 
+def _handle_element_shape(handle: Tensor) -> TensorShape:
+    """The element shape TF's shape functions keep with an array's handle: the creating op's
+    element_shape, a gradient's forward one (with shape_to_prepend in front)."""
+    op = getattr(handle, "op", None)
+    if op is None:
+        return TensorShape(None)
+    if op.type == "TensorArrayV3":
+        return _element_shape_attr(op.attrs)
+    if op.type == "TensorArrayGradV3":
+        return _handle_element_shape(op.inputs[0])
+    if op.type == "TensorArrayGradWithShape":
+        prepend = tensor_util.constant_value(op.inputs[2])
+        if prepend is None:
+            return TensorShape(None)
+        return TensorShape([int(d) for d in prepend]).concatenate(
+            _handle_element_shape(op.inputs[0])
+        )
+    return TensorShape(None)
+
+
+def _write_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    known, value = _handle_element_shape(inputs[0]), inputs[2].shape
+    if known.ndims is not None and value.ndims is not None:
+        if known.ndims != value.ndims:
+            raise ValueError(
+                f"Shapes must be equal rank, but are {known.ndims} and {value.ndims} for "
+                f"'TensorArrayWriteV3' with input shapes: [2], [], {_dims(value)}, []."
+            )
+        if not known.is_compatible_with(value):
+            raise ValueError(
+                f"Shapes {_dims(known)} and {_dims(value)} are incompatible for "
+                "'TensorArrayWriteV3'"
+            )
+    return [_FLOW]
+
+
 def _grad_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return [_HANDLE, _FLOW]
 
@@ -97,9 +133,7 @@ op_def_registry.register("TensorArrayV3", _tensor_array_infer, stateful=True)
 # The handle is input 0 of every op below: placed with the array like a reference input.
 _ON_HANDLE = [0]
 op_def_registry.register("TensorArrayGradV3", _grad_infer, ref_inputs=_ON_HANDLE, stateful=True)
-op_def_registry.register(
-    "TensorArrayWriteV3", lambda i, a: [_FLOW], ref_inputs=_ON_HANDLE, stateful=True
-)
+op_def_registry.register("TensorArrayWriteV3", _write_infer, ref_inputs=_ON_HANDLE, stateful=True)
 op_def_registry.register("TensorArrayReadV3", _read_infer, ref_inputs=_ON_HANDLE, stateful=True)
 op_def_registry.register("TensorArrayGatherV3", _gather_infer, ref_inputs=_ON_HANDLE, stateful=True)
 op_def_registry.register(
@@ -118,7 +152,50 @@ op_def_registry.register(
 op_def_registry.register(
     "TensorArrayCloseV3", op_def_registry.no_outputs, ref_inputs=_ON_HANDLE, stateful=True
 )
+# TensorArrayGradWithShape: a gradient array whose elements have shape_to_prepend in front.
+op_def_registry.register(
+    "TensorArrayGradWithShape", _grad_infer, ref_inputs=_ON_HANDLE, stateful=True
+)
+
+# The first two versions, as graphs written before GraphDef versions 16 and 26 have them:
+# a string handle (a ref in the first), no flow out of the array's creation or its gradient.
+# TensorArrayPack / Unpack are the first Gather / Scatter of every index.
+_FIRST_HANDLE = (dtypes.string._as_ref, TensorShape(None))
+_SECOND_HANDLE = (dtypes.string, TensorShape([2]))
+_SAME_AS_V3 = ("Write", "Read", "Gather", "Scatter", "Concat", "Split", "Size", "Close")
+
+
+def _pack_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(attrs["dtype"], TensorShape([None]).concatenate(_element_shape_attr(attrs)))]
+
+
+LEGACY_OP_TYPES: list[str] = []
+for _suffix, _handle in (("", _FIRST_HANDLE), ("V2", _SECOND_HANDLE)):
+
+    def _make_infer(inputs: Sequence[Tensor], attrs: dict[str, Any], h: Any = _handle) -> Outputs:
+        return [h]
+
+    op_def_registry.register(f"TensorArray{_suffix}", _make_infer, stateful=True)
+    op_def_registry.register(
+        f"TensorArrayGrad{_suffix}", _make_infer, ref_inputs=_ON_HANDLE, stateful=True
+    )
+    LEGACY_OP_TYPES += [f"TensorArray{_suffix}", f"TensorArrayGrad{_suffix}"]
+    for _op in _SAME_AS_V3:
+        _v3 = op_def_registry.lookup(f"TensorArray{_op}V3")
+        assert _v3 is not None
+        op_def_registry.register(
+            f"TensorArray{_op}{_suffix}", _v3.infer, ref_inputs=_ON_HANDLE, stateful=True
+        )
+        LEGACY_OP_TYPES.append(f"TensorArray{_op}{_suffix}")
+op_def_registry.register("TensorArrayPack", _pack_infer, ref_inputs=_ON_HANDLE, stateful=True)
+op_def_registry.register(
+    "TensorArrayUnpack", lambda i, a: [_FLOW], ref_inputs=_ON_HANDLE, stateful=True
+)
+LEGACY_OP_TYPES += ["TensorArrayPack", "TensorArrayUnpack"]
+
 OP_TYPES = (
+    *LEGACY_OP_TYPES,
+    "TensorArrayGradWithShape",
     "TensorArrayV3",
     "TensorArrayGradV3",
     "TensorArrayWriteV3",

@@ -1,0 +1,1 @@
+"""Lookup tables built from the table ops (tf.lookup.experimental)."""

@@ -1,0 +1,31 @@
+"""TF's summary writer ops (kernels/summary_writers.py): a SummaryWriter resource whose
+event file CreateSummaryFileWriter opens; Write*Summary / WriteSummary / WriteGraphSummary /
+WriteRawProtoSummary / ImportEvent append events to it. Every op on a writer takes its
+handle as a reference input, so it runs where the writer lives."""
+
+from __future__ import annotations
+
+from tfcluster.framework import dtypes, op_def_registry
+
+op_def_registry.register(
+    "SummaryWriter", op_def_registry.fixed((dtypes.resource, [])), stateful=True
+)
+_USERS = (
+    "CreateSummaryFileWriter",
+    "WriteScalarSummary",
+    "WriteHistogramSummary",
+    "WriteImageSummary",
+    "WriteAudioSummary",
+    "WriteSummary",
+    "WriteRawProtoSummary",
+    "WriteGraphSummary",
+    "ImportEvent",
+    "FlushSummaryWriter",
+    "CloseSummaryWriter",
+)
+for _op in _USERS:
+    op_def_registry.register(_op, op_def_registry.no_outputs, ref_inputs=[0], stateful=True)
+# The op types this module adds (gradients/summary_writer_grad.py: not differentiable).
+OP_TYPES = ("SummaryWriter", *_USERS)
+
+__all__: list[str] = []
