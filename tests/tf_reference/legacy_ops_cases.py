@@ -85,7 +85,7 @@ def batch_matmul_v2_errors(tf):
     }
     out = {}
     for name, (va, vb) in sorted(feeds.items()):
-        out["run_" + name] = _err(lambda: _run(tf, y, {p: va, q: vb}))
+        out["run_" + name] = _err(lambda va=va, vb=vb: _run(tf, y, {p: va, q: vb}))
     out["static_batch"] = _err(
         lambda: tf.raw_ops.BatchMatMulV2(x=tf.zeros([2, 3, 4]), y=tf.zeros([3, 4, 2]))
     )
@@ -207,9 +207,7 @@ def data_format_ops(tf):
     out["values"] = _run(tf, [dm, dm2, vp, vp2])
     out["static"] = [_static(t) for t in (dm, vp, vp2)]
     x = tf.placeholder(tf.int32)
-    out["bad_vector"] = _err(
-        lambda: _run(tf, tf.raw_ops.DataFormatVecPermute(x=x), {x: [1, 2, 3]})
-    )
+    out["bad_vector"] = _err(lambda: _run(tf, tf.raw_ops.DataFormatVecPermute(x=x), {x: [1, 2, 3]}))
     return out
 
 
@@ -221,7 +219,7 @@ def copies(tf):
         tf.raw_ops.DebugGradientIdentity(input=a),
     ]
     out = {"values": _run(tf, ys), "static": [_static(y) for y in ys]}
-    out["grads"] = [_err(lambda: tf.gradients(y, a)) for y in ys]
+    out["grads"] = [_err(lambda y=y: tf.gradients(y, a)) for y in ys]
     return out
 
 
@@ -281,7 +279,7 @@ def inv_and_inv_grad(tf):
     out["second"] = _run(tf, gg)
     dy = tf.constant([[1.0, 2.0, 3.0, 4.0]])
     ig = tf.raw_ops.InvGrad(y=x, dy=dy)
-    out["inv_grad"] = _run(tf, [ig] + _grads(tf, ig, [x, dy]))
+    out["inv_grad"] = _run(tf, [ig, *_grads(tf, ig, [x, dy])])
     return out
 
 
@@ -314,9 +312,7 @@ def approximate_equal(tf):
 
 
 def compare_and_bitpack(tf):
-    f = tf.raw_ops.CompareAndBitpack(
-        input=np.linspace(-1, 1, 24).reshape(3, 8), threshold=0.1
-    )
+    f = tf.raw_ops.CompareAndBitpack(input=np.linspace(-1, 1, 24).reshape(3, 8), threshold=0.1)
     i = tf.raw_ops.CompareAndBitpack(input=np.arange(16, dtype=np.int32), threshold=6)
     b = tf.raw_ops.CompareAndBitpack(
         input=np.array([True, False] * 4 + [False, True] * 4), threshold=False
@@ -333,8 +329,8 @@ def population_count(tf):
         "int8": np.array([0, 1, -1, 127, -128], np.int8),
         "uint8": np.array([0, 3, 255], np.uint8),
         "int16": np.array([[7, -1], [1024, -32768]], np.int16),
-        "int32": np.array([7, -1, 2 ** 31 - 1], np.int32),
-        "int64": np.array([-1, 2 ** 40 + 5], np.int64),
+        "int32": np.array([7, -1, 2**31 - 1], np.int32),
+        "int64": np.array([-1, 2**40 + 5], np.int64),
     }
     ys = {k: tf.raw_ops.PopulationCount(x=v) for k, v in cases.items()}
     out = {"values": _run(tf, ys), "static": {k: _static(y) for k, y in ys.items()}}
@@ -346,10 +342,10 @@ def nth_element(tf):
     y = tf.raw_ops.NthElement(input=x, n=1)
     r = tf.raw_ops.NthElement(input=x, n=0, reverse=True)
     out = _case(tf, y, [x])
-    out["reverse"] = _run(tf, [r] + _grads(tf, r, [x]))
+    out["reverse"] = _run(tf, [r, *_grads(tf, r, [x])])
     ties = tf.constant([[1.0, 3.0, 3.0, 2.0]])
     t = tf.raw_ops.NthElement(input=ties, n=2)
-    out["ties"] = _run(tf, [t] + _grads(tf, t, [ties]))
+    out["ties"] = _run(tf, [t, *_grads(tf, t, [ties])])
     n = tf.placeholder(tf.int32)
     out["too_large"] = _err(lambda: _run(tf, tf.raw_ops.NthElement(input=x, n=n), {n: 4}))
     out["negative"] = _err(lambda: _run(tf, tf.raw_ops.NthElement(input=x, n=n), {n: -1}))
@@ -404,15 +400,23 @@ def max_pool_v2(tf):
         out[padding + "_static"] = [_static(y), _static(g)]
         seed = tf.constant(IMG * 0.1)
         gv2 = tf.raw_ops.MaxPoolGradV2(
-            orig_input=x, orig_output=y, grad=_weights(tf, y), ksize=[1, 2, 3, 1],
-            strides=[1, 2, 2, 1], padding=padding,
+            orig_input=x,
+            orig_output=y,
+            grad=_weights(tf, y),
+            ksize=[1, 2, 3, 1],
+            strides=[1, 2, 2, 1],
+            padding=padding,
         )
         out[padding + "_second_order"] = _run(tf, _grads(tf, gv2, [x, y]))
         out[padding + "_grad_grad"] = _run(
             tf,
             tf.raw_ops.MaxPoolGradGradV2(
-                orig_input=x, orig_output=y, grad=seed, ksize=[1, 2, 3, 1],
-                strides=[1, 2, 2, 1], padding=padding,
+                orig_input=x,
+                orig_output=y,
+                grad=seed,
+                ksize=[1, 2, 3, 1],
+                strides=[1, 2, 2, 1],
+                padding=padding,
             ),
         )
         out[padding + "_grad_v2"] = _run(tf, gv2)
@@ -429,17 +433,32 @@ def fused_pad_conv2d(tf):
     x = tf.constant(IMG[:1])
     f = tf.constant(RNG.randn(3, 2, 3, 4).astype(np.float32))
     y = tf.raw_ops.FusedPadConv2D(
-        input=x, paddings=[[0, 0], [1, 2], [2, 1], [0, 0]], filter=f, mode="REFLECT",
-        strides=[1, 1, 2, 1], padding="VALID",
+        input=x,
+        paddings=[[0, 0], [1, 2], [2, 1], [0, 0]],
+        filter=f,
+        mode="REFLECT",
+        strides=[1, 1, 2, 1],
+        padding="VALID",
     )
     x1 = x
     z = tf.raw_ops.FusedResizeAndPadConv2D(
-        input=x1, size=[7, 4], paddings=[[0, 0], [1, 1], [1, 1], [0, 0]], filter=f,
-        mode="SYMMETRIC", strides=[1, 2, 1, 1], padding="SAME",
+        input=x1,
+        size=[7, 4],
+        paddings=[[0, 0], [1, 1], [1, 1], [0, 0]],
+        filter=f,
+        mode="SYMMETRIC",
+        strides=[1, 2, 1, 1],
+        padding="SAME",
     )
     w = tf.raw_ops.FusedResizeAndPadConv2D(
-        input=x1, size=[3, 9], paddings=[[0, 0], [0, 0], [0, 0], [0, 0]], filter=f,
-        mode="REFLECT", strides=[1, 1, 1, 1], padding="VALID", resize_align_corners=True,
+        input=x1,
+        size=[3, 9],
+        paddings=[[0, 0], [0, 0], [0, 0], [0, 0]],
+        filter=f,
+        mode="REFLECT",
+        strides=[1, 1, 1, 1],
+        padding="VALID",
+        resize_align_corners=True,
     )
     return {"values": _run(tf, [y, z, w]), "static": [_static(t) for t in (y, z, w)]}
 
@@ -499,8 +518,11 @@ DEPRECATED_CALLS = {
     "PlaceholderV2": lambda tf: tf.raw_ops.PlaceholderV2(dtype=tf.float32, shape=[2]),
     "SelfAdjointEig": lambda tf: tf.raw_ops.SelfAdjointEig(input=np.eye(2, dtype=np.float32)),
     "Conv3DBackpropInput": lambda tf: tf.raw_ops.Conv3DBackpropInput(
-        input=np.zeros([1, 2, 2, 2, 1], np.float32), filter=np.zeros([1, 1, 1, 1, 1], np.float32),
-        out_backprop=np.zeros([1, 2, 2, 2, 1], np.float32), strides=[1] * 5, padding="SAME",
+        input=np.zeros([1, 2, 2, 2, 1], np.float32),
+        filter=np.zeros([1, 1, 1, 1, 1], np.float32),
+        out_backprop=np.zeros([1, 2, 2, 2, 1], np.float32),
+        strides=[1] * 5,
+        padding="SAME",
     ),
     "BatchMatrixDiag": lambda tf: tf.raw_ops.BatchMatrixDiag(diagonal=[[1.0, 2.0]]),
     "BatchMatrixInverse": lambda tf: tf.raw_ops.BatchMatrixInverse(input=np.eye(2)),
@@ -508,17 +530,22 @@ DEPRECATED_CALLS = {
     "BatchSvd": lambda tf: tf.raw_ops.BatchSvd(input=np.eye(2)),
     "BatchFFT": lambda tf: tf.raw_ops.BatchFFT(input=np.ones([2], np.complex64)),
     "BatchIFFT3D": lambda tf: tf.raw_ops.BatchIFFT3D(input=np.ones([1, 1, 2], np.complex64)),
-    "BatchNormWithGlobalNormalization": lambda tf: (
-        tf.raw_ops.BatchNormWithGlobalNormalization(
-            t=IMG, m=[0.0] * 3, v=[1.0] * 3, beta=[0.0] * 3, gamma=[1.0] * 3,
-            variance_epsilon=0.001, scale_after_normalization=True,
-        )
+    "BatchNormWithGlobalNormalization": lambda tf: tf.raw_ops.BatchNormWithGlobalNormalization(
+        t=IMG,
+        m=[0.0] * 3,
+        v=[1.0] * 3,
+        beta=[0.0] * 3,
+        gamma=[1.0] * 3,
+        variance_epsilon=0.001,
+        scale_after_normalization=True,
     ),
 }
 
 
 def deprecated_ops_refuse_to_build(tf):
-    return {name: _err(lambda call=call: call(tf)) for name, call in sorted(DEPRECATED_CALLS.items())}
+    return {
+        name: _err(lambda call=call: call(tf)) for name, call in sorted(DEPRECATED_CALLS.items())
+    }
 
 
 CASES = {

@@ -66,33 +66,37 @@ V3 = RNG.randn(1, 3, 3, 3, 2).astype(np.float32)
 K3 = RNG.randn(2, 2, 2, 2, 3).astype(np.float32)
 G3 = RNG.randn(1, 3, 3, 3, 3).astype(np.float32)
 IMG = RNG.randn(2, 2, 3, 3).astype(np.float32)
-VEC3 = [np.array(v, np.float32) for v in ([0.5, -1, 2], [1.5, 0.5, 2.0], [0.1, 0.2, 0.3], [1, 2, 3])]
+VEC3 = [
+    np.array(v, np.float32) for v in ([0.5, -1, 2], [1.5, 0.5, 2.0], [0.1, 0.2, 0.3], [1, 2, 3])
+]
 
 # op type -> (inputs, attrs); attr values: bool, int, float, str, list of ints, or a dtype.
 OLD_OPS = {
     "TopK": ([F], {"k": 2, "sorted": True, "T": tf.float32}),
-    "TileGrad": ([RNG.randn(2, 6).astype(np.float32), np.array([1, 3], np.int32)], {"T": tf.float32}),
+    "TileGrad": (
+        [RNG.randn(2, 6).astype(np.float32), np.array([1, 3], np.int32)],
+        {"T": tf.float32},
+    ),
     "Conv3DBackpropInput": (
-        [V3, K3, G3], {"T": tf.float32, "strides": [1, 1, 1, 1, 1], "padding": "SAME"}
+        [V3, K3, G3],
+        {"T": tf.float32, "strides": [1, 1, 1, 1, 1], "padding": "SAME"},
     ),
     "Conv3DBackpropFilter": (
-        [V3, K3, G3], {"T": tf.float32, "strides": [1, 1, 1, 1, 1], "padding": "SAME"}
+        [V3, K3, G3],
+        {"T": tf.float32, "strides": [1, 1, 1, 1, 1], "padding": "SAME"},
     ),
     "BatchMatrixDiag": ([F], {"T": tf.float32}),
     "BatchMatrixDiagPart": ([F], {"T": tf.float32}),
     "BatchMatrixSetDiag": ([F, F[:, :, 0]], {"T": tf.float32}),
-    "BatchMatrixBandPart": (
-        [F, np.array(1, np.int64), np.array(0, np.int64)], {"T": tf.float32}
-    ),
+    "BatchMatrixBandPart": ([F, np.array(1, np.int64), np.array(0, np.int64)], {"T": tf.float32}),
     "BatchMatrixDeterminant": ([SPD], {"T": tf.float64}),
     "BatchMatrixInverse": ([SPD], {"T": tf.float64, "adjoint": False}),
     "BatchMatrixSolve": ([SPD, LOWER], {"T": tf.float64, "adjoint": True}),
     "BatchMatrixTriangularSolve": (
-        [LOWER, SPD], {"T": tf.float64, "lower": True, "adjoint": False}
+        [LOWER, SPD],
+        {"T": tf.float64, "lower": True, "adjoint": False},
     ),
-    "BatchMatrixSolveLs": (
-        [SPD, LOWER, np.array(0.1)], {"T": tf.float64, "fast": True}
-    ),
+    "BatchMatrixSolveLs": ([SPD, LOWER, np.array(0.1)], {"T": tf.float64, "fast": True}),
     "BatchCholesky": ([SPD], {"T": tf.float64}),
     "BatchCholeskyGrad": ([np.linalg.cholesky(SPD), LOWER], {"T": tf.float64}),
     "BatchSelfAdjointEigV2": ([SPD], {"T": tf.float64, "compute_v": False}),
@@ -100,7 +104,7 @@ OLD_OPS = {
     "BatchFFT": ([np.ones([2, 4], np.complex64)], {}),
     "BatchIFFT2D": ([np.ones([2, 4], np.complex64)], {}),
     "BatchNormWithGlobalNormalization": (
-        [IMG] + VEC3[:3] + [VEC3[3]],
+        [IMG, *VEC3[:3], VEC3[3]],
         {"T": tf.float32, "variance_epsilon": 0.001, "scale_after_normalization": True},
     ),
     "BatchNormWithGlobalNormalizationGrad": (
@@ -134,12 +138,12 @@ def old_graph_def(op_type, producer):
     g = tf.Graph()
     with g.as_default():
         for i, v in enumerate(inputs):
-            tf.constant(v, name="in%d" % i)
+            tf.constant(v, name=f"in{i}")
     gd = g.as_graph_def()
     node = gd.node.add()
     node.name = "old"
     node.op = op_type
-    node.input.extend("in%d" % i for i in range(len(inputs)))
+    node.input.extend(f"in{i}" for i in range(len(inputs)))
     for k, v in attrs.items():
         _set_attr(node, k, v)
     gd.versions.producer = producer
@@ -151,7 +155,7 @@ def _run_old(gd, n):
     with g.as_default():
         tf.import_graph_def(gd, name="")
         with tf.Session() as sess:
-            return sess.run(["old:%d" % i for i in range(n)])
+            return sess.run([f"old:{i}" for i in range(n)])
 
 
 for op_type in sorted(OLD_OPS):
@@ -168,7 +172,7 @@ for op_type in sorted(OLD_OPS):
         current_graph_def=current.SerializeToString(),
         outputs=n,
         values=result,
-        at_current_version=rec.catch(lambda: _run_old(current, n)),
+        at_current_version=rec.catch(lambda current=current, n=n: _run_old(current, n)),
     )
 
 rec.save()

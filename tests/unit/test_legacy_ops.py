@@ -95,5 +95,5 @@ def test_graph_def_of_an_old_producer_runs_as_in_tf(op_type: str) -> None:
                 assert type(info.value).__name__ == want["error"]
                 return
             got = sess.run(fetches)
-    for i, (a, b) in enumerate(zip(got, want)):
+    for a, b in zip(got, want):
         reference.assert_close(np.asarray(a), b, rtol=1e-5, atol=1e-5)

@@ -119,9 +119,7 @@ def _conjugate_transpose_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("NthElement")
 def _nth_element_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs[0], op.outputs[0]
-    hits = math_ops.cast(
-        math_ops.equal(array_ops.expand_dims(y, -1), x), grad.dtype.base_dtype
-    )
+    hits = math_ops.cast(math_ops.equal(array_ops.expand_dims(y, -1), x), grad.dtype.base_dtype)
     grad = array_ops.expand_dims(grad, -1)
     chosen = array_ops.expand_dims(math_ops.reduce_sum(hits, -1), -1)
     return [math_ops.divide(hits, chosen) * grad, None]
@@ -139,9 +137,7 @@ def _scatter_nd_non_aliasing_add_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("SparseDenseCwiseAdd")
 def _sparse_dense_add_grad(op: Operation, grad: Tensor) -> Any:
-    raise NotImplementedError(
-        "Gradient for SparseDenseCwiseAdd is currently not implemented yet."
-    )
+    raise NotImplementedError("Gradient for SparseDenseCwiseAdd is currently not implemented yet.")
 
 
 def _sparse_dense_mul_or_div_grad(op: Operation, grad: Tensor, is_mul: bool) -> Any:

@@ -168,7 +168,7 @@ def reverse(node: Any, xp: Any) -> Compute:
                 f"has {x.ndim}'dims' has {dims.size} values"
             )
         if x.ndim > 8:
-            raise invalid(f"reverse is not implemented for tensors of rank > 8.")
+            raise invalid("reverse is not implemented for tensors of rank > 8.")
         axes = tuple(int(a) for a in np.nonzero(dims)[0])
         return (xp.flip(x, axis=axes) if axes else x,)
 
@@ -267,9 +267,7 @@ def fused_pad_conv2d(node: Any, xp: Any) -> Compute:
 @kernel("FusedResizeAndPadConv2D", devices=CPU_ONLY)
 def fused_resize_pad_conv2d(node: Any, xp: Any) -> Compute:
     align = bool(node.attrs.get("resize_align_corners", False))
-    resize = _cpu_kernel_of(
-        "ResizeBilinear", node, align_corners=align, half_pixel_centers=False
-    )
+    resize = _cpu_kernel_of("ResizeBilinear", node, align_corners=align, half_pixel_centers=False)
     pad = _cpu_kernel_of("MirrorPad", node)
     conv = _cpu_kernel_of("Conv2D", node, data_format="NHWC")
 
@@ -289,12 +287,12 @@ def _unique_along(x: np.ndarray, axis_t: Any) -> tuple[np.ndarray, np.ndarray, n
     """TF's UniqueV2: the distinct slices along `axis` in order of first appearance."""
     axis_v = host_array(axis_t)
     if axis_v.ndim != 1:
-        raise invalid(f"axis expects a 1D vector.")
+        raise invalid("axis expects a 1D vector.")
     if axis_v.size > 1:
         raise invalid("axis does not support input tensors larger than 1 elements")
     if axis_v.size == 0:
         if x.ndim != 1:
-            raise invalid(f"unique expects a 1D vector.")
+            raise invalid("unique expects a 1D vector.")
         axis = 0
     else:
         axis = int(axis_v[0])
@@ -382,7 +380,9 @@ def compare_and_bitpack(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         x, threshold = (xp.asarray(v) for v in ins)
         if threshold.ndim != 0:
-            raise invalid(f"Compare threshold must be a scalar, but saw shape: {shape_str(threshold.shape)}")
+            raise invalid(
+                f"Compare threshold must be a scalar, but saw shape: {shape_str(threshold.shape)}"
+            )
         if x.ndim < 1:
             raise invalid("Input should be at least a vector, but saw a scalar.")
         if x.shape[-1] % 8:
@@ -463,13 +463,13 @@ def data_format_vec_permute(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         x = xp.asarray(ins[0])
         if x.ndim not in (1, 2):
-            raise invalid(f"input must be a vector or 2D tensor, but got shape {shape_str(x.shape)}")
+            raise invalid(
+                f"input must be a vector or 2D tensor, but got shape {shape_str(x.shape)}"
+            )
         if x.ndim == 1 and x.shape[0] != 4:
             raise invalid(f"1D input must be of size 4, but got shape {shape_str(x.shape)}")
         if x.ndim == 2 and (x.shape[0] != 4 or x.shape[1] != 2):
-            raise invalid(
-                "2D input must be of size 4 x 2, but got shape " f"{shape_str(x.shape)}"
-            )
+            raise invalid(f"2D input must be of size 4 x 2, but got shape {shape_str(x.shape)}")
         return (x[perm],)
 
     return compute
@@ -587,9 +587,7 @@ def _sparse_dense(fn: Callable[[Any, Any, Any], Any]) -> Callable[[Any, Any], Co
                     f"{shape_str(shape_t.shape)}"
                 )
             d = tuple(dense.shape)
-            ok = len(d) <= len(shape) and all(
-                a in (1, b) for a, b in zip(d[::-1], shape[::-1])
-            )
+            ok = len(d) <= len(shape) and all(a in (1, b) for a, b in zip(d[::-1], shape[::-1]))
             if not ok:
                 raise invalid(
                     "SparseDenseBinaryOpShared broadcasts dense to sparse only; got incompatible "
@@ -735,7 +733,7 @@ def decode_padded_raw(node: Any, xp: Any) -> Compute:
                 f"({out.itemsize})"
             )
         if length <= 0:
-            raise invalid(f"fixed_length must be positive")
+            raise invalid("fixed_length must be positive")
         flat = [bytes(s)[:length].ljust(length, b"\0") for s in data.reshape(-1).tolist()]
         values = np.frombuffer(b"".join(flat), dtype=wire).astype(out)
         return (values.reshape((*data.shape, length // out.itemsize)),)
@@ -757,4 +755,3 @@ def abort(node: Any, xp: Any) -> Compute:
         os.abort()
 
     return compute
-

@@ -90,8 +90,9 @@ def _rank_error(op: str, want: str, shape: TensorShape) -> ValueError:
 
 def _broadcast_dims(a: list[int | None], b: list[int | None], op: str) -> list[int | None]:
     n = max(len(a), len(b))
-    a = [1] * (n - len(a)) + a
-    b = [1] * (n - len(b)) + b
+    one: list[int | None] = [1]
+    a = one * (n - len(a)) + a
+    b = one * (n - len(b)) + b
     out: list[int | None] = []
     for x, y in zip(a, b):
         if x == 1:
@@ -229,8 +230,12 @@ def _string_scalar_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Out
 
 
 def _sparse_dense_cwise_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    return [(inputs[1].dtype.base_dtype, TensorShape([inputs[1].shape.as_list()[0]]
-                                                     if inputs[1].shape.ndims == 1 else [None]))]
+    return [
+        (
+            inputs[1].dtype.base_dtype,
+            TensorShape([inputs[1].shape.as_list()[0]] if inputs[1].shape.ndims == 1 else [None]),
+        )
+    ]
 
 
 def _decode_padded_raw_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -299,21 +304,22 @@ def _fused_pad_conv_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Ou
     """Conv2D's shape of the padded (and resized) input."""
     x, paddings, filt = inputs[0], inputs[-2], inputs[-1]
     dtype = x.dtype.base_dtype
-    dims = x.shape.as_list() if x.shape.ndims == 4 else [None] * 4
+    unknown: list[int | None] = [None] * 4
+    dims: list[int | None] = x.shape.as_list() if x.shape.ndims == 4 else unknown
     if len(inputs) == 4:
         size = static_ints(inputs[1])
-        dims[1:3] = size if size is not None else [None, None]
+        dims[1:3] = [size[0], size[1]] if size is not None else [None, None]
     pads = tensor_util.constant_value(paddings)
-    k = filt.shape.as_list() if filt.shape.ndims == 4 else [None] * 4
+    k: list[int | None] = filt.shape.as_list() if filt.shape.ndims == 4 else list(unknown)
     strides = [int(v) for v in attrs["strides"]]
     out = [dims[0], None, None, k[3]]
     for i in (1, 2):
-        d = dims[i]
-        if d is None or pads is None or k[i - 1] is None:
+        d, kd = dims[i], k[i - 1]
+        if d is None or pads is None or kd is None:
             continue
         d += int(pads[i][0]) + int(pads[i][1])
         if attrs["padding"] == "VALID":
-            out[i] = (d - k[i - 1] + strides[i]) // strides[i]
+            out[i] = (d - kd + strides[i]) // strides[i]
         else:
             out[i] = (d + strides[i] - 1) // strides[i]
     return [(dtype, TensorShape(out))]
@@ -326,7 +332,13 @@ def _batch_norm_global_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) ->
 def _batch_norm_global_grad_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     x, m = inputs[0], inputs[1]
     dtype = x.dtype.base_dtype
-    return [(dtype, x.shape), (dtype, m.shape), (dtype, m.shape), (dtype, m.shape), (dtype, m.shape)]
+    return [
+        (dtype, x.shape),
+        (dtype, m.shape),
+        (dtype, m.shape),
+        (dtype, m.shape),
+        (dtype, m.shape),
+    ]
 
 
 op_def_registry.register("BatchMatMulV2", _batch_matmul_v2_infer)
