@@ -240,7 +240,9 @@ def inplace_updates(tf):
         tf.raw_ops.InplaceSub(x=x, i=[3, 0], v=v),
         tf.raw_ops.InplaceUpdate(x=x, i=[2, 2], v=v),
     ]
-    out = {"values": _run(tf, ys), "static": [_static(y) for y in ys]}
+    # One op per run: TF's in-place ops alias their input's buffer, so ops of one run that
+    # share an input see each other's writes.
+    out = {"values": [_run(tf, y) for y in ys], "static": [_static(y) for y in ys]}
     out["bad_index"] = _err(lambda: _run(tf, tf.raw_ops.InplaceAdd(x=x, i=[7, 0], v=v)))
     out["grad"] = _err(lambda: tf.gradients(ys[0], x))
     return out

@@ -15,9 +15,8 @@ from tf_reference.legacy_ops_cases import CASES
 
 AREA = "legacy_ops"
 # TF 1.15's InplaceAdd does not check its row indices (it writes out of bounds); tfcluster
-# refuses them with InvalidArgumentError. Its values with repeated rows disagree with tfcluster's
-# (rows added in order) and are not yet understood: left out, see the branch's report.
-_NOT_COMPARED = {("inplace_updates", "bad_index"), ("inplace_updates", "values")}
+# refuses them with InvalidArgumentError.
+_NOT_COMPARED = {("inplace_updates", "bad_index")}
 
 
 def _assert_same(got: Any, recorded: Any, where: str) -> None:
