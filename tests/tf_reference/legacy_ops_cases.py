@@ -511,6 +511,59 @@ def variable_v1(tf):
     }
 
 
+def strided_slice_assign(tf):
+    v = tf.Variable(MAT, name="sliced")
+    a = tf.raw_ops.StridedSliceAssign(
+        ref=v, begin=[0, 1], end=[4, 5], strides=[2, 2], value=[[1.0, 2.0], [3.0, 4.0]]
+    )
+    b = tf.raw_ops.StridedSliceAssign(
+        ref=v, begin=[1], end=[0], strides=[1], value=[5.0] * 5, shrink_axis_mask=1
+    )
+    bad = tf.raw_ops.StridedSliceAssign(ref=v, begin=[0], end=[2], strides=[1], value=[1.0])
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        sess.run(a)
+        first = sess.run(v)
+        sess.run(b)
+        second = sess.run(v)
+        mismatch = _err(lambda: sess.run(bad))
+    return {
+        "values": [first, second],
+        "static": _static(a),
+        "mismatch": mismatch,
+        "uninitialized": _err(
+            lambda: _run(
+                tf,
+                tf.raw_ops.StridedSliceAssign(
+                    ref=tf.Variable([1.0, 2.0]), begin=[0], end=[1], strides=[1], value=[3.0]
+                ),
+            )
+        ),
+    }
+
+
+def ref_select(tf):
+    v = tf.Variable([1.0, 2.0], name="first")
+    w = tf.Variable([3.0, 4.0], name="second")
+    i = tf.placeholder(tf.int32, [])
+    y = tf.raw_ops.RefSelect(index=i, inputs=[v, w])
+    with tf.Session() as sess:
+        sess.run([v.initializer, w.initializer])
+        values = [sess.run(y, {i: 0}), sess.run(y, {i: 1})]
+        sess.run(tf.assign_add(y, [10.0, 10.0]), {i: 1})
+        values.append(sess.run(w))
+        bad = _err(lambda: sess.run(y, {i: 2}))
+    return {"values": values, "static": _static(y), "bad_index": bad}
+
+
+def temporary_variable(tf):
+    t = tf.raw_ops.TemporaryVariable(shape=[2, 2], dtype=tf.float32, var_name="tmp")
+    a = tf.assign(t, [[1.0, 2.0], [3.0, 4.0]])
+    b = tf.assign_add(a, [[1.0, 1.0], [1.0, 1.0]])
+    d = tf.raw_ops.DestroyTemporaryVariable(ref=b, var_name="tmp")
+    return {"value": _run(tf, d), "static": [_static(t), _static(d)]}
+
+
 # ---- ops TF 1.15 no longer builds (deprecated at its GraphDef version) -------------------
 
 

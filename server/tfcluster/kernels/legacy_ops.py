@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, errors
 from tfcluster.kernels import array as _array
 from tfcluster.kernels import (  # noqa: F401 - kernels aliased below must be registered first
     array_extras,
@@ -24,12 +24,14 @@ from tfcluster.kernels import (  # noqa: F401 - kernels aliased below must be re
     spectral,
     state,
 )
+from tfcluster.kernels import in_place
 from tfcluster.kernels import ordering as _ordering
 from tfcluster.kernels import pooling as _pooling
 from tfcluster.kernels._window import Window
 from tfcluster.kernels.common import host_array, host_ints, invalid, shape_str, typed
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.runtime import kernel_table
+from tfcluster.runtime.resources import VariableRef
 
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
 
@@ -551,6 +553,15 @@ kernel("InplaceSub", host=[1])(_inplace("sub"))
 kernel("InplaceUpdate", host=[1])(_inplace("update"))
 
 
+def _no_broadcast(lhs: Any, rhs: Any) -> errors.OpError:
+    return errors.UnimplementedError(
+        None,
+        None,
+        f"sliced l-value shape {shape_str(lhs)} does not match r-value shape {shape_str(rhs)}. "
+        "Automatic broadcasting not yet implemented.",
+    )
+
+
 @kernel("TensorStridedSliceUpdate", host=[1, 2, 3])
 def tensor_strided_slice_update(node: Any, xp: Any) -> Compute:
     masks = _array._Masks(node.attrs)
@@ -562,12 +573,79 @@ def tensor_strided_slice_update(node: Any, xp: Any) -> Compute:
         target = y[index]
         value = xp.asarray(value)
         if tuple(target.shape) != tuple(value.shape):
-            raise invalid(
-                f"sliced l-value shape {shape_str(target.shape)} does not match r-value shape "
-                f"{shape_str(value.shape)}. Automatic broadcasting not yet implemented."
-            )
+            raise _no_broadcast(target.shape, value.shape)
         y[index] = value
         return (y,)
+
+    return compute
+
+
+# ---- references ------------------------------------------------------------------------------
+
+
+@kernel("StridedSliceAssign", host=[1, 2, 3])
+def strided_slice_assign(node: Any, xp: Any) -> Compute:
+    """ref[begin:end:strides] = value, in the variable (RefVariable's slice assign)."""
+    masks = _array._Masks(node.attrs)
+    name = node.name
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        ref, begin, end, strides, value = ins
+        value = xp.asarray(value)
+        with ref.lock:
+            target = in_place.writable_value(xp, ref, name)
+            try:
+                index = _array._strided_index(target.shape, begin, end, strides, masks)
+                shape = tuple(target[index].shape)
+                if shape != tuple(value.shape):
+                    raise _no_broadcast(shape, value.shape)
+                target[index] = value
+            finally:
+                in_place.done(ref, target)
+                del target
+        return (ref,)
+
+    return compute
+
+
+@kernel("RefSelect", keep_inputs=True, host=[0])
+def ref_select(node: Any, xp: Any) -> Compute:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        index = host_array(ins[0])
+        if index.ndim != 0:
+            raise invalid(f"Index must be a scalar, but it has shape {shape_str(index.shape)}")
+        i = int(index)
+        n = len(ins) - 1
+        if not 0 <= i < n:
+            raise invalid(f"Index must be in the range [0, {n}) but got {i}")
+        return (ins[1 + i],)
+
+    return compute
+
+
+@kernel("TemporaryVariable", devices=CPU_ONLY)
+def temporary_variable(node: Any, xp: Any) -> Compute:
+    """A variable living for one run: its buffer is allocated (TF leaves it uninitialized,
+    zeros here) and its value is taken by DestroyTemporaryVariable."""
+    a = node.attrs
+    dtype, shape = a["dtype"], a["shape"]
+    name = a.get("var_name") or node.name
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        ref = VariableRef(name, dtype, shape)
+        ref.value = np.zeros(shape.as_list(), dtype.as_numpy_dtype)
+        return (ref,)
+
+    return compute
+
+
+@kernel("DestroyTemporaryVariable", devices=CPU_ONLY, keep_inputs=True)
+def destroy_temporary_variable(node: Any, xp: Any) -> Compute:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        ref = ins[0]
+        value = ref.read(node.name)
+        ref.value = None
+        return (value,)
 
     return compute
 

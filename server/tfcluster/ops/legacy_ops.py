@@ -398,3 +398,5 @@ op_def_registry.register(
     "DestroyTemporaryVariable", _value_of_ref_infer, ref_inputs=[0], stateful=True
 )
 op_def_registry.register("Abort", op_def_registry.no_outputs, stateful=True)
+# RefSelect forwards one of N references: every input after the index may be one.
+op_def_registry.register("RefSelect", _ref_select_infer, ref_inputs=range(1, 1025), ref_outputs=True)
