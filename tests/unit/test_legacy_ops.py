@@ -96,3 +96,61 @@ def test_graph_def_of_an_old_producer_runs_as_in_tf(op_type: str) -> None:
             got = sess.run(fetches)
     for a, b in zip(got, want):
         reference.assert_close(np.asarray(a), b, rtol=1e-5, atol=1e-5)
+
+
+def test_tensor_strided_slice_update_writes_the_slice_of_a_copy() -> None:
+    # TF 1.15's own kernel crashes the process (segfault) whenever it runs, so nothing could be
+    # recorded from it; these are TF 2.x's values for the same op (checked by hand with 2.21).
+    x = tf.constant(np.arange(20, dtype=np.float32).reshape(4, 5))
+    y = tf.raw_ops.TensorStridedSliceUpdate(
+        input=x, begin=[0, 1], end=[4, 5], strides=[2, 2], value=[[1.0, 2.0], [3.0, 4.0]]
+    )
+    z = tf.raw_ops.TensorStridedSliceUpdate(
+        input=x, begin=[1], end=[0], strides=[1], value=[5.0] * 5, shrink_axis_mask=1
+    )
+    want_y = np.arange(20, dtype=np.float32).reshape(4, 5)
+    want_y[0:4:2, 1:5:2] = [[1.0, 2.0], [3.0, 4.0]]
+    want_z = np.arange(20, dtype=np.float32).reshape(4, 5)
+    want_z[1] = 5.0
+    bad = tf.raw_ops.TensorStridedSliceUpdate(
+        input=x, begin=[0], end=[2], strides=[1], value=[1.0, 2.0]
+    )
+    with tf.Session() as sess:
+        got_y, got_z, got_x = sess.run([y, z, x])
+        # The l-value and r-value shapes must agree (StridedSliceAssign's error in TF 1.15).
+        with pytest.raises(tf.errors.UnimplementedError):
+            sess.run(bad)
+    np.testing.assert_array_equal(got_y, want_y)
+    np.testing.assert_array_equal(got_z, want_z)
+    np.testing.assert_array_equal(got_x, np.arange(20, dtype=np.float32).reshape(4, 5))
+    assert y.shape.as_list() == [4, 5] and y.dtype == tf.float32
+
+
+_ABORT_PROGRAM = """
+import tfcluster as tf
+op = tf.raw_ops.Abort(error_msg="stop here", exit_without_error={clean})
+with tf.Session() as sess:
+    sess.run(op)
+print("not reached")
+"""
+
+
+@pytest.mark.parametrize("clean", [True, False])
+def test_abort_ends_the_process_as_tf_does(clean: bool) -> None:
+    """TF 1.15 (checked by hand) exits with status 0 when exit_without_error, else by SIGABRT,
+    after logging the message."""
+    import os
+    import signal
+    import subprocess
+    import sys
+
+    run = subprocess.run(
+        [sys.executable, "-c", _ABORT_PROGRAM.format(clean=clean)],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=dict(os.environ),
+    )
+    assert "not reached" not in run.stdout
+    assert run.returncode == (0 if clean else -signal.SIGABRT)
+    assert "stop here" in run.stderr

@@ -826,10 +826,12 @@ def abort(node: Any, xp: Any) -> Compute:
     clean = bool(node.attrs.get("exit_without_error", False))
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        if clean:
+            sys.stderr.write(f"Exiting the process: {message}\n")
+            sys.stderr.flush()
+            os._exit(0)
         sys.stderr.write(f"Abort_op intentional failure; {message}\n")
         sys.stderr.flush()
-        if clean:
-            os._exit(0)
         os.abort()
 
     return compute
