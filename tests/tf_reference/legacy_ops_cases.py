@@ -564,6 +564,34 @@ def temporary_variable(tf):
     return {"value": _run(tf, d), "static": [_static(t), _static(d)]}
 
 
+def deserialize_sparse(tf):
+    def st(indices, values, shape):
+        return tf.SparseTensor(
+            np.array(indices, np.int64), np.array(values, np.float32), np.array(shape, np.int64)
+        )
+
+    parts = [
+        st([[0, 1], [2, 0]], [1.0, 2.0], [3, 2]),
+        st([[1, 1]], [3.0], [2, 4]),
+        st([[0, 0], [0, 3], [1, 2]], [4.0, 5.0, 6.0], [2, 4]),
+        st([[2, 1]], [7.0], [3, 3]),
+    ]
+    serialized = [tf.io.serialize_sparse(p) for p in parts]
+    grid = tf.reshape(tf.stack(serialized), [2, 2, 3])
+    out = {}
+    for name, s in [("one", serialized[0]), ("batch", tf.stack(serialized)), ("grid", grid)]:
+        y = tf.raw_ops.DeserializeSparse(serialized_sparse=s, dtype=tf.float32)
+        out[name] = _run(tf, list(y))
+        out[name + "_static"] = [_static(t) for t in y]
+    out["wrong_dtype"] = _err(
+        lambda: _run(tf, list(tf.raw_ops.DeserializeSparse(serialized_sparse=grid, dtype=tf.int32)))
+    )
+    out["bad_last_dim"] = _err(
+        lambda: tf.raw_ops.DeserializeSparse(serialized_sparse=["a", "b"], dtype=tf.float32)
+    )
+    return out
+
+
 # ---- ops TF 1.15 no longer builds (deprecated at its GraphDef version) -------------------
 
 

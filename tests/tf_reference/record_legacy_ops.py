@@ -103,6 +103,10 @@ OLD_OPS = {
     "BatchSvd": ([SPD], {"T": tf.float64, "compute_uv": False, "full_matrices": False}),
     "BatchFFT": ([np.ones([2, 4], np.complex64)], {}),
     "BatchIFFT2D": ([np.ones([2, 4], np.complex64)], {}),
+    "AdjustContrast": (
+        [IMG, np.array(1.7, np.float32), np.array(-1.0, np.float32), np.array(0.8, np.float32)],
+        {"T": tf.float32},
+    ),
     "BatchNormWithGlobalNormalization": (
         [IMG, *VEC3[:3], VEC3[3]],
         {"T": tf.float32, "variance_epsilon": 0.001, "scale_after_normalization": True},

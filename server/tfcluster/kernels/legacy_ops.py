@@ -26,6 +26,7 @@ from tfcluster.kernels import (  # noqa: F401 - kernels aliased below must be re
 )
 from tfcluster.kernels import in_place
 from tfcluster.kernels import ordering as _ordering
+from tfcluster.kernels import sparse_serialization as _sparse_serialization
 from tfcluster.kernels import pooling as _pooling
 from tfcluster.kernels._window import Window
 from tfcluster.kernels.common import host_array, host_ints, invalid, shape_str, typed
@@ -778,6 +779,47 @@ def batch_norm_global_grad(node: Any, xp: Any) -> Compute:
         dm = -db * factor
         dv = (g * centered).sum(axis=axes) * (-0.5) * rs**3 * (gamma if scale else 1)
         return tuple(a.astype(t.dtype, copy=False) for a in (dx, dm, dv, db, dg))
+
+    return compute
+
+
+@kernel("AdjustContrast")
+def adjust_contrast_v1(node: Any, xp: Any) -> Compute:
+    """The first AdjustContrast: float output, clipped to [min_value, max_value]."""
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        images = xp.asarray(ins[0])
+        factor, lo, hi = (float(host_array(v)) for v in ins[1:])
+        if images.ndim < 3:
+            raise invalid(f"input must be at least 3-D, got shape{shape_str(images.shape)}")
+        x = images.astype(np.float32)
+        mean = x.mean(axis=(-3, -2), keepdims=True, dtype=np.float64).astype(np.float32)
+        out = (x - mean) * np.float32(factor) + mean
+        return (xp.clip(out, np.float32(lo), np.float32(hi)).astype(np.float32),)
+
+    return compute
+
+
+@kernel("DeserializeSparse", devices=CPU_ONLY)
+def deserialize_sparse(node: Any, xp: Any) -> Compute:
+    """DeserializeManySparse over any leading dimensions ([3]: one SparseTensor, [N, 3]: a
+    batch, [A, B, 3]: a batch of batches)."""
+    many = _sparse_serialization.deserialize_many_sparse(node, xp)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        serialized = np.asarray(ins[0], dtype=object)
+        if serialized.ndim < 1 or serialized.shape[-1] != 3:
+            raise invalid(
+                "Serialized sparse should have at least 1 dimension and its last dimension "
+                f"should have size 3, got shape {shape_str(serialized.shape)}"
+            )
+        lead = tuple(serialized.shape[:-1])
+        indices, values, shape = many(ctx, [serialized.reshape(-1, 3)])
+        batch = np.unravel_index(indices[:, 0], lead) if lead else ()
+        coords = [np.asarray(b, np.int64)[:, None] for b in batch]
+        out_indices = np.concatenate([*coords, indices[:, 1:]], axis=1).astype(np.int64)
+        out_shape = np.concatenate([np.asarray(lead, np.int64), shape[1:]]).astype(np.int64)
+        return (out_indices, values, out_shape)
 
     return compute
 

@@ -399,4 +399,37 @@ op_def_registry.register(
 )
 op_def_registry.register("Abort", op_def_registry.no_outputs, stateful=True)
 # RefSelect forwards one of N references: every input after the index may be one.
-op_def_registry.register("RefSelect", _ref_select_infer, ref_inputs=range(1, 1025), ref_outputs=True)
+op_def_registry.register(
+    "RefSelect", _ref_select_infer, ref_inputs=range(1, 1025), ref_outputs=True
+)
+
+
+def _deserialize_sparse_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    serialized = inputs[0].shape
+    if serialized.ndims is not None:
+        last = serialized.as_list()[-1] if serialized.ndims else None
+        if serialized.ndims == 0 or last not in (None, 3):
+            raise ValueError(
+                f"Shape must be [...,3] for serialized sparse tensors, got {serialized}"
+            )
+    return [
+        (dtypes.int64, TensorShape([None, None])),
+        (attrs["dtype"], TensorShape([None])),
+        (dtypes.int64, TensorShape([None])),
+    ]
+
+
+def _float_like_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(dtypes.float32, inputs[0].shape)]
+
+
+def _stateful_normal_v1_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(attrs.get("dtype", dtypes.float32), tensor_util.constant_value_as_shape(inputs[1]))]
+
+
+op_def_registry.register("DeserializeSparse", _deserialize_sparse_infer)
+op_def_registry.register("AdjustContrast", _float_like_infer)
+# Removed from TF 1.15's GraphDef version: defined so tf.raw_ops raises as TF's does; TF's
+# random crop and first stateful normal draw from its own generators (no kernel here).
+op_def_registry.register("RandomCrop", unary_same, stateful=True)
+op_def_registry.register("StatefulStandardNormal", _stateful_normal_v1_infer, stateful=True)
