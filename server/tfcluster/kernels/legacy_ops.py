@@ -16,6 +16,7 @@ from tfcluster.framework import dtypes, errors
 from tfcluster.kernels import array as _array
 from tfcluster.kernels import (  # noqa: F401 - kernels aliased below must be registered first
     array_extras,
+    in_place,
     linalg,
     math,
     nn,
@@ -24,10 +25,9 @@ from tfcluster.kernels import (  # noqa: F401 - kernels aliased below must be re
     spectral,
     state,
 )
-from tfcluster.kernels import in_place
 from tfcluster.kernels import ordering as _ordering
-from tfcluster.kernels import sparse_serialization as _sparse_serialization
 from tfcluster.kernels import pooling as _pooling
+from tfcluster.kernels import sparse_serialization as _sparse_serialization
 from tfcluster.kernels._window import Window
 from tfcluster.kernels.common import host_array, host_ints, invalid, shape_str, typed
 from tfcluster.kernels.registry import CPU_ONLY, kernel
