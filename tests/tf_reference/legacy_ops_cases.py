@@ -465,6 +465,44 @@ def fused_pad_conv2d(tf):
     return {"values": _run(tf, [y, z, w]), "static": [_static(t) for t in (y, z, w)]}
 
 
+def scale_and_translate(tf):
+    x = tf.constant(IMG[:, :4, :5])
+    out = {}
+    for kernel_type in (
+        "lanczos1",
+        "lanczos3",
+        "lanczos5",
+        "gaussian",
+        "box",
+        "triangle",
+        "keyscubic",
+        "mitchellcubic",
+    ):
+        for antialias, size, scale, shift in [
+            (True, [7, 3], [1.75, 0.6], [0.0, 0.0]),
+            (False, [3, 9], [0.75, 1.8], [0.5, -1.0]),
+        ]:
+            y = tf.raw_ops.ScaleAndTranslate(
+                images=x,
+                size=size,
+                scale=scale,
+                translation=shift,
+                kernel_type=kernel_type,
+                antialias=antialias,
+            )
+            key = f"{kernel_type}_{antialias}"
+            out[key] = _run(tf, [y, *_grads(tf, y, [x])])
+            out[key + "_static"] = _static(y)
+    ints = tf.raw_ops.ScaleAndTranslate(
+        images=tf.constant(np.arange(24, dtype=np.int32).reshape(1, 2, 3, 4)),
+        size=[4, 2],
+        scale=[2.0, 0.7],
+        translation=[0.0, 0.0],
+    )
+    out["ints"] = _run(tf, ints)
+    return out
+
+
 # ---- strings, files, variables ---------------------------------------------------------------
 
 
