@@ -630,6 +630,90 @@ def deserialize_sparse(tf):
     return out
 
 
+# ---- the V1 checkpoint format ------------------------------------------------------------
+
+V1_TENSORS = [
+    ("a", np.arange(6, dtype=np.float32).reshape(2, 3), ""),
+    ("b/int64", np.array([1, -2, 3], np.int64), ""),
+    ("c", np.array([[b"x", b"yz"]], dtype=object), ""),
+    ("d", np.array([0.5, 1.5], np.float64), ""),
+    ("e", np.array([[True, False]]), ""),
+    ("f", np.array(7, np.int32), ""),
+    ("g", np.array([1.0 - 2.0j], np.complex64), ""),
+    ("h", np.array([1, 2, 255], np.uint8), ""),
+    ("part", np.arange(8, dtype=np.float32).reshape(2, 4), "5 4 1,2:-"),
+]
+
+
+def v1_checkpoint_save_and_restore(tf, directory):
+    """SaveSlices / Save write TF's V1 table; Restore, RestoreSlice and RestoreV2 read it."""
+    path = directory + "/v1.ckpt"
+    names = [n for n, _, _ in V1_TENSORS]
+    save = tf.raw_ops.SaveSlices(
+        filename=path,
+        tensor_names=names,
+        shapes_and_slices=[s for _, _, s in V1_TENSORS],
+        data=[tf.constant(v) for _, v, _ in V1_TENSORS],
+    )
+    plain = directory + "/plain.ckpt"
+    save_plain = tf.raw_ops.Save(
+        filename=plain, tensor_names=["x", "y"], data=[tf.constant([1.0, 2.0]), tf.constant(3)]
+    )
+    _run(tf, [save, save_plain])
+    with open(path, "rb") as f:
+        sliced_bytes = f.read()
+    with open(plain, "rb") as f:
+        plain_bytes = f.read()
+    restored = [
+        tf.raw_ops.Restore(file_pattern=path, tensor_name=n, dt=tf.as_dtype(v.dtype))
+        for n, v, s in V1_TENSORS
+        if not s
+    ]
+    part = tf.raw_ops.RestoreSlice(
+        file_pattern=path,
+        tensor_name="part",
+        shape_and_slice="5 4 1,2:1,2",
+        dt=tf.float32,
+    )
+    v2 = tf.raw_ops.RestoreV2(
+        prefix=path,
+        tensor_names=["a", "f"],
+        shape_and_slices=["", ""],
+        dtypes=[tf.float32, tf.int32],
+    )
+    out = {
+        "sliced_bytes": sliced_bytes,
+        "plain_bytes": plain_bytes,
+        "restored": _run(tf, restored),
+        "part": _run(tf, part),
+        "part_static": _static(part),
+        "v2": _run(tf, list(v2)),
+    }
+    out["wrong_dtype"] = _err(
+        lambda: _run(tf, tf.raw_ops.Restore(file_pattern=path, tensor_name="a", dt=tf.int32))
+    )
+    out["missing_tensor"] = _err(
+        lambda: _run(tf, tf.raw_ops.Restore(file_pattern=path, tensor_name="zz", dt=tf.int32))
+    )
+    out["missing_part"] = _err(
+        lambda: _run(
+            tf,
+            tf.raw_ops.RestoreSlice(
+                file_pattern=path,
+                tensor_name="part",
+                shape_and_slice="5 4 0,2:-",
+                dt=tf.float32,
+            ),
+        )
+    )
+    out["no_files"] = _err(
+        lambda: _run(
+            tf, tf.raw_ops.Restore(file_pattern=path + "-none", tensor_name="a", dt=tf.float32)
+        )
+    )
+    return out
+
+
 # ---- ops TF 1.15 no longer builds (deprecated at its GraphDef version) -------------------
 
 
@@ -672,5 +756,9 @@ def deprecated_ops_refuse_to_build(tf):
 CASES = {
     name: fn
     for name, fn in list(globals().items())
-    if callable(fn) and not name.startswith("_") and name[0].islower() and fn.__module__ == __name__
+    if callable(fn)
+    and not name.startswith("_")
+    and name[0].islower()
+    and fn.__module__ == __name__
+    and fn.__code__.co_argcount == 1  # (tf) only: the checkpoint case also takes a folder
 }

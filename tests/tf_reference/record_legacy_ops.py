@@ -8,10 +8,13 @@ Run under TF 1.15 itself:
     cd tests/tf_reference && /tmp/tf115/bin/python record_legacy_ops.py
 """
 
+import tempfile
+
 import numpy as np
 import tensorflow as tf
-from legacy_ops_cases import CASES
+from legacy_ops_cases import CASES, v1_checkpoint_save_and_restore
 from recorder import Recorder
+from tensorflow.core.protobuf import saver_pb2
 
 if not tf.__version__.startswith("1."):
     raise SystemExit("record_legacy_ops.py records TensorFlow 1.15")
@@ -20,6 +23,37 @@ rec = Recorder("legacy_ops")
 for name, program in sorted(CASES.items()):
     tf.reset_default_graph()
     rec.add(name, **program(tf))
+
+with tempfile.TemporaryDirectory() as tmp:
+    tf.reset_default_graph()
+    rec.add("v1_checkpoint_save_and_restore", **v1_checkpoint_save_and_restore(tf, tmp))
+
+
+# ---- a V1 checkpoint written by TF 1.15's Saver (write_version=V1), partitioned variable ---
+def _saver_v1(directory):
+    rng = np.random.RandomState(4)
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.get_variable(
+            "w",
+            shape=[6, 3],
+            initializer=tf.random_normal_initializer(seed=1),
+            partitioner=tf.fixed_size_partitioner(2),
+        )
+        b = tf.Variable(rng.randn(3).astype(np.float64), name="scope/b")
+        step = tf.Variable(42, dtype=tf.int64, name="global_step")
+        saver = tf.train.Saver(write_version=saver_pb2.SaverDef.V1)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            path = saver.save(sess, directory + "/model.ckpt")
+            values = sess.run([tf.convert_to_tensor(w), b, step])
+    with open(path, "rb") as f:
+        content = f.read()
+    return {"file": content, "values": values}
+
+
+with tempfile.TemporaryDirectory() as tmp:
+    rec.add("v1_checkpoint_from_tf_saver", **_saver_v1(tmp))
 
 
 # ---- a GraphDef with BatchMatMulV2, written by TF 1.15 ---------------------------------------

@@ -154,3 +154,33 @@ def test_abort_ends_the_process_as_tf_does(clean: bool) -> None:
     assert "not reached" not in run.stdout
     assert run.returncode == (0 if clean else -signal.SIGABRT)
     assert "stop here" in run.stderr
+
+
+def test_v1_checkpoint_ops_write_tfs_bytes_and_read_as_tf(tmp_path: Any) -> None:
+    from tf_reference.legacy_ops_cases import v1_checkpoint_save_and_restore
+
+    tf.reset_default_graph()
+    got = v1_checkpoint_save_and_restore(tf, str(tmp_path))
+    recorded = reference.case(AREA, "v1_checkpoint_save_and_restore")
+    # Byte for byte the files TF 1.15's SaveSlices and Save wrote from the same values.
+    assert got.pop("sliced_bytes") == recorded.pop("sliced_bytes")
+    assert got.pop("plain_bytes") == recorded.pop("plain_bytes")
+    _assert_same(got, recorded, "v1_checkpoint")
+
+
+def test_saver_restores_a_v1_checkpoint_tf_saver_wrote(tmp_path: Any) -> None:
+    """A partitioned variable, a float64 and an int64 variable saved by TF 1.15's
+    tf.train.Saver(write_version=V1): one table file, read back through RestoreV2."""
+    recorded = reference.case(AREA, "v1_checkpoint_from_tf_saver")
+    path = tmp_path / "model.ckpt"
+    path.write_bytes(recorded["file"])
+    tf.reset_default_graph()
+    w = tf.get_variable("w", shape=[6, 3], partitioner=tf.fixed_size_partitioner(2))
+    b = tf.Variable(np.zeros(3), name="scope/b")
+    step = tf.Variable(0, dtype=tf.int64, name="global_step")
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        saver.restore(sess, str(path))
+        values = sess.run([tf.convert_to_tensor(w), b, step])
+    for got, want in zip(values, recorded["values"]):
+        reference.assert_close(got, want)
