@@ -184,3 +184,50 @@ def test_saver_restores_a_v1_checkpoint_tf_saver_wrote(tmp_path: Any) -> None:
         values = sess.run([tf.convert_to_tensor(w), b, step])
     for got, want in zip(values, recorded["values"]):
         reference.assert_close(got, want)
+
+
+def _v1_saver_graph(recorded: dict[str, Any]) -> tuple[Any, list[Any]]:
+    w = tf.get_variable("w", shape=[6, 3], partitioner=tf.fixed_size_partitioner(2))
+    b = tf.Variable(np.zeros(3), name="scope/b")
+    step = tf.Variable(0, dtype=tf.int64, name="global_step")
+    parts = list(w)
+    assigns = [
+        tf.assign(parts[0], recorded["values"][0][:3]),
+        tf.assign(parts[1], recorded["values"][0][3:]),
+        tf.assign(b, recorded["values"][1]),
+        tf.assign(step, recorded["values"][2]),
+    ]
+    return w, [tf.group(*assigns), b, step]
+
+
+def test_saver_v1_writes_the_file_tf_saver_wrote(tmp_path: Any) -> None:
+    recorded = reference.case(AREA, "v1_checkpoint_from_tf_saver")
+    tf.reset_default_graph()
+    _, (init, _, _) = _v1_saver_graph(recorded)
+    saver = tf.train.Saver(write_version=tf.train.SaverDef.V1)
+    ops = {op.type for op in tf.get_default_graph().get_operations()}
+    assert "SaveSlices" in ops and "SaveV2" not in ops
+    with tf.Session() as sess:
+        sess.run(init)
+        path = saver.save(sess, str(tmp_path / "model.ckpt"))
+    assert path == str(tmp_path / "model.ckpt")
+    assert (tmp_path / "model.ckpt").read_bytes() == recorded["file"]
+    assert tf.train.latest_checkpoint(str(tmp_path)) == path
+
+
+def test_sharded_saver_v1_writes_shard_files_and_restores_them(tmp_path: Any) -> None:
+    recorded = reference.case(AREA, "v1_checkpoint_from_tf_saver")
+    tf.reset_default_graph()
+    w, (init, b, step) = _v1_saver_graph(recorded)
+    saver = tf.train.Saver(write_version=tf.train.SaverDef.V1, sharded=True)
+    with tf.Session() as sess:
+        sess.run(init)
+        path = saver.save(sess, str(tmp_path / "model.ckpt"), global_step=7)
+    # TF 1.15's sharded V1 save returns the pattern of its shard files.
+    assert path == str(tmp_path / "model.ckpt-7-?????-of-00001")
+    assert (tmp_path / "model.ckpt-7-00000-of-00001").read_bytes() == recorded["file"]
+    with tf.Session() as sess:
+        saver.restore(sess, path)
+        values = sess.run([tf.convert_to_tensor(w), b, step])
+    for got, want in zip(values, recorded["values"]):
+        reference.assert_close(got, want)

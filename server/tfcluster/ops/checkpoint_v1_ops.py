@@ -5,11 +5,11 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import op_def_registry, tensor_util
-from tfcluster.framework.graph import Tensor
+from tfcluster.framework import dtypes, op_def_registry, tensor_util
+from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_bundle import slices
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops.op_util import Outputs
+from tfcluster.ops.op_util import Outputs, make_op
 
 
 def _restore_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -33,3 +33,32 @@ op_def_registry.register("Save", op_def_registry.no_outputs, stateful=True)
 op_def_registry.register("SaveSlices", op_def_registry.no_outputs, stateful=True)
 op_def_registry.register("Restore", _restore_infer, stateful=True)
 op_def_registry.register("RestoreSlice", _restore_slice_infer, stateful=True)
+
+
+def save_slices(
+    filename: Any,
+    tensor_names: Any,
+    shapes_and_slices: Any,
+    tensors: Sequence[Any],
+    name: str | None = None,
+) -> Operation:
+    """A SaveSlices node: what TF's Saver(write_version=V1) saves with."""
+    with name_scope(name, "SaveSlices") as scope:
+        inputs = [
+            convert_to_tensor(filename, dtype=dtypes.string, name="filename"),
+            convert_to_tensor(tensor_names, dtype=dtypes.string, name="tensor_names"),
+            convert_to_tensor(shapes_and_slices, dtype=dtypes.string, name="shapes_and_slices"),
+        ]
+        values = [convert_to_tensor(t) for t in tensors]
+        attrs = {"T": [t.dtype.base_dtype for t in values]}
+        return make_op("SaveSlices", [*inputs, *values], attrs, name=scope)
+
+
+def sharded_filespec(basename: Any, num_shards: Any, name: str | None = None) -> Tensor:
+    """basename-?????-of-<num_shards>: the name of a V1 checkpoint's shards together."""
+    with name_scope(name, "ShardedFilespec") as scope:
+        inputs = [
+            convert_to_tensor(basename, dtype=dtypes.string, name="basename"),
+            convert_to_tensor(num_shards, dtype=dtypes.int32, name="num_shards"),
+        ]
+        return make_op("ShardedFilespec", inputs, {}, name=scope).outputs[0]
