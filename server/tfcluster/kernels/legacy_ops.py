@@ -36,7 +36,9 @@ from tfcluster.runtime.resources import VariableRef
 
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
 
-# Same semantics, same body (TF 1.15 registers a CPU kernel for each of these names).
+# Same semantics, same body (TF 1.15 registers a CPU kernel for each of these names). Those
+# TF 1.15 no longer builds (removed from its GraphDef version: they come only from old
+# GraphDefs) run on the CPU only.
 _SAME_AS = {
     "Inv": "Reciprocal",
     "InvGrad": "ReciprocalGrad",
@@ -61,8 +63,9 @@ _SAME_AS = {
     "BatchSvd": "Svd",
 }
 # BatchFFT/BatchIFFT (2D, 3D): TF 1.15 defines the ops but registers no kernel for them.
+_REMOVED = frozenset({"PlaceholderV2", *(op for op in _SAME_AS if op.startswith("Batch"))})
 for _old, _new in _SAME_AS.items():
-    kernel_table.alias(_old, _new)
+    kernel_table.alias(_old, _new, ("CPU",) if _old in _REMOVED else None)
 
 
 def _int_mod(xp: Any, x: Any, y: Any) -> Any:
@@ -147,7 +150,7 @@ def gather(node: Any, xp: Any) -> Compute:
     return compute
 
 
-@kernel("TopK")
+@kernel("TopK", devices=CPU_ONLY)
 def top_k(node: Any, xp: Any) -> Compute:
     inner = _ordering.top_k(node, xp)
     k = np.int32(node.attrs["k"])
@@ -657,8 +660,9 @@ def destroy_temporary_variable(node: Any, xp: Any) -> Compute:
 def _sparse_dense(fn: Callable[[Any, Any, Any], Any]) -> Callable[[Any, Any], Compute]:
     def factory(node: Any, xp: Any) -> Compute:
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-            indices, values, shape_t, dense = (xp.asarray(v) for v in ins)
-            shape = tuple(host_ints(shape_t))
+            indices, values, dense = (xp.asarray(ins[i]) for i in (0, 1, 3))
+            shape_t = host_array(ins[2])
+            shape = tuple(int(d) for d in shape_t.reshape(-1))
             if indices.ndim != 2 or values.ndim != 1 or shape_t.ndim != 1:
                 raise invalid(
                     "Inputs sp_indices, sp_values and sp_shape must be a matrix, a vector and a "
@@ -688,9 +692,9 @@ def _divide(xp: Any, a: Any, b: Any) -> Any:
     return a / b
 
 
-kernel("SparseDenseCwiseAdd")(_sparse_dense(lambda xp, a, b: a + b))
-kernel("SparseDenseCwiseMul")(_sparse_dense(lambda xp, a, b: a * b))
-kernel("SparseDenseCwiseDiv")(_sparse_dense(_divide))
+kernel("SparseDenseCwiseAdd", host=[2])(_sparse_dense(lambda xp, a, b: a + b))
+kernel("SparseDenseCwiseMul", host=[2])(_sparse_dense(lambda xp, a, b: a * b))
+kernel("SparseDenseCwiseDiv", host=[2])(_sparse_dense(_divide))
 
 
 # ---- linear algebra ------------------------------------------------------------------------
@@ -702,7 +706,7 @@ def _adjoint(xp: Any, m: Any) -> Any:
 
 
 @kernel("CholeskyGrad")
-@kernel("BatchCholeskyGrad")
+@kernel("BatchCholeskyGrad", devices=CPU_ONLY)
 def cholesky_grad(node: Any, xp: Any) -> Compute:
     """dA from L = chol(A) and dL, reading only the lower triangles (TF's kernel)."""
 
@@ -726,8 +730,8 @@ def cholesky_grad(node: Any, xp: Any) -> Compute:
     return compute
 
 
-@kernel("SelfAdjointEig")
-@kernel("BatchSelfAdjointEig")
+@kernel("SelfAdjointEig", devices=CPU_ONLY)
+@kernel("BatchSelfAdjointEig", devices=CPU_ONLY)
 def self_adjoint_eig_v1(node: Any, xp: Any) -> Compute:
     """Eigenvalues in row 0, eigenvectors (as columns) below: SelfAdjointEigV2 in one matrix."""
 
@@ -745,7 +749,7 @@ def self_adjoint_eig_v1(node: Any, xp: Any) -> Compute:
 # ever gets one (InvalidArgumentError when run); the op is defined, without a kernel, as there.
 
 
-@kernel("BatchNormWithGlobalNormalization")
+@kernel("BatchNormWithGlobalNormalization", devices=CPU_ONLY)
 def batch_norm_global(node: Any, xp: Any) -> Compute:
     eps = float(node.attrs["variance_epsilon"])
     scale = bool(node.attrs["scale_after_normalization"])
@@ -762,7 +766,7 @@ def batch_norm_global(node: Any, xp: Any) -> Compute:
     return compute
 
 
-@kernel("BatchNormWithGlobalNormalizationGrad")
+@kernel("BatchNormWithGlobalNormalizationGrad", devices=CPU_ONLY)
 def batch_norm_global_grad(node: Any, xp: Any) -> Compute:
     eps = float(node.attrs["variance_epsilon"])
     scale = bool(node.attrs["scale_after_normalization"])
@@ -783,7 +787,7 @@ def batch_norm_global_grad(node: Any, xp: Any) -> Compute:
     return compute
 
 
-@kernel("AdjustContrast")
+@kernel("AdjustContrast", devices=CPU_ONLY)
 def adjust_contrast_v1(node: Any, xp: Any) -> Compute:
     """The first AdjustContrast: float output, clipped to [min_value, max_value]."""
 
