@@ -338,8 +338,15 @@ def test_fuzzed_run_steps(
     assert code in EXPECTED | {grpc.StatusCode.OK}, code
 
 
+# Abort ends the task's process when it runs, as TF's does: not bad input, and no server can
+# outlive it.
+_NOT_FUZZED = frozenset({"Abort"})
+
+
 def _random_node(draw: Any, i: int) -> node_def_pb2.NodeDef:
-    op = draw(st.sampled_from(op_def_registry.registered_ops()))
+    op = draw(
+        st.sampled_from([o for o in op_def_registry.registered_ops() if o not in _NOT_FUZZED])
+    )
     nd = node_def_pb2.NodeDef(name=f"n{i}", op=op)
     for _ in range(draw(st.integers(0, 2))):
         nd.input.append(draw(st.sampled_from([f"n{j}" for j in range(i)] or ["n0"])))

@@ -271,7 +271,8 @@ def _matmul() -> Build:
 @_case("BatchMatMul")
 def _batch_matmul() -> Build:
     a, b = _f32(2, 3, 4), _f32(2, 3, 5)
-    return Build([tf.matmul(a, b, adjoint_a=True)])
+    # tf.matmul of batches makes BatchMatMulV2 (TF 1.15): the older op is built directly.
+    return Build([tf.raw_ops.BatchMatMul(x=a, y=b, adj_x=True)])
 
 
 @_case("Sum", "Prod", "Mean", "Max", "Min")
@@ -923,6 +924,7 @@ from support import (  # noqa: E402, F401
     gpu_op_cases_array_extras,
     gpu_op_cases_features,
     gpu_op_cases_funcops,
+    gpu_op_cases_legacy_ops,
     gpu_op_cases_mathops,
     gpu_op_cases_nn_extras,
     gpu_op_cases_resource_vars,

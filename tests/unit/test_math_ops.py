@@ -528,7 +528,7 @@ def test_batch_matmul(adj: tuple[bool, bool]) -> None:
     a = values((2, 3, 4) if adj[0] else (2, 4, 3), tf.float64)
     b = values((2, 5, 3) if adj[1] else (2, 3, 5), tf.float64)
     t = tf.matmul(a, b, adjoint_a=adj[0], adjoint_b=adj[1])
-    assert t.op.type == "BatchMatMul"
+    assert t.op.type == "BatchMatMulV2"
     ea = np.swapaxes(a, -1, -2) if adj[0] else a
     eb = np.swapaxes(b, -1, -2) if adj[1] else b
     check(t, ea @ eb, tf.float64)
@@ -537,7 +537,7 @@ def test_batch_matmul(adj: tuple[bool, bool]) -> None:
 def test_batch_matmul_for_unknown_rank_and_errors() -> None:
     p = tf.placeholder(tf.float32, None)
     t = tf.matmul(p, tf.constant(np.ones((3, 2), np.float32)))
-    assert t.op.type == "BatchMatMul" and t.shape.ndims is None
+    assert t.op.type == "BatchMatMulV2" and t.shape.ndims is None
     np.testing.assert_allclose(run(t, {p: np.ones((2, 3))}), np.full((2, 2), 3.0))
     with pytest.raises(ValueError, match="Dimensions must be equal"):
         tf.matmul(np.ones((2, 3, 4)), np.ones((2, 3, 4)))

@@ -35,17 +35,25 @@ def _takes_functions(sig: _op_signatures.OpSignature) -> bool:
     return any(a.type in ("func", "list(func)") for a in sig.attrs)
 
 
+def _removed(sig: _op_signatures.OpSignature) -> bool:
+    """Deprecated at TF 1.15's GraphDef version: TF's raw op only raises NotImplementedError
+    (BatchFFT has no kernel in TF either), and so does this one."""
+    version = sig.deprecation_version
+    return bool(version) and _op_signatures.tf_graph_def_version() >= version
+
+
 @_functools.cache
 def implemented_ops() -> frozenset[str]:
     """TF 1.15 op types that tf.raw_ops builds: defined in tfcluster's op table, with a CPU
-    kernel, and no function attrs."""
+    kernel (or removed from TF 1.15's GraphDef version, so building one raises as in TF), and
+    no function attrs."""
     out = set()
     for op_type in _op_signatures.op_types():
         sig = _op_signatures.lookup(op_type)
         if sig is None or _takes_functions(sig):
             continue
-        if _op_def_registry.lookup(op_type) is not None and _kernel_table.has_kernel(
-            op_type, "CPU"
+        if _op_def_registry.lookup(op_type) is not None and (
+            _kernel_table.has_kernel(op_type, "CPU") or _removed(sig)
         ):
             out.add(op_type)
     return frozenset(out)

@@ -901,7 +901,8 @@ def matmul(
             if transpose_b:
                 y, adjoint_b = conj(y), True
             attrs = {"T": dtype, "adj_x": bool(adjoint_a), "adj_y": bool(adjoint_b)}
-            return make_op("BatchMatMul", [x, y], attrs, name=scope).outputs[0]
+            # TF 1.15 emits BatchMatMulV2 (batch dimensions broadcast) for batched operands.
+            return make_op("BatchMatMulV2", [x, y], attrs, name=scope).outputs[0]
         if adjoint_a:
             x, transpose_a = conj(x), True
         if adjoint_b:

@@ -12,6 +12,7 @@ decorators) and are imported, by package name, on the first lookup.
 
 from __future__ import annotations
 
+import dataclasses
 import importlib
 import pkgutil
 import threading
@@ -55,6 +56,17 @@ def add(kdef: KernelDef, replace: bool = False) -> None:
     if key in _KERNELS and not replace:
         raise ValueError(f"a {kdef.device_type} kernel for {kdef.op} is registered twice")
     _KERNELS[key] = kdef
+
+
+def alias(new_op: str, op: str, device_types: Sequence[str] | None = None) -> None:
+    """Registers op's kernels (the same bodies) under new_op too: TF's older op names whose
+    semantics are exactly a newer op's (Inv is Reciprocal). op's module must be imported."""
+    found = [k for (name, _), k in _KERNELS.items() if name == op]
+    if not found:
+        raise ValueError(f"no kernel for {op} to register {new_op} as")
+    for kdef in found:
+        if device_types is None or kdef.device_type in device_types:
+            add(dataclasses.replace(kdef, op=new_op))
 
 
 def _import_kernel_modules() -> None:

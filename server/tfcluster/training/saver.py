@@ -265,16 +265,23 @@ class BaseSaverBuilder:
     """Adds the save and restore ops of a Saver to the graph, as TF's builder does."""
 
     def __init__(self, write_version: int = saver_pb2.SaverDef.V2) -> None:
-        if write_version != saver_pb2.SaverDef.V2:
-            raise errors.UnimplementedError(
-                None, None, "tfcluster writes checkpoints in format V2 only (write_version=V2)"
-            )
+        if write_version not in (saver_pb2.SaverDef.V1, saver_pb2.SaverDef.V2):
+            raise ValueError(f"Unexpected write_version: {write_version}")
         self._write_version = write_version
 
     def save_op(self, filename_tensor: Tensor, saveables: Sequence[SaveableObject]) -> Operation:
         from tfcluster.ops import io_ops
 
         specs = [spec for s in saveables for spec in s.specs]
+        if self._write_version == saver_pb2.SaverDef.V1:
+            from tfcluster.ops.checkpoint_v1_ops import save_slices
+
+            return save_slices(
+                filename_tensor,
+                [s.name for s in specs],
+                [s.slice_spec for s in specs],
+                [s.tensor for s in specs],
+            )
         return io_ops.save_v2(
             filename_tensor,
             [s.name for s in specs],
@@ -318,6 +325,8 @@ class BaseSaverBuilder:
         from tfcluster.ops import array_ops, io_ops
         from tfcluster.ops.constant_op import constant
 
+        if self._write_version == saver_pb2.SaverDef.V1:
+            return self._add_sharded_v1_save_ops(checkpoint_prefix, per_device)
         # Shards go to <prefix>_temp_<uuid>/part-*, then MergeV2Checkpoints renames them.
         tmp_prefix = io_ops.string_join([checkpoint_prefix, f"_temp_{uuid.uuid4().hex}/part"])
         num_shards = constant(len(per_device), name="num_shards")
@@ -336,6 +345,23 @@ class BaseSaverBuilder:
             )
             with control_dependencies([merge]):
                 return array_ops.identity(checkpoint_prefix)
+
+    def _add_sharded_v1_save_ops(
+        self, filename_tensor: Tensor, per_device: Sequence[tuple[str, list[SaveableObject]]]
+    ) -> Tensor:
+        """V1: each device's shard is its own file <prefix>-0000i-of-0000n; the save tensor is
+        their pattern (ShardedFilespec), as TF 1.15's builder makes it."""
+        from tfcluster.ops.checkpoint_v1_ops import sharded_filespec
+        from tfcluster.ops.constant_op import constant
+
+        num_shards = constant(len(per_device), name="num_shards")
+        saves = []
+        for shard, (dev, saveables) in enumerate(per_device):
+            with device(dev):
+                filename = self.sharded_filename(filename_tensor, shard, num_shards)
+                saves.append(self._add_save_ops(filename, saveables))
+        with control_dependencies([x.op for x in saves]):
+            return sharded_filespec(filename_tensor, num_shards)
 
     def _add_restore_ops(
         self,
@@ -522,11 +548,29 @@ def _save_shards(graph: Graph, saver_def: Any) -> list[_SaveShard]:
     start = graph.as_graph_element(saver_def.save_tensor_name)
     start_op = start.op if isinstance(start, Tensor) else start
     found = _walk(graph, start_op, ("SaveV2", "MergeV2Checkpoints", "Save", "SaveSlices"))
-    legacy = [op for op in found if op.type in ("Save", "SaveSlices")]
-    if legacy:
+    if any(op.type == "Save" for op in found):
         raise errors.UnimplementedError(
-            None, None, f"{legacy[0].name} saves in checkpoint format V1, which tfcluster lacks"
+            None, None, "a Saver graph saving with Save (not SaveSlices) is not supported"
         )
+    v1 = [op for op in found if op.type == "SaveSlices"]
+    if v1:
+        # V1 shards in the order of their ShardedFilename's shard number (none: one file).
+        def shard_number(op: Operation) -> int:
+            src = op.inputs[0].op
+            if src.type != "ShardedFilename":
+                return 0
+            return int(_const_strings(src.inputs[1], "shard")[0])
+
+        v1.sort(key=shard_number)
+        return [
+            _SaveShard(
+                op,
+                _const_strings(op.inputs[1], "tensor names"),
+                _const_strings(op.inputs[2], "shapes_and_slices"),
+                list(op.inputs[3:]),
+            )
+            for op in v1
+        ]
     saves = [op for op in found if op.type == "SaveV2"]
     merges = [op for op in found if op.type == "MergeV2Checkpoints"]
     if merges:
@@ -556,7 +600,10 @@ def _restore_ops(graph: Graph, saver_def: Any) -> tuple[Operation, list[Operatio
     legacy = [op for op in found if op.type != "RestoreV2"]
     if legacy:
         raise errors.UnimplementedError(
-            None, None, f"{legacy[0].name} reads checkpoint format V1, which tfcluster lacks"
+            None,
+            None,
+            f"{legacy[0].name}: a Saver graph restoring with {legacy[0].type} (TF before 1.0) "
+            "is not supported; TF 1.x Savers restore with RestoreV2, which reads V1 files too",
         )
     return restore_op, found
 
@@ -817,8 +864,7 @@ class Saver:
         model_checkpoint_path = None
         if not self._is_empty:
             self._ensure_directory(parent, save_path)
-            self._write_checkpoint(sess, checkpoint_file)
-            model_checkpoint_path = checkpoint_file
+            model_checkpoint_path = self._write_checkpoint(sess, checkpoint_file)
             if write_state:
                 self._record_last_checkpoint(model_checkpoint_path)
                 update_checkpoint_state(
@@ -849,11 +895,15 @@ class Saver:
             return
         raise ValueError(f"Parent directory of {save_path} doesn't exist, can't save.")
 
-    def _write_checkpoint(self, sess: Any, prefix: str) -> None:
+    def _write_checkpoint(self, sess: Any, prefix: str) -> str:
+        """Writes the checkpoint's files; returns the path save() reports (for sharded V1,
+        the pattern of the shard files)."""
         graph = self._session_graph(sess)
         shards = _save_shards(graph, self.saver_def)
         fetches = [t for shard in shards for t in shard.tensors]
         values = sess.run(fetches) if fetches else []
+        if shards and shards[0].save_op.type == "SaveSlices":
+            return self._write_v1(prefix, shards, values)
         out: list[list[bundle.TensorToSave]] = []
         i = 0
         for shard in shards:
@@ -867,6 +917,27 @@ class Saver:
                 i += 1
             out.append(tensors)
         bundle.write_bundle(prefix, out)
+        return prefix
+
+    def _write_v1(self, prefix: str, shards: list[_SaveShard], values: list[Any]) -> str:
+        from tfcluster.framework.tensor_bundle import v1_table
+
+        sharded = shards[0].save_op.inputs[0].op.type == "ShardedFilename"
+        i = 0
+        for n, shard in enumerate(shards):
+            items = []
+            for name, spec in zip(shard.names, shard.specs):
+                value = np.asarray(values[i])
+                parsed = slices.parse_shape_and_slice(spec)
+                if parsed is None:
+                    full, extents = list(value.shape), tuple((0, -1) for _ in value.shape)
+                else:
+                    full, extents = parsed
+                items.append(v1_table.SliceToSave(name, list(full), extents, value))
+                i += 1
+            path = f"{prefix}-{n:05d}-of-{len(shards):05d}" if sharded else prefix
+            v1_table.write(path, items)
+        return f"{prefix}-?????-of-{len(shards):05d}" if sharded else prefix
 
     def _session_graph(self, sess: Any) -> Graph:
         graph = getattr(sess, "graph", None)

@@ -3,11 +3,16 @@ data shards, slices of partitioned tensors, and tfcluster's earlier npz format (
 
 from __future__ import annotations
 
-from tfcluster.framework.tensor_bundle import bundle, legacy
+from tfcluster.framework.tensor_bundle import bundle, legacy, v1_table
 
 
-def open_checkpoint(prefix: str) -> bundle.BundleReader | legacy.LegacyReader:
-    """A reader of the checkpoint `prefix`: V2, or tfcluster's earlier format."""
+def open_checkpoint(
+    prefix: str,
+) -> bundle.BundleReader | legacy.LegacyReader | v1_table.V1Reader:
+    """A reader of the checkpoint `prefix`: V2, TF's V1 (files matching prefix, no .index:
+    TF's RestoreV2 reads those too), or tfcluster's earlier format."""
     if legacy.is_legacy(prefix):
         return legacy.LegacyReader(prefix)
+    if v1_table.is_v1(prefix):
+        return v1_table.V1Reader(prefix)
     return bundle.BundleReader(prefix)
