@@ -156,6 +156,27 @@ def test_abort_ends_the_process_as_tf_does(clean: bool) -> None:
     assert "stop here" in run.stderr
 
 
+def test_abort_refuses_to_end_a_process_serving_a_task_server() -> None:
+    """A task server's process serves other clients' sessions: Abort fails the step there
+    (PermissionDenied) and the server keeps serving."""
+    from support.cluster_processes import free_ports
+
+    port = free_ports(1)[0]
+    spec = tf.train.ClusterSpec({"local": [f"localhost:{port}"]})
+    server = tf.train.Server(spec, job_name="local", task_index=0)
+    try:
+        g = tf.Graph()
+        with g.as_default():
+            op = tf.raw_ops.Abort(error_msg="stop here", exit_without_error=True)
+            x = tf.constant(2.0) * 3.0
+        with tf.Session(server.target, graph=g) as sess:
+            with pytest.raises(tf.errors.PermissionDeniedError, match="task server"):
+                sess.run(op)
+            assert sess.run(x) == 6.0
+    finally:
+        server.stop()
+
+
 def test_v1_checkpoint_ops_write_tfs_bytes_and_read_as_tf(tmp_path: Any) -> None:
     from tf_reference.legacy_ops_cases import v1_checkpoint_save_and_restore
 

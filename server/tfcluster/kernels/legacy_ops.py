@@ -29,6 +29,7 @@ from tfcluster.kernels import ordering as _ordering
 from tfcluster.kernels import pooling as _pooling
 from tfcluster.kernels import sparse_serialization as _sparse_serialization
 from tfcluster.kernels._window import Window
+from tfcluster.runtime import serving_state
 from tfcluster.kernels.common import host_array, host_ints, invalid, shape_str, typed
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.runtime import kernel_table
@@ -867,11 +868,19 @@ def decode_padded_raw(node: Any, xp: Any) -> Compute:
 
 @kernel("Abort", devices=CPU_ONLY)
 def abort(node: Any, xp: Any) -> Compute:
-    """Ends the process, as TF's: normally with exit_without_error, else with SIGABRT."""
+    """Ends the process, as TF's: normally with exit_without_error, else with SIGABRT (not
+    in a process serving a task server: other clients' sessions live there)."""
     message = node.attrs.get("error_msg", "")
     clean = bool(node.attrs.get("exit_without_error", False))
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        if serving_state.serving():
+            raise errors.PermissionDeniedError(
+                None,
+                None,
+                "Abort: a step may not end a task server's process (it serves other "
+                f"clients); error_msg: {message!r}",
+            )
         if clean:
             sys.stderr.write(f"Exiting the process: {message}\n")
             sys.stderr.flush()

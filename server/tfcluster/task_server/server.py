@@ -26,7 +26,7 @@ from tfcluster.framework import errors, memory_budget
 from tfcluster.protos import cluster_pb2, config_pb2, tensorflow_server_pb2
 from tfcluster.rpc import master_client as rpc_master_client
 from tfcluster.rpc import tls as rpc_tls
-from tfcluster.runtime import allocator, thread_budget
+from tfcluster.runtime import allocator, serving_state, thread_budget
 from tfcluster.settings import contract, environment
 from tfcluster.task_server.core import TaskCore
 from tfcluster.task_server.host_share import tasks_on_this_host
@@ -295,6 +295,8 @@ class _LiveServers:
 
     def add(self, server: Server) -> None:
         with self._lock:
+            if server not in self._servers:
+                serving_state.server_started()
             self._servers.add(server)
             hook, self._hooked = not self._hooked, True
         if hook:
@@ -306,6 +308,8 @@ class _LiveServers:
 
     def discard(self, server: Server) -> None:
         with self._lock:
+            if server in self._servers:
+                serving_state.server_stopped()
             self._servers.discard(server)
 
     def _stop_all(self) -> None:
