@@ -29,10 +29,9 @@ from tfcluster.kernels import ordering as _ordering
 from tfcluster.kernels import pooling as _pooling
 from tfcluster.kernels import sparse_serialization as _sparse_serialization
 from tfcluster.kernels._window import Window
-from tfcluster.runtime import serving_state
 from tfcluster.kernels.common import host_array, host_ints, invalid, shape_str, typed
 from tfcluster.kernels.registry import CPU_ONLY, kernel
-from tfcluster.runtime import kernel_table
+from tfcluster.runtime import kernel_table, serving_state
 from tfcluster.runtime.resources import VariableRef
 
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
