@@ -196,6 +196,192 @@ def audio_summary_v1(tf):
     }
 
 
+# ---- block RNN cells ---------------------------------------------------------------------------
+def _lstm_inputs(batch, input_size, cell, seed, steps=None):
+    rng = np.random.RandomState(seed)
+    shape_x = [batch, input_size] if steps is None else [steps, batch, input_size]
+    return {
+        "x": rng.uniform(-1, 1, shape_x).astype(np.float32),
+        "cs_prev": rng.uniform(-2, 2, [batch, cell]).astype(np.float32),
+        "h_prev": rng.uniform(-1, 1, [batch, cell]).astype(np.float32),
+        "w": rng.uniform(-0.8, 0.8, [input_size + cell, 4 * cell]).astype(np.float32),
+        "wci": rng.uniform(-0.5, 0.5, [cell]).astype(np.float32),
+        "wcf": rng.uniform(-0.5, 0.5, [cell]).astype(np.float32),
+        "wco": rng.uniform(-0.5, 0.5, [cell]).astype(np.float32),
+        "b": rng.uniform(-0.5, 0.5, [4 * cell]).astype(np.float32),
+    }
+
+
+_LSTM_ARGS = ("x", "cs_prev", "h_prev", "w", "wci", "wcf", "wco", "b")
+
+
+def _with_grads(tf, outputs, inputs, weights):
+    """Outputs, static shapes/dtypes, and the gradients of sum(outputs * weights)."""
+    loss = tf.add_n([tf.reduce_sum(o * w) for o, w in zip(outputs, weights)])
+    grads = tf.gradients(loss, inputs)
+    values = _run(tf, list(outputs) + [g for g in grads if g is not None])
+    return {
+        "values": [np.asarray(v) for v in values[: len(outputs)]],
+        "grads": [np.asarray(v) for v in values[len(outputs):]],
+        "missing_grads": [g is None for g in grads],
+        "static": [_static(t) for t in outputs],
+    }
+
+
+def _lstm_cell_case(tf, seed, **attrs):
+    arrays = _lstm_inputs(3, 4, 5, seed)
+    consts = {k: tf.constant(v) for k, v in arrays.items()}
+    outs = tf.raw_ops.LSTMBlockCell(**consts, **attrs)
+    rng = np.random.RandomState(seed + 100)
+    weights = [rng.uniform(-1, 1, [3, 5]).astype(np.float32) for _ in range(7)]
+    # TF's gradient flows from cs and h only.
+    return _with_grads(tf, list(outs), [consts[k] for k in _LSTM_ARGS],
+                       [np.zeros_like(weights[0])] + weights[1:2] + [np.zeros_like(weights[0])] * 4
+                       + weights[6:])
+
+
+def lstm_block_cell_defaults(tf):
+    return _lstm_cell_case(tf, 1)
+
+
+def lstm_block_cell_peephole_clip(tf):
+    return _lstm_cell_case(tf, 2, forget_bias=0.5, cell_clip=0.7, use_peephole=True)
+
+
+def lstm_block_cell_no_clip(tf):
+    return _lstm_cell_case(tf, 3, forget_bias=0.0, cell_clip=-1.0)
+
+
+def lstm_block_cell_grad_op(tf):
+    arrays = _lstm_inputs(2, 3, 4, 5)
+    outs = tf.raw_ops.LSTMBlockCell(use_peephole=True, cell_clip=1.0, **arrays)
+    rng = np.random.RandomState(9)
+    cs_grad = rng.uniform(-1, 1, [2, 4]).astype(np.float32)
+    h_grad = rng.uniform(-1, 1, [2, 4]).astype(np.float32)
+    res = {}
+    for peephole in (True, False):
+        grads = tf.raw_ops.LSTMBlockCellGrad(
+            i=outs[0], cs=outs[1], f=outs[2], o=outs[3], ci=outs[4], co=outs[5],
+            cs_grad=cs_grad, h_grad=h_grad, use_peephole=peephole, **arrays)
+        res["peephole" if peephole else "plain"] = _described(tf, list(grads))
+    return res
+
+
+def lstm_block_cell_errors(tf):
+    arrays = _lstm_inputs(2, 3, 4, 5)
+    bad_w = dict(arrays, w=np.zeros([6, 16], np.float32))
+    bad_b = dict(arrays, b=np.zeros([12], np.float32))
+    bad_h = dict(arrays, h_prev=np.zeros([3, 4], np.float32))
+    return {
+        "w_rows": _error(lambda: _run(tf, tf.raw_ops.LSTMBlockCell(**bad_w))),
+        "b_size": _error(lambda: _run(tf, tf.raw_ops.LSTMBlockCell(**bad_b))),
+        "h_batch": _error(lambda: _run(tf, tf.raw_ops.LSTMBlockCell(**bad_h))),
+        "x_rank": _error(lambda: tf.raw_ops.LSTMBlockCell(
+            **dict(arrays, x=np.zeros([2, 3, 1], np.float32)))),
+        "int_type": _error(lambda: tf.raw_ops.LSTMBlockCell(
+            **{k: v.astype(np.int32) for k, v in arrays.items()})),
+        "mixed_type": _error(lambda: tf.raw_ops.LSTMBlockCell(
+            **dict(arrays, b=arrays["b"].astype(np.float64)))),
+    }
+
+
+def _block_lstm_case(tf, op, seq_len, seed, **attrs):
+    arrays = _lstm_inputs(3, 4, 5, seed, steps=6)
+    consts = {k: tf.constant(v) for k, v in arrays.items()}
+    outs = op(seq_len_max=np.int64(seq_len), **consts, **attrs)
+    rng = np.random.RandomState(seed + 100)
+    weights = [rng.uniform(-1, 1, [6, 3, 5]).astype(np.float32) for _ in range(7)]
+    res = _with_grads(tf, list(outs), [consts[k] for k in _LSTM_ARGS], weights)
+    # TF 1.15 leaves the steps from seq_len_max on uninitialised (tfcluster: zeros).
+    res["values"] = [v[:seq_len] for v in res["values"]]
+    return res
+
+
+def block_lstm_full(tf):
+    return _block_lstm_case(tf, tf.raw_ops.BlockLSTM, 6, 11)
+
+
+def block_lstm_short_peephole(tf):
+    return _block_lstm_case(tf, tf.raw_ops.BlockLSTM, 4, 12, use_peephole=True,
+                            forget_bias=0.3, cell_clip=0.9)
+
+
+def block_lstm_v2(tf):
+    return _block_lstm_case(tf, tf.raw_ops.BlockLSTMV2, 5, 13)
+
+
+def block_lstm_v2_peephole_clip(tf):
+    return _block_lstm_case(tf, tf.raw_ops.BlockLSTMV2, 6, 14, use_peephole=True,
+                            cell_clip=1.1)
+
+
+def block_lstm_grad_v2_op(tf):
+    arrays = _lstm_inputs(2, 3, 4, 15, steps=5)
+    outs = tf.raw_ops.BlockLSTMV2(seq_len_max=np.int64(4), use_peephole=True, **arrays)
+    rng = np.random.RandomState(16)
+    cs_grad = rng.uniform(-1, 1, [5, 2, 4]).astype(np.float32)
+    h_grad = rng.uniform(-1, 1, [5, 2, 4]).astype(np.float32)
+    names = ("i", "cs", "f", "o", "ci", "co", "h")
+    grads = tf.raw_ops.BlockLSTMGradV2(
+        seq_len_max=np.int64(4), cs_grad=cs_grad, h_grad=h_grad, use_peephole=True,
+        **dict(zip(names, outs)), **arrays)
+    return _described(tf, list(grads))
+
+
+def block_lstm_errors(tf):
+    arrays = _lstm_inputs(2, 3, 4, 17, steps=3)
+    return {
+        "x_rank": _error(lambda: tf.raw_ops.BlockLSTM(
+            seq_len_max=np.int64(3), **dict(arrays, x=np.zeros([2, 3], np.float32)))),
+        "w_cols": _error(lambda: _run(tf, tf.raw_ops.BlockLSTM(
+            seq_len_max=np.int64(3), **dict(arrays, w=np.zeros([7, 12], np.float32))))),
+        "seq_len_rank": _error(lambda: tf.raw_ops.BlockLSTM(
+            seq_len_max=np.array([3], np.int64), **arrays)),
+    }
+
+
+def _gru_inputs(batch, input_size, cell, seed):
+    rng = np.random.RandomState(seed)
+    return {
+        "x": rng.uniform(-1, 1, [batch, input_size]).astype(np.float32),
+        "h_prev": rng.uniform(-1, 1, [batch, cell]).astype(np.float32),
+        "w_ru": rng.uniform(-0.8, 0.8, [input_size + cell, 2 * cell]).astype(np.float32),
+        "w_c": rng.uniform(-0.8, 0.8, [input_size + cell, cell]).astype(np.float32),
+        "b_ru": rng.uniform(-0.5, 0.5, [2 * cell]).astype(np.float32),
+        "b_c": rng.uniform(-0.5, 0.5, [cell]).astype(np.float32),
+    }
+
+
+def gru_block_cell(tf):
+    arrays = _gru_inputs(3, 4, 5, 21)
+    consts = {k: tf.constant(v) for k, v in arrays.items()}
+    outs = tf.raw_ops.GRUBlockCell(**consts)
+    rng = np.random.RandomState(22)
+    weights = [np.zeros([3, 5], np.float32)] * 3 + [rng.uniform(-1, 1, [3, 5]).astype(np.float32)]
+    names = ("x", "h_prev", "w_ru", "w_c", "b_ru", "b_c")
+    return _with_grads(tf, list(outs), [consts[k] for k in names], weights)
+
+
+def gru_block_cell_grad_op(tf):
+    arrays = _gru_inputs(2, 3, 4, 23)
+    r, u, c, _ = tf.raw_ops.GRUBlockCell(**arrays)
+    d_h = np.random.RandomState(24).uniform(-1, 1, [2, 4]).astype(np.float32)
+    grads = tf.raw_ops.GRUBlockCellGrad(r=r, u=u, c=c, d_h=d_h, **arrays)
+    return _described(tf, list(grads))
+
+
+def gru_block_cell_errors(tf):
+    arrays = _gru_inputs(2, 3, 4, 25)
+    return {
+        "w_c": _error(lambda: _run(tf, tf.raw_ops.GRUBlockCell(
+            **dict(arrays, w_c=np.zeros([7, 5], np.float32))))),
+        "b_ru": _error(lambda: _run(tf, tf.raw_ops.GRUBlockCell(
+            **dict(arrays, b_ru=np.zeros([4], np.float32))))),
+        "half": _error(lambda: tf.raw_ops.GRUBlockCell(
+            **{k: v.astype(np.float16) for k, v in arrays.items()})),
+    }
+
+
 CASES = {
     f.__name__: f
     for f in [
@@ -212,5 +398,19 @@ CASES = {
         mfcc_upper_limit_over_nyquist,
         mfcc_errors,
         audio_summary_v1,
+        lstm_block_cell_defaults,
+        lstm_block_cell_peephole_clip,
+        lstm_block_cell_no_clip,
+        lstm_block_cell_grad_op,
+        lstm_block_cell_errors,
+        block_lstm_full,
+        block_lstm_short_peephole,
+        block_lstm_v2,
+        block_lstm_v2_peephole_clip,
+        block_lstm_grad_v2_op,
+        block_lstm_errors,
+        gru_block_cell,
+        gru_block_cell_grad_op,
+        gru_block_cell_errors,
     ]
 }

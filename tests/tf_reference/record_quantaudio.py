@@ -6,6 +6,10 @@ tfcluster. Run under TF 1.15 itself:
 """
 
 import tensorflow as tf
+
+# TF 1.15 registers the gradients of LSTMBlockCell and GRUBlockCell in tf.contrib.rnn (core has
+# those of BlockLSTM / BlockLSTMV2 only); tfcluster registers them always.
+import tensorflow.contrib.rnn  # noqa: F401
 from quantaudio_cases import CASES
 from recorder import Recorder
 
