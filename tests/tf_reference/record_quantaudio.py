@@ -9,7 +9,7 @@ import tensorflow as tf
 
 # TF 1.15 registers the gradients of LSTMBlockCell and GRUBlockCell in tf.contrib.rnn (core has
 # those of BlockLSTM / BlockLSTMV2 only); tfcluster registers them always.
-import tensorflow.contrib.rnn  # noqa: F401
+import tensorflow.contrib.rnn
 from quantaudio_cases import CASES
 from recorder import Recorder
 

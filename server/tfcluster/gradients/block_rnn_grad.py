@@ -42,7 +42,17 @@ def _lstm_block_cell_grad(op: Operation, *grads: Any) -> Any:
     batch = x.shape.as_list()[0]
     batch_size = -1 if batch is None else batch
     cs_prev_grad, dicfo, wci_grad, wcf_grad, wco_grad = block_rnn_ops.lstm_block_cell_grad(
-        x, cs_prev, h_prev, w, wci, wcf, wco, b, list(op.outputs), grads[1], grads[6],
+        x,
+        cs_prev,
+        h_prev,
+        w,
+        wci,
+        wcf,
+        wco,
+        b,
+        list(op.outputs),
+        grads[1],
+        grads[6],
         use_peephole=op.get_attr("use_peephole"),
     )
     xh_grad = math_ops.matmul(dicfo, w, transpose_b=True)
@@ -56,8 +66,8 @@ def _lstm_block_cell_grad(op: Operation, *grads: Any) -> Any:
 
 @RegisterGradient("GRUBlockCell")
 def _gru_block_cell_grad(op: Operation, *grads: Any) -> Any:
-    x, h_prev, w_ru, w_c, b_ru, b_c = op.inputs
-    r, u, c, _ = op.outputs
+    x, h_prev = op.inputs[0], op.inputs[1]
+    r = op.outputs[0]
     d_x, d_h_prev, d_c_bar, d_r_bar_u_bar = block_rnn_ops.gru_block_cell_grad(
         list(op.inputs), list(op.outputs), grads[3]
     )

@@ -123,7 +123,10 @@ def mfcc(node: Any, xp: Any) -> Any:
         if spectrogram.ndim != 3:
             raise invalid(f"spectrogram must be 3-dimensional{shape_str(spectrogram.shape)}")
         if rate_arr.ndim != 0:
-            raise invalid(f"Input sample_rate should be a scalar tensor, got {shape_str(rate_arr.shape)} instead.")
+            raise invalid(
+                "Input sample_rate should be a scalar tensor, got "
+                f"{shape_str(rate_arr.shape)} instead."
+            )
         rate = int(rate_arr)
         outer, frames, bins = spectrogram.shape
         tables = _mfcc_tables(bins, rate, channels, lower, upper, coefficients)

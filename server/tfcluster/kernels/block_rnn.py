@@ -117,8 +117,7 @@ def _check_lstm_shapes(x: Any, cs_prev: Any, h_prev: Any, w: Any, b: Any, peep: 
             raise invalid(f"{what}.dims(1) != cell_size: {t.shape[1]} vs. {cell}")
     if w.ndim != 2 or w.shape[0] != input_size + cell:
         raise invalid(
-            f"w.dim_size(0) != input_size + cell_size: {shape_str(w.shape)} vs. "
-            f"{input_size + cell}"
+            f"w.dim_size(0) != input_size + cell_size: {shape_str(w.shape)} vs. {input_size + cell}"
         )
     if w.shape[1] != cell * 4:
         raise invalid(f"w.dim_size(1) != cell_size * 4: {w.shape[1]} vs. {cell * 4}")
@@ -198,7 +197,9 @@ def _block_lstm(layout: tuple[int, ...], has_forget_bias: bool, default_clip: fl
             timelen, batch, input_size = x.shape
             steps = _seq_len_max(ins[0], timelen)
             peep = _peepholes(node, ins, 5)
-            _check_lstm_shapes(x[0] if timelen else x.reshape(0, input_size), cs_prev, h_prev, w, b, peep)
+            _check_lstm_shapes(
+                x[0] if timelen else x.reshape(0, input_size), cs_prev, h_prev, w, b, peep
+            )
             cell = cs_prev.shape[1]
             # TF 1.15 leaves the steps from seq_len_max on uninitialised; here they are zeros.
             outs = [xp.zeros((timelen, batch, cell), dtype=x.dtype) for _ in range(7)]
@@ -210,7 +211,9 @@ def _block_lstm(layout: tuple[int, ...], has_forget_bias: bool, default_clip: fl
                 w_h = w[input_size:]
                 cs, h = cs_prev, h_prev
                 for t in range(steps):
-                    g = _lstm_step(xp, x_part[t] + h @ w_h, cs, peep, forget_bias, cell_clip, layout)
+                    g = _lstm_step(
+                        xp, x_part[t] + h @ w_h, cs, peep, forget_bias, cell_clip, layout
+                    )
                     for out, v in zip(outs, g):
                         out[t] = v
                     cs, h = g.cs, g.h
@@ -235,7 +238,9 @@ def _block_lstm_grad(layout: tuple[int, ...]) -> Any:
             timelen, batch, input_size = x.shape
             steps = _seq_len_max(ins[0], timelen)
             peep = _peepholes(node, ins, 5)
-            _check_lstm_shapes(x[0] if timelen else x.reshape(0, input_size), cs_prev, h_prev, w, b, peep)
+            _check_lstm_shapes(
+                x[0] if timelen else x.reshape(0, input_size), cs_prev, h_prev, w, b, peep
+            )
             cell = cs_prev.shape[1]
             x_grad = xp.zeros_like(x)
             cs_prev_grad = xp.zeros_like(cs_prev)
@@ -246,8 +251,13 @@ def _block_lstm_grad(layout: tuple[int, ...]) -> Any:
                 cs_before = cs_prev if t == 0 else cs[t - 1]
                 gates = _Gates(i[t], cs[t], f[t], o[t], ci[t], co[t], None)
                 grads = _lstm_bprop(
-                    xp, gates, cs_before, cs_prev_grad + cs_grad[t], h_prev_grad + h_grad[t],
-                    peep, layout,
+                    xp,
+                    gates,
+                    cs_before,
+                    cs_prev_grad + cs_grad[t],
+                    h_prev_grad + h_grad[t],
+                    peep,
+                    layout,
                 )
                 xh_grad = grads.dicfo @ w.T
                 x_grad[t] = xh_grad[:, :input_size]
