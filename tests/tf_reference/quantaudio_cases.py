@@ -4,6 +4,7 @@ ops, through tf.raw_ops: each case builds a graph with `tf` (TensorFlow 1.15 whe
 record_quantaudio.py, tfcluster in tests/unit/test_quantaudio_ops.py) and returns what it
 computes, its shapes and dtypes, or the class of the error it raises. Python 3.7 code."""
 
+import importlib
 import io
 import wave
 
@@ -249,6 +250,23 @@ def audio_summary_v1(tf):
             ),
         },
     }
+
+
+def speech_commands_front_end(tf):
+    """The speech_commands tutorial's feature graph through `tensorflow.python.ops.gen_audio_ops`
+    (a 16-bit WAV decoded to one second, clamped, spectrogram, MFCC), with its op names."""
+    gen_audio_ops = importlib.import_module(tf.__name__ + ".python.ops.gen_audio_ops")
+    wav = _run(tf, tf.audio.encode_wav(_wave(12000, 1) * 0.9, 16000))
+    decoded = gen_audio_ops.decode_wav(wav, desired_channels=1, desired_samples=16000)
+    clamped = tf.clip_by_value(decoded.audio * 1.5, -1.0, 1.0)
+    spectrogram = gen_audio_ops.audio_spectrogram(
+        clamped, window_size=480, stride=160, magnitude_squared=True
+    )
+    mfcc = gen_audio_ops.mfcc(spectrogram, decoded.sample_rate, dct_coefficient_count=40)
+    named = gen_audio_ops.mfcc(spectrogram, 16000, name="features")
+    res = _described(tf, [spectrogram, mfcc, named])
+    res["names"] = [t.name for t in (spectrogram, mfcc, named)]
+    return res
 
 
 # ---- block RNN cells ---------------------------------------------------------------------------
@@ -1045,6 +1063,7 @@ CASES = {
         mfcc_upper_limit_over_nyquist,
         mfcc_errors,
         audio_summary_v1,
+        speech_commands_front_end,
         lstm_block_cell_defaults,
         lstm_block_cell_peephole_clip,
         lstm_block_cell_no_clip,

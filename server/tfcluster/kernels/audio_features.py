@@ -18,6 +18,7 @@ from tfcluster.kernels.image_summary import wav
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.kernels.summary import _as_str, _string
 from tfcluster.ops.audio_features import next_power_of_two, spectrogram_frames
+from tfcluster.runtime import thread_budget
 
 _FILTERBANK_FLOOR = 1e-12
 
@@ -140,8 +141,10 @@ def mfcc(node: Any, xp: Any) -> Any:
         if bins > end and spectrogram.size:
             # Below TF's filterbank end index its filterbank gives nothing: MFCCs stay zero.
             magnitudes = np.sqrt(spectrogram.astype(np.float64))
-            energies = np.maximum(magnitudes @ bank, _FILTERBANK_FLOOR)
-            out = (np.log(energies) @ dct).astype(np.float32)
+            # Products this small lose more to BLAS's thread start-up than they gain.
+            with thread_budget.blas_threads(1):
+                energies = np.maximum(magnitudes @ bank, _FILTERBANK_FLOOR)
+                out = (np.log(energies) @ dct).astype(np.float32)
         return (out,)
 
     return compute

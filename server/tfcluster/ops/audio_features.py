@@ -1,6 +1,7 @@
 """Audio feature ops of TF 1.15's gen_audio_ops (the speech_commands tutorial's front end):
-AudioSpectrogram, Mfcc, and the first AudioSummary (sample rate as an attr). Only tf.raw_ops
-builds them, as in TF: their shape inference is TF's shape functions'."""
+AudioSpectrogram, Mfcc, and the first AudioSummary (sample rate as an attr), with TF's shape
+functions. tf.raw_ops builds them, and this module is what `tensorflow.python.ops.gen_audio_ops`
+is on tfcluster (audio_spectrogram, mfcc, decode_wav, encode_wav)."""
 
 from __future__ import annotations
 
@@ -8,10 +9,11 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes, op_def_registry
-from tfcluster.framework.graph import Tensor
+from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops.audio_ops import decode_wav, encode_wav
 from tfcluster.ops.infer_util import shape_list, with_rank
-from tfcluster.ops.op_util import Outputs
+from tfcluster.ops.op_util import Outputs, make_op
 
 
 def next_power_of_two(n: int) -> int:
@@ -55,3 +57,47 @@ op_def_registry.register("Mfcc", _mfcc_infer)
 op_def_registry.register("AudioSummary", _summary_infer)
 # TF registers no gradient for these.
 OP_TYPES = ("AudioSpectrogram", "Mfcc", "AudioSummary")
+
+
+def audio_spectrogram(
+    input: Any,
+    window_size: int,
+    stride: int,
+    magnitude_squared: bool = False,
+    name: str | None = None,
+) -> Tensor:
+    """[channels, frames, fft_length / 2 + 1] magnitudes (or their squares) of Hann-windowed
+    frames of float audio [samples, channels]."""
+    with name_scope(name, "AudioSpectrogram", [input]) as scope:
+        audio = convert_to_tensor(input, dtype=dtypes.float32, name="input")
+        attrs = {
+            "window_size": int(window_size),
+            "stride": int(stride),
+            "magnitude_squared": bool(magnitude_squared),
+        }
+        return make_op("AudioSpectrogram", [audio], attrs, name=scope).outputs[0]
+
+
+def mfcc(
+    spectrogram: Any,
+    sample_rate: Any,
+    upper_frequency_limit: float = 4000,
+    lower_frequency_limit: float = 20,
+    filterbank_channel_count: int = 40,
+    dct_coefficient_count: int = 13,
+    name: str | None = None,
+) -> Tensor:
+    """Mel-frequency cepstral coefficients of a squared-magnitude spectrogram."""
+    with name_scope(name, "Mfcc", [spectrogram, sample_rate]) as scope:
+        spec = convert_to_tensor(spectrogram, dtype=dtypes.float32, name="spectrogram")
+        rate = convert_to_tensor(sample_rate, dtype=dtypes.int32, name="sample_rate")
+        attrs = {
+            "upper_frequency_limit": float(upper_frequency_limit),
+            "lower_frequency_limit": float(lower_frequency_limit),
+            "filterbank_channel_count": int(filterbank_channel_count),
+            "dct_coefficient_count": int(dct_coefficient_count),
+        }
+        return make_op("Mfcc", [spec, rate], attrs, name=scope).outputs[0]
+
+
+__all__ = ["audio_spectrogram", "decode_wav", "encode_wav", "mfcc"]
