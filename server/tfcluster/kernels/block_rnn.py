@@ -13,9 +13,21 @@ from typing import Any, NamedTuple
 from tfcluster.kernels.common import host_array, invalid, shape_str
 from tfcluster.kernels.math import _sigmoid
 from tfcluster.kernels.registry import kernel
+from tfcluster.runtime import thread_budget
 
 ICFO = (0, 1, 2, 3)  # where i, ci, f, o sit among the four packed gate blocks
 IFCO = (0, 2, 1, 3)
+
+
+def _one_blas_thread(compute: Any) -> Any:
+    """Runs a cell kernel with BLAS on one thread: its products are small and many (one per
+    step), and BLAS's thread hand-offs would cost more than they share."""
+
+    def run(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        with thread_budget.blas_threads(1):
+            return compute(ctx, ins)  # type: ignore[no-any-return]
+
+    return run
 
 
 class _Gates(NamedTuple):
@@ -148,7 +160,7 @@ def lstm_block_cell(node: Any, xp: Any) -> Any:
         pre = xp.concatenate([x, h_prev], axis=1) @ w + b
         return tuple(_lstm_step(xp, pre, cs_prev, peep, forget_bias, cell_clip, ICFO))
 
-    return compute
+    return _one_blas_thread(compute)
 
 
 @kernel("LSTMBlockCellGrad")
@@ -171,7 +183,7 @@ def lstm_block_cell_grad(node: Any, xp: Any) -> Any:
             xp.sum(grads.do * cs, axis=0),
         )
 
-    return compute
+    return _one_blas_thread(compute)
 
 
 # ---- BlockLSTM / BlockLSTMV2 ----------------------------------------------------------------
@@ -219,7 +231,7 @@ def _block_lstm(layout: tuple[int, ...], has_forget_bias: bool, default_clip: fl
                     cs, h = g.cs, g.h
             return tuple(outs)
 
-        return compute
+        return _one_blas_thread(compute)
 
     return factory
 
@@ -279,7 +291,7 @@ def _block_lstm_grad(layout: tuple[int, ...]) -> Any:
                 w_grad, b_grad = xp.zeros_like(w), xp.zeros_like(b)
             return (x_grad, cs_prev_grad, h_prev_grad, w_grad, *peep_grads, b_grad)
 
-        return compute
+        return _one_blas_thread(compute)
 
     return factory
 
@@ -319,7 +331,7 @@ def gru_block_cell(node: Any, xp: Any) -> Any:
         h = u * h_prev + (u.dtype.type(1) - u) * c
         return (xp.ascontiguousarray(r), xp.ascontiguousarray(u), c, h)
 
-    return compute
+    return _one_blas_thread(compute)
 
 
 @kernel("GRUBlockCellGrad")
@@ -340,4 +352,4 @@ def gru_block_cell_grad(node: Any, xp: Any) -> Any:
         d_h_prev = d_xh[:, input_size:] + d_hr * r + d_h * u
         return (d_x, d_h_prev, d_c_bar, d_r_bar_u_bar)
 
-    return compute
+    return _one_blas_thread(compute)
