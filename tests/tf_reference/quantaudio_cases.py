@@ -1037,6 +1037,73 @@ def quantize_and_dequantize_v1_v3(tf):
     return res
 
 
+def quantized_resize_bilinear(tf):
+    out = {}
+    images = {
+        "quint8": _q(tf, _u8([2, 4, 5, 3], 150), "quint8"),
+        "qint32": _q(tf, _i32([2, 4, 5, 3], 151, bound=1 << 30), "qint32"),
+        "float32": tf.constant(np.random.RandomState(152).uniform(-2, 2, [2, 4, 5, 3]), tf.float32),
+    }
+    settings = {
+        "up": ([7, 9], False, False),
+        "down": ([3, 2], False, False),
+        "up_align": ([7, 9], True, False),
+        "down_half_pixel": ([3, 4], False, True),
+        "up_half_pixel": ([6, 11], False, True),
+        "same": ([4, 5], False, False),
+        "one_row": ([1, 8], True, False),
+    }
+    for kind, image in sorted(images.items()):
+        for key, (size, align, half) in sorted(settings.items()):
+            resized = tf.raw_ops.QuantizedResizeBilinear(
+                images=image,
+                size=size,
+                min=-3.0,
+                max=5.0,
+                align_corners=align,
+                half_pixel_centers=half,
+            )
+            out[kind + "_" + key] = _quantized(tf, list(resized))
+    image = images["quint8"]
+    out["errors"] = {
+        "rank": _error(
+            lambda: tf.raw_ops.QuantizedResizeBilinear(
+                images=_q(tf, _u8([4, 5, 3], 153), "quint8"), size=[2, 2], min=0.0, max=1.0
+            )
+        ),
+        "zero_size": _error(
+            lambda: _run(
+                tf, tf.raw_ops.QuantizedResizeBilinear(images=image, size=[0, 2], min=0.0, max=1.0)
+            )
+        ),
+        "qint8": _error(
+            lambda: _run(
+                tf,
+                tf.raw_ops.QuantizedResizeBilinear(
+                    images=_q(tf, np.zeros([1, 2, 2, 1], np.int8), "qint8"),
+                    size=[3, 3],
+                    min=0.0,
+                    max=1.0,
+                ),
+            )
+        ),
+        "align_and_half": _error(
+            lambda: _run(
+                tf,
+                tf.raw_ops.QuantizedResizeBilinear(
+                    images=image,
+                    size=[3, 3],
+                    min=0.0,
+                    max=1.0,
+                    align_corners=True,
+                    half_pixel_centers=True,
+                ),
+            )
+        ),
+    }
+    return out
+
+
 def quantized_ops_have_no_gradient(tf):
     x = tf.constant([1.0, 2.0])
     q = tf.quantize(x, -1.0, 3.0, tf.quint8)
@@ -1089,6 +1156,7 @@ CASES = {
         requantize_ops,
         quantized_batch_norm,
         quantize_and_dequantize_v1_v3,
+        quantized_resize_bilinear,
         quantized_ops_have_no_gradient,
     ]
 }

@@ -452,6 +452,107 @@ def quantized_reshape(node: Any, xp: Any) -> Any:
     return compute
 
 
+# ---- resize ---------------------------------------------------------------------------------
+def _lerp_cache(
+    out_size: int, in_size: int, scale: Any, resolution: int, half_pixel: bool
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """TF's ComputeInterpolationWeights: (lower, upper, lerp, ilerp) per output index, in
+    float32 as TF computes them."""
+    i = np.arange(out_size)
+    if half_pixel:
+        pos = ((i.astype(F32) + F32(0.5)) * F32(scale) - F32(0.5)).astype(F32)
+    else:
+        pos = (i.astype(F32) * F32(scale)).astype(F32)
+    floor = np.floor(pos)
+    lower = np.maximum(floor.astype(np.int64), 0)
+    upper = np.minimum(np.ceil(pos).astype(np.int64), in_size - 1)
+    lerp = (pos - floor).astype(F32)
+    ilerp = np.trunc(lerp * F32(1 << resolution)).astype(np.int64)
+    return lower, upper, lerp, ilerp
+
+
+def _c_div(a: np.ndarray, b: int) -> np.ndarray:
+    """C++'s integer division (toward zero)."""
+    q = np.abs(a) // b
+    return np.where(a < 0, -q, q)
+
+
+def _corners(x: np.ndarray, ys: tuple[np.ndarray, ...], xs: tuple[np.ndarray, ...]) -> Any:
+    top, bottom = x[:, ys[0]], x[:, ys[1]]
+    return top[:, :, xs[0]], top[:, :, xs[1]], bottom[:, :, xs[0]], bottom[:, :, xs[1]]
+
+
+@kernel("QuantizedResizeBilinear", devices=CPU_ONLY)
+def quantized_resize_bilinear(node: Any, xp: Any) -> Any:
+    t = node.attrs["T"]
+    _require(
+        "QuantizedResizeBilinear", {(dtypes.quint8,), (dtypes.qint32,), (dtypes.float32,)}, T=t
+    )
+    align = bool(node.attrs.get("align_corners", False))
+    half_pixel = bool(node.attrs.get("half_pixel_centers", False))
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        raw = host_array(ins[0])
+        x = raw.astype(F32) if t == dtypes.float32 else qa.ints(raw, t)
+        size = np.asarray(host_array(ins[1]))
+        lo, hi = qa.scalar(ins[2]), qa.scalar(ins[3])
+        if x.ndim != 4:
+            raise invalid(f"input must be 4-dimensional{shape_str(x.shape)}")
+        if size.ndim != 1:
+            raise invalid(f"shape_t must be 1-dimensional{shape_str(size.shape)}")
+        if size.size != 2:
+            raise invalid(f"shape_t must have two elements{shape_str(size.shape)}")
+        out_h, out_w = int(size[0]), int(size[1])
+        batch, in_h, in_w, channels = x.shape
+        if out_h <= 0 or out_w <= 0:
+            raise invalid("output dimensions must be positive")
+        if channels <= 0:
+            raise invalid("image must have at least one channel")
+        if in_h <= 0 or in_w <= 0:
+            raise invalid("input image must be of non-zero size")
+
+        def scale(n_in: int, n_out: int) -> Any:
+            if align and n_out > 1:
+                return F32(F32(n_in - 1) / F32(n_out - 1))
+            return F32(F32(n_in) / F32(n_out))
+
+        if (out_h, out_w) == (in_h, in_w) or x.size == 0:
+            out = x
+        else:
+            resolution = {dtypes.quint8: 7, dtypes.qint32: 30}.get(t, 0)
+            ys = _lerp_cache(out_h, in_h, scale(in_h, out_h), resolution, half_pixel)
+            xs = _lerp_cache(out_w, in_w, scale(in_w, out_w), resolution, half_pixel)
+            tl, tr, bl, br = _corners(x, ys, xs)
+            if t == dtypes.float32:
+                # ResizeImageReference: float lerps of the values as floats.
+                x_lerp = xs[2][None, None, :, None]
+                y_lerp = ys[2][None, :, None, None]
+                if t != dtypes.float32:
+                    tl, tr, bl, br = (qa.quantized_to_float(v, lo, hi, t) for v in (tl, tr, bl, br))
+                top = (tl + ((tr - tl) * x_lerp).astype(F32)).astype(F32)
+                bottom = (bl + ((br - bl) * x_lerp).astype(F32)).astype(F32)
+                out = (top + ((bottom - top) * y_lerp).astype(F32)).astype(F32)
+                if t != dtypes.float32:
+                    out = qa.float_to_quantized(out, lo, hi, t)
+            else:
+                # ComputeLerp: fixed point with `resolution` fraction bits. Eigen's qint32
+                # reaches int64 through float (its only conversion), rounding big values.
+                if t == dtypes.qint32:
+                    tl, tr, bl, br = (v.astype(F32).astype(np.int64) for v in (tl, tr, bl, br))
+                mult = 1 << resolution
+                x_il = xs[3][None, None, :, None]
+                y_il = ys[3][None, :, None, None]
+                top = tl * mult + (tr - tl) * x_il
+                bottom = bl * mult + (br - bl) * x_il
+                value = top + _c_div(bottom - top, mult) * y_il
+                out = qa.wrap_int32(_c_div(value + mult // 2, mult))
+        if t == dtypes.float32:
+            return np.ascontiguousarray(out, F32), np.asarray(lo, F32), np.asarray(hi, F32)
+        return _outputs(out, t, lo, hi)
+
+    return compute
+
+
 # ---- requantization -------------------------------------------------------------------------
 @kernel("Requantize", devices=CPU_ONLY)
 def requantize(node: Any, xp: Any) -> Any:

@@ -1,6 +1,6 @@
 """Quantized arithmetic ops TF 1.15 runs on the CPU (quint8 / qint32 values, each with its
 float range as two scalar inputs and outputs): QuantizedAdd / Mul / BiasAdd / MatMul /
-Conv2D / MaxPool / AvgPool / Relu / Relu6 / ReluX / Reshape /
+Conv2D / MaxPool / AvgPool / Relu / Relu6 / ReluX / Reshape / ResizeBilinear /
 BatchNormWithGlobalNormalization, Requantize, RequantizationRange, QuantizeDownAndShrinkRange,
 and QuantizeAndDequantize (V1) / V3, with TF's shape functions; tf.nn.quantized_* build them.
 
@@ -17,7 +17,7 @@ from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.common_shapes import windowed_output_size
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import array_ops, conv_ops, math_ops, nn_ops
+from tfcluster.ops import array_ops, conv_ops, image_ops, math_ops, nn_ops
 from tfcluster.ops.broadcast_ops import broadcast_static_shape
 from tfcluster.ops.infer_util import with_rank
 from tfcluster.ops.op_util import Outputs, make_op
@@ -126,6 +126,15 @@ def _batch_norm_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Output
     return _with_range(attrs["out_type"], TensorShape(dims))
 
 
+_resize_shape = image_ops._resize_infer("QuantizedResizeBilinear", float_out=False)
+
+
+def _resize_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    ((dtype, shape),) = _resize_shape(inputs[:2], attrs)
+    _ranges(inputs, 2, 3)
+    return _with_range(dtype, shape)
+
+
 def _qdq_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     if len(inputs) == 4:  # V3: input_min, input_max, num_bits
         _ranges(inputs, 1, 3)
@@ -146,6 +155,7 @@ op_def_registry.register("Requantize", _requantize_infer)
 op_def_registry.register("QuantizeDownAndShrinkRange", _requantize_infer)
 op_def_registry.register("RequantizationRange", _range_infer)
 op_def_registry.register("QuantizedBatchNormWithGlobalNormalization", _batch_norm_infer)
+op_def_registry.register("QuantizedResizeBilinear", _resize_infer)
 op_def_registry.register("QuantizeAndDequantize", _qdq_infer)
 op_def_registry.register("QuantizeAndDequantizeV3", _qdq_infer)
 # TF registers no gradients for the quantized arithmetic ops: tf.gradients through one fails.
