@@ -503,7 +503,7 @@ def quantized_resize_bilinear(node: Any, xp: Any) -> Any:
         if size.size != 2:
             raise invalid(f"shape_t must have two elements{shape_str(size.shape)}")
         out_h, out_w = int(size[0]), int(size[1])
-        batch, in_h, in_w, channels = x.shape
+        _, in_h, in_w, channels = x.shape
         if out_h <= 0 or out_w <= 0:
             raise invalid("output dimensions must be positive")
         if channels <= 0:
