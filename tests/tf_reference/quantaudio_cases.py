@@ -1104,6 +1104,61 @@ def quantized_resize_bilinear(tf):
     return out
 
 
+def quantized_instance_norm(tf):
+    out = {}
+    x = _q(tf, _u8([2, 5, 4, 3], 160), "quint8")
+    wide = _q(tf, _u8([1, 6, 7, 10], 161), "quint8")
+    flat = _q(tf, np.full([1, 2, 2, 2], 7, np.uint8), "quint8")
+    out["default"] = _quantized(
+        tf, list(tf.raw_ops.QuantizedInstanceNorm(x=x, x_min=-1.0, x_max=2.0))
+    )
+    out["wide"] = _quantized(
+        tf,
+        list(tf.raw_ops.QuantizedInstanceNorm(x=wide, x_min=0.0, x_max=6.0, variance_epsilon=0.01)),
+    )
+    out["given_range"] = _quantized(
+        tf,
+        list(
+            tf.raw_ops.QuantizedInstanceNorm(
+                x=x,
+                x_min=-1.0,
+                x_max=2.0,
+                output_range_given=True,
+                given_y_min=-2.0,
+                given_y_max=2.5,
+            )
+        ),
+    )
+    out["constant_input"] = _quantized(
+        tf,
+        list(tf.raw_ops.QuantizedInstanceNorm(x=flat, x_min=-1.0, x_max=2.0, min_separation=0.5)),
+    )
+    out["errors"] = {
+        "range": _error(
+            lambda: _run(tf, tf.raw_ops.QuantizedInstanceNorm(x=x, x_min=2.0, x_max=1.0))
+        ),
+        "given_range": _error(
+            lambda: _run(
+                tf,
+                tf.raw_ops.QuantizedInstanceNorm(
+                    x=x,
+                    x_min=0.0,
+                    x_max=1.0,
+                    output_range_given=True,
+                    given_y_min=1.0,
+                    given_y_max=1.0,
+                ),
+            )
+        ),
+        "rank": _error(
+            lambda: tf.raw_ops.QuantizedInstanceNorm(
+                x=_q(tf, _u8([5, 4, 3], 162), "quint8"), x_min=0.0, x_max=1.0
+            )
+        ),
+    }
+    return out
+
+
 def quantized_ops_have_no_gradient(tf):
     x = tf.constant([1.0, 2.0])
     q = tf.quantize(x, -1.0, 3.0, tf.quint8)
@@ -1157,6 +1212,7 @@ CASES = {
         quantized_batch_norm,
         quantize_and_dequantize_v1_v3,
         quantized_resize_bilinear,
+        quantized_instance_norm,
         quantized_ops_have_no_gradient,
     ]
 }

@@ -13,7 +13,7 @@ from tfcluster.framework import dtypes, errors
 from tfcluster.framework.common_shapes import windowed_output_size
 from tfcluster.kernels import quantized_arith as qa
 from tfcluster.kernels.common import host_array, invalid, shape_str
-from tfcluster.kernels.quantization import quantize_and_dequantize
+from tfcluster.kernels.quantization import float_to_quantized_min_first, quantize_and_dequantize
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 
 F32 = np.float32
@@ -662,6 +662,61 @@ def quantized_batch_norm(node: Any, xp: Any) -> Any:
         quotient = np.trunc(product / one).astype(np.int64) if one else product
         out = qa.wrap_int32(quotient + offset_q)
         return _outputs(out, tout, out_lo, out_hi)
+
+    return compute
+
+
+# ---- instance norm --------------------------------------------------------------------------
+def _sequential_mean(values: np.ndarray) -> np.ndarray:
+    """Eigen's MeanReducer over axes 1 and 2 of [n, h, w, c] float32: one running float32 sum
+    per (n, c), the reduced cells taken w-major (its reducer's loop order), then / count."""
+    n, h, w, c = values.shape
+    total = np.zeros((n, c), F32)
+    for j in range(w):
+        for i in range(h):
+            total += values[:, i, j]
+    return (total / F32(h * w)).astype(F32)
+
+
+@kernel("QuantizedInstanceNorm", devices=CPU_ONLY)
+def quantized_instance_norm(node: Any, xp: Any) -> Any:
+    t = node.attrs["T"]
+    _require("QuantizedInstanceNorm", {(dtypes.quint8,)}, T=t)
+    epsilon = F32(node.attrs.get("variance_epsilon", 1e-5))
+    min_separation = F32(node.attrs.get("min_separation", 1e-3))
+    range_given = bool(node.attrs.get("output_range_given", False))
+    given_lo = F32(node.attrs.get("given_y_min", 0.0))
+    given_hi = F32(node.attrs.get("given_y_max", 0.0))
+    if range_given and not given_lo < given_hi:
+        raise invalid(f"given_y_min must be less than given_y_max : {given_lo:g} >= {given_hi:g}")
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x = qa.ints(ins[0], t)
+        lo, hi = qa.scalar(ins[1]), qa.scalar(ins[2])
+        scale = F32(F32(hi - lo) / F32(255.0))
+        if not lo < hi:
+            raise invalid(f"input_min must be less than input_max : {lo:g} >= {hi:g}")
+        if x.ndim != 4:
+            raise invalid(f"input must be 4-dimensional{shape_str(x.shape)}")
+        values = x.astype(F32)
+        if values.size == 0:
+            return _outputs(x, t, F32(0), min_separation)
+        # The sum of 8-bit integers is exact in float32: the mean is one division.
+        mean = (
+            values.sum(axis=(1, 2), dtype=np.float64).astype(F32) / F32(x.shape[1] * x.shape[2])
+        ).astype(F32)
+        diff = (values - mean[:, None, None, :]).astype(F32)
+        variance = _sequential_mean(np.square((scale * diff).astype(F32)))
+        inverse = (F32(1) / np.sqrt((variance + epsilon).astype(F32))).astype(F32)
+        normed = ((scale * diff).astype(F32) * inverse[:, None, None, :]).astype(F32)
+        if range_given:
+            out_lo, out_hi = given_lo, given_hi
+        else:
+            out_lo, out_hi = F32(normed.min()), F32(normed.max())
+        if F32(out_hi - out_lo) < min_separation:
+            out_hi = F32(out_lo + min_separation)
+        out = float_to_quantized_min_first(normed, out_lo, out_hi, t)
+        return _outputs(out, t, out_lo, out_hi)
 
     return compute
 

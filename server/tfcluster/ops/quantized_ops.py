@@ -1,7 +1,7 @@
 """Quantized arithmetic ops TF 1.15 runs on the CPU (quint8 / qint32 values, each with its
 float range as two scalar inputs and outputs): QuantizedAdd / Mul / BiasAdd / MatMul /
 Conv2D / MaxPool / AvgPool / Relu / Relu6 / ReluX / Reshape / ResizeBilinear /
-BatchNormWithGlobalNormalization, Requantize, RequantizationRange, QuantizeDownAndShrinkRange,
+InstanceNorm / BatchNormWithGlobalNormalization, Requantize, RequantizationRange, QuantizeDownAndShrinkRange,
 and QuantizeAndDequantize (V1) / V3, with TF's shape functions; tf.nn.quantized_* build them.
 
 TF 1.15 defines QuantizedReluX with no kernel at all (running it fails as in TF), and the fused
@@ -135,6 +135,12 @@ def _resize_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return _with_range(dtype, shape)
 
 
+def _instance_norm_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    shape = with_rank(inputs[0].shape, 4, "x")
+    _ranges(inputs, 1, 2)
+    return _with_range(inputs[0].dtype.base_dtype, shape)
+
+
 def _qdq_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     if len(inputs) == 4:  # V3: input_min, input_max, num_bits
         _ranges(inputs, 1, 3)
@@ -156,6 +162,7 @@ op_def_registry.register("QuantizeDownAndShrinkRange", _requantize_infer)
 op_def_registry.register("RequantizationRange", _range_infer)
 op_def_registry.register("QuantizedBatchNormWithGlobalNormalization", _batch_norm_infer)
 op_def_registry.register("QuantizedResizeBilinear", _resize_infer)
+op_def_registry.register("QuantizedInstanceNorm", _instance_norm_infer)
 op_def_registry.register("QuantizeAndDequantize", _qdq_infer)
 op_def_registry.register("QuantizeAndDequantizeV3", _qdq_infer)
 # TF registers no gradients for the quantized arithmetic ops: tf.gradients through one fails.
