@@ -1,8 +1,9 @@
 """Quantized arithmetic ops TF 1.15 runs on the CPU (quint8 / qint32 values, each with its
 float range as two scalar inputs and outputs): QuantizedAdd / Mul / BiasAdd / MatMul /
 Conv2D / MaxPool / AvgPool / Relu / Relu6 / ReluX / Reshape / ResizeBilinear /
-InstanceNorm / BatchNormWithGlobalNormalization, Requantize, RequantizationRange, QuantizeDownAndShrinkRange,
-and QuantizeAndDequantize (V1) / V3, with TF's shape functions; tf.nn.quantized_* build them.
+InstanceNorm / BatchNormWithGlobalNormalization, Requantize, RequantizationRange,
+QuantizeDownAndShrinkRange and QuantizeAndDequantize (V1) / V3, with TF's shape functions;
+tf.nn.quantized_* build them.
 
 TF 1.15 defines QuantizedReluX with no kernel at all (running it fails as in TF), and the fused
 QuantizedConv2D* / QuantizedMatMulWith* / QuantizedDepthwiseConv2D* / *PerChannel ops have MKL
