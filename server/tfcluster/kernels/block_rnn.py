@@ -236,8 +236,8 @@ def _block_lstm(layout: tuple[int, ...], has_forget_bias: bool, default_clip: fl
     return factory
 
 
-kernel("BlockLSTM")(_block_lstm(ICFO, True, 3.0))
-kernel("BlockLSTMV2")(_block_lstm(IFCO, False, 0.0))
+kernel("BlockLSTM", host=(0,))(_block_lstm(ICFO, True, 3.0))
+kernel("BlockLSTMV2", host=(0,))(_block_lstm(IFCO, False, 0.0))
 
 
 def _block_lstm_grad(layout: tuple[int, ...]) -> Any:
@@ -296,8 +296,8 @@ def _block_lstm_grad(layout: tuple[int, ...]) -> Any:
     return factory
 
 
-kernel("BlockLSTMGrad")(_block_lstm_grad(ICFO))
-kernel("BlockLSTMGradV2")(_block_lstm_grad(IFCO))
+kernel("BlockLSTMGrad", host=(0,))(_block_lstm_grad(ICFO))
+kernel("BlockLSTMGradV2", host=(0,))(_block_lstm_grad(IFCO))
 
 
 # ---- GRUBlockCell ---------------------------------------------------------------------------
