@@ -1159,6 +1159,88 @@ def quantized_instance_norm(tf):
     return out
 
 
+def _plain_attr(tf, value):
+    kind = value.WhichOneof("value")
+    if kind == "tensor" and value.tensor.dtype == tf.string.as_datatype_enum:
+        # TF 1.15's make_ndarray cannot read a string tensor_content: decode it here.
+        content = value.tensor.tensor_content
+        items = [v.decode() for v in value.tensor.string_val]
+        if content:
+            count = 1
+            for d in value.tensor.tensor_shape.dim:
+                count *= d.size
+            lengths, pos = [], 0
+            for _ in range(count):
+                n, shift = 0, 0
+                while True:
+                    byte = content[pos]
+                    pos += 1
+                    n |= (byte & 0x7F) << shift
+                    shift += 7
+                    if byte < 0x80:
+                        break
+                lengths.append(n)
+            for n in lengths:
+                items.append(content[pos : pos + n].decode())
+                pos += n
+        return ["strings", bool(content), items]
+    if kind == "tensor":
+        array = tf.make_ndarray(value.tensor)
+        items = [v.decode() if isinstance(v, bytes) else v for v in array.reshape(-1).tolist()]
+        return ["tensor", int(value.tensor.dtype), list(array.shape), items]
+    if kind == "list":
+        return ["list", [int(t) for t in value.list.type], list(value.list.i)]
+    if kind == "shape":
+        return ["shape", [d.size for d in value.shape.dim], value.shape.unknown_rank]
+    got = getattr(value, kind)
+    return [kind, got.decode() if isinstance(got, bytes) else got]
+
+
+def quantize_training_rewrite(tf):
+    x = tf.placeholder(tf.float32, [None, 3], name="x")
+    w1 = tf.Variable(np.linspace(-1, 1, 12).reshape(3, 4).astype(np.float32), name="w1")
+    h = tf.nn.relu(tf.matmul(x, w1))
+    w2 = tf.Variable(np.linspace(0.5, -0.5, 8).reshape(4, 2).astype(np.float32), name="w2")
+    six = tf.nn.relu6(tf.matmul(tf.tanh(h), w2))
+    w3 = tf.constant(np.full([2, 2], 0.75, np.float32), name="w3")
+    tf.matmul(tf.identity(six), w3, name="y")
+    tf.train.Saver()
+    before = tf.get_default_graph().as_graph_def()
+    old_names = {n.name for n in before.node}
+    rewritten = tf.train.do_quantize_training_on_graphdef(before, 6)
+    nodes = []
+    for node in rewritten.node:
+        entry = [node.name, node.op, list(node.input), sorted(node.attr)]
+        if node.name not in old_names or node.name.startswith("save/SaveV2"):
+            entry.append({k: _plain_attr(tf, node.attr[k]) for k in sorted(node.attr)})
+        nodes.append(entry)
+    feed = np.array([[0.5, -1.0, 2.0], [1.5, 0.25, -0.75]], np.float32)
+    with tf.Graph().as_default():
+        tf.import_graph_def(rewritten, name="")
+        with tf.Session() as sess:
+            sess.run(["w1/Assign", "w2/Assign"])
+            first = sess.run("y:0", {"x:0": feed})
+            second = sess.run("y:0", {"x:0": feed * 2.0})
+            ranges = sess.run(["x/Min/Variable:0", "x/Max/Variable:0", "w1/read/Max/Variable:0"])
+    with tf.Graph().as_default():
+        a = tf.placeholder(tf.float32, [2, 2], name="a")
+        b = tf.placeholder(tf.float32, [2, 2], name="b")
+        c = tf.placeholder(tf.float32, [2, 2], name="c")
+        tf.matmul(tf.matmul(a, b), c)
+        many_inputs = tf.get_default_graph().as_graph_def()
+    return {
+        "nodes": nodes,
+        "outputs": [first, second],
+        "ranges": ranges,
+        "errors": {
+            "num_bits": _error(lambda: tf.train.do_quantize_training_on_graphdef(before, 0)),
+            "three_inputs": _error(
+                lambda: tf.train.do_quantize_training_on_graphdef(many_inputs, 8)
+            ),
+        },
+    }
+
+
 def quantized_ops_have_no_gradient(tf):
     x = tf.constant([1.0, 2.0])
     q = tf.quantize(x, -1.0, 3.0, tf.quint8)
@@ -1213,6 +1295,7 @@ CASES = {
         quantize_and_dequantize_v1_v3,
         quantized_resize_bilinear,
         quantized_instance_norm,
+        quantize_training_rewrite,
         quantized_ops_have_no_gradient,
     ]
 }
