@@ -57,10 +57,17 @@ def _steps(dtype: dtypes.DType) -> float:
     return float(1 << (8 * np.dtype(storage(dtype)).itemsize))
 
 
+def eigen_ints(q: Any, dtype: dtypes.DType) -> Any:
+    """The integers TF's code reads from quantized values: Eigen's qint32 converts to other
+    types only through float (its one conversion operator), which rounds values beyond 2**24."""
+    q = np.asarray(q, np.int64)
+    return q.astype(F32).astype(np.int64) if dtype == dtypes.qint32 else q
+
+
 def quantized_to_float(q: Any, lo: Any, hi: Any, dtype: dtypes.DType) -> Any:
     """QuantizedToFloat<T>: double arithmetic, range_min rounded in float."""
     lo, hi = F32(lo), F32(hi)
-    q = np.asarray(q, np.int64)
+    q = eigen_ints(q, dtype)
     if lo == hi:
         return np.full(q.shape, lo, F32)
     steps = _steps(dtype)
@@ -123,7 +130,7 @@ def requantize_32_to_8(q: Any, in_lo: Any, in_hi: Any, out_lo: Any, out_hi: Any)
         output_offset_fp = int(65536 * (float(out_lo) * 255.0) / float(output_range))
     input_offset_fp = int(F32(F32(rezero * recip) * F32(65536)))
     with np.errstate(over="ignore"):
-        fp = ((np.asarray(q, np.int64) * np.int64(range_scale_fp)) >> 32) + np.int64(
+        fp = ((eigen_ints(q, dtypes.qint32) * np.int64(range_scale_fp)) >> 32) + np.int64(
             input_offset_fp - output_offset_fp + (1 << 15)
         )
     return np.clip(fp >> 16, 0, 255)

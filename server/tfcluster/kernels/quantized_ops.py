@@ -537,8 +537,7 @@ def quantized_resize_bilinear(node: Any, xp: Any) -> Any:
             else:
                 # ComputeLerp: fixed point with `resolution` fraction bits. Eigen's qint32
                 # reaches int64 through float (its only conversion), rounding big values.
-                if t == dtypes.qint32:
-                    tl, tr, bl, br = (v.astype(F32).astype(np.int64) for v in (tl, tr, bl, br))
+                tl, tr, bl, br = (qa.eigen_ints(v, t) for v in (tl, tr, bl, br))
                 mult = 1 << resolution
                 x_il = xs[3][None, None, :, None]
                 y_il = ys[3][None, :, None, None]
