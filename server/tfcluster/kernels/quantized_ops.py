@@ -15,6 +15,7 @@ from tfcluster.kernels import quantized_arith as qa
 from tfcluster.kernels.common import host_array, invalid, shape_str
 from tfcluster.kernels.quantization import float_to_quantized_min_first, quantize_and_dequantize
 from tfcluster.kernels.registry import CPU_ONLY, kernel
+from tfcluster.runtime import thread_budget
 
 F32 = np.float32
 
@@ -198,9 +199,16 @@ def quantized_bias_add(node: Any, xp: Any) -> Any:
 
 # ---- products -------------------------------------------------------------------------------
 def _integer_product(a: np.ndarray, b: np.ndarray) -> np.ndarray:
-    """a @ b for integer-valued arrays: through float64 BLAS, exact while every sum stays
-    below 2**53 (8-bit operands: any realistic depth); wrapped to int32 as TF's int32 sums."""
-    return qa.wrap_int32(np.rint(a.astype(np.float64) @ b.astype(np.float64)).astype(np.int64))
+    """a @ b for integer-valued arrays through BLAS, exactly: in float32 while every sum stays
+    below 2**24, else float64 (below 2**53: 8-bit operands at any realistic depth); wrapped to
+    int32 as TF's int32 sums. One BLAS thread: its hand-offs cost more than they share here."""
+    if a.size == 0 or b.size == 0:
+        return np.zeros((a.shape[0], b.shape[1]), np.int64)
+    bound = a.shape[1] * int(np.abs(a).max()) * int(np.abs(b).max())
+    dtype = np.float32 if bound < (1 << 24) else np.float64
+    with thread_budget.blas_threads(1):
+        product = a.astype(dtype) @ b.astype(dtype)
+    return qa.wrap_int32(product.astype(np.int64))
 
 
 @kernel("QuantizedMatMul", devices=CPU_ONLY)
