@@ -922,6 +922,7 @@ def check_gpu_errors_are_tf_errors() -> None:
 # The families written once over xp since (math, debugging, sparse updates) add their cases.
 from support import (  # noqa: E402, F401
     gpu_op_cases_array_extras,
+    gpu_op_cases_block_rnn,
     gpu_op_cases_features,
     gpu_op_cases_funcops,
     gpu_op_cases_legacy_ops,

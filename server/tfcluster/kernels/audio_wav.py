@@ -1,5 +1,5 @@
 """DecodeWav / EncodeWav: 16-bit PCM WAV through Python's wave module, with TF's sample
-conversion (int16 / 2**15, and back rounded and clamped)."""
+conversion (int16 / 2**15, and back rounded half away from zero and clamped)."""
 
 from __future__ import annotations
 
@@ -60,6 +60,13 @@ def decode_wav(node: Any, xp: Any) -> Compute:
     return compute
 
 
+def float_to_pcm16(samples: np.ndarray) -> np.ndarray:
+    """TF's FloatToInt16Sample: roundf(sample * 32768) (halves away from zero), clamped."""
+    scaled = samples.astype(np.float32) * np.float32(1 << 15)
+    rounded = np.sign(scaled) * np.floor(np.abs(scaled) + np.float32(0.5))
+    return np.clip(rounded, -(1 << 15), (1 << 15) - 1)
+
+
 @kernel("EncodeWav", devices=CPU_ONLY)
 def encode_wav(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -67,7 +74,7 @@ def encode_wav(node: Any, xp: Any) -> Compute:
         if audio.ndim != 2:
             raise invalid(f"audio must be 2-dimensional {list(audio.shape)}")
         rate = int(np.asarray(ins[1]))
-        pcm = np.clip(np.round(audio * np.float32(1 << 15)), -(1 << 15), (1 << 15) - 1)
+        pcm = float_to_pcm16(audio)
         buffer = io.BytesIO()
         with wave.open(buffer, "wb") as wav:
             wav.setnchannels(audio.shape[1])

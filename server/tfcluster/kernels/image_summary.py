@@ -12,6 +12,7 @@ import numpy as np
 from PIL import Image
 from tensorboardX.proto import summary_pb2
 
+from tfcluster.kernels.audio_wav import float_to_pcm16
 from tfcluster.kernels.common import host_array, invalid, shape_str
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.kernels.summary import _as_str, _string
@@ -93,7 +94,7 @@ def image_summary_proto(
 
 def wav(samples: np.ndarray, sample_rate: int) -> bytes:
     """16-bit PCM WAV of [frames, channels] floats (TF's FloatToInt16Sample)."""
-    ints = np.clip(np.round(samples.astype(np.float32) * np.float32(32768.0)), -32768, 32767)
+    ints = float_to_pcm16(samples)
     buf = io.BytesIO()
     with wave.open(buf, "wb") as w:
         w.setnchannels(samples.shape[1])

@@ -428,6 +428,48 @@ def quantized_concat(node: Any, xp: Any) -> Compute:
 
 
 # ---- QuantizeAndDequantizeV2 ----------------------------------------------------------------
+def quantize_and_dequantize(
+    xp: Any,
+    x: Any,
+    signed: bool,
+    num_bits: int,
+    range_given: bool,
+    min_given: Any,
+    max_given: Any,
+    round_mode: str,
+    narrow: bool,
+) -> Any:
+    """TF's QuantizeAndDequantizeOneScaleFunctor (V1, V2 and V3 share it)."""
+    if signed:
+        q_min = -(1 << (num_bits - 1)) + (1 if narrow else 0)
+        q_max = (1 << (num_bits - 1)) - 1
+    else:
+        q_min, q_max = 0, (1 << num_bits) - 1
+    t = x.dtype.type
+    if range_given:
+        min_range, max_range = t(min_given), t(max_given)
+    elif x.size:
+        min_range = t(host_array(xp.min(x)))
+        max_range = t(host_array(xp.max(x)))
+    else:
+        min_range = max_range = t(0)
+    big = np.finfo(t).max
+    from_min = t(q_min / min_range) if q_min * min_range > 0 else big
+    from_max = t(q_max / max_range) if q_max * max_range > 0 else big
+    if from_min < from_max:
+        scale, inverse = from_min, t(min_range / t(q_min))
+        max_range = t(t(q_max) * inverse)
+    else:
+        scale, inverse = from_max, t(max_range / t(q_max))
+        min_range = t(t(q_min) * inverse)
+    if range_given:
+        x = xp.maximum(xp.minimum(x, max_range), min_range)
+    scaled = (x * scale).astype(t)
+    # HALF_UP: floor(v + 0.5), in the op's own precision.
+    rounded = xp.rint(scaled) if round_mode == "HALF_TO_EVEN" else xp.floor(scaled + t(0.5))
+    return (rounded * inverse).astype(t)
+
+
 @kernel("QuantizeAndDequantizeV2", host=(1, 2))
 def quantize_and_dequantize_v2(node: Any, xp: Any) -> Compute:
     signed = bool(node.attrs.get("signed_input", True))
@@ -438,39 +480,20 @@ def quantize_and_dequantize_v2(node: Any, xp: Any) -> Compute:
     round_mode = round_mode.decode() if isinstance(round_mode, bytes) else str(round_mode)
     if not ((signed and 1 < num_bits <= 63) or (not signed and 0 < num_bits <= 62)):
         raise invalid(f"num_bits is out of range: {num_bits} with signed_input_ {signed}")
-    if signed:
-        q_min = -(1 << (num_bits - 1)) + (1 if narrow else 0)
-        q_max = (1 << (num_bits - 1)) - 1
-    else:
-        q_min, q_max = 0, (1 << num_bits) - 1
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         x = ins[0]
         t = x.dtype.type
+        lo = hi = t(0)
         if range_given:
-            min_range = t(np.asarray(host_array(ins[1])).reshape(-1)[0])
-            max_range = t(np.asarray(host_array(ins[2])).reshape(-1)[0])
-            if min_range > max_range:
-                raise invalid(f"Invalid range: input_min {min_range} > input_max {max_range}")
-        elif x.size:
-            min_range = t(host_array(xp.min(x)))
-            max_range = t(host_array(xp.max(x)))
-        else:
-            min_range = max_range = t(0)
-        big = np.finfo(t).max
-        from_min = t(q_min / min_range) if q_min * min_range > 0 else big
-        from_max = t(q_max / max_range) if q_max * max_range > 0 else big
-        if from_min < from_max:
-            scale, inverse = from_min, t(min_range / t(q_min))
-            max_range = t(t(q_max) * inverse)
-        else:
-            scale, inverse = from_max, t(max_range / t(q_max))
-            min_range = t(t(q_min) * inverse)
-        if range_given:
-            x = xp.maximum(xp.minimum(x, max_range), min_range)
-        scaled = (x * scale).astype(t)
-        # HALF_UP: floor(v + 0.5), in the op's own precision.
-        rounded = xp.rint(scaled) if round_mode == "HALF_TO_EVEN" else xp.floor(scaled + t(0.5))
-        return ((rounded * inverse).astype(t),)
+            lo = t(np.asarray(host_array(ins[1])).reshape(-1)[0])
+            hi = t(np.asarray(host_array(ins[2])).reshape(-1)[0])
+            if lo > hi:
+                raise invalid(f"Invalid range: input_min {lo} > input_max {hi}")
+        return (
+            quantize_and_dequantize(
+                xp, x, signed, num_bits, range_given, lo, hi, round_mode, narrow
+            ),
+        )
 
     return compute

@@ -48,6 +48,7 @@ from tfcluster.ops.nn_extras import (  # noqa: F401
 from tfcluster.ops.nn_impl import *  # noqa: F403
 from tfcluster.ops.nn_ops import *  # noqa: F403
 from tfcluster.ops.pooling_ops import *  # noqa: F403
+from tfcluster.ops.quantized_ops import *  # noqa: F403 - tf.nn.quantized_*
 from tfcluster.ops.sampled_losses import nce_loss, sampled_softmax_loss  # noqa: F401
 from tfcluster.ops.sort_ops import in_top_k, top_k  # noqa: F401 - TF 1.15's InTopKV2 form
 from tfcluster.ops.space_to_batch_ops import (  # noqa: F401 - tf.nn has these three

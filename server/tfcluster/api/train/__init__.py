@@ -108,6 +108,7 @@ from tfcluster.training.optimizers import (
 from tfcluster.training.profiler_hook import ProfilerHook
 from tfcluster.training.proximal_adagrad import ProximalAdagradOptimizer
 from tfcluster.training.proximal_gradient_descent import ProximalGradientDescentOptimizer
+from tfcluster.training.quantize_training import do_quantize_training_on_graphdef
 from tfcluster.training.queue_runner import QueueRunner, add_queue_runner, start_queue_runners
 from tfcluster.training.saver import Saver, export_meta_graph, import_meta_graph
 from tfcluster.training.session_manager import SessionManager
