@@ -11,12 +11,9 @@ import math
 from typing import Any
 
 import numpy as np
-from tensorboardX.proto import summary_pb2
 
 from tfcluster.kernels.common import host_array, invalid, shape_str
-from tfcluster.kernels.image_summary import wav
 from tfcluster.kernels.registry import CPU_ONLY, kernel
-from tfcluster.kernels.summary import _as_str, _string
 from tfcluster.ops.audio_features import next_power_of_two, spectrogram_frames
 from tfcluster.runtime import thread_budget
 
@@ -146,34 +143,5 @@ def mfcc(node: Any, xp: Any) -> Any:
                 energies = np.maximum(magnitudes @ bank, _FILTERBANK_FLOOR)
                 out = (np.log(energies) @ dct).astype(np.float32)
         return (out,)
-
-    return compute
-
-
-@kernel("AudioSummary", devices=CPU_ONLY)
-def audio_summary_v1(node: Any, xp: Any) -> Any:
-    max_outputs = int(node.attrs.get("max_outputs", 3))
-    sample_rate = float(node.attrs["sample_rate"])
-
-    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        tag = _as_str(ins[0])
-        clips = host_array(ins[1])
-        if sample_rate <= 0:
-            raise invalid(f"sample_rate must be > 0, got {sample_rate:g}")
-        if clips.ndim not in (2, 3):
-            raise invalid(f"Tensor must be 3-D or 2-D, got: {shape_str(clips.shape)}")
-        if clips.ndim == 2:
-            clips = clips[:, :, None]
-        n = min(clips.shape[0], max_outputs)
-        s = summary_pb2.Summary()
-        tags = [f"{tag}/audio"] if max_outputs == 1 else [f"{tag}/audio/{i}" for i in range(n)]
-        for i, t in enumerate(tags[:n]):
-            v = s.value.add(tag=t)
-            v.audio.sample_rate = sample_rate
-            v.audio.num_channels = clips.shape[2]
-            v.audio.length_frames = clips.shape[1]
-            v.audio.encoded_audio_string = wav(clips[i], int(sample_rate))
-            v.audio.content_type = "audio/wav"
-        return (_string(s.SerializeToString()),)
 
     return compute

@@ -47,16 +47,10 @@ def _mfcc_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return [(dtypes.float32, TensorShape([*outer, count]))]
 
 
-def _summary_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    with_rank(inputs[0].shape, 0, "tag")
-    return [(dtypes.string, TensorShape([]))]
-
-
 op_def_registry.register("AudioSpectrogram", _spectrogram_infer)
 op_def_registry.register("Mfcc", _mfcc_infer)
-op_def_registry.register("AudioSummary", _summary_infer)
-# TF registers no gradient for these.
-OP_TYPES = ("AudioSpectrogram", "Mfcc", "AudioSummary")
+# TF registers no gradient for these (AudioSummary, the first audio summary, is summary_ops').
+OP_TYPES = ("AudioSpectrogram", "Mfcc")
 
 
 def audio_spectrogram(
