@@ -129,6 +129,8 @@ class Optimizer:
                 name=f"{key}/{slot}",
                 dtype=var.dtype.base_dtype,
                 trainable=False,
+                # A resource variable's slots are resource variables (its updates take handles).
+                use_resource=variables.is_resource_variable(var),
             )
         return per_var[slot]
 
