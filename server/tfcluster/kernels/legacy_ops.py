@@ -93,39 +93,6 @@ class _NodeView:
 # ---- matmul broadcasting its batch dimensions ----------------------------------------------
 
 
-@kernel("BatchMatMulV2")
-def batch_matmul_v2(node: Any, xp: Any) -> Compute:
-    adj_x = bool(node.attrs.get("adj_x", False))
-    adj_y = bool(node.attrs.get("adj_y", False))
-
-    def adjoint(m: Any) -> Any:
-        m = xp.swapaxes(m, -1, -2)
-        return xp.conj(m) if m.dtype.kind == "c" else m
-
-    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        a, b = (xp.asarray(v) for v in ins)
-        for i, m in enumerate((a, b)):
-            if m.ndim < 2:
-                raise invalid(f"In[{i}] ndims must be >= 2: {m.ndim}")
-        try:
-            np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
-        except ValueError:
-            raise invalid(
-                "In[0] and In[1] must have compatible batch dimensions: "
-                f"{shape_str(a.shape)} vs. {shape_str(b.shape)}"
-            ) from None
-        x = adjoint(a) if adj_x else a
-        y = adjoint(b) if adj_y else b
-        if x.shape[-1] != y.shape[-2]:
-            raise invalid(
-                f"In[0] mismatch In[1] shape: {x.shape[-1]} vs. {y.shape[-2]}: "
-                f"{shape_str(a.shape)} {shape_str(b.shape)} {int(adj_x)} {int(adj_y)}"
-            )
-        return (xp.matmul(x, y),)
-
-    return compute
-
-
 # ---- newer bodies, inputs rearranged -------------------------------------------------------
 
 

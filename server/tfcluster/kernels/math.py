@@ -29,6 +29,7 @@ from tfcluster.kernels.common import (
     invalid,
     np_dtype,
     shape_of,
+    shape_str,
 )
 from tfcluster.kernels.registry import kernel
 from tfcluster.runtime.float_errors import silenced
@@ -434,14 +435,20 @@ def matmul(node: Any, xp: Any) -> Compute:
     return compute
 
 
+def _adjoint(xp: Any, m: Any) -> Any:
+    """The conjugate transpose of the last two axes."""
+    m = xp.swapaxes(m, -1, -2)
+    return xp.conj(m) if m.dtype.kind == "c" else m
+
+
 @kernel("BatchMatMul")
 def batch_matmul(node: Any, xp: Any) -> Compute:
+    """Same rank and batch dimensions (BatchMatMulV2 below broadcasts them)."""
     adj_x = bool(node.attrs.get("adj_x", False))
     adj_y = bool(node.attrs.get("adj_y", False))
 
     def adjoint(m: Any) -> Any:
-        m = xp.swapaxes(m, -1, -2)
-        return xp.conj(m) if m.dtype.kind == "c" else m
+        return _adjoint(xp, m)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         a, b = (xp.asarray(v) for v in ins)
@@ -459,6 +466,39 @@ def batch_matmul(node: Any, xp: Any) -> Compute:
                 f"Matrix size-incompatible: In[0]: {_shape(ins[0])}, In[1]: {_shape(ins[1])}"
             )
         return (xp.matmul(a, b),)
+
+    return compute
+
+
+@kernel("BatchMatMulV2")
+def batch_matmul_v2(node: Any, xp: Any) -> Compute:
+    """TF 1.15's tf.matmul of batches: batch dimensions broadcast."""
+    adj_x = bool(node.attrs.get("adj_x", False))
+    adj_y = bool(node.attrs.get("adj_y", False))
+
+    def adjoint(m: Any) -> Any:
+        return _adjoint(xp, m)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        a, b = (xp.asarray(v) for v in ins)
+        for i, m in enumerate((a, b)):
+            if m.ndim < 2:
+                raise invalid(f"In[{i}] ndims must be >= 2: {m.ndim}")
+        try:
+            np.broadcast_shapes(tuple(a.shape[:-2]), tuple(b.shape[:-2]))
+        except ValueError:
+            raise invalid(
+                "In[0] and In[1] must have compatible batch dimensions: "
+                f"{shape_str(a.shape)} vs. {shape_str(b.shape)}"
+            ) from None
+        x = adjoint(a) if adj_x else a
+        y = adjoint(b) if adj_y else b
+        if x.shape[-1] != y.shape[-2]:
+            raise invalid(
+                f"In[0] mismatch In[1] shape: {x.shape[-1]} vs. {y.shape[-2]}: "
+                f"{shape_str(a.shape)} {shape_str(b.shape)} {int(adj_x)} {int(adj_y)}"
+            )
+        return (xp.matmul(x, y),)
 
     return compute
 
