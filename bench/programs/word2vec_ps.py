@@ -19,7 +19,9 @@ Rows:
                                        forward and once as its gradient
 The first two rows run on both sides; the third is the baseline of the second (target 1.2x).
 tfcluster's own count (its tasks' tfcluster_worker_recv_tensor_bytes_total: tensor payloads
-only) and the distinct rows a step touches go in the rows' details.
+only) and the distinct rows a step touches go in the rows' details; so does each process's
+CPU time per step (user + system from /proc over the timed window, every thread), and their
+sum: on a machine with fewer cores than processes that sum decides the steps/s.
 """
 
 from __future__ import annotations
