@@ -19,7 +19,9 @@ Rows:
                                        forward and once as its gradient
 The first two rows run on both sides; the third is the baseline of the second (target 1.2x).
 tfcluster's own count (its tasks' tfcluster_worker_recv_tensor_bytes_total: tensor payloads
-only) and the distinct rows a step touches go in the rows' details.
+only) and the distinct rows a step touches go in the rows' details; so does each process's
+CPU time per step (user + system from /proc over the timed window, every thread), and their
+sum: on a machine with fewer cores than processes that sum decides the steps/s.
 """
 
 from __future__ import annotations
@@ -306,6 +308,9 @@ def run_coordinator(args: Any) -> None:
                 c.progress(f"worker {i} warmed up ({line})")
             pids = {p.pid for p in servers.procs} | {w.pid for w in workers}
             counted = args.impl == "tfcluster"
+            named = dict(zip(servers.names, servers.procs))
+            named.update({f"worker {i}": w for i, w in enumerate(workers)})
+            cpu0 = {n: c.cpu_seconds(p.pid) for n, p in named.items()}
             wire0 = socket_bytes(pids)
             tensors0 = tensor_bytes(metrics_ports) if counted else 0.0
             c.progress(f"training for {args.duration:.0f} s")
@@ -314,6 +319,7 @@ def run_coordinator(args: Any) -> None:
                 json.loads(c.wait_for_line(w, "DONE", args.duration + 300, f"worker {i}")[5:])
                 for i, w in enumerate(workers)
             ]
+            cpu1 = {n: c.cpu_seconds(p.pid) for n, p in named.items()}
             wire1 = socket_bytes(pids)
             tensors1 = tensor_bytes(metrics_ports) if counted else 0.0
             tell(workers, "MORE")
@@ -330,6 +336,12 @@ def run_coordinator(args: Any) -> None:
     steps = sum(len(d["ends"]) for d in done)
     per_worker = [len(d["ends"]) / args.duration for d in done]
     wire = (wire1 - wire0) / steps
+    cpu = {n: (cpu1[n] - cpu0[n]) / steps * 1e3 for n in cpu0}
+    cpu_detail = (
+        "CPU ms/step "
+        + ", ".join(f"{n} {ms:.2f}" for n, ms in cpu.items())
+        + f", all {sum(cpu.values()):.2f}"
+    )
     touched = 2 * (BATCH * DIM * 4 + (BATCH + NUM_SAMPLED) * (DIM * 4 + 4))
     distinct = float(np.mean([r["distinct_rows_bytes"] for r in reports]))
     row = c.rate_row(
@@ -338,7 +350,8 @@ def run_coordinator(args: Any) -> None:
         rates,
         detail="per worker "
         + ", ".join(f"{x:.0f}" for x in per_worker)
-        + f" steps/s; loss {reports[0]['loss0']:.2f} -> {reports[0]['loss1']:.2f}",
+        + f" steps/s; loss {reports[0]['loss0']:.2f} -> {reports[0]['loss1']:.2f}; "
+        + cpu_detail,
     )
     row.profile = reports[0]["profile"]
     detail = f"{steps} steps; distinct rows touched {distinct / 1e3:.0f} kB/step"

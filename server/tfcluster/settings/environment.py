@@ -10,6 +10,8 @@ set them before it starts a session or a server:
   TFCLUSTER_MALLOC_TUNING=0   keep glibc's malloc thresholds (any process that runs a
                               session or a server); so does MALLOC_MMAP_THRESHOLD_ or
                               MALLOC_TRIM_THRESHOLD_ set by someone else
+  TFCLUSTER_SWITCH_INTERVAL   the GIL switch interval, in seconds, of a process that hosts a
+                              task server (runtime/switch_interval.py); "off" keeps Python's
   TFCLUSTER_METRICS_PORT      for a program's own tf.train.Server that is given no
   TFCLUSTER_DIRECT_PORT       metrics_port / direct_port (settings/contract.py: set by the
                               operator and by `tfcluster run` for the tasks it starts)
@@ -44,6 +46,7 @@ SHM_ENV = "TFCLUSTER_SHM"
 MALLOC_TUNING_ENV = "TFCLUSTER_MALLOC_TUNING"
 # glibc's own tunables: whoever set one has chosen already.
 GLIBC_MALLOC_ENV = ("MALLOC_MMAP_THRESHOLD_", "MALLOC_TRIM_THRESHOLD_")
+SWITCH_INTERVAL_ENV = "TFCLUSTER_SWITCH_INTERVAL"
 
 
 def _env(environ: Mapping[str, str] | None) -> Mapping[str, str]:
@@ -63,6 +66,25 @@ def malloc_tuning_wanted(environ: Mapping[str, str] | None = None) -> bool:
     if env.get(MALLOC_TUNING_ENV, "1") == "0":
         return False
     return not any(name in env for name in GLIBC_MALLOC_ENV)
+
+
+def switch_interval(default: float, environ: Mapping[str, str] | None = None) -> float | None:
+    """TFCLUSTER_SWITCH_INTERVAL in seconds: `default` when unset, None for "off"; a value
+    that is not a positive number is an error a person can act on."""
+    raw = _env(environ).get(SWITCH_INTERVAL_ENV, "").strip()
+    if not raw:
+        return default
+    if raw.lower() == "off":
+        return None
+    try:
+        value = float(raw)
+    except ValueError:
+        value = 0.0
+    if not value > 0:
+        raise ValueError(
+            f'{SWITCH_INTERVAL_ENV}={raw!r}: expected seconds (a positive number) or "off"'
+        )
+    return value
 
 
 def program_metrics_port(environ: Mapping[str, str] | None = None) -> str:

@@ -26,7 +26,7 @@ from tfcluster.framework import errors, memory_budget
 from tfcluster.protos import cluster_pb2, config_pb2, tensorflow_server_pb2
 from tfcluster.rpc import master_client as rpc_master_client
 from tfcluster.rpc import tls as rpc_tls
-from tfcluster.runtime import allocator, serving_state, thread_budget
+from tfcluster.runtime import allocator, serving_state, switch_interval, thread_budget
 from tfcluster.settings import contract, environment
 from tfcluster.task_server.core import TaskCore
 from tfcluster.task_server.host_share import tasks_on_this_host
@@ -70,6 +70,7 @@ class Server:
         `metrics_address`: where /metrics listens; None uses TFCLUSTER_METRICS_ADDRESS, else
         loopback for a task whose address is loopback, else every interface."""
         allocator.tune()  # steps reuse freed tensor memory (see runtime/allocator.py)
+        switch_interval.tune()  # threads hand off quickly (see runtime/switch_interval.py)
         options = options or ServerOptions()
         if options.memory_budget_bytes is not None:
             memory_budget.set_budget(options.memory_budget_bytes)
