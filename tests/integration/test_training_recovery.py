@@ -120,7 +120,10 @@ def test_ps_killed_and_restarted_training_resumes_from_checkpoint(tmp_path: os.P
     assert len(starts) >= 2, chief
     assert starts[0] == 0
     assert all(s >= killed_after for s in starts[1:]), (starts, killed_after)
-    assert len(other["session_starts"]) >= 2, other
+    # The other worker either made a new session after the restart (from the restored step) or
+    # rode through the outage: its master registers its graph again on the restarted ps, and
+    # steps that waited out the restart until the chief restored the variables see no error.
+    assert all(s >= killed_after for s in other["session_starts"][1:]), (other, killed_after)
     # Training finished: the last step was reached and the model is good.
     assert chief["global_step"] >= LAST_STEP
     assert chief["held_out_accuracy"] > 0.90
