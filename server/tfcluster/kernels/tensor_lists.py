@@ -170,14 +170,20 @@ def tensor_list_reserve(node: Any, xp: Any) -> Any:
     return compute
 
 
+def _at_least_vector(value: Any) -> np.ndarray:
+    """The tensor a list is made of (FromTensor, Split): its first axis holds the elements."""
+    t = np.asarray(value)
+    if t.ndim < 1:
+        raise invalid(f"Tensor must be at least a vector, but saw shape: {shape_text(t.shape)}")
+    return t
+
+
 @kernel("TensorListFromTensor", devices=CPU_ONLY)
 def tensor_list_from_tensor(node: Any, xp: Any) -> Any:
     dtype = _element_type(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        t = np.asarray(ins[0])
-        if t.ndim < 1:
-            raise invalid(f"Tensor must be at least a vector, but saw shape: {shape_text(t.shape)}")
+        t = _at_least_vector(ins[0])
         shape = _partial_shape(ins[1])
         if not shape.is_compatible_with(TensorShape(t.shape[1:])):
             raise invalid(
@@ -239,9 +245,7 @@ def tensor_list_split(node: Any, xp: Any) -> Any:
     dtype = _element_type(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        t = np.asarray(ins[0])
-        if t.ndim < 1:
-            raise invalid(f"Tensor must be at least a vector, but saw shape: {shape_text(t.shape)}")
+        t = _at_least_vector(ins[0])
         lengths = host_ints(ins[2])
         if sum(lengths) != t.shape[0] or any(n < 0 for n in lengths):
             raise invalid(
