@@ -141,6 +141,16 @@ class _Flags:
         raise _missing(f"setting cupy.ndarray.flags.{name}")
 
 
+def _repeats(index: Any) -> bool:
+    """Whether index is a 1-D integer index array naming some position twice."""
+    return (
+        isinstance(index, np.ndarray)
+        and index.ndim == 1
+        and index.dtype.kind in "iu"
+        and np.unique(index).size < index.size
+    )
+
+
 class DeviceArray:
     """A value "on the device": numpy underneath, cupy.ndarray's surface on top."""
 
@@ -183,7 +193,15 @@ class DeviceArray:
         return _wrap(self.host_view[_unwrap(key, "an index")])
 
     def __setitem__(self, key: Any, value: Any) -> None:
-        self.host_view[_unwrap(key, "an index")] = _unwrap(value, "an assigned value")
+        index = _unwrap(key, "an index")
+        assigned = _unwrap(value, "an assigned value")
+        if _repeats(index):
+            # cupy writes repeated indices in no defined order (numpy: the last one wins);
+            # written in reverse here, so a body counting on numpy's order fails as on a GPU.
+            assigned = np.broadcast_to(assigned, self.host_view[index].shape)
+            self.host_view[index[::-1]] = assigned[::-1]
+            return
+        self.host_view[index] = assigned
 
     def __bool__(self) -> bool:
         return bool(self.host_view)

@@ -115,6 +115,17 @@ def _add_rows_in_rounds(target: np.ndarray, index: np.ndarray, values: Any) -> b
     return True
 
 
+def scatter_last(xp: Any, target: Any, index: Any, values: Any) -> None:
+    """target[index] = values where a repeated index keeps its last value, on every device:
+    numpy's fancy assignment writes in order, cupy's in no defined order."""
+    if is_numpy(xp):
+        target[index] = values
+        return
+    values = xp.broadcast_to(values, (index.shape[0], *target.shape[1:]))
+    unique, first_from_end = xp.unique(index[::-1], return_index=True)
+    target[unique] = values[index.shape[0] - 1 - first_from_end]
+
+
 def scatter_add(xp: Any, target: Any, index: Any, values: Any) -> None:
     """target[index] += values, repeated indices accumulated (target C-contiguous)."""
     dtype = target.dtype

@@ -41,7 +41,7 @@ def apply_rows(
     if rows.size == 0:
         return out
     if mode == "update":
-        out[rows] = updates
+        u.scatter_last(xp, out, rows, updates)
     elif mode == "add":
         u.scatter_add(xp, out, rows, updates)
     elif mode == "sub":
