@@ -1,0 +1,134 @@
+"""Programs for the last TF 1.15 names of issue 15 (Session.partial_run, GetSessionHandleV2,
+random / dataset / ragged / quantized raw ops, tf.config devices, PythonState...): each case
+builds a graph with `tf` (TensorFlow 1.15 when recorded by record_misc_names.py, tfcluster in
+tests/unit/test_misc_names.py) and returns what it computes. Python 3.7 code: the recorder
+runs it under TF 1.15 itself."""
+
+import numpy as np
+
+
+def _error(fn):
+    """The class name of what `fn` raises ("none" when it returns), and its first line for
+    the op errors whose message TF's runtime makes."""
+    try:
+        fn()
+    except Exception as e:  # the class is what is compared
+        return type(e).__name__
+    return "none"
+
+
+# ---- Session.partial_run ---------------------------------------------------------------------
+
+
+def _partial_run_graph(tf):
+    a = tf.placeholder(tf.float32, shape=[], name="a")
+    b = tf.placeholder(tf.float32, shape=[], name="b")
+    c = tf.placeholder(tf.float32, shape=[], name="c")
+    r1 = tf.add(a, b)
+    r2 = tf.multiply(r1, c)
+    v = tf.Variable(0.0, name="counter")
+    inc = tf.assign_add(v, 1.0)
+    r3 = inc * r1
+    return a, b, c, r1, r2, v, r3
+
+
+def _partial_run_program(tf, target):
+    a, b, c, r1, r2, v, r3 = _partial_run_graph(tf)
+    x = tf.random_uniform([3], seed=1)
+    p = tf.placeholder(tf.float32, name="p")
+    y = x + p
+    out = {}
+    with tf.Session(target) as sess:
+        sess.run(v.initializer)
+        h = sess.partial_run_setup([r1, r2, r3], [a, b, c])
+        out["handle"] = h
+        out["first"] = sess.partial_run(h, r1, feed_dict={a: 1, b: 2})
+        out["second"] = sess.partial_run(h, [r2, r3], feed_dict={c: out["first"]})
+        # The assign_add ran once, in the call that could run it.
+        out["counter"] = sess.run(v)
+        h = sess.partial_run_setup([x, y], [p])
+        xv = sess.partial_run(h, x)
+        yv = sess.partial_run(h, y, feed_dict={p: 0.5})
+        out["random_seen_once"] = bool(np.allclose(xv + 0.5, yv))
+        h = sess.partial_run_setup({"sum": r1, "prod": r2}, [a, b, c])
+        out["dict_fetch"] = sess.partial_run(h, {"s": r1}, feed_dict={a: 2, b: 3})
+        out["after_dict"] = sess.partial_run(h, (r2,), feed_dict={c: 4})
+        out["still_usable"] = sess.run(r2, {a: 1, b: 1, c: 5})
+    return out
+
+
+def partial_run_in_steps(tf):
+    return _partial_run_program(tf, "")
+
+
+def partial_run_over_grpc(tf):
+    server = tf.train.Server.create_local_server()
+    out = _partial_run_program(tf, server.target)
+    out.pop("handle")  # counts differ by target only in the step number
+    return out
+
+
+def partial_run_errors(tf):
+    a, b, c, r1, r2, v, r3 = _partial_run_graph(tf)
+    d = tf.placeholder(tf.float32, name="d")
+    out = {}
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        h = sess.partial_run_setup([r1, r2], [a, b, c])
+        out["needs_unfed"] = _error(lambda: sess.partial_run(h, r2, feed_dict={a: 1, b: 2}))
+        out["after_refusal"] = sess.partial_run(h, r1, feed_dict={a: 1, b: 2})
+        out["fed_twice"] = _error(lambda: sess.partial_run(h, r1, feed_dict={a: 1}))
+        out["fetched_twice"] = _error(lambda: sess.partial_run(h, r1))
+        out["fetch_not_declared"] = _error(lambda: sess.partial_run(h, r3, feed_dict={c: 1}))
+        out["last"] = sess.partial_run(h, r2, feed_dict={c: 2})
+        out["after_done"] = _error(lambda: sess.partial_run(h, r2, feed_dict={c: 1}))
+        out["unknown_handle"] = _error(lambda: sess.partial_run("bogus", r2))
+        h = sess.partial_run_setup([r1, r2], [a, b, c])
+        out["feed_not_declared"] = _error(
+            lambda: sess.partial_run(h, r1, feed_dict={d: 1, a: 1, b: 1})
+        )
+        out["bad_feed_value"] = _error(lambda: sess.partial_run(h, r1, feed_dict={a: "x", b: 1}))
+        out["then"] = sess.partial_run(h, r1, feed_dict={a: 1, b: 1})
+        out["nothing_to_fetch"] = _error(lambda: sess.partial_run_setup([], [a]))
+        out["fed_and_fetched"] = _error(lambda: sess.partial_run_setup([r1, a], [a, b]))
+        h = sess.partial_run_setup([r2, r3.op], [a, b, c])
+        out["fetch_an_op"] = _error(lambda: sess.partial_run(h, r3.op))
+        h = sess.partial_run_setup([v.value()], None)
+        out["no_feeds"] = sess.partial_run(h, v.value())
+        out["run_after_errors"] = sess.run(r2, {a: 1, b: 2, c: 3})
+    return out
+
+
+# ---- session handles -------------------------------------------------------------------------
+
+
+def session_handle_v2(tf):
+    out = {}
+    with tf.Session() as sess:
+        h2 = tf.raw_ops.GetSessionHandleV2(value=tf.constant([1.0, 2.0]))
+        out["v2_dtype"] = h2.dtype.name
+        out["v2_shape"] = h2.shape.as_list()
+        out["v2_fetch_type"] = type(sess.run(h2)).__name__
+        p = tf.placeholder(tf.string)
+        t = tf.raw_ops.GetSessionTensor(handle=p, dtype=tf.float32)
+        h1 = sess.run(tf.raw_ops.GetSessionHandle(value=tf.constant([3.0, 4.0])))
+        out["handle"] = h1.handle
+        out["read"] = sess.run(t, {p: h1.handle})
+        delete = tf.raw_ops.DeleteSessionTensor(handle=p)
+        sess.run(delete, {p: h1.handle})
+        out["read_deleted"] = _error(lambda: sess.run(t, {p: h1.handle}))
+        out["delete_twice"] = _error(lambda: sess.run(delete, {p: h1.handle}))
+        out["read_garbage"] = _error(lambda: sess.run(t, {p: "garbage"}))
+        wrong = tf.raw_ops.GetSessionTensor(handle=p, dtype=tf.int32)
+        h3 = sess.run(tf.raw_ops.GetSessionHandle(value=tf.constant([3.0])))
+        out["read_wrong_dtype"] = _error(lambda: sess.run(wrong, {p: h3.handle}))
+        out["still_usable"] = sess.run(t, {p: h3.handle})
+    return out
+
+
+CASES = {
+    "partial_run_in_steps": partial_run_in_steps,
+    "partial_run_over_grpc": partial_run_over_grpc,
+    "partial_run_errors": partial_run_errors,
+    "session_handle_v2": session_handle_v2,
+}
