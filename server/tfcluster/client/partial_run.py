@@ -26,7 +26,7 @@ StepFn = Callable[[dict[str, Any], list[str], list[str]], list[Any]]
 _NOT_SET_UP = "Must run 'setup' before performing partial runs!"
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
+def _invalid(message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, message)
 
 
