@@ -126,9 +126,80 @@ def session_handle_v2(tf):
     return out
 
 
+# ---- ParameterizedTruncatedNormal ----------------------------------------------------------
+
+_PTN_CASES = [
+    # name, shape, means, stdevs, minvals, maxvals, dtype: one per sampler of TF's kernel
+    ("both_sides", [5], 0.0, 1.0, -1.0, 1.0, "float32"),
+    ("wide_bounds_randn", [7], 1.0, 2.0, -10.0, 10.0, "float32"),
+    ("narrow_uniform", [9], 0.0, 1.0, 0.5, 0.7, "float32"),
+    ("upper_tail", [9], 0.0, 1.0, 2.0, float("inf"), "float32"),
+    ("lower_tail", [6], 0.0, 1.0, -float("inf"), -3.0, "float32"),
+    ("three_batches", [250], 0.5, 0.3, 0.0, 1.0, "float32"),
+    (
+        "per_row",
+        [3, 4],
+        [0.0, 1.0, 2.0],
+        [1.0, 0.5, 2.0],
+        [-1.0, 0.0, 3.0],
+        [1.0, 2.0, 10.0],
+        "float32",
+    ),
+    ("row_broadcast", [2, 3], [0.0], 1.0, [-1.0], [0.5, 2.0], "float32"),
+    ("double", [6], 0.0, 1.0, -0.5, 2.0, "float64"),
+    ("double_tail", [5], 0.0, 1.0, 1.5, float("inf"), "float64"),
+]
+
+
+def parameterized_truncated_normal(tf):
+    out = {}
+    for name, shape, m, s, lo, hi, dt in _PTN_CASES:
+        dtype = tf.as_dtype(dt)
+        t = tf.raw_ops.ParameterizedTruncatedNormal(
+            shape=shape,
+            means=tf.constant(m, dtype),
+            stdevs=tf.constant(s, dtype),
+            minvals=tf.constant(lo, dtype),
+            maxvals=tf.constant(hi, dtype),
+            seed=7,
+            seed2=3,
+        )
+        with tf.Session() as sess:
+            out[name] = [sess.run(t), sess.run(t)]  # the second run draws on
+        out[name + "_static_shape"] = t.shape.as_list()
+    return out
+
+
+def parameterized_truncated_normal_errors(tf):
+    ptn = tf.raw_ops.ParameterizedTruncatedNormal
+    p = tf.placeholder(tf.int32)
+    m = tf.placeholder(tf.float32)
+    s = tf.placeholder(tf.float32)
+    good = ptn(shape=p, means=m, stdevs=s, minvals=-1.0, maxvals=1.0, seed=1, seed2=2)
+    out = {
+        "params_rank_2": _error(
+            lambda: ptn(shape=[2], means=[[0.0]], stdevs=1.0, minvals=-1.0, maxvals=1.0)
+        ),
+        "shape_rank_2": _error(
+            lambda: ptn(shape=[[2]], means=0.0, stdevs=1.0, minvals=-1.0, maxvals=1.0)
+        ),
+        "gradient": tf.gradients(good, [m, s]) == [None, None],
+    }
+    with tf.Session() as sess:
+        out["run_shape_rank_2"] = _error(lambda: sess.run(good, {p: [[2]], m: 0.0, s: 1.0}))
+        out["run_params_rank_2"] = _error(lambda: sess.run(good, {p: [2], m: [[0.0]], s: 1.0}))
+        out["length_mismatch"] = _error(lambda: sess.run(good, {p: [3, 2], m: [0.0, 1.0], s: 1.0}))
+        out["zero_stddev"] = _error(lambda: sess.run(good, {p: [3], m: 0.0, s: 0.0}))
+        out["negative_dim"] = _error(lambda: sess.run(good, {p: [-3], m: 0.0, s: 1.0}))
+        out["still_usable"] = sess.run(good, {p: [2, 2], m: [0.0, 5.0], s: 1.0}).shape
+    return out
+
+
 CASES = {
     "partial_run_in_steps": partial_run_in_steps,
     "partial_run_over_grpc": partial_run_over_grpc,
     "partial_run_errors": partial_run_errors,
     "session_handle_v2": session_handle_v2,
+    "parameterized_truncated_normal": parameterized_truncated_normal,
+    "parameterized_truncated_normal_errors": parameterized_truncated_normal_errors,
 }
