@@ -4,6 +4,10 @@ builds a graph with `tf` (TensorFlow 1.15 when recorded by record_misc_names.py,
 tests/unit/test_misc_names.py) and returns what it computes. Python 3.7 code: the recorder
 runs it under TF 1.15 itself."""
 
+import os
+import shutil
+import tempfile
+
 import numpy as np
 
 
@@ -195,6 +199,122 @@ def parameterized_truncated_normal_errors(tf):
     return out
 
 
+# ---- Fact, FakeParam, ImmutableConst --------------------------------------------------------
+
+
+def constants_from_attrs(tf):
+    raw = tf.raw_ops
+    folder = tempfile.mkdtemp()
+    try:
+        region = os.path.join(folder, "region.bin")
+        np.arange(6, dtype=np.float32).tofile(region)
+        fact = raw.Fact()
+        fake = raw.FakeParam(dtype=tf.float32, shape=[2, 3])
+        fake_unknown = raw.FakeParam(dtype=tf.int32, shape=None)
+        mapped = raw.ImmutableConst(dtype=tf.float32, shape=[2, 3], memory_region_name=region)
+        prefix = raw.ImmutableConst(dtype=tf.int8, shape=[5], memory_region_name=region)
+        empty = raw.ImmutableConst(dtype=tf.float32, shape=[0], memory_region_name=region)
+        too_big = raw.ImmutableConst(dtype=tf.float32, shape=[10], memory_region_name=region)
+        missing = raw.ImmutableConst(
+            dtype=tf.float32, shape=[1], memory_region_name=region + ".missing"
+        )
+        out = {
+            "fact_shape": str(fact.shape),
+            "fact_dtype": fact.dtype.name,
+            "fake_shape": fake.shape.as_list(),
+            "fake_unknown_shape": str(fake_unknown.shape),
+            "mapped_shape": mapped.shape.as_list(),
+            "bad_shape_attr": _error(
+                lambda: raw.ImmutableConst(dtype=tf.float32, shape=[-1], memory_region_name=region)
+            ),
+        }
+        with tf.Session() as sess:
+            out["fact"] = sess.run(fact)
+            out["fake_run_shape"] = list(sess.run(fake).shape)
+            out["mapped"] = sess.run(mapped)
+            out["mapped_plus_one"] = sess.run(mapped + 1.0)
+            out["prefix"] = sess.run(prefix)
+            out["empty"] = sess.run(empty)
+            out["too_big"] = _error(lambda: sess.run(too_big))
+            out["missing"] = _error(lambda: sess.run(missing))
+            out["still_usable"] = sess.run(mapped)
+    finally:
+        shutil.rmtree(folder)
+    return out
+
+
+# ---- tf.train.experimental.PythonState ------------------------------------------------------
+
+
+def python_state_in_checkpoints(tf):
+    log = []
+
+    class Counter(tf.train.experimental.PythonState):
+        def __init__(self, n):
+            self.n = n
+
+        def serialize(self):
+            log.append(["serialize", self.n])
+            return str(self.n)
+
+        def deserialize(self, string_value):
+            log.append(["deserialize", string_value.decode()])
+            self.n = int(string_value)
+
+    folder = tempfile.mkdtemp()
+    try:
+        v = tf.Variable(3.0, name="v")
+        counter = Counter(5)
+        ckpt = tf.train.Checkpoint(v=v, counter=counter)
+        with tf.Session() as sess:
+            sess.run(v.initializer)
+            path = ckpt.save(os.path.join(folder, "ck"))
+            counter.n = 9
+            status = ckpt.restore(path)
+            log.append(["after restore()", counter.n])
+            status.run_restore_ops()
+            log.append(["after run_restore_ops", counter.n])
+        reader = tf.train.load_checkpoint(path)
+        keys = sorted(reader.get_variable_to_shape_map())
+        saved = reader.get_tensor("counter/.ATTRIBUTES/py_state")
+        tf.reset_default_graph()
+        later = tf.train.Checkpoint()
+        later.restore(path)
+        attached = Counter(0)
+        later.counter = attached
+        log.append(["attached after restore()", attached.n])
+        abstract = _error(lambda: tf.train.experimental.PythonState())
+    finally:
+        shutil.rmtree(folder)
+    return {
+        "log": log,
+        "keys": keys,
+        "saved": saved,
+        "abstract": abstract,
+        "path_tail": os.path.basename(path),
+    }
+
+
+# ---- tf.keras.experimental.terminate_keras_multiprocessing_pools ----------------------------
+
+
+def keras_pools_terminated(tf):
+    model = tf.keras.Sequential([tf.keras.layers.Dense(1, input_shape=(2,))])
+    model.compile("sgd", "mse")
+
+    def batches():
+        while True:
+            yield np.ones((4, 2), np.float32), np.ones((4, 1), np.float32)
+
+    model.fit_generator(batches(), steps_per_epoch=2, epochs=1, verbose=0, workers=2)
+    return {
+        "after_fit": tf.keras.experimental.terminate_keras_multiprocessing_pools(),
+        "with_sigkill": tf.keras.experimental.terminate_keras_multiprocessing_pools(
+            grace_period=0.01, use_sigkill=True
+        ),
+    }
+
+
 CASES = {
     "partial_run_in_steps": partial_run_in_steps,
     "partial_run_over_grpc": partial_run_over_grpc,
@@ -202,4 +322,7 @@ CASES = {
     "session_handle_v2": session_handle_v2,
     "parameterized_truncated_normal": parameterized_truncated_normal,
     "parameterized_truncated_normal_errors": parameterized_truncated_normal_errors,
+    "constants_from_attrs": constants_from_attrs,
+    "python_state_in_checkpoints": python_state_in_checkpoints,
+    "keras_pools_terminated": keras_pools_terminated,
 }
