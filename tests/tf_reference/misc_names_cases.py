@@ -315,6 +315,99 @@ def keras_pools_terminated(tf):
     }
 
 
+# ---- dataset ops over anonymous resources ---------------------------------------------------
+
+
+def _range_variant(tf, n):
+    return tf.data.experimental.to_variant(tf.data.Dataset.range(n))
+
+
+def _read_int64(tf, variant):
+    return tf.data.experimental.from_variant(variant, tf.TensorSpec([], tf.int64))
+
+
+def _epochs(tf, sess, dataset, epochs, keep=None):
+    """The elements of each pass of an initializable iterator; `keep` is run with the
+    initializer (what keeps an anonymous resource's deleter alive while the dataset is made)."""
+    it = tf.data.make_initializable_iterator(dataset)
+    nxt = it.get_next()
+    init = [it.initializer]
+    if keep is not None:
+        with tf.control_dependencies([it.initializer]):
+            init.append(tf.identity(keep).op)
+    out = []
+    for _ in range(epochs):
+        sess.run(init)
+        values = []
+        while True:
+            try:
+                values.append(int(sess.run(nxt)))
+            except tf.errors.OutOfRangeError:
+                break
+        out.append(values)
+    return out
+
+
+def dataset_anonymous_resources(tf):
+    raw = tf.raw_ops
+    out = {}
+    with tf.Session() as sess:
+        handle, deleter = raw.AnonymousRandomSeedGenerator(seed=1, seed2=2)
+        out["generator_outputs"] = [handle.dtype.name, deleter.dtype.name, handle.shape.as_list()]
+        shuffled = raw.ShuffleDatasetV2(
+            input_dataset=_range_variant(tf, 10),
+            buffer_size=4,
+            seed_generator=handle,
+            output_types=[tf.int64],
+            output_shapes=[[]],
+        )
+        passes = _epochs(tf, sess, _read_int64(tf, shuffled), 2, keep=deleter)
+        # The shuffle order is each framework's own stream: compared are the elements, and
+        # that a generator made afresh with the same seeds gives the same order.
+        out["shuffled_sorted"] = [sorted(p) for p in passes]
+        out["same_seeds_same_order"] = passes[0] == passes[1]
+        out["shuffled_is_shuffled"] = passes[0] != sorted(passes[0])
+        out["generator_dropped"] = _error(lambda: _epochs(tf, sess, _read_int64(tf, shuffled), 1))
+        zero = raw.ShuffleDatasetV2(
+            input_dataset=_range_variant(tf, 3),
+            buffer_size=0,
+            seed_generator=handle,
+            output_types=[tf.int64],
+            output_shapes=[[]],
+        )
+        out["zero_buffer"] = _error(lambda: _epochs(tf, sess, _read_int64(tf, zero), 1, deleter))
+        sess.run(raw.DeleteRandomSeedGenerator(handle=handle, deleter=deleter))
+
+        cache, cache_deleter = raw.AnonymousMemoryCache()
+        cached = raw.CacheDatasetV2(
+            input_dataset=_range_variant(tf, 5),
+            filename="",
+            cache=cache,
+            output_types=[tf.int64],
+            output_shapes=[[]],
+        )
+        out["cached"] = _epochs(tf, sess, _read_int64(tf, cached), 2, keep=cache_deleter)
+        out["cache_dropped"] = _error(lambda: _epochs(tf, sess, _read_int64(tf, cached), 1))
+        sess.run(raw.DeleteMemoryCache(handle=cache, deleter=cache_deleter))
+
+        fastest = raw.ChooseFastestDataset(
+            input_datasets=[_range_variant(tf, 4), _range_variant(tf, 4)],
+            num_experiments=2,
+            output_types=[tf.int64],
+            output_shapes=[[]],
+        )
+        out["fastest"] = _epochs(tf, sess, _read_int64(tf, fastest), 2)
+        unequal = raw.ExperimentalChooseFastestDataset(
+            input_datasets=[_range_variant(tf, 4), _range_variant(tf, 5)],
+            num_experiments=2,
+            output_types=[tf.int64],
+            output_shapes=[[]],
+        )
+        out["fastest_unequal"] = _error(lambda: _epochs(tf, sess, _read_int64(tf, unequal), 1))
+        out["still_usable"] = _epochs(tf, sess, _read_int64(tf, fastest), 1)
+    return out
+
+
 CASES = {
     "partial_run_in_steps": partial_run_in_steps,
     "partial_run_over_grpc": partial_run_over_grpc,
@@ -325,4 +418,5 @@ CASES = {
     "constants_from_attrs": constants_from_attrs,
     "python_state_in_checkpoints": python_state_in_checkpoints,
     "keras_pools_terminated": keras_pools_terminated,
+    "dataset_anonymous_resources": dataset_anonymous_resources,
 }

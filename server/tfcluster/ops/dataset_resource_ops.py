@@ -1,0 +1,32 @@
+"""tf.data ops over anonymous resources (TF 1.15's V2 spellings): seed generators and memory
+caches with their deleters, ShuffleDatasetV2, CacheDatasetV2, and ChooseFastestDataset.
+Kernels: kernels/dataset_anonymous_resources.py."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework.graph import Tensor
+from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops.op_util import Outputs
+
+
+def _dataset_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(dtypes.variant, TensorShape([]))]
+
+
+def _anonymous_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(dtypes.resource, TensorShape([])), (dtypes.variant, TensorShape([]))]
+
+
+for _op in ("AnonymousRandomSeedGenerator", "AnonymousMemoryCache"):
+    op_def_registry.register(_op, _anonymous_infer, stateful=True)
+for _op in ("DeleteRandomSeedGenerator", "DeleteMemoryCache"):
+    op_def_registry.register(_op, op_def_registry.no_outputs, ref_inputs=(0, 1), stateful=True)
+# The dataset input and the resource handle are where the dataset is made.
+op_def_registry.register("ShuffleDatasetV2", _dataset_infer, ref_inputs=(0, 2))
+op_def_registry.register("CacheDatasetV2", _dataset_infer, ref_inputs=(0, 2))
+for _op in ("ChooseFastestDataset", "ExperimentalChooseFastestDataset"):
+    op_def_registry.register(_op, _dataset_infer, ref_inputs=range(256))
