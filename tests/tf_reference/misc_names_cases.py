@@ -408,6 +408,54 @@ def dataset_anonymous_resources(tf):
     return out
 
 
+# ---- tf.config.experimental devices -----------------------------------------------------------
+
+
+def virtual_cpu_devices(tf):
+    """Two logical CPUs from the one physical CPU: sessions made without a config get
+    /device:CPU:0 and CPU:1; the settings are fixed once the context lists its devices."""
+    conf = tf.config.experimental
+    cpu = conf.list_physical_devices("CPU")[0]
+    vdc = conf.VirtualDeviceConfiguration
+    out = {
+        "physical": [list(d) for d in conf.list_physical_devices("CPU")],
+        "before": conf.get_virtual_device_configuration(cpu),
+        "vdc_repr": repr(vdc(memory_limit=5)),
+        "cpu_memory_limit": _error(
+            lambda: conf.set_virtual_device_configuration(cpu, [vdc(memory_limit=10)])
+        ),
+        "unknown_device": _error(lambda: conf.set_virtual_device_configuration("x", [vdc()])),
+        "visible_unknown": _error(lambda: conf.set_visible_devices(["x"])),
+        "visible_wrong_type": _error(lambda: conf.set_visible_devices([cpu], "GPU")),
+        "visible": [list(d) for d in conf.get_visible_devices()],
+    }
+    conf.set_visible_devices([cpu])  # unchanged: allowed at any time
+    conf.set_virtual_device_configuration(cpu, [vdc(), vdc()])
+    out["after"] = [list(v) for v in conf.get_virtual_device_configuration(cpu)]
+    with tf.device("/cpu:1"):
+        a = tf.constant(2.0, name="on_cpu1") * 3.0
+    with tf.device("/cpu:0"):
+        b = a + 1.0
+    with tf.Session() as sess:
+        out["session_cpus"] = sorted(d.name for d in sess.list_devices() if d.device_type == "CPU")
+        out["across_cpus"] = sess.run(b)
+    with tf.Graph().as_default():  # TF places a session's whole graph: this one alone
+        with tf.device("/cpu:2"):
+            c = tf.constant(1.0) + 1.0
+        with tf.Session() as sess:
+            out["missing_cpu"] = _error(lambda: sess.run(c))
+    with tf.Session() as sess:
+        out["still_usable"] = sess.run(b)
+    out["logical"] = [list(d) for d in conf.list_logical_devices("CPU")]
+    out["change_after_init"] = _error(lambda: conf.set_virtual_device_configuration(cpu, [vdc()]))
+    out["same_after_init"] = _error(
+        lambda: conf.set_virtual_device_configuration(cpu, [vdc(), vdc()])
+    )
+    out["visible_after_init"] = _error(lambda: conf.set_visible_devices([]))
+    out["visible_same_after_init"] = _error(lambda: conf.set_visible_devices([cpu]))
+    return out
+
+
 CASES = {
     "partial_run_in_steps": partial_run_in_steps,
     "partial_run_over_grpc": partial_run_over_grpc,
@@ -419,4 +467,5 @@ CASES = {
     "python_state_in_checkpoints": python_state_in_checkpoints,
     "keras_pools_terminated": keras_pools_terminated,
     "dataset_anonymous_resources": dataset_anonymous_resources,
+    "virtual_cpu_devices": virtual_cpu_devices,
 }

@@ -12,6 +12,7 @@ import pytest
 import tfcluster as tf
 from tf_reference import reference
 from tf_reference.misc_names_cases import CASES
+from tfcluster.client import context_config
 
 
 def _assert_same(got: Any, recorded: Any, where: str) -> None:
@@ -30,6 +31,19 @@ def _assert_same(got: Any, recorded: Any, where: str) -> None:
         reference.assert_close(got, recorded, rtol=1e-5, atol=1e-5)
     else:
         assert got == recorded, where
+
+
+@pytest.fixture(autouse=True)
+def _fresh_device_context() -> Any:
+    """tf.config's device settings are the process's (TF's context): each case starts from
+    a context not yet initialized, and leaves the others' as they were."""
+    saved = dict(context_config._devices), dict(context_config._virtual_devices)
+    context_config._devices.update(visible=None, initialized=False)
+    context_config._virtual_devices.clear()
+    yield
+    context_config._devices.update(saved[0])
+    context_config._virtual_devices.clear()
+    context_config._virtual_devices.update(saved[1])
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
