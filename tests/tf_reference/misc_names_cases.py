@@ -456,6 +456,103 @@ def virtual_cpu_devices(tf):
     return out
 
 
+# ---- ragged conversions ----------------------------------------------------------------------
+
+
+def ragged_conversions(tf):
+    raw = tf.raw_ops
+    values = tf.constant([1, 2, 3, 4, 5, 6], tf.int32)
+    splits = tf.constant([0, 3, 3, 5, 6], tf.int64)
+
+    def to_tensor(shape, default=0, kinds=("ROW_SPLITS",), parts=None, vals=values):
+        return raw.RaggedTensorToTensor(
+            shape=shape,
+            values=vals,
+            default_value=default,
+            row_partition_tensors=parts or [splits],
+            row_partition_types=list(kinds),
+        )
+
+    unknown = tf.constant([-1, -1], tf.int64)
+    dense = {
+        "computed": to_tensor(unknown),
+        "cut": to_tensor(tf.constant([2, 2], tf.int64)),
+        "padded": to_tensor(tf.constant([5, 4], tf.int64), default=9),
+        "scalar_shape": to_tensor(tf.constant(-1, tf.int64), default=7),
+        "value_rowids": to_tensor(
+            unknown,
+            kinds=("FIRST_DIM_SIZE", "VALUE_ROWIDS"),
+            parts=[tf.constant(4, tf.int64), tf.constant([0, 0, 0, 2, 2, 3], tf.int64)],
+        ),
+        "two_levels": to_tensor(
+            tf.constant([-1, -1, -1], tf.int64),
+            kinds=("ROW_SPLITS", "ROW_SPLITS"),
+            parts=[tf.constant([0, 2, 4], tf.int64), splits],
+        ),
+        "inner_dims": to_tensor(
+            tf.constant([-1, -1, 2], tf.int64),
+            default=[0, -1],
+            parts=[tf.constant([0, 2, 2, 3], tf.int64)],
+            vals=tf.reshape(values, [3, 2]),
+        ),
+    }
+    float_values = tf.constant([1.0, 2.0, 3.0, 4.0, 5.0, 6.0])
+    float_dense = to_tensor(unknown, default=0.0, vals=float_values)
+    encoded = raw.RaggedTensorToVariant(
+        rt_nested_splits=[splits], rt_dense_values=values, batched_input=False
+    )
+    rows = raw.RaggedTensorToVariant(
+        rt_nested_splits=[splits], rt_dense_values=values, batched_input=True
+    )
+    nested = tf.RaggedTensor.from_nested_row_splits(
+        values, [tf.constant([0, 2, 4], tf.int64), splits]
+    )
+    nested_rows = raw.RaggedTensorToVariant(
+        rt_nested_splits=nested.nested_row_splits,
+        rt_dense_values=nested.flat_values,
+        batched_input=True,
+    )
+
+    def from_variant(variant, input_rank, output_rank, dtype=tf.int32):
+        return raw.RaggedTensorFromVariant(
+            encoded_ragged=variant,
+            input_ragged_rank=input_rank,
+            output_ragged_rank=output_rank,
+            Tvalues=dtype,
+            Tsplits=tf.int64,
+        )
+
+    decoded = {
+        "whole": from_variant(encoded, 1, 1),
+        "rows": from_variant(rows, 0, 1),
+        "rows_inferred_rank": from_variant(rows, -1, 1),
+        "nested_rows": from_variant(nested_rows, 1, 2),
+    }
+    out = {
+        "static_shapes": {k: str(v.shape) for k, v in dense.items()},
+        "variant_shapes": [encoded.shape.as_list(), rows.shape.as_list()],
+        "decoded_static": [str(t.shape) for t in decoded["whole"].output_nested_splits]
+        + [str(decoded["whole"].output_dense_values.shape)],
+        "unknown_kind": _error(lambda: to_tensor(unknown, kinds=("BOGUS",))),
+        "decode_rank_mismatch": _error(lambda: from_variant(encoded, 1, 2)),
+        "no_gradient": _error(lambda: tf.gradients(float_dense * tf.ones([4, 3]), [float_values])),
+        "to_tensor_name": nested.to_tensor().name,
+    }
+    bad_splits = to_tensor(unknown, parts=[tf.constant([0, 3, 2, 7], tf.int64)])
+    with tf.Session() as sess:
+        out["dense"] = sess.run(dense)
+        out["decoded"] = {
+            k: [sess.run(v.output_nested_splits), sess.run(v.output_dense_values)]
+            for k, v in decoded.items()
+        }
+        out["to_tensor"] = sess.run(nested.to_tensor(default_value=-1))
+        out["bad_splits"] = _error(lambda: sess.run(bad_splits))
+        out["wrong_dtype"] = _error(lambda: sess.run(from_variant(encoded, 1, 1, tf.float32)))
+        out["wrong_rank"] = _error(lambda: sess.run(from_variant(encoded, 2, 2)))
+        out["still_usable"] = sess.run(dense["computed"])
+    return out
+
+
 CASES = {
     "partial_run_in_steps": partial_run_in_steps,
     "partial_run_over_grpc": partial_run_over_grpc,
@@ -468,4 +565,5 @@ CASES = {
     "keras_pools_terminated": keras_pools_terminated,
     "dataset_anonymous_resources": dataset_anonymous_resources,
     "virtual_cpu_devices": virtual_cpu_devices,
+    "ragged_conversions": ragged_conversions,
 }
