@@ -553,6 +553,53 @@ def ragged_conversions(tf):
     return out
 
 
+# ---- tf.random.experimental.Generator.binomial (StatefulRandomBinomial) ---------------------
+
+
+def generator_binomial(tf):
+    """TF 1.15's numbers for a seeded Generator, including its first draw after the
+    initializer leaving the state where it was (the next draw repeats it)."""
+    gen = tf.random.experimental.Generator.from_seed(1234)
+    draws = {
+        "small_counts": gen.binomial(shape=[12], counts=5.0, probs=0.3),
+        "per_row_btrs": gen.binomial(shape=[2, 6], counts=[100.0, 40.0], probs=[0.4, 0.9]),
+        "float_output": gen.binomial(shape=[7], counts=50.0, probs=0.75, dtype=tf.float32),
+        "double_params": gen.binomial(
+            shape=[4],
+            counts=tf.constant(20.0, tf.float64),
+            probs=tf.constant(0.02, tf.float64),
+            dtype=tf.int64,
+        ),
+        "zero_count": gen.binomial(shape=[3], counts=0.0, probs=0.5),
+        "certain": gen.binomial(shape=[3], counts=5.0, probs=1.0),
+        "three_batches": gen.binomial(shape=[250], counts=3.0, probs=0.5),
+    }
+    uniform = gen.uniform([2])
+    p = tf.placeholder(tf.float32)
+    bad = gen.binomial(shape=[3, 2], counts=p, probs=0.5)
+    out = {
+        "names": {k: v.name for k, v in draws.items()},
+        "dtypes": {k: v.dtype.name for k, v in draws.items()},
+        "shapes": {k: v.shape.as_list() for k, v in draws.items()},
+    }
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        states = [sess.run(gen.state)]
+        values = {}
+        for key in sorted(draws):
+            values[key] = [sess.run(draws[key]), sess.run(draws[key])]
+            states.append(sess.run(gen.state))
+        values["uniform"] = sess.run(uniform)
+        values["after_uniform"] = sess.run(draws["small_counts"])
+        out["bad_length"] = _error(lambda: sess.run(bad, {p: [1.0, 2.0]}))
+        out["bad_rank"] = _error(lambda: sess.run(bad, {p: [[1.0]]}))
+        values["still_usable"] = sess.run(draws["small_counts"])
+        states.append(sess.run(gen.state))
+    out["values"] = values
+    out["states"] = states
+    return out
+
+
 CASES = {
     "partial_run_in_steps": partial_run_in_steps,
     "partial_run_over_grpc": partial_run_over_grpc,
@@ -566,4 +613,5 @@ CASES = {
     "dataset_anonymous_resources": dataset_anonymous_resources,
     "virtual_cpu_devices": virtual_cpu_devices,
     "ragged_conversions": ragged_conversions,
+    "generator_binomial": generator_binomial,
 }
