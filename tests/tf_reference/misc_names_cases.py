@@ -7,6 +7,7 @@ runs it under TF 1.15 itself."""
 import os
 import shutil
 import tempfile
+import threading
 
 import numpy as np
 
@@ -600,6 +601,83 @@ def generator_binomial(tf):
     return out
 
 
+# ---- Batch / Unbatch / UnbatchGrad -----------------------------------------------------------
+
+
+def _batch(tf, x, name, max_batch_size=10, timeout_micros=100000, allowed=()):
+    return tf.raw_ops.Batch(
+        in_tensors=x if isinstance(x, list) else [x],
+        num_batch_threads=1,
+        max_batch_size=max_batch_size,
+        batch_timeout_micros=timeout_micros,
+        grad_timeout_micros=1000000,
+        allowed_batch_sizes=list(allowed),
+        shared_name=name,
+    )
+
+
+def batching_across_steps(tf):
+    raw = tf.raw_ops
+    x = tf.placeholder(tf.float32, [None, 2])
+    b = _batch(tf, x, "batch")
+    u = raw.Unbatch(
+        batched_tensor=b.batched_tensors[0] * 2,
+        batch_index=b.batch_index,
+        id=b.id,
+        timeout_micros=2000000,
+        shared_name="unbatch",
+    )
+    out = {
+        "shapes": [str(t.shape) for t in [*b.batched_tensors, b.batch_index, b.id, u]],
+        "no_gradient": _error(lambda: tf.gradients(u, x)),
+    }
+    with tf.Session() as sess:
+        tensors, index, ident, unbatched = sess.run(
+            [b.batched_tensors, b.batch_index, b.id, u], {x: [[1, 2], [3, 4]]}
+        )
+        out["alone"] = [tensors, index[:, 1:], bool(index[0, 0] == ident), unbatched]
+        # Three steps at once: every step gets its own rows back, whoever got the batch.
+        results = {}
+
+        def step(i):
+            results[i] = sess.run([b.batched_tensors[0], b.batch_index, u], {x: [[i, i]] * (i + 1)})
+
+        threads = [threading.Thread(target=step, args=(i,)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        out["concurrent_own_rows"] = [results[i][2] for i in range(3)]
+        out["concurrent_rows_batched"] = int(sum(results[i][0].shape[0] for i in range(3)))
+        out["concurrent_index_rows"] = int(sum(results[i][1].shape[0] for i in range(3)))
+        padded = _batch(tf, x, "padded", max_batch_size=4, timeout_micros=1000, allowed=(3, 4))
+        t, i = sess.run([padded.batched_tensors, padded.batch_index[:, 1:]], {x: [[1, 2]]})
+        out["padded"] = [t, i]
+        too_big = _batch(tf, x, "small", max_batch_size=2, timeout_micros=1000)
+        out["too_big"] = _error(lambda: sess.run(too_big.batched_tensors, {x: np.ones((3, 2))}))
+        bad_allowed = _batch(tf, x, "allowed", max_batch_size=4, timeout_micros=1000, allowed=(3,))
+        out["bad_allowed"] = _error(lambda: sess.run(bad_allowed.id, {x: [[1, 2]]}))
+        y = tf.placeholder(tf.float32, [None])
+        mismatch = _batch(tf, [x, y], "mismatch", timeout_micros=1000)
+        out["mismatch"] = _error(lambda: sess.run(mismatch.id, {x: [[1, 2]], y: [1, 2]}))
+        lost = raw.Unbatch(
+            batched_tensor=tf.zeros([0, 2]),
+            batch_index=tf.zeros([0, 3], tf.int64),
+            id=tf.constant(7, tf.int64),
+            timeout_micros=100000,
+            shared_name="lost",
+        )
+        out["unbatch_timeout"] = _error(lambda: sess.run(lost))
+        g = tf.placeholder(tf.float32, [None, 2])
+        grads = _batch(tf, x, "grads", timeout_micros=1000)
+        ug = raw.UnbatchGrad(
+            original_input=x, batch_index=grads.batch_index, grad=g, id=grads.id, shared_name="ug"
+        )
+        out["unbatch_grad"] = sess.run(ug, {x: [[1, 2], [3, 4]], g: [[5, 6], [7, 8]]})
+        out["still_usable"] = sess.run(u, {x: [[5, 6]]})
+    return out
+
+
 CASES = {
     "partial_run_in_steps": partial_run_in_steps,
     "partial_run_over_grpc": partial_run_over_grpc,
@@ -614,4 +692,5 @@ CASES = {
     "virtual_cpu_devices": virtual_cpu_devices,
     "ragged_conversions": ragged_conversions,
     "generator_binomial": generator_binomial,
+    "batching_across_steps": batching_across_steps,
 }
