@@ -4,6 +4,7 @@ builds a graph with `tf` (TensorFlow 1.15 when recorded by record_misc_names.py,
 tests/unit/test_misc_names.py) and returns what it computes. Python 3.7 code: the recorder
 runs it under TF 1.15 itself."""
 
+import glob
 import os
 import shutil
 import tempfile
@@ -678,6 +679,70 @@ def batching_across_steps(tf):
     return out
 
 
+# ---- StatsAggregatorSetSummaryWriter --------------------------------------------------------
+
+
+def stats_to_summary_writer(tf):
+    """A V2 stats aggregator writing each statistic of a pipeline to a summary writer's
+    event file (read back: steps, tags, histogram counts)."""
+    raw = tf.raw_ops
+    folder = tempfile.mkdtemp()
+    try:
+        agg = raw.StatsAggregatorHandleV2(shared_name="agg")
+        writer = raw.SummaryWriter(shared_name="writer")
+        create = raw.CreateSummaryFileWriter(
+            writer=writer, logdir=folder, max_queue=1, flush_millis=10, filename_suffix=".v2"
+        )
+        connect = raw.StatsAggregatorSetSummaryWriter(stats_aggregator=agg, summary=writer)
+        ds = (
+            tf.data.Dataset.range(4)
+            .apply(tf.data.experimental.latency_stats("lat"))
+            .apply(tf.data.experimental.bytes_produced_stats("bytes"))
+        )
+        variant = raw.SetStatsAggregatorDataset(
+            input_dataset=tf.data.experimental.to_variant(ds),
+            stats_aggregator=agg,
+            tag="T",
+            counter_prefix="C",
+            output_types=[tf.int64],
+            output_shapes=[[]],
+        )
+        it = tf.data.make_initializable_iterator(
+            tf.data.experimental.from_variant(variant, tf.TensorSpec([], tf.int64))
+        )
+        nxt = it.get_next()
+        v1 = raw.StatsAggregatorHandle(shared_name="v1")
+        out = {}
+        with tf.Session() as sess:
+            sess.run([create, connect])
+            sess.run(it.initializer)
+            out["elements"] = [int(sess.run(nxt)) for _ in range(4)]
+            out["summary_bytes"] = len(sess.run(raw.StatsAggregatorSummary(iterator=agg)))
+            sess.run(raw.FlushSummaryWriter(writer=writer))
+            out["v1_aggregator"] = _error(
+                lambda: sess.run(
+                    raw.StatsAggregatorSetSummaryWriter(stats_aggregator=v1, summary=writer)
+                )
+            )
+            out["swapped_inputs"] = _error(
+                lambda: sess.run(
+                    raw.StatsAggregatorSetSummaryWriter(stats_aggregator=writer, summary=agg)
+                )
+            )
+            out["still_usable"] = sess.run(raw.StatsAggregatorSummary(iterator=agg)) == b""
+        events = []
+        for path in sorted(glob.glob(os.path.join(folder, "*"))):
+            for event in tf.train.summary_iterator(path):
+                for value in event.summary.value:
+                    kind = value.WhichOneof("value")
+                    count = value.histo.num if kind == "histo" else value.simple_value
+                    events.append([int(event.step), value.tag, kind, float(count)])
+        out["events"] = events
+    finally:
+        shutil.rmtree(folder)
+    return out
+
+
 CASES = {
     "partial_run_in_steps": partial_run_in_steps,
     "partial_run_over_grpc": partial_run_over_grpc,
@@ -693,4 +758,5 @@ CASES = {
     "ragged_conversions": ragged_conversions,
     "generator_binomial": generator_binomial,
     "batching_across_steps": batching_across_steps,
+    "stats_to_summary_writer": stats_to_summary_writer,
 }

@@ -30,3 +30,7 @@ op_def_registry.register("ShuffleDatasetV2", _dataset_infer, ref_inputs=(0, 2))
 op_def_registry.register("CacheDatasetV2", _dataset_infer, ref_inputs=(0, 2))
 for _op in ("ChooseFastestDataset", "ExperimentalChooseFastestDataset"):
     op_def_registry.register(_op, _dataset_infer, ref_inputs=range(256))
+# The aggregator and the summary writer are where the op runs.
+op_def_registry.register(
+    "StatsAggregatorSetSummaryWriter", op_def_registry.no_outputs, ref_inputs=(0, 1), stateful=True
+)
