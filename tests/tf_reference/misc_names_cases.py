@@ -743,6 +743,76 @@ def stats_to_summary_writer(tf):
     return out
 
 
+# ---- MultiDeviceIterator ---------------------------------------------------------------------
+
+
+def multi_device_iterator(tf):
+    """A dataset's elements dealt round-robin to two logical CPUs' shards."""
+    raw = tf.raw_ops
+    conf = tf.config.experimental
+    cpu = conf.list_physical_devices("CPU")[0]
+    vdc = conf.VirtualDeviceConfiguration
+    conf.set_virtual_device_configuration(cpu, [vdc(), vdc()])
+    devices = [f"/job:localhost/replica:0/task:0/device:CPU:{i}" for i in range(2)]
+    spec = {"output_types": [tf.int64], "output_shapes": [[]]}
+    dataset = tf.data.experimental.to_variant(tf.data.Dataset.range(7))
+    with tf.device("/cpu:0"):
+        handle = raw.MultiDeviceIterator(devices=devices, shared_name="mdi", container="", **spec)
+        init = raw.MultiDeviceIteratorInit(
+            dataset=dataset, multi_device_iterator=handle, max_buffer_size=2
+        )
+        string_handle = raw.MultiDeviceIteratorToStringHandle(multi_device_iterator=handle)
+    incarnation = tf.placeholder(tf.int64, [])
+    shards = []
+    for i, device in enumerate(devices):
+        with tf.device(device):
+            shards.append(
+                raw.MultiDeviceIteratorGetNextFromShard(
+                    multi_device_iterator=handle,
+                    shard_num=i,
+                    incarnation_id=incarnation,
+                    **spec,
+                )
+            )
+    from_string = raw.MultiDeviceIteratorFromStringHandle(string_handle=string_handle, **spec)
+    via_string = raw.MultiDeviceIteratorGetNextFromShard(
+        multi_device_iterator=from_string, shard_num=0, incarnation_id=incarnation, **spec
+    )
+    anonymous, deleter = raw.AnonymousMultiDeviceIterator(devices=devices, **spec)
+    out = {
+        "dtypes": [handle.dtype.name, init.dtype.name, string_handle.dtype.name],
+        "shard_shapes": [str(t.shape) for t in shards[0]],
+        "anonymous": [anonymous.dtype.name, deleter.dtype.name],
+    }
+    with tf.Session() as sess:
+        first = sess.run(init)
+        out["first_incarnation"] = first
+        taken = {0: [], 1: []}
+        for _ in range(4):
+            for i in range(2):
+                try:
+                    taken[i].append(int(sess.run(shards[i], {incarnation: first})[0]))
+                except tf.errors.OutOfRangeError:
+                    taken[i].append("end")
+        out["shards"] = [taken[0], taken[1]]
+        second = sess.run(init)
+        out["second_incarnation"] = second
+        out["old_incarnation"] = _error(lambda: sess.run(shards[0], {incarnation: first}))
+        out["new_incarnation"] = sess.run(shards[1], {incarnation: second})
+        out["string_handle_type"] = type(sess.run(string_handle)).__name__
+        out["via_string_handle"] = sess.run(via_string, {incarnation: second})
+        out["bad_string_handle"] = _error(
+            lambda: sess.run(raw.MultiDeviceIteratorFromStringHandle(string_handle="nope", **spec))
+        )
+        sess.run(
+            raw.DeleteMultiDeviceIterator(
+                multi_device_iterator=anonymous, iterators=[], deleter=deleter
+            )
+        )
+        out["still_usable"] = sess.run(shards[0], {incarnation: second})
+    return out
+
+
 CASES = {
     "partial_run_in_steps": partial_run_in_steps,
     "partial_run_over_grpc": partial_run_over_grpc,
@@ -759,4 +829,5 @@ CASES = {
     "generator_binomial": generator_binomial,
     "batching_across_steps": batching_across_steps,
     "stats_to_summary_writer": stats_to_summary_writer,
+    "multi_device_iterator": multi_device_iterator,
 }
