@@ -60,7 +60,37 @@ def _partial_run_program(tf, target):
         out["dict_fetch"] = sess.partial_run(h, {"s": r1}, feed_dict={a: 2, b: 3})
         out["after_dict"] = sess.partial_run(h, (r2,), feed_dict={c: 4})
         out["still_usable"] = sess.run(r2, {a: 1, b: 1, c: 5})
+        # Feeds only, then the fetch; and fetches needing no feed (run at setup).
+        e = tf.placeholder(tf.float32, name="e")
+        doubled = e * 2.0
+        h = sess.partial_run_setup(fetches=[doubled], feeds=[e])
+        out["feeds_only"] = sess.partial_run(h, [], {e: 3.0})
+        out["then_fetch"] = sess.partial_run(h, [doubled], {})
+        k = tf.constant(2.0)
+        kb, kc = k * 2, k * 6
+        h = sess.partial_run_setup([kb, kc], [])
+        out["no_feeds"] = sess.partial_run(h, [kb, kc])
+        # A chain fed one placeholder per call.
+        chain, links = tf.constant(2.0), []
+        for i in range(20):
+            links.append(tf.placeholder(tf.float32, shape=[], name="link%d" % i))
+            chain = chain * links[-1]
+        ends = [chain]
+        h = sess.partial_run_setup(ends, links)
+        for i, link in enumerate(links[:-1]):
+            sess.partial_run(h, [], {link: 1.0 + i})
+        out["chain"] = sess.partial_run(h, ends[0], {links[-1]: 0.5})
     return out
+
+
+def partial_run_setup_failure(tf):
+    """A fetch needing a placeholder not declared as a feed: setup returns, the partial run
+    reports the placeholder's error."""
+    x = tf.placeholder(tf.float32, shape=(), name="x")
+    fetches = [x * 2, x * 3]
+    with tf.Session() as sess:
+        handle = sess.partial_run_setup(fetches=fetches, feeds=[])
+        return {"error": _error(lambda: sess.partial_run(handle, fetches[0]))}
 
 
 def partial_run_in_steps(tf):
@@ -817,6 +847,7 @@ CASES = {
     "partial_run_in_steps": partial_run_in_steps,
     "partial_run_over_grpc": partial_run_over_grpc,
     "partial_run_errors": partial_run_errors,
+    "partial_run_setup_failure": partial_run_setup_failure,
     "session_handle_v2": session_handle_v2,
     "parameterized_truncated_normal": parameterized_truncated_normal,
     "parameterized_truncated_normal_errors": parameterized_truncated_normal_errors,

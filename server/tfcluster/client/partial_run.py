@@ -53,6 +53,8 @@ class _PartialRun:
         self.values: dict[str, Any] = {}
         self.executed: set[Operation] = set()
         self.needed = self._needed_ops()
+        # An error of the steps run at setup, raised by the next partial_run.
+        self.failure: errors.OpError | None = None
 
     def _needed_ops(self) -> set[Operation]:
         """Ops the declared fetches and targets depend on, cut at the declared feeds."""
@@ -217,7 +219,11 @@ class PartialRuns:
             + ",".join(sorted(op.name for op in targets))
             + "/1/"
         )
-        run.step({}, [], step)
+        try:
+            run.step({}, [], step)
+        except errors.OpError as e:
+            # TF's executor fails after setup returned: the next partial_run reports it.
+            run.failure = e
         handle = f"{key};{number}"
         with self._lock:
             self._runs[handle] = run
@@ -228,6 +234,9 @@ class PartialRuns:
             run = self._runs.get(handle) if isinstance(handle, str) else None
         if run is None:
             raise _invalid(_NOT_SET_UP)
+        if run.failure is not None:
+            self._drop(handle)
+            raise run.failure
         run.check(feeds, fetch_names)
         try:
             values = run.step(feeds, fetch_names, step)
