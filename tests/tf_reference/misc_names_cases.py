@@ -73,7 +73,7 @@ def _partial_run_program(tf, target):
         # A chain fed one placeholder per call.
         chain, links = tf.constant(2.0), []
         for i in range(20):
-            links.append(tf.placeholder(tf.float32, shape=[], name="link%d" % i))
+            links.append(tf.placeholder(tf.float32, shape=[], name=f"link{i}"))
             chain = chain * links[-1]
         ends = [chain]
         h = sess.partial_run_setup(ends, links)
