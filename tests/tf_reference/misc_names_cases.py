@@ -585,6 +585,31 @@ def ragged_conversions(tf):
     return out
 
 
+def ragged_to_tensor_method(tf):
+    """tf.RaggedTensor.to_tensor as TF 1.15 builds it (a gather, named under RaggedToTensor)."""
+    inner = tf.ragged.constant([[[1, 2], [3, 4]], [], [[5, 6]]], ragged_rank=1)
+    empty = tf.ragged.constant([[], []], dtype=tf.float32)
+    nested = tf.ragged.constant([[[1], [2, 3]], [[4, 5, 6]]])
+    words = tf.ragged.constant([["a"], ["b", "c"]])
+    held = tf.ragged.placeholder(tf.int32, 1, [])
+    dense = {
+        "inner_default": inner.to_tensor(default_value=[9, 8]),
+        "scalar_default": inner.to_tensor(default_value=7),
+        "empty": empty.to_tensor(),
+        "nested": nested.to_tensor(name="dense"),
+        "words": words.to_tensor(default_value="z"),
+    }
+    out = {
+        "static": {k: str(v.shape) for k, v in dense.items()},
+        "names": {k: v.name for k, v in dense.items()},
+        "placeholder_static": str(held.to_tensor().shape),
+        "bad_default": _error(lambda: inner.to_tensor(default_value=[1, 2, 3])),
+    }
+    with tf.Session() as sess:
+        out["values"] = sess.run(dense)
+    return out
+
+
 # ---- tf.random.experimental.Generator.binomial (StatefulRandomBinomial) ---------------------
 
 
@@ -857,6 +882,7 @@ CASES = {
     "dataset_anonymous_resources": dataset_anonymous_resources,
     "virtual_cpu_devices": virtual_cpu_devices,
     "ragged_conversions": ragged_conversions,
+    "ragged_to_tensor_method": ragged_to_tensor_method,
     "generator_binomial": generator_binomial,
     "batching_across_steps": batching_across_steps,
     "stats_to_summary_writer": stats_to_summary_writer,
