@@ -55,6 +55,7 @@ class _PartialRun:
         self.needed = self._needed_ops()
         # An error of the steps run at setup, raised by the next partial_run.
         self.failure: errors.OpError | None = None
+        self.lock = threading.Lock()
 
     def _needed_ops(self) -> set[Operation]:
         """Ops the declared fetches and targets depend on, cut at the declared feeds."""
@@ -234,18 +235,19 @@ class PartialRuns:
             run = self._runs.get(handle) if isinstance(handle, str) else None
         if run is None:
             raise _invalid(_NOT_SET_UP)
-        if run.failure is not None:
-            self._drop(handle)
-            raise run.failure
-        run.check(feeds, fetch_names)
-        try:
-            values = run.step(feeds, fetch_names, step)
-        except errors.OpError:
-            self._drop(handle)  # TF's executor has failed: the partial run is over
-            raise
-        if run.done():
-            self._drop(handle)
-        return values
+        with run.lock:  # one call of a partial run at a time, as TF's run state is locked
+            if run.failure is not None:
+                self._drop(handle)
+                raise run.failure
+            run.check(feeds, fetch_names)
+            try:
+                values = run.step(feeds, fetch_names, step)
+            except errors.OpError:
+                self._drop(handle)  # TF's executor has failed: the partial run is over
+                raise
+            if run.done():
+                self._drop(handle)
+            return values
 
     def _drop(self, handle: str) -> None:
         with self._lock:
