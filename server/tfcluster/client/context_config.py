@@ -1,6 +1,10 @@
 """What TF 1.15 keeps in its eager context and `tf.Session()` takes when given no config:
 soft device placement, GPU memory growth (tf.config) on top of tf.config.threading's counts,
-and the devices this process has (CPU always, the GPUs cupy sees)."""
+and the devices this process has (CPU always, the GPUs cupy sees), which of them sessions
+see (set_visible_devices) and how many logical CPU devices the CPU is split into
+(set_virtual_device_configuration). As in TF, the device settings are fixed once the context
+is initialized (TF's list_logical_devices does that): changing them after raises
+RuntimeError."""
 
 from __future__ import annotations
 
@@ -8,11 +12,22 @@ import collections
 from typing import Any
 
 from tfcluster.client import thread_settings
+from tfcluster.framework import errors
 from tfcluster.protos import config_pb2
 from tfcluster.runtime import gpu
 
 PhysicalDevice = collections.namedtuple("PhysicalDevice", ["name", "device_type"])
 LogicalDevice = collections.namedtuple("LogicalDevice", ["name", "device_type"])
+
+
+class VirtualDeviceConfiguration(
+    collections.namedtuple("VirtualDeviceConfiguration", ["memory_limit"])
+):
+    """One logical device a physical device is split into (memory_limit in MB, GPUs only)."""
+
+    def __new__(cls, memory_limit: Any = None) -> VirtualDeviceConfiguration:
+        return super().__new__(cls, memory_limit)
+
 
 _settings: dict[str, Any] = {
     "soft_placement": None,
@@ -45,6 +60,10 @@ _REWRITE_TOGGLES = (
 )
 _REWRITE_BOOLS = frozenset({"disable_model_pruning", "disable_meta_optimizer"})
 _memory_growth: dict[Any, bool | None] = {}
+# Devices sessions see (None: every physical device), logical splits of physical devices,
+# and whether the context is initialized (the device settings are fixed from then on).
+_devices: dict[str, Any] = {"visible": None, "initialized": False}
+_virtual_devices: dict[Any, list[VirtualDeviceConfiguration]] = {}
 
 
 def get_soft_device_placement() -> bool:
@@ -145,15 +164,98 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
 
 
 def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
-    return list_physical_devices(device_type)
+    visible = _devices["visible"]
+    if visible is None:
+        return list_physical_devices(device_type)
+    return [d for d in visible if device_type is None or d.device_type == device_type]
+
+
+def set_visible_devices(devices: Any, device_type: str | None = None) -> None:
+    """The physical devices sessions made without a config see from now on (of
+    `device_type` only, when given: the others stay as they are)."""
+    if not isinstance(devices, list):
+        devices = [devices]
+    physical = list_physical_devices()
+    for d in devices:
+        if d not in physical or (device_type is not None and d.device_type != device_type):
+            raise ValueError(f"Unrecognized device: {d!r}")
+    visible = []
+    if device_type is not None:
+        visible = [d for d in get_visible_devices() if d.device_type != device_type]
+    visible += devices
+    if visible == get_visible_devices():
+        return
+    if _devices["initialized"]:
+        raise RuntimeError("Visible devices cannot be modified after being initialized")
+    _devices["visible"] = visible
+
+
+def get_virtual_device_configuration(device: Any) -> list[VirtualDeviceConfiguration] | None:
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    return _virtual_devices.get(device)
+
+
+def set_virtual_device_configuration(
+    device: Any, virtual_devices: list[VirtualDeviceConfiguration]
+) -> None:
+    """Splits a physical device into logical ones: a CPU into that many CPU devices
+    (/device:CPU:0..n-1 of sessions made without a config)."""
+    if device not in list_physical_devices():
+        raise ValueError(f"Unrecognized device: {device!r}")
+    if device.device_type == "CPU":
+        if any(v.memory_limit is not None for v in virtual_devices):
+            raise ValueError(
+                "Setting memory limit on CPU virtual devices is currently not supported"
+            )
+    elif device.device_type == "GPU":
+        if any(v.memory_limit is None for v in virtual_devices):
+            raise ValueError("Setting memory limit is required for GPU virtual devices is")
+        raise errors.UnimplementedError(
+            None,
+            None,
+            "Virtual GPU devices (several logical GPUs on one physical GPU) are not supported "
+            "by tfcluster: each GPU is one device",
+        )
+    else:
+        raise ValueError(f"Virtual devices are not supported for {device.device_type}")
+    if _virtual_devices.get(device) == virtual_devices:
+        return
+    if _devices["initialized"]:
+        raise RuntimeError("Virtual devices cannot be modified after being initialized")
+    _virtual_devices[device] = list(virtual_devices)
+
+
+def _logical_count(device: PhysicalDevice) -> int:
+    split = _virtual_devices.get(device)
+    return 1 if split is None else len(split)
 
 
 def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
+    _devices["initialized"] = True  # as TF's context, initialized by listing its devices
     prefix = "/job:localhost/replica:0/task:0/device:"
-    return [
-        LogicalDevice(prefix + d.name.split("/physical_device:")[1], d.device_type)
-        for d in list_physical_devices(device_type)
-    ]
+    out = []
+    counts: dict[str, int] = {}
+    for d in get_visible_devices():
+        for _ in range(_logical_count(d)):
+            index = counts.get(d.device_type, 0)
+            counts[d.device_type] = index + 1
+            if device_type is None or d.device_type == device_type:
+                out.append(LogicalDevice(f"{prefix}{d.device_type}:{index}", d.device_type))
+    return out
+
+
+def _apply_devices(config: config_pb2.ConfigProto) -> None:
+    """Device counts and the visible GPU list, as TF's context puts them in its config."""
+    counts = {"CPU": 0, "GPU": 0}
+    for d in get_visible_devices():
+        counts[d.device_type] = counts.get(d.device_type, 0) + _logical_count(d)
+    for kind, n in counts.items():
+        config.device_count[kind] = n
+    visible = get_visible_devices()
+    config.gpu_options.visible_device_list = ",".join(
+        str(i) for i, d in enumerate(list_physical_devices("GPU")) if d in visible
+    )
 
 
 def _gpu(device: Any) -> PhysicalDevice:
@@ -184,10 +286,13 @@ def default_session_config() -> config_pb2.ConfigProto | None:
     optimizer_set = _settings["jit"] is not None or any(
         v is not None for v in _optimizer_options.values()
     )
-    if _settings["soft_placement"] is None and not growth and not optimizer_set:
+    devices_set = _devices["visible"] is not None or bool(_virtual_devices)
+    if _settings["soft_placement"] is None and not growth and not optimizer_set and not devices_set:
         return config
     config = config or config_pb2.ConfigProto()
     _apply_optimizer_options(config)
+    if devices_set:
+        _apply_devices(config)
     if _settings["soft_placement"] is not None:
         config.allow_soft_placement = _settings["soft_placement"]
     if growth:

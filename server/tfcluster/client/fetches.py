@@ -162,6 +162,16 @@ def expand_feed(graph: Graph, key: Any, value: Any) -> list[tuple[Tensor, Any]]:
     return [(tensor, value)]
 
 
+def feed_components(key: Any) -> list[Any]:
+    """The graph elements a partial run's declared feed stands for (TF's feed_fn2): a
+    SparseTensor's three tensors, an IndexedSlices' components, else the key itself."""
+    if isinstance(key, sparse_tensor.SparseTensor):
+        return [key.indices, key.values, key.dense_shape]
+    if isinstance(key, indexed_slices.IndexedSlices):
+        return list(key.components())
+    return [key]
+
+
 def _expand_ragged_feed(key: RaggedTensor, value: Any) -> list[tuple[Tensor, Any]]:
     """A RaggedTensor is fed a RaggedTensorValue of the same ragged_rank: its flat values
     and each level's row splits."""

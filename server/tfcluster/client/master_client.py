@@ -79,7 +79,8 @@ def register_target_scheme(scheme: str, factory: Callable[[str, Any], MasterClie
 def master_for_target(target: str, config: Any = None) -> MasterClient:
     if not target:
         _size_local_pools(config)
-        master = new_local_master()
+        cpus = dict(config.device_count).get("CPU", 1) if config is not None else 1
+        master = new_local_master(cpus)
         return InProcessMasterClient(master, on_release=lambda: close_local_master(master))
     scheme, sep, _ = target.partition("://")
     if not sep:

@@ -12,6 +12,7 @@ import numpy as np
 from tfcluster.client import context_config
 from tfcluster.client import fetches as fetch_lib
 from tfcluster.client.master_client import MasterClient, master_for_target
+from tfcluster.client.partial_run import PartialRuns
 from tfcluster.framework import dtypes, errors, tensor_shape
 from tfcluster.framework.default_session import pop_default_session, push_default_session
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
@@ -77,6 +78,7 @@ class BaseSession:
         # Fetch structures seen lately (flat lists of tensors and ops, as training loops
         # pass every step), so a step does not flatten the same structure again.
         self._handlers: dict[Any, fetch_lib.FetchHandler] = {}
+        self._partial_runs = PartialRuns()
 
     # ---- properties ------------------------------------------------------------------
     @property
@@ -152,6 +154,60 @@ class BaseSession:
         if run_metadata is not None and stats is not None:
             run_metadata.step_stats.CopyFrom(stats)
         return handler.build(list(values), feeds, self)
+
+    # ---- partial runs ----------------------------------------------------------------
+    def partial_run_setup(self, fetches: Any, feeds: Any = None) -> str:
+        """Declares the feeds and fetches of a step that partial_run feeds and fetches in
+        several calls; returns its handle."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        if not self._graph._nodes_in_order:
+            raise RuntimeError(
+                "The Session graph is empty.  Add operations to the graph before calling run()."
+            )
+        feed_list: list[Tensor] = []
+        for feed in (
+            feeds if isinstance(feeds, (list, tuple)) else ([] if feeds is None else [feeds])
+        ):
+            for sub in fetch_lib.feed_components(feed):
+                try:
+                    t = self._graph.as_graph_element(sub, allow_tensor=True, allow_operation=False)
+                except (TypeError, ValueError, KeyError) as e:
+                    message = e.args[0] if e.args else str(e)
+                    raise type(e)(f"Cannot interpret feed_list key as Tensor: {message}") from None
+                assert isinstance(t, Tensor)
+                feed_list.append(t)
+        handler = fetch_lib.FetchHandler(self._graph, fetches)
+        graph = self._graph
+        fetch_list = [graph.get_tensor_by_name(n) for n in handler.tensor_names]
+        target_list = [graph.get_operation_by_name(n) for n in handler.target_names]
+        step = self._partial_step()
+        return self._partial_runs.setup(self._graph, feed_list, fetch_list, target_list, step)
+
+    def _partial_step(self) -> Callable[[dict[str, Any], list[str], list[str]], list[Any]]:
+        session_handle = self._sync_graph()
+
+        def step(feeds: dict[str, Any], names: list[str], targets: list[str]) -> list[Any]:
+            values, _ = self._master.run_step(session_handle, feeds, names, targets, None)
+            return list(values)
+
+        return step
+
+    def partial_run(
+        self, handle: str, fetches: Any, feed_dict: Mapping[Any, Any] | None = None
+    ) -> Any:
+        """Feeds some of the partial run's declared feeds and fetches some of its fetches."""
+        if self._closed:
+            raise RuntimeError("Attempted to use a closed Session.")
+        handler = fetch_lib.FetchHandler(self._graph, fetches)
+        feeds = self._process_feeds(feed_dict)
+        if handler.target_names:
+            raise RuntimeError("partial_run() requires empty target_list.")
+        if not handler.tensor_names and not feeds:
+            return handler.build([], feeds, self)
+        step = self._partial_step()
+        values = self._partial_runs.run(handle, feeds, handler.tensor_names, step)
+        return handler.build(values, feeds, self)
 
     def _fetch_handler(self, fetches: Any) -> fetch_lib.FetchHandler:
         key: Any = None

@@ -31,9 +31,10 @@ class LocalWorkerCache:
         """In-process: no task is reached by address."""
 
 
-def new_local_master() -> Master:
-    """A fresh engine: its own worker and resources, shared with no other session."""
-    worker = Worker(LOCAL_TASK)
+def new_local_master(cpus: int = 1) -> Master:
+    """A fresh engine: its own worker and resources, shared with no other session; `cpus`
+    logical CPU devices (ConfigProto.device_count["CPU"], as TF's DirectSession makes)."""
+    worker = Worker(LOCAL_TASK, cpus=cpus)
     master = Master(LocalWorkerCache(worker), LOCAL_TASK)
     master.sessions_share_resources = False  # isolate_session_state holds by construction
     return master

@@ -59,13 +59,19 @@ class Worker:
         task: str,
         devices: Sequence[DeviceInfo] | None = None,
         worker_cache: WorkerCacheInterface | None = None,
+        cpus: int = 1,
     ) -> None:
         self.task = task
         self.incarnation = secrets.randbits(63)
+        # More than one CPU device: logical CPUs of one process (ConfigProto.device_count of
+        # a local session, as tf.config's virtual CPU devices make it).
         self.devices = list(
             devices
             or [
-                DeviceInfo(f"{task}/device:CPU:0", "CPU", 0, self.incarnation),
+                *(
+                    DeviceInfo(f"{task}/device:CPU:{i}", "CPU", 0, self.incarnation)
+                    for i in range(max(1, cpus))
+                ),
                 *_gpu_devices(task, self.incarnation),
             ]
         )

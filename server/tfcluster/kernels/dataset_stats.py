@@ -12,10 +12,11 @@ from collections.abc import Callable
 from typing import Any
 
 import numpy as np
-from tensorboardX.proto import summary_pb2
+from tensorboardX.proto import event_pb2, summary_pb2
 
 from tfcluster.framework import errors
 from tfcluster.kernels import dataset_base as base
+from tfcluster.kernels import summary_writers
 from tfcluster.kernels.dataset import _resource_names
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.kernels.summary import histogram_proto
@@ -34,11 +35,11 @@ class StatsAggregator:
         self._histograms: dict[str, list[float]] = {}
         self._scalars: dict[str, float] = {}
 
-    def add_to_histogram(self, name: str, value: float) -> None:
+    def add_to_histogram(self, name: str, value: float, step: int = 0) -> None:
         with self._lock:
             self._histograms.setdefault(name, []).append(value)
 
-    def add_scalar(self, name: str, value: float) -> None:
+    def add_scalar(self, name: str, value: float, step: int = 0) -> None:
         with self._lock:
             self._scalars[name] = value
 
@@ -59,15 +60,41 @@ class StatsAggregator:
 
 
 class StatsAggregatorV2(StatsAggregator):
-    """StatsAggregatorHandleV2's aggregator: TF 1.15 sends its statistics to a summary
-    writer (StatsAggregatorSetSummaryWriter, which tfcluster does not have) and its
-    StatsAggregatorSummary is empty; here too it keeps nothing."""
+    """StatsAggregatorHandleV2's aggregator: as TF 1.15's, its StatsAggregatorSummary is empty;
+    once StatsAggregatorSetSummaryWriter gave it a summary writer, every statistic recorded
+    writes an event there (step: the recording iterator's element count; a histogram of all
+    the values recorded under the name so far)."""
 
-    def add_to_histogram(self, name: str, value: float) -> None:
-        return None
+    def __init__(self) -> None:
+        super().__init__()
+        self._values: dict[str, list[float]] = {}
+        self._writer: Any = None
 
-    def add_scalar(self, name: str, value: float) -> None:
-        return None
+    def set_summary_writer(self, writer: Any) -> None:
+        with self._lock:
+            self._writer = writer
+
+    def add_to_histogram(self, name: str, value: float, step: int = 0) -> None:
+        with self._lock:
+            values = self._values.setdefault(name, [])
+            values.append(value)
+            writer = self._writer
+            if writer is None:
+                return
+            summary = summary_pb2.Summary()
+            summary.value.add(tag=name).histo.CopyFrom(histogram_proto(np.array(values)))
+        writer.write(event_pb2.Event(step=step, wall_time=time.time(), summary=summary))
+
+    def add_scalar(self, name: str, value: float, step: int = 0) -> None:
+        with self._lock:
+            writer = self._writer
+        if writer is not None:
+            summary = summary_pb2.Summary()
+            summary.value.add(tag=name, simple_value=value)
+            writer.write(event_pb2.Event(step=step, wall_time=time.time(), summary=summary))
+
+    def summary(self) -> bytes:
+        return summary_pb2.Summary().SerializeToString()
 
 
 def _aggregator(value: Any, node_name: str) -> StatsAggregator:
@@ -110,6 +137,22 @@ def stats_aggregator_summary(node: Any, xp: Any) -> Any:
 
 
 kernel("StatsAggregatorSummary", devices=CPU_ONLY)(stats_aggregator_summary)
+
+
+@kernel("StatsAggregatorSetSummaryWriter", devices=CPU_ONLY)
+def stats_aggregator_set_summary_writer(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        agg = _aggregator(ins[0], node.name)
+        writer = summary_writers.writer_of(ins[1], node.name)
+        if isinstance(agg, StatsAggregatorV2):
+            agg.set_summary_writer(writer)
+        # A V1 aggregator keeps its statistics for StatsAggregatorSummary: TF 1.15 accepts
+        # the writer and writes nothing to it.
+        return ()
+
+    return compute
+
+
 kernel("ExperimentalStatsAggregatorSummary", devices=CPU_ONLY)(stats_aggregator_summary)
 
 
@@ -196,11 +239,13 @@ class _RecordingIterator(base.ElementIterator):
         self, it: base.ElementIterator, aggregator: StatsAggregator, name: str, measure: Measure
     ) -> None:
         self._it, self._aggregator, self._name, self._measure = it, aggregator, name, measure
+        self._count = 0  # elements recorded: the step of a summary event, as TF's
 
     def next(self) -> base.Element | None:
         element, value = self._measure(self._it)
         if element is not None:
-            self._aggregator.add_to_histogram(self._name, value)
+            self._aggregator.add_to_histogram(self._name, value, self._count)
+            self._count += 1
         return element
 
     def close(self) -> None:

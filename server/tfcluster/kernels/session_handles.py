@@ -41,7 +41,9 @@ class SessionTensorStore:
     def delete(self, handle: str) -> None:
         with self._lock:
             if self._tensors.pop(handle, None) is None:
-                raise invalid(f"The tensor with handle '{handle}' is not in the session store.")
+                raise invalid(
+                    f"Failed to delete a tensor with handle '{handle}' in the session store."
+                )
 
 
 def _store(ctx: Any) -> SessionTensorStore:
@@ -61,6 +63,34 @@ def get_session_handle(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         handle = _store(ctx).add(node.name, node.device, ins[0])
         return (np.array(handle.encode(), dtype=object),)
+
+    return compute
+
+
+class StoredTensorHandle:
+    """The DT_RESOURCE value of GetSessionHandleV2: TF's ResourceHandle of the stored tensor
+    (container "localhost", its store handle as the name, its device). As a string it is the
+    store handle, so a client's TensorHandle made from it reads the tensor back."""
+
+    __slots__ = ("container", "device", "name")
+
+    def __init__(self, name: str, device: str) -> None:
+        self.container = "localhost"
+        self.name = name
+        self.device = device
+
+    def __str__(self) -> str:
+        return self.name
+
+    def __repr__(self) -> str:
+        return f"<StoredTensorHandle {self.name}>"
+
+
+@kernel("GetSessionHandleV2", devices=CPU_ONLY)
+def get_session_handle_v2(node: Any, xp: Any) -> Compute:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        handle = _store(ctx).add(node.name, node.device, ins[0])
+        return (StoredTensorHandle(handle, node.device),)
 
     return compute
 

@@ -6,6 +6,7 @@ TF's sequence."""
 from __future__ import annotations
 
 import secrets
+import weakref
 from typing import Any
 
 import numpy as np
@@ -18,6 +19,9 @@ from tfcluster.kernels.registry import CPU_ONLY, kernel
 _PHILOX = 1
 _CALLS_PER_OUTPUT = 256
 _MASK64 = (1 << 64) - 1
+# State arrays these kernels wrote (by id): TF's kernels leave the variable a buffer of its
+# own, which StatefulRandomBinomial's update needs (see kernels/stateful_binomial.py).
+RNG_WRITTEN: weakref.WeakValueDictionary[int, Any] = weakref.WeakValueDictionary()
 
 
 def _shape(value: Any) -> list[int]:
@@ -45,6 +49,7 @@ def _reserve(ref: Any, algorithm: Any, calls: int, name: str) -> _philox.Start:
         moved = (counter + calls) & ((1 << 128) - 1)
         new = np.array([moved & _MASK64, moved >> 64, key], dtype=np.uint64).view(np.int64)
         ref.value = frozen(new)
+        RNG_WRITTEN[id(ref.value)] = ref.value
         ref.generation += 1
     base = (low & 0xFFFFFFFF, low >> 32, high & 0xFFFFFFFF, high >> 32)
     return _philox.Start((key & 0xFFFFFFFF, key >> 32), base)

@@ -83,6 +83,11 @@ class SummaryWriterResource:
                 self._writer = None
 
 
+def writer_of(value: Any, node_name: str) -> SummaryWriterResource:
+    """The summary writer a resource input names (InvalidArgumentError for anything else)."""
+    return _writer(value, node_name)
+
+
 def _writer(value: Any, node_name: str) -> SummaryWriterResource:
     if not isinstance(value, SummaryWriterResource):
         raise invalid(f"{node_name}: input 0 is not a summary writer ({type(value).__name__})")

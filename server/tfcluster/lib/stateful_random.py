@@ -9,9 +9,9 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, errors
+from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
-from tfcluster.ops import array_ops, math_ops
+from tfcluster.ops import array_ops, math_ops, parameterized_random_ops
 from tfcluster.ops import stateful_random_ops as ops
 from tfcluster.ops.variables import Variable
 
@@ -198,12 +198,16 @@ class Generator:
         dtype: Any = dtypes.int32,
         name: str | None = None,
     ) -> Tensor:
-        raise errors.UnimplementedError(
-            None,
-            None,
-            "tf.random.experimental.Generator.binomial is not implemented in tfcluster "
-            "(TF's stateful binomial sampler)",
-        )
+        """Draws of Binomial(counts[i], probs[i]) for each row i of `shape` (counts and probs
+        scalars or vectors over shape[0])."""
+        dtype = dtypes.as_dtype(dtype)
+        with name_scope(name, "binomial", [shape, counts, probs]) as scope:
+            counts_t = convert_to_tensor(counts, name="counts")
+            probs_t = convert_to_tensor(probs, name="probs")
+            shape_t = _shape_tensor(shape)
+            return parameterized_random_ops.stateful_random_binomial(
+                self._state_var, self.algorithm, shape_t, counts_t, probs_t, dtype, name=scope
+            )
 
     def make_seeds(self, count: int = 1) -> Tensor:
         """[2, count] seeds for the stateless ops: random keys over zeros."""

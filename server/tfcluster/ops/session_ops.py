@@ -37,6 +37,13 @@ def _tensor_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
 
 
 op_def_registry.register("GetSessionHandle", _handle_infer, stateful=True)
+
+
+def _resource_handle_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(dtypes.resource, TensorShape([]))]
+
+
+op_def_registry.register("GetSessionHandleV2", _resource_handle_infer, stateful=True)
 op_def_registry.register("GetSessionTensor", _tensor_infer, stateful=True)
 op_def_registry.register("DeleteSessionTensor", op_def_registry.no_outputs, stateful=True)
 

@@ -6,7 +6,8 @@ graph itself, a TrackableObjectGraph proto, under '_CHECKPOINTABLE_OBJECT_GRAPH'
 TF 1.15 writes and reads.
 
 Trackable here: variables, tf.train optimizers (their non-slot variables by name, their
-slots) and Checkpoint objects (their attributes)."""
+slots), Checkpoint objects (their attributes) and tf.train.experimental.PythonState objects
+(their serialized string, 'counter/.ATTRIBUTES/py_state')."""
 
 from __future__ import annotations
 
@@ -28,6 +29,7 @@ from tfcluster.protos.trackable_object_graph_pb2 import TrackableObjectGraph
 from tfcluster.training import checkpoint_management, training_util
 from tfcluster.training.checkpoint_utils import _is_variable
 from tfcluster.training.optimizer import Optimizer
+from tfcluster.training.python_state import PY_STATE_KEY, PythonState
 
 OBJECT_GRAPH_PROTO_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 VARIABLE_VALUE_KEY = "VARIABLE_VALUE"
@@ -39,7 +41,7 @@ def _escape(name: str) -> str:
 
 
 def _is_trackable(x: Any) -> bool:
-    return _is_variable(x) or isinstance(x, (Optimizer, Checkpoint))
+    return _is_variable(x) or isinstance(x, (Optimizer, Checkpoint, PythonState))
 
 
 def _dependencies(obj: Any) -> list[tuple[str, Any]]:
@@ -96,6 +98,11 @@ class _ObjectGraph:
             if _is_variable(obj):
                 yield f"{self.keys[id(obj)]}/{_ESCAPE}ATTRIBUTES/{VARIABLE_VALUE_KEY}", obj
 
+    def python_states(self) -> Iterator[tuple[str, PythonState]]:
+        for obj in self.objects:
+            if isinstance(obj, PythonState):
+                yield _py_state_key(self.keys[id(obj)]), obj
+
     def proto(self) -> TrackableObjectGraph:
         graph = TrackableObjectGraph()
         for i, obj in enumerate(self.objects):
@@ -108,6 +115,10 @@ class _ObjectGraph:
                     full_name=obj.op.name,
                     checkpoint_key=f"{self.keys[id(obj)]}/{_ESCAPE}ATTRIBUTES/{VARIABLE_VALUE_KEY}",
                 )
+            if isinstance(obj, PythonState):
+                node.attributes.add(
+                    name=PY_STATE_KEY, checkpoint_key=_py_state_key(self.keys[id(obj)])
+                )
             for slot_name, var_id, slot_id in self.slots.get(i, []):
                 node.slot_variables.add(
                     original_variable_node_id=var_id,
@@ -115,6 +126,16 @@ class _ObjectGraph:
                     slot_variable_node_id=slot_id,
                 )
         return graph
+
+
+def _py_state_key(object_key: str) -> str:
+    return f"{object_key}/{_ESCAPE}ATTRIBUTES/{PY_STATE_KEY}"
+
+
+def _string_scalar(value: Any) -> np.ndarray:
+    out = np.empty((), dtype=object)
+    out[()] = value.encode() if isinstance(value, str) else bytes(value)
+    return out
 
 
 def _session(session: Any) -> Any:
@@ -140,7 +161,10 @@ def _write(root: Any, file_prefix: str, session: Any) -> str:
     serialized = np.empty((), dtype=object)
     serialized[()] = view.proto().SerializeToString()
     cpu = device_spec.canonical_name("/cpu:0")
-    per_device.setdefault(cpu, []).append(bundle.TensorToSave(OBJECT_GRAPH_PROTO_KEY, serialized))
+    cpu_shard = per_device.setdefault(cpu, [])
+    for key, state in view.python_states():
+        cpu_shard.append(bundle.TensorToSave(key, _string_scalar(state.serialize())))
+    cpu_shard.append(bundle.TensorToSave(OBJECT_GRAPH_PROTO_KEY, serialized))
     file_prefix = os.fspath(file_prefix)
     directory = os.path.dirname(file_prefix)
     if directory:
@@ -171,6 +195,19 @@ class CheckpointLoadStatus:
         self._reader = open_checkpoint(save_path)
         self._graph = TrackableObjectGraph()
         self._graph.ParseFromString(_as_bytes(self._reader.get_tensor(OBJECT_GRAPH_PROTO_KEY)))
+        self._python_restored: set[int] = set()
+        self.restore_python_states()
+
+    def restore_python_states(self) -> None:
+        """Gives each matched PythonState its saved string, once: TF restores Python state
+        when restore() matches it, or when a matching object is attached later."""
+        for node_id, obj in self._match().items():
+            if not isinstance(obj, PythonState) or id(obj) in self._python_restored:
+                continue
+            for attr in self._graph.nodes[node_id].attributes:
+                if attr.name == PY_STATE_KEY:
+                    self._python_restored.add(id(obj))
+                    obj.deserialize(_as_bytes(self._reader.get_tensor(attr.checkpoint_key)))
 
     def _match(self) -> dict[int, Any]:
         """checkpoint node id -> the current object it restores."""
@@ -334,9 +371,11 @@ class Checkpoint:
     _deps: dict[str, Any]
     _save_counter: Any
     _save_assign_op: Any
+    _load_statuses: list[CheckpointLoadStatus]
 
     def __init__(self, **kwargs: Any) -> None:
         object.__setattr__(self, "_deps", {})
+        object.__setattr__(self, "_load_statuses", [])
         object.__setattr__(self, "_save_counter", None)
         object.__setattr__(self, "_save_assign_op", None)
         for name, value in sorted(kwargs.items(), key=lambda kv: kv[0]):
@@ -353,6 +392,8 @@ class Checkpoint:
         object.__setattr__(self, name, value)
         if not name.startswith("_") and _is_trackable(value):
             self._deps[name] = value
+            for status in self._load_statuses:
+                status.restore_python_states()  # a deferred restoration
 
     def _maybe_create_save_counter(self) -> None:
         if self._save_counter is None:
@@ -400,6 +441,7 @@ class Checkpoint:
             reader = open_checkpoint(save_path)
             if reader.has_tensor(OBJECT_GRAPH_PROTO_KEY):
                 status = CheckpointLoadStatus(self, save_path)
+                self._load_statuses.append(status)
             else:
                 status = NameBasedSaverStatus(self, save_path)
         self._maybe_create_save_counter()

@@ -13,5 +13,6 @@ from tfcluster.lib.keras.optimizer_schedules import (
 )
 from tfcluster.lib.keras.premade.linear import LinearModel
 from tfcluster.lib.keras.premade.wide_deep import WideDeepModel
+from tfcluster.lib.keras.utils.data_utils import terminate_keras_multiprocessing_pools
 
 __getattr__ = _unimplemented.module_getattr("keras.experimental")

@@ -8,5 +8,6 @@ from tfcluster.training.mixed_precision import (
     disable_mixed_precision_graph_rewrite,
     enable_mixed_precision_graph_rewrite,
 )
+from tfcluster.training.python_state import PythonState
 
 __getattr__ = _unimplemented.module_getattr("train.experimental")

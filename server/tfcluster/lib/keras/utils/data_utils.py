@@ -5,7 +5,14 @@ order Keras's enqueuers give them."""
 
 from __future__ import annotations
 
+import contextlib
+import gc
+import multiprocessing
+import os
 import random
+import signal
+import time
+import weakref
 from collections.abc import Iterator
 from typing import Any
 
@@ -86,3 +93,54 @@ class GeneratorEnqueuer(SequenceEnqueuer):
             if not self.is_running():
                 return
             yield item
+
+
+# Multiprocessing pools Keras made for data loading, and the ids of their worker processes.
+# tfcluster's enqueuers draw batches in the calling thread, so nothing registers here today;
+# the cleanup below still ends whatever is registered, as TF 1.15's does.
+_DATA_POOLS: weakref.WeakSet[Any] = weakref.WeakSet()
+_WORKER_IDS: set[Any] = set()
+
+
+def terminate_keras_multiprocessing_pools(
+    grace_period: float = 0.1, use_sigkill: bool = False
+) -> list[str]:
+    """Ends Keras's data-loading pools and their workers (never other processes); returns
+    human-readable notes on what could not be ended (empty when all went)."""
+    problems: list[str] = []
+    gc.collect()
+    pools = list(_DATA_POOLS)
+    for pool in pools:
+        pool.close()
+        pool.terminate()  # not joined: a stuck worker would block forever
+    del pools
+    if _DATA_POOLS:
+        time.sleep(grace_period)
+    ended = set()
+    passes = ["terminate", "SIGTERM"] + (["SIGKILL"] if use_sigkill else []) + ["log"]
+    for step in passes:
+        gc.collect()
+        acted = False
+        for worker in multiprocessing.active_children():
+            if worker.ident not in _WORKER_IDS or not worker.is_alive():
+                continue
+            with contextlib.suppress(OSError):  # it may have exited meanwhile
+                if step == "terminate":
+                    worker.terminate()
+                    worker.join(timeout=grace_period)
+                    ended.add(worker.ident)
+                    acted = True
+                elif step in ("SIGTERM", "SIGKILL"):
+                    sig = signal.SIGKILL if step == "SIGKILL" else signal.SIGTERM
+                    os.kill(worker.pid or 0, sig)
+                    acted = True
+                else:
+                    problems.append(
+                        f"worker still alive: {worker.name}, pid={worker.pid}, hash={hash(worker)}"
+                    )
+        if acted:
+            time.sleep(grace_period)
+    _WORKER_IDS.difference_update(ended)
+    gc.collect()
+    problems.extend(f"pool still exists: {pool}, hash={hash(pool)}" for pool in _DATA_POOLS)
+    return problems
