@@ -772,9 +772,12 @@ class Graph:
 
     # ---- serialisation ---------------------------------------------------------------
     def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False) -> Any:
-        from tfcluster.framework import graph_io
+        from tfcluster.framework import function_library, graph_io
 
-        return graph_io.graph_to_graph_def(self, add_shapes=add_shapes)
+        # As TF writes it: function bodies in the library, attrs TF lacks under "_tfcluster_".
+        return function_library.to_library_form(
+            graph_io.graph_to_graph_def(self, add_shapes=add_shapes)
+        )
 
     @property
     def graph_def_versions(self) -> Any:
