@@ -38,6 +38,8 @@ from tfcluster.protos import attr_value_pb2, function_pb2, graph_pb2, node_def_p
 PRIVATE_PREFIX = "_tfcluster_"
 _EXPORTS_FUNCTION_ATTR = PRIVATE_PREFIX + EXPORTS_ATTR
 _INPUT_SHAPES = "_input_shapes"
+# An argument attr: the name of the argument's node in tfcluster's body.
+_ARG_NODE_ATTR = PRIVATE_PREFIX + "node_name"
 _CALL_OPS = ("PartitionedCall", "StatefulPartitionedCall")
 # Deeper nesting than this is a function calling itself.
 _MAX_DEPTH = 64
@@ -126,6 +128,7 @@ class _Importer:
             self._attr(value, f"{where} node '{nd.name}' attr '{key}'")
         if nd.op in self.functions and op_def_registry.lookup(nd.op) is None:
             self._as_call(out, where)
+        out.op = _alias_of(out.op)
         return out
 
     def _attr(self, value: attr_value_pb2.AttrValue, where: str) -> None:
@@ -196,6 +199,12 @@ class _FunctionBodyBuilder:
         self.where = f"function '{self.name}'"
         self.nodes = {nd.name: nd for nd in fdef.node_def}
         self.arg_names = {a.name for a in fdef.signature.input_arg}
+        # An argument's node keeps the name tfcluster gave it (body tensors are named in
+        # attrs such as a loop's `accumulate`); TF's arguments are named as they are.
+        self.arg_nodes = {}
+        for i, a in enumerate(fdef.signature.input_arg):
+            saved = fdef.arg_attr[i].attr.get(_ARG_NODE_ATTR) if i in fdef.arg_attr else None
+            self.arg_nodes[a.name] = saved.s.decode() if saved is not None else a.name
 
     def _type(self, arg: Any) -> int:
         if arg.number_attr or arg.type_list_attr:
@@ -216,7 +225,7 @@ class _FunctionBodyBuilder:
         if _INPUT_SHAPES in self.fdef.attr:
             shapes = list(self.fdef.attr[_INPUT_SHAPES].list.shape)
         for i, arg in enumerate(self.fdef.signature.input_arg):
-            nd = gd.node.add(name=arg.name, op="_Arg")
+            nd = gd.node.add(name=self.arg_nodes[arg.name], op="_Arg")
             nd.attr["T"].type = self._type(arg)  # type: ignore[assignment]
             nd.attr["index"].i = i
             arg_attr = self.fdef.arg_attr[i].attr if i in self.fdef.arg_attr else {}
@@ -233,7 +242,7 @@ class _FunctionBodyBuilder:
             for ref in src.input:
                 nd.input.append(self._ref(ref, src.name))
             gd.node.append(nd)
-        taken = set(self.nodes) | self.arg_names
+        taken = set(self.nodes) | set(self.arg_nodes.values())
         for i, out in enumerate(self.fdef.signature.output_arg):
             if out.name not in self.fdef.ret:
                 raise _invalid(f"{self.where}: output '{out.name}' has no ret entry")
@@ -264,13 +273,15 @@ class _FunctionBodyBuilder:
         """A FunctionDef input ('arg', 'node:out_arg:k', '^node') as a GraphDef input."""
         if ref.startswith("^"):
             src = ref[1:]
-            if src not in self.nodes and src not in self.arg_names:
+            if src in self.arg_names:
+                return "^" + self.arg_nodes[src]
+            if src not in self.nodes:
                 raise _invalid(f"{self.where} node '{consumer}': control input '{src}' unknown")
             return ref
         parts = ref.split(":")
         if len(parts) == 1:
             if parts[0] in self.arg_names:
-                return parts[0]
+                return self.arg_nodes[parts[0]]
             if parts[0] in self.nodes:  # a plain GraphDef-style reference
                 return parts[0]
             raise _invalid(f"{self.where} node '{consumer}': input '{ref}' is not an argument")
@@ -327,11 +338,33 @@ def _unique(name: str, taken: set[str]) -> str:
     return candidate
 
 
+def _alias_of(op_type: str) -> str:
+    """TF 1.15's Experimental<X>Dataset ops are <X>Dataset under their old names (same
+    inputs and attrs): one tfcluster lacks runs as the op it has."""
+    if not op_type.startswith("Experimental") or op_def_registry.lookup(op_type) is not None:
+        return op_type
+    plain = op_type[len("Experimental") :]
+    old, new = op_signatures.lookup(op_type), op_signatures.lookup(plain)
+    if old is None or new is None or op_def_registry.lookup(plain) is None:
+        return op_type
+    if (old.inputs, old.outputs) != (new.inputs, new.outputs):
+        return op_type
+    if {a.name for a in old.attrs} - {a.name for a in new.attrs}:
+        return op_type
+    return plain
+
+
 def needs_import(graph_def: graph_pb2.GraphDef) -> bool:
-    """Whether the GraphDef has library functions or attrs saved under tfcluster's prefix."""
+    """Whether the GraphDef has library functions, attrs saved under tfcluster's prefix or
+    ops under their Experimental names."""
     if len(graph_def.library.function):
         return True
-    return any(k.startswith(PRIVATE_PREFIX) for nd in graph_def.node for k in nd.attr)
+    for nd in graph_def.node:
+        if nd.op.startswith("Experimental") and _alias_of(nd.op) != nd.op:
+            return True
+        if any(k.startswith(PRIVATE_PREFIX) for k in nd.attr):
+            return True
+    return False
 
 
 def from_library_form(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
@@ -399,10 +432,12 @@ class _Exporter:
         taken = {nd.name.lower() for nd in body.graph_def.node}
         arg_refs: dict[str, str] = {}
         input_shapes = fdef.attr[_INPUT_SHAPES].list
-        for node_name, dtype, shape, _ in body.args:
+        for i, (node_name, dtype, shape, _) in enumerate(body.args):
             arg = fdef.signature.input_arg.add(name=_arg_name(node_name, taken))
             arg.type = dtype.as_datatype_enum  # type: ignore[assignment]
             arg_refs[node_name] = arg.name
+            if arg.name != node_name:
+                fdef.arg_attr[i].attr[_ARG_NODE_ATTR].s = node_name.encode()
             input_shapes.shape.append(shape.as_proto())
 
         def ref(raw: str) -> str | None:
@@ -439,11 +474,16 @@ class _Exporter:
 
 
 def _rename_private_attrs(nd: node_def_pb2.NodeDef) -> None:
-    """Attrs TF 1.15's op def lacks move under PRIVATE_PREFIX (its importer skips them)."""
+    """Attrs TF 1.15's op def lacks move under PRIVATE_PREFIX (its importer skips them); a
+    required attr TF names `T<name>` where tfcluster says `<name>` (TensorDataset's
+    Toutput_types) is derived from it."""
     sig = op_signatures.lookup(nd.op)
     if sig is None:
         return
     declared = {a.name for a in sig.attrs}
+    for a in sig.attrs:
+        if not a.has_default and a.name not in nd.attr and a.name[1:] in nd.attr:
+            nd.attr[a.name].CopyFrom(nd.attr[a.name[1:]])
     for key in [k for k in nd.attr if not k.startswith("_") and k not in declared]:
         nd.attr[PRIVATE_PREFIX + key].CopyFrom(nd.attr[key])
         del nd.attr[key]

@@ -1,0 +1,217 @@
+"""Programs whose graphs carry functions (tf.data transformations, tf.function, functional
+If/While): each builds its graph with `tf` (TensorFlow 1.15 under record_function_library.py,
+with control flow v2 on; tfcluster in tests/unit/test_function_library_interop.py and
+write_function_library_samples.py) and returns what to run: `init` (op names run first),
+`fetch` (tensor names run each step), `steps` (how many; 0: until OutOfRangeError).
+
+`run_spec` runs such a spec in the default graph, so the same spec also runs a graph that
+was imported from a MetaGraph file. Python 3.7 code: the recorder runs it under TF 1.15.
+"""
+
+import numpy as np
+
+
+def _iterate(tf, ds, one_shot=False):
+    it = ds.make_one_shot_iterator() if one_shot else ds.make_initializable_iterator()
+    nxt = tf.nest.flatten(it.get_next())
+    names = [tf.identity(t, name="out_%d" % i).name for i, t in enumerate(nxt)]
+    init = [] if one_shot else [it.initializer.name]
+    return {"init": init, "fetch": names, "steps": 0}
+
+
+def data_map(tf):
+    return _iterate(tf, tf.data.Dataset.range(6).map(lambda x: x * 2 + 1))
+
+
+def data_map_captured_tuple(tf):
+    c = tf.constant(3, tf.int64, name="c")
+    scale = tf.constant(0.5, name="scale")
+    ds = tf.data.Dataset.range(5).map(lambda x: (x * c, tf.cast(x, tf.float32) * scale))
+    return _iterate(tf, ds)
+
+
+def data_map_parallel(tf):
+    ds = tf.data.Dataset.range(8).map(lambda x: x * x, num_parallel_calls=2)
+    return _iterate(tf, ds)
+
+
+def data_filter(tf):
+    return _iterate(tf, tf.data.Dataset.range(12).filter(lambda x: tf.equal(x % 3, 0)))
+
+
+def data_flat_map(tf):
+    return _iterate(tf, tf.data.Dataset.range(4).flat_map(lambda x: tf.data.Dataset.range(x)))
+
+
+def data_interleave(tf):
+    ds = tf.data.Dataset.range(1, 4).interleave(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(x), cycle_length=2, block_length=1
+    )
+    return _iterate(tf, ds)
+
+
+def data_parallel_interleave_v2(tf):
+    ds = tf.data.Dataset.range(1, 4).interleave(
+        lambda x: tf.data.Dataset.from_tensors(x).repeat(x), cycle_length=2, num_parallel_calls=2
+    )
+    return _iterate(tf, ds)
+
+
+def data_experimental_parallel_interleave(tf):
+    ds = tf.data.Dataset.range(1, 4).apply(
+        tf.data.experimental.parallel_interleave(
+            lambda x: tf.data.Dataset.from_tensors(x).repeat(2), cycle_length=2
+        )
+    )
+    return _iterate(tf, ds)
+
+
+def data_map_and_batch(tf):
+    ds = tf.data.Dataset.range(7).apply(tf.data.experimental.map_and_batch(lambda x: x * 10, 3))
+    return _iterate(tf, ds)
+
+
+def data_scan(tf):
+    ds = tf.data.Dataset.range(6).apply(
+        tf.data.experimental.scan(tf.constant(0, tf.int64), lambda s, x: (s + x, s * x))
+    )
+    return _iterate(tf, ds)
+
+
+def data_group_by_window(tf):
+    ds = tf.data.Dataset.range(10).apply(
+        tf.data.experimental.group_by_window(
+            lambda x: x % 2, lambda key, window: window.batch(2), window_size=2
+        )
+    )
+    return _iterate(tf, ds)
+
+
+def data_group_by_reducer(tf):
+    reducer = tf.data.experimental.Reducer(
+        init_func=lambda key: tf.constant(0, tf.int64),
+        reduce_func=lambda state, x: state + x,
+        finalize_func=lambda state: state * 10,
+    )
+    ds = tf.data.Dataset.range(9).apply(
+        tf.data.experimental.group_by_reducer(lambda x: x % 3, reducer)
+    )
+    return _iterate(tf, ds)
+
+
+def data_take_while(tf):
+    ds = tf.data.Dataset.range(10).apply(tf.data.experimental.take_while(lambda x: x < 4))
+    return _iterate(tf, ds)
+
+
+def data_reduce(tf):
+    total = tf.data.Dataset.range(6).reduce(tf.constant(0, tf.int64), lambda s, x: s + x * x)
+    return {"init": [], "fetch": [tf.identity(total, name="total").name], "steps": 1}
+
+
+def data_one_shot_map(tf):
+    return _iterate(tf, tf.data.Dataset.range(4).map(lambda x: x - 1), one_shot=True)
+
+
+def data_window_flat_map(tf):
+    ds = tf.data.Dataset.range(7).window(3).flat_map(lambda w: w.batch(3))
+    return _iterate(tf, ds)
+
+
+def data_map_with_cond(tf):
+    ds = tf.data.Dataset.range(6).map(lambda x: tf.cond(x > 2, lambda: x * 10, lambda: x))
+    return _iterate(tf, ds)
+
+
+def function_call(tf):
+    @tf.function
+    def f(x):
+        return x * 3.0 + 1.0
+
+    y = f(tf.constant([1.0, 2.0], name="x"))
+    return {"init": [], "fetch": [tf.identity(y, name="fy").name], "steps": 1}
+
+
+def function_nested(tf):
+    @tf.function
+    def inner(x):
+        return tf.square(x) - 1.0
+
+    @tf.function
+    def outer(x, y):
+        return inner(x) * y, x + y
+
+    a, b = outer(tf.constant([1.0, 2.0, 3.0]), tf.constant(2.0))
+    names = [tf.identity(a, name="a").name, tf.identity(b, name="b").name]
+    return {"init": [], "fetch": names, "steps": 1}
+
+
+def cond_v2(tf):
+    x = tf.constant(2.0, name="x")
+    r = tf.cond(x > 1.0, lambda: x * 5.0, lambda: x - 1.0, name="c")
+    s = tf.cond(x < 1.0, lambda: x * 5.0, lambda: x - 1.0, name="d")
+    names = [tf.identity(r, name="r").name, tf.identity(s, name="s").name]
+    return {"init": [], "fetch": names, "steps": 1}
+
+
+def while_v2(tf):
+    i0 = tf.constant(0, name="i0")
+    s0 = tf.constant(1.0, name="s0")
+    i, s = tf.while_loop(lambda i, s: i < 5, lambda i, s: (i + 1, s * 1.5), [i0, s0], name="w")
+    names = [tf.identity(i, name="i").name, tf.identity(s, name="s").name]
+    return {"init": [], "fetch": names, "steps": 1}
+
+
+def while_v2_gradient(tf):
+    x = tf.constant(1.5, name="x")
+    _, y = tf.while_loop(lambda i, y: i < 3, lambda i, y: (i + 1, y * x), [0, tf.constant(1.0)])
+    g = tf.gradients(y, x)[0]
+    names = [tf.identity(y, name="y").name, tf.identity(g, name="g").name]
+    return {"init": [], "fetch": names, "steps": 1}
+
+
+CASES = {
+    f.__name__: f
+    for f in (
+        data_map,
+        data_map_captured_tuple,
+        data_map_parallel,
+        data_filter,
+        data_flat_map,
+        data_interleave,
+        data_parallel_interleave_v2,
+        data_experimental_parallel_interleave,
+        data_map_and_batch,
+        data_scan,
+        data_group_by_window,
+        data_group_by_reducer,
+        data_take_while,
+        data_reduce,
+        data_one_shot_map,
+        data_window_flat_map,
+        data_map_with_cond,
+        function_call,
+        function_nested,
+        cond_v2,
+        while_v2,
+        while_v2_gradient,
+    )
+}
+
+
+def run_spec(tf, spec, limit=40):
+    """Runs `init`, then `fetch` `steps` times (0: until the end of the data): a list of steps,
+    each a list of arrays."""
+    graph = tf.get_default_graph()
+    fetches = [graph.get_tensor_by_name(n) for n in spec["fetch"]]
+    out = []
+    with tf.Session(graph=graph) as sess:
+        for name in spec["init"]:
+            sess.run(graph.get_operation_by_name(name))
+        steps = spec["steps"] or limit
+        for _ in range(steps):
+            try:
+                out.append([np.asarray(v) for v in sess.run(fetches)])
+            except tf.errors.OutOfRangeError:
+                break
+    return out

@@ -1,0 +1,102 @@
+"""Records TF 1.15 on graphs that carry functions, both ways (run under TF 1.15, after
+write_function_library_samples.py):
+
+    cd tests/tf_reference && /tmp/tf115/bin/python record_function_library.py
+
+- `tf/<case>`: each program of function_library_cases.py built by TF 1.15 (control flow v2
+  on), its MetaGraph written to data/function_library/tf/<case>.meta, and what it computes;
+- `tf/defun_call`, `tf/saved_model_function`: a Defun called by name and a SavedModel whose
+  signature runs a tf.function and a cond_v2 (TF-only ways to write functions);
+- `tfcluster_file/<case>`: the MetaGraph tfcluster wrote for the case, imported by TF 1.15
+  and run (the error class where TF cannot).
+
+tests/unit/test_function_library_interop.py imports TF's files into tfcluster and compares.
+"""
+
+import json
+import os
+import shutil
+
+import numpy as np
+import tensorflow as tf
+from function_library_cases import CASES, run_spec
+from recorder import DATA_DIR, Recorder
+from tensorflow.python.framework import function
+
+if not tf.__version__.startswith("1."):
+    raise SystemExit("record_function_library.py records TensorFlow 1.15")
+
+tf.compat.v1.enable_control_flow_v2()
+TF_DIR = os.path.join(DATA_DIR, "function_library", "tf")
+OURS_DIR = os.path.join(DATA_DIR, "function_library", "tfcluster")
+rec = Recorder("function_library")
+shutil.rmtree(TF_DIR, ignore_errors=True)
+os.makedirs(TF_DIR)
+
+
+def save_spec(name, spec):
+    with open(os.path.join(TF_DIR, name + ".json"), "w") as f:
+        json.dump(spec, f, indent=1, sort_keys=True)
+        f.write("\n")
+
+
+for name, program in sorted(CASES.items()):
+    with tf.Graph().as_default():
+        spec = program(tf)
+        tf.train.export_meta_graph(os.path.join(TF_DIR, name + ".meta"))
+        save_spec(name, spec)
+        rec.add("tf/" + name, steps=run_spec(tf, spec))
+
+
+def defun_call():
+    @function.Defun(tf.float32, tf.float32)
+    def scaled_sum(x, y):
+        return x * 2.0 + y
+
+    a = tf.constant([1.0, 2.0], name="a")
+    out = tf.identity(scaled_sum(a, tf.constant(0.5)), name="out")
+    return {"init": [], "fetch": [out.name], "steps": 1}
+
+
+with tf.Graph().as_default():
+    spec = defun_call()
+    tf.train.export_meta_graph(os.path.join(TF_DIR, "defun_call.meta"))
+    save_spec("defun_call", spec)
+    rec.add("tf/defun_call", steps=run_spec(tf, spec))
+
+
+def saved_model_function():
+    path = os.path.join(TF_DIR, "saved_model_function")
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None], name="x")
+
+        @tf.function
+        def poly(v):
+            return v * v + 1.0
+
+        y = tf.cond(tf.reduce_sum(x) > 0.0, lambda: poly(x), lambda: -x, name="pick")
+        with tf.Session() as sess:
+            tf.saved_model.simple_save(sess, path, {"x": x}, {"y": y})
+            values = {
+                "pos": sess.run(y, {x: np.array([1.0, 2.0], np.float32)}),
+                "neg": sess.run(y, {x: np.array([-1.0, -2.0], np.float32)}),
+            }
+    return values
+
+
+rec.add("tf/saved_model_function", **saved_model_function())
+
+for name in sorted(CASES):
+    meta = os.path.join(OURS_DIR, name + ".meta")
+    if not os.path.exists(meta):
+        raise SystemExit("run write_function_library_samples.py first (missing %s)" % meta)
+    with open(os.path.join(OURS_DIR, name + ".json")) as f:
+        spec = json.load(f)
+    with tf.Graph().as_default():
+        try:
+            tf.train.import_meta_graph(meta)
+            rec.add("tfcluster_file/" + name, steps=run_spec(tf, spec))
+        except Exception as e:  # what TF says about a file it cannot run
+            print("TF 1.15 cannot run tfcluster's %s: %s: %s" % (name, type(e).__name__, e))
+            rec.add("tfcluster_file/" + name, error=e)
+rec.save()

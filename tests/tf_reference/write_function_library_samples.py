@@ -1,0 +1,40 @@
+"""Writes the MetaGraphs tfcluster exports for the programs of function_library_cases.py
+(run with tfcluster's Python, before the recorder):
+
+    PYTHONPATH=server python tests/tf_reference/write_function_library_samples.py
+
+into data/function_library/tfcluster/: <case>.meta and <case>.json (what to run).
+record_function_library.py then imports them into TF 1.15 and records what TF computes.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+
+import tfcluster as tf  # noqa: E402
+from function_library_cases import CASES  # noqa: E402
+
+OUT = os.path.join(HERE, "data", "function_library", "tfcluster")
+
+
+def main() -> None:
+    shutil.rmtree(OUT, ignore_errors=True)
+    os.makedirs(OUT)
+    for name, program in sorted(CASES.items()):
+        with tf.Graph().as_default():
+            spec = program(tf)
+            tf.train.export_meta_graph(os.path.join(OUT, f"{name}.meta"))
+        with open(os.path.join(OUT, f"{name}.json"), "w") as f:
+            json.dump(spec, f, indent=1, sort_keys=True)
+            f.write("\n")
+    print(f"wrote {len(CASES)} MetaGraphs into {OUT}")
+
+
+if __name__ == "__main__":
+    main()
