@@ -170,6 +170,52 @@ def while_v2_gradient(tf):
     return {"init": [], "fetch": names, "steps": 1}
 
 
+def while_captures_and_limit(tf):
+    x = tf.constant(2.0, name="x")
+    i, s = tf.while_loop(
+        lambda i, s: i < 10, lambda i, s: (i + 1, s * x), [0, 1.0], maximum_iterations=4
+    )
+    names = [tf.identity(i, name="i").name, tf.identity(s, name="s").name]
+    return {"init": [], "fetch": names, "steps": 1}
+
+
+def cond_reads_variable(tf):
+    v = tf.Variable(3.0, name="v")
+    p = tf.constant(True, name="p")
+    r = tf.cond(p, lambda: v * 2.0, lambda: v - 1.0, name="c")
+    init = tf.global_variables_initializer()
+    return {"init": [init.name], "fetch": [tf.identity(r, name="r").name], "steps": 1}
+
+
+def function_reads_variable(tf):
+    v = tf.Variable([1.0, 2.0], name="v")
+
+    @tf.function
+    def f(x):
+        return x * v
+
+    y = f(tf.constant([3.0, 4.0]))
+    init = tf.global_variables_initializer()
+    return {"init": [init.name], "fetch": [tf.identity(y, name="y").name], "steps": 1}
+
+
+def variable_initialized_value(tf):
+    w = tf.Variable(tf.ones([2]) * 3.0, name="w")
+    u = tf.Variable(w.initialized_value() * 2.0, name="u")
+    init = tf.global_variables_initializer()
+    return {"init": [init.name], "fetch": [tf.identity(u, name="u_value").name], "steps": 1}
+
+
+def dynamic_rnn_forward(tf):
+    x = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 4, 3) / 24.0, name="x")
+    with tf.variable_scope("rnn_scope", initializer=tf.constant_initializer(0.1)):
+        cell = tf.nn.rnn_cell.BasicLSTMCell(5)
+        out, state = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32, sequence_length=[4, 2])
+    init = tf.global_variables_initializer()
+    names = [tf.identity(out, name="out").name, tf.identity(state.h, name="h").name]
+    return {"init": [init.name], "fetch": names, "steps": 1}
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -195,6 +241,11 @@ CASES = {
         cond_v2,
         while_v2,
         while_v2_gradient,
+        while_captures_and_limit,
+        cond_reads_variable,
+        function_reads_variable,
+        variable_initialized_value,
+        dynamic_rnn_forward,
     )
 }
 

@@ -40,12 +40,22 @@ def save_spec(name, spec):
         f.write("\n")
 
 
+# TF 1.15's initialized_value is a cond on IsVariableInitialized: under control flow v2 its
+# If reads the variable before the predicate (FailedPrecondition), so TF records it in v1
+# (Switch/Merge), the form tfcluster writes for it.
+V1_CONTROL_FLOW = {"variable_initialized_value"}
+
 for name, program in sorted(CASES.items()):
+    if name in V1_CONTROL_FLOW:
+        tf.compat.v1.disable_control_flow_v2()
+    else:
+        tf.compat.v1.enable_control_flow_v2()
     with tf.Graph().as_default():
         spec = program(tf)
         tf.train.export_meta_graph(os.path.join(TF_DIR, name + ".meta"))
         save_spec(name, spec)
         rec.add("tf/" + name, steps=run_spec(tf, spec))
+tf.compat.v1.enable_control_flow_v2()
 
 
 def defun_call():

@@ -93,7 +93,8 @@ def test_tfcluster_reads_back_what_it_wrote(name: str) -> None:
     with tf.Graph().as_default() as g:
         spec = CASES[name](tf)
         meta = tf.train.export_meta_graph()
-    assert len(meta.graph_def.library.function) > 0 or "while" in name or "cond" in name
+    if name.startswith(("data_", "function_")):
+        assert len(meta.graph_def.library.function) > 0
     with tf.Graph().as_default() as g:
         tf.train.import_meta_graph(meta)
         steps = run_spec(tf, spec)

@@ -22,7 +22,7 @@ import hashlib
 import re
 from typing import Any
 
-from tfcluster.framework import errors, op_def_registry, op_signatures
+from tfcluster.framework import errors, op_def_registry, op_signatures, tf_graph_forms
 from tfcluster.framework.func_graph import (
     ARG_OPS,
     EXPORTS_ATTR,
@@ -426,10 +426,11 @@ class _Exporter:
 
     def _function_def(self, func: attr_value_pb2.NameAttrList, name: str) -> Any:
         body = parse_function(func, f"function '{func.name}'")
+        body_nodes = tf_graph_forms.rewrite(body.graph_def.node)
         fdef = function_pb2.FunctionDef()
         fdef.signature.name = name
-        nodes = {nd.name: nd for nd in body.graph_def.node}
-        taken = {nd.name.lower() for nd in body.graph_def.node}
+        nodes = {nd.name: nd for nd in body_nodes}
+        taken = {nd.name.lower() for nd in body_nodes}
         arg_refs: dict[str, str] = {}
         input_shapes = fdef.attr[_INPUT_SHAPES].list
         for i, (node_name, dtype, shape, _) in enumerate(body.args):
@@ -454,7 +455,7 @@ class _Exporter:
                         return f"{src}:{arg_name}:{idx - start}"
             return f"{src}:output:{idx}"
 
-        for nd in body.graph_def.node:
+        for nd in body_nodes:
             if nd.op in ARG_OPS or nd.op == RETVAL_OP:
                 continue
             out = self.node(nd)
@@ -494,7 +495,7 @@ def to_library_form(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
     exporter = _Exporter()
     out = graph_pb2.GraphDef()
     out.versions.CopyFrom(graph_def.versions)
-    for nd in graph_def.node:
+    for nd in tf_graph_forms.rewrite(graph_def.node):
         out.node.append(exporter.node(nd))
     out.library.CopyFrom(graph_def.library)
     out.library.function.extend(exporter.library.function)

@@ -1,0 +1,368 @@
+"""tfcluster's own node forms, rewritten as TF 1.15 writes the same computation (for export).
+
+- A While whose bodies read outer tensors takes them as extra inputs (`Tcaptures`) and a
+  `maximum_iterations` input (`has_maximum_iterations`); TF's while_v2 makes every one a loop
+  variable, with an iteration counter and the limit beside the user's loop variables. The
+  rewritten loop keeps the output positions of the loop variables, and output n (tfcluster's
+  iteration count) is the counter.
+- A functional op reads a ref variable through a `_RefHandle` (the body gets a `_RefArg`);
+  where no body writes it, TF's form passes the variable's value (an Identity).
+- `_InitializedValue` (Variable.initialized_value) is TF's cond on IsVariableInitialized:
+  RefSwitch / Switch / Merge, the Merge under the node's name.
+
+Loops that keep values for their gradient (`accumulate`, `sliced_captures`) stay as they
+are: TF keeps those in TensorLists, which tfcluster's loops do not use.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Sequence
+
+from tfcluster.framework import dtypes, op_signatures
+from tfcluster.framework.func_graph import (
+    ACCUMULATE_ATTR,
+    ARG_OPS,
+    GRAPH_DEF_ATTR,
+    OUTPUT_SHAPES_ATTR,
+    RETVAL_OP,
+    SLICED_CAPTURES_ATTR,
+)
+from tfcluster.framework.graph_io import parse_input
+from tfcluster.protos import attr_value_pb2, graph_pb2, node_def_pb2, tensor_shape_pb2
+
+_WHILE_OPS = ("While", "StatelessWhile")
+_INT32 = dtypes.int32.as_datatype_enum
+_BOOL = dtypes.bool_.as_datatype_enum
+_INT32_MAX = 2**31 - 1
+# Where a functional op's body arguments start among its inputs (If's first is the predicate).
+_ARG_OFFSET = {"If": 1, "StatelessIf": 1}
+_BODY_ATTRS = ("then_branch", "else_branch", "cond", "body", "f")
+
+
+def _body(func: attr_value_pb2.NameAttrList) -> graph_pb2.GraphDef:
+    return graph_pb2.GraphDef.FromString(func.attr[GRAPH_DEF_ATTR].s)
+
+
+def _set_body(func: attr_value_pb2.NameAttrList, gd: graph_pb2.GraphDef) -> None:
+    func.attr[GRAPH_DEF_ATTR].s = gd.SerializeToString()
+
+
+def _const(name: str, dtype: int, value: int | bool, device: str = "") -> node_def_pb2.NodeDef:
+    nd = node_def_pb2.NodeDef(name=name, op="Const", device=device)
+    nd.attr["dtype"].type = dtype  # type: ignore[assignment]
+    tensor = nd.attr["value"].tensor
+    tensor.dtype = dtype  # type: ignore[assignment]
+    tensor.tensor_shape.SetInParent()
+    if dtype == _BOOL:
+        tensor.bool_val.append(bool(value))
+    else:
+        tensor.int_val.append(int(value))
+    nd.attr[OUTPUT_SHAPES_ATTR].list.shape.add()
+    return nd
+
+
+def _unique(name: str, taken: set[str]) -> str:
+    candidate, k = name, 1
+    while candidate in taken:
+        candidate = f"{name}_{k}"
+        k += 1
+    taken.add(candidate)
+    return candidate
+
+
+def rewrite(nodes: Iterable[node_def_pb2.NodeDef]) -> list[node_def_pb2.NodeDef]:
+    """The nodes with tfcluster's forms in TF's (new nodes placed before their users)."""
+    nodes = [_copy(nd) for nd in nodes]
+    taken = {nd.name for nd in nodes}
+    by_name = {nd.name: nd for nd in nodes}
+    _ref_reads(nodes, by_name)
+    out: list[node_def_pb2.NodeDef] = []
+    for nd in nodes:
+        if nd.op == "_InitializedValue":
+            out.extend(_initialized_value(nd, taken))
+        elif nd.op in _WHILE_OPS and _while_needs_rewrite(nd):
+            out.extend(_while(nd, taken))
+        else:
+            out.append(nd)
+    return out
+
+
+def _copy(nd: node_def_pb2.NodeDef) -> node_def_pb2.NodeDef:
+    out = node_def_pb2.NodeDef()
+    out.CopyFrom(nd)
+    return out
+
+
+# ---- _InitializedValue ---------------------------------------------------------------------
+def _initialized_value(nd: node_def_pb2.NodeDef, taken: set[str]) -> list[node_def_pb2.NodeDef]:
+    ref, initial = [i for i in nd.input if not i.startswith("^")]
+    controls = [i for i in nd.input if i.startswith("^")]
+    t = nd.attr["T"].type
+    scope = nd.name
+    is_init = node_def_pb2.NodeDef(
+        name=_unique(f"{scope}/IsVariableInitialized", taken),
+        op="IsVariableInitialized",
+        input=[ref, *controls],
+        device=nd.device,
+    )
+    is_init.attr["dtype"].type = t
+    ref_switch = node_def_pb2.NodeDef(
+        name=_unique(f"{scope}/read/Switch", taken),
+        op="RefSwitch",
+        input=[ref, is_init.name],
+        device=nd.device,
+    )
+    ref_switch.attr["T"].type = t
+    read = node_def_pb2.NodeDef(
+        name=_unique(f"{scope}/read", taken),
+        op="Identity",
+        input=[f"{ref_switch.name}:1"],
+        device=nd.device,
+    )
+    read.attr["T"].type = t
+    init_switch = node_def_pb2.NodeDef(
+        name=_unique(f"{scope}/Switch_1", taken),
+        op="Switch",
+        input=[initial, is_init.name],
+        device=nd.device,
+    )
+    init_switch.attr["T"].type = t
+    merge = node_def_pb2.NodeDef(
+        name=nd.name, op="Merge", input=[init_switch.name, read.name], device=nd.device
+    )
+    merge.attr["T"].type = t
+    merge.attr["N"].i = 2
+    for key in ("_class", OUTPUT_SHAPES_ATTR):
+        if key in nd.attr:
+            merge.attr[key].CopyFrom(nd.attr[key])
+    if OUTPUT_SHAPES_ATTR in merge.attr:
+        merge.attr[OUTPUT_SHAPES_ATTR].list.shape.add()  # value_index: a scalar
+    for helper in (is_init, ref_switch, read, init_switch):
+        if "_class" in nd.attr:
+            helper.attr["_class"].CopyFrom(nd.attr["_class"])
+    return [is_init, ref_switch, read, init_switch, merge]
+
+
+# ---- variables read by functional ops ------------------------------------------------------
+def _ref_reads(nodes: Sequence[node_def_pb2.NodeDef], by_name: dict[str, node_def_pb2.NodeDef]):
+    """Each _RefHandle whose every functional consumer only reads the variable becomes an
+    Identity (the value), and those consumers' bodies take a value argument."""
+    users: dict[str, list[tuple[node_def_pb2.NodeDef, int]]] = {}
+    for nd in nodes:
+        data = [i for i in nd.input if not i.startswith("^")]
+        for position, raw in enumerate(data):
+            src = parse_input(raw)[0]
+            if src in by_name and by_name[src].op == "_RefHandle":
+                users.setdefault(src, []).append((nd, position))
+    for name, uses in users.items():
+        if not all(_reads_only(user, position) for user, position in uses):
+            continue
+        handle = by_name[name]
+        handle.op = "Identity"
+        for user, position in uses:
+            _take_value(user, position, handle.attr["T"].type)
+
+
+def _arg_index(user: node_def_pb2.NodeDef, position: int) -> int:
+    return position - _ARG_OFFSET.get(user.op, 0)
+
+
+def _reads_only(user: node_def_pb2.NodeDef, position: int) -> bool:
+    bodies = [user.attr[k].func for k in _BODY_ATTRS if k in user.attr]
+    if not bodies or any(GRAPH_DEF_ATTR not in f.attr for f in bodies):
+        return False
+    index = _arg_index(user, position)
+    for func in bodies:
+        gd = _body(func)
+        arg = _arg_node(gd, index)
+        if arg is None:
+            return False
+        for nd in gd.node:
+            data = [i for i in nd.input if not i.startswith("^")]
+            for k, raw in enumerate(data):
+                if parse_input(raw)[0] == arg.name and _writes(nd, k):
+                    return False
+    return True
+
+
+def _arg_node(gd: graph_pb2.GraphDef, index: int) -> node_def_pb2.NodeDef | None:
+    for nd in gd.node:
+        if nd.op in ARG_OPS and nd.attr["index"].i == index:
+            return nd
+    return None
+
+
+def _writes(nd: node_def_pb2.NodeDef, position: int) -> bool:
+    """Whether the node's input at `position` is a reference in TF's op def (an update), or
+    passes the variable on to another body."""
+    if nd.op in ("_RefHandle", RETVAL_OP):
+        return True
+    sig = op_signatures.lookup(nd.op)
+    if sig is None:
+        return True
+    k = 0
+    for arg in sig.inputs:
+        count = 1
+        if arg.number_attr is not None:
+            count = int(nd.attr[arg.number_attr].i) if arg.number_attr in nd.attr else 1
+        elif arg.type_list_attr is not None:
+            count = len(nd.attr[arg.type_list_attr].list.type)
+        if k <= position < k + count:
+            return arg.is_ref
+        k += count
+    return False
+
+
+def _take_value(user: node_def_pb2.NodeDef, position: int, dtype: int) -> None:
+    index = _arg_index(user, position)
+    for key in _BODY_ATTRS:
+        if key not in user.attr:
+            continue
+        func = user.attr[key].func
+        gd = _body(func)
+        arg = _arg_node(gd, index)
+        if arg is not None:
+            arg.op = "_Arg"
+        _set_body(func, gd)
+    # The op's input types: the value's dtype where the handle's resource was.
+    if user.op in _WHILE_OPS and "Tcaptures" in user.attr:
+        n = len(user.attr["T"].list.type)
+        lst, at = (
+            (user.attr["T"].list.type, index)
+            if index < n
+            else (user.attr["Tcaptures"].list.type, index - n)
+        )
+    elif user.op in _WHILE_OPS:
+        lst, at = user.attr["T"].list.type, index
+    elif "Tin" in user.attr:
+        lst, at = user.attr["Tin"].list.type, index
+    else:
+        return
+    if at < len(lst):
+        lst[at] = dtype  # type: ignore[call-overload]
+
+
+# ---- While with captures / maximum iterations ----------------------------------------------
+def _while_needs_rewrite(nd: node_def_pb2.NodeDef) -> bool:
+    """A loop with captures or a limit, none of them a variable reference, keeping nothing
+    for a gradient."""
+    attrs = nd.attr
+    if ACCUMULATE_ATTR in attrs and len(attrs[ACCUMULATE_ATTR].list.s):
+        return False
+    if SLICED_CAPTURES_ATTR in attrs and len(attrs[SLICED_CAPTURES_ATTR].list.i):
+        return False
+    for key in ("cond", "body"):
+        if key not in attrs or GRAPH_DEF_ATTR not in attrs[key].func.attr:
+            return False
+        if any(a.op == "_RefArg" for a in _body(attrs[key].func).node):
+            return False
+    has_caps = "Tcaptures" in attrs and len(attrs["Tcaptures"].list.type) > 0
+    has_max = "has_maximum_iterations" in attrs and attrs["has_maximum_iterations"].b
+    return has_caps or has_max
+
+
+def _while(nd: node_def_pb2.NodeDef, taken: set[str]) -> list[node_def_pb2.NodeDef]:
+    n = len(nd.attr["T"].list.type)
+    caps = list(nd.attr["Tcaptures"].list.type) if "Tcaptures" in nd.attr else []
+    has_max = "has_maximum_iterations" in nd.attr and nd.attr["has_maximum_iterations"].b
+    data = [i for i in nd.input if not i.startswith("^")]
+    controls = [i for i in nd.input if i.startswith("^")]
+    new: list[node_def_pb2.NodeDef] = []
+    counter = _const(_unique(f"{nd.name}/loop_counter", taken), _INT32, 0, nd.device)
+    new.append(counter)
+    if has_max:
+        limit = data[-1]
+        data = data[:-1]
+    else:
+        limit_node = _const(
+            _unique(f"{nd.name}/maximum_iterations", taken), _INT32, _INT32_MAX, nd.device
+        )
+        new.append(limit_node)
+        limit = limit_node.name
+    nd.ClearField("input")
+    nd.input.extend([*data[:n], counter.name, limit, *data[n:], *controls])
+    cap_shapes = _capture_shapes(nd.attr["body"].func, n, len(caps))
+    nd.attr["T"].list.type.extend([_INT32, _INT32, *caps])
+    if "output_shapes" in nd.attr and len(nd.attr["output_shapes"].list.shape):
+        shapes = nd.attr["output_shapes"].list.shape
+        shapes.add()
+        shapes.add()
+        shapes.extend(cap_shapes)
+    if OUTPUT_SHAPES_ATTR in nd.attr:
+        old = list(nd.attr[OUTPUT_SHAPES_ATTR].list.shape)[:n]
+        out_shapes = nd.attr[OUTPUT_SHAPES_ATTR].list
+        del out_shapes.shape[:]
+        out_shapes.shape.extend(old)
+        out_shapes.shape.add()
+        out_shapes.shape.add()
+        out_shapes.shape.extend(cap_shapes)
+    for key in ("Tcaptures", "has_maximum_iterations", ACCUMULATE_ATTR, SLICED_CAPTURES_ATTR):
+        if key in nd.attr:
+            del nd.attr[key]
+    cond, body = nd.attr["cond"].func, nd.attr["body"].func
+    _set_body(cond, _loop_function(_body(cond), n, len(caps), is_cond=True))
+    _set_body(body, _loop_function(_body(body), n, len(caps), is_cond=False))
+    return [*new, nd]
+
+
+def _capture_shapes(
+    func: attr_value_pb2.NameAttrList, n: int, num_caps: int
+) -> list[tensor_shape_pb2.TensorShapeProto]:
+    gd = _body(func)
+    out = []
+    for j in range(num_caps):
+        arg = _arg_node(gd, n + j)
+        shape = tensor_shape_pb2.TensorShapeProto(unknown_rank=True)
+        if arg is not None and "shape" in arg.attr:
+            shape = arg.attr["shape"].shape
+        out.append(shape)
+    return out
+
+
+def _loop_function(
+    gd: graph_pb2.GraphDef, n: int, num_caps: int, is_cond: bool
+) -> graph_pb2.GraphDef:
+    """A cond or body taking (vars, counter, limit, captures); a body also returns them
+    (counter + 1, the rest as they came); a cond is false once counter reaches the limit."""
+    taken = {nd.name for nd in gd.node}
+    args = {int(nd.attr["index"].i): nd for nd in gd.node if nd.op in ARG_OPS}
+    for index, arg in args.items():
+        if index >= n:
+            arg.attr["index"].i = index + 2
+    counter = _arg(gd, _unique("loop_counter", taken), n, _INT32)
+    limit = _arg(gd, _unique("maximum_iterations", taken), n + 1, _INT32)
+    retvals = [nd for nd in gd.node if nd.op == RETVAL_OP]
+    if is_cond:
+        (ret,) = retvals
+        less = gd.node.add(name=_unique("loop_counter_less", taken), op="Less")
+        less.input.extend([counter.name, limit.name])
+        less.attr["T"].type = _INT32  # type: ignore[assignment]
+        both = gd.node.add(name=_unique("loop_go_on", taken), op="LogicalAnd")
+        both.input.extend([less.name, ret.input[0]])
+        ret.input[0] = both.name
+        return gd
+    one = _const(_unique("loop_counter_one", taken), _INT32, 1)
+    gd.node.append(one)
+    plus = gd.node.add(name=_unique("loop_counter_next", taken), op="AddV2")
+    plus.input.extend([counter.name, one.name])
+    plus.attr["T"].type = _INT32  # type: ignore[assignment]
+    results = [plus.name, limit.name]
+    results += [args[n + j].name for j in range(num_caps)]
+    for k, src in enumerate(results):
+        dtype = _INT32 if k < 2 else args[n + k - 2].attr["T"].type
+        ret = gd.node.add(name=_unique(f"retval_{n + k}", taken), op=RETVAL_OP)
+        ret.input.append(src)
+        ret.attr["T"].type = dtype
+        ret.attr["index"].i = n + k
+    return gd
+
+
+def _arg(gd: graph_pb2.GraphDef, name: str, index: int, dtype: int) -> node_def_pb2.NodeDef:
+    nd = gd.node.add(name=name, op="_Arg")
+    nd.attr["T"].type = dtype  # type: ignore[assignment]
+    nd.attr["index"].i = index
+    nd.attr["shape"].shape.SetInParent()
+    return nd
+
+
+__all__ = ["rewrite"]
