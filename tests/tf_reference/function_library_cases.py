@@ -216,6 +216,18 @@ def dynamic_rnn_forward(tf):
     return {"init": [init.name], "fetch": names, "steps": 1}
 
 
+def dynamic_rnn_gradient(tf):
+    x = tf.constant(np.arange(18, dtype=np.float32).reshape(2, 3, 3) / 18.0, name="x")
+    with tf.variable_scope("rnn_grad_scope", initializer=tf.constant_initializer(0.2)):
+        cell = tf.nn.rnn_cell.BasicRNNCell(4)
+        out, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
+    loss = tf.reduce_sum(out * out)
+    grads = tf.gradients(loss, [x] + tf.trainable_variables("rnn_grad_scope"))
+    init = tf.global_variables_initializer()
+    names = [tf.identity(g, name="grad_%d" % i).name for i, g in enumerate(grads)]
+    return {"init": [init.name], "fetch": names, "steps": 1}
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -246,6 +258,7 @@ CASES = {
         function_reads_variable,
         variable_initialized_value,
         dynamic_rnn_forward,
+        dynamic_rnn_gradient,
     )
 }
 

@@ -10,8 +10,8 @@
 - `_InitializedValue` (Variable.initialized_value) is TF's cond on IsVariableInitialized:
   RefSwitch / Switch / Merge, the Merge under the node's name.
 
-Loops that keep values for their gradient (`accumulate`, `sliced_captures`) stay as they
-are: TF keeps those in TensorLists, which tfcluster's loops do not use.
+A loop that keeps values for its gradient (`accumulate`) pushes them onto TensorLists, as
+TF's while_v2 does, and its gradient loop pops them (`sliced_captures`).
 """
 
 from __future__ import annotations
@@ -242,15 +242,10 @@ def _take_value(user: node_def_pb2.NodeDef, position: int, dtype: int) -> None:
         lst[at] = dtype  # type: ignore[call-overload]
 
 
-# ---- While with captures / maximum iterations ----------------------------------------------
+# ---- While with captures / maximum iterations / values kept for the gradient ---------------
 def _while_needs_rewrite(nd: node_def_pb2.NodeDef) -> bool:
-    """A loop with captures or a limit, none of them a variable reference, keeping nothing
-    for a gradient."""
+    """A loop with captures, a limit or kept values, no capture a variable reference."""
     attrs = nd.attr
-    if ACCUMULATE_ATTR in attrs and len(attrs[ACCUMULATE_ATTR].list.s):
-        return False
-    if SLICED_CAPTURES_ATTR in attrs and len(attrs[SLICED_CAPTURES_ATTR].list.i):
-        return False
     for key in ("cond", "body"):
         if key not in attrs or GRAPH_DEF_ATTR not in attrs[key].func.attr:
             return False
@@ -258,13 +253,52 @@ def _while_needs_rewrite(nd: node_def_pb2.NodeDef) -> bool:
             return False
     has_caps = "Tcaptures" in attrs and len(attrs["Tcaptures"].list.type) > 0
     has_max = "has_maximum_iterations" in attrs and attrs["has_maximum_iterations"].b
-    return has_caps or has_max
+    kept = ACCUMULATE_ATTR in attrs and len(attrs[ACCUMULATE_ATTR].list.s) > 0
+    return has_caps or has_max or kept
+
+
+def _tensor_dtypes(func: attr_value_pb2.NameAttrList, names: Sequence[str]) -> list[int] | None:
+    """The dtypes of body tensors ('op:idx'), from the body made again in a scratch graph."""
+    from tfcluster.framework.func_graph import FuncGraph, copy_function_body, parse_function
+    from tfcluster.framework.graph import Graph
+
+    scratch = FuncGraph("dtypes", Graph())
+    try:
+        copy_function_body(parse_function(func), scratch)
+        return [
+            scratch.get_tensor_by_name(n).dtype.base_dtype.as_datatype_enum for n in names
+        ]
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def _tensor_list_node(
+    name: str, op: str, inputs: Sequence[str], element_dtype: int, device: str = ""
+) -> node_def_pb2.NodeDef:
+    nd = node_def_pb2.NodeDef(name=name, op=op, input=list(inputs), device=device)
+    nd.attr["element_dtype"].type = element_dtype  # type: ignore[assignment]
+    if op == "EmptyTensorList":
+        nd.attr["shape_type"].type = _INT32  # type: ignore[assignment]
+    return nd
 
 
 def _while(nd: node_def_pb2.NodeDef, taken: set[str]) -> list[node_def_pb2.NodeDef]:
+    """TF's layout of the loop's inputs and outputs: the loop variables, the iteration counter
+    (tfcluster's trip-count output), a TensorList per kept value (tfcluster's kept-value
+    outputs: their positions stay), the limit, then the captures; a capture that is a list
+    of kept values is popped one item per iteration."""
     n = len(nd.attr["T"].list.type)
     caps = list(nd.attr["Tcaptures"].list.type) if "Tcaptures" in nd.attr else []
     has_max = "has_maximum_iterations" in nd.attr and nd.attr["has_maximum_iterations"].b
+    kept = [s.decode() for s in nd.attr[ACCUMULATE_ATTR].list.s] if ACCUMULATE_ATTR in nd.attr else []
+    sliced = (
+        [int(p) for p in nd.attr[SLICED_CAPTURES_ATTR].list.i]
+        if SLICED_CAPTURES_ATTR in nd.attr
+        else []
+    )
+    kept_dtypes = _tensor_dtypes(nd.attr["body"].func, kept) if kept else []
+    if kept_dtypes is None:
+        return [nd]
     data = [i for i in nd.input if not i.startswith("^")]
     controls = [i for i in nd.input if i.startswith("^")]
     new: list[node_def_pb2.NodeDef] = []
@@ -279,30 +313,55 @@ def _while(nd: node_def_pb2.NodeDef, taken: set[str]) -> list[node_def_pb2.NodeD
         )
         new.append(limit_node)
         limit = limit_node.name
+    lists = []
+    for j, dtype in enumerate(kept_dtypes):
+        shape = _const(_unique(f"{nd.name}/accumulator_{j}/shape", taken), _INT32, -1, nd.device)
+        size = _const(_unique(f"{nd.name}/accumulator_{j}/size", taken), _INT32, -1, nd.device)
+        empty = _tensor_list_node(
+            _unique(f"{nd.name}/accumulator_{j}", taken),
+            "EmptyTensorList",
+            [shape.name, size.name],
+            dtype,
+            nd.device,
+        )
+        new.extend([shape, size, empty])
+        lists.append(empty.name)
     nd.ClearField("input")
-    nd.input.extend([*data[:n], counter.name, limit, *data[n:], *controls])
+    nd.input.extend([*data[:n], counter.name, *lists, limit, *data[n:], *controls])
+    variant = dtypes.variant.as_datatype_enum
     cap_shapes = _capture_shapes(nd.attr["body"].func, n, len(caps))
-    nd.attr["T"].list.type.extend([_INT32, _INT32, *caps])
+    scalars = [tensor_shape_pb2.TensorShapeProto()] * (2 + len(kept))
+    nd.attr["T"].list.type.extend([_INT32, *[variant] * len(kept), _INT32, *caps])
     if "output_shapes" in nd.attr and len(nd.attr["output_shapes"].list.shape):
-        shapes = nd.attr["output_shapes"].list.shape
-        shapes.add()
-        shapes.add()
-        shapes.extend(cap_shapes)
+        nd.attr["output_shapes"].list.shape.extend([*scalars, *cap_shapes])
     if OUTPUT_SHAPES_ATTR in nd.attr:
         old = list(nd.attr[OUTPUT_SHAPES_ATTR].list.shape)[:n]
         out_shapes = nd.attr[OUTPUT_SHAPES_ATTR].list
         del out_shapes.shape[:]
-        out_shapes.shape.extend(old)
-        out_shapes.shape.add()
-        out_shapes.shape.add()
-        out_shapes.shape.extend(cap_shapes)
+        out_shapes.shape.extend([*old, *scalars, *cap_shapes])
     for key in ("Tcaptures", "has_maximum_iterations", ACCUMULATE_ATTR, SLICED_CAPTURES_ATTR):
         if key in nd.attr:
             del nd.attr[key]
+    layout = _Layout(n, len(caps), list(zip(kept, kept_dtypes)), sliced)
     cond, body = nd.attr["cond"].func, nd.attr["body"].func
-    _set_body(cond, _loop_function(_body(cond), n, len(caps), is_cond=True))
-    _set_body(body, _loop_function(_body(body), n, len(caps), is_cond=False))
+    _set_body(cond, _loop_function(_body(cond), layout, is_cond=True))
+    _set_body(body, _loop_function(_body(body), layout, is_cond=False))
     return [*new, nd]
+
+
+class _Layout:
+    """Where a rewritten loop's values sit: vars, counter, kept lists, limit, captures."""
+
+    def __init__(
+        self, n: int, num_caps: int, kept: list[tuple[str, int]], sliced: list[int]
+    ) -> None:
+        self.n = n
+        self.num_caps = num_caps
+        self.kept = kept
+        self.sliced = sliced
+        self.counter = n
+        self.limit = n + 1 + len(kept)
+        self.first_capture = n + 2 + len(kept)
 
 
 def _capture_shapes(
@@ -319,21 +378,25 @@ def _capture_shapes(
     return out
 
 
-def _loop_function(
-    gd: graph_pb2.GraphDef, n: int, num_caps: int, is_cond: bool
-) -> graph_pb2.GraphDef:
-    """A cond or body taking (vars, counter, limit, captures); a body also returns them
-    (counter + 1, the rest as they came); a cond is false once counter reaches the limit."""
+def _loop_function(gd: graph_pb2.GraphDef, lay: _Layout, is_cond: bool) -> graph_pb2.GraphDef:
+    """A cond or body over the rewritten layout; a body also returns the counter + 1, each
+    kept list with this iteration's value pushed, the limit and the captures (a list of kept
+    values popped); a cond is false once the counter reaches the limit."""
     taken = {nd.name for nd in gd.node}
+    n = lay.n
     args = {int(nd.attr["index"].i): nd for nd in gd.node if nd.op in ARG_OPS}
     for index, arg in args.items():
         if index >= n:
-            arg.attr["index"].i = index + 2
-    counter = _arg(gd, _unique("loop_counter", taken), n, _INT32)
-    limit = _arg(gd, _unique("maximum_iterations", taken), n + 1, _INT32)
-    retvals = [nd for nd in gd.node if nd.op == RETVAL_OP]
+            arg.attr["index"].i = index - n + lay.first_capture
+    counter = _arg(gd, _unique("loop_counter", taken), lay.counter, _INT32)
+    variant = dtypes.variant.as_datatype_enum
+    lists = [
+        _arg(gd, _unique(f"accumulator_{j}", taken), n + 1 + j, variant)
+        for j in range(len(lay.kept))
+    ]
+    limit = _arg(gd, _unique("maximum_iterations", taken), lay.limit, _INT32)
     if is_cond:
-        (ret,) = retvals
+        (ret,) = [nd for nd in gd.node if nd.op == RETVAL_OP]
         less = gd.node.add(name=_unique("loop_counter_less", taken), op="Less")
         less.input.extend([counter.name, limit.name])
         less.attr["T"].type = _INT32  # type: ignore[assignment]
@@ -346,13 +409,38 @@ def _loop_function(
     plus = gd.node.add(name=_unique("loop_counter_next", taken), op="AddV2")
     plus.input.extend([counter.name, one.name])
     plus.attr["T"].type = _INT32  # type: ignore[assignment]
-    results = [plus.name, limit.name]
-    results += [args[n + j].name for j in range(num_caps)]
-    for k, src in enumerate(results):
-        dtype = _INT32 if k < 2 else args[n + k - 2].attr["T"].type
+    results: list[tuple[str, int]] = [(plus.name, _INT32)]
+    for lst, (value, dtype) in zip(lists, lay.kept):
+        push = _tensor_list_node(
+            _unique(f"{lst.name}/push", taken), "TensorListPushBack", [lst.name, value], dtype
+        )
+        gd.node.append(push)
+        results.append((push.name, variant))
+    results.append((limit.name, _INT32))
+    for j in range(lay.num_caps):
+        arg = args[n + j]
+        if j not in lay.sliced:
+            results.append((arg.name, int(arg.attr["T"].type)))
+            continue
+        # The capture is a list of the forward loop's values: iteration k reads the one of
+        # forward iteration len-1-k (pop the last), under the argument's name.
+        dtype = int(arg.attr["T"].type)
+        index = int(arg.attr["index"].i)
+        lst = _arg(gd, _unique(f"{arg.name}/list", taken), index, variant)
+        shape = _const(_unique(f"{arg.name}/element_shape", taken), _INT32, -1)
+        pop = _tensor_list_node(
+            _unique(f"{arg.name}/pop", taken), "TensorListPopBack", [lst.name, shape.name], dtype
+        )
+        gd.node.extend([shape, pop])
+        arg.op = "Identity"
+        arg.input.append(f"{pop.name}:1")
+        for key in ("index", "shape"):
+            del arg.attr[key]
+        results.append((pop.name, variant))
+    for k, (src, dtype) in enumerate(results):
         ret = gd.node.add(name=_unique(f"retval_{n + k}", taken), op=RETVAL_OP)
         ret.input.append(src)
-        ret.attr["T"].type = dtype
+        ret.attr["T"].type = dtype  # type: ignore[assignment]
         ret.attr["index"].i = n + k
     return gd
 
