@@ -96,6 +96,13 @@ def saved_model_function():
 
 rec.add("tf/saved_model_function", **saved_model_function())
 
+# A gradient built on an imported loop (TF's layout: captures and limit are loop variables).
+with tf.Graph().as_default() as g:
+    tf.train.import_meta_graph(os.path.join(TF_DIR, "while_captures_and_limit.meta"))
+    (grad,) = tf.gradients(g.get_tensor_by_name("s:0"), g.get_tensor_by_name("x:0"))
+    with tf.Session() as sess:
+        rec.add("tf/gradient_of_imported_loop", grad=sess.run(grad))
+
 for name in sorted(CASES):
     meta = os.path.join(OURS_DIR, name + ".meta")
     if not os.path.exists(meta):

@@ -68,6 +68,15 @@ def test_saved_model_tf_wrote_with_functions_loads_and_serves() -> None:
         )
 
 
+def test_gradient_of_a_loop_tf_wrote() -> None:
+    with tf.Graph().as_default() as g:
+        tf.train.import_meta_graph(os.path.join(FILES, "tf", "while_captures_and_limit.meta"))
+        (grad,) = tf.gradients(g.get_tensor_by_name("s:0"), g.get_tensor_by_name("x:0"))
+        with tf.Session() as sess:
+            got = sess.run(grad)
+    reference.assert_close(got, reference.case(AREA, "tf/gradient_of_imported_loop")["grad"])
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_program_on_tfcluster_computes_what_tf_does(name: str) -> None:
     with tf.Graph().as_default():
