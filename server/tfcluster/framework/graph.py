@@ -767,6 +767,21 @@ class Graph:
     def get_all_collection_keys(self) -> list[str]:
         return [k for k in self._collections if isinstance(k, str)]
 
+    # ---- functions added by name (tf.raw_ops func attrs, ConcreteFunction.add_to_graph) -----
+    def _add_function_body(self, name: str, func: Any) -> None:
+        """Registers a function body (a func attr value) under `name` in this graph."""
+        self.__dict__.setdefault("_function_bodies", {})[name] = func
+
+    def _function_body(self, name: str) -> Any:
+        """The body added under `name` here or in an enclosing graph, or None."""
+        graph: Any = self
+        while graph is not None:
+            found = graph.__dict__.get("_function_bodies", {}).get(name)
+            if found is not None:
+                return found
+            graph = getattr(graph, "outer_graph", None)
+        return None
+
     def clear_collection(self, name: str) -> None:
         self._collections.pop(name, None)
 
