@@ -14,7 +14,7 @@ import numpy as np
 def _iterate(tf, ds, one_shot=False):
     it = ds.make_one_shot_iterator() if one_shot else ds.make_initializable_iterator()
     nxt = tf.nest.flatten(it.get_next())
-    names = [tf.identity(t, name="out_%d" % i).name for i, t in enumerate(nxt)]
+    names = [tf.identity(t, name=f"out_{i}").name for i, t in enumerate(nxt)]
     init = [] if one_shot else [it.initializer.name]
     return {"init": init, "fetch": names, "steps": 0}
 
@@ -222,9 +222,9 @@ def dynamic_rnn_gradient(tf):
         cell = tf.nn.rnn_cell.BasicRNNCell(4)
         out, _ = tf.nn.dynamic_rnn(cell, x, dtype=tf.float32)
     loss = tf.reduce_sum(out * out)
-    grads = tf.gradients(loss, [x] + tf.trainable_variables("rnn_grad_scope"))
+    grads = tf.gradients(loss, [x, *tf.trainable_variables("rnn_grad_scope")])
     init = tf.global_variables_initializer()
-    names = [tf.identity(g, name="grad_%d" % i).name for i, g in enumerate(grads)]
+    names = [tf.identity(g, name=f"grad_{i}").name for i, g in enumerate(grads)]
     return {"init": [init.name], "fetch": names, "steps": 1}
 
 

@@ -301,9 +301,7 @@ def raw_more_dataset_functions(tf):
         output_shapes=[[None]],
     )
     sums["GroupByWindowDataset"] = total(windows, [None])
-    iterator = tf.raw_ops.OneShotIterator(
-        dataset_factory=factory.get_concrete_function(), **common
-    )
+    iterator = tf.raw_ops.OneShotIterator(dataset_factory=factory.get_concrete_function(), **common)
     first = tf.raw_ops.IteratorGetNext(iterator=iterator, **common)[0]
     with tf.Session() as sess:
         out = sess.run(sums)

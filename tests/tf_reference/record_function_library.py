@@ -106,7 +106,7 @@ with tf.Graph().as_default() as g:
 for name in sorted(CASES):
     meta = os.path.join(OURS_DIR, name + ".meta")
     if not os.path.exists(meta):
-        raise SystemExit("run write_function_library_samples.py first (missing %s)" % meta)
+        raise SystemExit(f"run write_function_library_samples.py first (missing {meta})")
     with open(os.path.join(OURS_DIR, name + ".json")) as f:
         spec = json.load(f)
     with tf.Graph().as_default():
@@ -114,6 +114,6 @@ for name in sorted(CASES):
             tf.train.import_meta_graph(meta)
             rec.add("tfcluster_file/" + name, steps=run_spec(tf, spec))
         except Exception as e:  # what TF says about a file it cannot run
-            print("TF 1.15 cannot run tfcluster's %s: %s: %s" % (name, type(e).__name__, e))
+            print(f"TF 1.15 cannot run tfcluster's {name}: {type(e).__name__}: {e}")
             rec.add("tfcluster_file/" + name, error=e)
 rec.save()

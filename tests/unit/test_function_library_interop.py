@@ -18,11 +18,10 @@ from typing import Any
 
 import numpy as np
 import pytest
+import tfcluster as tf
 from support.tf115_graph_check import graph_def_problems
 from tf_reference import reference
 from tf_reference.function_library_cases import CASES, run_spec
-
-import tfcluster as tf
 from tfcluster.protos import attr_value_pb2, function_pb2, graph_pb2, meta_graph_pb2
 
 AREA = "function_library"

@@ -8,10 +8,9 @@ from typing import Any
 
 import numpy as np
 import pytest
+import tfcluster as tf
 from tf_reference import reference
 from tf_reference.raw_function_ops_cases import CASES, unknown_function_name
-
-import tfcluster as tf
 from tfcluster.api import raw_ops
 
 AREA = "raw_function_ops"

@@ -45,7 +45,7 @@ _CALL_OPS = ("PartitionedCall", "StatefulPartitionedCall")
 _MAX_DEPTH = 64
 
 
-def _invalid(message: str) -> errors.InvalidArgumentError:
+def _invalid(message: str) -> errors.OpError:
     return errors.InvalidArgumentError(None, None, message)
 
 
@@ -63,7 +63,7 @@ def _output_ranges(op_type: str, attrs: Any) -> list[tuple[str, int, int]] | Non
         if arg.number_attr is not None:
             count = int(_attr_or_default(sig, attrs, arg.number_attr, "i"))
         elif arg.type_list_attr is not None:
-            value = attrs[arg.type_list_attr] if arg.type_list_attr in attrs else None
+            value = attrs.get(arg.type_list_attr)
             count = len(value.list.type) if value is not None else 0
         ranges.append((arg.name, start, count))
         start += count
@@ -146,7 +146,7 @@ class _Importer:
                 inst.attr[k].CopyFrom(v)
         body = self.body_for(inst, f"{where} node '{out.name}'")
         parsed = parse_function(body)
-        shapes = out.attr[OUTPUT_SHAPES_ATTR] if OUTPUT_SHAPES_ATTR in out.attr else None
+        shapes = out.attr.get(OUTPUT_SHAPES_ATTR)
         keep = {k: v for k, v in out.attr.items() if k.startswith("_") and k != OUTPUT_SHAPES_ATTR}
         out.ClearField("attr")
         for k, v in keep.items():
@@ -210,7 +210,7 @@ class _FunctionBodyBuilder:
         if arg.number_attr or arg.type_list_attr:
             raise _invalid(f"{self.where}: list-valued argument '{arg.name}' is not supported")
         if arg.type_attr:
-            value = self.inst[arg.type_attr] if arg.type_attr in self.inst else None
+            value = self.inst.get(arg.type_attr)
             if value is None or not value.type:
                 raise _invalid(
                     f"{self.where}: argument '{arg.name}' has type attr '{arg.type_attr}', "
@@ -260,7 +260,7 @@ class _FunctionBodyBuilder:
         nd.CopyFrom(src)
         for key, value in nd.attr.items():
             if value.WhichOneof("value") == "placeholder":
-                given = self.inst[value.placeholder] if value.placeholder in self.inst else None
+                given = self.inst.get(value.placeholder)
                 if given is None:
                     raise _invalid(
                         f"{self.where} node '{src.name}': attr '{key}' refers to "
@@ -323,8 +323,7 @@ def _check_body_op_types(gd: graph_pb2.GraphDef, where: str) -> None:
         raise errors.NotFoundError(
             None,
             None,
-            f"{where}: op type not registered {', '.join(repr(m) for m in missing)} in "
-            "tfcluster",
+            f"{where}: op type not registered {', '.join(repr(m) for m in missing)} in tfcluster",
         )
 
 

@@ -265,9 +265,7 @@ def _tensor_dtypes(func: attr_value_pb2.NameAttrList, names: Sequence[str]) -> l
     scratch = FuncGraph("dtypes", Graph())
     try:
         copy_function_body(parse_function(func), scratch)
-        return [
-            scratch.get_tensor_by_name(n).dtype.base_dtype.as_datatype_enum for n in names
-        ]
+        return [scratch.get_tensor_by_name(n).dtype.base_dtype.as_datatype_enum for n in names]
     except (ValueError, KeyError, TypeError):
         return None
 
@@ -290,7 +288,9 @@ def _while(nd: node_def_pb2.NodeDef, taken: set[str]) -> list[node_def_pb2.NodeD
     n = len(nd.attr["T"].list.type)
     caps = list(nd.attr["Tcaptures"].list.type) if "Tcaptures" in nd.attr else []
     has_max = "has_maximum_iterations" in nd.attr and nd.attr["has_maximum_iterations"].b
-    kept = [s.decode() for s in nd.attr[ACCUMULATE_ATTR].list.s] if ACCUMULATE_ATTR in nd.attr else []
+    kept = (
+        [s.decode() for s in nd.attr[ACCUMULATE_ATTR].list.s] if ACCUMULATE_ATTR in nd.attr else []
+    )
     sliced = (
         [int(p) for p in nd.attr[SLICED_CAPTURES_ATTR].list.i]
         if SLICED_CAPTURES_ATTR in nd.attr

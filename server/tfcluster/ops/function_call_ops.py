@@ -192,9 +192,7 @@ def without_exports(func: attr_value_pb2.NameAttrList, num_results: int) -> Any:
         return func
     gd = graph_pb2.GraphDef.FromString(func.attr[GRAPH_DEF_ATTR].s)
     keep = [
-        nd
-        for nd in gd.node
-        if not (nd.op == RETVAL_OP and int(nd.attr["index"].i) >= num_results)
+        nd for nd in gd.node if not (nd.op == RETVAL_OP and int(nd.attr["index"].i) >= num_results)
     ]
     del gd.node[:]
     gd.node.extend(keep)

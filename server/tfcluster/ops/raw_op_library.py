@@ -27,7 +27,7 @@ from tfcluster.framework.op_signatures import ArgSig, AttrSig, OpSignature
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import function_call_ops
 from tfcluster.ops.op_util import make_op
-from tfcluster.protos import attr_value_pb2, tensor_pb2
+from tfcluster.protos import tensor_pb2
 
 # ---- the Python face of one op ------------------------------------------------------------
 
@@ -97,9 +97,7 @@ def apply_op(sig: OpSignature, kwargs: dict[str, Any]) -> Any:
     values = {_target(sig, p): v for p, v in kwargs.items()}
     # A func attr's concrete function has a graph of its own: not the one the op joins.
     funcs = {a.name for a in sig.attrs if a.type in ("func", "list(func)")}
-    graph = get_graph_from_inputs(
-        list(_flatten([v for k, v in values.items() if k not in funcs]))
-    )
+    graph = get_graph_from_inputs(list(_flatten([v for k, v in values.items() if k not in funcs])))
     with graph.as_default(), graph.name_scope(name or sig.name) as scope:
         inputs, attrs = _convert_inputs(sig, values)
         for attr in sig.attrs:
