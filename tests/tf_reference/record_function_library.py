@@ -8,7 +8,9 @@ write_function_library_samples.py):
 - `tf/defun_call`, `tf/saved_model_function`: a Defun called by name and a SavedModel whose
   signature runs a tf.function and a cond_v2 (TF-only ways to write functions);
 - `tfcluster_file/<case>`: the MetaGraph tfcluster wrote for the case, imported by TF 1.15
-  and run (the error class where TF cannot).
+  and run (the error class where TF cannot);
+- `tfcluster_corpus/<name>`: tfcluster's MetaGraphs of function_library_corpus.py imported
+  by TF 1.15 (nodes it lacks afterwards: none), variables initialized, an Estimator's train_op run.
 
 tests/unit/test_function_library_interop.py imports TF's files into tfcluster and compares.
 """
@@ -116,4 +118,38 @@ for name in sorted(CASES):
         except Exception as e:  # what TF says about a file it cannot run
             print(f"TF 1.15 cannot run tfcluster's {name}: {type(e).__name__}: {e}")
             rec.add("tfcluster_file/" + name, error=e)
+# tfcluster's MetaGraphs of usual programs (function_library_corpus.py): TF imports each,
+# initializes its variables and runs an Estimator's train_op.
+corpus = os.path.join(OURS_DIR, "corpus")
+for meta in sorted(os.listdir(corpus)):
+    name = meta[: -len(".meta")]
+    with tf.Graph().as_default() as g:
+        try:
+            tf.train.import_meta_graph(os.path.join(corpus, meta))
+            with open(os.path.join(corpus, meta), "rb") as f:
+                nodes = tf.MetaGraphDef.FromString(f.read()).graph_def.node
+            have = {op.name for op in g.get_operations()}
+            missing = sorted(n.name for n in nodes if n.name not in have)
+            ran = []
+            # Zeros for the placeholders (a dimension TF does not know: 1).
+            feeds = {
+                op.outputs[0]: np.zeros(
+                    [d or 1 for d in op.outputs[0].shape.as_list()], op.outputs[0].dtype.name
+                )
+                for op in g.get_operations()
+                if op.type == "Placeholder" and op.outputs[0].shape.dims is not None
+            }
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                sess.run(tf.local_variables_initializer())
+                for op in g.get_operations():
+                    if op.type == "MakeIterator":  # an Estimator's hook runs these
+                        sess.run(op)
+                for op in tf.get_collection(tf.GraphKeys.TRAIN_OP):
+                    sess.run(op, feeds)
+                    ran.append(op.name)
+            rec.add("tfcluster_corpus/" + name, nodes=len(nodes), missing=missing, ran=ran)
+        except Exception as e:
+            print(f"TF 1.15 cannot import tfcluster's {meta}: {type(e).__name__}: {e}")
+            rec.add("tfcluster_corpus/" + name, error=e)
 rec.save()

@@ -3,7 +3,8 @@
 
     PYTHONPATH=server python tests/tf_reference/write_function_library_samples.py
 
-into data/function_library/tfcluster/: <case>.meta and <case>.json (what to run).
+into data/function_library/tfcluster/: <case>.meta and <case>.json (what to run), and
+corpus/<name>.meta for the graphs of function_library_corpus.py.
 record_function_library.py then imports them into TF 1.15 and records what TF computes.
 """
 
@@ -19,6 +20,7 @@ sys.path.insert(0, HERE)
 
 import tfcluster as tf  # noqa: E402
 from function_library_cases import CASES  # noqa: E402
+from function_library_corpus import CORPUS  # noqa: E402
 
 OUT = os.path.join(HERE, "data", "function_library", "tfcluster")
 
@@ -33,7 +35,17 @@ def main() -> None:
         with open(os.path.join(OUT, f"{name}.json"), "w") as f:
             json.dump(spec, f, indent=1, sort_keys=True)
             f.write("\n")
-    print(f"wrote {len(CASES)} MetaGraphs into {OUT}")
+    corpus = os.path.join(OUT, "corpus")
+    os.makedirs(corpus)
+    for name, build in sorted(CORPUS.items()):
+        with tf.Graph().as_default():
+            written = build(tf)
+            target = os.path.join(corpus, f"{name}.meta")
+            if written is None:
+                tf.train.export_meta_graph(target)
+            else:
+                shutil.copyfile(written, target)
+    print(f"wrote {len(CASES) + len(CORPUS)} MetaGraphs into {OUT}")
 
 
 if __name__ == "__main__":

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import os
-import tempfile
 from collections.abc import Callable
 from typing import Any
 
@@ -22,6 +21,7 @@ import tfcluster as tf
 from support.tf115_graph_check import graph_def_problems
 from tf_reference import reference
 from tf_reference.function_library_cases import CASES, run_spec
+from tf_reference.function_library_corpus import CORPUS
 from tfcluster.protos import attr_value_pb2, function_pb2, graph_pb2, meta_graph_pb2
 
 AREA = "function_library"
@@ -122,56 +122,42 @@ def test_exported_function_bodies_are_library_functions() -> None:
 
 
 # ---- a corpus of tfcluster graphs, exported and checked against TF 1.15's op defs -----------
-def _keras_sequential() -> None:
-    m = tf.keras.Sequential(
-        [tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)), tf.keras.layers.Dense(2)]
-    )
-    m.compile("adam", "mse")
-    m.fit(np.ones((4, 3), np.float32), np.ones((4, 2), np.float32), epochs=1, verbose=0)
-
-
-def _queues_and_readers() -> None:
-    path = os.path.join(tempfile.mkdtemp(), "a.tfrecord")
-    with tf.python_io.TFRecordWriter(path) as w:
-        w.write(b"x")
-    queue = tf.train.string_input_producer([path], num_epochs=1)
-    _, value = tf.TFRecordReader().read(queue)
-    tf.train.shuffle_batch([value], 2, 10, 2)
-
-
-def _partitioned_embeddings() -> None:
-    v = tf.get_variable("emb", [10, 4], partitioner=tf.fixed_size_partitioner(2))
-    e = tf.nn.embedding_lookup(v, tf.constant([1, 7]))
-    tf.train.AdagradOptimizer(0.1).minimize(tf.reduce_sum(e))
-
-
-def _summaries_and_saver() -> None:
-    x = tf.Variable(1.0)
-    tf.summary.scalar("x", x)
-    tf.summary.histogram("h", tf.ones([3]))
-    tf.summary.merge_all()
-    tf.train.Saver()
-
-
-def _every_dataset_transformation() -> None:
+def _every_function_case(tf: Any) -> None:
     for program in CASES.values():
         program(tf)
 
 
-CORPUS: dict[str, Callable[[], None]] = {
-    "keras_sequential": _keras_sequential,
-    "queues_and_readers": _queues_and_readers,
-    "partitioned_embeddings": _partitioned_embeddings,
-    "summaries_and_saver": _summaries_and_saver,
-    "every_function_case": _every_dataset_transformation,
+FULL_CORPUS: dict[str, Callable[[Any], Any]] = {
+    **CORPUS,
+    "every_function_case": _every_function_case,
 }
 
 
-@pytest.mark.parametrize("name", sorted(CORPUS))
-def test_exported_graph_passes_tf115_op_defs(name: str) -> None:
+def _exported(name: str) -> graph_pb2.GraphDef:
     with tf.Graph().as_default() as g:
-        CORPUS[name]()
-        assert graph_def_problems(g.as_graph_def()) == []
+        written = FULL_CORPUS[name](tf)
+        if written is None:
+            return g.as_graph_def()
+        with open(written, "rb") as f:
+            return meta_graph_pb2.MetaGraphDef.FromString(f.read()).graph_def
+
+
+@pytest.mark.parametrize("name", sorted(FULL_CORPUS))
+def test_exported_graph_passes_tf115_op_defs(name: str) -> None:
+    assert graph_def_problems(_exported(name)) == []
+
+
+@pytest.mark.parametrize("name", sorted(CORPUS))
+def test_tf_imported_and_ran_the_corpus_metagraph(name: str) -> None:
+    """TF 1.15 imported every node of tfcluster's file, initialized it and ran its train op."""
+    recorded = reference.case(AREA, f"tfcluster_corpus/{name}")
+    assert "error" not in recorded, f"TF 1.15 refused tfcluster's file: {recorded['error']}"
+    with open(os.path.join(FILES, "tfcluster", "corpus", f"{name}.meta"), "rb") as f:
+        gd = meta_graph_pb2.MetaGraphDef.FromString(f.read()).graph_def
+    assert recorded["nodes"] == len(gd.node)
+    assert recorded["missing"] == []
+    if name in ("estimator_checkpoint_meta", "rnn_training", "partitioned_embeddings"):
+        assert recorded["ran"], "TF ran no train op"
 
 
 # ---- bad libraries ---------------------------------------------------------------------------
