@@ -77,6 +77,33 @@ with tf.Graph().as_default():
     rec.add("tf/defun_call", steps=run_spec(tf, spec))
 
 
+def defun_with_grad_func():
+    @function.Defun(tf.float32, tf.float32)
+    def cube_grad(x, dy):
+        return dy * 100.0 * x
+
+    @function.Defun(tf.float32, grad_func=cube_grad)
+    def cube(x):
+        return x * x * x
+
+    x = tf.constant([1.0, 2.0], name="x")
+    y = tf.identity(cube(x), name="y")
+    return {"init": [], "fetch": [y.name], "steps": 1}
+
+
+with tf.Graph().as_default() as g:
+    spec = defun_with_grad_func()
+    tf.train.export_meta_graph(os.path.join(TF_DIR, "defun_with_grad_func.meta"))
+    save_spec("defun_with_grad_func", spec)
+    rec.add("tf/defun_with_grad_func", steps=run_spec(tf, spec))
+with tf.Graph().as_default() as g:
+    # The library's gradient function, not the body's derivative (3x^2), gives the gradient.
+    tf.train.import_meta_graph(os.path.join(TF_DIR, "defun_with_grad_func.meta"))
+    (grad,) = tf.gradients(g.get_tensor_by_name("y:0"), g.get_tensor_by_name("x:0"))
+    with tf.Session() as sess:
+        rec.add("tf/defun_with_grad_func/gradient", grad=sess.run(grad))
+
+
 def saved_model_function():
     path = os.path.join(TF_DIR, "saved_model_function")
     with tf.Graph().as_default():

@@ -42,7 +42,7 @@ def _assert_steps(actual: list[list[Any]], expected: list[list[Any]]) -> None:
             reference.assert_close(got, want)
 
 
-TF_CASES = sorted([*CASES, "defun_call"])
+TF_CASES = sorted([*CASES, "defun_call", "defun_with_grad_func"])
 
 
 @pytest.mark.parametrize("name", TF_CASES)
@@ -74,6 +74,22 @@ def test_gradient_of_a_loop_tf_wrote() -> None:
         with tf.Session() as sess:
             got = sess.run(grad)
     reference.assert_close(got, reference.case(AREA, "tf/gradient_of_imported_loop")["grad"])
+
+
+def test_library_gradient_function_gives_the_gradient_and_is_written_back() -> None:
+    path = os.path.join(FILES, "tf", "defun_with_grad_func.meta")
+    recorded = reference.case(AREA, "tf/defun_with_grad_func/gradient")
+    with tf.Graph().as_default() as g:
+        tf.train.import_meta_graph(path)
+        (grad,) = tf.gradients(g.get_tensor_by_name("y:0"), g.get_tensor_by_name("x:0"))
+        with tf.Session() as sess:
+            reference.assert_close(sess.run(grad), recorded["grad"])
+        (call,) = [op for op in g.get_operations() if "_gradient" in op.attrs]
+        gd = g.as_graph_def()
+    (pair,) = gd.library.gradient
+    (node,) = [n for n in gd.node if n.name == call.name]
+    assert pair.function_name == node.attr["f"].func.name
+    assert pair.gradient_func in {f.signature.name for f in gd.library.function}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -38,6 +38,9 @@ from tfcluster.protos import attr_value_pb2, function_pb2, graph_pb2, node_def_p
 PRIVATE_PREFIX = "_tfcluster_"
 _EXPORTS_FUNCTION_ATTR = PRIVATE_PREFIX + EXPORTS_ATTR
 _INPUT_SHAPES = "_input_shapes"
+# A call node's attr: the body of the gradient function the library names for the called
+# function (GradientDef: Defun's grad_func); the call's gradient calls it.
+GRADIENT_ATTR = "_gradient"
 # An argument attr: the name of the argument's node in tfcluster's body.
 _ARG_NODE_ATTR = PRIVATE_PREFIX + "node_name"
 _CALL_OPS = ("PartitionedCall", "StatefulPartitionedCall")
@@ -83,6 +86,7 @@ class _Importer:
 
     def __init__(self, library: function_pb2.FunctionDefLibrary) -> None:
         self.functions = {f.signature.name: f for f in library.function}
+        self.gradients = {g.function_name: g.gradient_func for g in library.gradient}
         self._done: dict[bytes, attr_value_pb2.NameAttrList] = {}
         self._stack: list[str] = []
 
@@ -126,8 +130,14 @@ class _Importer:
                 del out.attr[key]
         for key, value in out.attr.items():
             self._attr(value, f"{where} node '{nd.name}' attr '{key}'")
+        called = nd.attr["f"].func.name if nd.op in _CALL_OPS and "f" in nd.attr else None
         if nd.op in self.functions and op_def_registry.lookup(nd.op) is None:
+            called = nd.op
             self._as_call(out, where)
+        if called in self.gradients:
+            grad = attr_value_pb2.NameAttrList(name=self.gradients[called])
+            where_grad = f"{where} node '{nd.name}' gradient"
+            out.attr[GRADIENT_ATTR].func.CopyFrom(self.body_for(grad, where_grad))
         out.op = _alias_of(out.op)
         return out
 
@@ -393,6 +403,7 @@ class _Exporter:
         self.library = function_pb2.FunctionDefLibrary()
         self._names: dict[bytes, str] = {}
         self._taken: set[str] = set()
+        self._gradients: set[tuple[str, str]] = set()
 
     def node(self, nd: node_def_pb2.NodeDef) -> node_def_pb2.NodeDef:
         out = node_def_pb2.NodeDef()
@@ -404,6 +415,11 @@ class _Exporter:
                 for f in value.list.func:
                     f.CopyFrom(self.function_for(f))
         _rename_private_attrs(out)
+        if GRADIENT_ATTR in out.attr and "f" in out.attr:
+            pair = (out.attr["f"].func.name, out.attr[GRADIENT_ATTR].func.name)
+            if pair not in self._gradients:
+                self._gradients.add(pair)
+                self.library.gradient.add(function_name=pair[0], gradient_func=pair[1])
         return out
 
     def function_for(self, func: attr_value_pb2.NameAttrList) -> attr_value_pb2.NameAttrList:
@@ -498,7 +514,14 @@ def to_library_form(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
         out.node.append(exporter.node(nd))
     out.library.CopyFrom(graph_def.library)
     out.library.function.extend(exporter.library.function)
+    out.library.gradient.extend(exporter.library.gradient)
     return out
 
 
-__all__ = ["PRIVATE_PREFIX", "from_library_form", "needs_import", "to_library_form"]
+__all__ = [
+    "GRADIENT_ATTR",
+    "PRIVATE_PREFIX",
+    "from_library_form",
+    "needs_import",
+    "to_library_form",
+]
