@@ -216,6 +216,14 @@ def dynamic_rnn_forward(tf):
     return {"init": [init.name], "fetch": names, "steps": 1}
 
 
+def cond_updates_variable(tf):
+    v = tf.Variable(1.0, name="v")
+    p = tf.placeholder_with_default(True, [], name="p")
+    r = tf.cond(p, lambda: tf.assign_add(v, 2.0), lambda: tf.identity(v), name="c")
+    init = tf.global_variables_initializer()
+    return {"init": [init.name], "fetch": [tf.identity(r, name="r").name], "steps": 3}
+
+
 def dynamic_rnn_gradient(tf):
     x = tf.constant(np.arange(18, dtype=np.float32).reshape(2, 3, 3) / 18.0, name="x")
     with tf.variable_scope("rnn_grad_scope", initializer=tf.constant_initializer(0.2)):
@@ -259,6 +267,7 @@ CASES = {
         variable_initialized_value,
         dynamic_rnn_forward,
         dynamic_rnn_gradient,
+        cond_updates_variable,
     )
 }
 

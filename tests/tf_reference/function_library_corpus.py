@@ -24,6 +24,16 @@ def keras_sequential(tf: Any) -> Any:
     return None
 
 
+def keras_batch_norm(tf: Any) -> Any:
+    """BatchNormalization's moving averages update under the learning-phase cond."""
+    i = tf.keras.Input((5,))
+    o = tf.keras.layers.BatchNormalization()(tf.keras.layers.Dense(3)(i))
+    m = tf.keras.Model(i, o)
+    m.compile("sgd", "mse")
+    m.fit(np.ones((4, 5), np.float32), np.ones((4, 3), np.float32), verbose=0)
+    return None
+
+
 def queues_and_readers(tf: Any) -> Any:
     path = os.path.join(tempfile.mkdtemp(), "a.tfrecord")
     with tf.python_io.TFRecordWriter(path) as w:
@@ -83,6 +93,7 @@ CORPUS: dict[str, Callable[[Any], Any]] = {
     f.__name__: f
     for f in (
         keras_sequential,
+        keras_batch_norm,
         queues_and_readers,
         partitioned_embeddings,
         summaries_and_saver,

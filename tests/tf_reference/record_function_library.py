@@ -45,7 +45,8 @@ def save_spec(name, spec):
 # TF 1.15's initialized_value is a cond on IsVariableInitialized: under control flow v2 its
 # If reads the variable before the predicate (FailedPrecondition), so TF records it in v1
 # (Switch/Merge), the form tfcluster writes for it.
-V1_CONTROL_FLOW = {"variable_initialized_value"}
+# A cond updating a ref variable is TF 1.15's default (v1) cond too: cond_v2 cannot take one.
+V1_CONTROL_FLOW = {"variable_initialized_value", "cond_updates_variable"}
 
 for name, program in sorted(CASES.items()):
     if name in V1_CONTROL_FLOW:

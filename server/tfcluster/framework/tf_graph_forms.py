@@ -9,6 +9,9 @@
   where no body writes it, TF's form passes the variable's value (an Identity).
 - `_InitializedValue` (Variable.initialized_value) is TF's cond on IsVariableInitialized:
   RefSwitch / Switch / Merge, the Merge under the node's name.
+- An If whose body updates a ref variable (Keras BatchNormalization's moving averages under
+  the learning phase) is TF1's Switch/Merge cond, as TF 1.15 builds it: TF functions cannot
+  take a ref variable.
 
 A loop that keeps values for its gradient (`accumulate`) pushes them onto TensorLists, as
 TF's while_v2 does, and its gradient loop pops them (`sliced_captures`).
@@ -16,9 +19,9 @@ TF's while_v2 does, and its gradient loop pops them (`sliced_captures`).
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 
-from tfcluster.framework import dtypes, op_signatures
+from tfcluster.framework import dtypes, op_def_registry, op_signatures
 from tfcluster.framework.func_graph import (
     ACCUMULATE_ATTR,
     ARG_OPS,
@@ -31,6 +34,7 @@ from tfcluster.framework.graph_io import parse_input
 from tfcluster.protos import attr_value_pb2, graph_pb2, node_def_pb2, tensor_shape_pb2
 
 _WHILE_OPS = ("While", "StatelessWhile")
+_IF_OPS = ("If", "StatelessIf")
 _INT32 = dtypes.int32.as_datatype_enum
 _BOOL = dtypes.bool_.as_datatype_enum
 _INT32_MAX = 2**31 - 1
@@ -80,11 +84,15 @@ def rewrite(nodes: Iterable[node_def_pb2.NodeDef]) -> list[node_def_pb2.NodeDef]
     for nd in nodes:
         if nd.op == "_InitializedValue":
             out.extend(_initialized_value(nd, taken))
+        elif _writes_variable(nd, by_name):
+            out.extend(_if_as_v1_cond(nd, by_name, taken))
         elif nd.op in _WHILE_OPS and _while_needs_rewrite(nd):
             out.extend(_while(nd, taken))
         else:
             out.append(nd)
-    return out
+    # Handles no op reads any more (their Ifs became conds on the variables themselves).
+    read = {parse_input(raw)[0] for nd in out for raw in nd.input}
+    return [nd for nd in out if nd.op != "_RefHandle" or nd.name in read]
 
 
 def _copy(nd: node_def_pb2.NodeDef) -> node_def_pb2.NodeDef:
@@ -141,6 +149,125 @@ def _initialized_value(nd: node_def_pb2.NodeDef, taken: set[str]) -> list[node_d
         if "_class" in nd.attr:
             helper.attr["_class"].CopyFrom(nd.attr["_class"])
     return [is_init, ref_switch, read, init_switch, merge]
+
+
+# ---- If whose bodies write a variable: TF1's Switch/Merge cond -------------------------------
+def _writes_variable(nd: node_def_pb2.NodeDef, by_name: dict[str, node_def_pb2.NodeDef]) -> bool:
+    """An If still given a variable through a _RefHandle (a body updates it) and returning
+    something (TF passes a variable into a function only as a resource)."""
+    if nd.op not in _IF_OPS or not len(nd.attr["Tout"].list.type):
+        return False
+    for key in ("then_branch", "else_branch"):
+        if key not in nd.attr or GRAPH_DEF_ATTR not in nd.attr[key].func.attr:
+            return False
+    return any(
+        (src := by_name.get(parse_input(raw)[0])) is not None and src.op == "_RefHandle"
+        for raw in nd.input
+        if not raw.startswith("^")
+    )
+
+
+def _if_as_v1_cond(
+    nd: node_def_pb2.NodeDef, by_name: dict[str, node_def_pb2.NodeDef], taken: set[str]
+) -> list[node_def_pb2.NodeDef]:
+    """The If as TF1's cond writes it: the predicate's Switch gives each branch its pivot,
+    every input a (Ref)Switch, each branch's nodes are inlined under <name>/then|else, each
+    result a Merge of the two branches, and an IdentityN under the If's name returns them."""
+    scope = nd.name
+    data = [i for i in nd.input if not i.startswith("^")]
+    controls = [i for i in nd.input if i.startswith("^")]
+    pred, args = data[0], data[1:]
+    out: list[node_def_pb2.NodeDef] = []
+
+    def add(name: str, op: str, inputs: Sequence[str], **type_attrs: int) -> node_def_pb2.NodeDef:
+        node = node_def_pb2.NodeDef(
+            name=_unique(f"{scope}/{name}", taken), op=op, input=list(inputs), device=nd.device
+        )
+        for key, value in type_attrs.items():
+            node.attr[key].type = value  # type: ignore[assignment]
+        out.append(node)
+        return node
+
+    switch_pred = add("switch_pred", "Switch", [pred, pred, *controls], T=_BOOL)
+    pivots = {
+        1: add("switch_t", "Identity", [f"{switch_pred.name}:1"], T=_BOOL).name,
+        0: add("switch_f", "Identity", [f"{switch_pred.name}:0"], T=_BOOL).name,
+    }
+    switches = []
+    for i, raw in enumerate(args):
+        src = by_name.get(parse_input(raw)[0])
+        if src is not None and src.op == "_RefHandle":
+            (ref,) = [r for r in src.input if not r.startswith("^")]
+            sw = add(f"Switch_{i}", "RefSwitch", [ref, pred], T=src.attr["T"].type)
+        else:
+            sw = add(f"Switch_{i}", "Switch", [raw, pred], T=nd.attr["Tin"].list.type[i])
+        switches.append(sw.name)
+    results: dict[int, list[str]] = {}
+    for key, port, label in (("then_branch", 1, "then"), ("else_branch", 0, "else")):
+        results[port] = _inline_branch(
+            _body(nd.attr[key].func), f"{label}/", switches, port, pivots[port], add
+        )
+    merges = []
+    for k, dtype in enumerate(nd.attr["Tout"].list.type):
+        merge = add(f"Merge_{k}", "Merge", [results[0][k], results[1][k]], T=dtype)
+        merge.attr["N"].i = 2
+        merges.append(f"{merge.name}:0")
+    final = node_def_pb2.NodeDef(name=nd.name, op="IdentityN", input=merges, device=nd.device)
+    final.attr["T"].list.type.extend(nd.attr["Tout"].list.type)
+    for key in ("_class", OUTPUT_SHAPES_ATTR):
+        if key in nd.attr:
+            final.attr[key].CopyFrom(nd.attr[key])
+    out.append(final)
+    return out
+
+
+def _inline_branch(
+    gd: graph_pb2.GraphDef,
+    prefix: str,
+    switches: Sequence[str],
+    port: int,
+    pivot: str,
+    add: Callable[..., node_def_pb2.NodeDef],
+) -> list[str]:
+    """The branch's nodes, renamed under `prefix`, reading the Switches' `port`; its results
+    (each through an Identity that waits for the branch's stateful nodes)."""
+    args = {
+        n.name: f"{switches[int(n.attr['index'].i)]}:{port}" for n in gd.node if n.op in ARG_OPS
+    }
+    names: dict[str, str] = {}
+    inlined: list[tuple[node_def_pb2.NodeDef, node_def_pb2.NodeDef]] = []
+    for node in gd.node:
+        if node.op in ARG_OPS or node.op == RETVAL_OP:
+            continue
+        copy = add(prefix + node.name, node.op, [])
+        for key, value in node.attr.items():
+            copy.attr[key].CopyFrom(value)
+        names[node.name] = copy.name
+        inlined.append((node, copy))
+
+    def ref(raw: str) -> str:
+        src, idx, is_control = parse_input(raw)
+        if src in args:
+            return "^" + pivot if is_control else args[src]
+        if is_control:
+            return "^" + names[src]
+        return f"{names[src]}:{idx}" if idx else names[src]
+
+    stateful = []
+    for node, copy in inlined:
+        copy.input.extend(ref(raw) for raw in node.input)
+        if not [r for r in copy.input if not r.startswith("^")]:
+            copy.input.append("^" + pivot)  # a source node runs only in its branch
+        op_def = op_def_registry.lookup(node.op)
+        if op_def is not None and op_def.stateful:
+            stateful.append("^" + copy.name)
+    retvals = sorted((int(n.attr["index"].i), n) for n in gd.node if n.op == RETVAL_OP)
+    results = []
+    for k, ret in retvals:
+        value = ref(ret.input[0])
+        ident = add(f"{prefix}output_{k}", "Identity", [value, *stateful], T=ret.attr["T"].type)
+        results.append(ident.name)
+    return results
 
 
 # ---- variables read by functional ops ------------------------------------------------------
