@@ -146,6 +146,19 @@ for name in sorted(CASES):
         except Exception as e:  # what TF says about a file it cannot run
             print(f"TF 1.15 cannot run tfcluster's {name}: {type(e).__name__}: {e}")
             rec.add("tfcluster_file/" + name, error=e)
+# tfcluster's SavedModel of the same program, served by TF.
+with tf.Graph().as_default(), tf.Session() as sess:
+    loaded = tf.saved_model.loader.load(
+        sess, ["serve"], os.path.join(OURS_DIR, "saved_model_function")
+    )
+    sig = loaded.signature_def["serving_default"]
+    x_name, y_name = sig.inputs["x"].name, sig.outputs["y"].name
+    rec.add(
+        "tfcluster_saved_model_function",
+        pos=sess.run(y_name, {x_name: np.array([1.0, 2.0], np.float32)}),
+        neg=sess.run(y_name, {x_name: np.array([-1.0, -2.0], np.float32)}),
+    )
+
 # tfcluster's MetaGraphs of usual programs (function_library_corpus.py): TF imports each,
 # initializes its variables and runs an Estimator's train_op.
 corpus = os.path.join(OURS_DIR, "corpus")

@@ -4,7 +4,7 @@
     PYTHONPATH=server python tests/tf_reference/write_function_library_samples.py
 
 into data/function_library/tfcluster/: <case>.meta and <case>.json (what to run), and
-corpus/<name>.meta for the graphs of function_library_corpus.py.
+corpus/<name>.meta for the graphs of function_library_corpus.py, and saved_model_function/.
 record_function_library.py then imports them into TF 1.15 and records what TF computes.
 """
 
@@ -45,7 +45,23 @@ def main() -> None:
                 tf.train.export_meta_graph(target)
             else:
                 shutil.copyfile(written, target)
-    print(f"wrote {len(CASES) + len(CORPUS)} MetaGraphs into {OUT}")
+    saved_model_with_functions(os.path.join(OUT, "saved_model_function"))
+    print(f"wrote {len(CASES) + len(CORPUS)} MetaGraphs and a SavedModel into {OUT}")
+
+
+def saved_model_with_functions(path: str) -> None:
+    """The program TF's saved_model_function is (record_function_library.py), saved by
+    tfcluster: a tf.function called under a cond."""
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [None], name="x")
+
+        @tf.function
+        def poly(v: tf.Tensor) -> tf.Tensor:
+            return v * v + 1.0
+
+        y = tf.cond(tf.reduce_sum(x) > 0.0, lambda: poly(x), lambda: -x, name="pick")
+        with tf.Session() as sess:
+            tf.saved_model.simple_save(sess, path, {"x": x}, {"y": y})
 
 
 if __name__ == "__main__":

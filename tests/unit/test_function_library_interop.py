@@ -92,6 +92,13 @@ def test_library_gradient_function_gives_the_gradient_and_is_written_back() -> N
     assert pair.gradient_func in {f.signature.name for f in gd.library.function}
 
 
+def test_tf_serves_the_saved_model_tfcluster_wrote_with_functions() -> None:
+    theirs = reference.case(AREA, "tf/saved_model_function")
+    served = reference.case(AREA, "tfcluster_saved_model_function")
+    for key in ("pos", "neg"):
+        reference.assert_close(served[key], theirs[key])
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_program_on_tfcluster_computes_what_tf_does(name: str) -> None:
     with tf.Graph().as_default():
