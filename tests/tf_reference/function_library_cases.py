@@ -224,6 +224,20 @@ def cond_updates_variable(tf):
     return {"init": [init.name], "fetch": [tf.identity(r, name="r").name], "steps": 3}
 
 
+def resource_variable_in_bodies(tf):
+    v = tf.get_variable("rv", initializer=tf.constant([1.0, 2.0]), use_resource=True)
+
+    @tf.function
+    def f(x):
+        return x * v + v.read_value()
+
+    y = f(tf.constant([3.0, 4.0]))
+    c = tf.cond(tf.constant(True), lambda: v * 2.0, lambda: v * 3.0)
+    init = tf.global_variables_initializer()
+    names = [tf.identity(y, name="y").name, tf.identity(c, name="cv").name]
+    return {"init": [init.name], "fetch": names, "steps": 1}
+
+
 def dynamic_rnn_gradient(tf):
     x = tf.constant(np.arange(18, dtype=np.float32).reshape(2, 3, 3) / 18.0, name="x")
     with tf.variable_scope("rnn_grad_scope", initializer=tf.constant_initializer(0.2)):
@@ -268,6 +282,7 @@ CASES = {
         dynamic_rnn_forward,
         dynamic_rnn_gradient,
         cond_updates_variable,
+        resource_variable_in_bodies,
     )
 }
 
