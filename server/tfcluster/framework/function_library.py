@@ -18,6 +18,7 @@ task. The two meet only here:
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import re
 from typing import Any
@@ -408,10 +409,15 @@ class _Exporter:
     def node(self, nd: node_def_pb2.NodeDef) -> node_def_pb2.NodeDef:
         out = node_def_pb2.NodeDef()
         out.CopyFrom(nd)
+        self.convert(out)
+        return out
+
+    def convert(self, out: node_def_pb2.NodeDef) -> None:
+        """The node in TF's form, changed in place."""
         for value in out.attr.values():
             if value.HasField("func"):
                 value.func.CopyFrom(self.function_for(value.func))
-            elif value.HasField("list"):
+            elif value.HasField("list") and len(value.list.func):
                 for f in value.list.func:
                     f.CopyFrom(self.function_for(f))
         _rename_private_attrs(out)
@@ -420,7 +426,6 @@ class _Exporter:
             if pair not in self._gradients:
                 self._gradients.add(pair)
                 self.library.gradient.add(function_name=pair[0], gradient_func=pair[1])
-        return out
 
     def function_for(self, func: attr_value_pb2.NameAttrList) -> attr_value_pb2.NameAttrList:
         if GRAPH_DEF_ATTR not in func.attr:
@@ -489,30 +494,47 @@ class _Exporter:
         return fdef
 
 
+@functools.cache
+def _attr_names(op_type: str) -> tuple[frozenset[str], tuple[str, ...]] | None:
+    """TF 1.15's attr names of the op, and those it requires (no default); None: no such op."""
+    sig = op_signatures.lookup(op_type)
+    if sig is None:
+        return None
+    return frozenset(a.name for a in sig.attrs), tuple(
+        a.name for a in sig.attrs if not a.has_default
+    )
+
+
 def _rename_private_attrs(nd: node_def_pb2.NodeDef) -> None:
     """Attrs TF 1.15's op def lacks move under PRIVATE_PREFIX (its importer skips them); a
     required attr TF names `T<name>` where tfcluster says `<name>` (TensorDataset's
     Toutput_types) is derived from it."""
-    sig = op_signatures.lookup(nd.op)
-    if sig is None:
+    names = _attr_names(nd.op)
+    if names is None:
         return
-    declared = {a.name for a in sig.attrs}
-    for a in sig.attrs:
-        if not a.has_default and a.name not in nd.attr and a.name[1:] in nd.attr:
-            nd.attr[a.name].CopyFrom(nd.attr[a.name[1:]])
+    declared, required = names
+    for name in required:
+        if name not in nd.attr and name[1:] in nd.attr:
+            nd.attr[name].CopyFrom(nd.attr[name[1:]])
     for key in [k for k in nd.attr if not k.startswith("_") and k not in declared]:
         nd.attr[PRIVATE_PREFIX + key].CopyFrom(nd.attr[key])
         del nd.attr[key]
 
 
-def to_library_form(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
-    """The GraphDef as TF writes it: bodies as FunctionDefs in the library."""
+def to_library_form(graph_def: graph_pb2.GraphDef, in_place: bool = False) -> graph_pb2.GraphDef:
+    """The GraphDef as TF writes it: bodies as FunctionDefs in the library. `in_place`: the
+    caller's GraphDef is changed and returned (Graph.as_graph_def made it for this)."""
+    out = graph_def
+    if not in_place:
+        out = graph_pb2.GraphDef()
+        out.CopyFrom(graph_def)
+    if tf_graph_forms.needs_rewrite(out.node):
+        nodes = tf_graph_forms.rewrite(out.node)
+        del out.node[:]
+        out.node.extend(nodes)
     exporter = _Exporter()
-    out = graph_pb2.GraphDef()
-    out.versions.CopyFrom(graph_def.versions)
-    for nd in tf_graph_forms.rewrite(graph_def.node):
-        out.node.append(exporter.node(nd))
-    out.library.CopyFrom(graph_def.library)
+    for nd in out.node:
+        exporter.convert(nd)
     out.library.function.extend(exporter.library.function)
     out.library.gradient.extend(exporter.library.gradient)
     return out

@@ -791,7 +791,7 @@ class Graph:
 
         # As TF writes it: function bodies in the library, attrs TF lacks under "_tfcluster_".
         return function_library.to_library_form(
-            graph_io.graph_to_graph_def(self, add_shapes=add_shapes)
+            graph_io.graph_to_graph_def(self, add_shapes=add_shapes), in_place=True
         )
 
     @property

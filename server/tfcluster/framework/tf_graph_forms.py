@@ -74,6 +74,14 @@ def _unique(name: str, taken: set[str]) -> str:
     return candidate
 
 
+_REWRITTEN_OPS = frozenset({"_InitializedValue", "_RefHandle", *_WHILE_OPS})
+
+
+def needs_rewrite(nodes: Iterable[node_def_pb2.NodeDef]) -> bool:
+    """Whether any node has a form `rewrite` changes."""
+    return any(nd.op in _REWRITTEN_OPS for nd in nodes)
+
+
 def rewrite(nodes: Iterable[node_def_pb2.NodeDef]) -> list[node_def_pb2.NodeDef]:
     """The nodes with tfcluster's forms in TF's (new nodes placed before their users)."""
     nodes = [_copy(nd) for nd in nodes]
@@ -580,4 +588,4 @@ def _arg(gd: graph_pb2.GraphDef, name: str, index: int, dtype: int) -> node_def_
     return nd
 
 
-__all__ = ["rewrite"]
+__all__ = ["needs_rewrite", "rewrite"]
