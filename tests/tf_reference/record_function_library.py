@@ -71,6 +71,26 @@ def defun_call():
     return {"init": [], "fetch": [out.name], "steps": 1}
 
 
+def defun_nested_call():
+    @function.Defun(tf.float32)
+    def halve(x):
+        return x * 0.5, x + 1.0
+
+    @function.Defun(tf.float32)
+    def outer(x):
+        a, b = halve(x)
+        return a * b
+
+    out = tf.identity(outer(tf.constant([2.0, 4.0], name="a")), name="out")
+    return {"init": [], "fetch": [out.name], "steps": 1}
+
+
+with tf.Graph().as_default():
+    spec = defun_nested_call()
+    tf.train.export_meta_graph(os.path.join(TF_DIR, "defun_nested_call.meta"))
+    save_spec("defun_nested_call", spec)
+    rec.add("tf/defun_nested_call", steps=run_spec(tf, spec))
+
 with tf.Graph().as_default():
     spec = defun_call()
     tf.train.export_meta_graph(os.path.join(TF_DIR, "defun_call.meta"))
