@@ -309,9 +309,35 @@ def raw_more_dataset_functions(tf):
         return {"sums": out}
 
 
+def raw_case(tf):
+    @tf.function
+    def double(v):
+        return v * 2.0
+
+    @tf.function
+    def negate(v):
+        return -v
+
+    @tf.function
+    def square(v):
+        return v * v
+
+    spec = tf.TensorSpec([2], tf.float32)
+    index = tf.placeholder(tf.int32, [])
+    out = tf.raw_ops.Case(
+        branch_index=index,
+        input=[tf.constant([1.5, -2.0])],
+        Tout=[tf.float32],
+        branches=[f.get_concrete_function(spec) for f in (double, negate, square)],
+    )[0]
+    with tf.Session() as sess:
+        return {"by_index": [sess.run(out, {index: k}) for k in (0, 1, 2, 3, -4)]}
+
+
 CASES = {
     f.__name__: f
     for f in (
+        raw_case,
         raw_if,
         raw_while,
         raw_partitioned_call,

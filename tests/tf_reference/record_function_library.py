@@ -91,6 +91,23 @@ with tf.Graph().as_default():
     save_spec("defun_nested_call", spec)
     rec.add("tf/defun_nested_call", steps=run_spec(tf, spec))
 
+
+def switch_case_v2():
+    """TF 1.15's tf.switch_case under control flow v2 is a Case op."""
+    x = tf.constant(3.0, name="x")
+    out = []
+    for k in (0, 1, 2, 7, -1):
+        r = tf.switch_case(tf.constant(k), [lambda: x * 1.0, lambda: x * 2.0, lambda: x * 3.0])
+        out.append(tf.identity(r, name=f"case_{k + 1}").name)
+    return {"init": [], "fetch": out, "steps": 1}
+
+
+with tf.Graph().as_default():
+    spec = switch_case_v2()
+    tf.train.export_meta_graph(os.path.join(TF_DIR, "switch_case_v2.meta"))
+    save_spec("switch_case_v2", spec)
+    rec.add("tf/switch_case_v2", steps=run_spec(tf, spec))
+
 with tf.Graph().as_default():
     spec = defun_call()
     tf.train.export_meta_graph(os.path.join(TF_DIR, "defun_call.meta"))

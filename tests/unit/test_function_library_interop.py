@@ -42,7 +42,9 @@ def _assert_steps(actual: list[list[Any]], expected: list[list[Any]]) -> None:
             reference.assert_close(got, want)
 
 
-TF_CASES = sorted([*CASES, "defun_call", "defun_nested_call", "defun_with_grad_func"])
+TF_CASES = sorted(
+    [*CASES, "defun_call", "defun_nested_call", "defun_with_grad_func", "switch_case_v2"]
+)
 
 
 @pytest.mark.parametrize("name", TF_CASES)

@@ -21,7 +21,6 @@ _MODULE = "raw_ops"
 # checked against TF yet).
 _FUNC_ATTR_REASON = "tfcluster has no kernel for this op taking functions; use {public}"
 _PUBLIC_FOR_FUNC_OPS = {
-    "Case": "tf.switch_case",
     "For": "tf.while_loop",
     "SymbolicGradient": "tf.gradients",
     "BatchFunction": "tf.contrib.batching (out of scope)",

@@ -42,6 +42,17 @@ op_def_registry.register("PartitionedCall", _call_infer)
 op_def_registry.register("StatefulPartitionedCall", _call_infer, stateful=True)
 
 
+def _case_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    shapes = attrs.get("output_shapes") or attrs.get("_output_shapes")
+    shapes = shapes or [TensorShape(None)] * len(attrs["Tout"])
+    return [(dt, TensorShape(s)) for dt, s in zip(attrs["Tout"], shapes)]
+
+
+# TF 1.15's Case (tf.switch_case under control flow v2): the branch picked by an int32 index
+# (the last one for an index out of range) runs on the other inputs.
+op_def_registry.register("Case", _case_infer, stateful=True)
+
+
 def exported_tensors(fg: FuncGraph) -> list[Tensor]:
     """Values of the body's stateful ops, returned too so a gradient reuses them."""
     return control_flow_ops._exported_tensors(fg)
