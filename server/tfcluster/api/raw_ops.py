@@ -17,18 +17,16 @@ from tfcluster.runtime import kernel_table as _kernel_table
 
 _MODULE = "raw_ops"
 
-# Ops taking functions as attrs: tfcluster keeps a function body inside its node's attr
-# (no graph function library to name one from), so there is nothing a raw op could be given.
-_FUNC_ATTR_REASON = (
-    "its function attrs name functions of a graph's function library, which tfcluster "
-    "graphs do not have (they carry each function body in the node); use {public}"
-)
+# Ops taking functions as attrs that tfcluster has no kernel for (or whose raw op is not
+# checked against TF yet).
+_FUNC_ATTR_REASON = "tfcluster has no kernel for this op taking functions; use {public}"
 _PUBLIC_FOR_FUNC_OPS = {
-    "If": "tf.cond",
-    "StatelessIf": "tf.cond",
-    "While": "tf.while_loop",
-    "StatelessWhile": "tf.while_loop",
+    "For": "tf.while_loop",
+    "SymbolicGradient": "tf.gradients",
+    "BatchFunction": "tf.contrib.batching (out of scope)",
 }
+# Its kernel serves the batching helpers; its raw op is not compared with TF 1.15.
+_FUNC_OPS_NOT_CHECKED = frozenset({"BatchFunction"})
 
 
 def _takes_functions(sig: _op_signatures.OpSignature) -> bool:
@@ -45,12 +43,13 @@ def _removed(sig: _op_signatures.OpSignature) -> bool:
 @_functools.cache
 def implemented_ops() -> frozenset[str]:
     """TF 1.15 op types that tf.raw_ops builds: defined in tfcluster's op table, with a CPU
-    kernel (or removed from TF 1.15's GraphDef version, so building one raises as in TF), and
-    no function attrs."""
+    kernel (or removed from TF 1.15's GraphDef version, so building one raises as in TF). A
+    func attr takes what TF's takes: a concrete function, or the name of one added to the
+    graph."""
     out = set()
     for op_type in _op_signatures.op_types():
         sig = _op_signatures.lookup(op_type)
-        if sig is None or _takes_functions(sig):
+        if sig is None or op_type in _FUNC_OPS_NOT_CHECKED:
             continue
         if _op_def_registry.lookup(op_type) is not None and (
             _kernel_table.has_kernel(op_type, "CPU") or _removed(sig)
@@ -62,6 +61,8 @@ def implemented_ops() -> frozenset[str]:
 def _note_reasons() -> None:
     for op_type in _op_signatures.op_types():
         sig = _op_signatures.lookup(op_type)
+        # Only read for the ops tf.raw_ops does not build (implemented_ops() is not called
+        # here: kernels may still be loading).
         if sig is not None and _takes_functions(sig):
             public = _PUBLIC_FOR_FUNC_OPS.get(op_type, "the tf.data / tf.* function that builds it")
             path = _unimplemented.public_path(_MODULE, op_type)

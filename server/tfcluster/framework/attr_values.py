@@ -31,6 +31,8 @@ def to_proto(value: Any) -> attr_value_pb2.AttrValue:
                 lst.shape.append(item.as_proto())
             elif isinstance(item, np.ndarray):
                 lst.tensor.append(tensor_util.make_tensor_proto(item))
+            elif isinstance(item, attr_value_pb2.NameAttrList):
+                lst.func.append(item)
             else:
                 raise TypeError(f"Unsupported list attr item {item!r}")
         return attr
@@ -101,6 +103,8 @@ def from_proto(name: str, attr: attr_value_pb2.AttrValue) -> Any:
             return [TensorShape(s) for s in lst.shape]
         if lst.tensor:
             return [tensor_util.make_ndarray(t) for t in lst.tensor]
+        if lst.func:  # Case's branches
+            return list(lst.func)
         return []
     if kind == "placeholder":
         return attr.placeholder

@@ -767,14 +767,32 @@ class Graph:
     def get_all_collection_keys(self) -> list[str]:
         return [k for k in self._collections if isinstance(k, str)]
 
+    # ---- functions added by name (tf.raw_ops func attrs, ConcreteFunction.add_to_graph) -----
+    def _add_function_body(self, name: str, func: Any) -> None:
+        """Registers a function body (a func attr value) under `name` in this graph."""
+        self.__dict__.setdefault("_function_bodies", {})[name] = func
+
+    def _function_body(self, name: str) -> Any:
+        """The body added under `name` here or in an enclosing graph, or None."""
+        graph: Any = self
+        while graph is not None:
+            found = graph.__dict__.get("_function_bodies", {}).get(name)
+            if found is not None:
+                return found
+            graph = getattr(graph, "outer_graph", None)
+        return None
+
     def clear_collection(self, name: str) -> None:
         self._collections.pop(name, None)
 
     # ---- serialisation ---------------------------------------------------------------
     def as_graph_def(self, from_version: int | None = None, add_shapes: bool = False) -> Any:
-        from tfcluster.framework import graph_io
+        from tfcluster.framework import function_library, graph_io
 
-        return graph_io.graph_to_graph_def(self, add_shapes=add_shapes)
+        # As TF writes it: function bodies in the library, attrs TF lacks under "_tfcluster_".
+        return function_library.to_library_form(
+            graph_io.graph_to_graph_def(self, add_shapes=add_shapes), in_place=True
+        )
 
     @property
     def graph_def_versions(self) -> Any:

@@ -157,6 +157,11 @@ def import_graph_def(
     """Adds the nodes of `graph_def` to the default graph under the scope `name` ('import')."""
     if not isinstance(graph_def, graph_pb2.GraphDef):
         raise TypeError("graph_def must be a GraphDef proto.")
+    from tfcluster.framework import function_library  # it builds on this module
+
+    if function_library.needs_import(graph_def):
+        # Library functions (TF's form) become the bodies tfcluster's func attrs carry.
+        graph_def = function_library.from_library_form(graph_def)
     graph = get_default_graph()
     input_map = dict(input_map or {})
     for key, value in input_map.items():

@@ -339,17 +339,20 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     body's vector-Jacobian product at the values forward iteration n-1-k had, which the
     forward op keeps for it (no recomputation: linear in the number of iterations)."""
     none: list[Tensor | None] = [None] * len(op.inputs)
-    if not op.get_attr("back_prop"):
+    if not op.attrs.get("back_prop", True):
         return none
     num_vars = len(op.get_attr("T"))
-    num_caps = len(op.get_attr("Tcaptures"))
+    # A loop in TF's form (imported) carries its captures as loop variables.
+    num_caps = len(op.attrs.get("Tcaptures") or ())
     caps = list(op.inputs[num_vars : num_vars + num_caps])
     var_idx = [i for i in range(num_vars) if _differentiable(op.outputs[i])]
     cap_idx = [i for i in range(num_caps) if _differentiable(caps[i])]
     if not var_idx:
         return none  # nothing differentiable is carried through the loop
     graph = get_default_graph()
-    invariants = list(op.get_attr("output_shapes"))
+    invariants = list(op.attrs.get("output_shapes") or ())
+    if len(invariants) != len(op.get_attr("T")):  # TF's form may leave them out
+        invariants = [t.shape for t in op.outputs[: len(op.get_attr("T"))]]
     scope = graph.get_name_scope()
     prefix = f"{scope}/" if scope else ""
 
@@ -415,7 +418,7 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         cond_out,
         grad_body,
         body_outs,
-        parallel_iterations=op.get_attr("parallel_iterations"),
+        parallel_iterations=op.attrs.get("parallel_iterations", 10),
     )
     captured = grad_op.inputs[len(init) :]
     grad_op._set_attr(

@@ -11,8 +11,9 @@ from __future__ import annotations
 import itertools
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, errors
 from tfcluster.framework.func_graph import FuncGraph, inline_function, parse_function
+from tfcluster.framework.function_library import GRADIENT_ATTR
 from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.gradients.registry import RegisterGradient
@@ -32,7 +33,39 @@ def _value_input(t: Tensor) -> bool:
     return not (t.dtype.base_dtype == dtypes.resource and t.op.type == "_RefHandle")
 
 
+def _library_gradient(op: Operation, grads: Any) -> list[Tensor | None]:
+    """The gradient function a GraphDef's library named for the called function (Defun's
+    grad_func): it takes the call's inputs and the gradients of its outputs, and returns one
+    gradient per input."""
+    func = op.attrs[GRADIENT_ATTR]
+    body = parse_function(func, f"{op.name} gradient")
+    dys = [
+        array_ops.zeros_like(y) if g is None else convert_to_tensor(g)
+        for y, g in zip(op.outputs, grads)
+    ]
+    inputs = [*op.inputs, *dys]
+    if len(body.args) != len(inputs) or len(body.results) != len(op.inputs):
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"{op.name}: gradient function '{func.name}' takes {len(body.args)} arguments and "
+            f"returns {len(body.results)}; the call needs {len(inputs)} and {len(op.inputs)}",
+        )
+    attrs = {
+        "Tin": [t.dtype.base_dtype for t in inputs],
+        "Tout": list(body.result_dtypes),
+        "f": func,
+        "config": "",
+        "config_proto": "",
+        "executor_type": "",
+    }
+    call = get_default_graph().create_op("PartitionedCall", inputs, attrs, name=f"{op.type}_grad")
+    return list(call.outputs)
+
+
 def _call_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
+    if GRADIENT_ATTR in op.attrs:
+        return _library_gradient(op, grads)
     body = parse_function(op.get_attr("f"), f"{op.name} f")
     num_user = len(op.outputs) - len(body.exports)
     inputs = list(op.inputs)

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import memory_budget
+from tfcluster.kernels import tensor_lists
 from tfcluster.kernels.common import (
     Compute,
     LastHostInputs,
@@ -202,6 +203,8 @@ def fill(node: Any, xp: Any) -> Compute:
 @kernel("ZerosLike")
 def zeros_like(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        if isinstance(ins[0], tensor_lists.TensorListValue):  # a variant list (loop gradients)
+            return (tensor_lists.zeros_like_list(ins[0]),)
         x = xp.asarray(ins[0])
         if x.dtype == object:  # strings, which live only on the CPU
             return (np.full(x.shape, b"", dtype=object),)

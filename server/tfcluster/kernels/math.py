@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors, memory_budget
-from tfcluster.kernels import _cpu_gemm, in_place
+from tfcluster.kernels import _cpu_gemm, in_place, tensor_lists
 from tfcluster.kernels.common import (
     Compute,
     LastHostInputs,
@@ -357,6 +357,8 @@ def select(node: Any, xp: Any) -> Compute:
 @kernel("AccumulateNV2")
 def add_n(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        if isinstance(ins[0], tensor_lists.TensorListValue):  # variant lists (loop gradients)
+            return (tensor_lists.add_lists(ins),)
         first = shape_of(ins[0])
         for i in range(1, len(ins)):
             x = ins[i]

@@ -495,3 +495,34 @@ def tensor_list_concat_v2(node: Any, xp: Any) -> Any:
         return _concat(lst, shape, host_ints(ins[2]))
 
     return compute
+
+
+def add_lists(lists: Sequence[TensorListValue]) -> TensorListValue:
+    """AddN over TensorLists (TF's TensorListBinaryAdd, what a gradient's sums of list
+    gradients run): element by element; an element never set counts as zeros."""
+    first = lists[0]
+    total = list(first.tensors)
+    for other in lists[1:]:
+        if not isinstance(other, TensorListValue):
+            raise invalid("AddN: a TensorList can only be added to TensorLists")
+        if other.element_dtype != first.element_dtype:
+            raise invalid(
+                f"Trying to add two lists of tensors of different dtypes. One is "
+                f"{first.element_dtype.name} and the other is {other.element_dtype.name}"
+            )
+        if len(other.tensors) != len(total):
+            raise invalid(
+                f"Trying to add two lists of tensors with different lengths. One is "
+                f"{len(total)} and the other is {len(other.tensors)}"
+            )
+        total = [
+            b if a is None else a if b is None else np.add(a, b)
+            for a, b in zip(total, other.tensors)
+        ]
+    return first.copy(total)
+
+
+def zeros_like_list(value: TensorListValue) -> TensorListValue:
+    """ZerosLike of a TensorList (TF's TensorListZerosLike): a list of zeros shaped like its
+    elements; an element never set stays unset."""
+    return value.copy([None if t is None else np.zeros_like(t) for t in value.tensors])

@@ -14,18 +14,21 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tfcluster.framework import op_def_registry
+from tfcluster.framework import errors, op_def_registry
 from tfcluster.framework.func_graph import (
+    EXPORTS_ATTR,
     FUNCTIONAL_OPS,
+    GRAPH_DEF_ATTR,
+    RETVAL_OP,
     FuncGraph,
     copy_function_body,
     parse_function,
 )
-from tfcluster.framework.graph import Graph, Operation, Tensor
+from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import control_flow_ops
 from tfcluster.ops.op_util import Outputs
-from tfcluster.protos import attr_value_pb2
+from tfcluster.protos import attr_value_pb2, graph_pb2
 
 CALL_OPS = ("PartitionedCall", "StatefulPartitionedCall")
 
@@ -37,6 +40,17 @@ def _call_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
 
 op_def_registry.register("PartitionedCall", _call_infer)
 op_def_registry.register("StatefulPartitionedCall", _call_infer, stateful=True)
+
+
+def _case_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    shapes = attrs.get("output_shapes") or attrs.get("_output_shapes")
+    shapes = shapes or [TensorShape(None)] * len(attrs["Tout"])
+    return [(dt, TensorShape(s)) for dt, s in zip(attrs["Tout"], shapes)]
+
+
+# TF 1.15's Case (tf.switch_case under control flow v2): the branch picked by an int32 index
+# (the last one for an index out of range) runs on the other inputs.
+op_def_registry.register("Case", _case_infer, stateful=True)
 
 
 def exported_tensors(fg: FuncGraph) -> list[Tensor]:
@@ -154,8 +168,56 @@ def call(
     )
 
 
+def func_attr_value(value: Any, key: str) -> attr_value_pb2.NameAttrList:
+    """What a raw op's func attr takes, as TF 1.15's op builder does: an object with
+    `add_to_graph` (a ConcreteFunction: added to the default graph, then named), the name
+    of a function added to the graph, or a NameAttrList (naming one, or carrying its body)."""
+    graph = get_default_graph()
+    if hasattr(value, "add_to_graph") and hasattr(value, "name"):
+        value.add_to_graph(graph)
+        name = str(value.name)
+    elif isinstance(value, attr_value_pb2.NameAttrList):
+        if GRAPH_DEF_ATTR in value.attr:
+            return value
+        name = value.name
+    elif isinstance(value, (str, bytes)):
+        name = value.decode() if isinstance(value, bytes) else value
+    else:
+        raise TypeError(f"Don't know how to convert {value!r} to a func for argument {key}")
+    body = graph._function_body(name)
+    if body is None:  # TF 1.15: InvalidArgumentError when the graph gets the node
+        raise errors.InvalidArgumentError(
+            None,
+            None,
+            f"Function '{name}' (attr {key}) is not defined in this graph: pass a concrete "
+            "function (tf.function(...).get_concrete_function(...)) or add one first with "
+            "its add_to_graph()",
+        )
+    return body
+
+
+def without_exports(func: attr_value_pb2.NameAttrList, num_results: int) -> Any:
+    """The body returning only its first `num_results` results (a traced function's body
+    also returns values its gradient reuses, which a raw op's caller does not expect)."""
+    if EXPORTS_ATTR not in func.attr:
+        return func
+    gd = graph_pb2.GraphDef.FromString(func.attr[GRAPH_DEF_ATTR].s)
+    keep = [
+        nd for nd in gd.node if not (nd.op == RETVAL_OP and int(nd.attr["index"].i) >= num_results)
+    ]
+    del gd.node[:]
+    gd.node.extend(keep)
+    out = attr_value_pb2.NameAttrList()
+    out.CopyFrom(func)
+    del out.attr[EXPORTS_ATTR]
+    out.attr[GRAPH_DEF_ATTR].s = gd.SerializeToString()
+    return out
+
+
 __all__ = [
     "CALL_OPS",
+    "func_attr_value",
+    "without_exports",
     "BuiltFunction",
     "build_function",
     "call",

@@ -25,8 +25,9 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.op_signatures import ArgSig, AttrSig, OpSignature
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops import function_call_ops
 from tfcluster.ops.op_util import make_op
-from tfcluster.protos import attr_value_pb2, tensor_pb2
+from tfcluster.protos import tensor_pb2
 
 # ---- the Python face of one op ------------------------------------------------------------
 
@@ -94,7 +95,9 @@ def apply_op(sig: OpSignature, kwargs: dict[str, Any]) -> Any:
     _check_arguments(sig, kwargs)
     _check_not_removed(sig)
     values = {_target(sig, p): v for p, v in kwargs.items()}
-    graph = get_graph_from_inputs(list(_flatten(values.values())))
+    # A func attr's concrete function has a graph of its own: not the one the op joins.
+    funcs = {a.name for a in sig.attrs if a.type in ("func", "list(func)")}
+    graph = get_graph_from_inputs(list(_flatten([v for k, v in values.items() if k not in funcs])))
     with graph.as_default(), graph.name_scope(name or sig.name) as scope:
         inputs, attrs = _convert_inputs(sig, values)
         for attr in sig.attrs:
@@ -431,9 +434,7 @@ def _make_scalar(sig: OpSignature, attr: AttrSig, kind: str, value: Any) -> Any:
     if kind == "tensor":
         return _make_tensor(key, value)
     if kind == "func":
-        if isinstance(value, attr_value_pb2.NameAttrList):
-            return value
-        raise TypeError(f"Don't know how to convert {value!r} to a func for argument {key}")
+        return function_call_ops.func_attr_value(value, key)
     raise TypeError(f"Unrecognized Attr type {kind}")
 
 
@@ -457,6 +458,9 @@ def _expected(what: str, key: str, value: Any) -> NoReturn:
 # ---- outputs -------------------------------------------------------------------------------
 
 
+_EXTRA_OUTPUT_OPS = ("While", "StatelessWhile")
+
+
 def _output_structure(sig: OpSignature, op: Operation, attrs: dict[str, Any]) -> Any:
     if not sig.outputs:
         return op
@@ -474,6 +478,8 @@ def _output_structure(sig: OpSignature, op: Operation, attrs: dict[str, Any]) ->
             continue
         groups.append(outputs[at : at + n])
         at += n
+    if at < len(outputs) and sig.name in _EXTRA_OUTPUT_OPS:
+        outputs = outputs[:at]  # tfcluster's loop also returns its trip count
     if at != len(outputs):
         raise errors.InternalError(
             None,

@@ -22,22 +22,19 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from tfcluster.protos import function_pb2 as tfcluster_dot_protos_dot_function__pb2
 from tfcluster.protos import node_def_pb2 as tfcluster_dot_protos_dot_node__def__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ctfcluster/protos/graph.proto\x12\ttfcluster\x1a\x1ftfcluster/protos/node_def.proto\"K\n\nVersionDef\x12\x10\n\x08producer\x18\x01 \x01(\x05\x12\x14\n\x0cmin_consumer\x18\x02 \x01(\x05\x12\x15\n\rbad_consumers\x18\x03 \x03(\x05\">\n\x0b\x46unctionDef\x12\x0c\n\x04name\x18\x01 \x01(\t\x12!\n\x04\x62ody\x18\x02 \x01(\x0b\x32\x13.tfcluster.GraphDef\">\n\x12\x46unctionDefLibrary\x12(\n\x08\x66unction\x18\x01 \x03(\x0b\x32\x16.tfcluster.FunctionDef\"\x96\x01\n\x08GraphDef\x12 \n\x04node\x18\x01 \x03(\x0b\x32\x12.tfcluster.NodeDef\x12.\n\x07library\x18\x02 \x01(\x0b\x32\x1d.tfcluster.FunctionDefLibrary\x12\x0f\n\x07version\x18\x03 \x01(\x05\x12\'\n\x08versions\x18\x04 \x01(\x0b\x32\x15.tfcluster.VersionDefb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n\x1ctfcluster/protos/graph.proto\x12\ttfcluster\x1a\x1ftfcluster/protos/function.proto\x1a\x1ftfcluster/protos/node_def.proto\"K\n\nVersionDef\x12\x10\n\x08producer\x18\x01 \x01(\x05\x12\x14\n\x0cmin_consumer\x18\x02 \x01(\x05\x12\x15\n\rbad_consumers\x18\x03 \x03(\x05\"\x96\x01\n\x08GraphDef\x12 \n\x04node\x18\x01 \x03(\x0b\x32\x12.tfcluster.NodeDef\x12.\n\x07library\x18\x02 \x01(\x0b\x32\x1d.tfcluster.FunctionDefLibrary\x12\x0f\n\x07version\x18\x03 \x01(\x05\x12\'\n\x08versions\x18\x04 \x01(\x0b\x32\x15.tfcluster.VersionDefb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tfcluster.protos.graph_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_VERSIONDEF']._serialized_start=76
-  _globals['_VERSIONDEF']._serialized_end=151
-  _globals['_FUNCTIONDEF']._serialized_start=153
-  _globals['_FUNCTIONDEF']._serialized_end=215
-  _globals['_FUNCTIONDEFLIBRARY']._serialized_start=217
-  _globals['_FUNCTIONDEFLIBRARY']._serialized_end=279
-  _globals['_GRAPHDEF']._serialized_start=282
-  _globals['_GRAPHDEF']._serialized_end=432
+  _globals['_VERSIONDEF']._serialized_start=109
+  _globals['_VERSIONDEF']._serialized_end=184
+  _globals['_GRAPHDEF']._serialized_start=187
+  _globals['_GRAPHDEF']._serialized_end=337
 # @@protoc_insertion_point(module_scope)

@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from tfcluster.framework import attr_values, errors, op_def_registry
+from tfcluster.framework import attr_values, errors, function_library, op_def_registry
 from tfcluster.framework.graph import Operation
 from tfcluster.framework.graph_io import input_name, parse_input
 from tfcluster.protos import graph_pb2, node_def_pb2
@@ -84,6 +84,10 @@ def node_from_node_def(nd: node_def_pb2.NodeDef) -> Node:
 
 
 def nodes_from_graph_def(gd: graph_pb2.GraphDef) -> list[Node]:
+    """The GraphDef's nodes; one in TF's form (a TF client's, with a function library) gets
+    its bodies into its func attrs first."""
+    if function_library.needs_import(gd):
+        gd = function_library.from_library_form(gd)
     return [node_from_node_def(nd) for nd in gd.node]
 
 

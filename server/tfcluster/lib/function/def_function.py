@@ -67,6 +67,13 @@ class ConcreteFunction:
     def name(self) -> str:
         return self.graph.name
 
+    def add_to_graph(self, g: Graph | None = None) -> None:
+        """Adds the function to `g` (the default graph) under its name, as TF does before a
+        raw op names it in a func attr; its arguments are its inputs, then its captures."""
+        graph = g if g is not None else get_default_graph()
+        body = function_call_ops.without_exports(self._built.func, len(self._outputs))
+        graph._add_function_body(self.name, body)
+
     @property
     def inputs(self) -> list[Tensor]:
         return [*self.graph.inputs, *(inner for _, inner in self.graph.captures)]
