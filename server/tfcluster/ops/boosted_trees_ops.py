@@ -24,6 +24,18 @@ def _n(attrs: dict[str, Any], key: str) -> int:
     return int(attrs[key])
 
 
+def _with_rank(t: Tensor, rank: int, what: str) -> None:
+    """TF's shape functions refuse a known wrong rank when the graph is built."""
+    if t.shape.ndims is not None and t.shape.ndims != rank:
+        raise ValueError(f"Shape must be rank {rank} but is rank {t.shape.ndims} for {what}")
+
+
+def _node_range(t: Tensor, what: str) -> None:
+    _with_rank(t, 1, what)
+    if t.shape.ndims == 1 and t.shape[0] is not None and t.shape[0] != 2:
+        raise ValueError(f"Dimension must be 2 but is {t.shape[0]} for {what}")
+
+
 def _predict_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     batch = _batch(inputs[1]) if len(inputs) > 1 else None
     return [(dtypes.float32, TensorShape([batch, _n(attrs, "logits_dimension")]))]
@@ -59,6 +71,9 @@ def _aggregate_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs
 
 def _gains_per_feature_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     n = _n(attrs, "num_features")
+    _node_range(inputs[0], "node_id_range of BoostedTreesCalculateBestGainsPerFeature")
+    for t in inputs[1 : 1 + n]:
+        _with_rank(t, 3, "stats_summary_list of BoostedTreesCalculateBestGainsPerFeature")
     two = TensorShape([None, 1])
     return (
         [(dtypes.int32, _V)] * n
@@ -70,6 +85,9 @@ def _gains_per_feature_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) ->
 
 
 def _feature_split_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    _node_range(inputs[0], "node_id_range of BoostedTreesCalculateBestFeatureSplit")
+    if len(inputs) == 6:  # the dense op: one rank-4 summary
+        _with_rank(inputs[1], 4, "stats_summary of BoostedTreesCalculateBestFeatureSplit")
     contrib = TensorShape([None, _n(attrs, "logits_dimension")])
     return [
         (dtypes.int32, _V),
