@@ -47,19 +47,37 @@ def stats_summaries(tf):
     dense = np.stack([f0, f1], axis=1)
     dense[::7, 1] = -1  # missing values go to the extra bucket
     make = raw.BoostedTreesMakeStatsSummary(
-        node_ids=node_ids, gradients=g, hessians=h, bucketized_features_list=[f0, f1],
-        max_splits=4, num_buckets=5)
+        node_ids=node_ids,
+        gradients=g,
+        hessians=h,
+        bucketized_features_list=[f0, f1],
+        max_splits=4,
+        num_buckets=5,
+    )
     agg = raw.BoostedTreesAggregateStats(
-        node_ids=node_ids, gradients=g, hessians=h, feature=dense, max_splits=4, num_buckets=5)
+        node_ids=node_ids, gradients=g, hessians=h, feature=dense, max_splits=4, num_buckets=5
+    )
     idx = np.asarray([[0, 0], [1, 1], [3, 0], [3, 1], [6, 0], [9, 1]], np.int32)
     vals = np.asarray([1, 2, 0, 4, 3, 1], np.int32)
     sparse = raw.BoostedTreesSparseAggregateStats(
-        node_ids=node_ids[:10], gradients=g[:10], hessians=h[:10], feature_indices=idx,
-        feature_values=vals, feature_shape=[10, 2], max_splits=4, num_buckets=5)
+        node_ids=node_ids[:10],
+        gradients=g[:10],
+        hessians=h[:10],
+        feature_indices=idx,
+        feature_values=vals,
+        feature_shape=[10, 2],
+        max_splits=4,
+        num_buckets=5,
+    )
     with tf.Session() as sess:
         m, a, s = sess.run([make, agg, sparse])
-    return {"make": m, "aggregate": a, "sparse_indices": s[0], "sparse_values": s[1],
-            "sparse_shape": s[2]}
+    return {
+        "make": m,
+        "aggregate": a,
+        "sparse_indices": s[0],
+        "sparse_values": s[1],
+        "sparse_shape": s[2],
+    }
 
 
 def best_gains_per_feature(tf):
@@ -73,16 +91,30 @@ def best_gains_per_feature(tf):
     with tf.Session() as sess:
         for k, (l1, l2, tc, mnw) in enumerate(settings):
             res = raw.BoostedTreesCalculateBestGainsPerFeature(
-                node_id_range=[1, 4], stats_summary_list=stats, l1=l1, l2=l2,
-                tree_complexity=tc, min_node_weight=mnw, max_splits=4)
+                node_id_range=[1, 4],
+                stats_summary_list=stats,
+                l1=l1,
+                l2=l2,
+                tree_complexity=tc,
+                min_node_weight=mnw,
+                max_splits=4,
+            )
             vals = sess.run(res)
             for name, group in zip(["node_ids", "gains", "thresholds", "left", "right"], vals):
                 for f, v in enumerate(group):
-                    out["%s_%d_%d" % (name, k, f)] = v
-        out["bad_range"] = _build_or_run_error(sess, lambda: (
-            raw.BoostedTreesCalculateBestGainsPerFeature(
-                node_id_range=[1, 2, 3], stats_summary_list=stats, l1=0.0, l2=0.0,
-                tree_complexity=0.0, min_node_weight=0.0, max_splits=4)))
+                    out[f"{name}_{k}_{f}"] = v
+        out["bad_range"] = _build_or_run_error(
+            sess,
+            lambda: raw.BoostedTreesCalculateBestGainsPerFeature(
+                node_id_range=[1, 2, 3],
+                stats_summary_list=stats,
+                l1=0.0,
+                l2=0.0,
+                tree_complexity=0.0,
+                min_node_weight=0.0,
+                max_splits=4,
+            ),
+        )
     return out
 
 
@@ -95,26 +127,53 @@ def best_feature_split(tf):
     with tf.Session() as sess:
         for kind in ("inequality", "equality"):
             for k, (l1, l2, tc, mnw) in enumerate([(0.0, 0.1, 0.0, 0.0), (0.2, 0.5, 0.1, 0.5)]):
-                res = sess.run(raw.BoostedTreesCalculateBestFeatureSplit(
-                    node_id_range=[0, 4], stats_summary=stats, l1=l1, l2=l2,
-                    tree_complexity=tc, min_node_weight=mnw, logits_dimension=1,
-                    split_type=kind))
-                for name, v in zip(["node_ids", "gains", "dims", "thresholds", "left",
-                                    "right", "types"], res):
-                    out["%s_%s_%d" % (kind, name, k)] = v
+                res = sess.run(
+                    raw.BoostedTreesCalculateBestFeatureSplit(
+                        node_id_range=[0, 4],
+                        stats_summary=stats,
+                        l1=l1,
+                        l2=l2,
+                        tree_complexity=tc,
+                        min_node_weight=mnw,
+                        logits_dimension=1,
+                        split_type=kind,
+                    )
+                )
+                for name, v in zip(
+                    ["node_ids", "gains", "dims", "thresholds", "left", "right", "types"], res
+                ):
+                    out[f"{kind}_{name}_{k}"] = v
         # The sparse version on the sparse form of the same stats.
         nz = np.argwhere(stats != 0).astype(np.int32)
-        res = sess.run(raw.BoostedTreesSparseCalculateBestFeatureSplit(
-            node_id_range=[0, 4], stats_summary_indices=nz, stats_summary_values=stats[
-                tuple(nz.T)], stats_summary_shape=[4, 2, 6, 2], l1=0.0, l2=0.1,
-            tree_complexity=0.0, min_node_weight=0.0, logits_dimension=1))
-        for name, v in zip(["node_ids", "gains", "dims", "thresholds", "left", "right",
-                            "types"], res):
-            out["sparse_%s" % name] = v
-        out["bad_rank"] = _build_or_run_error(sess, lambda: (
-            raw.BoostedTreesCalculateBestFeatureSplit(
-                node_id_range=[0, 4], stats_summary=stats[0], l1=0.0, l2=0.1,
-                tree_complexity=0.0, min_node_weight=0.0, logits_dimension=1)))
+        res = sess.run(
+            raw.BoostedTreesSparseCalculateBestFeatureSplit(
+                node_id_range=[0, 4],
+                stats_summary_indices=nz,
+                stats_summary_values=stats[tuple(nz.T)],
+                stats_summary_shape=[4, 2, 6, 2],
+                l1=0.0,
+                l2=0.1,
+                tree_complexity=0.0,
+                min_node_weight=0.0,
+                logits_dimension=1,
+            )
+        )
+        for name, v in zip(
+            ["node_ids", "gains", "dims", "thresholds", "left", "right", "types"], res
+        ):
+            out[f"sparse_{name}"] = v
+        out["bad_rank"] = _build_or_run_error(
+            sess,
+            lambda: raw.BoostedTreesCalculateBestFeatureSplit(
+                node_id_range=[0, 4],
+                stats_summary=stats[0],
+                l1=0.0,
+                l2=0.1,
+                tree_complexity=0.0,
+                min_node_weight=0.0,
+                logits_dimension=1,
+            ),
+        )
     return out
 
 
@@ -124,30 +183,66 @@ def _grow(tf, raw, handle, feats, g, h, depth, lr, pruning, l1, l2, tc, steps, v
     cached_tree = tf.placeholder(tf.int32, [None])
     cached_node = tf.placeholder(tf.int32, [None])
     logits, tree_ids, node_ids = raw.BoostedTreesTrainingPredict(
-        tree_ensemble_handle=handle, cached_tree_ids=cached_tree, cached_node_ids=cached_node,
-        bucketized_features=feats, logits_dimension=1)
+        tree_ensemble_handle=handle,
+        cached_tree_ids=cached_tree,
+        cached_node_ids=cached_node,
+        bucketized_features=feats,
+        logits_dimension=1,
+    )
     states = raw.BoostedTreesGetEnsembleStates(tree_ensemble_handle=handle)
     max_splits = (1 << depth) - 1
-    stats = [tf.squeeze(raw.BoostedTreesMakeStatsSummary(
-        node_ids=node_ids, gradients=g, hessians=h, bucketized_features_list=[f],
-        max_splits=max_splits, num_buckets=6), axis=0) for f in feats]
+    stats = [
+        tf.squeeze(
+            raw.BoostedTreesMakeStatsSummary(
+                node_ids=node_ids,
+                gradients=g,
+                hessians=h,
+                bucketized_features_list=[f],
+                max_splits=max_splits,
+                num_buckets=6,
+            ),
+            axis=0,
+        )
+        for f in feats
+    ]
     gains = raw.BoostedTreesCalculateBestGainsPerFeature(
-        node_id_range=states[4], stats_summary_list=stats, l1=l1, l2=l2, tree_complexity=tc,
-        min_node_weight=0.0, max_splits=max_splits)
+        node_id_range=states[4],
+        stats_summary_list=stats,
+        l1=l1,
+        l2=l2,
+        tree_complexity=tc,
+        min_node_weight=0.0,
+        max_splits=max_splits,
+    )
     if v2:
         nodes_, gains_, thr, left, right = gains
         update = raw.BoostedTreesUpdateEnsembleV2(
-            tree_ensemble_handle=handle, feature_ids=list(range(len(feats))),
-            dimension_ids=[tf.zeros_like(t) for t in thr], node_ids=nodes_, gains=gains_,
-            thresholds=thr, left_node_contribs=left, right_node_contribs=right,
+            tree_ensemble_handle=handle,
+            feature_ids=list(range(len(feats))),
+            dimension_ids=[tf.zeros_like(t) for t in thr],
+            node_ids=nodes_,
+            gains=gains_,
+            thresholds=thr,
+            left_node_contribs=left,
+            right_node_contribs=right,
             split_types=[tf.fill(tf.shape(t), "INEQUALITY_DEFAULT_LEFT") for t in thr],
-            max_depth=depth, learning_rate=lr, pruning_mode=pruning)
+            max_depth=depth,
+            learning_rate=lr,
+            pruning_mode=pruning,
+        )
     else:
         update = raw.BoostedTreesUpdateEnsemble(
-            tree_ensemble_handle=handle, feature_ids=list(range(len(feats))),
-            node_ids=gains[0], gains=gains[1], thresholds=gains[2],
-            left_node_contribs=gains[3], right_node_contribs=gains[4], max_depth=depth,
-            learning_rate=lr, pruning_mode=pruning)
+            tree_ensemble_handle=handle,
+            feature_ids=list(range(len(feats))),
+            node_ids=gains[0],
+            gains=gains[1],
+            thresholds=gains[2],
+            left_node_contribs=gains[3],
+            right_node_contribs=gains[4],
+            max_depth=depth,
+            learning_rate=lr,
+            pruning_mode=pruning,
+        )
     ser = raw.BoostedTreesSerializeEnsemble(tree_ensemble_handle=handle)
     return cached_tree, cached_node, (logits, tree_ids, node_ids), states, update, ser
 
@@ -159,21 +254,32 @@ def grow_and_predict(tf):
     feats_np = [rng.randint(0, 6, size=n).astype(np.int32) for _ in range(3)]
     g, h = _grads(n, seed=5)
     out = {}
-    runs = [("none", 3, 0.3, 0, 0.0, 0.1, 0.0, False), ("pre", 2, 0.5, 1, 0.0, 0.5, 0.2, False),
-            ("post", 3, 0.4, 2, 0.1, 0.2, 0.15, False), ("v2post", 2, 0.4, 2, 0.0, 0.2, 0.1, True)]
+    runs = [
+        ("none", 3, 0.3, 0, 0.0, 0.1, 0.0, False),
+        ("pre", 2, 0.5, 1, 0.0, 0.5, 0.2, False),
+        ("post", 3, 0.4, 2, 0.1, 0.2, 0.15, False),
+        ("v2post", 2, 0.4, 2, 0.0, 0.2, 0.1, True),
+    ]
     for tag, depth, lr, pruning, l1, l2, tc, v2 in runs:
         tf.reset_default_graph()
         handle = raw.BoostedTreesEnsembleResourceHandleOp(shared_name="ens_" + tag)
         create = raw.BoostedTreesCreateEnsemble(
-            tree_ensemble_handle=handle, stamp_token=0, tree_ensemble_serialized="")
+            tree_ensemble_handle=handle, stamp_token=0, tree_ensemble_serialized=""
+        )
         feats = [tf.constant(f) for f in feats_np]
         center = raw.BoostedTreesCenterBias(
-            tree_ensemble_handle=handle, mean_gradients=np.mean(g, 0, keepdims=True),
-            mean_hessians=np.mean(h, 0, keepdims=True), l1=l1, l2=l2)
+            tree_ensemble_handle=handle,
+            mean_gradients=np.mean(g, 0, keepdims=True),
+            mean_hessians=np.mean(h, 0, keepdims=True),
+            l1=l1,
+            l2=l2,
+        )
         ct, cn, tp, states, update, ser = _grow(
-            tf, raw, handle, feats, g, h, depth, lr, pruning, l1, l2, tc, 7, v2)
+            tf, raw, handle, feats, g, h, depth, lr, pruning, l1, l2, tc, 7, v2
+        )
         predict = raw.BoostedTreesPredict(
-            tree_ensemble_handle=handle, bucketized_features=feats, logits_dimension=1)
+            tree_ensemble_handle=handle, bucketized_features=feats, logits_dimension=1
+        )
         with tf.Session() as sess:
             sess.run(create)
             out[tag + "_center"] = np.asarray([sess.run(center) for _ in range(2)])
@@ -183,13 +289,14 @@ def grow_and_predict(tf):
             for step in range(7):
                 lo, ti, ni = sess.run(tp, {ct: cache_t, cn: cache_n})
                 cached_logits = cached_logits + lo
-                out["%s_partial_%d" % (tag, step)] = lo
-                out["%s_nodes_%d" % (tag, step)] = ni
+                out[f"{tag}_partial_{step}"] = lo
+                out[f"{tag}_nodes_{step}"] = ni
                 sess.run(update, {ct: cache_t, cn: cache_n})
                 cache_t, cache_n = ti, ni
                 st = sess.run(states)
-                out["%s_states_%d" % (tag, step)] = np.asarray(
-                    [st[0], st[1], st[2], st[3], st[4][0], st[4][1]], np.int64)
+                out[f"{tag}_states_{step}"] = np.asarray(
+                    [st[0], st[1], st[2], st[3], st[4][0], st[4][1]], np.int64
+                )
             out[tag + "_cached_logits"] = cached_logits
             out[tag + "_predict"] = sess.run(predict)
             stamp, blob = sess.run(ser)
@@ -205,23 +312,29 @@ def ensemble_resource(tf):
     other = raw.BoostedTreesEnsembleResourceHandleOp(shared_name="never_created")
     blob = tf.placeholder(tf.string, [])
     create = raw.BoostedTreesCreateEnsemble(
-        tree_ensemble_handle=handle, stamp_token=7, tree_ensemble_serialized=blob)
+        tree_ensemble_handle=handle, stamp_token=7, tree_ensemble_serialized=blob
+    )
     init = raw.IsBoostedTreesEnsembleInitialized(tree_ensemble_handle=handle)
     init_other = raw.IsBoostedTreesEnsembleInitialized(tree_ensemble_handle=other)
     ser = raw.BoostedTreesSerializeEnsemble(tree_ensemble_handle=handle)
     stamp_in = tf.placeholder(tf.int64, [])
     deser = raw.BoostedTreesDeserializeEnsemble(
-        tree_ensemble_handle=handle, stamp_token=stamp_in, tree_ensemble_serialized=blob)
+        tree_ensemble_handle=handle, stamp_token=stamp_in, tree_ensemble_serialized=blob
+    )
     feats = [tf.constant([0, 3, 5], tf.int32), tf.constant([2, 2, 0], tf.int32)]
     predict = raw.BoostedTreesPredict(
-        tree_ensemble_handle=handle, bucketized_features=feats, logits_dimension=1)
+        tree_ensemble_handle=handle, bucketized_features=feats, logits_dimension=1
+    )
     # An ensemble written by hand: a bias tree and one split tree, finalized.
-    proto = (b'\n\t\n\x07\n\x05\x1d\x00\x00\x80?\n&\n\x12\x12\x08\x08\x01\x10\x02\x18'
-             b'\x01 \x02\xca0\x05\r\x00\x00\x00?\n\x07\n\x05\x1d\xcd\xcc\xcc\xbd\n\x07\n'
-             b'\x05\x1d\x9a\x99\x99>\x12\x08\x00\x00\x80?\x00\x00\x00?\x1a\x02\x18\x01\x1a'
-             b'\x04\x10\x01\x18\x01"\x06\x08\x02\x10\x02 \x01')
+    proto = (
+        b"\n\t\n\x07\n\x05\x1d\x00\x00\x80?\n&\n\x12\x12\x08\x08\x01\x10\x02\x18"
+        b"\x01 \x02\xca0\x05\r\x00\x00\x00?\n\x07\n\x05\x1d\xcd\xcc\xcc\xbd\n\x07\n"
+        b"\x05\x1d\x9a\x99\x99>\x12\x08\x00\x00\x80?\x00\x00\x00?\x1a\x02\x18\x01\x1a"
+        b'\x04\x10\x01\x18\x01"\x06\x08\x02\x10\x02 \x01'
+    )
     debug = raw.BoostedTreesExampleDebugOutputs(
-        tree_ensemble_handle=handle, bucketized_features=feats, logits_dimension=1)
+        tree_ensemble_handle=handle, bucketized_features=feats, logits_dimension=1
+    )
     with tf.Session() as sess:
         before = sess.run(init)
         sess.run(create, {blob: proto})
@@ -234,14 +347,24 @@ def ensemble_resource(tf):
         stamp2, data2 = sess.run(ser)
         logits2 = sess.run(predict)
         bad_proto = _error_class(sess, deser, {stamp_in: 1, blob: b"\xff\xff\xff"})
-        missing = _error_class(sess, raw.BoostedTreesSerializeEnsemble(
-            tree_ensemble_handle=other))
+        missing = _error_class(sess, raw.BoostedTreesSerializeEnsemble(tree_ensemble_handle=other))
         other_init = sess.run(init_other)
         still = sess.run(ser)[0]
-    return {"before": before, "after": after, "stamp": np.int64(stamp), "data": data,
-            "logits": logits, "debug": debug_out, "stamp2": np.int64(stamp2), "data2": data2, "logits2": logits2,
-            "bad_proto": bad_proto, "missing": missing, "other_init": other_init,
-            "stamp_after_error": np.int64(still)}
+    return {
+        "before": before,
+        "after": after,
+        "stamp": np.int64(stamp),
+        "data": data,
+        "logits": logits,
+        "debug": debug_out,
+        "stamp2": np.int64(stamp2),
+        "data2": data2,
+        "logits2": logits2,
+        "bad_proto": bad_proto,
+        "missing": missing,
+        "other_init": other_init,
+        "stamp_after_error": np.int64(still),
+    }
 
 
 def quantiles(tf):
@@ -254,37 +377,46 @@ def quantiles(tf):
     w[::13] = 0.0  # zero weights are ignored
     for eps in (0.01, 0.05):
         summ = raw.BoostedTreesMakeQuantileSummaries(
-            float_values=[x0, x1], example_weights=w, epsilon=eps)
+            float_values=[x0, x1], example_weights=w, epsilon=eps
+        )
         with tf.Session() as sess:
             s = sess.run(summ)
-        out["summary0_%g" % eps] = s[0]
-        out["summary1_%g" % eps] = s[1]
+        out[f"summary0_{eps:g}"] = s[0]
+        out[f"summary1_{eps:g}"] = s[1]
     tf.reset_default_graph()
     handle = raw.BoostedTreesQuantileStreamResourceHandleOp(shared_name="qs")
     create = raw.BoostedTreesCreateQuantileStreamResource(
-        quantile_stream_resource_handle=handle, epsilon=0.02, num_streams=2)
+        quantile_stream_resource_handle=handle, epsilon=0.02, num_streams=2
+    )
     init = raw.IsBoostedTreesQuantileStreamResourceInitialized(
-        quantile_stream_resource_handle=handle)
+        quantile_stream_resource_handle=handle
+    )
     xs = tf.placeholder(tf.float32, [None])
     ys = tf.placeholder(tf.float32, [None])
     ws = tf.placeholder(tf.float32, [None])
     summ = raw.BoostedTreesMakeQuantileSummaries(
-        float_values=[xs, ys], example_weights=ws, epsilon=0.01)
+        float_values=[xs, ys], example_weights=ws, epsilon=0.01
+    )
     add = raw.BoostedTreesQuantileStreamResourceAddSummaries(
-        quantile_stream_resource_handle=handle, summaries=summ)
+        quantile_stream_resource_handle=handle, summaries=summ
+    )
     flush = raw.BoostedTreesQuantileStreamResourceFlush(
-        quantile_stream_resource_handle=handle, num_buckets=10)
+        quantile_stream_resource_handle=handle, num_buckets=10
+    )
     flush_q = raw.BoostedTreesQuantileStreamResourceFlush(
-        quantile_stream_resource_handle=handle, num_buckets=5, generate_quantiles=True)
+        quantile_stream_resource_handle=handle, num_buckets=5, generate_quantiles=True
+    )
     bounds = raw.BoostedTreesQuantileStreamResourceGetBucketBoundaries(
-        quantile_stream_resource_handle=handle, num_features=2)
+        quantile_stream_resource_handle=handle, num_features=2
+    )
     flush_summ = raw.BoostedTreesFlushQuantileSummaries(
-        quantile_stream_resource_handle=handle, num_features=2)
+        quantile_stream_resource_handle=handle, num_features=2
+    )
     # Unknown shapes, as a restore's tensors (TF 1.15's shape function wants rank 0).
     b0, b1 = tf.placeholder(tf.float32), tf.placeholder(tf.float32)
     deser = raw.BoostedTreesQuantileStreamResourceDeserialize(
-        quantile_stream_resource_handle=handle,
-        bucket_boundaries=[b0, b1])
+        quantile_stream_resource_handle=handle, bucket_boundaries=[b0, b1]
+    )
     buckets = raw.BoostedTreesBucketize(float_values=[x0[:20], x1[:20]], bucket_boundaries=bounds)
     with tf.Session() as sess:
         out["init_before"] = sess.run(init)
@@ -312,8 +444,12 @@ def quantiles(tf):
         out["deser0"], out["deser1"] = b[0], b[1]
         out["bad_weights"] = _error_class(sess, summ, {xs: x0[:5], ys: x1[:5], ws: w[:3]})
         other = raw.BoostedTreesQuantileStreamResourceHandleOp(shared_name="never")
-        out["missing"] = _error_class(sess, raw.BoostedTreesQuantileStreamResourceFlush(
-            quantile_stream_resource_handle=other, num_buckets=3))
+        out["missing"] = _error_class(
+            sess,
+            raw.BoostedTreesQuantileStreamResourceFlush(
+                quantile_stream_resource_handle=other, num_buckets=3
+            ),
+        )
     return out
 
 
@@ -321,7 +457,8 @@ def bucketize(tf):
     raw = tf.raw_ops
     values = np.asarray([-1.0, 0.0, 0.5, 1.0, 1.5, 2.0, 3.0, 9.0], np.float32)
     res = raw.BoostedTreesBucketize(
-        float_values=[values, values], bucket_boundaries=[[0.0, 1.0, 2.0, 3.0], []])
+        float_values=[values, values], bucket_boundaries=[[0.0, 1.0, 2.0, 3.0], []]
+    )
     with tf.Session() as sess:
         r = sess.run(res)
     return {"with_bounds": r[0], "no_bounds": r[1]}

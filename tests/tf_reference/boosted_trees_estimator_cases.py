@@ -27,11 +27,13 @@ def data():
 
 def columns(tf):
     fc = tf.feature_column
-    return [fc.numeric_column("x"),
-            fc.bucketized_column(fc.numeric_column("z"), [2.0, 4.0, 6.0, 8.0])]
+    return [
+        fc.numeric_column("x"),
+        fc.bucketized_column(fc.numeric_column("z"), [2.0, 4.0, 6.0, 8.0]),
+    ]
 
 
-class _LossHook(object):
+class _LossHook:
     """Fetches the head's loss (the LOSSES collection) at every training step."""
 
     def __init__(self, tf):
@@ -105,7 +107,8 @@ def _run(tf, make, label, model_dir, steps):
         "metric_names": sorted(metrics),
         "predictions": np.stack([p[key] for p in preds]).astype(np.float32),
         "logits": np.stack([p.get("logits", p.get("predictions")) for p in preds]).astype(
-            np.float32),
+            np.float32
+        ),
         "checkpoint_names": names,
         "ensemble": tf.train.load_variable(model_dir, "boosted_trees:0_serialized"),
         "global_step": int(tf.train.load_variable(model_dir, "global_step")),
@@ -119,14 +122,18 @@ def _run(tf, make, label, model_dir, steps):
 def _classifier(tf, **kw):
     def make(model_dir):
         return tf.estimator.BoostedTreesClassifier(
-            feature_columns=columns(tf), n_batches_per_layer=1, model_dir=model_dir, **kw)
+            feature_columns=columns(tf), n_batches_per_layer=1, model_dir=model_dir, **kw
+        )
+
     return make
 
 
 def _regressor(tf, **kw):
     def make(model_dir):
         return tf.estimator.BoostedTreesRegressor(
-            feature_columns=columns(tf), n_batches_per_layer=1, model_dir=model_dir, **kw)
+            feature_columns=columns(tf), n_batches_per_layer=1, model_dir=model_dir, **kw
+        )
+
     return make
 
 
@@ -140,30 +147,60 @@ def _case(make, label, steps, keep=None):
             return out
         finally:
             shutil.rmtree(model_dir, ignore_errors=True)
+
     return program
 
 
 def classifier_center_bias(tf):
-    return _case(lambda tf: _classifier(
-        tf, n_trees=3, max_depth=2, learning_rate=0.3, center_bias=True), "class", 40)(tf)
+    return _case(
+        lambda tf: _classifier(tf, n_trees=3, max_depth=2, learning_rate=0.3, center_bias=True),
+        "class",
+        40,
+    )(tf)
 
 
 def classifier_post_pruning(tf):
-    return _case(lambda tf: _classifier(
-        tf, n_trees=2, max_depth=3, learning_rate=0.5, l1_regularization=0.01,
-        l2_regularization=0.2, tree_complexity=0.05, pruning_mode="post"), "class", 40)(tf)
+    return _case(
+        lambda tf: _classifier(
+            tf,
+            n_trees=2,
+            max_depth=3,
+            learning_rate=0.5,
+            l1_regularization=0.01,
+            l2_regularization=0.2,
+            tree_complexity=0.05,
+            pruning_mode="post",
+        ),
+        "class",
+        40,
+    )(tf)
 
 
 def classifier_in_memory_pre_pruning(tf):
-    return _case(lambda tf: _classifier(
-        tf, n_trees=3, max_depth=2, learning_rate=0.4, l2_regularization=0.1,
-        tree_complexity=0.01, pruning_mode="pre", train_in_memory=True), "class", 40)(tf)
+    return _case(
+        lambda tf: _classifier(
+            tf,
+            n_trees=3,
+            max_depth=2,
+            learning_rate=0.4,
+            l2_regularization=0.1,
+            tree_complexity=0.01,
+            pruning_mode="pre",
+            train_in_memory=True,
+        ),
+        "class",
+        40,
+    )(tf)
 
 
 def regressor(tf):
-    return _case(lambda tf: _regressor(
-        tf, n_trees=3, max_depth=3, learning_rate=0.3, l2_regularization=0.01), "regress",
-        40)(tf)
+    return _case(
+        lambda tf: _regressor(
+            tf, n_trees=3, max_depth=3, learning_rate=0.3, l2_regularization=0.01
+        ),
+        "regress",
+        40,
+    )(tf)
 
 
 CASES = {
@@ -180,8 +217,7 @@ def checkpoint_dir(base):
 
 def classifier_for_checkpoint(tf, model_dir):
     """The estimator whose TF-written checkpoint the tests restore."""
-    return _classifier(tf, n_trees=3, max_depth=2, learning_rate=0.3, center_bias=True)(
-        model_dir)
+    return _classifier(tf, n_trees=3, max_depth=2, learning_rate=0.3, center_bias=True)(model_dir)
 
 
 def predict_from(tf, model_dir):
@@ -194,3 +230,14 @@ def train_for_checkpoint(tf, model_dir):
     est = classifier_for_checkpoint(tf, model_dir)
     est.train(_input_fn(tf, "class"), steps=40)
     return predict_from(tf, model_dir)
+
+
+def feature_importances(tf, model_dir):
+    est = classifier_for_checkpoint(tf, model_dir)
+    raw = est.experimental_feature_importances(normalize=False)
+    normalized = est.experimental_feature_importances(normalize=True)
+    return (
+        [str(n) for n in raw],
+        np.asarray(list(raw.values()), np.float64),
+        np.asarray([normalized[n] for n in raw], np.float64),
+    )

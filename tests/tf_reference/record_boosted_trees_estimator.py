@@ -11,7 +11,12 @@ import shutil
 import tempfile
 
 import tensorflow as tf
-from boosted_trees_estimator_cases import CASES, checkpoint_dir, train_for_checkpoint
+from boosted_trees_estimator_cases import (
+    CASES,
+    checkpoint_dir,
+    feature_importances,
+    train_for_checkpoint,
+)
 from recorder import DATA_DIR, Recorder
 
 if not tf.__version__.startswith("1."):
@@ -34,7 +39,15 @@ for path in glob.glob(os.path.join(work, last + ".*")):
     if not path.endswith(".meta"):
         shutil.copy(path, keep)
 with open(os.path.join(keep, "checkpoint"), "w") as f:
-    f.write('model_checkpoint_path: "%s"\nall_model_checkpoint_paths: "%s"\n' % (last, last))
+    f.write(f'model_checkpoint_path: "{last}"\nall_model_checkpoint_paths: "{last}"\n')
+names, values, normalized = feature_importances(tf, work)
 shutil.rmtree(work)
-rec.add("tf_checkpoint", probabilities=probs, checkpoint=last)
+rec.add(
+    "tf_checkpoint",
+    probabilities=probs,
+    checkpoint=last,
+    importance_names=names,
+    importances=values,
+    normalized_importances=normalized,
+)
 rec.save()

@@ -49,23 +49,16 @@ def from_buffer(values: np.ndarray, weights: np.ndarray) -> Summary:
     order = np.argsort(values, kind="stable")
     v, w = values[order], weights[order]
     starts = np.concatenate([[0], np.nonzero(v[1:] != v[:-1])[0] + 1])
+    ends = np.concatenate([starts[1:], [len(v)]])
     uniq = v[starts]
-    # Equal values' weights summed in order (float32).
-    merged = np.add.reduceat(w, starts).astype(np.float32) if w.size else w
-    if np.any(np.diff(starts) > 1):
-        merged = np.asarray(
-            [_seq_sum(w[s:e]) for s, e in zip(starts, [*starts[1:], len(w)])], dtype=np.float32
-        )
+    # Equal values' weights add up in order, in float32. numpy's reduce is sequential below
+    # 8 elements (pairwise above): the longer runs are summed with a sequential cumsum.
+    merged = np.add.reduceat(w, starts).astype(np.float32)
+    for k in np.nonzero(ends - starts >= 8)[0]:
+        merged[k] = np.cumsum(w[starts[k] : ends[k]], dtype=np.float32)[-1]
     upper = np.cumsum(merged, dtype=np.float32)
     lower = np.concatenate([[_F32(0.0)], upper[:-1]]).astype(np.float32)
     return np.stack([uniq, merged, lower, upper], axis=1).astype(np.float32)
-
-
-def _seq_sum(w: np.ndarray) -> np.float32:
-    total = _F32(0.0)
-    for x in w:
-        total = _F32(total + x)
-    return total
 
 
 def merge(base: Summary, other: Summary) -> Summary:

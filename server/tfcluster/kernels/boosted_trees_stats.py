@@ -91,7 +91,9 @@ def calculate_best_gains_per_feature(node: Any, xp: Any) -> Any:
         outs: list[list[Any]] = [[], [], [], [], []]
         for stats in summaries:
             if stats.shape[0] < last:
-                raise invalid(f"node_id_range [{first}, {last}) is beyond stats of {stats.shape[0]} nodes")
+                raise invalid(
+                    f"node_id_range [{first}, {last}) is beyond stats of {stats.shape[0]} nodes"
+                )
             block = stats[first:last]
             cum_g = np.cumsum(block[:, :, 0], axis=1, dtype=np.float32)
             cum_h = np.cumsum(block[:, :, 1], axis=1, dtype=np.float32)
@@ -201,7 +203,7 @@ def calculate_best_feature_split(node: Any, xp: Any) -> Any:
 @kernel("BoostedTreesSparseCalculateBestFeatureSplit", devices=CPU_ONLY)
 def sparse_calculate_best_feature_split(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        first, last = _node_range(ins[0])
+        _node_range(ins[0])  # checked; the entries themselves name their nodes
         indices = np.asarray(ins[1]).astype(np.int64)
         values = np.asarray(ins[2], dtype=np.float32)
         shape = np.asarray(ins[3])
@@ -254,9 +256,11 @@ def _sparse_node(
 ) -> Any:
     """TF's process_node: the parent from the first feature dimension's buckets; per dimension,
     buckets left to right with the missing values right, then left."""
-    best_gain, best = _LOWEST, (0, 0, 0, _F32(0.0), _F32(0.0))
-    total_g = total_h = _F32(0.0)
-    parent = _F32(0.0)
+    best_gain: Any = _LOWEST
+    best: tuple[Any, ...] = (0, 0, 0, _F32(0.0), _F32(0.0))
+    total_g: Any = _F32(0.0)
+    total_h: Any = _F32(0.0)
+    parent: Any = _F32(0.0)
     for i, f in enumerate(sorted(features)):
         buckets = features[f]
         default = buckets.get(num_buckets)
@@ -334,8 +338,8 @@ def make_stats_summary(node: Any, xp: Any) -> Any:
             buckets = np.asarray(column).astype(np.int64).reshape(-1)
             if buckets.size and (buckets.min() < 0 or buckets.max() >= num_buckets):
                 raise invalid(f"bucketized feature {f} has a bucket outside [0, {num_buckets})")
-            np.add.at(stats[f], (node_ids, buckets, 0), grads[:, 0].astype(np.float64))
-            np.add.at(stats[f], (node_ids, buckets, 1), hess[:, 0].astype(np.float64))
+            for k, values in enumerate((grads[:, 0], hess[:, 0])):
+                np.add.at(stats[f, :, :, k], (node_ids, buckets), values.astype(np.float64))
         return (stats.astype(np.float32),)
 
     return compute
@@ -359,7 +363,9 @@ def aggregate_stats(node: Any, xp: Any) -> Any:
         stats = np.zeros((max_splits, dims, num_buckets + 1, stats_dims), dtype=np.float64)
         buckets = np.where(feature == -1, num_buckets, feature)
         if buckets.size and (buckets.min() < 0 or buckets.max() > num_buckets):
-            raise invalid(f"feature values must be in [-1, {num_buckets}), got {int(buckets.max())}")
+            raise invalid(
+                f"feature values must be in [-1, {num_buckets}), got {int(buckets.max())}"
+            )
         both = np.concatenate([grads, hess], axis=1).astype(np.float64)
         rows = np.repeat(node_ids, dims)
         cols = np.tile(np.arange(dims), node_ids.shape[0])

@@ -49,7 +49,9 @@ def _gain_larger(a: np.float32, b: np.float32) -> bool:
 def _vector(value: Any, what: str, index: int) -> np.ndarray:
     v = np.asarray(value)
     if v.ndim != 1:
-        raise invalid(f"Each {what} must be a vector, received shape {list(v.shape)} at index {index}")
+        raise invalid(
+            f"Each {what} must be a vector, received shape {list(v.shape)} at index {index}"
+        )
     return v
 
 
@@ -64,7 +66,7 @@ def _offer(best: dict[int, Candidate], node_id: int, c: Candidate) -> None:
         best[node_id] = c
 
 
-def _add_tree(res: EnsembleResource, logit: float) -> int:
+def _add_tree(res: EnsembleResource, logit: Any) -> int:
     tree_id = res.num_trees
     node = res.ensemble.trees.add().nodes.add()
     node.leaf.scalar = f32(logit)
@@ -231,9 +233,7 @@ def update_ensemble(node: Any, xp: Any) -> Any:
         res = ensemble_of(ins[0])
         feature_ids = np.asarray(ins[1])
         if feature_ids.ndim != 1:
-            raise invalid(
-                f"feature_ids must be a vector, received shape {list(feature_ids.shape)}"
-            )
+            raise invalid(f"feature_ids must be a vector, received shape {list(feature_ids.shape)}")
         lists = [ins[2 + k * n : 2 + (k + 1) * n] for k in range(5)]
         max_depth = int(scalar(ins[2 + 5 * n], "max_depth"))
         lr = _F32(scalar(ins[3 + 5 * n], "learning_rate"))
@@ -270,9 +270,7 @@ def update_ensemble_v2(node: Any, xp: Any) -> Any:
         res = ensemble_of(ins[0])
         feature_ids = np.asarray(ins[1])
         if feature_ids.ndim != 1:
-            raise invalid(
-                f"feature_ids must be a vector, received shape {list(feature_ids.shape)}"
-            )
+            raise invalid(f"feature_ids must be a vector, received shape {list(feature_ids.shape)}")
         lists = [ins[2 + k * n : 2 + (k + 1) * n] for k in range(7)]
         dims, node_lists, gain_lists, thr_lists, lefts, rights, types = lists
         max_depth = int(scalar(ins[2 + 7 * n], "max_depth"))

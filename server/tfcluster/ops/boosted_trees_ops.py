@@ -140,11 +140,11 @@ _RESOURCE_USERS: dict[str, Any] = {
     "BoostedTreesQuantileStreamResourceGetBucketBoundaries": _boundaries_infer,
     "BoostedTreesFlushQuantileSummaries": _summaries_infer,
 }
-for _op in ("BoostedTreesEnsembleResourceHandleOp", "BoostedTreesQuantileStreamResourceHandleOp"):
-    op_def_registry.register(_op, _fixed((dtypes.resource, _S)), stateful=True)
-for _op, _infer in _RESOURCE_USERS.items():
+for _type in ("BoostedTreesEnsembleResourceHandleOp", "BoostedTreesQuantileStreamResourceHandleOp"):
+    op_def_registry.register(_type, _fixed((dtypes.resource, _S)), stateful=True)
+for _type, _infer in _RESOURCE_USERS.items():
     # The handle is input 0: the op runs where the resource is.
-    op_def_registry.register(_op, _infer, ref_inputs=[0], stateful=True)
+    op_def_registry.register(_type, _infer, ref_inputs=[0], stateful=True)
 op_def_registry.register("BoostedTreesMakeStatsSummary", _make_stats_infer)
 op_def_registry.register("BoostedTreesAggregateStats", _aggregate_infer)
 op_def_registry.register(
@@ -235,7 +235,9 @@ def boosted_trees_get_ensemble_states(tree_ensemble_handle: Tensor, name: Any = 
 
 # ---- prediction ----------------------------------------------------------------------------
 def boosted_trees_predict(
-    tree_ensemble_handle: Tensor, bucketized_features: Sequence[Any], logits_dimension: int,
+    tree_ensemble_handle: Tensor,
+    bucketized_features: Sequence[Any],
+    logits_dimension: int,
     name: Any = None,
 ) -> Tensor:
     feats = _ts(bucketized_features, dtypes.int32, "bucketized_features")
@@ -264,7 +266,9 @@ def boosted_trees_training_predict(
 
 
 def boosted_trees_example_debug_outputs(
-    tree_ensemble_handle: Tensor, bucketized_features: Sequence[Any], logits_dimension: int,
+    tree_ensemble_handle: Tensor,
+    bucketized_features: Sequence[Any],
+    logits_dimension: int,
     name: Any = None,
 ) -> Tensor:
     feats = _ts(bucketized_features, dtypes.int32, "bucketized_features")
@@ -275,8 +279,13 @@ def boosted_trees_example_debug_outputs(
 
 # ---- statistics and splits -----------------------------------------------------------------
 def boosted_trees_make_stats_summary(
-    node_ids: Any, gradients: Any, hessians: Any, bucketized_features_list: Sequence[Any],
-    max_splits: int, num_buckets: int, name: Any = None,
+    node_ids: Any,
+    gradients: Any,
+    hessians: Any,
+    bucketized_features_list: Sequence[Any],
+    max_splits: int,
+    num_buckets: int,
+    name: Any = None,
 ) -> Tensor:
     feats = _ts(bucketized_features_list, dtypes.int32, "bucketized_features_list")
     attrs = {"max_splits": max_splits, "num_buckets": num_buckets, "num_features": len(feats)}
@@ -290,8 +299,13 @@ def boosted_trees_make_stats_summary(
 
 
 def boosted_trees_aggregate_stats(
-    node_ids: Any, gradients: Any, hessians: Any, feature: Any, max_splits: int,
-    num_buckets: int, name: Any = None,
+    node_ids: Any,
+    gradients: Any,
+    hessians: Any,
+    feature: Any,
+    max_splits: int,
+    num_buckets: int,
+    name: Any = None,
 ) -> Tensor:
     inputs = [
         _t(node_ids, dtypes.int32, "node_ids"),
@@ -304,8 +318,15 @@ def boosted_trees_aggregate_stats(
 
 
 def boosted_trees_sparse_aggregate_stats(
-    node_ids: Any, gradients: Any, hessians: Any, feature_indices: Any, feature_values: Any,
-    feature_shape: Any, max_splits: int, num_buckets: int, name: Any = None,
+    node_ids: Any,
+    gradients: Any,
+    hessians: Any,
+    feature_indices: Any,
+    feature_values: Any,
+    feature_shape: Any,
+    max_splits: int,
+    num_buckets: int,
+    name: Any = None,
 ) -> tuple[Tensor, Tensor, Tensor]:
     inputs = [
         _t(node_ids, dtypes.int32, "node_ids"),
@@ -330,8 +351,14 @@ def _regularization(l1: Any, l2: Any, tree_complexity: Any, min_node_weight: Any
 
 
 def boosted_trees_calculate_best_gains_per_feature(
-    node_id_range: Any, stats_summary_list: Sequence[Any], l1: Any, l2: Any,
-    tree_complexity: Any, min_node_weight: Any, max_splits: int, name: Any = None,
+    node_id_range: Any,
+    stats_summary_list: Sequence[Any],
+    l1: Any,
+    l2: Any,
+    tree_complexity: Any,
+    min_node_weight: Any,
+    max_splits: int,
+    name: Any = None,
 ) -> tuple[list[Tensor], ...]:
     stats = _ts(stats_summary_list, dtypes.float32, "stats_summary_list")
     n = len(stats)
@@ -346,8 +373,15 @@ def boosted_trees_calculate_best_gains_per_feature(
 
 
 def boosted_trees_calculate_best_feature_split(
-    node_id_range: Any, stats_summary: Any, l1: Any, l2: Any, tree_complexity: Any,
-    min_node_weight: Any, logits_dimension: int, split_type: str = "inequality", name: Any = None,
+    node_id_range: Any,
+    stats_summary: Any,
+    l1: Any,
+    l2: Any,
+    tree_complexity: Any,
+    min_node_weight: Any,
+    logits_dimension: int,
+    split_type: str = "inequality",
+    name: Any = None,
 ) -> tuple[Tensor, ...]:
     if split_type not in ("inequality", "equality"):
         raise ValueError(f"split_type must be 'inequality' or 'equality', got {split_type!r}")
@@ -361,9 +395,17 @@ def boosted_trees_calculate_best_feature_split(
 
 
 def boosted_trees_sparse_calculate_best_feature_split(
-    node_id_range: Any, stats_summary_indices: Any, stats_summary_values: Any,
-    stats_summary_shape: Any, l1: Any, l2: Any, tree_complexity: Any, min_node_weight: Any,
-    logits_dimension: int, split_type: str = "inequality", name: Any = None,
+    node_id_range: Any,
+    stats_summary_indices: Any,
+    stats_summary_values: Any,
+    stats_summary_shape: Any,
+    l1: Any,
+    l2: Any,
+    tree_complexity: Any,
+    min_node_weight: Any,
+    logits_dimension: int,
+    split_type: str = "inequality",
+    name: Any = None,
 ) -> tuple[Tensor, ...]:
     if split_type != "inequality":
         raise ValueError(f"split_type must be 'inequality', got {split_type!r}")
@@ -380,9 +422,16 @@ def boosted_trees_sparse_calculate_best_feature_split(
 
 # ---- growing -------------------------------------------------------------------------------
 def boosted_trees_update_ensemble(
-    tree_ensemble_handle: Tensor, feature_ids: Any, node_ids: Sequence[Any],
-    gains: Sequence[Any], thresholds: Sequence[Any], left_node_contribs: Sequence[Any],
-    right_node_contribs: Sequence[Any], max_depth: Any, learning_rate: Any, pruning_mode: int,
+    tree_ensemble_handle: Tensor,
+    feature_ids: Any,
+    node_ids: Sequence[Any],
+    gains: Sequence[Any],
+    thresholds: Sequence[Any],
+    left_node_contribs: Sequence[Any],
+    right_node_contribs: Sequence[Any],
+    max_depth: Any,
+    learning_rate: Any,
+    pruning_mode: int,
     name: Any = None,
 ) -> Operation:
     n = len(node_ids)
@@ -402,10 +451,18 @@ def boosted_trees_update_ensemble(
 
 
 def boosted_trees_update_ensemble_v2(
-    tree_ensemble_handle: Tensor, feature_ids: Any, dimension_ids: Sequence[Any],
-    node_ids: Sequence[Any], gains: Sequence[Any], thresholds: Sequence[Any],
-    left_node_contribs: Sequence[Any], right_node_contribs: Sequence[Any],
-    split_types: Sequence[Any], max_depth: Any, learning_rate: Any, pruning_mode: Any,
+    tree_ensemble_handle: Tensor,
+    feature_ids: Any,
+    dimension_ids: Sequence[Any],
+    node_ids: Sequence[Any],
+    gains: Sequence[Any],
+    thresholds: Sequence[Any],
+    left_node_contribs: Sequence[Any],
+    right_node_contribs: Sequence[Any],
+    split_types: Sequence[Any],
+    max_depth: Any,
+    learning_rate: Any,
+    pruning_mode: Any,
     name: Any = None,
 ) -> Operation:
     n = len(node_ids)
@@ -427,7 +484,11 @@ def boosted_trees_update_ensemble_v2(
 
 
 def boosted_trees_center_bias(
-    tree_ensemble_handle: Tensor, mean_gradients: Any, mean_hessians: Any, l1: Any, l2: Any,
+    tree_ensemble_handle: Tensor,
+    mean_gradients: Any,
+    mean_hessians: Any,
+    l1: Any,
+    l2: Any,
     name: Any = None,
 ) -> Tensor:
     inputs = [
@@ -449,8 +510,11 @@ def boosted_trees_quantile_stream_resource_handle_op(
 
 
 def boosted_trees_create_quantile_stream_resource(
-    quantile_stream_resource_handle: Tensor, epsilon: Any, num_streams: Any,
-    max_elements: int = 1099511627776, name: Any = None,
+    quantile_stream_resource_handle: Tensor,
+    epsilon: Any,
+    num_streams: Any,
+    max_elements: int = 1099511627776,
+    name: Any = None,
 ) -> Operation:
     inputs = [
         quantile_stream_resource_handle,
@@ -499,7 +563,9 @@ def boosted_trees_quantile_stream_resource_add_summaries(
 
 
 def boosted_trees_quantile_stream_resource_flush(
-    quantile_stream_resource_handle: Tensor, num_buckets: Any, generate_quantiles: bool = False,
+    quantile_stream_resource_handle: Tensor,
+    num_buckets: Any,
+    generate_quantiles: bool = False,
     name: Any = None,
 ) -> Operation:
     inputs = [quantile_stream_resource_handle, _t(num_buckets, dtypes.int64, "num_buckets")]

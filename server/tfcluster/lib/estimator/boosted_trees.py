@@ -43,7 +43,7 @@ from tfcluster.training.checkpoint_utils import load_variable
 from tfcluster.training.session_run_hook import SessionRunArgs, SessionRunHook
 
 _TreeHParams = collections.namedtuple(
-    "TreeHParams",
+    "_TreeHParams",
     [
         "n_trees",
         "max_depth",
@@ -70,7 +70,7 @@ def _is_float_column(column: Any) -> bool:
     if isinstance(column, (_BucketizedColumn, _IndicatorColumn, CategoricalColumn)):
         return False
     if isinstance(column, DenseColumn):
-        return bool(column.dtype.is_floating)
+        return bool(column.dtype.is_floating)  # type: ignore[attr-defined]
     raise ValueError(f"Encountered unexpected column {column}")
 
 
@@ -368,7 +368,10 @@ class _StopAtAttemptsHook(SessionRunHook):
     def after_run(self, run_context: Any, run_values: Any) -> None:
         finalized, attempted = run_values.results
         # The fetched values are from before this step's growth: near the limit, read again.
-        if finalized >= self._max_trees - 1 or attempted > 2 * self._max_trees * self._max_depth - 1:
+        if (
+            finalized >= self._max_trees - 1
+            or attempted > 2 * self._max_trees * self._max_depth - 1
+        ):
             finalized, attempted = run_context.session.run(
                 [self._num_finalized, self._num_attempted]
             )
@@ -787,8 +790,7 @@ def _bt_model_fn(
 def _classification_head(n_classes: int, weight_column: Any, label_vocabulary: Any) -> Any:
     if n_classes != 2:
         raise ValueError(
-            "For now only binary classification is supported.n_classes given as "
-            f"{n_classes}"
+            f"For now only binary classification is supported.n_classes given as {n_classes}"
         )
     return heads.BinaryLogisticHead(
         weight_column, label_vocabulary=label_vocabulary, loss_reduction=_SUM_OVER_BATCH_SIZE
@@ -803,9 +805,7 @@ def _head_and_closed_form(n_classes: int, weight_column: Any, label_vocabulary: 
     def grad_and_hess(logits: Any, labels: Any) -> Any:
         """Logistic loss's gradient and hessian in closed form (mean over the batch)."""
         predictions = math_ops.reciprocal(math_ops.exp(-logits) + 1.0)
-        normalizer = math_ops.reciprocal(
-            math_ops.cast(array_ops.size(predictions), dtypes.float32)
-        )
+        normalizer = math_ops.reciprocal(math_ops.cast(array_ops.size(predictions), dtypes.float32))
         labels = math_ops.cast(labels, dtypes.float32)
         labels = heads._labels_tensor(labels, logits, head.logits_dimension)
         grads = (predictions - labels) * normalizer
@@ -859,37 +859,42 @@ class _BoostedTreesBase(Estimator):
         self._quantile_sketch_epsilon = quantile_sketch_epsilon
 
     def experimental_feature_importances(self, normalize: bool = False) -> Any:
-        """Gain-based feature importances: (names, values), most important first."""
+        """Gain-based feature importances: an OrderedDict of feature column name to
+        importance, largest (in absolute value) first."""
+        serialized = load_variable(self.model_dir, "boosted_trees:0_serialized")
+        if not serialized:
+            raise ValueError(
+                "Found empty serialized string for TreeEnsemble.You should only call this "
+                "method after training."
+            )
         ensemble = boosted_trees_pb2.TreeEnsemble()
-        ensemble.ParseFromString(load_variable(self.model_dir, "boosted_trees:0_serialized"))
-        num_trees = len(ensemble.trees)
-        if not num_trees:
-            raise ValueError("Found empty serialized string for TreeEnsemble.You should only "
-                             "call this method after training.")
-        totals = np.zeros(self._n_features)
-        for tree, weight in zip(ensemble.trees, ensemble.tree_weights):
-            totals += _feature_importances_per_tree(tree, self._n_features) * weight
-        by_name: dict[str, float] = collections.OrderedDict()
-        for name, value in zip(self._feature_col_names, totals):
-            by_name[name] = by_name.get(name, 0.0) + value
-        names = np.asarray(list(by_name))
-        values = np.asarray(list(by_name.values()))
+        ensemble.ParseFromString(serialized)
+        per_tree = np.zeros((len(ensemble.trees), self._n_features))
+        for i, tree in enumerate(ensemble.trees):
+            per_tree[i] = _feature_importances_per_tree(tree, self._n_features)
+        weights = np.asarray(ensemble.tree_weights).reshape(-1, 1)
+        importances = np.sum(per_tree * weights, axis=0)
         if normalize:
-            if any(v < 0 for v in values):
-                raise AssertionError("Negative importance would result in negative "
-                                     "normalized importances.")
-            total = values.sum()
-            if total > 0:
-                values = values / total
-        order = np.argsort(-values, kind="stable")
-        return names[order], values[order]
+            if not np.all(importances >= 0):
+                raise AssertionError("feature_importances must be non-negative.")
+            total = np.sum(importances)
+            if not total > 0:
+                raise AssertionError("Trees are all empty or contain only a root node.")
+            importances /= total
+        by_name: dict[str, Any] = {}
+        for name, value in zip(self._feature_col_names, importances):
+            by_name[name] = by_name.setdefault(name, 0) + value
+        ranked = sorted(by_name.items(), key=lambda kv: abs(kv[1]), reverse=True)
+        return collections.OrderedDict(ranked)
 
     def experimental_predict_with_explanations(self, *args: Any, **kwargs: Any) -> Any:
         from tfcluster.framework import errors
 
         raise errors.UnimplementedError(
-            None, None, "tfcluster's BoostedTrees estimators have no "
-            "experimental_predict_with_explanations yet"
+            None,
+            None,
+            "tfcluster's BoostedTrees estimators have no "
+            "experimental_predict_with_explanations yet",
         )
 
 
