@@ -241,3 +241,15 @@ def feature_importances(tf, model_dir):
         np.asarray(list(raw.values()), np.float64),
         np.asarray([normalized[n] for n in raw], np.float64),
     )
+
+
+def explanations(tf, model_dir):
+    """Each example's bias and directional feature contributions (names, values in order)."""
+    est = classifier_for_checkpoint(tf, model_dir)
+    preds = list(est.experimental_predict_with_explanations(_predict_input_fn(tf)))
+    return (
+        np.asarray([p["bias"] for p in preds], np.float64),
+        [",".join(p["dfc"]) for p in preds],
+        np.asarray([list(p["dfc"].values()) for p in preds], np.float64),
+        np.stack([p["probabilities"] for p in preds]).astype(np.float32),
+    )

@@ -14,6 +14,7 @@ import tensorflow as tf
 from boosted_trees_estimator_cases import (
     CASES,
     checkpoint_dir,
+    explanations,
     feature_importances,
     train_for_checkpoint,
 )
@@ -41,6 +42,7 @@ for path in glob.glob(os.path.join(work, last + ".*")):
 with open(os.path.join(keep, "checkpoint"), "w") as f:
     f.write(f'model_checkpoint_path: "{last}"\nall_model_checkpoint_paths: "{last}"\n')
 names, values, normalized = feature_importances(tf, work)
+bias, dfc_names, dfc_values, dfc_probabilities = explanations(tf, work)
 shutil.rmtree(work)
 rec.add(
     "tf_checkpoint",
@@ -49,5 +51,9 @@ rec.add(
     importance_names=names,
     importances=values,
     normalized_importances=normalized,
+    bias=bias,
+    dfc_names=dfc_names,
+    dfc_values=dfc_values,
+    dfc_probabilities=dfc_probabilities,
 )
 rec.save()

@@ -114,3 +114,24 @@ def test_pruning_needs_tree_complexity() -> None:
     )
     with pytest.raises(ValueError, match="tree_complexity must be positive"):
         est.train(cases._input_fn(tf, "class"), steps=1)
+
+
+def test_explanations_are_tfs(tmp_path: Path) -> None:
+    """experimental_predict_with_explanations: each example's bias and directional feature
+    contributions (from BoostedTreesExampleDebugOutputs) are TF's, in TF's order."""
+    src = Path(reference.DATA_DIR) / "boosted_trees_checkpoint"
+    shutil.copytree(src, tmp_path / "model")
+    bias, names, values, probabilities = cases.explanations(tf, str(tmp_path / "model"))
+    want = reference.case(_AREA, "tf_checkpoint")
+    reference.assert_close(bias, want["bias"], rtol=1e-6)
+    assert names == want["dfc_names"]
+    reference.assert_close(values, want["dfc_values"], rtol=1e-5, atol=1e-7)
+    reference.assert_close(probabilities, want["dfc_probabilities"], rtol=1e-6)
+
+
+def test_explanations_need_center_bias(tmp_path: Path) -> None:
+    est = tf.estimator.BoostedTreesClassifier(
+        feature_columns=cases.columns(tf), n_batches_per_layer=1, model_dir=str(tmp_path)
+    )
+    with pytest.raises(ValueError, match="center_bias must be enabled"):
+        next(est.experimental_predict_with_explanations(cases._predict_input_fn(tf)))

@@ -881,21 +881,105 @@ class _BoostedTreesBase(Estimator):
             if not total > 0:
                 raise AssertionError("Trees are all empty or contain only a root node.")
             importances /= total
-        by_name: dict[str, Any] = {}
-        for name, value in zip(self._feature_col_names, importances):
-            by_name[name] = by_name.setdefault(name, 0) + value
-        ranked = sorted(by_name.items(), key=lambda kv: abs(kv[1]), reverse=True)
-        return collections.OrderedDict(ranked)
+        return _sum_by_name_and_sort(self._feature_col_names, importances)
 
-    def experimental_predict_with_explanations(self, *args: Any, **kwargs: Any) -> Any:
-        from tfcluster.framework import errors
+    def experimental_predict_with_explanations(
+        self,
+        input_fn: Any,
+        predict_keys: Any = None,
+        hooks: Any = None,
+        checkpoint_path: Any = None,
+    ) -> Any:
+        """Predictions with each example's bias and directional feature contributions
+        ('dfc': the change of the prediction along its path through the trees, summed per
+        feature column, largest first). Needs center_bias."""
+        if not self._center_bias:
+            raise ValueError(
+                "center_bias must be enabled during estimator instantiation when using "
+                "experimental_predict_with_explanations."
+            )
+        head, columns = self._head, self._sorted_feature_columns
+        epsilon = self._quantile_sketch_epsilon
 
-        raise errors.UnimplementedError(
-            None,
-            None,
-            "tfcluster's BoostedTrees estimators have no "
-            "experimental_predict_with_explanations yet",
+        def explanations_model_fn(features: Any, labels: Any, mode: str) -> Any:
+            return _bt_explanations_fn(features, head, columns, epsilon)
+
+        est = Estimator(
+            model_fn=explanations_model_fn,
+            model_dir=self.model_dir,
+            config=self.config,
+            warm_start_from=self._warm_start_settings,
         )
+        if predict_keys is not None:
+            predict_keys = {*predict_keys, _DEBUG_PROTO_KEY}
+        predictions = est.predict(
+            input_fn,
+            predict_keys=predict_keys,
+            hooks=hooks,
+            checkpoint_path=checkpoint_path,
+            yield_single_examples=True,
+        )
+        for pred in predictions:
+            bias, dfcs = _explanations(
+                pred.pop(_DEBUG_PROTO_KEY), self._feature_col_names, self._is_classification
+            )
+            pred["bias"] = bias
+            pred["dfc"] = dfcs
+            yield pred
+
+
+_DEBUG_PROTO_KEY = "_serialized_debug_outputs_proto"
+
+
+def _sum_by_name_and_sort(names: Any, values: Any) -> Any:
+    by_name: dict[str, Any] = {}
+    for name, value in zip(names, values):
+        by_name[name] = by_name.setdefault(name, 0) + value
+    return collections.OrderedDict(sorted(by_name.items(), key=lambda kv: abs(kv[1]), reverse=True))
+
+
+def _explanations(serialized: bytes, names: list[str], classification: bool) -> Any:
+    """An example's bias and directional feature contributions from its DebugOutput: the
+    prediction's change at each split, summed by the splitting feature's column."""
+    debug = boosted_trees_pb2.DebugOutput()
+    debug.ParseFromString(serialized)
+    path = np.asarray(debug.logits_path)
+    predictions = 1 / (1 + np.exp(-path)) if classification else path
+    deltas = predictions[1:] - predictions[:-1]
+    contribs = np.bincount(
+        np.asarray(debug.feature_ids, dtype=np.int64), weights=deltas, minlength=len(names)
+    )
+    return predictions[0], _sum_by_name_and_sort(names, contribs)
+
+
+def _bt_explanations_fn(
+    features: Any, head: Any, columns: Any, epsilon: float, name: str = "boosted_trees"
+) -> Any:
+    """Predictions plus each example's serialized DebugOutput (its path's features and
+    logits)."""
+    with name_scope(name) as scope:
+        ensemble = TreeEnsemble(name=scope)
+        float_columns = [c for c in columns if _is_float_column(c)]
+        boundaries: dict = {}
+        if float_columns:
+            quantiles = QuantileAccumulator(
+                epsilon=epsilon,
+                num_streams=_num_features(float_columns),
+                num_quantiles=int(1.0 / epsilon),
+                name=_QUANTILE_ACCUMULATOR_RESOURCE_NAME,
+            )
+            boundaries = _float_boundaries(float_columns, quantiles.get_bucket_boundaries())
+        inputs = _get_transformed_features(features, columns, boundaries=boundaries)
+        logits = bt.boosted_trees_predict(
+            ensemble.resource_handle, inputs, logits_dimension=head.logits_dimension
+        )
+        spec = head.create_estimator_spec(
+            features=features, mode=ModeKeys.PREDICT, labels=None, train_op_fn=_no_op, logits=logits
+        )
+        spec.predictions[_DEBUG_PROTO_KEY] = bt.boosted_trees_example_debug_outputs(
+            ensemble.resource_handle, inputs, logits_dimension=head.logits_dimension
+        )
+        return spec
 
 
 def _hparams(
