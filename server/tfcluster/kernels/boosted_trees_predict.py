@@ -63,11 +63,14 @@ def _post_prune_correction(res: Any, tree_ids: np.ndarray, node_ids: np.ndarray)
         meta = res.ensemble.tree_metadata[t]
         if not (meta.is_finalized and len(meta.post_pruned_nodes_meta)):
             continue
-        sel = np.nonzero(tree_ids == t)[0]
-        for i in sel:
-            m = meta.post_pruned_nodes_meta[int(nodes[i])]
-            nodes[i] = m.new_node_id
-            change[i] = m.logit_change[0] if len(m.logit_change) else 0.0
+        moves = meta.post_pruned_nodes_meta
+        new_ids = np.asarray([m.new_node_id for m in moves], dtype=np.int64)
+        changes = np.asarray(
+            [m.logit_change[0] if len(m.logit_change) else 0.0 for m in moves], dtype=np.float32
+        )
+        sel = tree_ids == t
+        nodes[sel] = new_ids[node_ids[sel]]
+        change[sel] = changes[node_ids[sel]]
     return nodes, change
 
 
@@ -98,10 +101,10 @@ def training_predict(node: Any, xp: Any) -> Any:
                 idx = np.nonzero(cached)[0]
                 moved, change = _post_prune_correction(res, tree_ids[idx], nodes[idx])
                 nodes[idx] = moved
-                old = np.asarray(
-                    [trees[int(t)].value[int(n)] for t, n in zip(tree_ids[idx], moved)],
-                    dtype=np.float32,
-                )
+                old = np.zeros(idx.size, dtype=np.float32)
+                for t in np.unique(tree_ids[idx]):
+                    of_t = tree_ids[idx] == t
+                    old[of_t] = trees[int(t)].value[moved[of_t]]
                 # A cached leaf's value is added again at the leaf; a node split since then
                 # gives its old value back.
                 partial[idx] = change - old

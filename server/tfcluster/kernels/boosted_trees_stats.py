@@ -57,17 +57,34 @@ class _Best:
         self.right = np.zeros(n, dtype=np.float32)
         self.kind = np.zeros(n, dtype=np.int32)
 
-    def offer(self, gl: Any, gr: Any, hl: Any, hr: Any, l1: Any, l2: Any, **at: int) -> None:
+    def offer_all(
+        self,
+        gl: np.ndarray,
+        gr: np.ndarray,
+        hl: np.ndarray,
+        hr: np.ndarray,
+        l1: Any,
+        l2: Any,
+        buckets: Any,
+        dim: int = 0,
+        kinds: Any = None,
+    ) -> None:
+        """Candidates [nodes, k] in TF's order: weights and gains of all at once, then TF's
+        scan (a later candidate wins only when larger by 1e-15)."""
         wl, gain_l = weights_and_gains(gl, hl, l1, l2)
         wr, gain_r = weights_and_gains(gr, hr, l1, l2)
-        total = (gain_l + gain_r).astype(np.float32)
-        better = (total - self.gain).astype(np.float32) >= _EPS
-        self.gain = np.where(better, total, self.gain)
-        self.left = np.where(better, wl, self.left)
-        self.right = np.where(better, wr, self.right)
-        self.bucket = np.where(better, at["bucket"], self.bucket).astype(np.int32)
-        self.dim = np.where(better, at.get("dim", 0), self.dim).astype(np.int32)
-        self.kind = np.where(better, at.get("kind", 0), self.kind).astype(np.int32)
+        totals = (gain_l + gain_r).astype(np.float32)
+        kinds = [0] * totals.shape[1] if kinds is None else kinds
+        for k in range(totals.shape[1]):
+            better = (totals[:, k] - self.gain).astype(np.float32) >= _EPS
+            if not better.any():
+                continue
+            self.gain = np.where(better, totals[:, k], self.gain)
+            self.left = np.where(better, wl[:, k], self.left)
+            self.right = np.where(better, wr[:, k], self.right)
+            self.bucket[better] = buckets[k]
+            self.dim[better] = dim
+            self.kind[better] = kinds[k]
 
 
 def _regularization(ins: list[Any], start: int) -> tuple[Any, Any, Any, Any]:
@@ -101,16 +118,15 @@ def calculate_best_gains_per_feature(node: Any, xp: Any) -> Any:
             keep = ~(total_h < min_weight)
             _, parent = weights_and_gains(total_g, total_h, l1, l2)
             best = _Best(last - first)
-            for b in range(block.shape[1]):
-                best.offer(
-                    cum_g[:, b],
-                    total_g - cum_g[:, b],
-                    cum_h[:, b],
-                    total_h - cum_h[:, b],
-                    l1,
-                    l2,
-                    bucket=b,
-                )
+            best.offer_all(
+                cum_g,
+                (total_g[:, None] - cum_g).astype(np.float32),
+                cum_h,
+                (total_h[:, None] - cum_h).astype(np.float32),
+                l1,
+                l2,
+                buckets=range(block.shape[1]),
+            )
             sel = np.nonzero(keep)[0]
             gains = ((best.gain - parent).astype(np.float32) - complexity).astype(np.float32)
             outs[0].append((sel + first).astype(np.int32))
@@ -175,25 +191,38 @@ def calculate_best_feature_split(node: Any, xp: Any) -> Any:
                 cum_h = np.cumsum(block[:, f, :, 1], axis=1, dtype=np.float32)
                 all_g, all_h = cum_g[:, num_buckets], cum_h[:, num_buckets]
                 miss_g, miss_h = block[:, f, num_buckets, 0], block[:, f, num_buckets, 1]
-                for b in range(num_buckets):
-                    lg = (cum_g[:, b] + miss_g).astype(np.float32)
-                    lh = (cum_h[:, b] + miss_h).astype(np.float32)
-                    best.offer(lg, all_g - lg, lh, all_h - lh, l1, l2, bucket=b, dim=f, kind=0)
-                    best.offer(
-                        cum_g[:, b],
-                        all_g - cum_g[:, b],
-                        cum_h[:, b],
-                        all_h - cum_h[:, b],
-                        l1,
-                        l2,
-                        bucket=b,
-                        dim=f,
-                        kind=1,
-                    )
+                # Per bucket, missing values left (default left), then right: interleaved.
+                cg, ch = cum_g[:, :num_buckets], cum_h[:, :num_buckets]
+                lg = np.empty((cg.shape[0], 2 * num_buckets), dtype=np.float32)
+                lh = np.empty_like(lg)
+                lg[:, 0::2] = cg + miss_g[:, None]
+                lg[:, 1::2] = cg
+                lh[:, 0::2] = ch + miss_h[:, None]
+                lh[:, 1::2] = ch
+                best.offer_all(
+                    lg,
+                    (all_g[:, None] - lg).astype(np.float32),
+                    lh,
+                    (all_h[:, None] - lh).astype(np.float32),
+                    l1,
+                    l2,
+                    buckets=np.repeat(np.arange(num_buckets), 2),
+                    dim=f,
+                    kinds=[0, 1] * num_buckets,
+                )
             else:
-                for b in range(num_buckets):
-                    g, h = block[:, f, b, 0], block[:, f, b, 1]
-                    best.offer(g, total_g - g, h, total_h - h, l1, l2, bucket=b, dim=f, kind=2)
+                g, h = block[:, f, :num_buckets, 0], block[:, f, :num_buckets, 1]
+                best.offer_all(
+                    g,
+                    (total_g[:, None] - g).astype(np.float32),
+                    h,
+                    (total_h[:, None] - h).astype(np.float32),
+                    l1,
+                    l2,
+                    buckets=range(num_buckets),
+                    dim=f,
+                    kinds=[2] * num_buckets,
+                )
         sel = np.nonzero(keep & (best.gain != _LOWEST))[0]
         return _split_outputs(best, sel, first, parent, complexity)
 
@@ -332,14 +361,21 @@ def make_stats_summary(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         node_ids, grads, hess = _grads(ins)
         _check_nodes(node_ids, max_splits)
-        # Summed in float64, handed out as float32 (as TF).
-        stats = np.zeros((n, max_splits, num_buckets, 2), dtype=np.float64)
+        # Summed in float64, handed out as float32 (as TF). TF indexes the flat summary
+        # without bounds checks: a bucket past num_buckets (quantile boundaries can be a few
+        # more than the buckets asked for) lands in the next node's first buckets, as here;
+        # past the end of the summary TF writes outside it (the summary never sees those),
+        # here they are dropped.
+        stats = np.zeros(n * max_splits * num_buckets * 2, dtype=np.float64)
         for f, column in enumerate(ins[3 : 3 + n]):
             buckets = np.asarray(column).astype(np.int64).reshape(-1)
-            if buckets.size and (buckets.min() < 0 or buckets.max() >= num_buckets):
-                raise invalid(f"bucketized feature {f} has a bucket outside [0, {num_buckets})")
-            for k, values in enumerate((grads[:, 0], hess[:, 0])):
-                np.add.at(stats[f, :, :, k], (node_ids, buckets), values.astype(np.float64))
+            if buckets.size and buckets.min() < 0:
+                raise invalid(f"bucketized feature {f} has a negative bucket")
+            flat = ((f * max_splits + node_ids) * num_buckets + buckets) * 2
+            inside = flat < stats.size
+            np.add.at(stats, flat[inside], grads[inside, 0].astype(np.float64))
+            np.add.at(stats, flat[inside] + 1, hess[inside, 0].astype(np.float64))
+        stats = stats.reshape(n, max_splits, num_buckets, 2)
         return (stats.astype(np.float32),)
 
     return compute
