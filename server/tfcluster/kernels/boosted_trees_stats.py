@@ -375,8 +375,8 @@ def make_stats_summary(node: Any, xp: Any) -> Any:
             inside = flat < stats.size
             np.add.at(stats, flat[inside], grads[inside, 0].astype(np.float64))
             np.add.at(stats, flat[inside] + 1, hess[inside, 0].astype(np.float64))
-        stats = stats.reshape(n, max_splits, num_buckets, 2)
-        return (stats.astype(np.float32),)
+        summary = stats.reshape(n, max_splits, num_buckets, 2)
+        return (summary.astype(np.float32),)
 
     return compute
 
