@@ -69,14 +69,26 @@ def stats_summaries(tf):
         max_splits=4,
         num_buckets=5,
     )
+    # Buckets past num_buckets at the first nodes: TF indexes the flat summary, so they land
+    # in the next node's buckets (quantile boundaries can outnumber the buckets asked for).
+    spill = raw.BoostedTreesMakeStatsSummary(
+        node_ids=np.asarray([0, 0, 1, 2], np.int32),
+        gradients=g[:4],
+        hessians=h[:4],
+        bucketized_features_list=[np.asarray([5, 6, 2, 1], np.int32)],
+        max_splits=4,
+        num_buckets=5,
+    )
     with tf.Session() as sess:
         m, a, s = sess.run([make, agg, sparse])
+        spilled = sess.run(spill)
     return {
         "make": m,
         "aggregate": a,
         "sparse_indices": s[0],
         "sparse_values": s[1],
         "sparse_shape": s[2],
+        "spilled": spilled,
     }
 
 
