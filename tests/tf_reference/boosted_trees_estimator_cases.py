@@ -253,3 +253,27 @@ def explanations(tf, model_dir):
         np.asarray([list(p["dfc"].values()) for p in preds], np.float64),
         np.stack([p["probabilities"] for p in preds]).astype(np.float32),
     )
+
+
+def estimator_with_heads(tf):
+    """BoostedTreesEstimator under the public v2 heads: evaluation metrics after training."""
+    x, z, labels, targets = data()
+    out = {}
+    for head, y in (
+        (tf.estimator.RegressionHead(), targets),
+        (tf.estimator.BinaryClassHead(), labels),
+    ):
+        model_dir = tempfile.mkdtemp(prefix="bt_head_")
+        try:
+            est = tf.estimator.BoostedTreesEstimator(
+                columns(tf), 1, head, model_dir=model_dir, n_trees=2, max_depth=2, learning_rate=0.3
+            )
+            features = {"x": x, "z": z}
+            est.train(lambda: tf.data.Dataset.from_tensors((features, y)).repeat(), steps=20)
+            metrics = est.evaluate(lambda: tf.data.Dataset.from_tensors((features, y)), steps=1)
+        finally:
+            shutil.rmtree(model_dir, ignore_errors=True)
+        kind = type(head).__name__
+        out[kind + "_names"] = sorted(metrics)
+        out[kind + "_values"] = np.asarray([metrics[k] for k in sorted(metrics)], np.float64)
+    return out

@@ -14,6 +14,7 @@ import tensorflow as tf
 from boosted_trees_estimator_cases import (
     CASES,
     checkpoint_dir,
+    estimator_with_heads,
     explanations,
     feature_importances,
     train_for_checkpoint,
@@ -27,6 +28,9 @@ rec = Recorder("boosted_trees_estimator")
 for name, program in sorted(CASES.items()):
     tf.reset_default_graph()
     rec.add(name, **program(tf))
+
+tf.reset_default_graph()
+rec.add("estimator_with_heads", **estimator_with_heads(tf))
 
 # A checkpoint TF wrote, kept (without events and graph) for the restore test.
 work = tempfile.mkdtemp(prefix="bt_ckpt_")

@@ -135,3 +135,15 @@ def test_explanations_need_center_bias(tmp_path: Path) -> None:
     )
     with pytest.raises(ValueError, match="center_bias must be enabled"):
         next(est.experimental_predict_with_explanations(cases._predict_input_fn(tf)))
+
+
+def test_boosted_trees_estimator_under_public_heads_matches_tf() -> None:
+    tf.reset_default_graph()
+    got = cases.estimator_with_heads(tf)
+    want = reference.case(_AREA, "estimator_with_heads")
+    assert sorted(got) == sorted(want)
+    for key in want:
+        if key.endswith("_names"):
+            assert got[key] == want[key], key
+        else:
+            reference.assert_close(got[key], want[key], rtol=1e-5, atol=1e-6)
