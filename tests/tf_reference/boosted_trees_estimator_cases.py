@@ -255,6 +255,14 @@ def explanations(tf, model_dir):
     )
 
 
+def _fixed_input(tf, features, y, repeat):
+    def fn():
+        ds = tf.data.Dataset.from_tensors((features, y))
+        return ds.repeat() if repeat else ds
+
+    return fn
+
+
 def estimator_with_heads(tf):
     """BoostedTreesEstimator under the public v2 heads: evaluation metrics after training."""
     x, z, labels, targets = data()
@@ -269,8 +277,8 @@ def estimator_with_heads(tf):
                 columns(tf), 1, head, model_dir=model_dir, n_trees=2, max_depth=2, learning_rate=0.3
             )
             features = {"x": x, "z": z}
-            est.train(lambda: tf.data.Dataset.from_tensors((features, y)).repeat(), steps=20)
-            metrics = est.evaluate(lambda: tf.data.Dataset.from_tensors((features, y)), steps=1)
+            est.train(_fixed_input(tf, features, y, repeat=True), steps=20)
+            metrics = est.evaluate(_fixed_input(tf, features, y, repeat=False), steps=1)
         finally:
             shutil.rmtree(model_dir, ignore_errors=True)
         kind = type(head).__name__
