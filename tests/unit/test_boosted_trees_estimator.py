@@ -147,3 +147,26 @@ def test_boosted_trees_estimator_under_public_heads_matches_tf() -> None:
             assert got[key] == want[key], key
         else:
             reference.assert_close(got[key], want[key], rtol=1e-5, atol=1e-6)
+
+
+def test_saver_keeps_an_ensemble_whose_bytes_end_in_nul(tmp_path: Path) -> None:
+    """A bias-only ensemble serializes to bytes ending in 0x00 (an empty TreeMetadata): the
+    checkpoint keeps that byte, and the restore gives back the same ensemble."""
+    from tfcluster.lib.estimator.boosted_trees_resources import TreeEnsemble
+
+    tf.reset_default_graph()
+    ensemble = boosted_trees_pb2.TreeEnsemble()
+    ensemble.trees.add().nodes.add().leaf.scalar = 0.25
+    ensemble.tree_weights.append(1.0)
+    ensemble.tree_metadata.add()
+    data = ensemble.SerializeToString()
+    assert data.endswith(b"\x00")
+    trees = TreeEnsemble("bias_only", serialized_proto=data)
+    saver = tf.train.Saver()
+    with tf.Session() as sess:
+        sess.run(trees.initializer)
+        path = saver.save(sess, str(tmp_path / "model"))
+    assert tf.train.load_variable(path, "bias_only:0_serialized") == data
+    with tf.Session() as sess:
+        saver.restore(sess, path)
+        assert sess.run(trees.serialize())[1] == data
