@@ -476,6 +476,45 @@ def bucketize(tf):
     return {"with_bounds": r[0], "no_bounds": r[1]}
 
 
+def update_v2_split_types(tf):
+    """UpdateEnsembleV2 with TF's split types: an equality (categorical) split with the
+    default right, an inequality split with the default right; prediction follows them."""
+    raw = tf.raw_ops
+    handle = raw.BoostedTreesEnsembleResourceHandleOp(shared_name="v2_types")
+    create = raw.BoostedTreesCreateEnsemble(
+        tree_ensemble_handle=handle, stamp_token=0, tree_ensemble_serialized=""
+    )
+    node_ids = tf.placeholder(tf.int32, [None])
+    split_type = tf.placeholder(tf.string, [None])
+    update = raw.BoostedTreesUpdateEnsembleV2(
+        tree_ensemble_handle=handle,
+        feature_ids=[0, 1],
+        dimension_ids=[[0], [0]],
+        node_ids=[node_ids, node_ids],
+        gains=[[0.5], [0.7]],
+        thresholds=[[2], [3]],
+        left_node_contribs=[[[0.1]], [[-0.2]]],
+        right_node_contribs=[[[0.3]], [[0.4]]],
+        split_types=[split_type, split_type],
+        max_depth=2,
+        learning_rate=0.5,
+        pruning_mode=0,
+    )
+    feats = [tf.constant([0, 2, 3, 5], tf.int32), tf.constant([1, 3, 4, 2], tf.int32)]
+    predict = raw.BoostedTreesPredict(
+        tree_ensemble_handle=handle, bucketized_features=feats, logits_dimension=1
+    )
+    ser = raw.BoostedTreesSerializeEnsemble(tree_ensemble_handle=handle)
+    with tf.Session() as sess:
+        sess.run(create)
+        sess.run(update, {node_ids: [0], split_type: ["EQUALITY_DEFAULT_RIGHT"]})
+        first = sess.run(predict)
+        sess.run(update, {node_ids: [1], split_type: ["INEQUALITY_DEFAULT_RIGHT"]})
+        second = sess.run(predict)
+        stamp, data = sess.run(ser)
+    return {"first": first, "second": second, "stamp": np.int64(stamp), "data": data}
+
+
 CASES = {
     "stats_summaries": stats_summaries,
     "best_gains_per_feature": best_gains_per_feature,
@@ -484,4 +523,5 @@ CASES = {
     "ensemble_resource": ensemble_resource,
     "quantiles": quantiles,
     "bucketize": bucketize,
+    "update_v2_split_types": update_v2_split_types,
 }

@@ -66,10 +66,15 @@ def _offer(best: dict[int, Candidate], node_id: int, c: Candidate) -> None:
         best[node_id] = c
 
 
-def _add_tree(res: EnsembleResource, logit: Any) -> int:
+def _add_tree(res: EnsembleResource, logit: Any, empty_leaf: bool = False) -> int:
     tree_id = res.num_trees
     node = res.ensemble.trees.add().nodes.add()
-    node.leaf.scalar = f32(logit)
+    if empty_leaf:
+        # TF 1.15's V2 update starts a tree with an empty leaf (it has no logits_dimension
+        # attr: no scalar, no values); a split replaces it as it replaces a zero leaf.
+        node.leaf.SetInParent()
+    else:
+        node.leaf.scalar = f32(logit)
     res.ensemble.tree_weights.append(_TREE_WEIGHT)
     res.ensemble.tree_metadata.add()
     return tree_id
@@ -119,12 +124,13 @@ def _grow(
     best: dict[int, Candidate],
     max_depth: int,
     pruning_mode: int,
+    v2: bool = False,
 ) -> None:
     res.stamp += 1
     current = res.num_trees - 1
     _update_growing_metadata(res)
     if current < 0:
-        current = _add_tree(res, 0.0)
+        current = _add_tree(res, 0.0, empty_leaf=v2)
     if not best:
         res.changed()
         return
@@ -146,7 +152,7 @@ def _grow(
             meta.is_finalized = True
             if pruning_mode == _POST_PRUNING:
                 _post_prune(res, current)
-            _add_tree(res, 0.0)
+            _add_tree(res, 0.0, empty_leaf=v2)
         g = res.ensemble.growing_metadata
         g.last_layer_node_start = start
         g.last_layer_node_end = end
@@ -298,7 +304,7 @@ def update_ensemble_v2(node: Any, xp: Any) -> Any:
                 )
                 _offer(best, int(node_ids[k]), c)
         with res.lock:
-            _grow(res, best, max_depth, pruning_mode)
+            _grow(res, best, max_depth, pruning_mode, v2=True)
         return ()
 
     return compute
