@@ -69,7 +69,7 @@ def _input_fn(tf, label):
     y = labels if label == "class" else targets
 
     def fn():
-        ds = tf.data.Dataset.from_tensors(({"x": x, "z": z}, y))
+        ds = tf.data.Dataset.from_tensors(({"x": x, "z": z, "w": weights()}, y))
         return ds.repeat()
 
     return fn
@@ -80,9 +80,14 @@ def _eval_input_fn(tf, label):
     y = labels if label == "class" else targets
 
     def fn():
-        return tf.data.Dataset.from_tensors(({"x": x, "z": z}, y))
+        return tf.data.Dataset.from_tensors(({"x": x, "z": z, "w": weights()}, y))
 
     return fn
+
+
+def weights():
+    """Example weights (the weighted case's weight_column; the others ignore them)."""
+    return (0.5 + 0.5 * (np.arange(N) % 3)).astype(np.float32).reshape(-1, 1)
 
 
 def _predict_input_fn(tf):
@@ -193,6 +198,21 @@ def classifier_in_memory_pre_pruning(tf):
     )(tf)
 
 
+def classifier_weighted(tf):
+    return _case(
+        lambda tf: _classifier(
+            tf,
+            n_trees=2,
+            max_depth=2,
+            learning_rate=0.4,
+            l2_regularization=0.1,
+            weight_column="w",
+        ),
+        "class",
+        40,
+    )(tf)
+
+
 def regressor(tf):
     return _case(
         lambda tf: _regressor(
@@ -207,6 +227,7 @@ CASES = {
     "classifier_center_bias": classifier_center_bias,
     "classifier_post_pruning": classifier_post_pruning,
     "classifier_in_memory_pre_pruning": classifier_in_memory_pre_pruning,
+    "classifier_weighted": classifier_weighted,
     "regressor": regressor,
 }
 
