@@ -170,3 +170,27 @@ def test_saver_keeps_an_ensemble_whose_bytes_end_in_nul(tmp_path: Path) -> None:
     with tf.Session() as sess:
         saver.restore(sess, path)
         assert sess.run(trees.serialize())[1] == data
+
+
+def test_export_savedmodel_serves_tfs_trees(tmp_path: Path) -> None:
+    """TF 1.15's export_savedmodel (strip_default_attrs given, as TF's HIGGS example does) of
+    the TF-trained ensemble: the SavedModel's predict signature gives TF's probabilities."""
+    src = Path(reference.DATA_DIR) / "boosted_trees_checkpoint"
+    shutil.copytree(src, tmp_path / "model")
+    est = cases.classifier_for_checkpoint(tf, str(tmp_path / "model"))
+
+    def serving() -> Any:
+        csv = tf.placeholder(dtype=tf.string, shape=[None], name="csv")
+        x, z = tf.decode_csv(csv, [[0.0], [0.0]])
+        return tf.estimator.export.ServingInputReceiver({"x": x, "z": z}, {"inputs": csv})
+
+    export_dir = est.export_savedmodel(str(tmp_path / "export"), serving, strip_default_attrs=True)
+    x, z, _, _ = cases.data()
+    rows = [f"{float(a)!r},{float(b)!r}" for a, b in zip(x[:10], z[:10])]
+    tf.reset_default_graph()
+    with tf.Session(graph=tf.Graph()) as sess:
+        meta = tf.saved_model.loader.load(sess, ["serve"], export_dir)
+        sig = meta.signature_def["predict"]
+        got = sess.run(sig.outputs["probabilities"].name, {sig.inputs["inputs"].name: rows})
+    want = reference.case(_AREA, "tf_checkpoint")["probabilities"]
+    reference.assert_close(got, want, rtol=1e-6, atol=1e-7)
