@@ -122,8 +122,3 @@ def test_dataset_input_fn_trains_and_export_writes_a_saved_model(tmp_path: Any) 
         tf.estimator.export.build_parsing_serving_input_receiver_fn(spec),
     )
     assert (tmp_path / "export" / path.decode().rsplit("/", 1)[1] / "saved_model.pb").exists()
-
-
-def test_unimplemented_estimator_names_raise() -> None:
-    with pytest.raises(errors.UnimplementedError, match="BoostedTreesClassifier"):
-        tf.estimator.BoostedTreesClassifier([], 1)

@@ -8,6 +8,11 @@ from tfcluster.lib.estimator.baseline import (
     BaselineEstimator,
     BaselineRegressor,
 )
+from tfcluster.lib.estimator.boosted_trees import (
+    BoostedTreesClassifier,
+    BoostedTreesEstimator,
+    BoostedTreesRegressor,
+)
 from tfcluster.lib.estimator.class_heads import BinaryClassHead, MultiClassHead, MultiLabelHead
 from tfcluster.lib.estimator.dnn import DNNClassifier, DNNEstimator, DNNRegressor
 from tfcluster.lib.estimator.dnn_linear_combined import (

@@ -154,7 +154,9 @@ class _ShardWriter:
             raise errors.InvalidArgumentError(
                 None, None, f"Adding duplicate key: {key.decode(errors='replace')}"
             )
-        arr = np.asarray(value)
+        # A fetched string scalar is Python bytes: numpy's fixed-width 'S' would drop its
+        # trailing NUL bytes (a serialized proto may end in one), so it is kept as an object.
+        arr = np.asarray(value, dtype=object) if isinstance(value, bytes) else np.asarray(value)
         enum = dtype_enum(arr)
         entry = tensor_bundle_pb2.BundleEntryProto(dtype=enum, offset=self._size)
         entry.shape.CopyFrom(_shape_proto(arr.shape))

@@ -575,6 +575,7 @@ class Estimator:
         as_text: bool = False,
         checkpoint_path: str | None = None,
         experimental_mode: str = ModeKeys.PREDICT,
+        _strip_default_attrs: bool = True,
     ) -> bytes:
         """A SavedModel of the PREDICT graph with the latest checkpoint's variables, under
         export_dir_base/<timestamp>; returns that directory (bytes, as TF does)."""
@@ -629,7 +630,7 @@ class Estimator:
                     assets_collection=get_collection(GraphKeys.ASSET_FILEPATHS),
                     main_op=local_init_op,
                     saver=saver,
-                    strip_default_attrs=True,
+                    strip_default_attrs=_strip_default_attrs,
                 )
                 builder.save(as_text)
         if assets_extra:
@@ -642,7 +643,24 @@ class Estimator:
         os.rename(temp_dir, export_dir)
         return export_dir.encode()
 
-    export_savedmodel = export_saved_model
+    def export_savedmodel(
+        self,
+        export_dir_base: str,
+        serving_input_receiver_fn: Callable[..., Any],
+        assets_extra: dict[str, str] | None = None,
+        as_text: bool = False,
+        checkpoint_path: str | None = None,
+        strip_default_attrs: bool = False,
+    ) -> bytes:
+        """TF 1.15's older name: default attrs stay in the graph unless asked otherwise."""
+        return self.export_saved_model(
+            export_dir_base,
+            serving_input_receiver_fn,
+            assets_extra=assets_extra,
+            as_text=as_text,
+            checkpoint_path=checkpoint_path,
+            _strip_default_attrs=strip_default_attrs,
+        )
 
 
 def _timestamped_dir(base: str) -> str:

@@ -81,8 +81,10 @@ def get_asset_tensors(
 class SavedModelLoader:
     """Loads graphs and restores variables of one SavedModel."""
 
-    def __init__(self, export_dir: str) -> None:
-        self._export_dir = os.fspath(export_dir)
+    def __init__(self, export_dir: str | bytes) -> None:
+        # Export methods return the directory as bytes (as TF's do); programs pass it back.
+        path = os.fspath(export_dir)
+        self._export_dir = path.decode() if isinstance(path, bytes) else path
         self._variables_path = variables_path(self._export_dir)
         self._saved_model = parse_saved_model(self._export_dir)
 
