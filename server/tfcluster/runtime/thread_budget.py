@@ -142,17 +142,29 @@ class SingleThreadBlas:
 @contextmanager
 def concurrent_kernel() -> Iterator[None]:
     """Marks a kernel run by the executor beside others: the intra budget is shared."""
+    kernel_begins()
+    try:
+        yield
+    finally:
+        kernel_ends()
+
+
+def kernel_begins() -> None:
+    """concurrent_kernel()'s start, for a thread that holds a core from before its kernel
+    starts (an inter-op thread, from the moment a kernel is handed to it: a helper of the
+    kernel running meanwhile must not take that core) until kernel_ends()."""
     global _concurrent
     with _lock:
         _concurrent += 1
         _apply_locked()
-    try:
-        yield
-    finally:
-        with _lock:
-            _concurrent -= 1
-            _apply_locked()
-            _cores.notify_all()
+
+
+def kernel_ends() -> None:
+    global _concurrent
+    with _lock:
+        _concurrent -= 1
+        _apply_locked()
+        _cores.notify_all()
 
 
 def _spare_locked() -> int:
