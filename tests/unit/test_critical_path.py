@@ -77,3 +77,26 @@ def test_inter_op_thread_goes_on_with_a_chain_while_the_stepping_thread_is_busy(
     second_start, _ = spans["link1"]
     assert first_start < lone_end and lone_start < spans["link0"][1], spans
     assert second_start < lone_end, f"the chain waited for the lone product: {spans}"
+
+
+def test_an_update_is_known_to_write_the_variable_a_product_reads() -> None:
+    # The input gradient's product reads the weights through their Identity ("read"); the
+    # update writes them: the parallel executor starts the update only after that read.
+    from tfcluster.runtime import executor
+    from tfcluster.runtime.graph_ir import node_from_operation
+
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2, 3], name="x")
+        w = tf.Variable(np.ones((3, 4), np.float32), name="w")
+        y = tf.matmul(x, w, name="y")
+        grad = tf.placeholder(tf.float32, [3, 4], name="grad")
+        update = tf.train.GradientDescentOptimizer(0.1).apply_gradients([(grad, w)])
+    nodes = [node_from_operation(op) for op in g.get_operations()]
+    ex = executor.Executor(nodes, ["x:0", "grad:0"], [y.name], [update.name])
+    names = ex.node_names
+    reads = {names[i]: r for i, r in enumerate(ex.var_reads) if r}
+    writes = {names[i]: w_ for i, w_ in enumerate(ex.var_writes) if w_}
+    assert reads["y"] == {"w"}
+    (updater,) = [n for n in writes if n.endswith("ApplyGradientDescent")]
+    assert writes[updater] == {"w"}

@@ -156,6 +156,7 @@ class Executor:
         # Per node, the work on the longest chain it heads (runtime/critical_path.py), from
         # the probe's timings: which ready kernel runs first when kernels run at once.
         self.priority: list[float] | None = None
+        self.follows: list[float] | None = None  # the same, less the node's own work
         # The straight-line plan (runtime/run_plan.py), made when a second plain sequential
         # run comes: a graph run once (an initializer) never pays for compiling it.
         self._plan: run_plan.Plan | None = None
@@ -168,6 +169,9 @@ class Executor:
             for n, s in zip(order, self.steps)
         )
         self._any_ref_fetch = any(self.fetch_is_ref)
+        # Per step, the variables it reads and writes (runtime/parallel_run.py orders an
+        # update after the running kernels that read its variable).
+        self.var_reads, self.var_writes = _variable_uses(order, by_name, fed)
 
     # ------------------------------------------------------------------------------------
     def run(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
@@ -226,6 +230,7 @@ class Executor:
         per_node = self._probe.per_node
         costs = [per_node.get(i, 0.0) / inter_op.PROBE_STEPS for i in range(len(self.steps))]
         self.priority = critical_path.longest_chains(costs, self.consumers)
+        self.follows = [p - c for p, c in zip(self.priority, costs)]
         for step, heavy in zip(self.steps, critical_path.measured_heavy(costs)):
             if heavy and not step.is_async and device_type_of(step.device) == "CPU":
                 step.heavy = True
@@ -295,7 +300,7 @@ class Executor:
         try:
             if width > 1:
                 parallel_run.ParallelRun(
-                    self, ctx, vals, stats, width, self.priority, with_node
+                    self, ctx, vals, stats, width, self.priority, self.follows, with_node
                 ).run(box)
             else:
                 self._dataflow_loop(ctx, vals, stats, pending, ready, box, width)
@@ -520,6 +525,33 @@ def _releases(steps: list[_Step], kept: set[int]) -> list[int]:
         step.counted = tuple(s for s in step.in_slots if s not in kept and reads[s] > 1)
     counted = {s for step in steps for s in step.counted}
     return [reads[s] if s in counted else 0 for s in range(len(reads))]
+
+
+def _variable_uses(
+    order: list[Node], by_name: dict[str, Node], fed: set[str]
+) -> tuple[list[frozenset[str]], list[frozenset[str]]]:
+    """Per node: the variables it reads (an input that is a variable, or an Identity of one:
+    its value is the variable's own array) and those it writes (its reference inputs)."""
+    reads: list[frozenset[str]] = []
+    writes: list[frozenset[str]] = []
+    for n in order:
+        op_def = op_def_registry.lookup(n.op)
+        ref_inputs = op_def.ref_inputs if op_def else frozenset()
+        r: set[str] = set()
+        w: set[str] = set()
+        for k, (src, idx) in enumerate(n.inputs):
+            if f"{src}:{idx}" in fed:
+                continue
+            node = by_name[src]
+            if _is_ref_output(node):
+                (w if k in ref_inputs else r).add(src)
+            elif node.op == "Identity" and node.inputs:
+                inner = node.inputs[0][0]
+                if inner in by_name and _is_ref_output(by_name[inner]):
+                    r.add(inner)
+        reads.append(frozenset(r))
+        writes.append(frozenset(w))
+    return reads, writes
 
 
 def _derefs(node: Node, by_name: dict[str, Node], fed: set[str]) -> tuple[int, ...]:

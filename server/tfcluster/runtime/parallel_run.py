@@ -43,6 +43,7 @@ class ParallelRun:
         stats: Any,
         width: int,
         priority: Sequence[float] | None,
+        follows: Sequence[float] | None,
         with_node: Callable[[BaseException, str], BaseException],
     ) -> None:
         self.ex = executor
@@ -61,6 +62,11 @@ class ParallelRun:
             if priority is not None
             else [(0.0, -i) for i in range(n)]
         )
+        self.priority = priority
+        self.follows = follows
+        # Kernels running now (node -> the work on the longest chain after it): a heavy
+        # kernel with slack waits for them (see _may_start).
+        self.running: dict[int, float] = {}
         self.pending = list(executor.pending_counts)
         self.reads_left = list(executor.slot_reads)
         self.heap = [(*self.key[i], i) for i, c in enumerate(self.pending) if c == 0]
@@ -88,6 +94,7 @@ class ParallelRun:
 
     def _finish(self, i: int, outs: Any, t0: float) -> None:
         step = self.steps[i]
+        self.running.pop(i, None)
         if self.stats is not None:
             self.stats.add(step, t0, time.time(), outs)
         for idx, slot in step.out_pairs:
@@ -98,6 +105,32 @@ class ParallelRun:
             pending[c] -= 1
             if pending[c] == 0:
                 heapq.heappush(heap, (*key[c], c))
+
+    def _may_start(self, i: int) -> bool:
+        """Whether a thread free now should start ready node i (else it waits for a running
+        kernel to end).
+
+        - A kernel that writes a variable a running kernel reads waits for that read: the
+          update would copy the whole variable (kernels/in_place.py) rather than write it
+          while it is read (a dense layer's weights, read by the input gradient's product).
+        - A heavy kernel whose whole chain is shorter than what waits for a kernel running
+          elsewhere has slack: while a helper of that kernel waits for a spare core, this
+          core is left to it (the work after it starts sooner) and the slack kernel runs once
+          nothing that urgent wants the core."""
+        writes = self.ex.var_writes[i]
+        if writes and any(writes & self.ex.var_reads[k] for k in self.running):
+            return False
+        if self.priority is None or self.follows is None or not self.steps[i].heavy:
+            return True
+        mine = self.priority[i]
+        if all(mine >= after for after in self.running.values()):
+            return True
+        return thread_budget.helpers_waiting() == 0
+
+    def _start(self, i: int) -> None:
+        # An asynchronous kernel (a receive) waits for another task, not for a core.
+        if not self.steps[i].is_async:
+            self.running[i] = self.follows[i] if self.follows is not None else 0.0
 
     # ---- outside the lock -------------------------------------------------------------------
     def _prepare(self, i: int, ins: list[Any]) -> list[Any]:
@@ -116,8 +149,12 @@ class ParallelRun:
             with lock:
                 if not self.remaining:
                     return
-                i = heapq.heappop(self.heap)[2] if self.heap else -1
+                i = self.heap[0][2] if self.heap else -1
+                if i >= 0 and not self._may_start(i):
+                    i = -1
                 if i >= 0:
+                    heapq.heappop(self.heap)
+                    self._start(i)
                     step = steps[i]
                     ins = self._take_inputs(i)
                     pooled_now = self.pooled
@@ -237,8 +274,13 @@ class ParallelRun:
                 heap = self.heap
                 if heap and not self.failed:
                     top = steps[heap[0][2]]
-                    if not top.is_async and (self.main_busy or top.heavy):
+                    if (
+                        not top.is_async
+                        and (self.main_busy or top.heavy)
+                        and self._may_start(heap[0][2])
+                    ):
                         nxt = heapq.heappop(heap)[2]
+                        self._start(nxt)
                         ins = self._take_inputs(nxt)
                 if nxt < 0:
                     self.pooled -= 1
