@@ -4,12 +4,15 @@ inter-op width > 1), with no thread idle while a kernel is ready.
 The stepping thread takes ready kernels, most urgent first (runtime/critical_path.py: the one
 heading the longest chain of work still to come), runs light ones itself and hands heavy ones
 to the inter-op threads while others are ready. An inter-op thread that ends a kernel records
-its outputs and, while the stepping thread is busy inside a kernel of its own (or when the
-most urgent ready kernel is heavy), goes on with the most urgent ready kernel itself, as
-TensorFlow's executor threads do: a convolution's input gradient that ends on the inter-op
-thread starts the next layer's gradients there at once, instead of waiting until the filter
-gradient on the stepping thread ends. All the step's bookkeeping (values, pending counts,
-the ready heap) is under one lock; kernels run outside it.
+its outputs and goes on with the most urgent ready kernel itself, as TensorFlow's executor
+threads do: a convolution's input gradient that ends on the inter-op thread starts the next
+layer's gradients there at once, instead of waiting until the filter gradient on the stepping
+thread ends, and a chain of kernels (the forward pass) runs on one thread with no hand-over
+per kernel; the stepping thread is woken only when kernels are left ready for it. A kernel
+may also wait for a running one (_may_start: an update waits for the reads of its variable;
+work with slack leaves a core to a helper that wants it). All the step's bookkeeping (values,
+pending counts, the ready heap, the running kernels) is under one lock; kernels run outside
+it.
 """
 
 from __future__ import annotations
@@ -74,7 +77,6 @@ class ParallelRun:
         self.remaining = n
         self.outstanding = 0  # kernels in flight not on the stepping thread (pooled, async)
         self.pooled = 0  # of those, on the inter-op threads
-        self.main_busy = False
         self.failed = False
         self.lock = threading.Lock()
         self.done_q: queue.Queue[Message] = queue.Queue()
@@ -169,8 +171,6 @@ class ParallelRun:
                         self.outstanding += 1
                     elif step.is_async:
                         self.outstanding += 1
-                    else:
-                        self.main_busy = True
             if i < 0:
                 self._wait(box)
                 continue
@@ -205,7 +205,6 @@ class ParallelRun:
                 self._fail()
                 raise self.with_node(e, step.name) from e
             with lock:
-                self.main_busy = False
                 self._finish(i, outs, t0)
             # Nothing of the last kernel's may outlive it while this thread waits or runs
             # another: a variable's array held here stops a sparse update writing it in place.
@@ -214,7 +213,6 @@ class ParallelRun:
     def _fail(self) -> None:
         with self.lock:
             self.failed = True
-            self.main_busy = False
         self.ctx.cancelled.set()
 
     def _wait(self, box: outbox.Outbox) -> None:
@@ -247,8 +245,8 @@ class ParallelRun:
             self._finish(i, outs, t0)
 
     def _worker(self, i: int, ins: list[Any], t0: float) -> None:
-        """Runs kernel i on an inter-op thread, then the most urgent ready kernels while the
-        stepping thread is busy in one of its own (or when that kernel is heavy). The core
+        """Runs kernel i on an inter-op thread, then the most urgent ready kernel as long as
+        there is one (the stepping thread is woken for the others). The core
         it holds (thread_budget.kernel_begins, by the stepping thread) is given back when it
         stops."""
         try:
@@ -273,20 +271,20 @@ class ParallelRun:
                 self._finish(i, outs, t0)
                 heap = self.heap
                 if heap and not self.failed:
-                    top = steps[heap[0][2]]
-                    if (
-                        not top.is_async
-                        and (self.main_busy or top.heavy)
-                        and self._may_start(heap[0][2])
-                    ):
+                    top = heap[0][2]
+                    if not steps[top].is_async and self._may_start(top):
                         nxt = heapq.heappop(heap)[2]
                         self._start(nxt)
                         ins = self._take_inputs(nxt)
                 if nxt < 0:
                     self.pooled -= 1
                     self.outstanding -= 1
+                # The stepping thread looks again only when this thread stops or leaves it
+                # ready kernels: a chain goes on here without a hand-over per kernel.
+                wake = nxt < 0 or bool(heap)
             outs = None
-            self.done_q.put(_WAKE)
+            if wake:
+                self.done_q.put(_WAKE)
             if nxt < 0:
                 return
             i = nxt
