@@ -144,3 +144,30 @@ def test_the_filter_gradient_is_the_same_from_run_to_run() -> None:
     first = _winograd.filter_grad(x, dy, 5, [(2, 2), (2, 2)], 4)
     for _ in range(3):
         np.testing.assert_array_equal(_winograd.filter_grad(x, dy, 5, [(2, 2), (2, 2)], 4), first)
+
+
+def test_a_transform_product_cut_in_column_panels_is_the_whole_product() -> None:
+    # A^T times a wide operand (the conv net's 8 x 32768 products) goes in column panels.
+    rng = np.random.default_rng(5)
+    at = _winograd.transforms(4, 5).at32
+    wide = rng.standard_normal((8, 32768 + 5)).astype(np.float32)
+    out = np.empty((4, wide.shape[1]), np.float32)
+    _winograd._left_product(at, wide, out)
+    np.testing.assert_array_equal(out, np.matmul(at, wide))
+
+
+def test_a_fused_bias_and_relu_on_cropped_tiles_match_them_applied_after() -> None:
+    # 14 x 14 outputs: the last tiles reach past the output; the epilogue runs on the tiles
+    # before they are placed, and must give what it gives on the placed output.
+    rng = np.random.default_rng(6)
+    x = rng.standard_normal((8, 14, 14, 16)).astype(np.float32)
+    f = (rng.standard_normal((5, 5, 16, 24)) * 0.05).astype(np.float32)
+    b = rng.standard_normal(24).astype(np.float32)
+
+    def epilogue(block: Any) -> None:
+        np.add(block, b, out=block)
+        np.maximum(block, 0, out=block)
+
+    fused = _winograd.forward(x, f, [14, 14], [(2, 2), (2, 2)], 4, epilogue)
+    plain = _winograd.forward(x, f, [14, 14], [(2, 2), (2, 2)], 4)
+    np.testing.assert_array_equal(fused, np.maximum(plain + b, 0))

@@ -214,6 +214,9 @@ _PARALLEL_BYTES = 4 << 20
 # Blocks of about this many bytes of what a kernel touches stay in a core's cache (L2) from
 # one of its operations to the next.
 CACHE_BLOCK = 1 << 20
+# Slices per runner where the caller sets no block size: a helper that can join only late
+# (its core was running another kernel of the step) still finds shares left to take.
+SHARES_PER_RUNNER = 4
 
 
 def _workers() -> concurrent.futures.ThreadPoolExecutor | None:
@@ -246,7 +249,8 @@ def over_batch(
     releases the GIL in its loops and BLAS calls); elsewhere one call. The slices are blocks
     of at most `block` entries (block_items: a block's data stays in the cache from one of
     fn's operations to the next, where strided views of a large array would bring all of it
-    from memory once per operation), at least one per core; the calling thread and the
+    from memory once per operation), at least one per core (SHARES_PER_RUNNER per core with
+    no block given); the calling thread and the
     workers take them in turn, so a core that another process holds delays one block, not a
     fixed share of the batch. Meanwhile BLAS is single-threaded: one call per core, rather
     than calls that each want every core (and whose threads spin at their barriers for cores
@@ -258,7 +262,8 @@ def over_batch(
     pool = _workers() if xp is np else None
     parallel = pool is not None and nbytes >= _PARALLEL_BYTES and batch >= 2
     runners = min(pool._max_workers, batch) if pool is not None and parallel else 1
-    per_block = min(block if block > 0 else batch, -(-batch // runners))
+    shares = block if block > 0 else -(-batch // (runners * SHARES_PER_RUNNER))
+    per_block = min(shares, -(-batch // runners))
     slices = [slice(a, min(a + per_block, batch)) for a in range(0, batch, per_block)]
     if pool is None or runners < 2 or len(slices) < 2:
         if xp is np and batch >= 2:

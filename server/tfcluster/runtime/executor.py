@@ -17,11 +17,13 @@ from typing import Any
 
 from tfcluster.framework import errors, op_def_registry
 from tfcluster.runtime import (
+    critical_path,
     device_copy,
     float_errors,
     inter_op,
     kernel_table,
     outbox,
+    parallel_run,
     run_plan,
     thread_budget,
 )
@@ -66,6 +68,7 @@ class _Step:
         "fn",
         "heavy",
         "in_slots",
+        "index",
         "is_async",
         "last_use",
         "name",
@@ -79,6 +82,7 @@ class _Step:
         self.device = device
         self.fn = fn
         self.is_async = is_async
+        self.index = -1  # position in the executor's order
         # A CPU kernel worth running beside others on an inter-op thread (inter_op.HEAVY_OPS).
         self.heavy = False
         self.in_slots: tuple[int, ...] = ()
@@ -149,6 +153,10 @@ class Executor:
         self._probe_left = inter_op.PROBE_STEPS if can_overlap else 0
         self._probe = inter_op.HeavyProbe()
         self.overlaps = False
+        # Per node, the work on the longest chain it heads (runtime/critical_path.py), from
+        # the probe's timings: which ready kernel runs first when kernels run at once.
+        self.priority: list[float] | None = None
+        self.follows: list[float] | None = None  # the same, less the node's own work
         # The straight-line plan (runtime/run_plan.py), made when a second plain sequential
         # run comes: a graph run once (an initializer) never pays for compiling it.
         self._plan: run_plan.Plan | None = None
@@ -161,6 +169,9 @@ class Executor:
             for n, s in zip(order, self.steps)
         )
         self._any_ref_fetch = any(self.fetch_is_ref)
+        # Per step, the variables it reads and writes (runtime/parallel_run.py orders an
+        # update after the running kernels that read its variable).
+        self.var_reads, self.var_writes = _variable_uses(order, by_name, fed)
 
     # ------------------------------------------------------------------------------------
     def run(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
@@ -198,6 +209,8 @@ class Executor:
             if self._probe_left <= 0:
                 heavy_per_step = self._probe.seconds / inter_op.PROBE_STEPS
                 self.overlaps = heavy_per_step >= inter_op.MIN_HEAVY_SECONDS
+                if self.overlaps:
+                    self._schedule_by_probe()
             stats = None
         elif stats is None and self._plannable and self._probe_left <= 0 and not self.overlaps:
             self._ran_plain = True
@@ -210,6 +223,17 @@ class Executor:
         if stats is not None:
             ctx.step_stats.extend(stats.to_protos())
         return out
+
+    def _schedule_by_probe(self) -> None:
+        """From the probe's per-kernel times: the critical-path priorities, and kernels
+        measured long enough to run beside others (whatever their op type) made heavy."""
+        per_node = self._probe.per_node
+        costs = [per_node.get(i, 0.0) / inter_op.PROBE_STEPS for i in range(len(self.steps))]
+        self.priority = critical_path.longest_chains(costs, self.consumers)
+        self.follows = [p - c for p, c in zip(self.priority, costs)]
+        for step, heavy in zip(self.steps, critical_path.measured_heavy(costs)):
+            if heavy and not step.is_async and device_type_of(step.device) == "CPU":
+                step.heavy = True
 
     def run_nested(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
         """run() for a function body called by a kernel of a running step (a while loop's
@@ -274,7 +298,12 @@ class Executor:
         # Requests the receives make in a pass go out together, before the executor waits.
         box, previous_box = outbox.open_outbox()
         try:
-            self._dataflow_loop(ctx, vals, stats, pending, ready, box, width)
+            if width > 1:
+                parallel_run.ParallelRun(
+                    self, ctx, vals, stats, width, self.priority, self.follows, with_node
+                ).run(box)
+            else:
+                self._dataflow_loop(ctx, vals, stats, pending, ready, box, width)
         finally:
             outbox.close_outbox(box, previous_box)
 
@@ -463,6 +492,7 @@ def _bind_steps(
         fn, is_async = _bind(n, device, cache)
         step = _Step(n.name, device, fn, is_async)
         step.heavy = n.op in inter_op.HEAVY_OPS and device_type_of(device) == "CPU"
+        step.index = len(steps)
         step.in_slots = tuple(slot_of[f"{src}:{idx}"] for src, idx in n.inputs)
         step.out_pairs = tuple(sorted(outputs_read.get(n.name, ())))
         step.derefs = _derefs(n, by_name, fed)
@@ -495,6 +525,33 @@ def _releases(steps: list[_Step], kept: set[int]) -> list[int]:
         step.counted = tuple(s for s in step.in_slots if s not in kept and reads[s] > 1)
     counted = {s for step in steps for s in step.counted}
     return [reads[s] if s in counted else 0 for s in range(len(reads))]
+
+
+def _variable_uses(
+    order: list[Node], by_name: dict[str, Node], fed: set[str]
+) -> tuple[list[frozenset[str]], list[frozenset[str]]]:
+    """Per node: the variables it reads (an input that is a variable, or an Identity of one:
+    its value is the variable's own array) and those it writes (its reference inputs)."""
+    reads: list[frozenset[str]] = []
+    writes: list[frozenset[str]] = []
+    for n in order:
+        op_def = op_def_registry.lookup(n.op)
+        ref_inputs = op_def.ref_inputs if op_def else frozenset()
+        r: set[str] = set()
+        w: set[str] = set()
+        for k, (src, idx) in enumerate(n.inputs):
+            if f"{src}:{idx}" in fed:
+                continue
+            node = by_name[src]
+            if _is_ref_output(node):
+                (w if k in ref_inputs else r).add(src)
+            elif node.op == "Identity" and node.inputs:
+                inner = node.inputs[0][0]
+                if inner in by_name and _is_ref_output(by_name[inner]):
+                    r.add(inner)
+        reads.append(frozenset(r))
+        writes.append(frozenset(w))
+    return reads, writes
 
 
 def _derefs(node: Node, by_name: dict[str, Node], fed: set[str]) -> tuple[int, ...]:

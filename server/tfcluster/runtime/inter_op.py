@@ -75,16 +75,22 @@ def independent_heavy_ops(heavy: Sequence[bool], deps: Sequence[Sequence[int]]) 
 
 class HeavyProbe:
     """Sums the time of heavy kernels over the sequential steps that measure a graph (it
-    stands where the tracing statistics would: the executor calls add() per kernel)."""
+    stands where the tracing statistics would: the executor calls add() per kernel), and
+    each kernel's own time (by its step's `index`), for the order of ready kernels
+    (runtime/critical_path.py)."""
 
-    __slots__ = ("seconds",)
+    __slots__ = ("per_node", "seconds")
 
     def __init__(self) -> None:
         self.seconds = 0.0
+        self.per_node: dict[int, float] = {}
 
     def add(self, step: object, t0: float, t1: float, outputs: object = None) -> None:
         if getattr(step, "heavy", False):
             self.seconds += t1 - t0
+        index = getattr(step, "index", None)
+        if index is not None:
+            self.per_node[index] = self.per_node.get(index, 0.0) + (t1 - t0)
 
 
 _pool_lock = threading.Lock()

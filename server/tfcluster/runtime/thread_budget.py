@@ -57,6 +57,7 @@ _concurrent = 0  # kernels running at once under concurrent_kernel()
 _applied: int | None = None  # the BLAS thread count last set
 _pools: list[Any] | None = None  # threadpoolctl's controllers of the loaded libraries
 _helping = 0  # helper threads computing a share of a running kernel (take_spare_core)
+_waiting = 0  # helper threads waiting for a spare core (take_spare_core)
 # Signalled when a kernel or a helper ends (a core may be spare) or a kernel's work is all
 # taken (its waiting helpers are not wanted any more).
 _cores = threading.Condition(_lock)
@@ -142,17 +143,29 @@ class SingleThreadBlas:
 @contextmanager
 def concurrent_kernel() -> Iterator[None]:
     """Marks a kernel run by the executor beside others: the intra budget is shared."""
+    kernel_begins()
+    try:
+        yield
+    finally:
+        kernel_ends()
+
+
+def kernel_begins() -> None:
+    """concurrent_kernel()'s start, for a thread that holds a core from before its kernel
+    starts (an inter-op thread, from the moment a kernel is handed to it: a helper of the
+    kernel running meanwhile must not take that core) until kernel_ends()."""
     global _concurrent
     with _lock:
         _concurrent += 1
         _apply_locked()
-    try:
-        yield
-    finally:
-        with _lock:
-            _concurrent -= 1
-            _apply_locked()
-            _cores.notify_all()
+
+
+def kernel_ends() -> None:
+    global _concurrent
+    with _lock:
+        _concurrent -= 1
+        _apply_locked()
+        _cores.notify_all()
 
 
 def _spare_locked() -> int:
@@ -167,14 +180,24 @@ def take_spare_core(wanted: Callable[[], bool]) -> bool:
     intra budget is spare (True: it is held now, give it back with give_back_core), or until
     `wanted()` is False (the kernel's own thread took all the work: False, nothing held).
     `wanted` is called under the budget's lock: it must only read."""
-    global _helping
+    global _helping, _waiting
     with _cores:
-        while wanted():
-            if _spare_locked() > 0:
-                _helping += 1
-                return True
-            _cores.wait(_HELPER_RECHECK_S)
-        return False
+        _waiting += 1
+        try:
+            while wanted():
+                if _spare_locked() > 0:
+                    _helping += 1
+                    return True
+                _cores.wait(_HELPER_RECHECK_S)
+            return False
+        finally:
+            _waiting -= 1
+
+
+def helpers_waiting() -> int:
+    """Helper threads waiting for a spare core now: a running kernel that more cores would
+    speed up (a thread about to start a kernel with slack leaves it the core)."""
+    return _waiting
 
 
 def give_back_core() -> None:
@@ -230,7 +253,7 @@ def _apply_locked() -> None:
 
 def _reset_for_tests() -> None:
     """Forgets the budget (the next current() applies the default again)."""
-    global _budget, _applied, _pools, _concurrent, _helping
+    global _budget, _applied, _pools, _concurrent, _helping, _waiting
     with _lock:
         _budget = None
         _applied = None
@@ -238,3 +261,4 @@ def _reset_for_tests() -> None:
         _overrides.clear()
         _concurrent = 0
         _helping = 0
+        _waiting = 0
