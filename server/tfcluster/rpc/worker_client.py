@@ -20,10 +20,11 @@ from tfcluster.distributed.interfaces import (
 )
 from tfcluster.framework import errors
 from tfcluster.protos import worker_pb2
-from tfcluster.rpc import shm, status, streams, tls_diagnosis
+from tfcluster.rpc import collective_coding, shm, status, streams, tls_diagnosis
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.rpc.direct.client import DirectCall, link
 from tfcluster.runtime import outbox
+from tfcluster.runtime.collective_meeting import CheckFn, Part
 from tfcluster.runtime.graph_ir import graph_def_from_nodes
 from tfcluster.runtime.partition import Partition
 
@@ -31,6 +32,8 @@ _SERVICE = "/tfcluster.WorkerService/"
 # Calls that only tidy up must not hang on a dead task.
 _CLEANUP_TIMEOUT = 10.0
 _CLOSE_TIMEOUT = 5.0
+# How often a member waiting on its group's leader looks whether its step ended.
+_COLLECTIVE_POLL = 0.05
 
 
 class GrpcRemoteWorker(ForwardingWorker):
@@ -58,6 +61,7 @@ class GrpcRemoteWorker(ForwardingWorker):
         self._cleanup_all = unary("CleanupAll")
         self._delete_session = unary("DeleteWorkerSession")
         self._create_session = unary("CreateWorkerSession")
+        self._collective_join = unary("CollectiveJoin")
         # Steps wait for the task to come up (until their deadline), as TensorFlow's do.
         self._run_graph_streams = streams.ThreadStreams(
             channel.stream_stream(
@@ -296,6 +300,33 @@ class GrpcRemoteWorker(ForwardingWorker):
             mux.retire()
         mux = self._recv_mux = _RecvMux(call, self._error)
         return mux
+
+    def collective_join(
+        self, part: Part, deadline: float | None, check: CheckFn | None = None
+    ) -> Any:
+        """Brings a collective op's part to this task, the group's leader, and waits for the
+        result; `check` raising (the step ended) cancels the call, which takes the part back.
+        Waits for the task to come up until the deadline, as steps do; a leader that dies
+        while members wait fails them with UnavailableError."""
+        call = self._collective_join.future(
+            collective_coding.request_of(part).SerializeToString(),
+            timeout=status.timeout_until(deadline),
+            wait_for_ready=True,
+        )
+        while True:
+            try:
+                data = call.result(timeout=_COLLECTIVE_POLL)
+                break
+            except grpc.FutureTimeoutError:
+                if check is not None:
+                    try:
+                        check()
+                    except BaseException:
+                        call.cancel()
+                        raise
+            except grpc.RpcError as e:
+                raise self._error(e, "CollectiveJoin") from None
+        return collective_coding.value_of(data)
 
     def close(self) -> None:
         self._run_graph_streams.close_all()
