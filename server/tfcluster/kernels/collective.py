@@ -112,8 +112,17 @@ def _check_send_shape(node: Any, shape: tuple[int | None, ...], value: Any) -> N
         )
 
 
+# TF 1.15's CollectiveReduce kernel takes these only (its op def lists Min and Max too).
+_KERNEL_MERGE_OPS = ("Add", "Mul")
+
+
 @kernel("CollectiveReduce", is_async=True)
 def collective_reduce(node: Any, xp: Any) -> Any:
+    merge_op = _text(node.attrs["merge_op"])
+    if merge_op not in _KERNEL_MERGE_OPS:
+        raise errors.InvalidArgumentError(
+            None, None, f'merge_op must be one of {{"Add", "Mul"}} but got {merge_op}'
+        )
     return _member(
         node,
         xp,

@@ -208,8 +208,13 @@ def collective_bcast_recv(
 def _gather_shape(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[tuple[Any, TensorShape]]:
     t = inputs[0]
     shape = t.shape
-    if shape.ndims is None or shape.ndims == 0:
+    if shape.ndims is None:
         return [(t.dtype.base_dtype, TensorShape(None))]
+    if shape.ndims == 0:
+        raise ValueError(
+            "Shape must be at least rank 1 but is rank 0 for 'CollectiveGather' "
+            "(op: 'CollectiveGather') with input shapes: []."
+        )
     dims = shape.as_list()
     first = None if dims[0] is None else dims[0] * int(attrs["group_size"])
     return [(t.dtype.base_dtype, TensorShape([first, *dims[1:]]))]

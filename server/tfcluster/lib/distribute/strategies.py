@@ -13,6 +13,7 @@ their variables live. Their machinery is strategy.StrategyExtended.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -285,6 +286,9 @@ class CollectiveAllReduceExtended(StrategyExtended):
             return cdo.reduce_non_distributed_value(
                 reduce_op, len(self._compute_devices), value, destinations
             )
+        if isinstance(destinations, str) and self._default_device and "/job:" not in destinations:
+            # A device of this worker (TF canonicalizes it within the worker's device).
+            destinations = device_util.canonicalize(self._default_device + destinations)
         return self._collective_ops().reduce(reduce_op, value, destinations)
 
     def batch_reduce_to(
@@ -297,10 +301,11 @@ class CollectiveAllReduceExtended(StrategyExtended):
     def _create_mirrored(
         self, next_creator: Callable[..., Any], colocate: Any, kwargs: dict[str, Any]
     ) -> Any:
-        if colocate is None:
-            kwargs["initial_value"] = self._chiefs_value(
-                kwargs["initial_value"], kwargs.get("dtype"), self._compute_devices[0]
-            )
+        # Every variable, slots too (created colocated with theirs), as TF.
+        devices = getattr(colocate, "devices", None) or self._compute_devices
+        kwargs["initial_value"] = self._chiefs_value(
+            kwargs["initial_value"], kwargs.get("dtype"), devices[0]
+        )
         return super()._create_mirrored(next_creator, colocate, kwargs)
 
     def _chiefs_value(self, initial_value: Any, dtype: Any, where: str) -> Callable[[], Any]:
@@ -330,10 +335,19 @@ class CollectiveAllReduceExtended(StrategyExtended):
 
         return value
 
+    def _configure(
+        self, session_config: Any, cluster_spec: Any, task_type: str | None, task_id: int | None
+    ) -> None:
+        if cluster_spec:
+            spec = cluster_spec.as_dict() if hasattr(cluster_spec, "as_dict") else cluster_spec
+            _to_collective_worker(self, dict(spec), task_type, task_id)
+        if session_config is not None:
+            session_config.CopyFrom(self._update_config_proto(session_config))
+
     def _update_config_proto(self, config_proto: Any) -> Any:
         # As TF: the collective group leader, and a session that sees only its own task
         # (workers meet through collective ops, never through graph edges).
-        config_proto = super()._update_config_proto(config_proto)
+        config_proto = copy.deepcopy(config_proto)
         if self._leader:
             config_proto.experimental.collective_group_leader = self._leader
             del config_proto.device_filters[:]
@@ -342,7 +356,9 @@ class CollectiveAllReduceExtended(StrategyExtended):
 
 
 class MultiWorkerMirroredStrategy(Strategy):
-    """Synchronous training with mirrored variables on every worker of the cluster."""
+    """Synchronous training with mirrored variables on every worker of the cluster (the
+    cluster of `cluster_resolver`, TF_CONFIG's, or the one `configure` gives, as TF 1.15's
+    distribute coordinator does)."""
 
     def __init__(
         self, communication: Any = CollectiveCommunication.AUTO, cluster_resolver: Any = None
@@ -352,41 +368,46 @@ class MultiWorkerMirroredStrategy(Strategy):
         self._communication = communication
         resolver = _resolver(cluster_resolver)
         cluster = _cluster_dict(resolver)
-        if not cluster:
-            keys = CollectiveKeys()
-            ext = CollectiveAllReduceExtended(
-                None,
-                [device_util.canonicalize(d) for d in _local_devices()],
-                cross_device_ops=CollectiveAllReduce(1, len(gpu.local_gpus()), 32, keys),
-                input_workers=["/device:CPU:0"],
-            )
-            ext._collective_keys = keys
-        else:
-            task_type, task_id = resolver.task_type, resolver.task_id
-            if task_type is None or task_id is None:
-                raise ValueError(
-                    "When `cluster_spec` is given, you must also specify `task_type` and `task_id`."
-                )
-            workers = len(cluster.get("chief", ())) + len(cluster.get("worker", ()))
-            index = task_id + (len(cluster.get("chief", ())) if task_type == "worker" else 0)
-            worker_device = f"/job:{task_type}/task:{task_id}"
-            keys = CollectiveKeys()
-            ext = CollectiveAllReduceExtended(
-                None,
-                [device_util.canonicalize(worker_device + "/device:CPU:0")],
-                cross_device_ops=CollectiveAllReduce(workers, 0, 32, keys),
-                num_workers=workers,
-                worker_index=index,
-                default_device=worker_device,
-                between_graph=True,
-                input_workers=[worker_device + "/device:CPU:0"],
-            )
-            ext._collective_keys = keys
-            ext._is_chief = _is_chief(cluster, task_type, task_id)
-            leader = "chief" if "chief" in cluster else "worker"
-            ext._leader = f"/job:{leader}/replica:0/task:0"
+        keys = CollectiveKeys()
+        ext = CollectiveAllReduceExtended(
+            None,
+            [device_util.canonicalize(d) for d in _local_devices()],
+            cross_device_ops=CollectiveAllReduce(1, len(gpu.local_gpus()), 32, keys),
+            input_workers=["/device:CPU:0"],
+        )
+        ext._collective_keys = keys
+        if cluster:
+            _to_collective_worker(ext, cluster, resolver.task_type, resolver.task_id)
         super().__init__(ext)
         self._extended._bind(self)
+
+
+def _to_collective_worker(
+    ext: CollectiveAllReduceExtended,
+    cluster: dict[str, Any],
+    task_type: str | None,
+    task_id: int | None,
+) -> None:
+    """Makes `ext` one worker of `cluster`: its replica on the task's CPU, reductions over
+    every worker (the chief and the workers) with collective ops."""
+    if task_type is None or task_id is None:
+        raise ValueError(
+            "When `cluster_spec` is given, you must also specify `task_type` and `task_id`."
+        )
+    workers = len(cluster.get("chief", ())) + len(cluster.get("worker", ()))
+    index = task_id + (len(cluster.get("chief", ())) if task_type == "worker" else 0)
+    worker_device = f"/job:{task_type}/task:{task_id}"
+    ext._compute_devices = (device_util.canonicalize(worker_device + "/device:CPU:0"),)
+    ext._parameter_devices = ext._compute_devices
+    ext._cross_device_ops = CollectiveAllReduce(workers, 0, 32, ext._collective_keys)
+    ext._num_workers = workers
+    ext._worker_index = index
+    ext._default_device = worker_device
+    ext._between_graph = True
+    ext._input_workers = (worker_device + "/device:CPU:0",)
+    ext._is_chief = _is_chief(cluster, task_type, task_id)
+    leader = "chief" if "chief" in cluster else "worker"
+    ext._leader = f"/job:{leader}/replica:0/task:0"
 
 
 __all__ = [
