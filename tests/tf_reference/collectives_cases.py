@@ -21,7 +21,7 @@ class Cluster:
         self.addresses = addresses
 
     def device(self, i):
-        return "/job:worker/task:%d" % i
+        return f"/job:worker/task:{i}"
 
 
 def _run(tf, cluster, fetches, timeout_ms=60000):
@@ -126,7 +126,7 @@ def steps_pair_by_run(tf, cluster):
     counters = []
     for i in range(2):
         with tf.device(cluster.device(i)):
-            v = tf.Variable(float(i + 1), name="counter_%d" % i)
+            v = tf.Variable(float(i + 1), name=f"counter_{i}")
             step = tf.assign_add(v, 10.0 * (i + 1))
             counters.append(v)
             outs.append(ops.all_reduce(step, 2, 12, 1, "Mul", "Id", [0]))
@@ -253,7 +253,7 @@ def multi_worker_mirrored_training(tf, cluster):
         t.join(240)
     if errors:
         raise errors[0]
-    return {"worker_%d" % i: out[i] for i in range(N_TASKS)}
+    return {f"worker_{i}": out[i] for i in range(N_TASKS)}
 
 
 CASES = {

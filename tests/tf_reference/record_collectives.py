@@ -26,7 +26,7 @@ def _port():
 
 
 def _cluster():
-    addresses = {"worker": ["127.0.0.1:%d" % _port() for _ in range(N_TASKS)]}
+    addresses = {"worker": [f"127.0.0.1:{_port()}" for _ in range(N_TASKS)]}
     config = tf.ConfigProto()
     config.experimental.collective_group_leader = "/job:worker/replica:0/task:0"
     servers = [
