@@ -9,6 +9,7 @@ on with the step's other ops (another collective the other members run first).""
 from __future__ import annotations
 
 import threading
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -72,6 +73,7 @@ def _member(node: Any, xp: Any, kind: str, **extra: Any) -> Any:
             value=value,
             shape=shape,
             dtype=dtype,
+            attempt=time.time_ns(),
             **extra,
         )
 

@@ -27,7 +27,7 @@ from tfcluster.protos import tensor_shape_pb2 as tfcluster_dot_protos_dot_tensor
 from tfcluster.protos import types_pb2 as tfcluster_dot_protos_dot_types__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!tfcluster/protos/collective.proto\x12\ttfcluster\x1a\x1dtfcluster/protos/tensor.proto\x1a#tfcluster/protos/tensor_shape.proto\x1a\x1ctfcluster/protos/types.proto\"\xa0\x02\n\x15\x43ollectiveJoinRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x11\n\tgroup_key\x18\x02 \x01(\x03\x12\x12\n\ngroup_size\x18\x03 \x01(\x05\x12\x14\n\x0cinstance_key\x18\x04 \x01(\x03\x12\x0e\n\x06\x64\x65vice\x18\x05 \x01(\t\x12\x10\n\x08merge_op\x18\x06 \x01(\t\x12\x10\n\x08\x66inal_op\x18\x07 \x01(\t\x12%\n\x05value\x18\x08 \x01(\x0b\x32\x16.tfcluster.TensorProto\x12\x11\n\thas_value\x18\t \x01(\x08\x12*\n\x05shape\x18\n \x01(\x0b\x32\x1b.tfcluster.TensorShapeProto\x12\"\n\x05\x64type\x18\x0b \x01(\x0e\x32\x13.tfcluster.DataType\"?\n\x16\x43ollectiveJoinResponse\x12%\n\x05value\x18\x01 \x01(\x0b\x32\x16.tfcluster.TensorProtob\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n!tfcluster/protos/collective.proto\x12\ttfcluster\x1a\x1dtfcluster/protos/tensor.proto\x1a#tfcluster/protos/tensor_shape.proto\x1a\x1ctfcluster/protos/types.proto\"\xb1\x02\n\x15\x43ollectiveJoinRequest\x12\x0c\n\x04kind\x18\x01 \x01(\t\x12\x11\n\tgroup_key\x18\x02 \x01(\x03\x12\x12\n\ngroup_size\x18\x03 \x01(\x05\x12\x14\n\x0cinstance_key\x18\x04 \x01(\x03\x12\x0e\n\x06\x64\x65vice\x18\x05 \x01(\t\x12\x10\n\x08merge_op\x18\x06 \x01(\t\x12\x10\n\x08\x66inal_op\x18\x07 \x01(\t\x12%\n\x05value\x18\x08 \x01(\x0b\x32\x16.tfcluster.TensorProto\x12\x11\n\thas_value\x18\t \x01(\x08\x12*\n\x05shape\x18\n \x01(\x0b\x32\x1b.tfcluster.TensorShapeProto\x12\"\n\x05\x64type\x18\x0b \x01(\x0e\x32\x13.tfcluster.DataType\x12\x0f\n\x07\x61ttempt\x18\x0c \x01(\x03\"?\n\x16\x43ollectiveJoinResponse\x12%\n\x05value\x18\x01 \x01(\x0b\x32\x16.tfcluster.TensorProtob\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -35,7 +35,7 @@ _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tfcluster.protos.collective
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
   _globals['_COLLECTIVEJOINREQUEST']._serialized_start=147
-  _globals['_COLLECTIVEJOINREQUEST']._serialized_end=435
-  _globals['_COLLECTIVEJOINRESPONSE']._serialized_start=437
-  _globals['_COLLECTIVEJOINRESPONSE']._serialized_end=500
+  _globals['_COLLECTIVEJOINREQUEST']._serialized_end=452
+  _globals['_COLLECTIVEJOINRESPONSE']._serialized_start=454
+  _globals['_COLLECTIVEJOINRESPONSE']._serialized_end=517
 # @@protoc_insertion_point(module_scope)

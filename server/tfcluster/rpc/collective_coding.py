@@ -21,6 +21,7 @@ def request_of(part: Part) -> collective_pb2.CollectiveJoinRequest:
         device=part.device,
         merge_op=part.merge_op,
         final_op=part.final_op,
+        attempt=part.attempt,
     )
     if part.value is not None:
         req.value.CopyFrom(tensor_util.make_tensor_proto(np.asarray(part.value)))
@@ -50,6 +51,7 @@ def part_of(req: collective_pb2.CollectiveJoinRequest) -> Part:
         final_op=req.final_op,
         shape=shape,
         dtype=dtype,
+        attempt=req.attempt,
     )
 
 

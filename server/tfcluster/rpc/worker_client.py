@@ -34,6 +34,8 @@ _CLEANUP_TIMEOUT = 10.0
 _CLOSE_TIMEOUT = 5.0
 # How often a member waiting on its group's leader looks whether its step ended.
 _COLLECTIVE_POLL = 0.05
+# How long a collective op's member retries a group leader that is not up (yet).
+LEADER_WAIT_SECONDS = 30.0
 
 
 class GrpcRemoteWorker(ForwardingWorker):
@@ -306,17 +308,31 @@ class GrpcRemoteWorker(ForwardingWorker):
     ) -> Any:
         """Brings a collective op's part to this task, the group's leader, and waits for the
         result; `check` raising (the step ended) cancels the call, which takes the part back.
-        Waits for the task to come up until the deadline, as steps do; a leader that dies
-        while members wait fails them with UnavailableError."""
-        call = self._collective_join.future(
-            collective_coding.request_of(part).SerializeToString(),
-            timeout=status.timeout_until(deadline),
-            wait_for_ready=True,
-        )
+        A leader not up yet is retried for LEADER_WAIT_SECONDS (or until the deadline); one
+        that dies while its members wait fails them with UnavailableError at once."""
+        data = collective_coding.request_of(part).SerializeToString()
+        give_up = time.monotonic() + LEADER_WAIT_SECONDS
+        while True:
+            call = self._collective_join.future(data, timeout=status.timeout_until(deadline))
+            try:
+                return collective_coding.value_of(self._wait_collective(call, check))
+            except grpc.RpcError as e:
+                # Not reached at all (refused), as opposed to a call the leader's end broke.
+                details = (e.details() or "").lower()
+                not_up = e.code() == grpc.StatusCode.UNAVAILABLE and (
+                    "failed to connect" in details or "connection refused" in details
+                )
+                if not not_up or time.monotonic() >= give_up:
+                    raise self._error(e, "CollectiveJoin") from None
+            if check is not None:
+                check()
+            time.sleep(_COLLECTIVE_POLL * 4)
+
+    @staticmethod
+    def _wait_collective(call: Any, check: CheckFn | None) -> Any:
         while True:
             try:
-                data = call.result(timeout=_COLLECTIVE_POLL)
-                break
+                return call.result(timeout=_COLLECTIVE_POLL)
             except grpc.FutureTimeoutError:
                 if check is not None:
                     try:
@@ -324,9 +340,6 @@ class GrpcRemoteWorker(ForwardingWorker):
                     except BaseException:
                         call.cancel()
                         raise
-            except grpc.RpcError as e:
-                raise self._error(e, "CollectiveJoin") from None
-        return collective_coding.value_of(data)
 
     def close(self) -> None:
         self._run_graph_streams.close_all()

@@ -51,6 +51,8 @@ class Part:
     # bcast_recv: the shape it expects; gather/bcast_send: the shape attr (may be partial).
     shape: tuple[int | None, ...] | None = None
     dtype: Any = None
+    # Orders one member's runs (later runs have larger values: time.time_ns() of the run).
+    attempt: int = 0
 
     def describe(self) -> str:
         return (
@@ -86,6 +88,8 @@ class _Instance:
     def __init__(self) -> None:
         self.cond = threading.Condition()
         self.rounds: list[_Round] = []
+        # device -> the attempt of its latest part
+        self.latest: dict[str, int] = {}
 
 
 class MeetingTable:
@@ -106,6 +110,21 @@ class MeetingTable:
         self._check_group(part)
         inst = self._instance(part.group_key, part.instance_key)
         with inst.cond:
+            # A member's runs come in order of their `attempt`: an older one arriving late
+            # (its step already gave up) is refused, and a newer one takes the place of an
+            # older one still waiting (whose step gave up while its cancel was on its way).
+            latest = inst.latest.get(part.device)
+            if latest is not None and part.attempt < latest:
+                raise errors.CancelledError(
+                    None, None, f"{part.describe()}: a later run of this member came first"
+                )
+            inst.latest[part.device] = part.attempt
+            for r in list(inst.rounds):
+                if part.device in r.parts:
+                    del r.parts[part.device]
+                    if not r.parts:
+                        inst.rounds.remove(r)
+                    inst.cond.notify_all()
             rnd = next((r for r in inst.rounds if part.device not in r.parts), None)
             if rnd is None:
                 rnd = _Round()
@@ -119,13 +138,18 @@ class MeetingTable:
                 inst.rounds.remove(rnd)
                 inst.cond.notify_all()
             while rnd.result is None and rnd.error is None:
+                if rnd.parts.get(part.device) is not part:
+                    raise errors.CancelledError(
+                        None, None, f"{part.describe()}: a later run of this member came"
+                    )
                 try:
                     check()
                 except BaseException:
-                    if rnd in inst.rounds:
+                    if rnd in inst.rounds and rnd.parts.get(part.device) is part:
                         del rnd.parts[part.device]
                         if not rnd.parts:
                             inst.rounds.remove(rnd)
+                        inst.cond.notify_all()
                     raise
                 inst.cond.wait(_POLL_SECS)
         if rnd.error is not None:
@@ -221,15 +245,16 @@ def _same(parts: list[Part], what: str, get: Callable[[Part], Any]) -> Any:
 
 
 def _same_shape(parts: list[Part]) -> None:
-    first = np.shape(parts[0].value)
+    first = np.shape(np.asarray(parts[0].value))
     for p in parts[1:]:
-        if np.shape(p.value) != first:
+        other = np.shape(np.asarray(p.value))
+        if other != first:
             raise errors.InvalidArgumentError(
                 None,
                 None,
                 f"Shape mismatch in the collective instance {p.instance_key}. Op at device "
                 f"{parts[0].device} expected shape {list(first)} but another member in the "
-                f"group expected shape {list(np.shape(p.value))}. This is likely due to "
+                f"group expected shape {list(other)}. This is likely due to "
                 "different input shapes at different members of the collective op.",
             )
 
@@ -250,14 +275,13 @@ def _combine(parts: list[Part]) -> np.ndarray:
         value = sources[0].value
         assert value is not None
         return value
-    values = [p.value for p in ranked]
-    assert all(v is not None for v in values)
+    values = [np.asarray(p.value) for p in ranked]
     _same(parts, "the dtype", lambda p: np.asarray(p.value).dtype.name)
     if kind == "gather":
         _same_shape(parts)
         if np.ndim(values[0]) == 0:
             raise errors.InternalError(None, None, f"{parts[0].describe()}: cannot gather scalars")
-        return np.concatenate(values, axis=0)  # type: ignore[arg-type]
+        return np.concatenate(values, axis=0)
     merge_op = _same(parts, "merge_op", lambda p: p.merge_op)
     final_op = _same(parts, "final_op", lambda p: p.final_op)
     _same_shape(parts)
