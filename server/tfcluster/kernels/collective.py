@@ -23,6 +23,8 @@ from tfcluster.runtime import collective_executor
 from tfcluster.runtime.collective_meeting import Part
 
 _DEFAULT_DEVICE = "/job:localhost/replica:0/task:0/device:CPU:0"
+# Asynchronous kernels run on CPU devices (the GPU binding has no asynchronous form yet).
+_DEVICES = ("CPU",)
 
 
 def _text(value: Any) -> str:
@@ -56,7 +58,9 @@ def _member(node: Any, xp: Any, kind: str, **extra: Any) -> Any:
     group_size = int(node.attrs["group_size"])
     group_key = int(node.attrs["group_key"])
     instance_key = int(node.attrs["instance_key"])
-    device = node.device or _DEFAULT_DEVICE
+    # A member is its device and node: TF allows one member per device (two on one device
+    # hang there); here they may share one, as the NCCL ops' members do on a CPU.
+    device = f"{node.device or _DEFAULT_DEVICE}#{node.name}"
     shape = _shape_attr(node)
     dtype = _dtype_attr(node)
 
@@ -118,7 +122,7 @@ def _check_send_shape(node: Any, shape: tuple[int | None, ...], value: Any) -> N
 _KERNEL_MERGE_OPS = ("Add", "Mul")
 
 
-@kernel("CollectiveReduce", is_async=True)
+@kernel("CollectiveReduce", devices=_DEVICES, is_async=True)
 def collective_reduce(node: Any, xp: Any) -> Any:
     merge_op = _text(node.attrs["merge_op"])
     if merge_op not in _KERNEL_MERGE_OPS:
@@ -134,16 +138,16 @@ def collective_reduce(node: Any, xp: Any) -> Any:
     )
 
 
-@kernel("CollectiveGather", is_async=True)
+@kernel("CollectiveGather", devices=_DEVICES, is_async=True)
 def collective_gather(node: Any, xp: Any) -> Any:
     return _member(node, xp, "gather")
 
 
-@kernel("CollectiveBcastSend", is_async=True)
+@kernel("CollectiveBcastSend", devices=_DEVICES, is_async=True)
 def collective_bcast_send(node: Any, xp: Any) -> Any:
     return _member(node, xp, "bcast_send")
 
 
-@kernel("CollectiveBcastRecv", is_async=True)
+@kernel("CollectiveBcastRecv", devices=_DEVICES, is_async=True)
 def collective_bcast_recv(node: Any, xp: Any) -> Any:
     return _member(node, xp, "bcast_recv")

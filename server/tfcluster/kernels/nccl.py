@@ -50,7 +50,8 @@ def _reduction(node: Any) -> str:
     return reduction
 
 
-@kernel("NcclAllReduce", is_async=True)
+# Asynchronous: on CPU devices (the GPU binding has no asynchronous form yet).
+@kernel("NcclAllReduce", devices=("CPU",), is_async=True)
 def nccl_all_reduce(node: Any, xp: Any) -> Any:
     merge_op = _MERGE[_reduction(node)]
     num_devices = int(node.attrs["num_devices"])

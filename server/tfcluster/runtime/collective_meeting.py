@@ -168,6 +168,8 @@ class MeetingTable:
                 None, None, f"{part.describe()}: group_size must be positive, got {part.group_size}"
             )
         with self._lock:
+            # A group is of devices; several members (nodes) may share one ("device#node").
+            device = part.device.split("#", 1)[0]
             known = self._groups.get(part.group_key)
             if known is None:
                 members = self._members.setdefault(part.group_key, set())
@@ -175,9 +177,9 @@ class MeetingTable:
                 if members and self._sizes.get(part.group_key, size) != size:
                     raise _size_mismatch(part, self._sizes[part.group_key])
                 self._sizes[part.group_key] = size
-                members.add(part.device)
+                members.add(device)
                 if len(members) > size:
-                    members.discard(part.device)
+                    members.discard(device)
                     raise _too_many(part, size)
                 if len(members) == size:
                     self._groups[part.group_key] = (size, frozenset(members))
@@ -187,7 +189,7 @@ class MeetingTable:
             size, devices = known
             if part.group_size != size:
                 raise _size_mismatch(part, size)
-            if part.device not in devices:
+            if device not in devices:
                 raise _too_many(part, size)
 
     def _instance(self, group_key: int, instance_key: int) -> _Instance:
