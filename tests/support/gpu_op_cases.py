@@ -923,6 +923,7 @@ def check_gpu_errors_are_tf_errors() -> None:
 from support import (  # noqa: E402, F401
     gpu_op_cases_array_extras,
     gpu_op_cases_block_rnn,
+    gpu_op_cases_collectives,
     gpu_op_cases_features,
     gpu_op_cases_funcops,
     gpu_op_cases_legacy_ops,

@@ -1,6 +1,5 @@
 """What TF's recorded programs do not reach: replica threads that fail or disagree, the
-default strategy outside every scope, the CollectiveHub op on its own, and names that say
-they are not implemented."""
+default strategy outside every scope, and names that say they are not implemented."""
 
 from __future__ import annotations
 
@@ -9,7 +8,6 @@ import threading
 import numpy as np
 import pytest
 import tfcluster as tf
-from tfcluster.ops.collective_hub_ops import collective_hub
 
 
 def _two() -> object:
@@ -84,32 +82,6 @@ def test_mirrored_variables_are_updated_on_every_copy_by_extended_update() -> No
         sess.run(s.experimental_local_results(update))
         copies = sess.run(list(s.experimental_local_results(v)))
     np.testing.assert_array_equal(copies, [[2.0, 3.0], [2.0, 3.0]])
-
-
-def test_collective_hub_refuses_members_with_different_shapes() -> None:
-    a = collective_hub(tf.constant([1.0, 2.0]), 2, 91, 1, 0)
-    b = collective_hub(tf.constant([1.0, 2.0, 3.0]), 2, 91, 1, 1)
-    with (
-        tf.Session() as sess,
-        pytest.raises(tf.errors.InvalidArgumentError, match="different shapes"),
-    ):
-        sess.run([a, b])
-
-
-def test_collective_hub_sums_the_members_and_a_lone_member_times_out() -> None:
-    a = collective_hub(tf.constant([1.0, 2.0]), 2, 92, 1, 0)
-    b = collective_hub(tf.constant([10.0, 20.0]), 2, 92, 1, 1)
-    first = collective_hub(tf.constant([5.0]), 2, 92, 2, 0, merge="First")
-    second = collective_hub(tf.constant([7.0]), 2, 92, 2, 1, merge="First")
-    lone = collective_hub(tf.constant(1.0), 2, 92, 3, 0)
-    with tf.Session() as sess:
-        np.testing.assert_array_equal(sess.run([a, b]), [[11.0, 22.0], [11.0, 22.0]])
-        np.testing.assert_array_equal(sess.run([first, second]), [[5.0], [5.0]])
-        options = tf.RunOptions(timeout_in_ms=300)
-        with pytest.raises(tf.errors.DeadlineExceededError):
-            sess.run(lone, options=options)
-    with pytest.raises(ValueError, match="not in a group"):
-        collective_hub(tf.constant(1.0), 2, 92, 4, 2)
 
 
 def test_steps_on_iterator_say_they_are_not_implemented() -> None:

@@ -16,22 +16,6 @@ def test_keras_names_resolve_through_the_public_namespace() -> None:
     assert tf.keras.layers.Conv2D(2, 3).name.startswith("conv2d")
 
 
-@pytest.mark.parametrize(
-    "path",
-    [
-        "keras.layers.CuDNNLSTM",
-        "keras.layers.CuDNNGRU",
-    ],
-)
-def test_unbuilt_keras_names_raise_unimplemented_naming_them(path: str) -> None:
-    module_path, name = path.rsplit(".", 1)
-    module = tf
-    for part in module_path.split("."):
-        module = getattr(module, part)
-    with pytest.raises(tf.errors.UnimplementedError, match=f"tf.{path}"):
-        getattr(module, name)(4)
-
-
 def test_hdf5_weights_round_trip_by_order_and_by_name(tmp_path: object) -> None:
     pytest.importorskip("h5py")
     tf.keras.backend.clear_session()

@@ -162,6 +162,10 @@ class ServedWorker(WorkerInterface, Protocol):
 
     def step_known(self, step_id: int) -> bool: ...
 
+    def collective_join(self, part: Any, deadline: float | None, check: Any = None) -> Any:
+        """Serves a member of a collective group that meets on this task (its leader)."""
+        ...
+
     def abandon_recv(self, step_id: int) -> None: ...
 
 

@@ -14,8 +14,9 @@ from typing import Any
 
 from tfcluster.distributed.interfaces import DeviceInfo, RunGraphResult, WorkerCacheInterface
 from tfcluster.framework import errors
-from tfcluster.runtime import cancellation, device_copy, gpu
+from tfcluster.runtime import cancellation, collective_executor, device_copy, gpu
 from tfcluster.runtime import rendezvous as rdv
+from tfcluster.runtime.collective_meeting import CheckFn, Part, deadline_check
 from tfcluster.runtime.executor import Executor
 from tfcluster.runtime.frame_executor import FrameExecutor, build_executor
 from tfcluster.runtime.partition import Partition
@@ -77,6 +78,10 @@ class Worker:
         )
         self.worker_cache = worker_cache
         self.resources = ResourceMgr()
+        # Where this task's collective ops meet their groups' other members (and, as a group
+        # leader, where other tasks' members meet).
+        self.collectives = collective_executor.CollectiveExecutor(task, lambda: self.worker_cache)
+        collective_executor.attach(self.resources, self.collectives)
         self.rendezvous = RendezvousMgr()
         self._lock = threading.Lock()
         self._graphs: dict[str, _Registered] = {}
@@ -101,6 +106,14 @@ class Worker:
         self.orphan_recv_timeout = DEFAULT_ORPHAN_SECONDS
         # step id -> the contexts of its partitions running here (abort_step cancels them).
         self._running: dict[int, list[StepContext]] = {}
+
+    # ---- collective ops -----------------------------------------------------------------
+    def collective_join(
+        self, part: Part, deadline: float | None, check: CheckFn | None = None
+    ) -> Any:
+        """A member of a collective group whose leader is this task brings its part; the
+        result once every member came (`check` raises to give up: the caller went away)."""
+        return self.collectives.table.join(part, check or deadline_check(deadline, lambda: False))
 
     # ---- WorkerInterface ------------------------------------------------------------
     def get_status(self, timeout: float | None = None) -> list[DeviceInfo]:

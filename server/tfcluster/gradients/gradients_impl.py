@@ -174,7 +174,9 @@ def gradients_of_graph(
             if op in visited:
                 continue
             visited.add(op)
-            out_grads = [_aggregate(grads.get(t), aggregation_method, op) for t in op.outputs]
+            # As TF, the sums are colocated with the op when its gradients are.
+            with colocate_with(op) if colocate_gradients_with_ops else _null():
+                out_grads = [_aggregate(grads.get(t), aggregation_method, op) for t in op.outputs]
             # Summed once: the xs' own ops come here too, and their sums are the results.
             for t, g in zip(op.outputs, out_grads):
                 if g is not None:

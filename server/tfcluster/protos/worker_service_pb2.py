@@ -22,16 +22,17 @@ _runtime_version.ValidateProtobufRuntimeVersion(
 _sym_db = _symbol_database.Default()
 
 
+from tfcluster.protos import collective_pb2 as tfcluster_dot_protos_dot_collective__pb2
 from tfcluster.protos import worker_pb2 as tfcluster_dot_protos_dot_worker__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%tfcluster/protos/worker_service.proto\x12\ttfcluster\x1a\x1dtfcluster/protos/worker.proto2\xef\x07\n\rWorkerService\x12\x46\n\tGetStatus\x12\x1b.tfcluster.GetStatusRequest\x1a\x1c.tfcluster.GetStatusResponse\x12\x64\n\x13\x43reateWorkerSession\x12%.tfcluster.CreateWorkerSessionRequest\x1a&.tfcluster.CreateWorkerSessionResponse\x12\x64\n\x13\x44\x65leteWorkerSession\x12%.tfcluster.DeleteWorkerSessionRequest\x1a&.tfcluster.DeleteWorkerSessionResponse\x12R\n\rRegisterGraph\x12\x1f.tfcluster.RegisterGraphRequest\x1a .tfcluster.RegisterGraphResponse\x12X\n\x0f\x44\x65registerGraph\x12!.tfcluster.DeregisterGraphRequest\x1a\".tfcluster.DeregisterGraphResponse\x12\x43\n\x08RunGraph\x12\x1a.tfcluster.RunGraphRequest\x1a\x1b.tfcluster.RunGraphResponse\x12M\n\x0eRunGraphStream\x12\x1a.tfcluster.RunGraphRequest\x1a\x1b.tfcluster.RunGraphResponse(\x01\x30\x01\x12O\n\x0c\x43leanupGraph\x12\x1e.tfcluster.CleanupGraphRequest\x1a\x1f.tfcluster.CleanupGraphResponse\x12I\n\nCleanupAll\x12\x1c.tfcluster.CleanupAllRequest\x1a\x1d.tfcluster.CleanupAllResponse\x12I\n\nRecvTensor\x12\x1c.tfcluster.RecvTensorRequest\x1a\x1d.tfcluster.RecvTensorResponse\x12Q\n\x10RecvTensorStream\x12\x1c.tfcluster.RecvTensorRequest\x1a\x1d.tfcluster.RecvTensorResponse0\x01\x12N\n\x0bRecvTensors\x12\x1c.tfcluster.RecvTensorRequest\x1a\x1d.tfcluster.RecvTensorResponse(\x01\x30\x01\x62\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n%tfcluster/protos/worker_service.proto\x12\ttfcluster\x1a!tfcluster/protos/collective.proto\x1a\x1dtfcluster/protos/worker.proto2\xc6\x08\n\rWorkerService\x12\x46\n\tGetStatus\x12\x1b.tfcluster.GetStatusRequest\x1a\x1c.tfcluster.GetStatusResponse\x12\x64\n\x13\x43reateWorkerSession\x12%.tfcluster.CreateWorkerSessionRequest\x1a&.tfcluster.CreateWorkerSessionResponse\x12\x64\n\x13\x44\x65leteWorkerSession\x12%.tfcluster.DeleteWorkerSessionRequest\x1a&.tfcluster.DeleteWorkerSessionResponse\x12R\n\rRegisterGraph\x12\x1f.tfcluster.RegisterGraphRequest\x1a .tfcluster.RegisterGraphResponse\x12X\n\x0f\x44\x65registerGraph\x12!.tfcluster.DeregisterGraphRequest\x1a\".tfcluster.DeregisterGraphResponse\x12\x43\n\x08RunGraph\x12\x1a.tfcluster.RunGraphRequest\x1a\x1b.tfcluster.RunGraphResponse\x12M\n\x0eRunGraphStream\x12\x1a.tfcluster.RunGraphRequest\x1a\x1b.tfcluster.RunGraphResponse(\x01\x30\x01\x12O\n\x0c\x43leanupGraph\x12\x1e.tfcluster.CleanupGraphRequest\x1a\x1f.tfcluster.CleanupGraphResponse\x12I\n\nCleanupAll\x12\x1c.tfcluster.CleanupAllRequest\x1a\x1d.tfcluster.CleanupAllResponse\x12I\n\nRecvTensor\x12\x1c.tfcluster.RecvTensorRequest\x1a\x1d.tfcluster.RecvTensorResponse\x12Q\n\x10RecvTensorStream\x12\x1c.tfcluster.RecvTensorRequest\x1a\x1d.tfcluster.RecvTensorResponse0\x01\x12N\n\x0bRecvTensors\x12\x1c.tfcluster.RecvTensorRequest\x1a\x1d.tfcluster.RecvTensorResponse(\x01\x30\x01\x12U\n\x0e\x43ollectiveJoin\x12 .tfcluster.CollectiveJoinRequest\x1a!.tfcluster.CollectiveJoinResponseb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tfcluster.protos.worker_service_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_WORKERSERVICE']._serialized_start=84
-  _globals['_WORKERSERVICE']._serialized_end=1091
+  _globals['_WORKERSERVICE']._serialized_start=119
+  _globals['_WORKERSERVICE']._serialized_end=1213
 # @@protoc_insertion_point(module_scope)

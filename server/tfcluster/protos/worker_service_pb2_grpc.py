@@ -3,6 +3,7 @@
 import grpc
 import warnings
 
+from tfcluster.protos import collective_pb2 as tfcluster_dot_protos_dot_collective__pb2
 from tfcluster.protos import worker_pb2 as tfcluster_dot_protos_dot_worker__pb2
 
 GRPC_GENERATED_VERSION = '1.85.1'
@@ -96,6 +97,11 @@ class WorkerServiceStub:
                 request_serializer=tfcluster_dot_protos_dot_worker__pb2.RecvTensorRequest.SerializeToString,
                 response_deserializer=tfcluster_dot_protos_dot_worker__pb2.RecvTensorResponse.FromString,
                 _registered_method=True)
+        self.CollectiveJoin = channel.unary_unary(
+                '/tfcluster.WorkerService/CollectiveJoin',
+                request_serializer=tfcluster_dot_protos_dot_collective__pb2.CollectiveJoinRequest.SerializeToString,
+                response_deserializer=tfcluster_dot_protos_dot_collective__pb2.CollectiveJoinResponse.FromString,
+                _registered_method=True)
 
 
 class WorkerServiceServicer:
@@ -181,6 +187,14 @@ class WorkerServiceServicer:
         context.set_details('Method not implemented!')
         raise NotImplementedError('Method not implemented!')
 
+    def CollectiveJoin(self, request, context):
+        """A member of a collective op's group brings its part to the group's leader task; answered
+        with the collective's result once every member has come (or the call's deadline passes).
+        """
+        context.set_code(grpc.StatusCode.UNIMPLEMENTED)
+        context.set_details('Method not implemented!')
+        raise NotImplementedError('Method not implemented!')
+
 
 def add_WorkerServiceServicer_to_server(servicer, server):
     rpc_method_handlers = {
@@ -243,6 +257,11 @@ def add_WorkerServiceServicer_to_server(servicer, server):
                     servicer.RecvTensors,
                     request_deserializer=tfcluster_dot_protos_dot_worker__pb2.RecvTensorRequest.FromString,
                     response_serializer=tfcluster_dot_protos_dot_worker__pb2.RecvTensorResponse.SerializeToString,
+            ),
+            'CollectiveJoin': grpc.unary_unary_rpc_method_handler(
+                    servicer.CollectiveJoin,
+                    request_deserializer=tfcluster_dot_protos_dot_collective__pb2.CollectiveJoinRequest.FromString,
+                    response_serializer=tfcluster_dot_protos_dot_collective__pb2.CollectiveJoinResponse.SerializeToString,
             ),
     }
     generic_handler = grpc.method_handlers_generic_handler(
@@ -571,6 +590,33 @@ class WorkerService:
             '/tfcluster.WorkerService/RecvTensors',
             tfcluster_dot_protos_dot_worker__pb2.RecvTensorRequest.SerializeToString,
             tfcluster_dot_protos_dot_worker__pb2.RecvTensorResponse.FromString,
+            options,
+            channel_credentials,
+            insecure,
+            call_credentials,
+            compression,
+            wait_for_ready,
+            timeout,
+            metadata,
+            _registered_method=True)
+
+    @staticmethod
+    def CollectiveJoin(request,
+            target,
+            options=(),
+            channel_credentials=None,
+            call_credentials=None,
+            insecure=False,
+            compression=None,
+            wait_for_ready=None,
+            timeout=None,
+            metadata=None):
+        return grpc.experimental.unary_unary(
+            request,
+            target,
+            '/tfcluster.WorkerService/CollectiveJoin',
+            tfcluster_dot_protos_dot_collective__pb2.CollectiveJoinRequest.SerializeToString,
+            tfcluster_dot_protos_dot_collective__pb2.CollectiveJoinResponse.FromString,
             options,
             channel_credentials,
             insecure,

@@ -20,10 +20,11 @@ from tfcluster.distributed.interfaces import (
 )
 from tfcluster.framework import errors
 from tfcluster.protos import worker_pb2
-from tfcluster.rpc import shm, status, streams, tls_diagnosis
+from tfcluster.rpc import collective_coding, shm, status, streams, tls_diagnosis
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.rpc.direct.client import DirectCall, link
 from tfcluster.runtime import outbox
+from tfcluster.runtime.collective_meeting import CheckFn, Part
 from tfcluster.runtime.graph_ir import graph_def_from_nodes
 from tfcluster.runtime.partition import Partition
 
@@ -31,6 +32,10 @@ _SERVICE = "/tfcluster.WorkerService/"
 # Calls that only tidy up must not hang on a dead task.
 _CLEANUP_TIMEOUT = 10.0
 _CLOSE_TIMEOUT = 5.0
+# How often a member waiting on its group's leader looks whether its step ended.
+_COLLECTIVE_POLL = 0.05
+# How long a collective op's member retries a group leader that is not up (yet).
+LEADER_WAIT_SECONDS = 30.0
 
 
 class GrpcRemoteWorker(ForwardingWorker):
@@ -58,6 +63,7 @@ class GrpcRemoteWorker(ForwardingWorker):
         self._cleanup_all = unary("CleanupAll")
         self._delete_session = unary("DeleteWorkerSession")
         self._create_session = unary("CreateWorkerSession")
+        self._collective_join = unary("CollectiveJoin")
         # Steps wait for the task to come up (until their deadline), as TensorFlow's do.
         self._run_graph_streams = streams.ThreadStreams(
             channel.stream_stream(
@@ -296,6 +302,44 @@ class GrpcRemoteWorker(ForwardingWorker):
             mux.retire()
         mux = self._recv_mux = _RecvMux(call, self._error)
         return mux
+
+    def collective_join(
+        self, part: Part, deadline: float | None, check: CheckFn | None = None
+    ) -> Any:
+        """Brings a collective op's part to this task, the group's leader, and waits for the
+        result; `check` raising (the step ended) cancels the call, which takes the part back.
+        A leader not up yet is retried for LEADER_WAIT_SECONDS (or until the deadline); one
+        that dies while its members wait fails them with UnavailableError at once."""
+        data = collective_coding.request_of(part).SerializeToString()
+        give_up = time.monotonic() + LEADER_WAIT_SECONDS
+        while True:
+            call = self._collective_join.future(data, timeout=status.timeout_until(deadline))
+            try:
+                return collective_coding.value_of(self._wait_collective(call, check))
+            except grpc.RpcError as e:
+                # Not reached at all (refused), as opposed to a call the leader's end broke.
+                details = (e.details() or "").lower()
+                not_up = e.code() == grpc.StatusCode.UNAVAILABLE and (
+                    "failed to connect" in details or "connection refused" in details
+                )
+                if not not_up or time.monotonic() >= give_up:
+                    raise self._error(e, "CollectiveJoin") from None
+            if check is not None:
+                check()
+            time.sleep(_COLLECTIVE_POLL * 4)
+
+    @staticmethod
+    def _wait_collective(call: Any, check: CheckFn | None) -> Any:
+        while True:
+            try:
+                return call.result(timeout=_COLLECTIVE_POLL)
+            except grpc.FutureTimeoutError:
+                if check is not None:
+                    try:
+                        check()
+                    except BaseException:
+                        call.cancel()
+                        raise
 
     def close(self) -> None:
         self._run_graph_streams.close_all()

@@ -14,12 +14,18 @@ import grpc
 from tfcluster.distributed.cluster_spec import addresses_of
 from tfcluster.distributed.interfaces import ServedWorker
 from tfcluster.framework import errors
-from tfcluster.protos import device_attributes_pb2, tensorflow_server_pb2, worker_pb2
-from tfcluster.rpc import shm, status, streams
+from tfcluster.protos import (
+    collective_pb2,
+    device_attributes_pb2,
+    tensorflow_server_pb2,
+    worker_pb2,
+)
+from tfcluster.rpc import collective_coding, shm, status, streams
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.rpc.direct.server import DirectContext, StreamHandler, is_direct, shm_min
 from tfcluster.runtime import cancellation, outbox
 from tfcluster.runtime import rendezvous as rdv
+from tfcluster.runtime.collective_meeting import deadline_check
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.partition import Partition
 
@@ -203,6 +209,15 @@ class WorkerServicer:
         return resp.SerializeToString(), buffers
 
     # ---- RecvTensor --------------------------------------------------------------------
+    def collective_join(self, data: bytes, context: grpc.ServicerContext) -> bytes:
+        req = coding.parse(
+            collective_pb2.CollectiveJoinRequest.FromString, data, "CollectiveJoinRequest"
+        )
+        deadline = status.deadline_of(context)
+        check = deadline_check(deadline, lambda: not context.is_active())
+        value = self.worker.collective_join(collective_coding.part_of(req), deadline, check)
+        return collective_coding.response_of(value)
+
     def recv_tensor(self, data: bytes, context: grpc.ServicerContext) -> bytes:
         header, buffers = self._recv(data, context)
         return coding.frame(header, buffers)
@@ -494,6 +509,7 @@ def _handlers(servicer: WorkerServicer) -> dict[str, grpc.RpcMethodHandler]:
         "RecvTensor": status.unary(servicer.recv_tensor),
         "RecvTensorStream": status.unary_stream(servicer.recv_tensor_stream),
         "RecvTensors": status.stream_stream(servicer.recv_tensors),
+        "CollectiveJoin": status.unary(servicer.collective_join),
     }
 
 

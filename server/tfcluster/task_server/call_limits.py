@@ -30,6 +30,7 @@ WORK_METHODS = frozenset(
         f"/{worker_service.SERVICE_NAME}/RecvTensor",
         f"/{worker_service.SERVICE_NAME}/RecvTensorStream",
         f"/{worker_service.SERVICE_NAME}/RecvTensors",
+        f"/{worker_service.SERVICE_NAME}/CollectiveJoin",
     }
 )
 

@@ -28,6 +28,7 @@ class TaskCore:
         self.worker = Worker(task)
         self.worker.orphan_recv_timeout = options.orphan_tensor_seconds
         self.worker.max_unrun_steps = options.max_unrun_steps
+        self.worker.collectives.group_leader = config.experimental.collective_group_leader
         # The worker as this task's master (local partitions) and peers (RecvTensor) reach it.
         self.served_worker: ServedWorker = (
             self.worker if metrics is None else MeasuredWorker(self.worker, metrics)

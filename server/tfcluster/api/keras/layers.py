@@ -29,9 +29,10 @@ from tfcluster.lib.keras.layers.core import (
     Reshape,
     Softmax,
 )
+from tfcluster.lib.keras.layers.cudnn_recurrent import CuDNNGRU, CuDNNLSTM
 from tfcluster.lib.keras.layers.dense_attention import AdditiveAttention, Attention
 from tfcluster.lib.keras.layers.embeddings import Embedding
-from tfcluster.lib.keras.layers.feature_layers import CuDNNGRU, CuDNNLSTM, DenseFeatures
+from tfcluster.lib.keras.layers.feature_layers import DenseFeatures
 from tfcluster.lib.keras.layers.from_tf_layers import (
     AveragePooling1D,
     AveragePooling2D,

@@ -13,12 +13,14 @@ their variables live. Their machinery is strategy.StrategyExtended.
 
 from __future__ import annotations
 
+import copy
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from tfcluster.framework.graph import colocate_with, device, get_default_graph
+from tfcluster.framework.graph import colocate_with, device
 from tfcluster.lib.distribute import cross_device_ops as cdo
 from tfcluster.lib.distribute import device_util, reduce_util
+from tfcluster.lib.distribute.collective_all_reduce import CollectiveAllReduce, CollectiveKeys
 from tfcluster.lib.distribute.strategy import (
     CollectiveCommunication,
     SingleReplicaReduction,
@@ -257,41 +259,20 @@ def _is_chief(cluster: dict[str, Any], task_type: str, task_id: int) -> bool:
     return (task_type in ("worker", "master") and task_id == 0) or task_type == "chief"
 
 
-_GRADIENT_GROUP = 1
-_VARIABLE_GROUP = 2
-
-
 class CollectiveAllReduceExtended(StrategyExtended):
-    """Mirrored replicas on every worker of the cluster, each worker with its own graph: a
-    reduction sums this worker's replicas, then across workers with CollectiveHub ops met on
-    the leader task; initial values of variables are the chief's (broadcast the same way).
-    Keys are counted in graph-building order, so every worker must build the same graph."""
+    """Mirrored replicas on every worker of the cluster, each worker with its own graph, as
+    TF 1.15's: every reduction is one CollectiveReduce per replica over all the workers'
+    replicas (CollectiveAllReduce), and the initial value of a variable is the chief's,
+    broadcast with CollectiveBcastSend / CollectiveBcastRecv. Keys are counted in
+    graph-building order, so every worker must build the same graph (as in TF)."""
 
-    _leader_device = ""
-    _gradient_keys = 0
-    _variable_keys = 0
+    _collective_keys: CollectiveKeys
+    _leader = ""
 
-    def _next_key(self, group: int) -> int:
-        if group == _GRADIENT_GROUP:
-            self._gradient_keys += 1
-            return self._gradient_keys
-        self._variable_keys += 1
-        return self._variable_keys
-
-    def _hub(self, value: Any, merge: str, group: int) -> Any:
-        from tfcluster.ops.collective_hub_ops import collective_hub
-
-        # On the leader, whatever colocation is in force (a variable's initializer has its
-        # ops colocated with the variable through `_class`).
-        graph = get_default_graph()
-        with (
-            colocate_with(None, ignore_existing=True),
-            graph._attr_scope({"_class": None}),
-            device(self._leader_device),
-        ):
-            return collective_hub(
-                value, self._num_workers, group, self._next_key(group), self._worker_index, merge
-            )
+    def _collective_ops(self) -> CollectiveAllReduce:
+        ops = self._cross_device_ops
+        assert isinstance(ops, CollectiveAllReduce)
+        return ops
 
     def reduce_to(self, reduce_op: Any, value: Any, destinations: Any) -> Any:
         from tfcluster.lib.distribute import values as values_lib
@@ -299,58 +280,85 @@ class CollectiveAllReduceExtended(StrategyExtended):
         reduce_op = reduce_util.check(reduce_op)
         if isinstance(value, values_lib.Mirrored) and reduce_op == reduce_util.ReduceOp.MEAN:
             return value
-        if self._num_workers > 1 and not isinstance(value, values_lib.DistributedValues):
-            # As TF: across workers a plain value is each worker's own, and is reduced too.
-            value = values_lib.PerReplica((self._compute_devices[0],), (value,))
-        return super().reduce_to(reduce_op, value, destinations)
+        if isinstance(value, values_lib.DistributedValues) and len(self._compute_devices) == 1:
+            value = value.values[0]
+        if not isinstance(value, values_lib.DistributedValues) and self._num_workers == 1:
+            return cdo.reduce_non_distributed_value(
+                reduce_op, len(self._compute_devices), value, destinations
+            )
+        if isinstance(destinations, str) and self._default_device and "/job:" not in destinations:
+            # A device of this worker (TF canonicalizes it within the worker's device).
+            destinations = device_util.canonicalize(self._default_device + destinations)
+        return self._collective_ops().reduce(reduce_op, value, destinations)
 
-    def _all_workers(self, reduce_op: reduce_util.ReduceOp, reduced: Any) -> Any:
-        from tfcluster.lib.distribute import values as values_lib
-        from tfcluster.ops import array_ops
-
-        if self._num_workers == 1:
-            return reduced
-        local = values_lib.local_results(reduced)
-        total = self._hub(local[0], "Add", _GRADIENT_GROUP)
-        if reduce_op == reduce_util.ReduceOp.MEAN:
-            with device(self._leader_device):
-                total = total / self._num_workers
-        devices = reduced.devices if isinstance(reduced, values_lib.DistributedValues) else None
-        if devices is None:
-            with device(local[0].device):
-                return array_ops.identity(total)
-        copies = []
-        for d in devices:
-            with device(d):
-                copies.append(array_ops.identity(total))
-        return values_lib.Mirrored(devices, copies)
+    def batch_reduce_to(
+        self, reduce_op: Any, value_destination_pairs: Sequence[tuple[Any, Any]]
+    ) -> list[Any]:
+        return self._collective_ops().batch_reduce(
+            reduce_util.check(reduce_op), list(value_destination_pairs)
+        )
 
     def _create_mirrored(
         self, next_creator: Callable[..., Any], colocate: Any, kwargs: dict[str, Any]
     ) -> Any:
-        if self._num_workers > 1 and colocate is None:
-            kwargs["initial_value"] = self._chiefs_value(
-                kwargs["initial_value"], kwargs.get("dtype")
-            )
+        # Every variable, slots too (created colocated with theirs), as TF.
+        devices = getattr(colocate, "devices", None) or self._compute_devices
+        kwargs["initial_value"] = self._chiefs_value(
+            kwargs["initial_value"], kwargs.get("dtype"), devices[0]
+        )
         return super()._create_mirrored(next_creator, colocate, kwargs)
 
-    def _chiefs_value(self, initial_value: Any, dtype: Any) -> Callable[[], Any]:
-        """The initial value every worker's copy gets: the chief's (TF broadcasts it)."""
-        from tfcluster.framework.graph import convert_to_tensor
-        from tfcluster.ops import array_ops
+    def _chiefs_value(self, initial_value: Any, dtype: Any, where: str) -> Callable[[], Any]:
+        """The initial value of the first replica of each worker: the chief's, broadcast (TF:
+        CollectiveAllReduceExtended._get_variable_creator_initial_value)."""
+        from tfcluster.framework.graph import control_dependencies, convert_to_tensor
+        from tfcluster.ops import array_ops, collective_ops
 
         def value() -> Any:
-            own = initial_value() if callable(initial_value) else initial_value
-            own = convert_to_tensor(own, dtype=dtype)
-            chiefs = self._hub(own, "First", _VARIABLE_GROUP)
-            with device(self._compute_devices[0]):
-                return array_ops.identity(chiefs)
+            group_key = self._collective_keys.get_group_key([where])
+            group_size = self._num_workers
+            instance_key = self._collective_keys.get_variable_instance_key()
+            with device(where):
+                own = initial_value() if callable(initial_value) else initial_value
+                own = convert_to_tensor(own, dtype=dtype)
+                if self._num_workers > 1:
+                    if self._is_chief:
+                        send = collective_ops.broadcast_send(
+                            own, own.shape, own.dtype, group_size, group_key, instance_key
+                        )
+                        with control_dependencies([send]):
+                            return array_ops.identity(own)
+                    return collective_ops.broadcast_recv(
+                        own.shape, own.dtype, group_size, group_key, instance_key
+                    )
+                return own
 
         return value
 
+    def _configure(
+        self, session_config: Any, cluster_spec: Any, task_type: str | None, task_id: int | None
+    ) -> None:
+        if cluster_spec:
+            spec = cluster_spec.as_dict() if hasattr(cluster_spec, "as_dict") else cluster_spec
+            _to_collective_worker(self, dict(spec), task_type, task_id)
+        if session_config is not None:
+            session_config.CopyFrom(self._update_config_proto(session_config))
+
+    def _update_config_proto(self, config_proto: Any) -> Any:
+        # As TF: the collective group leader, and a session that sees only its own task
+        # (workers meet through collective ops, never through graph edges).
+        config_proto = copy.deepcopy(config_proto)
+        if self._leader:
+            config_proto.experimental.collective_group_leader = self._leader
+            del config_proto.device_filters[:]
+            config_proto.device_filters.append(self._default_device)
+        return config_proto
+
 
 class MultiWorkerMirroredStrategy(Strategy):
-    """Synchronous training with mirrored variables on every worker of the cluster."""
+    """Synchronous training with mirrored variables on every worker of the cluster (the
+    cluster of `cluster_resolver`, TF_CONFIG's, or the one `configure` gives, as TF 1.15's
+    distribute coordinator does)."""
 
     def __init__(
         self, communication: Any = CollectiveCommunication.AUTO, cluster_resolver: Any = None
@@ -360,35 +368,46 @@ class MultiWorkerMirroredStrategy(Strategy):
         self._communication = communication
         resolver = _resolver(cluster_resolver)
         cluster = _cluster_dict(resolver)
-        if not cluster:
-            ext = CollectiveAllReduceExtended(
-                None,
-                [device_util.canonicalize(d) for d in _local_devices()],
-                input_workers=["/device:CPU:0"],
-            )
-        else:
-            task_type, task_id = resolver.task_type, resolver.task_id
-            if task_type is None or task_id is None:
-                raise ValueError(
-                    "When `cluster_spec` is given, you must also specify `task_type` and `task_id`."
-                )
-            workers = len(cluster.get("chief", ())) + len(cluster.get("worker", ()))
-            index = task_id + (len(cluster.get("chief", ())) if task_type == "worker" else 0)
-            worker_device = f"/job:{task_type}/task:{task_id}"
-            ext = CollectiveAllReduceExtended(
-                None,
-                [device_util.canonicalize(worker_device + "/device:CPU:0")],
-                num_workers=workers,
-                worker_index=index,
-                default_device=worker_device,
-                between_graph=True,
-                input_workers=[worker_device + "/device:CPU:0"],
-            )
-            ext._is_chief = _is_chief(cluster, task_type, task_id)
-            leader = "chief" if "chief" in cluster else "worker"
-            ext._leader_device = f"/job:{leader}/task:0/device:CPU:0"
+        keys = CollectiveKeys()
+        ext = CollectiveAllReduceExtended(
+            None,
+            [device_util.canonicalize(d) for d in _local_devices()],
+            cross_device_ops=CollectiveAllReduce(1, len(gpu.local_gpus()), 32, keys),
+            input_workers=["/device:CPU:0"],
+        )
+        ext._collective_keys = keys
+        if cluster:
+            _to_collective_worker(ext, cluster, resolver.task_type, resolver.task_id)
         super().__init__(ext)
         self._extended._bind(self)
+
+
+def _to_collective_worker(
+    ext: CollectiveAllReduceExtended,
+    cluster: dict[str, Any],
+    task_type: str | None,
+    task_id: int | None,
+) -> None:
+    """Makes `ext` one worker of `cluster`: its replica on the task's CPU, reductions over
+    every worker (the chief and the workers) with collective ops."""
+    if task_type is None or task_id is None:
+        raise ValueError(
+            "When `cluster_spec` is given, you must also specify `task_type` and `task_id`."
+        )
+    workers = len(cluster.get("chief", ())) + len(cluster.get("worker", ()))
+    index = task_id + (len(cluster.get("chief", ())) if task_type == "worker" else 0)
+    worker_device = f"/job:{task_type}/task:{task_id}"
+    ext._compute_devices = (device_util.canonicalize(worker_device + "/device:CPU:0"),)
+    ext._parameter_devices = ext._compute_devices
+    ext._cross_device_ops = CollectiveAllReduce(workers, 0, 32, ext._collective_keys)
+    ext._num_workers = workers
+    ext._worker_index = index
+    ext._default_device = worker_device
+    ext._between_graph = True
+    ext._input_workers = (worker_device + "/device:CPU:0",)
+    ext._is_chief = _is_chief(cluster, task_type, task_id)
+    leader = "chief" if "chief" in cluster else "worker"
+    ext._leader = f"/job:{leader}/replica:0/task:0"
 
 
 __all__ = [

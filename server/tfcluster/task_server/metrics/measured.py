@@ -23,6 +23,7 @@ from tfcluster.distributed.master import Master
 from tfcluster.distributed.worker import RecvCallback, Worker
 from tfcluster.framework import dtypes
 from tfcluster.protos import config_pb2, step_stats_pb2
+from tfcluster.runtime.collective_meeting import CheckFn, Part
 from tfcluster.runtime.graph_ir import Node
 from tfcluster.runtime.partition import Partition
 from tfcluster.task_server.metrics.families import ServerMetrics
@@ -187,6 +188,11 @@ class MeasuredWorker:
     @property
     def task(self) -> str:
         return self._worker.task
+
+    def collective_join(
+        self, part: Part, deadline: float | None, check: CheckFn | None = None
+    ) -> Any:
+        return self._worker.collective_join(part, deadline, check)
 
     @property
     def orphan_recv_timeout(self) -> float:

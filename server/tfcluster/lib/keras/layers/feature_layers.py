@@ -1,9 +1,8 @@
-"""tf.keras.layers.DenseFeatures (TF 1.15) and the cuDNN recurrent layers.
+"""tf.keras.layers.DenseFeatures (TF 1.15).
 
 DenseFeatures turns a dict of features into one dense [batch, n] tensor through feature
 columns, as tf.feature_column.input_layer does, with its variables under the layer's name
-(`dense_features/<column>_embedding/embedding_weights`) and tracked as the layer's weights.
-CuDNNLSTM/CuDNNGRU need NVIDIA's cuDNN kernels, which tfcluster does not have."""
+(`dense_features/<column>_embedding/embedding_weights`) and tracked as the layer's weights."""
 
 from __future__ import annotations
 
@@ -124,17 +123,3 @@ class SequenceFeatures(Layer):
         raise backend.unimplemented(
             "tf.keras.experimental.SequenceFeatures.get_config (feature column serialization)"
         )
-
-
-def _cudnn(name: str) -> type:
-    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
-        raise backend.unimplemented(
-            f"tf.keras.layers.{name} (it needs a GPU with NVIDIA cuDNN; use "
-            f"tf.keras.layers.{name[5:]} instead)"
-        )
-
-    return type(name, (Layer,), {"__init__": __init__})
-
-
-CuDNNLSTM = _cudnn("CuDNNLSTM")
-CuDNNGRU = _cudnn("CuDNNGRU")
