@@ -32,6 +32,9 @@ AUTOTUNE = -1
 # A parallel map's thread takes runs of input elements lasting about this long to map.
 _RUN_SECONDS = 0.002
 _MAX_RUN = 64
+# A batched map in a pipeline thread starts its threads after this many batches in a row were
+# asked for before one took to compute (the steps wait for the pipeline).
+_STARVED = 8
 
 
 def _parallelism(value: int, what: str) -> int:
@@ -276,9 +279,9 @@ class _VectorizedBatches(base.ElementIterator):
         self._work: OrderedWork | None = None
         # The batched function is the ops' work alone (no py_func, nothing that waits), so
         # threads beyond the CPUs the thread budget gives one kernel only add hand-overs.
-        workers = min(data.parallel, max(1, thread_budget.current().intra))
-        if workers > 1:
-            self._work = OrderedWork(pipeline, self._pull, self._compute, workers, workers, "map")
+        self._workers = min(data.parallel, max(1, thread_budget.current().intra))
+        self._starved = 0  # batches in a row asked for sooner than one takes to compute
+        self._returned: float | None = None  # when the last inline batch was handed out
 
     def _pull(self) -> tuple[list[Any], list[base.Element] | None] | None:
         """The next n input elements as stacked leaves (and the elements, when read one by
@@ -353,14 +356,44 @@ class _VectorizedBatches(base.ElementIterator):
         except BaseException as e:
             return [_Failure(e)]
 
+    def _parallel(self) -> bool:
+        """Whether batches are computed ahead by the map's threads from now on.
+
+        A step waiting for its batch gets them at once: they compute while the step's other
+        ops run. A pipeline thread (a prefetch ahead of this map) already overlaps the steps;
+        it computes batches itself, one hand-over fewer per batch, until its consumer keeps
+        asking for the next batch sooner than one takes to compute (_STARVED times in a
+        row): then the pipeline is what the steps wait for, and the threads start."""
+        if self._workers <= 1:
+            return False
+        if base.current_step() is not None:
+            return True
+        return self._starved >= _STARVED
+
+    def _inline(self) -> Any:
+        start = time.perf_counter()
+        piece = self._pull()
+        if piece is None:
+            return None
+        (item,) = self._compute(piece)
+        end = time.perf_counter()
+        if self._returned is not None:
+            asked_after = start - self._returned
+            self._starved = self._starved + 1 if asked_after < end - start else 0
+        self._returned = end
+        return item
+
     def next(self) -> base.Element | None:
+        if self._work is None and self._parallel():
+            self._work = OrderedWork(
+                self._pipeline, self._pull, self._compute, self._workers, self._workers, "map"
+            )
         if self._work is not None:
             item = self._work.next()
         else:
-            piece = self._pull()
-            if piece is None:
+            item = self._inline()
+            if item is None:
                 return None
-            (item,) = self._compute(piece)
         if item is _END:
             return None
         if isinstance(item, _Failure):
