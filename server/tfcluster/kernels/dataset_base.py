@@ -408,6 +408,8 @@ class DatasetFunction:
             and op_def.stateful
         ]
         self.what = what
+        # Random and other stateful ops: results depend on the calls, not the elements alone.
+        self.stateful = bool(targets)
         self.in_specs = list(in_specs)
         self.num_args = len(body.args)
         self.result_dtypes = body.result_dtypes

@@ -14,6 +14,7 @@ input dataset ahead in a thread of its own, in the same order as the sequential 
 
 from __future__ import annotations
 
+import collections
 import time
 from collections.abc import Sequence
 from typing import Any
@@ -32,6 +33,14 @@ AUTOTUNE = -1
 # A parallel map's thread takes runs of input elements lasting about this long to map.
 _RUN_SECONDS = 0.002
 _MAX_RUN = 64
+# A batched map in a pipeline thread starts its threads after this many batches in a row were
+# asked for before one took to compute (the steps wait for the pipeline).
+_STARVED = 8
+# A batched map without state computes pieces of about this many bytes of results (at most
+# _PIECE_BATCHES batches, _PIECE_ROWS elements) in one call of its batched form.
+_PIECE_BYTES = 2 << 20
+_PIECE_BATCHES = 4
+_PIECE_ROWS = 1024
 
 
 def _parallelism(value: int, what: str) -> int:
@@ -254,7 +263,12 @@ def _unbatched(shape: Any) -> Any:
 class _VectorizedBatches(base.ElementIterator):
     """map(f).batch(n) as f's batched form on n stacked input elements at a time (in
     num_parallel_calls threads for a parallel map, batches in order). A batch whose batched
-    call fails is mapped element by element, so its error is the one TF gives."""
+    call fails is mapped element by element, so its error is the one TF gives.
+
+    A function without state (no random or other stateful op: its results do not depend on
+    how the elements are grouped into calls) is called on a few batches' elements at once,
+    read from the input at once, and its results are cut into the batches: the costs of a
+    call and of a read that do not grow with the elements are paid once per piece."""
 
     def __init__(
         self,
@@ -276,11 +290,60 @@ class _VectorizedBatches(base.ElementIterator):
         self._work: OrderedWork | None = None
         # The batched function is the ops' work alone (no py_func, nothing that waits), so
         # threads beyond the CPUs the thread budget gives one kernel only add hand-overs.
-        workers = min(data.parallel, max(1, thread_budget.current().intra))
-        if workers > 1:
-            self._work = OrderedWork(pipeline, self._pull, self._compute, workers, workers, "map")
+        self._workers = min(data.parallel, max(1, thread_budget.current().intra))
+        self._starved = 0  # batches in a row asked for sooner than one takes to compute
+        self._returned: float | None = None  # when the last inline batch was handed out
+        self._ready: collections.deque[Any] = collections.deque()  # computed, not taken
+        # Batches per piece: one until a batch's size is known (then _pieces()).
+        self._per_piece = 1
+        assert data.vectorized is not None
+        self._joinable = not data.vectorized.stateful and all(
+            s.kind == base.DENSE for s in self._specs
+        )
 
-    def _pull(self) -> tuple[list[Any], list[base.Element] | None] | None:
+    def _pieces(self, batch: base.Element) -> None:
+        """Sizes the pieces from a batch's results: about _PIECE_BYTES of them."""
+        if not self._joinable:
+            return
+        size = sum(int(getattr(b, "nbytes", 0)) for b in batch)
+        k = _PIECE_BYTES // max(1, size)
+        self._per_piece = int(max(1, min(_PIECE_BATCHES, k, _PIECE_ROWS // self._n)))
+
+    def _pull(self) -> tuple[list[Any], list[base.Element] | None, list[int], Any] | None:
+        """The next piece: the input elements of up to _per_piece batches as stacked leaves
+        (and the elements, when read one by one), the batches' sizes, and an input error
+        met after them (raised in its place, after the batches before it); None at the
+        end. Batches are read one at a time, so an error drops what it dropped before."""
+        pieces: list[tuple[list[Any], list[base.Element] | None]] = []
+        error: BaseException | None = None
+        while len(pieces) < self._per_piece:
+            try:
+                got = self._pull_batch()
+            except errors.CancelledError:
+                raise
+            except errors.OpError as e:
+                if not pieces:
+                    raise
+                error = e
+                break
+            if got is None:
+                break
+            pieces.append(got)
+            if len(got[0][0]) < self._n:
+                break  # the input's end
+        if not pieces:
+            return None
+        sizes = [len(leaves[0]) for leaves, _ in pieces]
+        if len(pieces) == 1:
+            leaves, rows = pieces[0]
+        else:
+            leaves = [np.concatenate([p[0][j] for p in pieces]) for j in range(len(pieces[0][0]))]
+            rows = None
+            if all(p[1] is not None for p in pieces):
+                rows = [r for p in pieces for r in p[1]]  # type: ignore[union-attr]
+        return leaves, rows, sizes, error
+
+    def _pull_batch(self) -> tuple[list[Any], list[base.Element] | None] | None:
         """The next n input elements as stacked leaves (and the elements, when read one by
         one); None at the end."""
         it = self._it
@@ -325,7 +388,28 @@ class _VectorizedBatches(base.ElementIterator):
     def _compute(self, piece: Any) -> list[Any]:
         if isinstance(piece, list):  # an input error, in its place
             return piece
-        leaves, rows = piece
+        leaves, rows, sizes, error = piece
+        out: list[Any] = []
+        joined = self._call(leaves) if len(sizes) > 1 else None
+        at = 0
+        for size in sizes:
+            if joined is not None:
+                out.append(tuple(b[at : at + size] for b in joined))
+            elif len(sizes) == 1:
+                out.append(self._one_batch(leaves, rows))
+            else:  # each batch on its own: the failing one gets its element's error
+                part = [leaf[at : at + size] for leaf in leaves]
+                out.append(self._one_batch(part, rows[at : at + size] if rows else None))
+            at += size
+        if not isinstance(out[0], _Failure):
+            self._pieces(out[0])
+        if error is not None:
+            out.append(_Failure(error))
+        return out
+
+    def _call(self, leaves: list[Any]) -> base.Element | None:
+        """The function's batched form on these stacked elements; None when it fails (or
+        gives results that are not a batch of them)."""
         m = self._map
         try:
             results = m.vectorized.call_tensors(  # type: ignore[union-attr]
@@ -336,31 +420,71 @@ class _VectorizedBatches(base.ElementIterator):
                 s.kind != base.DENSE or (getattr(b, "shape", (None,))[:1] == (len(leaves[0]),))
                 for s, b in zip(self._specs, batch)
             ):
-                return [batch]
+                return batch
         except errors.CancelledError:
             if self._pipeline.closed:
                 raise
         except errors.OpError:
             pass
+        return None
+
+    def _one_batch(self, leaves: list[Any], rows: list[base.Element] | None) -> Any:
+        batch = self._call(leaves)
+        if batch is not None:
+            return batch
         # Element by element: the per-element error (or batching error) TF gives.
+        m = self._map
         if rows is None:
             rows = list(zip(*[list(c) for c in leaves]))
         try:
             mapped = [m.fn(self._pipeline, row, m.captured) for row in rows]
             from tfcluster.kernels.dataset_batching import batch_elements
 
-            return [batch_elements(mapped, m.specs)]
+            return batch_elements(mapped, m.specs)
         except BaseException as e:
-            return [_Failure(e)]
+            return _Failure(e)
+
+    def _parallel(self) -> bool:
+        """Whether batches are computed ahead by the map's threads from now on.
+
+        A step waiting for its batch gets them at once: they compute while the step's other
+        ops run. A pipeline thread (a prefetch ahead of this map) already overlaps the steps;
+        it computes batches itself, one hand-over fewer per batch, until its consumer keeps
+        asking for the next batch sooner than one takes to compute (_STARVED times in a
+        row): then the pipeline is what the steps wait for, and the threads start."""
+        if self._workers <= 1:
+            return False
+        if base.current_step() is not None:
+            return True
+        return self._starved >= _STARVED
+
+    def _inline(self) -> Any:
+        if self._ready:
+            return self._ready.popleft()
+        start = time.perf_counter()
+        piece = self._pull()
+        if piece is None:
+            return None
+        items = self._compute(piece)
+        end = time.perf_counter()
+        if self._returned is not None:
+            asked_after = start - self._returned
+            self._starved = self._starved + 1 if asked_after < end - start else 0
+        self._returned = end
+        self._ready.extend(items[1:])
+        return items[0]
 
     def next(self) -> base.Element | None:
+        if self._work is None and not self._ready and self._parallel():
+            self._work = OrderedWork(
+                self._pipeline, self._pull, self._compute, self._workers, self._workers, "map"
+            )
         if self._work is not None:
             item = self._work.next()
         else:
-            piece = self._pull()
-            if piece is None:
+            item = self._inline()
+            if item is None:
                 return None
-            (item,) = self._compute(piece)
         if item is _END:
             return None
         if isinstance(item, _Failure):
@@ -368,6 +492,7 @@ class _VectorizedBatches(base.ElementIterator):
         return item  # type: ignore[no-any-return]
 
     def close(self) -> None:
+        self._ready.clear()
         if self._work is not None:
             self._work.close()
         if self._it is not None:

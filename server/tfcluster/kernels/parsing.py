@@ -108,23 +108,35 @@ def parse_example(node: Any, xp: Any) -> Compute:
     dense_types = list(attrs["Tdense"])
     dense_shapes = list(attrs["dense_shapes"])
 
+    # The specs of the last call, with the key and default tensors they were made from:
+    # those are usually the same constant arrays every call (kept here, so an `is` test
+    # cannot meet a new array at a freed one's address).
+    last: list[Any] = [((), None)]  # one (args, specs) pair, replaced whole (threads)
+
+    def specs(args: list[Any]) -> tuple[list[FeatureSpec], list[FeatureSpec]]:
+        made, got = last[0]
+        if len(made) == len(args) and all(a is b for a, b in zip(made, args)):
+            return got  # type: ignore[no-any-return]
+        sparse_keys = [_text(k) for k in args[:nsparse]]
+        dense_keys = [_text(k) for k in args[nsparse : nsparse + ndense]]
+        defaults = args[nsparse + ndense :]
+        got = (
+            _sparse_specs(sparse_keys, sparse_types),
+            _dense_specs(dense_keys, dense_types, dense_shapes, defaults),
+        )
+        last[0] = (tuple(args), got)
+        return got
+
     def compute(ctx: Any, ins: list[Any]) -> list[Any]:
         serialized = _vector(ins[0])
         names = _names(ins[1])
-        sparse_keys = [_text(k) for k in ins[2 : 2 + nsparse]]
-        dense_keys = [_text(k) for k in ins[2 + nsparse : 2 + nsparse + ndense]]
-        defaults = ins[2 + nsparse + ndense :]
+        sparse_specs, dense_specs = specs(ins[2:])
         if names is not None and len(names) != len(serialized):
             raise _invalid(
                 f"Expected len(names) == len(serialized), but got: {len(names)} vs. "
                 f"{len(serialized)}"
             )
-        sparse, dense = example_parser.parse_examples(
-            serialized,
-            _sparse_specs(sparse_keys, sparse_types),
-            _dense_specs(dense_keys, dense_types, dense_shapes, defaults),
-            names,
-        )
+        sparse, dense = example_parser.parse_examples(serialized, sparse_specs, dense_specs, names)
         return _flatten_sparse(sparse) + dense
 
     return compute

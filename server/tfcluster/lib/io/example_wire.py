@@ -290,9 +290,11 @@ def _row_reader(first: bytes, spec: Any, at: int, end: int) -> _RowReader | None
             off, length = places[0]
 
             def read_bytes(rows: np.ndarray) -> np.ndarray:
-                # A void item becomes bytes (zero bytes and all): numpy makes the objects.
-                values = np.ascontiguousarray(rows[:, off : off + length])
-                return values.view(f"V{length}").reshape(len(rows)).astype(object)
+                # The values as void items of a strided view of the rows (no copy first): a
+                # void item becomes bytes (zero bytes and all), numpy makes the objects.
+                n, step = rows.shape
+                items = np.ndarray((n,), f"V{length}", buffer=rows, offset=off, strides=(step,))
+                return items.astype(object)
 
             return read_bytes if not shape else None
         payload, p = _varint_at(first, p + 1)
