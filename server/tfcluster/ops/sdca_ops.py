@@ -31,7 +31,9 @@ def _optimizer_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs
     sparse_w = inputs[base + s : base + 2 * s]
     dense_w = inputs[base + 2 * s : base + 2 * s + d]
     state = inputs[base + 2 * s + d]
-    out = [(dtypes.float32, state.shape)]
+    # TF 1.15's shape function leaves the number of examples unknown.
+    del state
+    out = [(dtypes.float32, TensorShape([None, 4]))]
     out += [(dtypes.float32, w.shape) for w in sparse_w]
     out += [(dtypes.float32, w.shape) for w in dense_w]
     return out
