@@ -16,15 +16,14 @@ from sdca_cases import CASES as SDCA_CASES
 from sdca_cases import DATA_DIR
 from sdca_cases import RESTORE_CASES
 
-try:
-    from kmeans_cases import CASES as KMEANS_CASES
-except ImportError:  # recorded before the KMeans cases existed
-    KMEANS_CASES = {}
+from kmeans_cases import CASES as KMEANS_CASES
+from kmeans_cases import RESTORE_CASES as KMEANS_RESTORE_CASES
 
 if not tf.__version__.startswith("1."):
     raise SystemExit("record_sdca_kmeans.py records TensorFlow 1.15")
 
-for area, cases in (("sdca", [SDCA_CASES, RESTORE_CASES]), ("kmeans", [KMEANS_CASES])):
+AREAS = (("sdca", [SDCA_CASES, RESTORE_CASES]), ("kmeans", [KMEANS_CASES, KMEANS_RESTORE_CASES]))
+for area, cases in AREAS:
     rec = Recorder(area)
     for group in cases:
         for name, program in sorted(group.items()):
@@ -50,10 +49,11 @@ def _keep_latest_checkpoint(model_dir):
             os.remove(path)
 
 
-# The tests restore the classifier's checkpoint; the others' directories are not kept.
+# The tests restore these checkpoints; the other model directories are not kept.
+KEPT = ("classifier", "given")
 for name in sorted(os.listdir(os.path.join(DATA_DIR, "tf"))):
     model_dir = os.path.join(DATA_DIR, "tf", name)
-    if name == "classifier":
+    if name in KEPT:
         _keep_latest_checkpoint(model_dir)
     else:
         shutil.rmtree(model_dir)

@@ -209,24 +209,30 @@ def bad_run(tf, name):
     return _error(run)
 
 
-def _bad_run_isolated(tf, name):
-    """bad_run, in a fresh process under TensorFlow: some bad inputs abort TF 1.15's process
-    (a CHECK failure), recorded as "aborted" (where tfcluster raises InvalidArgumentError)."""
+def run_isolated(tf, module_file, name, run_here):
+    """run_here() on tfcluster; under TensorFlow, `python module_file name` in a fresh
+    process (its last line: the error class name or None): some bad inputs abort TF 1.15's
+    process (a CHECK failure), recorded as "aborted" (where tfcluster raises
+    InvalidArgumentError)."""
     if not _is_tf(tf):
-        return bad_run(tf, name)
+        return run_here()
     import subprocess
     import sys
 
     proc = subprocess.run(
-        [sys.executable, os.path.abspath(__file__), name],
+        [sys.executable, os.path.abspath(module_file), name],
         stdout=subprocess.PIPE,
         stderr=subprocess.DEVNULL,
-        cwd=os.path.dirname(os.path.abspath(__file__)),
+        cwd=os.path.dirname(os.path.abspath(module_file)),
     )
     lines = proc.stdout.decode().split()
     if proc.returncode != 0 or not lines:
         return {"error": "aborted"}
     return {"error": None if lines[-1] == "None" else lines[-1]}
+
+
+def _bad_run_isolated(tf, name):
+    return run_isolated(tf, __file__, name, lambda: bad_run(tf, name))
 
 
 def sdca_bad_inputs(tf):
