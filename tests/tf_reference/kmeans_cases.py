@@ -59,7 +59,11 @@ def _error(fn):
 def _points():
     rng = np.random.RandomState(3)
     return np.concatenate(
-        [rng.randn(10, 2) + [4, 4], rng.randn(10, 2) - [4, 0], rng.randn(10, 2) * 0.5]
+        [
+            rng.randn(10, 2) + np.array([4, 4]),
+            rng.randn(10, 2) - np.array([4, 0]),
+            rng.randn(10, 2) * 0.5,
+        ]
     ).astype(np.float32)
 
 
@@ -72,7 +76,7 @@ def nearest_neighbors_values(tf):
         idx, dist = ops.nearest_neighbors(pts, centers, k)
         with tf.Session() as sess:
             i, d = sess.run([idx, dist])
-        out["k%d" % k] = {
+        out[f"k{k}"] = {
             "indices": i,
             "distances": d,
             "shapes": [_shape(idx), _shape(dist)],
@@ -89,7 +93,7 @@ def kmeans_plus_plus_values(tf):
         for seed in (1, 7):
             t = ops.kmeans_plus_plus_initialization(pts, 4, seed, retries)
             with tf.Session() as sess:
-                out["retries%d_seed%d" % (retries, seed)] = sess.run(t)
+                out[f"retries{retries}_seed{seed}"] = sess.run(t)
     out["shape"] = _shape(t)
     t = ops.kmeans_plus_plus_initialization(pts, 30, 3, 1)
     with tf.Session() as sess:
@@ -104,7 +108,7 @@ def kmc2_chain_values(tf):
     for seed in (0, 1, 2, 3, 11, 12345):
         t = ops.kmc2_chain_initialization(distances, seed)
         with tf.Session() as sess:
-            out["seed%d" % seed] = np.asarray(sess.run(t))
+            out[f"seed{seed}"] = np.asarray(sess.run(t))
     out["shape"] = _shape(t)
     out["dtype"] = t.dtype.name
     return out
@@ -162,7 +166,7 @@ def clustering_bad_inputs(tf):
     out = {}
     for name in BAD_INPUTS:
         tf.reset_default_graph()
-        out[name] = run_isolated(tf, __file__, name, lambda: bad_run(tf, name))
+        out[name] = run_isolated(tf, __file__, name, lambda name=name: bad_run(tf, name))
     out["static_rank"] = _error(lambda: _ops(tf).nearest_neighbors([1.0, 2.0], _points(), 1))
     return out
 
@@ -185,7 +189,7 @@ def _train_graph(tf, init, metric, mini_batch, steps, steps_per_iteration=1, cha
     )
     all_scores, idx, scores, initialized, init_op, train = km.training_graph()
     names = sorted(v.op.name for v in tf.global_variables())
-    centers = [v for v in tf.global_variables() if v.op.name == "clusters"][0]
+    centers = next(v for v in tf.global_variables() if v.op.name == "clusters")
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         runs = 0
@@ -260,11 +264,9 @@ def graph_mini_batch(tf):
 
     names = {}
     for metric, per in (("squared_euclidean", 1), ("cosine", 1), ("squared_euclidean", 2)):
-        names["%s_%d" % (metric, per)] = _train_graph(tf, init, metric, True, 0, per)[
-            "variable_names"
-        ]
+        names[f"{metric}_{per}"] = _train_graph(tf, init, metric, True, 0, per)["variable_names"]
     out = {
-        "%s_%d" % (m, p): {"answers": _racy(tf, lambda m=m, p=p: build(m, p))}
+        f"{m}_{p}": {"answers": _racy(tf, lambda m=m, p=p: build(m, p))}
         for m, p in (("squared_euclidean", 1), ("cosine", 1), ("squared_euclidean", 2))
     }
     out["variable_names"] = names

@@ -11,13 +11,11 @@ import os
 import shutil
 
 import tensorflow as tf
-from recorder import Recorder
-from sdca_cases import CASES as SDCA_CASES
-from sdca_cases import DATA_DIR
-from sdca_cases import RESTORE_CASES
-
 from kmeans_cases import CASES as KMEANS_CASES
 from kmeans_cases import RESTORE_CASES as KMEANS_RESTORE_CASES
+from recorder import Recorder
+from sdca_cases import CASES as SDCA_CASES
+from sdca_cases import DATA_DIR, RESTORE_CASES
 
 if not tf.__version__.startswith("1."):
     raise SystemExit("record_sdca_kmeans.py records TensorFlow 1.15")

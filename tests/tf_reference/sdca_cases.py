@@ -74,7 +74,8 @@ def _one_example(tf, loss, adaptive, l1=0.25, partitions=1, inner=1, positive=Tr
         "state": state,
         "sparse": sparse,
         "dense": dense,
-        "shapes": [out[0].shape.as_list()] + [t.shape.as_list() for t in list(out[1]) + list(out[2])],
+        "shapes": [out[0].shape.as_list()]
+        + [t.shape.as_list() for t in list(out[1]) + list(out[2])],
         "dtypes": [out[0].dtype.name] + [t.dtype.name for t in list(out[1]) + list(out[2])],
     }
 
@@ -82,9 +83,7 @@ def _one_example(tf, loss, adaptive, l1=0.25, partitions=1, inner=1, positive=Tr
 def _disjoint_batch(tf, loss, adaptive=False):
     """Three examples whose sparse and dense features do not overlap: any visiting order
     gives the same pass."""
-    labels = np.array(
-        [_label(loss, True), _label(loss, False), _label(loss, True)], np.float32
-    )
+    labels = np.array([_label(loss, True), _label(loss, False), _label(loss, True)], np.float32)
     state = np.zeros((3, 4), np.float32)
     if loss in ("squared_loss", "poisson_loss"):
         state[:, 0] = [0.1, -0.2, 0.05]
@@ -129,7 +128,7 @@ def sdca_inner_iterations_and_partitions(tf):
 
 
 def sdca_fprint_values(tf):
-    ids = ["", "a", "abc", "example_1", "x" * 100, u"\u00e9t\u00e9".encode("utf-8")]
+    ids = ["", "a", "abc", "example_1", "x" * 100, "\u00e9t\u00e9".encode("utf-8")]
     fp = tf.train.sdca_fprint(ids)
     raw = tf.raw_ops.SdcaFprint(input=tf.constant(["id-7", "id-8"]))
     with tf.Session() as sess:
@@ -171,9 +170,7 @@ def _bad_args(**over):
 
 BAD_INPUTS = {
     "logistic_label": dict(example_labels=np.array([0.5], np.float32)),
-    "poisson_negative": dict(
-        loss_type="poisson_loss", example_labels=np.array([-1.0], np.float32)
-    ),
+    "poisson_negative": dict(loss_type="poisson_loss", example_labels=np.array([-1.0], np.float32)),
     "out_of_range_feature": dict(sparse_feature_indices=[np.array([4], np.int64)]),
     "duplicate_feature": dict(
         sparse_example_indices=[np.array([0, 0], np.int64)],
@@ -393,10 +390,10 @@ CASES = {
 }
 for _loss in LOSSES:
     for _adaptive in (False, True):
-        CASES["sdca_one_example_%s_%s" % (_loss, "adaptive" if _adaptive else "shuffled")] = (
+        CASES[f"sdca_one_example_{_loss}_{'adaptive' if _adaptive else 'shuffled'}"] = (
             _make_one_example_case(_loss, _adaptive)
         )
-    CASES["sdca_disjoint_batch_%s" % _loss] = _make_disjoint_case(_loss)
+    CASES[f"sdca_disjoint_batch_{_loss}"] = _make_disjoint_case(_loss)
 
 # Runs after linear_classifier_sdca wrote TF's checkpoint (cases run in sorted order).
 RESTORE_CASES = {

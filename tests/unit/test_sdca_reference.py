@@ -75,7 +75,7 @@ def test_a_session_keeps_working_after_a_bad_pass() -> None:
         num_inner_iterations=1,
     )
     with tf.Session() as sess:
-        with pytest.raises(tf.errors.InvalidArgumentError, match="Only labels of 0.0 or 1.0"):
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"Only labels of 0\.0 or 1\.0"):
             sess.run(out[0], {labels: [0.5]})
         state = sess.run(out[0], {labels: [1.0]})
     # logistic dual of one example with |x|^2 = 5, l2 = 1, from w = 0

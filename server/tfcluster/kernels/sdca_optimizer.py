@@ -145,8 +145,7 @@ def _sparse_group(
     vals = None if values is None else np.asarray(values, np.float64).reshape(-1)
     if eidx.size != fidx.size:
         raise invalid(
-            f"Found mismatched example_indices and feature_indices [{_vec(eidx)}] vs "
-            f"[{_vec(fidx)}]"
+            f"Found mismatched example_indices and feature_indices [{_vec(eidx)}] vs [{_vec(fidx)}]"
         )
     ids = model.sparse_ids[j]
     end = 0

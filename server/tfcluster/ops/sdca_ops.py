@@ -14,11 +14,12 @@ from tfcluster.ops.op_util import Outputs, make_op
 
 _LOSSES = ("logistic_loss", "squared_loss", "hinge_loss", "smooth_hinge_loss", "poisson_loss")
 
-SdcaOptimizerOutput = collections.namedtuple(
+# TF's tuple names (what repr shows).
+SdcaOptimizerOutput = collections.namedtuple(  # type: ignore[name-match]
     "SdcaOptimizer",
     ["out_example_state_data", "out_delta_sparse_weights", "out_delta_dense_weights"],
 )
-SdcaOptimizerV2Output = collections.namedtuple(
+SdcaOptimizerV2Output = collections.namedtuple(  # type: ignore[name-match]
     "SdcaOptimizerV2",
     ["out_example_state_data", "out_delta_sparse_weights", "out_delta_dense_weights"],
 )
@@ -126,11 +127,7 @@ def _optimizer(
             + conv(lists["sparse_indices"], dtypes.int64, "sparse_indices")
             + conv(lists["sparse_weights"], dtypes.float32, "sparse_weights")
             + conv(lists["dense_weights"], dtypes.float32, "dense_weights")
-            + [
-                convert_to_tensor(
-                    args["example_state_data"], dtypes.float32, "example_state_data"
-                )
-            ]
+            + [convert_to_tensor(args["example_state_data"], dtypes.float32, "example_state_data")]
         )
         attrs = {
             "loss_type": loss,
@@ -222,7 +219,7 @@ def sdca_optimizer_v2(
     return SdcaOptimizerV2Output(*out)
 
 
-def sdca_fprint(input: Any, name: str | None = None) -> Tensor:  # noqa: A002 (TF's name)
+def sdca_fprint(input: Any, name: str | None = None) -> Tensor:
     """int64 [N, 2]: the 128-bit fingerprint of each example id (low, high halves)."""
     with name_scope(name, "SdcaFprint", [input]) as scope:
         t = convert_to_tensor(input, dtype=dtypes.string, name="input")

@@ -4,6 +4,7 @@
 from tfcluster.api import _unimplemented
 from tfcluster.distributed.cluster_spec import ClusterSpec
 from tfcluster.lib.io.summary_iterator import summary_iterator
+from tfcluster.ops.sdca_ops import sdca_fprint, sdca_optimizer, sdca_shrink_l1
 from tfcluster.protos.cluster_pb2 import JobDef
 from tfcluster.protos.example_pb2 import Example, SequenceExample
 from tfcluster.protos.feature_pb2 import (
@@ -17,7 +18,6 @@ from tfcluster.protos.feature_pb2 import (
 )
 from tfcluster.protos.saver_pb2 import SaverDef
 from tfcluster.task_server.server import ClusterDef, Server, ServerDef
-from tfcluster.ops.sdca_ops import sdca_fprint, sdca_optimizer, sdca_shrink_l1
 from tfcluster.training.adadelta import AdadeltaOptimizer
 from tfcluster.training.adagrad_da import AdagradDAOptimizer
 from tfcluster.training.basic_loops import basic_train_loop

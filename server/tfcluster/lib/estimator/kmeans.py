@@ -25,6 +25,7 @@ from tfcluster.ops.summary_ops import scalar
 from tfcluster.training import training_util
 from tfcluster.training.session_run_hook import SessionRunArgs, SessionRunHook
 
+
 class _LossRelativeChangeHook(SessionRunHook):
     """Stops when the loss changes by less than `tolerance` relative to 1 + |last loss|."""
 

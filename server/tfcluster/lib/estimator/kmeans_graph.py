@@ -132,6 +132,7 @@ class KMeans:
         init_value = array_ops.placeholder_with_default([], shape=None)
         centers = Variable(init_value, name=CLUSTERS_VAR_NAME, validate_shape=False)
         initialized = Variable(False, dtype=dtypes.bool_, name="initialized")
+        counts: Variable | None
         if self._use_mini_batch and self._mini_batch_steps_per_iteration > 1:
             updated = Variable(init_value, name="clusters_updated", validate_shape=False)
             update_in_steps = Variable(
@@ -215,11 +216,9 @@ class KMeans:
                         new = nn_ops.l2_normalize(updated.read_value(), dim=1)
                     else:
                         new = updated.read_value()
-                with control_dependencies([state_ops.assign(centers_var, new)]):
-                    with control_dependencies(
-                        [state_ops.assign(counts, array_ops.zeros_like(counts))]
-                    ):
-                        return array_ops.identity(update_in_steps.read_value())
+                reset_counts = state_ops.assign(counts, array_ops.zeros_like(counts))
+                with control_dependencies([state_ops.assign(centers_var, new), reset_counts]):
+                    return array_ops.identity(update_in_steps.read_value())
 
         with colocate_with(update_in_steps, ignore_existing=True):
             return control_flow_ops.cond(

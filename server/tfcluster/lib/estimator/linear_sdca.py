@@ -104,8 +104,10 @@ class LinearSDCA:
         dense_features.append(array_ops.ones([batch_size, 1]))
         dense_weights.append(bias_var)
         if weight_column_name:
-            key = weight_column_name if isinstance(weight_column_name, str) else (
-                weight_column_name.key
+            key = (
+                weight_column_name
+                if isinstance(weight_column_name, str)
+                else (weight_column_name.key)
             )
             example_weights = array_ops.reshape(features[key], shape=[-1])
         else:
@@ -150,9 +152,7 @@ def _one_or_list(variables: list[Any]) -> Any:
 def validate_for_classifier(optimizer: Any, n_classes: int, sparse_combiner: str) -> None:
     if isinstance(optimizer, LinearSDCA):
         if sparse_combiner != "sum":
-            raise ValueError(
-                'sparse_combiner must be "sum" when optimizer is a LinearSDCA object.'
-            )
+            raise ValueError('sparse_combiner must be "sum" when optimizer is a LinearSDCA object.')
         if n_classes > 2:
             raise ValueError("LinearSDCA cannot be used in a multi-class setting.")
 
@@ -160,9 +160,7 @@ def validate_for_classifier(optimizer: Any, n_classes: int, sparse_combiner: str
 def validate_for_regressor(optimizer: Any, label_dimension: int, sparse_combiner: str) -> None:
     if isinstance(optimizer, LinearSDCA):
         if sparse_combiner != "sum":
-            raise ValueError(
-                'sparse_combiner must be "sum" when optimizer is a LinearSDCA object.'
-            )
+            raise ValueError('sparse_combiner must be "sum" when optimizer is a LinearSDCA object.')
         if label_dimension > 1:
             raise ValueError("LinearSDCA can only be used with one-dimensional label.")
 
@@ -221,5 +219,5 @@ def sdca_model_fn(
             train_op_fn=lambda unused_loss: train_op,
             logits=logits,
         )
-        return spec._replace(training_chief_hooks=tuple(spec.training_chief_hooks) + (hook,))
+        return spec._replace(training_chief_hooks=(*spec.training_chief_hooks, hook))
     return head.create_estimator_spec(features=features, mode=mode, labels=labels, logits=logits)

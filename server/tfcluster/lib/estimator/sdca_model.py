@@ -319,15 +319,11 @@ class SDCAModel:
                     ),
                     sfc.example_indices,
                 )
-                predictions += array_ops.pad(
-                    dot, [[0, batch_size - array_ops.shape(dot)[0]]]
-                )
+                predictions += array_ops.pad(dot, [[0, batch_size - array_ops.shape(dot)[0]]])
             dense_features = _as_tensors(examples["dense_features"])
             dense_vars = _as_tensors(self._variables["dense_features_weights"])
             for x, w in zip(dense_features, dense_vars):
-                predictions += array_ops.squeeze(
-                    math_ops.matmul(x, array_ops.expand_dims(w, -1))
-                )
+                predictions += array_ops.squeeze(math_ops.matmul(x, array_ops.expand_dims(w, -1)))
         return predictions
 
     def predictions(self, examples: Any) -> Any:
@@ -437,9 +433,7 @@ class SDCAModel:
         per = total // num
         extras = total % num
         assignments = math_ops.maximum(flat // (per + 1), (flat - extras) // per)
-        new_ids = array_ops.where_v2(
-            assignments < extras, flat % (per + 1), (flat - extras) % per
-        )
+        new_ids = array_ops.where_v2(assignments < extras, flat % (per + 1), (flat - extras) % per)
         assignments = math_ops.cast(assignments, dtypes.int32)
         gather_ids = partition_ops.dynamic_partition(new_ids, assignments, num)
         gathered = []
@@ -484,11 +478,8 @@ class SDCAModel:
             _, values_list = self._hashtable.export_sharded()
             shard_sums: list[Any] = []
             for values in values_list:
-                with device(values.device):
-                    with control_dependencies(shard_sums):
-                        shard_sums.append(
-                            math_ops.reduce_sum(math_ops.cast(values, dtypes.float64), 0)
-                        )
+                with device(values.device), control_dependencies(shard_sums):
+                    shard_sums.append(math_ops.reduce_sum(math_ops.cast(values, dtypes.float64), 0))
             summed = math_ops.add_n(shard_sums)
             primal, dual, weights = summed[1], summed[2], summed[3]
             return (primal + dual + self._l1_loss() + (2.0 * self._l2_loss())) / weights
@@ -501,9 +492,7 @@ class SDCAModel:
         with name_scope("sdca/unregularized_loss"):
             predictions = math_ops.cast(self._linear_predictions(examples), dtypes.float64)
             labels = math_ops.cast(convert_to_tensor(examples["example_labels"]), dtypes.float64)
-            weights = math_ops.cast(
-                convert_to_tensor(examples["example_weights"]), dtypes.float64
-            )
+            weights = math_ops.cast(convert_to_tensor(examples["example_weights"]), dtypes.float64)
             loss_type = self._options["loss_type"]
             if loss_type == "logistic_loss":
                 per = nn_ops.sigmoid_cross_entropy_with_logits(labels=labels, logits=predictions)
