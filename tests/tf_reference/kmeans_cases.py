@@ -366,11 +366,27 @@ def kmeans_estimator_bad_uses(tf):
     }
 
 
+def given_kmeans(tf, model_dir):
+    return tf.estimator.experimental.KMeans(
+        3, model_dir=model_dir, initial_clusters=_points()[[0, 10, 20]], use_mini_batch=False
+    )
+
+
 def kmeans_estimator_restores_tf_checkpoint(tf):
     """Predictions and scores from the model directory TF 1.15 trained (restore only)."""
+    return _restore(tf, "tf")
+
+
+def kmeans_estimator_restores_tfcluster_checkpoint(tf):
+    """The same from the model directory tfcluster trained (write_sdca_kmeans_samples.py):
+    TF's answers when recorded, tfcluster's in the test."""
+    return _restore(tf, "tfcluster")
+
+
+def _restore(tf, writer):
     tf.logging.set_verbosity(tf.logging.ERROR)
     pts = _points()
-    src = os.path.join(DATA_DIR, "tf", "given")
+    src = os.path.join(DATA_DIR, writer, "given")
     model_dir = tempfile.mkdtemp(prefix="kmeans_restore")
     shutil.rmtree(model_dir)
     shutil.copytree(src, model_dir)
@@ -378,9 +394,7 @@ def kmeans_estimator_restores_tf_checkpoint(tf):
     def once():
         return tf.train.limit_epochs(tf.constant(pts), num_epochs=1)
 
-    km = tf.estimator.experimental.KMeans(
-        3, model_dir=model_dir, initial_clusters=pts[[0, 10, 20]], use_mini_batch=False
-    )
+    km = given_kmeans(tf, model_dir)
     out = {
         "centers": km.cluster_centers(),
         "cluster_index": np.array(list(km.predict_cluster_index(once))),
@@ -404,7 +418,12 @@ CASES = {
     "kmeans_estimator_bad_uses": kmeans_estimator_bad_uses,
 }
 # Run after kmeans_estimator_full_batch wrote TF's model directories (sorted order after it).
-RESTORE_CASES = {"kmeans_estimator_restores_tf_checkpoint": kmeans_estimator_restores_tf_checkpoint}
+RESTORE_CASES = {
+    "kmeans_estimator_restores_tf_checkpoint": kmeans_estimator_restores_tf_checkpoint,
+    "kmeans_estimator_restores_tfcluster_checkpoint": (
+        kmeans_estimator_restores_tfcluster_checkpoint
+    ),
+}
 
 
 if __name__ == "__main__":  # one bad input, in its own TensorFlow process

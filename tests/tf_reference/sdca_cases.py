@@ -335,6 +335,33 @@ def linear_regressor_sdca(tf):
     return _estimator_result(est, eval_fn, predict_fn, ["predictions"])
 
 
+def classifier_estimator(tf, model_dir):
+    opt = tf.estimator.experimental.LinearSDCA(
+        example_id_column="id", symmetric_l1_regularization=0.05, symmetric_l2_regularization=2.0
+    )
+    return tf.estimator.LinearClassifier(
+        _columns(tf), model_dir=model_dir, optimizer=opt, weight_column="w"
+    )
+
+
+def linear_classifier_sdca_restores_tfcluster_checkpoint(tf):
+    """Predictions from the checkpoint tfcluster wrote (write_sdca_kmeans_samples.py): TF's
+    when recorded, tfcluster's in the test."""
+    tf.logging.set_verbosity(tf.logging.ERROR)
+    src = os.path.join(DATA_DIR, "tfcluster", "classifier")
+    model_dir = tempfile.mkdtemp(prefix="sdca_restore")
+    shutil.rmtree(model_dir)
+    shutil.copytree(src, model_dir)
+    est = classifier_estimator(tf, model_dir)
+    _, eval_fn, predict_fn = _features(tf, _CLASS)
+    out = {
+        "logits": np.stack([p["logits"] for p in est.predict(predict_fn)]),
+        "metrics": {k: np.asarray(v) for k, v in sorted(est.evaluate(eval_fn, steps=1).items())},
+    }
+    shutil.rmtree(model_dir, ignore_errors=True)
+    return out
+
+
 def linear_classifier_sdca_restores_tf_checkpoint(tf):
     """Predictions and a further training step from the checkpoint TF 1.15 wrote (the
     example-state table included)."""
@@ -397,7 +424,10 @@ for _loss in LOSSES:
 
 # Runs after linear_classifier_sdca wrote TF's checkpoint (cases run in sorted order).
 RESTORE_CASES = {
-    "linear_classifier_sdca_restores_tf_checkpoint": linear_classifier_sdca_restores_tf_checkpoint
+    "linear_classifier_sdca_restores_tf_checkpoint": linear_classifier_sdca_restores_tf_checkpoint,
+    "linear_classifier_sdca_restores_tfcluster_checkpoint": (
+        linear_classifier_sdca_restores_tfcluster_checkpoint
+    ),
 }
 
 
