@@ -80,3 +80,34 @@ def test_a_session_keeps_working_after_a_bad_pass() -> None:
         state = sess.run(out[0], {labels: [1.0]})
     # logistic dual of one example with |x|^2 = 5, l2 = 1, from w = 0
     assert 0.0 < state[0, 0] < 1.0 and state[0, 3] == 1.0
+
+
+def test_example_runs_out_of_order_get_no_features_as_in_tf() -> None:
+    """TF reads a group's example indices as runs in example order: with indices [1, 0], the
+    walk for example 0 stops at once, so only example 1 has a feature (the first one). These
+    are the values TF 1.15 gives for this program."""
+    tf.reset_default_graph()
+    out = tf.train.sdca_optimizer(
+        [np.array([1, 0], np.int64)],
+        [np.array([0, 1], np.int64)],
+        [],
+        [],
+        np.array([1.0, 1.0], np.float32),
+        np.array([1.0, -1.0], np.float32),
+        [np.array([0, 1], np.int64)],
+        [np.zeros(2, np.float32)],
+        [],
+        np.zeros((2, 4), np.float32),
+        loss_type="squared_loss",
+        l1=0.0,
+        l2=1.0,
+        num_loss_partitions=1,
+        num_inner_iterations=1,
+        adaptative=False,
+    )
+    with tf.Session() as sess:
+        state, (delta,) = sess.run([out[0], list(out[1])])
+    # example 0 has no features: dual = (label - 0 - 0) / (1 + 0) = 1; example 1's one feature
+    # (index 0, norm 1): dual = -1 / 2.
+    np.testing.assert_allclose(state[:, 0], [1.0, -0.5])
+    np.testing.assert_allclose(delta, [-0.5, 0.0])

@@ -125,12 +125,14 @@ def _examples(opts: _Options, ins: list[Any], model: _Model) -> tuple[list[_Exam
         if x.shape[0] < n:
             raise invalid(f"Dense features at index {i} have {x.shape[0]} rows for {n} examples")
         dense_rows.append(x)
+    # Each dense group's squared row norms in float32 (as TF's Eigen sums), all rows at once.
+    dense_norms = [np.sum(np.square(x[:n]), axis=1, dtype=np.float32).tolist() for x in dense_rows]
     for e, ex in enumerate(examples):
         norm = 0.0
         for positions, values in ex.sparse:
-            norm += float(positions.size) if values is None else float(np.sum(values * values))
-        for x in dense_rows:
-            norm += float(np.sum(np.square(x[e]), dtype=np.float32))
+            norm += float(positions.size) if values is None else float(np.dot(values, values))
+        for group in dense_norms:
+            norm += group[e]
         ex.squared_norm = norm
     return examples, dense_rows
 
@@ -138,8 +140,9 @@ def _examples(opts: _Options, ins: list[Any], model: _Model) -> tuple[list[_Exam
 def _sparse_group(
     j: int, ex_idx: Any, feat_idx: Any, values: Any, model: _Model, examples: list[_Example]
 ) -> None:
-    """Group j's features of each example: TF reads the example indices as sorted runs (an
-    example whose run is out of order gets no features of this group)."""
+    """Group j's features of each example. TF reads the example indices as runs in example
+    order (an example whose run is out of order gets no features of this group); it checks
+    every feature index is among the group's weights before it checks for duplicates."""
     eidx = np.asarray(ex_idx, np.int64).reshape(-1)
     fidx = np.asarray(feat_idx, np.int64).reshape(-1)
     vals = None if values is None else np.asarray(values, np.float64).reshape(-1)
@@ -147,20 +150,49 @@ def _sparse_group(
         raise invalid(
             f"Found mismatched example_indices and feature_indices [{_vec(eidx)}] vs [{_vec(fidx)}]"
         )
-    ids = model.sparse_ids[j]
-    end = 0
-    for e, ex in enumerate(examples):
+    bounds = _runs(eidx, len(examples))
+    used = fidx[bounds[0][0] : bounds[-1][1]] if bounds else fidx[:0]
+    positions = _positions(model.sparse_ids[j], used)
+    offset = bounds[0][0] if bounds else 0
+    for (start, end), ex in zip(bounds, examples):
+        mine = positions[start - offset : end - offset]
+        if mine.size > 1 and np.unique(mine).size != mine.size:
+            raise invalid("Duplicate index in sparse vector.")
+        ex.sparse.append((mine, None if vals is None else vals[start:end]))
+
+
+def _runs(eidx: np.ndarray, n: int) -> list[tuple[int, int]]:
+    """[start, end) of each example's run of entries, as TF walks them."""
+    if eidx.size == 0 or (eidx[0] >= 0 and bool(np.all(eidx[1:] >= eidx[:-1]))):
+        starts = np.searchsorted(eidx, np.arange(n), side="left")
+        ends = np.searchsorted(eidx, np.arange(n), side="right")
+        return list(zip(starts.tolist(), ends.tolist()))
+    out, end = [], 0
+    for e in range(n):
         start = end
         while end < eidx.size and eidx[end] == e:
             end += 1
-        features = fidx[start:end].tolist()
-        for f in features:
-            if f not in ids:
-                raise invalid(f"Found sparse feature indices out of valid range: {f}")
-        if len(set(features)) != len(features):
-            raise invalid("Duplicate index in sparse vector.")
-        positions = np.array([ids[f] for f in features], np.int64)
-        ex.sparse.append((positions, None if vals is None else vals[start:end]))
+        out.append((start, end))
+    # Past a broken run every later example is empty: its start stays where the walk stopped.
+    return out
+
+
+def _positions(ids: dict[int, int], features: np.ndarray) -> np.ndarray:
+    """Each feature index's position among the group's weights; one that is not there is an
+    error naming the first such index."""
+    if not features.size:
+        return np.zeros(0, np.int64)
+    if not ids:
+        raise invalid(f"Found sparse feature indices out of valid range: {int(features[0])}")
+    keys = np.fromiter(ids.keys(), np.int64, len(ids))
+    order = np.argsort(keys)
+    keys, pos = keys[order], np.fromiter(ids.values(), np.int64, len(ids))[order]
+    at = np.minimum(np.searchsorted(keys, features), keys.size - 1)
+    found = keys[at] == features
+    if not np.all(found):
+        bad = int(features[np.argmin(found)])
+        raise invalid(f"Found sparse feature indices out of valid range: {bad}")
+    return pos[at]
 
 
 def _vec(v: np.ndarray) -> str:
@@ -173,22 +205,29 @@ def _wx(
     """(w.x with this pass's deltas, w.x with the nominal weights), both L1-shrunk."""
     wx = prev = 0.0
     shrink = opts.shrinkage
+    partitions = np.float32(opts.partitions)
     for j, (positions, values) in enumerate(ex.sparse):
         if not positions.size:
             continue
         nominal = model.sparse_nominal[j][positions]
-        current = (nominal + model.sparse_delta[j][positions] * np.float32(opts.partitions)).astype(
-            np.float32
-        )
-        v = np.ones(positions.size) if values is None else values
-        wx += float(np.dot(v, _shrink64(current, shrink)))
-        prev += float(np.dot(v, _shrink64(nominal, shrink)))
+        current = nominal + model.sparse_delta[j][positions] * partitions
+        if shrink:
+            nominal, current = _shrink64(nominal, shrink), _shrink64(current, shrink)
+        if values is None:
+            wx += float(np.sum(current, dtype=np.float64))
+            prev += float(np.sum(nominal, dtype=np.float64))
+        else:
+            wx += float(np.dot(values, current))
+            prev += float(np.dot(values, nominal))
     for j, x in enumerate(dense_rows):
         row = x[e]
         nominal = model.dense_nominal[j][: row.size]
-        current = nominal + model.dense_delta[j][: row.size] * np.float32(opts.partitions)
-        prev += float(np.sum(row * _shrink(nominal, shrink), dtype=np.float32))
-        wx += float(np.sum(row * _shrink(current, shrink), dtype=np.float32))
+        current = nominal + model.dense_delta[j][: row.size] * partitions
+        if shrink:
+            nominal, current = _shrink(nominal, shrink), _shrink(current, shrink)
+        # float32 dot products, as TF's Eigen sums
+        prev += float(np.dot(row, nominal))
+        wx += float(np.dot(row, current))
     return wx, prev
 
 
