@@ -126,13 +126,15 @@ def _examples(opts: _Options, ins: list[Any], model: _Model) -> tuple[list[_Exam
             raise invalid(f"Dense features at index {i} have {x.shape[0]} rows for {n} examples")
         dense_rows.append(x)
     # Each dense group's squared row norms in float32 (as TF's Eigen sums), all rows at once.
-    dense_norms = [np.sum(np.square(x[:n]), axis=1, dtype=np.float32).tolist() for x in dense_rows]
+    dense_norms = [
+        np.asarray(np.sum(np.square(x[:n]), axis=1, dtype=np.float32)) for x in dense_rows
+    ]
     for e, ex in enumerate(examples):
         norm = 0.0
         for positions, values in ex.sparse:
             norm += float(positions.size) if values is None else float(np.dot(values, values))
         for group in dense_norms:
-            norm += group[e]
+            norm += float(group[e])
         ex.squared_norm = norm
     return examples, dense_rows
 
@@ -167,7 +169,8 @@ def _runs(eidx: np.ndarray, n: int) -> list[tuple[int, int]]:
         starts = np.searchsorted(eidx, np.arange(n), side="left")
         ends = np.searchsorted(eidx, np.arange(n), side="right")
         return list(zip(starts.tolist(), ends.tolist()))
-    out, end = [], 0
+    out: list[tuple[int, int]] = []
+    end = 0
     for e in range(n):
         start = end
         while end < eidx.size and eidx[end] == e:
