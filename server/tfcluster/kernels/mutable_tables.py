@@ -96,12 +96,17 @@ class DenseHashTableResource(TableResource):
         self.value_shape = tuple(value_shape)
         if not 0 < max_load_factor < 1:
             raise invalid("max_load_factor must be between 0 and 1, got: " + str(max_load_factor))
-        if empty_key.ndim != 0 or deleted_key.ndim != 0:
-            raise errors.UnimplementedError(
-                None, None, "tfcluster's MutableDenseHashTable takes scalar keys only"
+        # A key is a scalar, or a vector of key_size elements (the key shape is empty_key's:
+        # SDCA's example-state table keys a fingerprint pair), kept as a tuple.
+        if empty_key.shape != deleted_key.shape or empty_key.ndim > 1:
+            raise invalid(
+                f"Empty and deleted keys must have the same shape, got "
+                f"{shape_text(empty_key.shape)} and {shape_text(deleted_key.shape)}"
             )
-        self.empty = self.key(empty_key.item())
-        self.deleted = self.key(deleted_key.item())
+        self.key_size = 1 if empty_key.ndim == 0 else int(empty_key.size)
+        self.key_shape = tuple(empty_key.shape)
+        self.empty = self._row_keys(empty_key.reshape(1, -1))[0]
+        self.deleted = self._row_keys(deleted_key.reshape(1, -1))[0]
         if self.empty == self.deleted:
             raise invalid("Empty and deleted keys cannot be equal")
         self.max_load_factor = max_load_factor
@@ -121,9 +126,21 @@ class DenseHashTableResource(TableResource):
         self.num_entries = 0
 
     def _hash(self, k: Any) -> int:
+        if isinstance(k, tuple):
+            # TF's Hash64Combine of the elements' hashes, from 0.
+            h = 0
+            for part in k:
+                h = h ^ ((self._hash(part) + 0x9E3779B97F4A7800 + (h << 10) + (h >> 4)) & _U64)
+            return h
         if isinstance(k, bytes):
             return hash64(k)
         return int(k) & _U64
+
+    def _row_keys(self, keys: np.ndarray) -> list[Any]:
+        """The keys of a [n, key_size] (or, for scalar keys, any-shaped) array."""
+        if self.key_size == 1 and not self.key_shape:
+            return [self.key(k) for k in keys.reshape(-1).tolist()]
+        return [tuple(self.key(x) for x in row) for row in keys.reshape(-1, self.key_size).tolist()]
 
     def _check_key(self, k: Any) -> None:
         if k == self.empty:
@@ -134,12 +151,20 @@ class DenseHashTableResource(TableResource):
     def size(self) -> int:
         return self.num_entries
 
-    @staticmethod
-    def _check_key_rank(keys: np.ndarray) -> None:
-        """TF's dense table takes a vector of (scalar) keys."""
-        if keys.ndim != 1:
-            first = keys.shape[0] if keys.ndim else 1
-            raise invalid(f"Expected key shape [{first}] got {shape_text(keys.shape)}")
+    def check_insert(self, keys: np.ndarray, values: np.ndarray) -> None:
+        self.check_types(keys, values)
+        want = (*keys.shape[: max(keys.ndim - len(self.key_shape), 0)], *self.value_shape)
+        if values.shape != want:
+            raise invalid(
+                f"Expected shape {shape_text(want)} for value, got {shape_text(values.shape)}"
+            )
+
+    def _check_key_rank(self, keys: np.ndarray) -> None:
+        """TF's dense table takes a vector of keys: [n] scalars or [n, key_size]."""
+        first = keys.shape[0] if keys.ndim else 1
+        if keys.ndim != 1 + len(self.key_shape) or keys.size != first * self.key_size:
+            want = shape_text([first, *self.key_shape])
+            raise invalid(f"Expected key shape {want} got {shape_text(keys.shape)}")
 
     def _probe(self, k: Any, stop_at_free: bool) -> int:
         """The bucket holding k, or -1; with stop_at_free, the first empty or deleted bucket
@@ -158,7 +183,7 @@ class DenseHashTableResource(TableResource):
 
     def find(self, keys: np.ndarray, default: np.ndarray) -> np.ndarray:
         self._check_key_rank(keys)
-        flat = [self.key(k) for k in keys.reshape(-1).tolist()]
+        flat = self._row_keys(keys)
         out = np.empty((len(flat), self._value_size), dtype=self.np_values())
         fill = default.reshape(-1)
         with self._lock:
@@ -166,7 +191,7 @@ class DenseHashTableResource(TableResource):
                 self._check_key(k)
                 bucket = self._probe(k, stop_at_free=False)
                 out[i] = fill if bucket < 0 else self._values[bucket]
-        return out.reshape(*keys.shape, *self.value_shape)
+        return out.reshape(*keys.shape[: keys.ndim - len(self.key_shape)], *self.value_shape)
 
     def _insert(self, flat: list[Any], rows: np.ndarray, skip_reserved: bool) -> None:
         for k, row in zip(flat, rows):
@@ -182,7 +207,7 @@ class DenseHashTableResource(TableResource):
 
     def insert(self, keys: np.ndarray, values: np.ndarray) -> None:
         self._check_key_rank(keys)
-        flat = [self.key(k) for k in keys.reshape(-1).tolist()]
+        flat = self._row_keys(keys)
         rows = values.reshape(len(flat), self._value_size)
         with self._lock:
             if self.num_entries + len(flat) > self.num_buckets * self.max_load_factor:
@@ -199,7 +224,7 @@ class DenseHashTableResource(TableResource):
 
     def remove(self, keys: np.ndarray) -> None:
         self._check_key_rank(keys)
-        flat = [self.key(k) for k in keys.reshape(-1).tolist()]
+        flat = self._row_keys(keys)
         with self._lock:
             for k in flat:
                 self._check_key(k)
@@ -210,7 +235,7 @@ class DenseHashTableResource(TableResource):
 
     def export(self) -> tuple[np.ndarray, np.ndarray]:
         with self._lock:
-            keys = np.asarray(self._keys, dtype=self.np_keys()).reshape(-1, 1)
+            keys = np.asarray(self._keys, dtype=self.np_keys()).reshape(-1, self.key_size)
             return keys, self._values.copy()
 
     def check_import(self, keys: np.ndarray, values: np.ndarray) -> None:
@@ -218,7 +243,7 @@ class DenseHashTableResource(TableResource):
         per key element) and values [n, *value_shape]."""
         self.check_types(keys, values)
         want = (*keys.shape[:-1], *self.value_shape)
-        if values.shape != want or keys.ndim == 0 or keys.shape[-1] != 1:
+        if values.shape != want or keys.ndim == 0 or keys.shape[-1] != self.key_size:
             raise invalid(
                 f"Expected shape {shape_text(want)} for value, got {shape_text(values.shape)}"
             )
@@ -226,7 +251,7 @@ class DenseHashTableResource(TableResource):
     def import_values(self, keys: np.ndarray, values: np.ndarray) -> None:
         """The buckets themselves, as an export gave them (TF restores a checkpoint so): no
         rehashing; the entries are the buckets holding neither reserved key."""
-        flat = [self.key(k) for k in keys.reshape(-1).tolist()]
+        flat = self._row_keys(keys)
         with self._lock:
             self.num_buckets = len(flat)
             self._keys = flat

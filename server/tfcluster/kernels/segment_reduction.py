@@ -76,7 +76,9 @@ def _divide(xp: Any, total: Any, count: Any) -> Any:
 
 
 def _as_rows(data: Any, lead: int) -> Any:
-    return data.reshape((int(np.prod(data.shape[:lead], dtype=np.int64)), -1))
+    # The row width from the trailing dims: -1 cannot be inferred when there are no rows.
+    width = int(np.prod(data.shape[lead:], dtype=np.int64))
+    return data.reshape((int(np.prod(data.shape[:lead], dtype=np.int64)), width))
 
 
 def _check_sorted(xp: Any, ids: Any, what: str = "segment_ids") -> int:

@@ -61,7 +61,19 @@ def _find_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     value_shape = _table_value_shape(inputs[0])
     if value_shape is None:
         return [(attrs["Tout"], TensorShape(None))]
-    return [(attrs["Tout"], inputs[1].shape.concatenate(value_shape))]
+    keys = inputs[1].shape
+    key_rank = _table_key_rank(inputs[0])
+    if key_rank and keys.ndims is not None:
+        keys = TensorShape(keys.as_list()[: keys.ndims - key_rank])
+    return [(attrs["Tout"], keys.concatenate(value_shape))]
+
+
+def _table_key_rank(handle: Tensor) -> int:
+    """A dense hash table keyed by vectors (its empty_key's rank) looks up [n, key_size]."""
+    op = getattr(handle, "op", None)
+    if op is None or op.type != "MutableDenseHashTableV2" or not op.inputs:
+        return 0
+    return op.inputs[0].shape.ndims or 0
 
 
 def _update_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:

@@ -14,6 +14,8 @@ from tfcluster.lib.estimator.experimental_hooks import (
     make_stop_at_checkpoint_step_hook,
 )
 from tfcluster.lib.estimator.export import build_raw_supervised_input_receiver_fn
+from tfcluster.lib.estimator.kmeans import KMeansClustering as KMeans
+from tfcluster.lib.estimator.linear_sdca import LinearSDCA
 from tfcluster.lib.estimator.logit_fns import (
     call_logit_fn,
     dnn_logit_fn_builder,

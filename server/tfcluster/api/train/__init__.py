@@ -4,6 +4,7 @@
 from tfcluster.api import _unimplemented
 from tfcluster.distributed.cluster_spec import ClusterSpec
 from tfcluster.lib.io.summary_iterator import summary_iterator
+from tfcluster.ops.sdca_ops import sdca_fprint, sdca_optimizer, sdca_shrink_l1
 from tfcluster.protos.cluster_pb2 import JobDef
 from tfcluster.protos.example_pb2 import Example, SequenceExample
 from tfcluster.protos.feature_pb2 import (

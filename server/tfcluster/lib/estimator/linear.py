@@ -8,6 +8,12 @@ from typing import Any
 
 from tfcluster.lib.estimator import heads
 from tfcluster.lib.estimator.estimator import Estimator
+from tfcluster.lib.estimator.linear_sdca import (
+    LinearSDCA,
+    sdca_model_fn,
+    validate_for_classifier,
+    validate_for_regressor,
+)
 from tfcluster.lib.estimator.optimizers import get_optimizer_instance
 from tfcluster.lib.feature_column.layers import linear_model
 from tfcluster.ops import math_ops, nn_impl, partitioned_variables
@@ -69,6 +75,14 @@ def _model_fn(
         raise ValueError(
             f"features should be a dictionary of `Tensor`s. Given type: {type(features)}"
         )
+    if isinstance(optimizer, LinearSDCA):
+        assert sparse_combiner == "sum"
+        with vs.variable_scope(
+            "linear",
+            values=tuple(features.values()),
+            partitioner=partitioner or input_partitioner(config),
+        ):
+            return sdca_model_fn(features, labels, mode, head, feature_columns, optimizer)
     # As TF 1.15: an optimizer named by a string ('Ftrl', the default) gets the fixed 0.2;
     # only optimizer=None gets FTRL at min(0.2, 1/sqrt(number of columns)).
     if not optimizer:
@@ -102,6 +116,7 @@ class LinearClassifier(Estimator):
         loss_reduction: str = "weighted_sum",
         sparse_combiner: str = "sum",
     ) -> None:
+        validate_for_classifier(optimizer, n_classes, sparse_combiner)
         columns = list(feature_columns)
         head = heads.classification_head(n_classes, weight_column, label_vocabulary, loss_reduction)
 
@@ -137,6 +152,7 @@ class LinearRegressor(Estimator):
         loss_reduction: str = "weighted_sum",
         sparse_combiner: str = "sum",
     ) -> None:
+        validate_for_regressor(optimizer, label_dimension, sparse_combiner)
         columns = list(feature_columns)
         head = heads.RegressionHead(label_dimension, weight_column, loss_reduction)
 
