@@ -377,6 +377,17 @@ def _reshape_fill() -> Build:
     )
 
 
+@_case("FakeParam")
+def _fake_param() -> Build:
+    # A function parameter that is never read: TF allocates its shape, unknown dimensions as 0.
+    return Build(
+        [
+            *_raw("FakeParam", [], dtype=tf.float32, shape=tf.TensorShape([2, 3])),
+            *_raw("FakeParam", [], dtype=tf.int32, shape=tf.TensorShape([None, 4])),
+        ]
+    )
+
+
 @_case("Transpose", "InvertPermutation")
 def _transpose() -> Build:
     x = _f32(2, 3, 4)
