@@ -165,6 +165,12 @@ class CallStream:
         # a response it handed on is read, nothing can use the call again.
         self.owner: weakref.ref[threading.Thread] | None = None
         self.relaying = False
+        # Sent a request whose response is not read yet (see send).
+        self.awaiting = False
+
+    @property
+    def call(self) -> Call:
+        return self._call
 
     def orphaned(self) -> bool:
         thread = self.owner() if self.owner is not None else None
@@ -204,16 +210,37 @@ class CallStream:
         """Like exchange, but returns once the response's header is here; the caller must
         consume the rest (Forwarded.rest) before this thread's next exchange. If it does not,
         the call is dropped."""
-        token = WATCHDOG.arm(deadline, self._expire) if deadline is not None else None
+        return self.read_head(self.send(messages, deadline), parse_header, metas_of)
+
+    def send(self, messages: Iterator[bytes], deadline: float | None = None) -> Sent:
+        """The first half of exchange_head: sends a request; its response must be read
+        (read_head) before this thread sends the next one. In between, the thread may do
+        other work: a master runs its own partition while other tasks run theirs."""
+        sent = Sent(WATCHDOG.arm(deadline, self._expire) if deadline is not None else None)
         try:
             self._call.send(messages)
+        except BaseException:
+            sent.done()
+            self.close()
+            raise
+        self.awaiting = True
+        return sent
+
+    def read_head(
+        self,
+        sent: Sent,
+        parse_header: Callable[[memoryview], M],
+        metas_of: Callable[[M], Sequence[named_tensor_pb2.TensorMeta]],
+    ) -> coding.Forwarded:
+        """The second half of exchange_head: the response to the request `sent`."""
+        try:
             head = coding.read_head(self._call, parse_header, metas_of)
         except BaseException:
             self.close()
             raise
         finally:
-            if token is not None:
-                WATCHDOG.disarm(token)
+            sent.done()
+            self.awaiting = False
         if head is None:
             self.close()
             raise _ClosedByPeer()
@@ -246,6 +273,20 @@ class CallStream:
         self.usable = False
         self._call.half_close()
         self._call.cancel()
+
+
+class Sent:
+    """A request whose response is awaited: its deadline stays armed until then."""
+
+    __slots__ = ("_token",)
+
+    def __init__(self, token: list[Any] | None) -> None:
+        self._token = token
+
+    def done(self) -> None:
+        if self._token is not None:
+            WATCHDOG.disarm(self._token)
+            self._token = None
 
 
 class _ClosedByPeer(grpc.RpcError):
@@ -301,16 +342,26 @@ class ThreadStreams:
         if stream is not None and stream.pid != os.getpid():
             stream = None  # a forked child: the call is its parent's, leave it alone
         route = self._route
+        if stream is not None and stream.awaiting:
+            # This thread awaits a response on its call (a kernel of the step it runs makes
+            # a call of its own): this one gets a call of its own, dropped after it.
+            return self._open(route, deadline, keep=False)
         if stream is not None and stream.usable and stream.active():
             if route is None or stream.direct or not route[0].ready:
                 if route is not None and not stream.direct:
                     route[0].probe()
                 return stream
             stream.close()  # the peer's direct endpoint is known now: move over
+        return self._open(route, deadline, keep=True)
+
+    def _open(
+        self, route: tuple[Link, str] | None, deadline: float | None, keep: bool
+    ) -> CallStream:
+        """A new call: kept as this thread's (`keep`), or for one exchange only."""
         if route is not None:
             call = route[0].open(route[1])
             if call is not None:
-                return self._keep(CallStream(call))
+                return self._keep(CallStream(call)) if keep else CallStream(call)
         # A call the peer ended (it stopped or died) took no request of ours: a new one waits
         # for the peer instead of failing.
         if self._channel is not None and self._connect_wait > 0:
@@ -321,7 +372,8 @@ class ThreadStreams:
                 grpc.channel_ready_future(self._channel).result(timeout=wait)
             except grpc.FutureTimeoutError:
                 raise NotConnected(wait) from None
-        return self._keep(CallStream(GrpcCall(self._method, self._wait_for_ready)))
+        stream = CallStream(GrpcCall(self._method, self._wait_for_ready))
+        return self._keep(stream) if keep else stream
 
     def _keep(self, stream: CallStream) -> CallStream:
         stream.owner = weakref.ref(threading.current_thread())
