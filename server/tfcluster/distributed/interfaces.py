@@ -185,9 +185,8 @@ class PipelinedWorker(abc.ABC):
         trace: bool = False,
         deadline: float | None = None,
     ) -> PendingRunGraph | None:
-        """Sends the request; raises the step's error if it cannot be sent. The thread
-        reads the result before its next RunGraph to this worker. None: the transport
-        cannot now (nothing was sent; run_graph it is)."""
+        """Sends the request; raises the step's error if it cannot be sent. None: the
+        transport cannot now (nothing was sent; run_graph it is)."""
 
 
 class ServedWorker(WorkerInterface, Protocol):

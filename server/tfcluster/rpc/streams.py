@@ -165,8 +165,6 @@ class CallStream:
         # a response it handed on is read, nothing can use the call again.
         self.owner: weakref.ref[threading.Thread] | None = None
         self.relaying = False
-        # Sent a request whose response is not read yet (see send).
-        self.awaiting = False
 
     @property
     def call(self) -> Call:
@@ -213,9 +211,9 @@ class CallStream:
         return self.read_head(self.send(messages, deadline), parse_header, metas_of)
 
     def send(self, messages: Iterator[bytes], deadline: float | None = None) -> Sent:
-        """The first half of exchange_head: sends a request; its response must be read
-        (read_head) before this thread sends the next one. In between, the thread may do
-        other work: a master runs its own partition while other tasks run theirs."""
+        """The first half of exchange_head: sends a request, whose response must be read
+        (read_head) before the call takes another. In between, the caller may do other
+        work: a master runs its own partition while other tasks run theirs."""
         sent = Sent(WATCHDOG.arm(deadline, self._expire) if deadline is not None else None)
         try:
             self._call.send(messages)
@@ -223,7 +221,6 @@ class CallStream:
             sent.done()
             self.close()
             raise
-        self.awaiting = True
         return sent
 
     def read_head(
@@ -240,7 +237,6 @@ class CallStream:
             raise
         finally:
             sent.done()
-            self.awaiting = False
         if head is None:
             self.close()
             raise _ClosedByPeer()
@@ -342,26 +338,16 @@ class ThreadStreams:
         if stream is not None and stream.pid != os.getpid():
             stream = None  # a forked child: the call is its parent's, leave it alone
         route = self._route
-        if stream is not None and stream.awaiting:
-            # This thread awaits a response on its call (a kernel of the step it runs makes
-            # a call of its own): this one gets a call of its own, dropped after it.
-            return self._open(route, deadline, keep=False)
         if stream is not None and stream.usable and stream.active():
             if route is None or stream.direct or not route[0].ready:
                 if route is not None and not stream.direct:
                     route[0].probe()
                 return stream
             stream.close()  # the peer's direct endpoint is known now: move over
-        return self._open(route, deadline, keep=True)
-
-    def _open(
-        self, route: tuple[Link, str] | None, deadline: float | None, keep: bool
-    ) -> CallStream:
-        """A new call: kept as this thread's (`keep`), or for one exchange only."""
         if route is not None:
             call = route[0].open(route[1])
             if call is not None:
-                return self._keep(CallStream(call)) if keep else CallStream(call)
+                return self._keep(CallStream(call))
         # A call the peer ended (it stopped or died) took no request of ours: a new one waits
         # for the peer instead of failing.
         if self._channel is not None and self._connect_wait > 0:
@@ -372,8 +358,7 @@ class ThreadStreams:
                 grpc.channel_ready_future(self._channel).result(timeout=wait)
             except grpc.FutureTimeoutError:
                 raise NotConnected(wait) from None
-        stream = CallStream(GrpcCall(self._method, self._wait_for_ready))
-        return self._keep(stream) if keep else stream
+        return self._keep(CallStream(GrpcCall(self._method, self._wait_for_ready)))
 
     def _keep(self, stream: CallStream) -> CallStream:
         stream.owner = weakref.ref(threading.current_thread())

@@ -34,6 +34,9 @@ _SERVICE = "/tfcluster.WorkerService/"
 # Calls that only tidy up must not hang on a dead task.
 _CLEANUP_TIMEOUT = 10.0
 _CLOSE_TIMEOUT = 5.0
+# Idle direct RunGraph calls kept per worker for later steps (each holds a thread there); a
+# burst of more concurrent steps than this closes the calls left over once it is done.
+_MAX_IDLE_RUNS = 64
 
 
 class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
@@ -195,17 +198,21 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
         trace: bool = False,
         deadline: float | None = None,
     ) -> PendingRunGraph | None:
-        """Sends RunGraph from this thread and returns at once; the result is read, in this
-        thread, by the PendingRunGraph (before this thread's next RunGraph to this worker).
-        None (nothing sent) when this thread's call to the worker is not a plain direct
-        connection: only there can the master see, without reading, that the answer came."""
+        """Sends RunGraph from this thread and returns at once; the PendingRunGraph reads
+        the result. The call is the step's until then (an idle one of this worker's, or a
+        new one). None (nothing sent) when the worker has no plain direct endpoint (yet):
+        only there can the master see, without reading, that the answer came."""
         found = self._idle_direct_run()
         if found is None:
             return None
         stream, call = found
-        sent = self._send_run_graph(
-            session_handle, graph_handle, step_id, feeds, trace, deadline, None, stream
-        )
+        try:
+            sent = self._send_run_graph(
+                session_handle, graph_handle, step_id, feeds, trace, deadline, None, stream
+            )
+        except BaseException:
+            self._give_back(stream)  # closed already if the request went out in part
+            raise
         return _PendingRunGraph(self, stream, call, sent)
 
     def _idle_direct_run(self) -> tuple[streams.CallStream, DirectCall] | None:
@@ -236,10 +243,10 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
             stream.close()
             return
         with self._lock:
-            closed = self._closed
-            if not closed:
+            keep = not self._closed and len(self._idle_runs) < _MAX_IDLE_RUNS
+            if keep:
                 self._idle_runs.append(stream)
-        if closed:
+        if not keep:
             stream.close()
 
     def _send_run_graph(
