@@ -149,6 +149,46 @@ class ForwardingWorker(abc.ABC):
         tensors too. `reader`: StepRelay.reader of the step."""
 
 
+class PendingRunGraph(Protocol):
+    """A RunGraph sent by the calling thread whose result it reads later (PipelinedWorker)."""
+
+    def result(self) -> RunGraphResult:
+        """Reads the result (blocks until the worker answers); raises the step's error."""
+        ...
+
+    def answered(self) -> bool:
+        """Whether the answer is here (result() will not wait for the worker)."""
+        ...
+
+    def fileno(self) -> int:
+        """A descriptor that turns readable when the worker answers (for poll)."""
+        ...
+
+    def abandon(self) -> None:
+        """The result will never be read (the step failed here first)."""
+        ...
+
+
+class PipelinedWorker(abc.ABC):
+    """A worker whose transport can send RunGraph from the calling thread and read its answer
+    there later: a master sends a step's partitions to their tasks, runs its own partition,
+    then reads their answers, with no other thread in between (each hand-off between threads
+    waits for the GIL). Transports opt in by subclassing this (besides WorkerInterface)."""
+
+    @abc.abstractmethod
+    def start_run_graph(
+        self,
+        session_handle: str,
+        graph_handle: str,
+        step_id: int,
+        feeds: Sequence[Any],
+        trace: bool = False,
+        deadline: float | None = None,
+    ) -> PendingRunGraph | None:
+        """Sends the request; raises the step's error if it cannot be sent. None: the
+        transport cannot now (nothing was sent; run_graph it is)."""
+
+
 class ServedWorker(WorkerInterface, Protocol):
     """What a worker service asks of the worker it serves, beyond WorkerInterface."""
 

@@ -12,6 +12,7 @@ from __future__ import annotations
 import contextlib
 import itertools
 import random
+import select
 import threading
 import time
 from collections import OrderedDict
@@ -24,6 +25,8 @@ from tfcluster.distributed.devices import filtered_tasks
 from tfcluster.distributed.interfaces import (
     ForwardedTensors,
     ForwardingWorker,
+    PendingRunGraph,
+    PipelinedWorker,
     RunGraphResult,
     StepRelay,
     WorkerCacheInterface,
@@ -445,8 +448,11 @@ class MasterSession:
     def _run_parts(
         self, plan: _Plan, step_id: int, feed_values: list[Any], trace: bool, deadline: float | None
     ) -> list[RunGraphResult]:
-        """Runs every partition at once (one in this thread); the first error aborts the rest."""
-        pool = self._get_pool()
+        """Runs every partition at once; the first error aborts the rest. This thread sends
+        the partitions of workers that take RunGraph from it (PipelinedWorker), runs its own
+        partition, then reads their answers: no other thread on the step's path. The other
+        workers' partitions run on the pool."""
+        pool: ThreadPoolExecutor | None = None
         first_error: list[BaseException] = []
         lock = threading.Lock()
 
@@ -467,11 +473,26 @@ class MasterSession:
 
         results: list[Any] = [None] * len(plan.parts)
         futures: dict[int, Future[RunGraphResult]] = {}
+        pending: dict[int, PendingRunGraph] = {}
         try:
             for i, part in enumerate(plan.parts):
+                if first_error:
+                    break  # a partition could not be sent: the step has failed
+                feeds = [feed_values[k] for k in part.feed_positions]
+                if isinstance(part.worker, PipelinedWorker):
+                    try:
+                        sent = part.worker.start_run_graph(
+                            self.handle, part.graph_handle, step_id, feeds, trace, deadline
+                        )
+                    except Exception as e:
+                        fail(e)
+                        continue
+                    if sent is not None:
+                        pending[i] = sent
+                        continue
                 if i == plan.inline_index:
                     continue
-                feeds = [feed_values[k] for k in part.feed_positions]
+                pool = pool or self._get_pool()
                 f = pool.submit(
                     part.worker.run_graph,
                     self.handle,
@@ -483,18 +504,21 @@ class MasterSession:
                 )
                 f.add_done_callback(on_done)
                 futures[i] = f
-            part = plan.parts[plan.inline_index]
-            try:
-                results[plan.inline_index] = part.worker.run_graph(
-                    self.handle,
-                    part.graph_handle,
-                    step_id,
-                    [feed_values[k] for k in part.feed_positions],
-                    trace,
-                    deadline,
-                )
-            except Exception as e:
-                fail(e)
+            inline = plan.inline_index
+            if inline not in pending and not first_error:
+                part = plan.parts[inline]
+                try:
+                    results[inline] = part.worker.run_graph(
+                        self.handle,
+                        part.graph_handle,
+                        step_id,
+                        [feed_values[k] for k in part.feed_positions],
+                        trace,
+                        deadline,
+                    )
+                except Exception as e:
+                    fail(e)
+            _collect(pending, results, fail)
             for i, f in futures.items():
                 try:
                     results[i] = f.result()
@@ -502,6 +526,8 @@ class MasterSession:
                     fail(e)
         except BaseException as e:
             fail(e)  # e.g. KeyboardInterrupt: the other partitions must not wait for us
+            for sent in pending.values():
+                sent.abandon()
             raise
         # Workers drop a step's rendezvous by themselves once it is done; a failed step was
         # aborted (and dropped) everywhere by fail().
@@ -756,6 +782,32 @@ class MasterSession:
                 self.worker_cache.worker(task).delete_worker_session(self.handle)
         if self._pool is not None:
             self._pool.shutdown(wait=False)
+
+
+def _collect(
+    pending: dict[int, PendingRunGraph],
+    results: list[Any],
+    fail: Callable[[BaseException], None],
+) -> None:
+    """Reads the answers of partitions sent from this thread into `results`, each as it
+    comes (a failed one aborts the step at once, while the others may still be waiting on
+    it), removing them from `pending`; an error goes to `fail`."""
+    while pending:
+        answered = [i for i, sent in pending.items() if len(pending) == 1 or sent.answered()]
+        if not answered:
+            poller = select.poll()
+            for sent in pending.values():
+                poller.register(sent.fileno(), select.POLLIN | select.POLLPRI)
+            # A deadline closes the calls (they turn readable): no timeout needed here, but
+            # a second's bound keeps this loop safe from a call that never says anything.
+            poller.poll(1000)
+            continue
+        for i in answered:
+            sent = pending.pop(i)
+            try:
+                results[i] = sent.result()
+            except Exception as e:
+                fail(e)
 
 
 def _closed_error(handle: str) -> errors.OpError:

@@ -156,11 +156,17 @@ class Worker:
     ) -> RunGraphResult:
         reg = self._graphs.get(graph_handle)
         if reg is None:
-            raise errors.AbortedError(None, None, f"{GRAPH_HANDLE_NOT_FOUND}: {graph_handle}")
+            raise self._refused(
+                step_id,
+                errors.AbortedError(None, None, f"{GRAPH_HANDLE_NOT_FOUND}: {graph_handle}"),
+            )
         executor = reg.executor
         if len(feeds) != len(executor.feeds):
-            raise errors.InvalidArgumentError(
-                None, None, f"Expected {len(executor.feeds)} feeds, got {len(feeds)}"
+            raise self._refused(
+                step_id,
+                errors.InvalidArgumentError(
+                    None, None, f"Expected {len(executor.feeds)} feeds, got {len(feeds)}"
+                ),
             )
         if not reg.needs_rendezvous:
             ctx = StepContext(
@@ -174,6 +180,13 @@ class Worker:
             # Fetches leave the task: values computed on a GPU come back as numpy arrays.
             result.fetches = device_copy.all_to_host(result.fetches)
         return result
+
+    def _refused(self, step_id: int, err: errors.OpError) -> errors.OpError:
+        """A step that cannot run here fails here at once, for its peers too: what the other
+        partitions of the step wait to receive from this task fails with `err` (they may
+        be waiting before their master has read this answer)."""
+        self.abort_step(step_id, err)
+        return err
 
     def _run_with_rendezvous(
         self,

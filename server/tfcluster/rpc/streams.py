@@ -166,6 +166,10 @@ class CallStream:
         self.owner: weakref.ref[threading.Thread] | None = None
         self.relaying = False
 
+    @property
+    def call(self) -> Call:
+        return self._call
+
     def orphaned(self) -> bool:
         thread = self.owner() if self.owner is not None else None
         return (thread is None or not thread.is_alive()) and not self.relaying
@@ -204,16 +208,35 @@ class CallStream:
         """Like exchange, but returns once the response's header is here; the caller must
         consume the rest (Forwarded.rest) before this thread's next exchange. If it does not,
         the call is dropped."""
-        token = WATCHDOG.arm(deadline, self._expire) if deadline is not None else None
+        return self.read_head(self.send(messages, deadline), parse_header, metas_of)
+
+    def send(self, messages: Iterator[bytes], deadline: float | None = None) -> Sent:
+        """The first half of exchange_head: sends a request, whose response must be read
+        (read_head) before the call takes another. In between, the caller may do other
+        work: a master runs its own partition while other tasks run theirs."""
+        sent = Sent(WATCHDOG.arm(deadline, self._expire) if deadline is not None else None)
         try:
             self._call.send(messages)
+        except BaseException:
+            sent.done()
+            self.close()
+            raise
+        return sent
+
+    def read_head(
+        self,
+        sent: Sent,
+        parse_header: Callable[[memoryview], M],
+        metas_of: Callable[[M], Sequence[named_tensor_pb2.TensorMeta]],
+    ) -> coding.Forwarded:
+        """The second half of exchange_head: the response to the request `sent`."""
+        try:
             head = coding.read_head(self._call, parse_header, metas_of)
         except BaseException:
             self.close()
             raise
         finally:
-            if token is not None:
-                WATCHDOG.disarm(token)
+            sent.done()
         if head is None:
             self.close()
             raise _ClosedByPeer()
@@ -246,6 +269,20 @@ class CallStream:
         self.usable = False
         self._call.half_close()
         self._call.cancel()
+
+
+class Sent:
+    """A request whose response is awaited: its deadline stays armed until then."""
+
+    __slots__ = ("_token",)
+
+    def __init__(self, token: list[Any] | None) -> None:
+        self._token = token
+
+    def done(self) -> None:
+        if self._token is not None:
+            WATCHDOG.disarm(self._token)
+            self._token = None
 
 
 class _ClosedByPeer(grpc.RpcError):

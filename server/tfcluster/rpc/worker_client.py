@@ -4,10 +4,11 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from typing import Any
+from typing import Any, cast
 
 import grpc
 
@@ -16,6 +17,8 @@ from tfcluster.distributed.interfaces import (
     DeviceInfo,
     ForwardedTensors,
     ForwardingWorker,
+    PendingRunGraph,
+    PipelinedWorker,
     RunGraphResult,
 )
 from tfcluster.framework import errors
@@ -36,9 +39,12 @@ _CLOSE_TIMEOUT = 5.0
 _COLLECTIVE_POLL = 0.05
 # How long a collective op's member retries a group leader that is not up (yet).
 LEADER_WAIT_SECONDS = 30.0
+# Idle direct RunGraph calls kept per worker for later steps (each holds a thread there); a
+# burst of more concurrent steps than this closes the calls left over once it is done.
+_MAX_IDLE_RUNS = 64
 
 
-class GrpcRemoteWorker(ForwardingWorker):
+class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
     """Calls a worker service. Calls that start work wait for the task to come up (as
     TensorFlow's do) until the step's deadline; a call that was in flight when the task died
     fails with UnavailableError."""
@@ -86,6 +92,9 @@ class GrpcRemoteWorker(ForwardingWorker):
         self.peer_domain = ""
         self._inflight: set[grpc.Future] = set()
         self._lock = threading.Lock()
+        # Direct RunGraphStream calls of pipelined steps (start_run_graph), idle now.
+        self._idle_runs: list[streams.CallStream] = []
+        self._closed = False
 
     def _error(self, err: grpc.RpcError, method: str) -> errors.OpError:
         return status.from_rpc_error(err, f"{method} on {self.task} at {self.address}")
@@ -181,6 +190,82 @@ class GrpcRemoteWorker(ForwardingWorker):
         reader: str | None = None,
     ) -> coding.Forwarded:
         stream = self._run_graph_streams.get()
+        sent = self._send_run_graph(
+            session_handle, graph_handle, step_id, feeds, trace, deadline, reader, stream
+        )
+        return self._read_run_graph(stream, sent)
+
+    def start_run_graph(
+        self,
+        session_handle: str,
+        graph_handle: str,
+        step_id: int,
+        feeds: Sequence[Any],
+        trace: bool = False,
+        deadline: float | None = None,
+    ) -> PendingRunGraph | None:
+        """Sends RunGraph from this thread and returns at once; the PendingRunGraph reads
+        the result. The call is the step's until then (an idle one of this worker's, or a
+        new one). None (nothing sent) when the worker has no plain direct endpoint (yet):
+        only there can the master see, without reading, that the answer came."""
+        found = self._idle_direct_run()
+        if found is None:
+            return None
+        stream, call = found
+        try:
+            sent = self._send_run_graph(
+                session_handle, graph_handle, step_id, feeds, trace, deadline, None, stream
+            )
+        except BaseException:
+            self._give_back(stream)  # closed already if the request went out in part
+            raise
+        return _PendingRunGraph(self, stream, call, sent)
+
+    def _idle_direct_run(self) -> tuple[streams.CallStream, DirectCall] | None:
+        """A plain direct RunGraphStream call no step uses now: one a finished step gave
+        back (whichever thread ran it: a new thread reuses the connections of the ones
+        before it), or a new one; None when the worker has no plain direct endpoint."""
+        while True:
+            with self._lock:
+                stream = self._idle_runs.pop() if self._idle_runs else None
+            if stream is None:
+                break
+            if stream.pid != os.getpid():
+                continue  # a forked child: the call is its parent's, leave it alone
+            if stream.usable and stream.active():
+                return stream, cast(DirectCall, stream.call)
+            stream.close()
+        call = link(self.address).open(_SERVICE + "RunGraphStream")
+        if call is None:
+            return None
+        if call.encrypted:  # TLS buffers bytes of its own: the master could not poll it
+            call.cancel()
+            return None
+        return streams.CallStream(call), call
+
+    def _give_back(self, stream: streams.CallStream) -> None:
+        """A pipelined RunGraph's call, its answer read: the next step may use it."""
+        if not stream.usable or stream.relaying:
+            stream.close()
+            return
+        with self._lock:
+            keep = not self._closed and len(self._idle_runs) < _MAX_IDLE_RUNS
+            if keep:
+                self._idle_runs.append(stream)
+        if not keep:
+            stream.close()
+
+    def _send_run_graph(
+        self,
+        session_handle: str,
+        graph_handle: str,
+        step_id: int,
+        feeds: Sequence[Any] | ForwardedTensors,
+        trace: bool,
+        deadline: float | None,
+        reader: str | None,
+        stream: streams.CallStream,
+    ) -> streams.Sent:
         # Big tensors go through /dev/shm only on gRPC or TLS: a plain direct stream carries
         # them faster. (A relay's fetches follow what the one who reads them in the end said.)
         own_domain = shm.domain() if stream.shm_ok else ""
@@ -212,22 +297,30 @@ class GrpcRemoteWorker(ForwardingWorker):
             )
             messages = coding.frame_stream(req.SerializeToString(), buffers, scatter=stream.direct)
         try:
-            head = stream.exchange_head(messages, _parse_run_graph_response, _recv_metas, deadline)
+            return stream.send(messages, deadline)
         except grpc.RpcError as e:
-            if stream.expired:
-                raise errors.DeadlineExceededError(
-                    None,
-                    None,
-                    f"RunGraph on {self.task} at {self.address}: no answer before "
-                    "the step's deadline",
-                ) from None
-            raise self._error(e, "RunGraph") from None
+            raise self._run_graph_error(stream, e) from None
+
+    def _read_run_graph(self, stream: streams.CallStream, sent: streams.Sent) -> coding.Forwarded:
+        try:
+            head = stream.read_head(sent, _parse_run_graph_response, _recv_metas)
+        except grpc.RpcError as e:
+            raise self._run_graph_error(stream, e) from None
         resp = head.header
         self.peer_domain = resp.shm_domain
         if resp.status_code:
             head.drain()
             raise errors.error_from_code(resp.status_code, resp.status_message)
         return head
+
+    def _run_graph_error(self, stream: streams.CallStream, e: grpc.RpcError) -> errors.OpError:
+        if stream.expired:
+            return errors.DeadlineExceededError(
+                None,
+                None,
+                f"RunGraph on {self.task} at {self.address}: no answer before the step's deadline",
+            )
+        return self._error(e, "RunGraph")
 
     def abort_step(self, step_id: int, error: BaseException) -> None:
         op_err = status.as_op_error(error)
@@ -345,6 +438,10 @@ class GrpcRemoteWorker(ForwardingWorker):
         self._run_graph_streams.close_all()
         with self._lock:
             mux, self._recv_mux = self._recv_mux, None
+            self._closed = True
+            idle, self._idle_runs = self._idle_runs, []
+        for stream in idle:
+            stream.close()
         if mux is not None:
             mux.close()
 
@@ -479,3 +576,42 @@ def _nothing() -> None:
 def _one_meta(resp: worker_pb2.RecvTensorResponse) -> list[Any]:
     # An error response carries no tensor: nothing to read after it.
     return [resp.tensor] if not resp.status_code else []
+
+
+class _PendingRunGraph:
+    """A RunGraph sent by this thread (GrpcRemoteWorker.start_run_graph), not read yet."""
+
+    __slots__ = ("_call", "_sent", "_stream", "_worker")
+
+    def __init__(
+        self,
+        worker: GrpcRemoteWorker,
+        stream: streams.CallStream,
+        call: DirectCall,
+        sent: streams.Sent,
+    ) -> None:
+        self._worker = worker
+        self._stream = stream
+        self._call = call
+        self._sent = sent
+
+    def answered(self) -> bool:
+        return self._call.answer_waiting()
+
+    def fileno(self) -> int:
+        return self._call.fileno()
+
+    def result(self) -> RunGraphResult:
+        try:
+            head = self._worker._read_run_graph(self._stream, self._sent)
+            fetches = coding.decode(head.metas, head.payload())
+        finally:
+            # After an error answered in-band the call is still good; after a broken one
+            # it is closed already.
+            self._worker._give_back(self._stream)
+        return RunGraphResult(fetches, list(head.header.step_stats.dev_stats))
+
+    def abandon(self) -> None:
+        """The result will not be read: the call goes (the next step opens another)."""
+        self._sent.done()
+        self._stream.close()

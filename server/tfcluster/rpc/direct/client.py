@@ -162,6 +162,18 @@ class DirectCall:
         except (OSError, ValueError):
             return False
 
+    def answer_waiting(self) -> bool:
+        """Whether the answer to the last request is here (reading it will not wait for the
+        server). Plain connections only."""
+        try:
+            return self._wire.message_waiting()
+        except ValueError:
+            return True  # closed: reading fails at once
+
+    def fileno(self) -> int:
+        """The connection's descriptor, readable when the server has written."""
+        return self._wire.fileno()
+
     def half_close(self) -> None:
         # Over TLS the end is a frame: never in the middle of a message being sent.
         if not self._send_lock.acquire(timeout=1.0):

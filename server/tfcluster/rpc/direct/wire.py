@@ -218,6 +218,30 @@ class Wire:
         except (OSError, ValueError):
             return True
 
+    def message_waiting(self) -> bool:
+        """Whether a frame other than heartbeats (or the end, or a broken connection) waits
+        to be read, so that a read would not block; never blocks itself. Heartbeats waiting
+        are consumed. Plain connections only (TLS buffers bytes of its own)."""
+        sock = self.sock
+        timeout = sock.gettimeout()
+        sock.settimeout(0.0)  # the buffered reader's peek reads what is there, no more
+        try:
+            while True:
+                head = self._reader.peek(_LEN.size)[: _LEN.size]
+                if head == HEARTBEAT:
+                    self._reader.read(_LEN.size)
+                    continue
+                if head:
+                    return not HEARTBEAT.startswith(head)  # else half a heartbeat came
+                return self.readable()  # nothing buffered: readable now means the end
+        except OSError:
+            return True  # the read fails at once
+        finally:
+            sock.settimeout(timeout)
+
+    def fileno(self) -> int:
+        return int(self._raw.fileno())
+
     def end_requests(self) -> None:
         """The client's half-close: it sends no more requests."""
         if self.tls:
