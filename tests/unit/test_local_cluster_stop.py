@@ -41,3 +41,35 @@ def test_every_task_is_told_to_stop_before_any_is_waited_for(tmp_path: Path) -> 
     # Told together: the last task heard SIGTERM before the first had finished its 1 s linger.
     assert told[-1] - told[0] < 0.9, told
     assert all(t.proc.returncode == 0 for t in cluster.tasks)
+
+
+def test_ctrl_c_stops_the_cluster_command_started_with_sigint_ignored(tmp_path: Path) -> None:
+    """A shell script's background job inherits SIGINT ignored; Ctrl-C (SIGINT) still stops
+    `tfcluster cluster` and its tasks."""
+    import signal
+    import subprocess
+
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "tfcluster.cli.tfcluster_main",
+            "cluster",
+            "--ps=1",
+            "--workers=1",
+            f"--logdir={tmp_path}",
+        ],
+        stdout=subprocess.PIPE,
+        text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    )
+    try:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if "Ctrl-C" in line:
+                break
+        proc.send_signal(signal.SIGINT)
+        assert proc.wait(60) == 0
+    finally:
+        if proc.poll() is None:
+            proc.kill()

@@ -269,11 +269,14 @@ def _interruptible(cluster: LocalCluster) -> Iterator[None]:
     def on_signal(signum: int, frame: Any) -> None:
         raise KeyboardInterrupt
 
-    previous = signal.signal(signal.SIGTERM, on_signal)
+    # SIGINT too: a command started in the background by a shell script inherits SIGINT
+    # ignored, and Python then installs no handler of its own for it.
+    previous = {sig: signal.signal(sig, on_signal) for sig in (signal.SIGTERM, signal.SIGINT)}
     try:
         yield
     finally:
-        signal.signal(signal.SIGTERM, previous)
+        for sig, handler in previous.items():
+            signal.signal(sig, handler)
         cluster.close()
 
 
