@@ -58,3 +58,27 @@ def test_records_of_many_sizes_come_back_in_order(tmp_path: Any) -> None:
     write(path, records)
     got = [r for item in outcomes([path], 64) for r in item]
     assert got == records
+
+
+def test_records_of_about_a_kilobyte_are_read_a_megabyte_at_a_time(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    from tfcluster.lib.io import tfrecord
+
+    records = [bytes([i % 251]) * 800 + f"{i:06d}".encode() for i in range(2000)]
+    path = str(tmp_path / "kb.tfrecord")
+    write(path, records)
+    calls: list[int] = []
+    read_batch = tfrecord.RecordReader.read_batch
+
+    def counted(self: Any, max_records: int) -> list[bytes]:
+        got = read_batch(self, max_records)
+        calls.append(len(got))
+        return got
+
+    monkeypatch.setattr(tfrecord.RecordReader, "read_batch", counted)
+    got = [r for item in outcomes([path], 128) for r in item]
+    assert got == records
+    # ~1.6 MB of records: a first short run (the record size is not known yet), then runs
+    # of ~1 MB, not a read per 256 records.
+    assert len([n for n in calls if n]) <= 3, calls
