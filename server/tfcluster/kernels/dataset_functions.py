@@ -314,6 +314,10 @@ class _VectorizedBatches(base.ElementIterator):
         (and the elements, when read one by one), the batches' sizes, and an input error
         met after them (raised in its place, after the batches before it); None at the
         end. Batches are read one at a time, so an error drops what it dropped before."""
+        if self._per_piece > 1 and self._columns:
+            ahead = self._pull_ahead()
+            if ahead is not NotImplemented:
+                return ahead  # type: ignore[no-any-return]
         pieces: list[tuple[list[Any], list[base.Element] | None]] = []
         error: BaseException | None = None
         while len(pieces) < self._per_piece:
@@ -342,6 +346,34 @@ class _VectorizedBatches(base.ElementIterator):
             if all(p[1] is not None for p in pieces):
                 rows = [r for p in pieces for r in p[1]]  # type: ignore[union-attr]
         return leaves, rows, sizes, error
+
+    def _pull_ahead(self) -> Any:
+        """_pull's piece from an input that reads several batches' columns in one call
+        (next_columns_ahead: the elements and the error of one call per batch, without
+        those calls); NotImplemented when it cannot now."""
+        it = self._it
+        take = getattr(it, "next_columns_ahead", None)
+        if take is None:
+            return NotImplemented
+        n = self._n
+        got = take(self._per_piece * n, n)
+        if got is None:
+            return NotImplemented
+        cols, error = got
+        m = len(cols[0]) if cols else 0
+        sizes = [n] * (m // n)
+        if m % n and not self._drop:
+            sizes.append(m % n)  # the input's end inside a batch (never with an error)
+        if error is None and m < self._per_piece * n:
+            it.close()  # type: ignore[union-attr]
+            self._it = None
+        if not sizes:
+            if error is not None:
+                raise error
+            return None
+        keep = sum(sizes)
+        leaves = [c if len(c) == keep else c[:keep] for c in cols]
+        return leaves, None, sizes, error
 
     def _pull_batch(self) -> tuple[list[Any], list[base.Element] | None] | None:
         """The next n input elements as stacked leaves (and the elements, when read one by
@@ -728,6 +760,42 @@ class _InterleaveIterator(base.ElementIterator):
         if records is None or not have:
             return columns
         return [np.concatenate([records, columns[0]])]
+
+    def next_columns_ahead(
+        self, n: int, chunk: int
+    ) -> tuple[list[np.ndarray], errors.OpError | None] | None:
+        """next_columns(chunk) again and again, for up to n elements, in one go: whole
+        rounds of records at once, the rest chunk by chunk. An error comes back with the
+        chunks before it (the failing chunk's elements are lost, as that call loses
+        them); fewer than n elements without an error: the end. None for elements that
+        are not scalars."""
+        if not self._scalars:
+            return None
+        parts: list[np.ndarray] = []
+        records = self._record_rounds(n - n % chunk)
+        have = 0 if records is None else len(records)
+        if have:
+            parts.append(records)  # type: ignore[arg-type]
+        error: errors.OpError | None = None
+        while have < n:
+            try:
+                # Up to the next chunk's start: a failing call loses only its chunk's part.
+                cols = self.next_columns(min(chunk - have % chunk, n - have))
+            except errors.CancelledError:
+                raise
+            except errors.OpError as e:
+                error = e
+                break
+            if not cols or not len(cols[0]):
+                break
+            parts.append(cols[0])
+            have += len(cols[0])
+        if error is not None:
+            have -= have % chunk  # the failing chunk's elements read before it
+        if not parts:
+            return [], error
+        column = parts[0] if len(parts) == 1 else np.concatenate(parts)
+        return [column[:have]], error
 
     def _record_rounds(self, n: int) -> np.ndarray | None:
         """_rounds for slots that all read file records (one string leaf, nothing waiting

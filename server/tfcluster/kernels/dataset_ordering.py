@@ -589,6 +589,36 @@ class _ShuffleIterator(base.ElementIterator):
             return out[0]
         return [np.concatenate([p[j] for p in out]) for j in range(len(out[0]))]
 
+    def next_columns_ahead(
+        self, n: int, chunk: int
+    ) -> tuple[list[np.ndarray], errors.OpError | None] | None:
+        """What next_columns(chunk) called again and again would give for up to n elements,
+        in one go: the columns, and the error one of those calls would raise (the columns
+        then hold the chunks before it; the failing chunk's elements are lost, as that
+        call loses them). Fewer than n elements without an error: the end. None when the
+        buffer is not in columns or the input cannot read ahead this way."""
+        if self._columns is None:
+            return None
+        if self._it is None:  # the input is done: the tail cannot fail
+            return self.next_columns(n) or [], None
+        take = getattr(self._it, "next_columns_ahead", None)
+        if take is None or self._count < self._size:
+            return None
+        got = take(n, chunk)
+        if got is None:
+            return None
+        fresh, error = got
+        m = len(fresh[0]) if fresh else 0
+        out = self._replace(fresh, m) if m else []
+        if m < n and error is None:
+            # The input ended: the rest of this chunk and what follows come from the tail.
+            self._it.close()
+            self._it = None
+            rest = self.next_columns(n - m)
+            if rest:
+                out = [np.concatenate([a, b]) for a, b in zip(out, rest)] if out else rest
+        return out, error
+
     def _place(self, fresh: list[np.ndarray]) -> None:
         """Appends input columns to the buffer (filling it)."""
         assert self._columns is not None

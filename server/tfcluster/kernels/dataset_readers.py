@@ -169,18 +169,40 @@ class _FilesIterator(base.ElementIterator):
                 error = e
         return records, error
 
+    def next_columns_ahead(self, n: int, chunk: int) -> tuple[list[Any], errors.OpError | None]:
+        """next_columns(chunk) again and again, for up to n records, in one go; an error
+        comes back with the chunks before it (the failing chunk's records are lost, as
+        that call loses them). Fewer than n records without an error: the end."""
+        records: list[bytes] = []
+        error = None
+        while len(records) < n:
+            got, error = self.read_records_ahead(n - len(records))
+            records += got
+            if error is not None or not got:
+                break
+        if error is not None:
+            del records[len(records) - len(records) % chunk :]
+        if not records:
+            return [], error
+        return [_objects(records)], error
+
     def next_columns(self, n: int) -> list[Any]:
         records = self._take(n)
         if not records:
             return []
-        column = np.empty(len(records), dtype=object)
-        column[:] = records
-        return [column]
+        return [_objects(records)]
 
     def close(self) -> None:
         if self._reader is not None:
             self._reader.close()
             self._reader = None
+
+
+def _objects(values: list[bytes]) -> np.ndarray:
+    """Records as a 1-D object array (never an array of their characters)."""
+    out = np.empty(len(values), dtype=object)
+    out[:] = values
+    return out
 
 
 # ---- TFRecord ------------------------------------------------------------------------------
