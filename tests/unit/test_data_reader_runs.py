@@ -82,3 +82,36 @@ def test_records_of_about_a_kilobyte_are_read_a_megabyte_at_a_time(
     # ~1.6 MB of records: a first short run (the record size is not known yet), then runs
     # of ~1 MB, not a read per 256 records.
     assert len([n for n in calls if n]) <= 3, calls
+
+
+def test_a_run_of_small_records_is_read_from_the_file_at_once_whatever_the_buffer_size(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    from tfcluster.lib.io import tfrecord
+
+    records = [bytes([i % 251]) * 800 + f"{i:06d}".encode() for i in range(2000)]
+    path = str(tmp_path / "kb.tfrecord")
+    write(path, records)
+    reads: list[int] = []
+    pread = tfrecord.RecordReader._pread
+
+    def counted(self: Any, n: int, offset: int) -> bytes:
+        got = pread(self, n, offset)
+        reads.append(len(got))
+        return got
+
+    monkeypatch.setattr(tfrecord.RecordReader, "_pread", counted)
+    with tf.Graph().as_default():
+        # TF's default read buffer (256 KB): a run of ~1 MB is still one read.
+        ds = tf.data.TFRecordDataset(path, buffer_size=256 << 10).batch(500)
+        nxt = ds.make_one_shot_iterator().get_next()
+        got: list[bytes] = []
+        with tf.Session() as sess:
+            try:
+                while True:
+                    got += sess.run(nxt).tolist()
+            except tf.errors.OutOfRangeError:
+                pass
+    assert got == records
+    # ~1.6 MB: the first short run, two of ~1 MB (and the read finding the end).
+    assert len([n for n in reads if n]) <= 4, reads

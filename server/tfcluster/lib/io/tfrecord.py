@@ -197,13 +197,14 @@ class RecordReader:
         """The stream offset of the next record."""
         return self._base + self._pos
 
-    def _fill(self, need: int) -> bool:
-        """Makes `need` bytes available from _pos; False when the stream ends first."""
+    def _fill(self, need: int, records: int = 1) -> bool:
+        """Makes `need` bytes available from _pos; False when the stream ends first. A plain
+        file's buffer is read for about `records` records (those read_batch still wants)."""
         avail = len(self._buf) - self._pos
         if avail >= need:
             return True
         if self._fd is not None:
-            return self._fill_at(need)
+            return self._fill_at(need, records)
         parts = [self._buf[self._pos :]] if avail else []
         self._base += self._pos
         self._pos = 0
@@ -217,15 +218,18 @@ class RecordReader:
         self._buf = b"".join(parts)
         return avail >= need
 
-    def _fill_at(self, need: int) -> bool:
+    def _fill_at(self, need: int, records: int = 1) -> bool:
         """_fill for a plain file: the buffer is read afresh from _pos on, so the part of a
         record left at the end of the old one is read again rather than the new chunk
         copied onto it."""
         start = self._base + self._pos
         # At least _REFILL_RECORDS records like the next one: records bigger than the
         # buffer are not each read twice (the tail of one chunk is read again in the next).
+        # As many as the caller wants, up to _REFILL_CAP: a run of small records is read
+        # (and its crcs checked) at once, not a buffer_size at a time.
         size = max(need, self._last_size)
-        want = max(self._chunk, need, min(size * _REFILL_RECORDS, _REFILL_CAP))
+        room = size * max(records, _REFILL_RECORDS)
+        want = max(self._chunk, need, min(room, _REFILL_CAP))
         self._buf = self._pread(want, start)
         self._base, self._pos = start, 0
         return len(self._buf) >= need
@@ -298,7 +302,7 @@ class RecordReader:
                     out.append(got)
                     continue
                 failure = got
-            if failure is None and need and not self._fill(need):
+            if failure is None and need and not self._fill(need, max_records - len(out)):
                 if len(self._buf) - self._pos >= HEADER_SIZE:
                     failure = self._data_loss("truncated", self.offset)
                 else:
