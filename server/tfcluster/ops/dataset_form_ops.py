@@ -1,0 +1,61 @@
+"""TF 1.15's remaining dataset op types: the Experimental* spellings of the dataset
+transformations that take functions (same inputs and attrs as the plain ops), parsing
+Examples as a dataset, assert_next, GeneratorDataset, ChooseFastestBranchDataset,
+FilterByLastComponentDataset, SnapshotDataset and a dataset's GraphDef (DatasetToGraph /
+DatasetFromGraph). They only add nodes: the raw ops and TF-written graphs use them. Kernels:
+kernels/dataset_forms.py, dataset_generator.py, dataset_parse_example.py,
+dataset_branches.py, dataset_snapshot.py, dataset_graphs.py.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from typing import Any
+
+from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework.graph import Tensor
+from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.ops.op_util import Outputs
+
+
+def _dataset_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [(dtypes.variant, TensorShape([]))]
+
+
+# Experimental<X>Dataset -> <X>Dataset: the kernel that runs it.
+EXPERIMENTAL_FORMS = {
+    "ExperimentalMapDataset": "MapDataset",
+    "ExperimentalMapAndBatchDataset": "MapAndBatchDataset",
+    "ExperimentalParallelInterleaveDataset": "ParallelInterleaveDataset",
+    "ExperimentalGroupByReducerDataset": "GroupByReducerDataset",
+    "ExperimentalGroupByWindowDataset": "GroupByWindowDataset",
+    "ExperimentalScanDataset": "ScanDataset",
+    "ExperimentalTakeWhileDataset": "TakeWhileDataset",
+}
+# Dataset op type -> positions of its dataset inputs.
+DATASET_OPS: dict[str, Sequence[int]] = {
+    **{op: (0,) for op in EXPERIMENTAL_FORMS},
+    "ParseExampleDataset": (0,),
+    "ExperimentalParseExampleDataset": (0,),
+    "AssertNextDataset": (0,),
+    "ExperimentalAssertNextDataset": (0,),
+    "ChooseFastestBranchDataset": (0,),
+    "FilterByLastComponentDataset": (0,),
+    "SnapshotDataset": (0,),
+    "DatasetFromGraph": (),
+}
+# TF 1.15 marks these stateful (their functions may be).
+_STATEFUL = frozenset({"ExperimentalGroupByReducerDataset", "DatasetFromGraph"})
+for _op, _datasets in DATASET_OPS.items():
+    op_def_registry.register(_op, _dataset_infer, ref_inputs=_datasets, stateful=_op in _STATEFUL)
+# GeneratorDataset's iterator calls init_func anew: stateful in TF 1.15.
+op_def_registry.register("GeneratorDataset", _dataset_infer, stateful=True)
+op_def_registry.register(
+    "DatasetToGraph", op_def_registry.fixed((dtypes.string, [])), ref_inputs=[0]
+)
+
+# Every op type this module adds (gradients/dataset_form_grad.py marks them not
+# differentiable).
+OP_TYPES = (*DATASET_OPS, "GeneratorDataset", "DatasetToGraph")
+
+__all__: list[str] = []
