@@ -379,8 +379,9 @@ def generator_dataset(tf):
 
     @tf.function
     def next_fn(state, handle, step):
-        tf.raw_ops.AssignAddVariableOp(resource=handle, value=step)
-        return state + tf.raw_ops.ReadVariableOp(resource=handle, dtype=tf.int64)
+        added = tf.raw_ops.AssignAddVariableOp(resource=handle, value=step)
+        with tf.control_dependencies([added]):
+            return state + tf.raw_ops.ReadVariableOp(resource=handle, dtype=tf.int64)
 
     @tf.function
     def finalize(state):
@@ -406,6 +407,55 @@ def generator_dataset(tf):
         first = _drain(tf, sess, taken, types, shapes)
         second = _drain(tf, sess, taken, types, shapes)
     return {"elements": first, "again": second}
+
+
+def generator_dataset_ends(tf):
+    """next_func raising OutOfRange (a closed queue runs dry) ends the generator's sequence;
+    every later read is the end too."""
+    types, shapes = [tf.int64], [[]]
+    queue = tf.FIFOQueue(10, [tf.int64], shapes=[[]])
+    fill = queue.enqueue_many([tf.constant([5, 6, 7], tf.int64)])
+    close = queue.close()
+
+    @tf.function
+    def init(x):
+        return x
+
+    @tf.function
+    def next_fn(state, handle):
+        return tf.raw_ops.QueueDequeueV2(handle=handle, component_types=[tf.int64])[0] * state
+
+    @tf.function
+    def finalize(state):
+        return state
+
+    i64 = _spec(tf)
+    made = tf.raw_ops.GeneratorDataset(
+        init_func_other_args=[tf.constant(2, tf.int64)],
+        next_func_other_args=[queue.queue_ref],
+        finalize_func_other_args=[],
+        init_func=init.get_concrete_function(i64),
+        next_func=next_fn.get_concrete_function(i64, tf.TensorSpec([], tf.resource)),
+        finalize_func=finalize.get_concrete_function(i64),
+        output_types=types,
+        output_shapes=shapes,
+    )
+    handle = tf.raw_ops.IteratorV2(
+        shared_name="", container="", output_types=types, output_shapes=shapes
+    )
+    init_op = tf.raw_ops.MakeIterator(dataset=made, iterator=handle)
+    nxt = tf.raw_ops.IteratorGetNext(iterator=handle, output_types=types, output_shapes=shapes)
+    out = []
+    with tf.Session() as sess:
+        sess.run(fill)
+        sess.run(close)
+        sess.run(init_op)
+        for _ in range(5):
+            try:
+                out.append(sess.run(nxt))
+            except tf.errors.OutOfRangeError:
+                out.append("OutOfRange")
+    return {"reads": out}
 
 
 def _example(tf, features):
@@ -570,6 +620,7 @@ CASES = {
         filter_by_last_component,
         assert_next,
         generator_dataset,
+        generator_dataset_ends,
         parse_example_dataset,
         parse_example_dataset_bad_input,
         choose_fastest_branch,
