@@ -498,15 +498,16 @@ def parse_example_dataset(tf):
             parsed = op(
                 input_dataset=batches,
                 num_parallel_calls=tf.constant(2, tf.int64),
+                # Outputs come in the order of the keys, sorted.
                 dense_defaults=[
+                    tf.constant([], tf.float32),
                     tf.constant([-1], tf.int64),
                     tf.constant("none"),
-                    tf.constant([], tf.float32),
                 ],
                 sparse_keys=[],
-                dense_keys=["id", "name", "x"],
+                dense_keys=["x", "id", "name"],
                 sparse_types=[],
-                dense_shapes=[[1], [], [2]],
+                dense_shapes=[[2], [1], []],
                 output_types=types,
                 output_shapes=shapes,
             )
