@@ -288,35 +288,43 @@ def experimental_forms_bad_input(tf):
 
 
 def filter_by_last_component(tf):
-    values = tf.raw_ops.TensorSliceDataset(
-        components=[
-            tf.constant([10, 11, 12, 13, 14], tf.int64),
-            tf.constant([1.5, 2.5, 3.5, 4.5, 5.5]),
-            tf.constant([True, False, True, True, False]),
-        ],
-        output_shapes=[[], [], []],
-    )
-    kept = tf.raw_ops.FilterByLastComponentDataset(
-        input_dataset=values, output_types=[tf.int64, tf.float32], output_shapes=[[], []]
-    )
-    # The same elements through filter and map (TF 1.15 has no CPU kernel for the op).
-    same = (
-        tf.data.Dataset.from_tensor_slices(
-            ([10, 11, 12, 13, 14], [1.5, 2.5, 3.5, 4.5, 5.5], [True, False, True, True, False])
+    """The elements whose last component is true, without it. TF 1.15 has no CPU kernel for
+    the op (its graph fails as a whole): each part runs in a graph of its own, and the same
+    elements are also computed through filter and map."""
+    with tf.Graph().as_default():
+        values = tf.raw_ops.TensorSliceDataset(
+            components=[
+                tf.constant([10, 11, 12, 13, 14], tf.int64),
+                tf.constant([1.5, 2.5, 3.5, 4.5, 5.5]),
+                tf.constant([True, False, True, True, False]),
+            ],
+            output_shapes=[[], [], []],
         )
-        .filter(lambda a, b, keep: keep)
-        .map(lambda a, b, keep: (tf.cast(a, tf.int64), b))
-    )
-    nxt = tf.compat.v1.data.make_one_shot_iterator(same).get_next()
-    with tf.Session() as sess:
+        kept = tf.raw_ops.FilterByLastComponentDataset(
+            input_dataset=values, output_types=[tf.int64, tf.float32], output_shapes=[[], []]
+        )
+        with tf.Session() as sess:
+            got = _drain(tf, sess, kept, [tf.int64, tf.float32], [[], []])
+    with tf.Graph().as_default():
+        same = (
+            tf.data.Dataset.from_tensor_slices(
+                (
+                    tf.constant([10, 11, 12, 13, 14], tf.int64),
+                    [1.5, 2.5, 3.5, 4.5, 5.5],
+                    [True, False, True, True, False],
+                )
+            )
+            .filter(lambda a, b, keep: keep)
+            .map(lambda a, b, keep: (a, b))
+        )
+        nxt = tf.compat.v1.data.make_one_shot_iterator(same).get_next()
         expected = []
-        while True:
-            try:
-                expected.append(list(sess.run(nxt)))
-            except tf.errors.OutOfRangeError:
-                break
-    with tf.Session() as sess:
-        got = _drain(tf, sess, kept, [tf.int64, tf.float32], [[], []])
+        with tf.Session() as sess:
+            while True:
+                try:
+                    expected.append(list(sess.run(nxt)))
+                except tf.errors.OutOfRangeError:
+                    break
     return {"elements": got, "through_filter": expected}
 
 
@@ -609,8 +617,35 @@ def choose_fastest_branch(tf):
         output_types=types,
         output_shapes=shapes,
     )
+
+    @tf.function
+    def pairs(ds):
+        return tf.raw_ops.BatchDatasetV2(
+            input_dataset=ds,
+            batch_size=tf.constant(2, tf.int64),
+            drop_remainder=tf.constant(False),
+            output_types=types,
+            output_shapes=[[None]],
+        )
+
+    pairs_fn = pairs.get_concrete_function(variant)
+    # Each element of a branch reads two of the input: its pieces hold 2 * 2 elements.
+    batched = tf.raw_ops.ChooseFastestBranchDataset(
+        input_dataset=_range(tf, 11),
+        ratio_numerator=tf.constant(2, tf.int64),
+        ratio_denominator=tf.constant(1, tf.int64),
+        other_arguments=[],
+        num_elements_per_branch=2,
+        branches=[pairs_fn, pairs_fn],
+        other_arguments_lengths=[0, 0],
+        output_types=types,
+        output_shapes=[[None]],
+    )
     with tf.Session() as sess:
-        return {"elements": _drain(tf, sess, made, types, shapes)}
+        return {
+            "elements": _drain(tf, sess, made, types, shapes),
+            "batched": _drain(tf, sess, batched, types, [[None]]),
+        }
 
 
 CASES = {
