@@ -75,14 +75,6 @@ class _ParseExampleIterator(base.ElementIterator):
         self._it.close()
 
 
-def _output_specs(node: Any) -> list[base.LeafSpec]:
-    """The declared leaves; a variant component stands for a sparse feature (not a dataset)."""
-    return [
-        base.LeafSpec(base.DENSE, s.dtype, s.shape) if s.kind == base.DATASET else s
-        for s in base.leaf_specs(node.attrs)
-    ]
-
-
 def parse_example_dataset(node: Any, xp: Any) -> Any:
     attrs = node.attrs
     sparse_keys = [k.decode() if isinstance(k, bytes) else k for k in attrs["sparse_keys"]]
@@ -90,7 +82,7 @@ def parse_example_dataset(node: Any, xp: Any) -> Any:
     sparse_types = list(attrs["sparse_types"])
     dense_types = list(attrs.get("Tdense") or [])
     dense_shapes = [TensorShape(s) for s in attrs["dense_shapes"]]
-    specs = _output_specs(node)
+    specs = base.leaf_specs(node.attrs)
     keys = sorted([(k, False, i) for i, k in enumerate(dense_keys)] + [
         (k, True, i) for i, k in enumerate(sparse_keys)
     ])

@@ -1,0 +1,156 @@
+"""Writes MetaGraphs of tf.data pipelines whose graphs TF 1.15 builds with the remaining
+dataset ops (ExperimentalGroupByReducerDataset, ParseExampleDataset with its variant sparse
+components, AssertNextDataset, ChooseFastestBranchDataset) into
+data/dataset_form_graphs/, and records what they give (every element, or the error met)
+for tests/unit/test_dataset_form_graphs.py, which imports and runs them on tfcluster. Run
+under TF 1.15:
+
+    cd tests/tf_reference && /tmp/tf115/bin/python record_dataset_form_graphs.py
+"""
+
+import os
+
+import numpy as np
+import tensorflow as tf
+from recorder import Recorder
+from tensorflow.python.data.experimental.ops import optimization
+
+if not tf.__version__.startswith("1."):
+    raise SystemExit("record_dataset_form_graphs.py records TensorFlow 1.15")
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+OUT = os.path.join(HERE, "data", "dataset_form_graphs")
+
+
+def _plain_options():
+    """No optimisation and no autotuning: the graph holds the pipeline as written."""
+    options = tf.data.Options()
+    options.experimental_optimization.apply_default_optimizations = False
+    options.experimental_optimization.autotune = False
+    return options
+
+
+def group_by_reducer():
+    reducer = tf.data.experimental.Reducer(
+        init_func=lambda key: tf.constant(0, tf.int64),
+        reduce_func=lambda state, v: state + v * v,
+        finalize_func=lambda state: state * 10,
+    )
+    ds = tf.data.Dataset.range(10).apply(
+        tf.data.experimental.group_by_reducer(lambda v: v % 3, reducer)
+    )
+    return ds
+
+
+def _example(x, tags):
+    feature = {"x": tf.train.Feature(float_list=tf.train.FloatList(value=x))}
+    if tags:
+        feature["tags"] = tf.train.Feature(int64_list=tf.train.Int64List(value=tags))
+    proto = tf.train.Example(features=tf.train.Features(feature=feature))
+    return proto.SerializeToString()
+
+
+def parse_example_dataset():
+    records = [
+        _example([1.0, 2.0], [1, 2, 3]),
+        _example([3.0, 4.0], []),
+        _example([5.0, 6.0], [4]),
+        _example([7.0, 8.0], [5, 6]),
+        _example([9.0, 10.0], []),
+    ]
+    ds = tf.data.Dataset.from_tensor_slices(tf.constant(records)).batch(2)
+    features = {
+        "x": tf.io.FixedLenFeature([2], tf.float32),
+        "tags": tf.io.VarLenFeature(tf.int64),
+        "weight": tf.io.FixedLenFeature([], tf.float32, default_value=0.5),
+    }
+    return ds.apply(tf.data.experimental.parse_example_dataset(features, num_parallel_calls=2))
+
+
+def assert_next_passes():
+    ds = (
+        tf.data.Dataset.range(5)
+        .apply(optimization.assert_next(["Map", "BatchV2"]))
+        .map(lambda v: v * 3)
+        .batch(2)
+    )
+    return ds.with_options(_plain_options())
+
+
+def assert_next_fails():
+    ds = (
+        tf.data.Dataset.range(5)
+        .apply(optimization.assert_next(["Filter"]))
+        .map(lambda v: v * 3)
+        .batch(2)
+    )
+    return ds.with_options(_plain_options())
+
+
+def choose_fastest_branch():
+    ds = tf.data.Dataset.range(13)
+    return optimization._ChooseFastestBranchDataset(  # pylint: disable=protected-access
+        ds,
+        [lambda d: d.map(lambda v: v * 2).batch(3), lambda d: d.batch(3).map(lambda v: v * 2)],
+        ratio_numerator=3,
+        num_elements_per_branch=2,
+    )
+
+
+PIPELINES = {
+    f.__name__: f
+    for f in (
+        group_by_reducer,
+        parse_example_dataset,
+        assert_next_passes,
+        assert_next_fails,
+        choose_fastest_branch,
+    )
+}
+
+
+def _flat(value):
+    if isinstance(value, dict):
+        return [x for k in sorted(value) for x in _flat(value[k])]
+    if isinstance(value, (tuple, list)):
+        return [x for v in value for x in _flat(v)]
+    if isinstance(value, tf.SparseTensor):
+        return [value.indices, value.values, value.dense_shape]
+    return [value]
+
+
+def main():
+    os.makedirs(OUT, exist_ok=True)
+    rec = Recorder("dataset_form_graphs")
+    for name, build in sorted(PIPELINES.items()):
+        with tf.Graph().as_default() as g:
+            iterator = tf.compat.v1.data.make_initializable_iterator(build())
+            fetch = [t.name for t in _flat(iterator.get_next())]
+            init = iterator.initializer.name
+            tf.train.export_meta_graph(os.path.join(OUT, name + ".meta"), graph=g)
+            op_types = sorted({op.type for op in g.get_operations()})
+            steps = []
+            error = None
+            with tf.Session() as sess:
+                try:
+                    sess.run(init)
+                    while True:
+                        try:
+                            steps.append(sess.run(fetch))
+                        except tf.errors.OutOfRangeError:
+                            break
+                except tf.errors.OpError as e:
+                    error = [type(e).__name__, str(e.message).splitlines()[0]]
+        rec.add(
+            name,
+            init=init,
+            fetch=fetch,
+            op_types=op_types,
+            steps=steps,
+            error=error or "",
+        )
+    rec.save()
+
+
+_ = np
+main()
