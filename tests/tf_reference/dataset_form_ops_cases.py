@@ -648,6 +648,20 @@ def choose_fastest_branch(tf):
         }
 
 
+# Datasets whose GraphDefs (DatasetToGraph) cross between TF 1.15 and tfcluster
+# (record_dataset_form_graphs.py, tests/unit/test_dataset_form_graphs.py).
+def mapped_batches(tf):
+    return tf.data.Dataset.range(7).map(lambda v: v * v + 1).batch(3)
+
+
+def filtered_slices(tf):
+    values = tf.constant([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0], [7.0, 8.0]])
+    return tf.data.Dataset.from_tensor_slices(values).filter(lambda r: r[0] > 2.0).repeat(2)
+
+
+DATASET_GRAPHS = {f.__name__: f for f in (mapped_batches, filtered_slices)}
+
+
 CASES = {
     f.__name__: f
     for f in (

@@ -12,6 +12,7 @@ import os
 
 import numpy as np
 import tensorflow as tf
+from dataset_form_ops_cases import DATASET_GRAPHS
 from recorder import Recorder
 from tensorflow.python.data.experimental.ops import optimization
 
@@ -119,9 +120,66 @@ def _flat(value):
     return [value]
 
 
+def _elements(sess, dataset):
+    nxt = tf.compat.v1.data.make_one_shot_iterator(dataset).get_next()
+    out = []
+    while True:
+        try:
+            out.append(sess.run(nxt))
+        except tf.errors.OutOfRangeError:
+            return out
+
+
+def record_dataset_graphs(rec):
+    """TF's GraphDefs of datasets (DatasetToGraph) to <name>.dataset_graph."""
+    for name, build in sorted(DATASET_GRAPHS.items()):
+        with tf.Graph().as_default():
+            dataset = build(tf)
+            graph = tf.raw_ops.DatasetToGraph(input_dataset=dataset._variant_tensor)
+            with tf.Session() as sess:
+                data = sess.run(graph)
+                elements = _elements(sess, dataset)
+        with open(os.path.join(OUT, name + ".dataset_graph"), "wb") as f:
+            f.write(data)
+        rec.add("dataset_graph/" + name, elements=elements)
+
+
+def read_tfcluster_dataset_graphs(rec):
+    """TF 1.15 runs the GraphDefs tfcluster wrote (write_dataset_form_graphs.py)."""
+    folder = os.path.join(OUT, "tfcluster")
+    for name in sorted(DATASET_GRAPHS):
+        with open(os.path.join(folder, name + ".dataset_graph"), "rb") as f:
+            data = f.read()
+        with tf.Graph().as_default():
+            fed = tf.placeholder(tf.string, [])
+            # A fed GraphDef: TF's constant folding cannot run DatasetFromGraph ahead.
+            made = tf.raw_ops.DatasetFromGraph(graph_def=fed)
+            structure = DATASET_GRAPHS[name](tf)
+            types = tf.nest.flatten(tf.compat.v1.data.get_output_types(structure))
+            shapes = tf.nest.flatten(tf.compat.v1.data.get_output_shapes(structure))
+            handle = tf.raw_ops.IteratorV2(
+                shared_name="", container="", output_types=types, output_shapes=shapes
+            )
+            init = tf.raw_ops.MakeIterator(dataset=made, iterator=handle)
+            nxt = tf.raw_ops.IteratorGetNext(
+                iterator=handle, output_types=types, output_shapes=shapes
+            )
+            elements = []
+            with tf.Session() as sess:
+                sess.run(init, {fed: data})
+                while True:
+                    try:
+                        elements.append(sess.run(nxt))
+                    except tf.errors.OutOfRangeError:
+                        break
+        rec.add("tfcluster_dataset_graph/" + name, elements=elements)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rec = Recorder("dataset_form_graphs")
+    record_dataset_graphs(rec)
+    read_tfcluster_dataset_graphs(rec)
     for name, build in sorted(PIPELINES.items()):
         with tf.Graph().as_default() as g:
             iterator = tf.compat.v1.data.make_initializable_iterator(build())

@@ -2,7 +2,8 @@
 (ExperimentalGroupByReducerDataset, ParseExampleDataset with TF's variant sparse components
 read by DeserializeSparse, AssertNextDataset, ChooseFastestBranchDataset) import and run on
 tfcluster, giving the elements (or the error) TF 1.15 recorded
-(tests/tf_reference/record_dataset_form_graphs.py)."""
+(tests/tf_reference/record_dataset_form_graphs.py); datasets' GraphDefs (DatasetToGraph)
+cross both ways and run by DatasetFromGraph."""
 
 from __future__ import annotations
 
@@ -11,7 +12,10 @@ from typing import Any
 
 import pytest
 import tfcluster as tf
+from support.tf115_graph_check import graph_def_problems
 from tf_reference import reference
+from tf_reference.dataset_form_ops_cases import DATASET_GRAPHS
+from tfcluster.protos import graph_pb2
 
 AREA = "dataset_form_graphs"
 FILES = os.path.join(reference.DATA_DIR, AREA)
@@ -55,5 +59,91 @@ def test_pipeline_graph_tf_wrote_runs_as_in_tf(name: str) -> None:
 
 
 def test_every_recorded_pipeline_has_its_graph() -> None:
-    assert _names() == ["assert_next_fails", "assert_next_passes", "choose_fastest_branch",
-                        "group_by_reducer", "parse_example_dataset"]
+    assert _names() == [
+        "assert_next_fails",
+        "assert_next_passes",
+        "choose_fastest_branch",
+        "group_by_reducer",
+        "parse_example_dataset",
+    ]
+
+
+# ---- DatasetToGraph / DatasetFromGraph -------------------------------------------------------
+def _from_graph(data: bytes, structure: Any) -> list[Any]:
+    """The elements of the dataset a GraphDef computes (DatasetFromGraph), in the current
+    graph; `structure` is a dataset with the same element types and shapes."""
+    fed = tf.placeholder(tf.string, [])
+    made = tf.raw_ops.DatasetFromGraph(graph_def=fed)
+    types = [structure.output_types]
+    shapes = [structure.output_shapes]
+    handle = tf.raw_ops.IteratorV2(
+        shared_name="", container="", output_types=types, output_shapes=shapes
+    )
+    init = tf.raw_ops.MakeIterator(dataset=made, iterator=handle)
+    (nxt,) = tf.raw_ops.IteratorGetNext(iterator=handle, output_types=types, output_shapes=shapes)
+    out = []
+    with tf.Session() as sess:
+        sess.run(init, {fed: data})
+        while True:
+            try:
+                out.append(sess.run(nxt))
+            except tf.errors.OutOfRangeError:
+                return out
+
+
+def _assert_elements(got: list[Any], want: list[Any]) -> None:
+    assert len(got) == len(want)
+    for a, b in zip(got, want):
+        reference.assert_close(a, b[0] if isinstance(b, list) else b)
+
+
+@pytest.mark.parametrize("name", sorted(DATASET_GRAPHS))
+def test_dataset_graph_tf_wrote_runs_by_dataset_from_graph(name: str) -> None:
+    with open(os.path.join(FILES, f"{name}.dataset_graph"), "rb") as f:
+        data = f.read()
+    with tf.Graph().as_default():
+        got = _from_graph(data, DATASET_GRAPHS[name](tf))
+    _assert_elements(got, reference.case(AREA, f"dataset_graph/{name}")["elements"])
+
+
+@pytest.mark.parametrize("name", sorted(DATASET_GRAPHS))
+def test_dataset_to_graph_round_trips_through_dataset_from_graph(name: str) -> None:
+    with tf.Graph().as_default():
+        dataset = DATASET_GRAPHS[name](tf)
+        graph = tf.raw_ops.DatasetToGraph(input_dataset=dataset._variant_tensor)
+        with tf.Session() as sess:
+            data = sess.run(graph)
+        got = _from_graph(data, dataset)
+    _assert_elements(got, reference.case(AREA, f"dataset_graph/{name}")["elements"])
+
+
+@pytest.mark.parametrize("name", sorted(DATASET_GRAPHS))
+def test_tf_ran_the_dataset_graph_tfcluster_wrote(name: str) -> None:
+    ran = reference.case(AREA, f"tfcluster_dataset_graph/{name}")["elements"]
+    _assert_elements([r[0] for r in ran], reference.case(AREA, f"dataset_graph/{name}")["elements"])
+
+
+def test_dataset_graph_as_written_is_a_graph_def_returning_the_dataset() -> None:
+    with tf.Graph().as_default():
+        dataset = DATASET_GRAPHS["mapped_batches"](tf)
+        graph = tf.raw_ops.DatasetToGraph(input_dataset=dataset._variant_tensor)
+        with tf.Session() as sess:
+            gd = graph_pb2.GraphDef.FromString(sess.run(graph))
+    ret = [nd for nd in gd.node if nd.op == "_Retval"]
+    assert [nd.name for nd in ret] == ["dataset"]
+    assert {nd.op for nd in gd.node} >= {"RangeDataset", "MapDataset", "BatchDatasetV2"}
+    assert len(gd.library.function) >= 1
+    # _Retval is a system op of TF's runtime (TF's own dataset graphs end in one too).
+    assert [p for p in graph_def_problems(gd) if "_Retval" not in p] == []
+
+
+def test_dataset_from_graph_rejects_bytes_that_are_no_graph_and_the_session_goes_on() -> None:
+    with tf.Graph().as_default():
+        fed = tf.placeholder(tf.string, [])
+        made = tf.raw_ops.DatasetFromGraph(graph_def=fed)
+        with tf.Session() as sess:
+            with pytest.raises(tf.errors.InvalidArgumentError, match="Could not parse GraphDef"):
+                sess.run(made, {fed: b"\xff\xffjunk"})
+            with pytest.raises(tf.errors.InvalidArgumentError, match="_Retval"):
+                sess.run(made, {fed: graph_pb2.GraphDef().SerializeToString()})
+            assert sess.run(tf.constant(2) + 1) == 3

@@ -50,9 +50,50 @@ for _op, _datasets in DATASET_OPS.items():
     op_def_registry.register(_op, _dataset_infer, ref_inputs=_datasets, stateful=_op in _STATEFUL)
 # GeneratorDataset's iterator calls init_func anew: stateful in TF 1.15.
 op_def_registry.register("GeneratorDataset", _dataset_infer, stateful=True)
-op_def_registry.register(
-    "DatasetToGraph", op_def_registry.fixed((dtypes.string, [])), ref_inputs=[0]
-)
+# A DatasetToGraph node carries the GraphDef its kernel returns: tfcluster's runtime holds a
+# dataset as an object made by its kernel, not as the graph that made it.
+DATASET_GRAPH_ATTR = "_dataset_graph"
+
+
+def dataset_graph_def(dataset: Tensor) -> bytes:
+    """The GraphDef (TF's form: function bodies in its library) of the nodes computing
+    `dataset`, with a `_Retval` named "dataset" returning it, as TF's DatasetToGraph makes."""
+    from tfcluster.framework import function_library, graph_io
+    from tfcluster.protos import graph_pb2
+
+    seen: set[str] = set()
+    order = []
+    stack = [(dataset.op, False)]
+    while stack:
+        op, expanded = stack.pop()
+        if expanded:
+            order.append(op)
+            continue
+        if op.name in seen:
+            continue
+        seen.add(op.name)
+        stack.append((op, True))
+        for dep in [*(t.op for t in op.inputs), *op.control_inputs]:
+            if dep.name not in seen:
+                stack.append((dep, False))
+    gd = graph_pb2.GraphDef()
+    gd.versions.producer = graph_io.GRAPH_DEF_VERSION
+    for op in order:
+        gd.node.add().CopyFrom(graph_io.node_def_from_operation(op))
+    ret = gd.node.add(name="dataset", op="_Retval", input=[dataset.name])
+    ret.attr["T"].type = dtypes.variant.as_datatype_enum
+    ret.attr["index"].i = 0
+    out: bytes = function_library.to_library_form(gd, in_place=True).SerializeToString()
+    return out
+
+
+def _dataset_to_graph_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    if inputs and DATASET_GRAPH_ATTR not in attrs:
+        attrs[DATASET_GRAPH_ATTR] = dataset_graph_def(inputs[0])
+    return [(dtypes.string, TensorShape([]))]
+
+
+op_def_registry.register("DatasetToGraph", _dataset_to_graph_infer, ref_inputs=[0])
 
 # Every op type this module adds (gradients/dataset_form_grad.py marks them not
 # differentiable).

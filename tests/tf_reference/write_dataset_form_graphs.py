@@ -1,0 +1,34 @@
+"""Writes tfcluster's GraphDefs of the datasets of dataset_form_ops_cases.DATASET_GRAPHS
+(DatasetToGraph) into data/dataset_form_graphs/tfcluster/, for TF 1.15 to run with
+DatasetFromGraph (record_dataset_form_graphs.py). Run with tfcluster's Python first:
+
+    PYTHONPATH=server python tests/tf_reference/write_dataset_form_graphs.py
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import tfcluster as tf
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+from dataset_form_ops_cases import DATASET_GRAPHS  # noqa: E402
+
+OUT = os.path.join(HERE, "data", "dataset_form_graphs", "tfcluster")
+
+
+def main() -> None:
+    os.makedirs(OUT, exist_ok=True)
+    for name, build in sorted(DATASET_GRAPHS.items()):
+        with tf.Graph().as_default():
+            graph = tf.raw_ops.DatasetToGraph(input_dataset=build(tf)._variant_tensor)
+            with tf.Session() as sess:
+                data = sess.run(graph)
+        with open(os.path.join(OUT, name + ".dataset_graph"), "wb") as f:
+            f.write(data)
+
+
+if __name__ == "__main__":
+    main()
