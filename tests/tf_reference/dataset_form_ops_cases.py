@@ -648,6 +648,54 @@ def choose_fastest_branch(tf):
         }
 
 
+def snapshot_dataset(tf):
+    """SnapshotDataset passes its input through while its first iterator writes the
+    snapshot; once written, iterators (here: of a second graph and session, with new random
+    values in its input) read the snapshot back. A bad compression name is refused."""
+    import tempfile
+
+    path = tempfile.mkdtemp()
+    types, shapes = [tf.int64], [[]]
+    passes = []
+    for _ in range(2):
+        with tf.Graph().as_default():
+            noisy = tf.data.Dataset.range(6).map(
+                lambda v: v * 1000 + tf.random.uniform([], 0, 1000, tf.int64)
+            )
+            made = tf.raw_ops.SnapshotDataset(
+                input_dataset=tf.data.experimental.to_variant(noisy),
+                path=path,
+                output_types=types,
+                output_shapes=shapes,
+            )
+            with tf.Session() as sess:
+                first = _drain(tf, sess, made, types, shapes)
+                # The run is finished when its last element is written; TF 1.15 finishes it
+                # in a thread of its own, so give it a moment before the next iterator.
+                import time
+
+                time.sleep(1.0)
+                second = _drain(tf, sess, made, types, shapes)
+            passes.append([first, second])
+    same = [passes[0][0] == p for p in (passes[0][1], passes[1][0], passes[1][1])]
+    tens = [[int(e[0]) // 1000 for e in p] for p in (passes[0][0], passes[1][1])]
+    with tf.Graph().as_default():
+        bad = tf.raw_ops.SnapshotDataset(
+            input_dataset=_range(tf, 3),
+            path=path,
+            compression="ZIP",
+            output_types=types,
+            output_shapes=shapes,
+        )
+        with tf.Session() as sess:
+            try:
+                sess.run(bad)
+                error = "no error"
+            except tf.errors.OpError as e:
+                error = [type(e).__name__, str(e.message).splitlines()[0]]
+    return {"replayed": same, "thousands": tens, "bad_compression": error}
+
+
 # Datasets whose GraphDefs (DatasetToGraph) cross between TF 1.15 and tfcluster
 # (record_dataset_form_graphs.py, tests/unit/test_dataset_form_graphs.py).
 def mapped_batches(tf):
@@ -674,5 +722,6 @@ CASES = {
         parse_example_dataset,
         parse_example_dataset_bad_input,
         choose_fastest_branch,
+        snapshot_dataset,
     )
 }

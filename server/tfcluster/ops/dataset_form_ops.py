@@ -41,7 +41,6 @@ DATASET_OPS: dict[str, Sequence[int]] = {
     "ExperimentalAssertNextDataset": (0,),
     "ChooseFastestBranchDataset": (0,),
     "FilterByLastComponentDataset": (0,),
-    "SnapshotDataset": (0,),
     "DatasetFromGraph": (),
 }
 # TF 1.15 marks these stateful (their functions may be).
@@ -87,6 +86,53 @@ def dataset_graph_def(dataset: Tensor) -> bytes:
     return out
 
 
+# A SnapshotDataset node carries a fingerprint of the graph computing its input (its
+# snapshots' folder name), and whether that graph reads values a step feeds or a variable
+# holds (a snapshot of it is then never read back).
+SNAPSHOT_FINGERPRINT_ATTR = "_input_fingerprint"
+SNAPSHOT_VOLATILE_ATTR = "_input_volatile"
+_VOLATILE_SOURCES = frozenset(
+    {"Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "VarHandleOp", "VariableV2",
+     "Variable", "ReadVariableOp"}
+)
+
+
+def _fingerprint(data: bytes) -> tuple[str, bool]:
+    """A hash of a dataset GraphDef that ignores node names and devices, and whether the
+    graph has sources whose values vary from step to step."""
+    import hashlib
+
+    from tfcluster.framework.graph_io import parse_input
+    from tfcluster.protos import graph_pb2
+
+    gd = graph_pb2.GraphDef.FromString(data)
+    index = {nd.name: i for i, nd in enumerate(gd.node)}
+    digest = hashlib.sha256()
+    for nd in gd.node:
+        refs = []
+        for raw in nd.input:
+            src, out, control = parse_input(raw)
+            refs.append(f"{'^' if control else ''}{index.get(src, -1)}:{out}")
+        digest.update(f"{nd.op}({','.join(refs)})".encode())
+        for key in sorted(nd.attr):
+            if not key.startswith("_"):
+                digest.update(key.encode() + nd.attr[key].SerializeToString(deterministic=True))
+    digest.update(gd.library.SerializeToString(deterministic=True))
+    volatile = any(nd.op in _VOLATILE_SOURCES for nd in gd.node)
+    return digest.hexdigest()[:16], volatile
+
+
+def _snapshot_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    if inputs and SNAPSHOT_FINGERPRINT_ATTR not in attrs:
+        digest, volatile = _fingerprint(dataset_graph_def(inputs[0]))
+        attrs[SNAPSHOT_FINGERPRINT_ATTR] = digest
+        attrs[SNAPSHOT_VOLATILE_ATTR] = volatile
+    return _dataset_infer(inputs, attrs)
+
+
+op_def_registry.register("SnapshotDataset", _snapshot_infer, ref_inputs=[0])
+
+
 def _dataset_to_graph_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     if inputs and DATASET_GRAPH_ATTR not in attrs:
         attrs[DATASET_GRAPH_ATTR] = dataset_graph_def(inputs[0])
@@ -97,6 +143,6 @@ op_def_registry.register("DatasetToGraph", _dataset_to_graph_infer, ref_inputs=[
 
 # Every op type this module adds (gradients/dataset_form_grad.py marks them not
 # differentiable).
-OP_TYPES = (*DATASET_OPS, "GeneratorDataset", "DatasetToGraph")
+OP_TYPES = (*DATASET_OPS, "GeneratorDataset", "SnapshotDataset", "DatasetToGraph")
 
 __all__: list[str] = []
