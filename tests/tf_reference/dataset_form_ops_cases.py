@@ -710,6 +710,14 @@ def filtered_slices(tf):
 DATASET_GRAPHS = {f.__name__: f for f in (mapped_batches, filtered_slices)}
 
 
+def snapshot_input(tf, scale=1):
+    """The dataset whose snapshot files cross between tfcluster and TF 1.15 (tfcluster
+    writes one with scale 10: a reader computing the elements anew would give others)."""
+    return tf.data.Dataset.range(5).map(
+        lambda v: (v * 7 * scale, tf.stack([tf.cast(v * scale, tf.float32), 0.5]))
+    )
+
+
 CASES = {
     f.__name__: f
     for f in (

@@ -12,9 +12,9 @@ import os
 
 import numpy as np
 import tensorflow as tf
-from dataset_form_ops_cases import DATASET_GRAPHS
+from dataset_form_ops_cases import DATASET_GRAPHS, snapshot_input
 from recorder import Recorder
-from tensorflow.python.data.experimental.ops import optimization
+from tensorflow.python.data.experimental.ops import optimization, snapshot
 
 if not tf.__version__.startswith("1."):
     raise SystemExit("record_dataset_form_graphs.py records TensorFlow 1.15")
@@ -175,9 +175,61 @@ def read_tfcluster_dataset_graphs(rec):
         rec.add("tfcluster_dataset_graph/" + name, elements=elements)
 
 
+def _snapshot_elements(path):
+    with tf.Graph().as_default():
+        made = snapshot.snapshot(path)(snapshot_input(tf))
+        with tf.Session() as sess:
+            return [list(e) for e in _elements(sess, made)]
+
+
+def read_tfcluster_snapshot(rec):
+    """TF 1.15 reads the snapshot files tfcluster wrote (write_dataset_form_graphs.py): TF
+    writes its own snapshot of the same dataset first, then its finished run's files are
+    replaced by tfcluster's (the folders are named by each one's own graph hash)."""
+    import glob
+    import shutil
+    import tempfile
+    import time
+
+    path = tempfile.mkdtemp()
+    expected = _snapshot_elements(path)
+    time.sleep(1.0)  # TF finishes the run in a thread of its own
+    (run,) = glob.glob(os.path.join(path, "*", "*", ""))
+    theirs = glob.glob(os.path.join(OUT, "tfcluster_snapshot", "*", "*", "*.snapshot"))
+    for name in glob.glob(os.path.join(run, "*.snapshot")):
+        os.remove(name)
+    for name in theirs:
+        shutil.copy(name, run)
+    # tfcluster's snapshot holds the elements of snapshot_input(tf, scale=10).
+    rec.add(
+        "tfcluster_snapshot",
+        computed=expected,
+        files=len(theirs),
+        read=_snapshot_elements(path),
+    )
+
+
+def write_tf_snapshot(rec):
+    """A finished TF 1.15 snapshot of snapshot_input(tf, scale=100) in tf_snapshot/ (the
+    test has tfcluster read its records)."""
+    import shutil
+    import time
+
+    path = os.path.join(OUT, "tf_snapshot")
+    shutil.rmtree(path, ignore_errors=True)
+    with tf.Graph().as_default():
+        made = snapshot.snapshot(path)(snapshot_input(tf, scale=100))
+        with tf.Session() as sess:
+            elements = [list(e) for e in _elements(sess, made)]
+    time.sleep(1.0)
+    rec.add("tf_snapshot", elements=elements)
+
+
 def main():
     os.makedirs(OUT, exist_ok=True)
     rec = Recorder("dataset_form_graphs")
+    read_tfcluster_snapshot(rec)
+    write_tf_snapshot(rec)
     record_dataset_graphs(rec)
     read_tfcluster_dataset_graphs(rec)
     for name, build in sorted(PIPELINES.items()):

@@ -14,12 +14,48 @@ import tfcluster as tf
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
-from dataset_form_ops_cases import DATASET_GRAPHS  # noqa: E402
+from dataset_form_ops_cases import DATASET_GRAPHS, snapshot_input  # noqa: E402
 
 OUT = os.path.join(HERE, "data", "dataset_form_graphs", "tfcluster")
 
 
+SNAPSHOT = os.path.join(HERE, "data", "dataset_form_graphs", "tfcluster_snapshot")
+
+
+def write_snapshot() -> None:
+    """A finished snapshot of snapshot_input(tf, scale=10) (TF 1.15 reads its records)."""
+    import shutil
+
+    shutil.rmtree(SNAPSHOT, ignore_errors=True)
+    with tf.Graph().as_default():
+        source = snapshot_input(tf, scale=10)
+        made = tf.raw_ops.SnapshotDataset(
+            input_dataset=tf.data.experimental.to_variant(source),
+            path=SNAPSHOT,
+            output_types=[tf.int64, tf.float32],
+            output_shapes=[[], [2]],
+        )
+        handle = tf.raw_ops.IteratorV2(
+            shared_name="",
+            container="",
+            output_types=[tf.int64, tf.float32],
+            output_shapes=[[], [2]],
+        )
+        init = tf.raw_ops.MakeIterator(dataset=made, iterator=handle)
+        nxt = tf.raw_ops.IteratorGetNext(
+            iterator=handle, output_types=[tf.int64, tf.float32], output_shapes=[[], [2]]
+        )
+        with tf.Session() as sess:
+            sess.run(init)
+            while True:
+                try:
+                    sess.run(nxt)
+                except tf.errors.OutOfRangeError:
+                    break
+
+
 def main() -> None:
+    write_snapshot()
     os.makedirs(OUT, exist_ok=True)
     for name, build in sorted(DATASET_GRAPHS.items()):
         with tf.Graph().as_default():

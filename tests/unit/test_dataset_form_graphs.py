@@ -3,7 +3,7 @@
 read by DeserializeSparse, AssertNextDataset, ChooseFastestBranchDataset) import and run on
 tfcluster, giving the elements (or the error) TF 1.15 recorded
 (tests/tf_reference/record_dataset_form_graphs.py); datasets' GraphDefs (DatasetToGraph)
-cross both ways and run by DatasetFromGraph."""
+cross both ways and run by DatasetFromGraph; SnapshotDataset's files cross both ways."""
 
 from __future__ import annotations
 
@@ -14,7 +14,7 @@ import pytest
 import tfcluster as tf
 from support.tf115_graph_check import graph_def_problems
 from tf_reference import reference
-from tf_reference.dataset_form_ops_cases import DATASET_GRAPHS
+from tf_reference.dataset_form_ops_cases import DATASET_GRAPHS, snapshot_input
 from tfcluster.protos import graph_pb2
 
 AREA = "dataset_form_graphs"
@@ -147,3 +147,94 @@ def test_dataset_from_graph_rejects_bytes_that_are_no_graph_and_the_session_goes
             with pytest.raises(tf.errors.InvalidArgumentError, match="_Retval"):
                 sess.run(made, {fed: graph_pb2.GraphDef().SerializeToString()})
             assert sess.run(tf.constant(2) + 1) == 3
+
+
+# ---- SnapshotDataset's files -----------------------------------------------------------------
+def _snapshot_run(path: str) -> list[list[Any]]:
+    """Every element of snapshot_input(tf) through a SnapshotDataset at `path`."""
+    with tf.Graph().as_default():
+        made = tf.raw_ops.SnapshotDataset(
+            input_dataset=tf.data.experimental.to_variant(snapshot_input(tf)),
+            path=path,
+            output_types=[tf.int64, tf.float32],
+            output_shapes=[[], [2]],
+        )
+        types, shapes = [tf.int64, tf.float32], [[], [2]]
+        handle = tf.raw_ops.IteratorV2(
+            shared_name="", container="", output_types=types, output_shapes=shapes
+        )
+        init = tf.raw_ops.MakeIterator(dataset=made, iterator=handle)
+        nxt = tf.raw_ops.IteratorGetNext(iterator=handle, output_types=types, output_shapes=shapes)
+        out = []
+        with tf.Session() as sess:
+            sess.run(init)
+            while True:
+                try:
+                    out.append(sess.run(list(nxt)))
+                except tf.errors.OutOfRangeError:
+                    return out
+
+
+def _assert_rows(got: list[list[Any]], want: list[list[Any]]) -> None:
+    assert len(got) == len(want)
+    for g_row, w_row in zip(got, want):
+        for a, b in zip(g_row, w_row):
+            reference.assert_close(a, b)
+
+
+def test_tfcluster_reads_the_snapshot_files_tf_wrote(tmp_path: Any) -> None:
+    import glob
+    import shutil
+
+    path = str(tmp_path)
+    first = _snapshot_run(path)  # tfcluster's own finished run of snapshot_input(tf)
+    (run,) = glob.glob(os.path.join(path, "*", "*", ""))
+    for name in glob.glob(os.path.join(run, "*.snapshot")):
+        os.remove(name)
+    for name in glob.glob(os.path.join(FILES, "tf_snapshot", "*", "*", "*.snapshot")):
+        shutil.copy(name, run)
+    # TF's files hold snapshot_input(tf, scale=100): read back, not computed anew.
+    _assert_rows(_snapshot_run(path), reference.case(AREA, "tf_snapshot")["elements"])
+    assert first[1][0] == 7
+
+
+def test_tf_read_the_snapshot_files_tfcluster_wrote() -> None:
+    case = reference.case(AREA, "tfcluster_snapshot")
+    assert case["files"] == 1
+    with tf.Graph().as_default():
+        want = [list(e) for e in _elements(snapshot_input(tf, scale=10))]
+    _assert_rows(want, case["read"])
+
+
+def _elements(dataset: Any) -> list[Any]:
+    nxt = tf.data.make_one_shot_iterator(dataset).get_next()
+    out = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                out.append(sess.run(nxt))
+            except tf.errors.OutOfRangeError:
+                return out
+
+
+def test_snapshot_left_unfinished_is_not_read_and_the_input_is_computed(tmp_path: Any) -> None:
+    with tf.Graph().as_default():
+        source = tf.data.Dataset.range(4)
+        made = tf.raw_ops.SnapshotDataset(
+            input_dataset=tf.data.experimental.to_variant(source),
+            path=str(tmp_path),
+            output_types=[tf.int64],
+            output_shapes=[[]],
+        )
+        handle = tf.raw_ops.IteratorV2(
+            shared_name="", container="", output_types=[tf.int64], output_shapes=[[]]
+        )
+        init = tf.raw_ops.MakeIterator(dataset=made, iterator=handle)
+        (nxt,) = tf.raw_ops.IteratorGetNext(
+            iterator=handle, output_types=[tf.int64], output_shapes=[[]]
+        )
+        with tf.Session() as sess:
+            sess.run(init)
+            assert sess.run(nxt) == 0  # the writer stops after one element
+            sess.run(init)  # a pending run: the input passes through
+            assert [sess.run(nxt) for _ in range(4)] == [0, 1, 2, 3]
