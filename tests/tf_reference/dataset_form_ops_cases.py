@@ -109,7 +109,7 @@ def _function_forms(tf):
                 input_dataset=_range(tf, 4),
                 other_arguments=[tf.constant(7, tf.int64)],
                 f=scaled.get_concrete_function(i64, i64),
-                **common
+                **common,
             ),
             shapes,
         )
@@ -141,7 +141,7 @@ def _function_forms(tf):
             buffer_output_elements=two,
             prefetch_input_elements=two,
             f=upto.get_concrete_function(i64),
-            **common
+            **common,
         )
         return made, shapes
 
@@ -151,7 +151,7 @@ def _function_forms(tf):
             initial_state=[tf.constant(1, tf.int64)],
             other_arguments=[],
             f=running.get_concrete_function(i64, i64),
-            **common
+            **common,
         )
         return made, shapes
 
@@ -160,7 +160,7 @@ def _function_forms(tf):
             input_dataset=_range(tf, 6),
             other_arguments=[],
             predicate=small.get_concrete_function(i64),
-            **common
+            **common,
         )
         return made, shapes
 
@@ -175,7 +175,7 @@ def _function_forms(tf):
             init_func=init.get_concrete_function(i64),
             reduce_func=reduce_fn.get_concrete_function(i64, i64),
             finalize_func=finalize.get_concrete_function(i64),
-            **common
+            **common,
         )
         return made, shapes
 
@@ -353,7 +353,7 @@ def assert_next(tf):
                 checked = op(
                     input_dataset=_range(tf, 5),
                     transformations=tf.constant(names, tf.string, shape=[len(names)]),
-                    **{"output_types": types, "output_shapes": shapes}
+                    **{"output_types": types, "output_shapes": shapes},
                 )
                 mapped = tf.raw_ops.MapDataset(
                     input_dataset=checked,
@@ -369,7 +369,7 @@ def assert_next(tf):
                     output_types=types,
                     output_shapes=[[None]],
                 )
-                out["%s/%s" % (op.__name__, key)] = _drain(tf, sess, batched, types, [[None]])
+                out[op.__name__ + "/" + key] = _drain(tf, sess, batched, types, [[None]])
     return {"results": out}
 
 

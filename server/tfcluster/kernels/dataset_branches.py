@@ -19,7 +19,9 @@ from tfcluster.kernels.registry import CPU_ONLY, kernel
 class _Piece(base.Dataset):
     """Up to `limit` elements (None: all that are left) of an iterator shared by the pieces."""
 
-    def __init__(self, specs: Sequence[base.LeafSpec], source: base.ElementIterator, limit: int | None) -> None:
+    def __init__(
+        self, specs: Sequence[base.LeafSpec], source: base.ElementIterator, limit: int | None
+    ) -> None:
         super().__init__(specs)
         self.source, self.limit = source, limit
 

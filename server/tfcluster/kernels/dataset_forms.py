@@ -167,8 +167,7 @@ class _AssertNext(base.Dataset):
             raise errors.InvalidArgumentError(
                 None,
                 None,
-                f"Asserted next {len(wanted)} transformations but encountered only "
-                f"{len(found)}.",
+                f"Asserted next {len(wanted)} transformations but encountered only {len(found)}.",
             )
         for i, (want, got) in enumerate(zip(wanted, found)):
             if want != got:

@@ -83,15 +83,15 @@ def parse_example_dataset(node: Any, xp: Any) -> Any:
     dense_types = list(attrs.get("Tdense") or [])
     dense_shapes = [TensorShape(s) for s in attrs["dense_shapes"]]
     specs = base.leaf_specs(node.attrs)
-    keys = sorted([(k, False, i) for i, k in enumerate(dense_keys)] + [
-        (k, True, i) for i, k in enumerate(sparse_keys)
-    ])
+    keys = sorted(
+        [(k, False, i) for i, k in enumerate(dense_keys)]
+        + [(k, True, i) for i, k in enumerate(sparse_keys)]
+    )
     if len(keys) != len(specs):
         raise errors.InvalidArgumentError(
             None,
             None,
-            f"{node.name}: output_types has {len(specs)} components for "
-            f"{len(keys)} features",
+            f"{node.name}: output_types has {len(specs)} components for {len(keys)} features",
         )
     for (key, is_sparse, i), spec in zip(keys, specs):
         want = sparse_types[i] if is_sparse else dense_types[i]

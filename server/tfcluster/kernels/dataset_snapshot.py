@@ -16,7 +16,7 @@ import struct
 import time
 import uuid
 from collections.abc import Iterator, Sequence
-from typing import Any, BinaryIO
+from typing import IO, Any
 
 import numpy as np
 
@@ -83,13 +83,13 @@ def _metadata(fingerprint: str, run_id: str, finalized: bool) -> bytes:
 
 
 # ---- files --------------------------------------------------------------------------------
-def _open(path: str, mode: str, compression: str) -> BinaryIO:
+def _open(path: str, mode: str, compression: str) -> IO[bytes]:
     if compression == _GZIP:
         return gzip.open(path, mode)  # type: ignore[return-value]
-    return open(path, mode)  # noqa: SIM115 - closed by the caller
+    return open(path, mode)
 
 
-def _write_record(f: BinaryIO, payload: bytes) -> None:
+def _write_record(f: IO[bytes], payload: bytes) -> None:
     f.write(_LENGTH.pack(len(payload)) + payload)
 
 
@@ -165,7 +165,11 @@ def _element_from_record(record: bytes, specs: Sequence[base.LeafSpec]) -> base.
 # ---- the dataset --------------------------------------------------------------------------
 class _Snapshot(base.Dataset):
     def __init__(
-        self, specs: Sequence[base.LeafSpec], data: base.Dataset, folder: str, options: dict[str, Any]
+        self,
+        specs: Sequence[base.LeafSpec],
+        data: base.Dataset,
+        folder: str,
+        options: dict[str, Any],
     ) -> None:
         super().__init__(specs)
         self.data, self.folder, self.options = data, folder, options
@@ -192,7 +196,7 @@ class _SnapshotWriter(base.ElementIterator):
         self._run = os.path.join(data.folder, self._run_id)
         os.makedirs(self._run, exist_ok=True)
         _write_metadata(data.folder, data.options["fingerprint"], self._run_id, False)
-        self._file: BinaryIO | None = None
+        self._file: IO[bytes] | None = None
         self._shard = 0
         self._written = 0
 
@@ -227,7 +231,11 @@ class _SnapshotWriter(base.ElementIterator):
 class _SnapshotReader(base.ElementIterator):
     def __init__(self, data: _Snapshot, run: str) -> None:
         self._data = data
-        files = sorted(f for f in os.listdir(run) if f.endswith(".snapshot")) if os.path.isdir(run) else []
+        files = (
+            sorted(f for f in os.listdir(run) if f.endswith(".snapshot"))
+            if os.path.isdir(run)
+            else []
+        )
         self._records = (
             record
             for name in files
@@ -255,7 +263,7 @@ def snapshot_dataset(node: Any, xp: Any) -> Any:
     fingerprint = attrs.get(SNAPSHOT_FINGERPRINT_ATTR)
     if isinstance(fingerprint, bytes):
         fingerprint = fingerprint.decode()
-    options = {
+    options: dict[str, Any] = {
         "compression": compression,
         "shard_size": shard_size if shard_size > 0 else 10 * 1024**3,
         "pending_expiry": expiry if expiry > 0 else 86400,

@@ -92,8 +92,15 @@ def dataset_graph_def(dataset: Tensor) -> bytes:
 SNAPSHOT_FINGERPRINT_ATTR = "_input_fingerprint"
 SNAPSHOT_VOLATILE_ATTR = "_input_volatile"
 _VOLATILE_SOURCES = frozenset(
-    {"Placeholder", "PlaceholderV2", "PlaceholderWithDefault", "VarHandleOp", "VariableV2",
-     "Variable", "ReadVariableOp"}
+    {
+        "Placeholder",
+        "PlaceholderV2",
+        "PlaceholderWithDefault",
+        "VarHandleOp",
+        "VariableV2",
+        "Variable",
+        "ReadVariableOp",
+    }
 )
 
 
