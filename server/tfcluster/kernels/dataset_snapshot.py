@@ -21,6 +21,7 @@ from typing import IO, Any
 import numpy as np
 
 from tfcluster.framework import errors, tensor_util
+from tfcluster.framework.tensor_bundle import varint
 from tfcluster.kernels import dataset_base as base
 from tfcluster.kernels.dataset_ordering import _input
 from tfcluster.kernels.registry import CPU_ONLY, kernel
@@ -35,35 +36,28 @@ _GZIP = "GZIP"
 # ---- protobuf fields of TF's snapshot.proto, written by hand (two tiny messages) ----------
 def _varint(n: int) -> bytes:
     out = bytearray()
-    while True:
-        byte, n = n & 0x7F, n >> 7
-        out.append(byte | (0x80 if n else 0))
-        if not n:
-            return bytes(out)
-
-
-def _read_varint(data: bytes, at: int) -> tuple[int, int]:
-    shift = value = 0
-    while True:
-        byte = data[at]
-        at += 1
-        value |= (byte & 0x7F) << shift
-        if byte < 0x80:
-            return value, at
-        shift += 7
+    varint.put_varint(out, n)
+    return bytes(out)
 
 
 def _fields(data: bytes) -> Iterator[tuple[int, Any]]:
     """(field number, value) of a serialized message: ints for varints, bytes otherwise."""
+    try:
+        yield from _parsed_fields(data)
+    except (ValueError, IndexError):
+        raise errors.DataLossError(None, None, "Corrupted snapshot record") from None
+
+
+def _parsed_fields(data: bytes) -> Iterator[tuple[int, Any]]:
     at = 0
     while at < len(data):
-        key, at = _read_varint(data, at)
+        key, at = varint.get_varint(data, at)
         number, wire = key >> 3, key & 7
         if wire == 0:
-            value, at = _read_varint(data, at)
+            value, at = varint.get_varint(data, at)
             yield number, value
         elif wire == 2:
-            size, at = _read_varint(data, at)
+            size, at = varint.get_varint(data, at)
             yield number, data[at : at + size]
             at += size
         else:
