@@ -124,3 +124,23 @@ def test_dataset_form_graph_exports_for_tf(name: str) -> None:
         CASES[name](tf)
         gd = g.as_graph_def()
     assert graph_def_problems(gd) == []
+
+
+def test_group_by_reducer_builds_the_op_type_tf_builds() -> None:
+    # TF 1.15's tf.data.experimental.group_by_reducer makes ExperimentalGroupByReducerDataset
+    # (recorded: tests/tf_reference/data/dataset_form_graphs.json, group_by_reducer).
+    want = reference.case("dataset_form_graphs", "group_by_reducer")["op_types"]
+    assert "ExperimentalGroupByReducerDataset" in want
+    with tf.Graph().as_default() as g:
+        reducer = tf.data.experimental.Reducer(
+            init_func=lambda key: tf.constant(0, tf.int64),
+            reduce_func=lambda state, v: state + v * v,
+            finalize_func=lambda state: state * 10,
+        )
+        ds = tf.data.Dataset.range(10).apply(
+            tf.data.experimental.group_by_reducer(lambda v: v % 3, reducer)
+        )
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+        assert "ExperimentalGroupByReducerDataset" in {op.type for op in g.get_operations()}
+        with tf.Session() as sess:
+            assert sorted(sess.run(nxt) for _ in range(3)) == [660, 930, 1260]
