@@ -144,3 +144,47 @@ def test_group_by_reducer_builds_the_op_type_tf_builds() -> None:
         assert "ExperimentalGroupByReducerDataset" in {op.type for op in g.get_operations()}
         with tf.Session() as sess:
             assert sorted(sess.run(nxt) for _ in range(3)) == [660, 930, 1260]
+
+
+def test_generator_dropped_before_its_end_runs_finalize_once() -> None:
+    with tf.Graph().as_default():
+        counter = tf.Variable(tf.constant(0, tf.int64), use_resource=True, name="finalized")
+        i64 = tf.TensorSpec([], tf.int64)
+
+        @tf.function
+        def init(x: Any) -> Any:
+            return x
+
+        @tf.function
+        def next_fn(state: Any) -> Any:
+            return state
+
+        @tf.function
+        def finalize(state: Any, handle: Any) -> Any:
+            added = tf.raw_ops.AssignAddVariableOp(resource=handle, value=state)
+            with tf.control_dependencies([added]):
+                return tf.identity(state)
+
+        made = tf.raw_ops.GeneratorDataset(
+            init_func_other_args=[tf.constant(5, tf.int64)],
+            next_func_other_args=[],
+            finalize_func_other_args=[counter.handle],
+            init_func=init.get_concrete_function(i64),
+            next_func=next_fn.get_concrete_function(i64),
+            finalize_func=finalize.get_concrete_function(i64, tf.TensorSpec([], tf.resource)),
+            output_types=[tf.int64],
+            output_shapes=[[]],
+        )
+        handle = tf.raw_ops.IteratorV2(
+            shared_name="", container="", output_types=[tf.int64], output_shapes=[[]]
+        )
+        init_op = tf.raw_ops.MakeIterator(dataset=made, iterator=handle)
+        (nxt,) = tf.raw_ops.IteratorGetNext(
+            iterator=handle, output_types=[tf.int64], output_shapes=[[]]
+        )
+        with tf.Session() as sess:
+            sess.run(counter.initializer)
+            sess.run(init_op)
+            assert sess.run(nxt) == 5
+            sess.run(init_op)  # the first iterator is dropped: its finalize_func runs
+            assert sess.run(counter.read_value()) == 5

@@ -5,12 +5,15 @@ finalize_func(state..., captured...) then runs once."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import errors
 from tfcluster.kernels import dataset_base as base
 from tfcluster.kernels.registry import CPU_ONLY, kernel
+
+_log = logging.getLogger(__name__)
 
 
 class _Generator(base.Dataset):
@@ -50,6 +53,18 @@ class _GeneratorIterator(base.ElementIterator):
             finalize.call_tensors(self._pipeline, [*self._state, *final_args])
             return None
         return base.element_from_tensors(results, self._data.specs)
+
+    def close(self) -> None:
+        """An iterator dropped before the end still runs finalize_func once (as TF's does
+        when it is destroyed); its error only goes to the log, as TF's."""
+        if self._state is None or self._finished:
+            return
+        self._finished = True
+        finalize, final_args = self._data.functions[2], self._data.captured[2]
+        try:
+            finalize.call_tensors(self._pipeline, [*self._state, *final_args])
+        except errors.OpError as e:
+            _log.warning("GeneratorDataset finalize_func failed: %s", e)
 
 
 @kernel("GeneratorDataset", devices=CPU_ONLY)
