@@ -12,7 +12,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dtypes, errors, op_def_registry
 from tfcluster.framework.graph import Tensor
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.op_util import Outputs
@@ -131,7 +131,11 @@ def _fingerprint(data: bytes) -> tuple[str, bool]:
 
 def _snapshot_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     if inputs and SNAPSHOT_FINGERPRINT_ATTR not in attrs:
-        digest, volatile = _fingerprint(dataset_graph_def(inputs[0]))
+        try:
+            digest, volatile = _fingerprint(dataset_graph_def(inputs[0]))
+        except (ValueError, KeyError, errors.OpError):
+            # A graph TF's form cannot hold: no fingerprint, so nothing is read back.
+            digest, volatile = "", True
         attrs[SNAPSHOT_FINGERPRINT_ATTR] = digest
         attrs[SNAPSHOT_VOLATILE_ATTR] = volatile
     return _dataset_infer(inputs, attrs)
