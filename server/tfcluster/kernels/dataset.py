@@ -113,6 +113,7 @@ class IteratorResource:
         # The old pipeline closes first, so a get_next blocked in it lets go of the lock.
         self._current.close()
         pipeline = base.Pipeline(self.resources, self.device)
+        pipeline.root = dataset
         with self._lock:
             self._current.close()
             self._current.pipeline = pipeline

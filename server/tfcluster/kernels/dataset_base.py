@@ -321,6 +321,9 @@ class Pipeline:
         self.resources = resources
         self.device = device
         self.call_context = StepContext(0, resources, Rendezvous())
+        # The dataset an iterator reads (set by the iterator ops): assert_next looks at the
+        # transformations between it and this one.
+        self.root: Dataset | None = None
         self._closed = threading.Event()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()

@@ -776,9 +776,12 @@ def deserialize_sparse(node: Any, xp: Any) -> Compute:
     """DeserializeManySparse over any leading dimensions ([3]: one SparseTensor, [N, 3]: a
     batch, [A, B, 3]: a batch of batches)."""
     many = _sparse_serialization.deserialize_many_sparse(node, xp)
+    dt = node.attrs["dtype"]
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         serialized = np.asarray(ins[0], dtype=object)
+        if serialized.ndim >= 1 and serialized.shape[-1] == 3:
+            serialized = _sparse_serialization.tensors_as_strings(serialized, dt)
         if serialized.ndim < 1 or serialized.shape[-1] != 3:
             raise invalid(
                 "Serialized sparse should have at least 1 dimension and its last dimension "

@@ -87,6 +87,22 @@ def _strings(rows: list[list[bytes]]) -> np.ndarray:
     return out
 
 
+def _parts(row: Any) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    return np.asarray(row[0]), np.asarray(row[1]), np.asarray(row[2])
+
+
+def tensors_as_strings(serialized: np.ndarray, dt: Any) -> np.ndarray:
+    """A [..., 3] array of serialized SparseTensors: strings as they are; TF's variant form
+    (each row holding the indices, values and dense_shape tensors themselves, as a dataset's
+    sparse component is) serialized first."""
+    flat = serialized.reshape(-1)
+    if not flat.size or isinstance(flat[0], (bytes, str)):
+        return serialized
+    rows = serialized.reshape(-1, 3)
+    out = _strings([_serialized(*_parts(row), dt) for row in rows])
+    return out.reshape(serialized.shape)
+
+
 @kernel("SerializeSparse", devices=CPU_ONLY)
 def serialize_sparse(node: Any, xp: Any) -> Compute:
     dt = node.attrs["T"]

@@ -9,6 +9,7 @@ import numpy as np
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor, convert_to_tensor
+from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.data import structure as st
 from tfcluster.lib.data.dataset import (
     AUTOTUNE,
@@ -351,12 +352,61 @@ def parse_example_dataset(features: Any, num_parallel_calls: Any = 1) -> Transfo
     def apply(dataset: Dataset) -> Dataset:
         from tfcluster.ops import parsing_ops
 
-        return dataset.map(
-            lambda serialized: parsing_ops.parse_example(serialized, features),
-            num_parallel_calls=num_parallel_calls,
-        )
+        out = _parse_example_dataset(dataset, features, num_parallel_calls)
+        if any(isinstance(f, parsing_ops.SparseFeature) for f in features.values()):
+            # As TF: each SparseFeature merged from its index and value features.
+            out = out.map(
+                lambda parsed: parsing_ops._with_sparse_features(features, parsed),
+                num_parallel_calls=num_parallel_calls,
+            )
+        return out
 
     return apply
+
+
+def _parse_example_dataset(dataset: Dataset, features: Any, num_parallel_calls: Any) -> Dataset:
+    """TF 1.15's _ParseExampleDataset: one ParseExampleDataset op; its element is a dict of
+    the parsed features (and the index / value features of SparseFeatures)."""
+    from tfcluster.ops import parsing_ops
+
+    element = dataset._structure
+    if not (
+        isinstance(element, st.Spec)
+        and element.kind == "dense"
+        and element.dtype == dtypes.string
+        and element.shape.ndims in (None, 1)
+    ):
+        raise TypeError("Input dataset should be a dataset of vectors of strings")
+    params = parsing_ops._RawParams(
+        features,
+        (
+            parsing_ops.VarLenFeature,
+            parsing_ops.SparseFeature,
+            parsing_ops.FixedLenFeature,
+            parsing_ops.FixedLenSequenceFeature,
+        ),
+    )
+    defaults = params.default_tensors()
+    batch = element.shape if element.shape.ndims is not None else TensorShape([None])
+    structure: dict[str, Any] = {}
+    for key, dtype, shape in zip(params.dense_keys, params.dense_types, params.dense_shapes):
+        structure[key] = st.dense(dtype, batch.concatenate(shape))
+    for key, dtype in zip(params.sparse_keys, params.sparse_types):
+        structure[key] = st.sparse(dtype, batch.concatenate([None]))
+    attrs = {
+        "sparse_keys": params.sparse_keys,
+        "dense_keys": params.dense_keys,
+        "sparse_types": params.sparse_types,
+        "Tdense": params.dense_types,
+        "dense_shapes": params.dense_shapes,
+        "sloppy": False,
+        **st.op_attrs(structure),
+    }
+    calls = convert_to_tensor(num_parallel_calls, dtype=dtypes.int64, name="num_parallel_calls")
+    variant = dataset_ops.dataset_op(
+        "ParseExampleDataset", [dataset._variant_tensor, calls, *defaults], attrs
+    )
+    return Dataset(variant, structure, [dataset])
 
 
 def make_batched_features_dataset(

@@ -159,7 +159,8 @@ def group_by_reducer(key_func: Callable[..., Any], reducer: Reducer) -> Transfor
             reduce_fn = _reduce_function(reducer.reduce_func, name, state, dataset._structure)
         finalize_fn = StructuredFunction(reducer.finalize_func, name, state)
         return _make_dataset(
-            "GroupByReducerDataset",
+            # TF 1.15's group_by_reducer makes the Experimental spelling.
+            "ExperimentalGroupByReducerDataset",
             dataset,
             [key_fn, init_fn, reduce_fn, finalize_fn],
             ["key_func", "init_func", "reduce_func", "finalize_func"],

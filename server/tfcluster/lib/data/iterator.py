@@ -31,8 +31,15 @@ from tfcluster.lib.data.dataset import Dataset, same_graph
 from tfcluster.ops import dataset_ops
 
 GLOBAL_ITERATORS = "iterators"
-# Stateful ops that a one-shot iterator's dataset may contain (they only describe data).
-_CAPTURABLE_STATEFUL = {"MatchingFiles", "_AssertFilesMatched"}
+# Stateful ops that a one-shot iterator's dataset may contain (they only describe data; the
+# dataset ops TF 1.15 marks stateful are made anew inside TF's dataset factory too).
+_CAPTURABLE_STATEFUL = {
+    "MatchingFiles",
+    "_AssertFilesMatched",
+    "ExperimentalGroupByReducerDataset",
+    "GeneratorDataset",
+    "DatasetFromGraph",
+}
 
 
 class Iterator:
