@@ -195,6 +195,7 @@ class Executor:
         probing = self._probe_left > 0 and stats is None
         if probing:
             stats = self._probe
+            stats.start_step()  # a probe step that failed leaves no partial times
         width = thread_budget.current().inter if self.overlaps else 1
         with float_errors.silence():
             if self.has_async or width > 1:

@@ -75,12 +75,13 @@ def independent_heavy_ops(heavy: Sequence[bool], deps: Sequence[Sequence[int]]) 
 
 class HeavyProbe:
     """Sums the time of heavy kernels over the sequential steps that measure a graph (it
-    stands where the tracing statistics would: the executor calls add() per kernel and
-    end_step() after each step), and keeps each kernel's least time in one of those steps
-    (by its step's `index`), for the order of ready kernels (runtime/critical_path.py). The
-    least, not the mean: a graph's first step pays once for what later steps reuse (its
-    first update of a 12.8 MB variable took 31 ms, later ones 3-4 ms), and a mean would
-    rank that update above the convolution gradients the step waits for."""
+    stands where the tracing statistics would: the executor calls start_step(), add() per
+    kernel and end_step() for each step), and keeps each kernel's least time in one of
+    those steps (by its step's `index`), for the order of ready kernels
+    (runtime/critical_path.py). The least, not the mean: a graph's first step pays once for
+    what later steps reuse (its first update of a 12.8 MB variable took 31 ms, later ones
+    3-4 ms), and a mean would rank that update above the convolution gradients the step
+    waits for."""
 
     __slots__ = ("_step", "per_node", "seconds")
 
@@ -95,6 +96,9 @@ class HeavyProbe:
         index = getattr(step, "index", None)
         if index is not None:
             self._step[index] = self._step.get(index, 0.0) + (t1 - t0)
+
+    def start_step(self) -> None:
+        self._step.clear()
 
     def end_step(self) -> None:
         per_node = self.per_node
