@@ -171,3 +171,28 @@ def test_a_fused_bias_and_relu_on_cropped_tiles_match_them_applied_after() -> No
     fused = _winograd.forward(x, f, [14, 14], [(2, 2), (2, 2)], 4, epilogue)
     plain = _winograd.forward(x, f, [14, 14], [(2, 2), (2, 2)], 4)
     np.testing.assert_array_equal(fused, np.maximum(plain + b, 0))
+
+
+@pytest.mark.parametrize(
+    "m,r,channels",
+    [(4, 5, (32, 64)), (3, 5, (7, 5)), (2, 3, (16, 24)), (4, 3, (3, 40))],
+    ids=["F4x4-5x5", "F3x3-5x5", "F2x2-3x3", "F4x4-3x3"],
+)
+def test_the_filter_transform_is_the_einsum_formula_bit_for_bit(
+    m: int, r: int, channels: tuple[int, int]
+) -> None:
+    # U = G f G^T by two products over the taps gives the float64 sums of the formula as
+    # np.einsum makes them, then float32: the same filters as before, NaN and infinities
+    # included, and for a flipped, transposed (non-contiguous) filter as the input gradient
+    # passes it.
+    t = _winograd.transforms(m, r)
+    rng = np.random.default_rng(11)
+    f = rng.standard_normal((r, r, *channels)).astype(np.float32)
+    f[0, 1, 0, :2] = [np.inf, np.nan]
+    for filt in (f, np.swapaxes(f[::-1, ::-1], -1, -2)):
+        with np.errstate(invalid="ignore"):  # inf * 0 in both: NaN, as in the kernels
+            want = np.einsum("xi,yj,ijck->xyck", t.g, t.g, filt.astype(np.float64), optimize=True)
+            got = t.filter(filt)
+        want32 = want.reshape(t.a * t.a, *filt.shape[2:]).astype(np.float32)
+        assert got.shape == want32.shape and got.flags.c_contiguous
+        np.testing.assert_array_equal(got.view(np.int32), want32.view(np.int32))

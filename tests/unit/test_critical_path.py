@@ -100,3 +100,63 @@ def test_an_update_is_known_to_write_the_variable_a_product_reads() -> None:
     assert reads["y"] == {"w"}
     (updater,) = [n for n in writes if n.endswith("ApplyGradientDescent")]
     assert writes[updater] == {"w"}
+
+
+def test_probe_keeps_each_kernels_least_time_of_a_step() -> None:
+    probe = inter_op.HeavyProbe()
+
+    class Step:
+        heavy = True
+
+        def __init__(self, index: int) -> None:
+            self.index = index
+
+    a, b = Step(0), Step(1)
+    probe.start_step()
+    probe.add(a, 0.0, 0.0001)  # a step that failed here: never ended, its times dropped
+    for a_times, b_time in (([0.031], 0.002), ([0.001, 0.002], 0.004), ([0.004], 0.003)):
+        probe.start_step()
+        for t in a_times:  # a kernel that runs twice in a step counts both runs
+            probe.add(a, 0.0, t)
+        probe.add(b, 0.0, b_time)
+        probe.end_step()
+    assert probe.per_node == {0: pytest.approx(0.003), 1: pytest.approx(0.002)}
+
+
+def test_a_first_steps_one_off_cost_does_not_rank_a_kernel_first() -> None:
+    # A graph's first step pays once for what later steps reuse (the first update of a large
+    # variable took ten times its later time): the probe's priorities come from each kernel's
+    # least time, so such a kernel does not outrank the chains the step waits for.
+    import time
+
+    from tfcluster.runtime import executor
+    from tfcluster.runtime.graph_ir import node_from_operation
+    from tfcluster.runtime.resources import ResourceMgr
+    from tfcluster.runtime.step_context import StepContext
+
+    rng = np.random.default_rng(0)
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder_with_default(rng.random((384, 384), dtype=np.float32), [384, 384])
+        once = tf.matmul(x, x, name="once_dear")
+        other = tf.matmul(x + 1.0, x, name="other")
+    nodes = [node_from_operation(op) for op in g.get_operations()]
+    ex = executor.Executor(nodes, [], [once.name, other.name], [])
+    (dear,) = [s for s in ex.steps if s.name == "once_dear"]
+    calls = [0]
+    compute = dear.fn
+
+    def first_call_dear(ctx: object, ins: list[object]) -> object:
+        calls[0] += 1
+        if calls[0] == 1:  # 60 ms of this thread's CPU, the first time only
+            end = time.thread_time() + 0.06
+            while time.thread_time() < end:
+                pass
+        return compute(ctx, ins)
+
+    dear.fn = first_call_dear
+    for _ in range(inter_op.PROBE_STEPS):
+        ex.run(StepContext(1, ResourceMgr(), None), [])  # type: ignore[arg-type]
+    assert ex.priority is not None, "the probe found nothing to run beside another"
+    index = ex.steps.index(dear)
+    assert ex.priority[index] < 0.02, ex.priority[index]

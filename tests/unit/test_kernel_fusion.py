@@ -95,6 +95,43 @@ def test_pool_gradient_with_infinities_nans_and_ties_matches_the_unfused_kernels
         np.testing.assert_array_equal(a.view(np.int32), b.view(np.int32))
 
 
+@pytest.mark.parametrize(
+    "shape,ksize,out_channels",
+    [
+        ((3, 9, 9, 1), 5, 48),  # one channel; 48 channels: rows of 2016 and a rest
+        ((2, 7, 7, 5), 3, 3),  # im2col, 3 channels
+        ((4, 10, 10, 16), 3, 40),  # Winograd tiles
+        ((2, 6, 6, 8), 1, 24),  # pointwise
+    ],
+    ids=["one-channel", "im2col", "winograd", "pointwise"],
+)
+def test_fused_bias_and_relu_keep_nans_infinities_and_signed_zeros_bit_for_bit(
+    shape: tuple[int, ...], ksize: int, out_channels: int
+) -> None:
+    # The fused epilogue adds the bias along long rows of the flattened output and takes the
+    # ReLU against a row of zeros: the same numbers as BiasAdd then Relu, NaN, infinities
+    # and -0.0 (a -0.0 bias on a zero sum) included, wherever a block's rows end.
+    rng = np.random.default_rng(7)
+    x_val = rng.standard_normal(shape).astype(np.float32)
+    x_val[0, 1, 1, 0] = np.nan
+    x_val[-1, 0, :, :] = 0.0
+    f_val = rng.standard_normal((ksize, ksize, shape[-1], out_channels)).astype(np.float32)
+    b_val = rng.standard_normal(out_channels).astype(np.float32)
+    b_val[::3] = -0.0
+    b_val[1] = np.inf
+    graph = tf.Graph()
+    with graph.as_default():
+        conv = tf.nn.conv2d(tf.constant(x_val), tf.constant(f_val), [1, 1, 1, 1], "SAME")
+        out = tf.nn.relu(tf.nn.bias_add(conv, tf.constant(b_val)))
+    assert list(_fused_ops(graph, [out]).values()) == [FUSED_CONV]
+    with tf.Session(graph=graph) as sess:
+        got = sess.run(out)
+    with tf.Session(graph=graph, config=UNFUSED) as sess:
+        want = sess.run(out)
+    assert np.isnan(got).any() and np.isinf(got).any()
+    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
+
+
 def _conv_bias_relu(data_format: str = "NHWC") -> tuple[Any, Any, Any]:
     x = tf.constant(np.ones((2, 6, 6, 3), np.float32))
     f = tf.constant(np.ones((3, 3, 3, 4), np.float32))

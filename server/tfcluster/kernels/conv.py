@@ -416,14 +416,45 @@ def fused_conv2d(node: Any, xp: Any) -> Compute:
                 f"{list(b.shape)} vs. {[*x.shape[:-1], f.shape[-1]]}"
             )
 
-        def epilogue(block: Any) -> None:
-            xp.add(block, b, out=block)
-            if relu:
-                xp.maximum(block, 0, out=block)
-
-        return (_conv_forward(xp, win, x, f, epilogue),)
+        return (_conv_forward(xp, win, x, f, _bias_epilogue(xp, b, relu)),)
 
     return compute
+
+
+# A fused bias goes along runs of about this many numbers of a block's flattened output.
+_BIAS_RUN = 2048
+
+
+def _bias_epilogue(xp: Any, b: Any, relu: bool) -> Callable[[Any], None]:
+    """The in-place bias (and ReLU) for blocks of a channels-last output. A contiguous block
+    is flattened and cut in rows of `run` numbers, the bias repeated along each row and the
+    ReLU's zero a row of zeros: numpy's inner loop against a broadcast bias is one row of
+    channels long (32 numbers for 32 channels), and np.maximum against a scalar 0 takes
+    about 3.5x as long per element as against an array of zeros. The same sums and maxima
+    (NaN and -0.0 alike)."""
+    c = b.shape[0]
+    reps = max(1, _BIAS_RUN // max(1, c))
+    run = reps * c
+    along = xp.tile(b, reps)
+    zeros = xp.zeros(run, along.dtype)
+
+    def apply(rows: Any, bias: Any, zero: Any) -> None:
+        xp.add(rows, bias, out=rows)
+        if relu:
+            xp.maximum(rows, zero, out=rows)
+
+    def epilogue(block: Any) -> None:
+        if not (block.flags.c_contiguous and block.ndim and block.shape[-1] == c):
+            apply(block, b, zeros[:c])
+            return
+        flat = block.reshape(-1)
+        whole = flat.size - flat.size % run
+        if whole:
+            apply(flat[:whole].reshape(-1, run), along, zeros)
+        if whole < flat.size:
+            apply(flat[whole:].reshape(-1, c), b, zeros[:c])
+
+    return epilogue
 
 
 _conv_kernels("Conv3D", 3, "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2")

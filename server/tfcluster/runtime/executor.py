@@ -195,6 +195,7 @@ class Executor:
         probing = self._probe_left > 0 and stats is None
         if probing:
             stats = self._probe
+            stats.start_step()  # a probe step that failed leaves no partial times
         width = thread_budget.current().inter if self.overlaps else 1
         with float_errors.silence():
             if self.has_async or width > 1:
@@ -205,6 +206,7 @@ class Executor:
                 clock = time.thread_time if probing else time.time
                 self._run_sequential(ctx, vals, stats, clock)
         if probing:
+            self._probe.end_step()
             self._probe_left -= 1
             if self._probe_left <= 0:
                 heavy_per_step = self._probe.seconds / inter_op.PROBE_STEPS
@@ -228,7 +230,7 @@ class Executor:
         """From the probe's per-kernel times: the critical-path priorities, and kernels
         measured long enough to run beside others (whatever their op type) made heavy."""
         per_node = self._probe.per_node
-        costs = [per_node.get(i, 0.0) / inter_op.PROBE_STEPS for i in range(len(self.steps))]
+        costs = [per_node.get(i, 0.0) for i in range(len(self.steps))]
         self.priority = critical_path.longest_chains(costs, self.consumers)
         self.follows = [p - c for p, c in zip(self.priority, costs)]
         for step, heavy in zip(self.steps, critical_path.measured_heavy(costs)):
