@@ -130,6 +130,23 @@ def tf_tuple_of_tensors(tf):
     }
 
 
+def local_cpu_devices(tf):
+    """ptb_word_lm's GPU count comes from device_lib (TF also lists XLA_CPU, which tfcluster,
+    having no XLA, does not: the CPU entries are compared)."""
+    import importlib
+
+    root = "tfcluster" if tf.__name__.startswith("tfcluster") else "tensorflow"
+    device_lib = importlib.import_module(root + ".python.client.device_lib")
+    devices = device_lib.list_local_devices()
+    return {
+        "cpus": [
+            [d.name, d.device_type, d.memory_limit] for d in devices if d.device_type == "CPU"
+        ],
+        "gpus": [d.name for d in devices if d.device_type == "GPU"],
+        "incarnations_set": all(d.incarnation != 0 for d in devices),
+    }
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -141,5 +158,6 @@ CASES = {
         gradient_graph_gate_op,
         gradient_graph_gate_none,
         tf_tuple_of_tensors,
+        local_cpu_devices,
     )
 }

@@ -40,3 +40,10 @@ def test_gradient_graph_has_tfs_gating_and_names(name: str) -> None:
     actual = CASES[name](tf)
     for key in expected:
         assert actual[key] == expected[key], key
+
+
+def test_device_lib_lists_the_local_devices_as_tf_names_them() -> None:
+    expected = reference.case(AREA, "local_cpu_devices")
+    actual = CASES["local_cpu_devices"](tf)
+    assert actual["cpus"] == expected["cpus"]
+    assert actual["incarnations_set"]
