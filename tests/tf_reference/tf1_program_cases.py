@@ -147,6 +147,24 @@ def local_cpu_devices(tf):
     }
 
 
+def strided_slice_default_strides(tf):
+    """ptb_word_lm's reader slices with tf.strided_slice and no strides: TF makes ones_like(begin)
+    before the op's scope; the op count decides the op seeds of the dropout after it."""
+    tf.reset_default_graph()
+    data = tf.reshape(tf.range(12), [2, 6], name="data")
+    i = tf.placeholder(tf.int32, [], name="i")
+    x = tf.strided_slice(data, [0, i * 2], [2, (i + 1) * 2])
+    y = tf.strided_slice(data, [0, 1], [2, 3], name="fixed")
+    ops = tf.get_default_graph().get_operations()
+    with tf.Session() as sess:
+        values = sess.run([x, y], {i: 1})
+    return {
+        "ops": [[op.name, op.type] for op in ops],
+        "strides_input": [x.op.inputs[3].name, y.op.inputs[3].name],
+        "values": [v.tolist() for v in values],
+    }
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -159,5 +177,6 @@ CASES = {
         gradient_graph_gate_none,
         tf_tuple_of_tensors,
         local_cpu_devices,
+        strided_slice_default_strides,
     )
 }

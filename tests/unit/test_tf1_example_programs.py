@@ -47,3 +47,9 @@ def test_device_lib_lists_the_local_devices_as_tf_names_them() -> None:
     actual = CASES["local_cpu_devices"](tf)
     assert actual["cpus"] == expected["cpus"]
     assert actual["incarnations_set"]
+
+
+def test_strided_slice_without_strides_makes_tfs_ops_in_tfs_order() -> None:
+    expected = reference.case(AREA, "strided_slice_default_strides")
+    actual = CASES["strided_slice_default_strides"](tf)
+    assert actual == expected
