@@ -83,16 +83,24 @@ def test_merge_rejects_duplicate_tags() -> None:
             sess.run(dup)
 
 
-def test_scalar_needs_one_value_and_real_dtype() -> None:
-    with pytest.raises(ValueError, match="scalar"):
-        tf.summary.scalar("v", tf.constant([1.0, 2.0]))
+def test_scalar_needs_a_scalar_when_it_runs_and_a_real_dtype() -> None:
     with pytest.raises(TypeError, match="string"):
         tf.summary.scalar("s", tf.constant("a"))
-    # A one-element tensor is reshaped to a scalar, as TF accepts.
-    t = tf.summary.scalar("one", tf.constant([3.0]))
+    # As TF 1.15: the graph builds, with no op of its own besides the tag; running fails.
+    before = len(tf.get_default_graph().get_operations())
+    values = tf.constant([3.0])
+    one = tf.summary.scalar("one", values)
+    assert one.op.inputs[1] is values
+    assert len(tf.get_default_graph().get_operations()) == before + 3
+    two = tf.summary.scalar("v", tf.constant([1.0, 2.0]))
     with tf.Session() as sess:
-        got = tf.summary.Summary.FromString(sess.run(t))
-    assert got.value[0].simple_value == 3.0
+        with pytest.raises(
+            tf.errors.InvalidArgumentError,
+            match=r"tags and values not the same shape: \[\] != \[1\] \(tag 'one'\)",
+        ):
+            sess.run(one)
+        with pytest.raises(tf.errors.InvalidArgumentError, match=r"\[\] != \[2\]"):
+            sess.run(two)
 
 
 def test_histogram_with_nan_fails() -> None:

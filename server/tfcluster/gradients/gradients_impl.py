@@ -29,7 +29,7 @@ from tfcluster.gradients.gradient_options import (
     check_aggregation_method,
     unconnected_gradients_value,
 )
-from tfcluster.ops import array_ops, indexed_slices_ops, math_ops
+from tfcluster.ops import array_ops, control_flow_ops, indexed_slices_ops, math_ops
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -71,7 +71,9 @@ def gradients(
 ) -> list[Any]:
     """Symbolic d(sum(ys))/d(x) for each x in xs (a Tensor, or an IndexedSlices for a
     gathered x); None where x does not affect ys (zeros with unconnected_gradients="zero").
-    aggregation_method picks how gradient terms are summed (same values either way)."""
+    aggregation_method picks how gradient terms are summed (same values either way).
+    gate_gradients: each op's input gradients pass through a tuple (as TF: "<op>_grad/tuple/
+    control_dependency", ...) so none is used before all of them are computed."""
     check_aggregation_method(aggregation_method)
     return gradients_of_graph(
         ys,
@@ -82,6 +84,7 @@ def gradients(
         stop_gradients,
         unconnected_gradients,
         aggregation_method=aggregation_method,
+        gate_gradients=gate_gradients,
     )
 
 
@@ -98,6 +101,7 @@ def gradients_of_graph(
     own_scope: bool = True,
     allowed_ops: set[Operation] | None = None,
     op_scopes: bool = True,
+    gate_gradients: bool = False,
 ) -> list[Any]:
     """tf.gradients, where ys and xs may live in `src_graph` (a forward loop body) while the
     gradient ops go to the default graph (the gradient loop's body, which reads the forward
@@ -149,10 +153,10 @@ def gradients_of_graph(
                         f"Gradients of complex tensors must set grad_ys (y.dtype = {y.dtype!r})"
                     )
                 with colocate_with(y.op) if colocate_gradients_with_ops else _null():
+                    # As TF: "Shape", "grad_ys_<i>" (the one) and "Fill".
                     gy = array_ops.fill(
                         array_ops.shape(y),
-                        convert_to_tensor(1, dtype=y.dtype.base_dtype),
-                        name=f"grad_ys_{i}",
+                        convert_to_tensor(1, dtype=y.dtype.base_dtype, name=f"grad_ys_{i}"),
                     )
             elif isinstance(gy, IndexedSlices):
                 pass
@@ -195,6 +199,10 @@ def gradients_of_graph(
                         if op.type not in _TAKES_INDEXED_SLICES:
                             out_grads = [_dense(g) for g in out_grads]
                         in_grads = _as_list(grad_fn(op, *out_grads))
+                        if gate_gradients and sum(g is not None for g in in_grads) > 1:
+                            # TF gates with no device and no colocation of its own.
+                            with graph.device(None), colocate_with(None, ignore_existing=True):
+                                in_grads = control_flow_ops.tuple_(in_grads)
                     if len(in_grads) != len(op.inputs):
                         raise ValueError(
                             f"Num gradients {len(in_grads)} generated for op {op.name} do not "

@@ -1,7 +1,8 @@
 """The distributions behind TF's candidate samplers (its core/kernels/range_sampler), on the host
 with numpy: each sampler draws values in [0, range) and says the probability of a value, both
-exactly as TF defines them (probabilities in float32 as TF computes them); the random streams
-are numpy's, not TF's Philox.
+exactly as TF defines them (probabilities in float32 as TF computes them). The uniform and
+log-uniform samplers draw from TF's Philox stream (kernels/_philox_stream.py: same values as
+TF for the same seeds); the unigram ones from numpy's generator.
 
 `sample_batch` is TF's SampleBatchGetExpectedCount: num_sampled draws (with rejection of
 repeats when unique), and the expected count of each sampled and true value, from the number
@@ -65,7 +66,7 @@ class LogUniformSampler(RangeSampler):
 
     def __init__(self, range_: int) -> None:
         super().__init__(range_)
-        self._log_range = math.log1p(self.range_)
+        self._log_range = math.log(self.range_ + 1)  # as TF computes it
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         values = np.exp(rng.random(n) * self._log_range).astype(np.int64) - 1
@@ -179,7 +180,10 @@ def _expected_counts(p: np.ndarray, batch_size: int, num_tries: int) -> np.ndarr
     the chance of a value appearing in num_tries draws, 1 - (1 - p)^num_tries."""
     if num_tries == batch_size:
         return (p * _F32(batch_size)).astype(_F32)
-    return (-np.expm1(_F32(num_tries) * np.log1p(-p))).astype(_F32)
+    # TF calls libm's float log1pf/expm1f; each step in double rounded to float is closer to
+    # them than numpy's float32 functions (which are often one ulp off).
+    log_q = np.log1p(-p.astype(np.float64)).astype(_F32)
+    return (-np.expm1((_F32(num_tries) * log_q).astype(np.float64))).astype(_F32)
 
 
 def _unique_draws(

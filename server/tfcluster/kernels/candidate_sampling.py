@@ -11,12 +11,16 @@ from typing import Any
 import numpy as np
 
 from tfcluster.kernels import _range_samplers as rs
+from tfcluster.kernels._philox_stream import PhiloxStream
 from tfcluster.kernels.common import Compute, invalid, shape_str
-from tfcluster.kernels.random import _generator
+from tfcluster.kernels.random import _Generator, _generator
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.lib.io import gfile
 
 _FLT_MAX = np.finfo(np.float32).max
+# Samplers whose draws follow TF's Philox stream value for value (the unigram ones draw from
+# numpy's generator: their alias tables are not TF's).
+_TF_STREAM_SAMPLERS = (rs.UniformSampler, rs.LogUniformSampler)
 
 
 def _true_classes(value: Any, num_true: int, range_: int) -> np.ndarray:
@@ -42,6 +46,7 @@ def _sampler_kernel(make: Callable[[Any], rs.RangeSampler]) -> Callable[[Any, An
         num_sampled = int(node.attrs["num_sampled"])
         unique = bool(node.attrs["unique"])
         rng = _generator(node)
+        philox = _Generator(node)
         built: list[rs.RangeSampler] = []
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -52,8 +57,12 @@ def _sampler_kernel(make: Callable[[Any], rs.RangeSampler]) -> Callable[[Any, An
             if unique and num_sampled > sampler.range_:
                 raise invalid("Sampler's range is too small.")
             with sampler.lock:
+                draws: Any = rng
+                if isinstance(sampler, _TF_STREAM_SAMPLERS):
+                    # TF's stream: 2048 words reserved per sampled value, read in order.
+                    draws = PhiloxStream(philox.reserve(2048 * num_sampled // 4))
                 sampled, true_count, sampled_count = rs.sample_batch(
-                    sampler, rng, num_sampled, unique, true
+                    sampler, draws, num_sampled, unique, true
                 )
                 if sampler.needs_updates:
                     sampler.update(true)

@@ -70,6 +70,11 @@ def histogram_proto(values: np.ndarray) -> summary_pb2.HistogramProto:
     return h
 
 
+def _tag_note(tags: np.ndarray) -> str:
+    """TF names the tag when there is one."""
+    return f" (tag '{_as_str(tags.item())}')" if tags.ndim == 0 else ""
+
+
 @kernel("ScalarSummary", devices=CPU_ONLY)
 def scalar_summary(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -78,7 +83,8 @@ def scalar_summary(node: Any, xp: Any) -> Any:
             raise errors.InvalidArgumentError(
                 None,
                 None,
-                f"tags and values not the same shape: {list(tags.shape)} != {list(values.shape)}",
+                f"tags and values not the same shape: {list(tags.shape)} != "
+                f"{list(values.shape)}{_tag_note(tags)}",
             )
         s = summary_pb2.Summary()
         for tag, value in zip(tags.reshape(-1), values.reshape(-1)):

@@ -16,6 +16,7 @@ from tensorboardX.event_file_writer import EventsWriter
 from tensorboardX.proto import event_pb2, summary_pb2
 
 from tfcluster.framework import errors
+from tfcluster.framework.event_files import open_events_file
 from tfcluster.kernels.common import host_array, invalid, scalar_int
 from tfcluster.kernels.image_summary import audio_summary_proto, image_summary_proto
 from tfcluster.kernels.registry import CPU_ONLY, kernel
@@ -48,7 +49,7 @@ class SummaryWriterResource:
             if self._writer is not None:
                 return  # TF keeps the writer it made first
             os.makedirs(logdir, exist_ok=True)
-            self._writer = EventsWriter(os.path.join(logdir, "events"), suffix)
+            self._writer = open_events_file(logdir, suffix)
             self._max_queue = max_queue
             self._flush_secs = flush_millis / 1000.0
 

@@ -946,11 +946,15 @@ def strided_slice(
     var: Any = None,
     name: str | None = None,
 ) -> Tensor:
+    if strides is None:
+        # As TF: ones_like(begin) before the op's scope, converting begin on its own (the op
+        # count, hence the op seeds of later random ops, is TF's).
+        strides = ones_like(begin)
     with name_scope(name, "StridedSlice", [input_, begin, end, strides]) as scope:
         x = convert_to_tensor(input_, name="input")
         b = _int_tensor(begin, "begin")
         e = _int_tensor(end, "end")
-        s = ones_like(b) if strides is None else _int_tensor(strides, "strides")
+        s = _int_tensor(strides, "strides")
         index_dtype = b.dtype.base_dtype
         if e.dtype.base_dtype != index_dtype or s.dtype.base_dtype != index_dtype:
             raise TypeError("begin, end and strides of StridedSlice must have the same dtype")

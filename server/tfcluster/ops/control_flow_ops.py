@@ -81,15 +81,20 @@ def tuple_(
 ) -> list[Any]:
     """Tensors that are only available after all of `tensors` (and control_inputs) are computed."""
     with name_scope(name, "tuple", tensors):
-        gating = group(*[t for t in tensors if t is not None], *(control_inputs or []))
+        gating_ops = [_as_op(t) for t in tensors if t is not None]
+        gating_ops += [_as_op(c) for c in control_inputs or []]
+        # As TF: each op once, in creation order (the NoOp's control inputs keep that order).
+        gating = group(*sorted(set(gating_ops), key=lambda op: op._id))
         out: list[Any] = []
         for t in tensors:
             if t is None:
                 out.append(None)
-                continue
-            with control_dependencies([gating]):
-                # "<scope>/control_dependency", _1, ... as TF's with_dependencies names them.
-                out.append(_gated(t, "control_dependency"))
+            elif isinstance(t, Operation):
+                with control_dependencies([gating]):
+                    out.append(group(t))
+            else:
+                # "<scope>/control_dependency", _1, ... colocated with t, as TF makes them.
+                out.append(with_dependencies([gating], t))
         return out
 
 

@@ -26,20 +26,9 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import array_ops
 from tfcluster.ops.op_util import NUMERIC, Outputs, check_dtype, make_op
 
 _STRING_SCALAR = [(dtypes.string, TensorShape([]))]
-
-
-def _scalar_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    tags, values = inputs
-    if not tags.shape.is_compatible_with(values.shape):
-        raise ValueError(
-            f"Shapes must be equal rank, but are {tags.shape} and {values.shape} for "
-            "'ScalarSummary' (tags and values)"
-        )
-    return list(_STRING_SCALAR)
 
 
 def _histogram_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -55,7 +44,8 @@ def _merge_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     return list(_STRING_SCALAR)
 
 
-op_def_registry.register("ScalarSummary", _scalar_infer)
+# As TF (ScalarShape): tags and values are compared when the summary runs, not here.
+op_def_registry.register("ScalarSummary", lambda inputs, attrs: list(_STRING_SCALAR))
 op_def_registry.register("HistogramSummary", _histogram_infer)
 op_def_registry.register("TensorSummaryV2", lambda inputs, attrs: list(_STRING_SCALAR))
 op_def_registry.register("MergeSummary", _merge_infer)
@@ -109,13 +99,13 @@ def _collect(op: Tensor, collections: Sequence[str] | None) -> None:
 def scalar(
     name: str, tensor: Any, collections: Sequence[str] | None = None, family: str | None = None
 ) -> Tensor:
-    """A summary of one real number (the tensor must hold exactly one value)."""
+    """A summary of one real number. As in TF the tensor is passed as it is: one that is not
+    a scalar fails when the summary runs (InvalidArgumentError), adding no op here (extra ops
+    would shift the op seeds of every random op made after it)."""
     t = convert_to_tensor(tensor)
     check_dtype(t, [d for d in NUMERIC if not d.is_complex], "ScalarSummary", "values")
-    if t.shape.ndims is not None and t.shape.num_elements() not in (None, 1):
-        raise ValueError(f"tf.summary.scalar '{name}' needs a scalar tensor, got shape {t.shape}")
     with summary_scope(name, family, values=[t]) as (tag, scope):
-        values = t if t.shape.ndims == 0 else array_ops.reshape(t, [])
+        values = t
         tags = convert_to_tensor(tag, dtype=dtypes.string, name="tags")
         out = make_op(
             "ScalarSummary", [tags, values], {"T": values.dtype.base_dtype}, name=scope

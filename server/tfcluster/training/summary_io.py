@@ -8,7 +8,6 @@ on flush() and on close().
 from __future__ import annotations
 
 import atexit
-import itertools
 import os
 import threading
 import time
@@ -18,6 +17,7 @@ from tensorboardX.event_file_writer import EventsWriter
 from tensorboardX.proto import event_pb2, summary_pb2
 
 from tfcluster.framework import meta_graph
+from tfcluster.framework.event_files import open_events_file
 from tfcluster.framework.graph import get_default_graph
 from tfcluster.protos import graph_pb2
 
@@ -25,8 +25,6 @@ Event = event_pb2.Event
 SessionLog = event_pb2.SessionLog
 Summary = summary_pb2.Summary
 TaggedRunMetadata = event_pb2.TaggedRunMetadata
-
-_writer_ids = itertools.count()
 
 
 def _as_summary(summary: Any) -> summary_pb2.Summary:
@@ -81,7 +79,8 @@ class FileWriter:
 
     def reopen(self) -> None:
         """Starts a new event file after close(); does nothing while open. As in TF, the file
-        is made when the first event is written: a writer that writes nothing leaves none."""
+        is made when the first event is written (a writer that writes nothing leaves none),
+        or at once when the writer has a filename_suffix."""
         with self._lock:
             if not self._closed:
                 return
@@ -91,12 +90,12 @@ class FileWriter:
             self._pending = 0
             self._last_flush = time.monotonic()
             self._closed = False
+            if self._user_suffix:
+                self._open_file()
 
     def _open_file(self) -> EventsWriter:
         if self._writer is None:
-            # Unique per file: two writers (or a reopen) in the same second never collide.
-            suffix = f".{os.getpid()}.{next(_writer_ids)}{self._user_suffix}"
-            self._writer = EventsWriter(os.path.join(self._logdir, "events"), suffix)
+            self._writer = open_events_file(self._logdir, self._user_suffix)
         return self._writer
 
     # ---- events ------------------------------------------------------------------------

@@ -1,0 +1,182 @@
+"""Programs from TensorFlow's own TF1 examples, reduced to the behaviour that differed on
+tfcluster: the candidate samplers' draws (word2vec_basic's nce_loss) and the gradient graph an
+optimizer builds (its gate_gradients tuples, the starting gradient's names). Each case is
+`fn(tf) -> dict of plain values`, run on TF 1.15 by record_tf1_programs.py and on tfcluster by
+tests/unit/test_tf1_example_programs.py. Python 3.7 code."""
+
+from __future__ import annotations
+
+
+def _sampler_runs(tf, build, steps=2):
+    tf.reset_default_graph()
+    tf.set_random_seed(3)
+    true = tf.constant([[1], [5]], tf.int64)
+    sampled = build(tf, true)
+    out = []
+    with tf.Session() as sess:
+        for _ in range(steps):
+            r = sess.run(sampled)
+            out.append(
+                {
+                    "sampled": r.sampled_candidates.tolist(),
+                    "true_expected": r.true_expected_count.tolist(),
+                    "sampled_expected": r.sampled_expected_count.tolist(),
+                }
+            )
+    return {"runs": out}
+
+
+def log_uniform_unique(tf):
+    return _sampler_runs(tf, lambda tf, t: tf.nn.log_uniform_candidate_sampler(t, 1, 8, True, 50))
+
+
+def log_uniform_with_repeats(tf):
+    return _sampler_runs(
+        tf, lambda tf, t: tf.nn.log_uniform_candidate_sampler(t, 1, 5, False, 300, seed=7)
+    )
+
+
+def uniform_with_repeats(tf):
+    return _sampler_runs(tf, lambda tf, t: tf.nn.uniform_candidate_sampler(t, 1, 6, False, 1000))
+
+
+def uniform_unique(tf):
+    return _sampler_runs(
+        tf, lambda tf, t: tf.nn.uniform_candidate_sampler(t, 1, 10, True, 20, seed=7)
+    )
+
+
+def nce_loss_training(tf):
+    """word2vec_basic's model, small: the NCE loss over 5 SGD steps."""
+    import numpy as np
+
+    tf.reset_default_graph()
+    tf.set_random_seed(0)
+    vocab, dim, batch = 40, 8, 16
+    rng = np.random.RandomState(0)
+    inputs = tf.constant(rng.randint(0, vocab, batch).astype(np.int32))
+    labels = tf.constant(rng.randint(0, vocab, (batch, 1)).astype(np.int32))
+    embeddings = tf.Variable(tf.random_uniform([vocab, dim], -1.0, 1.0))
+    nce_w = tf.Variable(tf.truncated_normal([vocab, dim], stddev=1.0 / np.sqrt(dim)))
+    nce_b = tf.Variable(tf.zeros([vocab]))
+    embed = tf.nn.embedding_lookup(embeddings, inputs)
+    loss = tf.reduce_mean(
+        tf.nn.nce_loss(
+            weights=nce_w,
+            biases=nce_b,
+            labels=labels,
+            inputs=embed,
+            num_sampled=6,
+            num_classes=vocab,
+        )
+    )
+    train = tf.train.GradientDescentOptimizer(1.0).minimize(loss)
+    losses = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(5):
+            losses.append(float(sess.run([train, loss])[1]))
+    return {"losses": losses}
+
+
+def _gradient_graph(tf, gate):
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    w = tf.Variable(tf.ones([3, 2]), name="w")
+    scale = tf.Variable(tf.ones([4, 2]), name="scale")
+    loss = tf.reduce_mean(tf.square(tf.matmul(x, w) * scale))
+    tf.train.GradientDescentOptimizer(0.1).minimize(loss, gate_gradients=gate)
+    ops = tf.get_default_graph().get_operations()
+    # TF 1.15's gradient functions of broadcasting ops make other helper ops than tfcluster's
+    # (whose shortcuts use static shapes): the model has none; compare the gating and the
+    # starting gradient.
+    wanted = [
+        op
+        for op in ops
+        if "/tuple/" in op.name
+        or (op.name.split("/")[-1] in ("Fill", "Shape", "grad_ys_0") and op.name.count("/") == 1)
+    ]
+    return {
+        "ops": sorted([op.name, op.type] for op in wanted),
+        "control_inputs": sorted(
+            [op.name, sorted(c.name for c in op.control_inputs)] for op in wanted
+        ),
+        "colocation": sorted(
+            [op.name, [c.decode() for c in op.colocation_groups()]]
+            for op in wanted
+            if op.type == "Identity"
+        ),
+    }
+
+
+def gradient_graph_gate_op(tf):
+    return _gradient_graph(tf, tf.train.Optimizer.GATE_OP)
+
+
+def gradient_graph_gate_none(tf):
+    return _gradient_graph(tf, tf.train.Optimizer.GATE_NONE)
+
+
+def tf_tuple_of_tensors(tf):
+    tf.reset_default_graph()
+    a = tf.constant(1.0, name="a")
+    b = tf.constant(2.0, name="b")
+    out = tf.tuple([a, b, a])
+    ops = tf.get_default_graph().get_operations()
+    return {
+        "names": [t.name for t in out],
+        "ops": [[op.name, op.type, sorted(c.name for c in op.control_inputs)] for op in ops],
+        "colocation": [[op.name, [c.decode() for c in op.colocation_groups()]] for op in ops],
+    }
+
+
+def local_cpu_devices(tf):
+    """ptb_word_lm's GPU count comes from device_lib (TF also lists XLA_CPU, which tfcluster,
+    having no XLA, does not: the CPU entries are compared)."""
+    import importlib
+
+    root = "tfcluster" if tf.__name__.startswith("tfcluster") else "tensorflow"
+    device_lib = importlib.import_module(root + ".python.client.device_lib")
+    devices = device_lib.list_local_devices()
+    return {
+        "cpus": [
+            [d.name, d.device_type, d.memory_limit] for d in devices if d.device_type == "CPU"
+        ],
+        "gpus": [d.name for d in devices if d.device_type == "GPU"],
+        "incarnations_set": all(d.incarnation != 0 for d in devices),
+    }
+
+
+def strided_slice_default_strides(tf):
+    """ptb_word_lm's reader slices with tf.strided_slice and no strides: TF makes ones_like(begin)
+    before the op's scope; the op count decides the op seeds of the dropout after it."""
+    tf.reset_default_graph()
+    data = tf.reshape(tf.range(12), [2, 6], name="data")
+    i = tf.placeholder(tf.int32, [], name="i")
+    x = tf.strided_slice(data, [0, i * 2], [2, (i + 1) * 2])
+    y = tf.strided_slice(data, [0, 1], [2, 3], name="fixed")
+    ops = tf.get_default_graph().get_operations()
+    with tf.Session() as sess:
+        values = sess.run([x, y], {i: 1})
+    return {
+        "ops": [[op.name, op.type] for op in ops],
+        "strides_input": [x.op.inputs[3].name, y.op.inputs[3].name],
+        "values": [v.tolist() for v in values],
+    }
+
+
+CASES = {
+    f.__name__: f
+    for f in (
+        log_uniform_unique,
+        log_uniform_with_repeats,
+        uniform_with_repeats,
+        uniform_unique,
+        nce_loss_training,
+        gradient_graph_gate_op,
+        gradient_graph_gate_none,
+        tf_tuple_of_tensors,
+        local_cpu_devices,
+        strided_slice_default_strides,
+    )
+}

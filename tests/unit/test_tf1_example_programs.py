@@ -1,0 +1,55 @@
+"""Behaviour of TensorFlow's own TF1 examples that differed on tfcluster, against TF 1.15's
+recorded answers (tests/tf_reference/record_tf1_programs.py): candidate samplers draw TF's
+values for the same seeds (word2vec_basic's nce_loss then trains as under TF), and an
+optimizer's gradient graph has TF's gate_gradients tuples and starting-gradient names."""
+
+from __future__ import annotations
+
+import pytest
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.tf1_program_cases import CASES
+
+AREA = "tf1_programs"
+
+
+@pytest.mark.parametrize(
+    "name",
+    ["log_uniform_unique", "log_uniform_with_repeats", "uniform_with_repeats", "uniform_unique"],
+)
+def test_candidate_samplers_draw_tfs_values_for_the_same_seeds(name: str) -> None:
+    expected = reference.case(AREA, name)["runs"]
+    actual = CASES[name](tf)["runs"]
+    for got, want in zip(actual, expected, strict=True):
+        assert got["sampled"] == want["sampled"]
+        # TF's expected counts come from libm's log1pf/expm1f: one ulp apart at times.
+        reference.assert_close(got["true_expected"], want["true_expected"], rtol=3e-7, atol=0)
+        reference.assert_close(got["sampled_expected"], want["sampled_expected"], rtol=3e-7, atol=0)
+
+
+def test_nce_loss_trains_as_under_tf() -> None:
+    expected = reference.case(AREA, "nce_loss_training")["losses"]
+    reference.assert_close(CASES["nce_loss_training"](tf)["losses"], expected, rtol=1e-5)
+
+
+@pytest.mark.parametrize(
+    "name", ["gradient_graph_gate_op", "gradient_graph_gate_none", "tf_tuple_of_tensors"]
+)
+def test_gradient_graph_has_tfs_gating_and_names(name: str) -> None:
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    for key in expected:
+        assert actual[key] == expected[key], key
+
+
+def test_device_lib_lists_the_local_devices_as_tf_names_them() -> None:
+    expected = reference.case(AREA, "local_cpu_devices")
+    actual = CASES["local_cpu_devices"](tf)
+    assert actual["cpus"] == expected["cpus"]
+    assert actual["incarnations_set"]
+
+
+def test_strided_slice_without_strides_makes_tfs_ops_in_tfs_order() -> None:
+    expected = reference.case(AREA, "strided_slice_default_strides")
+    actual = CASES["strided_slice_default_strides"](tf)
+    assert actual == expected
