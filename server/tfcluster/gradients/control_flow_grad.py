@@ -259,6 +259,56 @@ RegisterGradient("If")(_if_grad)
 RegisterGradient("StatelessIf")(_if_grad)
 
 
+def _case_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
+    """As TF 1.15's _CaseGrad: a Case on the same index whose branch k differentiates the
+    forward branch k (recomputed on the same inputs; values the branches' stateful ops
+    exported are reused, as the If gradient does)."""
+    branches = [
+        parse_function(f, f"{op.name} branches[{k}]") for k, f in enumerate(op.get_attr("branches"))
+    ]
+    num_exports = sum(len(b.exports) for b in branches)
+    num_user = len(op.outputs) - num_exports
+    inputs = op.inputs[1:]
+    diff_idx = [i for i, t in enumerate(inputs) if _differentiable(t)]
+    out_idx = [j for j in range(num_user) if _differentiable(op.outputs[j])]
+    if not diff_idx or not out_idx:
+        return [None] * len(op.inputs)
+    exported = op.outputs[num_user:]
+    dys = [grads[j] for j in out_idx]
+    source = _gradient_source(dys)
+    fgs, outs, first = [], [], 0
+    for k, body in enumerate(branches):
+        mine = range(first, first + len(body.exports))
+        first += len(body.exports)
+        fg, branch_outs = _if_grad_branch(
+            f"{op.name}_grad/branch_{k}",
+            body,
+            inputs,
+            exported,
+            mine,
+            dys,
+            out_idx,
+            diff_idx,
+            f"branch {k} of {op.name}",
+            source,
+        )
+        fgs.append(fg)
+        outs.append(branch_outs)
+    explicit = [t for t in inputs if _passed_to_gradient(t)] + list(exported) + dys
+    grad_op = control_flow_ops._make_case(
+        get_default_graph(), "gradient", op.inputs[0], explicit, fgs, outs
+    )
+    result: list[Tensor | None] = [None] * len(op.inputs)
+    for k, i in enumerate(diff_idx):
+        g = grad_op.outputs[k]
+        g.set_shape(inputs[i].shape)
+        result[1 + i] = g
+    return result
+
+
+RegisterGradient("Case")(_case_grad)
+
+
 # ---- While --------------------------------------------------------------------------------
 class _WhileGradBody(FuncGraph):
     """The body of a loop's gradient loop: a forward body tensor it uses is that tensor's
