@@ -234,3 +234,34 @@ def cudnn_option_on_cpu(tf, cudnn, option):
     with tf.Session() as sess:
         result = _error(lambda: sess.run(out[0]))
     return {"error": result.get("error", "none")}
+
+
+# ---- a tf.function whose body updates a ref variable -------------------------------------------
+def function_updates_ref_variable(tf):
+    """TF 1.15 refuses it while tracing (a function takes a captured ref variable as its
+    value); reading the variable inside the function works."""
+    v = tf.Variable(1.0, name="v", use_resource=False)
+
+    @tf.function
+    def update(x):
+        tf.assign_add(v, x)
+        return x
+
+    @tf.function
+    def read(x):
+        return v.read_value() * x
+
+    try:
+        update(tf.constant(3.0))
+        refused = {"error": "none", "message": ""}
+    except Exception as e:  # the class and TF's own line are compared
+        # TF 1.15's autograph wraps the message: its last line is the op's.
+        line = str(e).strip().splitlines()[-1].strip()
+        prefix = type(e).__name__ + ": "
+        line = line[len(prefix) :] if line.startswith(prefix) else line
+        refused = {"error": type(e).__name__, "message": line}
+    out = read(tf.constant(3.0))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        value = sess.run(out)
+    return dict(refused, read=value)

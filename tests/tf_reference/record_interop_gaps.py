@@ -13,6 +13,8 @@ then write_interop_gaps_samples.py (tfcluster's files), then this again:
   TF's own import + export keeps, and what TF finds in tfcluster's round trip of the file;
 - `ref_loop/<name>`: a while_loop updating ref variables: TF's values and op types, and the
   values TF computes from tfcluster's MetaGraph of the same program;
+- `ref_function`: a tf.function updating a ref variable (TF refuses it while tracing) and
+  one reading it;
 - `cudnn_cpu/<option>`: CudnnRNN with skip_input / dropout / num_proj on CPU: TF 1.15's error
   class (it has no CPU kernel for any CudnnRNN op).
 
@@ -30,6 +32,7 @@ from interop_gaps_cases import (
     build_unused_library,
     case_gradients,
     cudnn_option_on_cpu,
+    function_updates_ref_variable,
 )
 from recorder import DATA_DIR, Recorder
 from tensorflow.python.framework import function
@@ -100,6 +103,9 @@ for name, limit in (("ref_loop", None), ("ref_loop_limited", 3)):
                 got = sess.run(["acc:0", "count:0", "v:0", "w:0"])
         loop.update(zip(("tfcluster_acc", "tfcluster_count", "tfcluster_v", "tfcluster_w"), got))
     rec.add("ref_loop/" + name, **loop)
+
+with tf.Graph().as_default():
+    rec.add("ref_function", **function_updates_ref_variable(tf))
 
 for option in sorted(CUDNN_OPTIONS):
     with tf.Graph().as_default():

@@ -25,6 +25,7 @@ from tf_reference.interop_gaps_cases import (
     build_ref_variable_loop,
     case_gradients,
     cudnn_option_on_cpu,
+    function_updates_ref_variable,
 )
 from tfcluster.ops import cudnn_rnn_ops
 
@@ -123,3 +124,10 @@ def test_cudnn_options_without_a_cpu_kernel_raise_tfs_class_on_cpu(option: str) 
     recorded = reference.case("interop_gaps", f"cudnn_cpu/{option}")
     with tf.Graph().as_default():
         assert cudnn_option_on_cpu(tf, cudnn_rnn_ops, option) == recorded
+
+
+def test_a_function_updating_a_ref_variable_is_refused_as_tf_refuses_it() -> None:
+    recorded = reference.case("interop_gaps", "ref_function")
+    with tf.Graph().as_default():
+        got = function_updates_ref_variable(tf)
+    _same(got, recorded, "ref_function")
