@@ -234,19 +234,18 @@ def _if_as_v1_cond(
     return out
 
 
-def _inline_branch(
+def _inline_nodes(
     gd: graph_pb2.GraphDef,
     prefix: str,
-    switches: Sequence[str],
-    port: int,
+    args: dict[str, str],
+    arg_controls: dict[str, str],
     pivot: str,
     add: Callable[..., node_def_pb2.NodeDef],
-) -> list[str]:
-    """The branch's nodes, renamed under `prefix`, reading the Switches' `port`; its results
-    (each through an Identity that waits for the branch's stateful nodes)."""
-    args = {
-        n.name: f"{switches[int(n.attr['index'].i)]}:{port}" for n in gd.node if n.op in ARG_OPS
-    }
+) -> tuple[list[tuple[node_def_pb2.NodeDef, node_def_pb2.NodeDef]], Callable[[str], str]]:
+    """A function body's nodes copied into the graph under `prefix` (names made unique),
+    an argument read as the tensor `args` names and waited for as `arg_controls` says; a node
+    without data inputs waits for `pivot` (it runs only in its branch / loop frame). Returns
+    the (body node, copy) pairs and the map from a body input to the graph's."""
     names: dict[str, str] = {}
     inlined: list[tuple[node_def_pb2.NodeDef, node_def_pb2.NodeDef]] = []
     for node in gd.node:
@@ -261,22 +260,43 @@ def _inline_branch(
     def ref(raw: str) -> str:
         src, idx, is_control = parse_input(raw)
         if src in args:
-            return "^" + pivot if is_control else args[src]
+            return "^" + arg_controls[src] if is_control else args[src]
         if is_control:
             return "^" + names[src]
         return f"{names[src]}:{idx}" if idx else names[src]
 
-    stateful = []
     for node, copy in inlined:
         copy.input.extend(ref(raw) for raw in node.input)
         if not [r for r in copy.input if not r.startswith("^")]:
-            copy.input.append("^" + pivot)  # a source node runs only in its branch
+            copy.input.append("^" + pivot)
+    return inlined, ref
+
+
+def _retvals(gd: graph_pb2.GraphDef) -> list[node_def_pb2.NodeDef]:
+    return [n for _, n in sorted((int(n.attr["index"].i), n) for n in gd.node if n.op == RETVAL_OP)]
+
+
+def _inline_branch(
+    gd: graph_pb2.GraphDef,
+    prefix: str,
+    switches: Sequence[str],
+    port: int,
+    pivot: str,
+    add: Callable[..., node_def_pb2.NodeDef],
+) -> list[str]:
+    """The branch's nodes, renamed under `prefix`, reading the Switches' `port`; its results
+    (each through an Identity that waits for the branch's stateful nodes)."""
+    args = {
+        n.name: f"{switches[int(n.attr['index'].i)]}:{port}" for n in gd.node if n.op in ARG_OPS
+    }
+    inlined, ref = _inline_nodes(gd, prefix, args, dict.fromkeys(args, pivot), pivot, add)
+    stateful = []
+    for node, copy in inlined:
         op_def = op_def_registry.lookup(node.op)
         if op_def is not None and op_def.stateful:
             stateful.append("^" + copy.name)
-    retvals = sorted((int(n.attr["index"].i), n) for n in gd.node if n.op == RETVAL_OP)
     results = []
-    for k, ret in retvals:
+    for k, ret in enumerate(_retvals(gd)):
         value = ref(ret.input[0])
         ident = add(f"{prefix}output_{k}", "Identity", [value, *stateful], T=ret.attr["T"].type)
         results.append(ident.name)
@@ -438,34 +458,10 @@ def _inline_loop_function(
     pivot: str,
     add: Callable[..., node_def_pb2.NodeDef],
 ) -> list[str]:
-    """A cond's or body's nodes in the loop frame, under their own names (unique-ified),
-    reading `args` (argument node -> frame tensor); its results' tensors, in order. A node
-    with no inputs waits for `pivot`, which puts it in the frame."""
-    names: dict[str, str] = {}
-    inlined = []
-    for node in gd.node:
-        if node.op in ARG_OPS or node.op == RETVAL_OP:
-            continue
-        copy = add(node.name, node.op, [])
-        for key, value in node.attr.items():
-            copy.attr[key].CopyFrom(value)
-        names[node.name] = copy.name
-        inlined.append((node, copy))
-
-    def ref(raw: str) -> str:
-        src, idx, is_control = parse_input(raw)
-        if src in args:
-            return "^" + args[src] if is_control else args[src]
-        if is_control:
-            return "^" + names[src]
-        return f"{names[src]}:{idx}" if idx else names[src]
-
-    for node, copy in inlined:
-        copy.input.extend(ref(raw) for raw in node.input)
-        if not len(copy.input):
-            copy.input.append("^" + pivot)
-    retvals = sorted((int(n.attr["index"].i), n) for n in gd.node if n.op == RETVAL_OP)
-    return [ref(ret.input[0]) for _, ret in retvals]
+    """A cond's or body's nodes in the loop frame, under their own names, reading `args`
+    (argument node -> frame tensor); its results' tensors, in order."""
+    _, ref = _inline_nodes(gd, "", args, args, pivot, add)
+    return [ref(ret.input[0]) for ret in _retvals(gd)]
 
 
 # ---- variables read by functional ops ------------------------------------------------------

@@ -71,19 +71,8 @@ class FunctionGraph(FuncGraph):
             return value
         return super().capture(tensor)
 
-    def create_op(
-        self,
-        op_type: str,
-        inputs: Sequence[Tensor],
-        attrs: dict[str, Any] | None = None,
-        name: str | None = None,
-        control_inputs: Sequence[Operation] = (),
-    ) -> Operation:
-        own = [
-            self.capture(t) if isinstance(t, Tensor) and t.graph is not self else t for t in inputs
-        ]
-        _check_ref_inputs(op_type, own, attrs or {})
-        return super().create_op(op_type, own, attrs, name, control_inputs)
+    def _check_inputs(self, op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> None:
+        _check_ref_inputs(op_type, inputs, attrs)
 
 
 def _check_ref_inputs(op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> None:
