@@ -12,39 +12,12 @@ import numpy as np
 import pytest
 import tfcluster as tf
 from tf_reference import reference
+from tf_reference.compare import assert_same_answers
 from tf_reference.kmeans_cases import CASES, RESTORE_CASES
-
-# Bad inputs that abort TF 1.15's process (a CHECK failure): tfcluster raises this instead.
-_ABORTED_IN_TF = "InvalidArgumentError"
-
-
-def _close(got: Any, recorded: Any) -> bool:
-    try:
-        _assert_same(got, recorded, "")
-    except AssertionError:
-        return False
-    return True
 
 
 def _assert_same(got: Any, recorded: Any, where: str) -> None:
-    if isinstance(recorded, dict) and set(recorded) == {"answers"}:
-        # A racy TF program: tfcluster's one answer is one of those TF gave.
-        (answer,) = got["answers"]
-        assert any(_close(answer, r) for r in recorded["answers"]), where
-    elif isinstance(recorded, dict):
-        assert sorted(got) == sorted(recorded), where
-        for k in recorded:
-            _assert_same(got[k], recorded[k], f"{where}.{k}")
-    elif isinstance(recorded, list) and recorded and isinstance(recorded[0], np.ndarray):
-        assert len(got) == len(recorded), where
-        for i, (g, r) in enumerate(zip(got, recorded)):
-            _assert_same(g, r, f"{where}[{i}]")
-    elif isinstance(recorded, np.ndarray):
-        reference.assert_close(np.asarray(got), recorded, rtol=2e-5, atol=2e-5)
-    elif recorded == "aborted":
-        assert got == _ABORTED_IN_TF, where
-    else:
-        assert got == recorded, where
+    assert_same_answers(got, recorded, where, rtol=2e-5, atol=2e-5)
 
 
 @pytest.mark.parametrize("name", sorted(CASES) + sorted(RESTORE_CASES))

@@ -236,15 +236,23 @@ class PartialRuns:
         if run is None:
             raise _invalid(_NOT_SET_UP)
         with run.lock:  # one call of a partial run at a time, as TF's run state is locked
+            # TF checks the call's feeds and fetches first: a refused call keeps the handle.
+            run.check(feeds, fetch_names)
             if run.failure is not None:
+                # TF's executor failed in an earlier call: this call's feeds and fetches meet
+                # its aborted rendezvous, get the error, and the partial run is over.
                 self._drop(handle)
                 raise run.failure
-            run.check(feeds, fetch_names)
             try:
                 values = run.step(feeds, fetch_names, step)
-            except errors.OpError:
-                self._drop(handle)  # TF's executor has failed: the partial run is over
-                raise
+            except errors.OpError as e:
+                if fetch_names:
+                    self._drop(handle)  # the fetch meets the failure: the partial run is over
+                    raise
+                # A call fetching nothing returns (TF only logs "An error unrelated to this
+                # prun"); the handle's next call fails with the error.
+                run.failure = e
+                return []
             if run.done():
                 self._drop(handle)
             return values

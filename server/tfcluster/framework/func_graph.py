@@ -212,6 +212,7 @@ class FuncGraph(Graph):
         own_inputs = [
             self.capture(t) if isinstance(t, Tensor) and t.graph is not self else t for t in inputs
         ]
+        self._check_inputs(op_type, own_inputs, attrs or {})
         own_controls = []
         for c in control_inputs:
             if c.graph is self:
@@ -219,6 +220,9 @@ class FuncGraph(Graph):
             else:
                 self.capture_control(c)
         return super().create_op(op_type, own_inputs, attrs, name, own_controls)
+
+    def _check_inputs(self, op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> None:
+        """A body kind's own checks of an op's (captured) inputs; none here."""
 
     def _current_control_dependencies(self) -> list[Operation]:
         deps = super()._current_control_dependencies()

@@ -90,6 +90,7 @@ class _Importer:
         self.gradients = {g.function_name: g.gradient_func for g in library.gradient}
         self._done: dict[bytes, attr_value_pb2.NameAttrList] = {}
         self._stack: list[str] = []
+        self.used: set[str] = set()  # functions some node (or used function) refers to
 
     # A func attr value: the named library function's body, or a body already embedded.
     def body_for(self, func: attr_value_pb2.NameAttrList, where: str) -> Any:
@@ -104,6 +105,7 @@ class _Importer:
             )
         key = func.SerializeToString(deterministic=True)
         done = self._done.get(key)
+        self.used.add(func.name)
         if done is None:
             done = self._convert(fdef, func.attr, where)
             self._done[key] = done
@@ -377,13 +379,25 @@ def needs_import(graph_def: graph_pb2.GraphDef) -> bool:
     return False
 
 
-def from_library_form(graph_def: graph_pb2.GraphDef) -> graph_pb2.GraphDef:
-    """A copy of the GraphDef in tfcluster's form: every func attr carries its body."""
+def from_library_form(
+    graph_def: graph_pb2.GraphDef, unused: function_pb2.FunctionDefLibrary | None = None
+) -> graph_pb2.GraphDef:
+    """A copy of the GraphDef in tfcluster's form: every func attr carries its body.
+    `unused` (if given) receives the library's functions no node refers to (a Defun never
+    called, a function only a pruned node named) and their gradients, as TF wrote them: TF
+    keeps them in the graph and writes them out again."""
     importer = _Importer(graph_def.library)
     out = graph_pb2.GraphDef()
     out.versions.CopyFrom(graph_def.versions)
     for nd in graph_def.node:
         out.node.append(importer.node(nd, "GraphDef"))
+    if unused is not None:
+        unused.function.extend(
+            f for f in graph_def.library.function if f.signature.name not in importer.used
+        )
+        unused.gradient.extend(
+            g for g in graph_def.library.gradient if g.function_name not in importer.used
+        )
     return out
 
 
@@ -521,9 +535,17 @@ def _rename_private_attrs(nd: node_def_pb2.NodeDef) -> None:
         del nd.attr[key]
 
 
-def to_library_form(graph_def: graph_pb2.GraphDef, in_place: bool = False) -> graph_pb2.GraphDef:
+def to_library_form(
+    graph_def: graph_pb2.GraphDef,
+    in_place: bool = False,
+    bodies: Any = None,
+    kept: function_pb2.FunctionDefLibrary | None = None,
+) -> graph_pb2.GraphDef:
     """The GraphDef as TF writes it: bodies as FunctionDefs in the library. `in_place`: the
-    caller's GraphDef is changed and returned (Graph.as_graph_def made it for this)."""
+    caller's GraphDef is changed and returned (Graph.as_graph_def made it for this).
+    `bodies` (name -> body) are functions the graph holds though no node calls them
+    (ConcreteFunction.add_to_graph), `kept` library functions an import kept as TF wrote
+    them: both go into the library too, as TF writes every function its graph has."""
     out = graph_def
     if not in_place:
         out = graph_pb2.GraphDef()
@@ -535,8 +557,17 @@ def to_library_form(graph_def: graph_pb2.GraphDef, in_place: bool = False) -> gr
     exporter = _Exporter()
     for nd in out.node:
         exporter.convert(nd)
+    for body in (bodies or {}).values():
+        exporter.function_for(body)
     out.library.function.extend(exporter.library.function)
     out.library.gradient.extend(exporter.library.gradient)
+    if kept is not None:
+        have = {f.signature.name for f in out.library.function}
+        out.library.function.extend(f for f in kept.function if f.signature.name not in have)
+        pairs = {(g.function_name, g.gradient_func) for g in out.library.gradient}
+        out.library.gradient.extend(
+            g for g in kept.gradient if (g.function_name, g.gradient_func) not in pairs
+        )
     return out
 
 

@@ -782,6 +782,19 @@ class Graph:
             graph = getattr(graph, "outer_graph", None)
         return None
 
+    def _keep_library_functions(self, library: Any) -> None:
+        """Library functions an imported GraphDef had that no node calls (FunctionDefs as TF
+        wrote them): the graph keeps them and writes them out again, as TF does."""
+        kept = self.__dict__.get("_kept_library")
+        if kept is None:
+            kept = self.__dict__["_kept_library"] = type(library)()
+        have = {f.signature.name for f in kept.function}
+        kept.function.extend(f for f in library.function if f.signature.name not in have)
+        pairs = {(g.function_name, g.gradient_func) for g in kept.gradient}
+        kept.gradient.extend(
+            g for g in library.gradient if (g.function_name, g.gradient_func) not in pairs
+        )
+
     def clear_collection(self, name: str) -> None:
         self._collections.pop(name, None)
 
@@ -791,7 +804,10 @@ class Graph:
 
         # As TF writes it: function bodies in the library, attrs TF lacks under "_tfcluster_".
         return function_library.to_library_form(
-            graph_io.graph_to_graph_def(self, add_shapes=add_shapes), in_place=True
+            graph_io.graph_to_graph_def(self, add_shapes=add_shapes),
+            in_place=True,
+            bodies=self.__dict__.get("_function_bodies"),
+            kept=self.__dict__.get("_kept_library"),
         )
 
     @property

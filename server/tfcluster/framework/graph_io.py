@@ -8,7 +8,7 @@ from typing import Any
 
 from tfcluster.framework import attr_values, errors, op_def_registry, op_signatures
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
-from tfcluster.protos import graph_pb2, node_def_pb2
+from tfcluster.protos import function_pb2, graph_pb2, node_def_pb2
 
 GRAPH_DEF_VERSION = 27
 
@@ -159,10 +159,12 @@ def import_graph_def(
         raise TypeError("graph_def must be a GraphDef proto.")
     from tfcluster.framework import function_library  # it builds on this module
 
-    if function_library.needs_import(graph_def):
-        # Library functions (TF's form) become the bodies tfcluster's func attrs carry.
-        graph_def = function_library.from_library_form(graph_def)
     graph = get_default_graph()
+    # Library functions (TF's form) become the bodies tfcluster's func attrs carry; the ones
+    # no node calls stay in the graph as they are (once the import has succeeded).
+    unused = function_pb2.FunctionDefLibrary()
+    if function_library.needs_import(graph_def):
+        graph_def = function_library.from_library_form(graph_def, unused)
     input_map = dict(input_map or {})
     for key, value in input_map.items():
         if not isinstance(value, Tensor):
@@ -233,6 +235,8 @@ def import_graph_def(
             raise ValueError(f"Node '{dst}' input '{src}:{idx}' is out of range")
         created[dst]._update_input(position, src_op.outputs[idx])
     _colocate_imported(graph, created.values())
+    if len(unused.function) or len(unused.gradient):
+        graph._keep_library_functions(unused)
 
     if return_elements is None:
         return None

@@ -12,6 +12,9 @@
 - An If whose body updates a ref variable (Keras BatchNormalization's moving averages under
   the learning phase) is TF1's Switch/Merge cond, as TF 1.15 builds it: TF functions cannot
   take a ref variable.
+- A While whose body updates a ref variable is TF1's while loop frame (Enter / Merge /
+  Switch / Identity / NextIteration / Exit / LoopCond, the variable entering through a
+  RefEnter), as TF 1.15's tf.while_loop builds it.
 
 A loop that keeps values for its gradient (`accumulate`) pushes them onto TensorLists, as
 TF's while_v2 does, and its gradient loop pops them (`sliced_captures`).
@@ -94,6 +97,8 @@ def rewrite(nodes: Iterable[node_def_pb2.NodeDef]) -> list[node_def_pb2.NodeDef]
             out.extend(_initialized_value(nd, taken))
         elif _writes_variable(nd, by_name):
             out.extend(_if_as_v1_cond(nd, by_name, taken))
+        elif _loop_writes_variable(nd, by_name):
+            out.extend(_while_as_v1_loop(nd, by_name, taken, _reads_output(nodes, nd)))
         elif nd.op in _WHILE_OPS and _while_needs_rewrite(nd):
             out.extend(_while(nd, taken))
         else:
@@ -229,19 +234,18 @@ def _if_as_v1_cond(
     return out
 
 
-def _inline_branch(
+def _inline_nodes(
     gd: graph_pb2.GraphDef,
     prefix: str,
-    switches: Sequence[str],
-    port: int,
+    args: dict[str, str],
+    arg_controls: dict[str, str],
     pivot: str,
     add: Callable[..., node_def_pb2.NodeDef],
-) -> list[str]:
-    """The branch's nodes, renamed under `prefix`, reading the Switches' `port`; its results
-    (each through an Identity that waits for the branch's stateful nodes)."""
-    args = {
-        n.name: f"{switches[int(n.attr['index'].i)]}:{port}" for n in gd.node if n.op in ARG_OPS
-    }
+) -> tuple[list[tuple[node_def_pb2.NodeDef, node_def_pb2.NodeDef]], Callable[[str], str]]:
+    """A function body's nodes copied into the graph under `prefix` (names made unique),
+    an argument read as the tensor `args` names and waited for as `arg_controls` says; a node
+    without data inputs waits for `pivot` (it runs only in its branch / loop frame). Returns
+    the (body node, copy) pairs and the map from a body input to the graph's."""
     names: dict[str, str] = {}
     inlined: list[tuple[node_def_pb2.NodeDef, node_def_pb2.NodeDef]] = []
     for node in gd.node:
@@ -256,26 +260,208 @@ def _inline_branch(
     def ref(raw: str) -> str:
         src, idx, is_control = parse_input(raw)
         if src in args:
-            return "^" + pivot if is_control else args[src]
+            return "^" + arg_controls[src] if is_control else args[src]
         if is_control:
             return "^" + names[src]
         return f"{names[src]}:{idx}" if idx else names[src]
 
-    stateful = []
     for node, copy in inlined:
         copy.input.extend(ref(raw) for raw in node.input)
         if not [r for r in copy.input if not r.startswith("^")]:
-            copy.input.append("^" + pivot)  # a source node runs only in its branch
+            copy.input.append("^" + pivot)
+    return inlined, ref
+
+
+def _retvals(gd: graph_pb2.GraphDef) -> list[node_def_pb2.NodeDef]:
+    return [n for _, n in sorted((int(n.attr["index"].i), n) for n in gd.node if n.op == RETVAL_OP)]
+
+
+def _inline_branch(
+    gd: graph_pb2.GraphDef,
+    prefix: str,
+    switches: Sequence[str],
+    port: int,
+    pivot: str,
+    add: Callable[..., node_def_pb2.NodeDef],
+) -> list[str]:
+    """The branch's nodes, renamed under `prefix`, reading the Switches' `port`; its results
+    (each through an Identity that waits for the branch's stateful nodes)."""
+    args = {
+        n.name: f"{switches[int(n.attr['index'].i)]}:{port}" for n in gd.node if n.op in ARG_OPS
+    }
+    inlined, ref = _inline_nodes(gd, prefix, args, dict.fromkeys(args, pivot), pivot, add)
+    stateful = []
+    for node, copy in inlined:
         op_def = op_def_registry.lookup(node.op)
         if op_def is not None and op_def.stateful:
             stateful.append("^" + copy.name)
-    retvals = sorted((int(n.attr["index"].i), n) for n in gd.node if n.op == RETVAL_OP)
     results = []
-    for k, ret in retvals:
+    for k, ret in enumerate(_retvals(gd)):
         value = ref(ret.input[0])
         ident = add(f"{prefix}output_{k}", "Identity", [value, *stateful], T=ret.attr["T"].type)
         results.append(ident.name)
     return results
+
+
+# ---- While whose body writes a variable: TF1's while loop frame ------------------------------
+def _loop_writes_variable(
+    nd: node_def_pb2.NodeDef, by_name: dict[str, node_def_pb2.NodeDef]
+) -> bool:
+    """A While still given a variable through a _RefHandle (its body updates it)."""
+    if nd.op not in _WHILE_OPS:
+        return False
+    for key in ("cond", "body"):
+        if key not in nd.attr or GRAPH_DEF_ATTR not in nd.attr[key].func.attr:
+            return False
+    if ACCUMULATE_ATTR in nd.attr and len(nd.attr[ACCUMULATE_ATTR].list.s):
+        return False  # values kept for a gradient: a stateful body has none
+    return any(
+        (src := by_name.get(parse_input(raw)[0])) is not None and src.op == "_RefHandle"
+        for raw in nd.input
+        if not raw.startswith("^")
+    )
+
+
+def _reads_output(nodes: Sequence[node_def_pb2.NodeDef], nd: node_def_pb2.NodeDef) -> set[int]:
+    """The output indices of `nd` that other nodes read."""
+    return {
+        parse_input(raw)[1]
+        for other in nodes
+        for raw in other.input
+        if not raw.startswith("^") and parse_input(raw)[0] == nd.name
+    }
+
+
+def _while_as_v1_loop(
+    nd: node_def_pb2.NodeDef,
+    by_name: dict[str, node_def_pb2.NodeDef],
+    taken: set[str],
+    outputs_read: set[int],
+) -> list[node_def_pb2.NodeDef]:
+    """The loop as TF1's frame: per loop variable Enter -> Merge -> Switch (on LoopCond) ->
+    Identity (the body's argument) and Exit, the body's result back through NextIteration;
+    loop invariants enter once (a variable through RefEnter); the cond and body nodes are
+    inlined under their own names; an IdentityN under the While's name returns the Exits.
+    A counter variable stands for tfcluster's trip-count output and the iteration limit."""
+    scope = nd.name
+    var_types = list(nd.attr["T"].list.type)
+    n = len(var_types)
+    data = [i for i in nd.input if not i.startswith("^")]
+    controls = [i for i in nd.input if i.startswith("^")]
+    has_max = "has_maximum_iterations" in nd.attr and nd.attr["has_maximum_iterations"].b
+    limit = data.pop() if has_max else None
+    if n == 0:
+        return [nd]
+    cond_gd, body_gd = _body(nd.attr["cond"].func), _body(nd.attr["body"].func)
+    frame = f"{scope}/while_context"
+    parallel = int(nd.attr["parallel_iterations"].i) if "parallel_iterations" in nd.attr else 10
+    out: list[node_def_pb2.NodeDef] = []
+
+    def add(name: str, op: str, inputs: Sequence[str], **type_attrs: int) -> node_def_pb2.NodeDef:
+        node = node_def_pb2.NodeDef(
+            name=_unique(name, taken), op=op, input=list(inputs), device=nd.device
+        )
+        for key, value in type_attrs.items():
+            node.attr[key].type = value  # type: ignore[assignment]
+        out.append(node)
+        return node
+
+    def enter(value: str, dtype: int, constant: bool, op: str = "Enter") -> str:
+        node = add(f"{scope}/Enter", op, [value, *controls], T=dtype)
+        node.attr["frame_name"].s = frame.encode()
+        node.attr["is_constant"].b = constant
+        node.attr["parallel_iterations"].i = parallel
+        return node.name
+
+    def arg_names(gd: graph_pb2.GraphDef) -> dict[int, str]:
+        return {int(a.attr["index"].i): a.name for a in gd.node if a.op in ARG_OPS}
+
+    cond_args, body_args = arg_names(cond_gd), arg_names(body_gd)
+    count_wanted = has_max or n in outputs_read
+    types = var_types + ([_INT32] * count_wanted)
+    starts = list(data[:n])
+    if count_wanted:
+        zero = _const(_unique(f"{scope}/Const", taken), _INT32, 0, nd.device)
+        out.append(zero)
+        starts.append(zero.name)
+    enters = [enter(x, t, False) for x, t in zip(starts, types)]
+    # Loop invariants: the captures (a variable itself through a RefEnter).
+    invariants: dict[int, str] = {}
+    for j, raw in enumerate(data[n:]):
+        src = by_name.get(parse_input(raw)[0])
+        if src is not None and src.op == "_RefHandle":
+            (ref,) = [r for r in src.input if not r.startswith("^")]
+            invariants[n + j] = enter(ref, src.attr["T"].type, True, "RefEnter")
+        else:
+            dtype = nd.attr["Tcaptures"].list.type[j]
+            invariants[n + j] = enter(raw, dtype, True)
+    merges = []
+    for k, (e, t) in enumerate(zip(enters, types)):
+        merge = add(
+            cond_args[k] if k in cond_args and k < n else f"{scope}/Merge", "Merge", [e, e], T=t
+        )
+        merge.attr["N"].i = 2
+        merges.append(merge)
+    cond_map = {
+        **{cond_args[k]: merges[k].name for k in cond_args if k < n},
+        **{cond_args[k]: invariants[k] for k in cond_args if k >= n},
+    }
+    (pred,) = _inline_loop_function(cond_gd, cond_map, merges[0].name, add)
+    if count_wanted and limit is not None:
+        limit_enter = enter(limit, _INT32, True)
+        less = add(f"{scope}/Less", "Less", [merges[-1].name, limit_enter], T=_INT32)
+        pred = add(f"{scope}/LogicalAnd", "LogicalAnd", [less.name, pred]).name
+    loop_cond = add(f"{scope}/LoopCond", "LoopCond", [pred])
+    switches = [
+        add(f"{scope}/Switch", "Switch", [m.name, loop_cond.name], T=t)
+        for m, t in zip(merges, types)
+    ]
+    exits = [add(f"{scope}/Exit", "Exit", [s.name], T=t) for s, t in zip(switches, types)]
+    idents = [
+        add(
+            body_args[k] if k in body_args and k < n else f"{scope}/Identity",
+            "Identity",
+            [f"{s.name}:1"],
+            T=t,
+        )
+        for k, (s, t) in enumerate(zip(switches, types))
+    ]
+    body_map = {
+        **{body_args[k]: idents[k].name for k in body_args if k < n},
+        **{body_args[k]: invariants[k] for k in body_args if k >= n},
+    }
+    results = _inline_loop_function(body_gd, body_map, idents[0].name, add)
+    if count_wanted:
+        one = _const(_unique(f"{scope}/add/y", taken), _INT32, 1, nd.device)
+        one.input.append("^" + idents[0].name)
+        out.append(one)
+        results.append(add(f"{scope}/add", "AddV2", [idents[-1].name, one.name], T=_INT32).name)
+    for k, (result, t) in enumerate(zip(results, types)):
+        nxt = add(f"{scope}/NextIteration", "NextIteration", [result], T=t)
+        merges[k].input[1] = nxt.name
+    final = node_def_pb2.NodeDef(
+        name=nd.name, op="IdentityN", input=[e.name for e in exits], device=nd.device
+    )
+    final.attr["T"].list.type.extend(types)
+    for key in ("_class", OUTPUT_SHAPES_ATTR):
+        if key in nd.attr:
+            final.attr[key].CopyFrom(nd.attr[key])
+    if OUTPUT_SHAPES_ATTR in final.attr:
+        del final.attr[OUTPUT_SHAPES_ATTR].list.shape[len(types) :]
+    out.append(final)
+    return out
+
+
+def _inline_loop_function(
+    gd: graph_pb2.GraphDef,
+    args: dict[str, str],
+    pivot: str,
+    add: Callable[..., node_def_pb2.NodeDef],
+) -> list[str]:
+    """A cond's or body's nodes in the loop frame, under their own names, reading `args`
+    (argument node -> frame tensor); its results' tensors, in order."""
+    _, ref = _inline_nodes(gd, "", args, args, pivot, add)
+    return [ref(ret.input[0]) for ret in _retvals(gd)]
 
 
 # ---- variables read by functional ops ------------------------------------------------------

@@ -193,55 +193,81 @@ def _write_read_gradient(
     return arg_of.get(flow_name), written.flow
 
 
-def _if_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
-    then_body = parse_function(op.get_attr("then_branch"), f"{op.name} then_branch")
-    else_body = parse_function(op.get_attr("else_branch"), f"{op.name} else_branch")
-    num_exports = len(then_body.exports) + len(else_body.exports)
+@dataclasses.dataclass
+class _BranchGradients:
+    """The gradient branches of an If or Case, and what the gradient op takes."""
+
+    graphs: list[FuncGraph]
+    outputs: list[list[Tensor]]
+    explicit: list[Tensor]  # the op's inputs, the forward op's exports, the incoming grads
+    diff_idx: list[int]  # the forward inputs (after the predicate/index) that get gradients
+
+
+def _branch_gradients(
+    op: Operation,
+    grads: Sequence[Tensor],
+    bodies: Sequence[FunctionBody],
+    labels: Sequence[tuple[str, str]],
+) -> _BranchGradients | None:
+    """Per forward branch (If's then/else, Case's branches), a body recomputing it on the
+    same inputs and differentiating it; values the branches' stateful ops exported are
+    reused. None when no gradient flows."""
+    num_exports = sum(len(b.exports) for b in bodies)
     num_user = len(op.outputs) - num_exports
     inputs = op.inputs[1:]
     diff_idx = [i for i, t in enumerate(inputs) if _differentiable(t)]
     out_idx = [j for j in range(num_user) if _differentiable(op.outputs[j])]
     if not diff_idx or not out_idx:
-        return [None] * len(op.inputs)
+        return None
     exported = op.outputs[num_user:]
     dys = [grads[j] for j in out_idx]
     source = _gradient_source(dys)
-    then_range = range(len(then_body.exports))
-    else_range = range(len(then_body.exports), num_exports)
-    then_fg, then_outs = _if_grad_branch(
-        f"{op.name}_grad/then",
-        then_body,
-        inputs,
-        exported,
-        then_range,
-        dys,
-        out_idx,
-        diff_idx,
-        f"the true branch of {op.name}",
-        source,
-    )
-    else_fg, else_outs = _if_grad_branch(
-        f"{op.name}_grad/else",
-        else_body,
-        inputs,
-        exported,
-        else_range,
-        dys,
-        out_idx,
-        diff_idx,
-        f"the false branch of {op.name}",
-        source,
-    )
+    graphs, outputs, first = [], [], 0
+    for body, (label, what) in zip(bodies, labels):
+        mine = range(first, first + len(body.exports))
+        first += len(body.exports)
+        fg, outs = _if_grad_branch(
+            f"{op.name}_grad/{label}",
+            body,
+            inputs,
+            exported,
+            mine,
+            dys,
+            out_idx,
+            diff_idx,
+            f"{what} of {op.name}",
+            source,
+        )
+        graphs.append(fg)
+        outputs.append(outs)
     explicit = [t for t in inputs if _passed_to_gradient(t)] + list(exported) + dys
-    grad_op = control_flow_ops._make_if(
-        get_default_graph(), "If", op.inputs[0], explicit, then_fg, then_outs, else_fg, else_outs
-    )
+    return _BranchGradients(graphs, outputs, explicit, diff_idx)
+
+
+def _input_gradients(
+    op: Operation, grad_op: Operation, diff_idx: Sequence[int]
+) -> list[Tensor | None]:
+    """The gradient op's outputs as the forward op's input gradients (none for input 0)."""
     result: list[Tensor | None] = [None] * len(op.inputs)
     for k, i in enumerate(diff_idx):
         g = grad_op.outputs[k]
-        g.set_shape(inputs[i].shape)
+        g.set_shape(op.inputs[1 + i].shape)
         result[1 + i] = g
     return result
+
+
+def _if_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
+    then_body = parse_function(op.get_attr("then_branch"), f"{op.name} then_branch")
+    else_body = parse_function(op.get_attr("else_branch"), f"{op.name} else_branch")
+    labels = [("then", "the true branch"), ("else", "the false branch")]
+    g = _branch_gradients(op, grads, [then_body, else_body], labels)
+    if g is None:
+        return [None] * len(op.inputs)
+    (then_fg, else_fg), (then_outs, else_outs) = g.graphs, g.outputs
+    grad_op = control_flow_ops._make_if(
+        get_default_graph(), "If", op.inputs[0], g.explicit, then_fg, then_outs, else_fg, else_outs
+    )
+    return _input_gradients(op, grad_op, g.diff_idx)
 
 
 def _gradient_source(dys: Sequence[Tensor]) -> str:
@@ -257,6 +283,25 @@ def _gradient_source(dys: Sequence[Tensor]) -> str:
 
 RegisterGradient("If")(_if_grad)
 RegisterGradient("StatelessIf")(_if_grad)
+
+
+def _case_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
+    """As TF 1.15's _CaseGrad: a Case on the same index ("gradient") whose branch k
+    differentiates the forward branch k."""
+    branches = [
+        parse_function(f, f"{op.name} branches[{k}]") for k, f in enumerate(op.get_attr("branches"))
+    ]
+    labels = [(f"branch_{k}", f"branch {k}") for k in range(len(branches))]
+    g = _branch_gradients(op, grads, branches, labels)
+    if g is None:
+        return [None] * len(op.inputs)
+    grad_op = control_flow_ops._make_case(
+        get_default_graph(), "gradient", op.inputs[0], g.explicit, g.graphs, g.outputs
+    )
+    return _input_gradients(op, grad_op, g.diff_idx)
+
+
+RegisterGradient("Case")(_case_grad)
 
 
 # ---- While --------------------------------------------------------------------------------

@@ -60,20 +60,34 @@ class Spec:
         return weights + self.num_params() * self.num_units
 
 
-def spec_of(node: Any, num_layers: int, num_units: int, input_size: int) -> Spec:
+def _cudnn_only(node: Any, xp: Any, what: str) -> errors.OpError:
+    """The error for a cuDNN-only option. TF 1.15 has no CPU kernel for any CudnnRNN op (its
+    kernels are cuDNN's): on CPU it refuses the node with InvalidArgumentError, the class
+    raised here on CPU too; tfcluster's GPU kernels lack the option (UnimplementedError)."""
+    on_gpu = xp is not np or "GPU" in str(getattr(node, "device", "") or "").upper()
+    if on_gpu:
+        return errors.UnimplementedError(
+            None, None, f"{node.name}: CudnnRNN {what} is not implemented"
+        )
+    return errors.InvalidArgumentError(
+        None,
+        None,
+        f"No OpKernel was registered to support Op '{node.op}' used by node {node.name} with "
+        f"{what} on CPU: TensorFlow 1.15 runs CudnnRNN ops on GPU only (cuDNN), tfcluster's "
+        "CPU kernel computes linear_input without projection or dropout",
+    )
+
+
+def spec_of(node: Any, num_layers: int, num_units: int, input_size: int, xp: Any = np) -> Spec:
     mode = _text(node.attrs.get("rnn_mode", "lstm"))
     direction = _text(node.attrs.get("direction", "unidirectional"))
     input_mode = _text(node.attrs.get("input_mode", "linear_input"))
     if mode not in GATES:
         raise errors.InvalidArgumentError(None, None, f"Invalid RNN mode: {mode}")
     if input_mode == "skip_input" or (input_mode == "auto_select" and input_size == num_units):
-        raise errors.UnimplementedError(
-            None, None, f"{node.name}: CudnnRNN input_mode skip_input is not implemented"
-        )
+        raise _cudnn_only(node, xp, "input_mode skip_input")
     if int(node.attrs.get("num_proj", 0) or 0):
-        raise errors.UnimplementedError(
-            None, None, f"{node.name}: CudnnRNN num_proj (LSTM projection) is not implemented"
-        )
+        raise _cudnn_only(node, xp, "num_proj (LSTM projection)")
     if num_layers < 1 or num_units < 1 or input_size < 1:
         raise errors.InvalidArgumentError(
             None,
@@ -330,7 +344,7 @@ def _inputs(node: Any, xp: Any, ins: list[Any], v3: bool) -> tuple[Any, ...]:
         raise errors.InvalidArgumentError(
             None, None, f"input_h's first dimension {layers_dirs} is not a multiple of {dirs}"
         )
-    spec = spec_of(node, layers_dirs // dirs, num_units, input_size)
+    spec = spec_of(node, layers_dirs // dirs, num_units, input_size, xp)
     if h.shape[1] != x.shape[1]:
         raise errors.InvalidArgumentError(
             None,
@@ -354,16 +368,14 @@ def _inputs(node: Any, xp: Any, ins: list[Any], v3: bool) -> tuple[Any, ...]:
     return spec, x, h, c, params, lengths, time_major
 
 
-def _training_dropout(node: Any) -> None:
+def _training_dropout(node: Any, xp: Any) -> None:
     if float(node.attrs.get("dropout", 0.0) or 0.0) and bool(node.attrs.get("is_training", True)):
-        raise errors.UnimplementedError(
-            None, None, f"{node.name}: CudnnRNN dropout between layers is not implemented"
-        )
+        raise _cudnn_only(node, xp, "dropout between layers")
 
 
 def _rnn_kernel(v: int) -> Any:
     def factory(node: Any, xp: Any) -> Any:
-        _training_dropout(node)
+        _training_dropout(node, xp)
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             spec, x, h, c, params, lengths, time_major = _inputs(node, xp, ins, v == 3)
@@ -453,7 +465,7 @@ def _to_canonical(node: Any, xp: Any) -> Any:
     n_w, n_b = _counts(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        spec = spec_of(node, *_sizes(ins))
+        spec = spec_of(node, *_sizes(ins), xp)
         _check_counts(node, spec, n_w, n_b)
         weights, biases = split_params(xp, spec, ins[3])
         return tuple(w.copy() for w in weights) + tuple(b.copy() for b in biases)
@@ -475,7 +487,7 @@ def _to_params(node: Any, xp: Any) -> Any:
     n_w, n_b = _counts(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any]:
-        spec = spec_of(node, *_sizes(ins))
+        spec = spec_of(node, *_sizes(ins), xp)
         _check_counts(node, spec, n_w, n_b)
         weights = list(ins[3 : 3 + n_w])
         biases = list(ins[3 + n_w : 3 + n_w + n_b])

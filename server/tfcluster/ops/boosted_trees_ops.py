@@ -20,6 +20,21 @@ def _batch(t: Tensor) -> Any:
     return t.shape[0] if t.shape.ndims else None
 
 
+def _batch_of(inputs: Sequence[Tensor], index: int) -> Any:
+    """The batch size of the examples' input `index` (unknown when the node lacks it)."""
+    return _batch(inputs[index]) if len(inputs) > index else None
+
+
+def _columns(t: Tensor) -> Any:
+    """A matrix's column count, None unless its rank is known to be 2."""
+    return t.shape[1] if t.shape.ndims == 2 else None
+
+
+def _per_example(inputs: Sequence[Tensor], index: int, attrs: dict[str, Any]) -> TensorShape:
+    """[batch, logits_dimension]: one logits row per example of input `index`."""
+    return TensorShape([_batch_of(inputs, index), _n(attrs, "logits_dimension")])
+
+
 def _n(attrs: dict[str, Any], key: str) -> int:
     return int(attrs[key])
 
@@ -37,22 +52,20 @@ def _node_range(t: Tensor, what: str) -> None:
 
 
 def _predict_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    batch = _batch(inputs[1]) if len(inputs) > 1 else None
-    return [(dtypes.float32, TensorShape([batch, _n(attrs, "logits_dimension")]))]
+    return [(dtypes.float32, _per_example(inputs, 1, attrs))]
 
 
 def _training_predict_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    batch = _batch(inputs[3]) if len(inputs) > 3 else None
+    batch = TensorShape([_batch_of(inputs, 3)])
     return [
-        (dtypes.float32, TensorShape([batch, _n(attrs, "logits_dimension")])),
-        (dtypes.int32, TensorShape([batch])),
-        (dtypes.int32, TensorShape([batch])),
+        (dtypes.float32, _per_example(inputs, 3, attrs)),
+        (dtypes.int32, batch),
+        (dtypes.int32, batch),
     ]
 
 
 def _debug_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    batch = _batch(inputs[1]) if len(inputs) > 1 else None
-    return [(dtypes.string, TensorShape([batch]))]
+    return [(dtypes.string, TensorShape([_batch_of(inputs, 1)]))]
 
 
 def _make_stats_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -61,9 +74,7 @@ def _make_stats_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Output
 
 
 def _aggregate_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    dims = inputs[3].shape[1] if inputs[3].shape.ndims == 2 else None
-    g = inputs[1].shape[1] if inputs[1].shape.ndims == 2 else None
-    h = inputs[2].shape[1] if inputs[2].shape.ndims == 2 else None
+    dims, g, h = _columns(inputs[3]), _columns(inputs[1]), _columns(inputs[2])
     stats = None if g is None or h is None else g + h
     shape = [_n(attrs, "max_splits"), dims, _n(attrs, "num_buckets") + 1, stats]
     return [(dtypes.float32, TensorShape(shape))]
@@ -421,6 +432,23 @@ def boosted_trees_sparse_calculate_best_feature_split(
 
 
 # ---- growing -------------------------------------------------------------------------------
+def _splits(
+    node_ids: Sequence[Any],
+    gains: Sequence[Any],
+    thresholds: Sequence[Any],
+    left_node_contribs: Sequence[Any],
+    right_node_contribs: Sequence[Any],
+) -> list[Tensor]:
+    """The per-feature split lists both UpdateEnsemble versions take, in TF's input order."""
+    return [
+        *_ts(node_ids, dtypes.int32, "node_ids"),
+        *_ts(gains, dtypes.float32, "gains"),
+        *_ts(thresholds, dtypes.int32, "thresholds"),
+        *_ts(left_node_contribs, dtypes.float32, "left_node_contribs"),
+        *_ts(right_node_contribs, dtypes.float32, "right_node_contribs"),
+    ]
+
+
 def boosted_trees_update_ensemble(
     tree_ensemble_handle: Tensor,
     feature_ids: Any,
@@ -438,11 +466,7 @@ def boosted_trees_update_ensemble(
     inputs = [
         tree_ensemble_handle,
         _t(feature_ids, dtypes.int32, "feature_ids"),
-        *_ts(node_ids, dtypes.int32, "node_ids"),
-        *_ts(gains, dtypes.float32, "gains"),
-        *_ts(thresholds, dtypes.int32, "thresholds"),
-        *_ts(left_node_contribs, dtypes.float32, "left_node_contribs"),
-        *_ts(right_node_contribs, dtypes.float32, "right_node_contribs"),
+        *_splits(node_ids, gains, thresholds, left_node_contribs, right_node_contribs),
         _t(max_depth, dtypes.int32, "max_depth"),
         _t(learning_rate, dtypes.float32, "learning_rate"),
     ]
@@ -470,11 +494,7 @@ def boosted_trees_update_ensemble_v2(
         tree_ensemble_handle,
         _t(feature_ids, dtypes.int32, "feature_ids"),
         *_ts(dimension_ids, dtypes.int32, "dimension_ids"),
-        *_ts(node_ids, dtypes.int32, "node_ids"),
-        *_ts(gains, dtypes.float32, "gains"),
-        *_ts(thresholds, dtypes.int32, "thresholds"),
-        *_ts(left_node_contribs, dtypes.float32, "left_node_contribs"),
-        *_ts(right_node_contribs, dtypes.float32, "right_node_contribs"),
+        *_splits(node_ids, gains, thresholds, left_node_contribs, right_node_contribs),
         *_ts(split_types, dtypes.string, "split_types"),
         _t(max_depth, dtypes.int32, "max_depth"),
         _t(learning_rate, dtypes.float32, "learning_rate"),

@@ -15,9 +15,19 @@ from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.op_util import make_op
 
 
-def _need_device(t: Tensor) -> None:
+def _group_member(t: Any, group_size: int, caller: str) -> Tensor:
+    """`t` as a tensor, after TF's build-time checks: a collective needs a device and a
+    group of two or more."""
+    t = convert_to_tensor(t)
     if not t.device:
         raise ValueError("Device assignment required for collective ops")
+    _need_group(group_size, caller)
+    return t
+
+
+def _need_group(group_size: int, caller: str) -> None:
+    if group_size <= 1:
+        raise ValueError(f"Parameter group_size to {caller} must be at least 2.")
 
 
 def all_reduce(
@@ -31,10 +41,7 @@ def all_reduce(
     communication_hint: str = "auto",
 ) -> Tensor:
     """The reduction (merge_op Add/Mul/Min/Max, then final_op Id/Div) of `t` over the group."""
-    t = convert_to_tensor(t)
-    _need_device(t)
-    if group_size <= 1:
-        raise ValueError("Parameter group_size to all_reduce must be at least 2.")
+    t = _group_member(t, group_size, "all_reduce")
     return collective_reduce(
         t,
         group_size=group_size,
@@ -55,10 +62,7 @@ def all_gather(
     communication_hint: str = "auto",
 ) -> Tensor:
     """The members' `t`s concatenated along dimension 0, in the order of their devices."""
-    t = convert_to_tensor(t)
-    _need_device(t)
-    if group_size <= 1:
-        raise ValueError("Parameter group_size to all_gather must be at least 2.")
+    t = _group_member(t, group_size, "all_gather")
     return collective_gather(
         t,
         group_size=group_size,
@@ -79,10 +83,7 @@ def broadcast_send(
     communication_hint: str = "auto",
 ) -> Tensor:
     """Sends `t` to the group's other members (each runs broadcast_recv)."""
-    t = convert_to_tensor(t)
-    _need_device(t)
-    if group_size <= 1:
-        raise ValueError("Parameter group_size to broadcast_send must be at least 2.")
+    t = _group_member(t, group_size, "broadcast_send")
     if t.shape != TensorShape(shape):
         raise ValueError("Shape of broadcast_send tensor not equal to delcared shape")
     if t.dtype != dtypes.as_dtype(dtype):
@@ -106,8 +107,7 @@ def broadcast_recv(
     communication_hint: str = "auto",
 ) -> Tensor:
     """The value the group's broadcast_send member sends."""
-    if group_size <= 1:
-        raise ValueError("Parameter group_size to broadcast_send must be at least 2.")
+    _need_group(group_size, "broadcast_send")  # TF's message names broadcast_send here too
     return collective_bcast_recv(
         shape=shape,
         T=dtype,
@@ -126,6 +126,26 @@ def _keys(group_size: int, group_key: int, instance_key: int, hint: str) -> dict
         "instance_key": int(instance_key),
         "communication_hint": hint,
     }
+
+
+def _shaped_collective(
+    op_type: str,
+    inputs: list[Tensor],
+    dtype: Any,
+    group_size: int,
+    group_key: int,
+    instance_key: int,
+    shape: Any,
+    hint: str,
+    name: str | None,
+) -> Tensor:
+    """A gather or broadcast node: the group's keys plus the declared `shape` attr."""
+    attrs = {
+        "T": dtype.base_dtype,
+        **_keys(group_size, group_key, instance_key, hint),
+        "shape": TensorShape(shape),
+    }
+    return make_op(op_type, inputs, attrs, name=name or op_type).outputs[0]
 
 
 def collective_reduce(
@@ -162,12 +182,8 @@ def collective_gather(
     name: str | None = None,
 ) -> Tensor:
     t = convert_to_tensor(input)
-    attrs = {
-        "T": t.dtype.base_dtype,
-        **_keys(group_size, group_key, instance_key, communication_hint),
-        "shape": TensorShape(shape),
-    }
-    return make_op("CollectiveGather", [t], attrs, name=name or "CollectiveGather").outputs[0]
+    keys = (group_size, group_key, instance_key, shape, communication_hint)
+    return _shaped_collective("CollectiveGather", [t], t.dtype, *keys, name)
 
 
 def collective_bcast_send(
@@ -180,12 +196,8 @@ def collective_bcast_send(
     name: str | None = None,
 ) -> Tensor:
     t = convert_to_tensor(input)
-    attrs = {
-        "T": t.dtype.base_dtype,
-        **_keys(group_size, group_key, instance_key, communication_hint),
-        "shape": TensorShape(shape),
-    }
-    return make_op("CollectiveBcastSend", [t], attrs, name=name or "CollectiveBcastSend").outputs[0]
+    keys = (group_size, group_key, instance_key, shape, communication_hint)
+    return _shaped_collective("CollectiveBcastSend", [t], t.dtype, *keys, name)
 
 
 def collective_bcast_recv(
@@ -197,12 +209,8 @@ def collective_bcast_recv(
     communication_hint: str = "auto",
     name: str | None = None,
 ) -> Tensor:
-    attrs = {
-        "T": dtypes.as_dtype(T).base_dtype,
-        **_keys(group_size, group_key, instance_key, communication_hint),
-        "shape": TensorShape(shape),
-    }
-    return make_op("CollectiveBcastRecv", [], attrs, name=name or "CollectiveBcastRecv").outputs[0]
+    keys = (group_size, group_key, instance_key, shape, communication_hint)
+    return _shaped_collective("CollectiveBcastRecv", [], dtypes.as_dtype(T), *keys, name)
 
 
 def _gather_shape(inputs: Sequence[Any], attrs: dict[str, Any]) -> list[tuple[Any, TensorShape]]:

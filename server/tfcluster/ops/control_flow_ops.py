@@ -407,6 +407,30 @@ def _make_if(
     return _create_functional_op(graph, op_type, [pred, *inputs], attrs, name, refs, controls)
 
 
+def _make_case(
+    graph: Graph,
+    name: str,
+    index: Tensor,
+    explicit: Sequence[Tensor],
+    branch_fgs: Sequence[FuncGraph],
+    branch_outs: Sequence[Sequence[Tensor]],
+) -> Operation:
+    """A Case op (TF 1.15's indexed case) running branch `index` (the last one when out of
+    range) on the explicit inputs and every branch's captures."""
+    inputs, refs, args, controls = _functional_inputs(graph, explicit, branch_fgs)
+    funcs = [fg.to_function(a, outs, []) for fg, a, outs in zip(branch_fgs, args, branch_outs)]
+    shapes = [t.shape for t in branch_outs[0]]
+    for outs in branch_outs[1:]:
+        shapes = [_relaxed_shape(s, t.shape) for s, t in zip(shapes, outs)]
+    attrs = {
+        "Tin": [t.dtype.base_dtype for t in inputs],
+        "Tout": [t.dtype.base_dtype for t in branch_outs[0]],
+        "output_shapes": shapes,
+        "branches": funcs,
+    }
+    return _create_functional_op(graph, "Case", [index, *inputs], attrs, name, refs, controls)
+
+
 def _describe(structure: Any) -> str:
     if isinstance(structure, dict):
         return "{" + ", ".join(f"{k!r}: {_describe(v)}" for k, v in sorted(structure.items())) + "}"

@@ -37,6 +37,42 @@ def _tensors(*values: Any, dtype: Any = None) -> list[Tensor]:
     return [first] + [convert_to_tensor(v, dtype=first.dtype) for v in values[1:]]
 
 
+def _sizes(num_layers: Any, num_units: Any, input_size: Any) -> list[Tensor]:
+    return [convert_to_tensor(v, dtype=dtypes.int32) for v in (num_layers, num_units, input_size)]
+
+
+def _forward(
+    op_type: str,
+    rnn_inputs: Sequence[Any],
+    extra: Sequence[str],
+    kwargs: dict[str, Any],
+    name: str | None,
+    lengths: Any = None,
+) -> tuple[Tensor, ...]:
+    """A CudnnRNN/V2/V3 node: input, input_h, input_c and params of one dtype (plus V3's int32
+    sequence lengths), the shared RNN attrs and the version's `extra` ones."""
+    ts = _tensors(*rnn_inputs)
+    if lengths is not None:
+        ts.append(convert_to_tensor(lengths, dtype=dtypes.int32))
+    attrs = _rnn_attrs(ts[0].dtype.base_dtype, kwargs, extra)
+    return tuple(make_op(op_type, ts, attrs, name=name or op_type).outputs)
+
+
+def _conversion(
+    op_type: str,
+    inputs: list[Tensor],
+    dtype: Any,
+    counts: dict[str, int],
+    extra: Sequence[str],
+    kwargs: dict[str, Any],
+    name: str | None,
+) -> Any:
+    """A params <-> canonical conversion node: the sizes, the tensors, the shared RNN attrs
+    and the version's parameter counts."""
+    attrs = {**_rnn_attrs(dtype, kwargs, extra), **counts}
+    return make_op(op_type, inputs, attrs, name=name or op_type)
+
+
 def cudnn_rnn(
     input: Any,
     input_h: Any,
@@ -45,9 +81,7 @@ def cudnn_rnn(
     name: str | None = None,
     **kwargs: Any,
 ) -> tuple[Tensor, ...]:
-    ts = _tensors(input, input_h, input_c, params)
-    attrs = _rnn_attrs(ts[0].dtype.base_dtype, kwargs, ("is_training",))
-    return tuple(make_op("CudnnRNN", ts, attrs, name=name or "CudnnRNN").outputs)
+    return _forward("CudnnRNN", (input, input_h, input_c, params), ("is_training",), kwargs, name)
 
 
 def cudnn_rnnv2(
@@ -58,9 +92,8 @@ def cudnn_rnnv2(
     name: str | None = None,
     **kwargs: Any,
 ) -> tuple[Tensor, ...]:
-    ts = _tensors(input, input_h, input_c, params)
-    attrs = _rnn_attrs(ts[0].dtype.base_dtype, kwargs, ("is_training",))
-    return tuple(make_op("CudnnRNNV2", ts, attrs, name=name or "CudnnRNNV2").outputs)
+    rnn_inputs = (input, input_h, input_c, params)
+    return _forward("CudnnRNNV2", rnn_inputs, ("is_training",), kwargs, name)
 
 
 def cudnn_rnnv3(
@@ -72,10 +105,9 @@ def cudnn_rnnv3(
     name: str | None = None,
     **kwargs: Any,
 ) -> tuple[Tensor, ...]:
-    ts = _tensors(input, input_h, input_c, params)
-    lengths = convert_to_tensor(sequence_lengths, dtype=dtypes.int32)
-    attrs = _rnn_attrs(ts[0].dtype.base_dtype, kwargs, ("num_proj", "is_training", "time_major"))
-    return tuple(make_op("CudnnRNNV3", [*ts, lengths], attrs, name=name or "CudnnRNNV3").outputs)
+    rnn_inputs = (input, input_h, input_c, params)
+    extra = ("num_proj", "is_training", "time_major")
+    return _forward("CudnnRNNV3", rnn_inputs, extra, kwargs, name, lengths=sequence_lengths)
 
 
 def cudnn_rnn_params_size(
@@ -87,14 +119,10 @@ def cudnn_rnn_params_size(
     name: str | None = None,
     **kwargs: Any,
 ) -> Tensor:
-    ins = [convert_to_tensor(v, dtype=dtypes.int32) for v in (num_layers, num_units, input_size)]
+    ins = _sizes(num_layers, num_units, input_size)
     attrs = _rnn_attrs(dtypes.as_dtype(T), kwargs, ("num_proj",))
     attrs["S"] = dtypes.as_dtype(S)
     return make_op("CudnnRNNParamsSize", ins, attrs, name=name or "CudnnRNNParamsSize").outputs[0]
-
-
-def _sizes(num_layers: Any, num_units: Any, input_size: Any) -> list[Tensor]:
-    return [convert_to_tensor(v, dtype=dtypes.int32) for v in (num_layers, num_units, input_size)]
 
 
 def cudnn_rnn_params_to_canonical(
@@ -107,14 +135,10 @@ def cudnn_rnn_params_to_canonical(
     **kwargs: Any,
 ) -> tuple[list[Tensor], list[Tensor]]:
     p = convert_to_tensor(params)
-    attrs = _rnn_attrs(p.dtype.base_dtype, kwargs)
-    attrs["num_params"] = int(num_params)
-    op = make_op(
-        "CudnnRNNParamsToCanonical",
-        [*_sizes(num_layers, num_units, input_size), p],
-        attrs,
-        name=name or "CudnnRNNParamsToCanonical",
-    )
+    ins = [*_sizes(num_layers, num_units, input_size), p]
+    counts = {"num_params": int(num_params)}
+    op_type = "CudnnRNNParamsToCanonical"
+    op = _conversion(op_type, ins, p.dtype.base_dtype, counts, (), kwargs, name)
     return list(op.outputs[:num_params]), list(op.outputs[num_params:])
 
 
@@ -129,15 +153,13 @@ def cudnn_rnn_params_to_canonical_v2(
     **kwargs: Any,
 ) -> tuple[list[Tensor], list[Tensor]]:
     p = convert_to_tensor(params)
-    attrs = _rnn_attrs(p.dtype.base_dtype, kwargs, ("num_proj",))
-    attrs["num_params_weights"] = int(num_params_weights)
-    attrs["num_params_biases"] = int(num_params_biases)
-    op = make_op(
-        "CudnnRNNParamsToCanonicalV2",
-        [*_sizes(num_layers, num_units, input_size), p],
-        attrs,
-        name=name or "CudnnRNNParamsToCanonicalV2",
-    )
+    ins = [*_sizes(num_layers, num_units, input_size), p]
+    counts = {
+        "num_params_weights": int(num_params_weights),
+        "num_params_biases": int(num_params_biases),
+    }
+    op_type = "CudnnRNNParamsToCanonicalV2"
+    op = _conversion(op_type, ins, p.dtype.base_dtype, counts, ("num_proj",), kwargs, name)
     return list(op.outputs[:num_params_weights]), list(op.outputs[num_params_weights:])
 
 
@@ -152,14 +174,10 @@ def cudnn_rnn_canonical_to_params(
 ) -> Tensor:
     ws = _tensors(*weights)
     bs = _tensors(*biases, dtype=ws[0].dtype)
-    attrs = _rnn_attrs(ws[0].dtype.base_dtype, kwargs)
-    attrs["num_params"] = len(ws)
-    return make_op(
-        "CudnnRNNCanonicalToParams",
-        [*_sizes(num_layers, num_units, input_size), *ws, *bs],
-        attrs,
-        name=name or "CudnnRNNCanonicalToParams",
-    ).outputs[0]
+    ins = [*_sizes(num_layers, num_units, input_size), *ws, *bs]
+    counts = {"num_params": len(ws)}
+    op_type = "CudnnRNNCanonicalToParams"
+    return _conversion(op_type, ins, ws[0].dtype.base_dtype, counts, (), kwargs, name).outputs[0]
 
 
 def cudnn_rnn_canonical_to_params_v2(
@@ -173,15 +191,18 @@ def cudnn_rnn_canonical_to_params_v2(
 ) -> Tensor:
     ws = _tensors(*weights)
     bs = _tensors(*biases, dtype=ws[0].dtype)
-    attrs = _rnn_attrs(ws[0].dtype.base_dtype, kwargs, ("num_proj",))
-    attrs["num_params_weights"] = len(ws)
-    attrs["num_params_biases"] = len(bs)
-    return make_op(
+    ins = [*_sizes(num_layers, num_units, input_size), *ws, *bs]
+    counts = {"num_params_weights": len(ws), "num_params_biases": len(bs)}
+    op = _conversion(
         "CudnnRNNCanonicalToParamsV2",
-        [*_sizes(num_layers, num_units, input_size), *ws, *bs],
-        attrs,
-        name=name or "CudnnRNNCanonicalToParamsV2",
-    ).outputs[0]
+        ins,
+        ws[0].dtype.base_dtype,
+        counts,
+        ("num_proj",),
+        kwargs,
+        name,
+    )
+    return op.outputs[0]
 
 
 # ---- shape inference ---------------------------------------------------------------------------

@@ -1008,6 +1008,28 @@ def _hparams(
     )
 
 
+def _estimator_model_fn(
+    head: Any, feature_columns: Any, hparams: Any, n_batches_per_layer: Any, **options: Any
+) -> Any:
+    """An estimator's model_fn: _bt_model_fn bound to its head, columns and hyperparameters
+    (options are _bt_model_fn's keyword arguments: weight column, closed form, in memory)."""
+
+    def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
+        return _bt_model_fn(
+            features,
+            labels,
+            mode,
+            head,
+            feature_columns,
+            hparams,
+            n_batches_per_layer,
+            config,
+            **options,
+        )
+
+    return model_fn
+
+
 class BoostedTreesClassifier(_BoostedTreesBase):
     """A binary classifier of gradient boosted trees (TF 1.15)."""
 
@@ -1046,21 +1068,15 @@ class BoostedTreesClassifier(_BoostedTreesBase):
             quantile_sketch_epsilon,
         )
 
-        def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
-            return _bt_model_fn(
-                features,
-                labels,
-                mode,
-                head,
-                feature_columns,
-                hparams,
-                n_batches_per_layer,
-                config,
-                closed_form_grad_and_hess_fn=closed_form,
-                weight_column=weight_column,
-                train_in_memory=train_in_memory,
-            )
-
+        model_fn = _estimator_model_fn(
+            head,
+            feature_columns,
+            hparams,
+            n_batches_per_layer,
+            closed_form_grad_and_hess_fn=closed_form,
+            weight_column=weight_column,
+            train_in_memory=train_in_memory,
+        )
         super().__init__(
             model_fn,
             model_dir,
@@ -1110,20 +1126,14 @@ class BoostedTreesRegressor(_BoostedTreesBase):
             quantile_sketch_epsilon,
         )
 
-        def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
-            return _bt_model_fn(
-                features,
-                labels,
-                mode,
-                head,
-                feature_columns,
-                hparams,
-                n_batches_per_layer,
-                config,
-                weight_column=weight_column,
-                train_in_memory=train_in_memory,
-            )
-
+        model_fn = _estimator_model_fn(
+            head,
+            feature_columns,
+            hparams,
+            n_batches_per_layer,
+            weight_column=weight_column,
+            train_in_memory=train_in_memory,
+        )
         super().__init__(
             model_fn,
             model_dir,
@@ -1171,19 +1181,9 @@ class BoostedTreesEstimator(_BoostedTreesBase):
             quantile_sketch_epsilon,
         )
 
-        def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
-            return _bt_model_fn(
-                features,
-                labels,
-                mode,
-                head,
-                feature_columns,
-                hparams,
-                n_batches_per_layer,
-                config,
-                weight_column=weight_column,
-            )
-
+        model_fn = _estimator_model_fn(
+            head, feature_columns, hparams, n_batches_per_layer, weight_column=weight_column
+        )
         is_classification = getattr(head, "logits_dimension", 1) == 1 and isinstance(
             head, heads.BinaryLogisticHead
         )

@@ -22,6 +22,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import op_signatures
 from tfcluster.framework.func_graph import FuncGraph
 from tfcluster.framework.graph import (
     Graph,
@@ -34,7 +35,7 @@ from tfcluster.framework.graph import (
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.framework.type_spec import TensorSpec
 from tfcluster.lib import nest
-from tfcluster.ops import function_call_ops
+from tfcluster.ops import array_ops, function_call_ops
 from tfcluster.ops.variable_creators import variable_creator_scope
 from tfcluster.ops.variables import Variable
 
@@ -50,6 +51,56 @@ class FunctionGraph(FuncGraph):
         self.structured_outputs: Any = None
         self.outputs: list[Tensor] = []
         self.variables: list[Variable] = []
+        self._ref_values: dict[Tensor, Tensor] = {}
+
+    def capture(self, tensor: Tensor) -> Tensor:
+        """As TF 1.15's FuncGraph: a captured ref variable enters as its value (a function
+        cannot take a reference), so an op updating it inside the function is refused at
+        trace time (TypeError), as TF refuses it."""
+        if tensor.graph is not self and tensor.dtype.is_ref_dtype:
+            value = self._ref_values.get(tensor)
+            if value is None:
+                outer = self.outer_graph
+                with (
+                    outer.as_default(),
+                    outer.control_dependencies(None),
+                    outer.colocate_with(tensor.op),
+                ):
+                    read = array_ops.identity(tensor, name=tensor.op.name + "/captured")
+                value = self._ref_values[tensor] = super().capture(read)
+            return value
+        return super().capture(tensor)
+
+    def _check_inputs(self, op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> None:
+        _check_ref_inputs(op_type, inputs, attrs)
+
+
+def _check_ref_inputs(op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> None:
+    """TF's op construction check: an input TF's op def declares a reference must be one."""
+    sig = op_signatures.lookup(op_type)
+    if sig is None:
+        return
+    want: list[bool] = []
+    for arg in sig.inputs:
+        count = 1
+        if arg.number_attr is not None:
+            count = int(attrs.get(arg.number_attr, 1))
+        elif arg.type_list_attr is not None:
+            count = len(attrs.get(arg.type_list_attr) or ())
+        want.extend([arg.is_ref] * count)
+    if len(want) != len(inputs):
+        return
+    if all(t.dtype.is_ref_dtype or not ref for t, ref in zip(inputs, want)):
+        return
+    got = ", ".join(f"tf.{t.dtype.name}" for t in inputs)
+    expected = ", ".join(
+        f"tf.{t.dtype.base_dtype.name}_ref" if ref else f"tf.{t.dtype.base_dtype.name}"
+        for t, ref in zip(inputs, want)
+    )
+    raise TypeError(
+        f"In op '{op_type}', input types ([{got}]) are not compatible with expected types "
+        f"([{expected}])"
+    )
 
 
 class ConcreteFunction:
