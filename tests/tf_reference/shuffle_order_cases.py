@@ -67,6 +67,21 @@ def shuffle_then_repeat_same_order(tf):
     return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
 
 
+def shuffle_map_repeat_draws_new_seeds_each_epoch(tf):
+    # A map between shuffle and repeat stops TF's shuffle_and_repeat fusion: each epoch is
+    # a new shuffle iterator seeded by the RandomSeedGenerator.
+    ds = tf.data.Dataset.range(12).shuffle(5, seed=11).map(lambda x: x + 100).repeat(3)
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
+
+
+def shuffle_repeat_with_fusion_disabled(tf):
+    ds = tf.data.Dataset.range(12).shuffle(5, seed=11).repeat(3)
+    options = tf.data.Options()
+    options.experimental_optimization.shuffle_and_repeat_fusion = False
+    ds = ds.with_options(options)
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
+
+
 def repeat_then_shuffle(tf):
     ds = tf.data.Dataset.range(10).repeat(3).shuffle(7, seed=21)
     return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
