@@ -11,7 +11,6 @@ import tfcluster as tf
 from tf_reference import reference
 from tf_reference.shuffle_order_cases import CASES
 
-
 # tfcluster applies TF's default shuffle_and_repeat fusion in the RepeatDataset kernel, which
 # does not see tf.data.Options: turning the fusion off is not honoured yet.
 _NOT_YET = {"shuffle_repeat_with_fusion_disabled"}

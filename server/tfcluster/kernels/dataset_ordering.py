@@ -421,8 +421,10 @@ class _Shuffle(base.Dataset):
         """TF 1.15's default shuffle_and_repeat_fusion: shuffle(reshuffle_each_iteration=True)
         then repeat runs as ShuffleAndRepeatDataset, with the shuffle's own seeds (one
         Philox stream over all epochs, not new seeds per epoch)."""
-        if self.count != 1 or not self.seeds.reshuffles_per_pipeline or not (
-            count > 0 or count == -1
+        if (
+            self.count != 1
+            or not self.seeds.reshuffles_per_pipeline
+            or not (count > 0 or count == -1)
         ):
             return None
         seeds = _SeedSequence(self.seeds.seed, self.seeds.seed2, False)
@@ -450,9 +452,7 @@ class _ShuffleIterator(base.ElementIterator):
     (records, slices) from an input that hands them out, row numbers of a column store, so
     a run of picks moves integers and the rows are gathered with one numpy call per leaf."""
 
-    def __init__(
-        self, data: _Shuffle, pipeline: base.Pipeline, seed: int, seed2: int
-    ) -> None:
+    def __init__(self, data: _Shuffle, pipeline: base.Pipeline, seed: int, seed2: int) -> None:
         self._data = data
         self._pipeline = pipeline
         self._size = data.buffer_size
