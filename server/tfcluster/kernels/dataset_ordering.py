@@ -532,17 +532,53 @@ class _ShuffleIterator(base.ElementIterator):
         return None
 
     # ---- picks -------------------------------------------------------------------------
-    def _more_draws(self) -> None:
+    def _more_draws(self, k: int = 1) -> None:
+        """At least k draws left to take."""
+        calls = max(_DRAW_CALLS, (k + 3) // 4)
         start = _philox.stateful_start(self._philox[0], self._philox[1], self._calls)
-        self._draws = _philox.words(start, _DRAW_CALLS).reshape(-1).tolist()
-        self._calls += _DRAW_CALLS
+        self._draws = self._draws[self._d :] + _philox.words(start, calls).reshape(-1).tolist()
+        self._calls += calls
         self._d = 0
+
+    def _steady_picks(self, out: list[Any], n: int) -> None:
+        """TF's loop where one slice fills all places but the one the last pick freed, and
+        elements are read ahead: each turn puts the next element there and picks among all
+        buffer_size places (the checks TF would make are known to pass)."""
+        k = min(n - len(out), len(self._pending) - self._p)
+        if len(self._draws) - self._d < k:
+            self._more_draws(k)
+        places, size, pending, p = self._places, self._size, self._pending, self._p
+        draws, d = self._draws, self._d
+        front = self._slices[0]
+        start = front[0]
+        first = start % size
+        free = front[1] % size
+        for j in range(k):
+            places[free] = pending[p + j]
+            at = (first + draws[d + j] % size) % size
+            out.append(places[at])
+            places[at] = places[first]
+            free = first
+            first = first + 1 if first + 1 < size else 0
+        places[free] = None
+        self._d = d + k
+        self._p = p + k
+        front[0] = start + k
+        front[1] += k
 
     def _picks(self, n: int) -> list[Any]:
         """Up to n elements (or rows) in TF's order; fewer only at the end."""
         out: list[Any] = []
         places, slices, size = self._places, self._slices, self._size
         while len(out) < n:
+            if (
+                self._held == size - 1
+                and len(slices) == 1
+                and self._it is not None
+                and self._p < len(self._pending)
+            ):
+                self._steady_picks(out, n)
+                continue
             while self._it is not None and self._held < size:
                 item = self._next_input(n - len(out))
                 if item is None:
