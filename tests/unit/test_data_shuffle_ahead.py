@@ -1,6 +1,6 @@
-"""A shuffle under a batched map hands out several batches' elements in one call (its input
-reads them in one go too), with what one call per batch gives: the same batches in the same
-order, and a bad record's error in the same batch, the batch's elements read before it lost."""
+"""A shuffle under a batched map hands out several batches' elements in one call, with what
+one call per batch gives: the same batches in the same order, and a bad record's error in the
+same batch, the batch's elements read before it lost."""
 
 from __future__ import annotations
 
@@ -52,15 +52,31 @@ def outcomes(paths: list[str], interleave: bool, batch: int, drop: bool) -> list
 
 @pytest.fixture
 def shuffle_calls(monkeypatch: pytest.MonkeyPatch) -> list[int]:
-    """The number of elements of each of a shuffle's hand-outs of columns."""
+    """The number of elements of each of a shuffle's hand-outs of columns to its consumer
+    (one call of next_columns_ahead, or of next_columns made by the consumer itself)."""
     calls: list[int] = []
-    real = dataset_ordering._ShuffleIterator._replace
+    inside = [False]
+    real_ahead = dataset_ordering._ShuffleIterator.next_columns_ahead
+    real_columns = dataset_ordering._ShuffleIterator.next_columns
 
-    def counted(self: Any, fresh: Any, m: int) -> Any:
-        calls.append(m)
-        return real(self, fresh, m)
+    def ahead(self: Any, n: int, chunk: int) -> Any:
+        inside[0] = True
+        try:
+            got = real_ahead(self, n, chunk)
+        finally:
+            inside[0] = False
+        if got is not None and got[0]:
+            calls.append(len(got[0][0]))
+        return got
 
-    monkeypatch.setattr(dataset_ordering._ShuffleIterator, "_replace", counted)
+    def columns(self: Any, n: int) -> Any:
+        got = real_columns(self, n)
+        if not inside[0] and got:
+            calls.append(len(got[0]))
+        return got
+
+    monkeypatch.setattr(dataset_ordering._ShuffleIterator, "next_columns_ahead", ahead)
+    monkeypatch.setattr(dataset_ordering._ShuffleIterator, "next_columns", columns)
     return calls
 
 

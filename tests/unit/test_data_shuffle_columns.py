@@ -56,13 +56,15 @@ def test_batches_of_a_shuffle_hold_the_elements_in_the_order_taken_one_by_one(
 def test_the_column_buffer_is_used_by_a_batch_after_a_shuffle(monkeypatch: Any) -> None:
     # The equality above only means something if batches really take the column path.
     taken: list[int] = []
-    original = dataset_ordering._ShuffleIterator._replace
+    original = dataset_ordering._ShuffleIterator.next_columns
 
-    def counting(self: Any, fresh: Any, m: int) -> Any:
-        taken.append(m)
-        return original(self, fresh, m)
+    def counting(self: Any, n: int) -> Any:
+        cols = original(self, n)
+        if cols:
+            taken.append(len(cols[0]))
+        return cols
 
-    monkeypatch.setattr(dataset_ordering._ShuffleIterator, "_replace", counting)
+    monkeypatch.setattr(dataset_ordering._ShuffleIterator, "next_columns", counting)
     with tf.Graph().as_default():
         batched(tf.data.Dataset.range(50).shuffle(8, seed=1), 16)
     assert taken and max(taken) > 1

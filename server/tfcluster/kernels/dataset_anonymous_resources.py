@@ -64,7 +64,7 @@ class SeedGenerator(AnonymousResource):
     def __init__(self, seed: int, seed2: int) -> None:
         super().__init__()
         # Each iterator of a dataset using it draws new seeds from it.
-        self.seeds = _SeedSequence(seed, seed2, True)
+        self.seeds = _SeedSequence(seed, seed2, True, shared=True)
 
 
 class MemoryCache(AnonymousResource):

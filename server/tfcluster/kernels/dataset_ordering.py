@@ -3,21 +3,22 @@ RepeatDataset, TakeDataset, SkipDataset, ShardDataset, ShuffleDataset,
 ShuffleAndRepeatDataset, ZipDataset, ConcatenateDataset, IgnoreErrorsDataset, UniqueDataset,
 DatasetCardinality.
 
-Shuffling draws from numpy's PCG64 seeded from (seed, seed2): the same seeds give the same
-order run after run, but not TensorFlow's order (its Philox stream is not reproduced). With
-reshuffle_each_iteration every new iterator over the dataset (each epoch of a repeat) draws
-a new order from the dataset's own seed sequence.
+Shuffling gives TF 1.15's order: its buffer of slices and its Philox(seed, seed2) picks; with
+reshuffle_each_iteration each new iterator of one pipeline (each epoch of a repeat) takes new
+seeds as TF's RandomSeedGenerator draws them.
 """
 
 from __future__ import annotations
 
 import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
 import numpy as np
 
 from tfcluster.framework import errors
+from tfcluster.kernels import _philox
 from tfcluster.kernels import dataset_base as base
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 
@@ -127,7 +128,12 @@ def repeat_dataset(node: Any, xp: Any) -> Any:
     specs = base.leaf_specs(node.attrs)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        return (_Repeat(specs, _input(ins[0], node.name), base.scalar_int(ins[1], "count")),)
+        data, count = _input(ins[0], node.name), base.scalar_int(ins[1], "count")
+        if isinstance(data, _Shuffle):
+            fused = data.fused_with_repeat(count)
+            if fused is not None:
+                return (fused,)
+        return (_Repeat(specs, data, count),)
 
     return compute
 
@@ -349,26 +355,51 @@ def shard_dataset(node: Any, xp: Any) -> Any:
 
 
 # ---- shuffle -------------------------------------------------------------------------------
-class _SeedSequence:
-    """The seeds of successive iterators over one shuffle dataset."""
+# TF stops filling the buffer once it holds elements of more than this many epochs.
+_MAX_EPOCHS_IN_BUFFER = 3
+# Philox calls drawn at once (four uint32 picks each): one draw is a list index, not a call.
+_DRAW_CALLS = 256
 
-    def __init__(self, seed: int, seed2: int, reshuffle: bool) -> None:
+
+def _random_seeds() -> tuple[int, int]:
+    a, b = np.random.SeedSequence().generate_state(2, np.uint64)
+    return int(a), int(b)
+
+
+class _SeedSequence:
+    """The seeds of the iterators over one shuffle dataset. With reshuffle_each_iteration,
+    as TF's RandomSeedGenerator: the k-th iterator of one pipeline (the k-th epoch of a
+    repeat) gets uint32 draws 2k and 2k+1 of Philox(seed, seed2); a new iterator resource
+    (or a re-initialised one) starts again from the first pair, unless the generator is a
+    shared resource (ShuffleDatasetV2's)."""
+
+    def __init__(self, seed: int, seed2: int, reshuffle: bool, shared: bool = False) -> None:
         if seed == 0 and seed2 == 0:
-            entropy = np.random.SeedSequence().entropy
-            self._base: Any = entropy
-        else:
-            self._base = [seed & 0xFFFFFFFFFFFFFFFF, seed2 & 0xFFFFFFFFFFFFFFFF]
+            seed, seed2 = _random_seeds()
+        self.seed, self.seed2 = seed, seed2
         self._reshuffle = reshuffle
+        self._shared = shared
         self._count = 0
+        self._counts: weakref.WeakKeyDictionary[base.Pipeline, int] = weakref.WeakKeyDictionary()
         self._lock = threading.Lock()
 
-    def next_rng(self) -> np.random.Generator:
+    @property
+    def reshuffles_per_pipeline(self) -> bool:
+        return self._reshuffle and not self._shared
+
+    def iterator_seeds(self, pipeline: base.Pipeline) -> tuple[int, int]:
+        if not self._reshuffle:
+            return self.seed, self.seed2
         with self._lock:
-            k = self._count
-            if self._reshuffle:
-                self._count += 1
-        key = self._base if isinstance(self._base, list) else [self._base]
-        return np.random.Generator(np.random.PCG64(np.random.SeedSequence([*key, k])))
+            if self._shared:
+                k, self._count = self._count, self._count + 1
+            else:
+                k = self._counts.get(pipeline, 0)
+                self._counts[pipeline] = k + 1
+        start = _philox.stateful_start(self.seed, self.seed2, (2 * k) // 4)
+        w = _philox.words(start, 1)[0]
+        at = (2 * k) % 4
+        return int(w[at]), int(w[at + 1])
 
 
 class _Shuffle(base.Dataset):
@@ -386,14 +417,22 @@ class _Shuffle(base.Dataset):
     def with_input(self, data: base.Dataset) -> base.Dataset:
         return _Shuffle(data.specs, data, self.buffer_size, self.seeds, self.count)
 
+    def fused_with_repeat(self, count: int) -> _Shuffle | None:
+        """TF 1.15's default shuffle_and_repeat_fusion: shuffle(reshuffle_each_iteration=True)
+        then repeat runs as ShuffleAndRepeatDataset, with the shuffle's own seeds (one
+        Philox stream over all epochs, not new seeds per epoch)."""
+        if (
+            self.count != 1
+            or not self.seeds.reshuffles_per_pipeline
+            or not (count > 0 or count == -1)
+        ):
+            return None
+        seeds = _SeedSequence(self.seeds.seed, self.seeds.seed2, False)
+        return _Shuffle(self.specs, self.data, self.buffer_size, seeds, count)
+
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
-        if self.count == 1:
-            return _ShuffleIterator(self.data.iterate(pipeline), self.buffer_size, self.seeds)
-        # shuffle_and_repeat: each epoch is shuffled afresh (reshuffle), epochs do not mix.
-        epochs = _Repeat(
-            self.specs, _Shuffle(self.specs, self.data, self.buffer_size, self.seeds), self.count
-        )
-        return epochs.iterate(pipeline)
+        seed, seed2 = self.seeds.iterator_seeds(pipeline)
+        return _ShuffleIterator(self, pipeline, seed, seed2)
 
     def cardinality(self) -> int:
         n = self.data.cardinality()
@@ -403,267 +442,251 @@ class _Shuffle(base.Dataset):
 
 
 class _ShuffleIterator(base.ElementIterator):
-    """TF's algorithm: keep a buffer of buffer_size elements; hand out a random one and put
-    the next input element in its place; once the input ends, hand out the rest of the
-    buffer in a random order.
+    """TF 1.15's shuffle: a circular buffer of buffer_size places, split in slices (one per
+    epoch of shuffle_and_repeat); each element handed out is the one at place
+    start + Random() % (end - start) of the first slice, Random() being the uint32 stream of
+    Philox(seed, seed2); the slice's first element moves into its place and the slice
+    shrinks by one; before each pick the buffer is refilled from the input.
 
-    Every random number comes from one stream of draws (_draws), so the order depends only
-    on the seed, not on how many elements each call takes. Over an input that hands out
-    columns (records, slices), a consumer that takes columns gets them: the buffer is then
-    one array per leaf, and a run of picks is made with numpy, with the result of making
-    them one after the other."""
+    The picks work on what the places hold: elements, or, when the consumer takes columns
+    (records, slices) from an input that hands them out, row numbers of a column store, so
+    a run of picks moves integers and the rows are gathered with one numpy call per leaf."""
 
-    def __init__(self, it: base.ElementIterator, buffer_size: int, seeds: _SeedSequence) -> None:
-        self._it: base.ElementIterator | None = it
-        self._size = buffer_size
-        self._rng = seeds.next_rng()
-        self._buffer: list[base.Element] = []
-        self._draws = np.empty(0)
+    def __init__(self, data: _Shuffle, pipeline: base.Pipeline, seed: int, seed2: int) -> None:
+        self._data = data
+        self._pipeline = pipeline
+        self._size = data.buffer_size
+        self._epochs = data.count  # -1: forever
+        self._epoch = 0
+        self._epoch_seen = False
+        self._it: base.ElementIterator | None = data.data.iterate(pipeline)
+        self._places: list[Any] = [None] * self._size
+        self._slices: list[list[int]] = [[0, 0]]
+        self._held = 0
+        # Input elements read ahead of their turn (in batches), and the next one of them.
+        self._pending: list[Any] = []
+        self._p = 0
+        self._philox = (seed, seed2)
+        self._calls = 0
+        self._draws: list[int] = []
         self._d = 0
-        # Once the input has ended: the rest of the buffer is handed out from here on, in
-        # the order drawn then (None: not drawn yet).
-        self._tail: int | None = None
-        # The buffer as one array per leaf (its first _count rows), once columns are taken.
+        # Column mode (decided by the first call): one array per leaf, rows handed out by
+        # number; None: the places hold elements.
         self._columns: list[np.ndarray] | None = None
-        self._count = 0
+        self._free: list[int] = []
+        self._mode: str | None = None
 
-    # ---- draws -------------------------------------------------------------------------
-    def _take_draws(self, k: int) -> np.ndarray:
-        left = len(self._draws) - self._d
-        if left < k:
-            self._draws = np.concatenate([self._draws[self._d :], self._rng.random(max(1024, k))])
-            self._d = 0
-        draws = self._draws[self._d : self._d + k]
-        self._d += k
-        return draws
+    # ---- input -------------------------------------------------------------------------
+    def _read(self, k: int) -> list[Any]:
+        """Up to k input elements (or column rows) of the current epoch; [] at its end."""
+        assert self._it is not None
+        if self._columns is None:
+            return self._it.next_many(k)
+        take = getattr(self._it, "next_columns", None)
+        cols = take(k) if take is not None else None
+        if cols is None:
+            raise errors.InternalError(None, None, "shuffle input stopped handing out columns")
+        m = len(cols[0]) if cols else 0
+        return self._store(cols, m) if m else []
 
-    def _random_index(self, n: int) -> int:
-        if self._d < len(self._draws):
-            r = float(self._draws[self._d])
-            self._d += 1
-        else:
-            r = float(self._take_draws(1)[0])
-        return min(int(r * n), n - 1)
+    def _store(self, cols: list[np.ndarray], m: int) -> list[int]:
+        assert self._columns is not None
+        if len(self._free) < m:
+            have = len(self._columns[0])
+            grow = max(m - len(self._free), have)
+            self._columns = [
+                np.concatenate([c, np.empty((grow, *c.shape[1:]), dtype=c.dtype)])
+                for c in self._columns
+            ]
+            self._free.extend(range(have + grow - 1, have - 1, -1))
+        rows = self._free[-m:][::-1]
+        del self._free[-m:]
+        at = np.asarray(rows, dtype=np.int64)
+        for c, f in zip(self._columns, cols):
+            c[at] = f
+        return rows
 
-    def _random_picks(self, k: int, n: int) -> np.ndarray:
-        """k indices into a buffer of n elements, from the same draws as _random_index."""
-        return np.minimum((self._take_draws(k) * n).astype(np.int64), n - 1)
-
-    def _tail_order(self, n: int) -> np.ndarray:
-        """The order in which the last n elements of the buffer are handed out."""
-        return np.argsort(self._take_draws(n), kind="stable")
-
-    # ---- elements ----------------------------------------------------------------------
-    def _fill(self) -> None:
-        if self._it is None or len(self._buffer) >= self._size:
-            return
-        got = self._it.next_many(self._size - len(self._buffer))
-        if len(got) < self._size - len(self._buffer):
+    def _next_input(self, want: int) -> Any:
+        """The next input element (None once every epoch has ended); an epoch's end starts
+        the next one in a new slice, as TF's fill loop does."""
+        while self._it is not None:
+            if self._p < len(self._pending):
+                item = self._pending[self._p]
+                self._p += 1
+                return item
+            got = self._read(max(1, want))
+            if got:
+                self._pending, self._p = got, 0
+                self._epoch_seen = True
+                continue
             self._it.close()
             self._it = None
-        self._buffer += got
+            self._epoch += 1
+            if not self._epoch_seen or (0 <= self._epochs <= self._epoch):
+                # An empty epoch ends a forever-repeat rather than spinning.
+                return None
+            self._epoch_seen = False
+            n = self._slices[-1][1]
+            self._slices.append([n, n])
+            self._it = self._data.data.iterate(self._pipeline)
+        return None
 
-    def _from_tail(self, k: int) -> list[base.Element]:
-        buf = self._buffer
-        if self._tail is None:
-            self._buffer = buf = [buf[p] for p in self._tail_order(len(buf)).tolist()]
-            self._tail = 0
-        out = buf[self._tail : self._tail + k]
-        self._tail += len(out)
+    # ---- picks -------------------------------------------------------------------------
+    def _more_draws(self, k: int = 1) -> None:
+        """At least k draws left to take."""
+        calls = max(_DRAW_CALLS, (k + 3) // 4)
+        start = _philox.stateful_start(self._philox[0], self._philox[1], self._calls)
+        self._draws = self._draws[self._d :] + _philox.words(start, calls).reshape(-1).tolist()
+        self._calls += calls
+        self._d = 0
+
+    def _steady_picks(self, out: list[Any], n: int) -> None:
+        """TF's loop where one slice fills all places but the one the last pick freed, and
+        elements are read ahead: each turn puts the next element there and picks among all
+        buffer_size places (the checks TF would make are known to pass)."""
+        k = min(n - len(out), len(self._pending) - self._p)
+        if len(self._draws) - self._d < k:
+            self._more_draws(k)
+        places, size, pending, p = self._places, self._size, self._pending, self._p
+        draws, d = self._draws, self._d
+        front = self._slices[0]
+        start = front[0]
+        first = start % size
+        free = front[1] % size
+        for j in range(k):
+            places[free] = pending[p + j]
+            at = (first + draws[d + j] % size) % size
+            out.append(places[at])
+            places[at] = places[first]
+            free = first
+            first = first + 1 if first + 1 < size else 0
+        places[free] = None
+        self._d = d + k
+        self._p = p + k
+        front[0] = start + k
+        front[1] += k
+
+    def _picks(self, n: int) -> list[Any]:
+        """Up to n elements (or rows) in TF's order; fewer only at the end."""
+        out: list[Any] = []
+        places, slices, size = self._places, self._slices, self._size
+        while len(out) < n:
+            if (
+                self._held == size - 1
+                and len(slices) == 1
+                and self._it is not None
+                and self._p < len(self._pending)
+            ):
+                self._steady_picks(out, n)
+                continue
+            while self._it is not None and self._held < size:
+                item = self._next_input(n - len(out))
+                if item is None:
+                    break
+                back = slices[-1]
+                places[back[1] % size] = item
+                back[1] += 1
+                self._held += 1
+                if len(slices) > _MAX_EPOCHS_IN_BUFFER:
+                    break
+            if not self._held:
+                break
+            while slices[0][0] == slices[0][1]:
+                slices.pop(0)
+            front = slices[0]
+            if self._d >= len(self._draws):
+                self._more_draws()
+            r = self._draws[self._d]
+            self._d += 1
+            start = front[0]
+            at = (start + r % (front[1] - start)) % size
+            first = start % size
+            out.append(places[at])
+            places[at] = places[first]
+            places[first] = None
+            front[0] = start + 1
+            self._held -= 1
         return out
 
+    # ---- elements ----------------------------------------------------------------------
     def next(self) -> base.Element | None:
-        if self._columns is not None:
-            rows = self._rows(1)
-            return rows[0] if rows else None
-        if len(self._buffer) < self._size:
-            self._fill()
-        item = self._it.next() if self._it is not None else None
-        if item is None:
-            if self._it is not None:
-                self._it.close()
-                self._it = None
-            got = self._from_tail(1)
-            return got[0] if got else None
-        buf = self._buffer
-        i = self._random_index(len(buf))
-        out = buf[i]
-        buf[i] = item
-        return out
+        got = self.next_many(1)
+        return got[0] if got else None
 
     def next_many(self, n: int) -> list[base.Element]:
-        if self._columns is not None:
-            return self._rows(n)
-        out: list[base.Element] = []
-        while len(out) < n:
-            if len(self._buffer) < self._size:
-                self._fill()
-            if self._it is None:
-                out += self._from_tail(n - len(out))
-                break
-            # Replace k random elements with k new ones from the input: the buffer keeps its
-            # size, so the k picks are drawn at once (the same draws as one at a time).
-            k = n - len(out)
-            fresh = self._it.next_many(k)
-            buf = self._buffer
-            for i, item in zip(self._random_picks(len(fresh), len(buf)).tolist(), fresh):
-                out.append(buf[i])
-                buf[i] = item
-            if len(fresh) < k:
-                self._it.close()
-                self._it = None
-        return out
-
-    def _rows(self, n: int) -> list[base.Element]:
-        cols = self.next_columns(n)
-        return list(zip(*[list(c) for c in cols])) if cols else []
+        if self._mode == "columns":
+            cols = self.next_columns(n)
+            return list(zip(*[list(c) for c in cols])) if cols else []
+        self._mode = "elements"
+        return self._picks(n)
 
     # ---- columns -----------------------------------------------------------------------
-    def _input_columns(self, k: int) -> list[np.ndarray] | None:
-        """Up to k input elements as columns (fewer only at the end, where the input is
-        closed); None when the input does not hand out columns."""
-        it = self._it
-        if it is None:
-            return []
-        take = getattr(it, "next_columns", None)
-        parts: list[list[np.ndarray]] = []
-        have = 0
-        while have < k:
-            cols = take(k - have) if take is not None else None
-            if cols is None:
-                if self._columns is None and not parts:
-                    return None
-                raise errors.InternalError(None, None, "shuffle input stopped handing out columns")
-            if not cols or not len(cols[0]):
-                it.close()
-                self._it = None
-                break
-            parts.append(cols)
-            have += len(cols[0])
-        if len(parts) == 1:
-            return parts[0]
-        if not parts:
-            return []
-        return [np.concatenate([p[j] for p in parts]) for j in range(len(parts[0]))]
-
     def next_columns(self, n: int) -> list[np.ndarray] | None:
         """Up to n elements as one array per leaf (fewer only at the end); None when the
         input does not hand out columns (or elements were taken one by one before)."""
-        if self._columns is None:
-            if self._buffer:
-                return None
-            first = self._input_columns(self._size)
+        if self._mode is None:
+            take = getattr(self._it, "next_columns", None)
+            first = take(self._size) if take is not None else None
             if first is None:
                 return None
-            self._columns = [np.empty((self._size, *c.shape[1:]), dtype=c.dtype) for c in first]
-            self._place(first)
-        out: list[list[np.ndarray]] = []
-        have = 0
-        while have < n:
-            if self._count < self._size and self._it is not None:
-                fresh = self._input_columns(self._size - self._count)
-                if fresh:
-                    self._place(fresh)
-            if self._it is None:
-                # Input done: the rest of the buffer in the order drawn once for it.
-                if self._tail is None:
-                    order = self._tail_order(self._count)
-                    for c in self._columns:
-                        c[: self._count] = c[: self._count][order]
-                    self._tail = 0
-                k = min(n - have, self._count - self._tail)
-                if k <= 0:
-                    break
-                out.append([c[self._tail : self._tail + k].copy() for c in self._columns])
-                self._tail += k
-                have += k
-                continue
-            fresh = self._input_columns(n - have)
-            m = len(fresh[0]) if fresh else 0
+            self._mode = "columns"
+            self._columns = [np.empty((0, *c.shape[1:]), dtype=c.dtype) for c in first]
+            m = len(first[0]) if first else 0
             if m:
-                out.append(self._replace(fresh, m))  # type: ignore[arg-type]
-                have += m
-        if not out:
+                self._pending, self._p = self._store(first, m), 0
+                self._epoch_seen = True
+        if self._mode != "columns" or self._columns is None:
+            return None
+        rows = self._picks(n)
+        if not rows:
             return []
-        if len(out) == 1:
-            return out[0]
-        return [np.concatenate([p[j] for p in out]) for j in range(len(out[0]))]
+        at = np.asarray(rows, dtype=np.int64)
+        out = [c[at] for c in self._columns]
+        self._free.extend(rows)
+        return out
 
     def next_columns_ahead(
         self, n: int, chunk: int
     ) -> tuple[list[np.ndarray], errors.OpError | None] | None:
-        """What next_columns(chunk) called again and again would give for up to n elements,
-        in one go: the columns, and the error one of those calls would raise (the columns
-        then hold the chunks before it; the failing chunk's elements are lost, as that
-        call loses them). Fewer than n elements without an error: the end. None when the
-        buffer is not in columns or the input cannot read ahead this way."""
-        if self._columns is None:
+        """What next_columns(chunk) called again and again gives for up to n elements, in
+        one hand-out (a batched map above then runs once for them): the columns, and the
+        error one of those calls raised (the columns then hold the chunks before it; the
+        failing chunk's elements are lost, as that call loses them). Fewer than n elements
+        without an error: the end. None when the buffer is not in columns."""
+        if self._mode != "columns" or self._columns is None:
             return None
-        if self._it is None:  # the input is done: the tail cannot fail
-            return self.next_columns(n) or [], None
-        take = getattr(self._it, "next_columns_ahead", None)
-        if take is None or self._count < self._size:
-            return None
-        got = take(n, chunk)
-        if got is None:
-            return None
-        fresh, error = got
-        m = len(fresh[0]) if fresh else 0
-        out = self._replace(fresh, m) if m else []
-        if m < n and error is None:
-            # The input ended: the rest of this chunk and what follows come from the tail.
-            self._it.close()
-            self._it = None
-            rest = self.next_columns(n - m)
-            if rest:
-                out = [np.concatenate([a, b]) for a, b in zip(out, rest)] if out else rest
-        return out, error
-
-    def _place(self, fresh: list[np.ndarray]) -> None:
-        """Appends input columns to the buffer (filling it)."""
-        assert self._columns is not None
-        m = len(fresh[0]) if fresh else 0
-        for c, f in zip(self._columns, fresh):
-            c[self._count : self._count + m] = f
-        self._count += m
-
-    def _replace(self, fresh: list[np.ndarray], m: int) -> list[np.ndarray]:
-        """m picks from the full buffer, each replaced by the next fresh element, with the
-        result of doing them one after the other: a place picked again hands out the
-        element the earlier pick put there."""
-        assert self._columns is not None
-        at = self._random_picks(m, self._count)
-        order = np.argsort(at, kind="stable")  # picks of one place together, in turn
-        placed = at[order]
-        starts = np.empty(m, dtype=bool)  # the first pick of its place (sorted order)
-        starts[0] = True
-        np.not_equal(placed[1:], placed[:-1], out=starts[1:])
-        first = order[starts]
-        again = np.flatnonzero(~starts)
-        later, before = order[again], order[again - 1]
-        ends = np.empty(m, dtype=bool)  # the last pick of its place: what stays there
-        ends[-1] = True
-        ends[:-1] = starts[1:]
-        last = order[ends]
-        out = []
-        for c, f in zip(self._columns, fresh):
-            o = np.empty((m, *c.shape[1:]), dtype=c.dtype)
-            o[first] = c[at[first]]
-            if len(later):
-                o[later] = f[before]
-            c[at[last]] = f[last]
-            out.append(o)
-        return out
+        parts: list[list[np.ndarray]] = []
+        have, error = 0, None
+        while have < n:
+            want = min(chunk, n - have)
+            try:
+                cols = self.next_columns(want)
+            except errors.OpError as e:
+                error = e
+                break
+            if not cols:
+                break
+            parts.append(cols)
+            have += len(cols[0])
+            if len(cols[0]) < want:
+                break  # the input's end
+        if not parts:
+            return [], error
+        if len(parts) == 1:
+            return parts[0], error
+        return [np.concatenate([p[j] for p in parts]) for j in range(len(parts[0]))], error
 
     def close(self) -> None:
         if self._it is not None:
             self._it.close()
             self._it = None
-        self._buffer = []
-        self._tail = 0
+        self._places = [None] * self._size
+        self._slices = [[0, 0]]
+        self._held = 0
+        self._pending, self._p = [], 0
         if self._columns is not None:
             self._columns = [c[:0] for c in self._columns]
-            self._count = 0
+            self._free = []
 
 
 def _shuffle_args(ins: list[Any]) -> tuple[int, int, int]:
@@ -695,7 +718,12 @@ def shuffle_and_repeat_dataset(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         size, seed, seed2 = _shuffle_args(ins)
         count = base.scalar_int(ins[4], "count")
-        seeds = _SeedSequence(seed, seed2, True)
+        if count <= 0 and count != -1:
+            raise errors.InvalidArgumentError(
+                None, None, "count must be greater than zero or equal to -1."
+            )
+        # One iterator over every epoch: its seeds are the dataset's own (no reshuffling).
+        seeds = _SeedSequence(seed, seed2, False)
         return (_Shuffle(specs, _input(ins[0], node.name), size, seeds, count),)
 
     return compute

@@ -1,0 +1,168 @@
+"""Programs whose answer is the order a seeded tf.data shuffle hands elements out in: each case
+builds a graph with `tf` (TensorFlow 1.15 when recorded by record_shuffle_order.py, tfcluster in
+tests/unit/test_shuffle_order_tf115.py) and returns the elements it reads. Python 3.7 code: the
+recorder runs it under TF 1.15 itself."""
+
+import numpy as np
+
+
+def _read(tf, tensor, n=None):
+    """Every element of a one-shot iterator's get_next (n of them when given)."""
+    out = []
+    with tf.Session() as sess:
+        while n is None or len(out) < n:
+            try:
+                out.append(int(sess.run(tensor)))
+            except tf.errors.OutOfRangeError:
+                break
+    return out
+
+
+def _shuffled(tf, n, buffer_size, seed=7, **kw):
+    ds = tf.data.Dataset.range(n).shuffle(buffer_size, seed=seed, **kw)
+    return np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)
+
+
+def buffer_smaller_than_input(tf):
+    return {"order": _shuffled(tf, 40, 8)}
+
+
+def buffer_equal_to_input(tf):
+    return {"order": _shuffled(tf, 30, 30, seed=123)}
+
+
+def buffer_larger_than_input(tf):
+    return {"order": _shuffled(tf, 25, 1000, seed=3)}
+
+
+def buffer_of_one_keeps_order(tf):
+    return {"order": _shuffled(tf, 10, 1)}
+
+
+def negative_and_large_seeds(tf):
+    return {
+        "negative": _shuffled(tf, 20, 6, seed=-5),
+        "large": _shuffled(tf, 20, 6, seed=2**40 + 17),
+    }
+
+
+def graph_seed_only(tf):
+    tf.set_random_seed(1234)
+    ds = tf.data.Dataset.range(30).shuffle(10)
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
+
+
+def graph_and_op_seed(tf):
+    tf.set_random_seed(99)
+    return {"order": _shuffled(tf, 30, 10, seed=5)}
+
+
+def shuffle_then_repeat_reshuffles(tf):
+    ds = tf.data.Dataset.range(12).shuffle(5, seed=11).repeat(3)
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
+
+
+def shuffle_then_repeat_same_order(tf):
+    ds = tf.data.Dataset.range(12).shuffle(5, seed=11, reshuffle_each_iteration=False).repeat(3)
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
+
+
+def shuffle_map_repeat_draws_new_seeds_each_epoch(tf):
+    # A map between shuffle and repeat stops TF's shuffle_and_repeat fusion: each epoch is
+    # a new shuffle iterator seeded by the RandomSeedGenerator.
+    ds = tf.data.Dataset.range(12).shuffle(5, seed=11).map(lambda x: x + 100).repeat(3)
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
+
+
+def shuffle_repeat_with_fusion_disabled(tf):
+    ds = tf.data.Dataset.range(12).shuffle(5, seed=11).repeat(3)
+    options = tf.data.Options()
+    options.experimental_optimization.shuffle_and_repeat_fusion = False
+    ds = ds.with_options(options)
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
+
+
+def repeat_then_shuffle(tf):
+    ds = tf.data.Dataset.range(10).repeat(3).shuffle(7, seed=21)
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
+
+
+def shuffle_and_repeat(tf):
+    ds = tf.data.Dataset.range(10).apply(
+        tf.data.experimental.shuffle_and_repeat(6, count=3, seed=8)
+    )
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
+
+
+def shuffle_and_repeat_buffer_spans_epochs(tf):
+    ds = tf.data.Dataset.range(3).apply(
+        tf.data.experimental.shuffle_and_repeat(100, count=6, seed=8)
+    )
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
+
+
+def shuffle_and_repeat_forever(tf):
+    ds = tf.data.Dataset.range(7).apply(tf.data.experimental.shuffle_and_repeat(4, seed=2))
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next(), 40), np.int64)}
+
+
+def two_iterators_of_one_dataset(tf):
+    ds = tf.data.Dataset.range(15).shuffle(6, seed=4)
+    a = ds.make_one_shot_iterator().get_next()
+    b = ds.make_one_shot_iterator().get_next()
+    out_a, out_b = [], []
+    with tf.Session() as sess:
+        for _ in range(15):
+            x, y = sess.run([a, b])
+            out_a.append(int(x))
+            out_b.append(int(y))
+    return {"first": np.array(out_a, np.int64), "second": np.array(out_b, np.int64)}
+
+
+def initializable_iterator_reinitialised(tf):
+    ds = tf.data.Dataset.range(12).shuffle(5, seed=9)
+    it = ds.make_initializable_iterator()
+    nxt = it.get_next()
+    runs = []
+    with tf.Session() as sess:
+        for _ in range(3):
+            sess.run(it.initializer)
+            run = []
+            for _ in range(12):
+                run.append(int(sess.run(nxt)))
+            runs.append(run)
+    return {"runs": np.array(runs, np.int64)}
+
+
+def batched_shuffle(tf):
+    ds = tf.data.Dataset.range(50).shuffle(16, seed=42).batch(7)
+    nxt = ds.make_one_shot_iterator().get_next()
+    out = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                out.extend(int(v) for v in sess.run(nxt))
+            except tf.errors.OutOfRangeError:
+                break
+    return {"order": np.array(out, np.int64)}
+
+
+def shuffled_slices_batched_map(tf):
+    x = np.arange(60, dtype=np.float32).reshape(30, 2)
+    ds = tf.data.Dataset.from_tensor_slices(x).shuffle(9, seed=13).map(lambda v: v * 2.0).batch(4)
+    nxt = ds.make_one_shot_iterator().get_next()
+    out = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                out.append(sess.run(nxt))
+            except tf.errors.OutOfRangeError:
+                break
+    return {"values": np.concatenate(out)}
+
+
+CASES = {
+    name: fn
+    for name, fn in dict(globals()).items()
+    if callable(fn) and not name.startswith("_") and fn.__module__ == __name__
+}

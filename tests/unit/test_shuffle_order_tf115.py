@@ -1,0 +1,39 @@
+"""A seeded tf.data shuffle hands elements out in TF 1.15's order (its buffer slices and
+Philox picks, the seeds of each new iterator or epoch as TF's RandomSeedGenerator draws them):
+each program of tests/tf_reference/shuffle_order_cases.py runs here on tfcluster and is
+compared exactly with TF 1.15's recorded orders (record_shuffle_order.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.shuffle_order_cases import CASES
+
+# tfcluster applies TF's default shuffle_and_repeat fusion in the RepeatDataset kernel, which
+# does not see tf.data.Options: turning the fusion off is not honoured yet.
+_NOT_YET = {"shuffle_repeat_with_fusion_disabled"}
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        pytest.param(
+            n,
+            marks=pytest.mark.xfail(
+                strict=True, reason="Options.experimental_optimization not honoured"
+            ),
+        )
+        if n in _NOT_YET
+        else n
+        for n in sorted(CASES)
+    ],
+)
+def test_shuffle_gives_tf115_order(name: str) -> None:
+    recorded = reference.case("shuffle_order", name)
+    with tf.Graph().as_default():
+        got = CASES[name](tf)
+    assert sorted(got) == sorted(recorded)
+    for key, want in recorded.items():
+        np.testing.assert_array_equal(np.asarray(got[key]), want, err_msg=f"{name}.{key}")
