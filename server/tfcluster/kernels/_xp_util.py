@@ -106,12 +106,51 @@ def _add_rows_in_rounds(target: np.ndarray, index: np.ndarray, values: Any) -> b
     values = np.asarray(values)
     if values.ndim == 0 or values.shape[0] != index.shape[0]:
         return False
+    n = index.shape[0]
+    if n <= 2048 and len(set(index.tolist())) == n:
+        target[index] += values  # the usual case (rows summed first), checked the cheap way
+        return True
+    if _add_rows_in_layers(target, index, values):
+        return True
     rounds = occurrence_rounds(index)
     if rounds is None:
         target[index] += values
         return True
     for at in rounds:
         target[index[at]] += values[at]
+    return True
+
+
+def _add_rows_in_layers(target: np.ndarray, index: np.ndarray, values: np.ndarray) -> bool:
+    """target[index] += values bit for bit as np.add.at (each row's values in index order) with
+    one gather and one scatter: the k-th occurrence of every row goes to layer k of a block
+    padded with the additive identity (-0.0 keeps -0.0, NaN and infinities as they are), and
+    the layers are added to the rows one after another. False when the dtypes differ (the sum
+    would be taken in another dtype) or the block would be much larger than the values."""
+    kind = target.dtype.kind
+    if kind not in "fiu" or values.dtype != target.dtype or values.shape[1:] != target.shape[1:]:
+        return False
+    n = index.shape[0]
+    order = np.argsort(index, kind="stable")
+    rows = index[order]
+    first = np.ones(n, dtype=bool)
+    first[1:] = rows[1:] != rows[:-1]
+    starts = np.flatnonzero(first)
+    segment = np.cumsum(first) - 1
+    occurrence = np.arange(n) - starts[segment]
+    layers = int(occurrence.max()) + 1
+    row_size = values[0].size
+    if layers * starts.size * row_size > max(8 * values.size, 1 << 20):
+        return False  # one row repeated far more often than the others: rounds use less memory
+    block = np.full(
+        (layers, starts.size, *values.shape[1:]), -0.0 if kind == "f" else 0, dtype=target.dtype
+    )
+    block[occurrence, segment] = values[order]
+    unique = rows[starts]
+    total = target[unique]
+    for layer in block:
+        total += layer
+    target[unique] = total
     return True
 
 

@@ -128,6 +128,23 @@ def stack(values: Sequence[Any], dtype: dtypes.DType, what: str = "component 0")
             values = [v[()] if isinstance(v, np.ndarray) else v for v in values]
         out[:] = values
         return out
+    # One np.array call stacks equal shapes; only a refusal or an unexpected result shape (a
+    # leaf that is not an array) pays for the per-element shape check below.
+    stacked: np.ndarray | None
+    try:
+        stacked = np.array(values)
+    except ValueError:
+        stacked = None
+    if stacked is None or stacked.shape != (n, *shape_of(first)) or stacked.dtype == object:
+        stacked = _stack_checked(values, first, what)
+    want = dtype.as_numpy_dtype
+    if want is not object and stacked.dtype != want:
+        stacked = stacked.astype(want)
+    return stacked
+
+
+def _stack_checked(values: Sequence[Any], first: Any, what: str) -> np.ndarray:
+    """np.stack after checking every element has the first one's shape (TF's error if not)."""
     shapes = {shape_of(v) for v in values}
     if len(shapes) > 1:
         first_shape = shape_of(first)
@@ -139,11 +156,7 @@ def stack(values: Sequence[Any], dtype: dtypes.DType, what: str = "component 0")
                     f"Cannot batch tensors with different shapes in {what}. First element had "
                     f"shape {list(first_shape)} and element {i} had shape {list(shape_of(v))}.",
                 )
-    out = np.stack(values)
-    want = dtype.as_numpy_dtype
-    if want is not object and out.dtype != want:
-        out = out.astype(want)
-    return out
+    return np.stack(values)
 
 
 def batch_elements_dense(elements: Sequence[Element], specs: Sequence[LeafSpec]) -> Element:

@@ -46,8 +46,9 @@ def batch_elements(
 ) -> base.Element:
     """One element whose leaves are the elements' leaves stacked."""
     out: list[Any] = []
+    columns = list(zip(*elements)) if elements else [() for _ in specs]
     for j, spec in enumerate(specs):
-        column = [e[j] for e in elements]
+        column = list(columns[j])
         what = f"component {j}"
         if spec.kind == base.SPARSE:
             out.append(_batch_sparse(column, what))

@@ -107,10 +107,15 @@ class FileWriter:
             writer.write_event(event)
             self._pending += 1
             now = time.monotonic()
-            if self._pending >= self._max_queue or now - self._last_flush >= self._flush_secs:
+            if now - self._last_flush >= self._flush_secs:
                 writer.flush()
                 self._pending = 0
                 self._last_flush = now
+            elif self._pending >= self._max_queue:
+                # TF 1.15 syncs only every flush_secs; a full queue just hands the events to
+                # the OS (readers see them) without an fsync per max_queue events.
+                _hand_to_os(writer)
+                self._pending = 0
 
     def _event(self, global_step: Any = None, **fields: Any) -> Any:
         ev = event_pb2.Event(wall_time=time.time(), **fields)
@@ -195,6 +200,16 @@ class FileWriterCache:
 
 
 SummaryWriterCache = FileWriterCache
+
+
+def _hand_to_os(writer: EventsWriter) -> None:
+    """Writes the file's buffered records to the OS, without fsync."""
+    file = getattr(getattr(writer, "_py_recordio_writer", None), "_writer", None)
+    if file is not None and hasattr(file, "flush"):
+        file.flush()
+    else:  # another tensorboardX layout: a full flush is still correct, only slower
+        writer.flush()
+
 
 # The hooks' writers stay open for the process; close them (flushing) when it exits.
 atexit.register(FileWriterCache.clear)
