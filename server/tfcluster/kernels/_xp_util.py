@@ -97,15 +97,31 @@ def occurrence_rounds(index: np.ndarray) -> list[np.ndarray] | None:
     return [np.nonzero(occurrence == k)[0] for k in range(int(occurrence.max()) + 1)]
 
 
+# The dtypes of sparse training updates: _add_repeated_rows serves them (checked bit for bit
+# against np.add.at); the others keep the rounds of occurrence_rounds.
+_IN_ORDER_SUM = frozenset(np.dtype(t) for t in ("float32", "float64"))
+
+
 def _add_rows_in_rounds(target: np.ndarray, index: np.ndarray, values: Any) -> bool:
     """target[index] += values for a 1-D index with a value row per entry, as np.add.at adds
-    (each element in index order, so bit for bit the same) but vectorised per round of
-    distinct rows: np.add.at goes element by element. False when it does not apply."""
+    (each element in index order, so bit for bit the same) but vectorised: np.add.at goes
+    element by element. False when it does not apply."""
     if index.ndim != 1 or index.dtype.kind not in "iu" or not index.size:
         return False
     values = np.asarray(values)
     if values.ndim == 0 or values.shape[0] != index.shape[0]:
         return False
+    n = index.shape[0]
+    if n <= 2048 and len(set(index.tolist())) == n:
+        target[index] += values  # the usual case (rows summed first), checked the cheap way
+        return True
+    if (
+        target.dtype in _IN_ORDER_SUM
+        and values.dtype == target.dtype
+        and values.shape[1:] == target.shape[1:]
+    ):
+        _add_repeated_rows(target, index, values)
+        return True
     rounds = occurrence_rounds(index)
     if rounds is None:
         target[index] += values
@@ -113,6 +129,36 @@ def _add_rows_in_rounds(target: np.ndarray, index: np.ndarray, values: Any) -> b
     for at in rounds:
         target[index[at]] += values[at]
     return True
+
+
+def _add_repeated_rows(target: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+    """target[index] += values in index order, in a few whole-array operations. The touched
+    rows are read once, most repeated first; pass k adds every row's k-th update (those rows
+    with more than k updates: a prefix), so each row takes its updates in order, one at a
+    time, as np.add.at adds them. (reduceat and sum may add pairwise, add.accumulate goes
+    element by element: neither will do.)"""
+    n = index.shape[0]
+    order = np.argsort(index, kind="stable")
+    ordered = index[order]
+    first = np.empty(n, dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
+    starts = np.flatnonzero(first)
+    counts = np.diff(starts, append=n)
+    by_count = np.argsort(-counts, kind="stable")
+    rank = np.empty_like(by_count)
+    rank[by_count] = np.arange(by_count.shape[0])
+    group = np.cumsum(first) - 1
+    k_th = np.arange(n) - starts[group]  # the how-manieth update of its row each one is
+    passes = np.argsort(k_th * by_count.shape[0] + rank[group])
+    updates = values[order[passes]]
+    rows = ordered[starts[by_count]]
+    total = target[rows]
+    at = 0
+    for size in np.bincount(k_th).tolist():
+        np.add(total[:size], updates[at : at + size], out=total[:size])
+        at += size
+    target[rows] = total
 
 
 def scatter_last(xp: Any, target: Any, index: Any, values: Any) -> None:
