@@ -97,10 +97,12 @@ def occurrence_rounds(index: np.ndarray) -> list[np.ndarray] | None:
     return [np.nonzero(occurrence == k)[0] for k in range(int(occurrence.max()) + 1)]
 
 
+# The dtypes of sparse training updates: _add_repeated_rows serves them (checked bit for bit
+# against np.add.at); the others keep the rounds of occurrence_rounds.
 def _add_rows_in_rounds(target: np.ndarray, index: np.ndarray, values: Any) -> bool:
     """target[index] += values for a 1-D index with a value row per entry, as np.add.at adds
-    (each element in index order, so bit for bit the same) but vectorised per round of
-    distinct rows: np.add.at goes element by element. False when it does not apply."""
+    (each element in index order, so bit for bit the same) but vectorised: np.add.at goes
+    element by element. False when it does not apply."""
     if index.ndim != 1 or index.dtype.kind not in "iu" or not index.size:
         return False
     values = np.asarray(values)
@@ -110,7 +112,12 @@ def _add_rows_in_rounds(target: np.ndarray, index: np.ndarray, values: Any) -> b
     if n <= 2048 and len(set(index.tolist())) == n:
         target[index] += values  # the usual case (rows summed first), checked the cheap way
         return True
-    if _add_rows_in_layers(target, index, values):
+    if (
+        target.dtype.kind in "fiu"
+        and values.dtype == target.dtype
+        and values.shape[1:] == target.shape[1:]
+    ):
+        _add_repeated_rows(target, index, values)
         return True
     rounds = occurrence_rounds(index)
     if rounds is None:
@@ -121,37 +128,34 @@ def _add_rows_in_rounds(target: np.ndarray, index: np.ndarray, values: Any) -> b
     return True
 
 
-def _add_rows_in_layers(target: np.ndarray, index: np.ndarray, values: np.ndarray) -> bool:
-    """target[index] += values bit for bit as np.add.at (each row's values in index order) with
-    one gather and one scatter: the k-th occurrence of every row goes to layer k of a block
-    padded with the additive identity (-0.0 keeps -0.0, NaN and infinities as they are), and
-    the layers are added to the rows one after another. False when the dtypes differ (the sum
-    would be taken in another dtype) or the block would be much larger than the values."""
-    kind = target.dtype.kind
-    if kind not in "fiu" or values.dtype != target.dtype or values.shape[1:] != target.shape[1:]:
-        return False
+def _add_repeated_rows(target: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+    """target[index] += values in index order, in a few whole-array operations. The touched
+    rows are read once, most repeated first; pass k adds every row's k-th update (those rows
+    with more than k updates: a prefix), so each row takes its updates in order, one at a
+    time, as np.add.at adds them. (reduceat and sum may add pairwise, add.accumulate goes
+    element by element: neither will do.)"""
     n = index.shape[0]
     order = np.argsort(index, kind="stable")
-    rows = index[order]
-    first = np.ones(n, dtype=bool)
-    first[1:] = rows[1:] != rows[:-1]
+    ordered = index[order]
+    first = np.empty(n, dtype=bool)
+    first[0] = True
+    np.not_equal(ordered[1:], ordered[:-1], out=first[1:])
     starts = np.flatnonzero(first)
-    segment = np.cumsum(first) - 1
-    occurrence = np.arange(n) - starts[segment]
-    layers = int(occurrence.max()) + 1
-    row_size = values[0].size
-    if layers * starts.size * row_size > max(8 * values.size, 1 << 20):
-        return False  # one row repeated far more often than the others: rounds use less memory
-    block = np.full(
-        (layers, starts.size, *values.shape[1:]), -0.0 if kind == "f" else 0, dtype=target.dtype
-    )
-    block[occurrence, segment] = values[order]
-    unique = rows[starts]
-    total = target[unique]
-    for layer in block:
-        total += layer
-    target[unique] = total
-    return True
+    counts = np.diff(starts, append=n)
+    by_count = np.argsort(-counts, kind="stable")
+    rank = np.empty_like(by_count)
+    rank[by_count] = np.arange(by_count.shape[0])
+    group = np.cumsum(first) - 1
+    k_th = np.arange(n) - starts[group]  # the how-manieth update of its row each one is
+    passes = np.argsort(k_th * by_count.shape[0] + rank[group])
+    updates = values[order[passes]]
+    rows = ordered[starts[by_count]]
+    total = target[rows]
+    at = 0
+    for size in np.bincount(k_th).tolist():
+        np.add(total[:size], updates[at : at + size], out=total[:size])
+        at += size
+    target[rows] = total
 
 
 def scatter_last(xp: Any, target: Any, index: Any, values: Any) -> None:

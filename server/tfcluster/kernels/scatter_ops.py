@@ -78,13 +78,13 @@ def _scatter_rows(
             f"got updates.shape {u.shape_str(updates.shape)}, indices.shape "
             f"{u.shape_str(indices.shape)}, params.shape {u.shape_str(params.shape)}"
         )
-    flat = indices.reshape(-1).astype(np.int64)
-    bad = xp.nonzero((flat < 0) | (flat >= params.shape[0]))[0]
-    if bad.size:
-        i = int(bad[0])
+    flat = indices.reshape(-1).astype(np.int64, copy=False)
+    if flat.size and (flat.min() < 0 or flat.max() >= params.shape[0]):
+        i = int(xp.nonzero((flat < 0) | (flat >= params.shape[0]))[0][0])
         raise u.invalid(f"indices[{i}] = {int(flat[i])} is not in [0, {params.shape[0]})")
     base = params.reshape((params.shape[0], -1))
-    rows = xp.broadcast_to(updates, want).reshape((flat.size, base.shape[1]))
+    rows = updates if tuple(updates.shape) == want else xp.broadcast_to(updates, want)
+    rows = rows.reshape((flat.size, base.shape[1]))
     out = apply_rows(xp, mode, base, flat, rows.astype(params.dtype, copy=False), into_params)
     return out.reshape(params.shape)
 

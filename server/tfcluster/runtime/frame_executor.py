@@ -318,7 +318,7 @@ class _Run:
         self.seq = itertools.count()
         self.fetched: dict[tuple[int, int], Any] = {}
         self.ran_targets: set[int] = set()
-        self.done_q: queue.Queue[tuple[Any, Any, BaseException | None]] = queue.Queue()
+        self.done_q: queue.SimpleQueue[tuple[Any, Any, BaseException | None]] = queue.SimpleQueue()
         self.in_flight = 0
 
     # ---- the loop ----------------------------------------------------------------------

@@ -79,7 +79,7 @@ class ParallelRun:
         self.pooled = 0  # of those, on the inter-op threads
         self.failed = False
         self.lock = threading.Lock()
-        self.done_q: queue.Queue[Message] = queue.Queue()
+        self.done_q: queue.SimpleQueue[Message] = queue.SimpleQueue()
         self.pool = inter_op.pool(width - 1)
 
     # ---- bookkeeping (under the lock) -------------------------------------------------------
