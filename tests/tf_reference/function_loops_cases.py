@@ -15,6 +15,10 @@ def _error(fn):
     return None
 
 
+def _text(value):
+    return value.decode() if isinstance(value, bytes) else value
+
+
 def _spec(tf, shape, dtype):
     return tf.TensorSpec(shape, dtype)
 
@@ -203,7 +207,49 @@ def batch_function(tf):
         }
 
 
+def function_executor_type(tf):
+    @tf.function
+    def f(x):
+        return x * 2.0
+
+    x = tf.constant(3.0)
+    calls = {"default": f(x)}
+    with tf.experimental.function_executor_type("SINGLE_THREADED_EXECUTOR"):
+        calls["single"] = f(x)
+        with tf.experimental.function_executor_type("NO_SUCH_EXECUTOR"):
+            calls["unknown"] = f(x)
+        calls["restored"] = f(x)
+    calls["after"] = f(x)
+    result = {
+        "executor_types": {k: _text(t.op.get_attr("executor_type")) for k, t in calls.items()},
+        "op_types": {k: t.op.type for k, t in calls.items()},
+    }
+    with tf.Session() as sess:
+        result["values"] = sess.run(calls)
+    return result
+
+
+def output_all_intermediates(tf):
+    p = tf.placeholder(tf.bool, [])
+    x = tf.constant(2.0)
+    returned = [tf.experimental.output_all_intermediates(True)]
+    y = tf.cond(p, lambda: tf.sin(x) * x, lambda: tf.exp(x))
+    (grad,) = tf.gradients(y, [x])
+    returned.append(tf.experimental.output_all_intermediates(False))
+    z = tf.cond(p, lambda: tf.sin(x) * x, lambda: tf.exp(x))
+    (grad_z,) = tf.gradients(z, [x])
+    returned.append(tf.experimental.output_all_intermediates(None))
+    with tf.Session() as sess:
+        return {
+            "returned": returned,
+            "true": sess.run([y, grad, z, grad_z], {p: True}),
+            "false": sess.run([y, grad, z, grad_z], {p: False}),
+        }
+
+
 CASES = {
+    "function_executor_type": function_executor_type,
+    "output_all_intermediates": output_all_intermediates,
     "for_loop": for_loop,
     "symbolic_gradient": symbolic_gradient,
     "map_defun": map_defun,
