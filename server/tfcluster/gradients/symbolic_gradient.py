@@ -49,8 +49,8 @@ def gradient_function(func: Any, what: str) -> attr_value_pb2.NameAttrList:
         if pairs and xs:
             try:
                 found = gradients([y for y, _ in pairs], xs, grad_ys=[dy for _, dy in pairs])
-            except LookupError as e:  # an op without a registered gradient
-                raise errors.InvalidArgumentError(None, None, f"{what}: {e}") from None
+            except LookupError as e:  # an op without a registered gradient: TF's class
+                raise errors.NotFoundError(None, None, f"{what}: {e}") from None
         by_arg = {id(x): g for x, g in zip(xs, found)}
         outs = []
         for x in args:
