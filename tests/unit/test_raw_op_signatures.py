@@ -36,9 +36,9 @@ def test_every_defined_op_with_a_cpu_kernel_is_a_raw_op() -> None:
         for op in op_def_registry.registered_ops()
         if op in TF_RAW_OPS and (kernel_table.has_kernel(op, "CPU") or _removed_from_tf_1_15(op))
     }
-    # Ops taking functions count too (tests/unit/test_raw_function_ops.py checks them against
-    # TF 1.15), except BatchFunction, whose raw op is not checked.
-    assert set(IMPLEMENTED) == defined - {"BatchFunction"}
+    # Ops taking functions count too (tests/unit/test_raw_function_ops.py and
+    # test_function_loops.py check them against TF 1.15).
+    assert set(IMPLEMENTED) == defined
     assert {"If", "While", "MapDataset", "PartitionedCall"} <= set(IMPLEMENTED)
     assert len(IMPLEMENTED) >= 600
 
@@ -99,11 +99,9 @@ def test_renamed_parameters_set_the_op_defs_args() -> None:
 
 def test_unimplemented_raw_ops_raise_naming_themselves() -> None:
     missing = sorted(set(TF_RAW_OPS) - set(IMPLEMENTED))
-    for op_type in ("For", "SymbolicGradient", missing[0]):
+    for op_type in ("TPUPartitionedCall", missing[0]):
         with pytest.raises(tf.errors.UnimplementedError, match=re.escape(f"tf.raw_ops.{op_type}")):
             getattr(tf.raw_ops, op_type)(name="x")
-    with pytest.raises(tf.errors.UnimplementedError, match=re.escape("tf.gradients")):
-        tf.raw_ops.SymbolicGradient()
     with pytest.raises(AttributeError):
         tf.raw_ops.NoSuchOp  # noqa: B018
 

@@ -20,13 +20,9 @@ _MODULE = "raw_ops"
 # Ops taking functions as attrs that tfcluster has no kernel for (or whose raw op is not
 # checked against TF yet).
 _FUNC_ATTR_REASON = "tfcluster has no kernel for this op taking functions; use {public}"
-_PUBLIC_FOR_FUNC_OPS = {
-    "For": "tf.while_loop",
-    "SymbolicGradient": "tf.gradients",
-    "BatchFunction": "tf.contrib.batching (out of scope)",
-}
-# Its kernel serves the batching helpers; its raw op is not compared with TF 1.15.
-_FUNC_OPS_NOT_CHECKED = frozenset({"BatchFunction"})
+_PUBLIC_FOR_FUNC_OPS: dict[str, str] = {}
+# Ops whose raw op is not compared with TF 1.15.
+_FUNC_OPS_NOT_CHECKED: frozenset[str] = frozenset()
 
 
 def _takes_functions(sig: _op_signatures.OpSignature) -> bool:

@@ -1,8 +1,9 @@
 """TF's summary writer resources (summary_kernels.cc): SummaryWriter names a writer in its
 task's ResourceMgr, CreateSummaryFileWriter opens its event file (events.out.tfevents.*,
-TensorBoard's format, through tensorboardX's EventsWriter), the Write* ops append one event
-each at a step, FlushSummaryWriter / CloseSummaryWriter flush and close it. ImportEvent
-appends serialized Events as they are."""
+TensorBoard's format, through tensorboardX's EventsWriter) or CreateSummaryDbWriter its SQLite
+database (kernels/summary_db.py), the Write* ops append one event each at a step,
+FlushSummaryWriter / CloseSummaryWriter flush and close it. ImportEvent appends serialized
+Events as they are."""
 
 from __future__ import annotations
 
@@ -22,6 +23,7 @@ from tfcluster.kernels.image_summary import audio_summary_proto, image_summary_p
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.kernels.resource_waits import ResourceName
 from tfcluster.kernels.summary import histogram_proto, tensor_summary
+from tfcluster.kernels.summary_db import SummaryDb
 
 
 def _text(value: Any) -> str:
@@ -33,20 +35,27 @@ def _text(value: Any) -> str:
 
 
 class SummaryWriterResource:
-    """One event file; writes are flushed every max_queue events or flush_millis."""
+    """One event file (writes flushed every max_queue events or flush_millis), or one
+    summary database."""
 
     def __init__(self, name: str) -> None:
         self.name = name
         self._lock = threading.Lock()
         self._writer: EventsWriter | None = None
+        self.db: SummaryDb | None = None
         self._max_queue = 10
         self._flush_secs = 120.0
         self._pending = 0
         self._last_flush = time.monotonic()
 
+    def open_db(self, uri: str, experiment: str, run: str, user: str) -> None:
+        with self._lock:
+            if self._writer is None and self.db is None:  # TF keeps the writer it made first
+                self.db = SummaryDb(uri, experiment, run, user)
+
     def open(self, logdir: str, max_queue: int, flush_millis: int, suffix: str) -> None:
         with self._lock:
-            if self._writer is not None:
+            if self._writer is not None or self.db is not None:
                 return  # TF keeps the writer it made first
             os.makedirs(logdir, exist_ok=True)
             self._writer = open_events_file(logdir, suffix)
@@ -54,6 +63,9 @@ class SummaryWriterResource:
             self._flush_secs = flush_millis / 1000.0
 
     def write(self, event: event_pb2.Event) -> None:
+        if self.db is not None:
+            self.db.write_event(event)
+            return
         with self._lock:
             if self._writer is None:
                 raise errors.FailedPreconditionError(
@@ -74,10 +86,15 @@ class SummaryWriterResource:
         self._last_flush = time.monotonic()
 
     def flush(self) -> None:
+        if self.db is not None:
+            self.db.flush()
         with self._lock:
             self._flush_locked()
 
     def close(self, cancel_pending_enqueues: bool = False) -> None:
+        if self.db is not None:
+            self.db.close()
+            self.db = None
         with self._lock:
             if self._writer is not None:
                 self._writer.close()
@@ -109,6 +126,15 @@ def summary_writer(node: Any, xp: Any) -> Any:
     return compute
 
 
+@kernel("CreateSummaryDbWriter", devices=CPU_ONLY)
+def create_summary_db_writer(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        _writer(ins[0], node.name).open_db(*(_text(v) for v in ins[1:5]))
+        return ()
+
+    return compute
+
+
 @kernel("CreateSummaryFileWriter", devices=CPU_ONLY)
 def create_summary_file_writer(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -133,6 +159,14 @@ def _summary_writer_kernel(op: str, build: Any) -> None:
     def factory(node: Any, xp: Any) -> Any:
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             w = _writer(ins[0], node.name)
+            db = w.db
+            if db is not None and op == "WriteScalarSummary":  # the database keeps its dtype
+                value = np.asarray(host_array(ins[3]))
+                if value.ndim != 0:
+                    raise invalid(f"value must be a scalar, got shape {list(value.shape)}")
+                step = scalar_int(ins[1], "step")
+                db.write_tensor(step, time.time(), _text(ins[2]), value, plugin="scalars")
+                return ()
             w.write(_event(ins[1], summary=build(node, ins)))
             return ()
 

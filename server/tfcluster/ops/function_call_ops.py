@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from tfcluster.framework import errors, op_def_registry
+from tfcluster.framework import errors, function_call_options, op_def_registry
 from tfcluster.framework.func_graph import (
     EXPORTS_ATTR,
     FUNCTIONAL_OPS,
@@ -160,7 +160,7 @@ def call(
         "f": fn.func,
         "config": "",
         "config_proto": "",
-        "executor_type": "",
+        "executor_type": function_call_options.executor_type(),
         "_output_shapes": shapes,
     }
     return control_flow_ops._create_functional_op(

@@ -1,5 +1,6 @@
 """TF's summary writer ops (kernels/summary_writers.py): a SummaryWriter resource whose
-event file CreateSummaryFileWriter opens; Write*Summary / WriteSummary / WriteGraphSummary /
+event file CreateSummaryFileWriter opens (or whose SQLite database CreateSummaryDbWriter
+opens, kernels/summary_db.py); Write*Summary / WriteSummary / WriteGraphSummary /
 WriteRawProtoSummary / ImportEvent append events to it. Every op on a writer takes its
 handle as a reference input, so it runs where the writer lives."""
 
@@ -12,6 +13,7 @@ op_def_registry.register(
 )
 _USERS = (
     "CreateSummaryFileWriter",
+    "CreateSummaryDbWriter",
     "WriteScalarSummary",
     "WriteHistogramSummary",
     "WriteImageSummary",

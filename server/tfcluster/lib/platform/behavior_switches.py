@@ -60,6 +60,25 @@ def enable_control_flow_v2() -> None:
     """tf.cond and tf.while_loop already build If/While ops: nothing to change."""
 
 
+# tf.compat.v1.experimental.output_all_intermediates's override (None: TF's default choice).
+_output_all_intermediates: bool | None = None
+
+
+def output_all_intermediates(state: bool | None) -> None:
+    """Whether functional control flow ops output their intermediates for gradients taken
+    after the forward graph is frozen (Keras): True, False, or None for the default.
+
+    tfcluster's If/While gradients recompute their branches from the op's inputs (and the
+    stateful values the forward op always exports), so a gradient built after freezing works
+    whatever the state; the state is kept for output_all_intermediates_override()."""
+    global _output_all_intermediates
+    _output_all_intermediates = state
+
+
+def output_all_intermediates_override() -> bool | None:
+    return _output_all_intermediates
+
+
 def disable_control_flow_v2() -> NoReturn:
     _refuse("disable_control_flow_v2", "functional If/While control flow (no Switch/Merge)")
 
