@@ -15,7 +15,7 @@ from typing import Any
 
 from google.protobuf import text_format
 
-import tfcluster.protos
+from tfcluster import protos
 
 
 def _as_text(message: Any) -> str:
@@ -40,7 +40,7 @@ def _message_classes(module: Any) -> list[type]:
 
 def install() -> None:
     """Gives every message class of tfcluster.protos TF's str() and repr()."""
-    for info in pkgutil.iter_modules(tfcluster.protos.__path__):
+    for info in pkgutil.iter_modules(protos.__path__):
         if not info.name.endswith("_pb2"):
             continue
         module = importlib.import_module(f"tfcluster.protos.{info.name}")

@@ -85,7 +85,8 @@ def make_tensor_proto(
         dims = list(arr.shape)
         same_size = True
     else:
-        dims = [int(d) for d in (shape.as_list() if isinstance(shape, TensorShape) else shape)]
+        given: Any = shape.as_list() if isinstance(shape, TensorShape) else shape
+        dims = [int(d) for d in given]
         n = math.prod(dims)
         same_size = n == arr.size
         if allow_broadcast:
