@@ -64,7 +64,15 @@ def graph_def_text(tf):
     return {"text": str(tf.get_default_graph().as_graph_def().node)}
 
 
+def graph_def_fields(tf):
+    """A graph without functions has no library field (print(graph_def) shows no library {})."""
+    tf.constant(1.0, name="one")
+    graph_def = tf.get_default_graph().as_graph_def()
+    return {"fields": [field.name for field, _ in graph_def.ListFields()]}
+
+
 CASES = {
+    "graph_def_fields": graph_def_fields,
     "scalar_and_vector_constants": scalar_and_vector_constants,
     "constants_filled_from_one_value": constants_filled_from_one_value,
     "make_tensor_proto_public": make_tensor_proto_public,

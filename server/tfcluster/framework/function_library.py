@@ -535,8 +535,11 @@ def to_library_form(graph_def: graph_pb2.GraphDef, in_place: bool = False) -> gr
     exporter = _Exporter()
     for nd in out.node:
         exporter.convert(nd)
-    out.library.function.extend(exporter.library.function)
-    out.library.gradient.extend(exporter.library.gradient)
+    # Only a graph with functions has a library: TF prints no empty `library {}`.
+    if exporter.library.function:
+        out.library.function.extend(exporter.library.function)
+    if exporter.library.gradient:
+        out.library.gradient.extend(exporter.library.gradient)
     return out
 
 
