@@ -78,3 +78,21 @@ CASES = {
     "make_tensor_proto_public": make_tensor_proto_public,
     "graph_def_text": graph_def_text,
 }
+
+
+def _tensordot_graph(tf):
+    """tf.tensordot of fully known shapes: TF's Transpose/Reshape/MatMul/Reshape ops, even
+    where a transpose or reshape changes nothing (02_simple_tf prints this graph)."""
+    a = tf.constant(np.arange(6, dtype=np.float32).reshape(2, 3), name="a")
+    b = tf.constant(np.arange(12, dtype=np.float32).reshape(3, 4), name="b")
+    c = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4), name="c")
+    vector = tf.tensordot(tf.constant([1, 2]), tf.constant([3, 4]), 1)
+    matrix = tf.tensordot(a, b, 1)
+    pairs = tf.tensordot(c, b, [[1, 2], [0, 1]])
+    ops = [[op.name, op.type] for op in tf.get_default_graph().get_operations()]
+    with tf.Session() as sess:
+        values = sess.run([vector, matrix, pairs])
+    return {"ops": ops, "values": [v.tolist() for v in values]}
+
+
+CASES["tensordot_graph"] = _tensordot_graph
