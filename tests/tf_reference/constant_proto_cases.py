@@ -42,6 +42,8 @@ def constants_filled_from_one_value(tf):
     tf.zeros([2, 2], name="zeros")
     tf.ones([3], dtype=tf.int64, name="ones")
     tf.constant(np.zeros((2, 2), np.float32), name="explicit_zeros")
+    tf.constant("", shape=[3], name="filled_string")
+    tf.zeros_like([b"apple", b"peach"], name="string_zeros")
     return {"protos": _const_protos(tf)}
 
 
@@ -68,7 +70,11 @@ def graph_def_fields(tf):
     """A graph without functions has no library field (print(graph_def) shows no library {})."""
     tf.constant(1.0, name="one")
     graph_def = tf.get_default_graph().as_graph_def()
-    return {"fields": [field.name for field, _ in graph_def.ListFields()]}
+    return {
+        "fields": [field.name for field, _ in graph_def.ListFields()],
+        "producer": graph_def.versions.producer,
+        "GRAPH_DEF_VERSION": tf.GRAPH_DEF_VERSION,
+    }
 
 
 CASES = {

@@ -10,7 +10,8 @@ from tfcluster.framework import attr_values, errors, op_def_registry, op_signatu
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.protos import graph_pb2, node_def_pb2
 
-GRAPH_DEF_VERSION = 27
+# TF 1.15's TF_GRAPH_DEF_VERSION: the producer version of the GraphDefs it writes.
+GRAPH_DEF_VERSION = 134
 
 
 def input_name(t: Tensor) -> str:

@@ -79,11 +79,13 @@ def make_tensor_proto(
     fields, and one value only for a tensor filled from one value (a shape larger than the
     values, or a broadcast view such as tf.constant(0., shape=[2, 3]) holds)."""
     dt = dtypes.as_dtype(dtype) if dtype is not None else None
-    arr = to_numpy(values, dt)
+    # A broadcast view (every stride 0) is a tensor filled from its one value.
+    filled = isinstance(values, np.ndarray) and values.size > 1 and not any(values.strides)
+    arr = to_numpy(values.reshape(-1)[:1] if filled else values, dt)
     dt = dtypes.as_dtype(arr.dtype) if dt is None else dt.base_dtype
     if shape is None:
-        dims = list(arr.shape)
-        same_size = True
+        dims = list(values.shape) if filled else list(arr.shape)
+        same_size = not filled
     else:
         given: Any = shape.as_list() if isinstance(shape, TensorShape) else shape
         dims = [int(d) for d in given]
@@ -99,9 +101,6 @@ def make_tensor_proto(
                 raise ValueError(
                     f"Too many elements provided. Needed at most {n}, but received {arr.size}"
                 )
-    if same_size and arr.size > 1 and not any(arr.strides):
-        same_size = False
-        arr = arr.reshape(-1)[:1]
     proto = tensor_pb2.TensorProto(
         dtype=dt.as_datatype_enum, tensor_shape=TensorShape(dims).as_proto()
     )
