@@ -101,4 +101,19 @@ def _tensordot_graph(tf):
     return {"ops": ops, "values": [v.tolist() for v in values]}
 
 
+def _control_inputs(tf):
+    """A GraphDef lists a node's control inputs sorted by name; op.node_def and
+    op.control_inputs keep the order they were added in."""
+    made = [tf.Variable(v, name=n) for n, v in (("x", 1), ("y", 2), ("x_1", 3), ("y_1", 4))]
+    init = tf.group(*[v.initializer for v in made], name="init")
+    graph_def = tf.get_default_graph().as_graph_def()
+    (node,) = [n for n in graph_def.node if n.name == "init"]
+    return {
+        "graph_def": list(node.input),
+        "node_def": list(init.node_def.input),
+        "control_inputs": [op.name for op in init.control_inputs],
+    }
+
+
 CASES["tensordot_graph"] = _tensordot_graph
+CASES["control_inputs"] = _control_inputs

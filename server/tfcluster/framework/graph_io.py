@@ -33,6 +33,13 @@ def graph_to_graph_def(graph: Graph, add_shapes: bool = False) -> graph_pb2.Grap
     for op in graph.get_operations():
         node = gd.node.add()
         node.CopyFrom(node_def_from_operation(op))
+        if len(op.control_inputs) > 1:
+            # TF's Graph::ToGraphDef writes control inputs sorted by name (op.node_def keeps
+            # the order they were added in).
+            n = len(op.inputs)
+            controls = sorted(node.input[n:])
+            del node.input[n:]
+            node.input.extend(controls)
         if add_shapes:
             node.attr["_output_shapes"].CopyFrom(
                 attr_values.to_proto([t.shape for t in op.outputs])
