@@ -559,15 +559,18 @@ def to_library_form(
         exporter.convert(nd)
     for body in (bodies or {}).values():
         exporter.function_for(body)
-    out.library.function.extend(exporter.library.function)
-    out.library.gradient.extend(exporter.library.gradient)
+    functions = list(exporter.library.function)
+    gradients = list(exporter.library.gradient)
     if kept is not None:
-        have = {f.signature.name for f in out.library.function}
-        out.library.function.extend(f for f in kept.function if f.signature.name not in have)
-        pairs = {(g.function_name, g.gradient_func) for g in out.library.gradient}
-        out.library.gradient.extend(
-            g for g in kept.gradient if (g.function_name, g.gradient_func) not in pairs
-        )
+        have = {f.signature.name for f in functions}
+        functions += [f for f in kept.function if f.signature.name not in have]
+        pairs = {(g.function_name, g.gradient_func) for g in gradients}
+        gradients += [g for g in kept.gradient if (g.function_name, g.gradient_func) not in pairs]
+    # Only a graph with functions has a library: TF prints no empty `library {}`.
+    if functions:
+        out.library.function.extend(functions)
+    if gradients:
+        out.library.gradient.extend(gradients)
     return out
 
 

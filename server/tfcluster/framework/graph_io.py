@@ -10,7 +10,8 @@ from tfcluster.framework import attr_values, errors, op_def_registry, op_signatu
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.protos import function_pb2, graph_pb2, node_def_pb2
 
-GRAPH_DEF_VERSION = 27
+# TF 1.15's TF_GRAPH_DEF_VERSION: the producer version of the GraphDefs it writes.
+GRAPH_DEF_VERSION = 134
 
 
 def input_name(t: Tensor) -> str:
@@ -32,6 +33,13 @@ def graph_to_graph_def(graph: Graph, add_shapes: bool = False) -> graph_pb2.Grap
     for op in graph.get_operations():
         node = gd.node.add()
         node.CopyFrom(node_def_from_operation(op))
+        if len(op.control_inputs) > 1:
+            # TF's Graph::ToGraphDef writes control inputs sorted by name (op.node_def keeps
+            # the order they were added in).
+            n = len(op.inputs)
+            controls = sorted(node.input[n:])
+            del node.input[n:]
+            node.input.extend(controls)
         if add_shapes:
             node.attr["_output_shapes"].CopyFrom(
                 attr_values.to_proto([t.shape for t in op.outputs])

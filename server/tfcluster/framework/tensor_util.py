@@ -57,14 +57,92 @@ def _as_bytes_array(value: Any) -> np.ndarray:
     return out.reshape(arr.shape)
 
 
-def make_tensor_proto(value: Any, dtype: Any = None, shape: Any = None) -> tensor_pb2.TensorProto:
+# The dtypes TF's Python writes as tensor_content when a tensor has more than one value.
+_CONTENT_TYPES = frozenset(
+    (
+        dtypes.float32, dtypes.float64, dtypes.int32, dtypes.uint8, dtypes.int16, dtypes.int8,
+        dtypes.int64, dtypes.qint8, dtypes.quint8, dtypes.qint16, dtypes.quint16, dtypes.qint32,
+        dtypes.uint32, dtypes.uint64,
+    )
+)  # fmt: skip
+
+
+def make_tensor_proto(
+    values: Any,
+    dtype: Any = None,
+    shape: Any = None,
+    verify_shape: bool = False,
+    allow_broadcast: bool = False,
+) -> tensor_pb2.TensorProto:
+    """A TensorProto as TF's Python writes one (tf.make_tensor_proto, a graph's Const values):
+    tensor_content for several values of a plain numeric dtype, otherwise the typed value
+    fields, and one value only for a tensor filled from one value (a shape larger than the
+    values, or a broadcast view such as tf.constant(0., shape=[2, 3]) holds)."""
+    dt = dtypes.as_dtype(dtype) if dtype is not None else None
+    # A broadcast view (every stride 0) is a tensor filled from its one value.
+    filled = isinstance(values, np.ndarray) and values.size > 1 and not any(values.strides)
+    arr = to_numpy(values.reshape(-1)[:1] if filled else values, dt)
+    dt = dtypes.as_dtype(arr.dtype) if dt is None else dt.base_dtype
+    if shape is None:
+        dims = list(values.shape) if filled else list(arr.shape)
+        same_size = not filled
+    else:
+        given: Any = shape.as_list() if isinstance(shape, TensorShape) else shape
+        dims = [int(d) for d in given]
+        n = math.prod(dims)
+        same_size = n == arr.size
+        if allow_broadcast:
+            if arr.shape not in ((1,), ()) and not same_size:
+                raise TypeError(f"Expected Tensor's shape: {tuple(dims)}, got {arr.shape}.")
+        else:
+            if verify_shape and arr.shape != tuple(dims):
+                raise TypeError(f"Expected Tensor's shape: {tuple(dims)}, got {arr.shape}.")
+            if arr.size > n:
+                raise ValueError(
+                    f"Too many elements provided. Needed at most {n}, but received {arr.size}"
+                )
+    proto = tensor_pb2.TensorProto(
+        dtype=dt.as_datatype_enum, tensor_shape=TensorShape(dims).as_proto()
+    )
+    if same_size and dt in _CONTENT_TYPES and arr.size > 1:
+        proto.tensor_content = np.ascontiguousarray(arr).tobytes()
+    else:
+        _append_values(proto, dt, arr.reshape(-1))
+    return proto
+
+
+def _append_values(proto: tensor_pb2.TensorProto, dt: dtypes.DType, flat: np.ndarray) -> None:
+    """Values into the typed field TF reads for the dtype (halves as their 16 bits, complex
+    numbers as real/imaginary pairs, quantized values as their integers)."""
+    if dt is dtypes.string:
+        proto.string_val.extend(flat.tolist())
+    elif dt in (dtypes.float16, dtypes.bfloat16):
+        proto.half_val.extend(flat.view(np.uint16).tolist())
+    elif dt.is_complex:
+        pairs = np.stack([flat.real, flat.imag], axis=-1).reshape(-1)
+        field = proto.scomplex_val if dt is dtypes.complex64 else proto.dcomplex_val
+        field.extend(pairs.tolist())
+    else:
+        field = {
+            dtypes.float32: proto.float_val,
+            dtypes.float64: proto.double_val,
+            dtypes.int64: proto.int64_val,
+            dtypes.uint32: proto.uint32_val,
+            dtypes.uint64: proto.uint64_val,
+            dtypes.bool_: proto.bool_val,
+        }.get(dt, proto.int_val)
+        if flat.dtype.fields:
+            flat = flat.view(dt._storage())
+        if field is proto.int_val and flat.dtype.kind not in "iub":
+            raise TypeError(f"Element type not supported in TensorProto: {dt.name}")
+        field.extend(flat.tolist())
+
+
+def as_proto_tensor_content(value: Any, dtype: Any = None) -> tensor_pb2.TensorProto:
+    """A TensorProto as TF's C++ Tensor::AsProtoTensorContent writes one (SerializeTensor,
+    tensors on the wire): every value in tensor_content, strings in string_val."""
     dt = dtypes.as_dtype(dtype) if dtype is not None else None
     arr = to_numpy(value, dt)
-    if shape is not None:
-        shape = list(shape)
-        if arr.size == 1 and int(np.prod(shape)) != 1:
-            arr = np.broadcast_to(arr.reshape(()), shape)
-        arr = arr.reshape(shape)
     dt = dtypes.as_dtype(arr.dtype) if dt is None else dt.base_dtype
     proto = tensor_pb2.TensorProto(
         dtype=dt.as_datatype_enum, tensor_shape=TensorShape(arr.shape).as_proto()
@@ -155,14 +233,15 @@ def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
         dtypes.int64: proto.int64_val,
         dtypes.bool_: proto.bool_val,
         dtypes.float16: proto.half_val,
+        dtypes.bfloat16: proto.half_val,
         dtypes.complex64: proto.scomplex_val,
         dtypes.complex128: proto.dcomplex_val,
         dtypes.uint32: proto.uint32_val,
         dtypes.uint64: proto.uint64_val,
     }.get(dt, proto.int_val)
     vals = list(field)
-    if dt is dtypes.float16:
-        arr = np.array(vals, dtype=np.uint16).view(np.float16)
+    if dt in (dtypes.float16, dtypes.bfloat16):
+        arr = np.array(vals, dtype=np.uint16).view(np_dtype)
     elif dt.is_complex:
         pairs = np.array(vals, dtype=dt.real_dtype.as_numpy_dtype).reshape(-1, 2)
         arr = (pairs[:, 0] + 1j * pairs[:, 1]).astype(np_dtype)

@@ -376,7 +376,7 @@ class _CacheFiles:
 
 def _tensor_bytes(value: Any) -> bytes:
     arr = value if isinstance(value, np.ndarray) else base.as_array(value)
-    return tensor_util.make_tensor_proto(arr).SerializeToString()
+    return tensor_util.as_proto_tensor_content(arr).SerializeToString()
 
 
 class _FileCacheWriter(base.ElementIterator):

@@ -379,7 +379,7 @@ def serialize_tensor(node: Any, xp: Any) -> Compute:
     dtype: dtypes.DType = node.attrs["T"]
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any]:
-        proto = tensor_util.make_tensor_proto(np.asarray(ins[0]), dtype=dtype)
+        proto = tensor_util.as_proto_tensor_content(np.asarray(ins[0]), dtype=dtype)
         return (np.array(proto.SerializeToString(), dtype=object),)
 
     return compute

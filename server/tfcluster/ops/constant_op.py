@@ -176,7 +176,8 @@ def _apply_shape(arr: np.ndarray, shape: Any, verify_shape: bool) -> np.ndarray:
     if arr.size == n:
         return arr.reshape(target)
     if arr.size == 1:
-        return np.broadcast_to(arr.reshape(()), target).copy()
+        # A read-only broadcast view: the graph writes it as TF does, as the one value.
+        return np.broadcast_to(arr.reshape(()), target)
     if arr.size > n:
         raise ValueError(f"Too many elements provided. Needed at most {n}, but received {arr.size}")
     if arr.size == 0:
@@ -197,6 +198,9 @@ def constant(
 ) -> Tensor:
     """A Const node holding `value` (a Python or numpy value), converted to `dtype` if given."""
     arr = to_numpy(value, dtype)
+    if arr.size > 1 and not any(arr.strides):
+        # The caller's own broadcast view: a full copy, written as every value as TF does.
+        arr = arr.copy()
     if shape is not None:
         arr = _apply_shape(arr, shape, verify_shape)
     out_dtype = (

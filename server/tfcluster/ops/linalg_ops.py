@@ -888,8 +888,9 @@ def _tensordot_axes(a: Tensor, axes: Any) -> tuple[Any, Any]:
 
 
 def _tensordot_reshape(t: Tensor, axes: list[int], flipped: bool) -> tuple[Tensor, list[Any]]:
-    """t transposed so `axes` come last (first when flipped) and flattened to 2-D; also the
-    sizes of the free dims."""
+    """t transposed so `axes` come last (first when flipped) and flattened to 2-D, with TF's
+    ops (a Transpose and a Reshape even where they change nothing); also the sizes of the
+    free dims."""
     dims = t.shape.as_list()
     rank = len(dims)
     axes = [a % rank for a in axes]
@@ -899,12 +900,7 @@ def _tensordot_reshape(t: Tensor, axes: list[int], flipped: bool) -> tuple[Tenso
     prod_axes = int(np.prod([int(dims[i] or 0) for i in axes])) if axes else 1
     perm = axes + free if flipped else free + axes
     new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
-    reshaped = t
-    if perm != list(range(rank)):
-        reshaped = array_ops.transpose(reshaped, perm)
-    if reshaped.shape.as_list() != new_shape:
-        reshaped = array_ops.reshape(reshaped, new_shape)
-    return reshaped, free_dims
+    return array_ops.reshape(array_ops.transpose(t, perm), new_shape), free_dims
 
 
 def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
@@ -917,9 +913,7 @@ def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
             a2, a_free = _tensordot_reshape(x, a_axes, False)
             b2, b_free = _tensordot_reshape(y, b_axes, True)
             product = math_ops.matmul(a2, b2)
-            if product.shape.as_list() != a_free + b_free:
-                product = array_ops.reshape(product, a_free + b_free, name=scope)
-            return product
+            return array_ops.reshape(product, a_free + b_free, name=scope)
         return _dynamic_tensordot(x, y, a_axes, b_axes)
 
 

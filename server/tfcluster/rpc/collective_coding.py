@@ -24,7 +24,7 @@ def request_of(part: Part) -> collective_pb2.CollectiveJoinRequest:
         attempt=part.attempt,
     )
     if part.value is not None:
-        req.value.CopyFrom(tensor_util.make_tensor_proto(np.asarray(part.value)))
+        req.value.CopyFrom(tensor_util.as_proto_tensor_content(np.asarray(part.value)))
         req.has_value = True
     if part.shape is not None:
         req.shape.CopyFrom(TensorShape(list(part.shape)).as_proto())
@@ -57,7 +57,7 @@ def part_of(req: collective_pb2.CollectiveJoinRequest) -> Part:
 
 def response_of(value: np.ndarray) -> bytes:
     resp = collective_pb2.CollectiveJoinResponse()
-    resp.value.CopyFrom(tensor_util.make_tensor_proto(np.asarray(value)))
+    resp.value.CopyFrom(tensor_util.as_proto_tensor_content(np.asarray(value)))
     return resp.SerializeToString()
 
 

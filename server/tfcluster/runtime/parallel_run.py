@@ -219,6 +219,10 @@ class ParallelRun:
         """Nothing ready: wait for a kernel in flight (an async one's outputs, or a worker's
         note that it finished one)."""
         with self.lock:
+            # What ended on an inter-op thread since the stepping thread looked may have ended
+            # the step or left a kernel it can start: look again rather than wait.
+            if not self.remaining or (self.heap and self._may_start(self.heap[0][2])):
+                return
             outstanding = self.outstanding
         if not outstanding:
             raise errors.InternalError(None, None, "Executor stalled: graph has a cycle")

@@ -19,7 +19,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes, errors
-from tfcluster.framework.tensor_util import make_ndarray, make_tensor_proto
+from tfcluster.framework.tensor_util import as_proto_tensor_content, make_ndarray, make_tensor_proto
 from tfcluster.protos import attr_value_pb2, graph_pb2, node_def_pb2, tensor_shape_pb2
 
 _log = logging.getLogger(__name__)
@@ -121,7 +121,7 @@ def _float_type() -> Any:
 
 def _scalar_tensor(value: Any, dtype: dtypes.DType) -> Any:
     """A one-element tensor as TF's AsProtoField writes it (typed value fields)."""
-    proto = make_tensor_proto(np.asarray(value, dtype.as_numpy_dtype))
+    proto = as_proto_tensor_content(np.asarray(value, dtype.as_numpy_dtype))
     proto.ClearField("tensor_content")
     if dtype == dtypes.float32:
         proto.float_val.append(float(value))

@@ -27,7 +27,7 @@ from tfcluster.lib.data import structure as st
 from tfcluster.lib.data import type_specs
 from tfcluster.lib.data.function import StructuredFunction
 from tfcluster.lib.data.options import Options
-from tfcluster.ops import dataset_ops, reader_ops
+from tfcluster.ops import dataset_ops, math_ops, reader_ops
 
 AUTOTUNE = -1
 # TF's default read buffer for record files (256 KiB).
@@ -43,13 +43,19 @@ def _bool(value: Any, name: str) -> Tensor:
 
 
 def _seeds(seed: Any) -> tuple[Tensor, Tensor]:
-    """(seed, seed2) as TF's tf.data derives them from the graph and op seeds."""
+    """(seed, seed2) as TF's tf.data derives them from the graph and op seeds, with TF's ops:
+    a given seed2 passes through Select(seed == 0 and seed2 == 0, 2**31 - 1, seed2), since
+    (0, 0) means "pick at random" and a given seed never does. The ops count: every op made
+    moves the op seeds of the random ops made after it."""
     seed1, seed2 = get_seed(seed)
-    s1 = 0 if seed1 is None else int(seed1)
-    s2 = 0 if seed2 is None else int(seed2)
-    if seed2 is not None and s1 == 0 and s2 == 0:
-        s2 = 2**31 - 1  # (0, 0) means "pick at random"; a given seed never does
-    return _int64(s1, "seed"), _int64(s2, "seed2")
+    if seed2 is None:
+        return _int64(0, "seed"), _int64(0, "seed2")
+    seed_t = _int64(seed1, "seed")
+    with name_scope("seed2") as scope:
+        given = convert_to_tensor(seed2, dtype=dtypes.int64)
+        both_zero = math_ops.logical_and(math_ops.equal(seed_t, 0), math_ops.equal(given, 0))
+        max_int = convert_to_tensor(2**31 - 1, dtype=dtypes.int64)
+        return seed_t, math_ops.select(both_zero, max_int, given, name=scope)
 
 
 class Dataset:
@@ -167,8 +173,7 @@ class Dataset:
     @staticmethod
     def from_tensors(tensors: Any) -> Dataset:
         """A dataset with a single element, comprising the given tensors."""
-        with name_scope("tensors"):
-            element = st.normalize_element(tensors)
+        element = st.normalize_element(tensors)
         structure = st.structure_of(element)
         variant = dataset_ops.dataset_op(
             "TensorDataset", st.to_tensor_list(element), st.op_attrs(structure)
@@ -178,8 +183,7 @@ class Dataset:
     @staticmethod
     def from_tensor_slices(tensors: Any) -> Dataset:
         """A dataset whose elements are slices of the given tensors (along dimension 0)."""
-        with name_scope("tensors"):
-            element = st.normalize_element(tensors)
+        element = st.normalize_element(tensors)
         batched = st.structure_of(element)
         first = None
         for spec in st.flatten(batched):

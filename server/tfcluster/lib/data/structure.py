@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import Tensor, convert_to_tensor
+from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 
@@ -130,19 +130,21 @@ def assert_same_structure(a: Any, b: Any) -> None:
 
 # ---- values -> tensors -----------------------------------------------------------------------
 def normalize_element(element: Any) -> Any:
-    """Every leaf as a Tensor, SparseTensor or Dataset (lists become tensors, as in TF)."""
-    if isinstance(element, list):
-        element = _list_value(element)
-    leaves = flatten(element)
-    out: list[Any] = []
-    for i, leaf in enumerate(leaves):
-        if isinstance(leaf, SparseTensorValue):
-            out.append(SparseTensor.from_value(leaf))
-        elif isinstance(leaf, SparseTensor) or _is_dataset(leaf):
-            out.append(leaf)
-        else:
-            out.append(convert_to_tensor(leaf, name=f"component_{i}"))
-    return pack_as(element, out)
+    """Every leaf as a Tensor, SparseTensor or Dataset (lists become tensors, as in TF), the
+    new tensors named normalize_element/component_<i> as TF names them."""
+    with name_scope("normalize_element"):
+        if isinstance(element, list):
+            element = _list_value(element)
+        leaves = flatten(element)
+        out: list[Any] = []
+        for i, leaf in enumerate(leaves):
+            if isinstance(leaf, SparseTensorValue):
+                out.append(SparseTensor.from_value(leaf))
+            elif isinstance(leaf, SparseTensor) or _is_dataset(leaf):
+                out.append(leaf)
+            else:
+                out.append(convert_to_tensor(leaf, name=f"component_{i}"))
+        return pack_as(element, out)
 
 
 def _list_value(value: list[Any]) -> Any:
