@@ -150,7 +150,8 @@ def was_counted(err: BaseException | None) -> bool:
 class ServerMetrics:
     """The registry of one task server: the series its measured master and worker
     (measured.py) and its error counting (error_counting.py) feed, and the state read at
-    scrape time once it watches a master and a worker."""
+    scrape time (zero sessions and graphs until it watches a master and a worker: the
+    endpoint may be scraped while the server is still starting)."""
 
     def __init__(
         self, job: str, task_index: int, registry: CollectorRegistry | None = None
@@ -213,11 +214,13 @@ class ServerMetrics:
         )
         ProcessCollector(registry=r)
         PlatformCollector(registry=r)
+        self._state = StateCollector(self.identity)
+        r.register(self._state)
 
     def watch(self, master: Master, worker: Worker) -> None:
         """Reports the state of `master` and `worker` (sessions, graphs, variables, GPU
         memory) at every scrape."""
-        self.registry.register(StateCollector(self.identity, master, worker))
+        self._state.watch(master, worker)
 
     def count_error(self, method: str, code: str) -> None:
         self.errors.labels(*self.identity, method, code).inc()
@@ -233,10 +236,13 @@ class ServerMetrics:
 class StateCollector(Collector):
     """Read at scrape time: sessions, registered graphs, variables per container, GPU memory."""
 
-    def __init__(self, identity: tuple[str, str], master: Master, worker: Worker) -> None:
+    def __init__(self, identity: tuple[str, str]) -> None:
         self._identity = list(identity)
-        self._master = master
-        self._worker = worker
+        self._master: Master | None = None
+        self._worker: Worker | None = None
+
+    def watch(self, master: Master, worker: Worker) -> None:
+        self._master, self._worker = master, worker
 
     def describe(self) -> Iterable[Metric]:
         # Names only: the registry checks them for clashes without reading any state.
@@ -246,14 +252,17 @@ class StateCollector(Collector):
         ident = self._identity
         families = self._families()
         sessions, graphs = families[MASTER_SESSIONS], families[WORKER_GRAPHS]
-        sessions.add_metric(ident, self._master.num_sessions())
-        graphs.add_metric(ident, self._worker.num_graphs())
+        master, worker = self._master, self._worker
+        sessions.add_metric(ident, master.num_sessions() if master is not None else 0)
+        graphs.add_metric(ident, worker.num_graphs() if worker is not None else 0)
         variables, nbytes = families[WORKER_VARIABLES], families[WORKER_VARIABLE_BYTES]
-        for container, (count, size) in sorted(self._worker.resources.variable_stats().items()):
+        out = [sessions, graphs, variables, nbytes]
+        if worker is None:
+            return out
+        for container, (count, size) in sorted(worker.resources.variable_stats().items()):
             variables.add_metric([*ident, container], count)
             nbytes.add_metric([*ident, container], size)
-        out = [sessions, graphs, variables, nbytes]
-        gpu = gpu_memory(self._gpu_indices())
+        gpu = gpu_memory(self._gpu_indices(worker))
         if gpu:
             used, pool = families[GPU_MEMORY_USED_BYTES], families[GPU_MEMORY_POOL_BYTES]
             for device, (in_use, held) in gpu.items():
@@ -285,9 +294,9 @@ class StateCollector(Collector):
             name: GaugeMetricFamily(name, doc, labels=list(labels)) for name, doc, labels in specs
         }
 
-    def _gpu_indices(self) -> list[int]:
+    def _gpu_indices(self, worker: Worker) -> list[int]:
         out = []
-        for d in self._worker.devices:
+        for d in worker.devices:
             if d.device_type == "GPU":
                 with contextlib.suppress(ValueError):
                     out.append(int(d.name.rsplit(":", 1)[1]))
