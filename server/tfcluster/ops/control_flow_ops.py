@@ -53,7 +53,11 @@ def group(*inputs: Any, name: str | None = None) -> Operation:
         for op in ops:
             by_device.setdefault(op.device, []).append(op)
         if len(by_device) <= 1:
-            with control_dependencies(ops):
+            # On its inputs' device, as TF's _GroupControlDeps: a NoOp left without one is
+            # placed apart from them, and a gradient gate (tf.tuple) then crosses tasks.
+            (device,) = by_device or [""]
+            placed = graph.device(device) if device else contextlib.nullcontext()
+            with placed, control_dependencies(ops):
                 return no_op(name=scope)
         # One NoOp per device, as TF does, so a group spanning tasks fans out cheaply.
         deps = []
