@@ -226,7 +226,12 @@ def test_pods_no_node_can_take_say_which_resource_is_missing(
     gpus = "0/3 nodes are available: 3 Insufficient nvidia.com/gpu. preemption: 0/3 nodes are available: 3 No preemption victims found for incoming pod."  # noqa: E501
     for i in range(2):
         c.unschedulable(f"example-worker-{i}", gpus)
-    c.wait_status("Unschedulable", lambda s: s.get("reason") == "Unschedulable")
+    # The ps counts as ready once the StatefulSet controller has seen its pod ready, which
+    # may come after the workers' Unschedulable: wait for both.
+    c.wait_status(
+        "Unschedulable with the ps ready",
+        lambda s: s.get("reason") == "Unschedulable" and s.get("readyTasks") == 1,
+    )
     row = kubectl.get_tfc(cluster_ns, "example")
     assert (row["PHASE"], row["REASON"], row["READY"]) == (
         "Progressing",
