@@ -486,8 +486,9 @@ def cmd_cluster(args: argparse.Namespace, extra: Sequence[str]) -> int:
             print(f"[tfcluster] clients connect with: {exports}")
         print_metrics_urls(metrics)
         print(f"[tfcluster] sessions: tf.Session('grpc://{cluster['worker'][0]}')")
-        print("[tfcluster] Ctrl-C stops it", flush=True)
         try:
+            # Inside the try: a Ctrl-C sent as soon as this line is read may land in print.
+            print("[tfcluster] Ctrl-C stops it", flush=True)
             while all(t.proc.poll() is None for t in local.tasks):
                 time.sleep(0.5)
         except KeyboardInterrupt:
