@@ -6,8 +6,10 @@ tests/unit/test_dataset_form_ops.py) and returns what it computes. Python 3.7 co
 
 try:
     from tf_reference.int64_dataset_functions import int64_functions
+    from tf_reference.iterator_steps import run_to_end
 except ImportError:  # the recorder runs from this folder
     from int64_dataset_functions import int64_functions
+    from iterator_steps import run_to_end
 
 I64 = None  # set per call: tf.TensorSpec([], tf.int64)
 
@@ -30,16 +32,8 @@ def _drain(tf, sess, dataset, types, shapes):
     )
     init = tf.raw_ops.MakeIterator(dataset=dataset, iterator=handle)
     nxt = tf.raw_ops.IteratorGetNext(iterator=handle, output_types=types, output_shapes=shapes)
-    out = []
-    try:
-        sess.run(init)
-        while True:
-            try:
-                out.append(sess.run(list(nxt)))
-            except tf.errors.OutOfRangeError:
-                return out
-    except tf.errors.OpError as e:
-        return [type(e).__name__, str(e.message).splitlines()[0]]
+    steps, error = run_to_end(tf, sess, init, list(nxt))
+    return error or steps
 
 
 def _function_forms(tf):
