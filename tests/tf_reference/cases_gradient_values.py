@@ -1,0 +1,320 @@
+"""Gradient values of the ops whose gradient table entry follows TF 1.15's
+(tests/unit/test_gradient_registry_parity.py), and of common ops without a gradient value
+test elsewhere, run on TensorFlow 1.15 by record_gradient_values.py and on tfcluster by
+tests/unit/test_tf_reference_gradient_values.py: values, gradients (their dtypes, shapes,
+and None where TF gives None: no "grad:" key) and the error class where TF has no gradient."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+try:
+    from casebook import Book, values
+except ImportError:  # imported as tf_reference.cases_gradient_values by the tests
+    from tf_reference.casebook import Book, values
+
+BOOK = Book()
+add = BOOK.add
+
+X = values((3, 4), low=-2.0, high=2.0, seed=60).astype(np.float32)
+POS = values((3, 4), low=0.2, high=1.8, seed=61).astype(np.float32)
+UNIT = values((3, 4), low=-0.9, high=0.9, seed=62).astype(np.float32)
+X64 = values((2, 3), low=-1.5, high=1.5, seed=63)
+SQ = (values((3, 3), seed=64) + 3.0 * np.eye(3)).astype(np.float64)
+
+
+# ---- ops whose TF 1.15 gradient is a function giving None ----------------------------------
+@add("rounding_ops_pass_no_gradient", {"x": X}, grad=("y", ("x",)))
+def _rounding(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    y = tf.floor(x) * x + tf.ceil(x) + tf.round(x) + tf.floordiv(x, 0.7)
+    return {"y": y}
+
+
+@add("argmax_argmin_pass_no_gradient", {"x": X}, grad=("y", ("x",)))
+def _argmax(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    idx = tf.cast(tf.argmax(x, 1), tf.float32) + tf.cast(tf.argmin(x, 1), tf.float32)
+    return {"y": tf.reduce_sum(x, 1) * idx}
+
+
+@add("argmax_alone_has_none", {"x": X}, grad=("y", ("x",)))
+def _argmax_alone(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.cast(tf.argmax(t["x"], 0), tf.float32)}
+
+
+@add("nextafter_gradient_broadcasts", {"a": X[:, :1], "b": X[0]}, grad=("y", ("a", "b")))
+def _nextafter(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.math.nextafter(t["a"], t["b"])}
+
+
+@add("optional_value_gradient", {"x": X, "z": X64}, grad=("y", ("x", "z")))
+def _optional(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    opt = tf.data.experimental.Optional.from_value((t["x"] * 2.0, t["z"]))
+    a, b = opt.get_value()
+    return {"y": a * 3.0 + tf.cast(tf.reduce_sum(b * b), tf.float32)}
+
+
+# ---- not differentiable in TF 1.15: None ----------------------------------------------------
+@add("euclidean_norm_has_no_gradient", {"x": X}, grad=("y", ("x",)))
+def _eucl(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    return {"y": tf.math.reduce_euclidean_norm(x, axis=1) + tf.reduce_sum(x, 1)}
+
+
+@add("where_after_a_comparison_is_not_between", {"x": X}, grad=("y", ("x",)))
+def _where(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    return {"y": tf.cast(tf.where(x > 0.0), tf.float32)}
+
+
+@add("is_finite_mask_keeps_the_product_gradient", {"x": X}, grad=("y", ("x",)))
+def _is_finite(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    return {"y": x * tf.cast(tf.is_finite(x), tf.float32) + tf.cast(tf.is_nan(x), tf.float32)}
+
+
+# ---- no gradient in TF 1.15's table: LookupError -------------------------------------------
+@add("segment_prod_gradient_is_not_registered", {"x": X}, grad=("y", ("x",)))
+def _segment_prod(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.math.segment_prod(t["x"], tf.constant([0, 0, 1]))}
+
+
+@add("truncatemod_gradient_is_not_registered", {"x": POS}, grad=("y", ("x",)))
+def _truncatemod(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.truncatemod(t["x"], 0.5)}
+
+
+@add("sparse_reduce_max_gradient_is_not_registered", {"v": X[0]}, grad=("y", ("v",)))
+def _sparse_reduce_max(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    sp = tf.SparseTensor([[0, 0], [0, 2], [1, 1], [2, 3]], t["v"], [3, 4])
+    return {"y": tf.sparse_reduce_max(sp, axis=1)}
+
+
+# ---- common ops: values and gradients -------------------------------------------------------
+_UNARY = {
+    "tanh": ("tanh", X),
+    "sigmoid": ("sigmoid", X),
+    "softplus": ("nn.softplus", X),
+    "softsign": ("nn.softsign", X),
+    "elu": ("nn.elu", X),
+    "selu": ("nn.selu", X),
+    "relu6": ("nn.relu6", X * 4.0),
+    "rsqrt": ("rsqrt", POS),
+    "reciprocal": ("reciprocal", POS),
+    "log1p": ("log1p", POS),
+    "expm1": ("expm1", X),
+    "lgamma": ("lgamma", POS),
+    "digamma": ("digamma", POS),
+    "erf": ("erf", X),
+    "erfc": ("erfc", X),
+    "asin": ("asin", UNIT),
+    "acos": ("acos", UNIT),
+    "atan": ("atan", X),
+    "asinh": ("asinh", X),
+    "acosh": ("acosh", POS + 1.0),
+    "atanh": ("atanh", UNIT),
+    "sinh": ("sinh", X),
+    "cosh": ("cosh", X),
+    "tan": ("tan", UNIT),
+    "square": ("square", X),
+    "abs": ("abs", X),
+    "sign": ("sign", X),
+    "bessel_i0e": ("math.bessel_i0e", X),
+    "bessel_i1e": ("math.bessel_i1e", X),
+}
+
+
+def _resolve(tf: Any, path: str) -> Any:
+    fn = tf
+    for part in path.split("."):
+        fn = getattr(fn, part)
+    return fn
+
+
+def _unary_case(name: str, path: str, x: np.ndarray) -> None:
+    @add(f"{name}_gradient", {"x": x}, grad=("y", ("x",)), rtol=1e-4, atol=1e-5)
+    def _build(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+        return {"y": _resolve(tf, path)(t["x"])}
+
+
+for _name, (_path, _x) in _UNARY.items():
+    _unary_case(_name, _path, _x)
+
+
+@add("leaky_relu_gradient", {"x": X}, grad=("y", ("x",)))
+def _leaky(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.nn.leaky_relu(t["x"], alpha=0.3)}
+
+
+@add("binary_math_gradients", {"a": POS, "b": POS[0]}, grad=("y", ("a", "b")), rtol=1e-4)
+def _binary(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    a, b = t["a"], t["b"]
+    y = (
+        tf.pow(a, b)
+        + tf.squared_difference(a, b)
+        + tf.math.xdivy(a, b)
+        + tf.math.xlogy(a, b)
+        + tf.maximum(a, b)
+        - tf.minimum(a, b)
+        + tf.floormod(a, b) * 0.0
+        + tf.div_no_nan(a, b)
+    )
+    return {"y": y}
+
+
+@add("atan2_gradient", {"a": X, "b": POS}, grad=("y", ("a", "b")), rtol=1e-4)
+def _atan2(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.atan2(t["a"], t["b"])}
+
+
+# TF 1.15's Atan2 gradient does not sum over broadcast dimensions: tf.gradients raises.
+@add("atan2_broadcast_gradient_raises", {"a": X, "b": POS[0]}, grad=("y", ("a", "b")))
+def _atan2_broadcast(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.atan2(t["a"], t["b"])}
+
+
+@add("reductions_gradients", {"x": POS}, grad=("y", ("x",)), rtol=1e-4)
+def _reductions(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    y = (
+        tf.reduce_prod(x, 1)
+        + tf.reduce_max(x, 1)
+        + tf.reduce_min(x, 1)
+        + tf.reduce_mean(x, 1)
+        + tf.reduce_logsumexp(x, 1)
+        + tf.reduce_sum(tf.cumsum(x, 1, exclusive=True, reverse=True), 1)
+        + tf.reduce_sum(tf.cumprod(x, 1, exclusive=True), 1)
+    )
+    return {"y": y}
+
+
+@add("array_reshaping_gradients", {"x": X}, grad=("y", ("x",)))
+def _arrays(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    parts = tf.split(x, [1, 3], axis=1)
+    y = (
+        tf.reduce_sum(tf.tile(x, [2, 1]), 0)
+        + tf.reduce_sum(tf.pad(x, [[1, 0], [0, 0]], mode="REFLECT"), 0)
+        + tf.reverse(x, [1])[0]
+        + tf.reduce_sum(tf.transpose(x) * tf.transpose(x), 1)
+        + tf.reduce_sum(x[1:, ::2], 0)[0]
+        + tf.concat([parts[1], parts[0]], 1)[2]
+        + tf.stack(tf.unstack(x, axis=0), 1)[:, 0]
+        + tf.gather(x, [2, 0, 2])[1]
+        + tf.gather_nd(x, [[0, 1], [2, 3], [0, 1], [1, 0]])
+        + tf.reduce_sum(tf.broadcast_to(x[:1], [3, 4]), 0)
+        + tf.reduce_sum(tf.matrix_band_part(x, 0, 1), 0)
+    )
+    return {"y": y}
+
+
+@add(
+    "diag_and_depth_gradients",
+    {"x": values((1, 2, 2, 4), seed=65).astype(np.float32)},
+    grad=("y", ("x",)),
+)
+def _depth(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    d2s = tf.depth_to_space(x, 2)
+    s2d = tf.space_to_depth(d2s * d2s, 2)
+    m = tf.reshape(x, [2, 2, 4])[:, :, :2]
+    diag = tf.matrix_diag(tf.matrix_diag_part(m)) + tf.matrix_set_diag(m, tf.ones([2, 2]))
+    return {"y": tf.reduce_sum(s2d) + tf.reduce_sum(diag * m)}
+
+
+@add("nn_gradients", {"x": X, "b": X[0]}, grad=("y", ("x", "b")), rtol=1e-4)
+def _nn(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x, b = t["x"], t["b"]
+    z = tf.nn.bias_add(x, b)
+    y = (
+        tf.nn.softmax(z) * z
+        + tf.nn.log_softmax(z)
+        + tf.nn.l2_loss(x)
+        + tf.nn.l2_normalize(z, 1)
+        + tf.nn.sigmoid_cross_entropy_with_logits(labels=tf.sigmoid(b) + 0.0 * x, logits=z)
+    )
+    return {"y": y}
+
+
+@add("linalg_gradients", {"a": SQ, "b": X64.T}, grad=("y", ("a", "b")), rtol=1e-4)
+def _linalg(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    a, b = t["a"], t["b"]
+    spd = tf.matmul(a, a, transpose_b=True)
+    y = (
+        tf.matmul(tf.matrix_inverse(a), b)
+        + tf.matrix_solve(a, b, adjoint=True)
+        + tf.matrix_triangular_solve(spd, b, lower=True)
+        + tf.matmul(tf.cholesky(spd), b)
+        + tf.matrix_determinant(a) * b
+        + tf.reduce_sum(tf.self_adjoint_eigvals(spd)) * b
+        + tf.reduce_sum(tf.svd(a, compute_uv=False)) * b
+        + tf.reduce_sum(tf.abs(tf.qr(a)[1])) * b
+        + tf.log(tf.matrix_determinant(spd)) * b
+    )
+    return {"y": y}
+
+
+@add(
+    "pooling_and_conv_gradients",
+    {
+        "x": values((1, 4, 4, 2), seed=66).astype(np.float32),
+        "w": values((2, 2, 2, 3), seed=67).astype(np.float32),
+    },
+    grad=("y", ("x", "w")),
+    rtol=1e-4,
+)
+def _conv(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x, w = t["x"], t["w"]
+    c = tf.nn.conv2d(x, w, [1, 1, 1, 1], "SAME")
+    dw = tf.nn.depthwise_conv2d(x, w[:, :, :, :1], [1, 1, 1, 1], "VALID")
+    y = (
+        tf.reduce_sum(tf.nn.max_pool(c, [1, 2, 2, 1], [1, 2, 2, 1], "VALID"))
+        + tf.reduce_sum(tf.nn.avg_pool(c, [1, 3, 3, 1], [1, 1, 1, 1], "SAME"))
+        + tf.reduce_sum(tf.nn.lrn(c, 2) * c)
+        + tf.reduce_sum(dw * dw)
+    )
+    return {"y": y}
+
+
+@add(
+    "fused_batch_norm_gradients",
+    {"x": values((2, 2, 2, 3), seed=68).astype(np.float32), "s": POS[0, :3], "o": X[1, :3]},
+    grad=("y", ("x", "s", "o")),
+    rtol=1e-4,
+    atol=1e-5,
+)
+def _bn(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    y, _, _ = tf.nn.fused_batch_norm(t["x"], t["s"], t["o"], is_training=True)
+    return {"y": y * t["x"]}
+
+
+@add("cast_to_int_and_back_has_no_gradient", {"x": X}, grad=("y", ("x",)))
+def _cast_int(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.cast(tf.cast(t["x"] * 3.0, tf.int32), tf.float32)}
+
+
+@add("float64_cast_gradient_keeps_the_input_dtype", {"x": X}, grad=("y", ("x",)))
+def _cast64(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.cast(t["x"], tf.float64) * 2.0}
+
+
+@add(
+    "rgb_to_hsv_gradient",
+    {"x": values((2, 3, 3), low=0.05, high=0.95, seed=69).astype(np.float32)},
+    grad=("y", ("x",)),
+    rtol=1e-4,
+    atol=1e-5,
+)
+def _rgb_to_hsv(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.image.rgb_to_hsv(t["x"])}
+
+
+# TF 1.15 registers a gradient for SparseSparseMaximum/Minimum that raises.
+@add("sparse_maximum_gradient_raises", {"v": X[0]}, grad=("y", ("v",)))
+def _sparse_maximum(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    a = tf.SparseTensor([[0, 0], [0, 2], [1, 1], [2, 3]], t["v"], [3, 4])
+    b = tf.SparseTensor([[0, 0], [1, 1]], tf.constant([0.5, -0.5]), [3, 4])
+    return {"y": tf.sparse_maximum(a, b).values}
