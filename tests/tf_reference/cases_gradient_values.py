@@ -318,3 +318,63 @@ def _sparse_maximum(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     a = tf.SparseTensor([[0, 0], [0, 2], [1, 1], [2, 3]], t["v"], [3, 4])
     b = tf.SparseTensor([[0, 0], [1, 1]], tf.constant([0.5, -0.5]), [3, 4])
     return {"y": tf.sparse_maximum(a, b).values}
+
+
+# ---- TensorList gradients (through tf.raw_ops, the same on both) --------------------------
+LX = values((3, 4), seed=70).astype(np.float32)
+
+
+@add("tensor_list_from_tensor_set_get_stack", {"x": LX}, grad=("y", ("x",)))
+def _list_items(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    r = tf.raw_ops
+    x = t["x"]
+    lst = r.TensorListFromTensor(tensor=x, element_shape=[4])
+    changed = r.TensorListSetItem(input_handle=lst, index=1, item=x[0] * 2.0)
+    stacked = r.TensorListStack(input_handle=changed, element_shape=[4], element_dtype=tf.float32)
+    item = r.TensorListGetItem(
+        input_handle=lst, index=2, element_shape=[4], element_dtype=tf.float32
+    )
+    return {"y": stacked * 1.5 + item}
+
+
+@add("tensor_list_push_pop", {"x": LX}, grad=("y", ("x",)))
+def _list_push_pop(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    r = tf.raw_ops
+    x = t["x"]
+    lst = r.EmptyTensorList(element_shape=[4], max_num_elements=-1, element_dtype=tf.float32)
+    lst = r.TensorListPushBack(input_handle=lst, tensor=x[0])
+    lst = r.TensorListPushBack(input_handle=lst, tensor=x[1] * 3.0)
+    lst = r.TensorListPushBack(input_handle=lst, tensor=x[2] * x[2])
+    lst, last = r.TensorListPopBack(input_handle=lst, element_shape=[4], element_dtype=tf.float32)
+    stacked = r.TensorListStack(input_handle=lst, element_shape=[4], element_dtype=tf.float32)
+    return {"y": stacked * last}
+
+
+@add("tensor_list_split_concat", {"x": LX}, grad=("y", ("x",)))
+def _list_split_concat(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    r = tf.raw_ops
+    x = t["x"]
+    lst = r.TensorListSplit(
+        tensor=x * x, element_shape=[-1, 4], lengths=tf.constant([1, 2], tf.int64)
+    )
+    out, lengths = r.TensorListConcatV2(
+        input_handle=lst,
+        element_shape=[-1, 4],
+        leading_dims=tf.constant([], tf.int64),
+        element_dtype=tf.float32,
+    )
+    return {"y": out * 2.0, "lengths": lengths}
+
+
+@add("tensor_list_scatter_gather_resize", {"x": LX}, grad=("y", ("x",)))
+def _list_scatter_gather(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    r = tf.raw_ops
+    x = t["x"]
+    lst = r.TensorListScatterV2(tensor=x, indices=[2, 0, 1], element_shape=[4], num_elements=3)
+    gathered = r.TensorListGather(
+        input_handle=lst, indices=[0, 2], element_shape=[4], element_dtype=tf.float32
+    )
+    into = r.TensorListScatterIntoExistingList(input_handle=lst, tensor=x[:2] * 2.0, indices=[1, 2])
+    short = r.TensorListResize(input_handle=into, size=2)
+    stacked = r.TensorListStack(input_handle=short, element_shape=[4], element_dtype=tf.float32)
+    return {"y": tf.concat([gathered * 3.0, stacked], 0)}

@@ -37,23 +37,9 @@ for _op in ("Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond"):
     KNOWN[_op] = ("gradient", "missing", "v1 control flow")
     if _op != "LoopCond":
         KNOWN[f"Ref{_op}"] = ("gradient", "missing", "v1 control flow")
-# Not written yet: the TensorList gradients (TF's list_ops), the second-order batch-norm
-# gradients (TF's nn_grad._BatchNormGradGrad) and tf.contrib.batching's Batch/Unbatch.
+# Not written yet: the second-order batch-norm gradients (TF's nn_grad._BatchNormGradGrad)
+# and tf.contrib.batching's Batch/Unbatch.
 for _op in (
-    "TensorListConcat",
-    "TensorListConcatV2",
-    "TensorListFromTensor",
-    "TensorListGather",
-    "TensorListGetItem",
-    "TensorListPopBack",
-    "TensorListPushBack",
-    "TensorListResize",
-    "TensorListScatter",
-    "TensorListScatterIntoExistingList",
-    "TensorListScatterV2",
-    "TensorListSetItem",
-    "TensorListSplit",
-    "TensorListStack",
     "FusedBatchNormGrad",
     "FusedBatchNormGradV2",
     "FusedBatchNormGradV3",
