@@ -378,3 +378,31 @@ def _list_scatter_gather(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     short = r.TensorListResize(input_handle=into, size=2)
     stacked = r.TensorListStack(input_handle=short, element_shape=[4], element_dtype=tf.float32)
     return {"y": tf.concat([gathered * 3.0, stacked], 0)}
+
+
+# ---- second order through fused batch norm (the gradient of FusedBatchNormGrad) ------------
+BN_X = values((2, 2, 3, 3), seed=71).astype(np.float32)
+
+
+def _bn_second_order(tf: Any, t: dict[str, Any], training: bool) -> dict[str, Any]:
+    x, s, o = t["x"], t["s"], t["o"]
+    mean = tf.constant([0.1, -0.2, 0.3]) if not training else None
+    var = tf.constant([0.5, 1.5, 0.8]) if not training else None
+    y, _, _ = tf.nn.fused_batch_norm(x, s, o, mean=mean, variance=var, is_training=training)
+    w = tf.reshape(tf.cast(tf.range(tf.size(y)) % 5, tf.float32), tf.shape(y)) - 2.0
+    gx, gs, go = tf.gradients(tf.reduce_sum(y * w), [x, s, o])
+    return {"y": tf.reduce_sum(gx * gx * x) + tf.reduce_sum(gs * gs) + tf.reduce_sum(go * s)}
+
+
+for _training in (True, False):
+
+    @add(
+        f"fused_batch_norm_second_order_{'training' if _training else 'inference'}",
+        {"x": BN_X, "s": POS[0, :3], "o": X[1, :3]},
+        grad=("y", ("x", "s", "o")),
+        rtol=1e-3,
+        atol=1e-4,
+        names=False,
+    )
+    def _bn2(tf: Any, t: dict[str, Any], training: bool = _training) -> dict[str, Any]:
+        return _bn_second_order(tf, t, training)
