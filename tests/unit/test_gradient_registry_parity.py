@@ -40,3 +40,60 @@ for _op in ("Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond"):
 # Not written yet: tf.contrib.batching's Batch/Unbatch gradients.
 for _op in ("Batch", "Unbatch"):
     KNOWN[_op] = ("gradient", "missing", "not written yet")
+
+
+def tf_table() -> dict[str, str]:
+    """TF 1.15's table with the lazily loaded gradient modules in (cond_v2, while_v2,
+    tf.contrib): a program building those ops has them loaded."""
+    with open(DATA) as f:
+        doc = json.load(f)
+    table: dict[str, str] = dict(doc["after_import"])
+    table.update(doc["lazily_loaded"])
+    return table
+
+
+def tfcluster_class(op_type: str) -> str:
+    table = registry.registered()
+    if op_type not in table:
+        return "missing"
+    return "not_differentiable" if table[op_type] is None else "gradient"
+
+
+def differences() -> dict[str, tuple[str, str]]:
+    implemented = op_def_registry.registered_ops()
+    return {
+        op: (tf_class, tfcluster_class(op))
+        for op, tf_class in sorted(tf_table().items())
+        if op in implemented and tfcluster_class(op) != tf_class
+    }
+
+
+def test_the_recorded_table_covers_every_raw_op() -> None:
+    table = tf_table()
+    assert len(table) == 1201
+    assert table["MatMul"] == "gradient"
+    assert table["Shape"] == "not_differentiable"
+    assert table["IteratorGetNext"] == "missing"
+
+
+def test_every_implemented_op_is_classified_as_tf_1_15_does() -> None:
+    diff = differences()
+    expected = {op: (tf_c, ours) for op, (tf_c, ours, _why) in KNOWN.items()}
+    unexplained = {op: d for op, d in diff.items() if expected.get(op) != d}
+    stale = sorted(op for op in expected if op not in diff)
+    assert not unexplained, f"{len(unexplained)} op types differ from TF 1.15: {unexplained}"
+    assert not stale, f"listed as differing but now equal to TF 1.15: {stale}"
+
+
+@pytest.mark.parametrize(
+    "op_type, tf_class",
+    [("Where", "missing"), ("ArgMax", "gradient"), ("EuclideanNorm", "not_differentiable")],
+)
+def test_lookup_follows_the_class(op_type: str, tf_class: str) -> None:
+    if tf_class == "missing":
+        with pytest.raises(LookupError, match=op_type):
+            registry.lookup(op_type)
+    elif tf_class == "gradient":
+        assert registry.lookup(op_type) is not None
+    else:
+        assert registry.lookup(op_type) is None
