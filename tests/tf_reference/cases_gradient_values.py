@@ -406,3 +406,25 @@ for _training in (True, False):
     )
     def _bn2(tf: Any, t: dict[str, Any], training: bool = _training) -> dict[str, Any]:
         return _bn_second_order(tf, t, training)
+
+
+# ---- Batch / Unbatch: no gradient until tf.contrib.batching is loaded (LookupError) --------
+@add("batch_unbatch_gradient_is_not_registered", {"x": X[:2, :3]}, grad=("y", ("x",)))
+def _batch_unbatch(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    r = tf.raw_ops
+    batched, index, batch_id = r.Batch(
+        in_tensors=[t["x"] * 2.0],
+        num_batch_threads=1,
+        max_batch_size=4,
+        batch_timeout_micros=1000,
+        grad_timeout_micros=1000000,
+        shared_name="batch",
+    )
+    y = r.Unbatch(
+        batched_tensor=batched[0] * batched[0],
+        batch_index=index,
+        id=batch_id,
+        timeout_micros=1000000,
+        shared_name="unbatch",
+    )
+    return {"y": y}

@@ -10,7 +10,8 @@ lookup raises LookupError, and tf.gradients raises it when a gradient reaches th
 `after_import` is the table right after `import tensorflow` (which loads the *_grad modules).
 TF loads a few modules that register gradients only on first use (cond_v2 and while_v2 by
 tf.cond / tf.while_loop under control flow v2, tf.contrib's op modules when tf.contrib is
-touched); `lazily_loaded` lists the op types whose entry those modules add, as seen after
+touched); `lazily_loaded` lists the op types whose entry those modules add (with the module of the
+gradient function: importing one tf.contrib module loads all of tf.contrib), as seen after
 loading them: the table a program using them runs with.
 """
 
@@ -43,12 +44,22 @@ def classify(op_type: str) -> str:
     return "not_differentiable" if fn is None else "gradient"
 
 
+def _module_of(op_type: str) -> str:
+    fn = ops._gradient_registry.lookup(op_type)
+    return getattr(fn, "__module__", "") if fn is not None else ""
+
+
 def main() -> None:
     names = sorted(n for n in dir(tf.raw_ops) if not n.startswith("_"))
     after_import = {n: classify(n) for n in names}
     for mod in LAZY_MODULES:
         importlib.import_module(mod)
-    lazily = {n: classify(n) for n in names if classify(n) != after_import[n]}
+    # Each change with the module of the gradient function (tf.contrib registers several).
+    lazily = {
+        n: {"class": classify(n), "module": _module_of(n)}
+        for n in names
+        if classify(n) != after_import[n]
+    }
     doc = {
         "tensorflow": tf.__version__,
         "lazy_modules": list(LAZY_MODULES),

@@ -1,7 +1,7 @@
 """Records TensorFlow 1.15's values and gradients for the cases in cases_gradient_values.py.
 
 Run with TF 1.15 itself (Python 3.7): `cd tests/tf_reference && /tmp/tf115/bin/python
-record_gradient_values.py` writes data/gradient_values.json."""
+record_gradient_values.py` writes data/gradient_values.json (tf.contrib not loaded)."""
 
 from __future__ import annotations
 

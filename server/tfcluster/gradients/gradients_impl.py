@@ -269,6 +269,11 @@ def _grad_fn(op: Operation) -> Any:
     except LookupError:
         if op.type in ("VariableV2", "Placeholder", "Const"):
             return None
+        # Function calls are differentiated here, not through the table (as TF 1.15).
+        from tfcluster.gradients import function_call_grad
+
+        if op.type in function_call_grad.FUNCTION_CALL_OPS:
+            return function_call_grad.call_grad
         raise
 
 
