@@ -428,3 +428,93 @@ def _batch_unbatch(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
         shared_name="unbatch",
     )
     return {"y": y}
+
+
+# ---- more common ops -------------------------------------------------------------------------
+@add(
+    "cross_entropy_gradients_reach_labels_and_logits",
+    {"x": X, "l": UNIT},
+    grad=("y", ("x", "l")),
+    rtol=1e-4,
+)
+def _xent(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x, lab = t["x"], tf.nn.softmax(t["l"])
+    y = (
+        tf.nn.softmax_cross_entropy_with_logits_v2(labels=lab, logits=x)
+        + tf.nn.sparse_softmax_cross_entropy_with_logits(labels=[1, 0, 3], logits=x * 2.0)
+        + tf.losses.log_loss(tf.sigmoid(t["l"]), tf.sigmoid(x))
+    )
+    return {"y": y}
+
+
+@add("selection_and_clipping_gradients", {"x": X, "z": POS}, grad=("y", ("x", "z")))
+def _select(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x, z = t["x"], t["z"]
+    y = (
+        tf.where(x > 0.0, x * z, z * 3.0)
+        + tf.clip_by_value(x, -0.5, 0.7)
+        + tf.clip_by_norm(z, 1.0)
+        + tf.sqrt(z) * tf.exp(x * 0.3)
+        + tf.log(z)
+    )
+    return {"y": y}
+
+
+@add("partition_stitch_segment_gradients", {"x": X}, grad=("y", ("x",)))
+def _partition(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    parts = tf.dynamic_partition(x, [1, 0, 1], 2)
+    stitched = tf.dynamic_stitch([[1], [0, 2]], [parts[0] * 2.0, parts[1]])
+    seg = tf.unsorted_segment_sum(x * x, [1, 1, 0], 2)
+    return {"y": tf.concat([stitched, seg], 0)}
+
+
+@add("embedding_lookup_gradient_is_dense_on_fetch", {"x": X}, grad=("y", ("x",)))
+def _embedding(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.nn.embedding_lookup(t["x"] * 1.0, [2, 0, 2]) * 2.0}
+
+
+@add("sort_topk_moments_gradients", {"x": X}, grad=("y", ("x",)), rtol=1e-4)
+def _sort(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    mean, var = tf.nn.moments(x, [0])
+    y = tf.nn.top_k(x, 2).values[:, 0] + tf.reduce_sum(tf.sort(x, direction="DESCENDING")[:, :1], 1)
+    return {"y": tf.concat([y, mean, var], 0)}
+
+
+@add(
+    "batch_matmul_norm_gradients",
+    {
+        "a": values((2, 3, 4), seed=72).astype(np.float32),
+        "b": values((2, 4, 2), seed=73).astype(np.float32),
+    },
+    grad=("y", ("a", "b")),
+    rtol=1e-4,
+)
+def _bmm(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    a, b = t["a"], t["b"]
+    y = (
+        tf.matmul(a, b)
+        + tf.norm(a, axis=[-2, -1])[:, None, None]
+        + tf.reduce_sum(tf.squeeze(tf.expand_dims(b, 0)))
+    )
+    return {"y": y}
+
+
+@add(
+    "image_resize_and_transpose_conv_gradients",
+    {
+        "x": values((1, 3, 3, 2), seed=74).astype(np.float32),
+        "w": values((2, 2, 2, 2), seed=75).astype(np.float32),
+    },
+    grad=("y", ("x", "w")),
+    rtol=1e-4,
+)
+def _resize(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x, w = t["x"], t["w"]
+    up = (
+        tf.image.resize_bilinear(x, [5, 5]) + tf.image.resize_nearest_neighbor(x, [6, 6])[:, :5, :5]
+    )
+    tr = tf.nn.conv2d_transpose(x, w, [1, 6, 6, 2], [1, 2, 2, 1], "SAME")
+    pooled, _ = tf.nn.max_pool_with_argmax(tr, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+    return {"y": tf.reduce_sum(up * up) + tf.reduce_sum(pooled)}
