@@ -518,3 +518,60 @@ def _resize(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     tr = tf.nn.conv2d_transpose(x, w, [1, 6, 6, 2], [1, 2, 2, 1], "SAME")
     pooled, _ = tf.nn.max_pool_with_argmax(tr, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
     return {"y": tf.reduce_sum(up * up) + tf.reduce_sum(pooled)}
+
+
+# ---- conventions at ties, zeros and boundaries ---------------------------------------------
+EDGE = np.array([[0.0, 1.0, 1.0, -2.0], [3.0, 3.0, 0.0, 0.5], [-1.0, 0.0, 2.0, 2.0]], np.float32)
+
+
+@add("gradients_at_ties_and_zeros", {"x": EDGE}, grad=("y", ("x",)))
+def _ties(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    y = (
+        tf.reduce_sum(tf.nn.relu(x) + tf.nn.relu6(x * 3.0) + tf.abs(x) + tf.sign(x), 1)
+        + tf.reduce_max(x, 1)
+        + tf.reduce_min(x, 1)
+        + tf.reduce_sum(tf.maximum(x, 1.0) + tf.minimum(x, 0.0), 1)
+        + tf.reduce_sum(tf.clip_by_value(x, 0.0, 2.0), 1)
+        + tf.reduce_prod(x, 1)
+        + tf.reduce_sum(tf.cumprod(x, 1), 1)
+        + tf.reduce_sum(tf.nn.elu(x) + tf.nn.leaky_relu(x) + tf.nn.selu(x), 1)
+    )
+    return {"y": y}
+
+
+@add("gradients_at_ties_in_pools_and_segments", {"x": EDGE}, grad=("y", ("x",)))
+def _pool_ties(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    img = tf.reshape(x, [1, 3, 4, 1])
+    pooled = tf.nn.max_pool(img, [1, 1, 2, 1], [1, 1, 2, 1], "VALID")
+    seg = tf.math.segment_max(x, [0, 0, 1]) + tf.math.unsorted_segment_min(x, [1, 0, 1], 2)
+    return {"y": tf.concat([tf.reshape(pooled, [3, 2]), seg[:, :2] * 2.0], 0)}
+
+
+@add(
+    "gradients_of_safe_divisions_at_zero",
+    {"x": EDGE, "z": EDGE[::-1].copy()},
+    grad=("y", ("x", "z")),
+)
+def _safe(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x, z = t["x"], t["z"]
+    y = (
+        tf.div_no_nan(x, z)
+        + tf.math.xlogy(x, tf.abs(z) + 1.0)
+        + tf.math.xdivy(x, tf.abs(z) + 1.0)
+        + tf.math.multiply_no_nan(x, z)
+        + tf.pow(tf.abs(x), 2.0)
+    )
+    return {"y": y}
+
+
+@add("pow_gradient_at_a_zero_base", {"x": EDGE, "p": POS}, grad=("y", ("x", "p")))
+def _pow0(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    return {"y": tf.pow(tf.abs(t["x"]), t["p"] + 1.0)}
+
+
+@add("sqrt_and_norm_gradients_at_zero", {"x": EDGE}, grad=("y", ("x",)))
+def _sqrt0(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
+    x = t["x"]
+    return {"y": tf.sqrt(tf.abs(x)) + tf.norm(x, axis=1, keepdims=True) + tf.rsqrt(tf.abs(x) + 1.0)}
