@@ -551,20 +551,17 @@ for _op in (
     "LogicalAnd",
     "LogicalOr",
     "LogicalNot",
-    "IsFinite",
-    "IsNan",
-    "IsInf",
     "Range",
     "BroadcastGradientArgs",
-    "Floor",
-    "Ceil",
-    "Round",
-    "FloorDiv",
-    "TruncateDiv",
-    "TruncateMod",
-    "ArgMax",
-    "ArgMin",
-    "All",
-    "Any",
 ):
     not_differentiable(_op)
+
+
+# TF 1.15 registers gradients of None for these (not NotDifferentiable): tf.gradients gives
+# None through them either way, and the table says "gradient" as TF's does.
+def _no_input_grads(op: Operation, *grads: Any) -> Any:
+    return [None] * len(op.inputs)
+
+
+for _op in ("ArgMax", "ArgMin", "Floor", "Ceil", "Round", "FloorDiv", "TruncateDiv"):
+    RegisterGradient(_op)(_no_input_grads)

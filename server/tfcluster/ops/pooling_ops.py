@@ -52,7 +52,9 @@ def _like_input_infer(op_type: str, n: int, index: int = 0) -> Any:
     def infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
         check_window_attrs(attrs, op_type, n, ("ksize", "strides"))
         x = inputs[index]
-        return [(inputs[-1].dtype.base_dtype, TensorShape(dims(x.shape, n + 2, op_type, "input")))]
+        # The gradient's dtype T (MaxPoolGradWithArgmax's last input is the int64 argmax).
+        dtype = dtypes.as_dtype(attrs["T"]).base_dtype if "T" in attrs else inputs[-1].dtype
+        return [(dtype.base_dtype, TensorShape(dims(x.shape, n + 2, op_type, "input")))]
 
     return infer
 
