@@ -12,6 +12,7 @@ from typing import Any
 
 import grpc
 import pytest
+import tfcluster as tf
 from grpc_health.v1 import health_pb2
 from support.cluster_processes import TaskProcess, cluster_flag, free_ports, health_status
 from tfcluster.protos import master_pb2
@@ -94,3 +95,39 @@ def test_a_work_call_past_the_limit_is_resource_exhausted_and_health_still_answe
     finally:
         streams.close()
         task.terminate()
+
+
+def test_unary_calls_that_never_send_their_request_leave_sessions_answered() -> None:
+    """Unary calls whose request never comes (HTTP/2 streams opened, no message) hold no
+    more threads than the waiting limit: past it the longest waiting is cancelled, and health,
+    ListDevices and a session keep being answered while the flood stays open."""
+    task = _task("--max_work_calls=10").wait_serving()
+    channel = grpc.insecure_channel(f"localhost:{task.port}")
+    stops: list[queue.SimpleQueue[None]] = []
+    calls = []
+    for i in range(400):
+        stop: queue.SimpleQueue[None] = queue.SimpleQueue()
+        stops.append(stop)
+        method = ("ListDevices", "CreateSession", "RunStep", "CloseSession")[i % 4]
+        unary = channel.stream_unary(f"/tfcluster.MasterService/{method}")
+        calls.append(unary.future(_wait(stop)))
+    try:
+        time.sleep(3.0)  # every call has reached the server
+        assert health_status(task.port, timeout=5) == health_pb2.HealthCheckResponse.SERVING
+        assert _list_devices(task.port) >= 1
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.constant(3.0) * 2.0
+        with tf.Session(task.target, graph=g) as sess:
+            assert sess.run(x, options=tf.RunOptions(timeout_in_ms=10000)) == 6.0
+        cancelled = [c for c in calls if c.done()]
+        assert cancelled and all(
+            c.exception().code() == grpc.StatusCode.CANCELLED for c in cancelled
+        )
+    finally:
+        for stop in stops:
+            stop.put(None)
+        for call in calls:
+            call.cancel()
+        channel.close()
+        assert task.terminate() == 0
