@@ -55,6 +55,7 @@ class TaskTransport:
             heartbeat=options.heartbeat_seconds,
             tls_source=tls_source,
         )
+        self._request_wait = request_wait.RequestWaitLimit()
         # Work calls block while steps run and tensors are awaited (streams, while they are
         # open): they get max_work_calls threads, calls still waiting for their request
         # request_wait's, and the rest of the calls their own.
@@ -66,7 +67,7 @@ class TaskTransport:
                 thread_name_prefix=f"tfcluster-{task_index}",
             ),
             interceptors=[
-                request_wait.RequestWaitLimit(),
+                self._request_wait,
                 call_limits.WorkCallLimit(options.max_work_calls),
                 *(error_counting.interceptors(metrics) or ()),
             ],
@@ -143,6 +144,7 @@ class TaskTransport:
         self.direct.stop()
         self._master_servicer.idle_calls.cancel_idle()
         self._worker_servicer.idle_calls.cancel_idle()
+        self._request_wait.cancel_waiting()
         done: threading.Event = self._grpc.stop(grace)
         if not done.wait((grace or 0.0) + 0.5):
             abort_steps()
