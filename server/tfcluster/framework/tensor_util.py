@@ -217,12 +217,13 @@ def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
             return _strings_from_content(proto.tensor_content, n).reshape(shape)
         vals = list(proto.string_val)
         out = np.empty(n, dtype=object)
-        if vals:
-            out[:] = vals if len(vals) == n else [vals[-1]] * n
+        if len(vals) == n:
+            out[:] = vals
+        else:
+            # One shared value, no n-long list: the array is all the memory it takes.
+            out.fill(vals[-1] if vals else b"")
             if len(vals) < n:
                 out[: len(vals)] = vals
-        else:
-            out[:] = [b""] * n
         return out.reshape(shape)
     np_dtype = np.dtype(dt.as_numpy_dtype)
     if proto.tensor_content:
