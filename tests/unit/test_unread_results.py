@@ -109,3 +109,17 @@ def test_the_conv_net_gradient_of_its_input_images_is_not_computed():
         "gradients/conv2d/Conv2D_grad/Conv2DBackpropInput"
     ]
     assert not [n for n in noops if "Conv2DBackpropFilter" in n]
+
+
+def test_a_node_reading_a_switch_output_is_kept():
+    """As a NoOp it would wait on the Switch by a control edge, live on either branch."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [2], name="x")
+        pred = tf.placeholder(tf.bool, [], name="pred")
+        _, taken = g.create_op("Switch", [x, pred], {"T": tf.float32}, name="sw").outputs
+        branch = tf.square(taken, name="branch")
+        after = tf.negative(branch, name="after")
+        with tf.control_dependencies([after]):
+            tf.no_op(name="gate")
+    assert _noops(g, [], ["gate"]).keys() == {"after"}

@@ -12,7 +12,9 @@ only readers were such nodes follow in turn.
 
 Kept as they are, as in TF: fed, fetched or targeted nodes, stateful ops and ops that take a
 reference (they change state), Placeholders, control-flow ops (frames and deadness), ops with
-no outputs, and Const/Identity nodes (nothing to save; TF handles those by other rules).
+no outputs, and Const/Identity nodes (nothing to save; TF handles those by other rules). A
+node that reads a Switch's output is kept too: as a control edge that read would no longer
+carry the branch's deadness.
 """
 
 from __future__ import annotations
@@ -56,6 +58,9 @@ _KEEP = frozenset(
 )
 
 
+_SWITCHES = frozenset({"Switch", "RefSwitch"})
+
+
 def _free_of_side_effects(op: str) -> bool:
     if op in _KEEP or "Queue" in op:
         return False
@@ -90,6 +95,10 @@ def unread_to_noops(
         if name in out or name in pinned or readers.get(name):
             continue
         if not _free_of_side_effects(node.op):
+            continue
+        if any(nodes[src].op in _SWITCHES for src, _ in node.inputs):
+            # A control edge from a Switch is live whichever branch is taken: the node's
+            # deadness (its branch not taken) would be lost.
             continue
         controls = list(dict.fromkeys([*(src for src, _ in node.inputs), *node.control_inputs]))
         attrs = {"_class": node.attrs["_class"]} if "_class" in node.attrs else {}
