@@ -77,6 +77,8 @@ def params_of(fn: Any, drop_first: bool = False) -> list[Param] | None:
 def constructor(cls: type) -> Any:
     """What a call of cls runs with the caller's arguments: its __init__, or its __new__ where
     only that is defined (namedtuples, enums); None for object's own."""
+    if issubclass(cls, enum.Enum):
+        return enum.Enum.__new__  # Python 3.11's Enum.__init__(*args, **kwds) is not called so
     if cls.__init__ is not object.__init__:
         return cls.__init__
     if cls.__new__ is not object.__new__:

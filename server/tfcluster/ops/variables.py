@@ -565,7 +565,9 @@ def global_variables(scope: str | None = None) -> list[Variable]:
     return get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
-all_variables = global_variables
+def all_variables() -> list[Variable]:
+    """TF 1.15's deprecated global_variables(), without a scope."""
+    return global_variables()
 
 
 def local_variables(scope: str | None = None) -> list[Variable]:

@@ -51,6 +51,7 @@ class Server:
         protocol: str | None = None,
         config: config_pb2.ConfigProto | None = None,
         start: bool = True,
+        *,  # tfcluster's own options, beyond TF's signature
         metrics_port: int | str | PortChoice | None = None,
         direct_port: int | str | None = None,
         options: ServerOptions | None = None,
