@@ -202,6 +202,8 @@ def ours_params(ours: Any, member: str) -> list[Param] | str | None:
             init = constructor(ours)
             return [] if init is None else params_of(init, drop_first=True)
         return method_params(ours, member)
+    if member == "__init__" and callable(ours):
+        return params_of(ours)  # TF's class made by a function: called the same way
     if member:
         return f"a {type(ours).__name__}, not a class"
     if not callable(ours):

@@ -170,8 +170,8 @@ class Variable(metaclass=_VariableMeta):
         import_scope: str | None = None,
         constraint: Any = None,
         use_resource: Any = None,
-        synchronization: Any = None,
-        aggregation: Any = None,
+        synchronization: Any = VariableSynchronization.AUTO,
+        aggregation: Any = VariableAggregation.NONE,
         shape: Any = None,
     ) -> None:
         if variable_def is not None:

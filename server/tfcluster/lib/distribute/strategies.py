@@ -82,12 +82,13 @@ class OneDeviceExtended(SingleReplicaReduction, StrategyExtended):
 
     def update_non_slot(
         self,
-        colocate_with_: Any,
+        colocate_with: Any,  # TF's parameter name
         fn: Callable[..., Any],
         args: Sequence[Any] = (),
         kwargs: dict[str, Any] | None = None,
         group: bool = True,
     ) -> Any:
+        del colocate_with  # one copy of each value: it is on the compute device
         with device(self._compute_devices[0]), self._updating(0):
             result = fn(*args, **(kwargs or {}))
         return result if group else _local(result)

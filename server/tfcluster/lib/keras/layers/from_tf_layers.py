@@ -132,7 +132,7 @@ def _pool_class(base: type, rank: int) -> type:
         pool_size: Any = (default,) * rank if rank > 1 else default,
         strides: Any = None,
         padding: str = "valid",
-        data_format: Any = None,
+        data_format: Any = "channels_last" if rank == 1 else None,  # as TF 1.15's
         **kwargs: Any,
     ) -> None:
         if strides is None:
