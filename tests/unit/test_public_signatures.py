@@ -107,3 +107,16 @@ def test_defaults_compare_by_value_with_lists_and_tuples_alike() -> None:
 
     assert compare(_tf_params(tf_fn), _tf_params(ours)) is None
     assert encode_default(float("nan")) == {"float": "nan"}
+
+
+def test_keras_layers_bind_positional_arguments_as_tf() -> None:
+    import tfcluster as tf
+
+    conv = tf.keras.layers.Conv2D(8, 3, 2, "same")
+    assert (conv.strides, conv.padding) == ((2, 2), "same")
+    dense = tf.keras.layers.Dense(4, None, False)
+    assert dense.use_bias is False
+    norm = tf.keras.layers.BatchNormalization(1, 0.5)
+    assert (norm.axis, norm.momentum) in (((1,), 0.5), (1, 0.5), ([1], 0.5))
+    with pytest.raises(TypeError):
+        tf.keras.layers.Dense()  # units is required, as in TF

@@ -362,7 +362,10 @@ class MultiWorkerMirroredStrategy(Strategy):
     distribute coordinator does)."""
 
     def __init__(
-        self, communication: Any = CollectiveCommunication.AUTO, cluster_resolver: Any = None
+        self,
+        communication: Any = CollectiveCommunication.AUTO,
+        *,  # TF 2.x's, beyond TF 1.15's signature
+        cluster_resolver: Any = None,
     ) -> None:
         if not isinstance(communication, CollectiveCommunication):
             raise ValueError(f"Unexpected communication value: {communication!r}")
