@@ -202,7 +202,7 @@ class Server:
                 e,
             )
 
-    def join(self, timeout: float | None = None) -> bool:
+    def join(self, *, timeout: float | None = None) -> bool:  # TF's join() has no timeout
         """Blocks until the server stops (TensorFlow's join blocks forever); True if stopped."""
         return self._stopped.wait(timeout)
 
