@@ -887,10 +887,17 @@ def convert_to_tensor(
     value: Any,
     dtype: Any = None,
     name: str | None = None,
-    as_ref: bool = False,
     preferred_dtype: Any = None,
+    dtype_hint: Any = None,
+    *,
+    as_ref: bool = False,
 ) -> Tensor:
-    """Returns `value` as a Tensor of `dtype`, making a Const for Python and numpy values."""
+    """Returns `value` as a Tensor of `dtype`, making a Const for Python and numpy values.
+    TF 1.15's parameters (dtype_hint the newer name of preferred_dtype); as_ref is internal."""
+    if dtype_hint is not None:
+        if preferred_dtype is not None:
+            raise ValueError("Cannot specify both 'dtype_hint' and 'preferred_dtype'")
+        preferred_dtype = dtype_hint
     want = dtypes.as_dtype(dtype) if dtype is not None else None
     if isinstance(value, Tensor):
         if want is not None and not want.is_compatible_with(value.dtype):

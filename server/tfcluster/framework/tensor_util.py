@@ -202,7 +202,8 @@ def _strings_from_content(content: bytes, n: int) -> np.ndarray:
     return out
 
 
-def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
+def make_ndarray(tensor: tensor_pb2.TensorProto) -> np.ndarray:
+    proto = tensor  # TF's parameter name
     dt = dtypes.as_dtype(proto.dtype)
     shape = tuple(int(d.size) for d in proto.tensor_shape.dim)
     if any(d < 0 for d in shape):

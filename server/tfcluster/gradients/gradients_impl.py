@@ -71,7 +71,7 @@ def gradients(
     gate_gradients: bool = False,
     aggregation_method: Any = None,
     stop_gradients: Any = None,
-    unconnected_gradients: Any = "none",
+    unconnected_gradients: Any = UnconnectedGradients.NONE,
 ) -> list[Any]:
     """Symbolic d(sum(ys))/d(x) for each x in xs (a Tensor, or an IndexedSlices for a
     gathered x); None where x does not affect ys (zeros with unconnected_gradients="zero").

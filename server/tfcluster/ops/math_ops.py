@@ -1093,14 +1093,16 @@ def reduce_logsumexp(
 
 
 def count_nonzero(
-    input_tensor: Any,
+    input_tensor: Any = None,
     axis: Any = None,
     keepdims: Any = None,
     dtype: Any = dtypes.int64,
     name: str | None = None,
     reduction_indices: Any = None,
     keep_dims: Any = None,
+    input: Any = None,
 ) -> Tensor:
+    input_tensor = _deprecated_lookup("input", input, "input_tensor", input_tensor)
     axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     with name_scope(name, "count_nonzero", [input_tensor]):

@@ -161,10 +161,10 @@ def _scoped_pool(
 
 
 def max_pool(
-    value: Any = None,
-    ksize: Any = None,
-    strides: Any = None,
-    padding: Any = None,
+    value: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
     data_format: str = "NHWC",
     name: str | None = None,
     input: Any = None,
@@ -189,10 +189,10 @@ def max_pool2d(
 
 
 def avg_pool(
-    value: Any = None,
-    ksize: Any = None,
-    strides: Any = None,
-    padding: Any = None,
+    value: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
     data_format: str = "NHWC",
     name: str | None = None,
     input: Any = None,

@@ -84,6 +84,7 @@ def update_checkpoint_state(
     latest_filename: str | None = None,
     all_model_checkpoint_timestamps: Sequence[float] | None = None,
     last_preserved_timestamp: float | None = None,
+    *,  # the Saver's option, beyond TF 1.15's public signature
     save_relative_paths: bool = False,
 ) -> None:
     """Writes the `checkpoint` file of save_dir (text CheckpointState), atomically."""

@@ -556,18 +556,51 @@ class FastGFile(GFile):
 
 Open = GFile
 
-# TF1's names (tf.gfile) for the functions above (tf.io.gfile's names).
-Exists = exists
-IsDirectory = isdir
-Stat = stat
-ListDirectory = listdir
-Glob = glob
-MkDir = mkdir
-MakeDirs = makedirs
-Remove = remove
-DeleteRecursively = rmtree
-Copy = copy
-Rename = rename
+
+# TF1's names (tf.gfile) for the functions above (tf.io.gfile's names), with TF1's parameter
+# names (filename, dirname, oldpath, ...), which callers may pass by keyword.
+def Exists(filename: Any) -> bool:
+    return exists(filename)
+
+
+def IsDirectory(dirname: Any) -> bool:
+    return isdir(dirname)
+
+
+def Stat(filename: Any) -> FileStatistics:
+    return stat(filename)
+
+
+def ListDirectory(dirname: Any) -> list[str]:
+    return listdir(dirname)
+
+
+def Glob(filename: Any) -> list[str]:
+    return glob(filename)
+
+
+def MkDir(dirname: Any) -> None:
+    mkdir(dirname)
+
+
+def MakeDirs(dirname: Any) -> None:
+    makedirs(dirname)
+
+
+def Remove(filename: Any) -> None:
+    remove(filename)
+
+
+def DeleteRecursively(dirname: Any) -> None:
+    rmtree(dirname)
+
+
+def Copy(oldpath: Any, newpath: Any, overwrite: bool = False) -> None:
+    copy(oldpath, newpath, overwrite)
+
+
+def Rename(oldname: Any, newname: Any, overwrite: bool = False) -> None:
+    rename(oldname, newname, overwrite)
 
 
 def Walk(top: Any, in_order: bool = True) -> Iterator[tuple[str, list[str], list[str]]]:
