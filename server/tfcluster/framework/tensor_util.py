@@ -340,6 +340,8 @@ def constant_value_as_shape(tensor: Any) -> TensorShape:
     if value is not None:
         return TensorShape([None if d < 0 else int(d) for d in np.asarray(value).reshape(-1)])
     if isinstance(tensor, Tensor):
+        if tensor.op.type in ("Shape", "ShapeN"):  # as TF's shape refiner reads them
+            return tensor.op.inputs[tensor.value_index].shape
         if tensor.op.type == "Pack":
             dims: list[int | None] = []
             for t in tensor.op.inputs:

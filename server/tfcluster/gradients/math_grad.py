@@ -450,10 +450,22 @@ def _sum_grad(op: Operation, grad: Tensor) -> Any:
     """The gradient tiled over the reduced axes, as TF's (a Tile: no multiply, which also
     keeps tf.profiler's FLOP count of a training graph equal to TF's)."""
     x = op.inputs[0]
+    axes = tensor_util.constant_value(op.inputs[1])
+    rank = x.shape.ndims
+    if rank is not None and axes is not None and np.array_equal(axes, np.arange(rank)):
+        # TF's fast path for a reduction of every axis, op for op (a Reshape to all ones and
+        # a Tile by the input's shape): later ops' seeds count the ops made before them.
+        ones = array_ops.reshape(grad, [1] * rank)
+        dims = x.shape.as_list()
+        if None not in dims:
+            multiples: Any = constant_op.constant(dims, dtype=dtypes.int32)
+        else:
+            multiples = array_ops.shape(x)
+        return [array_ops.tile(ones, multiples), None]
     kept = _grad_kept(op, grad)
     shape = _reduced_shape(op)
     if isinstance(shape, list):
-        multiples: Any = constant_op.constant(
+        multiples = constant_op.constant(
             [d // max(k, 1) for d, k in zip(x.shape.as_list(), shape)], dtype=dtypes.int32
         )
     else:
@@ -470,12 +482,13 @@ def _mean_grad(op: Operation, grad: Tensor) -> Any:
             (x.shape.num_elements() or 0) // max(y.shape.num_elements() or 0, 1), sum_grad
         )
     else:
+        # TF's ops in TF's order (Shape, Shape, Prod, Prod, Maximum, floordiv, Cast, truediv).
+        x_shape, y_shape = array_ops.shape(x), array_ops.shape(y)
         count = math_ops.floordiv(
-            math_ops.reduce_prod(array_ops.shape(x)),
-            math_ops.maximum(math_ops.reduce_prod(array_ops.shape(y)), 1),
+            math_ops.reduce_prod(x_shape), math_ops.maximum(math_ops.reduce_prod(y_shape), 1)
         )
         factor = math_ops.cast(count, sum_grad.dtype)
-    return [math_ops.realdiv(sum_grad, factor), None]
+    return [math_ops.truediv(sum_grad, factor), None]
 
 
 def _min_or_max_grad(op: Operation, grad: Tensor) -> Any:

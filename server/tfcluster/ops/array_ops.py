@@ -80,8 +80,8 @@ def _partial_values(t: Tensor) -> list[int | None] | None:
     if value is not None:
         return [int(v) for v in np.reshape(value, -1)] if np.ndim(value) <= 1 else None
     op = t.op
-    if op.type == "Shape":
-        shape = op.inputs[0].shape
+    if op.type in ("Shape", "ShapeN"):  # TF's shape refiner reads both (ConstantPartialShape)
+        shape = op.inputs[t.value_index].shape
         return None if shape.ndims is None else shape.as_list()
     if op.type == "Pack" and all(i.shape.ndims == 0 for i in op.inputs):
         return [_scalar_value(i) for i in op.inputs]

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Sequence
 from google.protobuf import text_format
 
 from tfcluster.framework.tensor_bundle.bundle import _write_atomically
+from tfcluster.lib.io import gfile
 from tfcluster.protos import saver_pb2
 from tfcluster.protos.checkpoint_state_pb2 import CheckpointState
 
@@ -143,10 +144,11 @@ def get_checkpoint_state(
 
 
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
-    """Whether a V2 checkpoint (its index) or V1 checkpoint files exist at the prefix."""
-    if os.path.exists(checkpoint_prefix + INDEX_SUFFIX):
-        return True
-    return any(os.path.isfile(p) for p in glob.glob(checkpoint_prefix))
+    """Whether a V2 checkpoint (its index) or V1 checkpoint files exist at the prefix: TF's
+    file-matching of both, so a prefix in a missing directory is NotFoundError as in TF 1.15
+    (Saver.restore of such a path raises it before its ValueError)."""
+    v2_index = _prefix_to_checkpoint_path(checkpoint_prefix, saver_pb2.SaverDef.V2)
+    return bool(gfile.glob(v2_index)) or bool(gfile.glob(checkpoint_prefix))
 
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:

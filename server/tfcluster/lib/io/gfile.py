@@ -285,17 +285,29 @@ def _glob_one(pattern: str) -> list[str]:
     tail = local[len(base) :]
     if base != "/":
         tail = tail[1:]
-    found = [base]  # a base that is missing or not a directory matches nothing
+    found = [base]
+    # TF 1.15's GetMatchingPaths fails with the first directory it cannot list (a missing base
+    # is NotFoundError "<dir>; No such file or directory", a file FailedPrecondition), except
+    # one it may not read, which it skips; matches that are not directories are not descended
+    # into. (TF 2.x returns [] for these.)
+    failure: OSError | None = None
+    failed_dir = ""
     for part in tail.split("/"):
         regex = _component_regex(part)
         matched: list[str] = []
         for parent in found:
             try:
                 children = os.listdir(parent)
-            except OSError:  # a file, or a directory it may not read: nothing under it
+            except PermissionError:
+                continue
+            except OSError as e:
+                if failure is None and (parent is base or os.path.isdir(parent)):
+                    failure, failed_dir = e, parent
                 continue
             matched.extend(_join(parent, c) for c in children if regex.fullmatch(c))
         found = matched
+    if failure is not None:
+        _raise_os_error(failure, uri_prefix + failed_dir)
     return [uri_prefix + p for p in found]
 
 
