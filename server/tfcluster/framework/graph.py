@@ -9,9 +9,10 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tfcluster.framework import device_spec, dtypes, op_def_registry
+from tfcluster.framework import device_spec, dtypes, op_def_protos, op_def_registry, op_traceback
 from tfcluster.framework.default_session import get_default_session_or_raise
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
+from tfcluster.protos import op_def_pb2
 
 # graph_io (GraphDef <-> Graph) imports this module: the methods that serialise import it
 # when called.
@@ -202,6 +203,7 @@ class Operation:
         self._device = ""
         self._outputs = [Tensor(self, i, dt, sh) for i, (dt, sh) in enumerate(outputs)]
         self._id = graph._next_id()
+        self._traceback = op_traceback.capture()
 
     @property
     def name(self) -> str:
@@ -242,16 +244,31 @@ class Operation:
         return graph_io.node_def_from_operation(self)
 
     @property
-    def op_def(self) -> op_def_registry.OpDef | None:
-        return op_def_registry.lookup(self._type)
+    def op_def(self) -> op_def_pb2.OpDef | None:
+        """TF 1.15's OpDef proto of the op type (None for a type TF has no op for)."""
+        return op_def_protos.op_def(self._type)
+
+    @property
+    def traceback(self) -> tuple[tuple[str, int, str, str | None], ...]:
+        """The stack when the op was made, outermost frame first, as TF 1.15 returns it."""
+        return op_traceback.convert(self._traceback)
 
     def values(self) -> tuple[Tensor, ...]:
         return tuple(self._outputs)
 
-    def get_attr(self, name: str) -> Any:
+    def _get_attr(self, name: str) -> Any:
+        """The attr in tfcluster's own Python form (str, numpy array, TensorShape, ...): what
+        the library's gradients and ops read."""
         if name not in self._attrs:
             raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
         return self._attrs[name]
+
+    def get_attr(self, name: str) -> Any:
+        """The attr as TF 1.15 returns it, decoded from its AttrValue proto: bytes, int,
+        float, bool, DType, TensorShapeProto, TensorProto, NameAttrList, or a list of them."""
+        from tfcluster.framework import attr_values
+
+        return attr_values.public_value(attr_values.to_proto(self._get_attr(name)))
 
     def _set_attr(self, name: str, value: Any) -> None:
         self._attrs[name] = value
@@ -434,7 +451,7 @@ class Graph:
         if not isinstance(name, str):
             raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}.")
         if ":" in name:
-            raise ValueError(f"Name '{name}' appears to refer to a Tensor, not an Operation.")
+            raise ValueError(f"Name '{name}' appears to refer to a Tensor, not a Operation.")
         try:
             return self._nodes_by_name[name]
         except KeyError:
@@ -443,10 +460,21 @@ class Graph:
     def get_tensor_by_name(self, name: str) -> Tensor:
         if not isinstance(name, str):
             raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
-        op_name, sep, index = name.rpartition(":")
-        if not sep or not index.isdigit():
+        # TF 1.15's messages (Graph._as_graph_element_locked), "a Operation" and all.
+        if ":" not in name:
+            what = (
+                "refers to an Operation"
+                if name in self._nodes_by_name
+                else "looks like an (invalid) Operation name"
+            )
             raise ValueError(
-                f"The name '{name}' looks like an (invalid) Operation name, not a Tensor. "
+                f"The name '{name}' {what}, not a Tensor. "
+                'Tensor names must be of the form "<op_name>:<output_index>".'
+            )
+        op_name, _, index = name.partition(":")
+        if ":" in index or not index.isdigit():
+            raise ValueError(
+                f"The name '{name}' looks a like a Tensor name, but is not a valid one. "
                 'Tensor names must be of the form "<op_name>:<output_index>".'
             )
         op = self._nodes_by_name.get(op_name)

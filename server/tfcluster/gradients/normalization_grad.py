@@ -12,9 +12,9 @@ from tfcluster.ops import array_ops, constant_op, nn_impl
 def _fused_batch_norm_grad(op: Operation, *grads: Tensor) -> Any:
     x, scale = op.inputs[0], op.inputs[1]
     grad_y = grads[0]
-    epsilon = op.get_attr("epsilon")
-    data_format = op.get_attr("data_format")
-    training = op.get_attr("is_training")
+    epsilon = op._get_attr("epsilon")
+    data_format = op._get_attr("data_format")
+    training = op._get_attr("is_training")
     reserve_3 = (
         op.outputs[5]
         if len(op.outputs) > 5
@@ -62,9 +62,9 @@ def _lrn_grad(op: Operation, grad: Tensor) -> Any:
             grad,
             op.inputs[0],
             op.outputs[0],
-            op.get_attr("depth_radius"),
-            op.get_attr("bias"),
-            op.get_attr("alpha"),
-            op.get_attr("beta"),
+            op._get_attr("depth_radius"),
+            op._get_attr("bias"),
+            op._get_attr("alpha"),
+            op._get_attr("beta"),
         )
     ]
