@@ -213,4 +213,16 @@ def _graph_surface(tf: Any) -> dict[str, Any]:
         "tensor_bad_index": _error(lambda: g.get_tensor_by_name("a:5")),
         "tensor_given_op_name": _error(lambda: g.get_tensor_by_name("a")),
         "op_not_string": _error(lambda: g.get_operation_by_name(3)),
+        "tensor_bad_index_text": _error(lambda: g.get_tensor_by_name("a:x")),
+        "tensor_two_colons": _error(lambda: g.get_tensor_by_name("a:0:1")),
+        "tensor_negative_index": g.get_tensor_by_name("s:-1").name,
+        "element_op_only": _error(lambda: g.as_graph_element("a", allow_operation=False)),
+        "element_tensor_only": _error(lambda: g.as_graph_element("a:0", allow_tensor=False)),
+        "element_missing": _error(lambda: g.as_graph_element("nope")),
+        "element_bad_name": _error(lambda: g.as_graph_element("a:0:1")),
+        "element_int": _error(lambda: g.as_graph_element(3)),
+        "element_bytes": g.as_graph_element(b"a:0").name,
+        "element_neither": _error(
+            lambda: g.as_graph_element("a", allow_tensor=False, allow_operation=False)
+        ),
     }

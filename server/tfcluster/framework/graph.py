@@ -450,58 +450,77 @@ class Graph:
     def get_operation_by_name(self, name: str) -> Operation:
         if not isinstance(name, str):
             raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}.")
-        if ":" in name:
-            raise ValueError(f"Name '{name}' appears to refer to a Tensor, not a Operation.")
-        try:
-            return self._nodes_by_name[name]
-        except KeyError:
-            raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") from None
+        found = self._element_named(name, allow_tensor=False, allow_operation=True)
+        assert isinstance(found, Operation)
+        return found
 
     def get_tensor_by_name(self, name: str) -> Tensor:
         if not isinstance(name, str):
             raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
-        # TF 1.15's messages (Graph._as_graph_element_locked), "a Operation" and all.
-        if ":" not in name:
-            what = (
-                "refers to an Operation"
-                if name in self._nodes_by_name
-                else "looks like an (invalid) Operation name"
-            )
-            raise ValueError(
-                f"The name '{name}' {what}, not a Tensor. "
-                'Tensor names must be of the form "<op_name>:<output_index>".'
-            )
-        op_name, _, index = name.partition(":")
-        if ":" in index or not index.isdigit():
-            raise ValueError(
-                f"The name '{name}' looks a like a Tensor name, but is not a valid one. "
-                'Tensor names must be of the form "<op_name>:<output_index>".'
-            )
-        op = self._nodes_by_name.get(op_name)
-        if op is None:
-            raise KeyError(
-                f"The name '{name}' refers to a Tensor which does not exist. "
-                f"The operation, '{op_name}', does not exist in the graph."
-            )
-        i = int(index)
-        if i >= len(op.outputs):
-            raise KeyError(
-                f"The name '{name}' refers to a Tensor which does not exist. The operation, "
-                f"'{op_name}', exists but only has {len(op.outputs)} outputs."
-            )
-        return op.outputs[i]
+        found = self._element_named(name, allow_tensor=True, allow_operation=False)
+        assert isinstance(found, Tensor)
+        return found
+
+    def _element_named(
+        self, name: str, allow_tensor: bool, allow_operation: bool
+    ) -> Tensor | Operation:
+        """TF 1.15's Graph._as_graph_element_locked for a name, with its messages ("a
+        Operation" and all): 'op:i' names a Tensor (i may be negative, as a Python index),
+        'op' an Operation."""
+        kinds = " or ".join(
+            k for k, ok in (("Tensor", allow_tensor), ("Operation", allow_operation)) if ok
+        )
+        form = ' Tensor names must be of the form "<op_name>:<output_index>".'
+        if ":" in name:
+            if not allow_tensor:
+                raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a {kinds}.")
+            parts = name.split(":")
+            try:
+                if len(parts) != 2:
+                    raise ValueError(name)
+                op_name, index = parts[0], int(parts[1])
+            except ValueError:
+                raise ValueError(
+                    f"The name {name!r} looks a like a Tensor name, but is not a valid one." + form
+                ) from None
+            op = self._nodes_by_name.get(op_name)
+            if op is None:
+                raise KeyError(
+                    f"The name {name!r} refers to a Tensor which does not exist. "
+                    f"The operation, {op_name!r}, does not exist in the graph."
+                )
+            try:
+                return op.outputs[index]
+            except IndexError:
+                raise KeyError(
+                    f"The name {name!r} refers to a Tensor which does not exist. The "
+                    f"operation, {op_name!r}, exists but only has {len(op.outputs)} outputs."
+                ) from None
+        if allow_operation:
+            try:
+                return self._nodes_by_name[name]
+            except KeyError:
+                raise KeyError(
+                    f"The name {name!r} refers to an Operation not in the graph."
+                ) from None
+        what = (
+            "refers to an Operation"
+            if name in self._nodes_by_name
+            else "looks like an (invalid) Operation name"
+        )
+        raise ValueError(f"The name {name!r} {what}, not a {kinds}." + form)
 
     def as_graph_element(
         self, obj: Any, allow_tensor: bool = True, allow_operation: bool = True
     ) -> Tensor | Operation:
+        if not (allow_tensor or allow_operation):
+            raise ValueError("allow_tensor and allow_operation can't both be False.")
         if hasattr(obj, "_as_graph_element") and not isinstance(obj, type):
             obj = obj._as_graph_element()
+        if isinstance(obj, bytes):
+            obj = obj.decode()
         if isinstance(obj, str):
-            if ":" in obj and allow_tensor:
-                return self.get_tensor_by_name(obj)
-            if allow_operation and ":" not in obj:
-                return self.get_operation_by_name(obj)
-            raise ValueError(f"Can not convert '{obj}' to a graph element.")
+            return self._element_named(obj, allow_tensor, allow_operation)
         if isinstance(obj, Tensor) and allow_tensor:
             if obj.graph is not self:
                 raise ValueError(f"Tensor {obj} is not an element of this graph.")
