@@ -119,6 +119,34 @@ def _get_attr_lists(tf: Any) -> dict[str, Any]:
     return got
 
 
+@program("get_attr_variables_and_py_func")
+def _get_attr_variables_and_py_func(tf: Any) -> dict[str, Any]:
+    v = tf.Variable(tf.zeros([2, 3]), name="v")
+    assign = tf.assign(v, tf.ones([2, 3]), use_locking=True, name="assign")
+    shared = tf.get_variable("shared", [4], dtype=tf.int64, initializer=tf.zeros_initializer())
+    rnd = tf.random_uniform([2], seed=5, name="rnd")
+    noarg = tf.py_func(lambda: 1.0, [], tf.float32, stateful=False, name="noarg")
+    pair = tf.py_func(
+        lambda a, b: (a, b), [tf.constant(1), tf.constant("x")], [tf.int32, tf.string], name="pair"
+    )
+    out = {
+        "v_shape": v.op.get_attr("shape"),
+        "v_dtype": v.op.get_attr("dtype"),
+        "v_container": v.op.get_attr("container"),
+        "v_shared_name": v.op.get_attr("shared_name"),
+        "shared_dtype": shared.op.get_attr("dtype"),
+        "assign_use_locking": assign.op.get_attr("use_locking"),
+        "assign_validate_shape": assign.op.get_attr("validate_shape"),
+        "assign_T": assign.op.get_attr("T"),
+        "rnd_seed": rnd.graph.get_operation_by_name("rnd/RandomUniform").get_attr("seed"),
+        "noarg_Tin": noarg.op.get_attr("Tin"),
+        "noarg_Tout": noarg.op.get_attr("Tout"),
+        "pair_Tin": pair[0].op.get_attr("Tin"),
+        "pair_token_type": type(pair[0].op.get_attr("token")).__name__,
+    }
+    return {k: describe(v) for k, v in out.items()}
+
+
 @program("get_attr_func_and_missing")
 def _get_attr_func_and_missing(tf: Any) -> dict[str, Any]:
     @tf.function
