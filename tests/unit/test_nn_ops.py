@@ -405,7 +405,7 @@ def test_bias_add_nhwc_and_nchw() -> None:
     b3 = np.arange(3, dtype=np.float32)
     y = tf.nn.bias_add(tf.constant(x_val), tf.constant(b5))
     assert (y.op.type, y.op.name) == ("BiasAdd", "BiasAdd")
-    assert y.op.get_attr("data_format") == "NHWC" and y.shape.as_list() == [2, 3, 4, 5]
+    assert y.op.get_attr("data_format") == b"NHWC" and y.shape.as_list() == [2, 3, 4, 5]
     y2 = tf.nn.bias_add(tf.constant(x_val), tf.constant(b3), data_format="NCHW")
     out, out2 = run([y, y2])
     np.testing.assert_allclose(out, x_val + b5)

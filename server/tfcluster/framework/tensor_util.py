@@ -267,11 +267,11 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         return None
     op = tensor.op
     if op.type == "Const":
-        return np.asarray(op.get_attr("value"))
+        return np.asarray(op._get_attr("value"))
     if op.type == "Shape":
         shape = op.inputs[0].shape
         if shape.is_fully_defined():
-            return np.array(shape.as_list(), dtype=op.get_attr("out_type").as_numpy_dtype)
+            return np.array(shape.as_list(), dtype=op._get_attr("out_type").as_numpy_dtype)
         return None
     if op.type == "Size":
         n = op.inputs[0].shape.num_elements()
@@ -285,7 +285,7 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         vals = [constant_value(t) for t in op.inputs]
         if any(v is None for v in vals):
             return None
-        return np.stack(vals, axis=op.get_attr("axis"))  # type: ignore[arg-type]
+        return np.stack(vals, axis=op._get_attr("axis"))  # type: ignore[arg-type]
     if op.type == "ConcatV2":
         *parts, axis = (constant_value(t) for t in op.inputs)
         if axis is None or any(v is None for v in parts):
@@ -295,11 +295,11 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         start, limit, delta = (constant_value(t) for t in op.inputs)
         if start is None or limit is None or delta is None:
             return None
-        dtype = op.get_attr("Tidx").as_numpy_dtype
+        dtype = op._get_attr("Tidx").as_numpy_dtype
         return np.arange(start.item(), limit.item(), delta.item(), dtype=dtype)
     if op.type == "Cast":
         v = constant_value(op.inputs[0])
-        return None if v is None else v.astype(op.get_attr("DstT").as_numpy_dtype)
+        return None if v is None else v.astype(op._get_attr("DstT").as_numpy_dtype)
     if op.type == "ExpandDims":
         v, dim = constant_value(op.inputs[0]), constant_value(op.inputs[1])
         return None if v is None or dim is None else np.expand_dims(v, int(dim))

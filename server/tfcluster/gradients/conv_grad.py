@@ -35,10 +35,10 @@ _FAMILY_OF = {op: fam for fam in _FAMILIES.values() for op in fam}
 
 def _same_window(op_type: str, inputs: list[Tensor], like: Operation) -> Tensor:
     """An op of the convolution family of `like`, with like's window attrs."""
-    attrs: dict[str, Any] = {"T": like.get_attr("T")}
+    attrs: dict[str, Any] = {"T": like._get_attr("T")}
     for key in _WINDOW_ATTRS:
         if key in like.attrs:
-            attrs[key] = like.get_attr(key)
+            attrs[key] = like._get_attr(key)
     if op_type == "Conv3DBackpropInputV2":
         attrs["Tshape"] = inputs[0].dtype.base_dtype
     return make_op(op_type, inputs, attrs, name=op_type).outputs[0]

@@ -67,7 +67,7 @@ def _library_gradient(op: Operation, grads: Any) -> list[Tensor | None]:
 def _call_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     if GRADIENT_ATTR in op.attrs:
         return _library_gradient(op, grads)
-    body = parse_function(op.get_attr("f"), f"{op.name} f")
+    body = parse_function(op._get_attr("f"), f"{op.name} f")
     num_user = len(op.outputs) - len(body.exports)
     inputs = list(op.inputs)
     diff_idx = [i for i, t in enumerate(inputs) if _differentiable(t)]

@@ -27,8 +27,8 @@ for _op in (
 
 def _flags(op: Operation) -> dict[str, Any]:
     return {
-        "align_corners": op.get_attr("align_corners"),
-        "half_pixel_centers": op.get_attr("half_pixel_centers"),
+        "align_corners": op._get_attr("align_corners"),
+        "half_pixel_centers": op._get_attr("half_pixel_centers"),
     }
 
 
@@ -72,7 +72,7 @@ def _crop_and_resize_grad(op: Operation, grad: Tensor) -> Any:
     from tfcluster.framework.graph import convert_to_tensor
 
     size = convert_to_tensor(image_shape, dtype=dtypes.int32)
-    method = op.get_attr("method")
+    method = op._get_attr("method")
     allowed = (dtypes.float16, dtypes.float32, dtypes.float64)
     grad_image = None
     if image.dtype.base_dtype in allowed:
@@ -100,10 +100,10 @@ def _extract_image_patches_grad(op: Operation, grad: Tensor) -> Any:
     )
     where = image_window_ops.extract_image_patches(
         numbers,
-        op.get_attr("ksizes"),
-        op.get_attr("strides"),
-        op.get_attr("rates"),
-        op.get_attr("padding"),
+        op._get_attr("ksizes"),
+        op._get_attr("strides"),
+        op._get_attr("rates"),
+        op._get_attr("padding"),
     )
     where = array_ops.reshape(where, [-1, 1])
     per_patch = array_ops.reshape(grad, array_ops.stack([batch, -1, depth]))

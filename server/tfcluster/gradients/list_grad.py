@@ -56,7 +56,7 @@ def _push_back_grad(op: Operation, dresult: Tensor | None) -> Any:
     dlist, delement = _raw().TensorListPopBack(
         input_handle=_or_zeros(dresult, op.outputs[0]),
         element_shape=array_ops.shape(op.inputs[1]),
-        element_dtype=op.get_attr("element_dtype"),
+        element_dtype=op._get_attr("element_dtype"),
     )
     return dlist, delement
 

@@ -325,8 +325,8 @@ def _reciprocal_grad_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("MatMul")
 def _matmul_grad(op: Operation, grad: Tensor) -> Any:
     a, b = op.inputs
-    ta = op.get_attr("transpose_a")
-    tb = op.get_attr("transpose_b")
+    ta = op._get_attr("transpose_a")
+    tb = op._get_attr("transpose_b")
     mm = math_ops.matmul
     if not ta and not tb:
         return mm(grad, b, transpose_b=True), mm(a, grad, transpose_a=True)
@@ -343,8 +343,8 @@ def _matmul_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("BatchMatMul")
 def _batch_matmul_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
-    adj_x = op.get_attr("adj_x")
-    adj_y = op.get_attr("adj_y")
+    adj_x = op._get_attr("adj_x")
+    adj_y = op._get_attr("adj_y")
     mm = math_ops.matmul
     if not adj_x and not adj_y:
         return mm(grad, y, adjoint_b=True), mm(x, grad, adjoint_a=True)
@@ -440,7 +440,7 @@ def _dynamic_reduced_shape(input_shape: Tensor, axes: Tensor) -> Tensor:
 
 def _grad_kept(op: Operation, grad: Tensor) -> Tensor:
     """The reduction's output gradient with the reduced axes kept as size 1."""
-    if op.get_attr("keep_dims"):
+    if op._get_attr("keep_dims"):
         return grad
     return array_ops.reshape(grad, _reduced_shape(op))
 
@@ -495,7 +495,7 @@ def _min_or_max_grad(op: Operation, grad: Tensor) -> Any:
     # The gradient goes to the elements equal to the extremum, split evenly between ties.
     x, axes = op.inputs
     y = op.outputs[0]
-    if not op.get_attr("keep_dims"):
+    if not op._get_attr("keep_dims"):
         kept = _reduced_shape(op)
         y = array_ops.reshape(y, kept)
         grad = array_ops.reshape(grad, kept)
@@ -536,8 +536,8 @@ def _prod_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("Cumsum")
 def _cumsum_grad(op: Operation, grad: Tensor) -> Any:
     axis = op.inputs[1]
-    exclusive = op.get_attr("exclusive")
-    reverse = op.get_attr("reverse")
+    exclusive = op._get_attr("exclusive")
+    reverse = op._get_attr("reverse")
     return [math_ops.cumsum(grad, axis, exclusive=exclusive, reverse=not reverse), None]
 
 
@@ -545,8 +545,8 @@ def _cumsum_grad(op: Operation, grad: Tensor) -> Any:
 def _cumprod_grad(op: Operation, grad: Tensor) -> Any:
     # As TF: sum over later outputs of grad * output, divided by x (undefined where x is 0).
     x, axis = op.inputs
-    exclusive = op.get_attr("exclusive")
-    reverse = op.get_attr("reverse")
+    exclusive = op._get_attr("exclusive")
+    reverse = op._get_attr("reverse")
     prod = math_ops.cumprod(x, axis, exclusive=exclusive, reverse=reverse)
     out = math_ops.cumsum(
         math_ops.multiply(prod, grad), axis, exclusive=exclusive, reverse=not reverse

@@ -13,9 +13,9 @@ from tfcluster.ops import array_ops, constant_op, math_ops, nn_impl
 def _fused_batch_norm_grad(op: Operation, *grads: Tensor) -> Any:
     x, scale = op.inputs[0], op.inputs[1]
     grad_y = grads[0]
-    epsilon = op.get_attr("epsilon")
-    data_format = op.get_attr("data_format")
-    training = op.get_attr("is_training")
+    epsilon = op._get_attr("epsilon")
+    data_format = op._get_attr("data_format")
+    training = op._get_attr("is_training")
     reserve_3 = (
         op.outputs[5]
         if len(op.outputs) > 5
@@ -63,10 +63,10 @@ def _lrn_grad(op: Operation, grad: Tensor) -> Any:
             grad,
             op.inputs[0],
             op.outputs[0],
-            op.get_attr("depth_radius"),
-            op.get_attr("bias"),
-            op.get_attr("alpha"),
-            op.get_attr("beta"),
+            op._get_attr("depth_radius"),
+            op._get_attr("bias"),
+            op._get_attr("alpha"),
+            op._get_attr("beta"),
         )
     ]
 
@@ -137,9 +137,9 @@ def _fused_batch_norm_grad_grad(op: Operation, *grads: Tensor) -> Any:
         scale,
         pop_mean,
         pop_var,
-        op.get_attr("epsilon"),
-        op.get_attr("data_format"),
-        op.get_attr("is_training"),
+        op._get_attr("epsilon"),
+        op._get_attr("data_format"),
+        op._get_attr("is_training"),
     )
     # The vector-Jacobian product of the composite alone with the incoming gradients of its
     # three outputs, grad_y, x and scale taken as independent (TF records the composite on

@@ -88,8 +88,8 @@ def _slice_grad(op: Operation, *grads: Any) -> list[Any]:
 @RegisterGradient("SparseTensorDenseMatMul")
 def _matmul_grad(op: Operation, grad: Tensor) -> list[Any]:
     a_indices, a_values, a_shape, b = op.inputs
-    adj_a = bool(op.get_attr("adjoint_a"))
-    adj_b = bool(op.get_attr("adjoint_b"))
+    adj_a = bool(op._get_attr("adjoint_a"))
+    adj_b = bool(op._get_attr("adjoint_b"))
     if a_values.dtype.base_dtype != b.dtype.base_dtype:
         raise TypeError(
             "SparseTensorDenseMatMul op received operands with different types: "

@@ -202,7 +202,7 @@ def _cumulative_logsumexp_grad(op: Operation, grad: Tensor) -> Any:
     """The positive and negative parts of the gradient pass through logs separately."""
     x, axis = op.inputs
     out = op.outputs[0]
-    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    exclusive, reverse = op._get_attr("exclusive"), op._get_attr("reverse")
     lowest = array_ops.fill(array_ops.shape(grad), _c(float(grad.dtype.base_dtype.min), grad))
     zero = _c(0.0, grad)
     safe_pos = math_ops.select(math_ops.greater(grad, zero), grad, array_ops.ones_like(grad))

@@ -39,7 +39,7 @@ def grad_source(t: Any) -> str:
 
 def _grad_array(op: Operation, dtype_attr: str, flow: Tensor, source: str) -> TensorArray:
     forward = TensorArray(
-        dtype=op.get_attr(dtype_attr),
+        dtype=op._get_attr(dtype_attr),
         handle=op.inputs[0],
         flow=flow,
         colocate_with_first_write_call=False,

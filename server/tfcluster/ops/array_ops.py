@@ -62,7 +62,7 @@ def _scalar_value(t: Tensor) -> int | None:
             full is not None
             and begin is not None
             and np.size(begin) == 1
-            and op.get_attr("shrink_axis_mask") == 1
+            and op._get_attr("shrink_axis_mask") == 1
             and -len(full) <= int(np.reshape(begin, -1)[0]) < len(full)
         ):
             return full[int(np.reshape(begin, -1)[0])]

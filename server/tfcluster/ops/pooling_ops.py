@@ -454,7 +454,7 @@ def pool_grad_op(
     attrs: dict[str, Any] = {"T": inputs[grad_index].dtype.base_dtype}
     for key in ("ksize", "strides", "padding", "data_format"):
         if key in like.attrs:
-            attrs[key] = like.get_attr(key)
+            attrs[key] = like._get_attr(key)
     attrs.update(extra)
     return make_op(op_type, list(inputs), attrs, name=op_type).outputs[0]
 
@@ -463,7 +463,7 @@ def pool_with_attrs(op_type: str, x: Tensor, like: Operation) -> Tensor:
     """The forward pooling node of `like`'s window over x (AvgPoolGrad's gradient)."""
     attrs = {"T": x.dtype.base_dtype}
     for key in ("ksize", "strides", "padding", "data_format"):
-        attrs[key] = like.get_attr(key)
+        attrs[key] = like._get_attr(key)
     return make_op(op_type, [x], attrs, name=op_type).outputs[0]
 
 
