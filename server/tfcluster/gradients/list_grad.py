@@ -7,13 +7,14 @@ every variant output; this table's tf.gradients leaves variants None)."""
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Operation, Tensor
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
-from tfcluster.ops import array_ops
+from tfcluster.ops import array_ops, raw_op_library
 
 for _op in (
     "TensorListConcatLists",
@@ -24,11 +25,24 @@ for _op in (
     not_differentiable(_op)
 
 
-def _raw() -> Any:
-    # tf.raw_ops builds each op from TF's own signature (as TF's gen_list_ops).
-    from tfcluster.api import raw_ops
+class _RawListOps:
+    """The list ops as tf.raw_ops builds them, from TF's own signature (as TF's gen_list_ops),
+    without importing the api folder (it imports the gradients)."""
 
-    return raw_ops
+    def __getattr__(self, op_type: str) -> Any:
+        return _raw_op(op_type)
+
+
+@functools.cache
+def _raw_op(op_type: str) -> Any:
+    return raw_op_library.raw_op_function(op_type)
+
+
+def _raw() -> _RawListOps:
+    return _RAW
+
+
+_RAW = _RawListOps()
 
 
 def _or_zeros(dlist: Tensor | None, like: Tensor) -> Tensor:

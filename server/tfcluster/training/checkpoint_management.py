@@ -16,8 +16,8 @@ from collections.abc import Iterable, Sequence
 
 from google.protobuf import text_format
 
+from tfcluster.framework import errors
 from tfcluster.framework.tensor_bundle.bundle import _write_atomically
-from tfcluster.lib.io import gfile
 from tfcluster.protos import saver_pb2
 from tfcluster.protos.checkpoint_state_pb2 import CheckpointState
 
@@ -148,7 +148,25 @@ def checkpoint_exists(checkpoint_prefix: str) -> bool:
     file-matching of both, so a prefix in a missing directory is NotFoundError as in TF 1.15
     (Saver.restore of such a path raises it before its ValueError)."""
     v2_index = _prefix_to_checkpoint_path(checkpoint_prefix, saver_pb2.SaverDef.V2)
-    return bool(gfile.glob(v2_index)) or bool(gfile.glob(checkpoint_prefix))
+    return _tf_file_match(v2_index) or _tf_file_match(checkpoint_prefix)
+
+
+def _tf_file_match(pattern: str) -> bool:
+    """Whether files match, as TF 1.15's file matching answers (tf.gfile.Glob, which lives
+    above this folder): it lists the pattern's directory first, so a missing one is
+    NotFoundError "<dir>; No such file or directory" and a file in its place
+    FailedPreconditionError; a directory it may not read matches nothing."""
+    directory = os.path.dirname(pattern) or "."
+    try:
+        os.listdir(directory)
+    except PermissionError:
+        return False
+    except FileNotFoundError as e:
+        raise errors.NotFoundError(None, None, f"{directory}; {os.strerror(e.errno)}") from e
+    except NotADirectoryError as e:
+        message = f"{directory}; {os.strerror(e.errno)}"
+        raise errors.FailedPreconditionError(None, None, message) from e
+    return bool(glob.glob(pattern))
 
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:
