@@ -162,9 +162,9 @@ def _tf_file_match(pattern: str) -> bool:
     except PermissionError:
         return False
     except FileNotFoundError as e:
-        raise errors.NotFoundError(None, None, f"{directory}; {os.strerror(e.errno)}") from e
+        raise errors.NotFoundError(None, None, f"{directory}; {e.strerror}") from e
     except NotADirectoryError as e:
-        message = f"{directory}; {os.strerror(e.errno)}"
+        message = f"{directory}; {e.strerror}"
         raise errors.FailedPreconditionError(None, None, message) from e
     return bool(glob.glob(pattern))
 
