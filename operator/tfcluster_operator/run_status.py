@@ -35,9 +35,9 @@ from .status import (
     TaskProblem,
     carry_transition_times,
     condition,
-    container_problem,
     describe,
     last_words,
+    live_pod_problems,
     make_condition,
     parse_time,
     task_name,
@@ -390,7 +390,7 @@ def decide_run(
         for pod in pods
         if _live(pod)
         and ((pod.get("metadata") or {}).get("labels") or {}).get(JOB_LABEL) in progress
-        for problem in _live_problems(pod, now)
+        for problem in live_pod_problems(pod, now)
     )
     if suspended:
         return RunOutcome(
@@ -440,23 +440,6 @@ def decide_run(
     return RunOutcome(
         PHASE_CREATED, "TasksStarting", f"waiting for {waiting}", jobs=ordered, restarts=restarts
     )
-
-
-def _live_problems(pod: Mapping[str, Any], now: datetime | None) -> list[TaskProblem]:
-    """What keeps a live task from running: a container the kubelet cannot start, a pod no
-    node takes (failed pods are the Job controller's business: retried or fatal)."""
-    task = task_name(pod)
-    st = pod.get("status") or {}
-    found = [
-        problem
-        for cs in st.get("containerStatuses") or []
-        if (problem := container_problem(task, cs, now)) is not None
-    ]
-    for cond in st.get("conditions") or []:
-        if cond.get("type") == "PodScheduled" and cond.get("status") == "False":
-            message = str(cond.get("message") or cond.get("reason") or "not scheduled")
-            found.append(TaskProblem(UNSCHEDULABLE, task, f"cannot be scheduled: {message}"))
-    return found
 
 
 def _success_message(spec: TFClusterSpec) -> str:

@@ -173,6 +173,14 @@ def pod_problems(pod: Mapping[str, Any], now: datetime | None) -> list[TaskProbl
     if st.get("phase") == "Failed":
         why = ": ".join(str(x) for x in (st.get("reason"), st.get("message")) if x)
         return [TaskProblem("PodFailed", task, f"pod failed: {why}" if why else "pod failed")]
+    return live_pod_problems(pod, now)
+
+
+def live_pod_problems(pod: Mapping[str, Any], now: datetime | None) -> list[TaskProblem]:
+    """What keeps the task of a pod that has not failed from running: a container the
+    kubelet cannot start, a pod no node takes."""
+    task = task_name(pod)
+    st = pod.get("status") or {}
     found = [
         problem
         for cs in st.get("containerStatuses") or []

@@ -20,10 +20,12 @@ from tfcluster.ops import variables as _variables  # noqa: E402
 
 _math_ops.install_operator_overloads(_variables.Variable)
 
+from tfcluster.framework import numpy_printing as _numpy_printing  # noqa: E402
 from tfcluster.framework import proto_text as _proto_text  # noqa: E402
 from tfcluster.framework import versions as _versions  # noqa: E402
 
 _proto_text.install()
+_numpy_printing.install()
 
 # The TensorFlow release whose API tfcluster follows (tfcluster's own version is
 # tf.version.tfcluster_version).

@@ -85,6 +85,44 @@ def test_a_frozen_ps_fails_the_step_with_unavailable_within_a_few_heartbeats(
     assert took < 10 * HEARTBEAT + 3
 
 
+def test_a_frozen_ps_fails_each_step_by_its_own_deadline_and_serves_again_when_thawed(
+    ps_and_worker: tuple[TaskProcess, TaskProcess],
+) -> None:
+    """Each step's RunOptions.timeout_in_ms bounds it, also the ones that must open a new
+    connection to the frozen ps (its kernel accepts, the ps never answers): a step asked for
+    0.2 s took the 2 s connect timeout before."""
+    worker, ps = ps_and_worker
+    g = tf.Graph()
+    with g.as_default():
+        with tf.device("/job:ps/task:0"):
+            v = tf.Variable(0.0, name="v")
+            bump = tf.assign_add(v, 1.0)
+        with tf.device("/job:worker/task:0"):
+            out = tf.identity(bump) * 2.0
+    sess = tf.Session(worker.target, graph=g)
+    sess.run(v.initializer)
+    for _ in range(40):  # the worker finds the ps's direct endpoint and moves over
+        sess.run(out)
+        time.sleep(0.01)
+    options = tf.RunOptions(timeout_in_ms=200)
+    os.kill(ps.proc.pid, signal.SIGSTOP)
+    try:
+        for _ in range(3):
+            _, err, took = _run_in_thread(lambda: sess.run(out, options=options), timeout=15)
+            assert isinstance(err, tf.errors.DeadlineExceededError), repr(err)
+            assert took < 1.5, f"a 0.2 s step took {took:.2f} s"
+    finally:
+        os.kill(ps.proc.pid, signal.SIGCONT)
+    end = time.monotonic() + 20
+    while True:  # a step the ps read before it froze may still land once thawed
+        try:
+            assert sess.run(out) >= 82.0
+            break
+        except tf.errors.OpError:
+            assert time.monotonic() < end, "the thawed ps never served the session again"
+            time.sleep(0.2)
+
+
 LOOP_CLIENT = """
 import sys
 import tfcluster as tf

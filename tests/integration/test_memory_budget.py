@@ -88,6 +88,43 @@ def test_a_tiny_graph_def_declaring_a_huge_constant_is_resource_exhausted(
     _still_serves(task)
 
 
+def _peak_rss(pid: int) -> int:
+    for line in Path(f"/proc/{pid}/status").read_text().splitlines():
+        if line.startswith("VmHWM:"):
+            return int(line.split()[1]) << 10
+    raise AssertionError("no VmHWM line")
+
+
+def test_a_string_constant_filled_from_one_value_takes_only_its_arrays_memory(
+    task: TaskProcess,
+) -> None:
+    """[2**25] empty strings: a 256 MiB array of references, which fits the budget; building
+    it must not take a second n-long list on the way (the peak was twice the array)."""
+    n = 1 << 25
+    value = tensor_pb2.TensorProto(
+        dtype=types_pb2.DT_STRING,
+        tensor_shape=tensor_shape_pb2.TensorShapeProto(
+            dim=[tensor_shape_pb2.TensorShapeProto.Dim(size=n)]
+        ),
+    )
+    node = node_def_pb2.NodeDef(
+        name="strings",
+        op="Const",
+        attr={
+            "dtype": attr_value_pb2.AttrValue(type=types_pb2.DT_STRING),
+            "value": attr_value_pb2.AttrValue(tensor=value),
+        },
+    )
+    before = _peak_rss(task.proc.pid)
+    req = master_pb2.CreateSessionRequest(graph_def=graph_pb2.GraphDef(node=[node]))
+    with grpc.insecure_channel(f"localhost:{task.port}") as ch:
+        ch.unary_unary("/tfcluster.MasterService/CreateSession")(
+            req.SerializeToString(), timeout=60
+        )
+    assert _peak_rss(task.proc.pid) - before < n * 8 * 3 // 2
+    _still_serves(task)
+
+
 @pytest.mark.parametrize(
     "make, op",
     [

@@ -20,6 +20,7 @@ import grpc
 import numpy as np
 import pytest
 import tfcluster as tf
+from support.cluster_command import start_cluster_command
 from support.cluster_processes import TaskProcess, cluster_flag, free_ports
 from support.metrics_scrape import Scrape, delta, scrape
 from tfcluster.settings.contract import METRICS_PORT_ENV
@@ -249,29 +250,13 @@ def test_the_port_comes_from_the_environment_and_a_taken_one_fails_the_start() -
 
 
 def test_the_tfcluster_command_prints_where_each_tasks_metrics_are(tmp_path: Path) -> None:
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tfcluster.cli.tfcluster_main",
-            "cluster",
-            "--ps=1",
-            "--workers=1",
-            f"--logdir={tmp_path}",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-        env={**os.environ, "PYTHONUNBUFFERED": "1"},
-    )
+    proc, lines = start_cluster_command(tmp_path, env={**os.environ, "PYTHONUNBUFFERED": "1"})
     urls: dict[str, str] = {}
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
+        for line in lines:
             found = re.match(r"\[tfcluster\] metrics of (\S+): (http://\S+/metrics)$", line.strip())
             if found:
                 urls[found.group(1)] = found.group(2)
-            if "Ctrl-C" in line:
-                break
         assert set(urls) == {"ps-0", "worker-0"}
         for name, url in urls.items():
             job, index = name.split("-")

@@ -302,7 +302,7 @@ def test_containers_share_variables_between_graphs(cluster: Cluster) -> None:
     with g2.as_default():
         s2.run(v2.assign_add(41.0))
     assert s1.run(v1) == 42.0
-    assert v1.op.get_attr("container") == "shared"
+    assert v1.op.get_attr("container") == b"shared"
     tf.Session.reset(f"grpc://localhost:{p1}", ["shared"])
     with pytest.raises(tf.errors.AbortedError):
         s1.run(v1)  # sessions of the reset master are closed

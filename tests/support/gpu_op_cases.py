@@ -349,13 +349,14 @@ def _placeholders() -> Build:
     return Build([p * 2.0, d + 1.0], feeds={p: value})
 
 
-@_case("Shape", "Rank", "Size")
+@_case("Shape", "ShapeN", "Rank", "Size")
 def _shapes() -> Build:
     x = _f32(2, 3, 4)
     # Raw ops: the tf.* functions fold known static shapes into constants.
     return Build(
         [
             *_raw("Shape", [x], T=tf.float32, out_type=tf.int32),
+            *_raw("ShapeN", [x, _f32(5)], N=2, T=tf.float32, out_type=tf.int64),
             *_raw("Shape", [x], T=tf.float32, out_type=tf.int64),
             *_raw("Rank", [x], T=tf.float32),
             *_raw("Size", [x], T=tf.float32, out_type=tf.int32),

@@ -25,8 +25,14 @@ UIDS = np.array([2, -1, 0, 2, 3], np.int32)
 
 # ---- segments ---------------------------------------------------------------------------------
 for _kind in ("sum", "mean", "max", "min", "prod"):
-
-    @add(f"segment_{_kind}", {"x": DATA, "ids": IDS}, grad=("y", ("x",)))
+    # TF 1.15 has no SegmentProd gradient (2.x has): its LookupError is checked by
+    # cases_gradient_values.py, recorded under 1.15; here the values only.
+    @add(
+        f"segment_{_kind}",
+        {"x": DATA, "ids": IDS},
+        grad=None if _kind == "prod" else ("y", ("x",)),
+        notes="TF 1.15: no gradient" if _kind == "prod" else "",
+    )
     def _segment(tf: Any, t: dict[str, Any], kind: str = _kind) -> dict[str, Any]:
         return {"y": getattr(tf.math, f"segment_{kind}")(t["x"], t["ids"])}
 
@@ -571,7 +577,9 @@ for _name, _fn in (
     @add(
         _name,
         {"x": np.array([[0.0, 1.5, -2.0], [3.0, 0.0, 0.25]]), "y": np.array([0.5, -1.0, 0.0])},
-        grad=("z", ("x", "y")) if _name != "nextafter" else None,
+        # TF 1.15's Atan2 gradient does not sum over broadcast dimensions (tf.gradients raises
+        # ValueError; 2.x sums): checked under 1.15 by cases_gradient_values.py.
+        grad=("z", ("x", "y")) if _name not in ("nextafter", "atan2") else None,
     )
     def _binary(tf: Any, t: dict[str, Any], fn: str = _fn) -> dict[str, Any]:
         target: Any = tf
@@ -586,7 +594,9 @@ def _reciprocal_no_nan(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     return {"y": tf.math.reciprocal_no_nan(t["x"])}
 
 
-@add("reductions_std_variance_euclidean", {"x": values((3, 4), seed=20)}, grad=("eucl", ("x",)))
+# TF 1.15 marks EuclideanNorm not differentiable (2.x has a gradient): the gradient here is
+# reduce_std's; cases_gradient_values.py checks 1.15's None for the norm.
+@add("reductions_std_variance_euclidean", {"x": values((3, 4), seed=20)}, grad=("std", ("x",)))
 def _reductions(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     x = t["x"]
     return {

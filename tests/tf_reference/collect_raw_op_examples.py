@@ -25,6 +25,8 @@ from tfcluster.framework import dtypes, op_signatures
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.runtime import kernel_table
 
+from tf_reference.raw_op_replay import repo_relative
+
 OUT = Path(os.environ.get("RAW_OP_EXAMPLES_OUT", Path(__file__).with_name("raw_op_examples.json")))
 MAX_ELEMENTS = 4096
 # dtypes whose values cannot travel as plain JSON arrays (quantized, bfloat16) or be fed.
@@ -68,7 +70,8 @@ def _plain_attr(value: Any) -> Any:
 def _encode(array: np.ndarray) -> dict[str, Any]:
     if array.dtype.kind in "OS":
         flat = [v if isinstance(v, bytes) else bytes(v) for v in array.reshape(-1).tolist()]
-        return {"bytes": [b.decode("latin-1") for b in flat], "shape": list(array.shape)}
+        text = [repo_relative(b.decode("latin-1")) for b in flat]
+        return {"bytes": text, "shape": list(array.shape)}
     if array.dtype.kind == "c":
         pairs = np.stack([array.real, array.imag], -1).reshape(-1, 2).tolist()
         return {"complex": pairs, "dtype": array.dtype.name, "shape": list(array.shape)}

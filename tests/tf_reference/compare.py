@@ -35,6 +35,9 @@ def assert_case_matches(area: str, book: Book, name: str) -> None:
         recorded = {k: v for k, v in recorded.items() if not k.startswith("name:")}
     missing = sorted(set(recorded) - set(ours) - {k for k in recorded if k.startswith("in:")})
     assert not missing, f"{name}: tfcluster has no {missing}"
+    # A gradient TF leaves None (no "grad:" key) must be None here too, not zeros or values.
+    extra = sorted(k for k in ours if k.startswith("grad:") and k not in recorded)
+    assert not extra, f"{name}: tfcluster has gradients {extra} where TF's are None"
     for key, want in recorded.items():
         if key.startswith("in:"):
             continue

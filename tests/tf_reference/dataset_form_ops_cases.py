@@ -4,6 +4,13 @@ ChooseFastestBranchDataset, FilterByLastComponentDataset) with concrete function
 builds its graph with `tf` (TF 1.15 under record_dataset_form_ops.py, tfcluster in
 tests/unit/test_dataset_form_ops.py) and returns what it computes. Python 3.7 code."""
 
+try:
+    from tf_reference.int64_dataset_functions import int64_functions
+    from tf_reference.iterator_steps import run_to_end
+except ImportError:  # the recorder runs from this folder
+    from int64_dataset_functions import int64_functions
+    from iterator_steps import run_to_end
+
 I64 = None  # set per call: tf.TensorSpec([], tf.int64)
 
 
@@ -25,16 +32,8 @@ def _drain(tf, sess, dataset, types, shapes):
     )
     init = tf.raw_ops.MakeIterator(dataset=dataset, iterator=handle)
     nxt = tf.raw_ops.IteratorGetNext(iterator=handle, output_types=types, output_shapes=shapes)
-    out = []
-    try:
-        sess.run(init)
-        while True:
-            try:
-                out.append(sess.run(list(nxt)))
-            except tf.errors.OutOfRangeError:
-                return out
-    except tf.errors.OpError as e:
-        return [type(e).__name__, str(e.message).splitlines()[0]]
+    steps, error = run_to_end(tf, sess, init, list(nxt))
+    return error or steps
 
 
 def _function_forms(tf):
@@ -46,61 +45,18 @@ def _function_forms(tf):
     common = {"output_types": types, "output_shapes": shapes}
     one = tf.constant(1, tf.int64)
     two = tf.constant(2, tf.int64)
-
-    @tf.function
-    def square(v):
-        return v * v
-
-    @tf.function
-    def small(v):
-        return v < 3
-
-    @tf.function
-    def upto(v):
-        return tf.raw_ops.RangeDataset(
-            start=0, stop=v, step=1, output_types=types, output_shapes=shapes
-        )
+    fns = int64_functions(tf)
 
     @tf.function
     def running(state, v):
         return state + v, state * v
 
     @tf.function
-    def parity(v):
-        return v % 2
-
-    @tf.function
-    def init(key):
-        return key * 100
-
-    @tf.function
-    def reduce_fn(state, v):
-        return state + v
-
-    @tf.function
-    def finalize(state):
-        return state + 1
-
-    @tf.function
-    def pairs(key, window):
-        return tf.raw_ops.BatchDatasetV2(
-            input_dataset=window,
-            batch_size=tf.constant(2, tf.int64),
-            drop_remainder=tf.constant(False),
-            output_types=types,
-            output_shapes=[[None]],
-        )
-
-    @tf.function
-    def window_size(key):
-        return tf.constant(2, tf.int64)
-
-    @tf.function
     def scaled(v, k):
         return v * k
 
     def map_(op):
-        f = square.get_concrete_function(i64)
+        f = fns.square.get_concrete_function(i64)
         return op(input_dataset=_range(tf, 5), other_arguments=[], f=f, **common), shapes
 
     def map_captured(op):
@@ -123,7 +79,7 @@ def _function_forms(tf):
                 batch_size=tf.constant(3, tf.int64),
                 num_parallel_calls=two,
                 drop_remainder=tf.constant(drop),
-                f=square.get_concrete_function(i64),
+                f=fns.square.get_concrete_function(i64),
                 output_types=types,
                 output_shapes=out_shapes,
             )
@@ -140,7 +96,7 @@ def _function_forms(tf):
             sloppy=tf.constant(False),
             buffer_output_elements=two,
             prefetch_input_elements=two,
-            f=upto.get_concrete_function(i64),
+            f=fns.upto.get_concrete_function(i64),
             **common,
         )
         return made, shapes
@@ -159,7 +115,7 @@ def _function_forms(tf):
         made = op(
             input_dataset=_range(tf, 6),
             other_arguments=[],
-            predicate=small.get_concrete_function(i64),
+            predicate=fns.small.get_concrete_function(i64),
             **common,
         )
         return made, shapes
@@ -171,10 +127,10 @@ def _function_forms(tf):
             init_func_other_arguments=[],
             reduce_func_other_arguments=[],
             finalize_func_other_arguments=[],
-            key_func=parity.get_concrete_function(i64),
-            init_func=init.get_concrete_function(i64),
-            reduce_func=reduce_fn.get_concrete_function(i64, i64),
-            finalize_func=finalize.get_concrete_function(i64),
+            key_func=fns.parity.get_concrete_function(i64),
+            init_func=fns.init.get_concrete_function(i64),
+            reduce_func=fns.reduce_fn.get_concrete_function(i64, i64),
+            finalize_func=fns.finalize.get_concrete_function(i64),
             **common,
         )
         return made, shapes
@@ -185,9 +141,9 @@ def _function_forms(tf):
             key_func_other_arguments=[],
             reduce_func_other_arguments=[],
             window_size_func_other_arguments=[],
-            key_func=parity.get_concrete_function(i64),
-            reduce_func=pairs.get_concrete_function(i64, tf.TensorSpec([], tf.variant)),
-            window_size_func=window_size.get_concrete_function(i64),
+            key_func=fns.parity.get_concrete_function(i64),
+            reduce_func=fns.pairs.get_concrete_function(i64, tf.TensorSpec([], tf.variant)),
+            window_size_func=fns.window_size.get_concrete_function(i64),
             output_types=types,
             output_shapes=[[None]],
         )

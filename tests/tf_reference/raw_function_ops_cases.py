@@ -5,6 +5,11 @@ and returns what it computes. Python 3.7 code: the recorder runs it under TF 1.1
 
 import numpy as np
 
+try:
+    from tf_reference.int64_dataset_functions import int64_functions
+except ImportError:  # the recorder runs from this folder
+    from int64_dataset_functions import int64_functions
+
 
 def _scalar(tf, dtype):
     return tf.TensorSpec([], dtype)
@@ -142,6 +147,7 @@ def raw_dataset_functions(tf):
 def raw_more_dataset_functions(tf):
     i64 = _scalar(tf, tf.int64)
     types, shapes = [tf.int64], [[]]
+    fns = int64_functions(tf)
 
     def rng(stop):
         return tf.raw_ops.RangeDataset(
@@ -164,58 +170,14 @@ def raw_more_dataset_functions(tf):
         )[0]
 
     @tf.function
-    def square(v):
-        return v * v
-
-    @tf.function
-    def small(v):
-        return v < 3
-
-    @tf.function
-    def upto(v):
-        return tf.raw_ops.RangeDataset(
-            start=0, stop=v, step=1, output_types=types, output_shapes=shapes
-        )
-
-    @tf.function
-    def parity(v):
-        return v % 2
-
-    @tf.function
-    def pairs(key, window):
-        return tf.raw_ops.BatchDatasetV2(
-            input_dataset=window,
-            batch_size=tf.constant(2, tf.int64),
-            drop_remainder=tf.constant(False),
-            output_types=types,
-            output_shapes=[[None]],
-        )
-
-    @tf.function
-    def window_size(key):
-        return tf.constant(2, tf.int64)
-
-    @tf.function
-    def init(key):
-        return key * 100
-
-    @tf.function
-    def reduce_fn(state, v):
-        return state + v
-
-    @tf.function
-    def finalize(state):
-        return state + 1
-
-    @tf.function
     def factory():
         return tf.raw_ops.RangeDataset(
             start=3, stop=6, step=1, output_types=types, output_shapes=shapes
         )
 
     variant = tf.TensorSpec([], tf.variant)
-    square_fn = square.get_concrete_function(i64)
-    upto_fn = upto.get_concrete_function(i64)
+    square_fn = fns.square.get_concrete_function(i64)
+    upto_fn = fns.upto.get_concrete_function(i64)
     common = {"output_types": types, "output_shapes": shapes}
     one = tf.constant(1, tf.int64)
     two = tf.constant(2, tf.int64)
@@ -230,7 +192,7 @@ def raw_more_dataset_functions(tf):
         "TakeWhileDataset": tf.raw_ops.TakeWhileDataset(
             input_dataset=rng(6),
             other_arguments=[],
-            predicate=small.get_concrete_function(i64),
+            predicate=fns.small.get_concrete_function(i64),
             **common,
         ),
         "FlatMapDataset": tf.raw_ops.FlatMapDataset(
@@ -270,10 +232,10 @@ def raw_more_dataset_functions(tf):
             init_func_other_arguments=[],
             reduce_func_other_arguments=[],
             finalize_func_other_arguments=[],
-            key_func=parity.get_concrete_function(i64),
-            init_func=init.get_concrete_function(i64),
-            reduce_func=reduce_fn.get_concrete_function(i64, i64),
-            finalize_func=finalize.get_concrete_function(i64),
+            key_func=fns.parity.get_concrete_function(i64),
+            init_func=fns.init.get_concrete_function(i64),
+            reduce_func=fns.reduce_fn.get_concrete_function(i64, i64),
+            finalize_func=fns.finalize.get_concrete_function(i64),
             **common,
         ),
     }
@@ -294,9 +256,9 @@ def raw_more_dataset_functions(tf):
         key_func_other_arguments=[],
         reduce_func_other_arguments=[],
         window_size_func_other_arguments=[],
-        key_func=parity.get_concrete_function(i64),
-        reduce_func=pairs.get_concrete_function(i64, variant),
-        window_size_func=window_size.get_concrete_function(i64),
+        key_func=fns.parity.get_concrete_function(i64),
+        reduce_func=fns.pairs.get_concrete_function(i64, variant),
+        window_size_func=fns.window_size.get_concrete_function(i64),
         output_types=types,
         output_shapes=[[None]],
     )

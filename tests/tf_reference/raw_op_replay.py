@@ -4,16 +4,30 @@ tests/unit/test_raw_ops_reference.py. Only numpy is imported here; it runs on Py
 
 from __future__ import annotations
 
+import os
 from typing import Any
 
 import numpy as np
 
 OPAQUE = ("resource", "variant")
+# Files of this checkout that an example reads (vocabularies, checkpoints) are stored under this
+# prefix, so the examples replay in any clone, not only where they were collected.
+REPO_MARK = "<repo>/"
+REPO_DIR = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
+
+def repo_relative(text: str) -> str:
+    root = REPO_DIR + os.sep
+    return REPO_MARK + text[len(root) :] if text.startswith(root) else text
+
+
+def in_this_checkout(text: str) -> str:
+    return os.path.join(REPO_DIR, text[len(REPO_MARK) :]) if text.startswith(REPO_MARK) else text
 
 
 def decode_input(d: dict[str, Any]) -> np.ndarray:
     if "bytes" in d:
-        flat = [s.encode("latin-1") for s in d["bytes"]]
+        flat = [in_this_checkout(s).encode("latin-1") for s in d["bytes"]]
         return np.array(flat, dtype=object).reshape(d["shape"])
     if "complex" in d:
         pairs = np.array(d["complex"], dtype=np.float64).reshape(-1, 2)

@@ -13,6 +13,7 @@ import os
 import numpy as np
 import tensorflow as tf
 from dataset_form_ops_cases import DATASET_GRAPHS, snapshot_input
+from iterator_steps import run_to_end
 from recorder import Recorder
 from tensorflow.python.data.experimental.ops import optimization, snapshot
 
@@ -239,25 +240,15 @@ def main():
             init = iterator.initializer.name
             tf.train.export_meta_graph(os.path.join(OUT, name + ".meta"), graph=g)
             op_types = sorted({op.type for op in g.get_operations()})
-            steps = []
-            error = None
             with tf.Session() as sess:
-                try:
-                    sess.run(init)
-                    while True:
-                        try:
-                            steps.append(sess.run(fetch))
-                        except tf.errors.OutOfRangeError:
-                            break
-                except tf.errors.OpError as e:
-                    error = [type(e).__name__, str(e.message).splitlines()[0]]
+                steps, error = run_to_end(tf, sess, init, fetch)
         rec.add(
             name,
             init=init,
             fetch=fetch,
             op_types=op_types,
             steps=steps,
-            error=error or "",
+            error=error,
         )
     rec.save()
 

@@ -12,9 +12,8 @@ data/gradient_checker_errors_tf2.json (not committed: the test compares with the
 
 from __future__ import annotations
 
-import traceback
-
 import tensorflow as real_tf
+from case_tools import record
 from gradient_checker_error_cases import CASES
 from recorder import Recorder
 
@@ -28,12 +27,4 @@ else:
     area = "gradient_checker_errors_tf2"
 
 rec = Recorder(area)
-for name, fn in sorted(CASES.items()):
-    try:
-        result = fn(tf)
-    except Exception as e:
-        traceback.print_exc()
-        rec.add(name, skipped=f"{type(e).__name__}: {e}")
-        continue
-    rec.add(name, **result)
-rec.save()
+record(rec, CASES, tf)

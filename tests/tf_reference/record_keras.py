@@ -9,9 +9,8 @@ TensorFlow 2.x's tf.keras is Keras 3 (no graph-mode sessions), so only 1.15 is r
 
 from __future__ import annotations
 
-import traceback
-
 import tensorflow as real_tf
+from case_tools import record
 from keras_cases import CASES
 from recorder import Recorder
 
@@ -21,12 +20,4 @@ tf = real_tf.compat.v1
 real_tf.logging.set_verbosity(real_tf.logging.ERROR)
 
 rec = Recorder("keras")
-for name, fn in sorted(CASES.items()):
-    try:
-        result = fn(tf)
-    except Exception as e:
-        traceback.print_exc()
-        rec.add(name, skipped=f"{type(e).__name__}: {e}")
-        continue
-    rec.add(name, **result)
-rec.save()
+record(rec, CASES, tf)

@@ -13,9 +13,8 @@ classes with the 2.x file (2.x builds other graphs and words errors differently)
 
 from __future__ import annotations
 
-import traceback
-
 import tensorflow as real_tf
+from case_tools import record
 from losses_cases import CASES
 from recorder import Recorder
 
@@ -30,12 +29,4 @@ else:
 
 tf.logging.set_verbosity(tf.logging.ERROR)
 rec = Recorder(area)
-for name, fn in sorted(CASES.items()):
-    try:
-        result = fn(tf)
-    except Exception as e:
-        traceback.print_exc()
-        rec.add(name, skipped=f"{type(e).__name__}: {e}")
-        continue
-    rec.add(name, **result)
-rec.save()
+record(rec, CASES, tf)

@@ -7,9 +7,8 @@ data/tf1_programs.json.
 
 from __future__ import annotations
 
-import traceback
-
 import tensorflow as real_tf
+from case_tools import record
 from recorder import Recorder
 from tf1_program_cases import CASES
 
@@ -18,12 +17,4 @@ if not real_tf.__version__.startswith("1."):
 tf = real_tf.compat.v1
 
 rec = Recorder("tf1_programs")
-for name, fn in sorted(CASES.items()):
-    try:
-        result = fn(tf)
-    except Exception as e:
-        traceback.print_exc()
-        rec.add(name, skipped=f"{type(e).__name__}: {e}")
-        continue
-    rec.add(name, **result)
-rec.save()
+record(rec, CASES, tf)

@@ -12,9 +12,8 @@ writes data/train_extras_tf2.json.
 
 from __future__ import annotations
 
-import traceback
-
 import tensorflow as real_tf
+from case_tools import record
 from recorder import Recorder
 from train_extras_cases import CASES, write_object_checkpoint, write_sources
 
@@ -31,12 +30,4 @@ rec = Recorder(area)
 if area == "train_extras":
     rec.add("ema_checkpoint_written", **write_sources(tf))
     rec.add("object_checkpoint_written", **write_object_checkpoint(tf))
-for name, fn in sorted(CASES.items()):
-    try:
-        result = fn(tf)
-    except Exception as e:
-        traceback.print_exc()
-        rec.add(name, skipped=f"{type(e).__name__}: {e}")
-        continue
-    rec.add(name, **result)
-rec.save()
+record(rec, CASES, tf)

@@ -13,9 +13,8 @@ where 2.x behaves differently from 1.15 (listed in the test), with the 2.x file 
 
 from __future__ import annotations
 
-import traceback
-
 import tensorflow as real_tf
+from case_tools import record
 from recorder import Recorder
 from variable_scope_cases import CASES
 
@@ -29,12 +28,4 @@ else:
     area = "variable_scopes_tf2"
 
 rec = Recorder(area)
-for name, fn in sorted(CASES.items()):
-    try:
-        result = fn(tf)
-    except Exception as e:
-        traceback.print_exc()
-        rec.add(name, skipped=f"{type(e).__name__}: {e}")
-        continue
-    rec.add(name, **result)
-rec.save()
+record(rec, CASES, tf)

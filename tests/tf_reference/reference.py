@@ -40,6 +40,23 @@ def assert_close(actual: Any, expected: Any, rtol: float = 1e-5, atol: float = 1
         np.testing.assert_array_equal(actual, expected)
 
 
+def assert_nested_close(actual: Any, expected: Any) -> None:
+    """assert_close through nested dicts (same keys), lists and tuples (same lengths);
+    strings and None equal."""
+    if isinstance(expected, dict):
+        assert sorted(actual) == sorted(expected)
+        for k in expected:
+            assert_nested_close(actual[k], expected[k])
+    elif isinstance(expected, (list, tuple)):
+        assert len(actual) == len(expected)
+        for a, b in zip(actual, expected):
+            assert_nested_close(a, b)
+    elif isinstance(expected, str) or expected is None:
+        assert actual == expected
+    else:
+        assert_close(np.asarray(actual), expected)
+
+
 def error_class(recorded: dict[str, Any]) -> str:
     """The class name of a recorded error."""
     return str(recorded["error"])

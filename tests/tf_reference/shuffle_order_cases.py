@@ -147,6 +147,39 @@ def batched_shuffle(tf):
     return {"order": np.array(out, np.int64)}
 
 
+def _batches(tf, ds):
+    """Every element of a dataset of batches, in order."""
+    nxt = ds.make_one_shot_iterator().get_next()
+    out = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                out.extend(int(v) for v in sess.run(nxt))
+            except tf.errors.OutOfRangeError:
+                break
+    return np.array(out, np.int64)
+
+
+def large_batches_of_a_shuffle_fill_and_drain(tf):
+    # Batches larger than the buffer: a batch spans the fill, the steady picks and the drain.
+    ds = tf.data.Dataset.range(300).shuffle(40, seed=5).batch(64)
+    return {"order": _batches(tf, ds)}
+
+
+def batches_of_shuffle_and_repeat_with_more_epochs_than_the_buffer_keeps(tf):
+    # Epochs of 5 in a buffer of 100: once more than 3 epochs are in it, each pick lets one
+    # element more in, though a batch's read has the rest of the epoch at hand.
+    ds = tf.data.Dataset.range(5).apply(
+        tf.data.experimental.shuffle_and_repeat(100, count=12, seed=3)
+    )
+    return {"order": _batches(tf, ds.batch(16))}
+
+
+def repeated_batches_of_a_shuffle_refill_each_epoch(tf):
+    ds = tf.data.Dataset.range(90).shuffle(30, seed=17).batch(32, drop_remainder=True).repeat(3)
+    return {"order": _batches(tf, ds)}
+
+
 def shuffled_slices_batched_map(tf):
     x = np.arange(60, dtype=np.float32).reshape(30, 2)
     ds = tf.data.Dataset.from_tensor_slices(x).shuffle(9, seed=13).map(lambda v: v * 2.0).batch(4)

@@ -165,6 +165,42 @@ def strided_slice_default_strides(tf):
     }
 
 
+def seeds_after_a_conv_net_gradient(tf):
+    """hunkim's cnn ensemble: a second model built after the first one's AdamOptimizer gets its
+    op seeds from the op count, so the ops of the first one's gradients (Mean's, Conv2D's)
+    must be TF's in number. Its initial weights and the ops tf.gradients makes are recorded."""
+    tf.reset_default_graph()
+    tf.set_random_seed(777)
+    graph = tf.get_default_graph()
+    x = tf.placeholder(tf.float32, [None, 6, 6, 1])
+    y = tf.placeholder(tf.float32, [None, 3])
+    conv = tf.layers.conv2d(x, 2, [3, 3], padding="SAME", activation=tf.nn.relu)
+    logits = tf.layers.dense(tf.reshape(conv, [-1, 72]), 3)
+    cost = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits_v2(logits=logits, labels=y))
+    before = len(graph.get_operations())
+    grads = tf.gradients(cost, tf.trainable_variables())
+    made = [
+        [op.name, op.type]
+        for op in graph.get_operations()[before:]
+        if "Mean_grad" in op.name or "Conv2D_grad" in op.name
+    ]
+    tf.train.AdamOptimizer(0.001).minimize(cost)
+    second = tf.layers.dense(tf.reshape(conv, [-1, 72]), 4, name="second")
+    kernel = next(v for v in tf.global_variables() if v.name == "second/kernel:0")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        drawn = sess.run(kernel)
+    return {
+        "gradient_ops": made,
+        "gradient_shapes": [g.shape.as_list() for g in grads],
+        "second_kernel": drawn.tolist(),
+        "ops_before_second": [op.name for op in graph.get_operations()].index(
+            "second/kernel/Initializer/random_uniform/shape"
+        ),
+        "second_is_used": second.shape.as_list(),
+    }
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -178,5 +214,6 @@ CASES = {
         tf_tuple_of_tensors,
         local_cpu_devices,
         strided_slice_default_strides,
+        seeds_after_a_conv_net_gradient,
     )
 }

@@ -37,22 +37,15 @@ def _ops(g, prefix=""):
     return [[op.name, op.type] for op in g.get_operations() if op.name.startswith(prefix)]
 
 
-def _consts(g, prefix=""):
+def _consts(tf, g, prefix=""):
     """name -> value of the small Const ops under prefix (initializer limits, scales)."""
     out = {}
     for op in g.get_operations():
         if op.type == "Const" and op.name.startswith(prefix):
-            value = op.get_attr("value")
-            arr = value if isinstance(value, np.ndarray) else _tensor_proto_value(value)
+            arr = tf.make_ndarray(op.get_attr("value"))
             if arr.size <= 64:
                 out[op.name] = arr
     return out
-
-
-def _tensor_proto_value(proto):
-    import tensorflow as real_tf  # only reached under TensorFlow, whose attr is a TensorProto
-
-    return real_tf.make_ndarray(proto)
 
 
 def _names(vs):
@@ -402,7 +395,7 @@ def initializer_graphs_and_limits(tf):
                 v = tf.get_variable("v", shape, initializer=init)
                 out[key + ":" + name] = {
                     "ops": _ops(g),
-                    "consts": _consts(g, "v/Initializer/"),
+                    "consts": _consts(tf, g, "v/Initializer/"),
                     "shape": v.get_shape().as_list(),
                 }
     return out
@@ -572,7 +565,9 @@ def partitioned_variable(tf):
             values = sess.run([as_tensor, list(p)] + [tf.convert_to_tensor(v) for v in (q, r, t)])
         # (only the class: TF's message holds the object's address)
         errors["fetch_partitioned"] = _error(lambda: tf.Session(graph=g).run(p))["error"]
-        glorot = [c for n, c in sorted(_consts(g, "scope/glorot/").items()) if n.endswith("max")]
+        glorot = [
+            c for n, c in sorted(_consts(tf, g, "scope/glorot/").items()) if n.endswith("max")
+        ]
         # Every shard gets the whole list: more values than a shard holds is an error.
         errors["constant_list_too_long"] = _error(
             lambda: tf.get_variable(

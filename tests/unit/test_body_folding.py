@@ -97,7 +97,7 @@ def test_a_loop_gradient_through_concat_has_no_shape_arithmetic_per_iteration() 
 
 def _const_values(*ts: tf.Tensor) -> list[np.ndarray]:
     """The values of Const tensors, from their ops."""
-    return [np.asarray(t.op.get_attr("value")) for t in ts]
+    return [tf.make_ndarray(t.op.get_attr("value")) for t in ts]
 
 
 def _numpy_dw(xs: np.ndarray, w: np.ndarray) -> np.ndarray:

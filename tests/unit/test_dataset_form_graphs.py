@@ -15,6 +15,7 @@ import tfcluster as tf
 from support.tf115_graph_check import graph_def_problems
 from tf_reference import reference
 from tf_reference.dataset_form_ops_cases import DATASET_GRAPHS, snapshot_input
+from tf_reference.iterator_steps import run_to_end
 from tfcluster.protos import graph_pb2
 
 AREA = "dataset_form_graphs"
@@ -31,18 +32,9 @@ def _run(name: str, spec: dict[str, Any]) -> tuple[list[list[Any]], list[str] | 
         op_types = {op.type for op in g.get_operations()}
         init = g.get_operation_by_name(spec["init"])
         fetch = [g.get_tensor_by_name(n) for n in spec["fetch"]]
-        steps: list[list[Any]] = []
         with tf.Session() as sess:
-            try:
-                sess.run(init)
-                while True:
-                    try:
-                        steps.append(sess.run(fetch))
-                    except tf.errors.OutOfRangeError:
-                        break
-            except tf.errors.OpError as e:
-                return steps, [type(e).__name__, str(e.message).splitlines()[0]], op_types
-    return steps, "", op_types
+            steps, error = run_to_end(tf, sess, init, fetch)
+    return steps, error, op_types
 
 
 @pytest.mark.parametrize("name", _names())

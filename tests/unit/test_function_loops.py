@@ -8,7 +8,6 @@ import socket
 from pathlib import Path
 from typing import Any
 
-import numpy as np
 import pytest
 import tfcluster as tf
 from tf_reference import reference
@@ -20,26 +19,11 @@ AREA = "function_loops"
 GRAPHS = Path(__file__).resolve().parents[1] / "tf_reference" / "data" / "function_loops"
 
 
-def _assert_same(got: Any, want: Any) -> None:
-    if isinstance(want, dict):
-        assert sorted(got) == sorted(want)
-        for k in want:
-            _assert_same(got[k], want[k])
-    elif isinstance(want, (list, tuple)):
-        assert len(got) == len(want)
-        for a, b in zip(got, want):
-            _assert_same(a, b)
-    elif isinstance(want, str) or want is None:
-        assert got == want
-    else:
-        reference.assert_close(np.asarray(got), want)
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_raw_op_matches_tf(name: str) -> None:
     with tf.Graph().as_default():
         got = CASES[name](tf)
-    _assert_same(got, reference.case(AREA, name))
+    reference.assert_nested_close(got, reference.case(AREA, name))
 
 
 @pytest.mark.parametrize("name", ["defun_for", "concrete_ops"])
@@ -51,7 +35,7 @@ def test_graph_tf_wrote_imports_and_runs(name: str) -> None:
         feeds = {g.get_tensor_by_name(k): v for k, v in want["feeds"].items()}
         with tf.Session() as sess:
             got = sess.run([g.get_tensor_by_name(n) for n in want["fetches"]], feeds)
-    _assert_same(got, want["values"])
+    reference.assert_nested_close(got, want["values"])
 
 
 def test_ops_count_as_implemented() -> None:

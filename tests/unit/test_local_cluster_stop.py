@@ -3,10 +3,12 @@ once, so the command's stop takes the slowest task's time rather than the sum ov
 
 from __future__ import annotations
 
+import signal
 import sys
 import time
 from pathlib import Path
 
+from support.cluster_command import start_cluster_command
 from tfcluster.cli.tfcluster_main import LocalCluster
 
 # A task that takes a while to stop: on SIGTERM it notes the time, lingers, then exits 0.
@@ -46,28 +48,10 @@ def test_every_task_is_told_to_stop_before_any_is_waited_for(tmp_path: Path) -> 
 def test_ctrl_c_stops_the_cluster_command_started_with_sigint_ignored(tmp_path: Path) -> None:
     """A shell script's background job inherits SIGINT ignored; Ctrl-C (SIGINT) still stops
     `tfcluster cluster` and its tasks."""
-    import signal
-    import subprocess
-
-    proc = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "tfcluster.cli.tfcluster_main",
-            "cluster",
-            "--ps=1",
-            "--workers=1",
-            f"--logdir={tmp_path}",
-        ],
-        stdout=subprocess.PIPE,
-        text=True,
-        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN),
+    proc, _ = start_cluster_command(
+        tmp_path, preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_IGN)
     )
     try:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if "Ctrl-C" in line:
-                break
         proc.send_signal(signal.SIGINT)
         assert proc.wait(60) == 0
     finally:

@@ -440,29 +440,23 @@ NOT_DIFFERENTIABLE = [
     "LogicalAnd",
     "LogicalOr",
     "LogicalNot",
-    "IsFinite",
-    "IsNan",
-    "IsInf",
     "Range",
     "BroadcastGradientArgs",
-    "Floor",
-    "Ceil",
-    "Round",
-    "FloorDiv",
-    "TruncateDiv",
-    "TruncateMod",
-    "ArgMax",
-    "ArgMin",
-    "All",
-    "Any",
 ]
+# TF 1.15 registers gradient functions that give None for these (a table entry, no value).
+NONE_GRADIENT = ["Floor", "Ceil", "Round", "FloorDiv", "TruncateDiv", "ArgMax", "ArgMin"]
+# And no entry at all for these: a gradient reaching one raises LookupError, as in TF.
+NO_ENTRY = ["IsFinite", "IsNan", "IsInf", "TruncateMod", "All", "Any"]
 
 
 def test_gradient_table_covers_every_math_op() -> None:
-    for op in DIFFERENTIABLE:
+    for op in DIFFERENTIABLE + NONE_GRADIENT:
         assert grad_registry.lookup(op) is not None, op
     for op in NOT_DIFFERENTIABLE:
         assert grad_registry.lookup(op) is None, op
+    for op in NO_ENTRY:
+        with pytest.raises(LookupError, match=op):
+            grad_registry.lookup(op)
 
 
 def test_non_differentiable_ops_give_no_gradient() -> None:

@@ -99,3 +99,31 @@ def test_a_fed_variable_is_read_as_the_fed_value_and_cannot_be_updated() -> None
         assert sess.run(x) == 1.0
         sess.run(step)
         assert sess.run(x) == pytest.approx(0.8)
+
+
+def test_fetched_numpy_scalars_print_as_under_tf_1_15() -> None:
+    # TF 1.15 (numpy 1.x, checked) prints `[1.5, 2, array([1., 2.], dtype=float32)]`; numpy 2
+    # would show np.float32(1.5) and np.int32(2) inside the list.
+    with tf.Session() as sess:
+        got = sess.run([tf.constant(1.5), tf.constant(2), tf.constant([1.0, 2.0])])
+    assert repr(got) == "[1.5, 2, array([1., 2.], dtype=float32)]"
+    assert repr((np.float64(0.1), np.int64(3), np.bool_(True))) == "(0.1, 3, True)"
+
+
+def test_restoring_from_a_missing_directory_is_not_found_as_tf_1_15(tmp_path: Any) -> None:
+    # TF 1.15 (checked): Saver.restore(sess, "my_net/save_net.ckpt") with no my_net directory
+    # raises NotFoundError "my_net; No such file or directory" from its file matching; in an
+    # existing directory without the checkpoint it is the ValueError.
+    tf.Variable(1.0)
+    saver = tf.train.Saver()
+    (tmp_path / "empty").mkdir()
+    with tf.Session() as sess:
+        missing = tmp_path / "my_net"
+        with pytest.raises(tf.errors.NotFoundError) as err:
+            saver.restore(sess, str(missing / "save_net.ckpt"))
+        assert str(err.value) == f"{missing}; No such file or directory"
+        with pytest.raises(ValueError, match="not a valid checkpoint"):
+            saver.restore(sess, str(tmp_path / "empty" / "save_net.ckpt"))
+    assert tf.train.checkpoint_exists(str(tmp_path / "empty" / "x")) is False
+    with pytest.raises(tf.errors.NotFoundError):
+        tf.train.checkpoint_exists(str(missing / "x"))

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
 import pytest
 import tfcluster as tf
 from tf_reference import reference
@@ -16,19 +15,6 @@ from tfcluster.api import raw_ops
 AREA = "raw_function_ops"
 
 
-def _assert_same(got: Any, want: Any) -> None:
-    if isinstance(want, dict):
-        assert sorted(got) == sorted(want)
-        for k in want:
-            _assert_same(got[k], want[k])
-    elif isinstance(want, (list, tuple)):
-        assert len(got) == len(want)
-        for a, b in zip(got, want):
-            _assert_same(a, b)
-    else:
-        reference.assert_close(np.asarray(got), want)
-
-
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_raw_op_with_concrete_functions_matches_tf(name: str) -> None:
     with tf.Graph().as_default():
@@ -36,7 +22,7 @@ def test_raw_op_with_concrete_functions_matches_tf(name: str) -> None:
     want = reference.case(AREA, name)
     assert sorted(got) == sorted(want)
     for key in want:
-        _assert_same(got[key], want[key])
+        reference.assert_nested_close(got[key], want[key])
 
 
 def test_func_attr_naming_no_function_raises_tf_error_class() -> None:

@@ -76,3 +76,39 @@ def test_values_of_another_dtype_are_summed_as_add_at_sums_them() -> None:
     want = target.copy()
     np.add.at(want, index, wide)
     np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+@pytest.mark.parametrize("dtype", ["float32", "float64", "int32", "int64"])
+def test_a_vector_with_repeated_indices_gets_add_at_bits(dtype: str) -> None:
+    # nce biases: one value per sampled or labelled word, frequent words many times over.
+    rng = np.random.default_rng(4)
+    for n in (1, 192, 5000):
+        target, index, values = _case(rng, dtype, n, 50, 1)
+        target, values = target[:, 0].copy(), values[:, 0].copy()
+        want, got = target.copy(), target.copy()
+        np.add.at(want, index, values)
+        u.scatter_add(np, got, index, values)
+        np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+@pytest.mark.parametrize("n", [66, 192, 255, 256, 300])
+def test_embedding_sized_updates_on_both_sides_of_the_flat_limit_get_add_at_bits(
+    n: int,
+) -> None:
+    # Rows of 128 floats (word2vec's): up to 256 of them go element by element, more in passes.
+    rng = np.random.default_rng(n)
+    target, index, values = _case(rng, "float32", n, 40, 128)
+    want, got = target.copy(), target.copy()
+    np.add.at(want, index, values)
+    u.scatter_add(np, got, index, values)
+    np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+def test_updates_into_a_strided_view_keep_add_at_bits() -> None:
+    rng = np.random.default_rng(5)
+    base, index, values = _case(rng, "float32", 100, 20, 8)
+    wide = np.repeat(base, 2, axis=1)
+    want, got = wide.copy(), wide.copy()
+    np.add.at(want[:, ::2], index, values)
+    u.scatter_add(np, got[:, ::2], index, values)
+    np.testing.assert_array_equal(_bits(got), _bits(want))

@@ -53,3 +53,14 @@ def test_strided_slice_without_strides_makes_tfs_ops_in_tfs_order() -> None:
     expected = reference.case(AREA, "strided_slice_default_strides")
     actual = CASES["strided_slice_default_strides"](tf)
     assert actual == expected
+
+
+def test_a_model_built_after_a_conv_nets_training_op_draws_tfs_initial_weights() -> None:
+    # The gradients of Mean (TF's reduce-all fast path, its factor's ops) and of Conv2D (one
+    # ShapeN) are TF's op for op, so the op seeds of what is built after them are TF's.
+    expected = reference.case(AREA, "seeds_after_a_conv_net_gradient")
+    actual = CASES["seeds_after_a_conv_net_gradient"](tf)
+    assert actual["gradient_ops"] == expected["gradient_ops"]
+    assert actual["gradient_shapes"] == expected["gradient_shapes"]
+    assert actual["second_is_used"] == expected["second_is_used"]
+    reference.assert_close(actual["second_kernel"], expected["second_kernel"], rtol=1e-6)

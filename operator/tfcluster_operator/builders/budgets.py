@@ -6,7 +6,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..spec import JobSpec, TFClusterSpec
-from .meta import OwnerRef, common_labels, job_selector, object_meta
+from .meta import OwnerRef, job_labels, job_selector, object_meta
 
 
 def disruption_budget(spec: TFClusterSpec, job: JobSpec, owner: OwnerRef) -> dict[str, Any] | None:
@@ -18,7 +18,7 @@ def disruption_budget(spec: TFClusterSpec, job: JobSpec, owner: OwnerRef) -> dic
         "metadata": object_meta(
             spec,
             spec.child_name(job.name),
-            {**common_labels(spec, job.name), **job_selector(spec, job.name)},
+            job_labels(spec, job.name),
             owner,
         ),
         "spec": {

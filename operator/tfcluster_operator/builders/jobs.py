@@ -20,7 +20,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..spec import JobSpec, TFClusterSpec
-from .meta import JOB_INDEX_LABEL, OwnerRef, common_labels, job_selector, object_meta
+from .meta import JOB_INDEX_LABEL, OwnerRef, job_labels, object_meta
 from .pods import CONTAINER_NAME, pod_template
 
 # The exit codes of a program's own error: 1-127 (128 + n is "killed by signal n").
@@ -97,8 +97,6 @@ def indexed_job(
     return {
         "apiVersion": "batch/v1",
         "kind": "Job",
-        "metadata": object_meta(
-            spec, child, {**common_labels(spec, job.name), **job_selector(spec, job.name)}, owner
-        ),
+        "metadata": object_meta(spec, child, job_labels(spec, job.name), owner),
         "spec": body,
     }

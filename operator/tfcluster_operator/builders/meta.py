@@ -57,6 +57,11 @@ def common_labels(spec: TFClusterSpec, component: str) -> dict[str, str]:
     }
 
 
+def job_labels(spec: TFClusterSpec, job: str) -> dict[str, str]:
+    """The labels of what is made for one job (its StatefulSet, Job, disruption budget)."""
+    return {**common_labels(spec, job), **job_selector(spec, job)}
+
+
 def object_meta(
     spec: TFClusterSpec, name: str, labels: dict[str, str], owner: OwnerRef
 ) -> dict[str, Any]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from ..spec import JobSpec, TFClusterSpec
-from .meta import POD_INDEX_LABEL, OwnerRef, common_labels, job_selector, object_meta
+from .meta import POD_INDEX_LABEL, OwnerRef, job_labels, job_selector, object_meta
 from .pods import CONTAINER_NAME, GPU_RESOURCE, pod_template
 
 __all__ = ["CONTAINER_NAME", "GPU_RESOURCE", "statefulset"]
@@ -22,7 +22,7 @@ def statefulset(
         "metadata": object_meta(
             spec,
             spec.child_name(job.name),
-            {**common_labels(spec, job.name), **job_selector(spec, job.name)},
+            job_labels(spec, job.name),
             owner,
         ),
         "spec": {

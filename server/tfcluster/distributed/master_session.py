@@ -43,6 +43,7 @@ from tfcluster.runtime.graph_cycles import check_acyclic
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 from tfcluster.runtime.kernel_fusion import fuse_kernels
 from tfcluster.runtime.loop_frames import keep_loops_on_one_task
+from tfcluster.runtime.unread_results import unread_to_noops
 
 # From the system's randomness: a program's random.seed() must give it the sequence it gives
 # under TensorFlow, which never draws from Python's global generator.
@@ -594,6 +595,12 @@ class MasterSession:
                     nodes.update(folded)
                     # What only the folded nodes read is not needed any more.
                     needed = _prune(nodes, feeds, fetches, targets)
+                if self._optimizes_dependencies():
+                    # Results no node reads (gated gradients): NoOps, as TF's optimizer does.
+                    noops = unread_to_noops(nodes, needed, feeds, fetches, targets)
+                    if noops:
+                        nodes.update(noops)
+                        needed = _prune(nodes, feeds, fetches, targets)
                 # TF's optimizer fuses kernels too (conv + bias + relu, ...).
                 fused = fuse_kernels(nodes, needed, feeds, fetches, targets)
                 if fused:
@@ -726,6 +733,13 @@ class MasterSession:
         """TF's optimizer level: L1 (the default) folds constants; L0 only when asked."""
         opts = self.config.graph_options.optimizer_options
         return opts.opt_level != config_pb2.OptimizerOptions.L0 or opts.do_constant_folding
+
+    def _optimizes_dependencies(self) -> bool:
+        """TF's dependency optimizer runs unless the rewriter config turns it (or the whole
+        meta optimizer) off."""
+        rewrite = self.config.graph_options.rewrite_options
+        off = config_pb2.RewriterConfig.OFF
+        return not rewrite.disable_meta_optimizer and rewrite.dependency_optimization != off
 
     def _retire_beyond(self, bound: int) -> list[_Plan]:
         """Drops the least recently used plans past `bound` from the cache (under _lock);

@@ -63,6 +63,31 @@ def to_proto(value: Any) -> attr_value_pb2.AttrValue:
     return attr
 
 
+_FIELDS = ("s", "i", "f", "b", "type", "shape", "tensor", "func")
+
+
+def public_value(attr: attr_value_pb2.AttrValue) -> Any:
+    """TF 1.15's Operation.get_attr reading of an AttrValue: the proto's own field (bytes,
+    int, float, bool, TensorShapeProto, TensorProto, NameAttrList), a DType for a type, and
+    for a list the first non-empty field as a Python list ([] when all are empty)."""
+    kind = attr.WhichOneof("value")
+    if kind is None:
+        return []
+    if kind == "list":
+        for field in _FIELDS:
+            items = getattr(attr.list, field)
+            if items:
+                if field == "type":
+                    return [dtypes.as_dtype(t) for t in items]
+                return list(items)
+        return []
+    if kind == "type":
+        return dtypes.as_dtype(attr.type)
+    if kind not in _FIELDS:
+        raise ValueError(f"Unsupported field type in {attr}")
+    return getattr(attr, kind)
+
+
 # String-valued attrs are kept as str in Python; these are byte strings (colocation, etc.).
 _BYTES_ATTRS = {"_class"}
 

@@ -33,8 +33,9 @@ class DeviceSpec:
             parts.append(f"/device:{self.device_type}:{index}")
         return "".join(parts)
 
-    def make_merged_spec(self, other: DeviceSpec) -> DeviceSpec:
-        """Fields set in `other` override ours (DeviceSpec.merge_from)."""
+    def make_merged_spec(self, dev: DeviceSpec) -> DeviceSpec:
+        """Fields set in `dev` override ours (DeviceSpec.merge_from)."""
+        other = dev
         return DeviceSpec(
             job=other.job if other.job is not None else self.job,
             replica=other.replica if other.replica is not None else self.replica,

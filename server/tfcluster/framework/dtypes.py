@@ -228,8 +228,9 @@ def storage_dtype(np_dtype: Any) -> Any:
     return np_dtype
 
 
-def as_dtype(value: Any) -> DType:
+def as_dtype(type_value: Any) -> DType:
     """Converts a DType, enum, name, numpy dtype or Python type to a DType."""
+    value = type_value  # TF's parameter name
     if isinstance(value, DType):
         return value
     if isinstance(value, int) and value in _BY_ENUM:

@@ -30,6 +30,8 @@ class OpError(Exception):
     error_code = UNKNOWN
 
     def __init__(self, node_def: Any, op: Any, message: str, error_code: int | None = None) -> None:
+        # TF requires error_code; its subclasses fill it in. tfcluster's type hints see every
+        # error class as OpError, so the default keeps (node_def, op, message) calls typed.
         super().__init__(message)
         self._node_def = node_def
         self._op = op
@@ -61,8 +63,18 @@ def _rebuild(code: int, message: str) -> OpError:
 
 
 def _subclass(name: str, code: int) -> type[OpError]:
-    def __init__(self: OpError, node_def: Any, op: Any, message: str, *args: Any) -> None:
-        OpError.__init__(self, node_def, op, message, code)
+    """An error class taking TF's (node_def, op, message); UnknownError also TF's error_code."""
+    if code == UNKNOWN:
+
+        def __init__(
+            self: OpError, node_def: Any, op: Any, message: str, error_code: int = UNKNOWN
+        ) -> None:
+            OpError.__init__(self, node_def, op, message, error_code)
+
+    else:
+
+        def __init__(self: OpError, node_def: Any, op: Any, message: str) -> None:  # type: ignore[misc]
+            OpError.__init__(self, node_def, op, message, code)
 
     return type(name, (OpError,), {"__init__": __init__, "error_code": code})
 

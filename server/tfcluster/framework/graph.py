@@ -9,9 +9,10 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tfcluster.framework import device_spec, dtypes, op_def_registry
+from tfcluster.framework import device_spec, dtypes, op_def_protos, op_def_registry, op_traceback
 from tfcluster.framework.default_session import get_default_session_or_raise
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
+from tfcluster.protos import op_def_pb2
 
 # graph_io (GraphDef <-> Graph) imports this module: the methods that serialise import it
 # when called.
@@ -202,6 +203,7 @@ class Operation:
         self._device = ""
         self._outputs = [Tensor(self, i, dt, sh) for i, (dt, sh) in enumerate(outputs)]
         self._id = graph._next_id()
+        self._traceback = op_traceback.capture()
 
     @property
     def name(self) -> str:
@@ -242,16 +244,31 @@ class Operation:
         return graph_io.node_def_from_operation(self)
 
     @property
-    def op_def(self) -> op_def_registry.OpDef | None:
-        return op_def_registry.lookup(self._type)
+    def op_def(self) -> op_def_pb2.OpDef | None:
+        """TF 1.15's OpDef proto of the op type (None for a type TF has no op for)."""
+        return op_def_protos.op_def(self._type)
+
+    @property
+    def traceback(self) -> tuple[tuple[str, int, str, str | None], ...]:
+        """The stack when the op was made, outermost frame first, as TF 1.15 returns it."""
+        return op_traceback.convert(self._traceback)
 
     def values(self) -> tuple[Tensor, ...]:
         return tuple(self._outputs)
 
-    def get_attr(self, name: str) -> Any:
+    def _get_attr(self, name: str) -> Any:
+        """The attr in tfcluster's own Python form (str, numpy array, TensorShape, ...): what
+        the library's gradients and ops read."""
         if name not in self._attrs:
             raise ValueError(f"Operation '{self._name}' has no attr named '{name}'.")
         return self._attrs[name]
+
+    def get_attr(self, name: str) -> Any:
+        """The attr as TF 1.15 returns it, decoded from its AttrValue proto: bytes, int,
+        float, bool, DType, TensorShapeProto, TensorProto, NameAttrList, or a list of them."""
+        from tfcluster.framework import attr_values
+
+        return attr_values.public_value(attr_values.to_proto(self._get_attr(name)))
 
     def _set_attr(self, name: str, value: Any) -> None:
         self._attrs[name] = value
@@ -433,47 +450,77 @@ class Graph:
     def get_operation_by_name(self, name: str) -> Operation:
         if not isinstance(name, str):
             raise TypeError(f"Operation names are strings (or similar), not {type(name).__name__}.")
-        if ":" in name:
-            raise ValueError(f"Name '{name}' appears to refer to a Tensor, not an Operation.")
-        try:
-            return self._nodes_by_name[name]
-        except KeyError:
-            raise KeyError(f"The name '{name}' refers to an Operation not in the graph.") from None
+        found = self._element_named(name, allow_tensor=False, allow_operation=True)
+        assert isinstance(found, Operation)
+        return found
 
     def get_tensor_by_name(self, name: str) -> Tensor:
         if not isinstance(name, str):
             raise TypeError(f"Tensor names are strings (or similar), not {type(name).__name__}.")
-        op_name, sep, index = name.rpartition(":")
-        if not sep or not index.isdigit():
-            raise ValueError(
-                f"The name '{name}' looks like an (invalid) Operation name, not a Tensor. "
-                'Tensor names must be of the form "<op_name>:<output_index>".'
-            )
-        op = self._nodes_by_name.get(op_name)
-        if op is None:
-            raise KeyError(
-                f"The name '{name}' refers to a Tensor which does not exist. "
-                f"The operation, '{op_name}', does not exist in the graph."
-            )
-        i = int(index)
-        if i >= len(op.outputs):
-            raise KeyError(
-                f"The name '{name}' refers to a Tensor which does not exist. The operation, "
-                f"'{op_name}', exists but only has {len(op.outputs)} outputs."
-            )
-        return op.outputs[i]
+        found = self._element_named(name, allow_tensor=True, allow_operation=False)
+        assert isinstance(found, Tensor)
+        return found
+
+    def _element_named(
+        self, name: str, allow_tensor: bool, allow_operation: bool
+    ) -> Tensor | Operation:
+        """TF 1.15's Graph._as_graph_element_locked for a name, with its messages ("a
+        Operation" and all): 'op:i' names a Tensor (i may be negative, as a Python index),
+        'op' an Operation."""
+        kinds = " or ".join(
+            k for k, ok in (("Tensor", allow_tensor), ("Operation", allow_operation)) if ok
+        )
+        form = ' Tensor names must be of the form "<op_name>:<output_index>".'
+        if ":" in name:
+            if not allow_tensor:
+                raise ValueError(f"Name {name!r} appears to refer to a Tensor, not a {kinds}.")
+            parts = name.split(":")
+            try:
+                if len(parts) != 2:
+                    raise ValueError(name)
+                op_name, index = parts[0], int(parts[1])
+            except ValueError:
+                raise ValueError(
+                    f"The name {name!r} looks a like a Tensor name, but is not a valid one." + form
+                ) from None
+            op = self._nodes_by_name.get(op_name)
+            if op is None:
+                raise KeyError(
+                    f"The name {name!r} refers to a Tensor which does not exist. "
+                    f"The operation, {op_name!r}, does not exist in the graph."
+                )
+            try:
+                return op.outputs[index]
+            except IndexError:
+                raise KeyError(
+                    f"The name {name!r} refers to a Tensor which does not exist. The "
+                    f"operation, {op_name!r}, exists but only has {len(op.outputs)} outputs."
+                ) from None
+        if allow_operation:
+            try:
+                return self._nodes_by_name[name]
+            except KeyError:
+                raise KeyError(
+                    f"The name {name!r} refers to an Operation not in the graph."
+                ) from None
+        what = (
+            "refers to an Operation"
+            if name in self._nodes_by_name
+            else "looks like an (invalid) Operation name"
+        )
+        raise ValueError(f"The name {name!r} {what}, not a {kinds}." + form)
 
     def as_graph_element(
         self, obj: Any, allow_tensor: bool = True, allow_operation: bool = True
     ) -> Tensor | Operation:
+        if not (allow_tensor or allow_operation):
+            raise ValueError("allow_tensor and allow_operation can't both be False.")
         if hasattr(obj, "_as_graph_element") and not isinstance(obj, type):
             obj = obj._as_graph_element()
+        if isinstance(obj, bytes):
+            obj = obj.decode()
         if isinstance(obj, str):
-            if ":" in obj and allow_tensor:
-                return self.get_tensor_by_name(obj)
-            if allow_operation and ":" not in obj:
-                return self.get_operation_by_name(obj)
-            raise ValueError(f"Can not convert '{obj}' to a graph element.")
+            return self._element_named(obj, allow_tensor, allow_operation)
         if isinstance(obj, Tensor) and allow_tensor:
             if obj.graph is not self:
                 raise ValueError(f"Tensor {obj} is not an element of this graph.")
@@ -887,10 +934,17 @@ def convert_to_tensor(
     value: Any,
     dtype: Any = None,
     name: str | None = None,
-    as_ref: bool = False,
     preferred_dtype: Any = None,
+    dtype_hint: Any = None,
+    *,
+    as_ref: bool = False,
 ) -> Tensor:
-    """Returns `value` as a Tensor of `dtype`, making a Const for Python and numpy values."""
+    """Returns `value` as a Tensor of `dtype`, making a Const for Python and numpy values.
+    TF 1.15's parameters (dtype_hint the newer name of preferred_dtype); as_ref is internal."""
+    if dtype_hint is not None:
+        if preferred_dtype is not None:
+            raise ValueError("Cannot specify both 'dtype_hint' and 'preferred_dtype'")
+        preferred_dtype = dtype_hint
     want = dtypes.as_dtype(dtype) if dtype is not None else None
     if isinstance(value, Tensor):
         if want is not None and not want.is_compatible_with(value.dtype):

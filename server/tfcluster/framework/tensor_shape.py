@@ -99,8 +99,8 @@ def as_dimension(value: Any) -> Dimension:
     return value if isinstance(value, Dimension) else Dimension(value)
 
 
-def dimension_value(value: Any) -> int | None:
-    return value.value if isinstance(value, Dimension) else value
+def dimension_value(dimension: Any) -> int | None:
+    return dimension.value if isinstance(dimension, Dimension) else dimension
 
 
 class TensorShape:

@@ -202,7 +202,8 @@ def _strings_from_content(content: bytes, n: int) -> np.ndarray:
     return out
 
 
-def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
+def make_ndarray(tensor: tensor_pb2.TensorProto) -> np.ndarray:
+    proto = tensor  # TF's parameter name
     dt = dtypes.as_dtype(proto.dtype)
     shape = tuple(int(d.size) for d in proto.tensor_shape.dim)
     if any(d < 0 for d in shape):
@@ -217,12 +218,13 @@ def make_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
             return _strings_from_content(proto.tensor_content, n).reshape(shape)
         vals = list(proto.string_val)
         out = np.empty(n, dtype=object)
-        if vals:
-            out[:] = vals if len(vals) == n else [vals[-1]] * n
+        if len(vals) == n:
+            out[:] = vals
+        else:
+            # One shared value, no n-long list: the array is all the memory it takes.
+            out.fill(vals[-1] if vals else b"")
             if len(vals) < n:
                 out[: len(vals)] = vals
-        else:
-            out[:] = [b""] * n
         return out.reshape(shape)
     np_dtype = np.dtype(dt.as_numpy_dtype)
     if proto.tensor_content:
@@ -265,11 +267,11 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         return None
     op = tensor.op
     if op.type == "Const":
-        return np.asarray(op.get_attr("value"))
+        return np.asarray(op._get_attr("value"))
     if op.type == "Shape":
         shape = op.inputs[0].shape
         if shape.is_fully_defined():
-            return np.array(shape.as_list(), dtype=op.get_attr("out_type").as_numpy_dtype)
+            return np.array(shape.as_list(), dtype=op._get_attr("out_type").as_numpy_dtype)
         return None
     if op.type == "Size":
         n = op.inputs[0].shape.num_elements()
@@ -283,7 +285,7 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         vals = [constant_value(t) for t in op.inputs]
         if any(v is None for v in vals):
             return None
-        return np.stack(vals, axis=op.get_attr("axis"))  # type: ignore[arg-type]
+        return np.stack(vals, axis=op._get_attr("axis"))  # type: ignore[arg-type]
     if op.type == "ConcatV2":
         *parts, axis = (constant_value(t) for t in op.inputs)
         if axis is None or any(v is None for v in parts):
@@ -293,11 +295,11 @@ def constant_value(tensor: Any) -> np.ndarray | None:
         start, limit, delta = (constant_value(t) for t in op.inputs)
         if start is None or limit is None or delta is None:
             return None
-        dtype = op.get_attr("Tidx").as_numpy_dtype
+        dtype = op._get_attr("Tidx").as_numpy_dtype
         return np.arange(start.item(), limit.item(), delta.item(), dtype=dtype)
     if op.type == "Cast":
         v = constant_value(op.inputs[0])
-        return None if v is None else v.astype(op.get_attr("DstT").as_numpy_dtype)
+        return None if v is None else v.astype(op._get_attr("DstT").as_numpy_dtype)
     if op.type == "ExpandDims":
         v, dim = constant_value(op.inputs[0]), constant_value(op.inputs[1])
         return None if v is None or dim is None else np.expand_dims(v, int(dim))
@@ -338,6 +340,8 @@ def constant_value_as_shape(tensor: Any) -> TensorShape:
     if value is not None:
         return TensorShape([None if d < 0 else int(d) for d in np.asarray(value).reshape(-1)])
     if isinstance(tensor, Tensor):
+        if tensor.op.type in ("Shape", "ShapeN"):  # as TF's shape refiner reads them
+            return tensor.op.inputs[tensor.value_index].shape
         if tensor.op.type == "Pack":
             dims: list[int | None] = []
             for t in tensor.op.inputs:

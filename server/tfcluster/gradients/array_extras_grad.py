@@ -34,9 +34,9 @@ def _ensure_shape_grad(op: Operation, grad: Tensor) -> Any:
 def _sparse_matmul_grad(op: Operation, grad: Tensor) -> Any:
     """TF's: products of the gradient with the other operand; tf.matmul makes them
     SparseMatMul where an operand is marked sparse (a ReluGrad gradient counts as sparse)."""
-    t_a, t_b = op.get_attr("transpose_a"), op.get_attr("transpose_b")
+    t_a, t_b = op._get_attr("transpose_a"), op._get_attr("transpose_b")
     a, b = op.inputs
-    sparse = {id(a): op.get_attr("a_is_sparse"), id(b): op.get_attr("b_is_sparse")}
+    sparse = {id(a): op._get_attr("a_is_sparse"), id(b): op._get_attr("b_is_sparse")}
     sparse[id(grad)] = grad.op.type == "ReluGrad"
 
     def product(t1: Tensor, t2: Tensor, out: Any, ta: bool = False, tb: bool = False) -> Any:

@@ -64,12 +64,12 @@ def _fill_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Pack")
 def _pack_grad(op: Operation, grad: Tensor) -> Any:
-    return array_ops.unstack(grad, num=op.get_attr("N"), axis=op.get_attr("axis"))
+    return array_ops.unstack(grad, num=op._get_attr("N"), axis=op._get_attr("axis"))
 
 
 @RegisterGradient("Unpack")
 def _unpack_grad(op: Operation, *grads: Tensor) -> Any:
-    return [array_ops.stack(_or_zeros(grads, op.outputs), axis=op.get_attr("axis"))]
+    return [array_ops.stack(_or_zeros(grads, op.outputs), axis=op._get_attr("axis"))]
 
 
 @RegisterGradient("Split")
@@ -129,7 +129,7 @@ _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_ax
 
 
 def _masks(op: Operation) -> dict[str, Any]:
-    return {n: int(op.get_attr(n)) for n in _MASKS}
+    return {n: int(op._get_attr(n)) for n in _MASKS}
 
 
 def _sl(t: Tensor, key: Any) -> Tensor:
@@ -189,12 +189,12 @@ def _pad_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("MirrorPad")
 def _mirror_pad_grad(op: Operation, grad: Tensor) -> Any:
-    return [array_ops.mirror_pad_grad(grad, op.inputs[1], mode=op.get_attr("mode")), None]
+    return [array_ops.mirror_pad_grad(grad, op.inputs[1], mode=op._get_attr("mode")), None]
 
 
 @RegisterGradient("MirrorPadGrad")
 def _mirror_pad_grad_grad(op: Operation, grad: Tensor) -> Any:
-    return [array_ops.pad(grad, op.inputs[1], mode=op.get_attr("mode")), None]
+    return [array_ops.pad(grad, op.inputs[1], mode=op._get_attr("mode")), None]
 
 
 for _op in (
@@ -205,13 +205,10 @@ for _op in (
     "ZerosLike",
     "OnesLike",
     "StopGradient",
-    "Where",
     "Const",
-    "Placeholder",
     "OneHot",
-    "Unique",
     "InvertPermutation",
-    "VariableV2",
-    "IsVariableInitialized",
+    "ConcatOffset",
+    "EditDistance",
 ):
     not_differentiable(_op)

@@ -21,7 +21,7 @@ def _block_lstm_grad(op: Operation, *grads: Any) -> Any:
         outputs,
         grads[1],
         grads[6],
-        use_peephole=op.get_attr("use_peephole"),
+        use_peephole=op._get_attr("use_peephole"),
     )
     return [None, *grads_in]
 
@@ -53,7 +53,7 @@ def _lstm_block_cell_grad(op: Operation, *grads: Any) -> Any:
         list(op.outputs),
         grads[1],
         grads[6],
-        use_peephole=op.get_attr("use_peephole"),
+        use_peephole=op._get_attr("use_peephole"),
     )
     xh_grad = math_ops.matmul(dicfo, w, transpose_b=True)
     x_grad = array_ops.slice(xh_grad, (0, 0), (batch_size, input_size))

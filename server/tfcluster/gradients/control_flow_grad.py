@@ -257,8 +257,8 @@ def _input_gradients(
 
 
 def _if_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
-    then_body = parse_function(op.get_attr("then_branch"), f"{op.name} then_branch")
-    else_body = parse_function(op.get_attr("else_branch"), f"{op.name} else_branch")
+    then_body = parse_function(op._get_attr("then_branch"), f"{op.name} then_branch")
+    else_body = parse_function(op._get_attr("else_branch"), f"{op.name} else_branch")
     labels = [("then", "the true branch"), ("else", "the false branch")]
     g = _branch_gradients(op, grads, [then_body, else_body], labels)
     if g is None:
@@ -289,7 +289,8 @@ def _case_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     """As TF 1.15's _CaseGrad: a Case on the same index ("gradient") whose branch k
     differentiates the forward branch k."""
     branches = [
-        parse_function(f, f"{op.name} branches[{k}]") for k, f in enumerate(op.get_attr("branches"))
+        parse_function(f, f"{op.name} branches[{k}]")
+        for k, f in enumerate(op._get_attr("branches"))
     ]
     labels = [(f"branch_{k}", f"branch {k}") for k in range(len(branches))]
     g = _branch_gradients(op, grads, branches, labels)
@@ -371,7 +372,7 @@ def _kept_values(op: Operation, t: Tensor) -> Tensor:
     """The output of the While op `op` with the values of body tensor t, one per iteration
     (made when first asked for: the op keeps them from then on)."""
     kept = list(op.attrs.get(ACCUMULATE_ATTR) or [])
-    first = len(op.get_attr("T")) + 1
+    first = len(op._get_attr("T")) + 1
     if t.name in kept:
         return op.outputs[first + kept.index(t.name)]
     kept.append(t.name)
@@ -386,7 +387,7 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     none: list[Tensor | None] = [None] * len(op.inputs)
     if not op.attrs.get("back_prop", True):
         return none
-    num_vars = len(op.get_attr("T"))
+    num_vars = len(op._get_attr("T"))
     # A loop in TF's form (imported) carries its captures as loop variables.
     num_caps = len(op.attrs.get("Tcaptures") or ())
     caps = list(op.inputs[num_vars : num_vars + num_caps])
@@ -396,13 +397,13 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         return none  # nothing differentiable is carried through the loop
     graph = get_default_graph()
     invariants = list(op.attrs.get("output_shapes") or ())
-    if len(invariants) != len(op.get_attr("T")):  # TF's form may leave them out
-        invariants = [t.shape for t in op.outputs[: len(op.get_attr("T"))]]
+    if len(invariants) != len(op._get_attr("T")):  # TF's form may leave them out
+        invariants = [t.shape for t in op.outputs[: len(op._get_attr("T"))]]
     scope = graph.get_name_scope()
     prefix = f"{scope}/" if scope else ""
 
     # The forward body as a graph again (names kept), to differentiate and to keep values of.
-    body = parse_function(op.get_attr("body"), f"{op.name} body")
+    body = parse_function(op._get_attr("body"), f"{op.name} body")
     forward = FuncGraph(f"{op.name}/body", op.graph)
     fwd_args, fwd_results = copy_function_body(body, forward)
 

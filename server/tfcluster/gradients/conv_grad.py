@@ -35,10 +35,10 @@ _FAMILY_OF = {op: fam for fam in _FAMILIES.values() for op in fam}
 
 def _same_window(op_type: str, inputs: list[Tensor], like: Operation) -> Tensor:
     """An op of the convolution family of `like`, with like's window attrs."""
-    attrs: dict[str, Any] = {"T": like.get_attr("T")}
+    attrs: dict[str, Any] = {"T": like._get_attr("T")}
     for key in _WINDOW_ATTRS:
         if key in like.attrs:
-            attrs[key] = like.get_attr(key)
+            attrs[key] = like._get_attr(key)
     if op_type == "Conv3DBackpropInputV2":
         attrs["Tshape"] = inputs[0].dtype.base_dtype
     return make_op(op_type, inputs, attrs, name=op_type).outputs[0]
@@ -47,9 +47,15 @@ def _same_window(op_type: str, inputs: list[Tensor], like: Operation) -> Tensor:
 def _forward_grad(op: Operation, grad: Tensor) -> Any:
     backprop_input, backprop_filter, _ = _FAMILY_OF[op.type]
     x, w = op.inputs
+    if op.type == "Conv2D":
+        # TF's _Conv2DGrad takes both shapes from one ShapeN (the others from two Shapes):
+        # the ops made here are counted by the seeds of random ops made later.
+        x_shape, w_shape = array_ops.shape_n([x, w])
+    else:
+        x_shape, w_shape = array_ops.shape(x), array_ops.shape(w)
     return [
-        _same_window(backprop_input, [array_ops.shape(x), w, grad], op),
-        _same_window(backprop_filter, [x, array_ops.shape(w), grad], op),
+        _same_window(backprop_input, [x_shape, w, grad], op),
+        _same_window(backprop_filter, [x, w_shape, grad], op),
     ]
 
 

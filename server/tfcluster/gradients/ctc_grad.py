@@ -25,7 +25,7 @@ def _ctc_loss_grad(op: Operation, grad_loss: Tensor, _: Tensor) -> Any:
 
 @RegisterGradient("PreventGradient")
 def _prevent_gradient_grad(op: Operation, _: Tensor) -> Any:
-    raise LookupError(f"Gradient explicitly disabled. Reason: {op.get_attr('message')}")
+    raise LookupError(f"Gradient explicitly disabled. Reason: {op._get_attr('message')}")
 
 
 not_differentiable("CTCGreedyDecoder")

@@ -14,7 +14,7 @@ _COMMON = ("T", "rnn_mode", "input_mode", "direction", "dropout", "seed", "seed2
 
 
 def _backprop(op: Operation, grads: tuple[Any, ...], op_type: str, extra: tuple[str, ...]) -> Any:
-    if not op.get_attr("is_training"):
+    if not op._get_attr("is_training"):
         raise ValueError("To use CudnnRNN in gradients, is_training must be set to True.")
     outs = op.outputs
     filled = [g if g is not None else array_ops.zeros_like(t) for g, t in zip(grads[:3], outs[:3])]
@@ -22,7 +22,7 @@ def _backprop(op: Operation, grads: tuple[Any, ...], op_type: str, extra: tuple[
     state = [*outs[:3], *filled, outs[3]]
     if op_type != "CudnnRNNBackprop":
         state.append(outs[4])
-    attrs = {name: op.get_attr(name) for name in (*_COMMON, *extra)}
+    attrs = {name: op._get_attr(name) for name in (*_COMMON, *extra)}
     back = make_op(op_type, [*inputs, *state], attrs, name=op_type)
     result: list[Any] = list(back.outputs)
     if op_type == "CudnnRNNBackpropV3":

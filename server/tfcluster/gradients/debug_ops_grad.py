@@ -9,8 +9,7 @@ from tfcluster.framework.graph import Operation, Tensor
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
 from tfcluster.ops import numerics
 
-for _op in ("Assert", "PrintV2", "StringFormat"):
-    not_differentiable(_op)
+not_differentiable("Assert")
 
 
 @RegisterGradient("Print")
@@ -21,6 +20,6 @@ def _print_grad(op: Operation, *grads: Tensor) -> list[Any]:
 @RegisterGradient("CheckNumerics")
 def _check_numerics_grad(op: Operation, grad: Tensor) -> Tensor:
     message = "Not a number (NaN) or infinity (Inf) values detected in gradient. " + str(
-        op.get_attr("message")
+        op._get_attr("message")
     )
     return numerics.check_numerics(grad, message)

@@ -20,7 +20,7 @@ def _fractional_max_pool_grad(op: Operation, grad: Tensor, _rows: Tensor, _cols:
             grad,
             op.outputs[1],
             op.outputs[2],
-            op.get_attr("overlapping"),
+            op._get_attr("overlapping"),
         )
     ]
 
@@ -31,6 +31,6 @@ def _fractional_avg_pool_grad(op: Operation, grad: Tensor, _rows: Tensor, _cols:
     shape = static.as_list() if static.is_fully_defined() else array_ops.shape(op.inputs[0])
     return [
         fractional_avg_pool_grad(
-            shape, grad, op.outputs[1], op.outputs[2], op.get_attr("overlapping")
+            shape, grad, op.outputs[1], op.outputs[2], op._get_attr("overlapping")
         )
     ]

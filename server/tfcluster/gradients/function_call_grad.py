@@ -3,7 +3,9 @@
 The gradient function takes the call's value inputs, the values of the body's stateful ops
 the forward call exported, and the incoming gradients; it recomputes the body (reusing the
 exported values instead of running stateful ops again) and differentiates it, as TF's
-gradient of a StatefulPartitionedCall calls a backward function.
+gradient of a StatefulPartitionedCall calls a backward function. Like TF 1.15, the call ops
+have no entry in the gradient table: gradients_impl turns to `call_grad` when the lookup of
+one fails (TF's gradients_util does so for every function call op).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from tfcluster.framework.func_graph import FuncGraph, inline_function, parse_fun
 from tfcluster.framework.function_library import GRADIENT_ATTR
 from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor, get_default_graph
 from tfcluster.gradients.gradients_impl import gradients
-from tfcluster.gradients.registry import RegisterGradient
 from tfcluster.ops import array_ops, function_call_ops
 
 _uid = itertools.count(1)
@@ -66,7 +67,7 @@ def _library_gradient(op: Operation, grads: Any) -> list[Tensor | None]:
 def _call_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     if GRADIENT_ATTR in op.attrs:
         return _library_gradient(op, grads)
-    body = parse_function(op.get_attr("f"), f"{op.name} f")
+    body = parse_function(op._get_attr("f"), f"{op.name} f")
     num_user = len(op.outputs) - len(body.exports)
     inputs = list(op.inputs)
     diff_idx = [i for i, t in enumerate(inputs) if _differentiable(t)]
@@ -115,5 +116,7 @@ def _call_grad(op: Operation, *grads: Any) -> list[Tensor | None]:
     return result
 
 
-RegisterGradient("PartitionedCall")(_call_grad)
-RegisterGradient("StatefulPartitionedCall")(_call_grad)
+# Not in the gradient table, as in TF 1.15 (a lookup raises LookupError there):
+# tf.gradients falls back to this for a function call op, as TF's gradients_util does.
+FUNCTION_CALL_OPS = frozenset({"PartitionedCall", "StatefulPartitionedCall"})
+call_grad = _call_grad

@@ -43,10 +43,14 @@ def _to_tensor(x: Any, as_ref: bool) -> Tensor:
 
 
 def _reachable_from(xs_ops: set[Operation], graph_ops: list[Operation]) -> set[Operation]:
+    """The ops a gradient can come back from, as TF's _MarkReachedOps: reached from xs only
+    through tensors gradients flow in (an op after an integer or bool tensor, as Where after
+    Greater, is not between xs and ys, so its gradient is never looked up)."""
     consumers: dict[Operation, list[Operation]] = {}
     for op in graph_ops:
         for t in op.inputs:
-            consumers.setdefault(t.op, []).append(op)
+            if _backpropagatable(t):
+                consumers.setdefault(t.op, []).append(op)
     seen = set(xs_ops)
     stack = list(xs_ops)
     while stack:
@@ -67,7 +71,7 @@ def gradients(
     gate_gradients: bool = False,
     aggregation_method: Any = None,
     stop_gradients: Any = None,
-    unconnected_gradients: Any = "none",
+    unconnected_gradients: Any = UnconnectedGradients.NONE,
 ) -> list[Any]:
     """Symbolic d(sum(ys))/d(x) for each x in xs (a Tensor, or an IndexedSlices for a
     gathered x); None where x does not affect ys (zeros with unconnected_gradients="zero").
@@ -208,7 +212,9 @@ def gradients_of_graph(
                             f"Num gradients {len(in_grads)} generated for op {op.name} do not "
                             f"match num inputs {len(op.inputs)}"
                         )
-                    for t, g in zip(op.inputs, in_grads):
+                    for i, (t, g) in enumerate(zip(op.inputs, in_grads)):
+                        if isinstance(g, Tensor) and t.dtype.base_dtype != dtypes.resource:
+                            _set_grad_shape(g, t, op, i)
                         if g is None or t.op not in between:
                             continue
                         if not _backpropagatable(t):
@@ -228,11 +234,25 @@ def gradients_of_graph(
         ]
 
 
+def _set_grad_shape(g: Tensor, t: Tensor, op: Operation, index: int) -> None:
+    """As TF: a gradient takes its input's static shape, and one that cannot (a gradient
+    function that forgot to sum over broadcast dimensions) is a ValueError."""
+    try:
+        g.set_shape(t.shape)
+    except ValueError:
+        raise ValueError(
+            "Incompatible shapes between op input and calculated input gradient.  "
+            f"Forward operation: {op.name}.  Input index: {index}. "
+            f"Original input shape: {t.shape}.  Calculated input gradient shape: {g.shape}"
+        ) from None
+
+
 def _backpropagatable(t: Tensor) -> bool:
-    """As TF's IsTrainable: floats, complex, and resource handles (a variable's gradient
-    reaches its handle through ReadVariableOp and ResourceGather)."""
+    """As TF's _IsBackpropagatable: floats, complex, resource handles (a variable's gradient
+    reaches its handle through ReadVariableOp and ResourceGather) and variants (an optional's
+    or a list's gradient is another optional or list)."""
     dtype = t.dtype.base_dtype
-    return bool(dtype.is_floating or dtype.is_complex or dtype == dtypes.resource)
+    return bool(dtype.is_floating or dtype.is_complex or dtype in (dtypes.resource, dtypes.variant))
 
 
 def _has_zeros(t: Tensor) -> bool:
@@ -249,6 +269,11 @@ def _grad_fn(op: Operation) -> Any:
     except LookupError:
         if op.type in ("VariableV2", "Placeholder", "Const"):
             return None
+        # Function calls are differentiated here, not through the table (as TF 1.15).
+        from tfcluster.gradients import function_call_grad
+
+        if op.type in function_call_grad.FUNCTION_CALL_OPS:
+            return function_call_grad.call_grad
         raise
 
 

@@ -89,9 +89,9 @@ def _bias_add_v1_grad(op: Operation, grad: Tensor) -> Any:
 
 def _pool_v2_attrs(op: Operation) -> dict[str, Any]:
     return {
-        "T": op.get_attr("T"),
-        "padding": op.get_attr("padding"),
-        "data_format": op.get_attr("data_format"),
+        "T": op._get_attr("T"),
+        "padding": op._get_attr("padding"),
+        "data_format": op._get_attr("data_format"),
     }
 
 
@@ -176,8 +176,8 @@ def _batch_norm_global_grad(op: Operation, grad: Tensor) -> Any:
     t, m, v, _, gamma = op.inputs
     attrs = {
         "T": t.dtype.base_dtype,
-        "variance_epsilon": op.get_attr("variance_epsilon"),
-        "scale_after_normalization": op.get_attr("scale_after_normalization"),
+        "variance_epsilon": op._get_attr("variance_epsilon"),
+        "scale_after_normalization": op._get_attr("scale_after_normalization"),
     }
     g = make_op("BatchNormWithGlobalNormalizationGrad", [t, m, v, gamma, grad], attrs)
     dx, dm, dv, db, dg = g.outputs

@@ -99,7 +99,7 @@ def _safe_reciprocal(x: Tensor, epsilon: float = 1e-20) -> Tensor:
 def _self_adjoint_eig_grad(op: Operation, grad_e: Tensor, grad_v: Tensor) -> Any:
     e = op.outputs[0]
     with control_dependencies([grad_e, grad_v]):
-        if op.get_attr("compute_v"):
+        if op._get_attr("compute_v"):
             v = op.outputs[1]
             f = linalg_ops.matrix_set_diag(
                 math_ops.reciprocal(array_ops.expand_dims(e, -2) - array_ops.expand_dims(e, -1)),
@@ -129,12 +129,12 @@ def _self_adjoint_eig_grad(op: Operation, grad_e: Tensor, grad_v: Tensor) -> Any
 def _svd_grad(op: Operation, grad_s: Tensor, grad_u: Tensor, grad_v: Tensor) -> Any:
     a = op.inputs[0]
     grad_s_mat = linalg_ops.matrix_diag(grad_s)
-    if not op.get_attr("compute_uv"):
+    if not op._get_attr("compute_uv"):
         s, u, v = linalg_ops.svd(a, compute_uv=True)
         grad_a = math_ops.matmul(u, math_ops.matmul(grad_s_mat, v, adjoint_b=True))
         grad_a.set_shape(a.shape)
         return [grad_a]
-    full_matrices = op.get_attr("full_matrices")
+    full_matrices = op._get_attr("full_matrices")
     dims = a.shape.as_list() if a.shape.ndims is not None else None
     if dims is None or dims[-2] is None or dims[-1] is None:
         raise NotImplementedError(
@@ -194,7 +194,7 @@ def _svd_grad(op: Operation, grad_s: Tensor, grad_u: Tensor, grad_v: Tensor) -> 
 @RegisterGradient("MatrixSolve")
 def _matrix_solve_grad(op: Operation, grad: Tensor) -> Any:
     a, c = op.inputs[0], op.outputs[0]
-    adjoint_a = op.get_attr("adjoint")
+    adjoint_a = op._get_attr("adjoint")
     grad_b = linalg_ops.matrix_solve(a, grad, adjoint=not adjoint_a)
     if adjoint_a:
         grad_a = math_ops.negative(math_ops.matmul(c, grad_b, adjoint_b=True))
@@ -206,7 +206,7 @@ def _matrix_solve_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("MatrixTriangularSolve")
 def _matrix_triangular_solve_grad(op: Operation, grad: Tensor) -> Any:
     a, c = op.inputs[0], op.outputs[0]
-    adjoint_a, lower_a = op.get_attr("adjoint"), op.get_attr("lower")
+    adjoint_a, lower_a = op._get_attr("adjoint"), op._get_attr("lower")
     grad_b = linalg_ops._gen_triangular_solve(a, grad, lower=lower_a, adjoint=not adjoint_a)
     if adjoint_a:
         grad_a = math_ops.negative(math_ops.matmul(c, grad_b, adjoint_b=True))
@@ -244,7 +244,7 @@ def _matrix_diag_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("MatrixDiagV2")
 @RegisterGradient("MatrixDiagV3")
 def _matrix_diag_v3_grad(op: Operation, grad: Tensor) -> Any:
-    align = op.get_attr("align") if op.type == "MatrixDiagV3" else "LEFT_LEFT"
+    align = op._get_attr("align") if op.type == "MatrixDiagV3" else "LEFT_LEFT"
     part = linalg_ops.matrix_diag_part(grad, k=op.inputs[1], align=align)
     return [part, None, None, None, None]
 
@@ -257,7 +257,7 @@ def _matrix_diag_part_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("MatrixDiagPartV2")
 @RegisterGradient("MatrixDiagPartV3")
 def _matrix_diag_part_v3_grad(op: Operation, grad: Tensor) -> Any:
-    align = op.get_attr("align") if op.type == "MatrixDiagPartV3" else "LEFT_LEFT"
+    align = op._get_attr("align") if op.type == "MatrixDiagPartV3" else "LEFT_LEFT"
     zeros = array_ops.zeros_like(op.inputs[0])
     return [linalg_ops.matrix_set_diag(zeros, grad, k=op.inputs[1], align=align), None, None]
 
@@ -274,7 +274,7 @@ def _matrix_set_diag_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("MatrixSetDiagV2")
 @RegisterGradient("MatrixSetDiagV3")
 def _matrix_set_diag_v3_grad(op: Operation, grad: Tensor) -> Any:
-    align = op.get_attr("align") if op.type == "MatrixSetDiagV3" else "LEFT_LEFT"
+    align = op._get_attr("align") if op.type == "MatrixSetDiagV3" else "LEFT_LEFT"
     diag, k = op.inputs[1], op.inputs[2]
     return [
         linalg_ops.matrix_set_diag(grad, array_ops.zeros_like(diag), k=k, align=align),
@@ -322,7 +322,7 @@ def _matrix_exponential_grad(op: Operation, grad: Tensor) -> Any:
 def _einsum_grad(op: Operation, grad: Tensor) -> Any:
     """d/dx_i: the output gradient contracted with the other inputs back to x_i's labels;
     labels only x_i has (summed away) are broadcast back, broadcast dims summed."""
-    equation = op.get_attr("equation")
+    equation = op._get_attr("equation")
     inputs = list(op.inputs)
     if "..." in equation:
         ranks = [t.shape.ndims for t in inputs]

@@ -325,8 +325,8 @@ def _reciprocal_grad_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("MatMul")
 def _matmul_grad(op: Operation, grad: Tensor) -> Any:
     a, b = op.inputs
-    ta = op.get_attr("transpose_a")
-    tb = op.get_attr("transpose_b")
+    ta = op._get_attr("transpose_a")
+    tb = op._get_attr("transpose_b")
     mm = math_ops.matmul
     if not ta and not tb:
         return mm(grad, b, transpose_b=True), mm(a, grad, transpose_a=True)
@@ -343,8 +343,8 @@ def _matmul_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("BatchMatMul")
 def _batch_matmul_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
-    adj_x = op.get_attr("adj_x")
-    adj_y = op.get_attr("adj_y")
+    adj_x = op._get_attr("adj_x")
+    adj_y = op._get_attr("adj_y")
     mm = math_ops.matmul
     if not adj_x and not adj_y:
         return mm(grad, y, adjoint_b=True), mm(x, grad, adjoint_a=True)
@@ -440,7 +440,7 @@ def _dynamic_reduced_shape(input_shape: Tensor, axes: Tensor) -> Tensor:
 
 def _grad_kept(op: Operation, grad: Tensor) -> Tensor:
     """The reduction's output gradient with the reduced axes kept as size 1."""
-    if op.get_attr("keep_dims"):
+    if op._get_attr("keep_dims"):
         return grad
     return array_ops.reshape(grad, _reduced_shape(op))
 
@@ -450,10 +450,22 @@ def _sum_grad(op: Operation, grad: Tensor) -> Any:
     """The gradient tiled over the reduced axes, as TF's (a Tile: no multiply, which also
     keeps tf.profiler's FLOP count of a training graph equal to TF's)."""
     x = op.inputs[0]
+    axes = tensor_util.constant_value(op.inputs[1])
+    rank = x.shape.ndims
+    if rank is not None and axes is not None and np.array_equal(axes, np.arange(rank)):
+        # TF's fast path for a reduction of every axis, op for op (a Reshape to all ones and
+        # a Tile by the input's shape): later ops' seeds count the ops made before them.
+        ones = array_ops.reshape(grad, [1] * rank)
+        dims = x.shape.as_list()
+        if None not in dims:
+            multiples: Any = constant_op.constant(dims, dtype=dtypes.int32)
+        else:
+            multiples = array_ops.shape(x)
+        return [array_ops.tile(ones, multiples), None]
     kept = _grad_kept(op, grad)
     shape = _reduced_shape(op)
     if isinstance(shape, list):
-        multiples: Any = constant_op.constant(
+        multiples = constant_op.constant(
             [d // max(k, 1) for d, k in zip(x.shape.as_list(), shape)], dtype=dtypes.int32
         )
     else:
@@ -470,19 +482,20 @@ def _mean_grad(op: Operation, grad: Tensor) -> Any:
             (x.shape.num_elements() or 0) // max(y.shape.num_elements() or 0, 1), sum_grad
         )
     else:
+        # TF's ops in TF's order (Shape, Shape, Prod, Prod, Maximum, floordiv, Cast, truediv).
+        x_shape, y_shape = array_ops.shape(x), array_ops.shape(y)
         count = math_ops.floordiv(
-            math_ops.reduce_prod(array_ops.shape(x)),
-            math_ops.maximum(math_ops.reduce_prod(array_ops.shape(y)), 1),
+            math_ops.reduce_prod(x_shape), math_ops.maximum(math_ops.reduce_prod(y_shape), 1)
         )
         factor = math_ops.cast(count, sum_grad.dtype)
-    return [math_ops.realdiv(sum_grad, factor), None]
+    return [math_ops.truediv(sum_grad, factor), None]
 
 
 def _min_or_max_grad(op: Operation, grad: Tensor) -> Any:
     # The gradient goes to the elements equal to the extremum, split evenly between ties.
     x, axes = op.inputs
     y = op.outputs[0]
-    if not op.get_attr("keep_dims"):
+    if not op._get_attr("keep_dims"):
         kept = _reduced_shape(op)
         y = array_ops.reshape(y, kept)
         grad = array_ops.reshape(grad, kept)
@@ -523,8 +536,8 @@ def _prod_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("Cumsum")
 def _cumsum_grad(op: Operation, grad: Tensor) -> Any:
     axis = op.inputs[1]
-    exclusive = op.get_attr("exclusive")
-    reverse = op.get_attr("reverse")
+    exclusive = op._get_attr("exclusive")
+    reverse = op._get_attr("reverse")
     return [math_ops.cumsum(grad, axis, exclusive=exclusive, reverse=not reverse), None]
 
 
@@ -532,8 +545,8 @@ def _cumsum_grad(op: Operation, grad: Tensor) -> Any:
 def _cumprod_grad(op: Operation, grad: Tensor) -> Any:
     # As TF: sum over later outputs of grad * output, divided by x (undefined where x is 0).
     x, axis = op.inputs
-    exclusive = op.get_attr("exclusive")
-    reverse = op.get_attr("reverse")
+    exclusive = op._get_attr("exclusive")
+    reverse = op._get_attr("reverse")
     prod = math_ops.cumprod(x, axis, exclusive=exclusive, reverse=reverse)
     out = math_ops.cumsum(
         math_ops.multiply(prod, grad), axis, exclusive=exclusive, reverse=not reverse
@@ -551,20 +564,17 @@ for _op in (
     "LogicalAnd",
     "LogicalOr",
     "LogicalNot",
-    "IsFinite",
-    "IsNan",
-    "IsInf",
     "Range",
     "BroadcastGradientArgs",
-    "Floor",
-    "Ceil",
-    "Round",
-    "FloorDiv",
-    "TruncateDiv",
-    "TruncateMod",
-    "ArgMax",
-    "ArgMin",
-    "All",
-    "Any",
 ):
     not_differentiable(_op)
+
+
+# TF 1.15 registers gradients of None for these (not NotDifferentiable): tf.gradients gives
+# None through them either way, and the table says "gradient" as TF's does.
+def _no_input_grads(op: Operation, *grads: Any) -> Any:
+    return [None] * len(op.inputs)
+
+
+for _op in ("ArgMax", "ArgMin", "Floor", "Ceil", "Round", "FloorDiv", "TruncateDiv"):
+    RegisterGradient(_op)(_no_input_grads)

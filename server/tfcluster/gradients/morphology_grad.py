@@ -12,7 +12,7 @@ from tfcluster.ops.morphology_ops import dilation2d_backprop
 
 @RegisterGradient("Dilation2D")
 def _dilation2d_grad(op: Operation, grad: Tensor) -> Any:
-    args = (op.get_attr("strides"), op.get_attr("rates"), op.get_attr("padding"))
+    args = (op._get_attr("strides"), op._get_attr("rates"), op._get_attr("padding"))
     image, filt = op.inputs[0], op.inputs[1]
     return [
         dilation2d_backprop("Dilation2DBackpropInput", image, filt, grad, *args),

@@ -15,18 +15,18 @@ def _text(value: Any) -> str:
 
 @RegisterGradient("NcclAllReduce")
 def _all_sum_grad(op: Operation, grad: Any) -> Any:
-    if _text(op.get_attr("reduction")) != "sum":
+    if _text(op._get_attr("reduction")) != "sum":
         raise LookupError("No gradient defined for NcclAllReduce except sum.")
     nccl_ops._check_device(grad, expected=op.device)
     with device(op.device):
         return nccl_ops.nccl_all_reduce(
-            grad, "sum", op.get_attr("num_devices"), _text(op.get_attr("shared_name")) + "_grad"
+            grad, "sum", op._get_attr("num_devices"), _text(op._get_attr("shared_name")) + "_grad"
         )
 
 
 @RegisterGradient("NcclReduce")
 def _reduce_sum_grad(op: Operation, grad: Any) -> Any:
-    if _text(op.get_attr("reduction")) != "sum":
+    if _text(op._get_attr("reduction")) != "sum":
         raise LookupError("No gradient defined for NcclReduce except sum.")
     nccl_ops._check_device(grad, expected=op.device)
     with device(op.device):

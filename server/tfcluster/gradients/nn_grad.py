@@ -9,7 +9,7 @@ import numpy as np
 
 from tfcluster.framework import tensor_util
 from tfcluster.framework.graph import Operation, Tensor
-from tfcluster.gradients.registry import RegisterGradient, not_differentiable
+from tfcluster.gradients.registry import RegisterGradient
 from tfcluster.ops import array_ops, math_ops, nn_ops
 
 
@@ -59,7 +59,7 @@ def _softsign_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("LeakyRelu")
 def _leaky_relu_grad(op: Operation, grad: Tensor) -> Any:
-    attrs = {"alpha": op.get_attr("alpha")}
+    attrs = {"alpha": op._get_attr("alpha")}
     return [nn_ops.activation_grad("LeakyReluGrad", grad, op.inputs[0], attrs)]
 
 
@@ -117,9 +117,6 @@ def _l2_loss_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("BiasAdd")
 def _bias_add_grad(op: Operation, grad: Tensor) -> Any:
-    grad_bias = nn_ops.bias_add_grad(grad, data_format=op.get_attr("data_format"))
+    grad_bias = nn_ops.bias_add_grad(grad, data_format=op._get_attr("data_format"))
     grad_bias.set_shape(op.inputs[1].shape)
     return grad, grad_bias
-
-
-not_differentiable("InTopK")

@@ -69,8 +69,8 @@ RegisterGradient("AvgPool3DGrad")(_avg_grad_of_grad("AvgPool3D"))
 @RegisterGradient("MaxPoolWithArgmax")
 def _max_pool_with_argmax_grad(op: Operation, grad: Tensor, unused_argmax_grad: Any) -> Any:
     extra = {
-        "Targmax": op.get_attr("Targmax"),
-        "include_batch_in_index": op.get_attr("include_batch_in_index"),
+        "Targmax": op._get_attr("Targmax"),
+        "include_batch_in_index": op._get_attr("include_batch_in_index"),
     }
     inputs = [op.inputs[0], grad, op.outputs[1]]
     return [pool_grad_op("MaxPoolGradWithArgmax", inputs, op, grad_index=1, **extra)]

@@ -17,10 +17,10 @@ def _fake_quant_args_grad(op: Operation, grad: Tensor) -> Any:
         quantization_ops.fake_quant_with_min_max_args_gradient(
             grad,
             op.inputs[0],
-            min=op.get_attr("min"),
-            max=op.get_attr("max"),
-            num_bits=op.get_attr("num_bits"),
-            narrow_range=op.get_attr("narrow_range"),
+            min=op._get_attr("min"),
+            max=op._get_attr("max"),
+            num_bits=op._get_attr("num_bits"),
+            narrow_range=op._get_attr("narrow_range"),
         )
     ]
 
@@ -33,8 +33,8 @@ def _fake_quant_vars_grad(op: Operation, grad: Tensor) -> Any:
             op.inputs[0],
             op.inputs[1],
             op.inputs[2],
-            num_bits=op.get_attr("num_bits"),
-            narrow_range=op.get_attr("narrow_range"),
+            num_bits=op._get_attr("num_bits"),
+            narrow_range=op._get_attr("narrow_range"),
         )
     )
 
@@ -47,8 +47,8 @@ def _fake_quant_per_channel_grad(op: Operation, grad: Tensor) -> Any:
             op.inputs[0],
             op.inputs[1],
             op.inputs[2],
-            num_bits=op.get_attr("num_bits"),
-            narrow_range=op.get_attr("narrow_range"),
+            num_bits=op._get_attr("num_bits"),
+            narrow_range=op._get_attr("narrow_range"),
         )
     )
 

@@ -12,8 +12,7 @@ from tfcluster.gradients.registry import RegisterGradient, not_differentiable
 from tfcluster.ops import array_ops
 from tfcluster.ops.ragged_getitem import ragged_range
 
-for _op in ("RaggedRange", "UnicodeDecode", "UnicodeDecodeWithOffsets"):
-    not_differentiable(_op)
+not_differentiable("RaggedRange")
 
 
 @RegisterGradient("RaggedGather")

@@ -8,7 +8,5 @@ for _op in (
     "RandomStandardNormal",
     "TruncatedNormal",
     "RandomUniform",
-    "RandomUniformInt",
-    "RandomShuffle",
 ):
     not_differentiable(_op)

@@ -28,9 +28,6 @@ def _random_gamma_grad(op: Operation, grad: Tensor) -> Any:
 for _op in (
     "Multinomial",
     "StatelessMultinomial",
-    "RandomPoisson",
-    "RandomPoissonV2",
-    "RandomGammaGrad",
     "StatelessRandomUniform",
     "StatelessRandomNormal",
     "StatelessTruncatedNormal",

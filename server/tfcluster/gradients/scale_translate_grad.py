@@ -14,8 +14,8 @@ from tfcluster.ops.op_util import make_op
 def _scale_and_translate_grad(op: Operation, grad: Tensor) -> Any:
     attrs = {
         "T": grad.dtype.base_dtype,
-        "kernel_type": op.get_attr("kernel_type"),
-        "antialias": op.get_attr("antialias"),
+        "kernel_type": op._get_attr("kernel_type"),
+        "antialias": op._get_attr("antialias"),
     }
     inputs = [grad, op.inputs[0], op.inputs[2], op.inputs[3]]
     g = make_op("ScaleAndTranslateGrad", inputs, attrs).outputs[0]

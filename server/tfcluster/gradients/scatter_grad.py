@@ -37,7 +37,7 @@ def _dynamic_partition_grads(op: Operation, *grads: Tensor) -> Any:
     """Each partition's gradient goes back to the rows it came from: partition the row
     numbers the same way, then stitch the gradients by them."""
     data, partitions = op.inputs
-    num = int(op.get_attr("num_partitions"))
+    num = int(op._get_attr("num_partitions"))
     prefix_shape = array_ops.shape(partitions)
     original = array_ops.reshape(math_ops.range(math_ops.reduce_prod(prefix_shape)), prefix_shape)
     partitioned = partition_ops.dynamic_partition(original, partitions, num)

@@ -18,7 +18,7 @@ not_differentiable("PyFuncStateless")
 
 @RegisterGradient("EagerPyFunc")
 def _eager_py_func_grad(op: Operation, *dy: Tensor) -> Any:
-    token = str(op.get_attr("token"))
+    token = str(op._get_attr("token"))
     py_func_registry.record_calls(token)
 
     def eagerly_executed_grad(*dys: Any) -> list[Any]:

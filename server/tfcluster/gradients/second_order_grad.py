@@ -42,7 +42,7 @@ def _selu_grad_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("LeakyReluGrad")
 def _leaky_relu_grad_grad(op: Operation, grad: Tensor) -> Any:
     x = op.inputs[1]
-    attrs = {"alpha": op.get_attr("alpha")}
+    attrs = {"alpha": op._get_attr("alpha")}
     return [
         nn_ops.activation_grad("LeakyReluGrad", grad, x, attrs),
         array_ops.zeros(shape=array_ops.shape(x), dtype=x.dtype),

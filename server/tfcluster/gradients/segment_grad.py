@@ -51,13 +51,6 @@ RegisterGradient("SegmentMax")(_segment_min_or_max_grad)
 RegisterGradient("SegmentMin")(_segment_min_or_max_grad)
 
 
-@RegisterGradient("SegmentProd")
-def _segment_prod_grad(op: Operation, grad: Tensor) -> Any:
-    data, ids = op.inputs
-    num = array_ops.shape(op.outputs[0])[0]
-    return [_prod_grad(data, ids, num, op.outputs[0], grad), None]
-
-
 def _gather_drop_negatives(
     params: Tensor,
     ids: Tensor | None,

@@ -7,7 +7,7 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Operation, Tensor
-from tfcluster.gradients.registry import RegisterGradient, not_differentiable
+from tfcluster.gradients.registry import RegisterGradient
 from tfcluster.ops import array_ops, math_ops
 
 
@@ -38,7 +38,3 @@ def _top_k_grad(op: Operation, grad: Tensor, _: Tensor) -> Any:
         array_ops.expand_dims(math_ops.reduce_prod(in_shape), 0),
     )
     return [array_ops.reshape(scattered, in_shape), None]
-
-
-for _op in ("InTopKV2", "LowerBound", "UpperBound"):
-    not_differentiable(_op)

@@ -22,23 +22,23 @@ def _batch_to_space_nd_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("SpaceToBatch")
 def _space_to_batch_grad(op: Operation, grad: Tensor) -> Any:
-    size = op.get_attr("block_size")
+    size = op._get_attr("block_size")
     return [space_to_batch_ops.batch_to_space(grad, op.inputs[1], block_size=size), None]
 
 
 @RegisterGradient("BatchToSpace")
 def _batch_to_space_grad(op: Operation, grad: Tensor) -> Any:
-    size = op.get_attr("block_size")
+    size = op._get_attr("block_size")
     return [space_to_batch_ops.space_to_batch(grad, op.inputs[1], block_size=size), None]
 
 
 @RegisterGradient("SpaceToDepth")
 def _space_to_depth_grad(op: Operation, grad: Tensor) -> Any:
-    fmt = op.get_attr("data_format")
-    return [space_to_batch_ops.depth_to_space(grad, op.get_attr("block_size"), data_format=fmt)]
+    fmt = op._get_attr("data_format")
+    return [space_to_batch_ops.depth_to_space(grad, op._get_attr("block_size"), data_format=fmt)]
 
 
 @RegisterGradient("DepthToSpace")
 def _depth_to_space_grad(op: Operation, grad: Tensor) -> Any:
-    fmt = op.get_attr("data_format")
-    return [space_to_batch_ops.space_to_depth(grad, op.get_attr("block_size"), data_format=fmt)]
+    fmt = op._get_attr("data_format")
+    return [space_to_batch_ops.space_to_depth(grad, op._get_attr("block_size"), data_format=fmt)]

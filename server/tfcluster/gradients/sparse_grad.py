@@ -14,15 +14,7 @@ from tfcluster.ops import array_ops, math_ops, sparse_ops
 for _op in (
     "SparseAddGrad",
     "SparseConcat",
-    "SparseSliceGrad",
-    "SparseFillEmptyRowsGrad",
-    "SparseReduceMax",
-    "SparseReduceMaxSparse",
-    "SparseReduceSumSparse",
-    "SparseSplit",
-    "SparseReshape",
     "StringSplit",
-    "StringSplitV2",
 ):
     not_differentiable(_op)
 
@@ -96,8 +88,8 @@ def _slice_grad(op: Operation, *grads: Any) -> list[Any]:
 @RegisterGradient("SparseTensorDenseMatMul")
 def _matmul_grad(op: Operation, grad: Tensor) -> list[Any]:
     a_indices, a_values, a_shape, b = op.inputs
-    adj_a = bool(op.get_attr("adjoint_a"))
-    adj_b = bool(op.get_attr("adjoint_b"))
+    adj_a = bool(op._get_attr("adjoint_a"))
+    adj_b = bool(op._get_attr("adjoint_b"))
     if a_values.dtype.base_dtype != b.dtype.base_dtype:
         raise TypeError(
             "SparseTensorDenseMatMul op received operands with different types: "
@@ -159,3 +151,14 @@ def _to_dense_grad(op: Operation, grad: Tensor) -> list[Any]:
         values_grad,
         default_grad,
     ]
+
+
+# TF 1.15 registers these to raise NotImplementedError, with one output gradient in their
+# signature: tf.gradients passes both outputs' gradients, so the call fails with TypeError
+# before, there as here.
+def _sparse_sparse_extremum_grad(op: Operation, grad: Tensor) -> Any:
+    raise NotImplementedError(f"Gradient for {op.type} is currently not implemented yet.")
+
+
+for _op in ("SparseSparseMaximum", "SparseSparseMinimum"):
+    RegisterGradient(_op)(_sparse_sparse_extremum_grad)

@@ -10,7 +10,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework.graph import Operation, Tensor, control_dependencies
-from tfcluster.gradients.math_grad import _reduced_shape, reduce_to
+from tfcluster.gradients.math_grad import reduce_to
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
 from tfcluster.ops import array_ops, constant_op, math_ops
 from tfcluster.ops import special_math_ops as sm
@@ -158,7 +158,9 @@ def _atan2_grad(op: Operation, grad: Tensor) -> Any:
     y, x = op.inputs
     with control_dependencies([grad]):
         grad_inv = grad / (math_ops.square(x) + math_ops.square(y))
-        return [reduce_to(x * grad_inv, y, x), reduce_to(-y * grad_inv, x, y)]
+        # As TF 1.15's: not summed over broadcast dimensions, so broadcasting inputs make
+        # tf.gradients raise the shape ValueError there, as here.
+        return [x * grad_inv, -y * grad_inv]
 
 
 @RegisterGradient("Xlogy")
@@ -190,14 +192,9 @@ def _mul_no_nan_grad(op: Operation, grad: Tensor) -> Any:
     ]
 
 
-@RegisterGradient("EuclideanNorm")
-def _euclidean_norm_grad(op: Operation, grad: Tensor) -> Any:
-    output = op.outputs[0]
-    if not op.get_attr("keep_dims"):
-        kept = _reduced_shape(op)
-        output = array_ops.reshape(output, kept)
-        grad = array_ops.reshape(grad, kept)
-    return [math_ops.truediv(op.inputs[0], math_ops.truediv(output, grad)), None]
+# TF 1.15 marks EuclideanNorm not differentiable (its gradient came in 2.x): tf.gradients of
+# reduce_euclidean_norm is None there, as here.
+not_differentiable("EuclideanNorm")
 
 
 @RegisterGradient("CumulativeLogsumexp")
@@ -205,7 +202,7 @@ def _cumulative_logsumexp_grad(op: Operation, grad: Tensor) -> Any:
     """The positive and negative parts of the gradient pass through logs separately."""
     x, axis = op.inputs
     out = op.outputs[0]
-    exclusive, reverse = op.get_attr("exclusive"), op.get_attr("reverse")
+    exclusive, reverse = op._get_attr("exclusive"), op._get_attr("reverse")
     lowest = array_ops.fill(array_ops.shape(grad), _c(float(grad.dtype.base_dtype.min), grad))
     zero = _c(0.0, grad)
     safe_pos = math_ops.select(math_ops.greater(grad, zero), grad, array_ops.ones_like(grad))
@@ -222,5 +219,13 @@ def _cumulative_logsumexp_grad(op: Operation, grad: Tensor) -> Any:
 
 
 RegisterGradient("Rint")(lambda op, grad: [None])
-for _op in ("IgammaGradA",):
-    not_differentiable(_op)
+
+
+@RegisterGradient("NextAfter")
+def _next_after_grad(op: Operation, grad: Tensor) -> Any:
+    """As TF 1.15: d/dx1 is one, d/dx2 zero (each summed to its input's shape)."""
+    x1, x2 = op.inputs
+    with control_dependencies([grad]):
+        d1 = array_ops.ones(array_ops.shape(x1), dtype=x1.dtype) * grad
+        d2 = array_ops.zeros(array_ops.shape(x2), dtype=x2.dtype) * grad
+    return [reduce_to(d1, x1, x2), reduce_to(d2, x2, x1)]

@@ -1,7 +1,9 @@
 """Gradients of the TensorArray ops, as TF's: the gradient of an array is another array (made
 by TensorArrayGradV3, one per tf.gradients call and forward array) where the gradients of
 reads are written (summed when an element is read twice) and from which the gradients of
-writes are read; flows order them, as the forward flows order the forward ops."""
+writes are read; flows order them, as the forward flows order the forward ops. Each function
+is registered for the v1 and V2 op types too, as TF 1.15 does (those ops are removed from
+graphs of this GraphDef version: building one raises NotImplementedError there as here)."""
 
 from __future__ import annotations
 
@@ -12,8 +14,11 @@ from tfcluster.gradients.registry import RegisterGradient, not_differentiable
 from tfcluster.ops import array_ops
 from tfcluster.ops.tensor_array_ops import TensorArray
 
-for _op in ("TensorArrayV3", "TensorArrayGradV3", "TensorArraySizeV3", "TensorArrayCloseV3"):
-    not_differentiable(_op)
+for _op in ("TensorArray", "TensorArrayGrad", "TensorArraySize", "TensorArrayClose"):
+    # The v1, V2 and V3 ops alike, as TF 1.15's tensor_array_grad.
+    for _suffix in ("", "V2", "V3"):
+        not_differentiable(_op + _suffix)
+not_differentiable("TensorArrayGradWithShape")
 
 
 def grad_source(t: Any) -> str:
@@ -34,7 +39,7 @@ def grad_source(t: Any) -> str:
 
 def _grad_array(op: Operation, dtype_attr: str, flow: Tensor, source: str) -> TensorArray:
     forward = TensorArray(
-        dtype=op.get_attr(dtype_attr),
+        dtype=op._get_attr(dtype_attr),
         handle=op.inputs[0],
         flow=flow,
         colocate_with_first_write_call=False,
@@ -50,6 +55,8 @@ def _after_forward(op: Operation, flow: Tensor) -> Tensor:
         return array_ops.identity(flow, "write_barrier")
 
 
+@RegisterGradient("TensorArrayRead")
+@RegisterGradient("TensorArrayReadV2")
 @RegisterGradient("TensorArrayReadV3")
 def _read_grad(op: Operation, grad: Tensor) -> list[Any]:
     flow = op.inputs[2]
@@ -57,6 +64,8 @@ def _read_grad(op: Operation, grad: Tensor) -> list[Any]:
     return [None, None, g.write(op.inputs[1], grad).flow]
 
 
+@RegisterGradient("TensorArrayWrite")
+@RegisterGradient("TensorArrayWriteV2")
 @RegisterGradient("TensorArrayWriteV3")
 def _write_grad(op: Operation, flow: Tensor) -> list[Any]:
     source = grad_source(flow)
@@ -65,6 +74,8 @@ def _write_grad(op: Operation, flow: Tensor) -> list[Any]:
     return [None, None, g.read(op.inputs[1]), flow]
 
 
+@RegisterGradient("TensorArrayGather")
+@RegisterGradient("TensorArrayGatherV2")
 @RegisterGradient("TensorArrayGatherV3")
 def _gather_grad(op: Operation, grad: Tensor) -> list[Any]:
     flow = op.inputs[2]
@@ -72,6 +83,8 @@ def _gather_grad(op: Operation, grad: Tensor) -> list[Any]:
     return [None, None, g.scatter(op.inputs[1], grad).flow]
 
 
+@RegisterGradient("TensorArrayScatter")
+@RegisterGradient("TensorArrayScatterV2")
 @RegisterGradient("TensorArrayScatterV3")
 def _scatter_grad(op: Operation, flow: Tensor) -> list[Any]:
     source = grad_source(flow)
@@ -80,6 +93,8 @@ def _scatter_grad(op: Operation, flow: Tensor) -> list[Any]:
     return [None, None, g.gather(op.inputs[1]), flow]
 
 
+@RegisterGradient("TensorArrayConcat")
+@RegisterGradient("TensorArrayConcatV2")
 @RegisterGradient("TensorArrayConcatV3")
 def _concat_grad(op: Operation, grad: Tensor, unused_lengths_grad: Any) -> list[Any]:
     flow = op.inputs[1]
@@ -87,6 +102,8 @@ def _concat_grad(op: Operation, grad: Tensor, unused_lengths_grad: Any) -> list[
     return [None, g.split(grad, lengths=op.outputs[1]).flow]
 
 
+@RegisterGradient("TensorArraySplit")
+@RegisterGradient("TensorArraySplitV2")
 @RegisterGradient("TensorArraySplitV3")
 def _split_grad(op: Operation, flow: Tensor) -> list[Any]:
     source = grad_source(flow)

@@ -62,6 +62,6 @@ def _three_diagonals_of_product(g: Tensor, x: Tensor) -> Tensor:
 @RegisterGradient("TridiagonalSolve")
 def _tridiagonal_solve_grad(op: Operation, grad: Tensor) -> Any:
     diags, x = op.inputs[0], op.outputs[0]
-    pivoting = op.get_attr("partial_pivoting")
+    pivoting = op._get_attr("partial_pivoting")
     rhs_grad = tridiagonal_ops.tridiagonal_solve_op(_transposed(diags), grad, pivoting)
     return -_three_diagonals_of_product(rhs_grad, x), rhs_grad

@@ -23,7 +23,7 @@ def _extract_volume_patches_grad(op: Operation, grad: Tensor) -> Any:
         array_ops.stack([1, planes, rows, cols, 1]),
     )
     where = extract_volume_patches(
-        numbers, op.get_attr("ksizes"), op.get_attr("strides"), op.get_attr("padding")
+        numbers, op._get_attr("ksizes"), op._get_attr("strides"), op._get_attr("padding")
     )
     where = array_ops.reshape(where, [-1, 1])
     per_patch = array_ops.transpose(

@@ -108,16 +108,24 @@ def _add_rows_in_rounds(target: np.ndarray, index: np.ndarray, values: Any) -> b
     values = np.asarray(values)
     if values.ndim == 0 or values.shape[0] != index.shape[0]:
         return False
+    summable = (
+        target.dtype.kind in "fiu"
+        and values.dtype == target.dtype
+        and values.shape[1:] == target.shape[1:]
+    )
+    elementwise = summable and target.dtype in _ELEMENTWISE and target.flags.c_contiguous
+    if elementwise and target.ndim == 1:
+        _add_elements(target, index, values)  # as fast as a plain `+=`: no need to ask first
+        return True
     n = index.shape[0]
     if n <= 2048 and len(set(index.tolist())) == n:
         target[index] += values  # the usual case (rows summed first), checked the cheap way
         return True
-    if (
-        target.dtype.kind in "fiu"
-        and values.dtype == target.dtype
-        and values.shape[1:] == target.shape[1:]
-    ):
-        _add_repeated_rows(target, index, values)
+    if summable:
+        if elementwise and values.size <= _FLAT_ADD_AT_MAX:
+            _add_elements(target, index, values)
+        else:
+            _add_repeated_rows(target, index, values)
         return True
     rounds = occurrence_rounds(index)
     if rounds is None:
@@ -126,6 +134,27 @@ def _add_rows_in_rounds(target: np.ndarray, index: np.ndarray, values: Any) -> b
     for at in rounds:
         target[index[at]] += values[at]
     return True
+
+
+# Up to this many updated elements, np.add.at over the flat elements beats the passes of
+# _add_repeated_rows (whose sorts cost ~30 us however few the rows; word2vec's sparse
+# updates are 30-200 rows of 128); above it the passes win, 1.5-2x from 64K elements on.
+_FLAT_ADD_AT_MAX = 32 << 10
+# The dtypes whose flat np.add.at gives np.add.at's bits on rows (float16's differs, at times,
+# where sums overflow).
+_ELEMENTWISE = frozenset(np.dtype(t) for t in ("float32", "float64", "int32", "int64"))
+
+
+def _add_elements(target: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:
+    """target[index] += values (target C-contiguous) by np.add.at over single elements: its
+    fast loop for 1-D operands adds each element's updates in index order, as np.add.at on
+    the rows does, but 2-20x faster than on rows (or a 1-D index of a vector)."""
+    if target.ndim == 1:
+        np.add.at(target, index, values)
+        return
+    width = target.size // target.shape[0] if target.shape[0] else 0
+    at = (index.astype(np.int64, copy=False)[:, None] * width + np.arange(width)).reshape(-1)
+    np.add.at(target.reshape(-1), at, values.reshape(-1))
 
 
 def _add_repeated_rows(target: np.ndarray, index: np.ndarray, values: np.ndarray) -> None:

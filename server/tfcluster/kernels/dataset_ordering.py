@@ -358,7 +358,10 @@ def shard_dataset(node: Any, xp: Any) -> Any:
 # TF stops filling the buffer once it holds elements of more than this many epochs.
 _MAX_EPOCHS_IN_BUFFER = 3
 # Philox calls drawn at once (four uint32 picks each): one draw is a list index, not a call.
+# The first block is small (an iterator may take few elements); each next one is twice the
+# last, up to _MAX_DRAW_CALLS: numpy's per-call costs of a block are paid once for many picks.
 _DRAW_CALLS = 256
+_MAX_DRAW_CALLS = 4096
 
 
 def _random_seeds() -> tuple[int, int]:
@@ -468,6 +471,7 @@ class _ShuffleIterator(base.ElementIterator):
         self._p = 0
         self._philox = (seed, seed2)
         self._calls = 0
+        self._block = _DRAW_CALLS
         self._draws: list[int] = []
         self._d = 0
         # Column mode (decided by the first call): one array per leaf, rows handed out by
@@ -534,7 +538,8 @@ class _ShuffleIterator(base.ElementIterator):
     # ---- picks -------------------------------------------------------------------------
     def _more_draws(self, k: int = 1) -> None:
         """At least k draws left to take."""
-        calls = max(_DRAW_CALLS, (k + 3) // 4)
+        calls = max(self._block, (k + 3) // 4)
+        self._block = min(2 * self._block, _MAX_DRAW_CALLS)
         start = _philox.stateful_start(self._philox[0], self._philox[1], self._calls)
         self._draws = self._draws[self._d :] + _philox.words(start, calls).reshape(-1).tolist()
         self._calls += calls
@@ -547,38 +552,87 @@ class _ShuffleIterator(base.ElementIterator):
         k = min(n - len(out), len(self._pending) - self._p)
         if len(self._draws) - self._d < k:
             self._more_draws(k)
-        places, size, pending, p = self._places, self._size, self._pending, self._p
-        draws, d = self._draws, self._d
+        places, size, p, d = self._places, self._size, self._p, self._d
         front = self._slices[0]
         start = front[0]
         first = start % size
         free = front[1] % size
-        for j in range(k):
-            places[free] = pending[p + j]
-            at = (first + draws[d + j] % size) % size
-            out.append(places[at])
+        take = out.append
+        for item, r in zip(self._pending[p : p + k], self._draws[d : d + k]):
+            places[free] = item
+            at = first + r % size
+            if at >= size:
+                at -= size
+            take(places[at])
             places[at] = places[first]
             free = first
-            first = first + 1 if first + 1 < size else 0
+            first += 1
+            if first == size:
+                first = 0
         places[free] = None
         self._d = d + k
         self._p = p + k
         front[0] = start + k
         front[1] += k
 
+    def _fill_from_pending(self) -> None:
+        """TF's fill loop for the elements already read ahead: they go, in order, to the
+        back slice's next places until the buffer is full (one slice assignment per run of
+        places, not one turn per element; no new epoch starts among them)."""
+        size, places, back = self._size, self._places, self._slices[-1]
+        m = min(size - self._held, len(self._pending) - self._p)
+        p, end = self._p, back[1]
+        while m > 0:
+            at = end % size
+            k = min(m, size - at)
+            places[at : at + k] = self._pending[p : p + k]
+            p, end, m = p + k, end + k, m - k
+        self._held += end - back[1]
+        back[1] = end
+        self._p = p
+
+    def _drain_picks(self, out: list[Any], n: int) -> None:
+        """TF's loop once the input has ended: picks alone, no fill (its checks known)."""
+        k = min(n - len(out), self._held)
+        if len(self._draws) - self._d < k:
+            self._more_draws(k)
+        places, slices, size = self._places, self._slices, self._size
+        draws, d = self._draws, self._d
+        for j in range(d, d + k):
+            front = slices[0]
+            while front[0] == front[1]:
+                slices.pop(0)
+                front = slices[0]
+            start = front[0]
+            at = (start + draws[j] % (front[1] - start)) % size
+            first = start % size
+            out.append(places[at])
+            places[at] = places[first]
+            places[first] = None
+            front[0] = start + 1
+        self._d = d + k
+        self._held -= k
+
     def _picks(self, n: int) -> list[Any]:
         """Up to n elements (or rows) in TF's order; fewer only at the end."""
         out: list[Any] = []
         places, slices, size = self._places, self._slices, self._size
         while len(out) < n:
-            if (
-                self._held == size - 1
-                and len(slices) == 1
-                and self._it is not None
-                and self._p < len(self._pending)
-            ):
+            if self._it is None:
+                if not self._held:
+                    break
+                self._drain_picks(out, n)
+                continue
+            if self._held == size - 1 and len(slices) == 1 and self._p < len(self._pending):
                 self._steady_picks(out, n)
                 continue
+            if (
+                self._held < size
+                and self._p < len(self._pending)
+                and len(slices) <= _MAX_EPOCHS_IN_BUFFER
+            ):
+                # (With more slices TF's loop adds one element per pick; the loop below.)
+                self._fill_from_pending()
             while self._it is not None and self._held < size:
                 item = self._next_input(n - len(out))
                 if item is None:

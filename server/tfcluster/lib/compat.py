@@ -60,7 +60,7 @@ def as_text(bytes_or_text: Any, encoding: str = "utf-8") -> str:
 as_str = as_text
 
 
-def as_str_any(value: Any, encoding: str = "utf-8") -> str:
+def as_str_any(value: Any, *, encoding: str = "utf-8") -> str:
     """str(value), except that bytes are decoded."""
     if isinstance(value, bytes):
         return as_str(value, encoding=encoding)

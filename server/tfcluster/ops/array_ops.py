@@ -62,7 +62,7 @@ def _scalar_value(t: Tensor) -> int | None:
             full is not None
             and begin is not None
             and np.size(begin) == 1
-            and op.get_attr("shrink_axis_mask") == 1
+            and op._get_attr("shrink_axis_mask") == 1
             and -len(full) <= int(np.reshape(begin, -1)[0]) < len(full)
         ):
             return full[int(np.reshape(begin, -1)[0])]
@@ -80,8 +80,8 @@ def _partial_values(t: Tensor) -> list[int | None] | None:
     if value is not None:
         return [int(v) for v in np.reshape(value, -1)] if np.ndim(value) <= 1 else None
     op = t.op
-    if op.type == "Shape":
-        shape = op.inputs[0].shape
+    if op.type in ("Shape", "ShapeN"):  # TF's shape refiner reads both (ConstantPartialShape)
+        shape = op.inputs[t.value_index].shape
         return None if shape.ndims is None else shape.as_list()
     if op.type == "Pack" and all(i.shape.ndims == 0 for i in op.inputs):
         return [_scalar_value(i) for i in op.inputs]

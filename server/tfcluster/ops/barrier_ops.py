@@ -46,7 +46,8 @@ _USERS = {
 }
 for _op, _infer in _USERS.items():
     op_def_registry.register(_op, _infer, ref_inputs=[0], stateful=True)
-# The op types this module adds (gradients/barrier_grad.py marks them not differentiable).
+# The op types this module adds (TF 1.15 registers no gradient for them: tf.gradients
+# raises LookupError when a gradient reaches one, as TF).
 OP_TYPES = ("Barrier", *_USERS)
 
 __all__: list[str] = []

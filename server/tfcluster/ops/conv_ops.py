@@ -1047,8 +1047,8 @@ class Convolution:
 
 def convolution(
     input: Any,
-    filter: Any = None,
-    padding: Any = None,
+    filter: Any,
+    padding: Any,
     strides: Any = None,
     dilation_rate: Any = None,
     name: str | None = None,

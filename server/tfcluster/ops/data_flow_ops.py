@@ -141,7 +141,7 @@ for _op, _infer in _HANDLE_USERS.items():
     op_def_registry.register(_op, _infer, ref_inputs=[0], stateful=True)
     if _op in LEGACY_NAMES:
         op_def_registry.register(LEGACY_NAMES[_op], _infer, ref_inputs=[0], stateful=True)
-# The op types this module adds (gradients/data_flow_grad.py marks them not differentiable).
+# The op types this module adds (gradients/data_flow_grad.py lists those with no gradient).
 OP_TYPES = (
     *QUEUE_OPS,
     *LEGACY_QUEUE_OPS,

@@ -152,8 +152,8 @@ def _dataset_to_graph_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> 
 
 op_def_registry.register("DatasetToGraph", _dataset_to_graph_infer, ref_inputs=[0])
 
-# Every op type this module adds (gradients/dataset_form_grad.py marks them not
-# differentiable).
+# The op types this module adds (TF 1.15 registers no gradient for them: tf.gradients
+# raises LookupError when a gradient reaches one, as TF).
 OP_TYPES = (*DATASET_OPS, "GeneratorDataset", "SnapshotDataset", "DatasetToGraph")
 
 __all__: list[str] = []

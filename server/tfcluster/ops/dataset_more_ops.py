@@ -152,7 +152,7 @@ ITERATOR_OPS = (
     "ExperimentalDatasetCardinality",
     "ExperimentalDatasetToTFRecord",
 )
-# Every op type this module adds (gradients/dataset_more_grad.py marks them not differentiable).
+# The op types this module adds (gradients/dataset_more_grad.py lists those with no gradient).
 OP_TYPES = (*DATASET_OPS, "ExperimentalDirectedInterleaveDataset", *ITERATOR_OPS)
 
 

@@ -145,7 +145,7 @@ ITERATOR_OPS = (
     "DatasetToSingleElement",
     "DatasetCardinality",
 )
-# Every op type this module adds (gradients/dataset_grad.py marks them not differentiable).
+# The op types this module adds (gradients/dataset_grad.py lists those with no gradient).
 OP_TYPES = (*DATASET_OPS, *ITERATOR_OPS, "_AssertFilesMatched")
 
 

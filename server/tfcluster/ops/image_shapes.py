@@ -57,11 +57,11 @@ def fold_constant(tensor: Tensor, depth: int = 0) -> np.ndarray | None:
         if any(a is None for a in args):
             return None
         if op.type == "Cast":
-            return np.asarray(args[0]).astype(op.get_attr("DstT").as_numpy_dtype)
+            return np.asarray(args[0]).astype(op._get_attr("DstT").as_numpy_dtype)
         if op.type == "Identity":
             return args[0]
-        return np.stack([a for a in args if a is not None], axis=op.get_attr("axis"))
-    if op.type == "StridedSlice" and op.get_attr("shrink_axis_mask") == 1:
+        return np.stack([a for a in args if a is not None], axis=op._get_attr("axis"))
+    if op.type == "StridedSlice" and op._get_attr("shrink_axis_mask") == 1:
         source, begin = (
             fold_constant(op.inputs[0], depth + 1),
             fold_constant(op.inputs[1], depth + 1),

@@ -481,6 +481,7 @@ def matrix_diag(
     num_rows: Any = -1,
     num_cols: Any = -1,
     padding_value: Any = 0,
+    *,  # TF 2.x's align, beyond TF 1.15's signature
     align: str = "RIGHT_LEFT",
 ) -> Tensor:
     """Batched matrices with the given diagonal(s) (k: one index or a [low, high] band)."""
@@ -501,6 +502,7 @@ def matrix_diag_part(
     name: str = "diag_part",
     k: Any = 0,
     padding_value: Any = 0,
+    *,  # TF 2.x's align, beyond TF 1.15's signature
     align: str = "RIGHT_LEFT",
 ) -> Tensor:
     v1 = _is_default(k, 0) and _is_default(padding_value, 0)
@@ -516,7 +518,12 @@ def matrix_diag_part(
 
 
 def matrix_set_diag(
-    input: Any, diagonal: Any, name: str = "set_diag", k: Any = 0, align: str = "RIGHT_LEFT"
+    input: Any,
+    diagonal: Any,
+    name: str = "set_diag",
+    k: Any = 0,
+    *,  # TF 2.x's align, beyond TF 1.15's signature
+    align: str = "RIGHT_LEFT",
 ) -> Tensor:
     v1 = _is_default(k, 0)
     with name_scope(name, "MatrixSetDiag" if v1 else "MatrixSetDiagV3", [input, diagonal]) as scope:

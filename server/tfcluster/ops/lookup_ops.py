@@ -234,8 +234,9 @@ class HashTable:
         self,
         initializer: TableInitializerBase,
         default_value: Any,
-        shared_name: Any = None,
         name: Any = None,
+        *,  # TF 1.15's StaticHashTable takes no shared_name (its v2 HashTable does)
+        shared_name: Any = None,
     ) -> None:
         with name_scope(name, "hash_table", (initializer,)) as scope:
             self._handle = make_op(

@@ -1093,14 +1093,16 @@ def reduce_logsumexp(
 
 
 def count_nonzero(
-    input_tensor: Any,
+    input_tensor: Any = None,
     axis: Any = None,
     keepdims: Any = None,
     dtype: Any = dtypes.int64,
     name: str | None = None,
     reduction_indices: Any = None,
     keep_dims: Any = None,
+    input: Any = None,
 ) -> Tensor:
+    input_tensor = _deprecated_lookup("input", input, "input_tensor", input_tensor)
     axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     with name_scope(name, "count_nonzero", [input_tensor]):
@@ -1193,7 +1195,7 @@ def cumprod(
 
 
 # ---- n-ary sums, range, broadcast args ----------------------------------------------------
-def _convert_n(inputs: Any, op_type: str) -> list[Tensor]:
+def _convert_n(inputs: Any, op_type: str, allowed: Sequence[Any] = _NUMBER) -> list[Tensor]:
     if not isinstance(inputs, (list, tuple)) or not inputs:
         raise ValueError(
             "inputs must be a list of at least one Tensor/IndexedSlices with the same dtype "
@@ -1201,13 +1203,14 @@ def _convert_n(inputs: Any, op_type: str) -> list[Tensor]:
         )
     names = [f"inputs[{i}]" for i in builtins.range(len(inputs))]
     tensors = _convert_same(list(inputs), op_type, names)
-    check_dtype(tensors[0], _NUMBER, op_type, "inputs")
+    check_dtype(tensors[0], allowed, op_type, "inputs")
     return tensors
 
 
 def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
     """Element-wise sum of same-shaped tensors."""
-    tensors = _convert_n(inputs, "AddN")
+    # As TF's AddN, variants too: tf.gradients sums TensorList gradients with it.
+    tensors = _convert_n(inputs, "AddN", (*_NUMBER, dtypes.variant))
     if len(tensors) == 1:
         if name:
             return array_ops.identity(tensors[0], name=name)

@@ -295,15 +295,15 @@ def _move_dim_to_end(t: Tensor, dim_index: int, rank: Tensor) -> Tensor:
 
 
 def softmax_cross_entropy_with_logits_v2(
-    _sentinel: Any = None,
-    labels: Any = None,
-    logits: Any = None,
+    labels: Any,
+    logits: Any,
     axis: Any = None,
     name: str | None = None,
     dim: Any = None,
 ) -> Tensor:
-    """Softmax cross entropy; gradients flow into both logits and labels."""
-    _ensure_xent_args("softmax_cross_entropy_with_logits", _sentinel, labels, logits)
+    """Softmax cross entropy; gradients flow into both logits and labels. Like TF 1.15's
+    (softmax_cross_entropy_with_logits_v2_helper) it takes labels and logits by position too."""
+    _ensure_xent_args("softmax_cross_entropy_with_logits", None, labels, logits)
     axis = _deprecated_arg("axis", axis, "dim", dim)
     axis = -1 if axis is None else int(axis)
     with name_scope(name, "softmax_cross_entropy_with_logits", [logits, labels]) as scope:
@@ -444,11 +444,11 @@ def sigmoid_cross_entropy_with_logits(
 
 
 def weighted_cross_entropy_with_logits(
-    targets: Any = None,
+    labels: Any = None,
     logits: Any = None,
     pos_weight: Any = None,
     name: str | None = None,
-    labels: Any = None,
+    targets: Any = None,
 ) -> Tensor:
     """(1 - z) * x + (1 + (q - 1) * z) * (log1p(exp(-|x|)) + max(-x, 0)), as TF computes it."""
     z_in = _deprecated_arg("labels", labels, "targets", targets)

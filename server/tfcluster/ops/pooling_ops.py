@@ -52,7 +52,9 @@ def _like_input_infer(op_type: str, n: int, index: int = 0) -> Any:
     def infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
         check_window_attrs(attrs, op_type, n, ("ksize", "strides"))
         x = inputs[index]
-        return [(inputs[-1].dtype.base_dtype, TensorShape(dims(x.shape, n + 2, op_type, "input")))]
+        # The gradient's dtype T (MaxPoolGradWithArgmax's last input is the int64 argmax).
+        dtype = dtypes.as_dtype(attrs["T"]).base_dtype if "T" in attrs else inputs[-1].dtype
+        return [(dtype.base_dtype, TensorShape(dims(x.shape, n + 2, op_type, "input")))]
 
     return infer
 
@@ -159,10 +161,10 @@ def _scoped_pool(
 
 
 def max_pool(
-    value: Any = None,
-    ksize: Any = None,
-    strides: Any = None,
-    padding: Any = None,
+    value: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
     data_format: str = "NHWC",
     name: str | None = None,
     input: Any = None,
@@ -187,10 +189,10 @@ def max_pool2d(
 
 
 def avg_pool(
-    value: Any = None,
-    ksize: Any = None,
-    strides: Any = None,
-    padding: Any = None,
+    value: Any,
+    ksize: Any,
+    strides: Any,
+    padding: Any,
     data_format: str = "NHWC",
     name: str | None = None,
     input: Any = None,
@@ -452,7 +454,7 @@ def pool_grad_op(
     attrs: dict[str, Any] = {"T": inputs[grad_index].dtype.base_dtype}
     for key in ("ksize", "strides", "padding", "data_format"):
         if key in like.attrs:
-            attrs[key] = like.get_attr(key)
+            attrs[key] = like._get_attr(key)
     attrs.update(extra)
     return make_op(op_type, list(inputs), attrs, name=op_type).outputs[0]
 
@@ -461,7 +463,7 @@ def pool_with_attrs(op_type: str, x: Tensor, like: Operation) -> Tensor:
     """The forward pooling node of `like`'s window over x (AvgPoolGrad's gradient)."""
     attrs = {"T": x.dtype.base_dtype}
     for key in ("ksize", "strides", "padding", "data_format"):
-        attrs[key] = like.get_attr(key)
+        attrs[key] = like._get_attr(key)
     return make_op(op_type, [x], attrs, name=op_type).outputs[0]
 
 

@@ -63,7 +63,7 @@ op_def_registry.register("ReadFile", op_def_registry.fixed(_STRING))
 op_def_registry.register("WriteFile", op_def_registry.no_outputs, stateful=True)
 # A batch of records from files (kernels/record_input.py); TF gives it no static shape.
 op_def_registry.register("RecordInput", op_def_registry.fixed((dtypes.string, None)), stateful=True)
-# The op types this module adds (gradients/reader_grad.py marks them not differentiable).
+# The op types this module adds (gradients/reader_grad.py lists those with no gradient).
 OP_TYPES = (
     *READER_OPS,
     *LEGACY_READER_OPS,

@@ -26,12 +26,12 @@ def handle_shape(t: Any) -> TensorShape:
     op = _producer(t)
     if op is None:
         return TensorShape(None)
-    return TensorShape(op.get_attr("shape"))
+    return TensorShape(op._get_attr("shape"))
 
 
 def handle_dtype(t: Any) -> dtypes.DType | None:
     op = _producer(t)
-    return None if op is None else dtypes.as_dtype(op.get_attr("dtype"))
+    return None if op is None else dtypes.as_dtype(op._get_attr("dtype"))
 
 
 def check_handle(t: Any, op_type: str, arg: str) -> None:

@@ -40,7 +40,7 @@ class ResourceVariable(Variable):
         as_ref.CopyFrom(variable_def)
         as_ref.is_resource = False
         super()._init_from_proto(as_ref, import_scope)
-        self._dtype = dtypes.as_dtype(self._variable.op.get_attr("dtype"))
+        self._dtype = dtypes.as_dtype(self._variable.op._get_attr("dtype"))
 
     def _make_ops(
         self,

@@ -39,7 +39,8 @@ op_def_registry.register(
 op_def_registry.register(
     "SparseAccumulatorTakeGradient", _take_infer, ref_inputs=[0], stateful=True
 )
-# The op types this module adds (gradients/sparse_data_flow_grad.py: not differentiable).
+# The op types this module adds (TF 1.15 registers no gradient for them: tf.gradients
+# raises LookupError when a gradient reaches one, as TF).
 OP_TYPES = (
     "SparseConditionalAccumulator",
     "SparseAccumulatorApplyGradient",

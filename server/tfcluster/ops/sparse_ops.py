@@ -364,7 +364,9 @@ def sparse_reduce_sum(
     """The sum of a SparseTensor's entries along the axes (all of them by default), dense."""
     op = _reduce("SparseReduceSum", sp_input, axis, keepdims, reduction_axes, keep_dims)
     out = op.outputs[0]
-    out.set_shape(_reduced_static_shape(_convert(sp_input), op.inputs[3], op.get_attr("keep_dims")))
+    out.set_shape(
+        _reduced_static_shape(_convert(sp_input), op.inputs[3], op._get_attr("keep_dims"))
+    )
     return out
 
 
@@ -378,7 +380,9 @@ def sparse_reduce_max(
     """The max over a SparseTensor's stored entries along the axes, dense (0 where none)."""
     op = _reduce("SparseReduceMax", sp_input, axis, keepdims, reduction_axes, keep_dims)
     out = op.outputs[0]
-    out.set_shape(_reduced_static_shape(_convert(sp_input), op.inputs[3], op.get_attr("keep_dims")))
+    out.set_shape(
+        _reduced_static_shape(_convert(sp_input), op.inputs[3], op._get_attr("keep_dims"))
+    )
     return out
 
 

@@ -185,14 +185,12 @@ def lbeta(x: Any, name: str | None = None) -> Tensor:
 
 
 def bessel_i0e(x: Any, name: str | None = None) -> Tensor:
-    """exp(-|x|) I0(x)."""
-    with name_scope(name, "bessel_i0e", [x]) as scope:
-        return _unary("BesselI0e", x, scope)
+    """exp(-|x|) I0(x). TF 1.15's is the raw op: named "BesselI0e" by default."""
+    return _unary("BesselI0e", x, name)
 
 
 def bessel_i1e(x: Any, name: str | None = None) -> Tensor:
-    with name_scope(name, "bessel_i1e", [x]) as scope:
-        return _unary("BesselI1e", x, scope)
+    return _unary("BesselI1e", x, name)
 
 
 def bessel_i0(x: Any, name: str | None = None) -> Tensor:

@@ -44,7 +44,8 @@ for _op, _infer in _STAGING.items():
 for _prefix in ("Map", "OrderedMap"):
     for _op, _infer in _MAP_STAGING.items():
         op_def_registry.register(f"{_prefix}{_op}", _infer, stateful=True)
-# The op types this module adds (gradients/staging_grad.py marks them not differentiable).
+# The op types this module adds (TF 1.15 registers no gradient for them: tf.gradients
+# raises LookupError when a gradient reaches one, as TF).
 OP_TYPES = (
     *_STAGING,
     *(f"{prefix}{op}" for prefix in ("Map", "OrderedMap") for op in _MAP_STAGING),

@@ -96,10 +96,13 @@ def _value_for(ref: Tensor, value: Any) -> Tensor:
 def assign(
     ref: Any,
     value: Any,
-    validate_shape: bool = True,
-    use_locking: bool = True,
+    validate_shape: bool | None = None,
+    use_locking: bool | None = None,
     name: str | None = None,
 ) -> Tensor:
+    # None (TF's default) leaves the op's attrs at their defaults: both True.
+    validate_shape = True if validate_shape is None else validate_shape
+    use_locking = True if use_locking is None else use_locking
     if _is_resource(ref):
         return ref.assign(value, name=name)  # type: ignore[no-any-return]
     r = _ref_of(ref)
@@ -136,12 +139,17 @@ def _update(op_type: str, ref: Any, value: Any, use_locking: bool, name: str | N
         return make_op(op_type, [r, v], attrs, name=scope).outputs[0]
 
 
-def assign_add(ref: Any, value: Any, use_locking: bool = False, name: str | None = None) -> Tensor:
-    return _update("AssignAdd", ref, value, use_locking, name)
+# use_locking None (TF's default) leaves the op's attr at its default, False.
+def assign_add(
+    ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None
+) -> Tensor:
+    return _update("AssignAdd", ref, value, bool(use_locking), name)
 
 
-def assign_sub(ref: Any, value: Any, use_locking: bool = False, name: str | None = None) -> Tensor:
-    return _update("AssignSub", ref, value, use_locking, name)
+def assign_sub(
+    ref: Any, value: Any, use_locking: bool | None = None, name: str | None = None
+) -> Tensor:
+    return _update("AssignSub", ref, value, bool(use_locking), name)
 
 
 def is_variable_initialized(ref: Any, name: str | None = None) -> Tensor:

@@ -266,11 +266,13 @@ def string_to_hash_bucket_fast(input: Any, num_buckets: int, name: str | None = 
 
 def string_to_hash_bucket(
     string_tensor: Any = None,
-    num_buckets: int = 0,
+    num_buckets: int | None = None,
     name: str | None = None,
     input: Any = None,
 ) -> Tensor:
     """TF's legacy Hash64(string) % num_buckets."""
+    if num_buckets is None:
+        raise TypeError("string_to_hash_bucket needs num_buckets")
     value = input if input is not None else string_tensor
     return _hash_bucket("StringToHashBucket", value, num_buckets, name)
 

@@ -27,7 +27,8 @@ _USERS = (
 )
 for _op in _USERS:
     op_def_registry.register(_op, op_def_registry.no_outputs, ref_inputs=[0], stateful=True)
-# The op types this module adds (gradients/summary_writer_grad.py: not differentiable).
+# The op types this module adds (TF 1.15 registers no gradient for them: tf.gradients
+# raises LookupError when a gradient reaches one, as TF).
 OP_TYPES = ("SummaryWriter", *_USERS)
 
 __all__: list[str] = []

@@ -270,7 +270,8 @@ for _op, (_names, _refs) in {**_SIGNATURES, **RESOURCE_ONLY}.items():
     op_def_registry.register(
         f"Resource{_op}", _make_infer(_op, resource=True), ref_inputs=range(_refs), stateful=True
     )
-# The op types this module adds (gradients/training_grad.py marks them not differentiable).
+# The op types this module adds (TF 1.15 registers no gradient for them: tf.gradients
+# raises LookupError when a gradient reaches one, as TF).
 OP_TYPES = (*_SIGNATURES, *(f"Resource{op}" for op in (*_SIGNATURES, *RESOURCE_ONLY)))
 
 

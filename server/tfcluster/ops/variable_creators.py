@@ -35,7 +35,7 @@ def creator_stack(graph: Graph | None = None) -> list[tuple[int, Creator]]:
 
 
 @contextlib.contextmanager
-def variable_creator_scope(variable_creator: Creator, priority: int = 100) -> Iterator[None]:
+def variable_creator_scope(variable_creator: Creator, *, priority: int = 100) -> Iterator[None]:
     """Within it, tf.Variable(...) calls variable_creator(next_creator, **kwargs)."""
     graph = get_default_graph()
     stacks = _stacks()

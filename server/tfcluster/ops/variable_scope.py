@@ -1304,9 +1304,30 @@ class variable_op_scope(variable_scope):
         values: Any,
         name_or_scope: str | VariableScope | None,
         default_name: str | None = None,
-        **kwargs: Any,
+        initializer: Any = None,
+        regularizer: Any = None,
+        caching_device: Any = None,
+        partitioner: Any = None,
+        custom_getter: Any = None,
+        reuse: Any = None,
+        dtype: Any = None,
+        use_resource: Any = None,
+        constraint: Any = None,
     ) -> None:
-        super().__init__(name_or_scope, default_name=default_name, values=values, **kwargs)
+        super().__init__(
+            name_or_scope,
+            default_name=default_name,
+            values=values,
+            initializer=initializer,
+            regularizer=regularizer,
+            caching_device=caching_device,
+            partitioner=partitioner,
+            custom_getter=custom_getter,
+            reuse=reuse,
+            dtype=dtype,
+            use_resource=use_resource,
+            constraint=constraint,
+        )
 
 
 __all__ = [

@@ -170,8 +170,8 @@ class Variable(metaclass=_VariableMeta):
         import_scope: str | None = None,
         constraint: Any = None,
         use_resource: Any = None,
-        synchronization: Any = None,
-        aggregation: Any = None,
+        synchronization: Any = VariableSynchronization.AUTO,
+        aggregation: Any = VariableAggregation.NONE,
         shape: Any = None,
     ) -> None:
         if variable_def is not None:
@@ -565,7 +565,9 @@ def global_variables(scope: str | None = None) -> list[Variable]:
     return get_collection(GraphKeys.GLOBAL_VARIABLES, scope)
 
 
-all_variables = global_variables
+def all_variables() -> list[Variable]:
+    """TF 1.15's deprecated global_variables(), without a scope."""
+    return global_variables()
 
 
 def local_variables(scope: str | None = None) -> list[Variable]:

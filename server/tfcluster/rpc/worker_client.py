@@ -208,7 +208,7 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
         the result. The call is the step's until then (an idle one of this worker's, or a
         new one). None (nothing sent) when the worker has no plain direct endpoint (yet):
         only there can the master see, without reading, that the answer came."""
-        found = self._idle_direct_run()
+        found = self._idle_direct_run(deadline)
         if found is None:
             return None
         stream, call = found
@@ -221,7 +221,9 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
             raise
         return _PendingRunGraph(self, stream, call, sent)
 
-    def _idle_direct_run(self) -> tuple[streams.CallStream, DirectCall] | None:
+    def _idle_direct_run(
+        self, deadline: float | None = None
+    ) -> tuple[streams.CallStream, DirectCall] | None:
         """A plain direct RunGraphStream call no step uses now: one a finished step gave
         back (whichever thread ran it: a new thread reuses the connections of the ones
         before it), or a new one; None when the worker has no plain direct endpoint."""
@@ -235,7 +237,7 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
             if stream.usable and stream.active():
                 return stream, cast(DirectCall, stream.call)
             stream.close()
-        call = link(self.address).open(_SERVICE + "RunGraphStream")
+        call = link(self.address).open(_SERVICE + "RunGraphStream", deadline)
         if call is None:
             return None
         if call.encrypted:  # TLS buffers bytes of its own: the master could not poll it

@@ -627,7 +627,11 @@ def _bind(node: Node, device: str, cache: dict[str, Any]) -> tuple[Any, bool]:
         ) from e
     bound = (fn, kdef.is_async)
     if op_def.stateful:
-        cache[key] = bound
+        # Steps of one session are planned in several threads at once (a QueueRunner's
+        # enqueue while the main thread plans its dequeue): the first kernel stored is the
+        # one every step uses, else each would hold its own private queue (or reader) and a
+        # dequeue would wait forever on a queue nobody feeds. setdefault is one atomic step.
+        bound = cache.setdefault(key, bound)
     return bound
 
 

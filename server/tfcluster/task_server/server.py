@@ -51,6 +51,7 @@ class Server:
         protocol: str | None = None,
         config: config_pb2.ConfigProto | None = None,
         start: bool = True,
+        *,  # tfcluster's own options, beyond TF's signature
         metrics_port: int | str | PortChoice | None = None,
         direct_port: int | str | None = None,
         options: ServerOptions | None = None,
@@ -201,7 +202,7 @@ class Server:
                 e,
             )
 
-    def join(self, timeout: float | None = None) -> bool:
+    def join(self, *, timeout: float | None = None) -> bool:  # TF's join() has no timeout
         """Blocks until the server stops (TensorFlow's join blocks forever); True if stopped."""
         return self._stopped.wait(timeout)
 

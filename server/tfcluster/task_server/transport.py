@@ -15,7 +15,7 @@ from tfcluster.distributed.interfaces import MasterInterface, ServedWorker
 from tfcluster.framework import errors
 from tfcluster.rpc import channels, master_service, tls, worker_service
 from tfcluster.rpc.direct.server import DirectServer
-from tfcluster.task_server import call_limits, ports
+from tfcluster.task_server import call_limits, ports, request_wait
 from tfcluster.task_server.metrics import error_counting
 from tfcluster.task_server.metrics.families import ServerMetrics
 from tfcluster.task_server.options import ServerOptions
@@ -55,14 +55,19 @@ class TaskTransport:
             heartbeat=options.heartbeat_seconds,
             tls_source=tls_source,
         )
+        self._request_wait = request_wait.RequestWaitLimit()
         # Work calls block while steps run and tensors are awaited (streams, while they are
-        # open): they get max_work_calls threads, and the rest of the calls their own.
+        # open): they get max_work_calls threads, calls still waiting for their request
+        # request_wait's, and the rest of the calls their own.
         self._grpc = channels.new_server(
             futures.ThreadPoolExecutor(
-                max_workers=options.max_work_calls + call_limits.CONTROL_THREADS,
+                max_workers=options.max_work_calls
+                + call_limits.CONTROL_THREADS
+                + request_wait.DEFAULT_MAX_WAITING,
                 thread_name_prefix=f"tfcluster-{task_index}",
             ),
             interceptors=[
+                self._request_wait,
                 call_limits.WorkCallLimit(options.max_work_calls),
                 *(error_counting.interceptors(metrics) or ()),
             ],
@@ -139,6 +144,7 @@ class TaskTransport:
         self.direct.stop()
         self._master_servicer.idle_calls.cancel_idle()
         self._worker_servicer.idle_calls.cancel_idle()
+        self._request_wait.cancel_waiting()
         done: threading.Event = self._grpc.stop(grace)
         if not done.wait((grace or 0.0) + 0.5):
             abort_steps()

@@ -149,6 +149,7 @@ class CheckpointSaverHook(SessionRunHook):
         checkpoint_basename: str = "model.ckpt",
         scaffold: Any = None,
         listeners: Sequence[CheckpointSaverListener] | None = None,
+        *,  # TF 2.x's option, beyond TF 1.15's signature
         save_graph_def: bool = True,
     ) -> None:
         if saver is not None and scaffold is not None:

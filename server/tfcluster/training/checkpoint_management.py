@@ -16,6 +16,7 @@ from collections.abc import Iterable, Sequence
 
 from google.protobuf import text_format
 
+from tfcluster.framework import errors
 from tfcluster.framework.tensor_bundle.bundle import _write_atomically
 from tfcluster.protos import saver_pb2
 from tfcluster.protos.checkpoint_state_pb2 import CheckpointState
@@ -84,6 +85,7 @@ def update_checkpoint_state(
     latest_filename: str | None = None,
     all_model_checkpoint_timestamps: Sequence[float] | None = None,
     last_preserved_timestamp: float | None = None,
+    *,  # the Saver's option, beyond TF 1.15's public signature
     save_relative_paths: bool = False,
 ) -> None:
     """Writes the `checkpoint` file of save_dir (text CheckpointState), atomically."""
@@ -142,10 +144,29 @@ def get_checkpoint_state(
 
 
 def checkpoint_exists(checkpoint_prefix: str) -> bool:
-    """Whether a V2 checkpoint (its index) or V1 checkpoint files exist at the prefix."""
-    if os.path.exists(checkpoint_prefix + INDEX_SUFFIX):
-        return True
-    return any(os.path.isfile(p) for p in glob.glob(checkpoint_prefix))
+    """Whether a V2 checkpoint (its index) or V1 checkpoint files exist at the prefix: TF's
+    file-matching of both, so a prefix in a missing directory is NotFoundError as in TF 1.15
+    (Saver.restore of such a path raises it before its ValueError)."""
+    v2_index = _prefix_to_checkpoint_path(checkpoint_prefix, saver_pb2.SaverDef.V2)
+    return _tf_file_match(v2_index) or _tf_file_match(checkpoint_prefix)
+
+
+def _tf_file_match(pattern: str) -> bool:
+    """Whether files match, as TF 1.15's file matching answers (tf.gfile.Glob, which lives
+    above this folder): it lists the pattern's directory first, so a missing one is
+    NotFoundError "<dir>; No such file or directory" and a file in its place
+    FailedPreconditionError; a directory it may not read matches nothing."""
+    directory = os.path.dirname(pattern) or "."
+    try:
+        os.listdir(directory)
+    except PermissionError:
+        return False
+    except FileNotFoundError as e:
+        raise errors.NotFoundError(None, None, f"{directory}; {e.strerror}") from e
+    except NotADirectoryError as e:
+        message = f"{directory}; {e.strerror}"
+        raise errors.FailedPreconditionError(None, None, message) from e
+    return bool(glob.glob(pattern))
 
 
 def latest_checkpoint(checkpoint_dir: str, latest_filename: str | None = None) -> str | None:

@@ -57,7 +57,7 @@ def byte_size_load_fn(op: Any) -> int:
     elem_size = output.dtype.base_dtype.size
     shape = output.get_shape()
     if not shape.is_fully_defined() and "shape" in op.attrs:
-        shape = TensorShape(op.get_attr("shape"))
+        shape = TensorShape(op._get_attr("shape"))
     if not shape.is_fully_defined():
         raise ValueError(f"Shape {shape} of op {op.name} is not fully defined")
     return int(shape.num_elements()) * elem_size

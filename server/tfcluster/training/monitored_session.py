@@ -265,6 +265,7 @@ class WorkerSessionCreator(SessionCreator):
         master: str = "",
         config: Any = None,
         max_wait_secs: float = 30 * 60,
+        *,  # tfcluster's own, beyond TF 1.15's signature
         recovery_wait_secs: float = 1.0,
     ) -> None:
         self._scaffold = scaffold or Scaffold()

@@ -514,7 +514,7 @@ def _const_strings(t: Tensor, what: str) -> list[str]:
         raise errors.UnimplementedError(
             None, None, f"The {what} of {t.op.name} must be a constant (it is a {t.op.type})"
         )
-    values = np.asarray(t.op.get_attr("value"), dtype=object).reshape(-1)
+    values = np.asarray(t.op._get_attr("value"), dtype=object).reshape(-1)
     return [v.decode() if isinstance(v, bytes) else str(v) for v in values]
 
 
@@ -1002,7 +1002,7 @@ class Saver:
         for op in restores:
             names = _const_strings(op.inputs[1], "tensor names")
             specs = _const_strings(op.inputs[2], "shape_and_slices")
-            for out, name, spec, dtype in zip(op.outputs, names, specs, op.get_attr("dtypes")):
+            for out, name, spec, dtype in zip(op.outputs, names, specs, op._get_attr("dtypes")):
                 parsed = slices.parse_shape_and_slice(spec)
                 if not reader.has_tensor(name):
                     raise errors.NotFoundError(

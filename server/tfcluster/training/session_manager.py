@@ -50,6 +50,7 @@ class SessionManager:
         graph: Graph | None = None,
         recovery_wait_secs: float = 30,
         local_init_run_options: Any = None,
+        *,  # TF 2.x's option, beyond TF 1.15's signature
         local_init_feed_dict: Any = None,
     ) -> None:
         self._local_init_op = local_init_op

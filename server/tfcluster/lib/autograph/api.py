@@ -67,7 +67,7 @@ def to_code(
     return conversion.to_code(entity)
 
 
-def do_not_convert(func: Callable[..., Any] | None = None, run_as: Any = None) -> Any:
+def do_not_convert(func: Callable[..., Any] | None = None, *, run_as: Any = None) -> Any:
     """Marks a function to be run as written, never converted."""
     if func is None:
         return do_not_convert
@@ -85,6 +85,7 @@ def set_loop_options(
     back_prop: Any = None,
     swap_memory: Any = None,
     maximum_iterations: Any = None,
+    *,  # TF 2.x's, beyond TF 1.15's signature
     shape_invariants: Any = None,
 ) -> None:
     """A directive read when a loop is converted (first statement of its body); called as

@@ -149,8 +149,9 @@ class CollectiveAllReduce(CrossDeviceOps):
         self,
         reduce_op: reduce_util.ReduceOp,
         per_replica_value: DistributedValues,
-        devices: tuple[str, ...],
+        destinations: tuple[str, ...],  # TF's parameter name
     ) -> Mirrored:
+        devices = destinations
         reduced = self._batch_all_reduce(reduce_op, [per_replica_value])[0]
         if reduced.devices == devices:
             return reduced

@@ -110,15 +110,18 @@ class CrossDeviceOps:
         self,
         reduce_op: reduce_util.ReduceOp,
         per_replica_value: DistributedValues,
-        devices: tuple[str, ...],
+        destinations: tuple[str, ...],  # TF's parameter name
     ) -> Mirrored:
         raise NotImplementedError("CrossDeviceOps.reduce_implementation is abstract")
 
     def batch_reduce_implementation(
         self,
         reduce_op: reduce_util.ReduceOp,
-        pairs: Sequence[tuple[DistributedValues, tuple[str, ...]]],
+        value_destination_pairs: Sequence[
+            tuple[DistributedValues, tuple[str, ...]]
+        ],  # TF's parameter name
     ) -> list[Mirrored]:
+        pairs = value_destination_pairs
         return [self.reduce_implementation(reduce_op, v, d) for v, d in pairs]
 
 
@@ -134,8 +137,9 @@ class ReductionToOneDevice(CrossDeviceOps):
         self,
         reduce_op: reduce_util.ReduceOp,
         per_replica_value: DistributedValues,
-        devices: tuple[str, ...],
+        destinations: tuple[str, ...],  # TF's parameter name
     ) -> Any:
+        devices = destinations
         target = self.reduce_to_device or devices[0]
         with device(target):
             reduced = _aggregate(per_replica_value.values, self.accumulation_fn)
@@ -166,8 +170,9 @@ class AllReduceCrossDeviceOps(CrossDeviceOps):
         self,
         reduce_op: reduce_util.ReduceOp,
         per_replica_value: DistributedValues,
-        devices: tuple[str, ...],
+        destinations: tuple[str, ...],  # TF's parameter name
     ) -> Mirrored:
+        devices = destinations
         if per_replica_value.devices != devices:
             return ReductionToOneDevice().reduce_implementation(
                 reduce_op, per_replica_value, devices

@@ -82,12 +82,13 @@ class OneDeviceExtended(SingleReplicaReduction, StrategyExtended):
 
     def update_non_slot(
         self,
-        colocate_with_: Any,
+        colocate_with: Any,  # TF's parameter name
         fn: Callable[..., Any],
         args: Sequence[Any] = (),
         kwargs: dict[str, Any] | None = None,
         group: bool = True,
     ) -> Any:
+        del colocate_with  # one copy of each value: it is on the compute device
         with device(self._compute_devices[0]), self._updating(0):
             result = fn(*args, **(kwargs or {}))
         return result if group else _local(result)
@@ -361,7 +362,10 @@ class MultiWorkerMirroredStrategy(Strategy):
     distribute coordinator does)."""
 
     def __init__(
-        self, communication: Any = CollectiveCommunication.AUTO, cluster_resolver: Any = None
+        self,
+        communication: Any = CollectiveCommunication.AUTO,
+        *,  # TF 2.x's, beyond TF 1.15's signature
+        cluster_resolver: Any = None,
     ) -> None:
         if not isinstance(communication, CollectiveCommunication):
             raise ValueError(f"Unexpected communication value: {communication!r}")

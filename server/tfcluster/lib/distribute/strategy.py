@@ -94,6 +94,10 @@ def experimental_set_strategy(strategy: Strategy | None) -> None:
 
 
 # ---- ReplicaContext ---------------------------------------------------------------------
+# update_non_slot's parameter is named colocate_with, as TF's: the function under another name.
+_colocate_with = colocate_with
+
+
 class ReplicaContext:
     """What code built for one replica sees: its id, the strategy, merge_call, all_reduce."""
 
@@ -544,12 +548,13 @@ class StrategyExtended:
 
     def update_non_slot(
         self,
-        colocate_with_: Any,
+        colocate_with: Any,  # TF's parameter name
         fn: Callable[..., Any],
         args: Sequence[Any] = (),
         kwargs: dict[str, Any] | None = None,
         group: bool = True,
     ) -> Any:
+        colocate_with_ = colocate_with
         kwargs = kwargs or {}
         if isinstance(colocate_with_, tuple) and self._mirrored:
             updates = []
@@ -567,7 +572,7 @@ class StrategyExtended:
             if isinstance(target, str):
                 stack.enter_context(device(target))
             elif target is not None:
-                stack.enter_context(colocate_with(target))
+                stack.enter_context(_colocate_with(target))
             stack.enter_context(self._updating(0))
             result = fn(*values_lib.select_replica(0, args), **values_lib.select_replica(0, kwargs))
         return self._update_regroup(("",), [result], group)
@@ -775,13 +780,14 @@ class _DefaultDistributionExtended(SingleReplicaReduction, StrategyExtended):
 
     def update_non_slot(
         self,
-        colocate_with_: Any,
+        colocate_with: Any,  # TF's parameter name
         fn: Callable[..., Any],
         args: Sequence[Any] = (),
         kwargs: dict[str, Any] | None = None,
         group: bool = True,
     ) -> Any:
-        with colocate_with(colocate_with_):
+        colocate_with_ = colocate_with
+        with _colocate_with(colocate_with_):
             result = fn(*args, **(kwargs or {}))
         return _group_or_value(result, group)
 

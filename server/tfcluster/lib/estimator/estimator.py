@@ -575,6 +575,7 @@ class Estimator:
         as_text: bool = False,
         checkpoint_path: str | None = None,
         experimental_mode: str = ModeKeys.PREDICT,
+        *,  # the private option of TF's _export_saved_model
         _strip_default_attrs: bool = True,
     ) -> bytes:
         """A SavedModel of the PREDICT graph with the latest checkpoint's variables, under

@@ -265,6 +265,42 @@ def create_summaries(
             )
 
 
+def spec_of_mode(
+    head: Head,
+    mode: str,
+    features: Any,
+    logits: Any,
+    labels: Any,
+    predictions: Any,
+    export_outputs: Callable[[], Any],
+    regularization_losses: Any,
+    make_train_op: Callable[[Tensor], Any],
+    summary_key: Callable[[str], str],
+) -> EstimatorSpec:
+    """The EstimatorSpec of `mode` once a head has made its predictions: PREDICT's export
+    outputs (made only then), EVAL's loss and metrics, TRAIN's train op and loss summaries."""
+    if mode == ModeKeys.PREDICT:
+        return EstimatorSpec(mode=mode, predictions=predictions, export_outputs=export_outputs())
+    loss = head.loss(labels, logits, features, mode, regularization_losses)
+    if mode == ModeKeys.EVAL:
+        updated = head.update_metrics(
+            head.metrics(regularization_losses),
+            features,
+            logits,
+            labels,
+            regularization_losses=regularization_losses,
+        )
+        return EstimatorSpec(
+            mode=mode,
+            predictions=predictions,
+            loss=loss,
+            eval_metric_ops={k: m.as_tuple() for k, m in updated.items()},
+        )
+    train_op = make_train_op(loss)
+    create_summaries(loss, regularization_losses, summary_key)
+    return EstimatorSpec(mode=mode, predictions=predictions, loss=loss, train_op=train_op)
+
+
 class SingleHead(Head):
     """What the single-objective heads share: loss, spec per mode, metric plumbing."""
 
@@ -387,32 +423,20 @@ class SingleHead(Head):
     ) -> EstimatorSpec:
         with name_scope(self._name, "head"):
             predictions = self.predictions(logits)
-            if mode == ModeKeys.PREDICT:
-                return EstimatorSpec(
-                    mode=mode,
-                    predictions=predictions,
-                    export_outputs=self._export_outputs(predictions),
-                )
-            loss = self.loss(labels, logits, features, mode, regularization_losses)
-            if mode == ModeKeys.EVAL:
-                updated = self.update_metrics(
-                    self.metrics(regularization_losses),
-                    features,
-                    logits,
-                    labels,
-                    regularization_losses=regularization_losses,
-                )
-                return EstimatorSpec(
-                    mode=mode,
-                    predictions=predictions,
-                    loss=loss,
-                    eval_metric_ops={k: m.as_tuple() for k, m in updated.items()},
-                )
-            train_op = create_train_op(
-                optimizer, trainable_variables, train_op_fn, update_ops, loss
+            return spec_of_mode(
+                self,
+                mode,
+                features,
+                logits,
+                labels,
+                predictions,
+                lambda: self._export_outputs(predictions),
+                regularization_losses,
+                lambda loss: create_train_op(
+                    optimizer, trainable_variables, train_op_fn, update_ops, loss
+                ),
+                self._summary_key,
             )
-        create_summaries(loss, regularization_losses, self._summary_key)
-        return EstimatorSpec(mode=mode, predictions=predictions, loss=loss, train_op=train_op)
 
 
 def check_prediction_keys(keys: Any, valid: Sequence[str]) -> None:

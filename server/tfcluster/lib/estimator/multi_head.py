@@ -12,10 +12,10 @@ from tfcluster.lib.estimator.head_base import (
     PREDICT_SERVING_KEY,
     Head,
     HeadMetric,
-    create_summaries,
     create_train_op,
+    spec_of_mode,
 )
-from tfcluster.lib.estimator.model_fn import EstimatorSpec, ModeKeys
+from tfcluster.lib.estimator.model_fn import EstimatorSpec
 from tfcluster.lib.metrics import metrics_impl
 from tfcluster.ops import (
     control_flow_ops,
@@ -197,33 +197,20 @@ class MultiHead(Head):
                 )
                 for h in self._heads
             ]
-            predictions = self.predictions(logits)
-            if mode == ModeKeys.PREDICT:
-                return EstimatorSpec(
-                    mode=mode,
-                    predictions=predictions,
-                    export_outputs=self._merge_export_outputs(specs),
-                )
-            loss = self.loss(labels, logits, features, mode, regularization_losses)
-            if mode == ModeKeys.EVAL:
-                updated = self.update_metrics(
-                    self.metrics(regularization_losses),
-                    features,
-                    logits,
-                    labels,
-                    regularization_losses=regularization_losses,
-                )
-                return EstimatorSpec(
-                    mode=mode,
-                    predictions=predictions,
-                    loss=loss,
-                    eval_metric_ops={k: m.as_tuple() for k, m in updated.items()},
-                )
-            train_op = create_train_op(
-                optimizer, trainable_variables, train_op_fn, update_ops, loss
+            return spec_of_mode(
+                self,
+                mode,
+                features,
+                logits,
+                labels,
+                self.predictions(logits),
+                lambda: self._merge_export_outputs(specs),
+                regularization_losses,
+                lambda loss: create_train_op(
+                    optimizer, trainable_variables, train_op_fn, update_ops, loss
+                ),
+                lambda key: key,
             )
-            create_summaries(loss, regularization_losses, lambda key: key)
-            return EstimatorSpec(mode=mode, loss=loss, train_op=train_op, predictions=predictions)
 
     def _merge_export_outputs(self, specs: list[EstimatorSpec]) -> dict[str, Any]:
         outputs = {

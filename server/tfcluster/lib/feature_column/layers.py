@@ -50,6 +50,7 @@ def input_layer(
     trainable: bool = True,
     cols_to_vars: dict[Any, Any] | None = None,
     cols_to_output_tensors: dict[Any, Any] | None = None,
+    *,  # for Keras's DenseFeatures, beyond TF 1.15's signature
     scope: Any = None,
 ) -> Tensor:
     """The dense columns' tensors, each [batch, n], concatenated along axis 1 (variables under

@@ -285,17 +285,29 @@ def _glob_one(pattern: str) -> list[str]:
     tail = local[len(base) :]
     if base != "/":
         tail = tail[1:]
-    found = [base]  # a base that is missing or not a directory matches nothing
+    found = [base]
+    # TF 1.15's GetMatchingPaths fails with the first directory it cannot list (a missing base
+    # is NotFoundError "<dir>; No such file or directory", a file FailedPrecondition), except
+    # one it may not read, which it skips; matches that are not directories are not descended
+    # into. (TF 2.x returns [] for these.)
+    failure: OSError | None = None
+    failed_dir = ""
     for part in tail.split("/"):
         regex = _component_regex(part)
         matched: list[str] = []
         for parent in found:
             try:
                 children = os.listdir(parent)
-            except OSError:  # a file, or a directory it may not read: nothing under it
+            except PermissionError:
+                continue
+            except OSError as e:
+                if failure is None and (parent is base or os.path.isdir(parent)):
+                    failure, failed_dir = e, parent
                 continue
             matched.extend(_join(parent, c) for c in children if regex.fullmatch(c))
         found = matched
+    if failure is not None:
+        _raise_os_error(failure, uri_prefix + failed_dir)
     return [uri_prefix + p for p in found]
 
 
@@ -556,18 +568,51 @@ class FastGFile(GFile):
 
 Open = GFile
 
-# TF1's names (tf.gfile) for the functions above (tf.io.gfile's names).
-Exists = exists
-IsDirectory = isdir
-Stat = stat
-ListDirectory = listdir
-Glob = glob
-MkDir = mkdir
-MakeDirs = makedirs
-Remove = remove
-DeleteRecursively = rmtree
-Copy = copy
-Rename = rename
+
+# TF1's names (tf.gfile) for the functions above (tf.io.gfile's names), with TF1's parameter
+# names (filename, dirname, oldpath, ...), which callers may pass by keyword.
+def Exists(filename: Any) -> bool:
+    return exists(filename)
+
+
+def IsDirectory(dirname: Any) -> bool:
+    return isdir(dirname)
+
+
+def Stat(filename: Any) -> FileStatistics:
+    return stat(filename)
+
+
+def ListDirectory(dirname: Any) -> list[str]:
+    return listdir(dirname)
+
+
+def Glob(filename: Any) -> list[str]:
+    return glob(filename)
+
+
+def MkDir(dirname: Any) -> None:
+    mkdir(dirname)
+
+
+def MakeDirs(dirname: Any) -> None:
+    makedirs(dirname)
+
+
+def Remove(filename: Any) -> None:
+    remove(filename)
+
+
+def DeleteRecursively(dirname: Any) -> None:
+    rmtree(dirname)
+
+
+def Copy(oldpath: Any, newpath: Any, overwrite: bool = False) -> None:
+    copy(oldpath, newpath, overwrite)
+
+
+def Rename(oldname: Any, newname: Any, overwrite: bool = False) -> None:
+    rename(oldname, newname, overwrite)
 
 
 def Walk(top: Any, in_order: bool = True) -> Iterator[tuple[str, list[str], list[str]]]:

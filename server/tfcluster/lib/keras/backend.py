@@ -382,18 +382,22 @@ def argmax(x: Any, axis: int = -1) -> Any:
     return math_ops.argmax(x, axis)
 
 
-def name_scope(name: str) -> Any:
-    return _name_scope(name)
+def name_scope(name: str, default_name: str | None = None, values: Any = None) -> Any:
+    """TF 1.15's K.name_scope is tf.name_scope (v1's)."""
+    return _name_scope(name, default_name, values)
 
 
-def gradients(loss: Any, variables_: Any) -> Any:
+def gradients(loss: Any, variables: Any) -> Any:
     from tfcluster.gradients.gradients_impl import gradients as _gradients
 
-    return _gradients(loss, variables_, colocate_gradients_with_ops=True)
+    return _gradients(loss, variables, colocate_gradients_with_ops=True)
 
 
-def stop_gradient(x: Any) -> Any:
-    return array_ops.stop_gradient(x)
+def stop_gradient(variables: Any) -> Any:
+    """A list of tensors gives each without gradient (TF 1.15 returns them as a map)."""
+    if isinstance(variables, (list, tuple)):
+        return [array_ops.stop_gradient(v) for v in variables]
+    return array_ops.stop_gradient(variables)
 
 
 def update(x: Any, new_x: Any) -> Any:

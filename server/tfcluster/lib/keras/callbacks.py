@@ -246,14 +246,29 @@ class ModelCheckpoint(Callback):
 
 
 class LambdaCallback(Callback):
-    def __init__(self, **hooks: Any) -> None:
+    def __init__(
+        self,
+        on_epoch_begin: Any = None,
+        on_epoch_end: Any = None,
+        on_batch_begin: Any = None,
+        on_batch_end: Any = None,
+        on_train_begin: Any = None,
+        on_train_end: Any = None,
+        **kwargs: Any,
+    ) -> None:
         super().__init__()
-        for name in (
-            "on_epoch_begin", "on_epoch_end", "on_batch_begin", "on_batch_end",
-            "on_train_begin", "on_train_end",
-        ):  # fmt: skip
-            if hooks.get(name) is not None:
-                setattr(self, name, hooks[name])
+        self.__dict__.update(kwargs)  # other hooks (on_predict_batch_end, ...), as TF's
+        hooks = {
+            "on_epoch_begin": on_epoch_begin,
+            "on_epoch_end": on_epoch_end,
+            "on_batch_begin": on_batch_begin,
+            "on_batch_end": on_batch_end,
+            "on_train_begin": on_train_begin,
+            "on_train_end": on_train_end,
+        }
+        for name, hook in hooks.items():
+            if hook is not None:
+                setattr(self, name, hook)
 
 
 class TerminateOnNaN(Callback):

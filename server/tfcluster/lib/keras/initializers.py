@@ -6,6 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfcluster.framework import dtypes
 from tfcluster.ops import init_ops
 from tfcluster.ops.init_ops import (
     Constant,
@@ -26,14 +27,18 @@ from tfcluster.ops.init_ops import (
 
 class RandomNormal(init_ops.RandomNormal):
     def __init__(
-        self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None, dtype: Any = None
+        self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None, dtype: Any = dtypes.float32
     ) -> None:
         super().__init__(mean=mean, stddev=stddev, seed=seed, **({"dtype": dtype} if dtype else {}))
 
 
 class RandomUniform(init_ops.RandomUniform):
     def __init__(
-        self, minval: float = -0.05, maxval: float = 0.05, seed: Any = None, dtype: Any = None
+        self,
+        minval: float = -0.05,
+        maxval: float = 0.05,
+        seed: Any = None,
+        dtype: Any = dtypes.float32,
     ) -> None:
         super().__init__(
             minval=minval, maxval=maxval, seed=seed, **({"dtype": dtype} if dtype else {})
@@ -42,7 +47,7 @@ class RandomUniform(init_ops.RandomUniform):
 
 class TruncatedNormal(init_ops.TruncatedNormal):
     def __init__(
-        self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None, dtype: Any = None
+        self, mean: float = 0.0, stddev: float = 0.05, seed: Any = None, dtype: Any = dtypes.float32
     ) -> None:
         super().__init__(mean=mean, stddev=stddev, seed=seed, **({"dtype": dtype} if dtype else {}))
 

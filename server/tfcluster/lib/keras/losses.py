@@ -4,6 +4,7 @@ output, as 1.15 does), and Loss classes reducing them over the batch."""
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -251,12 +252,30 @@ class LossFunctionWrapper(Loss):
         return self.fn(y_true, y_pred, **self._fn_kwargs)
 
 
-def _loss_class(fn: Callable[..., Any], class_name: str, default_name: str) -> type:
-    def __init__(
-        self: Any, reduction: str = "auto", name: str = default_name, **kwargs: Any
-    ) -> None:
-        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, **kwargs)
+def _loss_class(
+    fn: Callable[..., Any],
+    class_name: str,
+    default_name: str,
+    options: tuple[tuple[str, Any], ...] = (),
+) -> type:
+    """A LossFunctionWrapper of fn with TF 1.15's constructor: fn's options (from_logits, ...),
+    then reduction and name, bound like a def of those parameters would be."""
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    params = [*options, ("reduction", "auto"), ("name", default_name)]
+    signature = inspect.Signature(
+        [inspect.Parameter("self", kind)]
+        + [inspect.Parameter(name, kind, default=default) for name, default in params]
+    )
 
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        values = dict(bound.arguments)
+        del values["self"]
+        reduction, name = values.pop("reduction"), values.pop("name")
+        LossFunctionWrapper.__init__(self, fn, reduction=reduction, name=name, **values)
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
     return type(class_name, (LossFunctionWrapper,), {"__init__": __init__})
 
 
@@ -268,14 +287,23 @@ MeanAbsolutePercentageError = _loss_class(
 MeanSquaredLogarithmicError = _loss_class(
     mean_squared_logarithmic_error, "MeanSquaredLogarithmicError", "mean_squared_logarithmic_error"
 )
-BinaryCrossentropy = _loss_class(binary_crossentropy, "BinaryCrossentropy", "binary_crossentropy")
+BinaryCrossentropy = _loss_class(
+    binary_crossentropy,
+    "BinaryCrossentropy",
+    "binary_crossentropy",
+    (("from_logits", False), ("label_smoothing", 0)),
+)
 CategoricalCrossentropy = _loss_class(
-    categorical_crossentropy, "CategoricalCrossentropy", "categorical_crossentropy"
+    categorical_crossentropy,
+    "CategoricalCrossentropy",
+    "categorical_crossentropy",
+    (("from_logits", False), ("label_smoothing", 0)),
 )
 SparseCategoricalCrossentropy = _loss_class(
     sparse_categorical_crossentropy,
     "SparseCategoricalCrossentropy",
     "sparse_categorical_crossentropy",
+    (("from_logits", False),),
 )
 Hinge = _loss_class(hinge, "Hinge", "hinge")
 SquaredHinge = _loss_class(squared_hinge, "SquaredHinge", "squared_hinge")
@@ -285,7 +313,9 @@ Poisson = _loss_class(poisson, "Poisson", "poisson")
 KLDivergence = _loss_class(
     kullback_leibler_divergence, "KLDivergence", "kullback_leibler_divergence"
 )
-CosineSimilarity = _loss_class(cosine_similarity, "CosineSimilarity", "cosine_similarity")
+CosineSimilarity = _loss_class(
+    cosine_similarity, "CosineSimilarity", "cosine_similarity", (("axis", -1),)
+)
 
 
 class Huber(LossFunctionWrapper):

@@ -4,6 +4,7 @@ used as metrics) and stateful Metric classes (`update_state`, `result`, `reset_s
 
 from __future__ import annotations
 
+import inspect
 from collections.abc import Callable
 from typing import Any
 
@@ -203,26 +204,60 @@ def _accuracy(y_true: Any, y_pred: Any) -> Any:
     )
 
 
-def _wrapper(fn: Callable[..., Any], class_name: str, default_name: str) -> type:
-    def __init__(self: Any, name: str = default_name, dtype: Any = None, **kwargs: Any) -> None:
-        MeanMetricWrapper.__init__(self, fn, name=name, dtype=dtype, **kwargs)
+def _wrapper(
+    fn: Callable[..., Any],
+    class_name: str,
+    default_name: str,
+    options: tuple[tuple[str, Any], ...] = (),
+    options_first: bool = False,
+) -> type:
+    """A MeanMetricWrapper of fn with TF 1.15's constructor: (name, dtype) and fn's options
+    (after them, or first as TopK's k), bound like a def of those parameters would be."""
+    named = [("name", default_name), ("dtype", None)]
+    params = [*options, *named] if options_first else [*named, *options]
+    signature = _constructor_signature(params)
 
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        bound = signature.bind(self, *args, **kwargs)
+        bound.apply_defaults()
+        values = dict(bound.arguments)
+        del values["self"]
+        name, dtype = values.pop("name"), values.pop("dtype")
+        MeanMetricWrapper.__init__(self, fn, name=name, dtype=dtype, **values)
+
+    __init__.__signature__ = signature  # type: ignore[attr-defined]
     return type(class_name, (MeanMetricWrapper,), {"__init__": __init__})
 
 
+def _constructor_signature(params: list[tuple[str, Any]]) -> inspect.Signature:
+    kind = inspect.Parameter.POSITIONAL_OR_KEYWORD
+    return inspect.Signature(
+        [inspect.Parameter("self", kind)]
+        + [inspect.Parameter(name, kind, default=default) for name, default in params]
+    )
+
+
 Accuracy = _wrapper(_accuracy, "Accuracy", "accuracy")
-BinaryAccuracy = _wrapper(binary_accuracy, "BinaryAccuracy", "binary_accuracy")
+BinaryAccuracy = _wrapper(
+    binary_accuracy, "BinaryAccuracy", "binary_accuracy", (("threshold", 0.5),)
+)
 CategoricalAccuracy = _wrapper(categorical_accuracy, "CategoricalAccuracy", "categorical_accuracy")
 SparseCategoricalAccuracy = _wrapper(
     sparse_categorical_accuracy, "SparseCategoricalAccuracy", "sparse_categorical_accuracy"
 )
 TopKCategoricalAccuracy = _wrapper(
-    top_k_categorical_accuracy, "TopKCategoricalAccuracy", "top_k_categorical_accuracy"
+    top_k_categorical_accuracy,
+    "TopKCategoricalAccuracy",
+    "top_k_categorical_accuracy",
+    (("k", 5),),
+    options_first=True,
 )
 SparseTopKCategoricalAccuracy = _wrapper(
     sparse_top_k_categorical_accuracy,
     "SparseTopKCategoricalAccuracy",
     "sparse_top_k_categorical_accuracy",
+    (("k", 5),),
+    options_first=True,
 )
 MeanSquaredError = _wrapper(mean_squared_error, "MeanSquaredError", "mean_squared_error")
 MeanAbsoluteError = _wrapper(mean_absolute_error, "MeanAbsoluteError", "mean_absolute_error")
@@ -232,14 +267,23 @@ MeanAbsolutePercentageError = _wrapper(
 MeanSquaredLogarithmicError = _wrapper(
     mean_squared_logarithmic_error, "MeanSquaredLogarithmicError", "mean_squared_logarithmic_error"
 )
-BinaryCrossentropy = _wrapper(binary_crossentropy, "BinaryCrossentropy", "binary_crossentropy")
+BinaryCrossentropy = _wrapper(
+    binary_crossentropy,
+    "BinaryCrossentropy",
+    "binary_crossentropy",
+    (("from_logits", False), ("label_smoothing", 0)),
+)
 CategoricalCrossentropy = _wrapper(
-    categorical_crossentropy, "CategoricalCrossentropy", "categorical_crossentropy"
+    categorical_crossentropy,
+    "CategoricalCrossentropy",
+    "categorical_crossentropy",
+    (("from_logits", False), ("label_smoothing", 0)),
 )
 SparseCategoricalCrossentropy = _wrapper(
     sparse_categorical_crossentropy,
     "SparseCategoricalCrossentropy",
     "sparse_categorical_crossentropy",
+    (("from_logits", False), ("axis", -1)),
 )
 Hinge = _wrapper(hinge, "Hinge", "hinge")
 SquaredHinge = _wrapper(squared_hinge, "SquaredHinge", "squared_hinge")

@@ -146,6 +146,19 @@ class _Conv(Layer):
         return [[0, 0], [0, 0], [left, 0]]
 
 
+def _rank_defaults(fn: Any, rank: int) -> Any:
+    """TF's 2-D and 3-D layers default strides and dilation_rate to (1,) * rank (the 1-D ones
+    to 1): fn's defaults made so, for callers that read them."""
+    if rank > 1:
+        names = fn.__code__.co_varnames[: fn.__code__.co_argcount]
+        first = len(names) - len(fn.__defaults__)
+        fn.__defaults__ = tuple(
+            (1,) * rank if names[first + i] in ("strides", "dilation_rate") else default
+            for i, default in enumerate(fn.__defaults__)
+        )
+    return fn
+
+
 def _conv_init(rank: int) -> Any:
     """The __init__ of Conv1D/2D/3D: _Conv's, with the rank fixed."""
 
@@ -193,7 +206,7 @@ def _conv_init(rank: int) -> Any:
             **kwargs,
         )
 
-    return __init__
+    return _rank_defaults(__init__, rank)
 
 
 class Conv1D(_Conv):
@@ -266,7 +279,7 @@ def _conv_fn(cls: type, rank: int) -> Any:
 
     fn.__name__ = f"conv{rank}d"
     fn.__doc__ = f"Functional interface of Conv{rank}D: the layer made and applied to inputs."
-    return fn
+    return _rank_defaults(fn, rank)
 
 
 conv1d = _conv_fn(Conv1D, 1)
@@ -411,7 +424,7 @@ def _separable_init(rank: int) -> Any:
             **kwargs,
         )
 
-    return __init__
+    return _rank_defaults(__init__, rank)
 
 
 class SeparableConv1D(_SeparableConv):
@@ -531,7 +544,7 @@ def _separable_fn(cls: type, rank: int) -> Any:
         return layer.apply(inputs)
 
     fn.__name__ = f"separable_conv{rank}d"
-    return fn
+    return _rank_defaults(fn, rank)
 
 
 separable_conv1d = _separable_fn(SeparableConv1D, 1)
@@ -560,6 +573,7 @@ class Conv2DTranspose(Conv2D):
         bias_constraint: Any = None,
         trainable: bool = True,
         name: str | None = None,
+        *,  # Keras's options, beyond TF 1.15's tf.layers signature
         output_padding: Any = None,
         dilation_rate: Any = (1, 1),
         **kwargs: Any,
@@ -722,6 +736,7 @@ class Conv3DTranspose(Conv3D):
         bias_constraint: Any = None,
         trainable: bool = True,
         name: str | None = None,
+        *,  # Keras's options, beyond TF 1.15's tf.layers signature
         output_padding: Any = None,
         **kwargs: Any,
     ) -> None:

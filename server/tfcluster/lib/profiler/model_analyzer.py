@@ -93,12 +93,12 @@ def profile(
     run_meta: Any = None,
     op_log: tfprof_log_pb2.OpLogProto | None = None,
     cmd: str = "scope",
-    options: dict[str, Any] | None = None,
+    options: Any = 0,  # TF's _DEFAULT_PROFILE_OPTIONS
 ) -> Any:
     """Profiles `graph` (default: the default graph): a GraphNodeProto for the scope and graph
     views, a MultiGraphNodeProto for the op view."""
     _check_cmd(cmd)
-    if options is None:
+    if options is None or options == 0:
         options = ProfileOptionBuilder.trainable_variables_parameter()
     graph = graph if graph is not None else get_default_graph()
     sys.stdout.write("Parsing Inputs...\n")
@@ -107,11 +107,13 @@ def profile(
 
 
 def advise(
-    graph: Graph | None = None, run_meta: Any = None, options: dict[str, Any] | None = None
+    graph: Graph | None = None,
+    run_meta: Any = None,
+    options: Any = 0,  # TF's _DEFAULT_ADVISE_OPTIONS
 ) -> tfprof_output_pb2.AdviceProto:
     """Runs the checkers named in `options` (default: all) over the graph and run metadata."""
     graph = graph if graph is not None else get_default_graph()
-    options = ALL_ADVICE if options is None else options
+    options = ALL_ADVICE if options is None or options == 0 else options
     stats = profile_nodes.collect(graph, run_meta)
     advice = tfprof_output_pb2.AdviceProto()
     for checker in options:
@@ -255,7 +257,7 @@ class Profiler:
     def profile_python(self, options: dict[str, Any]) -> Any:
         return self._profile("code", options)
 
-    def advise(self, options: dict[str, Any] | None = None) -> Any:
+    def advise(self, options: dict[str, Any]) -> Any:
         return advise(self._graph, self._run_meta({}), options)
 
     def serialize_to_string(self) -> bytes:

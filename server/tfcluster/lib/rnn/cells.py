@@ -294,8 +294,8 @@ class BasicRNNCell(LayerRNNCell):
     def output_size(self) -> Any:
         return self._num_units
 
-    def build(self, inputs_shape: Any) -> None:
-        depth = _input_depth(inputs_shape)
+    def build(self, input_shape: Any) -> None:  # TF's shape_type_conversion's name
+        depth = _input_depth(input_shape)
         check_supported_dtypes(self.dtype)
         self._kernel = self.add_variable(
             _WEIGHTS_VARIABLE_NAME, shape=[depth + self._num_units, self._num_units]
@@ -348,8 +348,8 @@ class GRUCell(LayerRNNCell):
     def output_size(self) -> Any:
         return self._num_units
 
-    def build(self, inputs_shape: Any) -> None:
-        depth = _input_depth(inputs_shape)
+    def build(self, input_shape: Any) -> None:  # TF's shape_type_conversion's name
+        depth = _input_depth(input_shape)
         check_supported_dtypes(self.dtype)
         self._gate_kernel = self.add_variable(
             f"gates/{_WEIGHTS_VARIABLE_NAME}",
@@ -450,8 +450,8 @@ class BasicLSTMCell(LayerRNNCell):
     def output_size(self) -> Any:
         return self._num_units
 
-    def build(self, inputs_shape: Any) -> None:
-        depth = _input_depth(inputs_shape)
+    def build(self, input_shape: Any) -> None:  # TF's shape_type_conversion's name
+        depth = _input_depth(input_shape)
         check_supported_dtypes(self.dtype)
         self._kernel = self.add_variable(
             _WEIGHTS_VARIABLE_NAME, shape=[depth + self._num_units, 4 * self._num_units]
@@ -560,8 +560,8 @@ class LSTMCell(LayerRNNCell):
     def output_size(self) -> Any:
         return self._output_size
 
-    def build(self, inputs_shape: Any) -> None:
-        depth = _input_depth(inputs_shape)
+    def build(self, input_shape: Any) -> None:  # TF's shape_type_conversion's name
+        depth = _input_depth(input_shape)
         check_supported_dtypes(self.dtype)
         h_depth = self._num_units if self._num_proj is None else self._num_proj
         unit_partitioner = (

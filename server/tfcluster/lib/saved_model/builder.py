@@ -48,7 +48,7 @@ def _asset_path(tensor: Any) -> str:
         raise TypeError(f"Asset path tensor {tensor} must be a Tensor.")
     if tensor.op.type != "Const":
         raise TypeError(f"Asset path tensor {tensor} must be of type constant.")
-    value = tensor.op.get_attr("value")
+    value = tensor.op._get_attr("value")
     if getattr(value, "size", 0) != 1:
         raise TypeError(f"Asset path tensor {tensor} must be a scalar.")
     item = value.reshape(-1)[0]

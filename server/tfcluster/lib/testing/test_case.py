@@ -20,7 +20,9 @@ from collections.abc import Callable, Iterator
 from typing import Any
 
 import numpy as np
-from google.protobuf import message, text_format
+from absl.testing import absltest
+from google.protobuf import message as proto_message
+from google.protobuf import text_format
 
 from tfcluster.client.session import BaseSession, Session
 from tfcluster.framework import device_spec, errors
@@ -82,8 +84,9 @@ class _CheckedThread:
         self._testcase.fail("A checked thread was not joined.")
 
 
-class TestCase(unittest.TestCase):
-    """Base class for tests of TF1 programs (tf.test.TestCase)."""
+class TestCase(absltest.TestCase):
+    """Base class for tests of TF1 programs (tf.test.TestCase). Like TF's, an absltest
+    TestCase: absl's assertions (assertLen, assertSameStructure, ...) come with it."""
 
     def __init__(self, methodName: str = "runTest") -> None:
         super().__init__(methodName)
@@ -341,14 +344,13 @@ class TestCase(unittest.TestCase):
         del bfloat16_rtol, bfloat16_atol  # tfcluster has no bfloat16
         self.assertAllClose(a, b, rtol=rtol, atol=atol, msg=msg)
 
-    def assertNotAllClose(
-        self, a: Any, b: Any, rtol: float = 1e-6, atol: float = 1e-6, msg: Any = None
-    ) -> None:
+    def assertNotAllClose(self, a: Any, b: Any, **kwargs: Any) -> None:
+        """Fails when assertAllClose(a, b, **kwargs) (rtol, atol, msg) would pass."""
         try:
-            self.assertAllClose(a, b, rtol=rtol, atol=atol, msg=msg)
+            self.assertAllClose(a, b, **kwargs)
         except AssertionError:
             return
-        raise AssertionError(f"The two values are close at all elements. {msg or ''}")
+        raise AssertionError(f"The two values are close at all elements. {kwargs.get('msg') or ''}")
 
     def assertAllEqual(self, a: Any, b: Any, msg: Any = None) -> None:
         """a and b have the same shape and values (NaN equal to NaN for floats)."""
@@ -473,14 +475,21 @@ class TestCase(unittest.TestCase):
             fail = f"Did not start with '{expected_start}': {actual!r}"
             self.fail(f"{msg} : {fail}" if msg else fail)
 
-    def assertItemsEqual(self, expected_seq: Any, actual_seq: Any, msg: Any = None) -> None:
+    def assertItemsEqual(self, first: Any, second: Any, msg: Any = None) -> None:
         """Python 2's name of assertCountEqual, which TF1 tests use."""
-        self.assertCountEqual(expected_seq, actual_seq, msg)
+        self.assertCountEqual(first, second, msg)
+
+    def assertRaisesRegexp(
+        self, expected_exception: Any, expected_regex: Any, *args: Any, **kwargs: Any
+    ) -> Any:
+        """Python 2's name of assertRaisesRegex (gone from Python 3.12's unittest)."""
+        return self.assertRaisesRegex(expected_exception, expected_regex, *args, **kwargs)
 
     def assertProtoEquals(
-        self, expected_message_maybe_ascii: Any, message_value: Any, msg: Any = None
+        self, expected_message_maybe_ascii: Any, message: Any, msg: Any = None
     ) -> None:
         """The proto equals the expected one, given as a message or as text format."""
+        message_value = message  # TF's parameter name, over the protobuf module's
         if isinstance(expected_message_maybe_ascii, type(message_value)):
             expected = expected_message_maybe_ascii
         elif isinstance(expected_message_maybe_ascii, str | bytes):
@@ -492,7 +501,7 @@ class TestCase(unittest.TestCase):
                 f"Can't compare protos of type {type(expected_message_maybe_ascii)} and "
                 f"{type(message_value)}."
             )
-        assert isinstance(expected, message.Message)
+        assert isinstance(expected, proto_message.Message)
         self.assertEqual(
             text_format.MessageToString(expected),
             text_format.MessageToString(message_value),
@@ -502,7 +511,7 @@ class TestCase(unittest.TestCase):
     # ---- expected errors --------------------------------------------------------------------
 
     @contextlib.contextmanager
-    def assertRaisesWithPredicateMatch(
+    def assertRaisesWithPredicateMatch(  # type: ignore[override]  # TF's replaces absl's so
         self, exception_type: Any, expected_err_re_or_predicate: Any
     ) -> Iterator[None]:
         """The block raises exception_type, and its message matches the regular expression

@@ -212,12 +212,17 @@ class Link:
     def ready(self) -> bool:
         return self._endpoint is not None
 
-    def open(self, method: str) -> DirectCall | None:
-        """A direct call to `method`, or None (use gRPC; a probe may start meanwhile)."""
+    def open(self, method: str, deadline: float | None = None) -> DirectCall | None:
+        """A direct call to `method`, or None (use gRPC; a probe may start meanwhile).
+        `deadline` (time.monotonic()): connecting gives up by then, not CONNECT_TIMEOUT
+        later (a frozen peer accepts the connection but never answers it)."""
         endpoint = self._endpoint
         if endpoint is None:
             self.probe()
             return None
+        timeout = CONNECT_TIMEOUT
+        if deadline is not None:
+            timeout = max(0.001, min(timeout, deadline - time.monotonic()))
         try:
             material = tls.client_material()
             wire = connect(
@@ -225,7 +230,7 @@ class Link:
                 endpoint[0],
                 method,
                 endpoint[1],
-                CONNECT_TIMEOUT,
+                timeout,
                 endpoint[2],
                 material=material,
             )

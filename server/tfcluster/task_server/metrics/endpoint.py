@@ -8,6 +8,7 @@ import contextlib
 import errno
 import socket
 import socketserver
+import sys
 import threading
 from collections.abc import Callable, Iterable
 from socketserver import ThreadingMixIn
@@ -16,14 +17,57 @@ from wsgiref.simple_server import WSGIRequestHandler, WSGIServer, make_server
 
 from prometheus_client import CollectorRegistry, make_wsgi_app
 
+# A client that sends nothing for this long is dropped (its slot freed): a scrape sends its
+# request at once, a slowloris client never finishes it.
+IDLE_SECONDS = 10.0
+# At most this many connections are served at once; more are answered 503 and closed, so
+# idle connections (slowloris) cannot take a thread each without bound.
+MAX_CONNECTIONS = 64
+_BUSY = b"HTTP/1.0 503 Service Unavailable\r\nContent-Length: 0\r\nConnection: close\r\n\r\n"
+
 
 class _QuietHandler(WSGIRequestHandler):
+    timeout = IDLE_SECONDS
+
     def log_message(self, format: str, *args: Any) -> None:
         """Scrapes every few seconds would flood the log."""
 
 
 class _ThreadingWSGIServer(ThreadingMixIn, WSGIServer):
     daemon_threads = True
+    # Closed connections leave no thread list behind to join at close.
+    block_on_close = False
+    request_queue_size = 128
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        self._slots = threading.BoundedSemaphore(MAX_CONNECTIONS)
+        super().__init__(*args, **kwargs)
+
+    def process_request(self, request: Any, client_address: Any) -> None:
+        """A thread per connection while a slot is free; else 503 and close at once."""
+        if not self._slots.acquire(blocking=False):
+            with contextlib.suppress(OSError):
+                request.setblocking(False)
+                request.send(_BUSY)
+            self.shutdown_request(request)
+            return
+        try:
+            super().process_request(request, client_address)
+        except BaseException:
+            self._slots.release()
+            raise
+
+    def process_request_thread(self, request: Any, client_address: Any) -> None:
+        try:
+            super().process_request_thread(request, client_address)
+        finally:
+            self._slots.release()
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client that timed out or went away is no server error worth a traceback."""
+        if isinstance(sys.exc_info()[1], OSError):
+            return
+        super().handle_error(request, client_address)
 
     def server_bind(self) -> None:
         """TCPServer's bind, without HTTPServer's reverse DNS lookup of the bound address

@@ -343,6 +343,9 @@ class Model(Network):
         steps_per_epoch: Any = None,
         validation_steps: Any = None,
         validation_freq: int = 1,
+        max_queue_size: int = 10,  # a generator runs in this thread, as in fit_generator
+        workers: int = 1,
+        use_multiprocessing: bool = False,
         **kwargs: Any,
     ) -> cbks.History:
         if _is_generator_like(x):
@@ -509,7 +512,8 @@ class Model(Network):
 
     def evaluate(
         self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: int = 1,
-        sample_weight: Any = None, steps: Any = None, callbacks: Any = None, **kwargs: Any,
+        sample_weight: Any = None, steps: Any = None, callbacks: Any = None,
+        max_queue_size: int = 10, workers: int = 1, use_multiprocessing: bool = False,
     ) -> Any:  # fmt: skip
         if _is_generator_like(x):
             return training_generator.evaluate_generator(self, x, steps, verbose)
@@ -525,7 +529,8 @@ class Model(Network):
 
     def predict(
         self, x: Any, batch_size: int | None = None, verbose: int = 0, steps: Any = None,
-        callbacks: Any = None, **kwargs: Any,
+        callbacks: Any = None, max_queue_size: int = 10, workers: int = 1,
+        use_multiprocessing: bool = False,
     ) -> Any:  # fmt: skip
         if _is_generator_like(x):
             return training_generator.predict_generator(self, x, steps, verbose)

@@ -217,6 +217,7 @@ class DepthwiseConv2D(Layer):
         activity_regularizer: Any = None,
         depthwise_constraint: Any = None,
         bias_constraint: Any = None,
+        *,  # TF 2.x's, beyond TF 1.15's signature
         dilation_rate: Any = (1, 1),
         **kwargs: Any,
     ) -> None:

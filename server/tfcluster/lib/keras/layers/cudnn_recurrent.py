@@ -48,6 +48,7 @@ class _CuDNNRNN(Layer):
         return_state: bool = False,
         go_backwards: bool = False,
         stateful: bool = False,
+        *,  # TF 2.x's, beyond TF 1.15's signature
         time_major: bool = False,
         **kwargs: Any,
     ) -> None:

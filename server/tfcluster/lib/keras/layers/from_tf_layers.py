@@ -8,7 +8,7 @@ from typing import Any
 
 from tfcluster.lib.keras import activations, constraints, initializers, regularizers
 from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin
-from tfcluster.lib.keras.layers import config_fields
+from tfcluster.lib.keras.layers import config_fields, tf_signature
 from tfcluster.lib.layers import convolutional as tf_conv
 from tfcluster.lib.layers import core as tf_core
 from tfcluster.lib.layers import normalization as tf_norm
@@ -41,10 +41,14 @@ def _keras_arguments(kwargs: dict[str, Any]) -> dict[str, Any]:
 
 
 class Dense(KerasLayerMixin, tf_core.Dense):
-    def __init__(self, units: int, activation: Any = None, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs = tf_signature.given_arguments(tf_signature.DENSE, self, args, kwargs)
+        units, activation = kwargs.pop("units"), kwargs.pop("activation", None)
         kwargs.setdefault("kernel_initializer", "glorot_uniform")
         kwargs.setdefault("bias_initializer", "zeros")
         super().__init__(units, **_keras_arguments({"activation": activation, **kwargs}))
+
+    __init__.__signature__ = tf_signature.DENSE  # type: ignore[attr-defined]
 
     def get_config(self) -> dict[str, Any]:
         return {
@@ -75,6 +79,12 @@ class Dropout(KerasLayerMixin, tf_core.Dropout):
 
 
 class Flatten(KerasLayerMixin, tf_core.Flatten):
+    def __init__(self, data_format: Any = None, **kwargs: Any) -> None:
+        # None is Keras's image data format, channels_last: the tf.layers default.
+        if data_format is not None:
+            kwargs["data_format"] = data_format
+        super().__init__(**kwargs)
+
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "data_format": self.data_format}
 
@@ -102,11 +112,17 @@ def _conv_config(self: Any) -> dict[str, Any]:
     return config
 
 
-def _conv_class(base: type, doc: str) -> type:
-    def __init__(self: Any, filters: int, kernel_size: Any, **kwargs: Any) -> None:
+def _conv_class(base: type, doc: str, params: list[tuple[str, Any]]) -> type:
+    sig = tf_signature.signature(params)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        kwargs = tf_signature.given_arguments(sig, self, args, kwargs)
+        filters, kernel_size = kwargs.pop("filters"), kwargs.pop("kernel_size")
         kwargs.setdefault("kernel_initializer", "glorot_uniform")
         kwargs.setdefault("bias_initializer", "zeros")
         KerasLayerMixin.__init__(self, filters, kernel_size, **_keras_arguments(kwargs))
+
+    __init__.__signature__ = sig  # type: ignore[attr-defined]
 
     return type(
         base.__name__,
@@ -115,13 +131,22 @@ def _conv_class(base: type, doc: str) -> type:
     )
 
 
-Conv1D = _conv_class(tf_conv.Conv1D, "1-D convolution (tf.keras.layers.Conv1D).")
-Conv2D = _conv_class(tf_conv.Conv2D, "2-D convolution (tf.keras.layers.Conv2D).")
-Conv3D = _conv_class(tf_conv.Conv3D, "3-D convolution (tf.keras.layers.Conv3D).")
-Conv2DTranspose = _conv_class(tf_conv.Conv2DTranspose, "Transposed 2-D convolution.")
-Conv3DTranspose = _conv_class(tf_conv.Conv3DTranspose, "Transposed 3-D convolution.")
-SeparableConv1D = _conv_class(tf_conv.SeparableConv1D, "Depthwise-separable 1-D convolution.")
-SeparableConv2D = _conv_class(tf_conv.SeparableConv2D, "Depthwise-separable 2-D convolution.")
+_conv = tf_signature.conv_params
+Conv1D = _conv_class(tf_conv.Conv1D, "1-D convolution (tf.keras.layers.Conv1D).", _conv(1))
+Conv2D = _conv_class(tf_conv.Conv2D, "2-D convolution (tf.keras.layers.Conv2D).", _conv(2))
+Conv3D = _conv_class(tf_conv.Conv3D, "3-D convolution (tf.keras.layers.Conv3D).", _conv(3))
+Conv2DTranspose = _conv_class(
+    tf_conv.Conv2DTranspose, "Transposed 2-D convolution.", _conv(2, transpose=True)
+)
+Conv3DTranspose = _conv_class(
+    tf_conv.Conv3DTranspose, "Transposed 3-D convolution.", _conv(3, transpose=True)
+)
+SeparableConv1D = _conv_class(
+    tf_conv.SeparableConv1D, "Depthwise-separable 1-D convolution.", _conv(1, separable=True)
+)
+SeparableConv2D = _conv_class(
+    tf_conv.SeparableConv2D, "Depthwise-separable 2-D convolution.", _conv(2, separable=True)
+)
 
 
 def _pool_class(base: type, rank: int) -> type:
@@ -132,7 +157,7 @@ def _pool_class(base: type, rank: int) -> type:
         pool_size: Any = (default,) * rank if rank > 1 else default,
         strides: Any = None,
         padding: str = "valid",
-        data_format: Any = None,
+        data_format: Any = "channels_last" if rank == 1 else None,  # as TF 1.15's
         **kwargs: Any,
     ) -> None:
         if strides is None:
@@ -164,12 +189,16 @@ AveragePooling3D = _pool_class(tf_pool.AveragePooling3D, 3)
 
 
 class BatchNormalization(KerasLayerMixin, tf_norm.BatchNormalization):
-    def __init__(self, axis: Any = -1, **kwargs: Any) -> None:
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        kwargs = tf_signature.given_arguments(tf_signature.BATCH_NORMALIZATION, self, args, kwargs)
+        axis = kwargs.pop("axis", -1)
         kwargs.setdefault("beta_initializer", "zeros")
         kwargs.setdefault("gamma_initializer", "ones")
         kwargs.setdefault("moving_mean_initializer", "zeros")
         kwargs.setdefault("moving_variance_initializer", "ones")
         super().__init__(axis=axis, **_keras_arguments(kwargs))
+
+    __init__.__signature__ = tf_signature.BATCH_NORMALIZATION  # type: ignore[attr-defined]
 
     def call(self, inputs: Any, training: Any = None) -> Any:
         return super().call(inputs, training=training)

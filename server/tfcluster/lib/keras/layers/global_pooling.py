@@ -9,7 +9,10 @@ from tfcluster.ops import math_ops
 
 
 def _global_pool(rank: int, kind: str) -> type:
-    def __init__(self: Any, data_format: Any = None, **kwargs: Any) -> None:
+    # TF 1.15's 1-D layers say channels_last; the 2-D and 3-D ones None (Keras's image format).
+    def __init__(
+        self: Any, data_format: Any = "channels_last" if rank == 1 else None, **kwargs: Any
+    ) -> None:
         Layer.__init__(self, **kwargs)
         self.data_format = data_format or "channels_last"
 

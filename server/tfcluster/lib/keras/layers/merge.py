@@ -11,6 +11,9 @@ from tfcluster.ops import array_ops, math_ops
 
 
 class _Merge(Layer):
+    def __init__(self, **kwargs: Any) -> None:  # TF's: keyword arguments only
+        super().__init__(**kwargs)
+
     def _check(self, inputs: Any) -> list[Any]:
         if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
             raise ValueError(

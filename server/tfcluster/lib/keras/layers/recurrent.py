@@ -22,7 +22,7 @@ from tfcluster.framework import dtypes
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import activations, backend, backend_math, initializers
 from tfcluster.lib.keras.engine.base_layer import Layer
-from tfcluster.lib.keras.layers import config_fields
+from tfcluster.lib.keras.layers import config_fields, tf_signature
 from tfcluster.lib.keras.regularizers import get as get_regularizer
 from tfcluster.lib.rnn.rnn import dynamic_rnn
 from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops
@@ -687,16 +687,30 @@ class _CellOwner(RNN):
         return getattr(self.cell, name)
 
 
+def _owner_init(sig: Any) -> Any:
+    """_CellOwner's constructor behind TF 1.15's signature of the layer (tf_signature.py)."""
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        kwargs = tf_signature.given_arguments(sig, self, args, kwargs)
+        _CellOwner.__init__(self, kwargs.pop("units"), **kwargs)
+
+    __init__.__signature__ = sig  # type: ignore[attr-defined]
+    return __init__
+
+
 class SimpleRNN(_CellOwner):
     _cell_class = SimpleRNNCell
+    __init__ = _owner_init(tf_signature.SIMPLE_RNN)
 
 
 class GRU(_CellOwner):
     _cell_class = GRUCell
+    __init__ = _owner_init(tf_signature.GRU)
 
 
 class LSTM(_CellOwner):
     _cell_class = LSTMCell
+    __init__ = _owner_init(tf_signature.LSTM)
 
 
 class AbstractRNNCell(Layer):

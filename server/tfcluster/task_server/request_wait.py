@@ -1,0 +1,151 @@
+"""Bounds the threads that calls hold while their (first) request has not come yet.
+
+gRPC-Python reads a unary call's request on a thread of the server's pool: a client that opens
+calls (HTTP/2 streams) and never sends their message holds one thread each, until every thread
+waits and no session is answered any more (TF's C++ server holds no thread for them); a stream
+that never sends its first message held a work-call slot too. So unary-request methods are
+served here as streaming-request ones (the same bytes on the wire): the thread then knows the
+call before its request comes, and at most `max_waiting` calls wait for their first message at
+once; one more cancels the one that has waited longest, which a real client (its request sent
+in the same breath) has done only for moments. A stream takes its work-call slot
+(call_limits) only once its first message came.
+"""
+
+from __future__ import annotations
+
+import itertools
+import threading
+from collections import OrderedDict
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import grpc
+
+# Calls that may wait for their request at once; the server's pool has this many more threads.
+DEFAULT_MAX_WAITING = 256
+
+
+class _Waiting:
+    """The calls whose request has not come, oldest first."""
+
+    def __init__(self, limit: int) -> None:
+        self._limit = limit
+        self._lock = threading.Lock()
+        self._calls: OrderedDict[int, grpc.ServicerContext] = OrderedDict()
+        self._ids = itertools.count()
+
+    def add(self, context: grpc.ServicerContext) -> int:
+        with self._lock:
+            key = next(self._ids)
+            self._calls[key] = context
+            evicted = self._calls.popitem(last=False)[1] if len(self._calls) > self._limit else None
+        if evicted is not None:
+            evicted.cancel()
+        return key
+
+    def cancel_all(self) -> None:
+        with self._lock:
+            calls = list(self._calls.values())
+            self._calls.clear()
+        for context in calls:
+            context.cancel()
+
+    def remove(self, key: int) -> None:
+        with self._lock:
+            self._calls.pop(key, None)
+
+
+_NONE = object()
+
+
+class RequestWaitLimit(grpc.ServerInterceptor):
+    def __init__(self, max_waiting: int = DEFAULT_MAX_WAITING) -> None:
+        self._waiting = _Waiting(max_waiting)
+        self._wrapped: dict[str, tuple[Any, Any]] = {}
+
+    def intercept_service(
+        self, continuation: Callable[[Any], Any], handler_call_details: Any
+    ) -> Any:
+        handler = continuation(handler_call_details)
+        if handler is None:
+            return handler
+        path = handler_call_details.method
+        cached = self._wrapped.get(path)
+        if cached is not None and cached[0] is handler:
+            return cached[1]
+        wrapped = self._wrap(handler)
+        self._wrapped[path] = (handler, wrapped)
+        return wrapped
+
+    def _wrap(self, handler: Any) -> Any:
+        kwargs = {
+            "request_deserializer": handler.request_deserializer,
+            "response_serializer": handler.response_serializer,
+        }
+        if handler.request_streaming:
+            return self._wrap_streaming(handler, kwargs)
+        if handler.unary_unary is not None:
+            unary = handler.unary_unary
+
+            def unary_call(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+                request = self._first(requests, context)
+                return None if request is _NONE else unary(request, context)
+
+            return grpc.stream_unary_rpc_method_handler(unary_call, **kwargs)
+        streaming = handler.unary_stream
+
+        def stream_call(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
+            request = self._first(requests, context)
+            if request is not _NONE:
+                yield from streaming(request, context)
+
+        return grpc.stream_stream_rpc_method_handler(stream_call, **kwargs)
+
+    def _wrap_streaming(self, handler: Any, kwargs: dict[str, Any]) -> Any:
+        if handler.stream_unary is not None:
+            unary = handler.stream_unary
+
+            def unary_call(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+                opened = self._opened(requests, context)
+                return None if opened is None else unary(opened, context)
+
+            return grpc.stream_unary_rpc_method_handler(unary_call, **kwargs)
+        streaming = handler.stream_stream
+
+        def stream_call(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
+            opened = self._opened(requests, context)
+            if opened is not None:
+                yield from streaming(opened, context)
+
+        return grpc.stream_stream_rpc_method_handler(stream_call, **kwargs)
+
+    def _opened(
+        self, requests: Iterator[Any], context: grpc.ServicerContext
+    ) -> Iterator[Any] | None:
+        """The stream's requests once its first came (or it ended without any); None when
+        it was cancelled first."""
+        key = self._waiting.add(context)
+        try:
+            first = next(requests, _NONE)
+        except grpc.RpcError:
+            return None
+        finally:
+            self._waiting.remove(key)
+        return iter(()) if first is _NONE else itertools.chain((first,), requests)
+
+    def cancel_waiting(self) -> None:
+        """A stopping server ends the calls still waiting for their first request."""
+        self._waiting.cancel_all()
+
+    def _first(self, requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+        """The call's one request; _NONE when it was cancelled (by us or its client) first."""
+        key = self._waiting.add(context)
+        try:
+            request = next(requests, _NONE)
+        except grpc.RpcError:
+            return _NONE  # cancelled while it waited
+        finally:
+            self._waiting.remove(key)
+        if request is _NONE:
+            context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the call ended without its request")
+        return request
