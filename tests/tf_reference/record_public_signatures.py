@@ -11,15 +11,14 @@ A parameter is [name, kind] or [name, kind, default]; kind is "pos" (positional 
 "posonly", "kwonly", "varargs" or "varkw". A default is encoded by `encode_default`.
 """
 
-import enum
 import inspect
 import json
-import math
 import os
 import sys
 import types
 
 import tensorflow.compat.v1 as tf
+from default_encoding import encode_default as _encode
 from tensorflow.python.util import tf_decorator
 
 HERE = os.path.dirname(os.path.abspath(__file__))
@@ -37,23 +36,8 @@ KINDS = {
 
 
 def encode_default(value):
-    """A JSON form of a default that two frameworks can compare: plain values as themselves,
-    sequences item by item, DTypes by name, functions and classes by name, others by type."""
-    if value is None or isinstance(value, (bool, str)):
-        return {"v": value}
-    if isinstance(value, int):
-        return {"v": int(value)}
-    if isinstance(value, float):
-        return {"v": value} if math.isfinite(value) else {"float": repr(value)}
-    if isinstance(value, enum.Enum):
-        return {"enum": f"{type(value).__name__}.{value.name}"}
-    if isinstance(value, (list, tuple)):
-        return {"seq": type(value).__name__, "items": [encode_default(v) for v in value]}
-    if isinstance(value, tf.DType):
-        return {"dtype": value.name}
-    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
-        return {"callable": getattr(value, "__name__", "?")}
-    return {"type": type(value).__name__}
+    """The shared encoding (tf_reference/default_encoding.py) with this side's DType."""
+    return _encode(value, tf.DType)
 
 
 def unwrap(fn):

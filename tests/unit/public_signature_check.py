@@ -13,13 +13,12 @@ from __future__ import annotations
 import enum
 import inspect
 import json
-import math
-import types
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import tfcluster as tf
+from tf_reference.default_encoding import encode_default as _encode
 from tfcluster.api import _unimplemented
 
 DATA = Path(__file__).resolve().parents[1] / "tf_reference" / "data" / "public_signatures.json"
@@ -41,23 +40,8 @@ def load() -> dict[str, Any]:
 
 
 def encode_default(value: Any) -> dict[str, Any]:
-    """The recorder's encoding (record_public_signatures.encode_default), for tfcluster's
-    values: DTypes by name, functions and classes by name, other objects by type name."""
-    if value is None or isinstance(value, (bool, str)):
-        return {"v": value}
-    if isinstance(value, int):
-        return {"v": int(value)}
-    if isinstance(value, float):
-        return {"v": value} if math.isfinite(value) else {"float": repr(value)}
-    if isinstance(value, enum.Enum):
-        return {"enum": f"{type(value).__name__}.{value.name}"}
-    if isinstance(value, (list, tuple)):
-        return {"seq": type(value).__name__, "items": [encode_default(v) for v in value]}
-    if isinstance(value, tf.DType):
-        return {"dtype": value.name}
-    if isinstance(value, (types.FunctionType, types.BuiltinFunctionType, type)):
-        return {"callable": getattr(value, "__name__", "?")}
-    return {"type": type(value).__name__}
+    """The shared encoding (tf_reference/default_encoding.py) with this side's DType."""
+    return _encode(value, tf.DType)
 
 
 def params_of(fn: Any, drop_first: bool = False) -> list[Param] | None:
