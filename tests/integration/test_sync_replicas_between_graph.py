@@ -16,7 +16,7 @@ import time
 import pytest
 from support.cluster_processes import Cluster, free_ports
 
-pytestmark = [pytest.mark.integration, pytest.mark.timeout(240)]
+pytestmark = [pytest.mark.integration, pytest.mark.timeout(300)]
 
 TESTS = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 TRAIN_STEPS = 300
@@ -102,8 +102,13 @@ def test_both_workers_step_and_the_global_step_needs_two_gradients(
         replicas.append(worker)
         # No chief yet: the worker polls, the model stays uninitialised.
         worker.wait_for("Waiting for model to be ready", timeout=90)
-        chief = Replica(args, 0, w0_port, f"{tmp_path}/w0.log")
+        start_gate = f"{tmp_path}/worker_ready"
+        chief = Replica([*args, f"--start_after={start_gate}"], 0, w0_port, f"{tmp_path}/w0.log")
         replicas.append(chief)
+        # The chief alone may push both gradients of each step; it trains once the other
+        # worker's session is ready (a MonitoredTrainingSession worker polls every 30 s).
+        worker.wait_for("READY", timeout=120)
+        open(start_gate, "w").close()  # noqa: SIM115 - an empty marker file
         chief_result = chief.result(timeout=150)
         worker_result = worker.result(timeout=60)
     finally:

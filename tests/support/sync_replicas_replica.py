@@ -14,6 +14,10 @@ reads reaches --train_steps, with device_filters naming the ps and itself.
     python -m support.sync_replicas_replica --ps_hosts=h:p --worker_hosts=h:p,h:p \\
         --task_index=0 --target=grpc://h:p --logdir=DIR --train_steps=60 --session=supervisor
 
+With `--start_after=PATH` the replica's first step waits until PATH exists (a test lets the chief
+train once the other worker's session is ready: under MonitoredTrainingSession a waiting worker
+polls every 30 s, and a chief alone, which may push both gradients of a step, can finish first).
+
 Prints `READY <global step>` when its session is ready, `STEP <local> <global>` after each
 step (the global step read in that step) and a last line `RESULT {json}`.
 """
@@ -22,6 +26,8 @@ from __future__ import annotations
 
 import argparse
 import json
+import os
+import time
 from collections.abc import Callable
 from typing import Any
 
@@ -40,6 +46,7 @@ def main() -> None:
     parser.add_argument("--logdir", required=True)
     parser.add_argument("--train_steps", type=int, default=60)
     parser.add_argument("--session", choices=("supervisor", "monitored"), default="supervisor")
+    parser.add_argument("--start_after", default="", help="a file to wait for before stepping")
     args = parser.parse_args()
     tf.logging.set_verbosity(tf.logging.INFO)
 
@@ -76,6 +83,8 @@ def main() -> None:
 
     start_step = int(sess.run(global_step))
     print(f"READY {start_step}", flush=True)
+    while args.start_after and not os.path.exists(args.start_after):
+        time.sleep(0.05)
     local_steps = 0
     step = start_step
     while step < args.train_steps and not sess.should_stop():
