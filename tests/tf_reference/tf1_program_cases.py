@@ -201,6 +201,43 @@ def seeds_after_a_conv_net_gradient(tf):
     }
 
 
+def fetched_scalar_arithmetic(tf):
+    """The tutorials' `avg_cost += c / total_batch`: under TF 1.15 (numpy 1.x) a fetched float32
+    scalar meeting a Python number computes in float64. Each expression's type and value."""
+    tf.reset_default_graph()
+    cost = tf.constant(3915.1299, tf.float32) / tf.constant(7.0)
+    half = tf.constant(0.5, tf.float16)
+    with tf.Session() as sess:
+        c, h = sess.run([cost, half])
+        alone = sess.run(cost)
+    avg_cost = 0.0
+    for _ in range(3):
+        avg_cost += c / 3
+    exprs = {
+        "avg_cost": avg_cost,
+        "div_int": c / 3,
+        "add_float": c + 0.1,
+        "radd_float": 0.1 + c,
+        "rsub_int": 1 - c,
+        "mul_float": c * 1.5,
+        "rtruediv": 1.0 / c,
+        "pow_int": c ** 2,
+        "rpow": 2.0 ** (c / 1000),
+        "floordiv": c // 0.3,
+        "mod": c % 0.3,
+        "with_float32": c * tf.float32.as_numpy_dtype(2.5),
+        "with_bool": c + True,
+        "half_float": h + 0.1,
+        "alone_div": alone / 7,
+        "negated": -c,
+    }
+    return {
+        "values": {k: [type(v).__name__, repr(float(v))] for k, v in sorted(exprs.items())},
+        "type_shown": str(type(c)),
+        "format": f"{avg_cost:.9f}",
+    }
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -215,5 +252,6 @@ CASES = {
         local_cpu_devices,
         strided_slice_default_strides,
         seeds_after_a_conv_net_gradient,
+        fetched_scalar_arithmetic,
     )
 }

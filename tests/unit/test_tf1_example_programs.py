@@ -64,3 +64,10 @@ def test_a_model_built_after_a_conv_nets_training_op_draws_tfs_initial_weights()
     assert actual["gradient_shapes"] == expected["gradient_shapes"]
     assert actual["second_is_used"] == expected["second_is_used"]
     reference.assert_close(actual["second_kernel"], expected["second_kernel"], rtol=1e-6)
+
+
+def test_fetched_float32_scalars_promote_with_python_numbers_as_under_tf_1_15() -> None:
+    # `avg_cost += c / total_batch` sums in float64 under TF 1.15's numpy 1.x: same digits.
+    expected = reference.case(AREA, "fetched_scalar_arithmetic")
+    actual = CASES["fetched_scalar_arithmetic"](tf)
+    assert actual == expected

@@ -7,7 +7,12 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import indexed_slices, ragged_tensor_value, sparse_tensor
+from tfcluster.framework import (
+    indexed_slices,
+    numpy1_scalars,
+    ragged_tensor_value,
+    sparse_tensor,
+)
 from tfcluster.framework.graph import Graph, Operation, Tensor
 from tfcluster.ops import session_ops
 from tfcluster.ops.ragged_tensor import RaggedTensor
@@ -102,7 +107,7 @@ class FetchHandler:
             v = values[payload]
             # 0-d results come back as numpy scalars (np.float32(1.0)), as in TensorFlow.
             if isinstance(v, np.ndarray) and v.ndim == 0:
-                return v[()]
+                return numpy1_scalars.as_fetched_scalar(v[()])
             return v
         if kind == "op":
             return None
