@@ -221,7 +221,7 @@ def fetched_scalar_arithmetic(tf):
         "rsub_int": 1 - c,
         "mul_float": c * 1.5,
         "rtruediv": 1.0 / c,
-        "pow_int": c ** 2,
+        "pow_int": c**2,
         "rpow": 2.0 ** (c / 1000),
         "floordiv": c // 0.3,
         "mod": c % 0.3,
@@ -235,6 +235,24 @@ def fetched_scalar_arithmetic(tf):
         "values": {k: [type(v).__name__, repr(float(v))] for k, v in sorted(exprs.items())},
         "type_shown": str(type(c)),
         "format": f"{avg_cost:.9f}",
+    }
+
+
+def normal_initial_weights(tf):
+    """Weights drawn by tf.random_normal / tf.truncated_normal (golbin's Variable.py printed
+    0.5691869 for TF's 0.569187): TF's Box-Muller calls glibc's logf and sincosf, which are not
+    correctly rounded. The bits of 4096 draws each."""
+    import numpy as np
+
+    tf.reset_default_graph()
+    tf.set_random_seed(1)
+    normal = tf.random_normal([64, 64])
+    truncated = tf.truncated_normal([4096], stddev=0.1, seed=3)
+    with tf.Session() as sess:
+        n, t = sess.run([normal, truncated])
+    return {
+        "normal_bits": n.view(np.uint32).ravel().tolist(),
+        "truncated_bits": t.view(np.uint32).tolist(),
     }
 
 
@@ -253,5 +271,6 @@ CASES = {
         strided_slice_default_strides,
         seeds_after_a_conv_net_gradient,
         fetched_scalar_arithmetic,
+        normal_initial_weights,
     )
 }

@@ -71,3 +71,10 @@ def test_fetched_float32_scalars_promote_with_python_numbers_as_under_tf_1_15() 
     expected = reference.case(AREA, "fetched_scalar_arithmetic")
     actual = CASES["fetched_scalar_arithmetic"](tf)
     assert actual == expected
+
+
+def test_normal_draws_are_tfs_bits_where_glibc_rounds_otherwise() -> None:
+    expected = reference.case(AREA, "normal_initial_weights")
+    actual = CASES["normal_initial_weights"](tf)
+    assert actual["normal_bits"] == expected["normal_bits"]
+    assert actual["truncated_bits"] == expected["truncated_bits"]

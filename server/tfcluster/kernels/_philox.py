@@ -15,6 +15,8 @@ from dataclasses import dataclass
 
 import numpy as np
 
+from tfcluster.kernels import _libm_float
+
 _W32A = np.uint32(0x9E3779B9)
 _W32B = np.uint32(0xBB67AE85)
 _M4A = np.uint64(0xD2511F53)
@@ -151,12 +153,9 @@ def box_muller_float(x0: np.ndarray, x1: np.ndarray) -> tuple[np.ndarray, np.nda
     u1 = np.maximum(uint32_to_float(x0), np.float32(1.0e-7))
     # C's `2.0f * M_PI * u` is a double product (M_PI is a double), rounded once to float.
     v1 = (2.0 * math.pi * uint32_to_float(x1).astype(np.float64)).astype(np.float32)
-    # glibc's logf/sincosf round the exact value to float: computing in double and rounding
-    # once gives their results (numpy's float32 SIMD versions can be an ulp or more away).
-    log_u1 = np.log(u1.astype(np.float64)).astype(np.float32)
-    radius = np.sqrt(np.float32(-2.0) * log_u1)
-    v1d = v1.astype(np.float64)
-    sin, cos = np.sin(v1d).astype(np.float32), np.cos(v1d).astype(np.float32)
+    # glibc's logf/sincosf, as TF calls them (not correctly rounded: see _libm_float).
+    radius = np.sqrt(np.float32(-2.0) * _libm_float.logf(u1))
+    sin, cos = _libm_float.sincosf(v1)
     # TF's sincos(v1, &f1, &f0): the sine comes first.
     return sin * radius, cos * radius
 

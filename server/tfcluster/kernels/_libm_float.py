@@ -1,0 +1,62 @@
+"""glibc's float logf and sincosf, as TensorFlow's CPU kernels get them, vectorised.
+
+TF's Box-Muller normal draws call logf and sincosf. glibc's versions are not correctly
+rounded: computing in double and rounding once gives their result except where the exact
+value lies close to halfway between two floats, where glibc's own double approximation may
+round the other way (about 1.4% of tf.random_normal's values, one or two ulps off). Those few
+elements, and only those, are computed by glibc itself through ctypes; elsewhere (no glibc)
+the double-rounded values stand.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import ctypes.util
+from functools import cache
+
+import numpy as np
+
+# |exact - float| / ulp above which glibc's double approximation may round to the other float.
+_NEAR_HALFWAY = 0.25
+
+
+@cache
+def _libm() -> dict[str, np.ufunc] | None:
+    """glibc's logf, sinf, cosf (sinf and cosf share sincosf's code) as object ufuncs."""
+    name = ctypes.util.find_library("m")
+    if name is None:
+        return None
+    try:
+        lib = ctypes.CDLL(name)
+        fns = {}
+        for fn in ("logf", "sinf", "cosf"):
+            c_fn = getattr(lib, fn)
+            c_fn.restype, c_fn.argtypes = ctypes.c_float, [ctypes.c_float]
+            fns[fn] = np.frompyfunc(c_fn, 1, 1)
+    except (OSError, AttributeError):
+        return None
+    return fns
+
+
+def _glibc(fn: str, x: np.ndarray, exact: np.ndarray) -> np.ndarray:
+    """exact rounded to float32, with glibc's own answer where it may round otherwise."""
+    out = exact.astype(np.float32)
+    fns = _libm()
+    if fns is None:
+        return out
+    ulp = np.spacing(np.abs(out)).astype(np.float64)
+    near = np.abs(exact - out.astype(np.float64)) > _NEAR_HALFWAY * ulp
+    if near.any():
+        out[near] = fns[fn](x[near].astype(np.float64)).astype(np.float32)
+    return out
+
+
+def logf(x: np.ndarray) -> np.ndarray:
+    """glibc's logf of a float32 array."""
+    return _glibc("logf", x, np.log(x.astype(np.float64)))
+
+
+def sincosf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """glibc's sincosf of a float32 array: (sin, cos)."""
+    xd = x.astype(np.float64)
+    return _glibc("sinf", x, np.sin(xd)), _glibc("cosf", x, np.cos(xd))
