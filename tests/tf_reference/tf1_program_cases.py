@@ -256,6 +256,30 @@ def normal_initial_weights(tf):
     }
 
 
+def loss_sums_in_tfs_order(tf):
+    """A loss like linear_regression's reduce_sum(pow(pred - Y, 2)) / (2 * n) printed other last
+    digits: TF adds float32 values in Eigen's packet order, not numpy's pairwise one. The bits
+    of whole-tensor sums and means (one thread in TF) and of row sums."""
+    import numpy as np
+
+    tf.reset_default_graph()
+    rng = np.random.RandomState(7)
+    lengths = [3, 8, 9, 17, 31, 64, 127, 257, 1000, 1025, 4096, 5000]
+    flat = [tf.constant(rng.standard_normal(n).astype(np.float32)) for n in lengths]
+    rows = [tf.constant(rng.standard_normal((4, n)).astype(np.float32)) for n in (10, 33, 784)]
+    cube = tf.constant(rng.standard_normal((3, 5, 20)).astype(np.float32))
+    fetches = {
+        "sums": [tf.reduce_sum(t) for t in flat],
+        "means": [tf.reduce_mean(t) for t in flat],
+        "row_sums": [tf.reduce_sum(t, 1) for t in rows],
+        "row_means": [tf.reduce_mean(t, axis=-1, keepdims=True) for t in rows],
+        "trailing_two": [tf.reduce_sum(cube, [1, 2]), tf.reduce_mean(cube, [2, 1])],
+    }
+    with tf.Session() as sess:
+        got = sess.run(fetches)
+    return {k: [np.asarray(v).view(np.uint32).tolist() for v in vs] for k, vs in got.items()}
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -272,5 +296,6 @@ CASES = {
         seeds_after_a_conv_net_gradient,
         fetched_scalar_arithmetic,
         normal_initial_weights,
+        loss_sums_in_tfs_order,
     )
 }

@@ -78,3 +78,10 @@ def test_normal_draws_are_tfs_bits_where_glibc_rounds_otherwise() -> None:
     actual = CASES["normal_initial_weights"](tf)
     assert actual["normal_bits"] == expected["normal_bits"]
     assert actual["truncated_bits"] == expected["truncated_bits"]
+
+
+def test_float32_sums_and_means_add_in_tfs_order() -> None:
+    expected = reference.case(AREA, "loss_sums_in_tfs_order")
+    actual = CASES["loss_sums_in_tfs_order"](tf)
+    for key in expected:
+        assert actual[key] == expected[key], key

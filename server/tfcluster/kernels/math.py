@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors, memory_budget
-from tfcluster.kernels import _cpu_gemm, in_place, tensor_lists
+from tfcluster.kernels import _cpu_gemm, _eigen_sum, in_place, tensor_lists
 from tfcluster.kernels.common import (
     Compute,
     LastHostInputs,
@@ -534,10 +534,16 @@ def _int_mean(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
 
 
 def _float_mean(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
+    total = _eigen_sum.trailing_sum(x, axis, keep)
+    if total is not None:  # TF's MeanReducer: Eigen's sum over the count, in float32
+        return total / np.float32(np.prod([x.shape[a] for a in axis]))
     return xp.mean(x, axis=axis, keepdims=keep, dtype=np.float32 if x.dtype == np.float16 else None)
 
 
 def _sum(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
+    total = _eigen_sum.trailing_sum(x, axis, keep)
+    if total is not None:
+        return total
     return xp.sum(x, axis=axis, keepdims=keep, dtype=_acc(x))
 
 

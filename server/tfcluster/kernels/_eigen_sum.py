@@ -1,0 +1,52 @@
+"""float32 sums added in the order TensorFlow 1.15's CPU kernels add them.
+
+TF reduces the innermost axis with Eigen's InnerMostDimReducer over AVX packets: eight
+running lane sums over the row's first 8*k values, a tail summed on its own, and the result
+`tail + ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7))`. numpy's pairwise sum adds in another
+order, so a loss printed with nine digits differed in the last ones. A reduction of the whole
+tensor that Eigen splits across threads (from roughly 10^4 values, depending on the machine's
+cores) has no fixed order; those keep numpy's sum.
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+_LANES = 8
+# Whole-tensor sums of up to this many values run on one thread in TF 1.15 (5000 measured).
+SINGLE_THREAD_MAX = 5000
+
+
+def rows_sum(rows: np.ndarray) -> np.ndarray:
+    """Sum of each row of a 2-D float32 array, in Eigen's order."""
+    outer, n = rows.shape
+    k = n // _LANES
+    if k:
+        lanes = np.add.reduce(rows[:, : _LANES * k].reshape(outer, k, _LANES), axis=1)
+    else:
+        lanes = np.zeros((outer, _LANES), np.float32)
+    halves = lanes[:, :4] + lanes[:, 4:]
+    quarters = halves[:, :2] + halves[:, 2:]
+    packet = quarters[:, 0] + quarters[:, 1]
+    tail = np.zeros(outer, np.float32)
+    for j in range(_LANES * k, n):
+        tail = tail + rows[:, j]
+    return tail + packet
+
+
+def trailing_sum(x: np.ndarray, axis: tuple[int, ...], keep: bool) -> np.ndarray | None:
+    """Eigen-ordered sum of float32 `x` over its trailing axes `axis`; None where TF's order
+    is not this one (other axes, other dtypes, a whole-tensor sum split across threads)."""
+    if not isinstance(x, np.ndarray) or x.dtype != np.float32 or x.size == 0:
+        return None
+    nd = x.ndim
+    if sorted(axis) != list(range(nd - len(axis), nd)):
+        return None
+    kept = x.shape[: nd - len(axis)]
+    n = int(np.prod(x.shape[nd - len(axis) :]))
+    if not kept and n > SINGLE_THREAD_MAX:
+        return None
+    out = rows_sum(np.ascontiguousarray(x).reshape(-1, n)).reshape(kept)
+    if keep:
+        out = out.reshape(kept + (1,) * len(axis))
+    return out
