@@ -2,10 +2,11 @@
 
 TF's Box-Muller normal draws call logf and sincosf. glibc's versions are not correctly
 rounded: computing in double and rounding once gives their result except where the exact
-value lies close to halfway between two floats, where glibc's own double approximation may
-round the other way (about 1.4% of tf.random_normal's values, one or two ulps off). Those few
-elements, and only those, are computed by glibc itself through ctypes; elsewhere (no glibc)
-the double-rounded values stand.
+value is not close to a float: near halfway between two floats glibc's own approximation may
+round the other way (1.4% of tf.random_normal's values came out one or two ulps off). The
+elements within a quarter ulp of halfway (about half of them; a closer cut still missed some
+of TF's values) are computed by glibc itself, through ctypes; without glibc the
+double-rounded values stand.
 """
 
 from __future__ import annotations
