@@ -5,6 +5,7 @@ optimizer's gradient graph has TF's gate_gradients tuples and starting-gradient 
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import tfcluster as tf
 from tf_reference import reference
@@ -85,3 +86,19 @@ def test_float32_sums_and_means_add_in_tfs_order() -> None:
     actual = CASES["loss_sums_in_tfs_order"](tf)
     for key in expected:
         assert actual[key] == expected[key], key
+
+
+def test_a_large_normal_draw_keeps_double_rounded_values_instead_of_a_ctypes_call_each(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # glibc's bits cost a ctypes call per near-halfway element: past the cap (a 1M x 128
+    # embedding initialiser) the values are the double-rounded ones, computed in numpy.
+    from tfcluster.kernels import _libm_float
+
+    x = np.linspace(0.01, 0.99, 4096, dtype=np.float32)
+    exact = np.log(x.astype(np.float64))
+    monkeypatch.setattr(_libm_float, "_MAX_GLIBC_CALLS", 10)
+    assert np.array_equal(_libm_float.logf(x), exact.astype(np.float32))
+    monkeypatch.setattr(_libm_float, "_MAX_GLIBC_CALLS", 1 << 16)
+    near = np.abs(exact - exact.astype(np.float32)) > 0.25 * np.spacing(exact.astype(np.float32))
+    assert near.sum() > 10  # the capped call above would have used glibc for these
