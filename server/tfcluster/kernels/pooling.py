@@ -1,9 +1,10 @@
 """Pooling kernels over xp: max and average pooling in 2 and 3 spatial dims (NHWC and NCHW
 forms) with their first and second order gradients, and max pooling with argmax.
 
-Windows that tile the input exactly (stride = window, no padding) are one reshape and one
-reduction; other windows walk the kernel taps, each a strided slice of the padded input, so
-every step is one array operation over the whole batch. As TF on the CPU: MaxPoolGrad gives a
+Windows walk the kernel taps, each a strided slice of the padded input, so every step is one
+array operation over a block of the batch; where windows tile a contiguous channels-last
+input exactly (stride = window, no padding), max-pool gradients copy each block tap-major
+first and work on contiguous slabs. As TF on the CPU: MaxPoolGrad gives a
 window's gradient to its first maximum in row-major tap order, MaxPool3DGrad to every
 element equal to the maximum; average pools divide by the number of real (unpadded) inputs
 in each window.
