@@ -12,19 +12,9 @@ data/graph_import_order_tf2.json (not committed: the test compares with the 1.15
 
 from __future__ import annotations
 
-import tensorflow as real_tf
 from case_tools import record
 from graph_import_order_cases import CASES
-from recorder import Recorder
+from recorder import Recorder, reference_tf
 
-if real_tf.__version__.startswith("1."):
-    tf = real_tf.compat.v1
-    area = "graph_import_order"
-else:
-    import tensorflow.compat.v1 as tf
-
-    tf.disable_v2_behavior()
-    area = "graph_import_order_tf2"
-
-rec = Recorder(area)
-record(rec, CASES, tf)
+tf, area = reference_tf("graph_import_order")
+record(Recorder(area), CASES, tf)

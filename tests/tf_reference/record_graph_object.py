@@ -13,20 +13,7 @@ for reference only.
 
 from __future__ import annotations
 
-import tensorflow as real_tf
 from graph_object_cases import PROGRAMS, run
-from recorder import Recorder
+from recorder import record_programs
 
-if real_tf.__version__.startswith("1."):
-    tf = real_tf.compat.v1
-    area = "graph_object"
-else:
-    import tensorflow.compat.v1 as tf
-
-    tf.disable_v2_behavior()
-    area = "graph_object_tf2"
-
-rec = Recorder(area)
-for name in PROGRAMS:
-    rec.add(name, **run(tf, name))
-rec.save()
+record_programs("graph_object", PROGRAMS, run)

@@ -12,19 +12,9 @@ data/op_counts_tf2.json (not committed: the test compares with the 1.15 file).
 
 from __future__ import annotations
 
-import tensorflow as real_tf
 from case_tools import record
 from op_count_cases import CASES
-from recorder import Recorder
+from recorder import Recorder, reference_tf
 
-if real_tf.__version__.startswith("1."):
-    tf = real_tf.compat.v1
-    area = "op_counts"
-else:
-    import tensorflow.compat.v1 as tf
-
-    tf.disable_v2_behavior()
-    area = "op_counts_tf2"
-
-rec = Recorder(area)
-record(rec, CASES, tf)
+tf, area = reference_tf("op_counts")
+record(Recorder(area), CASES, tf)

@@ -12,20 +12,7 @@ instead, for reference only (2.x's QuantizeV2 has more attrs and other range rul
 
 from __future__ import annotations
 
-import tensorflow as real_tf
 from quantization_cases import PROGRAMS, run
-from recorder import Recorder
+from recorder import record_programs
 
-if real_tf.__version__.startswith("1."):
-    tf = real_tf.compat.v1
-    area = "quantization"
-else:
-    import tensorflow.compat.v1 as tf
-
-    tf.disable_v2_behavior()
-    area = "quantization_tf2"
-
-rec = Recorder(area)
-for name in PROGRAMS:
-    rec.add(name, **run(tf, name))
-rec.save()
+record_programs("quantization", PROGRAMS, run)

@@ -13,19 +13,9 @@ where 2.x behaves differently from 1.15 (listed in the test), with the 2.x file 
 
 from __future__ import annotations
 
-import tensorflow as real_tf
 from case_tools import record
-from recorder import Recorder
+from recorder import Recorder, reference_tf
 from variable_scope_cases import CASES
 
-if real_tf.__version__.startswith("1."):
-    tf = real_tf.compat.v1
-    area = "variable_scopes"
-else:
-    import tensorflow.compat.v1 as tf
-
-    tf.disable_v2_behavior()
-    area = "variable_scopes_tf2"
-
-rec = Recorder(area)
-record(rec, CASES, tf)
+tf, area = reference_tf("variable_scopes")
+record(Recorder(area), CASES, tf)
