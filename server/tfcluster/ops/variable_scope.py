@@ -1318,6 +1318,7 @@ class variable_op_scope(variable_scope):
         arguments = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
         super().__init__(**arguments)
 
+
 __all__ = [
     "AUTO_REUSE",
     "VariableAggregation",
