@@ -1,15 +1,7 @@
 """Records TensorFlow's answers to the programs of graph_api_cases.py (tf.Module,
-tf.variable_creator_scope, session tensor handles).
-
-Run under TensorFlow 1.15 (the reference; Python 3.7: /tmp/tf115 on the project's machine,
-`python3.7 -m venv V && V/bin/pip install tensorflow-cpu==1.15.0 "numpy<1.19"`), it writes
-data/graph_api.json, which the tests compare with:
-
-    V/bin/python tests/tf_reference/record_graph_api.py
-
-Run by run.py under TensorFlow 2.x (tf.compat.v1) it writes data/graph_api_tf2.json instead,
-for reference only.
-"""
+tf.variable_creator_scope, session tensor handles) into data/graph_api.json, the file the
+tests compare with, under TF 1.15 (`cd tests/tf_reference && /tmp/tf115/bin/python
+record_graph_api.py`; how to run it elsewhere: recorder.reference_tf)."""
 
 from __future__ import annotations
 

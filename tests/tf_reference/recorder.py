@@ -59,7 +59,11 @@ class Recorder:
 def reference_tf(area: str) -> tuple[Any, str]:
     """(tf, area) for a recorder that runs under both: TF 1.15's tf.compat.v1 and `area`, the
     reference; under TensorFlow 2.x its tf.compat.v1 in graph mode and `<area>_tf2`, a file
-    for reference only."""
+    for reference only.
+
+    TF 1.15 needs Python 3.7 (/tmp/tf115 on the project's machine; elsewhere `python3.7 -m
+    venv V && V/bin/pip install tensorflow-cpu==1.15.0 "numpy<1.19"`): `cd tests/tf_reference
+    && V/bin/python record_<area>.py`. run.py runs a recorder under the project's 2.x."""
     import tensorflow as real_tf  # only the recorders' venv has it
 
     if real_tf.__version__.startswith("1."):
