@@ -21,6 +21,8 @@ from typing import Any
 
 import grpc
 
+from tfcluster.task_server.interceptor_handlers import WrappedHandlers, coding_of
+
 # Calls that may wait for their request at once; the server's pool has this many more threads.
 DEFAULT_MAX_WAITING = 256
 
@@ -62,7 +64,7 @@ _CANCELLED = object()
 class RequestWaitLimit(grpc.ServerInterceptor):
     def __init__(self, max_waiting: int = DEFAULT_MAX_WAITING) -> None:
         self._waiting = _Waiting(max_waiting)
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
+        self._wrapped = WrappedHandlers()
 
     def intercept_service(
         self, continuation: Callable[[Any], Any], handler_call_details: Any
@@ -70,13 +72,7 @@ class RequestWaitLimit(grpc.ServerInterceptor):
         handler = continuation(handler_call_details)
         if handler is None:
             return handler
-        path = handler_call_details.method
-        cached = self._wrapped.get(path)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = self._wrap(handler)
-        self._wrapped[path] = (handler, wrapped)
-        return wrapped
+        return self._wrapped.get(handler_call_details.method, handler, self._wrap)
 
     def _wrap(self, handler: Any) -> Any:
         """The handler served as a request-streaming one that waits (bounded) for its first
@@ -85,10 +81,7 @@ class RequestWaitLimit(grpc.ServerInterceptor):
             take, unary, streaming = self._opened, handler.stream_unary, handler.stream_stream
         else:
             take, unary, streaming = self._first, handler.unary_unary, handler.unary_stream
-        kwargs = {
-            "request_deserializer": handler.request_deserializer,
-            "response_serializer": handler.response_serializer,
-        }
+        kwargs = coding_of(handler)
         if unary is not None:
             return grpc.stream_unary_rpc_method_handler(_unary_after(take, unary), **kwargs)
         return grpc.stream_stream_rpc_method_handler(_stream_after(take, streaming), **kwargs)
