@@ -60,10 +60,9 @@ def _run_in_thread(fn: Any, timeout: float) -> tuple[Any, BaseException | None, 
     return box[0][0], box[0][1], time.monotonic() - t0
 
 
-def test_a_frozen_ps_fails_the_step_with_unavailable_within_a_few_heartbeats(
-    ps_and_worker: tuple[TaskProcess, TaskProcess],
-) -> None:
-    worker, ps = ps_and_worker
+def _bump_ps_from_worker_on_direct_streams(worker: TaskProcess) -> tuple[Any, Any]:
+    """A session on `worker` and a fetch that adds 1 to a variable on the ps (2x the new
+    value), run 40 times so that the worker has moved over to the ps's direct stream."""
     g = tf.Graph()
     with g.as_default():
         with tf.device("/job:ps/task:0"):
@@ -76,6 +75,14 @@ def test_a_frozen_ps_fails_the_step_with_unavailable_within_a_few_heartbeats(
     for _ in range(40):  # the worker finds the ps's direct endpoint and moves over
         sess.run(out)
         time.sleep(0.01)
+    return sess, out
+
+
+def test_a_frozen_ps_fails_the_step_with_unavailable_within_a_few_heartbeats(
+    ps_and_worker: tuple[TaskProcess, TaskProcess],
+) -> None:
+    worker, ps = ps_and_worker
+    sess, out = _bump_ps_from_worker_on_direct_streams(worker)
     os.kill(ps.proc.pid, signal.SIGSTOP)
     try:
         _, err, took = _run_in_thread(lambda: sess.run(out), timeout=15)
@@ -92,18 +99,7 @@ def test_a_frozen_ps_fails_each_step_by_its_own_deadline_and_serves_again_when_t
     connection to the frozen ps (its kernel accepts, the ps never answers): a step asked for
     0.2 s took the 2 s connect timeout before."""
     worker, ps = ps_and_worker
-    g = tf.Graph()
-    with g.as_default():
-        with tf.device("/job:ps/task:0"):
-            v = tf.Variable(0.0, name="v")
-            bump = tf.assign_add(v, 1.0)
-        with tf.device("/job:worker/task:0"):
-            out = tf.identity(bump) * 2.0
-    sess = tf.Session(worker.target, graph=g)
-    sess.run(v.initializer)
-    for _ in range(40):  # the worker finds the ps's direct endpoint and moves over
-        sess.run(out)
-        time.sleep(0.01)
+    sess, out = _bump_ps_from_worker_on_direct_streams(worker)
     options = tf.RunOptions(timeout_in_ms=200)
     os.kill(ps.proc.pid, signal.SIGSTOP)
     try:

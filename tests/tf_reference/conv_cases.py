@@ -274,6 +274,23 @@ CASES["avg_pool_2x3_s1_valid"] = _pool_case("avg", [1, 2, 3, 1], [1, 1, 1, 1], "
 
 
 @case
+def max_pools_tiling_the_input_with_ties(tf):
+    """Windows that tile the input (stride = window, no padding), with ties between positive
+    values (inputs on a coarse grid) and ReLU zeros: square and non-square 2-D windows (the
+    gradient goes to each window's first maximum) and a 3-D pool (to every maximum)."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.constant((np.round(arr(37, (3, 8, 6, 4)) * 3) / 3).astype(np.float32))
+        x3 = tf.constant((np.round(arr(38, (2, 4, 6, 4, 3)) * 2) / 2).astype(np.float32))
+        outs = [
+            tf.nn.max_pool(tf.nn.relu(x), [1, 2, 2, 1], [1, 2, 2, 1], "VALID"),
+            tf.nn.max_pool(x, [1, 2, 3, 1], [1, 2, 3, 1], "SAME"),
+            tf.nn.max_pool3d(tf.nn.relu(x3), [1, 2, 3, 2, 1], [1, 2, 3, 2, 1], "VALID"),
+        ]
+        return evaluate(tf, g, outs, [x, x3], second_order=True)
+
+
+@case
 def pools_1d_3d_and_v2(tf):
     g = tf.Graph()
     with g.as_default():

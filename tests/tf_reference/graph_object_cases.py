@@ -186,6 +186,8 @@ def _operation_surface(tf: Any) -> dict[str, Any]:
     with tf.colocate_with(b):
         u = tf.identity(b, name="u")
     tb = s.op.traceback
+    tbs = s.op.traceback_with_start_lines
+    here = next(frame for frame in tbs if frame[2] == "_operation_surface")
     return {
         "node_def": describe(s.op.node_def),
         "op_def_type": type(s.op.op_def).__name__,
@@ -206,6 +208,14 @@ def _operation_surface(tf: Any) -> dict[str, Any]:
         "traceback_type": type(tb).__name__,
         "traceback_frame": [type(tb[-1]).__name__, len(tb[-1])],
         "traceback_has_caller": any(frame[2] == "_operation_surface" for frame in tb),
+        "traceback_with_start_lines_type": type(tbs).__name__,
+        "traceback_with_start_lines_frame": [type(v).__name__ for v in tbs[-1]],
+        "traceback_with_start_lines_adds_to_traceback": [f[:4] for f in tbs] == list(tb),
+        # The caller's frame: the line that made `s`, lines below its function's first.
+        "traceback_with_start_lines_caller": [here[3], here[1] - here[4]],
+        "traceback_with_start_lines_caller_start": (
+            here[4] == _operation_surface.__code__.co_firstlineno
+        ),
         "consumers_of_a": [op.name for op in a.consumers()],
         "consumers_of_t": [op.name for op in t.consumers()],
         "control_inputs": [op.name for op in s.op.control_inputs],

@@ -1,30 +1,12 @@
-"""Records the order TensorFlow's importer creates the ops of graph_import_order_cases.py.
-
-Run under TensorFlow 1.15 (the reference tfcluster follows; needs Python 3.7:
-`python3.7 -m venv V && V/bin/pip install tensorflow-cpu==1.15.0 "numpy<1.19"`), it writes
-data/graph_import_order.json:
-
-    V/bin/python tests/tf_reference/record_graph_import_order.py
-
-Run by run.py under the project's TensorFlow 2.x (tf.compat.v1), it writes
-data/graph_import_order_tf2.json (not committed: the test compares with the 1.15 file).
-"""
+"""Records the order TensorFlow's importer creates the ops of graph_import_order_cases.py
+into data/graph_import_order.json under TF 1.15, the reference tfcluster follows (see
+recorder.reference_tf; 2.x's file is not committed)."""
 
 from __future__ import annotations
 
-import tensorflow as real_tf
 from case_tools import record
 from graph_import_order_cases import CASES
-from recorder import Recorder
+from recorder import Recorder, reference_tf
 
-if real_tf.__version__.startswith("1."):
-    tf = real_tf.compat.v1
-    area = "graph_import_order"
-else:
-    import tensorflow.compat.v1 as tf
-
-    tf.disable_v2_behavior()
-    area = "graph_import_order_tf2"
-
-rec = Recorder(area)
-record(rec, CASES, tf)
+tf, area = reference_tf("graph_import_order")
+record(Recorder(area), CASES, tf)

@@ -1,32 +1,12 @@
 """Records TensorFlow's answers to the programs of graph_object_cases.py (Operation.get_attr
-of every attr kind, node_def, op_def, traceback, consumers, lookup errors, GraphDef, reprs).
-
-Run under TensorFlow 1.15 (the reference; Python 3.7: /tmp/tf115 on the project's machine,
-`python3.7 -m venv V && V/bin/pip install tensorflow-cpu==1.15.0 "numpy<1.19"`), it writes
-data/graph_object.json, which the tests compare with:
-
-    V/bin/python tests/tf_reference/record_graph_object.py
-
-Run by run.py under TensorFlow 2.x (tf.compat.v1) it writes data/graph_object_tf2.json instead,
-for reference only.
-"""
+of every attr kind, node_def, op_def, traceback, consumers, lookup errors, GraphDef, reprs)
+into data/graph_object.json, the file the tests compare with, under TF 1.15 (`cd
+tests/tf_reference && /tmp/tf115/bin/python record_graph_object.py`; see
+recorder.reference_tf)."""
 
 from __future__ import annotations
 
-import tensorflow as real_tf
 from graph_object_cases import PROGRAMS, run
-from recorder import Recorder
+from recorder import record_programs
 
-if real_tf.__version__.startswith("1."):
-    tf = real_tf.compat.v1
-    area = "graph_object"
-else:
-    import tensorflow.compat.v1 as tf
-
-    tf.disable_v2_behavior()
-    area = "graph_object_tf2"
-
-rec = Recorder(area)
-for name in PROGRAMS:
-    rec.add(name, **run(tf, name))
-rec.save()
+record_programs("graph_object", PROGRAMS, run)

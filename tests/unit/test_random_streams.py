@@ -78,3 +78,16 @@ def test_small_draws_take_the_same_philox_words_as_large_ones() -> None:
     large = _philox.philox(np.concatenate([counters] * 4), key)
     assert small.dtype == np.uint32 and small.shape == (5, 4)
     np.testing.assert_array_equal(large, np.concatenate([small] * 4))
+
+
+@pytest.mark.parametrize("rows", [9, 300, 4096])
+def test_numpy_philox_rounds_give_the_python_integer_rounds_words(rows: int) -> None:
+    from tfcluster.kernels import _philox
+
+    rng = np.random.default_rng(rows)
+    counters = rng.integers(0, 2**32, size=(rows, 4), dtype=np.uint64).astype(np.uint32)
+    counters[0] = 0xFFFFFFFF  # every word at its largest
+    for key in [(0, 0), (0xFFFFFFFF, 0xFFFFFFFF), (0x6C078965, 0x2545F491)]:
+        got = _philox.philox(counters, key)
+        assert got.dtype == np.uint32 and got.shape == (rows, 4)
+        np.testing.assert_array_equal(got, _philox._philox_small(counters, key))

@@ -249,9 +249,15 @@ class Operation:
         return op_def_protos.op_def(self._type)
 
     @property
-    def traceback(self) -> tuple[tuple[str, int, str, str | None], ...]:
+    def traceback(self) -> tuple[op_traceback.Frame, ...]:
         """The stack when the op was made, outermost frame first, as TF 1.15 returns it."""
         return op_traceback.convert(self._traceback)
+
+    @property
+    def traceback_with_start_lines(self) -> tuple[op_traceback.FrameWithStartLine, ...]:
+        """traceback's frames, each with the first line of its function (TF 1.15's
+        (filename, lineno, name, line, func_start_lineno))."""
+        return op_traceback.convert_with_start_lines(self._traceback)
 
     def values(self) -> tuple[Tensor, ...]:
         return tuple(self._outputs)

@@ -17,11 +17,10 @@ import numpy as np
 
 from tfcluster.kernels import _libm_float
 
-_W32A = np.uint32(0x9E3779B9)
-_W32B = np.uint32(0xBB67AE85)
 _M4A = np.uint64(0xD2511F53)
 _M4B = np.uint64(0xCD9E8D57)
 _MASK32 = np.uint64(0xFFFFFFFF)
+_SHIFT32 = np.uint64(32)
 
 
 # Up to this many counters go through Python integers: numpy's per-call cost dominates
@@ -54,19 +53,31 @@ def philox(counters: np.ndarray, key: tuple[int, int]) -> np.ndarray:
     """The four output words for each row of `counters` ([n, 4] uint32)."""
     if counters.shape[0] <= _SMALL:
         return _philox_small(counters, key)
-    c = counters.astype(np.uint32, copy=True)
-    k0, k1 = np.uint32(key[0]), np.uint32(key[1])
-    for round_ in range(10):
-        p0 = _M4A * c[:, 0].astype(np.uint64)
-        p1 = _M4B * c[:, 2].astype(np.uint64)
-        hi0, lo0 = (p0 >> np.uint64(32)).astype(np.uint32), (p0 & _MASK32).astype(np.uint32)
-        hi1, lo1 = (p1 >> np.uint64(32)).astype(np.uint32), (p1 & _MASK32).astype(np.uint32)
-        c = np.stack([hi1 ^ c[:, 1] ^ k0, lo1, hi0 ^ c[:, 3] ^ k1, lo0], axis=1)
-        if round_ < 9:
-            with np.errstate(over="ignore"):
-                k0 = np.uint32(k0 + _W32A)
-                k1 = np.uint32(k1 + _W32B)
-    return c
+    # The four words as separate uint64 columns, updated in place: a round is ten numpy calls
+    # with no casts or stacking (half the time of casting to uint32 and stacking per round;
+    # a shuffle draws a block of a few thousand calls per refill). Words stay below 2**32,
+    # so a word times a 32-bit multiplier fits in 64 bits.
+    c0, c1, c2, c3 = (np.array(counters[:, j], dtype=np.uint64) for j in range(4))
+    p0, p1 = np.empty_like(c0), np.empty_like(c0)
+    k0, k1 = int(key[0]) & 0xFFFFFFFF, int(key[1]) & 0xFFFFFFFF
+    for _ in range(10):
+        np.multiply(c0, _M4A, out=p0)
+        np.multiply(c2, _M4B, out=p1)
+        # (c0, c1, c2, c3) <- (hi(p1) ^ c1 ^ k0, lo(p1), hi(p0) ^ c3 ^ k1, lo(p0))
+        np.right_shift(p1, _SHIFT32, out=c0)
+        c0 ^= c1
+        c0 ^= np.uint64(k0)
+        np.bitwise_and(p1, _MASK32, out=c1)
+        np.right_shift(p0, _SHIFT32, out=c2)
+        c2 ^= c3
+        c2 ^= np.uint64(k1)
+        np.bitwise_and(p0, _MASK32, out=c3)
+        k0 = (k0 + 0x9E3779B9) & 0xFFFFFFFF
+        k1 = (k1 + 0xBB67AE85) & 0xFFFFFFFF
+    out = np.empty((len(c0), 4), dtype=np.uint32)
+    for j, c in enumerate((c0, c1, c2, c3)):
+        out[:, j] = c
+    return out
 
 
 def key_and_counter(seed: tuple[int, int]) -> tuple[tuple[int, int], list[int]]:

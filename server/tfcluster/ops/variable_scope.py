@@ -1314,20 +1314,9 @@ class variable_op_scope(variable_scope):
         use_resource: Any = None,
         constraint: Any = None,
     ) -> None:
-        super().__init__(
-            name_or_scope,
-            default_name=default_name,
-            values=values,
-            initializer=initializer,
-            regularizer=regularizer,
-            caching_device=caching_device,
-            partitioner=partitioner,
-            custom_getter=custom_getter,
-            reuse=reuse,
-            dtype=dtype,
-            use_resource=use_resource,
-            constraint=constraint,
-        )
+        # TF 1.15's own parameters, all of them variable_scope's under the same names.
+        arguments = {k: v for k, v in locals().items() if k not in ("self", "__class__")}
+        super().__init__(**arguments)
 
 
 __all__ = [

@@ -17,6 +17,7 @@ from typing import Any
 import grpc
 
 from tfcluster.rpc import master_service, worker_service
+from tfcluster.task_server.interceptor_handlers import WrappedHandlers, coding_of
 
 # Threads kept for calls that are not work calls.
 CONTROL_THREADS = 64
@@ -39,7 +40,7 @@ class WorkCallLimit(grpc.ServerInterceptor):  # type: ignore[misc]
     def __init__(self, max_work_calls: int) -> None:
         self.max_work_calls = max_work_calls
         self._slots = threading.BoundedSemaphore(max_work_calls)
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
+        self._wrapped = WrappedHandlers()
 
     def intercept_service(
         self, continuation: Callable[[Any], Any], handler_call_details: Any
@@ -48,12 +49,7 @@ class WorkCallLimit(grpc.ServerInterceptor):  # type: ignore[misc]
         path = handler_call_details.method
         if handler is None or path not in WORK_METHODS:
             return handler
-        cached = self._wrapped.get(path)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = self._wrap(handler)
-        self._wrapped[path] = (handler, wrapped)
-        return wrapped
+        return self._wrapped.get(path, handler, self._wrap)
 
     def _refuse(self, context: grpc.ServicerContext) -> None:
         context.abort(
@@ -64,10 +60,7 @@ class WorkCallLimit(grpc.ServerInterceptor):  # type: ignore[misc]
         )
 
     def _wrap(self, handler: Any) -> Any:
-        kwargs = {
-            "request_deserializer": handler.request_deserializer,
-            "response_serializer": handler.response_serializer,
-        }
+        kwargs = coding_of(handler)
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(self._single(handler.unary_unary), **kwargs)
         if handler.unary_stream is not None:

@@ -21,6 +21,8 @@ from typing import Any
 
 import grpc
 
+from tfcluster.task_server.interceptor_handlers import WrappedHandlers, coding_of
+
 # Calls that may wait for their request at once; the server's pool has this many more threads.
 DEFAULT_MAX_WAITING = 256
 
@@ -56,12 +58,13 @@ class _Waiting:
 
 
 _NONE = object()
+_CANCELLED = object()
 
 
 class RequestWaitLimit(grpc.ServerInterceptor):
     def __init__(self, max_waiting: int = DEFAULT_MAX_WAITING) -> None:
         self._waiting = _Waiting(max_waiting)
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
+        self._wrapped = WrappedHandlers()
 
     def intercept_service(
         self, continuation: Callable[[Any], Any], handler_call_details: Any
@@ -69,68 +72,26 @@ class RequestWaitLimit(grpc.ServerInterceptor):
         handler = continuation(handler_call_details)
         if handler is None:
             return handler
-        path = handler_call_details.method
-        cached = self._wrapped.get(path)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
-        wrapped = self._wrap(handler)
-        self._wrapped[path] = (handler, wrapped)
-        return wrapped
+        return self._wrapped.get(handler_call_details.method, handler, self._wrap)
 
     def _wrap(self, handler: Any) -> Any:
-        kwargs = {
-            "request_deserializer": handler.request_deserializer,
-            "response_serializer": handler.response_serializer,
-        }
+        """The handler served as a request-streaming one that waits (bounded) for its first
+        request: a unary request is then that message, a stream's requests go on from it."""
         if handler.request_streaming:
-            return self._wrap_streaming(handler, kwargs)
-        if handler.unary_unary is not None:
-            unary = handler.unary_unary
+            take, unary, streaming = self._opened, handler.stream_unary, handler.stream_stream
+        else:
+            take, unary, streaming = self._first, handler.unary_unary, handler.unary_stream
+        kwargs = coding_of(handler)
+        if unary is not None:
+            return grpc.stream_unary_rpc_method_handler(_unary_after(take, unary), **kwargs)
+        return grpc.stream_stream_rpc_method_handler(_stream_after(take, streaming), **kwargs)
 
-            def unary_call(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
-                request = self._first(requests, context)
-                return None if request is _NONE else unary(request, context)
-
-            return grpc.stream_unary_rpc_method_handler(unary_call, **kwargs)
-        streaming = handler.unary_stream
-
-        def stream_call(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
-            request = self._first(requests, context)
-            if request is not _NONE:
-                yield from streaming(request, context)
-
-        return grpc.stream_stream_rpc_method_handler(stream_call, **kwargs)
-
-    def _wrap_streaming(self, handler: Any, kwargs: dict[str, Any]) -> Any:
-        if handler.stream_unary is not None:
-            unary = handler.stream_unary
-
-            def unary_call(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
-                opened = self._opened(requests, context)
-                return None if opened is None else unary(opened, context)
-
-            return grpc.stream_unary_rpc_method_handler(unary_call, **kwargs)
-        streaming = handler.stream_stream
-
-        def stream_call(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
-            opened = self._opened(requests, context)
-            if opened is not None:
-                yield from streaming(opened, context)
-
-        return grpc.stream_stream_rpc_method_handler(stream_call, **kwargs)
-
-    def _opened(
-        self, requests: Iterator[Any], context: grpc.ServicerContext
-    ) -> Iterator[Any] | None:
-        """The stream's requests once its first came (or it ended without any); None when
+    def _opened(self, requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+        """The stream's requests once its first came (or it ended without any); _NONE when
         it was cancelled first."""
-        key = self._waiting.add(context)
-        try:
-            first = next(requests, _NONE)
-        except grpc.RpcError:
-            return None
-        finally:
-            self._waiting.remove(key)
+        first = self._wait_for_first(requests, context)
+        if first is _CANCELLED:
+            return _NONE
         return iter(()) if first is _NONE else itertools.chain((first,), requests)
 
     def cancel_waiting(self) -> None:
@@ -139,13 +100,42 @@ class RequestWaitLimit(grpc.ServerInterceptor):
 
     def _first(self, requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
         """The call's one request; _NONE when it was cancelled (by us or its client) first."""
-        key = self._waiting.add(context)
-        try:
-            request = next(requests, _NONE)
-        except grpc.RpcError:
-            return _NONE  # cancelled while it waited
-        finally:
-            self._waiting.remove(key)
+        request = self._wait_for_first(requests, context)
+        if request is _CANCELLED:
+            return _NONE
         if request is _NONE:
             context.abort(grpc.StatusCode.INVALID_ARGUMENT, "the call ended without its request")
         return request
+
+    def _wait_for_first(self, requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+        """The first request, counted among the waiting calls until it comes; _NONE when the
+        call ended without one, _CANCELLED when it was cancelled while it waited."""
+        key = self._waiting.add(context)
+        try:
+            return next(requests, _NONE)
+        except grpc.RpcError:
+            return _CANCELLED
+        finally:
+            self._waiting.remove(key)
+
+
+# A call's handler after its request came: take(requests, context) gives the request (or
+# the stream's requests), _NONE when the call is over without one.
+_Take = Callable[[Iterator[Any], grpc.ServicerContext], Any]
+
+
+def _unary_after(take: _Take, method: Callable[[Any, grpc.ServicerContext], Any]) -> Any:
+    def call(requests: Iterator[Any], context: grpc.ServicerContext) -> Any:
+        request = take(requests, context)
+        return None if request is _NONE else method(request, context)
+
+    return call
+
+
+def _stream_after(take: _Take, method: Callable[[Any, grpc.ServicerContext], Any]) -> Any:
+    def call(requests: Iterator[Any], context: grpc.ServicerContext) -> Iterator[Any]:
+        request = take(requests, context)
+        if request is not _NONE:
+            yield from method(request, context)
+
+    return call

@@ -16,6 +16,7 @@ from typing import Any
 import grpc
 
 from tfcluster.rpc import master_service, worker_service
+from tfcluster.task_server.interceptor_handlers import WrappedHandlers, coding_of
 from tfcluster.task_server.metrics.families import ServerMetrics, was_counted
 
 _SERVICES = frozenset({master_service.SERVICE_NAME, worker_service.SERVICE_NAME})
@@ -25,8 +26,7 @@ class ErrorCountingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
     def __init__(self, metrics: ServerMetrics, services: frozenset[str] = _SERVICES) -> None:
         self._metrics = metrics
         self._services = services
-        # method path -> (the service's handler, our wrapper): built once per method.
-        self._wrapped: dict[str, tuple[Any, Any]] = {}
+        self._wrapped = WrappedHandlers()
 
     def intercept_service(
         self, continuation: Callable[[Any], Any], handler_call_details: Any
@@ -35,13 +35,11 @@ class ErrorCountingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         if handler is None:
             return None  # unknown method: gRPC answers UNIMPLEMENTED (no unbounded label)
         path = handler_call_details.method
-        cached = self._wrapped.get(path)
-        if cached is not None and cached[0] is handler:
-            return cached[1]
+        return self._wrapped.get(path, handler, lambda h: self._wrap_if_counted(h, path))
+
+    def _wrap_if_counted(self, handler: Any, path: str) -> Any:
         service, _, method = path.lstrip("/").partition("/")
-        wrapped = self._wrap(handler, method) if service in self._services else handler
-        self._wrapped[path] = (handler, wrapped)
-        return wrapped
+        return self._wrap(handler, method) if service in self._services else handler
 
     def _failed(self, method: str, err: BaseException, context: grpc.ServicerContext) -> None:
         if was_counted(err):
@@ -51,10 +49,7 @@ class ErrorCountingInterceptor(grpc.ServerInterceptor):  # type: ignore[misc]
         self._metrics.count_error(method, name)
 
     def _wrap(self, handler: Any, method: str) -> Any:
-        kwargs = {
-            "request_deserializer": handler.request_deserializer,
-            "response_serializer": handler.response_serializer,
-        }
+        kwargs = coding_of(handler)
         if handler.unary_unary is not None:
             return grpc.unary_unary_rpc_method_handler(
                 self._single(handler.unary_unary, method), **kwargs

@@ -32,6 +32,20 @@ def given_arguments(
     return given
 
 
+# The parameters after the layer's own that Dense and the Conv layers share, in TF's order.
+_KERNEL_LAYER_PARAMS: tuple[tuple[str, Any], ...] = (
+    ("activation", None),
+    ("use_bias", True),
+    ("kernel_initializer", "glorot_uniform"),
+    ("bias_initializer", "zeros"),
+    ("kernel_regularizer", None),
+    ("bias_regularizer", None),
+    ("activity_regularizer", None),
+    ("kernel_constraint", None),
+    ("bias_constraint", None),
+)
+
+
 def conv_params(
     rank: int, *, transpose: bool = False, separable: bool = False
 ) -> list[tuple[str, Any]]:
@@ -66,34 +80,10 @@ def conv_params(
             ("bias_constraint", None),
         ]
         return params
-    return [
-        *params,
-        ("activation", None),
-        ("use_bias", True),
-        ("kernel_initializer", "glorot_uniform"),
-        ("bias_initializer", "zeros"),
-        ("kernel_regularizer", None),
-        ("bias_regularizer", None),
-        ("activity_regularizer", None),
-        ("kernel_constraint", None),
-        ("bias_constraint", None),
-    ]
+    return [*params, *_KERNEL_LAYER_PARAMS]
 
 
-DENSE = signature(
-    [
-        ("units", REQUIRED),
-        ("activation", None),
-        ("use_bias", True),
-        ("kernel_initializer", "glorot_uniform"),
-        ("bias_initializer", "zeros"),
-        ("kernel_regularizer", None),
-        ("bias_regularizer", None),
-        ("activity_regularizer", None),
-        ("kernel_constraint", None),
-        ("bias_constraint", None),
-    ]
-)
+DENSE = signature([("units", REQUIRED), *_KERNEL_LAYER_PARAMS])
 
 BATCH_NORMALIZATION = signature(
     [
