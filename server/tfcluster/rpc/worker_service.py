@@ -258,16 +258,25 @@ class WorkerServicer:
         self, messages: Iterator[bytes], context: DirectContext
     ) -> Iterator[bytes]:
         """On a direct connection each answer is written by the thread that has its tensor
-        (the step's, as it sends it): no hop to another thread. This thread reads requests."""
+        (the step's, as it sends it): no hop to another thread. This thread reads requests;
+        the answers it has at once (tensors sent before they were asked for) go out together
+        once it has read every request that came in one piece, in one write: a step's peer
+        asks for its tensors all at once, and a write per answer would hand this process's
+        lock to the step's thread and wait to get it back, each time."""
         answers = _DirectAnswers(context.write)
         shm_from = shm_min(context)
         with self.idle_calls.always_idle(context):
+            box, previous = outbox.open_outbox()
             try:
                 for data in messages:
                     answers.expect()
                     self._start_recv(data, answers, shm_from)
+                    if not context.request_waiting():
+                        box.flush()  # before the next read waits
             except grpc.RpcError:
                 return  # the caller went away
+            finally:
+                outbox.close_outbox(box, previous)
             answers.wait_all()
         yield from ()
 

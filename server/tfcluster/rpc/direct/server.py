@@ -73,6 +73,11 @@ class DirectContext:
     def code(self) -> grpc.StatusCode | None:
         return self._code
 
+    def request_waiting(self) -> bool:
+        """Whether the client's next message is here whole (reading it will not wait). Only
+        the thread that reads the requests may ask."""
+        return self._wire.frame_buffered()
+
     def write(self, messages: Iterable[Any]) -> None:
         """Sends response messages from any thread (the handler's yields come here too)."""
         with self._write_lock:

@@ -83,7 +83,15 @@ class Wire:
         # A forked child shares this connection with its parent: it must never shut it down.
         self._pid = os.getpid()
         self._poller: select.poll | None = None
-        self._reader: io.BufferedReader = sock.makefile("rb", buffering=_SMALL)  # type: ignore[assignment]
+        # On a plain socket the raw stream counts the bytes it took, and the reads below the
+        # bytes they used: what is left is buffered here, readable without a system call.
+        self._counted: _CountedIO | None = None
+        if self.tls:
+            self._reader: io.BufferedReader = sock.makefile("rb", buffering=_SMALL)  # type: ignore[assignment]
+        else:
+            self._counted = _CountedIO(self._raw)
+            self._reader = io.BufferedReader(self._counted, _SMALL)
+        self._used = 0
 
     def write(self, messages: Iterable[Any]) -> None:
         """Writes messages scatter-gather: small ones go out together in one system call, and
@@ -150,12 +158,12 @@ class Wire:
 
     def read_hello(self) -> tuple[str, bytes] | None:
         """(method, token) of a client's hello; None if it is not our protocol."""
-        if self._reader.read(len(MAGIC)) != MAGIC:
+        if self._take(len(MAGIC)) != MAGIC:
             return None
-        n = self._reader.read(1)
-        method = self._reader.read(n[0]).decode("utf-8", "replace") if n else None
-        k = self._reader.read(1)
-        token = self._reader.read(k[0]) if k else None
+        n = self._take(1)
+        method = self._take(n[0]).decode("utf-8", "replace") if n else None
+        k = self._take(1)
+        token = self._take(k[0]) if k else None
         if method is None or token is None:
             return None
         return method, token
@@ -163,7 +171,7 @@ class Wire:
     def read_answer(self) -> DirectError | None:
         """The status a server answers a hello with (code OK: accepted); None if the peer
         does not speak direct streams."""
-        head = self._reader.read(_LEN.size)
+        head = self._take(_LEN.size)
         (n,) = _LEN.unpack(head) if len(head) == _LEN.size else (0,)
         return self._status(n & ~_STATUS_BIT) if n & _STATUS_BIT else None
 
@@ -172,7 +180,7 @@ class Wire:
         a status frame raises its error; heartbeats are skipped."""
         head = HEARTBEAT
         while head == HEARTBEAT:
-            head = self._reader.read(_LEN.size)
+            head = self._take(_LEN.size)
         if not head or head == END_OF_REQUESTS:
             return None
         if len(head) < _LEN.size:
@@ -182,8 +190,26 @@ class Wire:
             raise self._status(n & ~_STATUS_BIT)
         return int(n)
 
-    def _exact(self, n: int) -> bytes:
+    def _take(self, n: int) -> bytes:
+        """Up to n bytes (fewer only at the end), counted as used."""
         data = self._reader.read(n)
+        self._used += len(data)
+        return data
+
+    def frame_buffered(self) -> bool:
+        """Whether a whole message is buffered here already, so that reading it makes no
+        system call (a reader may then finish its work on the message before it writes).
+        False where it cannot tell (TLS) and for heartbeats, statuses and the end."""
+        if self._counted is None:
+            return False
+        have = self._counted.taken - self._used
+        if have < _LEN.size:
+            return False
+        (n,) = _LEN.unpack(self._reader.peek(_LEN.size)[: _LEN.size])
+        return not n & (_STATUS_BIT | (1 << 62) | (1 << 61)) and have >= _LEN.size + n
+
+    def _exact(self, n: int) -> bytes:
+        data = self._take(n)
         if len(data) < n:
             raise lost(EOFError("the peer hung up inside a message"))
         return data
@@ -192,6 +218,7 @@ class Wire:
         got = 0
         while got < len(view):
             k = self._reader.readinto(view[got:])
+            self._used += k or 0
             if not k:
                 raise lost(EOFError("the peer hung up inside a message"))
             got += k
@@ -199,7 +226,7 @@ class Wire:
     def _status(self, size: int) -> DirectError:
         if size < _CODE.size or size > _MAX_STATUS:
             return DirectError(grpc.StatusCode.INTERNAL, "malformed status frame")
-        body = self._reader.read(size)
+        body = self._take(size)
         if len(body) < size:
             return lost(EOFError("the peer hung up inside its status"))
         (code,) = _CODE.unpack_from(body)
@@ -229,7 +256,7 @@ class Wire:
             while True:
                 head = self._reader.peek(_LEN.size)[: _LEN.size]
                 if head == HEARTBEAT:
-                    self._reader.read(_LEN.size)
+                    self._take(_LEN.size)
                     continue
                 if head:
                     return not HEARTBEAT.startswith(head)  # else half a heartbeat came
@@ -275,7 +302,7 @@ class Wire:
             head = self._reader.peek(_LEN.size)[: _LEN.size]
             if head != HEARTBEAT:
                 return len(head) < _LEN.size and HEARTBEAT.startswith(head) and head != b""
-            self._reader.read(_LEN.size)
+            self._take(_LEN.size)
         return True
 
     def shutdown(self, how: int = socket.SHUT_RDWR) -> None:
@@ -290,6 +317,20 @@ class Wire:
             self._reader.close()
         with contextlib.suppress(OSError):
             self.sock.close()
+
+
+class _CountedIO(socket.SocketIO):
+    """A socket's raw reading stream that counts the bytes it has taken from the socket."""
+
+    def __init__(self, sock: socket.socket) -> None:
+        super().__init__(sock, "rb")
+        self.taken = 0
+
+    def readinto(self, b: Any) -> int | None:
+        n = super().readinto(b)
+        if n:
+            self.taken += n
+        return n
 
 
 def _send_pieces(sock: socket.socket, pieces: list[Any], size: int, tls: bool = False) -> None:
