@@ -108,7 +108,7 @@ def test_both_workers_step_and_the_global_step_needs_two_gradients(
         # The chief alone may push both gradients of each step; it trains once the other
         # worker's session is ready (a MonitoredTrainingSession worker polls every 30 s).
         worker.wait_for("READY", timeout=120)
-        open(start_gate, "w").close()  # noqa: SIM115 - an empty marker file
+        open(start_gate, "w").close()
         chief_result = chief.result(timeout=150)
         worker_result = worker.result(timeout=60)
     finally:

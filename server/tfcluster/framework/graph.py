@@ -140,6 +140,12 @@ class Tensor:
     def consumers(self) -> list[Operation]:
         return [op for op in self.graph.get_operations() if self in op.inputs]
 
+    def experimental_ref(self) -> Any:
+        """A hashable reference comparing by this tensor's identity."""
+        from tfcluster.framework.object_identity import Reference
+
+        return Reference(self)
+
     def eval(self, feed_dict: Any = None, session: Any = None) -> Any:
         sess = session or get_default_session_or_raise(self.graph)
         return sess.run(self, feed_dict=feed_dict)

@@ -28,6 +28,17 @@ from tfcluster.lib.rnn.rnn import dynamic_rnn
 from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops
 
 
+def _zero_filled_state(cell: Any, inputs: Any, batch_size: Any, dtype: Any) -> Any:
+    """Keras's zero initial state of a cell: one zeros tensor (batch, size) per state, a
+    list of them for several (from inputs' batch size and dtype when inputs are given)."""
+    if inputs is not None:
+        batch_size = array_ops.shape(inputs)[0]
+        dtype = inputs.dtype
+    sizes = _flat_sizes(cell.state_size)
+    zeros = [array_ops.zeros(array_ops.stack([batch_size, s]), dtype) for s in sizes]
+    return zeros[0] if len(zeros) == 1 else zeros
+
+
 def _dropout_masks(ones: Any, rate: float, training: Any, count: int) -> Any:
     """Keras's per-batch dropout masks: `count` of them (one when count is 1), each
     K.dropout(ones) in the training phase and ones otherwise."""
@@ -83,17 +94,38 @@ class _KerasCell(Layer):
     def draw_dropout_masks(self, inputs: Any, state: Any, training: Any) -> None:
         """The masks of this batch, drawn before the time loop from the first step's inputs
         and state (their shapes), inputs' masks first as Keras draws them."""
-        # One mask per gate, always drawn (implementation 2 uses the first for all gates).
-        count = self._gates
-        self._dropout_mask = self._recurrent_dropout_mask = None
-        if 0.0 < self.dropout < 1.0:
+        self.reset_dropout_mask()
+        self.reset_recurrent_dropout_mask()
+        self.get_dropout_mask_for_cell(inputs, training, count=self._gates)
+        self.get_recurrent_dropout_mask_for_cell(state, training, count=self._gates)
+
+    # One mask per gate, always drawn (implementation 2 uses the first for all gates); a
+    # mask stays cached on the cell until reset, as Keras's DropoutRNNCellMixin keeps it.
+    def get_dropout_mask_for_cell(self, inputs: Any, training: Any, count: int = 1) -> Any:
+        if not 0.0 < self.dropout < 1.0:
+            return None
+        if self._dropout_mask is None:
             ones = array_ops.ones_like(inputs)
             self._dropout_mask = _dropout_masks(ones, self.dropout, training, count)
-        if 0.0 < self.recurrent_dropout < 1.0:
-            ones = array_ops.ones_like(state)
+        return self._dropout_mask
+
+    def get_recurrent_dropout_mask_for_cell(
+        self, inputs: Any, training: Any, count: int = 1
+    ) -> Any:
+        if not 0.0 < self.recurrent_dropout < 1.0:
+            return None
+        if self._recurrent_dropout_mask is None:
+            ones = array_ops.ones_like(inputs)
             self._recurrent_dropout_mask = _dropout_masks(
                 ones, self.recurrent_dropout, training, count
             )
+        return self._recurrent_dropout_mask
+
+    def reset_dropout_mask(self) -> None:
+        self._dropout_mask = None
+
+    def reset_recurrent_dropout_mask(self) -> None:
+        self._recurrent_dropout_mask = None
 
     def _has_dropout(self) -> bool:
         return self._dropout_mask is not None or self._recurrent_dropout_mask is not None
@@ -187,8 +219,18 @@ class _KerasCell(Layer):
     def step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
         raise NotImplementedError
 
-    def call(self, inputs: Any, states: Any) -> Any:
-        return self.step(inputs, list(states))
+    def call(self, inputs: Any, states: Any, training: Any = None) -> Any:
+        """One step; called on its own, the cell draws its dropout masks here (once, until
+        reset) from this step's inputs and state, as Keras's cells do."""
+        states = list(states) if isinstance(states, (list, tuple)) else [states]
+        self.get_dropout_mask_for_cell(inputs, training, count=self._gates)
+        self.get_recurrent_dropout_mask_for_cell(states[0], training, count=self._gates)
+        return self.step(inputs, states)
+
+    def get_initial_state(
+        self, inputs: Any = None, batch_size: Any = None, dtype: Any = None
+    ) -> Any:
+        return _zero_filled_state(self, inputs, batch_size, dtype)
 
 
 def _dot(x: Any, w: Any) -> Any:
@@ -219,11 +261,39 @@ class GRUCell(_KerasCell):
         units: int,
         activation: Any = "tanh",
         recurrent_activation: Any = "hard_sigmoid",
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros",
+        kernel_regularizer: Any = None,
+        recurrent_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        recurrent_constraint: Any = None,
+        bias_constraint: Any = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
         implementation: int = 1,
         reset_after: bool = False,
         **kwargs: Any,
     ) -> None:
-        super().__init__(units, activation=activation, **kwargs)
+        super().__init__(
+            units,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer,
+            kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint,
+            bias_constraint=bias_constraint,
+            dropout=dropout,
+            recurrent_dropout=recurrent_dropout,
+            **kwargs,
+        )
         self.recurrent_activation = activations.get(recurrent_activation)
         self.implementation = implementation
         self.reset_after = reset_after
@@ -306,11 +376,39 @@ class LSTMCell(_KerasCell):
         units: int,
         activation: Any = "tanh",
         recurrent_activation: Any = "hard_sigmoid",
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros",
         unit_forget_bias: bool = True,
+        kernel_regularizer: Any = None,
+        recurrent_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        recurrent_constraint: Any = None,
+        bias_constraint: Any = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
         implementation: int = 1,
         **kwargs: Any,
     ) -> None:
-        super().__init__(units, activation=activation, **kwargs)
+        super().__init__(
+            units,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer,
+            kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint,
+            bias_constraint=bias_constraint,
+            dropout=dropout,
+            recurrent_dropout=recurrent_dropout,
+            **kwargs,
+        )
         self.recurrent_activation = activations.get(recurrent_activation)
         self.unit_forget_bias = unit_forget_bias
         self.implementation = implementation
@@ -731,12 +829,7 @@ class AbstractRNNCell(Layer):
     def get_initial_state(
         self, inputs: Any = None, batch_size: Any = None, dtype: Any = None
     ) -> Any:
-        if inputs is not None:
-            batch_size = array_ops.shape(inputs)[0]
-            dtype = inputs.dtype
-        sizes = _flat_sizes(self.state_size)
-        zeros = [array_ops.zeros(array_ops.stack([batch_size, s]), dtype) for s in sizes]
-        return zeros[0] if len(zeros) == 1 else zeros
+        return _zero_filled_state(self, inputs, batch_size, dtype)
 
 
 class StackedRNNCells(Layer):

@@ -1,0 +1,151 @@
+"""Programs for what the public-signature fixes added (run by record_signature_behaviours.py
+on TF 1.15 and by tests/unit/test_signature_behaviours.py on tfcluster): each returns plain
+values (names, shapes, arrays, error class names) that the two must agree on.
+Python 3.7 code: TF 1.15 runs it."""
+
+import numpy as np
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:
+        return type(e).__name__
+    return None
+
+
+def tensor_shape_methods(tf):
+    S = tf.TensorShape
+    return {
+        "at_most": str(S([1, None]).with_rank_at_most(3)),
+        "at_most_unknown": str(S(None).with_rank_at_most(2)),
+        "at_most_error": _error(lambda: S([1, 2, 3]).with_rank_at_most(2)),
+        "same_rank": [
+            _error(lambda: S(a).assert_same_rank(S(b)))  # noqa: B023
+            for a, b in [([1, 2], [3, None]), (None, [1]), ([1], [1, 2])]
+        ],
+        "specific": [
+            str(S(a).most_specific_compatible_shape(b))
+            for a, b in [([1, 2], S([1, 3])), ([1, 2], S(None)), ([1, 2], [1]), ([None, 4], [2, 4])]
+        ],
+        "dimension": [
+            _error(lambda: tf.Dimension(3).assert_is_compatible_with(v))  # noqa: B023
+            for v in (None, 3, 4)
+        ],
+    }
+
+
+def keras_nodes(tf):
+    d = tf.keras.layers.Dense(2, name="d")
+    a = tf.keras.Input((3,))
+    b = tf.keras.Input((5, 3))
+    c = tf.keras.Input((4,), dtype="int32")
+    d(a)
+    d(b)
+    d(tf.keras.layers.Embedding(10, 3, mask_zero=True)(c))
+    return {
+        "input0": d.get_input_at(0).name,
+        "output0": d.get_output_at(0).name,
+        "input_shape1": d.get_input_shape_at(1),
+        "output_shape0": d.get_output_shape_at(0),
+        "input_mask0": d.get_input_mask_at(0),
+        "input_mask2": d.get_input_mask_at(2).op.type,
+        "output_mask2": d.get_output_mask_at(2).op.type,
+        "beyond": _error(lambda: d.get_input_at(3)),
+        "never_called": _error(lambda: tf.keras.layers.Dense(1).get_output_at(0)),
+    }
+
+
+def keras_weights_and_cells(tf):
+    class Unnamed(tf.keras.layers.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight(shape=(2,))
+            self.v = self.add_variable("v", (3,))
+            self.p = self.add_weight("p", (2,), None, "ones", None, False, None, None)
+
+        def call(self, x):
+            return x
+
+    layer = Unnamed()
+    layer(tf.zeros((1, 2)))
+    lstm = tf.keras.layers.LSTMCell(
+        3, use_bias=False, kernel_initializer=tf.keras.initializers.Constant(0.1)
+    )
+    gru = tf.keras.layers.GRUCell(4, "relu", "sigmoid", False, "ones")
+    x = tf.constant(np.ones((2, 5), np.float32))
+    lstm_out, lstm_states = lstm(x, lstm.get_initial_state(x))
+    gru_out, _ = gru(x, [gru.get_initial_state(batch_size=2, dtype=tf.float32)])
+    simple = tf.keras.layers.SimpleRNNCell(2)
+    zero = simple.get_initial_state(inputs=x)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run([lstm_out, gru_out, zero])
+    return {
+        "names": [v.name for v in (layer.w, layer.v, layer.p)],
+        "trainable": [v.name for v in layer.trainable_weights],
+        "lstm_weights": [v.name for v in lstm.weights],
+        "gru_weights": [v.name for v in gru.weights],
+        "lstm_out": values[0],
+        "lstm_states": len(lstm_states),
+        "gru_out": values[1],
+        "zero_state": values[2],
+        "lstm_config": sorted(k for k, v in lstm.get_config().items() if v is False),
+    }
+
+
+def keras_dynamic(tf):
+    class Doubles(tf.keras.layers.Layer):
+        def call(self, x):
+            return x * 2
+
+        def compute_output_shape(self, s):
+            return s
+
+    layer = Doubles(dynamic=True)
+    inp = tf.keras.Input((3,))
+    out = layer(inp)
+    model = tf.keras.Model(inp, out)
+    return {
+        "dynamic": [layer.dynamic, Doubles().dynamic, model.dynamic],
+        "output": [out.op.type, out.shape.as_list(), out.dtype.name],
+        "compile": _error(lambda: model.compile("sgd", "mse")),
+    }
+
+
+def variable_methods(tf):
+    ref = tf.Variable(np.arange(6, dtype=np.float32).reshape(2, 3))
+    res = tf.get_variable(
+        "res", initializer=np.arange(6, dtype=np.float32).reshape(2, 3), use_resource=True
+    )
+    gathered = res.sparse_read([1, 0])
+    nd = res.gather_nd([[1, 2], [0, 1]])
+    delta = tf.IndexedSlices(tf.constant([[10.0], [20.0]]), tf.constant([[2], [0]]))
+    batch = ref.batch_scatter_update(delta)
+    refs = {ref.experimental_ref(): 1, gathered.experimental_ref(): 2}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run([gathered, nd, batch])
+    return {
+        "sparse_read": values[0],
+        "gather_nd": values[1],
+        "gather_nd_op": [nd.op.type, nd.op.inputs[0].op.type, nd.name],
+        "batch_scatter_update": values[2],
+        "ref_sparse_read": _error(lambda: ref.sparse_read([0])),
+        "ref_gather_nd": _error(lambda: ref.gather_nd([[0, 0]])),
+        "refs": [
+            refs[ref.experimental_ref()],
+            refs[gathered.experimental_ref()],
+            ref.experimental_ref().deref() is ref,
+            ref.experimental_ref() == res.experimental_ref(),
+        ],
+        "ref_vs_plain": _error(lambda: ref.experimental_ref() == ref),
+    }
+
+
+CASES = {
+    "tensor_shape_methods": tensor_shape_methods,
+    "keras_nodes": keras_nodes,
+    "keras_weights_and_cells": keras_weights_and_cells,
+    "keras_dynamic": keras_dynamic,
+    "variable_methods": variable_methods,
+}
