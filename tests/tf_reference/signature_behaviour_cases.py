@@ -142,10 +142,119 @@ def variable_methods(tf):
     }
 
 
+def keras_rnn_extras(tf):
+    class Constant(tf.keras.layers.Layer):
+        state_size = 2
+
+        def build(self, input_shape):
+            self.built = True
+
+        def call(self, inputs, states, constants):
+            out = inputs * 2.0 + states[0] + constants[0]
+            return out, [out]
+
+    x = tf.constant(np.arange(12, dtype=np.float32).reshape(2, 3, 2))
+    c = tf.constant([[1.0, -1.0], [0.5, 0.25]])
+    with_constants = tf.keras.layers.RNN(Constant(), return_sequences=True)(x, constants=c)
+    plain = _error(lambda: tf.keras.layers.RNN(tf.keras.layers.SimpleRNNCell(2))(x, constants=c))
+    tokens = tf.constant([[1, 2, 0, 0], [3, 0, 0, 0]])
+    embedded = tf.keras.layers.Embedding(5, 2, embeddings_initializer="ones", mask_zero=True)(
+        tokens
+    )
+    steps = tf.constant(np.arange(16, dtype=np.float32).reshape(2, 4, 2))
+    pooled = tf.keras.layers.GlobalAveragePooling1D()(embedded)
+    pooled_given = tf.keras.layers.GlobalAveragePooling1D()(
+        steps, mask=tf.constant([[True, True, False, True], [False, True, False, False]])
+    )
+    stacked = tf.keras.layers.StackedRNNCells(
+        [tf.keras.layers.LSTMCell(3), tf.keras.layers.GRUCell(2)]
+    )
+    stacked_states = stacked.get_initial_state(batch_size=4, dtype=tf.float32)
+    conv = tf.keras.layers.ConvLSTM2D(3, (3, 2), padding="valid")
+    conv(tf.zeros((2, 4, 6, 5, 1)))  # TF 1.15's needs the layer built
+    conv_states = conv.get_initial_state(tf.zeros((2, 4, 6, 5, 1)))
+    cudnn = tf.keras.layers.CuDNNGRU(4)
+    cudnn_states = cudnn.get_initial_state(tf.zeros((3, 5, 2)))
+    bidi = tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run(
+            [with_constants, pooled, stacked_states, conv_states, cudnn_states, pooled_given]
+        )
+    return {
+        "constants": values[0],
+        "cell_without_constants": plain,
+        "pooled_mask": values[1],
+        "pooled_given_mask": values[5],
+        "pooled_output_mask": getattr(pooled, "_keras_mask", None),
+        "stacked_states": [[np.shape(s) for s in cell] for cell in values[2]],
+        "conv_states": [np.shape(s) for s in values[3]],
+        "cudnn_states": [np.shape(s) for s in values[4]],
+        "reset_states": [
+            _error(bidi.reset_states),
+            _error(conv.reset_states),
+            _error(cudnn.reset_states),
+        ],
+        "spatial_1d_positional": _error(lambda: tf.keras.layers.SpatialDropout1D(0.5, "x")),
+        "locally_connected_padding": tf.keras.layers.LocallyConnected2D(
+            2, 2, 1, "valid", "channels_first"
+        ).data_format,
+        "cudnn_lstm_positional": type(
+            tf.keras.layers.CuDNNLSTM(3, "ones", "zeros", "ones", False).kernel_initializer
+        ).__name__,
+        "cudnn_lstm_unit_forget_bias": tf.keras.layers.CuDNNLSTM(
+            3, "ones", "zeros", "ones", False
+        ).unit_forget_bias,
+    }
+
+
+def keras_misc_methods(tf):
+    class M(tf.keras.metrics.Metric):
+        def __init__(self):
+            super().__init__(name="m")
+            self.a = self.add_weight("a")
+            self.b = self.add_weight("b", (2,), initializer="ones")
+            self.c = self.add_weight(
+                "c",
+                (2,),
+                tf.VariableAggregation.MEAN,
+                tf.VariableSynchronization.ON_READ,
+                "ones",
+                "int32",
+            )
+
+        def update_state(self, x):
+            return self.a.assign_add(x)
+
+        def result(self):
+            return self.a
+
+    metric = M()
+    stopping = tf.keras.callbacks.EarlyStopping(monitor="acc")
+    loss = tf.keras.losses.BinaryCrossentropy(from_logits=True, label_smoothing=0.25)
+    x = tf.constant(1.0)
+    session = tf.keras.backend.get_session([x])
+    with session.as_default():
+        session.run([v.initializer for v in metric.variables])
+        values = session.run(metric.variables)
+    return {
+        "metric_values": values[1:],
+        "metric_a_within_glorot": bool(0.0 < abs(values[0]) <= 3**0.5),
+        "metric_dtypes": [v.dtype.base_dtype.name for v in metric.variables],
+        "metric_aggregation": [str(v.aggregation) for v in metric.variables],
+        "metric_synchronization": [str(v.synchronization) for v in metric.variables],
+        "monitor": [stopping.get_monitor_value({"acc": 0.5}), stopping.get_monitor_value(None)],
+        "loss_from_config": sorted(type(loss).from_config(loss.get_config()).get_config().items()),
+        "session_graph": session.graph is x.graph,
+    }
+
+
 CASES = {
     "tensor_shape_methods": tensor_shape_methods,
     "keras_nodes": keras_nodes,
     "keras_weights_and_cells": keras_weights_and_cells,
     "keras_dynamic": keras_dynamic,
     "variable_methods": variable_methods,
+    "keras_rnn_extras": keras_rnn_extras,
+    "keras_misc_methods": keras_misc_methods,
 }

@@ -14,6 +14,7 @@ Keras's K.dropout takes them.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -505,9 +506,15 @@ class _LoopCell:
     a mask (carried as the inputs' last column) a masked step keeps the previous output and
     states, as Keras's K.rnn does."""
 
-    def __init__(self, cell: Any, masked: bool = False) -> None:
+    def __init__(
+        self, cell: Any, masked: bool = False, constants: Any = None, **call_kwargs: Any
+    ) -> None:
         self._cell = cell
         self._masked = masked
+        # Keras's constants: the same tensors handed to the cell's call at every step.
+        self._call_kwargs = dict(call_kwargs)
+        if constants is not None:
+            self._call_kwargs["constants"] = constants
         size = cell.state_size
         self.state_size = tuple(_flat_sizes(size))
         self.output_size = getattr(cell, "output_size", self.state_size[0])
@@ -522,7 +529,7 @@ class _LoopCell:
         if hasattr(self._cell, "step"):
             output, new_states = self._cell.step(inputs, list(state))
         else:
-            output, new_states = self._cell.call(inputs, list(state))
+            output, new_states = self._cell.call(inputs, list(state), **self._call_kwargs)
             if not isinstance(new_states, (list, tuple)):
                 new_states = [new_states]
         if keep is not None:
@@ -659,7 +666,7 @@ class RNN(Layer):
             batch = array_ops.shape(inputs)[0]
             step_inputs = array_ops.zeros(array_ops.stack([batch, size]), inputs.dtype)
 
-    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+    def compute_mask(self, inputs: Any, mask: Any) -> Any:  # type: ignore[override]  # TF 1.15's signature
         if isinstance(mask, list):
             mask = mask[0]
         output_mask = mask if self.return_sequences else None
@@ -668,8 +675,17 @@ class RNN(Layer):
         return output_mask
 
     def call(
-        self, inputs: Any, mask: Any = None, training: Any = None, initial_state: Any = None
+        self,
+        inputs: Any,
+        mask: Any = None,
+        training: Any = None,
+        initial_state: Any = None,
+        constants: Any = None,
     ) -> Any:
+        if constants is not None:
+            if "constants" not in inspect.signature(self.cell.call).parameters:
+                raise ValueError("RNN cell does not support constants")
+            constants = list(constants) if isinstance(constants, (list, tuple)) else [constants]
         if isinstance(inputs, (list, tuple)):
             inputs, initial_state = inputs[0], list(inputs[1:]) or initial_state
         if isinstance(mask, list):
@@ -692,7 +708,7 @@ class RNN(Layer):
             inputs = array_ops.concat([inputs, column], axis=-1)
         if self.go_backwards:
             inputs = array_ops.reverse(inputs, [1])
-        loop_cell = _LoopCell(self.cell, masked=mask is not None)
+        loop_cell = _LoopCell(self.cell, masked=mask is not None, constants=constants)
         if self.unroll:
             outputs, final = _unrolled(loop_cell, inputs, tuple(states))
         else:
@@ -761,6 +777,12 @@ class _CellOwner(RNN):
             )
         cell = self._cell_class(units, dtype=layer_kwargs.get("dtype"), **kwargs)
         super().__init__(cell, **rnn_kwargs, **layer_kwargs)
+
+    def call(  # type: ignore[override]  # TF 1.15's signature
+        self, inputs: Any, mask: Any = None, training: Any = None, initial_state: Any = None
+    ) -> Any:
+        # SimpleRNN/GRU/LSTM take no constants (their cells have none), as in TF 1.15.
+        return super().call(inputs, mask=mask, training=training, initial_state=initial_state)
 
     def get_config(self) -> dict[str, Any]:
         config = super().get_config()
@@ -881,13 +903,32 @@ class StackedRNNCells(Layer):
             self._non_trainable_weights.extend(cell.non_trainable_weights)
         self.built = True
 
-    def call(self, inputs: Any, states: Any) -> Any:
+    def get_initial_state(
+        self, inputs: Any = None, batch_size: Any = None, dtype: Any = None
+    ) -> tuple[Any, ...]:
+        """Each cell's initial state, in order (its own get_initial_state, or zeros)."""
+        states = []
+        for cell in self.cells:
+            fn = getattr(cell, "get_initial_state", None)
+            if fn is not None:
+                states.append(fn(inputs=inputs, batch_size=batch_size, dtype=dtype))
+            else:
+                states.append(_zero_filled_state(cell, inputs, batch_size, dtype))
+        return tuple(states)
+
+    def call(self, inputs: Any, states: Any, constants: Any = None, **kwargs: Any) -> Any:
+        """One step of every cell; constants (and training, ...) go to the cells that take
+        them, as Keras hands them on."""
         states = list(states)
         new_states: list[Any] = []
         for cell in self.cells:
             count = len(_flat_sizes(cell.state_size))
             cell_states, states = states[:count], states[count:]
-            loop = _LoopCell(cell)
+            params = inspect.signature(cell.call).parameters
+            given = {k: v for k, v in kwargs.items() if k in params}
+            if constants is not None and "constants" in params:
+                given["constants"] = constants
+            loop = _LoopCell(cell, **given)
             inputs, produced = loop(inputs, tuple(cell_states))
             new_states.extend(produced)
         return inputs, new_states
