@@ -249,6 +249,75 @@ def keras_misc_methods(tf):
     }
 
 
+def graph_and_table_methods(tf):
+    import sys
+
+    x = tf.placeholder(tf.float32, [], name="x")
+    y = tf.identity(x * 2.0, name="y")
+    z = tf.constant(3.0, name="z")
+    graph = tf.get_default_graph()
+    graph.prevent_feeding(z)
+    graph.prevent_fetching(y.op)
+    table = tf.lookup.StaticHashTable(
+        tf.lookup.KeyValueTensorInitializer(["a", "b"], [1, 2]), -1, name="static"
+    )
+    keys, values = table.export()
+    dense = tf.lookup.experimental.DenseHashTable(tf.int64, tf.float32, -1.0, 0, 1)
+    put = dense.insert_or_assign(tf.constant([3, 5], tf.int64), [0.5, 1.5])
+    ragged = tf.ragged.constant([[1, 2], [3]])
+
+    class Case(tf.test.TestCase):
+        def runTest(self):
+            pass
+
+    case = Case()
+    with tf.Session() as sess:
+        sess.run(table.initializer)
+        exported = sess.run([keys, values])
+        sess.run(put)
+        found = sess.run(dense.lookup(tf.constant([5, 3, 4], tf.int64)))
+        answers = {
+            "feed_z": _error(lambda: sess.run(y, {z: 1.0, x: 1.0})),
+            "fetch_y": _error(lambda: sess.run(y, {x: 1.0})),
+            "fetch_y_op_type": _error(lambda: sess.run(y.op, {x: 1.0})),
+            "fetchable": [graph.is_fetchable(y), graph.is_fetchable(x), graph.is_feedable(z)],
+        }
+    with case.captureWritesToStream(sys.stderr) as printed:
+        sys.stderr.write("to the stream\n")
+    graph_def = tf.GraphDef()
+    graph_def.versions.producer = tf.GRAPH_DEF_VERSION
+    graph_def.versions.min_consumer = tf.GRAPH_DEF_VERSION_MIN_CONSUMER
+    graph_def.node.add(name="n", op="NoOp")
+    thread = tf.train.LooperThread(tf.train.Coordinator(), None, target=lambda: None)
+    answers.update(
+        {
+            "export": sorted(zip([k.decode() for k in exported[0]], exported[1].tolist())),
+            "export_shapes": [keys.shape.as_list(), values.shape.as_list(), values.op.type],
+            "dense": found,
+            "to_list": _error(ragged.to_list),
+            "captured": printed.contents(),
+            "nd_near": [
+                _error(lambda: case.assertNDArrayNear(np.ones(4), np.ones(4) + 0.4, 1.0)),
+                _error(lambda: case.assertNDArrayNear(np.ones(4), np.ones(4) + 0.6, 1.0)),
+            ],
+            "proto_version": [
+                _error(
+                    lambda: case.assertProtoEqualsVersion(
+                        'node { name: "n" op: "NoOp" }', graph_def
+                    )
+                ),
+                _error(
+                    lambda: case.assertProtoEqualsVersion(
+                        'node { name: "m" op: "NoOp" }', graph_def
+                    )
+                ),
+            ],
+            "is_alive": thread.isAlive(),
+        }
+    )
+    return answers
+
+
 CASES = {
     "tensor_shape_methods": tensor_shape_methods,
     "keras_nodes": keras_nodes,
@@ -257,4 +326,5 @@ CASES = {
     "variable_methods": variable_methods,
     "keras_rnn_extras": keras_rnn_extras,
     "keras_misc_methods": keras_misc_methods,
+    "graph_and_table_methods": graph_and_table_methods,
 }

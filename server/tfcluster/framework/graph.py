@@ -867,11 +867,20 @@ class Graph:
     def graph_def_versions(self) -> Any:
         return self.as_graph_def().versions
 
+    # Tensors and ops a session refuses to feed or fetch (TF's prevent_feeding/fetching):
+    # kept in the instance dict, made on first use, empty for nearly every graph.
+    def prevent_feeding(self, tensor: Any) -> None:
+        self.__dict__.setdefault("_unfeedable_tensors", set()).add(tensor)
+
+    def prevent_fetching(self, op: Any) -> None:
+        self.__dict__.setdefault("_unfetchable_ops", set()).add(op)
+
     def is_fetchable(self, tensor_or_op: Any) -> bool:
-        return True
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self.__dict__.get("_unfetchable_ops", ())
 
     def is_feedable(self, tensor: Any) -> bool:
-        return True
+        return tensor not in self.__dict__.get("_unfeedable_tensors", ())
 
 
 class _DefaultGraphStack(threading.local):
