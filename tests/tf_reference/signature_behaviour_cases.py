@@ -318,6 +318,44 @@ def graph_and_table_methods(tf):
     return answers
 
 
+def keras_cell_dropout_alone(tf):
+    cell = tf.keras.layers.LSTMCell(
+        3,
+        kernel_initializer=tf.keras.initializers.Constant(0.1),
+        recurrent_initializer=tf.keras.initializers.Constant(-0.2),
+        dropout=0.5,
+        recurrent_dropout=0.5,
+    )
+    x = tf.constant(np.arange(8, dtype=np.float32).reshape(2, 4) / 8.0)
+    states = [tf.ones((2, 3)), tf.ones((2, 3))]
+    trained, _ = cell(x, states, training=True)
+    masks_kept = cell.get_dropout_mask_for_cell(x, True, count=4) is not None
+    cell.reset_dropout_mask()
+    cell.reset_recurrent_dropout_mask()
+    inferred, _ = cell(x, states, training=False)
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run([trained, inferred])
+    return {"trained": values[0], "inferred": values[1], "masks_kept": masks_kept}
+
+
+def keras_optimizer_slots(tf):
+    opt = tf.keras.optimizers.SGD(0.1, momentum=0.5)
+    var = tf.Variable([1.0, 2.0], name="w", use_resource=True)  # a ref one fails in TF 1.15
+    ones = opt.add_slot(var, "extra", "ones")
+    given = opt.add_slot(var, "given", np.array([3.0, 4.0], np.float32))
+    again = opt.add_slot(var, "extra", "zeros")
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run([ones, given])
+    return {
+        "values": values,
+        "names": [ones.name, given.name],
+        "same": [again is ones, opt.get_slot(var, "given") is given],
+        "slot_names": opt.get_slot_names(),
+    }
+
+
 CASES = {
     "tensor_shape_methods": tensor_shape_methods,
     "keras_nodes": keras_nodes,
@@ -327,4 +365,6 @@ CASES = {
     "keras_rnn_extras": keras_rnn_extras,
     "keras_misc_methods": keras_misc_methods,
     "graph_and_table_methods": graph_and_table_methods,
+    "keras_cell_dropout_alone": keras_cell_dropout_alone,
+    "keras_optimizer_slots": keras_optimizer_slots,
 }

@@ -41,3 +41,20 @@ def test_program_matches_tf_1_15(name: str) -> None:
         tf.set_random_seed(0)
         actual = CASES[name](tf)
     _same(actual, expected)
+
+
+def test_compile_with_a_distribute_strategy_is_refused_by_name() -> None:
+    with tf.Graph().as_default():
+        inputs = tf.keras.Input((2,))
+        model = tf.keras.Model(inputs, tf.keras.layers.Dense(1)(inputs))
+        with pytest.raises(tf.errors.UnimplementedError, match="compile\\(distribute"):
+            model.compile("sgd", "mse", distribute=tf.distribute.OneDeviceStrategy("/cpu:0"))
+        model.compile("sgd", "mse", distribute=None)
+
+
+def test_ragged_keras_input_is_refused_by_name() -> None:
+    with (
+        tf.Graph().as_default(),
+        pytest.raises(tf.errors.UnimplementedError, match="ragged=True"),
+    ):
+        tf.keras.Input((None,), ragged=True)
