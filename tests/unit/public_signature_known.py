@@ -6,8 +6,8 @@ entries: test_public_signatures.py fails for an entry that matches)."""
 
 KNOWN_DIFFERENCES: dict[str, str] = {
     "tf.DType.__init__": "an internal constructor: programs get these objects from TF's API and never build them: positional order ['enum', 'name', 'np_dtype'] != TF's ['type_enum']; lacks type_enum; extra enum; extra name; extra np_dtype",
-    "tf.DeviceSpec.merge_from": "not fixed yet: no such method in tfcluster",
-    "tf.DeviceSpec.parse_from_string": "not fixed yet: no such method in tfcluster",
+    "tf.DeviceSpec.merge_from": "tfcluster's DeviceSpec is immutable (a frozen dataclass, as TF 2's); TF1's in-place merge_from/parse_from_string would need the mutable DeviceSpecV1: no such method in tfcluster",
+    "tf.DeviceSpec.parse_from_string": "as tf.DeviceSpec.merge_from: no such method in tfcluster",
     "tf.Graph.create_op": "not fixed: tfcluster's ops build through Graph.create_op(op_type, inputs, attrs, name) at some 40 call sites; TF's (dtypes, input_types, name, attrs, ...) order needs a separate public face: positional order ['op_type', 'inputs', 'attrs', 'name', 'control_inputs'] != TF's ['op_type', 'inputs', 'dtypes', 'input_types', 'name', 'attrs', 'op_def', 'compute_shapes', 'compute_device']; lacks dtypes={\"v\": null}; lacks input_types={\"v\": null}; lacks op_def={\"v\": null}; lacks compute_shapes={\"v\": true}; lacks compute_device={\"v\": true}; extra control_inputs={\"items\": [], \"seq\": \"tuple\"}",
     "tf.Graph.switch_to_thread_local": "not fixed yet: no such method in tfcluster",
     "tf.OpError.__init__": "error_code defaults to the class's code: tfcluster raises OpError subclasses as (node_def, op, message), which its type hints see as OpError: error_code={\"v\": null} != TF's error_code",
@@ -33,9 +33,9 @@ KNOWN_DIFFERENCES: dict[str, str] = {
     "tf.estimator.experimental.LinearSDCA.get_train_step": "not fixed yet: positional order ['cols_to_vars', 'weight_column_name', 'loss_type', 'feature_columns', 'features', 'targets', 'bias_var', 'global_step'] != TF's ['state_manager', 'weight_column_name', 'loss_type', 'feature_columns', 'features', 'targets', 'bias_var', 'global_step']; lacks state_manager; extra cols_to_vars",
     "tf.group": "TF takes **kwargs only to read name= and raises TypeError for any other keyword; tfcluster's keyword-only name accepts and refuses the same calls: lacks **kwargs",
     "tf.keras.Model.add_metric": "not fixed yet: no such method in tfcluster",
-    "tf.keras.Model.compute_mask": 'not fixed yet: mask={"v": null} != TF\'s mask',
+    "tf.keras.Model.compute_mask": "TF's Network.compute_mask runs the model's graph on the input masks; tfcluster's networks keep the base layer's (mask carried when supported), whose optional mask the base Layer shares with TF, until that is written: mask={\"v\": null} != TF's mask",
     "tf.keras.Model.compute_output_signature": "not fixed yet: no such method in tfcluster",
-    "tf.keras.Sequential.compute_mask": 'not fixed yet: mask={"v": null} != TF\'s mask',
+    "tf.keras.Sequential.compute_mask": 'as tf.keras.Model.compute_mask: mask={"v": null} != TF\'s mask',
     "tf.keras.layers.GRU.from_config": "keeps RNN.from_config's custom_objects (TF's RNN.from_config has it too): extra custom_objects={\"v\": null}",
     "tf.keras.layers.LSTM.from_config": 'as tf.keras.layers.GRU.from_config: extra custom_objects={"v": null}',
     "tf.keras.layers.SimpleRNN.from_config": 'as tf.keras.layers.GRU.from_config: extra custom_objects={"v": null}',
