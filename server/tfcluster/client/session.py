@@ -146,7 +146,9 @@ class BaseSession:
     ) -> Any:
         self._delete_dead_handles()
         handler = self._fetch_handler(fetches)
-        feeds = self._process_feeds(feed_dict)
+        feeds = self._process_feeds(feed_dict)  # checked first, as TF checks them
+        if self._graph.__dict__.get("_unfetchable_ops"):
+            _assert_fetchable(self._graph, handler)
         handle = self._sync_graph()
         values, stats = self._master.run_step(
             handle, feeds, handler.tensor_names, handler.target_names, options
@@ -383,7 +385,24 @@ class InteractiveSession(BaseSession):
         super().close()
 
 
+class InaccessibleTensorError(ValueError):
+    """A fetch of an op its graph marked not fetchable (TF's errors_impl class)."""
+
+
+def _assert_fetchable(graph: Any, handler: fetch_lib.FetchHandler) -> None:
+    for name in [*handler.tensor_names, *handler.target_names]:
+        op = graph.get_operation_by_name(name.split(":")[0])
+        if not graph.is_fetchable(op):
+            raise InaccessibleTensorError(
+                f"Operation {op.name!r} has been marked as not fetchable. Typically this happens "
+                "when it is defined in another function or code block. Use return values,"
+                "explicit Python locals or TensorFlow collections to access it."
+            )
+
+
 def _feed_value(tensor: Tensor, value: Any) -> Any:
+    if not tensor.graph.is_feedable(tensor):
+        raise ValueError(f"Tensor {tensor} may not be fed.")
     if isinstance(value, (Tensor, Operation)):
         raise TypeError(
             "The value of a feed cannot be a tf.Tensor object. Acceptable feed values include "

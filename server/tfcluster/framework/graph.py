@@ -140,6 +140,12 @@ class Tensor:
     def consumers(self) -> list[Operation]:
         return [op for op in self.graph.get_operations() if self in op.inputs]
 
+    def experimental_ref(self) -> Any:
+        """A hashable reference comparing by this tensor's identity."""
+        from tfcluster.framework.object_identity import Reference
+
+        return Reference(self)
+
     def eval(self, feed_dict: Any = None, session: Any = None) -> Any:
         sess = session or get_default_session_or_raise(self.graph)
         return sess.run(self, feed_dict=feed_dict)
@@ -867,11 +873,20 @@ class Graph:
     def graph_def_versions(self) -> Any:
         return self.as_graph_def().versions
 
+    # Tensors and ops a session refuses to feed or fetch (TF's prevent_feeding/fetching):
+    # kept in the instance dict, made on first use, empty for nearly every graph.
+    def prevent_feeding(self, tensor: Any) -> None:
+        self.__dict__.setdefault("_unfeedable_tensors", set()).add(tensor)
+
+    def prevent_fetching(self, op: Any) -> None:
+        self.__dict__.setdefault("_unfetchable_ops", set()).add(op)
+
     def is_fetchable(self, tensor_or_op: Any) -> bool:
-        return True
+        op = tensor_or_op.op if isinstance(tensor_or_op, Tensor) else tensor_or_op
+        return op not in self.__dict__.get("_unfetchable_ops", ())
 
     def is_feedable(self, tensor: Any) -> bool:
-        return True
+        return tensor not in self.__dict__.get("_unfeedable_tensors", ())
 
 
 class _DefaultGraphStack(threading.local):

@@ -56,6 +56,10 @@ class Dimension:
         o = as_dimension(other).value
         return self._value is None or o is None or self._value == o
 
+    def assert_is_compatible_with(self, other: Any) -> None:
+        if not self.is_compatible_with(other):
+            raise ValueError(f"Dimensions {self} and {as_dimension(other)} are not compatible")
+
     def merge_with(self, other: Any) -> Dimension:
         o = as_dimension(other).value
         if self._value is None:
@@ -216,6 +220,25 @@ class TensorShape:
         if len(self._dims) != rank:
             raise ValueError(f"Shape {self} must have rank {rank}")
         return self
+
+    def with_rank_at_most(self, rank: int) -> TensorShape:
+        if self._dims is not None and len(self._dims) > rank:
+            raise ValueError(f"Shape {self} must have rank at most {rank}")
+        return self
+
+    def assert_same_rank(self, other: Any) -> None:
+        """ValueError when both ranks are known and differ."""
+        other = as_shape(other)
+        if self.ndims is not None and other.ndims is not None and self.ndims != other.ndims:
+            raise ValueError(f"Shapes {self} and {other} must have the same rank")
+
+    def most_specific_compatible_shape(self, other: Any) -> TensorShape:
+        """The most specific shape both are compatible with: unknown rank if the ranks
+        differ (or one is unknown), else each dimension where the two agree."""
+        other = as_shape(other)
+        if self._dims is None or other._dims is None or len(self._dims) != len(other._dims):
+            return TensorShape(None)
+        return TensorShape([a if a == b else None for a, b in zip(self._dims, other._dims)])
 
     def with_rank_at_least(self, rank: int) -> TensorShape:
         if self._dims is not None and len(self._dims) < rank:

@@ -283,6 +283,20 @@ class HashTable:
         with name_scope(name, "{}_Size".format(self._name.rstrip("/").split("/")[-1])):
             return make_op("LookupTableSizeV2", [self._handle], {}, "LookupTableSizeV2").outputs[0]
 
+    def export(self, name: Any = None) -> tuple[Tensor, Tensor]:
+        """Every key in the table and its value (in the table's own order)."""
+        table = self._name.rstrip("/").split("/")[-1]
+        with name_scope(name, f"{table}_Export", [self._handle]):
+            op = make_op(
+                "LookupTableExportV2",
+                [self._handle],
+                {"Tkeys": self._key_dtype, "Tvalues": self._value_dtype},
+                "LookupTableExportV2",
+            )
+        keys, values = op.outputs[0], op.outputs[1]
+        values.set_shape(keys.shape)  # scalar values: one per key
+        return keys, values
+
     def lookup(self, keys: Any, name: Any = None) -> Any:
         from tfcluster.framework.sparse_tensor import SparseTensor
 

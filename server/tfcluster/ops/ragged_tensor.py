@@ -582,6 +582,13 @@ class RaggedTensor:
             splits.set_shape([None if static_nrows is None else static_nrows + 1])
             return cls.from_row_splits(values, splits, validate=False)
 
+    def to_list(self) -> list[Any]:
+        # Graph mode only here: TF 1.15 answers this outside eager execution.
+        raise ValueError(
+            "RaggedTensor.to_list() is only supported in eager mode; in graph mode, evaluate "
+            "the RaggedTensor first and then use RaggedTensorValue.to_list()."
+        )
+
     def to_tensor(self, default_value: Any = None, name: str | None = None) -> Tensor:
         """A dense tensor: each row padded with default_value to the longest row's length."""
         with name_scope(name, "RaggedToTensor", [self, default_value]):

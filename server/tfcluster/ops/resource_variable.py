@@ -133,6 +133,15 @@ class ResourceVariable(Variable):
             value = rv.resource_gather(self._variable, indices, self._dtype, name=scope)
         return make_op("Identity", [value], {"T": self._dtype}, name="Identity").outputs[0]
 
+    def gather_nd(self, indices: Any, name: str | None = None) -> Tensor:
+        with name_scope("GatherNd" if name is None else name) as scope:
+            indices = convert_to_tensor(indices, name="indices")
+            attrs = {"dtype": self._dtype, "Tindices": indices.dtype.base_dtype}
+            value = make_op("ResourceGatherNd", [self._variable, indices], attrs, name=scope)
+        return make_op("Identity", [value.outputs[0]], {"T": self._dtype}, name="Identity").outputs[
+            0
+        ]
+
     def initialized_value(self) -> Tensor:
         from tfcluster.ops import control_flow_ops
 
@@ -267,6 +276,10 @@ class _UnreadVariable(ResourceVariable):
     def sparse_read(self, indices: Any, name: str | None = None) -> Tensor:
         with control_dependencies([self._parent_op]):
             return super().sparse_read(indices, name)
+
+    def gather_nd(self, indices: Any, name: str | None = None) -> Tensor:
+        with control_dependencies([self._parent_op]):
+            return super().gather_nd(indices, name)
 
 
 def _read_first(operator: Any) -> Any:

@@ -490,6 +490,32 @@ class Variable(metaclass=_VariableMeta):
     ) -> Tensor:
         return self._scatter(scatter_ops.scatter_update, sparse_delta, use_locking, name)
 
+    def batch_scatter_update(
+        self, sparse_delta: Any, use_locking: bool = False, name: str | None = None
+    ) -> Tensor:
+        """tf.batch_scatter_update of the IndexedSlices' values at their batch indices."""
+        from tfcluster.ops.batch_scatter_ops import batch_scatter_update
+
+        if not isinstance(sparse_delta, IndexedSlices):
+            raise TypeError(f"sparse_delta is not IndexedSlices: {sparse_delta}")
+        return batch_scatter_update(
+            self, sparse_delta.indices, sparse_delta.values, use_locking=use_locking, name=name
+        )
+
+    # A reference variable (TF 1.15's RefVariable) has no sparse reads: TF's base class raises
+    # AttributeError there; resource variables read sparsely (resource_variable.py).
+    def sparse_read(self, indices: Any, name: str | None = None) -> Tensor:
+        raise AttributeError
+
+    def gather_nd(self, indices: Any, name: str | None = None) -> Tensor:
+        raise AttributeError
+
+    def experimental_ref(self) -> Any:
+        """A hashable reference comparing by this variable's identity."""
+        from tfcluster.framework.object_identity import Reference
+
+        return Reference(self)
+
     def scatter_nd_sub(self, indices: Any, updates: Any, name: str | None = None) -> Tensor:
         return scatter_ops.scatter_nd_sub(self._variable, indices, updates, True, name)
 

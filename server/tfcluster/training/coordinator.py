@@ -100,6 +100,10 @@ class LooperThread(threading.Thread):
     """Runs `target` (or an overridden run_loop) every `timer_interval_secs`, or back to back
     when that is None, until the coordinator says stop; an exception stops the coordinator."""
 
+    def isAlive(self) -> bool:
+        """Thread.is_alive under its old name (gone from Python 3.9's threading)."""
+        return self.is_alive()
+
     def __init__(
         self,
         coord: Coordinator,

@@ -94,13 +94,18 @@ def reset_uids() -> None:
 
 
 # ---- the session ---------------------------------------------------------------------------
-def get_session() -> Session:
+def get_session(op_input_list: Any = ()) -> Session:
     """The default session if one is entered, else Keras's own session (made on first use
-    over the default graph); variables it has not initialized yet are initialized."""
+    over the default graph, and again when its graph is not op_input_list's graph, the
+    default one when the list is empty); variables it has not initialized yet are
+    initialized."""
     global _SESSION
+    from tfcluster.framework.graph import get_graph_from_inputs
+
     session = default_session.get_default_session()
     if session is None:
-        if _SESSION is None or _SESSION.graph is not get_default_graph() or _closed(_SESSION):
+        graph = get_graph_from_inputs(list(op_input_list))
+        if _SESSION is None or _SESSION.graph is not graph or _closed(_SESSION):
             _SESSION = Session(graph=get_default_graph())
         session = _SESSION
     if not _MANUAL_VAR_INIT:

@@ -159,13 +159,20 @@ class EarlyStopping(Callback):
             else (np.inf if self.monitor_op == np.less else -np.inf)
         )
 
-    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
-        current = (logs or {}).get(self.monitor)
-        if current is None:
+    def get_monitor_value(self, logs: dict[str, Any] | None) -> Any:
+        """The monitored value in logs; None (said on stdout) when logs lack it."""
+        logs = logs or {}
+        value = logs.get(self.monitor)
+        if value is None:
             print(
                 f"Early stopping conditioned on metric `{self.monitor}` which is not available. "
-                f"Available metrics are: {','.join(list((logs or {}).keys()))}"
+                f"Available metrics are: {','.join(list(logs.keys()))}"
             )
+        return value
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        current = self.get_monitor_value(logs)
+        if current is None:
             return
         if self.monitor_op(current - self.min_delta, self.best):
             self.best = current

@@ -235,6 +235,10 @@ class Loss:
     def get_config(self) -> dict[str, Any]:
         return {"reduction": self.reduction, "name": self.name}
 
+    @classmethod
+    def from_config(cls, config: dict[str, Any]) -> Any:
+        return cls(**config)
+
 
 class LossFunctionWrapper(Loss):
     def __init__(
@@ -250,6 +254,15 @@ class LossFunctionWrapper(Loss):
 
     def call(self, y_true: Any, y_pred: Any) -> Any:
         return self.fn(y_true, y_pred, **self._fn_kwargs)
+
+    def get_config(self) -> dict[str, Any]:
+        """reduction and name, then fn's options (from_logits, ...; a tensor's value)."""
+        from tfcluster.lib.keras import backend
+
+        options = {
+            k: backend.eval(v) if hasattr(v, "op") else v for k, v in self._fn_kwargs.items()
+        }
+        return {**super().get_config(), **options}
 
 
 def _loss_class(

@@ -12,7 +12,7 @@ import numpy as np
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import GraphKeys, control_dependencies, convert_to_tensor
-from tfcluster.lib.keras import backend, losses
+from tfcluster.lib.keras import backend, initializers, losses
 from tfcluster.lib.keras.losses import (
     KLD,
     MAE,
@@ -40,6 +40,7 @@ from tfcluster.lib.keras.losses import (
     squared_hinge,
 )
 from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops, variables
+from tfcluster.ops.variables import VariableAggregation, VariableSynchronization
 
 
 # ---- functions -------------------------------------------------------------------------------
@@ -110,15 +111,37 @@ class Metric:
     weights = variables
 
     def add_weight(
-        self, name: str, shape: Any = (), initializer: Any = None, dtype: Any = None
+        self,
+        name: str,
+        shape: Any = (),
+        aggregation: Any = VariableAggregation.SUM,
+        synchronization: Any = VariableSynchronization.ON_READ,
+        initializer: Any = None,
+        dtype: Any = None,
     ) -> Any:
+        """A metric's state variable; without an initializer, a floating one starts as Keras
+        layers' weights do (glorot_uniform), others at zeros (TF 1.15)."""
         dtype = dtypes.as_dtype(dtype or self._dtype)
+        if initializer is None:
+            initializer = "glorot_uniform" if dtype.is_floating else "zeros"
+        initial_value: Any
+        if isinstance(initializer, str) and initializer == "zeros":
+            initial_value = np.zeros(shape, dtype=dtype.as_numpy_dtype)
+        else:
+            init, var_shape = initializers.get(initializer), tuple(shape)
+
+            def initial_value() -> Any:
+                return init(var_shape, dtype=dtype)
+
         # TF 1.15 makes them in the current name scope (`total`, `total_1`, ... at the top).
         v = variables.Variable(
-            np.zeros(shape, dtype=dtype.as_numpy_dtype),
+            initial_value,
             name=name,
+            dtype=dtype,
             trainable=False,
             collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
+            synchronization=synchronization,
+            aggregation=aggregation,
         )
         self._variables.append(v)
         return v
@@ -145,9 +168,9 @@ class _Reduce(Metric):
     def __init__(self, reduction: str, name: str | None = None, dtype: Any = None) -> None:
         super().__init__(name=name, dtype=dtype)
         self.reduction = reduction
-        self.total = self.add_weight("total")
+        self.total = self.add_weight("total", initializer="zeros")
         if reduction != "sum":
-            self.count = self.add_weight("count")
+            self.count = self.add_weight("count", initializer="zeros")
 
     def update_state(self, values: Any, sample_weight: Any = None) -> Any:
         values = math_ops.cast(values, self._dtype)

@@ -122,7 +122,9 @@ class _ConfusionMatrixCount(Metric):
         super().__init__(name=name, dtype=dtype)
         self.init_thresholds = thresholds
         self.thresholds = _thresholds(thresholds, 0.5)
-        self.accumulator = self.add_weight("accumulator", shape=(len(self.thresholds),))
+        self.accumulator = self.add_weight(
+            "accumulator", shape=(len(self.thresholds),), initializer="zeros"
+        )
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
         return update_confusion_matrix_variables(
@@ -174,9 +176,9 @@ class _PrecisionRecall(Metric):
         default = NEG_INF if top_k is not None else 0.5
         self.thresholds = _thresholds(thresholds, default)
         count = len(self.thresholds)
-        self.true_positives = self.add_weight("true_positives", shape=(count,))
+        self.true_positives = self.add_weight("true_positives", shape=(count,), initializer="zeros")
         other = "false_positives" if self._other == "fp" else "false_negatives"
-        self.other = self.add_weight(other, shape=(count,))
+        self.other = self.add_weight(other, shape=(count,), initializer="zeros")
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
         return update_confusion_matrix_variables(
@@ -218,10 +220,14 @@ class _FourCounts(Metric):
     thresholds: list[float]
 
     def _add_counts(self, count: int) -> None:
-        self.true_positives = self.add_weight("true_positives", shape=(count,))
-        self.true_negatives = self.add_weight("true_negatives", shape=(count,))
-        self.false_positives = self.add_weight("false_positives", shape=(count,))
-        self.false_negatives = self.add_weight("false_negatives", shape=(count,))
+        self.true_positives = self.add_weight("true_positives", shape=(count,), initializer="zeros")
+        self.true_negatives = self.add_weight("true_negatives", shape=(count,), initializer="zeros")
+        self.false_positives = self.add_weight(
+            "false_positives", shape=(count,), initializer="zeros"
+        )
+        self.false_negatives = self.add_weight(
+            "false_negatives", shape=(count,), initializer="zeros"
+        )
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
         return update_confusion_matrix_variables(
@@ -375,7 +381,10 @@ class MeanIoU(Metric):
         super().__init__(name=name, dtype=dtype)
         self.num_classes = num_classes
         self.total_cm = self.add_weight(
-            "total_confusion_matrix", shape=(num_classes, num_classes), dtype=dtypes.float64
+            "total_confusion_matrix",
+            shape=(num_classes, num_classes),
+            dtype=dtypes.float64,
+            initializer="zeros",
         )
 
     def update_state(self, y_true: Any, y_pred: Any, sample_weight: Any = None) -> Any:
@@ -438,8 +447,8 @@ class MeanTensor(Metric):
 
     def _build(self, shape: Any) -> None:
         self._shape = shape
-        self._total = self.add_weight("total", shape=shape)
-        self._count = self.add_weight("count", shape=shape)
+        self._total = self.add_weight("total", shape=shape, initializer="zeros")
+        self._count = self.add_weight("count", shape=shape, initializer="zeros")
 
     @property
     def total(self) -> Any:

@@ -120,12 +120,26 @@ class Optimizer:
             return backend.get_value(value)
         return value
 
-    def add_slot(self, var: Any, slot: str) -> Any:
+    def add_slot(self, var: Any, slot_name: str, initializer: Any = "zeros") -> Any:
+        """var's slot `slot_name` (made on first call): its initial value from a Keras
+        initializer (a name or callable, over var's shape and dtype) or the value given."""
+        slot = slot_name
         key = var.op.name
         per_var = self._slots.setdefault(key, {})
         if slot not in per_var:
+            if slot not in self._added_slot_names:
+                self._added_slot_names.append(slot)
+            initial_value = initializer
+            if isinstance(initializer, str) or callable(initializer):
+                from tfcluster.lib.keras import initializers
+
+                init = initializers.get(initializer)
+
+                def initial_value() -> Any:
+                    return init(var.shape, dtype=var.dtype.base_dtype)
+
             per_var[slot] = variables.Variable(
-                self._slot_initial(slot, var),
+                initial_value,
                 name=f"{key}/{slot}",
                 dtype=var.dtype.base_dtype,
                 trainable=False,
@@ -134,11 +148,17 @@ class Optimizer:
             )
         return per_var[slot]
 
-    def get_slot(self, var: Any, slot: str) -> Any:
-        return self._slots[var.op.name][slot]
+    def get_slot(self, var: Any, slot_name: str) -> Any:
+        return self._slots[var.op.name][slot_name]
+
+    @property
+    def _added_slot_names(self) -> list[str]:
+        """Every slot name add_slot made, in order: TF 1.15's get_slot_names lists these
+        (an optimizer's own slots appear once its weights are made)."""
+        return self.__dict__.setdefault("_slot_names_added", [])
 
     def get_slot_names(self) -> list[str]:
-        return list(self._slot_names())
+        return list(self._added_slot_names)
 
     def _slot_names(self) -> tuple[str, ...]:
         return self._SLOTS
@@ -200,7 +220,7 @@ class Optimizer:
         self._create_hypers()
         for slot in self._slot_names():
             for v in var_list:
-                self.add_slot(v, slot)
+                self.add_slot(v, slot, initializer=self._slot_initial(slot, v))
 
     def _prepare(self, var_list: list[Any]) -> None:
         """Once per step, before the per-variable updates (Nadam keeps a running product)."""

@@ -101,6 +101,10 @@ class DenseHashTable:
                 ).outputs[0]
 
     def insert(self, keys: Any, values: Any, name: Any = None) -> Operation:
+        return self.insert_or_assign(keys, values, name)
+
+    def insert_or_assign(self, keys: Any, values: Any, name: Any = None) -> Operation:
+        """Sets keys' values, adding the keys not there yet."""
         scope = f"{self.name}_lookup_table_insert"
         with name_scope(name, scope, [self._resource_handle, keys, values]):
             keys = convert_to_tensor(keys, dtype=self._key_dtype, name="keys")

@@ -11,6 +11,7 @@ from __future__ import annotations
 import collections.abc
 import contextlib
 import math
+import os
 import random
 import re
 import tempfile
@@ -34,6 +35,7 @@ from tfcluster.framework.graph import (
     reset_default_graph,
     set_random_seed,
 )
+from tfcluster.framework.versions import GRAPH_DEF_VERSION, GRAPH_DEF_VERSION_MIN_CONSUMER
 from tfcluster.lib.platform import tf_logging
 from tfcluster.lib.testing import devices, googletest
 
@@ -82,6 +84,17 @@ class _CheckedThread:
         if self.is_alive():
             raise RuntimeError("Thread was not joined. Did you forget to call join()?")
         self._testcase.fail("A checked thread was not joined.")
+
+
+class CapturedWrites:
+    """What captureWritesToStream caught: the file it was written to."""
+
+    def __init__(self, capture_location: str) -> None:
+        self.capture_location = capture_location
+
+    def contents(self) -> str:
+        with open(self.capture_location) as f:
+            return f.read()
 
 
 class TestCase(absltest.TestCase):
@@ -451,6 +464,11 @@ class TestCase(absltest.TestCase):
         for f1, f2 in zip(farray1, farray2):
             self.assertNear(float(f1), float(f2), err, msg=msg)
 
+    def assertNDArrayNear(self, ndarray1: Any, ndarray2: Any, err: float, msg: Any = None) -> None:
+        """The L2 norm of the difference of the two arrays is below err."""
+        near = np.linalg.norm(np.asarray(ndarray1) - np.asarray(ndarray2)) < err
+        self.assertTrue(near, msg=msg)
+
     def assertNear(self, f1: float, f2: float, err: float, msg: Any = None) -> None:
         self.assertTrue(
             f1 == f2 or math.fabs(f1 - f2) <= err,
@@ -507,6 +525,34 @@ class TestCase(absltest.TestCase):
             text_format.MessageToString(message_value),
             msg,
         )
+
+    def assertProtoEqualsVersion(
+        self,
+        expected: Any,
+        actual: Any,
+        producer: int = GRAPH_DEF_VERSION,
+        min_consumer: int = GRAPH_DEF_VERSION_MIN_CONSUMER,
+        msg: Any = None,
+    ) -> None:
+        """A GraphDef equals the text `expected` with the given versions before it."""
+        text = f"versions {{ producer: {producer} min_consumer: {min_consumer} }};\n{expected}"
+        self.assertProtoEquals(text, actual, msg=msg)
+
+    @contextlib.contextmanager
+    def captureWritesToStream(self, stream: Any) -> Iterator[CapturedWrites]:
+        """Everything written to stream's file descriptor in the block (C++ code's writes
+        too), read back with .contents()."""
+        stream.flush()
+        fd = stream.fileno()
+        handle, path = tempfile.mkstemp(dir=self.get_temp_dir())
+        original = os.dup(fd)
+        os.dup2(handle, fd)
+        try:
+            yield CapturedWrites(path)
+        finally:
+            os.close(handle)
+            os.dup2(original, fd)
+            os.close(original)
 
     # ---- expected errors --------------------------------------------------------------------
 

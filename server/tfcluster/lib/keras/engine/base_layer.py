@@ -74,6 +74,9 @@ class KerasLayerMixin:
             batch_input_shape = (batch_size, *tuple(input_shape))
         self._batch_input_shape = None if batch_input_shape is None else tuple(batch_input_shape)
         self._keras_initial_weights = kwargs.pop("weights", None)
+        # dynamic=True: the layer runs eagerly only; in a graph its outputs are placeholders
+        # shaped by compute_output_shape, and a model holding it refuses to compile (TF 1.15).
+        self._dynamic = bool(kwargs.pop("dynamic", False))
         # TF 1's default: inputs are not cast to the compute dtype unless asked.
         self._autocast = bool(kwargs.pop("autocast", False))
         self._dtype_policy = _policy_for(kwargs.get("dtype"))
@@ -100,22 +103,23 @@ class KerasLayerMixin:
         self._base_name = name
 
     # ---- weights -------------------------------------------------------------------------
-    def add_weight(
+    def _keras_add_weight(
         self,
-        name: str,
+        name: str | None = None,
         shape: Any = None,
         dtype: Any = None,
         initializer: Any = None,
         regularizer: Any = None,
         trainable: bool | None = None,
         constraint: Any = None,
+        partitioner: Any = None,
         use_resource: Any = None,
         synchronization: Any = VariableSynchronization.AUTO,
         aggregation: Any = VariableAggregation.NONE,
-        partitioner: Any = None,
         **kwargs: Any,
     ) -> Any:
-        """A tf.Variable named after the current name scope (`dense/kernel`)."""
+        """A tf.Variable named after the current name scope (`dense/kernel`; `Variable` when
+        no name is given, as TF 1.15 names it)."""
         if partitioner is not None:
             raise backend.unimplemented("tf.keras layer weights with a partitioner")
         if synchronization == VariableSynchronization.ON_READ:
@@ -163,7 +167,14 @@ class KerasLayerMixin:
             self._handle_weight_regularization(name, variable, regularizer)  # type: ignore[attr-defined]
         return variable
 
-    add_variable = add_weight
+    # Keras's order (partitioner before use_resource) and optional name differ from tf.layers'
+    # add_weight, which the layers built on tf.layers classes also inherit: typed as Any so
+    # the two can differ.
+    add_weight: Any = _keras_add_weight
+
+    def add_variable(self, *args: Any, **kwargs: Any) -> Any:
+        """Deprecated alias of add_weight (TF 1.15 takes the same arguments)."""
+        return self.add_weight(*args, **kwargs)
 
     def get_weights(self) -> list[np.ndarray]:
         return backend.batch_get_value(self.weights)  # type: ignore[attr-defined]
@@ -213,6 +224,34 @@ class KerasLayerMixin:
         self._set_mask_metadata(inputs, outputs, previous_mask)
         self._record_call(inputs, outputs)
         return outputs
+
+    @property
+    def dynamic(self) -> bool:
+        return self._dynamic
+
+    def _call_in_scope(self, inputs: Any, args: tuple[Any, ...], kwargs: dict[str, Any]) -> Any:
+        if not self._dynamic:
+            return super()._call_in_scope(inputs, args, kwargs)  # type: ignore[misc]
+        return self._symbolic_call(inputs)
+
+    def _symbolic_call(self, inputs: Any) -> Any:
+        """A dynamic layer in a graph: built, but not called; its outputs are placeholders
+        disconnected from the inputs, as TF 1.15 makes them (feeding nothing can run them)."""
+        self._maybe_build(inputs)  # type: ignore[attr-defined]
+        input_shapes = layers_base._map(lambda x: x.shape, inputs)
+        output_shapes = self.compute_output_shape(input_shapes)  # type: ignore[attr-defined]
+        dtype = getattr(self, "_dtype", None) or backend.floatx()
+
+        def placeholder(shape: Any) -> Any:
+            shape = TensorShape(shape)
+            dims = None if shape.ndims is None else shape.as_list()
+            return backend.placeholder(shape=dims, dtype=dtype)
+
+        if isinstance(output_shapes, list) and all(
+            isinstance(s, (TensorShape, tuple, list)) for s in output_shapes
+        ):
+            return [placeholder(s) for s in output_shapes]
+        return placeholder(output_shapes)
 
     # ---- dtype policies (tf.keras.mixed_precision) ---------------------------------------------
     @property
@@ -326,6 +365,44 @@ class KerasLayerMixin:
     def output(self) -> Any:
         return self._one_or_list(self._node("output").output_tensors)
 
+    def _at_node(self, node_index: int, what: str, of: str) -> Any:
+        """What call `node_index` took or made (`input`/`output` tensors, shapes or masks):
+        one value, or a list for several (TF 1.15's _get_node_attribute_at_index)."""
+        if not self._inbound_nodes:
+            raise RuntimeError(f"The layer has never been called and thus has no defined {of}.")
+        if not len(self._inbound_nodes) > node_index:
+            raise ValueError(
+                f"Asked to get {of} at node {node_index}, but the layer has only "
+                f"{len(self._inbound_nodes)} inbound nodes."
+            )
+        node = self._inbound_nodes[node_index]
+        tensors = node.input_tensors if of.startswith("input") else node.output_tensors
+        if what == "shape":
+            values = [shape_tuple(t.shape) for t in tensors]
+        elif what == "mask":
+            values = [getattr(t, "_keras_mask", None) for t in tensors]
+        else:
+            values = list(tensors)
+        return values[0] if len(values) == 1 else values
+
+    def get_input_at(self, node_index: int) -> Any:
+        return self._at_node(node_index, "tensor", "input")
+
+    def get_output_at(self, node_index: int) -> Any:
+        return self._at_node(node_index, "tensor", "output")
+
+    def get_input_shape_at(self, node_index: int) -> Any:
+        return self._at_node(node_index, "shape", "input shape")
+
+    def get_output_shape_at(self, node_index: int) -> Any:
+        return self._at_node(node_index, "shape", "output shape")
+
+    def get_input_mask_at(self, node_index: int) -> Any:
+        return self._at_node(node_index, "mask", "input mask")
+
+    def get_output_mask_at(self, node_index: int) -> Any:
+        return self._at_node(node_index, "mask", "output mask")
+
     def _shapes(self, which: str) -> Any:
         """The input or output shapes of every call, when all calls agree."""
         self._node(which)
@@ -392,3 +469,13 @@ def _has_own_arguments(layer: Any) -> bool:
 
 class Layer(KerasLayerMixin, layers_base.Layer):
     """tf.keras.layers.Layer: subclass with build(input_shape) and call(inputs, ...)."""
+
+    def __init__(
+        self,
+        trainable: bool = True,
+        name: str | None = None,
+        dtype: Any = None,
+        dynamic: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(trainable=trainable, name=name, dtype=dtype, dynamic=dynamic, **kwargs)

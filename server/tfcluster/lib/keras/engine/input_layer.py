@@ -67,6 +67,7 @@ def Input(
     dtype: Any = None,
     sparse: bool = False,
     tensor: Any = None,
+    ragged: bool = False,
     **kwargs: Any,
 ) -> Any:
     batch_shape = kwargs.pop("batch_shape", None)
@@ -85,5 +86,6 @@ def Input(
         dtype=dtype,
         sparse=sparse,
         input_tensor=tensor,
+        ragged=ragged,
     )
     return layer._inbound_nodes[0].output_tensors[0]

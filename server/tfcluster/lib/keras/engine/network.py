@@ -41,6 +41,11 @@ class Network(KerasLayerMixin, layers_base.Layer):
         super().__setattr__(key, value)
 
     @property
+    def dynamic(self) -> bool:
+        """True when the network or any of its layers was made with dynamic=True."""
+        return self._dynamic or any(getattr(layer, "dynamic", False) for layer in self._layers)
+
+    @property
     def layers(self) -> list[Any]:
         """Every layer, the InputLayers of a functional model included (as in TF 1.15)."""
         return list(self._layers)

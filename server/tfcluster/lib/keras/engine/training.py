@@ -81,8 +81,19 @@ class Model(Network):
         sample_weight_mode: Any = None,
         weighted_metrics: Any = None,
         target_tensors: Any = None,
+        distribute: Any = None,
         **kwargs: Any,
     ) -> None:
+        if distribute is not None:
+            # TF 1.15 deprecates it for building the model under strategy.scope(); models here
+            # train on one replica only.
+            raise backend.unimplemented("tf.keras.Model.compile(distribute=...)")
+        if self.dynamic:
+            raise ValueError(
+                "Your model contains layers that can only be successfully run in eager execution "
+                "(layers constructed with `dynamic=True`). You must enable eager execution with "
+                "`tf.enable_eager_execution()`."
+            )
         _refuse_several_replicas()
         self._target_tensors = target_tensors
         self.optimizer = optimizers.get(optimizer)

@@ -54,13 +54,14 @@ class ConvLSTM2D(Layer):
         recurrent_constraint: Any = None,
         bias_constraint: Any = None,
         return_sequences: bool = False,
-        return_state: bool = False,
         go_backwards: bool = False,
         stateful: bool = False,
         dropout: float = 0.0,
         recurrent_dropout: float = 0.0,
         **kwargs: Any,
     ) -> None:
+        # TF 1.15 takes it through **kwargs (ConvRNN2D's), not among ConvLSTM2D's own.
+        return_state = bool(kwargs.pop("return_state", False))
         for flag, what in (
             (stateful, "stateful=True"),
             (dropout, "dropout"),
@@ -184,19 +185,8 @@ class ConvLSTM2D(Layer):
     def call(
         self, inputs: Any, mask: Any = None, training: Any = None, initial_state: Any = None
     ) -> Any:
-        dims = inputs.shape.as_list()
         if initial_state is None:
-            rows = _conv_length(
-                dims[2], self.kernel_size[0], self.padding, self.strides[0], self.dilation_rate[0]
-            )
-            cols = _conv_length(
-                dims[3], self.kernel_size[1], self.padding, self.strides[1], self.dilation_rate[1]
-            )
-            batch = array_ops.shape(inputs)[0]
-            zeros = array_ops.zeros(
-                array_ops.stack([batch, rows, cols, self.filters]), dtype=inputs.dtype
-            )
-            initial_state = [zeros, zeros]
+            initial_state = self.get_initial_state(inputs)
         last, outputs, states = backend_math.rnn(
             self._step, inputs, list(initial_state), go_backwards=self.go_backwards, mask=mask
         )
@@ -204,6 +194,28 @@ class ConvLSTM2D(Layer):
         if self.return_state:
             return [output, *states]
         return output
+
+    def get_initial_state(self, inputs: Any) -> list[Any]:
+        """Zero hidden and cell states, shaped as the convolution's output of one step."""
+        dims = inputs.shape.as_list()
+        rows = _conv_length(
+            dims[2], self.kernel_size[0], self.padding, self.strides[0], self.dilation_rate[0]
+        )
+        cols = _conv_length(
+            dims[3], self.kernel_size[1], self.padding, self.strides[1], self.dilation_rate[1]
+        )
+        batch = array_ops.shape(inputs)[0]
+        zeros = array_ops.zeros(
+            array_ops.stack([batch, rows, cols, self.filters]), dtype=inputs.dtype
+        )
+        return [zeros, zeros]
+
+    def reset_states(self, states: Any = None) -> None:
+        # stateful=True is refused by the constructor, so this is Keras's answer here.
+        raise AttributeError("Layer must be stateful.")
+
+    def compute_mask(self, inputs: Any, mask: Any) -> Any:  # type: ignore[override]  # TF 1.15's signature
+        return super().compute_mask(inputs, mask)
 
     def get_config(self) -> dict[str, Any]:
         config = {

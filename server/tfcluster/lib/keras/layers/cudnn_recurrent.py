@@ -117,11 +117,7 @@ class _CuDNNRNN(Layer):
         if isinstance(inputs, (list, tuple)):
             inputs, initial_state = inputs[0], list(inputs[1:]) or initial_state
         if initial_state is None:
-            batch = array_ops.shape(inputs)[1 if self.time_major else 0]
-            initial_state = [
-                array_ops.zeros(array_ops.stack([batch, self.units]), inputs.dtype)
-                for _ in range(self._state_count)
-            ]
+            initial_state = self.get_initial_state(inputs)
         elif not isinstance(initial_state, (list, tuple)):
             initial_state = [initial_state]
         if len(initial_state) != self._state_count:
@@ -135,6 +131,23 @@ class _CuDNNRNN(Layer):
         if self.return_state:
             return [output, *states]
         return output
+
+    def get_initial_state(self, inputs: Any) -> list[Any]:
+        """Zeros (batch, units) for each state (two for an LSTM), as Keras's RNN makes them."""
+        if isinstance(inputs, (list, tuple)):
+            inputs = inputs[0]
+        batch = array_ops.shape(inputs)[1 if self.time_major else 0]
+        return [
+            array_ops.zeros(array_ops.stack([batch, self.units]), inputs.dtype)
+            for _ in range(self._state_count)
+        ]
+
+    def reset_states(self, states: Any = None) -> None:
+        # stateful=True is refused at build, so this is Keras's answer for every layer here.
+        raise AttributeError("Layer must be stateful.")
+
+    def get_losses_for(self, inputs: Any = None) -> list[Any]:
+        return super().get_losses_for(inputs)  # type: ignore[no-any-return]
 
     def _slices(self) -> tuple[list[Any], list[Any]]:
         raise NotImplementedError
@@ -177,8 +190,44 @@ class CuDNNLSTM(_CuDNNRNN):
     _gates = 4
     _rnn_mode = "lstm"
 
-    def __init__(self, units: int, unit_forget_bias: bool = True, **kwargs: Any) -> None:
-        super().__init__(units, **kwargs)
+    def __init__(
+        self,
+        units: int,
+        kernel_initializer: Any = "glorot_uniform",
+        recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros",
+        unit_forget_bias: bool = True,
+        kernel_regularizer: Any = None,
+        recurrent_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        activity_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        recurrent_constraint: Any = None,
+        bias_constraint: Any = None,
+        return_sequences: bool = False,
+        return_state: bool = False,
+        go_backwards: bool = False,
+        stateful: bool = False,
+        **kwargs: Any,
+    ) -> None:
+        super().__init__(
+            units,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer,
+            activity_regularizer=activity_regularizer,
+            kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint,
+            bias_constraint=bias_constraint,
+            return_sequences=return_sequences,
+            return_state=return_state,
+            go_backwards=go_backwards,
+            stateful=stateful,
+            **kwargs,
+        )
         self.unit_forget_bias = unit_forget_bias
 
     def _bias_init(self) -> Any:

@@ -119,7 +119,17 @@ class SequenceFeatures(Layer):
                 sequence_length = array_ops.identity(lengths[0])
         return array_ops.concat(outputs, -1), sequence_length
 
+    def build(self, _: Any) -> None:
+        # The columns make their variables on the first call, in the layer's name scope.
+        self.built = True
+
     def get_config(self) -> dict[str, Any]:
         raise backend.unimplemented(
             "tf.keras.experimental.SequenceFeatures.get_config (feature column serialization)"
+        )
+
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
+        raise backend.unimplemented(
+            "tf.keras.experimental.SequenceFeatures.from_config (feature column serialization)"
         )

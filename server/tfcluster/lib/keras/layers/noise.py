@@ -93,13 +93,16 @@ class AlphaDropout(Layer):
 def _spatial_dropout(rank: int) -> type:
     def __init__(self: Any, rate: float, data_format: Any = None, **kwargs: Any) -> None:
         Dropout.__init__(self, rate, **kwargs)
-        if rank == 1:
-            self.data_format = "channels_last"
-        else:
-            self.data_format = data_format or backend.image_data_format()
-            if self.data_format not in ("channels_last", "channels_first"):
-                raise ValueError("data_format must be in {'channels_last', 'channels_first'}")
+        self.data_format = data_format or backend.image_data_format()
+        if self.data_format not in ("channels_last", "channels_first"):
+            raise ValueError("data_format must be in {'channels_last', 'channels_first'}")
         self.input_spec = InputSpec(ndim=rank + 2)
+
+    def __init__1d(self: Any, rate: float, **kwargs: Any) -> None:
+        # TF 1.15's SpatialDropout1D takes no data_format: its feature axis is the last.
+        Dropout.__init__(self, rate, **kwargs)
+        self.data_format = "channels_last"
+        self.input_spec = InputSpec(ndim=3)
 
     def _get_noise_shape(self: Any, inputs: Any) -> Any:
         shape = array_ops.shape(inputs)
@@ -111,7 +114,7 @@ def _spatial_dropout(rank: int) -> type:
     return type(
         f"SpatialDropout{rank}D",
         (Dropout,),
-        {"__init__": __init__, "_get_noise_shape": _get_noise_shape},
+        {"__init__": __init__1d if rank == 1 else __init__, "_get_noise_shape": _get_noise_shape},
     )
 
 
@@ -127,7 +130,7 @@ class ActivityRegularization(Layer):
         self.l1 = l1
         self.l2 = l2
 
-    def call(self, inputs: Any) -> Any:
+    def call(self, inputs: Any, **kwargs: Any) -> Any:
         return inputs
 
     def get_config(self) -> dict[str, Any]:

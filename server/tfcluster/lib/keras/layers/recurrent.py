@@ -14,6 +14,7 @@ Keras's K.dropout takes them.
 
 from __future__ import annotations
 
+import inspect
 from typing import Any
 
 import numpy as np
@@ -26,6 +27,17 @@ from tfcluster.lib.keras.layers import config_fields, tf_signature
 from tfcluster.lib.keras.regularizers import get as get_regularizer
 from tfcluster.lib.rnn.rnn import dynamic_rnn
 from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops
+
+
+def _zero_filled_state(cell: Any, inputs: Any, batch_size: Any, dtype: Any) -> Any:
+    """Keras's zero initial state of a cell: one zeros tensor (batch, size) per state, a
+    list of them for several (from inputs' batch size and dtype when inputs are given)."""
+    if inputs is not None:
+        batch_size = array_ops.shape(inputs)[0]
+        dtype = inputs.dtype
+    sizes = _flat_sizes(cell.state_size)
+    zeros = [array_ops.zeros(array_ops.stack([batch_size, s]), dtype) for s in sizes]
+    return zeros[0] if len(zeros) == 1 else zeros
 
 
 def _dropout_masks(ones: Any, rate: float, training: Any, count: int) -> Any:
@@ -83,17 +95,38 @@ class _KerasCell(Layer):
     def draw_dropout_masks(self, inputs: Any, state: Any, training: Any) -> None:
         """The masks of this batch, drawn before the time loop from the first step's inputs
         and state (their shapes), inputs' masks first as Keras draws them."""
-        # One mask per gate, always drawn (implementation 2 uses the first for all gates).
-        count = self._gates
-        self._dropout_mask = self._recurrent_dropout_mask = None
-        if 0.0 < self.dropout < 1.0:
+        self.reset_dropout_mask()
+        self.reset_recurrent_dropout_mask()
+        self.get_dropout_mask_for_cell(inputs, training, count=self._gates)
+        self.get_recurrent_dropout_mask_for_cell(state, training, count=self._gates)
+
+    # One mask per gate, always drawn (implementation 2 uses the first for all gates); a
+    # mask stays cached on the cell until reset, as Keras's DropoutRNNCellMixin keeps it.
+    def get_dropout_mask_for_cell(self, inputs: Any, training: Any, count: int = 1) -> Any:
+        if not 0.0 < self.dropout < 1.0:
+            return None
+        if self._dropout_mask is None:
             ones = array_ops.ones_like(inputs)
             self._dropout_mask = _dropout_masks(ones, self.dropout, training, count)
-        if 0.0 < self.recurrent_dropout < 1.0:
-            ones = array_ops.ones_like(state)
+        return self._dropout_mask
+
+    def get_recurrent_dropout_mask_for_cell(
+        self, inputs: Any, training: Any, count: int = 1
+    ) -> Any:
+        if not 0.0 < self.recurrent_dropout < 1.0:
+            return None
+        if self._recurrent_dropout_mask is None:
+            ones = array_ops.ones_like(inputs)
             self._recurrent_dropout_mask = _dropout_masks(
                 ones, self.recurrent_dropout, training, count
             )
+        return self._recurrent_dropout_mask
+
+    def reset_dropout_mask(self) -> None:
+        self._dropout_mask = None
+
+    def reset_recurrent_dropout_mask(self) -> None:
+        self._recurrent_dropout_mask = None
 
     def _has_dropout(self) -> bool:
         return self._dropout_mask is not None or self._recurrent_dropout_mask is not None
@@ -187,8 +220,18 @@ class _KerasCell(Layer):
     def step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
         raise NotImplementedError
 
-    def call(self, inputs: Any, states: Any) -> Any:
-        return self.step(inputs, list(states))
+    def call(self, inputs: Any, states: Any, training: Any = None) -> Any:
+        """One step; called on its own, the cell draws its dropout masks here (once, until
+        reset) from this step's inputs and state, as Keras's cells do."""
+        states = list(states) if isinstance(states, (list, tuple)) else [states]
+        self.get_dropout_mask_for_cell(inputs, training, count=self._gates)
+        self.get_recurrent_dropout_mask_for_cell(states[0], training, count=self._gates)
+        return self.step(inputs, states)
+
+    def get_initial_state(
+        self, inputs: Any = None, batch_size: Any = None, dtype: Any = None
+    ) -> Any:
+        return _zero_filled_state(self, inputs, batch_size, dtype)
 
 
 def _dot(x: Any, w: Any) -> Any:
@@ -219,11 +262,39 @@ class GRUCell(_KerasCell):
         units: int,
         activation: Any = "tanh",
         recurrent_activation: Any = "hard_sigmoid",
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros",
+        kernel_regularizer: Any = None,
+        recurrent_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        recurrent_constraint: Any = None,
+        bias_constraint: Any = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
         implementation: int = 1,
         reset_after: bool = False,
         **kwargs: Any,
     ) -> None:
-        super().__init__(units, activation=activation, **kwargs)
+        super().__init__(
+            units,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer,
+            kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint,
+            bias_constraint=bias_constraint,
+            dropout=dropout,
+            recurrent_dropout=recurrent_dropout,
+            **kwargs,
+        )
         self.recurrent_activation = activations.get(recurrent_activation)
         self.implementation = implementation
         self.reset_after = reset_after
@@ -306,11 +377,39 @@ class LSTMCell(_KerasCell):
         units: int,
         activation: Any = "tanh",
         recurrent_activation: Any = "hard_sigmoid",
+        use_bias: bool = True,
+        kernel_initializer: Any = "glorot_uniform",
+        recurrent_initializer: Any = "orthogonal",
+        bias_initializer: Any = "zeros",
         unit_forget_bias: bool = True,
+        kernel_regularizer: Any = None,
+        recurrent_regularizer: Any = None,
+        bias_regularizer: Any = None,
+        kernel_constraint: Any = None,
+        recurrent_constraint: Any = None,
+        bias_constraint: Any = None,
+        dropout: float = 0.0,
+        recurrent_dropout: float = 0.0,
         implementation: int = 1,
         **kwargs: Any,
     ) -> None:
-        super().__init__(units, activation=activation, **kwargs)
+        super().__init__(
+            units,
+            activation=activation,
+            use_bias=use_bias,
+            kernel_initializer=kernel_initializer,
+            recurrent_initializer=recurrent_initializer,
+            bias_initializer=bias_initializer,
+            kernel_regularizer=kernel_regularizer,
+            recurrent_regularizer=recurrent_regularizer,
+            bias_regularizer=bias_regularizer,
+            kernel_constraint=kernel_constraint,
+            recurrent_constraint=recurrent_constraint,
+            bias_constraint=bias_constraint,
+            dropout=dropout,
+            recurrent_dropout=recurrent_dropout,
+            **kwargs,
+        )
         self.recurrent_activation = activations.get(recurrent_activation)
         self.unit_forget_bias = unit_forget_bias
         self.implementation = implementation
@@ -407,9 +506,15 @@ class _LoopCell:
     a mask (carried as the inputs' last column) a masked step keeps the previous output and
     states, as Keras's K.rnn does."""
 
-    def __init__(self, cell: Any, masked: bool = False) -> None:
+    def __init__(
+        self, cell: Any, masked: bool = False, constants: Any = None, **call_kwargs: Any
+    ) -> None:
         self._cell = cell
         self._masked = masked
+        # Keras's constants: the same tensors handed to the cell's call at every step.
+        self._call_kwargs = dict(call_kwargs)
+        if constants is not None:
+            self._call_kwargs["constants"] = constants
         size = cell.state_size
         self.state_size = tuple(_flat_sizes(size))
         self.output_size = getattr(cell, "output_size", self.state_size[0])
@@ -424,7 +529,7 @@ class _LoopCell:
         if hasattr(self._cell, "step"):
             output, new_states = self._cell.step(inputs, list(state))
         else:
-            output, new_states = self._cell.call(inputs, list(state))
+            output, new_states = self._cell.call(inputs, list(state), **self._call_kwargs)
             if not isinstance(new_states, (list, tuple)):
                 new_states = [new_states]
         if keep is not None:
@@ -561,7 +666,7 @@ class RNN(Layer):
             batch = array_ops.shape(inputs)[0]
             step_inputs = array_ops.zeros(array_ops.stack([batch, size]), inputs.dtype)
 
-    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+    def compute_mask(self, inputs: Any, mask: Any) -> Any:  # type: ignore[override]  # TF 1.15's signature
         if isinstance(mask, list):
             mask = mask[0]
         output_mask = mask if self.return_sequences else None
@@ -570,8 +675,17 @@ class RNN(Layer):
         return output_mask
 
     def call(
-        self, inputs: Any, mask: Any = None, training: Any = None, initial_state: Any = None
+        self,
+        inputs: Any,
+        mask: Any = None,
+        training: Any = None,
+        initial_state: Any = None,
+        constants: Any = None,
     ) -> Any:
+        if constants is not None:
+            if "constants" not in inspect.signature(self.cell.call).parameters:
+                raise ValueError("RNN cell does not support constants")
+            constants = list(constants) if isinstance(constants, (list, tuple)) else [constants]
         if isinstance(inputs, (list, tuple)):
             inputs, initial_state = inputs[0], list(inputs[1:]) or initial_state
         if isinstance(mask, list):
@@ -594,7 +708,7 @@ class RNN(Layer):
             inputs = array_ops.concat([inputs, column], axis=-1)
         if self.go_backwards:
             inputs = array_ops.reverse(inputs, [1])
-        loop_cell = _LoopCell(self.cell, masked=mask is not None)
+        loop_cell = _LoopCell(self.cell, masked=mask is not None, constants=constants)
         if self.unroll:
             outputs, final = _unrolled(loop_cell, inputs, tuple(states))
         else:
@@ -664,6 +778,12 @@ class _CellOwner(RNN):
         cell = self._cell_class(units, dtype=layer_kwargs.get("dtype"), **kwargs)
         super().__init__(cell, **rnn_kwargs, **layer_kwargs)
 
+    def call(  # type: ignore[override]  # TF 1.15's signature
+        self, inputs: Any, mask: Any = None, training: Any = None, initial_state: Any = None
+    ) -> Any:
+        # SimpleRNN/GRU/LSTM take no constants (their cells have none), as in TF 1.15.
+        return super().call(inputs, mask=mask, training=training, initial_state=initial_state)
+
     def get_config(self) -> dict[str, Any]:
         config = super().get_config()
         cell_config = config.pop("cell")["config"]
@@ -731,12 +851,7 @@ class AbstractRNNCell(Layer):
     def get_initial_state(
         self, inputs: Any = None, batch_size: Any = None, dtype: Any = None
     ) -> Any:
-        if inputs is not None:
-            batch_size = array_ops.shape(inputs)[0]
-            dtype = inputs.dtype
-        sizes = _flat_sizes(self.state_size)
-        zeros = [array_ops.zeros(array_ops.stack([batch_size, s]), dtype) for s in sizes]
-        return zeros[0] if len(zeros) == 1 else zeros
+        return _zero_filled_state(self, inputs, batch_size, dtype)
 
 
 class StackedRNNCells(Layer):
@@ -788,13 +903,32 @@ class StackedRNNCells(Layer):
             self._non_trainable_weights.extend(cell.non_trainable_weights)
         self.built = True
 
-    def call(self, inputs: Any, states: Any) -> Any:
+    def get_initial_state(
+        self, inputs: Any = None, batch_size: Any = None, dtype: Any = None
+    ) -> tuple[Any, ...]:
+        """Each cell's initial state, in order (its own get_initial_state, or zeros)."""
+        states = []
+        for cell in self.cells:
+            fn = getattr(cell, "get_initial_state", None)
+            if fn is not None:
+                states.append(fn(inputs=inputs, batch_size=batch_size, dtype=dtype))
+            else:
+                states.append(_zero_filled_state(cell, inputs, batch_size, dtype))
+        return tuple(states)
+
+    def call(self, inputs: Any, states: Any, constants: Any = None, **kwargs: Any) -> Any:
+        """One step of every cell; constants (and training, ...) go to the cells that take
+        them, as Keras hands them on."""
         states = list(states)
         new_states: list[Any] = []
         for cell in self.cells:
             count = len(_flat_sizes(cell.state_size))
             cell_states, states = states[:count], states[count:]
-            loop = _LoopCell(cell)
+            params = inspect.signature(cell.call).parameters
+            given = {k: v for k, v in kwargs.items() if k in params}
+            if constants is not None and "constants" in params:
+                given["constants"] = constants
+            loop = _LoopCell(cell, **given)
             inputs, produced = loop(inputs, tuple(cell_states))
             new_states.extend(produced)
         return inputs, new_states

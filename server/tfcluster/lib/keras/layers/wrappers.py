@@ -88,7 +88,7 @@ class TimeDistributed(Wrapper):
         super().__init__(layer, **kwargs)
         self.supports_masking = True
 
-    def build(self, input_shape: Any = None) -> None:
+    def build(self, input_shape: Any) -> None:  # type: ignore[override]  # TF 1.15's signature
         dims = TensorShape(input_shape).as_list()
         if len(dims) < 3:
             raise ValueError(
@@ -189,7 +189,7 @@ class Bidirectional(Wrapper):
     def losses(self) -> list[Any]:
         return list(self.forward_layer.losses) + list(self.backward_layer.losses)
 
-    def build(self, input_shape: Any = None) -> None:
+    def build(self, input_shape: Any) -> None:  # type: ignore[override]  # TF 1.15's signature
         for sub in (self.forward_layer, self.backward_layer):
             with name_scope(sub.name):
                 sub.build(input_shape)
@@ -197,13 +197,20 @@ class Bidirectional(Wrapper):
         self.built = True
 
     def call(
-        self, inputs: Any, training: Any = None, mask: Any = None, initial_state: Any = None
+        self,
+        inputs: Any,
+        training: Any = None,
+        mask: Any = None,
+        initial_state: Any = None,
+        constants: Any = None,
     ) -> Any:
         kwargs: dict[str, Any] = {}
         if "training" in inspect.signature(self.layer.call).parameters:
             kwargs["training"] = training
         if mask is not None:
             kwargs["mask"] = mask
+        if constants is not None:
+            kwargs["constants"] = constants  # both directions see the same constants
         forward_state = backward_state = None
         if initial_state is not None:
             half = len(initial_state) // 2
@@ -232,13 +239,17 @@ class Bidirectional(Wrapper):
             return [output, *states]
         return output
 
-    def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
+    def compute_mask(self, inputs: Any, mask: Any) -> Any:  # type: ignore[override]  # TF 1.15's signature
         if isinstance(mask, list):
             mask = mask[0]
         output_mask = mask if self.return_sequences else None
         if self.merge_mode is None and output_mask is not None:
             output_mask = [output_mask, output_mask]
         return output_mask
+
+    def reset_states(self) -> None:
+        self.forward_layer.reset_states()
+        self.backward_layer.reset_states()
 
     def get_config(self) -> dict[str, Any]:
         config = {**super().get_config(), "merge_mode": self.merge_mode}
