@@ -70,6 +70,14 @@ def cond_of_two_outputs_one_differentiated(tf: Any) -> dict[str, Any]:
     return _run(tf, build, False)
 
 
+def cond_with_broadcasting_add_and_sub(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        bias = v[0]  # shape [2], broadcast over h's rows
+        return tf.cond(p, lambda: (h + bias) * 3.0, lambda: 1.0 - h - bias)
+
+    return _run(tf, build, True)
+
+
 def nested_cond(tf: Any) -> dict[str, Any]:
     def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
         inner = lambda: tf.cond(p, lambda: tf.nn.relu(h), lambda: tf.matmul(h, v))  # noqa: E731
@@ -101,6 +109,7 @@ CASES = {
         cond_with_a_variable_in_one_branch,
         cond_with_a_variable_differentiated_for_it,
         cond_of_two_outputs_one_differentiated,
+        cond_with_broadcasting_add_and_sub,
         nested_cond,
         dropout_with_training_tensor,
         batch_normalization_with_training_tensor,

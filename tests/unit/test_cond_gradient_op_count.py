@@ -17,10 +17,10 @@ from tf_reference.cond_gradient_cases import CASES
 # Cases whose op count still differs from TF 1.15's, and why. The test fails if one of them
 # starts to match (then it moves out of this list).
 KNOWN_COUNT_DIFFERENCES = {
-    # tfcluster's Add/Sub/RealDiv/... gradients with broadcasting reduce with static axes;
-    # TF 1.15's (SmartBroadcastGradientArgs: a BroadcastGradientArgs of constant shapes once
-    # per shape pair, Sum and Reshape) make more ops. Mul's follows TF's (dropout matches).
-    "batch_normalization_with_training_tensor": "Add/Sub gradients with broadcasting",
+    # The moments' gradients (Mean's, SquaredDifference's, RealDiv's with broadcasting) and
+    # the fused/unfused batch-norm arithmetic make other op counts than TF 1.15's (Mul, Add
+    # and Sub follow TF's SmartBroadcastGradientArgs; those do not yet).
+    "batch_normalization_with_training_tensor": "Mean/SquaredDifference/RealDiv gradients",
     # TF1 switches the inner cond's predicate into the outer branch (one Switch more in the
     # forward graph); tfcluster's forward count misses that op.
     "nested_cond": "forward count of a nested cond's predicate",

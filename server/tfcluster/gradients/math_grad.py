@@ -125,12 +125,36 @@ def reduce_to(grad: Tensor, x: Tensor, other: Tensor) -> Tensor:
 @RegisterGradient("AddV2")
 def _add_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
+    smart = _smart_broadcast_args(x, y, grad) if _needs_broadcast(x, y, grad) else None
+    if smart is not None:
+        (sx, rx, reduce_x), (sy, ry, reduce_y) = smart
+        return (
+            _reduce_like_tf(grad, sx, rx) if reduce_x else grad,
+            _reduce_like_tf(grad, sy, ry) if reduce_y else grad,
+        )
     return unbroadcast(grad, x, y)
+
+
+def _needs_broadcast(x: Tensor, y: Tensor, grad: Any) -> bool:
+    """Not TF's shortcut for equal, known shapes (where a gradient passes on as it is)."""
+    if not isinstance(grad, Tensor):
+        return False
+    shape = x.shape
+    return not (shape.is_fully_defined() and shape == y.shape == grad.shape)
 
 
 @RegisterGradient("Sub")
 def _sub_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
+    smart = _smart_broadcast_args(x, y, grad) if _needs_broadcast(x, y, grad) else None
+    if smart is not None:
+        (sx, rx, reduce_x), (sy, ry, reduce_y) = smart
+        return (
+            _reduce_like_tf(grad, sx, rx) if reduce_x else grad,
+            _reduce_like_tf(math_ops.negative(grad), sy, ry)
+            if reduce_y
+            else math_ops.negative(grad),
+        )
     return _sum_to(grad, x, y), math_ops.negative(_sum_to(grad, y, x))
 
 
