@@ -21,9 +21,6 @@ KNOWN_COUNT_DIFFERENCES = {
     # the fused/unfused batch-norm arithmetic make other op counts than TF 1.15's (Mul, Add
     # and Sub follow TF's SmartBroadcastGradientArgs; those do not yet).
     "batch_normalization_with_training_tensor": "Mean/SquaredDifference/RealDiv gradients",
-    # TF1 switches the inner cond's predicate into the outer branch (one Switch more in the
-    # forward graph); tfcluster's forward count misses that op.
-    "nested_cond": "forward count of a nested cond's predicate",
     # TF1's while_loop gradient builds a gradient while loop of Enter/Merge/Switch/Exit ops
     # and stack accumulators; tfcluster's one While op does not count them yet.
     "while_loop_gradient": "v1 while_loop gradient not counted as TF1's",

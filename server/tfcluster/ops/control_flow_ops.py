@@ -338,6 +338,10 @@ def cond(
     with graph.as_default(), name_scope(name, "cond", [pred]) as scope:
         pred_t = convert_to_tensor(pred)
         _check_scalar_bool(pred_t, "The predicate of tf.cond")
+        if isinstance(graph, FuncGraph) and pred_t.graph is not graph:
+            # TF1 switches (or, in a loop, enters) an outer predicate into the enclosing
+            # branch before its own Switch: the capture counts as that op, in that order.
+            pred_t = graph.capture(pred_t)
         op_name = scope[:-1]
         graph._match_tf1_op_count(_COND_V1_OPS_BEFORE_BRANCHES)
         then_fg, then_res, then_flat = _build_branch(
