@@ -15,7 +15,6 @@ from tfcluster.framework.graph import (
     Tensor,
     convert_to_tensor,
     get_default_graph,
-    name_scope,
 )
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
 from tfcluster.ops import array_ops, constant_op, math_ops
@@ -75,8 +74,8 @@ _BCAST_CACHES: weakref.WeakKeyDictionary[Graph, dict[tuple[Any, Any], Any]] = (
 def _smart_broadcast_args(x: Tensor, y: Tensor, grad: Tensor) -> Any:
     """TF 1.15's SmartBroadcastGradientArgs for known shapes: per side (shape, reduction
     axes, must reduce). The axes are computed once per graph and shape pair; the first time,
-    TF makes a BroadcastGradientArgs op of constant shapes (kept for its op count and names,
-    though its value is never used). None when a shape is not fully known."""
+    TF makes a BroadcastGradientArgs op of constant shapes (counted, not made: its value is
+    never used). None when a shape is not fully known."""
     if not (x.shape.is_fully_defined() and y.shape.is_fully_defined()):
         return None
     sx = tuple(d or 0 for d in x.shape.as_list())  # fully defined: no None left
@@ -86,10 +85,11 @@ def _smart_broadcast_args(x: Tensor, y: Tensor, grad: Tensor) -> Any:
     cache = _BCAST_CACHES.setdefault(graph, {})
     cached = cache.get((sx, sy))
     if cached is None:
-        with name_scope("BroadcastGradientArgs") as scope:
-            s0 = constant_op.constant(list(sx), dtype=dtypes.int32, name="s0")
-            s1 = constant_op.constant(list(sy), dtype=dtypes.int32, name="s1")
-            math_ops.broadcast_gradient_args(s0, s1, name=scope[:-1])
+        # TF's op and its two shape constants are never read: only their name and op count
+        # are kept (a loop body's gradient would otherwise run them every iteration).
+        graph_now = get_default_graph()
+        graph_now.unique_name("BroadcastGradientArgs")
+        graph_now._match_tf1_op_count(3)
         cached = cache[(sx, sy)] = (_axes_to(sx, sy), _axes_to(sy, sx))
     rx, ry = cached
     return (list(sx), rx, sx != sg), (list(sy), ry, sy != sg)
