@@ -108,7 +108,9 @@ def _if_grad_branch(
     diff_idx: Sequence[int],
     what: str,
     source: str,
-) -> tuple[FuncGraph, list[Tensor]]:
+) -> tuple[FuncGraph, list[Tensor], int, list[bool]]:
+    """A gradient branch, its outputs, and how many ops TF1 makes for this branch's part of
+    the gradient, and per differentiated input whether a gradient reaches it."""
     fg = FuncGraph(name, get_default_graph())
     with fg.as_default():
         args: list[Tensor | None] = []
@@ -125,11 +127,20 @@ def _if_grad_branch(
         # TensorArray reads are exported (a second read of a cleared element fails): their
         # gradients are written to the gradient array here, as the read's gradient does.
         reads = _exported_reads(body, my_exports, exp_args)
+        before = fg._op_count()
         grads = (
             gradients(ys, xs + [r for _, r in reads], grad_ys=dy_args)
             if ys
             else [None] * (len(xs) + len(reads))
         )
+        # TF1 differentiates the branch's own ops (not the grad_ys Identities made here),
+        # then, per value the branch switched in that gets a gradient, merges it with zeros.
+        tf1_ops = fg._op_count() - before - (len(ys) if ys else 0)
+        # Only the values on tf.gradients' path get a gradient in TF1 (the Switch of another
+        # is not between its xs and ys).
+        on_path = [gradients_impl.on_gradient_path(inputs[i]) for i in diff_idx]
+        reached = [g is not None and p for g, p in zip(grads[: len(xs)], on_path)]
+        tf1_ops += sum(_switch_grad_ops(x) for x, r in zip(xs, reached) if r)
         outs = [g if g is not None else array_ops.zeros_like(x) for g, x in zip(grads, xs)]
         for (node, _), d_read in zip(reads, grads[len(xs) :]):
             if d_read is not None:
@@ -143,7 +154,14 @@ def _if_grad_branch(
                         "flow made inside the branch"
                     )
                 outs[position] = math_ops.add(outs[position], flow)
-    return fg, outs
+    return fg, outs, tf1_ops, reached
+
+
+def _switch_grad_ops(x: Tensor) -> int:
+    """TF1's ops for the gradient of the Switch that brought x into a cond branch: its zeros
+    for the branch not taken (Switch, Identity, Shape, Const, Fill) and the Merge of the two,
+    or for a resource handle (no zeros) the Merge of the gradient with itself."""
+    return 1 if x.dtype.base_dtype == dtypes.resource else 6
 
 
 def _passed_to_gradient(t: Tensor) -> bool:
@@ -201,11 +219,15 @@ class _BranchGradients:
     outputs: list[list[Tensor]]
     explicit: list[Tensor]  # the op's inputs, the forward op's exports, the incoming grads
     diff_idx: list[int]  # the forward inputs (after the predicate/index) that get gradients
+    tf1_ops: int  # how many ops TF1's Switch/Merge form of this gradient makes
+    # Per input in diff_idx, how many branches' gradients reach it: TF1 switches a value into
+    # each branch apart, and adds up their gradients.
+    tf1_terms: list[int]
 
 
 def _branch_gradients(
     op: Operation,
-    grads: Sequence[Tensor],
+    grads: Sequence[Tensor | None],
     bodies: Sequence[FunctionBody],
     labels: Sequence[tuple[str, str]],
 ) -> _BranchGradients | None:
@@ -216,17 +238,23 @@ def _branch_gradients(
     num_user = len(op.outputs) - num_exports
     inputs = op.inputs[1:]
     diff_idx = [i for i, t in enumerate(inputs) if _differentiable(t)]
-    out_idx = [j for j in range(num_user) if _differentiable(op.outputs[j])]
+    # A cond's output no gradient reaches (TF1's Merge of it gets none, so no Switch of it)
+    # is not differentiated.
+    out_idx = [
+        j for j in range(num_user) if _differentiable(op.outputs[j]) and grads[j] is not None
+    ]
     if not diff_idx or not out_idx:
         return None
     exported = op.outputs[num_user:]
-    dys = [grads[j] for j in out_idx]
+    dys = [g for j in out_idx if (g := grads[j]) is not None]
     source = _gradient_source(dys)
     graphs, outputs, first = [], [], 0
+    tf1_ops = len(out_idx)  # a Switch of each Merge's gradient by the predicate
+    terms = [0] * len(diff_idx)
     for body, (label, what) in zip(bodies, labels):
         mine = range(first, first + len(body.exports))
         first += len(body.exports)
-        fg, outs = _if_grad_branch(
+        fg, outs, branch_ops, reached = _if_grad_branch(
             f"{op.name}_grad/{label}",
             body,
             inputs,
@@ -240,8 +268,10 @@ def _branch_gradients(
         )
         graphs.append(fg)
         outputs.append(outs)
+        tf1_ops += branch_ops
+        terms = [n + r for n, r in zip(terms, reached)]
     explicit = [t for t in inputs if _passed_to_gradient(t)] + list(exported) + dys
-    return _BranchGradients(graphs, outputs, explicit, diff_idx)
+    return _BranchGradients(graphs, outputs, explicit, diff_idx, tf1_ops, terms)
 
 
 def _input_gradients(
@@ -256,7 +286,9 @@ def _input_gradients(
     return result
 
 
-def _if_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
+def _if_grad(op: Operation, *grads: Tensor | None) -> list[Tensor | None]:
+    graph = get_default_graph()
+    start = graph._op_count()
     then_body = parse_function(op._get_attr("then_branch"), f"{op.name} then_branch")
     else_body = parse_function(op._get_attr("else_branch"), f"{op.name} else_branch")
     labels = [("then", "the true branch"), ("else", "the false branch")]
@@ -265,8 +297,13 @@ def _if_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         return [None] * len(op.inputs)
     (then_fg, else_fg), (then_outs, else_outs) = g.graphs, g.outputs
     grad_op = control_flow_ops._make_if(
-        get_default_graph(), "If", op.inputs[0], g.explicit, then_fg, then_outs, else_fg, else_outs
+        graph, "If", op.inputs[0], g.explicit, then_fg, then_outs, else_fg, else_outs
     )
+    if control_flow_ops.is_v1_cond(op):
+        # TF1's gradient of its Switch/Merge cond: later op seeds count those ops, not these.
+        graph._match_tf1_op_count(g.tf1_ops - (graph._op_count() - start))
+        for k, n in enumerate(g.tf1_terms):
+            gradients_impl.count_as_tf1_terms(grad_op.outputs[k], n)
     return _input_gradients(op, grad_op, g.diff_idx)
 
 

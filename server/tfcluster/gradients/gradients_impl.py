@@ -9,6 +9,8 @@ them as a dense tensor.
 from __future__ import annotations
 
 import collections
+import threading
+import weakref
 from collections.abc import Sequence
 from typing import Any
 
@@ -192,9 +194,13 @@ def gradients_of_graph(
             flows_on = any(t.op in between for t in op.inputs)
             if flows_on and op not in stop_ops and any(g is not None for g in out_grads):
                 grad_fn = _grad_fn(op)
+                # A v1 cond's outputs are TF1's Merges, each differentiated on its own: its
+                # gradient takes what reached them (control_flow_grad fills in the rest).
                 if grad_fn is not None:
                     out_grads = [
-                        g if g is not None or not _has_zeros(t) else array_ops.zeros_like(t)
+                        g
+                        if g is not None or not _has_zeros(t) or control_flow_ops.is_v1_cond(op)
+                        else array_ops.zeros_like(t)
                         for g, t in zip(out_grads, op.outputs)
                     ]
                     grad_scope = name_scope(op.name + "_grad") if op_scopes else _null()
@@ -202,7 +208,12 @@ def gradients_of_graph(
                     with grad_scope, ctx:
                         if op.type not in _TAKES_INDEXED_SLICES:
                             out_grads = [_dense(g) for g in out_grads]
-                        in_grads = _as_list(grad_fn(op, *out_grads))
+                        outer_between = getattr(_CURRENT, "between", None)
+                        _CURRENT.between = between
+                        try:
+                            in_grads = _as_list(grad_fn(op, *out_grads))
+                        finally:
+                            _CURRENT.between = outer_between
                         if gate_gradients and sum(g is not None for g in in_grads) > 1:
                             # TF gates with no device and no colocation of its own.
                             with graph.device(None), colocate_with(None, ignore_existing=True):
@@ -289,6 +300,27 @@ def _dense(g: Any) -> Any:
     return g
 
 
+# Gradients that stand for several of TF1's: a v1 cond's gradient of a value both branches
+# use is one term here, two in TF1 (one per branch's Switch), which TF1 adds with an AddN.
+_TF1_TERMS: weakref.WeakKeyDictionary[Tensor, int] = weakref.WeakKeyDictionary()
+
+
+# The ops between xs and ys of the tf.gradients call whose gradient functions are running.
+_CURRENT = threading.local()
+
+
+def on_gradient_path(t: Tensor) -> bool:
+    """Whether t lies between the xs and ys of the tf.gradients call being built (TF1
+    differentiates only those ops: a v1 cond's Switch of any other value gets no gradient)."""
+    between = getattr(_CURRENT, "between", None)
+    return between is None or t.op in between
+
+
+def count_as_tf1_terms(g: Tensor, terms: int) -> None:
+    """Says that TF1 has `terms` gradients where tfcluster has g alone (op count parity)."""
+    _TF1_TERMS[g] = terms
+
+
 def _aggregate(parts: Sequence[Any] | None, method: Any = None, op: Operation | None = None) -> Any:
     """The sum of one tensor's gradients, as TF's _AggregatedGrads makes it: one AddN;
     pairwise AddNs in "<op>_gradient_sum" for EXPERIMENTAL_TREE; one AccumulateNV2 for
@@ -296,6 +328,8 @@ def _aggregate(parts: Sequence[Any] | None, method: Any = None, op: Operation | 
     if not parts:
         return None
     if len(parts) == 1:
+        if isinstance(parts[0], Tensor) and _TF1_TERMS.pop(parts[0], 1) > 1:
+            parts[0].graph._match_tf1_op_count(1)  # TF1's AddN of the terms
         return parts[0]
     if all(isinstance(g, Tensor) for g in parts):
         tree = (AggregationMethod.EXPERIMENTAL_TREE, AggregationMethod.EXPERIMENTAL_ACCUMULATE_N)

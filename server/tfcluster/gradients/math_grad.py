@@ -3,12 +3,19 @@ and scans. Each function returns one gradient (or None) per input of the op, as 
 
 from __future__ import annotations
 
+import weakref
 from typing import Any
 
 import numpy as np
 
 from tfcluster.framework import dtypes, tensor_util
-from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor
+from tfcluster.framework.graph import (
+    Graph,
+    Operation,
+    Tensor,
+    convert_to_tensor,
+    get_default_graph,
+)
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
 from tfcluster.ops import array_ops, constant_op, math_ops
 
@@ -50,6 +57,59 @@ def _sum_to(grad: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return array_ops.reshape(math_ops.reduce_sum(grad, axes), target)
 
 
+def _bcast_cache_graph() -> Graph:
+    """The graph whose cache of broadcast reduction axes TF 1.15 uses: its gradient ops
+    (those of a cond branch too) are all made in the one graph."""
+    graph = get_default_graph()
+    while (outer := getattr(graph, "outer_graph", None)) is not None:
+        graph = outer
+    return graph
+
+
+_BCAST_CACHES: weakref.WeakKeyDictionary[Graph, dict[tuple[Any, Any], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+
+def _smart_broadcast_args(x: Tensor, y: Tensor, grad: Tensor) -> Any:
+    """TF 1.15's SmartBroadcastGradientArgs for known shapes: per side (shape, reduction
+    axes, must reduce). The axes are computed once per graph and shape pair; the first time,
+    TF makes a BroadcastGradientArgs op of constant shapes (counted, not made: its value is
+    never used). None when a shape is not fully known."""
+    if not (x.shape.is_fully_defined() and y.shape.is_fully_defined()):
+        return None
+    sx = tuple(d or 0 for d in x.shape.as_list())  # fully defined: no None left
+    sy = tuple(d or 0 for d in y.shape.as_list())
+    sg = tuple(grad.shape.as_list()) if grad.shape.is_fully_defined() else None
+    graph = _bcast_cache_graph()
+    cache = _BCAST_CACHES.setdefault(graph, {})
+    cached = cache.get((sx, sy))
+    if cached is None:
+        # TF's op and its two shape constants are never read: only their name and op count
+        # are kept (a loop body's gradient would otherwise run them every iteration).
+        graph_now = get_default_graph()
+        graph_now.unique_name("BroadcastGradientArgs")
+        graph_now._match_tf1_op_count(3)
+        cached = cache[(sx, sy)] = (_axes_to(sx, sy), _axes_to(sy, sx))
+    rx, ry = cached
+    return (list(sx), rx, sx != sg), (list(sy), ry, sy != sg)
+
+
+def _axes_to(sa: tuple[int, ...], sb: tuple[int, ...]) -> list[int]:
+    """The axes of broadcast(a, b) a's gradient sums over, as TF's BroadcastGradientArgs
+    gives them: none for equal shapes, else every axis where a (padded with leading ones)
+    is 1, even where b's is 1 too."""
+    if sa == sb:
+        return []
+    n = max(len(sa), len(sb))
+    pa = (1,) * (n - len(sa)) + sa
+    return [i for i in range(n) if pa[i] == 1]
+
+
+def _reduce_like_tf(g: Tensor, shape: list[int], axes: list[int]) -> Tensor:
+    return array_ops.reshape(math_ops.reduce_sum(g, axes), shape)
+
+
 def unbroadcast(grad: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
     """Reduces a broadcast result's gradient back to the shapes of x and y."""
     return _sum_to(grad, x, y), _sum_to(grad, y, x)
@@ -65,12 +125,36 @@ def reduce_to(grad: Tensor, x: Tensor, other: Tensor) -> Tensor:
 @RegisterGradient("AddV2")
 def _add_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
+    smart = _smart_broadcast_args(x, y, grad) if _needs_broadcast(x, y, grad) else None
+    if smart is not None:
+        (sx, rx, reduce_x), (sy, ry, reduce_y) = smart
+        return (
+            _reduce_like_tf(grad, sx, rx) if reduce_x else grad,
+            _reduce_like_tf(grad, sy, ry) if reduce_y else grad,
+        )
     return unbroadcast(grad, x, y)
+
+
+def _needs_broadcast(x: Tensor, y: Tensor, grad: Any) -> bool:
+    """Not TF's shortcut for equal, known shapes (where a gradient passes on as it is)."""
+    if not isinstance(grad, Tensor):
+        return False
+    shape = x.shape
+    return not (shape.is_fully_defined() and shape == y.shape == grad.shape)
 
 
 @RegisterGradient("Sub")
 def _sub_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
+    smart = _smart_broadcast_args(x, y, grad) if _needs_broadcast(x, y, grad) else None
+    if smart is not None:
+        (sx, rx, reduce_x), (sy, ry, reduce_y) = smart
+        return (
+            _reduce_like_tf(grad, sx, rx) if reduce_x else grad,
+            _reduce_like_tf(math_ops.negative(grad), sy, ry)
+            if reduce_y
+            else math_ops.negative(grad),
+        )
     return _sum_to(grad, x, y), math_ops.negative(_sum_to(grad, y, x))
 
 
@@ -86,7 +170,16 @@ def _mul_grad(op: Operation, grad: Tensor) -> Any:
         # TF's shortcut for equal, known shapes: no broadcast to undo.
         return math_ops.multiply(grad, y), math_ops.multiply(grad, x)
     # Complex inputs take the conjugate, as TF's (conj of a real tensor is the tensor itself).
+    smart = _smart_broadcast_args(x, y, grad) if isinstance(grad, Tensor) else None
     cx, cy = math_ops.conj(x), math_ops.conj(y)
+    if smart is not None:
+        (sx, rx, reduce_x), (sy, ry, reduce_y) = smart
+        gx = math_ops.multiply(grad, cy)
+        gy = math_ops.multiply(cx, grad)
+        return (
+            _reduce_like_tf(gx, sx, rx) if reduce_x else gx,
+            _reduce_like_tf(gy, sy, ry) if reduce_y else gy,
+        )
     return (
         _sum_to(math_ops.multiply(grad, cy), x, y),
         _sum_to(math_ops.multiply(cx, grad), y, x),

@@ -297,6 +297,16 @@ def _build_branch(
     return fg, result, flat
 
 
+# Marks the If ops tf.cond made (kept when a gradient recomputes a branch holding one): TF1
+# builds these from Switch/Merge, and so does its gradient, whose op count (hence later op
+# seeds) the If's gradient matches (gradients/control_flow_grad.py).
+V1_COND_ATTR = "_tf1_cond"
+
+
+def is_v1_cond(op: Operation) -> bool:
+    return bool(op.attrs.get(V1_COND_ATTR, False))
+
+
 # TF1's tf.cond makes Switch(pred, pred), switch_t, switch_f and pred_id before its branches.
 _COND_V1_OPS_BEFORE_BRANCHES = 4
 
@@ -328,6 +338,10 @@ def cond(
     with graph.as_default(), name_scope(name, "cond", [pred]) as scope:
         pred_t = convert_to_tensor(pred)
         _check_scalar_bool(pred_t, "The predicate of tf.cond")
+        if isinstance(graph, FuncGraph) and pred_t.graph is not graph:
+            # TF1 switches (or, in a loop, enters) an outer predicate into the enclosing
+            # branch before its own Switch: the capture counts as that op, in that order.
+            pred_t = graph.capture(pred_t)
         op_name = scope[:-1]
         graph._match_tf1_op_count(_COND_V1_OPS_BEFORE_BRANCHES)
         then_fg, then_res, then_flat = _build_branch(
@@ -376,6 +390,7 @@ def cond(
         # TF1 ends a cond with a Merge per output: they, not the If op (and the _RefHandles of
         # captured variables), are in its op count.
         graph._match_tf1_op_count(merges_end - graph._op_count())
+        op._set_attr(V1_COND_ATTR, True)
         outputs = iter(op.outputs[: len(then_outs)])
         flat_result = [op if isinstance(leaf, Operation) else next(outputs) for leaf in then_flat]
         return pack_as(then_res, _with_arrays(flatten(then_res), flat_result))
@@ -399,11 +414,17 @@ def _make_if(
     then_func = then_fg.to_function(then_args, then_outs, [t.name for t in then_exports])
     else_func = else_fg.to_function(else_args, else_outs, [t.name for t in else_exports])
     stateful = then_fg.is_stateful() or else_fg.is_stateful()
+    shapes = [_relaxed_shape(t.shape, e.shape) for t, e in zip(then_outs, else_outs)]
+    # An exported value keeps its branch's shape (the other branch's stand-in is never read):
+    # the gradient recomputing that branch sees the shapes TF1's gradient sees.
+    first_export = len(then_outs) - len(then_exports) - len(else_exports)
+    for k, t in enumerate([*then_exports, *else_exports]):
+        shapes[first_export + k] = t.shape
     attrs = {
         "Tcond": dtypes.bool_,
         "Tin": [t.dtype.base_dtype for t in inputs],
         "Tout": [t.dtype.base_dtype for t in then_outs],
-        "output_shapes": [_relaxed_shape(t.shape, e.shape) for t, e in zip(then_outs, else_outs)],
+        "output_shapes": shapes,
         "then_branch": then_func,
         "else_branch": else_func,
     }

@@ -1,0 +1,118 @@
+"""Gradients through v1 tf.cond / tf.while_loop and the op count they leave.
+
+TF1 differentiates its Switch/Merge cond with Switch/Merge ops (control_flow_grad.py): a
+Switch of each Merge's gradient, the branch ops' gradients, and per value switched into a
+branch a Merge with zeros for the branch not taken. With a graph seed, a random op made after
+tf.gradients draws with the graph's op count, so tfcluster's gradient of its functional cond
+must count as TF1's does. Each case builds a construct, differentiates it, then a random op;
+it returns the op count, the random values, the gradients for both predicates, and (recorded
+from TF only, for reading) the op types and names of the gradient graph.
+Runs under Python 3.7 (TF 1.15) and on tfcluster.
+"""
+
+from __future__ import annotations
+
+import collections
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+def _run(tf: Any, build: Callable[[Any, Any, Any, Any], Any], wrt_extra: bool) -> dict[str, Any]:
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(7)
+        x = tf.placeholder(tf.float32, [4, 3], name="x")
+        p = tf.placeholder(tf.bool, [], name="p")
+        w = tf.Variable(np.linspace(-1.0, 1.0, 6).reshape(3, 2).astype(np.float32), name="w")
+        v = tf.Variable(np.array([[1.0, -2.0], [0.5, 3.0]], np.float32), name="v")
+        y = build(tf, tf.matmul(x, w), p, v)
+        loss = tf.reduce_sum(y * y)
+        first = len(graph.get_operations())
+        wrt = [w, v] if wrt_extra else [w]
+        grads = tf.gradients(loss, wrt)
+        made = graph.get_operations()[first:]
+        count = graph._op_count() if hasattr(graph, "_op_count") else graph._last_id
+        after = tf.random_normal([3], name="after")
+        feed = {x: np.arange(12, dtype=np.float32).reshape(4, 3) / 10.0 - 0.5}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return {
+                "op_count": count,
+                "after": sess.run(after, feed),
+                "grads_true": sess.run(grads, {**feed, p: True}),
+                "grads_false": sess.run(grads, {**feed, p: False}),
+                "gradient_op_types": dict(
+                    sorted(collections.Counter(o.type for o in made).items())
+                ),
+                "gradient_op_names": [o.name for o in made],
+            }
+
+
+def cond_with_a_variable_in_one_branch(tf: Any) -> dict[str, Any]:
+    return _run(
+        tf, lambda tf, h, p, v: tf.cond(p, lambda: tf.matmul(h, v), lambda: tf.nn.relu(h)), False
+    )
+
+
+def cond_with_a_variable_differentiated_for_it(tf: Any) -> dict[str, Any]:
+    return _run(
+        tf, lambda tf, h, p, v: tf.cond(p, lambda: tf.matmul(h, v), lambda: tf.tanh(h)), True
+    )
+
+
+def cond_of_two_outputs_one_differentiated(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        a, _ = tf.cond(p, lambda: (tf.sigmoid(h), h), lambda: (h, tf.exp(h)))
+        return a
+
+    return _run(tf, build, False)
+
+
+def cond_with_broadcasting_add_and_sub(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        bias = v[0]  # shape [2], broadcast over h's rows
+        return tf.cond(p, lambda: (h + bias) * 3.0, lambda: 1.0 - h - bias)
+
+    return _run(tf, build, True)
+
+
+def nested_cond(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        inner = lambda: tf.cond(p, lambda: tf.nn.relu(h), lambda: tf.matmul(h, v))  # noqa: E731
+        return tf.cond(p, inner, lambda: tf.tanh(h))
+
+    return _run(tf, build, True)
+
+
+def dropout_with_training_tensor(tf: Any) -> dict[str, Any]:
+    return _run(tf, lambda tf, h, p, v: tf.layers.dropout(h, 0.5, training=p), False)
+
+
+def batch_normalization_with_training_tensor(tf: Any) -> dict[str, Any]:
+    return _run(tf, lambda tf, h, p, v: tf.layers.batch_normalization(h, training=p), False)
+
+
+def while_loop_gradient(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        return tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, tf.matmul(s, v)), [0, h])[
+            1
+        ] + tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
+CASES = {
+    f.__name__: f
+    for f in (
+        cond_with_a_variable_in_one_branch,
+        cond_with_a_variable_differentiated_for_it,
+        cond_of_two_outputs_one_differentiated,
+        cond_with_broadcasting_add_and_sub,
+        nested_cond,
+        dropout_with_training_tensor,
+        batch_normalization_with_training_tensor,
+        while_loop_gradient,
+    )
+}
