@@ -61,6 +61,20 @@ tf.debugging.set_log_device_placement(True)
 s = tf.Session()
 print(s.run(tf.constant(1.0, name="one")))
 """,
+    "resources_and_soft_placement": """
+v = tf.get_variable("rv", initializer=tf.constant([1.0, 2.0]), use_resource=True)
+with tf.device("/gpu:0"):
+    d = tf.multiply(v, 2.0, name="d")
+q = tf.FIFOQueue(3, tf.float32, name="q")
+enq = q.enqueue([1.0], name="enq")
+deq = q.dequeue(name="deq")
+config = tf.ConfigProto(log_device_placement=True, allow_soft_placement=True)
+with tf.Session(config=config) as sess:
+    sess.run(v.initializer)
+    print(sess.run(d).tolist())
+    sess.run(enq)
+    print(sess.run(deq))
+""",
     "option_off": """
 s = tf.Session(config=tf.ConfigProto(log_device_placement=False))
 print(s.run(tf.constant(1.0) + 2.0))

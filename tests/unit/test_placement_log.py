@@ -19,7 +19,8 @@ _DATA = json.loads((_ROOT / "tests/tf_reference/data/placement_log.json").read_t
 
 @pytest.mark.parametrize("name", all_names())
 def test_log_device_placement_prints_what_tf_prints(name: str) -> None:
-    env = dict(os.environ)
+    # Recorded on a CPU-only TF 1.15: the same here, also on a machine with GPUs.
+    env = dict(os.environ, CUDA_VISIBLE_DEVICES="")
     env["PYTHONPATH"] = os.pathsep.join(
         [str(_ROOT / "server"), *filter(None, [env.get("PYTHONPATH")])]
     )
