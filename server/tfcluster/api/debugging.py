@@ -4,11 +4,11 @@
 from typing import Any
 
 from tfcluster.api import _unimplemented
-from tfcluster.framework.graph import Tensor
-from tfcluster.lib.platform.device_placement_logging import (
+from tfcluster.client.device_placement_logging import (
     get_log_device_placement,
     set_log_device_placement,
 )
+from tfcluster.framework.graph import Tensor
 from tfcluster.ops.check_ops import (
     assert_equal,
     assert_greater,

@@ -11,7 +11,7 @@ from __future__ import annotations
 import collections
 from typing import Any
 
-from tfcluster.client import thread_settings
+from tfcluster.client import device_placement_logging, thread_settings
 from tfcluster.framework import errors
 from tfcluster.protos import config_pb2
 from tfcluster.runtime import gpu
@@ -280,7 +280,16 @@ def set_memory_growth(device: Any, enable: bool) -> None:
 
 
 def default_session_config() -> config_pb2.ConfigProto | None:
-    """The config of a session given none: None unless something above was set."""
+    """The config of a session given none: None unless something above was set, or
+    tf.debugging.set_log_device_placement(True) (TF 1.15's context config carries it)."""
+    config = _configured_session_config()
+    if device_placement_logging.get_log_device_placement():
+        config = config or config_pb2.ConfigProto()
+        config.log_device_placement = True
+    return config
+
+
+def _configured_session_config() -> config_pb2.ConfigProto | None:
     config = thread_settings.default_session_config()
     growth = {v for v in _memory_growth.values() if v is not None}
     optimizer_set = _settings["jit"] is not None or any(

@@ -13,6 +13,7 @@ from tfcluster.client import context_config
 from tfcluster.client import fetches as fetch_lib
 from tfcluster.client.master_client import MasterClient, master_for_target
 from tfcluster.client.partial_run import PartialRuns
+from tfcluster.distributed import placement_log
 from tfcluster.framework import dtypes, errors, tensor_shape
 from tfcluster.framework.default_session import pop_default_session, push_default_session
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
@@ -63,6 +64,9 @@ class BaseSession:
         self._target = target
         self._config = config
         self._master: MasterClient = master_for_target(target, config)
+        if not target and config is not None and config.log_device_placement:
+            # As TF 1.15's DirectSession; a grpc:// session's client prints nothing.
+            placement_log.print_local_device_mapping(config.device_count)
         self._lock = threading.Lock()
         self._handle: str | None = None
         self._sent_ops = 0

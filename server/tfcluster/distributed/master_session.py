@@ -21,6 +21,7 @@ from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
 
+from tfcluster.distributed import placement_log
 from tfcluster.distributed.devices import filtered_tasks
 from tfcluster.distributed.interfaces import (
     ForwardedTensors,
@@ -174,6 +175,9 @@ class MasterSession:
         # master collects a session idle for long (Master.collect_idle_sessions).
         self._active = 0
         self._last_used = time.monotonic()
+        # ConfigProto.log_device_placement: the graph version whose placement was printed.
+        self._log_placement = self.config.log_device_placement
+        self._logged_version = 0
 
     # ---- graph -----------------------------------------------------------------------
     def extend(self, nodes: Sequence[Node], output_dtypes: Mapping[str, dtypes.DType]) -> None:
@@ -257,6 +261,8 @@ class MasterSession:
         trace = bool(
             options is not None and options.trace_level >= config_pb2.RunOptions.SOFTWARE_TRACE
         )
+        if self._log_placement and self._logged_version != self.graph_version:
+            self._print_placement(deadline)
         with self._lock:
             self._check_open()
             self._active += 1
@@ -294,6 +300,24 @@ class MasterSession:
                 return self._attempt(plan, values, relay, trace, deadline)
         finally:
             self._release(in_use)
+
+    def _print_placement(self, deadline: float | None) -> None:
+        """As TF 1.15 places (and logs) the session's whole graph each time it grew."""
+        with self._lock:
+            if self._logged_version == self.graph_version:
+                return
+            self._logged_version = self.graph_version
+            nodes = dict(self._nodes)
+            output_names = list(self._dtypes)
+        seen = filtered_tasks(self.worker_cache.tasks(), self.config.device_filters)
+        tasks = placing.limit_devices(self.task_devices(deadline, seen), self.config.device_count)
+        try:
+            placement = placing.place(
+                nodes, nodes, tasks, allow_soft_placement=self.config.allow_soft_placement
+            )
+        except errors.OpError:
+            return  # a node no run needs cannot be placed: the runs that need it say why
+        placement_log.print_placement(placement_log.placement_text(nodes, output_names, placement))
 
     def _release(self, plans: list[_Plan]) -> None:
         """A step is done with `plans` (made in use for it): a retired one nobody uses any

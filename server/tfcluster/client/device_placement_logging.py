@@ -1,7 +1,6 @@
 """tf.debugging.get/set_log_device_placement. In TF 1.15 these set the eager context's flag,
-which only eager execution reads: graph-mode sessions log placements from
-ConfigProto.log_device_placement instead, and tfcluster (graph mode only) keeps the flag so
-a program can set and read it back as in TF."""
+which the context's config carries: a tf.Session made without a config logs placements
+(client/context_config.py), one given a ConfigProto follows its log_device_placement."""
 
 from __future__ import annotations
 

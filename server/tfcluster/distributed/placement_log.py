@@ -1,0 +1,121 @@
+"""ConfigProto.log_device_placement: the lines TF 1.15 prints when it places a graph.
+
+TF 1.15 prints (printf, to stdout) and logs (its C++ INFO log, to stderr):
+- when a local session is made (DirectSession): "Device mapping:" and a line per device that
+  has a physical description;
+- whenever it places the session's graph, i.e. at the first run after the graph grew: a
+  line "name: (Type): device" for every node of the whole graph (not only the nodes the run
+  needs), in the order its placer assigns them: nodes that are not "generators" first, then
+  the generators (no inputs, one output that is not a ref: constants, placeholders, resource
+  handles), which the placer puts last so that they join their consumers; each group in graph
+  order. A grpc:// session's master (the server process) prints the node lines; neither the
+  server nor the client prints a device mapping.
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Mapping
+
+from tfcluster.framework import op_def_registry
+from tfcluster.runtime import gpu
+from tfcluster.runtime.graph_ir import Node
+
+# TF 1.15's pip wheels (tensorflow and tensorflow-cpu) register an XLA_CPU JIT device in every
+# process, and it is the only CPU-side device with a physical description, so a CPU-only TF
+# 1.15 prints exactly this mapping. tfcluster has no XLA devices and places nothing there, but
+# tutorials' output is compared with TF's, so the mapping says what TF 1.15 says.
+_XLA_CPU_LINE = "/job:localhost/replica:0/task:0/device:XLA_CPU:0 -> device: XLA_CPU device"
+
+
+def device_mapping_text(gpu_descriptions: Iterable[str] = ()) -> str:
+    """What a local session prints when made: XLA_CPU, then (as a GPU build of TF 1.15 does)
+    each GPU's XLA_GPU twin and the GPU itself, `gpu_descriptions` giving each GPU's
+    "device: I, name: ..., pci bus id: ..., compute capability: X.Y" text."""
+    local = "/job:localhost/replica:0/task:0/device"
+    lines = ["Device mapping:", _XLA_CPU_LINE]
+    gpus = list(gpu_descriptions)
+    for i in range(len(gpus)):
+        lines.append(
+            f"/job:localhost/replica:0/task:0/device:XLA_GPU:{i} -> device: XLA_GPU device"
+        )
+    for i, desc in enumerate(gpus):
+        lines.append(f"{local}:GPU:{i} -> {desc}")
+    return "\n".join(lines) + "\n"
+
+
+def gpu_description(index: int, name: str) -> str:
+    """TF's physical description of a GPU (cupy is imported: the process has GPUs)."""
+    text = f"device: {index}, name: {name}"
+    try:
+        import cupy
+
+        props = cupy.cuda.runtime.getDeviceProperties(index)
+        bus = f"{props['pciDomainID']:04x}:{props['pciBusID']:02x}:{props['pciDeviceID']:02x}.0"
+        return f"{text}, pci bus id: {bus}, compute capability: {props['major']}.{props['minor']}"
+    except Exception:  # an older cupy without these properties: the name is still right
+        return text
+
+
+def print_device_mapping(gpu_descriptions: Iterable[str] = ()) -> None:
+    text = device_mapping_text(gpu_descriptions)
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    # TF's stderr log line holds the same text, followed by an empty line.
+    _log("direct_session.cc:359", text + "\n")
+
+
+def print_local_device_mapping(device_count: Mapping[str, int]) -> None:
+    """A local session's mapping: this process's GPUs, as many as ConfigProto.device_count
+    lets it have."""
+    gpus = gpu.local_gpus()
+    if "GPU" in device_count:
+        gpus = gpus[: max(0, int(device_count["GPU"]))]
+    print_device_mapping([gpu_description(g.index, g.name) for g in gpus])
+
+
+def placement_order(nodes: Mapping[str, Node], output_names: Iterable[str]) -> list[str]:
+    """The nodes (graph order) in the order TF 1.15's placer assigns and logs them."""
+    outputs = Counter(name.rpartition(":")[0] for name in output_names)
+    first: list[str] = []
+    generators: list[str] = []
+    for name, node in nodes.items():
+        (generators if _is_generator(node, outputs[name]) else first).append(name)
+    return first + generators
+
+
+def _is_generator(node: Node, num_outputs: int) -> bool:
+    if node.inputs or num_outputs != 1:
+        return False
+    op_def = op_def_registry.lookup(node.op)
+    return not (op_def is not None and op_def.ref_outputs)
+
+
+def placement_text(
+    nodes: Mapping[str, Node], output_names: Iterable[str], placement: Mapping[str, str]
+) -> str:
+    return "".join(
+        f"{name}: ({nodes[name].op}): {placement[name]}\n"
+        for name in placement_order(nodes, output_names)
+        if name in placement
+    )
+
+
+def print_placement(text: str) -> None:
+    if not text:
+        return
+    sys.stdout.write(text)
+    sys.stdout.flush()
+    for line in text.splitlines():
+        _log("placer.cc:54", line + "\n")
+
+
+def _log(where: str, text: str) -> None:
+    """A line in the form of TF's C++ INFO log (what TF 1.15 writes to stderr)."""
+    now = time.time()
+    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
+    micros = int((now % 1) * 1_000_000)
+    sys.stderr.write(f"{stamp}.{micros:06d}: I tensorflow/core/common_runtime/{where}] {text}")
+    sys.stderr.flush()
