@@ -22,7 +22,11 @@ def rows_sum(rows: np.ndarray) -> np.ndarray:
     outer, n = rows.shape
     k = n // _LANES
     if k:
-        lanes = np.add.reduce(rows[:, : _LANES * k].reshape(outer, k, _LANES), axis=1)
+        # Step-major (k, outer*8): numpy adds whole rows into the accumulator one after the
+        # other (each lane sequential, as Eigen's), with long inner loops instead of
+        # outer*k loops of eight.
+        by_step = rows[:, : _LANES * k].reshape(outer, k, _LANES).transpose(1, 0, 2)
+        lanes = np.add.reduce(by_step.reshape(k, outer * _LANES), axis=0).reshape(outer, _LANES)
     else:
         lanes = np.zeros((outer, _LANES), np.float32)
     halves = lanes[:, :4] + lanes[:, 4:]

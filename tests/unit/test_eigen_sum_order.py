@@ -1,0 +1,35 @@
+"""float32 row sums in Eigen's InnerMostDimReducer order (eight lane sums over the first 8*k
+values, the tail apart, lanes combined pairwise), checked against the order spelled out one
+addition at a time."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+from tfcluster.kernels import _eigen_sum
+
+
+def _one_addition_at_a_time(row: np.ndarray) -> np.float32:
+    n = row.size
+    k = n // 8
+    lanes = [np.float32(0.0)] * 8
+    for step in range(k):
+        for lane in range(8):
+            lanes[lane] = np.float32(lanes[lane] + row[8 * step + lane])
+    tail = np.float32(0.0)
+    for j in range(8 * k, n):
+        tail = np.float32(tail + row[j])
+    l0, l1, l2, l3, l4, l5, l6, l7 = lanes
+    packet = np.float32(
+        np.float32(np.float32(l0 + l4) + np.float32(l2 + l6))
+        + np.float32(np.float32(l1 + l5) + np.float32(l3 + l7))
+    )
+    return np.float32(tail + packet)
+
+
+@pytest.mark.parametrize("shape", [(1, 7), (3, 8), (5, 37), (64, 256), (2, 1001), (17, 33)])
+def test_rows_add_up_in_eigens_order(shape: tuple[int, int]) -> None:
+    rng = np.random.default_rng(sum(shape))
+    rows = (rng.standard_normal(shape) * rng.uniform(0, 1e4, shape)).astype(np.float32)
+    want = np.array([_one_addition_at_a_time(r) for r in rows], np.float32)
+    assert _eigen_sum.rows_sum(rows).tobytes() == want.tobytes()
