@@ -16,7 +16,7 @@ import select
 import threading
 import time
 from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from concurrent.futures import Future, ThreadPoolExecutor
 from dataclasses import dataclass
 from typing import Any, cast
@@ -309,15 +309,22 @@ class MasterSession:
             self._logged_version = self.graph_version
             nodes = dict(self._nodes)
             output_names = list(self._dtypes)
-        seen = filtered_tasks(self.worker_cache.tasks(), self.config.device_filters)
-        tasks = placing.limit_devices(self.task_devices(deadline, seen), self.config.device_count)
         try:
-            placement = placing.place(
-                nodes, nodes, tasks, allow_soft_placement=self.config.allow_soft_placement
-            )
+            placement = self._place(nodes, nodes, deadline)
         except errors.OpError:
             return  # a node no run needs cannot be placed: the runs that need it say why
         placement_log.print_placement(placement_log.placement_text(nodes, output_names, placement))
+
+    def _place(
+        self, nodes: Mapping[str, Node], needed: Iterable[str], deadline: float | None
+    ) -> dict[str, str]:
+        """Devices for `needed` nodes on the tasks this session sees (device_filters,
+        device_count), as ConfigProto's placement settings say."""
+        seen = filtered_tasks(self.worker_cache.tasks(), self.config.device_filters)
+        tasks = placing.limit_devices(self.task_devices(deadline, seen), self.config.device_count)
+        return placing.place(
+            nodes, needed, tasks, allow_soft_placement=self.config.allow_soft_placement
+        )
 
     def _release(self, plans: list[_Plan]) -> None:
         """A step is done with `plans` (made in use for it): a retired one nobody uses any
@@ -630,13 +637,7 @@ class MasterSession:
                 if fused:
                     nodes.update(fused)
                     needed = _prune(nodes, feeds, fetches, targets)
-            seen = filtered_tasks(self.worker_cache.tasks(), self.config.device_filters)
-            tasks = placing.limit_devices(
-                self.task_devices(deadline, seen), self.config.device_count
-            )
-            placement = placing.place(
-                nodes, needed, tasks, allow_soft_placement=self.config.allow_soft_placement
-            )
+            placement = self._place(nodes, needed, deadline)
             placement = keep_loops_on_one_task(nodes, needed, feeds, placement)
             parts = partitioning.partition(nodes, placement, feeds, fetches, targets, self._dtypes)
             planned = self._register(parts, feeds, deadline)
