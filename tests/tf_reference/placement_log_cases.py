@@ -126,19 +126,19 @@ def _script(module, body, port=None):
     return head + body
 
 
+def _run_script(python, script, env, cwd):
+    """A finished `python -c script`; its stderr's tail raised when it failed."""
+    out = subprocess.run([python, "-c", script], capture_output=True, env=env, cwd=cwd, timeout=300)
+    if out.returncode:
+        raise RuntimeError(out.stderr.decode(errors="replace")[-3000:])
+    return out
+
+
 def run_case(python, module, name, env=None, cwd=None):
     """The case's stdout(s) as the framework prints them: {"stdout": ...} or, for a grpc
     case, {"client": ..., "server": ...}."""
     if name in CASES:
-        out = subprocess.run(
-            [python, "-c", _script(module, CASES[name])],
-            capture_output=True,
-            env=env,
-            cwd=cwd,
-            timeout=300,
-        )
-        if out.returncode:
-            raise RuntimeError(out.stderr.decode(errors="replace")[-3000:])
+        out = _run_script(python, _script(module, CASES[name]), env, cwd)
         return {
             "stdout": out.stdout.decode(),
             "stderr_log": placement_log_lines(out.stderr.decode(errors="replace")),
@@ -157,15 +157,7 @@ def run_case(python, module, name, env=None, cwd=None):
     )
     try:
         first = server.stdout.readline().decode()
-        client = subprocess.run(
-            [python, "-c", _script(module, client_body, port)],
-            capture_output=True,
-            env=env,
-            cwd=cwd,
-            timeout=300,
-        )
-        if client.returncode:
-            raise RuntimeError(client.stderr.decode(errors="replace")[-3000:])
+        client = _run_script(python, _script(module, client_body, port), env, cwd)
         rest, _ = server.communicate(b"", timeout=60)
     finally:
         if server.poll() is None:
