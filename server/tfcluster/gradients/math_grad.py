@@ -106,8 +106,11 @@ def _axes_to(sa: tuple[int, ...], sb: tuple[int, ...]) -> list[int]:
     return [i for i in range(n) if pa[i] == 1]
 
 
-def _reduce_like_tf(g: Tensor, shape: list[int], axes: list[int]) -> Tensor:
-    return array_ops.reshape(math_ops.reduce_sum(g, axes), shape)
+def _reduced(g: Tensor, side: tuple[list[int], list[int], bool]) -> Tensor:
+    """One side's gradient from _smart_broadcast_args's (shape, axes, must reduce): summed
+    over the axes and reshaped where it must be, else `g` as it is."""
+    shape, axes, must_reduce = side
+    return array_ops.reshape(math_ops.reduce_sum(g, axes), shape) if must_reduce else g
 
 
 def unbroadcast(grad: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
@@ -127,11 +130,7 @@ def _add_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
     smart = _smart_broadcast_args(x, y, grad) if _needs_broadcast(x, y, grad) else None
     if smart is not None:
-        (sx, rx, reduce_x), (sy, ry, reduce_y) = smart
-        return (
-            _reduce_like_tf(grad, sx, rx) if reduce_x else grad,
-            _reduce_like_tf(grad, sy, ry) if reduce_y else grad,
-        )
+        return _reduced(grad, smart[0]), _reduced(grad, smart[1])
     return unbroadcast(grad, x, y)
 
 
@@ -148,13 +147,7 @@ def _sub_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
     smart = _smart_broadcast_args(x, y, grad) if _needs_broadcast(x, y, grad) else None
     if smart is not None:
-        (sx, rx, reduce_x), (sy, ry, reduce_y) = smart
-        return (
-            _reduce_like_tf(grad, sx, rx) if reduce_x else grad,
-            _reduce_like_tf(math_ops.negative(grad), sy, ry)
-            if reduce_y
-            else math_ops.negative(grad),
-        )
+        return _reduced(grad, smart[0]), _reduced(math_ops.negative(grad), smart[1])
     return _sum_to(grad, x, y), math_ops.negative(_sum_to(grad, y, x))
 
 
@@ -173,13 +166,9 @@ def _mul_grad(op: Operation, grad: Tensor) -> Any:
     smart = _smart_broadcast_args(x, y, grad) if isinstance(grad, Tensor) else None
     cx, cy = math_ops.conj(x), math_ops.conj(y)
     if smart is not None:
-        (sx, rx, reduce_x), (sy, ry, reduce_y) = smart
         gx = math_ops.multiply(grad, cy)
         gy = math_ops.multiply(cx, grad)
-        return (
-            _reduce_like_tf(gx, sx, rx) if reduce_x else gx,
-            _reduce_like_tf(gy, sy, ry) if reduce_y else gy,
-        )
+        return _reduced(gx, smart[0]), _reduced(gy, smart[1])
     return (
         _sum_to(math_ops.multiply(grad, cy), x, y),
         _sum_to(math_ops.multiply(cx, grad), y, x),
