@@ -31,13 +31,17 @@ _LEN = struct.Struct("<Q")
 _CODE = struct.Struct("<I")
 _STATUS_BIT = 1 << 63
 # A frame with only this bit set is a heartbeat: the server is alive (it carries nothing).
-HEARTBEAT = _LEN.pack(1 << 62)
+_HEARTBEAT_BIT = 1 << 62
+HEARTBEAT = _LEN.pack(_HEARTBEAT_BIT)
 # A client takes a server that sent nothing (not even a heartbeat) for this many of its
 # heartbeat intervals for frozen or unreachable.
 HEARTBEATS_MISSED = 3
 # A frame with only this bit set ends the client's requests. A plain connection says the same
 # by shutting its write side; a TLS connection cannot (its records would be cut off).
-END_OF_REQUESTS = _LEN.pack(1 << 61)
+_END_BIT = 1 << 61
+END_OF_REQUESTS = _LEN.pack(_END_BIT)
+# A length header with none of these bits set is a message's.
+_CONTROL_BITS = _STATUS_BIT | _HEARTBEAT_BIT | _END_BIT
 # Messages up to this size are read through the socket's buffer and sent in one piece.
 _SMALL = 64 << 10
 _MAX_STATUS = 64 << 10
@@ -206,7 +210,7 @@ class Wire:
         if have < _LEN.size:
             return False
         (n,) = _LEN.unpack(self._reader.peek(_LEN.size)[: _LEN.size])
-        return not n & (_STATUS_BIT | (1 << 62) | (1 << 61)) and have >= _LEN.size + n
+        return not n & _CONTROL_BITS and have >= _LEN.size + n
 
     def _exact(self, n: int) -> bytes:
         data = self._take(n)
