@@ -17,10 +17,6 @@ from tf_reference.cond_gradient_cases import CASES
 # Cases whose op count still differs from TF 1.15's, and why. The test fails if one of them
 # starts to match (then it moves out of this list).
 KNOWN_COUNT_DIFFERENCES = {
-    # The moments' gradients (Mean's, SquaredDifference's, RealDiv's with broadcasting) and
-    # the fused/unfused batch-norm arithmetic make other op counts than TF 1.15's (Mul, Add
-    # and Sub follow TF's SmartBroadcastGradientArgs; those do not yet).
-    "batch_normalization_with_training_tensor": "Mean/SquaredDifference/RealDiv gradients",
     # TF1's while_loop gradient builds a gradient while loop of Enter/Merge/Switch/Exit ops
     # and stack accumulators; tfcluster's one While op does not count them yet.
     "while_loop_gradient": "v1 while_loop gradient not counted as TF1's",

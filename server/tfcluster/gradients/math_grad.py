@@ -15,9 +15,10 @@ from tfcluster.framework.graph import (
     Tensor,
     convert_to_tensor,
     get_default_graph,
+    name_scope,
 )
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
-from tfcluster.ops import array_ops, constant_op, math_ops
+from tfcluster.ops import array_ops, constant_op, counting_ops, math_ops, partition_ops
 
 
 # ---- broadcasting -------------------------------------------------------------------------
@@ -39,6 +40,105 @@ def _static_reduction_axes(x: Tensor, y: Tensor) -> list[int] | None:
     return axes
 
 
+def _bcast_cache_graph() -> Graph:
+    """The graph whose cache of broadcast reduction axes TF 1.15 uses: its gradient ops
+    (those of a cond branch too) are all made in the one graph."""
+    graph = get_default_graph()
+    while (outer := getattr(graph, "outer_graph", None)) is not None:
+        graph = outer
+    return graph
+
+
+_BCAST_CACHES: weakref.WeakKeyDictionary[Graph, dict[tuple[Any, Any], Any]] = (
+    weakref.WeakKeyDictionary()
+)
+
+# One side of a broadcasting op's gradient: (its shape, the axes its gradient sums over, and
+# whether it must be summed and reshaped at all), as tuples when static, else int32 tensors.
+_Side = tuple[Any, Any, bool]
+
+
+def _shape_tuple(t: Tensor) -> tuple[Any, ...] | None:
+    return None if t.shape.ndims is None else tuple(t.shape.as_list())
+
+
+def _fully_specified_and_equal(x: Tensor, y: Tensor, grad: Any) -> bool:
+    """TF's _ShapesFullySpecifiedAndEqual: the gradient passes on as it is."""
+    if not isinstance(grad, Tensor):
+        return False
+    sx = _shape_tuple(x)
+    return sx is not None and None not in sx and sx == _shape_tuple(y) == _shape_tuple(grad)
+
+
+def _smart_broadcast_args(x: Tensor, y: Tensor, grad: Any) -> tuple[_Side, _Side]:
+    """TF 1.15's SmartBroadcastGradientArgs, op for op. With both shapes static, the axes are
+    computed once per graph and shape pair (the first time from a BroadcastGradientArgs op of
+    constant shapes, which TF makes and never runs); else from Shape ops at run time."""
+    sx, sy = _shape_tuple(x), _shape_tuple(y)
+    if not isinstance(grad, Tensor) or sx is None or None in sx or sy is None or None in sy:
+        if isinstance(grad, Tensor):
+            tx, ty = (
+                array_ops.shape_internal(x, optimize=False),
+                array_ops.shape_internal(y, optimize=False),
+            )
+        else:
+            tx, ty = array_ops.shape(x), array_ops.shape(y)
+        axes_x, axes_y = math_ops.broadcast_gradient_args(tx, ty)
+        return (tx, axes_x, True), (ty, axes_y, True)
+    sg = _shape_tuple(grad)
+    cache = _BCAST_CACHES.setdefault(_bcast_cache_graph(), {})
+    cached = cache.get((sx, sy))
+    if cached is None:
+        _constant_broadcast_gradient_args(sx, sy)
+        cached = cache[(sx, sy)] = (_axes_to(sx, sy), _axes_to(sy, sx))
+    rx, ry = cached
+    return (sx, rx, sx != sg), (sy, ry, sy != sg)
+
+
+def _constant_broadcast_gradient_args(sx: tuple[int, ...], sy: tuple[int, ...]) -> None:
+    """The BroadcastGradientArgs op of two constant shapes TF makes to learn the axes."""
+    with name_scope(None, "BroadcastGradientArgs") as scope:
+        s0 = constant_op.constant(list(sx), dtype=dtypes.int32, name="s0")
+        s1 = constant_op.constant(list(sy), dtype=dtypes.int32, name="s1")
+        math_ops.broadcast_gradient_args(s0, s1, name=scope)
+
+
+def _axes_to(sa: tuple[int, ...], sb: tuple[int, ...]) -> tuple[int, ...]:
+    """The axes of broadcast(a, b) a's gradient sums over, as TF's BroadcastGradientArgs
+    gives them: none for equal shapes, else every axis where a (padded with leading ones)
+    is 1, even where b's is 1 too."""
+    if sa == sb:
+        return ()
+    n = max(len(sa), len(sb))
+    pa = (1,) * (n - len(sa)) + sa
+    return tuple(i for i in range(n) if pa[i] == 1)
+
+
+def _sum_reshaped(g: Tensor, axes: Any, shape: Any) -> Tensor:
+    """TF's `reshape(reduce_sum(g, axes), shape)`, with static axes and shapes as constants."""
+    return array_ops.reshape(math_ops.reduce_sum(g, _as_list(axes)), _as_list(shape))
+
+
+def _as_list(value: Any) -> Any:
+    return list(value) if isinstance(value, tuple) else value
+
+
+def _reduced(g: Tensor, side: _Side) -> Tensor:
+    """One side's gradient from _smart_broadcast_args: summed and reshaped where it must be."""
+    shape, axes, must_reduce = side
+    return _sum_reshaped(g, axes, shape) if must_reduce else g
+
+
+def _broadcast_shapes(x: Tensor, y: Tensor) -> tuple[Tensor, Tensor, Tensor, Tensor]:
+    """The gradients' older form in TF 1.15 (RealDiv, Maximum, FloorMod, ...): both shapes
+    (constants when static) and the axes from a BroadcastGradientArgs op."""
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    rx, ry = math_ops.broadcast_gradient_args(sx, sy)
+    return sx, sy, rx, ry
+
+
+# The remaining users of the static reduction (complex, special-function and linear-algebra
+# gradients) keep tfcluster's smaller graph.
 def _sum_to(grad: Tensor, x: Tensor, y: Tensor) -> Tensor:
     """The gradient of broadcast(x, y) summed back to x's shape."""
     axes = _static_reduction_axes(x, y)
@@ -57,173 +157,112 @@ def _sum_to(grad: Tensor, x: Tensor, y: Tensor) -> Tensor:
     return array_ops.reshape(math_ops.reduce_sum(grad, axes), target)
 
 
-def _bcast_cache_graph() -> Graph:
-    """The graph whose cache of broadcast reduction axes TF 1.15 uses: its gradient ops
-    (those of a cond branch too) are all made in the one graph."""
-    graph = get_default_graph()
-    while (outer := getattr(graph, "outer_graph", None)) is not None:
-        graph = outer
-    return graph
-
-
-_BCAST_CACHES: weakref.WeakKeyDictionary[Graph, dict[tuple[Any, Any], Any]] = (
-    weakref.WeakKeyDictionary()
-)
-
-
-def _smart_broadcast_args(x: Tensor, y: Tensor, grad: Tensor) -> Any:
-    """TF 1.15's SmartBroadcastGradientArgs for known shapes: per side (shape, reduction
-    axes, must reduce). The axes are computed once per graph and shape pair; the first time,
-    TF makes a BroadcastGradientArgs op of constant shapes (counted, not made: its value is
-    never used). None when a shape is not fully known."""
-    if not (x.shape.is_fully_defined() and y.shape.is_fully_defined()):
-        return None
-    sx = tuple(d or 0 for d in x.shape.as_list())  # fully defined: no None left
-    sy = tuple(d or 0 for d in y.shape.as_list())
-    sg = tuple(grad.shape.as_list()) if grad.shape.is_fully_defined() else None
-    graph = _bcast_cache_graph()
-    cache = _BCAST_CACHES.setdefault(graph, {})
-    cached = cache.get((sx, sy))
-    if cached is None:
-        # TF's op and its two shape constants are never read: only their name and op count
-        # are kept (a loop body's gradient would otherwise run them every iteration).
-        graph_now = get_default_graph()
-        graph_now.unique_name("BroadcastGradientArgs")
-        graph_now._match_tf1_op_count(3)
-        cached = cache[(sx, sy)] = (_axes_to(sx, sy), _axes_to(sy, sx))
-    rx, ry = cached
-    return (list(sx), rx, sx != sg), (list(sy), ry, sy != sg)
-
-
-def _axes_to(sa: tuple[int, ...], sb: tuple[int, ...]) -> list[int]:
-    """The axes of broadcast(a, b) a's gradient sums over, as TF's BroadcastGradientArgs
-    gives them: none for equal shapes, else every axis where a (padded with leading ones)
-    is 1, even where b's is 1 too."""
-    if sa == sb:
-        return []
-    n = max(len(sa), len(sb))
-    pa = (1,) * (n - len(sa)) + sa
-    return [i for i in range(n) if pa[i] == 1]
-
-
-def _reduced(g: Tensor, side: tuple[list[int], list[int], bool]) -> Tensor:
-    """One side's gradient from _smart_broadcast_args's (shape, axes, must reduce): summed
-    over the axes and reshaped where it must be, else `g` as it is."""
-    shape, axes, must_reduce = side
-    return array_ops.reshape(math_ops.reduce_sum(g, axes), shape) if must_reduce else g
-
-
-def unbroadcast(grad: Tensor, x: Tensor, y: Tensor) -> tuple[Tensor, Tensor]:
-    """Reduces a broadcast result's gradient back to the shapes of x and y."""
-    return _sum_to(grad, x, y), _sum_to(grad, y, x)
-
-
 def reduce_to(grad: Tensor, x: Tensor, other: Tensor) -> Tensor:
-    """The part of `unbroadcast` for x alone."""
+    """A broadcast result's gradient summed back to x's shape (x broadcast against other)."""
     return _sum_to(grad, x, other)
 
 
 # ---- binary element-wise ops --------------------------------------------------------------
+# Each builds TF 1.15's ops in TF's order: gradient tensors carry TF's names, and random ops
+# made after minimize() are seeded with TF's op count.
 @RegisterGradient("Add")
 @RegisterGradient("AddV2")
 def _add_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
-    smart = _smart_broadcast_args(x, y, grad) if _needs_broadcast(x, y, grad) else None
-    if smart is not None:
-        return _reduced(grad, smart[0]), _reduced(grad, smart[1])
-    return unbroadcast(grad, x, y)
-
-
-def _needs_broadcast(x: Tensor, y: Tensor, grad: Any) -> bool:
-    """Not TF's shortcut for equal, known shapes (where a gradient passes on as it is)."""
-    if not isinstance(grad, Tensor):
-        return False
-    shape = x.shape
-    return not (shape.is_fully_defined() and shape == y.shape == grad.shape)
+    if _fully_specified_and_equal(x, y, grad):
+        return grad, grad
+    side_x, side_y = _smart_broadcast_args(x, y, grad)
+    return _reduced(grad, side_x), _reduced(grad, side_y)
 
 
 @RegisterGradient("Sub")
 def _sub_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
-    smart = _smart_broadcast_args(x, y, grad) if _needs_broadcast(x, y, grad) else None
-    if smart is not None:
-        return _reduced(grad, smart[0]), _reduced(math_ops.negative(grad), smart[1])
-    return _sum_to(grad, x, y), math_ops.negative(_sum_to(grad, y, x))
+    if _fully_specified_and_equal(x, y, grad):
+        return grad, math_ops.negative(grad)
+    side_x, side_y = _smart_broadcast_args(x, y, grad)
+    gx = _reduced(grad, side_x)
+    return gx, _reduced(math_ops.negative(grad), side_y)
 
 
 @RegisterGradient("Mul")
 def _mul_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
-    if (
-        isinstance(grad, Tensor)
-        and grad.dtype.base_dtype in (dtypes.float32, dtypes.int32)
-        and x.shape.is_fully_defined()
-        and x.shape == y.shape == grad.shape
+    if _fully_specified_and_equal(x, y, grad) and grad.dtype.base_dtype in (
+        dtypes.int32,
+        dtypes.float32,
     ):
-        # TF's shortcut for equal, known shapes: no broadcast to undo.
         return math_ops.multiply(grad, y), math_ops.multiply(grad, x)
+    side_x, side_y = _smart_broadcast_args(x, y, grad)
     # Complex inputs take the conjugate, as TF's (conj of a real tensor is the tensor itself).
-    smart = _smart_broadcast_args(x, y, grad) if isinstance(grad, Tensor) else None
     cx, cy = math_ops.conj(x), math_ops.conj(y)
-    if smart is not None:
-        gx = math_ops.multiply(grad, cy)
-        gy = math_ops.multiply(cx, grad)
-        return _reduced(gx, smart[0]), _reduced(gy, smart[1])
-    return (
-        _sum_to(math_ops.multiply(grad, cy), x, y),
-        _sum_to(math_ops.multiply(cx, grad), y, x),
-    )
+    gx = _reduced(math_ops.multiply(grad, cy), side_x)
+    return gx, _reduced(math_ops.multiply(cx, grad), side_y)
 
 
 @RegisterGradient("RealDiv")
-@RegisterGradient("Div")
 def _real_div_grad(op: Operation, grad: Tensor) -> Any:
-    x, y = (math_ops.conj(t) for t in op.inputs)
-    gx = math_ops.realdiv(grad, y)
-    gy = math_ops.multiply(grad, math_ops.realdiv(math_ops.realdiv(math_ops.negative(x), y), y))
-    return _sum_to(gx, x, y), _sum_to(gy, y, x)
+    x, y = op.inputs
+    sx, sy, rx, ry = _broadcast_shapes(x, y)
+    x, y = math_ops.conj(x), math_ops.conj(y)
+    gx = _sum_reshaped(math_ops.realdiv(grad, y), rx, sx)
+    neg_x_over_y2 = math_ops.realdiv(math_ops.realdiv(math_ops.negative(x), y), y)
+    return gx, _sum_reshaped(grad * neg_x_over_y2, ry, sy)
+
+
+@RegisterGradient("Div")
+def _div_grad(op: Operation, grad: Tensor) -> Any:
+    x, y = op.inputs
+    sx, sy, rx, ry = _broadcast_shapes(x, y)
+    x, y = math_ops.conj(x), math_ops.conj(y)
+    gx = _sum_reshaped(math_ops.divide(grad, y), rx, sx)
+    neg_x_over_y2 = math_ops.divide(math_ops.divide(math_ops.negative(x), y), y)
+    return gx, _sum_reshaped(grad * neg_x_over_y2, ry, sy)
 
 
 @RegisterGradient("DivNoNan")
 def _div_no_nan_grad(op: Operation, grad: Tensor) -> Any:
-    x, y = (math_ops.conj(t) for t in op.inputs)
-    gx = math_ops.div_no_nan(grad, y)
-    gy = math_ops.multiply(
-        grad, math_ops.div_no_nan(math_ops.div_no_nan(math_ops.negative(x), y), y)
-    )
-    return _sum_to(gx, x, y), _sum_to(gy, y, x)
+    x, y = op.inputs
+    sx, sy, rx, ry = _broadcast_shapes(x, y)
+    x, y = math_ops.conj(x), math_ops.conj(y)
+    gx = _sum_reshaped(math_ops.div_no_nan(grad, y), rx, sx)
+    neg_x_over_y2 = math_ops.div_no_nan(math_ops.div_no_nan(math_ops.negative(x), y), y)
+    return gx, _sum_reshaped(grad * neg_x_over_y2, ry, sy)
 
 
 @RegisterGradient("FloorMod")
 def _floor_mod_grad(op: Operation, grad: Tensor) -> Any:
     # x mod y = x - floor(x / y) * y, and floor(x / y) is piecewise constant.
-    x, y = op.inputs
-    gy = math_ops.multiply(grad, math_ops.negative(math_ops.floor_div(x, y)))
-    return _sum_to(grad, x, y), _sum_to(gy, y, x)
+    x, y = math_ops.conj(op.inputs[0]), math_ops.conj(op.inputs[1])
+    sx, sy, rx, ry = _broadcast_shapes(x, y)
+    floor_xy = math_ops.floor_div(x, y)
+    gx = _sum_reshaped(grad, rx, sx)
+    return gx, _sum_reshaped(grad * math_ops.negative(floor_xy), ry, sy)
 
 
 @RegisterGradient("Pow")
 def _pow_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
-    z = op.outputs[0]
-    gx = math_ops.multiply(
-        math_ops.multiply(grad, y), math_ops.pow(x, math_ops.subtract(y, _one(y)))
-    )
-    # d/dy x^y = x^y log(x); use 0 where x <= 0 instead of a false singularity.
-    mask = math_ops.greater(x, array_ops.zeros_like(x))
-    safe_x = math_ops.select(mask, x, array_ops.ones_like(x))
-    log_x = math_ops.select(mask, math_ops.log(safe_x), array_ops.zeros_like(x))
-    gy = math_ops.multiply(math_ops.multiply(grad, z), log_x)
-    return _sum_to(gx, x, y), _sum_to(gy, y, x)
+    side_x, side_y = _smart_broadcast_args(x, y, grad)
+    x, y = math_ops.conj(x), math_ops.conj(y)
+    gx = _reduced(grad * y * math_ops.pow(x, y - 1), side_x)
+    z = math_ops.conj(op.outputs[0])
+    # d/dy x^y = x^y log(x); 0 where x <= 0 (complex: where x == 0) instead of a false
+    # singularity.
+    mask = math_ops.not_equal(x, 0) if x.dtype.is_complex else x > 0
+    safe_x = array_ops.where(mask, x, array_ops.ones_like(x))
+    log_x = array_ops.where(mask, math_ops.log(safe_x), array_ops.zeros_like(x))
+    return gx, _reduced(grad * z * log_x, side_y)
 
 
 def _maximum_minimum_grad(op: Operation, grad: Tensor, x_wins: Any) -> Any:
     x, y = op.inputs
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    zeros = array_ops.zeros(array_ops.shape(grad), grad.dtype)
     xmask = x_wins(x, y)
-    zeros = array_ops.zeros_like(grad)
-    gx = math_ops.select(xmask, grad, zeros)
-    gy = math_ops.select(xmask, zeros, grad)
-    return _sum_to(gx, x, y), _sum_to(gy, y, x)
+    rx, ry = math_ops.broadcast_gradient_args(sx, sy)
+    gx = _sum_reshaped(array_ops.where(xmask, grad, zeros), rx, sx)
+    return gx, _sum_reshaped(array_ops.where(xmask, zeros, grad), ry, sy)
 
 
 @RegisterGradient("Maximum")
@@ -239,8 +278,14 @@ def _minimum_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("SquaredDifference")
 def _squared_difference_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
-    x_grad = math_ops.multiply(math_ops.multiply(grad, _const(2, grad)), math_ops.subtract(x, y))
-    return _sum_to(x_grad, x, y), math_ops.negative(_sum_to(x_grad, y, x))
+    with get_default_graph().control_dependencies([grad]):
+        x_grad = math_ops.scalar_mul(2.0, grad) * (x - y)
+    if _fully_specified_and_equal(x, y, grad):
+        return x_grad, -x_grad
+    side_x, side_y = _smart_broadcast_args(x, y, grad)
+    gx = _reduced(x_grad, side_x)
+    shape, axes, must_reduce = side_y
+    return gx, -(_sum_reshaped(x_grad, axes, shape) if must_reduce else x_grad)
 
 
 def _const(value: Any, like: Tensor) -> Tensor:
@@ -259,7 +304,7 @@ def _neg_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Abs")
 def _abs_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, math_ops.sign(op.inputs[0]))]
+    return [grad * math_ops.sign(op.inputs[0])]
 
 
 @RegisterGradient("Square")
@@ -295,7 +340,8 @@ def _sigmoid_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Exp")
 def _exp_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, math_ops.conj(op.outputs[0]))]
+    with get_default_graph().control_dependencies([grad]):
+        return [grad * math_ops.conj(op.outputs[0])]
 
 
 @RegisterGradient("Expm1")
@@ -305,7 +351,8 @@ def _expm1_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Log")
 def _log_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, math_ops.reciprocal(math_ops.conj(op.inputs[0])))]
+    with get_default_graph().control_dependencies([grad]):
+        return [grad * math_ops.reciprocal(math_ops.conj(op.inputs[0]))]
 
 
 @RegisterGradient("Log1p")
@@ -488,43 +535,43 @@ def _add_n_grad(op: Operation, grad: Tensor) -> Any:
 
 
 # ---- reductions ---------------------------------------------------------------------------
-def _reduced_shape(op: Operation) -> Any:
-    """The reduction's output shape with the reduced axes kept as 1 (TF's reduced_shape):
-    a Python list when static, else an int32 tensor."""
-    x, axes = op.inputs
-    axes_v = tensor_util.constant_value(axes)
-    rank = x.shape.ndims
-    if axes_v is not None and rank is not None:
-        reduced = {int(a) % rank for a in np.asarray(axes_v).reshape(-1)} if rank else set()
-        if x.shape.is_fully_defined():
-            return [1 if i in reduced else d for i, d in enumerate(x.shape.as_list())]
-        keep = np.array([0 if i in reduced else 1 for i in range(rank)], dtype=np.int32)
-        return math_ops.add(
-            math_ops.multiply(array_ops.shape(x), keep), convert_to_tensor(1 - keep)
-        )
-    return _dynamic_reduced_shape(array_ops.shape(x), math_ops.cast(axes, dtypes.int32))
-
-
-def _dynamic_reduced_shape(input_shape: Tensor, axes: Tensor) -> Tensor:
-    """input_shape with the reduced axes set to 1, from graph ops only."""
-    rank = array_ops.size(input_shape)
-    # max(rank, 1): a scalar has no axes to reduce, and FloorMod by 0 is an error.
-    axes_mod = math_ops.floormod(math_ops.add(axes, rank), math_ops.maximum(rank, 1))
-    all_axes = math_ops.range(0, rank)
-    # 1 where an axis is reduced: any(all_axes[:, None] == axes_mod[None, :], axis=1)
-    hits = math_ops.cast(
-        math_ops.equal(array_ops.reshape(all_axes, [-1, 1]), array_ops.reshape(axes_mod, [1, -1])),
-        dtypes.int32,
+# Each builds TF 1.15's ops in TF's order (see the binary ops above for why).
+def reduced_shape(input_shape: Any, axes: Any) -> Tensor:
+    """TF's math_ops.reduced_shape, op for op: input_shape with the reduced axes set to 1."""
+    input_shape = math_ops.cast(input_shape, dtypes.int32)
+    axes = math_ops.cast(axes, dtypes.int32)
+    input_rank = array_ops.size(input_shape)
+    axes = (axes + input_rank) % input_rank
+    axes_shape = array_ops.shape(axes)
+    return partition_ops.dynamic_stitch(
+        [math_ops.range(input_rank), axes], [input_shape, array_ops.fill(axes_shape, 1)]
     )
-    reduced = math_ops.reduce_sum(hits, axis=1)  # 0 or 1: the Sum kernel rejects duplicates
-    return math_ops.add(math_ops.multiply(input_shape, math_ops.subtract(1, reduced)), reduced)
 
 
-def _grad_kept(op: Operation, grad: Tensor) -> Tensor:
-    """The reduction's output gradient with the reduced axes kept as size 1."""
-    if op._get_attr("keep_dims"):
-        return grad
-    return array_ops.reshape(grad, _reduced_shape(op))
+def _safe_shape_div(x: Any, y: Any) -> Any:
+    """x // max(y, 1): a reduced axis of size 0 divides as 0 / 0 = 0."""
+    return x // math_ops.maximum(y, 1)
+
+
+_REDUCED_SHAPE_CACHES: weakref.WeakKeyDictionary[
+    Graph, dict[tuple[Any, Any], tuple[list[int], list[int]]]
+] = weakref.WeakKeyDictionary()
+
+
+def _static_kept_and_scaling(shape: tuple[int, ...], axes: Any) -> tuple[list[int], list[int]]:
+    """(reduced shape with kept axes, tile multiples) of a reduction of a static shape over
+    constant axes, once per graph: the first time TF makes (and never runs) the ops of
+    reduced_shape and _safe_shape_div over constants to evaluate them."""
+    axes_t = tuple(int(a) for a in np.asarray(axes).reshape(-1))
+    cache = _REDUCED_SHAPE_CACHES.setdefault(_bcast_cache_graph(), {})
+    hit = cache.get((shape, axes_t))
+    if hit is None:
+        reduced = {a % len(shape) for a in axes_t} if shape else set()
+        kept = [1 if i in reduced else d for i, d in enumerate(shape)]
+        reduced_shape(list(shape), list(axes_t))
+        _safe_shape_div(list(shape), kept)
+        hit = cache[(shape, axes_t)] = (kept, [d // max(k, 1) for d, k in zip(shape, kept)])
+    return hit
 
 
 @RegisterGradient("Sum")
@@ -532,58 +579,54 @@ def _sum_grad(op: Operation, grad: Tensor) -> Any:
     """The gradient tiled over the reduced axes, as TF's (a Tile: no multiply, which also
     keeps tf.profiler's FLOP count of a training graph equal to TF's)."""
     x = op.inputs[0]
-    axes = tensor_util.constant_value(op.inputs[1])
-    rank = x.shape.ndims
-    if rank is not None and axes is not None and np.array_equal(axes, np.arange(rank)):
-        # TF's fast path for a reduction of every axis, op for op (a Reshape to all ones and
-        # a Tile by the input's shape): later ops' seeds count the ops made before them.
-        ones = array_ops.reshape(grad, [1] * rank)
-        dims = x.shape.as_list()
-        if None not in dims:
-            multiples: Any = constant_op.constant(dims, dtype=dtypes.int32)
-        else:
-            multiples = array_ops.shape(x)
-        return [array_ops.tile(ones, multiples), None]
-    kept = _grad_kept(op, grad)
-    shape = _reduced_shape(op)
-    if isinstance(shape, list):
-        multiples = constant_op.constant(
-            [d // max(k, 1) for d, k in zip(x.shape.as_list(), shape)], dtype=dtypes.int32
-        )
-    else:
-        multiples = math_ops.floordiv(array_ops.shape(x), math_ops.maximum(shape, 1))
-    return [array_ops.tile(kept, multiples), None]
+    shape = _shape_tuple(x)
+    if shape is not None:
+        axes = tensor_util.constant_value(op.inputs[1])
+        if axes is not None:
+            rank = len(shape)
+            if np.array_equal(axes, np.arange(rank)):
+                # Every axis reduced: a Reshape to all ones and a Tile by the input's shape.
+                ones = array_ops.reshape(grad, [1] * rank)
+                if None not in shape:
+                    multiples: Any = constant_op.constant(list(shape), dtype=dtypes.int32)
+                else:
+                    multiples = array_ops.shape(x)
+                return [array_ops.tile(ones, multiples), None]
+            if None not in shape:
+                kept, scaling = _static_kept_and_scaling(shape, axes)
+                return [array_ops.tile(array_ops.reshape(grad, kept), scaling), None]
+    input_shape = array_ops.shape(x)
+    kept_t = reduced_shape(input_shape, op.inputs[1])
+    scaling_t = _safe_shape_div(input_shape, kept_t)
+    return [array_ops.tile(array_ops.reshape(grad, kept_t), scaling_t), None]
 
 
 @RegisterGradient("Mean")
 def _mean_grad(op: Operation, grad: Tensor) -> Any:
     sum_grad = _sum_grad(op, grad)[0]
-    x, y = op.inputs[0], op.outputs[0]
-    if x.shape.is_fully_defined() and y.shape.is_fully_defined():
-        factor: Tensor = _const(
-            (x.shape.num_elements() or 0) // max(y.shape.num_elements() or 0, 1), sum_grad
+    in_shape, out_shape = _shape_tuple(op.inputs[0]), _shape_tuple(op.outputs[0])
+    if in_shape is not None and out_shape is not None and None not in in_shape + out_shape:
+        factor: Any = constant_op.constant(
+            int(np.prod(in_shape, dtype=np.int64)) // max(int(np.prod(out_shape)), 1),
+            dtype=sum_grad.dtype,
         )
     else:
-        # TF's ops in TF's order (Shape, Shape, Prod, Prod, Maximum, floordiv, Cast, truediv).
-        x_shape, y_shape = array_ops.shape(x), array_ops.shape(y)
-        count = math_ops.floordiv(
-            math_ops.reduce_prod(x_shape), math_ops.maximum(math_ops.reduce_prod(y_shape), 1)
+        in_shape_t = array_ops.shape(op.inputs[0])
+        out_shape_t = array_ops.shape(op.outputs[0])
+        factor = _safe_shape_div(
+            math_ops.reduce_prod(in_shape_t), math_ops.reduce_prod(out_shape_t)
         )
-        factor = math_ops.cast(count, sum_grad.dtype)
-    return [math_ops.truediv(sum_grad, factor), None]
+    return [math_ops.truediv(sum_grad, math_ops.cast(factor, sum_grad.dtype)), None]
 
 
 def _min_or_max_grad(op: Operation, grad: Tensor) -> Any:
     # The gradient goes to the elements equal to the extremum, split evenly between ties.
-    x, axes = op.inputs
-    y = op.outputs[0]
-    if not op._get_attr("keep_dims"):
-        kept = _reduced_shape(op)
-        y = array_ops.reshape(y, kept)
-        grad = array_ops.reshape(grad, kept)
-    indicators = math_ops.cast(math_ops.equal(y, x), grad.dtype)
-    num_selected = math_ops.reduce_sum(indicators, axes, keepdims=True)
-    return [math_ops.multiply(math_ops.realdiv(indicators, num_selected), grad), None]
+    kept = reduced_shape(array_ops.shape(op.inputs[0]), op.inputs[1])
+    y = array_ops.reshape(op.outputs[0], kept)
+    grad = array_ops.reshape(grad, kept)
+    indicators = math_ops.cast(math_ops.equal(y, op.inputs[0]), grad.dtype)
+    num_selected = array_ops.reshape(math_ops.reduce_sum(indicators, op.inputs[1]), kept)
+    return [math_ops.divide(indicators, num_selected) * grad, None]
 
 
 RegisterGradient("Max")(_min_or_max_grad)
@@ -592,27 +635,32 @@ RegisterGradient("Min")(_min_or_max_grad)
 
 @RegisterGradient("Prod")
 def _prod_grad(op: Operation, grad: Tensor) -> Any:
-    """d prod / d x_i = product of the other elements, exact when some x are zero: with no
-    zero it is prod / x_i, with one zero only that element gets the product of the rest, with
-    more every element gets 0."""
-    x, axes = op.inputs
-    grad = _grad_kept(op, grad)
-    zeros = array_ops.zeros_like(x)
-    ones = array_ops.ones_like(x)
-    is_zero = math_ops.equal(x, zeros)
-    nonzero = math_ops.select(is_zero, ones, x)
-    prod_nonzero = math_ops.multiply(math_ops.reduce_prod(nonzero, axes, keepdims=True), ones)
-    zero_count = math_ops.multiply(
-        math_ops.reduce_sum(math_ops.cast(is_zero, x.dtype), axes, keepdims=True), ones
-    )
-    others = math_ops.select(
-        is_zero,
-        math_ops.select(math_ops.equal(zero_count, ones), prod_nonzero, zeros),
-        math_ops.select(
-            math_ops.equal(zero_count, zeros), math_ops.realdiv(prod_nonzero, nonzero), zeros
-        ),
-    )
-    return [math_ops.multiply(grad, others), None]
+    """The product of the other elements as two exclusive cumulative products (exact where
+    some elements are zero), over the reduced axes packed into one."""
+    x = op.inputs[0]
+    input_shape = array_ops.shape(x)
+    reduction_indices = array_ops.reshape(op.inputs[1], [-1])
+    kept = reduced_shape(input_shape, op.inputs[1])
+    scaling = _safe_shape_div(input_shape, kept)
+    grad = array_ops.tile(array_ops.reshape(grad, kept), scaling)
+    # Shape arithmetic on the CPU, as TF (ListDiff has no GPU kernel).
+    with get_default_graph().device("/cpu:0"):
+        rank = array_ops.rank(x)
+        reduction_indices = (reduction_indices + rank) % rank
+        reduced = math_ops.cast(reduction_indices, dtypes.int32)
+        idx = math_ops.range(0, rank)
+        other, _ = counting_ops.setdiff1d(idx, reduced)
+        perm = array_ops.concat([reduced, other], 0)
+        reduced_num = math_ops.reduce_prod(array_ops.gather(input_shape, reduced))
+        other_num = math_ops.reduce_prod(array_ops.gather(input_shape, other))
+    permuted = array_ops.transpose(x, perm)
+    permuted_shape = array_ops.shape(permuted)
+    reshaped = array_ops.reshape(permuted, (reduced_num, other_num))
+    left = math_ops.cumprod(reshaped, axis=0, exclusive=True)
+    right = math_ops.cumprod(reshaped, axis=0, exclusive=True, reverse=True)
+    y = array_ops.reshape(math_ops.conj(left) * math_ops.conj(right), permuted_shape)
+    out = grad * array_ops.transpose(y, array_ops.invert_permutation(perm))
+    return [array_ops.reshape(out, input_shape), None]
 
 
 @RegisterGradient("Cumsum")

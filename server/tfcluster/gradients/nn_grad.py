@@ -79,15 +79,15 @@ def _relu6_grad_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("Softmax")
 def _softmax_grad(op: Operation, grad: Tensor) -> Any:
     softmax = op.outputs[0]
-    sum_channels = math_ops.reduce_sum(math_ops.multiply(grad, softmax), -1, keepdims=True)
-    return [math_ops.multiply(math_ops.subtract(grad, sum_channels), softmax)]
+    # TF's operators (ops named mul, sub, mul_1).
+    sum_channels = math_ops.reduce_sum(grad * softmax, -1, keepdims=True)
+    return [(grad - sum_channels) * softmax]
 
 
 @RegisterGradient("LogSoftmax")
 def _log_softmax_grad(op: Operation, grad: Tensor) -> Any:
     softmax = math_ops.exp(op.outputs[0])
-    total = math_ops.reduce_sum(grad, -1, keepdims=True)
-    return [math_ops.subtract(grad, math_ops.multiply(total, softmax))]
+    return [grad - math_ops.reduce_sum(grad, -1, keepdims=True) * softmax]
 
 
 @RegisterGradient("SoftmaxCrossEntropyWithLogits")
@@ -112,7 +112,7 @@ def _sparse_softmax_xent_grad(op: Operation, grad_loss: Tensor, grad_grad: Tenso
 
 @RegisterGradient("L2Loss")
 def _l2_loss_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(op.inputs[0], grad)]
+    return [op.inputs[0] * grad]
 
 
 @RegisterGradient("BiasAdd")

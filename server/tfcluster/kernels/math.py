@@ -47,32 +47,33 @@ def _shape(x: Any) -> list[int]:
 
 
 # ---- element-wise binary ops --------------------------------------------------------------
-def _check_nonzero(xp: Any, y: Any) -> None:
-    if not bool(xp.all(y)):
+def _check_nonzero(xp: Any, x: Any, y: Any) -> None:
+    # An empty result divides nothing (TF's binary ops return before computing it).
+    if x.size and y.size and not bool(xp.all(y)):
         raise invalid("Integer division by zero")
 
 
 def _int_floordiv(xp: Any, x: Any, y: Any) -> Any:
-    _check_nonzero(xp, y)
+    _check_nonzero(xp, x, y)
     return xp.floor_divide(x, y)
 
 
 def _int_truncdiv(xp: Any, x: Any, y: Any) -> Any:
     """C++ integer division: rounds toward zero."""
-    _check_nonzero(xp, y)
+    _check_nonzero(xp, x, y)
     q = xp.floor_divide(x, y)
     return q + ((xp.remainder(x, y) != 0) & ((x < 0) != (y < 0)))
 
 
 def _int_floormod(xp: Any, x: Any, y: Any) -> Any:
-    _check_nonzero(xp, y)
+    _check_nonzero(xp, x, y)
     return xp.mod(x, y)
 
 
-def _check_nonzero_unsafe(xp: Any, y: Any) -> None:
+def _check_nonzero_unsafe(xp: Any, x: Any, y: Any) -> None:
     """TruncateDiv and TruncateMod have no division-by-zero check in TF: its binary-op
     functor reports the failure as an internal error."""
-    if not bool(xp.all(y)):
+    if x.size and y.size and not bool(xp.all(y)):
         raise errors.InternalError(
             None,
             None,
@@ -81,13 +82,13 @@ def _check_nonzero_unsafe(xp: Any, y: Any) -> None:
 
 
 def _int_truncdiv_unsafe(xp: Any, x: Any, y: Any) -> Any:
-    _check_nonzero_unsafe(xp, y)
+    _check_nonzero_unsafe(xp, x, y)
     q = xp.floor_divide(x, y)
     return q + ((xp.remainder(x, y) != 0) & ((x < 0) != (y < 0)))
 
 
 def _int_truncmod(xp: Any, x: Any, y: Any) -> Any:
-    _check_nonzero_unsafe(xp, y)
+    _check_nonzero_unsafe(xp, x, y)
     return xp.fmod(x, y)
 
 

@@ -305,6 +305,19 @@ def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> 
         return _output("Shape", [t], {"T": t.dtype.base_dtype, "out_type": dt}, scope)
 
 
+def shape_internal(
+    input: Any, name: str | None = None, optimize: bool = True, out_type: Any = dtypes.int32
+) -> Tensor:
+    """TF's shape_internal: with optimize=False a Shape op even where the shape is static
+    (TF's gradients of partly known broadcasts make those)."""
+    if optimize or isinstance(input, SparseTensor):
+        return shape(input, name=name, out_type=out_type)
+    dt = _out_type(out_type)
+    with name_scope(name, "Shape", [input]) as scope:
+        t = convert_to_tensor(input)
+        return _output("Shape", [t], {"T": t.dtype.base_dtype, "out_type": dt}, scope)
+
+
 def _shape_op(t: Tensor) -> Tensor:
     with name_scope(None, "Shape", [t]) as scope:
         return _output("Shape", [t], {"T": t.dtype.base_dtype, "out_type": dtypes.int32}, scope)

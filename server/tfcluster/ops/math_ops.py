@@ -546,8 +546,8 @@ def scalar_mul(scalar: Any, x: Any, name: str | None = None) -> Tensor:
     s = _convert(scalar, t.dtype.base_dtype, "scalar")
     if s.shape.ndims is not None and s.shape.ndims != 0:
         raise ValueError(f"Only scalar multiply works, got shape {s.shape}")
-    with name_scope(name, "scalar_mul", [s, t]) as scope:
-        return multiply(s, t, name=scope)
+    # TF 1.15 makes the one Mul op, in no scope of its own.
+    return multiply(s, t, name=name)
 
 
 # ---- comparisons and logic ----------------------------------------------------------------
