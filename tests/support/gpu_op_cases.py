@@ -378,6 +378,12 @@ def _reshape_fill() -> Build:
     )
 
 
+@_case("ConcatOffset")
+def _concat_offset() -> Build:
+    shapes = [tf.constant(np.array(s, np.int32)) for s in ([2, 3, 4], [2, 5, 4], [2, 1, 4])]
+    return Build(_raw("ConcatOffset", [tf.constant(1), *shapes], N=3))
+
+
 @_case("FakeParam")
 def _fake_param() -> Build:
     # A function parameter that is never read: TF allocates its shape, unknown dimensions as 0.

@@ -110,15 +110,38 @@ def test_softmax_cross_entropy_rank3_gradient() -> None:
 
 
 def test_softmax_cross_entropy_gradient_through_both_outputs() -> None:
-    # Using the backprop output too exercises the grad_grad branch of the gradient.
+    # Using the backprop output too exercises the grad_grad branch of the logits' gradient.
     from tfcluster.ops.op_util import make_op
 
-    def build(logits: Any, labels: Any) -> Any:
-        op = make_op("SoftmaxCrossEntropyWithLogits", [logits, labels], {"T": tf.float64})
+    labels = softmax_np(RNG.normal(size=(3, 4)))
+
+    def build(logits: Any) -> Any:
+        op = make_op(
+            "SoftmaxCrossEntropyWithLogits", [logits, tf.constant(labels)], {"T": tf.float64}
+        )
         loss, backprop = op.outputs
         return tf.reshape(loss, [-1, 1]) + backprop
 
-    assert_gradients_match(build, [RNG.normal(size=(3, 4)), softmax_np(RNG.normal(size=(3, 4)))])
+    assert_gradients_match(build, [RNG.normal(size=(3, 4))])
+
+
+def test_softmax_cross_entropy_labels_gradient_ignores_the_backprop_output_as_tf() -> None:
+    # TF 1.15's gradient for the labels is grad_loss * -log_softmax(logits) alone, also when
+    # the backprop output is differentiated (nn_grad._SoftmaxCrossEntropyWithLogitsGrad).
+    from tfcluster.ops.op_util import make_op
+
+    logits_v = RNG.normal(size=(3, 4))
+    labels = tf.constant(softmax_np(RNG.normal(size=(3, 4))))
+    op = make_op(
+        "SoftmaxCrossEntropyWithLogits", [tf.constant(logits_v), labels], {"T": tf.float64}
+    )
+    loss, backprop = op.outputs
+    (g,) = tf.gradients(tf.reduce_sum(loss) + tf.reduce_sum(backprop), [labels])
+    with tf.Session() as sess:
+        got = sess.run(g)
+    shifted = logits_v - logits_v.max(axis=1, keepdims=True)
+    log_softmax = shifted - np.log(np.exp(shifted).sum(axis=1, keepdims=True))
+    np.testing.assert_allclose(got, -log_softmax, rtol=1e-12)
 
 
 def test_sparse_softmax_cross_entropy_gradient() -> None:

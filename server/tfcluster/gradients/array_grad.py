@@ -10,6 +10,7 @@ from tfcluster.framework import tensor_util
 from tfcluster.framework.graph import Operation, Tensor
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
 from tfcluster.ops import array_ops, math_ops
+from tfcluster.ops.op_util import make_op
 
 
 def _static_int(t: Tensor) -> int | None:
@@ -44,12 +45,8 @@ def _squeeze_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Transpose")
 def _transpose_grad(op: Operation, grad: Tensor) -> Any:
-    perm = tensor_util.constant_value(op.inputs[1])
-    if perm is not None:
-        inverse: Any = np.argsort(np.asarray(perm)).astype(np.int32)
-    else:
-        inverse = array_ops.invert_permutation(op.inputs[1])
-    return [array_ops.transpose(grad, inverse), None]
+    # TF 1.15 inverts the permutation with an op even when it is a constant.
+    return [array_ops.transpose(grad, array_ops.invert_permutation(op.inputs[1])), None]
 
 
 @RegisterGradient("ReverseV2")
@@ -102,26 +99,48 @@ def _axis_sizes(values: list[Tensor], axis: Any) -> Tensor:
 @RegisterGradient("ConcatV2")
 def _concat_grad(op: Operation, grad: Tensor) -> Any:
     values, axis = op.inputs[:-1], op.inputs[-1]
-    sizes = _axis_sizes(list(values), axis)
-    parts = array_ops.split(grad, sizes, axis=axis, num=len(values))
-    return [*parts, None]
+    if len(values) == 1:
+        return [grad, None]
+    if not isinstance(grad, Tensor):
+        sizes = _axis_sizes(list(values), axis)
+        return [*array_ops.split(grad, sizes, axis=axis, num=len(values)), None]
+    # TF 1.15's ops: the inputs' shapes (constants when all static, else one ShapeN, after
+    # a Shape op of the first value TF makes to find out), their offsets along the axis, and
+    # one Slice per input (a split by sizes beyond 16 inputs).
+    non_neg_axis = axis % array_ops.rank(values[0])
+    shapes = _input_shapes(list(values))
+    if len(shapes) > 16:
+        sizes = array_ops.squeeze(
+            array_ops.slice(array_ops.stack(shapes, axis=1), [non_neg_axis, 0], [1, -1])
+        )
+        return [*array_ops.split(grad, sizes, non_neg_axis), None]
+    offsets = make_op("ConcatOffset", [non_neg_axis, *shapes], {"N": len(shapes)}).outputs
+    return [*(array_ops.slice(grad, b, s) for b, s in zip(offsets, shapes)), None]
+
+
+def _input_shapes(values: list[Tensor]) -> list[Tensor]:
+    """TF's _ExtractInputShapes: constant shapes when every one is static, else a ShapeN."""
+    shapes = []
+    for v in values:
+        shape = array_ops.shape(v)
+        if shape.op.type != "Const":
+            return array_ops.shape_n(values)
+        shapes.append(shape)
+    return shapes
 
 
 @RegisterGradient("Slice")
 def _slice_grad(op: Operation, grad: Tensor) -> Any:
+    """The gradient padded back to the input's shape (TF's ops, in TF's order)."""
     x, begin = op.inputs[0], op.inputs[1]
     index_dtype = begin.dtype.base_dtype
     in_rank = array_ops.rank(x)
+    slice_size = array_ops.shape(op.outputs[0], out_type=index_dtype)
     column = array_ops.stack([in_rank, 1])
     before = array_ops.reshape(begin, column)
-    after_size = math_ops.subtract(
-        math_ops.subtract(
-            array_ops.shape(x, out_type=index_dtype),
-            array_ops.shape(op.outputs[0], out_type=index_dtype),
-        ),
-        begin,
+    after = array_ops.reshape(
+        array_ops.shape(x, out_type=index_dtype) - slice_size - begin, column
     )
-    after = array_ops.reshape(after_size, column)
     return [array_ops.pad(grad, array_ops.concat([before, after], 1)), None, None]
 
 

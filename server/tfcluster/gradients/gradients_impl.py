@@ -1,3 +1,7 @@
+# Ops whose gradient functions take IndexedSlices (TF's Identity and Cast pass them on, the
+# gather's reshapes them quietly, Reshape's converts them inside its Reshape op as TF's, named
+# Reshape/tensor); the others get their gradients dense, as TF's get them through the ops
+# they call.
 """tf.gradients: reverse-mode differentiation over the graph, from the gradient table.
 
 Gradients are Tensors or IndexedSlices (a gather's gradient: only the gathered rows). As in
@@ -200,7 +204,8 @@ def gradients_of_graph(
                     out_grads = [
                         g
                         if g is not None or not _has_zeros(t) or control_flow_ops.is_v1_cond(op)
-                        else array_ops.zeros_like(t)
+                        # A ZerosLike op, as TF's ZerosLikeOutsideLoop (never a Const).
+                        else array_ops.zeros_like(t, optimize=False)
                         for g, t in zip(out_grads, op.outputs)
                     ]
                     grad_scope = name_scope(op.name + "_grad") if op_scopes else _null()
@@ -291,7 +296,7 @@ def _grad_fn(op: Operation) -> Any:
 # Ops whose gradient functions take IndexedSlices (TF's Identity and Cast pass them on, the
 # gather's reshapes them quietly); the others get their gradients dense, as TF's get them
 # through the ops they call.
-_TAKES_INDEXED_SLICES = frozenset({"Identity", "Cast", "GatherV2"})
+_TAKES_INDEXED_SLICES = frozenset({"Identity", "Cast", "GatherV2", "Reshape"})
 
 
 def _dense(g: Any) -> Any:

@@ -10,7 +10,7 @@ import numpy as np
 from tfcluster.framework import tensor_util
 from tfcluster.framework.graph import Operation, Tensor
 from tfcluster.gradients.registry import RegisterGradient
-from tfcluster.ops import array_ops, math_ops, nn_ops
+from tfcluster.ops import array_ops, ctc_ops, math_ops, nn_ops
 
 
 def _is_zero(t: Tensor) -> bool:
@@ -22,8 +22,8 @@ def _is_zero(t: Tensor) -> bool:
 
 
 def _broadcast_mul(vec: Tensor, mat: Tensor) -> Tensor:
-    """vec[:, None] * mat: each row of mat scaled by one entry of vec."""
-    return math_ops.multiply(array_ops.reshape(vec, [-1, 1]), mat)
+    """vec[:, None] * mat: each row of mat scaled by one entry of vec (TF's ops)."""
+    return array_ops.expand_dims(vec, -1) * mat
 
 
 # ---- activations -------------------------------------------------------------------------
@@ -94,20 +94,30 @@ def _log_softmax_grad(op: Operation, grad: Tensor) -> Any:
 def _softmax_xent_grad(op: Operation, grad_loss: Tensor, grad_grad: Tensor) -> Any:
     logits = op.inputs[0]
     grad = _broadcast_mul(grad_loss, op.outputs[1])
-    grad_labels = _broadcast_mul(grad_loss, math_ops.negative(nn_ops.log_softmax(logits)))
     if grad_grad is not None and not _is_zero(grad_grad):
-        # The backprop output (softmax - labels) was used too: add its Jacobian products.
+        # The backprop output (softmax - labels) was used too: add its Jacobian product
+        # (TF 1.15 leaves the labels' gradient without it, and so does this).
         softmax = nn_ops.softmax(logits)
-        inner = math_ops.reduce_sum(math_ops.multiply(grad_grad, softmax), -1, keepdims=True)
-        grad = math_ops.add(grad, math_ops.multiply(math_ops.subtract(grad_grad, inner), softmax))
-        grad_labels = math_ops.subtract(grad_labels, grad_grad)
-    return grad, grad_labels
+        inner = array_ops.squeeze(
+            math_ops.matmul(
+                array_ops.expand_dims(grad_grad, 1), array_ops.expand_dims(softmax, 2)
+            ),
+            axis=1,
+        )
+        grad += (grad_grad - inner) * softmax
+    return grad, _broadcast_mul(grad_loss, -nn_ops.log_softmax(logits))
 
 
 @RegisterGradient("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_softmax_xent_grad(op: Operation, grad_loss: Tensor, grad_grad: Tensor) -> Any:
     # TF prevents second derivatives through the precomputed backprop; first order only.
-    return _broadcast_mul(grad_loss, op.outputs[1]), None
+    backprop = ctc_ops.prevent_gradient(
+        op.outputs[1],
+        message="Currently there is no way to take the second derivative of "
+        "sparse_softmax_cross_entropy_with_logits due to the fused implementation's "
+        "interaction with tf.gradients()",
+    )
+    return _broadcast_mul(grad_loss, backprop), None
 
 
 @RegisterGradient("L2Loss")

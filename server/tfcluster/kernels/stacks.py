@@ -109,7 +109,8 @@ def stack_close(node: Any, xp: Any) -> Any:
     return compute
 
 
-@kernel("ConcatOffset", devices=CPU_ONLY)
+# On every device, as TF (its GPU kernel reads and writes host memory, as Shape does).
+@kernel("ConcatOffset", all_host=True)
 def concat_offset(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         shapes = [host_ints(s) for s in ins[1:]]
