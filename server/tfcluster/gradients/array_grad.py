@@ -138,9 +138,7 @@ def _slice_grad(op: Operation, grad: Tensor) -> Any:
     slice_size = array_ops.shape(op.outputs[0], out_type=index_dtype)
     column = array_ops.stack([in_rank, 1])
     before = array_ops.reshape(begin, column)
-    after = array_ops.reshape(
-        array_ops.shape(x, out_type=index_dtype) - slice_size - begin, column
-    )
+    after = array_ops.reshape(array_ops.shape(x, out_type=index_dtype) - slice_size - begin, column)
     return [array_ops.pad(grad, array_ops.concat([before, after], 1)), None, None]
 
 

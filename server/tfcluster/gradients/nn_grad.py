@@ -99,9 +99,7 @@ def _softmax_xent_grad(op: Operation, grad_loss: Tensor, grad_grad: Tensor) -> A
         # (TF 1.15 leaves the labels' gradient without it, and so does this).
         softmax = nn_ops.softmax(logits)
         inner = array_ops.squeeze(
-            math_ops.matmul(
-                array_ops.expand_dims(grad_grad, 1), array_ops.expand_dims(softmax, 2)
-            ),
+            math_ops.matmul(array_ops.expand_dims(grad_grad, 1), array_ops.expand_dims(softmax, 2)),
             axis=1,
         )
         grad += (grad_grad - inner) * softmax
