@@ -103,6 +103,46 @@ def while_loop_gradient(tf: Any) -> dict[str, Any]:
     return _run(tf, build, True)
 
 
+def minimize_through_batch_norm_and_dropout_conds(tf: Any) -> dict[str, Any]:
+    """An optimizer's minimize() gates each op's gradients (gate_gradients=GATE_OP): TF1 gates
+    the ops inside its conds' gradients (batch norm's fused op, dropout's multiplies, each
+    Merge's Switch), not one op per cond. Momentum steps once per predicate."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(7)
+        x = tf.placeholder(tf.float32, [None, 6, 6, 2], name="x")
+        p = tf.placeholder(tf.bool, [], name="p")
+        h = tf.layers.conv2d(x, 3, 3, kernel_initializer=tf.constant_initializer(0.1))
+        h = tf.layers.batch_normalization(h, training=p)
+        h = tf.layers.dropout(tf.layers.flatten(h), 0.0, training=p)
+        y = tf.layers.dense(h, 2, kernel_initializer=tf.constant_initializer(-0.05))
+        loss = tf.reduce_mean(tf.square(y - 1.0))
+        update_ops = tf.get_collection(tf.GraphKeys.UPDATE_OPS)
+        first = len(graph.get_operations())
+        with tf.control_dependencies(update_ops):
+            train = tf.train.MomentumOptimizer(0.1, 0.9).minimize(loss)
+        made = graph.get_operations()[first:]
+        count = graph._op_count() if hasattr(graph, "_op_count") else graph._last_id
+        after = tf.random_normal([3], name="after")
+        feed = {x: np.arange(144, dtype=np.float32).reshape(2, 6, 6, 2) / 100.0}
+        trained = {}
+        for flag in (True, False):
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                sess.run(train, {**feed, p: flag})
+                trained[flag] = sess.run(tf.trainable_variables())
+        with tf.Session() as sess:
+            drawn = sess.run(after)
+    return {
+        "op_count": count,
+        "after": drawn,
+        "grads_true": trained[True],
+        "grads_false": trained[False],
+        "gradient_op_types": dict(sorted(collections.Counter(o.type for o in made).items())),
+        "gradient_op_names": [o.name for o in made],
+    }
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -114,5 +154,6 @@ CASES = {
         dropout_with_training_tensor,
         batch_normalization_with_training_tensor,
         while_loop_gradient,
+        minimize_through_batch_norm_and_dropout_conds,
     )
 }

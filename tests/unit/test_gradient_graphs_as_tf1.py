@@ -11,13 +11,7 @@ from tf_reference.gradient_graph_cases import CASES
 
 # Gradients whose ops still differ from TF 1.15's (values agree). The test fails once one of
 # them matches (then it leaves this list).
-KNOWN_OP_DIFFERENCES = {
-    # TF's C++ shape inference evaluates small constant subgraphs (Slice sizes from Rank - 1)
-    # and fills a Reshape's one unknown dimension from its input's size: the loss keeps a
-    # static batch TF's Sum gradient then tiles by a Const; tfcluster's tiles by a Shape op.
-    "common_softmax_cross_entropy": "static shape after the loss's Reshape unknown",
-    "common_softmax_cross_entropy_v2": "static shape after the loss's Reshape unknown",
-}
+KNOWN_OP_DIFFERENCES: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

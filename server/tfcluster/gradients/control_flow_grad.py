@@ -129,7 +129,12 @@ def _if_grad_branch(
         reads = _exported_reads(body, my_exports, exp_args)
         before = fg._op_count()
         grads = (
-            gradients(ys, xs + [r for _, r in reads], grad_ys=dy_args)
+            gradients(
+                ys,
+                xs + [r for _, r in reads],
+                grad_ys=dy_args,
+                gate_gradients=gradients_impl.gating(),
+            )
             if ys
             else [None] * (len(xs) + len(reads))
         )
@@ -249,7 +254,9 @@ def _branch_gradients(
     dys = [g for j in out_idx if (g := grads[j]) is not None]
     source = _gradient_source(dys)
     graphs, outputs, first = [], [], 0
-    tf1_ops = len(out_idx)  # a Switch of each Merge's gradient by the predicate
+    # A Switch of each Merge's gradient by the predicate; with gate_gradients, the Switch's two
+    # outputs (one per branch) pass through a tuple (a NoOp and two Identities).
+    tf1_ops = len(out_idx) * (4 if gradients_impl.gating() else 1)
     terms = [0] * len(diff_idx)
     for body, (label, what) in zip(bodies, labels):
         mine = range(first, first + len(body.exports))

@@ -214,15 +214,24 @@ def gradients_of_graph(
                         if op.type not in _TAKES_INDEXED_SLICES:
                             out_grads = [_dense(g) for g in out_grads]
                         outer_between = getattr(_CURRENT, "between", None)
-                        _CURRENT.between = between
+                        outer_gate = getattr(_CURRENT, "gate", False)
+                        _CURRENT.between, _CURRENT.gate = between, gate_gradients
                         try:
                             in_grads = _as_list(grad_fn(op, *out_grads))
                         finally:
-                            _CURRENT.between = outer_between
+                            _CURRENT.between, _CURRENT.gate = outer_between, outer_gate
                         if gate_gradients and sum(g is not None for g in in_grads) > 1:
                             # TF gates with no device and no colocation of its own.
+                            start = graph._op_count()
+                            ungated = in_grads
                             with graph.device(None), colocate_with(None, ignore_existing=True):
                                 in_grads = control_flow_ops.tuple_(in_grads)
+                            if control_flow_ops.is_v1_cond(op):
+                                # TF1 gates the ops inside its cond's gradient instead (the
+                                # cond's gradient counted those): not this one op's.
+                                graph._match_tf1_op_count(start - graph._op_count())
+                                for before_gate, gated in zip(ungated, in_grads):
+                                    _move_tf1_terms(before_gate, gated)
                     if len(in_grads) != len(op.inputs):
                         raise ValueError(
                             f"Num gradients {len(in_grads)} generated for op {op.name} do not "
@@ -314,6 +323,12 @@ _TF1_TERMS: weakref.WeakKeyDictionary[Tensor, int] = weakref.WeakKeyDictionary()
 _CURRENT = threading.local()
 
 
+def gating() -> bool:
+    """Whether the gradient being built gates each op's input gradients (gate_gradients):
+    a cond's gradient builds its branches' gradients the same way, as TF1's does."""
+    return bool(getattr(_CURRENT, "gate", False))
+
+
 def on_gradient_path(t: Tensor) -> bool:
     """Whether t lies between the xs and ys of the tf.gradients call being built (TF1
     differentiates only those ops: a v1 cond's Switch of any other value gets no gradient)."""
@@ -324,6 +339,12 @@ def on_gradient_path(t: Tensor) -> bool:
 def count_as_tf1_terms(g: Tensor, terms: int) -> None:
     """Says that TF1 has `terms` gradients where tfcluster has g alone (op count parity)."""
     _TF1_TERMS[g] = terms
+
+
+def _move_tf1_terms(old: Any, new: Any) -> None:
+    """The TF1 term count of a gradient passes to its gated stand-in."""
+    if isinstance(old, Tensor) and isinstance(new, Tensor) and old in _TF1_TERMS:
+        _TF1_TERMS[new] = _TF1_TERMS.pop(old)
 
 
 def _aggregate(parts: Sequence[Any] | None, method: Any = None, op: Operation | None = None) -> Any:

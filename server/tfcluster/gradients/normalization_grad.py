@@ -22,7 +22,9 @@ def _fused_batch_norm_grad(op: Operation, *grads: Tensor) -> Any:
         else constant_op.constant([], dtype=scale.dtype.base_dtype)
     )
     if training:
-        dx, dscale, doffset, _, _ = nn_impl.fused_batch_norm_grad(
+        # All five outputs, as TF 1.15 (its last two, empty, stand for the unused mean and
+        # variance inputs' gradients).
+        return nn_impl.fused_batch_norm_grad(
             grad_y,
             x,
             scale,

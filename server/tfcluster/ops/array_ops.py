@@ -68,7 +68,21 @@ def _scalar_value(t: Tensor) -> int | None:
             return full[int(np.reshape(begin, -1)[0])]
     if op.type in ("Identity", "Cast") and op.inputs:
         return _scalar_value(op.inputs[0])
+    if op.type in _SCALAR_ARITHMETIC and all(i.shape.ndims == 0 for i in op.inputs):
+        # TF's shape refiner evaluates small constant subgraphs (EvaluateConstantTensor):
+        # a Slice sized `rank - 1` has a static length.
+        a, b = (_scalar_value(i) for i in op.inputs)
+        if a is not None and b is not None:
+            return _SCALAR_ARITHMETIC[op.type](a, b)
     return None
+
+
+_SCALAR_ARITHMETIC: dict[str, Any] = {
+    "Add": lambda a, b: a + b,
+    "AddV2": lambda a, b: a + b,
+    "Sub": lambda a, b: a - b,
+    "Mul": lambda a, b: a * b,
+}
 
 
 def _partial_values(t: Tensor) -> list[int | None] | None:
@@ -374,7 +388,15 @@ def _reshape_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
         raise ValueError(f"Size {min(d for d in target if d is not None)} must be non-negative")
     n = t.shape.num_elements()
     out = _as_shape_or_unknown(target).as_list()
-    if n is None or any(d is None for d in target):
+    if n is None:
+        return [(dtype, TensorShape(out))]
+    unknown = [i for i, d in enumerate(target) if d is None or d == -1]
+    if any(d is None for d in target):
+        # One dimension unknown (its value not known statically) and the input's size known:
+        # TF's shape function infers it from the size, as for -1.
+        known_out = int(np.prod([d for d in target if d is not None and d != -1]))
+        if len(unknown) == 1 and known_out > 0 and n % known_out == 0:
+            out[unknown[0]] = n // known_out
         return [(dtype, TensorShape(out))]
     known = 1
     for d in target:
