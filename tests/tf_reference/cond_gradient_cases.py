@@ -103,6 +103,26 @@ def while_loop_gradient(tf: Any) -> dict[str, Any]:
     return _run(tf, build, True)
 
 
+def while_loop_of_two_differentiated_variables(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        def body(i: Any, a: Any, b: Any) -> Any:
+            return i + 1, tf.tanh(a) * b, tf.matmul(b, v) + a
+
+        _, a, b = tf.while_loop(lambda i, a, b: i < 2, body, [0, h, h * 2.0])
+        return a + b * tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
+def while_loop_of_unknown_row_count(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        rows = tf.placeholder_with_default(h, [None, 2])
+        out = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, tf.sin(s) * v[0]), [0, rows])
+        return out[1] + tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -114,5 +134,7 @@ CASES = {
         dropout_with_training_tensor,
         batch_normalization_with_training_tensor,
         while_loop_gradient,
+        while_loop_of_two_differentiated_variables,
+        while_loop_of_unknown_row_count,
     )
 }

@@ -35,7 +35,7 @@ from tfcluster.framework.graph import (
     get_default_graph,
 )
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.gradients import gradients_impl, tensor_array_grad
+from tfcluster.gradients import gradients_impl, tensor_array_grad, v1_loop_count
 from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.gradients.registry import RegisterGradient
 from tfcluster.ops import array_ops, control_flow_ops, math_ops
@@ -445,6 +445,7 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     fwd_args, fwd_results = copy_function_body(body, forward)
 
     trip_count = op.outputs[num_vars]
+    start = graph._op_count()
     grad_body = _WhileGradBody(f"{op.name}_grad/body", graph, forward, op, num_vars)
     with grad_body.as_default(), grad_body.name_scope(prefix or None):
         counter = grad_body.add_arg(dtypes.int32, [], f"{prefix}counter")
@@ -458,10 +459,15 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         ]
         ys = [fwd_results[i] for i in var_idx]
         xs = [fwd_args[i] for i in var_idx] + [fwd_args[num_vars + i] for i in cap_idx]
+        made_before = len(grad_body.get_operations())
         partials = [
             _dense(g)
             for g in gradients_impl.gradients_of_graph(ys, xs, grad_ys=dy_args, src_graph=forward)
         ]
+        # The ops TF1 makes in its gradient loop for the body's gradient: tfcluster's own
+        # (their captures aside), plus what TF1 makes to read forward values.
+        reads = len(grad_body._captures)
+        tf1_ops = len(grad_body.get_operations()) - made_before - reads
         new_dy = [
             g if g is not None else array_ops.zeros_like(dy)
             for g, dy in zip(partials[: len(var_idx)], dy_args)
@@ -507,6 +513,21 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     grad_op._set_attr(
         SLICED_CAPTURES_ATTR, [i for i, t in enumerate(captured) if t in grad_body.sliced]
     )
+    if v1_loop_count.is_v1_while(op):
+        kept = len(grad_body.sliced)
+        invariants_read = reads - kept
+        tf1_ops += (
+            v1_loop_count.OPS_PER_LOOP_VARIABLE * len(var_idx)
+            + v1_loop_count.OPS_PER_KEPT_VALUE * kept
+            + (v1_loop_count.OPS_FOR_FIRST_KEPT_VALUE if kept else 0)
+            + v1_loop_count.OPS_PER_INVARIANT_READ * invariants_read
+            + sum(
+                v1_loop_count.accumulator_ops(caps[i].shape.is_fully_defined())
+                for k, i in enumerate(cap_idx)
+                if partials[len(var_idx) + k] is not None
+            )
+        )
+        graph._match_tf1_op_count(tf1_ops - (graph._op_count() - start))
     result = list(none)
     x0 = op.inputs[:num_vars]
     for k, i in enumerate(var_idx):

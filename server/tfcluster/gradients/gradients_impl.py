@@ -24,7 +24,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.indexed_slices import IndexedSlices
-from tfcluster.gradients import registry
+from tfcluster.gradients import registry, v1_loop_count
 from tfcluster.gradients.gradient_options import (
     AggregationMethod,
     UnconnectedGradients,
@@ -172,6 +172,11 @@ def gradients_of_graph(
                     # TF passes a given grad_y on as an Identity in the gradients scope.
                     gy = array_ops.identity(gy, name=f"grad_ys_{i}")
             grads.setdefault(y, []).append(gy)
+        if src_graph is None:
+            # TF1 makes the counters of each v1 loop to differentiate here (GradLoopState).
+            for op in ops_list:
+                if op in between and v1_loop_count.is_v1_while(op):
+                    v1_loop_count.make_loop_counters(graph)
 
         # First in, first out, from the ys in order (TF's queue): gradients of a tensor are
         # summed, and IndexedSlices concatenated, in the order TF adds them.
@@ -199,7 +204,11 @@ def gradients_of_graph(
                 if grad_fn is not None:
                     out_grads = [
                         g
-                        if g is not None or not _has_zeros(t) or control_flow_ops.is_v1_cond(op)
+                        if g is not None
+                        or not _has_zeros(t)
+                        or control_flow_ops.is_v1_cond(op)
+                        # TF1's loop Exits get zeros only where trainable.
+                        or (v1_loop_count.is_v1_while(op) and not _backpropagatable(t))
                         else array_ops.zeros_like(t)
                         for g, t in zip(out_grads, op.outputs)
                     ]

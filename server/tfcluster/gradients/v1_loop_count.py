@@ -1,0 +1,77 @@
+"""How many ops TF1's gradient of a v1 tf.while_loop makes, and the names it takes.
+
+TF 1.15 differentiates a while_loop built of Enter/Merge/Switch/Exit ops with a second loop
+of the same ops (control_flow_state.py, control_flow_grad.py). tfcluster differentiates its
+one While op with another While op instead, so it makes other ops; but op seeds are the
+graph's op count, and later op names count the names already taken, so the gradient must
+count and reserve as TF1's does. The numbers here follow TF 1.15's construction, piece by
+piece (they are not totals of a recorded case).
+"""
+
+from __future__ import annotations
+
+from tfcluster.framework.graph import Graph, Operation
+
+# GradLoopState's counters, made in the gradients scope when tf.gradients starts (one state
+# per forward loop whose Exit lies between xs and ys), in TF 1.15's creation order.
+# AddForwardLoopCounter: Const, Enter, Merge, Switch, `switch + 1` (its Const "y" inside the
+# Add scope, which the Add op then takes), NextIteration, Exit. AddBackpropLoopCounter: Const,
+# Enter, Merge, GreaterEqual (and its Enter of the Const into the gradient loop), LoopCond,
+# Switch, Sub, NextIteration, Exit.
+_LOOP_COUNTER_NAMES = (
+    "f_count",
+    "f_count",
+    "Merge",
+    "Switch",
+    "Add",
+    "Add/y",
+    "NextIteration",
+    "f_count",
+    "b_count",
+    "b_count",
+    "Merge",
+    "GreaterEqual",
+    "GreaterEqual/Enter",
+    "b_count",
+    "Switch",
+    "Sub",
+    "NextIteration",
+    "b_count",
+)
+
+# Per loop variable whose gradient enters the gradient loop: _ExitGrad's Enter ("b_exit"),
+# _SwitchGrad's Merge ("b_switch") and, once the body's gradient comes back, its NextIteration;
+# _MergeGrad's Switch and _EnterGrad's Exit.
+OPS_PER_LOOP_VARIABLE = 5
+
+# Per forward value the body's gradient reads from the iteration it undoes (a history stack):
+# the max-size Const, StackV2 ("f_acc"), the Enter of its handle into the forward loop,
+# StackPushV2, StackPopV2 and the Enter of the handle into the gradient loop.
+OPS_PER_KEPT_VALUE = 6
+# One ControlTrigger ("b_sync") per gradient loop orders the pops, made with the first.
+OPS_FOR_FIRST_KEPT_VALUE = 1
+
+# Per loop invariant the body's gradient reads: its Enter into the gradient loop.
+OPS_PER_INVARIANT_READ = 1
+
+
+def is_v1_while(op: Operation) -> bool:
+    """A While op made by tf.while_loop (TF1 builds those of Enter/Exit ops); one imported
+    in TF's functional form has no captures of its own (TF 1.15 differentiates those with
+    while_v2)."""
+    return op.type in ("While", "StatelessWhile") and "Tcaptures" in op.attrs
+
+
+def make_loop_counters(graph: Graph) -> None:
+    """Counts and names, in the current name scope, the counters of one loop's
+    GradLoopState."""
+    for name in _LOOP_COUNTER_NAMES:
+        graph.unique_name(name)
+    graph._match_tf1_op_count(len(_LOOP_COUNTER_NAMES))  # one op per name
+
+
+def accumulator_ops(shape_fully_defined: bool) -> int:
+    """Ops of AddBackpropAccumulator, the gradient of a loop invariant: the zeros it starts
+    from (one Const of a known shape, else Shape and zeros' Const and Fill), Enter, Merge,
+    Switch, Add, NextIteration, Exit."""
+    return (1 if shape_fully_defined else 3) + 6
