@@ -24,7 +24,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.indexed_slices import IndexedSlices
-from tfcluster.gradients import registry, v1_loop_count
+from tfcluster.gradients import registry, v1_control_flow_grad, v1_loop_count
 from tfcluster.gradients.gradient_options import (
     AggregationMethod,
     UnconnectedGradients,
@@ -172,6 +172,11 @@ def gradients_of_graph(
                     # TF passes a given grad_y on as an Identity in the gradients scope.
                     gy = array_ops.identity(gy, name=f"grad_ys_{i}")
             grads.setdefault(y, []).append(gy)
+        # TF 1.15 then makes a GradLoopState for each v1 loop Exit, which a loop imported
+        # without its WhileContext cannot have.
+        exits = [op for op in between if op.type in ("Exit", "RefExit")]
+        if exits:
+            raise AttributeError(v1_control_flow_grad.no_while_context_message(exits[0]))
         if src_graph is None:
             # TF1 makes the counters of each v1 loop to differentiate here (GradLoopState).
             for op in ops_list:
@@ -207,9 +212,10 @@ def gradients_of_graph(
                         if g is not None
                         or not _has_zeros(t)
                         or control_flow_ops.is_v1_cond(op)
-                        # TF1's loop Exits get zeros only where trainable.
-                        or (v1_loop_count.is_v1_while(op) and not _backpropagatable(t))
-                        else array_ops.zeros_like(t)
+                        # TF1's loop Exits and v1 control flow ops get zeros only where
+                        # trainable, a ZerosLike op (TF's ZerosLikeOutsideLoop).
+                        or (_v1_control_flow(op) and not _backpropagatable(t))
+                        else array_ops.zeros_like(t, optimize=not _v1_control_flow(op))
                         for g, t in zip(out_grads, op.outputs)
                     ]
                     grad_scope = name_scope(op.name + "_grad") if op_scopes else _null()
@@ -265,6 +271,10 @@ def _set_grad_shape(g: Tensor, t: Tensor, op: Operation, index: int) -> None:
             f"Forward operation: {op.name}.  Input index: {index}. "
             f"Original input shape: {t.shape}.  Calculated input gradient shape: {g.shape}"
         ) from None
+
+
+def _v1_control_flow(op: Operation) -> bool:
+    return v1_loop_count.is_v1_while(op) or v1_control_flow_grad.is_dataflow_op(op)
 
 
 def _backpropagatable(t: Tensor) -> bool:
