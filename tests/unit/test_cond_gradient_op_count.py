@@ -16,12 +16,7 @@ from tf_reference.cond_gradient_cases import CASES
 
 # Cases whose op count still differs from TF 1.15's, and why. The test fails if one of them
 # starts to match (then it moves out of this list).
-KNOWN_COUNT_DIFFERENCES = {
-    # A body value of unknown shape: TF1's Mul gradient there makes Shape ops and a
-    # BroadcastGradientArgs in the forward loop, whose outputs it keeps on history stacks
-    # (145 ops); tfcluster's body gradient reads the shapes another way (133).
-    "while_loop_of_unknown_row_count": "unknown-shape gradients in a loop body",
-}
+KNOWN_COUNT_DIFFERENCES: dict[str, str] = {}
 
 
 def _same_values(actual: dict, expected: dict) -> None:

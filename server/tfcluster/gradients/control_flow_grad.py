@@ -466,8 +466,9 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         ]
         # The ops TF1 makes in its gradient loop for the body's gradient: tfcluster's own
         # (their captures aside), plus what TF1 makes to read forward values.
-        reads = len(grad_body._captures)
-        tf1_ops = len(grad_body.get_operations()) - made_before - reads
+        made = grad_body.get_operations()[made_before:]
+        reads = dict(grad_body._captures)
+        tf1_ops = len(made) - len(reads)
         new_dy = [
             g if g is not None else array_ops.zeros_like(dy)
             for g, dy in zip(partials[: len(var_idx)], dy_args)
@@ -514,13 +515,11 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         SLICED_CAPTURES_ATTR, [i for i, t in enumerate(captured) if t in grad_body.sliced]
     )
     if v1_loop_count.is_v1_while(op):
-        kept = len(grad_body.sliced)
-        invariants_read = reads - kept
+        kept = [arg for outer, arg in reads.items() if outer in grad_body.sliced]
+        invariants_read = [arg for outer, arg in reads.items() if outer not in grad_body.sliced]
         tf1_ops += (
             v1_loop_count.OPS_PER_LOOP_VARIABLE * len(var_idx)
-            + v1_loop_count.OPS_PER_KEPT_VALUE * kept
-            + (v1_loop_count.OPS_FOR_FIRST_KEPT_VALUE if kept else 0)
-            + v1_loop_count.OPS_PER_INVARIANT_READ * invariants_read
+            + v1_loop_count.forward_read_ops(made, kept, invariants_read)
             + sum(
                 v1_loop_count.accumulator_ops(caps[i].shape.is_fully_defined())
                 for k, i in enumerate(cap_idx)

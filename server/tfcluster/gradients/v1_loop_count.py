@@ -10,7 +10,9 @@ piece (they are not totals of a recorded case).
 
 from __future__ import annotations
 
-from tfcluster.framework.graph import Graph, Operation
+from collections.abc import Collection, Sequence
+
+from tfcluster.framework.graph import Graph, Operation, Tensor
 
 # GradLoopState's counters, made in the gradients scope when tf.gradients starts (one state
 # per forward loop whose Exit lies between xs and ys), in TF 1.15's creation order.
@@ -47,12 +49,34 @@ OPS_PER_LOOP_VARIABLE = 5
 # Per forward value the body's gradient reads from the iteration it undoes (a history stack):
 # the max-size Const, StackV2 ("f_acc"), the Enter of its handle into the forward loop,
 # StackPushV2, StackPopV2 and the Enter of the handle into the gradient loop.
-OPS_PER_KEPT_VALUE = 6
+_OPS_PER_KEPT_VALUE = 6
 # One ControlTrigger ("b_sync") per gradient loop orders the pops, made with the first.
-OPS_FOR_FIRST_KEPT_VALUE = 1
-
+_OPS_FOR_FIRST_KEPT_VALUE = 1
 # Per loop invariant the body's gradient reads: its Enter into the gradient loop.
-OPS_PER_INVARIANT_READ = 1
+_OPS_PER_INVARIANT_READ = 1
+# A Shape, Size or Rank of a forward value TF1 moves into the forward loop
+# (WhileContext.AddOp), so the gradient loop reads its result from a stack of its own.
+_SHAPE_OF = frozenset({"Shape", "Size", "Rank"})
+
+
+def forward_read_ops(
+    made: Sequence[Operation], kept: Collection[Tensor], invariants: Collection[Tensor]
+) -> int:
+    """The ops TF1 makes for a gradient loop body (whose ops are `made`) to read forward
+    values: tfcluster's body reads `kept` (per-iteration values) and `invariants` (loop
+    invariants) as arguments."""
+    args = set(kept) | set(invariants)
+    shapes = {o for o in made if o.type in _SHAPE_OF and o.inputs and o.inputs[0] in args}
+
+    def read_otherwise(arg: Tensor) -> bool:
+        return any(arg in o.inputs for o in made if o not in shapes)
+
+    stacks = sum(read_otherwise(a) for a in kept) + len(shapes)
+    return (
+        _OPS_PER_KEPT_VALUE * stacks
+        + (_OPS_FOR_FIRST_KEPT_VALUE if stacks else 0)
+        + _OPS_PER_INVARIANT_READ * sum(read_otherwise(a) for a in invariants)
+    )
 
 
 def is_v1_while(op: Operation) -> bool:
