@@ -123,6 +123,35 @@ def while_loop_of_unknown_row_count(tf: Any) -> dict[str, Any]:
     return _run(tf, build, True)
 
 
+def while_loop_with_maximum_iterations(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        body = lambda i, s: (i + 1, tf.matmul(tf.tanh(s), v))  # noqa: E731
+        out = tf.while_loop(lambda i, s: i < 5, body, (0, h), maximum_iterations=2)[1]
+        return out + tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
+def dynamic_rnn_lstm_gradient(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        cell = tf.nn.rnn_cell.BasicLSTMCell(2)
+        outputs, _ = tf.nn.dynamic_rnn(cell, tf.reshape(h, [2, 2, 2]), dtype=tf.float32)
+        return tf.matmul(tf.reshape(outputs, [4, 2]), v) + tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
+def nested_while_loop_gradient(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        def outer(i: Any, s: Any) -> Any:
+            inner = tf.while_loop(lambda j, t: j < 2, lambda j, t: (j + 1, tf.matmul(t, v)), [0, s])
+            return i + 1, tf.tanh(inner[1])
+
+        return tf.while_loop(lambda i, s: i < 2, outer, [0, h])[1] + tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -136,5 +165,8 @@ CASES = {
         while_loop_gradient,
         while_loop_of_two_differentiated_variables,
         while_loop_of_unknown_row_count,
+        while_loop_with_maximum_iterations,
+        dynamic_rnn_lstm_gradient,
+        nested_while_loop_gradient,
     )
 }

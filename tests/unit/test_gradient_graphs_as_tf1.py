@@ -12,7 +12,6 @@ from tf_reference.gradient_graph_cases import CASES
 # Gradients whose ops still differ from TF 1.15's (values agree). The test fails once one of
 # them matches (then it leaves this list).
 KNOWN_OP_DIFFERENCES = {
-    "common_concat": "TF slices with ConcatOffset; tfcluster splits with SplitV",
     "common_gather": "the IndexedSlices' dense conversion is named otherwise",
     "common_reduce_logsumexp": "other op order in the log-sum-exp gradient",
     "common_sigmoid_cross_entropy": "other ops in the composed loss's gradient",

@@ -9,7 +9,7 @@ import numpy as np
 from tfcluster.framework import tensor_util
 from tfcluster.framework.graph import Operation, Tensor
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
-from tfcluster.ops import array_ops, math_ops
+from tfcluster.ops import array_ops, math_ops, raw_op_library
 
 
 def _static_int(t: Tensor) -> int | None:
@@ -82,29 +82,31 @@ def _split_v_grad(op: Operation, *grads: Tensor) -> Any:
     return [array_ops.concat(_or_zeros(grads, op.outputs), op.inputs[2]), None, None]
 
 
-def _axis_sizes(values: list[Tensor], axis: Any) -> Tensor:
-    """Each input's size along the concat axis: static when known, else from its shape."""
-    axis_v = _static_int(axis)
-    ranks = {v.shape.ndims for v in values}
-    if axis_v is not None and len(ranks) == 1 and None not in ranks:
-        rank = ranks.pop()
-        assert rank is not None
-        axis_v = axis_v % rank
-        dims = [v.shape.as_list()[axis_v] for v in values]
-        if all(d is not None for d in dims):
-            return array_ops.stack(dims)
-        axis = axis_v
-    else:
-        axis = math_ops.floormod(axis, array_ops.rank(values[0]))
-    return array_ops.stack([array_ops.gather(array_ops.shape(v), axis) for v in values])
+def concat_grad(grad: Tensor, values: list[Tensor], axis: Tensor) -> list[Tensor]:
+    """TF 1.15's _ConcatGradHelper in graph mode: each value's part of grad sliced at the
+    offsets ConcatOffset gives (the axis taken modulo the rank), its shapes constants where
+    every one is known, else one ShapeN; over 16 values, one split by the stacked sizes."""
+    non_neg_axis = axis % array_ops.rank(values[0])
+    sizes = []
+    for v in values:
+        s = array_ops.shape(v)
+        if s.op.type != "Const":
+            sizes = array_ops.shape_n(values)
+            break
+        sizes.append(s)
+    if len(sizes) > 16:
+        stacked = array_ops.stack(sizes, axis=1)
+        along = array_ops.squeeze(array_ops.slice(stacked, [non_neg_axis, 0], [1, -1]))
+        return array_ops.split(grad, along, non_neg_axis, num=len(values))
+    offsets = raw_op_library.raw_op_function("ConcatOffset")(concat_dim=non_neg_axis, shape=sizes)
+    return [array_ops.slice(grad, begin, size) for begin, size in zip(offsets, sizes)]
 
 
 @RegisterGradient("ConcatV2")
 def _concat_grad(op: Operation, grad: Tensor) -> Any:
-    values, axis = op.inputs[:-1], op.inputs[-1]
-    sizes = _axis_sizes(list(values), axis)
-    parts = array_ops.split(grad, sizes, axis=axis, num=len(values))
-    return [*parts, None]
+    if len(op.inputs) == 2:
+        return [grad, None]
+    return [*concat_grad(grad, list(op.inputs[:-1]), op.inputs[-1]), None]
 
 
 @RegisterGradient("Slice")

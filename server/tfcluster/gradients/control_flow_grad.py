@@ -429,7 +429,13 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     num_caps = len(op.attrs.get("Tcaptures") or ())
     caps = list(op.inputs[num_vars : num_vars + num_caps])
     var_idx = [i for i in range(num_vars) if _differentiable(op.outputs[i])]
-    cap_idx = [i for i in range(num_caps) if _differentiable(caps[i])]
+    # Captures off the path from xs to ys (an RNN cell's kernel when only its inputs are
+    # differentiated) get no gradient: TF1 accumulates none for them either.
+    cap_idx = [
+        i
+        for i in range(num_caps)
+        if _differentiable(caps[i]) and gradients_impl.on_gradient_path(caps[i])
+    ]
     if not var_idx:
         return none  # nothing differentiable is carried through the loop
     graph = get_default_graph()

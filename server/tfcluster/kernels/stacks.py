@@ -109,7 +109,7 @@ def stack_close(node: Any, xp: Any) -> Any:
     return compute
 
 
-@kernel("ConcatOffset", devices=CPU_ONLY)
+@kernel("ConcatOffset", all_host=True)  # shape arithmetic: host memory on a GPU too, as TF
 def concat_offset(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         shapes = [host_ints(s) for s in ins[1:]]
