@@ -152,6 +152,21 @@ def nested_while_loop_gradient(tf: Any) -> dict[str, Any]:
     return _run(tf, build, True)
 
 
+def nested_while_loop_reading_outer_values(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        def outer(i: Any, s: Any, u: Any) -> Any:
+            scale = tf.sigmoid(u)  # a value of the outer body the inner body reads
+            inner = tf.while_loop(
+                lambda j, t: j < 2, lambda j, t: (j + 1, tf.matmul(t * scale, v)), [0, s]
+            )
+            return i + 1, tf.tanh(inner[1]), u * 0.5 + s
+
+        out = tf.while_loop(lambda i, s, u: i < 2, outer, [0, h, h])
+        return out[1] * out[2] + tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -168,5 +183,6 @@ CASES = {
         while_loop_with_maximum_iterations,
         dynamic_rnn_lstm_gradient,
         nested_while_loop_gradient,
+        nested_while_loop_reading_outer_values,
     )
 }

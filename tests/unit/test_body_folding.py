@@ -85,7 +85,9 @@ def test_a_loop_gradient_through_concat_has_no_shape_arithmetic_per_iteration() 
 
         _, h = tf.while_loop(lambda i, h: i < 5, body, [tf.constant(0), tf.zeros([2, 4])])
         (dw,) = tf.gradients(tf.reduce_sum(h), [w])
-    grad_loops = [op for op in g.get_operations() if op.type.endswith("While") and "grad" in op.name]
+    grad_loops = [
+        op for op in g.get_operations() if op.type.endswith("While") and "grad" in op.name
+    ]
     assert grad_loops
     nodes = parse_function(grad_loops[0].get_attr("body")).graph_def.node
     assert not {nd.op for nd in nodes} & {"Shape", "Rank", "GatherV2", "Pack"}

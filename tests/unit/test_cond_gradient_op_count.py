@@ -16,12 +16,7 @@ from tf_reference.cond_gradient_cases import CASES
 
 # Cases whose op count still differs from TF 1.15's, and why. The test fails if one of them
 # starts to match (then it moves out of this list).
-KNOWN_COUNT_DIFFERENCES = {
-    # A loop in a loop body: TF1's inner gradient loop keeps its own counters and trip
-    # counts on stacks of the outer loop (GradLoopState with an outer_grad_state); the
-    # count follows only a loop whose gradient is built outside every other loop.
-    "nested_while_loop_gradient": "nested v1 while_loop gradients",
-}
+KNOWN_COUNT_DIFFERENCES: dict[str, str] = {}
 
 
 def _same_values(actual: dict, expected: dict) -> None:

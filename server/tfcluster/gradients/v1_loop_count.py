@@ -54,28 +54,45 @@ _OPS_PER_KEPT_VALUE = 6
 _OPS_FOR_FIRST_KEPT_VALUE = 1
 # Per loop invariant the body's gradient reads: its Enter into the gradient loop.
 _OPS_PER_INVARIANT_READ = 1
+# Per stack of an inner loop, per loop it reaches through: the Enter of its handle into the
+# forward loop and of the pop's handle into the gradient loop.
+_OPS_PER_NESTING_LEVEL = 2
 # A Shape, Size or Rank of a forward value TF1 moves into the forward loop
 # (WhileContext.AddOp), so the gradient loop reads its result from a stack of its own.
 _SHAPE_OF = frozenset({"Shape", "Size", "Rank"})
+_LOOP_TYPES = frozenset({"While", "StatelessWhile"})
 
 
 def forward_read_ops(
-    made: Sequence[Operation], kept: Collection[Tensor], invariants: Collection[Tensor]
+    made: Sequence[Operation],
+    kept: Collection[Tensor],
+    invariants: Collection[Tensor],
+    inner_lists: Collection[Tensor] = (),
 ) -> int:
     """The ops TF1 makes for a gradient loop body (whose ops are `made`) to read forward
-    values: tfcluster's body reads `kept` (per-iteration values) and `invariants` (loop
-    invariants) as arguments."""
+    values: tfcluster's body reads `kept` (per-iteration values), `invariants` (loop
+    invariants) and `inner_lists` (an inner loop's kept values, one list per iteration of
+    this loop) as arguments. TF1 keeps an inner loop's values on the inner loop's stacks,
+    whose handles enter this forward loop and this gradient loop once more each."""
     args = set(kept) | set(invariants)
     shapes = {o for o in made if o.type in _SHAPE_OF and o.inputs and o.inputs[0] in args}
 
     def read_otherwise(arg: Tensor) -> bool:
         return any(arg in o.inputs for o in made if o not in shapes)
 
-    stacks = sum(read_otherwise(a) for a in kept) + len(shapes)
+    def kept_stacks(arg: Tensor) -> int:
+        # Each inner loop's gradient keeps the values it reads from this loop on a stack of
+        # its own (TF1's history maps are per loop), apart from this body's own reads.
+        loops = [o for o in made if o.type in _LOOP_TYPES and arg in o.inputs]
+        own = any(arg in o.inputs for o in made if o not in shapes and o not in loops)
+        return len(loops) + own
+
+    stacks = sum(kept_stacks(a) for a in kept) + len(shapes)
     return (
         _OPS_PER_KEPT_VALUE * stacks
         + (_OPS_FOR_FIRST_KEPT_VALUE if stacks else 0)
         + _OPS_PER_INVARIANT_READ * sum(read_otherwise(a) for a in invariants)
+        + _OPS_PER_NESTING_LEVEL * len(inner_lists)
     )
 
 
@@ -86,12 +103,15 @@ def is_v1_while(op: Operation) -> bool:
     return op.type in ("While", "StatelessWhile") and "Tcaptures" in op.attrs
 
 
+LOOP_COUNTER_OPS = len(_LOOP_COUNTER_NAMES)  # one op per name
+
+
 def make_loop_counters(graph: Graph) -> None:
     """Counts and names, in the current name scope, the counters of one loop's
     GradLoopState."""
     for name in _LOOP_COUNTER_NAMES:
         graph.unique_name(name)
-    graph._match_tf1_op_count(len(_LOOP_COUNTER_NAMES))  # one op per name
+    graph._match_tf1_op_count(LOOP_COUNTER_OPS)
 
 
 def accumulator_ops(shape_fully_defined: bool) -> int:
