@@ -213,9 +213,9 @@ def gradients_of_graph(
                         or not _has_zeros(t)
                         or control_flow_ops.is_v1_cond(op)
                         # TF1's loop Exits and v1 control flow ops get zeros only where
-                        # trainable, a ZerosLike op (TF's ZerosLikeOutsideLoop).
+                        # trainable, made as TF1 makes them.
                         or (_v1_control_flow(op) and not _backpropagatable(t))
-                        else array_ops.zeros_like(t, optimize=not _v1_control_flow(op))
+                        else _zeros_for(op, t)
                         for g, t in zip(out_grads, op.outputs)
                     ]
                     grad_scope = name_scope(op.name + "_grad") if op_scopes else _null()
@@ -271,6 +271,15 @@ def _set_grad_shape(g: Tensor, t: Tensor, op: Operation, index: int) -> None:
             f"Forward operation: {op.name}.  Input index: {index}. "
             f"Original input shape: {t.shape}.  Calculated input gradient shape: {g.shape}"
         ) from None
+
+
+def _zeros_for(op: Operation, t: Tensor) -> Tensor:
+    """The gradient of an output no gradient reached: TF1's ZerosLikeForExit for a v1 loop
+    (a "zeros" constant where the shape is known), ZerosLikeOutsideLoop for its dataflow
+    control-flow ops (a ZerosLike op), tfcluster's zeros_like elsewhere."""
+    if v1_loop_count.is_v1_while(op) and t.shape.is_fully_defined():
+        return array_ops.zeros(t.shape, dtype=t.dtype.base_dtype)
+    return array_ops.zeros_like(t, optimize=not _v1_control_flow(op))
 
 
 def _v1_control_flow(op: Operation) -> bool:
