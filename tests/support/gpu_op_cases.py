@@ -328,6 +328,13 @@ def _bcast_args() -> Build:
     return Build(_raw("BroadcastGradientArgs", [s0, s1], T=tf.int32))
 
 
+@_case("ConcatOffset")
+def _concat_offset() -> Build:
+    dim = tf.constant(np.int32(1))
+    shapes = [tf.constant(np.array(s, np.int32)) for s in ([2, 3, 4], [2, 5, 4], [2, 1, 4])]
+    return Build(_raw("ConcatOffset", [dim, *shapes], N=3))
+
+
 @_case("Range")
 def _range() -> Build:
     return Build([tf.range(1, 10, 2), tf.range(0.5, 3.0, 0.75)])

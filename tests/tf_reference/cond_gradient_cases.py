@@ -143,6 +143,70 @@ def minimize_through_batch_norm_and_dropout_conds(tf: Any) -> dict[str, Any]:
     }
 
 
+def while_loop_of_two_differentiated_variables(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        def body(i: Any, a: Any, b: Any) -> Any:
+            return i + 1, tf.tanh(a) * b, tf.matmul(b, v) + a
+
+        _, a, b = tf.while_loop(lambda i, a, b: i < 2, body, [0, h, h * 2.0])
+        return a + b * tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
+def while_loop_of_unknown_row_count(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        rows = tf.placeholder_with_default(h, [None, 2])
+        out = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, tf.sin(s) * v[0]), [0, rows])
+        return out[1] + tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
+def while_loop_with_maximum_iterations(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        body = lambda i, s: (i + 1, tf.matmul(tf.tanh(s), v))  # noqa: E731
+        out = tf.while_loop(lambda i, s: i < 5, body, (0, h), maximum_iterations=2)[1]
+        return out + tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
+def dynamic_rnn_lstm_gradient(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        cell = tf.nn.rnn_cell.BasicLSTMCell(2)
+        outputs, _ = tf.nn.dynamic_rnn(cell, tf.reshape(h, [2, 2, 2]), dtype=tf.float32)
+        return tf.matmul(tf.reshape(outputs, [4, 2]), v) + tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
+def nested_while_loop_gradient(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        def outer(i: Any, s: Any) -> Any:
+            inner = tf.while_loop(lambda j, t: j < 2, lambda j, t: (j + 1, tf.matmul(t, v)), [0, s])
+            return i + 1, tf.tanh(inner[1])
+
+        return tf.while_loop(lambda i, s: i < 2, outer, [0, h])[1] + tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
+def nested_while_loop_reading_outer_values(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, h: Any, p: Any, v: Any) -> Any:
+        def outer(i: Any, s: Any, u: Any) -> Any:
+            scale = tf.sigmoid(u)  # a value of the outer body the inner body reads
+            inner = tf.while_loop(
+                lambda j, t: j < 2, lambda j, t: (j + 1, tf.matmul(t * scale, v)), [0, s]
+            )
+            return i + 1, tf.tanh(inner[1]), u * 0.5 + s
+
+        out = tf.while_loop(lambda i, s, u: i < 2, outer, [0, h, h])
+        return out[1] * out[2] + tf.cast(p, tf.float32)
+
+    return _run(tf, build, True)
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -155,5 +219,11 @@ CASES = {
         batch_normalization_with_training_tensor,
         while_loop_gradient,
         minimize_through_batch_norm_and_dropout_conds,
+        while_loop_of_two_differentiated_variables,
+        while_loop_of_unknown_row_count,
+        while_loop_with_maximum_iterations,
+        dynamic_rnn_lstm_gradient,
+        nested_while_loop_gradient,
+        nested_while_loop_reading_outer_values,
     )
 }

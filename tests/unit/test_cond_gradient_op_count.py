@@ -16,18 +16,15 @@ from tf_reference.cond_gradient_cases import CASES
 
 # Cases whose op count still differs from TF 1.15's, and why. The test fails if one of them
 # starts to match (then it moves out of this list).
-KNOWN_COUNT_DIFFERENCES = {
-    # TF1's while_loop gradient builds a gradient while loop of Enter/Merge/Switch/Exit ops
-    # and stack accumulators; tfcluster's one While op does not count them yet.
-    "while_loop_gradient": "v1 while_loop gradient not counted as TF1's",
-}
+KNOWN_COUNT_DIFFERENCES: dict[str, str] = {}
 
 
 def _same_values(actual: dict, expected: dict) -> None:
     for key in ("grads_true", "grads_false"):
         assert len(actual[key]) == len(expected[key])
         for got, want in zip(actual[key], expected[key]):
-            reference.assert_close(got, want)
+            # float32 sums through nested loops round in another order than TF's
+            reference.assert_close(got, want, atol=1e-5)
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
@@ -49,3 +46,39 @@ def test_known_op_count_differences_still_differ(name: str) -> None:
     actual = CASES[name](tf)
     assert actual["op_count"] != expected["op_count"]
     assert not np.allclose(actual["after"], expected["after"])
+
+
+# Cases whose gradient ops outside the functional op's own gradient take other names than
+# TF 1.15's, or come in another order, and why.
+KNOWN_NAME_DIFFERENCES: dict[str, list[str]] = {}
+KNOWN_ORDER_DIFFERENCES = {
+    # TF1 differentiates the moments after the second cond's Switch/Merge gradients; the
+    # functional If's gradient comes back earlier in tfcluster's queue.
+    "batch_normalization_with_training_tensor": "the moments' gradients come earlier",
+}
+
+
+def _outside_functional_gradients(names: list[str]) -> list[str]:
+    """The names not inside the gradient scope of an If/While op ("<op name>_grad/"), whose
+    gradient TF1 builds of other ops."""
+    scopes = [n.rsplit("/", 1)[0] + "/" for n in names if n.endswith(("_grad/If", "_grad/while"))]
+    return [n for n in names if not n.startswith(tuple(scopes))]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_gradient_ops_outside_the_functional_op_take_tf1s_names(name: str) -> None:
+    expected = reference.case("cond_gradients", name)["gradient_op_names"]
+    ours = _outside_functional_gradients(CASES[name](tf)["gradient_op_names"])
+    assert [n for n in ours if n not in expected] == KNOWN_NAME_DIFFERENCES.get(name, [])
+    if name not in KNOWN_ORDER_DIFFERENCES:
+        ours = [n for n in ours if n in expected]
+        remaining = iter(expected)
+        assert all(n in remaining for n in ours)  # in TF's order: a subsequence of its list
+
+
+@pytest.mark.parametrize("name", sorted(KNOWN_ORDER_DIFFERENCES))
+def test_known_order_differences_still_differ(name: str) -> None:
+    expected = reference.case("cond_gradients", name)["gradient_op_names"]
+    ours = _outside_functional_gradients(CASES[name](tf)["gradient_op_names"])
+    remaining = iter(expected)
+    assert not all(n in remaining for n in ours)

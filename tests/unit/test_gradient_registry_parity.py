@@ -25,16 +25,6 @@ KNOWN: dict[str, tuple[str, str, str]] = {
     "Einsum": ("missing", "gradient", "tf.einsum builds it"),
     "MatrixExponential": ("missing", "gradient", "tf.linalg.expm builds it"),
 }
-# TF 1.15 differentiates its v1 while loops and conds through these ops' gradient functions
-# and the control-flow contexts (WhileContext, CondContext) the forward graph carries;
-# tfcluster's tf.while_loop / tf.cond differentiate their own forms (control_flow_grad), and
-# graphs imported from TF carry no contexts, so the table has no entry for these yet.
-for _op in ("Enter", "Exit", "Merge", "Switch", "NextIteration", "LoopCond"):
-    KNOWN[_op] = ("gradient", "missing", "v1 control flow")
-    if _op != "LoopCond":
-        KNOWN[f"Ref{_op}"] = ("gradient", "missing", "v1 control flow")
-
-
 # The lazily loaded modules whose gradients a program building their ops has loaded:
 # while_v2 (TF builds While ops through it), tf.contrib.rnn (LSTMBlockCell / GRUBlockCell
 # are built through tf.contrib only). Not tf.contrib.batching: TF 1.15's core

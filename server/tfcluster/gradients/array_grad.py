@@ -9,8 +9,7 @@ import numpy as np
 from tfcluster.framework import tensor_util
 from tfcluster.framework.graph import Operation, Tensor
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
-from tfcluster.ops import array_ops, math_ops
-from tfcluster.ops.op_util import make_op
+from tfcluster.ops import array_ops, math_ops, raw_op_library
 
 
 def _static_int(t: Tensor) -> int | None:
@@ -79,54 +78,31 @@ def _split_v_grad(op: Operation, *grads: Tensor) -> Any:
     return [array_ops.concat(_or_zeros(grads, op.outputs), op.inputs[2]), None, None]
 
 
-def _axis_sizes(values: list[Tensor], axis: Any) -> Tensor:
-    """Each input's size along the concat axis: static when known, else from its shape."""
-    axis_v = _static_int(axis)
-    ranks = {v.shape.ndims for v in values}
-    if axis_v is not None and len(ranks) == 1 and None not in ranks:
-        rank = ranks.pop()
-        assert rank is not None
-        axis_v = axis_v % rank
-        dims = [v.shape.as_list()[axis_v] for v in values]
-        if all(d is not None for d in dims):
-            return array_ops.stack(dims)
-        axis = axis_v
-    else:
-        axis = math_ops.floormod(axis, array_ops.rank(values[0]))
-    return array_ops.stack([array_ops.gather(array_ops.shape(v), axis) for v in values])
+def concat_grad(grad: Tensor, values: list[Tensor], axis: Tensor) -> list[Tensor]:
+    """TF 1.15's _ConcatGradHelper in graph mode: each value's part of grad sliced at the
+    offsets ConcatOffset gives (the axis taken modulo the rank), its shapes constants where
+    every one is known, else one ShapeN; over 16 values, one split by the stacked sizes."""
+    non_neg_axis = axis % array_ops.rank(values[0])
+    sizes = []
+    for v in values:
+        s = array_ops.shape(v)
+        if s.op.type != "Const":
+            sizes = array_ops.shape_n(values)
+            break
+        sizes.append(s)
+    if len(sizes) > 16:
+        stacked = array_ops.stack(sizes, axis=1)
+        along = array_ops.squeeze(array_ops.slice(stacked, [non_neg_axis, 0], [1, -1]))
+        return array_ops.split(grad, along, non_neg_axis, num=len(values))
+    offsets = raw_op_library.raw_op_function("ConcatOffset")(concat_dim=non_neg_axis, shape=sizes)
+    return [array_ops.slice(grad, begin, size) for begin, size in zip(offsets, sizes)]
 
 
 @RegisterGradient("ConcatV2")
 def _concat_grad(op: Operation, grad: Tensor) -> Any:
-    values, axis = op.inputs[:-1], op.inputs[-1]
-    if len(values) == 1:
+    if len(op.inputs) == 2:
         return [grad, None]
-    if not isinstance(grad, Tensor):
-        sizes = _axis_sizes(list(values), axis)
-        return [*array_ops.split(grad, sizes, axis=axis, num=len(values)), None]
-    # TF 1.15's ops: the inputs' shapes (constants when all static, else one ShapeN, after
-    # a Shape op of the first value TF makes to find out), their offsets along the axis, and
-    # one Slice per input (a split by sizes beyond 16 inputs).
-    non_neg_axis = axis % array_ops.rank(values[0])
-    shapes = _input_shapes(list(values))
-    if len(shapes) > 16:
-        sizes = array_ops.squeeze(
-            array_ops.slice(array_ops.stack(shapes, axis=1), [non_neg_axis, 0], [1, -1])
-        )
-        return [*array_ops.split(grad, sizes, non_neg_axis), None]
-    offsets = make_op("ConcatOffset", [non_neg_axis, *shapes], {"N": len(shapes)}).outputs
-    return [*(array_ops.slice(grad, b, s) for b, s in zip(offsets, shapes)), None]
-
-
-def _input_shapes(values: list[Tensor]) -> list[Tensor]:
-    """TF's _ExtractInputShapes: constant shapes when every one is static, else a ShapeN."""
-    shapes = []
-    for v in values:
-        shape = array_ops.shape(v)
-        if shape.op.type != "Const":
-            return array_ops.shape_n(values)
-        shapes.append(shape)
-    return shapes
+    return [*concat_grad(grad, list(op.inputs[:-1]), op.inputs[-1]), None]
 
 
 @RegisterGradient("Slice")

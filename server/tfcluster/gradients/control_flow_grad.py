@@ -35,7 +35,7 @@ from tfcluster.framework.graph import (
     get_default_graph,
 )
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.gradients import gradients_impl, tensor_array_grad
+from tfcluster.gradients import gradients_impl, tensor_array_grad, v1_loop_count
 from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.gradients.registry import RegisterGradient
 from tfcluster.ops import array_ops, control_flow_ops, math_ops
@@ -412,6 +412,24 @@ class _WhileGradBody(FuncGraph):
             return inner
 
 
+def _is_kept_list(t: Tensor | None) -> bool:
+    """Whether t is the list of a body value a While op keeps for its gradient."""
+    if t is None:
+        return False
+    op = t.op
+    return op.type in ("While", "StatelessWhile") and t.value_index > len(op._get_attr("T"))
+
+
+def _kept_tensor(body: _WhileGradBody, kept: Tensor) -> Tensor | None:
+    """The forward body tensor whose values the forward While op keeps in output `kept`
+    (None where an enclosing gradient body passes the list on)."""
+    op = body.forward_op
+    if kept.op is not op:
+        return None
+    names = list(op.attrs.get(ACCUMULATE_ATTR) or [])
+    return body.forward.get_tensor_by_name(names[kept.value_index - len(op._get_attr("T")) - 1])
+
+
 def _kept_values(op: Operation, t: Tensor) -> Tensor:
     """The output of the While op `op` with the values of body tensor t, one per iteration
     (made when first asked for: the op keeps them from then on)."""
@@ -436,7 +454,13 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     num_caps = len(op.attrs.get("Tcaptures") or ())
     caps = list(op.inputs[num_vars : num_vars + num_caps])
     var_idx = [i for i in range(num_vars) if _differentiable(op.outputs[i])]
-    cap_idx = [i for i in range(num_caps) if _differentiable(caps[i])]
+    # Captures off the path from xs to ys (an RNN cell's kernel when only its inputs are
+    # differentiated) get no gradient: TF1 accumulates none for them either.
+    cap_idx = [
+        i
+        for i in range(num_caps)
+        if _differentiable(caps[i]) and gradients_impl.on_gradient_path(caps[i])
+    ]
     if not var_idx:
         return none  # nothing differentiable is carried through the loop
     graph = get_default_graph()
@@ -452,6 +476,10 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     fwd_args, fwd_results = copy_function_body(body, forward)
 
     trip_count = op.outputs[num_vars]
+    start = graph._op_count()
+    # Arguments an enclosing gradient body makes meanwhile to read forward values: that
+    # body counts its reads itself.
+    args_before = len(getattr(graph, "_captures", ()))
     grad_body = _WhileGradBody(f"{op.name}_grad/body", graph, forward, op, num_vars)
     with grad_body.as_default(), grad_body.name_scope(prefix or None):
         counter = grad_body.add_arg(dtypes.int32, [], f"{prefix}counter")
@@ -465,10 +493,18 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         ]
         ys = [fwd_results[i] for i in var_idx]
         xs = [fwd_args[i] for i in var_idx] + [fwd_args[num_vars + i] for i in cap_idx]
+        made_before = len(grad_body.get_operations())
+        count_before = grad_body._op_count()
         partials = [
             _dense(g)
             for g in gradients_impl.gradients_of_graph(ys, xs, grad_ys=dy_args, src_graph=forward)
         ]
+        # The ops TF1 makes in its gradient loop for the body's gradient: tfcluster's own
+        # as counted (their captures aside; an inner loop's gradient counts as TF1's), plus
+        # what TF1 makes to read forward values.
+        made = grad_body.get_operations()[made_before:]
+        reads = dict(grad_body._captures)
+        tf1_ops = grad_body._op_count() - count_before - len(reads)
         new_dy = [
             g if g is not None else array_ops.zeros_like(dy)
             for g, dy in zip(partials[: len(var_idx)], dy_args)
@@ -514,6 +550,29 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     grad_op._set_attr(
         SLICED_CAPTURES_ATTR, [i for i, t in enumerate(captured) if t in grad_body.sliced]
     )
+    if v1_loop_count.is_v1_while(op):
+        sliced = {arg: outer for outer, arg in reads.items() if outer in grad_body.sliced}
+        # An inner loop's kept values reach this body as a list per iteration; TF1 keeps
+        # them on the inner loop's stack, which reaches through this loop by two Enters.
+        lists = [
+            arg for arg, outer in sliced.items() if _is_kept_list(_kept_tensor(grad_body, outer))
+        ]
+        kept = [arg for arg in sliced if arg not in lists]
+        invariants_read = [arg for outer, arg in reads.items() if outer not in grad_body.sliced]
+        tf1_ops += (
+            v1_loop_count.OPS_PER_LOOP_VARIABLE * len(var_idx)
+            + v1_loop_count.forward_read_ops(made, kept, invariants_read, lists)
+            # A loop in another loop's body: its GradLoopState's counters (made at the
+            # start of tf.gradients for a loop outside every other).
+            + (v1_loop_count.LOOP_COUNTER_OPS if isinstance(graph, _WhileGradBody) else 0)
+            + sum(
+                v1_loop_count.accumulator_ops(caps[i].shape.is_fully_defined())
+                for k, i in enumerate(cap_idx)
+                if partials[len(var_idx) + k] is not None
+            )
+        )
+        args_made = len(getattr(graph, "_captures", ())) - args_before
+        graph._match_tf1_op_count(tf1_ops - (graph._op_count() - start - args_made))
     result = list(none)
     x0 = op.inputs[:num_vars]
     for k, i in enumerate(var_idx):

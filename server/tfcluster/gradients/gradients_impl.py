@@ -1,7 +1,3 @@
-# Ops whose gradient functions take IndexedSlices (TF's Identity and Cast pass them on, the
-# gather's reshapes them quietly, Reshape's converts them inside its Reshape op as TF's, named
-# Reshape/tensor); the others get their gradients dense, as TF's get them through the ops
-# they call.
 """tf.gradients: reverse-mode differentiation over the graph, from the gradient table.
 
 Gradients are Tensors or IndexedSlices (a gather's gradient: only the gathered rows). As in
@@ -28,7 +24,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.indexed_slices import IndexedSlices
-from tfcluster.gradients import registry
+from tfcluster.gradients import registry, v1_control_flow_grad, v1_loop_count
 from tfcluster.gradients.gradient_options import (
     AggregationMethod,
     UnconnectedGradients,
@@ -176,6 +172,16 @@ def gradients_of_graph(
                     # TF passes a given grad_y on as an Identity in the gradients scope.
                     gy = array_ops.identity(gy, name=f"grad_ys_{i}")
             grads.setdefault(y, []).append(gy)
+        # TF 1.15 then makes a GradLoopState for each v1 loop Exit, which a loop imported
+        # without its WhileContext cannot have.
+        exits = [op for op in between if op.type in ("Exit", "RefExit")]
+        if exits:
+            raise AttributeError(v1_control_flow_grad.no_while_context_message(exits[0]))
+        if src_graph is None:
+            # TF1 makes the counters of each v1 loop to differentiate here (GradLoopState).
+            for op in ops_list:
+                if op in between and v1_loop_count.is_v1_while(op):
+                    v1_loop_count.make_loop_counters(graph)
 
         # First in, first out, from the ys in order (TF's queue): gradients of a tensor are
         # summed, and IndexedSlices concatenated, in the order TF adds them.
@@ -203,9 +209,13 @@ def gradients_of_graph(
                 if grad_fn is not None:
                     out_grads = [
                         g
-                        if g is not None or not _has_zeros(t) or control_flow_ops.is_v1_cond(op)
-                        # A ZerosLike op, as TF's ZerosLikeOutsideLoop (never a Const).
-                        else array_ops.zeros_like(t, optimize=False)
+                        if g is not None
+                        or not _has_zeros(t)
+                        or control_flow_ops.is_v1_cond(op)
+                        # TF1's loop Exits and v1 control flow ops get zeros only where
+                        # trainable, made as TF1 makes them.
+                        or (_v1_control_flow(op) and not _backpropagatable(t))
+                        else _zeros_for(op, t)
                         for g, t in zip(out_grads, op.outputs)
                     ]
                     grad_scope = name_scope(op.name + "_grad") if op_scopes else _null()
@@ -272,6 +282,19 @@ def _set_grad_shape(g: Tensor, t: Tensor, op: Operation, index: int) -> None:
         ) from None
 
 
+def _zeros_for(op: Operation, t: Tensor) -> Tensor:
+    """The gradient of an output no gradient reached: TF1's ZerosLikeForExit for a v1 loop
+    (a "zeros" constant where the shape is known), ZerosLikeOutsideLoop for its dataflow
+    control-flow ops and every other op (a ZerosLike op, never a Const)."""
+    if v1_loop_count.is_v1_while(op) and t.shape.is_fully_defined():
+        return array_ops.zeros(t.shape, dtype=t.dtype.base_dtype)
+    return array_ops.zeros_like(t, optimize=False)
+
+
+def _v1_control_flow(op: Operation) -> bool:
+    return v1_loop_count.is_v1_while(op) or v1_control_flow_grad.is_dataflow_op(op)
+
+
 def _backpropagatable(t: Tensor) -> bool:
     """As TF's _IsBackpropagatable: floats, complex, resource handles (a variable's gradient
     reaches its handle through ReadVariableOp and ResourceGather) and variants (an optional's
@@ -303,8 +326,9 @@ def _grad_fn(op: Operation) -> Any:
 
 
 # Ops whose gradient functions take IndexedSlices (TF's Identity and Cast pass them on, the
-# gather's reshapes them quietly); the others get their gradients dense, as TF's get them
-# through the ops they call.
+# gather's reshapes them quietly, Reshape's converts them inside its Reshape op as TF's, named
+# Reshape/tensor); the others get their gradients dense, as TF's get them through the ops
+# they call.
 _TAKES_INDEXED_SLICES = frozenset({"Identity", "Cast", "GatherV2", "Reshape"})
 
 

@@ -363,12 +363,14 @@ def _log1p_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Sin")
 def _sin_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, math_ops.cos(op.inputs[0]))]
+    with get_default_graph().control_dependencies([grad]):
+        return [grad * math_ops.cos(math_ops.conj(op.inputs[0]))]
 
 
 @RegisterGradient("Cos")
 def _cos_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(math_ops.negative(grad), math_ops.sin(op.inputs[0]))]
+    with get_default_graph().control_dependencies([grad]):
+        return [-grad * math_ops.sin(math_ops.conj(op.inputs[0]))]
 
 
 @RegisterGradient("Tan")

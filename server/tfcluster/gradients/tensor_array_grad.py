@@ -11,7 +11,6 @@ from typing import Any
 
 from tfcluster.framework.graph import Operation, Tensor, control_dependencies
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
-from tfcluster.ops import array_ops
 from tfcluster.ops.tensor_array_ops import TensorArray
 
 for _op in ("TensorArray", "TensorArrayGrad", "TensorArraySize", "TensorArrayClose"):
@@ -47,12 +46,12 @@ def _grad_array(op: Operation, dtype_attr: str, flow: Tensor, source: str) -> Te
     return forward.grad(source=source, flow=flow)
 
 
-def _after_forward(op: Operation, flow: Tensor) -> Tensor:
-    """The incoming gradient flow, made to wait for the forward op (its array's size must
-    be final when the gradient array is made)."""
-    flow_out = array_ops.identity(op.outputs[0], "flow_out")
-    with control_dependencies([flow_out]):
-        return array_ops.identity(flow, "write_barrier")
+def _grad_array_after(op: Operation, dtype_attr: str, flow: Tensor, source: str) -> TensorArray:
+    """The gradient array of a forward write, made once the write has run (its array's size
+    must be final then): a control input, not TF 2.x's flow_out/write_barrier Identities,
+    which TF 1.15 does not make (op counts and names stay TF 1.15's)."""
+    with control_dependencies([op]):
+        return _grad_array(op, dtype_attr, flow, source)
 
 
 @RegisterGradient("TensorArrayRead")
@@ -68,9 +67,7 @@ def _read_grad(op: Operation, grad: Tensor) -> list[Any]:
 @RegisterGradient("TensorArrayWriteV2")
 @RegisterGradient("TensorArrayWriteV3")
 def _write_grad(op: Operation, flow: Tensor) -> list[Any]:
-    source = grad_source(flow)
-    flow = _after_forward(op, flow)
-    g = _grad_array(op, "T", flow, source)
+    g = _grad_array_after(op, "T", flow, grad_source(flow))
     return [None, None, g.read(op.inputs[1]), flow]
 
 
@@ -87,9 +84,7 @@ def _gather_grad(op: Operation, grad: Tensor) -> list[Any]:
 @RegisterGradient("TensorArrayScatterV2")
 @RegisterGradient("TensorArrayScatterV3")
 def _scatter_grad(op: Operation, flow: Tensor) -> list[Any]:
-    source = grad_source(flow)
-    flow = _after_forward(op, flow)
-    g = _grad_array(op, "T", flow, source)
+    g = _grad_array_after(op, "T", flow, grad_source(flow))
     return [None, None, g.gather(op.inputs[1]), flow]
 
 
@@ -106,7 +101,5 @@ def _concat_grad(op: Operation, grad: Tensor, unused_lengths_grad: Any) -> list[
 @RegisterGradient("TensorArraySplitV2")
 @RegisterGradient("TensorArraySplitV3")
 def _split_grad(op: Operation, flow: Tensor) -> list[Any]:
-    source = grad_source(flow)
-    flow = _after_forward(op, flow)
-    g = _grad_array(op, "T", flow, source)
+    g = _grad_array_after(op, "T", flow, grad_source(flow))
     return [None, g.concat(), None, flow]

@@ -109,8 +109,7 @@ def stack_close(node: Any, xp: Any) -> Any:
     return compute
 
 
-# On every device, as TF (its GPU kernel reads and writes host memory, as Shape does).
-@kernel("ConcatOffset", all_host=True)
+@kernel("ConcatOffset", all_host=True)  # shape arithmetic: host memory on a GPU too, as TF
 def concat_offset(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         shapes = [host_ints(s) for s in ins[1:]]
