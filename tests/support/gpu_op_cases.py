@@ -364,6 +364,13 @@ def _shapes() -> Build:
     )
 
 
+@_case("ConcatOffset")
+def _concat_offset() -> Build:
+    # Where a concat's gradient slices its gradient: shapes from ShapeN, as TF's gradient.
+    x, y = _f32(2, 3, 4), _f32(2, 5, 4)
+    return Build(tf.raw_ops.ConcatOffset(concat_dim=1, shape=tf.shape_n([x, y])))
+
+
 @_case("Reshape", "Fill", "ZerosLike", "OnesLike")
 def _reshape_fill() -> Build:
     x = _f32(2, 6)

@@ -11,17 +11,7 @@ from tf_reference.gradient_graph_cases import CASES
 
 # Gradients whose ops still differ from TF 1.15's (values agree). The test fails once one of
 # them matches (then it leaves this list).
-KNOWN_OP_DIFFERENCES = {
-    "common_concat": "TF slices with ConcatOffset; tfcluster splits with SplitV",
-    "common_gather": "the IndexedSlices' dense conversion is named otherwise",
-    "common_reduce_logsumexp": "other op order in the log-sum-exp gradient",
-    "common_sigmoid_cross_entropy": "other ops in the composed loss's gradient",
-    "common_slice": "Slice's gradient makes its Shape ops in another order",
-    "common_softmax_cross_entropy": "the fused loss's gradient ops differ",
-    "common_softmax_cross_entropy_v2": "the fused loss's gradient ops differ",
-    "common_sparse_softmax_cross_entropy": "the fused loss's gradient ops differ",
-    "common_transpose": "TF inverts the permutation with InvertPermutation; tfcluster folds it",
-}
+KNOWN_OP_DIFFERENCES: dict[str, str] = {}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

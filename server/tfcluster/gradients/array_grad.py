@@ -44,12 +44,8 @@ def _squeeze_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Transpose")
 def _transpose_grad(op: Operation, grad: Tensor) -> Any:
-    perm = tensor_util.constant_value(op.inputs[1])
-    if perm is not None:
-        inverse: Any = np.argsort(np.asarray(perm)).astype(np.int32)
-    else:
-        inverse = array_ops.invert_permutation(op.inputs[1])
-    return [array_ops.transpose(grad, inverse), None]
+    # As TF: the inverse permutation from an InvertPermutation op, even for a constant perm.
+    return [array_ops.transpose(grad, array_ops.invert_permutation(op.inputs[1])), None]
 
 
 @RegisterGradient("ReverseV2")
@@ -82,47 +78,59 @@ def _split_v_grad(op: Operation, *grads: Tensor) -> Any:
     return [array_ops.concat(_or_zeros(grads, op.outputs), op.inputs[2]), None, None]
 
 
-def _axis_sizes(values: list[Tensor], axis: Any) -> Tensor:
-    """Each input's size along the concat axis: static when known, else from its shape."""
-    axis_v = _static_int(axis)
-    ranks = {v.shape.ndims for v in values}
-    if axis_v is not None and len(ranks) == 1 and None not in ranks:
-        rank = ranks.pop()
-        assert rank is not None
-        axis_v = axis_v % rank
-        dims = [v.shape.as_list()[axis_v] for v in values]
-        if all(d is not None for d in dims):
-            return array_ops.stack(dims)
-        axis = axis_v
+def _input_shapes(values: list[Tensor]) -> list[Tensor]:
+    """TF's _ExtractInputShapes: the inputs' shapes as constants while all are known, else
+    one ShapeN of them all (after the Shape op of the first input not fully known)."""
+    sizes = []
+    for x in values:
+        input_shape = array_ops.shape(x)
+        if input_shape.op.type != "Const":
+            return array_ops.shape_n(values)
+        sizes.append(input_shape)
+    return sizes
+
+
+def concat_grad(op: Operation, grad: Tensor, start: int, end: int, dim_index: int) -> list[Any]:
+    """TF 1.15's _ConcatGradHelper for a dense gradient, op for op: the axis modulo the rank,
+    the inputs' shapes, then one ConcatOffset and a Slice per input (up to 16 inputs), or a
+    split by the sizes gathered along the axis."""
+    values_last = end <= dim_index  # ConcatV2 (values, axis); Concat is (axis, values)
+    if len(op.inputs) == 2:  # one value: its gradient is the whole
+        return [grad, None] if values_last else [None, grad]
+    concat_dim = op.inputs[dim_index]
+    values = list(op.inputs[start:end])
+    non_neg_concat_dim = concat_dim % array_ops.rank(values[0])
+    sizes = _input_shapes(values)
+    if len(sizes) > 16:
+        sizes_t = array_ops.squeeze(
+            array_ops.slice(array_ops.stack(sizes, axis=1), [non_neg_concat_dim, 0], [1, -1])
+        )
+        out_grads = list(array_ops.split(grad, sizes_t, non_neg_concat_dim, num=len(values)))
     else:
-        axis = math_ops.floormod(axis, array_ops.rank(values[0]))
-    return array_ops.stack([array_ops.gather(array_ops.shape(v), axis) for v in values])
+        offsets = array_ops.concat_offset(non_neg_concat_dim, sizes)
+        out_grads = [array_ops.slice(grad, begin, size) for begin, size in zip(offsets, sizes)]
+    return [*out_grads, None] if values_last else [None, *out_grads]
 
 
 @RegisterGradient("ConcatV2")
 def _concat_grad(op: Operation, grad: Tensor) -> Any:
-    values, axis = op.inputs[:-1], op.inputs[-1]
-    sizes = _axis_sizes(list(values), axis)
-    parts = array_ops.split(grad, sizes, axis=axis, num=len(values))
-    return [*parts, None]
+    return concat_grad(op, grad, start=0, end=-1, dim_index=-1)
 
 
 @RegisterGradient("Slice")
 def _slice_grad(op: Operation, grad: Tensor) -> Any:
-    x, begin = op.inputs[0], op.inputs[1]
-    index_dtype = begin.dtype.base_dtype
-    in_rank = array_ops.rank(x)
-    column = array_ops.stack([in_rank, 1])
-    before = array_ops.reshape(begin, column)
-    after_size = math_ops.subtract(
-        math_ops.subtract(
-            array_ops.shape(x, out_type=index_dtype),
-            array_ops.shape(op.outputs[0], out_type=index_dtype),
-        ),
-        begin,
+    """TF's _SliceGrad: pad the gradient by begin before and what follows the slice after."""
+    input_vec, begin_vec = op.inputs[0], op.inputs[1]
+    index_dtype = begin_vec.dtype.base_dtype
+    input_rank = array_ops.rank(input_vec)
+    slice_size = array_ops.shape(op.outputs[0], out_type=index_dtype)
+    shape = array_ops.stack([input_rank, 1])
+    before_pad = array_ops.reshape(begin_vec, shape)
+    after_pad = array_ops.reshape(
+        array_ops.shape(input_vec, out_type=index_dtype) - slice_size - begin_vec, shape
     )
-    after = array_ops.reshape(after_size, column)
-    return [array_ops.pad(grad, array_ops.concat([before, after], 1)), None, None]
+    paddings = array_ops.concat([before_pad, after_pad], 1)
+    return [array_ops.pad(grad, paddings), None, None]
 
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")

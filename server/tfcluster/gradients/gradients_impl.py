@@ -200,7 +200,7 @@ def gradients_of_graph(
                     out_grads = [
                         g
                         if g is not None or not _has_zeros(t) or control_flow_ops.is_v1_cond(op)
-                        else array_ops.zeros_like(t)
+                        else _zeros_for_unused(t)
                         for g, t in zip(out_grads, op.outputs)
                     ]
                     grad_scope = name_scope(op.name + "_grad") if op_scopes else _null()
@@ -266,6 +266,15 @@ def _backpropagatable(t: Tensor) -> bool:
     return bool(dtype.is_floating or dtype.is_complex or dtype in (dtypes.resource, dtypes.variant))
 
 
+def _zeros_for_unused(t: Tensor) -> Tensor | None:
+    """TF's ZerosLikeOutsideLoop for an output no gradient reached: a ZerosLike op (never
+    folded to a constant) for float and complex outputs; the others get None, as in TF."""
+    dtype = t.dtype.base_dtype
+    if dtype.is_floating or dtype.is_complex:
+        return array_ops.zeros_like(t, optimize=False)
+    return None
+
+
 def _has_zeros(t: Tensor) -> bool:
     """Whether a missing gradient of t can stand as zeros (not for handles, lists)."""
     return t.dtype.base_dtype not in (dtypes.resource, dtypes.variant)
@@ -289,9 +298,12 @@ def _grad_fn(op: Operation) -> Any:
 
 
 # Ops whose gradient functions take IndexedSlices (TF's Identity and Cast pass them on, the
-# gather's reshapes them quietly); the others get their gradients dense, as TF's get them
-# through the ops they call.
-_TAKES_INDEXED_SLICES = frozenset({"Identity", "Cast", "GatherV2"})
+# gather's reshapes them quietly; the reshapes' first op converts them, in its own name scope
+# as TF's does); the others get their gradients dense, as TF's get them through the ops they
+# call.
+_TAKES_INDEXED_SLICES = frozenset(
+    {"Identity", "Cast", "GatherV2", "Reshape", "ExpandDims", "Squeeze"}
+)
 
 
 def _dense(g: Any) -> Any:

@@ -8,7 +8,7 @@ from typing import Any
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Operation, Tensor, colocate_with
 from tfcluster.framework.indexed_slices import IndexedSlices
-from tfcluster.gradients import registry
+from tfcluster.gradients import array_grad, registry
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
 from tfcluster.ops import array_ops, math_ops
 from tfcluster.ops.op_util import make_op
@@ -41,11 +41,7 @@ def _batch_matmul_v2_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Concat")
 def _concat_grad(op: Operation, grad: Tensor) -> Any:
-    axis, values = op.inputs[0], list(op.inputs[1:])
-    axis = math_ops.floormod(axis, array_ops.rank(values[0]))
-    sizes = [array_ops.gather(array_ops.shape(v), axis) for v in values]
-    parts = array_ops.split(grad, array_ops.stack(sizes), axis=axis, num=len(values))
-    return [None, *parts]
+    return array_grad.concat_grad(op, grad, start=1, end=len(op.inputs), dim_index=0)
 
 
 @RegisterGradient("Gather")

@@ -357,8 +357,9 @@ def _log_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Log1p")
 def _log1p_grad(op: Operation, grad: Tensor) -> Any:
-    x = op.inputs[0]
-    return [math_ops.multiply(grad, math_ops.reciprocal(math_ops.add(_one(x), x)))]
+    with get_default_graph().control_dependencies([grad]):
+        x = math_ops.conj(op.inputs[0])
+        return [grad * math_ops.reciprocal(1 + x)]
 
 
 @RegisterGradient("Sin")

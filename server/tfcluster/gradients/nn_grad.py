@@ -22,8 +22,8 @@ def _is_zero(t: Tensor) -> bool:
 
 
 def _broadcast_mul(vec: Tensor, mat: Tensor) -> Tensor:
-    """vec[:, None] * mat: each row of mat scaled by one entry of vec."""
-    return math_ops.multiply(array_ops.reshape(vec, [-1, 1]), mat)
+    """TF's _BroadcastMul, vec[..., None] * mat: each row of mat scaled by one entry of vec."""
+    return array_ops.expand_dims(vec, -1) * mat
 
 
 # ---- activations -------------------------------------------------------------------------
@@ -106,8 +106,14 @@ def _softmax_xent_grad(op: Operation, grad_loss: Tensor, grad_grad: Tensor) -> A
 
 @RegisterGradient("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_softmax_xent_grad(op: Operation, grad_loss: Tensor, grad_grad: Tensor) -> Any:
-    # TF prevents second derivatives through the precomputed backprop; first order only.
-    return _broadcast_mul(grad_loss, op.outputs[1]), None
+    # As TF: the precomputed backprop behind a PreventGradient (no second derivative).
+    backprop = array_ops.prevent_gradient(
+        op.outputs[1],
+        message="Currently there is no way to take the second derivative of "
+        "sparse_softmax_cross_entropy_with_logits due to the fused implementation's "
+        "interaction with tf.gradients()",
+    )
+    return _broadcast_mul(grad_loss, backprop), None
 
 
 @RegisterGradient("L2Loss")
