@@ -528,6 +528,9 @@ def _activation_case(op: str) -> Callable[[], Build]:
     def build() -> Build:
         x = tf.constant(np.linspace(-8.0, 8.0, 24, dtype=np.float32).reshape(4, 6))
         y = _ACTIVATIONS[op](x)
+        if op == "Softplus":  # TF 1.15's gradient is grad * sigmoid(x): its op run raw
+            dy = tf.constant(np.linspace(0.5, 1.5, 24, dtype=np.float32).reshape(4, 6))
+            return Build([y, _grad(y, x), *_raw("SoftplusGrad", [dy, x], T=tf.float32)])
         return Build([y, _grad(y, x)])
 
     return build

@@ -364,12 +364,14 @@ def _log1p_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Sin")
 def _sin_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, math_ops.cos(op.inputs[0]))]
+    with get_default_graph().control_dependencies([grad]):
+        return [grad * math_ops.cos(math_ops.conj(op.inputs[0]))]
 
 
 @RegisterGradient("Cos")
 def _cos_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(math_ops.negative(grad), math_ops.sin(op.inputs[0]))]
+    with get_default_graph().control_dependencies([grad]):
+        return [-grad * math_ops.sin(math_ops.conj(op.inputs[0]))]
 
 
 @RegisterGradient("Tan")
@@ -513,20 +515,20 @@ def _select_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("SelectV2")
 def _select_v2_grad(op: Operation, grad: Tensor) -> Any:
-    """Each branch gets the gradient where it was chosen, summed over the dims broadcasting
-    added to it."""
+    """TF's _SelectGradV2, op for op: each branch gets the gradient where it was chosen,
+    summed over the dims broadcasting added to it."""
     c, x, y = op.inputs
     zeros = array_ops.zeros([], dtype=grad.dtype.base_dtype)
-    out_shape = array_ops.shape(op.outputs[0])
-    grads = []
-    for branch, picked in ((x, math_ops.select_v2(c, grad, zeros)), (y, None)):
-        if picked is None:
-            picked = math_ops.select_v2(c, zeros, grad)
-        branch_shape = array_ops.shape(branch)
-        axes, _ = math_ops.broadcast_gradient_args(branch_shape, out_shape)
-        summed = math_ops.reduce_sum(picked, axis=axes, keepdims=True)
-        grads.append(array_ops.reshape(summed, branch_shape))
-    return None, grads[0], grads[1]
+    gx = math_ops.select_v2(c, grad, zeros)
+    x_shape = array_ops.shape(x)
+    output_shape = array_ops.shape(op.outputs[0])
+    reduce_x, _ = math_ops.broadcast_gradient_args(x_shape, output_shape)
+    gx = array_ops.reshape(math_ops.reduce_sum(gx, axis=reduce_x, keepdims=True), x_shape)
+    gy = math_ops.select_v2(c, zeros, grad)
+    y_shape = array_ops.shape(y)
+    reduce_y, _ = math_ops.broadcast_gradient_args(y_shape, output_shape)
+    gy = array_ops.reshape(math_ops.reduce_sum(gy, axis=reduce_y, keepdims=True), y_shape)
+    return None, gx, gy
 
 
 @RegisterGradient("AddN")

@@ -49,7 +49,8 @@ def _selu_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Softplus")
 def _softplus_grad(op: Operation, grad: Tensor) -> Any:
-    return [nn_ops.activation_grad("SoftplusGrad", grad, op.inputs[0])]
+    # TF 1.15's: grad * sigmoid(x) (not its SoftplusGrad op).
+    return [grad * math_ops.sigmoid(op.inputs[0])]
 
 
 @RegisterGradient("Softsign")
