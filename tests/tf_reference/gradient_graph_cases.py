@@ -166,6 +166,37 @@ for _name in _REDUCTIONS:
 CASES["linear_model_minimize"] = linear_model_minimize
 
 
+def adam_minimize(tf: Any) -> dict[str, Any]:
+    """A dense layer trained by Adam: the gradient ops, the slots and update ops minimize()
+    makes, and a seeded random op made after it."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(5)
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        labels = tf.placeholder(tf.int32, [None], name="labels")
+        logits = tf.layers.dense(x, 3, kernel_initializer=tf.constant_initializer(0.1))
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        first = len(graph.get_operations())
+        global_step = tf.train.get_or_create_global_step()
+        train = tf.train.AdamOptimizer(0.01).minimize(loss, global_step=global_step)
+        made = graph.get_operations()[first:]
+        after = tf.random_uniform([2], name="after")
+        feed = {x: _value((5, 4), 0.0), labels: np.array([0, 1, 2, 1, 0], np.int32)}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train, feed)
+            trained = sess.run(tf.trainable_variables())
+            drawn = sess.run(after)
+    return {
+        "ops": [[o.type, o.name, [t.name for t in o.inputs]] for o in made],
+        "trained": trained,
+        "after": drawn,
+    }
+
+
+CASES["adam_minimize"] = adam_minimize
+
+
 # Ops most TF1 models differentiate: name: builds y from x ([None, 4], values in (0, 2)).
 _COMMON: dict[str, Callable[[Any, Any], Any]] = {
     "relu": lambda tf, x: tf.nn.relu(x),
@@ -346,7 +377,65 @@ def _layers_dropout(tf: Any) -> Any:
     return y, [x], {x: _ramp((5, 4))}
 
 
+def _conv1d(tf: Any) -> Any:
+    x = tf.placeholder(tf.float32, [None, 6, 2], name="x")
+    w = tf.placeholder(tf.float32, [3, 2, 3], name="w")
+    y = tf.nn.conv1d(x, w, 1, "SAME")
+    return y, [x, w], {x: _ramp((2, 6, 2)), w: _ramp((3, 2, 3))}
+
+
+def _conv3d(tf: Any) -> Any:
+    x = tf.placeholder(tf.float32, [None, 3, 3, 3, 2], name="x")
+    w = tf.placeholder(tf.float32, [2, 2, 2, 2, 3], name="w")
+    y = tf.nn.conv3d(x, w, [1, 1, 1, 1, 1], "VALID")
+    return y, [x, w], {x: _ramp((2, 3, 3, 3, 2)), w: _ramp((2, 2, 2, 2, 3))}
+
+
+def _separable_conv(tf: Any) -> Any:
+    x = _nhwc(tf, [None, 4, 4, 2])
+    dw = tf.placeholder(tf.float32, [2, 2, 2, 2], name="dw")
+    pw = tf.placeholder(tf.float32, [1, 1, 4, 3], name="pw")
+    y = tf.nn.separable_conv2d(x, dw, pw, [1, 1, 1, 1], "VALID")
+    feed = {x: _ramp((2, 4, 4, 2)), dw: _ramp((2, 2, 2, 2)), pw: _ramp((1, 1, 4, 3))}
+    return y, [x, dw, pw], feed
+
+
+def _max_pool_argmax(tf: Any) -> Any:
+    x = _nhwc(tf, [2, 4, 4, 2])
+    y = tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")[0]
+    return y, [x], {x: _ramp((2, 4, 4, 2))}
+
+
+def _fused_batch_norm_inference(tf: Any) -> Any:
+    # (TF 1.15's CPU kernel runs NHWC only.)
+    x = _nhwc(tf, [None, 2, 2, 3])
+    scale = tf.placeholder(tf.float32, [3], name="scale")
+    offset = tf.placeholder(tf.float32, [3], name="offset")
+    mean, variance = tf.constant([0.5, 1.0, 1.5]), tf.constant([1.0, 2.0, 0.5])
+    y = tf.nn.fused_batch_norm(x, scale, offset, mean, variance, is_training=False)[0]
+    feed = {x: _ramp((2, 2, 2, 3)), scale: _ramp((3,)), offset: _ramp((3,))}
+    return y, [x, scale, offset], feed
+
+
+def _layers_stack(tf: Any) -> Any:
+    """A small convnet as tutorials build it: conv, pool, batch norm, flatten, dense."""
+    x = _nhwc(tf, [None, 4, 4, 1])
+    init = tf.constant_initializer(0.25)
+    h = tf.layers.conv2d(x, 2, 2, padding="same", activation=tf.nn.relu, kernel_initializer=init)
+    h = tf.layers.max_pooling2d(h, 2, 2)
+    h = tf.layers.batch_normalization(h, training=True)
+    h = tf.layers.flatten(h)
+    y = tf.layers.dense(h, 3, kernel_initializer=init)
+    return y, [x, *tf.trainable_variables()], {x: _ramp((2, 4, 4, 1))}
+
+
 _BUILDS: dict[str, Callable[[Any], Any]] = {
+    "conv1d": _conv1d,
+    "conv3d": _conv3d,
+    "separable_conv2d": _separable_conv,
+    "max_pool_with_argmax": _max_pool_argmax,
+    "fused_batch_norm_inference": _fused_batch_norm_inference,
+    "layers_stack": _layers_stack,
     "conv2d_known_batch": _conv2d_known_batch,
     "conv2d_transpose": _conv2d_transpose,
     "depthwise_conv2d": _depthwise_conv,
@@ -398,6 +487,56 @@ _MORE: dict[str, Callable[[Any, Any], Any]] = {
     "reciprocal": lambda tf, x: tf.reciprocal(x),
     "pow_scalar": lambda tf, x: tf.pow(x, 3.0),
     "argmax_none": lambda tf, x: tf.cast(tf.argmax(x, 1), tf.float32),
+    "expm1": lambda tf, x: tf.expm1(x),
+    "tan": lambda tf, x: tf.tan(x * 0.5),
+    "asin": lambda tf, x: tf.asin(x * 0.5),
+    "acos": lambda tf, x: tf.acos(x * 0.5),
+    "atan": lambda tf, x: tf.atan(x),
+    "atan2": lambda tf, x: tf.atan2(x, x * 2.0 + 1.0),
+    "sinh": lambda tf, x: tf.sinh(x),
+    "cosh": lambda tf, x: tf.cosh(x),
+    "asinh": lambda tf, x: tf.asinh(x),
+    "erf": lambda tf, x: tf.erf(x),
+    "lgamma": lambda tf, x: tf.lgamma(x),
+    "softsign": lambda tf, x: tf.nn.softsign(x),
+    "log_sigmoid": lambda tf, x: tf.log_sigmoid(x),
+    "l2_normalize": lambda tf, x: tf.nn.l2_normalize(x, axis=1),
+    "norm": lambda tf, x: tf.norm(x, axis=1),
+    "reduce_min": lambda tf, x: tf.reduce_min(x, axis=0),
+    "reduce_mean_keepdims": lambda tf, x: tf.reduce_mean(x, axis=1, keepdims=True),
+    "top_k": lambda tf, x: tf.nn.top_k(x, 2)[0],
+    "broadcast_to": lambda tf, x: tf.broadcast_to(x[:1], [3, 4]),
+    "dynamic_partition": lambda tf, x: tf.dynamic_partition(x, [0, 1, 0, 1, 1], 2)[1],
+    "dynamic_stitch": lambda tf, x: tf.dynamic_stitch([[0, 2], [1, 3, 4]], [x[:2], x[2:]]),
+    "embedding_lookup_partitioned": lambda tf, x: tf.nn.embedding_lookup(
+        [x[:3], x[3:]], tf.constant([0, 4, 1])
+    ),
+    "space_to_depth": lambda tf, x: tf.space_to_depth(tf.reshape(x, [-1, 2, 2, 1]), 2),
+    "depth_to_space": lambda tf, x: tf.depth_to_space(tf.reshape(x, [-1, 1, 1, 4]), 2),
+    "resize_bilinear": lambda tf, x: tf.image.resize_bilinear(tf.reshape(x, [-1, 2, 2, 1]), [3, 3]),
+    "resize_nearest": lambda tf, x: tf.image.resize_nearest_neighbor(
+        tf.reshape(x, [-1, 2, 2, 1]), [4, 4]
+    ),
+    "matrix_inverse": lambda tf, x: tf.matrix_inverse(tf.reshape(x[:4], [4, 4]) + tf.eye(4) * 4.0),
+    "cholesky": lambda tf, x: tf.cholesky(
+        tf.matmul(x[:4], x[:4], transpose_b=True) + tf.eye(4) * 4.0
+    ),
+    "matrix_determinant": lambda tf, x: tf.matrix_determinant(
+        tf.reshape(x[:4], [4, 4]) + tf.eye(4) * 4.0
+    ),
+    "losses_mse": lambda tf, x: tf.losses.mean_squared_error(tf.ones_like(x), x),
+    "losses_huber": lambda tf, x: tf.losses.huber_loss(tf.ones_like(x), x),
+    "losses_softmax_smoothing": lambda tf, x: tf.losses.softmax_cross_entropy(
+        tf.one_hot([0, 1, 2, 3, 0], 4), x, label_smoothing=0.1
+    ),
+    "losses_sparse_softmax": lambda tf, x: tf.losses.sparse_softmax_cross_entropy(
+        tf.constant([0, 1, 2, 3, 0]), x
+    ),
+    "losses_sigmoid": lambda tf, x: tf.losses.sigmoid_cross_entropy(tf.ones_like(x) * 0.5, x),
+    "weighted_cross_entropy": lambda tf, x: tf.nn.weighted_cross_entropy_with_logits(
+        tf.ones_like(x) * 0.5, x, 2.0
+    ),
+    "log_poisson_loss": lambda tf, x: tf.nn.log_poisson_loss(tf.ones_like(x), x),
 }
 
 

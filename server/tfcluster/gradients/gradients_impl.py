@@ -302,7 +302,7 @@ def _grad_fn(op: Operation) -> Any:
 # as TF's does); the others get their gradients dense, as TF's get them through the ops they
 # call.
 _TAKES_INDEXED_SLICES = frozenset(
-    {"Identity", "Cast", "GatherV2", "Reshape", "ExpandDims", "Squeeze"}
+    {"Identity", "Cast", "GatherV2", "Reshape", "ExpandDims", "Squeeze", "StridedSlice"}
 )
 
 

@@ -346,7 +346,8 @@ def _exp_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Expm1")
 def _expm1_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, math_ops.exp(op.inputs[0]))]
+    with get_default_graph().control_dependencies([grad]):
+        return [grad * math_ops.exp(math_ops.conj(op.inputs[0]))]
 
 
 @RegisterGradient("Log")
@@ -376,28 +377,37 @@ def _cos_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Tan")
 def _tan_grad(op: Operation, grad: Tensor) -> Any:
-    sec = math_ops.reciprocal(math_ops.cos(op.inputs[0]))
-    return [math_ops.multiply(grad, math_ops.square(sec))]
+    with get_default_graph().control_dependencies([grad]):
+        secx = math_ops.reciprocal(math_ops.cos(math_ops.conj(op.inputs[0])))
+        return [math_ops.square(secx) * grad]
 
 
-def _one_minus_square_rsqrt(x: Tensor) -> Tensor:
-    return math_ops.rsqrt(math_ops.subtract(_one(x), math_ops.square(x)))
+def _inverse_sqrt_one_minus_square(x: Tensor, grad: Tensor) -> Tensor:
+    """TF 1.15's 1 / sqrt(1 - x^2) of the Asin and Acos gradients, op for op."""
+    x2 = math_ops.square(math_ops.conj(x))
+    one = constant_op.constant(1, dtype=grad.dtype.base_dtype)
+    return math_ops.reciprocal(math_ops.sqrt(math_ops.subtract(one, x2)))
 
 
 @RegisterGradient("Asin")
 def _asin_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, _one_minus_square_rsqrt(op.inputs[0]))]
+    with get_default_graph().control_dependencies([grad]):
+        return [grad * _inverse_sqrt_one_minus_square(op.inputs[0], grad)]
 
 
 @RegisterGradient("Acos")
 def _acos_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.negative(math_ops.multiply(grad, _one_minus_square_rsqrt(op.inputs[0])))]
+    with get_default_graph().control_dependencies([grad]):
+        inv = _inverse_sqrt_one_minus_square(op.inputs[0], grad)
+        return [-grad * inv]
 
 
 @RegisterGradient("Atan")
 def _atan_grad(op: Operation, grad: Tensor) -> Any:
-    x = op.inputs[0]
-    return [math_ops.multiply(grad, math_ops.reciprocal(math_ops.add(_one(x), math_ops.square(x))))]
+    with get_default_graph().control_dependencies([grad]):
+        x2 = math_ops.square(math_ops.conj(op.inputs[0]))
+        one = constant_op.constant(1, dtype=grad.dtype.base_dtype)
+        return [grad * math_ops.reciprocal(math_ops.add(one, x2))]
 
 
 @RegisterGradient("Conj")
