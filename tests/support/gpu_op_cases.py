@@ -328,13 +328,6 @@ def _bcast_args() -> Build:
     return Build(_raw("BroadcastGradientArgs", [s0, s1], T=tf.int32))
 
 
-@_case("ConcatOffset")
-def _concat_offset() -> Build:
-    dim = tf.constant(np.int32(1))
-    shapes = [tf.constant(np.array(s, np.int32)) for s in ([2, 3, 4], [2, 5, 4], [2, 1, 4])]
-    return Build(_raw("ConcatOffset", [dim, *shapes], N=3))
-
-
 @_case("Range")
 def _range() -> Build:
     return Build([tf.range(1, 10, 2), tf.range(0.5, 3.0, 0.75)])
@@ -371,6 +364,13 @@ def _shapes() -> Build:
     )
 
 
+@_case("ConcatOffset")
+def _concat_offset() -> Build:
+    # Where a concat's gradient slices its gradient: shapes from ShapeN, as TF's gradient.
+    x, y = _f32(2, 3, 4), _f32(2, 5, 4)
+    return Build(tf.raw_ops.ConcatOffset(concat_dim=1, shape=tf.shape_n([x, y])))
+
+
 @_case("Reshape", "Fill", "ZerosLike", "OnesLike")
 def _reshape_fill() -> Build:
     x = _f32(2, 6)
@@ -383,12 +383,6 @@ def _reshape_fill() -> Build:
             *_raw("OnesLike", [x], T=tf.float32),
         ]
     )
-
-
-@_case("ConcatOffset")
-def _concat_offset() -> Build:
-    shapes = [tf.constant(np.array(s, np.int32)) for s in ([2, 3, 4], [2, 5, 4], [2, 1, 4])]
-    return Build(_raw("ConcatOffset", [tf.constant(1), *shapes], N=3))
 
 
 @_case("FakeParam")
@@ -534,6 +528,9 @@ def _activation_case(op: str) -> Callable[[], Build]:
     def build() -> Build:
         x = tf.constant(np.linspace(-8.0, 8.0, 24, dtype=np.float32).reshape(4, 6))
         y = _ACTIVATIONS[op](x)
+        if op == "Softplus":  # TF 1.15's gradient is grad * sigmoid(x): its op run raw
+            dy = tf.constant(np.linspace(0.5, 1.5, 24, dtype=np.float32).reshape(4, 6))
+            return Build([y, _grad(y, x), *_raw("SoftplusGrad", [dy, x], T=tf.float32)])
         return Build([y, _grad(y, x)])
 
     return build

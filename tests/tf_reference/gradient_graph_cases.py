@@ -62,11 +62,14 @@ def _differentiate(
         grads = tf.gradients(loss, wrt)
         made = graph.get_operations()[first:]
         count = graph._op_count() if hasattr(graph, "_op_count") else graph._last_id
+        init = tf.global_variables_initializer() if tf.global_variables() else None
         with tf.Session() as sess:
-            values = sess.run(grads, feed)
+            if init is not None:
+                sess.run(init)
+            values = sess.run([g for g in grads if g is not None], feed)
     return {
         "ops": [[o.type, o.name, [t.name for t in o.inputs]] for o in made],
-        "grad_names": [g.name for g in grads],
+        "grad_names": [None if g is None else g.name for g in grads],
         "op_count": count,
         "values": plain(values),
     }
@@ -163,6 +166,37 @@ for _name in _REDUCTIONS:
 CASES["linear_model_minimize"] = linear_model_minimize
 
 
+def adam_minimize(tf: Any) -> dict[str, Any]:
+    """A dense layer trained by Adam: the gradient ops, the slots and update ops minimize()
+    makes, and a seeded random op made after it."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(5)
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        labels = tf.placeholder(tf.int32, [None], name="labels")
+        logits = tf.layers.dense(x, 3, kernel_initializer=tf.constant_initializer(0.1))
+        loss = tf.losses.sparse_softmax_cross_entropy(labels, logits)
+        first = len(graph.get_operations())
+        global_step = tf.train.get_or_create_global_step()
+        train = tf.train.AdamOptimizer(0.01).minimize(loss, global_step=global_step)
+        made = graph.get_operations()[first:]
+        after = tf.random_uniform([2], name="after")
+        feed = {x: _value((5, 4), 0.0), labels: np.array([0, 1, 2, 1, 0], np.int32)}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(train, feed)
+            trained = sess.run(tf.trainable_variables())
+            drawn = sess.run(after)
+    return {
+        "ops": [[o.type, o.name, [t.name for t in o.inputs]] for o in made],
+        "trained": trained,
+        "after": drawn,
+    }
+
+
+CASES["adam_minimize"] = adam_minimize
+
+
 # Ops most TF1 models differentiate: name: builds y from x ([None, 4], values in (0, 2)).
 _COMMON: dict[str, Callable[[Any, Any], Any]] = {
     "relu": lambda tf, x: tf.nn.relu(x),
@@ -238,3 +272,284 @@ def _common_case(name: str) -> Callable[[Any], dict[str, Any]]:
 
 for _name in _COMMON:
     CASES["common_" + _name] = _common_case(_name)
+
+
+def _ramp(shape: tuple[int, ...]) -> np.ndarray:
+    return _value(shape, 0.0)
+
+
+def _nhwc(tf: Any, shape: list[Any]) -> Any:
+    return tf.placeholder(tf.float32, shape, name="x")
+
+
+# Gradients of layers and ops TF1 models train through: name: builds (y, wrt, feed) in the
+# graph; inputs of known or partly known shapes, constants or placeholders as weights.
+def _conv2d_known_batch(tf: Any) -> Any:
+    x = _nhwc(tf, [2, 5, 5, 3])
+    w = tf.placeholder(tf.float32, [3, 3, 3, 4], name="w")
+    y = tf.nn.conv2d(x, w, [1, 2, 2, 1], "SAME")
+    return y, [x, w], {x: _ramp((2, 5, 5, 3)), w: _ramp((3, 3, 3, 4))}
+
+
+def _conv2d_transpose(tf: Any) -> Any:
+    x = _nhwc(tf, [2, 3, 3, 4])
+    w = tf.placeholder(tf.float32, [3, 3, 2, 4], name="w")
+    y = tf.nn.conv2d_transpose(x, w, [2, 6, 6, 2], [1, 2, 2, 1], "SAME")
+    return y, [x, w], {x: _ramp((2, 3, 3, 4)), w: _ramp((3, 3, 2, 4))}
+
+
+def _depthwise_conv(tf: Any) -> Any:
+    x = _nhwc(tf, [None, 4, 4, 2])
+    w = tf.placeholder(tf.float32, [2, 2, 2, 3], name="w")
+    y = tf.nn.depthwise_conv2d(x, w, [1, 1, 1, 1], "VALID")
+    return y, [x, w], {x: _ramp((2, 4, 4, 2)), w: _ramp((2, 2, 2, 3))}
+
+
+def _pool3d(kind: str) -> Callable[[Any], Any]:
+    def build(tf: Any) -> Any:
+        x = tf.placeholder(tf.float32, [None, 4, 4, 4, 2], name="x")
+        pool = tf.nn.max_pool3d if kind == "max" else tf.nn.avg_pool3d
+        y = pool(x, [1, 2, 2, 2, 1], [1, 2, 2, 2, 1], "VALID")
+        return y, [x], {x: _ramp((2, 4, 4, 4, 2))}
+
+    return build
+
+
+def _batch_norm(training: bool) -> Callable[[Any], Any]:
+    def build(tf: Any) -> Any:
+        x = _nhwc(tf, [None, 3, 3, 4])
+        y = tf.layers.batch_normalization(x, training=training)
+        wrt = [x, *tf.trainable_variables()]
+        return y, wrt, {x: _ramp((2, 3, 3, 4))}
+
+    return build
+
+
+def _bias_add_nchw(tf: Any) -> Any:
+    x = tf.placeholder(tf.float32, [None, 3, 2, 2], name="x")
+    b = tf.placeholder(tf.float32, [3], name="b")
+    y = tf.nn.bias_add(x, b, data_format="NCHW")
+    return y, [x, b], {x: _ramp((2, 3, 2, 2)), b: _ramp((3,))}
+
+
+def _lrn(tf: Any) -> Any:
+    x = _nhwc(tf, [None, 2, 2, 6])
+    return tf.nn.lrn(x, depth_radius=2), [x], {x: _ramp((2, 2, 2, 6))}
+
+
+def _batch_matmul(tf: Any) -> Any:
+    a = tf.placeholder(tf.float32, [None, 2, 3], name="a")
+    b = tf.placeholder(tf.float32, [None, 3, 4], name="b")
+    return tf.matmul(a, b), [a, b], {a: _ramp((2, 2, 3)), b: _ramp((2, 3, 4))}
+
+
+def _segment(kind: str) -> Callable[[Any], Any]:
+    def build(tf: Any) -> Any:
+        x = tf.placeholder(tf.float32, [None, 4], name="x")
+        ids = tf.constant([0, 0, 1, 2, 2])
+        if kind == "segment_sum":
+            y = tf.segment_sum(x, ids)
+        else:
+            y = tf.unsorted_segment_sum(x, ids, 4)
+        return y, [x], {x: _ramp((5, 4))}
+
+    return build
+
+
+def _layers_dense(tf: Any) -> Any:
+    x = tf.placeholder(tf.float32, [None, 4], name="x")
+    init = tf.constant_initializer(0.25)  # TF's random initial weights are not tfcluster's
+    h = tf.layers.dense(x, 3, activation=tf.nn.relu, kernel_initializer=init)
+    y = tf.layers.dense(h, 2, kernel_initializer=init)
+    return y, [x, *tf.trainable_variables()], {x: _ramp((5, 4))}
+
+
+def _layers_conv2d(tf: Any) -> Any:
+    x = _nhwc(tf, [None, 4, 4, 2])
+    init = tf.constant_initializer(0.25)
+    y = tf.layers.conv2d(x, 3, 3, padding="same", activation=tf.nn.relu, kernel_initializer=init)
+    return y, [x, *tf.trainable_variables()], {x: _ramp((2, 4, 4, 2))}
+
+
+def _layers_dropout(tf: Any) -> Any:
+    x = tf.placeholder(tf.float32, [None, 4], name="x")
+    y = tf.layers.dropout(x, rate=0.0, training=True)
+    return y, [x], {x: _ramp((5, 4))}
+
+
+def _conv1d(tf: Any) -> Any:
+    x = tf.placeholder(tf.float32, [None, 6, 2], name="x")
+    w = tf.placeholder(tf.float32, [3, 2, 3], name="w")
+    y = tf.nn.conv1d(x, w, 1, "SAME")
+    return y, [x, w], {x: _ramp((2, 6, 2)), w: _ramp((3, 2, 3))}
+
+
+def _conv3d(tf: Any) -> Any:
+    x = tf.placeholder(tf.float32, [None, 3, 3, 3, 2], name="x")
+    w = tf.placeholder(tf.float32, [2, 2, 2, 2, 3], name="w")
+    y = tf.nn.conv3d(x, w, [1, 1, 1, 1, 1], "VALID")
+    return y, [x, w], {x: _ramp((2, 3, 3, 3, 2)), w: _ramp((2, 2, 2, 2, 3))}
+
+
+def _separable_conv(tf: Any) -> Any:
+    x = _nhwc(tf, [None, 4, 4, 2])
+    dw = tf.placeholder(tf.float32, [2, 2, 2, 2], name="dw")
+    pw = tf.placeholder(tf.float32, [1, 1, 4, 3], name="pw")
+    y = tf.nn.separable_conv2d(x, dw, pw, [1, 1, 1, 1], "VALID")
+    feed = {x: _ramp((2, 4, 4, 2)), dw: _ramp((2, 2, 2, 2)), pw: _ramp((1, 1, 4, 3))}
+    return y, [x, dw, pw], feed
+
+
+def _max_pool_argmax(tf: Any) -> Any:
+    x = _nhwc(tf, [2, 4, 4, 2])
+    y = tf.nn.max_pool_with_argmax(x, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")[0]
+    return y, [x], {x: _ramp((2, 4, 4, 2))}
+
+
+def _fused_batch_norm_inference(tf: Any) -> Any:
+    # (TF 1.15's CPU kernel runs NHWC only.)
+    x = _nhwc(tf, [None, 2, 2, 3])
+    scale = tf.placeholder(tf.float32, [3], name="scale")
+    offset = tf.placeholder(tf.float32, [3], name="offset")
+    mean, variance = tf.constant([0.5, 1.0, 1.5]), tf.constant([1.0, 2.0, 0.5])
+    y = tf.nn.fused_batch_norm(x, scale, offset, mean, variance, is_training=False)[0]
+    feed = {x: _ramp((2, 2, 2, 3)), scale: _ramp((3,)), offset: _ramp((3,))}
+    return y, [x, scale, offset], feed
+
+
+def _layers_stack(tf: Any) -> Any:
+    """A small convnet as tutorials build it: conv, pool, batch norm, flatten, dense."""
+    x = _nhwc(tf, [None, 4, 4, 1])
+    init = tf.constant_initializer(0.25)
+    h = tf.layers.conv2d(x, 2, 2, padding="same", activation=tf.nn.relu, kernel_initializer=init)
+    h = tf.layers.max_pooling2d(h, 2, 2)
+    h = tf.layers.batch_normalization(h, training=True)
+    h = tf.layers.flatten(h)
+    y = tf.layers.dense(h, 3, kernel_initializer=init)
+    return y, [x, *tf.trainable_variables()], {x: _ramp((2, 4, 4, 1))}
+
+
+_BUILDS: dict[str, Callable[[Any], Any]] = {
+    "conv1d": _conv1d,
+    "conv3d": _conv3d,
+    "separable_conv2d": _separable_conv,
+    "max_pool_with_argmax": _max_pool_argmax,
+    "fused_batch_norm_inference": _fused_batch_norm_inference,
+    "layers_stack": _layers_stack,
+    "conv2d_known_batch": _conv2d_known_batch,
+    "conv2d_transpose": _conv2d_transpose,
+    "depthwise_conv2d": _depthwise_conv,
+    "max_pool3d": _pool3d("max"),
+    "avg_pool3d": _pool3d("avg"),
+    "batch_norm_training": _batch_norm(True),
+    "batch_norm_inference": _batch_norm(False),
+    "bias_add_nchw": _bias_add_nchw,
+    "lrn": _lrn,
+    "batch_matmul": _batch_matmul,
+    "segment_sum": _segment("segment_sum"),
+    "unsorted_segment_sum": _segment("unsorted_segment_sum"),
+    "layers_dense": _layers_dense,
+    "layers_conv2d": _layers_conv2d,
+    "layers_dropout": _layers_dropout,
+}
+
+
+def _built_case(name: str) -> Callable[[Any], dict[str, Any]]:
+    def case(tf: Any) -> dict[str, Any]:
+        return _differentiate(tf, lambda graph: _BUILDS[name](tf))
+
+    return case
+
+
+for _name in _BUILDS:
+    CASES["layer_" + _name] = _built_case(_name)
+
+# More element-wise and array ops on x ([None, 4]).
+_MORE: dict[str, Callable[[Any, Any], Any]] = {
+    "elu": lambda tf, x: tf.nn.elu(x - 1.0),
+    "selu": lambda tf, x: tf.nn.selu(x - 1.0),
+    "softplus": lambda tf, x: tf.nn.softplus(x),
+    "leaky_relu": lambda tf, x: tf.nn.leaky_relu(x - 1.0, alpha=0.1),
+    "relu6": lambda tf, x: tf.nn.relu6(x * 4.0),
+    "split": lambda tf, x: tf.split(x, 2, axis=1)[1],
+    "split_sizes": lambda tf, x: tf.split(x, [1, 3], axis=1)[0],
+    "squeeze": lambda tf, x: tf.squeeze(tf.reshape(x, [-1, 1, 4])),
+    "reverse": lambda tf, x: tf.reverse(x, [1]),
+    "gather_nd": lambda tf, x: tf.gather_nd(x, [[0, 1], [2, 3]]),
+    "scatter_nd": lambda tf, x: tf.scatter_nd([[1], [3]], x[:2], [6, 4]),
+    "one_hot": lambda tf, x: tf.one_hot(tf.cast(x, tf.int32), 3),
+    "cumsum": lambda tf, x: tf.cumsum(x, axis=1),
+    "cumsum_exclusive_reverse": lambda tf, x: tf.cumsum(x, axis=1, exclusive=True, reverse=True),
+    "where_broadcast_v1": lambda tf, x: tf.where(x[:, 0] > 1.0, x, x * 3.0),
+    "where_v2_broadcast": lambda tf, x: tf.where_v2(x[:, :1] > 1.0, x, 2.0),
+    "sin": lambda tf, x: tf.sin(x),
+    "cos": lambda tf, x: tf.cos(x),
+    "reciprocal": lambda tf, x: tf.reciprocal(x),
+    "pow_scalar": lambda tf, x: tf.pow(x, 3.0),
+    "argmax_none": lambda tf, x: tf.cast(tf.argmax(x, 1), tf.float32),
+    "expm1": lambda tf, x: tf.expm1(x),
+    "tan": lambda tf, x: tf.tan(x * 0.5),
+    "asin": lambda tf, x: tf.asin(x * 0.5),
+    "acos": lambda tf, x: tf.acos(x * 0.5),
+    "atan": lambda tf, x: tf.atan(x),
+    "atan2": lambda tf, x: tf.atan2(x, x * 2.0 + 1.0),
+    "sinh": lambda tf, x: tf.sinh(x),
+    "cosh": lambda tf, x: tf.cosh(x),
+    "asinh": lambda tf, x: tf.asinh(x),
+    "erf": lambda tf, x: tf.erf(x),
+    "lgamma": lambda tf, x: tf.lgamma(x),
+    "softsign": lambda tf, x: tf.nn.softsign(x),
+    "log_sigmoid": lambda tf, x: tf.log_sigmoid(x),
+    "l2_normalize": lambda tf, x: tf.nn.l2_normalize(x, axis=1),
+    "norm": lambda tf, x: tf.norm(x, axis=1),
+    "reduce_min": lambda tf, x: tf.reduce_min(x, axis=0),
+    "reduce_mean_keepdims": lambda tf, x: tf.reduce_mean(x, axis=1, keepdims=True),
+    "top_k": lambda tf, x: tf.nn.top_k(x, 2)[0],
+    "broadcast_to": lambda tf, x: tf.broadcast_to(x[:1], [3, 4]),
+    "dynamic_partition": lambda tf, x: tf.dynamic_partition(x, [0, 1, 0, 1, 1], 2)[1],
+    "dynamic_stitch": lambda tf, x: tf.dynamic_stitch([[0, 2], [1, 3, 4]], [x[:2], x[2:]]),
+    "embedding_lookup_partitioned": lambda tf, x: tf.nn.embedding_lookup(
+        [x[:3], x[3:]], tf.constant([0, 4, 1])
+    ),
+    "space_to_depth": lambda tf, x: tf.space_to_depth(tf.reshape(x, [-1, 2, 2, 1]), 2),
+    "depth_to_space": lambda tf, x: tf.depth_to_space(tf.reshape(x, [-1, 1, 1, 4]), 2),
+    "resize_bilinear": lambda tf, x: tf.image.resize_bilinear(tf.reshape(x, [-1, 2, 2, 1]), [3, 3]),
+    "resize_nearest": lambda tf, x: tf.image.resize_nearest_neighbor(
+        tf.reshape(x, [-1, 2, 2, 1]), [4, 4]
+    ),
+    "matrix_inverse": lambda tf, x: tf.matrix_inverse(tf.reshape(x[:4], [4, 4]) + tf.eye(4) * 4.0),
+    "cholesky": lambda tf, x: tf.cholesky(
+        tf.matmul(x[:4], x[:4], transpose_b=True) + tf.eye(4) * 4.0
+    ),
+    "matrix_determinant": lambda tf, x: tf.matrix_determinant(
+        tf.reshape(x[:4], [4, 4]) + tf.eye(4) * 4.0
+    ),
+    "losses_mse": lambda tf, x: tf.losses.mean_squared_error(tf.ones_like(x), x),
+    "losses_huber": lambda tf, x: tf.losses.huber_loss(tf.ones_like(x), x),
+    "losses_softmax_smoothing": lambda tf, x: tf.losses.softmax_cross_entropy(
+        tf.one_hot([0, 1, 2, 3, 0], 4), x, label_smoothing=0.1
+    ),
+    "losses_sparse_softmax": lambda tf, x: tf.losses.sparse_softmax_cross_entropy(
+        tf.constant([0, 1, 2, 3, 0]), x
+    ),
+    "losses_sigmoid": lambda tf, x: tf.losses.sigmoid_cross_entropy(tf.ones_like(x) * 0.5, x),
+    "weighted_cross_entropy": lambda tf, x: tf.nn.weighted_cross_entropy_with_logits(
+        tf.ones_like(x) * 0.5, x, 2.0
+    ),
+    "log_poisson_loss": lambda tf, x: tf.nn.log_poisson_loss(tf.ones_like(x), x),
+}
+
+
+def _more_case(name: str) -> Callable[[Any], dict[str, Any]]:
+    def case(tf: Any) -> dict[str, Any]:
+        def build(graph: Any) -> tuple[Any, list[Any], dict[Any, np.ndarray]]:
+            x = tf.placeholder(tf.float32, [None, 4], name="x")
+            return _MORE[name](tf, x), [x], {x: _value((5, 4), 0.0)}
+
+        return _differentiate(tf, build)
+
+    return case
+
+
+for _name in _MORE:
+    CASES["more_" + _name] = _more_case(_name)

@@ -11,7 +11,11 @@ from tf_reference.gradient_graph_cases import CASES
 
 # Gradients whose ops still differ from TF 1.15's (values agree). The test fails once one of
 # them matches (then it leaves this list).
-KNOWN_OP_DIFFERENCES: dict[str, str] = {}
+KNOWN_OP_DIFFERENCES = {
+    "more_embedding_lookup_partitioned": "TF's shape inference evaluates the constant "
+    "DynamicPartition feeding the lookup's stitch (its output shape is static there); "
+    "tfcluster's does not, so the Reshape gradient reads a Shape op instead of a constant",
+}
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -9,7 +9,7 @@ import numpy as np
 from tfcluster.framework import tensor_util
 from tfcluster.framework.graph import Operation, Tensor
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
-from tfcluster.ops import array_ops, math_ops, raw_op_library
+from tfcluster.ops import array_ops, math_ops
 
 
 def _static_int(t: Tensor) -> int | None:
@@ -44,7 +44,7 @@ def _squeeze_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Transpose")
 def _transpose_grad(op: Operation, grad: Tensor) -> Any:
-    # TF 1.15 inverts the permutation with an op even when it is a constant.
+    # As TF: the inverse permutation from an InvertPermutation op, even for a constant perm.
     return [array_ops.transpose(grad, array_ops.invert_permutation(op.inputs[1])), None]
 
 
@@ -78,44 +78,59 @@ def _split_v_grad(op: Operation, *grads: Tensor) -> Any:
     return [array_ops.concat(_or_zeros(grads, op.outputs), op.inputs[2]), None, None]
 
 
-def concat_grad(grad: Tensor, values: list[Tensor], axis: Tensor) -> list[Tensor]:
-    """TF 1.15's _ConcatGradHelper in graph mode: each value's part of grad sliced at the
-    offsets ConcatOffset gives (the axis taken modulo the rank), its shapes constants where
-    every one is known, else one ShapeN; over 16 values, one split by the stacked sizes."""
-    non_neg_axis = axis % array_ops.rank(values[0])
+def _input_shapes(values: list[Tensor]) -> list[Tensor]:
+    """TF's _ExtractInputShapes: the inputs' shapes as constants while all are known, else
+    one ShapeN of them all (after the Shape op of the first input not fully known)."""
     sizes = []
-    for v in values:
-        s = array_ops.shape(v)
-        if s.op.type != "Const":
-            sizes = array_ops.shape_n(values)
-            break
-        sizes.append(s)
+    for x in values:
+        input_shape = array_ops.shape(x)
+        if input_shape.op.type != "Const":
+            return array_ops.shape_n(values)
+        sizes.append(input_shape)
+    return sizes
+
+
+def concat_grad(op: Operation, grad: Tensor, start: int, end: int, dim_index: int) -> list[Any]:
+    """TF 1.15's _ConcatGradHelper for a dense gradient, op for op: the axis modulo the rank,
+    the inputs' shapes, then one ConcatOffset and a Slice per input (up to 16 inputs), or a
+    split by the sizes gathered along the axis."""
+    values_last = end <= dim_index  # ConcatV2 (values, axis); Concat is (axis, values)
+    if len(op.inputs) == 2:  # one value: its gradient is the whole
+        return [grad, None] if values_last else [None, grad]
+    concat_dim = op.inputs[dim_index]
+    values = list(op.inputs[start:end])
+    non_neg_concat_dim = concat_dim % array_ops.rank(values[0])
+    sizes = _input_shapes(values)
     if len(sizes) > 16:
-        stacked = array_ops.stack(sizes, axis=1)
-        along = array_ops.squeeze(array_ops.slice(stacked, [non_neg_axis, 0], [1, -1]))
-        return array_ops.split(grad, along, non_neg_axis, num=len(values))
-    offsets = raw_op_library.raw_op_function("ConcatOffset")(concat_dim=non_neg_axis, shape=sizes)
-    return [array_ops.slice(grad, begin, size) for begin, size in zip(offsets, sizes)]
+        sizes_t = array_ops.squeeze(
+            array_ops.slice(array_ops.stack(sizes, axis=1), [non_neg_concat_dim, 0], [1, -1])
+        )
+        out_grads = list(array_ops.split(grad, sizes_t, non_neg_concat_dim, num=len(values)))
+    else:
+        offsets = array_ops.concat_offset(non_neg_concat_dim, sizes)
+        out_grads = [array_ops.slice(grad, begin, size) for begin, size in zip(offsets, sizes)]
+    return [*out_grads, None] if values_last else [None, *out_grads]
 
 
 @RegisterGradient("ConcatV2")
 def _concat_grad(op: Operation, grad: Tensor) -> Any:
-    if len(op.inputs) == 2:
-        return [grad, None]
-    return [*concat_grad(grad, list(op.inputs[:-1]), op.inputs[-1]), None]
+    return concat_grad(op, grad, start=0, end=-1, dim_index=-1)
 
 
 @RegisterGradient("Slice")
 def _slice_grad(op: Operation, grad: Tensor) -> Any:
-    """The gradient padded back to the input's shape (TF's ops, in TF's order)."""
-    x, begin = op.inputs[0], op.inputs[1]
-    index_dtype = begin.dtype.base_dtype
-    in_rank = array_ops.rank(x)
+    """TF's _SliceGrad: pad the gradient by begin before and what follows the slice after."""
+    input_vec, begin_vec = op.inputs[0], op.inputs[1]
+    index_dtype = begin_vec.dtype.base_dtype
+    input_rank = array_ops.rank(input_vec)
     slice_size = array_ops.shape(op.outputs[0], out_type=index_dtype)
-    column = array_ops.stack([in_rank, 1])
-    before = array_ops.reshape(begin, column)
-    after = array_ops.reshape(array_ops.shape(x, out_type=index_dtype) - slice_size - begin, column)
-    return [array_ops.pad(grad, array_ops.concat([before, after], 1)), None, None]
+    shape = array_ops.stack([input_rank, 1])
+    before_pad = array_ops.reshape(begin_vec, shape)
+    after_pad = array_ops.reshape(
+        array_ops.shape(input_vec, out_type=index_dtype) - slice_size - begin_vec, shape
+    )
+    paddings = array_ops.concat([before_pad, after_pad], 1)
+    return [array_ops.pad(grad, paddings), None, None]
 
 
 _MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")

@@ -51,12 +51,13 @@ def _forward_grad(op: Operation, grad: Tensor) -> Any:
         # TF's _Conv2DGrad takes both shapes from one ShapeN (the others from two Shapes):
         # the ops made here are counted by the seeds of random ops made later.
         x_shape, w_shape = array_ops.shape_n([x, w])
-    else:
-        x_shape, w_shape = array_ops.shape(x), array_ops.shape(w)
-    return [
-        _same_window(backprop_input, [x_shape, w, grad], op),
-        _same_window(backprop_filter, [x, w_shape, grad], op),
-    ]
+        return [
+            _same_window(backprop_input, [x_shape, w, grad], op),
+            _same_window(backprop_filter, [x, w_shape, grad], op),
+        ]
+    # The others as TF's: each shape made just before the op that reads it.
+    dx = _same_window(backprop_input, [array_ops.shape(x), w, grad], op)
+    return [dx, _same_window(backprop_filter, [x, array_ops.shape(w), grad], op)]
 
 
 def _backprop_input_grad(op: Operation, grad: Tensor) -> Any:

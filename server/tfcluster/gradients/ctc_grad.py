@@ -9,7 +9,7 @@ from typing import Any
 from tfcluster.framework.graph import Operation, Tensor
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
 from tfcluster.ops import array_ops, math_ops
-from tfcluster.ops.ctc_ops import prevent_gradient
+from tfcluster.ops.array_ops import prevent_gradient
 
 
 @RegisterGradient("CTCLoss")

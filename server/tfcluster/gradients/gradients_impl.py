@@ -209,12 +209,7 @@ def gradients_of_graph(
                 if grad_fn is not None:
                     out_grads = [
                         g
-                        if g is not None
-                        or not _has_zeros(t)
-                        or control_flow_ops.is_v1_cond(op)
-                        # TF1's loop Exits and v1 control flow ops get zeros only where
-                        # trainable, made as TF1 makes them.
-                        or (_v1_control_flow(op) and not _backpropagatable(t))
+                        if g is not None or not _has_zeros(t) or control_flow_ops.is_v1_cond(op)
                         else _zeros_for(op, t)
                         for g, t in zip(out_grads, op.outputs)
                     ]
@@ -282,17 +277,15 @@ def _set_grad_shape(g: Tensor, t: Tensor, op: Operation, index: int) -> None:
         ) from None
 
 
-def _zeros_for(op: Operation, t: Tensor) -> Tensor:
-    """The gradient of an output no gradient reached: TF1's ZerosLikeForExit for a v1 loop
-    (a "zeros" constant where the shape is known), ZerosLikeOutsideLoop for its dataflow
-    control-flow ops and every other op (a ZerosLike op, never a Const)."""
+def _zeros_for(op: Operation, t: Tensor) -> Tensor | None:
+    """The gradient of an output no gradient reached: none for an output TF does not train
+    (integers, strings); TF1's ZerosLikeForExit for a v1 loop (a "zeros" constant where the
+    shape is known); else TF's ZerosLikeOutsideLoop (a ZerosLike op, never a Const)."""
+    if not _backpropagatable(t):
+        return None
     if v1_loop_count.is_v1_while(op) and t.shape.is_fully_defined():
         return array_ops.zeros(t.shape, dtype=t.dtype.base_dtype)
     return array_ops.zeros_like(t, optimize=False)
-
-
-def _v1_control_flow(op: Operation) -> bool:
-    return v1_loop_count.is_v1_while(op) or v1_control_flow_grad.is_dataflow_op(op)
 
 
 def _backpropagatable(t: Tensor) -> bool:
@@ -326,10 +319,12 @@ def _grad_fn(op: Operation) -> Any:
 
 
 # Ops whose gradient functions take IndexedSlices (TF's Identity and Cast pass them on, the
-# gather's reshapes them quietly, Reshape's converts them inside its Reshape op as TF's, named
-# Reshape/tensor); the others get their gradients dense, as TF's get them through the ops
-# they call.
-_TAKES_INDEXED_SLICES = frozenset({"Identity", "Cast", "GatherV2", "Reshape"})
+# gather's reshapes them quietly; the reshapes' first op converts them, in its own name scope
+# as TF's does); the others get their gradients dense, as TF's get them through the ops they
+# call.
+_TAKES_INDEXED_SLICES = frozenset(
+    {"Identity", "Cast", "GatherV2", "Reshape", "ExpandDims", "Squeeze", "StridedSlice"}
+)
 
 
 def _dense(g: Any) -> Any:

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import Operation, Tensor
+from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
 from tfcluster.ops import array_ops, constant_op, math_ops
 from tfcluster.ops.op_util import make_op
@@ -39,12 +39,11 @@ def _resize_nearest_grad(op: Operation, grad: Tensor) -> Any:
         size: Any = image.shape[1:3].as_list()
     else:
         size = array_ops.shape(image)[1:3]
-    size_t = array_ops.identity(size) if not isinstance(size, list) else size
-    from tfcluster.framework.graph import convert_to_tensor
-
-    size_t = convert_to_tensor(size_t, dtype=dtypes.int32)
-    attrs = {"T": grad.dtype.base_dtype, **_flags(op)}
-    out = make_op("ResizeNearestNeighborGrad", [grad, size_t], attrs).outputs[0]
+    # As TF's generated op function: the static size becomes its "size" constant.
+    with name_scope(None, "ResizeNearestNeighborGrad", [grad, size]) as scope:
+        size_t = convert_to_tensor(size, dtype=dtypes.int32, name="size")
+        attrs = {"T": grad.dtype.base_dtype, **_flags(op)}
+        out = make_op("ResizeNearestNeighborGrad", [grad, size_t], attrs, name=scope).outputs[0]
     return [out, None]
 
 

@@ -41,9 +41,7 @@ def _batch_matmul_v2_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Concat")
 def _concat_grad(op: Operation, grad: Tensor) -> Any:
-    if len(op.inputs) == 2:
-        return [None, grad]
-    return [None, *array_grad.concat_grad(grad, list(op.inputs[1:]), op.inputs[0])]
+    return array_grad.concat_grad(op, grad, start=1, end=len(op.inputs), dim_index=0)
 
 
 @RegisterGradient("Gather")

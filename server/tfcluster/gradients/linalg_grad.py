@@ -14,7 +14,8 @@ from tfcluster.ops import array_ops, constant_op, linalg_ops, math_ops
 
 
 def _adjoint(t: Tensor) -> Tensor:
-    return linalg_ops.matrix_transpose(t, conjugate=True)
+    # TF's gradients call tf.linalg.adjoint: its "adjoint" scope names the transpose.
+    return linalg_ops.adjoint(t)
 
 
 def _half(like: Tensor) -> Tensor:
@@ -50,17 +51,19 @@ def _log_matrix_determinant_grad(op: Operation, _: Tensor, grad_b: Tensor) -> An
 
 @RegisterGradient("Cholesky")
 def _cholesky_grad(op: Operation, grad: Tensor) -> Any:
+    # TF's _CholeskyGrad, op for op (its two Shape ops, Python 0.5 factors, operators).
     l = op.outputs[0]
-    shape = array_ops.shape(l)
+    num_rows = array_ops.shape(l)[-1]
+    batch_shape = array_ops.shape(l)[:-2]
     l_inverse = linalg_ops._gen_triangular_solve(
-        l, linalg_ops.eye(shape[-1], batch_shape=shape[:-2], dtype=l.dtype.base_dtype)
+        l, linalg_ops.eye(num_rows, batch_shape=batch_shape, dtype=l.dtype.base_dtype)
     )
     middle = math_ops.matmul(l, grad, adjoint_a=True)
-    middle = linalg_ops.matrix_set_diag(middle, _half(l) * linalg_ops.matrix_diag_part(middle))
+    middle = linalg_ops.matrix_set_diag(middle, 0.5 * linalg_ops.matrix_diag_part(middle))
     middle = linalg_ops.matrix_band_part(middle, -1, 0)
     grad_a = math_ops.matmul(math_ops.matmul(l_inverse, middle, adjoint_a=True), l_inverse)
-    grad_a = grad_a + _adjoint(grad_a)
-    return [grad_a * _half(grad_a)]
+    grad_a += _adjoint(grad_a)
+    return [grad_a * 0.5]
 
 
 def _triangular_solve_right(x: Tensor, r: Tensor) -> Tensor:

@@ -346,7 +346,8 @@ def _exp_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Expm1")
 def _expm1_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, math_ops.exp(op.inputs[0]))]
+    with get_default_graph().control_dependencies([grad]):
+        return [grad * math_ops.exp(math_ops.conj(op.inputs[0]))]
 
 
 @RegisterGradient("Log")
@@ -358,7 +359,8 @@ def _log_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("Log1p")
 def _log1p_grad(op: Operation, grad: Tensor) -> Any:
     with get_default_graph().control_dependencies([grad]):
-        return [grad * math_ops.reciprocal(1 + math_ops.conj(op.inputs[0]))]
+        x = math_ops.conj(op.inputs[0])
+        return [grad * math_ops.reciprocal(1 + x)]
 
 
 @RegisterGradient("Sin")
@@ -375,28 +377,37 @@ def _cos_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Tan")
 def _tan_grad(op: Operation, grad: Tensor) -> Any:
-    sec = math_ops.reciprocal(math_ops.cos(op.inputs[0]))
-    return [math_ops.multiply(grad, math_ops.square(sec))]
+    with get_default_graph().control_dependencies([grad]):
+        secx = math_ops.reciprocal(math_ops.cos(math_ops.conj(op.inputs[0])))
+        return [math_ops.square(secx) * grad]
 
 
-def _one_minus_square_rsqrt(x: Tensor) -> Tensor:
-    return math_ops.rsqrt(math_ops.subtract(_one(x), math_ops.square(x)))
+def _inverse_sqrt_one_minus_square(x: Tensor, grad: Tensor) -> Tensor:
+    """TF 1.15's 1 / sqrt(1 - x^2) of the Asin and Acos gradients, op for op."""
+    x2 = math_ops.square(math_ops.conj(x))
+    one = constant_op.constant(1, dtype=grad.dtype.base_dtype)
+    return math_ops.reciprocal(math_ops.sqrt(math_ops.subtract(one, x2)))
 
 
 @RegisterGradient("Asin")
 def _asin_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.multiply(grad, _one_minus_square_rsqrt(op.inputs[0]))]
+    with get_default_graph().control_dependencies([grad]):
+        return [grad * _inverse_sqrt_one_minus_square(op.inputs[0], grad)]
 
 
 @RegisterGradient("Acos")
 def _acos_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.negative(math_ops.multiply(grad, _one_minus_square_rsqrt(op.inputs[0])))]
+    with get_default_graph().control_dependencies([grad]):
+        inv = _inverse_sqrt_one_minus_square(op.inputs[0], grad)
+        return [-grad * inv]
 
 
 @RegisterGradient("Atan")
 def _atan_grad(op: Operation, grad: Tensor) -> Any:
-    x = op.inputs[0]
-    return [math_ops.multiply(grad, math_ops.reciprocal(math_ops.add(_one(x), math_ops.square(x))))]
+    with get_default_graph().control_dependencies([grad]):
+        x2 = math_ops.square(math_ops.conj(op.inputs[0]))
+        one = constant_op.constant(1, dtype=grad.dtype.base_dtype)
+        return [grad * math_ops.reciprocal(math_ops.add(one, x2))]
 
 
 @RegisterGradient("Conj")
@@ -514,20 +525,20 @@ def _select_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("SelectV2")
 def _select_v2_grad(op: Operation, grad: Tensor) -> Any:
-    """Each branch gets the gradient where it was chosen, summed over the dims broadcasting
-    added to it."""
+    """TF's _SelectGradV2, op for op: each branch gets the gradient where it was chosen,
+    summed over the dims broadcasting added to it."""
     c, x, y = op.inputs
     zeros = array_ops.zeros([], dtype=grad.dtype.base_dtype)
-    out_shape = array_ops.shape(op.outputs[0])
-    grads = []
-    for branch, picked in ((x, math_ops.select_v2(c, grad, zeros)), (y, None)):
-        if picked is None:
-            picked = math_ops.select_v2(c, zeros, grad)
-        branch_shape = array_ops.shape(branch)
-        axes, _ = math_ops.broadcast_gradient_args(branch_shape, out_shape)
-        summed = math_ops.reduce_sum(picked, axis=axes, keepdims=True)
-        grads.append(array_ops.reshape(summed, branch_shape))
-    return None, grads[0], grads[1]
+    gx = math_ops.select_v2(c, grad, zeros)
+    x_shape = array_ops.shape(x)
+    output_shape = array_ops.shape(op.outputs[0])
+    reduce_x, _ = math_ops.broadcast_gradient_args(x_shape, output_shape)
+    gx = array_ops.reshape(math_ops.reduce_sum(gx, axis=reduce_x, keepdims=True), x_shape)
+    gy = math_ops.select_v2(c, zeros, grad)
+    y_shape = array_ops.shape(y)
+    reduce_y, _ = math_ops.broadcast_gradient_args(y_shape, output_shape)
+    gy = array_ops.reshape(math_ops.reduce_sum(gy, axis=reduce_y, keepdims=True), y_shape)
+    return None, gx, gy
 
 
 @RegisterGradient("AddN")

@@ -10,7 +10,7 @@ import numpy as np
 from tfcluster.framework import tensor_util
 from tfcluster.framework.graph import Operation, Tensor
 from tfcluster.gradients.registry import RegisterGradient
-from tfcluster.ops import array_ops, ctc_ops, math_ops, nn_ops
+from tfcluster.ops import array_ops, math_ops, nn_ops
 
 
 def _is_zero(t: Tensor) -> bool:
@@ -22,7 +22,7 @@ def _is_zero(t: Tensor) -> bool:
 
 
 def _broadcast_mul(vec: Tensor, mat: Tensor) -> Tensor:
-    """vec[:, None] * mat: each row of mat scaled by one entry of vec (TF's ops)."""
+    """TF's _BroadcastMul, vec[..., None] * mat: each row of mat scaled by one entry of vec."""
     return array_ops.expand_dims(vec, -1) * mat
 
 
@@ -49,7 +49,8 @@ def _selu_grad(op: Operation, grad: Tensor) -> Any:
 
 @RegisterGradient("Softplus")
 def _softplus_grad(op: Operation, grad: Tensor) -> Any:
-    return [nn_ops.activation_grad("SoftplusGrad", grad, op.inputs[0])]
+    # TF 1.15's: grad * sigmoid(x) (not its SoftplusGrad op).
+    return [grad * math_ops.sigmoid(op.inputs[0])]
 
 
 @RegisterGradient("Softsign")
@@ -108,8 +109,8 @@ def _softmax_xent_grad(op: Operation, grad_loss: Tensor, grad_grad: Tensor) -> A
 
 @RegisterGradient("SparseSoftmaxCrossEntropyWithLogits")
 def _sparse_softmax_xent_grad(op: Operation, grad_loss: Tensor, grad_grad: Tensor) -> Any:
-    # TF prevents second derivatives through the precomputed backprop; first order only.
-    backprop = ctc_ops.prevent_gradient(
+    # As TF: the precomputed backprop behind a PreventGradient (no second derivative).
+    backprop = array_ops.prevent_gradient(
         op.outputs[1],
         message="Currently there is no way to take the second derivative of "
         "sparse_softmax_cross_entropy_with_logits due to the fused implementation's "

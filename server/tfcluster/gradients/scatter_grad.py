@@ -41,7 +41,7 @@ def _dynamic_partition_grads(op: Operation, *grads: Tensor) -> Any:
     prefix_shape = array_ops.shape(partitions)
     original = array_ops.reshape(math_ops.range(math_ops.reduce_prod(prefix_shape)), prefix_shape)
     partitioned = partition_ops.dynamic_partition(original, partitions, num)
-    stitched = partition_ops.parallel_dynamic_stitch(partitioned, list(grads))
+    stitched = partition_ops.dynamic_stitch(partitioned, list(grads))
     return [array_ops.reshape(stitched, array_ops.shape(data)), None]
 
 

@@ -64,16 +64,26 @@ def _gather_drop_negatives(
     gathered = _gather(params, zero_clipped)
     if is_positive is None:
         assert ids is not None
-        is_positive = math_ops.greater_equal(ids, math_ops.cast(0, ids.dtype))
-        positive_shape = array_ops.shape(is_positive)
-        extra = array_ops.ones(
-            array_ops.expand_dims(array_ops.rank(gathered) - array_ops.rank(is_positive), 0),
-            dtype=positive_shape.dtype,
+        is_positive = math_ops.greater_equal(ids, 0)
+        extra_dims = (
+            gathered.shape.ndims - is_positive.shape.ndims
+            if gathered.shape.ndims is not None and is_positive.shape.ndims is not None
+            else None
         )
-        is_positive = array_ops.reshape(is_positive, array_ops.concat([positive_shape, extra], 0))
-        is_positive = math_ops.logical_and(
-            is_positive, array_ops.ones_like(gathered, dtype=dtypes.bool_)
-        )
+        if extra_dims is not None:
+            # As TF: one ExpandDims per dimension the gathered rows add, then `&` ones.
+            for _ in range(extra_dims):
+                is_positive = array_ops.expand_dims(is_positive, -1)
+        else:  # ranks known only at run time (TF needs them statically)
+            positive_shape = array_ops.shape(is_positive)
+            extra = array_ops.ones(
+                array_ops.expand_dims(array_ops.rank(gathered) - array_ops.rank(is_positive), 0),
+                dtype=positive_shape.dtype,
+            )
+            is_positive = array_ops.reshape(
+                is_positive, array_ops.concat([positive_shape, extra], 0)
+            )
+        is_positive = is_positive & array_ops.ones_like(gathered, dtype=dtypes.bool_)
     return (
         array_ops.where(is_positive, gathered, array_ops.zeros_like(gathered)),
         zero_clipped,

@@ -24,17 +24,14 @@ def _top_k_grad(op: Operation, grad: Tensor, _: Tensor) -> Any:
     )
     outerdim = array_ops.shape(ind_2d)[0]
     # Flat positions of the chosen entries: row offset + column.
-    offsets = math_ops.range(
-        math_ops.cast(0, dtypes.int64),
-        math_ops.cast(outerdim, dtypes.int64) * in_lastdim,
-        in_lastdim,
-    )
+    offsets = math_ops.range(0, math_ops.cast(outerdim, dtypes.int64) * in_lastdim, in_lastdim)
     ind = array_ops.reshape(
         ind_2d + math_ops.cast(array_ops.expand_dims(offsets, -1), dtypes.int32), [-1]
     )
     scattered = array_ops.scatter_nd(
         array_ops.expand_dims(ind, -1),
         array_ops.reshape(grad, [-1]),
-        array_ops.expand_dims(math_ops.reduce_prod(in_shape), 0),
+        [math_ops.reduce_prod(in_shape)],
     )
-    return [array_ops.reshape(scattered, in_shape), None]
+    # TF's indices "gradient", a zeros op it makes (and gradients() drops: int32).
+    return [array_ops.reshape(scattered, in_shape), array_ops.zeros([], dtype=dtypes.int32)]

@@ -1,8 +1,7 @@
 """Kernels of TF1's stacks (ops/stack_ops.py): a stack is a Python object made afresh every
 step by StackV2 and handed from op to op as the value of its handle, as TensorArrays are
 (kernels/tensor_array.py). The gradient of a v1 while loop pushes each iteration's forward
-values and pops them, last first, in the backward loop. Messages follow TF's stack_ops.cc.
-And ConcatOffset, the offsets the gradient of a concat slices its gradient at."""
+values and pops them, last first, in the backward loop. Messages follow TF's stack_ops.cc."""
 
 from __future__ import annotations
 
@@ -13,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes
-from tfcluster.kernels.common import host_ints, invalid, scalar_int, shape_str
+from tfcluster.kernels.common import invalid, scalar_int
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 
 _counter = itertools.count()
@@ -105,36 +104,5 @@ def stack_close(node: Any, xp: Any) -> Any:
             st.closed = True
             st.values.clear()
         return _EMPTY
-
-    return compute
-
-
-@kernel("ConcatOffset", all_host=True)  # shape arithmetic: host memory on a GPU too, as TF
-def concat_offset(node: Any, xp: Any) -> Any:
-    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        shapes = [host_ints(s) for s in ins[1:]]
-        first = shapes[0]
-        rank = len(first)
-        axis = scalar_int(ins[0], "concat_dim")
-        if not -rank <= axis < rank:
-            raise invalid(f"Concat dim is out of range: {axis} vs. {rank}")
-        axis %= rank
-        offsets = []
-        offset = 0
-        for i, shape in enumerate(shapes):
-            if len(shape) != rank:
-                raise invalid(f"input {i} should contain {rank} elements, but got {len(shape)}")
-            for d in range(rank):
-                if d != axis and shape[d] != first[d]:
-                    raise invalid(
-                        f"All dimensions except {axis} must match. Input {i} has shape "
-                        f"{shape_str(shape)} and doesn't match input 0 with shape "
-                        f"{shape_str(first)}."
-                    )
-            out = np.zeros(rank, np.int32)
-            out[axis] = offset
-            offsets.append(out)
-            offset += shape[axis]
-        return tuple(offsets)
 
     return compute

@@ -7,7 +7,7 @@ become constants named after the argument, inside the op's name scope) and stati
 from __future__ import annotations
 
 import builtins
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 import numpy as np
@@ -68,21 +68,30 @@ def _scalar_value(t: Tensor) -> int | None:
             return full[int(np.reshape(begin, -1)[0])]
     if op.type in ("Identity", "Cast") and op.inputs:
         return _scalar_value(op.inputs[0])
-    if op.type in _SCALAR_ARITHMETIC and all(i.shape.ndims == 0 for i in op.inputs):
-        # TF's shape refiner evaluates small constant subgraphs (EvaluateConstantTensor):
-        # a Slice sized `rank - 1` has a static length.
-        a, b = (_scalar_value(i) for i in op.inputs)
-        if a is not None and b is not None:
-            return _SCALAR_ARITHMETIC[op.type](a, b)
-    return None
+    return _evaluated_scalar(t)
 
 
-_SCALAR_ARITHMETIC: dict[str, Any] = {
+# Scalar int arithmetic TF's shape inference evaluates when every input is constant (its
+# EvaluateConstantTensor runs such small constant subgraphs): `rank - 1` in Pack'ed sizes.
+_SCALAR_ARITHMETIC: dict[str, Callable[[int, int], int]] = {
     "Add": lambda a, b: a + b,
     "AddV2": lambda a, b: a + b,
     "Sub": lambda a, b: a - b,
     "Mul": lambda a, b: a * b,
+    "Maximum": max,
+    "Minimum": min,
 }
+
+
+def _evaluated_scalar(t: Tensor) -> int | None:
+    value = tensor_util.constant_value(t)
+    if value is not None:
+        return int(value) if np.ndim(value) == 0 and t.dtype.is_integer else None
+    fn = _SCALAR_ARITHMETIC.get(t.op.type)
+    if fn is None or not t.dtype.is_integer:
+        return None
+    a, b = (_evaluated_scalar(i) for i in t.op.inputs)
+    return None if a is None or b is None else int(fn(a, b))
 
 
 def _partial_values(t: Tensor) -> list[int | None] | None:
@@ -252,6 +261,7 @@ op_def_registry.register("Placeholder", _placeholder_infer)
 op_def_registry.register("PlaceholderWithDefault", _placeholder_with_default_infer)
 op_def_registry.register("Identity", unary_same)
 op_def_registry.register("StopGradient", unary_same)
+op_def_registry.register("PreventGradient", unary_same)
 
 
 def placeholder(dtype: Any, shape: Any = None, name: str | None = None) -> Tensor:
@@ -276,6 +286,14 @@ def stop_gradient(input: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "StopGradient", [input]) as scope:
         t = convert_to_tensor(input, name="input")
         return _output("StopGradient", [t], {"T": t.dtype.base_dtype}, scope)
+
+
+def prevent_gradient(input: Any, message: str = "", name: str | None = None) -> Tensor:
+    """Identity whose gradient raises LookupError(message) (TF's array_ops.prevent_gradient)."""
+    with name_scope(name, "PreventGradient", [input]) as scope:
+        t = convert_to_tensor(input, name="input")
+        attrs = {"T": t.dtype.base_dtype, "message": message}
+        return _output("PreventGradient", [t], attrs, scope)
 
 
 # ---- shape, size, rank -------------------------------------------------------------------
@@ -388,15 +406,13 @@ def _reshape_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
         raise ValueError(f"Size {min(d for d in target if d is not None)} must be non-negative")
     n = t.shape.num_elements()
     out = _as_shape_or_unknown(target).as_list()
-    if n is None:
-        return [(dtype, TensorShape(out))]
-    unknown = [i for i, d in enumerate(target) if d is None or d == -1]
-    if any(d is None for d in target):
-        # One dimension unknown (its value not known statically) and the input's size known:
-        # TF's shape function infers it from the size, as for -1.
-        known_out = int(np.prod([d for d in target if d is not None and d != -1]))
-        if len(unknown) == 1 and known_out > 0 and n % known_out == 0:
-            out[unknown[0]] = n // known_out
+    unknown = [i for i, d in enumerate(target) if d is None]
+    if n is not None and len(unknown) == 1 and not wild and 0 not in target:
+        # As TF's shape function: one dimension not known statically (no -1) is what the
+        # input's known size leaves for it.
+        wild = unknown
+        target = [-1 if d is None else d for d in target]
+    if n is None or any(d is None for d in target):
         return [(dtype, TensorShape(out))]
     known = 1
     for d in target:
@@ -587,6 +603,26 @@ def invert_permutation(x: Any, name: str | None = None) -> Tensor:
 
 
 # ---- concat, stack, unstack, split -------------------------------------------------------
+def _concat_offset_infer(inputs: Sequence[Any], attrs: dict[str, Any]) -> Outputs:
+    if len(inputs) < 3:
+        raise ValueError(f"ConcatOffset needs at least two shapes, got {len(inputs) - 1}")
+    if inputs[0].shape.ndims not in (None, 0):
+        raise ValueError(f"Shape must be rank 0 but is rank {inputs[0].shape.ndims} (concat_dim)")
+    return [(dtypes.int32, t.shape) for t in inputs[1:]]
+
+
+op_def_registry.register("ConcatOffset", _concat_offset_infer)
+
+
+def concat_offset(concat_dim: Any, shape: Sequence[Any], name: str | None = None) -> list[Tensor]:
+    """Where each of the shapes starts along concat_dim once concatenated (a concat's gradient
+    slices its gradient there, as TF's)."""
+    with name_scope(name, "ConcatOffset", [concat_dim, *shape]) as scope:
+        dim = _int_tensor(concat_dim, "concat_dim", allow_int64=False)
+        shapes = [_int_tensor(s, "shape", allow_int64=False) for s in shape]
+        return list(_make("ConcatOffset", [dim, *shapes], {"N": len(shapes)}, scope).outputs)
+
+
 def _norm_axis(axis: int, rank: int, what: str) -> int:
     if not -rank <= axis < rank:
         raise ValueError(f"{what} = {axis} not in [{-rank}, {rank})")

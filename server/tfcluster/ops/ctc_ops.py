@@ -65,22 +65,9 @@ def _beam_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     )
 
 
-def _same_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-    return [(inputs[0].dtype.base_dtype, inputs[0].shape)]
-
-
 op_def_registry.register("CTCLoss", _ctc_loss_infer)
 op_def_registry.register("CTCGreedyDecoder", _greedy_infer)
 op_def_registry.register("CTCBeamSearchDecoder", _beam_infer)
-op_def_registry.register("PreventGradient", _same_infer)
-
-
-def prevent_gradient(input: Any, message: str = "", name: str | None = None) -> Tensor:
-    """Identity whose gradient raises LookupError(message) (TF's array_ops.prevent_gradient)."""
-    with name_scope(name, "PreventGradient", [input]) as scope:
-        t = convert_to_tensor(input, name="input")
-        attrs = {"T": t.dtype.base_dtype, "message": message}
-        return make_op("PreventGradient", [t], attrs, name=scope).outputs[0]
 
 
 def ctc_loss(

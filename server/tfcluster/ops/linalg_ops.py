@@ -578,11 +578,10 @@ def eye(
             diag_size = int(min(num_rows, num_columns))
         if isinstance(batch, Tensor) or isinstance(diag_size, Tensor):
             batch_t = convert_to_tensor(batch, name="shape", dtype=dtypes.int32)
-            diag_shape: Any = array_ops.concat([batch_t, array_ops.reshape(diag_size, [1])], 0)
+            # As TF: the lists holding tensors become the concat's own Pack'ed values.
+            diag_shape: Any = array_ops.concat([batch_t, [diag_size]], 0)
             if not is_square:
-                shape: Any = array_ops.concat(
-                    [batch_t, array_ops.stack([num_rows, num_columns])], 0
-                )
+                shape: Any = array_ops.concat([batch_t, [num_rows, num_columns]], 0)
         else:
             if not isinstance(batch, (list, tuple)):
                 raise TypeError(f"batch_shape must be a list, tuple or Tensor, got {batch!r}")

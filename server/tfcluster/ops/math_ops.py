@@ -1077,7 +1077,7 @@ def reduce_logsumexp(
     axis = _deprecated_lookup("axis", axis, "reduction_indices", reduction_indices)
     keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     keep = bool(keepdims) if keepdims is not None else False
-    x = convert_to_tensor(input_tensor)
+    x = convert_to_tensor(input_tensor)  # as TF, before its scope
     with name_scope(name, "ReduceLogSumExp", [x]):
         raw_max = reduce_max(x, axis=axis, keepdims=True)
         my_max = array_ops.stop_gradient(
@@ -1086,7 +1086,7 @@ def reduce_logsumexp(
         result = log(reduce_sum(exp(subtract(x, my_max)), axis, keepdims=keep))
         if not keep:
             my_max = array_ops.reshape(my_max, array_ops.shape(result))
-        # TF 1.15's result is the scope's Add op ("ReduceLogSumExp/Add").
+        # As TF: the result is the scope's "Add" op (gradients name it ReduceLogSumExp/Add_grad).
         out = add(result, my_max)
     if not keep and axis is None:
         out.set_shape([])

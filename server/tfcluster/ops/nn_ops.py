@@ -456,20 +456,18 @@ def weighted_cross_entropy_with_logits(
         raise ValueError("labels, logits and pos_weight must be provided.")
     with name_scope(name, "logistic_loss", [logits, z_in]) as scope:
         x = _float_tensor(logits, "weighted_cross_entropy_with_logits", "logits")
-        z = convert_to_tensor(z_in, dtype=x.dtype.base_dtype, name="targets")
+        z = convert_to_tensor(z_in, dtype=x.dtype.base_dtype, name="labels")
         try:
             z.shape.merge_with(x.shape)
         except ValueError:
             raise ValueError(
                 f"logits and targets must have the same shape ({x.shape} vs {z.shape})"
             ) from None
-        q = convert_to_tensor(pos_weight, dtype=x.dtype.base_dtype)
-        log_weight = math_ops.add(1, math_ops.multiply(math_ops.subtract(q, 1), z))
-        neg_abs = math_ops.negative(math_ops.abs(x))
-        stable = math_ops.add(math_ops.log1p(math_ops.exp(neg_abs)), relu(math_ops.negative(x)))
+        # TF's operators, op for op (a Python pos_weight stays Python arithmetic).
+        log_weight = 1 + (pos_weight - 1) * z
         return math_ops.add(
-            math_ops.multiply(math_ops.subtract(1, z), x),
-            math_ops.multiply(log_weight, stable),
+            (1 - z) * x,
+            log_weight * (math_ops.log1p(math_ops.exp(-math_ops.abs(x))) + relu(-x)),
             name=scope,
         )
 
@@ -611,8 +609,8 @@ def l2_normalize(
     with name_scope(name, "l2_normalize", [x]) as scope:
         t = _float_tensor(x, "l2_normalize", "x")
         square_sum = math_ops.reduce_sum(math_ops.square(t), axis, keepdims=True)
-        eps = convert_to_tensor(epsilon, dtype=square_sum.dtype.base_dtype)
-        x_inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, eps))
+        # As TF: epsilon becomes the Maximum's own "y" constant.
+        x_inv_norm = math_ops.rsqrt(math_ops.maximum(square_sum, epsilon))
         return math_ops.multiply(t, x_inv_norm, name=scope)
 
 

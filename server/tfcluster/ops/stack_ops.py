@@ -1,7 +1,7 @@
-"""TF1's stack ops (StackV2, StackPushV2, StackPopV2, StackCloseV2) and ConcatOffset, as
-graphs TensorFlow 1.x wrote them: the gradient of a v1 while loop saves each iteration's
-forward values on a stack and pops them in the backward loop, and the gradient of a concat
-slices with ConcatOffset. They come in with imported training graphs (kernels/stacks.py).
+"""TF1's stack ops (StackV2, StackPushV2, StackPopV2, StackCloseV2), as graphs TensorFlow 1.x
+wrote them: the gradient of a v1 while loop saves each iteration's forward values on a stack
+and pops them in the backward loop. They come in with imported training graphs
+(kernels/stacks.py).
 """
 
 from __future__ import annotations
@@ -30,14 +30,6 @@ def _pop_infer(inputs: Sequence[Any], attrs: dict[str, Any]) -> Outputs:
     return [(dtypes.as_dtype(attrs["elem_type"]), TensorShape(None))]
 
 
-def _concat_offset_infer(inputs: Sequence[Any], attrs: dict[str, Any]) -> Outputs:
-    if len(inputs) < 3:
-        raise ValueError(f"ConcatOffset needs at least two shapes, got {len(inputs) - 1}")
-    if inputs[0].shape.ndims not in (None, 0):
-        raise ValueError(f"Shape must be rank 0 but is rank {inputs[0].shape.ndims} (concat_dim)")
-    return [(dtypes.int32, t.shape) for t in inputs[1:]]
-
-
 def _ref_stack_infer(inputs: Sequence[Any], attrs: dict[str, Any]) -> Outputs:
     # The first Stack op: no max_size, a mutable string handle (container, name).
     return [(dtypes.string._as_ref, TensorShape([2]))]
@@ -53,6 +45,5 @@ for _suffix in ("V2", ""):
     op_def_registry.register(
         f"StackClose{_suffix}", op_def_registry.no_outputs, ref_inputs=[0], stateful=True
     )
-op_def_registry.register("ConcatOffset", _concat_offset_infer)
 
 __all__: list[str] = []
