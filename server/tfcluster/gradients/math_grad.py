@@ -200,34 +200,30 @@ def _mul_grad(op: Operation, grad: Tensor) -> Any:
     return gx, _reduced(math_ops.multiply(cx, grad), side_y)
 
 
-@RegisterGradient("RealDiv")
-def _real_div_grad(op: Operation, grad: Tensor) -> Any:
+def _quotient_grad(op: Operation, grad: Tensor, divide: Any) -> Any:
+    """TF 1.15's gradient of x / y for its three divisions (RealDiv, Div, DivNoNan), op for
+    op: grad / y for x, grad * (-x / y / y) for y, each summed back to its input's shape."""
     x, y = op.inputs
     sx, sy, rx, ry = _broadcast_shapes(x, y)
     x, y = math_ops.conj(x), math_ops.conj(y)
-    gx = _sum_reshaped(math_ops.realdiv(grad, y), rx, sx)
-    neg_x_over_y2 = math_ops.realdiv(math_ops.realdiv(math_ops.negative(x), y), y)
+    gx = _sum_reshaped(divide(grad, y), rx, sx)
+    neg_x_over_y2 = divide(divide(math_ops.negative(x), y), y)
     return gx, _sum_reshaped(grad * neg_x_over_y2, ry, sy)
+
+
+@RegisterGradient("RealDiv")
+def _real_div_grad(op: Operation, grad: Tensor) -> Any:
+    return _quotient_grad(op, grad, math_ops.realdiv)
 
 
 @RegisterGradient("Div")
 def _div_grad(op: Operation, grad: Tensor) -> Any:
-    x, y = op.inputs
-    sx, sy, rx, ry = _broadcast_shapes(x, y)
-    x, y = math_ops.conj(x), math_ops.conj(y)
-    gx = _sum_reshaped(math_ops.divide(grad, y), rx, sx)
-    neg_x_over_y2 = math_ops.divide(math_ops.divide(math_ops.negative(x), y), y)
-    return gx, _sum_reshaped(grad * neg_x_over_y2, ry, sy)
+    return _quotient_grad(op, grad, math_ops.divide)
 
 
 @RegisterGradient("DivNoNan")
 def _div_no_nan_grad(op: Operation, grad: Tensor) -> Any:
-    x, y = op.inputs
-    sx, sy, rx, ry = _broadcast_shapes(x, y)
-    x, y = math_ops.conj(x), math_ops.conj(y)
-    gx = _sum_reshaped(math_ops.div_no_nan(grad, y), rx, sx)
-    neg_x_over_y2 = math_ops.div_no_nan(math_ops.div_no_nan(math_ops.negative(x), y), y)
-    return gx, _sum_reshaped(grad * neg_x_over_y2, ry, sy)
+    return _quotient_grad(op, grad, math_ops.div_no_nan)
 
 
 @RegisterGradient("FloorMod")
