@@ -213,13 +213,14 @@ def _sigmoid(xp: Any, x: Any) -> Any:
         return xp.where(x >= 0, r, e * r)
     # In place on one fresh array: a quarter less time than a new array per pass.
     r = xp.negative(x, out=xp.empty(x.shape, x.dtype))  # an array, a 0-d one too
+    # One reduction, over the contiguous -x (x may be a strided slice of an LSTM's gates),
+    # to learn whether any element may be that low, instead of a boolean array and any()
+    # over it; a NaN maximum hides the others, so then each is compared.
+    most = r.max() if r.size else -limit
     xp.exp(r, out=r)
     r += 1
     xp.reciprocal(r, out=r)
-    # One reduction to learn whether any element may be that low, instead of a boolean
-    # array and any() over it; a NaN minimum hides the others, so then each is compared.
-    least = x.min() if x.size else limit
-    if bool(least < limit) or bool(least != least):
+    if bool(most > -limit) or bool(most != most):
         low = x < limit
         e = xp.exp(xp.where(low, x, 0))
         r = xp.where(low, e / (1 + e), r)
