@@ -384,6 +384,17 @@ def test_sigmoid_is_stable_for_large_inputs() -> None:
     np.testing.assert_allclose(out, [0.0, np.exp(-40.0), 0.5, 1.0, 1.0], rtol=1e-12, atol=0)
 
 
+def test_sigmoid_keeps_subnormal_results_beside_nan() -> None:
+    # float32 below -88: exp(-x) overflows and 1 / (1 + exp(-x)) would give 0; a NaN in
+    # the same tensor must not hide those elements from the exp(x) / (1 + exp(x)) form.
+    x = np.array([np.nan, -95.0, -100.0, 0.0], np.float32)
+    out = run(tf.sigmoid(x))
+    assert np.isnan(out[0])
+    want = np.exp(np.float64(x[1:])) / (1 + np.exp(np.float64(x[1:])))
+    np.testing.assert_allclose(out[1:], want.astype(np.float32), rtol=1e-6, atol=0)
+    assert out[1] > 0 and out[2] > 0
+
+
 def test_unary_name_and_python_input() -> None:
     t = tf.exp([0.0, 1.0], name="e")
     assert t.op.name == "e" and t.op.inputs[0].op.name == "e/x"
