@@ -369,6 +369,24 @@ def dnn_classifier_seeded_initial_weights(tf):
         shutil.rmtree(tmp, ignore_errors=True)
 
 
+def cifar10_distortions_then_seeded_draws(tf):
+    """cifar10_input's distorted_inputs: random_crop checks its size with an Assert and
+    per_image_standardization's reduce_std subtracts then squares, as TF 1.15 builds them; the
+    draws after (flip, brightness, contrast, the shuffle queue) take op seeds from that count."""
+    import numpy as np
+
+    tf.reset_default_graph()
+    tf.set_random_seed(0)
+    img = tf.constant(np.arange(32 * 32 * 3, dtype=np.float32).reshape(32, 32, 3) % 251)
+    crop = tf.random_crop(img, [24, 24, 3])
+    flipped = tf.image.random_flip_left_right(crop)
+    std = tf.image.per_image_standardization(flipped)
+    after = tf.random_uniform([3])
+    with tf.Session() as sess:
+        c, s, a = sess.run([crop, std, after])
+    return {"crop_corner": c[0, 0], "standardized_corner": s[0, 0], "draw_after": a}
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -390,5 +408,6 @@ CASES = {
         zero_fraction_then_seeded_draws,
         initialized_value_then_seeded_draw,
         dnn_classifier_seeded_initial_weights,
+        cifar10_distortions_then_seeded_draws,
     )
 }

@@ -118,6 +118,7 @@ def test_a_broadcast_mismatch_names_the_node_its_op_type_and_input_shapes_as_tf(
         "zero_fraction_then_seeded_draws",
         "initialized_value_then_seeded_draw",
         "dnn_classifier_seeded_initial_weights",
+        "cifar10_distortions_then_seeded_draws",
     ],
 )
 def test_ops_made_before_a_seeded_initializer_count_as_in_tf(name: str) -> None:
