@@ -387,6 +387,29 @@ def cifar10_distortions_then_seeded_draws(tf):
     return {"crop_corner": c[0, 0], "standardized_corner": s[0, 0], "draw_after": a}
 
 
+def random_shuffle_queue_order(tf):
+    """cifar10_input's shuffle_batch: a seeded RandomShuffleQueue hands elements out in TF's
+    order (one Philox word per element, the element at word % size, the last one moved into
+    its place), whatever mix of dequeue, dequeue_many and enqueues in between."""
+    tf.reset_default_graph()
+    tf.set_random_seed(1)
+    out = {}
+    for name, seed in (("op_seed", 3), ("graph_seed", None)):
+        q = tf.RandomShuffleQueue(30, 5, [tf.int32], shapes=[[]], seed=seed)
+        first = q.enqueue_many([list(range(20))])
+        more = q.enqueue_many([list(range(100, 110))])
+        one, many = q.dequeue(), q.dequeue_many(4)
+        order = []
+        with tf.Session() as sess:
+            sess.run(first)
+            order += [int(sess.run(one)) for _ in range(3)]
+            order += sess.run(many).tolist()
+            sess.run(more)
+            order += sess.run(q.dequeue_many(10)).tolist()
+        out[name] = order
+    return out
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -409,5 +432,6 @@ CASES = {
         initialized_value_then_seeded_draw,
         dnn_classifier_seeded_initial_weights,
         cifar10_distortions_then_seeded_draws,
+        random_shuffle_queue_order,
     )
 }

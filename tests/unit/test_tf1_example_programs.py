@@ -134,3 +134,9 @@ def test_ops_made_before_a_seeded_initializer_count_as_in_tf(name: str) -> None:
                 reference.assert_close(value[k], expected[key][k], rtol=1e-5, atol=1e-6)
         else:
             reference.assert_close(value, expected[key], rtol=1e-5, atol=1e-6)
+
+
+def test_a_seeded_random_shuffle_queue_hands_elements_out_in_tfs_order() -> None:
+    expected = reference.case(AREA, "random_shuffle_queue_order")
+    actual = CASES["random_shuffle_queue_order"](tf)
+    assert actual == {k: expected[k] for k in actual}
