@@ -280,6 +280,136 @@ def loss_sums_in_tfs_order(tf):
     return {k: [np.asarray(v).view(np.uint32).tolist() for v in vs] for k, vs in got.items()}
 
 
+def broadcast_mismatch_messages(tf):
+    """znxlwm's MNIST GAN adds a [1024] bias to a [?,256] product inside variable_scope('D'): TF's
+    ValueError names the node it would have made (the name stays taken), its op type and the
+    input shapes."""
+    tf.reset_default_graph()
+    messages = []
+    with tf.variable_scope("D"):
+        a = tf.placeholder(tf.float32, [None, 256])
+        for build in (
+            lambda: a + tf.zeros([1024]),
+            lambda: a + tf.zeros([1024]),
+            lambda: tf.zeros([2, 3]) * tf.ones([4]),
+            lambda: tf.maximum(a, tf.ones([5, 7]), name="mx"),
+            lambda: tf.equal(a, tf.ones([3])),
+        ):
+            try:
+                build()
+                messages.append(None)
+            except ValueError as e:
+                messages.append(str(e))
+        after = tf.add(a, 1.0).name
+    return {"messages": messages, "next_name": after}
+
+
+def zero_fraction_then_seeded_draws(tf):
+    """The canned DNN's layer summaries call tf.nn.zero_fraction, a v1 cond in TF 1.15: the
+    draws after it (the next layer's initializer) take their op seeds from its op count."""
+    tf.reset_default_graph()
+    tf.set_random_seed(0)
+    x = tf.placeholder(tf.float32, [None, 10])
+    z = tf.nn.zero_fraction(tf.nn.relu(x))
+    r = tf.random_uniform([3])
+    c = tf.nn.zero_fraction(tf.constant([[0.0, 1.0], [2.0, 0.0]]), name="k")
+    r2 = tf.random_uniform([3])
+    with tf.Session() as sess:
+        out = sess.run([z, c, r, r2], {x: [[0, 1, -1, 2, 0, 0, 3, 0, 0, 5]]})
+    return {"fractions": [float(out[0]), float(out[1])], "draws": [out[2], out[3]]}
+
+
+def initialized_value_then_seeded_draw(tf):
+    """Estimator's training graph reads the global step with initialized_value (a v1 cond of
+    nine ops in TF 1.15) before the input_fn: later op seeds count those ops."""
+    tf.reset_default_graph()
+    tf.set_random_seed(0)
+    v = tf.Variable(2.0)
+    init = v.initialized_value() + 0
+    r = tf.random_uniform([3])
+    with tf.Session() as sess:
+        before = sess.run(init)
+        sess.run(tf.global_variables_initializer())
+        return {"before": float(before), "draw": sess.run(r)}
+
+
+def dnn_classifier_seeded_initial_weights(tf):
+    """premade_estimator (samples/core/get_started): a DNNClassifier with RunConfig's
+    tf_random_seed and no warm start. The weights it starts from (checkpoint 0) depend on the
+    op count before each initializer: the global step's read, resource variables, the layer
+    summaries' zero_fraction."""
+    import shutil
+    import tempfile
+
+    import numpy as np
+
+    tmp = tempfile.mkdtemp()
+    try:
+        rng = np.random.RandomState(2)
+        x = {"a": rng.normal(size=(12, 2)).astype(np.float32)}
+        y = rng.randint(0, 3, 12).astype(np.int64)
+        est = tf.estimator.DNNClassifier(
+            hidden_units=[4, 3],
+            feature_columns=[tf.feature_column.numeric_column("a", shape=(2,))],
+            n_classes=3,
+            config=tf.estimator.RunConfig(tf_random_seed=1, model_dir=tmp),
+        )
+        fn = tf.estimator.inputs.numpy_input_fn(x, y, batch_size=6, num_epochs=1, shuffle=False)
+        est.train(fn, steps=2)
+        reader = tf.train.load_checkpoint(tmp + "/model.ckpt-0")
+        names = sorted(
+            n for n in reader.get_variable_to_shape_map() if n.endswith(("kernel", "bias"))
+        )
+        trained = est.evaluate(fn)
+        return {
+            "initial": {n: reader.get_tensor(n) for n in names},
+            "loss_after_2_steps": float(trained["loss"]),
+        }
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+
+
+def cifar10_distortions_then_seeded_draws(tf):
+    """cifar10_input's distorted_inputs: random_crop checks its size with an Assert and
+    per_image_standardization's reduce_std subtracts then squares, as TF 1.15 builds them; the
+    draws after (flip, brightness, contrast, the shuffle queue) take op seeds from that count."""
+    import numpy as np
+
+    tf.reset_default_graph()
+    tf.set_random_seed(0)
+    img = tf.constant(np.arange(32 * 32 * 3, dtype=np.float32).reshape(32, 32, 3) % 251)
+    crop = tf.random_crop(img, [24, 24, 3])
+    flipped = tf.image.random_flip_left_right(crop)
+    std = tf.image.per_image_standardization(flipped)
+    after = tf.random_uniform([3])
+    with tf.Session() as sess:
+        c, s, a = sess.run([crop, std, after])
+    return {"crop_corner": c[0, 0], "standardized_corner": s[0, 0], "draw_after": a}
+
+
+def random_shuffle_queue_order(tf):
+    """cifar10_input's shuffle_batch: a seeded RandomShuffleQueue hands elements out in TF's
+    order (one Philox word per element, the element at word % size, the last one moved into
+    its place), whatever mix of dequeue, dequeue_many and enqueues in between."""
+    tf.reset_default_graph()
+    tf.set_random_seed(1)
+    out = {}
+    for name, seed in (("op_seed", 3), ("graph_seed", None)):
+        q = tf.RandomShuffleQueue(30, 5, [tf.int32], shapes=[[]], seed=seed)
+        first = q.enqueue_many([list(range(20))])
+        more = q.enqueue_many([list(range(100, 110))])
+        one, many = q.dequeue(), q.dequeue_many(4)
+        order = []
+        with tf.Session() as sess:
+            sess.run(first)
+            order += [int(sess.run(one)) for _ in range(3)]
+            order += sess.run(many).tolist()
+            sess.run(more)
+            order += sess.run(q.dequeue_many(10)).tolist()
+        out[name] = order
+    return out
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -297,5 +427,11 @@ CASES = {
         fetched_scalar_arithmetic,
         normal_initial_weights,
         loss_sums_in_tfs_order,
+        broadcast_mismatch_messages,
+        zero_fraction_then_seeded_draws,
+        initialized_value_then_seeded_draw,
+        dnn_classifier_seeded_initial_weights,
+        cifar10_distortions_then_seeded_draws,
+        random_shuffle_queue_order,
     )
 }

@@ -102,3 +102,41 @@ def test_a_large_normal_draw_keeps_double_rounded_values_instead_of_a_ctypes_cal
     monkeypatch.setattr(_libm_float, "_MAX_GLIBC_CALLS", 1 << 16)
     near = np.abs(exact - exact.astype(np.float32)) > 0.25 * np.spacing(exact.astype(np.float32))
     assert near.sum() > 10  # the capped call above would have used glibc for these
+
+
+def test_a_broadcast_mismatch_names_the_node_its_op_type_and_input_shapes_as_tf() -> None:
+    expected = reference.case(AREA, "broadcast_mismatch_messages")
+    assert CASES["broadcast_mismatch_messages"](tf) == {
+        "messages": expected["messages"],
+        "next_name": expected["next_name"],
+    }
+
+
+@pytest.mark.parametrize(
+    "name",
+    [
+        "zero_fraction_then_seeded_draws",
+        "initialized_value_then_seeded_draw",
+        "dnn_classifier_seeded_initial_weights",
+        "cifar10_distortions_then_seeded_draws",
+    ],
+)
+def test_ops_made_before_a_seeded_initializer_count_as_in_tf(name: str) -> None:
+    # zero_fraction's v1 cond, initialized_value's cond and the canned DNN's resource
+    # variables all move the op seeds of the draws that follow them.
+    expected = dict(reference.case(AREA, name))
+    actual = CASES[name](tf)
+    assert sorted(actual) == sorted(k for k in expected if k in actual)
+    for key, value in actual.items():
+        if isinstance(value, dict):
+            assert sorted(value) == sorted(expected[key])
+            for k in value:
+                reference.assert_close(value[k], expected[key][k], rtol=1e-5, atol=1e-6)
+        else:
+            reference.assert_close(value, expected[key], rtol=1e-5, atol=1e-6)
+
+
+def test_a_seeded_random_shuffle_queue_hands_elements_out_in_tfs_order() -> None:
+    expected = reference.case(AREA, "random_shuffle_queue_order")
+    actual = CASES["random_shuffle_queue_order"](tf)
+    assert actual == {k: expected[k] for k in actual}

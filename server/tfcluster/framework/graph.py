@@ -336,6 +336,13 @@ class _DeviceScope:
         self.function = function
 
 
+def _shape_text(shape: TensorShape) -> str:
+    """A static shape as TF's shape inference errors print it: [?,256], or ? when unknown."""
+    if shape.ndims is None:
+        return "?"
+    return "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]"
+
+
 def _device_function(device: Any) -> Callable[[Operation], str] | None:
     if device is None:
         return None
@@ -747,7 +754,16 @@ class Graph:
                     f"Tensor {t.name} must be from the same graph as the op {op_type} "
                     f"being created ({name or op_type})."
                 )
-        outputs = op_def.infer(inputs, attrs)
+        try:
+            outputs = op_def.infer(inputs, attrs)
+        except op_def_registry.NodeShapeError as e:
+            # TF names the node (its name taken, as TF's create_op takes it before the shape
+            # function runs), the op type and the input shapes.
+            node = name[:-1] if name and name.endswith("/") else self.unique_name(name or op_type)
+            shapes = ", ".join(_shape_text(t.shape) for t in inputs)
+            raise ValueError(
+                f"{e} for '{node}' (op: '{op_type}') with input shapes: {shapes}."
+            ) from None
         with self._lock:
             if name and name.endswith("/"):
                 # A scope name used as an op name (TF's variable ops): taken verbatim.

@@ -14,6 +14,12 @@ from typing import Any
 from tfcluster.framework import dtypes
 from tfcluster.framework.tensor_shape import TensorShape
 
+
+class NodeShapeError(ValueError):
+    """A shape function's complaint about its inputs, without the node: the graph adds the
+    node's name, op type and input shapes, as TF's shape inference errors say them."""
+
+
 # (input tensors, attrs) -> one (dtype, static shape) per output
 InferFn = Callable[[Sequence[Any], dict[str, Any]], list[tuple[dtypes.DType, TensorShape]]]
 

@@ -24,6 +24,8 @@ import numpy as np
 
 from tfcluster.framework import dtypes, errors
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.kernels import _philox
+from tfcluster.kernels._philox_stream import PhiloxStream
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.kernels.resource_waits import ResourceName, shape_ok, shape_text, wait_until
 
@@ -428,11 +430,12 @@ class RandomShuffleQueueResource(QueueResource):
         self.min_after_dequeue = min_after_dequeue
         self._items: list[Element] = []
         if seed == 0 and seed2 == 0:
-            self._rng = np.random.default_rng()
-        else:
-            self._rng = np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF, seed2 & 0xFFFFFFFFFF])
-        # Random indices drawn in blocks: one generator call per many dequeues.
-        self._uniforms: list[float] = []
+            # Both unset: random seeds, as TF (random::New64 each).
+            seed, seed2 = (int(v) for v in np.random.default_rng().integers(0, 2**63, 2))
+        # TF's PhiloxRandom(seed, seed2) read one 32-bit word per dequeued element
+        # (SingleSampleAdapter): the element at word % size comes out, the last one takes its
+        # place. A seeded queue full to the same size hands elements out in TF's order.
+        self._words = PhiloxStream(_philox.stateful_start(seed, seed2, 0))
 
     def __len__(self) -> int:
         return len(self._items)
@@ -442,9 +445,7 @@ class RandomShuffleQueueResource(QueueResource):
 
     def _take(self) -> Element:
         items = self._items
-        if not self._uniforms:
-            self._uniforms = self._rng.random(256).tolist()
-        i = int(self._uniforms.pop() * len(items))
+        i = int(self._words.words(1)[0]) % len(items)
         items[i], items[-1] = items[-1], items[i]
         return items.pop()
 

@@ -19,7 +19,7 @@ import numpy as np
 from tfcluster.framework import dtypes, op_def_registry, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import array_ops, control_flow_ops, math_ops, random_ops
+from tfcluster.ops import array_ops, control_flow_ops, logging_ops, math_ops, random_ops
 from tfcluster.ops.image_shapes import add_node as _node
 from tfcluster.ops.image_shapes import int32_tensor as _int32
 from tfcluster.ops.image_shapes import is_tensor_like as _is_tensor
@@ -843,8 +843,10 @@ def per_image_standardization(image: Any) -> Tensor:
         with name_scope(None, "reduce_std", [img]):
             with name_scope(None, "reduce_variance", [img]):
                 centred_mean = math_ops.reduce_mean(img, axis=axes, keepdims=True)
+                # Sub then Square, as TF 1.15's reduce_variance (two ops: later op seeds
+                # count them).
                 variance = math_ops.reduce_mean(
-                    math_ops.squared_difference(img, centred_mean), axis=axes, keepdims=True
+                    math_ops.square(img - centred_mean), axis=axes, keepdims=True
                 )
             stddev = math_ops.sqrt(variance)
         min_stddev = math_ops.rsqrt(math_ops.cast(num_pixels, img.dtype))
@@ -860,11 +862,18 @@ def random_crop(value: Any, size: Any, seed: int | None = None, name: str | None
         v = convert_to_tensor(value, name="value")
         sz = _int32(size, "size")
         shape = array_ops.shape(v)
+        # TF checks the size with an Assert: its ops count towards the draw's op seed.
+        check = logging_ops.Assert(
+            math_ops.reduce_all(shape >= sz),
+            ["Need value.shape >= size, got ", shape, sz],
+            summarize=1000,
+        )
+        shape = control_flow_ops.with_dependencies([check], shape)
         limit = shape - sz + 1
-        offset = math_ops.floormod(
+        offset = (
             random_ops.random_uniform(
                 array_ops.shape(shape), dtype=sz.dtype, maxval=sz.dtype.max, seed=seed
-            ),
-            limit,
+            )
+            % limit
         )
         return array_ops.slice(v, offset, sz, name=scope)

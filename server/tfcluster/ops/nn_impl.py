@@ -323,14 +323,28 @@ def swish(features: Any) -> Tensor:
     return t * math_ops.sigmoid(t)
 
 
+def _count_nonzero(t: Tensor, dtype: dtypes.DType) -> Tensor:
+    """TF's nn_impl._count_nonzero: the non-zero elements of t, counted in dtype."""
+    with name_scope("count_nonzero", values=[t]):
+        zero = array_ops.zeros([], dtype=t.dtype.base_dtype)
+        return math_ops.reduce_sum(
+            math_ops.cast(math_ops.not_equal(t, zero), dtype), name="nonzero_count"
+        )
+
+
 def zero_fraction(value: Any, name: str | None = None) -> Tensor:
-    """The fraction of zeros in value, as a float32 scalar."""
+    """The fraction of zeros in value, as a float32 scalar. As TF 1.15, the count is a v1 cond
+    (int32 while the size fits, else int64): its ops count towards later ops' seeds (a canned
+    DNN's hidden layers each make one before the next layer's initializer)."""
+    from tfcluster.ops import control_flow_ops
+
     with name_scope(name, "zero_fraction", [value]):
         t = convert_to_tensor(value, name="value")
         size = array_ops.size(t, out_type=dtypes.int64)
-        zero = constant_op.constant(0, dtype=t.dtype.base_dtype)
-        nonzero = math_ops.reduce_sum(
-            math_ops.cast(math_ops.not_equal(t, zero), dtypes.int64), name="nonzero_count"
+        nonzero = control_flow_ops.cond(
+            size <= dtypes.int32.max,
+            true_fn=lambda: math_ops.cast(_count_nonzero(t, dtypes.int32), dtypes.int64),
+            false_fn=lambda: _count_nonzero(t, dtypes.int64),
         )
         with name_scope("counts_to_fraction"):
             num_zero = size - nonzero

@@ -98,6 +98,11 @@ def broadcast_shape(a: TensorShape, b: TensorShape, op_name: str = "") -> Tensor
         elif dy is None or dx == dy:
             out.append(dx)
         else:
+            if not op_name:
+                # Graph.create_op says which node, with TF's wording.
+                raise op_def_registry.NodeShapeError(
+                    f"Dimensions must be equal, but are {dx} and {dy}"
+                )
             raise ValueError(
                 f"Dimensions must be equal, but are {dx} and {dy} for '{op_name}' with input "
                 f"shapes: {a}, {b}."

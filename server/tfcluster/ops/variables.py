@@ -403,6 +403,9 @@ class Variable(metaclass=_VariableMeta):
 
     def initialized_value(self) -> Tensor:
         """The current value once initialized, else the initial value (for chained inits)."""
+        # TF 1.15 builds this as cond(IsVariableInitialized, read_value, initial_value): nine
+        # ops where tfcluster makes one; the eight more count towards later op seeds.
+        self._variable.graph._match_tf1_op_count(8)
         with colocate_with(self._variable.op):
             return make_op(
                 "_InitializedValue",

@@ -144,14 +144,21 @@ def _set_checkpoint_initializer(var: Any, ckpt_file: str, tensor_name: str, spec
     """The variable's initializer becomes an assign from RestoreV2 of the checkpoint (run on
     the variable's task, as in TF)."""
     from tfcluster.ops import io_ops, state_ops
+    from tfcluster.ops.variables import is_resource_variable
 
     base = var.dtype.base_dtype
     with device(var.device), device("/cpu:0"):
         value = io_ops.restore_v2(
             ckpt_file, [tensor_name], [spec], [base], name="checkpoint_initializer"
         )[0]
-    ref = var._ref()
-    init = state_ops.assign(ref, value, validate_shape=ref.shape.is_fully_defined()).op
+    if is_resource_variable(var):
+        # A resource variable (a canned DNN's layers) restores with AssignVariableOp, as
+        # TF's ResourceVariableSaveable does.
+        with device(var.device):
+            init = var.assign(value, read_value=False)
+    else:
+        ref = var._ref()
+        init = state_ops.assign(ref, value, validate_shape=ref.shape.is_fully_defined()).op
     value.set_shape(var.shape)
     var._initializer_op = init
     var._initial_value = value

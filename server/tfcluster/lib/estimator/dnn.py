@@ -29,10 +29,17 @@ def _dense(net: Tensor, units: int, activation: Any) -> Tensor:
     """A dense layer in the current variable scope (`kernel`, `bias`), as tf.layers.dense."""
     width = net.shape[-1]
     width = getattr(width, "value", width)
+    # Resource variables, as TF 1.15's DNN (a Keras model) makes: their ops count towards the
+    # op seeds of the next layer's initializer.
     kernel = vs.get_variable(
-        "kernel", shape=[int(width), units], initializer=init_ops.glorot_uniform_initializer()
+        "kernel",
+        shape=[int(width), units],
+        initializer=init_ops.glorot_uniform_initializer(),
+        use_resource=True,
     )
-    bias = vs.get_variable("bias", shape=[units], initializer=init_ops.zeros_initializer())
+    bias = vs.get_variable(
+        "bias", shape=[units], initializer=init_ops.zeros_initializer(), use_resource=True
+    )
     out = nn_ops.bias_add(math_ops.matmul(net, kernel), bias)
     return activation(out) if activation is not None else out
 

@@ -298,6 +298,9 @@ class Estimator:
         with g.as_default(), g.device(self._device_fn):
             set_random_seed(self._config.tf_random_seed)
             global_step = training_util.get_or_create_global_step(g)
+            # As TF 1.15's _train_model_default, the hooks' read of the step is made before
+            # the input_fn: its ops count towards the op seeds of everything after it.
+            training_util._get_or_create_global_step_read(g)
             features, labels, input_hooks = parse_input_fn_result(
                 self._call_input_fn(input_fn, ModeKeys.TRAIN)
             )

@@ -13,7 +13,8 @@ import numpy as np
 
 from tfcluster.framework import dtypes, errors
 from tfcluster.framework.graph import GraphKeys, name_scope
-from tfcluster.ops import array_ops, data_flow_ops
+from tfcluster.ops import array_ops, data_flow_ops, math_ops
+from tfcluster.ops.summary_ops import scalar
 from tfcluster.training.queue_runner import QueueRunner, add_queue_runner
 
 _INDEX = "__index"
@@ -128,6 +129,19 @@ def _validate(x: Any, y: Any) -> None:
         )
 
 
+def _fraction_full_summary(queue: Any, capacity: int, min_after_dequeue: int) -> None:
+    """TF 1.15's enqueue_data summary: how full the queue is past min_after_dequeue. Its ops
+    (made before the model's) count towards the op seeds of the model's initializers."""
+    full = math_ops.cast(math_ops.maximum(0, queue.size() - min_after_dequeue), dtypes.float32) * (
+        1.0 / (capacity - min_after_dequeue)
+    )
+    scalar(
+        f"queue/{queue.name}fraction_over_{min_after_dequeue}_of_"
+        f"{capacity - min_after_dequeue}_full",
+        full,
+    )
+
+
 def numpy_input_fn(
     x: Any,
     y: Any = None,
@@ -194,6 +208,7 @@ def numpy_input_fn(
                 feeders,
             )
             add_queue_runner(runner, GraphKeys.QUEUE_RUNNERS)
+            _fraction_full_summary(queue, queue_capacity, int(queue_capacity / 4) if shuffle else 0)
         dequeued = (
             queue.dequeue_many(batch_size)
             if num_epochs is None
