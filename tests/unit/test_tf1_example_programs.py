@@ -102,3 +102,13 @@ def test_a_large_normal_draw_keeps_double_rounded_values_instead_of_a_ctypes_cal
     monkeypatch.setattr(_libm_float, "_MAX_GLIBC_CALLS", 1 << 16)
     near = np.abs(exact - exact.astype(np.float32)) > 0.25 * np.spacing(exact.astype(np.float32))
     assert near.sum() > 10  # the capped call above would have used glibc for these
+
+
+def test_broadcasting_gradients_make_tfs_ops_so_later_draws_are_tfs() -> None:
+    # DivNoNan/RealDiv make their shapes and BroadcastGradientArgs even for known shapes;
+    # Mul/SquaredDifference over an unknown batch make Shape ops: TF 1.15's op count.
+    expected = reference.case(AREA, "seeds_after_broadcasting_gradients")
+    actual = CASES["seeds_after_broadcasting_gradients"](tf)
+    assert actual["gradient_ops"] == expected["gradient_ops"]
+    reference.assert_close(actual["gradient"], expected["gradient"], rtol=1e-6)
+    assert actual["drawn_after"] == expected["drawn_after"]

@@ -106,7 +106,15 @@ def _axes_to(sa: tuple[int, ...], sb: tuple[int, ...]) -> list[int]:
     return [i for i in range(n) if pa[i] == 1]
 
 
-def _reduced(g: Tensor, side: tuple[list[int], list[int], bool]) -> Tensor:
+def _runtime_broadcast_args(x: Tensor, y: Tensor) -> Any:
+    """SmartBroadcastGradientArgs where a shape is not fully known: Shape ops (never
+    constants) and their BroadcastGradientArgs, each side to be reduced, as TF 1.15 does."""
+    sx, sy = array_ops._shape_op(x), array_ops._shape_op(y)
+    rx, ry = math_ops.broadcast_gradient_args(sx, sy)
+    return (sx, rx, True), (sy, ry, True)
+
+
+def _reduced(g: Tensor, side: tuple[Any, Any, bool]) -> Tensor:
     """One side's gradient from _smart_broadcast_args's (shape, axes, must reduce): summed
     over the axes and reshaped where it must be, else `g` as it is."""
     shape, axes, must_reduce = side
@@ -164,34 +172,46 @@ def _mul_grad(op: Operation, grad: Tensor) -> Any:
         return math_ops.multiply(grad, y), math_ops.multiply(grad, x)
     # Complex inputs take the conjugate, as TF's (conj of a real tensor is the tensor itself).
     smart = _smart_broadcast_args(x, y, grad) if isinstance(grad, Tensor) else None
-    cx, cy = math_ops.conj(x), math_ops.conj(y)
     if smart is not None:
-        gx = math_ops.multiply(grad, cy)
-        gy = math_ops.multiply(cx, grad)
-        return _reduced(gx, smart[0]), _reduced(gy, smart[1])
-    return (
-        _sum_to(math_ops.multiply(grad, cy), x, y),
-        _sum_to(math_ops.multiply(cx, grad), y, x),
-    )
+        cx, cy = math_ops.conj(x), math_ops.conj(y)
+    if smart is None:
+        smart = _runtime_broadcast_args(x, y)
+        cx, cy = math_ops.conj(x), math_ops.conj(y)
+    gx = _reduced(math_ops.multiply(grad, cy), smart[0])
+    return gx, _reduced(math_ops.multiply(cx, grad), smart[1])
 
 
 @RegisterGradient("RealDiv")
 @RegisterGradient("Div")
 def _real_div_grad(op: Operation, grad: Tensor) -> Any:
+    # TF 1.15's ops in its order (shapes, BroadcastGradientArgs, then each side): the op
+    # count after a gradient sets the seeds of the random ops made later.
+    (sx, rx), (sy, ry) = _shape_and_axes(*op.inputs)
     x, y = (math_ops.conj(t) for t in op.inputs)
-    gx = math_ops.realdiv(grad, y)
-    gy = math_ops.multiply(grad, math_ops.realdiv(math_ops.realdiv(math_ops.negative(x), y), y))
-    return _sum_to(gx, x, y), _sum_to(gy, y, x)
+    gx = _sum_reshaped(math_ops.realdiv(grad, y), rx, sx)
+    gy = grad * math_ops.realdiv(math_ops.realdiv(math_ops.negative(x), y), y)
+    return gx, _sum_reshaped(gy, ry, sy)
 
 
 @RegisterGradient("DivNoNan")
 def _div_no_nan_grad(op: Operation, grad: Tensor) -> Any:
+    (sx, rx), (sy, ry) = _shape_and_axes(*op.inputs)
     x, y = (math_ops.conj(t) for t in op.inputs)
-    gx = math_ops.div_no_nan(grad, y)
-    gy = math_ops.multiply(
-        grad, math_ops.div_no_nan(math_ops.div_no_nan(math_ops.negative(x), y), y)
-    )
-    return _sum_to(gx, x, y), _sum_to(gy, y, x)
+    gx = _sum_reshaped(math_ops.div_no_nan(grad, y), rx, sx)
+    gy = grad * math_ops.div_no_nan(math_ops.div_no_nan(math_ops.negative(x), y), y)
+    return gx, _sum_reshaped(gy, ry, sy)
+
+
+def _shape_and_axes(x: Tensor, y: Tensor) -> tuple[tuple[Tensor, Tensor], tuple[Tensor, Tensor]]:
+    """TF 1.15's shape(x), shape(y) (constants where known) and their
+    BroadcastGradientArgs, made even where the shapes are known."""
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    rx, ry = math_ops.broadcast_gradient_args(sx, sy)
+    return (sx, rx), (sy, ry)
+
+
+def _sum_reshaped(g: Tensor, axes: Tensor, shape: Tensor) -> Tensor:
+    return array_ops.reshape(math_ops.reduce_sum(g, axes), shape)
 
 
 @RegisterGradient("FloorMod")
@@ -239,8 +259,15 @@ def _minimum_grad(op: Operation, grad: Tensor) -> Any:
 @RegisterGradient("SquaredDifference")
 def _squared_difference_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
-    x_grad = math_ops.multiply(math_ops.multiply(grad, _const(2, grad)), math_ops.subtract(x, y))
-    return _sum_to(x_grad, x, y), math_ops.negative(_sum_to(x_grad, y, x))
+    two = constant_op.constant(2.0, dtype=grad.dtype.base_dtype, name="scalar")
+    x_grad = math_ops.multiply(two, grad) * (x - y)
+    if isinstance(grad, Tensor) and not _needs_broadcast(x, y, grad):
+        return x_grad, -x_grad
+    smart = _smart_broadcast_args(x, y, grad) if isinstance(grad, Tensor) else None
+    if smart is None:
+        smart = _runtime_broadcast_args(x, y)
+    gx = _reduced(x_grad, smart[0])
+    return gx, math_ops.negative(_reduced(x_grad, smart[1]))
 
 
 def _const(value: Any, like: Tensor) -> Tensor:
