@@ -315,6 +315,39 @@ def seeds_after_broadcasting_gradients(tf):
     }
 
 
+def seeds_after_elementwise_gradients(tf):
+    """Pow, Maximum, Minimum, FloorMod, Add and Sub over a batch of unknown size (a loss like
+    reduce_sum(pow(pred - Y, 2))): their gradients make TF 1.15's ops, so a later draw is TF's."""
+    import numpy as np
+
+    tf.reset_default_graph()
+    tf.set_random_seed(2)
+    x = tf.placeholder(tf.float32, [None, 3])
+    w = tf.Variable([0.5, 1.5, 2.0])
+    terms = [
+        tf.pow(x - w, 2.0),
+        tf.maximum(x, w),
+        tf.minimum(x + w, 0.5),
+        tf.floormod(x, w),
+        tf.abs(x) / tf.constant([2.0, 3.0, 4.0]),
+    ]
+    grads = tf.gradients(tf.add_n([tf.reduce_sum(t) for t in terms]), [w])
+    graph = tf.get_default_graph()
+    gradient_ops = [
+        (op.name, op.type) for op in graph.get_operations() if op.name.startswith("gradients")
+    ]
+    after = tf.random_normal([3])
+    feed = {x: np.random.RandomState(5).uniform(-2, 3, (4, 3)).astype(np.float32)}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        grad, drawn = sess.run([grads[0], after], feed)
+    return {
+        "gradient_ops": [list(p) for p in gradient_ops],
+        "gradient": np.asarray(grad).tolist(),
+        "drawn_after": np.asarray(drawn).tolist(),
+    }
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -333,5 +366,6 @@ CASES = {
         normal_initial_weights,
         loss_sums_in_tfs_order,
         seeds_after_broadcasting_gradients,
+        seeds_after_elementwise_gradients,
     )
 }

@@ -104,11 +104,15 @@ def test_a_large_normal_draw_keeps_double_rounded_values_instead_of_a_ctypes_cal
     assert near.sum() > 10  # the capped call above would have used glibc for these
 
 
-def test_broadcasting_gradients_make_tfs_ops_so_later_draws_are_tfs() -> None:
-    # DivNoNan/RealDiv make their shapes and BroadcastGradientArgs even for known shapes;
-    # Mul/SquaredDifference over an unknown batch make Shape ops: TF 1.15's op count.
-    expected = reference.case(AREA, "seeds_after_broadcasting_gradients")
-    actual = CASES["seeds_after_broadcasting_gradients"](tf)
+@pytest.mark.parametrize(
+    "name", ["seeds_after_broadcasting_gradients", "seeds_after_elementwise_gradients"]
+)
+def test_broadcasting_gradients_make_tfs_ops_so_later_draws_are_tfs(name: str) -> None:
+    # DivNoNan/RealDiv/FloorMod/Maximum/Minimum make their shapes and BroadcastGradientArgs
+    # even for known shapes; Mul/Pow/SquaredDifference/Add/Sub over an unknown batch make
+    # Shape ops: TF 1.15's op count.
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
     assert actual["gradient_ops"] == expected["gradient_ops"]
     reference.assert_close(actual["gradient"], expected["gradient"], rtol=1e-6)
     assert actual["drawn_after"] == expected["drawn_after"]

@@ -136,10 +136,10 @@ def reduce_to(grad: Tensor, x: Tensor, other: Tensor) -> Tensor:
 @RegisterGradient("AddV2")
 def _add_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
-    smart = _smart_broadcast_args(x, y, grad) if _needs_broadcast(x, y, grad) else None
-    if smart is not None:
-        return _reduced(grad, smart[0]), _reduced(grad, smart[1])
-    return unbroadcast(grad, x, y)
+    if not _needs_broadcast(x, y, grad):
+        return unbroadcast(grad, x, y)
+    smart = _smart_broadcast_args(x, y, grad) or _runtime_broadcast_args(x, y)
+    return _reduced(grad, smart[0]), _reduced(grad, smart[1])
 
 
 def _needs_broadcast(x: Tensor, y: Tensor, grad: Any) -> bool:
@@ -153,10 +153,10 @@ def _needs_broadcast(x: Tensor, y: Tensor, grad: Any) -> bool:
 @RegisterGradient("Sub")
 def _sub_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
-    smart = _smart_broadcast_args(x, y, grad) if _needs_broadcast(x, y, grad) else None
-    if smart is not None:
-        return _reduced(grad, smart[0]), _reduced(math_ops.negative(grad), smart[1])
-    return _sum_to(grad, x, y), math_ops.negative(_sum_to(grad, y, x))
+    if not _needs_broadcast(x, y, grad):
+        return _sum_to(grad, x, y), math_ops.negative(_sum_to(grad, y, x))
+    smart = _smart_broadcast_args(x, y, grad) or _runtime_broadcast_args(x, y)
+    return _reduced(grad, smart[0]), _reduced(math_ops.negative(grad), smart[1])
 
 
 @RegisterGradient("Mul")
@@ -217,33 +217,38 @@ def _sum_reshaped(g: Tensor, axes: Tensor, shape: Tensor) -> Tensor:
 @RegisterGradient("FloorMod")
 def _floor_mod_grad(op: Operation, grad: Tensor) -> Any:
     # x mod y = x - floor(x / y) * y, and floor(x / y) is piecewise constant.
-    x, y = op.inputs
-    gy = math_ops.multiply(grad, math_ops.negative(math_ops.floor_div(x, y)))
-    return _sum_to(grad, x, y), _sum_to(gy, y, x)
+    x, y = (math_ops.conj(t) for t in op.inputs)
+    (sx, rx), (sy, ry) = _shape_and_axes(x, y)
+    floor_xy = math_ops.floor_div(x, y)
+    gx = _sum_reshaped(grad, rx, sx)
+    return gx, _sum_reshaped(grad * math_ops.negative(floor_xy), ry, sy)
 
 
 @RegisterGradient("Pow")
 def _pow_grad(op: Operation, grad: Tensor) -> Any:
+    # TF 1.15's ops, in its order and names (the op count sets later op seeds).
     x, y = op.inputs
-    z = op.outputs[0]
-    gx = math_ops.multiply(
-        math_ops.multiply(grad, y), math_ops.pow(x, math_ops.subtract(y, _one(y)))
-    )
-    # d/dy x^y = x^y log(x); use 0 where x <= 0 instead of a false singularity.
-    mask = math_ops.greater(x, array_ops.zeros_like(x))
-    safe_x = math_ops.select(mask, x, array_ops.ones_like(x))
-    log_x = math_ops.select(mask, math_ops.log(safe_x), array_ops.zeros_like(x))
-    gy = math_ops.multiply(math_ops.multiply(grad, z), log_x)
-    return _sum_to(gx, x, y), _sum_to(gy, y, x)
+    smart = _smart_broadcast_args(x, y, grad) if isinstance(grad, Tensor) else None
+    if smart is None:
+        smart = _runtime_broadcast_args(x, y)
+    x, y = math_ops.conj(x), math_ops.conj(y)
+    gx = _reduced(grad * y * math_ops.pow(x, y - 1), smart[0])
+    z = math_ops.conj(op.outputs[0])
+    # d/dy x^y = x^y log(x); 0 where x <= 0 instead of a false singularity.
+    mask = math_ops.not_equal(x, 0) if x.dtype.is_complex else x > 0
+    safe_x = array_ops.where(mask, x, array_ops.ones_like(x))
+    log_x = array_ops.where(mask, math_ops.log(safe_x), array_ops.zeros_like(x))
+    return gx, _reduced(grad * z * log_x, smart[1])
 
 
 def _maximum_minimum_grad(op: Operation, grad: Tensor, x_wins: Any) -> Any:
     x, y = op.inputs
+    sx, sy = array_ops.shape(x), array_ops.shape(y)
+    zeros = array_ops.zeros(array_ops.shape(grad), grad.dtype)
     xmask = x_wins(x, y)
-    zeros = array_ops.zeros_like(grad)
-    gx = math_ops.select(xmask, grad, zeros)
-    gy = math_ops.select(xmask, zeros, grad)
-    return _sum_to(gx, x, y), _sum_to(gy, y, x)
+    rx, ry = math_ops.broadcast_gradient_args(sx, sy)
+    gx = _sum_reshaped(array_ops.where(xmask, grad, zeros), rx, sx)
+    return gx, _sum_reshaped(array_ops.where(xmask, zeros, grad), ry, sy)
 
 
 @RegisterGradient("Maximum")
