@@ -410,6 +410,74 @@ def random_shuffle_queue_order(tf):
     return out
 
 
+def seeds_after_broadcasting_gradients(tf):
+    """MorvanZhou's dropout tutorial: a net trained on tf.losses.mean_squared_error, then a
+    dropout net whose masks must be TF's. The gradients of DivNoNan and RealDiv (always their
+    shapes and BroadcastGradientArgs), and of Mul and SquaredDifference over a batch of unknown
+    size (Shape ops, BroadcastGradientArgs), are TF's op for op, so later op seeds are TF's."""
+    import numpy as np
+
+    tf.reset_default_graph()
+    tf.set_random_seed(1)
+    x = tf.placeholder(tf.float32, [None, 3])
+    y = tf.placeholder(tf.float32, [None, 1])
+    w = tf.Variable(tf.ones([3, 1]))
+    pred = tf.matmul(x / tf.constant(2.0), w) * tf.constant([3.0])
+    loss = tf.losses.mean_squared_error(y, pred) + tf.reduce_sum(tf.squared_difference(pred, y))
+    grads = tf.gradients(loss, [w])
+    graph = tf.get_default_graph()
+    gradient_ops = [
+        (op.name, op.type) for op in graph.get_operations() if op.name.startswith("gradients")
+    ]
+    after = tf.random_uniform([4])
+    rng = np.random.RandomState(3)
+    feed = {
+        x: rng.standard_normal((5, 3)).astype(np.float32),
+        y: rng.standard_normal((5, 1)).astype(np.float32),
+    }
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        grad, drawn = sess.run([grads[0], after], feed)
+    return {
+        "gradient_ops": [list(p) for p in gradient_ops],
+        "gradient": np.asarray(grad).tolist(),
+        "drawn_after": np.asarray(drawn).tolist(),
+    }
+
+
+def seeds_after_elementwise_gradients(tf):
+    """Pow, Maximum, Minimum, FloorMod, Add and Sub over a batch of unknown size (a loss like
+    reduce_sum(pow(pred - Y, 2))): their gradients make TF 1.15's ops, so a later draw is TF's."""
+    import numpy as np
+
+    tf.reset_default_graph()
+    tf.set_random_seed(2)
+    x = tf.placeholder(tf.float32, [None, 3])
+    w = tf.Variable([0.5, 1.5, 2.0])
+    terms = [
+        tf.pow(x - w, 2.0),
+        tf.maximum(x, w),
+        tf.minimum(x + w, 0.5),
+        tf.floormod(x, w),
+        tf.abs(x) / tf.constant([2.0, 3.0, 4.0]),
+    ]
+    grads = tf.gradients(tf.add_n([tf.reduce_sum(t) for t in terms]), [w])
+    graph = tf.get_default_graph()
+    gradient_ops = [
+        (op.name, op.type) for op in graph.get_operations() if op.name.startswith("gradients")
+    ]
+    after = tf.random_normal([3])
+    feed = {x: np.random.RandomState(5).uniform(-2, 3, (4, 3)).astype(np.float32)}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        grad, drawn = sess.run([grads[0], after], feed)
+    return {
+        "gradient_ops": [list(p) for p in gradient_ops],
+        "gradient": np.asarray(grad).tolist(),
+        "drawn_after": np.asarray(drawn).tolist(),
+    }
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -433,5 +501,7 @@ CASES = {
         dnn_classifier_seeded_initial_weights,
         cifar10_distortions_then_seeded_draws,
         random_shuffle_queue_order,
+        seeds_after_broadcasting_gradients,
+        seeds_after_elementwise_gradients,
     )
 }

@@ -140,3 +140,17 @@ def test_a_seeded_random_shuffle_queue_hands_elements_out_in_tfs_order() -> None
     expected = reference.case(AREA, "random_shuffle_queue_order")
     actual = CASES["random_shuffle_queue_order"](tf)
     assert actual == {k: expected[k] for k in actual}
+
+
+@pytest.mark.parametrize(
+    "name", ["seeds_after_broadcasting_gradients", "seeds_after_elementwise_gradients"]
+)
+def test_broadcasting_gradients_make_tfs_ops_so_later_draws_are_tfs(name: str) -> None:
+    # DivNoNan/RealDiv/FloorMod/Maximum/Minimum make their shapes and BroadcastGradientArgs
+    # even for known shapes; Mul/Pow/SquaredDifference/Add/Sub over an unknown batch make
+    # Shape ops: TF 1.15's op count.
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    assert actual["gradient_ops"] == expected["gradient_ops"]
+    reference.assert_close(actual["gradient"], expected["gradient"], rtol=1e-6)
+    assert actual["drawn_after"] == expected["drawn_after"]
