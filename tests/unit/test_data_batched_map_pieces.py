@@ -13,7 +13,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
-from tfcluster.kernels import dataset_base
+from tfcluster.kernels import dataset_base, dataset_functions
 from tfcluster.runtime import thread_budget
 
 
@@ -57,8 +57,9 @@ def test_a_function_without_state_is_called_on_several_batches_at_once(
         got = take(nxt, 20)
     np.testing.assert_array_equal(np.concatenate(got), np.arange(160) * 3)
     assert batched_calls[0] == 8  # the first batch alone (its size sizes the pieces)
-    assert set(batched_calls[1:]) == {32}  # then four batches a call
-    assert len(batched_calls) <= 1 + 20 // 4 + 2
+    per_call = dataset_functions._PIECE_BATCHES  # then this many batches a call
+    assert set(batched_calls[1:]) == {8 * per_call}
+    assert len(batched_calls) <= 1 + 20 // per_call + 2
 
 
 def test_a_function_with_random_ops_is_called_once_per_batch(batched_calls: list[int]) -> None:

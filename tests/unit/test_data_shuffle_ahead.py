@@ -9,7 +9,7 @@ from typing import Any
 
 import pytest
 import tfcluster as tf
-from tfcluster.kernels import dataset_ordering
+from tfcluster.kernels import dataset_functions, dataset_ordering
 
 FEATURES = {"label": tf.FixedLenFeature([], tf.int64)}
 
@@ -98,7 +98,7 @@ def test_a_shuffle_under_a_batched_map_hands_out_several_batches_in_one_call(
         write(tmp_path / "b.tfrecord", range(1000, 1500)),
     ]
     got = outcomes(paths, interleave, 16, drop=False)
-    assert max(shuffle_calls) == 4 * 16  # four batches' picks at once
+    assert max(shuffle_calls) == dataset_functions._PIECE_BATCHES * 16  # picks of a piece at once
     assert len(shuffle_calls) < len(got) / 2
     one_batch_a_call(monkeypatch)
     shuffle_calls.clear()
