@@ -59,7 +59,8 @@ def _run(env: dict[str, str], set_before: float = 0.0) -> dict[str, float]:
 
 def test_a_task_server_hands_the_gil_over_within_a_millisecond() -> None:
     tuned = _run({})
-    assert tuned["interval"] == switch_interval.SWITCH_INTERVAL
+    # Python keeps the interval in whole microseconds.
+    assert tuned["interval"] == pytest.approx(switch_interval.SWITCH_INTERVAL)
     # Python's default makes the woken thread wait about 5 ms for the busy one.
     assert tuned["handoff_ms"] < 2.5, tuned
 
@@ -71,7 +72,7 @@ def test_off_keeps_pythons_interval() -> None:
 
 
 def test_a_smaller_interval_the_program_chose_is_kept() -> None:
-    assert _run({}, set_before=0.0001)["interval"] == pytest.approx(0.0001)
+    assert _run({}, set_before=0.00005)["interval"] == pytest.approx(0.00005)
 
 
 def test_the_interval_can_be_given_in_seconds() -> None:

@@ -7,8 +7,10 @@ while another one runs Python code waits for the GIL until that one blocks, or u
 Python's switch interval has passed: 5 ms by default, longer than a whole word2vec step on
 a parameter server. Under load every hand-off then costs up to that much, the step's
 critical path grows, and the machine idles while threads wait for one another. TensorFlow's
-C++ runtime has no such wait; 0.5 ms brings ours near it and costs a few microseconds per
-forced switch. A process that hosts a task server tunes itself once, and only ever lowers
+C++ runtime has no such wait. 0.5 ms still left a parameter server's request for a worker's
+ids waiting 0.5-1 ms for the worker's reader thread each word2vec step; 0.1 ms brings ours
+near TensorFlow's (word2vec_ps A/B: 1.21x steps/s) and costs a few microseconds per forced
+switch. A process that hosts a task server tunes itself once, and only ever lowers
 the interval (a program that chose a smaller one keeps it).
 
 TFCLUSTER_SWITCH_INTERVAL (settings/environment.py): seconds to use instead, or "off" to
@@ -22,8 +24,8 @@ import threading
 
 from tfcluster.settings import environment
 
-# Seconds: a tenth of Python's default.
-SWITCH_INTERVAL = 0.0005
+# Seconds: a fiftieth of Python's default.
+SWITCH_INTERVAL = 0.0001
 
 _lock = threading.Lock()
 _tuned: float | None = None
