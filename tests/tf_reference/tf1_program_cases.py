@@ -425,22 +425,29 @@ def seeds_after_broadcasting_gradients(tf):
     pred = tf.matmul(x / tf.constant(2.0), w) * tf.constant([3.0])
     loss = tf.losses.mean_squared_error(y, pred) + tf.reduce_sum(tf.squared_difference(pred, y))
     grads = tf.gradients(loss, [w])
-    graph = tf.get_default_graph()
-    gradient_ops = [
-        (op.name, op.type) for op in graph.get_operations() if op.name.startswith("gradients")
-    ]
-    after = tf.random_uniform([4])
     rng = np.random.RandomState(3)
     feed = {
         x: rng.standard_normal((5, 3)).astype(np.float32),
         y: rng.standard_normal((5, 1)).astype(np.float32),
     }
+    return _gradient_ops_and_draw_after(tf, grads[0], tf.random_uniform([4]), feed)
+
+
+def _gradient_ops_and_draw_after(tf, grad, after, feed):
+    """The gradient ops' names and types, the gradient's value and the draw made after it."""
+    import numpy as np
+
+    gradient_ops = [
+        [op.name, op.type]
+        for op in tf.get_default_graph().get_operations()
+        if op.name.startswith("gradients")
+    ]
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        grad, drawn = sess.run([grads[0], after], feed)
+        value, drawn = sess.run([grad, after], feed)
     return {
-        "gradient_ops": [list(p) for p in gradient_ops],
-        "gradient": np.asarray(grad).tolist(),
+        "gradient_ops": gradient_ops,
+        "gradient": np.asarray(value).tolist(),
         "drawn_after": np.asarray(drawn).tolist(),
     }
 
@@ -462,20 +469,9 @@ def seeds_after_elementwise_gradients(tf):
         tf.abs(x) / tf.constant([2.0, 3.0, 4.0]),
     ]
     grads = tf.gradients(tf.add_n([tf.reduce_sum(t) for t in terms]), [w])
-    graph = tf.get_default_graph()
-    gradient_ops = [
-        (op.name, op.type) for op in graph.get_operations() if op.name.startswith("gradients")
-    ]
     after = tf.random_normal([3])
     feed = {x: np.random.RandomState(5).uniform(-2, 3, (4, 3)).astype(np.float32)}
-    with tf.Session() as sess:
-        sess.run(tf.global_variables_initializer())
-        grad, drawn = sess.run([grads[0], after], feed)
-    return {
-        "gradient_ops": [list(p) for p in gradient_ops],
-        "gradient": np.asarray(grad).tolist(),
-        "drawn_after": np.asarray(drawn).tolist(),
-    }
+    return _gradient_ops_and_draw_after(tf, grads[0], after, feed)
 
 
 CASES = {
