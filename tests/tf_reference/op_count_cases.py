@@ -85,6 +85,20 @@ def dynamic_rnn_gru_with_lengths(tf: Any) -> dict[str, Any]:
     return _run(tf, build)
 
 
+def file_datasets(tf: Any) -> dict[str, Any]:
+    """TF 1.15 reads files through Reshape(flat_filenames) -> TensorSliceDataset ->
+    FlatMapDataset (the reader inside the map function); tfcluster's one reader op must count
+    as those. Names given as a tensor make no Const of their own."""
+
+    def build(tf: Any, x: Any, p: Any) -> Any:
+        tf.data.TextLineDataset(["a.csv", "b.csv"])
+        tf.data.TFRecordDataset("a.tfrecord", compression_type="GZIP")
+        tf.data.FixedLengthRecordDataset(["a.bin"], 4, header_bytes=2)
+        tf.data.TextLineDataset(tf.constant(["c.csv"]))
+
+    return _run(tf, build)
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -96,5 +110,6 @@ CASES = {
         while_loop_with_capture,
         dynamic_rnn_lstm,
         dynamic_rnn_gru_with_lengths,
+        file_datasets,
     )
 }

@@ -11,7 +11,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import Tensor, convert_to_tensor
+from tfcluster.framework.graph import Tensor, convert_to_tensor, get_default_graph
 from tfcluster.lib.data import structure as st
 from tfcluster.lib.data.dataset import DEFAULT_READER_BUFFER_SIZE_BYTES, Dataset, _int64
 from tfcluster.ops import dataset_ops
@@ -47,7 +47,16 @@ def _read(
         if names.output_types != dtypes.string:
             raise TypeError("`filenames` must be a `tf.data.Dataset` of `tf.string` elements.")
     elif num_parallel_reads is None:
-        return one_reader(_filenames_tensor(filenames))
+        graph = get_default_graph()
+        start = graph._op_count()
+        names_t = _filenames_tensor(filenames)
+        made_for_names = graph._op_count() - start  # a Const of names given as Python values
+        dataset = one_reader(names_t)
+        # TF 1.15 reads them through Reshape (flat_filenames, its shape a Const),
+        # TensorSliceDataset and FlatMapDataset, the reader inside the map function: count as
+        # those four (later ops' seeds derive from the count), not as this reader's ops.
+        graph._match_tf1_op_count(made_for_names + 4 - (graph._op_count() - start))
+        return dataset
     else:
         names = Dataset.from_tensor_slices(_filenames_tensor(filenames))
     if num_parallel_reads is None:
