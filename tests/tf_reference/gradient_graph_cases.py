@@ -259,11 +259,15 @@ _COMMON: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def _common_case(name: str) -> Callable[[Any], dict[str, Any]]:
+def _one_input_case(
+    table: dict[str, Callable[[Any, Any], Any]], name: str
+) -> Callable[[Any], dict[str, Any]]:
+    """A case differentiating table[name] of one input x ([None, 4], values in (0, 2))."""
+
     def case(tf: Any) -> dict[str, Any]:
         def build(graph: Any) -> tuple[Any, list[Any], dict[Any, np.ndarray]]:
             x = tf.placeholder(tf.float32, [None, 4], name="x")
-            return _COMMON[name](tf, x), [x], {x: _value((5, 4), 0.0)}
+            return table[name](tf, x), [x], {x: _value((5, 4), 0.0)}
 
         return _differentiate(tf, build)
 
@@ -271,7 +275,7 @@ def _common_case(name: str) -> Callable[[Any], dict[str, Any]]:
 
 
 for _name in _COMMON:
-    CASES["common_" + _name] = _common_case(_name)
+    CASES["common_" + _name] = _one_input_case(_COMMON, _name)
 
 
 def _ramp(shape: tuple[int, ...]) -> np.ndarray:
@@ -540,16 +544,5 @@ _MORE: dict[str, Callable[[Any, Any], Any]] = {
 }
 
 
-def _more_case(name: str) -> Callable[[Any], dict[str, Any]]:
-    def case(tf: Any) -> dict[str, Any]:
-        def build(graph: Any) -> tuple[Any, list[Any], dict[Any, np.ndarray]]:
-            x = tf.placeholder(tf.float32, [None, 4], name="x")
-            return _MORE[name](tf, x), [x], {x: _value((5, 4), 0.0)}
-
-        return _differentiate(tf, build)
-
-    return case
-
-
 for _name in _MORE:
-    CASES["more_" + _name] = _more_case(_name)
+    CASES["more_" + _name] = _one_input_case(_MORE, _name)
