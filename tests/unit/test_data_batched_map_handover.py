@@ -92,3 +92,35 @@ def test_batches_are_the_same_whether_the_prefetch_thread_or_the_map_threads_com
         np.testing.assert_array_equal(a1, a2)
         np.testing.assert_array_equal(b1, b2)
     assert sorted(np.concatenate([a for a, _ in slow]).tolist()) == list(range(0, 10000, 2))
+
+
+def test_a_prefetch_takes_the_computed_batches_of_a_piece_in_one_hand_over(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    from tfcluster.kernels import dataset_functions
+
+    pulls = []  # the prefetch thread's pulls that may compute (next(), not next_ready())
+    plain_next = dataset_functions._VectorizedBatches.next
+
+    def counted(self: Any) -> Any:
+        pulls.append(1)
+        return plain_next(self)
+
+    monkeypatch.setattr(dataset_functions._VectorizedBatches, "next", counted)
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(64 * 10).map(lambda x: x * 3, num_parallel_calls=2)
+        nxt = ds.batch(10).repeat(2).prefetch(1).make_one_shot_iterator().get_next()
+        with session() as sess:
+            got = []
+            while True:
+                try:
+                    got.append(sess.run(nxt))
+                except tf.errors.OutOfRangeError:
+                    break
+                time.sleep(0.002)  # steps slower than the pipeline: no map threads
+            with pytest.raises(tf.errors.OutOfRangeError):
+                sess.run(nxt)
+    assert len(got) == 128
+    np.testing.assert_array_equal(np.concatenate(got), np.tile(np.arange(640) * 3, 2))
+    # Pieces of up to 16 batches: one pull each (and one at each epoch's end), not 128.
+    assert len(pulls) <= 16

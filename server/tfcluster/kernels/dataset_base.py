@@ -311,6 +311,12 @@ class ElementIterator:
     def next(self) -> Element | None:
         raise NotImplementedError
 
+    def next_ready(self) -> Element | None:
+        """The next element when it is already computed and held here (so taking it reads
+        and computes nothing), else None; what next() would have given, in its order. A
+        prefetch takes a batched map's finished batches with it in one hand-over."""
+        return None
+
     def next_many(self, n: int) -> list[Element]:
         """Up to n elements; fewer only at the end. An error drops the elements gathered
         before it, as TF's batching does."""

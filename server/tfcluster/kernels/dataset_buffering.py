@@ -89,8 +89,20 @@ class PrefetchIterator(base.ElementIterator):
                     item = _Failure(errors.CancelledError(None, None, "Cancelled"))
                 except BaseException as e:  # an element's error, handed over in its place
                     item = _Failure(e)
+                # Elements the input already holds computed (a batched map's other batches)
+                # come along: one hand-over for all of them, and this thread sleeps until
+                # the steps have taken them (nothing is computed further ahead for that).
+                ready = [item]
+                while item is not None and not isinstance(item, _Failure):
+                    item = it.next_ready()
+                    if item is None:
+                        break
+                    ready.append(item)
+                item = ready[-1]
                 with self._cond:
-                    self._items.append(_END if item is None else item)
+                    self._items.extend(ready)
+                    if item is None:
+                        self._items[-1] = _END
                     self._cond.notify_all()
                 if item is None:
                     return
@@ -114,7 +126,8 @@ class PrefetchIterator(base.ElementIterator):
                 return None
             self._pipeline.wait(self._cond, lambda: bool(self._items))
             item = self._items.popleft()
-            self._cond.notify_all()
+            if len(self._items) < self._size:
+                self._cond.notify_all()  # the producer waits for room (only then)
         if item is _END:
             self._ended = True
             return None

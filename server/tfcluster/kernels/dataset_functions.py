@@ -509,6 +509,11 @@ class _VectorizedBatches(base.ElementIterator):
         self._ready.extend(items[1:])
         return items[0]
 
+    def next_ready(self) -> base.Element | None:
+        if self._work is not None or not self._ready or isinstance(self._ready[0], _Failure):
+            return None
+        return self._ready.popleft()  # type: ignore[no-any-return]
+
     def next(self) -> base.Element | None:
         if self._work is None and not self._ready and self._parallel():
             self._work = OrderedWork(

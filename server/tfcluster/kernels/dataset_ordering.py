@@ -86,6 +86,12 @@ class _RepeatIterator(base.ElementIterator):
                 return None
         return None
 
+    def next_ready(self) -> base.Element | None:
+        item = self._it.next_ready() if self._it is not None else None
+        if item is not None:
+            self._seen = True
+        return item
+
     def next_many(self, n: int) -> list[base.Element]:
         out: list[base.Element] = []
         while self._it is not None and len(out) < n:
