@@ -1,14 +1,19 @@
 """CPU matrix products shared between the caller and one helper thread (kernels/_cpu_gemm.py):
-the same values as numpy's product for every shape and dtype class, and BLAS's thread count
-given back afterwards."""
+the same values as numpy's product for every shape and dtype class, BLAS's thread count given
+back afterwards, held once for a row of products (a while loop's), and a forked child's
+products not waiting for the parent's helper thread."""
 
 from __future__ import annotations
 
+import os
 import threading
+import time
 
 import numpy as np
 import pytest
+import tfcluster as tf
 from tfcluster.kernels import _cpu_gemm
+from tfcluster.runtime import thread_budget
 from threadpoolctl import threadpool_info
 
 
@@ -58,3 +63,102 @@ def test_blas_threads_are_given_back_after_products_from_several_threads() -> No
     assert not errors
     after = [lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"]
     assert after == before
+
+
+@pytest.mark.parametrize("m,n", [(64, 1024), (1024, 64), (40, 3)])
+def test_the_callers_piece_is_the_larger_of_two(m: int, n: int) -> None:
+    a = np.ones((m, 5), np.float32)
+    b = np.ones((5, n), np.float32)
+    out = np.empty((m, n), np.float32)
+    (a0, b0, out0), (a1, b1, out1) = _cpu_gemm._pieces(a, b, out, 2)
+    axis = 1 if n >= m else 0
+    assert out0.shape[axis] + out1.shape[axis] == max(m, n)
+    assert out0.shape[axis] > out1.shape[axis]
+    assert (a0 @ b0).shape == out0.shape and (a1 @ b1).shape == out1.shape
+
+
+def _blas_limits(monkeypatch: pytest.MonkeyPatch) -> list[int]:
+    pushed: list[int] = []
+    real = thread_budget.push_blas_limit
+
+    def recording(n: int) -> None:
+        pushed.append(n)
+        real(n)
+
+    monkeypatch.setattr(thread_budget, "push_blas_limit", recording)
+    return pushed
+
+
+def test_products_in_a_row_hold_blas_at_one_thread_once(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(5)
+    a = rng.standard_normal((64, 384)).astype(np.float32)
+    b = rng.standard_normal((384, 1024)).astype(np.float32)
+    pushed = _blas_limits(monkeypatch)
+    for _ in range(3):
+        _cpu_gemm.matmul(a, b)
+    assert pushed == [1, 1, 1]  # alone, each product holds BLAS at one thread itself
+    pushed.clear()
+    with _cpu_gemm.products_in_a_row():
+        assert _blas_counts() == {1}
+        for _ in range(3):
+            np.testing.assert_allclose(_cpu_gemm.matmul(a, b), a @ b, rtol=1e-4, atol=1e-3)
+    assert pushed == [1]
+
+
+def test_a_product_big_enough_for_blas_threads_gets_them_inside_a_row(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    a = np.ones((64, 64), np.float32)
+    pushed = _blas_limits(monkeypatch)
+    with _cpu_gemm.products_in_a_row():
+        got = _cpu_gemm.matmul(a, a, blas_threads_from=_cpu_gemm.BLAS_SINGLE_BELOW)
+    assert float(got[0, 0]) == 64.0
+    assert pushed == [1, thread_budget.current().intra]
+
+
+def _blas_counts() -> set[int]:
+    return {lib["num_threads"] for lib in threadpool_info() if lib["user_api"] == "blas"}
+
+
+def test_a_while_loop_holds_blas_at_one_thread_for_all_its_iterations(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(6)
+    w0 = rng.standard_normal((384, 384)).astype(np.float32) / 20
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.constant(w0)
+        x = tf.placeholder(tf.float32, [64, 384])
+        _, y = tf.while_loop(lambda i, h: i < 5, lambda i, h: (i + 1, tf.matmul(h, w)), [0, x])
+    x0 = rng.standard_normal((64, 384)).astype(np.float32)
+    want = x0
+    for _ in range(5):
+        want = want @ w0
+    with tf.Session(graph=g) as sess:
+        pushed = _blas_limits(monkeypatch)
+        got = sess.run(y, {x: x0})
+    np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-4)
+    assert pushed == [1]  # once for the loop, not once per iteration's product
+
+
+@pytest.mark.skipif(not hasattr(os, "fork"), reason="needs fork")
+def test_a_forked_childs_products_do_not_wait_for_the_parents_helper() -> None:
+    a = np.ones((64, 384), np.float32)
+    b = np.ones((384, 1024), np.float32)
+    assert float(_cpu_gemm.matmul(a, b)[0, 0]) == 384.0  # the parent's helper exists now
+    pid = os.fork()
+    if pid == 0:  # the child: its product must not wait for the parent's helper thread
+        ok = float(_cpu_gemm.matmul(a, b)[-1, -1]) == 384.0
+        os._exit(0 if ok else 1)
+    deadline = time.monotonic() + 60
+    while time.monotonic() < deadline:
+        done, status = os.waitpid(pid, os.WNOHANG)
+        if done:
+            assert os.waitstatus_to_exitcode(status) == 0
+            return
+        time.sleep(0.01)
+    os.kill(pid, 9)
+    os.waitpid(pid, 0)
+    pytest.fail("the forked child's product hung")

@@ -17,6 +17,7 @@ import numpy as np
 
 from tfcluster.framework import errors, func_graph, op_def_registry
 from tfcluster.framework.func_graph import ACCUMULATE_ATTR, SLICED_CAPTURES_ATTR
+from tfcluster.kernels import _cpu_gemm
 from tfcluster.kernels._loop_sums import LoopSums, find_loop_sums
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.runtime.constant_folding import fold_function_body
@@ -249,26 +250,31 @@ def _while_kernel(node: Any, xp: Any) -> Any:
                 raise errors.InvalidArgumentError(
                     None, None, f"{node.name}: capture {p} is not a list of loop values"
                 )
-        while limit is None or i < limit:
-            ctx.time_left()  # the step's deadline and cancellation bound a runaway loop
-            (go,) = cond_fn(ctx, loop_vars + captures)
-            if not _truthy(go, "The loop condition"):
-                break
-            for p, items in lists:
-                if i >= len(items):
-                    raise errors.InvalidArgumentError(
-                        None, None, f"{node.name}: iteration {i} has no kept value ({len(items)})"
-                    )
-                captures[p] = items[len(items) - 1 - i]
-            out = body_fn(ctx, loop_vars + captures)
-            loop_vars = out[:num_vars]
-            for values, v in zip(kept, out[num_vars : num_vars + num_kept]):
-                values.append(v)
+        # The iterations' products hold BLAS at one thread once, not each product (see
+        # _cpu_gemm.products_in_a_row).
+        with _cpu_gemm.products_in_a_row():
+            while limit is None or i < limit:
+                ctx.time_left()  # the step's deadline and cancellation bound a runaway loop
+                (go,) = cond_fn(ctx, loop_vars + captures)
+                if not _truthy(go, "The loop condition"):
+                    break
+                for p, items in lists:
+                    if i >= len(items):
+                        raise errors.InvalidArgumentError(
+                            None,
+                            None,
+                            f"{node.name}: iteration {i} has no kept value ({len(items)})",
+                        )
+                    captures[p] = items[len(items) - 1 - i]
+                out = body_fn(ctx, loop_vars + captures)
+                loop_vars = out[:num_vars]
+                for values, v in zip(kept, out[num_vars : num_vars + num_kept]):
+                    values.append(v)
+                if summing is not None:
+                    summing.keep(ctx, out[num_vars + num_kept :], loop_vars)
+                i += 1
             if summing is not None:
-                summing.keep(ctx, out[num_vars + num_kept :], loop_vars)
-            i += 1
-        if summing is not None:
-            summing.finish(ctx, loop_vars)
+                summing.finish(ctx, loop_vars)
         return (*loop_vars, np.int32(i), *kept)
 
     return compute
