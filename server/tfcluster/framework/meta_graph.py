@@ -17,7 +17,7 @@ from typing import Any
 
 from google.protobuf import any_pb2, text_format
 
-from tfcluster.framework import graph_io, proto_functions
+from tfcluster.framework import graph_io, proto_functions, v1_loop_lift
 from tfcluster.framework.graph import Graph, GraphKeys, get_default_graph
 from tfcluster.protos import attr_value_pb2, graph_pb2, meta_graph_pb2
 
@@ -353,6 +353,7 @@ def import_scoped_meta_graph_with_return_elements(
             for node in graph_def.node:
                 node.device = ""
         scope = graph.unique_name(import_scope or "", mark_as_used=False)
+        graph_def, mgd = _loops_lifted(graph_def, mgd)
         returned = graph_io.import_graph_def(
             graph_def,
             name=import_scope or scope,
@@ -367,6 +368,31 @@ def import_scoped_meta_graph_with_return_elements(
             for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES, scope=scope or None)
         }
     return var_list, returned
+
+
+def _loops_lifted(graph_def: Any, mgd: Any) -> tuple[Any, Any]:
+    """The graph with TF1's while loop frames the MetaGraph's while_context collection names
+    raised to functional Whiles (which tfcluster differentiates, as TF 1.15 does with the
+    contexts), and the collections without the contexts of what was raised."""
+    if v1_loop_lift.WHILE_CONTEXT not in mgd.collection_def:
+        return graph_def, mgd
+    raw = list(mgd.collection_def[v1_loop_lift.WHILE_CONTEXT].bytes_list.value)
+    lifted = v1_loop_lift.lift_loops(graph_def, v1_loop_lift.while_context_names(raw))
+    if len(lifted.node) == len(graph_def.node) and lifted == graph_def:
+        return graph_def, mgd
+    left = {nd.name for nd in lifted.node}
+    out = meta_graph_pb2.MetaGraphDef()
+    out.CopyFrom(mgd)
+    for key in (v1_loop_lift.WHILE_CONTEXT, v1_loop_lift.COND_CONTEXT):
+        if key not in out.collection_def:
+            continue
+        values = out.collection_def[key].bytes_list.value
+        kept = [r for r in values if v1_loop_lift.context_pivot(key, r) in left]
+        del values[:]
+        values.extend(kept)
+        if not kept:
+            del out.collection_def[key]
+    return lifted, out
 
 
 def _restore_collections(

@@ -1,0 +1,103 @@
+"""Records TF 1.15 on MetaGraphs with control flow, both ways (TF 1.15 only):
+
+    cd tests/tf_reference && /tmp/tf115/bin/python record_control_flow_interop.py
+
+- `tf/<case>`: each program of control_flow_interop_cases.py built by TF 1.15 (its own v1
+  control flow: Enter/Exit/Switch/Merge frames and the while_context / cond_context
+  collections), written to data/control_flow_interop/tf/<case>.meta, then imported into a
+  fresh graph and differentiated and trained there (`gradients_and_training`); also the
+  collections TF writes when it exports the imported graph again.
+- `tfcluster/<case>`: the MetaGraph tfcluster wrote for the case
+  (data/control_flow_interop/tfcluster/, by `PYTHONPATH=server python
+  tests/tf_reference/write_control_flow_interop_samples.py`), imported by a plain TF 1.15
+  program (a process of its own: nothing loaded TF's while_v2/cond_v2 modules before) and
+  differentiated and trained the same way; the error where TF cannot.
+
+tests/unit/test_control_flow_interop.py compares tfcluster with both.
+"""
+
+import json
+import os
+import subprocess
+import sys
+
+import tensorflow as tf
+from control_flow_interop_cases import CASES, FEED, gradients_and_training
+from recorder import DATA_DIR, Recorder
+
+if not tf.__version__.startswith("1.15"):
+    raise SystemExit("record_control_flow_interop.py records TensorFlow 1.15")
+
+TF_DIR = os.path.join(DATA_DIR, "control_flow_interop", "tf")
+OURS_DIR = os.path.join(DATA_DIR, "control_flow_interop", "tfcluster")
+
+
+def imported_run(path, loss_name):
+    g = tf.Graph()
+    with g.as_default():
+        tf.train.import_meta_graph(path)
+        with tf.Session() as sess:
+            return gradients_and_training(tf, g, loss_name, sess)
+
+
+def run_tfcluster_file(name):
+    """In a child process: TF 1.15 on tfcluster's file (json on stdout)."""
+    with open(os.path.join(OURS_DIR, name + ".json")) as f:
+        loss_name = json.load(f)["loss"]
+    try:
+        out = imported_run(os.path.join(OURS_DIR, name + ".meta"), loss_name)
+    except Exception as e:  # what TF raises is the record
+        out = {"error": type(e).__name__, "message": str(e)[:300]}
+    print("RESULT " + json.dumps(out))
+
+
+def record_tf_side(rec):
+    os.makedirs(TF_DIR, exist_ok=True)
+    for name, build in sorted(CASES.items()):
+        with tf.Graph().as_default():
+            loss_name = build(tf)
+            tf.train.export_meta_graph(os.path.join(TF_DIR, name + ".meta"))
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                built_loss = float(sess.run(loss_name, FEED))
+        g = tf.Graph()
+        with g.as_default():
+            tf.train.import_meta_graph(os.path.join(TF_DIR, name + ".meta"))
+            again = tf.train.export_meta_graph()
+        result = imported_run(os.path.join(TF_DIR, name + ".meta"), loss_name)
+        rec.add(
+            "tf/" + name,
+            loss_name=loss_name,
+            built_loss=built_loss,
+            reexported_collections=sorted(again.collection_def),
+            **result,
+        )
+
+
+def record_tfcluster_side(rec):
+    for name in sorted(CASES):
+        if not os.path.exists(os.path.join(OURS_DIR, name + ".meta")):
+            continue
+        proc = subprocess.run(
+            [sys.executable, __file__, "--tfcluster-file", name],
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+            check=True,
+        )
+        (line,) = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
+        rec.add("tfcluster/" + name, **json.loads(line[len("RESULT ") :]))
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--tfcluster-file":
+        run_tfcluster_file(sys.argv[2])
+        return
+    rec = Recorder("control_flow_interop")
+    record_tf_side(rec)
+    record_tfcluster_side(rec)
+    rec.save()
+
+
+if __name__ == "__main__":
+    main()

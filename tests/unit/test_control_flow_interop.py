@@ -1,0 +1,68 @@
+"""MetaGraphs with control flow between TF 1.15 and tfcluster (recorded by
+tests/tf_reference/record_control_flow_interop.py under TF 1.15).
+
+TF's files carry TF1's v1 frames (Enter/Exit/Switch/Merge/NextIteration/LoopCond) and the
+while_context / cond_context collections: after import_meta_graph tfcluster runs them,
+differentiates them and trains through them, with TF's values. tfcluster's own files hold
+functional While/If ops: what a plain TF 1.15 program makes of them is recorded too.
+"""
+
+from __future__ import annotations
+
+import os
+from typing import Any
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tf_reference import control_flow_interop_cases as cases
+from tf_reference import reference
+
+FILES = os.path.join(reference.DATA_DIR, "control_flow_interop")
+RECORDED: dict[str, Any] = {
+    name: reference.case("control_flow_interop", f"tf/{name}") for name in cases.CASES
+}
+
+
+def _imported_run(path: str, loss_name: str) -> dict[str, Any]:
+    g = tf.Graph()
+    with g.as_default():
+        tf.train.import_meta_graph(path)
+        with tf.Session() as sess:
+            out: dict[str, Any] = cases.gradients_and_training(tf, g, loss_name, sess)
+    return out
+
+
+def _close(got: Any, want: Any) -> None:
+    reference.assert_close(
+        np.asarray(got, np.float32), np.asarray(want, np.float32), rtol=1e-4, atol=1e-5
+    )
+
+
+def _assert_matches(got: dict[str, Any], want: dict[str, Any]) -> None:
+    assert got["variables"] == want["variables"]
+    _close(got["loss"], want["loss"])
+    assert len(got["grads"]) == len(want["grads"])
+    for g, w in zip(got["grads"], want["grads"]):
+        _close(g, w)
+    _close(got["losses"], want["losses"])
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_tf_metagraph_with_v1_control_flow_is_differentiated_and_trained_as_in_tf(
+    name: str,
+) -> None:
+    want = RECORDED[name]
+    got = _imported_run(os.path.join(FILES, "tf", f"{name}.meta"), want["loss_name"])
+    _assert_matches(got, want)
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_the_same_program_built_by_tfcluster_computes_tfs_values(name: str) -> None:
+    want = RECORDED[name]
+    g = tf.Graph()
+    with g.as_default():
+        loss_name = cases.CASES[name](tf)
+        with tf.Session() as sess:
+            got = cases.gradients_and_training(tf, g, loss_name, sess)
+    _assert_matches(got, want)
