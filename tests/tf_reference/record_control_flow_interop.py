@@ -12,6 +12,10 @@
   tests/tf_reference/write_control_flow_interop_samples.py`), imported by a plain TF 1.15
   program (a process of its own: nothing loaded TF's while_v2/cond_v2 modules before) and
   differentiated and trained the same way; the error where TF cannot.
+- `tf_v2/<case>`: TF 1.15's own functional form of a case (built with control flow v2 on,
+  data/control_flow_interop/tf/<case>_v2.meta) in a plain TF 1.15 program: it cannot
+  differentiate an imported While (LookupError), which is why tfcluster writes its loops as
+  TF1's frames with their WhileContextDefs, as TF 1.15's tf.while_loop does.
 
 tests/unit/test_control_flow_interop.py compares tfcluster with both.
 """
@@ -40,15 +44,41 @@ def imported_run(path, loss_name):
             return gradients_and_training(tf, g, loss_name, sess)
 
 
-def run_tfcluster_file(name):
-    """In a child process: TF 1.15 on tfcluster's file (json on stdout)."""
-    with open(os.path.join(OURS_DIR, name + ".json")) as f:
-        loss_name = json.load(f)["loss"]
+def run_file(path, loss_name):
+    """In a child process: TF 1.15 on a file (json on stdout)."""
     try:
-        out = imported_run(os.path.join(OURS_DIR, name + ".meta"), loss_name)
+        out = imported_run(path, loss_name)
     except Exception as e:  # what TF raises is the record
         out = {"error": type(e).__name__, "message": str(e)[:300]}
     print("RESULT " + json.dumps(out))
+
+
+def in_child(path, loss_name):
+    proc = subprocess.run(
+        [sys.executable, __file__, "--file", path, loss_name],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.DEVNULL,
+        text=True,
+        check=True,
+    )
+    (line,) = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
+    return json.loads(line[len("RESULT ") :])
+
+
+def record_v2_form(rec):
+    """TF 1.15's own functional form (control flow v2 on when built) in a plain TF 1.15
+    program: whether it differentiates an imported functional While (it does not: its
+    gradient is registered by while_v2, which only control flow v2 loads)."""
+    tf.compat.v1.enable_control_flow_v2()
+    try:
+        for name in ("while_loop", "cond_of_variables"):
+            path = os.path.join(TF_DIR, name + "_v2.meta")
+            with tf.Graph().as_default():
+                loss_name = CASES[name](tf)
+                tf.train.export_meta_graph(path)
+            rec.add("tf_v2/" + name, **in_child(path, loss_name))
+    finally:
+        tf.compat.v1.disable_control_flow_v2()
 
 
 def record_tf_side(rec):
@@ -78,24 +108,19 @@ def record_tfcluster_side(rec):
     for name in sorted(CASES):
         if not os.path.exists(os.path.join(OURS_DIR, name + ".meta")):
             continue
-        proc = subprocess.run(
-            [sys.executable, __file__, "--tfcluster-file", name],
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-            check=True,
-        )
-        (line,) = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
-        rec.add("tfcluster/" + name, **json.loads(line[len("RESULT ") :]))
+        with open(os.path.join(OURS_DIR, name + ".json")) as f:
+            loss_name = json.load(f)["loss"]
+        rec.add("tfcluster/" + name, **in_child(os.path.join(OURS_DIR, name + ".meta"), loss_name))
 
 
 def main():
-    if len(sys.argv) == 3 and sys.argv[1] == "--tfcluster-file":
-        run_tfcluster_file(sys.argv[2])
+    if len(sys.argv) == 4 and sys.argv[1] == "--file":
+        run_file(sys.argv[2], sys.argv[3])
         return
     rec = Recorder("control_flow_interop")
     record_tf_side(rec)
     record_tfcluster_side(rec)
+    record_v2_form(rec)
     rec.save()
 
 

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
+from google.protobuf import text_format
 from tf_reference import control_flow_interop_cases as cases
 from tf_reference import reference
 from tfcluster.framework import v1_loop_lift
@@ -86,3 +87,59 @@ def test_tf_metagraph_exported_again_by_tfcluster_still_trains_as_in_tf(
             for raw in exported.collection_def[key].bytes_list.value:
                 assert v1_loop_lift.context_pivot(key, raw) in names
     _assert_matches(_imported_run(path, want["loss_name"]), want)
+
+
+def _text(message: Any) -> str:
+    if hasattr(message, "DESCRIPTOR"):
+        return text_format.MessageToString(message)
+    return "".join(f"{k}: {_text(v)}" for k, v in sorted(message.items()))
+
+
+def _written_by_tfcluster(name: str, path: str) -> Any:
+    with tf.Graph().as_default():
+        cases.CASES[name](tf)
+        return tf.train.export_meta_graph(path)
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_tfcluster_writes_its_loops_as_tf1_frames_with_their_while_contexts(
+    name: str, tmp_path: Any
+) -> None:
+    """As TF 1.15's tf.while_loop writes them (a plain TF 1.15 program cannot differentiate
+    an imported functional While: recorded as tf_v2/while_loop)."""
+    mgd = _written_by_tfcluster(name, str(tmp_path / "ours.meta"))
+    types = {nd.op for nd in mgd.graph_def.node}
+    assert not types & {"While", "StatelessWhile"}
+    frames = v1_loop_lift.frames_in(mgd.graph_def)
+    listed = set()
+    if frames:
+        raw = mgd.collection_def["while_context"].bytes_list.value
+        listed = v1_loop_lift.while_context_names(raw)
+    assert listed == frames
+    with open(os.path.join(FILES, "tf", f"{name}.meta"), "rb") as f:
+        theirs = tf.MetaGraphDef.FromString(f.read())
+    # TF writes one too (and a cond_context for its v1 conds: tfcluster's tf.cond is an If,
+    # which TF 1.15 differentiates as it is).
+    assert ("while_context" in mgd.collection_def) == ("while_context" in theirs.collection_def)
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_tf_differentiates_and_trains_tfclusters_metagraph_as_its_own(
+    name: str, tmp_path: Any
+) -> None:
+    """TF 1.15's answers for the committed files, which tfcluster still writes as they are."""
+    mgd = _written_by_tfcluster(name, str(tmp_path / "ours.meta"))
+    with open(os.path.join(FILES, "tfcluster", f"{name}.meta"), "rb") as f:
+        committed = tf.MetaGraphDef.FromString(f.read())
+    for field in ("graph_def", "collection_def"):
+        assert _text(getattr(mgd, field)) == _text(getattr(committed, field))
+    recorded = reference.case("control_flow_interop", f"tfcluster/{name}")
+    assert "error" not in recorded, recorded.get("message")
+    _assert_matches(recorded, RECORDED[name])
+
+
+@pytest.mark.parametrize("name", sorted(cases.CASES))
+def test_tfclusters_metagraph_imported_by_tfcluster_trains_as_in_tf(name: str) -> None:
+    want = RECORDED[name]
+    got = _imported_run(os.path.join(FILES, "tfcluster", f"{name}.meta"), want["loss_name"])
+    _assert_matches(got, want)

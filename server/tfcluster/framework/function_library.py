@@ -540,18 +540,20 @@ def to_library_form(
     in_place: bool = False,
     bodies: Any = None,
     kept: function_pb2.FunctionDefLibrary | None = None,
+    v1_loops: bool = False,
 ) -> graph_pb2.GraphDef:
     """The GraphDef as TF writes it: bodies as FunctionDefs in the library. `in_place`: the
     caller's GraphDef is changed and returned (Graph.as_graph_def made it for this).
     `bodies` (name -> body) are functions the graph holds though no node calls them
     (ConcreteFunction.add_to_graph), `kept` library functions an import kept as TF wrote
-    them: both go into the library too, as TF writes every function its graph has."""
+    them: both go into the library too, as TF writes every function its graph has.
+    `v1_loops`: the graph's own while loops as TF1's frames (tf_graph_forms.rewrite)."""
     out = graph_def
     if not in_place:
         out = graph_pb2.GraphDef()
         out.CopyFrom(graph_def)
     if tf_graph_forms.needs_rewrite(out.node):
-        nodes = tf_graph_forms.rewrite(out.node)
+        nodes = tf_graph_forms.rewrite(out.node, v1_loops=v1_loops)
         del out.node[:]
         out.node.extend(nodes)
     exporter = _Exporter()

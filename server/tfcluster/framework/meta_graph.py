@@ -17,7 +17,7 @@ from typing import Any
 
 from google.protobuf import any_pb2, text_format
 
-from tfcluster.framework import graph_io, proto_functions, v1_loop_lift
+from tfcluster.framework import graph_io, proto_functions, v1_loop_contexts, v1_loop_lift
 from tfcluster.framework.graph import Graph, GraphKeys, get_default_graph
 from tfcluster.protos import attr_value_pb2, graph_pb2, meta_graph_pb2
 
@@ -264,7 +264,24 @@ def create_meta_graph_def(
             add_collection_def(mgd, key, graph, export_scope, exclude_nodes, contents)
         else:
             add_collection_def(mgd, key, graph, export_scope, exclude_nodes)
+    if not export_scope and (collection_list is None or v1_loop_lift.WHILE_CONTEXT in keys):
+        _add_while_contexts(mgd)
     return mgd
+
+
+def _add_while_contexts(mgd: meta_graph_pb2.MetaGraphDef) -> None:
+    """The WhileContextDef of each TF1 loop frame the GraphDef has (tfcluster's While ops
+    are written as such frames) and the collection does not list yet: TF 1.15 needs them
+    to differentiate the loops after import_meta_graph."""
+    key = v1_loop_lift.WHILE_CONTEXT
+    listed: set[str] = set()
+    if key in mgd.collection_def:
+        listed = v1_loop_lift.while_context_names(mgd.collection_def[key].bytes_list.value)
+    made = v1_loop_contexts.while_context_defs(mgd.graph_def, skip=listed)
+    if made:
+        mgd.collection_def[key].bytes_list.value.extend(
+            c.SerializeToString(deterministic=True) for c in made
+        )
 
 
 def export_scoped_meta_graph(

@@ -9,6 +9,10 @@ LoopCond its cond function (the Merges its arguments), the nodes between each Sw
 output and the NextIterations its body (the Identities its arguments). Each Exit stays as an
 Identity of the While's output under the Exit's name, so names outside the loop still hold.
 
+import_graph_def raises the frames tfcluster wrote for its own While ops (their LoopCond
+carries a mark) too: a GraphDef has no contexts, and TF 1.15 cannot differentiate the loops
+of one it imports, but tfcluster's graph could before it was written.
+
 A frame is raised only when nothing outside it reads its inside (TF's own gradient loops read
 the forward loop's stacks and counters): such graphs keep the frame, which runs as before.
 A loop inside the body is raised too, in the body's own nodes (its frame must fit the same
@@ -22,6 +26,7 @@ from collections.abc import Iterable, Sequence
 from tfcluster.framework import op_def_registry
 from tfcluster.framework.func_graph import GRAPH_DEF_ATTR, OUTPUT_SHAPES_ATTR, RETVAL_OP
 from tfcluster.framework.graph_io import parse_input
+from tfcluster.framework.tf_graph_forms import FUNCTIONAL_WHILE_MARK
 from tfcluster.protos import (
     attr_value_pb2,
     control_flow_pb2,
@@ -33,10 +38,13 @@ from tfcluster.protos import (
 WHILE_CONTEXT = "while_context"
 COND_CONTEXT = "cond_context"
 _ENTERS = ("Enter", "RefEnter")
+# tfcluster's mark on the frames it wrote for its While ops (tf_graph_forms), before and
+# after its importer takes the private prefix off.
+_MARKS = (FUNCTIONAL_WHILE_MARK, FUNCTIONAL_WHILE_MARK[len("_tfcluster_") :])
 _STACK_OPS = frozenset({"StackV2", "StackPushV2", "StackPopV2", "Stack", "StackPush", "StackPop"})
 
 
-class _NotLiftable(Exception):
+class NotLiftable(Exception):
     """The frame does not fit the form (read from outside, stacks of a gradient loop)."""
 
 
@@ -52,7 +60,7 @@ def _tensor(raw: str) -> tuple[str, int]:
     return parse_input(raw)[:2]
 
 
-class _Frame:
+class LoopFrame:
     """One loop frame's structure, found from its Enter nodes."""
 
     def __init__(self, frame: str, nodes: Sequence[node_def_pb2.NodeDef]) -> None:
@@ -76,21 +84,21 @@ class _Frame:
             exit_ = self._output_user(switch, 0, "Exit")
             ident = self._output_user(switch, 1, "Identity")
             if nxt.op != "NextIteration" or ident is None:
-                raise _NotLiftable(f"{e.name}: not a loop variable's Merge/Switch")
+                raise NotLiftable(f"{e.name}: not a loop variable's Merge/Switch")
             self.merges.append(merge)
             self.switches.append(switch)
             self.exits.append(exit_)
             self.idents.append(ident)
             self.nexts.append(nxt)
         if not self.var_enters:
-            raise _NotLiftable(f"{frame}: no loop variables")
+            raise NotLiftable(f"{frame}: no loop variables")
         self.loop_cond = self.by_name[_src(_data(self.switches[0])[1])]
         self.members = self._members()
 
     def _only(self, nd: node_def_pb2.NodeDef, op: str) -> node_def_pb2.NodeDef:
         users = [u for u in self.consumers.get(nd.name, []) if u.op == op]
         if len(users) != 1:
-            raise _NotLiftable(f"{nd.name}: expected one {op} after it")
+            raise NotLiftable(f"{nd.name}: expected one {op} after it")
         return users[0]
 
     def _output_user(
@@ -117,22 +125,22 @@ class _Frame:
         return seen
 
 
-def _check_closed(frame: _Frame, nodes: Sequence[node_def_pb2.NodeDef]) -> None:
+def _check_closed(frame: LoopFrame, nodes: Sequence[node_def_pb2.NodeDef]) -> None:
     """Nothing outside reads the inside but through an Exit; the inside reads the outside
     only through Enters; no stacks (a gradient loop of TF's own)."""
     exits = {x.name for x in frame.exits if x is not None}
     for nd in nodes:
         inside = nd.name in frame.members
         if inside and nd.op in _STACK_OPS:
-            raise _NotLiftable(f"{nd.name}: a stack of TF's gradient loop")
+            raise NotLiftable(f"{nd.name}: a stack of TF's gradient loop")
         for raw in nd.input:
             src = _src(raw)
             if src not in frame.by_name:
                 continue
             if not inside and src in frame.members and src not in exits:
-                raise _NotLiftable(f"{nd.name} reads {src} inside the loop")
+                raise NotLiftable(f"{nd.name} reads {src} inside the loop")
             if inside and nd.op not in _ENTERS and src not in frame.members:
-                raise _NotLiftable(f"{nd.name} reads {src} outside the loop")
+                raise NotLiftable(f"{nd.name} reads {src} outside the loop")
 
 
 def _shape_of(nd: node_def_pb2.NodeDef) -> tensor_shape_pb2.TensorShapeProto:
@@ -159,7 +167,7 @@ def _retval(name: str, index: int, src: str, dtype: int) -> node_def_pb2.NodeDef
     return nd
 
 
-def _upstream(roots: Iterable[str], frame: _Frame, stop: set[str]) -> set[str]:
+def _upstream(roots: Iterable[str], frame: LoopFrame, stop: set[str]) -> set[str]:
     """The frame's nodes the roots need (data and control), not going past `stop`."""
     seen: set[str] = set()
     stack = list(roots)
@@ -174,7 +182,7 @@ def _upstream(roots: Iterable[str], frame: _Frame, stop: set[str]) -> set[str]:
 
 def _function(
     name: str,
-    frame: _Frame,
+    frame: LoopFrame,
     inner: Sequence[str],
     args: Sequence[node_def_pb2.NodeDef],
     rename: dict[tuple[str, int], str],
@@ -226,7 +234,7 @@ def _is_stateful(nodes: Iterable[node_def_pb2.NodeDef]) -> bool:
 
 
 def _lift_frame(
-    frame: _Frame,
+    frame: LoopFrame,
     order: Sequence[str],
     taken: set[str],
     versions: graph_pb2.VersionDef,
@@ -302,9 +310,9 @@ def _lift_frame(
         for raw in frame.by_name[name].input:
             src = _src(raw)
             if src in frame.members and src in structural and (src, 1) not in body_rename:
-                raise _NotLiftable(f"{name} reads {src} of the loop's structure")
+                raise NotLiftable(f"{name} reads {src} of the loop's structure")
             if src in cond_nodes:
-                raise _NotLiftable(f"{name} reads {src} of the loop's condition")
+                raise NotLiftable(f"{name} reads {src} of the loop's condition")
     body_func = _function(
         f"{while_name}/body",
         frame,
@@ -365,8 +373,8 @@ def _outer_frames(nodes: Sequence[node_def_pb2.NodeDef]) -> list[str]:
     nested: set[str] = set()
     for frame in names:
         try:
-            f = _Frame(frame, nodes)
-        except (_NotLiftable, KeyError, IndexError):
+            f = LoopFrame(frame, nodes)
+        except (NotLiftable, KeyError, IndexError):
             continue
         nested |= {
             nd.attr["frame_name"].s.decode()
@@ -376,22 +384,31 @@ def _outer_frames(nodes: Sequence[node_def_pb2.NodeDef]) -> list[str]:
     return sorted(names - nested)
 
 
+def _marked(loop_cond: node_def_pb2.NodeDef) -> bool:
+    return any(key in loop_cond.attr for key in _MARKS)
+
+
+def has_marked_loops(graph_def: graph_pb2.GraphDef) -> bool:
+    return any(nd.op == "LoopCond" and _marked(nd) for nd in graph_def.node)
+
+
 def lift_loops(graph_def: graph_pb2.GraphDef, contexts: set[str]) -> graph_pb2.GraphDef:
-    """A copy of the GraphDef with each outermost loop frame named in `contexts` raised to a
-    While (those that do not fit stay as written)."""
+    """A copy of the GraphDef with each outermost loop frame named in `contexts`, or
+    written by tfcluster for one of its While ops, raised to a While (those that do not fit
+    stay as written)."""
     nodes = list(graph_def.node)
     out = graph_pb2.GraphDef()
     out.CopyFrom(graph_def)
     for frame_name in _outer_frames(nodes):
-        if frame_name not in contexts:
-            continue
         try:
-            frame = _Frame(frame_name, nodes)
+            frame = LoopFrame(frame_name, nodes)
+            if frame_name not in contexts and not _marked(frame.loop_cond):
+                continue
             _check_closed(frame, nodes)
             order = [nd.name for nd in nodes]
             taken = {nd.name for nd in nodes}
             made, exits = _lift_frame(frame, order, taken, out.versions, contexts)
-        except (_NotLiftable, KeyError, IndexError, ValueError):
+        except (NotLiftable, KeyError, IndexError, ValueError):
             continue
         kept: list[node_def_pb2.NodeDef] = []
         placed = False
@@ -443,6 +460,7 @@ def context_pivot(key: str, raw: bytes) -> str:
 __all__ = [
     "COND_CONTEXT",
     "context_pivot",
+    "has_marked_loops",
     "WHILE_CONTEXT",
     "frames_in",
     "lift_loops",
