@@ -3,7 +3,9 @@ Python before record_control_flow_interop.py):
 
     PYTHONPATH=server python tests/tf_reference/write_control_flow_interop_samples.py
 
-into data/control_flow_interop/tfcluster/<case>.meta, with <case>.json naming the loss.
+into data/control_flow_interop/tfcluster/<case>.meta, with <case>.json naming the loss, and
+<case>_reexport.meta: TF's file for the case (data/control_flow_interop/tf/, written by the
+recorder) imported by tfcluster and exported again.
 """
 
 from __future__ import annotations
@@ -19,6 +21,7 @@ import tfcluster as tf  # noqa: E402
 from control_flow_interop_cases import CASES  # noqa: E402
 
 OUT = os.path.join(HERE, "data", "control_flow_interop", "tfcluster")
+TF_FILES = os.path.join(HERE, "data", "control_flow_interop", "tf")
 
 
 def main() -> None:
@@ -30,6 +33,10 @@ def main() -> None:
         with open(os.path.join(OUT, f"{name}.json"), "w") as f:
             json.dump({"loss": loss_name}, f)
             f.write("\n")
+        # TF's file for the case imported and written again.
+        with tf.Graph().as_default():
+            tf.train.import_meta_graph(os.path.join(TF_FILES, f"{name}.meta"))
+            tf.train.export_meta_graph(os.path.join(OUT, f"{name}_reexport.meta"))
 
 
 if __name__ == "__main__":

@@ -3,8 +3,9 @@ tests/tf_reference/record_control_flow_interop.py under TF 1.15).
 
 TF's files carry TF1's v1 frames (Enter/Exit/Switch/Merge/NextIteration/LoopCond) and the
 while_context / cond_context collections: after import_meta_graph tfcluster runs them,
-differentiates them and trains through them, with TF's values. tfcluster's own files hold
-functional While/If ops: what a plain TF 1.15 program makes of them is recorded too.
+differentiates them and trains through them, with TF's values. tfcluster writes its While
+ops as such frames with their contexts (a plain TF 1.15 program cannot differentiate an
+imported functional While), and TF 1.15 differentiates and trains its files as its own.
 """
 
 from __future__ import annotations
@@ -71,22 +72,32 @@ def test_the_same_program_built_by_tfcluster_computes_tfs_values(name: str) -> N
 
 
 @pytest.mark.parametrize("name", sorted(cases.CASES))
-def test_tf_metagraph_exported_again_by_tfcluster_still_trains_as_in_tf(
+def test_tf_metagraph_exported_again_by_tfcluster_keeps_its_contexts_and_trains_as_in_tf(
     name: str, tmp_path: Any
 ) -> None:
-    """Import TF's file, export it (its loops now functional Whiles), import that again."""
+    """Import TF's file, export it again (its loops written back as TF1's frames with
+    fresh contexts, a cond in a loop with its CondContextDefs), import that again: as TF
+    round-trips it. TF 1.15's answers for the committed re-export are recorded too."""
     want = RECORDED[name]
     path = str(tmp_path / "again.meta")
     with tf.Graph().as_default():
         tf.train.import_meta_graph(os.path.join(FILES, "tf", f"{name}.meta"))
         exported = tf.train.export_meta_graph(path)
-    # No context is left naming ops that are gone (TF would fail to import such a file).
+    assert sorted(exported.collection_def) == want["reexported_collections"]
+    # Every context names ops the file has (TF would fail to import it otherwise).
     names = {nd.name for nd in exported.graph_def.node}
     for key in ("while_context", "cond_context"):
         if key in exported.collection_def:
             for raw in exported.collection_def[key].bytes_list.value:
                 assert v1_loop_lift.context_pivot(key, raw) in names
     _assert_matches(_imported_run(path, want["loss_name"]), want)
+    with open(os.path.join(FILES, "tfcluster", f"{name}_reexport.meta"), "rb") as f:
+        committed = tf.MetaGraphDef.FromString(f.read())
+    for field in ("graph_def", "collection_def"):
+        assert _text(getattr(exported, field)) == _text(getattr(committed, field))
+    recorded = reference.case("control_flow_interop", f"tfcluster_reexport/{name}")
+    assert "error" not in recorded, recorded.get("message")
+    _assert_matches(recorded, want)
 
 
 def _text(message: Any) -> str:

@@ -428,7 +428,9 @@ class _Exporter:
 
     def convert(self, out: node_def_pb2.NodeDef) -> None:
         """The node in TF's form, changed in place."""
-        for value in out.attr.values():
+        # By attr name: a map's own order changes from process to process, and the library's
+        # order with it.
+        for value in (out.attr[key] for key in sorted(out.attr)):
             if value.HasField("func"):
                 value.func.CopyFrom(self.function_for(value.func))
             elif value.HasField("list") and len(value.list.func):

@@ -96,12 +96,112 @@ def while_context_defs(
         ctx.values_def.values.extend(sorted(values))
         for child in sorted(children[name]):
             ctx.nested_contexts.add().while_ctxt.CopyFrom(context(child))
+        for cond in _cond_context_defs(nodes, frame.members - inner):
+            ctx.nested_contexts.add().cond_ctxt.CopyFrom(cond)
         return ctx
 
     skipped = set(skip)
     return [
         context(name) for name in sorted(frames) if parent[name] is None and name not in skipped
     ]
+
+
+def _cond_context_defs(
+    nodes: list[node_def_pb2.NodeDef], members: set[str]
+) -> list[control_flow_pb2.CondContextDef]:
+    """The CondContextDef of each branch of the TF1 conds among `members` (a loop's own
+    nodes), as tf.cond writes them: the cond's Switch(pred, pred) gives the branches' pivots
+    (switch_t, switch_f) and pred_id; a branch holds what its pivot and its inputs' Switch
+    outputs reach and the other branch does not. TF 1.15 differentiates a cond in a loop
+    through them (without, it takes the cond's Switches for the loop's)."""
+    by_name = {nd.name: nd for nd in nodes}
+    consumers: dict[str, list[node_def_pb2.NodeDef]] = {}
+    for nd in nodes:
+        for raw in nd.input:
+            consumers.setdefault(parse_input(raw)[0], []).append(nd)
+    out = []
+    for sw in nodes:
+        if sw.name not in members or sw.op != "Switch" or len(sw.input) < 2:
+            continue
+        if parse_input(sw.input[0])[:2] != parse_input(sw.input[1])[:2]:
+            continue  # not a cond's own Switch(pred, pred)
+        pred = parse_input(sw.input[1])[0]
+        pivots: dict[int, str] = {}
+        for user in consumers.get(sw.name, []):
+            if user.op == "Identity" and user.name in members:
+                pivots[parse_input(user.input[0])[1]] = user.name
+        pred_ids = [
+            u.name for u in consumers.get(pred, []) if u.op == "Identity" and u.name in members
+        ]
+        inputs = [
+            u
+            for pid in pred_ids
+            for u in consumers.get(pid, [])
+            if u.op == "Switch" and parse_input(u.input[1])[0] == pid
+        ]
+        if set(pivots) != {0, 1} or len(pred_ids) != 1 or not inputs:
+            continue
+        used = {b: [i for i in inputs if _port_read(i.name, b, consumers)] for b in (0, 1)}
+        reach = {
+            b: _reach([pivots[b]], [(i.name, b) for i in used[b]], consumers, by_name)
+            for b in (0, 1)
+        }
+        scope = sw.name[: -len("/Switch")] if sw.name.endswith("/Switch") else sw.name
+        for branch, suffix in ((1, "cond_text"), (0, "cond_text_1")):
+            own = (reach[branch] - reach[1 - branch]) & members
+            ctx = control_flow_pb2.CondContextDef(
+                context_name=f"{scope}/{suffix}",
+                pred_name=f"{pred_ids[0]}:0",
+                pivot_name=f"{pivots[branch]}:0",
+                branch=branch,
+            )
+            values = {f"{n}:{k}" for n in own for k in range(_num_outputs(by_name[n]))}
+            values.add(f"{pred_ids[0]}:0")
+            ctx.values_def.external_values[f"{pred_ids[0]}:0"] = f"{pred_ids[0]}:0"
+            for i in used[branch]:
+                outer = _tensor(i.input[0])
+                values.add(outer)
+                values.add(f"{i.name}:{branch}")
+                ctx.values_def.external_values[outer] = f"{i.name}:{branch}"
+            ctx.values_def.values.extend(sorted(values))
+            out.append(ctx)
+    return out
+
+
+def _port_read(name: str, port: int, consumers: dict[str, list[node_def_pb2.NodeDef]]) -> bool:
+    return any(
+        not raw.startswith("^") and parse_input(raw)[:2] == (name, port)
+        for user in consumers.get(name, [])
+        for raw in user.input
+    )
+
+
+def _reach(
+    starts: list[str],
+    ports: list[tuple[str, int]],
+    consumers: dict[str, list[node_def_pb2.NodeDef]],
+    by_name: dict[str, node_def_pb2.NodeDef],
+) -> set[str]:
+    """The nodes reached forward from `starts` and from the given Switch outputs, up to
+    the Merges."""
+    seen: set[str] = set()
+    stack = list(starts)
+    for name, port in ports:
+        for user in consumers.get(name, []):
+            if any(
+                not raw.startswith("^") and parse_input(raw)[:2] == (name, port)
+                for raw in user.input
+            ):
+                stack.append(user.name)
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        if by_name[name].op in ("Merge", "RefMerge"):
+            continue  # the cond's own Merge ends the branch (past it: the loop's back edge)
+        stack.extend(u.name for u in consumers.get(name, []) if u.name not in seen)
+    return seen
 
 
 __all__ = ["while_context_defs"]

@@ -189,6 +189,7 @@ def _function(
     results: Sequence[tuple[str, int]],
     versions: graph_pb2.VersionDef,
     contexts: set[str],
+    captures: set[str],
 ) -> attr_value_pb2.NameAttrList:
     """A cond or body: the arguments, the inner nodes in graph order (inputs renamed where
     they read an argument's tensor), the results; loops inside raised in turn."""
@@ -215,10 +216,29 @@ def _function(
         gd.node.append(nd)
     for k, (src, dtype) in enumerate(results):
         gd.node.append(_retval(f"retval_{k}", k, src, dtype))
+    _drop_colocation_with_gone(gd, captures)
     lifted = lift_loops(gd, contexts)
     func = attr_value_pb2.NameAttrList(name=name)
     func.attr[GRAPH_DEF_ATTR].s = lifted.SerializeToString()
     return func
+
+
+def _drop_colocation_with_gone(gd: graph_pb2.GraphDef, captures: set[str]) -> None:
+    """Colocation with a node the body lacks, or with an invariant's Enter (an argument
+    here; written out again, the loop's invariants enter under new names), is dropped."""
+    present = {nd.name for nd in gd.node} - captures
+    for nd in gd.node:
+        if "_class" not in nd.attr:
+            continue
+        values = nd.attr["_class"].list.s
+        kept = [v for v in values if not v.startswith(b"loc:@") or v[5:].decode() in present]
+        if len(kept) == len(values):
+            continue
+        if kept:
+            del values[:]
+            values.extend(kept)
+        else:
+            del nd.attr["_class"]
 
 
 def _dtype(nd: node_def_pb2.NodeDef) -> int:
@@ -284,6 +304,7 @@ def _lift_frame(
         [(pred, 10)],  # DT_BOOL
         versions,
         contexts,
+        const_names,
     )
     # body: every other inside node, from the Identities to the NextIterations' inputs.
     ident_names = {i.name for i in frame.idents}
@@ -322,6 +343,7 @@ def _lift_frame(
         [(_data(nx)[0], t) for nx, t in zip(frame.nexts, var_types)],
         versions,
         contexts,
+        const_names,
     )
     bodies = [
         graph_pb2.GraphDef.FromString(f.attr[GRAPH_DEF_ATTR].s).node for f in (cond_func, body_func)
