@@ -113,3 +113,29 @@ def gradients_and_training(tf, graph, loss_name, sess):
         sess.run(train, FEED)
         out["losses"].append(float(sess.run(loss, FEED)))
     return out
+
+
+SAVED_MODEL_CASES = ("while_loop", "cond_in_while_loop", "dynamic_rnn_lstm")
+
+
+def save_model(tf, name, export_dir):
+    """The case's graph, variables initialized, written as a SavedModel (simple_save)."""
+    with tf.Graph().as_default() as g:
+        loss_name = CASES[name](tf)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.saved_model.simple_save(
+                sess,
+                export_dir,
+                inputs={"x": g.get_tensor_by_name("x:0")},
+                outputs={"loss": g.get_tensor_by_name(loss_name)},
+            )
+    return loss_name
+
+
+def load_and_train(tf, export_dir, loss_name):
+    """gradients_and_training on the SavedModel loaded (tag "serve")."""
+    g = tf.Graph()
+    with g.as_default(), tf.Session() as sess:
+        tf.saved_model.loader.load(sess, ["serve"], export_dir)
+        return gradients_and_training(tf, g, loss_name, sess)

@@ -14,6 +14,10 @@
   differentiated and trained the same way; the error where TF cannot.
 - `tfcluster_reexport/<case>`: TF's file imported by tfcluster and exported again
   (<case>_reexport.meta), run the same way by TF 1.15.
+- `tf_saved_model/<case>`, `tfcluster_saved_model/<case>` (SAVED_MODEL_CASES): the same
+  through SavedModels (simple_save; data/control_flow_interop/tf_saved_model/ written here
+  once, tfcluster_saved_model/ by the writer), TF's loaded by TF, tfcluster's by a plain
+  TF 1.15 process.
 - `tf_v2/<case>`: TF 1.15's own functional form of a case (built with control flow v2 on,
   data/control_flow_interop/tf/<case>_v2.meta) in a plain TF 1.15 program: it cannot
   differentiate an imported While (LookupError), which is why tfcluster writes its loops as
@@ -28,7 +32,14 @@ import subprocess
 import sys
 
 import tensorflow as tf
-from control_flow_interop_cases import CASES, FEED, gradients_and_training
+from control_flow_interop_cases import (
+    CASES,
+    FEED,
+    SAVED_MODEL_CASES,
+    gradients_and_training,
+    load_and_train,
+    save_model,
+)
 from recorder import DATA_DIR, Recorder
 
 if not tf.__version__.startswith("1.15"):
@@ -36,6 +47,8 @@ if not tf.__version__.startswith("1.15"):
 
 TF_DIR = os.path.join(DATA_DIR, "control_flow_interop", "tf")
 OURS_DIR = os.path.join(DATA_DIR, "control_flow_interop", "tfcluster")
+TF_SAVED = os.path.join(DATA_DIR, "control_flow_interop", "tf_saved_model")
+OURS_SAVED = os.path.join(DATA_DIR, "control_flow_interop", "tfcluster_saved_model")
 
 
 def imported_run(path, loss_name):
@@ -47,9 +60,12 @@ def imported_run(path, loss_name):
 
 
 def run_file(path, loss_name):
-    """In a child process: TF 1.15 on a file (json on stdout)."""
+    """In a child process: TF 1.15 on a file or SavedModel folder (json on stdout)."""
     try:
-        out = imported_run(path, loss_name)
+        if os.path.isdir(path):
+            out = load_and_train(tf, path, loss_name)
+        else:
+            out = imported_run(path, loss_name)
     except Exception as e:  # what TF raises is the record
         out = {"error": type(e).__name__, "message": str(e)[:300]}
     print("RESULT " + json.dumps(out))
@@ -65,6 +81,21 @@ def in_child(path, loss_name):
     )
     (line,) = [x for x in proc.stdout.splitlines() if x.startswith("RESULT ")]
     return json.loads(line[len("RESULT ") :])
+
+
+def record_saved_models(rec):
+    """TF's SavedModels of some cases loaded by TF, and tfcluster's (written by the writer
+    into data/control_flow_interop/tfcluster_saved_model/) loaded by a plain TF 1.15."""
+    for name in SAVED_MODEL_CASES:
+        path = os.path.join(TF_SAVED, name)
+        if not os.path.exists(path):
+            save_model(tf, name, path)
+        with tf.Graph().as_default():
+            loss_name = CASES[name](tf)
+        rec.add("tf_saved_model/" + name, **load_and_train(tf, path, loss_name))
+        ours = os.path.join(OURS_SAVED, name)
+        if os.path.exists(ours):
+            rec.add("tfcluster_saved_model/" + name, **in_child(ours, loss_name))
 
 
 def record_v2_form(rec):
@@ -129,6 +160,7 @@ def main():
     rec = Recorder("control_flow_interop")
     record_tf_side(rec)
     record_tfcluster_side(rec)
+    record_saved_models(rec)
     record_v2_form(rec)
     rec.save()
 

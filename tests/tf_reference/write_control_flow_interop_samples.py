@@ -5,23 +5,26 @@ Python before record_control_flow_interop.py):
 
 into data/control_flow_interop/tfcluster/<case>.meta, with <case>.json naming the loss, and
 <case>_reexport.meta: TF's file for the case (data/control_flow_interop/tf/, written by the
-recorder) imported by tfcluster and exported again.
+recorder) imported by tfcluster and exported again; and the SavedModels of SAVED_MODEL_CASES
+into data/control_flow_interop/tfcluster_saved_model/<case>/.
 """
 
 from __future__ import annotations
 
 import json
 import os
+import shutil
 import sys
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 
 import tfcluster as tf  # noqa: E402
-from control_flow_interop_cases import CASES  # noqa: E402
+from control_flow_interop_cases import CASES, SAVED_MODEL_CASES, save_model  # noqa: E402
 
 OUT = os.path.join(HERE, "data", "control_flow_interop", "tfcluster")
 TF_FILES = os.path.join(HERE, "data", "control_flow_interop", "tf")
+SAVED = os.path.join(HERE, "data", "control_flow_interop", "tfcluster_saved_model")
 
 
 def main() -> None:
@@ -39,5 +42,13 @@ def main() -> None:
             tf.train.export_meta_graph(os.path.join(OUT, f"{name}_reexport.meta"))
 
 
+def saved_models() -> None:
+    for name in SAVED_MODEL_CASES:
+        path = os.path.join(SAVED, name)
+        shutil.rmtree(path, ignore_errors=True)
+        save_model(tf, name, path)
+
+
 if __name__ == "__main__":
+    saved_models()
     main()

@@ -20,6 +20,7 @@ from google.protobuf import text_format
 from tf_reference import control_flow_interop_cases as cases
 from tf_reference import reference
 from tfcluster.framework import v1_loop_lift
+from tfcluster.protos import saved_model_pb2
 
 FILES = os.path.join(reference.DATA_DIR, "control_flow_interop")
 RECORDED: dict[str, Any] = {
@@ -154,3 +155,38 @@ def test_tfclusters_metagraph_imported_by_tfcluster_trains_as_in_tf(name: str) -
     want = RECORDED[name]
     got = _imported_run(os.path.join(FILES, "tfcluster", f"{name}.meta"), want["loss_name"])
     _assert_matches(got, want)
+
+
+@pytest.mark.parametrize("name", cases.SAVED_MODEL_CASES)
+def test_tf_saved_model_with_v1_loops_is_differentiated_and_trained_as_in_tf(name: str) -> None:
+    want = reference.case("control_flow_interop", f"tf_saved_model/{name}")
+    path = os.path.join(FILES, "tf_saved_model", name)
+    _assert_matches(cases.load_and_train(tf, path, RECORDED[name]["loss_name"]), want)
+    _assert_matches(want, RECORDED[name])
+
+
+@pytest.mark.parametrize("name", cases.SAVED_MODEL_CASES)
+def test_tf_differentiates_and_trains_tfclusters_saved_model_as_its_own(
+    name: str, tmp_path: Any
+) -> None:
+    """TF 1.15's answers for the committed SavedModels, which tfcluster still writes so."""
+    path = str(tmp_path / name)
+    cases.save_model(tf, name, path)
+    ours, committed = saved_model_pb2.SavedModel(), saved_model_pb2.SavedModel()
+    with open(os.path.join(path, "saved_model.pb"), "rb") as f:
+        ours.ParseFromString(f.read())
+    with open(os.path.join(FILES, "tfcluster_saved_model", name, "saved_model.pb"), "rb") as f:
+        committed.ParseFromString(f.read())
+    (mine,), (theirs,) = ours.meta_graphs, committed.meta_graphs
+    assert "while_context" in mine.collection_def
+    assert _text(mine.collection_def) == _text(theirs.collection_def)
+    # The graph but the Saver's nodes (a fresh temporary file name each time).
+    for gd in (mine.graph_def, theirs.graph_def):
+        kept = [nd for nd in gd.node if not nd.name.startswith("save/")]
+        del gd.node[:]
+        gd.node.extend(kept)
+    assert _text(mine.graph_def) == _text(theirs.graph_def)
+    recorded = reference.case("control_flow_interop", f"tfcluster_saved_model/{name}")
+    assert "error" not in recorded, recorded.get("message")
+    _assert_matches(recorded, RECORDED[name])
+    _assert_matches(cases.load_and_train(tf, path, RECORDED[name]["loss_name"]), RECORDED[name])
