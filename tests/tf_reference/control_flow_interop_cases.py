@@ -82,6 +82,20 @@ def dynamic_rnn_lstm(tf):
     return tf.add(tf.reduce_sum(y * y), tf.reduce_sum(state.h), name="loss").name
 
 
+def resource_variable_in_while_loop(tf):
+    x = _input(tf)
+    w = tf.get_variable("w", initializer=_values([3], 10), use_resource=True)
+    _, s = tf.while_loop(lambda i, s: i < 3, lambda i, s: (i + 1, tf.tanh(s * w + x)), [0, x])
+    return tf.reduce_sum(s * s, name="loss").name
+
+
+def scan(tf):
+    x = _input(tf)
+    w = tf.Variable(_values([3], 11), name="w")
+    y = tf.scan(lambda a, e: a * w + e, tf.stack([x, x * 2.0, x]))
+    return tf.reduce_sum(y * y, name="loss").name
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -91,6 +105,8 @@ CASES = {
         cond_of_variables,
         while_loop_with_limit_and_tensor_array,
         dynamic_rnn_lstm,
+        resource_variable_in_while_loop,
+        scan,
     )
 }
 

@@ -3,6 +3,9 @@ Python before record_control_flow_interop.py):
 
     PYTHONPATH=server python tests/tf_reference/write_control_flow_interop_samples.py
 
+(a new case: run the recorder once first, which writes TF's file, then this, then the recorder
+again)
+
 into data/control_flow_interop/tfcluster/<case>.meta, with <case>.json naming the loss, and
 <case>_reexport.meta: TF's file for the case (data/control_flow_interop/tf/, written by the
 recorder) imported by tfcluster and exported again; and the SavedModels of SAVED_MODEL_CASES
@@ -36,7 +39,9 @@ def main() -> None:
         with open(os.path.join(OUT, f"{name}.json"), "w") as f:
             json.dump({"loss": loss_name}, f)
             f.write("\n")
-        # TF's file for the case imported and written again.
+        # TF's file for the case imported and written again (once the recorder wrote it).
+        if not os.path.exists(os.path.join(TF_FILES, f"{name}.meta")):
+            continue
         with tf.Graph().as_default():
             tf.train.import_meta_graph(os.path.join(TF_FILES, f"{name}.meta"))
             tf.train.export_meta_graph(os.path.join(OUT, f"{name}_reexport.meta"))
