@@ -428,7 +428,9 @@ class _Exporter:
 
     def convert(self, out: node_def_pb2.NodeDef) -> None:
         """The node in TF's form, changed in place."""
-        for value in out.attr.values():
+        # By attr name: a map's own order changes from process to process, and the library's
+        # order with it.
+        for value in (out.attr[key] for key in sorted(out.attr)):
             if value.HasField("func"):
                 value.func.CopyFrom(self.function_for(value.func))
             elif value.HasField("list") and len(value.list.func):
@@ -540,18 +542,20 @@ def to_library_form(
     in_place: bool = False,
     bodies: Any = None,
     kept: function_pb2.FunctionDefLibrary | None = None,
+    v1_loops: bool = False,
 ) -> graph_pb2.GraphDef:
     """The GraphDef as TF writes it: bodies as FunctionDefs in the library. `in_place`: the
     caller's GraphDef is changed and returned (Graph.as_graph_def made it for this).
     `bodies` (name -> body) are functions the graph holds though no node calls them
     (ConcreteFunction.add_to_graph), `kept` library functions an import kept as TF wrote
-    them: both go into the library too, as TF writes every function its graph has."""
+    them: both go into the library too, as TF writes every function its graph has.
+    `v1_loops`: the graph's own while loops as TF1's frames (tf_graph_forms.rewrite)."""
     out = graph_def
     if not in_place:
         out = graph_pb2.GraphDef()
         out.CopyFrom(graph_def)
     if tf_graph_forms.needs_rewrite(out.node):
-        nodes = tf_graph_forms.rewrite(out.node)
+        nodes = tf_graph_forms.rewrite(out.node, v1_loops=v1_loops)
         del out.node[:]
         out.node.extend(nodes)
     exporter = _Exporter()

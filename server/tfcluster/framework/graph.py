@@ -883,6 +883,7 @@ class Graph:
             in_place=True,
             bodies=self.__dict__.get("_function_bodies"),
             kept=self.__dict__.get("_kept_library"),
+            v1_loops=True,
         )
 
     @property

@@ -173,6 +173,10 @@ def import_graph_def(
     unused = function_pb2.FunctionDefLibrary()
     if function_library.needs_import(graph_def):
         graph_def = function_library.from_library_form(graph_def, unused)
+    from tfcluster.framework import v1_loop_lift  # it builds on this module
+
+    if v1_loop_lift.has_marked_loops(graph_def):
+        graph_def = v1_loop_lift.lift_loops(graph_def, set())
     input_map = dict(input_map or {})
     for key, value in input_map.items():
         if not isinstance(value, Tensor):

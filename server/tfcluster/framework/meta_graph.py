@@ -17,7 +17,7 @@ from typing import Any
 
 from google.protobuf import any_pb2, text_format
 
-from tfcluster.framework import graph_io, proto_functions
+from tfcluster.framework import graph_io, proto_functions, v1_loop_contexts, v1_loop_lift
 from tfcluster.framework.graph import Graph, GraphKeys, get_default_graph
 from tfcluster.protos import attr_value_pb2, graph_pb2, meta_graph_pb2
 
@@ -264,7 +264,24 @@ def create_meta_graph_def(
             add_collection_def(mgd, key, graph, export_scope, exclude_nodes, contents)
         else:
             add_collection_def(mgd, key, graph, export_scope, exclude_nodes)
+    if not export_scope and (collection_list is None or v1_loop_lift.WHILE_CONTEXT in keys):
+        _add_while_contexts(mgd)
     return mgd
+
+
+def _add_while_contexts(mgd: meta_graph_pb2.MetaGraphDef) -> None:
+    """The WhileContextDef of each TF1 loop frame the GraphDef has (tfcluster's While ops
+    are written as such frames) and the collection does not list yet: TF 1.15 needs them
+    to differentiate the loops after import_meta_graph."""
+    key = v1_loop_lift.WHILE_CONTEXT
+    listed: set[str] = set()
+    if key in mgd.collection_def:
+        listed = v1_loop_lift.while_context_names(mgd.collection_def[key].bytes_list.value)
+    made = v1_loop_contexts.while_context_defs(mgd.graph_def, skip=listed)
+    if made:
+        mgd.collection_def[key].bytes_list.value.extend(
+            c.SerializeToString(deterministic=True) for c in made
+        )
 
 
 def export_scoped_meta_graph(
@@ -353,6 +370,7 @@ def import_scoped_meta_graph_with_return_elements(
             for node in graph_def.node:
                 node.device = ""
         scope = graph.unique_name(import_scope or "", mark_as_used=False)
+        graph_def, mgd = _loops_lifted(graph_def, mgd)
         returned = graph_io.import_graph_def(
             graph_def,
             name=import_scope or scope,
@@ -367,6 +385,31 @@ def import_scoped_meta_graph_with_return_elements(
             for v in graph.get_collection(GraphKeys.GLOBAL_VARIABLES, scope=scope or None)
         }
     return var_list, returned
+
+
+def _loops_lifted(graph_def: Any, mgd: Any) -> tuple[Any, Any]:
+    """The graph with TF1's while loop frames the MetaGraph's while_context collection names
+    raised to functional Whiles (which tfcluster differentiates, as TF 1.15 does with the
+    contexts), and the collections without the contexts of what was raised."""
+    if v1_loop_lift.WHILE_CONTEXT not in mgd.collection_def:
+        return graph_def, mgd
+    raw = list(mgd.collection_def[v1_loop_lift.WHILE_CONTEXT].bytes_list.value)
+    lifted = v1_loop_lift.lift_loops(graph_def, v1_loop_lift.while_context_names(raw))
+    if len(lifted.node) == len(graph_def.node) and lifted == graph_def:
+        return graph_def, mgd
+    left = {nd.name for nd in lifted.node}
+    out = meta_graph_pb2.MetaGraphDef()
+    out.CopyFrom(mgd)
+    for key in (v1_loop_lift.WHILE_CONTEXT, v1_loop_lift.COND_CONTEXT):
+        if key not in out.collection_def:
+            continue
+        values = out.collection_def[key].bytes_list.value
+        kept = [r for r in values if v1_loop_lift.context_pivot(key, r) in left]
+        del values[:]
+        values.extend(kept)
+        if not kept:
+            del out.collection_def[key]
+    return lifted, out
 
 
 def _restore_collections(

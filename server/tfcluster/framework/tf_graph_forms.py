@@ -37,6 +37,9 @@ from tfcluster.framework.graph_io import parse_input
 from tfcluster.protos import attr_value_pb2, graph_pb2, node_def_pb2, tensor_shape_pb2
 
 _WHILE_OPS = ("While", "StatelessWhile")
+# On the LoopCond of a frame written for one of tfcluster's While ops (TF keeps an attr
+# named with "_"; tfcluster's importer drops the prefix).
+FUNCTIONAL_WHILE_MARK = "_tfcluster_functional_while"
 _IF_OPS = ("If", "StatelessIf")
 _INT32 = dtypes.int32.as_datatype_enum
 _BOOL = dtypes.bool_.as_datatype_enum
@@ -85,27 +88,53 @@ def needs_rewrite(nodes: Iterable[node_def_pb2.NodeDef]) -> bool:
     return any(nd.op in _REWRITTEN_OPS for nd in nodes)
 
 
-def rewrite(nodes: Iterable[node_def_pb2.NodeDef]) -> list[node_def_pb2.NodeDef]:
-    """The nodes with tfcluster's forms in TF's (new nodes placed before their users)."""
+def rewrite(
+    nodes: Iterable[node_def_pb2.NodeDef], v1_loops: bool = False
+) -> list[node_def_pb2.NodeDef]:
+    """The nodes with tfcluster's forms in TF's (new nodes placed before their users).
+    `v1_loops` (a graph's top level, not a function body): every While not yet
+    differentiated becomes TF1's while loop frame, as TF 1.15's tf.while_loop writes it (a
+    plain TF 1.15 program cannot differentiate an imported functional While: while_v2, which
+    registers its gradient, is loaded only with control flow v2 on); loops in its body too."""
     nodes = [_copy(nd) for nd in nodes]
     taken = {nd.name for nd in nodes}
-    by_name = {nd.name: nd for nd in nodes}
-    _ref_reads(nodes, by_name)
-    out: list[node_def_pb2.NodeDef] = []
-    for nd in nodes:
-        if nd.op == "_InitializedValue":
-            out.extend(_initialized_value(nd, taken))
-        elif _writes_variable(nd, by_name):
-            out.extend(_if_as_v1_cond(nd, by_name, taken))
-        elif _loop_writes_variable(nd, by_name):
-            out.extend(_while_as_v1_loop(nd, by_name, taken, _reads_output(nodes, nd)))
-        elif nd.op in _WHILE_OPS and _while_needs_rewrite(nd):
-            out.extend(_while(nd, taken))
-        else:
-            out.append(nd)
-    # Handles no op reads any more (their Ifs became conds on the variables themselves).
-    read = {parse_input(raw)[0] for nd in out for raw in nd.input}
-    return [nd for nd in out if nd.op != "_RefHandle" or nd.name in read]
+    while True:
+        by_name = {nd.name: nd for nd in nodes}
+        _ref_reads(nodes, by_name)
+        out: list[node_def_pb2.NodeDef] = []
+        again = False
+        for nd in nodes:
+            if nd.op == "_InitializedValue":
+                out.extend(_initialized_value(nd, taken))
+            elif _writes_variable(nd, by_name):
+                out.extend(_if_as_v1_cond(nd, by_name, taken))
+            elif _loop_writes_variable(nd, by_name) or (v1_loops and _plain_loop(nd)):
+                plain = v1_loops and _plain_loop(nd)
+                made = _while_as_v1_loop(nd, by_name, taken, _reads_output(nodes, nd), plain)
+                again = again or any(_plain_loop(m) for m in made if m is not nd)
+                out.extend(made)
+            elif nd.op in _WHILE_OPS and _while_needs_rewrite(nd):
+                out.extend(_while(nd, taken))
+            else:
+                out.append(nd)
+        # Handles no op reads any more (their Ifs became conds on the variables themselves).
+        read = {parse_input(raw)[0] for nd in out for raw in nd.input}
+        nodes = [nd for nd in out if nd.op != "_RefHandle" or nd.name in read]
+        if not again:
+            return nodes
+
+
+def _plain_loop(nd: node_def_pb2.NodeDef) -> bool:
+    """A While of tfcluster's own not differentiated yet (no values kept, none popped)."""
+    if nd.op not in _WHILE_OPS:
+        return False
+    for key in ("cond", "body"):
+        if key not in nd.attr or GRAPH_DEF_ATTR not in nd.attr[key].func.attr:
+            return False
+    for key in (ACCUMULATE_ATTR, SLICED_CAPTURES_ATTR):
+        if key in nd.attr and len(nd.attr[key].list.s or nd.attr[key].list.i):
+            return False
+    return True
 
 
 def _copy(nd: node_def_pb2.NodeDef) -> node_def_pb2.NodeDef:
@@ -337,6 +366,7 @@ def _while_as_v1_loop(
     by_name: dict[str, node_def_pb2.NodeDef],
     taken: set[str],
     outputs_read: set[int],
+    mark: bool = False,
 ) -> list[node_def_pb2.NodeDef]:
     """The loop as TF1's frame: per loop variable Enter -> Merge -> Switch (on LoopCond) ->
     Identity (the body's argument) and Exit, the body's result back through NextIteration;
@@ -412,6 +442,8 @@ def _while_as_v1_loop(
         less = add(f"{scope}/Less", "Less", [merges[-1].name, limit_enter], T=_INT32)
         pred = add(f"{scope}/LogicalAnd", "LogicalAnd", [less.name, pred]).name
     loop_cond = add(f"{scope}/LoopCond", "LoopCond", [pred])
+    if mark:  # tfcluster's import_graph_def makes it a While again (differentiable)
+        loop_cond.attr[FUNCTIONAL_WHILE_MARK].b = True
     switches = [
         add(f"{scope}/Switch", "Switch", [m.name, loop_cond.name], T=t)
         for m, t in zip(merges, types)
@@ -774,4 +806,4 @@ def _arg(gd: graph_pb2.GraphDef, name: str, index: int, dtype: int) -> node_def_
     return nd
 
 
-__all__ = ["needs_rewrite", "rewrite"]
+__all__ = ["FUNCTIONAL_WHILE_MARK", "needs_rewrite", "rewrite"]

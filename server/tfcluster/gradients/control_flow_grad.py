@@ -38,7 +38,13 @@ from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.gradients import gradients_impl, tensor_array_grad, v1_loop_count
 from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.gradients.registry import RegisterGradient
-from tfcluster.ops import array_ops, control_flow_ops, math_ops
+from tfcluster.ops import (
+    array_ops,
+    control_flow_ops,
+    math_ops,
+    resource_handles,
+    resource_variable_ops,
+)
 from tfcluster.ops.tensor_array_ops import TensorArray
 from tfcluster.protos import node_def_pb2
 
@@ -442,6 +448,33 @@ def _kept_values(op: Operation, t: Tensor) -> Tensor:
     return op._add_output(dtypes.variant, [])
 
 
+def _variable_handle(t: Tensor) -> bool:
+    """A resource variable's handle of a floating dtype (its reads are differentiable)."""
+    if t.dtype.base_dtype != dtypes.resource:
+        return False
+    dtype = resource_handles.handle_dtype(t)
+    return dtype is not None and (dtype.is_floating or dtype.is_complex)
+
+
+def _gradient_dtype(t: Tensor) -> dtypes.DType:
+    if t.dtype.base_dtype == dtypes.resource:
+        return resource_handles.handle_dtype(t) or dtypes.float32
+    return t.dtype.base_dtype
+
+
+def _gradient_shape(t: Tensor) -> TensorShape:
+    if t.dtype.base_dtype == dtypes.resource:
+        return resource_handles.handle_shape(t)
+    return t.shape
+
+
+def _zeros_for_capture(t: Tensor) -> Tensor:
+    """The starting sum of a capture's gradient (a variable's: zeros like its value)."""
+    if t.dtype.base_dtype == dtypes.resource:
+        return array_ops.zeros_like(resource_variable_ops.read_variable_op(t, _gradient_dtype(t)))
+    return array_ops.zeros_like(t)
+
+
 def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     """The gradient loop runs the forward iterations backwards; iteration k applies the
     body's vector-Jacobian product at the values forward iteration n-1-k had, which the
@@ -459,8 +492,12 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     cap_idx = [
         i
         for i in range(num_caps)
-        if _differentiable(caps[i]) and gradients_impl.on_gradient_path(caps[i])
+        if (_differentiable(caps[i]) or _variable_handle(caps[i]))
+        and gradients_impl.on_gradient_path(caps[i])
     ]
+    # A resource variable's handle gets the gradient of its value (ReadVariableOp's).
+    cap_dtypes = [_gradient_dtype(caps[i]) for i in range(num_caps)]
+    cap_shapes = [_gradient_shape(caps[i]) for i in range(num_caps)]
     if not var_idx:
         return none  # nothing differentiable is carried through the loop
     graph = get_default_graph()
@@ -488,7 +525,7 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
             for k, i in enumerate(var_idx)
         ]
         dc_args = [
-            grad_body.add_arg(caps[i].dtype.base_dtype, caps[i].shape, f"{prefix}dcapture_{k}")
+            grad_body.add_arg(cap_dtypes[i], cap_shapes[i], f"{prefix}dcapture_{k}")
             for k, i in enumerate(cap_idx)
         ]
         ys = [fwd_results[i] for i in var_idx]
@@ -528,12 +565,12 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     init = [
         convert_to_tensor(0, dtype=dtypes.int32),
         *[grads[i] for i in var_idx],
-        *[array_ops.zeros_like(caps[i]) for i in cap_idx],
+        *[_zeros_for_capture(caps[i]) for i in cap_idx],
     ]
     grad_invariants = [
         TensorShape([]),
         *[invariants[i] for i in var_idx],
-        *[caps[i].shape for i in cap_idx],
+        *[cap_shapes[i] for i in cap_idx],
     ]
     grad_op = control_flow_ops.make_while(
         graph,
@@ -581,7 +618,7 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         result[i] = g
     for k, i in enumerate(cap_idx):
         g = grad_op.outputs[1 + len(var_idx) + k]
-        g.set_shape(caps[i].shape)
+        g.set_shape(cap_shapes[i])
         result[num_vars + i] = g
     return result
 

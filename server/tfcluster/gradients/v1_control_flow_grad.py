@@ -6,7 +6,9 @@ tf.while_loop attach to the ops; import_graph_def attaches none, and these are T
 gradients then (control_flow_grad.py, the branch for ops without a context): a Merge's
 gradient switches it by which input the Merge forwarded, a Switch's merges the gradients of
 its two outputs, a NextIteration passes it on. A while loop cannot be differentiated without
-its context: TF 1.15 raises AttributeError, and so does tfcluster.
+its context: TF 1.15 raises AttributeError, and so does tfcluster. (import_meta_graph raises
+the loops its while_context collection names to functional Whiles, framework/v1_loop_lift.py,
+which are differentiated as tfcluster's own.)
 """
 
 from __future__ import annotations
@@ -68,8 +70,9 @@ def no_while_context_message(op: Operation) -> str:
     return (
         f"Cannot differentiate the v1 while loop of {op.name} ({op.type}): TF 1.15 builds its "
         "gradient from the loop's WhileContext, which a graph imported from a GraphDef does not "
-        "carry (TF raises AttributeError there too), and tfcluster restores none from a "
-        "MetaGraph's while_context collection."
+        "carry (TF raises AttributeError there too). Import the MetaGraph with its "
+        "while_context collection instead (tf.train.import_meta_graph): tfcluster "
+        "differentiates the loops it names."
     )
 
 

@@ -22,6 +22,7 @@ from tfcluster.kernels._loop_sums import LoopSums, find_loop_sums
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.runtime.constant_folding import fold_function_body
 from tfcluster.runtime.executor import Executor
+from tfcluster.runtime.frame_executor import FrameExecutor, build_executor
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.step_context import StepContext
@@ -150,7 +151,9 @@ class _Function:
         self._fed = [i for i, a in enumerate(body.args) if not a[3]]
         # Every argument fed: no _Arg kernel runs, so the caller's context serves as it is.
         self._all_fed = len(self._fed) == len(body.args)
-        self._executor = Executor(
+        # A body holding TF1's conds (a loop raised from a v1 frame) runs on the frame
+        # executor, which carries their dead branches.
+        self._executor: Executor | FrameExecutor = build_executor(
             nodes,
             [f"{body.args[i][0]}:0" for i in self._fed],
             [*body.results, *extra_fetches],
@@ -158,6 +161,8 @@ class _Function:
             kernel_cache=self._cache,
             default_device=device,
         )
+        if isinstance(self._executor, FrameExecutor):
+            self._executor.live_fetches = len(body.results)
 
     def __call__(self, ctx: StepContext, args: Sequence[Any]) -> list[Any]:
         # The functional ops' inputs are values (the executor reads variables before a

@@ -15,10 +15,27 @@ _PASS_THROUGH = ("Identity", "Switch", "Enter", "RefIdentity")
 def _producer(t: Any) -> Any:
     op = getattr(t, "op", None)
     seen = 0
-    while op is not None and op.type in _PASS_THROUGH and op.inputs and seen < 64:
-        op = op.inputs[0].op
+    while op is not None and seen < 64:
+        if op.type in _PASS_THROUGH and op.inputs:
+            t = op.inputs[0]
+        elif op.type == "_Arg" and (outer := _captured(t)) is not None:
+            t = outer  # a function body's stand-in for an outer handle
+        else:
+            break
+        op = t.op
         seen += 1
     return op if op is not None and op.type == "VarHandleOp" else None
+
+
+def _captured(t: Any) -> Any:
+    """The outer tensor a function body's argument stands in for (None if not a capture)."""
+    captures = getattr(t.graph, "_captures", None)
+    if not captures:
+        return None
+    for outer, inner in captures.items():
+        if inner is t:
+            return outer
+    return None
 
 
 def handle_shape(t: Any) -> TensorShape:

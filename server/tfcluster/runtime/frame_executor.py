@@ -161,6 +161,9 @@ class FrameExecutor:
         by_name = {n.name: n for n in nodes}
         self.feeds = list(feeds)
         self.fetches = list(fetches)
+        # Fetches from here on may be dead: the values a loop body keeps for its gradient,
+        # computed in a branch of a cond the iteration did not take.
+        self.live_fetches = len(self.fetches)
         fed = set(self.feeds)
         needed = _needed(_roots(self.fetches, targets, by_name, fed), by_name, fed)
         order = [by_name[n] for n in needed]
@@ -328,7 +331,7 @@ class _Run:
         for i in range(len(ex._kinds)):
             if ex._initial[i] == 0 and ex._num_inputs[i] == 0:
                 p = root_iter.pending.pop(i, None) or self._new_pending(i)
-                self._enqueue(self.root, root_iter, i, p.inputs, False)
+                self._enqueue(self.root, root_iter, i, p.inputs, p.dead > 0)
         ctx = self.ctx
         ready = self.ready
         fast, fns, derefs, names = ex._fast, ex._fns, ex._derefs, ex._names
@@ -440,7 +443,7 @@ class _Run:
                     f"Fetch '{ex.fetches[k]}' was never computed: {self._stuck()}",
                 )
             value = self.fetched[at]
-            if value is DEAD:
+            if value is DEAD and k < ex.live_fetches:
                 raise errors.InvalidArgumentError(None, None, f"Retval[{k}] does not have value")
             if isinstance(value, VariableRef):
                 value = value.read(ex.fetches[k])
@@ -509,9 +512,12 @@ class _Run:
     def _new_pending(self, i: int) -> _Pending:
         ex = self.ex
         inputs: list[Any] = [DEAD] * (ex._num_inputs[i] + len(ex._fed_inputs[i]))
+        pending = _Pending(ex._initial[i], inputs)
         for pos, k in ex._fed_inputs[i]:
-            inputs[pos] = self.feed_values[k]
-        return _Pending(ex._initial[i], inputs)
+            inputs[pos] = value = self.feed_values[k]
+            if value is DEAD:  # a loop's kept value from an iteration's untaken branch
+                pending.dead += 1
+        return pending
 
     def _enqueue(self, frame: _Frame, state: _Iter, i: int, inputs: list[Any], dead: bool) -> None:
         frame.outstanding += 1
