@@ -48,6 +48,57 @@ def optimizer_slots_then_seeded_draws(tf):
     return out
 
 
+def _elementwise_inputs():
+    """Seeded float32 values over every range the functions treat apart, the special values
+    both among the first 8k (Eigen's AVX packets) and in the last size % 8 (its scalar path)."""
+    import numpy as np
+
+    rng = np.random.RandomState(5)
+    special = [0.0, -0.0, np.inf, -np.inf, np.nan, 88.5, -88.5, 89.0, -104.0, 1e-30, -1e-8]
+    special += [18.5, -18.5, 9.5, -9.5, -13.94, -15.9, 1e-4, -3e-4, 3.4e38, 1.2e-38, -87.0]
+    values = np.concatenate(
+        [
+            np.array(special, np.float32),
+            rng.uniform(-20, 20, 480).astype(np.float32),
+            rng.uniform(-1, 1, 492).astype(np.float32),
+            np.array(special[:7], np.float32),
+        ]
+    )
+    return values  # 1001 values: the last 1 in Eigen's scalar tail, 1001 = 143 * 7
+
+
+def eigen_elementwise_float32(tf):
+    """An actor's tanh mean and softplus scale, a softmax policy, a sigmoid gate, exp and log
+    of a Normal's density: float32 values as TF 1.15's CPU kernels round them (Eigen's
+    polynomial exp/log, rational tanh/logistic, packets of 8 and a scalar tail)."""
+    import numpy as np
+
+    tf.reset_default_graph()
+    values = _elementwise_inputs()
+    x = tf.constant(values)
+    rows = tf.reshape(x, [143, 7])
+    fetches = {
+        "exp": tf.exp(x),
+        "log": tf.log(tf.abs(x)),
+        "tanh": tf.tanh(x),
+        "sigmoid": tf.sigmoid(x),
+        "softplus": tf.nn.softplus(x),
+        "elu": tf.nn.elu(x),
+        "selu": tf.nn.selu(x),
+        "log_sigmoid": tf.log_sigmoid(x),
+        "softmax_rows": tf.nn.softmax(tf.where(tf.is_finite(rows), rows, tf.zeros_like(rows))),
+        "short_exp": tf.exp(x[:13]),
+        "short_tanh": tf.tanh(x[3:9]),
+        "scalar_sigmoid": tf.sigmoid(x[500]),
+    }
+    with tf.Session() as sess:
+        out = sess.run(fetches)
+    out = {k: np.asarray(v) for k, v in out.items()}
+    out["inputs"] = values
+    return out
+
+
 CASES = {
+    "eigen_elementwise_float32": eigen_elementwise_float32,
     "optimizer_slots_then_seeded_draws": optimizer_slots_then_seeded_draws,
 }

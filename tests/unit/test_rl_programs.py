@@ -3,6 +3,7 @@ TF 1.15's recorded answers (tests/tf_reference/record_rl_programs.py)."""
 
 from __future__ import annotations
 
+import numpy as np
 import pytest
 import tfcluster as tf
 from tf_reference import reference
@@ -20,3 +21,35 @@ def test_optimizer_slot_initializers_are_tfs_ops_so_later_seeded_draws_match(
     assert actual["slot_ops"] == expected["slot_ops"]
     reference.assert_close(actual["after"], expected["after"], rtol=1e-6)
     reference.assert_close(actual["losses"], expected["losses"], rtol=1e-5)
+
+
+ELEMENTWISE = [
+    "exp",
+    "log",
+    "tanh",
+    "sigmoid",
+    "softplus",
+    "elu",
+    "selu",
+    "log_sigmoid",
+    "softmax_rows",
+    "short_exp",
+    "short_tanh",
+    "scalar_sigmoid",
+]
+
+
+@pytest.fixture(scope="module")
+def elementwise() -> dict[str, np.ndarray]:
+    return CASES["eigen_elementwise_float32"](tf)
+
+
+@pytest.mark.parametrize("fn", ELEMENTWISE)
+def test_float32_elementwise_functions_round_as_tfs_cpu_kernels_bit_for_bit(
+    elementwise: dict[str, np.ndarray], fn: str
+) -> None:
+    expected = reference.case(AREA, "eigen_elementwise_float32")
+    np.testing.assert_array_equal(elementwise["inputs"], expected["inputs"])
+    got, want = elementwise[fn], expected[fn]
+    assert got.dtype == want.dtype == np.float32
+    np.testing.assert_array_equal(got, want)  # NaN where TF has NaN; every bit else
