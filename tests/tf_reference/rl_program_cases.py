@@ -98,7 +98,42 @@ def eigen_elementwise_float32(tf):
     return out
 
 
+def softmax_policy_losses_and_gradients(tf):
+    """A softmax policy's loss (sparse labels, as REINFORCE's chosen actions; dense labels, as
+    a cross-entropy to a target distribution) and its gradient, over a few plain SGD steps on
+    the logits themselves: TF 1.15's xent kernels (Eigen's exp/log, row sums in its order,
+    a division by the sum)."""
+    import numpy as np
+
+    tf.reset_default_graph()
+    rng = np.random.RandomState(11)
+    out = {}
+    for rows, classes in [(6, 5), (4, 11), (9, 3), (2, 16)]:
+        key = f"{rows}x{classes}"
+        start = (rng.randn(rows, classes) * 2).astype(np.float32)
+        actions = rng.randint(0, classes, rows).astype(np.int32)
+        target = rng.dirichlet(np.ones(classes), rows).astype(np.float32)
+        logits = tf.Variable(start)
+        sparse = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=actions, logits=logits)
+        dense = tf.nn.softmax_cross_entropy_with_logits_v2(labels=target, logits=logits)
+        loss = tf.reduce_mean(sparse * np.linspace(0.5, 2.0, rows, dtype=np.float32)) + (
+            tf.reduce_mean(dense)
+        )
+        grad = tf.gradients(loss, logits)[0]
+        train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+        steps = []
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for _ in range(3):
+                s, d, g, _ = sess.run([sparse, dense, grad, train])
+                steps.append({"sparse": s, "dense": d, "grad": g})
+            steps.append({"logits": sess.run(logits)})
+        out[key] = steps
+    return out
+
+
 CASES = {
+    "softmax_policy_losses_and_gradients": softmax_policy_losses_and_gradients,
     "eigen_elementwise_float32": eigen_elementwise_float32,
     "optimizer_slots_then_seeded_draws": optimizer_slots_then_seeded_draws,
 }

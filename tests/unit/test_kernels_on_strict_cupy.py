@@ -55,6 +55,7 @@ _EIGEN_ROUNDED_ON_CPU = {
     "SigmoidGrad",
     "Softmax",
     "SoftmaxCrossEntropyWithLogits",
+    "SparseSoftmaxCrossEntropyWithLogits",
     "Softplus",
     "SoftplusGrad",
     "Tanh",

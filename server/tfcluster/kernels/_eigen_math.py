@@ -18,6 +18,8 @@ from collections.abc import Callable
 
 import numpy as np
 
+from tfcluster.kernels import _eigen_sum
+
 _PACKET = 8
 _F = np.float32
 _MIN_NORMAL = np.array(0x00800000, np.int32).view(_F)
@@ -223,3 +225,46 @@ def selu(x: np.ndarray) -> np.ndarray:
     with np.errstate(all="ignore"):
         pos = _flush(x * SELU_SCALE)
         return np.where(x <= -_MIN_NORMAL, SELU_SCALE_ALPHA * (exp(x) - _F(1)), pos)
+
+
+# ---- softmax cross entropy (TF 1.15's XentEigenImpl / SparseXentEigenImpl) --------------------
+def _row_exp(x: np.ndarray) -> np.ndarray:
+    """exp inside a reduction along rows: each row's first 8k values by packets, the rest by
+    the scalar path (Eigen's inner-most reducer reads packets row by row)."""
+    rows, cols = x.shape
+    k = cols - cols % _PACKET
+    out = np.empty_like(x)
+    with np.errstate(all="ignore"):
+        if k:
+            body = _flush(np.array(x[:, :k], dtype=_F).reshape(-1))
+            out[:, :k] = _flush(_exp_packet(body)).reshape(rows, k)
+        if k < cols:
+            out[:, k:] = _flush(_libm(np.exp)(_flush(np.array(x[:, k:], dtype=_F))))
+    return out
+
+
+def _shifted_and_sums(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    shifted = logits - logits.max(axis=1, keepdims=True)
+    return shifted, _eigen_sum.rows_sum(_row_exp(shifted))
+
+
+def softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(loss, backprop): loss = sum(labels * (log(sum) - shifted)), backprop =
+    exp(shifted) / sum - labels."""
+    shifted, sums = _shifted_and_sums(logits)
+    with np.errstate(all="ignore"):
+        loss = _eigen_sum.rows_sum(labels * (log(sums)[:, None] - shifted))
+        backprop = exp(shifted) / sums[:, None] - labels
+    return loss, backprop
+
+
+def sparse_softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """(loss, backprop): loss = log(sum) - shifted[label] (libm's log), backprop =
+    exp(shifted) / sum - onehot(label)."""
+    shifted, sums = _shifted_and_sums(logits)
+    rows = np.arange(logits.shape[0])
+    with np.errstate(all="ignore"):
+        loss = _libm(np.log)(sums) - shifted[rows, labels]
+        backprop = exp(shifted) / sums[:, None]
+    backprop[rows, labels] -= _F(1)
+    return loss, backprop

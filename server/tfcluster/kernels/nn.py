@@ -180,6 +180,8 @@ def softmax_xent(node: Any, xp: Any) -> Compute:
                 f"logits and labels must be same size: logits_size={list(logits.shape)} "
                 f"labels_size={list(labels.shape)}"
             )
+        if xp is np and logits.dtype == np.float32 and logits.size:
+            return _eigen_math.softmax_xent(logits, labels)  # TF 1.15's CPU bits
         logp = _log_softmax(xp, logits)
         loss = -xp.sum(labels * logp, axis=1)
         backprop = xp.exp(logp) - labels
@@ -210,6 +212,8 @@ def sparse_softmax_xent(node: Any, xp: Any) -> Compute:
                 f"Received a label value of {first} which is outside the valid range "
                 f"of [0, {classes}).  Label values: {values}"
             )
+        if xp is np and logits.dtype == np.float32 and logits.size:
+            return _eigen_math.sparse_softmax_xent(logits, labels)  # TF 1.15's CPU bits
         rows = xp.arange(labels.shape[0])
         logp = _log_softmax(xp, logits)
         loss = -logp[rows, labels]
