@@ -20,7 +20,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors, memory_budget
-from tfcluster.kernels import _cpu_gemm, _eigen_sum, in_place, tensor_lists
+from tfcluster.kernels import _cpu_gemm, _eigen_math, _eigen_sum, in_place, tensor_lists
 from tfcluster.kernels.common import (
     Compute,
     LastHostInputs,
@@ -228,6 +228,18 @@ def _sigmoid(xp: Any, x: Any) -> Any:
     return r
 
 
+def _tf_cpu_float32(name: str, fallback: XpFn) -> XpFn:
+    """float32 on CPU with TF 1.15's Eigen bits (_eigen_math); other types and cupy as before."""
+    eigen = getattr(_eigen_math, name)
+
+    def fn(xp: Any, x: Any) -> Any:
+        if xp is np and x.dtype == np.float32:
+            return eigen(x)
+        return _resolve(fallback, xp)(x)
+
+    return fn
+
+
 def _reciprocal(xp: Any, x: Any) -> Any:
     if x.dtype.kind in "iu":
         return xp.floor_divide(xp.ones_like(x), x)
@@ -244,8 +256,8 @@ _UNARY: dict[str, XpFn] = {
     "Square": "square",
     "Sqrt": "sqrt",
     "Rsqrt": _rsqrt,
-    "Exp": "exp",
-    "Log": "log",
+    "Exp": _tf_cpu_float32("exp", "exp"),
+    "Log": _tf_cpu_float32("log", "log"),
     "Log1p": "log1p",
     "Expm1": "expm1",
     "Sign": "sign",
@@ -259,8 +271,8 @@ _UNARY: dict[str, XpFn] = {
     "Asin": "arcsin",
     "Acos": "arccos",
     "Atan": "arctan",
-    "Tanh": "tanh",
-    "Sigmoid": _sigmoid,
+    "Tanh": _tf_cpu_float32("tanh", "tanh"),
+    "Sigmoid": _tf_cpu_float32("logistic", _sigmoid),
     "Conj": "conj",
 }
 

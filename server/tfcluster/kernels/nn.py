@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _eigen_math, _eigen_sum
 from tfcluster.kernels._window import over_batch
 from tfcluster.kernels.common import Compute, host_array, invalid, typed
 from tfcluster.kernels.registry import kernel
@@ -25,18 +26,32 @@ def _sigmoid(xp: Any, x: Any) -> Any:
 
 # ---- activations: fn(xp, *inputs) -------------------------------------------------------
 def _elu(xp: Any, x: Any) -> Any:
-    return xp.where(x < 0, xp.expm1(xp.minimum(x, 0)), x)
+    if xp is np and x.dtype == np.float32:
+        return _eigen_math.elu(x)  # TF 1.15's bits (exp(x) - 1 by Eigen's exp)
+    # TF's functor on every device: exp(x) - 1, not expm1 (its bits near zero).
+    return xp.where(x < 0, xp.exp(xp.minimum(x, 0)) - 1, x)
 
 
 def _selu(xp: Any, x: Any) -> Any:
-    return SELU_SCALE * xp.where(x < 0, SELU_ALPHA * xp.expm1(xp.minimum(x, 0)), x)
+    if xp is np and x.dtype == np.float32:
+        return _eigen_math.selu(x)
+    scale_alpha = x.dtype.type(SELU_SCALE * SELU_ALPHA)
+    return xp.where(
+        x < 0, scale_alpha * (xp.exp(xp.minimum(x, 0)) - 1), x * x.dtype.type(SELU_SCALE)
+    )
+
+
+def _softplus(xp: Any, x: Any) -> Any:
+    if xp is np and x.dtype == np.float32:
+        return _eigen_math.softplus(x)
+    return xp.logaddexp(x, 0)
 
 
 _ACTIVATIONS: dict[str, Callable[..., Any]] = {
     "Relu6": lambda xp, x: xp.clip(x, 0, 6),
     "Elu": _elu,
     "Selu": _selu,
-    "Softplus": lambda xp, x: xp.logaddexp(x, 0),
+    "Softplus": _softplus,
     "Softsign": lambda xp, x: x / (1 + xp.abs(x)),
 }
 
@@ -122,6 +137,13 @@ def _log_softmax(xp: Any, x: Any) -> Any:
 
 
 def _softmax(xp: Any, x: Any) -> Any:
+    if xp is np and x.dtype == np.float32:
+        # TF 1.15's SoftmaxEigenImpl: Eigen's exp of the shifted logits, each row's sum in
+        # Eigen's order, times its inverse (not a division).
+        rows = x.reshape(-1, x.shape[-1])
+        e = _eigen_math.exp(rows - rows.max(axis=1, keepdims=True))
+        e *= (np.float32(1) / _eigen_sum.rows_sum(e))[:, None]
+        return e.reshape(x.shape)
     e = xp.exp(x - xp.max(x, axis=-1, keepdims=True))
     return e / xp.sum(e, axis=-1, keepdims=True)
 
@@ -158,6 +180,8 @@ def softmax_xent(node: Any, xp: Any) -> Compute:
                 f"logits and labels must be same size: logits_size={list(logits.shape)} "
                 f"labels_size={list(labels.shape)}"
             )
+        if xp is np and logits.dtype == np.float32 and logits.size:
+            return _eigen_math.softmax_xent(logits, labels)  # TF 1.15's CPU bits
         logp = _log_softmax(xp, logits)
         loss = -xp.sum(labels * logp, axis=1)
         backprop = xp.exp(logp) - labels
@@ -188,6 +212,8 @@ def sparse_softmax_xent(node: Any, xp: Any) -> Compute:
                 f"Received a label value of {first} which is outside the valid range "
                 f"of [0, {classes}).  Label values: {values}"
             )
+        if xp is np and logits.dtype == np.float32 and logits.size:
+            return _eigen_math.sparse_softmax_xent(logits, labels)  # TF 1.15's CPU bits
         rows = xp.arange(labels.shape[0])
         logp = _log_softmax(xp, logits)
         loss = -logp[rows, labels]

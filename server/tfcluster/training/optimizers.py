@@ -19,7 +19,7 @@ from tfcluster.framework.graph import (
     get_default_graph,
 )
 from tfcluster.framework.indexed_slices import IndexedSlices
-from tfcluster.ops import math_ops, scatter_ops, state_ops, training_ops
+from tfcluster.ops import init_ops, math_ops, scatter_ops, state_ops, training_ops
 from tfcluster.ops.control_flow_ops import group
 from tfcluster.ops.variables import is_resource_variable
 from tfcluster.training.optimizer import Optimizer, cast_like
@@ -268,9 +268,18 @@ class AdagradOptimizer(Optimizer):
 
     def _create_slots(self, var_list: list[Any]) -> None:
         for v in var_list:
+            # TF's: a Const of the value when the shape is known (one op: later op seeds
+            # depend on the count), else a Fill.
+            init = (
+                init_ops.constant_initializer(
+                    self._initial_accumulator_value, dtype=v.dtype.base_dtype
+                )
+                if v.get_shape().is_fully_defined()
+                else constant_initializer(self._initial_accumulator_value)
+            )
             self._get_or_make_slot_with_initializer(
                 v,
-                constant_initializer(self._initial_accumulator_value),
+                init,
                 v.get_shape().as_list(),
                 v.dtype.base_dtype,
                 "accumulator",
@@ -330,9 +339,16 @@ class RMSPropOptimizer(Optimizer):
 
     def _create_slots(self, var_list: list[Any]) -> None:
         for v in var_list:
+            # TF's ones_initializer: a Const named 'ones' when small (later op seeds depend
+            # on the op count), a Fill when large.
+            init = (
+                init_ops.ones_initializer(dtype=v.dtype.base_dtype)
+                if v.get_shape().is_fully_defined()
+                else constant_initializer(1.0)
+            )
             self._get_or_make_slot_with_initializer(
                 v,
-                constant_initializer(1.0),
+                init,
                 v.get_shape().as_list(),
                 v.dtype.base_dtype,
                 "rms",
