@@ -10,6 +10,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _eigen_sum
 from tfcluster.kernels._window import over_batch
 from tfcluster.kernels.common import Compute, host_array, invalid, typed
 from tfcluster.kernels.registry import kernel
@@ -122,8 +123,14 @@ def _log_softmax(xp: Any, x: Any) -> Any:
 
 
 def _softmax(xp: Any, x: Any) -> Any:
+    # TF's SoftmaxEigenImpl: exp(x - max), times the reciprocal of the row sum (float32 rows
+    # summed in Eigen's order), not a division: the products differ from quotients in the
+    # last bit, which decides thresholds on cumulative probabilities (nucleus sampling).
     e = xp.exp(x - xp.max(x, axis=-1, keepdims=True))
-    return e / xp.sum(e, axis=-1, keepdims=True)
+    total = _eigen_sum.trailing_sum(e, (e.ndim - 1,), True)
+    if total is None:
+        total = xp.sum(e, axis=-1, keepdims=True)
+    return e * (1 / total).astype(e.dtype, copy=False)
 
 
 def _softmax_factory(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Compute]:
