@@ -111,6 +111,20 @@ def softmax_reciprocal_product(tf):
     return {"softmax": a.view(np.int32).tolist(), "cumsum_end": b[0, -1].view(np.int32).tolist()}
 
 
+def sparse_tensor_operators(tf):
+    """A SparseTensor times or over a dense value (tkipf/gcn's sparse dropout scales by
+    1/keep_prob): SparseDenseCwiseMul/Div on its values, integer values cast as truediv does."""
+    tf.reset_default_graph()
+    sp = tf.SparseTensor([[0, 0], [1, 2], [2, 1]], [1.0, 2.0, 3.0], [3, 3])
+    isp = tf.SparseTensor([[0, 1], [2, 2]], [3, 7], [3, 3])
+    outs = [sp * 2.0, sp * tf.constant([1.0, 2.0, 3.0]), sp / 4.0, isp / 2, sp.__div__(2.0)]
+    ops = [[op.type, op.name] for op in tf.get_default_graph().get_operations()]
+    with tf.Session() as sess:
+        values = sess.run(outs)
+    rows = [[v.indices.tolist(), v.values.tolist(), str(v.values.dtype)] for v in values]
+    return {"ops": ops, "values": rows}
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -118,5 +132,6 @@ CASES = {
         sort_ops_and_values,
         multinomial_draws,
         softmax_reciprocal_product,
+        sparse_tensor_operators,
     )
 }

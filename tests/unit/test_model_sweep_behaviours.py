@@ -32,3 +32,7 @@ def test_multinomial_draws_tfs_classes_for_a_seed_over_two_threads() -> None:
 
 def test_softmax_multiplies_by_the_reciprocal_of_the_row_sum() -> None:
     _same_as_tf("softmax_reciprocal_product")
+
+
+def test_sparse_tensor_times_and_over_a_dense_value() -> None:
+    _same_as_tf("sparse_tensor_operators")
