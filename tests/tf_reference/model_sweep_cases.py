@@ -125,6 +125,43 @@ def sparse_tensor_operators(tf):
     return {"ops": ops, "values": rows}
 
 
+def shuffle_repeat_by_iterator_kind(tf):
+    """Kyubyong/transformer makes its iterator with Iterator.from_structure and
+    make_initializer, which applies no dataset options: shuffle().repeat() then reshuffles
+    each epoch; make_initializable_iterator and make_one_shot_iterator apply the default
+    options (OptimizeDataset with shuffle_and_repeat_fusion, ModelDataset), unless the options
+    turn them off."""
+    out = {}
+    for kind in ("initializable", "one_shot", "make_initializer", "no_defaults", "no_fusion"):
+        tf.reset_default_graph()
+        ds = tf.data.Dataset.range(12).shuffle(100, seed=5).repeat(3)
+        if kind in ("no_defaults", "no_fusion"):
+            options = tf.data.Options()
+            if kind == "no_defaults":
+                options.experimental_optimization.apply_default_optimizations = False
+                options.experimental_optimization.autotune = False
+            else:
+                options.experimental_optimization.shuffle_and_repeat_fusion = False
+            ds = ds.with_options(options)
+        ds = ds.batch(12)
+        if kind == "one_shot":
+            it = tf.data.make_one_shot_iterator(ds)
+            init = []
+        elif kind == "make_initializer":
+            it = tf.data.Iterator.from_structure(ds.output_types, ds.output_shapes)
+            init = it.make_initializer(ds)
+        else:
+            it = tf.data.make_initializable_iterator(ds)
+            init = it.initializer
+        nxt = it.get_next()
+        ops = [[op.type, op.name] for op in tf.get_default_graph().get_operations()]
+        with tf.Session() as sess:
+            sess.run(init)
+            epochs = [sess.run(nxt).tolist() for _ in range(3)]
+        out[kind] = {"ops": ops[-6:], "epochs": epochs}
+    return out
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -133,5 +170,6 @@ CASES = {
         multinomial_draws,
         softmax_reciprocal_product,
         sparse_tensor_operators,
+        shuffle_repeat_by_iterator_kind,
     )
 }

@@ -36,3 +36,7 @@ def test_softmax_multiplies_by_the_reciprocal_of_the_row_sum() -> None:
 
 def test_sparse_tensor_times_and_over_a_dense_value() -> None:
     _same_as_tf("sparse_tensor_operators")
+
+
+def test_shuffle_then_repeat_fuses_only_where_tf_applies_dataset_options() -> None:
+    _same_as_tf("shuffle_repeat_by_iterator_kind")
