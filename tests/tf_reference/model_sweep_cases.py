@@ -162,6 +162,38 @@ def shuffle_repeat_by_iterator_kind(tf):
     return out
 
 
+def legacy_layers_tracked_by_keras(tf):
+    """tensorflow/models' official/mnist builds tf.layers layers as attributes of a
+    tf.keras.Model: TF 1.15 makes their variables resource variables (VarHandleOp), so the op
+    seeds of later initializers count those ops. A tf.layers layer outside Keras keeps
+    VariableV2."""
+    tf.reset_default_graph()
+    tf.set_random_seed(7)
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super(Net, self).__init__()
+            self.conv = tf.layers.Conv2D(2, 3, padding="same")
+            self.fc = tf.layers.Dense(3)
+
+        def __call__(self, x):
+            return self.fc(tf.layers.flatten(self.conv(x)))
+
+    x = tf.constant(np.arange(32, dtype=np.float32).reshape(2, 4, 4, 1) / 32.0)
+    y = Net()(x)
+    plain = tf.layers.Dense(2)(y)
+    ops = [[op.type, op.name] for op in tf.get_default_graph().get_operations()]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run([y, plain])
+        weights = sess.run(tf.global_variables())
+    return {
+        "variable_ops": [o for o in ops if o[0] in ("VarHandleOp", "VariableV2")],
+        "values": [v.tolist() for v in values],
+        "weights": [w.tolist() for w in weights],
+    }
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -171,5 +203,6 @@ CASES = {
         softmax_reciprocal_product,
         sparse_tensor_operators,
         shuffle_repeat_by_iterator_kind,
+        legacy_layers_tracked_by_keras,
     )
 }

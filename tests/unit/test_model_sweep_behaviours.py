@@ -40,3 +40,14 @@ def test_sparse_tensor_times_and_over_a_dense_value() -> None:
 
 def test_shuffle_then_repeat_fuses_only_where_tf_applies_dataset_options() -> None:
     _same_as_tf("shuffle_repeat_by_iterator_kind")
+
+
+def test_tf_layers_held_by_a_keras_model_make_resource_variables() -> None:
+    expected = reference.case(AREA, "legacy_layers_tracked_by_keras")
+    actual = CASES["legacy_layers_tracked_by_keras"](tf)
+    assert actual["variable_ops"] == expected["variable_ops"]
+    # The initial weights (their op seeds follow the resource variables' ops) are TF's.
+    for got, want in zip(actual["weights"], expected["weights"], strict=True):
+        reference.assert_close(got, want, rtol=1e-6, atol=1e-7)
+    for got, want in zip(actual["values"], expected["values"], strict=True):
+        reference.assert_close(got, want, rtol=1e-5, atol=1e-6)
