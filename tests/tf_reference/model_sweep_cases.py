@@ -172,7 +172,7 @@ def legacy_layers_tracked_by_keras(tf):
 
     class Net(tf.keras.Model):
         def __init__(self):
-            super(Net, self).__init__()
+            super().__init__()
             self.conv = tf.layers.Conv2D(2, 3, padding="same")
             self.fc = tf.layers.Dense(3)
 
