@@ -73,10 +73,8 @@ def test_bad_thread_pool_fails_the_initializer_as_in_tensorflow(
 def test_stats_aggregator_summary_has_tensorflows_histograms(prefix: str) -> None:
     got = cases.run_stats(tf, prefix, summary_pb2.Summary)
     want = RECORDED[f"stats_prefix_{prefix or 'none'}"]
-    # TF 1.15's default options add a Const, OptimizeDataset and ModelDataset that tfcluster
-    # leaves out (they count in its op count all the same).
-    defaults = {"optimizations", "OptimizeDataset", "ModelDataset"}
-    assert got["ops"] == [op for op in want["ops"] if op[0] not in defaults]
+    # TF 1.15's default options (a Const, OptimizeDataset and ModelDataset) included.
+    assert got["ops"] == want["ops"]
     assert got["empty_values"] == want["empty_values"] == 0
     assert got["summary_dtype"] == want["summary_dtype"]
     assert_same(got["elements"], want["elements"], "elements")

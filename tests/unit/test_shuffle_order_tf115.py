@@ -11,25 +11,8 @@ import tfcluster as tf
 from tf_reference import reference
 from tf_reference.shuffle_order_cases import CASES
 
-# tfcluster applies TF's default shuffle_and_repeat fusion in the RepeatDataset kernel, which
-# does not see tf.data.Options: turning the fusion off is not honoured yet.
-_NOT_YET = {"shuffle_repeat_with_fusion_disabled"}
 
-
-@pytest.mark.parametrize(
-    "name",
-    [
-        pytest.param(
-            n,
-            marks=pytest.mark.xfail(
-                strict=True, reason="Options.experimental_optimization not honoured"
-            ),
-        )
-        if n in _NOT_YET
-        else n
-        for n in sorted(CASES)
-    ],
-)
+@pytest.mark.parametrize("name", sorted(CASES))
 def test_shuffle_gives_tf115_order(name: str) -> None:
     recorded = reference.case("shuffle_order", name)
     with tf.Graph().as_default():

@@ -343,6 +343,10 @@ class Pipeline:
         # The dataset an iterator reads (set by the iterator ops): assert_next looks at the
         # transformations between it and this one.
         self.root: Dataset | None = None
+        # The static optimizations an OptimizeDataset of the pipeline names (TF 1.15 applies
+        # them when an iterator is made with the dataset's options; make_initializer does
+        # not): shuffle_and_repeat_fusion changes the order a shuffle().repeat() gives.
+        self.static_optimizations: frozenset[str] = frozenset()
         self._closed = threading.Event()
         self._threads: list[threading.Thread] = []
         self._lock = threading.Lock()

@@ -111,8 +111,39 @@ def _passing_on(check: Callable[[list[Any]], None] | None = None) -> Factory:
     return factory
 
 
-for _name in ("ModelDataset", "OptimizeDataset", "NonSerializableDataset"):
+for _name in ("ModelDataset", "NonSerializableDataset"):
     _alias(_name, _passing_on())
+
+
+class _Optimized(base.Dataset):
+    """OptimizeDataset's value: its input, iterated in a pipeline that knows the names of
+    the static optimizations (the datasets they concern look them up)."""
+
+    def __init__(self, data: base.Dataset, names: frozenset[str]) -> None:
+        super().__init__(data.specs)
+        self.data, self.names = data, names
+
+    def with_input(self, data: base.Dataset) -> base.Dataset:
+        return _Optimized(data, self.names)
+
+    def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
+        pipeline.static_optimizations = pipeline.static_optimizations | self.names
+        return self.data.iterate(pipeline)
+
+    def cardinality(self) -> int:
+        return self.data.cardinality()
+
+
+def _optimize_dataset(node: Any, xp: Any) -> Any:
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        names = np.asarray(ins[1]).reshape(-1)
+        decoded = frozenset(n.decode() if isinstance(n, bytes) else str(n) for n in names)
+        return (_Optimized(_input(ins[0], node.name), decoded),)
+
+    return compute
+
+
+_alias("OptimizeDataset", _optimize_dataset)
 _alias("ExperimentalNonSerializableDataset", _passing_on())
 for _name in ("PrivateThreadPoolDataset", "ExperimentalPrivateThreadPoolDataset"):
     _alias(_name, _passing_on(lambda ins: _at_least(ins[1], 1, "num_threads")))

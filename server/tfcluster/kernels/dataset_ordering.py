@@ -41,6 +41,12 @@ class _Repeat(base.Dataset):
         return _Repeat(data.specs, data, self.count)
 
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
+        if "shuffle_and_repeat_fusion" in pipeline.static_optimizations and isinstance(
+            self.data, _Shuffle
+        ):
+            fused = self.data.fused_with_repeat(self.count)
+            if fused is not None:
+                return fused.iterate(pipeline)
         return _RepeatIterator(self, pipeline)
 
     def cardinality(self) -> int:
@@ -135,10 +141,6 @@ def repeat_dataset(node: Any, xp: Any) -> Any:
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         data, count = _input(ins[0], node.name), base.scalar_int(ins[1], "count")
-        if isinstance(data, _Shuffle):
-            fused = data.fused_with_repeat(count)
-            if fused is not None:
-                return (fused,)
         return (_Repeat(specs, data, count),)
 
     return compute

@@ -145,7 +145,10 @@ def _softmax(xp: Any, x: Any) -> Any:
         e *= (np.float32(1) / _eigen_sum.rows_sum(e))[:, None]
         return e.reshape(x.shape)
     e = xp.exp(x - xp.max(x, axis=-1, keepdims=True))
-    return e / xp.sum(e, axis=-1, keepdims=True)
+    total = _eigen_sum.trailing_sum(e, (e.ndim - 1,), True)
+    if total is None:
+        total = xp.sum(e, axis=-1, keepdims=True)
+    return e * (1 / total).astype(e.dtype, copy=False)
 
 
 def _softmax_factory(fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Compute]:

@@ -1,14 +1,16 @@
 """Random kernels beyond uniform/normal, and the stateless ones.
 
-Stateful samplers (Multinomial, RandomGamma, RandomPoisson) follow the project's random
-kernels: each node keeps a numpy generator seeded from (seed, seed2), draws on the host, and
-the result moves to the kernel's device. Stateless ops (StatelessRandom*, StatelessTruncated
-Normal, StatelessMultinomial) are pure functions of their seed computed with TF's own Philox
-generator, so they give TensorFlow's numbers.
+Multinomial reads TF's GuardedPhiloxRandom stream as TF 1.15's CPU kernel does, so a seeded
+graph samples TF's classes. RandomGamma and RandomPoisson keep a numpy generator per node
+seeded from (seed, seed2), draw on the host, and the result moves to the kernel's device.
+Stateless ops (StatelessRandom*, StatelessTruncatedNormal, StatelessMultinomial) are pure
+functions of their seed computed with TF's own Philox generator, so they give TensorFlow's
+numbers.
 """
 
 from __future__ import annotations
 
+import math
 import threading
 from collections.abc import Callable
 from typing import Any
@@ -17,8 +19,11 @@ import numpy as np
 
 from tfcluster.kernels import _philox
 from tfcluster.kernels import _xp_util as u
+from tfcluster.kernels._philox_stream import PhiloxStream
+from tfcluster.kernels.random import _Generator
 from tfcluster.kernels.registry import kernel
 from tfcluster.kernels.special_math import igamma_grad_a, lgamma
+from tfcluster.runtime import thread_budget
 
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
 
@@ -69,19 +74,72 @@ def sample_categorical(logits: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     return np.minimum(out, classes - 1)
 
 
+def _row_blocks(rows: int, cost_per_row: int, threads: int) -> list[tuple[int, int]]:
+    """How TF 1.15's Shard splits the rows over its intra-op pool (ThreadPool::ParallelFor,
+    Eigen's cost model): the blocks of rows each drawn from a stream of its own."""
+    if rows <= 1 or threads <= 1:
+        return [(0, rows)]
+    total_cost = rows * float(cost_per_row)
+    wanted = int(min(float(threads), max(1.0, (total_cost - 100000) / 100000 + 0.9)))
+    if wanted <= 1:
+        return [(0, rows)]
+    # Eigen's CalculateParallelForBlock: a task of ~40000 cycles, at most 4 blocks per thread,
+    # then coarser blocks while that keeps the threads as busy.
+    task = cost_per_row / 40000.0
+    block = int(min(rows, max(-(-rows // (4 * threads)), 1.0 / task if task else rows)))
+    max_block = min(rows, 2 * block)
+    count = -(-rows // block)
+    best = count / (-(-count // threads) * threads)
+    prev = count
+    while best < 1.0 and prev > 1:
+        coarser = -(-rows // (prev - 1))
+        if coarser > max_block:
+            break
+        coarser_count = -(-rows // coarser)
+        prev = coarser_count
+        efficiency = coarser_count / (-(-coarser_count // threads) * threads)
+        if efficiency + 0.01 >= best:
+            block, count = coarser, coarser_count
+            best = max(best, efficiency)
+    return [(i, min(i + block, rows)) for i in range(0, rows, block)]
+
+
+def _stateful_categorical(logits: np.ndarray, n: int, start: _philox.Start) -> np.ndarray:
+    """TF 1.15's CPU Multinomial: per row, an unnormalised running cdf over the finite logits
+    (in double, after subtracting the largest finite logit) and upper_bound(RandDouble() *
+    total). Each block of rows reads one SimplePhilox stream in order, starting
+    first_row * (n + 3) / 4 generator calls in, as TF's shards do."""
+    batch, classes = logits.shape
+    out = np.empty((batch, n), dtype=np.int64)
+    cost = int(50 * (n * math.log(classes) / math.log(2) + classes)) if classes else 0
+    # TF's intra-op pool: the session's intra_op_parallelism_threads or the CPUs it may use.
+    for first, limit in _row_blocks(batch, cost, thread_budget.current().intra):
+        skip = first * (n + 3) // 4
+        stream = PhiloxStream(_philox.Start(start.key, start.base, start.first + skip))
+        for b in range(first, limit):
+            row = logits[b]
+            finite = np.isfinite(row)
+            top = float(np.max(row[finite])) if finite.any() else float(np.finfo(row.dtype).min)
+            with np.errstate(all="ignore"):
+                weights = np.exp(row.astype(np.float64) - top)
+            cdf = np.cumsum(np.where(finite, weights, 0.0))
+            total = cdf[-1] if cdf.size else 0.0
+            out[b] = np.searchsorted(cdf, stream.random(n) * total, "right")
+    return out
+
+
 @kernel("Multinomial", host=(0, 1))
 def multinomial(node: Any, xp: Any) -> Compute:
-    rng = _generator(node)
-    lock = threading.Lock()
+    gen = _Generator(node)
     out_dtype = u.np_dtype(node, "output_dtype") if "output_dtype" in node.attrs else np.int64
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         logits = u.host(ins[0])
         n = u.host_int(ins[1], "num_samples")
         _check_logits(logits, n)
-        with lock:
-            uniforms = rng.random((logits.shape[0], n))
-        return (xp.asarray(sample_categorical(logits, uniforms).astype(out_dtype)),)
+        # TF reserves 2 doubles' words per sample, samples rounded up to 4, 256 calls each.
+        start = gen.reserve_outputs(logits.shape[0] * ((n + 3) // 4 * 4) * 2)
+        return (xp.asarray(_stateful_categorical(logits, n, start).astype(out_dtype)),)
 
     return compute
 

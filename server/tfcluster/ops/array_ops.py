@@ -55,17 +55,6 @@ def _scalar_value(t: Tensor) -> int | None:
     if value is not None:
         return int(value) if np.ndim(value) == 0 else None
     op = t.op
-    if op.type == "StridedSlice" and op.inputs[0].op.type == "Shape":
-        full = _partial_values(op.inputs[0])
-        begin = tensor_util.constant_value(op.inputs[1])
-        if (
-            full is not None
-            and begin is not None
-            and np.size(begin) == 1
-            and op._get_attr("shrink_axis_mask") == 1
-            and -len(full) <= int(np.reshape(begin, -1)[0]) < len(full)
-        ):
-            return full[int(np.reshape(begin, -1)[0])]
     if op.type in ("Identity", "Cast") and op.inputs:
         return _scalar_value(op.inputs[0])
     return _evaluated_scalar(t)

@@ -118,18 +118,34 @@ def _static_axis(axis: Any) -> int:
 
 
 def _descending(values: Tensor, axis: int, return_argsort: bool) -> Tensor:
+    # TF 1.15 builds `rank` even when the fast path leaves it unused: its op counts toward
+    # the op seeds of random ops made later.
     k = array_ops.shape(values)[axis]
-    rank = values.shape.ndims
+    rank = array_ops.rank(values)
+    static_rank = values.shape.ndims
     transposition: Any = None
-    if axis == -1 or (rank is not None and axis + 1 == rank):
+    if axis == -1 or axis + 1 == static_rank:
         top_k_input = values
     else:
-        if rank is None:
-            raise ValueError("sort along an axis other than the last needs a known rank")
-        if axis < 0:
-            axis += rank
-        perm = np.r_[np.arange(axis), [rank - 1], np.arange(axis + 1, rank - 1), [axis]]
-        transposition = convert_to_tensor(perm.astype(np.int32), name="transposition")
+        axis_any: Any = axis + (static_rank or rank) if axis < 0 else axis
+        if static_rank is not None:
+            perm = np.r_[
+                np.arange(axis_any),
+                [static_rank - 1],
+                np.arange(axis_any + 1, static_rank - 1),
+                [axis_any],
+            ]
+            transposition = convert_to_tensor(perm, name="transposition")
+        else:
+            transposition = array_ops.concat(
+                [
+                    math_ops.range(axis_any),
+                    [rank - 1],
+                    math_ops.range(axis_any + 1, rank - 1),
+                    [axis_any],
+                ],
+                axis=0,
+            )
         top_k_input = array_ops.transpose(values, transposition)
     out_values, indices = top_k(top_k_input, k)
     result = indices if return_argsort else out_values

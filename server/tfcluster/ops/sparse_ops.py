@@ -861,3 +861,51 @@ __all__ = [
     "sparse_transpose",
     "string_split",
 ]
+
+
+# ---- SparseTensor's operators: `sp * dense`, `sp / dense` ---------------------------------------
+def _sparse_dense_cwise(op_type: str, sp: SparseTensor, y: Tensor, name: str) -> Tensor:
+    inputs = [sp.indices, sp.values, sp.dense_shape, y]
+    attrs = {"T": sp.values.dtype.base_dtype}
+    return get_default_graph().create_op(op_type, inputs, attrs, name=name).outputs[0]
+
+
+def _sparse_dense_truediv(sp: SparseTensor, y: Tensor, name: str) -> Tensor:
+    # TF's _sparse_dense_truediv: its own "truediv" scope, integers cast as dense truediv does.
+    with name_scope(name, "truediv", [sp.indices, sp.values, sp.dense_shape, y]) as scope:
+        x_dtype, y_dtype = sp.values.dtype.base_dtype, y.dtype.base_dtype
+        if x_dtype != y_dtype:
+            raise TypeError(f"x and y must have the same dtype, got {x_dtype!r} != {y_dtype!r}")
+        if x_dtype not in math_ops._TRUEDIV_TABLE:
+            raise TypeError(f"Invalid dtype {x_dtype!r} in __truediv__")
+        target = math_ops._TRUEDIV_TABLE[x_dtype]
+        if target is not None:
+            sp = SparseTensor(sp.indices, math_ops.cast(sp.values, target), sp.dense_shape)
+            y = math_ops.cast(y, target)
+        return _sparse_dense_cwise("SparseDenseCwiseDiv", sp, y, scope)
+
+
+def _sparse_operator(op_name: str, build: Any) -> Any:
+    """TF's binary_op_wrapper_sparse: `sp <op> y` with y converted to the values' dtype; the
+    result keeps sp's indices and dense_shape. SparseTensor has no reflected forms."""
+
+    def operator(sp: SparseTensor, y: Any) -> SparseTensor:
+        with name_scope(None, op_name, [sp, y]) as scope:
+            y_t = convert_to_tensor(y, dtype=sp.dtype.base_dtype, name="y")
+            return SparseTensor(sp.indices, build(sp, y_t, scope), sp.dense_shape)
+
+    operator.__name__ = f"__{op_name}__"
+    return operator
+
+
+_SPARSE_OPERATORS = {
+    "__mul__": _sparse_operator(
+        "mul", lambda sp, y, name: _sparse_dense_cwise("SparseDenseCwiseMul", sp, y, name)
+    ),
+    "__div__": _sparse_operator(
+        "div", lambda sp, y, name: _sparse_dense_cwise("SparseDenseCwiseDiv", sp, y, name)
+    ),
+    "__truediv__": _sparse_operator("truediv", _sparse_dense_truediv),
+}
+for _name, _fn in _SPARSE_OPERATORS.items():
+    setattr(SparseTensor, _name, _fn)

@@ -25,7 +25,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
-from tfcluster.lib.data import stats, type_specs
+from tfcluster.lib.data import static_options, stats, type_specs
 from tfcluster.lib.data import structure as st
 from tfcluster.lib.data.dataset import Dataset, same_graph
 from tfcluster.ops import dataset_ops
@@ -183,9 +183,8 @@ def _legacy(types: Any, shapes: Any, classes: Any) -> tuple[Any, Any, Any]:
 def initializable(dataset: Dataset, shared_name: str | None = None) -> Iterator:
     same_graph(dataset)
     with colocate_with(dataset._variant_tensor.op):
-        # TF 1.15 first applies the default options: a Const, OptimizeDataset and
-        # ModelDataset that tfcluster does without; they are in TF's op count (op seeds).
-        dataset._variant_tensor.graph._match_tf1_op_count(3)
+        # TF 1.15 first applies the dataset's options (OptimizeDataset, ModelDataset).
+        dataset = static_options.apply_options(dataset)
         dataset = stats.apply_stats_options(dataset)
         resource = dataset_ops.iterator_v2(st.op_attrs(dataset._structure), shared_name or "")
         initializer = dataset_ops.make_iterator(dataset._variant_tensor, resource)
@@ -202,7 +201,7 @@ def one_shot(dataset: Dataset) -> Iterator:
     same_graph(dataset)
     with colocate_with(dataset._variant_tensor.op):
         dataset = stats.apply_stats_options(dataset)
-    factory = _dataset_factory(dataset)
+    factory = _dataset_factory(dataset)  # its function applies the options, as TF's
     with colocate_with(dataset._variant_tensor.op):
         resource = dataset_ops.one_shot_iterator(factory, st.op_attrs(dataset._structure))
         return Iterator(
@@ -229,7 +228,9 @@ def _dataset_factory(dataset: Dataset) -> Any:
             controls = [copies[c] for c in op.control_inputs if c in copies]
             attrs = {k: v for k, v in op.attrs.items() if k != "_class"}
             copies[op] = Graph.create_op(fg, op.type, inputs, attrs, op.name, controls)
-    return fg.to_function([], [copies[variant.op].outputs[variant.value_index]])
+        copied = copies[variant.op].outputs[variant.value_index]
+        made = static_options.apply_options(Dataset(copied, dataset._structure, [dataset]))
+    return fg.to_function([], [made._variant_tensor])
 
 
 def _ancestors(root: Operation) -> list[Operation]:

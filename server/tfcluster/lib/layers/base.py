@@ -303,6 +303,9 @@ class Layer:
         self._dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype
         self._initial_weights = kwargs.get("weights")
         self._call_inputs: list[Any] = []
+        # A tf.layers layer made an attribute of a Keras layer or model makes resource
+        # variables from then on (TF 1.15's Keras Layer.__setattr__ sets this).
+        self._use_resource_variables = False
         if _KERAS_STYLE_SCOPE:
             if scope is not None:
                 raise ValueError(
@@ -513,7 +516,9 @@ class Layer:
                     collections=collections_arg,
                     constraint=constraint,
                     partitioner=partitioner,
-                    use_resource=use_resource,
+                    use_resource=use_resource
+                    or (not self._keras_style and self._use_resource_variables)
+                    or None,
                     synchronization=synchronization,
                     aggregation=aggregation,
                 )

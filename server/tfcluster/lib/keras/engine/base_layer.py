@@ -63,6 +63,17 @@ class KerasLayerMixin:
     _name: str
     built: bool
 
+    def __setattr__(self, key: str, value: Any) -> None:
+        # TF 1.15's Keras Layer.__setattr__: a legacy tf.layers layer tracked by a Keras
+        # layer or model (Sequential tracks its own) must make resource variables.
+        if (
+            isinstance(value, layers_base.Layer)
+            and not isinstance(value, KerasLayerMixin)
+            and type(self).__name__ != "Sequential"
+        ):
+            value._use_resource_variables = True
+        super().__setattr__(key, value)
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if "input_shape" not in kwargs and "input_dim" in kwargs:
             kwargs["input_shape"] = (kwargs.pop("input_dim"),)

@@ -1,0 +1,208 @@
+"""Behaviours public TF1 model code (a GPT-2 style sampler: shape lists of partly known shapes,
+tf.sort, tf.multinomial, nucleus sampling over a softmax) showed apart on tfcluster. Each case
+is `fn(tf) -> dict of plain values`, run on TF 1.15 by record_model_sweep.py and on tfcluster by
+tests/unit/test_model_sweep_behaviours.py. Python 3.7 code."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _shape(t):
+    return str(t.shape)
+
+
+def partial_shape_scalars(tf):
+    """tf.shape(x)[i] of a partly known shape is not a constant to TF 1.15's shape inference,
+    even where dimension i is known: the ops it sizes have unknown dimensions there."""
+    tf.reset_default_graph()
+    tokens = tf.placeholder(tf.int32, [1, None])
+    feats = tf.placeholder(tf.float32, [None, 3])
+    batch = tf.shape(tokens)[0]
+    width = tf.shape(feats)[1]
+    return {
+        "tile": _shape(tf.tile(tf.zeros([1, 2]), [batch, 1])),
+        "reshape": _shape(tf.reshape(tf.zeros([6]), [batch, -1])),
+        "reshape_known_dims": _shape(tf.reshape(feats, [tf.shape(feats)[0], 3, 1])),
+        "reshape_by_width": _shape(tf.reshape(feats, [width, -1])),
+        "fill": _shape(tf.fill([batch, 2], 1.0)),
+        "zeros": _shape(tf.zeros([batch, 2])),
+        "zeros_of_stack": _shape(tf.zeros(tf.stack([batch, 2]))),
+        "ones": _shape(tf.ones([width, 2])),
+        "random_normal": _shape(tf.random_normal([width, 2])),
+        "slice": _shape(tf.slice(feats, [0, 0], [width, 2])),
+        "broadcast_to": _shape(tf.broadcast_to(1.0, [batch, 2])),
+        "positions": _shape(
+            tf.gather(tf.zeros([10, 4]), tf.tile(tf.expand_dims(tf.range(5), 0), [batch, 1]))
+            + tf.gather(tf.zeros([10, 4]), tokens)
+        ),
+        "range": _shape(tf.range(width)),
+    }
+
+
+def sort_ops_and_values(tf):
+    """tf.sort / tf.argsort build TF's ops (a Rank TF makes and leaves unused, an int64
+    transposition), so later op seeds are TF's."""
+    tf.reset_default_graph()
+    tf.set_random_seed(5)
+    x = np.random.RandomState(0).randn(2, 3, 4).astype(np.float32)
+    p = tf.placeholder(tf.float32)
+    outs = [
+        tf.sort(x),
+        tf.sort(x, axis=1, direction="DESCENDING"),
+        tf.argsort(x, axis=0),
+        tf.sort(p, axis=1),
+        tf.argsort(p, axis=-2),
+    ]
+    draw = tf.random_uniform([3])
+    ops = [
+        [op.type, op.name, op.outputs[0].dtype.name if op.outputs else ""]
+        for op in tf.get_default_graph().get_operations()
+    ]
+    with tf.Session() as sess:
+        values = sess.run([*outs, draw], {p: x})
+    return {"ops": ops, "values": [v.tolist() for v in values]}
+
+
+# (rows, samples, classes): one block of rows in TF's cost model up to the fourth; the rest
+# are split over the intra-op threads.
+_MULTINOMIAL_SHAPES = [
+    (2, 1, 10),
+    (3, 5, 10),
+    (8, 7, 100),
+    (2, 3, 5),
+    (4, 100, 1000),
+    (64, 10, 500),
+    (32, 3, 50),
+]
+
+
+def multinomial_draws(tf):
+    """tf.multinomial / tf.random.categorical draw TF's classes for a seed: its Philox stream,
+    rows split into blocks over two intra-op threads as TF's cost model splits them; rows with
+    -inf logits skip those classes, a row of only -inf gives num_classes. TF 1.15 sizes its
+    intra-op pool once per process, from the first session's config: this case's session is
+    the recorder's first (its cases run in name order)."""
+    tf.reset_default_graph()
+    tf.set_random_seed(7)
+    rs = np.random.RandomState(1)
+    draws = []
+    for rows, samples, classes in _MULTINOMIAL_SHAPES:
+        logits = (rs.randn(rows, classes) * 2).astype(np.float32)
+        if classes == 5:
+            logits[0, 1] = -np.inf
+            logits[1, :] = -np.inf
+        draws.append(tf.random.categorical(logits, samples))
+    draws.append(tf.multinomial([[0.5, 1.5, -1.0]], 4, output_dtype=tf.int32))
+    config = tf.ConfigProto(intra_op_parallelism_threads=2)
+    with tf.Session(config=config) as sess:
+        runs = [sess.run(draws) for _ in range(2)]
+    return {"runs": [[d.tolist() for d in run] for run in runs]}
+
+
+def softmax_reciprocal_product(tf):
+    """TF's softmax multiplies exp(x - max) by the reciprocal of the row sum: its cumulative
+    sum over a few finite logits ends at 1.0000001 where a quotient ends at 1.0."""
+    tf.reset_default_graph()
+    v = np.array([[0.5445846, 0.38624892, 0.351897] + [-1e10] * 97], np.float32)
+    sm = tf.nn.softmax(v)
+    with tf.Session() as sess:
+        a, b = sess.run([sm, tf.cumsum(sm, axis=-1)])
+    return {"softmax": a.view(np.int32).tolist(), "cumsum_end": b[0, -1].view(np.int32).tolist()}
+
+
+def sparse_tensor_operators(tf):
+    """A SparseTensor times or over a dense value (tkipf/gcn's sparse dropout scales by
+    1/keep_prob): SparseDenseCwiseMul/Div on its values, integer values cast as truediv does."""
+    tf.reset_default_graph()
+    sp = tf.SparseTensor([[0, 0], [1, 2], [2, 1]], [1.0, 2.0, 3.0], [3, 3])
+    isp = tf.SparseTensor([[0, 1], [2, 2]], [3, 7], [3, 3])
+    outs = [sp * 2.0, sp * tf.constant([1.0, 2.0, 3.0]), sp / 4.0, isp / 2, sp.__div__(2.0)]
+    ops = [[op.type, op.name] for op in tf.get_default_graph().get_operations()]
+    with tf.Session() as sess:
+        values = sess.run(outs)
+    rows = [[v.indices.tolist(), v.values.tolist(), str(v.values.dtype)] for v in values]
+    return {"ops": ops, "values": rows}
+
+
+def shuffle_repeat_by_iterator_kind(tf):
+    """Kyubyong/transformer makes its iterator with Iterator.from_structure and
+    make_initializer, which applies no dataset options: shuffle().repeat() then reshuffles
+    each epoch; make_initializable_iterator and make_one_shot_iterator apply the default
+    options (OptimizeDataset with shuffle_and_repeat_fusion, ModelDataset), unless the options
+    turn them off."""
+    out = {}
+    for kind in ("initializable", "one_shot", "make_initializer", "no_defaults", "no_fusion"):
+        tf.reset_default_graph()
+        ds = tf.data.Dataset.range(12).shuffle(100, seed=5).repeat(3)
+        if kind in ("no_defaults", "no_fusion"):
+            options = tf.data.Options()
+            if kind == "no_defaults":
+                options.experimental_optimization.apply_default_optimizations = False
+                options.experimental_optimization.autotune = False
+            else:
+                options.experimental_optimization.shuffle_and_repeat_fusion = False
+            ds = ds.with_options(options)
+        ds = ds.batch(12)
+        if kind == "one_shot":
+            it = tf.data.make_one_shot_iterator(ds)
+            init = []
+        elif kind == "make_initializer":
+            it = tf.data.Iterator.from_structure(ds.output_types, ds.output_shapes)
+            init = it.make_initializer(ds)
+        else:
+            it = tf.data.make_initializable_iterator(ds)
+            init = it.initializer
+        nxt = it.get_next()
+        ops = [[op.type, op.name] for op in tf.get_default_graph().get_operations()]
+        with tf.Session() as sess:
+            sess.run(init)
+            epochs = [sess.run(nxt).tolist() for _ in range(3)]
+        out[kind] = {"ops": ops[-6:], "epochs": epochs}
+    return out
+
+
+def legacy_layers_tracked_by_keras(tf):
+    """tensorflow/models' official/mnist builds tf.layers layers as attributes of a
+    tf.keras.Model: TF 1.15 makes their variables resource variables (VarHandleOp), so the op
+    seeds of later initializers count those ops. A tf.layers layer outside Keras keeps
+    VariableV2."""
+    tf.reset_default_graph()
+    tf.set_random_seed(7)
+
+    class Net(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.conv = tf.layers.Conv2D(2, 3, padding="same")
+            self.fc = tf.layers.Dense(3)
+
+        def __call__(self, x):
+            return self.fc(tf.layers.flatten(self.conv(x)))
+
+    x = tf.constant(np.arange(32, dtype=np.float32).reshape(2, 4, 4, 1) / 32.0)
+    y = Net()(x)
+    plain = tf.layers.Dense(2)(y)
+    ops = [[op.type, op.name] for op in tf.get_default_graph().get_operations()]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run([y, plain])
+        weights = sess.run(tf.global_variables())
+    return {
+        "variable_ops": [o for o in ops if o[0] in ("VarHandleOp", "VariableV2")],
+        "values": [v.tolist() for v in values],
+        "weights": [w.tolist() for w in weights],
+    }
+
+
+CASES = {
+    f.__name__: f
+    for f in (
+        partial_shape_scalars,
+        sort_ops_and_values,
+        multinomial_draws,
+        softmax_reciprocal_product,
+        sparse_tensor_operators,
+        shuffle_repeat_by_iterator_kind,
+        legacy_layers_tracked_by_keras,
+    )
+}

@@ -1,0 +1,53 @@
+"""Behaviours of public TF1 model code (a GPT-2 style sampler) against TF 1.15's recorded
+answers (tests/tf_reference/record_model_sweep.py): static shapes from partly known shapes,
+tf.sort's ops, multinomial draws for a seed, softmax's last bits."""
+
+from __future__ import annotations
+
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.model_sweep_cases import CASES
+
+AREA = "model_sweep"
+
+
+def _same_as_tf(name: str) -> None:
+    expected = reference.case(AREA, name)
+    actual = CASES[name](tf)
+    for key in expected:
+        assert actual[key] == expected[key], key
+
+
+def test_shape_of_a_partly_known_shape_sizes_ops_as_unknown_dims() -> None:
+    _same_as_tf("partial_shape_scalars")
+
+
+def test_sort_builds_tfs_ops_and_values() -> None:
+    _same_as_tf("sort_ops_and_values")
+
+
+def test_multinomial_draws_tfs_classes_for_a_seed_over_two_threads() -> None:
+    _same_as_tf("multinomial_draws")
+
+
+def test_softmax_multiplies_by_the_reciprocal_of_the_row_sum() -> None:
+    _same_as_tf("softmax_reciprocal_product")
+
+
+def test_sparse_tensor_times_and_over_a_dense_value() -> None:
+    _same_as_tf("sparse_tensor_operators")
+
+
+def test_shuffle_then_repeat_fuses_only_where_tf_applies_dataset_options() -> None:
+    _same_as_tf("shuffle_repeat_by_iterator_kind")
+
+
+def test_tf_layers_held_by_a_keras_model_make_resource_variables() -> None:
+    expected = reference.case(AREA, "legacy_layers_tracked_by_keras")
+    actual = CASES["legacy_layers_tracked_by_keras"](tf)
+    assert actual["variable_ops"] == expected["variable_ops"]
+    # The initial weights (their op seeds follow the resource variables' ops) are TF's.
+    for got, want in zip(actual["weights"], expected["weights"], strict=True):
+        reference.assert_close(got, want, rtol=1e-6, atol=1e-7)
+    for got, want in zip(actual["values"], expected["values"], strict=True):
+        reference.assert_close(got, want, rtol=1e-5, atol=1e-6)
