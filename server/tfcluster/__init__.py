@@ -27,6 +27,13 @@ from tfcluster.framework import versions as _versions  # noqa: E402
 _proto_text.install()
 _numpy_printing.install()
 
+from tfcluster.lib.platform import tf_logging as _tf_logging  # noqa: E402
+
+# As importing TF 1.15 does: the "tensorflow" logger gets its stderr handler now (unless the
+# root logger has handlers), so the library's records ("WARNING:tensorflow:...") show in
+# programs that never call tf.logging themselves.
+_tf_logging.get_logger()
+
 # The TensorFlow release whose API tfcluster follows (tfcluster's own version is
 # tf.version.tfcluster_version).
 __version__ = _versions.VERSION
