@@ -69,7 +69,8 @@ def _exact(dtype: np.dtype[Any]) -> tuple[float, float]:
 
 
 def _ulps(dtype: np.dtype[Any]) -> tuple[float, float]:
-    return (1e-6, 1e-7) if dtype == np.float32 else (0.0, 0.0)
+    # atol: a few ulps of values near 1 (a softmax's p - label where p ~ 1).
+    return (1e-6, 3e-7) if dtype == np.float32 else (0.0, 0.0)
 
 
 @pytest.mark.parametrize("op", gpu_ops())
