@@ -9,6 +9,11 @@ import warnings
 
 import numpy as np
 
+try:
+    from tf_reference.case_tools import error
+except ImportError:  # run by the recorder from tests/tf_reference
+    from case_tools import error
+
 
 def fetched_scalar_comparisons(tf):
     """hwalsuklee's VAE keeps `min_tot_loss = 1e99` and tests `min_tot_loss > tot_loss` on a
@@ -45,6 +50,30 @@ def fetched_scalar_comparisons(tf):
     }
 
 
+def unfed_placeholder_messages(tf):
+    """hwalsuklee's GANs fail with `You must feed a value for placeholder tensor 'real_images'
+    with dtype float and shape [64,28,28,1]`: TF names the dtype as its C++ runtime does."""
+    tf.reset_default_graph()
+    ph = {
+        "float_known": tf.placeholder(tf.float32, [64, 28, 28, 1], name="real_images"),
+        "float_partial": tf.placeholder(tf.float32, [None, 784], name="x"),
+        "float_unknown": tf.placeholder(tf.float32, name="u"),
+        "double": tf.placeholder(tf.float64, [2], name="d"),
+        "half": tf.placeholder(tf.float16, [], name="h"),
+        "int32": tf.placeholder(tf.int32, [None], name="i"),
+        "int64": tf.placeholder(tf.int64, [3], name="l"),
+        "string": tf.placeholder(tf.string, [1], name="s"),
+        "bool": tf.placeholder(tf.bool, name="b"),
+        "uint8": tf.placeholder(tf.uint8, [2, 2], name="u8"),
+    }
+    out = {}
+    with tf.Session() as sess:
+        for key, p in sorted(ph.items()):
+            out[key] = error(lambda p=p: sess.run(tf.identity(p)))
+    return out
+
+
 CASES = {
     "fetched_scalar_comparisons": fetched_scalar_comparisons,
+    "unfed_placeholder_messages": unfed_placeholder_messages,
 }

@@ -14,3 +14,9 @@ def test_fetched_float_scalars_compare_with_python_numbers_as_under_numpy_1() ->
     expected = reference.case(AREA, "fetched_scalar_comparisons")
     actual = CASES["fetched_scalar_comparisons"](tf)
     assert actual == expected
+
+
+def test_an_unfed_placeholder_names_its_dtype_and_shape_as_tf_does() -> None:
+    expected = reference.case(AREA, "unfed_placeholder_messages")
+    actual = CASES["unfed_placeholder_messages"](tf)
+    assert actual == expected
