@@ -73,7 +73,26 @@ def unfed_placeholder_messages(tf):
     return out
 
 
+def string_concatenation(tf):
+    """Learning TensorFlow's hello_world adds two string constants (`h + w`): TF's Add
+    concatenates strings, broadcasting a scalar over a vector."""
+    tf.reset_default_graph()
+    h = tf.constant("Hello")
+    w = tf.constant(" World!")
+    names = tf.constant(["a", "bc"])
+    with tf.Session() as sess:
+        scalar, vector, added, both = sess.run([h + w, names + w, tf.add(h, names), names + names])
+    return {
+        "scalar": [type(scalar).__name__, scalar.decode()],
+        "vector": [v.decode() for v in vector],
+        "added": [v.decode() for v in added],
+        "both": [v.decode() for v in both],
+        "dtype": str(vector.dtype),
+    }
+
+
 CASES = {
     "fetched_scalar_comparisons": fetched_scalar_comparisons,
     "unfed_placeholder_messages": unfed_placeholder_messages,
+    "string_concatenation": string_concatenation,
 }

@@ -20,3 +20,9 @@ def test_an_unfed_placeholder_names_its_dtype_and_shape_as_tf_does() -> None:
     expected = reference.case(AREA, "unfed_placeholder_messages")
     actual = CASES["unfed_placeholder_messages"](tf)
     assert actual == expected
+
+
+def test_adding_string_tensors_concatenates_them_as_tf_does() -> None:
+    expected = reference.case(AREA, "string_concatenation")
+    actual = CASES["string_concatenation"](tf)
+    assert actual == expected
