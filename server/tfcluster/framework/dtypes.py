@@ -221,6 +221,16 @@ _BY_NUMPY: dict[Any, DType] = {
 }
 
 
+# TF's C++ DataTypeString spells these three as C types; every other name is the Python one.
+_C_NAMES = {"float32": "float", "float64": "double", "float16": "half"}
+
+
+def data_type_string(dtype: DType) -> str:
+    """TF's DataTypeString, the dtype name its runtime's messages show ('float', 'double_ref')."""
+    base = dtype.name.removesuffix("_ref")
+    return _C_NAMES.get(base, base) + ("_ref" if dtype.name.endswith("_ref") else "")
+
+
 def storage_dtype(np_dtype: Any) -> Any:
     """The plain numpy dtype holding a value: a quantized dtype's integer field, else itself."""
     if isinstance(np_dtype, np.dtype) and np_dtype.fields:

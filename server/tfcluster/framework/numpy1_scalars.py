@@ -4,8 +4,9 @@ TF 1.15 runs on numpy 1.x, where a numpy scalar meeting a Python int or float is
 if the Python number were an int64 / float64: `np.float32(c) / 150` is a float64. Numpy 2
 (NEP 50) keeps float32. The TF1 tutorials' `avg_cost += c / total_batch` then sums in float32
 and prints other digits than under TF 1.15. `sess.run` hands back its float32 (and float16)
-scalars as these subclasses, which compute such mixed operations in float64 as numpy 1 did;
-everything else (numpy operands, printing, dtype, isinstance checks) is numpy's own.
+scalars as these subclasses, which compute such mixed operations (arithmetic and comparisons:
+`1e99 > loss` neither warns of an overflow nor finds `np.float32(0.1) == 0.1`) in float64 as
+numpy 1 did; everything else (numpy operands, printing, dtype, isinstance checks) is numpy's own.
 """
 
 from __future__ import annotations
@@ -46,6 +47,16 @@ _OPERATORS: dict[str, Callable[[Any, Any], Any]] = {
     "divmod": divmod,
 }
 
+# Comparisons have no reflected form: Python swaps the operands (`1e99 > c` is `c < 1e99`).
+_COMPARISONS: dict[str, Callable[[Any, Any], Any]] = {
+    "eq": operator.eq,
+    "ne": operator.ne,
+    "lt": operator.lt,
+    "le": operator.le,
+    "gt": operator.gt,
+    "ge": operator.ge,
+}
+
 
 def _numpy1_class(base: type) -> type:
     # Named as numpy's own class: `print(type(loss))` shows <class 'numpy.float32'> as in TF.
@@ -53,6 +64,10 @@ def _numpy1_class(base: type) -> type:
     for name, op in _OPERATORS.items():
         namespace[f"__{name}__"] = _binary(op, reflected=False)
         namespace[f"__r{name}__"] = _binary(op, reflected=True)
+    for name, op in _COMPARISONS.items():
+        namespace[f"__{name}__"] = _binary(op, reflected=False)
+    # Defining __eq__ drops the inherited hash: keep numpy's (equal to the float's).
+    namespace["__hash__"] = base.__hash__
     return type(base.__name__, (base,), namespace)
 
 

@@ -14,7 +14,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import memory_budget
+from tfcluster.framework import dtypes, memory_budget
 from tfcluster.kernels import tensor_lists
 from tfcluster.kernels.common import (
     Compute,
@@ -53,13 +53,14 @@ def const(node: Any, xp: Any) -> Compute:
 def placeholder(node: Any, xp: Any) -> Compute:
     dtype = node.attrs["dtype"]
     shape = node.attrs.get("shape")
-    known = shape is not None and shape.ndims is not None
+    # TF names the shape only when it has dimensions (a scalar's [] is left out too).
+    known = shape is not None and bool(shape.ndims)
     shape_s = (
         "[" + ",".join("?" if d is None else str(d) for d in shape.as_list()) + "]" if known else ""
     )
     message = (
-        f"You must feed a value for placeholder tensor '{node.name}' with dtype {dtype.name}"
-        + (f" and shape {shape_s}" if known else "")
+        f"You must feed a value for placeholder tensor '{node.name}' with dtype "
+        f"{dtypes.data_type_string(dtype)}" + (f" and shape {shape_s}" if known else "")
     )
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:

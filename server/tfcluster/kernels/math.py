@@ -148,6 +148,9 @@ def _binary_factory(float_fn: XpFn, int_fn: XpFn) -> Callable[[Any, Any], Comput
                         out = fn(x, y)
             except ValueError:
                 raise invalid(f"Incompatible shapes: {_shape(x)} vs. {_shape(y)}") from None
+            if not hasattr(out, "dtype"):
+                # numpy hands back the bare Python object for two 0-d object arrays (strings).
+                out = np.asarray(out, dtype=dtype)
             if out.dtype != dtype:
                 out = out.astype(dtype)
             return (out,)

@@ -213,8 +213,8 @@ def _check_dtype(ta: TensorArrayResource, want: dtypes.DType, writing: bool) -> 
 
 
 def _tf_name(dtype: dtypes.DType) -> str:
-    """DataTypeString: 'float', 'double', 'int32', ..."""
-    return {"float32": "float", "float64": "double"}.get(dtype.name, dtype.name)
+    """DataTypeString: 'float', 'double', 'half', 'int32', ..."""
+    return dtypes.data_type_string(dtype)
 
 
 def _check_same_shapes(shapes: list[tuple[int, ...]], what: str) -> None:
