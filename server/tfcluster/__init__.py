@@ -26,12 +26,14 @@ from tfcluster.ops import variables as _variables  # noqa: E402
 
 _math_ops.install_operator_overloads(_variables.Variable)
 
+from tfcluster.framework import numpy1_names as _numpy1_names  # noqa: E402
 from tfcluster.framework import numpy_printing as _numpy_printing  # noqa: E402
 from tfcluster.framework import proto_text as _proto_text  # noqa: E402
 from tfcluster.framework import versions as _versions  # noqa: E402
 
 _proto_text.install()
 _numpy_printing.install()
+_numpy1_names.install()
 
 from tfcluster.lib.platform import tf_logging as _tf_logging  # noqa: E402
 

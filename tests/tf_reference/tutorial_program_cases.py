@@ -91,8 +91,55 @@ def string_concatenation(tf):
     }
 
 
+def numpy1_names(tf):
+    """TF1 programs written against numpy 1.x use its names numpy 1.24/2.0 removed
+    (`dtype=np.float`, `np.zeros(n, np.int)`, `np.infty`, `np.asscalar`): under tfcluster
+    (`import tfcluster` first) they mean what they meant beside TF 1.15."""
+    tf.reset_default_graph()
+    x = tf.placeholder(np.float, [None, 2])
+    y = tf.reduce_sum(x)
+    with tf.Session() as sess:
+        total = sess.run(y, {x: np.ones((3, 2), dtype=np.float_)})
+    arrays = {
+        "zeros_int": np.zeros(2, np.int),
+        "zeros_float": np.zeros(2, dtype=np.float),
+        "asarray_complex": np.asarray([1, 2], np.complex),
+        "asarray_bool": np.asarray([0, 1], np.bool),
+        "asarray_object": np.asarray([1, "a"], np.object),
+        "asarray_str": np.asarray([1, 2], np.str),
+        "asarray_unicode": np.asarray([1, 2], np.unicode),
+        "float_": np.float_(1) / 3,
+        "complex_": np.asarray([1], np.complex_),
+        "string_": np.asarray(["ab"], np.string_),
+        "unicode_": np.asarray(["ab"], np.unicode_),
+        "bool8": np.asarray([1], np.bool8),
+        "int0": np.asarray([1], np.int0),
+        "product": np.product([2, 3, 4]),
+        "cumproduct": np.cumproduct([2, 3, 4]),
+        "sometrue": np.sometrue([0, 1]),
+        "alltrue": np.alltrue([0, 1]),
+        "round_": np.round_([1.26, 2.5], 1),
+        "msort": np.msort(np.array([[3, 1], [1, 2]])),
+    }
+    return {
+        "session": [str(total), type(total).__name__],
+        "arrays": {
+            k: [np.asarray(v).dtype.str, repr(np.asarray(v).tolist())]
+            for k, v in sorted(arrays.items())
+        },
+        "constants": [
+            repr(float(v))
+            for v in (np.infty, np.Inf, np.Infinity, np.PINF, np.NINF, np.PZERO, np.NZERO)
+        ],
+        "nans": [bool(np.isnan(v)) for v in (np.NaN, np.NAN)],
+        "asscalar": [repr(np.asscalar(np.array([3]))), repr(np.asscalar(np.float32(1.5)))],
+        "builtins": [np.int is int, np.float is float, np.object is object, np.str is str],
+    }
+
+
 CASES = {
     "fetched_scalar_comparisons": fetched_scalar_comparisons,
     "unfed_placeholder_messages": unfed_placeholder_messages,
     "string_concatenation": string_concatenation,
+    "numpy1_names": numpy1_names,
 }

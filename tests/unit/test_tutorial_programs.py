@@ -26,3 +26,9 @@ def test_adding_string_tensors_concatenates_them_as_tf_does() -> None:
     expected = reference.case(AREA, "string_concatenation")
     actual = CASES["string_concatenation"](tf)
     assert actual == expected
+
+
+def test_numpy_1_names_tf1_programs_use_mean_what_they_meant_beside_tf_1_15() -> None:
+    expected = reference.case(AREA, "numpy1_names")
+    actual = CASES["numpy1_names"](tf)
+    assert actual == expected

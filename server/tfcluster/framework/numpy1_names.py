@@ -1,0 +1,83 @@
+"""numpy 1.x names TF1 programs use, given back under numpy 2.
+
+TF 1.15 runs on numpy 1.16-1.18, where `np.int`, `np.float`, `np.object`, `np.str` are the
+builtins, `np.float_`/`np.string_`/`np.unicode_` numpy's scalar types, `np.infty`/`np.NaN`
+constants and `np.asscalar`/`np.product` functions; TF1 programs written then use them
+(`dtype=np.float`, `np.zeros(n, np.int)`). numpy 1.24 and 2.0 removed them, so under a
+current numpy such a program stops at an AttributeError before its first TF call. Each name is
+set to what numpy 1.18 had, and only where the running numpy lacks it (numpy 2's `np.bool` and
+`np.long` are its own and stay).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+import numpy as np
+
+
+def _asscalar(a: Any) -> Any:
+    return a.item()
+
+
+def _msort(a: Any) -> Any:
+    return np.sort(a, axis=0)
+
+
+def _numpy1_names() -> dict[str, Callable[[], Any]]:
+    # Thunks: a name numpy 2 keeps under another spelling is read only when it is needed.
+    return {
+        # the builtins numpy 1.x re-exported (removed in numpy 1.24)
+        "int": lambda: int,
+        "float": lambda: float,
+        "complex": lambda: complex,
+        "object": lambda: object,
+        "str": lambda: str,
+        "unicode": lambda: str,
+        # constants (removed in numpy 2.0)
+        "infty": lambda: np.inf,
+        "Inf": lambda: np.inf,
+        "Infinity": lambda: np.inf,
+        "PINF": lambda: np.inf,
+        "NINF": lambda: -np.inf,
+        "NaN": lambda: np.nan,
+        "NAN": lambda: np.nan,
+        "PZERO": lambda: 0.0,
+        "NZERO": lambda: -0.0,
+        # scalar type aliases (removed in numpy 2.0)
+        "float_": lambda: np.float64,
+        "complex_": lambda: np.complex128,
+        "cfloat": lambda: np.complex128,
+        "singlecomplex": lambda: np.complex64,
+        "longfloat": lambda: np.longdouble,
+        "longcomplex": lambda: np.clongdouble,
+        "clongfloat": lambda: np.clongdouble,
+        "string_": lambda: np.bytes_,
+        "unicode_": lambda: np.str_,
+        "int0": lambda: np.intp,
+        "uint0": lambda: np.uintp,
+        "bool8": lambda: np.bool_,
+        "object0": lambda: np.object_,
+        "str0": lambda: np.str_,
+        "bytes0": lambda: np.bytes_,
+        "void0": lambda: np.void,
+        # functions (removed in numpy 1.23 / 2.0)
+        "asscalar": lambda: _asscalar,
+        "product": lambda: np.prod,
+        "cumproduct": lambda: np.cumprod,
+        "sometrue": lambda: np.any,
+        "alltrue": lambda: np.all,
+        "round_": lambda: np.round,
+        "msort": lambda: _msort,
+        "mat": lambda: np.asmatrix,
+    }
+
+
+def install() -> None:
+    """Sets each numpy 1.x name the running numpy lacks (nothing under numpy 1.18). A removed
+    name is absent from the module's namespace (numpy's module __getattr__ raises for it, with
+    a FutureWarning for some: it is not asked)."""
+    for name, value in _numpy1_names().items():
+        if name not in np.__dict__:
+            setattr(np, name, value())
