@@ -13,7 +13,7 @@ from __future__ import annotations
 import queue
 import time
 from collections.abc import Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 from tfcluster.framework import errors, op_def_registry
 from tfcluster.runtime import (
@@ -168,6 +168,8 @@ class Executor:
             n.op == "Const" and not n.inputs and device_type_of(s.device) == "CPU"
             for n, s in zip(order, self.steps)
         )
+        # The dataflow loop's start with the constants settled (_settled_constants).
+        self._settled: _Settled | None = None
         self._any_ref_fetch = any(self.fetch_is_ref)
         # Per step, the variables it reads and writes (runtime/parallel_run.py orders an
         # update after the running kernels that read its variable).
@@ -295,8 +297,6 @@ class Executor:
             raise with_node(e, step.name) from e
 
     def _run_dataflow(self, ctx: StepContext, vals: list[Any], stats: Any, width: int = 1) -> None:
-        pending = list(self.pending_counts)
-        ready = [i for i, c in enumerate(pending) if c == 0]
         # Requests the receives make in a pass go out together, before the executor waits.
         box, previous_box = outbox.open_outbox()
         try:
@@ -304,10 +304,44 @@ class Executor:
                 parallel_run.ParallelRun(
                     self, ctx, vals, stats, width, self.priority, self.follows, with_node
                 ).run(box)
-            else:
-                self._dataflow_loop(ctx, vals, stats, pending, ready, box, width)
+                return
+            if stats is None and any(self._const_steps):
+                settled = self._settled_constants()
+                pending = list(settled.pending)
+                ready = list(settled.ready)
+                for slot, value in settled.values:
+                    vals[slot] = value
+                remaining = len(self.steps) - settled.settled
+            else:  # a traced step times every node, constants too
+                pending = list(self.pending_counts)
+                ready = [i for i, c in enumerate(pending) if c == 0]
+                remaining = len(self.steps)
+            self._dataflow_loop(ctx, vals, stats, pending, ready, box, remaining, width)
         finally:
             outbox.close_outbox(box, previous_box)
+
+    def _settled_constants(self) -> _Settled:
+        """The dataflow loop's start with the CPU constants already run: a Const kernel hands
+        out the same read-only array every step, so its outputs are taken once and its
+        consumers' counts lowered once, not per step (a partition of a training step is a
+        third constants: shapes, axes, learning rates)."""
+        settled = self._settled
+        if settled is None:
+            pending = list(self.pending_counts)
+            values: list[tuple[int, Any]] = []
+            count = 0
+            for i, (step, is_const) in enumerate(zip(self.steps, self._const_steps)):
+                if not is_const:
+                    continue
+                outs = step.fn(None, [])
+                values += [(slot, outs[idx]) for idx, slot in step.out_pairs]
+                for c in self.consumers[i]:
+                    pending[c] -= 1
+                pending[i] = -1  # never ready: it has run
+                count += 1
+            ready = [i for i, c in enumerate(pending) if c == 0]
+            settled = self._settled = _Settled(tuple(pending), tuple(ready), tuple(values), count)
+        return settled
 
     def _dataflow_loop(
         self,
@@ -317,6 +351,7 @@ class Executor:
         pending: list[int],
         ready: list[int],
         box: outbox.Outbox,
+        remaining: int,
         width: int = 1,
     ) -> None:
         # SimpleQueue: a receive's answer wakes the stepping thread through one C lock, not
@@ -330,7 +365,6 @@ class Executor:
         pool = inter_op.pool(width - 1) if width > 1 else None
         pooled = 0
         reads_left = list(self.slot_reads)
-        remaining = len(self.steps)
         steps = self.steps
 
         def finish(i: int, outs: Any) -> None:
@@ -420,6 +454,15 @@ class Executor:
             if stats is not None:
                 stats.add(steps[i], t0, time.time(), outs)
             finish(i, outs)
+
+
+class _Settled(NamedTuple):
+    """A dataflow step's start with its constants run (Executor._settled_constants)."""
+
+    pending: tuple[int, ...]  # inputs each node still waits for (-1: a constant, done)
+    ready: tuple[int, ...]  # the nodes that can run at once
+    values: tuple[tuple[int, Any], ...]  # (slot, value) of the constants' outputs
+    settled: int  # how many constants
 
 
 def _run_pooled(
