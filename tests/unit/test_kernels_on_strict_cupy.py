@@ -40,7 +40,7 @@ def strict_gpu(monkeypatch: pytest.MonkeyPatch) -> Iterator[StrictCupy]:
 
 
 # Ops whose float32 CPU values (or their inputs') come from TF 1.15's Eigen approximations of
-# exp, log, tanh and the logistic (kernels/_eigen_math.py); on a GPU they are the device's own
+# exp and log (kernels/_eigen_math.py); on a GPU they are the device's own
 # functions, as on TF's GPUs: a few ulps apart.
 _EIGEN_ROUNDED_ON_CPU = {
     "CumulativeLogsumexp",
@@ -51,15 +51,11 @@ _EIGEN_ROUNDED_ON_CPU = {
     "LogSoftmax",
     "Selu",
     "SeluGrad",
-    "Sigmoid",
-    "SigmoidGrad",
     "Softmax",
     "SoftmaxCrossEntropyWithLogits",
     "SparseSoftmaxCrossEntropyWithLogits",
     "Softplus",
     "SoftplusGrad",
-    "Tanh",
-    "TanhGrad",
 }
 
 

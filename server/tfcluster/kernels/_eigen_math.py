@@ -1,15 +1,19 @@
-"""float32 exp, log, tanh and logistic as TensorFlow 1.15's CPU kernels compute them.
+"""float32 exp and log as TensorFlow 1.15's CPU kernels compute them, and what TF builds on
+them (softplus, elu, selu, softmax, the softmax cross entropies).
 
 TF 1.15's wheel evaluates elementwise ops with Eigen over AVX packets of eight floats, built
-without FMA: exp and log are Cephes polynomials (Eigen's pexp_float / plog_float), tanh a
-13/6 rational function (generic_fast_tanh_float, for packets and single values alike) and
-the logistic a 9/10 rational function. A tensor's last `size % 8` values take the scalar
-path: std::exp / std::log (libm, correctly rounded but for rare cases: computed here in
-float64 and rounded) and 1 / (1 + exp(-x)) for the logistic. numpy's own functions round
-differently in the last bit or two, which RL programs printing rewards with many digits (an
-actor's tanh, a softplus scale, a softmax policy) showed after a few steps. Each function
-here repeats Eigen's float32 operations one by one (numpy's float32 arithmetic rounds as the
-AVX instructions do), so the bits are TF's.
+without FMA: exp and log are Cephes polynomials (Eigen's pexp_float / plog_float). A tensor's
+last `size % 8` values take the scalar path: std::exp / std::log (libm, correctly rounded but
+for rare cases: computed here in float64 and rounded). numpy's own functions round differently
+in the last bit or two, which RL programs printing rewards with many digits (a softplus scale,
+a softmax policy) and sampling programs (a nucleus threshold on cumulative probabilities)
+showed after a few steps. Each function here repeats Eigen's float32 operations one by one
+(numpy's float32 arithmetic rounds as the AVX instructions do), so the bits are TF's.
+
+tanh and the logistic stay numpy's (a few ulps from Eigen's rational functions): repeating
+Eigen's ~25 float32 passes made them ~10x slower than numpy's vectorized functions, which
+made an LSTM training step 1.2x and its forward 1.4x slower (bench/compare_revisions.py,
+lstm_training), in the loops where these activations run hundreds of times per step.
 """
 
 from __future__ import annotations
@@ -130,73 +134,6 @@ def _log_packet(a: np.ndarray) -> np.ndarray:
 
 def log(x: np.ndarray) -> np.ndarray:
     return _packets_then_tail(x, _log_packet, _libm(np.log))
-
-
-# ---- tanh (generic_fast_tanh_float: packets and scalars alike) -------------------------------
-_TANH_P: tuple[float, ...] = (-8.60467152213735e-11, 5.12229709037114e-08)
-_TANH_P += (1.48572235717979e-05, 6.37261928875436e-04, 4.89352455891786e-03)
-_TANH_Q = (2.26843463243900e-03, 4.89352518554385e-03)
-
-
-def _tanh_rational(a: np.ndarray) -> np.ndarray:
-    x = np.clip(a, _F(-9), _F(9))
-    x2 = x * x
-    p = x2 * _F(-2.76076847742355e-16)
-    p += _F(2.00018790482477e-13)
-    for c in _TANH_P:
-        p *= x2
-        p += _F(c)
-    p *= x
-    _flush(p)
-    q = x2 * _F(1.19825839466702e-06)
-    q += _F(1.18534705686654e-04)
-    for c in _TANH_Q:
-        q *= x2
-        q += _F(c)
-    p /= q
-    return p
-
-
-def tanh(x: np.ndarray) -> np.ndarray:
-    flat = _flush(np.array(x, dtype=_F).reshape(-1))
-    with np.errstate(all="ignore"):
-        return _flush(_tanh_rational(flat)).reshape(np.shape(x))
-
-
-# ---- logistic (scalar_logistic_op<float>) ----------------------------------------------------
-_LOGISTIC_P = (6.08574864600143e-05, 8.51377133304701e-03, 2.48287947061529e-01)
-_LOGISTIC_Q: tuple[float, ...] = (6.29106785017040e-06, 1.70198817374094e-03)
-_LOGISTIC_Q += (1.16817656904453e-01, 9.93151921023180e-01)
-
-
-def _logistic_packet(a: np.ndarray) -> np.ndarray:
-    x = np.clip(a, _F(-18), _F(18))
-    x2 = x * x
-    p = x2 * _F(4.37031012579801e-11)
-    p += _F(1.15627324459942e-07)
-    for c in _LOGISTIC_P:
-        p *= x2
-        p += _F(c)
-    p *= x
-    q = x2 * _F(6.10247389755681e-13)
-    q += _F(5.76102136993427e-09)
-    for c in _LOGISTIC_Q:
-        q *= x2
-        q += _F(c)
-    p /= q
-    p += _F(0.5)
-    return np.clip(p, _F(0), _F(1), out=p)
-
-
-def _logistic_scalar(a: np.ndarray) -> np.ndarray:
-    out = _F(1) / (_F(1) + _libm(np.exp)(-a))
-    out[a < -18] = 0
-    out[a > 18] = 1
-    return out
-
-
-def logistic(x: np.ndarray) -> np.ndarray:
-    return _packets_then_tail(x, _logistic_packet, _logistic_scalar)
 
 
 # ---- activations built from them, as TF 1.15's functors write them -----------------------------

@@ -274,8 +274,8 @@ _UNARY: dict[str, XpFn] = {
     "Asin": "arcsin",
     "Acos": "arccos",
     "Atan": "arctan",
-    "Tanh": _tf_cpu_float32("tanh", "tanh"),
-    "Sigmoid": _tf_cpu_float32("logistic", _sigmoid),
+    "Tanh": "tanh",
+    "Sigmoid": _sigmoid,
     "Conj": "conj",
 }
 
