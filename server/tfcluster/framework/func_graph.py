@@ -14,7 +14,7 @@ so it survives GraphDef serialisation, import_graph_def and the wire to a remote
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -329,8 +329,12 @@ def parse_function(func: Any, what: str = "function") -> FunctionBody:
 
 
 def function_is_stateful(func: Any) -> bool:
-    body = parse_function(func)
-    for nd in body.graph_def.node:
+    return nodes_are_stateful(parse_function(func).graph_def.node)
+
+
+def nodes_are_stateful(nodes: Iterable[node_def_pb2.NodeDef]) -> bool:
+    """Whether any of these nodes is of a stateful op type (If vs StatelessIf, ...)."""
+    for nd in nodes:
         op_def = op_def_registry.lookup(nd.op)
         if op_def is not None and op_def.stateful:
             return True

@@ -23,8 +23,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 
-from tfcluster.framework import op_def_registry
-from tfcluster.framework.func_graph import GRAPH_DEF_ATTR, OUTPUT_SHAPES_ATTR, RETVAL_OP
+from tfcluster.framework.func_graph import (
+    GRAPH_DEF_ATTR,
+    OUTPUT_SHAPES_ATTR,
+    RETVAL_OP,
+    nodes_are_stateful,
+)
 from tfcluster.framework.graph_io import parse_input
 from tfcluster.framework.tf_graph_forms import FUNCTIONAL_WHILE_MARK
 from tfcluster.protos import (
@@ -245,14 +249,6 @@ def _dtype(nd: node_def_pb2.NodeDef) -> int:
     return int(nd.attr["T"].type)
 
 
-def _is_stateful(nodes: Iterable[node_def_pb2.NodeDef]) -> bool:
-    for nd in nodes:
-        op_def = op_def_registry.lookup(nd.op)
-        if op_def is not None and op_def.stateful:
-            return True
-    return False
-
-
 def _lift_frame(
     frame: LoopFrame,
     order: Sequence[str],
@@ -348,7 +344,7 @@ def _lift_frame(
     bodies = [
         graph_pb2.GraphDef.FromString(f.attr[GRAPH_DEF_ATTR].s).node for f in (cond_func, body_func)
     ]
-    stateful = any(_is_stateful(b) for b in bodies)
+    stateful = any(nodes_are_stateful(b) for b in bodies)
     loop = node_def_pb2.NodeDef(
         name=while_name,
         op="While" if stateful else "StatelessWhile",
