@@ -7,17 +7,16 @@ The implementation packages (framework, ops, kernels, runtime, ...) are not attr
 `tf`: import them by their full module path.
 """
 
-import os as _os
 import sys as _sys
 from typing import Any as _Any
 
-# gRPC's core logs transport events (a peer going away) at INFO and reads GRPC_VERBOSITY once,
-# when grpc is first imported (below, by the runtime): a task leaving the cluster is normal
-# here, and TensorFlow's own gRPC prints nothing then. A user's setting wins.
-_os.environ.setdefault("GRPC_VERBOSITY", "ERROR")
+from tfcluster.settings import environment as _environment
 
-from tfcluster.api import _public_modules, _unimplemented
-from tfcluster.api import top_level as _top_level
+# Before grpc is imported (by the runtime, below): it reads its log level once.
+_environment.quiet_grpc_by_default()
+
+from tfcluster.api import _public_modules, _unimplemented  # noqa: E402
+from tfcluster.api import top_level as _top_level  # noqa: E402
 
 globals().update(_top_level.exported())
 

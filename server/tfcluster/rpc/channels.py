@@ -2,8 +2,8 @@
 
 gRPC's core logs transport events (a peer going away...) at INFO by default, and a task
 leaving the cluster is normal here. gRPC reads GRPC_VERBOSITY once, when it is imported (by
-`import tfcluster`), so it cannot be set from here: tfcluster/__init__.py sets
-GRPC_VERBOSITY=ERROR unless it is set already (and the `tfcluster` command for what it starts).
+`import tfcluster`), so it cannot be set from here: `import tfcluster` sets
+GRPC_VERBOSITY=ERROR first, unless it is set (settings/environment.quiet_grpc_by_default).
 """
 
 from __future__ import annotations

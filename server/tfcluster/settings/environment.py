@@ -29,6 +29,8 @@ and the variables TensorFlow itself reads, with its meaning:
   TEST_TMPDIR                 where tf.test.get_temp_dir makes its folder
   TF_CONFIG                   the cluster and this task, as JSON (tf.estimator.RunConfig,
                               TFConfigClusterResolver)
+  GRPC_VERBOSITY              gRPC's log level: `import tfcluster` sets ERROR unless it is set
+                              (gRPC's core reads it once, when grpc is imported)
   SLURM_PROCID, SLURM_NTASKS, SLURM_NTASKS_PER_NODE, SLURM_STEP_NODELIST, SLURM_JOB_NODELIST,
   OMPI_COMM_WORLD_RANK, OMPI_COMM_WORLD_SIZE   the Slurm job step (SlurmClusterResolver), which
                               also sets CUDA_VISIBLE_DEVICES to the GPUs of this task
@@ -182,3 +184,13 @@ def slurm_variables(environ: Mapping[str, str] | None = None) -> dict[str, str]:
 def set_cuda_visible_devices(devices: str) -> None:
     """Hides all GPUs but these from CUDA in this process (SlurmClusterResolver's auto_set_gpu)."""
     os.environ[CUDA_VISIBLE_DEVICES_ENV] = devices
+
+
+GRPC_VERBOSITY_ENV = "GRPC_VERBOSITY"
+
+
+def quiet_grpc_by_default() -> None:
+    """gRPC's core logs transport events (a peer going away) at INFO, and a task leaving the
+    cluster is normal here; TensorFlow's own gRPC prints nothing then. Called before grpc is
+    imported (it reads the level once); a user's setting wins."""
+    os.environ.setdefault(GRPC_VERBOSITY_ENV, "ERROR")
