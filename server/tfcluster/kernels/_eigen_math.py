@@ -165,43 +165,50 @@ def selu(x: np.ndarray) -> np.ndarray:
 
 
 # ---- softmax cross entropy (TF 1.15's XentEigenImpl / SparseXentEigenImpl) --------------------
-def _row_exp(x: np.ndarray) -> np.ndarray:
-    """exp inside a reduction along rows: each row's first 8k values by packets, the rest by
-    the scalar path (Eigen's inner-most reducer reads packets row by row)."""
-    rows, cols = x.shape
-    k = cols - cols % _PACKET
-    out = np.empty_like(x)
+def _exps(shifted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """exp(shifted) twice, as TF's kernel reads it: inside the row sums (Eigen's inner-most
+    reducer reads each row's first 8k values by packets, the rest by the scalar path) and
+    elementwise for the backprop (packets over the flat tensor, its last size % 8 values by
+    the scalar path). The packet formula is elementwise: one pass over the tensor serves both."""
+    rows, cols = shifted.shape
+    flat = _flush(np.array(shifted, dtype=_F).reshape(-1))
     with np.errstate(all="ignore"):
-        if k:
-            body = _flush(np.array(x[:, :k], dtype=_F).reshape(-1))
-            out[:, :k] = _flush(_exp_packet(body)).reshape(rows, k)
+        packets = _flush(_exp_packet(flat))
+        in_sums = packets.reshape(rows, cols)
+        k = cols - cols % _PACKET
         if k < cols:
-            out[:, k:] = _flush(_libm(np.exp)(_flush(np.array(x[:, k:], dtype=_F))))
-    return out
+            in_sums = in_sums.copy()
+            in_sums[:, k:] = _flush(_libm(np.exp)(flat.reshape(rows, cols)[:, k:]))
+        tail = flat.size - flat.size % _PACKET
+        if tail < flat.size:
+            packets[tail:] = _flush(_libm(np.exp)(flat[tail:]))
+    return in_sums, packets.reshape(rows, cols)
 
 
-def _shifted_and_sums(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+def _shifted_and_sums(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
+    """The shifted logits, their exp (elementwise) and each row's sum of exps."""
     shifted = logits - logits.max(axis=1, keepdims=True)
-    return shifted, _eigen_sum.rows_sum(_row_exp(shifted))
+    in_sums, elementwise = _exps(shifted)
+    return shifted, elementwise, _eigen_sum.rows_sum(in_sums)
 
 
 def softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(loss, backprop): loss = sum(labels * (log(sum) - shifted)), backprop =
     exp(shifted) / sum - labels."""
-    shifted, sums = _shifted_and_sums(logits)
+    shifted, e, sums = _shifted_and_sums(logits)
     with np.errstate(all="ignore"):
         loss = _eigen_sum.rows_sum(labels * (log(sums)[:, None] - shifted))
-        backprop = exp(shifted) / sums[:, None] - labels
+        backprop = e / sums[:, None] - labels
     return loss, backprop
 
 
 def sparse_softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(loss, backprop): loss = log(sum) - shifted[label] (libm's log), backprop =
     exp(shifted) / sum - onehot(label)."""
-    shifted, sums = _shifted_and_sums(logits)
+    shifted, e, sums = _shifted_and_sums(logits)
     rows = np.arange(logits.shape[0])
     with np.errstate(all="ignore"):
         loss = _libm(np.log)(sums) - shifted[rows, labels]
-        backprop = exp(shifted) / sums[:, None]
+        backprop = e / sums[:, None]
     backprop[rows, labels] -= _F(1)
     return loss, backprop
