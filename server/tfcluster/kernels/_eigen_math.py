@@ -19,6 +19,7 @@ lstm_training), in the loops where these activations run hundreds of times per s
 from __future__ import annotations
 
 from collections.abc import Callable
+from typing import Any
 
 import numpy as np
 
@@ -28,6 +29,12 @@ _PACKET = 8
 _F = np.float32
 _MIN_NORMAL = np.array(0x00800000, np.int32).view(_F)
 Fn = Callable[[np.ndarray], np.ndarray]
+
+
+def applies(xp: Any, x: Any) -> bool:
+    """Whether a kernel gives TF 1.15's Eigen bits for `x`: float32 on the host (other dtypes
+    and GPUs keep their own functions, as TF's GPUs do)."""
+    return xp is np and x.dtype == np.float32
 
 
 def _flush(a: np.ndarray) -> np.ndarray:

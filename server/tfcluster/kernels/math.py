@@ -236,7 +236,7 @@ def _tf_cpu_float32(name: str, fallback: XpFn) -> XpFn:
     eigen = getattr(_eigen_math, name)
 
     def fn(xp: Any, x: Any) -> Any:
-        if xp is np and x.dtype == np.float32:
+        if _eigen_math.applies(xp, x):
             return eigen(x)
         return _resolve(fallback, xp)(x)
 

@@ -26,14 +26,14 @@ def _sigmoid(xp: Any, x: Any) -> Any:
 
 # ---- activations: fn(xp, *inputs) -------------------------------------------------------
 def _elu(xp: Any, x: Any) -> Any:
-    if xp is np and x.dtype == np.float32:
+    if _eigen_math.applies(xp, x):
         return _eigen_math.elu(x)  # TF 1.15's bits (exp(x) - 1 by Eigen's exp)
     # TF's functor on every device: exp(x) - 1, not expm1 (its bits near zero).
     return xp.where(x < 0, xp.exp(xp.minimum(x, 0)) - 1, x)
 
 
 def _selu(xp: Any, x: Any) -> Any:
-    if xp is np and x.dtype == np.float32:
+    if _eigen_math.applies(xp, x):
         return _eigen_math.selu(x)
     scale_alpha = x.dtype.type(SELU_SCALE * SELU_ALPHA)
     return xp.where(
@@ -42,7 +42,7 @@ def _selu(xp: Any, x: Any) -> Any:
 
 
 def _softplus(xp: Any, x: Any) -> Any:
-    if xp is np and x.dtype == np.float32:
+    if _eigen_math.applies(xp, x):
         return _eigen_math.softplus(x)
     return xp.logaddexp(x, 0)
 
@@ -137,7 +137,7 @@ def _log_softmax(xp: Any, x: Any) -> Any:
 
 
 def _softmax(xp: Any, x: Any) -> Any:
-    if xp is np and x.dtype == np.float32:
+    if _eigen_math.applies(xp, x):
         # TF 1.15's SoftmaxEigenImpl: Eigen's exp of the shifted logits, each row's sum in
         # Eigen's order, times its inverse (not a division).
         rows = x.reshape(-1, x.shape[-1])
@@ -183,7 +183,7 @@ def softmax_xent(node: Any, xp: Any) -> Compute:
                 f"logits and labels must be same size: logits_size={list(logits.shape)} "
                 f"labels_size={list(labels.shape)}"
             )
-        if xp is np and logits.dtype == np.float32 and logits.size:
+        if _eigen_math.applies(xp, logits) and logits.size:
             return _eigen_math.softmax_xent(logits, labels)  # TF 1.15's CPU bits
         logp = _log_softmax(xp, logits)
         loss = -xp.sum(labels * logp, axis=1)
@@ -215,7 +215,7 @@ def sparse_softmax_xent(node: Any, xp: Any) -> Compute:
                 f"Received a label value of {first} which is outside the valid range "
                 f"of [0, {classes}).  Label values: {values}"
             )
-        if xp is np and logits.dtype == np.float32 and logits.size:
+        if _eigen_math.applies(xp, logits) and logits.size:
             return _eigen_math.sparse_softmax_xent(logits, labels)  # TF 1.15's CPU bits
         rows = xp.arange(labels.shape[0])
         logp = _log_softmax(xp, logits)

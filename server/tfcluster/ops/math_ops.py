@@ -466,14 +466,19 @@ _TRUEDIV_TABLE = {
 }
 
 
+def truediv_target(dtype: dtypes.DType) -> dtypes.DType | None:
+    """The dtype Python 3 division casts operands of `dtype` to first (None: divide as they
+    are); TypeError for a dtype it does not divide."""
+    if dtype not in _TRUEDIV_TABLE:
+        raise TypeError(f"Invalid dtype {dtype!r} in __truediv__")
+    return _TRUEDIV_TABLE[dtype]
+
+
 def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
     """Python 3 division: integer operands are cast to floats first (int32 -> float64)."""
     with name_scope(name, "truediv", [x, y]) as scope:
         a, b = _convert_same([x, y], "truediv")
-        dtype = a.dtype.base_dtype
-        if dtype not in _TRUEDIV_TABLE:
-            raise TypeError(f"Invalid dtype {dtype!r} in __truediv__")
-        target = _TRUEDIV_TABLE[dtype]
+        target = truediv_target(a.dtype.base_dtype)
         if target is not None:
             a, b = cast(a, target), cast(b, target)
         return make_op("RealDiv", [a, b], {"T": a.dtype.base_dtype}, name=scope).outputs[0]

@@ -876,9 +876,7 @@ def _sparse_dense_truediv(sp: SparseTensor, y: Tensor, name: str) -> Tensor:
         x_dtype, y_dtype = sp.values.dtype.base_dtype, y.dtype.base_dtype
         if x_dtype != y_dtype:
             raise TypeError(f"x and y must have the same dtype, got {x_dtype!r} != {y_dtype!r}")
-        if x_dtype not in math_ops._TRUEDIV_TABLE:
-            raise TypeError(f"Invalid dtype {x_dtype!r} in __truediv__")
-        target = math_ops._TRUEDIV_TABLE[x_dtype]
+        target = math_ops.truediv_target(x_dtype)
         if target is not None:
             sp = SparseTensor(sp.indices, math_ops.cast(sp.values, target), sp.dense_shape)
             y = math_ops.cast(y, target)
