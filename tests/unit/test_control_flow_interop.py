@@ -92,11 +92,21 @@ def test_tf_metagraph_exported_again_by_tfcluster_keeps_its_contexts_and_trains_
             for raw in exported.collection_def[key].bytes_list.value:
                 assert v1_loop_lift.context_pivot(key, raw) in names
     _assert_matches(_imported_run(path, want["loss_name"]), want)
-    with open(os.path.join(FILES, "tfcluster", f"{name}_reexport.meta"), "rb") as f:
+    _assert_written_as_committed(exported, f"{name}_reexport.meta")
+    _assert_tf_trained(f"tfcluster_reexport/{name}", want)
+
+
+def _assert_written_as_committed(mgd: Any, filename: str) -> None:
+    """The MetaGraph is the committed file TF 1.15's answers were recorded from."""
+    with open(os.path.join(FILES, "tfcluster", filename), "rb") as f:
         committed = tf.MetaGraphDef.FromString(f.read())
     for field in ("graph_def", "collection_def"):
-        assert _text(getattr(exported, field)) == _text(getattr(committed, field))
-    recorded = reference.case("control_flow_interop", f"tfcluster_reexport/{name}")
+        assert _text(getattr(mgd, field)) == _text(getattr(committed, field))
+
+
+def _assert_tf_trained(key: str, want: dict[str, Any]) -> None:
+    """TF 1.15 imported the committed file, differentiated and trained it with these values."""
+    recorded = reference.case("control_flow_interop", key)
     assert "error" not in recorded, recorded.get("message")
     _assert_matches(recorded, want)
 
@@ -141,13 +151,8 @@ def test_tf_differentiates_and_trains_tfclusters_metagraph_as_its_own(
 ) -> None:
     """TF 1.15's answers for the committed files, which tfcluster still writes as they are."""
     mgd = _written_by_tfcluster(name, str(tmp_path / "ours.meta"))
-    with open(os.path.join(FILES, "tfcluster", f"{name}.meta"), "rb") as f:
-        committed = tf.MetaGraphDef.FromString(f.read())
-    for field in ("graph_def", "collection_def"):
-        assert _text(getattr(mgd, field)) == _text(getattr(committed, field))
-    recorded = reference.case("control_flow_interop", f"tfcluster/{name}")
-    assert "error" not in recorded, recorded.get("message")
-    _assert_matches(recorded, RECORDED[name])
+    _assert_written_as_committed(mgd, f"{name}.meta")
+    _assert_tf_trained(f"tfcluster/{name}", RECORDED[name])
 
 
 @pytest.mark.parametrize("name", sorted(cases.CASES))
