@@ -2,7 +2,7 @@
 and under tfcluster (the tests): run a graph, catch an error as plain data, capture what ops
 print, record every case, and compare a tfcluster result with TensorFlow's; and plain-data
 views of a graph (its ops with their inputs, variables' names, devices) for the losses and
-metrics cases.
+metrics cases; and a program run as a script in a process of its own.
 
 Kept runnable on Python 3.7 and free of anything but numpy (and pytest, in `same`).
 """
@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import io
 import os
+import subprocess
 import sys
 import tempfile
 import traceback
@@ -173,3 +174,23 @@ def names(values):
 def devices_of(g):
     """op name -> device, for ops that have one."""
     return {op.name: op.device for op in g.get_operations() if op.device}
+
+
+def run_script(code, name, args=()):
+    """Runs `code` as the script `name`.py, in a fresh folder and a process of its own (the
+    way a user starts a program), TF's C++ logging and Python's warnings off: the finished
+    process (subprocess.CompletedProcess, text output)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        script = os.path.join(tmp, name + ".py")
+        with open(script, "w") as f:
+            f.write(code)
+        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
+        return subprocess.run(
+            [sys.executable, script, *args],
+            capture_output=True,
+            text=True,
+            env=env,
+            timeout=120,
+            check=False,
+            cwd=tmp,
+        )

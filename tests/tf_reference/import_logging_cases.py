@@ -6,10 +6,11 @@ up once per process); recorded by record_import_logging.py under TF 1.15 (Python
 """
 
 import json
-import os
-import subprocess
-import sys
-import tempfile
+
+try:
+    from tf_reference.case_tools import run_script
+except ImportError:  # run by the recorder from tests/tf_reference
+    from case_tools import run_script
 
 TF_IMPORT = "import tensorflow as tf"
 TFCLUSTER_IMPORT = "import tfcluster as tf"
@@ -50,21 +51,7 @@ def stderr_lines(stderr):
 
 def run_program(tf_import, name):
     """Runs PROGRAMS[name] with `tf_import` as its import line: exit code, stdout, log lines."""
-    code = PROGRAMS[name].replace("IMPORT_TF", tf_import)
-    with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(tmp, name + ".py")
-        with open(script, "w") as f:
-            f.write(code)
-        env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="3", PYTHONWARNINGS="ignore")
-        done = subprocess.run(
-            [sys.executable, script],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-            check=False,
-            cwd=tmp,
-        )
+    done = run_script(PROGRAMS[name].replace("IMPORT_TF", tf_import), name)
     return {
         "rc": done.returncode,
         "stdout": json.loads(done.stdout) if done.stdout else None,

@@ -11,13 +11,16 @@ from __future__ import annotations
 import os
 import pathlib
 import re
-import subprocess
-import sys
 import tempfile
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
+
+try:
+    from tf_reference.case_tools import run_script
+except ImportError:  # run by the recorder from tests/tf_reference
+    from case_tools import run_script
 
 ROOT_MARK = "<root>"
 
@@ -750,19 +753,5 @@ def tf_lines(stderr: str) -> list[str]:
 def run_program(tf_import: str, name: str, args: list[str]) -> dict[str, Any]:
     """Runs PROGRAMS[name] with `tf_import` as its import line: its exit
     code, stdout and the stderr lines the comparison is about."""
-    code = PROGRAMS[name].replace("IMPORT_TF", tf_import)
-    with tempfile.TemporaryDirectory() as tmp:
-        script = os.path.join(tmp, f"{name}.py")
-        with open(script, "w") as f:
-            f.write(code)
-        env = {**os.environ, "TF_CPP_MIN_LOG_LEVEL": "3", "PYTHONWARNINGS": "ignore"}
-        done = subprocess.run(
-            [sys.executable, script, *args],
-            capture_output=True,
-            text=True,
-            env=env,
-            timeout=120,
-            check=False,
-            cwd=tmp,
-        )
+    done = run_script(PROGRAMS[name].replace("IMPORT_TF", tf_import), name, args)
     return {"rc": done.returncode, "stdout": done.stdout, "stderr": tf_lines(done.stderr)}
