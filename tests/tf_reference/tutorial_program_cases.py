@@ -137,9 +137,53 @@ def numpy1_names(tf):
     }
 
 
+def numpy1_byte_strings(tf):
+    """TFRecord tutorials put an image's bytes into a tf.train.Example with numpy 1.x's
+    `ndarray.tostring()` and read fetched bytes back with `np.fromstring` (both removed by
+    numpy 2): under tfcluster they give the bytes and arrays they gave beside TF 1.15."""
+    tf.reset_default_graph()
+    image = np.arange(24, dtype=np.uint8).reshape(2, 4, 3)
+    weights = np.linspace(-1.0, 1.0, 6).astype(np.float32).reshape(2, 3)
+    example = tf.train.Example(
+        features=tf.train.Features(
+            feature={
+                "image_raw": tf.train.Feature(
+                    bytes_list=tf.train.BytesList(value=[image.tostring()])
+                ),
+                "weights_raw": tf.train.Feature(
+                    bytes_list=tf.train.BytesList(value=[weights.T.tostring()])
+                ),
+            }
+        )
+    )
+    serialized = tf.placeholder(tf.string, [])
+    parsed = tf.parse_single_example(
+        serialized,
+        {
+            "image_raw": tf.FixedLenFeature([], tf.string),
+            "weights_raw": tf.FixedLenFeature([], tf.string),
+        },
+    )
+    decoded = tf.reshape(tf.decode_raw(parsed["image_raw"], tf.uint8), [2, 4, 3])
+    with tf.Session() as sess:
+        pixels, raw_weights = sess.run(
+            [decoded, parsed["weights_raw"]], {serialized: example.SerializeToString()}
+        )
+    from_bytes = np.fromstring(raw_weights, dtype=np.float32)
+    from_bytes[0] = 7.0  # numpy 1.x's fromstring gave a new, writable array
+    return {
+        "pixels": pixels.tolist(),
+        "weights_from_bytes": from_bytes.tolist(),
+        "scalar_bytes": list(np.float32(1.5).tostring()),
+        "fortran_bytes": list(image[0].tostring("F")[:6]),
+        "text": np.fromstring("1 2 3", dtype=np.int64, sep=" ").tolist(),
+    }
+
+
 CASES = {
     "fetched_scalar_comparisons": fetched_scalar_comparisons,
     "unfed_placeholder_messages": unfed_placeholder_messages,
     "string_concatenation": string_concatenation,
     "numpy1_names": numpy1_names,
+    "numpy1_byte_strings": numpy1_byte_strings,
 }

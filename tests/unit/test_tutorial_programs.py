@@ -32,3 +32,9 @@ def test_numpy_1_names_tf1_programs_use_mean_what_they_meant_beside_tf_1_15() ->
     expected = reference.case(AREA, "numpy1_names")
     actual = CASES["numpy1_names"](tf)
     assert actual == expected
+
+
+def test_tostring_and_fromstring_carry_image_bytes_through_an_example_as_beside_tf_1_15() -> None:
+    expected = reference.case(AREA, "numpy1_byte_strings")
+    actual = CASES["numpy1_byte_strings"](tf)
+    assert actual == expected

@@ -3,14 +3,18 @@
 TF 1.15 runs on numpy 1.16-1.18, where `np.int`, `np.float`, `np.object`, `np.str` are the
 builtins, `np.float_`/`np.string_`/`np.unicode_` numpy's scalar types, `np.infty`/`np.NaN`
 constants and `np.asscalar`/`np.product` functions; TF1 programs written then use them
-(`dtype=np.float`, `np.zeros(n, np.int)`). numpy 1.24 and 2.0 removed them, so under a
-current numpy such a program stops at an AttributeError before its first TF call. Each name is
+(`dtype=np.float`, `np.zeros(n, np.int)`), and `ndarray.tostring()` and the binary mode of
+`np.fromstring` to put an image's bytes into a tf.train.Example and read them back. numpy
+1.24, 2.0 and 2.3 removed them, so under a current numpy such a program stops at an
+AttributeError (or ValueError) before its first TF call. Each name is
 set to what numpy 1.18 had, and only where the running numpy lacks it (numpy 2's `np.bool` and
 `np.long` are its own and stay).
 """
 
 from __future__ import annotations
 
+import ctypes
+import gc
 from collections.abc import Callable
 from typing import Any
 
@@ -23,6 +27,49 @@ def _asscalar(a: Any) -> Any:
 
 def _msort(a: Any) -> Any:
     return np.sort(a, axis=0)
+
+
+def _tostring(self: Any, order: str = "C") -> bytes:
+    # numpy 1.x's name for tobytes (removed in numpy 2.3): `image.tostring()` is how TF1
+    # programs put an array's bytes into a tf.train.Example.
+    return bytes(self.tobytes(order))
+
+
+def _fromstring_binary_mode(numpy_fromstring: Callable[..., Any]) -> Callable[..., Any]:
+    """numpy 1.x's fromstring: with no `sep` it read the bytes of the string as the array's
+    data, into a new writable array (numpy 2 raises ValueError there); with `sep` it parses
+    text, as numpy 2's still does."""
+
+    def fromstring(
+        string: Any, dtype: Any = float, count: int = -1, *, sep: str = "", like: Any = None
+    ) -> Any:
+        if sep != "":
+            if like is None:
+                return numpy_fromstring(string, dtype, count, sep=sep)
+            return numpy_fromstring(string, dtype, count, sep=sep, like=like)
+        data = string.encode("utf-8") if isinstance(string, str) else string
+        return np.frombuffer(data, dtype=dtype, count=count).copy()
+
+    fromstring.__doc__ = numpy_fromstring.__doc__
+    return fromstring
+
+
+def _binary_fromstring_refused() -> bool:
+    numpy_fromstring: Callable[..., Any] = np.fromstring  # its stubs know only the text mode
+    try:
+        numpy_fromstring(b"\0", dtype=np.uint8)
+    except ValueError:
+        return True
+    return False
+
+
+def _add_method(cls: type, name: str, method: Callable[..., Any]) -> None:
+    """Adds a method to a type defined in C (numpy's ndarray), which refuses setattr: its
+    namespace dict is reached through the read-only proxy, and the type's method cache is
+    invalidated (with its subclasses') as CPython does after a class attribute changes."""
+    namespace = gc.get_referents(cls.__dict__)[0]
+    namespace[name] = method
+    ctypes.pythonapi.PyType_Modified(ctypes.py_object(cls))
 
 
 def _numpy1_names() -> dict[str, Callable[[], Any]]:
@@ -81,3 +128,8 @@ def install() -> None:
     for name, value in _numpy1_names().items():
         if name not in np.__dict__:
             setattr(np, name, value())
+    if _binary_fromstring_refused():
+        np.fromstring = _fromstring_binary_mode(np.fromstring)
+    for cls in (np.ndarray, np.generic):
+        if not hasattr(cls, "tostring"):
+            _add_method(cls, "tostring", _tostring)
