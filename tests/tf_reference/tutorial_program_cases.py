@@ -180,10 +180,74 @@ def numpy1_byte_strings(tf):
     }
 
 
+def python37_names(tf):
+    """TF1 programs were written for Python 3.5-3.7: they time loops with `time.clock()`, test
+    `isinstance(x, collections.Iterable)`, read a model function's arguments with
+    `inspect.getargspec`, poll `thread.isAlive()`; under tfcluster these mean what they meant
+    beside TF 1.15."""
+    import base64
+    import collections
+    import fractions
+    import inspect
+    import threading
+    import time
+
+    def model_fn(features, labels, mode, params=None, *extra, **config):
+        return features
+
+    def annotated(x: int) -> int:
+        return x
+
+    tf.reset_default_graph()
+    start = time.clock()
+    with tf.Session() as sess:
+        total = sess.run(tf.reduce_sum(tf.range(10)))
+    elapsed = time.clock() - start
+    thread = threading.Thread(target=lambda: None)
+    alive_before = thread.isAlive()
+    thread.start()
+    thread.join()
+    spec = inspect.getargspec(model_fn)
+    return {
+        "total": int(total),
+        "clock": [type(start).__name__, elapsed >= 0],
+        "abcs": [
+            isinstance([1], collections.Iterable),
+            isinstance({}, collections.Mapping),
+            isinstance((1,), collections.Sequence),
+            isinstance(len, collections.Callable),
+            isinstance({}, collections.MutableMapping),
+            collections.Iterable is __import__("collections.abc").abc.Iterable,
+        ],
+        "getargspec": [
+            type(spec).__name__,
+            list(spec._fields),
+            spec.args,
+            spec.varargs,
+            spec.keywords,
+            list(spec.defaults),
+        ],
+        "getargspec_annotated": error(lambda: inspect.getargspec(annotated)),
+        "is_alive": [alive_before, thread.isAlive()],
+        "base64": [
+            base64.encodestring(b"tfcluster" * 10).decode(),
+            base64.decodestring(b"dGY=\n").decode(),
+        ],
+        "gcd": [
+            fractions.gcd(12, 18),
+            fractions.gcd(-12, 18),
+            fractions.gcd(12, -18),
+            fractions.gcd(0, -5),
+            repr(fractions.gcd(7.5, 2.5)),
+        ],
+    }
+
+
 CASES = {
     "fetched_scalar_comparisons": fetched_scalar_comparisons,
     "unfed_placeholder_messages": unfed_placeholder_messages,
     "string_concatenation": string_concatenation,
     "numpy1_names": numpy1_names,
     "numpy1_byte_strings": numpy1_byte_strings,
+    "python37_names": python37_names,
 }

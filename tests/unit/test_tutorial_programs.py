@@ -38,3 +38,9 @@ def test_tostring_and_fromstring_carry_image_bytes_through_an_example_as_beside_
     expected = reference.case(AREA, "numpy1_byte_strings")
     actual = CASES["numpy1_byte_strings"](tf)
     assert actual == expected
+
+
+def test_python_3_7_names_tf1_programs_use_mean_what_they_meant_beside_tf_1_15() -> None:
+    expected = reference.case(AREA, "python37_names")
+    actual = CASES["python37_names"](tf)
+    assert actual == expected
