@@ -91,6 +91,16 @@ def string_concatenation(tf):
     }
 
 
+def _itemset_results():
+    a = np.zeros((2, 3), np.int64)
+    a.itemset(4, 7)
+    a.itemset((0, 1), 5)
+    a.itemset(1, 2, 9)
+    one = np.zeros(1)
+    one.itemset(2.5)
+    return {"matrix": a.tolist(), "one": one.tolist()}
+
+
 def numpy1_names(tf):
     """TF1 programs written against numpy 1.x use its names numpy 1.24/2.0 removed
     (`dtype=np.float`, `np.zeros(n, np.int)`, `np.infty`, `np.asscalar`): under tfcluster
@@ -120,6 +130,16 @@ def numpy1_names(tf):
         "alltrue": np.alltrue([0, 1]),
         "round_": np.round_([1.26, 2.5], 1),
         "msort": np.msort(np.array([[3, 1], [1, 2]])),
+        "asfarray_int": np.asfarray([1, 2]),
+        "asfarray_float32": np.asfarray([1, 2], np.float32),
+        "asfarray_to_float": np.asfarray([1, 2], np.int32),
+        "alen": np.alen(np.zeros((3, 2))),
+        "alen_scalar": np.alen(5),
+        "in1d": np.in1d(np.array([[1, 2], [3, 4]]), [2, 3]),
+        "in1d_invert": np.in1d([1, 2, 3], [2], invert=True),
+        "trapz": np.trapz([1.0, 2.0, 4.0], dx=0.5),
+        "ptp": np.array([[1, 5], [2, 9]]).ptp(axis=0),
+        "ptp_all": np.array([[1, 5], [2, 9]]).ptp(),
     }
     return {
         "session": [str(total), type(total).__name__],
@@ -134,6 +154,8 @@ def numpy1_names(tf):
         "nans": [bool(np.isnan(v)) for v in (np.NaN, np.NAN)],
         "asscalar": [repr(np.asscalar(np.array([3]))), repr(np.asscalar(np.float32(1.5)))],
         "builtins": [np.int is int, np.float is float, np.object is object, np.str is str],
+        "issubclass_": [np.issubclass_(np.float32, np.floating), np.issubclass_(1, int)],
+        "itemset": _itemset_results(),
     }
 
 

@@ -29,6 +29,47 @@ def _msort(a: Any) -> Any:
     return np.sort(a, axis=0)
 
 
+def _asfarray(a: Any, dtype: Any = np.float64) -> Any:
+    if not np.issubdtype(dtype, np.inexact):
+        dtype = np.float64
+    return np.asarray(a, dtype=dtype)
+
+
+def _alen(a: Any) -> int:
+    try:
+        return len(a)
+    except TypeError:
+        return len(np.array(a, ndmin=1))
+
+
+def _in1d(ar1: Any, ar2: Any, assume_unique: bool = False, invert: bool = False) -> Any:
+    return np.isin(ar1, ar2, assume_unique=assume_unique, invert=invert).ravel()
+
+
+def _ptp(self: Any, axis: Any = None, out: Any = None, keepdims: bool = False) -> Any:
+    return np.ptp(self, axis=axis, out=out, keepdims=keepdims)
+
+
+def _itemset(self: Any, *args: Any) -> None:
+    # a.itemset(v) of a one-element array, a.itemset(flat_index, v), a.itemset((i, j), v)
+    if len(args) == 1:
+        if self.size != 1:
+            raise ValueError("can only convert an array of size 1 to a Python scalar")
+        self.flat[0] = args[0]
+    elif len(args) == 2 and not isinstance(args[0], tuple):
+        self.flat[args[0]] = args[1]
+    else:
+        index = args[0] if len(args) == 2 else args[:-1]
+        self[index] = args[-1]
+
+
+def _issubclass_(arg1: Any, arg2: Any) -> bool:
+    try:
+        return issubclass(arg1, arg2)
+    except TypeError:
+        return False
+
+
 def _tostring(self: Any, order: str = "C") -> bytes:
     # numpy 1.x's name for tobytes (removed in numpy 2.3): `image.tostring()` is how TF1
     # programs put an array's bytes into a tf.train.Example.
@@ -118,6 +159,12 @@ def _numpy1_names() -> dict[str, Callable[[], Any]]:
         "round_": lambda: np.round,
         "msort": lambda: _msort,
         "mat": lambda: np.asmatrix,
+        "asfarray": lambda: _asfarray,
+        "alen": lambda: _alen,
+        "issubclass_": lambda: _issubclass_,
+        # functions numpy 2.4 removed after deprecating them in 2.0
+        "in1d": lambda: _in1d,
+        "trapz": lambda: np.trapezoid,
     }
 
 
@@ -133,3 +180,7 @@ def install() -> None:
     for cls in (np.ndarray, np.generic):
         if not hasattr(cls, "tostring"):
             _add_method(cls, "tostring", _tostring)
+    # ndarray methods numpy 2.0 removed
+    for name, method in (("ptp", _ptp), ("itemset", _itemset)):
+        if not hasattr(np.ndarray, name):
+            _add_method(np.ndarray, name, method)
