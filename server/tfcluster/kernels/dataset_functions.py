@@ -756,18 +756,35 @@ class _InterleaveIterator(base.ElementIterator):
         rounds of file records are placed in the column straight from the readers."""
         if not self._scalars:
             return None
-        records = self._record_rounds(n)
-        have = 0 if records is None else len(records)
-        rows = self.next_many(n - have) if have < n else []
+        # A call that starts inside a round (the last one ended there) takes the elements
+        # up to the next round's start one by one: the rounds after it are then placed
+        # whole, not element by element through next_many.
+        head: list[base.Element] = []
+        while (self._index or self._block) and len(head) < n:
+            item = self.next()
+            if item is None:
+                break
+            head.append(item)
+        records = None
+        if len(head) < n and not self._index and not self._block:
+            records = self._record_rounds(n - len(head))
+        have = len(head) + (0 if records is None else len(records))
+        tail = self.next_many(n - have) if have < n else []
+        if records is None or not len(records):
+            return self._stacked(head + tail)
+        if not head and not tail:
+            return [records]
+        parts = [*self._stacked(head)[:1], records, *self._stacked(tail)[:1]]
+        return [np.concatenate(parts)]
+
+    def _stacked(self, rows: list[base.Element]) -> list[np.ndarray]:
+        """Elements as one array per leaf ([] for none)."""
         if not rows:
-            return [records] if records is not None and have else []
-        columns = [
+            return []
+        return [
             base.stack([r[j] for r in rows], spec.dtype, f"component {j}")
             for j, spec in enumerate(self._data.specs)
         ]
-        if records is None or not have:
-            return columns
-        return [np.concatenate([records, columns[0]])]
 
     def next_columns_ahead(
         self, n: int, chunk: int
