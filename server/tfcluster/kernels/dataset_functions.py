@@ -89,6 +89,9 @@ class _Map(base.Dataset):
         super().__init__(specs)
         self.data, self.fn, self.captured, self.parallel = data, fn, list(captured), parallel
         self.vectorized = vectorized
+        # Batches per piece of the batched form, by batch size, as the last iterator sized
+        # them: the next one (the next epoch under a repeat) starts with whole pieces.
+        self.piece_batches: dict[int, int] = {}
 
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
         it = self.data.iterate(pipeline)
@@ -297,8 +300,9 @@ class _VectorizedBatches(base.ElementIterator):
         self._starved = 0  # batches in a row asked for sooner than one takes to compute
         self._returned: float | None = None  # when the last inline batch was handed out
         self._ready: collections.deque[Any] = collections.deque()  # computed, not taken
-        # Batches per piece: one until a batch's size is known (then _pieces()).
-        self._per_piece = 1
+        # Batches per piece: one until a batch's size is known (then _pieces()), unless an
+        # earlier iterator of this map knew it.
+        self._per_piece = data.piece_batches.get(batch_size, 1)
         assert data.vectorized is not None
         self._joinable = not data.vectorized.stateful and all(
             s.kind == base.DENSE for s in self._specs
@@ -311,6 +315,7 @@ class _VectorizedBatches(base.ElementIterator):
         size = sum(int(getattr(b, "nbytes", 0)) for b in batch)
         k = _PIECE_BYTES // max(1, size)
         self._per_piece = int(max(1, min(_PIECE_BATCHES, k, _PIECE_ROWS // self._n)))
+        self._map.piece_batches[self._n] = self._per_piece
 
     def _pull(self) -> tuple[list[Any], list[base.Element] | None, list[int], Any] | None:
         """The next piece: the input elements of up to _per_piece batches as stacked leaves
