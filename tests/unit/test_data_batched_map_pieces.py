@@ -62,6 +62,23 @@ def test_a_function_without_state_is_called_on_several_batches_at_once(
     assert len(batched_calls) <= 1 + 20 // per_call + 2
 
 
+def test_later_epochs_of_a_batched_map_start_with_whole_pieces(
+    batched_calls: list[int],
+) -> None:
+    per_call = dataset_functions._PIECE_BATCHES
+    epoch = 8 * (2 * per_call + 3)  # two whole pieces and three batches an epoch
+    with tf.Graph().as_default():
+        ds = tf.data.Dataset.range(epoch).map(lambda x: x * 3, num_parallel_calls=2)
+        nxt = ds.batch(8).repeat(3).make_one_shot_iterator().get_next()
+        with tf.Session() as sess:
+            got = [sess.run(nxt) for _ in range(3 * epoch // 8)]
+    np.testing.assert_array_equal(np.concatenate(got), np.tile(np.arange(epoch) * 3, 3))
+    # The first batch alone only in the first epoch: its size sizes the pieces of all.
+    first = [8, 8 * per_call, 8 * per_call, 8 * 2]
+    later = [8 * per_call, 8 * per_call, 8 * 3]
+    assert batched_calls == first + later + later
+
+
 def test_a_function_with_random_ops_is_called_once_per_batch(batched_calls: list[int]) -> None:
     with tf.Graph().as_default():
         ds = tf.data.Dataset.range(10**6).map(

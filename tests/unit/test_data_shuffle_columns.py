@@ -227,3 +227,60 @@ def test_batches_of_interleaved_records_are_read_as_whole_rounds(
     got = [r for item in outcomes(make, 50) for r in item]
     assert got == [f"{k}-{i}".encode() for i in range(100) for k in range(2)]
     assert rounds and max(rounds) == 50
+
+
+def test_batches_starting_inside_a_round_still_read_the_rounds_after_it_whole(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    from tfcluster.kernels import dataset_functions
+
+    calls: list[int | None] = []
+    original = dataset_functions._InterleaveIterator._record_rounds
+
+    def counting(self: Any, n: int) -> Any:
+        got = original(self, n)
+        calls.append(None if got is None else len(got))
+        return got
+
+    monkeypatch.setattr(dataset_functions._InterleaveIterator, "_record_rounds", counting)
+    paths = [str(tmp_path / f"f{k}.tfrecord") for k in range(2)]
+    for k, path in enumerate(paths):
+        write_records(path, [f"{k}-{i}".encode() for i in range(100)])
+
+    def make() -> Any:
+        files = tf.data.Dataset.from_tensor_slices(paths)
+        return files.interleave(tf.data.TFRecordDataset, cycle_length=2)
+
+    # Batches of 25 from a cycle of 2: every other batch starts in the middle of a round.
+    got = outcomes(make, 25)
+    assert [r for item in got for r in item] == [
+        f"{k}-{i}".encode() for i in range(100) for k in range(2)
+    ]
+    taken = [n for n in calls if n]
+    assert len(taken) == len(got) - 1  # all but the first (the slots open one by one)
+    assert all(n == 24 for n in taken)
+
+
+def test_later_epochs_of_a_shuffle_draw_their_picks_in_one_block(monkeypatch: Any) -> None:
+    blocks: list[int] = []
+    original = dataset_ordering._ShuffleIterator._more_draws
+
+    def counting(self: Any, k: int = 1) -> None:
+        before = self._calls
+        original(self, k)
+        blocks.append(self._calls - before)
+
+    monkeypatch.setattr(dataset_ordering._ShuffleIterator, "_more_draws", counting)
+    ds = tf.data.Dataset.range(5000).shuffle(1000, seed=3).batch(100).repeat(3)
+    got = [int(v) for v in np.concatenate(one_by_one(ds))]
+    # 5000 picks (1250 Philox calls) an epoch: growing blocks the first time, then one.
+    assert blocks == [256, 512, 1024, 1250, 1250]
+    for epoch in range(3):
+        assert sorted(got[5000 * epoch : 5000 * (epoch + 1)]) == list(range(5000))
+    # The same picks as with the fewest draws computed at a time.
+    monkeypatch.setattr(dataset_ordering, "_DRAW_CALLS", 1)
+    monkeypatch.setattr(dataset_ordering, "_MAX_DRAW_CALLS", 1)
+    with tf.Graph().as_default():
+        fresh = tf.data.Dataset.range(5000).shuffle(1000, seed=3).batch(100).repeat(3)
+        assert [int(v) for v in np.concatenate(one_by_one(fresh))] == got
+    assert max(blocks[5:]) <= 32  # (a run of picks draws what it needs at once)

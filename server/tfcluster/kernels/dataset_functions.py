@@ -89,6 +89,9 @@ class _Map(base.Dataset):
         super().__init__(specs)
         self.data, self.fn, self.captured, self.parallel = data, fn, list(captured), parallel
         self.vectorized = vectorized
+        # Batches per piece of the batched form, by batch size, as the last iterator sized
+        # them: the next one (the next epoch under a repeat) starts with whole pieces.
+        self.piece_batches: dict[int, int] = {}
 
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
         it = self.data.iterate(pipeline)
@@ -297,8 +300,9 @@ class _VectorizedBatches(base.ElementIterator):
         self._starved = 0  # batches in a row asked for sooner than one takes to compute
         self._returned: float | None = None  # when the last inline batch was handed out
         self._ready: collections.deque[Any] = collections.deque()  # computed, not taken
-        # Batches per piece: one until a batch's size is known (then _pieces()).
-        self._per_piece = 1
+        # Batches per piece: one until a batch's size is known (then _pieces()), unless an
+        # earlier iterator of this map knew it.
+        self._per_piece = data.piece_batches.get(batch_size, 1)
         assert data.vectorized is not None
         self._joinable = not data.vectorized.stateful and all(
             s.kind == base.DENSE for s in self._specs
@@ -311,6 +315,7 @@ class _VectorizedBatches(base.ElementIterator):
         size = sum(int(getattr(b, "nbytes", 0)) for b in batch)
         k = _PIECE_BYTES // max(1, size)
         self._per_piece = int(max(1, min(_PIECE_BATCHES, k, _PIECE_ROWS // self._n)))
+        self._map.piece_batches[self._n] = self._per_piece
 
     def _pull(self) -> tuple[list[Any], list[base.Element] | None, list[int], Any] | None:
         """The next piece: the input elements of up to _per_piece batches as stacked leaves
@@ -756,18 +761,35 @@ class _InterleaveIterator(base.ElementIterator):
         rounds of file records are placed in the column straight from the readers."""
         if not self._scalars:
             return None
-        records = self._record_rounds(n)
-        have = 0 if records is None else len(records)
-        rows = self.next_many(n - have) if have < n else []
+        # A call that starts inside a round (the last one ended there) takes the elements
+        # up to the next round's start one by one: the rounds after it are then placed
+        # whole, not element by element through next_many.
+        head: list[base.Element] = []
+        while (self._index or self._block) and len(head) < n:
+            item = self.next()
+            if item is None:
+                break
+            head.append(item)
+        records = None
+        if len(head) < n and not self._index and not self._block:
+            records = self._record_rounds(n - len(head))
+        have = len(head) + (0 if records is None else len(records))
+        tail = self.next_many(n - have) if have < n else []
+        if records is None or not len(records):
+            return self._stacked(head + tail)
+        if not head and not tail:
+            return [records]
+        parts = [*self._stacked(head)[:1], records, *self._stacked(tail)[:1]]
+        return [np.concatenate(parts)]
+
+    def _stacked(self, rows: list[base.Element]) -> list[np.ndarray]:
+        """Elements as one array per leaf ([] for none)."""
         if not rows:
-            return [records] if records is not None and have else []
-        columns = [
+            return []
+        return [
             base.stack([r[j] for r in rows], spec.dtype, f"component {j}")
             for j, spec in enumerate(self._data.specs)
         ]
-        if records is None or not have:
-            return columns
-        return [np.concatenate([records, columns[0]])]
 
     def next_columns_ahead(
         self, n: int, chunk: int

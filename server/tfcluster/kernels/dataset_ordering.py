@@ -368,6 +368,9 @@ _MAX_EPOCHS_IN_BUFFER = 3
 # Philox calls drawn at once (four uint32 picks each): one draw is a list index, not a call.
 # The first block is small (an iterator may take few elements); each next one is twice the
 # last, up to _MAX_DRAW_CALLS: numpy's per-call costs of a block are paid once for many picks.
+# An iterator after the first of a dataset (the next epoch under a repeat) starts with a
+# block as big as the calls the last one used, so an epoch's draws come in about one block
+# (not three growing ones, half of the last unused).
 _DRAW_CALLS = 256
 _MAX_DRAW_CALLS = 4096
 
@@ -413,6 +416,16 @@ class _SeedSequence:
         return int(w[at]), int(w[at + 1])
 
 
+class _DrawHint:
+    """The Philox calls the last iterator of a shuffle used up to its close: the first block
+    its successor draws."""
+
+    __slots__ = ("calls",)
+
+    def __init__(self) -> None:
+        self.calls = 0
+
+
 class _Shuffle(base.Dataset):
     def __init__(
         self,
@@ -421,12 +434,15 @@ class _Shuffle(base.Dataset):
         buffer_size: int,
         seeds: _SeedSequence,
         count: int = 1,
+        draws: _DrawHint | None = None,
     ) -> None:
         super().__init__(specs)
         self.data, self.buffer_size, self.seeds, self.count = data, buffer_size, seeds, count
+        # Shared with the copies over other inputs (a batched map's source, each epoch).
+        self.draws = draws if draws is not None else _DrawHint()
 
     def with_input(self, data: base.Dataset) -> base.Dataset:
-        return _Shuffle(data.specs, data, self.buffer_size, self.seeds, self.count)
+        return _Shuffle(data.specs, data, self.buffer_size, self.seeds, self.count, self.draws)
 
     def fused_with_repeat(self, count: int) -> _Shuffle | None:
         """TF 1.15's default shuffle_and_repeat_fusion: shuffle(reshuffle_each_iteration=True)
@@ -479,7 +495,7 @@ class _ShuffleIterator(base.ElementIterator):
         self._p = 0
         self._philox = (seed, seed2)
         self._calls = 0
-        self._block = _DRAW_CALLS
+        self._block = min(max(_DRAW_CALLS, data.draws.calls), _MAX_DRAW_CALLS)
         self._draws: list[int] = []
         self._d = 0
         # Column mode (decided by the first call): one array per leaf, rows handed out by
@@ -739,6 +755,9 @@ class _ShuffleIterator(base.ElementIterator):
         return [np.concatenate([p[j] for p in parts]) for j in range(len(parts[0]))], error
 
     def close(self) -> None:
+        if self._calls:
+            left = len(self._draws) - self._d
+            self._data.draws.calls = self._calls - left // 4
         if self._it is not None:
             self._it.close()
             self._it = None

@@ -17,7 +17,7 @@ from google.protobuf.message import DecodeError
 from tfcluster.framework import dtypes, errors, tensor_util
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.kernels.registry import kernel
-from tfcluster.lib.io import compression, csv_parser, example_parser
+from tfcluster.lib.io import compression, csv_parser, cut_strings, example_parser
 from tfcluster.lib.io.example_parser import FeatureSpec
 from tfcluster.protos import tensor_pb2
 
@@ -291,6 +291,11 @@ def decode_raw(node: Any, xp: Any) -> Compute:
                 # One string (a record): a read-only view of its bytes, no join, no copy.
                 view = np.frombuffer(one, dtype=np_dtype)
                 return (view if np_dtype.isnative else view.astype(np_dtype.newbyteorder("=")),)
+        rows = cut_strings.rows_of(value)
+        if rows is not None and value.ndim == 1 and rows.shape[1] % width == 0:
+            # Strings a parser cut from records at one offset: their bytes in one copy.
+            values = rows.copy(order="C").view(np_dtype)
+            return (values if np_dtype.isnative else values.astype(np_dtype.newbyteorder("=")),)
         arr = np.asarray(value, dtype=object)
         flat = arr.reshape(-1).tolist()
         if set(map(type, flat)) - {bytes}:

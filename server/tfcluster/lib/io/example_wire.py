@@ -17,6 +17,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes
+from tfcluster.lib.io import cut_strings
 
 _BYTES_LIST, _FLOAT_LIST, _INT64_LIST = 0x0A, 0x12, 0x1A
 _TAG = {dtypes.string: _BYTES_LIST, dtypes.float32: _FLOAT_LIST, dtypes.int64: _INT64_LIST}
@@ -294,7 +295,9 @@ def _row_reader(first: bytes, spec: Any, at: int, end: int) -> _RowReader | None
                 # void item becomes bytes (zero bytes and all), numpy makes the objects.
                 n, step = rows.shape
                 items = np.ndarray((n,), f"V{length}", buffer=rows, offset=off, strides=(step,))
-                return items.astype(object)
+                column = items.astype(object)
+                cut_strings.remember(column, rows[:, off : off + length])
+                return column
 
             return read_bytes if not shape else None
         payload, p = _varint_at(first, p + 1)
