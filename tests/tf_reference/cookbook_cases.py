@@ -200,7 +200,37 @@ def linear_models_training(tf):
     return out
 
 
+def numpy_input_fn_shuffled_epochs(tf):
+    """numpy_input_fn(shuffle=True) feeds every row once per epoch (in order from a random
+    start; the random shuffle queue mixes them): what is deterministic of its batches."""
+    out = {}
+    for rows, batch, epochs in ((40, 8, 2), (41, 8, 3)):
+        tf.reset_default_graph()
+        x = {"a": np.arange(rows, dtype=np.float64), "b": np.arange(rows, dtype=np.float64) * 10}
+        y = np.arange(rows, dtype=np.float64) * 2
+        fn = tf.estimator.inputs.numpy_input_fn(
+            x, y=y, batch_size=batch, num_epochs=epochs, shuffle=True
+        )
+        features, labels = fn()
+        counts = np.zeros(rows, np.int64)
+        sizes, paired = [], True
+        with tf.train.MonitoredSession() as sess:
+            while not sess.should_stop():
+                f, lab = sess.run([features, labels])
+                paired = paired and bool(
+                    np.all(f["a"] * 2 == lab) and np.all(f["b"] == f["a"] * 10)
+                )
+                counts += np.bincount(f["a"].astype(np.int64), minlength=rows)
+                sizes.append(len(lab))
+        key = f"{rows}_rows_batch{batch}_epochs{epochs}"
+        out[key + "_counts"] = counts
+        out[key + "_batch_sizes"] = np.array(sorted(sizes))
+        out[key + "_rows_paired"] = np.array(paired)
+    return out
+
+
 CASES = {
+    "numpy_input_fn_shuffled_epochs": numpy_input_fn_shuffled_epochs,
     "matvec_products": matvec_products,
     "unit_axis_reductions": unit_axis_reductions,
     "log1p_float32": log1p_float32,

@@ -49,3 +49,10 @@ def test_add_n_sums_inputs_in_name_order_unless_the_arithmetic_optimizer_is_off(
 
 def test_cookbook_linear_and_logistic_regression_train_to_tfs_bits() -> None:
     _same_bits(CASES["linear_models_training"](tf), reference.case(AREA, "linear_models_training"))
+
+
+def test_shuffled_numpy_input_fn_feeds_every_row_once_per_epoch() -> None:
+    _same_bits(
+        CASES["numpy_input_fn_shuffled_epochs"](tf),
+        reference.case(AREA, "numpy_input_fn_shuffled_epochs"),
+    )
