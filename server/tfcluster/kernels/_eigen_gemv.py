@@ -18,7 +18,8 @@ blocked GEMM, and that routine's order is simple enough to repeat:
 
 BLAS (numpy) sums in another order, so the linear models of TF1 tutorials (a weight vector's
 gradient is such a product) drift from TF in the last bits after a few steps. Other shapes stay
-BLAS's: TF's blocked GEMM for them is not repeated here.
+BLAS's: TF's blocked GEMM for them is not repeated here; so do products of more than MAX_WORK
+multiply-adds (a few passes over the terms in numpy cost ~5-10x BLAS's time).
 """
 
 from __future__ import annotations
@@ -29,28 +30,42 @@ _DTYPES = frozenset((np.dtype(np.float32), np.dtype(np.float64)))
 # Eigen's switch to shorter column blocks, and the contracted length from which it blocks.
 _STRIDE_BYTES = 32000
 _BLOCK_FROM = 128
-# Above this many running-sum passes the product goes to BLAS: a pass is one numpy call.
-MAX_PASSES = 2048
+# Products of more multiply-adds than this go to BLAS: a matrix-vector product here takes a few
+# passes over its terms (~10x BLAS's time), bounded at a few milliseconds.
+MAX_WORK = 1 << 21
 _PACKET_BYTES = 32
 
 
+def _running_sums(terms: np.ndarray, axis: int) -> np.ndarray:
+    """Sums along `axis` (not the last) added one after another in the dtype, then added to
+    a zero as Eigen adds to its zeroed output (so no -0.0). numpy adds in pairs only along an
+    array's innermost axis: along another one it adds whole slices in turn; with a single
+    column left (where numpy would make that axis the innermost) a cumulative sum does it."""
+    if terms.shape[-1] == 1:
+        last = np.cumsum(np.moveaxis(terms[..., 0], axis, -1), axis=-1)[..., -1][..., None]
+    else:
+        last = np.add.reduce(terms, axis=axis)
+    last += 0
+    return np.asarray(last)
+
+
 def _col_major(vec: np.ndarray, mat: np.ndarray, stride: int) -> np.ndarray:
-    """out[n] = sum_k mat[k, n] * vec[k], as Eigen's column-major GEMV sums it."""
+    """out[n] = sum_k mat[k, n] * vec[k], as Eigen's column-major GEMV sums it: a running sum
+    per block of columns of the contracted dimension, the blocks' sums added in turn."""
     depth = vec.shape[0]
     if depth < _BLOCK_FROM:
         block = depth
     else:
         block = 16 if stride * mat.dtype.itemsize < _STRIDE_BYTES else 4
-    out = np.zeros(mat.shape[1], mat.dtype)
-    part = np.empty_like(out)
-    term = np.empty_like(out)
-    for start in range(0, depth, block):
-        part.fill(0)
-        for k in range(start, min(depth, start + block)):
-            np.multiply(mat[k], vec[k], out=term)
-            part += term
-        out += part
-    return out
+    terms = mat * vec[:, None]
+    if block == depth:
+        return _running_sums(terms, axis=0)
+    blocks = -(-depth // block)
+    if blocks * block != depth:  # zeros after the last terms leave its running sum as it is
+        pad = np.zeros((blocks * block - depth, terms.shape[1]), terms.dtype)
+        terms = np.concatenate([terms, pad])
+    parts = _running_sums(terms.reshape(blocks, block, -1), axis=1)
+    return _running_sums(parts, axis=0)
 
 
 def _lane_sum(lanes: np.ndarray) -> np.ndarray:
@@ -69,10 +84,15 @@ def _row_major(mat: np.ndarray, vec: np.ndarray) -> np.ndarray:
     rows, depth = mat.shape
     lanes = _PACKET_BYTES // mat.dtype.itemsize
     full = depth - depth % lanes
-    acc = np.zeros((rows, lanes), mat.dtype)
-    for j in range(0, full, lanes):
-        acc += mat[:, j : j + lanes] * vec[j : j + lanes]
-    out = _lane_sum(acc)
+    if full:
+        steps = full // lanes
+        terms = (mat[:, :full] * vec[:full]).reshape(rows, steps, lanes)
+        # Step-major (steps, rows * lanes): numpy adds whole steps in turn (each lane
+        # sequential, as Eigen's), with long inner loops.
+        by_step = terms.transpose(1, 0, 2).reshape(steps, rows * lanes)
+        out = _lane_sum(np.add.reduce(by_step, axis=0).reshape(rows, lanes))
+    else:
+        out = _lane_sum(np.zeros((rows, lanes), mat.dtype))
     # Rows go in groups of 8 (4 when a row passes 32000 bytes), 4, 2, then one alone; only
     # the one alone takes a half packet before the scalar tail.
     alone = rows % 2 == 1
@@ -99,19 +119,13 @@ def matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool) -
     m = a.shape[1] if transpose_a else a.shape[0]
     n = b.shape[0] if transpose_b else b.shape[1]
     depth = b.shape[1] if transpose_b else b.shape[0]
-    if depth == 0 or m == 0 or n == 0:
+    if depth == 0 or m == 0 or n == 0 or depth * m * n > MAX_WORK:
         return None
     if m == 1:
         vec = a.reshape(-1)
         if not transpose_b:
-            if depth * 2 > MAX_PASSES:
-                return None
             return _col_major(vec, b, n).reshape(1, n)
-        if depth // (_PACKET_BYTES // a.dtype.itemsize) + depth % 8 > MAX_PASSES:
-            return None
         return _row_major(b, vec).reshape(1, n)
     if n == 1 and transpose_a:
-        if depth * 2 > MAX_PASSES:
-            return None
         return _col_major(b.reshape(-1), a, m).reshape(m, 1)
     return None
