@@ -229,7 +229,35 @@ def numpy_input_fn_shuffled_epochs(tf):
     return out
 
 
+def division_by_constant(tf):
+    """x / c with a constant c runs as x * (1 / c) (TF's constant folding strength-reduces
+    it), for float and complex types; a fed divisor divides."""
+    tf.reset_default_graph()
+    rs = np.random.RandomState(5)
+    out = {}
+    fetches = {}
+    feeds = {}
+    for dtype in (np.float32, np.float64, np.complex64):
+        x = rs.normal(3, 2, (37, 1)).astype(dtype)
+        if np.dtype(dtype).kind == "c":
+            x = x + 1j * rs.normal(size=(37, 1)).astype(dtype)
+        ph = tf.placeholder(x.dtype, [None, 1])
+        feeds[ph] = x
+        name = np.dtype(dtype).name
+        fetches[name + "_by_255"] = ph / tf.constant(255.0, dtype=x.dtype)
+        fetches[name + "_by_folded_7.1"] = tf.truediv(ph, tf.constant([[7.1]], dtype=x.dtype) * 1)
+        if np.dtype(dtype).kind == "f":  # (complex division itself is not Eigen's yet)
+            d = tf.placeholder(x.dtype, [])
+            feeds[d] = np.array(7.1, dtype)
+            fetches[name + "_by_fed_7.1"] = ph / d
+    with tf.Session() as sess:
+        values = sess.run(fetches, feeds)
+    out.update(values)
+    return out
+
+
 CASES = {
+    "division_by_constant": division_by_constant,
     "numpy_input_fn_shuffled_epochs": numpy_input_fn_shuffled_epochs,
     "matvec_products": matvec_products,
     "unit_axis_reductions": unit_axis_reductions,

@@ -56,3 +56,7 @@ def test_shuffled_numpy_input_fn_feeds_every_row_once_per_epoch() -> None:
         CASES["numpy_input_fn_shuffled_epochs"](tf),
         reference.case(AREA, "numpy_input_fn_shuffled_epochs"),
     )
+
+
+def test_division_by_a_constant_is_a_product_with_its_reciprocal() -> None:
+    _same_bits(CASES["division_by_constant"](tf), reference.case(AREA, "division_by_constant"))
