@@ -48,6 +48,7 @@ _EIGEN_ROUNDED_ON_CPU = {
     "EluGrad",
     "EuclideanNorm",
     "Exp",
+    "Log1p",
     "LogSoftmax",
     "Selu",
     "SeluGrad",

@@ -39,6 +39,7 @@ from tfcluster.protos import config_pb2, step_stats_pb2
 from tfcluster.runtime import cancellation
 from tfcluster.runtime import partition as partitioning
 from tfcluster.runtime import placement as placing
+from tfcluster.runtime.commutative_inputs import sorted_addn_inputs
 from tfcluster.runtime.constant_folding import fold_constants
 from tfcluster.runtime.graph_cycles import check_acyclic
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
@@ -637,6 +638,9 @@ class MasterSession:
                 if fused:
                     nodes.update(fused)
                     needed = _prune(nodes, feeds, fetches, targets)
+            if self._optimizes_arithmetic():
+                # AddN adds its inputs in the order TF's arithmetic optimizer sorts them.
+                nodes.update(sorted_addn_inputs(nodes, needed))
             placement = self._place(nodes, needed, deadline)
             placement = keep_loops_on_one_task(nodes, needed, feeds, placement)
             parts = partitioning.partition(nodes, placement, feeds, fetches, targets, self._dtypes)
@@ -758,6 +762,13 @@ class MasterSession:
         """TF's optimizer level: L1 (the default) folds constants; L0 only when asked."""
         opts = self.config.graph_options.optimizer_options
         return opts.opt_level != config_pb2.OptimizerOptions.L0 or opts.do_constant_folding
+
+    def _optimizes_arithmetic(self) -> bool:
+        """TF's arithmetic optimizer runs unless the rewriter config turns it (or the whole
+        meta optimizer) off."""
+        rewrite = self.config.graph_options.rewrite_options
+        off = config_pb2.RewriterConfig.OFF
+        return not rewrite.disable_meta_optimizer and rewrite.arithmetic_optimization != off
 
     def _optimizes_dependencies(self) -> bool:
         """TF's dependency optimizer runs unless the rewriter config turns it (or the whole

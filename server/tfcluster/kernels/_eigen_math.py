@@ -1,4 +1,4 @@
-"""float32 exp and log as TensorFlow 1.15's CPU kernels compute them, and what TF builds on
+"""float32 exp, log and log1p as TensorFlow 1.15's CPU kernels compute them, and what TF builds on
 them (softplus, elu, selu, softmax, the softmax cross entropies).
 
 TF 1.15's wheel evaluates elementwise ops with Eigen over AVX packets of eight floats, built
@@ -141,6 +141,21 @@ def _log_packet(a: np.ndarray) -> np.ndarray:
 
 def log(x: np.ndarray) -> np.ndarray:
     return _packets_then_tail(x, _log_packet, _libm(np.log))
+
+
+# ---- log1p (generic_plog1p: Kahan's formula over plog) ---------------------------------------
+
+
+def _log1p_packet(a: np.ndarray) -> np.ndarray:
+    xp1 = a + _F(1)
+    log1 = _log_packet(xp1)
+    large = a * (log1 / (xp1 - _F(1)))
+    # x itself where 1 + x rounds to 1, and where the log is infinite (1 + x = inf)
+    return np.where((xp1 == _F(1)) | (xp1 == log1), a, large)
+
+
+def log1p(x: np.ndarray) -> np.ndarray:
+    return _packets_then_tail(x, _log1p_packet, _libm(np.log1p))
 
 
 # ---- activations built from them, as TF 1.15's functors write them -----------------------------

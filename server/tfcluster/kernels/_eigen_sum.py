@@ -38,19 +38,49 @@ def rows_sum(rows: np.ndarray) -> np.ndarray:
     return tail + packet
 
 
+def tf_reduction_shape(shape: tuple[int, ...], axis: tuple[int, ...]) -> tuple[list[int], bool]:
+    """The shape TF 1.15's ReductionHelper reduces `shape` as, and whether its first dimension
+    is a reduced one: leading dimensions of size 1 dropped, every later one of size 1 taking
+    the reducedness of the one before it, neighbours of the same reducedness merged."""
+    reduced = [d in axis for d in range(len(shape))]
+    start = next((d for d, size in enumerate(shape) if size != 1), None)
+    if start is None:
+        return [1], bool(reduced[0]) if reduced else False
+    dims = [shape[start]]
+    for d in range(start + 1, len(shape)):
+        if shape[d] == 1:
+            reduced[d] = reduced[d - 1]
+        if reduced[d] != reduced[d - 1]:
+            dims.append(shape[d])
+        else:
+            dims[-1] *= shape[d]
+    return dims, reduced[start]
+
+
+def reduces_nothing(shape: tuple[int, ...], axis: tuple[int, ...]) -> bool:
+    """Whether TF 1.15 copies the input instead of reducing it: every reduced axis has size 1
+    and some dimension is larger (its ReductionHelper's "reduces nothing" case)."""
+    if any(shape[a] != 1 for a in axis):
+        return False
+    dims, reduce_first = tf_reduction_shape(shape, axis)
+    return len(dims) == 1 and not reduce_first
+
+
 def trailing_sum(x: np.ndarray, axis: tuple[int, ...], keep: bool) -> np.ndarray | None:
-    """Eigen-ordered sum of float32 `x` over its trailing axes `axis`; None where TF's order
-    is not this one (other axes, other dtypes, a whole-tensor sum split across threads)."""
+    """Eigen-ordered sum of float32 `x` over `axis` where TF reduces it as the innermost
+    dimension (its shape simplified as TF does: [n] whole, or [outer, n]); None where TF's
+    order is not this one (other axes, other dtypes, a whole-tensor sum split across
+    threads)."""
     if not isinstance(x, np.ndarray) or x.dtype != np.float32 or x.size == 0:
         return None
-    nd = x.ndim
-    if sorted(axis) != list(range(nd - len(axis), nd)):
+    dims, reduce_first = tf_reduction_shape(x.shape, axis)
+    if len(dims) == 1 and reduce_first:
+        if dims[0] > SINGLE_THREAD_MAX:
+            return None
+        rows = np.ascontiguousarray(x).reshape(1, -1)
+    elif len(dims) == 2 and not reduce_first:
+        rows = np.ascontiguousarray(x).reshape(dims)
+    else:
         return None
-    kept = x.shape[: nd - len(axis)]
-    n = int(np.prod(x.shape[nd - len(axis) :]))
-    if not kept and n > SINGLE_THREAD_MAX:
-        return None
-    out = rows_sum(np.ascontiguousarray(x).reshape(-1, n)).reshape(kept)
-    if keep:
-        out = out.reshape(kept + (1,) * len(axis))
-    return out
+    shape = [1 if d in axis else size for d, size in enumerate(x.shape) if keep or d not in axis]
+    return rows_sum(rows).reshape(shape)

@@ -20,7 +20,14 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors, memory_budget
-from tfcluster.kernels import _cpu_gemm, _eigen_math, _eigen_sum, in_place, tensor_lists
+from tfcluster.kernels import (
+    _cpu_gemm,
+    _eigen_gemv,
+    _eigen_math,
+    _eigen_sum,
+    in_place,
+    tensor_lists,
+)
 from tfcluster.kernels.common import (
     Compute,
     LastHostInputs,
@@ -243,6 +250,19 @@ def _tf_cpu_float32(name: str, fallback: XpFn) -> XpFn:
     return fn
 
 
+def _neg(xp: Any, x: Any) -> Any:
+    """-x; TF 1.15's CPU kernel negates float packets (32 bytes) as 0 - x, so a zero there
+    comes out +0.0, and only the scalar tail (size % lanes) gives -0.0 for +0.0."""
+    if xp is not np or x.dtype.kind != "f" or x.dtype.itemsize not in (4, 8):
+        return xp.negative(x)
+    out = np.negative(x, order="C")  # flat in TF's order (a 0-d x stays 0-d)
+    flat = out.reshape(-1)
+    packed = flat.size - flat.size % (32 // x.dtype.itemsize)
+    if packed:
+        flat[:packed] += 0  # -0.0 + 0 is +0.0: 0 - x for every value
+    return out
+
+
 def _reciprocal(xp: Any, x: Any) -> Any:
     if x.dtype.kind in "iu":
         return xp.floor_divide(xp.ones_like(x), x)
@@ -254,14 +274,14 @@ def _rsqrt(xp: Any, x: Any) -> Any:
 
 
 _UNARY: dict[str, XpFn] = {
-    "Neg": "negative",
+    "Neg": _neg,
     "Abs": "abs",
     "Square": "square",
     "Sqrt": "sqrt",
     "Rsqrt": _rsqrt,
     "Exp": _tf_cpu_float32("exp", "exp"),
     "Log": _tf_cpu_float32("log", "log"),
-    "Log1p": "log1p",
+    "Log1p": _tf_cpu_float32("log1p", "log1p"),
     "Expm1": "expm1",
     "Sign": "sign",
     "Reciprocal": _reciprocal,
@@ -448,6 +468,11 @@ def matmul(node: Any, xp: Any) -> Compute:
             raise invalid(
                 f"In[0] and In[1] must be matrices (rank 2): In[0]: {_shape(a)}, In[1]: {_shape(b)}"
             )
+        if xp is np and (a.shape[0] if ta else a.shape[1]) == (b.shape[1] if tb else b.shape[0]):
+            # TF's matrix-vector shapes: its summation order (_eigen_gemv), else BLAS below.
+            exact = _eigen_gemv.matmul(a, b, ta, tb)
+            if exact is not None:
+                return (exact,)
         if ta:
             a = cache_a.transposed(xp, a)
         if tb:
@@ -626,6 +651,12 @@ def _reduction_factory(fn: Reduce, int_fn: Reduce | None = None) -> Callable[[An
                 last.keep((ins[1],), (x.ndim, axis))
             if not axis:  # nothing to reduce: the input is the result
                 return (x if x.dtype == dtype else x.astype(dtype),)
+            if _eigen_sum.reduces_nothing(x.shape, axis):
+                # Only axes of size 1: TF copies the input (a -0.0 stays -0.0).
+                shape = [
+                    1 if a in axis else d for a, d in enumerate(x.shape) if keep or a not in axis
+                ]
+                return (x.reshape(shape) if x.dtype == dtype else x.astype(dtype).reshape(shape),)
             if silenced():
                 out = xp.asarray(impl(xp, x, axis, keep))
             else:

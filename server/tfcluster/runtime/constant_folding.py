@@ -124,7 +124,54 @@ def fold_constants(
         if "_class" in node.attrs:
             attrs["_class"] = node.attrs["_class"]
         folded[name] = Node(name, "Const", [], [], node.device, attrs)
-    return {name: n for name, n in folded.items() if name in needed_set}
+    out = {name: n for name, n in folded.items() if name in needed_set}
+    for name in needed:
+        if name not in out and name not in fed_nodes:
+            out.update(_division_by_constant_to_product(nodes[name], values))
+    return out
+
+
+# Division ops TF's constant folding strength-reduces when the denominator is a constant.
+_DIVISIONS = frozenset({"RealDiv", "Div"})
+_RECIPROCAL_DTYPES = frozenset(
+    {dtypes.float16, dtypes.float32, dtypes.float64, dtypes.complex64, dtypes.complex128}
+)
+
+
+def _division_by_constant_to_product(
+    node: Node, values: Mapping[str, np.ndarray]
+) -> dict[str, Node]:
+    """x / c with a constant c becomes x * (1 / c), as TF's constant folding rewrites it
+    (ReduceDivToReciprocalMul, floating and complex types): the reciprocal is folded into a
+    Const ("ConstantFolding/<name>_recip") beside the node, which becomes a Mul. The product
+    rounds differently from the quotient (x / 255. in image programs), so TF's bits need it."""
+    if node.op not in _DIVISIONS or len(node.inputs) != 2:
+        return {}
+    src, index = node.inputs[1]
+    dtype = node.attrs.get("T")
+    if index != 0 or src not in values or dtype not in _RECIPROCAL_DTYPES:
+        return {}
+    with np.errstate(all="ignore"):
+        recip = np.reciprocal(values[src].astype(dtype.as_numpy_dtype))
+    recip_name = f"ConstantFolding/{node.name}_recip"
+    colocation = node.attrs.get("_class") or [f"loc:@{node.name}"]
+    const = Node(
+        recip_name,
+        "Const",
+        [],
+        [],
+        node.device,
+        {"value": recip, "dtype": dtype, "_class": list(colocation)},
+    )
+    product = Node(
+        node.name,
+        "Mul",
+        [node.inputs[0], (recip_name, 0)],
+        list(node.control_inputs),
+        node.device,
+        dict(node.attrs),
+    )
+    return {recip_name: const, node.name: product}
 
 
 # Ops whose value is their input's static shape, rank or size (with the out_type attr, if any).

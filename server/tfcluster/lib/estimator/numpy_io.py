@@ -6,6 +6,7 @@ needs pandas, which this environment does not have."""
 from __future__ import annotations
 
 import collections
+import random
 import threading
 from typing import Any
 
@@ -22,8 +23,14 @@ _TARGET_KEY = "__target_key__"
 
 
 class _ArrayFeeder:
-    """Successive feed dicts of up to batch_size rows, in order (or at random with
-    shuffle), never crossing an epoch; StopIteration after num_epochs."""
+    """Successive feed dicts of batch_size rows, as TF 1.15's feed functions
+    (feeding_functions._OrderedDictNumpyFeedFn) give them: the rows in order, wrapping
+    around from the last to the first (a batch may span two epochs), from row 0, or with
+    shuffle from a random row (the random shuffle queue mixes them); the last batch stops at
+    the end of the last epoch; StopIteration after num_epochs.
+
+    Each feeder seeds Python's global `random` module with its seed (None: from the OS) and
+    draws its start from it, as TF's do."""
 
     def __init__(
         self,
@@ -38,33 +45,31 @@ class _ArrayFeeder:
         self._arrays = arrays
         self._n = len(arrays[0])
         self._batch = batch_size
-        self._shuffle = shuffle
         self._num_epochs = num_epochs
-        self._rng = np.random.RandomState(seed)
-        self._pos = 0
         self._epoch = 0
+        random.seed(seed)
+        self._trav = random.randrange(self._n) if shuffle else 0
+        self._epoch_end = (self._trav - 1) % self._n
         self._lock = threading.Lock()
+
+    def _next_indices(self) -> list[int]:
+        if self._num_epochs is not None and self._epoch >= self._num_epochs:
+            raise StopIteration
+        idx = [j % self._n for j in range(self._trav, self._trav + self._batch)]
+        ends = [i for i, row in enumerate(idx) if row == self._epoch_end]
+        self._epoch += len(ends)
+        if self._num_epochs is not None and self._epoch >= self._num_epochs:
+            # Stop at the end of the last epoch.
+            idx = idx[: ends[-(self._epoch - self._num_epochs + 1)] + 1]
+            self._epoch = self._num_epochs
+        return idx
 
     def __call__(self) -> dict[Any, Any]:
         with self._lock:
-            if self._num_epochs is not None and self._epoch >= self._num_epochs:
-                raise StopIteration
-            if self._shuffle:
-                idx = self._rng.randint(0, self._n, size=self._batch)
-                if self._num_epochs is not None:
-                    # Count whole epochs of rows fed, as TF's shuffled feed does.
-                    self._pos += self._batch
-                    if self._pos >= self._n:
-                        self._epoch += 1
-                        self._pos = 0
-            else:
-                end = min(self._pos + self._batch, self._n)
-                idx = np.arange(self._pos, end)
-                self._pos = end
-                if self._pos >= self._n:
-                    self._pos = 0
-                    self._epoch += 1
-        feed = {self._placeholders[0]: idx.astype(np.int64)}
+            rows = self._next_indices()
+            self._trav = (rows[-1] + 1) % self._n
+        idx = np.asarray(rows, dtype=np.int64)
+        feed = {self._placeholders[0]: idx}
         for p, a in zip(self._placeholders[1:], self._arrays):
             feed[p] = a[idx]
         return feed
@@ -197,7 +202,7 @@ def numpy_input_fn(
                         batch_size,
                         shuffle,
                         num_epochs,
-                        None if not shuffle else i,
+                        None,  # TF's numpy_input_fn passes no seed to its feed functions
                     )
                 )
             runner = _FeedingQueueRunner(
