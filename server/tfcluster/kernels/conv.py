@@ -359,6 +359,36 @@ def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any)
     return dw.reshape(fshape).astype(x.dtype, copy=False)
 
 
+def _conv_backprops(
+    xp: Any, win: Window, x: Any, fsizes: Any, f: Any, isizes: Any, dy: Any
+) -> tuple[Any, Any]:
+    """(input gradient, filter gradient) of a 2-D convolution: by Winograd's tiles at once
+    where the filter gradient goes that way (_winograd.backward: dY's transform shared),
+    else the two kernels' computations one after the other."""
+    n = win.n
+    fshape = shape_arg(fsizes, n + 2, "filter_sizes", win.name)
+    check_rank(x, n + 2, "input", win.name)
+    check_rank(dy, n + 2, "out_backprop", win.name)
+    xl = win.to_last(xp, x)
+    ksizes, ci, co = list(fshape[:n]), fshape[n], fshape[n + 1]
+    batch, sizes = xl.shape[0], list(xl.shape[1:-1])
+    outs, pads = win.plan(sizes, ksizes)
+    tile = _winograd_tile(xp, win, x.dtype, ksizes, outs, (ci, co), batch)
+    same = (
+        tuple(shape_arg(isizes, n + 2, "input_sizes", win.name)) == tuple(x.shape)
+        and tuple(f.shape) == tuple(fshape)
+        and tuple(win.to_last(xp, dy).shape) == (batch, *outs, co)
+        and ci == xl.shape[-1]
+    )
+    if tile is None or not same or f.dtype != np.float32 or dy.dtype != np.float32:
+        return (
+            _conv_backprop_input(xp, win, isizes, f, dy),
+            _conv_backprop_filter(xp, win, x, fsizes, dy),
+        )
+    dx, dw = _winograd.backward(xl, win.to_last(xp, dy), f, pads, tile)
+    return win.from_last(xp, dx), dw.reshape(fshape).astype(x.dtype)
+
+
 def _conv_kernels(prefix: str, n: int, input_op: str, filter_op: str) -> None:
     @kernel(prefix)
     def forward(node: Any, xp: Any) -> Compute:
@@ -393,6 +423,24 @@ def _conv_kernels(prefix: str, n: int, input_op: str, filter_op: str) -> None:
 
 
 _conv_kernels("Conv2D", 2, "Conv2DBackpropInput", "Conv2DBackpropFilter")
+
+
+@kernel("_FusedConv2DBackprop", host=[1, 3])
+def fused_conv2d_backprop(node: Any, xp: Any) -> Compute:
+    """Conv2DBackpropFilter and Conv2DBackpropInput of one out_backprop, as the graph
+    optimizer fuses them (runtime/kernel_fusion.py): inputs (input, filter_sizes,
+    out_backprop, input_sizes, filter), outputs (filter gradient, input gradient)."""
+    win = Window(node, 2)
+    cast = typed(node, xp)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x, fsizes, dy, isizes, f = ins
+        dx, dw = _conv_backprops(
+            xp, win, xp.asarray(x), fsizes, xp.asarray(f), isizes, xp.asarray(dy)
+        )
+        return (cast(dw), cast(dx))
+
+    return compute
 
 
 @kernel("_FusedConv2D")
