@@ -12,7 +12,8 @@ taps. Depthwise convolutions walk the taps, each one broadcast product over the 
 Half-precision products run in float32 (numpy has no half BLAS) and are cast back.
 On the CPU, stride-1 3x3 and 5x5 float32 convolutions with enough channels (forward, input
 and filter gradients) go by Winograd's tiles instead (kernels/_winograd.py: 4 multiply-adds
-per output and channel pair instead of 25 for 5x5).
+per output and channel pair instead of 25 for 5x5); a convolution's two gradients fused by
+the graph optimizer (_FusedConv2DBackprop) share the out_backprop's Winograd transform.
 """
 
 from __future__ import annotations
