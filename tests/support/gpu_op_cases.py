@@ -644,6 +644,27 @@ def _fused_pool_grad() -> Build:
     return Build(outs)
 
 
+@_case("_FusedConv2DBackprop")
+def _fused_conv_backprop() -> Build:
+    # A convolution's filter and input gradients of one out_backprop, fused by the graph
+    # optimizer; on the GPU (and for these few channels on the CPU) the two computations.
+    x, f, dy = _f32(2, 7, 6, 3), _f32(3, 2, 3, 4), _f32(2, 7, 6, 4)
+    attrs = {
+        "strides": [1, 1, 1, 1],
+        "padding": "SAME",
+        "data_format": "NHWC",
+        "dilations": [1, 1, 1, 1],
+        "T": tf.float32,
+    }
+    fused = op_util.make_op(
+        "_FusedConv2DBackprop",
+        [x, tf.constant([3, 2, 3, 4]), dy, tf.constant([2, 7, 6, 3]), f],
+        attrs,
+        name="Conv2DBackpropFilter",
+    )
+    return Build(list(fused.outputs))
+
+
 @_case("Conv3D", "Conv3DBackpropInputV2", "Conv3DBackpropFilterV2")
 def _conv3d() -> Build:
     x, f = _f32(2, 4, 5, 4, 2), _f32(2, 3, 2, 2, 3)

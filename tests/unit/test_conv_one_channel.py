@@ -9,7 +9,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
-from tfcluster.kernels import _window
+from tfcluster.kernels import _window, conv
 
 
 def _reference(
@@ -111,3 +111,21 @@ def test_one_channel_nchw_3d_and_half_precision_follow_the_float32_nhwc_form() -
     assert got_half.dtype == np.float16
     np.testing.assert_allclose(got_half, want, rtol=1e-2, atol=2e-2)
     np.testing.assert_allclose(got3, want3, rtol=1e-5, atol=1e-5)
+
+
+def test_products_in_small_kernel_pieces_are_the_whole_products() -> None:
+    # The one-channel layer's products go in pieces of OpenBLAS's small-matrix kernels'
+    # size (conv._rows_product, conv._inner_product): rows of the patches, or the inner
+    # dimension of the filter gradient's product, the last piece a partial one.
+    rng = np.random.default_rng(8)
+    cols_t = rng.standard_normal((25, 3 * 1250 + 7)).astype(np.float32)
+    w = rng.standard_normal((25, 32)).astype(np.float32)
+    out = np.empty((cols_t.shape[1], 32), np.float32)
+    got = conv._rows_product(np, cols_t.T, w, out)
+    assert got is out
+    np.testing.assert_allclose(got, cols_t.T.astype(np.float64) @ w, rtol=1e-5, atol=1e-4)
+    dy = rng.standard_normal((cols_t.shape[1], 32)).astype(np.float32)
+    want = cols_t.astype(np.float64) @ dy
+    got = conv._inner_product(np, cols_t, dy)
+    assert got.dtype == np.float32
+    np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())

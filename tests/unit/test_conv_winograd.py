@@ -200,3 +200,36 @@ def test_the_filter_transform_is_the_einsum_formula_bit_for_bit(
         want32 = want.reshape(t.a * t.a, *filt.shape[2:]).astype(np.float32)
         assert got.shape == want32.shape and got.flags.c_contiguous
         np.testing.assert_array_equal(got.view(np.int32), want32.view(np.int32))
+
+
+@pytest.mark.parametrize(
+    ("m", "r", "shape", "padding"),
+    [
+        (2, 3, (3, 11, 16, 12), "SAME"),
+        (4, 3, (2, 9, 10, 8), "VALID"),
+        (2, 5, (2, 10, 9, 8), "SAME"),
+        (3, 5, (2, 17, 13, 9), "VALID"),
+        (4, 5, (5, 14, 14, 16), "SAME"),
+    ],
+)
+def test_both_gradients_at_once_match_float64_and_the_filter_gradient_alone(
+    m: int, r: int, shape: tuple[int, ...], padding: str
+) -> None:
+    rng = np.random.default_rng(m * 10 + r)
+    x = rng.standard_normal(shape).astype(np.float32)
+    co = 12
+    f = (rng.standard_normal((r, r, shape[3], co)) / (r * np.sqrt(shape[3]))).astype(np.float32)
+    lo = (r - 1) // 2 if padding == "SAME" else 0
+    hi = r - 1 - lo if padding == "SAME" else 0
+    outs = [s + lo + hi - r + 1 for s in shape[1:3]]
+    dy = rng.standard_normal((shape[0], *outs, co)).astype(np.float32)
+    pads = [(lo, hi), (lo, hi)]
+    dx, dw = _winograd.backward(x, dy, f, pads, m)
+    # The input gradient in float64: dy, padded by r - 1 less the forward's pads, correlated
+    # with the flipped filter (its channels swapped).
+    back = (r - 1 - lo, r - 1 - hi)
+    dy_padded = np.pad(dy.astype(np.float64), ((0, 0), back, back, (0, 0)))
+    want_dx = _correlate64(dy_padded, np.swapaxes(f[::-1, ::-1], 2, 3), "VALID")
+    assert dx.dtype == np.float32 and dx.shape == x.shape
+    assert _err(dx, want_dx) < _TOL
+    np.testing.assert_array_equal(dw, _winograd.filter_grad(x, dy, r, pads, m))

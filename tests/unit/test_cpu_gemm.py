@@ -6,8 +6,10 @@ products not waiting for the parent's helper thread."""
 from __future__ import annotations
 
 import os
+import sys
 import threading
 import time
+from typing import Any
 
 import numpy as np
 import pytest
@@ -162,3 +164,25 @@ def test_a_forked_childs_products_do_not_wait_for_the_parents_helper() -> None:
     os.kill(pid, 9)
     os.waitpid(pid, 0)
     pytest.fail("the forked child's product hung")
+
+
+def test_the_helper_thread_lets_go_of_a_products_operands_when_it_is_through() -> None:
+    # The helper's pieces are views of the operands: kept while it waits for the next
+    # product, they would keep a variable's array held, and an update would then wait for
+    # it and copy it (kernels/in_place.py) instead of writing it in place.
+    helper = _cpu_gemm._Helper()
+    operand = np.ones((256, 256), np.float32)
+    alone = sys.getrefcount(operand)
+    sums: list[float] = []
+    helper._work = _summing(operand[:, :128], sums)
+    helper._go.release()
+    helper._done.acquire()
+    assert sums == [256 * 128]
+    assert sys.getrefcount(operand) == alone
+
+
+def _summing(view: np.ndarray, into: list[float]) -> Any:
+    def work() -> None:
+        into.append(float(view.sum()))
+
+    return work

@@ -1,7 +1,9 @@
 """The graph optimizer's kernel fusions (runtime/kernel_fusion.py): Conv2D -> BiasAdd -> Relu
 runs as one _FusedConv2D and MaxPoolGrad -> ReluGrad as one _FusedMaxPoolGradReluGrad, with
 results identical bit for bit to the unfused kernels' (the optimizer off: opt_level L0), and
-only where the inner results have no other use."""
+only where the inner results have no other use; a convolution's filter and input gradients
+run as one _FusedConv2DBackprop (the filter gradient bit for bit, the input gradient to
+float32 rounding, as accurate against float64)."""
 
 from __future__ import annotations
 
@@ -12,7 +14,12 @@ import pytest
 import tfcluster as tf
 from tfcluster.ops import op_util
 from tfcluster.runtime.graph_ir import node_from_operation
-from tfcluster.runtime.kernel_fusion import FUSED_CONV, FUSED_POOL_GRAD, fuse_kernels
+from tfcluster.runtime.kernel_fusion import (
+    FUSED_CONV,
+    FUSED_CONV_BACKPROP,
+    FUSED_POOL_GRAD,
+    fuse_kernels,
+)
 
 UNFUSED = tf.ConfigProto(
     graph_options=tf.GraphOptions(
@@ -59,14 +66,22 @@ def test_fused_conv_net_gives_the_unfused_values_bit_for_bit(
         _, fetches = _conv_net(x_val, channels, ksize)
         init = tf.global_variables_initializer()
     fused = _fused_ops(graph, fetches)
-    assert sorted(fused.values()) == [FUSED_CONV, FUSED_CONV, FUSED_POOL_GRAD, FUSED_POOL_GRAD]
+    assert sorted(fused.values()) == sorted(
+        [FUSED_CONV, FUSED_POOL_GRAD, FUSED_CONV_BACKPROP, "Identity"] * 2
+    )
     results = []
     for config in (None, UNFUSED):
         with tf.Session(graph=graph, config=config) as sess:
             sess.run(init)
             results.append(sess.run(fetches))
-    for got, want in zip(*results):
+    (y, dx, df1, db1, df2, db2), (want_y, *want_grads) = results
+    # The forward pass, the second layer's filter and bias gradients: bit for bit.
+    for got, want in zip((y, df2, db2), (want_y, want_grads[3], want_grads[4])):
         np.testing.assert_array_equal(got, want)
+    # Below the second layer's input gradient (by Winograd's transposed tiles where they
+    # apply): the same to float32 rounding.
+    for got, want in zip((dx, df1, db1), want_grads[:3]):
+        np.testing.assert_allclose(got, want, rtol=1e-4, atol=1e-5 * float(np.abs(want).max()))
 
 
 def test_pool_gradient_with_infinities_nans_and_ties_matches_the_unfused_kernels() -> None:
@@ -183,3 +198,58 @@ def test_fused_step_keeps_the_last_nodes_name_and_fetches() -> None:
     want += np.arange(4, dtype=np.float32)
     np.testing.assert_allclose(by_tensor, want, rtol=1e-6)
     np.testing.assert_array_equal(by_tensor, by_name)
+
+
+def _conv_grads(x_val: np.ndarray, strides: list[int]) -> tuple[Any, Any, Any, Any]:
+    """(x, f, d sum(y^2)/dx, d sum(y^2)/df) for y = conv2d(x, f)."""
+    x = tf.constant(x_val)
+    f = tf.constant(np.random.default_rng(5).standard_normal((3, 3, 8, 8)).astype(np.float32))
+    y = tf.nn.conv2d(x, f, strides, "SAME")
+    dx, df = tf.gradients(tf.reduce_sum(y * y), [x, f])
+    return x, f, dx, df
+
+
+def test_a_convolutions_two_gradients_fuse_and_keep_their_names() -> None:
+    x_val = np.random.default_rng(6).standard_normal((4, 12, 12, 8)).astype(np.float32)
+    with tf.Graph().as_default() as graph:
+        _, _, dx, df = _conv_grads(x_val, [1, 1, 1, 1])
+        assert _fused_ops(graph, [dx, df]) == {
+            df.op.name: FUSED_CONV_BACKPROP,
+            dx.op.name: "Identity",
+        }
+        with tf.Session() as sess:
+            fused = sess.run([dx, df, dx.name, df.name])
+        with tf.Session(config=UNFUSED) as sess:
+            want_dx, want_df = sess.run([dx, df])
+    np.testing.assert_array_equal(fused[1], want_df)
+    np.testing.assert_array_equal(fused[3], want_df)
+    np.testing.assert_array_equal(fused[0], fused[2])
+    np.testing.assert_allclose(fused[0], want_dx, rtol=1e-4, atol=1e-5 * np.abs(want_dx).max())
+
+
+def test_gradients_of_other_out_backprops_or_windows_do_not_fuse() -> None:
+    with tf.Graph().as_default() as graph:
+        x = tf.constant(np.ones((2, 6, 6, 8), np.float32))
+        f = tf.constant(np.ones((3, 3, 8, 8), np.float32))
+        g1 = tf.constant(np.ones((2, 6, 6, 8), np.float32))
+        g2 = tf.constant(np.full((2, 6, 6, 8), 2.0, np.float32))
+        by_filter = tf.nn.conv2d_backprop_filter(x, [3, 3, 8, 8], g1, [1, 1, 1, 1], "SAME")
+        by_input = tf.nn.conv2d_backprop_input([2, 6, 6, 8], f, g2, [1, 1, 1, 1], "SAME")
+        assert _fused_ops(graph, [by_filter, by_input]) == {}
+        other_window = tf.nn.conv2d_backprop_input([2, 6, 6, 8], f, g1, [1, 1, 1, 1], "VALID")
+        assert _fused_ops(graph, [by_filter, other_window]) == {}
+
+
+def test_second_order_conv_gradients_do_not_fuse_into_a_cycle() -> None:
+    # The filter gradient of what the input gradient feeds reads the same out_backprop:
+    # fused with that input gradient, one node would wait for itself.
+    x_val = np.random.default_rng(7).standard_normal((2, 8, 8, 8)).astype(np.float32)
+    with tf.Graph().as_default():
+        x, f, dx, df = _conv_grads(x_val, [1, 1, 1, 1])
+        second = tf.gradients(tf.reduce_sum(dx * dx) + tf.reduce_sum(df * df), [x, f])
+        with tf.Session() as sess:
+            got = sess.run(second)
+        with tf.Session(config=UNFUSED) as sess:
+            want = sess.run(second)
+    for g, w in zip(got, want):
+        np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5 * np.abs(w).max())

@@ -6,7 +6,9 @@ of a = m + r - 1 rows and columns transformed, and * the element-wise product: t
 the channels is a^2 independent matrix products (tiles x C_in) @ (C_in x C_out), which do
 a^2 / m^2 multiply-adds per output and channel pair where im2col does r^2 (F(4x4, 5x5): 4
 instead of 25). The filter gradient goes through the same formula backwards:
-dU = sum over tiles of V^T (A dY A^T), dg = G^T dU G.
+dU = sum over tiles of V^T (A dY A^T), dg = G^T dU G; where both gradients are wanted
+(a fused Conv2DBackpropFilter + Conv2DBackpropInput), the input gradient's tiles are
+B [(A dY A^T) U^T] B^T from the same transformed dY, added where the tiles were read.
 
 The transforms are Toom-Cook's: interpolation points 0, +-1, +-2, +-1/2 and infinity. A^T and
 G follow from the points; B^T solves A^T[(G g) * (B^T d)] = correlate(d, g) for every g and d
@@ -87,10 +89,15 @@ class Transforms:
         return u.reshape(a * a, *f.shape[2:]).astype(np.float32)
 
     def filter_grad(self, du: Any) -> Any:
-        """dg = G^T dU G for dU [a * a, ci, co]: [r, r, ci, co], float64."""
-        du = du.reshape(self.a, self.a, *du.shape[1:]).astype(np.float64)
+        """dg = G^T dU G for dU [a * a, ci, co]: [r, r, ci, co], float64: two products with
+        G^T, over dU's rows then its columns (as `filter`; einsum's took ~0.4 ms, these
+        ~0.25, on the step's critical path after the tiles' sums)."""
+        r, a = self.r, self.a
+        rows = du.reshape(a, -1).astype(np.float64, copy=False)
         with single_thread_blas:
-            return np.einsum("xi,yj,xyck->ijck", self.g, self.g, du, optimize=True)
+            by_rows = np.matmul(self.g.T, rows).reshape(r, a, -1)  # [i, y, ci * co]
+            dg = np.matmul(self.g.T, by_rows)  # [i, j, ci * co]
+        return dg.reshape(r, r, *du.shape[1:])
 
 
 def _solve_bt(at: np.ndarray, g: np.ndarray) -> np.ndarray:
@@ -291,50 +298,140 @@ def filter_grad(xl: Any, dy: Any, r: int, pads: list[Any], m: int) -> Any:
     plan = _Plan(t, xl.shape, outs, pads, max(c, k))
     a, tiles = t.a, plan.tiles
     big = a * a * plan.block * tiles * max(c, k)
-    # The batch in a fixed number of chunks (each some blocks), whose sums are added in
-    # order: the same result whichever thread takes which chunk.
-    chunk = max(plan.block, math.ceil(math.ceil(batch / _CHUNKS) / plan.block) * plan.block)
 
-    def block_sum(start: int, stop: int, b0: Any, b1: Any, b2: Any) -> Any:
-        nb = stop - start
+    def block_sum(start: int, stop: int, bufs: tuple[Any, Any, Any], out: Any) -> None:
+        b0, b1, b2 = bufs
         v = _input_tiles(t, plan, src[start:stop], (b0, b1))
-        # dY's tiles [m, m, nb * tiles, K], then A dY A^T: [a * a, nb * tiles, K].
-        g = dyp[start:stop]
-        sn, sh, sw, sk = g.strides
-        view = np.lib.stride_tricks.as_strided(
-            g, (m, m, nb, plan.th, plan.tw, k), (sh, sw, sn, m * sh, m * sw, sk)
-        )
-        gt = b0[: m * m * nb * tiles * k].reshape(m, m, nb, plan.th, plan.tw, k)
-        np.copyto(gt, view)
-        e1 = b2[: a * m * nb * tiles * k].reshape(a, -1)
-        np.matmul(t.a32, gt.reshape(m, -1), out=e1)
-        e2 = b0[: a * a * nb * tiles * k].reshape(a, a, -1)
-        np.matmul(t.a32, e1.reshape(a, m, -1), out=e2)
-        return np.matmul(v.transpose(0, 2, 1), e2.reshape(a * a, nb * tiles, k))
-
-    def part(b: slice) -> Any:
-        start, stop, _ = b.indices(batch)
-        total = None
-        with (
-            SCRATCH.lend(np, (big,), np.float32) as b0,
-            SCRATCH.lend(np, (big,), np.float32) as b1,
-            SCRATCH.lend(np, (big,), np.float32) as b2,
-        ):
-            for first in range(start, stop, plan.block):
-                du = block_sum(first, min(first + plan.block, stop), b0, b1, b2)
-                if total is None:
-                    total = du
-                else:
-                    total += du
-        return total
+        e = _output_grad_tiles(t, plan, dyp[start:stop], k, (b0, b2))
+        np.matmul(v.transpose(0, 2, 1), e, out=out)
 
     grow = [(0, plan.th * m - outs[0]), (0, plan.tw * m - outs[1])]
     with padded(np, xl, plan.pads) as src, padded(np, dy, grow) as dyp:
-        sums = over_batch(np, batch, plan.nbytes, part, chunk)
-    total = None
-    for s in sums:
-        if s is not None:
-            total = s.astype(np.float64) if total is None else total + s
-    if total is None:
-        return np.zeros((r, r, c, k))
-    return t.filter_grad(total)
+        return _summed_over_batch(t, plan, batch, (c, k), big, block_sum)
+
+
+def _output_grad_tiles(t: Transforms, plan: _Plan, g: Any, k: int, buf: tuple[Any, Any]) -> Any:
+    """E = A dY A^T for every m x m tile of a block `g` [nb, th * m, tw * m, K] of the output
+    gradient (grown to whole tiles): [a * a, nb * tiles, K], in buf[0] (buf[1] is used on
+    the way)."""
+    a, m = t.a, t.m
+    nb = g.shape[0]
+    size = nb * plan.tiles * k
+    sn, sh, sw, sk = g.strides
+    view = np.lib.stride_tricks.as_strided(
+        g, (m, m, nb, plan.th, plan.tw, k), (sh, sw, sn, m * sh, m * sw, sk)
+    )
+    gt = buf[0][: m * m * size].reshape(m, m, nb, plan.th, plan.tw, k)
+    np.copyto(gt, view)
+    e1 = buf[1][: a * m * size].reshape(a, -1)
+    np.matmul(t.a32, gt.reshape(m, -1), out=e1)
+    e2 = buf[0][: a * a * size].reshape(a, a, -1)
+    np.matmul(t.a32, e1.reshape(a, m, -1), out=e2)
+    return e2.reshape(a * a, nb * plan.tiles, k)
+
+
+def _summed_over_batch(
+    t: Transforms,
+    plan: _Plan,
+    batch: int,
+    channels: tuple[int, int],
+    big: int,
+    block_sum: Callable[[int, int, tuple[Any, Any, Any], Any], None],
+) -> Any:
+    """The filter gradient [r, r, C, K] (float64) from block_sum(start, stop, buffers, out),
+    which writes a block's V^T E [a * a, C, K] into out. The batch goes in a fixed number of
+    chunks (each some blocks, on every core), whose float32 sums are added in order in
+    float64: the same result whichever thread takes which chunk. Every sum is written into
+    buffers lent for the call: a new array per block (512 KB for the conv net's second
+    layer) cost its pages' first touch again on the threads' malloc arenas, ~1300 faults
+    and ~4 ms of system time per call."""
+    a, (c, k) = t.a, channels
+    chunk = max(plan.block, math.ceil(math.ceil(batch / _CHUNKS) / plan.block) * plan.block)
+    count = math.ceil(batch / chunk)
+    if count == 0:
+        return np.zeros((t.r, t.r, c, k))
+    shape = (a * a, c, k)
+    with SCRATCH.lend(np, (count, *shape), np.float32) as sums:
+
+        def chunks(which: slice) -> None:
+            with (
+                SCRATCH.lend(np, (big,), np.float32) as b0,
+                SCRATCH.lend(np, (big,), np.float32) as b1,
+                SCRATCH.lend(np, (big,), np.float32) as b2,
+                SCRATCH.lend(np, shape, np.float32) as one,
+            ):
+                for i in range(*which.indices(count)):
+                    start, stop = i * chunk, min(i * chunk + chunk, batch)
+                    for first in range(start, stop, plan.block):
+                        end = min(first + plan.block, stop)
+                        if first == start:
+                            block_sum(first, end, (b0, b1, b2), sums[i])
+                        else:
+                            block_sum(first, end, (b0, b1, b2), one)
+                            sums[i] += one
+
+        over_batch(np, count, plan.nbytes, chunks, 1)
+        total64 = sums[0].astype(np.float64)
+        for i in range(1, count):
+            np.add(total64, sums[i], out=total64)
+    return t.filter_grad(total64)
+
+
+def backward(xl: Any, dy: Any, f: Any, pads: list[Any], m: int) -> tuple[Any, Any]:
+    """Both gradients of the stride-1 correlation of xl [N, H, W, C] (float32) with f
+    [r, r, C, K] and these pads, given dy [N, oh, ow, K]: (dx [N, H, W, C] float32, the
+    filter gradient [r, r, C, K] float64), sharing dY's transform E = A dY A^T.
+
+    The filter gradient is filter_grad's, the same sums in the same order. The input
+    gradient is the forward pass's transpose: dV = E U^T (U = G f G^T, the forward's filter
+    transform), each tile's D = B dV B^T added where the forward read the tile (tiles
+    overlap by r - 1 rows and columns), the padding dropped. Computed as the correlation of
+    dy with the flipped filter (Conv2DBackpropInput alone), it would transform dy a second
+    time, with input tiles of K channels (a^2 / m^2 as many numbers as dy): a third of its
+    time for the conv net's second layer."""
+    r = f.shape[0]
+    t = transforms(m, r)
+    batch, c, k = xl.shape[0], xl.shape[-1], dy.shape[-1]
+    outs = list(dy.shape[1:3])
+    plan = _Plan(t, xl.shape, outs, pads, max(c, k))
+    a, tiles, th, tw = t.a, plan.tiles, plan.th, plan.tw
+    u_t = np.ascontiguousarray(t.filter(f).transpose(0, 2, 1))  # [a * a, K, C]
+    b32 = np.ascontiguousarray(t.bt32.T)
+    big = a * a * plan.block * tiles * max(c, k)
+    # Tiles span `over` blocks of m rows (columns) of the padded input.
+    over = math.ceil(a / m)
+    dx = np.empty(xl.shape, np.float32)
+    (top, _), (left, _) = plan.pads
+    h, w = xl.shape[1], xl.shape[2]
+
+    def block_sum(start: int, stop: int, bufs: tuple[Any, Any, Any], out: Any) -> None:
+        b0, b1, b2 = bufs
+        nb = stop - start
+        v = _input_tiles(t, plan, src[start:stop], (b0, b1))
+        e = _output_grad_tiles(t, plan, dyp[start:stop], k, (b0, b2))
+        np.matmul(v.transpose(0, 2, 1), e, out=out)
+        dv = b1[: a * a * nb * tiles * c].reshape(a * a, nb * tiles, c)
+        np.matmul(e, u_t, out=dv)
+        # D = B dV B^T: over the tile's rows, then its columns.
+        d1 = b2[: a * a * nb * tiles * c].reshape(a, -1)
+        _left_product(b32, dv.reshape(a, -1), d1)
+        d2 = b1[: a * a * nb * tiles * c].reshape(a, a, -1)
+        np.matmul(b32, d1.reshape(a, a, -1), out=d2)
+        d = d2.reshape(a, a, nb, th, tw, c)
+        shape = (nb, (th + over) * m, (tw + over) * m, c)
+        with SCRATCH.lend(np, shape, np.float32) as acc:
+            acc[...] = 0
+            grid = acc.reshape(nb, th + over, m, tw + over, m, c)
+            for qi in range(over):
+                for qj in range(over):
+                    ri, rj = min(m, a - qi * m), min(m, a - qj * m)
+                    part = d[qi * m : qi * m + ri, qj * m : qj * m + rj]
+                    grid[:, qi : qi + th, :ri, qj : qj + tw, :rj] += part.transpose(
+                        2, 3, 0, 4, 1, 5
+                    )
+            np.copyto(dx[start:stop], acc[:, top : top + h, left : left + w])
+
+    grow = [(0, th * m - outs[0]), (0, tw * m - outs[1])]
+    with padded(np, xl, plan.pads) as src, padded(np, dy, grow) as dyp:
+        dw = _summed_over_batch(t, plan, batch, (c, k), big, block_sum)
+    return dx, dw

@@ -12,7 +12,8 @@ taps. Depthwise convolutions walk the taps, each one broadcast product over the 
 Half-precision products run in float32 (numpy has no half BLAS) and are cast back.
 On the CPU, stride-1 3x3 and 5x5 float32 convolutions with enough channels (forward, input
 and filter gradients) go by Winograd's tiles instead (kernels/_winograd.py: 4 multiply-adds
-per output and channel pair instead of 25 for 5x5).
+per output and channel pair instead of 25 for 5x5); a convolution's two gradients fused by
+the graph optimizer (_FusedConv2DBackprop) share the out_backprop's Winograd transform.
 """
 
 from __future__ import annotations
@@ -114,6 +115,36 @@ def _tap_major_products(
     return over_batch(xp, batch, nbytes, part, block)
 
 
+# OpenBLAS's small-matrix kernels (SkylakeX and later cores) take products of at most this
+# many multiply-adds without packing either operand: the one-channel layer's products, in
+# pieces this size, run at ~120 GMAC/s where the whole block's (12544 x 25 x 32) runs at
+# ~80, and its filter gradient's (25 x 12544 x 32) at ~65 (one thread; on cores without
+# those kernels the pieces cost ~5% more).
+_SMALL_PRODUCT = 1_000_000
+
+
+def _rows_product(xp: Any, a: Any, b: Any, out: Any) -> Any:
+    """out = a @ b, in pieces of rows of a small-matrix kernel's size (on the CPU)."""
+    rows = max(1, _SMALL_PRODUCT // max(1, a.shape[1] * b.shape[1]))
+    if xp is not np or a.shape[0] <= rows:
+        return xp.matmul(a, b, out=out)
+    for i in range(0, a.shape[0], rows):
+        np.matmul(a[i : i + rows], b, out=out[i : i + rows])
+    return out
+
+
+def _inner_product(xp: Any, a: Any, b: Any) -> Any:
+    """a @ b, over pieces of the inner dimension of a small-matrix kernel's size (on the
+    CPU), their products added in order."""
+    depth = max(1, _SMALL_PRODUCT // max(1, a.shape[0] * b.shape[1]))
+    if xp is not np or a.shape[1] <= depth:
+        return a @ b
+    total = a[:, :depth] @ b[:depth]
+    for k in range(depth, a.shape[1], depth):
+        total += a[:, k : k + depth] @ b[k : k + depth]
+    return total
+
+
 def _one_channel(xp: Any, ci: int) -> bool:
     """Whether a convolution's patches go tap by tap (_tap_major_products)."""
     return xp is np and ci == 1
@@ -183,7 +214,7 @@ def _conv_forward(
                 xp,
                 patches(xp, xp_, outs, ksizes, win),
                 ctype,
-                lambda b, r, cols_t: _then(xp.matmul(cols_t.T, wmat, out=out[r]), epilogue),
+                lambda b, r, cols_t: _then(_rows_product(xp, cols_t.T, wmat, out[r]), epilogue),
                 _BLOCK,
             )
     else:
@@ -342,7 +373,7 @@ def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any)
                 xp,
                 patches(xp, xp_, outs, ksizes, win),
                 ctype,
-                lambda b, r, cols_t: cols_t @ dy_mat[r],
+                lambda b, r, cols_t: _inner_product(xp, cols_t, dy_mat[r]),
                 _BLOCK,
             )
         else:
@@ -357,6 +388,36 @@ def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any)
     for share in shares[1:]:
         dw += share
     return dw.reshape(fshape).astype(x.dtype, copy=False)
+
+
+def _conv_backprops(
+    xp: Any, win: Window, x: Any, fsizes: Any, f: Any, isizes: Any, dy: Any
+) -> tuple[Any, Any]:
+    """(input gradient, filter gradient) of a 2-D convolution: by Winograd's tiles at once
+    where the filter gradient goes that way (_winograd.backward: dY's transform shared),
+    else the two kernels' computations one after the other."""
+    n = win.n
+    fshape = shape_arg(fsizes, n + 2, "filter_sizes", win.name)
+    check_rank(x, n + 2, "input", win.name)
+    check_rank(dy, n + 2, "out_backprop", win.name)
+    xl = win.to_last(xp, x)
+    ksizes, ci, co = list(fshape[:n]), fshape[n], fshape[n + 1]
+    batch, sizes = xl.shape[0], list(xl.shape[1:-1])
+    outs, pads = win.plan(sizes, ksizes)
+    tile = _winograd_tile(xp, win, x.dtype, ksizes, outs, (ci, co), batch)
+    same = (
+        tuple(shape_arg(isizes, n + 2, "input_sizes", win.name)) == tuple(x.shape)
+        and tuple(f.shape) == tuple(fshape)
+        and tuple(win.to_last(xp, dy).shape) == (batch, *outs, co)
+        and ci == xl.shape[-1]
+    )
+    if tile is None or not same or f.dtype != np.float32 or dy.dtype != np.float32:
+        return (
+            _conv_backprop_input(xp, win, isizes, f, dy),
+            _conv_backprop_filter(xp, win, x, fsizes, dy),
+        )
+    dx, dw = _winograd.backward(xl, win.to_last(xp, dy), f, pads, tile)
+    return win.from_last(xp, dx), dw.reshape(fshape).astype(x.dtype)
 
 
 def _conv_kernels(prefix: str, n: int, input_op: str, filter_op: str) -> None:
@@ -393,6 +454,24 @@ def _conv_kernels(prefix: str, n: int, input_op: str, filter_op: str) -> None:
 
 
 _conv_kernels("Conv2D", 2, "Conv2DBackpropInput", "Conv2DBackpropFilter")
+
+
+@kernel("_FusedConv2DBackprop", host=[1, 3])
+def fused_conv2d_backprop(node: Any, xp: Any) -> Compute:
+    """Conv2DBackpropFilter and Conv2DBackpropInput of one out_backprop, as the graph
+    optimizer fuses them (runtime/kernel_fusion.py): inputs (input, filter_sizes,
+    out_backprop, input_sizes, filter), outputs (filter gradient, input gradient)."""
+    win = Window(node, 2)
+    cast = typed(node, xp)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x, fsizes, dy, isizes, f = ins
+        dx, dw = _conv_backprops(
+            xp, win, xp.asarray(x), fsizes, xp.asarray(f), isizes, xp.asarray(dy)
+        )
+        return (cast(dw), cast(dx))
+
+    return compute
 
 
 @kernel("_FusedConv2D")

@@ -102,6 +102,18 @@ for _op, _n in (
     op_def_registry.register(_op, _sizes_infer(_op, _n, 1, 0))
 
 
+def _fused_backprop_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    """_FusedConv2DBackprop (input, filter_sizes, out_backprop, input_sizes, filter): the
+    filter and input gradients (the graph optimizer makes it from a Conv2DBackpropFilter
+    and a Conv2DBackpropInput of one out_backprop, runtime/kernel_fusion.py)."""
+    by_filter = _sizes_infer("Conv2DBackpropFilter", 2, 1, 0)(inputs[:3], attrs)
+    by_input = _sizes_infer("Conv2DBackpropInput", 2, 0, 1)([inputs[3], inputs[4]], attrs)
+    return [*by_filter, *by_input]
+
+
+op_def_registry.register("_FusedConv2DBackprop", _fused_backprop_infer)
+
+
 # ---- op builders (gen_nn_ops style: inputs converted inside the op's name scope) -------------
 def _float_input(value: Any, op_type: str, name: str, dtype: Any = None) -> Tensor:
     t = convert_to_tensor(value, dtype=dtype, name=name)

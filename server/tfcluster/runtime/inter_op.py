@@ -28,6 +28,7 @@ HEAVY_OPS = frozenset(
         "_FusedConv2D",
         "Conv2DBackpropInput",
         "Conv2DBackpropFilter",
+        "_FusedConv2DBackprop",
         "Conv3D",
         "Conv3DBackpropInputV2",
         "Conv3DBackpropFilterV2",

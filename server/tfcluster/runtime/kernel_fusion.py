@@ -13,6 +13,14 @@
   maximum, so `g * (max > 0)` there is `g * (x > 0)`; zeros stay zeros. Windows that do not
   tile the input get the two kernels' results, computed one after the other.
 
+- Conv2DBackpropFilter and Conv2DBackpropInput of one out_backprop (a convolution's two
+  gradients) become one `_FusedConv2DBackprop` node named as the filter gradient, whose
+  second output the input gradient's name now gives through an Identity: on the CPU,
+  Winograd's tiles of the out_backprop are transformed once for both gradients
+  (kernels/_winograd.backward). The filter gradient is the same bit for bit; the input
+  gradient is the forward pass's transpose instead of a correlation with the flipped
+  filter, as accurate (float32 rounding of the same sums, in another order).
+
 A chain fuses only when its inner results have no other use in the step: consumed once,
 not fetched, fed, targeted or waited on through a control edge, and all on one requested
 device. The fused node keeps the last node's name, so fetches, timelines and step stats
@@ -30,6 +38,7 @@ from tfcluster.runtime.graph_ir import Node, split_tensor_name
 
 FUSED_CONV = "_FusedConv2D"
 FUSED_POOL_GRAD = "_FusedMaxPoolGradReluGrad"
+FUSED_CONV_BACKPROP = "_FusedConv2DBackprop"
 
 _FLOATS = frozenset({"float32", "float64"})
 
@@ -91,11 +100,86 @@ def fuse_kernels(
             new = _conv_bias_relu(nodes, node, uses)
         elif node.op == "ReluGrad":
             new = _max_pool_grad_relu_grad(nodes, node, uses)
+        elif node.op == "Conv2DBackpropFilter":
+            pair = _conv_backprops(nodes, node, uses)
+            if pair is not None:
+                fused.update(pair)
+            new = None
         else:
             new = None
         if new is not None:
             fused[name] = new
     return fused
+
+
+# Attrs that must agree for two backprops to be one convolution's.
+_WINDOW_ATTRS = ("strides", "padding", "explicit_paddings", "dilations", "data_format", "T")
+
+
+def _conv_backprops(
+    nodes: Mapping[str, Node], by_filter: Node, uses: _Uses
+) -> dict[str, Node] | None:
+    """The fused node (named as the filter gradient) and the Identity that keeps the input
+    gradient's name, for a Conv2DBackpropFilter with a Conv2DBackpropInput of the same
+    out_backprop."""
+    if len(by_filter.inputs) != 3 or _dtype_name(by_filter.attrs.get("T")) != "float32":
+        return None
+    if _text(by_filter.attrs.get("data_format", "NHWC")) != "NHWC":
+        return None
+    dy = by_filter.inputs[2]
+    partners = [
+        nodes[reader]
+        for idx, reader in uses.reads.get(dy[0], [])
+        if idx == dy[1] and nodes[reader].op == "Conv2DBackpropInput"
+    ]
+    by_input = next((p for p in partners if _same_window(p, by_filter)), None)
+    if by_input is None or len(by_input.inputs) != 3 or by_input.inputs[2] != dy:
+        return None
+    if by_input.device != by_filter.device:
+        return None
+    # Neither may wait for the other (second-order gradients: a filter gradient of what
+    # the input gradient feeds, of the same out_backprop): one node would be a cycle.
+    if _reaches(nodes, by_filter, by_input.name) or _reaches(nodes, by_input, by_filter.name):
+        return None
+    fused = Node(
+        name=by_filter.name,
+        op=FUSED_CONV_BACKPROP,
+        inputs=[*by_filter.inputs, by_input.inputs[0], by_input.inputs[1]],
+        control_inputs=_union(by_filter.control_inputs, by_input.control_inputs),
+        device=by_filter.device,
+        attrs=dict(by_filter.attrs),
+    )
+    keep_name = Node(
+        name=by_input.name,
+        op="Identity",
+        inputs=[(by_filter.name, 1)],
+        control_inputs=[],
+        device=by_input.device,
+        attrs={"T": by_input.attrs["T"]},
+    )
+    return {fused.name: fused, keep_name.name: keep_name}
+
+
+def _reaches(nodes: Mapping[str, Node], node: Node, target: str) -> bool:
+    """Whether `node` reads, directly or through others, a result of `target` (or waits
+    for it)."""
+    seen: set[str] = set()
+    stack = [src for src, _ in node.inputs] + list(node.control_inputs)
+    while stack:
+        name = stack.pop()
+        if name == target:
+            return True
+        if name in seen or name not in nodes:
+            continue
+        seen.add(name)
+        other = nodes[name]
+        stack.extend(src for src, _ in other.inputs)
+        stack.extend(other.control_inputs)
+    return False
+
+
+def _same_window(a: Node, b: Node) -> bool:
+    return all(a.attrs.get(k) == b.attrs.get(k) for k in _WINDOW_ATTRS)
 
 
 def _producer(nodes: Mapping[str, Node], src: tuple[str, int], op: str) -> Node | None:
