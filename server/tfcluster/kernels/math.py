@@ -562,7 +562,7 @@ def _int_mean(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
 def _float_mean(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
     total = _eigen_sum.trailing_sum(x, axis, keep)
     if total is not None:  # TF's MeanReducer: Eigen's sum over the count, in float32
-        return total / np.float32(np.prod([x.shape[a] for a in axis]))
+        return total / np.float32(math.prod(x.shape[a] for a in axis))
     return xp.mean(x, axis=axis, keepdims=keep, dtype=np.float32 if x.dtype == np.float16 else None)
 
 
