@@ -1095,7 +1095,7 @@ def test_max_min_against_a_scalar_give_each_pairs_bits_on_large_tensors(
     # Large enough for the kernel to spread the scalar into an array first: each value's
     # result must be numpy's elementwise answer for that pair (NaN payloads, signed zeros).
     special = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -1.0], dtype)
-    x = np.concatenate([np.tile(special, 200), RNG.standard_normal(1501).astype(dtype)])
+    x = np.concatenate([np.tile(special, 4200), RNG.standard_normal(1505).astype(dtype)])
     x = x.reshape(-1, 7)
     out = {}
     for k, s in enumerate(special):  # by position: 0.0 and -0.0 are one dict key
@@ -1107,6 +1107,6 @@ def test_max_min_against_a_scalar_give_each_pairs_bits_on_large_tensors(
     bits = np.dtype(f"uint{np.dtype(dtype).itemsize * 8}")
     for (k, side), value in got.items():
         scalar = special[k]
-        pairs = [(a, scalar) if side == "right" else (scalar, a) for a in x.reshape(-1)]
-        want = np.array([op(a, b) for a, b in pairs], dtype).reshape(x.shape)
+        # numpy's own answer against the scalar operand (its generic loop, pair by pair)
+        want = op(x, scalar) if side == "right" else op(scalar, x)
         np.testing.assert_array_equal(value.view(bits), want.view(bits), err_msg=f"{scalar} {side}")

@@ -20,12 +20,25 @@ SINGLE_THREAD_MAX = 5000
 _ZERO = np.float32(0)
 
 
-def rows_sum(rows: np.ndarray) -> np.ndarray:
-    """Sum of each row of a 2-D float32 array, in Eigen's order.
+# Up to this many values, or this many per row, rows_sum works over a transposed copy (below).
+_BY_COLUMNS_UP_TO = 1 << 14
+_BY_COLUMNS_ROW_UP_TO = 64
 
-    The work goes over the columns, copied once to contiguous rows of `outer` values: every
-    numpy call below then runs one long inner loop (strided 2-D views of a few columns each
-    cost numpy an inner loop per row, 2-4 us on a softmax's 32x10 logits)."""
+
+def rows_sum(rows: np.ndarray) -> np.ndarray:
+    """Sum of each row of a 2-D float32 array, in Eigen's order."""
+    n = rows.shape[1]
+    if n <= _BY_COLUMNS_ROW_UP_TO or rows.size <= _BY_COLUMNS_UP_TO:
+        return _rows_sum_by_columns(rows)
+    return _rows_sum_by_steps(rows)
+
+
+def _rows_sum_by_columns(rows: np.ndarray) -> np.ndarray:
+    """rows_sum over the columns, copied once to contiguous rows of `outer` values: every
+    numpy call below then runs one long inner loop (strided 2-D views of a few columns cost
+    numpy an inner loop per row, 2-4 us on a softmax's 32x10 logits). For long rows of a big
+    array the transposing copy costs more than it saves (2x at 3584x128, power-of-two
+    strides): those go by steps."""
     outer, n = rows.shape
     cols = np.ascontiguousarray(rows.T)  # (n, outer)
     k = n // _LANES
@@ -50,6 +63,27 @@ def rows_sum(rows: np.ndarray) -> np.ndarray:
     for j in range(start + 1, n):
         np.add(tail, cols[j], out=tail)
     return np.add(tail, packet, out=tail)
+
+
+def _rows_sum_by_steps(rows: np.ndarray) -> np.ndarray:
+    """rows_sum for long rows of a big array."""
+    outer, n = rows.shape
+    k = n // _LANES
+    if k:
+        # Step-major (k, outer*8): numpy adds whole rows into the accumulator one after the
+        # other (each lane sequential, as Eigen's), with long inner loops instead of
+        # outer*k loops of eight.
+        by_step = rows[:, : _LANES * k].reshape(outer, k, _LANES).transpose(1, 0, 2)
+        lanes = np.add.reduce(by_step.reshape(k, outer * _LANES), axis=0).reshape(outer, _LANES)
+    else:
+        lanes = np.zeros((outer, _LANES), np.float32)
+    halves = lanes[:, :4] + lanes[:, 4:]
+    quarters = halves[:, :2] + halves[:, 2:]
+    packet = quarters[:, 0] + quarters[:, 1]
+    tail = np.zeros(outer, np.float32)
+    for j in range(_LANES * k, n):
+        tail = tail + rows[:, j]
+    return tail + packet
 
 
 def trailing_sum(x: np.ndarray, axis: tuple[int, ...], keep: bool) -> np.ndarray | None:
