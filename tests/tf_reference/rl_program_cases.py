@@ -132,8 +132,66 @@ def softmax_policy_losses_and_gradients(tf):
     return out
 
 
+def _exp_edge_inputs():
+    """float32 values where exp's flush-to-zero decides bits: subnormal inputs (their exp is
+    1), and values around -87.34 (exp(-87.34) is float32's smallest normal) with no NaN
+    beside them; 203 values, the last 3 in Eigen's scalar tail."""
+    import numpy as np
+
+    subnormal = np.array([1, -1, 7, -7, 0x7FFFFF, -0x7FFFFF, 0x400000, -3], np.int32)
+    subnormal = (np.abs(subnormal) | np.where(subnormal < 0, np.int32(-(2**31)), 0)).astype(
+        np.int32
+    )
+    values = np.concatenate(
+        [
+            subnormal.view(np.float32),
+            np.array([0.0, -0.0, -87.3, -87.33, -87.34, -87.35, -88.37, -88.38], np.float32),
+            np.linspace(-87.6, -87.1, 120).astype(np.float32),
+            np.random.RandomState(7).uniform(-3, 3, 67).astype(np.float32),
+        ]
+    )
+    return values
+
+
+def eigen_exp_edges_float32(tf):
+    """exp and what TF builds on it (softplus, elu, selu, softmax, the softmax cross
+    entropies) where results are subnormal (TF's executor flushes them to zero) or inputs are
+    (denormals are zero): each function's float32 bits."""
+    import numpy as np
+
+    tf.reset_default_graph()
+    values = _exp_edge_inputs()
+    x = tf.constant(values)
+    rows = tf.reshape(x, [29, 7])
+    # Rows whose shifted logits fall below -87.34 (probabilities flushed to zero).
+    wide = tf.concat([rows, tf.fill([29, 1], 0.0)], axis=1)
+    labels = tf.constant(np.arange(29, dtype=np.int32) % 8)
+    target = tf.one_hot(labels, 8)
+    sparse = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=wide)
+    dense = tf.nn.softmax_cross_entropy_with_logits_v2(labels=target, logits=wide)
+    fetches = {
+        "exp": tf.exp(x),
+        "exp_normal_only": tf.exp(x[8:]),
+        "softplus": tf.nn.softplus(x),
+        "elu": tf.nn.elu(x),
+        "selu": tf.nn.selu(x),
+        "softmax_rows": tf.nn.softmax(rows),
+        "softmax_wide": tf.nn.softmax(wide),
+        "sparse_loss": sparse,
+        "sparse_backprop": tf.gradients(tf.reduce_sum(sparse), wide)[0],
+        "dense_loss": dense,
+        "dense_backprop": tf.gradients(tf.reduce_sum(dense), wide)[0],
+    }
+    with tf.Session() as sess:
+        out = sess.run(fetches)
+    out = {k: np.asarray(v) for k, v in out.items()}
+    out["inputs"] = values
+    return out
+
+
 CASES = {
     "softmax_policy_losses_and_gradients": softmax_policy_losses_and_gradients,
     "eigen_elementwise_float32": eigen_elementwise_float32,
+    "eigen_exp_edges_float32": eigen_exp_edges_float32,
     "optimizer_slots_then_seeded_draws": optimizer_slots_then_seeded_draws,
 }

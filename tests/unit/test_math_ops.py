@@ -1085,3 +1085,28 @@ def test_every_math_op_has_a_cpu_kernel() -> None:
     for op in ops:
         assert op_def_registry.lookup(op) is not None, op
         assert kernel_registry.has_kernel(op, "CPU"), op
+
+
+@pytest.mark.parametrize("fn", [tf.maximum, tf.minimum])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_max_min_against_a_scalar_give_each_pairs_bits_on_large_tensors(
+    fn: Callable[..., Any], dtype: Any
+) -> None:
+    # Large enough for the kernel to spread the scalar into an array first: each value's
+    # result must be numpy's elementwise answer for that pair (NaN payloads, signed zeros).
+    special = np.array([np.nan, -np.nan, 0.0, -0.0, np.inf, -np.inf, 1.0, -1.0], dtype)
+    x = np.concatenate([np.tile(special, 4200), RNG.standard_normal(1505).astype(dtype)])
+    x = x.reshape(-1, 7)
+    out = {}
+    for k, s in enumerate(special):  # by position: 0.0 and -0.0 are one dict key
+        bound = tf.constant(s, dtype=dtype)
+        out[k, "right"] = fn(tf.constant(x), bound)
+        out[k, "left"] = fn(bound, tf.constant(x))
+    got = run(out)
+    op = np.maximum if fn is tf.maximum else np.minimum
+    bits = np.dtype(f"uint{np.dtype(dtype).itemsize * 8}")
+    for (k, side), value in got.items():
+        scalar = special[k]
+        # numpy's own answer against the scalar operand (its generic loop, pair by pair)
+        want = op(x, scalar) if side == "right" else op(scalar, x)
+        np.testing.assert_array_equal(value.view(bits), want.view(bits), err_msg=f"{scalar} {side}")

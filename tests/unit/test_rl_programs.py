@@ -53,6 +53,44 @@ def test_float32_elementwise_functions_round_as_tfs_cpu_kernels_bit_for_bit(
     np.testing.assert_array_equal(got, want)  # NaN where TF has NaN; every bit else
 
 
+EXP_EDGES = [
+    "exp",
+    "exp_normal_only",
+    "softplus",
+    "elu",
+    "selu",
+    "softmax_rows",
+    "softmax_wide",
+    "sparse_backprop",
+    "dense_loss",
+    "dense_backprop",
+]
+
+
+@pytest.fixture(scope="module")
+def exp_edges() -> dict[str, np.ndarray]:
+    return CASES["eigen_exp_edges_float32"](tf)
+
+
+@pytest.mark.parametrize("fn", EXP_EDGES)
+def test_exp_based_functions_flush_subnormal_inputs_and_results_as_tfs_cpu_kernels(
+    exp_edges: dict[str, np.ndarray], fn: str
+) -> None:
+    expected = reference.case(AREA, "eigen_exp_edges_float32")
+    np.testing.assert_array_equal(exp_edges["inputs"], expected["inputs"])
+    got, want = exp_edges[fn], expected[fn]
+    assert got.dtype == want.dtype == np.float32
+    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))  # signed zeros too
+
+
+def test_sparse_softmax_loss_by_libm_log_is_within_an_ulp_of_tfs_where_results_flush(
+    exp_edges: dict[str, np.ndarray],
+) -> None:
+    # TF's sparse loss takes log(sum) through its libm's logf: one ulp apart at times.
+    want = reference.case(AREA, "eigen_exp_edges_float32")["sparse_loss"]
+    np.testing.assert_allclose(exp_edges["sparse_loss"], want, rtol=2.5e-7, atol=0)
+
+
 @pytest.mark.parametrize("fn", NUMPY_ROUNDED)
 def test_float32_tanh_and_sigmoid_are_within_a_few_ulps_of_tfs(
     elementwise: dict[str, np.ndarray], fn: str

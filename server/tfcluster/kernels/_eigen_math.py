@@ -18,12 +18,14 @@ lstm_training), in the loops where these activations run hundreds of times per s
 
 from __future__ import annotations
 
+import math
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 
 from tfcluster.kernels import _eigen_sum
+from tfcluster.runtime import float_errors
 
 _PACKET = 8
 _F = np.float32
@@ -62,36 +64,90 @@ def _libm(fn: Fn) -> Fn:
 
 
 # ---- exp (pexp_float) ------------------------------------------------------------------------
-_EXP_POLY = (8.3334519073e-3, 4.1665795894e-2, 1.6666665459e-1, 5.0000001201e-1)
+# Eigen's float32 constants, as numpy scalars made once. On the small tensors of a softmax or a
+# loss each numpy call's fixed cost is what counts, so every step below is one call writing into
+# an array the function owns (no temporaries, no conversions of Python floats).
+_EXP_HI, _EXP_LO = _F(88.3762626647950), _F(-88.3762626647949)
+_LOG2E, _HALF, _ONE = _F(1.44269504088896341), _F(0.5), _F(1)
+_LN2_HI, _LN2_LO = _F(0.693359375), _F(-2.12194440e-4)
+_EXP_POLY = tuple(
+    _F(c)
+    for c in (
+        1.9875691500e-4,
+        1.3981999507e-3,
+        8.3334519073e-3,
+        4.1665795894e-2,
+        1.6666665459e-1,
+        5.0000001201e-1,
+    )
+)
+# m + 127 + 2**23 puts m + 127 in a float32's low mantissa bits (m is an integer in
+# [-127, 128]: the sum is exact); shifted left by 23 they are 2**m's exponent bits and the
+# 2**23 leaves the word. m = -127 gives 0, m = 128 infinity, as pldexp.
+_EXP_BIAS = _F(127 + (1 << 23))
+# exp of anything at or above this is a normal float (exp(-87.3365) = 2**-126): only a tensor
+# holding smaller values (or NaN) needs the pass that flushes subnormal results.
+_EXP_NORMAL_FROM = _F(-87.3)
 
 
 def _exp_packet(a: np.ndarray) -> np.ndarray:
-    x = np.clip(a, _F(-88.3762626647949), _F(88.3762626647950))
+    """Eigen's pexp_float on every value of the 1-D float32 `a` (not written)."""
+    mul, add, sub = np.multiply, np.add, np.subtract
+    x = np.minimum(a, _EXP_HI)
+    np.maximum(x, _EXP_LO, out=x)
     # m = floor(x * log2(e) + 1/2); r = x - m*ln 2 in two parts (no FMA)
-    m = x * _F(1.44269504088896341)
-    m += _F(0.5)
+    m = mul(x, _LOG2E)
+    add(m, _HALF, out=m)
     np.floor(m, out=m)
-    r = x
-    r -= m * _F(0.693359375)
-    r -= m * _F(-2.12194440e-4)
-    r2 = r * r
-    y = r * _F(1.9875691500e-4)
-    y += _F(1.3981999507e-3)
-    for c in _EXP_POLY:
-        y *= r
-        y += _F(c)
-    y *= r2
-    y += r
-    y += _F(1)
-    # 2**m built from its exponent bits (m = -127 gives 0, m = 128 infinity), as pldexp
-    m += _F(127)
-    scale = (m.astype(np.int32) << 23).view(_F)
-    y *= scale
+    t = mul(m, _LN2_HI)
+    r = sub(x, t, out=x)
+    mul(m, _LN2_LO, out=t)
+    sub(r, t, out=r)
+    p0, p1, *rest = _EXP_POLY
+    y = mul(r, p0)
+    add(y, p1, out=y)
+    for c in rest:
+        mul(y, r, out=y)
+        add(y, c, out=y)
+    r2 = mul(r, r, out=t)
+    mul(y, r2, out=y)
+    add(y, r, out=y)
+    add(y, _ONE, out=y)
+    add(m, _EXP_BIAS, out=m)
+    bits = m.view(np.int32)
+    np.left_shift(bits, 23, out=bits)
+    mul(y, m, out=y)
     return np.maximum(y, a, out=y)
 
 
+def _has_small(a: np.ndarray, above: np.float32) -> bool:
+    """Whether `a` holds a value below `above` or a NaN (one numpy call: the check that
+    spares a tensor of normal results the flush pass)."""
+    return bool(a.size) and not np.minimum.reduce(a, axis=None) >= above
+
+
+def _exp_tail(flat: np.ndarray, out: np.ndarray) -> np.ndarray:
+    """The packets' `out` with the last size % 8 values of the 1-D `flat` again by libm.
+    Inputs are not flushed first: a subnormal's exp is 1 on either path, as zero's is."""
+    tail = flat.size - flat.size % _PACKET
+    if tail < flat.size:
+        out[tail:] = _libm(np.exp)(flat[tail:])
+    return out
+
+
+def _exp_flat(flat: np.ndarray) -> np.ndarray:
+    """exp of the 1-D float32 `flat` as TF's kernel: packets, the scalar tail, subnormal
+    results flushed (checked only where some value is small enough to give one)."""
+    out = _exp_tail(flat, _exp_packet(flat))
+    return _flush(out) if _has_small(flat, _EXP_NORMAL_FROM) else out
+
+
 def exp(x: np.ndarray) -> np.ndarray:
-    return _packets_then_tail(x, _exp_packet, _libm(np.exp))
+    flat = np.asarray(x, dtype=_F).reshape(-1)
+    if float_errors.silenced():
+        return _exp_flat(flat).reshape(np.shape(x))
+    with np.errstate(all="ignore"):
+        return _exp_flat(flat).reshape(np.shape(x))
 
 
 # ---- log (plog_float) ------------------------------------------------------------------------
@@ -181,56 +237,118 @@ def elu(x: np.ndarray) -> np.ndarray:
 
 
 def selu(x: np.ndarray) -> np.ndarray:
+    """scale * x where x >= 0, a subnormal x read as zero (denormals-are-zero): a product
+    of the largest subnormals is normal."""
     with np.errstate(all="ignore"):
-        pos = _flush(x * SELU_SCALE)
+        pos = _flush(_flush(np.array(x, dtype=_F)) * SELU_SCALE)
         return np.where(x <= -_MIN_NORMAL, SELU_SCALE_ALPHA * (exp(x) - _F(1)), pos)
 
 
-# ---- softmax cross entropy (TF 1.15's XentEigenImpl / SparseXentEigenImpl) --------------------
-def _exps(shifted: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+# ---- softmax and the softmax cross entropies (TF 1.15's SoftmaxEigenImpl, XentEigenImpl and ---
+# SparseXentEigenImpl)
+def _quietly(fn: Callable[..., Any], *args: Any) -> Any:
+    """fn(*args) with numpy's float warnings off (TF returns inf and NaN quietly); entering
+    np.errstate only where the executor has not already (float_errors)."""
+    if float_errors.silenced():
+        return fn(*args)
+    with np.errstate(all="ignore"):
+        return fn(*args)
+
+
+def _shifted(logits: np.ndarray) -> np.ndarray:
+    """Each row minus its largest value (a new array)."""
+    return np.subtract(logits, np.maximum.reduce(logits, axis=1, keepdims=True))
+
+
+def _may_give_subnormals(shifted: np.ndarray) -> bool:
+    """Whether a softmax of these shifted logits may hold subnormal values (exps, or
+    probabilities exp / sum with sum <= cols): only then the flush passes run. Their exps
+    at or above e * cols * 2**-126 give normal probabilities."""
+    cols = shifted.shape[1]
+    return _has_small(shifted, _EXP_NORMAL_FROM + _F(math.log(cols) + 1))
+
+
+def _softmax(rows: np.ndarray) -> np.ndarray:
+    shifted = _shifted(rows)
+    flat = shifted.reshape(-1)
+    small = _may_give_subnormals(shifted)
+    e = _exp_tail(flat, _exp_packet(flat)).reshape(rows.shape)
+    if small:
+        _flush(e)
+    inverse = np.divide(_ONE, _eigen_sum.rows_sum(e))
+    out = np.multiply(e, inverse[:, None], out=e)
+    return _flush(out) if small else out
+
+
+def softmax(rows: np.ndarray) -> np.ndarray:
+    """Softmax of each row of a 2-D float32 array: Eigen's exp of the shifted logits, each
+    row's sum in Eigen's order, times its inverse (not a division); subnormal exps and
+    probabilities flushed to zero, as TF's CPU runs."""
+    return _quietly(_softmax, rows)  # type: ignore[no-any-return]
+
+
+def _exps(shifted: np.ndarray, small: bool) -> tuple[np.ndarray, np.ndarray]:
     """exp(shifted) twice, as TF's kernel reads it: inside the row sums (Eigen's inner-most
     reducer reads each row's first 8k values by packets, the rest by the scalar path) and
     elementwise for the backprop (packets over the flat tensor, its last size % 8 values by
-    the scalar path). The packet formula is elementwise: one pass over the tensor serves both."""
+    the scalar path). The packet formula is elementwise: one pass over the tensor serves both.
+    `shifted` is a new contiguous array (_shifted); small: _may_give_subnormals(shifted)."""
     rows, cols = shifted.shape
-    flat = _flush(np.array(shifted, dtype=_F).reshape(-1))
-    with np.errstate(all="ignore"):
-        packets = _flush(_exp_packet(flat))
-        in_sums = packets.reshape(rows, cols)
-        k = cols - cols % _PACKET
-        if k < cols:
-            in_sums = in_sums.copy()
-            in_sums[:, k:] = _flush(_libm(np.exp)(flat.reshape(rows, cols)[:, k:]))
-        tail = flat.size - flat.size % _PACKET
-        if tail < flat.size:
-            packets[tail:] = _flush(_libm(np.exp)(flat[tail:]))
+    flat = shifted.reshape(-1)
+    packets = _exp_packet(flat)
+    in_sums = packets.reshape(rows, cols)
+    k = cols - cols % _PACKET
+    if k < cols:
+        in_sums = in_sums.copy()
+        in_sums[:, k:] = _libm(np.exp)(shifted[:, k:])
+    _exp_tail(flat, packets)
+    if small:
+        _flush(in_sums)
+        _flush(packets)
     return in_sums, packets.reshape(rows, cols)
 
 
-def _shifted_and_sums(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """The shifted logits, their exp (elementwise) and each row's sum of exps."""
-    shifted = logits - logits.max(axis=1, keepdims=True)
-    in_sums, elementwise = _exps(shifted)
-    return shifted, elementwise, _eigen_sum.rows_sum(in_sums)
+def _shifted_and_sums(
+    logits: np.ndarray,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """The shifted logits, their exp (elementwise), each row's sum of exps, and whether
+    subnormal values may arise (_may_give_subnormals)."""
+    shifted = _shifted(logits)
+    small = _may_give_subnormals(shifted)
+    in_sums, elementwise = _exps(shifted, small)
+    return shifted, elementwise, _eigen_sum.rows_sum(in_sums), small
+
+
+def _softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    shifted, e, sums, small = _shifted_and_sums(logits)
+    loss = _eigen_sum.rows_sum(labels * (log(sums)[:, None] - shifted))
+    backprop = np.divide(e, sums[:, None], out=e)
+    if small:
+        _flush(backprop)
+    # exp / sum - labels may be subnormal wherever labels are near the probabilities
+    return loss, _flush(np.subtract(backprop, labels, out=backprop))
 
 
 def softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(loss, backprop): loss = sum(labels * (log(sum) - shifted)), backprop =
     exp(shifted) / sum - labels."""
-    shifted, e, sums = _shifted_and_sums(logits)
-    with np.errstate(all="ignore"):
-        loss = _eigen_sum.rows_sum(labels * (log(sums)[:, None] - shifted))
-        backprop = e / sums[:, None] - labels
+    return _quietly(_softmax_xent, logits, labels)  # type: ignore[no-any-return]
+
+
+def _sparse_softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    shifted, e, sums, small = _shifted_and_sums(logits)
+    rows = np.arange(logits.shape[0])
+    loss = _libm(np.log)(sums)
+    loss -= shifted[rows, labels]
+    backprop = np.divide(e, sums[:, None], out=e)
+    if small:
+        _flush(backprop)
+    # (a probability minus 1 is a multiple of 2**-24: never subnormal)
+    backprop[rows, labels] -= _ONE
     return loss, backprop
 
 
 def sparse_softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(loss, backprop): loss = log(sum) - shifted[label] (libm's log), backprop =
     exp(shifted) / sum - onehot(label)."""
-    shifted, e, sums = _shifted_and_sums(logits)
-    rows = np.arange(logits.shape[0])
-    with np.errstate(all="ignore"):
-        loss = _libm(np.log)(sums) - shifted[rows, labels]
-        backprop = e / sums[:, None]
-    backprop[rows, labels] -= _F(1)
-    return loss, backprop
+    return _quietly(_sparse_softmax_xent, logits, labels)  # type: ignore[no-any-return]

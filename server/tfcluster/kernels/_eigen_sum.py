@@ -15,10 +15,56 @@ import numpy as np
 _LANES = 8
 # Whole-tensor sums of up to this many values run on one thread in TF 1.15 (5000 measured).
 SINGLE_THREAD_MAX = 5000
+_ZERO = np.float32(0)
+
+
+# Up to this many values, or this many per row, rows_sum works over a transposed copy (below).
+_BY_COLUMNS_UP_TO = 1 << 14
+_BY_COLUMNS_ROW_UP_TO = 64
 
 
 def rows_sum(rows: np.ndarray) -> np.ndarray:
     """Sum of each row of a 2-D float32 array, in Eigen's order."""
+    n = rows.shape[1]
+    if n <= _BY_COLUMNS_ROW_UP_TO or rows.size <= _BY_COLUMNS_UP_TO:
+        return _rows_sum_by_columns(rows)
+    return _rows_sum_by_steps(rows)
+
+
+def _rows_sum_by_columns(rows: np.ndarray) -> np.ndarray:
+    """rows_sum over the columns, copied once to contiguous rows of `outer` values: every
+    numpy call below then runs one long inner loop (strided 2-D views of a few columns cost
+    numpy an inner loop per row, 2-4 us on a softmax's 32x10 logits). For long rows of a big
+    array the transposing copy costs more than it saves (2x at 3584x128, power-of-two
+    strides): those go by steps."""
+    outer, n = rows.shape
+    cols = np.ascontiguousarray(rows.T)  # (n, outer)
+    k = n // _LANES
+    if k > 1:
+        # Step-major (k, 8*outer): numpy adds whole steps into the accumulator one after the
+        # other (each lane sequential, as Eigen's), with long inner loops.
+        lanes = np.add.reduce(cols[: _LANES * k].reshape(k, _LANES * outer), axis=0)
+        lanes = lanes.reshape(_LANES, outer)
+    elif k:
+        lanes = cols[:_LANES]
+    if k:
+        halves = np.add(lanes[:4], lanes[4:])
+        np.add(halves[:2], halves[2:], out=halves[:2])
+        packet = np.add(halves[0], halves[1])
+    else:
+        packet = np.zeros(outer, np.float32)
+    # The tail's sum starts from +0 (Eigen's initial accumulator): 0 + x, then x + ...
+    start = _LANES * k
+    if start == n:
+        return np.add(packet, _ZERO, out=packet)
+    tail = np.add(cols[start], _ZERO)
+    for j in range(start + 1, n):
+        np.add(tail, cols[j], out=tail)
+    return np.add(tail, packet, out=tail)
+
+
+def _rows_sum_by_steps(rows: np.ndarray) -> np.ndarray:
+    """rows_sum for long rows of a big array."""
     outer, n = rows.shape
     k = n // _LANES
     if k:

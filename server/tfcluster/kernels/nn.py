@@ -138,12 +138,8 @@ def _log_softmax(xp: Any, x: Any) -> Any:
 
 def _softmax(xp: Any, x: Any) -> Any:
     if _eigen_math.applies(xp, x):
-        # TF 1.15's SoftmaxEigenImpl: Eigen's exp of the shifted logits, each row's sum in
-        # Eigen's order, times its inverse (not a division).
-        rows = x.reshape(-1, x.shape[-1])
-        e = _eigen_math.exp(rows - rows.max(axis=1, keepdims=True))
-        e *= (np.float32(1) / _eigen_sum.rows_sum(e))[:, None]
-        return e.reshape(x.shape)
+        # TF 1.15's SoftmaxEigenImpl
+        return _eigen_math.softmax(x.reshape(-1, x.shape[-1])).reshape(x.shape)
     e = xp.exp(x - xp.max(x, axis=-1, keepdims=True))
     total = _eigen_sum.trailing_sum(e, (e.ndim - 1,), True)
     if total is None:
