@@ -54,4 +54,45 @@ def one_hot_ops_and_later_seeds(tf):
     }
 
 
-CASES = {f.__name__: f for f in (one_hot_ops_and_later_seeds,)}
+def loop_gradient_of_an_unused_unstack_output(tf):
+    """SeqGAN's LSTM unit unstacks its state in a tf.while_loop body and uses one half: TF1's
+    gradient loop stands a Const of zeros for the other half's gradient (its shape is known),
+    keeping no forward value for it, so a later random op's seed is TF's."""
+    tf.reset_default_graph()
+    tf.set_random_seed(7)
+    rng = np.random.RandomState(1)
+    emb = tf.Variable(rng.randn(7, 3).astype(np.float32))
+    w = tf.Variable(rng.randn(3, 5).astype(np.float32))
+    u = tf.Variable(rng.randn(5, 5).astype(np.float32))
+    wo = tf.Variable(rng.randn(5, 7).astype(np.float32))
+    x = tf.placeholder(tf.int32, [4, 6])
+    steps = tf.TensorArray(tf.float32, size=6).unstack(
+        tf.transpose(tf.nn.embedding_lookup(emb, x), [1, 0, 2])
+    )
+    preds = tf.TensorArray(tf.float32, size=6)
+
+    def body(i, x_t, hc, preds):
+        h, c = tf.unstack(hc)
+        h2 = tf.tanh(tf.matmul(x_t, w) + tf.matmul(h, u))
+        c2 = c + h2
+        hh, _ = tf.unstack(tf.stack([h2, c2]))
+        preds = preds.write(i, tf.nn.softmax(tf.matmul(hh, wo)))
+        return i + 1, steps.read(i), tf.stack([h2, c2]), preds
+
+    h0 = tf.stack([tf.zeros([4, 5]), tf.zeros([4, 5])])
+    start = tf.nn.embedding_lookup(emb, tf.zeros([4], tf.int32))
+    _, _, _, preds = tf.while_loop(lambda i, *_: i < 6, body, (tf.constant(0), start, h0, preds))
+    p = tf.reshape(tf.transpose(preds.stack(), [1, 0, 2]), [-1, 7])
+    loss = -tf.reduce_sum(tf.one_hot(tf.reshape(x, [-1]), 7, 1.0, 0.0) * tf.log(p))
+    grads = tf.gradients(loss, [emb, w, u, wo])
+    draw = tf.random_uniform([3])
+    feed = {x: rng.randint(0, 7, (4, 6))}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        values = sess.run([loss, *grads[1:], draw], feed)
+    return {"values": [np.asarray(v).tolist() for v in values]}
+
+
+CASES = {
+    f.__name__: f for f in (one_hot_ops_and_later_seeds, loop_gradient_of_an_unused_unstack_output)
+}

@@ -19,3 +19,14 @@ def test_one_hot_makes_tfs_ops_so_later_op_seeds_are_tfs() -> None:
     # The random draw after the one_hot ops has TF's op seed, hence TF's numbers.
     assert actual["values"][:-1] == expected["values"][:-1]
     reference.assert_close(actual["values"][-1], expected["values"][-1], rtol=1e-6, atol=1e-7)
+
+
+def test_loop_gradient_of_an_unused_unstack_output_keeps_later_op_seeds() -> None:
+    expected = reference.case(AREA, "loop_gradient_of_an_unused_unstack_output")
+    actual = CASES["loop_gradient_of_an_unused_unstack_output"](tf)
+    *got, got_draw = actual["values"]
+    *want, want_draw = expected["values"]
+    for g, w in zip(got, want, strict=True):
+        reference.assert_close(g, w, rtol=1e-4, atol=1e-5)
+    # The draw after the gradient has TF's op seed, hence TF's numbers.
+    reference.assert_close(got_draw, want_draw, rtol=1e-6, atol=1e-7)

@@ -534,7 +534,13 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         count_before = grad_body._op_count()
         partials = [
             _dense(g)
-            for g in gradients_impl.gradients_of_graph(ys, xs, grad_ys=dy_args, src_graph=forward)
+            for g in gradients_impl.gradients_of_graph(
+                ys,
+                xs,
+                grad_ys=dy_args,
+                src_graph=forward,
+                v1_loop_body=v1_loop_count.is_v1_while(op),
+            )
         ]
         # The ops TF1 makes in its gradient loop for the body's gradient: tfcluster's own
         # as counted (their captures aside; an inner loop's gradient counts as TF1's), plus
