@@ -54,10 +54,10 @@ def one_hot_ops_and_later_seeds(tf):
     }
 
 
-def loop_gradient_of_an_unused_unstack_output(tf):
-    """SeqGAN's LSTM unit unstacks its state in a tf.while_loop body and uses one half: TF1's
-    gradient loop stands a Const of zeros for the other half's gradient (its shape is known),
-    keeping no forward value for it, so a later random op's seed is TF's."""
+def _lstm_loop(tf, reads_steps, all_inputs):
+    """A SeqGAN-like loop: an LSTM-ish state unstacked (one half of a second unstack unused),
+    the next input read from a TensorArray or doubled, softmax outputs written to another.
+    Returns the loss, the gradients fetched and the draw made after tf.gradients."""
     tf.reset_default_graph()
     tf.set_random_seed(7)
     rng = np.random.RandomState(1)
@@ -77,22 +77,46 @@ def loop_gradient_of_an_unused_unstack_output(tf):
         c2 = c + h2
         hh, _ = tf.unstack(tf.stack([h2, c2]))
         preds = preds.write(i, tf.nn.softmax(tf.matmul(hh, wo)))
-        return i + 1, steps.read(i), tf.stack([h2, c2]), preds
+        next_x = steps.read(i) if reads_steps else x_t * 0.5
+        return i + 1, next_x, tf.stack([h2, c2]), preds
 
     h0 = tf.stack([tf.zeros([4, 5]), tf.zeros([4, 5])])
     start = tf.nn.embedding_lookup(emb, tf.zeros([4], tf.int32))
     _, _, _, preds = tf.while_loop(lambda i, *_: i < 6, body, (tf.constant(0), start, h0, preds))
     p = tf.reshape(tf.transpose(preds.stack(), [1, 0, 2]), [-1, 7])
     loss = -tf.reduce_sum(tf.one_hot(tf.reshape(x, [-1]), 7, 1.0, 0.0) * tf.log(p))
-    grads = tf.gradients(loss, [emb, w, u, wo])
+    xs = [emb, w, u, wo] if all_inputs else [w, u, wo]
+    grads = tf.gradients(loss, xs)[-3:]  # emb's is IndexedSlices: not fetched
     draw = tf.random_uniform([3])
     feed = {x: rng.randint(0, 7, (4, 6))}
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
-        values = sess.run([loss, *grads[1:], draw], feed)
+        values = sess.run([loss, *grads, draw], feed)
     return {"values": [np.asarray(v).tolist() for v in values]}
 
 
+def loop_gradient_of_an_unused_unstack_output(tf):
+    """SeqGAN's LSTM unit unstacks its state in a tf.while_loop body and uses one half: TF1's
+    gradient loop stands a Const of zeros for the other half's gradient (its shape is known),
+    keeping no forward value for it, so a later random op's seed is TF's."""
+    return _lstm_loop(tf, reads_steps=True, all_inputs=True)
+
+
+def loop_gradient_of_loop_variables_no_xs_reach(tf):
+    """SeqGAN differentiates its generator's variables but not the embedding its loop's input
+    variable starts from: TF1 builds no gradient loop variable for a loop variable the xs do
+    not reach (only the Enter of its exit's zeros), so a later random op's seed is TF's."""
+    return {
+        "reads_steps": _lstm_loop(tf, reads_steps=True, all_inputs=False),
+        "doubles": _lstm_loop(tf, reads_steps=False, all_inputs=False),
+    }
+
+
 CASES = {
-    f.__name__: f for f in (one_hot_ops_and_later_seeds, loop_gradient_of_an_unused_unstack_output)
+    f.__name__: f
+    for f in (
+        one_hot_ops_and_later_seeds,
+        loop_gradient_of_an_unused_unstack_output,
+        loop_gradient_of_loop_variables_no_xs_reach,
+    )
 }

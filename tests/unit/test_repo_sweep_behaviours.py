@@ -30,3 +30,14 @@ def test_loop_gradient_of_an_unused_unstack_output_keeps_later_op_seeds() -> Non
         reference.assert_close(g, w, rtol=1e-4, atol=1e-5)
     # The draw after the gradient has TF's op seed, hence TF's numbers.
     reference.assert_close(got_draw, want_draw, rtol=1e-6, atol=1e-7)
+
+
+def test_loop_gradient_of_loop_variables_no_xs_reach_keeps_later_op_seeds() -> None:
+    expected = reference.case(AREA, "loop_gradient_of_loop_variables_no_xs_reach")
+    actual = CASES["loop_gradient_of_loop_variables_no_xs_reach"](tf)
+    for form in ("reads_steps", "doubles"):
+        *got, got_draw = actual[form]["values"]
+        *want, want_draw = expected[form]["values"]
+        for g, w in zip(got, want, strict=True):
+            reference.assert_close(g, w, rtol=1e-4, atol=1e-5)
+        reference.assert_close(got_draw, want_draw, rtol=1e-6, atol=1e-7)
