@@ -475,6 +475,51 @@ def _zeros_for_capture(t: Tensor) -> Tensor:
     return array_ops.zeros_like(t)
 
 
+def _reached_loop_variables(
+    op: Operation, fwd_args: Sequence[Tensor], fwd_results: Sequence[Tensor]
+) -> set[int]:
+    """The loop variables TF1 differentiates in a v1 loop: those the xs reach, through the
+    initial value or, across iterations, through a reached variable or capture the next
+    value depends on (TF1 marks the ops reached from the xs, its loop's back edges
+    included; a variable no xs reach gets no gradient loop variable)."""
+    num_vars = len(op._get_attr("T"))
+    reached = {i for i in range(num_vars) if gradients_impl.on_gradient_path(op.inputs[i])}
+    reached_caps = {
+        fwd_args[i]
+        for i in range(num_vars, min(len(fwd_args), len(op.inputs)))
+        if gradients_impl.on_gradient_path(op.inputs[i])
+    }
+    depends: dict[Tensor, set[int]] = {}
+
+    def sources(t: Tensor) -> set[int]:
+        # Loop variable positions (and -1 for a reached capture) that t depends on.
+        stack, seen, found = [t], set(), set()
+        while stack:
+            u = stack.pop()
+            if u in seen:
+                continue
+            seen.add(u)
+            if u in depends:
+                found |= depends[u]
+                continue
+            if u in reached_caps:
+                found.add(-1)
+            elif u in fwd_args[:num_vars]:
+                found.add(fwd_args.index(u))
+            stack.extend(u.op.inputs)
+        depends[t] = found
+        return found
+
+    grew = True
+    while grew:
+        grew = False
+        for i in range(num_vars):
+            if i not in reached and (sources(fwd_results[i]) & (reached | {-1})):
+                reached.add(i)
+                grew = True
+    return reached
+
+
 def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     """The gradient loop runs the forward iterations backwards; iteration k applies the
     body's vector-Jacobian product at the values forward iteration n-1-k had, which the
@@ -511,6 +556,15 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     body = parse_function(op._get_attr("body"), f"{op.name} body")
     forward = FuncGraph(f"{op.name}/body", op.graph)
     fwd_args, fwd_results = copy_function_body(body, forward)
+    # TF1 gives a loop variable no xs reach only the Enter of its Exit's zeros ("b_exit").
+    unreached_exits = 0
+    if v1_loop_count.is_v1_while(op):
+        reached = _reached_loop_variables(op, fwd_args, fwd_results)
+        unreached_exits = sum(i not in reached for i in var_idx)
+        var_idx = [i for i in var_idx if i in reached]
+        if not var_idx:
+            graph._match_tf1_op_count(unreached_exits)
+            return none
 
     trip_count = op.outputs[num_vars]
     start = graph._op_count()
@@ -534,7 +588,13 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         count_before = grad_body._op_count()
         partials = [
             _dense(g)
-            for g in gradients_impl.gradients_of_graph(ys, xs, grad_ys=dy_args, src_graph=forward)
+            for g in gradients_impl.gradients_of_graph(
+                ys,
+                xs,
+                grad_ys=dy_args,
+                src_graph=forward,
+                v1_loop_body=v1_loop_count.is_v1_while(op),
+            )
         ]
         # The ops TF1 makes in its gradient loop for the body's gradient: tfcluster's own
         # as counted (their captures aside; an inner loop's gradient counts as TF1's), plus
@@ -598,6 +658,7 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         invariants_read = [arg for outer, arg in reads.items() if outer not in grad_body.sliced]
         tf1_ops += (
             v1_loop_count.OPS_PER_LOOP_VARIABLE * len(var_idx)
+            + unreached_exits
             + v1_loop_count.forward_read_ops(made, kept, invariants_read, lists)
             # A loop in another loop's body: its GradLoopState's counters (made at the
             # start of tf.gradients for a loop outside every other).

@@ -14,6 +14,8 @@ import weakref
 from collections.abc import Sequence
 from typing import Any
 
+import numpy as np
+
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import (
     Operation,
@@ -108,12 +110,14 @@ def gradients_of_graph(
     allowed_ops: set[Operation] | None = None,
     op_scopes: bool = True,
     gate_gradients: bool = False,
+    v1_loop_body: bool = False,
 ) -> list[Any]:
     """tf.gradients, where ys and xs may live in `src_graph` (a forward loop body) while the
     gradient ops go to the default graph (the gradient loop's body, which reads the forward
     values it needs through its captures). `allowed_ops` limits the backward pass to those
     ops (a GradientTape's recorded ones); without `op_scopes` no "<op>_grad" scopes are made
-    (TF's tape builds each gradient in the caller's scope)."""
+    (TF's tape builds each gradient in the caller's scope). `v1_loop_body`: src_graph is the
+    body of a tf.while_loop TF1 would build of Enter/Exit ops."""
     unconnected = unconnected_gradients_value(unconnected_gradients)
     ys_t = [_to_tensor(y, as_ref=False) for y in _as_list(ys)]
     xs_t = [_to_tensor(x, as_ref=True) for x in _as_list(xs)]
@@ -210,7 +214,7 @@ def gradients_of_graph(
                     out_grads = [
                         g
                         if g is not None or not _has_zeros(t) or control_flow_ops.is_v1_cond(op)
-                        else _zeros_for(op, t)
+                        else _zeros_for(op, t, v1_loop_body)
                         for g, t in zip(out_grads, op.outputs)
                     ]
                     grad_scope = name_scope(op.name + "_grad") if op_scopes else _null()
@@ -277,14 +281,18 @@ def _set_grad_shape(g: Tensor, t: Tensor, op: Operation, index: int) -> None:
         ) from None
 
 
-def _zeros_for(op: Operation, t: Tensor) -> Tensor | None:
+def _zeros_for(op: Operation, t: Tensor, in_v1_loop_body: bool = False) -> Tensor | None:
     """The gradient of an output no gradient reached: none for an output TF does not train
     (integers, strings); TF1's ZerosLikeForExit for a v1 loop (a "zeros" constant where the
-    shape is known); else TF's ZerosLikeOutsideLoop (a ZerosLike op, never a Const)."""
+    shape is known); TF1's GradLoopState.ZerosLike for an op in a v1 loop's body (one Const
+    where the shape is known: no forward value kept for it); else TF's ZerosLikeOutsideLoop
+    (a ZerosLike op, never a Const)."""
     if not _backpropagatable(t):
         return None
     if v1_loop_count.is_v1_while(op) and t.shape.is_fully_defined():
         return array_ops.zeros(t.shape, dtype=t.dtype.base_dtype)
+    if in_v1_loop_body and t.shape.is_fully_defined() and t.dtype.base_dtype != dtypes.resource:
+        return convert_to_tensor(np.zeros(t.shape.as_list(), t.dtype.base_dtype.as_numpy_dtype))
     return array_ops.zeros_like(t, optimize=False)
 
 

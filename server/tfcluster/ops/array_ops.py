@@ -1680,45 +1680,33 @@ def one_hot(
     name: str | None = None,
 ) -> Tensor:
     with name_scope(name, "one_hot", [indices, depth, on_value, off_value]) as scope:
+        # TF 1.15 converts a given on/off value once for its dtype and again (named) as the
+        # op's input: a Python value makes two Consts, so later op seeds count both.
+        on_dtype = None if on_value is None else convert_to_tensor(on_value).dtype.base_dtype
+        off_dtype = None if off_value is None else convert_to_tensor(off_value).dtype.base_dtype
         want = dtypes.as_dtype(dtype).base_dtype if dtype is not None else None
-        on_t = _one_hot_value(on_value, want, "on_value")
-        off_t = _one_hot_value(off_value, want, "off_value")
-        if (
-            on_t is not None
-            and off_t is not None
-            and on_t.dtype.base_dtype != off_t.dtype.base_dtype
-        ):
+        if want is not None:
+            for arg, given in (("on_value", on_dtype), ("off_value", off_dtype)):
+                if given is not None and given != want:
+                    raise TypeError(f"dtype {given} of {arg} does not match dtype parameter {want}")
+        else:
+            want = on_dtype or off_dtype or dtypes.float32
+        if on_value is None:
+            on_value, on_dtype = convert_to_tensor(1, dtype=want, name="on_value"), want
+        if off_value is None:
+            off_value, off_dtype = convert_to_tensor(0, dtype=want, name="off_value"), want
+        if on_dtype != off_dtype:
             raise TypeError(
-                f"dtype {on_t.dtype.base_dtype.name} of on_value does not match dtype "
-                f"{off_t.dtype.base_dtype.name} of off_value"
+                f"dtype {on_dtype} of on_value does not match dtype {off_dtype} of off_value"
             )
-        if want is None:
-            want = next(
-                (t.dtype.base_dtype for t in (on_t, off_t) if t is not None), dtypes.float32
-            )
-        on_t = on_t if on_t is not None else convert_to_tensor(1, dtype=want, name="on_value")
-        off_t = off_t if off_t is not None else convert_to_tensor(0, dtype=want, name="off_value")
         idx = convert_to_tensor(indices, name="indices")
         if idx.dtype.base_dtype not in (dtypes.uint8, dtypes.int32, dtypes.int64):
             raise TypeError(f"one_hot indices must be uint8, int32 or int64, got {idx.dtype.name}")
         d = convert_to_tensor(depth, dtype=dtypes.int32, name="depth")
+        on_t = convert_to_tensor(on_value, dtype=on_dtype, name="on_value")
+        off_t = convert_to_tensor(off_value, dtype=off_dtype, name="off_value")
         attrs = {"axis": -1 if axis is None else int(axis), "T": want, "TI": idx.dtype.base_dtype}
         return _output("OneHot", [idx, d, on_t, off_t], attrs, scope)
-
-
-def _one_hot_value(value: Any, want: dtypes.DType | None, arg: str) -> Tensor | None:
-    """on/off values: Python values take `dtype`; tensors must already have it."""
-    if value is None:
-        return None
-    if _is_tensor_like(value):
-        t = convert_to_tensor(value)
-        if want is not None and t.dtype.base_dtype != want:
-            raise TypeError(
-                f"dtype {t.dtype.base_dtype.name} of {arg} does not match dtype parameter "
-                f"{want.name}"
-            )
-        return t
-    return convert_to_tensor(value, dtype=want)
 
 
 class UniqueOutput(NamedTuple):
