@@ -194,6 +194,88 @@ def legacy_layers_tracked_by_keras(tf):
     }
 
 
+def keras_sequential_resource_weights(tf):
+    """A tf.keras Sequential under tf.set_random_seed: TF 1.15's Keras layers make resource
+    variables (VarHandleOp), so the op seeds of later layers' initializers count those ops;
+    BatchNormalization reads gamma and beta inside a cond on the learning phase, and the
+    gradient reaches them through it; the checkpoint keeps the layers' names."""
+    import os
+    import tempfile
+
+    tf.reset_default_graph()
+    tf.set_random_seed(7)
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.Conv2D(4, 3, activation="relu", input_shape=(8, 8, 2)),
+            tf.keras.layers.BatchNormalization(),
+            tf.keras.layers.Flatten(),
+            tf.keras.layers.Dropout(0.5),
+            tf.keras.layers.Dense(8, activation="relu"),
+            tf.keras.layers.Dense(3, activation="softmax"),
+        ]
+    )
+    graph = tf.get_default_graph()
+    variable_ops = [
+        [op.type, op.name]
+        for op in graph.get_operations()
+        if op.type in ("VarHandleOp", "VariableV2", "ReadVariableOp", "Identity")
+        and "/cond" not in op.name
+    ]
+    variables = [[v.name, type(v).__name__] for v in tf.global_variables()]
+    initial = [w.tolist() for w in model.get_weights()]
+    sess = tf.keras.backend.get_session()
+    folder = tempfile.mkdtemp()
+    path = tf.train.Saver().save(sess, os.path.join(folder, "model"))
+    checkpoint = sorted([name, shape] for name, shape in tf.train.list_variables(path))
+    model.compile(
+        optimizer=tf.train.GradientDescentOptimizer(0.1),
+        loss="sparse_categorical_crossentropy",
+    )
+    rng = np.random.RandomState(0)
+    x = rng.rand(16, 8, 8, 2).astype(np.float32)
+    y = rng.randint(0, 3, size=16)
+    steps = [float(model.train_on_batch(x[:8], y[:8])) for _ in range(3)]
+    history = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False).history
+    return {
+        "variable_ops": variable_ops,
+        "variables": variables,
+        "initial_weights": initial,
+        "checkpoint": checkpoint,
+        "train_on_batch": steps,
+        "fit_losses": [float(v) for v in history["loss"]],
+        "predictions": model.predict(x[:4]).tolist(),
+        "trained_weights": [w.tolist() for w in model.get_weights()],
+    }
+
+
+def cond_reads_resource_variable(tf):
+    """tf.cond branches reading a resource variable (a product in one, fused batch norm in
+    both): tf.gradients with respect to the variable reaches it through the cond."""
+    tf.reset_default_graph()
+    v = tf.Variable([1.0, 2.0], use_resource=True)
+    pred = tf.placeholder_with_default(True, [])
+    x = tf.constant([[3.0, 4.0]])
+    y = tf.cond(pred, lambda: x * v, lambda: x + v)
+    x4 = tf.constant(np.arange(16, dtype=np.float32).reshape(2, 2, 2, 2) / 16.0)
+
+    def train():
+        return tf.nn.fused_batch_norm(x4, v, v, epsilon=1e-3)[0]
+
+    def infer():
+        return tf.nn.fused_batch_norm(
+            x4, v, v, mean=v, variance=v, is_training=False, epsilon=1e-3
+        )[0]
+
+    z = tf.cond(pred, train, infer)
+    grads = tf.gradients(tf.reduce_sum(y), [v]) + tf.gradients(tf.reduce_sum(z * z), [v])
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        return {
+            "true": [g.tolist() for g in sess.run(grads)],
+            "false": [g.tolist() for g in sess.run(grads, {pred: False})],
+        }
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -204,5 +286,7 @@ CASES = {
         sparse_tensor_operators,
         shuffle_repeat_by_iterator_kind,
         legacy_layers_tracked_by_keras,
+        keras_sequential_resource_weights,
+        cond_reads_resource_variable,
     )
 }

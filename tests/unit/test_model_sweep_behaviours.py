@@ -51,3 +51,27 @@ def test_tf_layers_held_by_a_keras_model_make_resource_variables() -> None:
         reference.assert_close(got, want, rtol=1e-6, atol=1e-7)
     for got, want in zip(actual["values"], expected["values"], strict=True):
         reference.assert_close(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_keras_sequential_weights_are_resource_variables_with_tfs_seeded_values() -> None:
+    expected = reference.case(AREA, "keras_sequential_resource_weights")
+    actual = CASES["keras_sequential_resource_weights"](tf)
+    for key in ("variable_ops", "variables", "checkpoint"):
+        assert actual[key] == expected[key], key
+    # Later layers' seeded initial weights count the earlier layers' VarHandleOp ops.
+    for got, want in zip(actual["initial_weights"], expected["initial_weights"], strict=True):
+        reference.assert_close(got, want, rtol=1e-6, atol=1e-7)
+    # Training moves every weight, BatchNormalization's gamma and beta too (their reads sit
+    # in a cond on the learning phase).
+    for key in ("train_on_batch", "fit_losses", "predictions"):
+        reference.assert_close(actual[key], expected[key], rtol=1e-5, atol=1e-6)
+    for got, want in zip(actual["trained_weights"], expected["trained_weights"], strict=True):
+        reference.assert_close(got, want, rtol=1e-4, atol=1e-5)
+
+
+def test_gradient_through_a_cond_reaches_a_resource_variable_it_reads() -> None:
+    expected = reference.case(AREA, "cond_reads_resource_variable")
+    actual = CASES["cond_reads_resource_variable"](tf)
+    for key in ("true", "false"):
+        for got, want in zip(actual[key], expected[key], strict=True):
+            reference.assert_close(got, want, rtol=1e-5, atol=1e-6)

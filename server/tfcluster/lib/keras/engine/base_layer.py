@@ -157,12 +157,14 @@ class KerasLayerMixin:
         def initial_value() -> Any:
             return initializer(shape, dtype=dtype)
 
+        # TF 1.15's make_variable: Keras weights are resource variables unless asked otherwise.
         variable: Any = variables.Variable(
             initial_value,
             name=name,
             dtype=dtype,
             trainable=trainable,
             constraint=constraint,
+            use_resource=True if use_resource is None else use_resource,
         )
         if (
             kwargs.get("experimental_autocast", True)
