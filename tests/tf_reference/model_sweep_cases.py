@@ -276,6 +276,29 @@ def cond_reads_resource_variable(tf):
         }
 
 
+def keras_learning_phase_after_weights(tf):
+    """A tf.keras layer taking `training` (BatchNormalization, here with random
+    initializers) asks for the learning phase in its call, after its weights are built: under
+    tf.set_random_seed its initializers' op seeds count no keras_learning_phase ops."""
+    tf.reset_default_graph()
+    tf.set_random_seed(3)
+    x = tf.constant(np.linspace(-1.0, 1.0, 12, dtype=np.float32).reshape(4, 3))
+    norm = tf.keras.layers.BatchNormalization(
+        gamma_initializer="random_uniform", beta_initializer="random_normal"
+    )
+    dense = tf.keras.layers.Dense(2)
+    y = dense(norm(x))
+    order = [
+        [op.type, op.name]
+        for op in tf.get_default_graph().get_operations()
+        if op.type in ("VarHandleOp", "VariableV2", "PlaceholderWithDefault")
+    ]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        weights, out = sess.run([norm.weights + dense.weights, y])
+    return {"order": order, "weights": [w.tolist() for w in weights], "output": out.tolist()}
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -288,5 +311,6 @@ CASES = {
         legacy_layers_tracked_by_keras,
         keras_sequential_resource_weights,
         cond_reads_resource_variable,
+        keras_learning_phase_after_weights,
     )
 }

@@ -75,3 +75,13 @@ def test_gradient_through_a_cond_reaches_a_resource_variable_it_reads() -> None:
     for key in ("true", "false"):
         for got, want in zip(actual[key], expected[key], strict=True):
             reference.assert_close(got, want, rtol=1e-5, atol=1e-6)
+
+
+def test_keras_layer_makes_the_learning_phase_after_its_weights() -> None:
+    expected = reference.case(AREA, "keras_learning_phase_after_weights")
+    actual = CASES["keras_learning_phase_after_weights"](tf)
+    assert actual["order"] == expected["order"]
+    # The initializers' op seeds are TF's.
+    for got, want in zip(actual["weights"], expected["weights"], strict=True):
+        reference.assert_close(got, want, rtol=1e-5, atol=1e-6)
+    reference.assert_close(actual["output"], expected["output"], rtol=1e-5, atol=1e-6)
