@@ -299,6 +299,66 @@ def keras_learning_phase_after_weights(tf):
     return {"order": order, "weights": [w.tolist() for w in weights], "output": out.tolist()}
 
 
+def keras_metric_weights(tf):
+    """tf.keras metrics' state: resource variables in no collection (TF 1.15's Metric
+    add_weight passes collections=[]), so tf.global_variables()/tf.local_variables() and a
+    Saver leave them out; initialized from metric.variables."""
+    tf.reset_default_graph()
+    tf.set_random_seed(5)
+    mean = tf.keras.metrics.Mean()
+    update = mean.update_state(tf.constant([1.0, 2.0, 4.0]))
+    accuracy = tf.keras.metrics.SparseCategoricalAccuracy()
+    acc_update = accuracy.update_state(tf.constant([1, 0]), tf.constant([[0.2, 0.8], [0.3, 0.7]]))
+    draw = tf.random_uniform([3])
+    graph = tf.get_default_graph()
+    with tf.Session() as sess:
+        sess.run(tf.variables_initializer(mean.variables + accuracy.variables))
+        sess.run([update, acc_update])
+        results = sess.run([mean.result(), accuracy.result()])
+        drawn = sess.run(draw)
+    return {
+        "collections": [
+            [v.name for v in tf.global_variables()],
+            [v.name for v in tf.local_variables()],
+            [v.name for v in graph.get_collection("metric_variables")],
+        ],
+        "variables": [[v.name, type(v).__name__] for v in mean.variables + accuracy.variables],
+        "variable_ops": [
+            [op.type, op.name] for op in graph.get_operations() if op.type == "VarHandleOp"
+        ],
+        "results": [float(r) for r in results],
+        "draw": drawn.tolist(),
+    }
+
+
+def keras_metric_in_estimator(tf):
+    """An EstimatorSpec takes a tf.keras metric as an eval_metric_op: it runs the metric's
+    recorded update (metric.updates[0]) and adds its variables, which are in no collection, to
+    LOCAL_VARIABLES so the evaluation initializes them."""
+    import tempfile
+
+    tf.reset_default_graph()
+
+    def model_fn(features, labels, mode):
+        w = tf.get_variable("w", [1], initializer=tf.ones_initializer())
+        pred = features["x"] * w
+        loss = tf.reduce_mean(tf.square(pred - labels))
+        mean = tf.keras.metrics.Mean()
+        mean.update_state(pred)
+        train = tf.train.GradientDescentOptimizer(0.1).minimize(loss, tf.train.get_global_step())
+        return tf.estimator.EstimatorSpec(
+            mode, loss=loss, train_op=train, eval_metric_ops={"mean": mean}
+        )
+
+    estimator = tf.estimator.Estimator(model_fn, model_dir=tempfile.mkdtemp())
+    x = {"x": np.array([1.0, 2.0, 3.0], np.float32)}
+    y = np.array([2.0, 4.0, 6.0], np.float32)
+    input_fn = tf.estimator.inputs.numpy_input_fn(x, y, shuffle=False, num_epochs=1, batch_size=3)
+    estimator.train(input_fn)
+    result = estimator.evaluate(input_fn)
+    return {k: float(v) for k, v in sorted(result.items())}
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -312,5 +372,7 @@ CASES = {
         keras_sequential_resource_weights,
         cond_reads_resource_variable,
         keras_learning_phase_after_weights,
+        keras_metric_weights,
+        keras_metric_in_estimator,
     )
 }

@@ -85,3 +85,21 @@ def test_keras_layer_makes_the_learning_phase_after_its_weights() -> None:
     for got, want in zip(actual["weights"], expected["weights"], strict=True):
         reference.assert_close(got, want, rtol=1e-5, atol=1e-6)
     reference.assert_close(actual["output"], expected["output"], rtol=1e-5, atol=1e-6)
+
+
+def test_keras_metric_state_is_resource_variables_in_no_collection() -> None:
+    expected = reference.case(AREA, "keras_metric_weights")
+    actual = CASES["keras_metric_weights"](tf)
+    for key in ("collections", "variables", "variable_ops"):
+        assert actual[key] == expected[key], key
+    reference.assert_close(actual["results"], expected["results"], rtol=1e-6, atol=0)
+    # A later seeded draw: its op seed counts the metrics' resource-variable ops.
+    reference.assert_close(actual["draw"], expected["draw"], rtol=0, atol=0)
+
+
+def test_estimator_spec_takes_a_keras_metric_as_an_eval_metric_op() -> None:
+    expected = reference.case(AREA, "keras_metric_in_estimator")
+    actual = CASES["keras_metric_in_estimator"](tf)
+    assert sorted(actual) == sorted(expected)
+    for key in expected:
+        reference.assert_close(actual[key], expected[key], rtol=1e-6, atol=1e-7)
