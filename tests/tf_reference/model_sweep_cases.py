@@ -359,6 +359,39 @@ def keras_metric_in_estimator(tf):
     return {k: float(v) for k, v in sorted(result.items())}
 
 
+def keras_optimizer_weights(tf):
+    """compile's optimizers make TF 1.15's variables: a wrapped tf.train optimizer's step is
+    the resource variable TFOptimizer/iterations (made at compile, incremented by a bare
+    AssignAddVariableOp), a Keras optimizer's step, hyperparameters and slots are resource
+    variables under its name (training/Adam/..., Adam/... outside a model); K.variable makes
+    a resource variable."""
+    tf.reset_default_graph()
+    tf.set_random_seed(2)
+    x = np.linspace(-1.0, 1.0, 6, dtype=np.float32).reshape(2, 3)
+    y = np.array([[1.0, 0.0], [0.0, 1.0]], np.float32)
+    wrapped = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    keras_opt = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    # (Both built before compile: compile's loss graph is not TF's op for op yet.)
+    wrapped.compile(tf.train.GradientDescentOptimizer(0.1), "mse")
+    keras_opt.compile(tf.keras.optimizers.Adam(0.01), "mse")
+    losses = [
+        [float(model.train_on_batch(x, y)) for _ in range(3)] for model in (wrapped, keras_opt)
+    ]
+    direct = tf.keras.optimizers.RMSprop()
+    weight = tf.keras.backend.variable(np.ones(3, np.float32), name="w")
+    direct.get_updates(tf.reduce_sum(weight * weight), [weight])
+    graph = tf.get_default_graph()
+    return {
+        "variables": [[v.name, type(v).__name__] for v in tf.global_variables()],
+        "step_ops": [
+            [op.type, op.name]
+            for op in graph.get_operations()
+            if op.name.startswith("training/GradientDescent")
+        ],
+        "losses": losses,
+    }
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -374,5 +407,6 @@ CASES = {
         keras_learning_phase_after_weights,
         keras_metric_weights,
         keras_metric_in_estimator,
+        keras_optimizer_weights,
     )
 }

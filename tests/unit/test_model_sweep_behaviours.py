@@ -103,3 +103,12 @@ def test_estimator_spec_takes_a_keras_metric_as_an_eval_metric_op() -> None:
     assert sorted(actual) == sorted(expected)
     for key in expected:
         reference.assert_close(actual[key], expected[key], rtol=1e-6, atol=1e-7)
+
+
+def test_compiled_optimizers_make_tfs_resource_variables_and_step() -> None:
+    expected = reference.case(AREA, "keras_optimizer_weights")
+    actual = CASES["keras_optimizer_weights"](tf)
+    assert actual["variables"] == expected["variables"]
+    assert actual["step_ops"] == expected["step_ops"]
+    for got, want in zip(actual["losses"], expected["losses"], strict=True):
+        reference.assert_close(got, want, rtol=1e-6, atol=1e-7)

@@ -211,11 +211,13 @@ def is_placeholder(x: Any) -> bool:
 
 def variable(value: Any, dtype: Any = None, name: str | None = None, constraint: Any = None) -> Any:
     dtype = dtype or floatx()
+    # TF 1.15's K.variable makes a tf.Variable of the v2 class: a resource variable.
     v = variables.Variable(
         np.asarray(value, dtype=dtypes.as_dtype(dtype).as_numpy_dtype),
         dtype=dtype,
         name=name,
         constraint=constraint,
+        use_resource=True,
     )
     return v
 
