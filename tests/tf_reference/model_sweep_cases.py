@@ -392,6 +392,27 @@ def keras_optimizer_weights(tf):
     }
 
 
+def rnn_cell_held_by_keras_rnn(tf):
+    """A tf.nn.rnn_cell cell given to tf.keras.layers.RNN is a legacy layer the Keras layer
+    tracks: TF 1.15 makes its weights resource variables; the same cell class used by
+    tf.nn.dynamic_rnn keeps VariableV2."""
+    tf.reset_default_graph()
+    tf.set_random_seed(4)
+    x = tf.constant(np.linspace(-1.0, 1.0, 30, dtype=np.float32).reshape(2, 5, 3))
+    y = tf.keras.layers.RNN(tf.nn.rnn_cell.LSTMCell(3))(x)
+    tf.nn.dynamic_rnn(tf.nn.rnn_cell.GRUCell(2), x, dtype=tf.float32)
+    ops = tf.get_default_graph().get_operations()
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out = sess.run(y)
+    return {
+        "variable_ops": [
+            [op.type, op.name] for op in ops if op.type in ("VarHandleOp", "VariableV2")
+        ],
+        "output": out.tolist(),
+    }
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -408,5 +429,6 @@ CASES = {
         keras_metric_weights,
         keras_metric_in_estimator,
         keras_optimizer_weights,
+        rnn_cell_held_by_keras_rnn,
     )
 }

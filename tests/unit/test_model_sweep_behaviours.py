@@ -112,3 +112,10 @@ def test_compiled_optimizers_make_tfs_resource_variables_and_step() -> None:
     assert actual["step_ops"] == expected["step_ops"]
     for got, want in zip(actual["losses"], expected["losses"], strict=True):
         reference.assert_close(got, want, rtol=1e-6, atol=1e-7)
+
+
+def test_rnn_cell_held_by_a_keras_rnn_makes_resource_variables() -> None:
+    expected = reference.case(AREA, "rnn_cell_held_by_keras_rnn")
+    actual = CASES["rnn_cell_held_by_keras_rnn"](tf)
+    assert actual["variable_ops"] == expected["variable_ops"]
+    reference.assert_close(actual["output"], expected["output"], rtol=1e-5, atol=1e-6)

@@ -71,8 +71,9 @@ class KerasLayerMixin:
     def __setattr__(self, key: str, value: Any) -> None:
         # TF 1.15's Keras Layer.__setattr__: a legacy tf.layers layer tracked by a Keras
         # layer or model (Sequential tracks its own) must make resource variables.
+        # (tf.layers layers and tf.nn.rnn_cell cells both carry _use_resource_variables.)
         if (
-            isinstance(value, layers_base.Layer)
+            hasattr(value, "_use_resource_variables")
             and not isinstance(value, KerasLayerMixin)
             and type(self).__name__ != "Sequential"
         ):
