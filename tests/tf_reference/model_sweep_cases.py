@@ -413,6 +413,24 @@ def rnn_cell_held_by_keras_rnn(tf):
     }
 
 
+def sequential_called_before_built(tf):
+    """A tf.keras Sequential without an input shape, called on a tensor: TF 1.15 runs its
+    layers on that tensor once (weights named sequential/dense/...), with no input
+    placeholder of its own; the seeded weights and the output follow from that op list."""
+    tf.reset_default_graph()
+    tf.set_random_seed(3)
+    model = tf.keras.Sequential(
+        [tf.keras.layers.Dense(4, activation="relu"), tf.keras.layers.Dense(2)]
+    )
+    x = tf.constant(np.linspace(0.0, 1.0, 6, dtype=np.float32).reshape(2, 3))
+    y = model(x)
+    ops = [[op.type, op.name] for op in tf.get_default_graph().get_operations()]
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out = sess.run(y)
+    return {"ops": ops, "output": out.tolist()}
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -430,5 +448,6 @@ CASES = {
         keras_metric_in_estimator,
         keras_optimizer_weights,
         rnn_cell_held_by_keras_rnn,
+        sequential_called_before_built,
     )
 }

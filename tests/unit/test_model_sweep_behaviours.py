@@ -119,3 +119,10 @@ def test_rnn_cell_held_by_a_keras_rnn_makes_resource_variables() -> None:
     actual = CASES["rnn_cell_held_by_keras_rnn"](tf)
     assert actual["variable_ops"] == expected["variable_ops"]
     reference.assert_close(actual["output"], expected["output"], rtol=1e-5, atol=1e-6)
+
+
+def test_sequential_called_before_it_is_built_runs_its_layers_once() -> None:
+    expected = reference.case(AREA, "sequential_called_before_built")
+    actual = CASES["sequential_called_before_built"](tf)
+    assert actual["ops"] == expected["ops"]
+    reference.assert_close(actual["output"], expected["output"], rtol=1e-6, atol=1e-7)
