@@ -133,17 +133,31 @@ def _if_grad_branch(
         # TensorArray reads are exported (a second read of a cleared element fails): their
         # gradients are written to the gradient array here, as the read's gradient does.
         reads = _exported_reads(body, my_exports, exp_args)
+        # A resource variable's reads are exported too (ReadVariableOp is stateful): the
+        # gradient of each read value is its handle's, as TF's ReadVariableOp gradient says.
+        var_reads = _exported_variable_reads(body, my_exports, exp_args)
+        plain = [x for x in xs if x.dtype.base_dtype != dtypes.resource]
         before = fg._op_count()
+        wrt = plain + [r for _, r in reads] + [r for _, r in var_reads]
         grads = (
-            gradients(
-                ys,
-                xs + [r for _, r in reads],
-                grad_ys=dy_args,
-                gate_gradients=gradients_impl.gating(),
-            )
+            gradients(ys, wrt, grad_ys=dy_args, gate_gradients=gradients_impl.gating())
             if ys
-            else [None] * (len(xs) + len(reads))
+            else [None] * len(wrt)
         )
+        by_x = dict(zip(map(id, plain), grads[: len(plain)]))
+        read_grads = grads[len(plain) + len(reads) :]
+        for x in xs:
+            if x.dtype.base_dtype == dtypes.resource:
+                arg_index = next(k for k, a in enumerate(args) if a is x)
+                found = [
+                    convert_to_tensor(g)
+                    for (arg_name, _), g in zip(var_reads, read_grads)
+                    if g is not None and arg_name == body.args[arg_index][0]
+                ]
+                by_x[id(x)] = (
+                    found[0] if len(found) == 1 else math_ops.add_n(found) if found else None
+                )
+        grads = [by_x[id(x)] for x in xs] + list(grads[len(plain) : len(plain) + len(reads)])
         # TF1 differentiates the branch's own ops (not the grad_ys Identities made here),
         # then, per value the branch switched in that gets a gradient, merges it with zeros.
         tf1_ops = fg._op_count() - before - (len(ys) if ys else 0)
@@ -152,7 +166,10 @@ def _if_grad_branch(
         on_path = [gradients_impl.on_gradient_path(inputs[i]) for i in diff_idx]
         reached = [g is not None and p for g, p in zip(grads[: len(xs)], on_path)]
         tf1_ops += sum(_switch_grad_ops(x) for x, r in zip(xs, reached) if r)
-        outs = [g if g is not None else array_ops.zeros_like(x) for g, x in zip(grads, xs)]
+        outs = [
+            g if g is not None else _zeros_for_arg(x, inputs[i])
+            for g, x, i in zip(grads, xs, diff_idx)
+        ]
         for (node, _), d_read in zip(reads, grads[len(xs) :]):
             if d_read is not None:
                 flow_arg, flow = _write_read_gradient(
@@ -166,6 +183,47 @@ def _if_grad_branch(
                     )
                 outs[position] = math_ops.add(outs[position], flow)
     return fg, outs, tf1_ops, reached
+
+
+def _exported_variable_reads(
+    body: FunctionBody, my_exports: range, exp_args: Sequence[Tensor]
+) -> list[tuple[str, Tensor]]:
+    """The exported ReadVariableOps of a branch argument: (the argument's node name, the
+    gradient branch's stand-in for the read value)."""
+    by_name = {nd.name: nd for nd in body.graph_def.node}
+    arg_names = {name for name, *_rest in body.args}
+    reads = []
+    for k, j in enumerate(my_exports):
+        node = by_name.get(body.exports[k].rpartition(":")[0])
+        if node is None or node.op != "ReadVariableOp":
+            continue
+        handle = node.input[0].partition(":")[0]
+        if handle in arg_names and exp_args[j].dtype.base_dtype.is_floating:
+            reads.append((handle, exp_args[j]))
+    return reads
+
+
+def _reads_variable(bodies: Sequence[FunctionBody], position: int) -> bool:
+    """Whether a branch reads (ReadVariableOp) the resource variable at argument position."""
+    for body in bodies:
+        name = body.args[position][0]
+        if any(
+            nd.op == "ReadVariableOp" and nd.input[0].partition(":")[0] == name
+            for nd in body.graph_def.node
+        ):
+            return True
+    return False
+
+
+def _zeros_for_arg(x: Tensor, outer: Tensor) -> Tensor:
+    """Zeros for a branch argument no gradient reaches (a variable's: like its value)."""
+    if x.dtype.base_dtype != dtypes.resource:
+        return array_ops.zeros_like(x)
+    dtype = _gradient_dtype(outer)
+    shape = _gradient_shape(outer)
+    if shape.is_fully_defined():
+        return array_ops.zeros(shape.as_list(), dtype=dtype)
+    return array_ops.zeros_like(resource_variable_ops.read_variable_op(x, dtype))
 
 
 def _switch_grad_ops(x: Tensor) -> int:
@@ -248,7 +306,12 @@ def _branch_gradients(
     num_exports = sum(len(b.exports) for b in bodies)
     num_user = len(op.outputs) - num_exports
     inputs = op.inputs[1:]
-    diff_idx = [i for i, t in enumerate(inputs) if _differentiable(t)]
+    diff_idx = [
+        i
+        for i, t in enumerate(inputs)
+        if _differentiable(t)
+        or (_variable_handle(t) and _passed_to_gradient(t) and _reads_variable(bodies, i))
+    ]
     # A cond's output no gradient reaches (TF1's Merge of it gets none, so no Switch of it)
     # is not differentiated.
     out_idx = [
@@ -294,7 +357,7 @@ def _input_gradients(
     result: list[Tensor | None] = [None] * len(op.inputs)
     for k, i in enumerate(diff_idx):
         g = grad_op.outputs[k]
-        g.set_shape(op.inputs[1 + i].shape)
+        g.set_shape(_gradient_shape(op.inputs[1 + i]))
         result[1 + i] = g
     return result
 

@@ -30,7 +30,7 @@ from tfcluster.framework.indexed_slices import (
     convert_to_tensor_or_indexed_slices,
 )
 from tfcluster.gradients.gradients_impl import gradients
-from tfcluster.ops import array_ops, math_ops, segment_ops, state_ops
+from tfcluster.ops import array_ops, math_ops, resource_variable_ops, segment_ops, state_ops
 from tfcluster.ops import indexed_slices_ops as _dense_conversion  # noqa: F401 - registers it
 from tfcluster.ops.control_flow_ops import group, tuple_
 from tfcluster.ops.variables import Variable, is_resource_variable
@@ -253,7 +253,7 @@ class Optimizer:
             else:
                 finish = self._finish(update_ops, "update")
                 with control_dependencies([finish]), colocate_with(_ref_of(global_step).op):
-                    apply_updates = state_ops.assign_add(global_step, 1, name=op_name).op
+                    apply_updates = _increment(global_step, op_name)
         train_ops = graph.get_collection_ref(GraphKeys.TRAIN_OP)
         if apply_updates not in train_ops:
             train_ops.append(apply_updates)
@@ -479,3 +479,12 @@ def cast_like(t: Tensor, var: Any) -> Tensor:
 
 
 __all__ = ["Optimizer"]
+
+
+def _increment(global_step: Any, name: str) -> Operation:
+    """global_step += 1: on a resource variable TF 1.15 makes a bare AssignAddVariableOp of a
+    Const (no read of the new value), else an AssignAdd."""
+    if is_resource_variable(global_step):
+        one = convert_to_tensor(1, dtype=global_step.dtype.base_dtype)
+        return resource_variable_ops.assign_op("AssignAddVariableOp", global_step.handle, one, name)
+    return state_ops.assign_add(global_step, 1, name=name).op

@@ -5,7 +5,13 @@ from __future__ import annotations
 import collections
 from typing import Any
 
-from tfcluster.framework.graph import Operation, Tensor
+from tfcluster.framework.graph import (
+    GraphKeys,
+    Operation,
+    Tensor,
+    add_to_collection,
+    get_collection,
+)
 
 
 class ModeKeys:
@@ -85,11 +91,13 @@ class EstimatorSpec(
         eval_metric_ops = dict(eval_metric_ops or {})
         for k, v in list(eval_metric_ops.items()):
             if hasattr(v, "result") and hasattr(v, "updates"):
+                metric = v
                 # A metric object (a head's metrics() after update_metrics): its value and
                 # update op.
                 if not v.updates:
                     raise ValueError(f'Please call update_state(...) on the "{v.name}" metric')
                 v = eval_metric_ops[k] = (v.result(), v.updates[0])
+                _collect_metric_variables(metric)
             if not isinstance(v, tuple) or len(v) != 2:
                 raise TypeError(
                     f"Values of eval_metric_ops must be (metric_value, update_op) tuples, "
@@ -119,3 +127,13 @@ class EstimatorSpec(
             evaluation_hooks=tuple(evaluation_hooks or []),
             prediction_hooks=tuple(prediction_hooks or []),
         )
+
+
+def _collect_metric_variables(metric: Any) -> None:
+    """A Keras metric's variables are in no collection; TF 1.15's EstimatorSpec adds them to
+    LOCAL_VARIABLES (to be initialized) and METRIC_VARIABLES."""
+    for key in (GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES):
+        present = {id(x) for x in get_collection(key)}
+        for var in getattr(metric, "variables", []):
+            if id(var) not in present:
+                add_to_collection(key, var)

@@ -33,6 +33,14 @@ _SESSION: Session | None = None
 _MANUAL_VAR_INIT = False
 # The learning phase per graph: a placeholder_with_default(False), or an int set by hand.
 _GRAPH_LEARNING_PHASES: weakref.WeakKeyDictionary[Graph, Any] = weakref.WeakKeyDictionary()
+# Variables Keras initializes though no collection holds them (metrics' state, as TF 1.15's
+# track_variable keeps them), per graph.
+_GRAPH_VARIABLES: weakref.WeakKeyDictionary[Graph, list[Any]] = weakref.WeakKeyDictionary()
+
+
+def track_variable(v: Any) -> None:
+    """Keras's session initializes v though it is in no collection."""
+    _GRAPH_VARIABLES.setdefault(v.graph, []).append(v)
 
 
 def unimplemented(what: str) -> Exception:
@@ -119,11 +127,7 @@ def _closed(session: Any) -> bool:
 
 def _initialize_variables(session: Any) -> None:
     graph = session.graph
-    candidates = [
-        v
-        for v in variables.global_variables() + variables.local_variables()
-        if not getattr(v, "_keras_initialized", False)
-    ]
+    candidates = [v for v in _graph_variables(graph) if not getattr(v, "_keras_initialized", False)]
     if not candidates:
         return
     with graph.as_default():
@@ -134,6 +138,13 @@ def _initialize_variables(session: Any) -> None:
             marked._keras_initialized = True
         if pending:
             session.run(variables.variables_initializer(pending))
+
+
+def _graph_variables(graph: Graph) -> list[Any]:
+    with graph.as_default():
+        found = variables.global_variables() + variables.local_variables()
+    seen = {id(v) for v in found}
+    return found + [v for v in _GRAPH_VARIABLES.get(graph, []) if id(v) not in seen]
 
 
 def set_session(session: Any) -> None:
@@ -200,11 +211,13 @@ def is_placeholder(x: Any) -> bool:
 
 def variable(value: Any, dtype: Any = None, name: str | None = None, constraint: Any = None) -> Any:
     dtype = dtype or floatx()
+    # TF 1.15's K.variable makes a tf.Variable of the v2 class: a resource variable.
     v = variables.Variable(
         np.asarray(value, dtype=dtypes.as_dtype(dtype).as_numpy_dtype),
         dtype=dtype,
         name=name,
         constraint=constraint,
+        use_resource=True,
     )
     return v
 

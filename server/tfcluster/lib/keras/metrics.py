@@ -4,6 +4,7 @@ used as metrics) and stateful Metric classes (`update_state`, `result`, `reset_s
 
 from __future__ import annotations
 
+import functools
 import inspect
 from collections.abc import Callable
 from typing import Any
@@ -11,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import GraphKeys, control_dependencies, convert_to_tensor
+from tfcluster.framework.graph import control_dependencies, convert_to_tensor
 from tfcluster.lib.keras import backend, initializers, losses
 from tfcluster.lib.keras.losses import (
     KLD,
@@ -99,6 +100,23 @@ class Metric:
         self._variables: list[Any] = []
         self.stateful = True
         self.built = True
+        # TF 1.15 records each update_state's op in `updates` (an EstimatorSpec takes the
+        # metric itself as an eval_metric_op and runs updates[0]).
+        self._updates: list[Any] = []
+        update_state = self.update_state
+
+        @functools.wraps(update_state)
+        def recorded_update_state(*args: Any, **kwargs: Any) -> Any:
+            op = update_state(*args, **kwargs)
+            if op is not None:
+                self._updates.append(op)
+            return op
+
+        self.update_state = recorded_update_state  # type: ignore[method-assign]
+
+    @property
+    def updates(self) -> list[Any]:
+        return list(self._updates)
 
     @property
     def dtype(self) -> Any:
@@ -139,10 +157,14 @@ class Metric:
             name=name,
             dtype=dtype,
             trainable=False,
-            collections=[GraphKeys.LOCAL_VARIABLES, GraphKeys.METRIC_VARIABLES],
+            # TF 1.15's Metric.add_weight: a Keras weight (a resource variable) in no
+            # collection, initialized by Keras's session.
+            collections=[],
+            use_resource=True,
             synchronization=synchronization,
             aggregation=aggregation,
         )
+        backend.track_variable(v)
         self._variables.append(v)
         return v
 

@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import control_dependencies
+from tfcluster.framework.graph import control_dependencies, name_scope
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.lib.keras import backend
@@ -79,8 +79,9 @@ class Optimizer:
     @property
     def iterations(self) -> Any:
         if self._iterations is None:
+            # TF 1.15's OptimizerV2.add_weight: Keras weights, resource variables.
             self._iterations = variables.Variable(
-                np.int64(0), name="iter", dtype=dtypes.int64, trainable=False
+                np.int64(0), name="iter", dtype=dtypes.int64, trainable=False, use_resource=True
             )
         return self._iterations
 
@@ -102,7 +103,11 @@ class Optimizer:
                 self._hyper_vars[name] = value
                 continue
             self._hyper_vars[name] = variables.Variable(
-                np.float32(value), name=name, dtype=dtypes.float32, trainable=False
+                np.float32(value),
+                name=name,
+                dtype=dtypes.float32,
+                trainable=False,
+                use_resource=True,
             )
 
     # ---- slots -----------------------------------------------------------------------------
@@ -143,8 +148,8 @@ class Optimizer:
                 name=f"{key}/{slot}",
                 dtype=var.dtype.base_dtype,
                 trainable=False,
-                # A resource variable's slots are resource variables (its updates take handles).
-                use_resource=variables.is_resource_variable(var),
+                # TF 1.15's add_slot makes a tf.Variable (V2): a resource variable.
+                use_resource=True,
             )
         return per_var[slot]
 
@@ -165,6 +170,12 @@ class Optimizer:
 
     # ---- building the step -------------------------------------------------------------------
     def get_gradients(self, loss: Any, params: list[Any]) -> list[Any]:
+        # TF 1.15's OptimizerV2 differentiates under '<name>/gradients' (its ops are named
+        # '<name>/gradients/gradients/...').
+        with name_scope(self._name + "/gradients"):
+            return self._clipped_gradients(loss, params)
+
+    def _clipped_gradients(self, loss: Any, params: list[Any]) -> list[Any]:
         grads = gradients(loss, params, colocate_gradients_with_ops=True)
         if any(g is None for g in grads):
             missing = [p.name for p, g in zip(params, grads) if g is None]
@@ -198,6 +209,11 @@ class Optimizer:
     def apply_gradients(
         self, grads_and_vars: list[tuple[Any, Any]], name: str | None = None
     ) -> Any:
+        # TF 1.15 makes the weights and the step under the optimizer's name.
+        with name_scope(self._name):
+            return self._apply(grads_and_vars)
+
+    def _apply(self, grads_and_vars: list[tuple[Any, Any]]) -> Any:
         # A mixed-precision layer's AutoCastVariable is updated as the float32 variable it is.
         pairs = [(g, _unwrap_autocast(v)) for g, v in grads_and_vars if g is not None]
         if not pairs:
@@ -422,6 +438,9 @@ class TFOptimizer(Optimizer):
     def __init__(self, optimizer: Any) -> None:
         super().__init__("TFOptimizer")
         self.optimizer = optimizer
+        # TF 1.15 makes its step counter when compile wraps the optimizer, at the top.
+        with name_scope("TFOptimizer"):
+            self.iterations = backend.variable(0, dtype="int64", name="iterations")
 
     def apply_gradients(
         self, grads_and_vars: list[tuple[Any, Any]], name: str | None = None

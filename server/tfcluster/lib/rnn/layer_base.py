@@ -143,6 +143,9 @@ class Layer:
         self._losses: list[Any] = []
         self._updates: list[Any] = []
         self.built = False
+        # A cell held by a Keras layer (tf.keras.layers.RNN) makes resource variables, as
+        # TF 1.15's Keras Layer.__setattr__ sets this on the legacy layers it tracks.
+        self._use_resource_variables = False
         self._trainable = trainable
         self._dtype = None if dtype is None else dtypes.as_dtype(dtype).base_dtype.name
         self.input_spec: Any = None
@@ -301,7 +304,7 @@ class Layer:
                     trainable=trainable and self.trainable,
                     constraint=constraint,
                     partitioner=partitioner,
-                    use_resource=use_resource,
+                    use_resource=use_resource or self._use_resource_variables or None,
                     synchronization=synchronization,
                     aggregation=aggregation,
                 )

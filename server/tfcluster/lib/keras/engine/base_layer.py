@@ -56,6 +56,11 @@ def shape_tuple(shape: Any) -> tuple[Any, ...] | None:
     return None if shape.ndims is None else tuple(shape.as_list())
 
 
+def _is_network(layer: Any) -> bool:
+    """A model (its build is its layers' calls, made when it is called)."""
+    return hasattr(layer, "_init_graph_network")
+
+
 class KerasLayerMixin:
     """Mixed in before a tf.layers class (or the tf.layers base Layer) to give it Keras's
     behaviour; see the module docstring."""
@@ -66,8 +71,9 @@ class KerasLayerMixin:
     def __setattr__(self, key: str, value: Any) -> None:
         # TF 1.15's Keras Layer.__setattr__: a legacy tf.layers layer tracked by a Keras
         # layer or model (Sequential tracks its own) must make resource variables.
+        # (tf.layers layers and tf.nn.rnn_cell cells both carry _use_resource_variables.)
         if (
-            isinstance(value, layers_base.Layer)
+            hasattr(value, "_use_resource_variables")
             and not isinstance(value, KerasLayerMixin)
             and type(self).__name__ != "Sequential"
         ):
@@ -157,12 +163,14 @@ class KerasLayerMixin:
         def initial_value() -> Any:
             return initializer(shape, dtype=dtype)
 
+        # TF 1.15's make_variable: Keras weights are resource variables unless asked otherwise.
         variable: Any = variables.Variable(
             initial_value,
             name=name,
             dtype=dtype,
             trainable=trainable,
             constraint=constraint,
+            use_resource=True if use_resource is None else use_resource,
         )
         if (
             kwargs.get("experimental_autocast", True)
@@ -212,10 +220,10 @@ class KerasLayerMixin:
     # ---- calling -------------------------------------------------------------------------
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         call_args = self._call_arg_names  # type: ignore[attr-defined]
+        fill_training = False
         if "training" in call_args and kwargs.get("training") is None:
             position = call_args.index("training") - 1  # after `inputs`
-            if len(args) <= position:
-                kwargs["training"] = backend.learning_phase()
+            fill_training = len(args) <= position
         previous_mask = collect_masks(inputs)
         if "mask" in call_args and kwargs.get("mask") is None and previous_mask is not None:
             kwargs["mask"] = previous_mask
@@ -227,6 +235,14 @@ class KerasLayerMixin:
             inputs = self._cast_inputs(inputs)
         with name_scope(self._name), autocast_variable.enable_auto_cast(self._compute_dtype):
             was_built = self.built
+            if fill_training and not _is_network(self):
+                # TF 1.15's layers ask for the learning phase in call, after build: the
+                # weights' initializers come first, and their op seeds count no placeholder.
+                # (A model leaves it to its layers.)
+                if not was_built and not self._dynamic:
+                    tensors = layers_base._map(layers_base._as_tensor, inputs)
+                    self._maybe_build(tensors)  # type: ignore[attr-defined]
+                kwargs["training"] = backend.learning_phase()
             outputs = self._call_in_scope(inputs, args, kwargs)  # type: ignore[attr-defined]
         if not was_built and self._keras_initial_weights is not None:
             self.set_weights(self._keras_initial_weights)

@@ -86,6 +86,20 @@ class Sequential(Model):
         self._init_graph_network([inputs], flatten(out))
         self._layers[:] = layers
 
+    def _maybe_build(self, inputs: Any) -> None:
+        """Called on tensors before it has inputs, TF 1.15's Sequential (whose build is the
+        default one) builds nothing: call runs the layers on those tensors, without an input
+        placeholder of its own or a second copy of the layers' ops."""
+        if not self.built and not self.outputs and _are_tensors(inputs):
+            shapes = [
+                tuple(t.shape.as_list()) if t.shape.ndims is not None else None
+                for t in flatten(inputs)
+            ]
+            self._build_input_shape = shapes[0] if len(shapes) == 1 else shapes
+            self.built = True
+            return
+        super()._maybe_build(inputs)
+
     def build(self, input_shape: Any = None) -> None:
         if input_shape is not None and not self.outputs:
             self._build_input_shape = tuple(input_shape)
@@ -153,3 +167,10 @@ class Sequential(Model):
 
 def _dtype(a: Any) -> str:
     return "float32" if str(a.dtype) == "float64" else str(a.dtype)
+
+
+def _are_tensors(inputs: Any) -> bool:
+    from tfcluster.framework.graph import Tensor
+
+    flat = flatten(inputs)
+    return bool(flat) and all(isinstance(t, Tensor) for t in flat)

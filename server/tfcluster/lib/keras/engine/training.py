@@ -255,10 +255,10 @@ class Model(Network):
                 self._train_fn = control_flow_ops.group(*updates)
 
     def _optimizer_updates(self) -> list[Any]:
-        """The optimizer's step on the trainable weights (under `training/<Optimizer>/`)."""
-        with name_scope(type(self.optimizer).__name__):
-            params = self.trainable_weights
-            return list(self.optimizer.get_updates(loss=self.total_loss, params=params))
+        """The optimizer's step on the trainable weights (the optimizer names its scope:
+        `training/<name>/` for a Keras optimizer, `training/` for a wrapped tf.train one)."""
+        params = self.trainable_weights
+        return list(self.optimizer.get_updates(loss=self.total_loss, params=params))
 
     # ---- feeding ---------------------------------------------------------------------------
     def _standardize(self, x: Any, y: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
