@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
-from tfcluster.runtime import async_plan, executor
+from tfcluster.runtime import async_plan, executor, outbox
 from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.graph_ir import Node, node_from_operation
 from tfcluster.runtime.resources import ResourceMgr
@@ -204,3 +204,40 @@ def test_planned_ps_steps_update_a_big_embedding_in_place() -> None:
         want -= 0.1 * 2.0 * counts * want
     np.testing.assert_allclose(got[:, 0], want, rtol=1e-5)
     np.testing.assert_array_equal(got[:, 1], got[:, 0])
+
+
+def test_sends_go_out_before_the_rest_of_their_group_runs() -> None:
+    """A peer waits for what this step sends: the answers the send hands the outbox (as a
+    direct RecvTensors call does) are written before the nodes nothing sent needs run."""
+    g = tf.Graph()
+    with g.as_default():
+        x = tf.placeholder(tf.float32, [3], name="x")
+        tf.multiply(x, 2.0, name="a")
+        tf.add(x, 1.0, name="late")
+        r = tf.placeholder(tf.float32, [3], name="r")  # stands for a _Recv below
+        tf.identity(r, name="got")
+    nodes = [node_from_operation(op) for op in g.get_operations() if op.name != "r"]
+    nodes += [_recv("r", "w:0", PEER), _send("send_a", "a", "a:0")]
+    ex = executor.Executor(nodes, ["x:0"], ["late:0", "got:0"], ["send_a"])
+    events: list[str] = []
+    late = next(s for s in ex.steps if s.name == "late")
+    compute = late.fn
+
+    def timed(ctx: Any, ins: list[Any]) -> Any:
+        events.append("late")
+        return compute(ctx, ins)
+
+    late.fn = timed
+
+    def write(messages: list[Any]) -> None:
+        events.append("sent")
+
+    for _ in range(3):
+        table = rdv.Rendezvous()
+        table.send(_key("w:0", PEER), np.ones(3, np.float32))
+        table.recv_async(_key("a:0"), lambda v, e: outbox.current().add(write, v))  # type: ignore[union-attr]
+        events.clear()
+        got = ex.run(StepContext(5, ResourceMgr(), table), [np.arange(3, dtype=np.float32)])
+        np.testing.assert_array_equal(got[0], [1, 2, 3])
+    assert ex._plan is not None
+    assert events == ["sent", "late"]

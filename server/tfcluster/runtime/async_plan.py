@@ -65,6 +65,7 @@ class AsyncPlan:
         feed_slots: Sequence[int],
         fetch_slots: Sequence[int],
         fail: _Fail,
+        sends: Sequence[bool] = (),
     ) -> None:
         self._steps = steps
         self._fail = fail
@@ -122,15 +123,17 @@ class AsyncPlan:
             self._counts_start[s] = len(readers[s])
         self._groups: list[tuple[int, Callable[..., int]]] = []
         for g, mask in enumerate(order):
+            ordered, flush_after = _sends_first(members[mask], sends, waits_for, steps)
             fn = _compile_group(
                 g,
-                [steps[i] for i in members[mask]],
-                members[mask],
+                [steps[i] for i in ordered],
+                ordered,
                 env,
                 const_ref,
                 local,
                 shared,
                 kept,
+                flush_after,
             )
             self._groups.append((mask, fn))
 
@@ -153,7 +156,7 @@ class AsyncPlan:
                         waiting.append((mask, fn))
                         continue
                     try:
-                        outstanding += fn(ctx, vals, counts, put)
+                        outstanding += fn(ctx, vals, counts, put, box.flush)
                     except BaseException:
                         ctx.cancelled.set()
                         raise
@@ -199,6 +202,29 @@ class AsyncPlan:
             ) from None
 
 
+def _sends_first(
+    members: Sequence[int], sends: Sequence[bool], waits_for: Sequence[Sequence[int]], steps: Any
+) -> tuple[list[int], int]:
+    """A group's nodes with its sends and receives (and what they wait for in the group)
+    first, and how many those are (0: nothing would run after them). The outbox is flushed
+    there: a peer gets what it waits for (a worker's ids, for a ps's gathers) while this
+    step runs the rest of the group, not after it."""
+    inside = set(members)
+    urgent: set[int] = set()
+    stack = [i for i in members if (sends and sends[i]) or steps[i].is_async]
+    while stack:
+        i = stack.pop()
+        if i in urgent:
+            continue
+        urgent.add(i)
+        stack.extend(d for d in waits_for[i] if d in inside)
+    if not any(sends and sends[i] for i in urgent):
+        return list(members), 0
+    first = [i for i in members if i in urgent]
+    rest = [i for i in members if i not in urgent]
+    return first + rest, len(first) if rest else 0
+
+
 def _compile_group(
     g: int,
     steps: Sequence[Any],
@@ -208,8 +234,10 @@ def _compile_group(
     local: set[int],
     shared: Sequence[int],
     kept: set[int],
+    flush_after: int = 0,
 ) -> Callable[..., int]:
-    """One group as a function (ctx, vals, counts, put) -> receives it started."""
+    """One group as a function (ctx, vals, counts, put, flush) -> receives it started;
+    flush() runs after its first `flush_after` nodes (0: never)."""
     shared_set = set(shared)
     # The last read of each slot within this group (by position in the group).
     last_read: dict[int, int] = {}
@@ -222,7 +250,7 @@ def _compile_group(
             return const_ref[slot]
         return f"s{slot}" if slot in local else f"v[{slot}]"
 
-    body = [f"def group{g}(ctx, v, n, put):", "    started = 0", "    try:"]
+    body = [f"def group{g}(ctx, v, n, put, flush):", "    started = 0", "    try:"]
     names: dict[int, str] = {}
     for pos, (i, step) in enumerate(zip(indices, steps)):
         env[f"f{i}"] = step.fn
@@ -261,6 +289,8 @@ def _compile_group(
                 lines.append(f"o = {call}")
                 for idx, slot in step.out_pairs:
                     lines.append(f"{read(slot)} = o[{idx}]")
+        if pos + 1 == flush_after:
+            lines.append("flush()")
         for line in lines:
             body.append("        " + line)
             names[len(body)] = step.name  # line numbers count from 1

@@ -242,6 +242,7 @@ class Executor:
             self.feed_slots,
             self.fetch_slots,
             with_node,
+            [n.op == "_Send" for n in self._order],
         ).run
 
     def _schedule_by_probe(self) -> None:
