@@ -58,10 +58,11 @@ def _partition() -> tuple[list[Node], list[str]]:
         c = tf.multiply(r1, r2, name="c")
         tf.subtract(b, a, name="d")
         tf.reshape(c, shape, name="e")
+        tf.constant([4.0, 5.0], name="k")
     nodes = [node_from_operation(op) for op in g.get_operations()]
     nodes = [n for n in nodes if n.name not in ("r1", "r2")]
     nodes += [_recv("r1", "a:0"), _recv("r2", "w:0", PEER), _send("send_a", "a", "a:0")]
-    return nodes, ["d:0", "c:0", "e:0", "r2:0"]
+    return nodes, ["d:0", "c:0", "e:0", "r2:0", "k:0"]
 
 
 def _executor(planned: bool) -> executor.Executor:
@@ -109,6 +110,7 @@ def test_planned_steps_give_the_loops_values_whenever_the_receives_come() -> Non
             np.testing.assert_array_equal(a, b)
         np.testing.assert_array_equal(got[0], 2 * x + 1 - 2 * x)
         np.testing.assert_array_equal(got[1], 2 * x * w)
+        np.testing.assert_array_equal(got[4], [4.0, 5.0])  # a fetched constant
     assert plan._plan is not None and loop._plan is None
 
 

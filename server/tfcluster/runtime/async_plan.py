@@ -69,7 +69,6 @@ class AsyncPlan:
     ) -> None:
         self._steps = steps
         self._fail = fail
-        self._num_slots = num_slots
         self._feed_slots = tuple(feed_slots)
         self._fetch_slots = tuple(fetch_slots)
         sig = signatures([s.is_async for s in steps], waits_for)
@@ -118,6 +117,12 @@ class AsyncPlan:
         shared = sorted(
             s for s, gs in readers.items() if s not in kept and s not in const_ref and len(gs) > 1
         )
+        # Each step starts with its fetched constants in place (groups read constants from
+        # the plan's globals; only fetches read vals for them).
+        self._start = [None] * num_slots
+        for s in fetch_slots:
+            if s in const_ref:
+                self._start[s] = env[const_ref[s]]
         self._counts_start = [0] * num_slots
         for s in shared:
             self._counts_start[s] = len(readers[s])
@@ -138,7 +143,7 @@ class AsyncPlan:
             self._groups.append((mask, fn))
 
     def run(self, ctx: Any, feeds: Sequence[Any]) -> list[Any]:
-        vals: list[Any] = [None] * self._num_slots
+        vals: list[Any] = list(self._start)
         for slot, value in zip(self._feed_slots, feeds):
             vals[slot] = value
         counts = list(self._counts_start)
