@@ -136,70 +136,100 @@ def _meta(**kw: object) -> named_tensor_pb2.TensorMeta:
     return named_tensor_pb2.TensorMeta(**kw)  # type: ignore[arg-type]
 
 
-@pytest.mark.parametrize(
-    ("meta", "payload", "error", "message"),
-    [
-        (
-            _meta(dtype=1, dim=[2], content_length=8),
-            b"\0" * 4,
-            tf.errors.InvalidArgumentError,
-            "payload has 4 bytes",
-        ),
-        (
-            _meta(dtype=1, dim=[3], content_length=8),
-            b"\0" * 8,
-            tf.errors.InvalidArgumentError,
-            "needs 12 bytes",
-        ),
-        (
-            _meta(dtype=1, dim=[-1], content_length=0),
-            b"",
-            tf.errors.InvalidArgumentError,
-            "negative",
-        ),
-        (
-            _meta(dtype=99, dim=[1], content_length=1),
-            b"\0",
-            tf.errors.InvalidArgumentError,
-            "DataType 99",
-        ),
-        (
-            _meta(dtype=101, dim=[1], content_length=4),
-            b"\0" * 4,
-            tf.errors.InvalidArgumentError,
-            "DataType 101",
-        ),
-        (
-            _meta(dtype=20, dim=[], content_length=0),
-            b"",
-            tf.errors.InvalidArgumentError,
-            "DataType 20",
-        ),
-        (
-            _meta(dtype=7, dim=[2], content_length=2, string_length=[1]),
-            b"ab",
-            tf.errors.InvalidArgumentError,
-            "element lengths",
-        ),
-        (
-            _meta(dtype=7, dim=[1], content_length=2, string_length=[5]),
-            b"ab",
-            tf.errors.InvalidArgumentError,
-            "do not add up",
-        ),
-        (
-            _meta(dtype=1, dim=[1 << 40], content_length=4 << 40),
-            b"",
-            tf.errors.ResourceExhaustedError,
-            "accepts at most",
-        ),
-    ],
-)
+_BAD_DESCRIPTIONS = [
+    (
+        _meta(dtype=1, dim=[2], content_length=8),
+        b"\0" * 4,
+        tf.errors.InvalidArgumentError,
+        "payload has 4 bytes",
+    ),
+    (
+        _meta(dtype=1, dim=[3], content_length=8),
+        b"\0" * 8,
+        tf.errors.InvalidArgumentError,
+        "needs 12 bytes",
+    ),
+    (
+        _meta(dtype=1, dim=[-1], content_length=0),
+        b"",
+        tf.errors.InvalidArgumentError,
+        "negative",
+    ),
+    (
+        _meta(dtype=99, dim=[1], content_length=1),
+        b"\0",
+        tf.errors.InvalidArgumentError,
+        "DataType 99",
+    ),
+    (
+        _meta(dtype=101, dim=[1], content_length=4),
+        b"\0" * 4,
+        tf.errors.InvalidArgumentError,
+        "DataType 101",
+    ),
+    (
+        _meta(dtype=20, dim=[], content_length=0),
+        b"",
+        tf.errors.InvalidArgumentError,
+        "DataType 20",
+    ),
+    (
+        _meta(dtype=7, dim=[2], content_length=2, string_length=[1]),
+        b"ab",
+        tf.errors.InvalidArgumentError,
+        "element lengths",
+    ),
+    (
+        _meta(dtype=7, dim=[1], content_length=2, string_length=[5]),
+        b"ab",
+        tf.errors.InvalidArgumentError,
+        "do not add up",
+    ),
+    (
+        _meta(dtype=1, dim=[1 << 40], content_length=4 << 40),
+        b"",
+        tf.errors.ResourceExhaustedError,
+        "accepts at most",
+    ),
+]
+
+
+@pytest.mark.parametrize(("meta", "payload", "error", "message"), _BAD_DESCRIPTIONS)
 def test_decode_rejects_bad_descriptions(
     meta: named_tensor_pb2.TensorMeta, payload: bytes, error: type, message: str
 ) -> None:
     with pytest.raises(error, match=message):
         coding.decode([meta], memoryview(payload))
+
+
+@pytest.mark.parametrize(("meta", "payload", "error", "message"), _BAD_DESCRIPTIONS[1:])
+def test_read_frame_rejects_bad_descriptions_before_any_decoding(
+    meta: named_tensor_pb2.TensorMeta, payload: bytes, error: type, message: str
+) -> None:
+    """Receivers decode what read_frame gives without checking the descriptions again."""
+    resp = worker_pb2.RecvTensorResponse(request_id=3)
+    resp.tensor.CopyFrom(meta)
+    framed = coding.frame(resp.SerializeToString(), [payload] if payload else [])
+    with pytest.raises(error, match=message):
+        coding.read_frame(
+            iter([framed]), worker_pb2.RecvTensorResponse.FromString, lambda r: [r.tensor]
+        )
+
+
+def test_decode_checked_gives_what_decode_gives() -> None:
+    vals = [np.arange(6, dtype=np.float32).reshape(2, 3), np.array([b"ab", b""], dtype=object)]
+    req = master_pb2.RunStepRequest()
+    buffers = coding.fill_named(req.feed, ["a", "b"], vals)
+    frame = coding.read_frame(
+        iter([coding.frame(req.SerializeToString(), buffers)]),
+        master_pb2.RunStepRequest.FromString,
+        lambda r: [f.tensor for f in r.feed],
+    )
+    assert frame is not None
+    header, payload = frame
+    metas = [f.tensor for f in header.feed]
+    for got, want in zip(coding.decode_checked(metas, payload), coding.decode(metas, payload)):
+        _assert_same(got, want)
 
 
 def test_stream_refuses_huge_declarations_before_allocating() -> None:

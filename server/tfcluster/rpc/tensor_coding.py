@@ -336,6 +336,12 @@ def decode(metas: Sequence[named_tensor_pb2.TensorMeta], payload: memoryview) ->
         raise errors.InvalidArgumentError(
             None, None, f"Tensor payload has {len(payload)} bytes, the tensors need {total}"
         )
+    return decode_checked(metas, payload)
+
+
+def decode_checked(metas: Sequence[named_tensor_pb2.TensorMeta], payload: memoryview) -> list[Any]:
+    """decode() of what read_frame or read_head gave: they validated the descriptions and
+    sized the payload already (each check reads every field of every description again)."""
     out: list[Any] = []
     offset = 0
     for meta in metas:
@@ -516,7 +522,7 @@ class Forwarded:
         return view
 
     def materialize(self) -> list[Any]:
-        return decode(self.metas, self.payload())
+        return decode_checked(self.metas, self.payload())
 
     def signatures(self) -> list[tuple[Any, tuple[int, ...]]]:
         return [(_np_dtype(m) or np.dtype(object), tuple(m.dim)) for m in self.metas]

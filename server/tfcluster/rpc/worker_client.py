@@ -159,7 +159,7 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
     ) -> RunGraphResult:
         """`feeds` may be relayed tensors (a client's feeds, undecoded)."""
         head = self._start_run_graph(session_handle, graph_handle, step_id, feeds, trace, deadline)
-        fetches = coding.decode(head.metas, head.payload())
+        fetches = head.materialize()
         return RunGraphResult(fetches, list(head.header.step_stats.dev_stats))
 
     def run_graph_forward(
@@ -542,7 +542,7 @@ class _RecvMux:
                     cb(None, errors.error_from_code(resp.status_code, resp.status_message))
                     continue
                 try:
-                    value = coding.decode([resp.tensor], payload)[0]
+                    value = coding.decode_checked([resp.tensor], payload)[0]
                 except errors.OpError as e:
                     cb(None, e)
                     continue
@@ -606,7 +606,7 @@ class _PendingRunGraph:
     def result(self) -> RunGraphResult:
         try:
             head = self._worker._read_run_graph(self._stream, self._sent)
-            fetches = coding.decode(head.metas, head.payload())
+            fetches = head.materialize()
         finally:
             # After an error answered in-band the call is still good; after a broken one
             # it is closed already.

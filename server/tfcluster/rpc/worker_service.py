@@ -171,7 +171,7 @@ class WorkerServicer:
             req, payload = frame
             try:
                 with cancellation.serving(caller):
-                    header, buffers = self._run(req, payload, None, shm_from)
+                    header, buffers = self._run(req, payload, None, shm_from, checked=True)
             except Exception as e:
                 err = status.as_op_error(e)
                 header = worker_pb2.RunGraphResponse(
@@ -186,10 +186,12 @@ class WorkerServicer:
         payload: memoryview,
         deadline: float | None,
         shm_from: int = shm.THRESHOLD,
+        checked: bool = False,
     ) -> tuple[bytes, list[Any]]:
         """Runs the step in the call this thread serves (cancellation.serving): the call's
-        end cancels it."""
-        feeds = coding.decode([s.tensor for s in req.send], payload) if req.send else []
+        end cancels it. `checked`: read_frame validated the feeds' descriptions."""
+        decode = coding.decode_checked if checked else coding.decode
+        feeds = decode([s.tensor for s in req.send], payload) if req.send else []
         if req.timeout_in_us > 0:
             own = time.monotonic() + req.timeout_in_us / 1e6
             deadline = own if deadline is None else min(deadline, own)

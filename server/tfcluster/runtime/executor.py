@@ -5,7 +5,9 @@ and targets need, a topological order, input/output slots, kernel binding), so a
 tight loop over prepared tuples. Graphs with asynchronous kernels (Recv) run in dataflow
 order instead, so a partition never blocks on a Recv while it could still send. So do graphs
 with independent heavy kernels (runtime/inter_op.py) once their first steps show the kernels
-are big enough: those kernels run on the inter-op threads, several at once.
+are big enough: those kernels run on the inter-op threads, several at once. From the second
+plain step on, a graph runs compiled: straight-line (runtime/run_plan.py), or in groups that
+each wait for the same receives (runtime/async_plan.py).
 """
 
 from __future__ import annotations
@@ -17,6 +19,7 @@ from typing import Any, NamedTuple
 
 from tfcluster.framework import errors, op_def_registry
 from tfcluster.runtime import (
+    async_plan,
     critical_path,
     device_copy,
     float_errors,
@@ -149,6 +152,7 @@ class Executor:
         for i, consumers in enumerate(self.consumers):
             for c in consumers:
                 waits_for[c].append(i)
+        self._waits_for = waits_for
         can_overlap = inter_op.independent_heavy_ops([s.heavy for s in self.steps], waits_for)
         self._probe_left = inter_op.PROBE_STEPS if can_overlap else 0
         self._probe = inter_op.HeavyProbe()
@@ -157,13 +161,12 @@ class Executor:
         # the probe's timings: which ready kernel runs first when kernels run at once.
         self.priority: list[float] | None = None
         self.follows: list[float] | None = None  # the same, less the node's own work
-        # The straight-line plan (runtime/run_plan.py), made when a second plain sequential
-        # run comes: a graph run once (an initializer) never pays for compiling it.
+        # The straight-line plan (runtime/run_plan.py; runtime/async_plan.py for graphs with
+        # receives), made when a second plain run comes: a graph run once (an initializer)
+        # never pays for compiling it.
         self._plan: run_plan.Plan | None = None
         self._ran_plain = False
-        self._plannable = (
-            not self.has_async and not self.ref_fetches and len(self.steps) <= run_plan.MAX_NODES
-        )
+        self._plannable = not self.ref_fetches and len(self.steps) <= run_plan.MAX_NODES
         self._const_steps = tuple(
             n.op == "Const" and not n.inputs and device_type_of(s.device) == "CPU"
             for n, s in zip(order, self.steps)
@@ -179,9 +182,7 @@ class Executor:
     def run(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
         plan = self._plan
         if plan is None and self._ran_plain and not ctx.trace:
-            plan = self._plan = run_plan.compile_plan(
-                self.steps, self._const_steps, self.feed_slots, self.fetch_slots, with_node
-            )
+            plan = self._plan = self._compile_plan()
         if plan is not None and not ctx.trace:
             fetched = float_errors.call_silenced(plan, ctx, feed_values)
             if self._any_ref_fetch:
@@ -227,6 +228,22 @@ class Executor:
         if stats is not None:
             ctx.step_stats.extend(stats.to_protos())
         return out
+
+    def _compile_plan(self) -> run_plan.Plan:
+        if not self.has_async:
+            return run_plan.compile_plan(
+                self.steps, self._const_steps, self.feed_slots, self.fetch_slots, with_node
+            )
+        return async_plan.AsyncPlan(
+            self.steps,
+            self._const_steps,
+            self._waits_for,
+            self.num_slots,
+            self.feed_slots,
+            self.fetch_slots,
+            with_node,
+            [n.op == "_Send" for n in self._order],
+        ).run
 
     def _schedule_by_probe(self) -> None:
         """From the probe's per-kernel times: the critical-path priorities, and kernels
