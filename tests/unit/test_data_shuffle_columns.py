@@ -201,37 +201,9 @@ def test_a_bad_record_in_interleaved_files_fails_in_the_batch_that_reaches_it(
     assert [r for item in batched[5:] for r in item] == records[0][151:]
 
 
-def test_batches_of_interleaved_records_are_read_as_whole_rounds(
-    tmp_path: Any, monkeypatch: Any
-) -> None:
-    from tfcluster.kernels import dataset_functions
-
-    rounds: list[int] = []
-    original = dataset_functions._InterleaveIterator._record_rounds
-
-    def counting(self: Any, n: int) -> Any:
-        got = original(self, n)
-        if got is not None:
-            rounds.append(len(got))
-        return got
-
-    monkeypatch.setattr(dataset_functions._InterleaveIterator, "_record_rounds", counting)
-    paths = [str(tmp_path / f"f{k}.tfrecord") for k in range(2)]
-    for k, path in enumerate(paths):
-        write_records(path, [f"{k}-{i}".encode() for i in range(100)])
-
-    def make() -> Any:
-        files = tf.data.Dataset.from_tensor_slices(paths)
-        return files.interleave(tf.data.TFRecordDataset, cycle_length=2)
-
-    got = [r for item in outcomes(make, 50) for r in item]
-    assert got == [f"{k}-{i}".encode() for i in range(100) for k in range(2)]
-    assert rounds and max(rounds) == 50
-
-
-def test_batches_starting_inside_a_round_still_read_the_rounds_after_it_whole(
-    tmp_path: Any, monkeypatch: Any
-) -> None:
+def interleaved_record_rounds(tmp_path: Any, monkeypatch: Any) -> tuple[Any, list[int | None]]:
+    """Two files of 100 records interleaved with cycle_length 2 (a maker of the dataset), and
+    the number of rounds each call of the interleave's whole-round read gave (None: none)."""
     from tfcluster.kernels import dataset_functions
 
     calls: list[int | None] = []
@@ -251,11 +223,29 @@ def test_batches_starting_inside_a_round_still_read_the_rounds_after_it_whole(
         files = tf.data.Dataset.from_tensor_slices(paths)
         return files.interleave(tf.data.TFRecordDataset, cycle_length=2)
 
+    return make, calls
+
+
+INTERLEAVED = [f"{k}-{i}".encode() for i in range(100) for k in range(2)]
+
+
+def test_batches_of_interleaved_records_are_read_as_whole_rounds(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    make, calls = interleaved_record_rounds(tmp_path, monkeypatch)
+    got = [r for item in outcomes(make, 50) for r in item]
+    assert got == INTERLEAVED
+    rounds = [n for n in calls if n is not None]
+    assert rounds and max(rounds) == 50
+
+
+def test_batches_starting_inside_a_round_still_read_the_rounds_after_it_whole(
+    tmp_path: Any, monkeypatch: Any
+) -> None:
+    make, calls = interleaved_record_rounds(tmp_path, monkeypatch)
     # Batches of 25 from a cycle of 2: every other batch starts in the middle of a round.
     got = outcomes(make, 25)
-    assert [r for item in got for r in item] == [
-        f"{k}-{i}".encode() for i in range(100) for k in range(2)
-    ]
+    assert [r for item in got for r in item] == INTERLEAVED
     taken = [n for n in calls if n]
     assert len(taken) == len(got) - 1  # all but the first (the slots open one by one)
     assert all(n == 24 for n in taken)

@@ -23,15 +23,9 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfcluster.framework import errors
-from tfcluster.runtime import device_copy, outbox
+from tfcluster.runtime import device_copy, outbox, run_plan
 
 _Fail = Callable[[BaseException, str], BaseException]
-
-
-def _copy_to_host(ins: list[Any], positions: tuple[int, ...]) -> bool:
-    for k in positions:
-        ins[k] = device_copy.to_host(ins[k])
-    return True
 
 
 def signatures(is_async: Sequence[bool], waits_for: Sequence[Sequence[int]]) -> list[int]:
@@ -85,7 +79,7 @@ class AsyncPlan:
         order = sorted(members, key=lambda m: (bin(m).count("1"), members[m][0]))
         env: dict[str, Any] = {
             "_dc": device_copy,
-            "_host": _copy_to_host,
+            "_host": run_plan.copy_to_host,
             "_fail": fail,
         }
         const_ref: dict[int, str] = {}
@@ -259,14 +253,7 @@ def _compile_group(
     names: dict[int, str] = {}
     for pos, (i, step) in enumerate(zip(indices, steps)):
         env[f"f{i}"] = step.fn
-        args = []
-        for k, slot in enumerate(step.in_slots):
-            if k in step.derefs:
-                env[f"n{i}"] = step.name
-                args.append(f"{read(slot)}.read(n{i})")
-            else:
-                args.append(read(slot))
-        lines = [f"a = [{', '.join(args)}]"]
+        lines = [f"a = [{', '.join(run_plan.input_expressions(step, i, env, read))}]"]
         if step.to_host:
             env[f"h{i}"] = tuple(step.to_host)
             lines.append(f"_dc.active and _host(a, h{i})")

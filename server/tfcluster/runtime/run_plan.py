@@ -27,10 +27,26 @@ MAX_NODES = 20000
 Plan = Callable[[Any, Sequence[Any]], list[Any]]
 
 
-def _copy_to_host(ins: list[Any], positions: tuple[int, ...]) -> bool:
+def copy_to_host(ins: list[Any], positions: tuple[int, ...]) -> bool:
+    """Moves a node's inputs at `positions` to the host (a generated line calls it)."""
     for k in positions:
         ins[k] = device_copy.to_host(ins[k])
     return True
+
+
+def input_expressions(
+    step: Any, i: int, env: dict[str, Any], read: Callable[[int], str]
+) -> list[str]:
+    """The source of node i's inputs in a generated plan: each slot's value, a reference
+    read through `.read(node name)` where the kernel takes the ref's value."""
+    args = []
+    for k, slot in enumerate(step.in_slots):
+        if k in step.derefs:
+            env[f"n{i}"] = step.name
+            args.append(f"{read(slot)}.read(n{i})")
+        else:
+            args.append(read(slot))
+    return args
 
 
 def compile_plan(
@@ -43,7 +59,7 @@ def compile_plan(
     """steps: the executor's prepared _Steps in order (fn, in_slots, out_pairs, derefs,
     to_host, last_use, name); const_ops[i]: step i is a CPU Const (its outputs are taken now);
     fail(error, node name): the error to raise for a kernel's failure."""
-    env: dict[str, Any] = {"_dc": device_copy, "_host": _copy_to_host, "_fail": fail}
+    env: dict[str, Any] = {"_dc": device_copy, "_host": copy_to_host, "_fail": fail}
     ref: dict[int, str] = {}  # slot -> the expression that reads it
     for step, is_const in zip(steps, const_ops):
         if is_const:
@@ -64,14 +80,7 @@ def compile_plan(
         if is_const:
             continue
         env[f"f{i}"] = step.fn
-        args = []
-        for k, slot in enumerate(step.in_slots):
-            if k in step.derefs:
-                env[f"n{i}"] = step.name
-                args.append(f"{read(slot)}.read(n{i})")
-            else:
-                args.append(read(slot))
-        ins = "[" + ", ".join(args) + "]"
+        ins = "[" + ", ".join(input_expressions(step, i, env, read)) + "]"
         parts: list[str] = []
         releases = [f"s{s} = None" for s in step.last_use if s not in ref]
         if releases or step.to_host:
