@@ -31,6 +31,15 @@ def error(fn):
     return None
 
 
+def error_class(fn):
+    """The class name of what fn raises, or None."""
+    try:
+        fn()
+    except Exception as e:  # the class is what is compared
+        return type(e).__name__
+    return None
+
+
 def plain(value):
     """Session results as plain data: a SparseTensorValue becomes a dict of its arrays."""
     if hasattr(value, "indices") and hasattr(value, "dense_shape") and hasattr(value, "values"):
