@@ -47,8 +47,9 @@ def test_big_tensors_reuse_memory_once_tuned() -> None:
     tuned = _run({})
     assert not default["tuned"] and tuned["tuned"]
     # 100 arrays of 4 MiB (1,024 pages each): tens of thousands of page faults when each
-    # one is mapped afresh; a handful when the memory is reused.
-    assert default["faults"] > 20_000, default
+    # one is mapped afresh; a handful when the memory is reused. (glibc's own dynamic mmap
+    # threshold may start reusing after the first dozen or so: more than ten mapped afresh.)
+    assert default["faults"] > 10_000, default
     assert tuned["faults"] < 2_000, tuned
 
 

@@ -153,7 +153,9 @@ def assign_sub(
 
 
 def is_variable_initialized(ref: Any, name: str | None = None) -> Tensor:
-    if _is_resource(ref):
+    # As TF's: a variable whose dtype is not a ref (a resource variable, or a MirroredVariable
+    # of resource variables) answers with its own is_initialized().
+    if _is_resource(ref) or (hasattr(ref, "is_initialized") and not ref.dtype.is_ref_dtype):
         return ref.is_initialized(name=name)  # type: ignore[no-any-return]
     r = _ref_of(ref)
     return make_op(

@@ -153,6 +153,18 @@ class MirroredVariable(Mirrored):
     def eval(self, session: Any = None) -> Any:
         return self.primary.eval(session)
 
+    def is_initialized(self, name: str | None = None) -> Tensor:
+        """Whether every copy is initialized: TF's pairwise logical_and chain, from the first
+        copy to the last (the last named `name`)."""
+        from tfcluster.ops import math_ops
+
+        result = self.primary.is_initialized()
+        for v in self._values[1:-1]:
+            result = math_ops.logical_and(result, v.is_initialized())
+        return math_ops.logical_and(  # type: ignore[no-any-return]
+            result, self._values[-1].is_initialized(), name=name
+        )
+
     def load(self, value: Any, session: Any = None) -> None:
         for v in self._values:
             v.load(value, session)

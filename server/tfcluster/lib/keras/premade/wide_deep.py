@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework.graph import name_scope
 from tfcluster.lib.keras import activations, optimizers
 from tfcluster.lib.keras.engine.training import Model
 from tfcluster.lib.keras.layers import serialization
@@ -46,11 +45,9 @@ class WideDeepModel(Model):
 
     def _optimizer_updates(self) -> list[Any]:
         updates: list[Any] = []
+        # Each optimizer names its own scope (training/SGD/, training/Adam/).
         for part, optimizer in zip((self.linear_model, self.dnn_model), self._get_optimizers()):
-            with name_scope(type(optimizer).__name__):
-                updates += optimizer.get_updates(
-                    loss=self.total_loss, params=part.trainable_weights
-                )
+            updates += optimizer.get_updates(loss=self.total_loss, params=part.trainable_weights)
         return updates
 
     def get_config(self) -> dict[str, Any]:
