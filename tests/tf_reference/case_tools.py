@@ -115,6 +115,18 @@ def printed_lines(text):
     return keep
 
 
+def record_tf115(area, cases):
+    """What a recorder script run under TensorFlow 1.15 does: refuses any other TensorFlow,
+    then records every case into data/<area>.json."""
+    import tensorflow as real_tf
+    from recorder import Recorder
+
+    if not real_tf.__version__.startswith("1."):
+        script = os.path.basename(sys.argv[0])
+        raise SystemExit(f"{script} records TensorFlow 1.15 (see its docstring)")
+    record(Recorder(area), cases, real_tf.compat.v1)
+
+
 def record(rec, cases, tf):
     """Runs every case under TensorFlow and adds its result (or why it could not run)."""
     for name, fn in sorted(cases.items()):

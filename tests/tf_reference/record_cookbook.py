@@ -6,14 +6,7 @@ TF1 cookbook's regression and classification programs): data/cookbook.json.
 
 from __future__ import annotations
 
-import tensorflow as real_tf
-from case_tools import record
+from case_tools import record_tf115
 from cookbook_cases import CASES
-from recorder import Recorder
 
-if not real_tf.__version__.startswith("1."):
-    raise SystemExit("record_cookbook.py records TensorFlow 1.15 (see its docstring)")
-tf = real_tf.compat.v1
-
-rec = Recorder("cookbook")
-record(rec, CASES, tf)
+record_tf115("cookbook", CASES)

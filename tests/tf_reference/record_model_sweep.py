@@ -7,14 +7,7 @@ last bits): data/model_sweep.json.
 
 from __future__ import annotations
 
-import tensorflow as real_tf
-from case_tools import record
+from case_tools import record_tf115
 from model_sweep_cases import CASES
-from recorder import Recorder
 
-if not real_tf.__version__.startswith("1."):
-    raise SystemExit("record_model_sweep.py records TensorFlow 1.15 (see its docstring)")
-tf = real_tf.compat.v1
-
-rec = Recorder("model_sweep")
-record(rec, CASES, tf)
+record_tf115("model_sweep", CASES)

@@ -6,14 +6,7 @@ public TF1 reinforcement-learning programs): data/rl_programs.json.
 
 from __future__ import annotations
 
-import tensorflow as real_tf
-from case_tools import record
-from recorder import Recorder
+from case_tools import record_tf115
 from rl_program_cases import CASES
 
-if not real_tf.__version__.startswith("1."):
-    raise SystemExit("record_rl_programs.py records TensorFlow 1.15 (see its docstring)")
-tf = real_tf.compat.v1
-
-rec = Recorder("rl_programs")
-record(rec, CASES, tf)
+record_tf115("rl_programs", CASES)

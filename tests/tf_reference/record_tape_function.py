@@ -7,14 +7,7 @@ behaviour changed in 2.x): data/tape_function.json.
 
 from __future__ import annotations
 
-import tensorflow as real_tf
-from case_tools import record
-from recorder import Recorder
+from case_tools import record_tf115
 from tape_function_cases import CASES
 
-if not real_tf.__version__.startswith("1."):
-    raise SystemExit("record_tape_function.py records TensorFlow 1.15 (see its docstring)")
-tf = real_tf.compat.v1
-
-rec = Recorder("tape_function")
-record(rec, CASES, tf)
+record_tf115("tape_function", CASES)

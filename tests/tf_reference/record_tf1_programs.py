@@ -7,14 +7,7 @@ data/tf1_programs.json.
 
 from __future__ import annotations
 
-import tensorflow as real_tf
-from case_tools import record
-from recorder import Recorder
+from case_tools import record_tf115
 from tf1_program_cases import CASES
 
-if not real_tf.__version__.startswith("1."):
-    raise SystemExit("record_tf1_programs.py records TensorFlow 1.15 (see its docstring)")
-tf = real_tf.compat.v1
-
-rec = Recorder("tf1_programs")
-record(rec, CASES, tf)
+record_tf115("tf1_programs", CASES)
