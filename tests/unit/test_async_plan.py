@@ -6,12 +6,12 @@ from __future__ import annotations
 
 import threading
 import time
-import tracemalloc
 from typing import Any
 
 import numpy as np
 import pytest
 import tfcluster as tf
+from support.traced_memory import traced_peak
 from tfcluster.runtime import async_plan, executor, outbox
 from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.graph_ir import Node, node_from_operation
@@ -191,15 +191,11 @@ def test_planned_ps_steps_update_a_big_embedding_in_place() -> None:
             and reg.executor._plan is not None
         ]
         assert len(planned) >= 2  # the worker's partition and the ps's
-        tracemalloc.start()
-        try:
+        with traced_peak() as peak:
             for _ in range(3):
                 sess.run(train, feed)
-            _, peak = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
         got = sess.run(emb)
-    assert peak < rows * dim * 4 // 10, f"a step allocated {peak} bytes at its peak"
+    assert peak.bytes < rows * dim * 4 // 10, f"a step allocated {peak.bytes} bytes at its peak"
     want = np.ones(rows, np.float64)
     counts = np.bincount(feed[ids], minlength=rows)
     for _ in range(6):  # each step: every occurrence of a row adds 2 * its value read

@@ -4,13 +4,13 @@ they write the variable's buffer in place, and none of them is ever lost whole."
 from __future__ import annotations
 
 import threading
-import tracemalloc
 from collections.abc import Callable
 from typing import Any
 
 import numpy as np
 import pytest
 import tfcluster as tf
+from support.traced_memory import traced_peak
 
 SIZE = 1_000_000
 
@@ -81,15 +81,11 @@ def test_a_dense_update_writes_the_variable_in_place() -> None:
     with tf.Session(graph=g) as sess:
         sess.run(v.initializer)
         sess.run(bump.op)  # the first update may copy the initializer's value
-        tracemalloc.start()
-        try:
+        with traced_peak() as peak:
             for _ in range(3):
                 sess.run(bump.op)
-            _, peak = tracemalloc.get_traced_memory()
-        finally:
-            tracemalloc.stop()
         assert sess.run(v)[0] == 4.0
-    assert peak < SIZE * 4 // 10, f"an update allocated {peak} bytes at its peak"
+    assert peak.bytes < SIZE * 4 // 10, f"an update allocated {peak.bytes} bytes at its peak"
 
 
 def test_an_array_fetched_before_an_update_keeps_its_values() -> None:

@@ -7,6 +7,7 @@ from collections.abc import Sequence
 import numpy as np
 import pytest
 import tfcluster as tf
+from support.traced_memory import traced_peak
 from tfcluster.runtime.constant_folding import fold_constants
 from tfcluster.runtime.graph_ir import Node, node_from_operation
 
@@ -108,19 +109,13 @@ def test_values_too_big_to_fold_are_never_computed_while_planning() -> None:
     """`tf.ones([16M])` (64 MiB), a Tile or broadcast of small constants to a huge value, and
     a hostile Fill asking for terabytes stay as they are: planning allocates nothing for them
     (the step computes what it needs on its own device, under the memory budget)."""
-    import tracemalloc
-
     big = tf.ones([16 << 20], name="big")
     tiled = tf.tile(tf.constant([1.0, 2.0]), tf.constant([1 << 23]), name="tiled")
     wide = tf.add(tf.zeros([4096, 1]), tf.zeros([1, 4096]), name="wide")
     bomb = tf.fill(tf.constant([1 << 20, 1 << 20]), 1.0, name="bomb")
     small = tf.fill(tf.constant([2, 2]), 3.0, name="small")
-    tracemalloc.start()
-    try:
+    with traced_peak() as peak:
         folded = _fold([big, tiled, wide, bomb, small])
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
     assert not {"big", "tiled", "wide", "bomb"} & set(folded)
     assert "small" in folded
-    assert peak < 4 << 20, f"planning allocated {peak} bytes"
+    assert peak.bytes < 4 << 20, f"planning allocated {peak.bytes} bytes"

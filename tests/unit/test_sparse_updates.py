@@ -7,12 +7,12 @@ from __future__ import annotations
 
 import threading
 import time
-import tracemalloc
 import warnings
 
 import numpy as np
 import pytest
 import tfcluster as tf
+from support.traced_memory import traced_peak
 from tfcluster.kernels import in_place
 from tfcluster.ops import training_ops
 from tfcluster.runtime.resources import VariableRef
@@ -46,14 +46,10 @@ def _embedding_step(optimizer: tf.train.Optimizer) -> tuple[tf.Session, tf.Opera
 def test_a_step_on_a_big_embedding_allocates_for_its_rows_not_the_variable(make) -> None:
     sess, train, feed = _embedding_step(make())
     sess.run(train, feed)  # the first step may copy a value assigned by the initializer
-    tracemalloc.start()
-    try:
+    with traced_peak() as peak:
         for _ in range(3):
             sess.run(train, feed)
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
-    assert peak < VARIABLE_BYTES // 10, f"a step allocated {peak} bytes at its peak"
+    assert peak.bytes < VARIABLE_BYTES // 10, f"a step allocated {peak.bytes} bytes at its peak"
 
 
 def test_the_touched_rows_change_and_the_others_stay() -> None:
@@ -269,18 +265,16 @@ def test_an_update_while_another_steps_lookup_waits_for_its_ids_does_not_copy() 
         waiting.start()
         assert entered.wait(30)
         time.sleep(0.2)  # worker 0's step is under way on the ps too
-        tracemalloc.start()
         try:
-            sessions[1].run(*steps[1])
-            _, peak = tracemalloc.get_traced_memory()
+            with traced_peak() as peak:
+                sessions[1].run(*steps[1])
         finally:
-            tracemalloc.stop()
             release.set()
             waiting.join(30)
     finally:
         for sess in sessions:
             sess.close()
-    assert peak < VARIABLE_BYTES // 10, f"the update allocated {peak} bytes at its peak"
+    assert peak.bytes < VARIABLE_BYTES // 10, f"the update allocated {peak.bytes} bytes at its peak"
 
 
 def test_an_update_waits_for_a_passing_reader_of_a_big_array_instead_of_copying_it() -> None:
@@ -292,15 +286,11 @@ def test_an_update_waits_for_a_passing_reader_of_a_big_array_instead_of_copying_
     ref.value.flags.writeable = False
     passing = [ref.value]
     let_go = threading.Timer(0.002, passing.clear)
-    tracemalloc.start()
-    try:
+    with traced_peak() as peak:
         let_go.start()
         written = in_place.writable_value(np, ref, "update")
-        _, peak = tracemalloc.get_traced_memory()
-    finally:
-        tracemalloc.stop()
     let_go.join()
-    assert ref.value is written and peak < written.nbytes // 10  # written in place, no copy
+    assert ref.value is written and peak.bytes < written.nbytes // 10  # in place, no copy
     written[0] += 1.0
     in_place.done(ref, written)
 
