@@ -605,19 +605,22 @@ def _pool() -> Build:
     return Build([mx, av, _grad(mx, x), _grad(av, x)])
 
 
+# The attrs of the graph optimizer's fused convolutions in these cases: a stride-1 SAME
+# convolution of float32 NHWC tensors.
+_CONV_ATTRS = {
+    "strides": [1, 1, 1, 1],
+    "padding": "SAME",
+    "data_format": "NHWC",
+    "dilations": [1, 1, 1, 1],
+    "T": tf.float32,
+}
+
+
 @_case("_FusedConv2D")
 def _fused_conv() -> Build:
     # The graph optimizer makes these from Conv2D -> BiasAdd -> Relu; built here directly.
     x, f, b = _f32(2, 7, 6, 3), _f32(3, 2, 3, 4), _f32(4)
-    attrs = {
-        "strides": [1, 1, 1, 1],
-        "padding": "SAME",
-        "data_format": "NHWC",
-        "dilations": [1, 1, 1, 1],
-        "T": tf.float32,
-        "num_args": 1,
-        "epsilon": 0.0,
-    }
+    attrs = {**_CONV_ATTRS, "num_args": 1, "epsilon": 0.0}
     relu = op_util.make_op(
         "_FusedConv2D", [x, f, b], {**attrs, "fused_ops": ["BiasAdd", "Relu"]}, name="Relu"
     ).outputs[0]
@@ -649,17 +652,10 @@ def _fused_conv_backprop() -> Build:
     # A convolution's filter and input gradients of one out_backprop, fused by the graph
     # optimizer; on the GPU (and for these few channels on the CPU) the two computations.
     x, f, dy = _f32(2, 7, 6, 3), _f32(3, 2, 3, 4), _f32(2, 7, 6, 4)
-    attrs = {
-        "strides": [1, 1, 1, 1],
-        "padding": "SAME",
-        "data_format": "NHWC",
-        "dilations": [1, 1, 1, 1],
-        "T": tf.float32,
-    }
     fused = op_util.make_op(
         "_FusedConv2DBackprop",
         [x, tf.constant([3, 2, 3, 4]), dy, tf.constant([2, 7, 6, 3]), f],
-        attrs,
+        _CONV_ATTRS,
         name="Conv2DBackpropFilter",
     )
     return Build(list(fused.outputs))
