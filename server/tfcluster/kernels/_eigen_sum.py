@@ -103,6 +103,11 @@ def tf_reduction_shape(shape: tuple[int, ...], axis: tuple[int, ...]) -> tuple[l
     return dims, reduced[start]
 
 
+def reduced_shape(shape: tuple[int, ...], axis: tuple[int, ...], keep: bool) -> list[int]:
+    """The shape of a reduction of `shape` over `axis` (reduced axes kept as 1 with keep)."""
+    return [1 if d in axis else size for d, size in enumerate(shape) if keep or d not in axis]
+
+
 def reduces_nothing(shape: tuple[int, ...], axis: tuple[int, ...]) -> bool:
     """Whether TF 1.15 copies the input instead of reducing it: every reduced axis has size 1
     and some dimension is larger (its ReductionHelper's "reduces nothing" case)."""
@@ -128,5 +133,4 @@ def trailing_sum(x: np.ndarray, axis: tuple[int, ...], keep: bool) -> np.ndarray
         rows = np.ascontiguousarray(x).reshape(dims)
     else:
         return None
-    shape = [1 if d in axis else size for d, size in enumerate(x.shape) if keep or d not in axis]
-    return rows_sum(rows).reshape(shape)
+    return rows_sum(rows).reshape(reduced_shape(x.shape, axis, keep))

@@ -645,9 +645,7 @@ def _extreme(fn: str, identity: Callable[[np.dtype[Any]], Any]) -> Reduce:
 
     def reduce(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
         if x.size == 0:
-            shape = [1 if a in axis else d for a, d in enumerate(x.shape)]
-            if not keep:
-                shape = [d for a, d in enumerate(x.shape) if a not in axis]
+            shape = _eigen_sum.reduced_shape(x.shape, axis, keep)
             return xp.full(shape, identity(x.dtype), dtype=x.dtype)
         return getattr(xp, fn)(x, axis=axis, keepdims=keep)
 
@@ -683,9 +681,7 @@ def _reduction_factory(fn: Reduce, int_fn: Reduce | None = None) -> Callable[[An
                 return (x if x.dtype == dtype else x.astype(dtype),)
             if _eigen_sum.reduces_nothing(x.shape, axis):
                 # Only axes of size 1: TF copies the input (a -0.0 stays -0.0).
-                shape = [
-                    1 if a in axis else d for a, d in enumerate(x.shape) if keep or a not in axis
-                ]
+                shape = _eigen_sum.reduced_shape(x.shape, axis, keep)
                 return (x.reshape(shape) if x.dtype == dtype else x.astype(dtype).reshape(shape),)
             if silenced():
                 out = xp.asarray(impl(xp, x, axis, keep))
