@@ -627,7 +627,7 @@ class MasterSession:
                     nodes.update(folded)
                     # What only the folded nodes read is not needed any more.
                     needed = _prune(nodes, feeds, fetches, targets)
-                if self._optimizes_dependencies():
+                if self._rewriter_runs("dependency_optimization"):
                     # Results no node reads (gated gradients): NoOps, as TF's optimizer does.
                     noops = unread_to_noops(nodes, needed, feeds, fetches, targets)
                     if noops:
@@ -638,7 +638,7 @@ class MasterSession:
                 if fused:
                     nodes.update(fused)
                     needed = _prune(nodes, feeds, fetches, targets)
-            if self._optimizes_arithmetic():
+            if self._rewriter_runs("arithmetic_optimization"):
                 # AddN adds its inputs in the order TF's arithmetic optimizer sorts them.
                 nodes.update(sorted_addn_inputs(nodes, needed))
             placement = self._place(nodes, needed, deadline)
@@ -763,19 +763,13 @@ class MasterSession:
         opts = self.config.graph_options.optimizer_options
         return opts.opt_level != config_pb2.OptimizerOptions.L0 or opts.do_constant_folding
 
-    def _optimizes_arithmetic(self) -> bool:
-        """TF's arithmetic optimizer runs unless the rewriter config turns it (or the whole
+    def _rewriter_runs(self, optimizer: str) -> bool:
+        """Whether one of TF's grappler optimizers (a RewriterConfig field such as
+        "arithmetic_optimization") runs: unless the rewriter config turns it (or the whole
         meta optimizer) off."""
         rewrite = self.config.graph_options.rewrite_options
         off = config_pb2.RewriterConfig.OFF
-        return not rewrite.disable_meta_optimizer and rewrite.arithmetic_optimization != off
-
-    def _optimizes_dependencies(self) -> bool:
-        """TF's dependency optimizer runs unless the rewriter config turns it (or the whole
-        meta optimizer) off."""
-        rewrite = self.config.graph_options.rewrite_options
-        off = config_pb2.RewriterConfig.OFF
-        return not rewrite.disable_meta_optimizer and rewrite.dependency_optimization != off
+        return not rewrite.disable_meta_optimizer and getattr(rewrite, optimizer) != off
 
     def _retire_beyond(self, bound: int) -> list[_Plan]:
         """Drops the least recently used plans past `bound` from the cache (under _lock);
