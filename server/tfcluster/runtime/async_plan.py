@@ -165,27 +165,28 @@ class AsyncPlan:
                 if not outstanding:
                     raise errors.InternalError(None, None, "Executor stalled: graph has a cycle")
                 box.flush()
-                i, outs, err = self._wait(ctx, done_q)
+                i = self._take(ctx, vals, self._wait(ctx, done_q))
                 outstanding -= 1
-                step = self._steps[i]
-                if err is not None:
-                    ctx.cancelled.set()
-                    raise self._fail(err, step.name)
-                for idx, slot in step.out_pairs:
-                    vals[slot] = outs[idx]
                 finished |= self._async_bit[i]
         finally:
             outbox.close_outbox(box, previous_box)
         # Receives nothing reads (a fetch aside) still finish before the step does.
         while outstanding:
-            i, outs, err = self._wait(ctx, done_q)
+            self._take(ctx, vals, self._wait(ctx, done_q))
             outstanding -= 1
-            if err is not None:
-                ctx.cancelled.set()
-                raise self._fail(err, self._steps[i].name)
-            for idx, slot in self._steps[i].out_pairs:
-                vals[slot] = outs[idx]
         return [vals[s] for s in self._fetch_slots]
+
+    def _take(self, ctx: Any, vals: list[Any], done: tuple[int, Any, BaseException | None]) -> int:
+        """A finished receive's values into their slots (its error ends the step, named after
+        it); the receive's node index."""
+        i, outs, err = done
+        step = self._steps[i]
+        if err is not None:
+            ctx.cancelled.set()
+            raise self._fail(err, step.name)
+        for idx, slot in step.out_pairs:
+            vals[slot] = outs[idx]
+        return i
 
     def _wait(
         self, ctx: Any, done_q: queue.SimpleQueue[tuple[int, Any, BaseException | None]]
