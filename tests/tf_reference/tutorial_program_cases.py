@@ -265,6 +265,39 @@ def python37_names(tf):
     }
 
 
+def runtime_error_messages(tf):
+    """Programs print a failed step's error: TF's client expands the runtime's `{{node x}}`
+    to `node x (defined at <file>:<line>) `, hands the op to the error (e.op, e.node_def) and
+    ends str(e) with the op's creation stack. Where the op was defined differs between the
+    two (TF 1.15's pip build names its own ops.py for every op), so it is masked here."""
+    import re
+
+    def shape_of(fn):
+        try:
+            fn()
+        except tf.errors.OpError as e:
+            masked = re.sub(r"\(defined at [^)]*\)", "(defined at F)", e.message)
+            head = f"{e.message}\n\nOriginal stack trace for {e.op.name!r}:\n"
+            return {
+                "error": type(e).__name__,
+                "message": masked,
+                "op": e.op.name,
+                "node_def": e.node_def.name,
+                "str_starts_with_stack": str(e).startswith(head),
+            }
+        return None
+
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, None, name="x")
+    y = tf.reshape(x, [2, 2], name="r")
+    with tf.Session() as sess:
+        out = {
+            "unfed": shape_of(lambda: sess.run(y)),
+            "reshape": shape_of(lambda: sess.run(y, {x: [[1.0, 2.0, 3.0]]})),
+        }
+    return out
+
+
 CASES = {
     "fetched_scalar_comparisons": fetched_scalar_comparisons,
     "unfed_placeholder_messages": unfed_placeholder_messages,
@@ -272,4 +305,5 @@ CASES = {
     "numpy1_names": numpy1_names,
     "numpy1_byte_strings": numpy1_byte_strings,
     "python37_names": python37_names,
+    "runtime_error_messages": runtime_error_messages,
 }

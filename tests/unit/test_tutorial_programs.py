@@ -44,3 +44,9 @@ def test_python_3_7_names_tf1_programs_use_mean_what_they_meant_beside_tf_1_15()
     expected = reference.case(AREA, "python37_names")
     actual = CASES["python37_names"](tf)
     assert actual == expected
+
+
+def test_a_failed_steps_error_names_the_node_and_carries_it_as_tf_1_15s_client_does() -> None:
+    expected = reference.case(AREA, "runtime_error_messages")
+    actual = CASES["runtime_error_messages"](tf)
+    assert actual == expected

@@ -14,7 +14,7 @@ from tfcluster.client import fetches as fetch_lib
 from tfcluster.client.master_client import MasterClient, master_for_target
 from tfcluster.client.partial_run import PartialRuns
 from tfcluster.distributed import placement_log
-from tfcluster.framework import dtypes, errors, tensor_shape
+from tfcluster.framework import dtypes, error_interpolation, errors, tensor_shape
 from tfcluster.framework.default_session import pop_default_session, push_default_session
 from tfcluster.framework.graph import Graph, Operation, Tensor, get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape
@@ -154,9 +154,12 @@ class BaseSession:
         if self._graph.__dict__.get("_unfetchable_ops"):
             _assert_fetchable(self._graph, handler)
         handle = self._sync_graph()
-        values, stats = self._master.run_step(
-            handle, feeds, handler.tensor_names, handler.target_names, options
-        )
+        try:
+            values, stats = self._master.run_step(
+                handle, feeds, handler.tensor_names, handler.target_names, options
+            )
+        except errors.OpError as e:
+            raise error_interpolation.with_graph_context(e, self._graph)  # noqa: B904 (TF's chain)
         if run_metadata is not None and stats is not None:
             run_metadata.step_stats.CopyFrom(stats)
         return handler.build(list(values), feeds, self)
@@ -194,7 +197,10 @@ class BaseSession:
         session_handle = self._sync_graph()
 
         def step(feeds: dict[str, Any], names: list[str], targets: list[str]) -> list[Any]:
-            values, _ = self._master.run_step(session_handle, feeds, names, targets, None)
+            try:
+                values, _ = self._master.run_step(session_handle, feeds, names, targets, None)
+            except errors.OpError as e:
+                raise error_interpolation.with_graph_context(e, self._graph)  # noqa: B904
             return list(values)
 
         return step
@@ -298,9 +304,12 @@ class BaseSession:
                 raise TypeError(f"unexpected keyword arguments {sorted(kwargs)}")
             feeds = {t.name: _feed_value(t, v) for t, v in zip(feed_tensors, args)}
             handle = self._sync_graph()
-            values, stats = self._master.run_step(
-                handle, feeds, handler.tensor_names, handler.target_names, options
-            )
+            try:
+                values, stats = self._master.run_step(
+                    handle, feeds, handler.tensor_names, handler.target_names, options
+                )
+            except errors.OpError as e:
+                raise error_interpolation.with_graph_context(e, self._graph)  # noqa: B904
             if run_metadata is not None and stats is not None:
                 run_metadata.step_stats.CopyFrom(stats)
             return handler.build(list(values), feeds, self)

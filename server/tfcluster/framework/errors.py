@@ -5,6 +5,8 @@ from __future__ import annotations
 import warnings as _warnings
 from typing import Any, Literal
 
+from tfcluster.framework import error_interpolation
+
 OK = 0
 CANCELLED = 1
 UNKNOWN = 2
@@ -52,6 +54,12 @@ class OpError(Exception):
         return self._node_def
 
     def __str__(self) -> str:
+        # As TF 1.15: an error about an op of the program ends with the op's creation stack.
+        if self._op is not None and hasattr(self._op, "traceback"):
+            return (
+                f"{self._message}\n\nOriginal stack trace for {self._op.name!r}:\n"
+                + error_interpolation.creation_stack(self._op)
+            )
         return self._message
 
     def __reduce__(self) -> Any:

@@ -51,13 +51,15 @@ def with_node(err: BaseException, node_name: str) -> errors.OpError:
         if f"node {node_name}" in err.message:
             return err
         return errors.exception_for_code(err.error_code)(
-            None, None, f"{err.message}\n\t [[{{node {node_name}}}]]"
+            None, None, f"{err.message}\n\t [[{{{{node {node_name}}}}}]]"
         )
     if isinstance(err, MemoryError):
         # TF's OOM class: the request was too big for this task, not malformed.
-        return errors.ResourceExhaustedError(None, None, f"OOM: {err}\n\t [[{{node {node_name}}}]]")
+        return errors.ResourceExhaustedError(
+            None, None, f"OOM: {err}\n\t [[{{{{node {node_name}}}}}]]"
+        )
     return errors.InvalidArgumentError(
-        None, None, f"{type(err).__name__}: {err}\n\t [[{{node {node_name}}}]]"
+        None, None, f"{type(err).__name__}: {err}\n\t [[{{{{node {node_name}}}}}]]"
     )
 
 

@@ -36,7 +36,8 @@ class VariableRef:
             raise errors.FailedPreconditionError(
                 None,
                 None,
-                f"Attempting to use uninitialized value {self.name}\n\t [[{{node {node_name}}}]]",
+                f"Attempting to use uninitialized value {self.name}\n\t "
+                f"[[{{{{node {node_name}}}}}]]",
             )
         return value
 
