@@ -111,7 +111,52 @@ def estimator_evaluate_metric_order(tf):
     return result
 
 
+def _outcome(fn):
+    """(error class, message) of fn(), or ("ok", the graph the result went to)."""
+    try:
+        result = fn()
+    except Exception as e:  # the class and TF's message are what is compared
+        return [type(e).__name__, str(e)]
+    return ["ok", result]
+
+
+def tensors_of_another_graph(tf):
+    """A notebook cell that fails leaves Python names bound to tensors of the previous graph
+    after reset_default_graph(); later cells use them. Which ops TF builds in the inputs'
+    graph, which fail (and their messages: the input against the first input), and the
+    messages of eval()/run() whose default session runs another graph or is missing."""
+    tf.reset_default_graph()
+    old = tf.Graph()
+    with old.as_default():
+        logits = tf.placeholder(tf.float32, [None, 3], name="logits")
+        labels = tf.placeholder(tf.int32, [None], name="y")
+        init = tf.no_op(name="init")
+    tf.reset_default_graph()
+
+    def where(t):
+        return "old" if t.graph is old else "default"
+
+    out = {
+        "in_top_k": _outcome(lambda: where(tf.nn.in_top_k(logits, labels, 1))),
+        "softmax": _outcome(lambda: where(tf.nn.softmax(logits))),
+        "argmax": _outcome(lambda: where(tf.argmax(logits, 1))),
+        "add_python_number": _outcome(lambda: where(logits + 1.0)),
+        "matmul_with_default_graph_tensor": _outcome(
+            lambda: tf.matmul(logits, tf.ones([3, 2], name="ones"))
+        ),
+        "reduce_mean_axis": _outcome(lambda: where(tf.reduce_mean(logits, axis=0))),
+    }
+    with tf.Session() as sess:
+        out["op_run_other_graph"] = _outcome(lambda: init.run())
+        out["eval_other_graph"] = _outcome(lambda: logits.eval())
+        out["explicit_session"] = _outcome(lambda: logits.eval(session=sess))
+    out["op_run_no_session"] = _outcome(lambda: init.run())
+    out["eval_no_session"] = _outcome(lambda: logits.eval())
+    return out
+
+
 CASES = {
     "trig_float32_bits": trig_float32_bits,
     "estimator_evaluate_metric_order": estimator_evaluate_metric_order,
+    "tensors_of_another_graph": tensors_of_another_graph,
 }

@@ -34,3 +34,11 @@ def test_float32_sin_cos_tan_round_as_tfs_cpu_kernels_bit_for_bit(
 def test_estimator_evaluate_lists_metrics_sorted_then_global_step() -> None:
     expected = reference.case(AREA, "estimator_evaluate_metric_order")
     assert CASES["estimator_evaluate_metric_order"](tf) == expected
+
+
+def test_tensors_of_another_graph_build_or_fail_with_tfs_messages() -> None:
+    expected = reference.case(AREA, "tensors_of_another_graph")
+    actual = CASES["tensors_of_another_graph"](tf)
+    assert sorted(actual) == sorted(expected)
+    for key, want in expected.items():
+        assert actual[key] == want, key
