@@ -40,23 +40,26 @@ def strict_gpu(monkeypatch: pytest.MonkeyPatch) -> Iterator[StrictCupy]:
 
 
 # Ops whose float32 CPU values (or their inputs') come from TF 1.15's Eigen approximations of
-# exp and log (kernels/_eigen_math.py); on a GPU they are the device's own
-# functions, as on TF's GPUs: a few ulps apart.
+# exp, log, sin and cos or glibc's tanf (kernels/_eigen_math.py, _eigen_trig.py); on a GPU
+# they are the device's own functions, as on TF's GPUs: a few ulps apart.
 _EIGEN_ROUNDED_ON_CPU = {
     "CumulativeLogsumexp",
     "Elu",
     "EluGrad",
     "EuclideanNorm",
+    "Cos",
     "Exp",
     "Log1p",
     "LogSoftmax",
     "Selu",
     "SeluGrad",
+    "Sin",
     "Softmax",
     "SoftmaxCrossEntropyWithLogits",
     "SparseSoftmaxCrossEntropyWithLogits",
     "Softplus",
     "SoftplusGrad",
+    "Tan",
 }
 
 

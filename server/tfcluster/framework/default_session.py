@@ -25,20 +25,49 @@ def get_default_session() -> Any:
     return stack[-1] if stack else None
 
 
-def get_default_session_or_raise(graph: Any) -> Any:
-    """The default session, checked to run `graph`: what `eval()`/`run()` without a session use."""
+def get_default_session_or_raise(graph: Any, operation: bool = False) -> Any:
+    """The default session, checked to run `graph`: what `eval()` (or an operation's `run()`,
+    `operation=True`) without a session use; TF's messages for each."""
     sess = get_default_session()
     if sess is None:
+        if operation:
+            raise ValueError(
+                "Cannot execute operation using `run()`: No default session is registered. "
+                "Use `with sess.as_default():` or pass an explicit session to "
+                "`run(session=sess)`"
+            )
         raise ValueError(
             "Cannot evaluate tensor using `eval()`: No default session is registered. Use "
             "`with sess.as_default()` or pass an explicit session to `eval(session=sess)`"
         )
     if sess.graph is not graph:
+        if operation:
+            raise ValueError(
+                "Cannot use the default session to execute operation: the operation's graph "
+                "is different from the session's graph. Pass an explicit session to "
+                "run(session=sess)."
+            )
         raise ValueError(
             "Cannot use the default session to evaluate tensor: the tensor's graph is "
-            "different from the session's graph."
+            "different from the session's graph. Pass an explicit session to "
+            "`eval(session=sess)`."
         )
     return sess
+
+
+def session_for(graph: Any, session: Any, operation: bool = False) -> Any:
+    """The session `eval()` / an operation's `run()` uses: the given one, checked to run
+    `graph` (TF's message), else the default one (get_default_session_or_raise)."""
+    if session is None:
+        return get_default_session_or_raise(graph, operation)
+    if session.graph is not graph:
+        what = (
+            "execute operation: the operation's" if operation else "evaluate tensor: the tensor's"
+        )
+        raise ValueError(
+            f"Cannot use the given session to {what} graph is different from the session's graph."
+        )
+    return session
 
 
 def push_default_session(session: Any) -> None:

@@ -10,7 +10,7 @@ from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
 from tfcluster.framework import device_spec, dtypes, op_def_protos, op_def_registry, op_traceback
-from tfcluster.framework.default_session import get_default_session_or_raise
+from tfcluster.framework.default_session import session_for
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.protos import op_def_pb2
 
@@ -147,7 +147,7 @@ class Tensor:
         return Reference(self)
 
     def eval(self, feed_dict: Any = None, session: Any = None) -> Any:
-        sess = session or get_default_session_or_raise(self.graph)
+        sess = session_for(self.graph, session)
         return sess.run(self, feed_dict=feed_dict)
 
     def _as_graph_element(self) -> Tensor:
@@ -314,7 +314,7 @@ class Operation:
         return groups or [b"loc:@" + self._name.encode()]
 
     def run(self, feed_dict: Any = None, session: Any = None) -> None:
-        sess = session or get_default_session_or_raise(self._graph)
+        sess = session_for(self._graph, session, operation=True)
         sess.run(self, feed_dict=feed_dict)
 
     def _as_graph_element(self) -> Operation:
@@ -750,10 +750,9 @@ class Graph:
             if not isinstance(t, Tensor):
                 raise TypeError(f"Inputs of {op_type} must be Tensors, got {t!r}")
             if t.graph is not self:
-                raise ValueError(
-                    f"Tensor {t.name} must be from the same graph as the op {op_type} "
-                    f"being created ({name or op_type})."
-                )
+                # TF names the input against the first input of the graph the op goes to.
+                first = next((i for i in inputs if i.graph is self), inputs[0])
+                raise ValueError(f"{t} must be from the same graph as {first}.")
         try:
             outputs = op_def.infer(inputs, attrs)
         except op_def_registry.NodeShapeError as e:

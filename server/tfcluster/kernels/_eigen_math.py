@@ -39,7 +39,7 @@ def applies(xp: Any, x: Any) -> bool:
     return xp is np and x.dtype == np.float32
 
 
-def _flush(a: np.ndarray) -> np.ndarray:
+def flush(a: np.ndarray) -> np.ndarray:
     """Subnormals to signed zeros, in place: TF's executor runs kernels with the CPU's
     flush-to-zero and denormals-are-zero modes on."""
     tiny = np.abs(a) < _MIN_NORMAL
@@ -48,15 +48,15 @@ def _flush(a: np.ndarray) -> np.ndarray:
     return a
 
 
-def _packets_then_tail(x: np.ndarray, packet: Fn, scalar: Fn) -> np.ndarray:
+def packets_then_tail(x: np.ndarray, packet: Fn, scalar: Fn) -> np.ndarray:
     """packet over the whole tensor, then its last size % 8 values again by scalar."""
-    flat = _flush(np.array(x, dtype=_F).reshape(-1))
+    flat = flush(np.array(x, dtype=_F).reshape(-1))
     with np.errstate(all="ignore"):
         out = packet(flat)
         tail = flat.size - flat.size % _PACKET
         if tail < flat.size:
             out[tail:] = scalar(flat[tail:])
-    return _flush(out).reshape(np.shape(x))
+    return flush(out).reshape(np.shape(x))
 
 
 def _libm(fn: Fn) -> Fn:
@@ -139,7 +139,7 @@ def _exp_flat(flat: np.ndarray) -> np.ndarray:
     """exp of the 1-D float32 `flat` as TF's kernel: packets, the scalar tail, subnormal
     results flushed (checked only where some value is small enough to give one)."""
     out = _exp_tail(flat, _exp_packet(flat))
-    return _flush(out) if _has_small(flat, _EXP_NORMAL_FROM) else out
+    return flush(out) if _has_small(flat, _EXP_NORMAL_FROM) else out
 
 
 def exp(x: np.ndarray) -> np.ndarray:
@@ -196,7 +196,7 @@ def _log_packet(a: np.ndarray) -> np.ndarray:
 
 
 def log(x: np.ndarray) -> np.ndarray:
-    return _packets_then_tail(x, _log_packet, _libm(np.log))
+    return packets_then_tail(x, _log_packet, _libm(np.log))
 
 
 # ---- log1p (generic_plog1p: Kahan's formula over plog) ---------------------------------------
@@ -211,7 +211,7 @@ def _log1p_packet(a: np.ndarray) -> np.ndarray:
 
 
 def log1p(x: np.ndarray) -> np.ndarray:
-    return _packets_then_tail(x, _log1p_packet, _libm(np.log1p))
+    return packets_then_tail(x, _log1p_packet, _libm(np.log1p))
 
 
 # ---- activations built from them, as TF 1.15's functors write them -----------------------------
@@ -240,7 +240,7 @@ def selu(x: np.ndarray) -> np.ndarray:
     """scale * x where x >= 0, a subnormal x read as zero (denormals-are-zero): a product
     of the largest subnormals is normal."""
     with np.errstate(all="ignore"):
-        pos = _flush(_flush(np.array(x, dtype=_F)) * SELU_SCALE)
+        pos = flush(flush(np.array(x, dtype=_F)) * SELU_SCALE)
         return np.where(x <= -_MIN_NORMAL, SELU_SCALE_ALPHA * (exp(x) - _F(1)), pos)
 
 
@@ -274,10 +274,10 @@ def _softmax(rows: np.ndarray) -> np.ndarray:
     small = _may_give_subnormals(shifted)
     e = _exp_tail(flat, _exp_packet(flat)).reshape(rows.shape)
     if small:
-        _flush(e)
+        flush(e)
     inverse = np.divide(_ONE, _eigen_sum.rows_sum(e))
     out = np.multiply(e, inverse[:, None], out=e)
-    return _flush(out) if small else out
+    return flush(out) if small else out
 
 
 def softmax(rows: np.ndarray) -> np.ndarray:
@@ -303,8 +303,8 @@ def _exps(shifted: np.ndarray, small: bool) -> tuple[np.ndarray, np.ndarray]:
         in_sums[:, k:] = _libm(np.exp)(shifted[:, k:])
     _exp_tail(flat, packets)
     if small:
-        _flush(in_sums)
-        _flush(packets)
+        flush(in_sums)
+        flush(packets)
     return in_sums, packets.reshape(rows, cols)
 
 
@@ -324,9 +324,9 @@ def _softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, n
     loss = _eigen_sum.rows_sum(labels * (log(sums)[:, None] - shifted))
     backprop = np.divide(e, sums[:, None], out=e)
     if small:
-        _flush(backprop)
+        flush(backprop)
     # exp / sum - labels may be subnormal wherever labels are near the probabilities
-    return loss, _flush(np.subtract(backprop, labels, out=backprop))
+    return loss, flush(np.subtract(backprop, labels, out=backprop))
 
 
 def softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
@@ -342,7 +342,7 @@ def _sparse_softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.nda
     loss -= shifted[rows, labels]
     backprop = np.divide(e, sums[:, None], out=e)
     if small:
-        _flush(backprop)
+        flush(backprop)
     # (a probability minus 1 is a multiple of 2**-24: never subnormal)
     backprop[rows, labels] -= _ONE
     return loss, backprop

@@ -28,14 +28,14 @@ _MAX_GLIBC_CALLS = 1 << 16
 
 @cache
 def _libm() -> dict[str, np.ufunc] | None:
-    """glibc's logf, sinf, cosf (sinf and cosf share sincosf's code) as object ufuncs."""
+    """glibc's logf, sinf, cosf (sinf and cosf share sincosf's code) and tanf as object ufuncs."""
     name = ctypes.util.find_library("m")
     if name is None:
         return None
     try:
         lib = ctypes.CDLL(name)
         fns = {}
-        for fn in ("logf", "sinf", "cosf"):
+        for fn in ("logf", "sinf", "cosf", "tanf"):
             c_fn = getattr(lib, fn)
             c_fn.restype, c_fn.argtypes = ctypes.c_float, [ctypes.c_float]
             fns[fn] = np.frompyfunc(c_fn, 1, 1)
@@ -44,14 +44,17 @@ def _libm() -> dict[str, np.ufunc] | None:
     return fns
 
 
-def _glibc(fn: str, x: np.ndarray, exact: np.ndarray) -> np.ndarray:
-    """exact rounded to float32, with glibc's own answer where it may round otherwise."""
+def _glibc(
+    fn: str, x: np.ndarray, exact: np.ndarray, near_halfway: float = _NEAR_HALFWAY
+) -> np.ndarray:
+    """exact rounded to float32, with glibc's own answer where it may round otherwise (where
+    exact is more than near_halfway ulp from its float)."""
     out = exact.astype(np.float32)
     fns = _libm()
     if fns is None:
         return out
     ulp = np.spacing(np.abs(out)).astype(np.float64)
-    near = np.abs(exact - out.astype(np.float64)) > _NEAR_HALFWAY * ulp
+    near = np.abs(exact - out.astype(np.float64)) > near_halfway * ulp
     count = int(np.count_nonzero(near))
     if 0 < count <= _MAX_GLIBC_CALLS:
         out[near] = fns[fn](x[near].astype(np.float64)).astype(np.float32)
@@ -67,3 +70,10 @@ def sincosf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """glibc's sincosf of a float32 array: (sin, cos)."""
     xd = x.astype(np.float64)
     return _glibc("sinf", x, np.sin(xd)), _glibc("cosf", x, np.cos(xd))
+
+
+def tanf(x: np.ndarray) -> np.ndarray:
+    """glibc's tanf of a float32 array (TF's Tan kernel calls it for every value). Its
+    errors reach 0.8 ulp, so glibc computes every value not exactly a float (up to
+    _MAX_GLIBC_CALLS of them)."""
+    return _glibc("tanf", x, np.tan(x.astype(np.float64)), near_halfway=0.0)

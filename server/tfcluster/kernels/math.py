@@ -25,6 +25,7 @@ from tfcluster.kernels import (
     _eigen_gemv,
     _eigen_math,
     _eigen_sum,
+    _eigen_trig,
     in_place,
     tensor_lists,
 )
@@ -268,9 +269,10 @@ def _sigmoid(xp: Any, x: Any) -> Any:
     return r
 
 
-def _tf_cpu_float32(name: str, fallback: XpFn) -> XpFn:
-    """float32 on CPU with TF 1.15's Eigen bits (_eigen_math); other types and cupy as before."""
-    eigen = getattr(_eigen_math, name)
+def _tf_cpu_float32(name: str, fallback: XpFn, module: Any = _eigen_math) -> XpFn:
+    """float32 on CPU with TF 1.15's Eigen bits (module's `name`: _eigen_math's or
+    _eigen_trig's); other types and cupy as before."""
+    eigen = getattr(module, name)
 
     def fn(xp: Any, x: Any) -> Any:
         if _eigen_math.applies(xp, x):
@@ -318,9 +320,9 @@ _UNARY: dict[str, XpFn] = {
     "Floor": "floor",
     "Ceil": "ceil",
     "Round": "round",  # half to even, as TF's Round
-    "Sin": "sin",
-    "Cos": "cos",
-    "Tan": "tan",
+    "Sin": _tf_cpu_float32("sin", "sin", _eigen_trig),
+    "Cos": _tf_cpu_float32("cos", "cos", _eigen_trig),
+    "Tan": _tf_cpu_float32("tan", "tan", _eigen_trig),
     "Asin": "arcsin",
     "Acos": "arccos",
     "Atan": "arctan",
@@ -443,15 +445,32 @@ def add_n(node: Any, xp: Any) -> Compute:
                     f"Inputs to operation {node.name} of type {node.op} must have the same size "
                     f"and shape.  Input 0: {list(first)} != input {i}: {_shape(x)}"
                 )
-        total = xp.add(ins[0], ins[1])
-        for x in ins[2:]:
+        # TF's kernel adds the first n % 8 inputs (8 or 9 where that is 0 or 1) left to
+        # right, then each later block of eight summed on its own: out += (a + ... + h).
+        head = len(ins) % 8 or 8
+        if head == 1:
+            head = 9
+        total = _sum_left_to_right(xp, ins[:head])
+        for start in range(head, len(ins), 8):
+            block = _sum_left_to_right(xp, ins[start : start + 8])
             if isinstance(total, xp.ndarray):
-                xp.add(total, x, out=total)
+                xp.add(total, block, out=total)
             else:
-                total = total + x
+                total = total + block
         return (total,)
 
     return compute
+
+
+def _sum_left_to_right(xp: Any, ins: list[Any]) -> Any:
+    """((a + b) + c) + ... in a new array (a 0-d input gives a scalar, as xp.add does)."""
+    total = xp.add(ins[0], ins[1]) if len(ins) > 1 else xp.array(ins[0], copy=True)
+    for x in ins[2:]:
+        if isinstance(total, xp.ndarray):
+            xp.add(total, x, out=total)
+        else:
+            total = total + x
+    return total
 
 
 # ---- matmul -------------------------------------------------------------------------------

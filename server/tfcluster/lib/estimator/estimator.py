@@ -487,7 +487,9 @@ class Estimator:
         ]
         with control_flow_ops.control_dependencies(updates):
             update_op = state_ops.assign_add(eval_step, 1)
-        eval_dict: dict[str, Any] = {k: v for k, (v, _) in metric_ops.items()}
+        # TF sorts the metric names (its graph is the same every time), so evaluate's result
+        # lists them in that order, then the global step.
+        eval_dict: dict[str, Any] = {k: metric_ops[k][0] for k in sorted(metric_ops)}
         eval_dict[GraphKeys.GLOBAL_STEP] = global_step
         all_hooks = input_hooks + _check_hooks(hooks) + list(spec.evaluation_hooks)
         all_hooks.append(_StopAfterNEvalsHook(steps))
