@@ -30,4 +30,96 @@ def matmul_one_output_column(tf):
         return {"values": sess.run(outs)}
 
 
-CASES = {f.__name__: f for f in (matmul_one_output_column,)}
+def _pushdown_trees(tf, rng):
+    """Add/Sub and Mul/Div trees of variables and constants (random values: every order of
+    the operations rounds differently): name -> tensor fetched alone, and the variables."""
+    shape = [64]
+
+    def var(dtype=np.float32):
+        return tf.Variable(rng.uniform(0.5, 2.0, shape).astype(dtype))
+
+    def const(dtype=np.float32):
+        return tf.constant(rng.uniform(0.5, 2.0, shape).astype(dtype))
+
+    trees = {
+        "sub_of_add_and_c": lambda: (var() + var()) - const(),
+        "add_of_add_and_c": lambda: (var() + var()) + const(),
+        "c_plus_add": lambda: const() + (var() + var()),
+        "c_minus_add": lambda: const() - (var() + var()),
+        "sub_of_sub_and_c": lambda: (var() - var()) - const(),
+        "add_of_sub_and_c": lambda: (var() - var()) + const(),
+        "c_minus_sub": lambda: const() - (var() - var()),
+        "mul_of_mul_and_c": lambda: (var() * const()) * const(),
+        "python_scalars": lambda: var() * 3.1 * 0.7,
+        "two_constants_added": lambda: (var() + 0.1) + 0.2,
+        "div_of_mul_by_c": lambda: (var() * var()) / const(),
+        "raw_div_of_mul_by_c": lambda: tf.div(var() * var(), const()),
+        "mul_of_div_and_c": lambda: (var() / var()) * const(),
+        "tf_add_ops": lambda: tf.add(tf.add(var(), var()), const()),
+        "float64": lambda: (var(np.float64) + var(np.float64)) - const(np.float64),
+        "regression_residual": lambda: (var() * const() + var()) - const(),
+        "chain_of_three_constants": lambda: ((var() + const()) + const()) - const(),
+        "int_sub": lambda: (tf.Variable([5, 7]) + tf.Variable([1, 2])) - tf.constant([3, 4]),
+    }
+    return {name: build() for name, build in trees.items()}
+
+
+_REORDERED_WITHOUT_FOLDING = ("python_scalars", "two_constants_added", "chain_of_three_constants")
+
+
+def constant_push_down(tf):
+    """(W * x + b) - y with numpy constants x, y (MorvanZhou's first regression): TF 1.15's
+    constant folding pushes constants down Add/Sub and Mul/Div trees ((b - y) + W * x) before
+    the graph runs, so the sums round as TF's; a child used twice or fetched stays as it is,
+    and so does everything with the constant_folding rewriter off, divisions included (but
+    the trees that TF's arithmetic optimizer reorders then: of scalar constants, and of more
+    than two additions, which it makes one AddN). Trees whose operands broadcast
+    are left out: the arithmetic optimizer reorders those too (MinimizeBroadcasts)."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(11)
+    trees = _pushdown_trees(tf, rng)
+    shared = tf.Variable(rng.uniform(0.5, 2.0, [64]).astype(np.float32))
+    inner = shared + tf.constant(rng.uniform(0.5, 2.0, [64]).astype(np.float32))
+    c = tf.constant(rng.uniform(0.5, 2.0, [64]).astype(np.float32))
+    kept = {"child_used_twice": [inner * 1.3 - c, inner * 2.0], "child_fetched": [inner - c, inner]}
+    off = tf.ConfigProto()
+    off.graph_options.rewrite_options.constant_folding = 2  # RewriterConfig.OFF
+    out = {}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out["trees"] = {name: sess.run(t) for name, t in trees.items()}
+        out["kept"] = {name: sess.run(ts) for name, ts in kept.items()}
+        values = sess.run(tf.global_variables())
+    with tf.Session(config=off) as sess:
+        for v, value in zip(tf.global_variables(), values):
+            v.load(value, sess)
+        out["folding_off"] = {
+            name: sess.run(t) for name, t in trees.items() if name not in _REORDERED_WITHOUT_FOLDING
+        }
+    return out
+
+
+def linear_regression_on_constants(tf):
+    """MorvanZhou's tf5 example: y = W * x_data + b against y_data, both numpy constants,
+    trained by gradient descent; W and b after every step."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(1)
+    x_data = rng.rand(100).astype(np.float32)
+    y_data = x_data * 0.1 + 0.3
+    w = tf.Variable(np.float32([-0.4]))
+    b = tf.Variable(tf.zeros([1]))
+    loss = tf.reduce_mean(tf.square(w * x_data + b - y_data))
+    train = tf.train.GradientDescentOptimizer(0.5).minimize(loss)
+    steps = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(60):
+            sess.run(train)
+            steps.append(np.concatenate(sess.run([w, b])))
+    return {"steps": np.stack(steps)}
+
+
+CASES = {
+    f.__name__: f
+    for f in (matmul_one_output_column, constant_push_down, linear_regression_on_constants)
+}

@@ -22,3 +22,21 @@ def test_matmul_with_one_output_column_sums_as_tfs_matrix_vector_product() -> No
     assert [a.shape for a in actual] == [np.asarray(e).shape for e in expected]
     # TF's bits, not BLAS's (which differ in the last place for about half the outputs).
     assert _bits(actual) == _bits(expected)
+
+
+def test_constants_are_pushed_down_add_and_mul_trees_as_tfs_constant_folding_does() -> None:
+    expected = reference.case(AREA, "constant_push_down")
+    actual = CASES["constant_push_down"](tf)
+    for part in ("trees", "kept", "folding_off"):
+        assert sorted(actual[part]) == sorted(expected[part])
+        for name, want in expected[part].items():
+            got = actual[part][name]
+            assert _bits(got if isinstance(got, list) else [got]) == _bits(
+                want if isinstance(want, list) else [want]
+            ), f"{part}/{name}"
+
+
+def test_linear_regression_on_numpy_constants_trains_to_tfs_bits() -> None:
+    expected = reference.case(AREA, "linear_regression_on_constants")["steps"]
+    actual = CASES["linear_regression_on_constants"](tf)["steps"]
+    assert _bits([actual]) == _bits([expected])
