@@ -7,6 +7,11 @@ from __future__ import annotations
 
 import numpy as np
 
+try:
+    from tf_reference.case_tools import error_class as _error_class
+except ImportError:  # run by the recorder from tests/tf_reference
+    from case_tools import error_class as _error_class
+
 # [rows, depth] of the matrix: a dense layer's batch and inputs (odd rows take Eigen's half
 # packet; depths below, at and past 8 float32 lanes; a long one).
 _MATVEC_SHAPES = [(100, 10), (100, 7), (9, 5), (64, 33), (1, 5), (7, 1), (2000, 20), (17, 784)]
@@ -123,3 +128,32 @@ CASES = {
     f.__name__: f
     for f in (matmul_one_output_column, constant_push_down, linear_regression_on_constants)
 }
+
+
+def from_generator_casts_yielded_values(tf):
+    """Stanford's word2vec yields its target words as a float64 array (np.zeros([n, 1])) into
+    a Dataset.from_generator of tf.int32: TF 1.15 converts what the generator yields with
+    np.asarray(value, dtype), casting floats to integers, and fails only on values numpy
+    cannot convert."""
+    tf.reset_default_graph()
+    yielded = [
+        ("float64_array_as_int32", np.array([[401.0], [8.9], [-2.5]]), tf.int32),
+        ("python_float_as_int64", 2.7, tf.int64),
+        ("bool_as_int32", [True, False], tf.int32),
+        ("int_as_float32", [1, 2], tf.float32),
+        ("digit_string_as_int64", "7", tf.int64),
+    ]
+    out = {}
+    for name, value, dtype in yielded:
+        ds = tf.data.Dataset.from_generator(lambda value=value: iter([value]), dtype)
+        nxt = tf.data.make_one_shot_iterator(ds).get_next()
+        with tf.Session() as sess:
+            out[name] = sess.run(nxt)
+    bad = tf.data.Dataset.from_generator(lambda: iter(["x"]), tf.int64)
+    nxt = tf.data.make_one_shot_iterator(bad).get_next()
+    with tf.Session() as sess:
+        out["letters_as_int64"] = _error_class(lambda: sess.run(nxt))
+    return out
+
+
+CASES["from_generator_casts_yielded_values"] = from_generator_casts_yielded_values

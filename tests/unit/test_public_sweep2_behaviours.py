@@ -40,3 +40,12 @@ def test_linear_regression_on_numpy_constants_trains_to_tfs_bits() -> None:
     expected = reference.case(AREA, "linear_regression_on_constants")["steps"]
     actual = CASES["linear_regression_on_constants"](tf)["steps"]
     assert _bits([actual]) == _bits([expected])
+
+
+def test_from_generator_casts_what_the_generator_yields_as_numpy_asarray() -> None:
+    expected = reference.case(AREA, "from_generator_casts_yielded_values")
+    actual = CASES["from_generator_casts_yielded_values"](tf)
+    assert sorted(actual) == sorted(expected)
+    assert actual.pop("letters_as_int64") == expected.pop("letters_as_int64")
+    for name, want in expected.items():
+        reference.assert_close(actual[name], want)
