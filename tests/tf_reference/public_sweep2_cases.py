@@ -65,6 +65,8 @@ def _pushdown_trees(tf, rng):
         "regression_residual": lambda: (var() * const() + var()) - const(),
         "chain_of_three_constants": lambda: ((var() + const()) + const()) - const(),
         "int_sub": lambda: (tf.Variable([5, 7]) + tf.Variable([1, 2])) - tf.constant([3, 4]),
+        "int_mul": lambda: (tf.Variable([5, 7]) * tf.Variable([1, 2])) * tf.constant([3, 4]),
+        "strings_joined": lambda: (tf.Variable("a") + tf.Variable("b")) + tf.constant("c"),
     }
     return {name: build() for name, build in trees.items()}
 

@@ -11,8 +11,13 @@ from tf_reference.public_sweep2_cases import CASES
 AREA = "public_sweep2"
 
 
-def _bits(values: list[np.ndarray]) -> list[list[str]]:
-    return [[float(v).hex() for v in np.asarray(a).ravel()] for a in values]
+def _bits(values: list[np.ndarray]) -> list[list[object]]:
+    """Floats as their exact bits (hex), other values as they are."""
+    out: list[list[object]] = []
+    for a in values:
+        flat = np.asarray(a).ravel()
+        out.append([float(v).hex() for v in flat] if flat.dtype.kind == "f" else flat.tolist())
+    return out
 
 
 def test_matmul_with_one_output_column_sums_as_tfs_matrix_vector_product() -> None:

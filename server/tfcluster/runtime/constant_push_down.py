@@ -39,6 +39,10 @@ _SYMMETRIC = frozenset({"Add", "AddV2", "Mul"})
 _NOT_MOVED_DTYPES = frozenset({dtypes.bfloat16, dtypes.float16})
 
 
+def _numeric(dtype: dtypes.DType) -> bool:
+    return dtype.is_floating or dtype.is_complex or dtype.is_integer
+
+
 def _family(op: str) -> frozenset[str] | None:
     if op in _ADD_FAMILY:
         return _ADD_FAMILY
@@ -112,8 +116,8 @@ def _push_down(
         # alone): moving it into the child could make a cycle.
         return None
     dtype = parent.attrs.get("T")
-    if dtype is None or dtype in _NOT_MOVED_DTYPES:
-        return None
+    if dtype is None or dtype in _NOT_MOVED_DTYPES or not _numeric(dtype):
+        return None  # strings concatenate: their order stays
     symmetric, child_symmetric = parent.op in _SYMMETRIC, child.op in _SYMMETRIC
     if not (symmetric and child_symmetric) and not (dtype.is_floating or dtype.is_complex):
         return None
