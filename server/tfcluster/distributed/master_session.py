@@ -41,6 +41,7 @@ from tfcluster.runtime import partition as partitioning
 from tfcluster.runtime import placement as placing
 from tfcluster.runtime.commutative_inputs import sorted_addn_inputs
 from tfcluster.runtime.constant_folding import fold_constants
+from tfcluster.runtime.constant_push_down import push_constants_down
 from tfcluster.runtime.graph_cycles import check_acyclic
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 from tfcluster.runtime.kernel_fusion import fuse_kernels
@@ -56,6 +57,10 @@ DEFAULT_MAX_PLANS = 256
 
 def next_step_id() -> int:
     return next(_step_ids)
+
+
+# Passes of the constant push-down at most: each moves constants one level down a tree.
+_PUSH_DOWN_PASSES = 64
 
 
 def _prune(
@@ -622,10 +627,23 @@ class MasterSession:
                 nodes = dict(self._nodes)  # extend may add nodes meanwhile
                 feed_checks = self._feed_checks(feeds)
             if self._folds_constants():
-                folded = fold_constants(nodes, needed, set(feeds), self._dtypes)
+                grappler_folds = self._rewriter_runs("constant_folding")
+                folded = fold_constants(
+                    nodes, needed, set(feeds), self._dtypes, reciprocals=grappler_folds
+                )
                 if folded:
                     nodes.update(folded)
                     # What only the folded nodes read is not needed any more.
+                    needed = _prune(nodes, feeds, fetches, targets)
+                # Constants pushed down Add/Sub and Mul/Div trees, folded again, until
+                # nothing changes (TF's constant folding loop; each pass moves them down).
+                for _ in range(_PUSH_DOWN_PASSES if grappler_folds else 0):
+                    pushed = push_constants_down(nodes, needed, feeds, fetches, targets)
+                    if not pushed:
+                        break
+                    nodes.update(pushed)
+                    folded = fold_constants(nodes, needed, set(feeds), self._dtypes)
+                    nodes.update(folded)
                     needed = _prune(nodes, feeds, fetches, targets)
                 if self._rewriter_runs("dependency_optimization"):
                     # Results no node reads (gated gradients): NoOps, as TF's optimizer does.

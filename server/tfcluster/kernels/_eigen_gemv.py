@@ -10,7 +10,8 @@ blocked GEMM, and that routine's order is simple enough to repeat:
   matrix-vector path): each output is a plain running sum over the contracted dimension, in
   blocks of 16 (4 when the matrix's stride passes 32000 bytes) once that dimension reaches
   128, each block summed alone and then added to the output;
-- row-major form (one output row with a transposed second operand): each output sums the
+- row-major form (one output row with a transposed second operand, or one output column with
+  an untransposed first operand: a dense layer of one unit): each output sums the
   contracted dimension in SIMD lanes (32 bytes: 8 float32 or 4 float64 lanes), lane l taking
   every element l modulo the lane count, then adds the lanes pairwise as the SSE/AVX horizontal
   sum does, then the remaining elements one by one; a last unpaired row also takes one half
@@ -126,6 +127,8 @@ def matmul(a: np.ndarray, b: np.ndarray, transpose_a: bool, transpose_b: bool) -
         if not transpose_b:
             return _col_major(vec, b, n).reshape(1, n)
         return _row_major(b, vec).reshape(1, n)
-    if n == 1 and transpose_a:
-        return _col_major(b.reshape(-1), a, m).reshape(m, 1)
+    if n == 1:
+        if transpose_a:
+            return _col_major(b.reshape(-1), a, m).reshape(m, 1)
+        return _row_major(a, b.reshape(-1)).reshape(m, 1)
     return None

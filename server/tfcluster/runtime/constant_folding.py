@@ -93,9 +93,12 @@ def fold_constants(
     needed: Sequence[str],
     fed: Collection[str],
     dtype_of: Mapping[str, dtypes.DType],
+    reciprocals: bool = True,
 ) -> dict[str, Node]:
     """Const nodes standing for the `needed` nodes that fold, by name (the node's name,
-    device and colocation kept). `fed` holds the step's fed tensor names."""
+    device and colocation kept). `fed` holds the step's fed tensor names. With
+    `reciprocals`, divisions by a constant become products (grappler's part: TF's graph
+    optimizer folds without grappler's constant folding, which the session may turn off)."""
     fed_nodes = {split_tensor_name(t)[0] for t in fed}
     values: dict[str, np.ndarray] = {}
     folded: dict[str, Node] = {}
@@ -125,7 +128,7 @@ def fold_constants(
             attrs["_class"] = node.attrs["_class"]
         folded[name] = Node(name, "Const", [], [], node.device, attrs)
     out = {name: n for name, n in folded.items() if name in needed_set}
-    for name in needed:
+    for name in needed if reciprocals else ():
         if name not in out and name not in fed_nodes:
             out.update(_division_by_constant_to_product(nodes[name], values))
     return out

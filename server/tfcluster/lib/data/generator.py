@@ -28,12 +28,9 @@ def _convert(value: Any, dtype: dtypes.DType, shape: TensorShape) -> np.ndarray:
                 flat[:] = [v.encode() if isinstance(v, str) else v for v in arr.reshape(-1)]
                 arr = flat.reshape(arr.shape)
         else:
-            arr = np.asarray(value)
-            if arr.dtype.kind in "OSU" or (
-                arr.dtype.kind == "f" and np.dtype(np_dtype).kind in "iub"
-            ):
-                raise TypeError("wrong kind")
-            arr = arr.astype(np_dtype, copy=False)
+            # TF converts with np.asarray(value, dtype) (script_ops' _convert): floats cast
+            # to integers, digit strings parse; what numpy cannot convert fails.
+            arr = np.asarray(value, dtype=np_dtype, order="C")
     except (TypeError, ValueError):
         raise TypeError(
             "`generator` yielded an element that could not be converted to the expected type. "
