@@ -140,7 +140,7 @@ def _settle(nodes: Sequence[Node], feeds: Sequence[str], shaped: Sequence[bool])
             positions = SAME_SHAPE_INPUTS[n.op] or range(count)
             known = [ins[k] for k in positions if k < count and ins[k] is not None]
             if known:
-                shapes[name] = known[0]  # type: ignore[assignment]
+                shapes[name] = frozenset().union(*known)  # type: ignore[arg-type]
     return _Settled(shapes, values)
 
 
@@ -367,7 +367,9 @@ class ShapeSpecializer:
                     shapes[t] = tuple(v.shape)
 
         result = self._generic.run_observed(ctx, feed_values, observe)
-        nodes = specialized_nodes(self._nodes, plan, values, shapes)
+        # Only arguments whose shapes the key holds may decide the rewrite.
+        fits = plan.support <= frozenset(self._support)
+        nodes = specialized_nodes(self._nodes, plan, values, shapes) if fits else None
         executor = self._generic if nodes is None else self._build(nodes)
         with self._lock:
             if len(self._by_shapes) < MAX_SPECIALIZATIONS:
