@@ -25,6 +25,7 @@ from tfcluster.runtime.executor import Executor
 from tfcluster.runtime.frame_executor import FrameExecutor, build_executor
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.resources import VariableRef
+from tfcluster.runtime.shape_specialization import ShapeSpecializer
 from tfcluster.runtime.step_context import StepContext
 
 
@@ -153,23 +154,32 @@ class _Function:
         self._all_fed = len(self._fed) == len(body.args)
         # A body holding TF1's conds (a loop raised from a v1 frame) runs on the frame
         # executor, which carries their dead branches.
-        self._executor: Executor | FrameExecutor = build_executor(
-            nodes,
-            [f"{body.args[i][0]}:0" for i in self._fed],
-            [*body.results, *extra_fetches],
-            targets,
-            kernel_cache=self._cache,
-            default_device=device,
-        )
+        feeds = [f"{body.args[i][0]}:0" for i in self._fed]
+        fetches = [*body.results, *extra_fetches]
+
+        def build(body_nodes: list[Any]) -> Executor | FrameExecutor:
+            return build_executor(
+                body_nodes, feeds, fetches, targets, kernel_cache=self._cache, default_device=device
+            )
+
+        self._executor: Executor | FrameExecutor = build(nodes)
         if isinstance(self._executor, FrameExecutor):
             self._executor.live_fetches = len(body.results)
+        # A plain body whose shape arithmetic its arguments' shapes settle (a loop's gradient
+        # body, called once per iteration with the same shapes) runs specialized to them.
+        self._specialized: ShapeSpecializer | None = None
+        if isinstance(self._executor, Executor):
+            spec = ShapeSpecializer(nodes, feeds, fetches, targets, self._executor, build)
+            self._specialized = spec if spec.useful else None
 
     def __call__(self, ctx: StepContext, args: Sequence[Any]) -> list[Any]:
         # The functional ops' inputs are values (the executor reads variables before a
         # kernel runs); variables captured by reference reach their _RefArg through `args`.
-        if self._all_fed:
-            return self._executor.run_nested(ctx, args)
-        return self._executor.run_nested(CallContext(ctx, args), [args[i] for i in self._fed])
+        if not self._all_fed:
+            ctx, args = CallContext(ctx, args), [args[i] for i in self._fed]
+        if self._specialized is not None and not ctx.trace:
+            return self._specialized.run(ctx, args)
+        return self._executor.run_nested(ctx, args)
 
 
 def _truthy(value: Any, what: str) -> bool:

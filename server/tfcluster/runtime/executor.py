@@ -14,7 +14,7 @@ from __future__ import annotations
 
 import queue
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, NamedTuple
 
 from tfcluster.framework import errors, op_def_registry
@@ -269,6 +269,27 @@ class Executor:
             return fetched
         return self.run(ctx, feed_values)
 
+    def run_observed(
+        self,
+        ctx: StepContext,
+        feed_values: Sequence[Any],
+        observe: Callable[[str, Sequence[Any]], None],
+    ) -> list[Any]:
+        """run_nested() one kernel after the other, handing each node's name and outputs to
+        observe (a function body specializing itself to its arguments' shapes). Graphs with
+        asynchronous kernels run as run_nested does, unobserved."""
+        if self.has_async:
+            return self.run_nested(ctx, feed_values)
+        vals: list[Any] = [None] * self.num_slots
+        for slot, v in zip(self.feed_slots, feed_values):
+            vals[slot] = v
+        self._run_sequential(ctx, vals, _Observer(observe))
+        out: list[Any] = []
+        for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
+            v = vals[slot]
+            out.append(v.read(self.fetches[k]) if is_ref else v)
+        return out
+
     def _read_ref_fetches(self, out: list[Any]) -> None:
         for k, is_ref in enumerate(self.fetch_is_ref):
             if is_ref:
@@ -473,6 +494,19 @@ class Executor:
             if stats is not None:
                 stats.add(steps[i], t0, time.time(), outs)
             finish(i, outs)
+
+
+class _Observer:
+    """Stands where a step's statistics would in _run_sequential: each node's outputs go to
+    `observe` (run_observed)."""
+
+    __slots__ = ("_observe",)
+
+    def __init__(self, observe: Callable[[str, Sequence[Any]], None]) -> None:
+        self._observe = observe
+
+    def add(self, step: _Step, start: float, end: float, outs: Sequence[Any]) -> None:
+        self._observe(step.name, outs)
 
 
 class _Settled(NamedTuple):
