@@ -177,6 +177,51 @@ def svd_float32(tf):
     return _svd_case(tf, np.float32, False)
 
 
+# Fewer than 16 columns: Eigen's JacobiSVD (with a pivoting QR first when not square).
+SVD_JACOBI_SHAPES = [(5, 1), (1, 6), (2, 7), (7, 2), (12, 12), (15, 15), (100, 10), (30, 15)]
+SVD_JACOBI_SHAPES += [(9, 4), (4, 9), (13, 13), (15, 40), (64, 3)]
+
+
+def svd_jacobi_shapes(tf):
+    """Both precisions, thin and full, of shapes TF hands to JacobiSVD; a batch; values only."""
+    rs = np.random.RandomState(13)
+    mats = [rs.randn(*shape) for shape in SVD_JACOBI_SHAPES]
+    batch = rs.randn(2, 3, 6, 4)
+    with tf.Graph().as_default():
+        outs = [
+            tf.linalg.svd(tf.constant(m.astype(dtype)), full_matrices=full)
+            for m in mats
+            for dtype in (np.float64, np.float32)
+            for full in (False, True)
+        ]
+        batched = tf.linalg.svd(tf.constant(batch))
+        values = tf.linalg.svd(tf.constant(batch), compute_uv=False)
+        with tf.Session() as sess:
+            got, got_batch, got_values = sess.run([outs, batched, values])
+    return {
+        "s": [g[0] for g in got],
+        "u": [g[1] for g in got],
+        "v": [g[2] for g in got],
+        "batch": list(got_batch),
+        "values_only": got_values,
+    }
+
+
+def svd_gradients(tf):
+    """Gradients through the singular vectors depend on their signs."""
+    rs = np.random.RandomState(14)
+    a = rs.randn(6, 4)
+    wu, wv = rs.randn(6, 4), rs.randn(4, 4)
+    with tf.Graph().as_default():
+        x = tf.constant(a)
+        s, u, v = tf.linalg.svd(x)
+        loss = tf.reduce_sum(u * wu) + tf.reduce_sum(v * wv) + tf.reduce_sum(s * s)
+        grad = tf.gradients(loss, x)[0]
+        with tf.Session() as sess:
+            got = sess.run([loss, grad])
+    return {"loss": got[0], "grad": got[1]}
+
+
 def qr_cases(tf):
     rs = np.random.RandomState(12)
     mats = [rs.randn(*shape) for shape in [(3, 3), (5, 3), (3, 5), (8, 8)]]

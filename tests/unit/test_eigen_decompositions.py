@@ -1,6 +1,7 @@
 """tf.linalg.eigh / tf.self_adjoint_eig(vals) give TF 1.15's eigenvalues and TF's eigenvector
-signs (Eigen's SelfAdjointEigenSolver followed step by step), and tf.qr TF's signs, against
-TF 1.15's answers recorded by record_eigen_decompositions.py."""
+signs (Eigen's SelfAdjointEigenSolver followed step by step), tf.svd TF's singular vector signs
+below 16 columns (Eigen's JacobiSVD), and tf.qr TF's signs, against TF 1.15's answers recorded
+by record_eigen_decompositions.py."""
 
 from __future__ import annotations
 
@@ -111,15 +112,44 @@ def test_qr_gives_tfs_signs() -> None:
 
 
 @pytest.mark.parametrize("case", ["svd_float64", "svd_float64_full", "svd_float32"])
-def test_svd_singular_values_are_tfs_and_vectors_factor_the_input(case: str) -> None:
+def test_svd_gives_tfs_signs_below_16_columns_and_tfs_subspaces_above(case: str) -> None:
     got, want = _run(case)
+    exact = 0
     for s, u, v, ws, wu, wv in zip(got["s"], got["u"], got["v"], want["s"], want["u"], want["v"]):
         _close(s, ws, float(np.abs(ws).max()))
-        assert u.shape == np.asarray(wu).shape and v.shape == np.asarray(wv).shape
+        if v.shape[0] < 16:  # Eigen's JacobiSVD in TF: followed step by step
+            _close(u, wu, 10.0)
+            _close(v, wv, 10.0)
+            exact += 1
+            continue
+        # BDCSVD's divide and conquer in TF, LAPACK here: the same vectors up to sign.
         k = len(s)
-        # TF's vectors span the same singular subspaces (signs are LAPACK's, not Eigen's).
         _same_up_to_phase(u[:, :k], np.asarray(wu)[:, :k])
         _same_up_to_phase(v[:, :k], np.asarray(wv)[:, :k])
+    assert exact == 8
+
+
+def test_svd_of_tall_wide_batched_matrices_below_16_columns_is_tfs() -> None:
+    got, want = _run("svd_jacobi_shapes")
+    exact = 0
+    for s, u, v, ws, wu, wv in zip(got["s"], got["u"], got["v"], want["s"], want["u"], want["v"]):
+        _close(s, ws, float(np.abs(ws).max()))
+        if v.shape[0] < 16:
+            _close(u, wu, 10.0)
+            _close(v, wv, 10.0)
+            exact += 1
+        else:  # the 15 x 40 matrix: BDCSVD in TF
+            _same_up_to_phase(u[:, : len(s)], np.asarray(wu)[:, : len(s)])
+    assert exact == 48
+    for g, w in zip(got["batch"], want["batch"]):
+        _close(g, w, 10.0)
+    _close(got["values_only"], want["values_only"], 10.0)
+
+
+def test_gradient_through_singular_vectors_is_tfs() -> None:
+    got, want = _run("svd_gradients")
+    _close(got["loss"], want["loss"], 10.0)
+    _close(got["grad"], want["grad"], 10.0)
 
 
 def test_eigh_of_nan_and_inf_inputs_fails_or_gives_what_tf_gives() -> None:

@@ -57,9 +57,10 @@ _EIGEN_ROUNDED_ON_CPU = {
     "SparseSoftmaxCrossEntropyWithLogits",
     "Softplus",
     "SoftplusGrad",
-    # Eigen's SelfAdjointEigenSolver on CPU (kernels/_eigen_selfadjoint.py), the library's
-    # solver on GPUs as in TF: eigenvalues a few ulps apart.
+    # Eigen's SelfAdjointEigenSolver and JacobiSVD on CPU (kernels/_eigen_selfadjoint.py,
+    # _eigen_jacobi_svd.py), the library's solvers on GPUs as in TF: a few ulps apart.
     "SelfAdjointEigV2",
+    "Svd",
 }
 
 

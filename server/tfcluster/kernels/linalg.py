@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _eigen_selfadjoint
+from tfcluster.kernels import _eigen_jacobi_svd, _eigen_selfadjoint
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels.registry import kernel
 
@@ -163,6 +163,10 @@ def svd(node: Any, xp: Any) -> Compute:
             s = xp.linalg.svd(x, compute_uv=False)
             empty = xp.zeros((0,), x.dtype)
             return (s.astype(real), empty, empty)
+        if u.is_numpy(xp) and x.dtype.kind == "f" and n <= _eigen_jacobi_svd.MAX_JACOBI_COLS:
+            # TF's CPU kernel runs Eigen's JacobiSVD here: its singular vectors' signs.
+            s, uu, vv = _eigen_jacobi_svd.svd(np.asarray(x), full)
+            return (s, uu, vv)
         uu, s, vh = xp.linalg.svd(x, full_matrices=full)
         return (s.astype(real), uu.astype(x.dtype), _adjoint(xp, vh).astype(x.dtype))
 
