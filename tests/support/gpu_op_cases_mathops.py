@@ -335,13 +335,11 @@ def _spd() -> Any:
     "MatrixDeterminant",
     "LogMatrixDeterminant",
     "Cholesky",
-    "SelfAdjointEigV2",
     "MatrixExponential",
     "Lu",
 )
 def _square() -> Build:
     a = _spd()
-    e, v = tf.linalg.eigh(a)
     lu, perm = tf.linalg.lu(a)
     return Build(
         [
@@ -349,8 +347,6 @@ def _square() -> Build:
             tf.linalg.det(a),
             *tf.linalg.slogdet(a),
             tf.cholesky(a),
-            e,
-            tf.abs(v),
             linalg_ops.matrix_exponential(a * 0.1),
             lu,
             perm,
@@ -358,12 +354,25 @@ def _square() -> Build:
     )
 
 
-@_case("Qr", "Svd")
+@_case("SelfAdjointEigV2")
+def _self_adjoint_eig() -> Build:
+    # Its own case: the CPU runs Eigen's solver, so values are a few ulps from the GPU's.
+    e, v = tf.linalg.eigh(_spd())
+    return Build([e, tf.abs(v)])
+
+
+@_case("Qr")
 def _factorisations() -> Build:
     a = _vals((4, 3))
     q, r = tf.qr(a)
-    s, u, v = tf.svd(a)
-    return Build([tf.matmul(q, r), tf.abs(r), s, tf.abs(u), tf.abs(v)])
+    return Build([tf.matmul(q, r), tf.abs(r)])
+
+
+@_case("Svd")
+def _svd() -> Build:
+    # Its own case: the CPU runs Eigen's JacobiSVD, so values are a few ulps from the GPU's.
+    s, u, v = tf.svd(_vals((4, 3)))
+    return Build([s, tf.abs(u), tf.abs(v)])
 
 
 @_case("MatrixSolve", "MatrixTriangularSolve", "MatrixSolveLs")

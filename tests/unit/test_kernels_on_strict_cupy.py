@@ -40,8 +40,9 @@ def strict_gpu(monkeypatch: pytest.MonkeyPatch) -> Iterator[StrictCupy]:
 
 
 # Ops whose float32 CPU values (or their inputs') come from TF 1.15's Eigen approximations of
-# exp, log, sin and cos or glibc's tanf (kernels/_eigen_math.py, _eigen_trig.py); on a GPU
-# they are the device's own functions, as on TF's GPUs: a few ulps apart.
+# exp, log, sin and cos or glibc's tanf (kernels/_eigen_math.py, _eigen_trig.py), or Eigen's
+# own algorithms; on a GPU they are the device's own functions, as on TF's GPUs: a few ulps
+# apart.
 _EIGEN_ROUNDED_ON_CPU = {
     "CumulativeLogsumexp",
     "Elu",
@@ -60,6 +61,10 @@ _EIGEN_ROUNDED_ON_CPU = {
     "Softplus",
     "SoftplusGrad",
     "Tan",
+    # Eigen's SelfAdjointEigenSolver and JacobiSVD on CPU (kernels/_eigen_selfadjoint.py,
+    # _eigen_jacobi_svd.py), the library's solvers on GPUs as in TF: a few ulps apart.
+    "SelfAdjointEigV2",
+    "Svd",
 }
 
 

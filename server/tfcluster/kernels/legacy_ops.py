@@ -706,8 +706,9 @@ def self_adjoint_eig_v1(node: Any, xp: Any) -> Compute:
         x = xp.asarray(ins[0])
         if x.ndim < 2 or x.shape[-1] != x.shape[-2]:
             raise invalid(f"Input matrix must be square: {shape_str(x.shape)}")
-        w, v = xp.linalg.eigh(x)
-        return (xp.concatenate([w[..., None, :].astype(x.dtype), v], axis=-2),)
+        # Eigen's solver (the lower triangle), as TF 1.15's kernel runs it.
+        w, v = linalg.self_adjoint_eigen(xp, x, True)
+        return (xp.concatenate([w[..., None, :], v], axis=-2),)
 
     return compute
 

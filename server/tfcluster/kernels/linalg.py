@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _eigen_jacobi_svd, _eigen_selfadjoint
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels.registry import kernel
 
@@ -162,6 +163,10 @@ def svd(node: Any, xp: Any) -> Compute:
             s = xp.linalg.svd(x, compute_uv=False)
             empty = xp.zeros((0,), x.dtype)
             return (s.astype(real), empty, empty)
+        if u.is_numpy(xp) and x.dtype.kind == "f" and _eigen_jacobi_svd.affordable(x.shape):
+            # TF's CPU kernel runs Eigen's JacobiSVD here: its singular vectors' signs.
+            s, uu, vv = _eigen_jacobi_svd.svd(np.asarray(x), full)
+            return (s, uu, vv)
         uu, s, vh = xp.linalg.svd(x, full_matrices=full)
         return (s.astype(real), uu.astype(x.dtype), _adjoint(xp, vh).astype(x.dtype))
 
@@ -177,14 +182,30 @@ def self_adjoint_eig(node: Any, xp: Any) -> Compute:
         _square(x)
         if _empty_batch(x):
             return (xp.zeros(x.shape[:-1], x.dtype), xp.zeros_like(x))
-        # The lower triangle defines the matrix, as in TF.
-        sym = xp.tril(x) + _adjoint(xp, xp.tril(x, -1))
-        if not compute_v:
-            return (xp.linalg.eigvalsh(sym).astype(x.dtype), xp.zeros((0,), x.dtype))
-        e, v = xp.linalg.eigh(sym)
-        return (e.astype(x.dtype), v.astype(x.dtype))
+        e, v = self_adjoint_eigen(xp, x, compute_v)
+        return (e, v if compute_v else xp.zeros((0,), x.dtype))
 
     return compute
+
+
+def self_adjoint_eigen(xp: Any, x: Any, compute_v: bool) -> tuple[Any, Any]:
+    """Eigenvalues (ascending, in x's dtype) and eigenvectors (None unless compute_v) of the
+    self-adjoint matrices whose lower triangles x holds. On CPU Eigen's own algorithm, so the
+    vectors' signs are TF's; cupy's solver on GPU (TF's GPU kernel is cuSOLVER's too)."""
+    if u.is_numpy(xp):
+        try:
+            e, v = _eigen_selfadjoint.eigh(np.asarray(x), compute_v)
+        except _eigen_selfadjoint.NoConvergence:
+            raise u.invalid(_EIG_FAILED) from None
+        return e.astype(x.dtype), None if v is None else v.astype(x.dtype)
+    sym = xp.tril(x) + _adjoint(xp, xp.tril(x, -1))
+    if not compute_v:
+        return xp.linalg.eigvalsh(sym).astype(x.dtype), None
+    e, v = xp.linalg.eigh(sym)
+    return e.astype(x.dtype), v.astype(x.dtype)
+
+
+_EIG_FAILED = "Self-adjoint eigen decomposition was not successful. The input might not be valid."
 
 
 def _check_rhs(matrix: Any, rhs: Any) -> None:
