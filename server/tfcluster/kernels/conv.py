@@ -31,6 +31,7 @@ from tfcluster.kernels._window import (
     Window,
     block_items,
     check_rank,
+    copy_runs,
     interior,
     over_batch,
     padded,
@@ -77,7 +78,7 @@ def _patch_products(
         start, stop, _ = b.indices(batch)
         with SCRATCH.lend(xp, (block * per, width), ctype) as buf:
             cols = buf[: (stop - start) * per]
-            xp.copyto(cols.reshape((stop - start, *view.shape[1:])), view[b])
+            copy_runs(xp, cols.reshape((stop - start, *view.shape[1:])), view[b])
             return product(b, _rows(b, batch, per), cols)
 
     return over_batch(xp, batch, nbytes, part, block)
@@ -109,7 +110,7 @@ def _tap_major_products(
             cols_t = buf[:, : (stop - start) * per]
             dest = cols_t.reshape(len(taps), stop - start, *outs)
             for t, tap in enumerate(taps):
-                xp.copyto(dest[t], view[(b, *([slice(None)] * n), *tap, 0)])
+                copy_runs(xp, dest[t], view[(b, *([slice(None)] * n), *tap, 0)])
             return product(b, _rows(b, batch, per), cols_t)
 
     return over_batch(xp, batch, nbytes, part, block)
