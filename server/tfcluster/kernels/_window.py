@@ -160,26 +160,47 @@ _RUN_BYTES = 128
 
 def copy_runs(xp: Any, dest: Any, src: Any) -> None:
     """dest[...] = src for two arrays of one shape and dtype (strided views: tap-major and
-    tile layouts). On the CPU, where the last axis is a short contiguous run in both (a
-    channels-last run of 32 floats), each run is copied as one element of a void type that
-    many bytes long: numpy's strided copy otherwise goes run by run through its iterator,
-    where the void copy is one loop over the runs (1.2-1.6x faster for runs of 32 floats,
-    5x for runs of 4). The bytes are copied as they are (NaN payloads included)."""
-    size = dest.shape[-1] * dest.itemsize if dest.ndim else 0
+    tile layouts, im2col rows). On the CPU, where the trailing axes form a short contiguous
+    run in both (a channels-last run of 32 floats), each run is copied as one element of a
+    void type that many bytes long: numpy's strided copy otherwise goes run by run through
+    its iterator, where the void copy is one loop over the runs (1.2-1.6x faster for runs
+    of 32 floats, 5x for runs of 4). The bytes are copied as they are (NaN payloads
+    included)."""
     if (
         xp is not np
-        or not 0 < size <= _RUN_BYTES
         or src.shape != dest.shape
         or src.dtype != dest.dtype
         or dest.dtype.hasobject
-        or dest.strides[-1] != dest.itemsize
-        or src.strides[-1] != src.itemsize
         or not dest.size
     ):
         xp.copyto(dest, src)
         return
-    run = np.dtype((np.void, size))
-    np.copyto(dest.view(run)[..., 0], src.view(run)[..., 0])
+    axes, size = _run(dest, src)
+    if not axes:
+        np.copyto(dest, src)
+        return
+    shape = (*dest.shape[: dest.ndim - axes], size // dest.itemsize)
+    runs = dest.reshape(shape)  # a view: the merged axes are contiguous in dest
+    if not np.may_share_memory(runs, dest):
+        np.copyto(dest, src)
+        return
+    kind = np.dtype((np.void, size))
+    np.copyto(runs.view(kind)[..., 0], src.reshape(shape).view(kind)[..., 0])
+
+
+def _run(dest: Any, src: Any) -> tuple[int, int]:
+    """(trailing axes, bytes) of the run that is contiguous in both arrays, where it is of at
+    most _RUN_BYTES (and not the whole array); else (0, 0)."""
+    axes, size = 0, dest.itemsize
+    for extent, d, s in zip(dest.shape[::-1], dest.strides[::-1], src.strides[::-1]):
+        if extent != 1 and (d != size or s != size):
+            break
+        if size * extent > _RUN_BYTES:
+            return 0, 0  # a long run: numpy's own copy goes along it
+        axes, size = axes + 1, size * extent
+    if axes == dest.ndim or size == dest.itemsize:
+        return 0, 0
+    return axes, size
 
 
 def _truncating_div(a: int, b: int) -> int:
