@@ -52,3 +52,10 @@ def test_arrays_without_a_contiguous_last_axis_or_of_other_dtypes_are_copied_too
     objects = np.empty(3, object)
     copy_runs(np, objects, np.array(["a", 1, None], object))
     assert list(objects) == ["a", 1, None]
+
+
+def test_empty_arrays_are_copied_as_numpy_copies_them() -> None:
+    for shape in [(2, 0, 32), (0, 32), (3, 0)]:
+        dest = np.zeros(shape, np.float32)
+        copy_runs(np, dest, np.ones(shape[::-1], np.float32).T)
+        assert dest.shape == shape

@@ -24,7 +24,7 @@ Blocks go to every core (over_batch), BLAS single-threaded in each.
 
 from __future__ import annotations
 
-import contextlib
+import itertools
 import math
 import threading
 import weakref
@@ -521,13 +521,15 @@ def backward(
     (top, _), (left, _) = plan.pads
     h, w = xl.shape[1], xl.shape[2]
     block = plan.block
-    # Buffers of _spread (rows, then columns), of its two products, and of the padded block.
+    # One lent buffer per block, cut in those of _spread (rows, then columns), of its
+    # products, and of the padded block.
     sizes = (
         m * a * block * th2 * tw * c,
         m * m * block * th2 * tw2 * c,
         a * max(a * block * tiles * c, m * block * th2 * tw * c),
         block * th2 * m * tw2 * m * c,
     )
+    starts = list(itertools.accumulate(sizes, initial=0))
 
     kept = KEPT.take(kept_by, _kept_key(plan, xl.shape, t)) if kept_by is not None else None
 
@@ -542,8 +544,8 @@ def backward(
         np.matmul(v.transpose(0, 2, 1), e, out=out)
         dv = b1[: a * a * nb * tiles * c].reshape(a * a, nb * tiles, c)
         np.matmul(e, u_t, out=dv)
-        with contextlib.ExitStack() as stack:
-            lent = [stack.enter_context(SCRATCH.lend(np, (n,), np.float32)) for n in sizes]
+        with SCRATCH.lend(np, (starts[-1],), np.float32) as whole:
+            lent = [whole[i:j] for i, j in itertools.pairwise(starts)]
             # D = B dV B^T, each tile's D added where the forward read the tile: over the
             # tiles' rows (th tile rows -> th2 blocks of m rows), then their columns.
             rows = lent[0][: m * a * nb * th2 * tw * c].reshape(1, m, a * nb, th2, tw * c)
