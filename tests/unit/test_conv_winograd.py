@@ -5,6 +5,7 @@ largest output; a wrong transform is off by the output's own size)."""
 
 from __future__ import annotations
 
+import gc
 from typing import Any
 
 import numpy as np
@@ -233,3 +234,41 @@ def test_both_gradients_at_once_match_float64_and_the_filter_gradient_alone(
     assert dx.dtype == np.float32 and dx.shape == x.shape
     assert _err(dx, want_dx) < _TOL
     np.testing.assert_array_equal(dw, _winograd.filter_grad(x, dy, r, pads, m))
+
+
+@pytest.mark.parametrize(("m", "r", "shape"), [(4, 5, (9, 14, 14, 16)), (2, 3, (3, 11, 16, 12))])
+def test_input_tiles_kept_by_the_forward_give_the_backward_bit_for_bit(
+    m: int, r: int, shape: tuple[int, ...]
+) -> None:
+    rng = np.random.default_rng(m + r)
+    x = rng.standard_normal(shape).astype(np.float32)
+    f = rng.standard_normal((r, r, shape[3], 8)).astype(np.float32)
+    lo = (r - 1) // 2
+    pads = [(lo, r - 1 - lo), (lo, r - 1 - lo)]
+    dy = rng.standard_normal((shape[0], *shape[1:3], 8)).astype(np.float32)
+    y = _winograd.forward(x, f, list(shape[1:3]), pads, m, keep=x)
+    np.testing.assert_array_equal(y, _winograd.forward(x, f, list(shape[1:3]), pads, m))
+    assert len(_winograd.KEPT) == 1
+    kept = _winograd.backward(x, dy, f, pads, m, kept_by=x)
+    assert len(_winograd.KEPT) == 0  # taken by the backward
+    for got, want in zip(kept, _winograd.backward(x, dy, f, pads, m)):
+        np.testing.assert_array_equal(got, want)
+
+
+def test_kept_input_tiles_serve_only_their_own_input_and_go_with_it() -> None:
+    rng = np.random.default_rng(11)
+    x = rng.standard_normal((4, 12, 12, 8)).astype(np.float32)
+    f = rng.standard_normal((5, 5, 8, 8)).astype(np.float32)
+    pads = [(2, 2), (2, 2)]
+    dy = rng.standard_normal((4, 12, 12, 8)).astype(np.float32)
+    _winograd.forward(x, f, [12, 12], pads, 4, keep=x)
+    other = x.copy()
+    other[0, 0, 0, 0] += 1.0
+    # Another array (equal shape, other numbers) transforms its own input.
+    got = _winograd.backward(other, dy, f, pads, 4, kept_by=other)
+    for g, w in zip(got, _winograd.backward(other, dy, f, pads, 4)):
+        np.testing.assert_array_equal(g, w)
+    assert len(_winograd.KEPT) == 1  # x's, until x goes
+    del x
+    gc.collect()
+    assert len(_winograd.KEPT) == 0

@@ -18,6 +18,7 @@ from tfcluster.runtime.kernel_fusion import (
     FUSED_CONV,
     FUSED_CONV_BACKPROP,
     FUSED_POOL_GRAD,
+    KEEP_INPUT_TILES,
     fuse_kernels,
 )
 
@@ -213,9 +214,11 @@ def test_a_convolutions_two_gradients_fuse_and_keep_their_names() -> None:
     x_val = np.random.default_rng(6).standard_normal((4, 12, 12, 8)).astype(np.float32)
     with tf.Graph().as_default() as graph:
         _, _, dx, df = _conv_grads(x_val, [1, 1, 1, 1])
+        forward = graph.get_operation_by_name("Conv2D")
         assert _fused_ops(graph, [dx, df]) == {
             df.op.name: FUSED_CONV_BACKPROP,
             dx.op.name: "Identity",
+            forward.name: "Conv2D",  # the same op, marked to keep its input tiles
         }
         with tf.Session() as sess:
             fused = sess.run([dx, df, dx.name, df.name])
@@ -253,3 +256,31 @@ def test_second_order_conv_gradients_do_not_fuse_into_a_cycle() -> None:
             want = sess.run(second)
     for g, w in zip(got, want):
         np.testing.assert_allclose(g, w, rtol=1e-4, atol=1e-5 * np.abs(w).max())
+
+
+def _marked(graph: Any, fetches: list[Any]) -> list[str]:
+    """The nodes of the step that fetches `fetches` marked to keep their input tiles."""
+    nodes = {op.name: node_from_operation(op) for op in graph.get_operations()}
+    fused = fuse_kernels(nodes, list(nodes), [], [t.name for t in fetches], [])
+    return sorted(name for name, node in fused.items() if node.attrs.get(KEEP_INPUT_TILES))
+
+
+def test_the_forward_of_a_fused_backprops_input_is_marked_to_keep_its_input_tiles() -> None:
+    x_val = np.random.default_rng(8).standard_normal((8, 16, 16, 2)).astype(np.float32)
+    with tf.Graph().as_default() as graph:
+        _, fetches = _conv_net(x_val, 12, 5)
+    # Each layer's fused forward (named as its Relu: the gradients include the input's),
+    # not the Conv2D it took in.
+    assert _marked(graph, fetches) == ["Relu", "Relu_1"]
+    with tf.Graph().as_default() as forward_only:
+        y = tf.nn.relu(tf.nn.conv2d(tf.constant(x_val), tf.ones([5, 5, 2, 4]), [1] * 4, "SAME"))
+    assert _marked(forward_only, [y]) == []  # no backprop to keep them for
+
+
+def test_a_convolution_of_another_input_or_window_is_not_marked() -> None:
+    x_val = np.random.default_rng(9).standard_normal((4, 12, 12, 8)).astype(np.float32)
+    with tf.Graph().as_default() as graph:
+        x, f, dx, df = _conv_grads(x_val, [1, 1, 1, 1])
+        tf.nn.conv2d(x, f, [1, 1, 1, 1], "VALID", name="other_window")
+        tf.nn.conv2d(x * 2.0, f, [1, 1, 1, 1], "SAME", name="other_input")
+    assert _marked(graph, [dx, df]) == ["Conv2D"]

@@ -137,7 +137,7 @@ def padded(xp: Any, x: Any, pads: list[tuple[int, int]], fill: Any = 0) -> Itera
         inner = buf[interior(pads, list(x.shape[1:-1]))]
 
         def copy(rows: slice) -> None:
-            inner[rows] = x[rows]
+            copy_runs(xp, inner[rows], x[rows])
 
         over_batch(xp, x.shape[0], x.nbytes, copy)
         yield buf
@@ -148,9 +148,63 @@ def copy_patches(xp: Any, cols: Any, view: Any) -> None:
     dest = cols.reshape(view.shape)
 
     def copy(rows: slice) -> None:
-        xp.copyto(dest[rows], view[rows])
+        copy_runs(xp, dest[rows], view[rows])
 
     over_batch(xp, view.shape[0], cols.nbytes, copy)
+
+
+# Runs of at most this many bytes go as one element each: numpy's own strided copy is as
+# fast from about 64 floats on.
+_RUN_BYTES = 128
+
+
+def copy_runs(xp: Any, dest: Any, src: Any) -> None:
+    """dest[...] = src for two arrays of one shape and dtype (strided views: tap-major and
+    tile layouts, im2col rows). On the CPU, where the trailing axes form a short contiguous
+    run in both (a channels-last run of 32 floats), each run is copied as one element of a
+    void type that many bytes long: numpy's strided copy otherwise goes run by run through
+    its iterator, where the void copy is one loop over the runs (1.2-1.6x faster for runs
+    of 32 floats, 5x for runs of 4). The bytes are copied as they are (NaN payloads
+    included)."""
+    if xp is not np or src.shape != dest.shape or src.dtype != dest.dtype or not dest.ndim:
+        xp.copyto(dest, src)
+        return
+    axes, size = _run(dest.shape, dest.strides, src.strides, dest.itemsize)
+    if not axes or dest.dtype.hasobject:
+        np.copyto(dest, src)
+        return
+    kind = _VOIDS.get(size)
+    if kind is None:
+        kind = _VOIDS[size] = np.dtype((np.void, size))
+    if axes > 1:
+        shape = (*dest.shape[: dest.ndim - axes], size // dest.itemsize)
+        runs = dest.reshape(shape)  # a view: the merged axes are contiguous in dest
+        if runs.flags.owndata:
+            np.copyto(dest, src)
+            return
+        dest, src = runs, src.reshape(shape)
+    np.copyto(dest.view(kind)[..., 0], src.view(kind)[..., 0])
+
+
+_VOIDS: dict[int, Any] = {}
+
+
+def _run(
+    shape: tuple[int, ...], dest: tuple[int, ...], src: tuple[int, ...], itemsize: int
+) -> tuple[int, int]:
+    """(trailing axes, bytes) of the run that is contiguous in both arrays (strides dest
+    and src), where it is of at most _RUN_BYTES and not the whole array; else (0, 0)."""
+    axes, size = 0, itemsize
+    for i in range(len(shape) - 1, -1, -1):
+        extent = shape[i]
+        if extent != 1 and (dest[i] != size or src[i] != size):
+            break
+        if size * extent > _RUN_BYTES:
+            return 0, 0  # a long run: numpy's own copy goes along it
+        axes, size = axes + 1, size * extent
+    if axes == len(shape) or size in (0, itemsize):
+        return 0, 0
+    return axes, size
 
 
 def _truncating_div(a: int, b: int) -> int:

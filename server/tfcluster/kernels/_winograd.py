@@ -19,21 +19,26 @@ allow 1e-4 for float32 convolutions).
 The input is worked in blocks of the batch: a block's tiles are copied into a buffer laid out
 (row, column, tile, channel), so each transform is a matrix product whose long side is the
 tiles and channels, and the block stays in the core's cache from one product to the next.
-Blocks go to every core (over_batch), BLAS single-threaded in each.
+Blocks go to every core (over_batch), BLAS single-threaded in each. A forward convolution
+that the graph optimizer marks keeps its input tiles V for the fused backprop of the same
+input (KEPT), which then does not transform the input again.
 """
 
 from __future__ import annotations
 
+import itertools
 import math
 import threading
+import weakref
 from collections.abc import Callable
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import in_place
 from tfcluster.kernels._cpu_gemm import single_thread_blas
-from tfcluster.kernels._window import SCRATCH, block_items, over_batch, padded
+from tfcluster.kernels._window import SCRATCH, block_items, copy_runs, over_batch, padded
 
 # Interpolation points by tile size a = m + r - 1 (infinity is the last point of every set).
 _POINTS: dict[int, tuple[float, ...]] = {
@@ -206,9 +211,12 @@ def _left_product(small: Any, wide: Any, out: Any) -> None:
         np.matmul(small, wide[:, j : j + cols], out=out[:, j : j + cols])
 
 
-def _input_tiles(t: Transforms, plan: _Plan, src: Any, buf: tuple[Any, Any]) -> Any:
+def _input_tiles(
+    t: Transforms, plan: _Plan, src: Any, buf: tuple[Any, Any], out: Any = None
+) -> Any:
     """V = B^T d B for every tile of the padded block `src` [nb, H', W', C]:
-    [a * a, nb * tiles, C], in buf[1] (buf[0] is used on the way)."""
+    [a * a, nb * tiles, C], in `out` (a flat buffer) or else buf[1] (buf[0] is used on the
+    way)."""
     a, m = t.a, t.m
     src = np.ascontiguousarray(src)
     nb, wp, c = src.shape[0], src.shape[2], src.shape[3]
@@ -226,10 +234,97 @@ def _input_tiles(t: Transforms, plan: _Plan, src: Any, buf: tuple[Any, Any]) -> 
     )
     size = a * a * nb * plan.tiles * c
     x = buf[0][:size].reshape(a, a, nb, plan.th, plan.tw, c)
-    np.copyto(x, view)
-    v = buf[1][:size].reshape(a, a, -1)
+    copy_runs(np, x, view)
+    v = (buf[1] if out is None else out)[:size].reshape(a, a, -1)
     np.matmul(t.bt32, x.reshape(a, a, -1), out=v)
     return v.reshape(a * a, nb * plan.tiles, c)
+
+
+class _Kept:
+    """One forward call's input tiles V, kept for the backward of the same input."""
+
+    def __init__(self, ref: Any, key: tuple[Any, ...], lent: tuple[Any, Any], frozen: bool) -> None:
+        self.ref = ref
+        self.key = key
+        # A read-only input may be a variable's array, which updates write in place.
+        self.frozen = frozen
+        self.epoch = in_place.write_epoch()
+        self.lent = lent  # (SCRATCH key, [blocks, a * a * block * tiles * C])
+        self.blocks: dict[int, int] = {}  # first image of a stored block -> its end
+
+
+class KeptTiles:
+    """Input tiles that a forward convolution leaves for the fused backprop of the same
+    input in the same step (kernel_fusion marks such forwards): the backward then skips
+    transforming the input again (2.3 of its ~15 ms for the conv net's second layer, one
+    core; reading them back costs next to nothing). An entry is found by the input array
+    itself (held weakly: it goes, and its buffer back to SCRATCH, with the array), for the
+    same geometry; the backward takes it out. A step's own values are never written in
+    place, so the same array holds the same numbers; a read-only one may be a variable's,
+    which sparse updates write in place: its tiles count only while no variable has been
+    written in place since (in_place.write_epoch)."""
+
+    def __init__(self) -> None:
+        self._entries: dict[int, _Kept] = {}
+        self._lock = threading.Lock()
+
+    def start(self, x: Any, key: tuple[Any, ...], shape: tuple[int, ...]) -> _Kept:
+        """An entry for x to fill (its buffer lent from SCRATCH), registered once filled."""
+        frozen = not getattr(x, "flags", None) or not x.flags.writeable
+        entry = _Kept(None, key, SCRATCH.take(np, shape, np.float32), frozen)
+
+        def gone(_: Any) -> None:
+            self._drop(entry)
+
+        entry.ref = weakref.ref(x, gone)
+        return entry
+
+    def register(self, x: Any, entry: _Kept) -> None:
+        with self._lock:
+            old = self._entries.get(id(x))
+            self._entries[id(x)] = entry
+        if old is not None:
+            SCRATCH.give(*old.lent)
+
+    def discard(self, entry: _Kept) -> None:
+        """An entry never registered (its forward failed)."""
+        SCRATCH.give(*entry.lent)
+
+    def take(self, x: Any, key: tuple[Any, ...]) -> _Kept | None:
+        """x's entry for this geometry, taken out (the caller gives its buffer back)."""
+        with self._lock:
+            entry = self._entries.pop(id(x), None)
+        if entry is None:
+            return None
+        frozen = entry.frozen or not x.flags.writeable
+        fresh = not frozen or entry.epoch == in_place.write_epoch()
+        if entry.ref() is x and entry.key == key and fresh:
+            return entry
+        SCRATCH.give(*entry.lent)
+        return None
+
+    def give_back(self, entry: _Kept) -> None:
+        SCRATCH.give(*entry.lent)
+
+    def _drop(self, entry: _Kept) -> None:
+        with self._lock:
+            for k, e in list(self._entries.items()):
+                if e is entry:
+                    del self._entries[k]
+                    break
+            else:
+                return
+        SCRATCH.give(*entry.lent)
+
+    def __len__(self) -> int:
+        return len(self._entries)
+
+
+KEPT = KeptTiles()
+
+
+def _kept_key(plan: _Plan, shape: tuple[int, ...], t: Transforms) -> tuple[Any, ...]:
+    return (tuple(shape), t.m, t.r, tuple(tuple(p) for p in plan.pads), plan.block)
 
 
 def forward(
@@ -239,11 +334,13 @@ def forward(
     pads: list[Any],
     m: int,
     epilogue: Callable[[Any], None] | None = None,
+    keep: Any = None,
 ) -> Any:
     """The stride-1 correlation of xl [N, H, W, C] (float32, channels last) with f
     [r, r, C, K] and these (before, after) pads: [N, *outs, K]; `epilogue` (a fused bias
     and activation, elementwise along the last axis) applied in place to each block's
-    output tiles before they are placed."""
+    output tiles before they are placed. With `keep` (the input as the kernel got it), the
+    input tiles stay in KEPT for backward()."""
     r = f.shape[0]
     t = transforms(m, r)
     batch, c, k = xl.shape[0], xl.shape[-1], f.shape[-1]
@@ -253,15 +350,26 @@ def forward(
     a, tiles = t.a, plan.tiles
     crop = plan.th * m != outs[0] or plan.tw * m != outs[1]
     big = a * a * plan.block * tiles * max(c, k)
+    kept = None
+    if keep is not None:
+        blocks = -(-batch // plan.block)
+        shape = (blocks, a * a * plan.block * tiles * c)
+        kept = KEPT.start(keep, _kept_key(plan, xl.shape, t), shape)
 
     def part(b: slice) -> None:
         start, stop, _ = b.indices(batch)
         nb = stop - start
+        # A block the backward's blocks will be (they start at multiples of plan.block).
+        whole = start % plan.block == 0 and (nb == plan.block or stop == batch)
         with (
             SCRATCH.lend(np, (big,), np.float32) as b0,
             SCRATCH.lend(np, (big,), np.float32) as b1,
         ):
-            v = _input_tiles(t, plan, src[b], (b0, b1))
+            if kept is not None and whole:
+                v = _input_tiles(t, plan, src[b], (b0, b1), kept.lent[1][start // plan.block])
+                kept.blocks[start] = stop
+            else:
+                v = _input_tiles(t, plan, src[b], (b0, b1))
             prods = b0[: a * a * nb * tiles * k].reshape(a * a, nb * tiles, k)
             np.matmul(v, u, out=prods)
             # Y = A^T M A: over the tile's rows, then its columns.
@@ -277,15 +385,22 @@ def forward(
             if crop:
                 full = b1[: nb * plan.th * m * plan.tw * m * k]
                 full = full.reshape(nb, plan.th, m, plan.tw, m, k)
-                np.copyto(full.transpose(2, 4, 0, 1, 3, 5), y)
+                copy_runs(np, full.transpose(2, 4, 0, 1, 3, 5), y)
                 full = full.reshape(nb, plan.th * m, plan.tw * m, k)
-                np.copyto(out[b], full[:, : outs[0], : outs[1]])
+                copy_runs(np, out[b], full[:, : outs[0], : outs[1]])
             else:
                 dest = out[b].reshape(nb, plan.th, m, plan.tw, m, k)
-                np.copyto(dest.transpose(2, 4, 0, 1, 3, 5), y)
+                copy_runs(np, dest.transpose(2, 4, 0, 1, 3, 5), y)
 
-    with padded(np, xl, plan.pads) as src:
-        over_batch(np, batch, plan.nbytes, part, plan.block)
+    try:
+        with padded(np, xl, plan.pads) as src:
+            over_batch(np, batch, plan.nbytes, part, plan.block)
+    except BaseException:
+        if kept is not None:
+            KEPT.discard(kept)
+        raise
+    if kept is not None:
+        KEPT.register(keep, kept)
     return out
 
 
@@ -322,7 +437,7 @@ def _output_grad_tiles(t: Transforms, plan: _Plan, g: Any, k: int, buf: tuple[An
         g, (m, m, nb, plan.th, plan.tw, k), (sh, sw, sn, m * sh, m * sw, sk)
     )
     gt = buf[0][: m * m * size].reshape(m, m, nb, plan.th, plan.tw, k)
-    np.copyto(gt, view)
+    copy_runs(np, gt, view)
     e1 = buf[1][: a * m * size].reshape(a, -1)
     np.matmul(t.a32, gt.reshape(m, -1), out=e1)
     e2 = buf[0][: a * a * size].reshape(a, a, -1)
@@ -377,7 +492,9 @@ def _summed_over_batch(
     return t.filter_grad(total64)
 
 
-def backward(xl: Any, dy: Any, f: Any, pads: list[Any], m: int) -> tuple[Any, Any]:
+def backward(
+    xl: Any, dy: Any, f: Any, pads: list[Any], m: int, kept_by: Any = None
+) -> tuple[Any, Any]:
     """Both gradients of the stride-1 correlation of xl [N, H, W, C] (float32) with f
     [r, r, C, K] and these pads, given dy [N, oh, ow, K]: (dx [N, H, W, C] float32, the
     filter gradient [r, r, C, K] float64), sharing dY's transform E = A dY A^T.
@@ -388,7 +505,8 @@ def backward(xl: Any, dy: Any, f: Any, pads: list[Any], m: int) -> tuple[Any, An
     overlap by r - 1 rows and columns), the padding dropped. Computed as the correlation of
     dy with the flipped filter (Conv2DBackpropInput alone), it would transform dy a second
     time, with input tiles of K channels (a^2 / m^2 as many numbers as dy): a third of its
-    time for the conv net's second layer."""
+    time for the conv net's second layer. The input tiles that a forward call with
+    keep=kept_by left in KEPT are used instead of being transformed again."""
     r = f.shape[0]
     t = transforms(m, r)
     batch, c, k = xl.shape[0], xl.shape[-1], dy.shape[-1]
@@ -398,40 +516,83 @@ def backward(xl: Any, dy: Any, f: Any, pads: list[Any], m: int) -> tuple[Any, An
     u_t = np.ascontiguousarray(t.filter(f).transpose(0, 2, 1))  # [a * a, K, C]
     b32 = np.ascontiguousarray(t.bt32.T)
     big = a * a * plan.block * tiles * max(c, k)
-    # Tiles span `over` blocks of m rows (columns) of the padded input.
+    # Tiles span `over` blocks of m rows (columns) of the padded input (_spread).
     over = math.ceil(a / m)
+    th2, tw2 = th + over - 1, tw + over - 1
     dx = np.empty(xl.shape, np.float32)
     (top, _), (left, _) = plan.pads
     h, w = xl.shape[1], xl.shape[2]
+    block = plan.block
+    # One lent buffer per block, cut in those of _spread (rows, then columns), of its
+    # products, and of the padded block.
+    sizes = (
+        m * a * block * th2 * tw * c,
+        m * m * block * th2 * tw2 * c,
+        a * max(a * block * tiles * c, m * block * th2 * tw * c),
+        block * th2 * m * tw2 * m * c,
+    )
+    starts = list(itertools.accumulate(sizes, initial=0))
+
+    kept = KEPT.take(kept_by, _kept_key(plan, xl.shape, t)) if kept_by is not None else None
 
     def block_sum(start: int, stop: int, bufs: tuple[Any, Any, Any], out: Any) -> None:
         b0, b1, b2 = bufs
         nb = stop - start
-        v = _input_tiles(t, plan, src[start:stop], (b0, b1))
+        if kept is not None and kept.blocks.get(start) == stop:
+            v = kept.lent[1][start // block][: a * a * nb * tiles * c].reshape(a * a, -1, c)
+        else:
+            v = _input_tiles(t, plan, src[start:stop], (b0, b1))
         e = _output_grad_tiles(t, plan, dyp[start:stop], k, (b0, b2))
         np.matmul(v.transpose(0, 2, 1), e, out=out)
         dv = b1[: a * a * nb * tiles * c].reshape(a * a, nb * tiles, c)
         np.matmul(e, u_t, out=dv)
-        # D = B dV B^T: over the tile's rows, then its columns.
-        d1 = b2[: a * a * nb * tiles * c].reshape(a, -1)
-        _left_product(b32, dv.reshape(a, -1), d1)
-        d2 = b1[: a * a * nb * tiles * c].reshape(a, a, -1)
-        np.matmul(b32, d1.reshape(a, a, -1), out=d2)
-        d = d2.reshape(a, a, nb, th, tw, c)
-        shape = (nb, (th + over) * m, (tw + over) * m, c)
-        with SCRATCH.lend(np, shape, np.float32) as acc:
-            acc[...] = 0
-            grid = acc.reshape(nb, th + over, m, tw + over, m, c)
-            for qi in range(over):
-                for qj in range(over):
-                    ri, rj = min(m, a - qi * m), min(m, a - qj * m)
-                    part = d[qi * m : qi * m + ri, qj * m : qj * m + rj]
-                    grid[:, qi : qi + th, :ri, qj : qj + tw, :rj] += part.transpose(
-                        2, 3, 0, 4, 1, 5
-                    )
-            np.copyto(dx[start:stop], acc[:, top : top + h, left : left + w])
+        with SCRATCH.lend(np, (starts[-1],), np.float32) as whole:
+            lent = [whole[i:j] for i, j in itertools.pairwise(starts)]
+            # D = B dV B^T, each tile's D added where the forward read the tile: over the
+            # tiles' rows (th tile rows -> th2 blocks of m rows), then their columns.
+            rows = lent[0][: m * a * nb * th2 * tw * c].reshape(1, m, a * nb, th2, tw * c)
+            _spread(b32, m, dv.reshape(1, a, a * nb, th, tw * c), rows, lent[2])
+            grid = lent[1][: m * m * nb * th2 * tw2 * c].reshape(m, m, nb * th2, tw2, c)
+            _spread(b32, m, rows.reshape(m, a, nb * th2, tw, c), grid, lent[2])
+            # The blocks (row in block, column in block, image, block row, block column,
+            # channel) into the padded input's layout, then its interior into dx.
+            full = lent[3][: nb * th2 * m * tw2 * m * c].reshape(nb, th2, m, tw2, m, c)
+            copy_runs(np, full.transpose(2, 4, 0, 1, 3, 5), grid.reshape(m, m, nb, th2, tw2, c))
+            full = full.reshape(nb, th2 * m, tw2 * m, c)
+            copy_runs(np, dx[start:stop], full[:, top : top + h, left : left + w])
 
     grow = [(0, th * m - outs[0]), (0, tw * m - outs[1])]
-    with padded(np, xl, plan.pads) as src, padded(np, dy, grow) as dyp:
-        dw = _summed_over_batch(t, plan, batch, (c, k), big, block_sum)
+    try:
+        with padded(np, xl, plan.pads) as src, padded(np, dy, grow) as dyp:
+            dw = _summed_over_batch(t, plan, batch, (c, k), big, block_sum)
+    finally:
+        if kept is not None:
+            KEPT.give_back(kept)
     return dx, dw
+
+
+def _spread(b: Any, m: int, src: Any, dest: Any, temp: Any) -> None:
+    """One axis of D = B dV B^T for a row (column) of tiles, each tile's rows added where
+    the forward read them: src [n, a, lead, count, tail] holds `count` tiles' a rows (along
+    one tile axis) for n batches; dest [n, m, lead, count + over - 1, tail] gets B's rows
+    p * m on (piece p) of tile q on block q + p. One product B @ src for all tiles, its
+    pieces added in runs of a whole tile row (`count` x `tail` numbers) rather than tile by
+    tile in runs of channels (that scatter took 2.3 ms of the conv net's second layer's
+    17 ms, this 1.1)."""
+    n, a, lead, count, tail = src.shape
+    prod = temp[: n * a * lead * count * tail].reshape(n, a, -1)
+    np.matmul(b, src.reshape(n, a, -1), out=prod)
+    parts = [
+        prod[:, p : p + m].reshape(n, min(m, a - p), lead, count, tail) for p in range(0, a, m)
+    ]
+    if len(parts) == 2 and a == 2 * m:
+        # Block q holds tile q's first piece and tile q - 1's second: one pass.
+        first, second = parts
+        dest[:, :, :, 0] = first[:, :, :, 0]
+        np.add(first[:, :, :, 1:], second[:, :, :, :-1], out=dest[:, :, :, 1:count])
+        dest[:, :, :, count] = second[:, :, :, count - 1]
+        return
+    dest[:, :, :, :count] = parts[0]  # the first piece covers every row of its blocks
+    dest[:, :, :, count:] = 0
+    for p, part in enumerate(parts[1:], 1):
+        dest[:, : part.shape[1], :, p : p + count] += part

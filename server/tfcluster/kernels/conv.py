@@ -31,6 +31,7 @@ from tfcluster.kernels._window import (
     Window,
     block_items,
     check_rank,
+    copy_runs,
     interior,
     over_batch,
     padded,
@@ -40,6 +41,7 @@ from tfcluster.kernels._window import (
 )
 from tfcluster.kernels.common import Compute, invalid, typed
 from tfcluster.kernels.registry import kernel
+from tfcluster.runtime.kernel_fusion import KEEP_INPUT_TILES
 
 # im2col blocks of about this many bytes: copied, then multiplied while still in the cache.
 _BLOCK = 2 << 20
@@ -77,7 +79,7 @@ def _patch_products(
         start, stop, _ = b.indices(batch)
         with SCRATCH.lend(xp, (block * per, width), ctype) as buf:
             cols = buf[: (stop - start) * per]
-            xp.copyto(cols.reshape((stop - start, *view.shape[1:])), view[b])
+            copy_runs(xp, cols.reshape((stop - start, *view.shape[1:])), view[b])
             return product(b, _rows(b, batch, per), cols)
 
     return over_batch(xp, batch, nbytes, part, block)
@@ -109,7 +111,7 @@ def _tap_major_products(
             cols_t = buf[:, : (stop - start) * per]
             dest = cols_t.reshape(len(taps), stop - start, *outs)
             for t, tap in enumerate(taps):
-                xp.copyto(dest[t], view[(b, *([slice(None)] * n), *tap, 0)])
+                copy_runs(xp, dest[t], view[(b, *([slice(None)] * n), *tap, 0)])
             return product(b, _rows(b, batch, per), cols_t)
 
     return over_batch(xp, batch, nbytes, part, block)
@@ -180,12 +182,18 @@ def _then(result: Any, epilogue: Callable[[Any], None] | None) -> Any:
 
 
 def _conv_forward(
-    xp: Any, win: Window, x: Any, f: Any, epilogue: Callable[[Any], None] | None = None
+    xp: Any,
+    win: Window,
+    x: Any,
+    f: Any,
+    epilogue: Callable[[Any], None] | None = None,
+    keep_tiles: bool = False,
 ) -> Any:
     """The convolution of x (node layout) with filter f [*k, ci, co], in the node's layout.
     `epilogue` (a fused bias and activation) is applied in place to each block of the
     channels-last output as soon as it is made (float32/float64 only: it sees the output
-    in the compute type)."""
+    in the compute type). keep_tiles: a Winograd forward leaves its input tiles for the
+    fused backprop of the same input (_winograd.KEPT)."""
     n = win.n
     check_rank(x, n + 2, "input", win.name)
     check_rank(f, n + 2, "filter", win.name)
@@ -206,7 +214,7 @@ def _conv_forward(
         # A 1x1 convolution is a plain product over the channels.
         out = _then(xl.reshape(rows, ci).astype(ctype, copy=False) @ wmat, epilogue)
     elif tile is not None and f.dtype == np.float32:
-        out = _winograd.forward(xl, f, outs, pads, tile, epilogue)
+        out = _winograd.forward(xl, f, outs, pads, tile, epilogue, x if keep_tiles else None)
     elif _one_channel(xp, ci):
         out = xp.empty((rows, co), ctype)
         with padded(xp, xl, pads) as xp_:
@@ -416,17 +424,25 @@ def _conv_backprops(
             _conv_backprop_input(xp, win, isizes, f, dy),
             _conv_backprop_filter(xp, win, x, fsizes, dy),
         )
-    dx, dw = _winograd.backward(xl, win.to_last(xp, dy), f, pads, tile)
+    dx, dw = _winograd.backward(xl, win.to_last(xp, dy), f, pads, tile, kept_by=x)
     return win.from_last(xp, dx), dw.reshape(fshape).astype(x.dtype)
+
+
+def _keeps_tiles(node: Any) -> bool:
+    """Whether the graph optimizer marked this forward convolution's input tiles for the
+    fused backprop of the same input (runtime/kernel_fusion.py)."""
+    return bool(node.attrs.get(KEEP_INPUT_TILES, False))
 
 
 def _conv_kernels(prefix: str, n: int, input_op: str, filter_op: str) -> None:
     @kernel(prefix)
     def forward(node: Any, xp: Any) -> Compute:
         win = Window(node, n)
+        keep = _keeps_tiles(node)
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-            return (_conv_forward(xp, win, xp.asarray(ins[0]), xp.asarray(ins[1])),)
+            x, f = xp.asarray(ins[0]), xp.asarray(ins[1])
+            return (_conv_forward(xp, win, x, f, keep_tiles=keep),)
 
         return compute
 
@@ -484,6 +500,7 @@ def fused_conv2d(node: Any, xp: Any) -> Compute:
     if fused not in (["BiasAdd"], ["BiasAdd", "Relu"]):
         raise invalid(f"_FusedConv2D: unsupported fused_ops {fused} ({node.name})")
     relu = fused[-1] == "Relu"
+    keep = _keeps_tiles(node)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         x, f, b = (xp.asarray(v) for v in ins[:3])
@@ -495,7 +512,7 @@ def fused_conv2d(node: Any, xp: Any) -> Compute:
                 f"{list(b.shape)} vs. {[*x.shape[:-1], f.shape[-1]]}"
             )
 
-        return (_conv_forward(xp, win, x, f, _bias_epilogue(xp, b, relu)),)
+        return (_conv_forward(xp, win, x, f, _bias_epilogue(xp, b, relu), keep),)
 
     return compute
 

@@ -22,6 +22,7 @@ from tfcluster.kernels._window import (
     Window,
     block_items,
     check_rank,
+    copy_runs,
     interior,
     lowest,
     over_batch,
@@ -239,7 +240,7 @@ def _tiled_max_pool_grad(
         count = rows.stop - rows.start
         block = (*ksize, count, *outs, c)
         xs = xp.empty(block, xl.dtype)
-        xp.copyto(xs.transpose(to_split), x_split[rows])
+        copy_runs(xp, xs.transpose(to_split), x_split[rows])
         hits = xp.equal(xs, yl[rows], out=xp.empty(block, bool))
         del xs
         if first_only and taps > 1:
@@ -251,7 +252,7 @@ def _tiled_max_pool_grad(
                     xp.logical_or(taken, per_tap[k], out=taken)
         # The gradient's bits times 1 or 0: exact, NaN and infinities as they are.
         routed = xp.multiply(g_bits[rows], hits, out=xp.empty(block, g_bits.dtype))
-        xp.copyto(dx_split[rows], routed.transpose(to_split))
+        copy_runs(xp, dx_split[rows], routed.transpose(to_split))
 
     over_batch(xp, batch, xl.nbytes, route, block_items(xp, batch, xl.nbytes, CACHE_BLOCK))
     return dx

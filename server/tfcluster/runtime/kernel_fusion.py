@@ -39,6 +39,8 @@ from tfcluster.runtime.graph_ir import Node, split_tensor_name
 FUSED_CONV = "_FusedConv2D"
 FUSED_POOL_GRAD = "_FusedMaxPoolGradReluGrad"
 FUSED_CONV_BACKPROP = "_FusedConv2DBackprop"
+# The attr (True) of a forward convolution whose input a fused backprop also reads.
+KEEP_INPUT_TILES = "_keep_input_tiles"
 
 _FLOATS = frozenset({"float32", "float64"})
 
@@ -109,7 +111,42 @@ def fuse_kernels(
             new = None
         if new is not None:
             fused[name] = new
+    _mark_kept_inputs(nodes, needed, fused)
     return fused
+
+
+def _mark_kept_inputs(
+    nodes: Mapping[str, Node], needed: Collection[str], fused: dict[str, Node]
+) -> None:
+    """Marks, for each fused backprop, one forward convolution of the same input tensor and
+    window on the same device (replaced by a copy with the attr): a fused one first, since
+    a Conv2D that a fused node took in is still among the needed nodes here."""
+    after = {name: fused.get(name, nodes[name]) for name in needed}
+    for backprop in [n for n in fused.values() if n.op == FUSED_CONV_BACKPROP]:
+        x = backprop.inputs[0]
+        forwards = sorted(
+            (
+                node
+                for node in after.values()
+                if node.op in (FUSED_CONV, "Conv2D")
+                and node.inputs[:1] == [x]
+                and node.device == backprop.device
+                and _same_window(node, backprop)
+            ),
+            key=lambda node: (node.op != FUSED_CONV, node.name),
+        )
+        if any(KEEP_INPUT_TILES in node.attrs for node in forwards) or not forwards:
+            continue
+        node = forwards[0]
+        fused[node.name] = Node(
+            name=node.name,
+            op=node.op,
+            inputs=list(node.inputs),
+            control_inputs=list(node.control_inputs),
+            device=node.device,
+            attrs={**node.attrs, KEEP_INPUT_TILES: True},
+        )
+        after[node.name] = fused[node.name]
 
 
 # Attrs that must agree for two backprops to be one convolution's.
