@@ -160,3 +160,32 @@ def test_a_corrupt_record_ends_the_batches_read_before_it_then_raises(
                 time.sleep(0.005)
     assert max(batched_calls) > 10
     assert got == [list(range(a, a + 10)) for a in range(0, 170, 10)] + ["DataLossError"]
+
+
+def test_a_prefetch_asks_for_the_next_piece_while_batches_of_the_last_still_wait(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # The piece after a full one (the first piece is one batch) is computed while the steps
+    # take the last batches of the one before, not once a step finds the buffer empty.
+    taken = [0]
+    computed_at: list[int] = []
+    real = dataset_functions._VectorizedBatches._compute
+
+    def compute(self: Any, piece: Any) -> Any:
+        computed_at.append(taken[0])
+        return real(self, piece)
+
+    monkeypatch.setattr(dataset_functions._VectorizedBatches, "_compute", compute)
+    pieces = dataset_functions._PIECE_BATCHES
+    ds = tf.data.Dataset.range(8 * pieces * 4).map(lambda x: x * 2).batch(8).prefetch(1)
+    nxt = tf.data.make_one_shot_iterator(ds).get_next()
+    with tf.Session() as sess:
+        for _ in range(1 + pieces - 2):
+            sess.run(nxt)
+            taken[0] += 1
+        deadline = time.monotonic() + 30
+        while len(computed_at) < 3 and time.monotonic() < deadline:
+            time.sleep(0.01)
+        assert computed_at == [0, 1, 1 + pieces - 2]
+        got = [sess.run(nxt).tolist() for _ in range(3)]
+    assert got[0] == [2 * x for x in range(8 * (pieces - 1), 8 * pieces)]

@@ -23,6 +23,10 @@ from tfcluster.protos import tensor_pb2
 
 AUTOTUNE = -1
 _AUTOTUNE_PREFETCH = 4
+# An input that computes elements in pieces (a batched map's several batches at once) is
+# asked for its next piece while this many of the last one are still waiting, so that the
+# piece is computed during the steps that take them, not while a step waits for it.
+_PIECE_LEAD = 2
 _END = object()  # the producer's last item
 
 
@@ -70,6 +74,8 @@ class PrefetchIterator(base.ElementIterator):
         self._started = False
         self._closed = False
         self._ended = False
+        # The producer reads on once the buffer holds no more than this many elements.
+        self._low = size - 1
 
     def _produce(self) -> None:
         it = self._it
@@ -77,7 +83,7 @@ class PrefetchIterator(base.ElementIterator):
             while True:
                 with self._cond:
                     self._pipeline.wait(
-                        self._cond, lambda: self._closed or len(self._items) < self._size
+                        self._cond, lambda: self._closed or len(self._items) <= self._low
                     )
                     if self._closed:
                         return
@@ -100,6 +106,9 @@ class PrefetchIterator(base.ElementIterator):
                     ready.append(item)
                 item = ready[-1]
                 with self._cond:
+                    self._low = self._size - 1
+                    if len(ready) > 1:  # a piece: its successor is asked for sooner
+                        self._low = max(self._low, _PIECE_LEAD)
                     self._items.extend(ready)
                     if item is None:
                         self._items[-1] = _END
@@ -126,7 +135,7 @@ class PrefetchIterator(base.ElementIterator):
                 return None
             self._pipeline.wait(self._cond, lambda: bool(self._items))
             item = self._items.popleft()
-            if len(self._items) < self._size:
+            if len(self._items) <= self._low:
                 self._cond.notify_all()  # the producer waits for room (only then)
         if item is _END:
             self._ended = True

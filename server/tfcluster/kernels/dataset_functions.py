@@ -765,7 +765,7 @@ class _InterleaveIterator(base.ElementIterator):
         # up to the next round's start one by one: the rounds after it are then placed
         # whole, not element by element through next_many.
         head: list[base.Element] = []
-        while (self._index or self._block) and len(head) < n:
+        while (self._index or self._block or self._opening()) and len(head) < n:
             item = self.next()
             if item is None:
                 break
@@ -790,6 +790,57 @@ class _InterleaveIterator(base.ElementIterator):
             base.stack([r[j] for r in rows], spec.dtype, f"component {j}")
             for j, spec in enumerate(self._data.specs)
         ]
+
+    def reads_records_freely(self) -> bool:
+        """Whether its elements are records of files (every open slot reads files), whose
+        reading ahead of their consumer changes only when they are read."""
+        slots = self._slots
+        return (
+            self._scalars
+            and len(self._data.specs) == 1
+            and any(s is not None for s in slots)
+            and all(s is None or hasattr(s, "read_records_ahead") for s in slots)
+        )
+
+    def next_records(self, n: int) -> tuple[np.ndarray, errors.OpError | None]:
+        """Up to n records in order as one column, and the error met right after them (the
+        records before an error are kept, as reading one at a time keeps them); fewer than
+        n without an error where whole rounds stop, none only at the end. Whole rounds
+        come from the readers at once; the elements before them (up to a round that starts
+        with every slot open and nothing in the pending lists) are taken one by one."""
+        head: list[Any] = []
+        error: errors.OpError | None = None
+        records = None
+        try:
+            while len(head) < n and (
+                self._index or self._block or any(self._pending) or self._opening()
+            ):
+                item = self.next()
+                if item is None:
+                    break
+                head.append(item[0])
+            if len(head) < n and not (self._index or self._block):
+                records = self._record_rounds(n - len(head))
+            if not head and (records is None or not len(records)):
+                # No whole round to take (fewer than a round wanted, or at the end).
+                while len(head) < n:
+                    item = self.next()
+                    if item is None:
+                        break
+                    head.append(item[0])
+        except errors.CancelledError:
+            raise
+        except errors.OpError as e:
+            error = e
+        column = _objects(head)
+        if records is not None and len(records):
+            column = np.concatenate([column, records]) if head else records
+        return column, error
+
+    def _opening(self) -> bool:
+        """Whether a slot is still to be opened with the input's next element: that takes
+        the elements of its round one by one (TF opens a slot when its turn comes)."""
+        return (self._input is not None or bool(self._ahead)) and None in self._slots
 
     def next_columns_ahead(
         self, n: int, chunk: int

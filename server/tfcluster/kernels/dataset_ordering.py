@@ -373,6 +373,9 @@ _MAX_EPOCHS_IN_BUFFER = 3
 # (not three growing ones, half of the last unused).
 _DRAW_CALLS = 256
 _MAX_DRAW_CALLS = 4096
+# Records read from files at once to refill a buffer kept as columns (one call of the input
+# instead of one per run of picks: each call of an interleave of files costs tens of us).
+_READ_AHEAD = 1024
 
 
 def _random_seeds() -> tuple[int, int]:
@@ -503,6 +506,8 @@ class _ShuffleIterator(base.ElementIterator):
         self._columns: list[np.ndarray] | None = None
         self._free: list[int] = []
         self._mode: str | None = None
+        # An input error met while reading ahead (see _read_ahead), raised in its turn.
+        self._error_ahead: errors.OpError | None = None
 
     # ---- input -------------------------------------------------------------------------
     def _read(self, k: int) -> list[Any]:
@@ -510,12 +515,36 @@ class _ShuffleIterator(base.ElementIterator):
         assert self._it is not None
         if self._columns is None:
             return self._it.next_many(k)
+        if self._error_ahead is not None:
+            # Met while reading ahead: raised when the reads before it have been used up,
+            # where reading one element at a time (TF's fill loop) meets it.
+            error, self._error_ahead = self._error_ahead, None
+            raise error
+        ahead = self._read_ahead(k)
+        if ahead is not None:
+            return ahead
         take = getattr(self._it, "next_columns", None)
         cols = take(k) if take is not None else None
         if cols is None:
             raise errors.InternalError(None, None, "shuffle input stopped handing out columns")
         m = len(cols[0]) if cols else 0
         return self._store(cols, m) if m else []
+
+    def _read_ahead(self, k: int) -> list[int] | None:
+        """_read's rows from an input of file records, read _READ_AHEAD at a time (the
+        records do not depend on when they are read: one call of the input, not one per
+        pick's shortfall); an error among them waits for its turn in _error_ahead. None
+        for other inputs."""
+        it = self._it
+        if not getattr(it, "reads_records_freely", lambda: False)():
+            return None
+        column, error = it.next_records(max(k, _READ_AHEAD))  # type: ignore[union-attr]
+        m = len(column)
+        if error is not None:
+            if not m:
+                raise error
+            self._error_ahead = error
+        return self._store([column], m) if m else []
 
     def _store(self, cols: list[np.ndarray], m: int) -> list[int]:
         assert self._columns is not None
@@ -765,6 +794,7 @@ class _ShuffleIterator(base.ElementIterator):
         self._slices = [[0, 0]]
         self._held = 0
         self._pending, self._p = [], 0
+        self._error_ahead = None
         if self._columns is not None:
             self._columns = [c[:0] for c in self._columns]
             self._free = []

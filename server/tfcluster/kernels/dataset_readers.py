@@ -77,6 +77,16 @@ class _Files(base.Dataset):
 class _FilesIterator(base.ElementIterator):
     reads_ahead_freely = True
 
+    def reads_records_freely(self) -> bool:
+        """Records, whose reading ahead of their consumer changes only when they are read."""
+        return True
+
+    def next_records(self, n: int) -> tuple[np.ndarray, errors.OpError | None]:
+        """Up to n records as one column, and the error met right after them (the records
+        before it are kept); none only at the end."""
+        records, error = self.read_records_ahead(n)
+        return _objects(records), error
+
     def __init__(self, data: _Files) -> None:
         self._data = data
         self._next_file = 0
