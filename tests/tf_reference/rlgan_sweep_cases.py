@@ -26,8 +26,8 @@ def _run(tf, fetches, feed=None):
 
 
 def _fed(tf, feed, value):
-    """A placeholder fed `value` (a float32 array)."""
-    p = tf.placeholder(tf.float32, value.shape)
+    """A placeholder fed `value` (a float32 or float64 array)."""
+    p = tf.placeholder(tf.as_dtype(value.dtype), value.shape)
     feed[p] = value
     return p
 
@@ -91,4 +91,33 @@ def long_row_sums(tf):
     return {"bits": _bits(_run(tf, fetches, feed))}
 
 
-CASES = {f.__name__: f for f in (bias_gradient_sums, long_row_sums, whole_tensor_sums)}
+_HELPERS = ["TanhGrad", "SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad"]
+
+
+def gradient_helper_ops(tf):
+    """TanhGrad, SigmoidGrad, SqrtGrad, RsqrtGrad and ReciprocalGrad (batch norm's rsqrt, a
+    GAN's sigmoid output): Eigen's packet form over all but the last size % packet values,
+    its scalar form (multiplied in another order) over those; 0 where dy is 0 for the sqrt,
+    rsqrt and reciprocal gradients, whatever y is."""
+    tf.reset_default_graph()
+    rs = np.random.RandomState(6)
+    special_y = [0, 0, np.inf, np.nan, 1, 2, 0, np.inf, 0, np.inf, np.nan]
+    special_dy = [0, 1, 0, 0, 0, 0, -0.0, 1, 0, 0, 0]
+    out = {}
+    for dtype, int_type in ((np.float32, np.int32), (np.float64, np.int64)):
+        feed, fetches = {}, []
+        for y, dy in (
+            (rs.uniform(0.05, 3, 1003), rs.randn(1003) * 3),
+            (np.array(special_y), np.array(special_dy)),
+        ):
+            y, dy = _fed(tf, feed, y.astype(dtype)), _fed(tf, feed, dy.astype(dtype))
+            fetches += [getattr(tf.raw_ops, op)(y=y, dy=dy) for op in _HELPERS]
+        values = _run(tf, fetches, feed)
+        out[np.dtype(dtype).name] = [np.asarray(v, dtype).view(int_type).tolist() for v in values]
+    return out
+
+
+CASES = {
+    f.__name__: f
+    for f in (bias_gradient_sums, gradient_helper_ops, long_row_sums, whole_tensor_sums)
+}
