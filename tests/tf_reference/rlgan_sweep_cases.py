@@ -117,7 +117,81 @@ def gradient_helper_ops(tf):
     return out
 
 
+# [rows, depth, columns]: a DQN's layers and their gradients, a policy's, and products at
+# the edges of the shapes MKL-DNN's fused kernels take (depth 256, 65536 multiply-adds).
+_MATMUL_SHAPES = [
+    (32, 3, 20),
+    (32, 20, 11),
+    (20, 32, 11),
+    (32, 11, 20),
+    (2, 4, 2),
+    (64, 30, 2),
+    (8, 179, 27),
+    (31, 51, 16),
+    (16, 256, 16),
+    (128, 4, 128),
+    (2, 256, 128),
+]
+
+
+def small_matmuls(tf):
+    """tf.matmul of small float32 matrices, every transposition: MKL-DNN's sgemm, which TF
+    1.15 hands its contractions to, runs down the contracted dimension one fused
+    multiply-add at a time."""
+    tf.reset_default_graph()
+    rs = np.random.RandomState(7)
+    feed, fetches = {}, []
+    for m, k, n in _MATMUL_SHAPES:
+        a = rs.randn(m, k).astype(np.float32)
+        b = rs.randn(k, n).astype(np.float32)
+        for ta in (False, True):
+            for tb in (False, True):
+                pa = _fed(tf, feed, a.T.copy() if ta else a)
+                pb = _fed(tf, feed, b.T.copy() if tb else b)
+                fetches.append(tf.matmul(pa, pb, transpose_a=ta, transpose_b=tb))
+    return {"bits": _bits(_run(tf, fetches, feed))}
+
+
+def dqn_sgd_steps(tf):
+    """MorvanZhou's Double DQN brain (3 features, 20 units, 11 actions), reduced: two layers
+    written with tf.matmul, the mean
+    squared TD error, plain gradient descent; five learning steps on fixed batches. The costs
+    and weights are TF's to the bit once its products, sums and gradients are. (With the
+    tutorial's RMSProp they are not: TF's ApplyRMSProp multiplies by Eigen's fast rsqrt, the
+    CPU's approximate reciprocal square root refined once, which numpy cannot repeat; Adam's
+    update differs too, left for later.)"""
+    tf.reset_default_graph()
+    rs = np.random.RandomState(8)
+    s = tf.placeholder(tf.float32, [None, 3])
+    q_target = tf.placeholder(tf.float32, [None, 11])
+    w1 = tf.Variable(rs.normal(0, 0.3, (3, 20)).astype(np.float32))
+    b1 = tf.Variable(np.full((1, 20), 0.1, np.float32))
+    w2 = tf.Variable(rs.normal(0, 0.3, (20, 11)).astype(np.float32))
+    b2 = tf.Variable(np.full((1, 11), 0.1, np.float32))
+    q = tf.matmul(tf.nn.relu(tf.matmul(s, w1) + b1), w2) + b2
+    loss = tf.reduce_mean(tf.squared_difference(q_target, q))
+    train = tf.train.GradientDescentOptimizer(0.05).minimize(loss)
+    costs = []
+    with tf.Session(config=tf.ConfigProto(**_CONFIG)) as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(5):
+            feed = {
+                s: rs.randn(32, 3).astype(np.float32),
+                q_target: rs.randn(32, 11).astype(np.float32),
+            }
+            costs.append(sess.run([train, loss], feed)[1])
+        weights = sess.run([w1, b1, w2, b2])
+    return {"costs": _bits(costs), "weights": _bits(weights)}
+
+
 CASES = {
     f.__name__: f
-    for f in (bias_gradient_sums, gradient_helper_ops, long_row_sums, whole_tensor_sums)
+    for f in (
+        bias_gradient_sums,
+        dqn_sgd_steps,
+        gradient_helper_ops,
+        long_row_sums,
+        small_matmuls,
+        whole_tensor_sums,
+    )
 }

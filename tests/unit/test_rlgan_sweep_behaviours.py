@@ -22,3 +22,13 @@ def test_sums_add_up_in_tfs_order(case: str) -> None:
 def test_gradient_helper_ops_multiply_in_eigens_packet_and_scalar_orders() -> None:
     expected = reference.case(AREA, "gradient_helper_ops")
     assert CASES["gradient_helper_ops"](tf) == expected
+
+
+def test_small_matmuls_run_mkldnns_fused_multiply_adds() -> None:
+    expected = reference.case(AREA, "small_matmuls")
+    assert CASES["small_matmuls"](tf) == expected
+
+
+def test_a_dqn_trained_by_gradient_descent_keeps_tfs_bits() -> None:
+    expected = reference.case(AREA, "dqn_sgd_steps")
+    assert CASES["dqn_sgd_steps"](tf) == expected

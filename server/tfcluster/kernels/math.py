@@ -25,6 +25,7 @@ from tfcluster.kernels import (
     _eigen_gemv,
     _eigen_math,
     _eigen_sum,
+    _fma_gemm,
     in_place,
     tensor_lists,
 )
@@ -545,6 +546,8 @@ def matmul(node: Any, xp: Any) -> Compute:
         if xp is np and (a.shape[0] if ta else a.shape[1]) == (b.shape[1] if tb else b.shape[0]):
             # TF's matrix-vector shapes: its summation order (_eigen_gemv), else BLAS below.
             exact = _eigen_gemv.matmul(a, b, ta, tb)
+            if exact is None:  # small general products: MKL-DNN's fused multiply-adds
+                exact = _fma_gemm.matmul(a, b, ta, tb)
             if exact is not None:
                 return (exact,)
         if ta:
