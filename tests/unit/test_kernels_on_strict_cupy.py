@@ -66,6 +66,10 @@ _EIGEN_ROUNDED_ON_CPU = {
     "SelfAdjointEigV2",
     "Svd",
 }
+# Ops whose float CPU values take Eigen's scalar form (another order of the same products) on
+# a tensor's last size % packet values, as TF 1.15's CPU kernels do; a GPU evaluates its own
+# packets: an ulp apart there.
+_EIGEN_TAIL_ON_CPU = {"SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad"}
 
 
 def _exact(dtype: np.dtype[Any]) -> tuple[float, float]:
@@ -80,7 +84,8 @@ def _ulps(dtype: np.dtype[Any]) -> tuple[float, float]:
 
 @pytest.mark.parametrize("op", gpu_ops())
 def test_gpu_kernel_body_runs_on_strict_cupy_and_matches_cpu(op: str, strict_gpu: Any) -> None:
-    check_gpu_matches_cpu(op, _ulps if op in _EIGEN_ROUNDED_ON_CPU else _exact)
+    tolerant = op in _EIGEN_ROUNDED_ON_CPU or op in _EIGEN_TAIL_ON_CPU
+    check_gpu_matches_cpu(op, _ulps if tolerant else _exact)
 
 
 def test_gpu_kernel_errors_on_strict_cupy_are_tf_errors(strict_gpu: Any) -> None:

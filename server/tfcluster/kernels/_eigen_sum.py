@@ -3,18 +3,27 @@
 TF reduces the innermost axis with Eigen's InnerMostDimReducer over AVX packets: eight
 running lane sums over the row's first 8*k values, a tail summed on its own, and the result
 `tail + ((l0+l4) + (l2+l6)) + ((l1+l5) + (l3+l7))`. numpy's pairwise sum adds in another
-order, so a loss printed with nine digits differed in the last ones. A reduction of the whole
-tensor that Eigen splits across threads (from roughly 10^4 values, depending on the machine's
-cores) has no fixed order; those keep numpy's sum.
+order, so a loss printed with nine digits differed in the last ones. A run of more than 1024
+packets is halved (at a packet boundary counted from the tensor's first value) and the
+halves' sums added, down to such leaves. A reduction of the whole tensor is split by Eigen's
+FullReducer into one block per thread its cost model wants (from about 13000 values; at most
+the intra-op pool's size), each block reduced so, the blocks' sums added in order to the sum
+of the values left over; up to WHOLE_SUM_MAX values (numpy's order beyond, for speed).
 """
 
 from __future__ import annotations
 
 import numpy as np
 
+from tfcluster.kernels._eigen_parallel import cost_cycles, wanted_threads
+from tfcluster.runtime import thread_budget
+
 _LANES = 8
-# Whole-tensor sums of up to this many values run on one thread in TF 1.15 (5000 measured).
-SINGLE_THREAD_MAX = 5000
+# Runs of more values than this are halved (Eigen's kLeafSize of 1024 packets).
+_LEAF = _LANES * 1024
+# Whole-tensor sums of more values keep numpy's order: Eigen's costs ~15x numpy's time here
+# (~150 us at this size), where a loss over a big activation would add milliseconds a step.
+WHOLE_SUM_MAX = 1 << 16
 _ZERO = np.float32(0)
 
 
@@ -24,7 +33,23 @@ _BY_COLUMNS_ROW_UP_TO = 64
 
 
 def rows_sum(rows: np.ndarray) -> np.ndarray:
-    """Sum of each row of a 2-D float32 array, in Eigen's order."""
+    """Sum of each row of a 2-D float32 array, in Eigen's order (row r starting at the
+    tensor's value r * n)."""
+    outer, n = rows.shape
+    if n <= _LEAF:
+        return _leaves_sum(rows)
+    # Rows whose starts are congruent modulo a packet share one halving tree.
+    out = np.empty(outer, np.float32)
+    for phase in range(min(_LANES, outer)):
+        picked = slice(phase, outer, _LANES) if n % _LANES else slice(0, outer)
+        out[picked] = _tree_rows(rows[picked], phase * n)
+        if not n % _LANES:
+            break
+    return out
+
+
+def _leaves_sum(rows: np.ndarray) -> np.ndarray:
+    """Sums of rows of at most _LEAF values each, in Eigen's packet order."""
     n = rows.shape[1]
     if n <= _BY_COLUMNS_ROW_UP_TO or rows.size <= _BY_COLUMNS_UP_TO:
         return _rows_sum_by_columns(rows)
@@ -84,6 +109,66 @@ def _rows_sum_by_steps(rows: np.ndarray) -> np.ndarray:
     return tail + packet
 
 
+# A halving tree: a leaf's index, or the two halves (the second None where nothing is left).
+_Tree = int | tuple["_Tree", "_Tree | None"]
+
+
+def _split_tree(first: int, n: int, leaves: list[tuple[int, int]]) -> _Tree:
+    """The halving tree of the run [first, first + n): a leaf's index in `leaves`, or a pair."""
+    if n <= _LEAF:
+        leaves.append((first, n))
+        return len(leaves) - 1
+    split = _LANES * -(-(first + -(-n // 2)) // _LANES)
+    left = min(split - first, n)
+    if left >= n:
+        return (_split_tree(first, left, leaves), None)
+    return (_split_tree(first, left, leaves), _split_tree(split, n - left, leaves))
+
+
+def _tree_rows(rows: np.ndarray, first: int) -> np.ndarray:
+    """InnerMostDimReducer's sums of rows whose first values sit at tensor positions congruent
+    to `first` modulo a packet (so their halving trees are the same)."""
+    leaves: list[tuple[int, int]] = []
+    tree = _split_tree(first, rows.shape[1], leaves)
+    sums = [
+        _leaves_sum(rows[:, start - first : start - first + length]) for start, length in leaves
+    ]
+
+    def total(node: _Tree) -> np.ndarray:
+        if isinstance(node, int):
+            return sums[node]
+        left, right = node
+        acc = _ZERO + total(left)
+        return acc if right is None else acc + total(right)
+
+    return np.asarray(total(tree), np.float32)
+
+
+def _tree_sum(flat: np.ndarray, first: int) -> np.float32:
+    """InnerMostDimReducer's sum of the run `flat`, whose first value is the tensor's value
+    `first` (halves split at packet boundaries counted from the tensor's start)."""
+    return np.float32(_tree_rows(flat.reshape(1, -1), first)[0])
+
+
+# A value's share of a whole-tensor sum in Eigen's cost model: 4 bytes loaded, one addition.
+_CYCLES_PER_VALUE = cost_cycles(4, 0, 1)
+
+
+def whole_sum(flat: np.ndarray, threads: int) -> np.float32:
+    """Eigen's FullReducer over a 1-D float32 array with an intra-op pool of `threads`."""
+    n = flat.size
+    wanted = wanted_threads(n * _CYCLES_PER_VALUE, threads)
+    if wanted == 1:
+        return _tree_sum(flat, 0)
+    block = int(np.floor(np.float32(n) / np.float32(wanted)))
+    blocks = n // block if block > 0 else 0
+    done = blocks * block
+    acc = _tree_sum(flat[done:], done) if done < n else _ZERO
+    for i in range(blocks):
+        acc = acc + _tree_sum(flat[i * block : (i + 1) * block], i * block)
+    return np.float32(acc)
+
+
 def tf_reduction_shape(shape: tuple[int, ...], axis: tuple[int, ...]) -> tuple[list[int], bool]:
     """The shape TF 1.15's ReductionHelper reduces `shape` as, and whether its first dimension
     is a reduced one: leading dimensions of size 1 dropped, every later one of size 1 taking
@@ -120,16 +205,17 @@ def reduces_nothing(shape: tuple[int, ...], axis: tuple[int, ...]) -> bool:
 def trailing_sum(x: np.ndarray, axis: tuple[int, ...], keep: bool) -> np.ndarray | None:
     """Eigen-ordered sum of float32 `x` over `axis` where TF reduces it as the innermost
     dimension (its shape simplified as TF does: [n] whole, or [outer, n]); None where TF's
-    order is not this one (other axes, other dtypes, a whole-tensor sum split across
-    threads)."""
+    order is not this one (other axes, other dtypes)."""
     if not isinstance(x, np.ndarray) or x.dtype != np.float32 or x.size == 0:
         return None
     dims, reduce_first = tf_reduction_shape(x.shape, axis)
     if len(dims) == 1 and reduce_first:
-        if dims[0] > SINGLE_THREAD_MAX:
+        if x.size > WHOLE_SUM_MAX:
             return None
-        rows = np.ascontiguousarray(x).reshape(1, -1)
-    elif len(dims) == 2 and not reduce_first:
+        flat = np.ascontiguousarray(x).reshape(-1)
+        total = whole_sum(flat, thread_budget.current().intra)
+        return np.full(reduced_shape(x.shape, axis, keep), total, np.float32)
+    if len(dims) == 2 and not reduce_first:
         rows = np.ascontiguousarray(x).reshape(dims)
     else:
         return None

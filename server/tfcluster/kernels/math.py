@@ -379,15 +379,59 @@ for _name, _op in {
     kernel(_name)(_plain_factory(_op))
 
 
-# TF's gradient helper ops: (y, dy) -> dx, from the forward op's output y.
-_GRAD_HELPERS: dict[str, XpFn] = {
-    "TanhGrad": lambda xp, y, dy: dy * (1 - y * y),
-    "SigmoidGrad": lambda xp, y, dy: dy * (y * (1 - y)),
-    "SqrtGrad": lambda xp, y, dy: dy * 0.5 / y,
-    "RsqrtGrad": lambda xp, y, dy: dy * (-0.5 * y * y * y),
-    "ReciprocalGrad": lambda xp, y, dy: -dy * y * y,
+# TF's gradient helper ops: (y, dy) -> dx, from the forward op's output y. TF 1.15 evaluates
+# them with Eigen's functors (cwise_ops_gradients.h): a packet form over all but the last
+# size % packet values of the tensor, a scalar form, multiplied in another order, over those.
+# Where dy is 0 the sqrt, rsqrt and reciprocal gradients are 0 (mul_no_nan), even for an
+# infinite or NaN y.
+def _no_nan(xp: Any, a: Any, b: Any) -> Any:
+    """Eigen's mul_no_nan_op: a * b, and 0 where b is 0."""
+    return xp.where(b == 0, xp.zeros((), a.dtype), a * b)
+
+
+def _zero_where_no_gradient(xp: Any, dy: Any, value: Any) -> Any:
+    return xp.where(dy == 0, xp.zeros((), value.dtype), value)
+
+
+# name: (packet form, scalar form)
+_GRAD_HELPERS: dict[str, tuple[XpFn, XpFn]] = {
+    "TanhGrad": (lambda xp, y, dy: dy * (1 - y * y), lambda xp, y, dy: dy * (1 - y * y)),
+    "SigmoidGrad": (lambda xp, y, dy: dy * (y * (1 - y)), lambda xp, y, dy: dy * y * (1 - y)),
+    "SqrtGrad": (
+        lambda xp, y, dy: _no_nan(xp, 0.5 / y, dy),
+        lambda xp, y, dy: _zero_where_no_gradient(xp, dy, (0.5 * dy) / y),
+    ),
+    "RsqrtGrad": (
+        lambda xp, y, dy: _no_nan(xp, -0.5 * (y * y), _no_nan(xp, y, dy)),
+        lambda xp, y, dy: _zero_where_no_gradient(xp, dy, (-0.5 * (dy * y)) * (y * y)),
+    ),
+    # The packet negation is 0 - x (+0 for a zero y), the scalar one flips the sign.
+    "ReciprocalGrad": (
+        lambda xp, y, dy: _no_nan(xp, 0 - y * y, dy),
+        lambda xp, y, dy: _zero_where_no_gradient(xp, dy, -y * y * dy),
+    ),
 }
-for _name, _fn in _GRAD_HELPERS.items():
+# Values per AVX packet on TF 1.15's CPUs.
+_PACKET_VALUES = {np.dtype(np.float32): 8, np.dtype(np.float64): 4}
+
+
+def _packets_and_tail(packet: XpFn, scalar: XpFn) -> Callable[..., Any]:
+    def fn(xp: Any, y: Any, dy: Any) -> Any:
+        out = _resolve(packet, xp)(y, dy)
+        lanes = _PACKET_VALUES.get(getattr(out, "dtype", None)) if xp is np else None
+        if lanes is None or np.shape(y) != np.shape(dy) or out.size % lanes == 0:
+            return out
+        start = out.size - out.size % lanes
+        flat = np.ascontiguousarray(out).reshape(-1)
+        ys, dys = np.asarray(y).reshape(-1)[start:], np.asarray(dy).reshape(-1)[start:]
+        flat[start:] = _resolve(scalar, xp)(ys, dys)
+        return flat.reshape(out.shape)
+
+    return fn
+
+
+for _name, (_packet, _scalar) in _GRAD_HELPERS.items():
+    _fn = _packets_and_tail(_packet, _scalar)
     kernel(_name)(_binary_factory(_fn, _fn))
 
 

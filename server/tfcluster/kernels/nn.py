@@ -10,10 +10,11 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _eigen_math, _eigen_sum
+from tfcluster.kernels import _eigen_math, _eigen_sum, _outer_sums
 from tfcluster.kernels._window import over_batch
 from tfcluster.kernels.common import Compute, host_array, invalid, typed
 from tfcluster.kernels.registry import kernel
+from tfcluster.runtime import thread_budget
 
 SELU_ALPHA = 1.6732632423543772848170429916717
 SELU_SCALE = 1.0507009873554804934193349852946
@@ -274,30 +275,6 @@ def bias_add(node: Any, xp: Any) -> Compute:
     return compute
 
 
-# Rows summed by one product with a vector of ones: float32 accumulates over at most this
-# many rows (as accurate as numpy's pairwise sum), the chunks' sums are added in float64.
-_SUM_CHUNK = 1024
-
-
-def _rows_of(batch_rows: slice, per: int) -> slice:
-    start, stop, _ = batch_rows.indices(1 << 62)
-    return slice(start * per, stop * per)
-
-
-def _column_sums(rows: Any) -> Any:
-    """Float64 sums over the rows of a float numpy matrix (a chunked matrix-vector product)."""
-    n, c = rows.shape
-    full = n // _SUM_CHUNK * _SUM_CHUNK
-    ones = np.ones(_SUM_CHUNK, rows.dtype)
-    total = np.zeros(c, np.float64)
-    if full:
-        chunks = rows[:full].reshape(-1, _SUM_CHUNK, c)
-        total += np.matmul(ones, chunks).sum(axis=0, dtype=np.float64)
-    if full < n:
-        total += rows[full:].sum(axis=0, dtype=np.float64)
-    return total
-
-
 @kernel("BiasAddGrad")
 def bias_add_grad(node: Any, xp: Any) -> Compute:
     fmt = node.attrs.get("data_format", "NHWC")
@@ -309,19 +286,14 @@ def bias_add_grad(node: Any, xp: Any) -> Compute:
             raise invalid(f"Input tensor must be at least 2D: {list(g.shape)}")
         axis = _bias_axis(g.ndim, fmt)
         others = tuple(i for i in range(g.ndim) if i != axis)
+        if xp is np and axis == g.ndim - 1 and g.dtype in (np.float32, np.float64):
+            # TF 1.15's order of additions (its bits), on the CPU.
+            rows = g.reshape(-1, g.shape[-1])
+            return (cast(_outer_sums.outer_dims_sum(rows, thread_budget.current().intra)),)
         if not _split(xp, g) or axis == 0:
             return (cast(xp.sum(g, axis=others)),)
-        if axis == g.ndim - 1:
-            # Channels last: the rows' sums as products with a vector of ones (BLAS, 5x
-            # faster than a reduction over the rows for 32 channels), in float64 per part.
-            rows = g.reshape(-1, g.shape[-1])
-            per = rows.shape[0] // g.shape[0]
-            parts = over_batch(
-                xp, g.shape[0], g.nbytes, lambda r: _column_sums(rows[_rows_of(r, per)])
-            )
-        else:
-            # Sums of parts of the batch, on every core, then added.
-            parts = over_batch(xp, g.shape[0], g.nbytes, lambda r: np.sum(g[r], axis=others))
+        # Channels first (NCHW) on the CPU: sums of parts of the batch, on every core, added.
+        parts = over_batch(xp, g.shape[0], g.nbytes, lambda r: np.sum(g[r], axis=others))
         total = parts[0]
         for part in parts[1:]:
             total = total + part

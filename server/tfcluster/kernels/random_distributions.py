@@ -19,6 +19,7 @@ import numpy as np
 
 from tfcluster.kernels import _philox
 from tfcluster.kernels import _xp_util as u
+from tfcluster.kernels._eigen_parallel import parallel_for_blocks
 from tfcluster.kernels._philox_stream import PhiloxStream
 from tfcluster.kernels.random import _Generator
 from tfcluster.kernels.registry import kernel
@@ -74,36 +75,6 @@ def sample_categorical(logits: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     return np.minimum(out, classes - 1)
 
 
-def _row_blocks(rows: int, cost_per_row: int, threads: int) -> list[tuple[int, int]]:
-    """How TF 1.15's Shard splits the rows over its intra-op pool (ThreadPool::ParallelFor,
-    Eigen's cost model): the blocks of rows each drawn from a stream of its own."""
-    if rows <= 1 or threads <= 1:
-        return [(0, rows)]
-    total_cost = rows * float(cost_per_row)
-    wanted = int(min(float(threads), max(1.0, (total_cost - 100000) / 100000 + 0.9)))
-    if wanted <= 1:
-        return [(0, rows)]
-    # Eigen's CalculateParallelForBlock: a task of ~40000 cycles, at most 4 blocks per thread,
-    # then coarser blocks while that keeps the threads as busy.
-    task = cost_per_row / 40000.0
-    block = int(min(rows, max(-(-rows // (4 * threads)), 1.0 / task if task else rows)))
-    max_block = min(rows, 2 * block)
-    count = -(-rows // block)
-    best = count / (-(-count // threads) * threads)
-    prev = count
-    while best < 1.0 and prev > 1:
-        coarser = -(-rows // (prev - 1))
-        if coarser > max_block:
-            break
-        coarser_count = -(-rows // coarser)
-        prev = coarser_count
-        efficiency = coarser_count / (-(-coarser_count // threads) * threads)
-        if efficiency + 0.01 >= best:
-            block, count = coarser, coarser_count
-            best = max(best, efficiency)
-    return [(i, min(i + block, rows)) for i in range(0, rows, block)]
-
-
 def _stateful_categorical(logits: np.ndarray, n: int, start: _philox.Start) -> np.ndarray:
     """TF 1.15's CPU Multinomial: per row, an unnormalised running cdf over the finite logits
     (in double, after subtracting the largest finite logit) and upper_bound(RandDouble() *
@@ -113,7 +84,7 @@ def _stateful_categorical(logits: np.ndarray, n: int, start: _philox.Start) -> n
     out = np.empty((batch, n), dtype=np.int64)
     cost = int(50 * (n * math.log(classes) / math.log(2) + classes)) if classes else 0
     # TF's intra-op pool: the session's intra_op_parallelism_threads or the CPUs it may use.
-    for first, limit in _row_blocks(batch, cost, thread_budget.current().intra):
+    for first, limit in parallel_for_blocks(batch, cost, thread_budget.current().intra):
         skip = first * (n + 3) // 4
         stream = PhiloxStream(_philox.Start(start.key, start.base, start.first + skip))
         for b in range(first, limit):
