@@ -55,4 +55,28 @@ def collections_export(tf):
     return {"kept": kept, "warnings": sorted(m for m in handler.messages if "serializing" in m)}
 
 
-CASES = {"collections_export": collections_export}
+def variable_trainable_given_positionally(tf):
+    """`tf.Variable(initial, "filter_bias")` (WaveNet's bias variables) passes the name as
+    `trainable`: TF keeps that value, makes the variable trainable, and its VariableDef cannot
+    be written, so a MetaGraph leaves out both variable collections."""
+    tf.reset_default_graph()
+    v = tf.Variable([0.0, 1.0], "filter_bias")
+    tf.Variable(2.0, name="w")
+    out = {
+        "trainable": v.trainable,
+        "name": v.name,
+        "trainable_variables": [x.name for x in tf.trainable_variables()],
+        "collections": sorted(tf.train.export_meta_graph().collection_def.keys()),
+    }
+    try:
+        v.to_proto()
+        out["to_proto"] = "ok"
+    except Exception as e:
+        out["to_proto"] = type(e).__name__
+    return out
+
+
+CASES = {
+    "collections_export": collections_export,
+    "variable_trainable_given_positionally": variable_trainable_given_positionally,
+}

@@ -1,6 +1,7 @@
 """Behaviours of public TF1 programs (WaveNet, pix2pix) against TF 1.15's recorded answers
 (tests/tf_reference/record_misc_sweep.py): the collections a MetaGraph keeps and the
-warning for the ones it leaves out; tensorflow.python.client.timeline."""
+warning for the ones it leaves out; a trainable given positionally;
+tensorflow.python.client.timeline."""
 
 from __future__ import annotations
 
@@ -43,3 +44,9 @@ def test_tensorflow_python_client_timeline_draws_a_traced_step() -> None:
     trace = json.loads(timeline.Timeline(meta.step_stats).generate_chrome_trace_format(True))
     names = {e["args"].get("name") for e in trace["traceEvents"] if e.get("ph") == "X"}
     assert "total" in names
+
+
+def test_variable_keeps_a_trainable_given_positionally_and_its_collections_drop_as_tfs() -> None:
+    # WaveNet: tf.Variable(initializer(shape=shape), name) passes the name as `trainable`.
+    expected = reference.case(AREA, "variable_trainable_given_positionally")
+    assert CASES["variable_trainable_given_positionally"](tf) == expected
