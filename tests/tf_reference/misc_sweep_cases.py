@@ -76,7 +76,32 @@ def variable_trainable_given_positionally(tf):
     return out
 
 
+def reshape_to_packed_sizes(tf):
+    """GraphSAGE's sampler: reshape(ids, [support_size * batch_size]) with a placeholder of
+    unknown shape gives a known rank, so the transposes after the lookup build a constant
+    perm (and the op count, hence later op seeds, follows); a transpose of unknown rank."""
+    tf.reset_default_graph()
+    bs = tf.placeholder(tf.int32, name="bs")
+    node = tf.placeholder(tf.int32, shape=None, name="node")
+    adj = tf.Variable(tf.placeholder(tf.int32, shape=(61, 6)), trainable=False, name="adj")
+    ids = tf.reshape(node, [3 * bs])
+    shapes = {
+        "flat": ids.shape.as_list(),
+        "two": tf.reshape(node, [bs, 2]).shape.as_list(),
+        "lookup": tf.nn.embedding_lookup(adj, ids).shape.as_list(),
+    }
+    graph = tf.get_default_graph()
+    before = len(graph.get_operations())
+    with tf.name_scope("known"):
+        tf.transpose(tf.random_shuffle(tf.transpose(tf.nn.embedding_lookup(adj, ids))))
+    with tf.name_scope("unknown"):
+        tf.transpose(tf.nn.embedding_lookup(adj, node))
+    ops = [[o.name, o.type] for o in graph.get_operations()[before:]]
+    return {"shapes": shapes, "ops": ops}
+
+
 CASES = {
     "collections_export": collections_export,
     "variable_trainable_given_positionally": variable_trainable_given_positionally,
+    "reshape_to_packed_sizes": reshape_to_packed_sizes,
 }

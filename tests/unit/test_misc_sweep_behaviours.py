@@ -50,3 +50,12 @@ def test_variable_keeps_a_trainable_given_positionally_and_its_collections_drop_
     # WaveNet: tf.Variable(initializer(shape=shape), name) passes the name as `trainable`.
     expected = reference.case(AREA, "variable_trainable_given_positionally")
     assert CASES["variable_trainable_given_positionally"](tf) == expected
+
+
+def test_reshape_to_packed_sizes_keeps_the_rank_and_transpose_builds_tfs_ops() -> None:
+    # GraphSAGE: reshape(ids, [support_size * batch_size]) of a shapeless placeholder is (?,);
+    # the transposes after the lookup then take a constant perm, as TF's (op seeds follow).
+    expected = reference.case(AREA, "reshape_to_packed_sizes")
+    actual = CASES["reshape_to_packed_sizes"](tf)
+    assert actual["shapes"] == expected["shapes"]
+    assert actual["ops"] == expected["ops"]
