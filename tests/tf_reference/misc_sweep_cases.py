@@ -100,8 +100,44 @@ def reshape_to_packed_sizes(tf):
     return {"shapes": shapes, "ops": ops}
 
 
+def fixed_unigram_draws(tf):
+    """tf.nn.fixed_unigram_candidate_sampler's draws for a graph seed (GraphSAGE's negative
+    samples): TF's alias table over the distorted weights, read from its Philox stream; with
+    and without unique, reserved ids, shards, and two steps each."""
+    tf.reset_default_graph()
+    tf.set_random_seed(123)
+    labels = tf.constant([[1], [2], [3], [4]], tf.int64)
+    unigrams = [3.0, 1.0, 2.0, 5.0, 1.0, 1.0, 2.0, 4.0, 0.5, 7.0, 1.0, 3.0]
+    samplers = {
+        "plain": tf.nn.fixed_unigram_candidate_sampler(
+            labels, 1, 10, False, 12, distortion=0.75, unigrams=unigrams
+        ),
+        "unique": tf.nn.fixed_unigram_candidate_sampler(
+            labels, 1, 6, True, 12, distortion=0.75, unigrams=unigrams
+        ),
+        "reserved_shard": tf.nn.fixed_unigram_candidate_sampler(
+            labels, 1, 8, False, 7, num_reserved_ids=2, num_shards=2, shard=1, unigrams=unigrams
+        ),
+        "op_seed": tf.nn.fixed_unigram_candidate_sampler(
+            labels, 1, 12, False, 12, unigrams=unigrams, seed=7
+        ),
+    }
+    out = {}
+    with tf.Session() as sess:
+        for step in range(2):
+            for name, sampler in samplers.items():
+                sampled, true_count, sampled_count = sess.run(sampler)
+                out[f"{name}_{step}"] = [
+                    sampled.tolist(),
+                    true_count.ravel().tolist(),
+                    sampled_count.tolist(),
+                ]
+    return out
+
+
 CASES = {
     "collections_export": collections_export,
     "variable_trainable_given_positionally": variable_trainable_given_positionally,
     "reshape_to_packed_sizes": reshape_to_packed_sizes,
+    "fixed_unigram_draws": fixed_unigram_draws,
 }

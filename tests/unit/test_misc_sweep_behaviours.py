@@ -8,6 +8,7 @@ from __future__ import annotations
 import importlib
 import json
 
+import numpy as np
 import tfcluster as tf
 from tf_reference import reference
 from tf_reference.misc_sweep_cases import CASES
@@ -59,3 +60,15 @@ def test_reshape_to_packed_sizes_keeps_the_rank_and_transpose_builds_tfs_ops() -
     actual = CASES["reshape_to_packed_sizes"](tf)
     assert actual["shapes"] == expected["shapes"]
     assert actual["ops"] == expected["ops"]
+
+
+def test_fixed_unigram_candidate_sampler_draws_as_tf_for_a_seed() -> None:
+    # GraphSAGE's negative samples: TF's alias table read from its Philox stream.
+    expected = reference.case(AREA, "fixed_unigram_draws")
+    actual = CASES["fixed_unigram_draws"](tf)
+    assert sorted(actual) == sorted(expected)
+    for key, (sampled, true_count, sampled_count) in expected.items():
+        got = actual[key]
+        assert got[0] == sampled, key
+        np.testing.assert_allclose(got[1], true_count, rtol=1e-6, err_msg=key)
+        np.testing.assert_allclose(got[2], sampled_count, rtol=1e-6, err_msg=key)
