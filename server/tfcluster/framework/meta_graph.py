@@ -10,6 +10,7 @@ rebuilt over the imported nodes.
 from __future__ import annotations
 
 import copy
+import logging
 import os
 import re
 from collections.abc import Callable, Iterable, Sequence
@@ -173,16 +174,24 @@ def _extraneous_saver_nodes(graph_def: Any, saver_def: Any) -> set[str]:
     return {n.name for n in graph_def.node if any(n.name.startswith(s) for s in extraneous)}
 
 
+_log = logging.getLogger("tensorflow")
+_UNSUPPORTED_COLLECTION = (
+    "Type is unsupported, or the types of the items don't match field type in CollectionDef."
+    " Note this is a warning and probably safe to ignore."
+)
+
+
 def _kind(item: Any) -> str:
     if isinstance(item, (str, bytes)):
         return "bytes_list"
     if isinstance(item, any_pb2.Any):
         return "any_list"
-    if isinstance(item, bool) or not isinstance(item, (int, float)):
-        if hasattr(item, "name"):
-            return "node_list"
-        raise TypeError(f"cannot serialise a {type(item).__name__}")
-    return "int64_list" if isinstance(item, int) else "float_list"
+    if isinstance(item, int):  # bools too: True is stored as 1, as TF does
+        return "int64_list"
+    if isinstance(item, float):
+        return "float_list"
+    # Anything else is taken for a graph element; one without a name fails on export.
+    return "node_list"
 
 
 def add_collection_def(
@@ -222,10 +231,16 @@ def add_collection_def(
         elif kind == "any_list":
             for x in items:
                 col_def.any_list.value.add().CopyFrom(x)
+        elif kind == "int64_list":
+            # Older protobufs (TF 1.15's) take bools as integers; this one refuses them.
+            col_def.int64_list.value.extend(int(x) if isinstance(x, bool) else x for x in items)
         else:
             getattr(col_def, kind).value.extend(items)
-    except Exception:
-        # TF logs "Issue encountered when serializing" and leaves the collection out.
+    except Exception as e:
+        # As TF, the collection is left out with a warning (programs put anything in them).
+        _log.warning(
+            "Issue encountered when serializing %s.\n%s\n%s", key, _UNSUPPORTED_COLLECTION, e
+        )
         del meta_graph_def.collection_def[key]
 
 

@@ -16,6 +16,8 @@ import threading
 import numpy as np
 
 from tfcluster.framework import errors
+from tfcluster.kernels._philox import uint32_to_float
+from tfcluster.kernels._philox_stream import PhiloxStream
 
 _INT32_MAX = 2**31 - 1
 _F32 = np.float32
@@ -150,8 +152,15 @@ class FixedUnigramSampler(RangeSampler):
         # TF sums the weights one by one in float32.
         self._total = np.cumsum(values, dtype=_F32)[-1] if values.size else _F32(0.0)
         self._cumulative = np.cumsum(values.astype(np.float64))
+        self._prob, self._alt = _alias_table(values)
 
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
+        if isinstance(rng, PhiloxStream):
+            # TF's DistributionSampler::Sample: RandFloat(), then Uniform(n) picks a bucket.
+            w = rng.words(2 * n).reshape(n, 2)
+            r = uint32_to_float(w[:, 0])
+            idx = (w[:, 1] % np.uint32(self._prob.size)).astype(np.int64)
+            return np.where(r < self._prob[idx], idx, self._alt[idx]).astype(np.int64)
         top = self._cumulative[-1]
         picks = rng.random(n) * top
         out = np.searchsorted(self._cumulative, picks, side="right")
@@ -184,6 +193,29 @@ def _expected_counts(p: np.ndarray, batch_size: int, num_tries: int) -> np.ndarr
     # them than numpy's float32 functions (which are often one ulp off).
     log_q = np.log1p(-p.astype(np.float64)).astype(_F32)
     return (-np.expm1((_F32(num_tries) * log_q).astype(np.float64))).astype(_F32)
+
+
+def _alias_table(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
+    """TF's DistributionSampler (Walker's alias method): per bucket, the float32 probability of
+    keeping it and the id taken otherwise, paired from the back of the low/high lists."""
+    n = int(weights.size)
+    total = 0.0
+    for w in weights:
+        total += float(w)  # a double sum, as TF's
+    pr = [float(w) * n / total for w in weights] if total > 0 else [0.0] * n
+    alt = [-1] * n
+    low = [i for i in range(n) if pr[i] < 1.0]
+    high = [i for i in range(n) if pr[i] >= 1.0]
+    while high and low:
+        lo, hi = low.pop(), high.pop()
+        alt[lo] = hi
+        pr[hi] = pr[hi] - (1.0 - pr[lo])
+        (low if pr[hi] < 1.0 else high).append(hi)
+    prob = np.asarray(pr, dtype=_F32)
+    for i in high + low:  # left over by rounding: certain, and their own alternative
+        prob[i] = _F32(1.0)
+        alt[i] = i
+    return prob, np.asarray(alt, dtype=np.int64)
 
 
 def _unique_draws(

@@ -18,9 +18,9 @@ from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.lib.io import gfile
 
 _FLT_MAX = np.finfo(np.float32).max
-# Samplers whose draws follow TF's Philox stream value for value (the unigram ones draw from
-# numpy's generator: their alias tables are not TF's).
-_TF_STREAM_SAMPLERS = (rs.UniformSampler, rs.LogUniformSampler)
+# Samplers whose draws follow TF's Philox stream value for value (the learned unigram one
+# draws from numpy's generator: its table changes with every update).
+_TF_STREAM_SAMPLERS = (rs.UniformSampler, rs.LogUniformSampler, rs.FixedUnigramSampler)
 
 
 def _true_classes(value: Any, num_true: int, range_: int) -> np.ndarray:

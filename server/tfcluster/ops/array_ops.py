@@ -95,7 +95,9 @@ def _partial_values(t: Tensor) -> list[int | None] | None:
     if op.type in ("Shape", "ShapeN"):  # TF's shape refiner reads both (ConstantPartialShape)
         shape = op.inputs[t.value_index].shape
         return None if shape.ndims is None else shape.as_list()
-    if op.type == "Pack" and all(i.shape.ndims == 0 for i in op.inputs):
+    # Entries of unknown rank count as scalars (TF's ConstantPartialShape reads a Pack's
+    # inputs one by one): reshape(x, [3 * batch_size]) with a shapeless placeholder is (?,).
+    if op.type == "Pack" and all(i.shape.ndims in (None, 0) for i in op.inputs):
         return [_scalar_value(i) for i in op.inputs]
     if op.type == "ConcatV2":
         parts = [_partial_values(i) for i in op.inputs[:-1]]
@@ -576,10 +578,9 @@ def transpose(
             else:
                 from tfcluster.ops import math_ops
 
+                # TF's names: (rank - 1) - gen_math_ops._range(0, rank, 1): sub, Range, sub_1.
                 dyn_rank = rank(x)
-                perm = math_ops.subtract(
-                    math_ops.subtract(dyn_rank, 1), math_ops.range(0, dyn_rank, 1)
-                )
+                perm = (dyn_rank - 1) - math_ops.range(0, dyn_rank, 1, name="Range")
         p = _int_tensor(perm, "perm")
         attrs = {"T": x.dtype.base_dtype, "Tperm": p.dtype.base_dtype}
         return _output("Transpose", [x, p], attrs, scope)

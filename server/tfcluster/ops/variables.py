@@ -64,8 +64,8 @@ class VariableAggregation(enum.Enum):
 
 
 def validate_synchronization_aggregation_trainable(
-    synchronization: Any, aggregation: Any, trainable: bool | None, name: Any
-) -> tuple[VariableSynchronization, VariableAggregation, bool]:
+    synchronization: Any, aggregation: Any, trainable: Any, name: Any
+) -> tuple[VariableSynchronization, VariableAggregation, Any]:
     """TF's checks and defaults: trainable defaults to True unless synchronization is ON_READ."""
     if aggregation is None:
         aggregation = VariableAggregation.NONE
@@ -87,7 +87,9 @@ def validate_synchronization_aggregation_trainable(
             ) from None
     if trainable is None:
         trainable = synchronization != VariableSynchronization.ON_READ
-    return synchronization, aggregation, bool(trainable)
+    # The value as given, as TF keeps it: `tf.Variable(init, 'name')` passes the name as
+    # `trainable` (truthy), which then fails to serialise in a VariableDef as TF's does.
+    return synchronization, aggregation, trainable
 
 
 class _VariableMeta(type):
