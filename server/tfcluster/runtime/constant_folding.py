@@ -103,7 +103,7 @@ def fold_constants(
     values: dict[str, np.ndarray] = {}
     folded: dict[str, Node] = {}
     needed_set = set(needed)
-    for name in _inputs_first(nodes, needed):
+    for name in inputs_first(nodes, needed):
         node = nodes[name]
         if node.control_inputs or name in fed_nodes:
             continue
@@ -191,7 +191,7 @@ def fold_function_body(nodes: Sequence[Node], arg_shapes: Mapping[str, TensorSha
     by_name = {n.name: n for n in nodes}
     values: dict[str, np.ndarray] = {}
     out: list[Node] = []
-    for node in _inputs_first(by_name, [n.name for n in nodes]):
+    for node in inputs_first(by_name, [n.name for n in nodes]):
         n = by_name[node]
         value: np.ndarray | None = None
         if n.control_inputs:
@@ -235,7 +235,7 @@ def _static_shape_value(node: Node, shape: TensorShape) -> np.ndarray | None:
     return np.asarray(math.prod(dims), np_type)
 
 
-def _inputs_first(nodes: Mapping[str, Node], needed: Sequence[str]) -> list[str]:
+def inputs_first(nodes: Mapping[str, Node], needed: Sequence[str]) -> list[str]:
     """The needed nodes, each after the needed nodes it reads (iterative DFS)."""
     wanted = set(needed)
     order: list[str] = []

@@ -33,7 +33,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes, op_def_registry
-from tfcluster.runtime.constant_folding import FOLDABLE_OPS, MAX_FOLDED_BYTES
+from tfcluster.runtime.constant_folding import FOLDABLE_OPS, MAX_FOLDED_BYTES, inputs_first
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 
 # Argument shape sets a body is specialized for; calls with still others run it as it is.
@@ -112,7 +112,8 @@ def _settle(nodes: Sequence[Node], feeds: Sequence[str], shaped: Sequence[bool])
     def value_of(src: str, idx: int) -> _Support | None:
         return None if f"{src}:{idx}" in feed_at else values.get(src)
 
-    for name in _inputs_first(by_name, feed_at):
+    # (an edge from a fed argument's node orders nothing wrong: a body has no cycles)
+    for name in inputs_first(by_name, list(by_name)):
         n = by_name[name]
         op_def = op_def_registry.lookup(n.op)
         if op_def is None or op_def.stateful or op_def.ref_outputs:
@@ -142,27 +143,6 @@ def _settle(nodes: Sequence[Node], feeds: Sequence[str], shaped: Sequence[bool])
             if known:
                 shapes[name] = frozenset().union(*known)  # type: ignore[arg-type]
     return _Settled(shapes, values)
-
-
-def _inputs_first(by_name: dict[str, Node], fed: dict[str, int]) -> list[str]:
-    """Node names, each after the nodes it reads (a function body has no cycles)."""
-    order: list[str] = []
-    done: set[str] = set()
-    for root in by_name:
-        stack = [(root, False)]
-        while stack:
-            name, expanded = stack.pop()
-            if name in done:
-                continue
-            if expanded:
-                done.add(name)
-                order.append(name)
-                continue
-            stack.append((name, True))
-            for src, idx in by_name[name].inputs:
-                if src in by_name and src not in done and f"{src}:{idx}" not in fed:
-                    stack.append((src, False))
-    return order
 
 
 @dataclasses.dataclass
