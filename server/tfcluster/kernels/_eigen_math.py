@@ -66,7 +66,8 @@ def _libm(fn: Fn) -> Fn:
 
 
 _EXPF = _libm(_libm_float.expf)
-_LOGF = _libm(_libm_float.logf)
+# Every logf value glibc may round otherwise (the few tail values of a tensor, a sum per row).
+_LOGF = _libm(lambda v: _libm_float.logf(v, near_halfway=0.1))
 _LOG1PF = _libm(_libm_float.log1pf)
 
 
