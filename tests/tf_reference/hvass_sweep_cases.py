@@ -132,9 +132,44 @@ def compute_gradient_error_type(tf):
     return {"type": type(error).__name__, "value": np.asarray(error)}
 
 
+def _kinds(value):
+    if isinstance(value, (list, tuple)):
+        return [type(value).__name__, [type(v).__name__ for v in value]]
+    return [type(value).__name__]
+
+
+def while_loop_result_structure(tf):
+    """The structure tf.while_loop returns (a notebook prints sess.run of it): TF 1.15 packs
+    the loop's exits as the body's result, a tuple from `return a, b` for list loop_vars."""
+    tf.reset_default_graph()
+    a, b = tf.constant(0), tf.constant(1)
+
+    def cond(x, y):
+        return y < 5
+
+    loops = {
+        "list_vars_tuple_body": tf.while_loop(cond, lambda x, y: (x + y, y + 1), [a, b]),
+        "tuple_vars_list_body": tf.while_loop(cond, lambda x, y: [x + y, y + 1], (a, b)),
+        "list_vars_list_body": tf.while_loop(cond, lambda x, y: [x + y, y + 1], [a, b]),
+        "one_var": tf.while_loop(lambda x: x < 5, lambda x: [x + 1], [a]),
+        "one_var_same_structure": tf.while_loop(
+            lambda x: x < 5, lambda x: (x + 1,), [a], return_same_structure=True
+        ),
+        "one_var_tensor_same_structure": tf.while_loop(
+            lambda x: x < 5, lambda x: x + 1, (a,), return_same_structure=True
+        ),
+    }
+    out = {name: _kinds(value) for name, value in loops.items()}
+    with tf.Session() as sess:
+        ran = sess.run(loops["list_vars_tuple_body"])
+    out["session_run"] = [type(ran).__name__, [int(v) for v in ran]]
+    return out
+
+
 CASES = {
     "eigen_scalar_path_glibc": eigen_scalar_path_glibc,
     "entropy_adam_training": entropy_adam_training,
     "python_ops_on_graph_tensors": python_ops_on_graph_tensors,
     "compute_gradient_error_type": compute_gradient_error_type,
+    "while_loop_result_structure": while_loop_result_structure,
 }

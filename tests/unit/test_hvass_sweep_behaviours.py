@@ -1,7 +1,8 @@
 """Behaviours of public TF1 tutorials against TF 1.15's recorded answers
 (tests/tf_reference/record_hvass_sweep.py): Eigen's scalar path through glibc's expf, logf and
 log1pf bit for bit (softmax, cross entropies, and a training whose result is their rounding),
-bool() and iteration of graph tensors and variables, compute_gradient_error's float64."""
+bool() and iteration of graph tensors and variables, compute_gradient_error's float64,
+the structure tf.while_loop returns."""
 
 from __future__ import annotations
 
@@ -61,3 +62,8 @@ def test_compute_gradient_error_is_float64_as_tf() -> None:
     got = CASES["compute_gradient_error_type"](tf)
     assert got["type"] == want["type"] == "float64"
     np.testing.assert_allclose(got["value"], want["value"], rtol=1e-6)
+
+
+def test_while_loop_returns_the_structure_of_its_body_as_tf() -> None:
+    want = reference.case(AREA, "while_loop_result_structure")
+    assert CASES["while_loop_result_structure"](tf) == want
