@@ -166,10 +166,16 @@ def while_loop_result_structure(tf):
     return out
 
 
+def keras_version(tf):
+    """tf.keras.__version__, which a Keras tutorial prints first."""
+    return {"version": tf.keras.__version__}
+
+
 CASES = {
     "eigen_scalar_path_glibc": eigen_scalar_path_glibc,
     "entropy_adam_training": entropy_adam_training,
     "python_ops_on_graph_tensors": python_ops_on_graph_tensors,
     "compute_gradient_error_type": compute_gradient_error_type,
     "while_loop_result_structure": while_loop_result_structure,
+    "keras_version": keras_version,
 }

@@ -67,3 +67,7 @@ def test_compute_gradient_error_is_float64_as_tf() -> None:
 def test_while_loop_returns_the_structure_of_its_body_as_tf() -> None:
     want = reference.case(AREA, "while_loop_result_structure")
     assert CASES["while_loop_result_structure"](tf) == want
+
+
+def test_keras_version_is_the_one_tf_bundles() -> None:
+    assert CASES["keras_version"](tf) == reference.case(AREA, "keras_version")
