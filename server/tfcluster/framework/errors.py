@@ -26,6 +26,20 @@ DATA_LOSS = 15
 UNAUTHENTICATED = 16
 
 
+class OperatorNotAllowedInGraphError(TypeError):
+    """A Python operation a graph tensor cannot do (bool(), iteration): TF 1.15's class, a
+    TypeError, outside the public tf.errors of its v1 API."""
+
+
+def disallowed_in_graph(task: str) -> OperatorNotAllowedInGraphError:
+    """TF 1.15's error for `task` on a graph tensor outside autograph (Tensor's
+    _disallow_in_graph_mode)."""
+    return OperatorNotAllowedInGraphError(
+        f"{task} is not allowed in Graph execution. Use Eager execution or decorate this "
+        "function with @tf.function."
+    )
+
+
 class OpError(Exception):
     """The base class of runtime errors; carries the failing node and a status code."""
 

@@ -9,7 +9,14 @@ import threading
 from collections.abc import Callable, Iterator, Sequence
 from typing import TYPE_CHECKING, Any
 
-from tfcluster.framework import device_spec, dtypes, op_def_protos, op_def_registry, op_traceback
+from tfcluster.framework import (
+    device_spec,
+    dtypes,
+    errors,
+    op_def_protos,
+    op_def_registry,
+    op_traceback,
+)
 from tfcluster.framework.default_session import session_for
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.protos import op_def_pb2
@@ -172,14 +179,12 @@ class Tensor:
         return self is other
 
     def __bool__(self) -> bool:
-        raise TypeError(
-            "Using a `tf.Tensor` as a Python `bool` is not allowed. Use `if t is not None:` "
-            "instead of `if t:` or use TensorFlow ops such as tf.cond to execute subgraphs "
-            "conditioned on the value of a tensor."
-        )
+        raise errors.disallowed_in_graph("using a `tf.Tensor` as a Python `bool`")
 
     def __iter__(self) -> Iterator[Tensor]:
-        raise TypeError("Tensor objects are only iterable when eager execution is enabled.")
+        # A generator, as TF 1.15's: iter(t) succeeds and the first next() raises.
+        raise errors.disallowed_in_graph("iterating over `tf.Tensor`")
+        yield  # pragma: no cover  (makes this a generator function)
 
     def __len__(self) -> int:
         raise TypeError(

@@ -3,8 +3,9 @@ them (softplus, elu, selu, softmax, the softmax cross entropies).
 
 TF 1.15's wheel evaluates elementwise ops with Eigen over AVX packets of eight floats, built
 without FMA: exp and log are Cephes polynomials (Eigen's pexp_float / plog_float). A tensor's
-last `size % 8` values take the scalar path: std::exp / std::log (libm, correctly rounded but
-for rare cases: computed here in float64 and rounded). numpy's own functions round differently
+last `size % 8` values take the scalar path: std::exp / std::log / std::log1p, glibc's expf,
+logf and log1pf (not correctly rounded: _libm_float computes them in float64 and asks glibc
+where its answer may round the other way). numpy's own functions round differently
 in the last bit or two, which RL programs printing rewards with many digits (a softplus scale,
 a softmax policy) and sampling programs (a nucleus threshold on cumulative probabilities)
 showed after a few steps. Each function here repeats Eigen's float32 operations one by one
@@ -24,7 +25,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _eigen_sum
+from tfcluster.kernels import _eigen_sum, _libm_float
 from tfcluster.runtime import float_errors
 
 _PACKET = 8
@@ -60,7 +61,14 @@ def packets_then_tail(x: np.ndarray, packet: Fn, scalar: Fn) -> np.ndarray:
 
 
 def _libm(fn: Fn) -> Fn:
-    return lambda v: fn(v.astype(np.float64)).astype(_F)
+    """glibc's float function on a float32 array (a copy: `v` may be a view)."""
+    return lambda v: fn(np.ascontiguousarray(v, dtype=_F))
+
+
+_EXPF = _libm(_libm_float.expf)
+# Every logf value glibc may round otherwise (the few tail values of a tensor, a sum per row).
+_LOGF = _libm(lambda v: _libm_float.logf(v, near_halfway=0.1))
+_LOG1PF = _libm(_libm_float.log1pf)
 
 
 # ---- exp (pexp_float) ------------------------------------------------------------------------
@@ -131,7 +139,7 @@ def _exp_tail(flat: np.ndarray, out: np.ndarray) -> np.ndarray:
     Inputs are not flushed first: a subnormal's exp is 1 on either path, as zero's is."""
     tail = flat.size - flat.size % _PACKET
     if tail < flat.size:
-        out[tail:] = _libm(np.exp)(flat[tail:])
+        out[tail:] = _EXPF(flat[tail:])
     return out
 
 
@@ -196,7 +204,7 @@ def _log_packet(a: np.ndarray) -> np.ndarray:
 
 
 def log(x: np.ndarray) -> np.ndarray:
-    return packets_then_tail(x, _log_packet, _libm(np.log))
+    return packets_then_tail(x, _log_packet, _LOGF)
 
 
 # ---- log1p (generic_plog1p: Kahan's formula over plog) ---------------------------------------
@@ -211,7 +219,7 @@ def _log1p_packet(a: np.ndarray) -> np.ndarray:
 
 
 def log1p(x: np.ndarray) -> np.ndarray:
-    return packets_then_tail(x, _log1p_packet, _libm(np.log1p))
+    return packets_then_tail(x, _log1p_packet, _LOG1PF)
 
 
 # ---- activations built from them, as TF 1.15's functors write them -----------------------------
@@ -287,6 +295,19 @@ def softmax(rows: np.ndarray) -> np.ndarray:
     return _quietly(_softmax, rows)  # type: ignore[no-any-return]
 
 
+def _log_softmax(rows: np.ndarray) -> np.ndarray:
+    shifted = _shifted(rows)
+    in_sums, _ = _exps(shifted, _may_give_subnormals(shifted))
+    return flush(np.subtract(shifted, log(_eigen_sum.rows_sum(in_sums))[:, None], out=shifted))
+
+
+def log_softmax(rows: np.ndarray) -> np.ndarray:
+    """Log-softmax of each row of a 2-D float32 array, as TF 1.15's LogSoftmax: the shifted
+    logits minus the log of each row's sum of exps (the exps as the row sums read them, the
+    sums in Eigen's order, their log over the vector of sums: packets, then the scalar tail)."""
+    return _quietly(_log_softmax, rows)  # type: ignore[no-any-return]
+
+
 def _exps(shifted: np.ndarray, small: bool) -> tuple[np.ndarray, np.ndarray]:
     """exp(shifted) twice, as TF's kernel reads it: inside the row sums (Eigen's inner-most
     reducer reads each row's first 8k values by packets, the rest by the scalar path) and
@@ -300,7 +321,7 @@ def _exps(shifted: np.ndarray, small: bool) -> tuple[np.ndarray, np.ndarray]:
     k = cols - cols % _PACKET
     if k < cols:
         in_sums = in_sums.copy()
-        in_sums[:, k:] = _libm(np.exp)(shifted[:, k:])
+        in_sums[:, k:] = _EXPF(shifted[:, k:])
     _exp_tail(flat, packets)
     if small:
         flush(in_sums)
@@ -338,7 +359,7 @@ def softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np
 def _sparse_softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     shifted, e, sums, small = _shifted_and_sums(logits)
     rows = np.arange(logits.shape[0])
-    loss = _libm(np.log)(sums)
+    loss = _LOGF(sums)
     loss -= shifted[rows, labels]
     backprop = np.divide(e, sums[:, None], out=e)
     if small:

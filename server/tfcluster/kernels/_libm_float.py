@@ -1,15 +1,17 @@
-"""glibc's float logf and sincosf, as TensorFlow's CPU kernels get them, vectorised.
+"""glibc's float expf, logf, log1pf, sincosf and tanf, as TensorFlow's CPU kernels get them,
+vectorised.
 
-TF's Box-Muller normal draws call logf and sincosf. glibc's versions are not correctly
-rounded: computing in double and rounding once gives their result except where the exact
-value is not close to a float: near halfway between two floats glibc's own approximation may
-round the other way (1.4% of tf.random_normal's values came out one or two ulps off). The
-elements within a quarter ulp of halfway (about half of them; a closer cut still missed some
-of TF's values) are computed by glibc itself, through ctypes; without glibc the
-double-rounded values stand. A call through ctypes costs about half a microsecond, so only
-draws with up to _MAX_GLIBC_CALLS such elements get glibc's bits (tensors up to about 130K
-values: the weights tutorials print); a larger draw (a 1M x 128 embedding would take a
-minute) keeps the double-rounded values, one ulp off TF's in about 1.4% of them.
+TF's Box-Muller normal draws call logf and sincosf; Eigen's scalar path (a tensor's last size %
+8 values, a row's tail inside a softmax's sums) calls expf, logf and log1pf. glibc's versions
+are not correctly rounded: computing in double and rounding once gives their result except where
+the exact value is not close to a float: near halfway between two floats glibc's own
+approximation may round the other way (1.4% of tf.random_normal's values came out one or two
+ulps off). The elements within a quarter ulp of halfway (about half of them; a closer cut still
+missed some of TF's values) are computed by glibc itself, through ctypes; without glibc the
+double-rounded values stand. A call through ctypes costs about half a microsecond, so only draws
+with up to _MAX_GLIBC_CALLS such elements get glibc's bits (tensors up to about 130K values: the
+weights tutorials print); a larger draw (a 1M x 128 embedding would take a minute) keeps the
+double-rounded values, one ulp off TF's in about 1.4% of them.
 """
 
 from __future__ import annotations
@@ -22,20 +24,24 @@ import numpy as np
 
 # |exact - float| / ulp above which glibc's double approximation may round to the other float.
 _NEAR_HALFWAY = 0.25
+# expf's errors stay under 0.502 ulp: it rounds otherwise only within 0.002 ulp of halfway (the
+# closest of 648 in 1M uniform draws was 0.4986 ulp from its float).
+_EXPF_NEAR_HALFWAY = 0.45
 # Near-halfway elements of one draw that glibc computes (about 35 ms of ctypes calls).
 _MAX_GLIBC_CALLS = 1 << 16
 
 
 @cache
 def _libm() -> dict[str, np.ufunc] | None:
-    """glibc's logf, sinf, cosf (sinf and cosf share sincosf's code) and tanf as object ufuncs."""
+    """glibc's expf, logf, log1pf, sinf, cosf (sinf and cosf share sincosf's code) and tanf
+    as object ufuncs."""
     name = ctypes.util.find_library("m")
     if name is None:
         return None
     try:
         lib = ctypes.CDLL(name)
         fns = {}
-        for fn in ("logf", "sinf", "cosf", "tanf"):
+        for fn in ("expf", "logf", "log1pf", "sinf", "cosf", "tanf"):
             c_fn = getattr(lib, fn)
             c_fn.restype, c_fn.argtypes = ctypes.c_float, [ctypes.c_float]
             fns[fn] = np.frompyfunc(c_fn, 1, 1)
@@ -61,9 +67,23 @@ def _glibc(
     return out
 
 
-def logf(x: np.ndarray) -> np.ndarray:
-    """glibc's logf of a float32 array."""
-    return _glibc("logf", x, np.log(x.astype(np.float64)))
+def expf(x: np.ndarray) -> np.ndarray:
+    """glibc's expf of a float32 array (0.502 ulp at worst: only values near halfway
+    differ from the double-rounded ones, one in about 1600 uniform draws)."""
+    return _glibc("expf", x, np.exp(x.astype(np.float64)), near_halfway=_EXPF_NEAR_HALFWAY)
+
+
+def log1pf(x: np.ndarray) -> np.ndarray:
+    """glibc's log1pf of a float32 array. Its errors reach about 1 ulp (one value in twelve
+    rounds otherwise than the double-rounded one), so glibc computes every value not exactly
+    a float."""
+    return _glibc("log1pf", x, np.log1p(x.astype(np.float64)), near_halfway=0.0)
+
+
+def logf(x: np.ndarray, near_halfway: float = _NEAR_HALFWAY) -> np.ndarray:
+    """glibc's logf of a float32 array; near_halfway: the cut (_NEAR_HALFWAY misses a few of
+    glibc's values, which come as close as 0.21 ulp to a float)."""
+    return _glibc("logf", x, np.log(x.astype(np.float64)), near_halfway)
 
 
 def sincosf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -133,6 +133,9 @@ def leaky_relu_grad(node: Any, xp: Any) -> Compute:
 
 # ---- softmax and losses ------------------------------------------------------------------
 def _log_softmax(xp: Any, x: Any) -> Any:
+    if _eigen_math.applies(xp, x):
+        # TF 1.15's SoftmaxEigenImpl with log=true
+        return _eigen_math.log_softmax(x.reshape(-1, x.shape[-1])).reshape(x.shape)
     shifted = x - xp.max(x, axis=-1, keepdims=True)
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=-1, keepdims=True))
 

@@ -561,7 +561,7 @@ def while_loop(
         graph._match_tf1_op_count(1 + 2 * num_loop_vars)
         # TF1 builds the cond, then the body, in one graph: the body's op names count the cond's.
         body_fg._names_in_use.update(cond_fg._names_in_use)
-        body_outs = _build_body(
+        body_outs, body_structure = _build_body(
             body_fg, body, structure, init, invariants, is_seq, templates, first
         )
         # A tensor both cond and body capture has one Enter in TF1, an _Arg in each body here.
@@ -586,7 +586,9 @@ def while_loop(
         results = _with_arrays(templates, op.outputs[:num_vars])
         if not is_seq or (len(results) == 1 and not return_same_structure):
             return results[0]
-        return pack_as(structure, results)
+        # TF 1.15 packs the exits as the body's result (a tuple from `return a, b` for list
+        # loop_vars); with maximum_iterations, as loop_vars.
+        return pack_as(structure if max_iter is not None else body_structure, results)
 
 
 def make_while(
@@ -759,7 +761,8 @@ def _build_body(
     is_seq: bool,
     templates: Sequence[Any],
     first: int,
-) -> list[Tensor]:
+) -> tuple[list[Tensor], Any]:
+    """The body's outputs, and the structure of its result (a lone tensor in a list)."""
     with fg.as_default(), fg.name_scope(fg.name.rsplit("/", 1)[0] + "/"):
         packed = _loop_args(fg, structure, init, invariants, templates, "Identity", first)
         if first:
@@ -768,7 +771,9 @@ def _build_body(
             fg._match_tf1_op_count(2 * first)  # TF1's `counter + 1`: a Const and an Add
             result = _call(fn, packed, is_seq)
             outs = _body_outputs(fg, structure, result, init, invariants, is_seq, templates)
-    return outs
+    if not isinstance(result, (list, tuple, dict)) and not hasattr(result, "_fields"):
+        result = [result]
+    return outs, result
 
 
 def _body_outputs(

@@ -248,6 +248,10 @@ class ResourceVariable(Variable):
     def __repr__(self) -> str:
         return f"<tf.Variable '{self.name}' shape={self.shape} dtype={self.dtype.name}>"
 
+    def __bool__(self) -> bool:
+        # TF 1.15's bool(self.read_value()): the read ops are made, then the tensor's error.
+        return bool(self.read_value())
+
 
 class _UnreadVariable(ResourceVariable):
     """What an update of a resource variable returns (TF's _UnreadVariable): the variable

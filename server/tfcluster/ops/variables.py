@@ -558,7 +558,8 @@ class Variable(metaclass=_VariableMeta):
         raise TypeError("'Variable' object is not iterable.")
 
     def __bool__(self) -> bool:
-        raise TypeError("Using a `tf.Variable` as a Python `bool` is not allowed.")
+        # TF 1.15's RefVariable defines no __bool__: every variable is true (`if v:`).
+        return True
 
 
 def _variable_conversion(

@@ -210,5 +210,7 @@ def compute_gradient_error(
     error: Any = 0
     for theoretical, numeric in pairs:
         if theoretical.size or numeric.size:
-            error = np.maximum(error, np.fabs(theoretical - numeric).max())
+            # float64 as TF 1.15 gives it: numpy < 1.19 (its pin) promotes the int 0 and a
+            # float32 scalar by value to float64, numpy 2 keeps float32.
+            error = np.maximum(error, np.float64(np.fabs(theoretical - numeric).max()))
     return error
