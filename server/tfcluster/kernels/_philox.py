@@ -49,7 +49,9 @@ def _philox_small(counters: np.ndarray, key: tuple[int, int]) -> np.ndarray:
 
 # What TF adds to the key words after each round (round r uses key + r * these), and the
 # round's multipliers, ordered for the words they multiply (c2, c0): see philox.
-_KEY_STEPS = np.array([[0x9E3779B9], [0xBB67AE85]], np.uint64) * np.arange(10, dtype=np.uint64)
+_KEY_STEPS: np.ndarray = np.array([[0x9E3779B9], [0xBB67AE85]], np.uint64) * np.arange(
+    10, dtype=np.uint64
+)
 _MULTIPLIERS = np.array([[0xCD9E8D57], [0xD2511F53]], dtype=np.uint64)
 
 
