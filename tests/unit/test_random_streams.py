@@ -91,3 +91,16 @@ def test_numpy_philox_rounds_give_the_python_integer_rounds_words(rows: int) -> 
         got = _philox.philox(counters, key)
         assert got.dtype == np.uint32 and got.shape == (rows, 4)
         np.testing.assert_array_equal(got, _philox._philox_small(counters, key))
+
+
+def test_a_philox_stream_gives_the_same_words_however_it_is_read() -> None:
+    from tfcluster.kernels import _philox
+    from tfcluster.kernels._philox_stream import PhiloxStream
+
+    start = _philox.stateful_start(87654321, 42, 1000)
+    whole = _philox.words(start, 2000).reshape(-1)
+    # A first read smaller than a refill block, then reads across refills of every size.
+    for pieces in ([256, 3, 1, 5000, 1], [1, 1, 1, 4000], [7000], [2, 2048, 2048, 1]):
+        stream = PhiloxStream(start)
+        got = np.concatenate([stream.words(n) for n in pieces])
+        np.testing.assert_array_equal(got, whole[: sum(pieces)])

@@ -17,8 +17,6 @@ import numpy as np
 
 from tfcluster.kernels import _libm_float
 
-_M4A = np.uint64(0xD2511F53)
-_M4B = np.uint64(0xCD9E8D57)
 _MASK32 = np.uint64(0xFFFFFFFF)
 _SHIFT32 = np.uint64(32)
 
@@ -49,34 +47,39 @@ def _philox_small(counters: np.ndarray, key: tuple[int, int]) -> np.ndarray:
     return np.array(out, dtype=np.uint32).reshape(-1, 4)
 
 
+# What TF adds to the key words after each round (round r uses key + r * these), and the
+# round's multipliers, ordered for the words they multiply (c2, c0): see philox.
+_KEY_STEPS: np.ndarray = np.array([[0x9E3779B9], [0xBB67AE85]], np.uint64) * np.arange(
+    10, dtype=np.uint64
+)
+_MULTIPLIERS = np.array([[0xCD9E8D57], [0xD2511F53]], dtype=np.uint64)
+
+
 def philox(counters: np.ndarray, key: tuple[int, int]) -> np.ndarray:
     """The four output words for each row of `counters` ([n, 4] uint32)."""
     if counters.shape[0] <= _SMALL:
         return _philox_small(counters, key)
-    # The four words as separate uint64 columns, updated in place: a round is ten numpy calls
-    # with no casts or stacking (half the time of casting to uint32 and stacking per round;
-    # a shuffle draws a block of a few thousand calls per refill). Words stay below 2**32,
-    # so a word times a 32-bit multiplier fits in 64 bits.
-    c0, c1, c2, c3 = (np.array(counters[:, j], dtype=np.uint64) for j in range(4))
-    p0, p1 = np.empty_like(c0), np.empty_like(c0)
-    k0, k1 = int(key[0]) & 0xFFFFFFFF, int(key[1]) & 0xFFFFFFFF
-    for _ in range(10):
-        np.multiply(c0, _M4A, out=p0)
-        np.multiply(c2, _M4B, out=p1)
-        # (c0, c1, c2, c3) <- (hi(p1) ^ c1 ^ k0, lo(p1), hi(p0) ^ c3 ^ k1, lo(p0))
-        np.right_shift(p1, _SHIFT32, out=c0)
-        c0 ^= c1
-        c0 ^= np.uint64(k0)
-        np.bitwise_and(p1, _MASK32, out=c1)
-        np.right_shift(p0, _SHIFT32, out=c2)
-        c2 ^= c3
-        c2 ^= np.uint64(k1)
-        np.bitwise_and(p0, _MASK32, out=c3)
-        k0 = (k0 + 0x9E3779B9) & 0xFFFFFFFF
-        k1 = (k1 + 0xBB67AE85) & 0xFFFFFFFF
-    out = np.empty((len(c0), 4), dtype=np.uint32)
-    for j, c in enumerate((c0, c1, c2, c3)):
-        out[:, j] = c
+    # Words (c0, c2) in one [2, n] uint64 array, (c1, c3) in another: a round is five numpy
+    # calls on both pairs at once, with no casts (a sampler or a dropout mask draws a few
+    # hundred calls, where each numpy call's fixed cost is what counts: half the calls of one
+    # word at a time). Words stay below 2**32, so a word times a 32-bit multiplier fits in
+    # 64 bits.
+    words = counters.T.astype(np.uint64)
+    even, odd = words[0::2].copy(), words[1::2].copy()
+    swapped = even[::-1]  # (c2, c0)
+    product = np.empty_like(even)
+    k = np.array([[int(key[0]) & 0xFFFFFFFF], [int(key[1]) & 0xFFFFFFFF]], dtype=np.uint64)
+    round_keys = list(((k + _KEY_STEPS) & _MASK32).T.reshape(10, 2, 1))
+    for round_key in round_keys:
+        np.multiply(swapped, _MULTIPLIERS, out=product)  # (p1, p0) = (c2 * M4B, c0 * M4A)
+        # (c0, c2) <- (hi(p1) ^ c1 ^ k0, hi(p0) ^ c3 ^ k1); (c1, c3) <- (lo(p1), lo(p0))
+        np.right_shift(product, _SHIFT32, out=even)
+        even ^= odd
+        even ^= round_key
+        np.bitwise_and(product, _MASK32, out=odd)
+    out = np.empty((counters.shape[0], 4), dtype=np.uint32)
+    out[:, 0::2] = even.T
+    out[:, 1::2] = odd.T
     return out
 
 

@@ -22,7 +22,10 @@ class PhiloxStream:
     def words(self, n: int) -> np.ndarray:
         """The next n 32-bit words."""
         while self._buffer.size < n:
-            calls = max(_BLOCK_CALLS, (n - self._buffer.size + 3) // 4)
+            needed = (n - self._buffer.size + 3) // 4
+            # The first refill computes what is asked (a sampler's one batch of draws mostly
+            # suffices); later ones a block, for readers that come back word by word.
+            calls = max(_BLOCK_CALLS, needed) if self._next_call > self._start.first else needed
             here = _philox.Start(self._start.key, self._start.base, self._next_call)
             self._next_call += calls
             self._buffer = np.concatenate([self._buffer, _philox.words(here, calls).reshape(-1)])

@@ -26,9 +26,9 @@ def dynamic_partition(node: Any, xp: Any) -> Compute:
                 f"{u.shape_str(data.shape)}, partitions.shape = {u.shape_str(partitions.shape)}"
             )
         flat = partitions.reshape(-1)
-        bad = xp.nonzero((flat < 0) | (flat >= num))[0]
-        if bad.size:
-            i = int(bad[0])
+        # Two reductions check the common case; the first bad entry is found only for the error.
+        if flat.size and (int(flat.min()) < 0 or int(flat.max()) >= num):
+            i = int(xp.nonzero((flat < 0) | (flat >= num))[0][0])
             raise u.invalid(f"partitions[{i}] = {int(flat[i])} is not in [0, {num})")
         rows = data.reshape((flat.shape[0], *data.shape[partitions.ndim :]))
         # One stable sort groups the rows by partition, keeping their order within each.
@@ -69,11 +69,9 @@ def dynamic_stitch(node: Any, xp: Any) -> Compute:
         size = int(all_idx.max()) + 1 if all_idx.size else 0
         # Rows no index names stay zero, as TF's kernels leave them.
         out = xp.zeros((size, *tail), dtype=data[0].dtype)
-        # Later inputs win at a repeated index; a fancy-index assignment does not promise
-        # which write lands last, so only each index's last row is written.
-        _, first_in_reversed = xp.unique(all_idx[::-1], return_index=True)
-        keep = all_idx.size - 1 - first_in_reversed
-        out[all_idx[keep]] = all_rows[keep]
+        # Later inputs win at a repeated index (numpy's fancy assignment writes in order;
+        # on a GPU only each index's last row is written: _xp_util.scatter_last).
+        u.scatter_last(xp, out, all_idx, all_rows)
         return (out,)
 
     return compute

@@ -90,6 +90,8 @@ def min_size(encrypted: bool) -> int:
 
 
 def shares_with(peer_domain: str) -> bool:
+    if not peer_domain:
+        return False  # a peer on a plain direct stream (most answers): no settings read
     mine = domain()
     return bool(mine) and peer_domain == mine
 
