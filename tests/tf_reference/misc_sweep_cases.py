@@ -38,11 +38,14 @@ def collections_export(tf):
             tf.add_to_collection(key, value)
     handler = _Warnings()
     logger = logging.getLogger("tensorflow")
+    level = logger.level
+    logger.setLevel(logging.WARNING)  # whatever verbosity a program set before
     logger.addHandler(handler)
     try:
         meta = tf.train.export_meta_graph()
     finally:
         logger.removeHandler(handler)
+        logger.setLevel(level)
     kept = {}
     for key in items:
         if key in meta.collection_def:

@@ -155,8 +155,9 @@ def test_tensor_is_not_a_bool_and_not_iterable() -> None:
     t = tf.constant([1, 2])
     with pytest.raises(TypeError):
         bool(t)
+    it = iter(t)  # TF 1.15's __iter__ is a generator: it raises on the first next()
     with pytest.raises(TypeError):
-        iter(t)
+        next(it)
 
 
 def test_graph_def_round_trip_runs_the_same() -> None:
