@@ -290,10 +290,12 @@ def runtime_error_messages(tf):
     tf.reset_default_graph()
     x = tf.placeholder(tf.float32, None, name="x")
     y = tf.reshape(x, [2, 2], name="r")
+    v = tf.Variable(1.0, name="v")
     with tf.Session() as sess:
         out = {
             "unfed": shape_of(lambda: sess.run(y)),
             "reshape": shape_of(lambda: sess.run(y, {x: [[1.0, 2.0, 3.0]]})),
+            "uninitialized": shape_of(lambda: sess.run(v + 1.0)),
         }
     return out
 

@@ -31,7 +31,7 @@ from tfcluster.runtime import (
     thread_budget,
 )
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
-from tfcluster.runtime.read_forwarding import forward_variable_reads
+from tfcluster.runtime.read_forwarding import forward_variable_reads, forwarded_reads
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.step_context import StepContext
 from tfcluster.runtime.step_trace import SOURCE_NODE, StepTrace, timeline_labels
@@ -48,7 +48,7 @@ def device_type_of(device: str) -> str:
 def with_node(err: BaseException, node_name: str) -> errors.OpError:
     """The same error class, with the failing node named (once)."""
     if isinstance(err, errors.OpError):
-        if f"node {node_name}" in err.message:
+        if f"node {node_name}" in err.message or getattr(err, "names_its_node", False):
             return err
         return errors.exception_for_code(err.error_code)(
             None, None, f"{err.message}\n\t [[{{{{node {node_name}}}}}]]"
@@ -79,6 +79,7 @@ class _Step:
         "name",
         "only_use",
         "out_pairs",
+        "read_names",
         "to_host",
     )
 
@@ -93,6 +94,8 @@ class _Step:
         self.in_slots: tuple[int, ...] = ()
         self.out_pairs: tuple[tuple[int, int], ...] = ()
         self.derefs: tuple[int, ...] = ()
+        # For each of derefs, the node a failed read names (a forwarded read's Identity).
+        self.read_names: tuple[str, ...] = ()
         # Inputs copied off a GPU before the kernel runs (see _host_copies).
         self.to_host: tuple[int, ...] = ()
         # Values this step is the last to read, dropped once it has them (see _releases):
@@ -122,7 +125,9 @@ class Executor:
         self.fetches = list(fetches)
         fed = set(self.feeds)
         order = _post_order(_roots(self.fetches, targets, by_name, fed), by_name, fed)
+        unforwarded = {n.name: n for n in order}
         order = forward_variable_reads(order, fed, self.fetches, targets)
+        read_names = forwarded_reads(unforwarded, order)
         by_name = {**by_name, **{n.name: n for n in order}}
         self.node_names = [n.name for n in order]
         self._order = order
@@ -137,7 +142,7 @@ class Executor:
         )
 
         cache = kernel_cache if kernel_cache is not None else {}
-        self.steps = _bind_steps(order, by_name, slot_of, fed, cache, default_device)
+        self.steps = _bind_steps(order, by_name, slot_of, fed, cache, default_device, read_names)
         self.ref_fetches = tuple(
             (k, slot)
             for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref))
@@ -319,8 +324,8 @@ class Executor:
                 for s in step.last_use:
                     vals[s] = None
                 if step.derefs:
-                    for i in step.derefs:
-                        ins[i] = ins[i].read(step.name)
+                    for i, who in zip(step.derefs, step.read_names):
+                        ins[i] = ins[i].read(who)
                 if step.to_host and device_copy.active:
                     for i in step.to_host:
                         ins[i] = device_copy.to_host(ins[i])
@@ -429,8 +434,8 @@ class Executor:
                         reads_left[s] -= 1
                         if not reads_left[s]:
                             vals[s] = None
-                    for k in step.derefs:
-                        ins[k] = ins[k].read(step.name)
+                    for k, who in zip(step.derefs, step.read_names):
+                        ins[k] = ins[k].read(who)
                     if step.to_host and device_copy.active:
                         for k in step.to_host:
                             ins[k] = device_copy.to_host(ins[k])
@@ -579,6 +584,7 @@ def _bind_steps(
     fed: set[str],
     cache: dict[str, Any],
     default_device: str,
+    read_names: dict[str, dict[int, str]],
 ) -> list[_Step]:
     """One prepared _Step per node, in order: its kernel bound and its slots resolved."""
     outputs_read: dict[str, list[tuple[int, int]]] = {}  # node -> (output index, slot)
@@ -598,6 +604,8 @@ def _bind_steps(
         step.in_slots = tuple(slot_of[f"{src}:{idx}"] for src, idx in n.inputs)
         step.out_pairs = tuple(sorted(outputs_read.get(n.name, ())))
         step.derefs = _derefs(n, by_name, fed)
+        forwarded = read_names.get(n.name, {})
+        step.read_names = tuple(forwarded.get(k, n.name) for k in step.derefs)
         step.to_host = _host_copies(n, device, step.derefs, type_of, fed)
         type_of[n.name] = device_type_of(device)
         steps.append(step)

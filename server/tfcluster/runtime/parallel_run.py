@@ -137,8 +137,8 @@ class ParallelRun:
     # ---- outside the lock -------------------------------------------------------------------
     def _prepare(self, i: int, ins: list[Any]) -> list[Any]:
         step = self.steps[i]
-        for k in step.derefs:
-            ins[k] = ins[k].read(step.name)
+        for k, who in zip(step.derefs, step.read_names):
+            ins[k] = ins[k].read(who)
         if step.to_host and device_copy.active:
             for k in step.to_host:
                 ins[k] = device_copy.to_host(ins[k])

@@ -17,7 +17,7 @@ out of it), and is neither fetched nor fed.
 from __future__ import annotations
 
 import dataclasses
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from tfcluster.framework import op_def_registry
 from tfcluster.runtime.graph_ir import Node
@@ -81,3 +81,17 @@ def _has_ref_outputs(node: Node) -> bool:
 def _ref_inputs(node: Node) -> frozenset[int]:
     op_def = op_def_registry.lookup(node.op)
     return op_def.ref_inputs if op_def else frozenset()
+
+
+def forwarded_reads(before: Mapping[str, Node], after: Sequence[Node]) -> dict[str, dict[int, str]]:
+    """Consumer -> input index -> the read Identity forwarded there (TF's error about an
+    uninitialized variable names that Identity, `v/read`, as the node that failed)."""
+    out: dict[str, dict[int, str]] = {}
+    for n in after:
+        old = before.get(n.name)
+        if old is None or old.inputs == n.inputs:
+            continue
+        for i, (edge, was) in enumerate(zip(n.inputs, old.inputs)):
+            if edge != was:
+                out.setdefault(n.name, {})[i] = was[0]
+    return out

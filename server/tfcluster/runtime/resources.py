@@ -33,12 +33,16 @@ class VariableRef:
     def read(self, node_name: str) -> Any:
         value = self.value
         if value is None:
-            raise errors.FailedPreconditionError(
+            error = errors.FailedPreconditionError(
                 None,
                 None,
                 f"Attempting to use uninitialized value {self.name}\n\t "
                 f"[[{{{{node {node_name}}}}}]]",
             )
+            # The node named may be a forwarded read's Identity, not the step that read:
+            # executor.with_node leaves the message as it is.
+            error.names_its_node = True  # type: ignore[attr-defined]
+            raise error
         return value
 
     @property

@@ -42,8 +42,8 @@ def input_expressions(
     args = []
     for k, slot in enumerate(step.in_slots):
         if k in step.derefs:
-            env[f"n{i}"] = step.name
-            args.append(f"{read(slot)}.read(n{i})")
+            env[f"n{i}_{k}"] = step.read_names[step.derefs.index(k)]
+            args.append(f"{read(slot)}.read(n{i}_{k})")
         else:
             args.append(read(slot))
     return args
