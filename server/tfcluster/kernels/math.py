@@ -496,11 +496,7 @@ def add_n(node: Any, xp: Any) -> Compute:
             head = 9
         total = _sum_left_to_right(xp, ins[:head])
         for start in range(head, len(ins), 8):
-            block = _sum_left_to_right(xp, ins[start : start + 8])
-            if isinstance(total, xp.ndarray):
-                xp.add(total, block, out=total)
-            else:
-                total = total + block
+            total = _add_into(xp, total, _sum_left_to_right(xp, ins[start : start + 8]))
         return (total,)
 
     return compute
@@ -510,11 +506,16 @@ def _sum_left_to_right(xp: Any, ins: list[Any]) -> Any:
     """((a + b) + c) + ... in a new array (a 0-d input gives a scalar, as xp.add does)."""
     total = xp.add(ins[0], ins[1]) if len(ins) > 1 else xp.array(ins[0], copy=True)
     for x in ins[2:]:
-        if isinstance(total, xp.ndarray):
-            xp.add(total, x, out=total)
-        else:
-            total = total + x
+        total = _add_into(xp, total, x)
     return total
+
+
+def _add_into(xp: Any, total: Any, x: Any) -> Any:
+    """total + x, in total's own array where it is one (a new total from 0-d sums)."""
+    if isinstance(total, xp.ndarray):
+        xp.add(total, x, out=total)
+        return total
+    return total + x
 
 
 # ---- matmul -------------------------------------------------------------------------------

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfcluster.framework import errors
-from tfcluster.runtime import device_copy, outbox, run_plan
+from tfcluster.runtime import outbox, run_plan
 
 _Fail = Callable[[BaseException, str], BaseException]
 
@@ -77,18 +77,7 @@ class AsyncPlan:
         # Smaller signatures first: every input of a group's node is in a group whose
         # signature is within the node's, so it ran before (or in the same group, earlier).
         order = sorted(members, key=lambda m: (bin(m).count("1"), members[m][0]))
-        env: dict[str, Any] = {
-            "_dc": device_copy,
-            "_host": run_plan.copy_to_host,
-            "_fail": fail,
-        }
-        const_ref: dict[int, str] = {}
-        for step, is_const in zip(steps, const_ops):
-            if is_const:
-                outs = step.fn(None, [])
-                for idx, slot in step.out_pairs:
-                    env[f"k{slot}"] = outs[idx]
-                    const_ref[slot] = f"k{slot}"
+        env, const_ref = run_plan.plan_env(steps, const_ops, fail)
         group_of = {i: g for g, m in enumerate(order) for i in members[m]}
         kept = {*feed_slots, *fetch_slots}
         # Slot -> the groups that read it, and whether a group's node (not a receive) made it.

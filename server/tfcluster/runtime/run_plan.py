@@ -49,6 +49,24 @@ def input_expressions(
     return args
 
 
+def plan_env(
+    steps: Sequence[Any],
+    const_ops: Sequence[bool],
+    fail: Callable[[BaseException, str], BaseException],
+) -> tuple[dict[str, Any], dict[int, str]]:
+    """A generated plan's globals (device copies, host copies, `fail`, the CPU constants'
+    values, run now) and, per constant's slot, the name that reads it."""
+    env: dict[str, Any] = {"_dc": device_copy, "_host": copy_to_host, "_fail": fail}
+    ref: dict[int, str] = {}
+    for step, is_const in zip(steps, const_ops):
+        if is_const:
+            outs = step.fn(None, [])
+            for idx, slot in step.out_pairs:
+                env[f"k{slot}"] = outs[idx]
+                ref[slot] = f"k{slot}"
+    return env, ref
+
+
 def compile_plan(
     steps: Sequence[Any],
     const_ops: Sequence[bool],
@@ -59,14 +77,7 @@ def compile_plan(
     """steps: the executor's prepared _Steps in order (fn, in_slots, out_pairs, derefs,
     to_host, last_use, name); const_ops[i]: step i is a CPU Const (its outputs are taken now);
     fail(error, node name): the error to raise for a kernel's failure."""
-    env: dict[str, Any] = {"_dc": device_copy, "_host": copy_to_host, "_fail": fail}
-    ref: dict[int, str] = {}  # slot -> the expression that reads it
-    for step, is_const in zip(steps, const_ops):
-        if is_const:
-            outs = step.fn(None, [])
-            for idx, slot in step.out_pairs:
-                env[f"k{slot}"] = outs[idx]
-                ref[slot] = f"k{slot}"
+    env, ref = plan_env(steps, const_ops, fail)
 
     def read(slot: int) -> str:
         return ref.get(slot, f"s{slot}")
