@@ -1,5 +1,5 @@
 """Behaviours of public TF1 tutorials against TF 1.15's recorded answers
-(tests/tf_reference/record_hvass_sweep.py): Eigen's scalar path through glibc's expf, logf and
+(tests/tf_reference/record_notebook_sweep2.py): Eigen's scalar path through glibc's expf, logf and
 log1pf bit for bit (softmax, cross entropies, and a training whose result is their rounding),
 bool() and iteration of graph tensors and variables, compute_gradient_error's float64,
 the structure tf.while_loop returns."""
@@ -10,9 +10,9 @@ import numpy as np
 import pytest
 import tfcluster as tf
 from tf_reference import reference
-from tf_reference.hvass_sweep_cases import CASES
+from tf_reference.notebook_sweep2_cases import CASES
 
-AREA = "hvass_sweep"
+AREA = "notebook_sweep2"
 
 
 @pytest.fixture(scope="module")

@@ -1,7 +1,7 @@
 """Behaviours the TF1 notebooks of a machine-learning book (graphs, gradients of a scalar
 loop, estimators) showed apart on tfcluster. Each case is `fn(tf) -> dict of plain values`,
-run on TF 1.15 by record_handson_sweep.py and on tfcluster by
-tests/unit/test_handson_sweep_behaviours.py. Python 3.7 code."""
+run on TF 1.15 by record_notebook_sweep.py and on tfcluster by
+tests/unit/test_notebook_sweep_behaviours.py. Python 3.7 code."""
 
 from __future__ import annotations
 

@@ -1,6 +1,6 @@
 """Behaviours public TF1 tutorials (autoencoder and RL notebooks, a TF1 tips guide's snippets)
 showed apart on tfcluster. Each case is `fn(tf) -> dict of plain values`, run on TF 1.15 by
-record_hvass_sweep.py and on tfcluster by tests/unit/test_hvass_sweep_behaviours.py.
+record_notebook_sweep2.py and on tfcluster by tests/unit/test_notebook_sweep2_behaviours.py.
 Python 3.7 code."""
 
 from __future__ import annotations

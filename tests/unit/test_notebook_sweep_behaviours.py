@@ -1,5 +1,5 @@
 """Behaviours of a TF1 book's notebooks against TF 1.15's recorded answers
-(tests/tf_reference/record_handson_sweep.py): float32 sin/cos/tan bit for bit, and the order
+(tests/tf_reference/record_notebook_sweep.py): float32 sin/cos/tan bit for bit, and the order
 of Estimator.evaluate's result."""
 
 from __future__ import annotations
@@ -8,9 +8,9 @@ import numpy as np
 import pytest
 import tfcluster as tf
 from tf_reference import reference
-from tf_reference.handson_sweep_cases import CASES
+from tf_reference.notebook_sweep_cases import CASES
 
-AREA = "handson_sweep"
+AREA = "notebook_sweep"
 
 
 @pytest.fixture(scope="module")
