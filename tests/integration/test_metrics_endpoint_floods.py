@@ -88,7 +88,14 @@ def test_idle_metrics_connections_take_bounded_threads_and_are_dropped() -> None
             time.sleep(0.5)
         else:
             raise AssertionError("scrapes still refused after the idle clients timed out")
-        assert all(_closed_by_server(s) for s in idle)
+        # A scrape answers once one slot is free; the other idle clients, connected over a few
+        # seconds of a loaded machine, time out one after another within IDLE_SECONDS more.
+        end = time.monotonic() + IDLE_SECONDS + 10
+        open_ones = list(idle)
+        while open_ones and time.monotonic() < end:
+            open_ones = [s for s in open_ones if not _closed_by_server(s)]
+            time.sleep(0.5)
+        assert not open_ones, f"{len(open_ones)} idle clients never dropped by the server"
         _session_runs(task)
     finally:
         for s in idle:
