@@ -284,7 +284,8 @@ def batch_set_value(tuples: list[tuple[Any, Any]]) -> None:
     """Assigns each value through one cached placeholder per variable (as Keras does)."""
     if not tuples:
         return
-    session = get_session()
+    # The assignments first, then the session (TF 1.15's order: a first call's placeholders
+    # come before the session's variable initialization ops).
     ops, feed = [], {}
     for x, value in tuples:
         value = np.asarray(value, dtype=x.dtype.base_dtype.as_numpy_dtype)
@@ -297,7 +298,7 @@ def batch_set_value(tuples: list[tuple[Any, Any]]) -> None:
             holder._keras_assign = cached
         ops.append(cached[1])
         feed[cached[0]] = value
-    session.run(ops, feed_dict=feed)
+    get_session().run(ops, feed_dict=feed)
 
 
 def function(

@@ -8,7 +8,7 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from tfcluster.framework import dtypes
+from tfcluster.framework import dtypes, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.lib.keras import backend
 from tfcluster.ops import array_ops, clip_ops, math_ops, nn_ops
@@ -18,6 +18,16 @@ def _pair(y_true: Any, y_pred: Any) -> tuple[Any, Any]:
     y_pred = convert_to_tensor(y_pred)
     y_true = math_ops.cast(y_true, y_pred.dtype)
     return y_true, y_pred
+
+
+def _label_smoothing(label_smoothing: Any) -> Tensor | None:
+    """label_smoothing as the tensor TF 1.15 makes of it (a `Const` in the loss's graph),
+    or None where it is zero (smart_cond picks the unsmoothed labels)."""
+    smoothing = convert_to_tensor(label_smoothing, dtype=backend.floatx())
+    value = tensor_util.constant_value(smoothing)
+    if value is None:
+        raise backend.unimplemented("tf.keras losses with a label_smoothing tensor not constant")
+    return smoothing if float(value) else None
 
 
 def _logits_under(output: Any, op_type: str) -> Any:
@@ -59,11 +69,12 @@ def backend_sparse_categorical_crossentropy(
     update_shape = (
         target_rank is not None and output_rank is not None and (target_rank != output_rank - 1)
     )
+    # TF 1.15's order: the cast, then the output's shape.
+    target = math_ops.cast(target, dtypes.int64)
     output_shape = array_ops.shape(output)
     if update_shape:
         target = array_ops.reshape(target, [-1])
         output = array_ops.reshape(output, [-1, output_shape[-1]])
-    target = math_ops.cast(target, dtypes.int64)
     res = nn_ops.sparse_softmax_cross_entropy_with_logits(labels=target, logits=output)
     if update_shape and output_rank is not None and output_rank >= 3:
         res = array_ops.reshape(res, output_shape[:-1])
@@ -149,9 +160,10 @@ def categorical_crossentropy(
     y_true: Any, y_pred: Any, from_logits: bool = False, label_smoothing: float = 0
 ) -> Any:
     y_true, y_pred = _pair(y_true, y_pred)
-    if label_smoothing:
-        classes = math_ops.cast(array_ops.shape(y_true)[-1], y_pred.dtype)
-        y_true = y_true * (1.0 - label_smoothing) + (label_smoothing / classes)
+    smoothing = _label_smoothing(label_smoothing)
+    if smoothing is not None:
+        classes = math_ops.cast(array_ops.shape(y_true)[1], y_pred.dtype)
+        y_true = y_true * (1.0 - smoothing) + (smoothing / classes)
     return backend_categorical_crossentropy(y_true, y_pred, from_logits=from_logits)
 
 
@@ -167,8 +179,9 @@ def binary_crossentropy(
     y_true: Any, y_pred: Any, from_logits: bool = False, label_smoothing: float = 0
 ) -> Any:
     y_true, y_pred = _pair(y_true, y_pred)
-    if label_smoothing:
-        y_true = y_true * (1.0 - label_smoothing) + 0.5 * label_smoothing
+    smoothing = _label_smoothing(label_smoothing)
+    if smoothing is not None:
+        y_true = y_true * (1.0 - smoothing) + 0.5 * smoothing
     return math_ops.reduce_mean(
         backend_binary_crossentropy(y_true, y_pred, from_logits=from_logits), axis=-1
     )

@@ -40,7 +40,8 @@ from tfcluster.lib.keras.losses import (
     sparse_categorical_crossentropy,
     squared_hinge,
 )
-from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops, variables
+from tfcluster.lib.keras.utils import losses_utils
+from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops, variables, weights_broadcast_ops
 from tfcluster.ops.variables import VariableAggregation, VariableSynchronization
 
 
@@ -142,14 +143,11 @@ class Metric:
         dtype = dtypes.as_dtype(dtype or self._dtype)
         if initializer is None:
             initializer = "glorot_uniform" if dtype.is_floating else "zeros"
-        initial_value: Any
-        if isinstance(initializer, str) and initializer == "zeros":
-            initial_value = np.zeros(shape, dtype=dtype.as_numpy_dtype)
-        else:
-            init, var_shape = initializers.get(initializer), tuple(shape)
+        init, var_shape = initializers.get(initializer), tuple(shape)
 
-            def initial_value() -> Any:
-                return init(var_shape, dtype=dtype)
+        def initial_value() -> Any:
+            # Under the variable's `Initializer` scope: `total/Initializer/zeros` (TF 1.15).
+            return init(var_shape, dtype=dtype)
 
         # TF 1.15 makes them in the current name scope (`total`, `total_1`, ... at the top).
         v = variables.Variable(
@@ -195,17 +193,33 @@ class _Reduce(Metric):
             self.count = self.add_weight("count", initializer="zeros")
 
     def update_state(self, values: Any, sample_weight: Any = None) -> Any:
+        # TF 1.15's Reduce.update_state, op for op (its ops move later op seeds).
         values = math_ops.cast(values, self._dtype)
         if sample_weight is not None:
-            weights = math_ops.cast(sample_weight, self._dtype)
-            weights = weights + array_ops.zeros_like(values)
-            values = values * weights
-            num = math_ops.reduce_sum(weights)
-        else:
-            num = math_ops.cast(array_ops.size(values), self._dtype)
-        update_total = state_ops.assign_add(self.total, math_ops.reduce_sum(values))
+            sample_weight = math_ops.cast(sample_weight, self._dtype)
+            values, _, sample_weight = losses_utils.squeeze_or_expand_dimensions(
+                values, sample_weight=sample_weight
+            )
+            try:
+                sample_weight = weights_broadcast_ops.broadcast_weights(sample_weight, values)
+            except ValueError:
+                # Values reduced to the weights' rank.
+                ndim, weight_ndim = values.shape.ndims, sample_weight.shape.ndims
+                axes = list(range(weight_ndim, ndim))
+                if self.reduction == "sum":
+                    values = math_ops.reduce_sum(values, axis=axes)
+                else:
+                    values = math_ops.reduce_mean(values, axis=axes)
+            values = math_ops.multiply(values, sample_weight)
+        value_sum = math_ops.reduce_sum(values)
+        with control_dependencies([value_sum]):
+            update_total = state_ops.assign_add(self.total, value_sum)
         if self.reduction == "sum":
             return update_total
+        if sample_weight is None:
+            num = math_ops.cast(array_ops.size(values), self._dtype)
+        else:
+            num = math_ops.reduce_sum(sample_weight)
         with control_dependencies([update_total]):
             return state_ops.assign_add(self.count, num)
 
@@ -236,8 +250,10 @@ class MeanMetricWrapper(Mean):
     def update_state(  # type: ignore[override]  # Keras's (y_true, y_pred) metrics
         self, y_true: Any, y_pred: Any, sample_weight: Any = None
     ) -> Any:
-        y_pred = convert_to_tensor(y_pred)
         y_true = math_ops.cast(y_true, self._dtype) if y_true is not None else y_true
+        y_pred = math_ops.cast(y_pred, self._dtype)
+        if y_true is not None:
+            y_pred, y_true = losses_utils.squeeze_or_expand_dimensions(y_pred, y_true)
         matches = self._fn(y_true, y_pred, **self._fn_kwargs)
         return super().update_state(matches, sample_weight=sample_weight)
 

@@ -11,7 +11,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework.graph import Tensor, name_scope
+from tfcluster.framework.graph import Tensor, control_dependencies, name_scope
 from tfcluster.lib.keras import backend, losses, metrics, optimizers
 from tfcluster.lib.keras import callbacks as cbks
 from tfcluster.lib.keras.engine import (
@@ -25,7 +25,8 @@ from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
 from tfcluster.lib.keras.engine.network import Network
 from tfcluster.lib.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
-from tfcluster.ops import array_ops, control_flow_ops, math_ops
+from tfcluster.lib.keras.utils import losses_utils
+from tfcluster.ops import array_ops, constant_op, control_flow_ops, math_ops
 
 
 def _given_targets(target_tensors: Any, output_names: list[str]) -> list[Any]:
@@ -111,7 +112,10 @@ class Model(Network):
             self._build_loss()
 
     def _build_loss(self) -> None:
-        """Targets, per-output losses and metrics, and the total loss."""
+        """What TF 1.15's compile builds, in its order: the targets, the metrics' objects
+        (their `total`/`count` variables), their update and result ops under `metrics/`, the
+        sample weights' placeholders (sample_weight_mode "temporal") and the total loss under
+        `loss/`. Op seeds derive from the op count, so a random op made later draws TF's."""
         names = self.output_names
         loss = self.loss
         if isinstance(loss, dict):
@@ -125,18 +129,14 @@ class Model(Network):
         else:
             weights = list(self._loss_weights or [1.0] * len(self.outputs))
         self._loss_fns = loss_fns
+        self._output_loss_weights = weights
         given_targets = _given_targets(getattr(self, "_target_tensors", None), names)
-        self._sample_weights: list[Tensor | None] = []
         self.targets: list[Tensor] = []
         # The targets fit/evaluate feed: those compile did not get as tensors.
         self._fed_targets: list[Tensor] = []
         # Per-sample values of each metric (an Estimator averages them over its evaluation).
         self._metric_samples: list[tuple[str, Tensor]] = []
-        self._output_losses: list[Tensor] = []
-        self._metric_tensors: list[tuple[str, Tensor]] = []
-        self._per_batch_metrics: set[str] = set()
-        multi = len(self.outputs) > 1
-        for i, (output, fn) in enumerate(zip(self.outputs, loss_fns)):
+        for i, output in enumerate(self.outputs):
             target = given_targets[i]
             if target is None:
                 target = backend.placeholder(
@@ -146,81 +146,174 @@ class Model(Network):
                 )
                 self._fed_targets.append(target)
             self.targets.append(target)
-            if fn is None:
-                self._sample_weights.append(None)
-                continue
-            with name_scope("loss"), name_scope(names[i] + "_loss"):
-                per_example = (
-                    fn.call(target, output) if isinstance(fn, losses.Loss) else fn(target, output)
-                )
-                per_sample_weight = self._sample_weight_input(names[i], per_example)
-                value = math_ops.reduce_mean(per_example * per_sample_weight)
-            self._output_losses.append(value * weights[i] if weights[i] != 1.0 else value)
-        with name_scope("loss"):
-            total: Any = None
-            for x in self._output_losses:
-                total = x if total is None else total + x
-            regularization = self.losses
-            if regularization:
-                reg = math_ops.add_n(regularization)
-                total = reg if total is None else total + reg
-            if total is None:
-                raise ValueError("The model cannot be compiled because it has no loss to optimize.")
-            self.total_loss = total
-        metric_names = ["loss"]
-        if multi:
-            metric_names += [n + "_loss" for n in names]
+        multi = len(self.outputs) > 1
+        # The metric objects, per output, then each output's loss as a Mean (several outputs).
+        per_output: list[list[tuple[str, metrics.Metric]]] = []
         for i, output in enumerate(self.outputs):
+            if loss_fns[i] is None:
+                per_output.append([])
+                continue
             specs = self._compile_metrics
             if isinstance(specs, dict):
                 specs = _as_list(specs.get(names[i]))
+            made: list[tuple[str, metrics.Metric]] = []
             for spec in specs:
                 name, fn = self._metric_fn(spec, loss_fns[i], output)
                 full = f"{names[i]}_{name}" if multi else name
-                with name_scope("metrics"), name_scope(full):
-                    # A sum: averaged over the samples seen in float64, as Keras's
-                    # total/count metrics report it.
-                    # Per-step values (sequence outputs) are averaged within each sample
-                    # first: Keras's mean is over every element, all samples the same length.
-                    per = fn(self.targets[i], output)
-                    rank = per.shape.ndims
-                    if rank is not None and rank > 1:
-                        per = math_ops.reduce_mean(per, axis=list(range(1, rank)))
-                    self._metric_samples.append((full, per))
-                    if rank == 0:
-                        # A function that already averages (K.mean(...)): one value per
-                        # batch, averaged over batches (Keras counts it once per update).
-                        self._per_batch_metrics.add(full)
-                        value = per
-                    else:
-                        value = math_ops.reduce_sum(per)
-                self._metric_tensors.append((full, value))
-                metric_names.append(full)
-        self.metrics_names = metric_names
+                if isinstance(fn, metrics.Metric):
+                    fn.name = full
+                    made.append((full, fn))
+                else:
+                    made.append((full, metrics.MeanMetricWrapper(self._recorded(full, fn), full)))
+            per_output.append(made)
+        self._output_loss_metrics: list[metrics.Metric | None] = [
+            metrics.Mean(name=names[i] + "_loss") if multi and fn is not None else None
+            for i, fn in enumerate(loss_fns)
+        ]
+        masks = [getattr(x, "_keras_mask", None) for x in self.outputs]
+        self._metric_results: list[Tensor] = []
+        metric_names: list[str] = []
+        with name_scope("metrics"):
+            for i, output in enumerate(self.outputs):
+                for full, metric in per_output[i]:
+                    with name_scope(full):
+                        mask = masks[i]
+                        weight = None if mask is None else math_ops.cast(mask, output.dtype)
+                        self._metric_results.append(
+                            metric(self.targets[i], output, sample_weight=weight)
+                        )
+                    metric_names.append(full)
+        self._compile_metric_objects = [m for made in per_output for _, m in made]
+        self._sample_weights: list[Tensor | None] = [None] * len(self.outputs)
+        if self.sample_weight_mode is not None:
+            self._make_sample_weights(self.sample_weight_mode)
+        self.total_loss = self._total_loss(masks)
+        loss_names = [f"{names[i]}_loss" for i, m in enumerate(self._output_loss_metrics) if m]
+        self.metrics_names = ["loss", *loss_names, *metric_names]
 
-    def _per_batch_mask(self, names: list[str]) -> np.ndarray:
-        per_batch: set[str] = getattr(self, "_per_batch_metrics", set())
-        return np.array([n in per_batch for n in names])
+    def _make_sample_weights(self, mode: str) -> None:
+        """Each output's fed weights, defaulting to ones: per sample, or per time step with
+        sample_weight_mode "temporal" (TF 1.15's `<output>_sample_weights`)."""
+        temporal = mode == "temporal"
+        self.sample_weight_mode = mode
+        for i, name in enumerate(self.output_names):
+            if self._loss_fns[i] is None:
+                continue
+            default = constant_op.constant([[1.0]] if temporal else [1.0], dtype=backend.floatx())
+            self._sample_weights[i] = array_ops.placeholder_with_default(
+                default, shape=[None, None] if temporal else [None], name=name + "_sample_weights"
+            )
+
+    def _use_fed_sample_weights(self) -> None:
+        """fit/evaluate got sample or class weights for a model compiled without: TF 1.15
+        makes the weights' placeholders and builds the loss again with them."""
+        if any(w is not None for w in self._sample_weights):
+            return
+        self._make_sample_weights("samplewise")
+        self.total_loss = self._total_loss([getattr(x, "_keras_mask", None) for x in self.outputs])
+        self._train_fn = self._test_fn = None
+
+    def _total_loss(self, masks: list[Any]) -> Tensor:
+        """TF 1.15's _prepare_total_loss: each output's loss weighted by its sample weights
+        (or mask) and reduced as its Loss says, times its loss weight, plus the layers' losses."""
+        self._output_losses: list[Tensor] = []
+        total: Any = None
+        with name_scope("loss"):
+            for i, (output, fn) in enumerate(zip(self.outputs, self._loss_fns)):
+                if fn is None:
+                    continue
+                sample_weight = self._sample_weights[i]
+                with name_scope(self.output_names[i] + "_loss"):
+                    mask = masks[i]
+                    if mask is not None:
+                        mask = math_ops.cast(mask, output.dtype)
+                        if sample_weight is None:
+                            sample_weight = mask
+                        else:
+                            mask, _, sample_weight = losses_utils.squeeze_or_expand_dimensions(
+                                mask, sample_weight=sample_weight
+                            )
+                            sample_weight = sample_weight * mask
+                    output_loss = self._output_loss(fn, self.targets[i], output, sample_weight)
+                metric = self._output_loss_metrics[i]
+                if metric is not None:
+                    self._metric_results.insert(
+                        sum(m is not None for m in self._output_loss_metrics[:i]),
+                        metric(output_loss),
+                    )
+                self._output_losses.append(output_loss)
+                term = self._output_loss_weights[i] * output_loss
+                total = term if total is None else total + term
+            if total is None:
+                if not self.losses:
+                    raise ValueError(
+                        "The model cannot be compiled because it has no loss to optimize."
+                    )
+                total = 0.0
+            regularization = self.losses
+            if regularization:
+                total = total + math_ops.add_n(regularization)
+        return total
 
     @staticmethod
-    def _metric_fn(spec: Any, loss_fn: Any, output: Tensor) -> tuple[str, Callable[..., Any]]:
-        if spec in ("accuracy", "acc"):
-            fn_name = getattr(loss_fn, "__name__", type(loss_fn).__name__)
-            last = output.shape.as_list()[-1] if output.shape.ndims else None
-            if (
-                "sparse_categorical" in fn_name.lower()
-                or fn_name == "SparseCategoricalCrossentropy"
-            ):
-                fn: Any = metrics.sparse_categorical_accuracy
-            elif fn_name in ("binary_crossentropy", "BinaryCrossentropy") or last == 1:
-                fn = metrics.binary_accuracy
-            else:
-                fn = metrics.categorical_accuracy
-            return "acc", fn
+    def _output_loss(fn: Any, target: Tensor, output: Tensor, sample_weight: Any) -> Tensor:
+        if isinstance(fn, losses.Loss) or (callable(fn) and hasattr(fn, "__name__")):
+            # A loss function is a LossFunctionWrapper in TF 1.15's compile (reduced over the
+            # batch size); a Loss reduces as it says ("auto" over the batch size too).
+            per_sample = (
+                fn.call(target, output) if isinstance(fn, losses.Loss) else fn(target, output)
+            )
+            weighted = losses_utils.compute_weighted_loss(
+                per_sample, sample_weight=sample_weight, reduction=losses_utils.NONE
+            )
+            reduction = getattr(fn, "reduction", losses_utils.SUM_OVER_BATCH_SIZE)
+            if reduction == losses_utils.AUTO:
+                reduction = losses_utils.SUM_OVER_BATCH_SIZE
+            return losses_utils.reduce_weighted_loss(weighted, reduction)
+        # A callable object of the user's: it weighs and reduces itself.
+        return fn(target, output, sample_weight=sample_weight)
+
+    def _recorded(self, name: str, fn: Callable[..., Any]) -> Callable[..., Any]:
+        """fn, its per-sample values kept for the Estimator's and SavedModel's metrics."""
+
+        def per_sample(y_true: Any, y_pred: Any, **kwargs: Any) -> Any:
+            values = fn(y_true, y_pred, **kwargs)
+            self._metric_samples.append((name, values))
+            return values
+
+        per_sample.__name__ = getattr(fn, "__name__", name)
+        return per_sample
+
+    @staticmethod
+    def _metric_fn(spec: Any, loss_fn: Any, output: Tensor) -> tuple[str, Any]:
+        """TF 1.15's get_metric_name and get_metric_function: `acc`/`ce` picked by the
+        output's last dimension and the loss."""
         if isinstance(spec, metrics.Metric):
-            raise backend.unimplemented("tf.keras Metric objects in compile(metrics=...)")
+            return spec.name, spec
+        if spec in ("accuracy", "acc", "crossentropy", "ce"):
+            fn_name = getattr(loss_fn, "__name__", None) or getattr(
+                getattr(loss_fn, "fn", None), "__name__", type(loss_fn).__name__
+            )
+            sparse = fn_name in ("sparse_categorical_crossentropy", "SparseCategoricalCrossentropy")
+            binary = fn_name in ("binary_crossentropy", "BinaryCrossentropy")
+            last = output.shape.as_list()[-1] if output.shape.ndims else None
+            accuracy = spec in ("accuracy", "acc")
+            if last == 1 or binary:
+                fn: Any = metrics.binary_accuracy if accuracy else metrics.binary_crossentropy
+            elif sparse:
+                fn = (
+                    metrics.sparse_categorical_accuracy
+                    if accuracy
+                    else metrics.sparse_categorical_crossentropy
+                )
+            else:
+                fn = metrics.categorical_accuracy if accuracy else metrics.categorical_crossentropy
+            return ("acc" if accuracy else "ce"), fn
         fn = metrics.get(spec)
-        return getattr(fn, "__name__", type(fn).__name__), fn
+        if isinstance(fn, metrics.Metric):
+            return fn.name, fn
+        name = getattr(fn, "name", None) or getattr(fn, "__name__", type(fn).__name__)
+        return str(name), fn
 
     # ---- building --------------------------------------------------------------------------
     def _ensure_built(self, x: list[np.ndarray]) -> None:
@@ -238,7 +331,7 @@ class Model(Network):
         self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
         self.built = True
 
-    def _ensure_compiled(self, for_training: bool) -> None:
+    def _ensure_loss(self) -> None:
         if not self._compiled:
             raise RuntimeError(
                 "You must compile your model before training/testing. Use "
@@ -246,13 +339,33 @@ class Model(Network):
             )
         if not hasattr(self, "total_loss"):
             self._build_loss()
+
+    def _ensure_compiled(self, for_training: bool) -> None:
+        self._ensure_loss()
         if for_training and self._train_fn is None:
+            # TF 1.15's _make_train_function: the learning phase first (a train function's
+            # input), the optimizer's step, then K.function's group after the total loss.
+            backend.symbolic_learning_phase()
             with name_scope("training"):
                 updates = self._optimizer_updates() + list(self.updates)
             # TF 1.15 groups them in a second `training` scope (its K.function's), so the
             # next model's optimizer variables are under `training_2/`.
-            with name_scope("training"):
+            with name_scope("training"), control_dependencies([self.total_loss]):
                 self._train_fn = control_flow_ops.group(*updates)
+        if not for_training and self._test_fn is None:
+            self._test_fn = self._state_update_group("evaluation", self.total_loss)
+
+    def _state_update_group(self, scope: str, first_output: Tensor) -> Any:
+        """K.function's group of the stateful layers' updates, run after its first output
+        (TF 1.15's `evaluation/group_deps` and `predict/group_deps`)."""
+        with name_scope(scope), control_dependencies([first_output]):
+            return control_flow_ops.group(*self.state_updates)
+
+    def reset_metrics(self) -> None:
+        """Zeroes the compile metrics' totals and counts (each Metric's reset_states)."""
+        objects = [m for m in getattr(self, "_output_loss_metrics", []) if m is not None]
+        for metric in objects + list(getattr(self, "_compile_metric_objects", [])):
+            metric.reset_states()
 
     def _optimizer_updates(self) -> list[Any]:
         """The optimizer's step on the trainable weights (the optimizer names its scope:
@@ -271,20 +384,6 @@ class Model(Network):
         ys = [np.asarray(a) for a in _as_list(y)]
         return xs, ys
 
-    def _sample_weight_input(self, name: str, per_example: Tensor) -> Tensor:
-        """The output's weights per sample (per time step with sample_weight_mode
-        "temporal"): fed when given, ones otherwise; shaped to multiply the per-sample loss."""
-        rank = 2 if self.sample_weight_mode == "temporal" else 1
-        ones = array_ops.ones(array_ops.shape(per_example)[:rank], dtype=per_example.dtype)
-        fed = array_ops.placeholder_with_default(
-            ones, shape=[None] * rank, name=name + "_sample_weights"
-        )
-        self._sample_weights.append(fed)
-        weights = fed
-        for _ in range(max(0, (per_example.shape.ndims or rank) - rank)):
-            weights = array_ops.expand_dims(weights, -1)
-        return weights
-
     def _standardize_weights(
         self, ys: list[np.ndarray], sample_weight: Any, class_weight: Any
     ) -> list[np.ndarray | None]:
@@ -300,13 +399,17 @@ class Model(Network):
             per_class = [class_weight.get(name) for name in self.output_names]
         else:
             per_class = [class_weight] * n
-        return [
+        standardized = [
             sample_weights.standardize(y, w, c, self.sample_weight_mode)
             for y, w, c in zip(ys, per_sample, per_class)
         ]
+        if any(w is not None for w in standardized):
+            self._ensure_loss()
+            self._use_fed_sample_weights()
+        return standardized
 
     def _check_targets(self, xs: list[np.ndarray], ys: list[np.ndarray]) -> None:
-        self._ensure_compiled(for_training=False)
+        self._ensure_loss()
         target_checks.check(xs, ys, self.outputs, self._loss_fns, self._output_layer_names())
 
     def _output_layer_names(self) -> list[str]:
@@ -400,7 +503,6 @@ class Model(Network):
             val_ws = [None if w is None else w[split_at:] for w in ws]
             ws = [None if w is None else w[:split_at] for w in ws]
         self._ensure_compiled(for_training=True)
-        session = backend.get_session()
         samples = len(xs[0])
         do_validation = bool(val_xs)
         out_labels = list(self.metrics_names)
@@ -429,11 +531,12 @@ class Model(Network):
         elif verbose:
             print(f"Train on {samples} samples")
         self.stop_training = False
-        fetches = [self.total_loss] + [t for _, t in self._metric_tensors]
-        if len(self.outputs) > 1:
-            fetches = [self.total_loss, *self._output_losses] + [t for _, t in self._metric_tensors]
+        fetches = [self.total_loss, *self._metric_results]
         clist.on_train_begin()
         for epoch in range(initial_epoch, epochs):
+            # TF 1.15's training loop: the metrics start each epoch from zero and report
+            # their running values; the total loss is averaged here over the samples.
+            self.reset_metrics()
             clist.on_epoch_begin(epoch)
             order = np.arange(samples)
             if shuffle == "batch":
@@ -442,28 +545,23 @@ class Model(Network):
                 order = np.concatenate(blocks) if blocks else order
             elif shuffle:
                 np.random.shuffle(order)
-            sums = np.zeros(len(fetches))
-            per_batch = self._per_batch_mask(out_labels)
-            batch_index = -1
+            session = backend.get_session()
+            loss_sum = 0.0
+            values: list[Any] = [0.0] * len(fetches)
             for batch_index, start in enumerate(range(0, samples, batch_size)):
                 index = order[start : start + batch_size]
                 clist.on_train_batch_begin(batch_index, {"batch": batch_index, "size": len(index)})
                 values = session.run(
                     [*fetches, self._train_fn], feed_dict=self._feed(xs, ys, index, True, ws)
                 )[:-1]
-                sums += _weighted(values, out_labels, len(index), per_batch)
+                loss_sum += float(values[0]) * len(index)
                 logs: dict[str, Any] = {"batch": batch_index, "size": len(index)}
                 for name, value in zip(out_labels, values):
-                    logs[name] = float(value) if _is_loss(name) else float(value) / len(index)
-                seen = min(start + batch_size, samples)
-                running = _means(sums, per_batch, seen, batch_index + 1)
-                for i, name in enumerate(out_labels):
-                    if name != "loss" and not name.endswith("_loss"):
-                        logs[name] = running[i]
+                    logs[name] = float(value)
                 clist.on_train_batch_end(batch_index, logs)
                 if self.stop_training:
                     break
-            done = _means(sums, per_batch, samples, batch_index + 1)
+            done = [loss_sum / max(samples, 1), *values[1:]]
             epoch_logs = {
                 name: training_generator.reported(name, done[i])
                 for i, name in enumerate(out_labels)
@@ -487,39 +585,33 @@ class Model(Network):
         weights: list[np.ndarray | None] | None = None,
     ) -> list[Any]:
         self._ensure_compiled(for_training=False)
+        self.reset_metrics()
         session = backend.get_session()
-        fetches = [self.total_loss] + [t for _, t in self._metric_tensors]
-        if len(self.outputs) > 1:
-            fetches = [self.total_loss, *self._output_losses] + [t for _, t in self._metric_tensors]
+        fetches = [self.total_loss, *self._metric_results]
         samples = len(xs[0])
         progbar = None
         names = list(self.metrics_names)
-        stateful = [n for n in names if n != "loss" and not n.endswith("_loss")]
+        stateful = [n for n in names if n != "loss"]
         if verbose == 1:
             from tfcluster.lib.keras.utils.generic_utils import Progbar
 
             progbar = Progbar(target=samples, unit_name="sample", stateful_metrics=stateful)
-        sums = np.zeros(len(fetches))
-        per_batch = self._per_batch_mask(names)
-        order = np.arange(samples)
-        batches = 0
+        loss_sum = 0.0
+        values: list[Any] = [0.0] * len(fetches)
         for start in range(0, samples, batch_size):
-            batches += 1
-            index = order[start : start + batch_size]
-            values = self._run_with_state_updates(
-                session, fetches, self._feed(xs, ys, index, False, weights)
-            )
-            sums += _weighted(values, names, len(index), per_batch)
+            index = np.arange(start, min(start + batch_size, samples))
+            values = session.run(
+                [*fetches, self._test_fn], feed_dict=self._feed(xs, ys, index, False, weights)
+            )[:-1]
+            loss_sum += float(values[0]) * len(index)
             if progbar is not None:
                 seen = min(start + batch_size, samples)
-                running = _means(sums, per_batch, seen, batches)
-                shown = [
-                    (n, float(running[i]) if n in stateful else float(values[i]))
-                    for i, n in enumerate(names)
+                shown = [("loss", float(values[0]))] + [
+                    (n, float(v)) for n, v in zip(names[1:], values[1:])
                 ]
                 progbar.update(seen, shown)
-        means = _means(sums, per_batch, samples, batches)
-        return [training_generator.reported(n, v) for n, v in zip(names, means)]
+        done = [loss_sum / max(samples, 1), *values[1:]]
+        return [training_generator.reported(n, v) for n, v in zip(names, done)]
 
     def evaluate(
         self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: int = 1,
@@ -550,15 +642,19 @@ class Model(Network):
             return training_dataset.predict(self, x, steps)
         xs, _ = self._standardize(x, None)
         self._ensure_built(xs)
+        if getattr(self, "_predict_fn", None) is None:
+            self._predict_fn = self._state_update_group("predict", self.outputs[0])
+        # TF 1.15's loop resets the compile metrics in every mode, prediction too.
+        self.reset_metrics()
         session = backend.get_session()
         batch_size = batch_size or 32
         samples = len(xs[0])
         parts: list[list[np.ndarray]] = [[] for _ in self.outputs]
         for start in range(0, samples, batch_size):
             index = np.arange(start, min(start + batch_size, samples))
-            values = self._run_with_state_updates(
-                session, list(self.outputs), self._feed(xs, [], index, False)
-            )
+            values = session.run(
+                [*self.outputs, self._predict_fn], feed_dict=self._feed(xs, [], index, False)
+            )[:-1]
             for i, v in enumerate(values):
                 parts[i].append(v)
         results = [np.concatenate(p) for p in parts]
@@ -575,23 +671,18 @@ class Model(Network):
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
         self._check_targets(xs, ys)
+        weights = self._standardize_weights(ys, sample_weight, class_weight)
         self._ensure_compiled(for_training=True)
-        fetches = [self.total_loss] + [t for _, t in self._metric_tensors]
         index = np.arange(len(xs[0]))
-        values = backend.get_session().run(
-            [*fetches, self._train_fn],
-            feed_dict=self._feed(
-                xs, ys, index, True, self._standardize_weights(ys, sample_weight, class_weight)
-            ),
+        session = backend.get_session()
+        values = session.run(
+            [self.total_loss, *self._metric_results, self._train_fn],
+            feed_dict=self._feed(xs, ys, index, True, weights),
         )[:-1]
-        names = list(self.metrics_names)
-        size = len(index)
-        per_batch = self._per_batch_mask(names)
-        # The step's own float32 values, as TF 1.15 returns them.
-        values = [
-            np.float32(v) if _is_loss(n) or flag else np.float32(float(v) / size)
-            for v, n, flag in zip(values, names, per_batch)
-        ]
+        # TF 1.15: the metrics' running values (this batch's after a reset), then the reset.
+        if reset_metrics:
+            self.reset_metrics()
+        values = [np.float32(v) for v in values]
         return values[0] if len(values) == 1 else values
 
     def test_on_batch(
@@ -601,9 +692,17 @@ class Model(Network):
         self._ensure_built(xs)
         self._check_targets(xs, ys)
         weights = self._standardize_weights(ys, sample_weight, None)
-        result = self._test_loop(xs, ys, len(xs[0]), verbose=0, weights=weights)
-        result = [np.float32(v) for v in result]
-        return result[0] if len(result) == 1 else result
+        self._ensure_compiled(for_training=False)
+        index = np.arange(len(xs[0]))
+        session = backend.get_session()
+        values = session.run(
+            [self.total_loss, *self._metric_results, self._test_fn],
+            feed_dict=self._feed(xs, ys, index, False, weights),
+        )[:-1]
+        if reset_metrics:
+            self.reset_metrics()
+        values = [np.float32(v) for v in values]
+        return values[0] if len(values) == 1 else values
 
     # ---- generators and keras.utils.Sequence ---------------------------------------------------
     def fit_generator(
@@ -642,12 +741,6 @@ class Model(Network):
     ) -> Any:  # fmt: skip
         return training_generator.predict_generator(self, generator, steps, verbose)
 
-    def _run_with_state_updates(self, session: Any, fetches: list[Any], feed: Any) -> list[Any]:
-        """Evaluation and prediction also carry stateful RNNs' states to the next batch."""
-        updates = self.state_updates
-        values = session.run([*fetches, *updates], feed_dict=feed)
-        return list(values[: len(fetches)])
-
     def predict_on_batch(self, x: Any) -> Any:
         return self.predict(x, batch_size=len(_as_list(x)[0]))
 
@@ -670,9 +763,6 @@ class Model(Network):
 
         models.save_model(self, filepath, overwrite, include_optimizer, save_format, signatures)
 
-    def reset_metrics(self) -> None:
-        """Compile metrics are computed per call here; nothing is carried between calls."""
-
 
 def _is_generator_like(x: Any) -> bool:
     """A Python generator/iterator or a keras.utils.Sequence (not arrays, lists or dicts)."""
@@ -681,28 +771,6 @@ def _is_generator_like(x: Any) -> bool:
     if isinstance(x, Sequence):
         return True
     return hasattr(x, "__next__") and not isinstance(x, (np.ndarray, list, tuple, dict))
-
-
-def _is_loss(name: str) -> bool:
-    return name == "loss" or name.endswith("_loss")
-
-
-def _means(sums: np.ndarray, per_batch: np.ndarray, samples: int, batches: int) -> np.ndarray:
-    """Running means: per sample, or per batch for metrics that are one value a batch."""
-    return np.where(per_batch, sums / max(batches, 1), sums / max(samples, 1))
-
-
-def _weighted(values: list[Any], names: list[str], size: int, per_batch: Any = None) -> np.ndarray:
-    """Batch values as sums over the batch's samples (losses come as means, metrics as sums;
-    a per-batch metric's value is added as it is)."""
-    if per_batch is not None:
-        return np.array(
-            [
-                float(v) if flag else (float(v) * size if _is_loss(n) else float(v))
-                for v, n, flag in zip(values, names, per_batch)
-            ]
-        )
-    return np.array([float(v) * size if _is_loss(n) else float(v) for v, n in zip(values, names)])
 
 
 def _keras_dtype(a: np.ndarray) -> str:

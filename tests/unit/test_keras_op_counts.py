@@ -1,0 +1,43 @@
+"""tf.keras's compile, first fit, evaluate and predict build TF 1.15's ops, in its order and
+under its names (metrics' total/count variables and updates, the weighted loss's
+broadcast_weights and DivNoNan, the learning phase, the metrics' reset assignments), so the
+op count after each stage is TF's and a random op made after it draws TF's numbers (its op
+seed is that count). Recorded under TF 1.15: tests/tf_reference/record_keras_op_counts.py.
+"""
+
+import pytest
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.keras_op_count_cases import CASES
+
+
+@pytest.fixture(scope="module")
+def results() -> dict:
+    return {}
+
+
+def _run(name: str, results: dict) -> tuple[dict, dict]:
+    if name not in results:
+        results[name] = CASES[name](tf)
+    return results[name], reference.case("keras_op_counts", name)
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_each_stage_builds_tf_ops_in_tf_order(name: str, results: dict) -> None:
+    actual, expected = _run(name, results)
+    assert actual["stages"] == expected["stages"]
+    for stage, got, want in zip(expected["stages"], actual["ops"], expected["ops"]):
+        assert [tuple(op) for op in got] == [tuple(op) for op in want], stage
+    assert actual["counts"] == expected["counts"]
+
+
+@pytest.mark.parametrize("name", sorted(CASES))
+def test_seeded_draws_and_training_results_are_tfs(name: str, results: dict) -> None:
+    actual, expected = _run(name, results)
+    for key in ("after_compile", "after_all", "after_fit", "dropout", "predict"):
+        assert (key in actual) == (key in expected), key
+        if key in expected:
+            reference.assert_close(actual[key], expected[key])
+    for key in ("history", "evaluate", "metrics_names"):
+        if key in expected:
+            reference.assert_close(actual[key], expected[key])
