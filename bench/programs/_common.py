@@ -278,6 +278,31 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
+def thread_cpu_seconds(pid: int | None = None) -> dict[str, float]:
+    """User + system CPU time each thread of a process (this one by default) has used so
+    far, by thread id (threads that end between the listing and the read are left out)."""
+    base = f"/proc/{pid or 'self'}/task"
+    out: dict[str, float] = {}
+    for tid in os.listdir(base):
+        try:
+            with open(f"{base}/{tid}/stat") as f:
+                fields = f.read().rsplit(")", 1)[1].split()
+        except OSError:
+            continue
+        out[tid] = (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+    return out
+
+
+def busiest_threads_ms(
+    before: dict[str, float], after: dict[str, float], steps: int, top: int = 4
+) -> list[float]:
+    """The CPU milliseconds per step of the `top` busiest threads between two
+    thread_cpu_seconds snapshots, busiest first (a step's work split by thread: the step's
+    own thread, transport threads, an input pipeline's thread)."""
+    spent = sorted((after[t] - before.get(t, 0.0) for t in after), reverse=True)
+    return [round(1e3 * s / max(1, steps), 3) for s in spent[:top] if s > 0]
+
+
 def size_row(name: str, mb: float, detail: str = "") -> Row:
     """A memory figure in MB (one sample: lower is better)."""
     return Row(name, "size", "MB", mb, mb, mb, 1, detail)

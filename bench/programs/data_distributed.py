@@ -13,6 +13,10 @@ tf.train.replica_device_setter. It trains twice, on fresh clusters:
 Rows (total steps/s of both workers, median over 1 s windows, as ps_training.py):
   ps training steps/s, feed_dict from memory (2 workers)
   ps training steps/s, tf.data shards (2 workers)
+
+Each row's detail gives the CPU per step of the workers and the ps, and worker 0's busiest
+threads' CPU per step: the step's own thread, the transport's, and with tf.data the input
+pipeline's thread, so that the pipeline's share of a step is read off a run directly.
 """
 
 from __future__ import annotations
@@ -136,6 +140,7 @@ def run_worker(args: Any) -> None:
         sess.run(train_op, batches[i % len(batches)])
     print(f"READY loss {loss0:.4f}", flush=True)
     sys.stdin.readline()  # GO from the coordinator
+    threads0 = c.thread_cpu_seconds()
     start = time.monotonic()
     cpu0 = time.process_time()
     ends = []
@@ -145,6 +150,7 @@ def run_worker(args: Any) -> None:
         ends.append(time.monotonic())
         i += 1
     cpu = time.process_time() - cpu0
+    threads = c.busiest_threads_ms(threads0, c.thread_cpu_seconds(), len(ends))
     profile = ""
     if args.profile_worker:
         step = lambda: sess.run(train_op, batches[0])  # noqa: E731
@@ -154,6 +160,7 @@ def run_worker(args: Any) -> None:
         "start": start,
         "ends": ends,
         "cpu": cpu,
+        "threads_ms": threads,
         "loss0": loss0,
         "loss1": loss1,
         "profile": profile,
@@ -242,6 +249,7 @@ def train(args: Any, mode: str, row: str, paths: list[str]) -> c.Row:
         detail="per worker "
         + ", ".join(f"{x:.0f}" for x in per_worker)
         + f" steps/s; CPU per step: workers {worker_ms:.2f} ms, ps {ps_ms:.2f} ms"
+        + f" (worker 0's busiest threads: {', '.join(map(str, reports[0]['threads_ms']))} ms)"
         + f"; loss {reports[0]['loss0']:.3f} -> {reports[0]['loss1']:.3f}",
     )
     result.extra = {
@@ -249,11 +257,13 @@ def train(args: Any, mode: str, row: str, paths: list[str]) -> c.Row:
         "per_worker": per_worker,
         "worker_cpu_ms_per_step": worker_ms,
         "ps_cpu_ms_per_step": ps_ms,
+        "worker_threads_ms_per_step": [r["threads_ms"] for r in reports],
     }
     result.profile = reports[0]["profile"]
     c.progress(
         f"  {row}: median {result.median:.1f} over {result.samples} windows; CPU per step: "
-        f"workers {worker_ms:.2f} ms, ps {ps_ms:.2f} ms"
+        f"workers {worker_ms:.2f} ms, ps {ps_ms:.2f} ms; worker threads "
+        + "; ".join(", ".join(map(str, r["threads_ms"])) for r in reports)
     )
     return result
 
