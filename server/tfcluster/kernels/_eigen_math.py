@@ -29,6 +29,12 @@ from tfcluster.kernels import _eigen_sum, _libm_float
 from tfcluster.runtime import float_errors
 
 _PACKET = 8
+# Values per pass of exp and log: their scratch arrays stay in the caches between the 20-35
+# operations, where whole-tensor temporaries went to memory (and to the allocator) at each one.
+# Over [64, 5000] (SeqGAN's softmax policy), median of 5 on a loaded machine: log 12.7 ms whole,
+# 5.2 / 3.7 / 2.9 / 2.5 ms in blocks of 4K / 8K / 16K / 32K values; exp 2.9 ms whole, 1.5 ms
+# in blocks of 32K (smaller blocks pay numpy's per-call cost more often).
+_BLOCK = 32768
 _F = np.float32
 _MIN_NORMAL = np.array(0x00800000, np.int32).view(_F)
 Fn = Callable[[np.ndarray], np.ndarray]
@@ -99,20 +105,35 @@ _EXP_NORMAL_FROM = _F(-87.3)
 
 
 def _exp_packet(a: np.ndarray) -> np.ndarray:
-    """Eigen's pexp_float on every value of the 1-D float32 `a` (not written)."""
+    """Eigen's pexp_float on every value of the 1-D float32 `a` (not written), block by block
+    through scratch arrays that stay in the cache (_BLOCK)."""
+    size = a.size
+    out = np.empty(size, _F)
+    if size == 0:
+        return out
+    n = min(_BLOCK, size)
+    xs, ms, ts = np.empty(n, _F), np.empty(n, _F), np.empty(n, _F)
+    for start in range(0, size, n):
+        k = min(n, size - start)
+        _exp_block(a[start : start + k], out[start : start + k], xs[:k], ms[:k], ts[:k])
+    return out
+
+
+def _exp_block(a: np.ndarray, y: np.ndarray, x: np.ndarray, m: np.ndarray, t: np.ndarray) -> None:
+    """pexp_float of `a` into `y`; x, m and t are scratch arrays of the same length."""
     mul, add, sub = np.multiply, np.add, np.subtract
-    x = np.minimum(a, _EXP_HI)
+    np.minimum(a, _EXP_HI, out=x)
     np.maximum(x, _EXP_LO, out=x)
     # m = floor(x * log2(e) + 1/2); r = x - m*ln 2 in two parts (no FMA)
-    m = mul(x, _LOG2E)
+    mul(x, _LOG2E, out=m)
     add(m, _HALF, out=m)
     np.floor(m, out=m)
-    t = mul(m, _LN2_HI)
+    mul(m, _LN2_HI, out=t)
     r = sub(x, t, out=x)
     mul(m, _LN2_LO, out=t)
     sub(r, t, out=r)
     p0, p1, *rest = _EXP_POLY
-    y = mul(r, p0)
+    mul(r, p0, out=y)
     add(y, p1, out=y)
     for c in rest:
         mul(y, r, out=y)
@@ -125,7 +146,7 @@ def _exp_packet(a: np.ndarray) -> np.ndarray:
     bits = m.view(np.int32)
     np.left_shift(bits, 23, out=bits)
     mul(y, m, out=y)
-    return np.maximum(y, a, out=y)
+    np.maximum(y, a, out=y)
 
 
 def _has_small(a: np.ndarray, above: np.float32) -> bool:
@@ -161,43 +182,86 @@ def exp(x: np.ndarray) -> np.ndarray:
 # ---- log (plog_float) ------------------------------------------------------------------------
 
 
+# plog_float's constants: the three interleaved polynomials' coefficients (y, y1, y2: the
+# first, second and third pair, then each one's last), ln 2 in two parts, sqrt(1/2).
+_LOG_P = tuple(
+    _F(c)
+    for c in (
+        7.0376836292e-2,
+        -1.1514610310e-1,
+        1.1676998740e-1,
+        -1.2420140846e-1,
+        1.4249322787e-1,
+        -1.6668057665e-1,
+        2.0000714765e-1,
+        -2.4999993993e-1,
+        3.3333331174e-1,
+    )
+)
+_LOG_Q1, _LOG_Q2 = _F(-2.12194440e-4), _F(0.693359375)
+_SQRT_HALF = _F(0.707106781186547524)
+
+
 def _log_normal(x: np.ndarray) -> np.ndarray:
-    """plog_float's arithmetic on the 1-D float32 `x` of positive normal values (not written);
-    infinity gives a finite number here (_log_packet fixes it)."""
-    bits = x.view(np.int32)
-    # frexp: the mantissa in [0.5, 1), the exponent as a float
-    e = (bits >> 23).astype(_F)
-    e -= _F(126)
-    x = ((bits & np.int32(~0x7F800000)) | np.int32(0x3F000000)).view(_F)
-    below = x < _F(0.707106781186547524)
-    tmp = np.where(below, x, _F(0))
-    x -= _F(1)
-    e -= below.astype(_F)
-    x += tmp
-    x2 = x * x
-    x3 = x2 * x
-    y = x * _F(7.0376836292e-2)
-    y += _F(-1.1514610310e-1)
-    y1 = x * _F(-1.2420140846e-1)
-    y1 += _F(1.4249322787e-1)
-    y2 = x * _F(2.0000714765e-1)
-    y2 += _F(-2.4999993993e-1)
-    y *= x
-    y += _F(1.1676998740e-1)
-    y1 *= x
-    y1 += _F(-1.6668057665e-1)
-    y2 *= x
-    y2 += _F(3.3333331174e-1)
-    y *= x3
-    y += y1
-    y *= x3
-    y += y2
-    y *= x3
-    y += e * _F(-2.12194440e-4)
-    x -= x2 * _F(0.5)
-    x += y
-    x += e * _F(0.693359375)
-    return x
+    """plog_float's arithmetic on the 1-D float32 `x` of positive normal values (not written),
+    block by block into scratch arrays; infinity gives a finite number here (_log_packet
+    fixes it)."""
+    mul, add, sub = np.multiply, np.add, np.subtract
+    p0, p1, p2, p3, p4, p5, p6, p7, p8 = _LOG_P
+    size = x.size
+    out = np.empty(size, _F)
+    if size == 0:
+        return out
+    n = min(_BLOCK, size)
+    ints, e, m = np.empty(n, np.int32), np.empty(n, _F), np.empty(n, _F)
+    below, x2, x3 = np.empty(n, bool), np.empty(n, _F), np.empty(n, _F)
+    y1, y2 = np.empty(n, _F), np.empty(n, _F)
+    bits_all = x.view(np.int32)
+    for start in range(0, size, n):
+        k = min(n, size - start)
+        bits, y = bits_all[start : start + k], out[start : start + k]
+        i_, e_, m_, b_ = ints[:k], e[:k], m[:k], below[:k]
+        x2_, x3_, y1_, y2_ = x2[:k], x3[:k], y1[:k], y2[:k]
+        # frexp: the exponent as a float, the mantissa in [0.5, 1)
+        np.right_shift(bits, 23, out=i_)
+        np.copyto(e_, i_, casting="unsafe")
+        sub(e_, _F(126), out=e_)
+        np.bitwise_and(bits, np.int32(~0x7F800000), out=i_)
+        np.bitwise_or(i_, np.int32(0x3F000000), out=i_)
+        v = i_.view(_F)
+        # below sqrt(1/2): x = 2m - 1 as (m - 1) + m, and the exponent one less
+        np.less(v, _SQRT_HALF, out=b_)
+        mul(v, b_, out=m_)
+        sub(v, _ONE, out=v)
+        sub(e_, b_, out=e_, casting="unsafe")
+        add(v, m_, out=v)
+        mul(v, v, out=x2_)
+        mul(x2_, v, out=x3_)
+        mul(v, p0, out=y)
+        add(y, p1, out=y)
+        mul(v, p3, out=y1_)
+        add(y1_, p4, out=y1_)
+        mul(v, p6, out=y2_)
+        add(y2_, p7, out=y2_)
+        mul(y, v, out=y)
+        add(y, p2, out=y)
+        mul(y1_, v, out=y1_)
+        add(y1_, p5, out=y1_)
+        mul(y2_, v, out=y2_)
+        add(y2_, p8, out=y2_)
+        mul(y, x3_, out=y)
+        add(y, y1_, out=y)
+        mul(y, x3_, out=y)
+        add(y, y2_, out=y)
+        mul(y, x3_, out=y)
+        mul(e_, _LOG_Q1, out=m_)
+        add(y, m_, out=y)
+        mul(x2_, _HALF, out=x2_)
+        sub(v, x2_, out=v)
+        add(v, y, out=v)
+        mul(e_, _LOG_Q2, out=m_)
+        add(v, m_, out=y)
+    return out
 
 
 def _log_packet(a: np.ndarray) -> np.ndarray:

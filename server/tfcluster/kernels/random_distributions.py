@@ -75,27 +75,42 @@ def sample_categorical(logits: np.ndarray, uniforms: np.ndarray) -> np.ndarray:
     return np.minimum(out, classes - 1)
 
 
+def _weights(logits: np.ndarray) -> np.ndarray:
+    """Each row's unnormalised probabilities, in double: exp of the finite logits less the
+    row's largest finite one (the dtype's lowest where none is finite), 0 elsewhere."""
+    x = logits.astype(np.float64)
+    finite = np.isfinite(x)
+    lowest = float(np.finfo(logits.dtype).min)
+    top = np.max(np.where(finite, x, -np.inf), axis=1, keepdims=True, initial=-np.inf)
+    top[top == -np.inf] = lowest
+    with np.errstate(all="ignore"):
+        weights = np.exp(np.subtract(x, top, out=x), out=x)
+    weights[~finite] = 0.0
+    return weights
+
+
 def _stateful_categorical(logits: np.ndarray, n: int, start: _philox.Start) -> np.ndarray:
     """TF 1.15's CPU Multinomial: per row, an unnormalised running cdf over the finite logits
     (in double, after subtracting the largest finite logit) and upper_bound(RandDouble() *
     total). Each block of rows reads one SimplePhilox stream in order, starting
-    first_row * (n + 3) / 4 generator calls in, as TF's shards do."""
+    first_row * (n + 3) / 4 generator calls in, as TF's shards do: a block's rows take its
+    stream's doubles one after another (n each), drawn at once here."""
     batch, classes = logits.shape
     out = np.empty((batch, n), dtype=np.int64)
-    cost = int(50 * (n * math.log(classes) / math.log(2) + classes)) if classes else 0
+    if batch == 0 or n == 0 or classes == 0:
+        out[:] = 0
+        return out
+    weights = _weights(logits)
+    cost = int(50 * (n * math.log(classes) / math.log(2) + classes))
     # TF's intra-op pool: the session's intra_op_parallelism_threads or the CPUs it may use.
     for first, limit in parallel_for_blocks(batch, cost, thread_budget.current().intra):
         skip = first * (n + 3) // 4
         stream = PhiloxStream(_philox.Start(start.key, start.base, start.first + skip))
+        targets = stream.random((limit - first) * n).reshape(limit - first, n)
         for b in range(first, limit):
-            row = logits[b]
-            finite = np.isfinite(row)
-            top = float(np.max(row[finite])) if finite.any() else float(np.finfo(row.dtype).min)
-            with np.errstate(all="ignore"):
-                weights = np.exp(row.astype(np.float64) - top)
-            cdf = np.cumsum(np.where(finite, weights, 0.0))
-            total = cdf[-1] if cdf.size else 0.0
-            out[b] = np.searchsorted(cdf, stream.random(n) * total, "right")
+            # Row by row: numpy's cumsum along the rows of a matrix is several times slower.
+            cdf = np.cumsum(weights[b])
+            out[b] = np.searchsorted(cdf, targets[b - first] * cdf[-1], "right")
     return out
 
 

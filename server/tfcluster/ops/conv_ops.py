@@ -39,13 +39,12 @@ def _conv_infer(op_type: str, n: int, depthwise: bool = False) -> Any:
     def infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
         x, w = inputs
         fmt = check_window_attrs(attrs, op_type, n, ("strides", "dilations"), explicit_ok)
-        xd = dims(x.shape, n + 2, op_type, "input")
-        wd = dims(w.shape, n + 2, op_type, "filter")
+        xd = dims(x.shape, n + 2)
+        wd = dims(w.shape, n + 2)
         c = channel_axis(fmt, n)
         if xd[c] is not None and wd[n] is not None and xd[c] != wd[n]:
-            raise ValueError(
-                f"Depth of input ({xd[c]}) is not a multiple of input depth of filter "
-                f"({wd[n]}) for '{op_type}' with input shapes: {x.shape}, {w.shape}."
+            raise op_def_registry.NodeShapeError(
+                f"Depth of input ({xd[c]}) is not a multiple of input depth of filter ({wd[n]})"
             )
         if depthwise:
             mult = wd[n + 1]
@@ -53,7 +52,7 @@ def _conv_infer(op_type: str, n: int, depthwise: bool = False) -> Any:
             out_c = ci * mult if ci is not None and mult is not None else None
         else:
             out_c = wd[n + 1]
-        shape = window_output_shape(xd, fmt, n, wd[:n], out_c, attrs, op_type)
+        shape = window_output_shape(xd, fmt, n, wd[:n], out_c, attrs)
         return [(x.dtype.base_dtype, shape)]
 
     return infer
@@ -68,7 +67,7 @@ def _sizes_infer(op_type: str, n: int, index: int, dtype_from: int) -> Any:
         shape = tensor_util.constant_value_as_shape(inputs[index])
         if shape.ndims is None:
             shape = TensorShape([None] * (n + 2))
-        dims(shape, n + 2, op_type, "sizes")
+        dims(shape, n + 2)
         return [(inputs[dtype_from].dtype.base_dtype, shape)]
 
     return infer

@@ -12,6 +12,7 @@ import numpy as np
 
 from tfcluster.framework.common_shapes import windowed_output_size
 from tfcluster.framework.graph import Tensor
+from tfcluster.framework.op_def_registry import NodeShapeError
 from tfcluster.framework.tensor_shape import TensorShape
 
 # Data formats by number of spatial dims: channels last first, channels first second.
@@ -91,15 +92,13 @@ def channel_axis(data_format: str, n: int) -> int:
 
 
 # ---- static shapes ---------------------------------------------------------------------------
-def dims(shape: TensorShape, rank: int, op_type: str, what: str) -> list[int | None]:
-    """The dims of a shape that must have `rank` dims; an unknown rank gives all-None dims."""
+def dims(shape: TensorShape, rank: int) -> list[int | None]:
+    """The dims of a shape that must have `rank` dims; an unknown rank gives all-None dims.
+    Called by shape functions: the graph adds the node, op type and input shapes, as TF."""
     if shape.ndims is None:
         return [None] * rank
     if shape.ndims != rank:
-        raise ValueError(
-            f"Shape must be rank {rank} but is rank {shape.ndims} for '{op_type}' ({what}) "
-            f"with input shape {shape}."
-        )
+        raise NodeShapeError(f"Shape must be rank {rank} but is rank {shape.ndims}")
     return shape.as_list()
 
 
@@ -119,7 +118,6 @@ def out_dim(
     dilation: int,
     padding: str,
     pads: tuple[int, int],
-    op_type: str,
 ) -> int | None:
     """One spatial output size, or None when it cannot be known yet."""
     if size is None:
@@ -131,9 +129,8 @@ def out_dim(
     eff = (k - 1) * dilation + 1
     total = size + (pads[0] + pads[1] if padding == "EXPLICIT" else 0)
     if total < eff:
-        raise ValueError(
-            f"Negative dimension size caused by subtracting {eff} from {total} for '{op_type}'"
-        )
+        # The graph adds the node, op type and input shapes (a conv1d in a scope: 'x/conv1d').
+        raise NodeShapeError(f"Negative dimension size caused by subtracting {eff} from {total}")
     if padding == "EXPLICIT":
         return (total - eff) // stride + 1
     return windowed_output_size(size, k, stride, dilation, padding)[0]
@@ -199,7 +196,6 @@ def window_output_shape(
     ksize: Sequence[int | None],
     out_channels: int | None,
     attrs: dict[str, Any],
-    op_type: str,
     dilations_key: str | None = "dilations",
 ) -> TensorShape:
     """The output shape of a conv/pool node over x (in the node's data format)."""
@@ -216,7 +212,6 @@ def window_output_shape(
             dil[a] if dil else 1,
             attrs["padding"],
             pads[i],
-            op_type,
         )
     out[channel_axis(fmt, n)] = out_channels
     return TensorShape(out)

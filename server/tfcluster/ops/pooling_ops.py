@@ -33,10 +33,10 @@ REAL = (*FLOATS, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.u
 # ---- shape inference -------------------------------------------------------------------------
 def _pool_shape(x: Tensor, attrs: dict[str, Any], op_type: str, n: int) -> TensorShape:
     fmt = check_window_attrs(attrs, op_type, n, ("ksize", "strides"))
-    xd = dims(x.shape, n + 2, op_type, "input")
+    xd = dims(x.shape, n + 2)
     ksize = [int(v) for v in attrs["ksize"]]
     k = [ksize[a] for a in spatial_axes(fmt, n)]
-    return window_output_shape(xd, fmt, n, k, xd[channel_axis(fmt, n)], attrs, op_type, None)
+    return window_output_shape(xd, fmt, n, k, xd[channel_axis(fmt, n)], attrs, None)
 
 
 def _pool_infer(op_type: str, n: int) -> Any:
@@ -54,7 +54,7 @@ def _like_input_infer(op_type: str, n: int, index: int = 0) -> Any:
         x = inputs[index]
         # The gradient's dtype T (MaxPoolGradWithArgmax's last input is the int64 argmax).
         dtype = dtypes.as_dtype(attrs["T"]).base_dtype if "T" in attrs else inputs[-1].dtype
-        return [(dtype.base_dtype, TensorShape(dims(x.shape, n + 2, op_type, "input")))]
+        return [(dtype.base_dtype, TensorShape(dims(x.shape, n + 2)))]
 
     return infer
 
@@ -65,7 +65,7 @@ def _avg_grad_infer(op_type: str, n: int) -> Any:
         shape = tensor_util.constant_value_as_shape(inputs[0])
         if shape.ndims is None:
             shape = TensorShape([None] * (n + 2))
-        return [(inputs[1].dtype.base_dtype, TensorShape(dims(shape, n + 2, op_type, "shape")))]
+        return [(inputs[1].dtype.base_dtype, TensorShape(dims(shape, n + 2)))]
 
     return infer
 
@@ -77,7 +77,7 @@ def _argmax_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
 
 def _grad_grad_with_argmax_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     check_window_attrs(attrs, "MaxPoolGradGradWithArgmax", 2, ("ksize", "strides"))
-    shape = TensorShape(dims(inputs[2].shape, 4, "MaxPoolGradGradWithArgmax", "argmax"))
+    shape = TensorShape(dims(inputs[2].shape, 4))
     return [(inputs[1].dtype.base_dtype, shape)]
 
 
