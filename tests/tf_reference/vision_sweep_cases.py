@@ -1,0 +1,43 @@
+"""Behaviours public TF1 vision and generative programs (tutorial convnets, autoencoders,
+GANs, style transfer) showed apart on tfcluster. Each case is `fn(tf) -> dict of plain
+values`, run on TF 1.15 by record_vision_sweep.py and on tfcluster by
+tests/unit/test_vision_sweep_behaviours.py. Python 3.7 code."""
+
+from __future__ import annotations
+
+CASES = {}
+
+# (start, stop, num): a tutorial's symmetric grid (-3, 3, 32), ranges whose float32 step
+# rounds, one and two values, a decreasing range, a long one.
+_LINSPACE_RANGES = [
+    (-3.0, 3.0, 32),
+    (-3.0, 3.0, 100),
+    (0.0, 1.0, 7),
+    (0.1, 0.7, 13),
+    (5.0, 5.0, 1),
+    (-1.0, 2.0, 2),
+    (10.0, -3.3, 9),
+    (-123.456, 0.001, 1001),
+]
+
+
+def linspace_rounds_in_its_dtype(tf):
+    """tf.linspace(-3.0, 3.0, 32) in a gabor-patch tutorial: TF 1.15's LinSpace kernel computes
+    step = (stop - start) / (num - 1) and start + step * i in the output's dtype (float32 for
+    float32 inputs), so sin(x) of the grid is not antisymmetric to the last bit; numpy's
+    float64 linspace rounded once gives other values."""
+    tf.reset_default_graph()
+    outs = []
+    for dtype in (tf.float32, tf.float64):
+        for start, stop, num in _LINSPACE_RANGES:
+            outs.append(tf.linspace(tf.constant(start, dtype), tf.constant(stop, dtype), num))
+        num = tf.constant(11, tf.int64)
+        outs.append(tf.linspace(tf.constant(-2.5, dtype), tf.constant(4.0, dtype), num))
+    x = tf.linspace(-3.0, 3.0, 32)
+    gabor = tf.matmul(tf.reshape(tf.sin(x), [32, 1]), tf.reshape(tf.exp(-x * x / 2.0), [1, 32]))
+    with tf.Session() as sess:
+        values, gabor_sum = sess.run([outs, tf.reduce_sum(gabor)])
+    return {"values": values, "gabor_sum": gabor_sum}
+
+
+CASES["linspace_rounds_in_its_dtype"] = linspace_rounds_in_its_dtype
