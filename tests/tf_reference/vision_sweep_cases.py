@@ -41,3 +41,27 @@ def linspace_rounds_in_its_dtype(tf):
 
 
 CASES["linspace_rounds_in_its_dtype"] = linspace_rounds_in_its_dtype
+
+
+def cond_branch_returning_none(tf):
+    """A batch-norm helper returns (ema.average(mean), ema.average(var)) from tf.cond's false
+    branch before ema.apply made the averages (both None): TF 1.15 converts each result of a
+    branch with convert_to_tensor and fails with its message, in either branch."""
+    tf.reset_default_graph()
+    out = {}
+    pred = tf.placeholder(tf.bool, [])
+    branches = {
+        "false_branch": (lambda: (tf.constant(1.0), tf.constant(2.0)), lambda: (None, None)),
+        "true_branch": (lambda: (None, tf.constant(2.0)), lambda: (tf.constant(1.0),) * 2),
+        "single_none": (lambda: tf.constant(1.0), lambda: [None]),
+    }
+    for name, (true_fn, false_fn) in sorted(branches.items()):
+        try:
+            tf.cond(pred, true_fn, false_fn)
+            out[name] = None
+        except Exception as e:  # the class and TF's message
+            out[name] = [type(e).__name__, str(e)]
+    return out
+
+
+CASES["cond_branch_returning_none"] = cond_branch_returning_none

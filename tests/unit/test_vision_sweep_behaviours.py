@@ -27,3 +27,8 @@ def test_linspace_rounds_each_value_in_the_output_dtype_as_tfs_kernel() -> None:
     assert _bits(actual["values"]) == _bits(expected["values"])
     # The antisymmetric grid's sin sums to TF's rounding residue, not to an exact zero.
     assert _bits([actual["gabor_sum"]]) == _bits([expected["gabor_sum"]])
+
+
+def test_a_cond_branch_returning_none_fails_as_tfs_convert_to_tensor() -> None:
+    expected = reference.case(AREA, "cond_branch_returning_none")
+    assert CASES["cond_branch_returning_none"](tf) == expected
