@@ -5,6 +5,8 @@ tests/unit/test_vision_sweep_behaviours.py. Python 3.7 code."""
 
 from __future__ import annotations
 
+import numpy as np
+
 CASES = {}
 
 # (start, stop, num): a tutorial's symmetric grid (-3, 3, 32), ranges whose float32 step
@@ -65,3 +67,50 @@ def cond_branch_returning_none(tf):
 
 
 CASES["cond_branch_returning_none"] = cond_branch_returning_none
+
+
+def dimensions_convert_to_tensors(tf):
+    """A style-transfer network stacks a layer's get_shape() entries (Dimensions) with ints
+    into conv2d_transpose's output shape: TF 1.15 converts a known Dimension to an int32
+    scalar named shape_as_tensor (int64 if asked; unknown ones and other dtypes fail). The
+    ops made, their dtypes and the values."""
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [2, 5, 6, 3])
+    d = x.get_shape()[0]
+    fetched = {
+        "alone": tf.convert_to_tensor(d),
+        "as_int64": tf.convert_to_tensor(d, tf.int64),
+        "stack_first": tf.stack([d, 4]),
+        "stack_later": tf.stack([4, x.get_shape()[1], x.get_shape()[2]]),
+        "python_lists_axis_1": tf.stack([[1, 2], [3, 4]], axis=1),
+        "float_with_int_tensor": tf.stack([tf.constant(1.5), tf.cast(d, tf.float32)]),
+    }
+    batch, rows, cols, _ = [i for i in x.get_shape()]
+    w = tf.constant(np.ones([3, 3, 4, 3], np.float32))
+    up = tf.nn.conv2d_transpose(
+        x, w, tf.stack([batch, rows * 2, cols * 2, 4]), [1, 2, 2, 1], padding="SAME"
+    )
+    errors = {}
+    for name, fn in (
+        ("unknown", lambda: tf.convert_to_tensor(tf.Dimension(None))),
+        ("as_float32", lambda: tf.convert_to_tensor(d, tf.float32)),
+    ):
+        try:
+            fn()
+            errors[name] = None
+        except Exception as e:  # the class and TF's message
+            errors[name] = [type(e).__name__, str(e)]
+    ops = [[op.name, op.type] for op in tf.get_default_graph().get_operations()]
+    feed = np.arange(180, dtype=np.float32).reshape(2, 5, 6, 3)
+    with tf.Session() as sess:
+        values, up_value = sess.run([fetched, up], {x: feed})
+    return {
+        "values": values,
+        "dtypes": {k: v.dtype.name for k, v in fetched.items()},
+        "up": up_value,
+        "ops": ops,
+        "errors": errors,
+    }
+
+
+CASES["dimensions_convert_to_tensors"] = dimensions_convert_to_tensors

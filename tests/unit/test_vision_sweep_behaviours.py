@@ -32,3 +32,14 @@ def test_linspace_rounds_each_value_in_the_output_dtype_as_tfs_kernel() -> None:
 def test_a_cond_branch_returning_none_fails_as_tfs_convert_to_tensor() -> None:
     expected = reference.case(AREA, "cond_branch_returning_none")
     assert CASES["cond_branch_returning_none"](tf) == expected
+
+
+def test_a_known_dimension_converts_to_an_int32_scalar_as_tf_converts_one() -> None:
+    expected = reference.case(AREA, "dimensions_convert_to_tensors")
+    actual = CASES["dimensions_convert_to_tensors"](tf)
+    assert actual["ops"] == expected["ops"]
+    assert actual["dtypes"] == expected["dtypes"]
+    assert actual["errors"] == expected["errors"]
+    for name, want in expected["values"].items():
+        np.testing.assert_array_equal(actual["values"][name], want)
+    reference.assert_close(actual["up"], expected["up"])
