@@ -114,3 +114,32 @@ def dimensions_convert_to_tensors(tf):
 
 
 CASES["dimensions_convert_to_tensors"] = dimensions_convert_to_tensors
+
+
+def division_by_a_dimension(tf):
+    """fast-style-transfer divides a float loss by a product of Dimensions: TF 1.15's
+    operator converts the Dimension with the tensor's dtype only as a hint (a Dimension
+    converts to integers only), so the division itself fails, with truediv's message; and
+    tf.truediv / tf.divide with a name convert y on their own (a Python 2 is an int32)."""
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [2, 3])
+    attempts = {
+        "tensor_by_dimension": lambda: x / x.get_shape()[1],
+        "tensor_times_dimension": lambda: x * x.get_shape()[1],
+        "truediv_python_int": lambda: tf.truediv(x, 2),
+        "divide_python_int": lambda: tf.divide(x, 2),
+        "divide_named_python_int": lambda: tf.divide(x, 2, name="d"),
+        "python_int_by_tensor": lambda: 2 / x,
+        "int_tensor_plus_python_float": lambda: tf.constant(1) + 1.5,
+    }
+    out = {}
+    for name, fn in sorted(attempts.items()):
+        try:
+            t = fn()
+            out[name] = [t.op.name, t.op.type, t.dtype.name]
+        except Exception as e:  # the class and TF's message
+            out[name] = [type(e).__name__, str(e)]
+    return out
+
+
+CASES["division_by_a_dimension"] = division_by_a_dimension

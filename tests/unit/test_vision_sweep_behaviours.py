@@ -43,3 +43,8 @@ def test_a_known_dimension_converts_to_an_int32_scalar_as_tf_converts_one() -> N
     for name, want in expected["values"].items():
         np.testing.assert_array_equal(actual["values"][name], want)
     reference.assert_close(actual["up"], expected["up"])
+
+
+def test_an_operator_converts_the_other_operand_with_its_dtype_as_a_hint() -> None:
+    expected = reference.case(AREA, "division_by_a_dimension")
+    assert CASES["division_by_a_dimension"](tf) == expected
