@@ -119,13 +119,17 @@ def test_pow_values_and_integer_negative_exponent() -> None:
 def test_truediv_casts_integers_like_tf() -> None:
     check(tf.truediv(tf.constant([7, -7]), 2), np.array([3.5, -3.5]), tf.float64)
     check(tf.divide(tf.constant([7], tf.int64), 2), np.array([3.5]), tf.float64)
-    check(tf.truediv(tf.constant([7], tf.int16), 2), np.array([3.5], np.float32), tf.float32)
-    check(tf.truediv(tf.constant([7], tf.uint8), 2), np.array([3.5], np.float32), tf.float32)
-    check(tf.truediv(tf.constant([1.0], tf.float16), 4.0), np.array([0.25], np.float16), tf.float16)
+    two16, two8 = tf.constant([2], tf.int16), tf.constant([2], tf.uint8)
+    check(tf.truediv(tf.constant([7], tf.int16), two16), np.array([3.5], np.float32), tf.float32)
+    check(tf.truediv(tf.constant([7], tf.uint8), two8), np.array([3.5], np.float32), tf.float32)
+    check(tf.constant([1.0], tf.float16) / 4.0, np.array([0.25], np.float16), tf.float16)
     t = tf.divide(tf.constant([1.0, 2.0]), 4.0)
     assert t.op.type == "RealDiv" and t.op.name == "truediv_5"  # five truedivs above
     with pytest.raises(TypeError, match="Invalid dtype"):
         tf.truediv(tf.constant([True]), tf.constant([False]))
+    # TF 1.15's truediv converts y on its own: a Python 2 beside int16 is an int32.
+    with pytest.raises(TypeError, match=r"^x and y must have the same dtype, got tf.int16"):
+        tf.truediv(tf.constant([7], tf.int16), 2)
 
 
 def test_div_is_python2_division() -> None:

@@ -93,3 +93,20 @@ def test_reading_leaves_files_present_alone(tmp_path: Path) -> None:
     before = {p: os.path.getmtime(tmp_path / p) for p in os.listdir(tmp_path)}
     input_data.read_data_sets(str(tmp_path), validation_size=0)
     assert before == {p: os.path.getmtime(tmp_path / p) for p in os.listdir(tmp_path)}
+
+
+def test_the_package_alone_gives_its_reader_and_model_as_attributes() -> None:
+    """`from tensorflow.examples.tutorials import mnist; mnist.input_data.read_data_sets(...)`:
+    TF 1.15's package imports both modules itself (a fresh process, so no earlier import
+    of the submodules set the attributes)."""
+    import subprocess
+    import sys
+
+    code = (
+        "from tfcluster.examples.tutorials import mnist\n"
+        "print(mnist.input_data.read_data_sets.__name__, mnist.mnist.inference.__name__)\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=os.environ, check=True
+    )
+    assert out.stdout.split() == ["read_data_sets", "inference"]

@@ -997,7 +997,15 @@ def convert_to_tensor(
         return value
     for base_type, func in _conversion_functions:
         if isinstance(value, base_type):
-            result = func(value, dtype=want, name=name, as_ref=as_ref)
+            result = None
+            if want is None and preferred_dtype is not None:
+                # As TF: the preferred dtype first, the function's own choice if it refuses.
+                try:
+                    result = func(value, dtype=preferred_dtype, name=name, as_ref=as_ref)
+                except (TypeError, ValueError):
+                    result = None
+            if result is None:
+                result = func(value, dtype=want, name=name, as_ref=as_ref)
             if result is NotImplemented:  # e.g. a list without tensors: a plain constant
                 continue
             if want is not None and not want.is_compatible_with(result.dtype):

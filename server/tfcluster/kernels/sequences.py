@@ -5,6 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+import numpy as np
+
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels.registry import kernel
 
@@ -23,7 +25,15 @@ def lin_space(node: Any, xp: Any) -> Compute:
         num = u.host_int(num_t, "num")
         if num <= 0:
             raise u.invalid(f"Requires num > 0: {num}")
-        start, stop = float(u.host(start_t)), float(u.host(stop_t))
-        return (xp.linspace(start, stop, num).astype(dtype),)
+        start = u.host(start_t).astype(dtype)
+        stop = u.host(stop_t).astype(dtype)
+        # TF's kernel works in the output's dtype: step = (stop - start) / (num - 1), each
+        # value start + step * i rounded there (not numpy's float64 linspace), stop last.
+        out = np.empty(num, dtype=dtype)
+        if num > 1:
+            step = (stop - start) / np.asarray(num - 1, dtype=dtype)
+            out[:-1] = start + step * np.arange(num - 1).astype(dtype)
+        out[-1] = stop if num > 1 else start
+        return (xp.asarray(out),)
 
     return compute

@@ -787,6 +787,10 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = "stack") -> T
             packed = NotImplemented
         if isinstance(packed, Tensor):
             return packed
+    if not constant_op._is_graph_value(values[0]):
+        # TF converts the first value on its own (for its shape's rank, the axis check): a
+        # Dimension or Python value left unpacked above becomes a Const named as the stack.
+        convert_to_tensor(values[0], name=name or "stack")
     with name_scope(name, "Pack", list(values)) as scope:
         tensors = _convert_list(values, "values")
         first = tensors[0].shape

@@ -236,3 +236,22 @@ def _tensor_shape_to_tensor(
 
 
 register_tensor_conversion_function(TensorShape, _tensor_shape_to_tensor, 100)
+
+
+def _dimension_to_tensor(
+    d: Dimension, dtype: Any = None, name: str | None = None, as_ref: bool = False
+) -> Tensor:
+    """A known Dimension as an int32 scalar (int64 if asked), as TF converts one (e.g. in
+    tf.stack([batch, rows, cols, filters]) of a layer's get_shape() entries)."""
+    if d.value is None:
+        raise ValueError(f"Cannot convert an unknown Dimension to a Tensor: {d}")
+    if dtype is not None:
+        dtype = dtypes.as_dtype(dtype).base_dtype
+        if dtype not in (dtypes.int32, dtypes.int64):
+            raise TypeError(f"Cannot convert a TensorShape to dtype: {dtype}")
+    else:
+        dtype = dtypes.int32
+    return constant(d.value, dtype=dtype, name=name or "shape_as_tensor")
+
+
+register_tensor_conversion_function(Dimension, _dimension_to_tensor, 100)

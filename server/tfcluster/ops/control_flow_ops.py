@@ -291,7 +291,8 @@ def _build_branch(
                 graph._match_tf1_op_count(1)  # TF1's Identity of the pivot after the op
                 flat.append(leaf)
             elif leaf is None:
-                raise ValueError(f"{what} returned None inside its result structure")
+                # TF1 converts each result with convert_to_tensor, which refuses None.
+                raise ValueError("None values not supported.")
             else:
                 flat.append(fg.capture(convert_to_tensor(_flow_of(leaf))))
     return fg, result, flat

@@ -477,7 +477,14 @@ def truediv_target(dtype: dtypes.DType) -> dtypes.DType | None:
 def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
     """Python 3 division: integer operands are cast to floats first (int32 -> float64)."""
     with name_scope(name, "truediv", [x, y]) as scope:
-        a, b = _convert_same([x, y], "truediv")
+        # As TF's _truediv_python3: each converted on its own, then the dtypes compared.
+        a = convert_to_tensor(x, name="x")
+        b = convert_to_tensor(y, name="y")
+        if a.dtype.base_dtype != b.dtype.base_dtype:
+            raise TypeError(
+                f"x and y must have the same dtype, got {a.dtype.base_dtype!r} != "
+                f"{b.dtype.base_dtype!r}"
+            )
         target = truediv_target(a.dtype.base_dtype)
         if target is not None:
             a, b = cast(a, target), cast(b, target)
@@ -485,8 +492,11 @@ def truediv(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 
 def divide(x: Any, y: Any, name: str | None = None) -> Tensor:
-    """tf.divide: `x / y` (true division)."""
-    return truediv(x, y, name=name)
+    """tf.divide: `x / y` (true division), through the operator as TF does (the other
+    operand converted to the tensor's dtype); with a name, truediv itself."""
+    if name is not None:
+        return truediv(x, y, name=name)
+    return x / y  # type: ignore[no-any-return]
 
 
 def div(x: Any, y: Any, name: str | None = None) -> Tensor:
@@ -1293,7 +1303,9 @@ def _binary_overload(fn: Callable[..., Tensor], op_name: str) -> tuple[Any, Any]
         with name_scope(None, op_name, [x, y]) as scope:
             if _dtype_of(y) is None and not isinstance(y, Tensor):
                 try:
-                    y = convert_to_tensor(y, dtype=x.dtype.base_dtype, name="y")
+                    # TF's dtype_hint: a Dimension (int32 only) still converts, and the op
+                    # then reports the mismatch.
+                    y = convert_to_tensor(y, dtype_hint=x.dtype.base_dtype, name="y")
                 except (TypeError, ValueError):
                     if hasattr(type(y), f"__r{op_name}__"):
                         return NotImplemented
