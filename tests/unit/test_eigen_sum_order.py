@@ -52,3 +52,15 @@ def test_both_ways_of_summing_rows_give_the_same_bits_signed_zeros_too(
     by_steps = _eigen_sum._rows_sum_by_steps(rows)
     assert by_columns.tobytes() == by_steps.tobytes()
     assert by_columns.dtype == np.float32 and by_columns.shape == (shape[0],)
+
+
+@pytest.mark.parametrize("n", [1, 7, 8, 9, 32, 1000, 8192, 8193, 20000])
+def test_a_whole_sum_on_one_thread_adds_in_eigens_order(n: int) -> None:
+    # One leaf (up to 1024 packets) is summed as a row; longer runs are halved first.
+    rng = np.random.default_rng(n)
+    flat = (rng.standard_normal(n) * rng.uniform(0, 1e4, n)).astype(np.float32)
+    got = _eigen_sum.whole_sum(flat, 1)
+    assert isinstance(got, np.float32)
+    if n <= 8192:
+        assert got.tobytes() == _one_addition_at_a_time(flat).tobytes()
+    assert got.tobytes() == _eigen_sum._tree_sum(flat, 0).tobytes()

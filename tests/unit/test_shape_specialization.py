@@ -121,3 +121,31 @@ def test_a_shape_error_still_raises_once_the_body_is_specialized() -> None:
             np.testing.assert_array_equal(sess.run(grad, {x: a, y: a}), np.full((3, 4), 8.0))
         with pytest.raises(tf.errors.InvalidArgumentError, match="same size and shape"):
             sess.run(grad, {x: a, y: b})
+
+
+def test_a_reshape_to_its_own_shape_that_the_body_returns_becomes_an_identity(
+    monkeypatch: pytest.MonkeyPatch, specialized: list[list[str]]
+) -> None:
+    # The gradient of `h * 2.0` for h is Reshape(Sum(g * 2.0, []), shape of h): the body's
+    # result for h's gradient, so its node stays, an Identity rather than a Reshape.
+    def gradients(batches: list[np.ndarray]) -> list[np.ndarray]:
+        g = tf.Graph()
+        with g.as_default():
+            x = tf.placeholder(tf.float32, [None, 4], name="x")
+            y = tf.placeholder(tf.float32, [None, 4], name="y")
+
+            def body(i: tf.Tensor, h: tf.Tensor) -> list[tf.Tensor]:
+                return [i + 1, tf.tanh(h + y) * 2.0]
+
+            _, h = tf.while_loop(lambda i, h: i < 3, body, [tf.constant(0), x])
+            (grad,) = tf.gradients(tf.reduce_sum(h * h), [x])
+        with tf.Session(graph=g) as sess:
+            return [sess.run(grad, {x: b, y: b[::-1] * 0.5}) for b in batches]
+
+    batches = _batches(5, 5, 5)
+    got = gradients(batches)
+    ops = {op for ops_run in specialized for op in ops_run}
+    assert specialized and "Reshape" not in ops and "Identity" in ops, ops
+    _unspecialized(monkeypatch)
+    for a, b in zip(got, gradients(batches)):
+        np.testing.assert_array_equal(a, b)

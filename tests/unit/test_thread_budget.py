@@ -176,3 +176,24 @@ def test_a_limit_set_from_another_thread_holds() -> None:
     assert seen == [{1}, {2}]
     with thread_budget.blas_threads(1):
         assert blas_threads() == {1}
+
+
+def test_openblas_on_pthreads_is_set_through_its_own_function() -> None:
+    # A mid-size product holds BLAS at one thread and lets it go (twice per product): the
+    # budget calls OpenBLAS's openblas_set_num_threads itself rather than going through
+    # threadpoolctl's taking of control each time; threadpoolctl still sees every change.
+    import threadpoolctl
+
+    openblas = [
+        lib
+        for lib in threadpoolctl.ThreadpoolController().lib_controllers
+        if lib.internal_api == "openblas" and lib.threading_layer != "openmp"
+    ]
+    if not openblas:
+        pytest.skip("numpy's BLAS here is not OpenBLAS on pthreads")
+    setter = thread_budget._setter(openblas[0])
+    assert "openblas_set_num_threads" in setter.__name__  # the C function itself
+    thread_budget.configure(intra=2, inter=2)
+    with thread_budget.blas_threads(1):
+        assert blas_threads() == {1}
+    assert blas_threads() == {2}

@@ -159,6 +159,8 @@ def whole_sum(flat: np.ndarray, threads: int) -> np.float32:
     n = flat.size
     wanted = wanted_threads(n * _CYCLES_PER_VALUE, threads)
     if wanted == 1:
+        if n <= _LEAF:  # one leaf (a loss's batch): its sum, without the halving tree
+            return np.float32(_leaves_sum(flat.reshape(1, n))[0])
         return _tree_sum(flat, 0)
     block = int(np.floor(np.float32(n) / np.float32(wanted)))
     blocks = n // block if block > 0 else 0

@@ -20,9 +20,10 @@ from tfcluster.framework.func_graph import ACCUMULATE_ATTR, SLICED_CAPTURES_ATTR
 from tfcluster.kernels import _cpu_gemm
 from tfcluster.kernels._loop_sums import LoopSums, find_loop_sums
 from tfcluster.kernels.registry import CPU_ONLY, kernel
+from tfcluster.runtime.body_fusion import fuse_body
 from tfcluster.runtime.constant_folding import fold_function_body
 from tfcluster.runtime.executor import Executor
-from tfcluster.runtime.frame_executor import FrameExecutor, build_executor
+from tfcluster.runtime.frame_executor import FrameExecutor, build_executor, has_control_flow
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.shape_specialization import ShapeSpecializer
@@ -158,6 +159,10 @@ class _Function:
         fetches = [*body.results, *extra_fetches]
 
         def build(body_nodes: list[Any]) -> Executor | FrameExecutor:
+            if not has_control_flow(body_nodes):
+                # The gradient chains that run once per iteration, fused (a specialized
+                # body's: its zeros and slice shapes are constants).
+                body_nodes = fuse_body(body_nodes, fetches, targets)
             return build_executor(
                 body_nodes, feeds, fetches, targets, kernel_cache=self._cache, default_device=device
             )

@@ -479,6 +479,12 @@ def select(node: Any, xp: Any) -> Compute:
 @kernel("AccumulateNV2")
 def add_n(node: Any, xp: Any) -> Compute:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        if len(ins) == 2:
+            a, b = ins
+            if type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape:
+                # Two arrays (a loop's gradient body adds pairs every iteration): the sum
+                # below without its checks.
+                return (xp.add(a, b),)
         if isinstance(ins[0], tensor_lists.TensorListValue):  # variant lists (loop gradients)
             return (tensor_lists.add_lists(ins),)
         first = shape_of(ins[0])

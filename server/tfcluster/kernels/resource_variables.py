@@ -33,7 +33,7 @@ VAR_TYPE = "N10tensorflow3VarE"
 class VarHandle:
     """The value of a DT_RESOURCE tensor naming a variable."""
 
-    __slots__ = ("container", "dtype", "mgr", "name", "shape")
+    __slots__ = ("container", "dtype", "key", "mgr", "name", "shape")
 
     def __init__(self, mgr: ResourceMgr, container: str, name: str, dtype: Any, shape: Any):
         self.mgr = mgr
@@ -41,10 +41,9 @@ class VarHandle:
         self.name = name
         self.dtype = dtype
         self.shape = shape
-
-    @property
-    def key(self) -> str:
-        return f"{self.name}/{VAR_TYPE}"
+        # The name the resource manager keeps the variable under (made once: a step reads
+        # a handle's variable several times).
+        self.key = f"{name}/{VAR_TYPE}"
 
     def _where(self) -> str:
         return f"{self.container or 'localhost'}/{self.name}/{VAR_TYPE}"
@@ -83,6 +82,8 @@ class VarHandle:
 
 
 def handle_of(value: Any) -> VarHandle:
+    if type(value) is VarHandle:  # the usual case, first
+        return value
     if isinstance(value, np.ndarray) and value.dtype == object and value.ndim == 0:
         value = value.item()
     if not isinstance(value, VarHandle):
@@ -94,9 +95,14 @@ def _dtype_name(dtype: Any) -> str:
     return str(dtypes.as_dtype(dtype).name)
 
 
-def _check_read_dtype(ref: VariableRef, want: Any, node_name: str) -> Any:
+def _check_read_dtype(
+    ref: VariableRef, want: Any, node_name: str, want_np: np.dtype[Any] | None = None
+) -> Any:
+    """want_np: want's numpy dtype, where the caller has it at hand."""
     value = ref.read(node_name)
-    if np.dtype(value.dtype) != np.dtype(want.as_numpy_dtype):
+    if want_np is None:
+        want_np = np.dtype(want.as_numpy_dtype)
+    if value.dtype is not want_np and np.dtype(value.dtype) != want_np:
         raise invalid(
             f"Trying to read variable with wrong dtype. Expected {want.name} got "
             f"{_dtype_name(value.dtype)}"
@@ -121,11 +127,12 @@ def var_handle(node: Any, xp: Any) -> Compute:
 @kernel("ReadVariableOp", keep_inputs=True)
 def read_variable(node: Any, xp: Any) -> Compute:
     dtype = node.attrs["dtype"]
+    want_np = np.dtype(dtype.as_numpy_dtype)
     name = node.name
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         ref = handle_of(ins[0]).read_lookup()
-        return (_check_read_dtype(ref, dtype, name),)
+        return (_check_read_dtype(ref, dtype, name, want_np),)
 
     return compute
 

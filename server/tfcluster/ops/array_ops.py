@@ -970,6 +970,9 @@ def _strided_slice_grad_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -
 op_def_registry.register("Slice", _slice_infer)
 op_def_registry.register("StridedSlice", _strided_slice_infer)
 op_def_registry.register("StridedSliceGrad", _strided_slice_grad_infer)
+# AddN of StridedSliceGrads, fused inside a function body (runtime/body_fusion.py): the
+# parts' five inputs one after the other; the result is shaped as the first part's.
+op_def_registry.register("_FusedAddNOfStridedSliceGrads", _strided_slice_grad_infer)
 
 
 def slice(input_: Any, begin: Any, size: Any, name: str | None = None) -> Tensor:

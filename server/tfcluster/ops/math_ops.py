@@ -343,6 +343,9 @@ op_def_registry.register("MatMul", _matmul_infer)
 op_def_registry.register("BatchMatMul", _batch_matmul_infer)
 op_def_registry.register("Cast", _cast_infer)
 op_def_registry.register("Select", _select_infer)
+# Two Selects of two comparisons' masks, fused inside a function body (runtime/body_fusion.py):
+# inputs a1, k1, a2, k2, then, else; the result has the then's dtype and shape.
+op_def_registry.register("_FusedSelectOfCompares", op_def_registry.same_as_input(4))
 op_def_registry.register("SelectV2", _select_v2_infer)
 op_def_registry.register("ArgMax", _arg_infer)
 op_def_registry.register("ArgMin", _arg_infer)

