@@ -1,0 +1,223 @@
+"""Behaviours public TF1 RL programs (dennybritz's reinforcement-learning, awjuliani's
+DeepRL-Agents) showed apart on tfcluster: TF 1.15's CPU kernels take float32 square roots of
+whole AVX packets with Eigen's fast-math psqrt / prsqrt (the CPU's rsqrtps estimate and one
+Newton step), not correctly rounded; Adam, RMSProp, Adagrad and Adadelta divide by (or
+multiply with) such roots, so an actor-critic's table-lookup estimators drifted an ulp from
+TF's after their first Adam step, and its episodes apart after a few hundred. Which values take
+the exact root (the last size % 8 of an expression; of each shard, in Adam's parallelFor) is
+TF's too.
+
+Each case is `fn(tf) -> dict of plain values` (float32 results as their bit patterns), run on
+TF 1.15 by record_tfmodels_sweep.py and on tfcluster by
+tests/unit/test_tfmodels_sweep_behaviours.py. Every session uses two intra-op threads (Adam's
+shards depend on the pool's size). The rsqrtps estimate is the CPU's: recorded on the AMD EPYC
+whose table tfcluster carries (tools/record_rsqrtps_table.py). Python 3.7 code."""
+
+from __future__ import annotations
+
+import numpy as np
+
+_CONFIG = {"intra_op_parallelism_threads": 2}
+
+
+def _bits(values):
+    return [np.asarray(v, np.float32).view(np.int32).tolist() for v in values]
+
+
+def _session(tf):
+    return tf.Session(config=tf.ConfigProto(**_CONFIG))
+
+
+_SPECIALS = [0.0, -0.0, np.inf, -1.0, 1e-40, 1.17549435e-38, 2.3e-38, 3.4e38, 9e37, 1e38]
+_SPECIALS += [np.nan, 1.0, 4.0, 2.0, 0.25, 1e-45, -np.inf, 3.0]
+
+
+def _root_inputs():
+    """Values over the whole float range, special values inside whole packets, and sizes with
+    (and without) a tail outside the packets."""
+    rs = np.random.RandomState(11)
+    wide = np.exp(rs.uniform(-87.0, 88.0, 1200)).astype(np.float32)
+    near_one = rs.uniform(0.0, 10.0, 1200).astype(np.float32)
+    first = np.concatenate([np.array(_SPECIALS, np.float32), wide, near_one, wide[:5]])
+    return [first, near_one[:7], near_one[:9], wide[:8]]
+
+
+def float32_roots(tf):
+    """tf.sqrt and tf.math.rsqrt of float32 tensors: Eigen's fast-math packets (NaN for +inf,
+    0 / inf below FLT_MIN, the Newton step's subnormals flushed), std::sqrt on the tail."""
+    tf.reset_default_graph()
+    feed, roots = {}, []
+    for x in _root_inputs():
+        p = tf.placeholder(tf.float32, x.shape)
+        feed[p] = x
+        roots += [tf.sqrt(p), tf.math.rsqrt(p)]
+    with _session(tf) as sess:
+        return {"bits": _bits(sess.run(roots, feed))}
+
+
+# Variable sizes: below a packet, whole packets, tails; above about 70 values a size that is
+# not a multiple of 8 splits into shards between the two threads, each with its own tail.
+_ADAM_SIZES = [7, 8, 9, 48, 65, 71, 77, 90, 100, 101, 1001, 4097]
+
+
+def _grads(rs, n, steps):
+    return [(rs.randn(n) * 10.0 ** rs.randint(-4, 2)).astype(np.float32) for _ in range(steps)]
+
+
+def adam_updates_by_size(tf):
+    """tf.train.AdamOptimizer's ApplyAdam after four steps, per variable size: TF's roots of
+    v by shard (ApplyAdamNonCuda's parallelFor)."""
+    out = []
+    for n in _ADAM_SIZES:
+        tf.reset_default_graph()
+        rs = np.random.RandomState(n)
+        var = tf.Variable(rs.randn(n).astype(np.float32))
+        grad = tf.placeholder(tf.float32, [n])
+        train = tf.train.AdamOptimizer(0.01).apply_gradients([(grad, var)])
+        with _session(tf) as sess:
+            sess.run(tf.global_variables_initializer())
+            for g in _grads(rs, n, 4):
+                sess.run(train, {grad: g})
+            out.append(sess.run(var))
+    return {"bits": _bits(out)}
+
+
+def adam_nesterov_raw_op(tf):
+    """ApplyAdam with use_nesterov (tf.raw_ops on ref variables): the same roots."""
+    out = []
+    for n in (9, 100, 1001):
+        tf.reset_default_graph()
+        rs = np.random.RandomState(n + 1)
+        var, m, v = (tf.Variable(rs.randn(n).astype(np.float32)) for _ in range(3))
+        v_pos = tf.assign(v, tf.abs(v))
+        grad = tf.placeholder(tf.float32, [n])
+        train = tf.raw_ops.ApplyAdam(
+            var=var,
+            m=m,
+            v=v,
+            beta1_power=0.9,
+            beta2_power=0.999,
+            lr=0.01,
+            beta1=0.9,
+            beta2=0.999,
+            epsilon=1e-7,
+            grad=grad,
+            use_nesterov=True,
+        )
+        with _session(tf) as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(v_pos)
+            for g in _grads(rs, n, 3):
+                sess.run(train, {grad: g})
+            out += sess.run([var, m, v])
+    return {"bits": _bits(out)}
+
+
+def _optimizers(tf):
+    return {
+        "rmsprop": lambda: tf.train.RMSPropOptimizer(0.01),
+        "rmsprop_momentum": lambda: tf.train.RMSPropOptimizer(0.01, momentum=0.9),
+        "rmsprop_centered": lambda: tf.train.RMSPropOptimizer(0.01, centered=True),
+        "adagrad": lambda: tf.train.AdagradOptimizer(0.1),
+        "adadelta": lambda: tf.train.AdadeltaOptimizer(1.0),
+        "proximal_adagrad_l1": lambda: tf.train.ProximalAdagradOptimizer(
+            0.1, l1_regularization_strength=0.001, l2_regularization_strength=0.01
+        ),
+        "proximal_adagrad_l2": lambda: tf.train.ProximalAdagradOptimizer(
+            0.1, l2_regularization_strength=0.01
+        ),
+    }
+
+
+def optimizer_roots(tf):
+    """Four steps of each optimizer whose update takes a root, per variable size: RMSProp's
+    sqrt, Adagrad's and ProximalAdagrad's rsqrt (its shrink step's, Eigen does not vectorise:
+    1 / std::sqrt), Adadelta's sqrt * rsqrt."""
+    out = {}
+    for name, make in sorted(_optimizers(tf).items()):
+        values = []
+        for n in (9, 100, 1001):
+            tf.reset_default_graph()
+            rs = np.random.RandomState(n)
+            var = tf.Variable(rs.randn(n).astype(np.float32))
+            grad = tf.placeholder(tf.float32, [n])
+            train = make().apply_gradients([(grad, var)])
+            with _session(tf) as sess:
+                sess.run(tf.global_variables_initializer())
+                for g in _grads(rs, n, 4):
+                    sess.run(train, {grad: g})
+                values.append(sess.run(var))
+        out[name] = _bits(values)
+    return out
+
+
+def adagrad_v2_raw_op(tf):
+    """ResourceApplyAdagradV2 (Keras's Adagrad): g * lr / (sqrt(accum) + epsilon)."""
+    out = []
+    for n in (9, 100):
+        tf.reset_default_graph()
+        rs = np.random.RandomState(n + 2)
+        var = tf.Variable(rs.randn(n).astype(np.float32), use_resource=True)
+        accum = tf.Variable(np.full(n, 0.1, np.float32), use_resource=True)
+        grad = tf.placeholder(tf.float32, [n])
+        train = tf.raw_ops.ResourceApplyAdagradV2(
+            var=var.handle, accum=accum.handle, lr=0.1, epsilon=1e-7, grad=grad
+        )
+        with _session(tf) as sess:
+            sess.run(tf.global_variables_initializer())
+            for g in _grads(rs, n, 3):
+                sess.run(train, {grad: g})
+            out.append(sess.run(var))
+    return {"bits": _bits(out)}
+
+
+def table_lookup_actor_critic(tf):
+    """dennybritz's CliffWalk actor-critic in miniature: a softmax policy and a value over a
+    one-hot state (48 states, weights from zeros, as contrib's fully_connected with a zeros
+    initializer makes them), each trained by Adam on every transition of a fixed sequence.
+    The first value step already differs in the last bit where the roots are numpy's."""
+    tf.reset_default_graph()
+    states, actions = 48, 4
+    state = tf.placeholder(tf.int32, [])
+    action = tf.placeholder(tf.int32, [])
+    target = tf.placeholder(tf.float32, [])
+    one_hot = tf.expand_dims(tf.one_hot(state, states), 0)
+
+    def table(name, outputs):
+        with tf.variable_scope(name):
+            w = tf.get_variable("weights", [states, outputs], initializer=tf.zeros_initializer())
+            b = tf.get_variable("biases", [outputs], initializer=tf.zeros_initializer())
+            return tf.nn.bias_add(tf.matmul(one_hot, w), b)
+
+    probs = tf.squeeze(tf.nn.softmax(table("policy", actions)))
+    policy_loss = -tf.log(tf.gather(probs, action)) * target
+    value = tf.squeeze(table("value", 1))
+    value_loss = tf.squared_difference(value, target)
+    train_policy = tf.train.AdamOptimizer(0.01).minimize(policy_loss)
+    train_value = tf.train.AdamOptimizer(0.1).minimize(value_loss)
+    rs = np.random.RandomState(5)
+    seen = []
+    with _session(tf) as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(120):
+            s, a = int(rs.randint(36, 48)), int(rs.randint(actions))
+            reward = -100.0 if rs.rand() < 0.2 else -1.0
+            v = sess.run(value, {state: s})
+            td_target = np.float32(reward) + np.float32(0.95) * v
+            sess.run(train_value, {state: s, target: td_target})
+            sess.run(train_policy, {state: s, action: a, target: td_target - v})
+            seen += [v, sess.run(probs, {state: s})]
+    return {"bits": _bits(seen)}
+
+
+CASES = {
+    f.__name__: f
+    for f in (
+        float32_roots,
+        adam_updates_by_size,
+        adam_nesterov_raw_op,
+        optimizer_roots,
+        adagrad_v2_raw_op,
+        table_lookup_actor_critic,
+    )
+}
