@@ -15,6 +15,11 @@ whose table tfcluster carries (tools/record_rsqrtps_table.py). Python 3.7 code."
 
 from __future__ import annotations
 
+import os
+import re
+import shutil
+import tempfile
+
 import numpy as np
 
 _CONFIG = {"intra_op_parallelism_threads": 2}
@@ -210,6 +215,83 @@ def table_lookup_actor_critic(tf):
     return {"bits": _bits(seen)}
 
 
+def update_checkpoint_state_into_missing_directory(tf):
+    """tf.train.update_checkpoint_state into a directory that does not exist: TF's atomic
+    write of the state file fails (it makes no directory); into one that does, it writes."""
+    root = tempfile.mkdtemp()
+    try:
+        missing = os.path.join(root, "missing")
+        try:
+            tf.train.update_checkpoint_state(missing, os.path.join(missing, "m-1"))
+            error = None
+        except Exception as e:
+            message = str(e).replace(root, "<root>")
+            error = [type(e).__name__, re.sub("[0-9a-f]{32}", "<hex>", message)]
+        written = os.path.isdir(missing)
+        os.makedirs(missing)
+        tf.train.update_checkpoint_state(missing, os.path.join(missing, "m-1"))
+        with open(os.path.join(missing, "checkpoint")) as f:
+            state = f.read().replace(root, "<root>")
+        return {"error": error, "directory_made": written, "state": state}
+    finally:
+        shutil.rmtree(root)
+
+
+def _values(tf, path):
+    events = []
+    for e in tf.train.summary_iterator(path):
+        if e.HasField("summary"):
+            events.append(
+                [
+                    [v.tag, v.HasField("metadata"), v.metadata.plugin_data.plugin_name]
+                    for v in e.summary.value
+                ]
+            )
+    return events
+
+
+def file_writer_writes_a_tags_metadata_once(tf):
+    """FileWriter.add_summary keeps a value's metadata (a text summary's plugin) only the
+    first time the writer sees its tag, whether that first value had metadata or not, and
+    strips it from the caller's Summary proto too."""
+    tf.reset_default_graph()
+    text = tf.summary.text("words", tf.constant("hello"))
+    scalar = tf.summary.scalar("loss", tf.constant(1.5))
+    merged = tf.summary.merge([text, scalar])
+    root = tempfile.mkdtemp()
+    try:
+        writer = tf.summary.FileWriter(root)
+        own = tf.Summary()
+        own.value.add(tag="late", simple_value=1.0)
+        writer.add_summary(own, 0)
+        with tf.Session() as sess:
+            for step in range(3):
+                writer.add_summary(sess.run(merged), step)
+            late = tf.Summary()
+            late.ParseFromString(sess.run(tf.summary.text("late", tf.constant("x"))))
+        writer.add_summary(late, 3)
+        again = tf.Summary()
+        again.ParseFromString(_text_summary_bytes(tf, "words"))
+        writer.add_summary(again, 4)
+        writer.close()
+        files = [f for f in os.listdir(root) if f.startswith("events")]
+        return {
+            "events": _values(tf, os.path.join(root, files[0])),
+            "callers_protos_keep_metadata": [
+                late.value[0].HasField("metadata"),
+                again.value[0].HasField("metadata"),
+            ],
+        }
+    finally:
+        shutil.rmtree(root)
+
+
+def _text_summary_bytes(tf, tag):
+    """The serialized Summary of a text summary `tag` (its own graph)."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        return sess.run(tf.summary.text(tag, tf.constant("again")))
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -219,5 +301,7 @@ CASES = {
         optimizer_roots,
         adagrad_v2_raw_op,
         table_lookup_actor_critic,
+        update_checkpoint_state_into_missing_directory,
+        file_writer_writes_a_tags_metadata_once,
     )
 }

@@ -54,3 +54,13 @@ def test_keras_adagrad_update_takes_tfs_roots() -> None:
 
 def test_table_lookup_actor_critic_trains_to_tfs_bits() -> None:
     _same_bits("table_lookup_actor_critic")
+
+
+def test_update_checkpoint_state_into_a_missing_directory_fails_as_tfs_atomic_write() -> None:
+    expected = reference.case(AREA, "update_checkpoint_state_into_missing_directory")
+    assert CASES["update_checkpoint_state_into_missing_directory"](tf) == expected
+
+
+def test_file_writer_writes_a_tags_metadata_with_its_first_value_only() -> None:
+    expected = reference.case(AREA, "file_writer_writes_a_tags_metadata_once")
+    assert CASES["file_writer_writes_a_tags_metadata_once"](tf) == expected
