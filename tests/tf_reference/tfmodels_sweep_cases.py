@@ -19,6 +19,7 @@ import os
 import re
 import shutil
 import tempfile
+import warnings
 
 import numpy as np
 
@@ -292,6 +293,44 @@ def _text_summary_bytes(tf, tag):
         return sess.run(tf.summary.text(tag, tf.constant("again")))
 
 
+def _warned(build):
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        build()
+    return [str(w.message) for w in seen if "IndexedSlices" in str(w.message)]
+
+
+def indexed_slices_memory_warnings(tf):
+    """Which densified IndexedSlices warn ("Converting sparse IndexedSlices to a dense Tensor
+    of unknown shape"): not the gradients of Reshape, ExpandDims or Squeeze of a gather (an
+    A3C policy's tf.gather(tf.reshape(probs, [-1]), i)) or of the v1 Gather, which TF 1.15
+    silences; a direct conversion does. (Where another op's gradient gets the IndexedSlices,
+    TF converts it once per use, tfcluster once: neither the warnings nor the ops counted.)"""
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [None, 4])
+    w = tf.Variable(tf.ones([4, 4]))
+    probs = tf.nn.softmax(tf.matmul(x, w))
+    i = tf.placeholder(tf.int32, [None])
+    out = {}
+    out["reshape_then_gather"] = _warned(
+        lambda: tf.gradients(tf.reduce_sum(tf.gather(tf.reshape(probs, [-1]), i)), w)
+    )
+    out["squeeze_then_gather"] = _warned(
+        lambda: tf.gradients(
+            tf.reduce_sum(tf.gather(tf.squeeze(tf.expand_dims(probs, 0), [0]), i)), w
+        )
+    )
+    out["legacy_gather"] = _warned(
+        lambda: tf.gradients(
+            tf.reduce_sum(tf.raw_ops.Gather(params=tf.reshape(probs, [-1]), indices=i)), w
+        )
+    )
+    grad = tf.gradients(tf.reduce_sum(tf.gather(probs, i)), probs)[0]
+    out["type_of_gather_gradient"] = type(grad).__name__
+    out["converted_directly"] = _warned(lambda: tf.convert_to_tensor(grad))
+    return out
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -303,5 +342,6 @@ CASES = {
         table_lookup_actor_critic,
         update_checkpoint_state_into_missing_directory,
         file_writer_writes_a_tags_metadata_once,
+        indexed_slices_memory_warnings,
     )
 }

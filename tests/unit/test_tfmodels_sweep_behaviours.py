@@ -64,3 +64,8 @@ def test_update_checkpoint_state_into_a_missing_directory_fails_as_tfs_atomic_wr
 def test_file_writer_writes_a_tags_metadata_with_its_first_value_only() -> None:
     expected = reference.case(AREA, "file_writer_writes_a_tags_metadata_once")
     assert CASES["file_writer_writes_a_tags_metadata_once"](tf) == expected
+
+
+def test_gradients_of_reshapes_and_gathers_densify_indexed_slices_without_a_warning() -> None:
+    expected = reference.case(AREA, "indexed_slices_memory_warnings")
+    assert CASES["indexed_slices_memory_warnings"](tf) == expected
