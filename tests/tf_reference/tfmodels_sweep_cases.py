@@ -19,6 +19,8 @@ import os
 import re
 import shutil
 import tempfile
+import threading
+import time
 import warnings
 
 import numpy as np
@@ -331,6 +333,40 @@ def indexed_slices_memory_warnings(tf):
     return out
 
 
+def _run_twice(sess, op, seen):
+    for _ in range(2):
+        try:
+            sess.run(op)
+            seen.append(None)
+        except Exception as e:  # what the thread sees is the result
+            seen.append([type(e).__name__, str(e).split("\n")[0]])
+
+
+def close_session_with_blocked_queue_ops(tf):
+    """Session.close() while another thread's step waits in a dequeue from an empty queue, or
+    an enqueue into a full one (an A3C policy monitor's thread, a queue runner): the waiting
+    op is cancelled (CancelledError, "Dequeue/Enqueue operation was cancelled"), then that
+    thread's next run finds the session closed (RuntimeError)."""
+    out = {}
+    for kind in ("dequeue", "enqueue"):
+        tf.reset_default_graph()
+        q = tf.FIFOQueue(1, tf.float32)
+        fill = q.enqueue(1.0)
+        op = q.dequeue() if kind == "dequeue" else q.enqueue(2.0)
+        sess = tf.Session()
+        sess.run(fill)
+        if kind == "dequeue":
+            sess.run(op)  # the step's plan is made: the next one blocks at once
+        seen = []
+        thread = threading.Thread(target=_run_twice, args=(sess, op, seen))
+        thread.start()
+        time.sleep(2.0)
+        sess.close()
+        thread.join(30)
+        out[kind] = seen
+    return out
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -343,5 +379,6 @@ CASES = {
         update_checkpoint_state_into_missing_directory,
         file_writer_writes_a_tags_metadata_once,
         indexed_slices_memory_warnings,
+        close_session_with_blocked_queue_ops,
     )
 }

@@ -69,3 +69,8 @@ def test_file_writer_writes_a_tags_metadata_with_its_first_value_only() -> None:
 def test_gradients_of_reshapes_and_gathers_densify_indexed_slices_without_a_warning() -> None:
     expected = reference.case(AREA, "indexed_slices_memory_warnings")
     assert CASES["indexed_slices_memory_warnings"](tf) == expected
+
+
+def test_closing_a_session_cancels_another_threads_blocked_enqueue_and_dequeue() -> None:
+    expected = reference.case(AREA, "close_session_with_blocked_queue_ops")
+    assert CASES["close_session_with_blocked_queue_ops"](tf) == expected
