@@ -134,13 +134,23 @@ def _optimizers(tf):
         "proximal_adagrad_l2": lambda: tf.train.ProximalAdagradOptimizer(
             0.1, l2_regularization_strength=0.01
         ),
+        "ftrl": lambda: tf.train.FtrlOptimizer(
+            0.1, l1_regularization_strength=0.001, l2_regularization_strength=0.01
+        ),
+        "ftrl_l2_shrinkage": lambda: tf.train.FtrlOptimizer(
+            0.1,
+            l1_regularization_strength=0.001,
+            l2_regularization_strength=0.01,
+            l2_shrinkage_regularization_strength=0.02,
+        ),
     }
 
 
 def optimizer_roots(tf):
     """Four steps of each optimizer whose update takes a root, per variable size: RMSProp's
     sqrt, Adagrad's and ProximalAdagrad's rsqrt (its shrink step's, Eigen does not vectorise:
-    1 / std::sqrt), Adadelta's sqrt * rsqrt."""
+    1 / std::sqrt), Adadelta's sqrt * rsqrt, FTRL's roots of its accumulators (packets in its
+    linear update, std::sqrt in its var update, which takes a sign())."""
     out = {}
     for name, make in sorted(_optimizers(tf).items()):
         values = []

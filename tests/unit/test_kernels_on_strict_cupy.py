@@ -83,6 +83,8 @@ _EIGEN_ROOTS_ON_CPU = {
         "ApplyRMSProp",
         "ApplyCenteredRMSProp",
         "ApplyProximalAdagrad",
+        "ApplyFtrl",
+        "ApplyFtrlV2",
     )
 } | {"Sqrt", "Rsqrt"}
 

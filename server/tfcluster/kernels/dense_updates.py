@@ -102,9 +102,15 @@ def ftrl(
     the L2 shrinkage term (g itself without it); the accumulator adds g squared."""
     lr, l1, l2, lr_power = hyper
     new_accum = accum + g * g
-    sigma = (ftrl_power(xp, new_accum, lr_power) - ftrl_power(xp, accum, lr_power)) / lr
-    linear = linear + shrunk_g - sigma * var
-    quadratic = ftrl_power(xp, new_accum, lr_power) / lr + 2 * l2
+    if float(lr_power) == -0.5:
+        # TF's linear update runs on Eigen's packets (their fast-math roots); its var
+        # update, whose sign() Eigen does not vectorise, value by value (std::sqrt).
+        sigma = (xp_sqrt(xp, new_accum) - xp_sqrt(xp, accum)) / lr
+        quadratic = xp.sqrt(new_accum) / lr + 2 * l2
+    else:
+        sigma = (ftrl_power(xp, new_accum, lr_power) - ftrl_power(xp, accum, lr_power)) / lr
+        quadratic = ftrl_power(xp, new_accum, lr_power) / lr + 2 * l2
+    linear = linear + (shrunk_g - sigma * var)  # TF's linear += grad - sigma * var
     pre_shrink = (l1 * xp.sign(linear) - linear) / quadratic
     var = xp.where(xp.abs(linear) > l1, pre_shrink, xp.zeros_like(pre_shrink))
     return [var, new_accum, linear]
