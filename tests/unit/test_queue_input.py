@@ -124,12 +124,17 @@ def test_session_reset_wakes_a_dequeue_blocked_on_a_server() -> None:
     server = tf.train.Server.create_local_server()
     try:
         q = tf.FIFOQueue(2, tf.int32, shapes=[[]], shared_name="wait_here")
+        dequeue = q.dequeue()
         errors: list[BaseException] = []
         with tf.Session(server.target) as sess:
+            # The dequeue's step planned first: the blocked run starts waiting at once (its
+            # planning took more than the wait below on a loaded machine).
+            sess.run(q.enqueue(1))
+            sess.run(dequeue)
 
             def blocked() -> None:
                 try:
-                    sess.run(q.dequeue())
+                    sess.run(dequeue)
                 except tf.errors.OpError as e:
                     errors.append(e)
 

@@ -152,16 +152,18 @@ class Master:
         return out
 
     def reset(self, containers: Sequence[str]) -> None:
-        """Clears containers on every worker and closes this master's sessions."""
+        """Clears containers on every worker, then closes this master's sessions (TF's
+        Master::Reset order: a step blocked on a queue sees the queue closed, OutOfRange,
+        before its session's close would cancel it)."""
         with self._lock:
             sessions = list(self._sessions.values())
             self._sessions.clear()
-        for s in sessions:
-            s.close()
         for task in self.worker_cache.tasks():
             # A task that is down has lost its containers already.
             with contextlib.suppress(errors.UnavailableError):
                 self.worker_cache.worker(task).cleanup_all(containers)
+        for s in sessions:
+            s.close()
 
     def num_sessions(self) -> int:
         return len(self._sessions)

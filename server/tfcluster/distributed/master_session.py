@@ -820,9 +820,21 @@ class MasterSession:
         if self._closed:
             raise _closed_error(self.handle)
 
+    def _await_cancelled(self, running: list[tuple[int, Any]]) -> None:
+        """Waits (a bounded while) for the cancelled steps to end before the session's
+        graphs and resources go: a step blocked in a queue then fails as cancelled, as TF's
+        does, not as if its queue had been closed (a local session's release closes them)."""
+        limit = time.monotonic() + _CANCELLED_STEPS_WAIT_SECS
+        ids = [step_id for step_id, _ in running]
+        while time.monotonic() < limit:
+            with self._lock:
+                if not any(i in self._running for i in ids):
+                    return
+            time.sleep(0.005)
+
     def close(self) -> None:
-        """Cancels the steps running (TF cancels their CancellationManager), then deletes
-        the session's graphs on every task."""
+        """Cancels the steps running (TF cancels their CancellationManager) and waits for
+        them to end, then deletes the session's graphs on every task."""
         with self._lock:
             if self._closed:
                 return
@@ -838,6 +850,7 @@ class MasterSession:
                     None, None, f"Step {step_id} was cancelled: session {self.handle} closed"
                 ),
             )
+        self._await_cancelled(running)
         for task in tasks:
             # Closing must not fail on a dead worker.
             with contextlib.suppress(Exception):
@@ -870,6 +883,10 @@ def _collect(
                 results[i] = sent.result()
             except Exception as e:
                 fail(e)
+
+
+# How long a session's close waits for its cancelled steps to end.
+_CANCELLED_STEPS_WAIT_SECS = 5.0
 
 
 def _closed_error(handle: str) -> errors.OpError:

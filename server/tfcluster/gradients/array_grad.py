@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import warnings
 from typing import Any
 
 import numpy as np
@@ -27,19 +28,30 @@ def _identity_grad(op: Operation, grad: Tensor) -> Any:
     return [grad]
 
 
+def reshape_quietly(grad: Any, shape: Any) -> Tensor:
+    """grad reshaped; an IndexedSlices gradient (a gather's) is densified without the memory
+    warning of its conversion, as TF 1.15's gradients of Reshape, ExpandDims, Squeeze and the
+    gathers silence it."""
+    with warnings.catch_warnings():
+        warnings.filterwarnings(
+            "ignore", message="Converting sparse IndexedSlices to a dense Tensor.*"
+        )
+        return array_ops.reshape(grad, shape)
+
+
 @RegisterGradient("Reshape")
 def _reshape_grad(op: Operation, grad: Tensor) -> Any:
-    return [array_ops.reshape(grad, array_ops.shape(op.inputs[0])), None]
+    return [reshape_quietly(grad, array_ops.shape(op.inputs[0])), None]
 
 
 @RegisterGradient("ExpandDims")
 def _expand_dims_grad(op: Operation, grad: Tensor) -> Any:
-    return [array_ops.reshape(grad, array_ops.shape(op.inputs[0])), None]
+    return [reshape_quietly(grad, array_ops.shape(op.inputs[0])), None]
 
 
 @RegisterGradient("Squeeze")
 def _squeeze_grad(op: Operation, grad: Tensor) -> Any:
-    return [array_ops.reshape(grad, array_ops.shape(op.inputs[0]))]
+    return [reshape_quietly(grad, array_ops.shape(op.inputs[0]))]
 
 
 @RegisterGradient("Transpose")

@@ -7,12 +7,12 @@ offsets)."""
 
 from __future__ import annotations
 
-import warnings
 from typing import Any
 
 from tfcluster.framework import dtypes, tensor_util
 from tfcluster.framework.graph import Operation, Tensor, colocate_with
 from tfcluster.framework.indexed_slices import IndexedSlices
+from tfcluster.gradients.array_grad import reshape_quietly
 from tfcluster.gradients.registry import RegisterGradient
 from tfcluster.ops import array_ops, math_ops, segment_ops
 
@@ -37,7 +37,7 @@ def _gather_v2_grad(op: Operation, grad: Tensor) -> Any:
         batch_dims += indices.shape.ndims
     if axis_static is not None and int(axis_static) == 0:
         values_shape = array_ops.concat([indices_size, params_shape[1:]], 0)
-        values = _reshape_quietly(grad, values_shape)
+        values = reshape_quietly(grad, values_shape)
         indices = array_ops.reshape(indices, indices_size)
         return [IndexedSlices(values, indices, params_shape), None, None]
     # Move the gathered axis to the first non-batch place, sum the rows, move it back.
@@ -49,7 +49,7 @@ def _gather_v2_grad(op: Operation, grad: Tensor) -> Any:
     outer_batches_indices = math_ops.range(batch_dims)
     batch_axis_indices = math_ops.range(batch_dims, axis_dims)
     inner_axes_indices = math_ops.range(axis_dims + 1, values_dims)
-    values = _reshape_quietly(grad, values_shape)
+    values = reshape_quietly(grad, values_shape)
     transpose_dims = array_ops.concat(
         [outer_batches_indices, [axis_dims], batch_axis_indices, inner_axes_indices], 0
     )
@@ -65,16 +65,6 @@ def _gather_v2_grad(op: Operation, grad: Tensor) -> Any:
         [outer_batches_indices, batch_axis_indices + 1, [batch_dims], inner_axes_indices], 0
     )
     return [array_ops.transpose(params_grad, invert_transpose_dims), None, None]
-
-
-def _reshape_quietly(grad: Any, shape: Tensor) -> Tensor:
-    """grad reshaped; a gather of a gather gets IndexedSlices here, densified without TF's
-    memory warning (as TF's gradient does)."""
-    with warnings.catch_warnings():
-        warnings.filterwarnings(
-            "ignore", message="Converting sparse IndexedSlices to a dense Tensor.*"
-        )
-        return array_ops.reshape(grad, shape)
 
 
 def _batch_gather_grad(

@@ -51,7 +51,7 @@ def _gather_grad(op: Operation, grad: Tensor) -> Any:
         params_shape = array_ops.shape(params, out_type=dtypes.int64)
         params_shape = math_ops.cast(params_shape, dtypes.int32)
     size = array_ops.expand_dims(array_ops.size(indices), 0)
-    values = array_ops.reshape(grad, array_ops.concat([size, params_shape[1:]], 0))
+    values = array_grad.reshape_quietly(grad, array_ops.concat([size, params_shape[1:]], 0))
     return [IndexedSlices(values, array_ops.reshape(indices, size), params_shape), None]
 
 

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from tfcluster.kernels._eigen_psqrt import xp_rsqrt, xp_sqrt
 from tfcluster.kernels.common import Compute, invalid
 from tfcluster.kernels.registry import kernel
 from tfcluster.kernels.training import _apply_kernel
@@ -20,7 +21,7 @@ def apply_adadelta(node: Any, xp: Any) -> Compute:
     def fn(olds: list[Any], o: list[Any]) -> list[Any]:
         (var, accum, accum_update), (lr, rho, eps, g) = olds, o
         accum = accum * rho + g * g * (1 - rho)
-        update = xp.sqrt(accum_update + eps) / xp.sqrt(accum + eps) * g
+        update = xp_sqrt(xp, accum_update + eps) * xp_rsqrt(xp, accum + eps) * g
         accum_update = accum_update * rho + update * update * (1 - rho)
         return [var - update * lr, accum, accum_update]
 
@@ -61,8 +62,12 @@ def apply_proximal_adagrad(node: Any, xp: Any) -> Compute:
         (var, accum), (lr, l1, l2, g) = olds, o
         check_proximal_adagrad_scalars(lr, l1, l2)
         accum = accum + g * g
-        rate = lr / xp.sqrt(accum)
-        return [proximal_step(xp, var - g * rate, rate, l1, l2), accum]
+        # TF's rate is lr * accum.rsqrt() inside each of its two expressions: var - g * rate
+        # on Eigen's packets (their fast-math rsqrt); the shrink step, whose sign() Eigen
+        # does not vectorise, value by value (1 / std::sqrt).
+        prox = var - g * (lr * xp_rsqrt(xp, accum))
+        rate = lr * (1 / xp.sqrt(accum)) if float(l1) > 0 else lr * xp_rsqrt(xp, accum)
+        return [proximal_step(xp, prox, rate, l1, l2), accum]
 
     return _apply_kernel(node, xp, 2, fn)
 
@@ -97,9 +102,15 @@ def ftrl(
     the L2 shrinkage term (g itself without it); the accumulator adds g squared."""
     lr, l1, l2, lr_power = hyper
     new_accum = accum + g * g
-    sigma = (ftrl_power(xp, new_accum, lr_power) - ftrl_power(xp, accum, lr_power)) / lr
-    linear = linear + shrunk_g - sigma * var
-    quadratic = ftrl_power(xp, new_accum, lr_power) / lr + 2 * l2
+    if float(lr_power) == -0.5:
+        # TF's linear update runs on Eigen's packets (their fast-math roots); its var
+        # update, whose sign() Eigen does not vectorise, value by value (std::sqrt).
+        sigma = (xp_sqrt(xp, new_accum) - xp_sqrt(xp, accum)) / lr
+        quadratic = xp.sqrt(new_accum) / lr + 2 * l2
+    else:
+        sigma = (ftrl_power(xp, new_accum, lr_power) - ftrl_power(xp, accum, lr_power)) / lr
+        quadratic = ftrl_power(xp, new_accum, lr_power) / lr + 2 * l2
+    linear = linear + (shrunk_g - sigma * var)  # TF's linear += grad - sigma * var
     pre_shrink = (l1 * xp.sign(linear) - linear) / quadratic
     var = xp.where(xp.abs(linear) > l1, pre_shrink, xp.zeros_like(pre_shrink))
     return [var, new_accum, linear]

@@ -24,6 +24,7 @@ from tfcluster.kernels import (
     _cpu_gemm,
     _eigen_gemv,
     _eigen_math,
+    _eigen_psqrt,
     _eigen_sum,
     _eigen_trig,
     in_place,
@@ -302,6 +303,8 @@ def _reciprocal(xp: Any, x: Any) -> Any:
 
 
 def _rsqrt(xp: Any, x: Any) -> Any:
+    if _eigen_math.applies(xp, x):
+        return _eigen_psqrt.tf_rsqrt_float32(x)  # Eigen's fast-math prsqrt, TF's bits
     return xp.reciprocal(xp.sqrt(x))
 
 
@@ -309,7 +312,7 @@ _UNARY: dict[str, XpFn] = {
     "Neg": _neg,
     "Abs": "abs",
     "Square": "square",
-    "Sqrt": "sqrt",
+    "Sqrt": _tf_cpu_float32("tf_sqrt_float32", "sqrt", _eigen_psqrt),
     "Rsqrt": _rsqrt,
     "Exp": _tf_cpu_float32("exp", "exp"),
     "Log": _tf_cpu_float32("log", "log"),

@@ -234,6 +234,8 @@ class QueueResource:
                     self._check_not_cancelled(attempt)
                     self._put(element)
                     self._wake_dequeuer()
+            except errors.CancelledError as e:
+                raise _as_op_cancelled(e, "Enqueue") from None
             finally:
                 self._leave(self._enqueuers, attempt)
 
@@ -285,6 +287,8 @@ class QueueResource:
             try:
                 self._await_turn(self._dequeuers, attempt, ctx)
                 return self._dequeue_in_turn(ctx, n, up_to)
+            except errors.CancelledError as e:
+                raise _as_op_cancelled(e, "Dequeue") from None
             finally:
                 self._leave(self._dequeuers, attempt)
 
@@ -717,3 +721,12 @@ def queue_close(node: Any, xp: Any) -> Any:
         return ()
 
     return compute
+
+
+def _as_op_cancelled(e: errors.OpError, what: str) -> errors.OpError:
+    """A waiting enqueue's or dequeue's step cancelled (its session closed, a run timed out
+    elsewhere) says so as TF's queue does through its cancellation callback; other
+    cancellations keep their message."""
+    if e.message.startswith("Step was"):
+        return errors.CancelledError(None, None, f"{what} operation was cancelled")
+    return e

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfcluster.kernels import dense_updates, training
+from tfcluster.kernels._eigen_psqrt import xp_sqrt
 from tfcluster.kernels.common import Compute
 from tfcluster.kernels.registry import kernel
 from tfcluster.kernels.resource_variables import XpFactory, on_resources
@@ -37,7 +38,7 @@ def apply_adagrad_v2(node: Any, xp: Any) -> Compute:
         (var, accum), (lr, eps, g) = olds, o
         if update_slots:
             accum = accum + g * g
-        return [var - g * lr / (xp.sqrt(accum) + eps), accum]
+        return [var - g * lr / (xp_sqrt(xp, accum) + eps), accum]
 
     return _apply_kernel(node, xp, 2, fn)
 

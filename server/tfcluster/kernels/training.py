@@ -14,11 +14,12 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors
-from tfcluster.kernels import in_place
+from tfcluster.kernels import _eigen_adam, _eigen_psqrt, in_place
 from tfcluster.kernels._window import over_batch
 from tfcluster.kernels.common import Compute, shape_of
 from tfcluster.kernels.registry import kernel
 from tfcluster.kernels.state import locked
+from tfcluster.runtime import thread_budget
 from tfcluster.runtime.resources import VariableRef
 
 # (current values of the refs, scalar/grad inputs) -> new values of the refs
@@ -144,6 +145,14 @@ def apply_adam(node: Any, xp: Any) -> Compute:
 
     def fn(olds: list[Any], o: list[Any]) -> list[Any]:
         (var, m, v), (b1p, b2p, lr, b1, b2, eps, g) = olds, o
+        if (
+            xp is np
+            and var.dtype == np.float32
+            and _eigen_adam.apply_adam(
+                var, m, v, (b1p, b2p, lr, b1, b2, eps), g, nesterov, thread_budget.current().intra
+            )
+        ):
+            return [var, m, v]  # TF's float32 roots and shards (kernels/_eigen_adam.py)
         alpha = lr * xp.sqrt(1 - b2p) / (1 - b1p)
         m = m + (g - m) * (1 - b1)
         v = v + (g * g - v) * (1 - b2)
@@ -161,7 +170,7 @@ def apply_adagrad(node: Any, xp: Any) -> Compute:
         (var, accum), (lr, g) = olds, o
         if update_slots:
             accum = accum + g * g
-        return [var - lr * g / xp.sqrt(accum), accum]
+        return [var - g * lr * _eigen_psqrt.xp_rsqrt(xp, accum), accum]
 
     return _apply_kernel(node, xp, 2, fn)
 
@@ -171,7 +180,7 @@ def apply_rms_prop(node: Any, xp: Any) -> Compute:
     def fn(olds: list[Any], o: list[Any]) -> list[Any]:
         (var, ms, mom), (lr, rho, momentum, eps, g) = olds, o
         ms = ms + (g * g - ms) * (1 - rho)
-        mom = mom * momentum + lr * g / xp.sqrt(ms + eps)
+        mom = mom * momentum + lr * g / _eigen_psqrt.xp_sqrt(xp, ms + eps)
         return [var - mom, ms, mom]
 
     return _apply_kernel(node, xp, 3, fn)
@@ -183,7 +192,7 @@ def apply_centered_rms_prop(node: Any, xp: Any) -> Compute:
         (var, mg, ms, mom), (lr, rho, momentum, eps, g) = olds, o
         ms = ms + (g * g - ms) * (1 - rho)
         mg = mg + (g - mg) * (1 - rho)
-        mom = mom * momentum + lr * g / xp.sqrt(ms - mg * mg + eps)
+        mom = mom * momentum + lr * g / _eigen_psqrt.xp_sqrt(xp, ms - mg * mg + eps)
         return [var - mom, mg, ms, mom]
 
     return _apply_kernel(node, xp, 4, fn)

@@ -12,6 +12,7 @@ import contextlib
 import glob
 import os
 import re
+import uuid
 from collections.abc import Iterable, Sequence
 
 from google.protobuf import text_format
@@ -110,8 +111,11 @@ def update_checkpoint_state(
             f"Save path '{model_checkpoint_path}' conflicts with path used for checkpoint "
             "state.  Please use a different save path."
         )
-    if save_dir:
-        os.makedirs(save_dir, exist_ok=True)
+    if not os.path.isdir(os.path.dirname(path) or "."):
+        # TF writes a temporary file beside the state file first: its name is in the error.
+        raise errors.NotFoundError(
+            None, None, f"{path}.tmp{uuid.uuid4().hex}; No such file or directory"
+        )
     atomic_write(path, text_format.MessageToString(state).encode())
 
 

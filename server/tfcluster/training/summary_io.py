@@ -58,6 +58,8 @@ class FileWriter:
         self._user_suffix = filename_suffix or ""
         self._lock = threading.Lock()
         self._closed = True
+        # Tags whose metadata (a plugin's name and data) this writer already wrote.
+        self._seen_summary_tags: set[str] = set()
         self._writer: EventsWriter | None = None
         self.reopen()
         if graph is not None or graph_def is not None:
@@ -124,8 +126,18 @@ class FileWriter:
         return ev
 
     def add_summary(self, summary: Any, global_step: Any = None) -> None:
-        """A Summary proto or the bytes a summary op returned."""
-        self.add_event(self._event(global_step, summary=_as_summary(summary)))
+        """A Summary proto or the bytes a summary op returned. As TF's, a value's metadata is
+        written only with the first value of its tag this writer sees (TensorBoard keeps it
+        per tag): later ones lose it, in the caller's proto too."""
+        summary = _as_summary(summary)
+        for value in summary.value:
+            # TF 1.15 tests `not value.metadata`, never true of a message: a tag counts as
+            # seen from its first value, with metadata or not.
+            if value.tag in self._seen_summary_tags:
+                value.ClearField("metadata")
+            else:
+                self._seen_summary_tags.add(value.tag)
+        self.add_event(self._event(global_step, summary=summary))
 
     def add_session_log(self, session_log: Any, global_step: Any = None) -> None:
         self.add_event(self._event(global_step, session_log=session_log))
