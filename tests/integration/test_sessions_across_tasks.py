@@ -205,10 +205,11 @@ def test_ops_on_a_live_task_keep_working_when_another_task_leaves() -> None:
 def test_an_op_on_a_dead_task_fails_within_the_timeout() -> None:
     jobs = _jobs(*free_ports(2))
     out = CTX.Queue()
+    first_run_done = CTX.Event()
     with processes() as procs:
         procs += prog.run_in_processes(
-            (prog.leaving_s2, (jobs, out, 2.0)),
-            (prog.leaving_s1_other_task, (jobs, out, 2000, 4)),
+            (prog.leaving_s2, (jobs, out, 1.0, first_run_done)),
+            (prog.leaving_s1_other_task, (jobs, out, 2000, 4, first_run_done)),
         )
         lines = _collect(out, lambda ls: "s1|done" in ls, 60)
     s1 = [ln[3:] for ln in lines if ln.startswith("s1|")]

@@ -61,18 +61,29 @@ def leaving_s1_own_task(jobs: dict[str, list[str]], out: Queue[str]) -> None:
     say(out, "s1", "done")
 
 
-def leaving_s2(jobs: dict[str, list[str]], out: Queue[str], life: float = 2.0) -> None:
+def leaving_s2(
+    jobs: dict[str, list[str]], out: Queue[str], life: float = 2.0, after: Any = None
+) -> None:
+    """Serves for `life` seconds (counted from the `after` event when one is given: a loaded
+    machine may take longer than `life` to start the other task's program)."""
     cluster = tf.train.ClusterSpec(jobs)
     tf.train.Server(cluster, job_name="local", task_index=1)
     say(out, "s2", "up")
+    if after is not None:
+        after.wait(60)
     sleep(life)
     say(out, "s2", "Server 2 dieing...")
 
 
 def leaving_s1_other_task(
-    jobs: dict[str, list[str]], out: Queue[str], timeout_ms: int = 0, runs: int = 5
+    jobs: dict[str, list[str]],
+    out: Queue[str],
+    timeout_ms: int = 0,
+    runs: int = 5,
+    first_run_done: Any = None,
 ) -> None:
-    """The no-op is on server 2, which leaves; with a timeout the run fails within it."""
+    """The no-op is on server 2, which leaves; with a timeout the run fails within it.
+    `first_run_done` (an event) is set after the first successful run."""
     cluster = tf.train.ClusterSpec(jobs)
     server1 = tf.train.Server(cluster, job_name="local", task_index=0)
 
@@ -94,6 +105,8 @@ def leaving_s1_other_task(
             sleep(1.0)
             continue
         say(out, "s1", "Server 1: about to run no-op...success!")
+        if first_run_done is not None:
+            first_run_done.set()
         sleep(1.0)
     say(out, "s1", "done")
 
