@@ -40,4 +40,4 @@ def test_seeded_draws_and_training_results_are_tfs(name: str, results: dict) -> 
             reference.assert_close(actual[key], expected[key])
     for key in ("history", "evaluate", "metrics_names"):
         if key in expected:
-            reference.assert_close(actual[key], expected[key])
+            reference.assert_nested_close(actual[key], expected[key])
