@@ -193,6 +193,31 @@ _KERAS_OPTIMIZERS = (
         lambda K: K.optimizers.Ftrl(0.05, -0.5, 0.1, 0.01, 0.01, "Ftrl", 0.1),
     ),
 )
+# Learning-rate schedules evaluated at the optimizer's step, inside its `_prepare_local`.
+_SCHEDULED = (
+    (
+        "adam_exponential_decay",
+        lambda K: K.optimizers.Adam(K.optimizers.schedules.ExponentialDecay(0.01, 2, 0.5)),
+    ),
+    (
+        "sgd_momentum_piecewise_constant",
+        lambda K: K.optimizers.SGD(
+            K.optimizers.schedules.PiecewiseConstantDecay([2, 4], [0.1, 0.05, 0.01]), 0.5
+        ),
+    ),
+    (
+        "rmsprop_polynomial_decay_cycle",
+        lambda K: K.optimizers.RMSprop(
+            K.optimizers.schedules.PolynomialDecay(0.01, 2, 0.001, 2.0, cycle=True)
+        ),
+    ),
+    (
+        "adagrad_inverse_time_decay_staircase",
+        lambda K: K.optimizers.Adagrad(
+            K.optimizers.schedules.InverseTimeDecay(0.1, 2, 0.5, staircase=True)
+        ),
+    ),
+)
 _SPARSE = (
     "sgd_by_name", "sgd_momentum", "adam_by_name", "adam_amsgrad_decay", "rmsprop_by_name",
     "rmsprop_momentum", "rmsprop_centered", "rmsprop_centered_momentum", "adagrad_by_name",
@@ -225,11 +250,40 @@ _OPTIMIZER_CASES = (
         for name, make in _KERAS_OPTIMIZERS
         if name in _SPARSE
     ),
+    *(_keras_optimizer_case("keras_" + name, make) for name, make in _SCHEDULED),
     _keras_optimizer_case("keras_adam_max_norm_kernel", lambda K: "adam", _max_norm_mlp),
     _keras_optimizer_case(
         "keras_sgd_min_max_norm_kernel", lambda K: K.optimizers.SGD(0.5), _min_max_norm_mlp
     ),
 )
+
+
+def train_piecewise_constant_then_draw(tf: Any) -> dict[str, Any]:
+    """tf.train.piecewise_constant (TF 1.15: its keras schedule, an exclusive tf.case) and
+    tf.case without a default, then a seeded draw (its op seed is the op count)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(2)
+        stages = _Stages(graph)
+        step = tf.Variable(0, dtype=tf.int64, name="step", use_resource=True)
+        stages.mark("step")
+        lr = tf.train.piecewise_constant(step, [2, 4], [0.1, 0.05, 0.01])
+        stages.mark("piecewise_constant")
+        x = tf.cast(step, tf.float32)
+        picked = tf.case([(x < 3.0, lambda: x * 2.0), (x >= 3.0, lambda: x - 1.0)])
+        stages.mark("case")
+        after = tf.random_normal([3], name="after")
+        out = stages.out
+        with tf.Session(graph=graph) as sess:
+            sess.run(tf.global_variables_initializer())
+            values = []
+            for _ in range(6):
+                values.append(sess.run([lr, picked]))
+                sess.run(step.assign_add(1))
+            out["values"] = np.array(values, dtype=np.float32)
+            out["after_all"] = sess.run(after)
+    return out
+
 
 CASES = {
     fn.__name__: fn
@@ -240,5 +294,6 @@ CASES = {
         dropout_after_compile,
         two_outputs_compile,
         *_OPTIMIZER_CASES,
+        train_piecewise_constant_then_draw,
     )
 }
