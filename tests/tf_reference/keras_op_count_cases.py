@@ -40,7 +40,31 @@ def _data() -> tuple[np.ndarray, np.ndarray]:
     return x, y
 
 
-def _program(tf: Any, optimizer: Any, loss: str, metrics: Any) -> dict[str, Any]:
+def _mlp(K: Any, kernel_constraint: Any = None) -> Any:
+    return K.Sequential(
+        [
+            K.layers.Dense(
+                4, activation="relu", input_shape=(3,), kernel_constraint=kernel_constraint
+            ),
+            K.layers.Dense(2, activation="softmax"),
+        ]
+    )
+
+
+def _embedding_model(K: Any) -> Any:
+    """An Embedding: its gradient is IndexedSlices (the optimizers' sparse updates)."""
+    return K.Sequential(
+        [
+            K.layers.Embedding(7, 3, input_length=3),
+            K.layers.Flatten(),
+            K.layers.Dense(2, activation="softmax"),
+        ]
+    )
+
+
+def _program(
+    tf: Any, optimizer: Any, loss: str, metrics: Any, model_fn: Any = None
+) -> dict[str, Any]:
     K = tf.keras
     graph = tf.Graph()
     with graph.as_default():
@@ -48,17 +72,14 @@ def _program(tf: Any, optimizer: Any, loss: str, metrics: Any) -> dict[str, Any]
         sess = tf.Session(graph=graph)
         K.backend.set_session(sess)
         stages = _Stages(graph)
-        model = K.Sequential(
-            [
-                K.layers.Dense(4, activation="relu", input_shape=(3,)),
-                K.layers.Dense(2, activation="softmax"),
-            ]
-        )
+        model = model_fn(K) if model_fn is not None else _mlp(K)
         stages.mark("build")
         model.compile(optimizer() if callable(optimizer) else optimizer, loss, metrics=metrics)
         stages.mark("compile")
         after_compile = tf.random_normal([4], name="after_compile")
         x, y = _data()
+        if model_fn is _embedding_model:
+            x = np.random.RandomState(1).randint(0, 7, (12, 3)).astype(np.int64)
         if loss == "mse":
             y = np.eye(2, dtype=np.float32)[y]
         history = model.fit(x, y, batch_size=4, epochs=2, verbose=0, shuffle=False)
@@ -147,6 +168,123 @@ def two_outputs_compile(tf: Any) -> dict[str, Any]:
     return out
 
 
+# tf.keras optimizers (OptimizerV2) in fit: (case name, how to make it from tf.keras).
+# Each one's coefficients are built once per step (`_prepare_local`), its updates are
+# Resource* ops under `<name>/<name>/update_<variable>/`, its slots start from
+# `Initializer/zeros` (Adagrad's and Ftrl's accumulators from `Initializer/Const`).
+_KERAS_OPTIMIZERS = (
+    ("sgd_by_name", lambda K: "sgd"),
+    ("sgd_momentum", lambda K: K.optimizers.SGD(0.1, momentum=0.9)),
+    ("sgd_nesterov_clipnorm", lambda K: K.optimizers.SGD(0.1, 0.9, True, clipnorm=0.5)),
+    ("sgd_clipvalue_decay", lambda K: K.optimizers.SGD(0.1, clipvalue=0.05, decay=0.1)),
+    ("adam_by_name", lambda K: "adam"),
+    ("adam_amsgrad_decay", lambda K: K.optimizers.Adam(0.01, amsgrad=True, decay=0.01)),
+    ("rmsprop_by_name", lambda K: "rmsprop"),
+    ("rmsprop_momentum", lambda K: K.optimizers.RMSprop(momentum=0.5)),
+    ("rmsprop_centered", lambda K: K.optimizers.RMSprop(centered=True)),
+    ("rmsprop_centered_momentum", lambda K: K.optimizers.RMSprop(0.01, 0.8, 0.5, centered=True)),
+    ("adagrad_by_name", lambda K: "adagrad"),
+    ("adadelta_by_name", lambda K: "adadelta"),
+    ("adamax_by_name", lambda K: "adamax"),
+    ("nadam_by_name", lambda K: "nadam"),
+    ("ftrl_by_name", lambda K: "ftrl"),
+    (
+        "ftrl_l1_l2_shrinkage",
+        lambda K: K.optimizers.Ftrl(0.05, -0.5, 0.1, 0.01, 0.01, "Ftrl", 0.1),
+    ),
+)
+# Learning-rate schedules evaluated at the optimizer's step, inside its `_prepare_local`.
+_SCHEDULED = (
+    (
+        "adam_exponential_decay",
+        lambda K: K.optimizers.Adam(K.optimizers.schedules.ExponentialDecay(0.01, 2, 0.5)),
+    ),
+    (
+        "sgd_momentum_piecewise_constant",
+        lambda K: K.optimizers.SGD(
+            K.optimizers.schedules.PiecewiseConstantDecay([2, 4], [0.1, 0.05, 0.01]), 0.5
+        ),
+    ),
+    (
+        "rmsprop_polynomial_decay_cycle",
+        lambda K: K.optimizers.RMSprop(
+            K.optimizers.schedules.PolynomialDecay(0.01, 2, 0.001, 2.0, cycle=True)
+        ),
+    ),
+    (
+        "adagrad_inverse_time_decay_staircase",
+        lambda K: K.optimizers.Adagrad(
+            K.optimizers.schedules.InverseTimeDecay(0.1, 2, 0.5, staircase=True)
+        ),
+    ),
+)
+_SPARSE = (
+    "sgd_by_name", "sgd_momentum", "adam_by_name", "adam_amsgrad_decay", "rmsprop_by_name",
+    "rmsprop_momentum", "rmsprop_centered", "rmsprop_centered_momentum", "adagrad_by_name",
+    "adadelta_by_name", "adamax_by_name", "nadam_by_name", "ftrl_l1_l2_shrinkage",
+)  # fmt: skip
+
+
+def _keras_optimizer_case(name: str, make: Any, model_fn: Any = None) -> Any:
+    def case(tf: Any) -> dict[str, Any]:
+        return _program(
+            tf, lambda: make(tf.keras), "sparse_categorical_crossentropy", ["acc"], model_fn
+        )
+
+    case.__name__ = name
+    return case
+
+
+def _max_norm_mlp(K: Any) -> Any:
+    return _mlp(K, kernel_constraint=K.constraints.MaxNorm(0.5))
+
+
+def _min_max_norm_mlp(K: Any) -> Any:
+    return _mlp(K, kernel_constraint=K.constraints.MinMaxNorm(0.2, 0.6, rate=0.5))
+
+
+_OPTIMIZER_CASES = (
+    *(_keras_optimizer_case("keras_" + name, make) for name, make in _KERAS_OPTIMIZERS),
+    *(
+        _keras_optimizer_case("keras_" + name + "_embedding", make, _embedding_model)
+        for name, make in _KERAS_OPTIMIZERS
+        if name in _SPARSE
+    ),
+    *(_keras_optimizer_case("keras_" + name, make) for name, make in _SCHEDULED),
+    _keras_optimizer_case("keras_adam_max_norm_kernel", lambda K: "adam", _max_norm_mlp),
+    _keras_optimizer_case(
+        "keras_sgd_min_max_norm_kernel", lambda K: K.optimizers.SGD(0.5), _min_max_norm_mlp
+    ),
+)
+
+
+def train_piecewise_constant_then_draw(tf: Any) -> dict[str, Any]:
+    """tf.train.piecewise_constant (TF 1.15: its keras schedule, an exclusive tf.case) and
+    tf.case without a default, then a seeded draw (its op seed is the op count)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(2)
+        stages = _Stages(graph)
+        step = tf.Variable(0, dtype=tf.int64, name="step", use_resource=True)
+        stages.mark("step")
+        lr = tf.train.piecewise_constant(step, [2, 4], [0.1, 0.05, 0.01])
+        stages.mark("piecewise_constant")
+        x = tf.cast(step, tf.float32)
+        picked = tf.case([(x < 3.0, lambda: x * 2.0), (x >= 3.0, lambda: x - 1.0)])
+        stages.mark("case")
+        after = tf.random_normal([3], name="after")
+        out = stages.out
+        with tf.Session(graph=graph) as sess:
+            sess.run(tf.global_variables_initializer())
+            values = []
+            for _ in range(6):
+                values.append(sess.run([lr, picked]))
+                sess.run(step.assign_add(1))
+            out["values"] = np.array(values, dtype=np.float32)
+            out["after_all"] = sess.run(after)
+    return out
+
+
 CASES = {
     fn.__name__: fn
     for fn in (
@@ -155,5 +293,7 @@ CASES = {
         sgd_mse_with_two_metrics,
         dropout_after_compile,
         two_outputs_compile,
+        *_OPTIMIZER_CASES,
+        train_piecewise_constant_then_draw,
     )
 }

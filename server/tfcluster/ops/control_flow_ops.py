@@ -472,40 +472,87 @@ def case(
     strict: bool = False,
     name: str = "case",
 ) -> Any:
-    """tf.case: the function of the first true predicate (else `default`), as nested conds.
+    """tf.case as TF 1.15 builds it: nested conds (`cond`, `cond/cond`, ...) testing the
+    predicates in order. Without a default the last pair is the default, guarded by Asserts
+    that its predicate holds and no other does; `exclusive` adds an Assert that at most one
+    predicate holds (`preds_c`, `num_true_conds`), which the conds wait for."""
+    import functools
 
-    With `default=None` the last pair's function is the default (as TF1 does). `exclusive`
-    is accepted, but that at most one predicate holds is not checked at run time.
-    """
+    if not isinstance(pred_fn_pairs, (list, tuple, dict)):
+        raise TypeError("fns must be a list, tuple, or dict")
     if isinstance(pred_fn_pairs, dict):
-        pairs = list(pred_fn_pairs.items())
-    elif isinstance(pred_fn_pairs, (list, tuple)):
-        pairs = list(pred_fn_pairs)
+        pairs = sorted(pred_fn_pairs.items(), key=lambda item: item[0].name)
     else:
-        raise TypeError("pred_fn_pairs must be a list, tuple or dict of (pred, fn) pairs")
+        pairs = list(pred_fn_pairs)
     for p in pairs:
-        if not isinstance(p, (list, tuple)) or len(p) != 2:
-            raise TypeError(f"Each entry in pred_fn_pairs must be a 2-tuple, got {p!r}")
-        if not callable(p[1]):
-            raise TypeError(f"fn for pred {p[0]!r} must be callable.")
-    if default is None:
-        if not pairs:
-            raise ValueError("tf.case needs at least one (pred, fn) pair or a default")
-        default = pairs[-1][1]
-        pairs = pairs[:-1]
-    elif not callable(default):
+        if not isinstance(p, tuple) or len(p) != 2:
+            raise TypeError("Each entry in pred_fn_pairs must be a 2-tuple")
+        pred, action = p
+        if isinstance(pred, Tensor):
+            if pred.dtype.base_dtype != dtypes.bool_:
+                raise TypeError(f"pred must be Tensor of type bool: {pred.name}")
+        else:
+            raise TypeError(f"pred must be a Tensor, got: {pred}")
+        if not callable(action):
+            raise TypeError(f"fn for pred {pred.name} must be callable.")
+    if default is not None and not callable(default):
         raise TypeError("default must be callable.")
     if not pairs:
-        return default()
+        raise ValueError("tf.case needs at least one (pred, fn) pair")
+    predicates = [p for p, _ in pairs]
+    actions = [f for _, f in pairs]
+    with name_scope(name, "case", predicates):
+        if default is None:
+            default, predicates, actions = _case_create_default_action(predicates, actions)
+        fn: Any = default
+        for predicate, branch in reversed(list(zip(predicates, actions))):
+            fn = functools.partial(cond, predicate, true_fn=branch, false_fn=fn, strict=strict)
+        if exclusive:
+            check = _assert_at_most_n_true(predicates, 1, "Input error: exclusive=True")
+            with control_dependencies([check]):
+                return fn()
+        return fn()
 
-    def chain(i: int) -> Callable[[], Any]:
-        if i == len(pairs):
-            return default  # type: ignore[return-value]
-        pred, fn = pairs[i]
-        return lambda: cond(pred, fn, chain(i + 1), strict=strict, name=f"If_{i}")
 
-    with name_scope(name, "case", [p for p, _ in pairs]):
-        return chain(0)()
+def _assert_at_most_n_true(predicates: Sequence[Any], n: int, msg: str) -> Any:
+    from tfcluster.ops import logging_ops, math_ops
+
+    preds_c = array_ops.stack(list(predicates), name="preds_c")
+    num_true = math_ops.reduce_sum(math_ops.cast(preds_c, dtypes.int32), name="num_true_conds")
+    condition = math_ops.less_equal(num_true, constant_op.constant(n, name="n_true_conds"))
+    names = ", ".join(getattr(p, "name", "?") for p in predicates)
+    error_msg = [f"{msg}: more than {n} conditions ({names}) evaluated as True:", preds_c]
+    return logging_ops.Assert(condition, data=error_msg, summarize=len(predicates))
+
+
+def _case_create_default_action(
+    predicates: Sequence[Any], actions: Sequence[Any]
+) -> tuple[Callable[[], Any], list[Any], list[Any]]:
+    """The last pair as the default, asserting its predicate holds and no other does."""
+    from tfcluster.ops import logging_ops
+
+    k = len(predicates) - 1
+    predicate, action = predicates[k], actions[k]
+    other_predicates, other_actions = list(predicates[:k]), list(actions[:k])
+
+    def default_action() -> Any:
+        others_msg = (
+            f"Implementation error: selected default action #{k} was called, but some of "
+            "other predicates are True: "
+        )
+        default_msg = (
+            "Input error: None of conditions evaluated as True:",
+            array_ops.stack(list(predicates), name="preds_c"),
+        )
+        with control_dependencies(
+            [
+                _assert_at_most_n_true(other_predicates, 0, others_msg),
+                logging_ops.Assert(predicate, data=default_msg),
+            ]
+        ):
+            return action()
+
+    return default_action, other_predicates, other_actions
 
 
 def while_loop(

@@ -162,6 +162,8 @@ class ResourceVariable(Variable):
 
     # ---- updates ---------------------------------------------------------------------
     def _update(self, op_type: str, value: Any, name: str | None, read_value: bool) -> Any:
+        # TF's assign methods convert the value before the op, unnamed (`Const`).
+        value = convert_to_tensor(value, dtype=self._dtype)
         op = rv.assign_op(op_type, self._variable, value, name)
         return _UnreadVariable(self, op) if read_value else op
 

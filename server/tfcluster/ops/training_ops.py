@@ -283,7 +283,7 @@ def _apply(
     name: str | None,
 ) -> Tensor:
     """The op, its references first and then its other inputs, in the signature's order."""
-    names = _SIGNATURES[op_type][0]
+    names = (_SIGNATURES.get(op_type) or RESOURCE_ONLY[op_type])[0]
     var = refs[0]
     base = var.dtype.base_dtype
     if base not in FLOATS:
@@ -331,6 +331,19 @@ def _apply_resource(
                 t = convert_to_tensor(v, dtype=base)
             ins.append(t)
         return make_op(op_type, ins, {"T": base, **attrs}, name=scope)
+
+
+def apply_rule(
+    op_type: str,
+    refs: Sequence[Any],
+    values: Sequence[Any],
+    attrs: dict[str, Any],
+    name: str | None = None,
+) -> Any:
+    """Apply<rule> (or its Resource twin for resource variables, also the rules TF has only as
+    resource ops: ApplyKerasMomentum, ApplyAdamWithAmsgrad): the variables first, then the
+    other inputs in the signature's order (Keras's OptimizerV2 calls these by name)."""
+    return _apply(op_type, refs, values, attrs, name)
 
 
 def as_operation(update: Any) -> Operation:

@@ -6,7 +6,8 @@ import math
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
+from tfcluster.framework import dtypes
+from tfcluster.framework.graph import Tensor, convert_to_tensor, get_default_graph
 from tfcluster.ops import control_flow_ops, math_ops, random_ops
 from tfcluster.ops.constant_op import constant
 
@@ -129,17 +130,51 @@ def polynomial_decay(
 def piecewise_constant(
     x: Any, boundaries: Sequence[Any], values: Sequence[Any], name: str | None = None
 ) -> Tensor:
-    """values[0] while x <= boundaries[0], values[1] while x <= boundaries[1], ..."""
+    """values[0] while x <= boundaries[0], values[1] while x <= boundaries[1], ...: TF 1.15
+    converts the boundaries, values and x first (int32 boundaries cast to an int64 x's
+    dtype), then calls its keras PiecewiseConstantDecay at x (piecewise_constant_schedule)."""
     if len(values) != len(boundaries) + 1:
         raise ValueError("The length of boundaries should be 1 less than the length of values")
-    with name_scope(name, "PiecewiseConstant", [x]):
-        x_t = convert_to_tensor(x)
+    bounds = [convert_to_tensor(b) for b in boundaries]
+    vals = [convert_to_tensor(v) for v in values]
+    x_recomp = convert_to_tensor(x)
+    for i, b in enumerate(bounds):
+        if b.dtype.base_dtype != x_recomp.dtype.base_dtype:
+            if b.dtype.base_dtype == dtypes.int32 and x_recomp.dtype.base_dtype == dtypes.int64:
+                bounds[i] = math_ops.cast(b, x_recomp.dtype.base_dtype)
+            else:
+                raise ValueError(
+                    f"Boundaries ({b.dtype.base_dtype.name}) must have the same dtype as x "
+                    f"({x_recomp.dtype.base_dtype.name})."
+                )
+    for v in vals[1:]:
+        if v.dtype.base_dtype != vals[0].dtype.base_dtype:
+            raise ValueError(
+                "Values must have elements all with the same dtype "
+                f"({vals[0].dtype.base_dtype.name} vs {v.dtype.base_dtype.name})."
+            )
+    return piecewise_constant_schedule(x, bounds, vals, name)
+
+
+def piecewise_constant_schedule(
+    step: Any, boundaries: Sequence[Any], values: Sequence[Any], name: str | None = None
+) -> Any:
+    """TF 1.15's keras PiecewiseConstantDecay at `step`: an exclusive tf.case of
+    x <= b0, x > b_last and each b_i < x <= b_i+1 (its default values[0] never taken)."""
+    with get_default_graph().name_scope(name or "PiecewiseConstant"):
+        bounds = [convert_to_tensor(b) for b in boundaries]
         vals = [convert_to_tensor(v) for v in values]
-        result = vals[0]
-        for b, v in zip(boundaries, vals[1:]):
-            past = math_ops.greater(x_t, convert_to_tensor(b, dtype=x_t.dtype.base_dtype))
-            result = math_ops.select(past, v, result)
-        return result
+        x = convert_to_tensor(step)
+        for i, b in enumerate(bounds):
+            if b.dtype.base_dtype != x.dtype.base_dtype:
+                bounds[i] = math_ops.cast(b, x.dtype.base_dtype)
+        pairs: list[tuple[Any, Any]] = [
+            (x <= bounds[0], lambda: vals[0]),
+            (x > bounds[-1], lambda: vals[-1]),
+        ]
+        for low, high, v in zip(bounds[:-1], bounds[1:], vals[1:-1]):
+            pairs.append(((x > low) & (x <= high), lambda v=v: v))
+        return control_flow_ops.case(pairs, lambda: vals[0], exclusive=True)
 
 
 # ---- TF 1.15's cosine schedules (its keras learning_rate_schedule classes, called at once) ----

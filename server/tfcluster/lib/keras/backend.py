@@ -24,7 +24,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.layers import base as layers_base
-from tfcluster.ops import array_ops, math_ops, variables
+from tfcluster.ops import array_ops, constant_op, math_ops, variables
 
 _FLOATX = "float32"
 _EPSILON = 1e-7
@@ -335,8 +335,21 @@ def square(x: Any) -> Any:
     return math_ops.square(x)
 
 
+def _constant_to_tensor(x: Any, dtype: Any) -> Any:
+    """A bound as TF's Keras backend makes it: a Const of x's dtype (tensors kept)."""
+    if isinstance(x, Tensor) or hasattr(x, "op"):
+        return x
+    return constant_op.constant(x, dtype=dtype)
+
+
 def sqrt(x: Any) -> Any:
-    return math_ops.sqrt(x)
+    """sqrt of x clipped to [0, inf] first (TF 1.15's K.sqrt: negatives give 0, not NaN)."""
+    from tfcluster.ops import clip_ops
+
+    dtype = x.dtype.base_dtype
+    zero = _constant_to_tensor(0.0, dtype)
+    inf = _constant_to_tensor(np.inf, dtype)
+    return math_ops.sqrt(clip_ops.clip_by_value(x, zero, inf))
 
 
 def exp(x: Any) -> Any:
@@ -352,9 +365,24 @@ def abs(x: Any) -> Any:
 
 
 def clip(x: Any, min_value: Any, max_value: Any) -> Any:
+    """clip_by_value between two Consts of x's dtype (max_value None: inf; below
+    min_value: min_value), as TF 1.15's K.clip."""
     from tfcluster.ops import clip_ops
 
+    if max_value is not None and _is_number(max_value) and _is_number(min_value):
+        max_value = max(max_value, min_value)
+    if max_value is None:
+        max_value = np.inf
+    if not hasattr(x, "dtype"):
+        x = convert_to_tensor(x)
+    dtype = x.dtype.base_dtype
+    min_value = _constant_to_tensor(min_value, dtype)
+    max_value = _constant_to_tensor(max_value, dtype)
     return clip_ops.clip_by_value(x, min_value, max_value)
+
+
+def _is_number(x: Any) -> bool:
+    return isinstance(x, (int, float, np.number))
 
 
 def concatenate(tensors: list[Any], axis: int = -1) -> Any:

@@ -21,7 +21,7 @@ class Constraint:
 
 
 def _norms(w: Any, axis: Any) -> Any:
-    return math_ops.sqrt(math_ops.reduce_sum(math_ops.square(w), axis=axis, keepdims=True))
+    return backend.sqrt(math_ops.reduce_sum(math_ops.square(w), axis=axis, keepdims=True))
 
 
 class MaxNorm(Constraint):

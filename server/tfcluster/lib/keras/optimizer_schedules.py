@@ -6,9 +6,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework.graph import convert_to_tensor, name_scope
 from tfcluster.lib.keras.utils import object_registry
-from tfcluster.ops import array_ops, math_ops
 from tfcluster.training import learning_rate_decay
 
 
@@ -25,6 +23,9 @@ class LearningRateSchedule:
 
 
 class ExponentialDecay(LearningRateSchedule):
+    """initial_learning_rate * decay_rate ^ (step / decay_steps): tf.train.exponential_decay's
+    graph (TF 1.15's is this schedule called at once)."""
+
     def __init__(
         self,
         initial_learning_rate: Any,
@@ -40,15 +41,14 @@ class ExponentialDecay(LearningRateSchedule):
         self.name = name
 
     def __call__(self, step: Any) -> Any:
-        with name_scope(self.name or "ExponentialDecay") as name:
-            initial = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
-            dtype = initial.dtype
-            p = math_ops.cast(step, dtype) / math_ops.cast(self.decay_steps, dtype)
-            if self.staircase:
-                p = math_ops.floor(p)
-            return math_ops.multiply(
-                initial, math_ops.pow(math_ops.cast(self.decay_rate, dtype), p), name=name
-            )
+        return learning_rate_decay.exponential_decay(
+            self.initial_learning_rate,
+            step,
+            self.decay_steps,
+            self.decay_rate,
+            self.staircase,
+            self.name,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {
@@ -72,14 +72,9 @@ class PiecewiseConstantDecay(LearningRateSchedule):
         self.name = name
 
     def __call__(self, step: Any) -> Any:
-        with name_scope(self.name or "PiecewiseConstant"):
-            values = [convert_to_tensor(v) for v in self.values]
-            x = convert_to_tensor(step)
-            boundaries = [math_ops.cast(b, x.dtype.base_dtype) for b in self.boundaries]
-            out = values[-1]
-            for b, v in reversed(list(zip(boundaries, values[:-1]))):
-                out = array_ops.where(math_ops.less_equal(x, b), v, out)
-            return out
+        return learning_rate_decay.piecewise_constant_schedule(
+            step, self.boundaries, self.values, self.name
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {"boundaries": self.boundaries, "values": self.values, "name": self.name}
@@ -103,26 +98,15 @@ class PolynomialDecay(LearningRateSchedule):
         self.name = name
 
     def __call__(self, step: Any) -> Any:
-        with name_scope(self.name or "PolynomialDecay") as name:
-            initial = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
-            dtype = initial.dtype
-            end = math_ops.cast(self.end_learning_rate, dtype)
-            power = math_ops.cast(self.power, dtype)
-            global_step = math_ops.cast(step, dtype)
-            decay_steps = math_ops.cast(self.decay_steps, dtype)
-            if self.cycle:
-                multiplier = array_ops.where(
-                    math_ops.equal(global_step, 0),
-                    array_ops.ones_like(global_step),
-                    math_ops.ceil(global_step / decay_steps),
-                )
-                decay_steps = math_ops.multiply(decay_steps, multiplier)
-            else:
-                global_step = math_ops.minimum(global_step, decay_steps)
-            p = math_ops.div(global_step, decay_steps)
-            return math_ops.add(
-                math_ops.multiply(initial - end, math_ops.pow(1 - p, power)), end, name=name
-            )
+        return learning_rate_decay.polynomial_decay(
+            self.initial_learning_rate,
+            step,
+            self.decay_steps,
+            self.end_learning_rate,
+            self.power,
+            self.cycle,
+            self.name,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {
@@ -151,16 +135,14 @@ class InverseTimeDecay(LearningRateSchedule):
         self.name = name
 
     def __call__(self, step: Any) -> Any:
-        with name_scope(self.name or "InverseTimeDecay") as name:
-            initial = convert_to_tensor(self.initial_learning_rate, name="initial_learning_rate")
-            dtype = initial.dtype
-            p = math_ops.cast(step, dtype) / math_ops.cast(self.decay_steps, dtype)
-            if self.staircase:
-                p = math_ops.floor(p)
-            denom = math_ops.add(
-                math_ops.cast(1, dtype), math_ops.multiply(math_ops.cast(self.decay_rate, dtype), p)
-            )
-            return math_ops.div(initial, denom, name=name)
+        return learning_rate_decay.inverse_time_decay(
+            self.initial_learning_rate,
+            step,
+            self.decay_steps,
+            self.decay_rate,
+            self.staircase,
+            self.name,
+        )
 
     def get_config(self) -> dict[str, Any]:
         return {

@@ -1,301 +1,34 @@
-"""tf.keras.optimizers as TF 1.15's Keras trains with them in graph mode (OptimizerV2):
-hyperparameters and `iter` are variables, slots are named `<variable>/<slot>` in the
-optimizer's name scope (`training/Adam/dense/kernel/m` under Model.fit), learning-rate decay
-is lr / (1 + decay * iter), and the update rules are Keras's (epsilon 1e-7; SGD momentum as
-v = m * v - lr * g; Adagrad's accumulator starts at 0.1)."""
+"""tf.keras.optimizers (TF 1.15's OptimizerV2 subclasses) as they build a graph: each one's
+slots in `_create_slots`, the coefficients it shares across variables in `_prepare_local`
+(built once per dtype: learning rate, bias corrections, 1 - beta, ...) and one Resource*
+update per variable (ResourceApplyAdam, ResourceApplyKerasMomentum, ...), with TF's op
+names and order; the base class is optimizer_v2.Optimizer."""
 
 from __future__ import annotations
 
 from typing import Any
 
-import numpy as np
-
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import control_dependencies, name_scope
-from tfcluster.framework.indexed_slices import IndexedSlices
-from tfcluster.gradients.gradients_impl import gradients
+from tfcluster.framework.graph import Tensor, control_dependencies, convert_to_tensor, name_scope
 from tfcluster.lib.keras import backend
-from tfcluster.ops import array_ops, math_ops, segment_ops, state_ops, training_ops, variables
+from tfcluster.lib.keras.optimizer_v2 import Optimizer
+from tfcluster.ops import array_ops, control_flow_ops, init_ops, math_ops
+from tfcluster.ops.training_ops import apply_rule
+
+__all__ = [
+    "SGD", "Adam", "RMSprop", "Adagrad", "Adadelta", "Adamax", "Nadam", "Ftrl", "Optimizer",
+    "TFOptimizer", "serialize", "deserialize", "get",
+]  # fmt: skip
 
 
-def _unwrap_autocast(variable: Any) -> Any:
-    from tfcluster.lib.keras.mixed_precision.autocast_variable import AutoCastVariable
+def _has_momentum(momentum: Any) -> bool:
+    if isinstance(momentum, (int, float)) and (momentum < 0 or momentum > 1):
+        raise ValueError("`momentum` must be between [0, 1].")
+    return isinstance(momentum, Tensor) or callable(momentum) or momentum > 0
 
-    return variable._variable if isinstance(variable, AutoCastVariable) else variable
 
-
-class Optimizer:
-    """The OptimizerV2 base: subclasses list their hyperparameters and slots and give the
-    per-variable update."""
-
-    _HYPERS: tuple[str, ...] = ()
-    # Constructor flags TF's get_config lists (amsgrad, nesterov, centered).
-    _CONFIG_FLAGS: tuple[tuple[str, Any], ...] = ()
-    _SLOTS: tuple[str, ...] = ()
-
-    def __init__(self, name: str, **kwargs: Any) -> None:
-        allowed = {"clipnorm", "clipvalue", "lr", "decay"}
-        for k in kwargs:
-            if k not in allowed:
-                raise TypeError(f"Unexpected keyword argument passed to optimizer: {k}")
-        self._name = name
-        self._hyper: dict[str, Any] = {}
-        self._hyper_vars: dict[str, Any] = {}
-        self._iterations: Any = None
-        self._slots: dict[str, dict[str, Any]] = {}
-        self._initial_decay = kwargs.pop("decay", 0.0)
-        self.clipnorm = kwargs.pop("clipnorm", None)
-        self.clipvalue = kwargs.pop("clipvalue", None)
-        self._set_hyper("decay", self._initial_decay)
-
-    # ---- hyperparameters -------------------------------------------------------------------
-    def _set_hyper(self, name: str, value: Any) -> None:
-        if name in self._hyper_vars:
-            backend.set_value(self._hyper_vars[name], value)
-        self._hyper[name] = value
-
-    def _get_hyper(self, name: str, dtype: Any = None) -> Any:
-        value = self._hyper_vars.get(name, self._hyper[name])
-        if isinstance(value, variables.Variable):
-            value = value.value()
-        return math_ops.cast(value, dtype) if dtype is not None else value
-
-    def __getattr__(self, name: str) -> Any:
-        hyper = self.__dict__.get("_hyper", {})
-        if name == "lr":
-            name = "learning_rate"
-        if name in hyper:
-            return self.__dict__["_hyper_vars"].get(name, hyper[name])
-        raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
-
-    def __setattr__(self, name: str, value: Any) -> None:
-        if name == "lr":
-            name = "learning_rate"
-        if "_hyper" in self.__dict__ and name in self._hyper:
-            self._set_hyper(name, value)
-        else:
-            super().__setattr__(name, value)
-
-    @property
-    def iterations(self) -> Any:
-        if self._iterations is None:
-            # TF 1.15's OptimizerV2.add_weight: Keras weights, resource variables.
-            self._iterations = variables.Variable(
-                np.int64(0), name="iter", dtype=dtypes.int64, trainable=False, use_resource=True
-            )
-        return self._iterations
-
-    @iterations.setter
-    def iterations(self, variable: Any) -> None:
-        """Count steps in a variable of the caller's (an Estimator's global step)."""
-        if self._iterations is not None:
-            raise RuntimeError(
-                "Cannot set `iterations` to a new Variable after the Optimizer weights have "
-                "been created"
-            )
-        self._iterations = variable
-
-    def _create_hypers(self) -> None:
-        if self._hyper_vars:
-            return
-        for name, value in sorted(self._hyper.items()):
-            if isinstance(value, variables.Variable) or callable(value):
-                self._hyper_vars[name] = value
-                continue
-            self._hyper_vars[name] = variables.Variable(
-                np.float32(value),
-                name=name,
-                dtype=dtypes.float32,
-                trainable=False,
-                use_resource=True,
-            )
-
-    # ---- slots -----------------------------------------------------------------------------
-    def _slot_initial(self, slot: str, var: Any) -> Any:
-        return np.zeros(var.shape.as_list(), dtype=var.dtype.base_dtype.as_numpy_dtype)
-
-    def _hyper_config(self, name: str) -> Any:
-        """TF's _serialize_hyperparameter: a schedule's config, a variable's value (float32)."""
-        value = self._hyper_vars.get(name, self._hyper[name])
-        if hasattr(value, "get_config") and not isinstance(value, variables.Variable):
-            from tfcluster.lib.keras.optimizer_schedules import serialize as serialize_schedule
-
-            return serialize_schedule(value)
-        if isinstance(value, variables.Variable):
-            return backend.get_value(value)
-        return value
-
-    def add_slot(self, var: Any, slot_name: str, initializer: Any = "zeros") -> Any:
-        """var's slot `slot_name` (made on first call): its initial value from a Keras
-        initializer (a name or callable, over var's shape and dtype) or the value given."""
-        slot = slot_name
-        key = var.op.name
-        per_var = self._slots.setdefault(key, {})
-        if slot not in per_var:
-            if slot not in self._added_slot_names:
-                self._added_slot_names.append(slot)
-            initial_value = initializer
-            if isinstance(initializer, str) or callable(initializer):
-                from tfcluster.lib.keras import initializers
-
-                init = initializers.get(initializer)
-
-                def initial_value() -> Any:
-                    return init(var.shape, dtype=var.dtype.base_dtype)
-
-            per_var[slot] = variables.Variable(
-                initial_value,
-                name=f"{key}/{slot}",
-                dtype=var.dtype.base_dtype,
-                trainable=False,
-                # TF 1.15's add_slot makes a tf.Variable (V2): a resource variable.
-                use_resource=True,
-            )
-        return per_var[slot]
-
-    def get_slot(self, var: Any, slot_name: str) -> Any:
-        return self._slots[var.op.name][slot_name]
-
-    @property
-    def _added_slot_names(self) -> list[str]:
-        """Every slot name add_slot made, in order: TF 1.15's get_slot_names lists these
-        (an optimizer's own slots appear once its weights are made)."""
-        return self.__dict__.setdefault("_slot_names_added", [])
-
-    def get_slot_names(self) -> list[str]:
-        return list(self._added_slot_names)
-
-    def _slot_names(self) -> tuple[str, ...]:
-        return self._SLOTS
-
-    # ---- building the step -------------------------------------------------------------------
-    def get_gradients(self, loss: Any, params: list[Any]) -> list[Any]:
-        # TF 1.15's OptimizerV2 differentiates under '<name>/gradients' (its ops are named
-        # '<name>/gradients/gradients/...').
-        with name_scope(self._name + "/gradients"):
-            return self._clipped_gradients(loss, params)
-
-    def _clipped_gradients(self, loss: Any, params: list[Any]) -> list[Any]:
-        grads = gradients(loss, params, colocate_gradients_with_ops=True)
-        if any(g is None for g in grads):
-            missing = [p.name for p, g in zip(params, grads) if g is None]
-            raise ValueError(
-                f"Variables {missing} have no gradient. Please make sure that all of your ops "
-                "have a gradient defined (i.e. are differentiable)."
-            )
-        if self.clipnorm is not None:
-            from tfcluster.ops import clip_ops
-
-            grads = [clip_ops.clip_by_norm(g, self.clipnorm) for g in grads]
-        if self.clipvalue is not None:
-            from tfcluster.ops import clip_ops
-
-            grads = [clip_ops.clip_by_value(g, -self.clipvalue, self.clipvalue) for g in grads]
-        return grads
-
-    def get_updates(self, loss: Any, params: list[Any]) -> list[Any]:
-        grads = self.get_gradients(loss, params)
-        return [self.apply_gradients(list(zip(grads, params)))]
-
-    def minimize(
-        self, loss: Any, var_list: list[Any], grad_loss: Any = None, name: str | None = None
-    ) -> Any:
-        if callable(loss):
-            loss = loss()
-        if callable(var_list):
-            var_list = var_list()
-        return self.apply_gradients(list(zip(self.get_gradients(loss, var_list), var_list)))
-
-    def apply_gradients(
-        self, grads_and_vars: list[tuple[Any, Any]], name: str | None = None
-    ) -> Any:
-        # TF 1.15 makes the weights and the step under the optimizer's name.
-        with name_scope(self._name):
-            return self._apply(grads_and_vars)
-
-    def _apply(self, grads_and_vars: list[tuple[Any, Any]]) -> Any:
-        # A mixed-precision layer's AutoCastVariable is updated as the float32 variable it is.
-        pairs = [(g, _unwrap_autocast(v)) for g, v in grads_and_vars if g is not None]
-        if not pairs:
-            raise ValueError("No gradients provided for any variable.")
-        iterations = self.iterations
-        self._create_weights([v for _, v in pairs])
-        self._prepare([v for _, v in pairs])
-        updates = []
-        for g, v in pairs:
-            if isinstance(g, IndexedSlices):
-                g = segment_ops.unsorted_segment_sum(g.values, g.indices, array_ops.shape(v)[0])
-            updates.append(self._apply_dense(g, v))
-        with control_dependencies(updates):
-            return state_ops.assign_add(iterations, np.int64(1))
-
-    def _create_weights(self, var_list: list[Any]) -> None:
-        """The step counter, hyperparameter variables and every variable's slots."""
-        var_list = [_unwrap_autocast(v) for v in var_list]
-        _ = self.iterations
-        self._create_hypers()
-        for slot in self._slot_names():
-            for v in var_list:
-                self.add_slot(v, slot, initializer=self._slot_initial(slot, v))
-
-    def _prepare(self, var_list: list[Any]) -> None:
-        """Once per step, before the per-variable updates (Nadam keeps a running product)."""
-
-    def _decayed_lr(self, dtype: Any) -> Any:
-        from tfcluster.lib.keras.optimizer_schedules import LearningRateSchedule
-
-        schedule = self._hyper.get("learning_rate")
-        if isinstance(schedule, LearningRateSchedule):
-            lr = math_ops.cast(schedule(self.iterations), dtype)
-        else:
-            lr = self._get_hyper("learning_rate", dtype)
-        if self._initial_decay > 0.0:
-            step = math_ops.cast(self.iterations, dtype)
-            lr = lr / (1.0 + self._get_hyper("decay", dtype) * step)
-        return lr
-
-    def _apply_dense(self, grad: Any, var: Any) -> Any:
-        raise NotImplementedError
-
-    # ---- state ---------------------------------------------------------------------------------
-    def variables(self) -> list[Any]:
-        """The iteration count, then the slots grouped by slot name (all `m`, then all `v`) in
-        the order of the variables they shadow, as TF 1.15's OptimizerV2.weights lists them
-        (hyperparameter variables are not among them)."""
-        out = [self._iterations] if self._iterations is not None else []
-        names = list(self._slot_names())
-        for per_var in self._slots.values():
-            names += [n for n in per_var if n not in names]
-        for name in names:
-            out += [per_var[name] for per_var in self._slots.values() if name in per_var]
-        return out
-
-    weights = property(variables)
-
-    def get_weights(self) -> list[Any]:
-        return backend.batch_get_value(self.variables())
-
-    def set_weights(self, weights: list[Any]) -> None:
-        backend.batch_set_value(list(zip(self.variables(), weights)))
-
-    def get_config(self) -> dict[str, Any]:
-        config: dict[str, Any] = {"name": self._name}
-        for k in self._hyper:
-            config[k] = self._hyper_config(k)
-        if hasattr(self, "epsilon"):
-            config["epsilon"] = self.epsilon
-        for flag, default in self._CONFIG_FLAGS:
-            config[flag] = getattr(self, flag, default)
-        return config
-
-    @classmethod
-    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Optimizer:
-        config = dict(config)
-        if isinstance(config.get("learning_rate"), dict):
-            from tfcluster.lib.keras.optimizer_schedules import deserialize as load_schedule
-
-            config["learning_rate"] = load_schedule(config["learning_rate"], custom_objects)
-        return cls(**config)
+def _epsilon(value: Any, dtype: Any) -> Tensor:
+    return convert_to_tensor(value, dtype)
 
 
 class SGD(Optimizer):
@@ -308,24 +41,51 @@ class SGD(Optimizer):
         learning_rate = kwargs.pop("lr", learning_rate)
         super().__init__(name, **kwargs)
         self._set_hyper("learning_rate", learning_rate)
-        self._momentum = momentum > 0
+        self._set_hyper("decay", self._initial_decay)
+        self._momentum = _has_momentum(momentum)
         self._set_hyper("momentum", momentum)
         self.nesterov = nesterov
 
-    def _slot_names(self) -> tuple[str, ...]:
-        return ("momentum",) if self._momentum else ()
+    def _create_slots(self, var_list: list[Any]) -> None:
+        if self._momentum:
+            for var in var_list:
+                self.add_slot(var, "momentum")
 
-    def _apply_dense(self, grad: Any, var: Any) -> Any:
-        dtype = var.dtype.base_dtype
-        lr = self._decayed_lr(dtype)
-        if not self._momentum:
-            return training_ops.as_operation(training_ops.apply_gradient_descent(var, lr, grad))
-        momentum = self._get_hyper("momentum", dtype)
-        accum = self.get_slot(var, "momentum")
-        new_accum = state_ops.assign(accum, momentum * accum - lr * grad)
-        if self.nesterov:
-            return state_ops.assign_add(var, momentum * new_accum - lr * grad).op
-        return state_ops.assign_add(var, new_accum).op
+    def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        apply_state[(var_device, var_dtype)]["momentum"] = array_ops.identity(
+            self._get_hyper("momentum", var_dtype)
+        )
+
+    def _resource_apply_dense(self, grad: Any, var: Any, apply_state: Any = None) -> Any:
+        c = self._coefficients(var, apply_state)
+        if self._momentum:
+            attrs = {"use_locking": self._use_locking, "use_nesterov": self.nesterov}
+            return apply_rule(
+                "ApplyKerasMomentum", [var, self.get_slot(var, "momentum")],
+                [c["lr_t"], grad, c["momentum"]], attrs,
+            )  # fmt: skip
+        return apply_rule(
+            "ApplyGradientDescent", [var], [c["lr_t"], grad], {"use_locking": self._use_locking}
+        )
+
+    def _resource_apply_sparse_duplicate_indices(
+        self, grad: Any, var: Any, indices: Any, apply_state: Any = None
+    ) -> Any:
+        if self._momentum:
+            return super()._resource_apply_sparse_duplicate_indices(grad, var, indices, apply_state)
+        c = self._coefficients(var, apply_state)
+        return var.scatter_op("Add", indices, -grad * c["lr_t"])
+
+    def _resource_apply_sparse(
+        self, grad: Any, var: Any, indices: Any, apply_state: Any = None
+    ) -> Any:
+        c = self._coefficients(var, apply_state)
+        attrs = {"use_locking": self._use_locking, "use_nesterov": self.nesterov}
+        return apply_rule(
+            "SparseApplyKerasMomentum", [var, self.get_slot(var, "momentum")],
+            [c["lr_t"], grad, indices, c["momentum"]], attrs,
+        )  # fmt: skip
 
 
 class Adam(Optimizer):
@@ -337,35 +97,88 @@ class Adam(Optimizer):
     ) -> None:  # fmt: skip
         learning_rate = kwargs.pop("lr", learning_rate)
         super().__init__(name, **kwargs)
-        if amsgrad:
-            raise backend.unimplemented("tf.keras.optimizers.Adam(amsgrad=True)")
         self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("decay", self._initial_decay)
         self._set_hyper("beta_1", beta_1)
         self._set_hyper("beta_2", beta_2)
         self.epsilon = epsilon or backend.epsilon()
+        self.amsgrad = amsgrad
 
-    _SLOTS = ("m", "v")
+    def _create_slots(self, var_list: list[Any]) -> None:
+        # One loop per slot: the slots' order of TF's v1 optimizers.
+        for var in var_list:
+            self.add_slot(var, "m")
+        for var in var_list:
+            self.add_slot(var, "v")
+        if self.amsgrad:
+            for var in var_list:
+                self.add_slot(var, "vhat")
 
-    def _apply_dense(self, grad: Any, var: Any) -> Any:
-        dtype = var.dtype.base_dtype
-        lr = self._decayed_lr(dtype)
-        beta_1 = self._get_hyper("beta_1", dtype)
-        beta_2 = self._get_hyper("beta_2", dtype)
-        step = math_ops.cast(self.iterations + 1, dtype)
-        return training_ops.as_operation(
-            training_ops.apply_adam(
-                var,
-                self.get_slot(var, "m"),
-                self.get_slot(var, "v"),
-                math_ops.pow(beta_1, step),
-                math_ops.pow(beta_2, step),
-                lr,
-                beta_1,
-                beta_2,
-                math_ops.cast(self.epsilon, dtype),
-                grad,
-            )
+    def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        state = apply_state[(var_device, var_dtype)]
+        local_step = math_ops.cast(self.iterations + 1, var_dtype)
+        beta_1_t = array_ops.identity(self._get_hyper("beta_1", var_dtype))
+        beta_2_t = array_ops.identity(self._get_hyper("beta_2", var_dtype))
+        beta_1_power = math_ops.pow(beta_1_t, local_step)
+        beta_2_power = math_ops.pow(beta_2_t, local_step)
+        lr = state["lr_t"] * (math_ops.sqrt(1 - beta_2_power) / (1 - beta_1_power))
+        state.update(
+            lr=lr,
+            epsilon=_epsilon(self.epsilon, var_dtype),
+            beta_1_t=beta_1_t,
+            beta_1_power=beta_1_power,
+            one_minus_beta_1_t=1 - beta_1_t,
+            beta_2_t=beta_2_t,
+            beta_2_power=beta_2_power,
+            one_minus_beta_2_t=1 - beta_2_t,
         )
+
+    def set_weights(self, weights: list[Any]) -> None:
+        # Weights of Keras's v1 Adam hold vhats even without amsgrad (3n + 1 of them).
+        num_vars = int((len(self.weights) - 1) / 2)
+        if len(weights) == 3 * num_vars + 1:
+            weights = weights[: len(self.weights)]
+        super().set_weights(weights)
+
+    def _resource_apply_dense(self, grad: Any, var: Any, apply_state: Any = None) -> Any:
+        c = self._coefficients(var, apply_state)
+        slots = [var, self.get_slot(var, "m"), self.get_slot(var, "v")]
+        values = [
+            c["beta_1_power"], c["beta_2_power"], c["lr_t"], c["beta_1_t"], c["beta_2_t"],
+            c["epsilon"], grad,
+        ]  # fmt: skip
+        if not self.amsgrad:
+            attrs = {"use_locking": self._use_locking, "use_nesterov": False}
+            return apply_rule("ApplyAdam", slots, values, attrs)
+        slots.append(self.get_slot(var, "vhat"))
+        return apply_rule("ApplyAdamWithAmsgrad", slots, values, {"use_locking": True})
+
+    def _resource_apply_sparse(
+        self, grad: Any, var: Any, indices: Any, apply_state: Any = None
+    ) -> Any:
+        c = self._coefficients(var, apply_state)
+        m = self.get_slot(var, "m")
+        m_scaled_g_values = grad * c["one_minus_beta_1_t"]
+        m_t = m.assign(m * c["beta_1_t"])
+        with control_dependencies([m_t]):
+            m_t = self._resource_scatter_add(m, indices, m_scaled_g_values)
+        v = self.get_slot(var, "v")
+        v_scaled_g_values = (grad * grad) * c["one_minus_beta_2_t"]
+        v_t = v.assign(v * c["beta_2_t"])
+        with control_dependencies([v_t]):
+            v_t = self._resource_scatter_add(v, indices, v_scaled_g_values)
+        if not self.amsgrad:
+            v_sqrt = math_ops.sqrt(v_t)
+            var_update = var.assign_sub(c["lr"] * m_t / (v_sqrt + c["epsilon"]))
+            return control_flow_ops.group(*[var_update, m_t, v_t])
+        v_hat = self.get_slot(var, "vhat")
+        v_hat_t = math_ops.maximum(v_hat, v_t)
+        with control_dependencies([v_hat_t]):
+            v_hat_t = v_hat.assign(v_hat_t)
+        v_hat_sqrt = math_ops.sqrt(v_hat_t)
+        var_update = var.assign_sub(c["lr"] * m_t / (v_hat_sqrt + c["epsilon"]))
+        return control_flow_ops.group(*[var_update, m_t, v_t, v_hat_t])
 
 
 class RMSprop(Optimizer):
@@ -377,30 +190,97 @@ class RMSprop(Optimizer):
     ) -> None:  # fmt: skip
         learning_rate = kwargs.pop("lr", learning_rate)
         super().__init__(name, **kwargs)
-        if centered:
-            raise backend.unimplemented("tf.keras.optimizers.RMSprop(centered=True)")
         self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("decay", self._initial_decay)
         self._set_hyper("rho", rho)
-        self._momentum = momentum > 0
+        self._momentum = _has_momentum(momentum)
         self._set_hyper("momentum", momentum)
         self.epsilon = epsilon or backend.epsilon()
+        self.centered = centered
 
-    def _slot_names(self) -> tuple[str, ...]:
-        return ("rms", "momentum") if self._momentum else ("rms",)
-
-    def _apply_dense(self, grad: Any, var: Any) -> Any:
-        dtype = var.dtype.base_dtype
-        lr = self._decayed_lr(dtype)
-        rho = self._get_hyper("rho", dtype)
-        epsilon = math_ops.cast(self.epsilon, dtype)
-        rms = self.get_slot(var, "rms")
+    def _create_slots(self, var_list: list[Any]) -> None:
+        for var in var_list:
+            self.add_slot(var, "rms")
         if self._momentum:
-            return training_ops.as_operation(training_ops.apply_rms_prop(
-                var, rms, self.get_slot(var, "momentum"), lr, rho,
-                self._get_hyper("momentum", dtype), epsilon, grad,
-            ))  # fmt: skip
-        rms_t = state_ops.assign(rms, rho * rms + (1.0 - rho) * math_ops.square(grad))
-        return state_ops.assign(var, var - lr * grad / (math_ops.sqrt(rms_t) + epsilon)).op
+            for var in var_list:
+                self.add_slot(var, "momentum")
+        if self.centered:
+            for var in var_list:
+                self.add_slot(var, "mg")
+
+    def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        state = apply_state[(var_device, var_dtype)]
+        rho = array_ops.identity(self._get_hyper("rho", var_dtype))
+        state.update(
+            neg_lr_t=-state["lr_t"],
+            epsilon=_epsilon(self.epsilon, var_dtype),
+            rho=rho,
+            momentum=array_ops.identity(self._get_hyper("momentum", var_dtype)),
+            one_minus_rho=1.0 - rho,
+        )
+
+    def _resource_apply_dense(self, grad: Any, var: Any, apply_state: Any = None) -> Any:
+        c = self._coefficients(var, apply_state)
+        rms = self.get_slot(var, "rms")
+        attrs = {"use_locking": self._use_locking}
+        if self._momentum:
+            mom = self.get_slot(var, "momentum")
+            values = [c["lr_t"], c["rho"], c["momentum"], c["epsilon"], grad]
+            if self.centered:
+                mg = self.get_slot(var, "mg")
+                return apply_rule("ApplyCenteredRMSProp", [var, mg, rms, mom], values, attrs)
+            return apply_rule("ApplyRMSProp", [var, rms, mom], values, attrs)
+        rms_t = c["rho"] * rms + c["one_minus_rho"] * math_ops.square(grad)
+        rms_t = rms.assign(rms_t)
+        denom_t = rms_t
+        if self.centered:
+            mg = self.get_slot(var, "mg")
+            mg_t = c["rho"] * mg + c["one_minus_rho"] * grad
+            mg_t = mg.assign(mg_t)
+            denom_t = rms_t - math_ops.square(mg_t)
+        var_t = var - c["lr_t"] * grad / (math_ops.sqrt(denom_t) + c["epsilon"])
+        return var.assign(var_t).op
+
+    def _resource_apply_sparse(
+        self, grad: Any, var: Any, indices: Any, apply_state: Any = None
+    ) -> Any:
+        c = self._coefficients(var, apply_state)
+        rms = self.get_slot(var, "rms")
+        attrs = {"use_locking": self._use_locking}
+        if self._momentum:
+            mom = self.get_slot(var, "momentum")
+            values = [c["lr_t"], c["rho"], c["momentum"], c["epsilon"], grad, indices]
+            if self.centered:
+                mg = self.get_slot(var, "mg")
+                return apply_rule("SparseApplyCenteredRMSProp", [var, mg, rms, mom], values, attrs)
+            return apply_rule("SparseApplyRMSProp", [var, rms, mom], values, attrs)
+        rms_scaled_g_values = (grad * grad) * c["one_minus_rho"]
+        rms_t = rms.assign(rms * c["rho"])
+        with control_dependencies([rms_t]):
+            rms_t = self._resource_scatter_add(rms, indices, rms_scaled_g_values)
+            rms_slice = array_ops.gather(rms_t, indices)
+        denom_slice = rms_slice
+        if self.centered:
+            mg = self.get_slot(var, "mg")
+            mg_scaled_g_values = grad * c["one_minus_rho"]
+            mg_t = mg.assign(mg * c["rho"])
+            with control_dependencies([mg_t]):
+                mg_t = self._resource_scatter_add(mg, indices, mg_scaled_g_values)
+                mg_slice = array_ops.gather(mg_t, indices)
+                denom_slice = rms_slice - math_ops.square(mg_slice)
+        var_update = self._resource_scatter_add(
+            var, indices, c["neg_lr_t"] * grad / (math_ops.sqrt(denom_slice) + c["epsilon"])
+        )
+        if self.centered:
+            return control_flow_ops.group(*[var_update, rms_t, mg_t])
+        return control_flow_ops.group(*[var_update, rms_t])
+
+    def set_weights(self, weights: list[Any]) -> None:
+        # Keras's v1 RMSprop had no iteration count among its weights: it restarts at 0.
+        if len(self.weights) == len(weights) + 1:
+            weights = [0, *weights]
+        super().set_weights(weights)
 
 
 class Adagrad(Optimizer):
@@ -408,47 +288,65 @@ class Adagrad(Optimizer):
         self, learning_rate: float = 0.001, initial_accumulator_value: float = 0.1,
         epsilon: float = 1e-7, name: str = "Adagrad", **kwargs: Any,
     ) -> None:  # fmt: skip
+        if initial_accumulator_value < 0.0:
+            raise ValueError(
+                f"initial_accumulator_value must be non-negative: {initial_accumulator_value}"
+            )
+        if epsilon is None:
+            epsilon = backend.epsilon()
         learning_rate = kwargs.pop("lr", learning_rate)
         super().__init__(name, **kwargs)
         self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("decay", self._initial_decay)
         self._initial_accumulator_value = initial_accumulator_value
         self.epsilon = epsilon or backend.epsilon()
 
-    _SLOTS = ("accumulator",)
+    def _create_slots(self, var_list: list[Any]) -> None:
+        for var in var_list:
+            dtype = var.dtype.base_dtype
+            init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
+            self.add_slot(var, "accumulator", init)
 
-    def _slot_initial(self, slot: str, var: Any) -> Any:
-        return np.full(
-            var.shape.as_list(),
-            self._initial_accumulator_value,
-            dtype=var.dtype.base_dtype.as_numpy_dtype,
+    def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        state = apply_state[(var_device, var_dtype)]
+        state.update(
+            epsilon=_epsilon(self.epsilon, var_dtype),
+            neg_lr_t=-state["lr_t"],
+            zero=array_ops.zeros((), dtype=dtypes.int64),
         )
 
-    def _apply_dense(self, grad: Any, var: Any) -> Any:
-        dtype = var.dtype.base_dtype
-        lr = self._decayed_lr(dtype)
-        acc = self.get_slot(var, "accumulator")
-        acc_t = state_ops.assign_add(acc, math_ops.square(grad))
-        step = lr * grad / (math_ops.sqrt(acc_t) + math_ops.cast(self.epsilon, dtype))
-        return state_ops.assign_sub(var, step).op
+    def set_weights(self, weights: list[Any]) -> None:
+        if len(self.weights) == len(weights) + 1:
+            weights = [0, *weights]
+        super().set_weights(weights)
 
+    @classmethod
+    def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Optimizer:
+        config = dict(config)
+        config.setdefault("initial_accumulator_value", 0.0)
+        return super().from_config(config, custom_objects)
 
-class TFOptimizer(Optimizer):
-    """A tf.train optimizer given to compile(): it makes its own slots and step."""
+    def _resource_apply_dense(self, grad: Any, var: Any, apply_state: Any = None) -> Any:
+        c = self._coefficients(var, apply_state)
+        return apply_rule(
+            "ApplyAdagradV2", [var, self.get_slot(var, "accumulator")],
+            [c["lr_t"], c["epsilon"], grad], {"use_locking": True, "update_slots": True},
+        )  # fmt: skip
 
-    def __init__(self, optimizer: Any) -> None:
-        super().__init__("TFOptimizer")
-        self.optimizer = optimizer
-        # TF 1.15 makes its step counter when compile wraps the optimizer, at the top.
-        with name_scope("TFOptimizer"):
-            self.iterations = backend.variable(0, dtype="int64", name="iterations")
-
-    def apply_gradients(
-        self, grads_and_vars: list[tuple[Any, Any]], name: str | None = None
+    def _resource_apply_sparse(
+        self, grad: Any, var: Any, indices: Any, apply_state: Any = None
     ) -> Any:
-        return self.optimizer.apply_gradients(grads_and_vars, global_step=self.iterations)
+        c = self._coefficients(var, apply_state)
+        return apply_rule(
+            "SparseApplyAdagradV2", [var, self.get_slot(var, "accumulator")],
+            [c["lr_t"], c["epsilon"], grad, indices], {"use_locking": True, "update_slots": True},
+        )  # fmt: skip
 
-    def get_gradients(self, loss: Any, params: list[Any]) -> list[Any]:
-        return [g for g, _ in self.optimizer.compute_gradients(loss, params)]
+    def get_config(self) -> dict[str, Any]:
+        config = super().get_config()
+        config["initial_accumulator_value"] = self._initial_accumulator_value
+        return config
 
 
 class Adadelta(Optimizer):
@@ -459,18 +357,42 @@ class Adadelta(Optimizer):
         learning_rate = kwargs.pop("lr", learning_rate)
         super().__init__(name, **kwargs)
         self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("decay", self._initial_decay)
         self._set_hyper("rho", rho)
         self.epsilon = epsilon or backend.epsilon()
 
-    _SLOTS = ("accum_grad", "accum_var")
+    def _create_slots(self, var_list: list[Any]) -> None:
+        for var in var_list:
+            self.add_slot(var, "accum_grad")
+        for var in var_list:
+            self.add_slot(var, "accum_var")
 
-    def _apply_dense(self, grad: Any, var: Any) -> Any:
-        dtype = var.dtype.base_dtype
-        return training_ops.as_operation(training_ops.apply_adadelta(
-            var, self.get_slot(var, "accum_grad"), self.get_slot(var, "accum_var"),
-            self._decayed_lr(dtype), self._get_hyper("rho", dtype),
-            math_ops.cast(self.epsilon, dtype), grad,
-        ))  # fmt: skip
+    def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        apply_state[(var_device, var_dtype)].update(
+            epsilon=_epsilon(self.epsilon, var_dtype),
+            rho=array_ops.identity(self._get_hyper("rho", var_dtype)),
+        )
+
+    def set_weights(self, weights: list[Any]) -> None:
+        if len(self.weights) == len(weights) + 1:
+            weights = [0, *weights]
+        super().set_weights(weights)
+
+    def _slots_of(self, var: Any) -> list[Any]:
+        return [var, self.get_slot(var, "accum_grad"), self.get_slot(var, "accum_var")]
+
+    def _resource_apply_dense(self, grad: Any, var: Any, apply_state: Any = None) -> Any:
+        c = self._coefficients(var, apply_state)
+        values = [c["lr_t"], c["rho"], c["epsilon"], grad]
+        return apply_rule("ApplyAdadelta", self._slots_of(var), values, {"use_locking": True})
+
+    def _resource_apply_sparse(
+        self, grad: Any, var: Any, indices: Any, apply_state: Any = None
+    ) -> Any:
+        c = self._coefficients(var, apply_state)
+        values = [c["lr_t"], c["rho"], c["epsilon"], grad, indices]
+        return apply_rule("SparseApplyAdadelta", self._slots_of(var), values, {"use_locking": True})
 
 
 class Adamax(Optimizer):
@@ -481,24 +403,59 @@ class Adamax(Optimizer):
         learning_rate = kwargs.pop("lr", learning_rate)
         super().__init__(name, **kwargs)
         self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("decay", self._initial_decay)
         self._set_hyper("beta_1", beta_1)
         self._set_hyper("beta_2", beta_2)
         self.epsilon = epsilon or backend.epsilon()
 
-    _SLOTS = ("m", "v")
+    def _create_slots(self, var_list: list[Any]) -> None:
+        for var in var_list:
+            self.add_slot(var, "m")
+        for var in var_list:
+            self.add_slot(var, "v")
 
-    def _apply_dense(self, grad: Any, var: Any) -> Any:
-        # TF's ApplyAdaMax: m += (1-b1)(g-m); v = max(b2 v, |g|); var -= lr/(1-b1^t) m/(v+eps).
-        dtype = var.dtype.base_dtype
-        lr = self._decayed_lr(dtype)
-        beta_1 = self._get_hyper("beta_1", dtype)
-        beta_2 = self._get_hyper("beta_2", dtype)
-        beta_1_power = math_ops.pow(beta_1, math_ops.cast(self.iterations + 1, dtype))
-        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
-        m_t = state_ops.assign_add(m, (grad - m) * (1 - beta_1))
-        v_t = state_ops.assign(v, math_ops.maximum(beta_2 * v, math_ops.abs(grad)))
-        step = lr / (1 - beta_1_power) * (m_t / (v_t + math_ops.cast(self.epsilon, dtype)))
-        return state_ops.assign_sub(var, step).op
+    def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        state = apply_state[(var_device, var_dtype)]
+        local_step = math_ops.cast(self.iterations + 1, var_dtype)
+        beta_1_t = array_ops.identity(self._get_hyper("beta_1", var_dtype))
+        beta_2_t = array_ops.identity(self._get_hyper("beta_2", var_dtype))
+        beta_1_power = math_ops.pow(beta_1_t, local_step)
+        lr_t = state["lr_t"]
+        state.update(
+            neg_scaled_lr=-lr_t / (1 - beta_1_power),
+            epsilon=_epsilon(self.epsilon, var_dtype),
+            beta_1_t=beta_1_t,
+            beta_1_power=beta_1_power,
+            one_minus_beta_1_t=1 - beta_1_t,
+            beta_2_t=beta_2_t,
+            zero=array_ops.zeros((), dtype=dtypes.int64),
+        )
+
+    def _resource_apply_dense(self, grad: Any, var: Any, apply_state: Any = None) -> Any:
+        c = self._coefficients(var, apply_state)
+        slots = [var, self.get_slot(var, "m"), self.get_slot(var, "v")]
+        values = [c["beta_1_power"], c["lr_t"], c["beta_1_t"], c["beta_2_t"], c["epsilon"], grad]
+        return apply_rule("ApplyAdaMax", slots, values, {"use_locking": True})
+
+    def _resource_apply_sparse(
+        self, grad: Any, var: Any, indices: Any, apply_state: Any = None
+    ) -> Any:
+        c = self._coefficients(var, apply_state)
+        m = self.get_slot(var, "m")
+        m_slice = array_ops.gather(m, indices, axis=c["zero"])
+        m_t_slice = m_slice * c["beta_1_t"] + grad * c["one_minus_beta_1_t"]
+        with control_dependencies([m_t_slice]):
+            m_t = self._resource_scatter_update(m, indices, m_t_slice)
+        v = self.get_slot(var, "v")
+        v_slice = array_ops.gather(v, indices, axis=c["zero"])
+        v_t_slice = math_ops.maximum(v_slice * c["beta_2_t"], math_ops.abs(grad))
+        with control_dependencies([v_t_slice]):
+            v_t = self._resource_scatter_update(v, indices, v_t_slice)
+        var_slice = c["neg_scaled_lr"] * (m_t_slice / (v_t_slice + c["epsilon"]))
+        with control_dependencies([var_slice]):
+            var_update = self._resource_scatter_add(var, indices, var_slice)
+        return control_flow_ops.group(*[var_update, m_t, v_t])
 
 
 class Nadam(Optimizer):
@@ -506,6 +463,7 @@ class Nadam(Optimizer):
         self, learning_rate: float = 0.001, beta_1: float = 0.9, beta_2: float = 0.999,
         epsilon: float = 1e-7, name: str = "Nadam", **kwargs: Any,
     ) -> None:  # fmt: skip
+        # Keras's v1 Nadam called its decay schedule_decay.
         kwargs["decay"] = kwargs.pop("schedule_decay", 0.004)
         learning_rate = kwargs.pop("lr", learning_rate)
         from tfcluster.lib.keras.optimizer_schedules import LearningRateSchedule
@@ -517,66 +475,97 @@ class Nadam(Optimizer):
             )
         super().__init__(name, **kwargs)
         self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("decay", self._initial_decay)
         self._set_hyper("beta_1", beta_1)
         self._set_hyper("beta_2", beta_2)
         self.epsilon = epsilon or backend.epsilon()
         self._m_cache: Any = None
-        self._coefficients: dict[Any, dict[str, Any]] = {}
+        self._m_cache_read: Any = None
 
-    _SLOTS = ("m", "v")
-
-    def variables(self) -> list[Any]:
-        out = super().variables()
-        if self._m_cache is not None:
-            out.insert(1 if self._iterations is not None else 0, self._m_cache)
-        return out
-
-    weights = property(variables)
-
-    def _prepare(self, var_list: list[Any]) -> None:
-        dtype = var_list[0].dtype.base_dtype
+    def _create_slots(self, var_list: list[Any]) -> None:
+        var_dtype = var_list[0].dtype.base_dtype
         if self._m_cache is None:
-            self._m_cache = variables.Variable(
-                np.ones((), dtype=dtype.as_numpy_dtype), name="momentum_cache", dtype=dtype,
-                trainable=False,
-            )  # fmt: skip
-        m_cache_read = array_ops.identity(self._m_cache)
-        self._coefficients = {}
-        for dt in {v.dtype.base_dtype for v in var_list}:
-            lr = array_ops.identity(self._get_hyper("learning_rate", dt))
-            beta_1 = array_ops.identity(self._get_hyper("beta_1", dt))
-            beta_2 = array_ops.identity(self._get_hyper("beta_2", dt))
-            local_step = math_ops.cast(self.iterations + 1, dt)
-            next_step = math_ops.cast(self.iterations + 2, dt)
-            decay_base = math_ops.cast(0.96, dt)
-            m_t = beta_1 * (1.0 - 0.5 * math_ops.pow(decay_base, self._initial_decay * local_step))
-            m_t_1 = beta_1 * (1.0 - 0.5 * math_ops.pow(decay_base, self._initial_decay * next_step))
-            m_schedule_new = math_ops.cast(m_cache_read, dt) * m_t
-            if dt == self._m_cache.dtype.base_dtype:
-                m_schedule_new = array_ops.identity(state_ops.assign(self._m_cache, m_schedule_new))
-            m_schedule_next = m_schedule_new * m_t_1
-            self._coefficients[dt] = {
-                "lr_t": lr, "epsilon": math_ops.cast(self.epsilon, dt), "beta_1_t": beta_1,
-                "beta_2_t": beta_2, "m_t": m_t, "m_t_1": m_t_1,
-                "one_minus_beta_1_t": 1 - beta_1, "one_minus_beta_2_t": 1 - beta_2,
-                "one_minus_m_t": 1.0 - m_t, "one_minus_m_schedule_new": 1.0 - m_schedule_new,
-                "one_minus_m_schedule_next": 1.0 - m_schedule_next,
-                "v_t_prime_denominator": 1.0 - math_ops.pow(beta_2, local_step),
-            }  # fmt: skip
+            self._m_cache = self.add_weight(
+                "momentum_cache", shape=[], dtype=var_dtype, initializer="ones", trainable=False
+            )
+            self._weights.append(self._m_cache)
+        for var in var_list:
+            self.add_slot(var, "m")
+        for var in var_list:
+            self.add_slot(var, "v")
 
-    def _apply_dense(self, grad: Any, var: Any) -> Any:
-        c = self._coefficients[var.dtype.base_dtype]
+    def _prepare(self, var_list: list[Any]) -> dict[Any, dict[str, Any]]:
+        # The momentum cache's value before any update of this step.
+        self._m_cache_read = array_ops.identity(self._m_cache)
+        return super()._prepare(var_list)
+
+    def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
+        lr_t = array_ops.identity(self._get_hyper("learning_rate", var_dtype))
+        beta_1_t = array_ops.identity(self._get_hyper("beta_1", var_dtype))
+        beta_2_t = array_ops.identity(self._get_hyper("beta_2", var_dtype))
+        local_step = math_ops.cast(self.iterations + 1, var_dtype)
+        next_step = math_ops.cast(self.iterations + 2, var_dtype)
+        decay_base = math_ops.cast(0.96, var_dtype)
+        m_t = beta_1_t * (1.0 - 0.5 * (math_ops.pow(decay_base, self._initial_decay * local_step)))
+        m_t_1 = beta_1_t * (1.0 - 0.5 * (math_ops.pow(decay_base, self._initial_decay * next_step)))
+        m_schedule_new = math_ops.cast(self._m_cache_read, var_dtype) * m_t
+        if var_dtype == self._m_cache.dtype.base_dtype:
+            m_schedule_new = array_ops.identity(self._m_cache.assign(m_schedule_new))
+        m_schedule_next = m_schedule_new * m_t_1
+        apply_state[(var_device, var_dtype)] = dict(
+            lr_t=lr_t,
+            neg_lr_t=-lr_t,
+            epsilon=_epsilon(self.epsilon, var_dtype),
+            beta_1_t=beta_1_t,
+            beta_2_t=beta_2_t,
+            m_t=m_t,
+            m_t_1=m_t_1,
+            one_minus_beta_1_t=1 - beta_1_t,
+            one_minus_beta_2_t=1 - beta_2_t,
+            one_minus_m_t=1.0 - m_t,
+            one_minus_m_schedule_new=1.0 - m_schedule_new,
+            one_minus_m_schedule_next=1.0 - m_schedule_next,
+            v_t_prime_denominator=1.0 - math_ops.pow(beta_2_t, local_step),
+        )
+
+    def _resource_apply_dense(self, grad: Any, var: Any, apply_state: Any = None) -> Any:
+        c = self._coefficients(var, apply_state)
         m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
         g_prime = grad / c["one_minus_m_schedule_new"]
-        m_t = state_ops.assign(m, c["beta_1_t"] * m + c["one_minus_beta_1_t"] * grad)
+        m_t = c["beta_1_t"] * m + c["one_minus_beta_1_t"] * grad
+        m_t = m.assign(m_t)
         m_t_prime = m_t / c["one_minus_m_schedule_next"]
-        v_t = state_ops.assign(
-            v, c["beta_2_t"] * v + c["one_minus_beta_2_t"] * math_ops.square(grad)
-        )
+        v_t = c["beta_2_t"] * v + c["one_minus_beta_2_t"] * math_ops.square(grad)
+        v_t = v.assign(v_t)
         v_t_prime = v_t / c["v_t_prime_denominator"]
         m_t_bar = c["one_minus_m_t"] * g_prime + c["m_t_1"] * m_t_prime
         var_t = var - c["lr_t"] * m_t_bar / (math_ops.sqrt(v_t_prime) + c["epsilon"])
-        return state_ops.assign(var, var_t).op
+        return var.assign(var_t).op
+
+    def _resource_apply_sparse(
+        self, grad: Any, var: Any, indices: Any, apply_state: Any = None
+    ) -> Any:
+        c = self._coefficients(var, apply_state)
+        m, v = self.get_slot(var, "m"), self.get_slot(var, "v")
+        g_prime = grad / c["one_minus_m_schedule_new"]
+        m_scaled_g_values = grad * c["one_minus_beta_1_t"]
+        m_t = m.assign(m * c["beta_1_t"])
+        with control_dependencies([m_t]):
+            m_t = self._resource_scatter_add(m, indices, m_scaled_g_values)
+            m_t_slice = array_ops.gather(m_t, indices)
+        m_t_prime = m_t_slice / c["one_minus_m_schedule_next"]
+        m_t_bar = c["one_minus_m_t"] * g_prime + c["m_t_1"] * m_t_prime
+        v_scaled_g_values = (grad * grad) * c["one_minus_beta_2_t"]
+        v_t = v.assign(v * c["beta_2_t"])
+        with control_dependencies([v_t]):
+            v_t = self._resource_scatter_add(v, indices, v_scaled_g_values)
+            v_t_slice = array_ops.gather(v_t, indices)
+        v_t_prime = v_t_slice / c["v_t_prime_denominator"]
+        v_prime_sqrt_plus_eps = math_ops.sqrt(v_t_prime) + c["epsilon"]
+        var_update = self._resource_scatter_add(
+            var, indices, c["neg_lr_t"] * m_t_bar / v_prime_sqrt_plus_eps
+        )
+        return control_flow_ops.group(*[var_update, m_t_bar, v_t])
 
 
 class Ftrl(Optimizer):
@@ -609,38 +598,80 @@ class Ftrl(Optimizer):
                 "needs to be positive or zero"
             )
         self._set_hyper("learning_rate", learning_rate)
+        self._set_hyper("decay", self._initial_decay)
         self._set_hyper("learning_rate_power", learning_rate_power)
         self._set_hyper("l1_regularization_strength", l1_regularization_strength)
         self._set_hyper("l2_regularization_strength", l2_regularization_strength)
         self._initial_accumulator_value = initial_accumulator_value
         self._l2_shrinkage_regularization_strength = l2_shrinkage_regularization_strength
 
-    _SLOTS = ("accumulator", "linear")
+    def _create_slots(self, var_list: list[Any]) -> None:
+        for var in var_list:
+            dtype = var.dtype.base_dtype
+            init = init_ops.constant_initializer(self._initial_accumulator_value, dtype=dtype)
+            self.add_slot(var, "accumulator", init)
+            self.add_slot(var, "linear")
 
-    def _slot_initial(self, slot: str, var: Any) -> Any:
-        dtype = var.dtype.base_dtype.as_numpy_dtype
-        if slot == "accumulator":
-            return np.full(var.shape.as_list(), self._initial_accumulator_value, dtype=dtype)
-        return np.zeros(var.shape.as_list(), dtype=dtype)
+    def _prepare_local(self, var_device: str, var_dtype: Any, apply_state: dict) -> None:
+        super()._prepare_local(var_device, var_dtype, apply_state)
+        apply_state[(var_device, var_dtype)].update(
+            learning_rate_power=array_ops.identity(
+                self._get_hyper("learning_rate_power", var_dtype)
+            ),
+            l1_regularization_strength=array_ops.identity(
+                self._get_hyper("l1_regularization_strength", var_dtype)
+            ),
+            l2_regularization_strength=array_ops.identity(
+                self._get_hyper("l2_regularization_strength", var_dtype)
+            ),
+            l2_shrinkage_regularization_strength=math_ops.cast(
+                self._l2_shrinkage_regularization_strength, var_dtype
+            ),
+        )
 
-    def _apply_dense(self, grad: Any, var: Any) -> Any:
-        dtype = var.dtype.base_dtype
-        args = (
-            var, self.get_slot(var, "accumulator"), self.get_slot(var, "linear"), grad,
-            self._decayed_lr(dtype), self._get_hyper("l1_regularization_strength", dtype),
-            self._get_hyper("l2_regularization_strength", dtype),
-        )  # fmt: skip
-        power = self._get_hyper("learning_rate_power", dtype)
-        if self._l2_shrinkage_regularization_strength <= 0.0:
-            return training_ops.as_operation(training_ops.apply_ftrl(*args, power))
-        shrinkage = math_ops.cast(self._l2_shrinkage_regularization_strength, dtype)
-        return training_ops.as_operation(training_ops.apply_ftrl_v2(*args, shrinkage, power))
+    def _apply(self, rule: str, var: Any, grad: Any, indices: Any, apply_state: Any) -> Any:
+        c = self._coefficients(var, apply_state)
+        slots = [var, self.get_slot(var, "accumulator"), self.get_slot(var, "linear")]
+        values = [grad, *([] if indices is None else [indices]), c["lr_t"]]
+        values += [c["l1_regularization_strength"], c["l2_regularization_strength"]]
+        if self._l2_shrinkage_regularization_strength > 0.0:
+            rule += "V2"
+            values.append(c["l2_shrinkage_regularization_strength"])
+        values.append(c["learning_rate_power"])
+        return apply_rule(rule, slots, values, {"use_locking": True})
+
+    def _resource_apply_dense(self, grad: Any, var: Any, apply_state: Any = None) -> Any:
+        return self._apply("ApplyFtrl", var, grad, None, apply_state)
+
+    def _resource_apply_sparse(
+        self, grad: Any, var: Any, indices: Any, apply_state: Any = None
+    ) -> Any:
+        return self._apply("SparseApplyFtrl", var, grad, indices, apply_state)
 
     def get_config(self) -> dict[str, Any]:
         config = super().get_config()
         config["initial_accumulator_value"] = self._initial_accumulator_value
         config["l2_shrinkage_regularization_strength"] = self._l2_shrinkage_regularization_strength
         return config
+
+
+class TFOptimizer(Optimizer):
+    """A tf.train optimizer given to compile(): it makes its own slots and step."""
+
+    def __init__(self, optimizer: Any) -> None:
+        super().__init__("TFOptimizer")
+        self.optimizer = optimizer
+        # TF 1.15 makes its step counter when compile wraps the optimizer, at the top.
+        with name_scope("TFOptimizer"):
+            self.iterations = backend.variable(0, dtype="int64", name="iterations")
+
+    def apply_gradients(
+        self, grads_and_vars: list[tuple[Any, Any]], name: str | None = None
+    ) -> Any:
+        return self.optimizer.apply_gradients(grads_and_vars, global_step=self.iterations)
+
+    def get_gradients(self, loss: Any, params: list[Any]) -> list[Any]:
+        return [g for g, _ in self.optimizer.compute_gradients(loss, params)]
 
 
 _BY_NAME: dict[str, type] = {

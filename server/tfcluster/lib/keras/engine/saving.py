@@ -12,7 +12,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.lib.keras import backend
-from tfcluster.ops import constant_op, control_flow_ops
+from tfcluster.ops import constant_op, control_flow_ops, variables
 from tfcluster.protos import trackable_object_graph_pb2 as tog
 from tfcluster.training import checkpoint_utils
 from tfcluster.training.saver import SaveableObject, Saver, SaveSpec
@@ -113,13 +113,13 @@ def _object_graph(model: Any) -> _Graph:
     var_nodes: dict[int, tuple[int, str]] = {}
     _build(model, graph, root, "", var_nodes)
     optimizer = getattr(model, "optimizer", None)
-    if optimizer is not None and hasattr(optimizer, "_hyper_vars") and optimizer.variables():
+    if optimizer is not None and hasattr(optimizer, "_hypers_created") and optimizer.variables():
         opt_index, opt = graph.node()
         root.children.add(node_id=opt_index, local_name="optimizer")
         if optimizer._iterations is not None:
             graph.variable(opt, "iter", optimizer._iterations, "optimizer/iter" + _SUFFIX)
-        for name, v in sorted(optimizer._hyper_vars.items()):
-            if hasattr(v, "op"):
+        for name, v in sorted(optimizer._hyper.items()):
+            if isinstance(v, variables.Variable):
                 graph.variable(opt, name, v, f"optimizer/{name}{_SUFFIX}")
         for w in model.weights:
             slots = optimizer._slots.get(w.op.name, {})

@@ -62,12 +62,13 @@ class LossScaleOptimizer(optimizers.Optimizer):
         self._optimizer._create_weights([v for g, v in grads_and_vars if g is not None])
 
         def apply() -> Any:
-            return self._optimizer.apply_gradients(grads_and_vars, name)
+            step = self._optimizer.apply_gradients(grads_and_vars, name)
+            return getattr(step, "op", step)
 
         if isinstance(should_apply, bool):
             step = apply() if should_apply else control_flow_ops.no_op()
         else:
-            step = control_flow_ops.cond(should_apply, lambda: apply().op, control_flow_ops.no_op)
+            step = control_flow_ops.cond(should_apply, apply, control_flow_ops.no_op)
         return control_flow_ops.group(step, update_scale)
 
     # ---- the wrapped optimizer's state -----------------------------------------------------
@@ -90,7 +91,7 @@ class LossScaleOptimizer(optimizers.Optimizer):
     lr = learning_rate
 
     def get_slot_names(self) -> list[str]:
-        return list(self._optimizer._slot_names())
+        return self._optimizer.get_slot_names()
 
     def variables(self) -> list[Any]:
         return self._optimizer.variables()
