@@ -99,15 +99,16 @@ def _dyadic(rng, shape, denominator, bound):
 
 def block_cells(tf):
     """tf.contrib.rnn's LSTMBlockCell (with and without peepholes, cell clip) and GRUBlockCell
-    ops, one step each, with inputs and weights whose matmuls are exact: every output bit
-    comes from the activations and the elementwise products (each gate's activation on its
-    own [batch, cell] slice, so a cell of 7 leaves 5 values of each to the scalar path)."""
+        ops, one step each, with inputs and weights whose matmuls are exact: every output bit
+        comes from the activations and the elementwise products (each gate's activation on its
+        own [batch, cell] slice, so a cell of 7 leaves 5 values of each to the scalar path; a batch
+    of 1, 7 values, all of them)."""
     import numpy as np
 
     tf.reset_default_graph()
     rng = np.random.RandomState(3)
     out = {}
-    for batch, inputs, cell in ((4, 5, 8), (3, 6, 7)):
+    for batch, inputs, cell in ((4, 5, 8), (3, 6, 7), (1, 5, 8), (1, 6, 7)):
         x = _dyadic(rng, (batch, inputs), 8, 2)
         h = _dyadic(rng, (batch, cell), 8, 1)
         cs = _dyadic(rng, (batch, cell), 8, 3)

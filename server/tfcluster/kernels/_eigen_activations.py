@@ -13,11 +13,15 @@ Each function repeats Eigen's float32 operations one by one (numpy's float32 ari
 as the AVX instructions do), over blocks that stay in cache, in arrays owned by the call.
 
 That is about 24 numpy passes where numpy's tanh makes one (its AVX-512 tanh) and the current
-logistic five: the kernels use these bits only on tensors of up to EXACT_UP_TO values (an
-actor's actions, a printed scalar), where the cost is numpy's fixed cost per call, about 20
-us; larger tensors (an LSTM's gates) keep numpy's functions, a few ulps from TF's. Measured
-(1 core of a loaded 2-core host): [64, 256] tanh 3 us -> 70-100 us, logistic 13-50 us ->
-85-130 us; [3200, 1024] tanh 0.6 ms -> 18-27 ms, logistic 7-10 ms -> 19-33 ms.
+logistic five, and numpy's fixed cost per call (~0.3 us) makes even a scalar's ~10 us. So the
+kernels give these bits only to tensors of up to EXACT_UP_TO values (a printed scalar, an
+actor's few actions, a toy RNN's gates); larger ones keep numpy's functions, a few ulps from
+TF's. Measured on 1 core of a loaded 2-core host (medians of repeats): np.tanh -> this tanh:
+8 values 0.25 -> 10-18 us, [64, 256] 3 -> 70-100 us, [3200, 1024] 0.6 -> 18-27 ms; current
+logistic -> this one: [64, 256] 13-50 -> 85-130 us, [3200, 1024] 7-10 -> 19-33 ms. With every
+tensor up to 256 values exact, a BasicLSTMCell dynamic_rnn of batch 1-4 and 32-64 units ran
+its forward 1.6-2.9x and its training step 1.1-2.7x slower, and a chain of 20 (tanh, sigmoid)
+on 8 values 7x slower (TF 1.15: 1-1.6x the old time).
 """
 
 from __future__ import annotations
@@ -38,7 +42,7 @@ _PACKET = 8
 _BLOCK = 8192
 _MIN_NORMAL = _F(np.finfo(_F).tiny)
 # Tensors of up to this many values get TF's bits from the kernels (see above).
-EXACT_UP_TO = 256
+EXACT_UP_TO = 8
 
 _TANH_CLAMP = _F(9)
 _TANH_NUM = tuple(
