@@ -40,7 +40,8 @@ def strict_gpu(monkeypatch: pytest.MonkeyPatch) -> Iterator[StrictCupy]:
 
 
 # Ops whose float32 CPU values (or their inputs') come from TF 1.15's Eigen approximations of
-# exp, log, sin and cos or glibc's tanf (kernels/_eigen_math.py, _eigen_trig.py), or Eigen's
+# exp, log, sin, cos, tanh and the logistic or glibc's tanf (kernels/_eigen_math.py,
+# _eigen_trig.py, _eigen_activations.py: small tensors, the fused RNN cells' gates), or Eigen's
 # own algorithms; on a GPU they are the device's own functions, as on TF's GPUs: a few ulps
 # apart.
 _EIGEN_ROUNDED_ON_CPU = {
@@ -61,6 +62,18 @@ _EIGEN_ROUNDED_ON_CPU = {
     "Softplus",
     "SoftplusGrad",
     "Tan",
+    "Tanh",
+    "Sigmoid",
+    "BlockLSTM",
+    "BlockLSTMV2",
+    "LSTMBlockCell",
+    "GRUBlockCell",
+    # (their inputs made by the ops above in the cases)
+    "TanhGrad",
+    "BlockLSTMGrad",
+    "BlockLSTMGradV2",
+    "LSTMBlockCellGrad",
+    "GRUBlockCellGrad",
     # Eigen's SelfAdjointEigenSolver and JacobiSVD on CPU (kernels/_eigen_selfadjoint.py,
     # _eigen_jacobi_svd.py), the library's solvers on GPUs as in TF: a few ulps apart.
     "SelfAdjointEigV2",

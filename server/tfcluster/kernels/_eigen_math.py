@@ -11,7 +11,7 @@ a softmax policy) and sampling programs (a nucleus threshold on cumulative proba
 showed after a few steps. Each function here repeats Eigen's float32 operations one by one
 (numpy's float32 arithmetic rounds as the AVX instructions do), so the bits are TF's.
 
-tanh and the logistic stay numpy's (a few ulps from Eigen's rational functions): repeating
+tanh and the logistic are in _eigen_activations, used on small tensors only: repeating
 Eigen's ~25 float32 passes made them ~10x slower than numpy's vectorized functions, which
 made an LSTM training step 1.2x and its forward 1.4x slower (bench/compare_revisions.py,
 lstm_training), in the loops where these activations run hundreds of times per step.

@@ -11,7 +11,7 @@ from __future__ import annotations
 from typing import Any, NamedTuple
 
 from tfcluster.kernels.common import host_array, invalid, shape_str
-from tfcluster.kernels.math import _sigmoid
+from tfcluster.kernels.math import _sigmoid, _tanh
 from tfcluster.kernels.registry import kernel
 from tfcluster.runtime import thread_budget
 
@@ -70,7 +70,7 @@ def _lstm_step(
         i_pre = i_pre + cs_prev * peep[0]
         f_pre = f_pre + cs_prev * peep[1]
     i = _sigmoid(xp, i_pre)
-    ci = xp.tanh(ci_pre)
+    ci = _tanh(xp, ci_pre)
     f = _sigmoid(xp, f_pre)
     cs = i * ci + f * cs_prev
     if cell_clip > 0.0:
@@ -78,7 +78,7 @@ def _lstm_step(
     if peep is not None:
         o_pre = o_pre + cs * peep[2]
     o = _sigmoid(xp, o_pre)
-    co = xp.tanh(cs)
+    co = _tanh(xp, cs)
     return _Gates(i, cs, f, o, ci, co, o * co)
 
 
@@ -325,10 +325,12 @@ def gru_block_cell(node: Any, xp: Any) -> Any:
         x, h_prev, w_ru, w_c, b_ru, b_c = ins
         _check_gru_shapes(x, h_prev, w_ru, w_c, b_ru, b_c)
         cell = h_prev.shape[1]
-        ru = _sigmoid(xp, xp.concatenate([x, h_prev], axis=1) @ w_ru + b_ru)
-        r, u = ru[:, :cell], ru[:, cell:]
-        c = xp.tanh(xp.concatenate([x, h_prev * r], axis=1) @ w_c + b_c)
-        h = u * h_prev + (u.dtype.type(1) - u) * c
+        ru_bar = xp.concatenate([x, h_prev], axis=1) @ w_ru + b_ru
+        # Each gate's logistic on its own [batch, cell] slice, as TF's kernel: its scalar
+        # tail is the slice's last size % 8 values.
+        r, u = _sigmoid(xp, ru_bar[:, :cell]), _sigmoid(xp, ru_bar[:, cell:])
+        c = _tanh(xp, xp.concatenate([x, h_prev * r], axis=1) @ w_c + b_c)
+        h = u * (h_prev - c) + c  # TF's kernel's form (not (1 - u) * c + u * h_prev)
         return (xp.ascontiguousarray(r), xp.ascontiguousarray(u), c, h)
 
     return _one_blas_thread(compute)

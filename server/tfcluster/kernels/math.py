@@ -22,6 +22,7 @@ import numpy as np
 from tfcluster.framework import errors, memory_budget
 from tfcluster.kernels import (
     _cpu_gemm,
+    _eigen_activations,
     _eigen_gemv,
     _eigen_math,
     _eigen_psqrt,
@@ -246,9 +247,20 @@ _EXP_OVERFLOW = {
 }
 
 
+def _tanh(xp: Any, x: Any) -> Any:
+    """TF 1.15's bits for small float32 tensors on the host (_eigen_activations), numpy's or
+    cupy's tanh otherwise."""
+    if _eigen_activations.cheap(xp, x):
+        return _eigen_activations.tanh(x)
+    return xp.tanh(x)
+
+
 def _sigmoid(xp: Any, x: Any) -> Any:
-    """1 / (1 + exp(-x)): three passes over x (this runs several times per step of an LSTM);
+    """TF 1.15's bits for small float32 tensors on the host (_eigen_activations); otherwise
+    1 / (1 + exp(-x)): three passes over x (this runs several times per step of an LSTM);
     the rare elements where exp(-x) overflows are recomputed as exp(x) / (1 + exp(x))."""
+    if _eigen_activations.cheap(xp, x):
+        return _eigen_activations.sigmoid(x)
     limit = _EXP_OVERFLOW.get(x.dtype)
     if limit is None:  # complex: the symmetric form, never overflowing
         e = xp.exp(-xp.abs(x))
@@ -329,7 +341,7 @@ _UNARY: dict[str, XpFn] = {
     "Asin": "arcsin",
     "Acos": "arccos",
     "Atan": "arctan",
-    "Tanh": "tanh",
+    "Tanh": _tanh,
     "Sigmoid": _sigmoid,
     "Conj": "conj",
 }
