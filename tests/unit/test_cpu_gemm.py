@@ -186,3 +186,56 @@ def _summing(view: np.ndarray, into: list[float]) -> Any:
         into.append(float(view.sum()))
 
     return work
+
+
+def test_a_large_product_goes_in_aligned_pieces_that_make_numpys_product() -> None:
+    rng = np.random.default_rng(8)
+    a = rng.standard_normal((128, 1024)).astype(np.float32)
+    b = rng.standard_normal((3136, 1024)).astype(np.float32).T  # a dense layer's dy @ W.T
+    assert a.shape[0] * a.shape[1] * b.shape[1] >= _cpu_gemm.LATE_FROM
+    out = np.empty((128, 3136), np.float32)
+    pieces = _cpu_gemm._pieces(a, b, out, _cpu_gemm.LATE_PIECES)
+    widths = [piece[2].shape[1] for piece in pieces]
+    assert len(pieces) == _cpu_gemm.LATE_PIECES and sum(widths) == 3136
+    assert all(w % _cpu_gemm.ALIGN == 0 for w in widths[:-1])
+    np.testing.assert_allclose(_cpu_gemm.matmul(a, b), a @ b, rtol=1e-4, atol=1e-3)
+
+
+def test_a_product_takes_the_helper_once_another_threads_product_is_through(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    # Another thread's product holds the helper when this one starts (two kernels of a step
+    # at once); when that one is through, the helper takes pieces of this one still left.
+    thread_budget._reset_for_tests()
+    thread_budget.configure(intra=2, inter=2)
+    rng = np.random.default_rng(9)
+    a = rng.standard_normal((128, 1024)).astype(np.float32)
+    b = rng.standard_normal((1024, 3136)).astype(np.float32)
+    _cpu_gemm.matmul(a, b)  # the helper thread exists
+    helper = _cpu_gemm._helper
+    assert helper is not None
+    caller = threading.get_ident()
+    by: list[int] = []
+    helper_started = threading.Event()
+    real = _cpu_gemm._into
+
+    def watched(x: np.ndarray, y: np.ndarray, out: np.ndarray) -> None:
+        by.append(threading.get_ident())
+        if threading.get_ident() != caller:
+            helper_started.set()
+        elif len(by) == 1:
+            helper._claim.release()  # the other product is through
+        elif len(by) == 2:
+            helper_started.wait(5.0)  # the helper, free now, takes a piece meanwhile
+        real(x, y, out)
+
+    assert helper._claim.acquire(blocking=False)  # the other thread's product
+    monkeypatch.setattr(_cpu_gemm, "_into", watched)
+    try:
+        got = _cpu_gemm.matmul(a, b)
+    finally:
+        monkeypatch.undo()
+        thread_budget._reset_for_tests()
+    assert len(by) == _cpu_gemm.LATE_PIECES
+    assert by[0] == caller and any(t != caller for t in by)
+    np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-3)
