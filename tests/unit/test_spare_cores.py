@@ -134,8 +134,7 @@ def test_product_pieces_stay_on_the_callers_thread_while_another_kernel_runs(
     finally:
         other.end()
     np.testing.assert_allclose(got, a @ b, rtol=1e-4, atol=1e-3)
-    large = 256 * 512 * 1024 >= _cpu_gemm.LATE_FROM  # a large product goes in more pieces
-    assert len(threads) == (_cpu_gemm.LATE_PIECES if large else _cpu_gemm.PIECES)
+    assert len(threads) == _cpu_gemm.PIECES
     assert set(threads) == {threading.current_thread().name}
 
 

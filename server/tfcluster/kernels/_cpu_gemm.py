@@ -7,10 +7,7 @@ the other for a whole time slice, and an LSTM training step (a few hundred produ
 multiply-adds) took 1.5-6 s instead of 0.1 s under a load of 3 per core, where TensorFlow's
 work-stealing pool slowed 2x. Here a product is cut in pieces that the caller and the helper
 take in turn: a helper that starts late or is descheduled leaves the rest to the caller, which
-waits for one piece at most. A caller that finds the helper sharing another thread's product
-computes its own pieces alone until that product is through, then shares the rest, and large
-products go in more pieces so that such a late helper still finds some (two kernels of a step
-running at once). Products large enough for BLAS's threading to pay (and every
+waits for one piece at most. Products large enough for BLAS's threading to pay (and every
 non-float product) are left to BLAS as they are. A kernel making many products in a row (a
 while loop) holds BLAS at one thread once for all of them (products_in_a_row).
 """
@@ -42,13 +39,6 @@ BLAS_THREADS_FROM = 1 << 30
 # Pieces a product is cut into (4 measured slower than 2 on the LSTM step: BLAS is less
 # efficient on narrower pieces).
 PIECES = 2
-# From this many multiply-adds (~1.5 ms on one core) a product goes in LATE_PIECES pieces: two
-# kernels of a step running at once (a dense layer's two gradient products, 4e8 multiply-adds
-# each in the conv net) each start alone on their own core, and the one that ends first
-# lends its core to the other's pieces not yet taken (of two pieces, the caller has taken
-# both by then). Pieces this large keep BLAS at its full speed.
-LATE_FROM = 1 << 27
-LATE_PIECES = 8
 # Of two pieces, the caller's share: the helper starts ~10 us after the caller (its wake-up),
 # and a caller that ends first waits ~20 us more (its own wake-up) than one that ends last.
 # The LSTM's 64x384x1024 product (~215 us a half on one core): 255 -> 241 us with 0.53.
@@ -80,12 +70,8 @@ def _pieces(a: np.ndarray, b: np.ndarray, out: np.ndarray, count: int) -> list[A
         if n >= m:
             return [(a, b[:, :cut], out[:, :cut]), (a, b[:, cut:], out[:, cut:])]
         return [(a[:cut], b, out[:cut]), (a[cut:], b, out[cut:])]
-    # Integer cuts (np.linspace costs ~10 us, a hundred times per LSTM step), at whole SIMD
-    # blocks where the side is long enough.
-    if size >= count * ALIGN:
-        cuts = [size * p // count // ALIGN * ALIGN for p in range(count)] + [size]
-    else:
-        cuts = [size * p // count for p in range(count + 1)]
+    # Integer cuts (np.linspace costs ~10 us, a hundred times per LSTM step).
+    cuts = [size * p // count for p in range(count + 1)]
     if n >= m:
         return [(a, b[:, i:j], out[:, i:j]) for i, j in itertools.pairwise(cuts)]
     return [(a[i:j], b, out[i:j]) for i, j in itertools.pairwise(cuts)]
@@ -128,16 +114,14 @@ class _Helper:
         taken (next() of a count is atomic under the GIL): a helper that starts late or is
         descheduled leaves the rest to this thread, which then waits for one piece at most.
         The helper computes only on a core no other kernel of the step is using."""
-        for taken, piece in enumerate(pieces):
-            # The helper is free (again: another thread's product is through): the pieces
-            # left are shared with it, else this thread computes the next one alone.
-            if len(pieces) - taken > 1 and self._claim.acquire(blocking=False):
-                try:
-                    self._share(pieces[taken:])
-                finally:
-                    self._claim.release()
-                return
-            _into(*piece)
+        if not self._claim.acquire(blocking=False):  # helping another thread's product
+            for piece in pieces:
+                _into(*piece)
+            return
+        try:
+            self._share(pieces)
+        finally:
+            self._claim.release()
 
     def _share(self, pieces: list[Any]) -> None:
         taken = itertools.count()
@@ -233,8 +217,7 @@ def _single_threaded(a: np.ndarray, b: np.ndarray, work: int) -> np.ndarray:
     if work < SPLIT_FROM or thread_budget.current().intra < 2:
         return np.matmul(a, b)
     out = np.empty((a.shape[0], b.shape[1]), a.dtype)
-    count = int(min(LATE_PIECES if work >= LATE_FROM else PIECES, work // SPLIT_FROM * 2))
-    count = min(count, max(out.shape))
+    count = int(min(PIECES, work // SPLIT_FROM * 2, max(out.shape)))
     _share(_pieces(a, b, out, count))
     return out
 
