@@ -50,12 +50,8 @@ _POINTS: dict[int, tuple[float, ...]] = {
 }
 # Output tile sizes tried per filter size (a <= 8: larger tiles lose float32 accuracy fast).
 _TILES = {3: (2, 4), 5: (2, 3, 4)}
-# A block's transformed tiles (a^2 x tiles x channels) of about this many bytes. A block is
-# some ten numpy calls per pass: with 1 MB (two images of the conv net's second layer) the two
-# threads of a 2-core budget waited on each other's GIL between those calls (conv net step
-# 0.94x with 2 MB in alternating runs; 4 MB no better). The filter gradient's float32 sums
-# follow the blocks (one product per block), so its last bits depend on this size.
-_BLOCK_BYTES = 2 << 20
+# A block's transformed tiles (a^2 x tiles x channels) of about this many bytes.
+_BLOCK_BYTES = 1 << 20
 # Chunks of the batch whose filter gradients are summed separately (then in order).
 _CHUNKS = 8
 
