@@ -129,3 +129,32 @@ def test_products_in_small_kernel_pieces_are_the_whole_products() -> None:
     got = conv._inner_product(np, cols_t, dy)
     assert got.dtype == np.float32
     np.testing.assert_allclose(got, want, rtol=1e-5, atol=1e-5 * np.abs(want).max())
+
+
+@pytest.mark.parametrize("shape,ksize", [((7, 9, 8, 1), [3, 2]), ((5, 4, 6, 5, 1), [2, 3, 2])])
+def test_tap_major_patches_are_the_windows_in_whole_and_partial_blocks(
+    shape: tuple[int, ...], ksize: list[int]
+) -> None:
+    # Blocks of 3 images (the last one partial): each block's patches, tap by tap, must be
+    # exactly the input's windows (bits as they are: NaN, infinities, signed zeros).
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal(shape).astype(np.float32)
+    x.reshape(-1)[:4] = [np.nan, np.inf, -0.0, -np.inf]
+    n = len(ksize)
+    outs = [s - k + 1 for s, k in zip(shape[1:-1], ksize)]
+    view = np.lib.stride_tricks.as_strided(
+        x, (shape[0], *outs, *ksize, 1), (*x.strides[:-1], *x.strides[1:-1], x.strides[-1])
+    )
+    per = int(np.prod(outs))
+    item = per * len(list(np.ndindex(*ksize))) * 4
+    got: list[tuple[slice, np.ndarray]] = []
+    conv._tap_major_products(
+        np, view, np.float32, lambda b, r, cols_t: got.append((b, cols_t.copy())), 3 * item
+    )
+    assert [b.indices(shape[0])[:2] for b, _ in got] == [
+        (i, min(i + 3, shape[0])) for i in range(0, shape[0], 3)
+    ]
+    for b, cols_t in got:
+        want = np.moveaxis(view[b][..., 0], tuple(range(1 + n, 1 + 2 * n)), tuple(range(n)))
+        want = want.reshape(cols_t.shape)
+        np.testing.assert_array_equal(cols_t.view(np.int32), want.view(np.int32))

@@ -134,3 +134,37 @@ def test_step_whose_last_kernel_ends_on_an_inter_op_thread_is_not_a_stall(
             got = sess.run([long_chain, short_chain])
     for x, y in zip(got, expect):
         np.testing.assert_allclose(x, y, rtol=1e-5)
+
+
+def test_a_variable_read_by_a_kernel_handed_to_an_inter_op_thread_is_updated_in_place() -> None:
+    # The stepping thread hands `read` (x @ w) to an inter-op thread, which then goes on along
+    # the long chain after it; w's update, off that chain, runs meanwhile. The handed kernel's
+    # inputs must not stay held (by the thread pool's argument, or by the stepping thread)
+    # while the chain runs: the update would wait for them, then copy w (kernels/in_place.py).
+    from support.traced_memory import traced_peak
+
+    n, m = 2048, 64
+    rng = np.random.default_rng(3)
+    g = tf.Graph()
+    with g.as_default():
+        w = tf.Variable(rng.standard_normal((n, n)).astype(np.float32) / n, name="w")
+        x = tf.placeholder_with_default(rng.standard_normal((m, n)).astype(np.float32), [m, n])
+        a = tf.placeholder_with_default(rng.standard_normal((n, n)).astype(np.float32) / n, [n, n])
+        y = tf.placeholder_with_default(rng.standard_normal((m, n)).astype(np.float32), [m, n])
+        beside = tf.matmul(y, a)  # ready at the start with `read`: `read` is handed over
+        read = tf.matmul(x, w)
+        chain = read
+        for _ in range(6):
+            chain = tf.matmul(chain, a)
+        grad = tf.matmul(x, read, transpose_a=True)
+        update = tf.train.GradientDescentOptimizer(1e-3).apply_gradients([(grad, w)])
+    config = tf.ConfigProto(intra_op_parallelism_threads=2, inter_op_parallelism_threads=2)
+    with g.as_default(), tf.Session(config=config) as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(inter_op.PROBE_STEPS + 2):
+            sess.run([update, chain, beside])
+        with traced_peak() as peak:
+            for _ in range(3):
+                sess.run([update, chain, beside])
+    # The gradient (n x n) is the step's one array of w's size; a copy of w would be another.
+    assert peak.bytes < 1.5 * n * n * 4, f"a step allocated {peak.bytes} bytes at its peak"

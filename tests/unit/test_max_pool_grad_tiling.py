@@ -86,3 +86,33 @@ def test_pool_of_relu_gradient_on_a_batch_of_several_blocks_matches_the_general_
     fast = _grads(x_val, g_val, [2, 2], first=False, relu=True)
     general = _grads(x_val, g_val, [2, 2], first=True, relu=True)
     np.testing.assert_array_equal(fast.view(np.int32), general.view(np.int32))
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.float16])
+def test_fused_pool_and_relu_gradient_equals_the_two_kernels_one_after_the_other(
+    dtype: Any,
+) -> None:
+    # The fused kernel masks each block's incoming gradient with the pool's output (g * (y >
+    # 0)) as it routes the block; fetching the pool's gradient as well keeps the graph from
+    # fusing, so MaxPoolGrad and then ReluGrad run as kernels of their own.
+    rng = np.random.default_rng(11)
+    x_val = _awkward(rng, (48, 16, 16, 32), dtype)
+    g_val = _awkward(rng, (48, 8, 8, 32), dtype)
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.constant(x_val)
+        r = tf.nn.relu(x)
+        y = tf.nn.max_pool(r, [1, 2, 2, 1], [1, 2, 2, 1], "VALID")
+        (dr,) = tf.gradients(y, [r], grad_ys=[tf.constant(g_val)])
+        (dx,) = tf.gradients(r, [x], grad_ys=[dr])
+    with tf.Session(graph=graph) as sess, np.errstate(invalid="ignore"):
+        fused = np.asarray(sess.run(dx))
+        unfused, pooled_grad = sess.run([dx, dr])
+    bits = np.dtype(f"i{fused.dtype.itemsize}")
+    assert fused.dtype == np.dtype(dtype)
+    np.testing.assert_array_equal(fused.view(bits), np.asarray(unfused).view(bits))
+    # Where the ReLU let nothing through, nothing is routed (signed zeros and NaN included).
+    with np.errstate(invalid="ignore"):
+        blocked = ~(x_val > 0)
+        want = (np.asarray(pooled_grad) * np.zeros_like(x_val))[blocked]
+    np.testing.assert_array_equal(fused.view(bits)[blocked], want.view(bits))

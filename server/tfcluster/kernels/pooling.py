@@ -154,8 +154,12 @@ def _check_pooled(win: Window, y: Any, g: Any, want: tuple[int, ...]) -> None:
         )
 
 
-def _max_pool_grad(xp: Any, win: Window, x: Any, y: Any, g: Any, first_only: bool) -> Any:
+def _max_pool_grad(
+    xp: Any, win: Window, x: Any, y: Any, g: Any, first_only: bool, relu_mask: bool = False
+) -> Any:
     """dx: each window's gradient at its first maximum (first_only), or at every maximum.
+    relu_mask: the gradient is g * (y > 0) (a ReLU's gradient folded in: see
+    fused_max_pool_grad_relu_grad), taken block by block where the windows tile x.
 
     A window's gradient goes to a tap as its bits multiplied (as integers) by 1 or 0: exact
     (NaN and infinities as they are, zeros elsewhere) and, unlike masked selection, as fast
@@ -166,12 +170,14 @@ def _max_pool_grad(xp: Any, win: Window, x: Any, y: Any, g: Any, first_only: boo
     yl, gl = win.to_last(xp, y), win.to_last(xp, g)
     _check_pooled(win, yl, gl, (xl.shape[0], *outs, xl.shape[-1]))
     bits = np.dtype(f"i{g.dtype.itemsize}")
-    g_bits = xp.ascontiguousarray(gl).view(bits)
     # Windows that tile the input write each input element once: no zeroed buffer to add to.
     tiles = _tiles(win, sizes, pads)
     if tiles and xl.size and xl.flags.c_contiguous:
-        dx_bits = _tiled_max_pool_grad(xp, xl, yl, g_bits, ksize, outs, first_only)
+        dx_bits = _tiled_max_pool_grad(xp, xl, yl, gl, ksize, outs, first_only, relu_mask)
         return win.from_last(xp, dx_bits.view(g.dtype))
+    if relu_mask:
+        gl = gl * (yl > 0)
+    g_bits = xp.ascontiguousarray(gl).view(bits)
     dtype = np.float32 if g.dtype == np.float16 else g.dtype
     dx_padded = (
         xp.empty(xl.shape, g.dtype) if tiles else xp.zeros(padded_shape(xl.shape, pads), dtype)
@@ -215,10 +221,19 @@ def _max_pool_grad(xp: Any, win: Window, x: Any, y: Any, g: Any, first_only: boo
 
 
 def _tiled_max_pool_grad(
-    xp: Any, xl: Any, yl: Any, g_bits: Any, ksize: list[int], outs: list[int], first_only: bool
+    xp: Any,
+    xl: Any,
+    yl: Any,
+    gl: Any,
+    ksize: list[int],
+    outs: list[int],
+    first_only: bool,
+    relu_mask: bool,
 ) -> Any:
-    """_max_pool_grad's result (as g_bits' integers) for windows that tile a contiguous
+    """_max_pool_grad's result (as integers of gl's size) for windows that tile a contiguous
     channels-last x: the same choices and the same bits, in fewer and longer array operations.
+    relu_mask: each block's gradient is gl * (yl > 0), made as the block is routed (on every
+    core, while the block is in the cache) rather than in a pass of its own beforehand.
 
     Each block of the batch is copied tap-major, (*ksize, rows, *outs, C): every tap is then a
     contiguous slab the shape of the pooled arrays, so the comparisons with the window's
@@ -232,7 +247,9 @@ def _tiled_max_pool_grad(
     # A tap-major buffer (k1, .., kn, rows, o1, .., on, C) seen in the split order.
     to_split = (n, *(v for i in range(n) for v in (n + 1 + i, i)), 2 * n + 1)
     x_split = xl.reshape(split)
-    dx = xp.empty(xl.shape, g_bits.dtype)
+    bits = np.dtype(f"i{gl.dtype.itemsize}")
+    g_bits = None if relu_mask else xp.ascontiguousarray(gl).view(bits)
+    dx = xp.empty(xl.shape, bits)
     dx_split = dx.reshape(split)
     taps = math.prod(ksize)
 
@@ -250,8 +267,12 @@ def _tiled_max_pool_grad(
                 xp.greater(per_tap[k], taken, out=per_tap[k])  # a maximum, the window's first
                 if k < taps - 1:
                     xp.logical_or(taken, per_tap[k], out=taken)
+        if g_bits is None:  # the ReLU's gradient of this block: g * (y > 0)
+            g_rows = xp.multiply(gl[rows], xp.greater(yl[rows], 0)).view(bits)
+        else:
+            g_rows = g_bits[rows]
         # The gradient's bits times 1 or 0: exact, NaN and infinities as they are.
-        routed = xp.multiply(g_bits[rows], hits, out=xp.empty(block, g_bits.dtype))
+        routed = xp.multiply(g_rows, hits, out=xp.empty(block, bits))
         copy_runs(xp, dx_split[rows], routed.transpose(to_split))
 
     over_batch(xp, batch, xl.nbytes, route, block_items(xp, batch, xl.nbytes, CACHE_BLOCK))
@@ -271,7 +292,7 @@ def fused_max_pool_grad_relu_grad(node: Any, xp: Any) -> Compute:
         x, y, g = (xp.asarray(v) for v in ins)
         _, sizes, _, pads = _pool_input(xp, win, x)
         if _tiles(win, sizes, pads) and y.shape == g.shape:
-            return (cast(_max_pool_grad(xp, win, x, y, g * (y > 0), True)),)
+            return (cast(_max_pool_grad(xp, win, x, y, g, True, relu_mask=True)),)
         dx = _max_pool_grad(xp, win, x, y, g, True)
         return (cast(dx * (x > 0)),)
 

@@ -456,6 +456,9 @@ class Executor:
                             outstanding += 1
                             pooled += 1
                             pool.submit(_run_pooled, step.fn, ctx, ins, i, t0, done_q)
+                            # Not held here while this thread waits: a variable's array in
+                            # it would make the variable's update copy it (in_place.py).
+                            ins = []
                             continue
                         if pooled:
                             with thread_budget.concurrent_kernel():
