@@ -55,8 +55,11 @@ def test_dead_task_live_task_and_restart_with_multi_partition_steps(cluster: Clu
         across = on_1 + on_0  # a step with partitions on both tasks
     config = tf.ConfigProto(operation_timeout_in_ms=1500)
     sess = tf.Session(f"grpc://localhost:{p0}", config=config)
-    sess.run(v.initializer)
-    assert sess.run(across) == 24.0
+    # The short timeout is for the dead task; steps that set up sessions on live tasks may
+    # take longer than that on a loaded machine.
+    setup = tf.RunOptions(timeout_in_ms=60000)
+    sess.run(v.initializer, options=setup)
+    assert sess.run(across, options=setup) == 24.0
 
     cluster.task("local", 1).kill()
     t0 = time.monotonic()
@@ -71,13 +74,13 @@ def test_dead_task_live_task_and_restart_with_multi_partition_steps(cluster: Clu
     # The restarted task lost its graphs and its variable. A step with several partitions may
     # have run partly, so it fails once (AbortedError) and registers its graphs again.
     with pytest.raises(tf.errors.AbortedError, match="Graph handle is not found"):
-        sess.run(across)
+        sess.run(across, options=setup)
     with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value v"):
-        sess.run(across)
-    sess.run(v.initializer)
-    assert sess.run(across) == 24.0
+        sess.run(across, options=setup)
+    sess.run(v.initializer, options=setup)
+    assert sess.run(across, options=setup) == 24.0
     # A one-partition step is simply registered again and run.
-    assert sess.run(on_1) == 20.0
+    assert sess.run(on_1, options=setup) == 20.0
 
 
 def test_one_partition_step_survives_a_restart_transparently(cluster: Cluster) -> None:
