@@ -367,12 +367,23 @@ def _dtype_of(value: Any) -> dtypes.DType | None:
     return None
 
 
+def _input_name(name: str) -> str:
+    """TF's name of an input's converted tensor: "inputs[1]" is "inputs_1"."""
+    return name.replace("[", "_").strip("]")
+
+
 def _convert(value: Any, dtype: dtypes.DType | None, name: str) -> Tensor:
     """A tensor for `value`; Python and numpy values take `dtype` (TF's dtype hint)."""
-    if _dtype_of(value) is not None or isinstance(value, Tensor):
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, indexed_slices.IndexedSlices):
+        # As TF's op_def_library: made dense in the op's name scope, named after the input
+        # (a gradient function's every use of a sparse gradient converts it once).
+        return convert_to_tensor(value, name=_input_name(name))
+    if _dtype_of(value) is not None:
         return convert_to_tensor(value)
     try:
-        return convert_to_tensor(value, dtype=dtype, name=name.replace("[", "_").strip("]"))
+        return convert_to_tensor(value, dtype=dtype, name=_input_name(name))
     except ValueError as e:
         raise TypeError(str(e)) from None
 
@@ -752,9 +763,11 @@ def conj(x: Any, name: str | None = None) -> Tensor:
 
 def _grad_helper(op_type: str, y: Tensor, dy: Tensor, name: str | None = None) -> Tensor:
     """TF's fused gradient ops (TanhGrad, ...): dx from the forward output y and dy."""
-    dy = convert_to_tensor(dy, dtype=y.dtype.base_dtype)
-    attrs = {"T": y.dtype.base_dtype}
-    return make_op(op_type, [y, dy], attrs, name=name or op_type).outputs[0]
+    with name_scope(name, op_type, [y, dy]) as scope:
+        # An IndexedSlices dy is made dense here, as "<op>/dy" (TF's op_def_library).
+        dy = convert_to_tensor(dy, dtype=y.dtype.base_dtype, name="dy")
+        attrs = {"T": y.dtype.base_dtype}
+        return make_op(op_type, [y, dy], attrs, name=scope).outputs[0]
 
 
 def tanh_grad(y: Tensor, dy: Tensor, name: str | None = None) -> Tensor:
@@ -1229,13 +1242,17 @@ def _convert_n(inputs: Any, op_type: str, allowed: Sequence[Any] = _NUMBER) -> l
 def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
     """Element-wise sum of same-shaped tensors."""
     # As TF's AddN, variants too: tf.gradients sums TensorList gradients with it.
-    tensors = _convert_n(inputs, "AddN", (*_NUMBER, dtypes.variant))
-    if len(tensors) == 1:
+    if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
+        tensors = _convert_n(inputs, "AddN", (*_NUMBER, dtypes.variant))
         if name:
             return array_ops.identity(tensors[0], name=name)
         return tensors[0]
-    attrs = {"N": len(tensors), "T": tensors[0].dtype.base_dtype}
-    return make_op("AddN", tensors, attrs, name=name or "AddN").outputs[0]
+    # As TF's op_def_library: IndexedSlices among the terms are made dense inside the op's
+    # name scope ("AddN/inputs_1").
+    with name_scope(name, "AddN", inputs) as scope:
+        tensors = _convert_n(inputs, "AddN", (*_NUMBER, dtypes.variant))
+        attrs = {"N": len(tensors), "T": tensors[0].dtype.base_dtype}
+        return make_op("AddN", tensors, attrs, name=scope).outputs[0]
 
 
 def accumulate_n(
