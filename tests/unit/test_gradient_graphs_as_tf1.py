@@ -15,11 +15,6 @@ KNOWN_OP_DIFFERENCES = {
     "more_embedding_lookup_partitioned": "TF's shape inference evaluates the constant "
     "DynamicPartition feeding the lookup's stitch (its output shape is static there); "
     "tfcluster's does not, so the Reshape gradient reads a Shape op instead of a constant",
-    **{
-        f"sparse_into_{name}": "this gradient function gets a gather's IndexedSlices dense "
-        "once, first (TF's converts it where each op it builds uses it, or keeps it sparse)"
-        for name in ("relu", "elu", "sub", "tile", "maximum")
-    },
 }
 
 

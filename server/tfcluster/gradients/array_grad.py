@@ -9,8 +9,9 @@ import numpy as np
 
 from tfcluster.framework import tensor_util
 from tfcluster.framework.graph import Operation, Tensor
+from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
-from tfcluster.ops import array_ops, math_ops
+from tfcluster.ops import array_ops, math_ops, segment_ops
 
 
 def _static_int(t: Tensor) -> int | None:
@@ -192,6 +193,13 @@ def _tile_grad(op: Operation, grad: Tensor) -> Any:
         array_ops.transpose(array_ops.stack([multiples, input_shape])), [-1]
     )
     axes = math_ops.range(0, array_ops.size(split_shape), 2)
+    if isinstance(grad, IndexedSlices):
+        # As TF's: the rows summed over the first dimension's copies while still sparse.
+        rows = math_ops.cast(input_shape[0], grad.indices.dtype)
+        grad = segment_ops.unsorted_segment_sum(
+            grad.values, math_ops.floormod(grad.indices, rows), rows
+        )
+        split_shape = array_ops.concat([[1], split_shape[1:]], axis=0)
     dx = math_ops.reduce_sum(array_ops.reshape(grad, split_shape), axes)
     dx.set_shape(x.shape)
     return [dx, None]

@@ -337,7 +337,9 @@ _TAKES_INDEXED_SLICES = frozenset(
         *("Identity", "Cast", "GatherV2", "Reshape", "ExpandDims", "Squeeze", "StridedSlice"),
         *("Mul", "RealDiv", "AddV2", "Add", "Pow", "Abs", "Square", "Softplus", "MatMul"),
         *("Softmax", "LogSoftmax", "Pad", "Pack", "Select"),
-        *("Tanh", "Sigmoid", "Sqrt", "Rsqrt", "Reciprocal"),
+        *("Tanh", "Sigmoid", "Sqrt", "Rsqrt", "Reciprocal", "Sub", "Exp", "Log", "Neg"),
+        *("Transpose", "Maximum", "Minimum", "Tile"),
+        *("Relu", "Relu6", "Elu", "Selu", "LeakyRelu", "BiasAdd"),
     }
 )
 
