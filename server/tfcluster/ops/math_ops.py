@@ -388,6 +388,19 @@ def _convert(value: Any, dtype: dtypes.DType | None, name: str) -> Tensor:
         raise TypeError(str(e)) from None
 
 
+def _convert_input(value: Any, dtype: dtypes.DType | None, name: str, op_type: str) -> Tensor:
+    """_convert, with TF's op_def_library message when a Python value is not of the dtype."""
+    try:
+        return _convert(value, dtype, name)
+    except TypeError as e:
+        if dtype is None or _dtype_of(value) is not None or isinstance(value, Tensor):
+            raise
+        raise TypeError(
+            f"Expected {dtype.name} passed to parameter '{_input_name(name)}' of op "
+            f"'{op_type}', got {value!r} of type '{type(value).__name__}' instead. Error: {e}"
+        ) from None
+
+
 def _convert_same(
     values: Sequence[Any], op_type: str, names: Sequence[str] = ("x", "y")
 ) -> list[Tensor]:
@@ -397,7 +410,7 @@ def _convert_same(
         hint = _dtype_of(v)
         if hint is not None:
             break
-    tensors = [_convert(v, hint, n) for v, n in zip(values, names)]
+    tensors = [_convert_input(v, hint, n, op_type) for v, n in zip(values, names)]
     base = tensors[0].dtype.base_dtype
     for t, n in zip(tensors[1:], names[1:]):
         if t.dtype.base_dtype != base:
@@ -447,8 +460,9 @@ def add(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 def _add_dispatch(x: Any, y: Any, name: str | None = None) -> Tensor:
     """The `+` operator: AddV2 (TF 1.15 builds it for `+`, while tf.add stays Add), except for
-    strings, which only Add concatenates."""
-    if _dtype_of(x) == dtypes.string or _dtype_of(y) == dtypes.string:
+    strings, which only Add concatenates (x's dtype decides, as TF's: float + string is an
+    AddV2 that refuses the string)."""
+    if _dtype_of(x) == dtypes.string:
         return _binary("Add", x, y, name)
     return _binary("AddV2", x, y, name)
 
