@@ -583,6 +583,8 @@ _SPARSE_INTO: dict[str, Callable[[Any, Any], Any]] = {
     "clip_by_value": lambda tf, x: tf.clip_by_value(x, 0.5, 1.0),
     "center": lambda tf, x: x - tf.reduce_mean(x, 1, keepdims=True),
     "sub": lambda tf, x: x - 1.0,
+    "concat_rows": lambda tf, x: tf.concat([x, x * 2.0], 0),
+    "concat_columns": lambda tf, x: tf.concat([x, x * 2.0], 1),
     "tile": lambda tf, x: tf.tile(x, [2, 1]),
     "maximum": lambda tf, x: tf.maximum(x, 1.0),
 }

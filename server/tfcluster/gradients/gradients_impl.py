@@ -338,7 +338,7 @@ _TAKES_INDEXED_SLICES = frozenset(
         *("Mul", "RealDiv", "AddV2", "Add", "Pow", "Abs", "Square", "Softplus", "MatMul"),
         *("Softmax", "LogSoftmax", "Pad", "Pack", "Select"),
         *("Tanh", "Sigmoid", "Sqrt", "Rsqrt", "Reciprocal", "Sub", "Exp", "Log", "Neg"),
-        *("Transpose", "Maximum", "Minimum", "Tile"),
+        *("Transpose", "Maximum", "Minimum", "Tile", "ConcatV2"),
         *("Relu", "Relu6", "Elu", "Selu", "LeakyRelu", "BiasAdd"),
     }
 )
