@@ -630,7 +630,9 @@ for _kind in ("dense_plus_sparse", "dense_plus_sparse_tanh", "two_sparse", "two_
     CASES["sparse_sum_" + _kind] = _sparse_sums(_kind)
 
 
-def _embedding_minimize(optimizer: str) -> Callable[[Any], dict[str, Any]]:
+def _embedding_minimize(
+    optimizer: str, gate: int = 1, colocate: bool = False
+) -> Callable[[Any], dict[str, Any]]:
     """Two lookups of one scaled embedding multiplied together (their gradients reach the
     scaling Mul concatenated, which converts them once per use) plus the embedding's l2 loss,
     trained by minimize(), then a seeded random op made after it (its seed is the op
@@ -647,11 +649,13 @@ def _embedding_minimize(optimizer: str) -> Callable[[Any], dict[str, Any]]:
             b = tf.nn.embedding_lookup(table, [2, 3])
             loss = tf.reduce_sum(tf.tanh(a) * b) + tf.nn.l2_loss(emb)
             first = len(graph.get_operations())
-            if optimizer == "momentum":
-                opt = tf.train.MomentumOptimizer(0.1, 0.9)
-            else:
-                opt = tf.train.AdamOptimizer(0.1)
-            train = opt.minimize(loss)
+            opt = {
+                "momentum": lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+                "adam": lambda: tf.train.AdamOptimizer(0.1),
+                "rmsprop": lambda: tf.train.RMSPropOptimizer(0.1),
+                "adagrad": lambda: tf.train.AdagradOptimizer(0.1),
+            }[optimizer]()
+            train = opt.minimize(loss, gate_gradients=gate, colocate_gradients_with_ops=colocate)
             made = graph.get_operations()[first:]
             after = tf.random_normal([3], name="after")
             with tf.Session() as sess:
@@ -670,3 +674,8 @@ def _embedding_minimize(optimizer: str) -> Callable[[Any], dict[str, Any]]:
 
 CASES["sparse_embedding_minimize_momentum"] = _embedding_minimize("momentum")
 CASES["sparse_embedding_minimize_adam"] = _embedding_minimize("adam")
+# gate_gradients: 0 GATE_NONE, 1 GATE_OP (minimize's default), 2 GATE_GRAPH.
+CASES["sparse_embedding_minimize_rmsprop_gate_graph_colocated"] = _embedding_minimize(
+    "rmsprop", gate=2, colocate=True
+)
+CASES["sparse_embedding_minimize_adagrad_gate_none"] = _embedding_minimize("adagrad", gate=0)
