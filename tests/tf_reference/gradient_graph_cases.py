@@ -208,7 +208,6 @@ _COMMON: dict[str, Callable[[Any, Any], Any]] = {
     "exp": lambda tf, x: tf.exp(x),
     "log": lambda tf, x: tf.log(x),
     "abs": lambda tf, x: tf.abs(x),
-    "neg": lambda tf, x: -x,
     "matmul": lambda tf, x: tf.matmul(x, tf.ones([4, 2])),
     "matmul_transposed": lambda tf, x: tf.matmul(
         tf.ones([4, 3]), x, transpose_a=True, transpose_b=True
@@ -546,3 +545,137 @@ _MORE: dict[str, Callable[[Any, Any], Any]] = {
 
 for _name in _MORE:
     CASES["more_" + _name] = _one_input_case(_MORE, _name)
+
+# A gather's gradient (IndexedSlices) reaching ops that need it dense: TF 1.15 converts it
+# once per use, in the name scope of the op using it ("mul_grad/Mul/x", "AddN/inputs_0").
+# name: builds t from x ([None, 4]); the case differentiates sum(gather(t, [0, 2])).
+_SPARSE_INTO: dict[str, Callable[[Any, Any], Any]] = {
+    "mul": lambda tf, x: x * 2.0,
+    "mul_self": lambda tf, x: x * x,
+    "div": lambda tf, x: x / 2.0,
+    "add": lambda tf, x: x + tf.ones([4]),
+    "square": lambda tf, x: tf.square(x),
+    "pow": lambda tf, x: tf.pow(x, 2.0),
+    "abs": lambda tf, x: tf.abs(x),
+    "softplus": lambda tf, x: tf.nn.softplus(x),
+    "tanh": lambda tf, x: tf.tanh(x),
+    "sigmoid": lambda tf, x: tf.sigmoid(x),
+    "sqrt": lambda tf, x: tf.sqrt(x),
+    "rsqrt": lambda tf, x: tf.rsqrt(x),
+    "reciprocal": lambda tf, x: tf.reciprocal(x),
+    "matmul": lambda tf, x: tf.matmul(x, tf.ones([4, 4])),
+    "softmax": lambda tf, x: tf.nn.softmax(x),
+    "log_softmax": lambda tf, x: tf.nn.log_softmax(x),
+    "l2_normalize": lambda tf, x: tf.nn.l2_normalize(x, 1),
+    "pad": lambda tf, x: tf.pad(x, [[1, 0], [0, 0]]),
+    "stack": lambda tf, x: tf.reshape(tf.stack([x, x], 1), [-1, 4]),
+    "where": lambda tf, x: tf.where(x > 1.0, x, x * 2.0),
+    "relu": lambda tf, x: tf.nn.relu(x),
+    "relu6": lambda tf, x: tf.nn.relu6(x),
+    "elu": lambda tf, x: tf.nn.elu(x),
+    "selu": lambda tf, x: tf.nn.selu(x),
+    "leaky_relu": lambda tf, x: tf.nn.leaky_relu(x),
+    "bias_add": lambda tf, x: tf.nn.bias_add(x, tf.ones([4])),
+    "exp": lambda tf, x: tf.exp(x),
+    "log": lambda tf, x: tf.log(x),
+    "neg": lambda tf, x: -x,
+    "transpose": lambda tf, x: tf.transpose(tf.transpose(x)),
+    "clip_by_value": lambda tf, x: tf.clip_by_value(x, 0.5, 1.0),
+    "center": lambda tf, x: x - tf.reduce_mean(x, 1, keepdims=True),
+    "sub": lambda tf, x: x - 1.0,
+    "concat_rows": lambda tf, x: tf.concat([x, x * 2.0], 0),
+    "concat_columns": lambda tf, x: tf.concat([x, x * 2.0], 1),
+    "tile": lambda tf, x: tf.tile(x, [2, 1]),
+    "maximum": lambda tf, x: tf.maximum(x, 1.0),
+}
+
+
+def _sparse_into_case(name: str) -> Callable[[Any], dict[str, Any]]:
+    def case(tf: Any) -> dict[str, Any]:
+        def build(graph: Any) -> tuple[Any, list[Any], dict[Any, np.ndarray]]:
+            x = tf.placeholder(tf.float32, [None, 4], name="x")
+            y = tf.gather(_SPARSE_INTO[name](tf, x), [0, 2])
+            return y, [x], {x: _value((5, 4), 0.0)}
+
+        return _differentiate(tf, build)
+
+    return case
+
+
+for _name in _SPARSE_INTO:
+    CASES["sparse_into_" + _name] = _sparse_into_case(_name)
+
+
+def _sparse_sums(kind: str) -> Callable[[Any], dict[str, Any]]:
+    """Several gradients of one tensor, sparse and dense, summed (AddN converts each
+    IndexedSlices among dense terms) or concatenated (all sparse), then through tanh."""
+
+    def case(tf: Any) -> dict[str, Any]:
+        def build(graph: Any) -> tuple[Any, list[Any], dict[Any, np.ndarray]]:
+            x = tf.placeholder(tf.float32, [None, 4], name="x")
+            t = tf.tanh(x) if kind.endswith("_tanh") else x
+            y = tf.reduce_sum(tf.gather(t, [0, 2]))
+            if kind.startswith("dense"):
+                y += tf.reduce_sum(t * 3.0)
+            else:
+                y += tf.reduce_sum(tf.gather(t, [1]))
+            return y, [x], {x: _value((5, 4), 0.0)}
+
+        return _differentiate(tf, build)
+
+    return case
+
+
+for _kind in ("dense_plus_sparse", "dense_plus_sparse_tanh", "two_sparse", "two_sparse_tanh"):
+    CASES["sparse_sum_" + _kind] = _sparse_sums(_kind)
+
+
+def _embedding_minimize(
+    optimizer: str, gate: int = 1, colocate: bool = False
+) -> Callable[[Any], dict[str, Any]]:
+    """Two lookups of one scaled embedding multiplied together (their gradients reach the
+    scaling Mul concatenated, which converts them once per use) plus the embedding's l2 loss,
+    trained by minimize(), then a seeded random op made after it (its seed is the op
+    count)."""
+
+    def case(tf: Any) -> dict[str, Any]:
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.set_random_seed(7)
+            emb = tf.Variable(_value((6, 4), 0.0), name="emb")
+            scale = tf.Variable(1.5, name="scale")
+            table = emb * scale
+            a = tf.nn.embedding_lookup(table, [0, 1])
+            b = tf.nn.embedding_lookup(table, [2, 3])
+            loss = tf.reduce_sum(tf.tanh(a) * b) + tf.nn.l2_loss(emb)
+            first = len(graph.get_operations())
+            opt = {
+                "momentum": lambda: tf.train.MomentumOptimizer(0.1, 0.9),
+                "adam": lambda: tf.train.AdamOptimizer(0.1),
+                "rmsprop": lambda: tf.train.RMSPropOptimizer(0.1),
+                "adagrad": lambda: tf.train.AdagradOptimizer(0.1),
+            }[optimizer]()
+            train = opt.minimize(loss, gate_gradients=gate, colocate_gradients_with_ops=colocate)
+            made = graph.get_operations()[first:]
+            after = tf.random_normal([3], name="after")
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                sess.run(train)
+                trained = sess.run([emb, scale])
+                drawn = sess.run(after)
+        return {
+            "ops": [[o.type, o.name, [t.name for t in o.inputs]] for o in made],
+            "trained": trained,
+            "after": drawn,
+        }
+
+    return case
+
+
+CASES["sparse_embedding_minimize_momentum"] = _embedding_minimize("momentum")
+CASES["sparse_embedding_minimize_adam"] = _embedding_minimize("adam")
+# gate_gradients: 0 GATE_NONE, 1 GATE_OP (minimize's default), 2 GATE_GRAPH.
+CASES["sparse_embedding_minimize_rmsprop_gate_graph_colocated"] = _embedding_minimize(
+    "rmsprop", gate=2, colocate=True
+)
+CASES["sparse_embedding_minimize_adagrad_gate_none"] = _embedding_minimize("adagrad", gate=0)

@@ -638,6 +638,8 @@ class Graph:
                 c = c._as_graph_element()
             if isinstance(c, Tensor):
                 c = c.op
+            elif hasattr(c, "indices") and hasattr(c, "dense_shape") and hasattr(c, "op"):
+                c = c.op  # an IndexedSlices: the op of its values, as TF's
             if not isinstance(c, Operation):
                 raise TypeError(f"Control input must be Operation or Tensor: {c!r}")
             ops.append(c)

@@ -8,9 +8,10 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import tensor_util
-from tfcluster.framework.graph import Operation, Tensor
+from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor
+from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.gradients.registry import RegisterGradient, not_differentiable
-from tfcluster.ops import array_ops, math_ops
+from tfcluster.ops import array_ops, math_ops, segment_ops
 
 
 def _static_int(t: Tensor) -> int | None:
@@ -112,6 +113,9 @@ def concat_grad(op: Operation, grad: Tensor, start: int, end: int, dim_index: in
     concat_dim = op.inputs[dim_index]
     values = list(op.inputs[start:end])
     non_neg_concat_dim = concat_dim % array_ops.rank(values[0])
+    if isinstance(grad, IndexedSlices):
+        out_grads = _sparse_concat_grads(grad, concat_dim, non_neg_concat_dim, values)
+        return [*out_grads, None] if values_last else [None, *out_grads]
     sizes = _input_shapes(values)
     if len(sizes) > 16:
         sizes_t = array_ops.squeeze(
@@ -122,6 +126,59 @@ def concat_grad(op: Operation, grad: Tensor, start: int, end: int, dim_index: in
         offsets = array_ops.concat_offset(non_neg_concat_dim, sizes)
         out_grads = [array_ops.slice(grad, begin, size) for begin, size in zip(offsets, sizes)]
     return [*out_grads, None] if values_last else [None, *out_grads]
+
+
+def _sparse_concat_grads(
+    grad: IndexedSlices, concat_dim: Tensor, non_neg_concat_dim: Tensor, values: list[Tensor]
+) -> list[IndexedSlices]:
+    """TF 1.15's _ConcatGradHelper for an IndexedSlices gradient: each input's part stays
+    sparse (its columns sliced out of the rows, or its rows picked out along axis 0)."""
+    static_axis = tensor_util.constant_value(concat_dim)
+    if static_axis is None:
+        raise ValueError("Can only compute IndexedSlices gradient with statically-known concat_dim")
+    axis = int(static_axis)
+    if axis < 0:
+        rank = tensor_util.constant_value(array_ops.rank(values[0]))
+        if rank is None:
+            raise ValueError(
+                "Can only compute IndexedSlices gradient with negative concat_dim when first "
+                "value rank is statically-known."
+            )
+        axis %= int(rank)
+    sizes = [array_ops.shape(x) for x in values]
+    out: list[IndexedSlices] = []
+    if axis > 0:
+        shape_of_shape = array_ops.shape(sizes[0])
+        mask = array_ops.concat(
+            [
+                array_ops.fill(array_ops.expand_dims(non_neg_concat_dim, 0), 0),
+                [1],
+                array_ops.fill(shape_of_shape - non_neg_concat_dim - 1, 0),
+            ],
+            0,
+        )
+        begin = array_ops.fill(shape_of_shape, 0)
+        for size in sizes:
+            new_values = array_ops.slice(
+                grad.values, begin, array_ops.concat([[-1], array_ops.slice(size, [1], [-1])], 0)
+            )
+            out.append(IndexedSlices(new_values, grad.indices, size))
+            begin = math_ops.add(begin, size * mask)
+        return out
+    first = convert_to_tensor(0, dtype=grad.indices.dtype.base_dtype)
+    for size in sizes:
+        size_axis = array_ops.gather(size, non_neg_concat_dim)
+        if size_axis.dtype.base_dtype != grad.indices.dtype.base_dtype:
+            size_axis = math_ops.cast(size_axis, grad.indices.dtype.base_dtype)
+        last = first + size_axis
+        picked = array_ops.squeeze(
+            array_ops.where(math_ops.logical_and(grad.indices >= first, grad.indices < last)),
+            axis=[1],
+        )
+        new_indices = array_ops.gather(grad.indices, picked) - first
+        out.append(IndexedSlices(array_ops.gather(grad.values, picked), new_indices, size))
+        first = last
+    return out
 
 
 @RegisterGradient("ConcatV2")
@@ -192,6 +249,13 @@ def _tile_grad(op: Operation, grad: Tensor) -> Any:
         array_ops.transpose(array_ops.stack([multiples, input_shape])), [-1]
     )
     axes = math_ops.range(0, array_ops.size(split_shape), 2)
+    if isinstance(grad, IndexedSlices):
+        # As TF's: the rows summed over the first dimension's copies while still sparse.
+        rows = math_ops.cast(input_shape[0], grad.indices.dtype)
+        grad = segment_ops.unsorted_segment_sum(
+            grad.values, math_ops.floormod(grad.indices, rows), rows
+        )
+        split_shape = array_ops.concat([[1], split_shape[1:]], axis=0)
     dx = math_ops.reduce_sum(array_ops.reshape(grad, split_shape), axes)
     dx.set_shape(x.shape)
     return [dx, None]

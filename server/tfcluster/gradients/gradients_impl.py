@@ -326,12 +326,21 @@ def _grad_fn(op: Operation) -> Any:
         raise
 
 
-# Ops whose gradient functions take IndexedSlices (TF's Identity and Cast pass them on, the
-# gather's reshapes them quietly; the reshapes' first op converts them, in its own name scope
-# as TF's does); the others get their gradients dense, as TF's get them through the ops they
-# call.
+# Ops whose gradient functions take IndexedSlices as TF's do: Identity and Cast pass them on,
+# the gather's and the reshapes' use them quietly; the others hand them to the ops they build,
+# each of which makes them dense in its own name scope under its input's name (as TF's
+# op_def_library: a gradient function using a gather's gradient twice converts it twice,
+# e.g. Mul's "mul_grad/Mul/x" and "mul_grad/Mul_1/y"). The ops of the other gradient
+# functions get their gradients dense once, first, in the gradient's name scope.
 _TAKES_INDEXED_SLICES = frozenset(
-    {"Identity", "Cast", "GatherV2", "Reshape", "ExpandDims", "Squeeze", "StridedSlice"}
+    {
+        *("Identity", "Cast", "GatherV2", "Reshape", "ExpandDims", "Squeeze", "StridedSlice"),
+        *("Mul", "RealDiv", "AddV2", "Add", "Pow", "Abs", "Square", "Softplus", "MatMul"),
+        *("Softmax", "LogSoftmax", "Pad", "Pack", "Select"),
+        *("Tanh", "Sigmoid", "Sqrt", "Rsqrt", "Reciprocal", "Sub", "Exp", "Log", "Neg"),
+        *("Transpose", "Maximum", "Minimum", "Tile", "ConcatV2"),
+        *("Relu", "Relu6", "Elu", "Selu", "LeakyRelu", "BiasAdd"),
+    }
 )
 
 

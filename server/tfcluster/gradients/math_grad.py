@@ -179,10 +179,10 @@ def _add_grad(op: Operation, grad: Tensor) -> Any:
 def _sub_grad(op: Operation, grad: Tensor) -> Any:
     x, y = op.inputs
     if _fully_specified_and_equal(x, y, grad):
-        return grad, math_ops.negative(grad)
+        return grad, -grad
     side_x, side_y = _smart_broadcast_args(x, y, grad)
     gx = _reduced(grad, side_x)
-    return gx, _reduced(math_ops.negative(grad), side_y)
+    return gx, _reduced(-grad, side_y)  # -grad: an IndexedSlices stays sparse (TF)
 
 
 @RegisterGradient("Mul")
@@ -295,7 +295,7 @@ def _one(like: Tensor) -> Tensor:
 # ---- unary ops ----------------------------------------------------------------------------
 @RegisterGradient("Neg")
 def _neg_grad(op: Operation, grad: Tensor) -> Any:
-    return [math_ops.negative(grad)]
+    return [-grad]  # as TF's: a gather's IndexedSlices stays sparse
 
 
 @RegisterGradient("Abs")

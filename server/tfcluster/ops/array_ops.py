@@ -20,6 +20,7 @@ from tfcluster.framework.graph import (
     name_scope,
     register_tensor_conversion_function,
 )
+from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import Dimension, TensorShape, as_shape
 from tfcluster.ops import constant_op
@@ -325,7 +326,16 @@ def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> 
         t = convert_to_tensor(input)
         if t.shape.is_fully_defined():
             return constant_op.constant(t.shape.as_list(), dtype=dt, name=scope)
+        t = _converted_again(input, t)
         return _output("Shape", [t], {"T": t.dtype.base_dtype, "out_type": dt}, scope)
+
+
+def _converted_again(input: Any, t: Tensor) -> Tensor:
+    """TF's shape_internal converts an IndexedSlices to look at its static shape, then its
+    Shape op converts it again, as "input" (two dense copies of a gather's gradient)."""
+    if isinstance(input, IndexedSlices):
+        return convert_to_tensor(input, name="input")
+    return t
 
 
 def shape_internal(
@@ -337,7 +347,7 @@ def shape_internal(
         return shape(input, name=name, out_type=out_type)
     dt = _out_type(out_type)
     with name_scope(name, "Shape", [input]) as scope:
-        t = convert_to_tensor(input)
+        t = _converted_again(input, convert_to_tensor(input))
         return _output("Shape", [t], {"T": t.dtype.base_dtype, "out_type": dt}, scope)
 
 
@@ -570,7 +580,8 @@ def transpose(
     a: Any, perm: Any = None, name: str | None = "transpose", conjugate: bool = False
 ) -> Tensor:
     with name_scope(name, "transpose", [a]) as scope:
-        x = convert_to_tensor(a, name="a")
+        # TF converts `a` itself when it computes perm ("a"), else the Transpose op does ("x").
+        x = convert_to_tensor(a, name="a" if perm is None else "x")
         if perm is None:
             r = x.shape.ndims
             if r is not None:

@@ -139,7 +139,10 @@ def _from_python(value: Any, dt: dtypes.DType | None) -> np.ndarray:
         )
     if arr.dtype.kind in "USO" or dt is dtypes.string:
         if arr.dtype.kind == "O" and not all(isinstance(v, (str, bytes)) for v in arr.reshape(-1)):
-            raise TypeError(f"Failed to convert object of type {type(value).__name__} to Tensor.")
+            raise TypeError(
+                f"Failed to convert object of type {type(value)} to Tensor. Contents: {value}. "
+                "Consider casting elements to a supported type."
+            )
         return _as_bytes(arr)
     if dt is not None:
         return arr

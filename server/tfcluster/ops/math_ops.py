@@ -367,14 +367,38 @@ def _dtype_of(value: Any) -> dtypes.DType | None:
     return None
 
 
+def _input_name(name: str) -> str:
+    """TF's name of an input's converted tensor: "inputs[1]" is "inputs_1"."""
+    return name.replace("[", "_").strip("]")
+
+
 def _convert(value: Any, dtype: dtypes.DType | None, name: str) -> Tensor:
     """A tensor for `value`; Python and numpy values take `dtype` (TF's dtype hint)."""
-    if _dtype_of(value) is not None or isinstance(value, Tensor):
+    if isinstance(value, Tensor):
+        return value
+    if isinstance(value, indexed_slices.IndexedSlices):
+        # As TF's op_def_library: made dense in the op's name scope, named after the input
+        # (a gradient function's every use of a sparse gradient converts it once).
+        return convert_to_tensor(value, name=_input_name(name))
+    if _dtype_of(value) is not None:
         return convert_to_tensor(value)
     try:
-        return convert_to_tensor(value, dtype=dtype, name=name.replace("[", "_").strip("]"))
+        return convert_to_tensor(value, dtype=dtype, name=_input_name(name))
     except ValueError as e:
         raise TypeError(str(e)) from None
+
+
+def _convert_input(value: Any, dtype: dtypes.DType | None, name: str, op_type: str) -> Tensor:
+    """_convert, with TF's op_def_library message when a Python value is not of the dtype."""
+    try:
+        return _convert(value, dtype, name)
+    except TypeError as e:
+        if dtype is None or _dtype_of(value) is not None or isinstance(value, Tensor):
+            raise
+        raise TypeError(
+            f"Expected {dtype.name} passed to parameter '{_input_name(name)}' of op "
+            f"'{op_type}', got {value!r} of type '{type(value).__name__}' instead. Error: {e}"
+        ) from None
 
 
 def _convert_same(
@@ -386,7 +410,7 @@ def _convert_same(
         hint = _dtype_of(v)
         if hint is not None:
             break
-    tensors = [_convert(v, hint, n) for v, n in zip(values, names)]
+    tensors = [_convert_input(v, hint, n, op_type) for v, n in zip(values, names)]
     base = tensors[0].dtype.base_dtype
     for t, n in zip(tensors[1:], names[1:]):
         if t.dtype.base_dtype != base:
@@ -436,8 +460,9 @@ def add(x: Any, y: Any, name: str | None = None) -> Tensor:
 
 def _add_dispatch(x: Any, y: Any, name: str | None = None) -> Tensor:
     """The `+` operator: AddV2 (TF 1.15 builds it for `+`, while tf.add stays Add), except for
-    strings, which only Add concatenates."""
-    if _dtype_of(x) == dtypes.string or _dtype_of(y) == dtypes.string:
+    strings, which only Add concatenates (x's dtype decides, as TF's: float + string is an
+    AddV2 that refuses the string)."""
+    if _dtype_of(x) == dtypes.string:
         return _binary("Add", x, y, name)
     return _binary("AddV2", x, y, name)
 
@@ -752,9 +777,11 @@ def conj(x: Any, name: str | None = None) -> Tensor:
 
 def _grad_helper(op_type: str, y: Tensor, dy: Tensor, name: str | None = None) -> Tensor:
     """TF's fused gradient ops (TanhGrad, ...): dx from the forward output y and dy."""
-    dy = convert_to_tensor(dy, dtype=y.dtype.base_dtype)
-    attrs = {"T": y.dtype.base_dtype}
-    return make_op(op_type, [y, dy], attrs, name=name or op_type).outputs[0]
+    with name_scope(name, op_type, [y, dy]) as scope:
+        # An IndexedSlices dy is made dense here, as "<op>/dy" (TF's op_def_library).
+        dy = convert_to_tensor(dy, dtype=y.dtype.base_dtype, name="dy")
+        attrs = {"T": y.dtype.base_dtype}
+        return make_op(op_type, [y, dy], attrs, name=scope).outputs[0]
 
 
 def tanh_grad(y: Tensor, dy: Tensor, name: str | None = None) -> Tensor:
@@ -1229,13 +1256,17 @@ def _convert_n(inputs: Any, op_type: str, allowed: Sequence[Any] = _NUMBER) -> l
 def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
     """Element-wise sum of same-shaped tensors."""
     # As TF's AddN, variants too: tf.gradients sums TensorList gradients with it.
-    tensors = _convert_n(inputs, "AddN", (*_NUMBER, dtypes.variant))
-    if len(tensors) == 1:
+    if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
+        tensors = _convert_n(inputs, "AddN", (*_NUMBER, dtypes.variant))
         if name:
             return array_ops.identity(tensors[0], name=name)
         return tensors[0]
-    attrs = {"N": len(tensors), "T": tensors[0].dtype.base_dtype}
-    return make_op("AddN", tensors, attrs, name=name or "AddN").outputs[0]
+    # As TF's op_def_library: IndexedSlices among the terms are made dense inside the op's
+    # name scope ("AddN/inputs_1").
+    with name_scope(name, "AddN", inputs) as scope:
+        tensors = _convert_n(inputs, "AddN", (*_NUMBER, dtypes.variant))
+        attrs = {"N": len(tensors), "T": tensors[0].dtype.base_dtype}
+        return make_op("AddN", tensors, attrs, name=scope).outputs[0]
 
 
 def accumulate_n(

@@ -494,8 +494,10 @@ def bias_add(
 def bias_add_grad(
     out_backprop: Tensor, data_format: str = "NHWC", name: str | None = None
 ) -> Tensor:
-    attrs = {"T": out_backprop.dtype.base_dtype, "data_format": data_format}
-    return make_op("BiasAddGrad", [out_backprop], attrs, name=name or "BiasAddGrad").outputs[0]
+    with name_scope(name, "BiasAddGrad", [out_backprop]) as scope:
+        out_backprop = convert_to_tensor(out_backprop, name="out_backprop")
+        attrs = {"T": out_backprop.dtype.base_dtype, "data_format": data_format}
+        return make_op("BiasAddGrad", [out_backprop], attrs, name=scope).outputs[0]
 
 
 def xw_plus_b(x: Any, weights: Any, biases: Any, name: str | None = None) -> Tensor:
@@ -588,8 +590,11 @@ def activation_grad(
     op_type: str, gradients: Tensor, other: Tensor, attrs: dict[str, Any] | None = None
 ) -> Tensor:
     """ReluGrad(gradients, features), EluGrad(gradients, outputs), ..."""
-    all_attrs = {"T": gradients.dtype.base_dtype, **(attrs or {})}
-    return make_op(op_type, [gradients, other], all_attrs, name=op_type).outputs[0]
+    with name_scope(None, op_type, [gradients, other]) as scope:
+        # An IndexedSlices (a gather's gradient) is made dense here, as "<op>/gradients".
+        gradients = convert_to_tensor(gradients, name="gradients")
+        all_attrs = {"T": gradients.dtype.base_dtype, **(attrs or {})}
+        return make_op(op_type, [gradients, other], all_attrs, name=scope).outputs[0]
 
 
 # ---- metrics and normalisation -----------------------------------------------------------
