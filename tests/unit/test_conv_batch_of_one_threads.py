@@ -41,6 +41,13 @@ def test_a_batch_of_one_as_large_as_the_threshold_keeps_blas_threads() -> None:
     assert _window.over_batch(np, 1, nbytes, lambda rows: _blas_threads()) == [2]
 
 
+def test_work_without_blas_calls_skips_the_hold() -> None:
+    # Pooling and plain sums make no BLAS call: their unsplit work leaves the pool as it is.
+    for batch in (1, 3):
+        seen = _window.over_batch(np, batch, 1 << 10, lambda rows: _blas_threads(), blas=False)
+        assert set(seen) == {2}
+
+
 _CASES = [
     # (input NHWC, filter size, stride, dilation, out channels, padding)
     ((1, 84, 84, 4), 8, 4, 1, 32, "VALID"),  # DQN's layers

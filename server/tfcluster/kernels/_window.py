@@ -303,7 +303,12 @@ def block_items(xp: Any, batch: int, nbytes: int, block_bytes: int) -> int:
 
 
 def over_batch(
-    xp: Any, batch: int, nbytes: int, fn: Callable[[slice], Any], block: int = 0
+    xp: Any,
+    batch: int,
+    nbytes: int,
+    fn: Callable[[slice], Any],
+    block: int = 0,
+    blas: bool = True,
 ) -> list[Any]:
     """[fn(rows)] for slices of the batch that together cover it, in order: on the CPU, large
     work (im2col copies and their products, scatters, pooling) runs on every core (numpy
@@ -320,7 +325,8 @@ def over_batch(
     their own thread, and a helper joins the one still running when the other ends. Work too
     small to split holds BLAS at one thread too (as _cpu_gemm does for small products),
     a batch of one included; only a batch of one of ONE_ITEM_BLAS_THREADS_BYTES or more
-    keeps BLAS's threads."""
+    keeps BLAS's threads. A caller whose fn makes no BLAS call passes blas=False: unsplit
+    work then skips the hold (two changes of the pool's size, ~2.5 us)."""
     pool = _workers() if xp is np else None
     parallel = pool is not None and nbytes >= _PARALLEL_BYTES and batch >= 2
     runners = min(pool._max_workers, batch) if pool is not None and parallel else 1
@@ -328,7 +334,7 @@ def over_batch(
     per_block = min(shares, -(-batch // runners))
     slices = [slice(a, min(a + per_block, batch)) for a in range(0, batch, per_block)]
     if pool is None or runners < 2 or len(slices) < 2:
-        if xp is np and (batch >= 2 or nbytes < ONE_ITEM_BLAS_THREADS_BYTES):
+        if xp is np and blas and (batch >= 2 or nbytes < ONE_ITEM_BLAS_THREADS_BYTES):
             with single_thread_blas:
                 return [fn(rows) for rows in slices]
         return [fn(rows) for rows in slices]
