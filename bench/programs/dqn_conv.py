@@ -67,10 +67,15 @@ def build(tf: Any, frames: Any, w: dict[str, np.ndarray]) -> Any:
 def numpy_q(w: dict[str, np.ndarray], x: np.ndarray) -> np.ndarray:
     h = x.astype(np.float64)
     for scope, k, stride, _ in CONVS:
-        win = np.lib.stride_tricks.sliding_window_view(h, (k, k), axis=(1, 2))
-        win = win[:, ::stride, ::stride]
-        h = np.einsum("nhwcij,ijco->nhwo", win, w[f"{scope}/kernel"], optimize=True)
-        h = np.maximum(h + w[f"{scope}/bias"], 0)
+        # Tap by tap (TF 1.15's numpy has no sliding_window_view).
+        kernel = w[f"{scope}/kernel"]
+        out = (h.shape[1] - k) // stride + 1
+        acc = np.zeros((len(x), out, out, kernel.shape[-1]))
+        for i in range(k):
+            for j in range(k):
+                span = stride * (out - 1) + 1
+                acc += h[:, i : i + span : stride, j : j + span : stride] @ kernel[i, j]
+        h = np.maximum(acc + w[f"{scope}/bias"], 0)
     h = np.maximum(h.reshape(len(x), -1) @ w["fc/kernel"] + w["fc/bias"], 0)
     return h @ w["q/kernel"] + w["q/bias"]
 
