@@ -57,6 +57,7 @@ BENCHES = [
     Bench("image_preprocessing", "image_preprocessing.py", "issue 16", "tf.image decode/resize"),
     Bench("cnn_training", "cnn_training.py", "issue 15", "tf.layers conv net SGD step"),
     Bench("lstm_training", "lstm_training.py", "issue 17", "LSTM h256 t50 b64 training step"),
+    Bench("dqn_conv", "dqn_conv.py", "issue 15", "DQN Q-network: act (batch 1), train step (32)"),
     Bench("data_pipeline", "data_pipeline.py", "issue 16", "tf.data: TFRecord, parse, map"),
     Bench("data_distributed", "data_distributed.py", "issue 16", "tf.data shards vs feed_dict"),
     Bench("queue_input", "queue_input.py", "issue 16", "TFRecord reader -> shuffle_batch queues"),
@@ -471,6 +472,8 @@ def _bench_of(row_name: str) -> str:
         return "queue_input"
     if row_name.startswith("conv net"):
         return "cnn_training"
+    if row_name.startswith("dqn "):
+        return "dqn_conv"
     return "cluster_session"
 
 

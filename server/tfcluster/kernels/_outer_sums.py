@@ -57,7 +57,7 @@ def outer_dims_sum(rows: np.ndarray, threads: int) -> np.ndarray:
         for start, limit in tasks[which]:
             buffers[start] = _down(rows[start * block_rows : min(n, limit * block_rows)])
 
-    over_batch(np, len(tasks), rows.nbytes, run, 1)
+    over_batch(np, len(tasks), rows.nbytes, run, 1, blas=False)
     total = buffers[0]
     for i in range(1, blocks):
         total = total + buffers[i]

@@ -268,6 +268,13 @@ _PARALLEL_BYTES = 4 << 20
 # Blocks of about this many bytes of what a kernel touches stay in a core's cache (L2) from
 # one of its operations to the next.
 CACHE_BLOCK = 1 << 20
+# A batch of one touching at least this many bytes (a 224x224 image's 3x3 patches of 64
+# channels: ~1e9 multiply-adds) keeps BLAS's own threads; under it BLAS is held at one
+# thread like every other unsplit work. Each product of a smaller one (a DQN's or a small
+# ResNet's layers, 1e5-1e8 multiply-adds) took ~0.1 ms on one thread, but on two its second
+# thread spins at OpenBLAS's barriers and after the call: under load (other processes on
+# the cores) a batch-1 ResNet step took 120-240 ms instead of 7-15 (TF 1.15: 2).
+ONE_ITEM_BLAS_THREADS_BYTES = 64 << 20
 # Slices per runner where the caller sets no block size: a helper that can join only late
 # (its core was running another kernel of the step) still finds shares left to take.
 SHARES_PER_RUNNER = 4
@@ -296,7 +303,12 @@ def block_items(xp: Any, batch: int, nbytes: int, block_bytes: int) -> int:
 
 
 def over_batch(
-    xp: Any, batch: int, nbytes: int, fn: Callable[[slice], Any], block: int = 0
+    xp: Any,
+    batch: int,
+    nbytes: int,
+    fn: Callable[[slice], Any],
+    block: int = 0,
+    blas: bool = True,
 ) -> list[Any]:
     """[fn(rows)] for slices of the batch that together cover it, in order: on the CPU, large
     work (im2col copies and their products, scatters, pooling) runs on every core (numpy
@@ -311,8 +323,10 @@ def over_batch(
     that other processes hold). Helpers compute only on cores that no other kernel of the
     step is using (thread_budget.take_spare_core): two kernels running at once each go on
     their own thread, and a helper joins the one still running when the other ends. Work too
-    small to split holds BLAS at one thread too (as _cpu_gemm does for small products); a
-    batch of one keeps BLAS's threads."""
+    small to split holds BLAS at one thread too (as _cpu_gemm does for small products),
+    a batch of one included; only a batch of one of ONE_ITEM_BLAS_THREADS_BYTES or more
+    keeps BLAS's threads. A caller whose fn makes no BLAS call passes blas=False: unsplit
+    work then skips the hold (two changes of the pool's size, ~2.5 us)."""
     pool = _workers() if xp is np else None
     parallel = pool is not None and nbytes >= _PARALLEL_BYTES and batch >= 2
     runners = min(pool._max_workers, batch) if pool is not None and parallel else 1
@@ -320,7 +334,7 @@ def over_batch(
     per_block = min(shares, -(-batch // runners))
     slices = [slice(a, min(a + per_block, batch)) for a in range(0, batch, per_block)]
     if pool is None or runners < 2 or len(slices) < 2:
-        if xp is np and batch >= 2:
+        if xp is np and blas and (batch >= 2 or nbytes < ONE_ITEM_BLAS_THREADS_BYTES):
             with single_thread_blas:
                 return [fn(rows) for rows in slices]
         return [fn(rows) for rows in slices]

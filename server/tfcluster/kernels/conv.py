@@ -26,6 +26,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.kernels import _winograd
+from tfcluster.kernels._cpu_gemm import SPLIT_FROM, single_thread_blas
 from tfcluster.kernels._window import (
     SCRATCH,
     Window,
@@ -154,6 +155,16 @@ def _inner_product(xp: Any, a: Any, b: Any) -> Any:
     return total
 
 
+def _pointwise(xp: Any, a: Any, b: Any) -> Any:
+    """a @ b for a 1x1 convolution: on the CPU with BLAS held at one thread below
+    SPLIT_FROM multiply-adds (as _cpu_gemm.matmul does, in one call of the same shape):
+    BLAS's second thread would spin at its barriers for a product of ~0.1 ms."""
+    if xp is np and a.shape[0] * a.shape[1] * b.shape[1] < SPLIT_FROM:
+        with single_thread_blas:
+            return a @ b
+    return a @ b
+
+
 def _one_channel(xp: Any, ci: int) -> bool:
     """Whether a convolution's patches go tap by tap (_tap_major_products)."""
     return xp is np and ci == 1
@@ -219,7 +230,7 @@ def _conv_forward(
     tile = _winograd_tile(xp, win, x.dtype, ksizes, outs, (ci, co), batch)
     if _is_pointwise(win, ksizes, pads):
         # A 1x1 convolution is a plain product over the channels.
-        out = _then(xl.reshape(rows, ci).astype(ctype, copy=False) @ wmat, epilogue)
+        out = _then(_pointwise(xp, xl.reshape(rows, ci).astype(ctype, copy=False), wmat), epilogue)
     elif tile is not None and f.dtype == np.float32:
         out = _winograd.forward(xl, f, outs, pads, tile, epilogue, x if keep_tiles else None)
     elif _one_channel(xp, ci):
@@ -264,7 +275,7 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
     dy_mat = dyl.reshape(-1, co).astype(ctype, copy=False)
     w_t = f.reshape(-1, co).astype(ctype, copy=False).T
     if _is_pointwise(win, ksizes, pads):
-        dx = (dy_mat @ w_t).reshape(batch, *sizes, c)
+        dx = _pointwise(xp, dy_mat, w_t).reshape(batch, *sizes, c)
         return win.from_last(xp, dx.astype(dy.dtype, copy=False))
     full = _full_correlation_pads(win, sizes, ksizes, outs, pads)
     tile = _winograd_tile(xp, win, dy.dtype, ksizes, sizes, (co, ci), batch)

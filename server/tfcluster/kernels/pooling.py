@@ -97,7 +97,12 @@ def _max_pool(xp: Any, win: Window, x: Any) -> Any:
                     xp.maximum(dest, view, out=dest)
 
         over_batch(
-            xp, xl.shape[0], xl.nbytes, pool, block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK)
+            xp,
+            xl.shape[0],
+            xl.nbytes,
+            pool,
+            block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK),
+            blas=False,
         )
     return win.from_last(xp, out)
 
@@ -122,7 +127,12 @@ def _avg_pool(xp: Any, win: Window, x: Any) -> Any:
                     xp.add(dest, view, out=dest)
 
         over_batch(
-            xp, xl.shape[0], xl.nbytes, pool, block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK)
+            xp,
+            xl.shape[0],
+            xl.nbytes,
+            pool,
+            block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK),
+            blas=False,
         )
     counts = xp.asarray(_valid_counts(win, sizes, outs, pads).astype(dtype))
     return win.from_last(xp, (total / counts).astype(x.dtype, copy=False))
@@ -215,6 +225,7 @@ def _max_pool_grad(
             xl.nbytes,
             scatter,
             block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK),
+            blas=False,
         )
     dx = dx_padded if tiles else dx_padded[interior(pads, sizes)]
     return win.from_last(xp, dx.astype(g.dtype, copy=False))
@@ -275,7 +286,9 @@ def _tiled_max_pool_grad(
         routed = xp.multiply(g_rows, hits, out=xp.empty(block, bits))
         copy_runs(xp, dx_split[rows], routed.transpose(to_split))
 
-    over_batch(xp, batch, xl.nbytes, route, block_items(xp, batch, xl.nbytes, CACHE_BLOCK))
+    over_batch(
+        xp, batch, xl.nbytes, route, block_items(xp, batch, xl.nbytes, CACHE_BLOCK), blas=False
+    )
     return dx
 
 
