@@ -836,13 +836,16 @@ def split(
         raw = [d.value if isinstance(d, Dimension) else d for d in raw]
     sizes = convert_to_tensor(int(raw) if is_int else raw, preferred_dtype=dtypes.int32)
     with name_scope(name, "split", [value]) as scope:
+        # Split's inputs are (split_dim, value): TF converts them in that order (a variable's
+        # ReadVariableOp after `split_dim`); SplitV's are (value, size_splits, split_dim).
+        a = _int_tensor(axis, "split_dim", allow_int64=False) if is_int else None
         x = convert_to_tensor(value, name="value")
         if is_int:
             n = int(num_or_size_splits)
             if n <= 0:
                 raise ValueError(f"num_or_size_splits must be positive, got {n}")
-            a = _int_tensor(axis, "split_dim", allow_int64=False)
             attrs = {"num_split": n, "T": x.dtype.base_dtype}
+            assert a is not None
             return list(_make("Split", [a, x], attrs, scope).outputs)
         if sizes.dtype.base_dtype not in _INDEX_DTYPES:
             raise TypeError(

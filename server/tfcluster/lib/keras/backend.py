@@ -173,6 +173,12 @@ def learning_phase() -> Any:
     return _GRAPH_LEARNING_PHASES[graph]
 
 
+def learning_phase_if_made() -> Any:
+    """The graph's learning phase if a layer or a train function made it, else None (TF 1.15's
+    predict feeds it only when the model uses it)."""
+    return _GRAPH_LEARNING_PHASES.get(get_default_graph())
+
+
 def set_learning_phase(value: int) -> None:
     if value not in (0, 1):
         raise ValueError("Expected learning phase to be 0 or 1.")
