@@ -305,7 +305,7 @@ def _recurrent(
             [
                 getattr(K.layers, layer)(
                     4,
-                    input_shape=(5, 3),
+                    batch_input_shape=(2, 5, 3),
                     return_sequences=return_sequences,
                     go_backwards=go_backwards,
                     **options,
@@ -366,6 +366,16 @@ def gru_input_dropout_sequences(tf: Any) -> dict[str, Any]:
     return _recurrent(tf, "GRU", return_sequences=True, dropout=0.3)
 
 
+def lstm_stateful(tf: Any) -> dict[str, Any]:
+    """The states are K.zeros variables (`zeros`, `Variable`), read by the step before the
+    loop and by the loop; their updates assign the final states."""
+    return _recurrent(tf, "LSTM", stateful=True)
+
+
+def simple_rnn_stateful_sequences(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "SimpleRNN", return_sequences=True, stateful=True)
+
+
 _RECURRENT_CASES = (
     simple_rnn_last_output,
     simple_rnn_sequences,
@@ -377,6 +387,8 @@ _RECURRENT_CASES = (
     lstm_backwards_last_output,
     lstm_dropouts,
     gru_input_dropout_sequences,
+    lstm_stateful,
+    simple_rnn_stateful_sequences,
 )
 
 CASES = {

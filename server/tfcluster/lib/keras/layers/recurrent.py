@@ -28,7 +28,7 @@ from tfcluster.lib.keras.layers import config_fields, tf_signature
 from tfcluster.lib.keras.layers.recurrent_loop import keras_rnn_loop
 from tfcluster.lib.keras.regularizers import get as get_regularizer
 from tfcluster.lib.rnn.rnn import dynamic_rnn
-from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops
+from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops, variables
 
 
 def _zero_filled_state(cell: Any, inputs: Any, batch_size: Any, dtype: Any) -> Any:
@@ -808,7 +808,7 @@ class RNN(Layer):
         (recurrent_loop.py) from the cell's zero state (K.zeros of [batch, size]); the
         built-in cells draw their dropout masks in the step K.rnn calls before the loop."""
         if initial_state is None and self.stateful:
-            states = [s.value() for s in self.states]
+            states = list(self.states)  # the variables, read where TF's ops read them
         elif initial_state is None:
             batch = array_ops.shape(inputs)[1 if self.time_major else 0]
             states = [
@@ -837,9 +837,20 @@ class RNN(Layer):
             cell.get_dropout_mask_for_cell(step_inputs, training, count=cell._gates)
             cell.get_recurrent_dropout_mask_for_cell(step_states[0], training, count=cell._gates)
             graph = get_default_graph()
-            before = graph._op_count()
+            before, made_before = graph._op_count(), len(graph.get_operations())
             result = cell.tf_step(step_inputs, list(step_states))
-            tf_step_ops[0] = graph._op_count() - before
+            # A stateful layer's states are its variables: this step reads them where it
+            # uses them (TF's loop reads them once, before it: its steps use tensors).
+            handles = {
+                id(getattr(v, "handle", v))
+                for v in step_states
+                if isinstance(v, variables.Variable)
+            }
+            reads = sum(
+                op.type == "ReadVariableOp" and id(op.inputs[0]) in handles
+                for op in graph.get_operations()[made_before:]
+            )
+            tf_step_ops[0] = graph._op_count() - before - reads
             return result
 
         def loop_step(step_inputs: Any, step_states: Any) -> tuple[Any, list[Any]]:
