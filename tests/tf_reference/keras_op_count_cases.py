@@ -376,6 +376,15 @@ def simple_rnn_stateful_sequences(tf: Any) -> dict[str, Any]:
     return _recurrent(tf, "SimpleRNN", return_sequences=True, stateful=True)
 
 
+def gru_implementation_2(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "GRU", implementation=2)
+
+
+def gru_reset_after(tf: Any) -> dict[str, Any]:
+    """The bias as two rows, unstacked (its read in the layer's scope, before `unstack`)."""
+    return _recurrent(tf, "GRU", reset_after=True)
+
+
 _RECURRENT_CASES = (
     simple_rnn_last_output,
     simple_rnn_sequences,
@@ -389,6 +398,8 @@ _RECURRENT_CASES = (
     gru_input_dropout_sequences,
     lstm_stateful,
     simple_rnn_stateful_sequences,
+    gru_implementation_2,
+    gru_reset_after,
 )
 
 CASES = {

@@ -803,6 +803,10 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = "stack") -> T
 def unstack(
     value: Any, num: int | None = None, axis: int = 0, name: str | None = "unstack"
 ) -> list[Tensor]:
+    # Without num, TF converts the value in the caller's scope (a variable's ReadVariableOp
+    # before `unstack`) to read num from its shape.
+    if num is None:
+        value = convert_to_tensor(value)
     with name_scope(name, "Unpack", [value]) as scope:
         t = convert_to_tensor(value, name="value")
         if num is None:

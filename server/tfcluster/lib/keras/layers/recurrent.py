@@ -326,15 +326,17 @@ class GRUCell(_KerasCell):
                 input_bias = self.bias
         x = _plus_bias(_dot(inputs, self.kernel), input_bias)
         x_z, x_r, x_h = x[:, :u], x[:, u : 2 * u], x[:, 2 * u :]
+        # TF 1.15's implementation 2, op for op: both recurrent slices before the gates.
         if self.reset_after:
             inner = _plus_bias(_dot(h_prev, self.recurrent_kernel), recurrent_bias)
-            z = self.recurrent_activation(x_z + inner[:, :u])
-            r = self.recurrent_activation(x_r + inner[:, u : 2 * u])
-            recurrent_h = r * inner[:, 2 * u :]
         else:
             inner = _dot(h_prev, self.recurrent_kernel[:, : 2 * u])
-            z = self.recurrent_activation(x_z + inner[:, :u])
-            r = self.recurrent_activation(x_r + inner[:, u:])
+        recurrent_z, recurrent_r = inner[:, :u], inner[:, u : 2 * u]
+        z = self.recurrent_activation(x_z + recurrent_z)
+        r = self.recurrent_activation(x_r + recurrent_r)
+        if self.reset_after:
+            recurrent_h = r * inner[:, 2 * u :]
+        else:
             recurrent_h = _dot(r * h_prev, self.recurrent_kernel[:, 2 * u :])
         hh = self.activation(x_h + recurrent_h)
         h = z * h_prev + (1 - z) * hh
