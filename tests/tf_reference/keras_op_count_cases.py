@@ -285,6 +285,123 @@ def train_piecewise_constant_then_draw(tf: Any) -> dict[str, Any]:
     return out
 
 
+def _recurrent(
+    tf: Any,
+    layer: str,
+    return_sequences: bool = False,
+    go_backwards: bool = False,
+    **options: Any,
+) -> dict[str, Any]:
+    """A Keras RNN layer's K.rnn loop (a v1 while_loop in the layer's scope), then a seeded
+    draw: its op seed is the op count after the loop; predict runs the loop."""
+    K = tf.keras
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(4)
+        sess = tf.Session(graph=graph)
+        K.backend.set_session(sess)
+        stages = _Stages(graph)
+        model = K.Sequential(
+            [
+                getattr(K.layers, layer)(
+                    4,
+                    batch_input_shape=(2, 5, 3),
+                    return_sequences=return_sequences,
+                    go_backwards=go_backwards,
+                    **options,
+                )
+            ]
+        )
+        stages.mark("build")
+        after = tf.random_normal([3], name="after_rnn")
+        x = np.random.RandomState(5).uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+        predicted = model.predict(x)
+        stages.mark("predict")
+        out = stages.out
+        out["after_all"] = sess.run(after)
+        out["predict"] = predicted
+        sess.close()
+    return out
+
+
+def simple_rnn_last_output(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "SimpleRNN")
+
+
+def simple_rnn_sequences(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "SimpleRNN", return_sequences=True)
+
+
+def simple_rnn_backwards_sequences(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "SimpleRNN", return_sequences=True, go_backwards=True)
+
+
+def gru_last_output(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "GRU")
+
+
+def gru_backwards_sequences(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "GRU", return_sequences=True, go_backwards=True)
+
+
+def lstm_last_output(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "LSTM")
+
+
+def lstm_sequences(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "LSTM", return_sequences=True)
+
+
+def lstm_backwards_last_output(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "LSTM", go_backwards=True)
+
+
+def lstm_dropouts(tf: Any) -> dict[str, Any]:
+    """Dropout masks drawn in the step K.rnn calls before the loop (v1 conds on the learning
+    phase), reused by every step in the loop."""
+    return _recurrent(tf, "LSTM", dropout=0.3, recurrent_dropout=0.2)
+
+
+def gru_input_dropout_sequences(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "GRU", return_sequences=True, dropout=0.3)
+
+
+def lstm_stateful(tf: Any) -> dict[str, Any]:
+    """The states are K.zeros variables (`zeros`, `Variable`), read by the step before the
+    loop and by the loop; their updates assign the final states."""
+    return _recurrent(tf, "LSTM", stateful=True)
+
+
+def simple_rnn_stateful_sequences(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "SimpleRNN", return_sequences=True, stateful=True)
+
+
+def gru_implementation_2(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "GRU", implementation=2)
+
+
+def gru_reset_after(tf: Any) -> dict[str, Any]:
+    """The bias as two rows, unstacked (its read in the layer's scope, before `unstack`)."""
+    return _recurrent(tf, "GRU", reset_after=True)
+
+
+_RECURRENT_CASES = (
+    simple_rnn_last_output,
+    simple_rnn_sequences,
+    simple_rnn_backwards_sequences,
+    gru_last_output,
+    gru_backwards_sequences,
+    lstm_last_output,
+    lstm_sequences,
+    lstm_backwards_last_output,
+    lstm_dropouts,
+    gru_input_dropout_sequences,
+    lstm_stateful,
+    simple_rnn_stateful_sequences,
+    gru_implementation_2,
+    gru_reset_after,
+)
+
 CASES = {
     fn.__name__: fn
     for fn in (
@@ -295,5 +412,6 @@ CASES = {
         two_outputs_compile,
         *_OPTIMIZER_CASES,
         train_piecewise_constant_then_draw,
+        *_RECURRENT_CASES,
     )
 }

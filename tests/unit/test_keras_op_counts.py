@@ -8,7 +8,7 @@ seed is that count). Recorded under TF 1.15: tests/tf_reference/record_keras_op_
 import pytest
 import tfcluster as tf
 from tf_reference import reference
-from tf_reference.keras_op_count_cases import CASES
+from tf_reference.keras_op_count_cases import _RECURRENT_CASES, CASES
 
 
 @pytest.fixture(scope="module")
@@ -42,6 +42,20 @@ def _outside_conds(ops: list) -> list[tuple[str, str]]:
     return [tuple(op) for op in ops if not in_cond(op[0])]
 
 
+# Cases with a Keras RNN layer: TF 1.15's K.rnn builds a v1 while_loop (its frame's ops in
+# the graph, `simple_rnn/while/...`) where tfcluster builds one functional While
+# (`simple_rnn/while`), so their ops are compared outside the loop; the op counts (the While
+# counts what TF's frame holds) are compared whole.
+_V1_WHILES = {fn.__name__ for fn in _RECURRENT_CASES}
+
+
+def _outside_whiles(ops: list) -> list[tuple[str, str]]:
+    def in_loop(name: str, op_type: str) -> bool:
+        return op_type == "While" or "while" in name.split("/")[:-1]
+
+    return [tuple(op) for op in ops if not in_loop(op[0], op[1])]
+
+
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_each_stage_builds_tf_ops_in_tf_order(name: str, results: dict) -> None:
     actual, expected = _run(name, results)
@@ -49,6 +63,11 @@ def test_each_stage_builds_tf_ops_in_tf_order(name: str, results: dict) -> None:
     for stage, got, want in zip(expected["stages"], actual["ops"], expected["ops"]):
         if name in _V1_CONDS:
             assert _outside_conds(got) == _outside_conds(want), stage
+        elif name in _V1_WHILES:
+            assert _outside_whiles(_outside_conds(got)) == _outside_whiles(_outside_conds(want)), (
+                stage
+            )
+            assert any(op[1] == "While" for op in got) == (stage == "build"), stage
         else:
             assert [tuple(op) for op in got] == [tuple(op) for op in want], stage
     assert actual["counts"] == expected["counts"]

@@ -814,6 +814,10 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = "stack") -> T
 def unstack(
     value: Any, num: int | None = None, axis: int = 0, name: str | None = "unstack"
 ) -> list[Tensor]:
+    # Without num, TF converts the value in the caller's scope (a variable's ReadVariableOp
+    # before `unstack`) to read num from its shape.
+    if num is None:
+        value = convert_to_tensor(value)
     with name_scope(name, "Unpack", [value]) as scope:
         t = convert_to_tensor(value, name="value")
         if num is None:
@@ -847,13 +851,16 @@ def split(
         raw = [d.value if isinstance(d, Dimension) else d for d in raw]
     sizes = convert_to_tensor(int(raw) if is_int else raw, preferred_dtype=dtypes.int32)
     with name_scope(name, "split", [value]) as scope:
+        # Split's inputs are (split_dim, value): TF converts them in that order (a variable's
+        # ReadVariableOp after `split_dim`); SplitV's are (value, size_splits, split_dim).
+        a = _int_tensor(axis, "split_dim", allow_int64=False) if is_int else None
         x = convert_to_tensor(value, name="value")
         if is_int:
             n = int(num_or_size_splits)
             if n <= 0:
                 raise ValueError(f"num_or_size_splits must be positive, got {n}")
-            a = _int_tensor(axis, "split_dim", allow_int64=False)
             attrs = {"num_split": n, "T": x.dtype.base_dtype}
+            assert a is not None
             return list(_make("Split", [a, x], attrs, scope).outputs)
         if sizes.dtype.base_dtype not in _INDEX_DTYPES:
             raise TypeError(

@@ -5,7 +5,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-from tfcluster.ops import clip_ops, math_ops, nn_ops
+from tfcluster.framework.graph import convert_to_tensor
+from tfcluster.ops import clip_ops, constant_op, math_ops, nn_ops
 
 
 def softmax(x: Any, axis: int = -1) -> Any:
@@ -69,7 +70,12 @@ def exponential(x: Any) -> Any:
 
 
 def hard_sigmoid(x: Any) -> Any:
-    return clip_ops.clip_by_value(0.2 * x + 0.5, 0.0, 1.0)
+    # K.hard_sigmoid's ops: Const 0.2 and 0.5, Mul, Add (tf.add), clip_by_value.
+    x = convert_to_tensor(x)
+    point_two = constant_op.constant(0.2, dtype=x.dtype.base_dtype)
+    point_five = constant_op.constant(0.5, dtype=x.dtype.base_dtype)
+    x = math_ops.add(math_ops.multiply(x, point_two), point_five)
+    return clip_ops.clip_by_value(x, 0.0, 1.0)
 
 
 def linear(x: Any) -> Any:

@@ -173,6 +173,12 @@ def learning_phase() -> Any:
     return _GRAPH_LEARNING_PHASES[graph]
 
 
+def learning_phase_if_made() -> Any:
+    """The graph's learning phase if a layer or a train function made it, else None (TF 1.15's
+    predict feeds it only when the model uses it)."""
+    return _GRAPH_LEARNING_PHASES.get(get_default_graph())
+
+
 def set_learning_phase(value: int) -> None:
     if value not in (0, 1):
         raise ValueError("Expected learning phase to be 0 or 1.")
@@ -229,7 +235,13 @@ def constant(value: Any, dtype: Any = None, shape: Any = None, name: str | None 
 
 
 def zeros(shape: Any, dtype: Any = None, name: str | None = None) -> Any:
-    return variable(np.zeros(shape), dtype=dtype, name=name)
+    """TF 1.15's K.zeros: array_ops.zeros (`zeros`), then a resource variable made from it
+    when no dimension is 0 (else the tensor)."""
+    dtype = dtype or floatx()
+    value = array_ops.zeros(shape, dtype=dtype, name=name)
+    if not all(value.shape.as_list()):
+        return value
+    return variables.Variable(value, dtype=dtype, name=name, use_resource=True)
 
 
 def ones(shape: Any, dtype: Any = None, name: str | None = None) -> Any:

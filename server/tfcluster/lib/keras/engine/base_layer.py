@@ -218,10 +218,14 @@ class KerasLayerMixin:
         backend.batch_set_value(pairs)
 
     # ---- calling -------------------------------------------------------------------------
+    # Whether __call__ passes the learning phase as `training` when not given; the RNN
+    # layers don't (TF 1.15's cells ask for it only when they draw dropout masks).
+    _fills_training = True
+
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         call_args = self._call_arg_names  # type: ignore[attr-defined]
         fill_training = False
-        if "training" in call_args and kwargs.get("training") is None:
+        if "training" in call_args and kwargs.get("training") is None and self._fills_training:
             position = call_args.index("training") - 1  # after `inputs`
             fill_training = len(args) <= position
         previous_mask = collect_masks(inputs)

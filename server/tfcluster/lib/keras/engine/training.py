@@ -434,7 +434,7 @@ class Model(Network):
             if t.shape.ndims is not None and value.ndim == t.shape.ndims - 1:
                 value = value.reshape((*value.shape, 1))  # np.expand_dims(value, -1), 10x faster
             feed[t] = value
-        phase = backend.learning_phase()
+        phase = backend.learning_phase_if_made()
         if isinstance(phase, Tensor):
             feed[phase] = training
         return feed

@@ -20,13 +20,15 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes
+from tfcluster.framework.graph import get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import activations, backend, backend_math, initializers
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.layers import config_fields, tf_signature
+from tfcluster.lib.keras.layers.recurrent_loop import keras_rnn_loop
 from tfcluster.lib.keras.regularizers import get as get_regularizer
 from tfcluster.lib.rnn.rnn import dynamic_rnn
-from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops
+from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops, variables
 
 
 def _zero_filled_state(cell: Any, inputs: Any, batch_size: Any, dtype: Any) -> Any:
@@ -226,6 +228,11 @@ class _KerasCell(Layer):
         states = list(states) if isinstance(states, (list, tuple)) else [states]
         self.get_dropout_mask_for_cell(inputs, training, count=self._gates)
         self.get_recurrent_dropout_mask_for_cell(states[0], training, count=self._gates)
+        return self.tf_step(inputs, states)
+
+    def tf_step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
+        """One step with TF 1.15's ops, in its order (the cells' `step` may build fewer, fused
+        ones: the RNN layers run that in their loop and count TF's ops for it)."""
         return self.step(inputs, states)
 
     def get_initial_state(
@@ -319,17 +326,54 @@ class GRUCell(_KerasCell):
                 input_bias = self.bias
         x = _plus_bias(_dot(inputs, self.kernel), input_bias)
         x_z, x_r, x_h = x[:, :u], x[:, u : 2 * u], x[:, 2 * u :]
+        # TF 1.15's implementation 2, op for op: both recurrent slices before the gates.
         if self.reset_after:
             inner = _plus_bias(_dot(h_prev, self.recurrent_kernel), recurrent_bias)
-            z = self.recurrent_activation(x_z + inner[:, :u])
-            r = self.recurrent_activation(x_r + inner[:, u : 2 * u])
-            recurrent_h = r * inner[:, 2 * u :]
         else:
             inner = _dot(h_prev, self.recurrent_kernel[:, : 2 * u])
-            z = self.recurrent_activation(x_z + inner[:, :u])
-            r = self.recurrent_activation(x_r + inner[:, u:])
+        recurrent_z, recurrent_r = inner[:, :u], inner[:, u : 2 * u]
+        z = self.recurrent_activation(x_z + recurrent_z)
+        r = self.recurrent_activation(x_r + recurrent_r)
+        if self.reset_after:
+            recurrent_h = r * inner[:, 2 * u :]
+        else:
             recurrent_h = _dot(r * h_prev, self.recurrent_kernel[:, 2 * u :])
         hh = self.activation(x_h + recurrent_h)
+        h = z * h_prev + (1 - z) * hh
+        return h, [h]
+
+    def tf_step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
+        if self.implementation != 1:
+            return self.step(inputs, states)
+        # TF 1.15's GRUCell.call, implementation 1: a slice of the kernel, bias and recurrent
+        # kernel read per gate (z, r, h).
+        u, h_prev = self.units, states[0]
+        input_masks, state_masks = self._gate_masks()
+        input_bias = recurrent_bias = None
+        if self.bias is not None:
+            if self.reset_after:
+                input_bias, recurrent_bias = array_ops.unstack(self.bias)
+            else:
+                input_bias = self.bias
+        cols = [slice(0, u), slice(u, 2 * u), slice(2 * u, None)]
+        x_in = [_masked(inputs, m) for m in input_masks]
+        x = [_dot(xi, self.kernel[:, c]) for xi, c in zip(x_in, cols)]
+        if input_bias is not None:
+            x = [nn_ops.bias_add(xi, input_bias[c]) for xi, c in zip(x, cols)]
+        h_in = [_masked(h_prev, m) for m in state_masks]
+        recurrent = [_dot(h_in[g], self.recurrent_kernel[:, cols[g]]) for g in (0, 1)]
+        if self.reset_after and recurrent_bias is not None:
+            recurrent = [nn_ops.bias_add(r, recurrent_bias[c]) for r, c in zip(recurrent, cols)]
+        z = self.recurrent_activation(x[0] + recurrent[0])
+        r = self.recurrent_activation(x[1] + recurrent[1])
+        if self.reset_after:
+            recurrent_h = _dot(h_in[2], self.recurrent_kernel[:, cols[2]])
+            if recurrent_bias is not None:
+                recurrent_h = nn_ops.bias_add(recurrent_h, recurrent_bias[cols[2]])
+            recurrent_h = r * recurrent_h
+        else:
+            recurrent_h = _dot(r * h_in[2], self.recurrent_kernel[:, cols[2]])
+        hh = self.activation(x[2] + recurrent_h)
         h = z * h_prev + (1 - z) * hh
         return h, [h]
 
@@ -450,6 +494,28 @@ class LSTMCell(_KerasCell):
         h = o * self.activation(c)
         return h, [h, c]
 
+    def tf_step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
+        if self.implementation != 1 or type(self) is not LSTMCell:
+            return self.step(inputs, states)
+        # TF 1.15's LSTMCell.call, implementation 1: the kernel and bias split in four, a
+        # slice of the recurrent kernel read per gate.
+        u, (h_prev, c_prev) = self.units, states
+        input_masks, state_masks = self._gate_masks()
+        x_in = [_masked(inputs, m) for m in input_masks]
+        kernels = array_ops.split(self.kernel, num_or_size_splits=4, axis=1)
+        x = [_dot(xi, k) for xi, k in zip(x_in, kernels)]
+        if self.bias is not None:
+            biases = array_ops.split(self.bias, num_or_size_splits=4, axis=0)
+            x = [nn_ops.bias_add(xi, b) for xi, b in zip(x, biases)]
+        h_in = [_masked(h_prev, m) for m in state_masks]
+        act, rec_act, rk = self.activation, self.recurrent_activation, self.recurrent_kernel
+        i = rec_act(x[0] + _dot(h_in[0], rk[:, :u]))
+        f = rec_act(x[1] + _dot(h_in[1], rk[:, u : 2 * u]))
+        c = f * c_prev + i * act(x[2] + _dot(h_in[2], rk[:, 2 * u : 3 * u]))
+        o = rec_act(x[3] + _dot(h_in[3], rk[:, 3 * u :]))
+        h = o * act(c)
+        return h, [h, c]
+
     def _carry_and_output(self, gates: list[Any], c_prev: Any) -> tuple[Any, Any]:
         """The new cell state and output gate from the four gates' pre-activations."""
         i = self.recurrent_activation(gates[0])
@@ -558,6 +624,13 @@ def _unrolled(cell: _LoopCell, inputs: Any, states: tuple[Any, ...]) -> tuple[An
     return array_ops.stack(outputs, axis=1), states
 
 
+def _takes(fn: Any, name: str) -> bool:
+    try:
+        return name in inspect.signature(fn).parameters
+    except (TypeError, ValueError):
+        return False
+
+
 def _flat_sizes(size: Any) -> list[Any]:
     if isinstance(size, (list, tuple)):
         out: list[Any] = []
@@ -569,6 +642,8 @@ def _flat_sizes(size: Any) -> list[Any]:
 
 class RNN(Layer):
     """Runs a Keras cell over the time axis of [batch, time, features] inputs."""
+
+    _fills_training = False
 
     def __init__(
         self,
@@ -692,6 +767,10 @@ class RNN(Layer):
             mask = mask[0]
         if inputs.dtype.base_dtype != dtypes.float32 and inputs.dtype.is_integer:
             inputs = math_ops.cast(inputs, backend.floatx())
+        # StackedRNNCells still run in lib/rnn's dynamic_rnn (masks drawn before the loop).
+        keras_loop = not isinstance(self.cell, StackedRNNCells)
+        if mask is None and not self.unroll and constants is None and keras_loop:
+            return self._call_keras_loop(inputs, training, initial_state)
         if self.time_major:
             inputs = array_ops.transpose(inputs, [1, 0, 2])
         if initial_state is None and self.stateful:
@@ -722,6 +801,83 @@ class RNN(Layer):
             output = array_ops.transpose(outputs, [1, 0, 2]) if self.time_major else outputs
         else:
             output = outputs[:, -1]
+        if self.return_state:
+            return [output, *final]
+        return output
+
+    def _call_keras_loop(self, inputs: Any, training: Any, initial_state: Any) -> Any:
+        """TF 1.15's graph for an RNN without mask, constants or unroll: K.rnn's loop
+        (recurrent_loop.py) from the cell's zero state (K.zeros of [batch, size]); the
+        built-in cells draw their dropout masks in the step K.rnn calls before the loop."""
+        if initial_state is None and self.stateful:
+            states = list(self.states)  # the variables, read where TF's ops read them
+        elif initial_state is None:
+            batch = array_ops.shape(inputs)[1 if self.time_major else 0]
+            states = [
+                array_ops.zeros([batch, size], dtype=inputs.dtype)
+                for size in _LoopCell(self.cell).state_size
+            ]
+        else:
+            states = (
+                list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+            )
+        for cell in getattr(self.cell, "cells", None) or [self.cell]:
+            if isinstance(cell, _KerasCell):
+                cell.reset_dropout_mask()
+                cell.reset_recurrent_dropout_mask()
+        kwargs = {"training": training} if _takes(self.cell.call, "training") else {}
+        cell = self.cell
+        tf_step_ops = [0]
+
+        def step(step_inputs: Any, step_states: Any) -> tuple[Any, list[Any]]:
+            if not isinstance(cell, _KerasCell):
+                output, new_states = cell.call(step_inputs, list(step_states), **kwargs)
+                if not isinstance(new_states, (list, tuple)):
+                    new_states = [new_states]
+                return output, list(new_states)
+            # The cell's call: its dropout masks, then TF's ops for the step (counted).
+            cell.get_dropout_mask_for_cell(step_inputs, training, count=cell._gates)
+            cell.get_recurrent_dropout_mask_for_cell(step_states[0], training, count=cell._gates)
+            graph = get_default_graph()
+            before, made_before = graph._op_count(), len(graph.get_operations())
+            result = cell.tf_step(step_inputs, list(step_states))
+            # A stateful layer's states are its variables: this step reads them where it
+            # uses them (TF's loop reads them once, before it: its steps use tensors).
+            handles = {
+                id(getattr(v, "handle", v))
+                for v in step_states
+                if isinstance(v, variables.Variable)
+            }
+            reads = sum(
+                op.type == "ReadVariableOp" and id(op.inputs[0]) in handles
+                for op in graph.get_operations()[made_before:]
+            )
+            tf_step_ops[0] = graph._op_count() - before - reads
+            return result
+
+        def loop_step(step_inputs: Any, step_states: Any) -> tuple[Any, list[Any]]:
+            """The cell's own (fused) step with the masks drawn before the loop; the op count
+            moves on as if TF's step had been built (as many ops as the one before the loop,
+            and the same captured weights and masks, each counting TF's Enter)."""
+            body = get_default_graph()
+            before = body._op_count()
+            captured = len(getattr(body, "captures", ()))
+            output, new_states = cell.step(step_inputs, list(step_states))
+            captures = len(getattr(body, "captures", ())) - captured
+            body._match_tf1_op_count(tf_step_ops[0] - (body._op_count() - before - captures))
+            return output, new_states
+
+        last, outputs, final = keras_rnn_loop(
+            step,
+            inputs,
+            states,
+            go_backwards=self.go_backwards,
+            time_major=self.time_major,
+            loop_step=loop_step if isinstance(cell, _KerasCell) else None,
+        )
+        if self.stateful:
+            self.add_update([state_ops.assign(v, s) for v, s in zip(self.states, final)], inputs)
+        output = outputs if self.return_sequences else last
         if self.return_state:
             return [output, *final]
         return output
