@@ -1,0 +1,46 @@
+"""Behaviours public TF1 vision programs (course notebooks, tutorial notebooks, capsule
+networks, GANs, autoencoders) showed apart on tfcluster, second sweep. Each case is
+`fn(tf) -> dict of plain values`, run on TF 1.15 by record_vision_sweep2.py and on tfcluster by
+tests/unit/test_vision_sweep2_behaviours.py. Python 3.7 code."""
+
+from __future__ import annotations
+
+import numpy as np
+
+CASES = {}
+
+
+def _outcome(fn):
+    """None when fn builds, else the error's class and message."""
+    try:
+        fn()
+        return None
+    except Exception as e:  # the class and TF's message
+        return [type(e).__name__, str(e)]
+
+
+def split_dim_of_another_type(tf):
+    """A tutorial RNN written for TF 0.x calls tf.split(0, n_steps, x): under 1.15 the tensor
+    lands in `axis`, the Split op's split_dim input, whose op def fixes int32 (no type attr).
+    TF's op_def_library names the input and the op for a tensor of another type, and the
+    parameter and the op for a Python value that does not convert."""
+    tf.reset_default_graph()
+    x = tf.constant(np.arange(8, dtype=np.float32).reshape(2, 4))
+    calls = {
+        "old_argument_order": lambda: tf.split(0, 2, x),
+        "float_tensor_axis": lambda: tf.split(x, 2, tf.constant(1.0)),
+        "int64_tensor_axis": lambda: tf.split(x, 2, tf.constant(1, tf.int64)),
+        "float_python_axis": lambda: tf.split(x, 2, 0.5),
+        "sizes_float_axis": lambda: tf.split(x, [1, 3], tf.constant(1.0)),
+        "sizes_int64_axis": lambda: tf.split(x, [1, 3], tf.constant(1, tf.int64)),
+        "numpy_int64_axis": lambda: tf.split(x, 2, np.int64(1)),
+        "int32_tensor_axis": lambda: tf.split(x, [3, 1], tf.constant(1)),
+    }
+    errors = {name: _outcome(fn) for name, fn in sorted(calls.items())}
+    parts = tf.split(x, 2, np.int64(1)) + tf.split(x, [3, 1], tf.constant(1))
+    with tf.Session() as sess:
+        values = sess.run(parts)
+    return {"errors": errors, "values": [v.tolist() for v in values]}
+
+
+CASES["split_dim_of_another_type"] = split_dim_of_another_type

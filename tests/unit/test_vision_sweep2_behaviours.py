@@ -1,0 +1,15 @@
+"""Behaviours of public TF1 vision programs against TF 1.15's recorded answers, second sweep
+(tests/tf_reference/record_vision_sweep2.py)."""
+
+from __future__ import annotations
+
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.vision_sweep2_cases import CASES
+
+AREA = "vision_sweep2"
+
+
+def test_split_names_the_int32_split_dim_input_and_its_op_as_tfs_op_def_library() -> None:
+    expected = reference.case(AREA, "split_dim_of_another_type")
+    assert CASES["split_dim_of_another_type"](tf) == expected
