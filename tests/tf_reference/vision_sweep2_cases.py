@@ -44,3 +44,38 @@ def split_dim_of_another_type(tf):
 
 
 CASES["split_dim_of_another_type"] = split_dim_of_another_type
+
+
+def fetching_an_uninitialized_variable(tf):
+    """A tutorial notebook runs sess.run(weight) before initializing it to show the error. TF
+    1.15's DirectSession fetches through `_retval_<op>_<output>_<i>` nodes, i the fetch's place
+    among the step's distinct fetch names sorted, and the error names that node (a read through
+    the variable's `read` Identity names that op instead)."""
+    tf.reset_default_graph()
+    with tf.variable_scope("sc"):
+        v = tf.Variable(tf.zeros([2]), name="v")
+    w = tf.Variable(tf.zeros([2]), name="w")
+    c = tf.constant(1.0, name="c")
+    fetches = {
+        "alone": w,
+        "after_another_variable": [v, w],
+        "sorted_places": [c, v, w],
+        "repeated": [w, v, w],
+        "dict": {"b": c, "a": w},
+        "by_name": [v.name, c, w.name],
+        "through_read": w + 1.0,
+    }
+    errors = {}
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        for name, fetch in sorted(fetches.items()):
+            try:
+                sess.run(fetch)
+                errors[name] = None
+            except tf.errors.FailedPreconditionError as e:
+                # The node, without where TF's or tfcluster's own code defined it.
+                errors[name] = [x.split(" (defined at")[0] for x in e.message.split("\n")[:2]]
+    return {"errors": errors}
+
+
+CASES["fetching_an_uninitialized_variable"] = fetching_an_uninitialized_variable

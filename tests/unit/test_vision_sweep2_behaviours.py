@@ -13,3 +13,8 @@ AREA = "vision_sweep2"
 def test_split_names_the_int32_split_dim_input_and_its_op_as_tfs_op_def_library() -> None:
     expected = reference.case(AREA, "split_dim_of_another_type")
     assert CASES["split_dim_of_another_type"](tf) == expected
+
+
+def test_a_fetched_uninitialized_variable_names_tfs_retval_node_of_the_sorted_fetches() -> None:
+    expected = reference.case(AREA, "fetching_an_uninitialized_variable")
+    assert CASES["fetching_an_uninitialized_variable"](tf) == expected

@@ -446,7 +446,7 @@ class _Run:
             if value is DEAD and k < ex.live_fetches:
                 raise errors.InvalidArgumentError(None, None, f"Retval[{k}] does not have value")
             if isinstance(value, VariableRef):
-                value = value.read(ex.fetches[k])
+                value = value.read(ex.fetch_nodes[k])
             out.append(value)
         for t in ex._targets:
             if t not in self.ran_targets:
