@@ -56,7 +56,9 @@ def fetching_an_uninitialized_variable(tf):
         v = tf.Variable(tf.zeros([2]), name="v")
     w = tf.Variable(tf.zeros([2]), name="w")
     c = tf.constant(1.0, name="c")
+    loop = tf.while_loop(lambda i: i < 3, lambda i: i + 1, [tf.constant(0)], name="a_loop")
     fetches = {
+        "beside_a_while_loop": [w, loop],
         "alone": w,
         "after_another_variable": [v, w],
         "sorted_places": [c, v, w],
