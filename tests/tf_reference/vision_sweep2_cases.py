@@ -81,3 +81,32 @@ def fetching_an_uninitialized_variable(tf):
 
 
 CASES["fetching_an_uninitialized_variable"] = fetching_an_uninitialized_variable
+
+
+def softmax_over_an_inner_axis(tf):
+    """naturomics/CapsNet-Tensorflow routes with tf.nn.softmax(b_IJ, axis=2) on a rank-4
+    tensor: TF 1.15 swaps the axis to the end with a permutation built in the graph (Rank,
+    Sub, Range, Pack, ConcatV2 ops; a negative axis adds AddV2 and FloorMod), so the op count,
+    hence the seeds of the decoder's initializers made after it, follows from those ops."""
+    tf.reset_default_graph()
+    tf.set_random_seed(5)
+    x = tf.constant(np.linspace(-2.0, 3.0, 2 * 3 * 4).reshape(2, 3, 4).astype(np.float32))
+    outs = {
+        "axis0": tf.nn.softmax(x, axis=0),
+        "axis1_named": tf.nn.softmax(x, axis=1, name="sm1"),
+        "axis_minus2": tf.nn.softmax(x, axis=-2),
+        "axis_minus3_dim": tf.nn.softmax(x, dim=-3),
+        "log_axis1": tf.nn.log_softmax(x, axis=1),
+        "last": tf.nn.softmax(x, axis=2),
+    }
+    after = tf.random_uniform([3], seed=None)
+    weights = tf.constant(np.arange(24, dtype=np.float32).reshape(2, 3, 4))
+    grads = tf.gradients([tf.reduce_sum(v * weights) for _, v in sorted(outs.items())], x)
+    ops = [[op.name, op.type] for op in tf.get_default_graph().get_operations()]
+    shapes = {k: v.shape.as_list() for k, v in outs.items()}
+    with tf.Session() as sess:
+        values, grad, sample = sess.run([outs, grads[0], after])
+    return {"ops": ops, "shapes": shapes, "values": values, "grad": grad, "after": sample}
+
+
+CASES["softmax_over_an_inner_axis"] = softmax_over_an_inner_axis

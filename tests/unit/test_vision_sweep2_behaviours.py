@@ -3,6 +3,7 @@
 
 from __future__ import annotations
 
+import numpy as np
 import tfcluster as tf
 from tf_reference import reference
 from tf_reference.vision_sweep2_cases import CASES
@@ -18,3 +19,15 @@ def test_split_names_the_int32_split_dim_input_and_its_op_as_tfs_op_def_library(
 def test_a_fetched_uninitialized_variable_names_tfs_retval_node_of_the_sorted_fetches() -> None:
     expected = reference.case(AREA, "fetching_an_uninitialized_variable")
     assert CASES["fetching_an_uninitialized_variable"](tf) == expected
+
+
+def test_softmax_over_an_inner_axis_builds_tfs_permutation_ops() -> None:
+    expected = reference.case(AREA, "softmax_over_an_inner_axis")
+    actual = CASES["softmax_over_an_inner_axis"](tf)
+    assert actual["ops"] == expected["ops"]
+    assert actual["shapes"] == expected["shapes"]
+    for name, want in expected["values"].items():
+        reference.assert_close(actual["values"][name], want)
+    reference.assert_close(actual["grad"], expected["grad"])
+    # The same op count: the random op after them has TF's seed, hence its values.
+    np.testing.assert_array_equal(actual["after"], expected["after"])
