@@ -110,3 +110,46 @@ def softmax_over_an_inner_axis(tf):
 
 
 CASES["softmax_over_an_inner_axis"] = softmax_over_an_inner_axis
+
+
+def multi_output_history_types(tf):
+    """XifengGuo/CapsNet-Keras trains a two-output model and prints model.fit's history: TF
+    1.15's MetricsAggregator sums only the total loss in Python (numpy float64); each
+    output's loss is a float32 Mean metric's result, as the other metrics, in fit, evaluate
+    and the generator loops."""
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(3)
+    r = np.random.RandomState(2)
+    x = r.rand(8, 3).astype(np.float32)
+    y1 = np.eye(2, dtype=np.float32)[r.randint(0, 2, 8)]
+    y2 = r.rand(8, 1).astype(np.float32)
+    inp = tf.keras.layers.Input(shape=(3,))
+    out1 = tf.keras.layers.Dense(2, activation="softmax", name="cls")(inp)
+    out2 = tf.keras.layers.Dense(1, name="reg")(inp)
+    model = tf.keras.models.Model(inp, [out1, out2])
+    model.compile(
+        optimizer=tf.keras.optimizers.SGD(0.1),
+        loss=["categorical_crossentropy", "mse"],
+        loss_weights=[1.0, 0.5],
+        metrics={"cls": "accuracy"},
+    )
+
+    def described(values):
+        return [[type(v).__name__, repr(v)] for v in values]
+
+    hist = model.fit(x, [y1, y2], batch_size=3, epochs=2, shuffle=False, verbose=0)
+    fit = {k: described(v) for k, v in sorted(hist.history.items())}
+    evaluated = described(model.evaluate(x, [y1, y2], batch_size=3, verbose=0))
+
+    def batches():
+        while True:
+            for i in range(0, 8, 4):
+                yield x[i : i + 4], [y1[i : i + 4], y2[i : i + 4]]
+
+    hist = model.fit_generator(batches(), steps_per_epoch=2, epochs=1, verbose=0)
+    generator = {k: described(v) for k, v in sorted(hist.history.items())}
+    return {"fit": fit, "evaluate": evaluated, "fit_generator": generator}
+
+
+CASES["multi_output_history_types"] = multi_output_history_types

@@ -31,3 +31,23 @@ def test_softmax_over_an_inner_axis_builds_tfs_permutation_ops() -> None:
     reference.assert_close(actual["grad"], expected["grad"])
     # The same op count: the random op after them has TF's seed, hence its values.
     np.testing.assert_array_equal(actual["after"], expected["after"])
+
+
+def _types(described: object) -> object:
+    if isinstance(described, dict):
+        return {k: _types(v) for k, v in described.items()}
+    return [kind for kind, _ in described]  # type: ignore[attr-defined]
+
+
+def test_a_multi_output_models_output_losses_are_reported_as_float32_as_tfs() -> None:
+    expected = reference.case(AREA, "multi_output_history_types")
+    actual = CASES["multi_output_history_types"](tf)
+    assert _types(actual) == _types(expected)
+    # Values as TF's, within float32 rounding of the sums (fit_generator's per-output losses
+    # average differently: not compared here).
+    for part in ("fit",):
+        for name, values in expected[part].items():
+            got = [float(v) for _, v in actual[part][name]]
+            np.testing.assert_allclose(got, [float(v) for _, v in values], rtol=1e-5)
+    got = [float(v) for _, v in actual["evaluate"]]
+    np.testing.assert_allclose(got, [float(v) for _, v in expected["evaluate"]], rtol=1e-5)
