@@ -150,6 +150,26 @@ def _int_tensor(value: Any, name: str, allow_int64: bool = True) -> Tensor:
     return t
 
 
+def _int32_input(value: Any, name: str, op_type: str) -> Tensor:
+    """An input whose op def fixes its type to int32 (no type attr): TF's op_def_library says
+    which op's input a tensor of another type was passed to, or which value failed to convert."""
+    if _is_tensor_like(value):
+        t = convert_to_tensor(value)
+        if t.dtype.base_dtype != dtypes.int32:
+            raise TypeError(
+                f"Input '{name}' of '{op_type}' Op has type {t.dtype.base_dtype.name} that does "
+                "not match expected type of int32."
+            )
+        return t
+    try:
+        return convert_to_tensor(value, dtype=dtypes.int32, name=name)
+    except (TypeError, ValueError) as e:
+        raise TypeError(
+            f"Expected int32 passed to parameter '{name}' of op '{op_type}', got {value!r} of "
+            f"type '{type(value).__name__}' instead. Error: {e}"
+        ) from None
+
+
 def _convert_list(values: Sequence[Any], name: str) -> list[Tensor]:
     """List inputs of one dtype: Python values take the dtype of the first tensor."""
     dtype = next((v.dtype.base_dtype for v in values if _is_tensor_like(v)), None)
@@ -853,7 +873,7 @@ def split(
     with name_scope(name, "split", [value]) as scope:
         # Split's inputs are (split_dim, value): TF converts them in that order (a variable's
         # ReadVariableOp after `split_dim`); SplitV's are (value, size_splits, split_dim).
-        a = _int_tensor(axis, "split_dim", allow_int64=False) if is_int else None
+        a = _int32_input(axis, "split_dim", "Split") if is_int else None
         x = convert_to_tensor(value, name="value")
         if is_int:
             n = int(num_or_size_splits)
@@ -873,7 +893,7 @@ def split(
             if sizes.shape.ndims is None or sizes.shape.as_list()[0] is None:
                 raise ValueError(f"Cannot infer num from shape {num_or_size_splits}")
             num = int(sizes.shape.as_list()[0])  # type: ignore[arg-type]
-        a = _int_tensor(axis, "split_dim", allow_int64=False)
+        a = _int32_input(axis, "split_dim", "SplitV")
         attrs = {"num_split": int(num), "T": x.dtype.base_dtype, "Tlen": sizes.dtype.base_dtype}
         return list(_make("SplitV", [x, sizes, a], attrs, scope).outputs)
 

@@ -222,9 +222,12 @@ def leaky_relu(features: Any, alpha: float = 0.2, name: str | None = None) -> Te
         return _unary("LeakyRelu", t, scope, attrs={"alpha": float(alpha)})
 
 
-def _swap_axis(t: Tensor, axis: int, rank: int, name: str | None = None) -> Tensor:
-    perm = list(range(rank))
-    perm[axis], perm[-1] = perm[-1], perm[axis]
+def _swap_axis(t: Tensor, axis: Any, last: Tensor, name: str | None = None) -> Tensor:
+    """TF 1.15's permutation built in the graph (Range, Pack, ConcatV2 ops, as many as TF makes:
+    op counts set later ops' seeds): axis and the last axis swapped."""
+    perm = array_ops.concat(
+        [math_ops.range(axis), [last], math_ops.range(axis + 1, last), [axis]], 0
+    )
     return array_ops.transpose(t, perm, name=name)
 
 
@@ -248,10 +251,15 @@ def _softmax(logits: Any, op_type: str, axis: Any, name: str | None) -> Tensor:
             f"Dimension ({axis}) must be in the range [{-rank}, {rank}) where {rank} is the "
             "number of dimensions in the input.",
         )
-    axis %= rank
-    swapped = _swap_axis(t, axis, rank)
+    # As TF 1.15's _softmax: a negative axis adds the rank tensor, then takes it modulo the
+    # static rank; each swap subtracts one from another rank tensor.
+    ndims = array_ops.rank(t)
+    axis_t: Any = axis + ndims if axis < 0 else axis
+    input_rank = array_ops.rank(t)
+    axis_t = axis_t % rank
+    swapped = _swap_axis(t, axis_t, math_ops.subtract(input_rank, 1))
     out = make_op(op_type, [swapped], {"T": t.dtype.base_dtype}, name=op_type).outputs[0]
-    result = _swap_axis(out, axis, rank, name=name)
+    result = _swap_axis(out, axis_t, math_ops.subtract(input_rank, 1), name=name)
     result.set_shape(t.shape)
     return result
 

@@ -105,6 +105,18 @@ class _Step:
         self.counted: tuple[int, ...] = ()
 
 
+def retval_names(fetches: Sequence[str]) -> list[str]:
+    """The node TF 1.15's DirectSession names for each fetch, as an error about reading it says:
+    `_retval_<op>_<output>_<i>`, i the fetch's place among the step's distinct fetch names
+    sorted (GetOrCreateExecutors builds the callable from the sorted names)."""
+    place = {name: i for i, name in enumerate(sorted(set(fetches)))}
+    out = []
+    for name in fetches:
+        op, index = split_tensor_name(name)
+        out.append(f"_retval_{op}_{index}_{place[name]}")
+    return out
+
+
 class Executor:
     def __init__(
         self,
@@ -123,6 +135,7 @@ class Executor:
         by_name = {n.name: n for n in nodes}
         self.feeds = list(feeds)
         self.fetches = list(fetches)
+        self.fetch_nodes = retval_names(self.fetches)
         fed = set(self.feeds)
         order = _post_order(_roots(self.fetches, targets, by_name, fed), by_name, fed)
         unforwarded = {n.name: n for n in order}
@@ -230,7 +243,7 @@ class Executor:
         for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
             v = vals[slot]
             if is_ref:
-                v = snaps[k] if k in snaps else v.read(self.fetches[k])
+                v = snaps[k] if k in snaps else v.read(self.fetch_nodes[k])
             out.append(v)
         if stats is not None:
             ctx.step_stats.extend(stats.to_protos())
@@ -292,13 +305,13 @@ class Executor:
         out: list[Any] = []
         for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
             v = vals[slot]
-            out.append(v.read(self.fetches[k]) if is_ref else v)
+            out.append(v.read(self.fetch_nodes[k]) if is_ref else v)
         return out
 
     def _read_ref_fetches(self, out: list[Any]) -> None:
         for k, is_ref in enumerate(self.fetch_is_ref):
             if is_ref:
-                out[k] = out[k].read(self.fetches[k])
+                out[k] = out[k].read(self.fetch_nodes[k])
 
     def _snapshot_ref_fetches(self, ctx: StepContext, vals: list[Any]) -> None:
         """Reads the fetched variables made so far, once each (the step is about to wait)."""
@@ -307,7 +320,7 @@ class Executor:
             return
         for k, slot in self.ref_fetches:
             if k not in snaps and vals[slot] is not None:
-                snaps[k] = vals[slot].read(self.fetches[k])
+                snaps[k] = vals[slot].read(self.fetch_nodes[k])
 
     def _trace(self) -> StepTrace:
         if self._labels is None:

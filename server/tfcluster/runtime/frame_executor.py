@@ -36,6 +36,7 @@ from tfcluster.runtime.executor import (
     _bind,
     _roots,
     device_type_of,
+    retval_names,
     with_node,
 )
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
@@ -161,6 +162,7 @@ class FrameExecutor:
         by_name = {n.name: n for n in nodes}
         self.feeds = list(feeds)
         self.fetches = list(fetches)
+        self.fetch_nodes = retval_names(self.fetches)
         # Fetches from here on may be dead: the values a loop body keeps for its gradient,
         # computed in a branch of a cond the iteration did not take.
         self.live_fetches = len(self.fetches)
@@ -446,7 +448,7 @@ class _Run:
             if value is DEAD and k < ex.live_fetches:
                 raise errors.InvalidArgumentError(None, None, f"Retval[{k}] does not have value")
             if isinstance(value, VariableRef):
-                value = value.read(ex.fetches[k])
+                value = value.read(ex.fetch_nodes[k])
             out.append(value)
         for t in ex._targets:
             if t not in self.ran_targets:

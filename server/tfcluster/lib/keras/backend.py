@@ -158,6 +158,9 @@ def clear_session() -> None:
     reset_default_graph()
     _SESSION = None
     _GRAPH_LEARNING_PHASES.clear()
+    # TF 1.15 makes the new graph's `keras_learning_phase` at once: its two ops come first, and
+    # the op count sets the seeds of the initializers made after.
+    learning_phase()
 
 
 # ---- learning phase ------------------------------------------------------------------------

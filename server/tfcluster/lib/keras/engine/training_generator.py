@@ -23,9 +23,10 @@ def _is_loss(name: str) -> bool:
 
 
 def reported(name: str, value: float) -> Any:
-    """A value as TF 1.15's Keras reports it (and prints it): losses as numpy float64, the
-    metrics as float32 (the result of their float32 variables)."""
-    return np.float64(value) if _is_loss(name) else np.float32(value)
+    """A value as TF 1.15's Keras reports it (and prints it): the total loss, which its
+    MetricsAggregator sums in Python, as numpy float64; the rest as float32, the result of
+    their float32 variables (a multi-output model's `<output>_loss` is a Mean metric's)."""
+    return np.float64(value) if name == "loss" else np.float32(value)
 
 
 def _is_sequence(data: Any) -> bool:
