@@ -124,5 +124,16 @@ def run_case(tf: Any, case: Case) -> dict[str, Any]:
                     **{f"in:{k}": v for k, v in case.inputs.items()},
                 }
     for k, v in values.items():
-        result[k] = np.asarray(v)
+        result[k] = _as_array(v)
     return result
+
+
+def _as_array(value: Any) -> np.ndarray:
+    """A fetched value as an array; an IndexedSlicesValue (parts of different shapes) as an
+    object array of its parts, as the TF side's numpy recorded it."""
+    if isinstance(value, tuple):
+        parts = np.empty(len(value), dtype=object)
+        for i, part in enumerate(value):
+            parts[i] = np.asarray(part)
+        return parts
+    return np.asarray(value)
