@@ -219,7 +219,9 @@ class Executor:
         if probing:
             stats = self._probe
             stats.start_step()  # a probe step that failed leaves no partial times
-        width = thread_budget.current().inter if self.overlaps else 1
+        width = (
+            thread_budget.current().inter if self.overlaps and not inter_op.on_pool_thread() else 1
+        )
         with float_errors.silence():
             if self.has_async or width > 1:
                 self._run_dataflow(ctx, vals, stats, width)

@@ -112,6 +112,14 @@ class HeavyProbe:
 _pool_lock = threading.Lock()
 _pool: ThreadPoolExecutor | None = None
 _pool_width = 0
+_THREAD_PREFIX = "inter-op"
+
+
+def on_pool_thread() -> bool:
+    """Whether this thread is one of the inter-op threads. A step nested in a kernel running
+    here (a loop's or a function's body) runs its kernels on this thread alone: handed to the
+    pool, they could wait behind this very thread (a pool of one) and never start."""
+    return threading.current_thread().name.startswith(_THREAD_PREFIX)
 
 
 def pool(width: int) -> ThreadPoolExecutor:
@@ -124,7 +132,7 @@ def pool(width: int) -> ThreadPoolExecutor:
     with _pool_lock:
         if _pool is None or _pool_width < width:
             old = _pool
-            _pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix="inter-op")
+            _pool = ThreadPoolExecutor(max_workers=width, thread_name_prefix=_THREAD_PREFIX)
             _pool_width = width
             if old is not None:
                 old.shutdown(wait=False)
