@@ -3,6 +3,7 @@ client does with the runtime's `{{node x}}` tag, whichever task ran the op."""
 
 from __future__ import annotations
 
+import os
 import socket
 
 import pytest
@@ -33,6 +34,8 @@ def test_the_defining_line_is_the_programs_not_the_librarys() -> None:
     text = str(error)
     assert text.startswith(error.message + "\n\nOriginal stack trace for 'x':\n")
     assert 'x = tf.placeholder(tf.float32, name="x")  # the defining line' in text
+    # The stack names whole files, as TF's OpError.__str__ (format_list of op.traceback).
+    assert f'File "{os.path.abspath(__file__)}", line {line}' in text
 
 
 def test_a_message_naming_no_node_of_the_graph_is_left_as_it_is() -> None:

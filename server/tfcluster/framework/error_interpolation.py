@@ -79,13 +79,10 @@ def with_graph_context(error: Any, graph: Any) -> Any:
 
 
 def creation_stack(op: Any) -> str:
-    """str(error)'s tail: the op's creation stack, file names without their common prefix."""
-    frames = list(op.traceback)
-    prefix = _common_prefix([op])
-    compact = [
-        (f[0][len(prefix) :] if f[0].startswith(prefix) else f[0], f[1], f[2], f[3]) for f in frames
-    ]
-    return "".join(traceback.format_list(compact))
+    """str(error)'s tail: the op's creation stack with whole file names, as TF 1.15's
+    OpError.__str__ formats op.traceback (only the message's "defined at" drops the common
+    prefix)."""
+    return "".join(traceback.format_list(list(op.traceback)))
 
 
 def _op_or_none(name: str, graph: Any) -> Any:
