@@ -219,7 +219,7 @@ class LocalCluster:
         for proc in running:
             proc.send_signal(signal.SIGTERM)
         for proc in running:
-            _stop(proc)
+            _wait_or_kill(proc)
         for f in self._log_files:
             f.close()
 
@@ -255,6 +255,12 @@ def _stop(proc: subprocess.Popen[Any], timeout: float = 10.0) -> None:
     if proc.poll() is not None:
         return
     proc.send_signal(signal.SIGTERM)
+    _wait_or_kill(proc, timeout)
+
+
+def _wait_or_kill(proc: subprocess.Popen[Any], timeout: float = 10.0) -> None:
+    """Waits for a task told to stop; one still running after `timeout` is killed. (Told
+    once: a second SIGTERM would interrupt the task's own handler.)"""
     try:
         proc.wait(timeout)
     except subprocess.TimeoutExpired:

@@ -10,8 +10,10 @@ everywhere.
 from __future__ import annotations
 
 import contextlib
+import functools
 import itertools
 import random
+import re
 import select
 import threading
 import time
@@ -122,7 +124,22 @@ class _Plan:
     # last one ends.
     users: int = 0
     retired: bool = False
+    _node_tasks: dict[str, str] | None = None
 
+    def task_of_node(self) -> dict[str, str]:
+        """Node name -> the task of the partition running it (a node copied into several
+        partitions, a small constant, keeps the first)."""
+        if self._node_tasks is None:
+            found: dict[str, str] = {}
+            for part in self.parts:
+                for node in part.partition.nodes:
+                    found.setdefault(node.name, part.task)
+            self._node_tasks = found
+        return self._node_tasks
+
+
+# How a worker's error names the node that failed (TF's wire form, error_interpolation.py).
+_NODE_TAG = re.compile(r"\{\{node ([^}]+)\}\}")
 
 # Finds the devices of every task of the cluster, waiting for them until the deadline
 # (distributed/devices.py: the master's ClusterDevices).
@@ -184,6 +201,9 @@ class MasterSession:
         # ConfigProto.log_device_placement: the graph version whose placement was printed.
         self._log_placement = self.config.log_device_placement
         self._logged_version = 0
+        # A server's master names the task a failed partition ran on, as TF's does; an
+        # in-process session (no addresses) reports errors as TF's DirectSession, unnamed.
+        self._names_failing_tasks = bool(worker_cache.addresses())
 
     # ---- graph -----------------------------------------------------------------------
     def extend(self, nodes: Sequence[Node], output_dtypes: Mapping[str, dtypes.DType]) -> None:
@@ -476,12 +496,34 @@ class MasterSession:
             if len(plan.parts) == 1 and not plan.parts[0].needs_rendezvous:
                 part = plan.parts[0]
                 feeds = [feed_values[i] for i in part.feed_positions]
-                return [
-                    part.worker.run_graph(
-                        self.handle, part.graph_handle, step_id, feeds, trace, deadline
-                    )
-                ]
+                try:
+                    return [
+                        part.worker.run_graph(
+                            self.handle, part.graph_handle, step_id, feeds, trace, deadline
+                        )
+                    ]
+                except errors.OpError as e:
+                    raise self._from_task(e, part.task, plan) from None
             return self._run_parts(plan, step_id, feed_values, trace, deadline)
+
+    def _from_task(self, err: BaseException, task: str, plan: _Plan) -> BaseException:
+        """`err` of a partition that ran on `task`, its message starting "From <task>:" as
+        TF's master reports a worker's failure. An error a partition received from a peer
+        (its step aborted there) names the task of the node that failed, as TF reports the
+        original error rather than the ones derived from it."""
+        if not self._names_failing_tasks or not isinstance(err, errors.OpError):
+            return err
+        if err.message.startswith("From /job:"):
+            return err
+        tag = _NODE_TAG.search(err.message)
+        if tag is not None:
+            task = plan.task_of_node().get(tag.group(1), task)
+        named = errors.OpError.__new__(type(err))
+        named.__dict__.update(err.__dict__)
+        named._message = f"From {task}:\n{err.message}"
+        named.args = (named._message,)
+        named.__traceback__ = err.__traceback__
+        return named
 
     def _run_parts(
         self, plan: _Plan, step_id: int, feed_values: list[Any], trace: bool, deadline: float | None
@@ -504,10 +546,10 @@ class MasterSession:
                 with contextlib.suppress(Exception):
                     part.worker.abort_step(step_id, err)
 
-        def on_done(f: Future[RunGraphResult]) -> None:
+        def on_done(task: str, f: Future[RunGraphResult]) -> None:
             err = f.exception()
             if err is not None:
-                fail(err)
+                fail(self._from_task(err, task, plan))
 
         results: list[Any] = [None] * len(plan.parts)
         futures: dict[int, Future[RunGraphResult]] = {}
@@ -523,7 +565,7 @@ class MasterSession:
                             self.handle, part.graph_handle, step_id, feeds, trace, deadline
                         )
                     except Exception as e:
-                        fail(e)
+                        fail(self._from_task(e, part.task, plan))
                         continue
                     if sent is not None:
                         pending[i] = sent
@@ -540,7 +582,7 @@ class MasterSession:
                     trace,
                     deadline,
                 )
-                f.add_done_callback(on_done)
+                f.add_done_callback(functools.partial(on_done, part.task))
                 futures[i] = f
             inline = plan.inline_index
             if inline not in pending and not first_error:
@@ -555,13 +597,15 @@ class MasterSession:
                         deadline,
                     )
                 except Exception as e:
-                    fail(e)
-            _collect(pending, results, fail)
+                    fail(self._from_task(e, part.task, plan))
+            _collect(
+                pending, results, lambda i, e: fail(self._from_task(e, plan.parts[i].task, plan))
+            )
             for i, f in futures.items():
                 try:
                     results[i] = f.result()
                 except Exception as e:
-                    fail(e)
+                    fail(self._from_task(e, plan.parts[i].task, plan))
         except BaseException as e:
             fail(e)  # e.g. KeyboardInterrupt: the other partitions must not wait for us
             for sent in pending.values():
@@ -862,7 +906,7 @@ class MasterSession:
 def _collect(
     pending: dict[int, PendingRunGraph],
     results: list[Any],
-    fail: Callable[[BaseException], None],
+    fail: Callable[[int, BaseException], None],
 ) -> None:
     """Reads the answers of partitions sent from this thread into `results`, each as it
     comes (a failed one aborts the step at once, while the others may still be waiting on
@@ -882,7 +926,7 @@ def _collect(
             try:
                 results[i] = sent.result()
             except Exception as e:
-                fail(e)
+                fail(i, e)
 
 
 # How long a session's close waits for its cancelled steps to end.

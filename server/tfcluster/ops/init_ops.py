@@ -36,7 +36,8 @@ def _dims(shape: Any) -> list[int]:
     for d in shape:
         value = d.value if isinstance(d, Dimension) else d
         if value is None:
-            raise ValueError(f"An initializer needs a fully defined shape, got {shape}")
+            # TypeError as TF 1.15, which fails converting the None to an integer.
+            raise TypeError(f"An initializer needs a fully defined shape, got {shape}")
         dims.append(int(value))
     return dims
 
