@@ -122,10 +122,17 @@ def _make(op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any], name: s
     try:
         return make_op(op_type, inputs, attrs, name=name)
     except ValueError as e:
+        if isinstance(e, _ShapeFnError) and not e.context:
+            raise ValueError(str(e)) from None
         node = name[:-1] if name.endswith("/") else name
         shapes = ", ".join(_shape_str(t.shape) for t in inputs)
+        partial = ""
+        if isinstance(e, _ShapeFnError) and e.partial_shapes:
+            partial = " and with input tensors computed as partial shapes: " + ",".join(
+                f"input[{i}] = {shape}" for i, shape in sorted(e.partial_shapes.items())
+            )
         raise ValueError(
-            f"{e} for '{node}' (op: '{op_type}') with input shapes: {shapes}."
+            f"{e} for '{node}' (op: '{op_type}') with input shapes: {shapes}{partial}."
         ) from None
 
 
@@ -412,7 +419,38 @@ def rank(input: Any, name: str | None = None) -> Tensor:
 
 
 # ---- reshape, fill, zeros, ones ----------------------------------------------------------
+class _ShapeFnError(ValueError):
+    """A shape function's error. TF's context names the inputs it read as partial shapes;
+    an error reading a shape tensor itself gets no context at all."""
+
+    def __init__(
+        self, message: str, partial_shapes: dict[int, str] | None = None, context: bool = True
+    ) -> None:
+        super().__init__(message)
+        self.partial_shapes = partial_shapes or {}
+        self.context = context
+
+
+def _known_elements(dims: list[int | None]) -> tuple[int, int, bool]:
+    """TF's reshape bookkeeping for one side: the product of the known dimensions, the index
+    of the one unknown dimension (-1 if none), and whether more than one is unknown. A known
+    zero makes the count known (0) whatever else is unknown, as TF's NumElements."""
+    if 0 in dims:
+        return 0, -1, False
+    known, unknown = 1, -1
+    for i, d in enumerate(dims):
+        if d is None:
+            if unknown >= 0:
+                return known, unknown, True
+            unknown = i
+        else:
+            known *= d
+    return known, unknown, False
+
+
 def _reshape_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    """TF 1.15's SetOutputShapeForReshape: -1 and unknown entries of the shape are alike; one
+    unknown dimension on a side is inferred from (or checked against) the other side."""
     t, shape_t = inputs
     dtype = t.dtype.base_dtype
     if shape_t.shape.ndims not in (None, 1):
@@ -420,33 +458,34 @@ def _reshape_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     target = _partial_values(shape_t)
     if target is None:
         return [(dtype, TensorShape(None))]
-    wild = [i for i, d in enumerate(target) if d == -1]
-    if len(wild) > 1:
-        raise ValueError(f"Cannot infer multiple unknown dimensions in shape {target}")
-    if any(d is not None and d < -1 for d in target):
-        raise ValueError(f"Size {min(d for d in target if d is not None)} must be non-negative")
-    n = t.shape.num_elements()
-    out = _as_shape_or_unknown(target).as_list()
-    unknown = [i for i, d in enumerate(target) if d is None]
-    if n is not None and len(unknown) == 1 and not wild and 0 not in target:
-        # As TF's shape function: one dimension not known statically (no -1) is what the
-        # input's known size leaves for it.
-        wild = unknown
-        target = [-1 if d is None else d for d in target]
-    if n is None or any(d is None for d in target):
-        return [(dtype, TensorShape(out))]
-    known = 1
     for d in target:
-        known *= d if d is not None and d != -1 else 1
-    if wild:
-        if known == 0 or n % known:
-            raise ValueError(
-                f"Cannot reshape a tensor with {n} elements to shape {target} ({known} elements)"
+        if d is not None and d < -1:
+            raise _ShapeFnError(f"Invalid value in tensor used for shape: {d}", context=False)
+    out: list[int | None] = [None if d is None or d == -1 else d for d in target]
+    partial = {1: _shape_str(TensorShape(out))}
+    if t.shape.ndims is None:
+        return [(dtype, TensorShape(out))]
+    known_out, out_unknown, too_many_out = _known_elements(out)
+    known_in, in_unknown, too_many_in = _known_elements(t.shape.as_list())
+    if too_many_out or too_many_in:
+        return [(dtype, TensorShape(out))]
+    if in_unknown < 0 and out_unknown < 0:
+        if known_in != known_out:
+            raise _ShapeFnError(
+                f"Cannot reshape a tensor with {known_in} elements to shape "
+                f"{_shape_str(TensorShape(out))} ({known_out} elements)",
+                partial,
             )
-        out[wild[0]] = n // known
-    elif known != n:
-        raise ValueError(
-            f"Cannot reshape a tensor with {n} elements to shape {target} ({known} elements)"
+    elif in_unknown < 0 and known_out > 0:
+        if known_in % known_out:
+            raise _ShapeFnError(
+                f"Dimension size must be evenly divisible by {known_out} but is {known_in}",
+                partial,
+            )
+        out[out_unknown] = known_in // known_out
+    elif out_unknown < 0 and in_unknown >= 0 and known_in != 0 and known_out % known_in:
+        raise _ShapeFnError(
+            f"Dimension size must be evenly divisible by {known_in} but is {known_out}", partial
         )
     return [(dtype, TensorShape(out))]
 
