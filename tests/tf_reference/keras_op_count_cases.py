@@ -385,6 +385,145 @@ def gru_reset_after(tf: Any) -> dict[str, Any]:
     return _recurrent(tf, "GRU", reset_after=True)
 
 
+def _recurrent_model(
+    tf: Any, make: Any, x: np.ndarray, fit: tuple[int, ...] = (), functional: bool = False
+) -> dict[str, Any]:
+    """Like _recurrent, for any layers around an RNN: make(K) gives a Sequential's layers,
+    or with `functional` the model itself; with `fit` (the targets' shape), compile and two
+    epochs of SGD too."""
+    K = tf.keras
+    graph = tf.Graph()
+    with graph.as_default():
+        tf.set_random_seed(4)
+        sess = tf.Session(graph=graph)
+        K.backend.set_session(sess)
+        stages = _Stages(graph)
+        model = make(K) if functional else K.Sequential(make(K))
+        stages.mark("build")
+        after = tf.random_normal([3], name="after_rnn")
+        out = stages.out
+        if fit:
+            model.compile(K.optimizers.SGD(0.1), "mse")
+            stages.mark("compile")
+            target = np.linspace(-0.5, 0.5, int(np.prod(fit))).reshape(fit).astype(np.float32)
+            history = model.fit(x, target, batch_size=len(x), epochs=2, verbose=0)
+            stages.mark("fit")
+            out["history"] = history.history
+        predicted = model.predict(x)
+        stages.mark("predict")
+        out["after_all"] = sess.run(after)
+        out["predict"] = predicted
+        sess.close()
+    return out
+
+
+def _padded_inputs() -> np.ndarray:
+    x = np.random.RandomState(5).uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    x[0, 3:] = 0.0  # masked by Masking(0.0)
+    x[1, 1] = 0.0
+    return x
+
+
+def masking_lstm(tf: Any) -> dict[str, Any]:
+    """K.rnn with a mask: a mask TensorArray, the previous output as a loop variable, each
+    step's output and states chosen by tf.where on the tiled mask."""
+
+    def make(K: Any) -> Any:
+        return [K.layers.Masking(0.0, batch_input_shape=(2, 5, 3)), K.layers.LSTM(4)]
+
+    return _recurrent_model(tf, make, _padded_inputs(), fit=(2, 4))
+
+
+def masking_gru_sequences_backwards(tf: Any) -> dict[str, Any]:
+    def make(K: Any) -> Any:
+        return [
+            K.layers.Masking(0.0, batch_input_shape=(2, 5, 3)),
+            K.layers.GRU(4, return_sequences=True, go_backwards=True),
+        ]
+
+    return _recurrent_model(tf, make, _padded_inputs())
+
+
+def embedding_mask_zero_simple_rnn(tf: Any) -> dict[str, Any]:
+    def make(K: Any) -> Any:
+        return [
+            K.layers.Embedding(7, 3, mask_zero=True, batch_input_shape=(2, 5)),
+            K.layers.SimpleRNN(4, return_sequences=True),
+        ]
+
+    tokens = np.array([[3, 1, 4, 0, 0], [5, 2, 6, 1, 0]], np.int32)
+    return _recurrent_model(tf, make, tokens, fit=(2, 5, 4))
+
+
+def lstm_return_state(tf: Any) -> dict[str, Any]:
+    def make(K: Any) -> Any:
+        inputs = K.layers.Input(batch_shape=(2, 5, 3))
+        output, h, c = K.layers.LSTM(4, return_state=True)(inputs)
+        return K.Model(inputs, [output, h, c])
+
+    x = np.random.RandomState(5).uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    return _recurrent_model(tf, make, x, functional=True)
+
+
+def stacked_cells_rnn(tf: Any) -> dict[str, Any]:
+    def make(K: Any) -> Any:
+        cells = [K.layers.LSTMCell(4), K.layers.GRUCell(3)]
+        return [K.layers.RNN(cells, batch_input_shape=(2, 5, 3))]
+
+    x = np.random.RandomState(5).uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    return _recurrent_model(tf, make, x, fit=(2, 3))
+
+
+def simple_rnn_unrolled(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "SimpleRNN", return_sequences=True, unroll=True)
+
+
+def lstm_unrolled(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "LSTM", unroll=True)
+
+
+def lstm_implementation_2(tf: Any) -> dict[str, Any]:
+    return _recurrent(tf, "LSTM", implementation=2)
+
+
+def bidirectional_lstm_sequences(tf: Any) -> dict[str, Any]:
+    def make(K: Any) -> Any:
+        lstm = K.layers.LSTM(4, return_sequences=True)
+        return [K.layers.Bidirectional(lstm, batch_input_shape=(2, 5, 3))]
+
+    x = np.random.RandomState(5).uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    return _recurrent_model(tf, make, x, fit=(2, 5, 8))
+
+
+def masking_bidirectional_gru(tf: Any) -> dict[str, Any]:
+    def make(K: Any) -> Any:
+        return [
+            K.layers.Masking(0.0, batch_input_shape=(2, 5, 3)),
+            K.layers.Bidirectional(K.layers.GRU(4)),
+        ]
+
+    return _recurrent_model(tf, make, _padded_inputs())
+
+
+def lstm_time_distributed_dense(tf: Any) -> dict[str, Any]:
+    def make(K: Any) -> Any:
+        return [
+            K.layers.LSTM(4, return_sequences=True, batch_input_shape=(2, 5, 3)),
+            K.layers.TimeDistributed(K.layers.Dense(2)),
+        ]
+
+    x = np.random.RandomState(5).uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    return _recurrent_model(tf, make, x, fit=(2, 5, 2))
+
+
+def lstm_fit(tf: Any) -> dict[str, Any]:
+    def make(K: Any) -> Any:
+        return [K.layers.LSTM(4, batch_input_shape=(2, 5, 3))]
+
+    x = np.random.RandomState(5).uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    return _recurrent_model(tf, make, x, fit=(2, 4))
+
+
 _RECURRENT_CASES = (
     simple_rnn_last_output,
     simple_rnn_sequences,
@@ -400,6 +539,18 @@ _RECURRENT_CASES = (
     simple_rnn_stateful_sequences,
     gru_implementation_2,
     gru_reset_after,
+    masking_lstm,
+    masking_gru_sequences_backwards,
+    embedding_mask_zero_simple_rnn,
+    lstm_return_state,
+    stacked_cells_rnn,
+    simple_rnn_unrolled,
+    lstm_unrolled,
+    lstm_implementation_2,
+    bidirectional_lstm_sequences,
+    masking_bidirectional_gru,
+    lstm_time_distributed_dense,
+    lstm_fit,
 )
 
 CASES = {

@@ -539,12 +539,16 @@ def _zeros_for_capture(t: Tensor) -> Tensor:
 
 
 def _reached_loop_variables(
-    op: Operation, fwd_args: Sequence[Tensor], fwd_results: Sequence[Tensor]
+    op: Operation,
+    fwd_args: Sequence[Tensor],
+    fwd_results: Sequence[Tensor],
+    grads: Sequence[Tensor | None],
 ) -> set[int]:
     """The loop variables TF1 differentiates in a v1 loop: those the xs reach, through the
     initial value or, across iterations, through a reached variable or capture the next
     value depends on (TF1 marks the ops reached from the xs, its loop's back edges
-    included; a variable no xs reach gets no gradient loop variable)."""
+    included; a variable no xs reach gets no gradient loop variable), and that lead to the
+    ys in the same way."""
     num_vars = len(op._get_attr("T"))
     reached = {i for i in range(num_vars) if gradients_impl.on_gradient_path(op.inputs[i])}
     reached_caps = {
@@ -580,7 +584,18 @@ def _reached_loop_variables(
             if i not in reached and (sources(fwd_results[i]) & (reached | {-1})):
                 reached.add(i)
                 grew = True
-    return reached
+    # Nor one whose value never leads to the ys: no gradient reached its output, nor the
+    # next value of a variable that leads there (an RNN's outputs when only its final state
+    # is used).
+    leads = {i for i in range(num_vars) if not gradients_impl.reached_by_no_gradient(grads[i])}
+    grew = True
+    while grew:
+        grew = False
+        for j in list(leads):
+            for i in sources(fwd_results[j]) - leads - {-1}:
+                leads.add(i)
+                grew = True
+    return reached & leads
 
 
 def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
@@ -622,7 +637,7 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
     # TF1 gives a loop variable no xs reach only the Enter of its Exit's zeros ("b_exit").
     unreached_exits = 0
     if v1_loop_count.is_v1_while(op):
-        reached = _reached_loop_variables(op, fwd_args, fwd_results)
+        reached = _reached_loop_variables(op, fwd_args, fwd_results, grads)
         unreached_exits = sum(i not in reached for i in var_idx)
         var_idx = [i for i in var_idx if i in reached]
         if not var_idx:
@@ -657,6 +672,7 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
                 grad_ys=dy_args,
                 src_graph=forward,
                 v1_loop_body=v1_loop_count.is_v1_while(op),
+                gate_gradients=gradients_impl.gating(),
             )
         ]
         # The ops TF1 makes in its gradient loop for the body's gradient: tfcluster's own
@@ -720,7 +736,7 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         kept = [arg for arg in sliced if arg not in lists]
         invariants_read = [arg for outer, arg in reads.items() if outer not in grad_body.sliced]
         tf1_ops += (
-            v1_loop_count.OPS_PER_LOOP_VARIABLE * len(var_idx)
+            v1_loop_count.loop_variable_ops(gradients_impl.gating()) * len(var_idx)
             + unreached_exits
             + v1_loop_count.forward_read_ops(made, kept, invariants_read, lists)
             # A loop in another loop's body: its GradLoopState's counters (made at the

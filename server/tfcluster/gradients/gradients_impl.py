@@ -214,7 +214,7 @@ def gradients_of_graph(
                     out_grads = [
                         g
                         if g is not None or not _has_zeros(t) or control_flow_ops.is_v1_cond(op)
-                        else _zeros_for(op, t, v1_loop_body)
+                        else _filled_zeros(op, t, v1_loop_body)
                         for g, t in zip(out_grads, op.outputs)
                     ]
                     grad_scope = name_scope(op.name + "_grad") if op_scopes else _null()
@@ -229,15 +229,25 @@ def gradients_of_graph(
                             in_grads = _as_list(grad_fn(op, *out_grads))
                         finally:
                             _CURRENT.between, _CURRENT.gate = outer_between, outer_gate
-                        if gate_gradients and sum(g is not None for g in in_grads) > 1:
+                        gated_grads = sum(g is not None for g in in_grads)
+                        tf1_gates_inside = control_flow_ops.is_v1_cond(
+                            op
+                        ) or v1_loop_count.is_v1_while(op)
+                        if gate_gradients and gated_grads > 1 and v1_loop_body:
+                            # In a v1 loop's gradient body one op's gradients come out
+                            # together anyway: TF1's tuple (a NoOp, an Identity per gradient)
+                            # is counted, not run in every iteration.
+                            if not tf1_gates_inside:
+                                graph._match_tf1_op_count(1 + gated_grads)
+                        elif gate_gradients and gated_grads > 1:
                             # TF gates with no device and no colocation of its own.
                             start = graph._op_count()
                             ungated = in_grads
                             with graph.device(None), colocate_with(None, ignore_existing=True):
                                 in_grads = control_flow_ops.tuple_(in_grads)
-                            if control_flow_ops.is_v1_cond(op):
-                                # TF1 gates the ops inside its cond's gradient instead (the
-                                # cond's gradient counted those): not this one op's.
+                            if tf1_gates_inside:
+                                # TF1 gates the ops inside its cond's or loop's gradient
+                                # instead (that gradient counted those): not this one op's.
                                 graph._match_tf1_op_count(start - graph._op_count())
                                 for before_gate, gated in zip(ungated, in_grads):
                                     _move_tf1_terms(before_gate, gated)
@@ -279,6 +289,23 @@ def _set_grad_shape(g: Tensor, t: Tensor, op: Operation, index: int) -> None:
             f"Forward operation: {op.name}.  Input index: {index}. "
             f"Original input shape: {t.shape}.  Calculated input gradient shape: {g.shape}"
         ) from None
+
+
+# The zeros standing for an output of a v1 loop that no gradient reached (TF1 differentiates
+# only the loop variables whose Exit, or another such variable, leads to the ys).
+_NO_GRADIENT_REACHED: weakref.WeakSet[Tensor] = weakref.WeakSet()
+
+
+def _filled_zeros(op: Operation, t: Tensor, in_v1_loop_body: bool) -> Tensor | None:
+    zeros = _zeros_for(op, t, in_v1_loop_body)
+    if isinstance(zeros, Tensor) and v1_loop_count.is_v1_while(op):
+        _NO_GRADIENT_REACHED.add(zeros)
+    return zeros
+
+
+def reached_by_no_gradient(g: Any) -> bool:
+    """Whether g is the zeros tf.gradients made for a v1 loop's output no gradient reached."""
+    return isinstance(g, Tensor) and g in _NO_GRADIENT_REACHED
 
 
 def _zeros_for(op: Operation, t: Tensor, in_v1_loop_body: bool = False) -> Tensor | None:

@@ -45,6 +45,15 @@ _LOOP_COUNTER_NAMES = (
 # _SwitchGrad's Merge ("b_switch") and, once the body's gradient comes back, its NextIteration;
 # _MergeGrad's Switch and _EnterGrad's Exit.
 OPS_PER_LOOP_VARIABLE = 5
+# With gate_gradients (an optimizer's minimize()), _MergeGrad's Switch gives the Merge two
+# gradients, which TF1 gates: a NoOp and an Identity of each.
+_OPS_TO_GATE_MERGE_GRAD = 3
+
+
+def loop_variable_ops(gating: bool) -> int:
+    """TF1's ops per loop variable whose gradient enters the gradient loop."""
+    return OPS_PER_LOOP_VARIABLE + (_OPS_TO_GATE_MERGE_GRAD if gating else 0)
+
 
 # Per forward value the body's gradient reads from the iteration it undoes (a history stack):
 # the max-size Const, StackV2 ("f_acc"), the Enter of its handle into the forward loop,

@@ -248,11 +248,13 @@ class KerasLayerMixin:
                     self._maybe_build(tensors)  # type: ignore[attr-defined]
                 kwargs["training"] = backend.learning_phase()
             outputs = self._call_in_scope(inputs, args, kwargs)  # type: ignore[attr-defined]
+            # TF 1.15 computes the outputs' masks in the layer's scope (embedding/NotEqual).
+            masks = self._output_masks(inputs, outputs, previous_mask)
         if not was_built and self._keras_initial_weights is not None:
             self.set_weights(self._keras_initial_weights)
             self._keras_initial_weights = None
         outputs = self._copy_passed_through(inputs, outputs)
-        self._set_mask_metadata(inputs, outputs, previous_mask)
+        self._assign_masks(outputs, masks)
         self._record_call(inputs, outputs)
         return outputs
 
@@ -349,12 +351,21 @@ class KerasLayerMixin:
         return mask if getattr(self, "supports_masking", False) else None
 
     def _set_mask_metadata(self, inputs: Any, outputs: Any, previous_mask: Any) -> None:
+        self._assign_masks(outputs, self._output_masks(inputs, outputs, previous_mask))
+
+    def _output_masks(self, inputs: Any, outputs: Any, previous_mask: Any) -> Any:
+        """The masks compute_mask gives the outputs (None: nothing to set)."""
         if previous_mask is None and type(self).compute_mask is KerasLayerMixin.compute_mask:
+            return None
+        if all(getattr(x, "_keras_mask", None) is not None for x in flatten(outputs)):
+            return None
+        return [self.compute_mask(inputs, previous_mask)]
+
+    def _assign_masks(self, outputs: Any, computed: Any) -> None:
+        if computed is None:
             return
         flat_outputs = flatten(outputs)
-        if all(getattr(x, "_keras_mask", None) is not None for x in flat_outputs):
-            return
-        masks = self.compute_mask(inputs, previous_mask)
+        masks = computed[0]
         flat_masks = flatten(masks) if isinstance(masks, (list, tuple)) else [masks]
         if len(flat_masks) != len(flat_outputs):
             flat_masks = (

@@ -25,9 +25,8 @@ from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import activations, backend, backend_math, initializers
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.layers import config_fields, tf_signature
-from tfcluster.lib.keras.layers.recurrent_loop import keras_rnn_loop
+from tfcluster.lib.keras.layers.recurrent_loop import keras_rnn_loop, keras_rnn_unrolled
 from tfcluster.lib.keras.regularizers import get as get_regularizer
-from tfcluster.lib.rnn.rnn import dynamic_rnn
 from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops, variables
 
 
@@ -93,14 +92,6 @@ class _KerasCell(Layer):
         self._recurrent_dropout_mask: Any = None
 
     _gates = 1
-
-    def draw_dropout_masks(self, inputs: Any, state: Any, training: Any) -> None:
-        """The masks of this batch, drawn before the time loop from the first step's inputs
-        and state (their shapes), inputs' masks first as Keras draws them."""
-        self.reset_dropout_mask()
-        self.reset_recurrent_dropout_mask()
-        self.get_dropout_mask_for_cell(inputs, training, count=self._gates)
-        self.get_recurrent_dropout_mask_for_cell(state, training, count=self._gates)
 
     # One mask per gate, always drawn (implementation 2 uses the first for all gates); a
     # mask stays cached on the cell until reset, as Keras's DropoutRNNCellMixin keeps it.
@@ -481,7 +472,9 @@ class LSTMCell(_KerasCell):
         return (self.units, self.units)
 
     def step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
-        if self._has_dropout() and self.implementation == 1:
+        if self.implementation != 1:
+            return self._step_fused(inputs, states)
+        if self._has_dropout():
             return self._step_per_gate(inputs, states)
         u, (h_prev, c_prev) = self.units, states
         input_masks, state_masks = self._gate_masks()
@@ -514,6 +507,18 @@ class LSTMCell(_KerasCell):
         c = f * c_prev + i * act(x[2] + _dot(h_in[2], rk[:, 2 * u : 3 * u]))
         o = rec_act(x[3] + _dot(h_in[3], rk[:, 3 * u :]))
         h = o * act(c)
+        return h, [h, c]
+
+    def _step_fused(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
+        """Implementation 2 as TF 1.15 computes it: both products added, then the bias, the
+        gates split apart (the first dropout masks for all gates)."""
+        h_prev, c_prev = states
+        input_masks, state_masks = self._gate_masks()
+        z = _dot(_masked(inputs, input_masks[0]), self.kernel)
+        z = z + _dot(_masked(h_prev, state_masks[0]), self.recurrent_kernel)
+        z = _plus_bias(z, self.bias)
+        c, o = self._carry_and_output(array_ops.split(z, num_or_size_splits=4, axis=1), c_prev)
+        h = o * self.activation(c)
         return h, [h, c]
 
     def _carry_and_output(self, gates: list[Any], c_prev: Any) -> tuple[Any, Any]:
@@ -568,60 +573,12 @@ class PeepholeLSTMCell(LSTMCell):
 
 
 class _LoopCell:
-    """The Keras cell as dynamic_rnn sees it: weights already built, a tuple of states. With
-    a mask (carried as the inputs' last column) a masked step keeps the previous output and
-    states, as Keras's K.rnn does."""
+    """The state and output sizes of a Keras cell, its states flattened (a stacked cell's
+    nested ones, an LSTM's pair)."""
 
-    def __init__(
-        self, cell: Any, masked: bool = False, constants: Any = None, **call_kwargs: Any
-    ) -> None:
-        self._cell = cell
-        self._masked = masked
-        # Keras's constants: the same tensors handed to the cell's call at every step.
-        self._call_kwargs = dict(call_kwargs)
-        if constants is not None:
-            self._call_kwargs["constants"] = constants
-        size = cell.state_size
-        self.state_size = tuple(_flat_sizes(size))
+    def __init__(self, cell: Any) -> None:
+        self.state_size = tuple(_flat_sizes(cell.state_size))
         self.output_size = getattr(cell, "output_size", self.state_size[0])
-
-    def zero_state(self, batch_size: Any, dtype: Any) -> Any:
-        raise AssertionError("the Keras RNN layer always passes its initial state")
-
-    def __call__(self, inputs: Any, state: Any) -> tuple[Any, tuple[Any, ...]]:
-        keep = None
-        if self._masked:
-            inputs, keep = inputs[:, :-1], inputs[:, -1:]
-        if hasattr(self._cell, "step"):
-            output, new_states = self._cell.step(inputs, list(state))
-        else:
-            output, new_states = self._cell.call(inputs, list(state), **self._call_kwargs)
-            if not isinstance(new_states, (list, tuple)):
-                new_states = [new_states]
-        if keep is not None:
-            # keep is 1.0 or 0.0: the blend picks one side exactly.
-            output = keep * output + (1.0 - keep) * state[0]
-            new_states = [keep * s + (1.0 - keep) * old for s, old in zip(new_states, state)]
-        return output, tuple(new_states)
-
-
-def _unrolled(cell: _LoopCell, inputs: Any, states: tuple[Any, ...]) -> tuple[Any, Any]:
-    """unroll=True: one copy of the step per time step (the time length must be known)."""
-    steps = inputs.shape.as_list()[1]
-    if steps is None:
-        raise ValueError(
-            "Cannot unroll a RNN if the time dimension is undefined. \n- If using a Sequential "
-            "model, specify the time dimension by passing an `input_shape` or "
-            "`batch_input_shape` argument to your first layer. If your first layer is an "
-            "Embedding, you can also use the `input_length` argument.\n- If using the "
-            "functional API, specify the time dimension by passing a `shape` or `batch_shape` "
-            "argument to your Input layer."
-        )
-    outputs = []
-    for step_input in array_ops.unstack(inputs, num=steps, axis=1):
-        output, states = cell(step_input, states)
-        outputs.append(output)
-    return array_ops.stack(outputs, axis=1), states
 
 
 def _takes(fn: Any, name: str) -> bool:
@@ -629,6 +586,15 @@ def _takes(fn: Any, name: str) -> bool:
         return name in inspect.signature(fn).parameters
     except (TypeError, ValueError):
         return False
+
+
+def _flat_states(states: Any) -> list[Any]:
+    if isinstance(states, (list, tuple)):
+        out: list[Any] = []
+        for s in states:
+            out.extend(_flat_states(s))
+        return out
+    return [states]
 
 
 def _flat_sizes(size: Any) -> list[Any]:
@@ -722,25 +688,6 @@ class RNN(Layer):
                     )
         backend.batch_set_value(list(zip(self.states, values)))
 
-    def _zero_states(self, inputs: Any) -> list[Any]:
-        batch = array_ops.shape(inputs)[0]
-        sizes = _LoopCell(self.cell).state_size
-        return [array_ops.zeros(array_ops.stack([batch, size]), inputs.dtype) for size in sizes]
-
-    def _draw_dropout_masks(self, inputs: Any, states: list[Any], training: Any) -> None:
-        """Each built-in cell's masks for this batch, cell after cell as Keras draws them
-        (a stacked cell's inputs are the previous cell's outputs: only their shape counts)."""
-        cells = getattr(self.cell, "cells", None) or [self.cell]
-        step_inputs = inputs[:, 0]
-        offset = 0
-        for cell in cells:
-            if isinstance(cell, _KerasCell):
-                cell.draw_dropout_masks(step_inputs, states[offset], training)
-            offset += len(_flat_sizes(cell.state_size))
-            size = getattr(cell, "output_size", None) or _flat_sizes(cell.state_size)[0]
-            batch = array_ops.shape(inputs)[0]
-            step_inputs = array_ops.zeros(array_ops.stack([batch, size]), inputs.dtype)
-
     def compute_mask(self, inputs: Any, mask: Any) -> Any:  # type: ignore[override]  # TF 1.15's signature
         if isinstance(mask, list):
             mask = mask[0]
@@ -767,46 +714,21 @@ class RNN(Layer):
             mask = mask[0]
         if inputs.dtype.base_dtype != dtypes.float32 and inputs.dtype.is_integer:
             inputs = math_ops.cast(inputs, backend.floatx())
-        # StackedRNNCells still run in lib/rnn's dynamic_rnn (masks drawn before the loop).
-        keras_loop = not isinstance(self.cell, StackedRNNCells)
-        if mask is None and not self.unroll and constants is None and keras_loop:
-            return self._call_keras_loop(inputs, training, initial_state)
-        if self.time_major:
-            inputs = array_ops.transpose(inputs, [1, 0, 2])
-        if initial_state is None and self.stateful:
-            states = [s.value() for s in self.states]
-        elif initial_state is None:
-            states = self._zero_states(inputs)
-        else:
-            states = (
-                list(initial_state) if isinstance(initial_state, (list, tuple)) else [initial_state]
+        if self.unroll and inputs.shape.as_list()[0 if self.time_major else 1] is None:
+            raise ValueError(
+                "Cannot unroll a RNN if the time dimension is undefined. \n- If using a "
+                "Sequential model, specify the time dimension by passing an `input_shape` or "
+                "`batch_input_shape` argument to your first layer. If your first layer is an "
+                "Embedding, you can also use the `input_length` argument.\n- If using the "
+                "functional API, specify the time dimension by passing a `shape` or "
+                "`batch_shape` argument to your Input layer."
             )
-        self._draw_dropout_masks(inputs, states, training)
-        if mask is not None:
-            column = array_ops.expand_dims(math_ops.cast(mask, inputs.dtype), -1)
-            inputs = array_ops.concat([inputs, column], axis=-1)
-        if self.go_backwards:
-            inputs = array_ops.reverse(inputs, [1])
-        loop_cell = _LoopCell(self.cell, masked=mask is not None, constants=constants)
-        if self.unroll:
-            outputs, final = _unrolled(loop_cell, inputs, tuple(states))
-        else:
-            outputs, final = dynamic_rnn(
-                loop_cell, inputs, initial_state=tuple(states), dtype=inputs.dtype
-            )
-        if self.stateful:
-            self.add_update([state_ops.assign(v, s) for v, s in zip(self.states, final)], inputs)
-        # Keras's last output is the last step's (with go_backwards: the first input's).
-        if self.return_sequences:
-            output = array_ops.transpose(outputs, [1, 0, 2]) if self.time_major else outputs
-        else:
-            output = outputs[:, -1]
-        if self.return_state:
-            return [output, *final]
-        return output
+        return self._call_keras_loop(inputs, training, initial_state, mask, constants)
 
-    def _call_keras_loop(self, inputs: Any, training: Any, initial_state: Any) -> Any:
-        """TF 1.15's graph for an RNN without mask, constants or unroll: K.rnn's loop
+    def _call_keras_loop(
+        self, inputs: Any, training: Any, initial_state: Any, mask: Any, constants: Any
+    ) -> Any:
+        """TF 1.15's graph for an RNN: K.rnn's loop (or its steps, unrolled)
         (recurrent_loop.py) from the cell's zero state (K.zeros of [batch, size]); the
         built-in cells draw their dropout masks in the step K.rnn calls before the loop."""
         if initial_state is None and self.stateful:
@@ -825,7 +747,11 @@ class RNN(Layer):
             if isinstance(cell, _KerasCell):
                 cell.reset_dropout_mask()
                 cell.reset_recurrent_dropout_mask()
-        kwargs = {"training": training} if _takes(self.cell.call, "training") else {}
+        kwargs: dict[str, Any] = (
+            {"training": training} if _takes(self.cell.call, "training") else {}
+        )
+        if constants is not None:
+            kwargs["constants"] = constants
         cell = self.cell
         tf_step_ops = [0]
 
@@ -867,14 +793,25 @@ class RNN(Layer):
             body._match_tf1_op_count(tf_step_ops[0] - (body._op_count() - before - captures))
             return output, new_states
 
-        last, outputs, final = keras_rnn_loop(
-            step,
-            inputs,
-            states,
-            go_backwards=self.go_backwards,
-            time_major=self.time_major,
-            loop_step=loop_step if isinstance(cell, _KerasCell) else None,
-        )
+        if self.unroll:
+            last, outputs, final = keras_rnn_unrolled(
+                step,
+                inputs,
+                states,
+                go_backwards=self.go_backwards,
+                time_major=self.time_major,
+                mask=mask,
+            )
+        else:
+            last, outputs, final = keras_rnn_loop(
+                step,
+                inputs,
+                states,
+                go_backwards=self.go_backwards,
+                time_major=self.time_major,
+                loop_step=loop_step if isinstance(cell, _KerasCell) else None,
+                mask=mask,
+            )
         if self.stateful:
             self.add_update([state_ops.assign(v, s) for v, s in zip(self.states, final)], inputs)
         output = outputs if self.return_sequences else last
@@ -1084,9 +1021,12 @@ class StackedRNNCells(Layer):
             given = {k: v for k, v in kwargs.items() if k in params}
             if constants is not None and "constants" in params:
                 given["constants"] = constants
-            loop = _LoopCell(cell, **given)
-            inputs, produced = loop(inputs, tuple(cell_states))
-            new_states.extend(produced)
+            # A tf.nn.rnn_cell cell takes its one state as a tensor, not a list (as TF's).
+            if len(cell_states) == 1 and getattr(cell, "_is_tf_rnn_cell", False):
+                inputs, produced = cell.call(inputs, cell_states[0], **given)
+            else:
+                inputs, produced = cell.call(inputs, cell_states, **given)
+            new_states.extend(_flat_states(produced))
         return inputs, new_states
 
     def get_config(self) -> dict[str, Any]:

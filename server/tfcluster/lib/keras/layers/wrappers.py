@@ -16,6 +16,10 @@ from tfcluster.ops import array_ops
 
 
 class Wrapper(Layer):
+    # TF 1.15's wrappers hand `training` on as given (None included): the wrapped layer asks
+    # for the learning phase itself, if it needs it.
+    _fills_training = False
+
     def __init__(self, layer: Any, **kwargs: Any) -> None:
         if not hasattr(layer, "_inbound_nodes"):
             raise ValueError(
