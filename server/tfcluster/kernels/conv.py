@@ -8,7 +8,8 @@ reuses and multiplied while it is still in the core's cache (single-threaded BLA
 The filter backprop is the transposed product, summed over the blocks; the input backprop is
 either the correlation of the padded out_backprop with the flipped filter (stride 1, enough
 input channels) or the product with the transposed filter scattered back over the kernel
-taps. Depthwise convolutions walk the taps, each one broadcast product over the batch.
+taps, or, where the stride divides the filter's size, one product per phase of the stride
+(kernels/_conv_phases.py). Depthwise convolutions walk the taps, each one broadcast product over the batch.
 Half-precision products run in float32 (numpy has no half BLAS) and are cast back.
 On the CPU, stride-1 3x3 and 5x5 float32 convolutions with enough channels (forward, input
 and filter gradients) go by Winograd's tiles instead (kernels/_winograd.py: 4 multiply-adds
@@ -25,7 +26,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _winograd
+from tfcluster.kernels import _conv_phases, _winograd
 from tfcluster.kernels._cpu_gemm import SPLIT_FROM, single_thread_blas
 from tfcluster.kernels._window import (
     SCRATCH,
@@ -286,6 +287,11 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
         return win.from_last(xp, dx)
     if full is not None and _correlation_pays(co, ci):
         dx = _backprop_input_as_correlation(xp, win, dyl, f, sizes, ksizes, full, ctype)
+        return win.from_last(xp, dx.astype(dy.dtype, copy=False))
+    if _conv_phases.applicable(win, ksizes, ci):
+        dx = _conv_phases.backprop_input(
+            xp, win, dyl, f, sizes, pads, ctype, _patch_products, _BLOCK
+        )
         return win.from_last(xp, dx.astype(dy.dtype, copy=False))
     per = math.prod(outs)
     dx_padded = xp.zeros(padded_shape((batch, *sizes, c), pads), ctype)
