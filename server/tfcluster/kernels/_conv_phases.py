@@ -86,6 +86,7 @@ def backprop_input(
             ctype,
             lambda b, r, cols: xp.matmul(cols, wmat, out=out[r]),
             block_bytes,
+            out.shape[0] * wmat.size,
         )
     by_phase = out.reshape(batch, *rows, *strides, ci)
     dx = xp.empty((batch, *sizes, ci), ctype)
