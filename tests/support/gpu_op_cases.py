@@ -586,13 +586,19 @@ def _conv() -> Build:
         [[0, 0], [0, 0], [1, 0], [2, 1]],
         data_format="NCHW",
     )
+    # A stride that divides the filter, enough input channels: the input gradient by the
+    # stride's phases (kernels/_conv_phases.py).
+    wide, f4 = _f32(2, 8, 7, 16), _f32(4, 2, 16, 5)
+    phased = tf.nn.conv2d(wide, f4, strides=[1, 2, 2, 1], padding="SAME")
     return Build(
         [
             same,
             dilated,
             first,
+            phased,
             *tf.gradients(tf.reduce_sum(same * same), [x, f]),
             *tf.gradients(tf.reduce_sum(first * first), [x, f]),
+            *tf.gradients(tf.reduce_sum(phased * phased), [wide, f4]),
         ]
     )
 

@@ -14,7 +14,7 @@ import pytest
 import tfcluster as tf
 from support.gradient_check import assert_gradients_match
 from tf_reference.conv_cases import arr
-from tfcluster.kernels import _window
+from tfcluster.kernels import _conv_phases, _window
 from threadpoolctl import threadpool_info
 
 TO_FIRST = [0, 3, 1, 2]
@@ -228,13 +228,21 @@ def _numpy_input_backprop(
 
 
 @pytest.mark.parametrize(
-    "ci,co,strides,dil,padding",
+    "ci,co,strides,dil,padding,ksizes,route",
     [
-        (16, 24, [1, 1], [1, 1], "SAME"),  # the correlation with the flipped filter
-        (16, 20, [1, 1], [2, 1], "VALID"),  # correlation, dilated
-        (18, 16, [1, 1], [1, 1], [[0, 0], [2, 0], [0, 1], [0, 0]]),  # correlation, explicit
-        (3, 24, [1, 1], [1, 1], "SAME"),  # few input channels: the scatter over taps
-        (16, 24, [2, 1], [1, 1], "SAME"),  # strided: the scatter
+        # the correlation with the flipped filter: plain, dilated, explicit padding
+        (16, 24, [1, 1], [1, 1], "SAME", (3, 2), "correlation"),
+        (16, 20, [1, 1], [2, 1], "VALID", (3, 2), "correlation"),
+        (18, 16, [1, 1], [1, 1], [[0, 0], [2, 0], [0, 1], [0, 0]], (3, 2), "correlation"),
+        # the scatter over taps: few input channels, a stride that does not divide the filter
+        (3, 24, [1, 1], [1, 1], "SAME", (3, 2), "scatter"),
+        (16, 24, [2, 1], [1, 1], "SAME", (3, 2), "scatter"),
+        (3, 24, [2, 2], [1, 1], "SAME", (4, 2), "scatter"),
+        # strides that divide the filter: the phases of the stride (kernels/_conv_phases.py)
+        (16, 24, [2, 2], [1, 1], "SAME", (4, 2), "phases"),
+        (16, 12, [2, 2], [1, 1], "VALID", (4, 4), "phases"),
+        (20, 8, [3, 1], [1, 1], [[0, 0], [1, 2], [0, 1], [0, 0]], (3, 2), "phases"),
+        (16, 8, [2, 3], [1, 1], "VALID", (2, 3), "phases"),
     ],
 )
 @pytest.mark.parametrize("in_parts", [False, True])
@@ -244,13 +252,23 @@ def test_input_backprop_strategies_match_the_definition(
     strides: list[int],
     dil: list[int],
     padding: Any,
+    ksizes: tuple[int, int],
+    route: str,
     in_parts: bool,
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     if in_parts:  # every product split over the batch, one part per core
         monkeypatch.setattr(_window, "_PARALLEL_BYTES", 0)
+    by_phases: list[bool] = []
+    through = _conv_phases.backprop_input
+
+    def phases(*args: Any) -> Any:
+        by_phases.append(True)
+        return through(*args)
+
+    monkeypatch.setattr(_conv_phases, "backprop_input", phases)
     x_shape = (2, 7, 6, ci)
-    w_val = arr(40, (3, 2, ci, co), dtype=np.float64)
+    w_val = arr(40, (*ksizes, ci, co), dtype=np.float64)
     x = tf.placeholder(tf.float64, x_shape)
     y = tf.nn.conv2d(x, tf.constant(w_val), [1, *strides, 1], padding, dilations=[1, *dil, 1])
     dy_val = arr(41, y.shape.as_list(), dtype=np.float64)
@@ -267,6 +285,7 @@ def test_input_backprop_strategies_match_the_definition(
         pads = [(0, 0), (0, 0)]
     want = _numpy_input_backprop(dy_val, w_val, x_shape, strides, dil, pads)
     np.testing.assert_allclose(got, want, rtol=1e-10, atol=1e-10)
+    assert bool(by_phases) == (route == "phases")
 
 
 @pytest.mark.parametrize("ci,strides", [(3, [1, 1]), (16, [1, 1]), (16, [2, 2])])

@@ -35,6 +35,53 @@ def test_product_equals_numpys(m: int, k: int, n: int, dtype: type) -> None:
     np.testing.assert_allclose(got, a @ b, rtol=tol, atol=tol * k)
 
 
+@pytest.mark.parametrize("m,k,n", [(32, 512, 3136), (8, 300, 700), (64, 1024, 1024)])
+@pytest.mark.parametrize("dtype", [np.float32, np.float64, np.complex64])
+def test_few_rows_times_a_transposed_matrix_go_as_the_swapped_product(
+    m: int, k: int, n: int, dtype: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # x @ w.T (a dense layer's input gradient) as (w @ x.T).T: numpy's product's values, in
+    # rows, and the swapped product is not swapped back.
+    rng = np.random.default_rng(m + k + n)
+    x = rng.standard_normal((m, k)).astype(dtype)
+    w = rng.standard_normal((n, k)).astype(dtype)
+    calls: list[tuple[tuple[int, int], bool]] = []
+    through = _cpu_gemm.matmul
+
+    def recorded(a: Any, b: Any, blas_threads_from: int = _cpu_gemm.BLAS_THREADS_FROM) -> Any:
+        calls.append((a.shape, bool(b.flags.c_contiguous)))
+        return through(a, b, blas_threads_from)
+
+    monkeypatch.setattr(_cpu_gemm, "matmul", recorded)
+    got = _cpu_gemm.matmul(x, w.T)
+    assert calls == [((m, k), False), ((n, k), False)]
+    assert got.flags.c_contiguous and got.dtype == np.dtype(dtype) and got.shape == (m, n)
+    tol = 1e-10 if dtype == np.float64 else 1e-4
+    want = x.astype(np.complex128) @ w.T.astype(np.complex128)
+    np.testing.assert_allclose(got, want, rtol=tol, atol=tol * k)
+
+
+def test_many_rows_or_contiguous_operands_are_not_swapped(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    rng = np.random.default_rng(4)
+    x = rng.standard_normal((65, 512)).astype(np.float32)
+    w = rng.standard_normal((3136, 512)).astype(np.float32)
+    swapped: list[bool] = []
+    through = _cpu_gemm._swaps
+
+    def recorded(a: Any, b: Any) -> bool:
+        swapped.append(through(a, b))
+        return swapped[-1]
+
+    monkeypatch.setattr(_cpu_gemm, "_swaps", recorded)
+    np.testing.assert_allclose(_cpu_gemm.matmul(x, w.T), x @ w.T, rtol=1e-4, atol=1e-3)
+    np.testing.assert_allclose(
+        _cpu_gemm.matmul(x[:32], np.ascontiguousarray(w.T)), x[:32] @ w.T, rtol=1e-4, atol=1e-3
+    )
+    assert swapped == [False, False]
+
+
 def test_transposed_views_and_integers_are_multiplied_as_numpy_does() -> None:
     rng = np.random.default_rng(3)
     a = rng.standard_normal((512, 64)).astype(np.float32).T  # a transposed view

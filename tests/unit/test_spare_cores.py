@@ -51,7 +51,11 @@ class OtherKernel:
 
 
 def shares_by_thread(
-    first_share: Callable[[], None], slices: int = 8, wait_s: float = WAIT_S
+    first_share: Callable[[], None],
+    slices: int = 8,
+    wait_s: float = WAIT_S,
+    nbytes: int = 64 << 20,
+    macs: int = 0,
 ) -> tuple[dict[int, str], bool]:
     """Runs an over_batch of `slices` blocks as a marked concurrent kernel; the calling thread
     runs first_share() inside its first block and then waits up to wait_s for a helper to take
@@ -70,7 +74,7 @@ def shares_by_thread(
             helped.wait(wait_s)
 
     with thread_budget.concurrent_kernel():
-        _window.over_batch(np, slices, 64 << 20, fn, block=1)
+        _window.over_batch(np, slices, nbytes, fn, block=1, macs=macs)
     return took, helped.is_set()
 
 
@@ -78,6 +82,21 @@ def test_a_lone_kernel_shares_its_blocks_with_a_helper() -> None:
     took, helped = shares_by_thread(lambda: None)
     assert helped
     assert sorted(took) == list(range(8))
+
+
+def test_products_of_many_multiply_adds_on_few_bytes_are_shared_with_a_helper() -> None:
+    # A small batch's strided layer: 3 MB of patches, 1e8 multiply-adds (~1 ms of BLAS).
+    took, helped = shares_by_thread(lambda: None, nbytes=3 << 20, macs=100_000_000)
+    assert helped
+    assert sorted(took) == list(range(8))
+
+
+def test_work_of_few_bytes_and_few_multiply_adds_stays_on_the_callers_thread() -> None:
+    took, helped = shares_by_thread(
+        lambda: None, wait_s=NO_HELPER_S, nbytes=3 << 20, macs=_window.PARALLEL_MACS - 1
+    )
+    assert not helped
+    assert set(took.values()) == {threading.current_thread().name}
 
 
 def test_no_helper_computes_while_another_kernel_holds_the_second_core() -> None:

@@ -265,6 +265,10 @@ _WORKERS: concurrent.futures.ThreadPoolExecutor | None = None
 _WORKERS_LOCK = threading.Lock()
 # Below this many bytes a copy is not worth handing to other threads.
 _PARALLEL_BYTES = 4 << 20
+# Nor below this many multiply-adds: from here a product over the batch (~0.2 ms of one
+# core's BLAS) pays for the hand-off, however few bytes its patches take (a small batch's
+# strided layer: 100M multiply-adds on 3 MB of patches).
+PARALLEL_MACS = 1 << 24
 # Blocks of about this many bytes of what a kernel touches stay in a core's cache (L2) from
 # one of its operations to the next.
 CACHE_BLOCK = 1 << 20
@@ -309,6 +313,7 @@ def over_batch(
     fn: Callable[[slice], Any],
     block: int = 0,
     blas: bool = True,
+    macs: int = 0,
 ) -> list[Any]:
     """[fn(rows)] for slices of the batch that together cover it, in order: on the CPU, large
     work (im2col copies and their products, scatters, pooling) runs on every core (numpy
@@ -326,9 +331,12 @@ def over_batch(
     small to split holds BLAS at one thread too (as _cpu_gemm does for small products),
     a batch of one included; only a batch of one of ONE_ITEM_BLAS_THREADS_BYTES or more
     keeps BLAS's threads. A caller whose fn makes no BLAS call passes blas=False: unsplit
-    work then skips the hold (two changes of the pool's size, ~2.5 us)."""
+    work then skips the hold (two changes of the pool's size, ~2.5 us). `macs`: the
+    multiply-adds fn makes over the whole batch, where it makes products: from
+    PARALLEL_MACS the work is split even when nbytes is small."""
     pool = _workers() if xp is np else None
-    parallel = pool is not None and nbytes >= _PARALLEL_BYTES and batch >= 2
+    big = nbytes >= _PARALLEL_BYTES or macs >= PARALLEL_MACS
+    parallel = pool is not None and big and batch >= 2
     runners = min(pool._max_workers, batch) if pool is not None and parallel else 1
     shares = block if block > 0 else -(-batch // (runners * SHARES_PER_RUNNER))
     per_block = min(shares, -(-batch // runners))

@@ -8,7 +8,9 @@ reuses and multiplied while it is still in the core's cache (single-threaded BLA
 The filter backprop is the transposed product, summed over the blocks; the input backprop is
 either the correlation of the padded out_backprop with the flipped filter (stride 1, enough
 input channels) or the product with the transposed filter scattered back over the kernel
-taps. Depthwise convolutions walk the taps, each one broadcast product over the batch.
+taps, or, where the stride divides the filter's size, one product per phase of the stride
+(kernels/_conv_phases.py). Depthwise convolutions walk the taps, each one broadcast product
+over the batch.
 Half-precision products run in float32 (numpy has no half BLAS) and are cast back.
 On the CPU, stride-1 3x3 and 5x5 float32 convolutions with enough channels (forward, input
 and filter gradients) go by Winograd's tiles instead (kernels/_winograd.py: 4 multiply-adds
@@ -25,7 +27,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _winograd
+from tfcluster.kernels import _conv_phases, _winograd
 from tfcluster.kernels._cpu_gemm import SPLIT_FROM, single_thread_blas
 from tfcluster.kernels._window import (
     SCRATCH,
@@ -64,11 +66,12 @@ def _patch_products(
     ctype: Any,
     product: Callable[[slice, slice, Any], Any],
     block_bytes: int,
+    macs: int = 0,
 ) -> list[Any]:
     """[product(b, rows, cols)] for blocks b of the batch: cols holds the block's patches
     (im2col of the (N, *outs, *ksizes, C) view, its `rows` of the whole matrix), copied into
     a buffer the block's part of the batch reuses, so they are still in the cache when the
-    product reads them."""
+    product reads them. macs: the products' multiply-adds over the batch (over_batch)."""
     batch = view.shape[0]
     n = (view.ndim - 2) // 2
     per = math.prod(view.shape[1 : 1 + n])
@@ -83,7 +86,7 @@ def _patch_products(
             copy_runs(xp, cols.reshape((stop - start, *view.shape[1:])), view[b])
             return product(b, _rows(b, batch, per), cols)
 
-    return over_batch(xp, batch, nbytes, part, block)
+    return over_batch(xp, batch, nbytes, part, block, macs=macs)
 
 
 def _tap_major_products(
@@ -252,6 +255,7 @@ def _conv_forward(
                 ctype,
                 lambda b, r, cols: _then(xp.matmul(cols, wmat, out=out[r]), epilogue),
                 _BLOCK,
+                rows * wmat.size,
             )
     out = out.reshape(batch, *outs, co)
     return win.from_last(xp, out.astype(x.dtype, copy=False))
@@ -287,6 +291,11 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
     if full is not None and _correlation_pays(co, ci):
         dx = _backprop_input_as_correlation(xp, win, dyl, f, sizes, ksizes, full, ctype)
         return win.from_last(xp, dx.astype(dy.dtype, copy=False))
+    if _conv_phases.applicable(win, ksizes, ci):
+        dx = _conv_phases.backprop_input(
+            xp, win, dyl, f, sizes, pads, ctype, _patch_products, _BLOCK
+        )
+        return win.from_last(xp, dx.astype(dy.dtype, copy=False))
     per = math.prod(outs)
     dx_padded = xp.zeros(padded_shape((batch, *sizes, c), pads), ctype)
     nbytes = dy_mat.shape[0] * w_t.shape[1] * np.dtype(ctype).itemsize
@@ -305,7 +314,7 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
                 sl = win.tap_slices(tap, outs)
                 dest[sl] += taps[(slice(None),) * (n + 1) + tap]
 
-    over_batch(xp, batch, nbytes, scatter, block)
+    over_batch(xp, batch, nbytes, scatter, block, macs=dy_mat.shape[0] * w_t.size)
     dx = dx_padded[interior(pads, sizes)]
     return win.from_last(xp, dx.astype(dy.dtype, copy=False))
 
@@ -366,6 +375,7 @@ def _backprop_input_as_correlation(
             ctype,
             lambda b, r, cols: xp.matmul(cols, w_flip, out=dx[r]),
             _BLOCK,
+            dx.shape[0] * w_flip.size,
         )
     return dx.reshape(batch, *sizes, ci)
 
@@ -409,6 +419,7 @@ def _conv_backprop_filter(xp: Any, win: Window, x: Any, sizes_arg: Any, dy: Any)
                 ctype,
                 lambda b, r, cols: cols.T @ dy_mat[r],
                 _BLOCK,
+                dy_mat.size * math.prod(ksizes) * ci,
             )
     dw = shares[0]
     for share in shares[1:]:
