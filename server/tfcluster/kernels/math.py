@@ -26,6 +26,7 @@ from tfcluster.kernels import (
     _eigen_gemv,
     _eigen_math,
     _eigen_psqrt,
+    _eigen_small_depth,
     _eigen_sum,
     _eigen_trig,
     in_place,
@@ -596,6 +597,10 @@ def matmul(node: Any, xp: Any) -> Compute:
             raise invalid(
                 f"Matrix size-incompatible: In[0]: {_shape(ins[0])}, In[1]: {_shape(ins[1])}"
             )
+        if xp is np:
+            exact = _eigen_small_depth.matmul(a, b)
+            if exact is not None:
+                return (exact,)
         out = _cpu_gemm.matmul(a, b) if xp is np else xp.matmul(a, b)
         # numpy multiplies bfloat16 matrices in float32.
         return (out if out.dtype == a.dtype else out.astype(a.dtype),)
@@ -633,9 +638,14 @@ def batch_matmul(node: Any, xp: Any) -> Compute:
             raise invalid(
                 f"Matrix size-incompatible: In[0]: {_shape(ins[0])}, In[1]: {_shape(ins[1])}"
             )
-        return (xp.matmul(a, b),)
+        return (_batch_product(xp, a, b),)
 
     return compute
+
+
+def _batch_product(xp: Any, a: Any, b: Any) -> Any:
+    exact = _eigen_small_depth.matmul(a, b) if xp is np else None
+    return xp.matmul(a, b) if exact is None else exact
 
 
 @kernel("BatchMatMulV2")
@@ -666,7 +676,7 @@ def batch_matmul_v2(node: Any, xp: Any) -> Compute:
                 f"In[0] mismatch In[1] shape: {x.shape[-1]} vs. {y.shape[-2]}: "
                 f"{shape_str(a.shape)} {shape_str(b.shape)} {int(adj_x)} {int(adj_y)}"
             )
-        return (xp.matmul(x, y),)
+        return (_batch_product(xp, x, y),)
 
     return compute
 
