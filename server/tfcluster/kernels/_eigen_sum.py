@@ -13,6 +13,8 @@ of the values left over; up to WHOLE_SUM_MAX values (numpy's order beyond, for s
 
 from __future__ import annotations
 
+import functools
+
 import numpy as np
 
 from tfcluster.kernels._eigen_parallel import cost_cycles, wanted_threads
@@ -190,10 +192,13 @@ def whole_sum(flat: np.ndarray, threads: int) -> np.float32:
     return np.float32(acc)
 
 
+@functools.lru_cache(maxsize=1024)
 def tf_reduction_shape(shape: tuple[int, ...], axis: tuple[int, ...]) -> tuple[list[int], bool]:
     """The shape TF 1.15's ReductionHelper reduces `shape` as, and whether its first dimension
     is a reduced one: leading dimensions of size 1 dropped, every later one of size 1 taking
-    the reducedness of the one before it, neighbours of the same reducedness merged."""
+    the reducedness of the one before it, neighbours of the same reducedness merged. Kept
+    per (shape, axis), as a step reduces the same shapes every time (the list is shared:
+    callers only read it)."""
     reduced = [d in axis for d in range(len(shape))]
     start = next((d for d, size in enumerate(shape) if size != 1), None)
     if start is None:
