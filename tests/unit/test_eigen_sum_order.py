@@ -64,3 +64,16 @@ def test_a_whole_sum_on_one_thread_adds_in_eigens_order(n: int) -> None:
     if n <= 8192:
         assert got.tobytes() == _one_addition_at_a_time(flat).tobytes()
     assert got.tobytes() == _eigen_sum._tree_sum(flat, 0).tobytes()
+
+
+@pytest.mark.parametrize("n", [1, 8, 12, 32])
+def test_a_short_whole_sum_keeps_signed_zeros_and_nans_as_the_row_sum(n: int) -> None:
+    # One leaf's sum (a loss's batch) takes a short path: it must give the row sum's bits.
+    for fill in (np.float32(-0.0), np.float32(np.nan), np.float32(np.inf)):
+        flat = np.full(n, np.float32(-0.0), np.float32)
+        flat[n // 2] = fill
+        got = _eigen_sum.whole_sum(flat, 1)
+        want = _eigen_sum._rows_sum_by_columns(flat.reshape(1, n))[0]
+        assert isinstance(got, np.float32)
+        assert got.tobytes() == want.tobytes()
+    assert _eigen_sum.whole_sum(np.full(n, -0.0, np.float32), 1).tobytes() == b"\0" * 4

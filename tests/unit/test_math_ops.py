@@ -158,6 +158,21 @@ def test_div_no_nan() -> None:
     check(tf.div_no_nan(x, y), np.array([0.5, 0.0, 0.0, -0.75]), tf.float64)
 
 
+def test_div_no_nan_without_zero_divisors_is_the_quotient_broadcast_and_typed() -> None:
+    # No zero divisor takes the quotient alone: still broadcast, float32, and a scalar's
+    # 0-d result (a Keras metric's total / count).
+    x = np.array([[1.0, -2.0], [3.0, 0.5]], np.float32)
+    y = np.array([3.0, -7.0], np.float32)
+    check(tf.div_no_nan(x, y), x / y, tf.float32, rtol=0)
+    check(
+        tf.div_no_nan(np.float32(5.0), np.float32(3.0)),
+        np.float32(5.0) / np.float32(3.0),
+        tf.float32,
+        rtol=0,
+    )
+    check(tf.div_no_nan(np.float32(5.0), np.float32(0.0)), np.float32(0.0), tf.float32)
+
+
 @pytest.mark.parametrize("fn", [tf.floordiv, tf.floormod, tf.div])
 @pytest.mark.parametrize("dtype", INTS)
 def test_integer_division_by_zero_is_invalid_argument(fn: Any, dtype: Any) -> None:

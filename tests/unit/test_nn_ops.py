@@ -340,6 +340,15 @@ def test_sparse_softmax_cross_entropy_label_out_of_range() -> None:
         run(loss, {labels: [-1, 0]})
 
 
+def test_sparse_softmax_cross_entropy_of_an_empty_batch_is_empty() -> None:
+    # No label to check: the range check must not reduce an empty batch.
+    logits = tf.placeholder(tf.float32, [None, 3])
+    labels = tf.placeholder(tf.int32, [None])
+    loss = tf.nn.sparse_softmax_cross_entropy_with_logits(labels=labels, logits=logits)
+    out = run(loss, {logits: np.zeros((0, 3), np.float32), labels: np.zeros(0, np.int32)})
+    assert out.shape == (0,) and out.dtype == np.float32
+
+
 def test_sparse_softmax_cross_entropy_rejects_bad_static_input() -> None:
     logits = tf.constant(np.zeros((2, 3), np.float32))
     with pytest.raises(ValueError, match="Rank mismatch"):
