@@ -180,14 +180,7 @@ def _resolve(
     target = by_task.get((job, task))
     if target is None:
         if not allow_soft:
-            raise errors.InvalidArgumentError(
-                None,
-                None,
-                f"Cannot assign a device for operation {members[0]}: Could not satisfy explicit "
-                f"device specification '{spec}' because no devices matching that specification "
-                f"are registered in this process; available tasks: "
-                f"{sorted(t.name for t in by_task.values())}",
-            )
+            raise _no_such_device(members[0], spec, by_task)
         target = fallback
     # Kernels are chosen per node: a GPU kernel may not take the node's dtypes (strings).
     placed = [nodes[m] for m in members if m in nodes]
@@ -201,12 +194,10 @@ def _resolve(
     available = target.counts.get(dtype, 0)
     missing_kernel = [n.op for n in placed if not kernel_table.supports(n.op, dtype, n.attrs)]
     if index >= available or missing_kernel:
+        if not allow_soft and index >= available:
+            raise _no_such_device(members[0], spec, by_task)
         if not allow_soft:
-            reason = (
-                f"no supported kernel for {dtype} devices is available for {missing_kernel}"
-                if missing_kernel and index < available
-                else f"no {dtype}:{index} device exists on {target.name}"
-            )
+            reason = f"no supported kernel for {dtype} devices is available for {missing_kernel}"
             raise errors.InvalidArgumentError(
                 None,
                 None,
@@ -216,6 +207,26 @@ def _resolve(
             )
         dtype, index = "CPU", 0
     return device_spec.full_device_name(target.job, target.task, dtype, index)
+
+
+def _no_such_device(
+    node: str, spec: device_spec.DeviceSpec, by_task: Mapping[tuple[str, int], TaskDevices]
+) -> errors.OpError:
+    """TF 1.15's placer error for a device the cluster lacks: every device it has."""
+    devices = [
+        device_spec.full_device_name(t.job, t.task, kind, i)
+        for t in sorted(by_task.values(), key=lambda t: (t.job, t.task))
+        for kind in sorted(t.counts, key=lambda k: (k != "CPU", k))
+        for i in range(t.counts[kind])
+    ]
+    message = (
+        f"Cannot assign a device for operation {node}: {{{{node {node}}}}} was explicitly "
+        f"assigned to {spec} but available devices are [ {', '.join(devices)} ]. Make sure "
+        "the device specification refers to a valid device."
+    )
+    if spec.device_type == "GPU" and not any(t.counts.get("GPU") for t in by_task.values()):
+        message += " The requested device appears to be a GPU, but CUDA is not enabled."
+    return errors.InvalidArgumentError(None, None, message)
 
 
 def task_of_device(device: str) -> str:

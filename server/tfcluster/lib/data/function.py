@@ -39,7 +39,8 @@ class StructuredFunction:
         unpack_tuples: bool = True,
     ) -> None:
         if not callable(func):
-            raise TypeError(f"{transformation_name}: the function must be callable, got {func!r}")
+            # TF 1.15's class and words (its autograph conversion checks the argument).
+            raise ValueError("Argument must be callable")
         outer = get_default_graph()
         name = f"{transformation_name.replace('.', '_')}_{_name_of(func)}"
         fg = FuncGraph(name, outer)

@@ -14,6 +14,8 @@ from tfcluster.ops import dataset_ops
 
 
 def reduce(dataset: Dataset, initial_state: Any, reduce_func: Callable[..., Any]) -> Any:
+    if not callable(reduce_func):
+        raise ValueError("Argument must be callable")  # TF 1.15's words, before anything is made
     with name_scope("initial_state"):
         state = st.normalize_element(initial_state)
     state_structure = st.structure_of(state)
