@@ -1,0 +1,26 @@
+"""Behaviours of public text, graph and recommender TF1 programs (an Estimator
+knowledge-graph model fed sparse labels from Dataset.from_generator, trained with
+train_and_evaluate) against TF 1.15's recorded answers (tests/tf_reference/
+record_text_sweep.py): op seeds after pipelines with sparse elements, what Estimator logs,
+and the names of its global-step read."""
+
+from __future__ import annotations
+
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.case_tools import same
+from tf_reference.codec import decode, encode
+from tf_reference.text_sweep_cases import CASES
+
+AREA = "text_sweep"
+
+
+def _run(name: str) -> tuple[object, object]:
+    want = reference.case(AREA, name)
+    assert "skipped" not in want, want.get("skipped")
+    return decode(encode(CASES[name](tf))), want
+
+
+def test_pipelines_with_sparse_elements_leave_tfs_op_seeds_after_them() -> None:
+    got, want = _run("sparse_elements_count_tfs_ops")
+    same(got, want, "sparse_elements_count_tfs_ops")
