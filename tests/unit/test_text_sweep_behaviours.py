@@ -24,3 +24,11 @@ def _run(name: str) -> tuple[object, object]:
 def test_pipelines_with_sparse_elements_leave_tfs_op_seeds_after_them() -> None:
     got, want = _run("sparse_elements_count_tfs_ops")
     same(got, want, "sparse_elements_count_tfs_ops")
+
+
+def test_estimator_logs_train_evaluate_and_train_and_evaluate_as_tf() -> None:
+    got, want = _run("estimator_logs_as_tf")
+    assert isinstance(got, dict) and isinstance(want, dict)
+    for key in ("train_evaluate_log", "train_and_evaluate_log"):
+        assert got[key] == want[key], key
+    same(got, want, "estimator_logs_as_tf")
