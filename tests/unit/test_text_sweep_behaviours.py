@@ -32,3 +32,24 @@ def test_estimator_logs_train_evaluate_and_train_and_evaluate_as_tf() -> None:
     for key in ("train_evaluate_log", "train_and_evaluate_log"):
         assert got[key] == want[key], key
     same(got, want, "estimator_logs_as_tf")
+
+
+def _outside_initialized_value(ops: list[list[str]]) -> list[list[str]]:
+    # tfcluster writes initialized_value's cond under the variable's own name
+    # (`global_step/global_step/initialized_value/...`, no pivot Identities), TF under
+    # `global_step/cond/`: only the ops around it are compared.
+    return [
+        op
+        for op in ops
+        if "/cond/" not in op[0]
+        and "initialized_value" not in op[0]
+        and op[1] != "IsVariableInitialized"
+    ]
+
+
+def test_estimator_graph_reads_the_global_step_with_tfs_op_names() -> None:
+    got, want = _run("estimator_graph_names")
+    assert isinstance(got, dict) and isinstance(want, dict)
+    assert _outside_initialized_value(got["global_step_ops"]) == _outside_initialized_value(
+        want["global_step_ops"]
+    )
