@@ -184,7 +184,46 @@ def estimator_graph_names(tf):
     return {"global_step_ops": names}
 
 
+def canned_heads_summarize_the_mean_loss(tf):
+    """LinearClassifier / DNNClassifier / DNNLinearCombinedClassifier in TRAIN mode: TF
+    1.15's v1 head (SUM reduction) divides the loss by the summed example weights
+    (`<scope>/head/truediv`, which tensorflow/models' wide_deep logs by name as
+    average_loss) and summarizes it as 'average_loss' beside 'loss'; the linear model's
+    first mean loss (zero weights) is log 2."""
+    out = {}
+    col = [tf.feature_column.numeric_column("x")]
+    for kind in ("wide", "deep", "both"):
+        if kind == "wide":
+            est = tf.estimator.LinearClassifier(col)
+        elif kind == "deep":
+            est = tf.estimator.DNNClassifier([3], col)
+        else:
+            est = tf.estimator.DNNLinearCombinedClassifier(
+                linear_feature_columns=col, dnn_feature_columns=col, dnn_hidden_units=[3]
+            )
+        with tf.Graph().as_default() as g:
+            tf.set_random_seed(1)
+            features = {"x": tf.constant([[1.0], [2.0], [0.5]])}
+            labels = tf.constant([[0], [1], [1]])
+            tf.train.get_or_create_global_step()
+            est.model_fn(features, labels, tf.estimator.ModeKeys.TRAIN, est.config)
+            found = [
+                o.name
+                for o in g.get_operations()
+                if o.name.endswith("head/truediv") or o.name.endswith("head/weighted_loss/Sum")
+            ]
+            tags = [o.name for o in g.get_collection(tf.GraphKeys.SUMMARIES)]
+            entry = {"ops": found, "summaries": tags}
+            if kind == "wide":
+                with tf.Session() as sess:
+                    sess.run(tf.global_variables_initializer())
+                    entry["mean_loss"] = sess.run(g.get_tensor_by_name(found[-1] + ":0"))
+            out[kind] = entry
+    return out
+
+
 CASES = {
+    "canned_heads_summarize_the_mean_loss": canned_heads_summarize_the_mean_loss,
     "sparse_elements_count_tfs_ops": sparse_elements_count_tfs_ops,
     "estimator_logs_as_tf": estimator_logs_as_tf,
     "estimator_graph_names": estimator_graph_names,

@@ -53,3 +53,8 @@ def test_estimator_graph_reads_the_global_step_with_tfs_op_names() -> None:
     assert _outside_initialized_value(got["global_step_ops"]) == _outside_initialized_value(
         want["global_step_ops"]
     )
+
+
+def test_canned_estimator_heads_summarize_the_mean_loss_by_tfs_name() -> None:
+    got, want = _run("canned_heads_summarize_the_mean_loss")
+    same(got, want, "canned_heads_summarize_the_mean_loss")
