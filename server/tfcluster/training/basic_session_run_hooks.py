@@ -152,6 +152,7 @@ class CheckpointSaverHook(SessionRunHook):
         *,  # TF 2.x's option, beyond TF 1.15's signature
         save_graph_def: bool = True,
     ) -> None:
+        _log.info("Create CheckpointSaverHook.")
         if saver is not None and scaffold is not None:
             raise ValueError("You cannot provide both saver and scaffold.")
         self._saver = saver

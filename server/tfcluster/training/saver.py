@@ -18,6 +18,7 @@ previous checkpoint intact.
 from __future__ import annotations
 
 import contextlib
+import logging
 import os
 import time
 import uuid
@@ -59,6 +60,8 @@ from tfcluster.training.checkpoint_utils import (
     load_checkpoint,
     load_variable,
 )
+
+_log = logging.getLogger("tensorflow")
 
 _VARIABLE_OPS = ("Variable", "VariableV2", "AutoReloadVariable")
 
@@ -976,6 +979,7 @@ class Saver:
         prefix = os.fspath(save_path)
         if not checkpoint_exists(prefix):
             raise ValueError(f"The passed save_path is not a valid checkpoint: {prefix}")
+        _log.info("Restoring parameters from %s", prefix)
         graph = self._session_graph(sess)
         restore_op, restores = _restore_ops(graph, self.saver_def)
         try:

@@ -102,7 +102,6 @@ class SessionManager:
                 time.sleep(self._recovery_wait_secs)
                 wait_time += self._recovery_wait_secs
                 path = checkpoint_management.latest_checkpoint(checkpoint_dir)
-            _log.info("Restoring parameters from %s", path)
             saver.restore(sess, path)
             state = checkpoint_management.get_checkpoint_state(checkpoint_dir)
             if state is not None:

@@ -6,7 +6,7 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Graph, GraphKeys, Tensor, get_default_graph
-from tfcluster.ops import init_ops, math_ops, variable_scope
+from tfcluster.ops import init_ops, variable_scope
 from tfcluster.ops.variables import Variable, VariableAggregation
 
 # Cache of the `global_step + 0` read tensor that hooks fetch (TF's GLOBAL_STEP_READ_KEY).
@@ -112,7 +112,7 @@ def _get_or_create_global_step_read(graph: Graph | None = None) -> Tensor | None
 
     with graph.as_default(), graph.name_scope(None), graph.name_scope(step.op.name + "/"):
         value = step.initialized_value() if isinstance(step, Variable) else step
-        read = math_ops.add(value, 0)
+        read = value + 0  # AddV2 named "add", as TF 1.15 writes it
         graph.add_to_collection(GLOBAL_STEP_READ_KEY, read)
     return read
 

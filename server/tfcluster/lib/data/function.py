@@ -57,6 +57,9 @@ class StructuredFunction:
                     fg.add_arg(dt, shape, f"args_{i}")
                     for i, (dt, shape) in enumerate(st.tensor_list_specs(input_structure))
                 ]
+                # TF 1.15 passes a sparse leaf as one (variant) argument, not three.
+                sparse = sum(s.kind == st.SPARSE for s in st.flatten(input_structure))
+                fg._match_tf1_op_count(-2 * sparse)
                 nested = st.from_tensor_list(input_structure, args)
             if unpack_tuples and type(nested) is tuple:
                 ret = func(*nested)

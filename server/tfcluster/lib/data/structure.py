@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.graph import Tensor, convert_to_tensor, get_default_graph, name_scope
 from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 
@@ -181,11 +181,20 @@ def structure_of(element: Any) -> Any:
     return map_structure(spec_of, element)
 
 
+def _count_tf1_sparse_boxing(count: int) -> None:
+    """TF 1.15 boxes each sparse leaf into one variant (SerializeSparse or
+    SerializeManySparse going in, DeserializeSparse coming out: one op each way) where
+    tfcluster passes its three tensors; the op count, hence later op seeds, follows TF's."""
+    if count:
+        get_default_graph()._match_tf1_op_count(count)
+
+
 def to_tensor_list(element: Any) -> list[Tensor]:
     """The graph tensors of a normalized element (a sparse leaf is three)."""
     out: list[Tensor] = []
     for leaf in flatten(element):
         if isinstance(leaf, SparseTensor):
+            _count_tf1_sparse_boxing(1)
             out += [leaf.indices, leaf.values, leaf.dense_shape]
         elif _is_dataset(leaf):
             out.append(leaf._variant_tensor)
@@ -203,6 +212,7 @@ def from_tensor_list(structure: Any, tensors: Sequence[Tensor]) -> Any:
     for spec in flatten(structure):
         if spec.kind == SPARSE:
             indices, values, dense_shape = next(it), next(it), next(it)
+            _count_tf1_sparse_boxing(1)
             st = SparseTensor(indices, values, dense_shape)
             leaves.append(st)
         elif spec.kind == DATASET:

@@ -78,20 +78,28 @@ class _DatasetInitializerHook(SessionRunHook):
 
 
 class _StopAfterNEvalsHook(SessionRunHook):
-    def __init__(self, num_evals: int | None) -> None:
+    """Stops after num_evals batches (None: at the input's end), logging progress as TF 1.15:
+    every batch, or every tenth of them from 20 batches on."""
+
+    def __init__(self, num_evals: int | None, evals_completed: Any = None) -> None:
         self._num_evals = num_evals
+        # The eval step as this run's update leaves it (TF reads it after the update).
+        self._evals_completed_tensor = evals_completed
+        self._log_frequency = 1 if num_evals is None or num_evals < 20 else num_evals // 10
 
     def begin(self) -> None:
-        self._evals = _get_or_create_eval_step()
-
-    def after_create_session(self, session: Any, coord: Any) -> None:
-        self._evals_completed = 0
+        if self._evals_completed_tensor is None:
+            self._evals_completed_tensor = _get_or_create_eval_step()
 
     def before_run(self, run_context: Any) -> SessionRunArgs:
-        return SessionRunArgs({"evals_completed": self._evals})
+        return SessionRunArgs({"evals_completed": self._evals_completed_tensor})
 
     def after_run(self, run_context: Any, run_values: Any) -> None:
-        done = run_values.results["evals_completed"]
+        done = int(run_values.results["evals_completed"])
+        if self._num_evals is None:
+            logging.info("Evaluation [%d]", done)
+        elif done % self._log_frequency == 0 or done == self._num_evals:
+            logging.info("Evaluation [%d/%d]", done, self._num_evals)
         if self._num_evals is not None and done >= self._num_evals:
             run_context.request_stop()
 
@@ -253,7 +261,9 @@ class Estimator:
             kwargs["params"] = self._params
         if "config" in args:
             kwargs["config"] = config
+        logging.info("Calling model_fn.")
         spec = self._model_fn(features=features, **kwargs)
+        logging.info("Done calling model_fn.")
         if not isinstance(spec, EstimatorSpec):
             raise ValueError(f"model_fn should return an EstimatorSpec. Given: {type(spec)}")
         if spec.scaffold is None:
@@ -492,7 +502,8 @@ class Estimator:
         eval_dict: dict[str, Any] = {k: metric_ops[k][0] for k in sorted(metric_ops)}
         eval_dict[GraphKeys.GLOBAL_STEP] = global_step
         all_hooks = input_hooks + _check_hooks(hooks) + list(spec.evaluation_hooks)
-        all_hooks.append(_StopAfterNEvalsHook(steps))
+        if steps is not None:  # TF 1.15 reads the input to its end without the hook
+            all_hooks.append(_StopAfterNEvalsHook(steps, update_op))
         return spec.scaffold, update_op, eval_dict, all_hooks
 
     def _evaluate_run(
@@ -507,6 +518,10 @@ class Estimator:
         """Runs update_op until the hooks stop, and writes the final metrics as a summary
         of the evaluated global step into output_dir."""
         final = basic_session_run_hooks.FinalOpsHook(eval_dict)
+        # TF 1.15's evaluation._evaluate_once stamps local time with a 'Z'.
+        logging.info(
+            "Starting evaluation at " + time.strftime("%Y-%m-%dT%H:%M:%SZ", time.localtime())
+        )
         creator = monitored_session.ChiefSessionCreator(
             scaffold=scaffold,
             checkpoint_filename_with_path=checkpoint_path,
@@ -518,9 +533,14 @@ class Estimator:
         ) as s:
             while not s.should_stop():
                 s.run(update_op)
+        logging.info(
+            "Finished evaluation at " + time.strftime("%Y-%m-%d-%H:%M:%S", time.localtime())
+        )
         results = dict(final.final_ops_values)
         step = int(results[GraphKeys.GLOBAL_STEP])
         _write_dict_to_summary(output_dir, results, step)
+        if checkpoint_path:
+            _write_checkpoint_path_to_summary(output_dir, checkpoint_path, step)
         return results
 
     # -- predict -------------------------------------------------------------------------
@@ -722,6 +742,7 @@ def _write_dict_to_summary(output_dir: str, results: dict[str, Any], step: int) 
     """One event per metric (scalars) at `step`, in output_dir (TF's eval summaries)."""
     from tfcluster.training.summary_io import FileWriterCache, Summary
 
+    logging.info("Saving dict for global step %d: %s", step, _dict_to_str(results))
     summary = Summary()
     for key, value in results.items():
         if key == GraphKeys.GLOBAL_STEP:
@@ -733,6 +754,27 @@ def _write_dict_to_summary(output_dir: str, results: dict[str, Any], step: int) 
             s = Summary()
             s.ParseFromString(value)
             summary.value.extend(s.value)
+    writer = FileWriterCache.get(output_dir)
+    writer.add_summary(summary, step)
+    writer.flush()
+
+
+def _dict_to_str(results: dict[str, Any]) -> str:
+    """`k = v, ...` by sorted key, leaving out bytes values (serialized summaries), as TF."""
+    return ", ".join(f"{k} = {v!s}" for k, v in sorted(results.items()) if not isinstance(v, bytes))
+
+
+def _write_checkpoint_path_to_summary(output_dir: str, checkpoint_path: str, step: int) -> None:
+    """The evaluated checkpoint's path as a string tensor summary, as TF 1.15's evaluate."""
+    from tfcluster.framework.tensor_util import make_tensor_proto
+    from tfcluster.training.summary_io import FileWriterCache, Summary
+
+    logging.info("Saving 'checkpoint_path' summary for global step %d: %s", step, checkpoint_path)
+    summary = Summary()
+    value = summary.value.add(tag="checkpoint_path")
+    value.tensor.ParseFromString(
+        make_tensor_proto(checkpoint_path, dtypes.string).SerializeToString()
+    )
     writer = FileWriterCache.get(output_dir)
     writer.add_summary(summary, step)
     writer.flush()

@@ -144,8 +144,16 @@ class _Head:
                 train_op = train_op_fn(total)
             else:
                 raise ValueError("train_op_fn and optimizer cannot both be None.")
+            # TF 1.15's v1 heads also summarize the mean loss under SUM reduction (the
+            # canned estimators' default): `head/truediv`, which programs log by name.
+            mean_loss = None
+            if self._loss_reduction == losses_impl.Reduction.SUM:
+                example_weight_sum = math_ops.reduce_sum(weights * array_ops.ones_like(unreduced))
+                mean_loss = training_loss / example_weight_sum
         with name_scope(""):
             summary_scalar("loss", total)
+            if mean_loss is not None:
+                summary_scalar("average_loss", mean_loss)
             if reg is not None:
                 summary_scalar("regularization_loss", reg)
         return EstimatorSpec(mode=mode, predictions=predictions, loss=total, train_op=train_op)

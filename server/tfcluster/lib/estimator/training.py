@@ -176,6 +176,10 @@ class _EvaluateAfterCheckpoint(CheckpointSaverListener):
         now = time.time()
         if self._last_time is None or now - self._last_time >= self._throttle:
             self._evaluate(global_step_value)
+        else:
+            logging.info(
+                f"Skip the current checkpoint eval due to throttle secs ({self._throttle} secs)."
+            )
 
     def end(self, session: Any, global_step_value: int) -> None:
         if global_step_value != self._last_step:
@@ -220,9 +224,12 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: E
             f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: {type(eval_spec)}"
         )
     config = estimator.config
+    # TF 1.15 checks for its distribute coordinator (never used here) first.
+    logging.info("Not using Distribute Coordinator.")
     if config.task_type == TaskType.EVALUATOR:
         return _run_evaluator(estimator, train_spec, eval_spec)
     if not config.cluster_spec.jobs:
+        logging.info("Running training and evaluation locally (non-distributed).")
         return _run_local(estimator, train_spec, eval_spec)
     if config.task_type == TaskType.PS:
         server = _start_server(config)
