@@ -122,14 +122,15 @@ def _make(op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any], name: s
     try:
         return make_op(op_type, inputs, attrs, name=name)
     except ValueError as e:
-        if isinstance(e, _ShapeFnError) and not e.context:
+        if not getattr(e, "tf_context", True):
             raise ValueError(str(e)) from None
         node = name[:-1] if name.endswith("/") else name
         shapes = ", ".join(_shape_str(t.shape) for t in inputs)
         partial = ""
-        if isinstance(e, _ShapeFnError) and e.partial_shapes:
+        partial_shapes: dict[int, str] = getattr(e, "tf_partial_shapes", {})
+        if partial_shapes:
             partial = " and with input tensors computed as partial shapes: " + ",".join(
-                f"input[{i}] = {shape}" for i, shape in sorted(e.partial_shapes.items())
+                f"input[{i}] = {shape}" for i, shape in sorted(partial_shapes.items())
             )
         raise ValueError(
             f"{e} for '{node}' (op: '{op_type}') with input shapes: {shapes}{partial}."
@@ -419,16 +420,15 @@ def rank(input: Any, name: str | None = None) -> Tensor:
 
 
 # ---- reshape, fill, zeros, ones ----------------------------------------------------------
-class _ShapeFnError(ValueError):
-    """A shape function's error. TF's context names the inputs it read as partial shapes;
-    an error reading a shape tensor itself gets no context at all."""
-
-    def __init__(
-        self, message: str, partial_shapes: dict[int, str] | None = None, context: bool = True
-    ) -> None:
-        super().__init__(message)
-        self.partial_shapes = partial_shapes or {}
-        self.context = context
+def _shape_fn_error(
+    message: str, partial_shapes: dict[int, str] | None = None, context: bool = True
+) -> ValueError:
+    """A shape function's error (a plain ValueError, as TF's). TF's context names the inputs
+    it read as partial shapes; an error reading a shape tensor itself gets no context."""
+    err = ValueError(message)
+    err.tf_partial_shapes = partial_shapes or {}  # type: ignore[attr-defined]
+    err.tf_context = context  # type: ignore[attr-defined]
+    return err
 
 
 def _known_elements(dims: list[int | None]) -> tuple[int, int, bool]:
@@ -460,7 +460,7 @@ def _reshape_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
         return [(dtype, TensorShape(None))]
     for d in target:
         if d is not None and d < -1:
-            raise _ShapeFnError(f"Invalid value in tensor used for shape: {d}", context=False)
+            raise _shape_fn_error(f"Invalid value in tensor used for shape: {d}", context=False)
     out: list[int | None] = [None if d is None or d == -1 else d for d in target]
     partial = {1: _shape_str(TensorShape(out))}
     if t.shape.ndims is None:
@@ -471,20 +471,20 @@ def _reshape_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
         return [(dtype, TensorShape(out))]
     if in_unknown < 0 and out_unknown < 0:
         if known_in != known_out:
-            raise _ShapeFnError(
+            raise _shape_fn_error(
                 f"Cannot reshape a tensor with {known_in} elements to shape "
                 f"{_shape_str(TensorShape(out))} ({known_out} elements)",
                 partial,
             )
     elif in_unknown < 0 and known_out > 0:
         if known_in % known_out:
-            raise _ShapeFnError(
+            raise _shape_fn_error(
                 f"Dimension size must be evenly divisible by {known_out} but is {known_in}",
                 partial,
             )
         out[out_unknown] = known_in // known_out
     elif out_unknown < 0 and in_unknown >= 0 and known_in != 0 and known_out % known_in:
-        raise _ShapeFnError(
+        raise _shape_fn_error(
             f"Dimension size must be evenly divisible by {known_in} but is {known_out}", partial
         )
     return [(dtype, TensorShape(out))]
