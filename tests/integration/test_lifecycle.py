@@ -95,6 +95,45 @@ def test_one_partition_step_survives_a_restart_transparently(cluster: Cluster) -
     assert sess.run(c).tolist() == [2, 4, 6]
 
 
+def test_steps_that_need_what_a_restarted_task_lost_abort_once(cluster: Cluster) -> None:
+    """A restarted ps lost its variables: the first step that finds them gone fails with
+    AbortedError (MonitoredSession's cue for a new session that waits for the chief), not
+    FailedPreconditionError, whether its graphs were registered before the restart (a
+    one-partition step, run again) or first after it (a new step); later steps see the
+    plain error."""
+    p0, p1 = free_ports(2)
+    cluster.start({"local": [p0, p1]})
+    with tf.device("/job:local/task:1"):
+        v = tf.Variable(2.0, name="v")
+        read = v * 10.0
+        other_read = v + 1.0
+    with tf.device("/job:local/task:0"):
+        across = v * 3.0  # a step with partitions on both tasks, first run after the restart
+    setup = tf.RunOptions(timeout_in_ms=60000)
+    sess = tf.Session(f"grpc://localhost:{p0}")
+    sess.run(v.initializer, options=setup)
+    assert sess.run(read, options=setup) == 20.0
+
+    cluster.task("local", 1).kill()
+    _restart(cluster, cluster.task("local", 1))
+    # Registered before: found missing, registered again, run once more: the variable is gone.
+    with pytest.raises(tf.errors.AbortedError, match="restarted since this session") as e:
+        sess.run(read, options=setup)
+    assert "uninitialized value v" in str(e.value)
+    with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value v"):
+        sess.run(read, options=setup)
+
+    cluster.task("local", 1).kill()
+    _restart(cluster, cluster.task("local", 1))
+    # First registered after the restart: the new incarnation is noticed when registering.
+    with pytest.raises(tf.errors.AbortedError, match="restarted since this session"):
+        sess.run(across, options=setup)
+    with pytest.raises(tf.errors.FailedPreconditionError, match="uninitialized value v"):
+        sess.run(other_read, options=setup)
+    sess.run(v.initializer, options=setup)
+    assert sess.run([read, other_read, across], options=setup) == [20.0, 3.0, 6.0]
+
+
 def test_a_restarted_master_aborts_old_sessions(cluster: Cluster) -> None:
     (p0,) = free_ports(1)
     cluster.start({"local": [p0]})

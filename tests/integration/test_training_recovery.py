@@ -55,6 +55,13 @@ def _tail(path: str, n: int = 3000) -> str:
         return f.read()[-n:]
 
 
+def _story(path: str) -> str:
+    """Each session start the worker logged, then the end of its log."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        starts = [ln for ln in f.read().splitlines() if ln.startswith("session ready")]
+    return "\n".join(starts) + "\n...\n" + _tail(path)
+
+
 def _result(path: str) -> dict:
     with open(path) as f:
         lines = [ln for ln in f.read().splitlines() if ln.startswith("RESULT ")]
@@ -106,8 +113,8 @@ def test_ps_killed_and_restarted_training_resumes_from_checkpoint(tmp_path: os.P
         time.sleep(1.0)
         procs.append(_start(args, "ps", 0, os.path.join(d, "ps2.log")))
 
-        assert w0.wait(150) == 0, _tail(os.path.join(d, "w0.log"))
-        assert w1.wait(60) == 0, _tail(os.path.join(d, "w1.log"))
+        assert w0.wait(150) == 0, _story(os.path.join(d, "w0.log"))
+        assert w1.wait(60) == 0, _story(os.path.join(d, "w1.log"))
     finally:
         for p in procs:
             _stop(p)

@@ -163,7 +163,8 @@ class Cluster:
             t.wait_serving()
 
     def task(self, job: str, index: int) -> TaskProcess:
-        return next(t for t in self.tasks if t.job == job and t.index == index)
+        """The task's latest process (a restarted task's new one)."""
+        return next(t for t in reversed(self.tasks) if t.job == job and t.index == index)
 
     def add(self, task: TaskProcess) -> TaskProcess:
         self.tasks.append(task)

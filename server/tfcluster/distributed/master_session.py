@@ -35,7 +35,7 @@ from tfcluster.distributed.interfaces import (
     WorkerCacheInterface,
     WorkerInterface,
 )
-from tfcluster.distributed.worker import GRAPH_HANDLE_NOT_FOUND
+from tfcluster.distributed.worker import GRAPH_HANDLE_NOT_FOUND, graph_handle_incarnation
 from tfcluster.framework import dtypes, errors, op_def_registry, tensor_shape
 from tfcluster.protos import config_pb2, step_stats_pb2
 from tfcluster.runtime import cancellation
@@ -124,6 +124,9 @@ class _Plan:
     # last one ends.
     users: int = 0
     retired: bool = False
+    # Tasks found restarted (a new incarnation) when this plan registered its graphs there,
+    # until its first step ends: that step failing on state the restart lost is an abort.
+    restarted_tasks: tuple[str, ...] = ()
     _node_tasks: dict[str, str] | None = None
 
     def task_of_node(self) -> dict[str, str]:
@@ -188,6 +191,9 @@ class MasterSession:
         self._planning: dict[_Signature, threading.Lock] = {}
         # Tasks holding graphs of this session (closing the session deletes them there).
         self._registered_tasks: set[str] = set()
+        # Task -> the incarnation its graph handles named when this session last registered
+        # there: a new one means the task restarted and lost its variables and queues.
+        self._incarnations: dict[str, str] = {}
         self._lock = threading.Lock()
         self._closed = False
         self._pool: ThreadPoolExecutor | None = None
@@ -303,7 +309,7 @@ class MasterSession:
             in_use.append(plan)
             values = self._feed_values(plan, signature[0], feeds, relay, trace)
             try:
-                return self._attempt(plan, values, relay, trace, deadline)
+                return self._attempt_after_restarts(plan, values, relay, trace, deadline)
             except errors.AbortedError as e:
                 if GRAPH_HANDLE_NOT_FOUND not in e.message:
                     raise
@@ -311,6 +317,7 @@ class MasterSession:
                 # on the next plan. A one-partition step failed before running anything, so it
                 # runs once more now; a larger one may have run in part, and relayed feeds were
                 # consumed by the attempt: then the caller decides.
+                self._forget_incarnations(plan)
                 self.invalidate_plans()
                 if len(plan.parts) > 1:
                     raise errors.AbortedError(
@@ -323,9 +330,40 @@ class MasterSession:
                     raise
                 plan = self._make_plan(signature, deadline)
                 in_use.append(plan)
-                return self._attempt(plan, values, relay, trace, deadline)
+                try:
+                    return self._attempt(plan, values, relay, trace, deadline)
+                except errors.FailedPreconditionError as lost:
+                    raise _lost_to_restart(lost, [p.task for p in plan.parts]) from lost
         finally:
             self._release(in_use)
+
+    def _attempt_after_restarts(
+        self,
+        plan: _Plan,
+        feeds: _FeedValues,
+        relay: StepRelay | None,
+        trace: bool,
+        deadline: float | None,
+    ) -> tuple[list[Any] | ForwardedTensors, step_stats_pb2.StepStats | None]:
+        """A plan's step; the first step of a plan registered on a task that restarted since
+        this session last ran there fails with AbortedError, not FailedPreconditionError, when
+        what it lacks (an uninitialized variable) is what the restart lost: as TF's master
+        reports a restarted worker, so MonitoredSession makes a new session and waits for the
+        chief to restore the model instead of stopping."""
+        restarted, plan.restarted_tasks = plan.restarted_tasks, ()
+        if not restarted:
+            return self._attempt(plan, feeds, relay, trace, deadline)
+        try:
+            return self._attempt(plan, feeds, relay, trace, deadline)
+        except errors.FailedPreconditionError as lost:
+            raise _lost_to_restart(lost, restarted) from lost
+
+    def _forget_incarnations(self, plan: _Plan) -> None:
+        """The plan's tasks are registered again as they are now: the restart that lost its
+        graphs was reported by this step's AbortedError already."""
+        with self._lock:
+            for part in plan.parts:
+                self._incarnations.pop(part.task, None)
 
     def _print_placement(self, deadline: float | None) -> None:
         """As TF 1.15 places (and logs) the session's whole graph each time it grew."""
@@ -706,7 +744,7 @@ class MasterSession:
             placement = self._place(nodes, needed, deadline)
             placement = keep_loops_on_one_task(nodes, needed, feeds, placement)
             parts = partitioning.partition(nodes, placement, feeds, fetches, targets, self._dtypes)
-            planned = self._register(parts, feeds, deadline)
+            planned, restarted = self._register(parts, feeds, deadline)
             fetch_sources = []
             for f in fetches:
                 if f in feeds:
@@ -720,6 +758,9 @@ class MasterSession:
                 (i for i, pp in enumerate(planned) if self.worker_cache.is_local(pp.task)), 0
             )
             plan = _Plan(planned, fetch_sources, inline, feed_checks, users=1)
+            plan.restarted_tasks = restarted
+            if restarted:
+                self.invalidate_plans()  # the others name graphs the restarted tasks lost
             with self._lock:
                 closed = self._closed
                 if not closed:
@@ -758,9 +799,11 @@ class MasterSession:
         parts: Mapping[str, partitioning.Partition],
         feeds: Sequence[str],
         deadline: float | None,
-    ) -> list[_PlannedPartition]:
-        """Registers each partition with its task's worker, the local task's first."""
+    ) -> tuple[list[_PlannedPartition], tuple[str, ...]]:
+        """Registers each partition with its task's worker, the local task's first; with the
+        tasks found restarted since this session last registered graphs there."""
         planned: list[_PlannedPartition] = []
+        restarted: list[str] = []
         cluster = self.worker_cache.addresses()
         for task in sorted(parts, key=lambda t: (t != self.local_task, t)):
             p = parts[task]
@@ -771,12 +814,16 @@ class MasterSession:
                 # fetches that worker's tensors (as TF's CreateWorkerSession with a cluster).
                 worker.create_worker_session(self.handle, cluster, deadline)
             handle = worker.register_graph(self.handle, p, deadline)
+            incarnation = graph_handle_incarnation(handle)
             with self._lock:
                 self._registered_tasks.add(task)
+                if self._incarnations.setdefault(task, incarnation) != incarnation:
+                    self._incarnations[task] = incarnation
+                    restarted.append(task)
             positions = tuple(feeds.index(f) for f in p.feeds)
             exchanges = any(n.op in ("_Send", "_Recv") for n in p.nodes)
             planned.append(_PlannedPartition(task, worker, p, handle, positions, exchanges))
-        return planned
+        return planned, tuple(restarted)
 
     def _feed_checks(self, feeds: Sequence[str]) -> tuple[tuple[int, str, dtypes.DType, Any], ...]:
         checks = []
@@ -931,6 +978,17 @@ def _collect(
 
 # How long a session's close waits for its cancelled steps to end.
 _CANCELLED_STEPS_WAIT_SECS = 5.0
+
+
+def _lost_to_restart(
+    lost: errors.FailedPreconditionError, tasks: Sequence[str]
+) -> errors.AbortedError:
+    return errors.AbortedError(
+        lost.node_def,
+        lost.op,
+        f"{lost.message}\n{', '.join(sorted(set(tasks)))} restarted since this session last "
+        "ran there, and lost its state: a new session waits for the model to be ready again.",
+    )
 
 
 def _closed_error(handle: str) -> errors.OpError:

@@ -28,6 +28,13 @@ from tfcluster.runtime.step_context import StepContext
 # The message of the AbortedError a RunGraph gets for a graph this worker does not know (it
 # restarted since the graph was registered): masters match it to re-register their graphs.
 GRAPH_HANDLE_NOT_FOUND = "Graph handle is not found"
+# A graph handle begins with its worker's incarnation (8 hex digits), then a counter.
+_INCARNATION_DIGITS = 8
+
+
+def graph_handle_incarnation(handle: str) -> str:
+    """The incarnation a graph handle names: it changes when its task restarts."""
+    return handle[:_INCARNATION_DIGITS]
 # How many aborted step ids a worker remembers, so their late RunGraph calls fail at once.
 _TOMBSTONES = 4096
 # How many steps that have not run here may have receivers waiting here (RecvTensor may come
@@ -88,7 +95,7 @@ class Worker:
         self._kernel_caches: dict[str, dict[str, Any]] = {}
         self._handles = itertools.count(1)
         # Handles name the incarnation, so a restarted worker never mistakes an old handle.
-        self._handle_prefix = f"{self.incarnation & 0xFFFFFFFF:08x}"
+        self._handle_prefix = f"{self.incarnation & 0xFFFFFFFF:0{_INCARNATION_DIGITS}x}"
         # Steps with rendezvous that ran here and are not cleaned up yet.
         self._steps_seen: set[int] = set()
         # Of those, the steps whose partition here has finished, and when.
