@@ -980,9 +980,7 @@ def _collect(
 _CANCELLED_STEPS_WAIT_SECS = 5.0
 
 
-def _lost_to_restart(
-    lost: errors.FailedPreconditionError, tasks: Sequence[str]
-) -> errors.AbortedError:
+def _lost_to_restart(lost: errors.OpError, tasks: Sequence[str]) -> errors.OpError:
     return errors.AbortedError(
         lost.node_def,
         lost.op,

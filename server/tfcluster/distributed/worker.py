@@ -35,6 +35,8 @@ _INCARNATION_DIGITS = 8
 def graph_handle_incarnation(handle: str) -> str:
     """The incarnation a graph handle names: it changes when its task restarts."""
     return handle[:_INCARNATION_DIGITS]
+
+
 # How many aborted step ids a worker remembers, so their late RunGraph calls fail at once.
 _TOMBSTONES = 4096
 # How many steps that have not run here may have receivers waiting here (RecvTensor may come
