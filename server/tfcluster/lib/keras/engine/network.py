@@ -85,8 +85,9 @@ class Network(KerasLayerMixin, layers_base.Layer):
         self._layers[:] = order
         self.input_names = [x._keras_history[0].name for x in self.inputs]
         self.output_names = [x._keras_history[0].name for x in self.outputs]
-        node = Node(self, self.inputs, self.outputs)
-        self._inbound_nodes.append(node)
+        # The network's own node, linking its inputs to its outputs, replaces those of earlier
+        # builds (a Sequential rebuilds at each add), as TF 1.15's _base_init does.
+        self._inbound_nodes = [Node(self, _one_or_all(inputs), _one_or_all(outputs))]
 
     def _topological_nodes(self) -> list[Node]:
         """The nodes between inputs and outputs, each after the nodes that feed it."""
@@ -263,3 +264,11 @@ def _require_yaml() -> Any:
 
 def _is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
+
+
+def _one_or_all(structure: Any) -> Any:
+    """A one-tensor list as the tensor, as TF 1.15 nests a network's inputs and outputs: its
+    input_shape and output_shape are then one shape, not a list of one."""
+    if isinstance(structure, list) and len(flatten(structure)) == 1:
+        return structure[0]
+    return structure
