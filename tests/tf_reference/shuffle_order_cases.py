@@ -194,6 +194,20 @@ def shuffled_slices_batched_map(tf):
     return {"values": np.concatenate(out)}
 
 
+def shuffle_repeated_once_is_a_plain_shuffle(tf):
+    # TF's noop_elimination drops repeat(1) before shuffle_and_repeat fusion could apply.
+    ds = tf.data.Dataset.range(30).shuffle(10, seed=7).repeat(1)
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
+
+
+def shuffle_map_repeat_batched(tf):
+    # The map between shuffle and repeat still stops the fusion when the batch after them
+    # computes the map on whole batches.
+    tf.set_random_seed(5)
+    ds = tf.data.Dataset.range(40).shuffle(100).map(lambda x: x * 2).repeat(2).batch(8)
+    return {"order": _batches(tf, ds)}
+
+
 CASES = {
     name: fn
     for name, fn in dict(globals()).items()

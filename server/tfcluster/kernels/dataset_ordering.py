@@ -33,16 +33,30 @@ def _input(value: Any, node_name: str, index: int = 0) -> base.Dataset:
 
 # ---- repeat --------------------------------------------------------------------------------
 class _Repeat(base.Dataset):
-    def __init__(self, specs: Sequence[base.LeafSpec], data: base.Dataset, count: int) -> None:
+    def __init__(
+        self,
+        specs: Sequence[base.LeafSpec],
+        data: base.Dataset,
+        count: int,
+        over_shuffle: bool | None = None,
+    ) -> None:
         super().__init__(specs)
         self.data, self.count = data, count
+        # Whether the pipeline as written repeats a shuffle directly (TF's fusion looks at
+        # that graph): a map lifted out from between them (a batched map) does not make one.
+        self.over_shuffle = isinstance(data, _Shuffle) if over_shuffle is None else over_shuffle
 
     def with_input(self, data: base.Dataset) -> base.Dataset:
-        return _Repeat(data.specs, data, self.count)
+        return _Repeat(data.specs, data, self.count, self.over_shuffle)
 
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
-        if "shuffle_and_repeat_fusion" in pipeline.static_optimizations and isinstance(
-            self.data, _Shuffle
+        # TF 1.15's noop_elimination drops a repeat(1) before the fusion could see it.
+        dropped = self.count == 1 and "noop_elimination" in pipeline.static_optimizations
+        if (
+            "shuffle_and_repeat_fusion" in pipeline.static_optimizations
+            and self.over_shuffle
+            and isinstance(self.data, _Shuffle)
+            and not dropped
         ):
             fused = self.data.fused_with_repeat(self.count)
             if fused is not None:
