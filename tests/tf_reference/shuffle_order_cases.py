@@ -208,6 +208,22 @@ def shuffle_map_repeat_batched(tf):
     return {"order": _batches(tf, ds)}
 
 
+def shuffle_and_repeat_fuse_through_eliminated_noops(tf):
+    # noop_elimination drops prefetch(0), take(-1) and skip(0) before the fusion; a real
+    # prefetch between them stays and keeps them apart.
+    def order(between):
+        ds = between(tf.data.Dataset.range(30).shuffle(8, seed=3)).repeat(2)
+        return np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)
+
+    return {
+        "prefetch_0": order(lambda d: d.prefetch(0)),
+        "take_all": order(lambda d: d.take(-1)),
+        "skip_none": order(lambda d: d.skip(0)),
+        "prefetch_2": order(lambda d: d.prefetch(2)),
+        "repeat_once": order(lambda d: d.repeat(1)),
+    }
+
+
 CASES = {
     name: fn
     for name, fn in dict(globals()).items()

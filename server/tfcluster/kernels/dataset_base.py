@@ -295,6 +295,11 @@ class Dataset:
         then run after it, as one batched call (see dataset_batching). None for others."""
         return None
 
+    def is_noop(self) -> bool:
+        """Whether TF 1.15's noop_elimination drops it (take(-1), skip(0), repeat(1),
+        prefetch(0)): what it leaves can then fuse (shuffle_and_repeat_fusion)."""
+        return False
+
 
 class ElementIterator:
     """Yields a dataset's elements in order; None at the end."""

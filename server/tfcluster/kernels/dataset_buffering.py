@@ -48,6 +48,9 @@ class _Prefetch(base.Dataset):
     def with_input(self, data: base.Dataset) -> base.Dataset:
         return _Prefetch(data.specs, data, self.size)
 
+    def is_noop(self) -> bool:
+        return self.size == 0
+
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
         it = self.data.iterate(pipeline)
         if self.size == 0:

@@ -42,26 +42,39 @@ class _Repeat(base.Dataset):
     ) -> None:
         super().__init__(specs)
         self.data, self.count = data, count
-        # Whether the pipeline as written repeats a shuffle directly (TF's fusion looks at
-        # that graph): a map lifted out from between them (a batched map) does not make one.
-        self.over_shuffle = isinstance(data, _Shuffle) if over_shuffle is None else over_shuffle
+        # Whether the pipeline as written repeats a shuffle, directly or through no-ops (TF's
+        # fusion looks at that graph): a map lifted out from between them (a batched map)
+        # does not make one.
+        if over_shuffle is None:
+            over_shuffle = isinstance(_below_noops(data), _Shuffle)
+        self.over_shuffle = over_shuffle
 
     def with_input(self, data: base.Dataset) -> base.Dataset:
         return _Repeat(data.specs, data, self.count, self.over_shuffle)
 
+    def is_noop(self) -> bool:
+        return self.count == 1
+
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
-        # TF 1.15's noop_elimination drops a repeat(1) before the fusion could see it.
-        dropped = self.count == 1 and "noop_elimination" in pipeline.static_optimizations
-        if (
-            "shuffle_and_repeat_fusion" in pipeline.static_optimizations
-            and self.over_shuffle
-            and isinstance(self.data, _Shuffle)
-            and not dropped
-        ):
-            fused = self.data.fused_with_repeat(self.count)
-            if fused is not None:
-                return fused.iterate(pipeline)
+        fused = self._fused(pipeline.static_optimizations)
+        if fused is not None:
+            return fused.iterate(pipeline)
         return _RepeatIterator(self, pipeline)
+
+    def _fused(self, optimizations: frozenset[str]) -> _Shuffle | None:
+        """TF 1.15's static optimizations over shuffle().repeat(): noop_elimination first
+        (a repeat(1) goes; so do a take(-1), skip(0) or prefetch(0) between the two), then
+        shuffle_and_repeat_fusion."""
+        if "shuffle_and_repeat_fusion" not in optimizations or not self.over_shuffle:
+            return None
+        data = self.data
+        if "noop_elimination" in optimizations:
+            if self.is_noop():
+                return None
+            data = _below_noops(data)
+        if not isinstance(data, _Shuffle):
+            return None
+        return data.fused_with_repeat(self.count)
 
     def cardinality(self) -> int:
         n = self.data.cardinality()
@@ -70,6 +83,13 @@ class _Repeat(base.Dataset):
         if n < 0:
             return n if self.count else 0
         return n * self.count
+
+
+def _below_noops(data: base.Dataset) -> base.Dataset:
+    """The first input below `data` that noop_elimination keeps."""
+    while data.is_noop():
+        data = data.data  # type: ignore[attr-defined]
+    return data
 
 
 class _RepeatIterator(base.ElementIterator):
@@ -169,6 +189,9 @@ class _Take(base.Dataset):
     def with_input(self, data: base.Dataset) -> base.Dataset:
         return _Take(data.specs, data, self.count)
 
+    def is_noop(self) -> bool:
+        return self.count == -1
+
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
         return _TakeIterator(self.data.iterate(pipeline), self.count)
 
@@ -245,6 +268,9 @@ class _Skip(base.Dataset):
 
     def with_input(self, data: base.Dataset) -> base.Dataset:
         return _Skip(data.specs, data, self.count)
+
+    def is_noop(self) -> bool:
+        return self.count == 0
 
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
         return _SkipIterator(self.data.iterate(pipeline), self.count)
