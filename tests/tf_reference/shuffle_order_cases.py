@@ -224,6 +224,97 @@ def shuffle_and_repeat_fuse_through_eliminated_noops(tf):
     }
 
 
+def _files(names):
+    """A new directory holding an empty file of each name."""
+    import os
+    import tempfile
+
+    folder = tempfile.mkdtemp()
+    for name in names:
+        open(os.path.join(folder, name), "w").close()
+    return folder
+
+
+def list_files_shuffled_by_graph_seed(tf):
+    # list_files builds TF's graph op for op: the shuffle's op seed, and every op seed after
+    # it, count its ops.
+    folder = _files([f"f{i:02d}.txt" for i in range(12)])
+    tf.set_random_seed(11)
+    files = tf.data.Dataset.list_files(folder + "/*.txt").repeat(2)
+    later = tf.data.Dataset.range(20).shuffle(6).repeat(2)
+    names = _read_bytes(tf, files.make_one_shot_iterator().get_next())
+    return {
+        "files": np.array([n[-7:] for n in names]),
+        "later": np.array(_read(tf, later.make_one_shot_iterator().get_next()), np.int64),
+    }
+
+
+def _read_bytes(tf, tensor):
+    out = []
+    with tf.Session() as sess:
+        while True:
+            try:
+                out.append(sess.run(tensor).decode())
+            except tf.errors.OutOfRangeError:
+                return out
+
+
+def list_files_without_a_match(tf):
+    folder = _files([])
+    ds = tf.data.Dataset.list_files(folder + "/*.txt")
+    it = ds.make_initializable_iterator()
+    one_shot = ds.make_one_shot_iterator().get_next()
+    with tf.Session() as sess:
+        try:
+            sess.run(it.initializer)
+            init_error = ""
+        except tf.errors.InvalidArgumentError as e:
+            init_error = e.message.splitlines()[0].replace(folder, "DIR")
+    return {"init_error": np.array(init_error), "one_shot": np.array(_read_bytes(tf, one_shot))}
+
+
+def shuffle_and_repeat_transformation_with_graph_seed(tf):
+    tf.set_random_seed(11)
+    ds = tf.data.Dataset.range(30).apply(tf.data.experimental.shuffle_and_repeat(8, 2))
+    return {"order": np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)}
+
+
+def random_dataset_values(tf):
+    out = {}
+    for key, graph_seed, seed in [
+        ("op_seed", None, 5),
+        ("graph_seed", 11, None),
+        ("large", None, 2**40 + 3),
+    ]:
+        with tf.Graph().as_default():
+            if graph_seed is not None:
+                tf.set_random_seed(graph_seed)
+            ds = tf.data.experimental.RandomDataset(seed).take(9)
+            out[key] = np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)
+    return out
+
+
+def sample_from_datasets_draws(tf):
+    out = {}
+    for key in ["uniform", "weights", "weights_dataset"]:
+        with tf.Graph().as_default():
+            tf.set_random_seed(11)
+            a = tf.data.Dataset.range(0, 10)
+            b = tf.data.Dataset.range(100, 110)
+            c = tf.data.Dataset.range(200, 210)
+            if key == "uniform":
+                ds = tf.data.experimental.sample_from_datasets([a, b, c])
+            elif key == "weights":
+                ds = tf.data.experimental.sample_from_datasets([a, b, c], [0.2, 0.5, 0.3], seed=3)
+            else:
+                w = tf.data.Dataset.from_tensor_slices(
+                    np.array([[0.1, 0.8, 0.1], [0.6, 0.2, 0.2]] * 20, np.float32)
+                )
+                ds = tf.data.experimental.sample_from_datasets([a, b, c], w)
+            out[key] = np.array(_read(tf, ds.make_one_shot_iterator().get_next()), np.int64)
+    return out
+
+
 CASES = {
     name: fn
     for name, fn in dict(globals()).items()

@@ -9,6 +9,5 @@ for _op in (
     "_PyGeneratorDataset",
     "AssertCardinalityDataset",
     "ReduceDataset",
-    "_AssertFilesMatched",
 ):
     not_differentiable(_op)

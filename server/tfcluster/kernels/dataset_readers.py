@@ -404,24 +404,6 @@ def fixed_length_record_dataset(node: Any, xp: Any) -> Any:
     return compute
 
 
-# ---- matching files ------------------------------------------------------------------------
-@kernel("_AssertFilesMatched", devices=CPU_ONLY)
-def assert_files_matched(node: Any, xp: Any) -> Any:
-    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        files = np.asarray(ins[0], dtype=object)
-        if files.size == 0:
-            patterns = np.asarray(ins[1], dtype=object).reshape(-1)
-            text = ", ".join(
-                p.decode("utf-8", "replace") if isinstance(p, bytes) else str(p) for p in patterns
-            )
-            raise errors.InvalidArgumentError(
-                None, None, f"assertion failed: [No files matched pattern: {text}]"
-            )
-        return (ins[0],)
-
-    return compute
-
-
 # ---- CSV -------------------------------------------------------------------------------------
 class _CsvRows(base.ElementIterator):
     """Each CSV record of the files (lines; a header line skipped) as a tuple of scalars."""

@@ -15,6 +15,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors, py_callbacks
+from tfcluster.kernels import _philox
 from tfcluster.kernels import dataset_base as base
 from tfcluster.kernels.py_func import as_callback_arg
 from tfcluster.kernels.registry import CPU_ONLY, kernel
@@ -304,30 +305,37 @@ def py_generator_dataset(node: Any, xp: Any) -> Any:
 
 # ---- random ----------------------------------------------------------------------------------
 class _Random(base.Dataset):
+    """TF 1.15's RandomDataset: the uint32 words of PhiloxRandom(seed, seed2), one per
+    element, from the start of the stream for each iterator."""
+
     def __init__(self, specs: Sequence[base.LeafSpec], seed: int, seed2: int) -> None:
         super().__init__(specs)
         if seed == 0 and seed2 == 0:
-            entropy: Any = np.random.SeedSequence().entropy
-            self.key: list[int] = [int(entropy)]
-        else:
-            self.key = [seed & (2**64 - 1), seed2 & (2**64 - 1)]
+            # TF's convention: both zero seeds the stream non-deterministically.
+            seed, seed2 = (int(x) for x in np.random.SeedSequence().generate_state(2, np.uint64))
+        self.seed, self.seed2 = seed, seed2
 
     def iterate(self, pipeline: base.Pipeline) -> base.ElementIterator:
-        return _RandomIterator(np.random.Generator(np.random.PCG64(self.key)))
+        return _RandomIterator(self.seed, self.seed2)
 
     def cardinality(self) -> int:
         return base.INFINITE
 
 
 class _RandomIterator(base.ElementIterator):
-    def __init__(self, rng: np.random.Generator) -> None:
-        self._rng = rng
+    _CALLS = 256  # generator calls (4 words each) made at a time
+
+    def __init__(self, seed: int, seed2: int) -> None:
+        self._seed, self._seed2 = seed, seed2
+        self._calls = 0
         self._values = np.empty(0, dtype=np.int64)
         self._i = 0
 
     def next(self) -> base.Element | None:
         if self._i >= len(self._values):
-            self._values = self._rng.integers(0, 2**63 - 1, size=1024, dtype=np.int64)
+            start = _philox.stateful_start(self._seed, self._seed2, self._calls)
+            self._values = _philox.words(start, self._CALLS).reshape(-1).astype(np.int64)
+            self._calls += self._CALLS
             self._i = 0
         self._i += 1
         return (self._values[self._i - 1],)

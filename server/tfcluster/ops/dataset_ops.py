@@ -131,8 +131,6 @@ op_def_registry.register("DatasetToSingleElement", _element_infer, ref_inputs=[0
 op_def_registry.register(
     "DatasetCardinality", op_def_registry.fixed((dtypes.int64, [])), ref_inputs=[0]
 )
-# list_files' check that its pattern matched: its input, or InvalidArgument naming the pattern.
-op_def_registry.register("_AssertFilesMatched", op_def_registry.same_as_input(0), stateful=True)
 
 ITERATOR_OPS = (
     "IteratorV2",
@@ -146,7 +144,7 @@ ITERATOR_OPS = (
     "DatasetCardinality",
 )
 # The op types this module adds (gradients/dataset_grad.py lists those with no gradient).
-OP_TYPES = (*DATASET_OPS, *ITERATOR_OPS, "_AssertFilesMatched")
+OP_TYPES = (*DATASET_OPS, *ITERATOR_OPS)
 
 
 def create(

@@ -17,6 +17,7 @@ from tfcluster.framework import dtypes
 from tfcluster.framework.graph import (
     Graph,
     Tensor,
+    control_dependencies,
     convert_to_tensor,
     get_default_graph,
     get_seed,
@@ -27,7 +28,14 @@ from tfcluster.lib.data import structure as st
 from tfcluster.lib.data import type_specs
 from tfcluster.lib.data.function import StructuredFunction
 from tfcluster.lib.data.options import Options
-from tfcluster.ops import dataset_ops, math_ops, reader_ops
+from tfcluster.ops import (
+    array_ops,
+    dataset_ops,
+    logging_ops,
+    math_ops,
+    reader_ops,
+    string_ops,
+)
 
 AUTOTUNE = -1
 # TF's default read buffer for record files (256 KiB).
@@ -276,20 +284,21 @@ class Dataset:
                 shuffle = True
             pattern = convert_to_tensor(file_pattern, dtype=dtypes.string, name="file_pattern")
             matching = reader_ops.matching_files(pattern)
-            matching = (
-                get_default_graph()
-                .create_op(
-                    "_AssertFilesMatched",
-                    [matching, pattern],
-                    {"T": dtypes.string},
-                    name="assert_not_empty",
-                )
-                .outputs[0]
+            # TF 1.15's graph, op for op: the op seeds of what is made later depend on it.
+            matched = math_ops.greater(array_ops.shape(matching)[0], 0, name="match_not_empty")
+            message = math_ops.add(
+                "No files matched pattern: ",
+                string_ops.reduce_join(pattern, separator=", "),
+                name="message",
             )
+            check = logging_ops.Assert(matched, [message], summarize=1, name="assert_not_empty")
+            with control_dependencies([check]):
+                matching = array_ops.identity(matching)
             dataset = Dataset.from_tensor_slices(matching)
             if shuffle:
-                # One buffer for the whole list: a full shuffle of the names.
-                dataset = dataset.shuffle(1 << 30, seed=seed)
+                # The buffer holds every name (at least one: the list may be empty).
+                count = array_ops.shape(matching, out_type=dtypes.int64)[0]
+                dataset = dataset.shuffle(math_ops.maximum(count, 1), seed=seed)
             return dataset
 
     # ---- transformations -------------------------------------------------------------------

@@ -116,9 +116,10 @@ def shuffle_and_repeat(buffer_size: Any, count: Any = None, seed: Any = None) ->
     """Shuffles and repeats: each epoch in a new order, epochs not mixed."""
 
     def apply(dataset: Dataset) -> Dataset:
+        # In TF 1.15's order: the seeds' op seed counts the count's constant.
         size = _int64(buffer_size, "buffer_size")
-        seed_t, seed2_t = _seeds(seed)
         n = _int64(-1 if count is None else count, "count")
+        seed_t, seed2_t = _seeds(seed)
         variant = dataset_ops.dataset_op(
             "ShuffleAndRepeatDataset",
             [dataset._variant_tensor, size, seed_t, seed2_t, n],
@@ -305,43 +306,38 @@ def choose_from_datasets(datasets: Sequence[Dataset], choice_dataset: Dataset) -
 def sample_from_datasets(
     datasets: Sequence[Dataset], weights: Any = None, seed: Any = None
 ) -> Dataset:
-    """Elements drawn at random from `datasets`, dataset i with probability weights[i]."""
+    """Elements drawn at random from `datasets`, dataset i with probability weights[i]: TF
+    1.15's selector, a StatelessMultinomial over log(weights) seeded by each pair of
+    RandomDataset(seed) values, so the same seed draws TF's sequence."""
+    from tfcluster.ops import array_ops, math_ops, random_sampling_ops
+
     datasets = list(datasets)
-    n = len(datasets)
+    num_datasets = len(datasets)
+
+    def draw(logits: Any, seed_pair: Tensor) -> Tensor:
+        picked = random_sampling_ops.stateless_multinomial(logits, 1, seed=seed_pair)
+        return array_ops.squeeze(picked, axis=[0, 1])
+
     if isinstance(weights, Dataset):
-        return _directed(_varying_selector(weights, n, seed), datasets)
-    w = np.full(n, 1.0 / n) if weights is None else np.asarray(weights, dtype=np.float64)
-    if w.shape != (n,):
-        raise ValueError(f"`weights` must have {n} entries, one per dataset, got {w.shape}")
-    cumulative = np.cumsum(w / w.sum())[:-1].astype(np.float64)
-
-    def select(r: Tensor) -> Tensor:
-        from tfcluster.ops import math_ops
-
-        u = math_ops.cast(math_ops.floormod(r, 1 << 52), dtypes.float64) / float(1 << 52)
-        bounds = convert_to_tensor(cumulative, dtype=dtypes.float64)
-        return math_ops.reduce_sum(math_ops.cast(u >= bounds, dtypes.int64))
-
-    selector = RandomDataset(seed).map(select)
+        logits_ds = weights.map(lambda *p: math_ops.log(p, name="logits"))
+        pairs = Dataset.zip((logits_ds, RandomDataset(seed).batch(2)))
+        return _directed(pairs.map(draw), datasets)
+    if weights is None:
+        logits: Any = [[1.0] * num_datasets]
+    else:
+        weights = convert_to_tensor(weights, name="weights")
+        if weights.dtype not in (dtypes.float32, dtypes.float64):
+            raise TypeError(
+                "`weights` must be convertible to a tensor of `tf.float32` or `tf.float64` "
+                "elements."
+            )
+        if not weights.shape.is_compatible_with([num_datasets]):
+            raise ValueError("`weights` must be a vector of length `len(datasets)`.")
+        logits = array_ops.expand_dims(math_ops.log(weights, name="logits"), 0)
+    if num_datasets == 1:
+        return datasets[0]
+    selector = RandomDataset(seed).batch(2).map(lambda seed_pair: draw(logits, seed_pair))
     return _directed(selector, datasets)
-
-
-def _varying_selector(weights: Dataset, n: int, seed: Any) -> Dataset:
-    """Each element's dataset index, drawn with that element's weights (n float weights per
-    element, in one tensor or a nested structure of them; normalised here)."""
-    from tfcluster.ops import array_ops, math_ops
-
-    if any(s.dtype not in (dtypes.float32, dtypes.float64) for s in st.flatten(weights._structure)):
-        raise TypeError("`weights` must be a dataset of `tf.float32` or `tf.float64` tensors.")
-
-    def select(r: Tensor, w: Any) -> Tensor:
-        parts = [array_ops.reshape(math_ops.cast(t, dtypes.float64), [-1]) for t in st.flatten(w)]
-        flat = array_ops.reshape(array_ops.concat(parts, 0), [n])
-        bounds = math_ops.cumsum(flat / math_ops.reduce_sum(flat))[:-1]
-        u = math_ops.cast(math_ops.floormod(r, 1 << 52), dtypes.float64) / float(1 << 52)
-        return math_ops.reduce_sum(math_ops.cast(u >= bounds, dtypes.int64))
-
-    return Dataset.zip((RandomDataset(seed), weights)).map(select)
 
 
 def parse_example_dataset(features: Any, num_parallel_calls: Any = 1) -> Transformation:

@@ -35,7 +35,6 @@ GLOBAL_ITERATORS = "iterators"
 # dataset ops TF 1.15 marks stateful are made anew inside TF's dataset factory too).
 _CAPTURABLE_STATEFUL = {
     "MatchingFiles",
-    "_AssertFilesMatched",
     "ExperimentalGroupByReducerDataset",
     "GeneratorDataset",
     "DatasetFromGraph",
@@ -220,21 +219,18 @@ def _dataset_factory(dataset: Dataset) -> Any:
     copies: dict[Operation, Operation] = {}
     with fg.as_default(), fg.name_scope(None):
         for op in order:
-            if op.type == "_AssertFilesMatched":
-                # Copied by value, list_files' check is lost, as in TF: an empty list.
-                copies[op] = copies[op.inputs[0].op]
-                continue
             inputs = [copies[t.op].outputs[t.value_index] for t in op.inputs]
-            controls = [copies[c] for c in op.control_inputs if c in copies]
             attrs = {k: v for k, v in op.attrs.items() if k != "_class"}
-            copies[op] = Graph.create_op(fg, op.type, inputs, attrs, op.name, controls)
+            copies[op] = Graph.create_op(fg, op.type, inputs, attrs, op.name)
         copied = copies[variant.op].outputs[variant.value_index]
         made = static_options.apply_options(Dataset(copied, dataset._structure, [dataset]))
     return fg.to_function([], [made._variant_tensor])
 
 
 def _ancestors(root: Operation) -> list[Operation]:
-    """The ops `root` depends on (inputs and control inputs), inputs first."""
+    """The ops whose outputs `root` reads, inputs first. Control inputs are not followed,
+    as TF 1.15 captures by value: list_files' check that its pattern matched is lost, and
+    an empty list gives an empty dataset."""
     order: list[Operation] = []
     seen: set[int] = set()
     stack: list[tuple[Operation, bool]] = [(root, False)]
@@ -247,7 +243,7 @@ def _ancestors(root: Operation) -> list[Operation]:
             continue
         seen.add(id(op))
         stack.append((op, True))
-        for dep in [*[t.op for t in op.inputs], *op.control_inputs]:
+        for dep in [t.op for t in op.inputs]:
             if id(dep) not in seen:
                 stack.append((dep, False))
     return order
