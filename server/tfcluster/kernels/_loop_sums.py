@@ -12,14 +12,14 @@ along the axis the product sums over:
     sum_k A_k^T B_k = [A_1; ...; A_n]^T [B_1; ...; B_n]
 
 The loop variable then goes through the body unchanged. Values agree with the loop's to
-float rounding (the same terms, added in another order).
+float rounding (the same terms, added in another order). Factors kept past CHUNK_BYTES are
+multiplied and added at once, so a long loop holds a bounded amount more than before.
 
 A term may also be such products placed side by side (TF's LSTM step splits its kernel,
 bias and recurrent kernel per gate, so their gradients are a ConcatV2 of four products, or
 an AddN of four StridedSliceGrads of them): placing is linear, so the loop sums each part
 apart and places the sums once, with the same ConcatV2 / StridedSliceGrad / AddN kernels
-on the same constant shapes, begins, ends and strides. Factors kept past CHUNK_BYTES are
-multiplied and added at once, so a long loop holds a bounded amount more than before.
+on the same constant shapes, begins, ends and strides.
 """
 
 from __future__ import annotations
