@@ -524,6 +524,51 @@ def lstm_fit(tf: Any) -> dict[str, Any]:
     return _recurrent_model(tf, make, x, fit=(2, 4))
 
 
+def gru_fit(tf: Any) -> dict[str, Any]:
+    """GRU's step (implementation 1: a slice of the kernel, bias and recurrent kernel per
+    gate) in the loop, and the loop's gradient."""
+
+    def make(K: Any) -> Any:
+        return [K.layers.GRU(4, batch_input_shape=(2, 5, 3))]
+
+    x = np.random.RandomState(5).uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    return _recurrent_model(tf, make, x, fit=(2, 4))
+
+
+def lstm_implementation_2_fit(tf: Any) -> dict[str, Any]:
+    """LSTM's implementation 2 (one product for the four gates, split) and its gradient."""
+
+    def make(K: Any) -> Any:
+        return [
+            K.layers.LSTM(4, implementation=2, return_sequences=True, batch_input_shape=(2, 5, 3))
+        ]
+
+    x = np.random.RandomState(5).uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    return _recurrent_model(tf, make, x, fit=(2, 5, 4))
+
+
+def lstm_fit_unknown_batch(tf: Any) -> dict[str, Any]:
+    """An unknown batch size: the gradients of the step's broadcasting ops take their
+    inputs' shapes as Shape ops (of the hard sigmoid's constants too), which TF 1.15's
+    gradient loop keeps on stacks."""
+
+    def make(K: Any) -> Any:
+        return [K.layers.LSTM(4, input_shape=(5, 3))]
+
+    x = np.random.RandomState(5).uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    return _recurrent_model(tf, make, x, fit=(2, 4))
+
+
+def dense_gru_fit_unknown_batch(tf: Any) -> dict[str, Any]:
+    """A Dense layer before the GRU: the loop's inputs get a gradient too."""
+
+    def make(K: Any) -> Any:
+        return [K.layers.Dense(3, input_shape=(5, 3)), K.layers.GRU(4)]
+
+    x = np.random.RandomState(5).uniform(-1, 1, (2, 5, 3)).astype(np.float32)
+    return _recurrent_model(tf, make, x, fit=(2, 4))
+
+
 _RECURRENT_CASES = (
     simple_rnn_last_output,
     simple_rnn_sequences,
@@ -551,6 +596,10 @@ _RECURRENT_CASES = (
     masking_bidirectional_gru,
     lstm_time_distributed_dense,
     lstm_fit,
+    gru_fit,
+    lstm_implementation_2_fit,
+    lstm_fit_unknown_batch,
+    dense_gru_fit_unknown_batch,
 )
 
 CASES = {

@@ -148,6 +148,26 @@ def bidirectional_dynamic_rnn_lstm_minimize(tf: Any) -> dict[str, Any]:
     return _run(tf, model, lambda tf: tf.train.AdamOptimizer(0.05))
 
 
+def _any_batch(tf: Any, x: Any) -> Any:
+    """x with its batch dimension unknown to the graph."""
+    return tf.placeholder_with_default(x, [None, STEPS, DEPTH])
+
+
+def dynamic_rnn_lstm_cell_unknown_batch_minimize(tf: Any) -> dict[str, Any]:
+    """An unknown batch size: the gradients of the cell's broadcasting ops take their
+    inputs' shapes as Shape ops (of the forget bias's constant too), which TF1's gradient
+    loop keeps on stacks."""
+    return _run(
+        tf, lambda tf, x: _last_output(tf, tf.nn.rnn_cell.LSTMCell(UNITS), _any_batch(tf, x))
+    )
+
+
+def dynamic_rnn_gru_cell_unknown_batch_minimize(tf: Any) -> dict[str, Any]:
+    return _run(
+        tf, lambda tf, x: _last_output(tf, tf.nn.rnn_cell.GRUCell(UNITS), _any_batch(tf, x))
+    )
+
+
 CASES = {
     f.__name__: f
     for f in (
@@ -161,5 +181,7 @@ CASES = {
         while_loop_minimize,
         dynamic_rnn_multi_rnn_cell_minimize,
         bidirectional_dynamic_rnn_lstm_minimize,
+        dynamic_rnn_lstm_cell_unknown_batch_minimize,
+        dynamic_rnn_gru_cell_unknown_batch_minimize,
     )
 }

@@ -97,32 +97,7 @@ def test_each_stage_builds_tf_ops_in_tf_order(name: str, results: dict) -> None:
             assert any(op[1] == "While" for op in got) == tf_loop, stage
         else:
             assert [tuple(op) for op in got] == [tuple(op) for op in want], stage
-    if name in _FIT_COUNT_DIFFERS:
-        fit = expected["stages"].index("fit")
-        assert actual["counts"][:fit] == expected["counts"][:fit]
-    else:
-        assert actual["counts"] == expected["counts"]
-
-
-# Cases whose count after fit still differs from TF 1.15's, and why. The test below fails if
-# one of them starts to match (then it moves out of this list).
-_FIT_COUNT_DIFFERS = {
-    name: "LSTM's loop runs its fused step (one product for the four gates), whose gradient "
-    "has other ops than that of TF's step (a product, bias and clip_by_value per gate)"
-    for name in (
-        "lstm_fit",
-        "masking_lstm",
-        "bidirectional_lstm_sequences",
-        "lstm_time_distributed_dense",
-    )
-}
-
-
-@pytest.mark.parametrize("name", sorted(_FIT_COUNT_DIFFERS))
-def test_known_fit_count_differences_still_differ(name: str, results: dict) -> None:
-    actual, expected = _run(name, results)
-    fit = expected["stages"].index("fit")
-    assert actual["counts"][fit] != expected["counts"][fit]
+    assert actual["counts"] == expected["counts"]
 
 
 @pytest.mark.parametrize("name", sorted(CASES))

@@ -198,3 +198,57 @@ def test_a_loop_that_runs_no_iteration_returns_the_sum_it_was_given(
         assert products == []
         np.testing.assert_allclose(sess.run(total, {n: 5, a: ones}), 3.0 + 5 * 4)
         assert products == [(2, 4 * 5, 2)]
+
+
+def _gate_per_part_gradients() -> tuple[tf.Graph, list[tf.Tensor]]:
+    """A loop whose step splits its kernel and bias per gate and slices its recurrent kernel
+    per gate, as TF 1.15's Keras LSTM step does: the gradients of those are a ConcatV2 of
+    four products (of four bias gradients) and an AddN of four StridedSliceGrads."""
+    rng = np.random.default_rng(5)
+    units = 5
+    g = tf.Graph()
+    with g.as_default():
+        xs = tf.constant(rng.standard_normal((STEPS, 4, 3)).astype(np.float32))
+        kernel = tf.constant(rng.standard_normal((3, 4 * units)).astype(np.float32))
+        bias = tf.constant(rng.standard_normal(4 * units).astype(np.float32))
+        recurrent = tf.constant(rng.standard_normal((units, 4 * units)).astype(np.float32))
+
+        def body(i: tf.Tensor, h: tf.Tensor) -> list[tf.Tensor]:
+            x = tf.gather(xs, i)
+            kernels = tf.split(kernel, 4, axis=1)
+            biases = tf.split(bias, 4, axis=0)
+            columns = [slice(0, units), slice(units, 2 * units), slice(2 * units, 3 * units)]
+            slices = [recurrent[:, c] for c in columns] + [recurrent[:, 3 * units :]]
+            z = [
+                tf.nn.bias_add(tf.matmul(x, k), b) + tf.matmul(h, r)
+                for k, b, r in zip(kernels, biases, slices)
+            ]
+            return [i + 1, tf.tanh(z[0]) * tf.sigmoid(z[1]) + tf.tanh(z[2]) * z[3]]
+
+        _, h = tf.while_loop(lambda i, h: i < STEPS, body, [tf.constant(0), tf.zeros([4, units])])
+        grads = tf.gradients(tf.reduce_sum(tf.square(h)), [kernel, bias, recurrent])
+    return g, grads
+
+
+def _run_gate_per_part_gradients() -> list[np.ndarray]:
+    g, grads = _gate_per_part_gradients()
+    with tf.Session(graph=g) as sess:
+        sess.run(grads)
+        return list(sess.run(grads))
+
+
+def test_gradients_placed_per_gate_sum_each_gate_after_the_loop(
+    monkeypatch: pytest.MonkeyPatch, products: list[tuple[int, int, int]]
+) -> None:
+    got = _run_gate_per_part_gradients()
+    # Per gate, one product over every step's factors: the kernel's [3 x 4] by [4 x 5], the
+    # recurrent kernel's [5 x 4] by [4 x 5]; none per iteration.
+    assert products.count((3, 4 * STEPS, 5)) == 2 * 4  # two runs
+    assert products.count((5, 4 * STEPS, 5)) == 2 * 4
+    assert (3, 4, 5) not in products and (5, 4, 5) not in products
+    _no_loop_sums(monkeypatch)
+    products.clear()
+    want = _run_gate_per_part_gradients()
+    assert products.count((3, 4, 5)) == 2 * 4 * STEPS  # per iteration and gate, term by term
+    for a, b in zip(got, want):
+        np.testing.assert_allclose(a, b, rtol=1e-5, atol=1e-6)

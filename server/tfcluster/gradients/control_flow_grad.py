@@ -440,6 +440,9 @@ class _WhileGradBody(FuncGraph):
         self._values: dict[Tensor, Tensor] = {}
         # Captured lists of kept values, read one item per iteration, last first.
         self.sliced: set[Tensor] = set()
+        # The forward body's constants, made again here (TF1 reads them in its gradient loop
+        # without a stack, but keeps a Shape of one on a stack like any forward value's).
+        self.remade_consts: set[Tensor] = set()
 
     def capture(self, tensor: Tensor) -> Tensor:
         if tensor.graph is self.forward:
@@ -466,7 +469,9 @@ class _WhileGradBody(FuncGraph):
         with self.as_default(), self.name_scope(None), self.control_dependencies(None):
             if op.type == "Const" and not op.inputs and not op.control_inputs:
                 attrs = {k: v for k, v in op.attrs.items() if k != "_class"}
-                return Graph.create_op(self, "Const", [], attrs, name="forward_const").outputs[0]
+                const = Graph.create_op(self, "Const", [], attrs, name="forward_const").outputs[0]
+                self.remade_consts.add(const)
+                return const
             kept = _kept_values(self.forward_op, t)
             if kept.graph is not self.outer_graph:
                 # A loop nested in the forward body: the enclosing gradient body has the list
@@ -738,7 +743,9 @@ def _while_grad(op: Operation, *grads: Tensor) -> list[Tensor | None]:
         tf1_ops += (
             v1_loop_count.loop_variable_ops(gradients_impl.gating()) * len(var_idx)
             + unreached_exits
-            + v1_loop_count.forward_read_ops(made, kept, invariants_read, lists)
+            + v1_loop_count.forward_read_ops(
+                made, kept, invariants_read, lists, grad_body.remade_consts
+            )
             # A loop in another loop's body: its GradLoopState's counters (made at the
             # start of tf.gradients for a loop outside every other).
             + (v1_loop_count.LOOP_COUNTER_OPS if isinstance(graph, _WhileGradBody) else 0)

@@ -77,14 +77,23 @@ def forward_read_ops(
     kept: Collection[Tensor],
     invariants: Collection[Tensor],
     inner_lists: Collection[Tensor] = (),
+    consts: Collection[Tensor] = (),
 ) -> int:
     """The ops TF1 makes for a gradient loop body (whose ops are `made`) to read forward
     values: tfcluster's body reads `kept` (per-iteration values), `invariants` (loop
     invariants) and `inner_lists` (an inner loop's kept values, one list per iteration of
-    this loop) as arguments. TF1 keeps an inner loop's values on the inner loop's stacks,
-    whose handles enter this forward loop and this gradient loop once more each."""
+    this loop) as arguments, and makes the forward body's constants `consts` again. TF1
+    keeps an inner loop's values on the inner loop's stacks, whose handles enter this
+    forward loop and this gradient loop once more each; it copies a constant into the
+    gradient loop, but a Shape of one (a broadcasting gradient's, where another shape is
+    unknown) is a forward value like others, kept on a stack."""
     args = set(kept) | set(invariants)
-    shapes = {o for o in made if o.type in _SHAPE_OF and o.inputs and o.inputs[0] in args}
+    shaped = args | set(consts)
+    shapes = {o for o in made if o.type in _SHAPE_OF and o.inputs and o.inputs[0] in shaped}
+    # TF1 keeps a moved Shape's value on a stack when its gradient loop reads it (a Shape
+    # no op reads, as the one concat's gradient makes of its first input, gets none).
+    read = {t for o in made for t in o.inputs}
+    stacked_shapes = sum(o.outputs[0] in read for o in shapes)
 
     def read_otherwise(arg: Tensor) -> bool:
         return any(arg in o.inputs for o in made if o not in shapes)
@@ -96,12 +105,14 @@ def forward_read_ops(
         own = any(arg in o.inputs for o in made if o not in shapes and o not in loops)
         return len(loops) + own
 
-    stacks = sum(kept_stacks(a) for a in kept) + len(shapes)
+    stacks = sum(kept_stacks(a) for a in kept) + stacked_shapes
     return (
         _OPS_PER_KEPT_VALUE * stacks
         + (_OPS_FOR_FIRST_KEPT_VALUE if stacks else 0)
         + _OPS_PER_INVARIANT_READ * sum(read_otherwise(a) for a in invariants)
         + _OPS_PER_NESTING_LEVEL * len(inner_lists)
+        # A constant only shapes read: TF1's Shape reads the forward one, made no copy of.
+        - sum(not read_otherwise(c) for c in consts)
     )
 
 

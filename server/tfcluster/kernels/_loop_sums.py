@@ -14,6 +14,12 @@ along the axis the product sums over:
 The loop variable then goes through the body unchanged. Values agree with the loop's to
 float rounding (the same terms, added in another order). Factors kept past CHUNK_BYTES are
 multiplied and added at once, so a long loop holds a bounded amount more than before.
+
+A term may also be such products placed side by side (TF's LSTM step splits its kernel,
+bias and recurrent kernel per gate, so their gradients are a ConcatV2 of four products, or
+an AddN of four StridedSliceGrads of them): placing is linear, so the loop sums each part
+apart and places the sums once, with the same ConcatV2 / StridedSliceGrad / AddN kernels
+on the same constant shapes, begins, ends and strides.
 """
 
 from __future__ import annotations
@@ -37,15 +43,31 @@ _ADDS = ("Add", "AddV2")
 
 
 @dataclass(frozen=True)
+class SummedPart:
+    """A product (MatMul or BiasAddGrad) whose iterations' values the loop sums."""
+
+    node: Node
+    inputs: tuple[str, ...]  # body tensors ('op:idx') it reads, kept per iteration
+    axes: tuple[int, ...]  # per input: the axis its iterations' values are joined along
+
+
+@dataclass(frozen=True)
 class LoopSum:
-    """Loop variable `var` is `var + term(inputs)` in every iteration, read by nothing else."""
+    """Loop variable `var` is `var + term` in every iteration, read by nothing else; the term
+    is one summed part, or parts placed by `placing` (linear nodes whose other inputs are
+    the constants in `consts`), the last of which makes the term."""
 
     var: int
-    term: Node  # MatMul or BiasAddGrad
+    term: Node  # the node making the term
     add: Node
     term_first: bool  # the addition is add(term, var) rather than add(var, term)
-    inputs: tuple[str, ...]  # body tensors ('op:idx') the term reads, kept per iteration
-    axes: tuple[int, ...]  # per input: the axis its iterations' values are joined along
+    parts: tuple[SummedPart, ...]
+    placing: tuple[Node, ...] = ()
+    consts: tuple[tuple[str, np.ndarray], ...] = ()
+
+    @property
+    def inputs(self) -> tuple[str, ...]:
+        return tuple(t for part in self.parts for t in part.inputs)
 
 
 def _join_axes(term: Node) -> tuple[int, ...] | None:
@@ -56,6 +78,75 @@ def _join_axes(term: Node) -> tuple[int, ...] | None:
         return (0 if ta else 1, 1 if tb else 0)
     if term.op == "BiasAddGrad":
         return (0,)  # the batch axis, summed whatever the data format
+    return None
+
+
+def _part(
+    by_name: dict[str, Node], readers: dict[str, int], src: tuple[str, int]
+) -> SummedPart | None:
+    """The summed product making body tensor src, when nothing else reads it."""
+    node = by_name.get(src[0])
+    if node is None or src[1] != 0 or node.control_inputs or readers.get(node.name):
+        return None
+    axes = _join_axes(node)
+    if axes is None or readers.get(f"{node.name}:0") != 1 or len(node.inputs) != len(axes):
+        return None
+    return SummedPart(node, tuple(f"{s}:{i}" for s, i in node.inputs), axes)
+
+
+def _const(by_name: dict[str, Node], src: tuple[str, int]) -> np.ndarray | None:
+    node = by_name.get(src[0])
+    if node is None or node.op != "Const" or src[1] != 0:
+        return None
+    value = node.attrs.get("value")
+    return value if isinstance(value, np.ndarray) else None
+
+
+def _placed_parts(
+    by_name: dict[str, Node], readers: dict[str, int], term: Node
+) -> tuple[tuple[SummedPart, ...], tuple[Node, ...], dict[str, np.ndarray]] | None:
+    """(parts, placing nodes, their constants) when the term places summed products side by
+    side: ConcatV2(parts..., axis) or AddN(StridedSliceGrad(shape, begin, end, strides,
+    part)...), every inner node read by the term alone."""
+    consts: dict[str, np.ndarray] = {}
+
+    def constant(src: tuple[str, int]) -> bool:
+        value = _const(by_name, src)
+        if value is not None:
+            consts[src[0]] = value
+        return value is not None
+
+    if term.control_inputs or len(term.inputs) < 2:
+        return None
+    if term.op == "ConcatV2":
+        if not constant(term.inputs[-1]):
+            return None
+        parts = [_part(by_name, readers, src) for src in term.inputs[:-1]]
+        if any(p is None for p in parts):
+            return None
+        return tuple(p for p in parts if p is not None), (term,), consts
+    if term.op == "AddN":
+        placing: list[Node] = []
+        found: list[SummedPart] = []
+        for src, idx in term.inputs:
+            grad = by_name.get(src)
+            if (
+                grad is None
+                or grad.op != "StridedSliceGrad"
+                or idx != 0
+                or grad.control_inputs
+                or readers.get(grad.name)
+                or readers.get(f"{grad.name}:0") != 1
+                or len(grad.inputs) != 5
+                or not all(constant(s) for s in grad.inputs[:4])
+            ):
+                return None
+            part = _part(by_name, readers, grad.inputs[4])
+            if part is None:
+                return None
+            placing.append(grad)
+            found.append(part)
+        return tuple(found), (*placing, term), consts
     return None
 
 
@@ -105,11 +196,16 @@ def find_loop_sums(
         term = by_name.get(term_out.rpartition(":")[0])
         if term is None or term_out != f"{term.name}:0" or readers.get(term.name):
             continue
-        axes = _join_axes(term)
-        if axes is None or readers.get(term_out) != 1 or len(term.inputs) != len(axes):
+        if readers.get(term_out) != 1:
             continue
-        inputs = tuple(f"{s}:{i}" for s, i in term.inputs)
-        found.append(LoopSum(v, term, add, term_first, inputs, axes))
+        part = _part(by_name, readers, (term.name, 0))
+        if part is not None:
+            found.append(LoopSum(v, term, add, term_first, (part,)))
+            continue
+        placed = _placed_parts(by_name, readers, term)
+        if placed is not None:
+            parts, placing, consts = placed
+            found.append(LoopSum(v, term, add, term_first, parts, placing, tuple(consts.items())))
     return found
 
 
@@ -138,27 +234,32 @@ class LoopSumState:
         joined: dict[tuple[int, int], Any] = {}  # (factor, axis) -> its values joined
         for bound in self._sums:
             try:
-                args = []
-                for f, axis in zip(bound.factors, bound.sum.axes):
-                    j = joined.get((f, axis))
-                    if j is None:
-                        j = joined[(f, axis)] = _join(self._kept[f], axis)
-                    args.append(j)
+                sums = []
+                for part in bound.parts:
+                    args = []
+                    for f, axis in zip(part.factors, part.part.axes):
+                        j = joined.get((f, axis))
+                        if j is None:
+                            j = joined[(f, axis)] = _join(self._kept[f], axis)
+                        args.append(j)
+                    sums.append(part.product(ctx, args))
             except ValueError:
                 # Iterations' factors that do not join (other shapes): the terms one by one,
                 # as the body would have added them, with the kernels' own errors.
                 self._one_by_one(ctx, bound, loop_vars)
                 continue
-            (term,) = bound.term(ctx, args) if bound.gemm is None else (bound.gemm(*args),)
-            self._add(ctx, bound, loop_vars, term)
+            self._add(ctx, bound, loop_vars, bound.place(ctx, sums))
         for lst in self._kept:
             lst.clear()
         self._bytes = 0
 
     def _one_by_one(self, ctx: Any, bound: _BoundSum, loop_vars: list[Any]) -> None:
-        for values in zip(*(self._kept[f] for f in bound.factors)):
-            (term,) = bound.term(ctx, list(values))
-            self._add(ctx, bound, loop_vars, term)
+        count = len(self._kept[bound.parts[0].factors[0]])
+        for t in range(count):
+            values = [
+                part.term(ctx, [self._kept[f][t] for f in part.factors])[0] for part in bound.parts
+            ]
+            self._add(ctx, bound, loop_vars, bound.place(ctx, values))
 
     @staticmethod
     def _add(ctx: Any, bound: _BoundSum, loop_vars: list[Any], term: Any) -> None:
@@ -172,12 +273,44 @@ def _join(values: list[Any], axis: int) -> Any:
 
 
 @dataclass(frozen=True)
+class _BoundPart:
+    part: SummedPart
+    factors: tuple[int, ...]  # per input: its place in LoopSums.factor_tensors
+    term: Any  # the part's kernel, bound as the body would bind it
+    gemm: Any  # for a MatMul: the product of the joined factors (see _joined_product)
+
+    def product(self, ctx: Any, args: list[Any]) -> Any:
+        return self.term(ctx, args)[0] if self.gemm is None else self.gemm(*args)
+
+
+class _Placing:
+    """The nodes placing a term's parts (ConcatV2, or StridedSliceGrads and their AddN),
+    with the body's kernels, on the body's constants."""
+
+    def __init__(self, loop_sum: LoopSum) -> None:
+        self._nodes = [(n, kernel_table.lookup(n.op, "CPU").factory(n)) for n in loop_sum.placing]
+        self._consts = dict(loop_sum.consts)
+        self._parts = [f"{p.node.name}:0" for p in loop_sum.parts]
+
+    def __call__(self, ctx: Any, parts: list[Any]) -> Any:
+        if not self._nodes:
+            return parts[0]
+        values: dict[str, Any] = dict(zip(self._parts, parts))
+        for name, value in self._consts.items():
+            values[f"{name}:0"] = value
+        out = None
+        for node, fn in self._nodes:
+            (out,) = fn(ctx, [values[f"{s}:{i}"] for s, i in node.inputs])
+            values[f"{node.name}:0"] = out
+        return out
+
+
+@dataclass(frozen=True)
 class _BoundSum:
     sum: LoopSum
-    factors: tuple[int, ...]  # per term input: its place in LoopSums.factor_tensors
-    term: Any  # the term's kernel, bound as the body would bind it
+    parts: tuple[_BoundPart, ...]
+    place: _Placing
     add: Any
-    gemm: Any  # for a MatMul term: the product of the joined factors (see _joined_product)
 
 
 def _joined_product(term: Node) -> Any:
@@ -219,10 +352,17 @@ class LoopSums:
         self._bound = [
             _BoundSum(
                 s,
-                tuple(self.factor_tensors.index(t) for t in s.inputs),
-                kernel_table.lookup(s.term.op, "CPU").factory(s.term),
+                tuple(
+                    _BoundPart(
+                        p,
+                        tuple(self.factor_tensors.index(t) for t in p.inputs),
+                        kernel_table.lookup(p.node.op, "CPU").factory(p.node),
+                        _joined_product(p.node) if p.node.op == "MatMul" else None,
+                    )
+                    for p in s.parts
+                ),
+                _Placing(s),
                 kernel_table.lookup(s.add.op, "CPU").factory(s.add),
-                _joined_product(s.term) if s.term.op == "MatMul" else None,
             )
             for s in sums
         ]
@@ -234,4 +374,4 @@ class LoopSums:
         return LoopSumState(self._bound, len(self.factor_tensors))
 
 
-__all__ = ["CHUNK_BYTES", "LoopSum", "LoopSumState", "LoopSums", "find_loop_sums"]
+__all__ = ["CHUNK_BYTES", "LoopSum", "LoopSumState", "LoopSums", "SummedPart", "find_loop_sums"]

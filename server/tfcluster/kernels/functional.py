@@ -306,8 +306,10 @@ def _loop_sums(
     """The body's loop variables that sum a term per iteration (runtime/loop_sums.py): the
     body returns them unchanged and hands out the terms' factors instead."""
     body, nodes = parsed
+    # Folded as the body will be: a placed term's shapes are constants then.
+    folded = fold_function_body(nodes, {a[0]: a[2] for a in body.args if not a[3]})
     found = find_loop_sums(
-        nodes, [a[0] for a in body.args], body.results, num_vars, cond_reads, accumulate
+        folded, [a[0] for a in body.args], body.results, num_vars, cond_reads, accumulate
     )
     found = [s for s in found if not body.args[s.var][3]]  # values, not variable references
     for s in found:

@@ -117,6 +117,10 @@ def _tensordot_last_axis(a: Tensor, b: Any) -> Tensor:
     """tf.tensordot(a, b, [[rank - 1], [0]]) built with TF 1.15's nodes and names (the form
     Dense uses for inputs of rank > 2)."""
     with name_scope(None, "Tensordot", [a, b]) as scope:
+        # Converted first, as TF's tensordot does: a resource variable's read is
+        # `Tensordot/ReadVariableOp`, before the shape arithmetic.
+        a = convert_to_tensor(a, name="a")
+        b = convert_to_tensor(b, name="b")
         rank: int = a.shape.ndims or 0
         free = list(range(rank - 1))
         if a.shape.is_fully_defined():

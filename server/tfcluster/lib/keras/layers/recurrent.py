@@ -20,14 +20,13 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import get_default_graph
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.keras import activations, backend, backend_math, initializers
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.layers import config_fields, tf_signature
 from tfcluster.lib.keras.layers.recurrent_loop import keras_rnn_loop, keras_rnn_unrolled
 from tfcluster.lib.keras.regularizers import get as get_regularizer
-from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops, variables
+from tfcluster.ops import array_ops, math_ops, nn_ops, state_ops
 
 
 def _zero_filled_state(cell: Any, inputs: Any, batch_size: Any, dtype: Any) -> Any:
@@ -223,7 +222,8 @@ class _KerasCell(Layer):
 
     def tf_step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
         """One step with TF 1.15's ops, in its order (the cells' `step` may build fewer, fused
-        ones: the RNN layers run that in their loop and count TF's ops for it)."""
+        ones); the RNN layers run this one in their loop too, so that the loop's gradient
+        makes TF's ops (as many, hence TF's op seeds after a fit)."""
         return self.step(inputs, states)
 
     def get_initial_state(
@@ -753,7 +753,6 @@ class RNN(Layer):
         if constants is not None:
             kwargs["constants"] = constants
         cell = self.cell
-        tf_step_ops = [0]
 
         def step(step_inputs: Any, step_states: Any) -> tuple[Any, list[Any]]:
             if not isinstance(cell, _KerasCell):
@@ -761,37 +760,12 @@ class RNN(Layer):
                 if not isinstance(new_states, (list, tuple)):
                     new_states = [new_states]
                 return output, list(new_states)
-            # The cell's call: its dropout masks, then TF's ops for the step (counted).
+            # The cell's call: its dropout masks (drawn by the step before the loop, reused
+            # by the loop's), then TF's ops for the step, in the loop too: the loop's
+            # gradient then is TF's, op for op.
             cell.get_dropout_mask_for_cell(step_inputs, training, count=cell._gates)
             cell.get_recurrent_dropout_mask_for_cell(step_states[0], training, count=cell._gates)
-            graph = get_default_graph()
-            before, made_before = graph._op_count(), len(graph.get_operations())
-            result = cell.tf_step(step_inputs, list(step_states))
-            # A stateful layer's states are its variables: this step reads them where it
-            # uses them (TF's loop reads them once, before it: its steps use tensors).
-            handles = {
-                id(getattr(v, "handle", v))
-                for v in step_states
-                if isinstance(v, variables.Variable)
-            }
-            reads = sum(
-                op.type == "ReadVariableOp" and id(op.inputs[0]) in handles
-                for op in graph.get_operations()[made_before:]
-            )
-            tf_step_ops[0] = graph._op_count() - before - reads
-            return result
-
-        def loop_step(step_inputs: Any, step_states: Any) -> tuple[Any, list[Any]]:
-            """The cell's own (fused) step with the masks drawn before the loop; the op count
-            moves on as if TF's step had been built (as many ops as the one before the loop,
-            and the same captured weights and masks, each counting TF's Enter)."""
-            body = get_default_graph()
-            before = body._op_count()
-            captured = len(getattr(body, "captures", ()))
-            output, new_states = cell.step(step_inputs, list(step_states))
-            captures = len(getattr(body, "captures", ())) - captured
-            body._match_tf1_op_count(tf_step_ops[0] - (body._op_count() - before - captures))
-            return output, new_states
+            return cell.tf_step(step_inputs, list(step_states))
 
         if self.unroll:
             last, outputs, final = keras_rnn_unrolled(
@@ -809,7 +783,6 @@ class RNN(Layer):
                 states,
                 go_backwards=self.go_backwards,
                 time_major=self.time_major,
-                loop_step=loop_step if isinstance(cell, _KerasCell) else None,
                 mask=mask,
             )
         if self.stateful:

@@ -46,12 +46,10 @@ def keras_rnn_loop(
     initial_states: list[Any],
     go_backwards: bool = False,
     time_major: bool = False,
-    loop_step: Any = None,
     mask: Any = None,
 ) -> tuple[Any, Any, list[Any]]:
     """(last output, outputs, final states) as TF 1.15's K.rnn builds them;
-    step_function(inputs_t, states) -> (output_t, new states) builds TF's ops for a step.
-    loop_step, when given, is what the loop runs (the same step, maybe with fewer ops)."""
+    step_function(inputs_t, states) -> (output_t, new states) builds TF's ops for a step."""
     if not time_major:
         inputs = _swap_batch_time(inputs)
     steps = array_ops.shape(inputs)[0]
@@ -69,7 +67,7 @@ def keras_rnn_loop(
     time = constant_op.constant(0, dtype="int32", name="time")
     if mask is not None:
         return _masked_loop(
-            step_function if loop_step is None else loop_step,
+            step_function,
             inputs,
             input_ta,
             output_ta,
@@ -84,7 +82,7 @@ def keras_rnn_loop(
 
     def body(time: Any, output_ta_t: Any, *states: Any) -> Any:
         current = input_ta.read(time)
-        output, new_states = (loop_step or step_function)(current, tuple(states))
+        output, new_states = step_function(current, tuple(states))
         for state, new_state in zip(states, new_states):
             new_state.set_shape(state.shape)
         return (time + 1, output_ta_t.write(time, output), *new_states)
