@@ -298,12 +298,25 @@ def _workers() -> concurrent.futures.ThreadPoolExecutor | None:
         return _WORKERS
 
 
+# Blocks of a batch come in a multiple of this many, where the batch allows (block_items).
+BLOCKS_MULTIPLE = 4
+
+
 def block_items(xp: Any, batch: int, nbytes: int, block_bytes: int) -> int:
-    """How many batch entries make a block that touches about block_bytes of the nbytes the
-    whole batch touches (all of them off the CPU)."""
+    """How many batch entries make a block that touches at most about block_bytes of the
+    nbytes the whole batch touches (all of them off the CPU), in a number of blocks that is
+    a multiple of BLOCKS_MULTIPLE where the batch allows: over_batch's threads take blocks
+    in turn, and of 5 blocks on 2 cores one thread runs 3 while the other idles for a
+    whole block at the end (a fifth of the conv net's first-layer kernels). The blocks
+    depend on the sizes alone, never on the threads."""
     if xp is not np or block_bytes <= 0 or nbytes <= block_bytes:
         return batch
-    return max(1, block_bytes * batch // nbytes)
+    block = max(1, block_bytes * batch // nbytes)
+    count = -(-batch // block)
+    if count % BLOCKS_MULTIPLE:
+        count += BLOCKS_MULTIPLE - count % BLOCKS_MULTIPLE
+        block = max(1, -(-batch // count))
+    return block
 
 
 def over_batch(

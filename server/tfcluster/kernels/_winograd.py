@@ -212,11 +212,22 @@ def _left_product(small: Any, wide: Any, out: Any) -> None:
 
 
 def _input_tiles(
-    t: Transforms, plan: _Plan, src: Any, buf: tuple[Any, Any], out: Any = None
+    t: Transforms, plan: _Plan, block: Any, buf: tuple[Any, Any], out: Any = None
 ) -> Any:
-    """V = B^T d B for every tile of the padded block `src` [nb, H', W', C]:
+    """V = B^T d B for every tile of `block` [nb, H, W, C] (some images of the input):
     [a * a, nb * tiles, C], in `out` (a flat buffer) or else buf[1] (buf[0] is used on the
     way)."""
+    # Each block is padded by itself, on the thread that takes it and into a buffer still
+    # in the cache when the transform reads it: a padded copy of the whole input (3.2 MB for
+    # the conv net's second layer) ran on one core before any block could start, in the
+    # forward and again in the backward.
+    with padded(np, block, plan.pads) as src:
+        return _padded_input_tiles(t, plan, src, buf, out)
+
+
+def _padded_input_tiles(
+    t: Transforms, plan: _Plan, src: Any, buf: tuple[Any, Any], out: Any
+) -> Any:
     a, m = t.a, t.m
     src = np.ascontiguousarray(src)
     nb, wp, c = src.shape[0], src.shape[2], src.shape[3]
@@ -366,10 +377,10 @@ def forward(
             SCRATCH.lend(np, (big,), np.float32) as b1,
         ):
             if kept is not None and whole:
-                v = _input_tiles(t, plan, src[b], (b0, b1), kept.lent[1][start // plan.block])
+                v = _input_tiles(t, plan, xl[b], (b0, b1), kept.lent[1][start // plan.block])
                 kept.blocks[start] = stop
             else:
-                v = _input_tiles(t, plan, src[b], (b0, b1))
+                v = _input_tiles(t, plan, xl[b], (b0, b1))
             prods = b0[: a * a * nb * tiles * k].reshape(a * a, nb * tiles, k)
             np.matmul(v, u, out=prods)
             # Y = A^T M A: over the tile's rows, then its columns.
@@ -393,8 +404,7 @@ def forward(
                 copy_runs(np, dest.transpose(2, 4, 0, 1, 3, 5), y)
 
     try:
-        with padded(np, xl, plan.pads) as src:
-            over_batch(np, batch, plan.nbytes, part, plan.block)
+        over_batch(np, batch, plan.nbytes, part, plan.block)
     except BaseException:
         if kept is not None:
             KEPT.discard(kept)
@@ -416,19 +426,25 @@ def filter_grad(xl: Any, dy: Any, r: int, pads: list[Any], m: int) -> Any:
 
     def block_sum(start: int, stop: int, bufs: tuple[Any, Any, Any], out: Any) -> None:
         b0, b1, b2 = bufs
-        v = _input_tiles(t, plan, src[start:stop], (b0, b1))
-        e = _output_grad_tiles(t, plan, dyp[start:stop], k, (b0, b2))
+        v = _input_tiles(t, plan, xl[start:stop], (b0, b1))
+        e = _output_grad_tiles(t, plan, dy[start:stop], k, (b0, b2))
         np.matmul(v.transpose(0, 2, 1), e, out=out)
 
-    grow = [(0, plan.th * m - outs[0]), (0, plan.tw * m - outs[1])]
-    with padded(np, xl, plan.pads) as src, padded(np, dy, grow) as dyp:
-        return _summed_over_batch(t, plan, batch, (c, k), big, block_sum)
+    return _summed_over_batch(t, plan, batch, (c, k), big, block_sum)
 
 
-def _output_grad_tiles(t: Transforms, plan: _Plan, g: Any, k: int, buf: tuple[Any, Any]) -> Any:
-    """E = A dY A^T for every m x m tile of a block `g` [nb, th * m, tw * m, K] of the output
-    gradient (grown to whole tiles): [a * a, nb * tiles, K], in buf[0] (buf[1] is used on
-    the way)."""
+def _output_grad_tiles(t: Transforms, plan: _Plan, block: Any, k: int, buf: tuple[Any, Any]) -> Any:
+    """E = A dY A^T for every m x m tile of a block [nb, oh, ow, K] of the output gradient:
+    [a * a, nb * tiles, K], in buf[0] (buf[1] is used on the way). The block is grown to
+    whole tiles (zeros) by itself, on the thread that takes it (as _input_tiles pads)."""
+    grow = [(0, plan.th * t.m - plan.outs[0]), (0, plan.tw * t.m - plan.outs[1])]
+    with padded(np, block, grow) as g:
+        return _grown_output_grad_tiles(t, plan, g, k, buf)
+
+
+def _grown_output_grad_tiles(
+    t: Transforms, plan: _Plan, g: Any, k: int, buf: tuple[Any, Any]
+) -> Any:
     a, m = t.a, t.m
     nb = g.shape[0]
     size = nb * plan.tiles * k
@@ -541,8 +557,8 @@ def backward(
         if kept is not None and kept.blocks.get(start) == stop:
             v = kept.lent[1][start // block][: a * a * nb * tiles * c].reshape(a * a, -1, c)
         else:
-            v = _input_tiles(t, plan, src[start:stop], (b0, b1))
-        e = _output_grad_tiles(t, plan, dyp[start:stop], k, (b0, b2))
+            v = _input_tiles(t, plan, xl[start:stop], (b0, b1))
+        e = _output_grad_tiles(t, plan, dy[start:stop], k, (b0, b2))
         np.matmul(v.transpose(0, 2, 1), e, out=out)
         dv = b1[: a * a * nb * tiles * c].reshape(a * a, nb * tiles, c)
         np.matmul(e, u_t, out=dv)
@@ -561,10 +577,8 @@ def backward(
             full = full.reshape(nb, th2 * m, tw2 * m, c)
             copy_runs(np, dx[start:stop], full[:, top : top + h, left : left + w])
 
-    grow = [(0, th * m - outs[0]), (0, tw * m - outs[1])]
     try:
-        with padded(np, xl, plan.pads) as src, padded(np, dy, grow) as dyp:
-            dw = _summed_over_batch(t, plan, batch, (c, k), big, block_sum)
+        dw = _summed_over_batch(t, plan, batch, (c, k), big, block_sum)
     finally:
         if kept is not None:
             KEPT.give_back(kept)
