@@ -149,6 +149,19 @@ def test_the_filter_gradient_is_the_same_from_run_to_run() -> None:
         np.testing.assert_array_equal(_winograd.filter_grad(x, dy, 5, [(2, 2), (2, 2)], 4), first)
 
 
+def test_chunk_sums_added_by_column_ranges_are_the_sums_added_in_order() -> None:
+    # Magnitudes over many decades: any other order or grouping changes the float64 bits.
+    rng = np.random.default_rng(5)
+    shape = (8, 64, 32, 65)  # columns not a multiple of the ranges
+    sums = (rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)).astype(np.float32)
+    want = sums[0].astype(np.float64)
+    for i in range(1, sums.shape[0]):
+        want = want + sums[i]
+    got = _winograd._chunk_sums_in_order(sums)
+    assert got.dtype == np.float64 and got.shape == shape[1:]
+    np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
 def test_a_transform_product_cut_in_column_panels_is_the_whole_product() -> None:
     # A^T times a wide operand (the conv net's 8 x 32768 products) goes in column panels.
     rng = np.random.default_rng(5)
