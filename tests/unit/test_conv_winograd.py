@@ -6,6 +6,8 @@ largest output; a wrong transform is off by the output's own size)."""
 from __future__ import annotations
 
 import gc
+import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -160,6 +162,25 @@ def test_chunk_sums_added_by_column_ranges_are_the_sums_added_in_order() -> None
     got = _winograd._chunk_sums_in_order(sums)
     assert got.dtype == np.float64 and got.shape == shape[1:]
     np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
+def test_the_filter_transform_is_made_once_by_the_first_block_that_wants_it() -> None:
+    made: list[int] = []
+
+    def make() -> np.ndarray:
+        made.append(1)
+        time.sleep(0.05)  # the other threads ask meanwhile
+        return np.arange(3.0)
+
+    once = _winograd._Once(make)
+    got: list[np.ndarray] = []
+    threads = [threading.Thread(target=lambda: got.append(once.get())) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert len(made) == 1 and len(got) == 4
+    assert all(g is got[0] for g in got)
 
 
 def test_a_transform_product_cut_in_column_panels_is_the_whole_product() -> None:
