@@ -6,6 +6,8 @@ largest output; a wrong transform is off by the output's own size)."""
 from __future__ import annotations
 
 import gc
+import threading
+import time
 from typing import Any
 
 import numpy as np
@@ -147,6 +149,38 @@ def test_the_filter_gradient_is_the_same_from_run_to_run() -> None:
     first = _winograd.filter_grad(x, dy, 5, [(2, 2), (2, 2)], 4)
     for _ in range(3):
         np.testing.assert_array_equal(_winograd.filter_grad(x, dy, 5, [(2, 2), (2, 2)], 4), first)
+
+
+def test_chunk_sums_added_by_column_ranges_are_the_sums_added_in_order() -> None:
+    # Magnitudes over many decades: any other order or grouping changes the float64 bits.
+    rng = np.random.default_rng(5)
+    shape = (8, 64, 32, 65)  # columns not a multiple of the ranges
+    sums = (rng.standard_normal(shape) * 10.0 ** rng.uniform(-6, 6, shape)).astype(np.float32)
+    want = sums[0].astype(np.float64)
+    for i in range(1, sums.shape[0]):
+        want = want + sums[i]
+    got = _winograd._chunk_sums_in_order(sums)
+    assert got.dtype == np.float64 and got.shape == shape[1:]
+    np.testing.assert_array_equal(got.view(np.int64), want.view(np.int64))
+
+
+def test_the_filter_transform_is_made_once_by_the_first_block_that_wants_it() -> None:
+    made: list[int] = []
+
+    def make() -> np.ndarray:
+        made.append(1)
+        time.sleep(0.05)  # the other threads ask meanwhile
+        return np.arange(3.0)
+
+    once = _winograd._Once(make)
+    got: list[np.ndarray] = []
+    threads = [threading.Thread(target=lambda: got.append(once.get())) for _ in range(4)]
+    for th in threads:
+        th.start()
+    for th in threads:
+        th.join()
+    assert len(made) == 1 and len(got) == 4
+    assert all(g is got[0] for g in got)
 
 
 def test_a_transform_product_cut_in_column_panels_is_the_whole_product() -> None:

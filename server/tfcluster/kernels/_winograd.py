@@ -26,11 +26,12 @@ input (KEPT), which then does not transform the input again.
 
 from __future__ import annotations
 
+import contextlib
 import itertools
 import math
 import threading
 import weakref
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
 
@@ -38,7 +39,14 @@ import numpy as np
 
 from tfcluster.kernels import in_place
 from tfcluster.kernels._cpu_gemm import single_thread_blas
-from tfcluster.kernels._window import SCRATCH, block_items, copy_runs, over_batch, padded
+from tfcluster.kernels._window import (
+    SCRATCH,
+    block_items,
+    copy_runs,
+    interior,
+    over_batch,
+    padded_shape,
+)
 
 # Interpolation points by tile size a = m + r - 1 (infinity is the last point of every set).
 _POINTS: dict[int, tuple[float, ...]] = {
@@ -172,6 +180,26 @@ def applicable(
     return pick_tile(r, outs)
 
 
+class _Once:
+    """A value made by the first thread that wants it (the others wait for it): the
+    filter's transform (0.07-0.1 ms for the conv net's second layer) is made while the
+    other thread transforms its first block's tiles, not on one core before any block
+    starts."""
+
+    def __init__(self, make: Callable[[], Any]) -> None:
+        self._make: Callable[[], Any] | None = make
+        self._value: Any = None
+        self._lock = threading.Lock()
+
+    def get(self) -> Any:
+        if self._make is not None:
+            with self._lock:
+                if self._make is not None:
+                    self._value = self._make()
+                    self._make = None
+        return self._value
+
+
 class _Plan:
     """Geometry of one call: tiles per image, the padded input and the block size."""
 
@@ -212,11 +240,36 @@ def _left_product(small: Any, wide: Any, out: Any) -> None:
 
 
 def _input_tiles(
-    t: Transforms, plan: _Plan, src: Any, buf: tuple[Any, Any], out: Any = None
+    t: Transforms, plan: _Plan, block: Any, buf: tuple[Any, Any], out: Any = None
 ) -> Any:
-    """V = B^T d B for every tile of the padded block `src` [nb, H', W', C]:
+    """V = B^T d B for every tile of `block` [nb, H, W, C] (some images of the input):
     [a * a, nb * tiles, C], in `out` (a flat buffer) or else buf[1] (buf[0] is used on the
     way)."""
+    # Each block is padded by itself, on the thread that takes it and into a buffer still
+    # in the cache when the transform reads it: a padded copy of the whole input (3.2 MB for
+    # the conv net's second layer) ran on one core before any block could start, in the
+    # forward and again in the backward.
+    with _padded_block(block, plan.pads) as src:
+        return _padded_input_tiles(t, plan, src, buf, out)
+
+
+@contextlib.contextmanager
+def _padded_block(block: Any, pads: list[tuple[int, int]]) -> Iterator[Any]:
+    """`block` (a few images, channels last) with `pads` of zeros around its spatial dims, in
+    a lent buffer: _window.padded's copy without its split over the batch (~5 us a block
+    instead of ~15: the conv net's second layer pads 64 blocks a step)."""
+    if not any(a or b for a, b in pads):
+        yield block
+        return
+    region = tuple(tuple(p) for p in pads)
+    with SCRATCH.lend(np, padded_shape(block.shape, pads), block.dtype, 0, region) as buf:
+        copy_runs(np, buf[interior(pads, list(block.shape[1:-1]))], block)
+        yield buf
+
+
+def _padded_input_tiles(
+    t: Transforms, plan: _Plan, src: Any, buf: tuple[Any, Any], out: Any
+) -> Any:
     a, m = t.a, t.m
     src = np.ascontiguousarray(src)
     nb, wp, c = src.shape[0], src.shape[2], src.shape[3]
@@ -345,7 +398,7 @@ def forward(
     t = transforms(m, r)
     batch, c, k = xl.shape[0], xl.shape[-1], f.shape[-1]
     plan = _Plan(t, xl.shape, outs, pads, max(c, k))
-    u = t.filter(f)
+    u = _Once(lambda: t.filter(f))
     out = np.empty((batch, *outs, k), np.float32)
     a, tiles = t.a, plan.tiles
     crop = plan.th * m != outs[0] or plan.tw * m != outs[1]
@@ -366,12 +419,12 @@ def forward(
             SCRATCH.lend(np, (big,), np.float32) as b1,
         ):
             if kept is not None and whole:
-                v = _input_tiles(t, plan, src[b], (b0, b1), kept.lent[1][start // plan.block])
+                v = _input_tiles(t, plan, xl[b], (b0, b1), kept.lent[1][start // plan.block])
                 kept.blocks[start] = stop
             else:
-                v = _input_tiles(t, plan, src[b], (b0, b1))
+                v = _input_tiles(t, plan, xl[b], (b0, b1))
             prods = b0[: a * a * nb * tiles * k].reshape(a * a, nb * tiles, k)
-            np.matmul(v, u, out=prods)
+            np.matmul(v, u.get(), out=prods)
             # Y = A^T M A: over the tile's rows, then its columns.
             o1 = b1[: m * a * nb * tiles * k].reshape(m, -1)
             _left_product(t.at32, prods.reshape(a, -1), o1)
@@ -393,8 +446,7 @@ def forward(
                 copy_runs(np, dest.transpose(2, 4, 0, 1, 3, 5), y)
 
     try:
-        with padded(np, xl, plan.pads) as src:
-            over_batch(np, batch, plan.nbytes, part, plan.block)
+        over_batch(np, batch, plan.nbytes, part, plan.block)
     except BaseException:
         if kept is not None:
             KEPT.discard(kept)
@@ -416,19 +468,25 @@ def filter_grad(xl: Any, dy: Any, r: int, pads: list[Any], m: int) -> Any:
 
     def block_sum(start: int, stop: int, bufs: tuple[Any, Any, Any], out: Any) -> None:
         b0, b1, b2 = bufs
-        v = _input_tiles(t, plan, src[start:stop], (b0, b1))
-        e = _output_grad_tiles(t, plan, dyp[start:stop], k, (b0, b2))
+        v = _input_tiles(t, plan, xl[start:stop], (b0, b1))
+        e = _output_grad_tiles(t, plan, dy[start:stop], k, (b0, b2))
         np.matmul(v.transpose(0, 2, 1), e, out=out)
 
-    grow = [(0, plan.th * m - outs[0]), (0, plan.tw * m - outs[1])]
-    with padded(np, xl, plan.pads) as src, padded(np, dy, grow) as dyp:
-        return _summed_over_batch(t, plan, batch, (c, k), big, block_sum)
+    return _summed_over_batch(t, plan, batch, (c, k), big, block_sum)
 
 
-def _output_grad_tiles(t: Transforms, plan: _Plan, g: Any, k: int, buf: tuple[Any, Any]) -> Any:
-    """E = A dY A^T for every m x m tile of a block `g` [nb, th * m, tw * m, K] of the output
-    gradient (grown to whole tiles): [a * a, nb * tiles, K], in buf[0] (buf[1] is used on
-    the way)."""
+def _output_grad_tiles(t: Transforms, plan: _Plan, block: Any, k: int, buf: tuple[Any, Any]) -> Any:
+    """E = A dY A^T for every m x m tile of a block [nb, oh, ow, K] of the output gradient:
+    [a * a, nb * tiles, K], in buf[0] (buf[1] is used on the way). The block is grown to
+    whole tiles (zeros) by itself, on the thread that takes it (as _input_tiles pads)."""
+    grow = [(0, plan.th * t.m - plan.outs[0]), (0, plan.tw * t.m - plan.outs[1])]
+    with _padded_block(block, grow) as g:
+        return _grown_output_grad_tiles(t, plan, g, k, buf)
+
+
+def _grown_output_grad_tiles(
+    t: Transforms, plan: _Plan, g: Any, k: int, buf: tuple[Any, Any]
+) -> Any:
     a, m = t.a, t.m
     nb = g.shape[0]
     size = nb * plan.tiles * k
@@ -486,10 +544,33 @@ def _summed_over_batch(
                             sums[i] += one
 
         over_batch(np, count, plan.nbytes, chunks, 1)
-        total64 = sums[0].astype(np.float64)
-        for i in range(1, count):
-            np.add(total64, sums[i], out=total64)
+        total64 = _chunk_sums_in_order(sums)
     return t.filter_grad(total64)
+
+
+# Column ranges the chunks' sums are added over, each on whichever thread takes it.
+_SUM_PARTS = 4
+
+
+def _chunk_sums_in_order(sums: Any) -> Any:
+    """sums [count, ...] (float32) added in order, in float64: every element the same
+    additions in the same order as one pass over the whole, but in column ranges on every
+    core (the conv net's second layer: 8 sums of 512 KB, ~0.25 ms on one core while the
+    other had nothing to do, before the step's input gradient could go on)."""
+    count = sums.shape[0]
+    flat = sums.reshape(count, -1)
+    total = np.empty(flat.shape[1], np.float64)
+    width = -(-flat.shape[1] // _SUM_PARTS)
+
+    def add(parts: slice) -> None:
+        cols = slice(parts.start * width, min(parts.stop * width, flat.shape[1]))
+        part = total[cols]
+        part[...] = flat[0, cols]
+        for i in range(1, count):
+            np.add(part, flat[i, cols], out=part)
+
+    over_batch(np, _SUM_PARTS, flat.nbytes + total.nbytes, add, 1, blas=False)
+    return total.reshape(sums.shape[1:])
 
 
 def backward(
@@ -513,7 +594,7 @@ def backward(
     outs = list(dy.shape[1:3])
     plan = _Plan(t, xl.shape, outs, pads, max(c, k))
     a, tiles, th, tw = t.a, plan.tiles, plan.th, plan.tw
-    u_t = np.ascontiguousarray(t.filter(f).transpose(0, 2, 1))  # [a * a, K, C]
+    u_t = _Once(lambda: np.ascontiguousarray(t.filter(f).transpose(0, 2, 1)))  # [a * a, K, C]
     b32 = np.ascontiguousarray(t.bt32.T)
     big = a * a * plan.block * tiles * max(c, k)
     # Tiles span `over` blocks of m rows (columns) of the padded input (_spread).
@@ -541,11 +622,11 @@ def backward(
         if kept is not None and kept.blocks.get(start) == stop:
             v = kept.lent[1][start // block][: a * a * nb * tiles * c].reshape(a * a, -1, c)
         else:
-            v = _input_tiles(t, plan, src[start:stop], (b0, b1))
-        e = _output_grad_tiles(t, plan, dyp[start:stop], k, (b0, b2))
+            v = _input_tiles(t, plan, xl[start:stop], (b0, b1))
+        e = _output_grad_tiles(t, plan, dy[start:stop], k, (b0, b2))
         np.matmul(v.transpose(0, 2, 1), e, out=out)
         dv = b1[: a * a * nb * tiles * c].reshape(a * a, nb * tiles, c)
-        np.matmul(e, u_t, out=dv)
+        np.matmul(e, u_t.get(), out=dv)
         with SCRATCH.lend(np, (starts[-1],), np.float32) as whole:
             lent = [whole[i:j] for i, j in itertools.pairwise(starts)]
             # D = B dV B^T, each tile's D added where the forward read the tile: over the
@@ -561,10 +642,8 @@ def backward(
             full = full.reshape(nb, th2 * m, tw2 * m, c)
             copy_runs(np, dx[start:stop], full[:, top : top + h, left : left + w])
 
-    grow = [(0, th * m - outs[0]), (0, tw * m - outs[1])]
     try:
-        with padded(np, xl, plan.pads) as src, padded(np, dy, grow) as dyp:
-            dw = _summed_over_batch(t, plan, batch, (c, k), big, block_sum)
+        dw = _summed_over_batch(t, plan, batch, (c, k), big, block_sum)
     finally:
         if kept is not None:
             KEPT.give_back(kept)

@@ -18,6 +18,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.kernels._window import (
+    BLOCKS_MULTIPLE,
     CACHE_BLOCK,
     Window,
     block_items,
@@ -101,7 +102,7 @@ def _max_pool(xp: Any, win: Window, x: Any) -> Any:
             xl.shape[0],
             xl.nbytes,
             pool,
-            block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK),
+            block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK, BLOCKS_MULTIPLE),
             blas=False,
         )
     return win.from_last(xp, out)
@@ -131,7 +132,7 @@ def _avg_pool(xp: Any, win: Window, x: Any) -> Any:
             xl.shape[0],
             xl.nbytes,
             pool,
-            block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK),
+            block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK, BLOCKS_MULTIPLE),
             blas=False,
         )
     counts = xp.asarray(_valid_counts(win, sizes, outs, pads).astype(dtype))
@@ -224,7 +225,7 @@ def _max_pool_grad(
             xl.shape[0],
             xl.nbytes,
             scatter,
-            block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK),
+            block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK, BLOCKS_MULTIPLE),
             blas=False,
         )
     dx = dx_padded if tiles else dx_padded[interior(pads, sizes)]
@@ -287,7 +288,12 @@ def _tiled_max_pool_grad(
         copy_runs(xp, dx_split[rows], routed.transpose(to_split))
 
     over_batch(
-        xp, batch, xl.nbytes, route, block_items(xp, batch, xl.nbytes, CACHE_BLOCK), blas=False
+        xp,
+        batch,
+        xl.nbytes,
+        route,
+        block_items(xp, batch, xl.nbytes, CACHE_BLOCK, BLOCKS_MULTIPLE),
+        blas=False,
     )
     return dx
 
