@@ -540,9 +540,12 @@ class Model(Network):
             clist.on_epoch_begin(epoch)
             order = np.arange(samples)
             if shuffle == "batch":
-                blocks = [order[i : i + batch_size] for i in range(0, samples, batch_size)]
+                # TF 1.15's batch_shuffle: whole batches change places, the partial last one
+                # stays last.
+                whole = samples // batch_size * batch_size
+                blocks = order[:whole].reshape(-1, batch_size)
                 np.random.shuffle(blocks)
-                order = np.concatenate(blocks) if blocks else order
+                order = np.append(blocks.flatten(), order[whole:])
             elif shuffle:
                 np.random.shuffle(order)
             session = backend.get_session()
@@ -567,7 +570,11 @@ class Model(Network):
                 for i, name in enumerate(out_labels)
             }
             if do_validation and (epoch + 1) % validation_freq == 0:
-                val = self._test_loop(val_xs, val_ys, batch_size, verbose=0, weights=val_ws)
+                # TF 1.15 runs fit's validation through its loop's default shuffle=True: the
+                # validation samples go in a shuffled order, drawing from numpy's generator.
+                val = self._test_loop(
+                    val_xs, val_ys, batch_size, verbose=0, weights=val_ws, shuffle=True
+                )
                 for name, value in zip(out_labels, val):
                     epoch_logs["val_" + name] = value
             clist.on_epoch_end(epoch, epoch_logs)
@@ -583,6 +590,7 @@ class Model(Network):
         batch_size: int,
         verbose: int,
         weights: list[np.ndarray | None] | None = None,
+        shuffle: bool = False,
     ) -> list[Any]:
         self._ensure_compiled(for_training=False)
         self.reset_metrics()
@@ -598,8 +606,11 @@ class Model(Network):
             progbar = Progbar(target=samples, unit_name="sample", stateful_metrics=stateful)
         loss_sum = 0.0
         values: list[Any] = [0.0] * len(fetches)
+        order = np.arange(samples)
+        if shuffle:
+            np.random.shuffle(order)
         for start in range(0, samples, batch_size):
-            index = np.arange(start, min(start + batch_size, samples))
+            index = order[start : start + batch_size]
             values = session.run(
                 [*fetches, self._test_fn], feed_dict=self._feed(xs, ys, index, False, weights)
             )[:-1]

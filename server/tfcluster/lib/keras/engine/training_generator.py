@@ -238,6 +238,8 @@ def fit_batches(
     for epoch in range(initial_epoch, epochs):
         if epoch != initial_epoch:
             this_epoch = epoch_batches()
+        # TF 1.15 starts each epoch's metrics from zero (a fit before may have left them).
+        model.reset_metrics()
         clist.on_epoch_begin(epoch)
         aggregate = _Aggregate(names, loss_by_steps=loss_by_steps)
         size = 0
@@ -253,6 +255,13 @@ def fit_batches(
             clist.on_train_batch_end(step, logs)
             if model.stop_training:
                 break
+        if steps is None and aggregate.steps and not model.stop_training:
+            # TF 1.15 learns an unknown dataset's size when it runs out: the bar gets it as
+            # its target before the epoch's end is shown.
+            steps = aggregate.steps
+            if verbose:
+                progbar.params["steps"] = steps
+                progbar.progbar.target = steps
         if steps is not None and aggregate.steps < steps and not model.stop_training:
             _log.warning(
                 "Your input ran out of data; interrupting training. Make sure that your "
@@ -299,6 +308,7 @@ def _evaluate_batches(model: Any, batches: Iterator[Any], steps: int | None) -> 
     """The loss (mean over steps) and metrics (over samples) of `steps` batches, or of all
     the batches when steps is None."""
     aggregate = _Aggregate(list(model.metrics_names), loss_by_steps=True)
+    model.reset_metrics()  # TF 1.15's loop starts from zero (a fit before leaves its state)
     for batch in itertools.islice(batches, steps):
         x, y, sample_weight = _unpack(batch)
         values = _as_list(model.test_on_batch(x, y, sample_weight=sample_weight))
