@@ -5,6 +5,7 @@ tests/unit/test_guide_sweep_behaviours.py. Python 3.7 code."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import tempfile
@@ -210,6 +211,164 @@ def metrics_start_from_zero(tf):
 
 
 CASES["metrics_start_from_zero"] = metrics_start_from_zero
+
+
+def evaluate_and_predict_progress(tf):
+    """evaluate and predict print TF 1.15's progress bars: a ProgbarLogger counting samples
+    (arrays) or steps (datasets, generators) whose last line shows the loop's results; with
+    verbose=2 one line at the end ('20/20 - 0s - loss: ...')."""
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(1)
+    np.random.seed(0)
+    model = _small_model(tf)
+    x, y = _data(20)
+    ds = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)
+
+    def batches():
+        while True:
+            yield x[:8], y[:8]
+
+    calls = [
+        ("evaluate_arrays", lambda v: model.evaluate(x, y, batch_size=8, verbose=v)),
+        ("evaluate_dataset", lambda v: model.evaluate(ds, verbose=v)),
+        ("evaluate_dataset_steps", lambda v: model.evaluate(ds.repeat(), steps=2, verbose=v)),
+        ("evaluate_generator", lambda v: model.evaluate_generator(batches(), 2, verbose=v)),
+        ("predict_arrays", lambda v: model.predict(x, batch_size=8, verbose=v).shape),
+        ("predict_dataset", lambda v: model.predict(ds, verbose=v).shape),
+    ]
+    out = {}
+    for name, call in calls:
+        for verbose in (0, 1, 2):
+            with captured() as c:
+                result = call(verbose)
+            out[name + "_" + str(verbose)] = {
+                "lines": _bar_lines(c.stdout),
+                "result": [float(v) for v in result],
+            }
+    return out
+
+
+CASES["evaluate_and_predict_progress"] = evaluate_and_predict_progress
+
+
+def single_batch_fed_in_order(tf):
+    """TF 1.15's array loop does not slice when all the samples make one batch: it feeds them
+    in their own order though its shuffle drew a permutation (training and validation alike),
+    so a float32 loss sums in the data's order (it came out an ulp apart when fed shuffled)."""
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(1)
+    np.random.seed(0)
+    model = _small_model(tf)
+    x, y = _data(20)
+    out = {}
+    for name, kwargs in (
+        ("validation_split", dict(batch_size=8, validation_split=0.2)),
+        ("one_training_batch", dict(batch_size=32)),
+    ):
+        np.random.seed(5)
+        h = model.fit(x, y, epochs=3, verbose=0, **kwargs)
+        out[name] = {"history": _history(h), "next_draw": float(np.random.random())}
+    return out
+
+
+CASES["single_batch_fed_in_order"] = single_batch_fed_in_order
+
+
+def _new_ops(graph, before):
+    """The ops made since `before`; Keras's checks of which variables are initialized are
+    counted apart (TF 1.15 visits its variables in a weak set's order)."""
+    ops = graph.get_operations()[before:]
+    listed = [
+        [op.name, op.type, [t.name for t in op.inputs]]
+        for op in ops
+        if op.type != "VarIsInitializedOp"
+    ]
+    return {"ops": listed, "initialized_checks": len(ops) - len(listed)}
+
+
+def weights_checkpoint_graph(tf):
+    """The save-and-restore tutorial: Model.save_weights in TF's format builds TF 1.15's
+    cached TrackableSaver graph once per model (two fed constants, a shard per device,
+    MergeV2Checkpoints) and again only when the object graph changed; load_weights restores
+    slots one by one, then the rest from one RestoreV2 in key order, and weights the
+    optimizer makes later (its first step) are restored as they are made. Every op counts
+    toward later op seeds: a model made after a ModelCheckpoint fit draws TF's weights."""
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(0)
+    np.random.seed(0)
+    keras = tf.keras
+    x = np.random.random((40, 20))
+    y = np.random.randint(0, 10, 40)
+
+    def create_model():
+        model = keras.models.Sequential(
+            [
+                keras.layers.Dense(16, activation="relu", input_shape=(20,)),
+                keras.layers.Dropout(0.2),
+                keras.layers.Dense(10, activation="softmax"),
+            ]
+        )
+        model.compile(
+            optimizer=keras.optimizers.Adam(),
+            loss=keras.losses.sparse_categorical_crossentropy,
+            metrics=["accuracy"],
+        )
+        return model
+
+    graph = tf.get_default_graph()
+    session = tf.keras.backend.get_session()
+
+    def draw():
+        return float(session.run(tf.random_uniform([1]))[0])
+
+    folder = tempfile.mkdtemp()
+    out = {}
+    try:
+        first = create_model()
+        before = len(graph.get_operations())
+        first.save_weights(folder + "/e0")
+        out["first_save_ops"] = _new_ops(graph, before)
+        before = len(graph.get_operations())
+        first.save_weights(folder + "/e0")
+        out["second_save_ops"] = _new_ops(graph, before)
+        checkpoint = keras.callbacks.ModelCheckpoint(
+            folder + "/cp-{epoch:02d}", save_weights_only=True
+        )
+        first.fit(x, y, epochs=2, verbose=0, callbacks=[checkpoint])
+        out["draw_after_checkpointed_fit"] = draw()
+        second = create_model()
+        out["draw_after_new_model"] = draw()
+        before = len(graph.get_operations())
+        second.load_weights(tf.train.latest_checkpoint(folder))
+        out["load_ops"] = _new_ops(graph, before)
+        out["evaluate"] = [float(v) for v in second.evaluate(x, y, verbose=0)]
+        second.load_weights(folder + "/e0")
+        second.fit(x, y, epochs=1, verbose=0)
+        out["restored_iterations"] = int(session.run(second.optimizer.iterations))
+        out["draw_after_restoring_fit"] = draw()
+        with open(os.path.join(folder, "checkpoint")) as f:
+            out["checkpoint_file"] = f.read()
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)
+    return out
+
+
+CASES["weights_checkpoint_graph"] = weights_checkpoint_graph
+
+
+def bare_device_types(tf):
+    """tf.device('CPU') (TF's checkpoint code uses it) names any device of the type."""
+    out = {}
+    for spec in ("CPU", "cpu", "GPU", "gpu:1", "GPU:*", "/job:w/CPU"):
+        with tf.Graph().as_default(), tf.device(spec):
+            out[spec] = tf.constant(1).device
+    return out
+
+
+CASES["bare_device_types"] = bare_device_types
 
 
 SEED = 3

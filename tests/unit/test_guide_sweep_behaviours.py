@@ -40,3 +40,37 @@ def test_dataset_and_generator_loops_start_their_metrics_from_zero_after_a_fit()
     actual = CASES["metrics_start_from_zero"](tf)
     assert actual["dataset_fit"]["lines"] == expected["dataset_fit"]["lines"]
     same(actual, expected, "metrics", rtol=1e-6)
+
+
+def test_evaluate_and_predict_print_tfs_progress_bars() -> None:
+    expected = reference.case(AREA, "evaluate_and_predict_progress")
+    actual = CASES["evaluate_and_predict_progress"](tf)
+    for name, want in expected.items():
+        assert actual[name]["lines"] == want["lines"], name
+    same(actual, expected, "progress", rtol=1e-6)
+
+
+def test_one_batch_of_arrays_is_fed_in_the_datas_order_as_tfs_loop() -> None:
+    expected = reference.case(AREA, "single_batch_fed_in_order")
+    # Bit for bit: fed shuffled, the validation loss came out an ulp apart.
+    assert CASES["single_batch_fed_in_order"](tf) == expected
+
+
+def test_weights_checkpoints_build_tfs_cached_save_and_restore_graphs() -> None:
+    expected = reference.case(AREA, "weights_checkpoint_graph")
+    actual = CASES["weights_checkpoint_graph"](tf)
+    for part in ("first_save_ops", "second_save_ops", "load_ops"):
+        assert actual[part] == expected[part], part
+    # The same op counts: models made later draw TF's numbers; the optimizer's step counter
+    # came back from the checkpoint when its first training step made it.
+    for part in ("draw_after_checkpointed_fit", "draw_after_new_model"):
+        assert actual[part] == expected[part], part
+    assert actual["draw_after_restoring_fit"] == expected["draw_after_restoring_fit"]
+    assert actual["restored_iterations"] == expected["restored_iterations"]
+    assert actual["checkpoint_file"] == expected["checkpoint_file"]
+    reference.assert_close(actual["evaluate"], expected["evaluate"])
+
+
+def test_a_bare_device_type_names_any_device_of_the_type() -> None:
+    expected = reference.case(AREA, "bare_device_types")
+    assert CASES["bare_device_types"](tf) == expected

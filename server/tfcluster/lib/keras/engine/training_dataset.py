@@ -145,12 +145,12 @@ def _first_size(structure: Any) -> int:
     return int(np.shape(structure)[0])
 
 
-def evaluate(model: Any, dataset: Any, steps: Any) -> Any:
+def evaluate(model: Any, dataset: Any, steps: Any, verbose: int = 0) -> Any:
     batches = DatasetBatches(dataset, steps, "steps")
-    result = training_generator._evaluate_batches(model, batches.epoch(), batches.steps)
+    result = training_generator._evaluate_batches(model, batches.epoch(), batches.steps, verbose)
     return result[0] if len(result) == 1 else result
 
 
-def predict(model: Any, dataset: Any, steps: Any) -> Any:
+def predict(model: Any, dataset: Any, steps: Any, verbose: int = 0) -> Any:
     batches = DatasetBatches(dataset, steps, "steps")
-    return training_generator.predict_batches(model, batches.epoch(), batches.steps)
+    return training_generator.predict_batches(model, batches.epoch(), batches.steps, verbose)
