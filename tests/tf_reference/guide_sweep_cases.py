@@ -371,5 +371,38 @@ def bare_device_types(tf):
 CASES["bare_device_types"] = bare_device_types
 
 
+def histogram_summaries(tf):
+    """The TensorBoard histograms guide: a gamma distribution with alpha = k fed 0 at the first
+    step (TF's sampler draws 0, lifted to float32's tiny; a histogram of NaN fails the step),
+    the HistogramSummary error naming its node (a NaN or Infinity, the first one met), and the
+    histogram's sum and sum of squares added one value after another in double."""
+    tf.reset_default_graph()
+    k = tf.placeholder(tf.float32)
+    gamma = tf.random_gamma(shape=[5], alpha=k, seed=1)
+    with tf.name_scope("sc"):
+        infinite = tf.summary.histogram("t1", tf.constant([1.0, np.inf, np.nan]))
+    not_a_number = tf.summary.histogram("t2", tf.constant([np.nan, np.inf]))
+    rng = np.random.RandomState(4)
+    values = (rng.standard_normal(1000) * 3).astype(np.float32)
+    histogram = tf.summary.histogram("values", tf.constant(values))
+    out = {}
+    with tf.Session() as sess:
+        out["gamma_of_zero"] = sess.run(gamma, {k: 0.0}).tolist()
+        for name, op in (("infinity", infinite), ("nan", not_a_number)):
+            try:
+                sess.run(op)
+                out[name] = None
+            except tf.errors.InvalidArgumentError as e:
+                out[name] = e.message.split("\n")[0]
+        summary = tf.Summary()
+        summary.ParseFromString(sess.run(histogram))
+    h = summary.value[0].histo
+    out["histogram"] = [h.min, h.max, h.num, h.sum, h.sum_squares, len(h.bucket)]
+    return out
+
+
+CASES["histogram_summaries"] = histogram_summaries
+
+
 SEED = 3
 CASES["keras_estimator_of_a_tf_optimizer"] = keras_estimator_of_a_tf_optimizer

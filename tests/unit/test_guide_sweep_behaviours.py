@@ -74,3 +74,9 @@ def test_weights_checkpoints_build_tfs_cached_save_and_restore_graphs() -> None:
 def test_a_bare_device_type_names_any_device_of_the_type() -> None:
     expected = reference.case(AREA, "bare_device_types")
     assert CASES["bare_device_types"](tf) == expected
+
+
+def test_histogram_summaries_gamma_at_zero_and_non_finite_values_as_tf() -> None:
+    expected = reference.case(AREA, "histogram_summaries")
+    # Exactly: the histogram's sums are TF's one-value-at-a-time double sums.
+    assert CASES["histogram_summaries"](tf) == expected
