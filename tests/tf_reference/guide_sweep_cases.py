@@ -404,5 +404,44 @@ def histogram_summaries(tf):
 CASES["histogram_summaries"] = histogram_summaries
 
 
+def complex_products_and_magnitudes(tf):
+    """The Mandelbrot tutorial iterates z*z + x on complex64 and compares tf.abs(z) with 4:
+    TF's Eigen kernels multiply as (ac - bd) + (ad + bc)i rounding each step in float32 and
+    take the magnitude as hypot; the escape counts after 200 steps of a 52x60 grid."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(7)
+    shape = (40, 50)
+    out = {}
+    for dtype in (np.complex64, np.complex128):
+        z = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype) * 1.7
+        x = (rng.standard_normal(shape) + 1j * rng.standard_normal(shape)).astype(dtype)
+        a, b = tf.constant(z), tf.constant(x)
+        with tf.Session() as sess:
+            product, square, magnitude = sess.run([a * b, a * a + b, tf.abs(a)])
+        name = np.dtype(dtype).name
+        out[name] = {
+            "product": [product.real.tolist(), product.imag.tolist()],
+            "square_plus": [square.real.tolist(), square.imag.tolist()],
+            "abs": magnitude.tolist(),
+        }
+    y, x = np.mgrid[-1.3:1.3:0.05, -2:1:0.05]
+    grid = (x + 1j * y).astype(np.complex64)
+    xs = tf.constant(grid)
+    zs = tf.Variable(xs)
+    ns = tf.Variable(tf.zeros_like(xs, tf.float32))
+    zs_ = zs * zs + xs
+    not_diverged = tf.abs(zs_) < 4
+    step = tf.group(zs.assign(zs_), ns.assign_add(tf.cast(not_diverged, tf.float32)))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for _ in range(200):
+            sess.run(step)
+        out["escape_counts"] = sess.run(ns).tolist()
+    return out
+
+
+CASES["complex_products_and_magnitudes"] = complex_products_and_magnitudes
+
+
 SEED = 3
 CASES["keras_estimator_of_a_tf_optimizer"] = keras_estimator_of_a_tf_optimizer

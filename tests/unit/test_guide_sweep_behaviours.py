@@ -80,3 +80,9 @@ def test_histogram_summaries_gamma_at_zero_and_non_finite_values_as_tf() -> None
     expected = reference.case(AREA, "histogram_summaries")
     # Exactly: the histogram's sums are TF's one-value-at-a-time double sums.
     assert CASES["histogram_summaries"](tf) == expected
+
+
+def test_complex_products_and_magnitudes_round_as_tfs_eigen_kernels() -> None:
+    expected = reference.case(AREA, "complex_products_and_magnitudes")
+    # Bit for bit, so the Mandelbrot iteration escapes where TF's does.
+    assert CASES["complex_products_and_magnitudes"](tf) == expected
