@@ -443,5 +443,51 @@ def complex_products_and_magnitudes(tf):
 CASES["complex_products_and_magnitudes"] = complex_products_and_magnitudes
 
 
+def dataset_reprs(tf):
+    """The TFRecord tutorial shows datasets in cells: TF 1.15 writes `<DatasetV1Adapter
+    shapes: ..., types: ...>` (file datasets their own V1 class), shapes by str and types by
+    repr in the element's structure, quotes dropped."""
+    import collections
+
+    tf.reset_default_graph()
+    pair = collections.namedtuple("P", "a b")
+    data = tf.data
+    made = {
+        "range": lambda: data.Dataset.range(3),
+        "tfrecord": lambda: data.TFRecordDataset(["a"]),
+        "textline": lambda: data.TextLineDataset("a"),
+        "fixed_length": lambda: data.FixedLengthRecordDataset("a", 4),
+        "csv": lambda: data.experimental.CsvDataset("a", [tf.float32]),
+        "random": lambda: data.experimental.RandomDataset(1),
+        "generator": lambda: data.Dataset.from_generator(lambda: iter([1]), tf.int64),
+        "zip": lambda: data.Dataset.zip((data.Dataset.range(2), data.Dataset.range(2))),
+        "tensors": lambda: data.Dataset.from_tensors(np.zeros((2, 3))),
+        "batched": lambda: data.Dataset.range(3).shuffle(2).repeat().batch(2, True),
+        "padded": lambda: (
+            data.Dataset.range(3).map(lambda x: tf.fill([x], x)).padded_batch(2, [None])
+        ),
+        "strings": lambda: data.Dataset.from_tensor_slices(["a", "b"]),
+        "dict": lambda: data.Dataset.from_tensor_slices({"x": [[1, 2]], "y": [3]}),
+        "namedtuple": lambda: data.Dataset.from_tensors(pair(1, 2.0)),
+        "nested": lambda: data.Dataset.from_tensor_slices(([1], [[2]])).map(
+            lambda a, b: {"q": a, "p": (b, a)}
+        ),
+    }
+    out = {name: repr(make()) for name, make in made.items()}
+    # A dict element keeps its keys' order (sorted only to flatten): get_next, run results.
+    mapped = data.Dataset.from_tensor_slices(([1], [[2]])).map(
+        lambda a, b: {"q": a, "p": (b, a), "c": b}
+    )
+    sliced = data.Dataset.from_tensor_slices({"z": [1], "a": [2]})
+    elements = [d.make_one_shot_iterator().get_next() for d in (mapped, sliced)]
+    with tf.Session() as sess:
+        values = sess.run(elements)
+    out["element_keys"] = [list(e) for e in elements] + [list(v) for v in values]
+    return out
+
+
+CASES["dataset_reprs"] = dataset_reprs
+
+
 SEED = 3
 CASES["keras_estimator_of_a_tf_optimizer"] = keras_estimator_of_a_tf_optimizer

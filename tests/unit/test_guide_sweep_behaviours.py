@@ -86,3 +86,8 @@ def test_complex_products_and_magnitudes_round_as_tfs_eigen_kernels() -> None:
     expected = reference.case(AREA, "complex_products_and_magnitudes")
     # Bit for bit, so the Mandelbrot iteration escapes where TF's does.
     assert CASES["complex_products_and_magnitudes"](tf) == expected
+
+
+def test_datasets_show_tfs_repr_and_keep_dict_key_order() -> None:
+    expected = reference.case(AREA, "dataset_reprs")
+    assert CASES["dataset_reprs"](tf) == expected
