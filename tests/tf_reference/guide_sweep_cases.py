@@ -489,5 +489,53 @@ def dataset_reprs(tf):
 CASES["dataset_reprs"] = dataset_reprs
 
 
+def ragged_elementwise_dispatch(tf):
+    """The Unicode tutorial calls tf.strings.unicode_script on the ragged code points of
+    unicode_decode: TF 1.15's ragged_dispatch applies it (and the other unary and binary
+    element-wise ops it lists: special functions, complex parts, base64, check_numerics,
+    decode_compressed) to the flat values; tf.strings.to_number is not among them."""
+    tf.reset_default_graph()
+    rt = tf.ragged.constant([[0.5, 0.25], [], [0.75]])
+    codes = tf.strings.unicode_decode(["Hи", "", "文"], "UTF-8")
+    words = tf.ragged.constant([[b"1.5", b"2"], [b"3"]])
+    cplx = tf.ragged.constant([[1 + 2j]])
+    made = {
+        "unicode_script": lambda: tf.strings.unicode_script(codes),
+        "erf": lambda: tf.math.erf(rt),
+        "erfc": lambda: tf.math.erfc(rt),
+        "sinh": lambda: tf.math.sinh(rt),
+        "cosh": lambda: tf.math.cosh(rt),
+        "asinh": lambda: tf.math.asinh(rt),
+        "acosh": lambda: tf.math.acosh(rt + 1),
+        "atanh": lambda: tf.math.atanh(rt),
+        "digamma": lambda: tf.math.digamma(rt),
+        "lgamma": lambda: tf.math.lgamma(rt),
+        "log_sigmoid": lambda: tf.math.log_sigmoid(rt),
+        "rint": lambda: tf.math.rint(rt),
+        "atan2": lambda: tf.math.atan2(rt, rt * 2),
+        "complex_real": lambda: tf.math.real(tf.complex(rt, rt)),
+        "imag": lambda: tf.math.imag(cplx),
+        "angle": lambda: tf.math.angle(cplx),
+        "base64": lambda: tf.io.decode_base64(tf.io.encode_base64(words)),
+        "check_numerics": lambda: tf.debugging.check_numerics(rt, "m"),
+        "to_number": lambda: tf.strings.to_number(words),
+    }
+    out = {}
+    results = {}
+    for name, make in made.items():
+        try:
+            results[name] = make()
+        except TypeError as e:
+            out[name] = type(e).__name__
+    with tf.Session() as sess:
+        values = sess.run(results)
+    for name, value in values.items():
+        out[name] = value.to_list()
+    return out
+
+
+CASES["ragged_elementwise_dispatch"] = ragged_elementwise_dispatch
+
+
 SEED = 3
 CASES["keras_estimator_of_a_tf_optimizer"] = keras_estimator_of_a_tf_optimizer

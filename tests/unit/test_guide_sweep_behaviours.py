@@ -91,3 +91,9 @@ def test_complex_products_and_magnitudes_round_as_tfs_eigen_kernels() -> None:
 def test_datasets_show_tfs_repr_and_keep_dict_key_order() -> None:
     expected = reference.case(AREA, "dataset_reprs")
     assert CASES["dataset_reprs"](tf) == expected
+
+
+def test_ragged_operands_dispatch_to_the_element_wise_ops_tf_lists() -> None:
+    expected = reference.case(AREA, "ragged_elementwise_dispatch")
+    # float32 transcendentals an ulp or so from TF's (numpy's functions), the rest exact.
+    same(CASES["ragged_elementwise_dispatch"](tf), expected, "ragged", rtol=1e-6)
