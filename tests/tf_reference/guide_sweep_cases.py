@@ -537,5 +537,50 @@ def ragged_elementwise_dispatch(tf):
 CASES["ragged_elementwise_dispatch"] = ragged_elementwise_dispatch
 
 
+def keras_weight_regularizers(tf):
+    """The overfitting tutorial's l2 model: a Keras layer's kernel_regularizer makes no ops
+    when the layer is built (TF 1.15 keeps a callable), so the next layer's kernel draws TF's
+    initial values; compile reads the losses twice, each time making the penalty ops again
+    under 'loss/<variable>/Regularizer'; none go to the REGULARIZATION_LOSSES collection."""
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(0)
+    np.random.seed(0)
+    keras = tf.keras
+    graph = tf.get_default_graph()
+    session = keras.backend.get_session()
+
+    def draw():
+        return float(session.run(tf.random_uniform([1]))[0])
+
+    x = np.random.random((20, 10))
+    y = np.random.randint(0, 2, 20)
+    out = {}
+    model = keras.models.Sequential(
+        [
+            keras.layers.Dense(
+                4, kernel_regularizer=keras.regularizers.l2(0.001), activation="relu",
+                input_shape=(10,),
+            ),
+            keras.layers.Dense(4, kernel_regularizer=keras.regularizers.l2(0.001)),
+            keras.layers.Dense(1, activation="sigmoid"),
+        ]
+    )  # fmt: skip
+    out["draw_after_build"] = draw()
+    out["collection"] = len(tf.get_collection(tf.GraphKeys.REGULARIZATION_LOSSES))
+    before = len(graph.get_operations())
+    model.compile(optimizer="adam", loss="binary_crossentropy", metrics=["accuracy"])
+    out["regularizer_ops"] = [
+        op.name for op in graph.get_operations()[before:] if "Regularizer" in op.name
+    ]
+    out["draw_after_compile"] = draw()
+    history = model.fit(x, y, epochs=2, batch_size=8, verbose=0)
+    out["history"] = {k: [float(v) for v in vs] for k, vs in sorted(history.history.items())}
+    return out
+
+
+CASES["keras_weight_regularizers"] = keras_weight_regularizers
+
+
 SEED = 3
 CASES["keras_estimator_of_a_tf_optimizer"] = keras_estimator_of_a_tf_optimizer

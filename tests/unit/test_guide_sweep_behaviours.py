@@ -97,3 +97,11 @@ def test_ragged_operands_dispatch_to_the_element_wise_ops_tf_lists() -> None:
     expected = reference.case(AREA, "ragged_elementwise_dispatch")
     # float32 transcendentals an ulp or so from TF's (numpy's functions), the rest exact.
     same(CASES["ragged_elementwise_dispatch"](tf), expected, "ragged", rtol=1e-6)
+
+
+def test_keras_weight_regularizers_make_their_ops_when_the_losses_are_read() -> None:
+    expected = reference.case(AREA, "keras_weight_regularizers")
+    actual = CASES["keras_weight_regularizers"](tf)
+    for part in ("draw_after_build", "collection", "regularizer_ops", "draw_after_compile"):
+        assert actual[part] == expected[part], part
+    same(actual["history"], expected["history"], "history", rtol=1e-6)

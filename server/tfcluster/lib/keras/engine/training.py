@@ -258,6 +258,9 @@ class Model(Network):
                     )
                 total = 0.0
             regularization = self.losses
+            # TF 1.15 reads them twice (get_losses_for(None) + get_losses_for(inputs)): its
+            # weight regularizers make their ops again, unused but counted (op seeds after).
+            self.losses  # noqa: B018
             if regularization:
                 total = total + math_ops.add_n(regularization)
         return total
