@@ -77,9 +77,10 @@ def parse(spec: str) -> DeviceSpec:
                 replica = int(fields[1])
             elif key == "task" and len(fields) == 2:
                 task = int(fields[1])
-            elif key in ("cpu", "gpu") and len(fields) == 2:
+            elif key in ("cpu", "gpu") and len(fields) in (1, 2):
+                # A bare 'CPU' is TF's too: any device of the type ('/device:CPU:*').
                 dtype = key.upper()
-                index = None if fields[1] == "*" else int(fields[1])
+                index = None if len(fields) == 1 or fields[1] == "*" else int(fields[1])
             elif key == "device" and len(fields) == 3:
                 dtype = fields[1].upper()
                 index = None if fields[2] == "*" else int(fields[2])

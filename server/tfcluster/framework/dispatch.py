@@ -93,7 +93,8 @@ _BINARY_MATH = (
     "truncatediv",
     "truncatemod",
 )
-BINARY_ELEMENTWISE = frozenset(_BINARY_BITWISE + _BINARY_MATH)
+_BINARY_OTHER = ("atan2", "complex")
+BINARY_ELEMENTWISE = frozenset(_BINARY_BITWISE + _BINARY_MATH + _BINARY_OTHER)
 
 DISPATCHED: dict[str, tuple[str, ...]] = {
     "tfcluster.ops.array_ops": (
@@ -158,7 +159,28 @@ DISPATCHED: dict[str, tuple[str, ...]] = {
         "substr",
         "string_length",
         "string_join",
+        "decode_base64",
+        "encode_base64",
     ),
+    "tfcluster.ops.special_math_ops": (
+        "acosh",
+        "asinh",
+        "atanh",
+        "cosh",
+        "digamma",
+        "erf",
+        "erfc",
+        "lgamma",
+        "log_sigmoid",
+        "rint",
+        "sinh",
+        "atan2",
+    ),
+    "tfcluster.ops.complex_ops": ("angle", "imag", "real", "complex"),
+    "tfcluster.ops.numerics": ("check_numerics",),
+    # (TF 1.15 lists string_to_number too, but tf.strings.to_number is another function.)
+    "tfcluster.ops.parsing_ops": ("decode_compressed",),
+    "tfcluster.ops.unicode_ops": ("unicode_script",),
 }
 
 

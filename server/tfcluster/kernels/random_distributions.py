@@ -163,8 +163,10 @@ def random_gamma(node: Any, xp: Any) -> Compute:
         alpha = u.host(ins[1]).astype(np.float64)
         full = shape + alpha.shape
         with lock, np.errstate(all="ignore"):
-            draws = rng.standard_gamma(np.broadcast_to(alpha, full))
-        draws = np.where(alpha > 0, draws, np.nan)
+            draws = rng.standard_gamma(np.broadcast_to(np.maximum(alpha, 0.0), full))
+        # alpha 0 draws 0 as TF's sampler does (u ** (1 / alpha) with 1 / 0 = inf); the op
+        # then lifts it to the dtype's tiny. A negative alpha has no distribution.
+        draws = np.where(alpha >= 0, draws, np.nan)
         return (xp.asarray(draws.astype(dtype)),)
 
     return compute

@@ -41,17 +41,21 @@ def _default_bucket_limits() -> np.ndarray:
 _BUCKET_LIMITS = _default_bucket_limits()
 
 
-def histogram_proto(values: np.ndarray) -> summary_pb2.HistogramProto:
-    """min/max/num/sum/sum_squares and the non-empty buckets (runs of empty ones merged)."""
+def histogram_proto(values: np.ndarray, name: str = "") -> summary_pb2.HistogramProto:
+    """min/max/num/sum/sum_squares and the non-empty buckets (runs of empty ones merged).
+    The first value that is not finite fails as TF's kernel says it, naming `name` (the
+    op's node name, or a summary writer's tag)."""
     x = np.asarray(values, dtype=np.float64).reshape(-1)
     if x.size and not np.all(np.isfinite(x)):
         bad = x[~np.isfinite(x)][0]
-        raise errors.InvalidArgumentError(None, None, f"Nan in summary histogram for: {bad}")
+        what = "Nan" if np.isnan(bad) else "Infinity"
+        raise errors.InvalidArgumentError(None, None, f"{what} in summary histogram for: {name}")
     h = summary_pb2.HistogramProto()
     if x.size == 0:
         return h
     h.min, h.max, h.num = float(x.min()), float(x.max()), float(x.size)
-    h.sum, h.sum_squares = float(x.sum()), float(np.dot(x, x))
+    # TF's Histogram::Add sums one value after another in double (cumsum's order too).
+    h.sum, h.sum_squares = float(np.cumsum(x)[-1]), float(np.cumsum(x * x)[-1])
     # Bucket i counts values v with limits[i-1] <= v < limits[i] (upper_bound, as in TF).
     idx = np.searchsorted(_BUCKET_LIMITS, x, side="right")
     counts = np.bincount(idx, minlength=len(_BUCKET_LIMITS))[: len(_BUCKET_LIMITS)]
@@ -98,7 +102,7 @@ def scalar_summary(node: Any, xp: Any) -> Any:
 def histogram_summary(node: Any, xp: Any) -> Any:
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         s = summary_pb2.Summary()
-        s.value.add(tag=_as_str(ins[0]), histo=histogram_proto(ins[1]))
+        s.value.add(tag=_as_str(ins[0]), histo=histogram_proto(ins[1], node.name))
         return (_string(s.SerializeToString()),)
 
     return compute

@@ -186,7 +186,8 @@ def _scalar(node: Any, ins: list[Any]) -> summary_pb2.Summary:
 
 def _histogram(node: Any, ins: list[Any]) -> summary_pb2.Summary:
     s = summary_pb2.Summary()
-    s.value.add(tag=_text(ins[2]), histo=histogram_proto(host_array(ins[3])))
+    tag = _text(ins[2])
+    s.value.add(tag=tag, histo=histogram_proto(host_array(ins[3]), tag))
     return s
 
 

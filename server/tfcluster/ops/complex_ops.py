@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dispatch, dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.ops import array_ops
 from tfcluster.ops.op_util import Outputs, broadcast_shape, make_op
@@ -66,3 +66,6 @@ def angle(input: Any, name: str | None = None) -> Tensor:
 
 
 __all__ = ["angle", "complex", "imag", "real"]
+
+# Ragged operands go to the handlers tf.ragged registers (framework/dispatch.DISPATCHED).
+dispatch.make_dispatchable(globals())

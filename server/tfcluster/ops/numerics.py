@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dispatch, dtypes, op_def_registry
 from tfcluster.framework.func_graph import FUNCTIONAL_OPS
 from tfcluster.framework.graph import (
     Operation,
@@ -74,3 +74,6 @@ def add_check_numerics_ops() -> Operation:
 
 
 __all__ = ["add_check_numerics_ops", "check_numerics", "verify_tensor_all_finite"]
+
+# Ragged operands go to the handlers tf.ragged registers (framework/dispatch.DISPATCHED).
+dispatch.make_dispatchable(globals())

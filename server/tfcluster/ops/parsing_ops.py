@@ -14,7 +14,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dispatch, dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
@@ -688,3 +688,6 @@ def parse_tensor(serialized: Any, out_type: Any, name: str | None = None) -> Ten
 op_def_registry.register(
     "ParseTensor", lambda inputs, attrs: [(attrs["out_type"], TensorShape(None))]
 )
+
+# Ragged operands go to the handlers tf.ragged registers (framework/dispatch.DISPATCHED).
+dispatch.make_dispatchable(globals())

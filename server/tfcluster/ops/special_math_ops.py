@@ -8,7 +8,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dispatch, dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, is_tensor_like, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import constant_op, math_ops, nn_ops
@@ -368,3 +368,6 @@ __all__ = [
     "sinh",
     "zeta",
 ]
+
+# Ragged operands go to the handlers tf.ragged registers (framework/dispatch.DISPATCHED).
+dispatch.make_dispatchable(globals())

@@ -151,17 +151,20 @@ def _set_checkpoint_initializer(var: Any, ckpt_file: str, tensor_name: str, spec
         value = io_ops.restore_v2(
             ckpt_file, [tensor_name], [spec], [base], name="checkpoint_initializer"
         )[0]
-    if is_resource_variable(var):
-        # A resource variable (a canned DNN's layers) restores with AssignVariableOp, as
-        # TF's ResourceVariableSaveable does.
-        with device(var.device):
-            init = var.assign(value, read_value=False)
-    else:
-        ref = var._ref()
-        init = state_ops.assign(ref, value, validate_shape=ref.shape.is_fully_defined()).op
+    # A MirroredVariable restores every copy from the one RestoreV2 (TF's mirrored saveable).
+    copies = getattr(var, "_values", None) or [var]
+    for copy in copies:
+        if is_resource_variable(copy):
+            # A resource variable (a canned DNN's layers) restores with AssignVariableOp, as
+            # TF's ResourceVariableSaveable does.
+            with device(copy.device):
+                init = copy.assign(value, read_value=False)
+        else:
+            ref = copy._ref()
+            init = state_ops.assign(ref, value, validate_shape=ref.shape.is_fully_defined()).op
+        copy._initializer_op = init
+        copy._initial_value = value
     value.set_shape(var.shape)
-    var._initializer_op = init
-    var._initial_value = value
 
 
 def _set_initializer(var_or_list: Any, ckpt_file: str, tensor_name: str) -> None:

@@ -165,12 +165,9 @@ class Optimizer:
             gated = iter(tuple_(present)) if present else iter(())
             grads = [next(gated) if g is not None else None for g in grads]
         grads_and_vars = list(zip(grads, var_list))
+        # TF 1.15 checks the variables themselves (a distributed one by its own dtype).
         self._assert_valid_dtypes(
-            [
-                v if is_resource_variable(v) else _ref_of(v)
-                for g, v in grads_and_vars
-                if g is not None
-            ]
+            [v for g, v in grads_and_vars if g is not None and v.dtype != dtypes.resource]
         )
         return grads_and_vars
 

@@ -41,6 +41,8 @@ def _default_tensor(value: Any, i: int) -> Tensor:
 class CsvDataset(_FileDataset):
     """A Dataset comprising lines from one or more CSV files."""
 
+    _repr_name = "CsvDatasetV1"
+
     def __init__(
         self,
         filenames: Any,

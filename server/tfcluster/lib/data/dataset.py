@@ -66,6 +66,18 @@ def _seeds(seed: Any) -> tuple[Tensor, Tensor]:
         return seed_t, math_ops.select(both_zero, max_int, given, name=scope)
 
 
+def _map_leaves(fn: Callable[[Any], str], structure: Any) -> Any:
+    """fn of each leaf, in the structure's own containers and order (TF's nest.map_structure
+    keeps a dict's key order)."""
+    if isinstance(structure, dict):
+        return type(structure)((k, _map_leaves(fn, v)) for k, v in structure.items())
+    if isinstance(structure, tuple) and hasattr(structure, "_fields"):
+        return type(structure)(*(_map_leaves(fn, v) for v in structure))
+    if isinstance(structure, (tuple, list)):
+        return type(structure)(_map_leaves(fn, v) for v in structure)
+    return fn(structure)
+
+
 class Dataset:
     """Represents a potentially large set of elements."""
 
@@ -124,8 +136,14 @@ class Dataset:
             "make_initializable_iterator()."
         )
 
+    # The class TF 1.15 shows in a dataset's repr (its v1 wrappers; file datasets name theirs).
+    _repr_name = "DatasetV1Adapter"
+
     def __repr__(self) -> str:
-        return f"<{type(self).__name__} shapes: {self.output_shapes}, types: {self.output_types}>"
+        # TF 1.15's: shapes by str, types by repr, in the element's structure, quotes dropped.
+        shapes = str(_map_leaves(str, self.output_shapes)).replace("'", "")
+        types = str(_map_leaves(repr, self.output_types)).replace("'", "")
+        return f"<{self._repr_name} shapes: {shapes}, types: {types}>"
 
     def _new(
         self,

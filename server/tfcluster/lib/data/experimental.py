@@ -266,6 +266,8 @@ def Counter(start: Any = 0, step: Any = 1, dtype: Any = dtypes.int64) -> Dataset
 class RandomDataset(Dataset):
     """A Dataset of pseudorandom int64 values."""
 
+    _repr_name = "RandomDatasetV1"
+
     def __init__(self, seed: Any = None) -> None:
         seed_t, seed2_t = _seeds(seed)
         structure = st.dense(dtypes.int64, [])

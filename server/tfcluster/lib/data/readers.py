@@ -79,6 +79,8 @@ class _FileDataset(Dataset):
 class TFRecordDataset(_FileDataset):
     """A Dataset comprising records from one or more TFRecord files."""
 
+    _repr_name = "TFRecordDatasetV1"
+
     def __init__(
         self,
         filenames: Any,
@@ -103,6 +105,8 @@ class TFRecordDataset(_FileDataset):
 class TextLineDataset(_FileDataset):
     """A Dataset comprising lines from one or more text files."""
 
+    _repr_name = "TextLineDatasetV1"
+
     def __init__(
         self,
         filenames: Any,
@@ -123,6 +127,8 @@ class TextLineDataset(_FileDataset):
 
 class FixedLengthRecordDataset(_FileDataset):
     """A Dataset of fixed-length records from one or more binary files."""
+
+    _repr_name = "FixedLengthRecordDatasetV1"
 
     def __init__(
         self,

@@ -14,6 +14,8 @@ from tfcluster.ops import dataset_ops
 class SqlDataset(Dataset):
     """A Dataset consisting of the results from a SQL query."""
 
+    _repr_name = "SqlDatasetV1"
+
     def __init__(self, driver_name: Any, data_source_name: Any, query: Any, output_types: Any):
         driver = convert_to_tensor(driver_name, dtype=dtypes.string, name="driver_name")
         source = convert_to_tensor(data_source_name, dtype=dtypes.string, name="data_source_name")

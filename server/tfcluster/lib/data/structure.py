@@ -91,8 +91,10 @@ def pack_as(structure: Any, flat: Sequence[Any]) -> Any:
 
     def build(s: Any) -> Any:
         if isinstance(s, dict):
+            # Filled in sorted key order (the flat order), given back in the structure's own
+            # key order, as TF's nest.pack_sequence_as does.
             built = {k: build(s[k]) for k in _sorted_keys(s)}
-            return type(s)((k, built[k]) for k in s) if type(s) is not dict else built
+            return type(s)((k, built[k]) for k in s)
         if isinstance(s, tuple):
             items = [build(x) for x in s]
             return type(s)(*items) if hasattr(s, "_fields") else tuple(items)

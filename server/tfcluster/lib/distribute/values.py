@@ -16,7 +16,7 @@ from tfcluster.framework.graph import Operation, Tensor, register_tensor_convers
 from tfcluster.lib import nest
 from tfcluster.lib.distribute import reduce_util
 from tfcluster.ops import math_ops
-from tfcluster.ops.variables import VariableAggregation
+from tfcluster.ops.variables import VariableAggregation, is_resource_variable
 from tfcluster.training import distribution_context
 from tfcluster.training.saver import SaveableObject, SaveSpec
 
@@ -338,9 +338,8 @@ class _MirroredSaveable(SaveableObject):
 
     def __init__(self, var: MirroredVariable, slice_spec: str, name: str | None) -> None:
         primary = var.primary
-        ref = primary._ref()
         name = name or primary.op.name
-        spec = SaveSpec(primary.value(), slice_spec, name, ref.dtype.base_dtype, ref.device)
+        spec = SaveSpec(primary.value(), slice_spec, name, primary.dtype.base_dtype, primary.device)
         super().__init__(var, [spec], name)
         self._var = var
 
@@ -355,7 +354,10 @@ class _MirroredSaveable(SaveableObject):
         assigns = []
         for copy in self._var.values:
             with device(copy.device):
-                assigns.append(state_ops.assign(copy._ref(), value).op)
+                if is_resource_variable(copy):
+                    assigns.append(copy.assign(value, read_value=False))
+                else:
+                    assigns.append(state_ops.assign(copy._ref(), value).op)
         return group(*assigns)
 
 

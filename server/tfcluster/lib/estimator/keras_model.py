@@ -19,6 +19,7 @@ from tfcluster.lib.estimator.estimator import (
 from tfcluster.lib.estimator.model_fn import EstimatorSpec, ModeKeys
 from tfcluster.lib.io import gfile
 from tfcluster.lib.keras import backend, models
+from tfcluster.lib.keras.optimizers import TFOptimizer
 from tfcluster.lib.metrics import metrics_impl
 from tfcluster.lib.platform import tf_logging as logging
 from tfcluster.ops.array_extras import convert_to_tensor_or_sparse_tensor
@@ -87,11 +88,18 @@ def _estimator_io_to_keras(keras_model: Any, features: Any, labels: Any) -> tupl
     return inputs, targets
 
 
-def _optimizer_copy(keras_model: Any, optimizer_config: dict[str, Any] | None) -> Any:
+def _optimizer_copy(
+    keras_model: Any, optimizer_config: dict[str, Any] | None, global_step: Any
+) -> Any:
+    """The clone's optimizer stepping the global step (TF 1.15's clone_and_build_model)."""
     optimizer = keras_model.optimizer
-    if optimizer_config is None:
-        return optimizer
-    return type(optimizer).from_config(optimizer_config)
+    if isinstance(optimizer, TFOptimizer):
+        # A tf.train optimizer has no config: a new wrapper around the same one.
+        return TFOptimizer(optimizer.optimizer, global_step)
+    if optimizer_config is not None:
+        optimizer = type(optimizer).from_config(optimizer_config)
+    optimizer.iterations = global_step
+    return optimizer
 
 
 def _clone_and_build_model(
@@ -114,8 +122,7 @@ def _clone_and_build_model(
     clone = models.clone_model(keras_model, input_tensors=inputs)
     if mode != ModeKeys.PREDICT:
         global_step = training_util.get_or_create_global_step()
-        optimizer = _optimizer_copy(keras_model, optimizer_config)
-        optimizer.iterations = global_step
+        optimizer = _optimizer_copy(keras_model, optimizer_config, global_step)
         clone.compile(
             optimizer,
             loss=keras_model.loss,

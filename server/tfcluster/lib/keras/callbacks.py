@@ -105,16 +105,23 @@ class ProgbarLogger(Callback):
                 unit_name="step" if self.use_steps else "sample",
             )
 
+    def on_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        self.log_values: list[tuple[str, Any]] = []
+
     def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         logs = logs or {}
         self.seen += 1 if self.use_steps else logs.get("size", 0)
-        values = [(k, logs[k]) for k in self.params["metrics"] if k in logs]
-        if self.verbose and self.seen < self.target:
-            self.progbar.update(self.seen, values)
+        self.log_values.extend((k, logs[k]) for k in self.params["metrics"] if k in logs)
+        if self.verbose and (self.target is None or self.seen < self.target):
+            self.progbar.update(self.seen, self.log_values)
 
     def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        # As TF 1.15: the last batch's values (not shown when it reached the target) stay in
+        # log_values beside the epoch's, so the bar averages both in with the last batch's
+        # weight.
         logs = logs or {}
-        values = [(k, logs[k]) for k in self.params["metrics"] if k in logs]
+        values = getattr(self, "log_values", [])
+        values.extend((k, logs[k]) for k in self.params["metrics"] if k in logs)
         if self.verbose:
             self.progbar.update(self.seen, values)
 

@@ -158,7 +158,17 @@ class Optimizer:
             if isinstance(value, (Tensor, variables.Variable)) or callable(value):
                 continue
             self._hyper[name] = self.add_weight(name, shape=[], trainable=False, initializer=value)
+            self._restore_created(f"optimizer/{name}", self._hyper[name])
         self._hypers_created = True
+
+    # A model's load_weights sets this (TF 1.15's deferred restoration): a weight made after
+    # it is restored from the checkpoint at once (restore_weight(key, variable) for the
+    # step counter and hyperparameters, restore_slot(var, slot_name, slot) for slots).
+    _deferred_restore: Any = None
+
+    def _restore_created(self, key: str, variable: Any) -> None:
+        if self._deferred_restore is not None:
+            self._deferred_restore.restore_weight(key, variable)
 
     def _serialize_hyperparameter(self, name: str) -> Any:
         value = self._hyper[name]
@@ -209,6 +219,7 @@ class Optimizer:
                 "iter", shape=[], dtype=dtypes.int64, trainable=False
             )
             self._weights.append(self._iterations)
+            self._restore_created("optimizer/iter", self._iterations)
         return self._iterations
 
     @iterations.setter
@@ -251,6 +262,8 @@ class Optimizer:
             backend.track_variable(weight)
             slot_dict[slot_name] = weight
             self._weights.append(weight)
+            if self._deferred_restore is not None:
+                self._deferred_restore.restore_slot(var, slot_name, weight)
         return weight
 
     def get_slot(self, var: Any, slot_name: str) -> Any:

@@ -658,9 +658,12 @@ class Ftrl(Optimizer):
 class TFOptimizer(Optimizer):
     """A tf.train optimizer given to compile(): it makes its own slots and step."""
 
-    def __init__(self, optimizer: Any) -> None:
+    def __init__(self, optimizer: Any, iterations: Any = None) -> None:
         super().__init__("TFOptimizer")
         self.optimizer = optimizer
+        if iterations is not None:
+            self.iterations = iterations
+            return
         # TF 1.15 makes its step counter when compile wraps the optimizer, at the top.
         with name_scope("TFOptimizer"):
             self.iterations = backend.variable(0, dtype="int64", name="iterations")
@@ -672,6 +675,14 @@ class TFOptimizer(Optimizer):
 
     def get_gradients(self, loss: Any, params: list[Any]) -> list[Any]:
         return [g for g, _ in self.optimizer.compute_gradients(loss, params)]
+
+    # A tf.train optimizer has no config (TF 1.15): model_to_estimator and saving reuse the
+    # instance instead.
+    def get_config(self) -> dict[str, Any]:
+        raise NotImplementedError
+
+    def from_config(self, config: Any) -> Any:  # type: ignore[override]
+        raise NotImplementedError
 
 
 _BY_NAME: dict[str, type] = {

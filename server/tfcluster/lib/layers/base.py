@@ -563,8 +563,15 @@ class Layer:
         """Adds loss tensors (or zero-argument callables making one) to the layer and to
         REGULARIZATION_LOSSES."""
         new: list[Tensor] = []
+        # A Keras layer (TF 1.15's keras base Layer) keeps a callable loss to evaluate when
+        # its losses are read (a weight regularizer: no ops at build, so the next layer's
+        # initializers get TF's op seeds), and fills no collection.
+        keras_style = getattr(self, "_keras_style", False)
         for loss in _flatten(losses):
             if loss is None:
+                continue
+            if callable(loss) and keras_style:
+                self._callable_losses.append(loss)
                 continue
             if callable(loss):
                 self._callable_losses.append(loss)
@@ -575,7 +582,8 @@ class Layer:
             t = loss if isinstance(loss, Tensor) else convert_to_tensor(loss, dtype=dtypes.float32)
             self._losses.append(t)
             new.append(t)
-        _add_to_collection(new, GraphKeys.REGULARIZATION_LOSSES)
+        if not keras_style:
+            _add_to_collection(new, GraphKeys.REGULARIZATION_LOSSES)
 
     def add_update(self, updates: Any, inputs: Any = None) -> None:
         """Adds update ops (or zero-argument callables making them); `__call__` puts them in

@@ -17,10 +17,15 @@ from tfcluster.ops import (
     array_ops,
     bitwise_ops,
     clip_ops,
+    complex_ops,
     math_ops,
+    numerics,
+    parsing_ops,
     ragged_checks,
     ragged_getitem,
+    special_math_ops,
     string_ops,
+    unicode_ops,
 )
 from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
 
@@ -33,6 +38,11 @@ _MODULES = {
     "tfcluster.ops.clip_ops": clip_ops,
     "tfcluster.ops.math_ops": math_ops,
     "tfcluster.ops.string_ops": string_ops,
+    "tfcluster.ops.special_math_ops": special_math_ops,
+    "tfcluster.ops.complex_ops": complex_ops,
+    "tfcluster.ops.numerics": numerics,
+    "tfcluster.ops.parsing_ops": parsing_ops,
+    "tfcluster.ops.unicode_ops": unicode_ops,
 }
 
 

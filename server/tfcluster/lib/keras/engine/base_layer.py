@@ -183,7 +183,9 @@ class KerasLayerMixin:
         else:
             self._non_trainable_weights.append(variable)  # type: ignore[attr-defined]
         if regularizer is not None:
-            self._handle_weight_regularization(name, variable, regularizer)  # type: ignore[attr-defined]
+            # Keras names the penalty's scope after the variable ('dense/kernel/Regularizer').
+            in_scope = variable.name[: variable.name.find(":")]
+            self._handle_weight_regularization(in_scope, variable, regularizer)  # type: ignore[attr-defined]
         return variable
 
     # Keras's order (partitioner before use_resource) and optional name differ from tf.layers'

@@ -11,26 +11,17 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework.graph import get_default_graph
 from tfcluster.lib.keras import backend
-from tfcluster.ops import constant_op, control_flow_ops, variables
+from tfcluster.lib.keras.engine.weights_saver import CachedWeightsSaver, DeferredRestore
+from tfcluster.ops import variables
 from tfcluster.protos import trackable_object_graph_pb2 as tog
 from tfcluster.training import checkpoint_utils
-from tfcluster.training.saver import SaveableObject, Saver, SaveSpec
+from tfcluster.training.checkpoint_management import update_checkpoint_state
 
 _SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
-_OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
-
-
-class _ObjectGraphSaveable(SaveableObject):
-    """The serialized object graph, saved beside the variables (restoring it does nothing)."""
-
-    def __init__(self, serialized: bytes) -> None:
-        tensor = constant_op.constant(serialized, name="object_graph")
-        spec = SaveSpec(tensor, "", _OBJECT_GRAPH_KEY, tensor.dtype, "")
-        super().__init__(tensor, [spec], _OBJECT_GRAPH_KEY)
-
-    def restore(self, restored_tensors: Any, restored_shapes: Any) -> Any:
-        return control_flow_ops.no_op()
+_SLOT = "/.OPTIMIZER_SLOT/"
+OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 
 
 def _is_hdf5(filepath: str, save_format: Any) -> bool:
@@ -141,18 +132,25 @@ def _object_graph(model: Any) -> _Graph:
     return graph
 
 
+def _weights_saver(model: Any) -> CachedWeightsSaver:
+    saver = model.__dict__.get("_weights_saver")
+    if saver is None:
+        saver = model.__dict__["_weights_saver"] = CachedWeightsSaver()
+    return saver  # type: ignore[no-any-return]
+
+
 def save_weights(model: Any, filepath: str, save_format: Any = None) -> None:
     if _is_hdf5(filepath, save_format):
         _save_hdf5(model, filepath)
         return
     graph = _object_graph(model)
     session = backend.get_session()
-    var_list: dict[str, Any] = dict(graph.keys)
-    var_list[_OBJECT_GRAPH_KEY] = _ObjectGraphSaveable(graph.proto.SerializeToString())
     directory = os.path.dirname(filepath)
     if directory:
         os.makedirs(directory, exist_ok=True)
-    Saver(var_list=var_list).save(session, filepath, write_meta_graph=False)
+    _weights_saver(model).save(session, filepath, dict(graph.keys), graph.proto.SerializeToString())
+    # TF 1.15's save_weights records the checkpoint, by a path relative to its directory.
+    update_checkpoint_state(directory, filepath, [filepath], save_relative_paths=True)
 
 
 def load_weights(model: Any, filepath: str, by_name: bool = False) -> None:
@@ -162,10 +160,30 @@ def load_weights(model: Any, filepath: str, by_name: bool = False) -> None:
         _load_hdf5(model, filepath, by_name)
         return
     if os.path.isdir(filepath):
-        found = checkpoint_utils._checkpoint_filename(filepath)
-        filepath = found or filepath
+        filepath = checkpoint_utils._checkpoint_filename(filepath) or filepath
     reader = checkpoint_utils.NewCheckpointReader(filepath)
     graph = _object_graph(model)
+    if reader.has_tensor(OBJECT_GRAPH_KEY):
+        found = {key: v for key, v in graph.keys.items() if reader.has_tensor(key)}
+        if found:
+            saver = _weights_saver(model)
+            saver.build_restore(get_default_graph(), found)
+            session = backend.get_session()
+            saver.restore(session, filepath, found)
+            optimizer: Any = getattr(model, "optimizer", None)
+            if hasattr(optimizer, "_deferred_restore"):
+                # Weights the optimizer makes later (its first training step) come from the
+                # checkpoint too, as TF 1.15's streaming restore does.
+                owners = {
+                    id(v): key[: -len(_SUFFIX)]
+                    for key, v in graph.keys.items()
+                    if _SLOT not in key and not key.startswith("optimizer/")
+                }
+                deferred = DeferredRestore(saver, session, filepath, reader.has_tensor, owners)
+                deferred.previous = optimizer._deferred_restore
+                optimizer._deferred_restore = deferred
+            return
+    # A checkpoint without the object graph (tf.train.Saver's): by the variables' own names.
     pairs = []
     for key, variable in graph.keys.items():
         if reader.has_tensor(key):

@@ -23,6 +23,7 @@ from tfcluster.lib.keras.engine import (
 )
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
+from tfcluster.lib.keras.engine.loop_progress import LoopProgress
 from tfcluster.lib.keras.engine.network import Network
 from tfcluster.lib.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
 from tfcluster.lib.keras.utils import losses_utils
@@ -50,6 +51,12 @@ def _given_targets(target_tensors: Any, output_names: list[str]) -> list[Any]:
             f"output. The model has {n} outputs, but you passed target_tensors={target_tensors}"
         )
     return list(target_tensors)
+
+
+def _fed_order(order: np.ndarray, batch_size: int) -> np.ndarray:
+    """TF 1.15's array loop feeds a single batch whole, in the data's own order (it does not
+    slice, so a shuffle drew its numbers for nothing)."""
+    return np.arange(len(order)) if len(order) <= batch_size else order
 
 
 def _as_list(x: Any) -> list[Any]:
@@ -251,6 +258,9 @@ class Model(Network):
                     )
                 total = 0.0
             regularization = self.losses
+            # TF 1.15 reads them twice (get_losses_for(None) + get_losses_for(inputs)): its
+            # weight regularizers make their ops again, unused but counted (op seeds after).
+            self.losses  # noqa: B018
             if regularization:
                 total = total + math_ops.add_n(regularization)
         return total
@@ -540,11 +550,15 @@ class Model(Network):
             clist.on_epoch_begin(epoch)
             order = np.arange(samples)
             if shuffle == "batch":
-                blocks = [order[i : i + batch_size] for i in range(0, samples, batch_size)]
+                # TF 1.15's batch_shuffle: whole batches change places, the partial last one
+                # stays last.
+                whole = samples // batch_size * batch_size
+                blocks = order[:whole].reshape(-1, batch_size)
                 np.random.shuffle(blocks)
-                order = np.concatenate(blocks) if blocks else order
+                order = np.append(blocks.flatten(), order[whole:])
             elif shuffle:
                 np.random.shuffle(order)
+            order = _fed_order(order, batch_size)
             session = backend.get_session()
             loss_sum = 0.0
             values: list[Any] = [0.0] * len(fetches)
@@ -567,7 +581,11 @@ class Model(Network):
                 for i, name in enumerate(out_labels)
             }
             if do_validation and (epoch + 1) % validation_freq == 0:
-                val = self._test_loop(val_xs, val_ys, batch_size, verbose=0, weights=val_ws)
+                # TF 1.15 runs fit's validation through its loop's default shuffle=True: the
+                # validation samples go in a shuffled order, drawing from numpy's generator.
+                val = self._test_loop(
+                    val_xs, val_ys, batch_size, verbose=0, weights=val_ws, shuffle=True
+                )
                 for name, value in zip(out_labels, val):
                     epoch_logs["val_" + name] = value
             clist.on_epoch_end(epoch, epoch_logs)
@@ -583,35 +601,32 @@ class Model(Network):
         batch_size: int,
         verbose: int,
         weights: list[np.ndarray | None] | None = None,
+        shuffle: bool = False,
     ) -> list[Any]:
         self._ensure_compiled(for_training=False)
         self.reset_metrics()
         session = backend.get_session()
         fetches = [self.total_loss, *self._metric_results]
         samples = len(xs[0])
-        progbar = None
         names = list(self.metrics_names)
-        stateful = [n for n in names if n != "loss"]
-        if verbose == 1:
-            from tfcluster.lib.keras.utils.generic_utils import Progbar
-
-            progbar = Progbar(target=samples, unit_name="sample", stateful_metrics=stateful)
+        progress = LoopProgress(verbose, "samples", samples, names)
         loss_sum = 0.0
         values: list[Any] = [0.0] * len(fetches)
+        order = np.arange(samples)
+        if shuffle:
+            np.random.shuffle(order)
+        order = _fed_order(order, batch_size)
         for start in range(0, samples, batch_size):
-            index = np.arange(start, min(start + batch_size, samples))
+            index = order[start : start + batch_size]
             values = session.run(
                 [*fetches, self._test_fn], feed_dict=self._feed(xs, ys, index, False, weights)
             )[:-1]
             loss_sum += float(values[0]) * len(index)
-            if progbar is not None:
-                seen = min(start + batch_size, samples)
-                shown = [("loss", float(values[0]))] + [
-                    (n, float(v)) for n, v in zip(names[1:], values[1:])
-                ]
-                progbar.update(seen, shown)
+            progress.batch(len(index), {n: float(v) for n, v in zip(names, values)})
         done = [loss_sum / max(samples, 1), *values[1:]]
-        return [training_generator.reported(n, v) for n, v in zip(names, done)]
+        results = [training_generator.reported(n, v) for n, v in zip(names, done)]
+        progress.end(dict(zip(names, results)))
+        return results
 
     def evaluate(
         self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: int = 1,
@@ -622,7 +637,7 @@ class Model(Network):
             return training_generator.evaluate_generator(self, x, steps, verbose)
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, y, batch_size)
-            return training_dataset.evaluate(self, x, steps)
+            return training_dataset.evaluate(self, x, steps, verbose)
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
         self._check_targets(xs, ys)
@@ -639,7 +654,7 @@ class Model(Network):
             return training_generator.predict_generator(self, x, steps, verbose)
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, None, batch_size)
-            return training_dataset.predict(self, x, steps)
+            return training_dataset.predict(self, x, steps, verbose)
         xs, _ = self._standardize(x, None)
         self._ensure_built(xs)
         if getattr(self, "_predict_fn", None) is None:
@@ -650,6 +665,7 @@ class Model(Network):
         batch_size = batch_size or 32
         samples = len(xs[0])
         parts: list[list[np.ndarray]] = [[] for _ in self.outputs]
+        progress = LoopProgress(verbose, "samples", samples, [])
         for start in range(0, samples, batch_size):
             index = np.arange(start, min(start + batch_size, samples))
             values = session.run(
@@ -657,6 +673,8 @@ class Model(Network):
             )[:-1]
             for i, v in enumerate(values):
                 parts[i].append(v)
+            progress.batch(len(index))
+        progress.end()
         results = [np.concatenate(p) for p in parts]
         return results[0] if len(results) == 1 else results
 

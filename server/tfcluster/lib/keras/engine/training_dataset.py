@@ -10,6 +10,8 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
+import numpy as np
+
 from tfcluster.framework import errors
 from tfcluster.lib.data import experimental as data_experimental
 from tfcluster.lib.data.dataset import Dataset
@@ -97,10 +99,12 @@ def fit(
 ) -> Any:
     batches = DatasetBatches(dataset, steps_per_epoch, "steps_per_epoch")
     validation: training_generator.Validation | None = None
+    val_size: Any = None
     if validation_data is not None:
         if is_dataset_input(validation_data):
             check_dataset_arguments(validation_data, None, None)
             val = DatasetBatches(validation_data, validation_steps, "validation_steps")
+            val_size = val.steps
 
             def on_dataset(last_size: int) -> list[float]:
                 return training_generator._evaluate_batches(model, val.epoch(), val.steps)
@@ -111,6 +115,13 @@ def fit(
             validation = training_generator._generator_validation(
                 model, validation_data, validation_steps
             )
+            val_size = _first_size(validation_data)
+    if verbose:
+        # TF 1.15's _print_train_info counts a dataset's steps (None when unknown).
+        message = f"Train on {batches.steps} steps"
+        if val_size:
+            message += f", validate on {val_size} steps"
+        print(message)
     return training_generator.fit_batches(
         model,
         batches.epoch,
@@ -127,12 +138,19 @@ def fit(
     )
 
 
-def evaluate(model: Any, dataset: Any, steps: Any) -> Any:
+def _first_size(structure: Any) -> int:
+    """The first dimension of a structure's first array (nest.flatten's order)."""
+    while isinstance(structure, (list, tuple, dict)):
+        structure = structure[sorted(structure)[0]] if isinstance(structure, dict) else structure[0]
+    return int(np.shape(structure)[0])
+
+
+def evaluate(model: Any, dataset: Any, steps: Any, verbose: int = 0) -> Any:
     batches = DatasetBatches(dataset, steps, "steps")
-    result = training_generator._evaluate_batches(model, batches.epoch(), batches.steps)
+    result = training_generator._evaluate_batches(model, batches.epoch(), batches.steps, verbose)
     return result[0] if len(result) == 1 else result
 
 
-def predict(model: Any, dataset: Any, steps: Any) -> Any:
+def predict(model: Any, dataset: Any, steps: Any, verbose: int = 0) -> Any:
     batches = DatasetBatches(dataset, steps, "steps")
-    return training_generator.predict_batches(model, batches.epoch(), batches.steps)
+    return training_generator.predict_batches(model, batches.epoch(), batches.steps, verbose)

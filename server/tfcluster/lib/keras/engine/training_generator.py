@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.lib.keras import callbacks as cbks
+from tfcluster.lib.keras.engine.loop_progress import LoopProgress
 
 _log = logging.getLogger("tensorflow")
 
@@ -238,6 +239,8 @@ def fit_batches(
     for epoch in range(initial_epoch, epochs):
         if epoch != initial_epoch:
             this_epoch = epoch_batches()
+        # TF 1.15 starts each epoch's metrics from zero (a fit before may have left them).
+        model.reset_metrics()
         clist.on_epoch_begin(epoch)
         aggregate = _Aggregate(names, loss_by_steps=loss_by_steps)
         size = 0
@@ -253,6 +256,13 @@ def fit_batches(
             clist.on_train_batch_end(step, logs)
             if model.stop_training:
                 break
+        if steps is None and aggregate.steps and not model.stop_training:
+            # TF 1.15 learns an unknown dataset's size when it runs out: the bar gets it as
+            # its target before the epoch's end is shown.
+            steps = aggregate.steps
+            if verbose:
+                progbar.params["steps"] = steps
+                progbar.progbar.target = steps
         if steps is not None and aggregate.steps < steps and not model.stop_training:
             _log.warning(
                 "Your input ran out of data; interrupting training. Make sure that your "
@@ -295,34 +305,45 @@ def model_unimplemented(what: str) -> Exception:
     return backend.unimplemented(what)
 
 
-def _evaluate_batches(model: Any, batches: Iterator[Any], steps: int | None) -> list[float]:
+def _evaluate_batches(
+    model: Any, batches: Iterator[Any], steps: int | None, verbose: int = 0
+) -> list[float]:
     """The loss (mean over steps) and metrics (over samples) of `steps` batches, or of all
     the batches when steps is None."""
-    aggregate = _Aggregate(list(model.metrics_names), loss_by_steps=True)
+    names = list(model.metrics_names)
+    aggregate = _Aggregate(names, loss_by_steps=True)
+    model.reset_metrics()  # TF 1.15's loop starts from zero (a fit before leaves its state)
+    progress = LoopProgress(verbose, "steps", steps, names)
     for batch in itertools.islice(batches, steps):
         x, y, sample_weight = _unpack(batch)
         values = _as_list(model.test_on_batch(x, y, sample_weight=sample_weight))
-        aggregate.add(values, _batch_size(x))
-    return aggregate.result()
+        size = _batch_size(x)
+        progress.batch(size, aggregate.add(values, size))
+    results = aggregate.result()
+    progress.end(dict(zip(names, results)))
+    return results
 
 
 def evaluate_generator(model: Any, generator: Any, steps: Any = None, verbose: int = 0) -> Any:
     steps = _steps(generator, steps, "steps")
-    result = _evaluate_batches(model, _batches(generator, False), steps)
+    result = _evaluate_batches(model, _batches(generator, False), steps, verbose)
     return result[0] if len(result) == 1 else result
 
 
 def predict_generator(model: Any, generator: Any, steps: Any = None, verbose: int = 0) -> Any:
     steps = _steps(generator, steps, "steps")
-    return predict_batches(model, _batches(generator, False), steps)
+    return predict_batches(model, _batches(generator, False), steps, verbose)
 
 
-def predict_batches(model: Any, batches: Iterator[Any], steps: int | None) -> Any:
+def predict_batches(model: Any, batches: Iterator[Any], steps: int | None, verbose: int = 0) -> Any:
     outputs: list[Any] = []
+    progress = LoopProgress(verbose, "steps", steps, [])
     for batch in itertools.islice(batches, steps):
         x, _, _ = _unpack(batch, with_targets=False)
         out = model.predict_on_batch(x)
         outputs.append(out if isinstance(out, list) else [out])
+        progress.batch(_batch_size(x))
+    progress.end()
     if not outputs:
         return []
     joined = [np.concatenate([o[i] for o in outputs]) for i in range(len(outputs[0]))]
