@@ -179,6 +179,11 @@ _BINARY: dict[str, tuple[XpFn, XpFn]] = {
 }
 
 
+# The attr of a RealDiv that absorbed the Cast of its x from an integer type
+# (runtime/function_fusion.py's CAST_X_ATTR): x arrives as the integers.
+_CAST_X_ATTR = "_cast_x_to"
+
+
 def _binary_factory(float_fn: XpFn, int_fn: XpFn) -> Callable[[Any, Any], Compute]:
     def factory(node: Any, xp: Any) -> Compute:
         dtype = np_dtype(node)
@@ -201,7 +206,27 @@ def _binary_factory(float_fn: XpFn, int_fn: XpFn) -> Callable[[Any, Any], Comput
                 out = out.astype(dtype)
             return (out,)
 
-        return compute
+        if _CAST_X_ATTR not in node.attrs or xp is not np or float_fn != "true_divide":
+            return compute
+
+        def cast_then_compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            # The Cast kernel's conversion, then the quotient written over the cast values
+            # (nothing else reads them) when y broadcasts to their shape.
+            x = np.asarray(ins[0]).astype(dtype)
+            y = ins[1]
+            if (
+                type(y) is np.ndarray
+                and y.dtype == dtype
+                and y.ndim <= x.ndim
+                and all(e in (1, d) for d, e in zip(x.shape[x.ndim - y.ndim :], y.shape))
+            ):
+                if silenced():
+                    return (np.true_divide(x, y, out=x),)
+                with np.errstate(all="ignore"):
+                    return (np.true_divide(x, y, out=x),)
+            return compute(ctx, [x, y])
+
+        return cast_then_compute
 
     return factory
 
