@@ -44,6 +44,7 @@ from tfcluster.kernels.common import (
 )
 from tfcluster.kernels.registry import kernel
 from tfcluster.runtime.float_errors import silenced
+from tfcluster.runtime.function_fusion import CAST_X_ATTR
 
 # An xp function's name, or fn(xp, *args).
 XpFn = str | Callable[..., Any]
@@ -179,11 +180,6 @@ _BINARY: dict[str, tuple[XpFn, XpFn]] = {
 }
 
 
-# The attr of a RealDiv that absorbed the Cast of its x from an integer type
-# (runtime/function_fusion.py's CAST_X_ATTR): x arrives as the integers.
-_CAST_X_ATTR = "_cast_x_to"
-
-
 def _binary_factory(float_fn: XpFn, int_fn: XpFn) -> Callable[[Any, Any], Compute]:
     def factory(node: Any, xp: Any) -> Compute:
         dtype = np_dtype(node)
@@ -206,7 +202,9 @@ def _binary_factory(float_fn: XpFn, int_fn: XpFn) -> Callable[[Any, Any], Comput
                 out = out.astype(dtype)
             return (out,)
 
-        if _CAST_X_ATTR not in node.attrs or xp is not np or float_fn != "true_divide":
+        # A RealDiv that absorbed the Cast of its x from an integer type: x arrives as the
+        # integers (runtime/function_fusion.py).
+        if CAST_X_ATTR not in node.attrs or xp is not np or float_fn != "true_divide":
             return compute
 
         def cast_then_compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
