@@ -274,3 +274,28 @@ def test_a_batch_matching_a_known_layout_is_read_by_its_readers_and_checked() ->
     records[3] = bytes(bad)
     assert len(records[3]) == len(records[0])
     assert example_wire.parse_fixed_dense(records, specs) is None
+
+
+def test_a_later_row_differing_in_any_structure_run_of_a_known_layout_is_not_read_there() -> None:
+    # A layout's structure bytes lie in several runs (the Example's head and the first
+    # feature's key; the last feature's key and lengths): a row of a later batch that
+    # differs from the template in any of them, here only in the last feature's key, is
+    # not read at the template's offsets. With that feature missing from the record (and
+    # no default) the batch is declined, and the general path gives protobuf's error.
+    specs = [FeatureSpec("image", dtypes.string, ()), FeatureSpec("label", dtypes.int64, ())]
+
+    def batch(start: int) -> list[bytes]:
+        return [
+            _example({"image": ("bytes", [bytes([i % 256]) * 40]), "label": ("int64", [i % 10])})
+            for i in range(start, start + 20)
+        ]
+
+    first = batch(0)
+    got = example_wire.parse_fixed_dense(first, specs)
+    assert got is not None  # the layout is learned
+    records = batch(20)
+    key_at, key = max((records[7].index(k), k) for k in (b"image", b"label"))
+    assert key_at > 40  # after the other feature's value: not in the first structure run
+    records[7] = records[7][:key_at] + key[:4] + b"_" + records[7][key_at + 5 :]
+    assert len(records[7]) == len(records[0])
+    assert example_wire.parse_fixed_dense(records, specs) is None

@@ -44,6 +44,7 @@ from tfcluster.kernels.common import (
 )
 from tfcluster.kernels.registry import kernel
 from tfcluster.runtime.float_errors import silenced
+from tfcluster.runtime.function_fusion import CAST_X_ATTR
 
 # An xp function's name, or fn(xp, *args).
 XpFn = str | Callable[..., Any]
@@ -224,7 +225,29 @@ def _binary_factory(
                 out = out.astype(dtype)
             return (out,)
 
-        return compute
+        # A RealDiv that absorbed the Cast of its x from an integer type: x arrives as the
+        # integers (runtime/function_fusion.py).
+        if CAST_X_ATTR not in node.attrs or xp is not np or float_fn != "true_divide":
+            return compute
+
+        def cast_then_compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+            # The Cast kernel's conversion, then the quotient written over the cast values
+            # (nothing else reads them) when y broadcasts to their shape.
+            x = np.asarray(ins[0]).astype(dtype)
+            y = ins[1]
+            if (
+                type(y) is np.ndarray
+                and y.dtype == dtype
+                and y.ndim <= x.ndim
+                and all(e in (1, d) for d, e in zip(x.shape[x.ndim - y.ndim :], y.shape))
+            ):
+                if silenced():
+                    return (np.true_divide(x, y, out=x),)
+                with np.errstate(all="ignore"):
+                    return (np.true_divide(x, y, out=x),)
+            return compute(ctx, [x, y])
+
+        return cast_then_compute
 
     return factory
 

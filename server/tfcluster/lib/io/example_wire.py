@@ -197,14 +197,19 @@ def _feature_structure(record: bytes, pos: int, end: int) -> list[tuple[int, int
 
 
 class _Template:
-    """A layout met before: where each feature is, the offsets of the structure bytes and
-    those bytes, and readers of the features' values for the specs it was read with."""
+    """A layout met before: where each feature is, its structure bytes (as runs of
+    consecutive offsets and the bytes there), and readers of the features' values for the
+    specs it was read with."""
 
-    __slots__ = ("bytes", "found", "offsets", "readers")
+    __slots__ = ("found", "readers", "runs")
 
-    def __init__(self, found: list[tuple[int, int]], offsets: np.ndarray, data: np.ndarray):
-        self.found, self.offsets, self.bytes = found, offsets, data
+    def __init__(self, found: list[tuple[int, int]], runs: list[tuple[int, int, np.ndarray]]):
+        self.found, self.runs = found, runs
         self.readers: dict[tuple[Any, ...], list[_RowReader | None]] = {}
+
+    def matches(self, rows: np.ndarray) -> bool:
+        """Whether every row holds the template's structure bytes."""
+        return all((rows[:, a:b] == data).all() for a, b, data in self.runs)
 
     def readers_for(self, first: bytes, specs: Sequence[Any]) -> list[_RowReader | None]:
         """One per spec: a reader of its values from the batch's rows (None where
@@ -228,6 +233,19 @@ _TEMPLATES: dict[tuple[int, tuple[bytes, ...]], _Template] = {}
 _TEMPLATES_KEPT = 64
 
 
+def _runs(ranges: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    """Byte ranges with adjacent ones merged: a record's structure bytes lie in a few runs
+    (the Example's head and keys, each value's tags and lengths), each compared across the
+    batch as one slice of its rows rather than byte by byte through an index."""
+    out: list[tuple[int, int]] = []
+    for a, b in sorted(ranges):
+        if out and a <= out[-1][1]:
+            out[-1] = (out[-1][0], max(out[-1][1], b))
+        elif b > a:
+            out.append((a, b))
+    return out
+
+
 def _same_layout(w: _Wire, specs: Sequence[Any]) -> list[np.ndarray] | None:
     """When every record has the first one's length and structure bytes, each feature is at
     the same offset in all of them: one comparison checks the whole batch (against the
@@ -239,20 +257,19 @@ def _same_layout(w: _Wire, specs: Sequence[Any]) -> list[np.ndarray] | None:
     cache_key = (len(first), keys)
     rows = w.rows()
     cached = _TEMPLATES.get(cache_key)
-    if cached is not None and not (rows[:, cached.offsets] == cached.bytes).all():
+    if cached is not None and not cached.matches(rows):
         cached = None  # another layout: learn it from this batch's first record
     if cached is None:
         try:
             structure, found = _layout(first, list(keys))
         except _Layout:
             return None
-        offsets = np.concatenate([np.arange(a, b) for a, b in structure])
-        got = rows[:, offsets]
-        if not (got == got[0]).all():
+        template = _Template(found, [(a, b, rows[0, a:b].copy()) for a, b in _runs(structure)])
+        if not template.matches(rows):
             return None
         if len(_TEMPLATES) >= _TEMPLATES_KEPT:
             _TEMPLATES.clear()
-        cached = _TEMPLATES[cache_key] = _Template(found, offsets, got[0].copy())
+        cached = _TEMPLATES[cache_key] = template
     n = len(w.starts)
     out = []
     for spec, reader, (offset, size) in zip(specs, cached.readers_for(first, specs), cached.found):

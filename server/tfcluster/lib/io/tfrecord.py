@@ -60,6 +60,11 @@ def _masked(crcs: np.ndarray) -> np.ndarray:
     return (((c >> 15) | (c << 17)) + _MASK_DELTA) & _U32
 
 
+def _masked_u32(crcs: np.ndarray) -> np.ndarray:
+    """_masked of uint32 crcs in uint32 arithmetic: its wrap-around is the `& _U32`."""
+    return ((crcs >> 15) | (crcs << 17)) + np.uint32(_MASK_DELTA)  # type: ignore[no-any-return]
+
+
 class _Run:
     """Records that lie whole in a buffer: where each starts and how long its data is."""
 
@@ -96,11 +101,11 @@ class _Run:
         data = _gather(raw, self.starts + HEADER_SIZE + self.lengths, 4, "<u4")
         return head, data
 
-    def header_crcs(self) -> np.ndarray:
-        """The masked crc of each header's length: computed once per distinct length."""
+    def header_crcs(self) -> np.ndarray | np.uint64:
+        """The masked crc of each header's length: computed once per distinct length (one
+        0-d value for records of one length, compared with every header by broadcasting)."""
         if self.step:
-            one = crc32c.crc32c(_LENGTH.pack(int(self.lengths[0])))
-            return _masked(np.full(len(self.lengths), one, dtype=np.uint64))
+            return np.uint64(masked_crc(_LENGTH.pack(int(self.lengths[0]))))
         lengths, which = np.unique(self.lengths, return_inverse=True)
         crcs = np.array([crc32c.crc32c(_LENGTH.pack(int(n))) for n in lengths], dtype=np.uint64)
         return _masked(crcs)[which]
@@ -109,7 +114,8 @@ class _Run:
         """(index, whether in the header) of the first record whose stored crc is not the
         masked crc of what it guards."""
         head, data = self.stored_crcs()
-        data_ok = _masked(np.fromiter(map(crc32c.crc32c, records), np.uint64, len(records))) == data
+        crcs = np.fromiter(map(crc32c.crc32c, records), np.uint32, len(records))
+        data_ok = _masked_u32(crcs) == data
         head_ok = self.header_crcs() == head
         ok = head_ok & data_ok
         if ok.all():

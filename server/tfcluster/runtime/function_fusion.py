@@ -1,0 +1,81 @@
+"""Fusions in the body of a function that a dataset runs on every element or batch (a map's
+`f`), before its executor is built.
+
+- Cast from an integer type, then RealDiv of the cast by anything (`tf.cast(image,
+  tf.float32) / 255.0`, the usual scaling of decoded image bytes): the RealDiv reads the
+  integers itself and casts them into the array its quotient then overwrites (attr
+  CAST_X_ATTR, kernels/math.py), so a batch's floats are made once, not twice. The cast and
+  the quotient are the same two numpy operations as before; only the second one's output
+  buffer differs, so the bits are the same. On bench data_distributed's batched map this is
+  one 6.4 MB float array and one pass over cold memory fewer per 16 batches.
+
+The cast fuses only when the RealDiv's x is its one read: not a result of the function, not
+read by another node (nor as the RealDiv's own y), not waited on through a control edge.
+"""
+
+from __future__ import annotations
+
+from collections import Counter
+from collections.abc import Sequence
+
+from tfcluster.framework import dtypes
+from tfcluster.runtime.graph_ir import Node, split_tensor_name
+
+# The attr (the float dtype's name) of a RealDiv whose x is the integer input of a cast it
+# absorbed; kernels/math.py's binary kernels read it.
+CAST_X_ATTR = "_cast_x_to"
+
+_FLOATS = frozenset({"float16", "float32", "float64"})
+
+
+def _dtype(value: object) -> dtypes.DType | None:
+    try:
+        return dtypes.as_dtype(value)
+    except (TypeError, ValueError, KeyError):
+        return None
+
+
+def fuse_cast_into_divide(nodes: Sequence[Node], results: Sequence[str]) -> list[Node]:
+    """The body's nodes with each fusable Cast -> RealDiv pair as one RealDiv."""
+    by_name = {n.name: n for n in nodes}
+    reads: Counter[str] = Counter()
+    waited_on: set[str] = set()
+    for n in nodes:
+        for src, _ in n.inputs:
+            reads[src] += 1
+        waited_on.update(n.control_inputs)
+    pinned = {split_tensor_name(t)[0] for t in results}
+    fused: dict[str, Node] = {}
+    dropped: set[str] = set()
+    for n in nodes:
+        if n.op != "RealDiv" or len(n.inputs) != 2:
+            continue
+        src, index = n.inputs[0]
+        cast = by_name.get(src)
+        if cast is None or cast.op != "Cast" or index != 0 or len(cast.inputs) != 1:
+            continue
+        if reads[src] != 1 or src in pinned or src in waited_on or src in dropped:
+            continue
+        if cast.device != n.device:
+            continue
+        from_type = _dtype(cast.attrs.get("SrcT"))
+        to_type = _dtype(cast.attrs.get("DstT"))
+        div_type = _dtype(n.attrs.get("T"))
+        if from_type is None or not from_type.is_integer or from_type.is_quantized:
+            continue
+        if to_type is None or to_type != div_type or to_type.name not in _FLOATS:
+            continue
+        attrs = dict(n.attrs)
+        attrs[CAST_X_ATTR] = to_type.name
+        fused[n.name] = Node(
+            name=n.name,
+            op=n.op,
+            inputs=[cast.inputs[0], n.inputs[1]],
+            control_inputs=list(dict.fromkeys([*cast.control_inputs, *n.control_inputs])),
+            device=n.device,
+            attrs=attrs,
+        )
+        dropped.add(src)
+    if not fused:
+        return list(nodes)
+    return [fused.get(n.name, n) for n in nodes if n.name not in dropped]
