@@ -227,8 +227,11 @@ def _binary_factory(
 
         # A RealDiv that absorbed the Cast of its x from an integer type: x arrives as the
         # integers (runtime/function_fusion.py).
-        if CAST_X_ATTR not in node.attrs or xp is not np or float_fn != "true_divide":
+        if CAST_X_ATTR not in node.attrs:
             return compute
+        if xp is not np:
+            # Fused bodies run on the host; elsewhere the absorbed cast is made first.
+            return lambda ctx, ins: compute(ctx, [xp.asarray(ins[0]).astype(dtype), ins[1]])
 
         def cast_then_compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             # The Cast kernel's conversion, then the quotient written over the cast values
