@@ -36,6 +36,8 @@ _THREAD = object()
 
 
 class RecvMux:
+    """Receives over one RecvTensors call; a plain direct call is an inline_reads.Source."""
+
     def __init__(self, call: streams.Call, to_error: ToError) -> None:
         # request id -> (callback, the waiter of the step that reads its answer, if any)
         self._pending: dict[int, tuple[RecvCallback, Waiter | None]] = {}
