@@ -383,6 +383,16 @@ def read_frame(
         first = next(messages)
     except StopIteration:
         return None
+    return read_rest(first, messages, parse_header, metas_of)
+
+
+def read_rest(
+    first: Any,
+    messages: Iterator[bytes],
+    parse_header: Callable[[memoryview], M],
+    metas_of: Callable[[M], Sequence[named_tensor_pb2.TensorMeta]],
+) -> tuple[M, memoryview]:
+    """read_frame of a message whose first part, `first`, was read already."""
     header_view, piece = split(first)
     header = parse_header(header_view)
     total = check_total(metas_of(header))

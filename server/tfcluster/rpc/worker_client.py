@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import contextlib
-import itertools
 import os
 import threading
 import time
@@ -26,7 +24,7 @@ from tfcluster.protos import worker_pb2
 from tfcluster.rpc import collective_coding, shm, status, streams, tls_diagnosis
 from tfcluster.rpc import tensor_coding as coding
 from tfcluster.rpc.direct.client import DirectCall, link
-from tfcluster.runtime import outbox
+from tfcluster.rpc.recv_mux import RecvMux
 from tfcluster.runtime.collective_meeting import CheckFn, Part
 from tfcluster.runtime.graph_ir import graph_def_from_nodes
 from tfcluster.runtime.partition import Partition
@@ -87,7 +85,7 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
             response_deserializer=status.passthrough,
             _registered_method=True,
         )
-        self._recv_mux: _RecvMux | None = None
+        self._recv_mux: RecvMux | None = None
         # The worker's /dev/shm, as its last RunGraph answer said.
         self.peer_domain = ""
         self._inflight: set[grpc.Future] = set()
@@ -378,7 +376,7 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
             return self._recv_mux_now().recv(step_id, key, callback)
 
     # ---- helpers -----------------------------------------------------------------------
-    def _recv_mux_now(self) -> _RecvMux:
+    def _recv_mux_now(self) -> RecvMux:
         """The RecvTensors call to use: a direct one once the peer's endpoint is known (a
         gRPC call then retires: it ends after answering what it was asked)."""
         mux = self._recv_mux
@@ -395,7 +393,7 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
             call = streams.GrpcCall(self._recv_tensors, wait_for_ready=True)
         if mux is not None and not mux.broken:
             mux.retire()
-        mux = self._recv_mux = _RecvMux(call, self._error)
+        mux = self._recv_mux = RecvMux(call, self._error)
         return mux
 
     def collective_join(
@@ -464,120 +462,8 @@ def _parse_run_graph_response(data: Any) -> worker_pb2.RunGraphResponse:
     return coding.parse(worker_pb2.RunGraphResponse.FromString, data, "RunGraphResponse")
 
 
-def _parse_recv_response(data: Any) -> worker_pb2.RecvTensorResponse:
-    return coding.parse(worker_pb2.RecvTensorResponse.FromString, data, "RecvTensorResponse")
-
-
 def _recv_metas(resp: worker_pb2.RunGraphResponse) -> list[Any]:
     return [r.tensor for r in resp.recv]
-
-
-RecvCallback = Callable[[Any, BaseException | None], None]
-
-
-class _RecvMux:
-    """One RecvTensors call to a peer: requests go out as they come, responses are matched
-    to their callbacks by request id (by a reader thread), in whatever order they arrive."""
-
-    def __init__(
-        self,
-        call: streams.Call,
-        to_error: Callable[[grpc.RpcError, str], errors.OpError],
-    ) -> None:
-        self._pending: dict[int, RecvCallback] = {}
-        self._lock = threading.Lock()
-        self._ids = itertools.count(1)
-        self._to_error = to_error
-        self.broken = False
-        self._call = call
-        self.direct = isinstance(call, DirectCall)
-        self.shm_ok = not isinstance(call, DirectCall) or call.encrypted
-        threading.Thread(target=self._read, name="recv-mux", daemon=True).start()
-
-    def recv(self, step_id: int, key: str, callback: RecvCallback) -> Callable[[], Any]:
-        rid = next(self._ids)
-        with self._lock:
-            if self.broken:
-                failed = True
-            else:
-                failed = False
-                self._pending[rid] = callback
-        if failed:
-            callback(None, errors.UnavailableError(None, None, f"RecvTensor {key}: call broke"))
-            return _nothing
-        req = worker_pb2.RecvTensorRequest(
-            step_id=step_id,
-            rendezvous_key=key,
-            request_id=rid,
-            shm_domain=shm.domain() if self.shm_ok else "",
-        )
-        box = outbox.current() if self.direct else None
-        if box is not None:
-            box.add(self._send_many, req.SerializeToString())
-        else:
-            self._send_many([req.SerializeToString()])
-
-        def cancel() -> None:
-            with self._lock:
-                cb = self._pending.pop(rid, None)
-            if cb is not None:
-                cb(None, errors.CancelledError(None, None, f"RecvTensor {key} cancelled"))
-
-        return cancel
-
-    def _read(self) -> None:
-        err: errors.OpError | None = None
-        try:
-            while True:
-                frame = coding.read_frame(self._call, _parse_recv_response, _one_meta)
-                if frame is None:
-                    err = errors.UnavailableError(None, None, "RecvTensors: the peer hung up")
-                    break
-                resp, payload = frame
-                with self._lock:
-                    cb = self._pending.pop(resp.request_id, None)
-                if cb is None:
-                    continue  # cancelled meanwhile
-                if resp.status_code:
-                    cb(None, errors.error_from_code(resp.status_code, resp.status_message))
-                    continue
-                try:
-                    value = coding.decode_checked([resp.tensor], payload)[0]
-                except errors.OpError as e:
-                    cb(None, e)
-                    continue
-                cb(value, None)
-        except grpc.RpcError as e:
-            err = self._to_error(e, "RecvTensors")
-        except errors.OpError as e:
-            err = e
-        with self._lock:
-            self.broken = True
-            pending, self._pending = self._pending, {}
-        for cb in pending.values():
-            cb(None, err)
-
-    def _send_many(self, messages: list[bytes]) -> None:
-        # A broken call fails here and in the reader, which fails every request pending.
-        with contextlib.suppress(grpc.RpcError):
-            self._call.send(iter(messages))
-
-    def retire(self) -> None:
-        """No more requests: the peer answers those it has, then ends the call."""
-        self._call.half_close()
-
-    def close(self) -> None:
-        self._call.half_close()
-        self._call.cancel()
-
-
-def _nothing() -> None:
-    return None
-
-
-def _one_meta(resp: worker_pb2.RecvTensorResponse) -> list[Any]:
-    # An error response carries no tensor: nothing to read after it.
-    return [resp.tensor] if not resp.status_code else []
 
 
 class _PendingRunGraph:

@@ -23,7 +23,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfcluster.framework import errors
-from tfcluster.runtime import outbox, run_plan
+from tfcluster.runtime import inline_reads, outbox, run_plan
 
 _Fail = Callable[[BaseException, str], BaseException]
 
@@ -135,34 +135,41 @@ class AsyncPlan:
         finished = 0
         left = list(self._groups)
         outstanding = 0
-        box, previous_box = outbox.open_outbox()
+        waiter = inline_reads.open_waiter()
         try:
-            while True:
-                waiting = []
-                for mask, fn in left:
-                    if mask & finished != mask:
-                        waiting.append((mask, fn))
-                        continue
-                    try:
-                        outstanding += fn(ctx, vals, counts, put, box.flush)
-                    except BaseException:
-                        ctx.cancelled.set()
-                        raise
-                left = waiting
-                if not left:
-                    break
-                if not outstanding:
-                    raise errors.InternalError(None, None, "Executor stalled: graph has a cycle")
-                box.flush()
-                i = self._take(ctx, vals, self._wait(ctx, done_q))
+            box, previous_box = outbox.open_outbox()
+            box.waiter = waiter
+            try:
+                while True:
+                    waiting = []
+                    for mask, fn in left:
+                        if mask & finished != mask:
+                            waiting.append((mask, fn))
+                            continue
+                        try:
+                            outstanding += fn(ctx, vals, counts, put, box.flush)
+                        except BaseException:
+                            ctx.cancelled.set()
+                            raise
+                    left = waiting
+                    if not left:
+                        break
+                    if not outstanding:
+                        raise errors.InternalError(
+                            None, None, "Executor stalled: graph has a cycle"
+                        )
+                    box.flush()
+                    i = self._take(ctx, vals, self._wait(ctx, done_q, waiter, outstanding))
+                    outstanding -= 1
+                    finished |= self._async_bit[i]
+            finally:
+                outbox.close_outbox(box, previous_box)
+            # Receives nothing reads (a fetch aside) still finish before the step does.
+            while outstanding:
+                self._take(ctx, vals, self._wait(ctx, done_q, waiter, outstanding))
                 outstanding -= 1
-                finished |= self._async_bit[i]
         finally:
-            outbox.close_outbox(box, previous_box)
-        # Receives nothing reads (a fetch aside) still finish before the step does.
-        while outstanding:
-            self._take(ctx, vals, self._wait(ctx, done_q))
-            outstanding -= 1
+            inline_reads.close_waiter(waiter)
         return [vals[s] for s in self._fetch_slots]
 
     def _take(self, ctx: Any, vals: list[Any], done: tuple[int, Any, BaseException | None]) -> int:
@@ -178,11 +185,17 @@ class AsyncPlan:
         return i
 
     def _wait(
-        self, ctx: Any, done_q: queue.SimpleQueue[tuple[int, Any, BaseException | None]]
+        self,
+        ctx: Any,
+        done_q: queue.SimpleQueue[tuple[int, Any, BaseException | None]],
+        waiter: inline_reads.Waiter,
+        outstanding: int,
     ) -> tuple[int, Any, BaseException | None]:
+        """What a receive finished; this thread reads the answers it waits for itself when
+        it can (runtime/inline_reads.py)."""
         timeout = None if ctx.deadline is None else max(0.0, ctx.deadline - time.monotonic())
         try:
-            return done_q.get(timeout=timeout)
+            return waiter.wait(done_q, timeout, outstanding)
         except queue.Empty:
             ctx.cancelled.set()
             waiting = [s.name for s in self._steps if s.is_async]

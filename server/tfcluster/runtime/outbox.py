@@ -13,6 +13,8 @@ import threading
 from collections.abc import Callable
 from typing import Any
 
+from tfcluster.runtime.inline_reads import Waiter
+
 # Writes several messages to one peer at once.
 Writer = Callable[[list[Any]], None]
 
@@ -22,10 +24,13 @@ _local = threading.local()
 class Outbox:
     """The messages held for one executor pass, by the writer that sends them."""
 
-    __slots__ = ("_held",)
+    __slots__ = ("_held", "waiter")
 
     def __init__(self) -> None:
         self._held: dict[Writer, list[Any]] = {}
+        # The pass's thread reads the answers to its receives while it waits (see
+        # runtime/inline_reads.py); None: their callbacks are called from elsewhere.
+        self.waiter: Waiter | None = None
 
     def add(self, writer: Writer, message: Any) -> None:
         held = self._held.get(writer)

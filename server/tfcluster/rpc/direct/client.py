@@ -133,6 +133,26 @@ class DirectCall:
             raise StopIteration
         return msg
 
+    def next_or_heartbeat(self) -> Any:
+        """The next message; HEARTBEAT_ONLY when a heartbeat came first (nothing more is
+        waited for); None at the end of the call."""
+        msg = self._reading(lambda: self._wire.read(stop_at_heartbeat=True))
+        if msg is None:
+            self._ended = True
+            if self._cancelled:
+                raise self._failure(None)
+        return msg
+
+    def buffered(self) -> bool:
+        """Bytes of the server's already read off the socket wait here (plain connections)."""
+        return self._wire.buffered()
+
+    @property
+    def silence(self) -> float | None:
+        """How long the server may stay silent (it writes heartbeats); None: no limit."""
+        timeout: float | None = self._wire.sock.gettimeout()
+        return timeout
+
     def read_payload_into(self, dest: memoryview) -> int:
         """The next message's tensor bytes, read into `dest` (see tensor_coding.read_frame)."""
         return int(self._reading(lambda: self._wire.read_payload_into(dest)))

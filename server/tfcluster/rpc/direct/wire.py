@@ -36,6 +36,8 @@ HEARTBEAT = _LEN.pack(_HEARTBEAT_BIT)
 # A client takes a server that sent nothing (not even a heartbeat) for this many of its
 # heartbeat intervals for frozen or unreachable.
 HEARTBEATS_MISSED = 3
+# What Wire.read(stop_at_heartbeat=True) returns for a heartbeat.
+HEARTBEAT_ONLY = object()
 # A frame with only this bit set ends the client's requests. A plain connection says the same
 # by shutting its write side; a TLS connection cannot (its records would be cut off).
 _END_BIT = 1 << 61
@@ -117,13 +119,16 @@ class Wire:
         body = _CODE.pack(code) + details.encode("utf-8", "replace")[: _MAX_STATUS - 4]
         self.sock.sendall(_LEN.pack(_STATUS_BIT | len(body)) + body)
 
-    def read(self) -> Any:
+    def read(self, stop_at_heartbeat: bool = False) -> Any:
         """The next message (bytes, or a writable buffer when large); None at a clean end.
         Raises DirectError for a status frame or a message cut short, OSError when the
-        connection breaks."""
-        n = self._frame_length()
+        connection breaks. `stop_at_heartbeat`: HEARTBEAT_ONLY after reading a heartbeat,
+        rather than waiting for what comes next."""
+        n = self._frame_length(stop_at_heartbeat)
         if n is None:
             return None
+        if n < 0:
+            return HEARTBEAT_ONLY
         if n > _MAX_MESSAGE:
             raise DirectError(
                 grpc.StatusCode.RESOURCE_EXHAUSTED,
@@ -179,11 +184,14 @@ class Wire:
         (n,) = _LEN.unpack(head) if len(head) == _LEN.size else (0,)
         return self._status(n & ~_STATUS_BIT) if n & _STATUS_BIT else None
 
-    def _frame_length(self) -> int | None:
+    def _frame_length(self, stop_at_heartbeat: bool = False) -> int | None:
         """The next frame's length; None at a clean end (or the client's end of requests);
-        a status frame raises its error; heartbeats are skipped."""
-        head = HEARTBEAT
+        a status frame raises its error; heartbeats are skipped (-1 for the first one with
+        `stop_at_heartbeat`)."""
+        head = self._take(_LEN.size)
         while head == HEARTBEAT:
+            if stop_at_heartbeat:
+                return -1
             head = self._take(_LEN.size)
         if not head or head == END_OF_REQUESTS:
             return None
@@ -199,6 +207,11 @@ class Wire:
         data = self._reader.read(n)
         self._used += len(data)
         return data
+
+    def buffered(self) -> bool:
+        """Whether bytes read off the socket wait in this process's buffer (a poll of the
+        socket does not see them). False where it cannot tell (TLS)."""
+        return self._counted is not None and self._counted.taken > self._used
 
     def frame_buffered(self) -> bool:
         """Whether a whole message is buffered here already, so that reading it makes no
