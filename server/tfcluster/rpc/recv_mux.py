@@ -148,6 +148,23 @@ class RecvMux:
         for callback, _ in pending.values():
             callback(None, err)
 
+    def hung_up(self) -> bool:
+        """Whether the peer closed this call while nobody read it (a plain direct call is
+        read only while answers are due): then the call is broken, and the next receive
+        opens a new one rather than asking a peer that is gone (a restarted ps)."""
+        call = self._direct_call
+        if call is None:
+            return self.broken
+        with self._lock:
+            if self.broken:
+                return True
+            if self._pending or self._holder is not None:
+                return False  # a reader is or will be there to see it
+        if not call.peer_closed():
+            return False
+        self._fail(errors.UnavailableError(None, None, "RecvTensors: the peer hung up"))
+        return True
+
     # ---- inline_reads.Source ------------------------------------------------------------
     def claim(self, waiter: Waiter) -> bool:
         with self._lock:

@@ -381,6 +381,8 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
         gRPC call then retires: it ends after answering what it was asked)."""
         mux = self._recv_mux
         peer = link(self.address)
+        if mux is not None and mux.direct and mux.hung_up():
+            mux = None  # closed while idle: a new call (the peer may have restarted)
         if mux is not None and not mux.broken and (mux.direct or not peer.ready):
             if not mux.direct:
                 peer.probe()

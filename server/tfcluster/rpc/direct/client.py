@@ -4,6 +4,7 @@ background; a DirectCall is one call on a connection of its own, as a gRPC call 
 from __future__ import annotations
 
 import contextlib
+import select
 import socket
 import ssl
 import threading
@@ -193,6 +194,21 @@ class DirectCall:
     def fileno(self) -> int:
         """The connection's descriptor, readable when the server has written."""
         return self._wire.fileno()
+
+    def peer_closed(self) -> bool:
+        """Whether the server closed its side of the connection (or it broke), whatever
+        unread bytes (heartbeats) wait before the end. A look that does not wait and reads
+        nothing; plain connections only."""
+        try:
+            fd = self._wire.fileno()
+        except (ValueError, OSError):
+            return True
+        if fd < 0:
+            return True
+        poller = select.poll()
+        gone = select.POLLRDHUP | select.POLLHUP | select.POLLERR | select.POLLNVAL
+        poller.register(fd, gone)
+        return any(events & gone for _, events in poller.poll(0))
 
     def half_close(self) -> None:
         # Over TLS the end is a frame: never in the middle of a message being sent.
