@@ -330,10 +330,8 @@ class MasterSession:
                     raise
                 plan = self._make_plan(signature, deadline)
                 in_use.append(plan)
-                try:
-                    return self._attempt(plan, values, relay, trace, deadline)
-                except errors.FailedPreconditionError as lost:
-                    raise _lost_to_restart(lost, [p.task for p in plan.parts]) from lost
+                plan.restarted_tasks = tuple(p.task for p in plan.parts)
+                return self._attempt_after_restarts(plan, values, relay, trace, deadline)
         finally:
             self._release(in_use)
 
@@ -351,11 +349,11 @@ class MasterSession:
         reports a restarted worker, so MonitoredSession makes a new session and waits for the
         chief to restore the model instead of stopping."""
         restarted, plan.restarted_tasks = plan.restarted_tasks, ()
-        if not restarted:
-            return self._attempt(plan, feeds, relay, trace, deadline)
         try:
             return self._attempt(plan, feeds, relay, trace, deadline)
         except errors.FailedPreconditionError as lost:
+            if not restarted:
+                raise
             raise _lost_to_restart(lost, restarted) from lost
 
     def _forget_incarnations(self, plan: _Plan) -> None:

@@ -35,7 +35,7 @@ def _zero_filled_state(cell: Any, inputs: Any, batch_size: Any, dtype: Any) -> A
     if inputs is not None:
         batch_size = array_ops.shape(inputs)[0]
         dtype = inputs.dtype
-    sizes = _flat_sizes(cell.state_size)
+    sizes = _flat(cell.state_size)
     zeros = [array_ops.zeros(array_ops.stack([batch_size, s]), dtype) for s in sizes]
     return zeros[0] if len(zeros) == 1 else zeros
 
@@ -577,7 +577,7 @@ class _LoopCell:
     nested ones, an LSTM's pair)."""
 
     def __init__(self, cell: Any) -> None:
-        self.state_size = tuple(_flat_sizes(cell.state_size))
+        self.state_size = tuple(_flat(cell.state_size))
         self.output_size = getattr(cell, "output_size", self.state_size[0])
 
 
@@ -588,22 +588,14 @@ def _takes(fn: Any, name: str) -> bool:
         return False
 
 
-def _flat_states(states: Any) -> list[Any]:
-    if isinstance(states, (list, tuple)):
+def _flat(nested: Any) -> list[Any]:
+    """The leaves of nested lists and tuples (states, or a cell's state sizes), in order."""
+    if isinstance(nested, (list, tuple)):
         out: list[Any] = []
-        for s in states:
-            out.extend(_flat_states(s))
+        for item in nested:
+            out.extend(_flat(item))
         return out
-    return [states]
-
-
-def _flat_sizes(size: Any) -> list[Any]:
-    if isinstance(size, (list, tuple)):
-        out: list[Any] = []
-        for s in size:
-            out.extend(_flat_sizes(s))
-        return out
-    return [size]
+    return [nested]
 
 
 class RNN(Layer):
@@ -945,7 +937,7 @@ class StackedRNNCells(Layer):
     def cells_state_sizes(self) -> list[Any]:
         out: list[Any] = []
         for cell in self.cells:
-            out.extend(_flat_sizes(cell.state_size))
+            out.extend(_flat(cell.state_size))
         return out
 
     @property
@@ -953,7 +945,7 @@ class StackedRNNCells(Layer):
         last = self.cells[-1]
         if getattr(last, "output_size", None) is not None:
             return last.output_size
-        return _flat_sizes(last.state_size)[0]
+        return _flat(last.state_size)[0]
 
     def build(self, input_shape: Any) -> None:
         # TF 1.15 names the cells' weights in the RNN's scope only: rnn/kernel, rnn/kernel_1.
@@ -962,7 +954,7 @@ class StackedRNNCells(Layer):
             if not cell.built:
                 cell.build(shape)
                 cell.built = True
-            size = getattr(cell, "output_size", None) or _flat_sizes(cell.state_size)[0]
+            size = getattr(cell, "output_size", None) or _flat(cell.state_size)[0]
             shape = TensorShape([shape[0], size])
         for cell in self.cells:
             self._trainable_weights.extend(cell.trainable_weights)
@@ -988,7 +980,7 @@ class StackedRNNCells(Layer):
         states = list(states)
         new_states: list[Any] = []
         for cell in self.cells:
-            count = len(_flat_sizes(cell.state_size))
+            count = len(_flat(cell.state_size))
             cell_states, states = states[:count], states[count:]
             params = inspect.signature(cell.call).parameters
             given = {k: v for k, v in kwargs.items() if k in params}
@@ -999,7 +991,7 @@ class StackedRNNCells(Layer):
                 inputs, produced = cell.call(inputs, cell_states[0], **given)
             else:
                 inputs, produced = cell.call(inputs, cell_states, **given)
-            new_states.extend(_flat_states(produced))
+            new_states.extend(_flat(produced))
         return inputs, new_states
 
     def get_config(self) -> dict[str, Any]:
