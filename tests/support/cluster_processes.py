@@ -4,9 +4,7 @@ whole cluster), waiting for them to serve, and their gRPC health."""
 from __future__ import annotations
 
 import os
-import random
 import signal
-import socket
 import subprocess
 import sys
 import tempfile
@@ -16,42 +14,9 @@ from collections.abc import Sequence
 import grpc
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 
+from .ports import free_ports
 
-def _ephemeral_range() -> tuple[int, int]:
-    try:
-        with open("/proc/sys/net/ipv4/ip_local_port_range") as f:
-            low, high = (int(x) for x in f.read().split())
-            return low, high
-    except (OSError, ValueError):
-        return 32768, 60999
-
-
-def free_ports(n: int) -> list[int]:
-    """n distinct ports that were free a moment ago, chosen below the ephemeral range so the
-    machine's outgoing connections (other tests, gRPC channels) do not take them meanwhile."""
-    low, _ = _ephemeral_range()
-    rng = random.Random()
-    ports: list[int] = []
-    while len(ports) < n:
-        port = rng.randrange(max(1024, low - 12000), low - 10)
-        if port not in ports and _bindable(port):
-            ports.append(port)
-    return ports
-
-
-def _bindable(port: int) -> bool:
-    for family, host in ((socket.AF_INET, "0.0.0.0"), (socket.AF_INET6, "::")):
-        try:
-            s = socket.socket(family, socket.SOCK_STREAM)
-        except OSError:
-            continue
-        try:
-            s.bind((host, port))
-        except OSError:
-            return False
-        finally:
-            s.close()
-    return True
+__all__ = ["free_ports"]
 
 
 def cluster_flag(jobs: dict[str, Sequence[int]]) -> str:

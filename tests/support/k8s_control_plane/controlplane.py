@@ -27,7 +27,6 @@ import ctypes
 import json
 import os
 import signal
-import socket
 import ssl
 import subprocess
 import sys
@@ -40,6 +39,7 @@ from pathlib import Path
 from types import TracebackType
 from typing import Any
 
+from ..ports import free_port
 from .binaries import Binaries
 from .pki import TestPKI
 
@@ -85,12 +85,6 @@ def _die_with_parent() -> None:
     """Runs in the child before exec: SIGKILL it when the test process goes away."""
     if _LIBC is not None:
         _LIBC.prctl(_PR_SET_PDEATHSIG, signal.SIGKILL)
-
-
-def free_port() -> int:
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as sock:
-        sock.bind(("127.0.0.1", 0))
-        return int(sock.getsockname()[1])
 
 
 class ControlPlaneError(RuntimeError):
