@@ -4,12 +4,12 @@ and run, and RemoteCall runs its function on another task of a cluster."""
 
 from __future__ import annotations
 
-import socket
 from pathlib import Path
 from typing import Any
 
 import pytest
 import tfcluster as tf
+from support.ports import free_port
 from tf_reference import reference
 from tf_reference.function_loops_cases import CASES
 from tfcluster.api import raw_ops
@@ -60,17 +60,9 @@ def test_symbolic_gradient_of_integer_argument_is_zero() -> None:
             assert sess.run([dx, dk]) == [3.0, 0]
 
 
-def _free_port() -> int:
-    s = socket.socket()
-    s.bind(("localhost", 0))
-    port = int(s.getsockname()[1])
-    s.close()
-    return port
-
-
 def test_remote_call_runs_the_function_on_the_target_task() -> None:
     cluster = tf.train.ClusterSpec(
-        {"worker": [f"localhost:{_free_port()}", f"localhost:{_free_port()}"]}
+        {"worker": [f"localhost:{free_port()}", f"localhost:{free_port()}"]}
     )
     servers = [tf.train.Server(cluster, "worker", k) for k in range(2)]
     try:

@@ -2,10 +2,10 @@
 
 from __future__ import annotations
 
-import socket
 from typing import Any
 
 import pytest
+from support.ports import free_ports
 from tfcluster.runtime import outbox
 
 
@@ -59,23 +59,13 @@ def test_nested_passes_restore_the_outer_outbox() -> None:
     assert outbox.current() is None
 
 
-def _free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    for sock in socks:
-        sock.bind(("localhost", 0))
-    ports = [sock.getsockname()[1] for sock in socks]
-    for sock in socks:
-        sock.close()
-    return ports
-
-
 @pytest.mark.timeout(60)
 def test_a_chain_of_tensors_between_two_tasks_does_not_hang() -> None:
     """Receives in one pass are held; the executor flushes before it waits, so a chain of
     tensors between two tasks (each needing the other's previous one) completes."""
     import tfcluster as tf
 
-    spec = tf.train.ClusterSpec({"worker": [f"localhost:{p}" for p in _free_ports(2)]})
+    spec = tf.train.ClusterSpec({"worker": [f"localhost:{p}" for p in free_ports(2)]})
     servers = [tf.train.Server(spec, job_name="worker", task_index=i) for i in range(2)]
     try:
         g = tf.Graph()

@@ -18,6 +18,7 @@ import pytest
 import tfcluster as tf
 from grpc_health.v1 import health_pb2, health_pb2_grpc
 from support.metrics_scrape import Scrape, delta, scrape
+from support.ports import free_ports
 from tfcluster.cli import server_main
 from tfcluster.cli import tfcluster_main as cli
 from tfcluster.distributed.local import new_local_master
@@ -301,7 +302,7 @@ def test_a_port_in_use(monkeypatch: pytest.MonkeyPatch, caplog: pytest.LogCaptur
 def test_a_grpc_port_in_use_releases_the_metrics_port() -> None:
     sock = _listening_socket()
     grpc_port = sock.getsockname()[1]
-    (metrics_port,) = _free_ports(1)
+    (metrics_port,) = free_ports(1)
     try:
         with pytest.raises(tf.errors.UnknownError, match="gRPC"):
             tf.train.Server({"local": [f"localhost:{grpc_port}"]}, metrics_port=metrics_port)
@@ -309,17 +310,6 @@ def test_a_grpc_port_in_use_releases_the_metrics_port() -> None:
         sock.close()
     with tf.train.Server({"local": ["localhost:0"]}, metrics_port=metrics_port) as s:
         assert s.metrics_port == metrics_port
-
-
-def _free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("localhost", 0))
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
 
 
 def test_stop_closes_the_endpoint() -> None:

@@ -5,10 +5,10 @@ loop body, regularizers placed beside their variables."""
 from __future__ import annotations
 
 import os
-import socket
 
 import numpy as np
 import tfcluster as tf
+from support.ports import free_ports
 from tfcluster.task_server.server import Server
 
 
@@ -35,18 +35,8 @@ def test_a_partitioned_variable_restores_into_another_partitioning(tmp_path: obj
             assert [sess.run(v).shape for v in p] == [(3, 3), (3, 3), (2, 3), (2, 3)]
 
 
-def _free_ports(n: int) -> list[int]:
-    socks = [socket.socket() for _ in range(n)]
-    for s in socks:
-        s.bind(("localhost", 0))
-    ports = [s.getsockname()[1] for s in socks]
-    for s in socks:
-        s.close()
-    return ports
-
-
 def test_sharded_variable_trains_on_two_ps_tasks() -> None:
-    ps0, ps1, worker = (f"localhost:{p}" for p in _free_ports(3))
+    ps0, ps1, worker = (f"localhost:{p}" for p in free_ports(3))
     cluster = tf.train.ClusterSpec({"ps": [ps0, ps1], "worker": [worker]})
     servers = [
         Server(cluster, job_name=job, task_index=i)
