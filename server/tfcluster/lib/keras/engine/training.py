@@ -18,6 +18,7 @@ from tfcluster.lib.keras.engine import (
     sample_weights,
     saving,
     target_checks,
+    training_array_steps,
     training_dataset,
     training_generator,
 )
@@ -487,6 +488,14 @@ class Model(Network):
                 validation_steps=validation_steps, validation_freq=validation_freq,
                 initial_epoch=initial_epoch, class_weight=class_weight,
             )  # fmt: skip
+        if steps_per_epoch is not None:
+            return training_array_steps.fit(
+                self, x, y, steps_per_epoch=int(steps_per_epoch), epochs=epochs,
+                verbose=verbose, callbacks=callbacks, validation_split=validation_split,
+                validation_data=validation_data, validation_steps=validation_steps,
+                validation_freq=validation_freq, initial_epoch=initial_epoch,
+                sample_weight=sample_weight, class_weight=class_weight,
+            )  # fmt: skip
         batch_size = batch_size or 32
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
@@ -638,6 +647,8 @@ class Model(Network):
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, y, batch_size)
             return training_dataset.evaluate(self, x, steps, verbose)
+        if steps is not None:
+            return training_array_steps.evaluate(self, x, y, sample_weight, int(steps), verbose)
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
         self._check_targets(xs, ys)
@@ -655,6 +666,8 @@ class Model(Network):
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, None, batch_size)
             return training_dataset.predict(self, x, steps, verbose)
+        if steps is not None:
+            return training_array_steps.predict(self, x, int(steps), verbose)
         xs, _ = self._standardize(x, None)
         self._ensure_built(xs)
         if getattr(self, "_predict_fn", None) is None:

@@ -90,15 +90,16 @@ def _batch_size(x: Any) -> int:
 
 
 class _Aggregate:
-    """Epoch values as means over the epoch's samples; an evaluation's loss as the mean over
-    its steps (what TF 1.15 reports for each: recorded against it). Batch logs carry the
-    batch's loss and the running metrics."""
+    """Epoch values as TF 1.15's MetricsAggregator makes them in its step-wise loops: the
+    loss as the mean over the epoch's steps (or over its samples, loss_by_steps=False), the
+    metrics as their running values (the batches run without resetting them). Batch logs
+    carry the batch's loss and the running metrics."""
 
     def __init__(self, names: list[str], loss_by_steps: bool = False) -> None:
         self.names = names
         self.loss_by_steps = loss_by_steps
         self.loss_sums = np.zeros(len(names))
-        self.metric_sums = np.zeros(len(names))
+        self.metrics = np.zeros(len(names))
         self.steps = 0
         self.samples = 0
 
@@ -109,10 +110,9 @@ class _Aggregate:
         for i, (name, value) in enumerate(zip(self.names, values)):
             if _is_loss(name):
                 self.loss_sums[i] += value if self.loss_by_steps else value * size
-                logs[name] = float(value)
             else:
-                self.metric_sums[i] += value * size
-                logs[name] = float(self.metric_sums[i] / self.samples)
+                self.metrics[i] = value
+            logs[name] = float(value)
         return logs
 
     def result(self) -> list[Any]:
@@ -122,7 +122,7 @@ class _Aggregate:
                 count = self.steps if self.loss_by_steps else self.samples
                 out.append(reported(name, self.loss_sums[i] / max(count, 1)))
             else:
-                out.append(reported(name, self.metric_sums[i] / max(self.samples, 1)))
+                out.append(reported(name, self.metrics[i]))
         return out
 
 
@@ -250,7 +250,10 @@ def fit_batches(
             size = _batch_size(x)
             clist.on_train_batch_begin(step, {"batch": step, "size": size})
             values = _as_list(
-                model.train_on_batch(x, y, sample_weight=sample_weight, class_weight=class_weight)
+                model.train_on_batch(
+                    x, y, sample_weight=sample_weight, class_weight=class_weight,
+                    reset_metrics=False,
+                )  # fmt: skip
             )
             logs: dict[str, Any] = {"batch": step, "size": size, **aggregate.add(values, size)}
             clist.on_train_batch_end(step, logs)
@@ -316,7 +319,7 @@ def _evaluate_batches(
     progress = LoopProgress(verbose, "steps", steps, names)
     for batch in itertools.islice(batches, steps):
         x, y, sample_weight = _unpack(batch)
-        values = _as_list(model.test_on_batch(x, y, sample_weight=sample_weight))
+        values = _as_list(model.test_on_batch(x, y, sample_weight=sample_weight, reset_metrics=False))
         size = _batch_size(x)
         progress.batch(size, aggregate.add(values, size))
     results = aggregate.result()
