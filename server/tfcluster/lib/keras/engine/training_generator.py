@@ -251,9 +251,12 @@ def fit_batches(
             clist.on_train_batch_begin(step, {"batch": step, "size": size})
             values = _as_list(
                 model.train_on_batch(
-                    x, y, sample_weight=sample_weight, class_weight=class_weight,
+                    x,
+                    y,
+                    sample_weight=sample_weight,
+                    class_weight=class_weight,
                     reset_metrics=False,
-                )  # fmt: skip
+                )
             )
             logs: dict[str, Any] = {"batch": step, "size": size, **aggregate.add(values, size)}
             clist.on_train_batch_end(step, logs)
@@ -319,7 +322,9 @@ def _evaluate_batches(
     progress = LoopProgress(verbose, "steps", steps, names)
     for batch in itertools.islice(batches, steps):
         x, y, sample_weight = _unpack(batch)
-        values = _as_list(model.test_on_batch(x, y, sample_weight=sample_weight, reset_metrics=False))
+        values = _as_list(
+            model.test_on_batch(x, y, sample_weight=sample_weight, reset_metrics=False)
+        )
         size = _batch_size(x)
         progress.batch(size, aggregate.add(values, size))
     results = aggregate.result()
