@@ -29,6 +29,7 @@ from tfcluster.kernels import (
     _eigen_small_depth,
     _eigen_sum,
     _eigen_trig,
+    _mkldnn_sgemm,
     in_place,
     tensor_lists,
 )
@@ -625,39 +626,84 @@ class _TransposeCache:
         self._entry = None
 
 
+def _matmul_product(
+    xp: Any,
+    ins: list[Any],
+    ta: bool,
+    tb: bool,
+    caches: tuple[_TransposeCache, _TransposeCache],
+    fused: bool = False,
+) -> Any:
+    """MatMul's product of ins[0] and ins[1], rounded as TF 1.15's CPU kernel rounds it: a
+    plain MatMul's matrix-vector shapes through Eigen's matrix-vector routine, a fused one's
+    (_FusedMatMul) through the general product unless it has one row, as TF's contraction
+    does; narrow products in MKL-DNN's sgemm order; the rest BLAS's."""
+    a, b = (xp.asarray(v) for v in ins[:2])
+    if a.ndim != 2 or b.ndim != 2:
+        raise invalid(
+            f"In[0] and In[1] must be matrices (rank 2): In[0]: {_shape(a)}, In[1]: {_shape(b)}"
+        )
+    same_depth = (a.shape[0] if ta else a.shape[1]) == (b.shape[1] if tb else b.shape[0])
+    # A fused product takes Eigen's matrix-vector routine only for one row.
+    if xp is np and same_depth and (not fused or (a.shape[1] if ta else a.shape[0]) == 1):
+        # TF's matrix-vector shapes: its summation order (_eigen_gemv), else BLAS below.
+        exact = _eigen_gemv.matmul(a, b, ta, tb)
+        if exact is not None:
+            return exact
+    if ta:
+        a = caches[0].transposed(xp, a)
+    if tb:
+        b = caches[1].transposed(xp, b)
+    if a.shape[1] != b.shape[0]:
+        raise invalid(f"Matrix size-incompatible: In[0]: {_shape(ins[0])}, In[1]: {_shape(ins[1])}")
+    if xp is np:
+        exact = _eigen_small_depth.matmul(a, b)
+        if exact is None:
+            exact = _mkldnn_sgemm.narrow_product(a, b, one_column=fused)
+        if exact is not None:
+            return exact
+    out = _cpu_gemm.matmul(a, b) if xp is np else xp.matmul(a, b)
+    # numpy multiplies bfloat16 matrices in float32.
+    return out if out.dtype == a.dtype else out.astype(a.dtype)
+
+
 @kernel("MatMul")
 def matmul(node: Any, xp: Any) -> Compute:
     ta = bool(node.attrs.get("transpose_a", False))
     tb = bool(node.attrs.get("transpose_b", False))
-    cache_a = _TransposeCache()
-    cache_b = _TransposeCache()
+    caches = (_TransposeCache(), _TransposeCache())
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        a, b = (xp.asarray(v) for v in ins)
-        if a.ndim != 2 or b.ndim != 2:
+        return (_matmul_product(xp, ins, ta, tb, caches),)
+
+    return compute
+
+
+@kernel("_FusedMatMul")
+def fused_matmul(node: Any, xp: Any) -> Compute:
+    """MatMul -> BiasAdd as grappler's remapper fuses them on the CPU
+    (runtime/kernel_fusion.py): TF's general product, then the bias added to it."""
+    fused_ops = [v.decode() if isinstance(v, bytes) else str(v) for v in node.attrs["fused_ops"]]
+    if fused_ops != ["BiasAdd"]:
+        raise invalid(f"_FusedMatMul: unsupported fused_ops {fused_ops} ({node.name})")
+    ta = bool(node.attrs.get("transpose_a", False))
+    tb = bool(node.attrs.get("transpose_b", False))
+    caches = (_TransposeCache(), _TransposeCache())
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        out = _matmul_product(xp, ins, ta, tb, caches, fused=True)
+        bias = xp.asarray(ins[2])
+        if bias.ndim != 1:
+            raise invalid(f"Biases must be 1D: {list(bias.shape)}")
+        if bias.shape[0] != out.shape[1]:
             raise invalid(
-                f"In[0] and In[1] must be matrices (rank 2): In[0]: {_shape(a)}, In[1]: {_shape(b)}"
+                "Must provide as many biases as the last dimension of the input tensor: "
+                f"{list(bias.shape)} vs. {list(out.shape)}"
             )
-        if xp is np and (a.shape[0] if ta else a.shape[1]) == (b.shape[1] if tb else b.shape[0]):
-            # TF's matrix-vector shapes: its summation order (_eigen_gemv), else BLAS below.
-            exact = _eigen_gemv.matmul(a, b, ta, tb)
-            if exact is not None:
-                return (exact,)
-        if ta:
-            a = cache_a.transposed(xp, a)
-        if tb:
-            b = cache_b.transposed(xp, b)
-        if a.shape[1] != b.shape[0]:
-            raise invalid(
-                f"Matrix size-incompatible: In[0]: {_shape(ins[0])}, In[1]: {_shape(ins[1])}"
-            )
-        if xp is np:
-            exact = _eigen_small_depth.matmul(a, b)
-            if exact is not None:
-                return (exact,)
-        out = _cpu_gemm.matmul(a, b) if xp is np else xp.matmul(a, b)
-        # numpy multiplies bfloat16 matrices in float32.
-        return (out if out.dtype == a.dtype else out.astype(a.dtype),)
+        if not out.flags.writeable or out.base is not None:
+            out = out.copy()
+        out += bias
+        return (out,)
 
     return compute
 

@@ -340,6 +340,15 @@ op_def_registry.register("LogicalAnd", binary_broadcast_bool)
 op_def_registry.register("LogicalOr", binary_broadcast_bool)
 op_def_registry.register("LogicalNot", _logical_not_infer)
 op_def_registry.register("MatMul", _matmul_infer)
+
+
+def _fused_matmul_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    """_FusedMatMul (a, b, bias): the product's shape (the graph optimizer makes it from
+    MatMul -> BiasAdd, runtime/kernel_fusion.py)."""
+    return _matmul_infer(inputs[:2], attrs)
+
+
+op_def_registry.register("_FusedMatMul", _fused_matmul_infer)
 op_def_registry.register("BatchMatMul", _batch_matmul_infer)
 op_def_registry.register("Cast", _cast_infer)
 op_def_registry.register("Select", _select_infer)

@@ -19,6 +19,7 @@ from concurrent.futures import ThreadPoolExecutor
 HEAVY_OPS = frozenset(
     {
         "MatMul",
+        "_FusedMatMul",
         "BatchMatMul",
         "BatchMatMulV2",
         "BatchMatMulV3",

@@ -5,6 +5,11 @@
   fused_ops = [BiasAdd, Relu]) named as the Relu: the bias and the ReLU are applied to each
   block of the convolution's output while it is still in the cache, instead of two passes
   over the whole activation (what the conv net's first layer spends most of its time on).
+- MatMul -> BiasAdd (float32) becomes one `_FusedMatMul` node (TF's op type, fused_ops =
+  [BiasAdd]) named as the BiasAdd. Not for speed: TF's fused kernel takes its general
+  product (MKL-DNN's sgemm) even for one output column, where a plain MatMul takes Eigen's
+  matrix-vector routine, so a dense layer of one unit rounds as TF's only when fused as TF
+  fuses it (kernels/_mkldnn_sgemm.py).
 - MaxPoolGrad -> ReluGrad, where the ReluGrad's features are the pool's own input (the
   gradient of relu then max_pool), becomes one `_FusedMaxPoolGradReluGrad` node named as the
   ReluGrad: for windows that tile the input, the ReLU's mask is applied to the pooled
@@ -37,6 +42,7 @@ from tfcluster.framework import dtypes
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 
 FUSED_CONV = "_FusedConv2D"
+FUSED_MATMUL = "_FusedMatMul"
 FUSED_POOL_GRAD = "_FusedMaxPoolGradReluGrad"
 FUSED_CONV_BACKPROP = "_FusedConv2DBackprop"
 # The attr (True) of a forward convolution whose input a fused backprop also reads.
@@ -100,6 +106,8 @@ def fuse_kernels(
         node = nodes[name]
         if node.op == "Relu":
             new = _conv_bias_relu(nodes, node, uses)
+        elif node.op == "BiasAdd":
+            new = _matmul_bias(nodes, node, uses)
         elif node.op == "ReluGrad":
             new = _max_pool_grad_relu_grad(nodes, node, uses)
         elif node.op == "Conv2DBackpropFilter":
@@ -247,6 +255,30 @@ def _conv_bias_relu(nodes: Mapping[str, Node], relu: Node, uses: _Uses) -> Node 
         inputs=[conv.inputs[0], conv.inputs[1], bias.inputs[1]],
         control_inputs=_union(conv.control_inputs, bias.control_inputs, relu.control_inputs),
         device=relu.device,
+        attrs=attrs,
+    )
+
+
+def _matmul_bias(nodes: Mapping[str, Node], bias: Node, uses: _Uses) -> Node | None:
+    """TF 1.15's remapper fuses a float32 MatMul into the BiasAdd that alone uses it, on
+    the CPU (it leaves GPU products to cuBLAS)."""
+    matmul = _producer(nodes, bias.inputs[0], "MatMul") if len(bias.inputs) == 2 else None
+    if matmul is None or len(matmul.inputs) != 2 or not uses.only_feeds(matmul, bias.name):
+        return None
+    if matmul.device != bias.device or "GPU" in matmul.device.upper():
+        return None
+    if _dtype_name(matmul.attrs.get("T")) != "float32":
+        return None
+    if _text(bias.attrs.get("data_format", "NHWC")) != "NHWC":
+        return None
+    attrs = dict(matmul.attrs)
+    attrs.update(fused_ops=["BiasAdd"], num_args=1, epsilon=0.0)
+    return Node(
+        name=bias.name,
+        op=FUSED_MATMUL,
+        inputs=[matmul.inputs[0], matmul.inputs[1], bias.inputs[1]],
+        control_inputs=_union(matmul.control_inputs, bias.control_inputs),
+        device=bias.device,
         attrs=attrs,
     )
 

@@ -1,0 +1,58 @@
+"""Float32 matrix products summed in the order of TF 1.15's general CPU product.
+
+TF 1.15 multiplies float32 matrices through Eigen's tensor contraction with MKL-DNN's sgemm
+as its kernel, which picks the machine's fused multiply-add: each output is a running FMA
+over the contracted dimension, in one block up to 384 terms (recorded:
+tests/tf_reference/record_float32_products.py). OpenBLAS (numpy) sums that way too for
+products of 9 columns or more, but not for 2 to 8 output columns, where its kernel differs
+from TF's in the last bit for most outputs. And grappler's MatMul -> BiasAdd fusion
+(_FusedMatMul) takes this product even for one output column, where the plain MatMul takes
+Eigen's matrix-vector routine (_eigen_gemv): a dense layer of one unit.
+
+Here each step's FMA is a float64 sum of the exact float64 product and the float32 running
+sum, rounded to float32: the one rounding of an FMA, but for a double rounding when the
+float64 sum lands exactly halfway between two float32 numbers (about 1 in 2**29 sums).
+"""
+
+from __future__ import annotations
+
+import numpy as np
+
+# MKL-DNN's sgemm sums up to this many terms in one running sum; past it, it cuts the
+# contracted dimension in blocks whose sums are added (an order not repeated here).
+MAX_DEPTH = 384
+# Products of more multiply-adds than this go to BLAS: one pass over the contracted
+# dimension costs two numpy calls per term.
+MAX_WORK = 1 << 20
+# OpenBLAS's own order differs from MKL-DNN's up to this width (output columns).
+NARROW_WIDTH = 8
+
+
+def product(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
+    """a @ b (2-D float32, already transposed) as TF's sgemm sums it, or None where BLAS's
+    product stands (another dtype, a longer contracted dimension, or too much work)."""
+    if a.dtype != np.float32 or b.dtype != np.float32 or a.ndim != 2 or b.ndim != 2:
+        return None
+    m, depth = a.shape
+    n = b.shape[1]
+    if depth == 0 or depth > MAX_DEPTH or m == 0 or n == 0 or m * depth * n > MAX_WORK:
+        return None
+    # Every product exact in float64 (24 + 24 significant bits), all made in one call.
+    terms = a.astype(np.float64)[:, :, None] * b.astype(np.float64)[None, :, :]
+    out = terms[:, 0, :].astype(np.float32)
+    step = np.empty((m, n), np.float64)
+    for k in range(1, depth):
+        np.add(terms[:, k, :], out, out=step)
+        out[...] = step
+    return out
+
+
+def narrow_product(a: np.ndarray, b: np.ndarray, one_column: bool = False) -> np.ndarray | None:
+    """TF's bits for a product whose width OpenBLAS sums in another order (2 to 8 output
+    columns, or 1 where the caller takes the general product for it; more than one row),
+    or None."""
+    if a.ndim != 2 or b.ndim != 2 or a.shape[0] < 2:
+        return None
+    if not (2 - one_column) <= b.shape[1] <= NARROW_WIDTH:
+        return None
+    return product(a, b)

@@ -1,0 +1,94 @@
+"""Float32 matrix products as TF 1.15's CPU kernels round them. MatMul's general product is
+MKL-DNN's sgemm: every output a running fused multiply-add over the contracted dimension (up
+to 384 terms in one block). OpenBLAS sums products of 2 to 8 output columns otherwise. A
+MatMul whose only use is a BiasAdd is rewritten by grappler's remapper into _FusedMatMul,
+whose product is that sgemm's even for one output column, where the plain MatMul takes
+Eigen's matrix-vector routine (no fused multiply-add): a dense layer of one unit. Each case is
+`fn(tf) -> dict of plain values`, run on TF 1.15 by record_float32_products.py and on
+tfcluster by tests/unit/test_float32_products_as_tf.py. Python 3.7 code."""
+
+from __future__ import annotations
+
+import numpy as np
+
+CASES = {}
+
+
+def _operands(rng, m, k, n, ta, tb):
+    a = rng.randn(*((k, m) if ta else (m, k))).astype(np.float32)
+    b = rng.randn(*((n, k) if tb else (k, n))).astype(np.float32)
+    return a, b
+
+
+def narrow_products(tf):
+    """MatMul of 2 to 8 output columns, every transpose, contracted lengths up to 384 (one
+    sgemm block); and 9 columns of an untransposed second operand, which OpenBLAS sums as
+    TF does (for a transposed one it does not: left to BLAS, not checked here)."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(5)
+    products = {}
+    for m, k, n in ((5, 64, 2), (64, 64, 3), (64, 33, 4), (32, 200, 8), (17, 384, 5), (64, 64, 9)):
+        for ta in (False, True):
+            for tb in (False, True) if n <= 8 else (False,):
+                a, b = _operands(rng, m, k, n, ta, tb)
+                products[f"m{m}_k{k}_n{n}_{ta:d}{tb:d}"] = tf.matmul(
+                    a, b, transpose_a=ta, transpose_b=tb
+                )
+    with tf.Session() as sess:
+        values = sess.run(products)
+    return {name: v.tolist() for name, v in sorted(values.items())}
+
+
+CASES["narrow_products"] = narrow_products
+
+
+def products_feeding_a_bias_add(tf):
+    """MatMul -> BiasAdd with only the BiasAdd fetched (fused, and with a Relu after it), and
+    with the MatMul fetched too (not fused): one output column, narrow and one-row products."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(7)
+    fused = {}
+    apart = {}
+    for m, k, n, ta in ((64, 2, 1, False), (64, 64, 1, False), (20, 384, 1, False),
+                        (48, 100, 1, True), (64, 64, 4, False), (1, 64, 1, False),
+                        (1, 50, 6, False)):  # fmt: skip
+        x = tf.placeholder(tf.float32, [None, None])
+        a, w = _operands(rng, m, k, n, ta, False)
+        bias = rng.randn(n).astype(np.float32)
+        name = f"m{m}_k{k}_n{n}_{ta:d}"
+        product = tf.matmul(x, tf.constant(w), transpose_a=ta)
+        fused[name] = (tf.nn.bias_add(product, tf.constant(bias)), {x: a})
+        relu = tf.nn.relu(tf.nn.bias_add(tf.matmul(x, tf.constant(w), transpose_a=ta), bias))
+        fused[name + "_relu"] = (relu, {x: a})
+        apart[name] = ([product, tf.nn.bias_add(product, tf.constant(bias))], {x: a})
+    out = {}
+    with tf.Session() as sess:
+        for name, (t, feed) in sorted(fused.items()):
+            out["fused_" + name] = sess.run(t, feed).tolist()
+        for name, (ts, feed) in sorted(apart.items()):
+            out["apart_" + name] = [v.tolist() for v in sess.run(ts, feed)]
+    return out
+
+
+CASES["products_feeding_a_bias_add"] = products_feeding_a_bias_add
+
+
+def keras_dense_of_one_unit_trains_as_tf(tf):
+    """A Keras regression (Dense(1), mse, SGD) by train_on_batch: each step's loss and the
+    weights after it."""
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    x = np.arange(40, dtype=np.float32).reshape(20, 2) / 40.0
+    y = (np.arange(20) % 2).astype(np.float32)
+    model = tf.keras.Sequential(
+        [tf.keras.layers.Dense(1, input_shape=(2,), kernel_initializer="ones")]
+    )
+    model.compile("sgd", "mse")
+    steps = []
+    for _ in range(6):
+        loss = model.train_on_batch(x, y)
+        steps.append([float(loss)] + [w.tolist() for w in model.get_weights()])
+    return {"steps": steps}
+
+
+CASES["keras_dense_of_one_unit_trains_as_tf"] = keras_dense_of_one_unit_trains_as_tf
