@@ -636,6 +636,22 @@ def _fused_conv() -> Build:
     return Build([relu, bias])
 
 
+@_case("_FusedMatMul")
+def _fused_matmul() -> Build:
+    # The graph optimizer makes these from MatMul -> BiasAdd; built here directly.
+    attrs = {"fused_ops": ["BiasAdd"], "num_args": 1, "epsilon": 0.0, "T": tf.float32}
+    one = op_util.make_op(
+        "_FusedMatMul", [_f32(5, 3), _f32(3, 1), _f32(1)], {**attrs}, name="BiasAdd"
+    ).outputs[0]
+    narrow = op_util.make_op(
+        "_FusedMatMul",
+        [_f32(3, 4), _f32(6, 3), _f32(6)],
+        {**attrs, "transpose_a": True, "transpose_b": True},
+        name="BiasAdd_1",
+    ).outputs[0]
+    return Build([one, narrow])
+
+
 @_case("_FusedMaxPoolGradReluGrad")
 def _fused_pool_grad() -> Build:
     # MaxPoolGrad -> ReluGrad of the pool's input, fused by the graph optimizer: windows that

@@ -86,6 +86,9 @@ _EIGEN_TAIL_ON_CPU = {"SigmoidGrad", "SqrtGrad", "RsqrtGrad", "ReciprocalGrad"}
 # Complex products on CPU round each real product and sum as Eigen's complex packets do
 # (kernels/math.py); a GPU multiplies its own way: an ulp apart (their case takes z * z).
 _EIGEN_COMPLEX_ON_CPU = {"Complex", "Real", "Imag", "Angle"}
+# Float32 products on CPU summed in MKL-DNN's sgemm order where OpenBLAS's differs
+# (kernels/_mkldnn_sgemm.py: narrow and fused products); a GPU's cuBLAS sums its own way.
+_MKLDNN_ORDER_ON_CPU = {"MatMul", "_FusedMatMul"}
 # Ops taking float32 square roots on CPU as Eigen's fast-math packets do (rsqrtps and a Newton
 # step, kernels/_eigen_psqrt.py); a GPU takes correctly rounded ones: an ulp or two apart.
 _EIGEN_ROOTS_ON_CPU = {
@@ -119,7 +122,11 @@ def _ulps(dtype: np.dtype[Any]) -> tuple[float, float]:
 def test_gpu_kernel_body_runs_on_strict_cupy_and_matches_cpu(op: str, strict_gpu: Any) -> None:
     tolerant = (
         op
-        in _EIGEN_ROUNDED_ON_CPU | _EIGEN_TAIL_ON_CPU | _EIGEN_ROOTS_ON_CPU | _EIGEN_COMPLEX_ON_CPU
+        in _EIGEN_ROUNDED_ON_CPU
+        | _EIGEN_TAIL_ON_CPU
+        | _EIGEN_ROOTS_ON_CPU
+        | _EIGEN_COMPLEX_ON_CPU
+        | _MKLDNN_ORDER_ON_CPU
     )
     check_gpu_matches_cpu(op, _ulps if tolerant else _exact)
 

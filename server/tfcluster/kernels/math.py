@@ -700,10 +700,7 @@ def fused_matmul(node: Any, xp: Any) -> Compute:
                 "Must provide as many biases as the last dimension of the input tensor: "
                 f"{list(bias.shape)} vs. {list(out.shape)}"
             )
-        if not out.flags.writeable or out.base is not None:
-            out = out.copy()
-        out += bias
-        return (out,)
+        return (out + bias,)
 
     return compute
 
