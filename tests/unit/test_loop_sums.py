@@ -11,7 +11,7 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
-from tfcluster.kernels import _cpu_gemm, _loop_sums, functional
+from tfcluster.kernels import _cpu_gemm, _loop_sums, _mkldnn_sgemm, functional
 
 STEPS = 6
 
@@ -20,13 +20,19 @@ STEPS = 6
 def products(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[tuple[int, int, int]]]:
     """(m, k, n) of every matrix product the MatMul kernels compute."""
     shapes: list[tuple[int, int, int]] = []
-    real = _cpu_gemm.matmul
 
-    def recording(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
-        shapes.append((a.shape[0], a.shape[1], b.shape[1]))
-        return real(a, b, *args, **kwargs)
+    def recorded(real: Any) -> Any:
+        def recording(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+            out = real(a, b, *args, **kwargs)
+            if out is not None:
+                shapes.append((a.shape[0], a.shape[1], b.shape[1]))
+            return out
 
-    monkeypatch.setattr(_cpu_gemm, "matmul", recording)
+        return recording
+
+    # BLAS's products, and the narrow ones summed in TF's sgemm order.
+    monkeypatch.setattr(_cpu_gemm, "matmul", recorded(_cpu_gemm.matmul))
+    monkeypatch.setattr(_mkldnn_sgemm, "product", recorded(_mkldnn_sgemm.product))
     yield shapes
 
 
