@@ -92,7 +92,9 @@ def parse_fixed_dense(
     scalar string feature whose index is in raw_rows comes as a read-only uint8 array
     [records, length] whose rows are its values' bytes, when the values lie at one offset of
     records of one length (no bytes object made per record); otherwise as bytes."""
-    records = list(serialized)
+    # (An array's tolist() takes its items in one C loop: half list()'s time for a batch.)
+    one_d = isinstance(serialized, np.ndarray) and serialized.ndim == 1
+    records = serialized.tolist() if one_d else list(serialized)  # type: ignore[union-attr]
     if not records or not specs:
         return None
     try:
