@@ -1,15 +1,23 @@
 """A dataset function's Cast of integers followed by RealDiv runs as one RealDiv that casts
 and divides in place (runtime/function_fusion.py, kernels/math.py): the same values bit for
-bit, and only where the cast values have no other use."""
+bit, and only where the cast values have no other use. ParseExample strings read only by a
+DecodeRaw reach it as rows of bytes: the same values and errors, no string per example."""
 
 from __future__ import annotations
 
 from typing import Any
 
 import numpy as np
+import pytest
 import tfcluster as tf
 from tfcluster.framework import dtypes
-from tfcluster.runtime.function_fusion import CAST_X_ATTR, fuse_cast_into_divide
+from tfcluster.runtime.function_fusion import (
+    CAST_X_ATTR,
+    RAW_ROWS_ATTR,
+    RAW_ROWS_INPUT_ATTR,
+    fuse_cast_into_divide,
+    mark_strings_for_decode_raw,
+)
 from tfcluster.runtime.graph_ir import Node
 
 
@@ -120,3 +128,120 @@ def test_cast_values_a_map_also_returns_keep_their_own_array() -> None:
     (cast, half), *_ = _mapped(fn, values)
     assert cast.tolist() == values.astype(np.float32).tolist()
     assert half.tolist() == (values.astype(np.float32) / 2).tolist()
+
+
+# ---- ParseExample strings read only by a DecodeRaw -----------------------------------------
+def _parse_node(nsparse: int = 0, ndense: int = 2) -> Node:
+    return Node("parse", "ParseExample", [("x", 0)], [], "", {"Nsparse": nsparse, "Ndense": ndense})
+
+
+def _decode(name: str, src: tuple[str, int]) -> Node:
+    return Node(name, "DecodeRaw", [src], [], "", {"out_type": dtypes.uint8})
+
+
+def test_parsed_strings_read_only_by_a_decode_raw_are_handed_over_as_rows() -> None:
+    # One sparse feature: the dense values follow its three outputs (indices 3 and 4).
+    nodes = [*_base(), _parse_node(nsparse=1), _decode("decode", ("parse", 4))]
+    marked = {n.name: n for n in mark_strings_for_decode_raw(nodes, ["decode:0"])}
+    assert marked["parse"].attrs[RAW_ROWS_ATTR] == [1]
+    assert marked["decode"].attrs[RAW_ROWS_INPUT_ATTR] is True
+    assert [n.name for n in mark_strings_for_decode_raw(nodes, [])] == [n.name for n in nodes]
+
+
+def test_parsed_strings_with_another_use_stay_strings() -> None:
+    cases = {
+        "a result": ([_decode("decode", ("parse", 0))], ["decode:0", "parse:0"]),
+        "read twice": (
+            [
+                _decode("decode", ("parse", 0)),
+                Node("n", "StringLength", [("parse", 0)], [], "", {}),
+            ],
+            ["decode:0"],
+        ),
+        "two decodes": (
+            [_decode("decode", ("parse", 0)), _decode("decode_2", ("parse", 0))],
+            ["decode:0", "decode_2:0"],
+        ),
+        "another reader": ([Node("n", "StringLength", [("parse", 0)], [], "", {})], ["n:0"]),
+    }
+    for what, (extra, results) in cases.items():
+        nodes = [*_base(), _parse_node(), *extra]
+        marked = mark_strings_for_decode_raw(nodes, results)
+        assert all(RAW_ROWS_ATTR not in n.attrs for n in marked), what
+        assert all(RAW_ROWS_INPUT_ATTR not in n.attrs for n in marked), what
+
+
+def _image_records(n: int, size: int, odd: int | None = None) -> tuple[list[bytes], np.ndarray]:
+    """Examples of an image (`size` bytes, `odd` bytes for the record at index 3) and a
+    label."""
+    rng = np.random.default_rng(11)
+    images = rng.integers(0, 256, (n, size), dtype=np.uint8)
+    records = []
+    for i in range(n):
+        image = images[i].tobytes() if odd is None or i != 3 else bytes(odd)
+        feature = {
+            "image": tf.train.Feature(bytes_list=tf.train.BytesList(value=[image])),
+            "label": tf.train.Feature(int64_list=tf.train.Int64List(value=[i % 10])),
+        }
+        example = tf.train.Example(features=tf.train.Features(feature=feature))
+        records.append(example.SerializeToString())
+    return records, images
+
+
+def _decoded_batches(records: list[bytes], out_type: Any, little: bool = True) -> list[Any]:
+    features = {
+        "image": tf.FixedLenFeature([], tf.string),
+        "label": tf.FixedLenFeature([], tf.int64),
+    }
+
+    def parse(serialized: Any) -> Any:
+        f = tf.parse_single_example(serialized, features)
+        return tf.decode_raw(f["image"], out_type, little_endian=little), f["label"]
+
+    # map then batch: the map runs as its batched form, ParseExample -> DecodeRaw.
+    ds = tf.data.Dataset.from_tensor_slices(records).map(parse).batch(8)
+    got = tf.data.make_one_shot_iterator(ds).get_next()
+    out = []
+    with tf.Session() as sess:
+        try:
+            while True:
+                out.append(sess.run(got))
+        except tf.errors.OutOfRangeError:
+            pass
+    return out
+
+
+def test_mapped_decode_raw_of_parsed_images_takes_their_rows_without_a_string_each(
+    monkeypatch: Any,
+) -> None:
+    from tfcluster.lib.io import example_wire
+
+    made: list[int] = []
+    real = example_wire._BytesReader.__call__
+
+    def counting(self: Any, rows: np.ndarray) -> np.ndarray:
+        made.append(len(rows))
+        return real(self, rows)
+
+    monkeypatch.setattr(example_wire._BytesReader, "__call__", counting)
+    records, images = _image_records(20, 24)
+    for out_type, little in ((tf.uint8, True), (tf.float32, True), (tf.int16, False)):
+        batches = _decoded_batches(records, out_type, little)
+        dtype = np.dtype(out_type.as_numpy_dtype).newbyteorder("<" if little else ">")
+        want = images.view(dtype).astype(out_type.as_numpy_dtype)
+        got = np.concatenate([b[0] for b in batches])
+        assert got.dtype == want.dtype and got.tobytes() == want.tobytes()
+        assert got.flags.writeable
+        assert np.concatenate([b[1] for b in batches]).tolist() == [i % 10 for i in range(20)]
+    assert made == []  # no bytes object per image
+
+
+def test_mapped_decode_raw_of_parsed_images_keeps_tfs_errors() -> None:
+    records, _ = _image_records(20, 18)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="length 18 that is not a multiple"):
+        _decoded_batches(records, tf.float32)
+    # An image of another length: each element decodes, the batch of them fails (as TF's
+    # element-by-element map).
+    records, _ = _image_records(20, 24, odd=20)
+    with pytest.raises(tf.errors.InvalidArgumentError, match="element 3 had shape \\[20\\]"):
+        _decoded_batches(records, tf.uint8)

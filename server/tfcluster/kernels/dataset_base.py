@@ -28,7 +28,7 @@ from tfcluster.framework import dtypes, errors, func_graph, op_def_registry
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
 from tfcluster.kernels.functional import CallContext
 from tfcluster.runtime.executor import Executor
-from tfcluster.runtime.function_fusion import fuse_cast_into_divide
+from tfcluster.runtime.function_fusion import fuse_cast_into_divide, mark_strings_for_decode_raw
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
 from tfcluster.runtime.rendezvous import Rendezvous
 from tfcluster.runtime.resources import ResourceMgr
@@ -433,6 +433,7 @@ class DatasetFunction:
         for n in nodes:
             n.device = ""
         nodes = fuse_cast_into_divide(nodes, body.results)
+        nodes = mark_strings_for_decode_raw(nodes, body.results)
         targets = [
             n.name
             for n in nodes

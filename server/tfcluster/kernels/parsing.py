@@ -20,6 +20,7 @@ from tfcluster.kernels.registry import kernel
 from tfcluster.lib.io import compression, csv_parser, cut_strings, example_parser
 from tfcluster.lib.io.example_parser import FeatureSpec
 from tfcluster.protos import tensor_pb2
+from tfcluster.runtime.function_fusion import RAW_ROWS_ATTR, RAW_ROWS_INPUT_ATTR
 
 Compute = Callable[[Any, list[Any]], Sequence[Any]]
 _CPU = ("CPU",)
@@ -107,6 +108,9 @@ def parse_example(node: Any, xp: Any) -> Compute:
     sparse_types = list(attrs["sparse_types"])
     dense_types = list(attrs["Tdense"])
     dense_shapes = list(attrs["dense_shapes"])
+    # Dense strings read only by a DecodeRaw, which takes them as rows of bytes
+    # (runtime/function_fusion.py).
+    raw_rows = frozenset(int(k) for k in attrs.get(RAW_ROWS_ATTR) or ())
 
     # The specs of the last call, with the key and default tensors they were made from:
     # those are usually the same constant arrays every call (kept here, so an `is` test
@@ -136,7 +140,9 @@ def parse_example(node: Any, xp: Any) -> Compute:
                 f"Expected len(names) == len(serialized), but got: {len(names)} vs. "
                 f"{len(serialized)}"
             )
-        sparse, dense = example_parser.parse_examples(serialized, sparse_specs, dense_specs, names)
+        sparse, dense = example_parser.parse_examples(
+            serialized, sparse_specs, dense_specs, names, raw_rows=raw_rows
+        )
         return _flatten_sparse(sparse) + dense
 
     return compute
@@ -283,8 +289,24 @@ def decode_raw(node: Any, xp: Any) -> Compute:
     np_dtype = np.dtype(out_type.as_numpy_dtype).newbyteorder("<" if little else ">")
     width = np_dtype.itemsize
 
+    rows_input = bool(node.attrs.get(RAW_ROWS_INPUT_ATTR))
+
+    def from_rows(rows: np.ndarray) -> tuple[Any]:
+        """The strings held as the rows of a uint8 array (one string a row)."""
+        size = rows.shape[1]
+        if size % width:
+            raise _invalid(
+                f"Input to DecodeRaw has length {size} that is not a multiple of {width}, the "
+                f"size of {_cc_name(out_type)}"
+            )
+        values = rows.copy(order="C").view(np_dtype)  # one copy: writable, contiguous
+        return (values if np_dtype.isnative else values.astype(np_dtype.newbyteorder("=")),)
+
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any]:
         value = ins[0]
+        if rows_input and isinstance(value, np.ndarray) and value.dtype == np.uint8:
+            # A parser's strings handed over as rows of bytes (a fused pair).
+            return from_rows(value)
         if isinstance(value, np.ndarray) and value.ndim == 0:
             one = value.item()
             if isinstance(one, bytes) and not len(one) % width:

@@ -11,6 +11,13 @@
 
 The cast fuses only when the RealDiv's x is its one read: not a result of the function, not
 read by another node (nor as the RealDiv's own y), not waited on through a control edge.
+
+- ParseExample's dense strings read only by a DecodeRaw (`tf.decode_raw(parsed["image"],
+  tf.uint8)`, the usual image record): the parser hands the DecodeRaw the strings' bytes as
+  the rows of one uint8 array [examples, length] (attrs RAW_ROWS_ATTR on the parser,
+  RAW_ROWS_INPUT_ATTR on the DecodeRaw) when it cut them from records laid out alike, so no
+  bytes object is made per example; otherwise it hands over the strings as before. The
+  decoded values are the same bytes either way.
 """
 
 from __future__ import annotations
@@ -26,6 +33,11 @@ from tfcluster.runtime.graph_ir import Node, split_tensor_name
 CAST_X_ATTR = "_cast_x_to"
 
 _FLOATS = frozenset({"float16", "float32", "float64"})
+
+# The dense outputs (indices among the dense values) a ParseExample may hand over as rows of
+# bytes, and the attr of the DecodeRaw that reads such an output.
+RAW_ROWS_ATTR = "_raw_rows_dense"
+RAW_ROWS_INPUT_ATTR = "_raw_rows_input"
 
 
 def _dtype(value: object) -> dtypes.DType | None:
@@ -79,3 +91,59 @@ def fuse_cast_into_divide(nodes: Sequence[Node], results: Sequence[str]) -> list
     if not fused:
         return list(nodes)
     return [fused.get(n.name, n) for n in nodes if n.name not in dropped]
+
+
+def _reads(
+    nodes: Sequence[Node],
+) -> tuple[dict[tuple[str, int], list[Node]], set[str]]:
+    """Who reads each output (node name, index), and the nodes waited on by control edges."""
+    readers: dict[tuple[str, int], list[Node]] = {}
+    waited_on: set[str] = set()
+    for n in nodes:
+        for src in n.inputs:
+            readers.setdefault(src, []).append(n)
+        waited_on.update(n.control_inputs)
+    return readers, waited_on
+
+
+def mark_strings_for_decode_raw(nodes: Sequence[Node], results: Sequence[str]) -> list[Node]:
+    """The body's nodes with each ParseExample dense output read only by one DecodeRaw (not a
+    result, on the same device) marked to be handed over as rows of bytes."""
+    readers, _ = _reads(nodes)
+    pinned = {split_tensor_name(t) for t in results}
+    raw: dict[str, list[int]] = {}
+    decoders: set[str] = set()
+    for n in nodes:
+        if n.op != "ParseExample":
+            continue
+        first = 3 * int(n.attrs.get("Nsparse", 0))
+        for k in range(int(n.attrs.get("Ndense", 0))):
+            out = (n.name, first + k)
+            got = readers.get(out, [])
+            if out in pinned or len(got) != 1:
+                continue
+            decode = got[0]
+            if decode.op != "DecodeRaw" or decode.device != n.device or decode.inputs != [out]:
+                continue
+            raw.setdefault(n.name, []).append(k)
+            decoders.add(decode.name)
+    if not raw:
+        return list(nodes)
+    out_nodes = []
+    for n in nodes:
+        if n.name in raw or n.name in decoders:
+            attrs = dict(n.attrs)
+            if n.name in raw:
+                attrs[RAW_ROWS_ATTR] = raw[n.name]
+            else:
+                attrs[RAW_ROWS_INPUT_ATTR] = True
+            n = Node(
+                name=n.name,
+                op=n.op,
+                inputs=list(n.inputs),
+                control_inputs=list(n.control_inputs),
+                device=n.device,
+                attrs=attrs,
+            )
+        out_nodes.append(n)
+    return out_nodes

@@ -12,7 +12,7 @@ Errors are InvalidArgumentError with TF's messages ("Name: <unknown>, Key: f, In
 from __future__ import annotations
 
 import math
-from collections.abc import Sequence
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -293,15 +293,18 @@ def parse_examples(
     dense: Sequence[FeatureSpec],
     names: Sequence[Any] | np.ndarray | None = None,
     batched: bool = True,
+    raw_rows: Collection[int] = (),
 ) -> tuple[list[ParsedSparse], list[np.ndarray]]:
     """Parses a batch of serialized Examples (or, with batched=False, one, given as a batch
-    of one, whose outputs lose the batch dimension)."""
+    of one, whose outputs lose the batch dimension). A dense string feature whose index is
+    in raw_rows may come as the rows of one uint8 array [examples, length] holding each
+    example's string (example_wire.parse_fixed_dense) instead of an array of bytes."""
     if len(serialized) == 1 and dense and not sparse:
         # One example (parse_single_example, a reader's record): no batch work at all.
         one = SingleDensePlan(dense).parse(serialized[0])
         if one is not None:
             return [], one if not batched else [d.reshape((1, *d.shape)) for d in one]
-    fast = _fixed_dense_fast(serialized, dense) if not sparse else None
+    fast = _fixed_dense_fast(serialized, dense, raw_rows) if not sparse else None
     if fast is not None:
         return [], fast if batched else [d[0] for d in fast]
     where = Where(names, batched)
@@ -440,7 +443,9 @@ def _fixed_dense_small(
 
 
 def _fixed_dense_fast(
-    serialized: Sequence[Any] | np.ndarray, dense: Sequence[FeatureSpec]
+    serialized: Sequence[Any] | np.ndarray,
+    dense: Sequence[FeatureSpec],
+    raw_rows: Collection[int] = (),
 ) -> list[np.ndarray] | None:
     """The common case, fixed-shape dense features only, with one Python step per feature
     and example: each list is kept as its wire bytes and all of a feature's lists become one
@@ -450,7 +455,7 @@ def _fixed_dense_fast(
     quick = (
         _fixed_dense_small(serialized, dense)
         if len(serialized) <= _SMALL_BATCH
-        else example_wire.parse_fixed_dense(serialized, dense)
+        else example_wire.parse_fixed_dense(serialized, dense, raw_rows)
     )
     if quick is not None:
         return quick
