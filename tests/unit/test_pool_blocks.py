@@ -10,12 +10,12 @@ from tfcluster.kernels import _window
 
 
 def test_a_multiple_cuts_the_batch_in_a_multiple_of_that_many_blocks() -> None:
-    # 128 images of 100 KB in blocks of about 1 MB: 13 blocks of 10 images, or 16 of 8.
+    # 128 images of 100 KB in blocks of about 2 MB: 7 blocks of 20 images, or 8 of 18.
     nbytes = 128 * 100_000
     plain = _window.block_items(np, 128, nbytes, _window.CACHE_BLOCK)
-    assert (plain, -(-128 // plain)) == (10, 13)
+    assert (plain, -(-128 // plain)) == (20, 7)
     even = _window.block_items(np, 128, nbytes, _window.CACHE_BLOCK, _window.BLOCKS_MULTIPLE)
-    assert (even, -(-128 // even)) == (8, 16)
+    assert (even, -(-128 // even)) == (18, 8)
 
 
 def test_blocks_shrink_at_most_to_half_for_a_multiple_of_four() -> None:
@@ -32,7 +32,7 @@ def test_a_pool_over_many_blocks_is_the_whole_batch_pool() -> None:
     import tfcluster as tf
 
     rng = np.random.default_rng(0)
-    x = rng.standard_normal((64, 28, 28, 32)).astype(np.float32)  # 6.4 MB: 8 blocks
+    x = rng.standard_normal((64, 28, 28, 32)).astype(np.float32)  # 6.4 MB: 4 blocks
     g = tf.Graph()
     with g.as_default():
         xt = tf.constant(x)

@@ -269,9 +269,11 @@ _PARALLEL_BYTES = 4 << 20
 # core's BLAS) pays for the hand-off, however few bytes its patches take (a small batch's
 # strided layer: 100M multiply-adds on 3 MB of patches).
 PARALLEL_MACS = 1 << 24
-# Blocks of about this many bytes of what a kernel touches stay in a core's cache (L2) from
-# one of its operations to the next.
-CACHE_BLOCK = 1 << 20
+# Blocks of about this many bytes of what a kernel touches stay in a core's cache (L2 and
+# L3) from one of its operations to the next. Not smaller: while two threads take blocks,
+# each numpy call's return waits for the GIL (tens of microseconds on a VM), and with 1 MB
+# blocks the conv net's pooling took 15-25% more CPU on two threads than with 2 MB.
+CACHE_BLOCK = 2 << 20
 # A batch of one touching at least this many bytes (a 224x224 image's 3x3 patches of 64
 # channels: ~1e9 multiply-adds) keeps BLAS's own threads; under it BLAS is held at one
 # thread like every other unsplit work. Each product of a smaller one (a DQN's or a small

@@ -58,8 +58,13 @@ _POINTS: dict[int, tuple[float, ...]] = {
 }
 # Output tile sizes tried per filter size (a <= 8: larger tiles lose float32 accuracy fast).
 _TILES = {3: (2, 4), 5: (2, 3, 4)}
-# A block's transformed tiles (a^2 x tiles x channels) of about this many bytes.
-_BLOCK_BYTES = 1 << 20
+# A block's transformed tiles (a^2 x tiles x channels) of about this many bytes. Each block
+# is some 15-25 numpy calls, and while two threads take blocks at once each call's return
+# waits for the GIL (a sleep and a wake-up of the core, tens of microseconds on a VM): with
+# 1 MB blocks (4 images of the conv net's second layer) its fused backprop took longer on
+# two cores than on one (29-33 vs 26-27 ms, loaded machine); with 2 MB, 23-26 ms on two
+# (27-28 on one), the forward 5-10% less on two.
+_BLOCK_BYTES = 2 << 20
 # Chunks of the batch whose filter gradients are summed separately (then in order).
 _CHUNKS = 8
 
