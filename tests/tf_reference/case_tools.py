@@ -10,6 +10,7 @@ Kept runnable on Python 3.7 and free of anything but numpy (and pytest, in `same
 from __future__ import annotations
 
 import io
+import logging
 import os
 import subprocess
 import sys
@@ -101,6 +102,18 @@ class captured:
         self.stdout = texts[1] + self._py_out.getvalue()
         self.stderr = texts[2] + self._py_err.getvalue()
         return False
+
+
+class LoggedWarnings(logging.Handler):
+    """Collects the messages logged at WARNING and above (add it to TF's "tensorflow"
+    logger)."""
+
+    def __init__(self):
+        super().__init__(logging.WARNING)
+        self.messages = []
+
+    def emit(self, record):
+        self.messages.append(record.getMessage())
 
 
 def printed_lines(text):

@@ -11,20 +11,11 @@ import logging
 import numpy as np
 
 try:
-    from tf_reference.case_tools import captured
+    from tf_reference.case_tools import LoggedWarnings, captured
 except ImportError:  # run as a script under TF 1.15
-    from case_tools import captured
+    from case_tools import LoggedWarnings, captured
 
 CASES = {}
-
-
-class _Warnings(logging.Handler):
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.messages = []
-
-    def emit(self, record):
-        self.messages.append(record.getMessage())
 
 
 def _model(tf, metrics=()):
@@ -50,7 +41,7 @@ def _weights(model):
 
 
 def _run(fn):
-    warnings = _Warnings()
+    warnings = LoggedWarnings()
     logger = logging.getLogger("tensorflow")
     logger.addHandler(warnings)
     try:

@@ -6,16 +6,10 @@ from __future__ import annotations
 
 import logging
 
-
-class _Warnings(logging.Handler):
-    """Collects the messages logged on TF's "tensorflow" logger."""
-
-    def __init__(self):
-        super().__init__(logging.WARNING)
-        self.messages = []
-
-    def emit(self, record):
-        self.messages.append(record.getMessage())
+try:
+    from tf_reference.case_tools import LoggedWarnings
+except ImportError:  # run by the recorder from this folder
+    from case_tools import LoggedWarnings
 
 
 def collections_export(tf):
@@ -36,7 +30,7 @@ def collections_export(tf):
     for key, values in items.items():
         for value in values:
             tf.add_to_collection(key, value)
-    handler = _Warnings()
+    handler = LoggedWarnings()
     logger = logging.getLogger("tensorflow")
     level = logger.level
     logger.setLevel(logging.WARNING)  # whatever verbosity a program set before
