@@ -340,6 +340,15 @@ op_def_registry.register("LogicalAnd", binary_broadcast_bool)
 op_def_registry.register("LogicalOr", binary_broadcast_bool)
 op_def_registry.register("LogicalNot", _logical_not_infer)
 op_def_registry.register("MatMul", _matmul_infer)
+
+
+def _fused_matmuls_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [_matmul_infer([inputs[0], b], {})[0] for b in inputs[1:]]
+
+
+# Products of one matrix by several others, fused inside a function body
+# (runtime/body_fusion.py): inputs a, b1, ..., bn; output j is a @ bj.
+op_def_registry.register("_FusedMatMuls", _fused_matmuls_infer)
 op_def_registry.register("BatchMatMul", _batch_matmul_infer)
 op_def_registry.register("Cast", _cast_infer)
 op_def_registry.register("Select", _select_infer)
