@@ -240,6 +240,29 @@ def _complex_multiply(xp: Any, x: Any, y: Any) -> Any:
 _COMPLEX_BINARY: dict[str, XpFn] = {"Mul": _complex_multiply}
 
 
+def _direct_binary(
+    fn: Callable[[Any, Any], Any], dtype: np.dtype[Any], compute: Compute
+) -> Callable[[Any, Any], Any]:
+    """A binary kernel called with its two inputs and giving its one output, which a run plan
+    calls in place of the kernel (runtime/run_plan.py): the kernel's value for two numpy
+    arrays whose result has the op's dtype, inside a step's silenced float errors, without
+    the kernel's input list, output tuple and checks (a loop body runs dozens an iteration).
+    Anything else, a failure included, goes through the kernel itself."""
+    ndarray = np.ndarray
+
+    def direct(x: Any, y: Any) -> Any:
+        if errors_state.on and type(x) is ndarray and type(y) is ndarray:
+            try:
+                out = fn(x, y)
+            except ValueError:
+                return compute(None, [x, y])[0]  # the kernel's error
+            if type(out) is ndarray and out.dtype is dtype:
+                return out
+        return compute(None, [x, y])[0]
+
+    return direct
+
+
 def _binary_factory(
     float_fn: XpFn, int_fn: XpFn, complex_fn: XpFn | None = None
 ) -> Callable[[Any, Any], Compute]:
@@ -272,6 +295,8 @@ def _binary_factory(
         # A RealDiv that absorbed the Cast of its x from an integer type: x arrives as the
         # integers (runtime/function_fusion.py).
         if CAST_X_ATTR not in node.attrs:
+            if xp is np:
+                compute.direct = _direct_binary(fn, dtype, compute)  # type: ignore[attr-defined]
             return compute
         if xp is not np:
             # Fused bodies run on the host; elsewhere the absorbed cast is made first.
