@@ -66,19 +66,21 @@ def fused_matmuls(node: Any, xp: Any) -> Compute:
     matmul_node = Node(node.name, "MatMul", [("", 0)] * 2, [], "", {"T": node.attrs["T"]})
     product: Compute = kernel_table.lookup("MatMul", "CPU").factory(matmul_node)
     # The last call's parts (held, so that their ids stay theirs), their ids, their block
-    # and its column ranges: a loop's parts are the same arrays in every iteration
-    # (loop_invariants.py computes them once per run of the loop).
-    last: list[Any] = [(), (), None, ()]
+    # and its column ranges, as one tuple (steps on several threads each read a whole one):
+    # a loop's parts are the same arrays in every iteration (loop_invariants.py computes
+    # them once per run of the loop).
+    last: list[tuple[Any, ...]] = [((), (), None, [])]
 
     def compute(ctx: Any, ins: list[Any]) -> Sequence[Any]:
         a, parts = ins[0], ins[1:]
         ids = tuple(map(id, parts))
-        if ids != last[1]:
-            block = column_block(parts)
-            widths = [p.shape[1] for p in parts] if block is not None else []
+        entry = last[0]
+        if ids != entry[1]:
+            found = column_block(parts)
+            widths = [p.shape[1] for p in parts] if found is not None else []
             edges = itertools.accumulate(widths, initial=0)
-            last[:] = [parts, ids, block, list(itertools.pairwise(edges))]
-        block, cuts = last[2], last[3]
+            entry = last[0] = (parts, ids, found, list(itertools.pairwise(edges)))
+        block, cuts = entry[2], entry[3]
         if block is None or not _plain_rows(a) or a.shape[1] != block.shape[0]:
             return tuple(product(ctx, [a, b])[0] for b in parts)
         # The MatMul kernel's own path for a float32 product of more than one row and
