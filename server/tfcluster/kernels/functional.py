@@ -332,7 +332,9 @@ def _while_kernel(node: Any, xp: Any) -> Any:
                     None, None, f"maximum_iterations must be non-negative, got {limit}"
                 )
         i = 0
-        kept: list[list[Any]] = [[] for _ in accumulate]
+        # Each iteration's kept values, in one list (turned into one list per kept tensor
+        # at the end: C's work, not a Python loop over dozens of values an iteration).
+        rows: list[Sequence[Any]] = []
         summing = sums.start() if sums else None
         lists = [(p, ins[num_vars + p]) for p in sliced]
         for p, items in lists:
@@ -340,6 +342,8 @@ def _while_kernel(node: Any, xp: Any) -> Any:
                 raise errors.InvalidArgumentError(
                     None, None, f"{node.name}: capture {p} is not a list of loop values"
                 )
+        # The iteration from which some list has no item left.
+        shortest = min((len(items) for _, items in lists), default=0)
         call_body = body_fn.loop_caller()
         # The iterations' products hold BLAS at one thread once, not each product (see
         # _cpu_gemm.products_in_a_row).
@@ -349,23 +353,29 @@ def _while_kernel(node: Any, xp: Any) -> Any:
                 (go,) = cond_fn(ctx, loop_vars + captures)
                 if not _truthy(go, "The loop condition"):
                     break
-                for p, items in lists:
-                    if i >= len(items):
-                        raise errors.InvalidArgumentError(
-                            None,
-                            None,
-                            f"{node.name}: iteration {i} has no kept value ({len(items)})",
-                        )
-                    captures[p] = items[len(items) - 1 - i]
+                if lists:
+                    if i >= shortest:
+                        for _, items in lists:
+                            if i >= len(items):
+                                raise errors.InvalidArgumentError(
+                                    None,
+                                    None,
+                                    f"{node.name}: iteration {i} has no kept value ({len(items)})",
+                                )
+                    for p, items in lists:
+                        # iteration i takes the i-th item from the end (a forward loop's
+                        # values, kept in its order: the gradient loop runs it backwards)
+                        captures[p] = items[-1 - i]
                 out = call_body(ctx, loop_vars + captures)
                 loop_vars = out[:num_vars]
-                for values, v in zip(kept, out[num_vars : num_vars + num_kept]):
-                    values.append(v)
+                if num_kept:
+                    rows.append(out[num_vars : num_vars + num_kept])
                 if summing is not None:
                     summing.keep(ctx, out[num_vars + num_kept :], loop_vars)
                 i += 1
             if summing is not None:
                 summing.finish(ctx, loop_vars)
+        kept = [list(values) for values in zip(*rows)] if rows else [[] for _ in accumulate]
         return (*loop_vars, np.int32(i), *kept)
 
     return compute
