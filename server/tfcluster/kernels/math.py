@@ -617,6 +617,13 @@ def select(node: Any, xp: Any) -> Compute:
 @kernel("AddN")
 @kernel("AccumulateNV2")
 def add_n(node: Any, xp: Any) -> Compute:
+    def direct(a: Any, b: Any) -> Any:
+        """A run plan's call of a two-input AddN (runtime/run_plan.py): compute's first
+        branch, without its list and tuple."""
+        if type(a) is np.ndarray and type(b) is np.ndarray and a.shape == b.shape:
+            return xp.add(a, b)
+        return compute(None, [a, b])[0]
+
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         if len(ins) == 2:
             a, b = ins
@@ -644,6 +651,7 @@ def add_n(node: Any, xp: Any) -> Compute:
             total = _add_into(xp, total, _sum_left_to_right(xp, ins[start : start + 8]))
         return (total,)
 
+    compute.direct = direct  # type: ignore[attr-defined]
     return compute
 
 

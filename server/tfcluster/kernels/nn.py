@@ -291,6 +291,23 @@ def bias_add(node: Any, xp: Any) -> Compute:
         over_batch(xp, x.shape[0], x.nbytes, lambda r: np.add(x[r], bias, out=out[r]))
         return (out,)
 
+    if on_host:
+
+        def direct(x: Any, b: Any) -> Any:
+            """A run plan's call (runtime/run_plan.py): compute's first branch, without its
+            list and tuple."""
+            if (
+                type(x) is np.ndarray
+                and type(b) is np.ndarray
+                and x.ndim == 2
+                and b.ndim == 1
+                and x.shape[1] == b.shape[0]
+                and x.nbytes < _SPLIT_BYTES
+            ):
+                return x + b
+            return compute(None, [x, b])[0]
+
+        compute.direct = direct  # type: ignore[attr-defined]
     return compute
 
 
