@@ -244,10 +244,10 @@ def _direct_binary(
     fn: Callable[[Any, Any], Any], dtype: np.dtype[Any], compute: Compute
 ) -> Callable[[Any, Any], Any]:
     """A binary kernel called with its two inputs and giving its one output, which a run plan
-    calls in place of the kernel (runtime/run_plan.py): the kernel's value for two numpy
-    arrays whose result has the op's dtype, inside a step's silenced float errors, without
-    the kernel's input list, output tuple and checks (a loop body runs dozens an iteration).
-    Anything else, a failure included, goes through the kernel itself."""
+    calls in place of the kernel (runtime/run_plan.py): for two numpy arrays inside a step's
+    silenced float errors, the kernel's value (its conversions included) without its input
+    list, output tuple and checks (a loop body runs dozens an iteration). Anything else, a
+    failure included, goes through the kernel itself."""
     ndarray = np.ndarray
 
     def direct(x: Any, y: Any) -> Any:
@@ -258,6 +258,10 @@ def _direct_binary(
                 return compute(None, [x, y])[0]  # the kernel's error
             if type(out) is ndarray and out.dtype is dtype:
                 return out
+            # compute's own tail (a 0-d pair gives a numpy scalar)
+            if not hasattr(out, "dtype"):
+                out = np.asarray(out, dtype=dtype)
+            return out if out.dtype == dtype else out.astype(dtype)
         return compute(None, [x, y])[0]
 
     return direct
