@@ -6,6 +6,7 @@ shapes change from one step to the next."""
 from __future__ import annotations
 
 import threading
+from typing import Any
 
 import numpy as np
 import pytest
@@ -221,3 +222,52 @@ def test_steps_on_several_threads_get_their_own_shapes() -> None:
         for t in threads:
             t.join()
     assert not errors, errors[0]
+
+
+def test_element_wise_ops_in_a_plan_keep_their_dtypes_values_and_errors() -> None:
+    # A plan calls a binary kernel's direct form (kernels/math.py; BiasAdd's, AddN's): two
+    # float arrays give the kernel's values; anything else goes through the kernel itself.
+    g = tf.Graph()
+    with g.as_default():
+        a = tf.placeholder(tf.float32, [None, None], name="a")
+        b = tf.placeholder(tf.float32, [None, None], name="b")
+        n = tf.placeholder(tf.int32, [None], name="n")
+        prod = tf.multiply(a, b, name="prod")
+        clipped = tf.minimum(prod, 0.5)
+        quotient = tf.truncatediv(n, tf.constant(2))
+        scalar = tf.reduce_sum(a) * 2.0
+        biased = tf.nn.bias_add(prod, tf.constant([1.0, 2.0, 3.0, 4.0]), name="biased")
+        summed = tf.add_n([biased, a], name="summed")
+    fetches = [clipped.name, quotient.name, scalar.name, summed.name]
+    ex = _executor(g, ["a:0", "b:0", "n:0"], fetches)
+    rng = np.random.default_rng(4)
+    av = rng.standard_normal((3, 4)).astype(np.float32)
+    bv = rng.standard_normal((3, 4)).astype(np.float32)
+    nv = np.array([-5, 7], np.int32)
+    first = ex.run(_ctx(), [av, bv, nv])  # kernel by kernel: no plan yet
+    got, q, s, total = first
+    assert got.dtype == np.float32 and q.dtype == np.int32 and s.dtype == np.float32
+    assert got.tobytes() == np.minimum(av * bv, np.float32(0.5)).tobytes()
+    np.testing.assert_array_equal(q, [-2, 3])  # C++'s division, toward zero
+    assert total.tobytes() == ((av * bv + np.float32([1, 2, 3, 4])) + av).tobytes()
+    direct_calls: list[str] = []
+
+    def counting(name: str, direct: Any) -> Any:
+        def counted(x: np.ndarray, y: np.ndarray) -> np.ndarray:
+            direct_calls.append(name)
+            return direct(x, y)
+
+        return counted
+
+    for step in ex.steps:
+        if step.name in ("prod", "biased", "summed"):
+            step.fn.direct = counting(step.name, step.fn.direct)
+    for _ in range(3):  # the later runs go through the plan
+        again = ex.run(_ctx(), [av, bv, nv])
+        for x, y in zip(first, again):
+            assert type(x) is type(y) and x.dtype == y.dtype and x.tobytes() == y.tobytes()
+    assert ex._plan is not None
+    # the plan called the product's, the bias's and the sum's direct forms
+    assert sorted(direct_calls) == ["biased"] * 3 + ["prod"] * 3 + ["summed"] * 3
+    with pytest.raises(tf.errors.InvalidArgumentError, match=r"Incompatible shapes(.|\n)*prod"):
+        ex.run(_ctx(), [av, bv[:, :3], nv])

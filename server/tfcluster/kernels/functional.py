@@ -25,6 +25,7 @@ from tfcluster.runtime.constant_folding import fold_function_body
 from tfcluster.runtime.executor import Executor
 from tfcluster.runtime.frame_executor import FrameExecutor, build_executor, has_control_flow
 from tfcluster.runtime.graph_ir import nodes_from_graph_def
+from tfcluster.runtime.loop_invariants import find_invariants
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.shape_specialization import ShapeSpecializer
 from tfcluster.runtime.step_context import StepContext
@@ -132,8 +133,11 @@ class _Function:
         what: str,
         extra_fetches: Sequence[str] = (),
         parsed: _ParsedBody | None = None,
+        invariant_args: Sequence[int] = (),
     ) -> None:
-        """parsed: the body as _parse gave it, its results possibly changed since."""
+        """parsed: the body as _parse gave it, its results possibly changed since;
+        invariant_args: the arguments a loop hands every iteration of a run unchanged (its
+        captures), whose nodes `loop_caller` computes once per run."""
         body, nodes = parsed if parsed is not None else _parse(func, what)
         # Shape arithmetic on constants and declared shapes, once rather than every call.
         nodes = fold_function_body(nodes, {a[0]: a[2] for a in body.args if not a[3]})
@@ -148,6 +152,7 @@ class _Function:
         self.num_args = len(body.args)
         self.num_results = len(body.results)
         self._cache: dict[str, Any] = {}
+        self._device = device
         # Value arguments are fed straight into the executor's slots (no _Arg kernel per call);
         # variable references go through _RefArg, whose readers the executor dereferences.
         self._fed = [i for i, a in enumerate(body.args) if not a[3]]
@@ -158,13 +163,15 @@ class _Function:
         feeds = [f"{body.args[i][0]}:0" for i in self._fed]
         fetches = [*body.results, *extra_fetches]
 
-        def build(body_nodes: list[Any]) -> Executor | FrameExecutor:
+        def build(
+            body_nodes: list[Any], fed: Sequence[str] = feeds, wanted: Sequence[str] = targets
+        ) -> Executor | FrameExecutor:
             if not has_control_flow(body_nodes):
                 # The gradient chains that run once per iteration, fused (a specialized
                 # body's: its zeros and slice shapes are constants).
-                body_nodes = fuse_body(body_nodes, fetches, targets)
+                body_nodes = fuse_body(body_nodes, fetches, wanted)
             return build_executor(
-                body_nodes, feeds, fetches, targets, kernel_cache=self._cache, default_device=device
+                body_nodes, fed, fetches, wanted, kernel_cache=self._cache, default_device=device
             )
 
         self._executor: Executor | FrameExecutor = build(nodes)
@@ -176,6 +183,62 @@ class _Function:
         if isinstance(self._executor, Executor):
             spec = ShapeSpecializer(nodes, feeds, fetches, targets, self._executor, build)
             self._specialized = spec if spec.useful else None
+        # A loop body's invariant nodes, run once per run of the loop (runtime/
+        # loop_invariants.py): the body without them, and the executor that computes them.
+        self._hoisted: tuple[Executor, Executor, list[int]] | None = None
+        if invariant_args and self._all_fed and self._specialized is None:
+            self._hoisted = self._hoist(nodes, body, invariant_args, fetches, targets, build)
+
+    def _hoist(
+        self,
+        nodes: list[Any],
+        body: Any,
+        invariant_args: Sequence[int],
+        fetches: Sequence[str],
+        targets: Sequence[str],
+        build: Any,
+    ) -> tuple[Executor, Executor, list[int]] | None:
+        if not isinstance(self._executor, Executor):
+            return None
+        found = find_invariants(nodes, [body.args[i][0] for i in invariant_args], fetches, targets)
+        if found is None:
+            return None
+        feeds = [f"{a[0]}:0" for a in body.args]
+        rest = build(
+            nodes,
+            [*feeds, *found.boundary],
+            [t for t in targets if t not in found.nodes],
+        )
+        once = build_executor(
+            nodes,
+            [feeds[i] for i in invariant_args],
+            found.boundary,
+            [],
+            kernel_cache=self._cache,
+            default_device=self._device,
+        )
+        if not isinstance(rest, Executor) or not isinstance(once, Executor):
+            return None
+        return rest, once, list(invariant_args)
+
+    def loop_caller(self) -> Any:
+        """A call of the body for one run of a loop: its invariant nodes computed in the
+        first call and fed to the others (where the body has any; plain calls otherwise,
+        and in traced steps, whose timelines show every node of every iteration)."""
+        if self._hoisted is None:
+            return self.__call__
+        rest, once, positions = self._hoisted
+        invariant: list[Any] | None = None
+
+        def call(ctx: StepContext, args: Sequence[Any]) -> list[Any]:
+            nonlocal invariant
+            if ctx.trace:
+                return self._executor.run_nested(ctx, args)
+            if invariant is None:
+                invariant = once.run_nested(ctx, [args[i] for i in positions])
+            return rest.run_nested(ctx, [*args, *invariant])
+
+        return call
 
     def __call__(self, ctx: StepContext, args: Sequence[Any]) -> list[Any]:
         # The functional ops' inputs are values (the executor reads variables before a
@@ -236,8 +299,15 @@ def _while_kernel(node: Any, xp: Any) -> Any:
     cond_fn = _Function(a["cond"], node.device, f"{node.name} cond", parsed=cond_parsed)
     parsed = _parse(a["body"], f"{node.name} body")
     sums = _loop_sums(parsed, num_vars, _args_read(cond_parsed), accumulate)
+    # The captures, bar those that hand each iteration its own item of a list.
+    invariant = [num_vars + p for p in range(num_caps) if p not in sliced]
     body_fn = _Function(
-        a["body"], node.device, f"{node.name} body", accumulate + sums.factor_tensors, parsed
+        a["body"],
+        node.device,
+        f"{node.name} body",
+        accumulate + sums.factor_tensors,
+        parsed,
+        invariant,
     )
     num_kept = len(accumulate)
     if cond_fn.num_args != num_vars + num_caps or body_fn.num_args != num_vars + num_caps:
@@ -262,7 +332,9 @@ def _while_kernel(node: Any, xp: Any) -> Any:
                     None, None, f"maximum_iterations must be non-negative, got {limit}"
                 )
         i = 0
-        kept: list[list[Any]] = [[] for _ in accumulate]
+        # Each iteration's kept values, in one list (turned into one list per kept tensor
+        # at the end: C's work, not a Python loop over dozens of values an iteration).
+        rows: list[Sequence[Any]] = []
         summing = sums.start() if sums else None
         lists = [(p, ins[num_vars + p]) for p in sliced]
         for p, items in lists:
@@ -270,6 +342,9 @@ def _while_kernel(node: Any, xp: Any) -> Any:
                 raise errors.InvalidArgumentError(
                     None, None, f"{node.name}: capture {p} is not a list of loop values"
                 )
+        # The iteration from which some list has no item left.
+        shortest = min((len(items) for _, items in lists), default=0)
+        call_body = body_fn.loop_caller()
         # The iterations' products hold BLAS at one thread once, not each product (see
         # _cpu_gemm.products_in_a_row).
         with _cpu_gemm.products_in_a_row():
@@ -278,23 +353,29 @@ def _while_kernel(node: Any, xp: Any) -> Any:
                 (go,) = cond_fn(ctx, loop_vars + captures)
                 if not _truthy(go, "The loop condition"):
                     break
-                for p, items in lists:
-                    if i >= len(items):
-                        raise errors.InvalidArgumentError(
-                            None,
-                            None,
-                            f"{node.name}: iteration {i} has no kept value ({len(items)})",
-                        )
-                    captures[p] = items[len(items) - 1 - i]
-                out = body_fn(ctx, loop_vars + captures)
+                if lists:
+                    if i >= shortest:
+                        for _, items in lists:
+                            if i >= len(items):
+                                raise errors.InvalidArgumentError(
+                                    None,
+                                    None,
+                                    f"{node.name}: iteration {i} has no kept value ({len(items)})",
+                                )
+                    for p, items in lists:
+                        # iteration i takes the i-th item from the end (a forward loop's
+                        # values, kept in its order: the gradient loop runs it backwards)
+                        captures[p] = items[-1 - i]
+                out = call_body(ctx, loop_vars + captures)
                 loop_vars = out[:num_vars]
-                for values, v in zip(kept, out[num_vars : num_vars + num_kept]):
-                    values.append(v)
+                if num_kept:
+                    rows.append(out[num_vars : num_vars + num_kept])
                 if summing is not None:
                     summing.keep(ctx, out[num_vars + num_kept :], loop_vars)
                 i += 1
             if summing is not None:
                 summing.finish(ctx, loop_vars)
+        kept = [list(values) for values in zip(*rows)] if rows else [[] for _ in accumulate]
         return (*loop_vars, np.int32(i), *kept)
 
     return compute

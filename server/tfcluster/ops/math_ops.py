@@ -349,6 +349,15 @@ def _fused_matmul_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outp
 
 
 op_def_registry.register("_FusedMatMul", _fused_matmul_infer)
+
+
+def _fused_matmuls_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
+    return [_matmul_infer([inputs[0], b], {})[0] for b in inputs[1:]]
+
+
+# Products of one matrix by several others, fused inside a function body
+# (runtime/body_fusion.py): inputs a, b1, ..., bn; output j is a @ bj.
+op_def_registry.register("_FusedMatMuls", _fused_matmuls_infer)
 op_def_registry.register("BatchMatMul", _batch_matmul_infer)
 op_def_registry.register("Cast", _cast_infer)
 op_def_registry.register("Select", _select_infer)

@@ -17,6 +17,16 @@ iteration (a Keras LSTM's: 28 times per training step).
   the sum makes +0.0). The kernel checks the slices, and computes the parts and their sum
   as before where they overlap.
 
+- Products of one matrix by several others (an LSTM's four gates: h times each gate's block
+  of the recurrent kernel, x times each block of the kernel, once per iteration):
+      MatMul(a, b1), ..., MatMul(a, bn)
+  become one `_FusedMatMuls` node (named as the first product, the others Identities of its
+  outputs) that, where the b's are side by side column blocks of one matrix (the slices of
+  a variable's value the loop reads), makes one product of a with the whole block and hands
+  out its column blocks; elsewhere the n products as before. Only float32 products of more
+  than one row by blocks of a multiple of 16 columns (kernels/fused_products.py): BLAS's,
+  whose each element is then the same sum over the contracted dimension in either form.
+
 A chain fuses only where its inner nodes have no other reader, are neither fetched nor
 targeted, and carry no control edges. The fused node keeps the last node's name, so its
 readers and the body's results see it as before.
@@ -30,10 +40,12 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import dtypes
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 
 FUSED_SELECT = "_FusedSelectOfCompares"
 FUSED_SLICE_GRADS = "_FusedAddNOfStridedSliceGrads"
+FUSED_MATMULS = "_FusedMatMuls"
 COMPARES = frozenset({"Less", "LessEqual", "Greater", "GreaterEqual"})
 # The StridedSliceGrad attrs the fused node keeps, one list entry per part.
 SLICE_MASKS = ("begin_mask", "end_mask", "ellipsis_mask", "new_axis_mask", "shrink_axis_mask")
@@ -133,8 +145,69 @@ def _fused_slice_grads(add: Node, uses: _Uses) -> tuple[Node, list[str]] | None:
     return Node(add.name, FUSED_SLICE_GRADS, inputs, [], add.device, attrs), [p.name for p in ready]
 
 
+def _plain_float32_product(n: Node) -> bool:
+    return (
+        n.op == "MatMul"
+        and len(n.inputs) == 2
+        and not n.control_inputs
+        and not n.attrs.get("transpose_a", False)
+        and not n.attrs.get("transpose_b", False)
+        and _dtype_name(n.attrs.get("T")) == "float32"
+    )
+
+
+def _dtype_name(value: Any) -> str:
+    try:
+        return dtypes.as_dtype(value).name
+    except (TypeError, ValueError, KeyError):
+        return ""
+
+
+def _fused_products(nodes: Sequence[Node]) -> list[Node]:
+    """The products of one matrix by several others, each group as a _FusedMatMuls node and
+    Identities of its outputs (the same list where no group is found)."""
+    groups: dict[tuple[str, int], list[Node]] = {}
+    for n in nodes:
+        if _plain_float32_product(n):
+            groups.setdefault(n.inputs[0], []).append(n)
+    groups = {a: g for a, g in groups.items() if len(g) > 1}
+    if not groups:
+        return list(nodes)
+    readers: dict[str, list[str]] = {}
+    for n in nodes:
+        for src in [s for s, _ in n.inputs] + list(n.control_inputs):
+            readers.setdefault(src, []).append(n.name)
+    replaced: dict[str, Node] = {}
+    for group in groups.values():
+        # A b made from one of the products would wait for the fused node: a cycle.
+        after = _reached_from([g.name for g in group], readers)
+        if any(g.inputs[1][0] in after for g in group):
+            continue
+        first = group[0]
+        attrs = {"T": first.attrs.get("T"), "N": len(group)}
+        inputs = [first.inputs[0], *(g.inputs[1] for g in group)]
+        replaced[first.name] = Node(first.name, FUSED_MATMULS, inputs, [], first.device, attrs)
+        for j, g in enumerate(group[1:], start=1):
+            id_attrs = {"T": g.attrs.get("T")}
+            replaced[g.name] = Node(g.name, "Identity", [(first.name, j)], [], g.device, id_attrs)
+    return [replaced.get(n.name, n) for n in nodes]
+
+
+def _reached_from(names: Sequence[str], readers: dict[str, list[str]]) -> set[str]:
+    seen: set[str] = set()
+    stack = list(names)
+    while stack:
+        name = stack.pop()
+        if name in seen:
+            continue
+        seen.add(name)
+        stack += readers.get(name, [])
+    return seen
+
+
 def fuse_body(nodes: Sequence[Node], fetches: Sequence[str], targets: Sequence[str]) -> list[Node]:
     """The body's nodes with the chains above fused (the same list where none is found)."""
+    nodes = _fused_products(nodes)
     uses = _Uses(nodes, fetches, targets)
     replaced: dict[str, Node] = {}
     gone: set[str] = set()
@@ -156,4 +229,11 @@ def fuse_body(nodes: Sequence[Node], fetches: Sequence[str], targets: Sequence[s
     return [replaced.get(n.name, n) for n in nodes if n.name not in gone]
 
 
-__all__ = ["COMPARES", "FUSED_SELECT", "FUSED_SLICE_GRADS", "SLICE_MASKS", "fuse_body"]
+__all__ = [
+    "COMPARES",
+    "FUSED_MATMULS",
+    "FUSED_SELECT",
+    "FUSED_SLICE_GRADS",
+    "SLICE_MASKS",
+    "fuse_body",
+]

@@ -15,18 +15,26 @@ from typing import Any, TypeVar
 
 import numpy as np
 
-_state = threading.local()
+
+class _State(threading.local):
+    on = False  # the class's value until a thread sets its own
+
+
+# Per thread: `state.on` is True inside `silence()`. The busiest kernels (an RNN body's
+# element-wise ops) read it directly, a plain attribute read where silenced() adds a call.
+state = _State()
+_state = state
 T = TypeVar("T")
 
 
 def silenced() -> bool:
     """True while this thread runs inside `silence()` (numpy's error state is per thread)."""
-    return getattr(_state, "on", False)
+    return _state.on
 
 
 @contextlib.contextmanager
 def silence() -> Iterator[None]:
-    if getattr(_state, "on", False):
+    if _state.on:
         yield
         return
     with np.errstate(all="ignore"):
@@ -40,7 +48,7 @@ def silence() -> Iterator[None]:
 def call_silenced(fn: Callable[..., T], *args: Any) -> T:
     """fn(*args) inside `silence()`, for a fraction of its cost when already inside one (a
     loop body's executor runs inside its step's)."""
-    if getattr(_state, "on", False):
+    if _state.on:
         return fn(*args)
     with np.errstate(all="ignore"):
         _state.on = True
@@ -50,4 +58,4 @@ def call_silenced(fn: Callable[..., T], *args: Any) -> T:
             _state.on = False
 
 
-__all__ = ["call_silenced", "silence", "silenced"]
+__all__ = ["call_silenced", "silence", "silenced", "state"]

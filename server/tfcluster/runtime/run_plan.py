@@ -49,6 +49,20 @@ def input_expressions(
     return args
 
 
+def _direct_call(step: Any, i: int, env: dict[str, Any], read: Callable[[int], str]) -> str | None:
+    """The line computing node i through its kernel's `direct` form (a two-input, one-output
+    function of the values: kernels/math.py's binary ops on the host), or None where the
+    kernel has none or the node needs the general call (variable reads, host copies)."""
+    direct = getattr(step.fn, "direct", None)
+    if direct is None or step.derefs or step.to_host or len(step.in_slots) != 2:
+        return None
+    if len(step.out_pairs) != 1 or step.out_pairs[0][0] != 0:
+        return None
+    env[f"d{i}"] = direct
+    x, y = (read(slot) for slot in step.in_slots)
+    return f"s{step.out_pairs[0][1]} = d{i}({x}, {y})"
+
+
 def plan_env(
     steps: Sequence[Any],
     const_ops: Sequence[bool],
@@ -91,9 +105,16 @@ def compile_plan(
         if is_const:
             continue
         env[f"f{i}"] = step.fn
+        releases = [f"s{s} = None" for s in step.last_use if s not in ref]
+        direct = _direct_call(step, i, env, read)
+        if direct is not None:
+            # The kernel's values straight from its direct form; the inputs it was the last
+            # to read are dropped after it (the call holds them while it runs either way).
+            body.append("        " + "; ".join([direct, *releases]))
+            names.append(step.name)
+            continue
         ins = "[" + ", ".join(input_expressions(step, i, env, read)) + "]"
         parts: list[str] = []
-        releases = [f"s{s} = None" for s in step.last_use if s not in ref]
         if releases or step.to_host:
             parts.append(f"a = {ins}")
             if step.to_host:
