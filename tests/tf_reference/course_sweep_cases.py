@@ -65,4 +65,40 @@ def gradient_through_tuple_identities(tf):
     return {"gradients": np.array(grads), "by_hand": np.array(hand), "weights": np.array(weights)}
 
 
-CASES = {f.__name__: f for f in (push_down_through_broadcasting, gradient_through_tuple_identities)}
+def log_of_softmax(tf):
+    """A hand-written cross entropy, mean(-sum(y * log(softmax(logits)), 1)), over rows of
+    three classes: TF 1.15's arithmetic optimizer computes log(softmax(x)) as LogSoftmax(x)
+    where the Softmax has no other reader and is not fetched (so the cost differs in the last
+    bit from Log of the rounded probabilities); not with the Softmax fetched beside it, read
+    twice, or in a graph of fewer than four nodes."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(7)
+    logits = (rng.randn(64, 3) * 0.01).astype(np.float32)
+    labels = np.eye(3, dtype=np.float32)[rng.randint(0, 3, 64)]
+    x = tf.placeholder(tf.float32)
+    y = tf.placeholder(tf.float32)
+    probs = tf.nn.softmax(tf.nn.relu(x))
+    log_probs = tf.log(probs)
+    rows = -tf.reduce_sum(y * log_probs, axis=1)
+    cost = tf.reduce_mean(rows)
+    twice = tf.log(probs) + probs
+    out = {}
+    with tf.Session() as sess:
+        feed = {x: logits, y: labels}
+        out["cost"] = sess.run(cost, feed)
+        out["rows"] = sess.run(rows, feed)
+        out["log_fetched"] = sess.run(log_probs, feed)
+        out["with_softmax_fetched"] = sess.run([log_probs, probs], feed)[0]
+        out["softmax_read_twice"] = sess.run(twice, feed)
+    tf.reset_default_graph()
+    p = tf.placeholder(tf.float32)
+    alone = tf.log(tf.nn.softmax(p))
+    with tf.Session() as sess:
+        out["three_node_graph"] = sess.run(alone, {p: logits})
+    return out
+
+
+CASES = {
+    f.__name__: f
+    for f in (push_down_through_broadcasting, gradient_through_tuple_identities, log_of_softmax)
+}

@@ -27,3 +27,11 @@ def test_gradients_fold_constants_past_the_tuple_identities_as_tfs_second_round(
     actual = CASES["gradient_through_tuple_identities"](tf)
     for key in ("weights", "by_hand", "gradients"):
         assert _bits([actual[key]]) == _bits([expected[key]]), key
+
+
+def test_log_of_a_softmax_read_once_is_computed_as_log_softmax() -> None:
+    expected = reference.case(AREA, "log_of_softmax")
+    actual = CASES["log_of_softmax"](tf)
+    assert sorted(actual) == sorted(expected)
+    for key, want in expected.items():
+        assert _bits([actual[key]]) == _bits([want]), key

@@ -48,6 +48,7 @@ from tfcluster.runtime.graph_cycles import check_acyclic
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 from tfcluster.runtime.identity_bypass import bypass_identities
 from tfcluster.runtime.kernel_fusion import fuse_kernels
+from tfcluster.runtime.log_softmax_fusion import fuse_log_softmax
 from tfcluster.runtime.loop_frames import keep_loops_on_one_task
 from tfcluster.runtime.unread_results import unread_to_noops
 
@@ -760,6 +761,11 @@ class MasterSession:
             if self._rewriter_runs("arithmetic_optimization"):
                 # AddN adds its inputs in the order TF's arithmetic optimizer sorts them.
                 nodes.update(sorted_addn_inputs(nodes, needed))
+                # Log(Softmax(x)) as LogSoftmax(x).
+                fused_log = fuse_log_softmax(nodes, needed, feeds, fetches, targets)
+                if fused_log:
+                    nodes.update(fused_log)
+                    needed = _prune(nodes, feeds, fetches, targets)
             placement = self._place(nodes, needed, deadline)
             placement = keep_loops_on_one_task(nodes, needed, feeds, placement)
             parts = partitioning.partition(nodes, placement, feeds, fetches, targets, self._dtypes)
