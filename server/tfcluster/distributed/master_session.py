@@ -46,7 +46,9 @@ from tfcluster.runtime.constant_folding import fold_constants
 from tfcluster.runtime.constant_push_down import push_constants_down
 from tfcluster.runtime.graph_cycles import check_acyclic
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
+from tfcluster.runtime.identity_bypass import bypass_identities
 from tfcluster.runtime.kernel_fusion import fuse_kernels
+from tfcluster.runtime.log_softmax_fusion import fuse_log_softmax
 from tfcluster.runtime.loop_frames import keep_loops_on_one_task
 from tfcluster.runtime.unread_results import unread_to_noops
 
@@ -87,6 +89,26 @@ def _prune(
             if c not in needed and not (nodes[c].op == "Placeholder" and f"{c}:0" in fed):
                 stack.append(c)
     return [n for n in nodes if n in needed]
+
+
+def _push_down_and_fold(
+    nodes: dict[str, Node],
+    needed: list[str],
+    signature: _Signature,
+    dtype_of: Mapping[str, dtypes.DType],
+) -> list[str]:
+    """Constants pushed down Add/Sub and Mul/Div trees and folded again, until nothing
+    changes (TF's constant folding loop; each pass moves them one level down): `nodes` is
+    updated in place, the nodes then needed are returned."""
+    feeds, fetches, targets = signature
+    for _ in range(_PUSH_DOWN_PASSES):
+        pushed = push_constants_down(nodes, needed, feeds, fetches, targets)
+        if not pushed:
+            break
+        nodes.update(pushed)
+        nodes.update(fold_constants(nodes, needed, set(feeds), dtype_of))
+        needed = _prune(nodes, feeds, fetches, targets)
+    return needed
 
 
 @dataclass
@@ -715,22 +737,22 @@ class MasterSession:
                     nodes.update(folded)
                     # What only the folded nodes read is not needed any more.
                     needed = _prune(nodes, feeds, fetches, targets)
-                # Constants pushed down Add/Sub and Mul/Div trees, folded again, until
-                # nothing changes (TF's constant folding loop; each pass moves them down).
-                for _ in range(_PUSH_DOWN_PASSES if grappler_folds else 0):
-                    pushed = push_constants_down(nodes, needed, feeds, fetches, targets)
-                    if not pushed:
-                        break
-                    nodes.update(pushed)
-                    folded = fold_constants(nodes, needed, set(feeds), self._dtypes)
-                    nodes.update(folded)
-                    needed = _prune(nodes, feeds, fetches, targets)
+                if grappler_folds:
+                    needed = _push_down_and_fold(nodes, needed, signature, self._dtypes)
                 if self._rewriter_runs("dependency_optimization"):
                     # Results no node reads (gated gradients): NoOps, as TF's optimizer does.
                     noops = unread_to_noops(nodes, needed, feeds, fetches, targets)
                     if noops:
                         nodes.update(noops)
                         needed = _prune(nodes, feeds, fetches, targets)
+                    rewired = bypass_identities(nodes, needed, feeds, fetches, targets)
+                    if rewired:
+                        nodes.update(rewired)
+                        needed = _prune(nodes, feeds, fetches, targets)
+                    if grappler_folds and (noops or rewired):
+                        # TF's optimizers run twice: a child read through a gradient's tuple
+                        # Identity, or also by a gradient nobody reads, is read once now.
+                        needed = _push_down_and_fold(nodes, needed, signature, self._dtypes)
                 # TF's optimizer fuses kernels too (conv + bias + relu, ...).
                 fused = fuse_kernels(nodes, needed, feeds, fetches, targets)
                 if fused:
@@ -739,6 +761,11 @@ class MasterSession:
             if self._rewriter_runs("arithmetic_optimization"):
                 # AddN adds its inputs in the order TF's arithmetic optimizer sorts them.
                 nodes.update(sorted_addn_inputs(nodes, needed))
+                # Log(Softmax(x)) as LogSoftmax(x).
+                fused_log = fuse_log_softmax(nodes, needed, feeds, fetches, targets)
+                if fused_log:
+                    nodes.update(fused_log)
+                    needed = _prune(nodes, feeds, fetches, targets)
             placement = self._place(nodes, needed, deadline)
             placement = keep_loops_on_one_task(nodes, needed, feeds, placement)
             parts = partitioning.partition(nodes, placement, feeds, fetches, targets, self._dtypes)

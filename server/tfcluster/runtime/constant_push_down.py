@@ -11,12 +11,11 @@ drifts from TF in the last bits without it.
 
 TF 1.15 rewrites only where the child is used once, is not fetched or fed, shares the
 parent's device (with the leaves), and, for a subtraction or division anywhere in the pair,
-only floating or complex values; it checks no shapes (the rewrite keeps broadcasting). Its
-arithmetic optimizer then reorders Add and Mul trees whose operands broadcast
-(MinimizeBroadcasts), which is not repeated here: an Add/Add or Mul/Mul pair is rewritten
-only where that leaves it as it is, when its operands' static shapes are known and equal, or
-when the child's other operand is a constant too and both constants hold one value
-(x * 3.1 * 0.7, which folds to x * 2.17 either way). "Div"
+only floating or complex values; it checks no shapes (the rewrite keeps broadcasting), so
+an Add/Add or Mul/Mul pair whose operands broadcast moves as any other: a gradient's
+Mul(grad, Mul(x, 2.0)) through a [3] grad and a scalar 2 becomes x * (grad * 2), folded.
+TF's arithmetic optimizer then reorders some trees of two non-constant leaves whose shapes
+differ (MinimizeBroadcasts), which is not repeated here. "Div"
 is the only division it moves: RealDiv (Python's `/`) by a constant has become a product
 with the reciprocal before (constant_folding._division_by_constant_to_product). One pass
 visits the nodes in graph order, each rewrite seeing the earlier ones; the caller folds
@@ -27,8 +26,6 @@ from __future__ import annotations
 
 from collections.abc import Callable, Collection, Mapping, Sequence
 from dataclasses import replace
-
-import numpy as np
 
 from tfcluster.framework import dtypes
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
@@ -68,7 +65,6 @@ def push_constants_down(
         for src, _ in nodes[name].inputs:
             consumers[src] = consumers.get(src, 0) + 1
     current: dict[str, Node] = {}
-    shapes = _StaticShapes(lambda name: current.get(name) or nodes[name])
 
     def node_of(name: str) -> Node:
         return current.get(name) or nodes[name]
@@ -81,7 +77,7 @@ def push_constants_down(
         family = _family(parent.op)
         if family is None or len(parent.inputs) != 2:
             continue
-        rewritten = _push_down(parent, family, node_of, constant, shapes.of, kept, fed, consumers)
+        rewritten = _push_down(parent, family, node_of, constant, kept, fed, consumers)
         if rewritten is not None:
             new_parent, new_child = rewritten
             if new_child.name in needed_set:
@@ -95,7 +91,6 @@ def _push_down(
     family: frozenset[str],
     node_of: Callable[[str], Node],
     constant: Callable[[str, int], bool],
-    shape_of: Callable[[str, int], tuple[int, ...] | None],
     kept: set[str],
     fed: set[str],
     consumers: Mapping[str, int],
@@ -132,12 +127,6 @@ def _push_down(
     x = child.inputs[1] if left_leaf_const else child.inputs[0]
     y = child.inputs[0] if left_leaf_const else child.inputs[1]
     op_input = (child_name, child_i)
-    if (
-        symmetric
-        and child_symmetric
-        and not _left_as_is_by_minimize_broadcasts(const_input, x, y, constant, shape_of)
-    ):
-        return None
     if symmetric and child_symmetric:  # the ops stay: only the operands move
         return replace(parent, inputs=[x, op_input]), replace(child, inputs=[const_input, y])
     # A subtraction or division in the pair: which operands end up negated (or inverted).
@@ -160,74 +149,3 @@ def _push_down(
         inputs=[y, const_input] if neg_c else [const_input, y],
     )
     return new_parent, new_child
-
-
-def _left_as_is_by_minimize_broadcasts(
-    const_input: tuple[str, int],
-    x: tuple[str, int],
-    y: tuple[str, int],
-    constant: Callable[[str, int], bool],
-    shape_of: Callable[[str, int], tuple[int, ...] | None],
-) -> bool:
-    """Whether TF's arithmetic optimizer leaves the pushed-down pair as it is (see above)."""
-    shapes = {shape_of(*const_input), shape_of(*x), shape_of(*y)}
-    if len(shapes) == 1 and None not in shapes:
-        return True
-    if not constant(*y):
-        return False
-    c_shape, y_shape = shape_of(*const_input), shape_of(*y)
-    return c_shape is not None and y_shape is not None and _size(c_shape) == _size(y_shape) == 1
-
-
-def _size(shape: tuple[int, ...]) -> int:
-    size = 1
-    for d in shape:
-        size *= d
-    return size
-
-
-# Ops whose output has their one input's shape, and binary ops that broadcast two inputs.
-_SAME_SHAPE = frozenset(
-    {"Identity", "Neg", "Square", "Sqrt", "Exp", "Log", "Abs", "Relu", "Tanh", "Sigmoid"}
-)
-_BROADCASTING = frozenset(
-    {"Add", "AddV2", "Sub", "Mul", "Div", "RealDiv", "Maximum", "Minimum", "SquaredDifference"}
-)
-
-
-class _StaticShapes:
-    """Fully known static shapes, from what the master's nodes say (constants' values,
-    variables' and placeholders' shape attrs) through element-wise ops; None where unknown."""
-
-    def __init__(self, node_of: Callable[[str], Node]) -> None:
-        self._node_of = node_of
-
-    def of(self, name: str, index: int, depth: int = 0) -> tuple[int, ...] | None:
-        node = self._node_of(name)
-        if index != 0 or depth > 32:
-            return None
-        if node.op == "Const":
-            value = node.attrs.get("value")
-            return tuple(value.shape) if isinstance(value, np.ndarray) else None
-        if node.op in ("VariableV2", "Placeholder", "VarHandleOp"):
-            shape = node.attrs.get("shape")
-            if shape is None or not shape.is_fully_defined():
-                return None
-            return tuple(shape.as_list())
-        if node.op == "ReadVariableOp" or node.op in _SAME_SHAPE:
-            return self.of(*node.inputs[0], depth + 1) if len(node.inputs) == 1 else None
-        if node.op in _BROADCASTING and len(node.inputs) == 2:
-            a, b = self.of(*node.inputs[0], depth + 1), self.of(*node.inputs[1], depth + 1)
-            return None if a is None or b is None else _broadcast(a, b)
-        return None
-
-
-def _broadcast(a: tuple[int, ...], b: tuple[int, ...]) -> tuple[int, ...] | None:
-    width = max(len(a), len(b))
-    a, b = (1,) * (width - len(a)) + a, (1,) * (width - len(b)) + b
-    out = []
-    for da, db in zip(a, b, strict=True):
-        if da != db and 1 not in (da, db):
-            return None
-        out.append(db if da == 1 else da)
-    return tuple(out)
