@@ -51,6 +51,7 @@ _EIGEN_ROUNDED_ON_CPU = {
     "EuclideanNorm",
     "Cos",
     "Exp",
+    "Expm1",
     "Log1p",
     "LogSoftmax",
     "Selu",

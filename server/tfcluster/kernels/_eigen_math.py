@@ -1,5 +1,5 @@
-"""float32 exp, log and log1p as TensorFlow 1.15's CPU kernels compute them, and what TF builds on
-them (softplus, elu, selu, softmax, the softmax cross entropies).
+"""float32 exp, expm1, log and log1p as TensorFlow 1.15's CPU kernels compute them, and what TF
+builds on them (softplus, elu, selu, softmax, the softmax cross entropies).
 
 TF 1.15's wheel evaluates elementwise ops with Eigen over AVX packets of eight floats, built
 without FMA: exp and log are Cephes polynomials (Eigen's pexp_float / plog_float). A tensor's
@@ -76,6 +76,7 @@ _EXPF = _libm(_libm_float.expf)
 # Every logf value glibc may round otherwise (the few tail values of a tensor, a sum per row).
 _LOGF = _libm(lambda v: _libm_float.logf(v, near_halfway=0.1))
 _LOG1PF = _libm(_libm_float.log1pf)
+_EXPM1F = _libm(_libm_float.expm1f)
 
 
 # ---- exp (pexp_float) ------------------------------------------------------------------------
@@ -324,6 +325,32 @@ def _log1p_packet(a: np.ndarray) -> np.ndarray:
 
 def log1p(x: np.ndarray) -> np.ndarray:
     return packets_then_tail(x, _log1p_packet, _LOG1PF)
+
+
+# ---- expm1 (generic_expm1: Kahan's formula over pexp and plog) ------------------------------
+
+
+def _expm1_packet(a: np.ndarray) -> np.ndarray:
+    u = _exp_packet(a)
+    u_minus_one = u - _F(1)
+    log_u = _log_packet(u)
+    out = u_minus_one * (a / log_u)
+    out = np.where(log_u == u, u, out)  # exp(x) = inf
+    # x itself where exp(x) rounds to 1, -1 where exp(x) - 1 rounds to -1
+    return np.where(u == _F(1), a, np.where(u_minus_one == _F(-1), _F(-1), out))
+
+
+def expm1(x: np.ndarray) -> np.ndarray:
+    """Eigen's packet expm1 over AVX packets, std::expm1 (glibc's expm1f) on the tail. The
+    packets compute on subnormals read as zero, but where exp(x) is 1 they select x's own
+    bits: a subnormal comes back unchanged (the tail's arithmetic gives a signed zero)."""
+    given = np.array(x, dtype=_F).reshape(-1)
+    out = packets_then_tail(given, _expm1_packet, _EXPM1F)
+    packed = given.size - given.size % _PACKET
+    tiny = np.abs(given[:packed]) < _MIN_NORMAL
+    if tiny.any():
+        out[:packed][tiny] = given[:packed][tiny]
+    return out.reshape(np.shape(x))
 
 
 # ---- activations built from them, as TF 1.15's functors write them -----------------------------

@@ -1,4 +1,4 @@
-"""glibc's float expf, logf, log1pf, sincosf and tanf, as TensorFlow's CPU kernels get them,
+"""glibc's float expf, expm1f, logf, log1pf, sincosf and tanf, as TensorFlow's CPU kernels get them,
 vectorised.
 
 TF's Box-Muller normal draws call logf and sincosf; Eigen's scalar path (a tensor's last size %
@@ -33,7 +33,7 @@ _MAX_GLIBC_CALLS = 1 << 16
 
 @cache
 def _libm() -> dict[str, np.ufunc] | None:
-    """glibc's expf, logf, log1pf, sinf, cosf (sinf and cosf share sincosf's code) and tanf
+    """glibc's expf, expm1f, logf, log1pf, sinf, cosf (sinf and cosf share sincosf's code) and tanf
     as object ufuncs."""
     name = ctypes.util.find_library("m")
     if name is None:
@@ -41,7 +41,7 @@ def _libm() -> dict[str, np.ufunc] | None:
     try:
         lib = ctypes.CDLL(name)
         fns = {}
-        for fn in ("expf", "logf", "log1pf", "sinf", "cosf", "tanf"):
+        for fn in ("expf", "expm1f", "logf", "log1pf", "sinf", "cosf", "tanf"):
             c_fn = getattr(lib, fn)
             c_fn.restype, c_fn.argtypes = ctypes.c_float, [ctypes.c_float]
             fns[fn] = np.frompyfunc(c_fn, 1, 1)
@@ -78,6 +78,12 @@ def log1pf(x: np.ndarray) -> np.ndarray:
     rounds otherwise than the double-rounded one), so glibc computes every value not exactly
     a float."""
     return _glibc("log1pf", x, np.log1p(x.astype(np.float64)), near_halfway=0.0)
+
+
+def expm1f(x: np.ndarray) -> np.ndarray:
+    """glibc's expm1f of a float32 array (fdlibm's, under 1 ulp but not correctly rounded), so
+    glibc computes every value not exactly a float; only a tensor's last few values come here."""
+    return _glibc("expm1f", x, np.expm1(x.astype(np.float64)), near_halfway=0.0)
 
 
 def logf(x: np.ndarray, near_halfway: float = _NEAR_HALFWAY) -> np.ndarray:

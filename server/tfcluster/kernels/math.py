@@ -458,7 +458,7 @@ _UNARY: dict[str, XpFn] = {
     "Exp": _tf_cpu_float32("exp", "exp"),
     "Log": _tf_cpu_float32("log", "log"),
     "Log1p": _tf_cpu_float32("log1p", "log1p"),
-    "Expm1": "expm1",
+    "Expm1": _tf_cpu_float32("expm1", "expm1"),
     "Sign": "sign",
     "Reciprocal": _reciprocal,
     "Floor": "floor",
