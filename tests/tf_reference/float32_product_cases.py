@@ -22,14 +22,14 @@ def _operands(rng, m, k, n, ta, tb):
 
 def narrow_products(tf):
     """MatMul of 2 to 8 output columns, every transpose, contracted lengths up to 384 (one
-    sgemm block); and 9 columns of an untransposed second operand, which OpenBLAS sums as
-    TF does (for a transposed one it does not: left to BLAS, not checked here)."""
+    sgemm block). Wider products are BLAS's, whose order is TF's for some shapes only (how
+    OpenBLAS cuts a product among threads changes it): not checked here."""
     tf.reset_default_graph()
     rng = np.random.RandomState(5)
     products = {}
-    for m, k, n in ((5, 64, 2), (64, 64, 3), (64, 33, 4), (32, 200, 8), (17, 384, 5), (64, 64, 9)):
+    for m, k, n in ((5, 64, 2), (64, 64, 3), (64, 33, 4), (32, 200, 8), (17, 384, 5)):
         for ta in (False, True):
-            for tb in (False, True) if n <= 8 else (False,):
+            for tb in (False, True):
                 a, b = _operands(rng, m, k, n, ta, tb)
                 products[f"m{m}_k{k}_n{n}_{ta:d}{tb:d}"] = tf.matmul(
                     a, b, transpose_a=ta, transpose_b=tb
