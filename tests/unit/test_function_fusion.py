@@ -77,8 +77,7 @@ def test_a_cast_with_another_use_or_of_another_kind_is_kept() -> None:
         assert all(CAST_X_ATTR not in n.attrs for n in fused), what
 
 
-def _mapped(fn: Any, values: np.ndarray) -> list[Any]:
-    ds = tf.data.Dataset.from_tensor_slices(values).batch(4).map(fn)
+def _all_elements(ds: Any) -> list[Any]:
     got = tf.data.make_one_shot_iterator(ds).get_next()
     out = []
     with tf.Session() as sess:
@@ -88,6 +87,10 @@ def _mapped(fn: Any, values: np.ndarray) -> list[Any]:
         except tf.errors.OutOfRangeError:
             pass
     return out
+
+
+def _mapped(fn: Any, values: np.ndarray) -> list[Any]:
+    return _all_elements(tf.data.Dataset.from_tensor_slices(values).batch(4).map(fn))
 
 
 def test_mapped_scaling_of_integers_gives_the_cast_then_the_quotient_bit_for_bit() -> None:
@@ -199,16 +202,7 @@ def _decoded_batches(records: list[bytes], out_type: Any, little: bool = True) -
         return tf.decode_raw(f["image"], out_type, little_endian=little), f["label"]
 
     # map then batch: the map runs as its batched form, ParseExample -> DecodeRaw.
-    ds = tf.data.Dataset.from_tensor_slices(records).map(parse).batch(8)
-    got = tf.data.make_one_shot_iterator(ds).get_next()
-    out = []
-    with tf.Session() as sess:
-        try:
-            while True:
-                out.append(sess.run(got))
-        except tf.errors.OutOfRangeError:
-            pass
-    return out
+    return _all_elements(tf.data.Dataset.from_tensor_slices(records).map(parse).batch(8))
 
 
 def test_mapped_decode_raw_of_parsed_images_takes_their_rows_without_a_string_each(

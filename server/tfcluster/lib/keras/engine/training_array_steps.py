@@ -10,9 +10,8 @@ import logging
 from collections.abc import Iterator
 from typing import Any
 
-import numpy as np
-
 from tfcluster.lib.keras.engine import training_generator
+from tfcluster.lib.keras.engine.training_generator import cut_samples
 
 _log = logging.getLogger("tensorflow")
 
@@ -30,17 +29,6 @@ def warn_arrays_with_steps() -> None:
 def _whole(x: Any, y: Any, sample_weight: Any = None) -> Iterator[Any]:
     """The same batch, every step: the whole arrays."""
     return itertools.repeat((x, y, sample_weight))
-
-
-def _cut(a: Any, start: int | None, stop: int | None) -> Any:
-    """Samples [start:stop) of an array, a list/tuple of arrays or a dict of them."""
-    if a is None:
-        return None
-    if isinstance(a, (list, tuple)):
-        return [_cut(v, start, stop) for v in a]
-    if isinstance(a, dict):
-        return {k: _cut(v, start, stop) for k, v in a.items()}
-    return np.asarray(a)[start:stop]
 
 
 def fit(
@@ -76,12 +64,15 @@ def fit(
         samples = training_generator._batch_size(x)
         split_at = int(samples * (1.0 - validation_split))
         val = (
-            _cut(x, split_at, None),
-            _cut(y, split_at, None),
-            _cut(sample_weight, split_at, None),
+            cut_samples(x, split_at, None),
+            cut_samples(y, split_at, None),
+            cut_samples(sample_weight, split_at, None),
         )
-        x, y = _cut(x, None, split_at), _cut(y, None, split_at)
-        sample_weight = _cut(sample_weight, None, split_at)
+        x, y = (
+            cut_samples(x, None, split_at),
+            cut_samples(y, None, split_at),
+        )
+        sample_weight = cut_samples(sample_weight, None, split_at)
     elif validation_steps:
         raise ValueError("`validation_steps` should not be specified if `validation_data` is None.")
     validation: training_generator.Validation | None = None

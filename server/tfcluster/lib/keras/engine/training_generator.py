@@ -289,20 +289,24 @@ def fit_batches(
     return model.history
 
 
+def cut_samples(a: Any, start: int | None, stop: int | None) -> Any:
+    """Samples [start:stop) of an array, of a list/tuple of them or a dict of them (None
+    stays None)."""
+    if a is None:
+        return None
+    if isinstance(a, (list, tuple)):
+        return [cut_samples(v, start, stop) for v in a]
+    if isinstance(a, dict):
+        return {k: cut_samples(v, start, stop) for k, v in a.items()}
+    return a[start:stop]
+
+
 def _array_batches(arrays: Any, size: int) -> Iterator[Any]:
     x, y = arrays[0], arrays[1]
-
-    def cut(a: Any, start: int) -> Any:
-        if isinstance(a, (list, tuple)):
-            return [v[start : start + size] for v in a]
-        if isinstance(a, dict):
-            return {k: v[start : start + size] for k, v in a.items()}
-        return a[start : start + size]
-
     total = _batch_size(x)
     while True:
         for start in range(0, total, size):
-            yield cut(x, start), cut(y, start)
+            yield cut_samples(x, start, start + size), cut_samples(y, start, start + size)
 
 
 def model_unimplemented(what: str) -> Exception:
