@@ -30,11 +30,13 @@ class Callback:
     def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None: ...
     def on_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None: ...
     def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None: ...
+    # TF 1.15 forwards the training batch hooks with `logs=` as a keyword: a LambdaCallback
+    # batch hook whose second parameter has another name fails there as here.
     def on_train_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
-        self.on_batch_begin(batch, logs)
+        self.on_batch_begin(batch, logs=logs)
 
     def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
-        self.on_batch_end(batch, logs)
+        self.on_batch_end(batch, logs=logs)
 
     def on_test_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None: ...
     def on_test_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None: ...
@@ -49,15 +51,58 @@ class Callback:
 
 
 class CallbackList:
+    """The callbacks of one fit, evaluate or predict, called as TF 1.15's CallbackList calls
+    them: each hook on every callback in order, logs positional (None for the begin and end
+    hooks, a dict, possibly empty, for the epoch and batch hooks)."""
+
     def __init__(self, callbacks: list[Callback]) -> None:
         self.callbacks = list(callbacks)
 
-    def __getattr__(self, hook: str) -> Callable[..., None]:
-        def call(*args: Any, **kwargs: Any) -> None:
-            for cb in self.callbacks:
-                getattr(cb, hook)(*args, **kwargs)
+    def _each(self, hook: str, *args: Any) -> None:
+        for callback in self.callbacks:
+            getattr(callback, hook)(*args)
 
-        return call
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        self._each("on_train_begin", logs)
+
+    def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        self._each("on_train_end", logs)
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self._each("on_epoch_begin", epoch, logs or {})
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self._each("on_epoch_end", epoch, logs or {})
+
+    def on_mode_begin(self, mode: str) -> None:
+        """on_train_begin, on_test_begin or on_predict_begin."""
+        self._each(f"on_{mode}_begin", None)
+
+    def on_mode_end(self, mode: str) -> None:
+        self._each(f"on_{mode}_end", None)
+
+    def on_mode_batch(self, mode: str, hook: str, batch: int, logs: dict[str, Any]) -> None:
+        """on_<mode>_batch_<hook> (mode train/test/predict, hook begin/end)."""
+        self._each(f"on_{mode}_batch_{hook}", batch, logs)
+
+    def on_train_batch_begin(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        self.on_mode_batch("train", "begin", batch, logs or {})
+
+    def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        self.on_mode_batch("train", "end", batch, logs or {})
+
+
+def configured(callbacks: Any, model: Any, mode: str, params: dict[str, Any]) -> CallbackList:
+    """The user's callbacks of an evaluate or predict, given the model and TF 1.15's
+    parameters of that loop (no History or progress bar: TF adds those to fit only)."""
+    callback_list = list(callbacks or [])
+    for callback in callback_list:
+        callback.set_model(model)
+        callback.set_params(
+            {**params, "epochs": 1, "do_validation": False,
+             "metrics": [] if mode == "predict" else list(model.metrics_names)}
+        )  # fmt: skip
+    return CallbackList(callback_list)
 
 
 class BaseLogger(Callback):

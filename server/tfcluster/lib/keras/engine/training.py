@@ -24,6 +24,7 @@ from tfcluster.lib.keras.engine import (
 )
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
+from tfcluster.lib.keras.engine.loop_hooks import LoopHooks
 from tfcluster.lib.keras.engine.loop_progress import LoopProgress
 from tfcluster.lib.keras.engine.network import Network
 from tfcluster.lib.keras.mixed_precision.loss_scale_optimizer import LossScaleOptimizer
@@ -593,7 +594,13 @@ class Model(Network):
                 # TF 1.15 runs fit's validation through its loop's default shuffle=True: the
                 # validation samples go in a shuffled order, drawing from numpy's generator.
                 val = self._test_loop(
-                    val_xs, val_ys, batch_size, verbose=0, weights=val_ws, shuffle=True
+                    val_xs,
+                    val_ys,
+                    batch_size,
+                    verbose=0,
+                    weights=val_ws,
+                    shuffle=True,
+                    hooks=LoopHooks(clist, "test"),
                 )
                 for name, value in zip(out_labels, val):
                     epoch_logs["val_" + name] = value
@@ -611,9 +618,12 @@ class Model(Network):
         verbose: int,
         weights: list[np.ndarray | None] | None = None,
         shuffle: bool = False,
+        hooks: LoopHooks | None = None,
     ) -> list[Any]:
         self._ensure_compiled(for_training=False)
         self.reset_metrics()
+        hooks = hooks or LoopHooks(None, "test")
+        hooks.begin()
         session = backend.get_session()
         fetches = [self.total_loss, *self._metric_results]
         samples = len(xs[0])
@@ -625,17 +635,28 @@ class Model(Network):
         if shuffle:
             np.random.shuffle(order)
         order = _fed_order(order, batch_size)
-        for start in range(0, samples, batch_size):
+        for batch_index, start in enumerate(range(0, samples, batch_size)):
             index = order[start : start + batch_size]
+            hooks.batch_begin(batch_index, len(index))
             values = session.run(
                 [*fetches, self._test_fn], feed_dict=self._feed(xs, ys, index, False, weights)
             )[:-1]
             loss_sum += float(values[0]) * len(index)
+            hooks.batch_end(batch_index, dict(zip(names, values)))
             progress.batch(len(index), {n: float(v) for n, v in zip(names, values)})
         done = [loss_sum / max(samples, 1), *values[1:]]
         results = [training_generator.reported(n, v) for n, v in zip(names, done)]
         progress.end(dict(zip(names, results)))
+        hooks.end()
         return results
+
+    def _loop_hooks(
+        self, callbacks: Any, mode: str, batch_size: int | None, samples: Any, steps: Any
+    ) -> LoopHooks:
+        """The hooks of an evaluate's or predict's own callbacks, with TF 1.15's loop
+        parameters (its loops set verbose 0 there: they drive their progress bar apart)."""
+        params = {"batch_size": batch_size, "steps": steps, "samples": samples, "verbose": 0}
+        return LoopHooks(cbks.configured(callbacks, self, mode, params), mode)
 
     def evaluate(
         self, x: Any = None, y: Any = None, batch_size: int | None = None, verbose: int = 1,
@@ -643,17 +664,21 @@ class Model(Network):
         max_queue_size: int = 10, workers: int = 1, use_multiprocessing: bool = False,
     ) -> Any:  # fmt: skip
         if _is_generator_like(x):
-            return training_generator.evaluate_generator(self, x, steps, verbose)
+            return training_generator.evaluate_generator(self, x, steps, verbose, callbacks)
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, y, batch_size)
-            return training_dataset.evaluate(self, x, steps, verbose)
+            return training_dataset.evaluate(self, x, steps, verbose, callbacks)
         if steps is not None:
-            return training_array_steps.evaluate(self, x, y, sample_weight, int(steps), verbose)
+            return training_array_steps.evaluate(
+                self, x, y, sample_weight, int(steps), verbose, callbacks
+            )
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
         self._check_targets(xs, ys)
         weights = self._standardize_weights(ys, sample_weight, None)
-        result = self._test_loop(xs, ys, batch_size or 32, verbose, weights=weights)
+        batch_size = batch_size or 32
+        hooks = self._loop_hooks(callbacks, "test", batch_size, len(xs[0]), None)
+        result = self._test_loop(xs, ys, batch_size, verbose, weights=weights, hooks=hooks)
         return result[0] if len(result) == 1 else result
 
     def predict(
@@ -662,12 +687,12 @@ class Model(Network):
         use_multiprocessing: bool = False,
     ) -> Any:  # fmt: skip
         if _is_generator_like(x):
-            return training_generator.predict_generator(self, x, steps, verbose)
+            return training_generator.predict_generator(self, x, steps, verbose, callbacks)
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, None, batch_size)
-            return training_dataset.predict(self, x, steps, verbose)
+            return training_dataset.predict(self, x, steps, verbose, callbacks)
         if steps is not None:
-            return training_array_steps.predict(self, x, int(steps), verbose)
+            return training_array_steps.predict(self, x, int(steps), verbose, callbacks)
         xs, _ = self._standardize(x, None)
         self._ensure_built(xs)
         if getattr(self, "_predict_fn", None) is None:
@@ -678,16 +703,21 @@ class Model(Network):
         batch_size = batch_size or 32
         samples = len(xs[0])
         parts: list[list[np.ndarray]] = [[] for _ in self.outputs]
+        hooks = self._loop_hooks(callbacks, "predict", batch_size, samples, None)
+        hooks.begin()
         progress = LoopProgress(verbose, "samples", samples, [])
-        for start in range(0, samples, batch_size):
+        for batch_index, start in enumerate(range(0, samples, batch_size)):
             index = np.arange(start, min(start + batch_size, samples))
+            hooks.batch_begin(batch_index, len(index))
             values = session.run(
                 [*self.outputs, self._predict_fn], feed_dict=self._feed(xs, [], index, False)
             )[:-1]
             for i, v in enumerate(values):
                 parts[i].append(v)
+            hooks.batch_end(batch_index, {"outputs": values})
             progress.batch(len(index))
         progress.end()
+        hooks.end()
         results = [np.concatenate(p) for p in parts]
         return results[0] if len(results) == 1 else results
 
@@ -764,13 +794,13 @@ class Model(Network):
         self, generator: Any, steps: Any = None, callbacks: Any = None, max_queue_size: int = 10,
         workers: int = 1, use_multiprocessing: bool = False, verbose: int = 0,
     ) -> Any:  # fmt: skip
-        return training_generator.evaluate_generator(self, generator, steps, verbose)
+        return training_generator.evaluate_generator(self, generator, steps, verbose, callbacks)
 
     def predict_generator(
         self, generator: Any, steps: Any = None, callbacks: Any = None, max_queue_size: int = 10,
         workers: int = 1, use_multiprocessing: bool = False, verbose: int = 0,
     ) -> Any:  # fmt: skip
-        return training_generator.predict_generator(self, generator, steps, verbose)
+        return training_generator.predict_generator(self, generator, steps, verbose, callbacks)
 
     def predict_on_batch(self, x: Any) -> Any:
         return self.predict(x, batch_size=len(_as_list(x)[0]))

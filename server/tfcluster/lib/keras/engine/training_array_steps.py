@@ -11,6 +11,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from tfcluster.lib.keras.engine import training_generator
+from tfcluster.lib.keras.engine.loop_hooks import LoopHooks
 from tfcluster.lib.keras.engine.training_generator import cut_samples
 
 _log = logging.getLogger("tensorflow")
@@ -79,7 +80,7 @@ def fit(
     if val is not None:
         arrays = val
 
-        def on_arrays(last_size: int) -> list[float]:
+        def on_arrays(last_size: int, hooks: LoopHooks) -> list[float]:
             if validation_steps is None:
                 # TF 1.15 trains the epoch, then fails cutting the validation arrays into
                 # batches of a size the step-wise fit never had.
@@ -89,7 +90,7 @@ def fit(
                     "be a string or a number, not 'NoneType')"
                 )
             return training_generator._evaluate_batches(
-                model, _whole(*arrays), int(validation_steps)
+                model, _whole(*arrays), int(validation_steps), hooks=hooks, steps_as_samples=True
             )
 
         validation = on_arrays
@@ -115,14 +116,20 @@ def fit(
     )
 
 
-def evaluate(model: Any, x: Any, y: Any, sample_weight: Any, steps: int, verbose: int) -> Any:
+def evaluate(
+    model: Any, x: Any, y: Any, sample_weight: Any, steps: int, verbose: int, callbacks: Any = None
+) -> Any:
     warn_arrays_with_steps()
+    hooks = training_generator.loop_hooks(model, callbacks, "test", steps, steps)
     result = training_generator._evaluate_batches(
-        model, _whole(x, y, sample_weight), steps, verbose
+        model, _whole(x, y, sample_weight), steps, verbose, hooks, steps_as_samples=True
     )
     return result[0] if len(result) == 1 else result
 
 
-def predict(model: Any, x: Any, steps: int, verbose: int) -> Any:
+def predict(model: Any, x: Any, steps: int, verbose: int, callbacks: Any = None) -> Any:
     warn_arrays_with_steps()
-    return training_generator.predict_batches(model, itertools.repeat((x,)), steps, verbose)
+    hooks = training_generator.loop_hooks(model, callbacks, "predict", steps, steps)
+    return training_generator.predict_batches(
+        model, itertools.repeat((x,)), steps, verbose, hooks, steps_as_samples=True
+    )

@@ -19,6 +19,7 @@ from tfcluster.lib.data.iterator import Iterator as DataIterator
 from tfcluster.lib.data.iterator import make_initializable_iterator
 from tfcluster.lib.keras import backend
 from tfcluster.lib.keras.engine import training_generator
+from tfcluster.lib.keras.engine.loop_hooks import LoopHooks
 
 
 def is_dataset_input(x: Any) -> bool:
@@ -106,8 +107,10 @@ def fit(
             val = DatasetBatches(validation_data, validation_steps, "validation_steps")
             val_size = val.steps
 
-            def on_dataset(last_size: int) -> list[float]:
-                return training_generator._evaluate_batches(model, val.epoch(), val.steps)
+            def on_dataset(last_size: int, hooks: LoopHooks) -> list[float]:
+                return training_generator._evaluate_batches(
+                    model, val.epoch(), val.steps, hooks=hooks, steps_as_samples=True
+                )
 
             validation = on_dataset
 
@@ -145,12 +148,18 @@ def _first_size(structure: Any) -> int:
     return int(np.shape(structure)[0])
 
 
-def evaluate(model: Any, dataset: Any, steps: Any, verbose: int = 0) -> Any:
+def evaluate(model: Any, dataset: Any, steps: Any, verbose: int = 0, callbacks: Any = None) -> Any:
     batches = DatasetBatches(dataset, steps, "steps")
-    result = training_generator._evaluate_batches(model, batches.epoch(), batches.steps, verbose)
+    hooks = training_generator.loop_hooks(model, callbacks, "test", batches.steps, batches.steps)
+    result = training_generator._evaluate_batches(
+        model, batches.epoch(), batches.steps, verbose, hooks, steps_as_samples=True
+    )
     return result[0] if len(result) == 1 else result
 
 
-def predict(model: Any, dataset: Any, steps: Any, verbose: int = 0) -> Any:
+def predict(model: Any, dataset: Any, steps: Any, verbose: int = 0, callbacks: Any = None) -> Any:
     batches = DatasetBatches(dataset, steps, "steps")
-    return training_generator.predict_batches(model, batches.epoch(), batches.steps, verbose)
+    hooks = training_generator.loop_hooks(model, callbacks, "predict", batches.steps, batches.steps)
+    return training_generator.predict_batches(
+        model, batches.epoch(), batches.steps, verbose, hooks, steps_as_samples=True
+    )

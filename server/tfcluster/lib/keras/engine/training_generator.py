@@ -14,6 +14,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.lib.keras import callbacks as cbks
+from tfcluster.lib.keras.engine.loop_hooks import LoopHooks
 from tfcluster.lib.keras.engine.loop_progress import LoopProgress
 
 _log = logging.getLogger("tensorflow")
@@ -156,11 +157,14 @@ def fit_generator(
         validation=_generator_validation(model, validation_data, validation_steps),
         validation_freq=validation_freq,
         initial_epoch=initial_epoch,
+        samples=steps,  # TF 1.15's params count a generator's steps as its samples
         class_weight=class_weight,
     )
 
 
-Validation = Callable[[int], list[float]]
+# How fit evaluates after an epoch, given the last training batch's size and the fit's
+# callbacks' test hooks.
+Validation = Callable[[int, LoopHooks], list[float]]
 
 
 def _generator_validation(
@@ -172,15 +176,15 @@ def _generator_validation(
     if isinstance(validation_data, (list, tuple)) and not _is_sequence(validation_data):
         arrays = validation_data
 
-        def on_arrays(last_size: int) -> list[float]:
+        def on_arrays(last_size: int, hooks: LoopHooks) -> list[float]:
             # TF 1.15 cuts validation arrays in batches of the last training batch's size.
             steps = -(-_batch_size(arrays[0]) // last_size)
-            return _evaluate_batches(model, _array_batches(arrays, last_size), steps)
+            return _evaluate_batches(model, _array_batches(arrays, last_size), steps, hooks=hooks)
 
         return on_arrays
     steps = _steps(validation_data, validation_steps, "validation_steps")
     batches = _batches(validation_data, False)
-    return lambda last_size: _evaluate_batches(model, batches, steps)
+    return lambda last_size, hooks: _evaluate_batches(model, batches, steps, hooks=hooks)
 
 
 def fit_batches(
@@ -248,7 +252,9 @@ def fit_batches(
         for step, batch in enumerate(this_epoch):
             x, y, sample_weight = _unpack(batch)
             size = _batch_size(x)
-            clist.on_train_batch_begin(step, {"batch": step, "size": size})
+            # TF 1.15's step-wise loops (datasets, arrays by steps) count a step as size 1.
+            logs: dict[str, Any] = {"batch": step, "size": 1 if loss_by_steps else size}
+            clist.on_train_batch_begin(step, logs)
             values = _as_list(
                 model.train_on_batch(
                     x,
@@ -258,7 +264,7 @@ def fit_batches(
                     reset_metrics=False,
                 )
             )
-            logs: dict[str, Any] = {"batch": step, "size": size, **aggregate.add(values, size)}
+            logs.update(aggregate.add(values, size))
             clist.on_train_batch_end(step, logs)
             if model.stop_training:
                 break
@@ -280,7 +286,7 @@ def fit_batches(
             model.stop_training = True
         epoch_logs = dict(zip(names, aggregate.result()))
         if validation is not None and (epoch + 1) % validation_freq == 0 and aggregate.steps:
-            for name, value in zip(names, validation(size)):
+            for name, value in zip(names, validation(size, LoopHooks(clist, "test"))):
                 epoch_logs["val_" + name] = value
         clist.on_epoch_end(epoch, epoch_logs)
         if model.stop_training:
@@ -316,46 +322,84 @@ def model_unimplemented(what: str) -> Exception:
 
 
 def _evaluate_batches(
-    model: Any, batches: Iterator[Any], steps: int | None, verbose: int = 0
+    model: Any,
+    batches: Iterator[Any],
+    steps: int | None,
+    verbose: int = 0,
+    hooks: LoopHooks | None = None,
+    steps_as_samples: bool = False,
 ) -> list[float]:
     """The loss (mean over steps) and metrics (over samples) of `steps` batches, or of all
-    the batches when steps is None."""
+    the batches when steps is None. The hooks' batch logs give a step's size as 1 in TF's
+    step-wise loops (steps_as_samples: datasets, arrays by steps)."""
     names = list(model.metrics_names)
     aggregate = _Aggregate(names, loss_by_steps=True)
     model.reset_metrics()  # TF 1.15's loop starts from zero (a fit before leaves its state)
+    hooks = hooks or LoopHooks(None, "test")
+    hooks.begin()
     progress = LoopProgress(verbose, "steps", steps, names)
-    for batch in itertools.islice(batches, steps):
+    for step, batch in enumerate(itertools.islice(batches, steps)):
         x, y, sample_weight = _unpack(batch)
+        size = _batch_size(x)
+        hooks.batch_begin(step, 1 if steps_as_samples else size)
         values = _as_list(
             model.test_on_batch(x, y, sample_weight=sample_weight, reset_metrics=False)
         )
-        size = _batch_size(x)
-        progress.batch(size, aggregate.add(values, size))
+        logs = aggregate.add(values, size)
+        hooks.batch_end(step, logs)
+        progress.batch(size, logs)
     results = aggregate.result()
     progress.end(dict(zip(names, results)))
+    hooks.end()
     return results
 
 
-def evaluate_generator(model: Any, generator: Any, steps: Any = None, verbose: int = 0) -> Any:
+def loop_hooks(model: Any, callbacks: Any, mode: str, steps: int | None, samples: Any) -> LoopHooks:
+    """The hooks of a step-wise evaluate's or predict's own callbacks, with TF 1.15's loop
+    parameters."""
+    params = {"batch_size": None, "steps": steps, "samples": samples, "verbose": 0}
+    return LoopHooks(cbks.configured(callbacks, model, mode, params), mode)
+
+
+def evaluate_generator(
+    model: Any, generator: Any, steps: Any = None, verbose: int = 0, callbacks: Any = None
+) -> Any:
     steps = _steps(generator, steps, "steps")
-    result = _evaluate_batches(model, _batches(generator, False), steps, verbose)
+    hooks = loop_hooks(model, callbacks, "test", steps, steps)
+    result = _evaluate_batches(model, _batches(generator, False), steps, verbose, hooks)
     return result[0] if len(result) == 1 else result
 
 
-def predict_generator(model: Any, generator: Any, steps: Any = None, verbose: int = 0) -> Any:
+def predict_generator(
+    model: Any, generator: Any, steps: Any = None, verbose: int = 0, callbacks: Any = None
+) -> Any:
     steps = _steps(generator, steps, "steps")
-    return predict_batches(model, _batches(generator, False), steps, verbose)
+    hooks = loop_hooks(model, callbacks, "predict", steps, steps)
+    return predict_batches(model, _batches(generator, False), steps, verbose, hooks)
 
 
-def predict_batches(model: Any, batches: Iterator[Any], steps: int | None, verbose: int = 0) -> Any:
+def predict_batches(
+    model: Any,
+    batches: Iterator[Any],
+    steps: int | None,
+    verbose: int = 0,
+    hooks: LoopHooks | None = None,
+    steps_as_samples: bool = False,
+) -> Any:
     outputs: list[Any] = []
+    hooks = hooks or LoopHooks(None, "predict")
+    hooks.begin()
     progress = LoopProgress(verbose, "steps", steps, [])
-    for batch in itertools.islice(batches, steps):
+    for step, batch in enumerate(itertools.islice(batches, steps)):
         x, _, _ = _unpack(batch, with_targets=False)
+        size = _batch_size(x)
+        hooks.batch_begin(step, 1 if steps_as_samples else size)
         out = model.predict_on_batch(x)
         outputs.append(out if isinstance(out, list) else [out])
-        progress.batch(_batch_size(x))
+        hooks.batch_end(step, {"outputs": outputs[-1]})
+        progress.batch(size)
     progress.end()
+    hooks.end()
     if not outputs:
         return []
     joined = [np.concatenate([o[i] for o in outputs]) for i in range(len(outputs[0]))]
