@@ -10,6 +10,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfcluster.distributed.interfaces import PendingRunGraph, ReservedRunGraph, WorkerInterface
+from tfcluster.runtime import outbox
 
 # start(pushed) sends the RunGraph with the pushed (key, value) tensors.
 Start = Callable[[Sequence[tuple[str, Any]]], PendingRunGraph]
@@ -57,7 +58,14 @@ class HeldRunGraph:
         self._send()
 
     def _send(self) -> None:
-        """Never raises: it runs inside the _Send that made the last tensor."""
+        """Never raises: it runs inside the _Send that made the last tensor. The messages
+        the master's partition holds back go first: its requests for what the task will
+        answer (a ps's rows) wait there before the task can answer them, so the task's
+        step answers them itself as it sends, not its serving thread after another
+        wake-up."""
+        box = outbox.current()
+        if box is not None:
+            box.flush()
         try:
             self.pending = self._start([(k, self._values[k]) for k in self._keys])
         except BaseException as e:
