@@ -169,6 +169,29 @@ class PendingRunGraph(Protocol):
         ...
 
 
+class ReservedRunGraph(Protocol):
+    """A call kept for one step's RunGraph, sent later (PipelinedWorker.reserve_run_graph)."""
+
+    def start(
+        self,
+        session_handle: str,
+        graph_handle: str,
+        step_id: int,
+        feeds: Sequence[Any],
+        pushed: Sequence[tuple[str, Any]],
+        trace: bool = False,
+        deadline: float | None = None,
+    ) -> PendingRunGraph:
+        """Sends the request with `pushed` (rendezvous key, value) tensors besides the feeds:
+        the partition receives them from its own table, not from their task (see
+        runtime/early_sends.py). Raises the step's error if it cannot be sent."""
+        ...
+
+    def release(self) -> None:
+        """The RunGraph will not be sent: the call goes back to the worker's idle ones."""
+        ...
+
+
 class PipelinedWorker(abc.ABC):
     """A worker whose transport can send RunGraph from the calling thread and read its answer
     there later: a master sends a step's partitions to their tasks, runs its own partition,
@@ -188,9 +211,27 @@ class PipelinedWorker(abc.ABC):
         """Sends the request; raises the step's error if it cannot be sent. None: the
         transport cannot now (nothing was sent; run_graph it is)."""
 
+    @abc.abstractmethod
+    def reserve_run_graph(self, deadline: float | None = None) -> ReservedRunGraph | None:
+        """A call for a RunGraph this thread or another sends later; None as start_run_graph."""
+
 
 class ServedWorker(WorkerInterface, Protocol):
     """What a worker service asks of the worker it serves, beyond WorkerInterface."""
+
+    def run_graph(
+        self,
+        session_handle: str,
+        graph_handle: str,
+        step_id: int,
+        feeds: Sequence[Any],
+        trace: bool = False,
+        deadline: float | None = None,
+        pushed: Sequence[tuple[str, Any]] = (),
+    ) -> RunGraphResult:
+        """WorkerInterface.run_graph; `pushed`: (rendezvous key, value) tensors the master
+        sent with the request, which the partition receives from its own table."""
+        ...
 
     @property
     def task(self) -> str: ...

@@ -25,11 +25,13 @@ from typing import Any, cast
 
 from tfcluster.distributed import placement_log
 from tfcluster.distributed.devices import filtered_tasks
+from tfcluster.distributed.held_run_graph import HeldRunGraph
 from tfcluster.distributed.interfaces import (
     ForwardedTensors,
     ForwardingWorker,
     PendingRunGraph,
     PipelinedWorker,
+    ReservedRunGraph,
     RunGraphResult,
     StepRelay,
     WorkerCacheInterface,
@@ -44,6 +46,7 @@ from tfcluster.runtime import placement as placing
 from tfcluster.runtime.commutative_inputs import sorted_addn_inputs
 from tfcluster.runtime.constant_folding import fold_constants
 from tfcluster.runtime.constant_push_down import push_constants_down
+from tfcluster.runtime.early_sends import early_sends
 from tfcluster.runtime.graph_cycles import check_acyclic
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 from tfcluster.runtime.identity_bypass import bypass_identities
@@ -121,6 +124,9 @@ class _PlannedPartition:
     feed_positions: tuple[int, ...]
     # Whether it exchanges tensors with other partitions (then the step must be cleaned up).
     needs_rendezvous: bool = False
+    # Rendezvous keys of tensors the master's own partition pushes with this partition's
+    # RunGraph, which it holds back until they are made (runtime/early_sends.py).
+    pushed_keys: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -609,15 +615,43 @@ class MasterSession:
             if err is not None:
                 fail(self._from_task(err, task, plan))
 
+        def hold(
+            part: _PlannedPartition, reserved: ReservedRunGraph, feeds: list[Any]
+        ) -> HeldRunGraph:
+            """`part`'s RunGraph, sent with the tensors it pushes once the master's own
+            partition has made them; failing to send it fails the step."""
+
+            def start(pushed: Sequence[tuple[str, Any]]) -> PendingRunGraph:
+                return reserved.start(
+                    self.handle, part.graph_handle, step_id, feeds, pushed, trace, deadline
+                )
+
+            return HeldRunGraph(
+                reserved,
+                part.pushed_keys,
+                start,
+                lambda e: fail(self._from_task(e, part.task, plan)),
+            )
+
         results: list[Any] = [None] * len(plan.parts)
         futures: dict[int, Future[RunGraphResult]] = {}
         pending: dict[int, PendingRunGraph] = {}
+        held: dict[int, HeldRunGraph] = {}
+        local = plan.parts[plan.inline_index]
+        # Tensors are pushed from the master's own partition, run by this thread.
+        can_push = self.worker_cache.is_local(local.task)
         try:
             for i, part in enumerate(plan.parts):
                 if first_error:
                     break  # a partition could not be sent: the step has failed
                 feeds = [feed_values[k] for k in part.feed_positions]
                 if isinstance(part.worker, PipelinedWorker):
+                    if can_push and part.pushed_keys:
+                        reserved = part.worker.reserve_run_graph(deadline)
+                        if reserved is not None:
+                            held[i] = hold(part, reserved, feeds)
+                            held[i].watch(local.worker, step_id)
+                            continue
                     try:
                         sent = part.worker.start_run_graph(
                             self.handle, part.graph_handle, step_id, feeds, trace, deadline
@@ -656,6 +690,11 @@ class MasterSession:
                     )
                 except Exception as e:
                     fail(self._from_task(e, part.task, plan))
+            while held:
+                i, h = held.popitem()
+                sent = h.finish(bool(first_error))
+                if sent is not None:
+                    pending[i] = sent
             _collect(
                 pending, results, lambda i, e: fail(self._from_task(e, plan.parts[i].task, plan))
             )
@@ -666,6 +705,10 @@ class MasterSession:
                     fail(self._from_task(e, plan.parts[i].task, plan))
         except BaseException as e:
             fail(e)  # e.g. KeyboardInterrupt: the other partitions must not wait for us
+            for i, h in held.items():
+                sent = h.finish(True)
+                if sent is not None:
+                    pending[i] = sent
             for sent in pending.values():
                 sent.abandon()
             raise
@@ -770,6 +813,12 @@ class MasterSession:
             placement = keep_loops_on_one_task(nodes, needed, feeds, placement)
             parts = partitioning.partition(nodes, placement, feeds, fetches, targets, self._dtypes)
             planned, restarted = self._register(parts, feeds, deadline)
+            local = parts.get(self.local_task)
+            if local is not None and len(planned) > 1:
+                pushes = early_sends(local)
+                for pp in planned:
+                    if pp.task != self.local_task:
+                        pp.pushed_keys = pushes.get(pp.task, ())
             fetch_sources = []
             for f in fetches:
                 if f in feeds:

@@ -50,7 +50,7 @@ RecvCallback = Callable[[Any, BaseException | None], None]
 
 
 class _Registered:
-    __slots__ = ("executor", "needs_rendezvous", "partition", "session")
+    __slots__ = ("executor", "needs_rendezvous", "partition", "recv_keys", "session")
 
     def __init__(
         self, session: str, partition: Partition, executor: Executor | FrameExecutor
@@ -59,6 +59,11 @@ class _Registered:
         self.partition = partition
         self.executor = executor
         self.needs_rendezvous = any(n.op in ("_Send", "_Recv") for n in partition.nodes)
+        # What a master may push with a RunGraph: the keys the partition receives.
+        self.recv_keys = frozenset(
+            rdv.make_key(a["send_device"], a["recv_device"], a["tensor_name"])
+            for a in (n.attrs for n in partition.nodes if n.op == "_Recv")
+        )
 
 
 class Worker:
@@ -162,7 +167,10 @@ class Worker:
         feeds: Sequence[Any],
         trace: bool = False,
         deadline: float | None = None,
+        pushed: Sequence[tuple[str, Any]] = (),
     ) -> RunGraphResult:
+        """`pushed`: (rendezvous key, value) tensors the master sent with the request, which
+        the partition's receives take from this step's table instead of their tasks."""
         reg = self._graphs.get(graph_handle)
         if reg is None:
             raise self._refused(
@@ -177,6 +185,14 @@ class Worker:
                     None, None, f"Expected {len(executor.feeds)} feeds, got {len(feeds)}"
                 ),
             )
+        unknown = [key for key, _ in pushed if key not in reg.recv_keys]
+        if unknown:
+            raise self._refused(
+                step_id,
+                errors.InvalidArgumentError(
+                    None, None, f"RunGraph pushed {unknown[0]}, which the graph does not receive"
+                ),
+            )
         if not reg.needs_rendezvous:
             ctx = StepContext(
                 step_id, self.resources, _NO_RENDEZVOUS, deadline=deadline, trace=trace
@@ -184,7 +200,7 @@ class Worker:
             with self._cancellable(ctx):
                 result = RunGraphResult(executor.run(ctx, feeds), ctx.step_stats)
         else:
-            result = self._run_with_rendezvous(executor, step_id, feeds, trace, deadline)
+            result = self._run_with_rendezvous(executor, step_id, feeds, trace, deadline, pushed)
         if device_copy.active:
             # Fetches leave the task: values computed on a GPU come back as numpy arrays.
             result.fetches = device_copy.all_to_host(result.fetches)
@@ -204,6 +220,7 @@ class Worker:
         feeds: Sequence[Any],
         trace: bool,
         deadline: float | None,
+        pushed: Sequence[tuple[str, Any]] = (),
     ) -> RunGraphResult:
         tomb = self._tombstones.get(step_id)
         if tomb is not None:
@@ -213,9 +230,15 @@ class Worker:
             self._unrun.pop(step_id, None)
         rendezvous = self.rendezvous.find_or_create(step_id)
         self._start_sweeper()
+        for key, value in pushed:
+            rendezvous.send(key, value)  # raises the step's error if it was aborted
+        local = frozenset(key for key, _ in pushed)
 
         def remote_recv(step: int, key: str, callback: RecvCallback) -> None:
-            self._remote_recv(step, key, callback, deadline)
+            if key in local:
+                self.rendezvous.recv_async(step, key, callback)
+            else:
+                self._remote_recv(step, key, callback, deadline)
 
         ctx = StepContext(
             step_id,

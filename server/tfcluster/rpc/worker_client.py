@@ -206,18 +206,16 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
         the result. The call is the step's until then (an idle one of this worker's, or a
         new one). None (nothing sent) when the worker has no plain direct endpoint (yet):
         only there can the master see, without reading, that the answer came."""
+        reserved = self.reserve_run_graph(deadline)
+        if reserved is None:
+            return None
+        return reserved.start(session_handle, graph_handle, step_id, feeds, (), trace, deadline)
+
+    def reserve_run_graph(self, deadline: float | None = None) -> _ReservedRunGraph | None:
         found = self._idle_direct_run(deadline)
         if found is None:
             return None
-        stream, call = found
-        try:
-            sent = self._send_run_graph(
-                session_handle, graph_handle, step_id, feeds, trace, deadline, None, stream
-            )
-        except BaseException:
-            self._give_back(stream)  # closed already if the request went out in part
-            raise
-        return _PendingRunGraph(self, stream, call, sent)
+        return _ReservedRunGraph(self, *found)
 
     def _idle_direct_run(
         self, deadline: float | None = None
@@ -265,6 +263,7 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
         deadline: float | None,
         reader: str | None,
         stream: streams.CallStream,
+        pushed: Sequence[tuple[str, Any]] = (),
     ) -> streams.Sent:
         # Big tensors go through /dev/shm only on gRPC or TLS: a plain direct stream carries
         # them faster. (A relay's fetches follow what the one who reads them in the end said.)
@@ -285,15 +284,17 @@ class GrpcRemoteWorker(ForwardingWorker, PipelinedWorker):
             # Another transport's tensors, or in the client's shared memory (not the worker's).
             feeds = feeds.materialize()
         if isinstance(feeds, coding.Forwarded):
+            assert not pushed  # relayed feeds come only with a step's one partition
             for meta in feeds.metas:
                 req.send.add().tensor.CopyFrom(meta)
             messages = feeds.messages(req.SerializeToString())
         else:
             export = shares and stream.shm_ok
+            # Feeds by position (no name), then pushed tensors by their rendezvous keys.
+            names = [""] * len(feeds) + [key for key, _ in pushed]
+            values = [*feeds, *(value for _, value in pushed)]
             buffers = (
-                coding.fill_named(req.send, [""] * len(feeds), feeds, export, stream.shm_min)
-                if feeds
-                else []
+                coding.fill_named(req.send, names, values, export, stream.shm_min) if values else []
             )
             messages = coding.frame_stream(req.SerializeToString(), buffers, scatter=stream.direct)
         try:
@@ -466,6 +467,49 @@ def _parse_run_graph_response(data: Any) -> worker_pb2.RunGraphResponse:
 
 def _recv_metas(resp: worker_pb2.RunGraphResponse) -> list[Any]:
     return [r.tensor for r in resp.recv]
+
+
+class _ReservedRunGraph:
+    """An idle RunGraphStream call kept for one step's RunGraph (reserve_run_graph)."""
+
+    __slots__ = ("_call", "_stream", "_worker")
+
+    def __init__(
+        self, worker: GrpcRemoteWorker, stream: streams.CallStream, call: DirectCall
+    ) -> None:
+        self._worker = worker
+        self._stream = stream
+        self._call = call
+
+    def start(
+        self,
+        session_handle: str,
+        graph_handle: str,
+        step_id: int,
+        feeds: Sequence[Any],
+        pushed: Sequence[tuple[str, Any]],
+        trace: bool = False,
+        deadline: float | None = None,
+    ) -> _PendingRunGraph:
+        try:
+            sent = self._worker._send_run_graph(
+                session_handle,
+                graph_handle,
+                step_id,
+                feeds,
+                trace,
+                deadline,
+                None,
+                self._stream,
+                pushed,
+            )
+        except BaseException:
+            self._worker._give_back(self._stream)  # closed already if the request went out in part
+            raise
+        return _PendingRunGraph(self._worker, self._stream, self._call, sent)
+
+    def release(self) -> None:
+        self._worker._give_back(self._stream)
 
 
 class _PendingRunGraph:

@@ -192,12 +192,27 @@ class WorkerServicer:
         end cancels it. `checked`: read_frame validated the feeds' descriptions."""
         decode = coding.decode_checked if checked else coding.decode
         feeds = decode([s.tensor for s in req.send], payload) if req.send else []
+        # Feeds come by position (no name); tensors the master pushed by rendezvous key.
+        pushed = [(s.name, v) for s, v in zip(req.send, feeds) if s.name]
+        if pushed:
+            feeds = [v for s, v in zip(req.send, feeds) if not s.name]
         if req.timeout_in_us > 0:
             own = time.monotonic() + req.timeout_in_us / 1e6
             deadline = own if deadline is None else min(deadline, own)
-        result = self.worker.run_graph(
-            req.session_handle, req.graph_handle, req.step_id, feeds, req.trace, deadline
-        )
+        if pushed:
+            result = self.worker.run_graph(
+                req.session_handle,
+                req.graph_handle,
+                req.step_id,
+                feeds,
+                req.trace,
+                deadline,
+                pushed=pushed,
+            )
+        else:
+            result = self.worker.run_graph(
+                req.session_handle, req.graph_handle, req.step_id, feeds, req.trace, deadline
+            )
         resp = worker_pb2.RunGraphResponse(shm_domain=shm.domain())
         buffers = coding.fill_named(
             resp.recv,

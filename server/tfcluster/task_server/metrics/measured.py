@@ -153,11 +153,12 @@ class MeasuredWorker:
         feeds: Sequence[Any],
         trace: bool = False,
         deadline: float | None = None,
+        pushed: Sequence[tuple[str, Any]] = (),
     ) -> RunGraphResult:
         start = _clock()
         try:
             result = self._worker.run_graph(
-                session_handle, graph_handle, step_id, feeds, trace, deadline
+                session_handle, graph_handle, step_id, feeds, trace, deadline, pushed
             )
         except Exception as e:
             self._metrics.failed("RunGraph", e)
