@@ -53,6 +53,7 @@ from tfcluster.runtime.identity_bypass import bypass_identities
 from tfcluster.runtime.kernel_fusion import fuse_kernels
 from tfcluster.runtime.log_softmax_fusion import fuse_log_softmax
 from tfcluster.runtime.loop_frames import keep_loops_on_one_task
+from tfcluster.runtime.pow_rewrite import rewrite_constant_powers
 from tfcluster.runtime.unread_results import unread_to_noops
 
 # From the system's randomness: a program's random.seed() must give it the sequence it gives
@@ -808,6 +809,11 @@ class MasterSession:
                 fused_log = fuse_log_softmax(nodes, needed, feeds, fetches, targets)
                 if fused_log:
                     nodes.update(fused_log)
+                    needed = _prune(nodes, feeds, fetches, targets)
+                # Pow by a constant 2, 3, 0.5, -0.5 or -1 as Square, x * Square, Sqrt, ...
+                powers = rewrite_constant_powers(nodes, needed, feeds)
+                if powers:
+                    nodes.update(powers)
                     needed = _prune(nodes, feeds, fetches, targets)
             placement = self._place(nodes, needed, deadline)
             placement = keep_loops_on_one_task(nodes, needed, feeds, placement)

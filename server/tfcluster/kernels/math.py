@@ -29,6 +29,7 @@ from tfcluster.kernels import (
     _eigen_small_depth,
     _eigen_sum,
     _eigen_trig,
+    _libm_float,
     _mkldnn_sgemm,
     in_place,
     tensor_lists,
@@ -110,6 +111,16 @@ def _int_pow(xp: Any, x: Any, y: Any) -> Any:
     if bool(xp.any(y < 0)):
         raise invalid("Integers to negative integer powers are not allowed")
     return xp.power(x, y)
+
+
+def _float_pow(xp: Any, x: Any, y: Any) -> Any:
+    """float32 powers as glibc's powf gives them on CPU (TF's kernel calls it per value)."""
+    if xp is not np or np.result_type(x, y) != np.float32:
+        return xp.power(x, y)
+    # Subnormals in and out as zeros: TF's kernels run with flush-to-zero and
+    # denormals-are-zero on.
+    x, y = (_eigen_math.flush(np.array(a, np.float32)) for a in np.broadcast_arrays(x, y))
+    return _eigen_math.flush(_libm_float.powf(x, y))
 
 
 def _float_truncdiv(xp: Any, x: Any, y: Any) -> Any:
@@ -216,7 +227,7 @@ _BINARY: dict[str, tuple[XpFn, XpFn]] = {
     "TruncateDiv": (_float_truncdiv, _int_truncdiv_unsafe),
     "FloorMod": ("mod", _int_floormod),
     "TruncateMod": ("fmod", _int_truncmod),
-    "Pow": ("power", _int_pow),
+    "Pow": (_float_pow, _int_pow),
     "Maximum": (_extreme_of_two("maximum"), "maximum"),
     "Minimum": (_extreme_of_two("minimum"), "minimum"),
     "SquaredDifference": (_squared_difference, _squared_difference),

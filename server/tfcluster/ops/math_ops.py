@@ -998,11 +998,12 @@ def _bfloat16_mixed(a: Any, b: Any) -> tuple[Tensor, Tensor] | None:
 # ---- reductions ---------------------------------------------------------------------------
 def _all_axes(x: Any) -> Tensor:
     """TF 1.15's _ReductionDims for axis=None, made before the reduction's name scope: a Const
-    of every axis for a Tensor of known rank, else range(0, rank(x)) (also for variables and
-    Python values, whose rank TF does not look at here)."""
+    of every axis for a Tensor of known rank, made in the default graph (so a tensor of
+    another graph fails as TF's does, naming that Const), else range(0, rank(x)) in x's graph
+    (also for variables and Python values, whose rank TF does not look at here)."""
+    if isinstance(x, Tensor) and x.shape.ndims is not None:
+        return convert_to_tensor(np.arange(x.shape.ndims, dtype=np.int32), name="Const")
     with get_graph_from_inputs([x]).as_default():
-        if isinstance(x, Tensor) and x.shape.ndims is not None:
-            return convert_to_tensor(np.arange(x.shape.ndims, dtype=np.int32), name="Const")
         return range(0, array_ops.rank(x), 1)
 
 
@@ -1031,6 +1032,11 @@ def _reduce(
     keepdims = _deprecated_lookup("keepdims", keepdims, "keep_dims", keep_dims)
     keep = bool(keepdims) if keepdims is not None else False
     all_axes = _all_axes(input_tensor) if axis is None else None
+    if isinstance(all_axes, Tensor) and all_axes.graph is not get_graph_from_inputs([input_tensor]):
+        # TF's op helper finds the op's graph before opening its name scope: axes made in
+        # another graph fail without using up the op's name there. (A function body being
+        # built takes both, capturing the tensor.)
+        raise ValueError(f"{all_axes} must be from the same graph as {input_tensor}.")
     with name_scope(name, op_type, [input_tensor]) as scope:
         if allowed is None:
             x = _convert_bool(input_tensor, op_type, "input")
