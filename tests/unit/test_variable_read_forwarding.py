@@ -39,18 +39,30 @@ def test_the_gather_reads_the_variable_itself() -> None:
 def test_a_read_that_is_fetched_ordered_by_or_shared_stays() -> None:
     fetched = forward_variable_reads(_graph(), set(), ["v/read:0"], [])
     ordering = _graph(Node("assign", "Assign", [("v", 0), ("axis", 0)], ["v/read"], PS))
-    shared = _graph(Node("neg", "Neg", [("v/read", 0)], [], PS))
     elsewhere = _graph(gather_device=WORKER)
     waited = _graph()
     waited[1] = Node("v/read", "Identity", [("v", 0)], ["ids"], PS)
     for nodes, fetches in (
         (ordering, ["gather:0"]),
-        (shared, ["gather:0", "neg:0"]),
         (elsewhere, ["gather:0"]),
         (waited, ["gather:0"]),
     ):
         assert "v/read" in _names(forward_variable_reads(nodes, set(), fetches, []))
     assert "v/read" in _names(fetched)
+
+
+def test_a_read_shared_by_consumers_on_its_device_is_read_by_each() -> None:
+    """TF's read shares the variable's buffer, which Assign writes in place: each consumer
+    sees the value as it is when it runs (tests/unit/test_variable_read_aliasing.py)."""
+    out = forward_variable_reads(
+        _graph(Node("neg", "Neg", [("v/read", 0)], [], PS)), set(), ["gather:0", "neg:0"], []
+    )
+    assert _names(out) == ["v", "ids", "axis", "gather", "neg"]
+    assert out[3].inputs[0] == ("v", 0) and out[4].inputs == [("v", 0)]
+    split = forward_variable_reads(
+        _graph(Node("neg", "Neg", [("v/read", 0)], [], WORKER)), set(), ["gather:0", "neg:0"], []
+    )
+    assert "v/read" in _names(split)  # a consumer on another device keeps the Identity
 
 
 def test_a_read_of_a_value_that_is_not_a_variable_stays() -> None:

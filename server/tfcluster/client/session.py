@@ -385,6 +385,12 @@ class InteractiveSession(BaseSession):
     """A session that installs itself as the default, for shells and notebooks."""
 
     def __init__(self, target: str = "", graph: Graph | None = None, config: Any = None) -> None:
+        if not config:
+            # TF 1.15's defaults for interactive use (not the context's config).
+            config = config_pb2.ConfigProto(gpu_options=config_pb2.GPUOptions(allow_growth=True))
+        # As TF's: always placing pruned graphs (so grappler leaves them alone), set on the
+        # caller's own config.
+        config.graph_options.place_pruned_graph = True
         super().__init__(target, graph, config)
         self._ctx = self.as_default()
         self._ctx.__enter__()

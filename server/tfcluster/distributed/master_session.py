@@ -798,7 +798,11 @@ class MasterSession:
                         # Identity, or also by a gradient nobody reads, is read once now.
                         needed = _push_down_and_fold(nodes, needed, signature, self._dtypes)
                 # TF's optimizer fuses kernels too (conv + bias + relu, ...).
-                fused = fuse_kernels(nodes, needed, feeds, fetches, targets)
+                fused = (
+                    fuse_kernels(nodes, needed, feeds, fetches, targets)
+                    if self._grappler_runs()
+                    else None
+                )
                 if fused:
                     nodes.update(fused)
                     needed = _prune(nodes, feeds, fetches, targets)
@@ -952,13 +956,24 @@ class MasterSession:
         opts = self.config.graph_options.optimizer_options
         return opts.opt_level != config_pb2.OptimizerOptions.L0 or opts.do_constant_folding
 
+    def _grappler_runs(self) -> bool:
+        """Whether TF's grappler optimizes the step's graph at all: not where the session
+        places pruned graphs (an InteractiveSession's config), which TF 1.15's
+        GraphExecutionState refuses to optimize ("Can't optimize a pruned graph"); its
+        classic constant folding still runs then."""
+        return not self.config.graph_options.place_pruned_graph
+
     def _rewriter_runs(self, optimizer: str) -> bool:
         """Whether one of TF's grappler optimizers (a RewriterConfig field such as
         "arithmetic_optimization") runs: unless the rewriter config turns it (or the whole
-        meta optimizer) off."""
+        meta optimizer) off, or grappler does not run."""
         rewrite = self.config.graph_options.rewrite_options
         off = config_pb2.RewriterConfig.OFF
-        return not rewrite.disable_meta_optimizer and getattr(rewrite, optimizer) != off
+        return (
+            self._grappler_runs()
+            and not rewrite.disable_meta_optimizer
+            and getattr(rewrite, optimizer) != off
+        )
 
     def _retire_beyond(self, bound: int) -> list[_Plan]:
         """Drops the least recently used plans past `bound` from the cache (under _lock);

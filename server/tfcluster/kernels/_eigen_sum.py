@@ -175,10 +175,13 @@ def _tree_sum(flat: np.ndarray, first: int) -> np.float32:
 _CYCLES_PER_VALUE = cost_cycles(4, 0, 1)
 
 
-def whole_sum(flat: np.ndarray, threads: int) -> np.float32:
-    """Eigen's FullReducer over a 1-D float32 array with an intra-op pool of `threads`."""
+def whole_sum(
+    flat: np.ndarray, threads: int, cycles_per_value: float = _CYCLES_PER_VALUE
+) -> np.float32:
+    """Eigen's FullReducer over a 1-D float32 array with an intra-op pool of `threads`;
+    `cycles_per_value` is the cost the model gives one value of the reduced expression."""
     n = flat.size
-    wanted = wanted_threads(n * _CYCLES_PER_VALUE, threads)
+    wanted = wanted_threads(n * cycles_per_value, threads)
     if wanted == 1:
         if n <= _LEAF:  # one leaf (a loss's batch): its sum, without the halving tree
             return _leaf_sum(flat)

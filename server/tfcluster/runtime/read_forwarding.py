@@ -1,4 +1,4 @@
-"""A variable's read Identity, when one consumer on its device is all it feeds, is read by that
+"""A variable's read Identity, when consumers on its device are all it feeds, is read by each
 consumer itself, when it runs.
 
 In TF, `var/read` is an Identity whose output shares the variable's buffer: a sparse update
@@ -9,9 +9,13 @@ its variable is one a sparse update must copy whole first (kernels/in_place.py):
 workers, one step's `read` would be waiting for its ids whenever another step updates the same
 embedding, and every update would copy the table. Letting the consumer read the variable
 (the executor dereferences reference inputs when a kernel runs) holds the array only while the
-consumer's kernel runs. The read is only moved later within what the graph already allowed:
-the Identity has no control inputs, feeds nothing else and orders nothing (no control edges
-out of it), and is neither fetched nor fed.
+consumer's kernel runs. With several consumers this is also what TF computes: the read's
+output aliases the variable's buffer, and an Assign of the same size copies into that buffer,
+so a consumer that runs after an Assign of the same step sees the assigned value (a gradient
+of a MatMul over an LSTM's saved state, assigned under control_dependencies before the loss,
+takes the new state, as in the Udacity 6_lstm assignment). The read is only moved later
+within what the graph already allowed: the Identity has no control inputs, feeds nothing
+else and orders nothing (no control edges out of it), and is neither fetched nor fed.
 """
 
 from __future__ import annotations
@@ -51,13 +55,12 @@ def forward_variable_reads(
             or not _has_ref_outputs(var)
             or out in kept
             or n.name in ordered_by
-            or len(readers) != 1
+            or not readers
+            or any(r.device != n.device or i in _ref_inputs(r) for r, i in readers)
         ):
             continue
-        reader, i = readers[0]
-        if reader.device != n.device or i in _ref_inputs(reader):
-            continue
-        rewired.setdefault(reader.name, {})[i] = (src, idx)
+        for reader, i in readers:
+            rewired.setdefault(reader.name, {})[i] = (src, idx)
         dropped.add(n.name)
     if not dropped:
         return list(order)
