@@ -89,6 +89,8 @@ def _plumbing(name, op_type):
     last = name.split("/")[-1]
     if op_type == "Identity" and "while/" in name and re.match(r"Identity(_\d+)?$", last):
         return True
+    if op_type == "Identity" and re.match(r"(Exit|Merge)(_\d+)?$", last):
+        return True  # tfcluster's stand-ins for TF1's Exit and Merge (results named as TF's)
     return "cond" in name and last in ("switch_t", "switch_f", "pred_id")
 
 
