@@ -20,6 +20,7 @@ from __future__ import annotations
 from tfcluster.framework import op_def_registry
 from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.graph_ir import Node
+from tfcluster.runtime.loop_frames import CONTROL_FLOW_OPS
 from tfcluster.runtime.partition import Partition
 from tfcluster.runtime.placement import task_of_device
 
@@ -51,29 +52,11 @@ _NON_BLOCKING_STATEFUL = frozenset(
     }
 )
 
-# Stateless, but they route dead tensors (a pushed tensor is always alive).
-_CONTROL_FLOW = frozenset(
-    {
-        "Switch",
-        "RefSwitch",
-        "Merge",
-        "RefMerge",
-        "Enter",
-        "RefEnter",
-        "Exit",
-        "RefExit",
-        "NextIteration",
-        "RefNextIteration",
-        "LoopCond",
-        "ControlTrigger",
-    }
-)
-
 
 def _never_blocks(op: str) -> bool:
     if op in _NON_BLOCKING_STATEFUL:
         return True
-    if op in _CONTROL_FLOW:
+    if op in CONTROL_FLOW_OPS:  # stateless, but they route dead tensors (a pushed one is alive)
         return False
     op_def = op_def_registry.lookup(op)
     return op_def is not None and not op_def.stateful

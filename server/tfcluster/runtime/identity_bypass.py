@@ -26,26 +26,12 @@ from collections.abc import Collection, Mapping, Sequence
 from dataclasses import replace
 
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
+from tfcluster.runtime.loop_frames import CONTROL_FLOW_OPS
 
 # Inputs TF never bypasses an Identity of (IsVariable, IsRecv), and control-flow ops on
 # either side of it.
 _VARIABLE_OR_RECV = frozenset(
     {"Variable", "VariableV2", "AutoReloadVariable", "VarHandleOp", "ReadVariableOp", "_Recv"}
-)
-_CONTROL_FLOW = frozenset(
-    {
-        "Switch",
-        "RefSwitch",
-        "Merge",
-        "RefMerge",
-        "Enter",
-        "RefEnter",
-        "Exit",
-        "RefExit",
-        "NextIteration",
-        "RefNextIteration",
-        "LoopCond",
-    }
 )
 
 
@@ -83,7 +69,7 @@ def bypass_identities(
         sources = [src, *node.control_inputs]
         if node_of(src).op in _VARIABLE_OR_RECV or f"{src}:{src_index}" in feeds:
             continue
-        if any(node_of(n).op in _CONTROL_FLOW for n in (*sources, *outs)):
+        if any(node_of(n).op in CONTROL_FLOW_OPS for n in (*sources, *outs)):
             continue
         if any(node_of(n).device != node.device for n in (*sources, *outs)):
             continue
