@@ -16,7 +16,7 @@ def _names(structure):
     if isinstance(structure, (list, tuple)):
         return [_names(v) for v in structure]
     if hasattr(structure, "flow"):  # a TensorArray
-        return "TensorArray(flow=%s)" % structure.flow.name
+        return f"TensorArray(flow={structure.flow.name})"
     return structure.name
 
 
@@ -55,7 +55,8 @@ def while_loop_result_names(tf):
     limited = tf.while_loop(lambda i, x: i < 3, lambda i, x: (i + 1, x * 2), (i, x),
                             maximum_iterations=2, name="limited")  # fmt: skip
     arrays = tf.while_loop(
-        lambda k, ta: k < 2, lambda k, ta: (k + 1, ta.write(k, tf.cast(k, tf.float32))),
+        lambda k, ta: k < 2,
+        lambda k, ta: (k + 1, ta.write(k, tf.cast(k, tf.float32))),
         (i, tf.TensorArray(tf.float32, 2)),
     )
     with tf.Session() as sess:

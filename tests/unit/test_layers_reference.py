@@ -6,9 +6,9 @@ outputs, gradients, moving statistics after the updates, and error classes.
 One difference is by design: a `training` tensor builds tfcluster's functional cond (one If
 node named `.../cond` and an Identity named as TF's Merge, `.../cond_2/Merge`, for each result)
 where TF 1.15 builds Switch/Merge nodes under `.../cond/`; op lists are compared without those
-nodes (UPDATE_OPS, TF's Merges, by name as they are). TF 1.15's CPU kernels cannot run channels-first convolutions,
-pools and fused batch norms: those cases compare their graphs with TF's and their values with
-the channels-last graphs here (test_layers.py)."""
+nodes (UPDATE_OPS, TF's Merges, by name as they are). TF 1.15's CPU kernels cannot run
+channels-first convolutions, pools and fused batch norms: those cases compare their graphs
+with TF's and their values with the channels-last graphs here (test_layers.py)."""
 
 from __future__ import annotations
 

@@ -64,6 +64,7 @@ def test_schedule_graphs_without_a_cond_are_tensorflows_op_for_op() -> None:
     """The older schedules' graphs are TF 1.15's, but polynomial_decay(cycle=True)'s cond."""
     want = reference.case("train_extras", "older_schedules_values")["ops"]
     got = _run("older_schedules_values")["ops"]
+
     def in_cond(op: list[str]) -> bool:
         return op[0] == "PolynomialDecay_1/cond" or op[0].startswith("PolynomialDecay_1/cond/")
 
