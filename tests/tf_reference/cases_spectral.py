@@ -279,13 +279,8 @@ def _windows(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     }
 
 
-# tfcluster's tf.cond names its result <scope>/cond:0, TF's <scope>/cond/Merge:0 (names=False).
-@add(
-    "windows_run_time_length",
-    {"n": np.int32(6), "one": np.int32(1)},
-    unknown_shapes=True,
-    names=False,
-)
+# The result is a cond's: named <scope>/cond/Merge:0 on both sides.
+@add("windows_run_time_length", {"n": np.int32(6), "one": np.int32(1)}, unknown_shapes=True)
 def _windows_dynamic(tf: Any, t: dict[str, Any]) -> dict[str, Any]:
     return {
         "hann": tf.signal.hann_window(t["n"]),

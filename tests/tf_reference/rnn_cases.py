@@ -19,10 +19,6 @@ import numpy as np
 
 CASES = {}
 
-# Ops whose outputs TF1 and tfcluster name differently (TF1: while/Exit_3:0, cond/Merge:0;
-# tfcluster: the functional op's outputs while:2, cond:0).
-_CONTROL_OUTPUTS = {"Exit", "Merge", "While", "StatelessWhile", "If", "StatelessIf"}
-
 # TF1's loop plumbing (functional While ops in tfcluster hold no such nodes).
 _LOOP_PLUMBING = {"Enter", "Merge", "Switch", "NextIteration", "Exit", "LoopCond"}
 
@@ -63,8 +59,8 @@ def _flat(structure, prefix, out):
 def _all_ops(g):
     """[name, type] of the ops TF1 has in the graph: tfcluster's functional While/If ops are
     replaced by the nodes of their bodies (named as TF1 names them); TF1's control-flow
-    plumbing (Enter, Merge, Switch, NextIteration, Exit, the loop's and cond's Identities)
-    is left out on both sides."""
+    plumbing (Enter, Merge, Switch, NextIteration, Exit, the loop's and cond's Identities,
+    and tfcluster's Identities named as TF's Exits and Merges) is left out on both sides."""
     out = []
     for op in g.get_operations():
         if op.type in _FUNCTIONAL:
@@ -89,6 +85,8 @@ def _plumbing(name, op_type):
     last = name.split("/")[-1]
     if op_type == "Identity" and "while/" in name and re.match(r"Identity(_\d+)?$", last):
         return True
+    if op_type == "Identity" and re.match(r"(Exit|Merge)(_\d+)?$", last):
+        return True  # tfcluster's stand-ins for TF1's Exit and Merge (results named as TF's)
     return "cond" in name and last in ("switch_t", "switch_f", "pred_id")
 
 
@@ -100,8 +98,10 @@ def _function_nodes(func, out):
         if n.op in _FUNCTIONAL:
             for attr in _FUNCTIONAL[n.op]:
                 _function_nodes(n.attr[attr].func, out)
-        elif n.op not in ("_Arg", "_RefArg", "_Retval") and n.name.split("/")[-1] not in (
-            "unused_export",
+        elif (
+            n.op not in ("_Arg", "_RefArg", "_Retval")
+            and n.name.split("/")[-1] not in ("unused_export",)
+            and not _plumbing(n.name, n.op)  # a nested cond's or loop's Merge/Exit Identities
         ):
             out.append([n.name, n.op])
 
@@ -145,7 +145,9 @@ def _finish(tf, g, feeds, outputs, wrt=None, cells=(), extra=None):
         "ops": _ops(g),
         "loop_ops": _loop_ops(g),
         "shapes": {k: _shape(t) for k, t in flat.items()},
-        "names": {k: t.name for k, t in flat.items() if t.op.type not in _CONTROL_OUTPUTS},
+        # TF1's loop and cond results are its Exits and Merges (while/Exit_3:0, cond/Merge:0);
+        # tfcluster's are Identities named so.
+        "names": {k: t.name for k, t in flat.items()},
         "cells": {
             c.name: {
                 "trainable_weights": [_weight_name(w) for w in c.trainable_weights],

@@ -51,11 +51,9 @@ def test_known_op_count_differences_still_differ(name: str) -> None:
 # Cases whose gradient ops outside the functional op's own gradient take other names than
 # TF 1.15's, or come in another order, and why.
 KNOWN_NAME_DIFFERENCES: dict[str, list[str]] = {}
-KNOWN_ORDER_DIFFERENCES = {
-    # TF1 differentiates the moments after the second cond's Switch/Merge gradients; the
-    # functional If's gradient comes back earlier in tfcluster's queue.
-    "batch_normalization_with_training_tensor": "the moments' gradients come earlier",
-}
+# (The If's results are Identities named as TF1's Merges: their gradients come back in TF's
+# order, the moments' after the second cond's.)
+KNOWN_ORDER_DIFFERENCES: dict[str, str] = {}
 
 
 def _outside_functional_gradients(names: list[str]) -> list[str]:

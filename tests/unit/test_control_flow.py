@@ -24,13 +24,20 @@ def _run(fetches: Any, feed: dict[Any, Any] | None = None) -> Any:
         return sess.run(fetches, feed)
 
 
+def _functional_op(result: tf.Tensor, tf1_name: str) -> tf.Operation:
+    """The If/While op behind a cond's or loop's result: an Identity named as TF1's Merge or
+    Exit (`cond/Merge`, `while/Exit_1`) reads it."""
+    assert result.op.type == "Identity" and result.op.name.endswith(tf1_name), result.op.name
+    return result.op.inputs[0].op
+
+
 # ---- tf.cond ---------------------------------------------------------------------------------
 def test_cond_picks_the_branch_at_run_time() -> None:
     x = tf.placeholder(tf.float32, [3])
     p = tf.placeholder(tf.bool, [])
     r = tf.cond(p, lambda: x * 2.0, lambda: x - 1.0)
     assert r.dtype == tf.float32 and r.shape.as_list() == [3]
-    assert r.op.type == "StatelessIf"
+    assert _functional_op(r, "cond/Merge").type == "StatelessIf"
     xv = np.array([1.0, 2.0, 3.0], np.float32)
     with tf.Session() as sess:
         np.testing.assert_allclose(sess.run(r, {x: xv, p: True}), xv * 2)
@@ -78,7 +85,7 @@ def test_cond_captures_only_used_in_one_branch_and_constants() -> None:
     p = tf.placeholder(tf.bool, [])
     r = tf.cond(p, lambda: x * 10.0, lambda: y + 7.0)
     # Both captures are inputs of the one op: pred + x + y.
-    assert len(r.op.inputs) == 3
+    assert len(_functional_op(r, "cond/Merge").inputs) == 3
     with tf.Session() as sess:
         assert sess.run(r, {x: 2.0, y: 3.0, p: True}) == 20.0
         assert sess.run(r, {x: 2.0, y: 3.0, p: False}) == 10.0
@@ -140,7 +147,7 @@ def test_while_counter_sum_one_to_n() -> None:
     n = tf.placeholder(tf.int32, [])
     i, s = tf.while_loop(lambda i, s: i <= n, lambda i, s: (i + 1, s + i), (1, 0))
     assert i.dtype == tf.int32 and s.shape.as_list() == []
-    assert i.op.type == "StatelessWhile"
+    assert _functional_op(i, "while/Exit").type == "StatelessWhile"
     with tf.Session() as sess:
         for nv in (0, 1, 10, 100):
             assert sess.run(s, {n: nv}) == nv * (nv + 1) // 2
@@ -271,7 +278,7 @@ def test_cond_reads_a_variable_and_assign_adds_in_a_branch() -> None:
         return tf.assign_add(v, 2.0)
 
     r = tf.cond(p, true_fn, lambda: v * 10.0)
-    assert r.op.type == "If" and r.dtype == tf.float32
+    assert _functional_op(r, "cond/Merge").type == "If" and r.dtype == tf.float32
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert sess.run(r, {p: True}) == 3.0
@@ -526,7 +533,9 @@ def test_two_task_cluster_from_a_graph_def() -> None:
     assert fetched == [2.0, 1.0]
     plan = master.session(handle)._plans[(("x:0",), (r.name, bump.name), ())]
     by_task = {p.task: {n.name for n in p.partition.nodes} for p in plan.parts}
-    assert "read" in by_task[wk] and "bump" in by_task[ps]
+    # The If and the Identity named as its Merge on the worker; the cond that updates a ref
+    # variable runs as TF1's Switch/Merge, its Merge (`bump/Merge`) the result, on the ps.
+    assert {"read", "read/Merge"} <= by_task[wk] and {"bump/Merge", "bump/Switch_0"} <= by_task[ps]
     master.close()
 
 
@@ -618,7 +627,7 @@ def test_assign_add_in_nested_cond_and_in_a_cond_inside_a_loop() -> None:
             return i + 1
 
     loop = tf.while_loop(lambda i: i < 4, body, [0])
-    assert loop.op.type == "While"
+    assert _functional_op(loop, "while/Exit").type == "While"
     with tf.Session() as sess:
         sess.run(tf.global_variables_initializer())
         assert [sess.run(r, {p: pv}) for pv in (True, True, False)] == [1.0, 2.0, 102.0]

@@ -177,11 +177,6 @@ def _geometry(x3: Any, x4: Any) -> dict[str, Any]:
     }
 
 
-# rot90 is a tf.case: TF names its output after TF1's cond/Merge nodes, tfcluster's is an op
-# of its functional control flow.
-COND_OUTPUTS = {"rot0", "rot1", "rot2", "rot3", "rot_neg"}
-
-
 def test_crops_pads_flips_and_rotations_match_tensorflow() -> None:
     fetches = _geometry(tf.constant(UINT8_IMAGE), tf.constant(FLOAT_IMAGES))
     out = run(fetches)
@@ -189,8 +184,8 @@ def test_crops_pads_flips_and_rotations_match_tensorflow() -> None:
         rec = case(f"geometry_{key}")
         reference.assert_close(value, rec["output"])
         assert shape_of(fetches[key]) == rec["shape"], key
-        if key not in COND_OUTPUTS:
-            assert fetches[key].name == rec["name"], key
+        # rot90 is a tf.case: its output is named as TF1's cond/Merge.
+        assert fetches[key].name == rec["name"], key
 
 
 def test_geometry_of_images_of_unknown_size_matches_tensorflow() -> None:

@@ -103,9 +103,8 @@ def test_a_loop_updating_ref_variables_exports_as_tf1_control_flow(name: str, li
     assert graph_def_problems(graph_def) == []
     types = {nd.op for nd in graph_def.node}
     assert "_RefHandle" not in types
-    # TF's op types; an IdentityN under the loop's name returns the Exits (TF1's consumers read
-    # the Exits themselves), a NoOp is tf.group's.
-    assert types - {"IdentityN", "NoOp"} == set(recorded["op_types"])
+    # TF's op types (the loop's results are its Exits, as TF1's), a NoOp is tf.group's.
+    assert types - {"NoOp"} == set(recorded["op_types"])
 
 
 def test_exported_ref_loop_imports_and_runs_again() -> None:

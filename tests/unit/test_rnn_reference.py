@@ -6,7 +6,8 @@ variable, and error classes and messages.
 
 TF1 builds a while loop from Enter/Merge/Switch/NextIteration/Exit nodes where tfcluster has
 one functional While op: the loop's own ops are compared (named as TF names them), not that
-plumbing, and not the tensor names a loop returns (`while/Exit_3:0` in TF, `while:2` here).
+plumbing; the tensors a loop or cond returns are named as TF's Exits and Merges in both
+(`while/Exit_3:0`: Identities of the functional op's outputs here).
 """
 
 from __future__ import annotations

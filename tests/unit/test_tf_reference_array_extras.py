@@ -172,7 +172,9 @@ def test_control_flow_v2_is_what_tfcluster_builds() -> None:
     assert tf.control_flow_v2_enabled() is True
     with tf.Graph().as_default():
         out = tf.cond(tf.constant(True), lambda: tf.constant(1), lambda: tf.constant(2))
-        assert out.op.type in ("If", "StatelessIf")
+        # The result is an Identity named as TF1's Merge, reading the If op.
+        assert out.name == "cond/Merge:0" and out.op.type == "Identity"
+        assert out.op.inputs[0].op.type in ("If", "StatelessIf")
 
 
 @pytest.mark.parametrize(

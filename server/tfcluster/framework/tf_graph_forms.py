@@ -22,7 +22,9 @@ TF's while_v2 does, and its gradient loop pops them (`sliced_captures`).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Iterable, Sequence
+from typing import NamedTuple
 
 from tfcluster.framework import dtypes, op_def_registry, op_signatures
 from tfcluster.framework.func_graph import (
@@ -101,27 +103,80 @@ def rewrite(
     while True:
         by_name = {nd.name: nd for nd in nodes}
         _ref_reads(nodes, by_name)
+        readers = _readers(nodes)
         out: list[node_def_pb2.NodeDef] = []
+        folded: list[node_def_pb2.NodeDef] = []  # stand-ins whose Merge/Exit took their name
         again = False
         for nd in nodes:
             if nd.op == "_InitializedValue":
                 out.extend(_initialized_value(nd, taken))
             elif _writes_variable(nd, by_name):
-                out.extend(_if_as_v1_cond(nd, by_name, taken))
+                names = _stand_ins(nd, readers, "Merge", folded)
+                out.extend(_if_as_v1_cond(nd, by_name, taken, names))
             elif _loop_writes_variable(nd, by_name) or (v1_loops and _plain_loop(nd)):
                 plain = v1_loops and _plain_loop(nd)
-                made = _while_as_v1_loop(nd, by_name, taken, _reads_output(nodes, nd), plain)
+                names = _stand_ins(nd, readers, "Exit", folded)
+                made = _while_as_v1_loop(nd, by_name, taken, _reads_output(nodes, nd), plain, names)
                 again = again or any(_plain_loop(m) for m in made if m is not nd)
                 out.extend(made)
             elif nd.op in _WHILE_OPS and _while_needs_rewrite(nd):
                 out.extend(_while(nd, taken))
             else:
                 out.append(nd)
+        gone = {id(nd) for nd in folded}
+        out = [nd for nd in out if id(nd) not in gone]
         # Handles no op reads any more (their Ifs became conds on the variables themselves).
         read = {parse_input(raw)[0] for nd in out for raw in nd.input}
         nodes = [nd for nd in out if nd.op != "_RefHandle" or nd.name in read]
         if not again:
             return nodes
+
+
+def _readers(nodes: Iterable[node_def_pb2.NodeDef]) -> dict[str, list[node_def_pb2.NodeDef]]:
+    """Node name -> the nodes that read it (data or control)."""
+    out: dict[str, list[node_def_pb2.NodeDef]] = {}
+    for nd in nodes:
+        for raw in nd.input:
+            out.setdefault(_src(raw), []).append(nd)
+    return out
+
+
+def _src(raw: str) -> str:
+    return parse_input(raw)[0]
+
+
+class _V1Results(NamedTuple):
+    """How a lowered cond or loop returns its results: `names`, output index -> the name its
+    Merge or Exit takes; `identity_n`, whether an IdentityN under the op's name returns them
+    too (for nodes that read the op itself)."""
+
+    names: dict[int, str]
+    identity_n: bool
+
+
+def _stand_ins(
+    nd: node_def_pb2.NodeDef,
+    readers: dict[str, list[node_def_pb2.NodeDef]],
+    kind: str,
+    folded: list[node_def_pb2.NodeDef],
+) -> _V1Results:
+    """The Identities that stand for TF1's Merges or Exits of the op's outputs
+    (control_flow_ops names a cond's results `<scope>/Merge_<k>`, a loop's `<scope>/Exit_<k>`):
+    written as TF1's frame, that Merge or Exit is the node itself, under the name (TF has no
+    Identity there). Those Identities go into `folded`."""
+    pattern = re.compile(re.escape(nd.name) + "/" + kind + r"(_\d+)?$")
+    names: dict[int, str] = {}
+    for user in readers.get(nd.name, []):
+        if user.op != "Identity" or len(user.input) != 1 or not pattern.match(user.name):
+            continue
+        src, index, is_control = parse_input(user.input[0])
+        if is_control or src != nd.name or index in names:
+            continue
+        names[index] = user.name
+        folded.append(user)
+    taken = set(names.values())
+    others = any(u.name not in taken for u in readers.get(nd.name, []))
+    return _V1Results(names, others or not names)
 
 
 def _plain_loop(nd: node_def_pb2.NodeDef) -> bool:
@@ -210,21 +265,26 @@ def _writes_variable(nd: node_def_pb2.NodeDef, by_name: dict[str, node_def_pb2.N
 
 
 def _if_as_v1_cond(
-    nd: node_def_pb2.NodeDef, by_name: dict[str, node_def_pb2.NodeDef], taken: set[str]
+    nd: node_def_pb2.NodeDef,
+    by_name: dict[str, node_def_pb2.NodeDef],
+    taken: set[str],
+    results_as: _V1Results,
 ) -> list[node_def_pb2.NodeDef]:
     """The If as TF1's cond writes it: the predicate's Switch gives each branch its pivot,
     every input a (Ref)Switch, each branch's nodes are inlined under <name>/then|else, each
-    result a Merge of the two branches, and an IdentityN under the If's name returns them."""
+    result a Merge of the two branches (under the name `results_as` gives it), and an
+    IdentityN under the If's name returns them where `results_as` asks for one."""
     scope = nd.name
     data = [i for i in nd.input if not i.startswith("^")]
     controls = [i for i in nd.input if i.startswith("^")]
     pred, args = data[0], data[1:]
     out: list[node_def_pb2.NodeDef] = []
 
-    def add(name: str, op: str, inputs: Sequence[str], **type_attrs: int) -> node_def_pb2.NodeDef:
-        node = node_def_pb2.NodeDef(
-            name=_unique(f"{scope}/{name}", taken), op=op, input=list(inputs), device=nd.device
-        )
+    def add(
+        name: str, op: str, inputs: Sequence[str], unique: bool = True, **type_attrs: int
+    ) -> node_def_pb2.NodeDef:
+        full = _unique(f"{scope}/{name}", taken) if unique else name
+        node = node_def_pb2.NodeDef(name=full, op=op, input=list(inputs), device=nd.device)
         for key, value in type_attrs.items():
             node.attr[key].type = value  # type: ignore[assignment]
         out.append(node)
@@ -251,9 +311,15 @@ def _if_as_v1_cond(
         )
     merges = []
     for k, dtype in enumerate(nd.attr["Tout"].list.type):
-        merge = add(f"Merge_{k}", "Merge", [results[0][k], results[1][k]], T=dtype)
+        pair = [results[0][k], results[1][k]]
+        if k in results_as.names:  # the stand-in's name (already taken, by it)
+            merge = add(results_as.names[k], "Merge", pair, unique=False, T=dtype)
+        else:
+            merge = add(f"Merge_{k}", "Merge", pair, T=dtype)
         merge.attr["N"].i = 2
         merges.append(f"{merge.name}:0")
+    if not results_as.identity_n:
+        return out
     final = node_def_pb2.NodeDef(name=nd.name, op="IdentityN", input=merges, device=nd.device)
     final.attr["T"].list.type.extend(nd.attr["Tout"].list.type)
     for key in ("_class", OUTPUT_SHAPES_ATTR):
@@ -367,13 +433,16 @@ def _while_as_v1_loop(
     taken: set[str],
     outputs_read: set[int],
     mark: bool = False,
+    results_as: _V1Results | None = None,
 ) -> list[node_def_pb2.NodeDef]:
     """The loop as TF1's frame: per loop variable Enter -> Merge -> Switch (on LoopCond) ->
     Identity (the body's argument) and Exit, the body's result back through NextIteration;
     loop invariants enter once (a variable through RefEnter); the cond and body nodes are
-    inlined under their own names; an IdentityN under the While's name returns the Exits.
+    inlined under their own names; the Exits take the names `results_as` gives them, and an
+    IdentityN under the While's name returns them where `results_as` asks for one.
     A counter variable stands for tfcluster's trip-count output and the iteration limit."""
     scope = nd.name
+    results_as = results_as or _V1Results({}, True)
     var_types = list(nd.attr["T"].list.type)
     n = len(var_types)
     data = [i for i in nd.input if not i.startswith("^")]
@@ -387,9 +456,14 @@ def _while_as_v1_loop(
     parallel = int(nd.attr["parallel_iterations"].i) if "parallel_iterations" in nd.attr else 10
     out: list[node_def_pb2.NodeDef] = []
 
-    def add(name: str, op: str, inputs: Sequence[str], **type_attrs: int) -> node_def_pb2.NodeDef:
+    def add(
+        name: str, op: str, inputs: Sequence[str], unique: bool = True, **type_attrs: int
+    ) -> node_def_pb2.NodeDef:
         node = node_def_pb2.NodeDef(
-            name=_unique(name, taken), op=op, input=list(inputs), device=nd.device
+            name=_unique(name, taken) if unique else name,
+            op=op,
+            input=list(inputs),
+            device=nd.device,
         )
         for key, value in type_attrs.items():
             node.attr[key].type = value  # type: ignore[assignment]
@@ -448,7 +522,12 @@ def _while_as_v1_loop(
         add(f"{scope}/Switch", "Switch", [m.name, loop_cond.name], T=t)
         for m, t in zip(merges, types)
     ]
-    exits = [add(f"{scope}/Exit", "Exit", [s.name], T=t) for s, t in zip(switches, types)]
+    exits = []
+    for k, (s, t) in enumerate(zip(switches, types)):
+        if k in results_as.names:  # the stand-in's name (already taken, by it)
+            exits.append(add(results_as.names[k], "Exit", [s.name], T=t, unique=False))
+        else:
+            exits.append(add(f"{scope}/Exit", "Exit", [s.name], T=t))
     idents = [
         add(
             body_args[k] if k in body_args and k < n else f"{scope}/Identity",
@@ -471,6 +550,8 @@ def _while_as_v1_loop(
     for k, (result, t) in enumerate(zip(results, types)):
         nxt = add(f"{scope}/NextIteration", "NextIteration", [result], T=t)
         merges[k].input[1] = nxt.name
+    if not results_as.identity_n:
+        return out
     final = node_def_pb2.NodeDef(
         name=nd.name, op="IdentityN", input=[e.name for e in exits], device=nd.device
     )

@@ -389,12 +389,27 @@ def cond(
             else_exp,
         )
         # TF1 ends a cond with a Merge per output: they, not the If op (and the _RefHandles of
-        # captured variables), are in its op count.
-        graph._match_tf1_op_count(merges_end - graph._op_count())
+        # captured variables), are in its op count; those of tensors are made below.
+        graph._match_tf1_op_count(merges_end - graph._op_count() - len(then_outs))
         op._set_attr(V1_COND_ATTR, True)
-        outputs = iter(op.outputs[: len(then_outs)])
+        positions = [k for k, leaf in enumerate(then_flat) if not isinstance(leaf, Operation)]
+        outputs = iter(_named_as_v1(op.outputs[: len(then_outs)], "Merge", 0, positions))
         flat_result = [op if isinstance(leaf, Operation) else next(outputs) for leaf in then_flat]
         return pack_as(then_res, _with_arrays(flatten(then_res), flat_result))
+
+
+def _named_as_v1(
+    outputs: Sequence[Tensor], kind: str, first: int, positions: Sequence[int] | None = None
+) -> list[Tensor]:
+    """A functional op's results under the names TF1's control flow gives them (a cond's
+    `cond/Merge`, `cond/Merge_1`, a loop's `while/Exit`, ...: printed tensors, and names
+    programs fetch): an Identity of each in the op's name scope, the k-th named `<kind>_<k>`
+    (no suffix for 0), k counted from `first` or taken from `positions`."""
+    named = []
+    for i, t in enumerate(outputs):
+        k = first + i if positions is None else positions[i]
+        named.append(array_ops.identity(t, name=kind + (f"_{k}" if k else "")))
+    return named
 
 
 def _make_if(
@@ -614,7 +629,8 @@ def while_loop(
         )
         # A tensor both cond and body capture has one Enter in TF1, an _Arg in each body here.
         captured_twice = {t for t, _ in cond_fg.captures} & {t for t, _ in body_fg.captures}
-        graph._match_tf1_op_count(2 * num_loop_vars - len(captured_twice))
+        # The Exits of the loop variables are made below (as Identities).
+        graph._match_tf1_op_count(2 * num_loop_vars - len(captured_twice) - len(init))
         count = graph._op_count()
         op = make_while(
             graph,
@@ -631,7 +647,8 @@ def while_loop(
         )
         graph._match_tf1_op_count(count - graph._op_count())  # the While op is not in TF1's
         num_vars = len(init)
-        results = _with_arrays(templates, op.outputs[:num_vars])
+        exits = _named_as_v1(op.outputs[:num_vars], "Exit", first)
+        results = _with_arrays(templates, exits)
         if not is_seq or (len(results) == 1 and not return_same_structure):
             return results[0]
         # TF 1.15 packs the exits as the body's result (a tuple from `return a, b` for list
