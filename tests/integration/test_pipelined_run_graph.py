@@ -10,40 +10,21 @@ from __future__ import annotations
 import os
 import threading
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 import tfcluster as tf
-from support.cluster_processes import free_ports
 from tfcluster.rpc.direct import client as direct
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 
-@pytest.fixture
-def servers() -> Iterator[dict[str, tf.train.Server]]:
-    """A worker and two ps tasks, each a server of this process."""
-    w, p0, p1 = free_ports(3)
-    spec = tf.train.ClusterSpec(
-        {"worker": [f"localhost:{w}"], "ps": [f"localhost:{p0}", f"localhost:{p1}"]}
-    )
-    made = {
-        "worker": tf.train.Server(spec, job_name="worker", task_index=0),
-        "ps0": tf.train.Server(spec, job_name="ps", task_index=0),
-        "ps1": tf.train.Server(spec, job_name="ps", task_index=1),
-    }
-    yield made
-    for s in made.values():
-        s.stop()
-
-
-def _wait_direct(servers: dict[str, tf.train.Server], step: Any) -> None:
+def _wait_direct(worker_and_two_ps: dict[str, tf.train.Server], step: Any) -> None:
     """Runs `step` until this process knows both ps tasks' direct endpoints."""
     end = time.monotonic() + 15
     for name in ("ps0", "ps1"):
-        address = servers[name].target.partition("://")[2]
+        address = worker_and_two_ps[name].target.partition("://")[2]
         while not direct.link(address).ready:
             assert time.monotonic() < end, f"no direct endpoint for {name}"
             step()
@@ -69,7 +50,7 @@ def _master_pool_wakeups() -> int:
 
 @pytest.mark.skipif(not os.path.isdir("/proc/self/task"), reason="needs /proc")
 def test_a_step_over_three_tasks_needs_no_master_pool_thread(
-    servers: dict[str, tf.train.Server],
+    worker_and_two_ps: dict[str, tf.train.Server],
 ) -> None:
     g = tf.Graph()
     with g.as_default():
@@ -82,10 +63,10 @@ def test_a_step_over_three_tasks_needs_no_master_pool_thread(
             ub = tf.assign_add(b, x * 2.0)
         with tf.device("/job:worker/task:0"):
             total = tf.reduce_sum(ua) + tf.reduce_sum(ub)
-    sess = tf.Session(servers["worker"].target, graph=g)
+    sess = tf.Session(worker_and_two_ps["worker"].target, graph=g)
     sess.run([a.initializer, b.initializer])
     feed = {x: np.ones(4, np.float32)}
-    _wait_direct(servers, lambda: sess.run(total, feed))
+    _wait_direct(worker_and_two_ps, lambda: sess.run(total, feed))
     done = sess.run(a)[0] - 1.0  # steps run so far
     before = _master_pool_wakeups()
     for _ in range(30):
@@ -98,7 +79,7 @@ def test_a_step_over_three_tasks_needs_no_master_pool_thread(
 
 
 def test_a_failing_partition_ends_the_step_while_another_waits(
-    servers: dict[str, tf.train.Server],
+    worker_and_two_ps: dict[str, tf.train.Server],
 ) -> None:
     g = tf.Graph()
     with g.as_default():
@@ -112,9 +93,9 @@ def test_a_failing_partition_ends_the_step_while_another_waits(
             checked = tf.check_numerics(x * 1.0, "x must be finite")
         with tf.device("/job:worker/task:0"):
             out = checked + 1.0
-    sess = tf.Session(servers["worker"].target, graph=g)
+    sess = tf.Session(worker_and_two_ps["worker"].target, graph=g)
     ok = {x: np.ones(2, np.float32)}
-    _wait_direct(servers, lambda: sess.run([warm, out], ok))
+    _wait_direct(worker_and_two_ps, lambda: sess.run([warm, out], ok))
     t0 = time.monotonic()
     # ps:0's partition is the first the master reads the answer of; ps:1's fails.
     with pytest.raises(tf.errors.InvalidArgumentError, match="x must be finite"):
@@ -126,7 +107,7 @@ def test_a_failing_partition_ends_the_step_while_another_waits(
 
 
 def test_a_new_thread_reuses_the_connections_of_earlier_steps(
-    servers: dict[str, tf.train.Server],
+    worker_and_two_ps: dict[str, tf.train.Server],
 ) -> None:
     g = tf.Graph()
     with g.as_default():
@@ -137,11 +118,11 @@ def test_a_new_thread_reuses_the_connections_of_earlier_steps(
             y1 = x + 2.0
         with tf.device("/job:worker/task:0"):
             out = y0 * y1
-    sess = tf.Session(servers["worker"].target, graph=g)
-    _wait_direct(servers, lambda: sess.run(out, {x: 0.0}))
+    sess = tf.Session(worker_and_two_ps["worker"].target, graph=g)
+    _wait_direct(worker_and_two_ps, lambda: sess.run(out, {x: 0.0}))
     for _ in range(5):
         sess.run(out, {x: 1.0})
-    served = [servers[n]._transport.direct.calls_served for n in ("ps0", "ps1")]
+    served = [worker_and_two_ps[n]._transport.direct.calls_served for n in ("ps0", "ps1")]
     results: list[Any] = []
 
     def run() -> None:
@@ -153,5 +134,5 @@ def test_a_new_thread_reuses_the_connections_of_earlier_steps(
         t.start()
         t.join()  # one after another: each finds the connections the last one gave back
     assert results == [12.0] * 15
-    assert [servers[n]._transport.direct.calls_served for n in ("ps0", "ps1")] == served
+    assert [worker_and_two_ps[n]._transport.direct.calls_served for n in ("ps0", "ps1")] == served
     sess.close()

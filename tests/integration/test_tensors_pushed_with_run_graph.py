@@ -7,13 +7,11 @@ and later steps are those of the pulled exchange."""
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
 import pytest
 import tfcluster as tf
-from support.cluster_processes import free_ports
 from tfcluster.distributed.worker import Worker
 from tfcluster.rpc.direct import client as direct
 from tfcluster.runtime.graph_ir import Node
@@ -23,23 +21,6 @@ pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
 
 WORKER = "/job:worker/replica:0/task:0"
 ROWS, DIM = 10, 3
-
-
-@pytest.fixture
-def servers() -> Iterator[dict[str, tf.train.Server]]:
-    """A worker and two ps tasks, each a server of this process."""
-    w, p0, p1 = free_ports(3)
-    spec = tf.train.ClusterSpec(
-        {"worker": [f"localhost:{w}"], "ps": [f"localhost:{p0}", f"localhost:{p1}"]}
-    )
-    made = {
-        "worker": tf.train.Server(spec, job_name="worker", task_index=0),
-        "ps0": tf.train.Server(spec, job_name="ps", task_index=0),
-        "ps1": tf.train.Server(spec, job_name="ps", task_index=1),
-    }
-    yield made
-    for s in made.values():
-        s.stop()
 
 
 def _asked(server: tf.train.Server, monkeypatch: pytest.MonkeyPatch) -> list[str]:
@@ -74,10 +55,10 @@ def _model() -> dict[str, Any]:
     return {"x": x, "loss": loss, "train": train, "tables": tables}
 
 
-def _wait_direct(servers: dict[str, tf.train.Server], step: Any) -> None:
+def _wait_direct(worker_and_two_ps: dict[str, tf.train.Server], step: Any) -> None:
     end = time.monotonic() + 15
     for name in ("ps0", "ps1"):
-        address = servers[name].target.partition("://")[2]
+        address = worker_and_two_ps[name].target.partition("://")[2]
         while not direct.link(address).ready:
             assert time.monotonic() < end, f"no direct endpoint for {name}"
             step()
@@ -90,17 +71,17 @@ def _expected_loss(x: np.ndarray, tables: list[np.ndarray]) -> float:
 
 
 def test_a_ps_gets_the_ids_it_gathers_with_its_run_graph(
-    servers: dict[str, tf.train.Server], monkeypatch: pytest.MonkeyPatch
+    worker_and_two_ps: dict[str, tf.train.Server], monkeypatch: pytest.MonkeyPatch
 ) -> None:
     g = tf.Graph()
     with g.as_default():
         m = _model()
         init = tf.global_variables_initializer()
-    sess = tf.Session(servers["worker"].target, graph=g)
+    sess = tf.Session(worker_and_two_ps["worker"].target, graph=g)
     sess.run(init)
     x = np.array([1, 3, 3, 7], np.float32)
-    _wait_direct(servers, lambda: sess.run(m["train"], {m["x"]: x}))
-    asked = {name: _asked(servers[name], monkeypatch) for name in ("ps0", "ps1")}
+    _wait_direct(worker_and_two_ps, lambda: sess.run(m["train"], {m["x"]: x}))
+    asked = {name: _asked(worker_and_two_ps[name], monkeypatch) for name in ("ps0", "ps1")}
     for _ in range(3):
         tables = sess.run(m["tables"])
         loss, _ = sess.run([m["loss"], m["train"]], {m["x"]: x})
@@ -114,16 +95,16 @@ def test_a_ps_gets_the_ids_it_gathers_with_its_run_graph(
 
 
 def test_a_step_that_fails_before_making_what_it_pushes_fails_and_the_next_runs(
-    servers: dict[str, tf.train.Server],
+    worker_and_two_ps: dict[str, tf.train.Server],
 ) -> None:
     g = tf.Graph()
     with g.as_default():
         m = _model()
         init = tf.global_variables_initializer()
-    sess = tf.Session(servers["worker"].target, graph=g)
+    sess = tf.Session(worker_and_two_ps["worker"].target, graph=g)
     sess.run(init)
     good = np.array([0, 2, 4, 9], np.float32)
-    _wait_direct(servers, lambda: sess.run(m["loss"], {m["x"]: good}))
+    _wait_direct(worker_and_two_ps, lambda: sess.run(m["loss"], {m["x"]: good}))
     for _ in range(3):
         with pytest.raises(tf.errors.InvalidArgumentError, match="ids must be finite"):
             sess.run(m["train"], {m["x"]: np.array([0, np.nan, 1, 2], np.float32)})
