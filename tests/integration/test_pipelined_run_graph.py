@@ -15,20 +15,9 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
-from tfcluster.rpc.direct import client as direct
+from support.direct_links import wait_for_direct_links
 
 pytestmark = [pytest.mark.integration, pytest.mark.timeout(120)]
-
-
-def _wait_direct(worker_and_two_ps: dict[str, tf.train.Server], step: Any) -> None:
-    """Runs `step` until this process knows both ps tasks' direct endpoints."""
-    end = time.monotonic() + 15
-    for name in ("ps0", "ps1"):
-        address = worker_and_two_ps[name].target.partition("://")[2]
-        while not direct.link(address).ready:
-            assert time.monotonic() < end, f"no direct endpoint for {name}"
-            step()
-            time.sleep(0.01)
 
 
 def _master_pool_wakeups() -> int:
@@ -66,7 +55,7 @@ def test_a_step_over_three_tasks_needs_no_master_pool_thread(
     sess = tf.Session(worker_and_two_ps["worker"].target, graph=g)
     sess.run([a.initializer, b.initializer])
     feed = {x: np.ones(4, np.float32)}
-    _wait_direct(worker_and_two_ps, lambda: sess.run(total, feed))
+    wait_for_direct_links(worker_and_two_ps, lambda: sess.run(total, feed))
     done = sess.run(a)[0] - 1.0  # steps run so far
     before = _master_pool_wakeups()
     for _ in range(30):
@@ -95,7 +84,7 @@ def test_a_failing_partition_ends_the_step_while_another_waits(
             out = checked + 1.0
     sess = tf.Session(worker_and_two_ps["worker"].target, graph=g)
     ok = {x: np.ones(2, np.float32)}
-    _wait_direct(worker_and_two_ps, lambda: sess.run([warm, out], ok))
+    wait_for_direct_links(worker_and_two_ps, lambda: sess.run([warm, out], ok))
     t0 = time.monotonic()
     # ps:0's partition is the first the master reads the answer of; ps:1's fails.
     with pytest.raises(tf.errors.InvalidArgumentError, match="x must be finite"):
@@ -119,7 +108,7 @@ def test_a_new_thread_reuses_the_connections_of_earlier_steps(
         with tf.device("/job:worker/task:0"):
             out = y0 * y1
     sess = tf.Session(worker_and_two_ps["worker"].target, graph=g)
-    _wait_direct(worker_and_two_ps, lambda: sess.run(out, {x: 0.0}))
+    wait_for_direct_links(worker_and_two_ps, lambda: sess.run(out, {x: 0.0}))
     for _ in range(5):
         sess.run(out, {x: 1.0})
     served = [worker_and_two_ps[n]._transport.direct.calls_served for n in ("ps0", "ps1")]

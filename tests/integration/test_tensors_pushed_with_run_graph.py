@@ -6,14 +6,13 @@ and later steps are those of the pulled exchange."""
 
 from __future__ import annotations
 
-import time
 from typing import Any
 
 import numpy as np
 import pytest
 import tfcluster as tf
+from support.direct_links import wait_for_direct_links
 from tfcluster.distributed.worker import Worker
-from tfcluster.rpc.direct import client as direct
 from tfcluster.runtime.graph_ir import Node
 from tfcluster.runtime.partition import Partition
 
@@ -55,16 +54,6 @@ def _model() -> dict[str, Any]:
     return {"x": x, "loss": loss, "train": train, "tables": tables}
 
 
-def _wait_direct(worker_and_two_ps: dict[str, tf.train.Server], step: Any) -> None:
-    end = time.monotonic() + 15
-    for name in ("ps0", "ps1"):
-        address = worker_and_two_ps[name].target.partition("://")[2]
-        while not direct.link(address).ready:
-            assert time.monotonic() < end, f"no direct endpoint for {name}"
-            step()
-            time.sleep(0.01)
-
-
 def _expected_loss(x: np.ndarray, tables: list[np.ndarray]) -> float:
     ids = x.astype(np.int32)
     return float(np.sum(tables[0][ids] * tables[1][ids]))
@@ -80,7 +69,7 @@ def test_a_ps_gets_the_ids_it_gathers_with_its_run_graph(
     sess = tf.Session(worker_and_two_ps["worker"].target, graph=g)
     sess.run(init)
     x = np.array([1, 3, 3, 7], np.float32)
-    _wait_direct(worker_and_two_ps, lambda: sess.run(m["train"], {m["x"]: x}))
+    wait_for_direct_links(worker_and_two_ps, lambda: sess.run(m["train"], {m["x"]: x}))
     asked = {name: _asked(worker_and_two_ps[name], monkeypatch) for name in ("ps0", "ps1")}
     for _ in range(3):
         tables = sess.run(m["tables"])
@@ -104,7 +93,7 @@ def test_a_step_that_fails_before_making_what_it_pushes_fails_and_the_next_runs(
     sess = tf.Session(worker_and_two_ps["worker"].target, graph=g)
     sess.run(init)
     good = np.array([0, 2, 4, 9], np.float32)
-    _wait_direct(worker_and_two_ps, lambda: sess.run(m["loss"], {m["x"]: good}))
+    wait_for_direct_links(worker_and_two_ps, lambda: sess.run(m["loss"], {m["x"]: good}))
     for _ in range(3):
         with pytest.raises(tf.errors.InvalidArgumentError, match="ids must be finite"):
             sess.run(m["train"], {m["x"]: np.array([0, np.nan, 1, 2], np.float32)})
