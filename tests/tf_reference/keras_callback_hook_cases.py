@@ -9,6 +9,11 @@ from __future__ import annotations
 
 import numpy as np
 
+try:
+    from tf_reference.keras_step_loop_cases import _model as step_loop_model
+except ImportError:  # run as a script under TF 1.15
+    from keras_step_loop_cases import _model as step_loop_model
+
 CASES = {}
 
 _HOOKS = [
@@ -70,15 +75,8 @@ def _forwarding(tf, calls):
 
 
 def _model(tf):
-    tf.reset_default_graph()
-    tf.keras.backend.clear_session()
-    tf.set_random_seed(1)
-    model = tf.keras.Sequential(
-        [tf.keras.layers.Dense(3, input_shape=(2,), kernel_initializer="ones", activation="relu"),
-         tf.keras.layers.Dense(1, kernel_initializer="ones")]
-    )  # fmt: skip
-    model.compile("sgd", "mse", metrics=["mae"])
-    return model
+    """The step-loop cases' two-layer model, with mean absolute error as its metric."""
+    return step_loop_model(tf, ["mae"])
 
 
 def _data():
