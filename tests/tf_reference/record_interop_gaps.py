@@ -12,7 +12,8 @@ then write_interop_gaps_samples.py (tfcluster's files), then this again:
   has a Defun never called and a dataset function whose node was left out; the functions
   TF's own import + export keeps, and what TF finds in tfcluster's round trip of the file;
 - `ref_loop/<name>`: a while_loop updating ref variables: TF's values and op types, and the
-  values TF computes from tfcluster's MetaGraph of the same program;
+  values TF computes from tfcluster's MetaGraph of the same program; TF's own MetaGraph of it
+  goes to data/interop_gaps/tf/<name>.meta;
 - `ref_function`: a tf.function updating a ref variable (TF refuses it while tracing) and
   one reading it;
 - `cudnn_cpu/<option>`: CudnnRNN with skip_input / dropout / num_proj on CPU: TF 1.15's error
@@ -93,6 +94,9 @@ for name, limit in (("ref_loop", None), ("ref_loop_limited", 3)):
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             acc, count, v_value, w_value = sess.run(["acc:0", "count:0", v, w])
+        # TF's own MetaGraph of the program (RefEnter for each variable), for tfcluster to
+        # import and run.
+        tf.train.export_meta_graph(os.path.join(TF_DIR, name + ".meta"))
     loop = {"op_types": types, "acc": acc, "count": count, "v": v_value, "w": w_value}
     ours = os.path.join(OURS_DIR, name + ".meta")
     if os.path.exists(ours):

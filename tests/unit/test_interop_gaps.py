@@ -107,10 +107,18 @@ def test_a_loop_updating_ref_variables_exports_as_tf1_control_flow(name: str, li
     assert types - {"NoOp"} == set(recorded["op_types"])
 
 
-def test_exported_ref_loop_imports_and_runs_again() -> None:
-    recorded = reference.case("interop_gaps", "ref_loop/ref_loop")
+@pytest.mark.parametrize(
+    "writer, name",
+    [("tfcluster", "ref_loop"), ("tf", "ref_loop"), ("tf", "ref_loop_limited")],
+)
+def test_a_loop_updating_ref_variables_imports_from_a_meta_graph_and_runs(
+    writer: str, name: str
+) -> None:
+    """The loop frame is raised to a While on import; the variables it assigns (RefEnter)
+    reach the body as the variables themselves, so the assignments land on them."""
+    recorded = reference.case("interop_gaps", f"ref_loop/{name}")
     with tf.Graph().as_default():
-        tf.train.import_meta_graph(os.path.join(_FILES, "tfcluster", "ref_loop.meta"))
+        tf.train.import_meta_graph(os.path.join(_FILES, writer, f"{name}.meta"))
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             got = sess.run(["acc:0", "count:0", "v:0", "w:0"])

@@ -37,6 +37,7 @@ from tfcluster.protos import (
     graph_pb2,
     node_def_pb2,
     tensor_shape_pb2,
+    types_pb2,
 )
 
 WHILE_CONTEXT = "while_context"
@@ -154,13 +155,36 @@ def _shape_of(nd: node_def_pb2.NodeDef) -> tensor_shape_pb2.TensorShapeProto:
 
 
 def _arg(
-    name: str, index: int, dtype: int, shape: tensor_shape_pb2.TensorShapeProto
+    name: str,
+    index: int,
+    dtype: int,
+    shape: tensor_shape_pb2.TensorShapeProto,
+    op: str = "_Arg",
 ) -> node_def_pb2.NodeDef:
-    nd = node_def_pb2.NodeDef(name=name, op="_Arg")
+    nd = node_def_pb2.NodeDef(name=name, op=op)
     nd.attr["T"].type = dtype  # type: ignore[assignment]
     nd.attr["index"].i = index
     nd.attr["shape"].shape.CopyFrom(shape)
     nd.attr[OUTPUT_SHAPES_ATTR].list.shape.add().CopyFrom(shape)
+    return nd
+
+
+def _ref_handle(
+    enter: node_def_pb2.NodeDef, while_name: str, taken: set[str]
+) -> node_def_pb2.NodeDef:
+    """The _RefHandle passing a RefEnter's variable to the While, beside the variable."""
+    name = f"{while_name}/RefHandle"
+    k = 0
+    while name in taken:
+        k += 1
+        name = f"{while_name}/RefHandle_{k}"
+    taken.add(name)
+    nd = node_def_pb2.NodeDef(name=name, op="_RefHandle", input=[_data(enter)[0]])
+    nd.attr["T"].type = _dtype(enter)  # type: ignore[assignment]
+    if "_class" in enter.attr:
+        nd.attr["_class"].CopyFrom(enter.attr["_class"])
+    else:
+        nd.attr["_class"].list.s.append(b"loc:@" + _src(_data(enter)[0]).encode())
     return nd
 
 
@@ -270,7 +294,14 @@ def _lift_frame(
         while_name = f"{base}_{k}"
     taken.add(while_name)
     var_types = [_dtype(m) for m in frame.merges]
-    cap_types = [_dtype(e) for e in frame.const_enters]
+    # A variable entering by reference (RefEnter: the body assigns it) reaches the functions
+    # as the variable itself, as tfcluster's own While takes one: a _RefHandle outside, a
+    # _RefArg inside.
+    ref_caps = [e.op == "RefEnter" for e in frame.const_enters]
+    cap_types = [
+        types_pb2.DT_RESOURCE if ref else _dtype(e) for e, ref in zip(frame.const_enters, ref_caps)
+    ]
+    cap_arg_ops = ["_RefArg" if ref else "_Arg" for ref in ref_caps]
     shapes = [_shape_of(m) for m in frame.merges]
     cap_shapes = [_shape_of(e) for e in frame.const_enters]
     structural = {
@@ -287,8 +318,8 @@ def _lift_frame(
         _arg(m.name, k, t, s) for k, (m, t, s) in enumerate(zip(frame.merges, var_types, shapes))
     ]
     cond_args += [
-        _arg(e.name, n + j, t, s)
-        for j, (e, t, s) in enumerate(zip(frame.const_enters, cap_types, cap_shapes))
+        _arg(e.name, n + j, _dtype(e), s, op)
+        for j, (e, s, op) in enumerate(zip(frame.const_enters, cap_shapes, cap_arg_ops))
     ]
     cond_rename = {(m.name, 0): m.name for m in frame.merges}
     cond_func = _function(
@@ -316,8 +347,8 @@ def _lift_frame(
         _arg(i.name, k, t, s) for k, (i, t, s) in enumerate(zip(frame.idents, var_types, shapes))
     ]
     body_args += [
-        _arg(e.name, n + j, t, s)
-        for j, (e, t, s) in enumerate(zip(frame.const_enters, cap_types, cap_shapes))
+        _arg(e.name, n + j, _dtype(e), s, op)
+        for j, (e, s, op) in enumerate(zip(frame.const_enters, cap_shapes, cap_arg_ops))
     ]
     body_rename: dict[tuple[str, int], str] = {}
     for s, i in zip(frame.switches, frame.idents):
@@ -345,10 +376,16 @@ def _lift_frame(
         graph_pb2.GraphDef.FromString(f.attr[GRAPH_DEF_ATTR].s).node for f in (cond_func, body_func)
     ]
     stateful = any(nodes_are_stateful(b) for b in bodies)
+    handles = {
+        e.name: _ref_handle(e, while_name, taken)
+        for e, ref in zip(frame.const_enters, ref_caps)
+        if ref
+    }
     loop = node_def_pb2.NodeDef(
         name=while_name,
         op="While" if stateful else "StatelessWhile",
-        input=[_data(e)[0] for e in frame.var_enters] + [_data(e)[0] for e in frame.const_enters],
+        input=[_data(e)[0] for e in frame.var_enters]
+        + [handles[e.name].name if e.name in handles else _data(e)[0] for e in frame.const_enters],
         device=frame.loop_cond.device,
     )
     controls = sorted(
@@ -381,7 +418,7 @@ def _lift_frame(
             if key in x.attr:
                 ident.attr[key].CopyFrom(x.attr[key])
         outs[x.name] = ident
-    return [loop], outs
+    return [*handles.values(), loop], outs
 
 
 def _outer_frames(nodes: Sequence[node_def_pb2.NodeDef]) -> list[str]:
