@@ -92,9 +92,48 @@ def saved_state_lstm_training(tf):
     return {"losses": losses, "im": weights}
 
 
+def identities_of_a_variable_alias_it(tf):
+    """`old = tf.identity(v)` (or v.read_value(), or an identity of an identity) taken before
+    an Assign is no snapshot in TF 1.15: an op after the Assign, and a fetch of `old`, see
+    the assigned value; an identity under control_dependencies reads after them; a resource
+    variable's identity is a copy."""
+
+    def build(kind):
+        tf.reset_default_graph()
+        v = tf.Variable(np.arange(3, dtype=np.float32), use_resource=kind == "resource")
+        if kind == "chain":
+            old = tf.identity(tf.identity(v))
+        elif kind == "read_value":
+            old = v.read_value()
+        else:
+            old = tf.identity(v)
+        with tf.control_dependencies([old]):
+            assign = tf.assign_add(v, [10.0, 10.0, 10.0])
+        with tf.control_dependencies([assign]):
+            later = old * 1.0
+            after = tf.identity(v)
+        return old, assign, later, after
+
+    out = {}
+    for kind in ("identity", "chain", "read_value", "resource"):
+        fetch_sets = {"later": [2], "later_and_old": [2, 0], "old_and_assign": [0, 1]}
+        for fetched, picks in fetch_sets.items():
+            ops = build(kind)
+            with tf.Session() as sess:
+                sess.run(tf.global_variables_initializer())
+                got = sess.run([ops[k] for k in picks])
+            out[kind + "/" + fetched] = [np.asarray(g).tolist() for g in got]
+        ops = build(kind)
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out[kind + "/after_and_later"] = [x.tolist() for x in sess.run([ops[3], ops[2]])]
+    return out
+
+
 for _fn in [
     gradient_reads_state_assigned_in_the_step,
     consumers_after_an_assign_see_it,
     saved_state_lstm_training,
+    identities_of_a_variable_alias_it,
 ]:
     CASES[_fn.__name__] = _fn

@@ -74,7 +74,9 @@ def test_a_read_of_a_value_that_is_not_a_variable_stays() -> None:
     assert _names(forward_variable_reads(nodes, set(), ["neg:0"], [])) == ["c", "c/read", "neg"]
 
 
-def test_a_snapshot_taken_before_an_assignment_keeps_its_value() -> None:
+def test_an_identity_taken_before_an_assignment_aliases_the_variable() -> None:
+    # No snapshot in TF 1.15 (recorded in variable_read_aliasing.json): the op after the
+    # Assign sees 5.0.
     v = tf.Variable(np.float32(1.0))
     old = tf.identity(v)
     with tf.control_dependencies([old]):
@@ -83,7 +85,7 @@ def test_a_snapshot_taken_before_an_assignment_keeps_its_value() -> None:
         later = old * 1.0
     with tf.Session() as sess:
         sess.run(v.initializer)
-        assert sess.run(later) == 1.0
+        assert sess.run(later) == 5.0
         assert sess.run(v) == 5.0
 
 

@@ -31,7 +31,11 @@ from tfcluster.runtime import (
     thread_budget,
 )
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
-from tfcluster.runtime.read_forwarding import forward_variable_reads, forwarded_reads
+from tfcluster.runtime.read_forwarding import (
+    fetched_variable_reads,
+    forward_variable_reads,
+    forwarded_reads,
+)
 from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.step_context import StepContext
 from tfcluster.runtime.step_trace import SOURCE_NODE, StepTrace, timeline_labels
@@ -149,9 +153,20 @@ class Executor:
         slot_of = _slots(order, self.feeds, self.fetches)
         self.num_slots = len(slot_of)
         self.feed_slots = tuple(slot_of[t] for t in self.feeds)
-        self.fetch_slots = tuple(slot_of[t] for t in self.fetches)
+        # A fetched Identity of a variable gives the variable's value at the step's end.
+        aliased = fetched_variable_reads(order, fed, self.fetches)
+        self.fetch_slots = tuple(
+            slot_of[f"{aliased[t][0]}:{aliased[t][1]}" if t in aliased else t] for t in self.fetches
+        )
         self.fetch_is_ref = tuple(
-            t not in fed and _is_ref_output(by_name[split_tensor_name(t)[0]]) for t in self.fetches
+            t in aliased or (t not in fed and _is_ref_output(by_name[split_tensor_name(t)[0]]))
+            for t in self.fetches
+        )
+        # Such a fetch on a CPU device comes to the host as its Identity's value would.
+        self.fetch_to_host = frozenset(
+            k
+            for k, t in enumerate(self.fetches)
+            if t in aliased and device_type_of(by_name[split_tensor_name(t)[0]].device) == "CPU"
         )
 
         cache = kernel_cache if kernel_cache is not None else {}
@@ -245,7 +260,7 @@ class Executor:
         for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
             v = vals[slot]
             if is_ref:
-                v = snaps[k] if k in snaps else v.read(self.fetch_nodes[k])
+                v = snaps[k] if k in snaps else self.read_ref_fetch(k, v)
             out.append(v)
         if stats is not None:
             ctx.step_stats.extend(stats.to_protos())
@@ -307,13 +322,20 @@ class Executor:
         out: list[Any] = []
         for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
             v = vals[slot]
-            out.append(v.read(self.fetch_nodes[k]) if is_ref else v)
+            out.append(self.read_ref_fetch(k, v) if is_ref else v)
         return out
+
+    def read_ref_fetch(self, k: int, ref: VariableRef) -> Any:
+        """Fetch k's value from the variable it names or aliases, read now."""
+        value = ref.read(self.fetch_nodes[k])
+        if k in self.fetch_to_host and device_copy.active:
+            value = device_copy.to_host(value)
+        return value
 
     def _read_ref_fetches(self, out: list[Any]) -> None:
         for k, is_ref in enumerate(self.fetch_is_ref):
             if is_ref:
-                out[k] = out[k].read(self.fetch_nodes[k])
+                out[k] = self.read_ref_fetch(k, out[k])
 
     def _snapshot_ref_fetches(self, ctx: StepContext, vals: list[Any]) -> None:
         """Reads the fetched variables made so far, once each (the step is about to wait)."""
@@ -322,7 +344,7 @@ class Executor:
             return
         for k, slot in self.ref_fetches:
             if k not in snaps and vals[slot] is not None:
-                snaps[k] = vals[slot].read(self.fetch_nodes[k])
+                snaps[k] = self.read_ref_fetch(k, vals[slot])
 
     def _trace(self) -> StepTrace:
         if self._labels is None:

@@ -13,9 +13,14 @@ consumer's kernel runs. With several consumers this is also what TF computes: th
 output aliases the variable's buffer, and an Assign of the same size copies into that buffer,
 so a consumer that runs after an Assign of the same step sees the assigned value (a gradient
 of a MatMul over an LSTM's saved state, assigned under control_dependencies before the loss,
-takes the new state, as in the Udacity 6_lstm assignment). The read is only moved later
-within what the graph already allowed: the Identity has no control inputs, feeds nothing
-else and orders nothing (no control edges out of it), and is neither fetched nor fed.
+takes the new state, as in the Udacity 6_lstm assignment). An Identity of such a read
+(`tf.identity(v)`, `v.read_value()`) aliases the buffer too: its consumers read the variable
+as well, so `old = tf.identity(v)` taken before an Assign gives the assigned value to an op
+that runs after it, as in TF. The read is only moved later within what the graph already
+allowed: the Identity has no control inputs, feeds nothing else and is not fed; one that is
+fetched or orders other ops (control edges out of it) stays in the graph. A fetched one gives
+the variable's value at the end of the step, as TF's fetch of the aliased buffer does
+(`fetched_variable_reads`).
 """
 
 from __future__ import annotations
@@ -40,29 +45,34 @@ def forward_variable_reads(
     ordered_by = {c for n in order for c in n.control_inputs}
     kept = set(fed) | set(fetches) | {f"{t}:0" for t in targets}
     rewired: dict[str, dict[int, tuple[str, int]]] = {}  # consumer -> input index -> variable
+    # An Identity's output -> the variable it reads (through a chain of such Identities).
+    reads: dict[str, tuple[str, int]] = {}
     dropped: set[str] = set()
     for n in order:
         if n.op != "Identity" or len(n.inputs) != 1 or n.control_inputs:
             continue
         src, idx = n.inputs[0]
-        var = by_name.get(src)
+        edge = reads.get(f"{src}:{idx}")
+        if edge is None:
+            var = by_name.get(src)
+            if var is None or f"{src}:{idx}" in fed or not _has_ref_outputs(var):
+                continue
+            edge = (src, idx)
         out = f"{n.name}:0"
         readers = consumers.get(out, [])
         if (
-            var is None
-            or var.device != n.device
-            or f"{src}:{idx}" in fed
-            or not _has_ref_outputs(var)
-            or out in kept
-            or n.name in ordered_by
+            by_name[edge[0]].device != n.device
+            or out in fed
             or not readers
             or any(r.device != n.device or i in _ref_inputs(r) for r, i in readers)
         ):
             continue
+        reads[out] = edge
         for reader, i in readers:
-            rewired.setdefault(reader.name, {})[i] = (src, idx)
-        dropped.add(n.name)
-    if not dropped:
+            rewired.setdefault(reader.name, {})[i] = edge
+        if n.name not in ordered_by and out not in kept:
+            dropped.add(n.name)
+    if not rewired:
         return list(order)
     result = []
     for n in order:
@@ -74,6 +84,37 @@ def forward_variable_reads(
             n = dataclasses.replace(n, inputs=inputs)
         result.append(n)
     return result
+
+
+def fetched_variable_reads(
+    order: Sequence[Node], fed: set[str], fetches: Sequence[str]
+) -> dict[str, tuple[str, int]]:
+    """Fetch -> the variable output it reads: a fetched Identity (no control inputs) of a
+    variable on its device, in the order forward_variable_reads made."""
+    by_name = {n.name: n for n in order}
+    out: dict[str, tuple[str, int]] = {}
+    for t in fetches:
+        name, _, index = t.partition(":")
+        n = by_name.get(name)
+        if (
+            n is None
+            or index != "0"
+            or t in fed
+            or n.op != "Identity"
+            or len(n.inputs) != 1
+            or n.control_inputs
+        ):
+            continue
+        src, idx = n.inputs[0]
+        var = by_name.get(src)
+        if (
+            var is not None
+            and f"{src}:{idx}" not in fed
+            and var.device == n.device
+            and _has_ref_outputs(var)
+        ):
+            out[t] = (src, idx)
+    return out
 
 
 def _has_ref_outputs(node: Node) -> bool:
