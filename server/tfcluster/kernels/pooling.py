@@ -4,10 +4,11 @@ forms) with their first and second order gradients, and max pooling with argmax.
 Windows walk the kernel taps, each a strided slice of the padded input, so every step is one
 array operation over a block of the batch; where windows tile a contiguous channels-last
 input exactly (stride = window, no padding), max-pool gradients copy each block tap-major
-first and work on contiguous slabs. As TF on the CPU: MaxPoolGrad gives a
-window's gradient to its first maximum in row-major tap order, MaxPool3DGrad to every
-element equal to the maximum; average pools divide by the number of real (unpadded) inputs
-in each window.
+first and work on contiguous slabs, or route by the first maxima that the pool itself kept
+for them (kernels/_first_max.py, where the graph optimizer marked the pool). As TF on the
+CPU: MaxPoolGrad gives a window's gradient to its first maximum in row-major tap order,
+MaxPool3DGrad to every element equal to the maximum; average pools divide by the number of
+real (unpadded) inputs in each window.
 """
 
 from __future__ import annotations
@@ -21,6 +22,7 @@ from tfcluster.kernels import _first_max
 from tfcluster.kernels._window import (
     BLOCKS_MULTIPLE,
     CACHE_BLOCK,
+    SCRATCH,
     Window,
     block_items,
     check_rank,
@@ -133,31 +135,47 @@ def _first_max_key(win: Window, x: Any) -> tuple[Any, ...]:
     return (tuple(x.shape), x.dtype.str, tuple(win.ksize or ()), win.channels_first)
 
 
+def _windows_as_axes(
+    shape: tuple[int, ...], ksize: list[int], outs: list[int]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """For windows that tile a channels-last x: (x's shape with its windows as axes, (N, o1,
+    k1, o2, k2, ..., C); the transpose that shows a tap-major block (k1, .., kn, rows, o1,
+    .., on, C) in that order)."""
+    n = len(ksize)
+    split = (shape[0], *(v for o, k in zip(outs, ksize) for v in (o, k)), shape[-1])
+    to_split = (n, *(v for i in range(n) for v in (n + 1 + i, i)), 2 * n + 1)
+    return split, to_split
+
+
 def _max_pool_keeping_first_max(
     xp: Any, win: Window, x: Any, xl: Any, outs: list[int], out: Any
 ) -> Any:
     """_max_pool's result for windows that tile xl, each window's first maximum left in
-    _first_max.KEPT for the gradient (tap-major, as _tiled_max_pool_grad routes)."""
+    _first_max.KEPT for the gradient (tap-major, as _tiled_max_pool_grad routes). Each block
+    is copied tap-major first (as the gradient does): the maxima and comparisons then run
+    over contiguous slabs, where over x's strided tap views (inner runs of C numbers) the
+    block took ~1.5x as long (the conv net's 2x2 pools, one thread)."""
     ksize = win.ksize
     assert ksize is not None
-    taps = list(win.taps(ksize))
-    entry = _first_max.KEPT.start(xp, x, _first_max_key(win, x), (len(taps), *out.shape))
+    taps = math.prod(ksize)
+    batch = xl.shape[0]
+    entry = _first_max.KEPT.start(xp, x, _first_max_key(win, x), (taps, *out.shape))
     first = entry.lent[1]
+    split, to_split = _windows_as_axes(xl.shape, ksize, outs)
+    x_split = xl.reshape(split)
+    block = block_items(xp, batch, xl.nbytes, CACHE_BLOCK, BLOCKS_MULTIPLE)
+    per_item = out[0].size
 
     def pool(rows: slice) -> None:
-        part = xl[rows]
-        views = [part[win.tap_slices(tap, outs)] for tap in taps]
-        _first_max.pool_block(xp, views, out[rows], first[:, rows])
+        count = rows.stop - rows.start
+        with SCRATCH.lend(xp, (taps * block * per_item,), xl.dtype) as buf:
+            xs = buf[: taps * count * per_item].reshape(*ksize, count, *outs, xl.shape[-1])
+            copy_runs(xp, xs.transpose(to_split), x_split[rows])
+            slabs = xs.reshape(taps, count, *out.shape[1:])
+            _first_max.pool_block(xp, list(slabs), out[rows], first[:, rows])
 
     try:
-        over_batch(
-            xp,
-            xl.shape[0],
-            xl.nbytes,
-            pool,
-            block_items(xp, xl.shape[0], xl.nbytes, CACHE_BLOCK, BLOCKS_MULTIPLE),
-            blas=False,
-        )
+        over_batch(xp, batch, xl.nbytes, pool, block, blas=False)
     except BaseException:
         _first_max.KEPT.discard(entry)
         raise
@@ -340,11 +358,8 @@ def _tiled_max_pool_grad(
     contiguous arrays, and the block's result goes back into x's layout in one strided copy.
     Over the strided tap views of x and dx (inner runs of C numbers, one tap at a time) the
     same steps took 1.2-1.3x as long (conv net's 2x2 pools, one thread)."""
-    batch, c, n = xl.shape[0], xl.shape[-1], len(ksize)
-    # x's windows as axes: (N, o1, k1, o2, k2, ..., C)
-    split = (batch, *(v for o, k in zip(outs, ksize) for v in (o, k)), c)
-    # A tap-major buffer (k1, .., kn, rows, o1, .., on, C) seen in the split order.
-    to_split = (n, *(v for i in range(n) for v in (n + 1 + i, i)), 2 * n + 1)
+    batch, c = xl.shape[0], xl.shape[-1]
+    split, to_split = _windows_as_axes(xl.shape, ksize, outs)
     x_split = xl.reshape(split)
     bits = np.dtype(f"i{gl.dtype.itemsize}")
     g_bits = None if relu_mask else xp.ascontiguousarray(gl).view(bits)
