@@ -86,3 +86,24 @@ def test_one_core_sums_the_blocks_on_the_calling_thread(monkeypatch: pytest.Monk
     monkeypatch.setattr(_outer_sums, "_down", watched)
     _outer_sums.outer_dims_sum(g, 2)
     assert threads == [threading.get_ident()] * 2
+
+
+@pytest.mark.parametrize("dtype", [np.float32, np.float64])
+def test_each_channels_sum_runs_down_its_block_one_row_at_a_time(dtype: type) -> None:
+    # Magnitudes from 1e-8 to 1e8 and signed zeros: any other order or grouping of the
+    # additions (pairwise, several accumulators) differs from the row-by-row sum somewhere.
+    rng = np.random.default_rng(12)
+    rows = (rng.standard_normal((3000, 40)) * 10.0 ** rng.integers(-8, 9, (3000, 40))).astype(dtype)
+    rows[rng.random(rows.shape) < 0.01] = -0.0
+    rows[:, 5] = -0.0  # an all-zero column sums to +0 (from zero)
+    want = np.zeros(rows.shape[1], dtype)
+    for row in rows:
+        want = want + row
+    got = _outer_sums._down(rows)
+    bits = np.dtype(f"i{rows.itemsize}")
+    np.testing.assert_array_equal(got.view(bits), want.view(bits))
+    # A strided block of the rows (every other one) sums the same way.
+    every_other = np.zeros(rows.shape[1], dtype)
+    for row in rows[::2]:
+        every_other = every_other + row
+    np.testing.assert_array_equal(_outer_sums._down(rows[::2]).view(bits), every_other.view(bits))

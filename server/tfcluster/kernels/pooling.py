@@ -4,10 +4,11 @@ forms) with their first and second order gradients, and max pooling with argmax.
 Windows walk the kernel taps, each a strided slice of the padded input, so every step is one
 array operation over a block of the batch; where windows tile a contiguous channels-last
 input exactly (stride = window, no padding), max-pool gradients copy each block tap-major
-first and work on contiguous slabs. As TF on the CPU: MaxPoolGrad gives a
-window's gradient to its first maximum in row-major tap order, MaxPool3DGrad to every
-element equal to the maximum; average pools divide by the number of real (unpadded) inputs
-in each window.
+first and work on contiguous slabs, or route by the first maxima that the pool itself kept
+for them (kernels/_first_max.py, where the graph optimizer marked the pool). As TF on the
+CPU: MaxPoolGrad gives a window's gradient to its first maximum in row-major tap order,
+MaxPool3DGrad to every element equal to the maximum; average pools divide by the number of
+real (unpadded) inputs in each window.
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _first_max
 from tfcluster.kernels._window import (
     BLOCKS_MULTIPLE,
     CACHE_BLOCK,
+    SCRATCH,
     Window,
     block_items,
     check_rank,
@@ -33,6 +36,7 @@ from tfcluster.kernels._window import (
 )
 from tfcluster.kernels.common import Compute, host_array, invalid, typed
 from tfcluster.kernels.registry import kernel
+from tfcluster.runtime.kernel_fusion import KEEP_FIRST_MAX
 
 
 def _tiles(win: Window, sizes: list[int], pads: list[tuple[int, int]]) -> bool:
@@ -79,11 +83,15 @@ def _pool_input(
     return xl, sizes, outs, pads
 
 
-def _max_pool(xp: Any, win: Window, x: Any) -> Any:
-    xl, _, outs, pads = _pool_input(xp, win, x)
+def _max_pool(xp: Any, win: Window, x: Any, keep_first_max: bool = False) -> Any:
+    """keep_first_max: where the windows tile a contiguous channels-last x (on the CPU),
+    each window's first maximum is kept for the MaxPoolGrad of this pool (_first_max)."""
+    xl, sizes, outs, pads = _pool_input(xp, win, x)
     ksize = win.ksize
     assert ksize is not None
     out = xp.empty((xl.shape[0], *outs, xl.shape[-1]), x.dtype)
+    if keep_first_max and _keeps_first_max(xp, win, xl, sizes, pads):
+        return _max_pool_keeping_first_max(xp, win, x, xl, outs, out)
     with padded(xp, xl, pads, lowest(x.dtype)) as src:
 
         def pool(rows: slice) -> None:
@@ -106,6 +114,74 @@ def _max_pool(xp: Any, win: Window, x: Any) -> Any:
             blas=False,
         )
     return win.from_last(xp, out)
+
+
+def _keeps_first_max(
+    xp: Any, win: Window, xl: Any, sizes: list[int], pads: list[tuple[int, int]]
+) -> bool:
+    """Whether a max pool's first maxima are kept for its gradient: where the gradient takes
+    _tiled_max_pool_grad (windows that tile a contiguous channels-last x), in 2-D (one
+    first maximum per window), on the CPU."""
+    return (
+        xp is np
+        and win.n == 2
+        and _tiles(win, sizes, pads)
+        and bool(xl.size)
+        and xl.flags.c_contiguous
+    )
+
+
+def _first_max_key(win: Window, x: Any) -> tuple[Any, ...]:
+    return (tuple(x.shape), x.dtype.str, tuple(win.ksize or ()), win.channels_first)
+
+
+def _windows_as_axes(
+    shape: tuple[int, ...], ksize: list[int], outs: list[int]
+) -> tuple[tuple[int, ...], tuple[int, ...]]:
+    """For windows that tile a channels-last x: (x's shape with its windows as axes, (N, o1,
+    k1, o2, k2, ..., C); the transpose that shows a tap-major block (k1, .., kn, rows, o1,
+    .., on, C) in that order)."""
+    n = len(ksize)
+    split = (shape[0], *(v for o, k in zip(outs, ksize) for v in (o, k)), shape[-1])
+    to_split = (n, *(v for i in range(n) for v in (n + 1 + i, i)), 2 * n + 1)
+    return split, to_split
+
+
+def _max_pool_keeping_first_max(
+    xp: Any, win: Window, x: Any, xl: Any, outs: list[int], out: Any
+) -> Any:
+    """_max_pool's result for windows that tile xl, each window's first maximum left in
+    _first_max.KEPT for the gradient (tap-major, as _tiled_max_pool_grad routes). Each block
+    is copied tap-major first (as the gradient does): the maxima and comparisons then run
+    over contiguous slabs, where over x's strided tap views (inner runs of C numbers) the
+    block took ~1.5x as long (the conv net's 2x2 pools, one thread)."""
+    ksize = win.ksize
+    assert ksize is not None
+    taps = math.prod(ksize)
+    batch = xl.shape[0]
+    entry = _first_max.KEPT.start(xp, x, _first_max_key(win, x), (taps, *out.shape))
+    first = entry.lent[1]
+    split, to_split = _windows_as_axes(xl.shape, ksize, outs)
+    x_split = xl.reshape(split)
+    block = block_items(xp, batch, xl.nbytes, CACHE_BLOCK, BLOCKS_MULTIPLE)
+    per_item = out[0].size
+
+    def pool(rows: slice) -> None:
+        count = rows.stop - rows.start
+        with SCRATCH.lend(xp, (taps * block * per_item,), xl.dtype) as buf:
+            xs = buf[: taps * count * per_item].reshape(*ksize, count, *outs, xl.shape[-1])
+            copy_runs(xp, xs.transpose(to_split), x_split[rows])
+            slabs = xs.reshape(taps, count, *out.shape[1:])
+            _first_max.pool_block(xp, list(slabs), out[rows], first[:, rows])
+
+    try:
+        over_batch(xp, batch, xl.nbytes, pool, block, blas=False)
+    except BaseException:
+        _first_max.KEPT.discard(entry)
+        raise
+    y = win.from_last(xp, out)
+    _first_max.KEPT.register(y, entry)
+    return y
 
 
 def _avg_pool(xp: Any, win: Window, x: Any) -> Any:
@@ -150,7 +226,18 @@ def _pool_kernel(op: str, n: int, fn: Any) -> None:
         return compute
 
 
-_pool_kernel("MaxPool", 2, _max_pool)
+@kernel("MaxPool")
+def max_pool(node: Any, xp: Any) -> Compute:
+    win = Window(node, 2, "ksize")
+    # Marked by the graph optimizer where this pool's MaxPoolGrad runs in the same step.
+    keep = bool(node.attrs.get(KEEP_FIRST_MAX, False))
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        return (_max_pool(xp, win, xp.asarray(ins[0]), keep),)
+
+    return compute
+
+
 _pool_kernel("MaxPool3D", 3, _max_pool)
 _pool_kernel("AvgPool", 2, _avg_pool)
 _pool_kernel("AvgPool3D", 3, _avg_pool)
@@ -184,7 +271,22 @@ def _max_pool_grad(
     # Windows that tile the input write each input element once: no zeroed buffer to add to.
     tiles = _tiles(win, sizes, pads)
     if tiles and xl.size and xl.flags.c_contiguous:
-        dx_bits = _tiled_max_pool_grad(xp, xl, yl, gl, ksize, outs, first_only, relu_mask)
+        kept = _first_max.KEPT.take(x, y, _first_max_key(win, x)) if first_only else None
+        try:
+            dx_bits = _tiled_max_pool_grad(
+                xp,
+                xl,
+                yl,
+                gl,
+                ksize,
+                outs,
+                first_only,
+                relu_mask,
+                None if kept is None else kept.lent[1],
+            )
+        finally:
+            if kept is not None:
+                _first_max.KEPT.give_back(kept)
         return win.from_last(xp, dx_bits.view(g.dtype))
     if relu_mask:
         gl = gl * (yl > 0)
@@ -241,11 +343,14 @@ def _tiled_max_pool_grad(
     outs: list[int],
     first_only: bool,
     relu_mask: bool,
+    kept: Any = None,
 ) -> Any:
     """_max_pool_grad's result (as integers of gl's size) for windows that tile a contiguous
     channels-last x: the same choices and the same bits, in fewer and longer array operations.
     relu_mask: each block's gradient is gl * (yl > 0), made as the block is routed (on every
     core, while the block is in the cache) rather than in a pass of its own beforehand.
+    kept: the windows' first maxima [taps, N, *outs, C] that the forward kept
+    (_first_max), used instead of being found again.
 
     Each block of the batch is copied tap-major, (*ksize, rows, *outs, C): every tap is then a
     contiguous slab the shape of the pooled arrays, so the comparisons with the window's
@@ -253,11 +358,8 @@ def _tiled_max_pool_grad(
     contiguous arrays, and the block's result goes back into x's layout in one strided copy.
     Over the strided tap views of x and dx (inner runs of C numbers, one tap at a time) the
     same steps took 1.2-1.3x as long (conv net's 2x2 pools, one thread)."""
-    batch, c, n = xl.shape[0], xl.shape[-1], len(ksize)
-    # x's windows as axes: (N, o1, k1, o2, k2, ..., C)
-    split = (batch, *(v for o, k in zip(outs, ksize) for v in (o, k)), c)
-    # A tap-major buffer (k1, .., kn, rows, o1, .., on, C) seen in the split order.
-    to_split = (n, *(v for i in range(n) for v in (n + 1 + i, i)), 2 * n + 1)
+    batch, c = xl.shape[0], xl.shape[-1]
+    split, to_split = _windows_as_axes(xl.shape, ksize, outs)
     x_split = xl.reshape(split)
     bits = np.dtype(f"i{gl.dtype.itemsize}")
     g_bits = None if relu_mask else xp.ascontiguousarray(gl).view(bits)
@@ -268,6 +370,19 @@ def _tiled_max_pool_grad(
     def route(rows: slice) -> None:
         count = rows.stop - rows.start
         block = (*ksize, count, *outs, c)
+        if kept is not None:
+            hits = kept[:, rows].reshape(block)
+        else:
+            hits = _first_maxima(rows, block)
+        if g_bits is None:  # the ReLU's gradient of this block: g * (y > 0)
+            g_rows = xp.multiply(gl[rows], xp.greater(yl[rows], 0)).view(bits)
+        else:
+            g_rows = g_bits[rows]
+        # The gradient's bits times 1 or 0: exact, NaN and infinities as they are.
+        routed = xp.multiply(g_rows, hits, out=xp.empty(block, bits))
+        copy_runs(xp, dx_split[rows], routed.transpose(to_split))
+
+    def _first_maxima(rows: slice, block: tuple[int, ...]) -> Any:
         xs = xp.empty(block, xl.dtype)
         copy_runs(xp, xs.transpose(to_split), x_split[rows])
         hits = xp.equal(xs, yl[rows], out=xp.empty(block, bool))
@@ -279,13 +394,7 @@ def _tiled_max_pool_grad(
                 xp.greater(per_tap[k], taken, out=per_tap[k])  # a maximum, the window's first
                 if k < taps - 1:
                     xp.logical_or(taken, per_tap[k], out=taken)
-        if g_bits is None:  # the ReLU's gradient of this block: g * (y > 0)
-            g_rows = xp.multiply(gl[rows], xp.greater(yl[rows], 0)).view(bits)
-        else:
-            g_rows = g_bits[rows]
-        # The gradient's bits times 1 or 0: exact, NaN and infinities as they are.
-        routed = xp.multiply(g_rows, hits, out=xp.empty(block, bits))
-        copy_runs(xp, dx_split[rows], routed.transpose(to_split))
+        return hits
 
     over_batch(
         xp,

@@ -26,6 +26,11 @@
   gradient is the forward pass's transpose instead of a correlation with the flipped
   filter, as accurate (float32 rounding of the same sums, in another order).
 
+Forwards whose results their gradients would find again are marked (a copy of the node with
+an attr): a convolution whose input a fused backprop also reads keeps its Winograd input
+tiles (KEEP_INPUT_TILES), a MaxPool whose MaxPoolGrad (fused or not) runs in the step keeps
+each window's first maximum (KEEP_FIRST_MAX).
+
 A chain fuses only when its inner results have no other use in the step: consumed once,
 not fetched, fed, targeted or waited on through a control edge, and all on one requested
 device. The fused node keeps the last node's name, so fetches, timelines and step stats
@@ -47,6 +52,9 @@ FUSED_POOL_GRAD = "_FusedMaxPoolGradReluGrad"
 FUSED_CONV_BACKPROP = "_FusedConv2DBackprop"
 # The attr (True) of a forward convolution whose input a fused backprop also reads.
 KEEP_INPUT_TILES = "_keep_input_tiles"
+# The attr (True) of a MaxPool whose gradient (MaxPoolGrad, or fused with a ReluGrad) runs
+# in the same step: it keeps each window's first maximum for it (kernels/_first_max.py).
+KEEP_FIRST_MAX = "_keep_first_max"
 
 _FLOATS = frozenset({"float32", "float64"})
 
@@ -120,6 +128,7 @@ def fuse_kernels(
         if new is not None:
             fused[name] = new
     _mark_kept_inputs(nodes, needed, fused)
+    _mark_pools_keeping_first_max(nodes, needed, fused)
     return fused
 
 
@@ -155,6 +164,37 @@ def _mark_kept_inputs(
             attrs={**node.attrs, KEEP_INPUT_TILES: True},
         )
         after[node.name] = fused[node.name]
+
+
+# Attrs that must agree for a MaxPoolGrad to be its pool's.
+_POOL_ATTRS = ("ksize", "strides", "padding", "data_format", "T")
+
+
+def _mark_pools_keeping_first_max(
+    nodes: Mapping[str, Node], needed: Collection[str], fused: dict[str, Node]
+) -> None:
+    """Marks each MaxPool whose output and input a MaxPoolGrad (fused or not) of the same
+    window on the same device reads (replaced by a copy with the attr)."""
+    after = {name: fused.get(name, nodes[name]) for name in needed}
+    for grad in [n for n in after.values() if n.op in ("MaxPoolGrad", FUSED_POOL_GRAD)]:
+        if len(grad.inputs) != 3:
+            continue
+        (name, index), x = grad.inputs[1], grad.inputs[0]
+        pool = after.get(name)
+        if pool is None or pool.op != "MaxPool" or index != 0 or pool.inputs[:1] != [x]:
+            continue
+        if pool.device != grad.device or KEEP_FIRST_MAX in pool.attrs:
+            continue
+        if not all(pool.attrs.get(k) == grad.attrs.get(k) for k in _POOL_ATTRS):
+            continue
+        fused[pool.name] = after[pool.name] = Node(
+            name=pool.name,
+            op=pool.op,
+            inputs=list(pool.inputs),
+            control_inputs=list(pool.control_inputs),
+            device=pool.device,
+            attrs={**pool.attrs, KEEP_FIRST_MAX: True},
+        )
 
 
 # Attrs that must agree for two backprops to be one convolution's.
