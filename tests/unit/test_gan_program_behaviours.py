@@ -1,0 +1,22 @@
+"""Behaviours of a DCGAN program against TF 1.15's recorded answers
+(tests/tf_reference/record_gan_programs.py)."""
+
+from __future__ import annotations
+
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.gan_program_cases import CASES
+
+AREA = "gan_programs"
+
+
+def _check(case: str) -> None:
+    expected = reference.case(AREA, case)
+    actual = CASES[case](tf)
+    assert sorted(actual) == sorted(expected)
+    for key, want in expected.items():
+        assert actual[key] == want, key
+
+
+def test_large_normal_draws_have_tfs_bits() -> None:
+    _check("large_normal_draws")
