@@ -46,3 +46,39 @@ def large_normal_draws(tf):
     with tf.Session() as sess:
         values = sess.run(fetches)
     return {name: _digest(v) for name, v in values.items()}
+
+
+def _class_of(node):
+    return [s.decode() for s in node.attr["_class"].list.s] if "_class" in node.attr else None
+
+
+@_case
+def summary_writer_graph_of_a_training_step(tf):
+    """The GraphDef a FileWriter writes (as_graph_def(add_shapes=True)) of a step whose variable
+    feeds two products: its gradient's terms summed by AddN colocated with the first term's op
+    (per device, devices sorted, when the terms were colocated with their forward ops on two
+    devices); no `_output_shapes` on ops without outputs (the Saver's SaveV2, a NoOp); an image
+    summary's bad_color as its OpDef's default (int_val)."""
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    w = tf.Variable(tf.ones([3, 2]), name="w")
+    with tf.device("/job:worker/task:1"):
+        h = tf.matmul(x, w)
+    y = tf.reduce_sum(h * h) + tf.reduce_sum(tf.matmul(x, w, name="again"))
+    with tf.device("/job:worker/task:0"):
+        tf.gradients(y, [w, x])
+    tf.gradients(y, [w], colocate_gradients_with_ops=True)
+    tf.summary.image("G", tf.reshape(x, [1, 4, 3, 1]))
+    tf.train.Saver()
+    tf.no_op(name="nothing")
+    graph_def = tf.get_default_graph().as_graph_def(add_shapes=True)
+    out = {"add_n": [], "without_output_shapes": []}
+    for node in graph_def.node:
+        if node.op == "AddN":
+            out["add_n"].append([node.name, list(node.input), node.device, _class_of(node)])
+        if "_output_shapes" not in node.attr:
+            out["without_output_shapes"].append([node.name, node.op])
+        if node.op == "ImageSummary":
+            bad = node.attr["bad_color"].tensor
+            out["bad_color"] = [list(bad.int_val), bad.tensor_content.hex()]
+    return out

@@ -20,3 +20,7 @@ def _check(case: str) -> None:
 
 def test_large_normal_draws_have_tfs_bits() -> None:
     _check("large_normal_draws")
+
+
+def test_summary_writer_graph_has_tfs_add_n_colocation_shapes_and_bad_color() -> None:
+    _check("summary_writer_graph_of_a_training_step")
