@@ -82,3 +82,44 @@ def summary_writer_graph_of_a_training_step(tf):
             bad = node.attr["bad_color"].tensor
             out["bad_color"] = [list(bad.int_val), bad.tensor_content.hex()]
     return out
+
+
+def _shape(t):
+    return None if t.shape.ndims is None else t.shape.as_list()
+
+
+@_case
+def gradient_shapes_from_evaluated_shape_arithmetic(tf):
+    """Static shapes of the ops gradients make of broadcasting and reductions (a leaky ReLU's
+    Maximum, a bias add, moments' means): TF's shape inference evaluates BroadcastGradientArgs
+    of two known shapes and (axes + rank) % rank, so the Sums and a mean gradient's
+    DynamicStitch get known shapes, while tf.get_static_value still knows none of them."""
+    tf.reset_default_graph()
+    x = tf.placeholder(tf.float32, [4, 3], name="x")
+    b = tf.placeholder(tf.float32, [3], name="b")
+    row = tf.placeholder(tf.float32, [1, 3], name="row")
+    leaky = tf.maximum(x, 0.2 * x)
+    mean, variance = tf.nn.moments(x + b, axes=[0])
+    same_ones = row * tf.ones([1, 3])
+    loss = (
+        tf.reduce_sum(leaky)
+        + tf.reduce_sum(mean)
+        + tf.reduce_sum(variance)
+        + tf.reduce_sum(same_ones + row)
+        + tf.reduce_mean(x * row, axis=-1)[0]
+    )
+    tf.gradients(loss, [x, b, row])
+    graph = tf.get_default_graph()
+    shapes = {}
+    static = {}
+    for op in graph.get_operations():
+        if not op.name.startswith("gradients/"):
+            continue
+        if op.type in ("Sum", "DynamicStitch", "FloorMod", "Reshape", "BroadcastGradientArgs"):
+            shapes[op.name] = [_shape(t) for t in op.outputs]
+        if op.type in ("BroadcastGradientArgs", "FloorMod", "DynamicStitch"):
+            static[op.name] = [
+                None if tf.get_static_value(t) is None else tf.get_static_value(t).tolist()
+                for t in op.outputs
+            ]
+    return {"shapes": shapes, "static_values": static}

@@ -24,3 +24,7 @@ def test_large_normal_draws_have_tfs_bits() -> None:
 
 def test_summary_writer_graph_has_tfs_add_n_colocation_shapes_and_bad_color() -> None:
     _check("summary_writer_graph_of_a_training_step")
+
+
+def test_gradient_shapes_come_from_evaluated_shape_arithmetic() -> None:
+    _check("gradient_shapes_from_evaluated_shape_arithmetic")

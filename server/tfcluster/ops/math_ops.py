@@ -29,6 +29,7 @@ from tfcluster.framework.graph import (
     is_tensor_like,
     name_scope,
 )
+from tfcluster.framework.inferred_values import inferred_value
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops
 from tfcluster.ops.op_util import (
@@ -219,7 +220,7 @@ def _reduction_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs
     dtype = x.dtype.base_dtype if "T" in attrs else dtypes.bool_
     if axes_t.shape.ndims is not None and axes_t.shape.ndims > 1:
         raise _rank_error(1, axes_t.shape.ndims, "reduction_indices", [x.shape, axes_t.shape])
-    axes = tensor_util.constant_value(axes_t)
+    axes = inferred_value(axes_t)
     keep = attrs.get("keep_dims", False)
     if x.shape.ndims is None:
         return [(dtype, TensorShape(None))]
