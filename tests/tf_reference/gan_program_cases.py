@@ -123,3 +123,45 @@ def gradient_shapes_from_evaluated_shape_arithmetic(tf):
                 for t in op.outputs
             ]
     return {"shapes": shapes, "static_values": static}
+
+
+@_case
+def modes_of_files_a_program_writes(tf):
+    """Permissions of what a training program writes (a Saver's checkpoint files and state
+    file, write_graph, export_meta_graph, a FileWriter's events, a SavedModel) under umask 022
+    and 027: TF creates them 0666 less the umask, readable by others under 022."""
+    import os
+    import stat
+    import tempfile
+
+    out = {}
+    for umask in (0o022, 0o027):
+        tf.reset_default_graph()
+        v = tf.Variable([1.0, 2.0], name="v")
+        saver = tf.train.Saver()
+        old = os.umask(umask)
+        try:
+            with tempfile.TemporaryDirectory() as root:
+                with tf.Session() as sess:
+                    sess.run(tf.global_variables_initializer())
+                    saver.save(sess, os.path.join(root, "ckpt", "model"), global_step=3)
+                    tf.train.write_graph(sess.graph, os.path.join(root, "graphs"), "g.pb", False)
+                    tf.train.export_meta_graph(os.path.join(root, "graphs", "m.meta"))
+                    writer = tf.summary.FileWriter(os.path.join(root, "logs"), sess.graph)
+                    writer.close()
+                    builder = tf.saved_model.builder.SavedModelBuilder(os.path.join(root, "sm"))
+                    builder.add_meta_graph_and_variables(sess, ["serve"])
+                    builder.save()
+                modes = {}
+                for directory, _, files in os.walk(root):
+                    for name in files:
+                        path = os.path.join(directory, name)
+                        key = os.path.relpath(path, root)
+                        if name.startswith("events.out.tfevents"):
+                            key = os.path.join(os.path.dirname(key), "events")
+                        modes[key] = oct(stat.S_IMODE(os.stat(path).st_mode))
+        finally:
+            os.umask(old)
+        out[oct(umask)] = modes
+    del v
+    return out

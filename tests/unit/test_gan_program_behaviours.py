@@ -28,3 +28,7 @@ def test_summary_writer_graph_has_tfs_add_n_colocation_shapes_and_bad_color() ->
 
 def test_gradient_shapes_come_from_evaluated_shape_arithmetic() -> None:
     _check("gradient_shapes_from_evaluated_shape_arithmetic")
+
+
+def test_written_files_are_created_0666_less_the_umask() -> None:
+    _check("modes_of_files_a_program_writes")
