@@ -1,7 +1,8 @@
 """Behaviours a DCGAN program (deep convolutional GAN on MNIST-shaped images, checkpoints and
-summaries) showed apart on tfcluster. Each case is `fn(tf) -> dict of plain values`, run on TF
-1.15 by record_gan_programs.py and on tfcluster by tests/unit/test_gan_program_behaviours.py.
-Python 3.7 code."""
+summaries) and a handwriting-generation RNN (an LSTM mixture density network: its training
+checkpoints, MetaGraphs and sampling) showed apart on tfcluster. Each case is `fn(tf) -> dict
+of plain values`, run on TF 1.15 by record_gan_programs.py and on tfcluster by
+tests/unit/test_gan_program_behaviours.py. Python 3.7 code."""
 
 from __future__ import annotations
 
@@ -165,3 +166,36 @@ def modes_of_files_a_program_writes(tf):
         out[oct(umask)] = modes
     del v
     return out
+
+
+@_case
+def assigned_values_and_comparisons_in_the_graph(tf):
+    """What a MetaGraph holds of `sess.run(tf.assign(lr, value))` in an epoch loop and of a max
+    reduction's gradient: the assigned Python value is a Const named after Assign's input
+    ('Assign/value'); Equal and NotEqual carry incompatible_shape_error; the gradient's Reshapes
+    of a reduced shape (a DynamicStitch of known pieces) have known static shapes."""
+    tf.reset_default_graph()
+    lr = tf.Variable(0.0, trainable=False)
+    assigns = [tf.assign(lr, 0.5 * 0.95**e) for e in range(2)]
+    x = tf.placeholder(tf.float32, [160, 5], name="x")
+    kept = tf.reduce_max(x, 1, keep_dims=True)
+    flat = tf.reduce_max(x, axis=[0, 1])
+    last = tf.reduce_min(x, -1)
+    tf.gradients(tf.reduce_sum(kept) + flat + tf.reduce_sum(last), x)
+    same = tf.equal(x, 1.0)
+    other = tf.not_equal(x, 1.0)
+    graph = tf.get_default_graph()
+    reshapes = {
+        op.name: [None if t.shape.ndims is None else t.shape.as_list() for t in op.outputs]
+        for op in graph.get_operations()
+        if op.type == "Reshape" and op.name.startswith("gradients/")
+    }
+    return {
+        "assigned_values": [a.op.inputs[1].name for a in assigns],
+        "assign_sub_value": tf.assign_sub(lr, 1.0).op.inputs[1].name,
+        "method_value": lr.assign(4.0).op.inputs[1].name,
+        "tensor_value": tf.assign(lr, tf.constant(3.0)).op.inputs[1].name,
+        "comparison_attrs": [sorted(same.op.node_def.attr), sorted(other.op.node_def.attr)],
+        "incompatible_shape_error": same.op.get_attr("incompatible_shape_error"),
+        "gradient_reshapes": reshapes,
+    }

@@ -1,4 +1,4 @@
-"""Behaviours of a DCGAN program against TF 1.15's recorded answers
+"""Behaviours of a DCGAN program and a handwriting RNN against TF 1.15's recorded answers
 (tests/tf_reference/record_gan_programs.py)."""
 
 from __future__ import annotations
@@ -32,3 +32,7 @@ def test_gradient_shapes_come_from_evaluated_shape_arithmetic() -> None:
 
 def test_written_files_are_created_0666_less_the_umask() -> None:
     _check("modes_of_files_a_program_writes")
+
+
+def test_assigned_values_comparisons_and_max_gradient_shapes_as_tf() -> None:
+    _check("assigned_values_and_comparisons_in_the_graph")

@@ -63,6 +63,13 @@ def inferred_value(tensor: Any) -> np.ndarray | None:
         except ValueError:
             return None
         return np.array(reduced[tensor.value_index], dtype=s0.dtype)
+    if op.type == "Fill":
+        dims, fill = (inferred_value(t) for t in op.inputs)
+        if dims is None or fill is None or dims.ndim != 1 or int(np.prod(dims)) > _MAX_VALUES:
+            return None
+        return np.full([int(d) for d in dims], fill, dtype=fill.dtype)
+    if op.type == "DynamicStitch":
+        return _stitched(op)
     fn = _ARITHMETIC.get(op.type)
     if fn is None or len(op.inputs) != 2:
         return None
@@ -74,3 +81,28 @@ def inferred_value(tensor: Any) -> np.ndarray | None:
     if op.type in ("FloorMod", "FloorDiv") and not np.all(b):
         return None
     return np.asarray(fn(a, b)).astype(a.dtype)
+
+
+def _stitched(op: Any) -> np.ndarray | None:
+    """DynamicStitch of known indices and data of at most one dimension, each data the shape
+    of its indices (a reduced shape: the kept dimensions and ones at the reduced axes), later
+    pieces overwriting earlier ones as TF's kernel."""
+    n = len(op.inputs) // 2
+    known = [inferred_value(t) for t in op.inputs]
+    pieces: list[np.ndarray] = []
+    for p in known:
+        if p is None or p.ndim > 1:
+            return None
+        pieces.append(p.reshape(-1))  # scalar indices (one reduced axis) place scalar data
+    indices, data = pieces[:n], pieces[n:]
+    if any(i.shape != d.shape for i, d in zip(indices, data)):
+        return None
+    size = 1 + max((int(i.max()) for i in indices if i.size), default=-1)
+    if size > _MAX_VALUES or any(i.size and int(i.min()) < 0 for i in indices):
+        return None
+    out = np.zeros(size, dtype=data[0].dtype)
+    filled = np.zeros(size, dtype=bool)
+    for i, d in zip(indices, data):
+        out[i] = d
+        filled[i] = True
+    return out if filled.all() else None

@@ -451,12 +451,18 @@ def _convert_bool(value: Any, op_type: str, name: str) -> Tensor:
 
 
 def _binary(
-    op_type: str, x: Any, y: Any, name: str | None, default_name: str | None = None
+    op_type: str,
+    x: Any,
+    y: Any,
+    name: str | None,
+    default_name: str | None = None,
+    attrs: dict[str, Any] | None = None,
 ) -> Tensor:
     with name_scope(name, default_name or op_type, [x, y]) as scope:
         a, b = _convert_same([x, y], op_type)
         check_dtype(a, _BINARY_TYPES.get(op_type) or _COMPARISON_TYPES[op_type], op_type)
-        return make_op(op_type, [a, b], {"T": a.dtype.base_dtype}, name=scope).outputs[0]
+        attrs = {"T": a.dtype.base_dtype, **(attrs or {})}
+        return make_op(op_type, [a, b], attrs, name=scope).outputs[0]
 
 
 def _unary(op_type: str, x: Any, name: str | None) -> Tensor:
@@ -629,12 +635,14 @@ def greater_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
     return _binary("GreaterEqual", x, y, name)
 
 
+# TF 1.15's wrappers pass Equal's and NotEqual's incompatible_shape_error (True) explicitly,
+# so their NodeDefs carry it.
 def equal(x: Any, y: Any, name: str | None = None) -> Tensor:
-    return _binary("Equal", x, y, name)
+    return _binary("Equal", x, y, name, attrs={"incompatible_shape_error": True})
 
 
 def not_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
-    return _binary("NotEqual", x, y, name)
+    return _binary("NotEqual", x, y, name, attrs={"incompatible_shape_error": True})
 
 
 def _logical_binary(op_type: str, x: Any, y: Any, name: str | None) -> Tensor:
