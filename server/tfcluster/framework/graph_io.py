@@ -40,7 +40,8 @@ def graph_to_graph_def(graph: Graph, add_shapes: bool = False) -> graph_pb2.Grap
             controls = sorted(node.input[n:])
             del node.input[n:]
             node.input.extend(controls)
-        if add_shapes:
+        if add_shapes and op.outputs:
+            # TF's as_graph_def(add_shapes=True) leaves ops without outputs without the attr.
             node.attr["_output_shapes"].CopyFrom(
                 attr_values.to_proto([t.shape for t in op.outputs])
             )

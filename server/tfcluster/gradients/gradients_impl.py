@@ -434,8 +434,23 @@ def _aggregate(parts: Sequence[Any] | None, method: Any = None, op: Operation | 
                 for g in parts[1:]:
                     running = math_ops.add_n([running, g])
             return running
-        return math_ops.add_n(list(parts))
+        return _multi_device_add_n(parts)
     return aggregate_indexed_slices_gradients(list(parts))
+
+
+def _multi_device_add_n(parts: Sequence[Tensor]) -> Tensor:
+    """TF's _MultiDeviceAddN: one AddN per device (devices sorted by name), each colocated with
+    its first term's op (its `_class` and device, the caller's colocation set aside), then the
+    sum of those (the one AddN itself when all terms share a device)."""
+    by_device: dict[str, list[Tensor]] = collections.defaultdict(list)
+    for g in parts:
+        by_device[g.device or ""].append(g)
+    summands = []
+    for device in sorted(by_device):
+        terms = by_device[device]
+        with terms[0].graph.colocate_with(terms[0].op, ignore_existing=True):
+            summands.append(math_ops.add_n(terms))
+    return math_ops.add_n(summands)
 
 
 def aggregate_indexed_slices_gradients(grads: list[Any]) -> Any:

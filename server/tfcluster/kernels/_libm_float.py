@@ -3,15 +3,13 @@ them, vectorised.
 
 TF's Box-Muller normal draws call logf and sincosf; Eigen's scalar path (a tensor's last size %
 8 values, a row's tail inside a softmax's sums) calls expf, logf and log1pf. glibc's versions
-are not correctly rounded: computing in double and rounding once gives their result except where
-the exact value is not close to a float: near halfway between two floats glibc's own
-approximation may round the other way (1.4% of tf.random_normal's values came out one or two
-ulps off). The elements within a quarter ulp of halfway (about half of them; a closer cut still
-missed some of TF's values) are computed by glibc itself, through ctypes; without glibc the
-double-rounded values stand. A call through ctypes costs about half a microsecond, so only draws
-with up to _MAX_GLIBC_CALLS such elements get glibc's bits (tensors up to about 130K values: the
-weights tutorials print); a larger draw (a 1M x 128 embedding would take a minute) keeps the
-double-rounded values, one ulp off TF's in about 1.4% of them.
+are not correctly rounded. logf of normal values and sincosf under 120 in magnitude run glibc's
+own table and polynomials in numpy (_glibc_poly: its bits, at any size). The others compute in
+double and round once, which gives glibc's result except where the exact value is close to
+halfway between two floats, where glibc's own approximation may round the other way: those
+elements are computed by glibc itself, through ctypes; without glibc the double-rounded values
+stand. A call through ctypes costs about half a microsecond, so only draws with up to
+_MAX_GLIBC_CALLS such elements get glibc's bits.
 """
 
 from __future__ import annotations
@@ -21,6 +19,8 @@ import ctypes.util
 from functools import cache
 
 import numpy as np
+
+from tfcluster.kernels import _glibc_poly
 
 # |exact - float| / ulp above which glibc's double approximation may round to the other float.
 _NEAR_HALFWAY = 0.25
@@ -87,15 +87,34 @@ def expm1f(x: np.ndarray) -> np.ndarray:
 
 
 def logf(x: np.ndarray, near_halfway: float = _NEAR_HALFWAY) -> np.ndarray:
-    """glibc's logf of a float32 array; near_halfway: the cut (_NEAR_HALFWAY misses a few of
-    glibc's values, which come as close as 0.21 ulp to a float)."""
-    return _glibc("logf", x, np.log(x.astype(np.float64)), near_halfway)
+    """glibc's logf of a float32 array: positive normal values by glibc's own table and
+    polynomial (_glibc_poly); zeros, subnormals, negatives, inf and nan through glibc, with
+    near_halfway the cut of _glibc."""
+    x = np.asarray(x, dtype=np.float32)
+    bits = x.view(np.uint32)
+    normal = (bits >= np.uint32(0x00800000)) & (bits < np.uint32(0x7F800000))
+    if normal.all():
+        return _glibc_poly.logf_normal(x)
+    out = np.empty(x.shape, dtype=np.float32)
+    out[normal] = _glibc_poly.logf_normal(x[normal])
+    rest = ~normal
+    with np.errstate(all="ignore"):
+        out[rest] = _glibc("logf", x[rest], np.log(x[rest].astype(np.float64)), near_halfway)
+    return out
 
 
 def sincosf(x: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
-    """glibc's sincosf of a float32 array: (sin, cos)."""
-    xd = x.astype(np.float64)
-    return _glibc("sinf", x, np.sin(xd)), _glibc("cosf", x, np.cos(xd))
+    """glibc's sincosf of a float32 array: (sin, cos). Values under 120 in magnitude by glibc's
+    own reduction and polynomials (_glibc_poly); larger ones, inf and nan through glibc."""
+    x = np.asarray(x, dtype=np.float32)
+    sin, cos, covered = _glibc_poly.sincosf_reduced_range(x)
+    if not covered.all():
+        rest = ~covered
+        xd = x[rest].astype(np.float64)
+        with np.errstate(all="ignore"):
+            sin[rest] = _glibc("sinf", x[rest], np.sin(xd))
+            cos[rest] = _glibc("cosf", x[rest], np.cos(xd))
+    return sin, cos
 
 
 @cache

@@ -12,10 +12,12 @@ import numpy as np
 from PIL import Image
 from tensorboardX.proto import summary_pb2
 
+from tfcluster.framework import tensor_util
 from tfcluster.kernels.audio_wav import float_to_pcm16
 from tfcluster.kernels.common import host_array, invalid, shape_str
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.kernels.summary import _as_str, _string
+from tfcluster.protos import tensor_pb2
 
 _ZERO_THRESHOLD = np.float32(1e-6)
 
@@ -63,6 +65,8 @@ def _tags(base: str, n: int, max_outputs: int, kind: str) -> list[str]:
 def image_summary(node: Any, xp: Any) -> Any:
     max_images = int(node.attrs.get("max_images", 3))
     bad = node.attrs.get("bad_color")
+    if isinstance(bad, tensor_pb2.TensorProto):
+        bad = tensor_util.make_ndarray(bad)
     bad_color = np.asarray(bad if bad is not None else [255, 0, 0, 255], dtype=np.uint8).reshape(-1)
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:

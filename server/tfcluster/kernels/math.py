@@ -20,6 +20,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors, memory_budget
+from tfcluster.framework.inferred_values import broadcast_reduction_indices
 from tfcluster.kernels import (
     _cpu_gemm,
     _eigen_activations,
@@ -1066,18 +1067,10 @@ def broadcast_gradient_args(node: Any, xp: Any) -> Compute:
     def _broadcast_gradient_args(ins: list[Any]) -> tuple[Any, ...]:
         s0 = host_ints(ins[0])
         s1 = host_ints(ins[1])
-        n = max(len(s0), len(s1))
-        p0 = [1] * (n - len(s0)) + s0
-        p1 = [1] * (n - len(s1)) + s1
-        r0: list[int] = []
-        r1: list[int] = []
-        for i, (a, b) in enumerate(zip(p0, p1)):
-            if a != b and a != 1 and b != 1:
-                raise invalid(f"Incompatible shapes: {s0} vs. {s1}")
-            if a == 1:
-                r0.append(i)
-            if b == 1:
-                r1.append(i)
+        try:
+            r0, r1 = broadcast_reduction_indices(s0, s1)
+        except ValueError as e:
+            raise invalid(str(e)) from None
         dt = np.asarray(ins[0]).dtype
         return (np.array(r0, dtype=dt), np.array(r1, dtype=dt))
 

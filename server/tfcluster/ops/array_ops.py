@@ -21,6 +21,7 @@ from tfcluster.framework.graph import (
     register_tensor_conversion_function,
 )
 from tfcluster.framework.indexed_slices import IndexedSlices
+from tfcluster.framework.inferred_values import inferred_value
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.framework.tensor_shape import Dimension, TensorShape, as_shape
 from tfcluster.ops import constant_op
@@ -89,7 +90,7 @@ def _partial_values(t: Tensor) -> list[int | None] | None:
 
     Returns None when not even its length is known. Negative entries (-1) are kept.
     """
-    value = tensor_util.constant_value(t)
+    value = inferred_value(t)
     if value is not None:
         return [int(v) for v in np.reshape(value, -1)] if np.ndim(value) <= 1 else None
     op = t.op

@@ -29,6 +29,7 @@ from tfcluster.framework.graph import (
     is_tensor_like,
     name_scope,
 )
+from tfcluster.framework.inferred_values import inferred_value
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops
 from tfcluster.ops.op_util import (
@@ -219,7 +220,7 @@ def _reduction_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs
     dtype = x.dtype.base_dtype if "T" in attrs else dtypes.bool_
     if axes_t.shape.ndims is not None and axes_t.shape.ndims > 1:
         raise _rank_error(1, axes_t.shape.ndims, "reduction_indices", [x.shape, axes_t.shape])
-    axes = tensor_util.constant_value(axes_t)
+    axes = inferred_value(axes_t)
     keep = attrs.get("keep_dims", False)
     if x.shape.ndims is None:
         return [(dtype, TensorShape(None))]
@@ -450,12 +451,18 @@ def _convert_bool(value: Any, op_type: str, name: str) -> Tensor:
 
 
 def _binary(
-    op_type: str, x: Any, y: Any, name: str | None, default_name: str | None = None
+    op_type: str,
+    x: Any,
+    y: Any,
+    name: str | None,
+    default_name: str | None = None,
+    attrs: dict[str, Any] | None = None,
 ) -> Tensor:
     with name_scope(name, default_name or op_type, [x, y]) as scope:
         a, b = _convert_same([x, y], op_type)
         check_dtype(a, _BINARY_TYPES.get(op_type) or _COMPARISON_TYPES[op_type], op_type)
-        return make_op(op_type, [a, b], {"T": a.dtype.base_dtype}, name=scope).outputs[0]
+        attrs = {"T": a.dtype.base_dtype, **(attrs or {})}
+        return make_op(op_type, [a, b], attrs, name=scope).outputs[0]
 
 
 def _unary(op_type: str, x: Any, name: str | None) -> Tensor:
@@ -628,12 +635,14 @@ def greater_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
     return _binary("GreaterEqual", x, y, name)
 
 
+# TF 1.15's wrappers pass Equal's and NotEqual's incompatible_shape_error (True) explicitly,
+# so their NodeDefs carry it.
 def equal(x: Any, y: Any, name: str | None = None) -> Tensor:
-    return _binary("Equal", x, y, name)
+    return _binary("Equal", x, y, name, attrs={"incompatible_shape_error": True})
 
 
 def not_equal(x: Any, y: Any, name: str | None = None) -> Tensor:
-    return _binary("NotEqual", x, y, name)
+    return _binary("NotEqual", x, y, name, attrs={"incompatible_shape_error": True})
 
 
 def _logical_binary(op_type: str, x: Any, y: Any, name: str | None) -> Tensor:

@@ -8,8 +8,9 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, op_def_registry, tensor_util
+from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.inferred_values import inferred_value
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.infer_util import shape_list
 from tfcluster.ops.op_util import Outputs, make_op
@@ -47,7 +48,7 @@ def _stitch_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
                 )
             here = TensorShape(d_dims[len(idx_dims) :])
             tail = here if tail is None else tail.merge_with(here)
-        value = tensor_util.constant_value(idx)
+        value = inferred_value(idx)
         if value is None:
             all_known = False
         elif np.size(value):

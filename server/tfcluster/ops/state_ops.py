@@ -85,7 +85,8 @@ def _ref_of(ref: Any) -> Tensor:
 
 def _value_for(ref: Tensor, value: Any) -> Tensor:
     try:
-        return convert_to_tensor(value, dtype=ref.dtype.base_dtype)
+        # Named after Assign's input, inside its scope ('Assign/value'), as TF's op_def_library.
+        return convert_to_tensor(value, dtype=ref.dtype.base_dtype, name="value")
     except (TypeError, ValueError) as e:
         raise TypeError(
             f"Cannot assign {value!r} to variable '{ref.op.name}' of dtype "

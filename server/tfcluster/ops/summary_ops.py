@@ -13,7 +13,6 @@ import re
 from collections.abc import Iterator, Sequence
 from typing import Any
 
-import numpy as np
 from tensorboardX.proto import summary_pb2
 
 from tfcluster.framework import dtypes, op_def_registry
@@ -27,6 +26,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.op_util import NUMERIC, Outputs, check_dtype, make_op
+from tfcluster.protos import tensor_pb2
 
 _STRING_SCALAR = [(dtypes.string, TensorShape([]))]
 
@@ -173,6 +173,14 @@ def tensor_summary(
 _IMAGE_DTYPES = (dtypes.uint8, dtypes.float16, dtypes.float32, dtypes.float64)
 
 
+def _default_bad_color() -> tensor_pb2.TensorProto:
+    """ImageSummary's bad_color as TF writes it: its OpDef's default, opaque red in int_val (not
+    the tensor_content a constant's [4] uint8 would get)."""
+    proto = tensor_pb2.TensorProto(dtype=dtypes.uint8.as_datatype_enum, int_val=[255, 0, 0, 255])
+    proto.tensor_shape.dim.add(size=4)
+    return proto
+
+
 def image(
     name: str,
     tensor: Any,
@@ -191,7 +199,7 @@ def image(
         attrs = {
             "max_images": int(max_outputs),
             "T": t.dtype.base_dtype,
-            "bad_color": np.array([255, 0, 0, 255], dtype=np.uint8),
+            "bad_color": _default_bad_color(),
         }
         out = make_op("ImageSummary", [tag_t, t], attrs, name=scope).outputs[0]
     _collect(out, collections)

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import tempfile
+import secrets
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, BinaryIO
@@ -118,9 +118,20 @@ def _atomic_replace(tmp: str, path: str) -> None:
     os.replace(tmp, path)
 
 
+def _create_temp(path: str) -> tuple[int, str]:
+    """A new file beside `path` ("<name>.tempstate<random>", as TF's bundle writer names it),
+    created as TF creates files: mode 0666 less the umask (tempfile.mkstemp's 0600 would leave
+    checkpoints and graphs unreadable to other users)."""
+    while True:
+        tmp = f"{path}.tempstate{secrets.randbits(64)}"
+        try:
+            return os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o666), tmp
+        except FileExistsError:
+            continue
+
+
 def _write_atomically(path: str, data: bytes) -> None:
-    directory = os.path.dirname(path) or "."
-    fd, tmp = tempfile.mkstemp(prefix=os.path.basename(path) + ".tempstate", dir=directory)
+    fd, tmp = _create_temp(path)
     try:
         with os.fdopen(fd, "wb") as f:
             f.write(data)
@@ -140,9 +151,7 @@ class _ShardWriter:
         self.path = path
         directory = os.path.dirname(path) or "."
         os.makedirs(directory, exist_ok=True)
-        fd, self._tmp = tempfile.mkstemp(
-            prefix=os.path.basename(path) + ".tempstate", dir=directory
-        )
+        fd, self._tmp = _create_temp(path)
         self._file: BinaryIO = os.fdopen(fd, "wb")
         self._size = 0
         self.entries: dict[bytes, tensor_bundle_pb2.BundleEntryProto] = {}
