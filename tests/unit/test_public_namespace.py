@@ -102,3 +102,36 @@ def test_tf_contrib_says_it_is_outside_the_api_instead_of_a_missing_attribute() 
         tf.contrib.rnn.BasicLSTMCell(4)
     with pytest.raises(tf.errors.UnimplementedError, match=r"tf\.contrib is not implemented"):
         import tfcluster.contrib.layers  # noqa: F401
+
+
+def test_keras_preprocessing_and_applications_are_tf_1_15s_modules() -> None:
+    """TF 1.15 has tf.keras.preprocessing.{image,sequence,text} and tf.keras.applications: the
+    implemented names work, the others raise UnimplementedError naming themselves, and a
+    program's `from ... import` of them succeeds."""
+    sequence = importlib.import_module("tfcluster.keras.preprocessing.sequence")
+    assert sequence is tf.keras.preprocessing.sequence
+    assert sequence.pad_sequences([[1, 2]], maxlen=3).tolist() == [[0, 1, 2]]
+    image = importlib.import_module("tfcluster.keras.preprocessing.image")
+    with pytest.raises(
+        tf.errors.UnimplementedError, match=r"tf\.keras\.preprocessing\.image\.ImageDataGenerator"
+    ):
+        image.ImageDataGenerator(rescale=1.0 / 255)
+    vgg16 = importlib.import_module("tfcluster.keras.applications.vgg16")
+    with pytest.raises(tf.errors.UnimplementedError, match=r"tf\.keras\.applications\.vgg16"):
+        vgg16.VGG16(weights=None)
+
+
+def test_tensorflow_python_keras_is_tf_keras() -> None:
+    """Programs of TF 1.13-1.15 import Keras as `tensorflow.python.keras`: the same module
+    objects and classes as tf.keras."""
+    models = importlib.import_module("tfcluster.python.keras.models")
+    assert models is tf.keras.models
+    layers = importlib.import_module("tfcluster.python.keras.layers")
+    assert layers.Dense is tf.keras.layers.Dense
+    keras = importlib.import_module("tfcluster.python.keras")
+    assert keras.backend is tf.keras.backend
+    assert keras.Model is tf.keras.Model
+    text = importlib.import_module("tfcluster.python.keras.preprocessing.text")
+    assert text is tf.keras.preprocessing.text
+    with pytest.raises(ImportError):
+        importlib.import_module("tfcluster.python.keras.no_such_module")
