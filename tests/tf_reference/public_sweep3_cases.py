@@ -1,0 +1,85 @@
+"""Behaviours the TF1 programs of MorvanZhou's, golbin's and sjchoi86's tutorials showed apart
+on tfcluster. Each case is `fn(tf) -> dict of plain values`, run on TF 1.15 by
+record_public_sweep3.py and on tfcluster by tests/unit/test_public_sweep3_behaviours.py.
+Python 3.7 code."""
+
+from __future__ import annotations
+
+import numpy as np
+
+
+def _outcome(build):
+    """What building one op gives: its dtype, type and input dtypes, or the error."""
+    try:
+        t = build()
+    except (TypeError, ValueError) as e:
+        return {"error": type(e).__name__, "message": str(e)}
+    return {
+        "dtype": t.dtype.name,
+        "op": t.op.type,
+        "inputs": [i.dtype.name for i in t.op.inputs],
+        "name": t.op.name,
+    }
+
+
+def operand_dtypes_follow_the_first_input(tf):
+    """Ops whose inputs share one dtype attr take it from their first input, as TF 1.15's
+    op_def_library converts inputs in order: a float64 numpy array then a Python float is
+    float64 (tf.pow(x, 1.7) on np.linspace data), a Python value first fixes the dtype the
+    later numpy array is cast to, a later tensor of another dtype fails. tf.matmul and
+    tf.add_n convert their operands each on its own; tf.stack of numpy arrays packs them."""
+    tf.reset_default_graph()
+    x = np.abs(np.linspace(-5, 5, 7))
+    c32 = tf.constant(1.0)
+    c64 = tf.constant(1.0, tf.float64)
+    builds = {
+        "pow_array_float": lambda: tf.pow(x, 1.7),
+        "pow_float_array": lambda: tf.pow(1.7, x),
+        "pow_int_array_int": lambda: tf.pow(np.arange(3), 2),
+        "pow_array_tensor": lambda: tf.pow(x, c32),
+        "pow_tensor_array": lambda: tf.pow(c32, x),
+        "add_array_float": lambda: tf.add(x, 1.7),
+        "add_array_tensor": lambda: tf.add(x, c32),
+        "add_int_tensor": lambda: tf.add(1, c32),
+        "multiply_float_tensor64": lambda: tf.multiply(2.0, c64),
+        "maximum_int_array": lambda: tf.maximum(3, x),
+        "minimum_int_array_int": lambda: tf.minimum(np.arange(3), 1),
+        "subtract_list_int_array": lambda: tf.subtract([1.0, 2.0], np.array([1, 2])),
+        "less_array_float": lambda: tf.less(x, 2.5),
+        "equal_int_array_float": lambda: tf.equal(np.arange(3), 1.5),
+        "squared_difference_int_array": lambda: tf.squared_difference(1, x),
+        "atan2_array_float": lambda: tf.atan2(x, 1.0),
+        "igamma_array_float": lambda: tf.math.igamma(x + 1.0, 1.0),
+        "floordiv_array_int": lambda: tf.floordiv(x, 2),
+        "realdiv_array_float": lambda: tf.realdiv(x, 2.0),
+        "div_array_float": lambda: tf.div(x, 2.0),
+        "floormod_array_float": lambda: tf.mod(x, 2.0),
+        "where_list_array": lambda: tf.where([True, False], [1.0, 2.0], np.array([3.0, 4.0])),
+        "matmul_array64_tensor32": lambda: tf.matmul(x.reshape(1, 7), tf.ones([7, 1])),
+        "matmul_tensor64_list": lambda: tf.matmul(tf.ones([1, 1], tf.float64), [[1.0]]),
+        "add_n_array_list": lambda: tf.add_n([np.ones(2), [1.0, 2.0]]),
+        "add_n_tensor_array": lambda: tf.add_n([tf.ones([2]), np.ones(2)]),
+        "add_n_tensor_list": lambda: tf.add_n([tf.ones([2]), [1.0, 2.0]]),
+        "concat_array_list": lambda: tf.concat([np.ones(2), [1.0]], 0),
+        "concat_tensor_array": lambda: tf.concat([tf.ones([2]), np.ones(2)], 0),
+        "stack_arrays": lambda: tf.stack([np.ones(2), np.ones(2)]),
+        "stack_array_list": lambda: tf.stack([np.ones(2), [1.0, 2.0]]),
+        "stack_list_array": lambda: tf.stack([[1.0, 2.0], np.ones(2)]),
+        "constant_of_arrays": lambda: tf.constant([np.ones(2), np.ones(2)]),
+    }
+    outcomes = {name: _outcome(build) for name, build in builds.items()}
+    fetch = {
+        "pow_array_float": tf.pow(x, 1.7),
+        "maximum_int_array": tf.maximum(3, x),
+        "squared_difference_int_array": tf.squared_difference(1, x),
+        "where_list_array": tf.where([True, False], [1.0, 2.0], np.array([3.5, 4.5])),
+        "stack_arrays": tf.stack([np.ones(2), np.arange(2.0)]),
+    }
+    with tf.Session() as sess:
+        values = sess.run(fetch)
+    return {"outcomes": outcomes, "values": values}
+
+
+CASES = {
+    "operand_dtypes_follow_the_first_input": operand_dtypes_follow_the_first_input,
+}

@@ -1,0 +1,42 @@
+"""Behaviours of MorvanZhou's, golbin's and sjchoi86's TF1 tutorials against TF 1.15's
+recorded answers (tests/tf_reference/record_public_sweep3.py)."""
+
+from __future__ import annotations
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.public_sweep3_cases import CASES
+
+AREA = "public_sweep3"
+
+
+@pytest.fixture(scope="module")
+def operands() -> dict[str, object]:
+    return {
+        "expected": reference.case(AREA, "operand_dtypes_follow_the_first_input"),
+        "actual": CASES["operand_dtypes_follow_the_first_input"](tf),
+    }
+
+
+def test_ops_convert_their_operands_in_order_as_tf_op_def_library(
+    operands: dict[str, dict[str, dict[str, object]]],
+) -> None:
+    expected = operands["expected"]["outcomes"]
+    actual = operands["actual"]["outcomes"]
+    assert sorted(actual) == sorted(expected)
+    for name, want in expected.items():
+        assert actual[name] == want, name
+
+
+def test_values_of_operands_cast_to_the_first_inputs_dtype(
+    operands: dict[str, dict[str, dict[str, object]]],
+) -> None:
+    expected = operands["expected"]["values"]
+    actual = operands["actual"]["values"]
+    assert sorted(actual) == sorted(expected)
+    for name, want in expected.items():
+        got = np.asarray(actual[name])
+        assert got.dtype == np.asarray(want).dtype, name
+        np.testing.assert_array_equal(got, np.asarray(want), err_msg=name)
