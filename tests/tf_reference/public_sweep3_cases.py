@@ -80,6 +80,45 @@ def operand_dtypes_follow_the_first_input(tf):
     return {"outcomes": outcomes, "values": values}
 
 
+def sampled_expected_counts_and_nce_steps(tf):
+    """Candidate samplers with unique=True give each value's expected count as TF 1.15's
+    ExpectedCountHelper computes it in float: -expm1f(num_tries * log1pf(-p)) with glibc's
+    float functions (golbin's word2vec: tf.nn.nce_loss over 21 words drifted from the first
+    step). The samplers' values and counts, and a few Adam steps of an nce_loss."""
+    tf.reset_default_graph()
+    tf.set_random_seed(1)
+    rng = np.random.RandomState(0)
+    vocab, dim, batch, sampled = 21, 2, 20, 15
+    true = tf.constant(rng.randint(0, vocab, (batch, 2)), tf.int64)
+    samplers = {
+        "log_uniform": tf.nn.log_uniform_candidate_sampler(true, 2, sampled, True, vocab, seed=3),
+        "log_uniform_big": tf.nn.log_uniform_candidate_sampler(true, 2, 200, True, 5000, seed=4),
+        "uniform": tf.nn.uniform_candidate_sampler(true, 2, sampled, True, vocab, seed=5),
+    }
+    inputs = tf.placeholder(tf.int32, [batch])
+    labels = tf.placeholder(tf.int32, [batch, 1])
+    emb = tf.Variable(tf.random_uniform([vocab, dim], -1.0, 1.0))
+    weights = tf.Variable(tf.random_uniform([vocab, dim], -1.0, 1.0))
+    biases = tf.Variable(tf.zeros([vocab]))
+    per_example = tf.nn.nce_loss(
+        weights, biases, labels, tf.nn.embedding_lookup(emb, inputs), sampled, vocab
+    )
+    loss = tf.reduce_mean(per_example)
+    train = tf.train.AdamOptimizer(0.1).minimize(loss)
+    out = {"samplers": {}, "losses": [], "per_example": []}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for name, (values, true_counts, sampled_counts) in samplers.items():
+            v, t, c = sess.run([values, true_counts, sampled_counts])
+            out["samplers"][name] = {"values": v, "true": t, "sampled": c}
+        for _ in range(4):
+            feed = {inputs: rng.randint(0, vocab, batch), labels: rng.randint(0, vocab, (batch, 1))}
+            out["per_example"].append(sess.run(per_example, feed))
+            out["losses"].append(sess.run([train, loss], feed)[1])
+    return out
+
+
 CASES = {
     "operand_dtypes_follow_the_first_input": operand_dtypes_follow_the_first_input,
+    "sampled_expected_counts_and_nce_steps": sampled_expected_counts_and_nce_steps,
 }

@@ -40,3 +40,23 @@ def test_values_of_operands_cast_to_the_first_inputs_dtype(
         got = np.asarray(actual[name])
         assert got.dtype == np.asarray(want).dtype, name
         np.testing.assert_array_equal(got, np.asarray(want), err_msg=name)
+
+
+def _bits(value: object) -> list[object]:
+    """Floats as their exact bits (hex), other values as they are."""
+    flat = np.asarray(value).ravel()
+    return [float(v).hex() for v in flat] if flat.dtype.kind == "f" else flat.tolist()
+
+
+def test_sampled_expected_counts_use_glibcs_float_log1p_and_expm1_as_tf() -> None:
+    expected = reference.case(AREA, "sampled_expected_counts_and_nce_steps")
+    actual = CASES["sampled_expected_counts_and_nce_steps"](tf)
+    assert sorted(actual["samplers"]) == sorted(expected["samplers"])
+    for name, want in expected["samplers"].items():
+        for part in ("values", "true", "sampled"):
+            got = actual["samplers"][name][part]
+            assert np.asarray(got).dtype == np.asarray(want[part]).dtype, (name, part)
+            assert _bits(got) == _bits(want[part]), (name, part)
+    # The nce_loss's per-example losses and Adam's steps to TF's bits.
+    assert [_bits(v) for v in actual["per_example"]] == [_bits(v) for v in expected["per_example"]]
+    assert _bits(actual["losses"]) == _bits(expected["losses"])
