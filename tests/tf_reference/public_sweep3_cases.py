@@ -5,6 +5,8 @@ Python 3.7 code."""
 
 from __future__ import annotations
 
+import sys
+
 import numpy as np
 
 
@@ -118,7 +120,74 @@ def sampled_expected_counts_and_nce_steps(tf):
     return out
 
 
+# Modules of TF 1.15's tree (attribute paths from tf), and names TF 0.x programs still use.
+_MODULE_PATHS = [
+    "",
+    "nn",
+    "train",
+    "layers",
+    "losses",
+    "math",
+    "data",
+    "summary",
+    "gfile",
+    "io",
+    "image",
+    "linalg",
+    "random",
+    "sparse",
+    "strings",
+    "nn.rnn_cell",
+    "app",
+    "saved_model",
+    "metrics",
+    "keras",
+    "keras.layers",
+    "keras.backend",
+    "keras.datasets.mnist",
+    "keras.optimizers",
+    "estimator",
+    "estimator.inputs",
+    "flags",
+    "app.flags",
+]
+_OLD_NAMES = ["mul", "sub", "neg", "SummaryWriter", "train.SummaryWriter", "nn.rnn_cell.foo"]
+
+
+def missing_attribute_messages(tf):
+    """What a name TF 1.15 does not have raises: AttributeError naming the module as TF's
+    module objects are named ('tensorflow', 'tensorflow._api.v1.train', Keras's and the
+    Estimator's own packages, absl's flags module): sjchoi86's notebooks call tf.mul and
+    tf.train.SummaryWriter (TF 0.x names)."""
+
+    # The module `import tensorflow as tf` gives (the recorder hands cases tf.compat.v1,
+    # whose modules TF names otherwise).
+    top = sys.modules["tensorflow"] if tf.__name__.startswith("tensorflow") else tf
+
+    def attribute(path):
+        value = top
+        for part in path.split("."):
+            if part:
+                value = getattr(value, part)
+        return value
+
+    def message(fn):
+        try:
+            fn()
+        except AttributeError as e:
+            return str(e)
+        return None
+
+    missing = {
+        path or "tf": message(lambda path=path: attribute(path).zz_no_such_name)
+        for path in _MODULE_PATHS
+    }
+    old = {name: message(lambda name=name: attribute(name)) for name in _OLD_NAMES}
+    return {"missing": missing, "old_names": old}
+
+
 CASES = {
     "operand_dtypes_follow_the_first_input": operand_dtypes_follow_the_first_input,
     "sampled_expected_counts_and_nce_steps": sampled_expected_counts_and_nce_steps,
+    "missing_attribute_messages": missing_attribute_messages,
 }

@@ -60,3 +60,9 @@ def test_sampled_expected_counts_use_glibcs_float_log1p_and_expm1_as_tf() -> Non
     # The nce_loss's per-example losses and Adam's steps to TF's bits.
     assert [_bits(v) for v in actual["per_example"]] == [_bits(v) for v in expected["per_example"]]
     assert _bits(actual["losses"]) == _bits(expected["losses"])
+
+
+def test_missing_names_raise_attribute_errors_naming_tfs_modules() -> None:
+    expected = reference.case(AREA, "missing_attribute_messages")
+    actual = CASES["missing_attribute_messages"](tf)
+    assert actual == expected
