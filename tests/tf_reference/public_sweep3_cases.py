@@ -186,8 +186,49 @@ def missing_attribute_messages(tf):
     return {"missing": missing, "old_names": old}
 
 
+def matmul_shape_errors(tf):
+    """Products whose shapes do not fit fail as TF 1.15's shape functions say it: the node's
+    own name (its scope and number: 'nce_loss/MatMul', 'MatMul_2'), the op type and the
+    input shapes as [20,1] (sjchoi86's word2vec notebook passes nce_loss's arguments in the
+    TF 0.x order). Also the rank and batch errors of MatMul and BatchMatMulV2, and the
+    shapes of products that do fit."""
+    tf.reset_default_graph()
+
+    def outcome(build):
+        try:
+            t = build()
+        except (TypeError, ValueError) as e:
+            return {"error": type(e).__name__, "message": str(e)}
+        return {"name": t.op.name, "op": t.op.type, "shape": str(t.shape)}
+
+    labels = tf.placeholder(tf.int32, [20, 1])
+    weights = tf.Variable(tf.zeros([30, 2]))
+    biases = tf.Variable(tf.zeros([30]))
+    embed = tf.placeholder(tf.float32, [20, 2])
+    z = tf.zeros
+    builds = [
+        (
+            "nce_loss_old_argument_order",
+            lambda: tf.nn.nce_loss(weights, biases, embed, labels, 15, 30),
+        ),
+        ("depth_mismatch", lambda: tf.matmul(z([3, 4]), z([5, 6]))),
+        ("depth_mismatch_again", lambda: tf.matmul(z([3, 4]), z([5, 6]))),
+        ("transpose_b_mismatch", lambda: tf.matmul(z([20, 1]), z([15, 2]), transpose_b=True)),
+        ("transpose_a_mismatch", lambda: tf.matmul(z([4, 3]), z([5, 6]), transpose_a=True)),
+        ("named_mismatch", lambda: tf.matmul(z([3, 4]), z([5, 6]), name="product")),
+        ("rank_1_operand", lambda: tf.matmul(z([4]), z([4, 6]))),
+        ("batch_depth_mismatch", lambda: tf.matmul(z([2, 3, 4]), z([2, 5, 6]))),
+        ("batch_dims_mismatch", lambda: tf.matmul(z([2, 3, 4]), z([3, 4, 6]))),
+        ("batch_broadcast", lambda: tf.matmul(z([2, 3, 4]), z([4, 6]))),
+        ("batch_broadcast_ranks", lambda: tf.matmul(z([5, 1, 3, 4]), z([2, 4, 6]))),
+        ("fits", lambda: tf.matmul(z([3, 4]), z([4, 6]))),
+    ]
+    return {name: outcome(build) for name, build in builds}
+
+
 CASES = {
     "operand_dtypes_follow_the_first_input": operand_dtypes_follow_the_first_input,
     "sampled_expected_counts_and_nce_steps": sampled_expected_counts_and_nce_steps,
     "missing_attribute_messages": missing_attribute_messages,
+    "matmul_shape_errors": matmul_shape_errors,
 }

@@ -66,3 +66,11 @@ def test_missing_names_raise_attribute_errors_naming_tfs_modules() -> None:
     expected = reference.case(AREA, "missing_attribute_messages")
     actual = CASES["missing_attribute_messages"](tf)
     assert actual == expected
+
+
+def test_products_whose_shapes_do_not_fit_fail_naming_the_node_as_tf() -> None:
+    expected = reference.case(AREA, "matmul_shape_errors")
+    actual = CASES["matmul_shape_errors"](tf)
+    assert sorted(actual) == sorted(expected)
+    for name, want in expected.items():
+        assert actual[name] == want, name

@@ -135,9 +135,12 @@ def _rank_error(want: int, got: int, what: str, shapes: Sequence[TensorShape]) -
 
 def _matmul_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     a, b = inputs
+    # Graph.create_op adds the node's name, op type and input shapes, as TF's errors do.
     for t in (a, b):
         if t.shape.ndims is not None and t.shape.ndims != 2:
-            raise _rank_error(2, t.shape.ndims, "MatMul", [a.shape, b.shape])
+            raise op_def_registry.NodeShapeError(
+                f"Shape must be rank 2 but is rank {t.shape.ndims}"
+            )
     ad = a.shape.as_list() if a.shape.ndims is not None else [None, None]
     bd = b.shape.as_list() if b.shape.ndims is not None else [None, None]
     if attrs.get("transpose_a"):
@@ -145,9 +148,8 @@ def _matmul_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     if attrs.get("transpose_b"):
         bd = bd[::-1]
     if ad[1] is not None and bd[0] is not None and ad[1] != bd[0]:
-        raise ValueError(
-            f"Dimensions must be equal, but are {ad[1]} and {bd[0]} for 'MatMul' with input "
-            f"shapes: {a.shape}, {b.shape}."
+        raise op_def_registry.NodeShapeError(
+            f"Dimensions must be equal, but are {ad[1]} and {bd[0]}"
         )
     return [(a.dtype.base_dtype, TensorShape([ad[0], bd[1]]))]
 
