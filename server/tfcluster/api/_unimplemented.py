@@ -46,6 +46,29 @@ def public_path(module_path: str, name: str = "") -> str:
     return ".".join(p for p in ("tf", module_path, name) if p)
 
 
+# Where TF 1.15's module objects live (their __name__, which its AttributeError names): the
+# generated API under tensorflow._api.v1, Keras's and the Estimator's own API packages, and
+# absl's flags wrapper for tf.flags / tf.app.flags.
+_TF_PACKAGES = {
+    "keras": "tensorflow.python.keras.api._v1.keras",
+    "estimator": "tensorflow_estimator.python.estimator.api._v1.estimator",
+}
+_TF_FLAGS_MODULE = "tensorflow.python.platform.flags"
+
+
+def tf_module_name(module_path: str) -> str:
+    """The __name__ of TF 1.15's module at `tf.<module_path>`: 'train' ->
+    'tensorflow._api.v1.train', '' -> 'tensorflow'."""
+    if not module_path:
+        return "tensorflow"
+    if module_path in ("flags", "app.flags"):
+        return _TF_FLAGS_MODULE
+    head, _, rest = module_path.partition(".")
+    if head in _TF_PACKAGES:
+        return _TF_PACKAGES[head] + (f".{rest}" if rest else "")
+    return f"tensorflow._api.v1.{module_path}"
+
+
 # TF 1.15's lazily loaded tf.contrib: not part of the API tfcluster follows, but programs reach
 # for it by attribute, so its use says so instead of failing with AttributeError.
 CONTRIB = "contrib"
@@ -183,7 +206,8 @@ def lookup(module_path: str, name: str) -> Any:
         return public_module(f"{module_path}.{name}" if module_path else name)
     if name in tf_names().get(module_path, frozenset()) or (not module_path and name == CONTRIB):
         return unimplemented(public_path(module_path, name))
-    raise AttributeError(f"module '{public_path(module_path)}' has no attribute '{name}'")
+    # TF's own message, naming its module object (a program printing it prints TF's line).
+    raise AttributeError(f"module '{tf_module_name(module_path)}' has no attribute '{name}'")
 
 
 def face_alias(module_path: str) -> types.ModuleType | None:

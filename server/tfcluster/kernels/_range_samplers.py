@@ -16,6 +16,7 @@ import threading
 import numpy as np
 
 from tfcluster.framework import errors
+from tfcluster.kernels import _libm_float
 from tfcluster.kernels._philox import uint32_to_float
 from tfcluster.kernels._philox_stream import PhiloxStream
 
@@ -189,10 +190,11 @@ def _expected_counts(p: np.ndarray, batch_size: int, num_tries: int) -> np.ndarr
     the chance of a value appearing in num_tries draws, 1 - (1 - p)^num_tries."""
     if num_tries == batch_size:
         return (p * _F32(batch_size)).astype(_F32)
-    # TF calls libm's float log1pf/expm1f; each step in double rounded to float is closer to
-    # them than numpy's float32 functions (which are often one ulp off).
-    log_q = np.log1p(-p.astype(np.float64)).astype(_F32)
-    return (-np.expm1((_F32(num_tries) * log_q).astype(np.float64))).astype(_F32)
+    # TF calls libm's float log1pf and expm1f (std::log1p/std::expm1 of a float), which are
+    # not correctly rounded: glibc's own answers (a double rounded to float was an ulp off
+    # for some, and the nce_loss of a word2vec drifted from the first step).
+    log_q = _libm_float.log1pf(-np.asarray(p, _F32))
+    return -_libm_float.expm1f((_F32(num_tries) * log_q).astype(_F32))
 
 
 def _alias_table(weights: np.ndarray) -> tuple[np.ndarray, np.ndarray]:

@@ -179,7 +179,7 @@ def _int32_input(value: Any, name: str, op_type: str) -> Tensor:
         ) from None
 
 
-def _convert_list(values: Sequence[Any], name: str) -> list[Tensor]:
+def _convert_list(values: Sequence[Any], name: str, op_type: str) -> list[Tensor]:
     """List inputs of one dtype: Python values take the dtype of the first tensor."""
     dtype = next((v.dtype.base_dtype for v in values if _is_tensor_like(v)), None)
     out = []
@@ -192,7 +192,8 @@ def _convert_list(values: Sequence[Any], name: str) -> list[Tensor]:
     if any(t.dtype.base_dtype != base for t in out):
         got = ", ".join(t.dtype.base_dtype.name for t in out)
         raise TypeError(
-            f"Tensors in list passed to '{name}' have types [{got}] that don't all match."
+            f"Tensors in list passed to '{name}' of '{op_type}' Op have types [{got}] that "
+            "don't all match."
         )
     return out
 
@@ -831,7 +832,7 @@ def concat(values: Any, axis: Any, name: str | None = "concat") -> Tensor:
                 raise ValueError(f"axis must be a scalar, got shape {_shape_str(a.shape)}")
             return identity(values[0], name=scope)
     with name_scope(name, "ConcatV2", list(values)) as scope:
-        tensors = _convert_list(values, "values")
+        tensors = _convert_list(values, "values", "ConcatV2")
         a = _int_tensor(axis, "axis")
         attrs = {"N": len(tensors), "T": tensors[0].dtype.base_dtype, "Tidx": a.dtype.base_dtype}
         return _output("ConcatV2", [*tensors, a], attrs, scope)
@@ -863,7 +864,7 @@ def stack(values: Sequence[Any], axis: int = 0, name: str | None = "stack") -> T
         # Dimension or Python value left unpacked above becomes a Const named as the stack.
         convert_to_tensor(values[0], name=name or "stack")
     with name_scope(name, "Pack", list(values)) as scope:
-        tensors = _convert_list(values, "values")
+        tensors = _convert_list(values, "values", "Pack")
         first = tensors[0].shape
         if first.ndims is not None:
             _norm_axis(int(axis), first.ndims + 1, "axis")

@@ -69,8 +69,8 @@ def _first_mismatch(value: Any, dtype: dtypes.DType | None) -> Any:
 
 
 def _dense_dims(value: Any) -> list[int]:
-    if isinstance(value, np.ndarray):
-        return list(value.shape)
+    """TF's _GetDenseDimensions: only lists and tuples count, so a list of numpy arrays
+    ([np.ones(2), np.ones(2)]) is not dense (tf.stack of them packs float64 Consts)."""
     if not isinstance(value, (list, tuple)):
         return []
     if not value:

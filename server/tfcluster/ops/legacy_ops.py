@@ -102,9 +102,8 @@ def _broadcast_dims(a: list[int | None], b: list[int | None], op: str) -> list[i
         elif x is None or y is None:
             out.append(x if y is None else y)
         elif x != y:
-            raise ValueError(
-                f"Dimensions must be equal, but are {x} and {y} for '{op}' (batch dimensions)"
-            )
+            # Graph.create_op names the node, as TF's broadcasting shape function does.
+            raise op_def_registry.NodeShapeError(f"Dimensions must be equal, but are {x} and {y}")
         else:
             out.append(x)
     return out
@@ -123,10 +122,7 @@ def _batch_matmul_v2_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> O
     m, ka = (ad[-1], ad[-2]) if attrs.get("adj_x") else (ad[-2], ad[-1])
     kb, n = (bd[-1], bd[-2]) if attrs.get("adj_y") else (bd[-2], bd[-1])
     if ka is not None and kb is not None and ka != kb:
-        raise ValueError(
-            f"Dimensions must be equal, but are {ka} and {kb} for 'BatchMatMulV2' with input "
-            f"shapes: {a.shape}, {b.shape}."
-        )
+        raise op_def_registry.NodeShapeError(f"Dimensions must be equal, but are {ka} and {kb}")
     return [(dtype, TensorShape([*batch, m, n]))]
 
 

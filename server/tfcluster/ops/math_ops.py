@@ -136,9 +136,12 @@ def _rank_error(want: int, got: int, what: str, shapes: Sequence[TensorShape]) -
 
 def _matmul_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     a, b = inputs
+    # Graph.create_op adds the node's name, op type and input shapes, as TF's errors do.
     for t in (a, b):
         if t.shape.ndims is not None and t.shape.ndims != 2:
-            raise _rank_error(2, t.shape.ndims, "MatMul", [a.shape, b.shape])
+            raise op_def_registry.NodeShapeError(
+                f"Shape must be rank 2 but is rank {t.shape.ndims}"
+            )
     ad = a.shape.as_list() if a.shape.ndims is not None else [None, None]
     bd = b.shape.as_list() if b.shape.ndims is not None else [None, None]
     if attrs.get("transpose_a"):
@@ -146,9 +149,8 @@ def _matmul_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     if attrs.get("transpose_b"):
         bd = bd[::-1]
     if ad[1] is not None and bd[0] is not None and ad[1] != bd[0]:
-        raise ValueError(
-            f"Dimensions must be equal, but are {ad[1]} and {bd[0]} for 'MatMul' with input "
-            f"shapes: {a.shape}, {b.shape}."
+        raise op_def_registry.NodeShapeError(
+            f"Dimensions must be equal, but are {ad[1]} and {bd[0]}"
         )
     return [(a.dtype.base_dtype, TensorShape([ad[0], bd[1]]))]
 
@@ -423,13 +425,17 @@ def _convert_input(value: Any, dtype: dtypes.DType | None, name: str, op_type: s
 def _convert_same(
     values: Sequence[Any], op_type: str, names: Sequence[str] = ("x", "y")
 ) -> list[Tensor]:
-    """Converts the inputs of an op whose inputs share one dtype attr; TypeError on mismatch."""
+    """Converts the inputs of an op whose inputs share one dtype attr as TF 1.15's
+    op_def_library does: in order, the first input fixing the dtype and each later Python or
+    numpy value converted to it (a numpy array is cast: tf.pow(float64_array, 2.0) is float64,
+    tf.maximum(3, float64_array) int32); a later tensor of another dtype is a TypeError."""
+    tensors: list[Tensor] = []
     hint = None
-    for v in values:
-        hint = _dtype_of(v)
-        if hint is not None:
-            break
-    tensors = [_convert_input(v, hint, n, op_type) for v, n in zip(values, names)]
+    for v, n in zip(values, names):
+        t = _convert_input(v, hint, n, op_type)
+        if hint is None:
+            hint = t.dtype.base_dtype
+        tensors.append(t)
     base = tensors[0].dtype.base_dtype
     for t, n in zip(tensors[1:], names[1:]):
         if t.dtype.base_dtype != base:
@@ -961,7 +967,11 @@ def matmul(
         if mixed is not None:
             x, y = mixed
         else:
-            x, y = _convert_same([a, b], "MatMul", ("a", "b"))
+            # TF 1.15's matmul converts a and b each on its own before MatMul checks them: a
+            # Python or numpy operand takes its own dtype, not the other operand's.
+            x = _convert(a, None, "a")
+            y = _convert(b, None, "b")
+            x, y = _convert_same([x, y], "MatMul", ("a", "b"))
             check_dtype(x, (*_UNARY_ARITH, dtypes.bfloat16), "MatMul", "a")
         dtype = x.dtype.base_dtype
         ranks = (x.shape.ndims, y.shape.ndims)
@@ -1281,13 +1291,43 @@ def _convert_n(inputs: Any, op_type: str, allowed: Sequence[Any] = _NUMBER) -> l
             "and shape"
         )
     names = [f"inputs[{i}]" for i in builtins.range(len(inputs))]
-    tensors = _convert_same(list(inputs), op_type, names)
+    if op_type == "AddN":
+        # Terms are tensors by now (_add_n_terms): op_def_library checks them as one list.
+        tensors = [_convert(v, None, n) for v, n in zip(inputs, names)]
+        _check_list_dtypes(tensors, "inputs", op_type)
+    else:
+        tensors = _convert_same(list(inputs), op_type, names)
     check_dtype(tensors[0], allowed, op_type, "inputs")
     return tensors
 
 
+def _add_n_terms(inputs: Any) -> Any:
+    """TF 1.15's add_n converts its terms each on its own before its name scope
+    (convert_n_to_tensor_or_indexed_slices): a Python or numpy term keeps its own dtype (a
+    float64 array beside a float32 tensor is a mismatch) and its Const is named outside AddN."""
+    if not isinstance(inputs, (list, tuple)):
+        return inputs
+    return [
+        v
+        if isinstance(v, (Tensor, indexed_slices.IndexedSlices)) or _dtype_of(v) is not None
+        else convert_to_tensor(v)
+        for v in inputs
+    ]
+
+
+def _check_list_dtypes(tensors: Sequence[Tensor], arg: str, op_type: str) -> None:
+    """TF's op_def_library message for list inputs of one type attr that differ."""
+    kinds = [t.dtype.base_dtype for t in tensors]
+    if any(k != kinds[0] for k in kinds):
+        raise TypeError(
+            f"Tensors in list passed to '{arg}' of '{op_type}' Op have types "
+            f"[{', '.join(k.name for k in kinds)}] that don't all match."
+        )
+
+
 def add_n(inputs: Sequence[Any], name: str | None = None) -> Tensor:
     """Element-wise sum of same-shaped tensors."""
+    inputs = _add_n_terms(inputs)
     # As TF's AddN, variants too: tf.gradients sums TensorList gradients with it.
     if not isinstance(inputs, (list, tuple)) or len(inputs) < 2:
         tensors = _convert_n(inputs, "AddN", (*_NUMBER, dtypes.variant))

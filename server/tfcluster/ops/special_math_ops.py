@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import dispatch, dtypes, op_def_registry
-from tfcluster.framework.graph import Tensor, convert_to_tensor, is_tensor_like, name_scope
+from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import constant_op, math_ops, nn_ops
 from tfcluster.ops.infer_util import check_dtype, index_tensor
@@ -87,25 +87,9 @@ op_def_registry.register("EuclideanNorm", _reduction_infer)
 op_def_registry.register("CumulativeLogsumexp", _scan_infer)
 
 
-def _dtype_hint(values: Sequence[Any]) -> dtypes.DType | None:
-    for v in values:
-        if isinstance(v, Tensor) or is_tensor_like(v) or hasattr(v, "_as_graph_element"):
-            return v.dtype.base_dtype  # type: ignore[no-any-return]
-    return None
-
-
 def _same_dtype(values: Sequence[Any], op_type: str, names: Sequence[str]) -> list[Tensor]:
-    """Inputs of one dtype: Python values take the dtype of the first tensor among them."""
-    hint = _dtype_hint(values)
-    out = [convert_to_tensor(v, dtype=hint, name=n) for v, n in zip(values, names)]
-    base = out[0].dtype.base_dtype
-    for t, n in zip(out[1:], names[1:]):
-        if t.dtype.base_dtype != base:
-            raise TypeError(
-                f"Input '{n}' of '{op_type}' Op has type {t.dtype.base_dtype.name} that does not "
-                f"match type {base.name} of argument '{names[0]}'."
-            )
-    return out
+    """Inputs of one dtype, converted in order as TF 1.15's op_def_library does."""
+    return math_ops._convert_same(values, op_type, names)
 
 
 def _unary(op_type: str, x: Any, name: str | None) -> Tensor:
