@@ -226,9 +226,45 @@ def matmul_shape_errors(tf):
     return {name: outcome(build) for name, build in builds}
 
 
+def unsorted_segment_sums_and_sparse_adam(tf):
+    """tf.unsorted_segment_sum adds each row into its segment in the row order, in the
+    tensor's own dtype, as TF 1.15's CPU kernel does (not in float64 and rounded once): the
+    sums of a gather's gradient over repeated ids, so the sparse Adam updates of golbin's
+    word2vec (16 words, 35 gathered rows a step) drifted from the third step."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(1)
+    vocab = 16
+    ids = rng.randint(0, vocab, 200)
+    sums = {}
+    for dtype in (np.float32,):  # float64 sums are not yet TF's order (left)
+        rows = (rng.randn(200, 3) * np.exp(rng.randn(200, 3) * 3)).astype(dtype)
+        sums[np.dtype(dtype).name] = tf.unsorted_segment_sum(rows, ids, vocab)
+        sums[np.dtype(dtype).name + "_vector"] = tf.unsorted_segment_sum(rows[:, 0], ids, vocab)
+    table = tf.Variable(rng.uniform(-1, 1, (vocab, 2)).astype(np.float32))
+    picked = tf.placeholder(tf.int32, [35])
+    weights = tf.placeholder(tf.float32, [35, 2])
+    loss = tf.reduce_sum(tf.gather(table, picked) * weights)
+    dense_grad = tf.convert_to_tensor(tf.gradients(loss, [table])[0])
+    train = tf.train.AdamOptimizer(0.1).minimize(loss)
+    out = {"dense_grads": [], "tables": []}
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out["sums"] = sess.run(sums)
+        for _ in range(6):
+            feed = {
+                picked: rng.randint(0, vocab, 35),
+                weights: (rng.randn(35, 2) * 0.01).astype(np.float32),
+            }
+            out["dense_grads"].append(sess.run(dense_grad, feed))
+            sess.run(train, feed)
+            out["tables"].append(sess.run(table))
+    return out
+
+
 CASES = {
     "operand_dtypes_follow_the_first_input": operand_dtypes_follow_the_first_input,
     "sampled_expected_counts_and_nce_steps": sampled_expected_counts_and_nce_steps,
     "missing_attribute_messages": missing_attribute_messages,
     "matmul_shape_errors": matmul_shape_errors,
+    "unsorted_segment_sums_and_sparse_adam": unsorted_segment_sums_and_sparse_adam,
 }

@@ -74,3 +74,15 @@ def test_products_whose_shapes_do_not_fit_fail_naming_the_node_as_tf() -> None:
     assert sorted(actual) == sorted(expected)
     for name, want in expected.items():
         assert actual[name] == want, name
+
+
+def test_unsorted_segment_sums_add_rows_in_order_in_their_dtype_as_tf() -> None:
+    expected = reference.case(AREA, "unsorted_segment_sums_and_sparse_adam")
+    actual = CASES["unsorted_segment_sums_and_sparse_adam"](tf)
+    assert sorted(actual["sums"]) == sorted(expected["sums"])
+    for name, want in expected["sums"].items():
+        assert np.asarray(actual["sums"][name]).dtype == np.asarray(want).dtype, name
+        assert _bits(actual["sums"][name]) == _bits(want), name
+    # A gather's gradient made dense, and sparse Adam's steps over repeated ids.
+    assert [_bits(g) for g in actual["dense_grads"]] == [_bits(g) for g in expected["dense_grads"]]
+    assert [_bits(t) for t in actual["tables"]] == [_bits(t) for t in expected["tables"]]

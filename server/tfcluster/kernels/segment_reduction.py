@@ -26,12 +26,25 @@ def _accumulator(dtype: np.dtype[Any]) -> np.dtype[Any]:
 
 
 def reduce_rows(
-    xp: Any, kind: str, rows: Any, ids: Any, num: int, empty_zero: bool = False
+    xp: Any,
+    kind: str,
+    rows: Any,
+    ids: Any,
+    num: int,
+    empty_zero: bool = False,
+    in_row_order: bool = False,
 ) -> tuple[Any, Any]:
-    """(out [num, inner], count per segment) for rows [n, inner] and valid ids [n]."""
+    """(out [num, inner], count per segment) for rows [n, inner] and valid ids [n].
+    in_row_order: float32 sums added row by row in float32 from zero, as TF 1.15's
+    UnsortedSegmentSum CPU kernel adds each row into its segment (not in float64)."""
     dtype = rows.dtype
     inner = rows.shape[1]
     count = xp.bincount(ids, minlength=num)[:num] if ids.size else xp.zeros(num, np.int64)
+    if kind == "sum" and in_row_order and dtype == np.float32:
+        out = xp.zeros((num, inner), dtype=dtype)
+        if ids.size:
+            u.scatter_add(xp, out, ids, rows)  # each row in index order, as np.add.at
+        return out, count
     if kind in ("sum", "mean", "sqrt_n"):
         if dtype.kind == "f":
             # Floats accumulate in float64 (TF sums half in float32, the rest in T).
@@ -142,7 +155,7 @@ def _unsorted_segment(kind: str) -> Callable[[Any, Any], Compute]:
             if flat_ids.size and bool((flat_ids < 0).any()):
                 keep = flat_ids >= 0  # negative ids are dropped, as in TF
                 rows, flat_ids = rows[keep], flat_ids[keep]
-            out, _ = reduce_rows(xp, kind, rows, flat_ids, num)
+            out, _ = reduce_rows(xp, kind, rows, flat_ids, num, in_row_order=True)
             return (out.reshape((num, *data.shape[ids.ndim :])),)
 
         return compute
