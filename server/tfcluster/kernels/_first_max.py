@@ -18,83 +18,44 @@ written in place since (in_place.write_epoch), as _winograd.KEPT's input tiles.
 
 from __future__ import annotations
 
-import threading
 import weakref
 from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import in_place
+from tfcluster.kernels._kept_buffers import KeptBuffers, KeptEntry
 from tfcluster.kernels._window import SCRATCH
 
 
-class _Entry:
+class _Entry(KeptEntry):
     def __init__(self, x: Any, key: tuple[Any, ...], lent: tuple[Any, Any]) -> None:
-        self.x = weakref.ref(x)
-        self.key = key
-        self.frozen = not getattr(x, "flags", None) or not x.flags.writeable
-        self.epoch = in_place.write_epoch()
-        # (SCRATCH key, bool [taps, N, *outs, C]): tap t's slab is True at the windows
+        # lent: (SCRATCH key, bool [taps, N, *outs, C]): tap t's slab is True at the windows
         # whose first maximum it holds.
-        self.lent = lent
+        super().__init__(x, key, lent)
+        self.x = weakref.ref(x)
         self.y: Any = None
 
 
-class KeptFirstMax:
-    def __init__(self) -> None:
-        self._entries: dict[int, _Entry] = {}
-        self._lock = threading.Lock()
-
+class KeptFirstMax(KeptBuffers[_Entry]):
     def start(self, xp: Any, x: Any, key: tuple[Any, ...], shape: tuple[int, ...]) -> _Entry:
         """An entry for the pool of x to fill (its buffer lent from SCRATCH)."""
         return _Entry(x, key, SCRATCH.take(xp, shape, bool))
 
     def register(self, y: Any, entry: _Entry) -> None:
         """The filled entry, found by the pool's output y from now on."""
-
-        def gone(_: Any) -> None:
-            self._drop(entry)
-
-        entry.y = weakref.ref(y, gone)
-        with self._lock:
-            old = self._entries.get(id(y))
-            self._entries[id(y)] = entry
-        if old is not None:
-            SCRATCH.give(*old.lent)
-
-    def discard(self, entry: _Entry) -> None:
-        """An entry never registered (its pool failed)."""
-        SCRATCH.give(*entry.lent)
+        entry.y = self.watch(y, entry)
+        self.put(y, entry)
 
     def take(self, x: Any, y: Any, key: tuple[Any, ...]) -> _Entry | None:
         """The positions the pool of x that gave y kept, taken out (the caller gives the
         entry back), or None."""
-        with self._lock:
-            entry = self._entries.pop(id(y), None)
+        entry = self.pop(y)
         if entry is None:
             return None
-        frozen = entry.frozen or not x.flags.writeable
-        fresh = not frozen or entry.epoch == in_place.write_epoch()
-        if entry.y() is y and entry.x() is x and entry.key == key and fresh:
+        if entry.y() is y and entry.x() is x and entry.key == key and entry.fresh(x):
             return entry
-        SCRATCH.give(*entry.lent)
+        self.give_back(entry)
         return None
-
-    def give_back(self, entry: _Entry) -> None:
-        SCRATCH.give(*entry.lent)
-
-    def _drop(self, entry: _Entry) -> None:
-        with self._lock:
-            for k, e in list(self._entries.items()):
-                if e is entry:
-                    del self._entries[k]
-                    break
-            else:
-                return
-        SCRATCH.give(*entry.lent)
-
-    def __len__(self) -> int:
-        return len(self._entries)
 
 
 KEPT = KeptFirstMax()

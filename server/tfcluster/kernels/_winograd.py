@@ -30,15 +30,14 @@ import contextlib
 import itertools
 import math
 import threading
-import weakref
 from collections.abc import Callable, Iterator
 from fractions import Fraction
 from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import in_place
 from tfcluster.kernels._cpu_gemm import single_thread_blas
+from tfcluster.kernels._kept_buffers import KeptBuffers, KeptEntry
 from tfcluster.kernels._window import (
     SCRATCH,
     block_items,
@@ -298,20 +297,16 @@ def _padded_input_tiles(
     return v.reshape(a * a, nb * plan.tiles, c)
 
 
-class _Kept:
+class _Kept(KeptEntry):
     """One forward call's input tiles V, kept for the backward of the same input."""
 
-    def __init__(self, ref: Any, key: tuple[Any, ...], lent: tuple[Any, Any], frozen: bool) -> None:
-        self.ref = ref
-        self.key = key
-        # A read-only input may be a variable's array, which updates write in place.
-        self.frozen = frozen
-        self.epoch = in_place.write_epoch()
-        self.lent = lent  # (SCRATCH key, [blocks, a * a * block * tiles * C])
+    def __init__(self, x: Any, key: tuple[Any, ...], lent: tuple[Any, Any]) -> None:
+        super().__init__(x, key, lent)  # lent: (SCRATCH key, [blocks, a * a * block * tiles * C])
+        self.ref: Any = None
         self.blocks: dict[int, int] = {}  # first image of a stored block -> its end
 
 
-class KeptTiles:
+class KeptTiles(KeptBuffers[_Kept]):
     """Input tiles that a forward convolution leaves for the fused backprop of the same
     input in the same step (kernel_fusion marks such forwards): the backward then skips
     transforming the input again (2.3 of its ~15 ms for the conv net's second layer, one
@@ -322,60 +317,24 @@ class KeptTiles:
     which sparse updates write in place: its tiles count only while no variable has been
     written in place since (in_place.write_epoch)."""
 
-    def __init__(self) -> None:
-        self._entries: dict[int, _Kept] = {}
-        self._lock = threading.Lock()
-
     def start(self, x: Any, key: tuple[Any, ...], shape: tuple[int, ...]) -> _Kept:
         """An entry for x to fill (its buffer lent from SCRATCH), registered once filled."""
-        frozen = not getattr(x, "flags", None) or not x.flags.writeable
-        entry = _Kept(None, key, SCRATCH.take(np, shape, np.float32), frozen)
-
-        def gone(_: Any) -> None:
-            self._drop(entry)
-
-        entry.ref = weakref.ref(x, gone)
+        entry = _Kept(x, key, SCRATCH.take(np, shape, np.float32))
+        entry.ref = self.watch(x, entry)
         return entry
 
     def register(self, x: Any, entry: _Kept) -> None:
-        with self._lock:
-            old = self._entries.get(id(x))
-            self._entries[id(x)] = entry
-        if old is not None:
-            SCRATCH.give(*old.lent)
-
-    def discard(self, entry: _Kept) -> None:
-        """An entry never registered (its forward failed)."""
-        SCRATCH.give(*entry.lent)
+        self.put(x, entry)
 
     def take(self, x: Any, key: tuple[Any, ...]) -> _Kept | None:
         """x's entry for this geometry, taken out (the caller gives its buffer back)."""
-        with self._lock:
-            entry = self._entries.pop(id(x), None)
+        entry = self.pop(x)
         if entry is None:
             return None
-        frozen = entry.frozen or not x.flags.writeable
-        fresh = not frozen or entry.epoch == in_place.write_epoch()
-        if entry.ref() is x and entry.key == key and fresh:
+        if entry.ref() is x and entry.key == key and entry.fresh(x):
             return entry
-        SCRATCH.give(*entry.lent)
+        self.give_back(entry)
         return None
-
-    def give_back(self, entry: _Kept) -> None:
-        SCRATCH.give(*entry.lent)
-
-    def _drop(self, entry: _Kept) -> None:
-        with self._lock:
-            for k, e in list(self._entries.items()):
-                if e is entry:
-                    del self._entries[k]
-                    break
-            else:
-                return
-        SCRATCH.give(*entry.lent)
-
-    def __len__(self) -> int:
-        return len(self._entries)
 
 
 KEPT = KeptTiles()
