@@ -27,6 +27,14 @@ def case(area: str, name: str) -> dict[str, Any]:
     return load(area)[name]
 
 
+def assert_case_equal(area: str, name: str, actual: dict[str, Any]) -> None:
+    """A case's values are TF's recorded ones exactly: the same keys, each value equal."""
+    expected = case(area, name)
+    assert sorted(actual) == sorted(expected)
+    for key, want in expected.items():
+        assert actual[key] == want, key
+
+
 def assert_close(actual: Any, expected: Any, rtol: float = 1e-5, atol: float = 1e-6) -> None:
     """Same dtype, shape and values (to tolerance for floats; exact otherwise)."""
     actual = np.asarray(actual)

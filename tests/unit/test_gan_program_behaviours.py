@@ -11,11 +11,7 @@ AREA = "gan_programs"
 
 
 def _check(case: str) -> None:
-    expected = reference.case(AREA, case)
-    actual = CASES[case](tf)
-    assert sorted(actual) == sorted(expected)
-    for key, want in expected.items():
-        assert actual[key] == want, key
+    reference.assert_case_equal(AREA, case, CASES[case](tf))
 
 
 def test_large_normal_draws_have_tfs_bits() -> None:

@@ -11,11 +11,7 @@ AREA = "handson_programs"
 
 
 def _check(case: str) -> None:
-    expected = reference.case(AREA, case)
-    actual = CASES[case](tf)
-    assert sorted(actual) == sorted(expected)
-    for key, want in expected.items():
-        assert actual[key] == want, key
+    reference.assert_case_equal(AREA, case, CASES[case](tf))
 
 
 def test_reductions_over_all_axes_make_their_axes_in_the_default_graph() -> None:
