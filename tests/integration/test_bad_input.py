@@ -156,6 +156,23 @@ def test_unknown_op_in_a_graph(server: dict[str, Any]) -> None:
     _still_serving(server)
 
 
+def test_a_graph_reading_an_output_its_source_lacks_is_invalid_argument(
+    server: dict[str, Any],
+) -> None:
+    """ControlTrigger has no outputs: a node reading its output 0 is the client's error (the
+    graph fuzzer found it answered INTERNAL)."""
+    trigger = node_def_pb2.NodeDef(name="trigger", op="ControlTrigger")
+    reader = node_def_pb2.NodeDef(name="reader", op="Abort", input=["trigger"])
+    create = master_pb2.CreateSessionRequest(graph_def=_graph(trigger, reader))
+    resp = server["raw"].call(MASTER + "CreateSession", create.SerializeToString())
+    handle = master_pb2.CreateSessionResponse.FromString(resp).session_handle
+    step = master_pb2.RunStepRequest(session_handle=handle, target=["reader"])
+    err = _error(server["raw"], MASTER + "RunStep", step.SerializeToString())
+    assert err.code() == grpc.StatusCode.INVALID_ARGUMENT
+    assert "invalid output 0 of source node trigger" in err.details()
+    _still_serving(server)
+
+
 def test_unknown_session_handle(server: dict[str, Any]) -> None:
     req = master_pb2.RunStepRequest(session_handle="no-such-session", fetch=["x:0"])
     err = _error(server["raw"], MASTER + "RunStep", req.SerializeToString())

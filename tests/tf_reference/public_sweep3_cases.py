@@ -261,7 +261,25 @@ def unsorted_segment_sums_and_sparse_adam(tf):
     return out
 
 
+def library_functions_of_other_dtypes(tf):
+    """TF's own functions pass their inner ops operands of the right dtype: tf.repeat casts
+    int64 repeats to int32, random_gamma's float64 floor is a float64 numpy scalar;
+    leaky_relu's alpha is a float32 attr, so a float64 input is scaled by 0.200000003."""
+    with tf.Graph().as_default():
+        outs = {
+            "repeat_int64": tf.repeat(tf.constant([1, 2]), tf.constant([2, 3], tf.int64)),
+            "gamma_float64_shape": tf.shape(
+                tf.random_gamma([4], tf.constant([0.5, 3.0], tf.float64), dtype=tf.float64)
+            ),
+            "leaky_relu_float64": tf.nn.leaky_relu(tf.constant([-3.0, 2.0], tf.float64)),
+        }
+        with tf.Session() as sess:
+            got = sess.run(outs)
+    return {k: np.asarray(v).tolist() for k, v in got.items()}
+
+
 CASES = {
+    "library_functions_of_other_dtypes": library_functions_of_other_dtypes,
     "operand_dtypes_follow_the_first_input": operand_dtypes_follow_the_first_input,
     "sampled_expected_counts_and_nce_steps": sampled_expected_counts_and_nce_steps,
     "missing_attribute_messages": missing_attribute_messages,

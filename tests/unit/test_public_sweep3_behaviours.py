@@ -86,3 +86,9 @@ def test_unsorted_segment_sums_add_rows_in_order_in_their_dtype_as_tf() -> None:
     # A gather's gradient made dense, and sparse Adam's steps over repeated ids.
     assert [_bits(g) for g in actual["dense_grads"]] == [_bits(g) for g in expected["dense_grads"]]
     assert [_bits(t) for t in actual["tables"]] == [_bits(t) for t in expected["tables"]]
+
+
+def test_library_functions_give_their_inner_ops_operands_of_tfs_dtypes() -> None:
+    expected = reference.case(AREA, "library_functions_of_other_dtypes")
+    actual = CASES["library_functions_of_other_dtypes"](tf)
+    assert actual == expected

@@ -7,6 +7,7 @@ tf.get_static_value knows none of them."""
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 import numpy as np
@@ -47,7 +48,15 @@ def broadcast_reduction_indices(s0: list[int], s1: list[int]) -> tuple[list[int]
 
 
 def inferred_value(tensor: Any) -> np.ndarray | None:
-    """The value shape inference sees for `tensor`, or None."""
+    """The value shape inference sees for `tensor`, or None (also where evaluating fails: a
+    graph's bad values are its kernels' errors to report, when they run)."""
+    try:
+        return _evaluated(tensor)
+    except (ValueError, TypeError, OverflowError, MemoryError, IndexError):
+        return None
+
+
+def _evaluated(tensor: Any) -> np.ndarray | None:
     value = tensor_util.constant_value(tensor)
     if value is not None:
         return value
@@ -65,9 +74,12 @@ def inferred_value(tensor: Any) -> np.ndarray | None:
         return np.array(reduced[tensor.value_index], dtype=s0.dtype)
     if op.type == "Fill":
         dims, fill = (inferred_value(t) for t in op.inputs)
-        if dims is None or fill is None or dims.ndim != 1 or int(np.prod(dims)) > _MAX_VALUES:
+        if dims is None or fill is None or dims.ndim != 1 or fill.ndim != 0:
             return None
-        return np.full([int(d) for d in dims], fill, dtype=fill.dtype)
+        sizes = [int(d) for d in dims]
+        if any(d < 0 for d in sizes) or math.prod(sizes) > _MAX_VALUES:
+            return None
+        return np.full(sizes, fill, dtype=fill.dtype)
     if op.type == "DynamicStitch":
         return _stitched(op)
     fn = _ARITHMETIC.get(op.type)

@@ -120,15 +120,21 @@ for _name, _fn in {**_ACTIVATIONS, **_ACTIVATION_GRADS}.items():
     kernel(_name)(_elementwise(_fn))
 
 
+def _float_attr(value: Any) -> float:
+    """A float attr as the kernel reads it: a float32 in the NodeDef (alpha 0.2 is
+    0.200000003 to a float64 LeakyRelu, as in TF)."""
+    return float(np.float32(value))
+
+
 @kernel("LeakyRelu")
 def leaky_relu(node: Any, xp: Any) -> Compute:
-    alpha = float(node.attrs.get("alpha", 0.2))
+    alpha = _float_attr(node.attrs.get("alpha", 0.2))
     return _elementwise(lambda xp, x: xp.where(x > 0, x, alpha * x))(node, xp)
 
 
 @kernel("LeakyReluGrad")
 def leaky_relu_grad(node: Any, xp: Any) -> Compute:
-    alpha = float(node.attrs.get("alpha", 0.2))
+    alpha = _float_attr(node.attrs.get("alpha", 0.2))
     return _elementwise(lambda xp, g, f: xp.where(f > 0, g, alpha * g))(node, xp)
 
 

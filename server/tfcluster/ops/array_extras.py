@@ -240,8 +240,8 @@ def repeat(input: Any, repeats: Any, axis: int | None = None, name: str | None =
     with name_scope(name, "Repeat", [input, repeats]):
         data = convert_to_tensor(input, name="data")
         reps = convert_to_tensor(repeats, name="repeats", preferred_dtype=dtypes.int32)
-        if reps.dtype.base_dtype not in (dtypes.int32, dtypes.int64):
-            reps = math_ops.cast(reps, dtypes.int32)
+        if reps.dtype.base_dtype != dtypes.int32:
+            reps = math_ops.cast(reps, dtypes.int32)  # as TF's convert_to_int_tensor
         if reps.shape.ndims is not None and reps.shape.ndims > 1:
             raise ValueError(f"Shape {reps.shape} must have rank at most 1")
         data = _with_nonzero_rank(data)

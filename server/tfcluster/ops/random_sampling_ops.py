@@ -122,7 +122,9 @@ def random_gamma(
         seed1, seed2 = _seeds(seed)
         attrs = {"seed": seed1, "seed2": seed2, "S": shape_t.dtype.base_dtype, "T": dt}
         sample = make_op("RandomGamma", [shape_t, alpha_broadcast], attrs, name="RandomGamma")
-        tiny = float(np.finfo(dt.as_numpy_dtype).tiny)
+        # A numpy scalar of the sample's dtype, as TF passes it (a Python float would make
+        # Maximum's first input float32).
+        tiny = np.finfo(dt.as_numpy_dtype).tiny
         return math_ops.maximum(tiny, sample.outputs[0] / beta_t)
 
 

@@ -579,7 +579,16 @@ class _Run:
         single = ex._single
         src_is_enter = ex._kinds[i] == _ENTER
         for idx, dst, pos in ex._out_edges[i]:
-            value = outs[idx]
+            try:
+                value = outs[idx]
+            except IndexError:
+                # A GraphDef reading an output its source does not have (a client's bad graph).
+                raise errors.InvalidArgumentError(
+                    None,
+                    None,
+                    f"Node '{ex._names[dst]}': Connecting to invalid output {idx} of source "
+                    f"node {ex._names[i]} which has {len(outs)} outputs",
+                ) from None
             dead = node_dead or value is DEAD
             if single[dst]:
                 frame.outstanding += 1
