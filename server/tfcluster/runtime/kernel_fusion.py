@@ -155,14 +155,7 @@ def _mark_kept_inputs(
         if any(KEEP_INPUT_TILES in node.attrs for node in forwards) or not forwards:
             continue
         node = forwards[0]
-        fused[node.name] = Node(
-            name=node.name,
-            op=node.op,
-            inputs=list(node.inputs),
-            control_inputs=list(node.control_inputs),
-            device=node.device,
-            attrs={**node.attrs, KEEP_INPUT_TILES: True},
-        )
+        fused[node.name] = _marked(node, KEEP_INPUT_TILES)
         after[node.name] = fused[node.name]
 
 
@@ -187,14 +180,19 @@ def _mark_pools_keeping_first_max(
             continue
         if not all(pool.attrs.get(k) == grad.attrs.get(k) for k in _POOL_ATTRS):
             continue
-        fused[pool.name] = after[pool.name] = Node(
-            name=pool.name,
-            op=pool.op,
-            inputs=list(pool.inputs),
-            control_inputs=list(pool.control_inputs),
-            device=pool.device,
-            attrs={**pool.attrs, KEEP_FIRST_MAX: True},
-        )
+        fused[pool.name] = after[pool.name] = _marked(pool, KEEP_FIRST_MAX)
+
+
+def _marked(node: Node, mark: str) -> Node:
+    """A copy of `node` with the attr `mark` set (the kernel keeps buffers for its backward)."""
+    return Node(
+        name=node.name,
+        op=node.op,
+        inputs=list(node.inputs),
+        control_inputs=list(node.control_inputs),
+        device=node.device,
+        attrs={**node.attrs, mark: True},
+    )
 
 
 # Attrs that must agree for two backprops to be one convolution's.
