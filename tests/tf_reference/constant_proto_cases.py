@@ -115,5 +115,20 @@ def _control_inputs(tf):
     }
 
 
+def _imported_constants_written_back(tf):
+    """An imported GraphDef writes its constants back as they were written: a constant filled
+    from one value stays one value (int_val: 0), not every value in tensor_content."""
+    constants_filled_from_one_value(tf)
+    scalar_and_vector_constants(tf)
+    graph_def = tf.get_default_graph().as_graph_def()
+    with tf.Graph().as_default():
+        tf.import_graph_def(graph_def, name="imported")
+        protos = _const_protos(tf)
+        with tf.Session() as sess:
+            filled = sess.run(["imported/filled_float:0", "imported/filled_string:0"])
+    return {"protos": protos, "filled": [v.tolist() for v in filled]}
+
+
 CASES["tensordot_graph"] = _tensordot_graph
+CASES["imported_constants_written_back"] = _imported_constants_written_back
 CASES["control_inputs"] = _control_inputs

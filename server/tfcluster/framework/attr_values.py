@@ -107,7 +107,7 @@ def from_proto(name: str, attr: attr_value_pb2.AttrValue) -> Any:
     if kind == "shape":
         return TensorShape(attr.shape)
     if kind == "tensor":
-        return tensor_util.make_ndarray(attr.tensor)
+        return tensor_util.make_attr_ndarray(attr.tensor)
     if kind == "func":
         return attr.func
     if kind == "list":
@@ -127,7 +127,7 @@ def from_proto(name: str, attr: attr_value_pb2.AttrValue) -> Any:
         if lst.shape:
             return [TensorShape(s) for s in lst.shape]
         if lst.tensor:
-            return [tensor_util.make_ndarray(t) for t in lst.tensor]
+            return [tensor_util.make_attr_ndarray(t) for t in lst.tensor]
         if lst.func:  # Case's branches
             return list(lst.func)
         return []

@@ -261,6 +261,26 @@ def make_ndarray(tensor: tensor_pb2.TensorProto) -> np.ndarray:
     return out.reshape(shape)
 
 
+# The fields a TensorProto stores typed values in (one complex value is two entries).
+_VALUE_FIELDS = (
+    "half_val", "float_val", "double_val", "int_val", "string_val", "scomplex_val",
+    "dcomplex_val", "bool_val", "int64_val", "uint32_val", "uint64_val",
+)  # fmt: skip
+
+
+def make_attr_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
+    """A tensor attr's value as a graph keeps it: a tensor stored as one value filling its
+    shape (TF's tf.constant(0, shape=[3]), written as int_val: 0) stays a broadcast view of
+    that value, so the graph writes it back as one value, as TF keeps an imported NodeDef."""
+    stored = sum(len(getattr(proto, f)) for f in _VALUE_FIELDS)
+    if dtypes.as_dtype(proto.dtype).is_complex:
+        stored //= 2
+    full = make_ndarray(proto)  # checks the shape and the memory it would take
+    if proto.tensor_content or stored != 1 or full.size <= 1:
+        return full
+    return np.broadcast_to(full.reshape(-1)[:1].reshape(()), full.shape)
+
+
 def constant_value(tensor: Any) -> np.ndarray | None:
     """The value of a tensor that is known at graph-construction time, or None."""
     if not isinstance(tensor, Tensor):
