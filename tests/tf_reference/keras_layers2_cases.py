@@ -692,6 +692,55 @@ def preprocessing(tf):
 
 
 @function
+def timeseries_generator(tf):
+    """TimeseriesGenerator's windows and targets (strided, sampled, reversed, shuffled from
+    np.random, bounded by start/end), its length and config, its errors, and a model fitted
+    on it as a Sequence."""
+    K = tf.keras
+    G = K.preprocessing.sequence.TimeseriesGenerator
+    data = np.arange(50, dtype="float32").reshape(25, 2)
+    targets = np.arange(100, 125)
+    out = {}
+    for label, kwargs in {
+        "plain": dict(length=3, batch_size=4),
+        "strided": dict(length=4, sampling_rate=2, stride=3, batch_size=2),
+        "bounded": dict(length=2, start_index=5, end_index=15, batch_size=3),
+        "reversed": dict(length=3, reverse=True, batch_size=5),
+    }.items():
+        gen = G(data, targets, **kwargs)
+        out[label] = {
+            "len": len(gen),
+            "batches": [list(gen[i]) for i in range(len(gen))],
+            "config": gen.get_config(),
+        }
+    np.random.seed(3)
+    shuffled = G(data, targets, length=3, shuffle=True, batch_size=4)
+    out["shuffled"] = [list(shuffled[i]) for i in range(3)]
+    out["json"] = json.loads(G(list(range(6)), list(range(6)), length=2).to_json())
+    errors = {}
+    for label, args in {
+        "lengths": (data, targets[:3], 2),
+        "too_long": (data, targets, 30),
+    }.items():
+        try:
+            G(*args)
+        except ValueError as e:
+            errors[label] = str(e)
+    out["errors"] = errors
+    K.backend.clear_session()
+    model = K.Sequential(
+        [K.layers.Flatten(input_shape=(3, 2)), K.layers.Dense(1, kernel_initializer="ones")]
+    )
+    model.compile(K.optimizers.SGD(1e-4), "mse")
+    history = model.fit_generator(
+        G(data / 50.0, targets / 100.0, length=3, batch_size=5), epochs=2, shuffle=False, verbose=0
+    )
+    out["loss"] = np.array(history.history["loss"], dtype="float64")
+    out["weights"] = model.get_weights()
+    return out
+
+
+@function
 def compile_metric_shapes(tf):
     """Metric functions returning a scalar (K.mean inside) and per-time-step accuracies."""
     K = tf.keras

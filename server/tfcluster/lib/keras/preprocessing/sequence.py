@@ -1,13 +1,17 @@
 """tf.keras.preprocessing.sequence: pad_sequences (lists of ids to one [samples, maxlen] array,
-padded/truncated before or after) and make_sampling_table/skipgrams for word2vec-style pairs,
-as keras_preprocessing 1.1 computes them."""
+padded/truncated before or after), make_sampling_table/skipgrams for word2vec-style pairs and
+TimeseriesGenerator (windows of a series as a keras Sequence), as keras_preprocessing 1.1
+computes them."""
 
 from __future__ import annotations
 
+import json
 import random
 from typing import Any
 
 import numpy as np
+
+from tfcluster.lib.keras.utils.data_utils import Sequence
 
 
 def pad_sequences(
@@ -121,3 +125,92 @@ def skipgrams(
         random.seed(seed)
         random.shuffle(labels)
     return couples, labels
+
+
+class TimeseriesGenerator(Sequence):
+    """Batches of (window, target) from a series: the sample for the step at row r is
+    data[r - length : r : sampling_rate], its target targets[r], for r from start_index +
+    length to end_index (every `stride`-th row, or batch_size rows drawn with np.random when
+    shuffled)."""
+
+    def __init__(
+        self,
+        data: Any,
+        targets: Any,
+        length: int,
+        sampling_rate: int = 1,
+        stride: int = 1,
+        start_index: int = 0,
+        end_index: int | None = None,
+        shuffle: bool = False,
+        reverse: bool = False,
+        batch_size: int = 128,
+    ) -> None:
+        if len(data) != len(targets):
+            raise ValueError(
+                "Data and targets have to be of same length. "
+                f"Data length is {len(data)} while target length is {len(targets)}"
+            )
+        self.data = data
+        self.targets = targets
+        self.length = length
+        self.sampling_rate = sampling_rate
+        self.stride = stride
+        # The first row with a whole window behind it (get_config reports this, as keras does).
+        self.start_index = start_index + length
+        self.end_index = len(data) - 1 if end_index is None else end_index
+        self.shuffle = shuffle
+        self.reverse = reverse
+        self.batch_size = batch_size
+        if self.start_index > self.end_index:
+            raise ValueError(
+                f"`start_index+length={int(self.start_index)} > "
+                f"end_index={int(self.end_index)}` is disallowed, as no part of the "
+                "sequence would be left to be used as current step."
+            )
+
+    def __len__(self) -> int:
+        span = self.batch_size * self.stride
+        return (self.end_index - self.start_index + span) // span
+
+    def __getitem__(self, index: int) -> tuple[np.ndarray, np.ndarray]:
+        if self.shuffle:
+            rows = np.random.randint(self.start_index, self.end_index + 1, size=self.batch_size)
+        else:
+            first = self.start_index + self.batch_size * self.stride * index
+            last = min(first + self.batch_size * self.stride, self.end_index + 1)
+            rows = np.arange(first, last, self.stride)
+        windows = np.array([self.data[r - self.length : r : self.sampling_rate] for r in rows])
+        targets = np.array([self.targets[r] for r in rows])
+        return (windows[:, ::-1, ...], targets) if self.reverse else (windows, targets)
+
+    def get_config(self) -> dict[str, Any]:
+        """The generator's arguments, data and targets as JSON strings."""
+        return {
+            "data": _json_of("Data", self.data),
+            "targets": _json_of("Targets", self.targets),
+            "length": self.length,
+            "sampling_rate": self.sampling_rate,
+            "stride": self.stride,
+            "start_index": self.start_index,
+            "end_index": self.end_index,
+            "shuffle": self.shuffle,
+            "reverse": self.reverse,
+            "batch_size": self.batch_size,
+        }
+
+    def to_json(self, **kwargs: Any) -> str:
+        """{"class_name": ..., "config": get_config()} as JSON (kwargs go to json.dumps)."""
+        return json.dumps(
+            {"class_name": type(self).__name__, "config": self.get_config()}, **kwargs
+        )
+
+
+def _json_of(what: str, value: Any) -> str:
+    # A numpy array (not a list of them) is written as its nested lists.
+    if type(value).__module__ == np.__name__:
+        value = value.tolist()
+    try:
+        return json.dumps(value)
+    except TypeError:
+        raise TypeError(f"{what} not JSON Serializable:", value) from None
