@@ -1443,7 +1443,33 @@ def sync_replicas_with_variable_averages(tf):
     }
 
 
+def functions_run_eagerly(tf):
+    """tf.config.experimental_run_functions_eagerly(True): a tf.function called in a graph
+    runs its Python body there (its ops in the caller's graph, no call op, traced on every
+    call); False brings back the traced function call."""
+    calls = []
+
+    @tf.function
+    def double(x):
+        calls.append(1)
+        return x * 2.0
+
+    tf.config.experimental_run_functions_eagerly(True)
+    try:
+        a = double(tf.constant(1.5))
+        b = double(tf.constant(2.5))
+    finally:
+        tf.config.experimental_run_functions_eagerly(False)
+    c = double(tf.constant(3.0))
+    d = double(tf.constant(4.0))
+    ops = [[op.name, op.type] for op in tf.get_default_graph().get_operations()]
+    with tf.Session() as sess:
+        values = sess.run([a, b, c, d])
+    return {"ops": ops, "values": [float(v) for v in values], "python_calls": len(calls)}
+
+
 CASES = {
+    "functions_run_eagerly": functions_run_eagerly,
     "sync_replicas_with_variable_averages": sync_replicas_with_variable_averages,
     "keras_stateful_rnns": keras_stateful_rnns,
     "keras_time_major_and_unrolled_rnns": keras_time_major_and_unrolled_rnns,

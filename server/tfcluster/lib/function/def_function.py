@@ -195,6 +195,17 @@ class ConcreteFunction:
         return nest.flatten(self.structured_outputs)
 
 
+# tf.config.experimental_run_functions_eagerly: a called tf.function runs its Python body in
+# the caller's graph instead of tracing it (TF 1.15 checks this on every call, graph or eager).
+_RUN_EAGERLY = False
+
+
+def run_functions_eagerly(run_eagerly: bool) -> None:
+    """Whether tf.functions run their Python body where they are called (no function call)."""
+    global _RUN_EAGERLY
+    _RUN_EAGERLY = bool(run_eagerly)
+
+
 class Function:
     """A tf.function: a Python function traced into a graph function per input signature."""
 
@@ -252,6 +263,8 @@ class Function:
 
     # ---- calling ---------------------------------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        if _RUN_EAGERLY:
+            return self._python_function(*args, **kwargs)
         concrete, tensors = self._concrete_for(args, kwargs)
         return concrete._pack(concrete._call_flat(tensors))
 
