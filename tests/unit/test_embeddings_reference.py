@@ -230,6 +230,20 @@ def test_samplers_give_tfs_shapes_and_their_own_counts(unique: bool) -> None:
                 )
 
 
+@pytest.mark.parametrize("unique", [False, True])
+def test_seeded_samplers_draw_tfs_candidates_and_counts(unique: bool) -> None:
+    """Seeded, every sampler draws TF 1.15's candidates from TF's Philox stream, run after run
+    (the learned unigram picking from its counts as TF's WeightedPicker does, a distorted
+    unigram's weights raised by glibc's powf), and gives TF's expected counts bit for bit."""
+    which = "sampler_expected_counts_unique" if unique else "sampler_expected_counts_with_repeats"
+    want = reference.case("embeddings", which)["runs"]
+    got = _run(which)["runs"]
+    for name in SAMPLER_NAMES:
+        for k, (ours, theirs) in enumerate(zip(got[name], want[name], strict=True)):
+            for key in ("sampled", "true_expected_count", "sampled_expected_count"):
+                np.testing.assert_array_equal(ours[key], theirs[key], err_msg=f"{name} {k} {key}")
+
+
 # ---- the samplers' distributions ------------------------------------------------------------
 def _exact_probabilities(name: str) -> np.ndarray:
     if name.startswith("log_uniform"):

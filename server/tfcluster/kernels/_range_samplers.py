@@ -1,8 +1,8 @@
 """The distributions behind TF's candidate samplers (its core/kernels/range_sampler), on the host
 with numpy: each sampler draws values in [0, range) and says the probability of a value, both
-exactly as TF defines them (probabilities in float32 as TF computes them). The uniform and
-log-uniform samplers draw from TF's Philox stream (kernels/_philox_stream.py: same values as
-TF for the same seeds); the unigram ones from numpy's generator.
+exactly as TF defines them (probabilities in float32 as TF computes them). In a kernel every
+sampler draws from TF's Philox stream (kernels/_philox_stream.py: the same values as TF for
+the same seeds); given a numpy generator instead, from that.
 
 `sample_batch` is TF's SampleBatchGetExpectedCount: num_sampled draws (with rejection of
 repeats when unique), and the expected count of each sampled and true value, from the number
@@ -99,7 +99,12 @@ class UnigramSampler(RangeSampler):
     def sample(self, rng: np.random.Generator, n: int) -> np.ndarray:
         if self._cumulative is None:
             self._cumulative = np.cumsum(self._weights)
-        picks = rng.integers(0, self._total, size=n, dtype=np.int64)
+        if isinstance(rng, PhiloxStream):
+            picks = _unbiased_uniform(rng, self._total, n)
+        else:
+            picks = rng.integers(0, self._total, size=n, dtype=np.int64)
+        # TF's WeightedPicker descends its tree of sums: the value whose cumulative weight
+        # first exceeds the pick.
         return np.searchsorted(self._cumulative, picks, side="right").astype(np.int64)
 
     def probability(self, values: np.ndarray) -> np.ndarray:
@@ -112,6 +117,20 @@ class UnigramSampler(RangeSampler):
             self._weights += np.bincount(values, minlength=self.range_)
             self._total += int(values.size)
             self._cumulative = None
+
+
+def _unbiased_uniform(stream: PhiloxStream, bound: int, n: int) -> np.ndarray:
+    """n of TF's WeightedPicker UnbiasedUniform(bound) draws: a word's low bits for a power of
+    two, else word % bound of the words at or above (2^32 - 1) % bound + 1 (the ones below
+    are skipped, so every residue is equally likely), in stream order."""
+    if bound & (bound - 1) == 0:
+        return (stream.words(n) & np.uint32(bound - 1)).astype(np.int64)
+    reject_below = np.uint32((0xFFFFFFFF % bound) + 1)
+    kept = np.empty(0, dtype=np.uint32)
+    while kept.size < n:
+        words = stream.words(n - kept.size)
+        kept = np.concatenate([kept, words[words >= reject_below]])
+    return (kept % np.uint32(bound)).astype(np.int64)
 
 
 class FixedUnigramSampler(RangeSampler):
@@ -146,7 +165,9 @@ class FixedUnigramSampler(RangeSampler):
                     kept.append(_F32(w))
                 word += 1
         values = np.asarray(kept, dtype=_F32)
-        values[n_reserved:] = np.power(values[n_reserved:], dist)
+        # TF raises each weight with std::pow of two floats: glibc's powf, not numpy's.
+        weights_ = values[n_reserved:]
+        values[n_reserved:] = _libm_float.powf(weights_, np.full(weights_.shape, dist, _F32))
         if values.size != self.range_:
             raise _invalid(f"range is {self.range_} must be equal to weights size  {values.size}")
         self._weights = values

@@ -18,9 +18,13 @@ from tfcluster.kernels.registry import CPU_ONLY, kernel
 from tfcluster.lib.io import gfile
 
 _FLT_MAX = np.finfo(np.float32).max
-# Samplers whose draws follow TF's Philox stream value for value (the learned unigram one
-# draws from numpy's generator: its table changes with every update).
-_TF_STREAM_SAMPLERS = (rs.UniformSampler, rs.LogUniformSampler, rs.FixedUnigramSampler)
+# Samplers whose draws follow TF's Philox stream value for value (every one TF has).
+_TF_STREAM_SAMPLERS = (
+    rs.UniformSampler,
+    rs.LogUniformSampler,
+    rs.FixedUnigramSampler,
+    rs.UnigramSampler,
+)
 
 
 def _true_classes(value: Any, num_true: int, range_: int) -> np.ndarray:
