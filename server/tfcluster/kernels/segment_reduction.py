@@ -2,7 +2,12 @@
 the sparse mean/sqrt-n reductions, as TensorFlow's segment_reduction_ops compute them.
 
 Rows of `data` are reduced into output rows chosen by `segment_ids`; every kernel flattens
-the trailing dims so one scatter (or, for products, one segmented scan) does the work.
+the trailing dims so one scatter does the work. On the CPU, sums and products go row by row
+in the data's own dtype, in TF's order: the segment and unsorted-segment kernels add (or
+multiply) each row into its segment in row order, a sorted segment of one row is that row,
+and the sparse-segment kernels sum a segment's first rows (2 to 9 of them, so that the rest
+come in eights), then add each next eight's own sum (_sparse_rows). A GPU's sums accumulate
+in float64 (half in float32) and round once, as atomics leave TF's order undefined there.
 Empty segments hold 0 (sorted ops, sums, means), 1 (products), and for the unsorted max/min
 the lowest/highest value of the dtype.
 """
@@ -14,15 +19,22 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import dtypes
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels.registry import kernel
 
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
+_BFLOAT16 = np.dtype(dtypes.bfloat16.as_numpy_dtype)
 
 
 def _accumulator(dtype: np.dtype[Any]) -> np.dtype[Any]:
     """Half-precision sums accumulate in float32, as TF's GPU kernels do."""
     return np.dtype(np.float32) if dtype == np.float16 else dtype
+
+
+def _in_row_order(xp: Any, dtype: np.dtype[Any]) -> bool:
+    """Whether float sums go row by row in the dtype itself (TF's CPU kernels), not in float64."""
+    return u.is_numpy(xp) and (dtype.kind == "f" or dtype == _BFLOAT16)
 
 
 def reduce_rows(
@@ -32,18 +44,26 @@ def reduce_rows(
     ids: Any,
     num: int,
     empty_zero: bool = False,
-    in_row_order: bool = False,
 ) -> tuple[Any, Any]:
-    """(out [num, inner], count per segment) for rows [n, inner] and valid ids [n].
-    in_row_order: float32 sums added row by row in float32 from zero, as TF 1.15's
-    UnsortedSegmentSum CPU kernel adds each row into its segment (not in float64)."""
+    """(out [num, inner], count per segment) for rows [n, inner] and valid ids [n]."""
     dtype = rows.dtype
+    if dtype.fields:  # quantized values reduce as their integers
+        storage = next(iter(dtype.fields.values()))[0]
+        out, count = reduce_rows(xp, kind, rows.view(storage), ids, num, empty_zero)
+        return out.view(dtype), count
     inner = rows.shape[1]
     count = xp.bincount(ids, minlength=num)[:num] if ids.size else xp.zeros(num, np.int64)
-    if kind == "sum" and in_row_order and dtype == np.float32:
+    if kind in ("sum", "mean") and _in_row_order(xp, dtype):
         out = xp.zeros((num, inner), dtype=dtype)
         if ids.size:
             u.scatter_add(xp, out, ids, rows)  # each row in index order, as np.add.at
+        if kind == "mean":  # Eigen's MeanReducer: the sum over the count, in the dtype
+            out = out / xp.maximum(count, 1).astype(dtype)[:, None]
+        return out, count
+    if kind == "prod" and u.is_numpy(xp):
+        out = xp.ones((num, inner), dtype=dtype)
+        if ids.size:
+            np.multiply.at(out, ids, rows)  # each row in index order, in the dtype
         return out, count
     if kind in ("sum", "mean", "sqrt_n"):
         if dtype.kind == "f":
@@ -120,9 +140,12 @@ def _sorted_segment(kind: str) -> Callable[[Any, Any], Compute]:
                     f"{ids.shape[0]} vs. data shape {u.shape_str(data.shape)}"
                 )
             num = _check_sorted(xp, ids)
-            out, _ = reduce_rows(
-                xp, kind, _as_rows(data, 1), ids.astype(np.int64), num, empty_zero=True
-            )
+            rows, ids64 = _as_rows(data, 1), ids.astype(np.int64)
+            out, count = reduce_rows(xp, kind, rows, ids64, num, empty_zero=True)
+            if ids64.size:
+                # A segment of one row is that row (Eigen reduces only longer ones): -0 stays.
+                alone = count[ids64] == 1
+                out[ids64[alone]] = rows[alone]
             return (out.reshape((num, *data.shape[1:])),)
 
         return compute
@@ -155,7 +178,7 @@ def _unsorted_segment(kind: str) -> Callable[[Any, Any], Compute]:
             if flat_ids.size and bool((flat_ids < 0).any()):
                 keep = flat_ids >= 0  # negative ids are dropped, as in TF
                 rows, flat_ids = rows[keep], flat_ids[keep]
-            out, _ = reduce_rows(xp, kind, rows, flat_ids, num, in_row_order=True)
+            out, _ = reduce_rows(xp, kind, rows, flat_ids, num)
             return (out.reshape((num, *data.shape[ids.ndim :])),)
 
         return compute
@@ -194,12 +217,65 @@ def _sparse_segment(kind: str, with_num: bool) -> Callable[[Any, Any], Compute]:
                     raise u.invalid(f"segment ids must be < num_segments: {num - 1} >= {wanted}")
                 num = wanted
             rows = _as_rows(data, 1)[idx]
-            out, _ = reduce_rows(xp, kind, rows, ids.astype(np.int64), num)
+            if _in_row_order(xp, rows.dtype):
+                out = _sparse_rows(kind, rows, ids.astype(np.int64), num)
+            else:
+                out, _ = reduce_rows(xp, kind, rows, ids.astype(np.int64), num)
             return (out.reshape((num, *data.shape[1:])),)
 
         return compute
 
     return factory
+
+
+def _head_length(n: np.ndarray) -> np.ndarray:
+    """How many of a segment's n rows TF's sparse-segment kernel sums first: all of one row,
+    else n % 8 rows (8 for a multiple of eight, 9 when n % 8 is 1), the rest in eights."""
+    r = n % 8
+    return np.where(n == 1, 1, np.where(r == 0, 8, np.where(r == 1, 9, r)))
+
+
+def _sparse_rows(kind: str, rows: np.ndarray, ids: np.ndarray, num: int) -> np.ndarray:
+    """SparseSegmentSum/Mean/SqrtN of the gathered rows [n, inner] (ids sorted) as TF 1.15's
+    CPU kernel computes them in the rows' dtype: the head's rows summed in order (divided by
+    the count, or its square root, when it is under 10), then each further eight rows summed
+    in order and that sum added; a count of 10 or more divides at the end."""
+    dtype = rows.dtype
+    out = np.zeros((num, rows.shape[1]), dtype=dtype)
+    if not ids.size:
+        return out
+    starts = np.flatnonzero(np.r_[True, ids[1:] != ids[:-1]])
+    lengths = np.diff(np.r_[starts, ids.size])
+    segs = ids[starts]
+    head = _head_length(lengths)
+    acc = rows[starts].copy()
+    for k in range(1, 9):
+        more = head > k
+        if more.any():
+            acc[more] += rows[starts[more] + k]
+    divisor = None
+    if kind in ("mean", "sqrt_n"):
+        size = lengths.astype(np.float64)
+        divisor = (size if kind == "mean" else np.sqrt(size)).astype(dtype)[:, None]
+        small = (lengths > 1) & (lengths < 10)
+        acc[small] = acc[small] / divisor[small]
+    out[segs] = acc
+    grouped = lengths - head  # a multiple of 8 for every segment
+    total = int(grouped.sum())
+    if total:
+        # Each segment's rows after its head, segment after segment.
+        first = np.repeat(starts + head, grouped)
+        rest = first + np.arange(total) - np.repeat(np.cumsum(grouped) - grouped, grouped)
+        eights = rows[rest].reshape(-1, 8, rows.shape[1])
+        sums = eights[:, 0].copy()
+        for k in range(1, 8):
+            sums += eights[:, k]
+        owners = np.repeat(segs, grouped // 8)
+        u.scatter_add(np, out, owners, sums)  # the eights in order within each segment
+    if divisor is not None:
+        large = lengths >= 10
+        out[segs[large]] = out[segs[large]] / divisor[large]
+    return out
 
 
 for _kind, _name in (("sum", "Sum"), ("mean", "Mean"), ("sqrt_n", "SqrtN")):
@@ -227,15 +303,20 @@ def _sparse_segment_grad(kind: str) -> Callable[[Any, Any], Compute]:
             if bad.size:
                 i = int(bad[0])
                 raise u.invalid(f"Index {int(idx[i])} out of range [0, {dim0})")
-            count = xp.bincount(ids64, minlength=n_out).astype(np.float64)
-            scale = 1.0 / xp.maximum(count, 1.0)
-            if kind == "sqrt_n":
-                scale = xp.sqrt(scale)
+            count = xp.maximum(xp.bincount(ids64, minlength=n_out).astype(np.float64), 1.0)
+            # TF's scales in double: 1 / count, or 1 / sqrt(count).
+            scale = 1.0 / (xp.sqrt(count) if kind == "sqrt_n" else count)
             acc = _accumulator(rows.dtype)
-            out = xp.zeros((dim0, rows.shape[1]), dtype=acc)
+            exact = _in_row_order(xp, rows.dtype)
+            # On the CPU, a data row's first contribution is copied and later ones added, in
+            # order: adding into -0 keeps every first value (a -0 too), and rows no segment
+            # read are set to 0 after.
+            out = xp.full((dim0, rows.shape[1]), -0.0 if exact else 0.0, dtype=acc)
             contrib = rows[ids64].astype(acc) * scale[ids64].astype(acc)[:, None]
             if idx.size:
                 u.scatter_add(xp, out, idx, contrib)
+            if exact:
+                out[xp.bincount(idx, minlength=dim0)[:dim0] == 0] = 0.0
             return (out.astype(grad.dtype).reshape((dim0, *grad.shape[1:])),)
 
         return compute

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, op_def_registry
+from tfcluster.framework import dtypes, op_def_registry, op_signatures
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, math_ops
@@ -19,11 +19,16 @@ from tfcluster.ops.infer_util import (
     with_rank,
     with_rank_at_least,
 )
-from tfcluster.ops.op_util import NUMERIC, Outputs, make_op
+from tfcluster.ops.op_util import Outputs, make_op
 
-_REAL = tuple(d for d in NUMERIC if not d.is_complex)
-_SUM_TYPES = NUMERIC
-_FLOATS = (dtypes.float16, dtypes.float32, dtypes.float64)
+
+def _allowed(op_type: str) -> tuple[dtypes.DType, ...]:
+    """The data dtypes TF 1.15's op definition allows (its T attr), in its order."""
+    sig = op_signatures.lookup(op_type)
+    assert sig is not None, op_type
+    (attr,) = [a for a in sig.attrs if a.name == "T"]
+    assert attr.allowed is not None, op_type
+    return tuple(dtypes.as_dtype(t) for t in attr.allowed)
 
 
 # ---- shape inference ----------------------------------------------------------------------
@@ -95,10 +100,10 @@ op_def_registry.register("SparseSegmentSqrtNGrad", _sparse_grad_infer)
 
 
 # ---- sorted segments ----------------------------------------------------------------------
-def _segment(op_type: str, data: Any, segment_ids: Any, name: str | None, allowed: Any) -> Tensor:
+def _segment(op_type: str, data: Any, segment_ids: Any, name: str | None) -> Tensor:
     with name_scope(name, op_type, [data, segment_ids]) as scope:
         d = convert_to_tensor(data, name="data")
-        check_dtype(d, allowed, op_type, "data")
+        check_dtype(d, _allowed(op_type), op_type, "data")
         i = index_tensor(segment_ids, "segment_ids")
         attrs = {"T": d.dtype.base_dtype, "Tindices": i.dtype.base_dtype}
         return make_op(op_type, [d, i], attrs, name=scope).outputs[0]
@@ -106,32 +111,32 @@ def _segment(op_type: str, data: Any, segment_ids: Any, name: str | None, allowe
 
 def segment_sum(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
     """Sums of the rows of `data` with equal (sorted) `segment_ids`."""
-    return _segment("SegmentSum", data, segment_ids, name, _SUM_TYPES)
+    return _segment("SegmentSum", data, segment_ids, name)
 
 
 def segment_mean(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
-    return _segment("SegmentMean", data, segment_ids, name, _SUM_TYPES)
+    return _segment("SegmentMean", data, segment_ids, name)
 
 
 def segment_max(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
-    return _segment("SegmentMax", data, segment_ids, name, _REAL)
+    return _segment("SegmentMax", data, segment_ids, name)
 
 
 def segment_min(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
-    return _segment("SegmentMin", data, segment_ids, name, _REAL)
+    return _segment("SegmentMin", data, segment_ids, name)
 
 
 def segment_prod(data: Any, segment_ids: Any, name: str | None = None) -> Tensor:
-    return _segment("SegmentProd", data, segment_ids, name, _SUM_TYPES)
+    return _segment("SegmentProd", data, segment_ids, name)
 
 
 # ---- unsorted segments --------------------------------------------------------------------
 def _unsorted(
-    op_type: str, data: Any, segment_ids: Any, num_segments: Any, name: str | None, allowed: Any
+    op_type: str, data: Any, segment_ids: Any, num_segments: Any, name: str | None
 ) -> Tensor:
     with name_scope(name, op_type, [data, segment_ids, num_segments]) as scope:
         d = convert_to_tensor(data, name="data")
-        check_dtype(d, allowed, op_type, "data")
+        check_dtype(d, _allowed(op_type), op_type, "data")
         i = index_tensor(segment_ids, "segment_ids")
         n = index_tensor(num_segments, "num_segments")
         attrs = {
@@ -146,25 +151,25 @@ def unsorted_segment_sum(
     data: Any, segment_ids: Any, num_segments: Any, name: str | None = None
 ) -> Tensor:
     """Sums into `num_segments` rows; ids may be in any order, negative ids are dropped."""
-    return _unsorted("UnsortedSegmentSum", data, segment_ids, num_segments, name, _SUM_TYPES)
+    return _unsorted("UnsortedSegmentSum", data, segment_ids, num_segments, name)
 
 
 def unsorted_segment_max(
     data: Any, segment_ids: Any, num_segments: Any, name: str | None = None
 ) -> Tensor:
-    return _unsorted("UnsortedSegmentMax", data, segment_ids, num_segments, name, _REAL)
+    return _unsorted("UnsortedSegmentMax", data, segment_ids, num_segments, name)
 
 
 def unsorted_segment_min(
     data: Any, segment_ids: Any, num_segments: Any, name: str | None = None
 ) -> Tensor:
-    return _unsorted("UnsortedSegmentMin", data, segment_ids, num_segments, name, _REAL)
+    return _unsorted("UnsortedSegmentMin", data, segment_ids, num_segments, name)
 
 
 def unsorted_segment_prod(
     data: Any, segment_ids: Any, num_segments: Any, name: str | None = None
 ) -> Tensor:
-    return _unsorted("UnsortedSegmentProd", data, segment_ids, num_segments, name, _SUM_TYPES)
+    return _unsorted("UnsortedSegmentProd", data, segment_ids, num_segments, name)
 
 
 def _segment_counts(data: Tensor, segment_ids: Tensor, num_segments: Any) -> Tensor:
@@ -219,12 +224,11 @@ def _sparse(
     segment_ids: Any,
     name: str | None,
     num_segments: Any,
-    allowed: Any,
 ) -> Tensor:
     op_type = f"SparseSegment{kind}" + ("WithNumSegments" if num_segments is not None else "")
     with name_scope(name, op_type, [data, indices, segment_ids]) as scope:
         d = convert_to_tensor(data, name="data")
-        check_dtype(d, allowed, op_type, "data")
+        check_dtype(d, _allowed(op_type), op_type, "data")
         idx = index_tensor(indices, "indices")
         ids = index_tensor(segment_ids, "segment_ids", dtype=dtypes.int32)
         if ids.dtype.base_dtype != dtypes.int32:
@@ -246,7 +250,7 @@ def sparse_segment_sum(
     num_segments: Any = None,
 ) -> Tensor:
     """Sums of data[indices] per (sorted) segment id."""
-    return _sparse("Sum", data, indices, segment_ids, name, num_segments, _REAL)
+    return _sparse("Sum", data, indices, segment_ids, name, num_segments)
 
 
 def sparse_segment_mean(
@@ -256,7 +260,7 @@ def sparse_segment_mean(
     name: str | None = None,
     num_segments: Any = None,
 ) -> Tensor:
-    return _sparse("Mean", data, indices, segment_ids, name, num_segments, _FLOATS)
+    return _sparse("Mean", data, indices, segment_ids, name, num_segments)
 
 
 def sparse_segment_sqrt_n(
@@ -266,7 +270,7 @@ def sparse_segment_sqrt_n(
     name: str | None = None,
     num_segments: Any = None,
 ) -> Tensor:
-    return _sparse("SqrtN", data, indices, segment_ids, name, num_segments, _FLOATS)
+    return _sparse("SqrtN", data, indices, segment_ids, name, num_segments)
 
 
 def sparse_segment_grad(
