@@ -1468,7 +1468,38 @@ def functions_run_eagerly(tf):
     return {"ops": ops, "values": [float(v) for v in values], "python_calls": len(calls)}
 
 
+def control_dependencies_leave_out_dominated_ops(tf):
+    """An op made in a control_dependencies block gets its control inputs unless one of its
+    inputs was made in that block (it runs after them through it); a block under
+    control_dependencies(None) is seen by no outer block; values still read after the
+    block's assign."""
+    v = tf.Variable(1.0, name="v")
+    a = tf.assign_add(v, 1.0, name="a")
+    with tf.control_dependencies([a]):
+        c = tf.constant(2.0, name="c")
+        m = tf.multiply(v, c, name="m")
+        r = tf.identity(v, name="r")
+        with tf.control_dependencies(None):
+            free = tf.identity(c, name="free")
+        n = tf.no_op(name="n")
+        with tf.control_dependencies([n]):
+            both = tf.add(v, 1.0, name="both")
+            x = tf.identity(free, name="x")
+            y = tf.square(m, name="y")
+    graph_def = tf.get_default_graph().as_graph_def()
+    inputs = {
+        node.name: list(node.input)
+        for node in graph_def.node
+        if node.name in ("c", "m", "r", "free", "n", "both", "both/y", "x", "y")
+    }
+    with tf.Session() as sess:
+        sess.run(v.initializer)
+        values = [sess.run([m, r, both, x, y]) for _ in range(2)]
+    return {"inputs": inputs, "values": [[float(x) for x in run] for run in values]}
+
+
 CASES = {
+    "control_dependencies_leave_out_dominated_ops": control_dependencies_leave_out_dominated_ops,
     "functions_run_eagerly": functions_run_eagerly,
     "sync_replicas_with_variable_averages": sync_replicas_with_variable_averages,
     "keras_stateful_rnns": keras_stateful_rnns,

@@ -224,8 +224,8 @@ class FuncGraph(Graph):
     def _check_inputs(self, op_type: str, inputs: Sequence[Tensor], attrs: dict[str, Any]) -> None:
         """A body kind's own checks of an op's (captured) inputs; none here."""
 
-    def _current_control_dependencies(self) -> list[Operation]:
-        deps = super()._current_control_dependencies()
+    def _current_control_dependencies(self, input_ops: Sequence[Operation] = ()) -> list[Operation]:
+        deps = super()._current_control_dependencies(input_ops)
         own = []
         for d in deps:
             if d.graph is self:

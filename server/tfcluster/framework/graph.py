@@ -643,25 +643,39 @@ class Graph:
             if not isinstance(c, Operation):
                 raise TypeError(f"Control input must be Operation or Tensor: {c!r}")
             ops.append(c)
-        stack.append(("add", ops))
+        # The third element: the ops made while this block is open (TF's _seen_nodes).
+        stack.append(("add", ops, set()))
         try:
             yield
         finally:
             stack.pop()
 
-    def _current_control_dependencies(self) -> list[Operation]:
-        # Every op made in the block gets the block's control inputs, even one that already
-        # depends on them through an input made in the block (TF leaves those out): the
-        # executor orders steps by these edges, and TF's way relies on reads that alias the
-        # variable's buffer, which this runtime's reads do not.
+    def _active_controllers(self) -> list[tuple[str, list[Operation], set[Operation]]]:
+        """The open control_dependencies blocks since the last control_dependencies(None)."""
+        frames = self._stack("control_stack")
+        start = 0
+        for i, frame in enumerate(frames):
+            if frame[0] == "clear":
+                start = i + 1
+        return frames[start:]  # type: ignore[no-any-return]
+
+    def _current_control_dependencies(self, input_ops: Sequence[Operation] = ()) -> list[Operation]:
+        """The control inputs of a new op with these input ops. As in TF, a block one of whose
+        own ops feeds the new op adds nothing: the op already runs after the block's control
+        inputs through that input (reads of a ref variable's Identity alias the variable, so
+        they too see what ran before them)."""
         deps: list[Operation] = []
-        for kind, ops in self._stack("control_stack"):
-            if kind == "clear":
-                deps = []
+        for _, ops, seen in self._active_controllers():
+            if any(op in seen for op in input_ops):
+                continue
             for op in ops:
                 if op not in deps:
                     deps.append(op)
         return deps
+
+    def _record_under_controllers(self, op: Operation) -> None:
+        for _, _, seen in self._active_controllers():
+            seen.add(op)
 
     @contextlib.contextmanager
     def colocate_with(self, op: Any, ignore_existing: bool = False) -> Iterator[None]:
@@ -778,8 +792,8 @@ class Graph:
                 full_name = self.unique_name(name or op_type)
             if not _VALID_OP_NAME.match(full_name):
                 raise ValueError(f"'{full_name}' is not a valid node name")
-            deps = self._current_control_dependencies()
             input_ops = {t.op for t in inputs}
+            deps = self._current_control_dependencies(list(input_ops))
             deps = [d for d in deps if d not in input_ops]
             for c in control_inputs:
                 if c not in deps:
@@ -803,6 +817,7 @@ class Graph:
                         op._set_device(c_op.device)
                 attrs["_class"] = groups
             self._add_op(op)
+            self._record_under_controllers(op)
         return op
 
     def _add_op(self, op: Operation) -> None:
