@@ -2,8 +2,7 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
-from tfcluster.lib.keras.applications.imagenet_utils import decode_predictions
-from tfcluster.lib.keras.applications.imagenet_utils import preprocess_input_tf as preprocess_input
-from tfcluster.lib.keras.applications.inception_resnet_v2 import InceptionResNetV2
+from tfcluster.lib.keras.applications.exported import InceptionResNetV2, decode_predictions
+from tfcluster.lib.keras.applications.exported import preprocess_input_tf as preprocess_input
 
 __getattr__ = _unimplemented.module_getattr("keras.applications.inception_resnet_v2")

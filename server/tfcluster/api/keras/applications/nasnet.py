@@ -2,8 +2,7 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
-from tfcluster.lib.keras.applications.imagenet_utils import decode_predictions
-from tfcluster.lib.keras.applications.imagenet_utils import preprocess_input_tf as preprocess_input
-from tfcluster.lib.keras.applications.nasnet import NASNetLarge, NASNetMobile
+from tfcluster.lib.keras.applications.exported import NASNetLarge, NASNetMobile, decode_predictions
+from tfcluster.lib.keras.applications.exported import preprocess_input_tf as preprocess_input
 
 __getattr__ = _unimplemented.module_getattr("keras.applications.nasnet")

@@ -2,10 +2,14 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
-from tfcluster.lib.keras.applications.imagenet_utils import decode_predictions
-from tfcluster.lib.keras.applications.imagenet_utils import (
+from tfcluster.lib.keras.applications.exported import (
+    ResNet50,
+    ResNet101,
+    ResNet152,
+    decode_predictions,
+)
+from tfcluster.lib.keras.applications.exported import (
     preprocess_input_caffe as preprocess_input,
 )
-from tfcluster.lib.keras.applications.resnet import ResNet50, ResNet101, ResNet152
 
 __getattr__ = _unimplemented.module_getattr("keras.applications.resnet")

@@ -2,7 +2,6 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
-from tfcluster.lib.keras.applications.imagenet_utils import decode_predictions, preprocess_input
-from tfcluster.lib.keras.applications.vgg import VGG16
+from tfcluster.lib.keras.applications.exported import VGG16, decode_predictions, preprocess_input
 
 __getattr__ = _unimplemented.module_getattr("keras.applications.vgg16")

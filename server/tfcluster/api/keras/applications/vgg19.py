@@ -2,7 +2,6 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
-from tfcluster.lib.keras.applications.imagenet_utils import decode_predictions, preprocess_input
-from tfcluster.lib.keras.applications.vgg import VGG19
+from tfcluster.lib.keras.applications.exported import VGG19, decode_predictions, preprocess_input
 
 __getattr__ = _unimplemented.module_getattr("keras.applications.vgg19")
