@@ -7,6 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tfcluster.lib.keras import backend
+from tfcluster.lib.keras.applications import imagenet_utils
 from tfcluster.lib.keras.applications import model_setup as setup
 from tfcluster.lib.keras.applications.app_layers import (
     Activation,
@@ -136,6 +137,4 @@ DenseNet201 = _application("densenet201")
 
 def preprocess_input(x: Any, data_format: str | None = None, **kwargs: Any) -> Any:
     """DenseNet's inputs: mode 'torch' (scaled to [0, 1], normalised per channel)."""
-    from tfcluster.lib.keras.applications import imagenet_utils
-
     return imagenet_utils.preprocess_input(x, data_format, mode="torch", **kwargs)

@@ -3,12 +3,14 @@ for arrays and tensors in the modes 'caffe', 'tf' and 'torch', and decode_predic
 
 Arrays are preprocessed in place where their dtype is already floating, as Keras does (a
 caller wanting its array kept passes a copy); 'caffe' writes through its channel-reversed view.
+Keras Applications keeps the mean constant of the first symbolic call in a module global and
+reuses it for every later call, whatever its mode (and fails in another graph); each call here
+makes its own, as that first call does.
 """
 
 from __future__ import annotations
 
 import json
-import os
 from typing import Any
 
 import numpy as np
@@ -139,11 +141,6 @@ def decode_predictions(preds: Any, top: int = 5, **kwargs: Any) -> list[list[tup
         row.sort(key=lambda r: r[2], reverse=True)
         results.append(row)
     return results
-
-
-def class_index_path() -> str:
-    """Where decode_predictions looks for the class index."""
-    return os.path.join(weight_files.models_dir(), CLASS_INDEX_FILE)
 
 
 def preprocess_input_tf(x: Any, **kwargs: Any) -> Any:
