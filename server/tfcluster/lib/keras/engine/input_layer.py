@@ -40,9 +40,10 @@ class InputLayer(Layer):
         if input_tensor is None:
             with name_scope(""):
                 input_tensor = backend.placeholder(shape=batch_input_shape, dtype=dtype, name=name)
+        # A given tensor's own shape, whatever shape was asked for (TF 1.15's InputLayer).
         self._batch_input_shape = (
             tuple(batch_input_shape)
-            if batch_input_shape is not None
+            if self.is_placeholder and batch_input_shape is not None
             else tuple(input_tensor.shape.as_list())
         )
         node = Node(self, [input_tensor], [input_tensor])

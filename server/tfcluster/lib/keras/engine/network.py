@@ -78,11 +78,7 @@ class Network(KerasLayerMixin, layers_base.Layer):
         self._is_graph_network = True
         self.built = True
         self._nodes_in_order = self._topological_nodes()
-        order: list[Any] = [x._keras_history[0] for x in self.inputs]
-        for node in self._nodes_in_order:
-            if all(node.layer is not x for x in order):
-                order.append(node.layer)
-        self._layers[:] = order
+        self._layers[:] = layers_in_tf_order(self.inputs, self.outputs)
         self.input_names = [x._keras_history[0].name for x in self.inputs]
         self.output_names = [x._keras_history[0].name for x in self.outputs]
         # The network's own node, linking its inputs to its outputs, replaces those of earlier
@@ -272,3 +268,71 @@ def _one_or_all(structure: Any) -> Any:
     if isinstance(structure, list) and len(flatten(structure)) == 1:
         return structure[0]
     return structure
+
+
+def _inbound_nodes_of(node: Node) -> list[Node]:
+    """The nodes that made a node's inputs, in input order (an InputLayer's node has none)."""
+    out = []
+    for t in node.input_tensors:
+        if hasattr(t, "_keras_history"):
+            layer, node_index, _ = t._keras_history
+            inbound = layer._inbound_nodes[node_index]
+            if inbound is not node:
+                out.append(inbound)
+    return out
+
+
+def layers_in_tf_order(inputs: list[Any], outputs: list[Any]) -> list[Any]:
+    """A functional model's layers in TF 1.15's order (its _map_graph_network): by depth,
+    counted from the outputs, deepest (the inputs) first; within a depth, by when a
+    depth-first walk from the outputs, inputs in order, first met the layer. model.layers,
+    model.weights, HDF5 files and configs all follow this order."""
+    layer_index: dict[int, int] = {}
+    layers: dict[int, Any] = {}
+    finished: set[int] = set()
+    post_order: list[Node] = []
+
+    def enter(node: Node) -> tuple[Node, Any]:
+        layers.setdefault(id(node.layer), node.layer)
+        layer_index.setdefault(id(node.layer), len(layer_index))
+        return node, iter(_inbound_nodes_of(node))
+
+    for out in outputs:
+        layer, node_index, _ = out._keras_history
+        root = layer._inbound_nodes[node_index]
+        if id(root) in finished:
+            continue
+        stack = [enter(root)]
+        in_progress = {id(root)}
+        while stack:
+            node, pending = stack[-1]
+            child = next(pending, None)
+            if child is None:
+                stack.pop()
+                in_progress.discard(id(node))
+                finished.add(id(node))
+                post_order.append(node)
+            elif id(child) not in finished and id(child) not in in_progress:
+                in_progress.add(id(child))
+                stack.append(enter(child))
+    node_depth: dict[int, int] = {}
+    layer_depth: dict[int, int] = {}
+    for node in reversed(post_order):
+        depth = max(node_depth.setdefault(id(node), 0), layer_depth.get(id(node.layer), 0))
+        layer_depth[id(node.layer)] = depth
+        node_depth[id(node)] = depth
+        for dep in _inbound_nodes_of(node):
+            node_depth[id(dep)] = max(depth + 1, node_depth.get(id(dep), 0))
+    for x in inputs:
+        input_layer = x._keras_history[0]
+        if id(input_layer) not in layer_depth:
+            layers[id(input_layer)] = input_layer
+            layer_depth[id(input_layer)] = 0
+            layer_index[id(input_layer)] = -1
+    by_depth: dict[int, list[int]] = {}
+    for key, depth in layer_depth.items():
+        by_depth.setdefault(depth, []).append(key)
+    ordered: list[Any] = []
+    for depth in sorted(by_depth, reverse=True):
+        ordered.extend(layers[k] for k in sorted(by_depth[depth], key=layer_index.__getitem__))
+    return ordered

@@ -101,12 +101,18 @@ def _conv_config(self: Any) -> dict[str, Any]:
         "activation": config_fields.activation(self.activation),
         "use_bias": self.use_bias,
     }
+    # A separable convolution keeps the Conv fields too (kernel_initializer, ...: given,
+    # stored and unused, as TF 1.15 does), then its own after them.
+    config.update(config_fields.weights(self, "kernel"))
     if hasattr(self, "depthwise_initializer"):
         config["depth_multiplier"] = self.depth_multiplier
-        config.update(config_fields.weights(self, "depthwise", with_bias=False))
-        config.update(config_fields.weights(self, "pointwise"))
-    else:
-        config.update(config_fields.weights(self, "kernel"))
+        for part, serialize in (
+            ("initializer", config_fields.initializer),
+            ("regularizer", config_fields.regularizer),
+            ("constraint", config_fields.constraint),
+        ):
+            for prefix in ("depthwise", "pointwise"):
+                config[f"{prefix}_{part}"] = serialize(getattr(self, f"{prefix}_{part}", None))
     if hasattr(self, "output_padding"):
         config["output_padding"] = self.output_padding
     return config
@@ -114,12 +120,16 @@ def _conv_config(self: Any) -> dict[str, Any]:
 
 def _conv_class(base: type, doc: str, params: list[tuple[str, Any]]) -> type:
     sig = tf_signature.signature(params)
+    separable = issubclass(base, tf_conv._SeparableConv)
 
     def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
         kwargs = tf_signature.given_arguments(sig, self, args, kwargs)
         filters, kernel_size = kwargs.pop("filters"), kwargs.pop("kernel_size")
         kwargs.setdefault("kernel_initializer", "glorot_uniform")
         kwargs.setdefault("bias_initializer", "zeros")
+        if separable:
+            kwargs.setdefault("depthwise_initializer", "glorot_uniform")
+            kwargs.setdefault("pointwise_initializer", "glorot_uniform")
         KerasLayerMixin.__init__(self, filters, kernel_size, **_keras_arguments(kwargs))
 
     __init__.__signature__ = sig  # type: ignore[attr-defined]

@@ -1,0 +1,8 @@
+"""tf.keras.applications.inception_v3"""
+
+# ruff: noqa: F401
+from tfcluster.api import _unimplemented
+from tfcluster.lib.keras.applications.exported import InceptionV3, decode_predictions
+from tfcluster.lib.keras.applications.exported import preprocess_input_tf as preprocess_input
+
+__getattr__ = _unimplemented.module_getattr("keras.applications.inception_v3")

@@ -1,0 +1,7 @@
+"""tf.keras.applications.vgg16"""
+
+# ruff: noqa: F401
+from tfcluster.api import _unimplemented
+from tfcluster.lib.keras.applications.exported import VGG16, decode_predictions, preprocess_input
+
+__getattr__ = _unimplemented.module_getattr("keras.applications.vgg16")
