@@ -245,6 +245,21 @@ def test_gradients_of_other_out_backprops_or_windows_do_not_fuse() -> None:
         assert _fused_ops(graph, [by_filter, other_window]) == {}
 
 
+def test_strided_or_dilated_convolution_gradients_stay_two_kernels() -> None:
+    # Winograd's shared transform (the one gain of the fused node) needs stride 1 and no
+    # dilation; fused otherwise, the input gradient would wait for the filter gradient.
+    x_val = np.random.default_rng(10).standard_normal((2, 12, 12, 8)).astype(np.float32)
+    with tf.Graph().as_default() as graph:
+        _, _, dx, df = _conv_grads(x_val, [1, 2, 2, 1])
+        assert _fused_ops(graph, [dx, df]) == {}
+    with tf.Graph().as_default() as graph:
+        x = tf.constant(x_val)
+        f = tf.constant(np.ones((3, 3, 8, 8), np.float32))
+        y = tf.nn.conv2d(x, f, [1, 1, 1, 1], "SAME", dilations=[1, 2, 2, 1])
+        dx, df = tf.gradients(tf.reduce_sum(y * y), [x, f])
+        assert _fused_ops(graph, [dx, df]) == {}
+
+
 def test_second_order_conv_gradients_do_not_fuse_into_a_cycle() -> None:
     # The filter gradient of what the input gradient feeds reads the same out_backprop:
     # fused with that input gradient, one node would wait for itself.

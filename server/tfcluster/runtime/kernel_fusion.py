@@ -24,7 +24,12 @@
   Winograd's tiles of the out_backprop are transformed once for both gradients
   (kernels/_winograd.backward). The filter gradient is the same bit for bit; the input
   gradient is the forward pass's transpose instead of a correlation with the flipped
-  filter, as accurate (float32 rounding of the same sums, in another order).
+  filter, as accurate (float32 rounding of the same sums, in another order). Only for
+  stride 1 and no dilation, where Winograd's tiles may apply: a strided or dilated pair
+  fused would only run its two products one after the other, while as two kernels the
+  input gradient goes on to the layers below as soon as it is made and the executor may run
+  the filter gradient beside them (a DQN's 4x4 stride-2 layer: beside the first layer's
+  ReluGrad and filter gradient), as TensorFlow runs the two.
 
 Forwards whose results their gradients would find again are marked (a copy of the node with
 an attr): a convolution whose input a fused backprop also reads keeps its Winograd input
@@ -204,10 +209,12 @@ def _conv_backprops(
 ) -> dict[str, Node] | None:
     """The fused node (named as the filter gradient) and the Identity that keeps the input
     gradient's name, for a Conv2DBackpropFilter with a Conv2DBackpropInput of the same
-    out_backprop."""
+    out_backprop, stride 1 and no dilation."""
     if len(by_filter.inputs) != 3 or _dtype_name(by_filter.attrs.get("T")) != "float32":
         return None
     if _text(by_filter.attrs.get("data_format", "NHWC")) != "NHWC":
+        return None
+    if not _unit_steps(by_filter):
         return None
     dy = by_filter.inputs[2]
     partners = [
@@ -241,6 +248,14 @@ def _conv_backprops(
         attrs={"T": by_input.attrs["T"]},
     )
     return {fused.name: fused, keep_name.name: keep_name}
+
+
+def _unit_steps(node: Node) -> bool:
+    """Whether a convolution's strides and dilations are all 1 (Winograd's tiles may apply:
+    kernels/_winograd.applicable)."""
+    return all(
+        int(v) == 1 for key in ("strides", "dilations") for v in node.attrs.get(key, [1, 1, 1, 1])
+    )
 
 
 def _reaches(nodes: Mapping[str, Node], node: Node, target: str) -> bool:
