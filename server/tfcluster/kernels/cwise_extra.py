@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _eigen_double
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels.registry import kernel
 
@@ -63,11 +64,23 @@ def _mul_no_nan(xp: Any, x: Any, y: Any) -> Any:
     return xp.where(y == 0, xp.zeros((), x.dtype), x * y)
 
 
-kernel("Sinh")(_unary(lambda xp, x: xp.sinh(x)))
-kernel("Cosh")(_unary(lambda xp, x: xp.cosh(x)))
-kernel("Asinh")(_unary(lambda xp, x: xp.arcsinh(x)))
-kernel("Acosh")(_unary(lambda xp, x: xp.arccosh(x)))
-kernel("Atanh")(_unary(lambda xp, x: xp.arctanh(x)))
+def _glibc_double_or(name: str, numpy_name: str) -> Callable[[Any, Any], Any]:
+    """float64 on CPU: glibc's function value by value, as TF 1.15's (_eigen_double);
+    otherwise numpy's or cupy's."""
+
+    def fn(xp: Any, x: Any) -> Any:
+        if _eigen_double.applies(xp, x):
+            return _eigen_double.scalar(name, x)
+        return getattr(xp, numpy_name)(x)
+
+    return fn
+
+
+kernel("Sinh")(_unary(_glibc_double_or("sinh", "sinh")))
+kernel("Cosh")(_unary(_glibc_double_or("cosh", "cosh")))
+kernel("Asinh")(_unary(_glibc_double_or("asinh", "arcsinh")))
+kernel("Acosh")(_unary(_glibc_double_or("acosh", "arccosh")))
+kernel("Atanh")(_unary(_glibc_double_or("atanh", "arctanh")))
 kernel("Rint")(_unary(lambda xp, x: xp.rint(x)))
 kernel("Atan2")(_binary(lambda xp, y, x: xp.arctan2(y, x)))
 kernel("NextAfter")(_binary(lambda xp, x, y: xp.nextafter(x, y)))

@@ -24,6 +24,7 @@ from tfcluster.framework.inferred_values import broadcast_reduction_indices
 from tfcluster.kernels import (
     _cpu_gemm,
     _eigen_activations,
+    _eigen_double,
     _eigen_gemv,
     _eigen_math,
     _eigen_psqrt,
@@ -115,7 +116,10 @@ def _int_pow(xp: Any, x: Any, y: Any) -> Any:
 
 
 def _float_pow(xp: Any, x: Any, y: Any) -> Any:
-    """float32 powers as glibc's powf gives them on CPU (TF's kernel calls it per value)."""
+    """float32 and float64 powers as glibc's powf and pow give them on CPU (TF's kernel calls
+    them per value)."""
+    if xp is np and np.result_type(x, y) == np.float64:
+        return _eigen_double.power(x, y)
     if xp is not np or np.result_type(x, y) != np.float32:
         return xp.power(x, y)
     # Subnormals in and out as zeros: TF's kernels run with flush-to-zero and
@@ -436,6 +440,22 @@ def _tf_cpu_float32(name: str, fallback: XpFn, module: Any = _eigen_math) -> XpF
     return fn
 
 
+def _double_first(double: Callable[[np.ndarray], np.ndarray], fn: XpFn) -> XpFn:
+    """float64 on CPU with TF 1.15's bits (_eigen_double: Eigen's exp packets, glibc's
+    functions); other dtypes and cupy as fn."""
+
+    def wrapped(xp: Any, x: Any) -> Any:
+        if _eigen_double.applies(xp, x):
+            return double(x)
+        return _resolve(fn, xp)(x)
+
+    return wrapped
+
+
+def _glibc_double(name: str, fn: XpFn) -> XpFn:
+    return _double_first(functools.partial(_eigen_double.scalar, name), fn)
+
+
 def _neg(xp: Any, x: Any) -> Any:
     """-x; TF 1.15's CPU kernel negates float packets (32 bytes) as 0 - x, so a zero there
     comes out +0.0, and only the scalar tail (size % lanes) gives -0.0 for +0.0."""
@@ -467,10 +487,10 @@ _UNARY: dict[str, XpFn] = {
     "Square": "square",
     "Sqrt": _tf_cpu_float32("tf_sqrt_float32", "sqrt", _eigen_psqrt),
     "Rsqrt": _rsqrt,
-    "Exp": _tf_cpu_float32("exp", "exp"),
-    "Log": _tf_cpu_float32("log", "log"),
-    "Log1p": _tf_cpu_float32("log1p", "log1p"),
-    "Expm1": _tf_cpu_float32("expm1", "expm1"),
+    "Exp": _double_first(_eigen_double.exp, _tf_cpu_float32("exp", "exp")),
+    "Log": _glibc_double("log", _tf_cpu_float32("log", "log")),
+    "Log1p": _glibc_double("log1p", _tf_cpu_float32("log1p", "log1p")),
+    "Expm1": _glibc_double("expm1", _tf_cpu_float32("expm1", "expm1")),
     "Sign": "sign",
     "Reciprocal": _reciprocal,
     "Floor": "floor",
@@ -478,12 +498,12 @@ _UNARY: dict[str, XpFn] = {
     "Round": "round",  # half to even, as TF's Round
     "Sin": _tf_cpu_float32("sin", "sin", _eigen_trig),
     "Cos": _tf_cpu_float32("cos", "cos", _eigen_trig),
-    "Tan": _tf_cpu_float32("tan", "tan", _eigen_trig),
-    "Asin": "arcsin",
-    "Acos": "arccos",
-    "Atan": "arctan",
-    "Tanh": _tanh,
-    "Sigmoid": _sigmoid,
+    "Tan": _glibc_double("tan", _tf_cpu_float32("tan", "tan", _eigen_trig)),
+    "Asin": _glibc_double("asin", "arcsin"),
+    "Acos": _glibc_double("acos", "arccos"),
+    "Atan": _glibc_double("atan", "arctan"),
+    "Tanh": _glibc_double("tanh", _tanh),
+    "Sigmoid": _double_first(_eigen_double.sigmoid, _sigmoid),
     "Conj": "conj",
 }
 

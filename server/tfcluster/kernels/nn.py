@@ -10,7 +10,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _eigen_math, _eigen_sum, _outer_sums
+from tfcluster.kernels import _eigen_double, _eigen_math, _eigen_sum, _outer_sums
 from tfcluster.kernels._eigen_parallel import cost_cycles
 from tfcluster.kernels._window import over_batch
 from tfcluster.kernels.common import Compute, host_array, invalid, typed
@@ -28,6 +28,8 @@ def _sigmoid(xp: Any, x: Any) -> Any:
 
 # ---- activations: fn(xp, *inputs) -------------------------------------------------------
 def _elu(xp: Any, x: Any) -> Any:
+    if _eigen_double.applies(xp, x):
+        return _eigen_double.elu(x)
     if _eigen_math.applies(xp, x):
         return _eigen_math.elu(x)  # TF 1.15's bits (exp(x) - 1 by Eigen's exp)
     # TF's functor on every device: exp(x) - 1, not expm1 (its bits near zero).
@@ -35,6 +37,8 @@ def _elu(xp: Any, x: Any) -> Any:
 
 
 def _selu(xp: Any, x: Any) -> Any:
+    if _eigen_double.applies(xp, x):
+        return _eigen_double.selu(x)
     if _eigen_math.applies(xp, x):
         return _eigen_math.selu(x)
     scale_alpha = x.dtype.type(SELU_SCALE * SELU_ALPHA)
@@ -44,6 +48,8 @@ def _selu(xp: Any, x: Any) -> Any:
 
 
 def _softplus(xp: Any, x: Any) -> Any:
+    if _eigen_double.applies(xp, x):
+        return _eigen_double.softplus(x)
     if _eigen_math.applies(xp, x):
         return _eigen_math.softplus(x)
     return xp.logaddexp(x, 0)

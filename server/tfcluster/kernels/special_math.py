@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _eigen_double
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels.registry import kernel
 
@@ -410,9 +411,29 @@ def _nary(fn: Callable[..., Any], same_shapes: bool = False) -> Callable[[Any, A
     return factory
 
 
-kernel("Erf")(_unary(erf))
-kernel("Erfc")(_unary(erfc))
-kernel("Lgamma")(_unary(lgamma))
+def _glibc_double_or(name: str, fn: Callable[[Any, Any], Any]) -> Callable[[Any, Any], Any]:
+    """float64 on CPU: glibc's erf / erfc value by value, as TF 1.15's kernel calls them
+    (_eigen_double); otherwise the incomplete gamma form."""
+
+    def pick(xp: Any, x: Any) -> Any:
+        if _eigen_double.applies(xp, x):
+            return _eigen_double.scalar(name, x)
+        return fn(xp, x)
+
+    return pick
+
+
+kernel("Erf")(_unary(_glibc_double_or("erf", erf)))
+kernel("Erfc")(_unary(_glibc_double_or("erfc", erfc)))
+kernel("Lgamma")(
+    _unary(
+        lambda xp, x: (
+            _eigen_double.lgamma(x, lambda v: lgamma(np, v))
+            if _eigen_double.applies(xp, x)
+            else lgamma(xp, x)
+        )
+    )
+)
 kernel("Digamma")(_unary(digamma))
 kernel("BesselI0e")(_unary(lambda xp, x: _bessel_ie(xp, x, 0)))
 kernel("BesselI1e")(_unary(lambda xp, x: _bessel_ie(xp, x, 1)))
