@@ -642,12 +642,52 @@ def depthwise_conv2d_backprop_input(node: Any, xp: Any) -> Compute:
         g = dyl.astype(ctype, copy=False).reshape(batch, *outs, c, m)
         fc = f.astype(ctype, copy=False)
         dx_padded = xp.zeros(padded_shape((batch, *sizes, c), pads), ctype)
-        for tap in win.taps([kh, kw]):
-            dx_padded[win.tap_slices(tap, outs)] += (g * fc[tap]).sum(axis=-1)
+        if m == 1:
+            # One output channel per input channel (the usual multiplier): each tap's product
+            # into one scratch array, added where the tap reads (the same sums, no copies).
+            g1 = g[..., 0]
+            product = xp.empty(g1.shape, ctype)
+            for tap in win.taps([kh, kw]):
+                xp.multiply(g1, fc[tap][:, 0], out=product)
+                dx_padded[win.tap_slices(tap, outs)] += product
+        else:
+            for tap in win.taps([kh, kw]):
+                dx_padded[win.tap_slices(tap, outs)] += (g * fc[tap]).sum(axis=-1)
         dx = dx_padded[interior(pads, sizes)]
         return (cast(win.from_last(xp, dx)),)
 
     return compute
+
+
+# Products a block of the depthwise filter gradient holds (all taps, a few output rows).
+_DEPTHWISE_BLOCK = 1 << 16
+
+
+def _depthwise_filter_sums(win: Window, xpad: Any, g: Any, taps: list[tuple[int, ...]]) -> Any:
+    """Every tap's sum over the output positions of input times gradient, per channel (a
+    multiplier of 1), position after position as one sum over all positions adds them: block
+    by block of output rows, the taps side by side in one scratch array (numpy's sum over its
+    rows then runs taps x channels wide), whose first row carries the sums so far."""
+    batch, oh, ow, c = g.shape
+    rows = max(1, _DEPTHWISE_BLOCK // (ow * len(taps) * c))
+    scratch = np.empty((1 + rows * ow, len(taps), c), g.dtype)
+    (sr, sc), (dr, dc) = win.strides, win.dilations
+    sums = None
+    for b in range(batch):
+        for i0 in range(0, oh, rows):
+            i1 = min(oh, i0 + rows)
+            n = (i1 - i0) * ow
+            products = scratch[1 : 1 + n].reshape(i1 - i0, ow, len(taps), c)
+            for t, (r, q) in enumerate(taps):
+                rows_read = slice(r * dr + sr * i0, r * dr + sr * (i1 - 1) + 1, sr)
+                cols_read = slice(q * dc, q * dc + sc * (ow - 1) + 1, sc)
+                np.multiply(xpad[b, rows_read, cols_read], g[b, i0:i1], out=products[:, :, t])
+            if sums is None:
+                sums = np.add.reduce(scratch[1 : 1 + n], axis=0)
+            else:
+                scratch[0] = sums
+                sums = np.add.reduce(scratch[: 1 + n], axis=0)
+    return sums
 
 
 @kernel("DepthwiseConv2dNativeBackpropFilter", host=[1])
@@ -674,10 +714,15 @@ def depthwise_conv2d_backprop_filter(node: Any, xp: Any) -> Compute:
         ctype = _compute_dtype(x.dtype)
         g = dyl.astype(ctype, copy=False).reshape(-1, c, m)
         dw = xp.empty((kh, kw, c, m), ctype)
+        taps = list(win.taps([kh, kw]))
         with padded(xp, xl.astype(ctype, copy=False), pads) as xp_:
-            for tap in win.taps([kh, kw]):
-                src = xp_[win.tap_slices(tap, outs)].reshape(-1, c)
-                dw[tap] = (src[:, :, None] * g).sum(axis=0)
+            if m == 1 and xp is np and g.shape[0]:
+                sums = _depthwise_filter_sums(win, xp_, g.reshape(-1, *outs, c), taps)
+                dw.reshape(kh * kw, c)[...] = sums
+            else:
+                for tap in taps:
+                    src = xp_[win.tap_slices(tap, outs)].reshape(-1, c)
+                    dw[tap] = (src[:, :, None] * g).sum(axis=0)
         return (cast(dw),)
 
     return compute
