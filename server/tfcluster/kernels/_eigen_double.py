@@ -12,11 +12,12 @@ numpy's float64 functions are its own SIMD ones (from SVML on AVX-512 hosts), an
 from glibc's in one value in 3 to 30; glibc's come here through Python's math module, whose
 functions are libm's (about 0.1 us a value; lgamma, which CPython computes itself, through
 ctypes), on the values inside each function's domain (numpy gives the same NaN or infinity
-outside it). That costs ~5x TF's own loop, so tensors of more than GLIBC_UP_TO values keep
-numpy's functions (a float64 tensor that large is rare in TF1 programs; its values then
-differ from TF's in the last bit or two). TF's executor runs kernels with the CPU's
-flush-to-zero and denormals-are-zero modes on: the exp packets here read subnormal inputs as
-zero and write subnormal results as zero, and glibc's functions are called with the modes on
+outside it). That costs ~5x TF's own loop, so tensors of more than GLIBC_UP_TO values (or
+PACKETS_UP_TO for the exp packets, repeated in numpy at ~7x numpy's exp) keep numpy's
+functions (a float64 tensor that large is rare in TF1 programs; its values then differ from
+TF's in the last bit or two). TF's executor runs kernels with the CPU's flush-to-zero and
+denormals-are-zero modes on: the exp packets write subnormal results as zero (a subnormal
+input gives what zero gives), and glibc's functions are called with the modes on
 (_flushing_denormals), which is what they give in TF (tanh and erf of a subnormal are 0, asin
 and sinh of one itself; log reads one as zero).
 """
@@ -55,8 +56,10 @@ _EXP_Q = (
 _LN2_HI, _LN2_LO = _D(0.693145751953125), _D(1.42860682030941723212e-6)
 # The largest |x| whose sinh and cosh are finite (math raises OverflowError above).
 _HYPERBOLIC_MAX = 710.4758600739439
-# Tensors of up to this many values get glibc's functions value by value (~7 ms at most).
+# Tensors of up to this many values get glibc's functions value by value (~7 ms at most),
+# and up to PACKETS_UP_TO the exp packets (~8 ms, 7x numpy's exp): larger ones numpy's.
 GLIBC_UP_TO = 1 << 16
+PACKETS_UP_TO = 1 << 20
 # The largest x whose exp is finite in glibc (math.exp raises OverflowError above).
 _EXP_MAX = 709.782712893384
 
@@ -83,23 +86,59 @@ def _flat(x: np.ndarray) -> np.ndarray:
     return _flush(np.array(x, dtype=_D).reshape(-1))
 
 
+# Values per pass of _pexp: its scratch arrays stay in the caches between its ~20 operations
+# (whole-tensor temporaries went to memory at each one: 8x slower over a million values).
+_BLOCK = 16384
+
+
 def _pexp(a: np.ndarray) -> np.ndarray:
-    """pexp_double of every value of the 1-D `a`: AVX's min/max give their second operand for
-    a NaN, so a NaN is clamped, computed, and given back by the last max."""
-    x = np.where(a < _EXP_HI, a, _EXP_HI)
-    x = np.where(x > _EXP_LO, x, _EXP_LO)
-    fx = np.floor(x * _LOG2E + 0.5)
-    x -= fx * _LN2_HI
-    x -= fx * _LN2_LO
-    x2 = x * x
-    px = (_EXP_P[0] * x2 + _EXP_P[1]) * x2 + _EXP_P[2]
-    px *= x
-    qx = ((_EXP_Q[0] * x2 + _EXP_Q[1]) * x2 + _EXP_Q[2]) * x2 + _EXP_Q[3]
-    y = px / (qx - px)
-    y = 2.0 * y + 1.0
+    """pexp_double of every value of the 1-D `a` (not written), block by block."""
+    out = np.empty(a.size, _D)
+    n = min(_BLOCK, a.size)
+    scratch = (np.empty(n, _D), np.empty(n, _D), np.empty(n, _D))
+    for start in range(0, a.size, n):
+        k = min(n, a.size - start)
+        _pexp_block(a[start : start + k], out[start : start + k], *(t[:k] for t in scratch))
+    return out
+
+
+def _pexp_block(a: np.ndarray, y: np.ndarray, x: np.ndarray, fx: np.ndarray, t: np.ndarray) -> None:
+    """pexp_double of `a` into `y` (x, fx, t: scratch of the same length). AVX's min and max
+    give their second operand for a NaN, so a NaN is clamped, computed, and given back by the
+    last max; products and sums round one by one (no FMA)."""
+    mul, add, sub = np.multiply, np.add, np.subtract
+    np.fmin(a, _EXP_HI, out=x)  # fmin/fmax take the bound for a NaN, as AVX's min/max here
+    np.fmax(x, _EXP_LO, out=x)
+    mul(x, _LOG2E, fx)
+    add(fx, 0.5, fx)
+    np.floor(fx, fx)
+    mul(fx, _LN2_HI, t)
+    sub(x, t, x)
+    mul(fx, _LN2_LO, t)
+    sub(x, t, x)
+    x2 = mul(x, x, t)
+    mul(x2, _EXP_P[0], y)  # px
+    add(y, _EXP_P[1], y)
+    mul(y, x2, y)
+    add(y, _EXP_P[2], y)
+    mul(y, x, y)
+    mul(x2, _EXP_Q[0], x)  # qx (x is no longer needed)
+    add(x, _EXP_Q[1], x)
+    mul(x, x2, x)
+    add(x, _EXP_Q[2], x)
+    mul(x, x2, x)
+    add(x, _EXP_Q[3], x)
+    sub(x, y, x)
+    np.divide(y, x, y)
+    mul(y, 2.0, y)
+    add(y, 1.0, y)
     # 2**fx from its exponent bits (fx + 1023 in [0, 2047]: 0 gives 0, 2047 infinity).
-    y *= ((fx.astype(np.int64) + 1023) << 52).view(_D)
-    return np.where(y > a, y, a)
+    bits = t.view(np.int64)
+    np.copyto(bits, fx, casting="unsafe")
+    add(bits, 1023, bits)
+    np.left_shift(bits, 52, bits)
+    mul(y, t, y)
+    np.maximum(y, a, out=y)  # y is never NaN: a NaN `a` comes back through here
 
 
 @functools.cache
@@ -152,35 +191,61 @@ def _glibc(
     return out
 
 
+# exp of anything at or above this is a normal double (exp(-708.39) = 2**-1022): only a tensor
+# holding smaller values (or NaN) needs the pass that flushes subnormal results.
+_EXP_NORMAL_FROM = -708.0
+
+
 def _packets_then_tail(
     x: np.ndarray,
     packet: Callable[[np.ndarray], np.ndarray],
     scalar: Callable[[np.ndarray], np.ndarray],
+    numpy_form: Callable[[np.ndarray], np.ndarray],
+    small_below: float = _EXP_NORMAL_FROM,
 ) -> np.ndarray:
-    flat = _flat(x)
+    """packet over the whole tensor, its last size % 4 values again by scalar, subnormal
+    results flushed (checked only where some value is below small_below). A subnormal input
+    gives what zero gives here (exp of either is 1), so inputs are not flushed."""
+    flat = np.ascontiguousarray(x, dtype=_D).reshape(-1)
+    if flat.size > PACKETS_UP_TO:
+        with np.errstate(all="ignore"):
+            return np.asarray(numpy_form(np.asarray(x, _D)), _D)
     with np.errstate(all="ignore"):
         out = packet(flat)
         tail = flat.size - flat.size % _PACKET
         if tail < flat.size:
             out[tail:] = scalar(flat[tail:])
-    return _flush(out).reshape(np.shape(x))
+    if flat.size and not np.minimum.reduce(flat) >= small_below:
+        _flush(out)
+    return out.reshape(np.shape(x))
 
 
 def exp(x: np.ndarray) -> np.ndarray:
-    return _packets_then_tail(x, _pexp, _libm_exp)
+    return _packets_then_tail(x, _pexp, _libm_exp, np.exp)
+
+
+def _logistic_packet(v: np.ndarray) -> np.ndarray:
+    out = _pexp(np.negative(v))
+    np.add(out, 1.0, out)
+    return np.divide(1.0, out, out)
 
 
 def sigmoid(x: np.ndarray) -> np.ndarray:
-    """Eigen's scalar_logistic_op<double>: 1 / (1 + exp(-x))."""
+    """Eigen's scalar_logistic_op<double>: 1 / (1 + exp(-x)); its results are subnormal only
+    past -708 (exp(-x) near the largest double)."""
     return _packets_then_tail(
-        x, lambda v: 1.0 / (1.0 + _pexp(-v)), lambda v: 1.0 / (1.0 + _libm_exp(-v))
+        x,
+        _logistic_packet,
+        lambda v: 1.0 / (1.0 + _libm_exp(-v)),
+        lambda v: 1.0 / (1.0 + np.exp(-v)),
+        small_below=-708.0,
     )
 
 
 def elu(x: np.ndarray) -> np.ndarray:
     """exp(x) - 1 where x < 0 (a subnormal x compares as zero), x elsewhere."""
     neg = np.asarray(x) <= -_MIN_NORMAL
-    return np.where(neg, _packets_then_tail(x, _pexp, _libm_exp) - 1.0, x)
+    return np.where(neg, _packets_then_tail(x, _pexp, _libm_exp, np.exp) - 1.0, x)
 
 
 # TF's Selu constants, as its functor writes them (scale * alpha is its own literal).
@@ -191,7 +256,7 @@ _SELU_SCALE_ALPHA = _D(1.7580993408473768599402175208123)
 def selu(x: np.ndarray) -> np.ndarray:
     """scale_alpha * (exp(x) - 1) where x < 0, scale * x elsewhere."""
     neg = np.asarray(x) <= -_MIN_NORMAL
-    e = _packets_then_tail(x, _pexp, _libm_exp)
+    e = _packets_then_tail(x, _pexp, _libm_exp, np.exp)
     with np.errstate(all="ignore"):
         pos = _flush(_flat(x) * _SELU_SCALE).reshape(np.shape(x))
         return np.where(neg, _SELU_SCALE_ALPHA * (e - 1.0), pos)
