@@ -24,6 +24,7 @@ from tfcluster.framework.inferred_values import broadcast_reduction_indices
 from tfcluster.kernels import (
     _cpu_gemm,
     _eigen_activations,
+    _eigen_batch_matvec,
     _eigen_double,
     _eigen_gemv,
     _eigen_math,
@@ -842,22 +843,26 @@ def batch_matmul(node: Any, xp: Any) -> Compute:
                 "In[0] and In[1] must have the same rank (at least 2) and batch dimensions: "
                 f"In[0]: {_shape(a)}, In[1]: {_shape(b)}"
             )
-        if adj_x:
-            a = adjoint(a)
-        if adj_y:
-            b = adjoint(b)
-        if a.shape[-1] != b.shape[-2]:
+        x = adjoint(a) if adj_x else a
+        y = adjoint(b) if adj_y else b
+        if x.shape[-1] != y.shape[-2]:
             raise invalid(
                 f"Matrix size-incompatible: In[0]: {_shape(ins[0])}, In[1]: {_shape(ins[1])}"
             )
-        return (_batch_product(xp, a, b),)
+        return (_batch_product(xp, a, b, adj_x, adj_y),)
 
     return compute
 
 
-def _batch_product(xp: Any, a: Any, b: Any) -> Any:
-    exact = _eigen_small_depth.matmul(a, b) if xp is np else None
-    return xp.matmul(a, b) if exact is None else exact
+def _batch_product(xp: Any, a: Any, b: Any, adj_x: bool, adj_y: bool) -> Any:
+    """The product of the stored operands a and b, adjoined as asked: matrix-vector batches in
+    TF's Eigen order (_eigen_batch_matvec), float64 depths of 2-3 too, the rest BLAS's."""
+    exact = _eigen_batch_matvec.batch_matmul(a, b, adj_x, adj_y) if xp is np else None
+    x = _adjoint(xp, a) if adj_x else a
+    y = _adjoint(xp, b) if adj_y else b
+    if exact is None and xp is np:
+        exact = _eigen_small_depth.matmul(x, y)
+    return xp.matmul(x, y) if exact is None else exact
 
 
 @kernel("BatchMatMulV2")
@@ -888,7 +893,7 @@ def batch_matmul_v2(node: Any, xp: Any) -> Compute:
                 f"In[0] mismatch In[1] shape: {x.shape[-1]} vs. {y.shape[-2]}: "
                 f"{shape_str(a.shape)} {shape_str(b.shape)} {int(adj_x)} {int(adj_y)}"
             )
-        return (_batch_product(xp, x, y),)
+        return (_batch_product(xp, a, b, adj_x, adj_y),)
 
     return compute
 
