@@ -253,6 +253,83 @@ def _directory(image, workdir):
     return out
 
 
+def _dataframe(image, workdir):
+    """flow_from_dataframe (needs pandas; the recorder runs with pandas 1.3.5)."""
+    import pandas as pd
+
+    files = [
+        "cats/c0.png",
+        "dogs/d0.png",
+        "cats/notes.txt",
+        "zebras/z1.png",
+        "cats/c1.jpg",
+        "dogs/missing.png",
+        "zebras/z0.png",
+        "dogs/d2.jpg",
+        "cats/c3.jpeg",
+        "dogs/d1.png",
+    ]
+    labels = ["cat", "dog", "cat", "zebra", "cat", "dog", "zebra", "dog", "cat", "dog"]
+    df = pd.DataFrame(
+        {
+            "filename": files,
+            "class": labels,
+            "tags": [[lbl, "animal"] if i % 3 else [lbl] for i, lbl in enumerate(labels)],
+            "w": np.linspace(0.5, 2.0, 10),
+            "score": np.arange(10, dtype="float64") / 4,
+            "size": np.arange(10) % 3,
+        }
+    )
+    gen = image.ImageDataGenerator(validation_split=0.25)
+    out = {}
+    variants = [
+        ("categorical", dict(target_size=(5, 6), weight_col="w")),
+        ("multilabel", dict(target_size=(4, 4), y_col="tags")),
+        (
+            "binary",
+            dict(
+                target_size=(4, 4),
+                classes=["cat", "dog"],
+                class_mode="binary",
+                color_mode="grayscale",
+            ),
+        ),
+        ("sparse", dict(target_size=(3, 5), class_mode="sparse", interpolation="bilinear")),
+        ("raw", dict(target_size=(4, 4), y_col="score", class_mode="raw")),
+        (
+            "multi_output",
+            dict(target_size=(4, 4), y_col=["score", "size"], class_mode="multi_output"),
+        ),
+        ("none", dict(target_size=(4, 4), class_mode=None, color_mode="rgba")),
+        ("training", dict(target_size=(4, 4), subset="training")),
+        ("validation", dict(target_size=(4, 4), subset="validation")),
+    ]
+    for name, kwargs in variants:
+        it = gen.flow_from_dataframe(df, FILES_DIR, batch_size=4, shuffle=False, **kwargs)
+        out[name + "_filenames"] = list(it.filenames)
+        out[name + "_class_indices"] = sorted(getattr(it, "class_indices", {}).items())
+        for i in range(len(it)):
+            batch = it[i]
+            out[f"{name}_batch_{i}"] = list(batch) if isinstance(batch, tuple) else batch
+    rel = df.assign(filename=[os.path.join(FILES_DIR, f) for f in files])
+    aug = image.ImageDataGenerator(rotation_range=30, horizontal_flip=True)
+    it = aug.flow_from_dataframe(rel, target_size=(5, 5), batch_size=3, seed=21)
+    out["seeded_0"], out["seeded_1"] = list(next(it)), list(next(it))
+    it = gen.flow_from_dataframe(df, FILES_DIR, validate_filenames=False, class_mode=None)
+    out["unvalidated_filenames"] = list(it.filenames)
+    for name, kwargs in [
+        ("binary_three_classes", dict(class_mode="binary")),
+        ("multi_output_not_list", dict(class_mode="multi_output")),
+        ("weight_not_numeric", dict(weight_col="class")),
+        ("bad_class_mode", dict(class_mode="triplet")),
+        ("sparse_list_labels", dict(y_col="tags", class_mode="sparse")),
+    ]:
+        out["error_" + name] = _error(
+            lambda kw=kwargs: gen.flow_from_dataframe(df, FILES_DIR, **kw)
+        )["error"]
+    return out
+
+
 def _round_trips(image, workdir):
     out = {}
     root = FILES_DIR
@@ -361,6 +438,7 @@ CASES = {
     "random_transform_params": lambda image, workdir: _random_transform_params(image),
     "standardize": lambda image, workdir: _standardize(image),
     "directory": _directory,
+    "dataframe": _dataframe,
     "round_trips": _round_trips,
     "validation_split": lambda image, workdir: _validation_split(image),
     "errors": _errors,

@@ -21,7 +21,11 @@ image = tf.keras.preprocessing.image
 # Values are TF's exactly, except: the ZCA matrix comes from a float32 SVD (LAPACK builds differ
 # in the last bits), and Pillow 13 rounds some bilinear resizes one level apart from the Pillow
 # 9.5 the reference ran with (the same input array gives 91 vs 92): not keras code.
-_TOLERANCES = {"standardize.zca": (1e-4, 1e-4), "directory.rgb_input_batch": (0.0, 1.0)}
+_TOLERANCES = {
+    "standardize.zca": (1e-4, 1e-4),
+    "directory.rgb_input_batch": (0.0, 1.0),
+    "dataframe.sparse_batch": (0.0, 1.0),
+}
 
 
 def _tolerance(path: str) -> tuple[float, float] | None:
@@ -52,6 +56,8 @@ def _same(got: Any, want: Any, path: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(CASES))
 def test_keras_image_case_matches_tf115(name: str, tmp_path: Any) -> None:
+    if name == "dataframe":
+        pytest.importorskip("pandas", reason="flow_from_dataframe reads a pandas DataFrame")
     got = decode(encode(CASES[name](image, str(tmp_path))))
     _same(got, reference.case("keras_image", name)["values"], name)
 
@@ -87,3 +93,14 @@ def test_fit_generator_trains_on_augmented_flow() -> None:
         assert len(hist.history["loss"]) == 2
         hist = model.fit(gen.flow(x, y, batch_size=8, seed=2), epochs=1, verbose=0)
         assert len(hist.history["loss"]) == 1
+
+
+def test_flow_from_dataframe_without_pandas_is_a_clear_import_error() -> None:
+    try:
+        import pandas  # noqa: F401
+    except ImportError:
+        pass
+    else:
+        pytest.skip("pandas is installed: the dataframe case checks flow_from_dataframe")
+    with pytest.raises(ImportError, match="flow_from_dataframe needs pandas"):
+        image.ImageDataGenerator().flow_from_dataframe(None)

@@ -18,6 +18,15 @@ _NOT_FIT = (
     "first by calling `.fit(numpy_data)`."
 )
 
+_DEPRECATED_DATAFRAME_ARGS = {
+    "has_ext": "has_ext is deprecated, filenames in the dataframe have to match the exact "
+    "filenames in disk.",
+    "sort": "sort is deprecated, batches will be created in the same order than the filenames "
+    "provided if shuffle is set to False.",
+    "drop_duplicates": "drop_duplicates is deprecated, you can drop duplicates by using the "
+    "pandas.DataFrame.drop_duplicates method.",
+}
+
 
 def _shift(spec: Any, size: int) -> Any:
     """One shift draw: a choice (and a sign) from a list of values, else uniform in +-spec;
@@ -212,18 +221,68 @@ class ImageDataGenerator:
             dtype=self.dtype,
         )
 
-    def flow_from_dataframe(self, dataframe: Any, *args: Any, **kwargs: Any) -> Any:
-        # Reading a pandas DataFrame of file names is not implemented yet; say so clearly.
+    def flow_from_dataframe(
+        self,
+        dataframe: Any,
+        directory: str | None = None,
+        x_col: str = "filename",
+        y_col: Any = "class",
+        weight_col: str | None = None,
+        target_size: Any = (256, 256),
+        color_mode: str = "rgb",
+        classes: Any = None,
+        class_mode: str | None = "categorical",
+        batch_size: int = 32,
+        shuffle: bool = True,
+        seed: int | None = None,
+        save_to_dir: str | None = None,
+        save_prefix: str = "",
+        save_format: str = "png",
+        subset: str | None = None,
+        interpolation: str = "nearest",
+        validate_filenames: bool = True,
+        **kwargs: Any,
+    ) -> Any:
         try:
-            import pandas  # noqa: F401
+            import pandas  # noqa: F401  (the DataFrame's own methods do the work)
         except ImportError:
             raise ImportError(
-                "ImageDataGenerator.flow_from_dataframe needs pandas; install pandas."
+                "ImageDataGenerator.flow_from_dataframe needs pandas: install pandas."
             ) from None
-        from tfcluster.framework import errors
+        from tfcluster.lib.keras.preprocessing.image_dataframe import DataFrameIterator
 
-        raise errors.UnimplementedError(
-            None, None, "ImageDataGenerator.flow_from_dataframe is not implemented in tfcluster"
+        for old, note in _DEPRECATED_DATAFRAME_ARGS.items():
+            if old in kwargs:
+                warnings.warn(note, DeprecationWarning, stacklevel=2)
+        if class_mode == "other":
+            warnings.warn(
+                '`class_mode` "other" is deprecated, please use `class_mode` "raw".',
+                DeprecationWarning,
+                stacklevel=2,
+            )
+            class_mode = "raw"
+        return DataFrameIterator(
+            dataframe,
+            directory,
+            self,
+            x_col=x_col,
+            y_col=y_col,
+            weight_col=weight_col,
+            target_size=target_size,
+            color_mode=color_mode,
+            classes=classes,
+            class_mode=class_mode,
+            data_format=self.data_format,
+            batch_size=batch_size,
+            shuffle=shuffle,
+            seed=seed,
+            save_to_dir=save_to_dir,
+            save_prefix=save_prefix,
+            save_format=save_format,
+            subset=subset,
+            interpolation=interpolation,
+            validate_filenames=validate_filenames,
+            dtype=self.dtype,
         )
 
     def standardize(self, x: Any) -> Any:

@@ -197,28 +197,26 @@ class NumpyArrayIterator(Iterator):
         return first, self.y[index_array], self.sample_weight[index_array]
 
 
-class DirectoryIterator(Iterator):
-    allowed_class_modes = {"categorical", "binary", "sparse", "input", None}
+class FileBatchIterator(Iterator):
+    """Batches of images read from files (load_img, then the generator's transform and
+    standardize), with targets by class_mode; subclasses set filepaths, classes, labels."""
 
-    def __init__(
+    class_mode: str | None
+    classes: Any
+    class_indices: dict[Any, int]
+    dtype: Any
+
+    def _set_processing_attrs(
         self,
-        directory: str,
         image_data_generator: Any,
-        target_size: Any = (256, 256),
-        color_mode: str = "rgb",
-        classes: Any = None,
-        class_mode: str | None = "categorical",
-        batch_size: int = 32,
-        shuffle: bool = True,
-        seed: int | None = None,
-        data_format: str | None = None,
-        save_to_dir: str | None = None,
-        save_prefix: str = "",
-        save_format: str = "png",
-        follow_links: bool = False,
-        subset: str | None = None,
-        interpolation: str = "nearest",
-        dtype: Any = None,
+        target_size: Any,
+        color_mode: str,
+        data_format: str | None,
+        save_to_dir: str | None,
+        save_prefix: str,
+        save_format: str,
+        subset: str | None,
+        interpolation: str,
     ) -> None:
         data_format = image_utils._default_format(data_format)
         self.image_data_generator = image_data_generator
@@ -251,6 +249,96 @@ class DirectoryIterator(Iterator):
                     f'Invalid subset name: {subset};expected "training" or "validation"'
                 )
         self.subset = subset
+
+    @property
+    def filepaths(self) -> list[str]:
+        raise NotImplementedError
+
+    @property
+    def labels(self) -> Any:
+        raise NotImplementedError
+
+    @property
+    def sample_weight(self) -> Any:
+        raise NotImplementedError
+
+    def _get_batches_of_transformed_samples(self, index_array: np.ndarray) -> Any:
+        gen = self.image_data_generator
+        batch_x = np.zeros((len(index_array), *self.image_shape), dtype=self.dtype)
+        paths = self.filepaths
+        for i, j in enumerate(index_array):
+            img = image_utils.load_img(
+                paths[j],
+                color_mode=self.color_mode,
+                target_size=self.target_size,
+                interpolation=self.interpolation,
+            )
+            x = image_utils.img_to_array(img, data_format=self.data_format, dtype="float32")
+            img.close()
+            if gen:
+                params = gen.get_random_transform(x.shape)
+                x = gen.apply_transform(x, params)
+                x = gen.standardize(x)
+            batch_x[i] = x
+        if self.save_to_dir:
+            _save_batch(self, batch_x, index_array, 10000000)
+        batch_y: Any
+        if self.class_mode == "input":
+            batch_y = batch_x.copy()
+        elif self.class_mode in {"binary", "sparse"}:
+            batch_y = np.empty(len(batch_x), dtype=self.dtype)
+            for i, j in enumerate(index_array):
+                batch_y[i] = self.classes[j]
+        elif self.class_mode == "categorical":
+            batch_y = np.zeros((len(batch_x), len(self.class_indices)), dtype=self.dtype)
+            for i, j in enumerate(index_array):
+                batch_y[i, self.classes[j]] = 1.0  # a list of classes marks several
+        elif self.class_mode == "multi_output":
+            batch_y = [column[index_array] for column in self.labels]
+        elif self.class_mode == "raw":
+            batch_y = self.labels[index_array]
+        else:
+            return batch_x
+        weights = self.sample_weight
+        if weights is None:
+            return batch_x, batch_y
+        return batch_x, batch_y, weights[index_array]
+
+
+class DirectoryIterator(FileBatchIterator):
+    allowed_class_modes = {"categorical", "binary", "sparse", "input", None}
+
+    def __init__(
+        self,
+        directory: str,
+        image_data_generator: Any,
+        target_size: Any = (256, 256),
+        color_mode: str = "rgb",
+        classes: Any = None,
+        class_mode: str | None = "categorical",
+        batch_size: int = 32,
+        shuffle: bool = True,
+        seed: int | None = None,
+        data_format: str | None = None,
+        save_to_dir: str | None = None,
+        save_prefix: str = "",
+        save_format: str = "png",
+        follow_links: bool = False,
+        subset: str | None = None,
+        interpolation: str = "nearest",
+        dtype: Any = None,
+    ) -> None:
+        self._set_processing_attrs(
+            image_data_generator,
+            target_size,
+            color_mode,
+            data_format,
+            save_to_dir,
+            save_prefix,
+            save_format,
+            subset,
+            interpolation,
+        )
         self.directory = directory
         if class_mode not in self.allowed_class_modes:
             raise ValueError(
@@ -296,32 +384,3 @@ class DirectoryIterator(Iterator):
     @property
     def sample_weight(self) -> None:
         return None
-
-    def _get_batches_of_transformed_samples(self, index_array: np.ndarray) -> Any:
-        gen = self.image_data_generator
-        batch_x = np.zeros((len(index_array), *self.image_shape), dtype=self.dtype)
-        for i, j in enumerate(index_array):
-            img = image_utils.load_img(
-                self._filepaths[j],
-                color_mode=self.color_mode,
-                target_size=self.target_size,
-                interpolation=self.interpolation,
-            )
-            x = image_utils.img_to_array(img, data_format=self.data_format, dtype="float32")
-            img.close()
-            if gen:
-                params = gen.get_random_transform(x.shape)
-                x = gen.apply_transform(x, params)
-                x = gen.standardize(x)
-            batch_x[i] = x
-        if self.save_to_dir:
-            _save_batch(self, batch_x, index_array, 10000000)
-        if self.class_mode == "input":
-            return batch_x, batch_x.copy()
-        if self.class_mode in {"binary", "sparse"}:
-            return batch_x, self.classes[index_array].astype(self.dtype)
-        if self.class_mode == "categorical":
-            batch_y = np.zeros((len(batch_x), self.num_classes), dtype=self.dtype)
-            batch_y[np.arange(len(index_array)), self.classes[index_array]] = 1.0
-            return batch_x, batch_y
-        return batch_x
