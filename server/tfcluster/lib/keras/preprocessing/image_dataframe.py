@@ -47,7 +47,7 @@ class DataFrameIterator(FileBatchIterator):
         dtype: Any = "float32",
         validate_filenames: bool = True,
     ) -> None:
-        self._set_processing_attrs(
+        self.set_processing_attrs(
             image_data_generator,
             target_size,
             color_mode,

@@ -206,7 +206,7 @@ class FileBatchIterator(Iterator):
     class_indices: dict[Any, int]
     dtype: Any
 
-    def _set_processing_attrs(
+    def set_processing_attrs(
         self,
         image_data_generator: Any,
         target_size: Any,
@@ -328,7 +328,7 @@ class DirectoryIterator(FileBatchIterator):
         interpolation: str = "nearest",
         dtype: Any = None,
     ) -> None:
-        self._set_processing_attrs(
+        self.set_processing_attrs(
             image_data_generator,
             target_size,
             color_mode,
