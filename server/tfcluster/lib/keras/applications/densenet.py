@@ -105,29 +105,15 @@ def _densenet(
     elif pooling == "max":
         x = GlobalMaxPooling2D(name="max_pool")(x)
     model = setup.functional_model(input_tensor, img_input, x, model_name)
-    fname = f"{model_name}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
     file_hash = top_hash if include_top else notop_hash
-    setup.load_weights(model, weights, (fname, _RELEASE + fname, file_hash))
+    setup.load_release_weights(model, weights, _RELEASE, model_name, include_top, file_hash)
     return model
 
 
 def _application(model_name: str) -> Callable[..., Model]:
-    def build(
-        include_top: bool = True,
-        weights: Any = "imagenet",
-        input_tensor: Any = None,
-        input_shape: Any = None,
-        pooling: Any = None,
-        classes: int = 1000,
-        **kwargs: Any,
-    ) -> Model:
-        return _densenet(
-            model_name, include_top, weights, input_tensor, input_shape, pooling, classes, kwargs
-        )
-
-    build.__name__ = build.__qualname__ = model_name.replace("densenet", "DenseNet")
-    build.__doc__ = f"The {build.__name__} model (weights: None, 'imagenet' or a file path)."
-    return build
+    return setup.named_application(
+        _densenet, model_name, model_name.replace("densenet", "DenseNet")
+    )
 
 
 DenseNet121 = _application("densenet121")

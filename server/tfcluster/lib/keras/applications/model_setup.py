@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import os
 import warnings
+from collections.abc import Callable
 from typing import Any
 
 from tfcluster.framework.graph import Tensor
@@ -151,3 +152,41 @@ def load_weights(model: Model, weights: Any, imagenet: tuple[str, str, str | Non
             model.load_weights(weight_files.cached_or_fetched(*imagenet))
     elif weights is not None:
         model.load_weights(weights)
+
+
+def load_release_weights(
+    model: Model,
+    weights: Any,
+    release: str,
+    model_name: str,
+    include_top: bool,
+    file_hash: str | None,
+) -> None:
+    """load_weights with the ImageNet file Keras names `<model>_weights_tf_dim_ordering_tf_
+    kernels[_notop].h5` under a release URL (DenseNet's and ResNet's)."""
+    suffix = "" if include_top else "_notop"
+    fname = f"{model_name}_weights_tf_dim_ordering_tf_kernels{suffix}.h5"
+    load_weights(model, weights, (fname, release + fname, file_hash))
+
+
+def named_application(
+    build: Callable[..., Model], model_name: str, public_name: str
+) -> Callable[..., Model]:
+    """A family's public model function for one of its models, with Keras's arguments."""
+
+    def application(
+        include_top: bool = True,
+        weights: Any = "imagenet",
+        input_tensor: Any = None,
+        input_shape: Any = None,
+        pooling: Any = None,
+        classes: int = 1000,
+        **kwargs: Any,
+    ) -> Model:
+        return build(
+            model_name, include_top, weights, input_tensor, input_shape, pooling, classes, kwargs
+        )
+
+    application.__name__ = application.__qualname__ = public_name
+    application.__doc__ = f"The {public_name} model (weights: None, 'imagenet' or a file path)."
+    return application
