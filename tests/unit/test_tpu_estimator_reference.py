@@ -30,8 +30,10 @@ def test_tpu_estimator_cpu_path_matches_tensorflow_1_15(name: str, tmp_path: Any
             assert got == want, key
 
 
-def test_compat_v1_estimator_tpu_is_the_same_module() -> None:
+def test_compat_v1_estimator_tpu_estimator_is_an_estimator() -> None:
     assert tf.compat.v1.estimator.tpu.TPUEstimator is tf.estimator.tpu.TPUEstimator
+    assert issubclass(tf.compat.v1.estimator.tpu.TPUEstimator, tf.estimator.Estimator)
+    assert issubclass(tf.compat.v1.estimator.tpu.RunConfig, tf.estimator.RunConfig)
 
 
 def test_use_tpu_true_raises_unimplemented_naming_it(tmp_path: Any) -> None:
