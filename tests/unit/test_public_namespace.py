@@ -48,9 +48,11 @@ def test_a_name_tf_does_not_have_is_an_attribute_error() -> None:
 
 
 def test_a_module_tfcluster_lacks_is_unimplemented_all_the_way_down() -> None:
-    assert _unimplemented.is_unimplemented(tf.estimator.tpu)
-    with pytest.raises(tf.errors.UnimplementedError, match=r"tf\.estimator\.tpu\.RunConfig"):
-        tf.estimator.tpu.RunConfig()
+    assert _unimplemented.is_unimplemented(tf.tpu.experimental)
+    with pytest.raises(
+        tf.errors.UnimplementedError, match=r"tf\.tpu\.experimental\.DeviceAssignment"
+    ):
+        tf.tpu.experimental.DeviceAssignment()
 
 
 def test_modules_of_the_tree_import_by_their_public_path() -> None:

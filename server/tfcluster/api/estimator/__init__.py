@@ -2,7 +2,7 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
-from tfcluster.api.estimator import experimental, export, inputs
+from tfcluster.api.estimator import experimental, export, inputs, tpu
 from tfcluster.lib.estimator.baseline import (
     BaselineClassifier,
     BaselineEstimator,
