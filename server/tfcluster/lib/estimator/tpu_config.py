@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import collections
-import json
-import os
 import re
 from typing import Any
 
+from tfcluster.lib.estimator import run_config
 from tfcluster.lib.estimator.run_config import RunConfig as _BaseRunConfig
 
 _ITERATIONS_RE = re.compile(r"^(?P<value>[1-9]\d*)((?P<suffix>[s|m|h])$|$)")
@@ -46,7 +45,7 @@ def parse_iterations_per_loop(iterations_per_loop: Any) -> IterationsPerLoop:
 
 
 def _tpu_job_name_from_tf_config() -> str | None:
-    tf_config = json.loads(os.environ.get("TF_CONFIG", "{}"))
+    tf_config = run_config._tf_config()  # read through the settings edge, checked as there
     name: str | None = tf_config.get("service", {}).get("tpu_worker_job_name")
     return name
 
