@@ -15,7 +15,6 @@ from tfcluster.lib.keras.applications.app_layers import (
     Conv2D,
     Dense,
     GlobalAveragePooling2D,
-    GlobalMaxPooling2D,
     Lambda,
     MaxPooling2D,
 )
@@ -104,12 +103,9 @@ def InceptionResNetV2(
     classes: int = 1000,
     **kwargs: Any,
 ) -> Model:
-    setup.check_kwargs(kwargs)
-    setup.check_weights(weights, include_top, classes)
-    input_shape = setup.obtain_input_shape(
-        input_shape, default_size=299, min_size=75, require_flatten=include_top, weights=weights
+    img_input = setup.checked_image_input(
+        kwargs, weights, include_top, classes, input_tensor, input_shape, 299, 75
     )
-    img_input = setup.image_input(input_tensor, input_shape)
     axis = setup.bn_axis()
     # Stem.
     x = _conv_bn(img_input, 32, 3, strides=2, padding="valid")
@@ -147,10 +143,8 @@ def InceptionResNetV2(
     if include_top:
         x = GlobalAveragePooling2D(name="avg_pool")(x)
         x = Dense(classes, activation="softmax", name="predictions")(x)
-    elif pooling == "avg":
-        x = GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = GlobalMaxPooling2D()(x)
+    else:
+        x = setup.pooled(x, pooling)
     model = setup.functional_model(input_tensor, img_input, x, "inception_resnet_v2")
     fname, file_hash = _TOP if include_top else _NOTOP
     setup.load_weights(model, weights, (fname, _RELEASE + fname, file_hash))

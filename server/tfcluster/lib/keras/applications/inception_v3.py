@@ -13,7 +13,6 @@ from tfcluster.lib.keras.applications.app_layers import (
     Conv2D,
     Dense,
     GlobalAveragePooling2D,
-    GlobalMaxPooling2D,
     MaxPooling2D,
     concatenate,
 )
@@ -94,12 +93,9 @@ def InceptionV3(
     classes: int = 1000,
     **kwargs: Any,
 ) -> Model:
-    setup.check_kwargs(kwargs)
-    setup.check_weights(weights, include_top, classes)
-    input_shape = setup.obtain_input_shape(
-        input_shape, default_size=299, min_size=75, require_flatten=include_top, weights=weights
+    img_input = setup.checked_image_input(
+        kwargs, weights, include_top, classes, input_tensor, input_shape, 299, 75
     )
-    img_input = setup.image_input(input_tensor, input_shape)
     axis = setup.bn_axis()
     x = _conv_bn(img_input, 32, 3, 3, strides=(2, 2), padding="valid")
     x = _conv_bn(x, 32, 3, 3, padding="valid")
@@ -136,10 +132,8 @@ def InceptionV3(
     if include_top:
         x = GlobalAveragePooling2D(name="avg_pool")(x)
         x = Dense(classes, activation="softmax", name="predictions")(x)
-    elif pooling == "avg":
-        x = GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = GlobalMaxPooling2D()(x)
+    else:
+        x = setup.pooled(x, pooling)
     model = setup.functional_model(input_tensor, img_input, x, "inception_v3")
     fname, file_hash = _TOP if include_top else _NOTOP
     setup.load_weights(model, weights, (fname, _RELEASE + fname, file_hash))

@@ -15,7 +15,6 @@ from tfcluster.lib.keras.applications.app_layers import (
     DepthwiseConv2D,
     Dropout,
     GlobalAveragePooling2D,
-    GlobalMaxPooling2D,
     ReLU,
     Reshape,
     ZeroPadding2D,
@@ -145,10 +144,8 @@ def MobileNet(
         x = Conv2D(classes, (1, 1), padding="same", name="conv_preds")(x)
         x = Reshape((classes,), name="reshape_2")(x)
         x = Activation("softmax", name="act_softmax")(x)
-    elif pooling == "avg":
-        x = GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = GlobalMaxPooling2D()(x)
+    else:
+        x = setup.pooled(x, pooling)
     model = setup.functional_model(input_tensor, img_input, x, f"mobilenet_{alpha:0.2f}_{rows}")
     if weights == "imagenet":
         # rows is a size of _IMAGENET_SIZES here.

@@ -15,7 +15,6 @@ from tfcluster.lib.keras.applications.app_layers import (
     Dense,
     DepthwiseConv2D,
     GlobalAveragePooling2D,
-    GlobalMaxPooling2D,
     ReLU,
     ZeroPadding2D,
 )
@@ -213,10 +212,8 @@ def MobileNetV2(
     if include_top:
         x = GlobalAveragePooling2D()(x)
         x = Dense(classes, activation="softmax", use_bias=True, name="Logits")(x)
-    elif pooling == "avg":
-        x = GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = GlobalMaxPooling2D()(x)
+    else:
+        x = setup.pooled(x, pooling)
     model = setup.functional_model(input_tensor, img_input, x, f"mobilenetv2_{alpha:0.2f}_{rows}")
     fname = (
         f"mobilenet_v2_weights_tf_dim_ordering_tf_kernels_{alpha}_{rows}"

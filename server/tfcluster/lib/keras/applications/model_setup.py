@@ -13,6 +13,7 @@ from typing import Any
 from tfcluster.framework.graph import Tensor
 from tfcluster.lib.keras import backend
 from tfcluster.lib.keras.applications import weight_files
+from tfcluster.lib.keras.applications.app_layers import GlobalAveragePooling2D, GlobalMaxPooling2D
 from tfcluster.lib.keras.applications.imagenet_utils import check_kwargs
 from tfcluster.lib.keras.engine.input_layer import Input
 from tfcluster.lib.keras.engine.training import Model
@@ -190,3 +191,37 @@ def named_application(
     application.__name__ = application.__qualname__ = public_name
     application.__doc__ = f"The {public_name} model (weights: None, 'imagenet' or a file path)."
     return application
+
+
+def checked_image_input(
+    kwargs: dict[str, Any],
+    weights: Any,
+    include_top: bool,
+    classes: int,
+    input_tensor: Any,
+    input_shape: Any,
+    default_size: int,
+    min_size: int,
+) -> Any:
+    """A model's input after Keras's checks of its arguments, in Keras's order (the keyword
+    arguments, the weights against include_top and classes, the input shape)."""
+    check_kwargs(kwargs)
+    check_weights(weights, include_top, classes)
+    input_shape = obtain_input_shape(
+        input_shape,
+        default_size=default_size,
+        min_size=min_size,
+        require_flatten=include_top,
+        weights=weights,
+    )
+    return image_input(input_tensor, input_shape)
+
+
+def pooled(x: Any, pooling: Any, named: bool = False) -> Any:
+    """A headless model's optional global pooling ('avg' or 'max'; named avg_pool / max_pool
+    where the family names them)."""
+    if pooling == "avg":
+        return GlobalAveragePooling2D(name="avg_pool" if named else None)(x)
+    if pooling == "max":
+        return GlobalMaxPooling2D(name="max_pool" if named else None)(x)
+    return x

@@ -16,7 +16,6 @@ from tfcluster.lib.keras.applications.app_layers import (
     Cropping2D,
     Dense,
     GlobalAveragePooling2D,
-    GlobalMaxPooling2D,
     MaxPooling2D,
     SeparableConv2D,
     ZeroPadding2D,
@@ -271,10 +270,8 @@ def _nasnet(
     if include_top:
         x = GlobalAveragePooling2D()(x)
         x = Dense(classes, activation="softmax", name="predictions")(x)
-    elif pooling == "avg":
-        x = GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = GlobalMaxPooling2D()(x)
+    else:
+        x = setup.pooled(x, pooling)
     model = setup.functional_model(input_tensor, img_input, x, "NASNet")
     if weights == "imagenet":
         if default_size not in _FILES:

@@ -15,7 +15,6 @@ from tfcluster.lib.keras.applications.app_layers import (
     Conv2D,
     Dense,
     GlobalAveragePooling2D,
-    GlobalMaxPooling2D,
     MaxPooling2D,
     ZeroPadding2D,
 )
@@ -116,12 +115,9 @@ def _resnet(
     classes: int,
     kwargs: dict[str, Any],
 ) -> Model:
-    setup.check_kwargs(kwargs)
-    setup.check_weights(weights, include_top, classes)
-    input_shape = setup.obtain_input_shape(
-        input_shape, default_size=224, min_size=32, require_flatten=include_top, weights=weights
+    img_input = setup.checked_image_input(
+        kwargs, weights, include_top, classes, input_tensor, input_shape, 224, 32
     )
-    img_input = setup.image_input(input_tensor, input_shape)
     preact = model_name.endswith("v2")
     x = ZeroPadding2D(padding=((3, 3), (3, 3)), name="conv1_pad")(img_input)
     x = Conv2D(64, 7, strides=2, use_bias=True, name="conv1_conv")(x)
@@ -138,10 +134,8 @@ def _resnet(
     if include_top:
         x = GlobalAveragePooling2D(name="avg_pool")(x)
         x = Dense(classes, activation="softmax", name="probs")(x)
-    elif pooling == "avg":
-        x = GlobalAveragePooling2D(name="avg_pool")(x)
-    elif pooling == "max":
-        x = GlobalMaxPooling2D(name="max_pool")(x)
+    else:
+        x = setup.pooled(x, pooling, named=True)
     model = setup.functional_model(input_tensor, img_input, x, model_name)
     file_hash = _HASHES[model_name][0 if include_top else 1]
     setup.load_release_weights(model, weights, _RELEASE, model_name, include_top, file_hash)

@@ -9,8 +9,6 @@ from tfcluster.lib.keras.applications.app_layers import (
     Conv2D,
     Dense,
     Flatten,
-    GlobalAveragePooling2D,
-    GlobalMaxPooling2D,
     MaxPooling2D,
 )
 from tfcluster.lib.keras.engine.training import Model
@@ -42,12 +40,9 @@ def _vgg(
     classes: int,
     kwargs: dict[str, Any],
 ) -> Model:
-    setup.check_kwargs(kwargs)
-    setup.check_weights(weights, include_top, classes)
-    input_shape = setup.obtain_input_shape(
-        input_shape, default_size=224, min_size=32, require_flatten=include_top, weights=weights
+    img_input = setup.checked_image_input(
+        kwargs, weights, include_top, classes, input_tensor, input_shape, 224, 32
     )
-    img_input = setup.image_input(input_tensor, input_shape)
     convs, top_hash, notop_hash = _VARIANTS[name]
     x = img_input
     for block, (count, filters) in enumerate(zip(convs, _FILTERS), start=1):
@@ -61,10 +56,8 @@ def _vgg(
         x = Dense(4096, activation="relu", name="fc1")(x)
         x = Dense(4096, activation="relu", name="fc2")(x)
         x = Dense(classes, activation="softmax", name="predictions")(x)
-    elif pooling == "avg":
-        x = GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = GlobalMaxPooling2D()(x)
+    else:
+        x = setup.pooled(x, pooling)
     model = setup.functional_model(input_tensor, img_input, x, name)
     fname = f"{name}_weights_tf_dim_ordering_tf_kernels{'' if include_top else '_notop'}.h5"
     file_hash = top_hash if include_top else notop_hash

@@ -12,7 +12,6 @@ from tfcluster.lib.keras.applications.app_layers import (
     Conv2D,
     Dense,
     GlobalAveragePooling2D,
-    GlobalMaxPooling2D,
     MaxPooling2D,
     SeparableConv2D,
     add,
@@ -63,12 +62,9 @@ def Xception(
     classes: int = 1000,
     **kwargs: Any,
 ) -> Model:
-    setup.check_kwargs(kwargs)
-    setup.check_weights(weights, include_top, classes)
-    input_shape = setup.obtain_input_shape(
-        input_shape, default_size=299, min_size=71, require_flatten=include_top, weights=weights
+    img_input = setup.checked_image_input(
+        kwargs, weights, include_top, classes, input_tensor, input_shape, 299, 71
     )
-    img_input = setup.image_input(input_tensor, input_shape)
     x = Conv2D(32, (3, 3), strides=(2, 2), use_bias=False, name="block1_conv1")(img_input)
     x = _bn("block1_conv1_bn")(x)
     x = Activation("relu", name="block1_conv1_act")(x)
@@ -93,10 +89,8 @@ def Xception(
     if include_top:
         x = GlobalAveragePooling2D(name="avg_pool")(x)
         x = Dense(classes, activation="softmax", name="predictions")(x)
-    elif pooling == "avg":
-        x = GlobalAveragePooling2D()(x)
-    elif pooling == "max":
-        x = GlobalMaxPooling2D()(x)
+    else:
+        x = setup.pooled(x, pooling)
     model = setup.functional_model(input_tensor, img_input, x, "xception")
     fname, file_hash = _TOP if include_top else _NOTOP
     setup.load_weights(model, weights, (fname, _RELEASE + fname, file_hash))
