@@ -202,17 +202,24 @@ def _strings_from_content(content: bytes, n: int) -> np.ndarray:
     return out
 
 
-def make_ndarray(tensor: tensor_pb2.TensorProto) -> np.ndarray:
-    proto = tensor  # TF's parameter name
-    dt = dtypes.as_dtype(proto.dtype)
+def _checked_shape(proto: tensor_pb2.TensorProto) -> tuple[int, ...]:
+    """The proto's shape, refused when a dimension is negative or the values would not fit
+    the memory budget (the shape is the sender's word: one value may be asked to fill
+    terabytes)."""
     shape = tuple(int(d.size) for d in proto.tensor_shape.dim)
     if any(d < 0 for d in shape):
         raise errors.InvalidArgumentError(
             None, None, f"A tensor's shape has a negative dimension: {list(shape)}"
         )
+    memory_budget.check_shape(shape, _numpy_dtype(dtypes.as_dtype(proto.dtype)), "a tensor")
+    return shape
+
+
+def make_ndarray(tensor: tensor_pb2.TensorProto) -> np.ndarray:
+    proto = tensor  # TF's parameter name
+    dt = dtypes.as_dtype(proto.dtype)
+    shape = _checked_shape(proto)
     n = math.prod(shape)
-    # The shape is the sender's word: one value may be asked to fill terabytes.
-    memory_budget.check_shape(shape, _numpy_dtype(dt), "a tensor")
     if dt is dtypes.string:
         if proto.tensor_content:
             return _strings_from_content(proto.tensor_content, n).reshape(shape)
@@ -275,10 +282,14 @@ def make_attr_ndarray(proto: tensor_pb2.TensorProto) -> np.ndarray:
     stored = sum(len(getattr(proto, f)) for f in _VALUE_FIELDS)
     if dtypes.as_dtype(proto.dtype).is_complex:
         stored //= 2
-    full = make_ndarray(proto)  # checks the shape and the memory it would take
-    if proto.tensor_content or stored != 1 or full.size <= 1:
-        return full
-    return np.broadcast_to(full.reshape(-1)[:1].reshape(()), full.shape)
+    shape = _checked_shape(proto)
+    if proto.tensor_content or stored != 1 or math.prod(shape) <= 1:
+        return make_ndarray(proto)
+    # The one value, read from a copy without the shape (not every value made first).
+    one = tensor_pb2.TensorProto()
+    one.CopyFrom(proto)
+    one.ClearField("tensor_shape")
+    return np.broadcast_to(make_ndarray(one), shape)
 
 
 def constant_value(tensor: Any) -> np.ndarray | None:
