@@ -28,6 +28,7 @@ from tfcluster.runtime import (
     outbox,
     parallel_run,
     run_plan,
+    tf_order,
     thread_budget,
 )
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
@@ -142,6 +143,12 @@ class Executor:
         self.fetch_nodes = retval_names(self.fetches)
         fed = set(self.feeds)
         order = _post_order(_roots(self.fetches, targets, by_name, fed), by_name, fed)
+        ref_reads, ref_writes = _variable_uses(order, by_name, fed)
+        reads, writes = tf_order.with_resource_uses(order, ref_reads, ref_writes, fed)
+        if tf_order.has_unordered_variable_access(order, reads, writes, fed):
+            # The values depend on the order here: TF's (runtime/tf_order.py).
+            position = {n.name: i for i, n in enumerate(nodes)}
+            order = tf_order.executor_order(order, position, self.feeds)
         unforwarded = {n.name: n for n in order}
         order = forward_variable_reads(order, fed, self.fetches, targets)
         read_names = forwarded_reads(unforwarded, order)
