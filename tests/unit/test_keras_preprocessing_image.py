@@ -104,3 +104,19 @@ def test_flow_from_dataframe_without_pandas_is_a_clear_import_error() -> None:
         pytest.skip("pandas is installed: the dataframe case checks flow_from_dataframe")
     with pytest.raises(ImportError, match="flow_from_dataframe needs pandas"):
         image.ImageDataGenerator().flow_from_dataframe(None)
+
+
+def test_keras_loads_without_importing_scipy_until_a_warp_or_zca_fit_needs_it() -> None:
+    import subprocess
+    import sys
+
+    program = (
+        "import sys, numpy as np, tfcluster as tf\n"
+        "gen = tf.keras.preprocessing.image.ImageDataGenerator(rotation_range=30)\n"
+        "tf.keras.datasets, tf.keras.layers.Dense(3)\n"
+        "assert 'scipy' not in sys.modules, 'scipy imported by loading tf.keras'\n"
+        "gen.random_transform(np.ones((8, 8, 1), np.float32), seed=1)\n"
+        "assert 'scipy.ndimage' in sys.modules\n"
+    )
+    done = subprocess.run([sys.executable, "-c", program], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr

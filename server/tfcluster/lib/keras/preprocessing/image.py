@@ -9,7 +9,6 @@ import warnings
 from typing import Any
 
 import numpy as np
-from scipy import linalg
 
 from tfcluster.lib.keras.preprocessing import image_iterators, image_transforms, image_utils
 
@@ -425,6 +424,8 @@ class ImageDataGenerator:
         if self.zca_whitening:
             flat = np.reshape(x, (x.shape[0], x.shape[1] * x.shape[2] * x.shape[3]))
             sigma = np.dot(flat.T, flat) / flat.shape[0]
+            from scipy import linalg  # only a ZCA fit needs it: tf.keras loads without scipy
+
             u, s, _ = linalg.svd(sigma)
             s_inv = 1.0 / np.sqrt(s[np.newaxis] + self.zca_epsilon)
             self.principal_components = (u * s_inv).dot(u.T)

@@ -10,7 +10,6 @@ from __future__ import annotations
 from typing import Any
 
 import numpy as np
-from scipy import ndimage
 
 from tfcluster.lib.keras.preprocessing import image_utils
 
@@ -60,6 +59,8 @@ def apply_affine_transform(
         return x
     # An unknown fill_mode is scipy's RuntimeError("boundary mode not supported"), as in keras.
     total = _centered(total, x.shape[row_axis], x.shape[col_axis])
+    from scipy import ndimage  # imported on first warp: tf.keras loads without scipy
+
     channels = np.rollaxis(x, channel_axis, 0)
     warped = [
         ndimage.affine_transform(
