@@ -461,7 +461,8 @@ def _grown_output_grad_tiles(
     gt = buf[0][: m * m * size].reshape(m, m, nb, plan.th, plan.tw, k)
     copy_runs(np, gt, view)
     e1 = buf[1][: a * m * size].reshape(a, -1)
-    np.matmul(t.a32, gt.reshape(m, -1), out=e1)
+    # In column panels: the conv net's second layer's m x 32768 operand is 512 KB.
+    _left_product(t.a32, gt.reshape(m, -1), e1)
     e2 = buf[0][: a * a * size].reshape(a, a, -1)
     np.matmul(t.a32, e1.reshape(a, m, -1), out=e2)
     return e2.reshape(a * a, nb * plan.tiles, k)
@@ -621,10 +622,14 @@ def _spread(b: Any, m: int, src: Any, dest: Any, temp: Any) -> None:
     p * m on (piece p) of tile q on block q + p. One product B @ src for all tiles, its
     pieces added in runs of a whole tile row (`count` x `tail` numbers) rather than tile by
     tile in runs of channels (that scatter took 2.3 ms of the conv net's second layer's
-    17 ms, this 1.1)."""
+    17 ms, this 1.1). The product goes batch by batch in column panels (_left_product): as
+    one call per batch, each of the conv net's second layer's 8 x 32768 operands (1 MB) took
+    twice as long per column, the same numbers."""
     n, a, lead, count, tail = src.shape
     prod = temp[: n * a * lead * count * tail].reshape(n, a, -1)
-    np.matmul(b, src.reshape(n, a, -1), out=prod)
+    wide = src.reshape(n, a, -1)
+    for i in range(n):
+        _left_product(b, wide[i], prod[i])
     parts = [
         prod[:, p : p + m].reshape(n, min(m, a - p), lead, count, tail) for p in range(0, a, m)
     ]
