@@ -65,12 +65,12 @@ def decode(proto: struct_pb2.StructuredValue) -> Any:
     if kind == "tensor_spec_value":
         spec = proto.tensor_spec_value
         return TensorSpec(
-            TensorShape.from_proto(spec.shape),
+            TensorShape(spec.shape),
             dtypes.as_dtype(spec.dtype),
             spec.name or None,
         )
     if kind == "tensor_shape_value":
-        return TensorShape.from_proto(proto.tensor_shape_value)
+        return TensorShape(proto.tensor_shape_value)
     if kind == "tensor_dtype_value":
         return dtypes.as_dtype(proto.tensor_dtype_value)
     if kind == "list_value":
