@@ -31,11 +31,15 @@ for kind, save, run in [
     rec.add("tf_loads_tfcluster_" + kind, **run(tf, os.path.join(root, "tfcluster_" + kind)))
 
 with tf.Graph().as_default():
-    rec.add("save_not_trackable", error=rec.catch(lambda: tf.saved_model.save(object(), root + "/x")))
+    rec.add(
+        "save_not_trackable", error=rec.catch(lambda: tf.saved_model.save(object(), root + "/x"))
+    )
     module = cases.module_class(tf)()
     rec.add(
         "save_signature_without_input_signature",
-        error=rec.catch(lambda: tf.saved_model.save(module, root + "/x", signatures={"s": lambda: 1})),
+        error=rec.catch(
+            lambda: tf.saved_model.save(module, root + "/x", signatures={"s": lambda: 1})
+        ),
     )
     rec.add("load_missing_path", error=rec.catch(lambda: tf.saved_model.load_v2(root + "/missing")))
 shutil.rmtree(root + "/x", ignore_errors=True)

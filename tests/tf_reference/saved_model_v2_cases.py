@@ -22,7 +22,7 @@ def save_keras(tf, path):
 def module_class(tf):
     class Affine(tf.Module):
         def __init__(self):
-            super(Affine, self).__init__()
+            super().__init__()
             self.v = tf.Variable([[1.0, 2.0], [3.0, 4.0]], name="w", use_resource=True)
             self.b = tf.Variable(0.5, name="b", use_resource=True)
 
@@ -43,7 +43,9 @@ def save_module(tf, path):
         module = module_class(tf)()
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            tf.saved_model.save(module, path, signatures={"serving_default": module.f, "two": module.g})
+            tf.saved_model.save(
+                module, path, signatures={"serving_default": module.f, "two": module.g}
+            )
 
 
 def run_loaded_keras(tf, path):

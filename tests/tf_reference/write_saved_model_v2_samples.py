@@ -11,8 +11,8 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-import saved_model_v2_cases as cases  # noqa: E402
-import tfcluster as tf  # noqa: E402
+import saved_model_v2_cases as cases
+import tfcluster as tf
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "saved_model_v2")
 for kind, save in [("keras", cases.save_keras), ("module", cases.save_module)]:

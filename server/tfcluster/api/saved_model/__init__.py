@@ -17,6 +17,7 @@ from tfcluster.lib.saved_model.constants import (
 from tfcluster.lib.saved_model.load_v2 import load as load_v2
 from tfcluster.lib.saved_model.loader import contains_saved_model, load, maybe_saved_model_directory
 from tfcluster.lib.saved_model.main_op import main_op_with_restore
+from tfcluster.lib.saved_model.save import save
 from tfcluster.lib.saved_model.signature_constants import (
     CLASSIFY_INPUTS,
     CLASSIFY_METHOD_NAME,
@@ -37,7 +38,6 @@ from tfcluster.lib.saved_model.signature_def_utils import (
     predict_signature_def,
     regression_signature_def,
 )
-from tfcluster.lib.saved_model.save import save
 from tfcluster.lib.saved_model.simple_save import simple_save
 from tfcluster.lib.saved_model.tag_constants import GPU, SERVING, TPU, TRAINING
 from tfcluster.lib.saved_model.utils import build_tensor_info, get_tensor_from_tensor_info

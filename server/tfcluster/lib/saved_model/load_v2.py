@@ -33,6 +33,10 @@ _OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
 class _UserObject:
     """A saved object whose Python class is not restored: its children as attributes."""
 
+    tensorflow_version: str
+    tensorflow_git_version: str
+    signatures: Any
+
 
 class _SignatureMap(Mapping):  # type: ignore[type-arg]
     """Signature key -> function (kwargs in, dict of tensors out)."""
@@ -64,7 +68,7 @@ class _ConcreteCall:
         parsed = parse_function(body, f"function '{name}'")
         outputs = _specs(self.output_signature)
         self.built = function_call_ops.BuiltFunction(
-            captured=[v.handle for v in bound],
+            captured=[v.handle for v in bound],  # type: ignore[attr-defined]
             func=body,
             stateful=True,
             result_dtypes=list(parsed.result_dtypes),
@@ -95,7 +99,9 @@ class _ConcreteCall:
     def call(self, tensors: list[Tensor]) -> Any:
         op = function_call_ops.call(get_default_graph(), tensors, self.built)
         it = iter(op.outputs)
-        leaves = [next(it) if isinstance(s, TensorSpec) else s for s in _leaves(self.output_signature)]
+        leaves = [
+            next(it) if isinstance(s, TensorSpec) else s for s in _leaves(self.output_signature)
+        ]
         if self.output_signature is None:
             return None
         return nest.pack_sequence_as(self.output_signature, leaves)
@@ -116,7 +122,9 @@ class RestoredFunction:
     def __init__(self, proto: Any, concretes: list[_ConcreteCall]) -> None:
         spec = proto.function_spec
         self._argspec = (
-            nested_structure_coder.decode(spec.fullargspec) if spec.HasField("fullargspec") else None
+            nested_structure_coder.decode(spec.fullargspec)
+            if spec.HasField("fullargspec")
+            else None
         )
         self._is_method = spec.is_method
         self._concretes = concretes
@@ -279,9 +287,7 @@ def load(export_dir: str, tags: Any = None) -> Any:
             objects[i] = _SignatureMap()
         elif kind == "user_object":
             objects[i] = _UserObject()
-    bodies = function_library.library_bodies(
-        meta.graph_def.library, list(saved.concrete_functions)
-    )
+    bodies = function_library.library_bodies(meta.graph_def.library, list(saved.concrete_functions))
     concretes = {
         name: _ConcreteCall(name, bodies[name], proto, [objects[n] for n in proto.bound_inputs])
         for name, proto in saved.concrete_functions.items()

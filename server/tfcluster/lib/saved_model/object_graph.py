@@ -29,16 +29,18 @@ def is_trackable(obj: Any) -> bool:
 
 def children(obj: Any) -> list[tuple[str, Any]]:
     """(local name, child) of what obj tracks, in TF's order."""
+    layer: Any
     if isinstance(obj, Variable):
         return []
     if isinstance(obj, Checkpoint):
         return list(obj._deps.items())
     if isinstance(obj, _keras_layer_class()):
-        if hasattr(obj, "_layers"):
-            weighted = [layer for layer in obj.layers if layer.weights]
-            return [(f"layer_with_weights-{i}", layer) for i, layer in enumerate(weighted)]
-        return [(str(w.op.name.rsplit("/", 1)[-1]), w) for w in obj.weights]
-    ignored = getattr(obj, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
+        layer = obj
+        if hasattr(layer, "_layers"):
+            weighted = [sub for sub in layer.layers if sub.weights]
+            return [(f"layer_with_weights-{i}", sub) for i, sub in enumerate(weighted)]
+        return [(str(w.op.name.rsplit("/", 1)[-1]), w) for w in layer.weights]
+    ignored: frozenset[str] = getattr(obj, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
     return [
         (name, value)
         for name, value in vars(obj).items()
@@ -49,9 +51,9 @@ def children(obj: Any) -> list[tuple[str, Any]]:
 def functions(obj: Any) -> list[tuple[str, Function, Any]]:
     """(attribute name, the tf.function as obj sees it, its unbound form or None) of each
     tf.function attribute of obj (a method's unbound form gives its argument spec)."""
-    if isinstance(obj, Variable) or isinstance(obj, _keras_layer_class()):
+    if isinstance(obj, (Variable, _keras_layer_class())):
         return []
-    out = []
+    out: list[tuple[str, Function, Any]] = []
     for name in sorted(set(dir(type(obj))) | set(vars(obj))):
         if name in vars(obj):
             value = vars(obj)[name]

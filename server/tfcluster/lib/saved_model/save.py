@@ -127,7 +127,9 @@ def _output_names(concrete: ConcreteFunction) -> list[str]:
 def _input_names(concrete: ConcreteFunction) -> list[str]:
     """Each flat input's name: its TensorSpec's name, else its argument's (as TF names the
     function's placeholders)."""
-    specs = [s for s in nest.flatten(concrete.structured_input_signature) if isinstance(s, TensorSpec)]
+    specs: list[TensorSpec | None] = [
+        s for s in nest.flatten(concrete.structured_input_signature) if isinstance(s, TensorSpec)
+    ]
     if len(specs) != len(concrete.graph.inputs):
         specs = [None] * len(concrete.graph.inputs)
     return [
@@ -170,9 +172,7 @@ class _Objects:
                 continue
             for name, fn, unbound in object_graph.functions(self.nodes[i]):
                 self.functions.append((i, name, fn, unbound))
-        self.variables = [
-            (i, obj) for i, obj in enumerate(self.nodes) if isinstance(obj, Variable)
-        ]
+        self.variables = [(i, obj) for i, obj in enumerate(self.nodes) if isinstance(obj, Variable)]
         self.signatures = signatures
 
     def checkpoint_key(self, i: int) -> str:
@@ -188,7 +188,9 @@ class _Objects:
                 node.children.add(node_id=child, local_name=name)
             if isinstance(obj, Variable):
                 node.attributes.add(
-                    name="VARIABLE_VALUE", full_name=obj.op.name, checkpoint_key=self.checkpoint_key(i)
+                    name="VARIABLE_VALUE",
+                    full_name=obj.op.name,
+                    checkpoint_key=self.checkpoint_key(i),
                 )
         return graph
 
@@ -354,7 +356,7 @@ class _Export:
         fdef = function_pb2.FunctionDef()
         fdef.signature.name = f"__inference_signature_wrapper_{key}_{concrete.name}"
         fdef.signature.is_stateful = True
-        arg_of = {}
+        arg_of: dict[str, str] = {}
         for n in sorted(names):
             t = inputs[names.index(n)]
             arg = fdef.signature.input_arg.add(name=_arg_name(n, len(arg_of)))
@@ -449,7 +451,9 @@ class _Export:
         g.append(_node("Const", "Const", [], dtype=dtypes.string, value=graph_bytes))
         g.append(_node("saver_filename", "Placeholder", [], dtype=dtypes.string))
         all_keys = [*keys, _OBJECT_GRAPH_KEY]
-        g.append(_node("save/tensor_names", "Const", [], dtype=dtypes.string, value=_strings(all_keys)))
+        g.append(
+            _node("save/tensor_names", "Const", [], dtype=dtypes.string, value=_strings(all_keys))
+        )
         g.append(
             _node(
                 "save/shape_and_slices",
@@ -473,10 +477,16 @@ class _Export:
                 dtypes=[*var_dtypes, dtypes.string],
             )
         )
-        g.append(_node("save/Identity", "Identity", ["saver_filename", "^save/SaveV2"], T=dtypes.string))
+        g.append(
+            _node("save/Identity", "Identity", ["saver_filename", "^save/SaveV2"], T=dtypes.string)
+        )
         restore = ["^NoOp"]
         if keys:
-            g.append(_node("restore/tensor_names", "Const", [], dtype=dtypes.string, value=_strings(keys)))
+            g.append(
+                _node(
+                    "restore/tensor_names", "Const", [], dtype=dtypes.string, value=_strings(keys)
+                )
+            )
             g.append(
                 _node(
                     "restore/shape_and_slices",
@@ -549,7 +559,9 @@ def save(obj: Any, export_dir: str, signatures: Any = None) -> None:
         signature_map = _canonical_signatures(signatures)
     objects = _Objects(obj, signature_map)
     session = _session(obj)
-    values = session.run([v.read_value() for _, v in objects.variables]) if objects.variables else []
+    values = (
+        session.run([v.read_value() for _, v in objects.variables]) if objects.variables else []
+    )
     export = _Export(objects, values)
     export.build()
 
