@@ -28,6 +28,8 @@ from tfcluster.ops.variables import Variable
 from tfcluster.protos.trackable_object_graph_pb2 import TrackableObjectGraph
 
 _OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+_LIST_WRAPPER = "trackable_list_wrapper"
+_DICT_WRAPPER = "trackable_dict_wrapper"
 
 
 class _UserObject:
@@ -196,24 +198,33 @@ class _BareFunction:
 
 
 def _meta_graph(saved_model: Any, export_dir: str, tags: Any) -> Any:
+    """The MetaGraph to load: a SavedModel with an object graph has exactly one."""
     graphs = list(saved_model.meta_graphs)
-    if tags is None:
-        if len(graphs) != 1:
-            tag_sets = [list(g.meta_info_def.tags) for g in graphs]
+    if tags is not None and not isinstance(tags, set):
+        tags = nest.flatten(tags)
+    if len(graphs) == 1 and graphs[0].HasField("object_graph_def"):
+        have = list(graphs[0].meta_info_def.tags)
+        if tags is not None and set(tags) != set(have):
             raise ValueError(
-                "Importing a SavedModel with tf.saved_model.load requires a 'tags=' argument if "
-                f"there is more than one MetaGraph. Got 'tags=None', but there are {len(graphs)} "
-                f"MetaGraphs in the SavedModel with tag sets {tag_sets}. Pass a 'tags=' argument "
-                "to load this SavedModel."
+                f"The SavedModel at {export_dir} has one MetaGraph with tags {have}, but got an "
+                f"incompatible argument tags={tags} to tf.saved_model.load. You may omit it, "
+                "pass 'None', or pass matching tags."
             )
         return graphs[0]
-    wanted = {tags} if isinstance(tags, str) else set(tags)
-    for g in graphs:
-        if set(g.meta_info_def.tags) == wanted:
-            return g
-    raise ValueError(
-        f"Got an incompatible argument to `tags`: {sorted(wanted)}. The SavedModel at "
-        f"{export_dir} has MetaGraphs with tags {[list(g.meta_info_def.tags) for g in graphs]}."
+    if tags is None and len(graphs) != 1:
+        tag_sets = [list(g.meta_info_def.tags) for g in graphs]
+        raise ValueError(
+            "Importing a SavedModel with tf.saved_model.load requires a 'tags=' argument if "
+            f"there is more than one MetaGraph. Got 'tags=None', but there are {len(graphs)} "
+            f"MetaGraphs in the SavedModel with tag sets {tag_sets}. Pass a 'tags=' argument "
+            "to load this SavedModel."
+        )
+    raise errors.UnimplementedError(
+        None,
+        None,
+        "tf.saved_model.load_v2 of a SavedModel without an object graph (TF 1.x "
+        "SavedModelBuilder's, which TF wraps with load_v1_in_v2): use "
+        "tf.saved_model.loader.load",
     )
 
 
@@ -268,14 +279,6 @@ def load(export_dir: str, tags: Any = None) -> Any:
     saved_model = parse_saved_model(export_dir)
     meta = _meta_graph(saved_model, export_dir, tags)
     saved = meta.object_graph_def
-    if not saved.nodes:
-        raise errors.UnimplementedError(
-            None,
-            None,
-            "tf.saved_model.load_v2 of a SavedModel without an object graph (TF 1.x "
-            "SavedModelBuilder's; TF wraps it with load_v1_in_v2): use "
-            "tf.saved_model.loader.load",
-        )
     prefix = os.path.join(export_dir, constants.VARIABLES_DIRECTORY, constants.VARIABLES_FILENAME)
     keys = _checkpoint_keys(prefix, saved)
     objects: dict[int, Any] = {}
@@ -285,6 +288,10 @@ def load(export_dir: str, tags: Any = None) -> Any:
             objects[i] = _variable(node.variable, prefix, keys.get(i))
         elif kind == "user_object" and node.user_object.identifier == "signature_map":
             objects[i] = _SignatureMap()
+        elif kind == "user_object" and node.user_object.identifier == _LIST_WRAPPER:
+            objects[i] = []
+        elif kind == "user_object" and node.user_object.identifier == _DICT_WRAPPER:
+            objects[i] = {}
         elif kind == "user_object":
             objects[i] = _UserObject()
     bodies = function_library.library_bodies(meta.graph_def.library, list(saved.concrete_functions))
@@ -308,6 +315,10 @@ def load(export_dir: str, tags: Any = None) -> Any:
                 continue
             if isinstance(parent, _SignatureMap):
                 parent._signatures[child.local_name] = objects[child.node_id]
+            elif isinstance(parent, list):
+                parent.append(objects[child.node_id])
+            elif isinstance(parent, dict):
+                parent[child.local_name] = objects[child.node_id]
             elif isinstance(parent, _UserObject):
                 setattr(parent, child.local_name, objects[child.node_id])
     root = objects[0]

@@ -45,6 +45,7 @@ from tfcluster.protos import (
     saver_pb2,
 )
 from tfcluster.protos.trackable_object_graph_pb2 import TrackableObjectGraph
+from tfcluster.training.object_checkpoint import Checkpoint
 
 TF_VERSION = "1.15.0"
 _VARIABLE_SUFFIX = "/.ATTRIBUTES/VARIABLE_VALUE"
@@ -240,7 +241,7 @@ def _strings(values: list[str]) -> np.ndarray:
 class _Export:
     """The exported graph's nodes and library, the SavedObjectGraph and the signature defs."""
 
-    def __init__(self, objects: _Objects, values: list[np.ndarray]) -> None:
+    def __init__(self, objects: _Objects) -> None:
         self.objects = objects
         self.graph = graph_pb2.GraphDef()
         self.graph.versions.CopyFrom(Graph().as_graph_def().versions)
@@ -248,7 +249,6 @@ class _Export:
         self.signature_defs: dict[str, meta_graph_pb2.SignatureDef] = {}
         self.handles: dict[str, int] = {}  # a variable's handle op name -> its node id
         self.handle_names: dict[int, str] = {}
-        self.values = values
         self._calls = 0
         self._bodies: dict[str, Any] = {}
 
@@ -290,7 +290,7 @@ class _Export:
                 node.variable.name = str(obj.op.name)
             else:
                 node.user_object.identifier = (
-                    _SIGNATURE_MAP if obj is _SIGNATURE_MAP else "_generic_user_object"
+                    _SIGNATURE_MAP if obj is _SIGNATURE_MAP else object_graph.identifier(obj)
                 )
                 node.user_object.version.producer = 1
                 node.user_object.version.min_consumer = 1
@@ -539,7 +539,7 @@ def _arg_name(name: str, index: int) -> str:
     return clean if clean[:1].isalpha() else f"arg_{index}_{clean}"
 
 
-def _session(root: Any) -> Any:
+def _session() -> Any:
     session = get_default_session()
     if session is None:
         from tfcluster.lib.keras import backend
@@ -557,13 +557,21 @@ def save(obj: Any, export_dir: str, signatures: Any = None) -> None:
         signature_map = {} if found is None else {sigs.DEFAULT_SERVING_SIGNATURE_DEF_KEY: found}
     else:
         signature_map = _canonical_signatures(signatures)
+    if isinstance(obj, Checkpoint):
+        obj._maybe_create_save_counter()  # TF saves it (uninitialized: FailedPreconditionError)
     objects = _Objects(obj, signature_map)
-    session = _session(obj)
-    values = (
-        session.run([v.read_value() for _, v in objects.variables]) if objects.variables else []
-    )
-    export = _Export(objects, values)
+    export = _Export(objects)
     export.build()
+    for _, var in objects.variables:
+        if not getattr(var, "_is_resource_variable", False):
+            # TF 1.15 saves through resource handles only: its saver refuses a ref variable.
+            raise ValueError(
+                f"{var._ref()} must be from the same graph as "
+                'Tensor("saver_filename:0", shape=(), dtype=string).'
+            )
+    session = _session()
+    # A variable fetched is its value (no op added: the graph may be finalized).
+    values = session.run([v for _, v in objects.variables]) if objects.variables else []
 
     meta = meta_graph_pb2.MetaGraphDef()
     meta.meta_info_def.tags.append("serve")
