@@ -23,6 +23,8 @@ rec = Recorder("saved_model_v2")
 for kind, save, run in [
     ("keras", cases.save_keras, cases.run_loaded_keras),
     ("module", cases.save_module, cases.run_loaded_module),
+    ("checkpoint", cases.save_checkpoint, cases.run_loaded_checkpoint),
+    ("containers", cases.save_containers, cases.run_loaded_containers),
 ]:
     path = os.path.join(root, "tf115_" + kind)
     shutil.rmtree(path, ignore_errors=True)
@@ -39,6 +41,28 @@ with tf.Graph().as_default():
         "save_signature_without_input_signature",
         error=rec.catch(
             lambda: tf.saved_model.save(module, root + "/x", signatures={"s": lambda: 1})
+        ),
+    )
+    ref_module = cases.ref_variable_class(tf)()
+    unsaved = tf.train.Checkpoint(v=tf.Variable(1.0, name="refonly"))
+    fresh = tf.train.Checkpoint(v=tf.Variable(1.0, use_resource=True, name="fresh"))
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        rec.add(
+            "save_function_capturing_ref_variable",
+            error=rec.catch(lambda: tf.saved_model.save(ref_module, root + "/x")),
+        )
+        rec.add(
+            "save_ref_variable", error=rec.catch(lambda: tf.saved_model.save(unsaved, root + "/x"))
+        )
+        rec.add(
+            "save_checkpoint_uninitialized_save_counter",
+            error=rec.catch(lambda: tf.saved_model.save(fresh, root + "/x")),
+        )
+    rec.add(
+        "load_wrong_tags",
+        error=rec.catch(
+            lambda: tf.saved_model.load_v2(os.path.join(root, "tf115_module"), tags=["train"])
         ),
     )
     rec.add("load_missing_path", error=rec.catch(lambda: tf.saved_model.load_v2(root + "/missing")))

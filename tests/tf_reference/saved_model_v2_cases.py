@@ -98,3 +98,97 @@ def run_loaded_module(tf, path):
             {k: v.name for k, v in sig.outputs.items()}, {sig.inputs["x"].name: MODULE_X}
         )
     return out
+
+
+def save_checkpoint(tf, path):
+    """A tf.train.Checkpoint holding a variable and a tf.function (its save counter, which
+    tf.saved_model.save creates, initialized before saving)."""
+    with tf.Graph().as_default():
+        ckpt = tf.train.Checkpoint(v=tf.Variable(3.0, use_resource=True, name="v"))
+        ckpt.f = tf.function(lambda x: x * ckpt.v, input_signature=[tf.TensorSpec([], tf.float32)])
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            sess.run(ckpt.save_counter.initializer)
+            tf.saved_model.save(ckpt, path)
+
+
+def run_loaded_checkpoint(tf, path):
+    out = {}
+    with tf.Graph().as_default():
+        loaded = tf.saved_model.load_v2(path)
+        out["attributes"] = sorted(a for a in dir(loaded) if not a.startswith("_"))
+        out["signature_keys"] = sorted(loaded.signatures.keys())
+        fetches = {
+            "f": loaded.f(tf.constant(2.0)),
+            "serving_default": loaded.signatures["serving_default"](x=tf.constant(2.0)),
+            "save_counter": loaded.save_counter.read_value(),
+        }
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["load_v2"] = sess.run(fetches)
+    return out
+
+
+def container_class(tf):
+    class Containers(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.vs = [
+                tf.Variable(1.0, use_resource=True, name="a"),
+                tf.Variable(2.0, use_resource=True, name="c"),
+            ]
+            self.d = {"k": tf.Variable(5.0, use_resource=True, name="d")}
+
+        @tf.function
+        def h(self, x):
+            return x + self.vs[0] + self.vs[1] * self.d["k"]
+
+    return Containers
+
+
+def save_containers(tf, path):
+    """A tf.Module with a list and a dict of variables and a tf.function without an input
+    signature, traced once (no signature is made)."""
+    with tf.Graph().as_default():
+        module = container_class(tf)()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            module.h(tf.constant(1.0))
+            tf.saved_model.save(module, path)
+
+
+def run_loaded_containers(tf, path):
+    out = {}
+    with tf.Graph().as_default():
+        loaded = tf.saved_model.load_v2(path)
+        out["attributes"] = sorted(a for a in dir(loaded) if not a.startswith("_"))
+        out["signature_keys"] = sorted(loaded.signatures.keys())
+        out["list_names"] = [v.name for v in loaded.vs]
+        out["dict_keys"] = sorted(loaded.d.keys())
+        out["bad_call"] = _error(lambda: loaded.h(tf.constant([1.0, 2.0])))
+        fetches = {"h": loaded.h(tf.constant(1.0)), "h_python_float": loaded.h(1.0)}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["load_v2"] = sess.run(fetches)
+    return out
+
+
+def _error(fn):
+    try:
+        fn()
+    except Exception as e:  # the class is what is compared
+        return type(e).__name__
+    return None
+
+
+def ref_variable_class(tf):
+    class RefVariable(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable(1.0, name="refv")
+
+        @tf.function(input_signature=[tf.TensorSpec([], tf.float32)])
+        def f(self, x):
+            return x * self.v
+
+    return RefVariable

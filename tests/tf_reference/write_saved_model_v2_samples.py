@@ -15,7 +15,12 @@ import saved_model_v2_cases as cases
 import tfcluster as tf
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "saved_model_v2")
-for kind, save in [("keras", cases.save_keras), ("module", cases.save_module)]:
+for kind, save in [
+    ("keras", cases.save_keras),
+    ("module", cases.save_module),
+    ("checkpoint", cases.save_checkpoint),
+    ("containers", cases.save_containers),
+]:
     path = os.path.join(root, "tfcluster_" + kind)
     shutil.rmtree(path, ignore_errors=True)
     save(tf, path)

@@ -19,23 +19,26 @@ _DATA = os.path.join(reference.DATA_DIR, "saved_model_v2")
 _AREA = "saved_model_v2"
 
 
-def test_a_keras_model_tf_saved_loads_with_load_v2_and_loader_giving_tfs_outputs() -> None:
-    got = cases.run_loaded_keras(tf, os.path.join(_DATA, "tf115_keras"))
-    reference.assert_nested_close(got, reference.case(_AREA, "tf115_keras"))
+_PROGRAMS = [
+    ("keras", cases.save_keras, cases.run_loaded_keras),
+    ("module", cases.save_module, cases.run_loaded_module),
+    ("checkpoint", cases.save_checkpoint, cases.run_loaded_checkpoint),
+    ("containers", cases.save_containers, cases.run_loaded_containers),
+]
 
 
-def test_a_module_tf_saved_loads_with_its_functions_signatures_and_variables() -> None:
-    got = cases.run_loaded_module(tf, os.path.join(_DATA, "tf115_module"))
-    reference.assert_nested_close(got, reference.case(_AREA, "tf115_module"))
+@pytest.mark.parametrize(("kind", "run"), [(k, r) for k, _, r in _PROGRAMS])
+def test_a_saved_model_tf_saved_loads_with_load_v2_and_loader_giving_tfs_results(
+    kind: str, run: object
+) -> None:
+    """Keras (default signature), a Module's functions and two signatures, a Checkpoint's
+    function and save counter, lists/dicts of variables and a function traced without an
+    input signature: attributes, variables, values and a call no saved trace fits."""
+    got = run(tf, os.path.join(_DATA, f"tf115_{kind}"))  # type: ignore[operator]
+    reference.assert_nested_close(got, reference.case(_AREA, f"tf115_{kind}"))
 
 
-@pytest.mark.parametrize(
-    ("kind", "save", "run"),
-    [
-        ("keras", cases.save_keras, cases.run_loaded_keras),
-        ("module", cases.save_module, cases.run_loaded_module),
-    ],
-)
+@pytest.mark.parametrize(("kind", "save", "run"), _PROGRAMS)
 def test_a_saved_model_tfcluster_saves_loads_as_tf_loaded_tfclusters_save(
     tmp_path: Path, kind: str, save: object, run: object
 ) -> None:
@@ -112,6 +115,66 @@ def test_loading_a_missing_path_is_an_os_error(tmp_path: Path) -> None:
     assert str(info.value) == f"SavedModel file does not exist at: {missing}/" + (
         "{saved_model.pbtxt|saved_model.pb}"
     )
+
+
+def _recorded_error(case: str) -> dict[str, str]:
+    return reference.case(_AREA, case)["error"]  # type: ignore[no-any-return]
+
+
+def test_saving_a_function_that_captures_a_ref_variable_is_tfs_value_error(tmp_path: Path) -> None:
+    recorded = _recorded_error("save_function_capturing_ref_variable")
+    with tf.Graph().as_default():
+        module = cases.ref_variable_class(tf)()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with pytest.raises(ValueError) as info:
+                tf.saved_model.save(module, str(tmp_path / "x"))
+    assert type(info.value).__name__ == recorded["error"]
+    assert str(info.value).split("which")[1] == recorded["message"].split("which")[1]
+
+
+def test_saving_a_ref_variable_is_tfs_value_error(tmp_path: Path) -> None:
+    recorded = _recorded_error("save_ref_variable")
+    with tf.Graph().as_default():
+        ckpt = tf.train.Checkpoint(v=tf.Variable(1.0, name="refonly"))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with pytest.raises(ValueError) as info:
+                tf.saved_model.save(ckpt, str(tmp_path / "x"))
+    assert (type(info.value).__name__, str(info.value)) == (recorded["error"], recorded["message"])
+    assert not os.path.exists(tmp_path / "x" / "saved_model.pb")
+
+
+def test_saving_a_checkpoint_reads_its_save_counter_which_must_be_initialized(
+    tmp_path: Path,
+) -> None:
+    recorded = _recorded_error("save_checkpoint_uninitialized_save_counter")
+    with tf.Graph().as_default():
+        ckpt = tf.train.Checkpoint(v=tf.Variable(1.0, use_resource=True, name="fresh"))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            with pytest.raises(tf.errors.OpError) as info:
+                tf.saved_model.save(ckpt, str(tmp_path / "x"))
+    assert type(info.value).__name__ == recorded["error"]
+
+
+def test_loading_with_tags_the_one_meta_graph_lacks_is_tfs_value_error() -> None:
+    recorded = _recorded_error("load_wrong_tags")
+    path = os.path.join(_DATA, "tf115_module")
+    with tf.Graph().as_default(), pytest.raises(ValueError) as info:
+        tf.saved_model.load_v2(path, tags=["train"])
+    assert type(info.value).__name__ == recorded["error"]
+    assert str(info.value).split(" has ")[1] == recorded["message"].split(" has ")[1]
+
+
+def test_load_v2_of_a_saved_model_without_an_object_graph_is_unimplemented(tmp_path: Path) -> None:
+    path = str(tmp_path / "v1")
+    with tf.Graph().as_default():
+        x = tf.placeholder(tf.float32, [], name="x")
+        with tf.Session() as sess:
+            tf.saved_model.simple_save(sess, path, {"x": x}, {"y": x * 2.0})
+    with tf.Graph().as_default(), pytest.raises(tf.errors.UnimplementedError):
+        tf.saved_model.load_v2(path)
 
 
 def test_the_save_names_are_one_function() -> None:

@@ -308,10 +308,10 @@ class _Export:
             spec = spec._replace(annotations={})
             saved_fn.function_spec.fullargspec.CopyFrom(nested_structure_coder.encode(spec))
             saved_fn.function_spec.is_method = unbound is not None
-            if fn.input_signature is not None:
-                saved_fn.function_spec.input_signature.CopyFrom(
-                    nested_structure_coder.encode(tuple(fn.input_signature))
-                )
+            signature = None if fn.input_signature is None else tuple(fn.input_signature)
+            saved_fn.function_spec.input_signature.CopyFrom(
+                nested_structure_coder.encode(signature)
+            )
 
     def _concrete(self, concrete: ConcreteFunction) -> None:
         if concrete.name in self.saved.concrete_functions:
