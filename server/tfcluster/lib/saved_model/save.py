@@ -608,4 +608,4 @@ def save(obj: Any, export_dir: str, signatures: Any = None) -> None:
     tensors.append(bundle.TensorToSave(_OBJECT_GRAPH_KEY, graph_value))
     bundle.write_bundle(os.path.join(variables_dir, constants.VARIABLES_FILENAME), [tensors])
     with open(os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PB), "wb") as f:
-        f.write(saved_model.SerializeToString())
+        f.write(saved_model.SerializeToString(deterministic=True))
