@@ -25,6 +25,8 @@ for kind, save, run in [
     ("module", cases.save_module, cases.run_loaded_module),
     ("checkpoint", cases.save_checkpoint, cases.run_loaded_checkpoint),
     ("containers", cases.save_containers, cases.run_loaded_containers),
+    ("functional", cases.save_functional, cases.run_loaded_functional),
+    ("concrete", cases.save_concrete, cases.run_loaded_concrete),
 ]:
     path = os.path.join(root, "tf115_" + kind)
     shutil.rmtree(path, ignore_errors=True)

@@ -192,3 +192,69 @@ def ref_variable_class(tf):
             return x * self.v
 
     return RefVariable
+
+
+FUNCTIONAL_A = np.ones((2, 3), np.float32)
+FUNCTIONAL_B = np.arange(4, dtype=np.float32).reshape(2, 2)
+
+
+def save_functional(tf, path):
+    """A functional Keras model with two named inputs and two outputs (default signature)."""
+    with tf.Graph().as_default():
+        a = tf.keras.Input((3,), name="a")
+        b = tf.keras.Input((2,), name="b")
+        init = tf.keras.initializers.Constant(0.5)
+        h = tf.keras.layers.Dense(2, name="da", kernel_initializer=init)(a)
+        total = tf.keras.layers.Add(name="sum")([h, b])
+        head = tf.keras.layers.Dense(1, name="head", kernel_initializer="ones")(total)
+        tf.saved_model.save(tf.keras.Model([a, b], [total, head]), path)
+
+
+def run_loaded_functional(tf, path):
+    out = {}
+    with tf.Graph().as_default():
+        sig = tf.saved_model.load_v2(path).signatures["serving_default"]
+        out["inputs"] = sorted(sig.structured_input_signature[1])
+        out["outputs"] = sorted(sig.structured_outputs)
+        result = sig(a=tf.constant(FUNCTIONAL_A), b=tf.constant(FUNCTIONAL_B))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["load_v2"] = sess.run(result)
+    with tf.Graph().as_default(), tf.Session() as sess:
+        sig = tf.saved_model.loader.load(sess, ["serve"], path).signature_def["serving_default"]
+        feeds = {sig.inputs["a"].name: FUNCTIONAL_A, sig.inputs["b"].name: FUNCTIONAL_B}
+        out["loader"] = sess.run({k: v.name for k, v in sig.outputs.items()}, feeds)
+    return out
+
+
+def save_concrete(tf, path):
+    """A concrete function of a tf.function without input signature as the signature."""
+
+    class Scale(tf.Module):
+        def __init__(self):
+            super().__init__()
+            self.v = tf.Variable(2.0, use_resource=True, name="scale")
+
+        @tf.function
+        def f(self, x):
+            return x * self.v
+
+    with tf.Graph().as_default():
+        module = Scale()
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            concrete = module.f.get_concrete_function(tf.TensorSpec([None], tf.float32, name="inp"))
+            tf.saved_model.save(module, path, signatures=concrete)
+
+
+def run_loaded_concrete(tf, path):
+    out = {}
+    with tf.Graph().as_default():
+        loaded = tf.saved_model.load_v2(path)
+        sig = loaded.signatures["serving_default"]
+        out["inputs"] = sorted(sig.structured_input_signature[1])
+        fetches = {"signature": sig(inp=tf.constant([1.0, 2.0])), "f": loaded.f(tf.constant([3.0]))}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["load_v2"] = sess.run(fetches)
+    return out

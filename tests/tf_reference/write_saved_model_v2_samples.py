@@ -20,6 +20,8 @@ for kind, save in [
     ("module", cases.save_module),
     ("checkpoint", cases.save_checkpoint),
     ("containers", cases.save_containers),
+    ("functional", cases.save_functional),
+    ("concrete", cases.save_concrete),
 ]:
     path = os.path.join(root, "tfcluster_" + kind)
     shutil.rmtree(path, ignore_errors=True)

@@ -24,6 +24,8 @@ _PROGRAMS = [
     ("module", cases.save_module, cases.run_loaded_module),
     ("checkpoint", cases.save_checkpoint, cases.run_loaded_checkpoint),
     ("containers", cases.save_containers, cases.run_loaded_containers),
+    ("functional", cases.save_functional, cases.run_loaded_functional),
+    ("concrete", cases.save_concrete, cases.run_loaded_concrete),
 ]
 
 
