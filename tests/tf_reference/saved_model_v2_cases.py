@@ -58,6 +58,10 @@ def run_loaded_keras(tf, path):
             sess.run(tf.global_variables_initializer())
             out["load_v2"] = sess.run(result)
         out["signature_keys"] = sorted(loaded.signatures.keys())
+        out["variables"] = [v.name for v in loaded.variables]
+        out["trainable_variables"] = [v.name for v in loaded.trainable_variables]
+        layer = getattr(loaded, "layer_with_weights-0")
+        out["layer_variables"] = [layer.kernel.name, layer.bias.name]
     with tf.Graph().as_default(), tf.Session() as sess:
         meta = tf.saved_model.loader.load(sess, ["serve"], path)
         sig = meta.signature_def["serving_default"]
