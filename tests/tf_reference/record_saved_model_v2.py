@@ -45,6 +45,11 @@ with tf.Graph().as_default():
             lambda: tf.saved_model.save(module, root + "/x", signatures={"s": lambda: 1})
         ),
     )
+    for kind in ("nested", "non_tensor_value"):
+        rec.add(
+            "signature_outputs_" + kind,
+            error=rec.catch(lambda k=kind: cases.save_signature_outputs(tf, root + "/x", k)),
+        )
     ref_module = cases.ref_variable_class(tf)()
     unsaved = tf.train.Checkpoint(v=tf.Variable(1.0, name="refonly"))
     fresh = tf.train.Checkpoint(v=tf.Variable(1.0, use_resource=True, name="fresh"))
@@ -68,5 +73,8 @@ with tf.Graph().as_default():
         ),
     )
     rec.add("load_missing_path", error=rec.catch(lambda: tf.saved_model.load_v2(root + "/missing")))
+shutil.rmtree(root + "/x", ignore_errors=True)
+cases.save_signature_outputs(tf, root + "/x", "pair")
+rec.add("signature_outputs_pair", **cases.run_loaded_pair(tf, root + "/x"))
 shutil.rmtree(root + "/x", ignore_errors=True)
 rec.save()

@@ -262,3 +262,33 @@ def run_loaded_concrete(tf, path):
             sess.run(tf.global_variables_initializer())
             out["load_v2"] = sess.run(fetches)
     return out
+
+
+SIGNATURE_OUTPUTS = {
+    "nested": lambda x, v: [x, [x * v]],
+    "pair": lambda x, v: (x, x * v),
+    "non_tensor_value": lambda x, v: {"a": x, "b": None},
+}
+
+
+def save_signature_outputs(tf, path, kind):
+    """A signature function returning SIGNATURE_OUTPUTS[kind]: a flat tuple becomes
+    output_0, output_1; a nested list or a dict with a non-Tensor value is refused."""
+    body = SIGNATURE_OUTPUTS[kind]
+    with tf.Graph().as_default():
+        module = tf.Module()
+        module.v = tf.Variable(2.0, use_resource=True, name="v")
+        fn = tf.function(
+            lambda x: body(x, module.v), input_signature=[tf.TensorSpec([], tf.float32)]
+        )
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.saved_model.save(module, path, signatures=fn)
+
+
+def run_loaded_pair(tf, path):
+    with tf.Graph().as_default():
+        result = tf.saved_model.load_v2(path).signatures["serving_default"](x=tf.constant(3.0))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return {"load_v2": sess.run(result)}

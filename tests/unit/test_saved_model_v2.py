@@ -119,6 +119,29 @@ def test_loading_a_missing_path_is_an_os_error(tmp_path: Path) -> None:
     )
 
 
+def test_a_signature_returning_a_flat_tuple_names_its_outputs_output_i(tmp_path: Path) -> None:
+    path = str(tmp_path / "pair")
+    cases.save_signature_outputs(tf, path, "pair")
+    got = cases.run_loaded_pair(tf, path)
+    reference.assert_nested_close(got, reference.case(_AREA, "signature_outputs_pair"))
+
+
+@pytest.mark.parametrize("kind", ["nested", "non_tensor_value"])
+def test_a_signature_with_nested_or_non_tensor_outputs_is_tfs_value_error(
+    tmp_path: Path, kind: str
+) -> None:
+    recorded = _recorded_error(f"signature_outputs_{kind}")
+    with pytest.raises(ValueError) as info:
+        cases.save_signature_outputs(tf, str(tmp_path / "x"), kind)
+    assert type(info.value).__name__ == recorded["error"]
+    said = {
+        "nested": "Got non-flat outputs '[<tf.Tensor",
+        "non_tensor_value": "Got a dictionary containing non-Tensor value None for key b in",
+    }[kind]
+    assert said in str(info.value) and said in recorded["message"]
+    assert not os.path.exists(tmp_path / "x" / "saved_model.pb")
+
+
 def _recorded_error(case: str) -> dict[str, str]:
     return reference.case(_AREA, case)["error"]  # type: ignore[no-any-return]
 

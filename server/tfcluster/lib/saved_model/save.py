@@ -110,19 +110,35 @@ def _canonical_signatures(signatures: Any) -> dict[str, ConcreteFunction]:
     return out
 
 
-def _output_names(concrete: ConcreteFunction) -> list[str]:
+def _output_names(concrete: ConcreteFunction, key: str) -> list[str]:
     """The signature's output keys, in the order of the function's flat outputs: a dict's
-    keys, else output_<i>."""
+    keys (one Tensor each), else output_<i> for a Tensor or a flat list of them (TF's
+    checks and messages)."""
     structure = concrete.structured_outputs
     if isinstance(structure, Mapping):
-        for key in structure:
-            if not isinstance(key, str):
+        for name, value in structure.items():
+            if not isinstance(name, str):
                 raise ValueError(
-                    "Got a dictionary with a non-string key {key!r} in the output of the "
-                    "function used to generate a SavedModel signature."
+                    f"Got a dictionary with a non-string key {name!r} in the output of the "
+                    f"function {concrete.name} used to generate a SavedModel signature."
                 )
-        return [k for k in sorted(structure) for _ in nest.flatten(structure[k])]
-    return [f"output_{i}" for i in range(len(nest.flatten(structure)))]
+            if not isinstance(value, Tensor):
+                raise ValueError(
+                    f"Got a dictionary containing non-Tensor value {value} for key {name} in "
+                    f"the output of the function {concrete.name} used to generate a "
+                    "SavedModel signature. Dictionaries outputs for functions used as "
+                    "signatures should have one Tensor output per string key."
+                )
+        return sorted(structure)
+    flat = list(structure) if isinstance(structure, (list, tuple)) else [structure]
+    if not all(isinstance(t, Tensor) for t in flat):
+        raise ValueError(
+            f"Got non-flat outputs '{structure}' from '{concrete.name}' for SavedModel "
+            f"signature '{key}'. Signatures have one Tensor per output, so to have "
+            "predictable names Python functions used to generate these signatures should "
+            "avoid outputting Tensors in nested structures."
+        )
+    return [f"output_{i}" for i in range(len(flat))]
 
 
 def _input_names(concrete: ConcreteFunction) -> list[str]:
@@ -351,7 +367,7 @@ class _Export:
         names = _input_names(concrete)
         inputs = list(concrete.graph.inputs)
         captured = self.saved.concrete_functions[concrete.name].bound_inputs
-        out_names = _output_names(concrete)
+        out_names = _output_names(concrete, key)
         order = sorted(range(len(out_names)), key=lambda k: out_names[k])
         fdef = function_pb2.FunctionDef()
         fdef.signature.name = f"__inference_signature_wrapper_{key}_{concrete.name}"
