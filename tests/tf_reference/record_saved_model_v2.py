@@ -27,6 +27,7 @@ for kind, save, run in [
     ("containers", cases.save_containers, cases.run_loaded_containers),
     ("functional", cases.save_functional, cases.run_loaded_functional),
     ("concrete", cases.save_concrete, cases.run_loaded_concrete),
+    ("keras_bn", cases.save_keras_bn, cases.run_loaded_keras_bn),
 ]:
     path = os.path.join(root, "tf115_" + kind)
     shutil.rmtree(path, ignore_errors=True)

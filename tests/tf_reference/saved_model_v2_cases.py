@@ -292,3 +292,34 @@ def run_loaded_pair(tf, path):
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             return {"load_v2": sess.run(result)}
+
+
+BN_X = np.linspace(-1, 1, 8).reshape(2, 4).astype(np.float32)
+
+
+def save_keras_bn(tf, path):
+    """Dense, BatchNormalization, Dropout, Dense: the signature runs in inference mode (the
+    moving statistics, no dropout)."""
+    with tf.Graph().as_default():
+        model = tf.keras.Sequential(
+            [
+                tf.keras.layers.Dense(3, input_shape=(4,), kernel_initializer="ones"),
+                tf.keras.layers.BatchNormalization(),
+                tf.keras.layers.Dropout(0.5),
+                tf.keras.layers.Dense(2, kernel_initializer="ones"),
+            ]
+        )
+        tf.saved_model.save(model, path)
+
+
+def run_loaded_keras_bn(tf, path):
+    out = {}
+    with tf.Graph().as_default():
+        loaded = tf.saved_model.load_v2(path)
+        result = loaded.signatures["serving_default"](dense_input=tf.constant(BN_X))
+        out["variables"] = [v.name for v in loaded.variables]
+        out["trainable_variables"] = [v.name for v in loaded.trainable_variables]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["load_v2"] = sess.run(result)
+    return out

@@ -22,6 +22,7 @@ for kind, save in [
     ("containers", cases.save_containers),
     ("functional", cases.save_functional),
     ("concrete", cases.save_concrete),
+    ("keras_bn", cases.save_keras_bn),
 ]:
     path = os.path.join(root, "tfcluster_" + kind)
     shutil.rmtree(path, ignore_errors=True)
