@@ -28,6 +28,7 @@ for kind, save, run in [
     ("functional", cases.save_functional, cases.run_loaded_functional),
     ("concrete", cases.save_concrete, cases.run_loaded_concrete),
     ("keras_bn", cases.save_keras_bn, cases.run_loaded_keras_bn),
+    ("captured_constant", cases.save_captured_constant, cases.run_loaded_captured_constant),
 ]:
     path = os.path.join(root, "tf115_" + kind)
     shutil.rmtree(path, ignore_errors=True)

@@ -323,3 +323,29 @@ def run_loaded_keras_bn(tf, path):
             sess.run(tf.global_variables_initializer())
             out["load_v2"] = sess.run(result)
     return out
+
+
+def save_captured_constant(tf, path):
+    """A tf.function capturing a constant made outside it (saved as a constant node)."""
+    with tf.Graph().as_default():
+        module = tf.Module()
+        module.v = tf.Variable(2.0, use_resource=True, name="v")
+        offset = tf.constant([1.0, 2.0, 3.0], name="offset")
+        module.f = tf.function(
+            lambda x: x * module.v + offset, input_signature=[tf.TensorSpec([3], tf.float32)]
+        )
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            tf.saved_model.save(module, path)
+
+
+def run_loaded_captured_constant(tf, path):
+    with tf.Graph().as_default():
+        loaded = tf.saved_model.load_v2(path)
+        fetches = {
+            "f": loaded.f(tf.constant([1.0, 1.0, 1.0])),
+            "serving_default": loaded.signatures["serving_default"](x=tf.constant([2.0] * 3)),
+        }
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            return {"load_v2": sess.run(fetches)}

@@ -23,6 +23,7 @@ for kind, save in [
     ("functional", cases.save_functional),
     ("concrete", cases.save_concrete),
     ("keras_bn", cases.save_keras_bn),
+    ("captured_constant", cases.save_captured_constant),
 ]:
     path = os.path.join(root, "tfcluster_" + kind)
     shutil.rmtree(path, ignore_errors=True)

@@ -15,13 +15,13 @@ import numpy as np
 
 from tfcluster.framework import dtypes, function_library
 from tfcluster.framework.graph import Graph, Tensor, get_default_graph
-from tfcluster.framework.tensor_util import make_tensor_proto
+from tfcluster.framework.tensor_util import constant_value, make_tensor_proto
 from tfcluster.framework.type_spec import TensorSpec
 from tfcluster.lib import nest
 from tfcluster.lib.function.def_function import ConcreteFunction
 from tfcluster.lib.saved_model import nested_structure_coder, object_graph
 from tfcluster.lib.saved_model import signature_constants as sigs
-from tfcluster.lib.saved_model.saveable_view import SaveableView, SignatureMap, bound_inputs
+from tfcluster.lib.saved_model.saveable_view import SaveableView, SignatureMap
 from tfcluster.lib.saved_model.signature_serialization import input_names, output_keys
 from tfcluster.ops import function_call_ops
 from tfcluster.ops.variables import Variable
@@ -76,7 +76,11 @@ class ExportGraph:
         self.saved = saved_object_graph_pb2.SavedObjectGraph()
         self.signature_defs: dict[str, meta_graph_pb2.SignatureDef] = {}
         self.handles: dict[str, int] = {}  # a variable's handle op name -> its node id
+        # A captured input's node id -> its tensor's name in the graph (a variable's handle,
+        # a captured constant's Const), and the constants' dtypes.
         self.handle_names: dict[int, str] = {}
+        self.constant_dtypes: dict[int, dtypes.DType] = {}
+        self._constants: dict[str, int] = {}  # captured tensor name -> its node id
         self._calls = 0
         self._bodies: dict[str, Any] = {}
 
@@ -147,7 +151,7 @@ class ExportGraph:
         if concrete.name in self.saved.concrete_functions:
             return
         entry = self.saved.concrete_functions[concrete.name]
-        entry.bound_inputs.extend(bound_inputs(concrete, self.handles))
+        entry.bound_inputs.extend(self._bound_input(concrete, t) for t in concrete.captured_inputs)
         names = input_names(concrete)
         specs = tuple(
             TensorSpec(t.shape, t.dtype.base_dtype, name=n)
@@ -160,6 +164,37 @@ class ExportGraph:
         self._bodies[concrete.name] = function_call_ops.without_exports(
             concrete._built.func, len(concrete.outputs)
         )
+
+    def _bound_input(self, concrete: ConcreteFunction, outer: Tensor) -> int:
+        """The node id of what the function captures: a saved variable's handle, or a
+        constant (saved as a `constant` node naming a Const of the graph, as TF saves it)."""
+        if outer.dtype == dtypes.resource:
+            node = self.handles.get(outer.op.name)
+            if node is not None:
+                return node
+        found = self._constants.get(outer.name)
+        if found is not None:
+            return found
+        value = None if outer.dtype in (dtypes.resource, dtypes.variant) else constant_value(outer)
+        if value is None:
+            raise ValueError(
+                f"Attempted to save a function b'{concrete.name}' which references a symbolic "
+                f"Tensor {outer} that is not a simple constant. This is not supported."
+            )
+        node_id = len(self.saved.nodes)
+        name = "Const" + (f"_{len(self._constants)}" if self._constants else "")
+        dtype = outer.dtype.base_dtype
+        self.graph.node.append(
+            _node(name, "Const", [], dtype=dtype, value=np.asarray(value, dtype.as_numpy_dtype))
+        )
+        self.saved.nodes.add().constant.operation = name
+        self._constants[outer.name] = node_id
+        self.handle_names[node_id] = name
+        self.constant_dtypes[node_id] = dtype
+        return node_id
+
+    def _capture_dtypes(self, captured: Any) -> list[dtypes.DType]:
+        return [self.constant_dtypes.get(i, dtypes.resource) for i in captured]
 
     # -- signatures: a wrapper function per signature, called from placeholders --
     def _signatures(self) -> None:
@@ -193,9 +228,9 @@ class ExportGraph:
             arg.type = t.dtype.base_dtype.as_datatype_enum  # type: ignore[assignment]
             arg_of[n] = arg.name
         capture_args = []
-        for k, _ in enumerate(captured):
+        for k, dtype in enumerate(self._capture_dtypes(captured)):
             arg = fdef.signature.input_arg.add(name=f"capture_{k}")
-            arg.type = dtypes.resource.as_datatype_enum  # type: ignore[assignment]
+            arg.type = dtype.as_datatype_enum  # type: ignore[assignment]
             capture_args.append(arg.name)
         result_dtypes = [t.dtype.base_dtype for t in concrete.outputs]
         fdef.node_def.append(
@@ -203,7 +238,7 @@ class ExportGraph:
                 "StatefulPartitionedCall",
                 "StatefulPartitionedCall",
                 [arg_of[n] for n in names] + capture_args,
-                Tin=[t.dtype.base_dtype for t in inputs] + [dtypes.resource] * len(captured),
+                Tin=[t.dtype.base_dtype for t in inputs] + self._capture_dtypes(captured),
                 Tout=result_dtypes,
                 f=attr_value_pb2.NameAttrList(name=concrete.name),
             )
@@ -236,7 +271,7 @@ class ExportGraph:
                 "StatefulPartitionedCall",
                 placeholders + [self.handle_names[i] for i in captured],
                 Tin=[inputs[names.index(n)].dtype.base_dtype for n in sorted(names)]
-                + [dtypes.resource] * len(captured),
+                + self._capture_dtypes(captured),
                 Tout=[result_dtypes[k] for k in order],
                 f=attr_value_pb2.NameAttrList(name=fdef.signature.name),
             )
@@ -276,7 +311,7 @@ class ExportGraph:
         var_dtypes = [v.dtype.base_dtype for _, v in objects.variables]
         graph_bytes = np.array(objects.checkpoint_graph().SerializeToString(), dtype=object)
         g = self.graph.node
-        g.append(_node("Const", "Const", [], dtype=dtypes.string, value=graph_bytes))
+        g.append(_node("save/object_graph", "Const", [], dtype=dtypes.string, value=graph_bytes))
         g.append(_node("saver_filename", "Placeholder", [], dtype=dtypes.string))
         all_keys = [*keys, OBJECT_GRAPH_KEY]
         g.append(
@@ -300,7 +335,7 @@ class ExportGraph:
                     "save/tensor_names",
                     "save/shape_and_slices",
                     *(f"{n}/Read/ReadVariableOp" for n in names),
-                    "Const",
+                    "save/object_graph",
                 ],
                 dtypes=[*var_dtypes, dtypes.string],
             )

@@ -19,11 +19,12 @@ from tfcluster.framework.func_graph import parse_function
 from tfcluster.framework.graph import Tensor, convert_to_tensor, get_default_graph, init_scope
 from tfcluster.framework.tensor_bundle import open_checkpoint
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.framework.tensor_util import make_ndarray
 from tfcluster.framework.type_spec import TensorSpec
 from tfcluster.lib import nest
 from tfcluster.lib.saved_model import constants, nested_structure_coder
 from tfcluster.lib.saved_model.loader import parse_saved_model
-from tfcluster.ops import array_ops, function_call_ops, io_ops
+from tfcluster.ops import array_ops, constant_op, function_call_ops, io_ops
 from tfcluster.ops.variables import Variable
 from tfcluster.protos.trackable_object_graph_pb2 import TrackableObjectGraph
 
@@ -62,7 +63,7 @@ class _SignatureMap(Mapping):  # type: ignore[type-arg]
 class _ConcreteCall:
     """One saved concrete function: its body, the variables it is bound to, its signature."""
 
-    def __init__(self, name: str, body: Any, proto: Any, bound: list[Variable]) -> None:
+    def __init__(self, name: str, body: Any, proto: Any, bound: list[Any]) -> None:
         self.name = name
         self.input_signature = nested_structure_coder.decode(proto.canonicalized_input_signature)
         self.output_signature = nested_structure_coder.decode(proto.output_signature)
@@ -70,7 +71,7 @@ class _ConcreteCall:
         parsed = parse_function(body, f"function '{name}'")
         outputs = _specs(self.output_signature)
         self.built = function_call_ops.BuiltFunction(
-            captured=[v.handle for v in bound],  # type: ignore[attr-defined]
+            captured=[v.handle if isinstance(v, Variable) else v for v in bound],  # type: ignore[attr-defined]
             func=body,
             stateful=True,
             result_dtypes=list(parsed.result_dtypes),
@@ -273,6 +274,15 @@ def _variable(proto: Any, prefix: str, key: str | None) -> Variable:
         )
 
 
+def _constant(graph_def: Any, operation: str) -> Tensor:
+    """A captured constant: the graph's Const of that name, made in the default graph."""
+    for nd in graph_def.node:
+        if nd.name == operation and nd.op == "Const":
+            with init_scope():
+                return constant_op.constant(make_ndarray(nd.attr["value"].tensor))
+    raise errors.NotFoundError(None, None, f"The SavedModel's graph has no Const {operation!r}")
+
+
 def load(export_dir: str, tags: Any = None) -> Any:
     """The root object of export_dir's SavedModel, rebuilt in the default graph."""
     export_dir = os.fspath(export_dir)
@@ -286,6 +296,8 @@ def load(export_dir: str, tags: Any = None) -> Any:
         kind = node.WhichOneof("kind")
         if kind == "variable":
             objects[i] = _variable(node.variable, prefix, keys.get(i))
+        elif kind == "constant":
+            objects[i] = _constant(meta.graph_def, node.constant.operation)
         elif kind == "user_object" and node.user_object.identifier == "signature_map":
             objects[i] = _SignatureMap()
         elif kind == "user_object" and node.user_object.identifier == _LIST_WRAPPER:

@@ -11,7 +11,7 @@ them) with its TrackableObjectGraph. TF 1.15's loader.load and load_v2 both read
 
 Saved: variables, tf.train.Checkpoint / tf.Module objects and Keras models (their weighted
 layers) and the concrete functions of their tf.function attributes; a function may capture
-the saved resource variables only (TF also saves captured constants and assets)."""
+the saved resource variables and constants (TF also saves captured assets)."""
 
 from __future__ import annotations
 

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
 from tfcluster.lib.function.def_function import ConcreteFunction, Function
 from tfcluster.lib.saved_model import object_graph
 from tfcluster.ops.variables import Variable
@@ -74,16 +73,3 @@ class SaveableView:
                     checkpoint_key=self.checkpoint_key(i),
                 )
         return graph
-
-
-def bound_inputs(concrete: ConcreteFunction, handles: dict[str, int]) -> list[int]:
-    out = []
-    for outer in concrete.captured_inputs:
-        node = handles.get(outer.op.name) if outer.dtype == dtypes.resource else None
-        if node is None:
-            raise ValueError(
-                f"Attempted to save a function b'{concrete.name}' which references a symbolic "
-                f"Tensor {outer} that is not a simple constant. This is not supported."
-            )
-        out.append(node)
-    return out
