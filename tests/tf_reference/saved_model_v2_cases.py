@@ -349,3 +349,39 @@ def run_loaded_captured_constant(tf, path):
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             return {"load_v2": sess.run(fetches)}
+
+
+SUBCLASSED_X = np.array([[1.0, 2.0, 3.0]], np.float32)
+
+
+def save_subclassed(tf, path):
+    """A subclassed Keras model called once (its signature takes that call's inputs, the
+    batch size left open) and saved."""
+
+    class Sub(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.d = tf.keras.layers.Dense(2, kernel_initializer="ones", bias_initializer="ones")
+
+        def call(self, x):
+            return self.d(x)
+
+    with tf.Graph().as_default():
+        model = Sub()
+        model(tf.constant(np.ones((1, 3), np.float32)))
+        tf.saved_model.save(model, path)
+
+
+def run_loaded_subclassed(tf, path):
+    out = {}
+    with tf.Graph().as_default():
+        loaded = tf.saved_model.load_v2(path)
+        sig = loaded.signatures["serving_default"]
+        out["inputs"] = sorted(sig.structured_input_signature[1])
+        out["outputs"] = sorted(sig.structured_outputs)
+        out["layer_variables"] = [v.name for v in loaded.d.variables]
+        result = sig(input_1=tf.constant(np.tile(SUBCLASSED_X, (2, 1))))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["load_v2"] = sess.run(result)
+    return out

@@ -24,6 +24,7 @@ for kind, save in [
     ("concrete", cases.save_concrete),
     ("keras_bn", cases.save_keras_bn),
     ("captured_constant", cases.save_captured_constant),
+    ("subclassed", cases.save_subclassed),
 ]:
     path = os.path.join(root, "tfcluster_" + kind)
     shutil.rmtree(path, ignore_errors=True)

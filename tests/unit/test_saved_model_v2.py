@@ -28,6 +28,7 @@ _PROGRAMS = [
     ("concrete", cases.save_concrete, cases.run_loaded_concrete),
     ("keras_bn", cases.save_keras_bn, cases.run_loaded_keras_bn),
     ("captured_constant", cases.save_captured_constant, cases.run_loaded_captured_constant),
+    ("subclassed", cases.save_subclassed, cases.run_loaded_subclassed),
 ]
 
 

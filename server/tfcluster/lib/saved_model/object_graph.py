@@ -60,9 +60,16 @@ def children(obj: Any) -> list[tuple[str, Any]]:
             ("variables", list(layer.weights)),
             ("trainable_variables", list(layer.trainable_weights)),
         ]
-        if hasattr(layer, "_layers"):
+        if hasattr(layer, "_layers") and getattr(layer, "_is_graph_network", True):
             weighted = [sub for sub in layer.layers if sub.weights]
             own = [(f"layer_with_weights-{i}", sub) for i, sub in enumerate(weighted)]
+        elif hasattr(layer, "_layers"):
+            # A subclassed model tracks its public attributes (its layers by their names).
+            own = [
+                (name, value)
+                for name, value in vars(layer).items()
+                if not name.startswith("_") and _tracked(value)
+            ]
         else:
             own = [(str(w.op.name.rsplit("/", 1)[-1]), w) for w in layer.weights]
         return own + lists

@@ -24,18 +24,40 @@ def concrete_function(fn: Any) -> ConcreteFunction | None:
     return None
 
 
-def _keras_default_signature(model: Any) -> ConcreteFunction:
-    """TF's Keras `_default_save_signature`: the model called on its inputs' specs, its
-    outputs keyed by the output layers' names."""
+def _keras_input_specs(model: Any) -> tuple[list[TensorSpec], list[str]] | None:
+    """The specs and output names of a Keras model's default signature: a graph network's
+    inputs and output layer names; a subclassed model's first call's inputs (batch size
+    left open) as input_<i>, its outputs as output_<i>; None before a subclassed model is
+    called."""
+    if model.inputs:
+        specs = [
+            TensorSpec(t.shape, t.dtype.base_dtype, name=n)
+            for t, n in zip(model.inputs, model.input_names)
+        ]
+        return specs, list(model.output_names)
+    if not getattr(model, "_call_inputs", None):
+        return None
+    first = model._call_inputs[0]
     specs = [
-        TensorSpec(t.shape, t.dtype.base_dtype, name=n)
-        for t, n in zip(model.inputs, model.input_names)
+        TensorSpec([None, *t.shape.as_list()[1:]], t.dtype.base_dtype, name=f"input_{i + 1}")
+        for i, t in enumerate(first)
     ]
+    return specs, []
+
+
+def _keras_default_signature(model: Any) -> ConcreteFunction | None:
+    """TF's Keras `_default_save_signature`: the model called on its inputs' specs, its
+    outputs keyed by the output names."""
+    found = _keras_input_specs(model)
+    if found is None:
+        return None
+    specs, output_names = found
 
     def call(inputs: Any) -> dict[str, Any]:
         outputs = model(inputs)
-        flat = outputs if isinstance(outputs, (list, tuple)) else [outputs]
-        return dict(zip(model.output_names, flat))
+        flat = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
+        names = output_names or [f"output_{i + 1}" for i in range(len(flat))]
+        return dict(zip(names, flat))
 
     spec: Any = specs[0] if len(specs) == 1 else specs
     fn = Function(call, name=_DEFAULT_SIGNATURE_ATTR, input_signature=[spec], autograph=False)
@@ -46,8 +68,6 @@ def find_function_to_export(root: Any) -> ConcreteFunction | None:
     """TF's choice without `signatures=`: a Keras model's default signature, else the root's
     one tf.function with an input signature (none where there are several)."""
     if object_graph.is_keras_model(root):
-        if not root.inputs:
-            return None
         return _keras_default_signature(root)
     found = [
         c for _, fn, _ in object_graph.functions(root) if (c := concrete_function(fn)) is not None
