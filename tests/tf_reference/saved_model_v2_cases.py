@@ -130,6 +130,7 @@ def run_loaded_checkpoint(tf, path):
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             out["load_v2"] = sess.run(fetches)
+    out["loader"] = _loader_serving(tf, path, {"x": np.float32(2.0)})
     return out
 
 
@@ -261,6 +262,7 @@ def run_loaded_concrete(tf, path):
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             out["load_v2"] = sess.run(fetches)
+    out["loader"] = _loader_serving(tf, path, {"inp": np.array([1.0, 2.0], np.float32)})
     return out
 
 
@@ -322,6 +324,7 @@ def run_loaded_keras_bn(tf, path):
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             out["load_v2"] = sess.run(result)
+    out["loader"] = _loader_serving(tf, path, {"dense_input": BN_X})
     return out
 
 
@@ -348,7 +351,9 @@ def run_loaded_captured_constant(tf, path):
         }
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
-            return {"load_v2": sess.run(fetches)}
+            out = {"load_v2": sess.run(fetches)}
+    out["loader"] = _loader_serving(tf, path, {"x": np.full([3], 2.0, np.float32)})
+    return out
 
 
 SUBCLASSED_X = np.array([[1.0, 2.0, 3.0]], np.float32)
@@ -384,4 +389,13 @@ def run_loaded_subclassed(tf, path):
         with tf.Session() as sess:
             sess.run(tf.global_variables_initializer())
             out["load_v2"] = sess.run(result)
+    out["loader"] = _loader_serving(tf, path, {"input_1": np.tile(SUBCLASSED_X, (2, 1))})
     return out
+
+
+def _loader_serving(tf, path, feeds):
+    """loader.load's serving_default signature run on feeds (input key -> value)."""
+    with tf.Graph().as_default(), tf.Session() as sess:
+        sig = tf.saved_model.loader.load(sess, ["serve"], path).signature_def["serving_default"]
+        fetches = {k: v.name for k, v in sig.outputs.items()}
+        return sess.run(fetches, {sig.inputs[k].name: v for k, v in feeds.items()})
