@@ -30,6 +30,7 @@ for kind, save, run in [
     ("keras_bn", cases.save_keras_bn, cases.run_loaded_keras_bn),
     ("captured_constant", cases.save_captured_constant, cases.run_loaded_captured_constant),
     ("subclassed", cases.save_subclassed, cases.run_loaded_subclassed),
+    ("compiled", cases.save_compiled, cases.run_loaded_compiled),
 ]:
     path = os.path.join(root, "tf115_" + kind)
     shutil.rmtree(path, ignore_errors=True)

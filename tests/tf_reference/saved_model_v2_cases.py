@@ -399,3 +399,32 @@ def _loader_serving(tf, path, feeds):
         sig = tf.saved_model.loader.load(sess, ["serve"], path).signature_def["serving_default"]
         fetches = {k: v.name for k, v in sig.outputs.items()}
         return sess.run(fetches, {sig.inputs[k].name: v for k, v in feeds.items()})
+
+
+COMPILED_X = np.linspace(-1, 1, 8).reshape(2, 4).astype(np.float32)
+COMPILED_Y = np.array([[1.0, 0.0, -1.0], [0.5, 0.5, 0.5]], np.float32)
+
+
+def save_compiled(tf, path):
+    """A compiled Keras model trained one step with Adam: its optimizer (step, hyper-
+    parameters, slots) is saved with it."""
+    with tf.Graph().as_default():
+        model = tf.keras.Sequential(
+            [tf.keras.layers.Dense(3, input_shape=(4,), kernel_initializer="ones")]
+        )
+        model.compile(tf.keras.optimizers.Adam(0.1), "mse")
+        model.fit(COMPILED_X, COMPILED_Y, batch_size=2, epochs=1, verbose=0)
+        tf.saved_model.save(model, path)
+
+
+def run_loaded_compiled(tf, path):
+    """The loaded optimizer's children, and every variable's value in load order."""
+    out = {}
+    with tf.Graph().as_default():
+        loaded = tf.saved_model.load_v2(path)
+        names = ("iter", "beta_1", "beta_2", "decay", "learning_rate")
+        out["optimizer_children"] = [n for n in names if hasattr(loaded.optimizer, n)]
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["values"] = sess.run(tf.global_variables())
+    return out

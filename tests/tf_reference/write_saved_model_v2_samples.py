@@ -25,6 +25,7 @@ for kind, save in [
     ("keras_bn", cases.save_keras_bn),
     ("captured_constant", cases.save_captured_constant),
     ("subclassed", cases.save_subclassed),
+    ("compiled", cases.save_compiled),
 ]:
     path = os.path.join(root, "tfcluster_" + kind)
     shutil.rmtree(path, ignore_errors=True)

@@ -29,6 +29,7 @@ _PROGRAMS = [
     ("keras_bn", cases.save_keras_bn, cases.run_loaded_keras_bn),
     ("captured_constant", cases.save_captured_constant, cases.run_loaded_captured_constant),
     ("subclassed", cases.save_subclassed, cases.run_loaded_subclassed),
+    ("compiled", cases.save_compiled, cases.run_loaded_compiled),
 ]
 
 

@@ -115,6 +115,12 @@ class ExportGraph:
             node = self.saved.nodes.add()
             for name, child in objects.children[i]:
                 node.children.add(node_id=child, local_name=name)
+            for var_id, slot_name, slot_id in objects.slot_refs.get(i, []):
+                node.slot_variables.add(
+                    original_variable_node_id=var_id,
+                    slot_name=slot_name,
+                    slot_variable_node_id=slot_id,
+                )
             if isinstance(obj, Variable):
                 node.variable.dtype = obj.dtype.base_dtype.as_datatype_enum  # type: ignore[assignment]
                 node.variable.shape.CopyFrom(obj.shape.as_proto())

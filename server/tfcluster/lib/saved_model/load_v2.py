@@ -246,6 +246,16 @@ def _checkpoint_keys(prefix: str, saved: Any) -> dict[int, str]:
             if found is not None and child.node_id not in matched:
                 matched[child.node_id] = found
                 queue.append(child.node_id)
+    for node, ckpt in list(matched.items()):
+        # Optimizer slots: by their variable and slot name.
+        ckpt_slots = {
+            (ref.original_variable_node_id, ref.slot_name): ref.slot_variable_node_id
+            for ref in graph.nodes[ckpt].slot_variables
+        }
+        for ref in saved.nodes[node].slot_variables:
+            found = ckpt_slots.get((matched.get(ref.original_variable_node_id), ref.slot_name))
+            if found is not None:
+                matched[ref.slot_variable_node_id] = found
     keys = {}
     for node, ckpt in matched.items():
         for attr in graph.nodes[ckpt].attributes:

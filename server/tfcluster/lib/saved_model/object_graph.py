@@ -10,7 +10,9 @@ from typing import Any
 from tfcluster.lib.function.def_function import Function
 from tfcluster.lib.tf_module import Module
 from tfcluster.ops.variables import Variable
+from tfcluster.training import object_checkpoint
 from tfcluster.training.object_checkpoint import Checkpoint
+from tfcluster.training.optimizer import Optimizer as TrainOptimizer
 
 
 def _keras_layer_class() -> type:
@@ -23,8 +25,30 @@ def is_keras_model(obj: Any) -> bool:
     return isinstance(obj, _keras_layer_class()) and hasattr(obj, "_layers")
 
 
+def _keras_optimizer_class() -> type:
+    from tfcluster.lib.keras.optimizer_v2 import Optimizer as KerasOptimizer
+
+    return KerasOptimizer
+
+
+def is_optimizer(obj: Any) -> bool:
+    return isinstance(obj, (TrainOptimizer, _keras_optimizer_class()))
+
+
 def is_trackable(obj: Any) -> bool:
-    return isinstance(obj, (Variable, Checkpoint, Module, _keras_layer_class()))
+    return isinstance(obj, (Variable, Checkpoint, Module, _keras_layer_class())) or is_optimizer(
+        obj
+    )
+
+
+def slots(optimizer: Any, variable: Any) -> list[tuple[str, Any]]:
+    """(slot name, slot variable) of an optimizer's slots for a variable, in TF's order."""
+    if isinstance(optimizer, TrainOptimizer):
+        found = [(n, optimizer.get_slot(variable, n)) for n in optimizer.get_slot_names()]
+        return [(n, v) for n, v in found if v is not None]
+    from tfcluster.lib.keras.optimizer_v2 import _var_key
+
+    return list(optimizer._slots.get(_var_key(variable), {}).items())
 
 
 LIST_WRAPPER = "trackable_list_wrapper"
@@ -54,6 +78,12 @@ def children(obj: Any) -> list[tuple[str, Any]]:
         return [(str(k), v) for k, v in obj.items() if _tracked(v)]
     if isinstance(obj, Checkpoint):
         return list(obj._deps.items())
+    if isinstance(obj, TrainOptimizer):
+        return object_checkpoint._dependencies(obj)
+    if isinstance(obj, _keras_optimizer_class()):
+        # Its step counter, then its hyperparameter variables by name (Keras's checkpoint).
+        own = [] if obj._iterations is None else [("iter", obj._iterations)]
+        return own + [(n, v) for n, v in sorted(obj._hyper.items()) if isinstance(v, Variable)]
     if isinstance(obj, _keras_layer_class()):
         layer = obj
         lists = [
@@ -72,6 +102,9 @@ def children(obj: Any) -> list[tuple[str, Any]]:
             ]
         else:
             own = [(str(w.op.name.rsplit("/", 1)[-1]), w) for w in layer.weights]
+        optimizer = getattr(layer, "optimizer", None)
+        if optimizer is not None and is_optimizer(optimizer) and _optimizer_built(optimizer):
+            lists.append(("optimizer", optimizer))
         return own + lists
     ignored: frozenset[str] = getattr(obj, "_TF_MODULE_IGNORED_PROPERTIES", frozenset())
     return [
@@ -81,19 +114,26 @@ def children(obj: Any) -> list[tuple[str, Any]]:
     ]
 
 
+def _optimizer_built(optimizer: Any) -> bool:
+    """A Keras optimizer once it made its variables (TF's model then checkpoints it)."""
+    return bool(getattr(optimizer, "_hypers_created", True) and optimizer.variables())
+
+
 def identifier(obj: Any) -> str:
     """The user object identifier TF writes for a node that is not a variable."""
     if isinstance(obj, (list, tuple)):
         return LIST_WRAPPER
     if isinstance(obj, dict):
         return DICT_WRAPPER
+    if isinstance(obj, _keras_optimizer_class()):
+        return "optimizer"  # TF revives it as an optimizer, which makes the slots
     return "_generic_user_object"
 
 
 def functions(obj: Any) -> list[tuple[str, Function, Any]]:
     """(attribute name, the tf.function as obj sees it, its unbound form or None) of each
     tf.function attribute of obj (a method's unbound form gives its argument spec)."""
-    if isinstance(obj, (Variable, list, tuple, dict, _keras_layer_class())):
+    if isinstance(obj, (Variable, list, tuple, dict, _keras_layer_class())) or is_optimizer(obj):
         return []
     out: list[tuple[str, Function, Any]] = []
     for name in sorted(set(dir(type(obj))) | set(vars(obj))):
