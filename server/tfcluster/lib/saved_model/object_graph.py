@@ -82,8 +82,9 @@ def children(obj: Any) -> list[tuple[str, Any]]:
         return object_checkpoint._dependencies(obj)
     if isinstance(obj, _keras_optimizer_class()):
         # Its step counter, then its hyperparameter variables by name (Keras's checkpoint).
-        own = [] if obj._iterations is None else [("iter", obj._iterations)]
-        return own + [(n, v) for n, v in sorted(obj._hyper.items()) if isinstance(v, Variable)]
+        opt: Any = obj
+        own = [] if opt._iterations is None else [("iter", opt._iterations)]
+        return own + [(n, v) for n, v in sorted(opt._hyper.items()) if isinstance(v, Variable)]
     if isinstance(obj, _keras_layer_class()):
         layer = obj
         lists = [
