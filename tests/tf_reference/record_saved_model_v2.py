@@ -31,6 +31,7 @@ for kind, save, run in [
     ("captured_constant", cases.save_captured_constant, cases.run_loaded_captured_constant),
     ("subclassed", cases.save_subclassed, cases.run_loaded_subclassed),
     ("compiled", cases.save_compiled, cases.run_loaded_compiled),
+    ("keras_serving_only", cases.save_keras_serving_only, cases.run_loaded_keras_serving_only),
 ]:
     path = os.path.join(root, "tf115_" + kind)
     shutil.rmtree(path, ignore_errors=True)

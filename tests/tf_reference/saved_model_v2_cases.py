@@ -428,3 +428,32 @@ def run_loaded_compiled(tf, path):
             sess.run(tf.global_variables_initializer())
             out["values"] = sess.run(tf.global_variables())
     return out
+
+
+def save_keras_serving_only(tf, path):
+    """tf.keras.experimental.export_saved_model(serving_only=True) with an unnamed
+    input_signature (its input is args_0): tf.saved_model.save's files plus the config."""
+    with tf.Graph().as_default():
+        model = tf.keras.Sequential([tf.keras.layers.Dense(3, input_shape=(4,))])
+        model.set_weights([KERAS_KERNEL, KERAS_BIAS])
+        tf.keras.experimental.export_saved_model(
+            model,
+            path,
+            serving_only=True,
+            input_signature=[tf.TensorSpec([None, 4], tf.float32)],
+        )
+
+
+def run_loaded_keras_serving_only(tf, path):
+    import os
+
+    out = {"assets": sorted(os.listdir(os.path.join(path, "assets")))}
+    with tf.Graph().as_default():
+        sig = tf.saved_model.load_v2(path).signatures["serving_default"]
+        out["inputs"] = sorted(sig.structured_input_signature[1])
+        result = sig(args_0=tf.constant(KERAS_X))
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            out["load_v2"] = sess.run(result)
+    out["loader"] = _loader_serving(tf, path, {"args_0": KERAS_X})
+    return out

@@ -26,6 +26,7 @@ for kind, save in [
     ("captured_constant", cases.save_captured_constant),
     ("subclassed", cases.save_subclassed),
     ("compiled", cases.save_compiled),
+    ("keras_serving_only", cases.save_keras_serving_only),
 ]:
     path = os.path.join(root, "tfcluster_" + kind)
     shutil.rmtree(path, ignore_errors=True)

@@ -45,13 +45,21 @@ def _keras_input_specs(model: Any) -> tuple[list[TensorSpec], list[str]] | None:
     return specs, []
 
 
-def _keras_default_signature(model: Any) -> ConcreteFunction | None:
-    """TF's Keras `_default_save_signature`: the model called on its inputs' specs, its
-    outputs keyed by the output names."""
-    found = _keras_input_specs(model)
-    if found is None:
-        return None
-    specs, output_names = found
+def keras_model_signature(model: Any, input_signature: Any = None) -> ConcreteFunction | None:
+    """TF's Keras `_default_save_signature` (saving_utils.trace_model_call): the model called
+    on its inputs' specs (or `input_signature`'s, unnamed ones as args_<i>), its outputs
+    keyed by the output names."""
+    if input_signature is not None:
+        specs = [
+            TensorSpec(t.shape, t.dtype, name=t.name or f"args_{i}")
+            for i, t in enumerate(nest.flatten(list(input_signature)))
+        ]
+        output_names = list(getattr(model, "output_names", None) or [])
+    else:
+        found = _keras_input_specs(model)
+        if found is None:
+            return None
+        specs, output_names = found
 
     def call(inputs: Any) -> dict[str, Any]:
         outputs = model(inputs)
@@ -68,7 +76,7 @@ def find_function_to_export(root: Any) -> ConcreteFunction | None:
     """TF's choice without `signatures=`: a Keras model's default signature, else the root's
     one tf.function with an input signature (none where there are several)."""
     if object_graph.is_keras_model(root):
-        return _keras_default_signature(root)
+        return keras_model_signature(root)
     found = [
         c for _, fn, _ in object_graph.functions(root) if (c := concrete_function(fn)) is not None
     ]
