@@ -401,6 +401,18 @@ def from_library_form(
     return out
 
 
+def library_bodies(
+    library: function_pb2.FunctionDefLibrary, names: Any
+) -> dict[str, attr_value_pb2.NameAttrList]:
+    """The bodies (tfcluster's form) of the library's functions `names`, by name: what a
+    SavedModel's object graph calls by name."""
+    importer = _Importer(library)
+    return {
+        name: importer.body_for(attr_value_pb2.NameAttrList(name=name), f"function '{name}'")
+        for name in names
+    }
+
+
 # ---- export ---------------------------------------------------------------------------------
 _NAME_CHARS = re.compile(r"[^a-z0-9_]")
 
@@ -582,6 +594,7 @@ __all__ = [
     "GRADIENT_ATTR",
     "PRIVATE_PREFIX",
     "from_library_form",
+    "library_bodies",
     "needs_import",
     "to_library_form",
 ]

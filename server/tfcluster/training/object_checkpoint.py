@@ -397,8 +397,12 @@ class Checkpoint:
 
     def _maybe_create_save_counter(self) -> None:
         if self._save_counter is None:
+            # A resource variable, as TF 1.15's add_variable makes it (tf.saved_model.save
+            # saves variables through their handles).
             with init_scope(), device("/cpu:0"):
-                counter = Variable(0, name="save_counter", dtype=dtypes.int64, trainable=False)
+                counter = Variable(
+                    0, name="save_counter", dtype=dtypes.int64, trainable=False, use_resource=True
+                )
             object.__setattr__(self, "_save_counter", counter)
             self._deps["save_counter"] = counter
 

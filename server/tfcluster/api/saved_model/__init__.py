@@ -14,8 +14,10 @@ from tfcluster.lib.saved_model.constants import (
     VARIABLES_DIRECTORY,
     VARIABLES_FILENAME,
 )
+from tfcluster.lib.saved_model.load_v2 import load as load_v2
 from tfcluster.lib.saved_model.loader import contains_saved_model, load, maybe_saved_model_directory
 from tfcluster.lib.saved_model.main_op import main_op_with_restore
+from tfcluster.lib.saved_model.save import save
 from tfcluster.lib.saved_model.signature_constants import (
     CLASSIFY_INPUTS,
     CLASSIFY_METHOD_NAME,

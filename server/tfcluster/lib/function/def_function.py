@@ -498,6 +498,11 @@ class Function:
             names += [pname] if n == 1 else [f"{pname}_{k}" for k in range(n)]
         return names if len(names) == len(leaves) else [f"args_{i}" for i in range(len(leaves))]
 
+    def concrete_functions_in(self, graph: Graph) -> list[ConcreteFunction]:
+        """The traces made for calls in `graph`, oldest first (what tf.saved_model.save
+        writes of the function)."""
+        return [c for c in self._cache.values() if c.graph.outer_graph is graph]
+
     def experimental_get_tracing_count(self) -> int:
         return len(self._cache)
 

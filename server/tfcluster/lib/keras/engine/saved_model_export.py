@@ -4,7 +4,9 @@ variables/, its JSON config in assets/saved_model.json, and one MetaGraph per mo
 built on a clone of the model in its own graph: `serve` (signature `serving_default`), and
 for a compiled model `train` and `eval` (supervised signatures with the targets as inputs and
 `loss`, `predictions/<output>`, `metrics/<name>/value|update_op` as outputs; the train graph
-carries its train op). TensorFlow's loader and TF Serving read it."""
+carries its train op). With serving_only=True: TF 2's object-based SavedModel that
+tf.saved_model.save writes, with the serving signature, and the JSON config. TensorFlow's
+loader and TF Serving read both."""
 
 from __future__ import annotations
 
@@ -134,10 +136,14 @@ def export_saved_model(
     """Writes the SavedModel described in the module docstring."""
     del custom_objects  # layers are rebuilt from their configs by their own classes
     if serving_only:
-        raise backend.unimplemented(
-            "tf.keras.experimental.export_saved_model(serving_only=True) (it writes TF 2's "
-            "object-based SavedModel)"
-        )
+        # TF 2's object-based SavedModel of the model with its serving signature.
+        from tfcluster.lib.saved_model import save as save_lib
+        from tfcluster.lib.saved_model.signature_serialization import keras_model_signature
+
+        signature = keras_model_signature(model, input_signature)
+        save_lib.save(model, saved_model_path, signatures=signature)
+        _write_model_json(model, saved_model_path)
+        return
     if input_signature is not None:
         raise backend.unimplemented("tf.keras.experimental.export_saved_model(input_signature=)")
     if not model._is_graph_network:
@@ -168,6 +174,10 @@ def export_saved_model(
     _export_mode(_PREDICT, builder, model, checkpoint_path, has_saved_vars, optimizer_config)
     with graph.as_default():
         builder.save(as_text)
+    _write_model_json(model, saved_model_path)
+
+
+def _write_model_json(model: Any, saved_model_path: str) -> None:
     assets = builder_lib.assets_dir(saved_model_path)
     gfile.MakeDirs(assets)
     with gfile.GFile(os.path.join(assets, "saved_model.json"), "w") as f:
