@@ -1,0 +1,35 @@
+"""float64 Sum and Mean add up in TF 1.15's order, bit for bit: whole tensors and innermost
+axes by Eigen's InnerMostDimReducer (four lane sums over AVX packets of doubles, the tail
+apart, halving trees past 1024 packets, a whole sum split into one block per thread its cost
+model wants), outer and middle axes one value after the other from zero, [R, K, R] shapes
+in Eigen's generic loop order, longer ones transposed first. Each program of
+tests/tf_reference/float64_sum_order_cases.py runs here and its bytes are compared with TF
+1.15's (record_float64_sum_order.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+import tfcluster as tf
+from tf_reference import reference
+from tf_reference.float64_sum_order_cases import CASES
+from tfcluster.runtime import thread_budget
+
+
+@pytest.fixture(autouse=True)
+def _restored_thread_budget() -> Iterator[None]:
+    """The cases' sessions size the process's intra-op pool: put the budget back after."""
+    before = thread_budget.current()
+    yield
+    thread_budget.configure(before.intra, before.inter, source=before.source)
+
+
+@pytest.mark.parametrize("kind", ["whole", "inner", "outer", "middle"])
+def test_float64_sums_and_means_give_tfs_bits(kind: str) -> None:
+    got: dict[str, Any] = CASES[kind](tf)
+    want = reference.case("float64_sum_order", kind)
+    assert sorted(got) == sorted(want)
+    wrong = [name for name, value in want.items() if got[name] != value]
+    assert not wrong, wrong
