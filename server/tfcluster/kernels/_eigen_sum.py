@@ -10,13 +10,14 @@ printed with nine digits differed in the last ones. A run of more than 1024 pack
 to such leaves. A reduction of the whole tensor is split by Eigen's FullReducer into one block
 per thread its cost model wants (at most the intra-op pool's size), each block reduced so,
 the blocks' sums added in order to the sum of the values left over; up to WHOLE_SUM_MAX float32
-values, WHOLE_SUM_MAX_DOUBLE float64 ones (numpy's order beyond, for speed). Reductions over
-other axes (double only here: reductions.py) are in _eigen_reduce.
+values, WHOLE_SUM_MAX_DOUBLE float64 ones (numpy's order beyond, for speed). float64 reductions
+over other axes are in _eigen_axes_sum.
 """
 
 from __future__ import annotations
 
 import functools
+from typing import Any
 
 import numpy as np
 
@@ -30,9 +31,9 @@ _LEAF_PACKETS = 1024
 # Whole-tensor sums of more values keep numpy's order: Eigen's costs ~15x numpy's time here
 # (~150 us at this size), where a loss over a big activation would add milliseconds a step.
 WHOLE_SUM_MAX = 1 << 16
-# float64 whole sums are rarer (no training step's loss): up to this many values (~2.5x
-# numpy's time).
-WHOLE_SUM_MAX_DOUBLE = 1 << 24
+# float64 whole sums are rarer (a float32 model's losses are float32): up to this many values
+# (~10x numpy's time: 2 ms for a million, ~9 ms at the cap).
+WHOLE_SUM_MAX_DOUBLE = 1 << 22
 _ZERO = np.float32(0)
 
 
@@ -114,20 +115,23 @@ def _rows_sum_by_steps(rows: np.ndarray) -> np.ndarray:
     """rows_sum for long rows of a big array."""
     outer, n = rows.shape
     width = _lanes(rows.dtype)
-    k = n // width
-    if k:
-        # Step-major (k, outer*lanes): numpy adds whole rows into the accumulator one after
-        # the other (each lane sequential, as Eigen's), with long inner loops instead of
-        # outer*k loops of a packet.
-        by_step = rows[:, : width * k].reshape(outer, k, width).transpose(1, 0, 2)
-        lanes = np.add.reduce(by_step.reshape(k, outer * width), axis=0).reshape(outer, width)
-    else:
-        lanes = np.zeros((outer, width), rows.dtype)
+    start = n - n % width
+    packets = rows[:, :start].reshape(outer, start // width, width)
+    return _packets_sum(packets, [rows[:, j] for j in range(start, n)])
+
+
+def _packets_sum(packets: np.ndarray, tail: list[np.ndarray]) -> np.ndarray:
+    """InnerMostDimReducer's sums of rows given as their packets (outer, k, lanes) and their
+    tails' columns (the values past the last whole packet). einsum adds each lane's values
+    one after the other from zero (its loop for a strided input, here every packet's
+    stride), as Eigen's lane sums do, without the transposing copy numpy's reduction would
+    want (1.4-2.7x faster)."""
+    lanes = np.einsum("gpl->gl", packets)
     packet = _predux(lanes.T)
-    tail = np.zeros(outer, rows.dtype)
-    for j in range(width * k, n):
-        tail = tail + rows[:, j]
-    return tail + packet
+    total = np.zeros(packets.shape[0], packets.dtype)
+    for column in tail:
+        total = total + column
+    return total + packet
 
 
 # A halving tree: a leaf's index, or the two halves (the second None where nothing is left).
@@ -154,42 +158,44 @@ def _tree_rows(rows: np.ndarray, first: int) -> np.ndarray:
     to `first` modulo a packet (so their halving trees are the same)."""
     leaves: list[tuple[int, int]] = []
     tree = _split_tree(first, rows.shape[1], _lanes(rows.dtype), leaves)
-    sums = _tree_leaves(rows, first, leaves)
-    zero = rows.dtype.type(0)
+    sums: list[Any] = _tree_leaves(rows, first, leaves)
+    zero: Any = rows.dtype.type(0)
+    if rows.dtype == np.float64 and rows.shape[0] == 1:
+        # One double sum: Python's floats add as IEEE doubles do, ~10x faster than arrays.
+        sums, zero = [float(v[0]) for v in sums], 0.0
 
-    def total(node: _Tree) -> np.ndarray:
+    def total(node: _Tree) -> Any:
         if isinstance(node, int):
             return sums[node]
         left, right = node
         acc = zero + total(left)
         return acc if right is None else acc + total(right)
 
-    return np.asarray(total(tree), rows.dtype)
+    return np.asarray(total(tree), rows.dtype).reshape(rows.shape[0])
 
 
 def _tree_leaves(rows: np.ndarray, first: int, leaves: list[tuple[int, int]]) -> list[np.ndarray]:
     """The sums of each leaf of rows (leaves as _split_tree lists them). A single long row's
-    leaves of one length go as the rows of one matrix (a million doubles: ~250 leaves, 2.5 ms
-    one at a time, ~1 ms so)."""
+    leaves go one einsum each, their lane sums combined at once (a million doubles: ~250
+    leaves, 1 ms; 2.5 ms by _leaves_sum one at a time, 4 ms gathering them first)."""
     if rows.shape[0] > 1 or len(leaves) < 4:
         return [
             _leaves_sum(rows[:, start - first : start - first + length]) for start, length in leaves
         ]
     row = rows[0]
-    sums: dict[int, np.ndarray] = {}
-    by_length: dict[int, list[int]] = {}
-    for i, (_, length) in enumerate(leaves):
-        by_length.setdefault(length, []).append(i)
-    for length, which in by_length.items():
-        starts = np.array([leaves[i][0] - first for i in which])
-        if len(which) == 1:
-            picked = row[starts[0] : starts[0] + length].reshape(1, length)
-        else:
-            picked = row[starts[:, None] + np.arange(length)]
-        totals = _leaves_sum(picked)
-        for j, i in enumerate(which):
-            sums[i] = totals[j : j + 1]
-    return [sums[i] for i in range(len(leaves))]
+    width = _lanes(row.dtype)
+    lanes = np.empty((len(leaves), width), row.dtype)
+    tails = np.zeros(len(leaves), row.dtype)
+    for i, (start, length) in enumerate(leaves):
+        at = start - first
+        k = length // width
+        # Lane by lane, each from zero (einsum's loop over a packet-strided input, as in
+        # _packets_sum); the few tail values (the run's first and last leaves) from zero too.
+        np.einsum("pl->l", row[at : at + width * k].reshape(k, width), out=lanes[i])
+        for j in range(at + width * k, at + length):
+            tails[i] = tails[i] + row[j]
+    totals = tails + _predux(lanes.T)
+    return [totals[i : i + 1] for i in range(len(leaves))]
 
 
 def _leaf_sum(flat: np.ndarray) -> np.floating:
