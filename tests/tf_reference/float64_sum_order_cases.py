@@ -109,14 +109,17 @@ def _reduce(tf, kind):
 
 
 def _nn(tf):
-    """Functions that sum rows of a float64 matrix inside their kernels."""
+    """Functions that sum rows of a float64 matrix inside their kernels: rows of one leaf
+    (with and without a tail of size % 4 values) and of several (a tree), and L2Loss, a whole
+    sum of an expression, over sizes its cost model splits into 1, 2 and 3 blocks."""
     out = {}
     config = tf.ConfigProto(intra_op_parallelism_threads=INTRA_THREADS)
-    for shape in [(3, 5), (16, 10), (7, 4), (4, 1003), (2, 4099), (1, 9)]:
+    for shape in [(3, 5), (16, 10), (7, 4), (4, 1003), (2, 4099), (1, 9), (3, 8192), (2, 9001)]:
         n = int(np.prod(shape))
         x = _values(n, 7).reshape(shape) / 2.0**20
         labels = np.abs(_values(n, 8)).reshape(shape)
         labels /= labels.sum(axis=1, keepdims=True)
+        sparse = np.arange(shape[0], dtype=np.int32) * 7 % shape[1]
         with tf.Graph().as_default():
             c = tf.placeholder(tf.float64, shape)
             built = {
@@ -124,12 +127,24 @@ def _nn(tf):
                 "softmax": tf.nn.softmax(c),
                 "log_softmax": tf.nn.log_softmax(c),
                 "xent": tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=c),
+                "sparse_xent": tf.nn.sparse_softmax_cross_entropy_with_logits(
+                    labels=sparse, logits=c
+                ),
+                "xent_grad": tf.gradients(
+                    tf.nn.softmax_cross_entropy_with_logits_v2(labels=labels, logits=c), c
+                )[0],
             }
             with tf.Session(config=config) as sess:
                 values = sess.run(built, {c: x})
         label = "x".join(map(str, shape))
         for name, value in values.items():
             out[label + "_" + name] = _hex(value)
+    for n in [20000, 40000, 60000, 70001, 100003, 250001]:
+        x = _values(n, 9)
+        with tf.Graph().as_default():
+            c = tf.placeholder(tf.float64, [n])
+            with tf.Session(config=config) as sess:
+                out[f"l2_loss_{n}"] = _hex(sess.run(tf.nn.l2_loss(c), {c: x}))
     return out
 
 

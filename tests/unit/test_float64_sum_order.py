@@ -4,7 +4,8 @@ apart, halving trees past 1024 packets, a whole sum split into one block per thr
 model wants), outer and middle axes one value after the other from zero, [R, K, R] shapes
 in Eigen's generic loop order, longer ones transposed first. Each program of
 tests/tf_reference/float64_sum_order_cases.py runs here and its bytes are compared with TF
-1.15's (record_float64_sum_order.py)."""
+1.15's (record_float64_sum_order.py), as are float64 Softmax, LogSoftmax, the softmax
+cross entropies and L2Loss, whose kernels sum rows in the same order."""
 
 from __future__ import annotations
 
@@ -30,6 +31,17 @@ def _restored_thread_budget() -> Iterator[None]:
 def test_float64_sums_and_means_give_tfs_bits(kind: str) -> None:
     got: dict[str, Any] = CASES[kind](tf)
     want = reference.case("float64_sum_order", kind)
+    assert sorted(got) == sorted(want)
+    wrong = [name for name, value in want.items() if got[name] != value]
+    assert not wrong, wrong
+
+
+def test_float64_softmaxes_cross_entropies_and_l2_loss_give_tfs_bits() -> None:
+    # Row sums of exps read by the reducer (pexp by packets, glibc's exp past each leaf's last
+    # packet), glibc's log of the sums, exps written out by packets but the tensor's last
+    # size % 4 values, L2Loss's whole sum split by its expression's cost.
+    got: dict[str, Any] = CASES["nn"](tf)
+    want = reference.case("float64_sum_order", "nn")
     assert sorted(got) == sorted(want)
     wrong = [name for name, value in want.items() if got[name] != value]
     assert not wrong, wrong

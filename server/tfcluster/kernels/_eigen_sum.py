@@ -153,6 +153,20 @@ def _split_tree(first: int, n: int, lanes: int, leaves: list[tuple[int, int]]) -
     )
 
 
+def scalar_positions(first: int, n: int, lanes: int) -> list[int]:
+    """The positions (from the run's start) of the values InnerMostDimReducer reads by its
+    scalar path in the run [first, first + n) of a tensor: each leaf's values past its last
+    whole packet (a kernel whose reduced expression has a packet form, exp, computes those
+    values another way)."""
+    leaves: list[tuple[int, int]] = []
+    _split_tree(first, n, lanes, leaves)
+    return [
+        j
+        for start, length in leaves
+        for j in range(start - first + length - length % lanes, start - first + length)
+    ]
+
+
 def _tree_rows(rows: np.ndarray, first: int) -> np.ndarray:
     """InnerMostDimReducer's sums of rows whose first values sit at tensor positions congruent
     to `first` modulo a packet (so their halving trees are the same)."""
