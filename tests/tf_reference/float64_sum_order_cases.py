@@ -114,9 +114,14 @@ def _nn(tf):
     sum of an expression, over sizes its cost model splits into 1, 2 and 3 blocks."""
     out = {}
     config = tf.ConfigProto(intra_op_parallelism_threads=INTRA_THREADS)
-    for shape in [(3, 5), (16, 10), (7, 4), (4, 1003), (2, 4099), (1, 9), (3, 8192), (2, 9001)]:
+    shapes = [(3, 5), (16, 10), (7, 4), (4, 1003), (2, 4099), (1, 9), (3, 8192), (2, 9001)]
+    # Logits spread over +-760: exps, probabilities and gradients below the normal range.
+    wide = [(6, 11), (5, 4101)]
+    for shape in shapes + wide:
         n = int(np.prod(shape))
         x = _values(n, 7).reshape(shape) / 2.0**20
+        if shape in wide:
+            x = np.random.RandomState(3).uniform(-760.0, 0.0, n).reshape(shape)
         labels = np.abs(_values(n, 8)).reshape(shape)
         labels /= labels.sum(axis=1, keepdims=True)
         sparse = np.arange(shape[0], dtype=np.int32) * 7 % shape[1]
@@ -136,7 +141,7 @@ def _nn(tf):
             }
             with tf.Session(config=config) as sess:
                 values = sess.run(built, {c: x})
-        label = "x".join(map(str, shape))
+        label = "x".join(map(str, shape)) + ("_wide" if shape in wide else "")
         for name, value in values.items():
             out[label + "_" + name] = _hex(value)
     for n in [20000, 40000, 60000, 70001, 100003, 250001]:

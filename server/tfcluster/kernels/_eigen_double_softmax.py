@@ -9,6 +9,12 @@ last size % 4 values (_eigen_double.exp). The log of the row sums is glibc's (do
 log packet). L2Loss is Eigen's whole-tensor sum of x * x * 0.5, split into blocks by the cost
 the model gives that expression. Subnormal exps, products and quotients are flushed to zero,
 as TF's CPU threads run.
+
+Not reproduced: an exp written by an expression with a broadcast (the softmax, the
+backprop) runs in TF's tiled executor, block by block, and Eigen's aligned loop computes a
+block's values before its first 32-byte boundary with glibc's exp; where a block starts off
+such a boundary (long rows of a length not a multiple of four: each row a block), those values
+may differ from TF's in the last bit.
 """
 
 from __future__ import annotations
@@ -49,27 +55,31 @@ def _may_give_subnormals(shifted: np.ndarray) -> bool:
     return bool(shifted.size) and not np.minimum.reduce(shifted, axis=None) >= bound
 
 
-def _exp_in_sums(shifted: np.ndarray) -> np.ndarray:
-    """exp(shifted) as the row sums read it: pexp, but glibc's exp at the positions the
-    reducer reads by its scalar path (each row's last cols % 4 values while a row is one
-    leaf; rows whose starts differ modulo a packet have their own leaves beyond)."""
+def _exps(shifted: np.ndarray, small: bool, written: bool) -> tuple[np.ndarray, np.ndarray]:
+    """exp(shifted) as the row sums read it (pexp, but glibc's exp at the positions the
+    reducer reads by its scalar path: each row's last cols % 4 values while a row is one
+    leaf; rows whose starts differ modulo a packet have their own leaves beyond) and, when
+    `written`, as written to a tensor (pexp, but glibc's exp for the last size % 4 values;
+    else the first again). One pexp pass serves both (the packet formula is elementwise)."""
     rows, cols = shifted.shape
-    out = _eigen_double.exp_packets(shifted.reshape(-1)).reshape(rows, cols)
-    for phase in range(min(_PACKET, rows)):
+    flat = shifted.reshape(-1)
+    packets = _eigen_double.exp_packets(flat)
+    in_sums = packets.copy().reshape(rows, cols) if written else packets.reshape(rows, cols)
+    # Rows of one leaf, or rows all starting on a packet boundary, share their positions.
+    shared = cols <= _eigen_sum.LEAF_PACKETS * _PACKET or not cols % _PACKET
+    for phase in range(1 if shared else min(_PACKET, rows)):
         at = _eigen_sum.scalar_positions(phase * cols, cols, _PACKET)
         if at:
-            picked = slice(phase, rows, _PACKET) if cols % _PACKET else slice(0, rows)
-            out[picked, at] = _eigen_double.exp_scalar(shifted[picked][:, at])
-        if not cols % _PACKET:
-            break
-    return out
-
-
-def _row_sums(shifted: np.ndarray, small: bool) -> np.ndarray:
-    e = _exp_in_sums(shifted)
+            picked = slice(0, rows) if shared else slice(phase, rows, _PACKET)
+            in_sums[picked, at] = _eigen_double.exp_scalar(shifted[picked][:, at])
+    if written:
+        tail = flat.size - flat.size % _PACKET
+        if tail < flat.size:
+            packets[tail:] = _eigen_double.exp_scalar(flat[tail:])
     if small:
-        _eigen_double.flush(e)
-    return _eigen_sum.rows_sum(e)
+        _eigen_double.flush(in_sums)
+        _eigen_double.flush(packets)
+    return in_sums, packets.reshape(rows, cols)
 
 
 def _log(v: np.ndarray) -> np.ndarray:
@@ -91,25 +101,29 @@ def log_softmax(rows: np.ndarray) -> np.ndarray:
     """The shifted logits minus the log of each row's sum of exps (read by the sum)."""
     with np.errstate(all="ignore"):
         shifted = _shifted(rows)
-        sums = _row_sums(shifted, _may_give_subnormals(shifted))
+        in_sums, _ = _exps(shifted, _may_give_subnormals(shifted), written=False)
+        sums = _eigen_sum.rows_sum(in_sums)
         return np.subtract(shifted, _log(sums)[:, None], out=shifted)
 
 
-def _backprop(shifted: np.ndarray, sums: np.ndarray, small: bool) -> np.ndarray:
-    """exp(shifted) written out, over the row sums (a division)."""
-    out = np.divide(_eigen_double.exp(shifted), sums[:, None])
-    return _eigen_double.flush(out) if small else out
+def _shifted_and_sums(logits: np.ndarray) -> tuple[np.ndarray, np.ndarray, np.ndarray, bool]:
+    """The shifted logits, their exp as written out, each row's sum of exps, and whether
+    subnormal values may arise."""
+    shifted = _shifted(logits)
+    small = _may_give_subnormals(shifted)
+    in_sums, written = _exps(shifted, small, written=True)
+    return shifted, written, _eigen_sum.rows_sum(in_sums), small
 
 
 def softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndarray, np.ndarray]:
     """(loss, backprop): loss = sum(labels * (log(sum) - shifted)), backprop =
     exp(shifted) / sum - labels."""
     with np.errstate(all="ignore"):
-        shifted = _shifted(logits)
-        small = _may_give_subnormals(shifted)
-        sums = _row_sums(shifted, small)
+        shifted, e, sums, small = _shifted_and_sums(logits)
         loss = _eigen_sum.rows_sum(labels * (_log(sums)[:, None] - shifted))
-        backprop = _backprop(shifted, sums, small)
+        backprop = np.divide(e, sums[:, None], out=e)  # a division, not an inverse
+        if small:
+            _eigen_double.flush(backprop)
         return loss, _eigen_double.flush(np.subtract(backprop, labels, out=backprop))
 
 
@@ -117,12 +131,12 @@ def sparse_softmax_xent(logits: np.ndarray, labels: np.ndarray) -> tuple[np.ndar
     """(loss, backprop): loss = log(sum) - shifted[label] (a sum of zeros and that value),
     backprop = exp(shifted) / sum - onehot(label)."""
     with np.errstate(all="ignore"):
-        shifted = _shifted(logits)
-        small = _may_give_subnormals(shifted)
-        sums = _row_sums(shifted, small)
+        shifted, e, sums, small = _shifted_and_sums(logits)
         rows = np.arange(logits.shape[0])
         loss = np.add(_log(sums) - shifted[rows, labels], 0.0)
-        backprop = _backprop(shifted, sums, small)
+        backprop = np.divide(e, sums[:, None], out=e)
+        if small:
+            _eigen_double.flush(backprop)
         backprop[rows, labels] -= 1.0
         return loss, backprop
 

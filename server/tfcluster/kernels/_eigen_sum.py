@@ -27,14 +27,13 @@ from tfcluster.runtime import thread_budget
 # AVX packets hold 32 bytes: eight floats, four doubles.
 _PACKET_BYTES = 32
 # Runs of more packets than this are halved (Eigen's kLeafSize).
-_LEAF_PACKETS = 1024
+LEAF_PACKETS = 1024
 # Whole-tensor sums of more values keep numpy's order: Eigen's costs ~15x numpy's time here
 # (~150 us at this size), where a loss over a big activation would add milliseconds a step.
 WHOLE_SUM_MAX = 1 << 16
 # float64 whole sums are rarer (a float32 model's losses are float32): up to this many values
-# (~10x numpy's time: 2 ms for a million, ~9 ms at the cap).
-WHOLE_SUM_MAX_DOUBLE = 1 << 22
-_ZERO = np.float32(0)
+# (~10x numpy's time: 2 ms at the cap).
+WHOLE_SUM_MAX_DOUBLE = 1 << 20
 
 
 def _lanes(dtype: np.dtype) -> int:
@@ -51,7 +50,7 @@ def rows_sum(rows: np.ndarray) -> np.ndarray:
     the tensor's value r * n)."""
     outer, n = rows.shape
     lanes = _lanes(rows.dtype)
-    if n <= lanes * _LEAF_PACKETS:
+    if n <= lanes * LEAF_PACKETS:
         return _leaves_sum(rows)
     # Rows whose starts are congruent modulo a packet share one halving tree.
     out = np.empty(outer, rows.dtype)
@@ -140,7 +139,7 @@ _Tree = int | tuple["_Tree", "_Tree | None"]
 
 def _split_tree(first: int, n: int, lanes: int, leaves: list[tuple[int, int]]) -> _Tree:
     """The halving tree of the run [first, first + n): a leaf's index in `leaves`, or a pair."""
-    if n <= lanes * _LEAF_PACKETS:
+    if n <= lanes * LEAF_PACKETS:
         leaves.append((first, n))
         return len(leaves) - 1
     split = lanes * -(-(first + -(-n // 2)) // lanes)
@@ -254,7 +253,7 @@ def whole_sum(flat: np.ndarray, threads: int, cycles_per_value: float | None = N
         cycles_per_value = _CYCLES_PER_DOUBLE if double else _CYCLES_PER_VALUE
     wanted = wanted_threads(n * cycles_per_value, threads)
     if wanted == 1:
-        if n <= _lanes(flat.dtype) * _LEAF_PACKETS:  # one leaf (a loss's batch): no tree
+        if n <= _lanes(flat.dtype) * LEAF_PACKETS:  # one leaf (a loss's batch): no tree
             return _leaf_sum(flat)
         return _tree_sum(flat, 0)
     block = int(np.floor(np.float32(n) / np.float32(wanted)))
