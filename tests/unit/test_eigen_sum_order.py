@@ -1,6 +1,6 @@
-"""float32 row sums in Eigen's InnerMostDimReducer order (eight lane sums over the first 8*k
-values, the tail apart, lanes combined pairwise), checked against the order spelled out one
-addition at a time."""
+"""float32 and float64 row sums in Eigen's InnerMostDimReducer order (a sum per lane of AVX
+packets of eight floats or four doubles, the tail apart, lanes combined pairwise), checked
+against the order spelled out one addition at a time."""
 
 from __future__ import annotations
 
@@ -77,3 +77,46 @@ def test_a_short_whole_sum_keeps_signed_zeros_and_nans_as_the_row_sum(n: int) ->
         assert isinstance(got, np.float32)
         assert got.tobytes() == want.tobytes()
     assert _eigen_sum.whole_sum(np.full(n, -0.0, np.float32), 1).tobytes() == b"\0" * 4
+
+
+def _double_one_addition_at_a_time(row: np.ndarray) -> float:
+    """A leaf of doubles as Eigen adds it: four lane sums from zero, the tail from zero,
+    tail + ((l0 + l2) + (l1 + l3)), one Python float (an IEEE double) addition at a time."""
+    values = row.tolist()
+    k = len(values) // 4
+    lanes = [0.0] * 4
+    for step in range(k):
+        for lane in range(4):
+            lanes[lane] = lanes[lane] + values[4 * step + lane]
+    tail = 0.0
+    for value in values[4 * k :]:
+        tail = tail + value
+    return tail + ((lanes[0] + lanes[2]) + (lanes[1] + lanes[3]))
+
+
+# Both ways of summing rows (transposed copy for small arrays, einsum over packets for long
+# rows), contiguous rows and every other row of a bigger array (strided).
+@pytest.mark.parametrize("shape", [(1, 7), (3, 4), (5, 37), (64, 256), (17, 1001), (40, 4096)])
+@pytest.mark.parametrize("strided", [False, True])
+def test_double_rows_add_up_in_eigens_order(shape: tuple[int, int], strided: bool) -> None:
+    rng = np.random.default_rng(sum(shape))
+    outer, n = shape
+    values = np.ldexp(rng.standard_normal((2 * outer, n)), rng.integers(-30, 30, (2 * outer, n)))
+    rows = values[::2] if strided else values[:outer]
+    want = np.array([_double_one_addition_at_a_time(r) for r in rows])
+    assert _eigen_sum.rows_sum(rows).tobytes() == want.tobytes()
+    assert _eigen_sum._rows_sum_by_steps(rows).tobytes() == want.tobytes()
+    assert _eigen_sum._rows_sum_by_columns(rows).tobytes() == want.tobytes()
+
+
+@pytest.mark.parametrize("n", [4097, 8193, 100003])
+def test_a_long_double_run_adds_its_leaves_in_eigens_order(n: int) -> None:
+    # A single run's leaves go one einsum each: the same bits as summing each leaf as a row.
+    rng = np.random.default_rng(n)
+    flat = np.ldexp(rng.standard_normal(n), rng.integers(-30, 30, n))
+    leaves: list[tuple[int, int]] = []
+    _eigen_sum._split_tree(0, n, 4, leaves)
+    sums = _eigen_sum._tree_leaves(flat.reshape(1, n), 0, leaves)
+    for (start, length), got in zip(leaves, sums, strict=True):
+        want = _double_one_addition_at_a_time(flat[start : start + length])
+        assert got.tobytes() == np.float64(want).tobytes()

@@ -191,6 +191,24 @@ def _glibc(
     return out
 
 
+def flush(a: np.ndarray) -> np.ndarray:
+    """Subnormals of the float64 array `a` to signed zeros, in place (as TF's CPU threads
+    write them)."""
+    return _flush(a)
+
+
+def exp_packets(flat: np.ndarray) -> np.ndarray:
+    """pexp_double of every value of the 1-D float64 `flat` (not flushed)."""
+    with np.errstate(all="ignore"):
+        return _pexp(flat)
+
+
+def exp_scalar(v: np.ndarray) -> np.ndarray:
+    """glibc's exp of every value of the float64 array `v`."""
+    with np.errstate(all="ignore"):
+        return _libm_exp(v)
+
+
 # exp of anything at or above this is a normal double (exp(-708.39) = 2**-1022): only a tensor
 # holding smaller values (or NaN) needs the pass that flushes subnormal results.
 _EXP_NORMAL_FROM = -708.0

@@ -24,6 +24,7 @@ from tfcluster.framework.inferred_values import broadcast_reduction_indices
 from tfcluster.kernels import (
     _cpu_gemm,
     _eigen_activations,
+    _eigen_axes_sum,
     _eigen_batch_matvec,
     _eigen_double,
     _eigen_gemv,
@@ -926,15 +927,23 @@ def _int_mean(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
     return xp.sign(total) * (xp.abs(total) // count)
 
 
-def _float_mean(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
+def _eigen_ordered_sum(x: Any, axis: tuple[int, ...], keep: bool) -> Any:
+    """x's float32/float64 sum over axis in TF's order, or None where numpy's is kept."""
     total = _eigen_sum.trailing_sum(x, axis, keep)
-    if total is not None:  # TF's MeanReducer: Eigen's sum over the count, in float32
-        return total / np.float32(math.prod(x.shape[a] for a in axis))
+    if total is None and x.dtype == np.float64:
+        total = _eigen_axes_sum.axes_sum(x, axis, keep)
+    return total
+
+
+def _float_mean(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
+    total = _eigen_ordered_sum(x, axis, keep)
+    if total is not None:  # TF's MeanReducer: Eigen's sum over the count, in x's dtype
+        return total / x.dtype.type(math.prod(x.shape[a] for a in axis))
     return xp.mean(x, axis=axis, keepdims=keep, dtype=np.float32 if x.dtype == np.float16 else None)
 
 
 def _sum(xp: Any, x: Any, axis: tuple[int, ...], keep: bool) -> Any:
-    total = _eigen_sum.trailing_sum(x, axis, keep)
+    total = _eigen_ordered_sum(x, axis, keep)
     if total is not None:
         return total
     return xp.sum(x, axis=axis, keepdims=keep, dtype=_acc(x))

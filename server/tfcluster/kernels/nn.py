@@ -10,7 +10,13 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _eigen_double, _eigen_math, _eigen_sum, _outer_sums
+from tfcluster.kernels import (
+    _eigen_double,
+    _eigen_double_softmax,
+    _eigen_math,
+    _eigen_sum,
+    _outer_sums,
+)
 from tfcluster.kernels._eigen_parallel import cost_cycles
 from tfcluster.kernels._window import over_batch
 from tfcluster.kernels.common import Compute, host_array, invalid, typed
@@ -149,6 +155,9 @@ def _log_softmax(xp: Any, x: Any) -> Any:
     if _eigen_math.applies(xp, x):
         # TF 1.15's SoftmaxEigenImpl with log=true
         return _eigen_math.log_softmax(x.reshape(-1, x.shape[-1])).reshape(x.shape)
+    if _eigen_double_softmax.applies(xp, x):
+        rows = x.reshape(-1, x.shape[-1])
+        return _eigen_double_softmax.log_softmax(rows).reshape(x.shape)
     shifted = x - xp.max(x, axis=-1, keepdims=True)
     return shifted - xp.log(xp.sum(xp.exp(shifted), axis=-1, keepdims=True))
 
@@ -157,6 +166,9 @@ def _softmax(xp: Any, x: Any) -> Any:
     if _eigen_math.applies(xp, x):
         # TF 1.15's SoftmaxEigenImpl
         return _eigen_math.softmax(x.reshape(-1, x.shape[-1])).reshape(x.shape)
+    if _eigen_double_softmax.applies(xp, x):
+        rows = x.reshape(-1, x.shape[-1])
+        return _eigen_double_softmax.softmax(rows).reshape(x.shape)
     e = xp.exp(x - xp.max(x, axis=-1, keepdims=True))
     total = _eigen_sum.trailing_sum(e, (e.ndim - 1,), True)
     if total is None:
@@ -198,6 +210,8 @@ def softmax_xent(node: Any, xp: Any) -> Compute:
             )
         if _eigen_math.applies(xp, logits) and logits.size:
             return _eigen_math.softmax_xent(logits, labels)  # TF 1.15's CPU bits
+        if _eigen_double_softmax.applies(xp, logits) and logits.size:
+            return _eigen_double_softmax.softmax_xent(logits, labels)
         logp = _log_softmax(xp, logits)
         loss = -xp.sum(labels * logp, axis=1)
         backprop = xp.exp(logp) - labels
@@ -232,6 +246,8 @@ def sparse_softmax_xent(node: Any, xp: Any) -> Compute:
             )
         if _eigen_math.applies(xp, logits) and logits.size:
             return _eigen_math.sparse_softmax_xent(logits, labels)  # TF 1.15's CPU bits
+        if _eigen_double_softmax.applies(xp, logits) and logits.size:
+            return _eigen_double_softmax.sparse_softmax_xent(logits, labels)
         rows = xp.arange(labels.shape[0])
         logp = _log_softmax(xp, logits)
         loss = -logp[rows, labels]
@@ -259,6 +275,10 @@ def l2_loss(node: Any, xp: Any) -> Compute:
             halves = np.multiply(np.square(flat), np.float32(0.5))
             budget = thread_budget.current().intra
             return (_eigen_sum.whole_sum(halves, budget, _L2_CYCLES_PER_VALUE),)
+        if _eigen_double.applies(xp, flat):
+            total = _eigen_double_softmax.l2_loss(flat)
+            if total is not None:
+                return (total,)
         return (cast(xp.dot(flat, flat) / 2),)
 
     return compute
