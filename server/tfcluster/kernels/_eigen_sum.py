@@ -31,9 +31,9 @@ LEAF_PACKETS = 1024
 # Whole-tensor sums of more values keep numpy's order: Eigen's costs ~15x numpy's time here
 # (~150 us at this size), where a loss over a big activation would add milliseconds a step.
 WHOLE_SUM_MAX = 1 << 16
-# float64 whole sums are rarer (a float32 model's losses are float32): up to this many values
-# (~10x numpy's time: 2 ms at the cap).
-WHOLE_SUM_MAX_DOUBLE = 1 << 20
+# float64 whole sums: the same cap (~10x numpy's time; at 2**20 values 2 ms, where TF's own
+# sum takes well under one).
+WHOLE_SUM_MAX_DOUBLE = 1 << 16
 
 
 def _lanes(dtype: np.dtype) -> int:
