@@ -45,10 +45,41 @@ def test_methods_nested_structures_and_python_outputs() -> None:
     with tf.Graph().as_default():
         m = Model()
         out = m({"x": tf.constant([[1.0, 1.0]])})
-        assert out["tag"] == "dense"
+        # A Python value returned comes back as a tensor, as TF 1.15's func_graph makes it.
+        assert isinstance(out["tag"], tf.Tensor) and out["tag"].dtype == tf.string
         with tf.Session() as s:
             s.run(tf.global_variables_initializer())
             np.testing.assert_allclose(s.run(out["y"]), [[3.0]])
+            assert s.run(out["tag"]) == b"dense"
+
+
+def test_python_values_returned_are_tensors_and_none_stays_none() -> None:
+    @tf.function
+    def f(x):
+        return {"a": x * 2, "b": 3, "c": None, "d": [1.5, x]}
+
+    with tf.Graph().as_default():
+        out = f(tf.constant(1.0))
+        assert out["c"] is None
+        assert out["b"].dtype == tf.int32 and out["d"][0].dtype == tf.float32
+        # TF's call outputs in flattened order, None skipped: a, b, d[0], d[1].
+        assert [t.name for t in (out["a"], out["b"], *out["d"])] == [
+            f"{out['a'].op.name}:{i}" for i in range(4)
+        ]
+        with tf.Session() as s:
+            assert s.run([out["b"], out["d"]]) == [3, [1.5, 1.0]]
+
+
+def test_a_returned_value_that_is_no_tensor_is_a_type_error() -> None:
+    @tf.function
+    def f(x):
+        return x, object()
+
+    with (
+        tf.Graph().as_default(),
+        pytest.raises(TypeError, match="must return zero or more Tensors"),
+    ):
+        f(tf.constant(1.0))
 
 
 def test_training_a_variable_through_a_function_with_a_tape() -> None:

@@ -467,12 +467,20 @@ class Function:
                     fg.capture_control(leaf) if leaf.graph is not fg else None
                     fixed_leaves.append(None)
                     continue
-                if isinstance(leaf, (Tensor, np.ndarray)):
+                if leaf is None:
+                    fixed_leaves.append(None)
+                    continue
+                # Every other value is returned as a tensor (TF's func_graph converts each).
+                try:
                     t = fg.capture(convert_to_tensor(leaf))
-                    flat_out.append(t)
-                    fixed_leaves.append(t)
-                else:
-                    fixed_leaves.append(leaf)
+                except (ValueError, TypeError):
+                    raise TypeError(
+                        "To be compatible with tf.contrib.eager.defun, Python functions must "
+                        f"return zero or more Tensors; in compilation of {python_fn}, found "
+                        f"return value of type {type(leaf)}, which is not a Tensor."
+                    ) from None
+                flat_out.append(t)
+                fixed_leaves.append(t)
             fg.structured_outputs = (
                 None if result is None else nest.pack_sequence_as(result, fixed_leaves)
             )
