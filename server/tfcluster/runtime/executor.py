@@ -256,8 +256,10 @@ class Executor:
                 if self.overlaps:
                     self._schedule_by_probe()
             stats = None
-        elif stats is None and self._plannable and (
-            threads <= 1 or (self._probe_left <= 0 and not self.overlaps)
+        elif (
+            stats is None
+            and self._plannable
+            and (threads <= 1 or (self._probe_left <= 0 and not self.overlaps))
         ):
             self._ran_plain = True
         out: list[Any] = []
