@@ -237,13 +237,15 @@ class Executor:
         snaps: dict[int, Any] = {}
         if self.ref_fetches:
             ctx.ref_snapshots = snaps
-        probing = self._probe_left > 0 and stats is None
+        # With one inter-op thread in the budget no kernels can overlap: the step is neither
+        # probed nor kept off its compiled plan (which runs the kernels in the sequential
+        # order, with the least bookkeeping), however heavy its kernels.
+        threads = thread_budget.current().inter
+        probing = self._probe_left > 0 and stats is None and threads > 1
         if probing:
             stats = self._probe
             stats.start_step()  # a probe step that failed leaves no partial times
-        width = (
-            thread_budget.current().inter if self.overlaps and not inter_op.on_pool_thread() else 1
-        )
+        width = threads if self.overlaps and not inter_op.on_pool_thread() else 1
         with float_errors.silence():
             if self.has_async or width > 1:
                 self._run_dataflow(ctx, vals, stats, width)
@@ -261,7 +263,11 @@ class Executor:
                 if self.overlaps:
                     self._schedule_by_probe()
             stats = None
-        elif stats is None and self._plannable and self._probe_left <= 0 and not self.overlaps:
+        elif (
+            stats is None
+            and self._plannable
+            and (threads <= 1 or (self._probe_left <= 0 and not self.overlaps))
+        ):
             self._ran_plain = True
         out: list[Any] = []
         for k, (slot, is_ref) in enumerate(zip(self.fetch_slots, self.fetch_is_ref)):
