@@ -20,19 +20,7 @@ if not tf.__version__.startswith("1."):
 here = os.path.dirname(os.path.abspath(__file__))
 root = os.path.join(here, "data", "saved_model_v2")
 rec = Recorder("saved_model_v2")
-for kind, save, run in [
-    ("keras", cases.save_keras, cases.run_loaded_keras),
-    ("module", cases.save_module, cases.run_loaded_module),
-    ("checkpoint", cases.save_checkpoint, cases.run_loaded_checkpoint),
-    ("containers", cases.save_containers, cases.run_loaded_containers),
-    ("functional", cases.save_functional, cases.run_loaded_functional),
-    ("concrete", cases.save_concrete, cases.run_loaded_concrete),
-    ("keras_bn", cases.save_keras_bn, cases.run_loaded_keras_bn),
-    ("captured_constant", cases.save_captured_constant, cases.run_loaded_captured_constant),
-    ("subclassed", cases.save_subclassed, cases.run_loaded_subclassed),
-    ("compiled", cases.save_compiled, cases.run_loaded_compiled),
-    ("keras_serving_only", cases.save_keras_serving_only, cases.run_loaded_keras_serving_only),
-]:
+for kind, save, run in cases.PROGRAMS:
     path = os.path.join(root, "tf115_" + kind)
     shutil.rmtree(path, ignore_errors=True)
     save(tf, path)

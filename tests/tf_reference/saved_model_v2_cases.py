@@ -457,3 +457,19 @@ def run_loaded_keras_serving_only(tf, path):
             out["load_v2"] = sess.run(result)
     out["loader"] = _loader_serving(tf, path, {"args_0": KERAS_X})
     return out
+
+
+# Each program: its name (the sample folders' suffix), how it saves and how its load is run.
+PROGRAMS = [
+    ("keras", save_keras, run_loaded_keras),
+    ("module", save_module, run_loaded_module),
+    ("checkpoint", save_checkpoint, run_loaded_checkpoint),
+    ("containers", save_containers, run_loaded_containers),
+    ("functional", save_functional, run_loaded_functional),
+    ("concrete", save_concrete, run_loaded_concrete),
+    ("keras_bn", save_keras_bn, run_loaded_keras_bn),
+    ("captured_constant", save_captured_constant, run_loaded_captured_constant),
+    ("subclassed", save_subclassed, run_loaded_subclassed),
+    ("compiled", save_compiled, run_loaded_compiled),
+    ("keras_serving_only", save_keras_serving_only, run_loaded_keras_serving_only),
+]

@@ -15,19 +15,7 @@ import saved_model_v2_cases as cases
 import tfcluster as tf
 
 root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "data", "saved_model_v2")
-for kind, save in [
-    ("keras", cases.save_keras),
-    ("module", cases.save_module),
-    ("checkpoint", cases.save_checkpoint),
-    ("containers", cases.save_containers),
-    ("functional", cases.save_functional),
-    ("concrete", cases.save_concrete),
-    ("keras_bn", cases.save_keras_bn),
-    ("captured_constant", cases.save_captured_constant),
-    ("subclassed", cases.save_subclassed),
-    ("compiled", cases.save_compiled),
-    ("keras_serving_only", cases.save_keras_serving_only),
-]:
+for kind, save, _ in cases.PROGRAMS:
     path = os.path.join(root, "tfcluster_" + kind)
     shutil.rmtree(path, ignore_errors=True)
     save(tf, path)

@@ -19,19 +19,7 @@ _DATA = os.path.join(reference.DATA_DIR, "saved_model_v2")
 _AREA = "saved_model_v2"
 
 
-_PROGRAMS = [
-    ("keras", cases.save_keras, cases.run_loaded_keras),
-    ("module", cases.save_module, cases.run_loaded_module),
-    ("checkpoint", cases.save_checkpoint, cases.run_loaded_checkpoint),
-    ("containers", cases.save_containers, cases.run_loaded_containers),
-    ("functional", cases.save_functional, cases.run_loaded_functional),
-    ("concrete", cases.save_concrete, cases.run_loaded_concrete),
-    ("keras_bn", cases.save_keras_bn, cases.run_loaded_keras_bn),
-    ("captured_constant", cases.save_captured_constant, cases.run_loaded_captured_constant),
-    ("subclassed", cases.save_subclassed, cases.run_loaded_subclassed),
-    ("compiled", cases.save_compiled, cases.run_loaded_compiled),
-    ("keras_serving_only", cases.save_keras_serving_only, cases.run_loaded_keras_serving_only),
-]
+_PROGRAMS = cases.PROGRAMS
 
 
 @pytest.mark.parametrize(("kind", "run"), [(k, r) for k, _, r in _PROGRAMS])
