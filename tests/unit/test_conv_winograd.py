@@ -255,39 +255,6 @@ def test_the_tile_spread_multiplies_each_batch_in_column_panels(
     assert calls == [(8, 16 * 4 * 64)] * 3
 
 
-def test_output_gradient_tiles_go_in_column_panels_bit_for_bit(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # The conv net's second layer's blocks: 8 images of 14 x 14 x 64 gradients, whose A
-    # product's operand (4 x 32768, 512 KB) goes to _left_product; the same numbers as one
-    # product.
-    rng = np.random.default_rng(12)
-    t = _winograd.transforms(4, 5)
-    plan = _winograd._Plan(t, (8, 14, 14, 32), [14, 14], [(2, 2), (2, 2)], 64)
-    g = np.zeros((8, plan.th * 4, plan.tw * 4, 64), np.float32)
-    g[:, :14, :14] = rng.standard_normal((8, 14, 14, 64))
-    big = t.a * t.a * 8 * plan.tiles * 64
-    calls: list[tuple[int, ...]] = []
-    left = _winograd._left_product
-
-    def recorded(small: np.ndarray, wide: np.ndarray, out: np.ndarray) -> None:
-        calls.append(wide.shape)
-        left(small, wide, out)
-
-    monkeypatch.setattr(_winograd, "_left_product", recorded)
-    bufs = (np.empty(big, np.float32), np.empty(big, np.float32))
-    got = _winograd._grown_output_grad_tiles(t, plan, g, 64, bufs).copy()
-    assert calls == [(4, 4 * 8 * plan.tiles * 64)]
-    # E = A dY A^T as two whole products, as before.
-    m, a = t.m, t.a
-    gt = np.ascontiguousarray(
-        g.reshape(8, plan.th, m, plan.tw, m, 64).transpose(2, 4, 0, 1, 3, 5)
-    ).reshape(m, -1)
-    e1 = np.matmul(t.a32, gt)
-    want = np.matmul(t.a32, e1.reshape(a, m, -1)).reshape(a * a, -1, 64)
-    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
-
-
 def test_a_fused_bias_and_relu_on_cropped_tiles_match_them_applied_after() -> None:
     # 14 x 14 outputs: the last tiles reach past the output; the epilogue runs on the tiles
     # before they are placed, and must give what it gives on the placed output.

@@ -461,8 +461,7 @@ def _grown_output_grad_tiles(
     gt = buf[0][: m * m * size].reshape(m, m, nb, plan.th, plan.tw, k)
     copy_runs(np, gt, view)
     e1 = buf[1][: a * m * size].reshape(a, -1)
-    # In column panels: the conv net's second layer's m x 32768 operand is 512 KB.
-    _left_product(t.a32, gt.reshape(m, -1), e1)
+    np.matmul(t.a32, gt.reshape(m, -1), out=e1)
     e2 = buf[0][: a * a * size].reshape(a, a, -1)
     np.matmul(t.a32, e1.reshape(a, m, -1), out=e2)
     return e2.reshape(a * a, nb * plan.tiles, k)
