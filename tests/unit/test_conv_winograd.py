@@ -195,66 +195,6 @@ def test_a_transform_product_cut_in_column_panels_is_the_whole_product() -> None
     np.testing.assert_allclose(out, whole, rtol=1e-6, atol=1e-6 * np.abs(whole).max())
 
 
-def _spread_as_one_product(b: np.ndarray, m: int, src: np.ndarray, dest: np.ndarray) -> None:
-    """_spread as it was before its product went in column panels: B @ src in one call."""
-    n, a, lead, count, tail = src.shape
-    prod = np.matmul(b, src.reshape(n, a, -1))
-    parts = [
-        prod[:, p : p + m].reshape(n, min(m, a - p), lead, count, tail) for p in range(0, a, m)
-    ]
-    dest[:, :, :, :count] = parts[0]
-    dest[:, :, :, count:] = 0
-    for p, part in enumerate(parts[1:], 1):
-        dest[:, : part.shape[1], :, p : p + count] += part
-
-
-@pytest.mark.parametrize(
-    ("m", "r", "shape"),
-    [
-        (4, 5, (1, 8, 64, 4, 128)),  # the conv net's second layer: 8 x 32768, four panels
-        (4, 5, (4, 8, 40, 4, 32)),  # its second axis: four batches of 8 x 5120
-        (4, 5, (1, 8, 37, 3, 97)),  # a last panel of another width
-        (4, 3, (2, 6, 50, 3, 70)),  # a = 6: a second piece of 2 rows
-        (2, 3, (3, 4, 33, 5, 101)),
-    ],
-)
-def test_the_tile_spread_in_column_panels_is_the_one_product_bit_for_bit(
-    m: int, r: int, shape: tuple[int, ...]
-) -> None:
-    rng = np.random.default_rng(11)
-    b = np.ascontiguousarray(_winograd.transforms(m, r).bt32.T)
-    src = rng.standard_normal(shape).astype(np.float32)
-    n, a, lead, count, tail = shape
-    over = -(-a // m)
-    out_shape = (n, m, lead, count + over - 1, tail)
-    want = np.full(out_shape, np.nan, np.float32)
-    _spread_as_one_product(b, m, src, want)
-    got = np.full(out_shape, np.nan, np.float32)
-    temp = np.empty(src.size, np.float32)
-    _winograd._spread(b, m, src, got, temp)
-    np.testing.assert_array_equal(got.view(np.int32), want.view(np.int32))
-
-
-def test_the_tile_spread_multiplies_each_batch_in_column_panels(
-    monkeypatch: pytest.MonkeyPatch,
-) -> None:
-    # One call per batch of the wide product went at half the speed per column (1 MB
-    # operands): each batch goes to _left_product, which cuts it in panels.
-    calls: list[tuple[int, ...]] = []
-    left = _winograd._left_product
-
-    def recorded(small: np.ndarray, wide: np.ndarray, out: np.ndarray) -> None:
-        calls.append(wide.shape)
-        left(small, wide, out)
-
-    monkeypatch.setattr(_winograd, "_left_product", recorded)
-    b = np.ascontiguousarray(_winograd.transforms(4, 5).bt32.T)
-    src = np.ones((3, 8, 16, 4, 64), np.float32)
-    dest = np.empty((3, 4, 16, 5, 64), np.float32)
-    _winograd._spread(b, 4, src, dest, np.empty(src.size, np.float32))
-    assert calls == [(8, 16 * 4 * 64)] * 3
-
-
 def test_a_fused_bias_and_relu_on_cropped_tiles_match_them_applied_after() -> None:
     # 14 x 14 outputs: the last tiles reach past the output; the epilogue runs on the tiles
     # before they are placed, and must give what it gives on the placed output.
