@@ -12,6 +12,7 @@ from __future__ import annotations
 import io
 import logging
 import os
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -138,6 +139,18 @@ def record_tf115(area, cases):
         script = os.path.basename(sys.argv[0])
         raise SystemExit(f"{script} records TensorFlow 1.15 (see its docstring)")
     record(Recorder(area), cases, real_tf.compat.v1)
+
+
+def add_in_model_dirs(rec, cases, names, tf):
+    """Adds each named case's result, run as `fn(tf, model_dir)` in a graph of its own with a
+    temporary directory removed after it (the estimator recorders' cases)."""
+    for name in names:
+        model_dir = tempfile.mkdtemp()
+        try:
+            with tf.Graph().as_default():
+                rec.add(name, **cases[name](tf, model_dir))
+        finally:
+            shutil.rmtree(model_dir, ignore_errors=True)
 
 
 def record(rec, cases, tf):

@@ -14,6 +14,7 @@ import shutil
 import tempfile
 
 import tensorflow as real_tf
+from case_tools import add_in_model_dirs
 from estimator_cases import CASES
 from recorder import Recorder
 
@@ -23,13 +24,7 @@ tf = real_tf.compat.v1
 tf.logging.set_verbosity(tf.logging.ERROR)
 
 rec = Recorder("estimator")
-for name, fn in sorted(CASES.items()):
-    tmp = tempfile.mkdtemp()
-    try:
-        with tf.Graph().as_default():
-            rec.add(name, **fn(tf, tmp))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+add_in_model_dirs(rec, CASES, sorted(CASES), tf)
 
 # The checkpoint cases write TF's checkpoints into data/estimator_checkpoints/ as they run.
 from estimator_cases import CHECKPOINT_CASES, checkpoint_case  # noqa: E402

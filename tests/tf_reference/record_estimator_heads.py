@@ -10,11 +10,10 @@ under TensorFlow 1.15 only (Python 3.7, with tensorflow_estimator 1.15):
 
 from __future__ import annotations
 
-import shutil
 import sys
-import tempfile
 
 import tensorflow as real_tf
+from case_tools import add_in_model_dirs
 from estimator_heads_cases import CASES
 from recorder import Recorder
 
@@ -24,11 +23,5 @@ tf = real_tf.compat.v1
 tf.logging.set_verbosity(tf.logging.ERROR)
 
 rec = Recorder("estimator_heads")
-for name in sys.argv[1:] or sorted(CASES):
-    tmp = tempfile.mkdtemp()
-    try:
-        with tf.Graph().as_default():
-            rec.add(name, **CASES[name](tf, tmp))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+add_in_model_dirs(rec, CASES, sys.argv[1:] or sorted(CASES), tf)
 rec.save()

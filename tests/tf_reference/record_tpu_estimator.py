@@ -6,10 +6,8 @@ path: TPUEstimator(use_tpu=False)) into data/tpu_estimator.json. Runs under TF 1
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-
 import tensorflow as real_tf
+from case_tools import add_in_model_dirs
 from recorder import Recorder
 from tpu_estimator_cases import CASES
 
@@ -19,11 +17,5 @@ tf = real_tf.compat.v1
 tf.logging.set_verbosity(tf.logging.ERROR)
 
 rec = Recorder("tpu_estimator")
-for name, fn in sorted(CASES.items()):
-    tmp = tempfile.mkdtemp()
-    try:
-        with tf.Graph().as_default():
-            rec.add(name, **fn(tf, tmp))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+add_in_model_dirs(rec, CASES, sorted(CASES), tf)
 print(rec.save())
