@@ -94,32 +94,30 @@ def executor_order(
     input-less nodes in graph order, then the nodes waiting only for fed tensors (TF's
     arguments come after every graph node), each node's consumers in graph order."""
     fed = set(feeds)
-    names = {n.name for n in order}
+    by_name = {n.name: n for n in order}
+    # Waiting inputs per node, the nodes in graph order.
     pending: dict[str, int] = {}
     consumers: dict[str, list[str]] = {}
     after_feeds: dict[str, list[str]] = {t: [] for t in feeds}
-    for n in sorted(order, key=lambda n: graph_position.get(n.name, len(graph_position))):
+    for n in sorted(order, key=lambda n: graph_position[n.name]):
         count = 0
         for src, idx in n.inputs:
             tensor = f"{src}:{idx}"
             if tensor in fed:
                 after_feeds[tensor].append(n.name)
-            elif src in names:
+            elif src in by_name:
                 consumers.setdefault(src, []).append(n.name)
             else:
                 continue
             count += 1
         for src in n.control_inputs:
-            if src in names:
+            if src in by_name:
                 consumers.setdefault(src, []).append(n.name)
                 count += 1
         pending[n.name] = count
-    by_name = {n.name: n for n in order}
     # The fed tensors' arguments are queued after the graph's own input-less nodes.
     ready: deque[tuple[bool, str]] = deque(
-        (False, n.name)
-        for n in sorted(order, key=lambda n: graph_position.get(n.name, 0))
-        if pending[n.name] == 0
+        (False, name) for name, count in pending.items() if count == 0
     )
     ready.extend((True, t) for t in dict.fromkeys(feeds))
     out: list[Node] = []
