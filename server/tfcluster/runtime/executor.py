@@ -209,8 +209,13 @@ class Executor:
         self._plan: run_plan.Plan | None = None
         self._ran_plain = False
         self._plannable = not self.ref_fetches and len(self.steps) <= run_plan.MAX_NODES
+        # A Const under a control dependency (one made in a control_dependencies block, such
+        # as the increment apply_gradients makes after the updates) waits for it like any node.
         self._const_steps = tuple(
-            n.op == "Const" and not n.inputs and device_type_of(s.device) == "CPU"
+            n.op == "Const"
+            and not n.inputs
+            and not n.control_inputs
+            and device_type_of(s.device) == "CPU"
             for n, s in zip(order, self.steps)
         )
         # The dataflow loop's start with the constants settled (_settled_constants).
