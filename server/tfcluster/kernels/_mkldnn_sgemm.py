@@ -37,14 +37,15 @@ def product(a: np.ndarray, b: np.ndarray) -> np.ndarray | None:
     n = b.shape[1]
     if depth == 0 or depth > MAX_DEPTH or m == 0 or n == 0 or m * depth * n > MAX_WORK:
         return None
-    # Every product exact in float64 (24 + 24 significant bits), all made in one call.
-    terms = a.astype(np.float64)[:, :, None] * b.astype(np.float64)[None, :, :]
-    out = terms[:, 0, :].astype(np.float32)
-    step = np.empty((m, n), np.float64)
+    # Every product exact in float64 (24 + 24 significant bits), all made in one call, laid
+    # out [depth, n, m]: the rows of a along the innermost axis (numpy's inner loops then run
+    # m long, not n: 2 to 8), and each step's terms one contiguous slice.
+    terms = a.T.astype(np.float64)[:, None, :] * b.astype(np.float64)[:, :, None]
+    out = terms[0].astype(np.float32)
     for k in range(1, depth):
-        np.add(terms[:, k, :], out, out=step)
-        out[...] = step
-    return out
+        # Added in float64, rounded once to the float32 output (one call, no float64 temporary).
+        np.add(terms[k], out, out=out, casting="same_kind")
+    return np.ascontiguousarray(out.T)
 
 
 def narrow_product(a: np.ndarray, b: np.ndarray, one_column: bool = False) -> np.ndarray | None:

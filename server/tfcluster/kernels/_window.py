@@ -241,6 +241,12 @@ def patches(
         *(st[1 + i] * win.dilations[i] for i in range(n)),
         st[-1],
     )
+    dtype = padded.dtype
+    if xp is np and padded.flags.c_contiguous and dtype.isbuiltin == 1 and not dtype.hasobject:
+        # The same view through ndarray's constructor, which checks it stays inside the
+        # array: as_strided's Python-level work took ~3-6 us of a batch of one's ~0.1 ms
+        # convolution. (Not for dtypes that export no buffer: bfloat16's, objects.)
+        return np.ndarray(shape, padded.dtype, buffer=padded, strides=view_strides)
     return xp.lib.stride_tricks.as_strided(padded, shape=shape, strides=view_strides)
 
 

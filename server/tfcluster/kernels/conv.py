@@ -560,7 +560,10 @@ def _bias_epilogue(xp: Any, b: Any, relu: bool) -> Callable[[Any], None]:
     c = b.shape[0]
     reps = max(1, _BIAS_RUN // max(1, c))
     run = reps * c
-    along = xp.tile(b, reps)
+    # The bias repeated along a run (as xp.tile, whose Python-level work took ~7 us of a batch
+    # of one's ~0.15 ms convolution; this takes ~1.5).
+    along = xp.empty(run, b.dtype)
+    along.reshape(reps, c)[...] = b
     zeros = xp.zeros(run, along.dtype)
 
     def apply(rows: Any, bias: Any, zero: Any) -> None:
