@@ -11,6 +11,7 @@ Runs under Python 3.7 (TF 1.15) and on tfcluster.
 
 from __future__ import annotations
 
+import contextlib
 from collections.abc import Callable
 from typing import Any
 
@@ -69,6 +70,26 @@ def while_loop_with_capture(tf: Any) -> dict[str, Any]:
     return _run(tf, build)
 
 
+def while_loop_shape_invariant_error(tf: Any) -> dict[str, Any]:
+    """A body whose result outgrows its loop variable's shape: TF1 raises ValueError after it
+    converted every result (Consts for Python values) and made a NextIteration for each loop
+    variable up to the failing one (the iteration counter first, with maximum_iterations).
+    A program that catches the error goes on with those ops in its graph."""
+
+    def build(tf: Any, x: Any, p: Any) -> Any:
+        n = tf.constant(5)
+        grow = tf.constant([1, 1])
+        for loop_vars, body, limit in (
+            ((2, 1, 1, grow), lambda i, a, b, c: (i + 1, b, a + b, tf.concat([c, [a]], 0)), None),
+            ((2, grow, 1, 1), lambda i, c, a, b: (i + 1, tf.concat([c, [a]], 0), 7, 8), None),
+            ((2, grow, 1, 1), lambda i, c, a, b: (i + 1, tf.concat([c, [a]], 0), 7, 8), 4),
+        ):
+            with contextlib.suppress(ValueError):
+                tf.while_loop(lambda i, *_: i < n, body, loop_vars, maximum_iterations=limit)
+
+    return _run(tf, build)
+
+
 def dynamic_rnn_lstm(tf: Any) -> dict[str, Any]:
     def build(tf: Any, x: Any, p: Any) -> Any:
         cell = tf.nn.rnn_cell.BasicLSTMCell(5)
@@ -108,6 +129,7 @@ CASES = {
         dropout_with_training_placeholder,
         batch_normalization_with_training_placeholder,
         while_loop_with_capture,
+        while_loop_shape_invariant_error,
         dynamic_rnn_lstm,
         dynamic_rnn_gru_with_lengths,
         file_datasets,

@@ -9,7 +9,11 @@ from tfcluster.protos import tensor_shape_pb2
 
 
 class Dimension:
-    """One dimension; `value` is None when unknown. Compares and converts like an int."""
+    """One dimension; `value` is None when unknown. Compares and converts like an int.
+
+    As TF 1.15's: arithmetic with a value that is no dimension (a list, a string, 2.5) returns
+    NotImplemented, so `[None] * dim` repeats the list through __index__; an unknown
+    dimension has no int (Python's "__index__ returned non-int" TypeError)."""
 
     __slots__ = ("_value",)
 
@@ -17,9 +21,12 @@ class Dimension:
         if isinstance(value, Dimension):
             value = value.value
         if value is not None:
-            value = int(value)
-            if value < 0:
-                raise ValueError(f"Dimension {value} must be >= 0")
+            number = int(value)
+            if not isinstance(value, (str, bytes)) and number != value:
+                raise ValueError(f"Ambiguous dimension: {value}")
+            if number < 0:
+                raise ValueError(f"Dimension {number} must be >= 0")
+            value = number
         self._value = value
 
     @property
@@ -28,10 +35,13 @@ class Dimension:
 
     def __int__(self) -> int:
         if self._value is None:
-            raise TypeError("Cannot convert an unknown Dimension to an int")
+            raise TypeError("__int__ returned non-int (type NoneType)")
         return self._value
 
-    __index__ = __int__
+    def __index__(self) -> int:
+        if self._value is None:
+            raise TypeError("__index__ returned non-int (type NoneType)")
+        return self._value
 
     def __repr__(self) -> str:
         return f"Dimension({self._value})"
@@ -40,14 +50,20 @@ class Dimension:
         return "?" if self._value is None else str(self._value)
 
     def __eq__(self, other: object) -> Any:
-        other_v = other.value if isinstance(other, Dimension) else other
-        if self._value is None or other_v is None:
+        o = _dimension_or_none(other)
+        if o is None:
+            return NotImplemented
+        if self._value is None or o.value is None:
             return None
-        return self._value == other_v
+        return self._value == o.value
 
     def __ne__(self, other: object) -> Any:
-        eq = self.__eq__(other)
-        return None if eq is None else not eq
+        o = _dimension_or_none(other)
+        if o is None:
+            return NotImplemented
+        if self._value is None or o.value is None:
+            return None
+        return self._value != o.value
 
     def __hash__(self) -> int:
         return hash(self._value)
@@ -68,35 +84,84 @@ class Dimension:
             raise ValueError(f"Dimensions {self} and {o} are not compatible")
         return self
 
-    def _binop(self, other: Any, fn: Any) -> Dimension:
-        o = as_dimension(other).value
-        if self._value is None or o is None:
+    @staticmethod
+    def _combine(a: Dimension, b: Dimension, fn: Any) -> Dimension:
+        if a.value is None or b.value is None:
             return Dimension(None)
-        return Dimension(fn(self._value, o))
+        return Dimension(fn(a.value, b.value))
 
-    def __add__(self, other: Any) -> Dimension:
+    def _binop(self, other: Any, fn: Any) -> Any:
+        """self <op> other, or NotImplemented when `other` is no dimension (as TF's)."""
+        o = _dimension_or_none(other)
+        if o is None:
+            return NotImplemented
+        return self._combine(self, o, fn)
+
+    def __add__(self, other: Any) -> Any:
         return self._binop(other, lambda a, b: a + b)
 
-    __radd__ = __add__
+    def __radd__(self, other: Any) -> Any:
+        return self + other
 
-    def __sub__(self, other: Any) -> Dimension:
+    def __sub__(self, other: Any) -> Any:
         return self._binop(other, lambda a, b: a - b)
 
-    def __mul__(self, other: Any) -> Dimension:
+    def __rsub__(self, other: Any) -> Dimension:
+        return self._combine(as_dimension(other), self, lambda a, b: a - b)
+
+    def __mul__(self, other: Any) -> Any:
         return self._binop(other, lambda a, b: a * b)
 
-    __rmul__ = __mul__
+    def __rmul__(self, other: Any) -> Any:
+        return self * other
 
-    def __floordiv__(self, other: Any) -> Dimension:
+    def __floordiv__(self, other: Any) -> Any:
         return self._binop(other, lambda a, b: a // b)
 
-    def __lt__(self, other: Any) -> Any:
+    def __rfloordiv__(self, other: Any) -> Dimension:
+        return self._combine(as_dimension(other), self, lambda a, b: a // b)
+
+    def __truediv__(self, other: Any) -> Any:
+        raise TypeError(
+            f"unsupported operand type(s) for /: 'Dimension' and '{type(other).__name__}', "
+            "please use // instead"
+        )
+
+    def __rtruediv__(self, other: Any) -> Any:
+        raise TypeError(
+            f"unsupported operand type(s) for /: '{type(other).__name__}' and 'Dimension', "
+            "please use // instead"
+        )
+
+    def __mod__(self, other: Any) -> Dimension:
+        return self._combine(self, as_dimension(other), lambda a, b: a % b)
+
+    def __rmod__(self, other: Any) -> Dimension:
+        return self._combine(as_dimension(other), self, lambda a, b: a % b)
+
+    def _compare(self, other: Any, fn: Any) -> bool | None:
         o = as_dimension(other).value
-        return None if self._value is None or o is None else self._value < o
+        return None if self._value is None or o is None else fn(self._value, o)
+
+    def __lt__(self, other: Any) -> Any:
+        return self._compare(other, lambda a, b: a < b)
+
+    def __le__(self, other: Any) -> Any:
+        return self._compare(other, lambda a, b: a <= b)
 
     def __gt__(self, other: Any) -> Any:
-        o = as_dimension(other).value
-        return None if self._value is None or o is None else self._value > o
+        return self._compare(other, lambda a, b: a > b)
+
+    def __ge__(self, other: Any) -> Any:
+        return self._compare(other, lambda a, b: a >= b)
+
+
+def _dimension_or_none(value: Any) -> Dimension | None:
+    """as_dimension(value), or None where TF's Dimension operators give NotImplemented."""
+    try:
+        return as_dimension(value)
+    except (TypeError, ValueError):
+        return None
 
 
 def as_dimension(value: Any) -> Dimension:

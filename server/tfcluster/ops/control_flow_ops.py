@@ -835,7 +835,7 @@ def _build_body(
         with fg.ops_counted_in(fg.outer_graph):
             fg._match_tf1_op_count(2 * first)  # TF1's `counter + 1`: a Const and an Add
             result = _call(fn, packed, is_seq)
-            outs = _body_outputs(fg, structure, result, init, invariants, is_seq, templates)
+            outs = _body_outputs(fg, structure, result, init, invariants, is_seq, templates, first)
     if not isinstance(result, (list, tuple, dict)) and not hasattr(result, "_fields"):
         result = [result]
     return outs, result
@@ -849,6 +849,7 @@ def _body_outputs(
     invariants: Sequence[TensorShape],
     is_seq: bool,
     templates: Sequence[Any],
+    first: int,
 ) -> list[Tensor]:
     """The body's results as tensors of `fg`, checked against the loop variables."""
     if not is_seq or (len(init) == 1 and not isinstance(result, (list, tuple, dict))):
@@ -860,8 +861,8 @@ def _body_outputs(
             "The body of tf.while_loop must return the same structure as loop_vars: "
             f"{_describe(structure)} vs {_describe(result)}"
         )
-    outs = []
-    for i, (leaf, t, inv, template) in enumerate(zip(flatten(result), init, invariants, templates)):
+    leaves = []
+    for i, (leaf, t, template) in enumerate(zip(flatten(result), init, templates)):
         if isinstance(leaf, tensor_array_ops.TensorArray) != isinstance(
             template, tensor_array_ops.TensorArray
         ):
@@ -875,13 +876,20 @@ def _body_outputs(
                 f"Loop var {t.name} enters the loop with type {t.dtype.base_dtype.name}, but "
                 f"has type {leaf.dtype.base_dtype.name} after 1 iteration (loop var {i})."
             )
-        out = fg.capture(convert_to_tensor(leaf, dtype=t.dtype.base_dtype))
+        leaves.append(leaf)
+    # TF1 converts every result before it adds the back edges (a NextIteration each, then the
+    # shape check), so a failing check leaves its Consts and the NextIterations made so far.
+    outs = [
+        fg.capture(convert_to_tensor(leaf, dtype=t.dtype.base_dtype))
+        for leaf, t in zip(leaves, init)
+    ]
+    for i, (out, t, inv) in enumerate(zip(outs, init, invariants)):
         if not _shape_at_most(out.shape, inv):
+            fg._match_tf1_op_count(first + i + 1)
             raise ValueError(
                 f"Input tensor '{t.name}' enters the loop with shape {inv}, but has shape "
                 f"{out.shape} after one iteration. To allow the shape to vary across "
                 "iterations, use the `shape_invariants` argument of tf.while_loop to "
                 "specify a less-specific shape."
             )
-        outs.append(out)
     return outs
