@@ -1,0 +1,185 @@
+"""Behaviours public TF1 programs (pix2pix-tensorflow's input pipeline and generator, a seq2seq
+signal predictor, a Transformer, RL estimators) showed apart on tfcluster. Each case is
+`fn(tf) -> dict of plain values`, run on TF 1.15 by record_program_sweep44.py and on tfcluster
+by tests/unit/test_program_sweep44_behaviours.py. Python 3.7 code."""
+
+from __future__ import annotations
+
+import numpy as np
+
+CASES = {}
+
+
+def _ops(graph):
+    return [[op.name, op.type] for op in graph.get_operations()]
+
+
+def _seed_after(tf):
+    """The op seed a graph-seeded random op made next gets: the count of ops made so far."""
+    probe = tf.random_uniform([], name="probe")
+    return int(probe.graph.get_operation_by_name("probe/RandomUniform").get_attr("seed2"))
+
+
+def _image_graphs(tf):
+    p = lambda shape: tf.placeholder(tf.float32, shape, name="image")  # noqa: E731
+    return {
+        "random_flip_left_right": lambda: tf.image.random_flip_left_right(
+            p([None, None, 3]), seed=5
+        ),
+        "random_flip_up_down_batch": lambda: tf.image.random_flip_up_down(
+            p([None, None, None, 3]), seed=5
+        ),
+        "flip_left_right_unknown_rank": lambda: tf.image.flip_left_right(p(None)),
+        "transpose_image": lambda: tf.image.transpose_image(p([None, 5, 3])),
+        "crop_to_bounding_box_tensor_offsets": lambda: tf.image.crop_to_bounding_box(
+            p([286, 286, 3]), tf.constant(3), tf.constant(4), 256, 256
+        ),
+        "crop_to_bounding_box": lambda: tf.image.crop_to_bounding_box(
+            p([None, None, 3]), 1, 2, 3, 4
+        ),
+        "pad_to_bounding_box": lambda: tf.image.pad_to_bounding_box(
+            p([None, None, 3]), 1, 2, 30, 40
+        ),
+        "pad_to_bounding_box_tensor_offset": lambda: tf.image.pad_to_bounding_box(
+            p([5, 6, 3]), tf.constant(1), 2, 30, 40
+        ),
+        "central_crop": lambda: tf.image.central_crop(p([None, None, 3]), 0.5),
+        "resize_image_with_crop_or_pad": lambda: tf.image.resize_image_with_crop_or_pad(
+            p([None, None, 3]), 8, 9
+        ),
+        "resize_image_with_pad": lambda: tf.image.resize_image_with_pad(p([None, None, 3]), 8, 9),
+        "per_image_standardization": lambda: tf.image.per_image_standardization(p([None, None, 3])),
+        "grayscale_to_rgb": lambda: tf.image.grayscale_to_rgb(p([None, None, 1])),
+        "grayscale_to_rgb_unknown_depth": lambda: tf.image.grayscale_to_rgb(p([None, None, None])),
+        "rgb_to_grayscale": lambda: tf.image.rgb_to_grayscale(p([None, None, 3])),
+        "rgb_to_yiq": lambda: tf.image.rgb_to_yiq(p([None, None, 3])),
+        "sobel_edges": lambda: tf.image.sobel_edges(p([None, None, None, 3])),
+    }
+
+
+def image_ops_on_images_of_unknown_size_add_tf115_asserts(tf):
+    """pix2pix decodes PNGs of unknown size, then random_flip_left_right and
+    crop_to_bounding_box with tensor offsets: TF 1.15's image ops add an assert_positive on the
+    image's dynamic shape (and assert_greater_equal on its rank) when the static shape is not
+    fully known, and an Assert per check of a tensor argument. Those ops count towards the op
+    seeds of every random op made later (the generator's initializers), so each function's
+    graph, and the op seed the next random op gets, is recorded."""
+    out = {}
+    for name, build in sorted(_image_graphs(tf).items()):
+        graph = tf.Graph()
+        with graph.as_default():
+            tf.set_random_seed(1)
+            result = build()
+            out[name] = {
+                "ops": _ops(graph),
+                "shape": str(result.shape),
+                "seed_after": _seed_after(tf),
+            }
+    return {"graphs": out}
+
+
+CASES["image_ops_on_images_of_unknown_size_add_tf115_asserts"] = (
+    image_ops_on_images_of_unknown_size_add_tf115_asserts
+)
+
+
+def image_asserts_fail_the_step_on_a_bad_image(tf):
+    """The asserts those image ops add reject, when the step runs, an image with a zero-sized
+    dimension or a crop that does not fit, with InvalidArgumentError."""
+    tf.reset_default_graph()
+    image = tf.placeholder(tf.float32, [None, None, 3])
+    offset = tf.placeholder(tf.int32, [])
+    flipped = tf.image.random_flip_left_right(image, seed=3)
+    cropped = tf.image.crop_to_bounding_box(tf.zeros([6, 6, 3]), offset, offset, 4, 4)
+    gray = tf.image.grayscale_to_rgb(tf.placeholder_with_default(tf.zeros([2, 2, 2]), None))
+    out = {}
+    with tf.Session() as sess:
+        for name, fetch, feed in (
+            ("flip_empty", flipped, {image: np.zeros((0, 4, 3), np.float32)}),
+            ("flip_ok", flipped, {image: np.ones((2, 4, 3), np.float32)}),
+            ("crop_too_far", cropped, {offset: 3}),
+            ("crop_ok", cropped, {offset: 2}),
+            ("gray_two_channels", gray, {}),
+        ):
+            try:
+                value = sess.run(fetch, feed)
+                out[name] = {"shape": list(value.shape), "sum": float(value.sum())}
+            except tf.errors.OpError as e:
+                out[name] = {"error": type(e).__name__}
+    return out
+
+
+CASES["image_asserts_fail_the_step_on_a_bad_image"] = image_asserts_fail_the_step_on_a_bad_image
+
+
+def tensordot_builds_tf115_transpose_reshape_matmul(tf):
+    """tf.tensordot (and so rgb_to_grayscale, rgb_to_yiq) as TF 1.15 builds it for operands of
+    fully known, partly known and unknown shape and for tensor axes: Transpose, Reshape,
+    MatMul, with Gather/Prod/ConcatV2 of the dynamic shape; the values and static shapes."""
+    rng = np.random.RandomState(0)
+    a = rng.randn(2, 3, 4).astype(np.float32)
+    b = rng.randn(4, 5).astype(np.float32)
+    c = rng.randn(3, 4, 6).astype(np.float32)
+    cases = {
+        "static": (lambda: tf.constant(a), lambda: tf.constant(b), [[2], [0]]),
+        "dynamic_dims": (
+            lambda: tf.placeholder(tf.float32, [None, None, 4]),
+            lambda: tf.constant(b),
+            [[2], [0]],
+        ),
+        "dynamic_int_axes": (
+            lambda: tf.placeholder(tf.float32, [None, 3, 4]),
+            lambda: tf.constant(c),
+            2,
+        ),
+        "unknown_rank": (lambda: tf.placeholder(tf.float32), lambda: tf.constant(b), [[2], [0]]),
+        "unknown_rank_int_axes": (lambda: tf.placeholder(tf.float32), lambda: tf.constant(c), 2),
+        "negative_axes": (
+            lambda: tf.placeholder(tf.float32, [None, 3, 4]),
+            lambda: tf.constant(b),
+            [[-1], [0]],
+        ),
+        "zero_axes": (lambda: tf.constant(a), lambda: tf.constant(b), 0),
+    }
+    out = {}
+    for name, (make_a, make_b, axes) in sorted(cases.items()):
+        graph = tf.Graph()
+        with graph.as_default():
+            x = make_a()
+            y = make_b()
+            product = tf.tensordot(x, y, axes)
+            feed = {x: a} if x.op.type == "Placeholder" else {}
+            with tf.Session() as sess:
+                value = sess.run(product, feed)
+            out[name] = {
+                "ops": _ops(graph),
+                "name": product.name,
+                "shape": str(product.shape),
+                "value": value.tolist(),
+            }
+    return out
+
+
+CASES["tensordot_builds_tf115_transpose_reshape_matmul"] = (
+    tensordot_builds_tf115_transpose_reshape_matmul
+)
+
+
+def sobel_edges_is_one_depthwise_convolution(tf):
+    """tf.image.sobel_edges tiles the two filters per channel and runs one
+    DepthwiseConv2dNative over the reflect-padded image: its graph and values (float32 and
+    float64)."""
+    x = np.random.RandomState(0).rand(2, 7, 9, 3)
+    out = {}
+    for dtype in ("float32", "float64"):
+        graph = tf.Graph()
+        with graph.as_default():
+            image = tf.placeholder(dtype, [None, None, None, 3])
+            edges = tf.image.sobel_edges(image)
+            with tf.Session() as sess:
+                value = sess.run(edges, {image: x.astype(dtype)})
+            out[dtype] = {"ops": _ops(graph), "shape": str(edges.shape), "value": value.tolist()}
+    return out
+
+
+CASES["sobel_edges_is_one_depthwise_convolution"] = sobel_edges_is_one_depthwise_convolution
