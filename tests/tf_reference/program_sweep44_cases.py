@@ -183,3 +183,28 @@ def sobel_edges_is_one_depthwise_convolution(tf):
 
 
 CASES["sobel_edges_is_one_depthwise_convolution"] = sobel_edges_is_one_depthwise_convolution
+
+
+def resize_area_adds_cells_in_tf_order(tf):
+    """pix2pix scales its 256x256 halves to 286x286 with ResizeMethod.AREA: TF 1.15's kernel
+    sums each output's cells in float32, along a row first (the first cell times its share, the
+    inner cells, the last cell times its share), then the rows times their shares, then scales;
+    bit for bit, up and down, float32 and uint8 images, with and without align_corners."""
+    rng = np.random.RandomState(3)
+    images = {
+        "float32": rng.rand(1, 13, 11, 3).astype(np.float32) * 2 - 1,
+        "uint8": (rng.rand(1, 12, 9, 2) * 255).astype(np.uint8),
+    }
+    out = {}
+    with tf.Graph().as_default(), tf.Session() as sess:
+        for dtype, image in sorted(images.items()):
+            for size in ((17, 15), (5, 4), (12, 9), (3, 20)):
+                for align in (False, True):
+                    resized = tf.image.resize_area(tf.constant(image), size, align_corners=align)
+                    mode = "align" if align else "plain"
+                    name = f"{dtype}_{size[0]}x{size[1]}_{mode}"
+                    out[name] = sess.run(resized).tolist()
+    return out
+
+
+CASES["resize_area_adds_cells_in_tf_order"] = resize_area_adds_cells_in_tf_order

@@ -66,3 +66,11 @@ def test_sobel_edges_is_one_depthwise_convolution_with_tf_values(dtype: str) -> 
     assert [list(op) for op in got["ops"]] == [list(op) for op in want["ops"]]
     assert got["shape"] == want["shape"]
     np.testing.assert_array_equal(np.asarray(got["value"]), np.asarray(want["value"]))
+
+
+def test_resize_area_adds_cells_in_tf_order_bit_for_bit() -> None:
+    actual, expected = _run("resize_area_adds_cells_in_tf_order")
+    assert sorted(actual) == sorted(expected)
+    for name, want in expected.items():
+        got = np.asarray(actual[name], np.float32)
+        np.testing.assert_array_equal(got, np.asarray(want, np.float32), name)
