@@ -208,3 +208,29 @@ def resize_area_adds_cells_in_tf_order(tf):
 
 
 CASES["resize_area_adds_cells_in_tf_order"] = resize_area_adds_cells_in_tf_order
+
+
+def py_func_keeps_its_function_off_the_collections(tf):
+    """Kyubyong's Transformer turns ids into text with tf.py_func, then saves checkpoints: TF
+    1.15 keeps the Python function on the graph's _py_funcs_used_in_graph list, not in a
+    collection, so the graph has no such collection key and the exported MetaGraph has no
+    collection_def for it (and nothing is warned while saving)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        x = tf.constant([1, 2, 3])
+        y = tf.py_func(lambda v: v * 2, [x], tf.int32)
+        tf.Variable(1.0, name="v")
+        meta = tf.train.export_meta_graph()
+        with tf.Session() as sess:
+            value = sess.run(y)
+    return {
+        "collection_keys": sorted(graph.get_all_collection_keys()),
+        "meta_collections": sorted(meta.collection_def.keys()),
+        "funcs_on_graph": len(graph._py_funcs_used_in_graph),
+        "value": value.tolist(),
+    }
+
+
+CASES["py_func_keeps_its_function_off_the_collections"] = (
+    py_func_keeps_its_function_off_the_collections
+)

@@ -74,3 +74,8 @@ def test_resize_area_adds_cells_in_tf_order_bit_for_bit() -> None:
     for name, want in expected.items():
         got = np.asarray(actual[name], np.float32)
         np.testing.assert_array_equal(got, np.asarray(want, np.float32), name)
+
+
+def test_py_func_keeps_its_function_on_a_graph_list_not_in_a_collection() -> None:
+    actual, expected = _run("py_func_keeps_its_function_off_the_collections")
+    assert actual == expected
