@@ -234,3 +234,46 @@ def py_func_keeps_its_function_off_the_collections(tf):
 CASES["py_func_keeps_its_function_off_the_collections"] = (
     py_func_keeps_its_function_off_the_collections
 )
+
+
+def power_of_a_constant_is_folded_before_the_pow_rewrite(tf):
+    """tf.pow(x, 2.0) of a tensor computed at run time reaches TF 1.15's arithmetic optimizer,
+    which makes it Square(x) (and x ** 3 Mul(x, Square(x))); of a constant x it is folded
+    first, by the Pow kernel itself (glibc's powf), whether fetched or read by another op, in
+    the first run and every later one (a numpy array handed to tf.pow is such a constant). The
+    values' md5 and how many differ from x * x are recorded."""
+    import hashlib
+
+    x = (np.random.RandomState(0).randn(128, 200) * 3).astype(np.float32)
+    out = {}
+    builds = {
+        "fed_fetched": (True, lambda p: tf.pow(p, 2.0)),
+        "fed_read": (True, lambda p: tf.pow(p, 2.0) * 1.0),
+        "const_fetched": (False, lambda p: tf.pow(p, 2.0)),
+        "const_read": (False, lambda p: tf.pow(p, 2.0) * 1.0),
+        "fed_cube": (True, lambda p: tf.pow(p, 3.0)),
+        "const_cube": (False, lambda p: tf.pow(p, 3.0)),
+    }
+    for name, (fed, build) in sorted(builds.items()):
+        graph = tf.Graph()
+        with graph.as_default():
+            p = tf.placeholder(tf.float32, [128, 200]) if fed else tf.constant(x)
+            result = build(p)
+            for i in range(3):  # a graph of more than the optimizer's minimum of nodes
+                tf.constant(float(i), name=f"pad{i}")
+            feed = {p: x} if fed else None
+            with tf.Session() as sess:
+                runs = [sess.run(result, feed) for _ in range(2)]
+        out[name] = [
+            {
+                "md5": hashlib.md5(v.tobytes()).hexdigest(),
+                "unlike_square": int(np.sum(v != x * x)),
+            }
+            for v in runs
+        ]
+    return out
+
+
+CASES["power_of_a_constant_is_folded_before_the_pow_rewrite"] = (
+    power_of_a_constant_is_folded_before_the_pow_rewrite
+)

@@ -79,3 +79,8 @@ def test_resize_area_adds_cells_in_tf_order_bit_for_bit() -> None:
 def test_py_func_keeps_its_function_on_a_graph_list_not_in_a_collection() -> None:
     actual, expected = _run("py_func_keeps_its_function_off_the_collections")
     assert actual == expected
+
+
+def test_power_of_a_constant_is_powf_folded_not_rewritten_to_square() -> None:
+    actual, expected = _run("power_of_a_constant_is_folded_before_the_pow_rewrite")
+    assert actual == expected
