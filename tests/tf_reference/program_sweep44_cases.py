@@ -277,3 +277,33 @@ def power_of_a_constant_is_folded_before_the_pow_rewrite(tf):
 CASES["power_of_a_constant_is_folded_before_the_pow_rewrite"] = (
     power_of_a_constant_is_folded_before_the_pow_rewrite
 )
+
+
+def extract_glimpse_merges_the_batch_with_the_offsets(tf):
+    """ExtractGlimpse's shape function: offsets must be [batch, 2]; their batch merges with
+    the input's (a batch known from either side is the output's), a mismatch or a second
+    dimension other than 2 is a ValueError naming the node and the input shapes."""
+    graph = tf.Graph()
+    out = {}
+    with graph.as_default():
+        for images, offsets in (
+            ([None, 8, 8, 3], [1, 2]),
+            ([4, 8, 8, 3], [None, 2]),
+            ([None, 8, 8, 3], [None, 2]),
+            ([3, 8, 8, 3], [2, 2]),
+            ([3, 8, 8, 3], [3, 3]),
+        ):
+            key = f"{images}_{offsets}"
+            try:
+                glimpse = tf.image.extract_glimpse(
+                    tf.placeholder(tf.float32, images), [2, 2], tf.placeholder(tf.float32, offsets)
+                )
+                out[key] = str(glimpse.shape)
+            except ValueError as e:
+                out[key] = "ValueError: " + str(e)
+    return out
+
+
+CASES["extract_glimpse_merges_the_batch_with_the_offsets"] = (
+    extract_glimpse_merges_the_batch_with_the_offsets
+)

@@ -84,3 +84,8 @@ def test_py_func_keeps_its_function_on_a_graph_list_not_in_a_collection() -> Non
 def test_power_of_a_constant_is_powf_folded_not_rewritten_to_square() -> None:
     actual, expected = _run("power_of_a_constant_is_folded_before_the_pow_rewrite")
     assert actual == expected
+
+
+def test_extract_glimpse_merges_the_batch_with_the_offsets_and_checks_them() -> None:
+    actual, expected = _run("extract_glimpse_merges_the_batch_with_the_offsets")
+    assert actual == expected
