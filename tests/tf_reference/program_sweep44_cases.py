@@ -307,3 +307,44 @@ def extract_glimpse_merges_the_batch_with_the_offsets(tf):
 CASES["extract_glimpse_merges_the_batch_with_the_offsets"] = (
     extract_glimpse_merges_the_batch_with_the_offsets
 )
+
+
+def crop_and_resize_and_resize_shape_errors(tf):
+    """CropAndResize's shape function (boxes [num_boxes, 4] merged with box_ind [num_boxes])
+    and the rank / size checks of the image ops' shape functions: ValueErrors that name the
+    node, its op type and the input shapes, as TF 1.15's shape inference says them."""
+    p = tf.placeholder
+    builds = {
+        "crop_boxes_of_five": lambda: tf.image.crop_and_resize(
+            p(tf.float32, [2, 8, 8, 3]), p(tf.float32, [3, 5]), p(tf.int32, [3]), [2, 2]
+        ),
+        "crop_box_ind_mismatch": lambda: tf.image.crop_and_resize(
+            p(tf.float32, [2, 8, 8, 3]), p(tf.float32, [3, 4]), p(tf.int32, [2]), [2, 2]
+        ),
+        "crop_batch_from_box_ind": lambda: tf.image.crop_and_resize(
+            p(tf.float32, [2, 8, 8, 3]), p(tf.float32, [None, 4]), p(tf.int32, [5]), [2, 2]
+        ),
+        "crop_boxes_rank_3": lambda: tf.image.crop_and_resize(
+            p(tf.float32, [2, 8, 8, 3]), p(tf.float32, [3, 4, 1]), p(tf.int32, [3]), [2, 2]
+        ),
+        "crop_image_rank_3": lambda: tf.image.crop_and_resize(
+            p(tf.float32, [2, 8, 8]), p(tf.float32, [3, 4]), p(tf.int32, [3]), [2, 2]
+        ),
+        "resize_bilinear_rank_3": lambda: tf.image.resize_bilinear(
+            p(tf.float32, [8, 8, 3]), [2, 2]
+        ),
+        "resize_bilinear_size_of_three": lambda: tf.image.resize_bilinear(
+            p(tf.float32, [1, 8, 8, 3]), p(tf.int32, [3])
+        ),
+    }
+    out = {}
+    with tf.Graph().as_default():
+        for name, build in sorted(builds.items()):
+            try:
+                out[name] = str(build().shape)
+            except ValueError as e:
+                out[name] = "ValueError: " + str(e)
+    return out
+
+
+CASES["crop_and_resize_and_resize_shape_errors"] = crop_and_resize_and_resize_shape_errors

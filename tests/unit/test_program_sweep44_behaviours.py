@@ -89,3 +89,8 @@ def test_power_of_a_constant_is_powf_folded_not_rewritten_to_square() -> None:
 def test_extract_glimpse_merges_the_batch_with_the_offsets_and_checks_them() -> None:
     actual, expected = _run("extract_glimpse_merges_the_batch_with_the_offsets")
     assert actual == expected
+
+
+def test_crop_and_resize_checks_boxes_and_image_shape_errors_name_the_node() -> None:
+    actual, expected = _run("crop_and_resize_and_resize_shape_errors")
+    assert actual == expected

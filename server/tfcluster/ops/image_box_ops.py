@@ -21,8 +21,13 @@ F32 = dtypes.float32
 def _crop_and_resize_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     image, boxes, box_ind, crop = inputs
     _, _, _, depth = _rank(image.shape, 4, "CropAndResize", "image")
-    n, _ = _rank(boxes.shape, 2, "CropAndResize", "boxes")
+    n, coords = _rank(boxes.shape, 2, "CropAndResize", "boxes")
     (m,) = _rank(box_ind.shape, 1, "CropAndResize", "box_ind")
+    # TF's shape function: boxes [num_boxes, 4], box_ind [num_boxes].
+    if n is not None and m is not None and n != m:
+        raise op_def_registry.NodeShapeError(f"Dimensions must be equal, but are {n} and {m}")
+    if coords is not None and coords != 4:
+        raise op_def_registry.NodeShapeError(f"Dimension must be 4 but is {coords}")
     h, w = _size_dims(crop, "CropAndResize")
     return [(F32, TensorShape([n if n is not None else m, h, w, depth]))]
 
