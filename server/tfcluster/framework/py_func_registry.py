@@ -13,7 +13,7 @@ import weakref
 from collections.abc import Callable
 from typing import Any
 
-# Graph collection keeping the registered functions alive as long as the graph lives.
+# The graph attribute (a list) keeping the registered functions alive as long as the graph lives.
 PY_FUNCS_USED_IN_GRAPH = "_py_funcs_used_in_graph"
 
 _lock = threading.Lock()

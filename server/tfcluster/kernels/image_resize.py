@@ -4,8 +4,9 @@ ResizeArea and the gradients of the first three, as TF 1.15's CPU kernels comput
 Where each output pixel samples the input (indices, lerp and cubic weights) is host arithmetic
 in float32, exactly TF's (its scalers, rounding and bounds), cached per geometry. The pixels
 themselves move in a few whole-array steps: gathers of rows and columns for bilinear, nearest
-and bicubic (combined in TF's order of float32 operations), and two small matrix products for
-the area resize and every gradient (the transposed sampling as a weight matrix per axis).
+and bicubic (combined in TF's order of float32 operations), the area resize's cells added one
+term at a time in TF's order, and two small matrix products for every gradient (the transposed
+sampling as a weight matrix per axis).
 """
 
 from __future__ import annotations
@@ -155,21 +156,46 @@ def bicubic_matrix(out_size: int, in_size: int, align: bool, half: bool) -> np.n
 
 
 @functools.lru_cache(maxsize=256)
-def area_matrix(out_size: int, in_size: int, align: bool) -> np.ndarray:
-    """[out, in]: the share of each input cell covered by each output cell (ResizeArea's
-    start/end scales, out-of-range cells bounded to the edge), in float32 as TF sums them."""
+def area_terms(out_size: int, in_size: int, align: bool) -> tuple[np.ndarray, np.ndarray]:
+    """ResizeArea's cells along one axis, as TF's kernel adds them: [terms, out] input indices
+    (bounded to the edge) and float32 weights, in order: the first cell times its share, the
+    inner cells as they are (weight 1), the last cell times its share; weight 0 pads an output
+    with fewer terms (those adds are left out)."""
     scale = resize_scale(in_size, out_size, align)
-    out = np.zeros((out_size, in_size), np.float64)
-    for o in range(out_size):  # one row of weights per output position (host, geometry only)
+    spans = []
+    for o in range(out_size):  # host geometry only
         lo = F32(o) * scale
         hi = F32(o + 1) * scale
-        for i in range(int(np.floor(lo)), int(np.ceil(hi))):
+        spans.append((int(np.floor(lo)), int(np.ceil(hi)), lo, hi))
+    count = max(end - start for start, end, _, _ in spans)
+    index = np.zeros((count, out_size), np.int64)
+    weight = np.zeros((count, out_size), F32)
+    for o, (start, end, lo, hi) in enumerate(spans):
+        for k, i in enumerate(range(start, end)):
             if i < lo:
                 share = scale if i + 1 > hi else F32(i + 1) - lo
             else:
                 share = hi - F32(i) if i + 1 > hi else F32(1.0)
-            out[o, min(max(i, 0), in_size - 1)] += float(F32(share))
-    return out
+            index[k, o] = min(max(i, 0), in_size - 1)
+            weight[k, o] = share
+    return index, weight
+
+
+def _area_pass(xp: Any, x: Any, terms: tuple[np.ndarray, np.ndarray], axis: int) -> Any:
+    """Sums along `axis` term by term in float32: sum = x[first] * w0, then += x[i] * w."""
+    index, weight = terms
+    shape = [1] * x.ndim
+    shape[axis] = index.shape[1]
+    total = None
+    for k in range(index.shape[0]):
+        cells = _take(xp, x, index[k], axis)
+        w = weight[k].reshape(shape)
+        term = cells * xp.asarray(w) if k == 0 or np.any(w != 1) else cells
+        if k:
+            # An output with fewer cells adds nothing here (not even a zero times inf).
+            term = xp.where(xp.asarray(w != 0), term, F32(0))
+        total = term if total is None else total + term
+    return total
 
 
 def sample_rows_cols(xp: Any, x: Any, rows: np.ndarray, cols: np.ndarray, dtype: Any) -> Any:
@@ -317,13 +343,19 @@ def resize_area(node: Any, xp: Any) -> Compute:
 
     def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
         out_h, out_w, in_h, in_w = _resize_setup(ins)
-        scale = float(
-            F32(1.0 / float(resize_scale(in_h, out_h, align) * resize_scale(in_w, out_w, align)))
-        )
+        # 1.0 / (height_scale * width_scale): a float32 product, divided in double, rounded.
+        cell = resize_scale(in_h, out_h, align) * resize_scale(in_w, out_w, align)
+        scale = F32(1.0 / float(cell))
         img = xp.asarray(ins[0]).astype(F32)
-        rows = area_matrix(out_h, in_h, align)
-        cols = area_matrix(out_w, in_w, align) * scale
-        return (sample_rows_cols(xp, img, rows, cols, F32),)
+        # TF's order: each row's cells summed along x first, then the rows weighted and summed.
+        along_x = _area_pass(xp, img, area_terms(out_w, in_w, align), 2)
+        rows_index, rows_weight = area_terms(out_h, in_h, align)
+        total = xp.zeros((img.shape[0], out_h, out_w, img.shape[3]), F32)
+        for k in range(rows_index.shape[0]):
+            w = rows_weight[k].reshape(1, -1, 1, 1)
+            term = _take(xp, along_x, rows_index[k], 1) * xp.asarray(w)
+            total = total + xp.where(xp.asarray(w != 0), term, F32(0))
+        return (total * scale,)
 
     return compute
 

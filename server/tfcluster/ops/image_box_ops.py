@@ -21,8 +21,13 @@ F32 = dtypes.float32
 def _crop_and_resize_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     image, boxes, box_ind, crop = inputs
     _, _, _, depth = _rank(image.shape, 4, "CropAndResize", "image")
-    n, _ = _rank(boxes.shape, 2, "CropAndResize", "boxes")
+    n, coords = _rank(boxes.shape, 2, "CropAndResize", "boxes")
     (m,) = _rank(box_ind.shape, 1, "CropAndResize", "box_ind")
+    # TF's shape function: boxes [num_boxes, 4], box_ind [num_boxes].
+    if n is not None and m is not None and n != m:
+        raise op_def_registry.NodeShapeError(f"Dimensions must be equal, but are {n} and {m}")
+    if coords is not None and coords != 4:
+        raise op_def_registry.NodeShapeError(f"Dimension must be 4 but is {coords}")
     h, w = _size_dims(crop, "CropAndResize")
     return [(F32, TensorShape([n if n is not None else m, h, w, depth]))]
 
@@ -85,8 +90,16 @@ for _type in ("SampleDistortedBoundingBox", "SampleDistortedBoundingBoxV2"):
 
 def _glimpse_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     b, _, _, depth = _rank(inputs[0].shape, 4, "ExtractGlimpse", "input")
+    # TF's shape function: offsets [batch, 2], their batch merged with the input's.
+    offsets_b, pair = _rank(inputs[2].shape, 2, "ExtractGlimpse", "offsets")
+    if b is not None and offsets_b is not None and b != offsets_b:
+        raise op_def_registry.NodeShapeError(
+            f"Dimensions must be equal, but are {b} and {offsets_b}"
+        )
+    if pair is not None and pair != 2:
+        raise op_def_registry.NodeShapeError(f"Dimension must be 2 but is {pair}")
     h, w = _size_dims(inputs[1], "ExtractGlimpse")
-    return [(F32, TensorShape([b, h, w, depth]))]
+    return [(F32, TensorShape([b if b is not None else offsets_b, h, w, depth]))]
 
 
 op_def_registry.register("ExtractGlimpse", _glimpse_infer, stateful=True)

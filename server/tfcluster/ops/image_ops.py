@@ -5,8 +5,8 @@ gen_image_ops build them: the same op types, attrs, static shapes and node names
 The kernel-backed ops register here with their shape inference; everything else is composed
 from existing ops exactly as TF composes it (flips are ReverseV2, crops Slice, pads Pad, dtype
 conversion Cast/Mul/FloorDiv with TF's scaling rules). Checks TF makes at graph construction
-raise the same Python errors; checks TF defers to an Assert op on dynamic shapes are left to
-the kernels, which raise InvalidArgumentError.
+raise the same Python errors; checks TF defers to an Assert op on dynamic shapes or tensor
+arguments make the same Assert ops (they count towards later op seeds).
 """
 
 from __future__ import annotations
@@ -14,12 +14,18 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-import numpy as np
-
 from tfcluster.framework import dtypes, op_def_registry, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import array_ops, control_flow_ops, logging_ops, math_ops, random_ops
+from tfcluster.ops import (
+    array_ops,
+    check_ops,
+    control_flow_ops,
+    linalg_ops,
+    logging_ops,
+    math_ops,
+    random_ops,
+)
 from tfcluster.ops.image_shapes import add_node as _node
 from tfcluster.ops.image_shapes import int32_tensor as _int32
 from tfcluster.ops.image_shapes import is_tensor_like as _is_tensor
@@ -87,9 +93,9 @@ for _type in ("AdjustContrastv2", "AdjustHue", "AdjustSaturation"):
 
 
 def _check(cond: Any, msg: str) -> list[Any]:
-    """TF's _assert for static conditions; dynamic ones are the kernels' to reject."""
+    """TF's _assert: a static condition raises ValueError now, a tensor one becomes an Assert."""
     if _is_tensor(cond):
-        return []
+        return [logging_ops.Assert(cond, [msg])]
     if not cond:
         raise ValueError(msg)
     return []
@@ -112,14 +118,46 @@ def _check_at_least_3d(image: Tensor, require_static: bool = True) -> list[Any]:
         else:
             shape = image.shape.with_rank_at_least(3)
     except ValueError:
-        raise ValueError(
-            f"'image' (shape {image.shape}) must be at least three-dimensional."
-        ) from None
+        raise ValueError("'image' must be at least three-dimensional.") from None
     if require_static and not shape.is_fully_defined():
         raise ValueError("'image' must be fully defined.")
-    if any(d.value == 0 for d in shape[-3:]):
-        raise ValueError(f"inner 3 dims of 'image.shape' must be > 0: {shape}")
-    return []
+    if any(d.value == 0 for d in shape):
+        raise ValueError(f"all dims of 'image.shape' must be > 0: {shape}")
+    if shape.is_fully_defined():
+        return []
+    return [
+        check_ops.assert_positive(
+            array_ops.shape(image), ["all dims of 'image.shape' must be > 0."]
+        ),
+        check_ops.assert_greater_equal(
+            array_ops.rank(image), 3, message="'image' must be at least three-dimensional."
+        ),
+    ]
+
+
+def _check_grayscale(image: Tensor) -> list[Any]:
+    """TF 1.15's _CheckGrayscaleImage (require_static=False)."""
+    try:
+        if image.shape.ndims is None:
+            shape = image.shape.with_rank(2)
+        else:
+            shape = image.shape.with_rank_at_least(2)
+    except ValueError:
+        raise ValueError("A grayscale image must be at least two-dimensional.") from None
+    if shape.is_fully_defined():
+        if shape[-1].value != 1:
+            raise ValueError("Last dimension of a grayscale image should be size 1.")
+        return []
+    return [
+        check_ops.assert_equal(
+            array_ops.shape(image)[-1],
+            1,
+            message="Last dimension of a grayscale image should be size 1.",
+        ),
+        check_ops.assert_greater_equal(
+            array_ops.rank(image), 3, message="A grayscale image must be at least two-dimensional."
+        ),
+    ]
 
 
 def _assert_at_least_3d(image: Tensor) -> Tensor:
@@ -135,7 +173,13 @@ def _check_3d(image: Tensor, require_static: bool = True) -> list[Any]:
         raise ValueError(f"'image' (shape {shape}) must be fully defined.")
     if any(d.value == 0 for d in shape):
         raise ValueError(f"all dims of 'image.shape' must be > 0: {shape}")
-    return []
+    if shape.is_fully_defined():
+        return []
+    return [
+        check_ops.assert_positive(
+            array_ops.shape(image), ["all dims of 'image.shape' must be > 0."]
+        )
+    ]
 
 
 def _fix_flip_shape(image: Tensor, result: Tensor) -> Tensor:
@@ -279,7 +323,7 @@ def central_crop(image: Any, central_fraction: Any) -> Tensor:
             raise ValueError("central_fraction must be within (0, 1]")
         if fraction == 1.0:
             return img
-        _check_at_least_3d(img, require_static=False)
+        _assert_at_least_3d(img)  # TF 1.15 makes (and drops) the checked image
         rank = img.shape.ndims
         if rank not in (3, 4):
             raise ValueError(
@@ -329,11 +373,11 @@ def _pad_to_bounding_box(
 ) -> Tensor:
     with name_scope(None, "pad_to_bounding_box", [image]):
         img, is_batch = _batched(convert_to_tensor(image, name="image"))
+        checks = _check_at_least_3d(img, require_static=False) if check_dims else []
         batch, height, width, depth = _image_dims(img, 4)
         after_width = target_width - offset_width - width
         after_height = target_height - offset_height - height
         if check_dims:
-            checks = _check_at_least_3d(img, require_static=False)
             checks += _check(offset_height >= 0, "offset_height must be >= 0")
             checks += _check(offset_width >= 0, "offset_width must be >= 0")
             checks += _check(after_width >= 0, "width must be <= target - offset")
@@ -373,11 +417,10 @@ def crop_to_bounding_box(
             height >= target_height + offset_height, "height must be >= target + offset."
         )
         img = control_flow_ops.with_dependencies(checks, img)
-        shape = array_ops.shape(img)
         cropped = array_ops.slice(
             img,
             array_ops.stack([0, offset_height, offset_width, 0]),
-            array_ops.stack([shape[0], target_height, target_width, shape[3]]),
+            array_ops.stack([-1, target_height, target_width, -1]),
         )
         dims = [batch, target_height, target_width, depth]
         cropped.set_shape([None if _is_tensor(d) else d for d in dims])
@@ -593,11 +636,11 @@ def resize_image_with_pad(
         resized_width = math_ops.cast(math_ops.floor(resized_width_float), dtypes.int32)
         padding_height = (f_target_height - resized_height_float) / 2
         padding_width = (f_target_width - resized_width_float) / 2
-        p_height = _max(0, math_ops.cast(math_ops.floor(padding_height), dtypes.int32))
-        p_width = _max(0, math_ops.cast(math_ops.floor(padding_width), dtypes.int32))
-        resized = resize_images(
-            img, array_ops.stack([resized_height, resized_width]), method, align_corners
-        )
+        f_padding_height = math_ops.floor(padding_height)
+        f_padding_width = math_ops.floor(padding_width)
+        p_height = _max(0, math_ops.cast(f_padding_height, dtypes.int32))
+        p_width = _max(0, math_ops.cast(f_padding_width, dtypes.int32))
+        resized = resize_images(img, [resized_height, resized_width], method, align_corners)
         padded = pad_to_bounding_box(resized, p_height, p_width, target_height, target_width)
         if padded.shape.ndims is None:
             raise ValueError("padded contains no shape.")
@@ -728,31 +771,12 @@ def random_hue(image: Any, max_delta: Any, seed: int | None = None) -> Tensor:
     return adjust_hue(image, delta)
 
 
-def _contract_last(images: Tensor, kernel: Any, name: str | None = None) -> Tensor:
-    """images [..., 3] x kernel [3, k] -> [..., k]: TF's tensordot over the last axis, as a
-    reshape to 2-D, one MatMul and a reshape back."""
-    k = convert_to_tensor(np.asarray(kernel), dtype=images.dtype, name="kernel")
-    shape = images.shape
-    flat = array_ops.reshape(images, [-1, 3])
-    product = math_ops.matmul(flat, k)
-    if shape.ndims is not None and shape[:-1].is_fully_defined():
-        out_shape: Any = [*shape.as_list()[:-1], int(k.shape[1].value or 0)]
-    else:
-        lead = array_ops.slice(
-            array_ops.shape(images), [0], array_ops.stack([array_ops.rank(images) - 1])
-        )
-        out_shape = array_ops.concat([lead, [int(k.shape[1].value or 0)]], 0)
-    out = array_ops.reshape(product, out_shape, name=name)
-    if shape.ndims is not None:
-        out.set_shape(shape[:-1].concatenate([k.shape[1].value]))
-    return out
-
-
 def rgb_to_grayscale(images: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "rgb_to_grayscale", [images]) as scope:
         img = convert_to_tensor(images, name="images")
         flt = convert_image_dtype(img, F32)
-        gray = _contract_last(flt, np.array([[0.2989], [0.5870], [0.1140]], np.float32))
+        gray = linalg_ops.tensordot(flt, [0.2989, 0.5870, 0.1140], [-1, -1])
+        gray = array_ops.expand_dims(gray, -1)
         return convert_image_dtype(gray, img.dtype, name=scope)
 
 
@@ -760,14 +784,7 @@ def grayscale_to_rgb(images: Any, name: str | None = None) -> Tensor:
     with name_scope(name, "grayscale_to_rgb", [images]) as scope:
         img = convert_to_tensor(images, name="images")
         shape = img.shape
-        if shape.ndims is not None:
-            if shape.ndims < 2:
-                raise ValueError(
-                    f"A grayscale image (shape {shape}) must be at least two-dimensional."
-                )
-            if shape.is_fully_defined() and shape[-1].value != 1:
-                raise ValueError("Last dimension of a grayscale image should be size 1.")
-        img = control_flow_ops.with_dependencies([], img)
+        img = control_flow_ops.with_dependencies(_check_grayscale(img), img)
         rank_1 = array_ops.expand_dims(array_ops.rank(img) - 1, 0)
         multiples = array_ops.concat(
             [array_ops.ones(rank_1, dtype=dtypes.int32), array_ops.expand_dims(3, 0)], 0
@@ -810,7 +827,11 @@ _YUV_TO_RGB = [[1, 1, 1], [0, -0.394642334, 2.03206185], [1.13988303, -0.5806218
 
 def _colour_matrix(images: Any, kernel: Any) -> Tensor:
     img = convert_to_tensor(images, name="images")
-    return _contract_last(img, np.asarray(kernel, img.dtype.as_numpy_dtype))
+    k = convert_to_tensor(kernel, dtype=img.dtype, name="kernel")
+    ndims = img.shape.ndims
+    if ndims is None:
+        raise TypeError("unsupported operand type(s) for -: 'NoneType' and 'int'")
+    return linalg_ops.tensordot(img, k, axes=[[ndims - 1], [0]])
 
 
 def rgb_to_yiq(images: Any) -> Tensor:

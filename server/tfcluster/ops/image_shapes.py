@@ -10,6 +10,7 @@ import numpy as np
 
 from tfcluster.framework import dtypes, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor
+from tfcluster.framework.op_def_registry import NodeShapeError
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.op_util import make_op
 
@@ -18,10 +19,8 @@ def rank_dims(shape: TensorShape, rank: int, op: str, what: str) -> list[int | N
     if shape.ndims is None:
         return [None] * rank
     if shape.ndims != rank:
-        raise ValueError(
-            f"Shape must be rank {rank} but is rank {shape.ndims} for '{op}' ({what}) with "
-            f"input shape {shape}."
-        )
+        # The graph adds the node, its op type and the input shapes, as TF's message does.
+        raise NodeShapeError(f"Shape must be rank {rank} but is rank {shape.ndims}")
     return shape.as_list()
 
 
@@ -75,7 +74,7 @@ def fold_constant(tensor: Tensor, depth: int = 0) -> np.ndarray | None:
 def size_dims(size: Tensor, op: str) -> list[int | None]:
     rank_dims(size.shape, 1, op, "size")
     if size.shape.ndims == 1 and size.shape[0].value not in (None, 2):
-        raise ValueError(f"Dimension must be 2 but is {size.shape[0].value} for '{op}' (size)")
+        raise NodeShapeError(f"Dimension must be 2 but is {size.shape[0].value}")
     folded = fold_constant(size)
     if folded is not None and np.asarray(folded).size == 2:
         return [None if d < 0 else int(d) for d in np.asarray(folded).reshape(-1)]

@@ -62,33 +62,20 @@ def image_gradients(image: Any) -> tuple[Tensor, Tensor]:
 
 def sobel_edges(image: Any) -> Tensor:
     """[batch, h, w, d, 2]: dy and dx Sobel responses of each channel over the reflect-padded
-    image (TF's depthwise convolution, run as one Conv2D over the channels moved into the
-    batch)."""
-    from tfcluster.ops import nn_ops
+    image, as TF 1.15 builds it (the filters tiled per channel, one depthwise convolution)."""
+    from tfcluster.ops import constant_op, conv_ops
 
-    img = convert_to_tensor(image, name="image")
-    static = img.shape
-    image_shape = array_ops.shape(img)
-    kernels = np.array(
-        [[[-1, -2, -1], [0, 0, 0], [1, 2, 1]], [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]],
-        img.dtype.as_numpy_dtype,
-    )
-    kernels_t = convert_to_tensor(
-        np.transpose(kernels, (1, 2, 0))[:, :, None, :], name="sobel_filters"
-    )
-    padded = array_ops.pad(img, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
-    per_channel = array_ops.transpose(padded, [0, 3, 1, 2])
-    pshape = array_ops.shape(per_channel)
-    flat = array_ops.expand_dims(
-        array_ops.reshape(per_channel, array_ops.concat([[-1], pshape[2:]], 0)), -1
-    )
-    conv = nn_ops.conv2d(flat, kernels_t, [1, 1, 1, 1], "VALID")
-    out = array_ops.reshape(
-        conv, array_ops.concat([image_shape[:1], image_shape[3:], image_shape[1:3], [2]], 0)
-    )
-    out = array_ops.transpose(out, [0, 2, 3, 1, 4])
-    out.set_shape(static.concatenate([2]))
-    return out
+    static = image.get_shape()
+    image_shape = array_ops.shape(image)
+    kernels = [[[-1, -2, -1], [0, 0, 0], [1, 2, 1]], [[-1, 0, 1], [-2, 0, 2], [-1, 0, 1]]]
+    stacked = np.expand_dims(np.transpose(np.asarray(kernels), (1, 2, 0)), -2)
+    kernels_t = constant_op.constant(stacked, dtype=image.dtype)
+    kernels_t = array_ops.tile(kernels_t, [1, 1, image_shape[-1], 1], name="sobel_filters")
+    padded = array_ops.pad(image, [[0, 0], [1, 1], [1, 1], [0, 0]], mode="REFLECT")
+    output = conv_ops.depthwise_conv2d(padded, kernels_t, [1, 1, 1, 1], "VALID")
+    output = array_ops.reshape(output, shape=array_ops.concat([image_shape, [2]], 0))
+    output.set_shape(static.concatenate([2]))
+    return output
 
 
 def psnr(a: Any, b: Any, max_val: Any, name: str | None = None) -> Tensor:

@@ -10,10 +10,10 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework import dtypes, op_def_registry, tensor_util
+from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import array_ops, constant_op, math_ops
+from tfcluster.ops import array_ops, constant_op, counting_ops, math_ops
 from tfcluster.ops.infer_util import (
     check_dtype,
     shape_list,
@@ -868,75 +868,99 @@ def einsum(equation: str, *inputs: Any, **kwargs: Any) -> Tensor:
 
 
 def _tensordot_axes(a: Tensor, axes: Any) -> tuple[Any, Any]:
+    """TF 1.15's pairs of contraction axes: lists where `axes` is a Python value, int32
+    tensors where it is a tensor (or an int with `a` of unknown rank)."""
     if isinstance(axes, (int, np.integer)):
         if axes < 0:
-            raise ValueError(f"'axes' must be at least 0, got {axes}")
+            raise ValueError("'axes' must be at least 0.")
         rank = a.shape.ndims
-        if rank is None:
-            raise ValueError("tensordot with an integer 'axes' needs an input of known rank")
-        return list(range(rank - axes, rank)), list(range(axes))
+        if rank is not None:
+            if axes > rank:
+                raise ValueError(
+                    f"'axes' must not be larger than the number of dimensions of tensor {a}."
+                )
+            return list(range(rank - axes, rank)), list(range(axes))
+        rank_t = array_ops.rank(a)
+        return (
+            math_ops.range(rank_t - axes, rank_t, dtype=dtypes.int32),
+            math_ops.range(axes, dtype=dtypes.int32),
+        )
     if isinstance(axes, (list, tuple)):
         if len(axes) != 2:
-            raise ValueError(f"'axes' must be an integer or have length 2, got {axes}")
+            raise ValueError("'axes' must be an integer or have length 2.")
         a_axes, b_axes = axes
         if isinstance(a_axes, (int, np.integer)) and isinstance(b_axes, (int, np.integer)):
             a_axes, b_axes = [a_axes], [b_axes]
-        a_axes, b_axes = list(a_axes), list(b_axes)
         if len(a_axes) != len(b_axes):
             raise ValueError(
                 f"Different number of contraction axes 'a' and 'b', {len(a_axes)} != {len(b_axes)}."
             )
         return a_axes, b_axes
-    value = tensor_util.constant_value(convert_to_tensor(axes, name="axes"))
-    if value is None:
-        raise ValueError("tensordot needs its 'axes' at graph-construction time")
-    return _tensordot_axes(a, value.tolist())
+    axes_t = convert_to_tensor(axes, name="axes", dtype=dtypes.int32)
+    return axes_t[0], axes_t[1]
 
 
-def _tensordot_reshape(t: Tensor, axes: list[int], flipped: bool) -> tuple[Tensor, list[Any]]:
-    """t transposed so `axes` come last (first when flipped) and flattened to 2-D, with TF's
-    ops (a Transpose and a Reshape even where they change nothing); also the sizes of the
-    free dims."""
-    dims = t.shape.as_list()
-    rank = len(dims)
-    axes = [a % rank for a in axes]
-    free = [i for i in range(rank) if i not in axes]
-    free_dims = [dims[i] for i in free]
-    prod_free = int(np.prod([int(d or 0) for d in free_dims])) if free_dims else 1
-    prod_axes = int(np.prod([int(dims[i] or 0) for i in axes])) if axes else 1
-    perm = axes + free if flipped else free + axes
-    new_shape = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
-    return array_ops.reshape(array_ops.transpose(t, perm), new_shape), free_dims
+def _tensordot_reshape(t: Tensor, axes: Any, flipped: bool) -> tuple[Tensor, Any, Any]:
+    """TF 1.15's: t transposed so `axes` come last (first when flipped) and flattened to 2-D
+    (a Transpose and a Reshape even where they change nothing); also the free dims (a list
+    of ints, or an int32 tensor where t's shape is not fully known) and their static form."""
+    if t.shape.is_fully_defined() and isinstance(axes, (list, tuple)):
+        dims: list[Any] = t.shape.as_list()
+        axes = [i if i >= 0 else i + len(dims) for i in axes]
+        free = [i for i in range(len(dims)) if i not in axes]
+        free_list: list[Any] = [dims[i] for i in free]
+        prod_free = int(np.prod([int(dims[i]) for i in free]))
+        prod_axes = int(np.prod([int(dims[i]) for i in axes]))
+        perm: list[int] = list(axes) + free if flipped else free + list(axes)
+        shape_2d = [prod_axes, prod_free] if flipped else [prod_free, prod_axes]
+        return array_ops.reshape(array_ops.transpose(t, perm), shape_2d), free_list, free_list
+    free_static: Any
+    if t.shape.ndims is not None and isinstance(axes, (list, tuple)):
+        known: list[Any] = t.shape.as_list()
+        axes = [i if i >= 0 else i + len(known) for i in axes]
+        free_axes = [i for i in range(len(known)) if i not in axes]
+        free_static = [known[i] for i in free_axes]
+        axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+        free_t = convert_to_tensor(free_axes, dtype=dtypes.int32, name="free")
+        shape_t = array_ops.shape(t)
+    else:
+        free_static = None
+        shape_t = array_ops.shape(t)
+        rank_t = array_ops.rank(t)
+        axes_t = convert_to_tensor(axes, dtype=dtypes.int32, name="axes")
+        axes_t = array_ops.where(axes_t >= 0, axes_t, axes_t + rank_t)
+        free_t, _ = counting_ops.setdiff1d(math_ops.range(rank_t), axes_t)
+    free_dims = array_ops.gather(shape_t, free_t)
+    axes_dims = array_ops.gather(shape_t, axes_t)
+    prod_free_t = math_ops.reduce_prod(free_dims)
+    prod_axes_t = math_ops.reduce_prod(axes_dims)
+    if flipped:
+        perm_t = array_ops.concat([axes_t, free_t], 0)
+        new_shape = array_ops.stack([prod_axes_t, prod_free_t])
+    else:
+        perm_t = array_ops.concat([free_t, axes_t], 0)
+        new_shape = array_ops.stack([prod_free_t, prod_axes_t])
+    return array_ops.reshape(array_ops.transpose(t, perm_t), new_shape), free_dims, free_static
 
 
 def tensordot(a: Any, b: Any, axes: Any, name: str | None = None) -> Tensor:
-    """Sums the products of a's and b's entries over the paired axes."""
+    """Sums the products of a's and b's entries over the paired axes: TF 1.15's graph (both
+    operands transposed and flattened to 2-D, one MatMul, a Reshape back)."""
     with name_scope(name, "Tensordot", [a, b, axes]) as scope:
         x = convert_to_tensor(a, name="a")
-        y = convert_to_tensor(b, dtype=x.dtype.base_dtype, name="b")
+        y = convert_to_tensor(b, name="b")
         a_axes, b_axes = _tensordot_axes(x, axes)
-        if x.shape.is_fully_defined() and y.shape.is_fully_defined():
-            a2, a_free = _tensordot_reshape(x, a_axes, False)
-            b2, b_free = _tensordot_reshape(y, b_axes, True)
-            product = math_ops.matmul(a2, b2)
+        a2, a_free, a_static = _tensordot_reshape(x, a_axes, False)
+        b2, b_free, b_static = _tensordot_reshape(y, b_axes, True)
+        product = math_ops.matmul(a2, b2)
+        if isinstance(a_free, list) and isinstance(b_free, list):
             return array_ops.reshape(product, a_free + b_free, name=scope)
-        return _dynamic_tensordot(x, y, a_axes, b_axes)
-
-
-def _dynamic_tensordot(x: Tensor, y: Tensor, a_axes: list[int], b_axes: list[int]) -> Tensor:
-    """tensordot of tensors whose shapes are known only at run time (their ranks must be
-    known): einsum does the pairing."""
-    rx, ry = x.shape.ndims, y.shape.ndims
-    if rx is None or ry is None:
-        raise ValueError("tensordot needs inputs of known rank")
-    letters = iter(string.ascii_letters)
-    xs = [next(letters) for _ in range(rx)]
-    ys = [next(letters) for _ in range(ry)]
-    for a_ax, b_ax in zip(a_axes, b_axes):
-        ys[b_ax % ry] = xs[a_ax % rx]
-    paired = {xs[a % rx] for a in a_axes}
-    out = [c for c in xs if c not in paired] + [c for c in ys if c not in paired]
-    return einsum(f"{''.join(xs)},{''.join(ys)}->{''.join(out)}", x, y)
+        a_free_t = convert_to_tensor(a_free, dtype=dtypes.int32)
+        b_free_t = convert_to_tensor(b_free, dtype=dtypes.int32)
+        out = array_ops.reshape(product, array_ops.concat([a_free_t, b_free_t], 0), name=scope)
+        if a_static is not None and b_static is not None:
+            out.set_shape(a_static + b_static)
+        return out
 
 
 __all__ = [

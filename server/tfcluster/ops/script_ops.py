@@ -65,7 +65,11 @@ def internal_py_func(
     owner = graph
     while getattr(owner, "outer_graph", None) is not None:
         owner = owner.outer_graph  # type: ignore[attr-defined]
-    owner.add_to_collection(py_func_registry.PY_FUNCS_USED_IN_GRAPH, entry)
+    # As TF 1.15, on a list attribute of the graph, not in a collection (a collection would
+    # show in get_all_collection_keys and make export_meta_graph warn it cannot store it).
+    if not hasattr(owner, py_func_registry.PY_FUNCS_USED_IN_GRAPH):
+        setattr(owner, py_func_registry.PY_FUNCS_USED_IN_GRAPH, [])
+    getattr(owner, py_func_registry.PY_FUNCS_USED_IN_GRAPH).append(entry)
     values = list(inp) if isinstance(inp, (list, tuple)) else [inp]
     if eager:
         op_type = "EagerPyFunc"

@@ -63,6 +63,8 @@ FOLDABLE_OPS = frozenset(
         "NotEqual",
         "OnesLike",
         "Pack",
+        # Before the arithmetic optimizer's Pow rewrite: a power of a constant is powf's.
+        "Pow",
         "Prod",
         "Range",
         "Rank",
