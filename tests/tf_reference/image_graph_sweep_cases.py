@@ -1,7 +1,7 @@
 """Behaviours public TF1 programs (pix2pix-tensorflow's input pipeline and generator, a seq2seq
 signal predictor, a Transformer, RL estimators) showed apart on tfcluster. Each case is
-`fn(tf) -> dict of plain values`, run on TF 1.15 by record_program_sweep44.py and on tfcluster
-by tests/unit/test_program_sweep44_behaviours.py. Python 3.7 code."""
+`fn(tf) -> dict of plain values`, run on TF 1.15 by record_image_graph_sweep.py and on tfcluster
+by tests/unit/test_image_graph_sweep_behaviours.py. Python 3.7 code."""
 
 from __future__ import annotations
 

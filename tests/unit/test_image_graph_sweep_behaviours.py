@@ -1,5 +1,5 @@
 """Behaviours of public TF1 programs (pix2pix, seq2seq signal prediction, Transformer, RL
-estimators) against TF 1.15's recorded answers (tests/tf_reference/record_program_sweep44.py)."""
+estimators) against TF 1.15's recorded answers (tests/tf_reference/record_image_graph_sweep.py)."""
 
 from __future__ import annotations
 
@@ -9,9 +9,9 @@ import numpy as np
 import pytest
 import tfcluster as tf
 from tf_reference import reference
-from tf_reference.program_sweep44_cases import CASES
+from tf_reference.image_graph_sweep_cases import CASES
 
-AREA = "program_sweep44"
+AREA = "image_graph_sweep"
 
 # tfcluster builds tf.cond as one functional If op (its op count matches TF1's Switch/Merge
 # form, see control_flow_ops.cond): graphs with a cond are compared up to the cond.
