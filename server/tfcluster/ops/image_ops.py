@@ -121,6 +121,20 @@ def _check_at_least_3d(image: Tensor, require_static: bool = True) -> list[Any]:
         raise ValueError("'image' must be at least three-dimensional.") from None
     if require_static and not shape.is_fully_defined():
         raise ValueError("'image' must be fully defined.")
+    checks = _dims_positive(image, shape)
+    if checks:
+        checks.append(
+            check_ops.assert_greater_equal(
+                array_ops.rank(image), 3, message="'image' must be at least three-dimensional."
+            )
+        )
+    return checks
+
+
+def _dims_positive(image: Tensor, shape: Any) -> list[Any]:
+    """No zero-sized dimension: refused now when the static shape shows one, checked when the
+    step runs (an assert_positive of the shape, as TF 1.15 adds) when the shape is partly
+    unknown."""
     if any(d.value == 0 for d in shape):
         raise ValueError(f"all dims of 'image.shape' must be > 0: {shape}")
     if shape.is_fully_defined():
@@ -128,10 +142,7 @@ def _check_at_least_3d(image: Tensor, require_static: bool = True) -> list[Any]:
     return [
         check_ops.assert_positive(
             array_ops.shape(image), ["all dims of 'image.shape' must be > 0."]
-        ),
-        check_ops.assert_greater_equal(
-            array_ops.rank(image), 3, message="'image' must be at least three-dimensional."
-        ),
+        )
     ]
 
 
@@ -171,15 +182,7 @@ def _check_3d(image: Tensor, require_static: bool = True) -> list[Any]:
         raise ValueError(f"'image' (shape {image.shape}) must be three-dimensional.") from None
     if require_static and not shape.is_fully_defined():
         raise ValueError(f"'image' (shape {shape}) must be fully defined.")
-    if any(d.value == 0 for d in shape):
-        raise ValueError(f"all dims of 'image.shape' must be > 0: {shape}")
-    if shape.is_fully_defined():
-        return []
-    return [
-        check_ops.assert_positive(
-            array_ops.shape(image), ["all dims of 'image.shape' must be > 0."]
-        )
-    ]
+    return _dims_positive(image, shape)
 
 
 def _fix_flip_shape(image: Tensor, result: Tensor) -> Tensor:
