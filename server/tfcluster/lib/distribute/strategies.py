@@ -44,7 +44,7 @@ def _default_devices() -> list[str]:
     process's own."""
     cluster = _cluster_dict(_resolver(None))
     gpus = len(gpu.local_gpus())
-    devices = []
+    devices: list[str] = []
     for job in ("chief", "worker"):
         for task in range(len(cluster.get(job, []))):
             if gpus:
