@@ -30,6 +30,7 @@ from tfcluster.framework import numpy_printing as _numpy_printing  # noqa: E402
 from tfcluster.framework import proto_text as _proto_text  # noqa: E402
 from tfcluster.framework import python37_names as _python37_names  # noqa: E402
 from tfcluster.framework import versions as _versions  # noqa: E402
+from tfcluster.lib.platform import sysconfig as _sysconfig  # noqa: E402
 
 _proto_text.install()
 _numpy_printing.install()
@@ -46,6 +47,12 @@ _tf_logging.get_logger()
 # The TensorFlow release whose API tfcluster follows (tfcluster's own version is
 # tf.version.tfcluster_version).
 __version__ = _versions.VERSION
+# TF 1.15's other build dunders beside __version__ (programs log them at start, e.g. kubeflow's
+# tf_smoke.py); the same values as tf.version / tf.sysconfig.
+__git_version__ = _versions.GIT_VERSION
+__compiler_version__ = _versions.COMPILER_VERSION
+__cxx11_abi_flag__ = _sysconfig.CXX11_ABI_FLAG
+__monolithic_build__ = _sysconfig.MONOLITHIC_BUILD
 
 
 def __getattr__(name: str) -> _Any:

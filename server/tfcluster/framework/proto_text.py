@@ -4,12 +4,16 @@ TF 1.15's protobuf gives str() / repr() of a message as text_format.MessageToStr
 entries (a NodeDef's attrs, a MetaGraphDef's collections and signatures) come sorted by key.
 The upb protobuf tfcluster runs on prints maps in hash order, so print(graph_def) would list a
 node's attrs in a different order each run: every tfcluster message class prints through
-text_format instead.
+text_format instead. TF's str() is the C++ printer's, which writes both fields of every map
+entry even at their defaults (`tasks { key: 0 value: "..." }` in a ClusterDef, `value: 0` in
+a ConfigProto's device_count); text_format leaves them out, so map entries print through
+_map_entry below.
 """
 
 from __future__ import annotations
 
 import importlib
+import io
 import pkgutil
 from typing import Any
 
@@ -18,8 +22,27 @@ from google.protobuf import text_format
 from tfcluster import protos
 
 
+def _map_entry(message: Any, indent: int, as_one_line: bool) -> str | None:
+    """A map entry's key and value, both written even when they hold their defaults."""
+    descriptor = message.DESCRIPTOR
+    if not descriptor.GetOptions().map_entry:
+        return None
+    out = io.StringIO()
+    for name in ("key", "value"):
+        text_format.PrintField(
+            descriptor.fields_by_name[name],
+            getattr(message, name),
+            out,
+            indent=indent,
+            as_one_line=as_one_line,
+            message_formatter=_map_entry,
+        )
+    # The printer writes the first line's indent and the separator after the result itself.
+    return out.getvalue()[indent:].rstrip("\n ")
+
+
 def _as_text(message: Any) -> str:
-    return text_format.MessageToString(message)
+    return text_format.MessageToString(message, message_formatter=_map_entry)
 
 
 def _message_classes(module: Any) -> list[type]:

@@ -38,6 +38,22 @@ def _local_devices() -> list[str]:
     return ["/device:CPU:0"]
 
 
+def _default_devices() -> list[str]:
+    """TF 1.15's default devices in graph mode: with a cluster in TF_CONFIG, those of its chief
+    and worker tasks (each task's CPU, or as many GPUs as this process has), else this
+    process's own."""
+    cluster = _cluster_dict(_resolver(None))
+    gpus = len(gpu.local_gpus())
+    devices: list[str] = []
+    for job in ("chief", "worker"):
+        for task in range(len(cluster.get(job, []))):
+            if gpus:
+                devices.extend(f"/job:{job}/task:{task}/device:GPU:{i}" for i in range(gpus))
+            else:
+                devices.append(f"/job:{job}/task:{task}/device:CPU:0")
+    return devices or _local_devices()
+
+
 class MirroredExtended(StrategyExtended):
     pass
 
@@ -51,13 +67,23 @@ class MirroredStrategy(Strategy):
         devices: Sequence[str] | None = None,
         cross_device_ops: cdo.CrossDeviceOps | None = None,
     ) -> None:
-        # As TF 1.15: no devices (None or empty) means this process's GPUs, else its CPU.
-        devices = list(devices or _local_devices())
+        # As TF 1.15: no devices (None or empty) means the tasks of TF_CONFIG's cluster, or
+        # without one this process's GPUs, else its CPU.
+        from_cluster = not devices
+        devices = list(devices or _default_devices())
         canonical = [device_util.canonicalize(d) for d in devices]
         if len(set(canonical)) != len(canonical):
             # TF 1.15 checks this with an assert: AssertionError is its class.
             raise AssertionError(f"No duplicates allowed in `devices` argument: {tuple(canonical)}")
         workers = sorted({d.split("/replica:")[0] for d in canonical if d.startswith("/job:")})
+        tasks = {d.split("/device:")[0] for d in canonical if d.startswith("/job:")}
+        if from_cluster and len(tasks) > 1:
+            # TF 1.15 takes replicas on several tasks only with its MultiWorkerAllReduce, which
+            # tf.distribute does not export (between-graph MultiWorkerMirroredStrategy it is).
+            # Devices given on several tasks tfcluster does take: in-graph replication.
+            raise ValueError(
+                "In-graph multi-worker training with `MirroredStrategy` is not supported."
+            )
         input_workers = [w + "/device:CPU:0" for w in workers] or ["/device:CPU:0"]
         super().__init__(
             MirroredExtended(
