@@ -40,6 +40,41 @@ def numpy_functions_of_symbolic_tensors(tf):
         return {name: _outcome(fn) for name, fn in calls.items()}
 
 
+def gradients_of_lookups_inside_a_cond(tf):
+    """The gradient of an embedding_lookup of a variable captured by a tf.cond branch, at the
+    top level and inside a tf.while_loop (ematvey's seq2seq raw_rnn decoder feeds back the
+    lookup of its argmax under a cond): TF 1.15 merges the branch's IndexedSlices with the
+    other branch's zeros; its dense value is recorded (tfcluster returns it dense, as its
+    loop gradients do), with one Adam step through the loop."""
+    with tf.Graph().as_default():
+        emb = tf.Variable(np.arange(12, dtype=np.float32).reshape(4, 3) / 7.0, name="emb")
+        p = tf.placeholder(tf.bool, [], name="p")
+        top = tf.cond(p, lambda: tf.zeros([3]), lambda: tf.nn.embedding_lookup(emb, 2))
+        top_loss = tf.reduce_sum(top * top)
+
+        def body(i, acc):
+            x = tf.cond(p, lambda: tf.ones([3]), lambda: tf.nn.embedding_lookup(emb, i % 4))
+            return i + 1, acc + tf.reduce_sum(x * x * tf.cast(i + 1, tf.float32))
+
+        _, loop_loss = tf.while_loop(lambda i, a: i < 5, body, [tf.constant(0), tf.constant(0.0)])
+        grads = {
+            "top": tf.convert_to_tensor(tf.gradients(top_loss, emb)[0]),
+            "loop": tf.convert_to_tensor(tf.gradients(loop_loss, emb)[0]),
+        }
+        train = tf.train.AdamOptimizer(0.1).minimize(loop_loss)
+        out = {}
+        with tf.Session() as sess:
+            sess.run(tf.global_variables_initializer())
+            for flag in (False, True):
+                got = sess.run(grads, {p: flag})
+                for k, v in got.items():
+                    out[f"{k}_{flag}"] = v.tolist()
+            sess.run(train, {p: False})
+            out["emb_after_adam"] = sess.run(emb).tolist()
+        return out
+
+
 CASES = {
+    "gradients_of_lookups_inside_a_cond": gradients_of_lookups_inside_a_cond,
     "numpy_functions_of_symbolic_tensors": numpy_functions_of_symbolic_tensors,
 }
