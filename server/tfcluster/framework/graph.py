@@ -191,6 +191,13 @@ class Tensor:
             f"len is not well defined for symbolic Tensors. ({self.name}) Use tf.shape()."
         )
 
+    def __array__(self, *args: Any, **kwargs: Any) -> Any:
+        # As TF 1.15: a symbolic tensor has no value to hand numpy, so np.asarray(t) and numpy
+        # functions of it (np.reciprocal(t)) fail instead of wrapping it in an object array.
+        raise NotImplementedError(
+            f"Cannot convert a symbolic Tensor ({self.name}) to a numpy array."
+        )
+
 
 class Operation:
     """A node in the graph: an op type, inputs, attrs, a device and its output Tensors."""

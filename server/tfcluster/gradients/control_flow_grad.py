@@ -166,8 +166,10 @@ def _if_grad_branch(
         on_path = [gradients_impl.on_gradient_path(inputs[i]) for i in diff_idx]
         reached = [g is not None and p for g, p in zip(grads[: len(xs)], on_path)]
         tf1_ops += sum(_switch_grad_ops(x) for x, r in zip(xs, reached) if r)
+        # A branch returns tensors: a gather's IndexedSlices (an embedding_lookup of a value
+        # captured from outside the cond) is summed into one, as the loop gradient does.
         outs = [
-            g if g is not None else _zeros_for_arg(x, inputs[i])
+            _dense(g) if g is not None else _zeros_for_arg(x, inputs[i])
             for g, x, i in zip(grads, xs, diff_idx)
         ]
         for (node, _), d_read in zip(reads, grads[len(xs) :]):
