@@ -111,14 +111,19 @@ def _image_dims(image: Tensor, rank: int) -> list[Any]:
     return [s if s is not None else d for s, d in zip(static, dynamic)]
 
 
-def _check_at_least_3d(image: Tensor, require_static: bool = True) -> list[Any]:
+def _with_rank_at_least(image: Tensor, rank: int, message: str) -> Any:
+    """The image's static shape with at least `rank` dimensions (exactly `rank` when its rank
+    is unknown, as TF 1.15's checks take it), or ValueError(message)."""
     try:
         if image.shape.ndims is None:
-            shape = image.shape.with_rank(3)
-        else:
-            shape = image.shape.with_rank_at_least(3)
+            return image.shape.with_rank(rank)
+        return image.shape.with_rank_at_least(rank)
     except ValueError:
-        raise ValueError("'image' must be at least three-dimensional.") from None
+        raise ValueError(message) from None
+
+
+def _check_at_least_3d(image: Tensor, require_static: bool = True) -> list[Any]:
+    shape = _with_rank_at_least(image, 3, "'image' must be at least three-dimensional.")
     if require_static and not shape.is_fully_defined():
         raise ValueError("'image' must be fully defined.")
     checks = _dims_positive(image, shape)
@@ -148,13 +153,7 @@ def _dims_positive(image: Tensor, shape: Any) -> list[Any]:
 
 def _check_grayscale(image: Tensor) -> list[Any]:
     """TF 1.15's _CheckGrayscaleImage (require_static=False)."""
-    try:
-        if image.shape.ndims is None:
-            shape = image.shape.with_rank(2)
-        else:
-            shape = image.shape.with_rank_at_least(2)
-    except ValueError:
-        raise ValueError("A grayscale image must be at least two-dimensional.") from None
+    shape = _with_rank_at_least(image, 2, "A grayscale image must be at least two-dimensional.")
     if shape.is_fully_defined():
         if shape[-1].value != 1:
             raise ValueError("Last dimension of a grayscale image should be size 1.")
