@@ -10,7 +10,9 @@ from tfcluster.framework import dtypes, op_def_registry, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops.image_shapes import add_node as _node
+from tfcluster.ops.image_shapes import check_dim as _check_dim
 from tfcluster.ops.image_shapes import int32_tensor as _int32
+from tfcluster.ops.image_shapes import merged_dim as _merged_dim
 from tfcluster.ops.image_shapes import rank_dims as _rank
 from tfcluster.ops.image_shapes import size_dims as _size_dims
 from tfcluster.ops.op_util import Outputs
@@ -24,12 +26,10 @@ def _crop_and_resize_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> O
     n, coords = _rank(boxes.shape, 2, "CropAndResize", "boxes")
     (m,) = _rank(box_ind.shape, 1, "CropAndResize", "box_ind")
     # TF's shape function: boxes [num_boxes, 4], box_ind [num_boxes].
-    if n is not None and m is not None and n != m:
-        raise op_def_registry.NodeShapeError(f"Dimensions must be equal, but are {n} and {m}")
-    if coords is not None and coords != 4:
-        raise op_def_registry.NodeShapeError(f"Dimension must be 4 but is {coords}")
+    num_boxes = _merged_dim(n, m)
+    _check_dim(coords, 4)
     h, w = _size_dims(crop, "CropAndResize")
-    return [(F32, TensorShape([n if n is not None else m, h, w, depth]))]
+    return [(F32, TensorShape([num_boxes, h, w, depth]))]
 
 
 def _crop_grad_image_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -92,14 +92,10 @@ def _glimpse_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     b, _, _, depth = _rank(inputs[0].shape, 4, "ExtractGlimpse", "input")
     # TF's shape function: offsets [batch, 2], their batch merged with the input's.
     offsets_b, pair = _rank(inputs[2].shape, 2, "ExtractGlimpse", "offsets")
-    if b is not None and offsets_b is not None and b != offsets_b:
-        raise op_def_registry.NodeShapeError(
-            f"Dimensions must be equal, but are {b} and {offsets_b}"
-        )
-    if pair is not None and pair != 2:
-        raise op_def_registry.NodeShapeError(f"Dimension must be 2 but is {pair}")
+    batch = _merged_dim(b, offsets_b)
+    _check_dim(pair, 2)
     h, w = _size_dims(inputs[1], "ExtractGlimpse")
-    return [(F32, TensorShape([b if b is not None else offsets_b, h, w, depth]))]
+    return [(F32, TensorShape([batch, h, w, depth]))]
 
 
 op_def_registry.register("ExtractGlimpse", _glimpse_infer, stateful=True)

@@ -71,10 +71,24 @@ def fold_constant(tensor: Tensor, depth: int = 0) -> np.ndarray | None:
     return None
 
 
+def merged_dim(a: int | None, b: int | None) -> int | None:
+    """Two dimensions a shape function requires equal, merged (the known one), or TF's error
+    (the graph adds the node, its op type and the input shapes)."""
+    if a is not None and b is not None and a != b:
+        raise NodeShapeError(f"Dimensions must be equal, but are {a} and {b}")
+    return a if a is not None else b
+
+
+def check_dim(dim: int | None, want: int) -> None:
+    """A dimension a shape function requires to be `want` (unknown passes), or TF's error."""
+    if dim is not None and dim != want:
+        raise NodeShapeError(f"Dimension must be {want} but is {dim}")
+
+
 def size_dims(size: Tensor, op: str) -> list[int | None]:
     rank_dims(size.shape, 1, op, "size")
-    if size.shape.ndims == 1 and size.shape[0].value not in (None, 2):
-        raise NodeShapeError(f"Dimension must be 2 but is {size.shape[0].value}")
+    if size.shape.ndims == 1:
+        check_dim(size.shape[0].value, 2)
     folded = fold_constant(size)
     if folded is not None and np.asarray(folded).size == 2:
         return [None if d < 0 else int(d) for d in np.asarray(folded).reshape(-1)]
