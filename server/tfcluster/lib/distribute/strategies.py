@@ -43,15 +43,14 @@ def _default_devices() -> list[str]:
     and worker tasks (each task's CPU, or as many GPUs as this process has), else this
     process's own."""
     cluster = _cluster_dict(_resolver(None))
-    gpus = len(gpu.local_gpus())
-    devices: list[str] = []
-    for job in ("chief", "worker"):
-        for task in range(len(cluster.get(job, []))):
-            if gpus:
-                devices.extend(f"/job:{job}/task:{task}/device:GPU:{i}" for i in range(gpus))
-            else:
-                devices.append(f"/job:{job}/task:{task}/device:CPU:0")
-    return devices or _local_devices()
+    local = _local_devices()
+    devices = [
+        f"/job:{job}/task:{task}{device}"
+        for job in ("chief", "worker")
+        for task in range(len(cluster.get(job, [])))
+        for device in local
+    ]
+    return devices or local
 
 
 class MirroredExtended(StrategyExtended):
