@@ -14,6 +14,7 @@ import contextlib
 import functools
 import inspect
 import logging
+import os
 import sys
 import time
 from collections.abc import Callable, Sequence
@@ -769,6 +770,26 @@ def MonitoredTrainingSession(
         save_checkpoint_steps = None
 
     scaffold = scaffold or Scaffold()
+    from tfcluster.lib.distribute.distribute_coordinator import get_current_worker_context
+
+    worker_context = get_current_worker_context()
+    if worker_context is not None:
+        return _with_worker_context(
+            worker_context,
+            scaffold,
+            checkpoint_dir=checkpoint_dir,
+            hooks=hooks,
+            chief_only_hooks=chief_only_hooks,
+            save_checkpoint_secs=save_checkpoint_secs,
+            save_summaries_steps=save_summaries_steps,
+            save_summaries_secs=save_summaries_secs,
+            config=config,
+            stop_grace_period_secs=stop_grace_period_secs,
+            log_step_count_steps=log_step_count_steps,
+            max_wait_secs=max_wait_secs,
+            save_checkpoint_steps=save_checkpoint_steps,
+            summary_dir=summary_dir,
+        )
     if not is_chief:
         worker_creator = WorkerSessionCreator(
             scaffold=scaffold, master=master, config=config, max_wait_secs=max_wait_secs
@@ -817,6 +838,106 @@ def MonitoredTrainingSession(
     all_hooks.extend(hooks or [])
     return MonitoredSession(
         session_creator=chief_creator,
+        hooks=all_hooks,
+        stop_grace_period_secs=stop_grace_period_secs,
+    )
+
+
+_COLLECTIVE_STRATEGIES = (
+    "CollectiveAllReduceStrategy",
+    "CollectiveAllReduceStrategyV1",
+    "MultiWorkerMirroredStrategy",
+)
+
+
+def _with_worker_context(
+    worker_context: Any,
+    scaffold: Scaffold,
+    *,
+    checkpoint_dir: str | None,
+    hooks: Sequence[SessionRunHook] | None,
+    chief_only_hooks: Sequence[SessionRunHook] | None,
+    save_checkpoint_secs: Any,
+    save_summaries_steps: Any,
+    save_summaries_secs: Any,
+    config: Any,
+    stop_grace_period_secs: float,
+    log_step_count_steps: int | None,
+    max_wait_secs: float,
+    save_checkpoint_steps: Any,
+    summary_dir: str | None,
+) -> MonitoredSession:
+    """TF 1.15's MonitoredTrainingSession inside a distribute coordinator's worker context:
+    the context's strategy says who checkpoints and writes summaries (a collective
+    strategy's other workers write theirs under tmp_<task>), and makes the session."""
+    all_hooks: list[SessionRunHook] = list(hooks or [])
+    if chief_only_hooks and worker_context.is_chief:
+        all_hooks.extend(chief_only_hooks)
+    tmpdir: str | None = None
+    if type(worker_context._strategy).__name__ in _COLLECTIVE_STRATEGIES:
+        tmpdir = "tmp"
+        if worker_context.task_type:
+            tmpdir = f"tmp_{worker_context.task_type}_{worker_context.task_id}"
+        if save_checkpoint_secs:
+            _log.warning(
+                "Collective ops may deadlock with `save_checkpoints_secs` please use "
+                "`save_checkpoint_steps` instead. Clearing `save_checkpoint_secs` and setting "
+                "`save_checkpoint_steps` to 1000 now."
+            )
+            save_checkpoint_secs, save_checkpoint_steps = None, 1000
+        if save_summaries_secs:
+            _log.warning(
+                "Collective ops may run out of sync with`save_summaries_secs`, please use "
+                "`save_summaries_steps` instead."
+            )
+
+    def own_dir(base: str) -> str | None:
+        return base if worker_context.should_save_summary else (
+            os.path.join(base, tmpdir) if tmpdir else None
+        )
+
+    summary_dir = summary_dir or checkpoint_dir
+    if summary_dir and log_step_count_steps and log_step_count_steps > 0:
+        out = own_dir(summary_dir)
+        if out:
+            all_hooks.append(hooks_lib.StepCounterHook(output_dir=out, every_n_steps=log_step_count_steps))
+    if (
+        (save_summaries_steps and save_summaries_steps > 0)
+        or (save_summaries_secs and save_summaries_secs > 0)
+    ) and summary_dir:
+        out = own_dir(summary_dir)
+        if out:
+            all_hooks.append(
+                hooks_lib.SummarySaverHook(
+                    scaffold=scaffold,
+                    save_steps=save_summaries_steps,
+                    save_secs=save_summaries_secs,
+                    output_dir=out,
+                )
+            )
+        # As TF 1.15: checkpoint hooks only where summaries are saved too.
+        if (
+            (save_checkpoint_secs and save_checkpoint_secs > 0)
+            or (save_checkpoint_steps and save_checkpoint_steps > 0)
+        ) and checkpoint_dir:
+            ckpt = checkpoint_dir if worker_context.should_checkpoint else (
+                os.path.join(checkpoint_dir, tmpdir) if tmpdir else None
+            )
+            if ckpt:
+                all_hooks.append(
+                    hooks_lib.CheckpointSaverHook(
+                        ckpt,
+                        save_steps=save_checkpoint_steps,
+                        save_secs=save_checkpoint_secs,
+                        scaffold=scaffold,
+                    )
+                )
+    _log.info("all_hooks %r", all_hooks)
+    session_creator = worker_context.session_creator(
+        scaffold, config=config, checkpoint_dir=checkpoint_dir, max_wait_secs=max_wait_secs
+    )
+    return MonitoredSession(
+        session_creator=session_creator,
         hooks=all_hooks,
         stop_grace_period_secs=stop_grace_period_secs,
     )

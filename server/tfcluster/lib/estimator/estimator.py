@@ -43,6 +43,13 @@ from tfcluster.training.session_run_hook import SessionRunArgs, SessionRunHook
 LOSS_METRIC_KEY = "loss"
 _EVAL_STEP = "eval_step"
 
+# The strategies whose every worker trains its own mirrored copy (TF 1.15 names them so).
+_COLLECTIVE_STRATEGIES = (
+    "CollectiveAllReduceStrategy",
+    "CollectiveAllReduceStrategyV1",
+    "MultiWorkerMirroredStrategy",
+)
+
 
 def _fn_args(fn: Callable[..., Any]) -> set[str]:
     if hasattr(fn, "func") and hasattr(fn, "keywords"):  # functools.partial
@@ -328,6 +335,10 @@ class Estimator:
         distributed_training.py); the optimizer scales MEAN losses by 1/replicas meanwhile."""
         from tfcluster.lib.estimator import distributed_training
 
+        if getattr(self._config, "_distribute_coordinator_mode", None):
+            from tfcluster.lib.estimator.estimator_training import check_direct_call
+
+            check_direct_call(self._config, "`estimator.train`")
         strategy.configure(self._session_config)
         g = Graph()
         with g.as_default(), strategy.scope(), _scaling_losses(strategy):
@@ -375,6 +386,10 @@ class Estimator:
                     save_relative_paths=True,
                 ),
             )
+        if self._config.cluster_spec and type(self._config.train_distribute).__name__ in (
+            _COLLECTIVE_STRATEGIES
+        ):
+            return self._train_with_spec_collective(spec, worker_hooks, saving_listeners)
         chief_hooks: list[SessionRunHook] = []
         all_hooks = worker_hooks + list(spec.training_chief_hooks)
         saver_hooks: list[Any] = [
@@ -424,6 +439,41 @@ class Estimator:
             )
         return loss
 
+    def _train_with_spec_collective(
+        self, spec: EstimatorSpec, worker_hooks: list[SessionRunHook], saving_listeners: list[Any]
+    ) -> Any:
+        """A worker of a collective strategy's cluster (TF 1.15's
+        _train_with_estimator_spec_distributed): MonitoredTrainingSession's worker context
+        decides who checkpoints and where."""
+        if saving_listeners:
+            raise ValueError(
+                "Saving listenor is not supported by the current Distribution Strategies."
+            )
+        loss = None
+        any_step_done = False
+        with monitored_session.MonitoredTrainingSession(
+            master=self._config.master,
+            is_chief=self._config.is_chief,
+            checkpoint_dir=self._model_dir,
+            scaffold=spec.scaffold,
+            hooks=worker_hooks,
+            chief_only_hooks=tuple(spec.training_chief_hooks),
+            save_checkpoint_secs=self._config.save_checkpoints_secs,
+            save_checkpoint_steps=self._config.save_checkpoints_steps,
+            save_summaries_steps=self._config.save_summary_steps,
+            config=self._session_config,
+            max_wait_secs=self._config.session_creation_timeout_secs,
+            log_step_count_steps=self._config.log_step_count_steps,
+        ) as sess:
+            while not sess.should_stop():
+                _, loss = sess.run([spec.train_op, spec.loss])
+                any_step_done = True
+        if not any_step_done:
+            logging.warning(
+                "Training with estimator made no steps. Perhaps input is empty or misspecified."
+            )
+        return loss
+
     # -- evaluate ------------------------------------------------------------------------
     def evaluate(
         self,
@@ -445,6 +495,10 @@ class Estimator:
                     self._model_dir,
                 )
         strategy = self._config.eval_distribute
+        if strategy and getattr(self._config, "_distribute_coordinator_mode", None):
+            from tfcluster.lib.estimator.estimator_training import check_direct_call
+
+            check_direct_call(self._config, "`Estimator.evaluate`")
         with Graph().as_default(), strategy.scope() if strategy else contextlib.nullcontext():
             scaffold, update_op, eval_dict, all_hooks = self._evaluate_build_graph(
                 input_fn, hooks, steps

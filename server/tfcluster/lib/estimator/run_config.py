@@ -9,6 +9,7 @@ import json
 from typing import Any
 
 from tfcluster.distributed.cluster_spec import ClusterSpec
+from tfcluster.lib.platform import tf_logging as logging
 from tfcluster.protos.config_pb2 import ConfigProto
 from tfcluster.settings import environment
 
@@ -96,11 +97,45 @@ class RunConfig:
             )
         for k, v in values.items():
             setattr(self, "_" + k, v)
-        self._init_distributed(_tf_config())
+        tf_config = _tf_config()
+        self._distribute_coordinator_mode: str | None = None
+        if self._train_distribute or self._eval_distribute or self._experimental_distribute:
+            self._init_with_strategies(tf_config)
+        else:
+            self._init_distributed(tf_config)
         if self._session_config is None:
             self._session_config = self._default_session_config()
 
     # -- the cluster --------------------------------------------------------------------
+    def _init_with_strategies(self, tf_config: dict[str, Any]) -> None:
+        """TF 1.15's estimator_training.init_run_config: with a train_distribute strategy and
+        a cluster without a `master` job, the distribute coordinator (INDEPENDENT_WORKER mode)
+        sets each task up in train_and_evaluate; here the config stays local but for the
+        cluster spec."""
+        from tfcluster.lib.distribute.distribute_coordinator import CoordinatorMode
+        from tfcluster.lib.estimator.estimator_training import uses_distribute_coordinator
+
+        logging.info("Initializing RunConfig with distribution strategies.")
+        experimental = self._experimental_distribute
+        for name in ("train_distribute", "eval_distribute"):
+            if experimental is not None and getattr(experimental, name, None):
+                if getattr(self, "_" + name):
+                    raise ValueError(
+                        f"Either `{name}` or`experimental_distribute.{name}` can be set."
+                    )
+                setattr(self, "_" + name, getattr(experimental, name))
+        cluster = tf_config.get("cluster") or {}
+        if not uses_distribute_coordinator(cluster, self._train_distribute, experimental):
+            self._init_distributed(tf_config)
+            logging.info("Not using Distribute Coordinator.")
+            return
+        self._init_distributed({})
+        self._cluster_spec = ClusterSpec(cluster)
+        self._distribute_coordinator_mode = CoordinatorMode.INDEPENDENT_WORKER
+        logging.info(
+            "RunConfig initialized for Distribute Coordinator with INDEPENDENT_WORKER mode"
+        )
+
     def _init_distributed(self, tf_config: dict[str, Any]) -> None:
         cluster_dict = tf_config.get("cluster") or {}
         task = tf_config.get("task") or {}
@@ -184,6 +219,8 @@ class RunConfig:
 
     def _default_session_config(self) -> ConfigProto:
         config = ConfigProto(allow_soft_placement=True)
+        if self._distribute_coordinator_mode:  # the coordinator's strategy sets the filters
+            return config
         if self._cluster_spec.jobs and self._task_type in (TaskType.CHIEF, TaskType.MASTER):
             config.device_filters.extend(["/job:ps", f"/job:{self._task_type}"])
         elif self._cluster_spec.jobs and self._task_type == TaskType.WORKER:

@@ -224,8 +224,12 @@ def train_and_evaluate(estimator: Estimator, train_spec: TrainSpec, eval_spec: E
             f"`eval_spec` must have type `tf.estimator.EvalSpec`. Got: {type(eval_spec)}"
         )
     config = estimator.config
-    # TF 1.15 checks for its distribute coordinator (never used here) first.
-    logging.info("Not using Distribute Coordinator.")
+    from tfcluster.lib.estimator import estimator_training
+
+    if estimator_training.should_run_distribute_coordinator(config):
+        logging.info("Running `train_and_evaluate` with Distribute Coordinator.")
+        estimator_training.train_and_evaluate(estimator, train_spec, eval_spec, _run_evaluator)
+        return None
     if config.task_type == TaskType.EVALUATOR:
         return _run_evaluator(estimator, train_spec, eval_spec)
     if not config.cluster_spec.jobs:
