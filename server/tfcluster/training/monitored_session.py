@@ -892,15 +892,19 @@ def _with_worker_context(
             )
 
     def own_dir(base: str) -> str | None:
-        return base if worker_context.should_save_summary else (
-            os.path.join(base, tmpdir) if tmpdir else None
+        return (
+            base
+            if worker_context.should_save_summary
+            else (os.path.join(base, tmpdir) if tmpdir else None)
         )
 
     summary_dir = summary_dir or checkpoint_dir
     if summary_dir and log_step_count_steps and log_step_count_steps > 0:
         out = own_dir(summary_dir)
         if out:
-            all_hooks.append(hooks_lib.StepCounterHook(output_dir=out, every_n_steps=log_step_count_steps))
+            all_hooks.append(
+                hooks_lib.StepCounterHook(output_dir=out, every_n_steps=log_step_count_steps)
+            )
     if (
         (save_summaries_steps and save_summaries_steps > 0)
         or (save_summaries_secs and save_summaries_secs > 0)
@@ -920,8 +924,10 @@ def _with_worker_context(
             (save_checkpoint_secs and save_checkpoint_secs > 0)
             or (save_checkpoint_steps and save_checkpoint_steps > 0)
         ) and checkpoint_dir:
-            ckpt = checkpoint_dir if worker_context.should_checkpoint else (
-                os.path.join(checkpoint_dir, tmpdir) if tmpdir else None
+            ckpt = (
+                checkpoint_dir
+                if worker_context.should_checkpoint
+                else (os.path.join(checkpoint_dir, tmpdir) if tmpdir else None)
             )
             if ckpt:
                 all_hooks.append(

@@ -87,7 +87,8 @@ class WorkerContext:
             task_type = CHIEF if CHIEF in self._cluster_spec.jobs else WORKER
             task_id = 0
         prefix = self._rpc_layer + "://" if self._rpc_layer else ""
-        return prefix + self._cluster_spec.job_tasks(task_type)[task_id or 0]
+        address = str(self._cluster_spec.job_tasks(task_type)[task_id or 0])
+        return prefix + address
 
     def _is_chief(self) -> bool:
         if not self._cluster_spec or self._task_type in (CHIEF, EVALUATOR, None):
@@ -134,7 +135,9 @@ class WorkerContext:
 
     session_config = property(lambda self: copy.deepcopy(self._session_config))
     has_barrier = property(lambda self: False)
-    distributed_mode = property(lambda self: bool(self._cluster_spec) and self._task_type != EVALUATOR)
+    distributed_mode = property(
+        lambda self: bool(self._cluster_spec) and self._task_type != EVALUATOR
+    )
     cluster_spec = property(lambda self: copy.deepcopy(self._cluster_spec))
     task_type = property(lambda self: self._task_type)
     task_id = property(lambda self: self._task_id)
@@ -172,7 +175,12 @@ def _run_single_worker(
     else:
         strategy.configure(session_config, cluster_spec, task_type, task_id)
     with WorkerContext(
-        strategy, cluster_spec, task_type, task_id, session_config=session_config, rpc_layer=rpc_layer
+        strategy,
+        cluster_spec,
+        task_type,
+        task_id,
+        session_config=session_config,
+        rpc_layer=rpc_layer,
     ):
         return worker_fn(strategy)
 
@@ -301,7 +309,9 @@ def run_distribute_coordinator(
                 worker_fn, strategy, spec, task_type, task_id, session_config, rpc_layer
             )
         if WorkerContext(strategy, spec, task_type, task_id).is_chief:
-            return _run_single_worker(worker_fn, strategy, spec, None, None, session_config, rpc_layer)
+            return _run_single_worker(
+                worker_fn, strategy, spec, None, None, session_config, rpc_layer
+            )
         server.join()
         return None
     if task_type == EVALUATOR:

@@ -172,6 +172,8 @@ def maybe_overwrite_model_dir_and_session_config(
     if model_dir is None:
         model_dir = tempfile.mkdtemp()
         logging.warning("Using temporary folder as model directory: %s", model_dir)
+    if config.session_config is None:
+        return config.replace(model_dir=model_dir, session_config=config._default_session_config())
     return config.replace(model_dir=model_dir)
 
 

@@ -112,7 +112,9 @@ def train_and_evaluate(estimator: Any, train_spec: Any, eval_spec: Any, run_eval
         # Estimator.train must not go back to the coordinator.
         local_estimator._config._distribute_coordinator_mode = None
         local_estimator.train(
-            input_fn=train_spec.input_fn, max_steps=train_spec.max_steps, hooks=list(train_spec.hooks)
+            input_fn=train_spec.input_fn,
+            max_steps=train_spec.max_steps,
+            hooks=list(train_spec.hooks),
         )
 
     def _eval_fn(strategy: Any) -> None:
@@ -139,7 +141,5 @@ def train_and_evaluate(estimator: Any, train_spec: Any, eval_spec: Any, run_eval
 def check_direct_call(config: Any, method: str) -> None:
     """Estimator.train / evaluate under INDEPENDENT_WORKER mode: TF refuses both."""
     if EVALUATOR in config.cluster_spec.jobs:
-        raise ValueError(
-            "'evaluator' job is not supported if you don't use `train_and_evaluate`"
-        )
+        raise ValueError("'evaluator' job is not supported if you don't use `train_and_evaluate`")
     raise ValueError(f"Only `STANDALONE_CLIENT` mode is supported when you call {method}")

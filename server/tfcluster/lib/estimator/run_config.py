@@ -103,7 +103,8 @@ class RunConfig:
             self._init_with_strategies(tf_config)
         else:
             self._init_distributed(tf_config)
-        if self._session_config is None:
+        if self._session_config is None and not self._distribute_coordinator_mode:
+            # (Under the coordinator it stays None, as TF's: the Estimator sets the default.)
             self._session_config = self._default_session_config()
 
     # -- the cluster --------------------------------------------------------------------

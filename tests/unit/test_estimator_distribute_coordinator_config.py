@@ -1,0 +1,39 @@
+"""RunConfig(train_distribute=...) under TF_CONFIG as TF 1.15 sets it up
+(tests/tf_reference/distribute_coordinator_cases.py, recorded by
+record_distribute_coordinator.py): a cluster without a `master` job goes to the distribute
+coordinator (INDEPENDENT_WORKER), the config staying local but for the cluster spec and
+without a session config; Estimator.train / evaluate called directly then fail as TF's."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+import pytest
+import tfcluster as tf
+from tf_reference.distribute_coordinator_cases import CONFIG_CASES, config_case, direct_call_case
+
+DATA = Path(__file__).resolve().parents[1] / "tf_reference" / "data" / "distribute_coordinator.json"
+REFERENCE = json.loads(DATA.read_text())
+
+
+@pytest.mark.parametrize("name,tf_config", CONFIG_CASES, ids=[c[0] for c in CONFIG_CASES])
+def test_run_config_with_train_distribute_under_tf_config(
+    name: str, tf_config: dict[str, Any], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    got, want = config_case(tf, tf_config), dict(REFERENCE["config"][name])
+    if name == "no_cluster":
+        # Known gap, outside the coordinator: a local RunConfig keeps a default session
+        # config (no device filters) where TF 1.15's is None until the Estimator sets it.
+        assert want.pop("device_filters") is None and got.pop("device_filters") == []
+    assert got == want
+
+
+@pytest.mark.parametrize("call", ["train", "evaluate"])
+def test_direct_estimator_call_under_independent_worker_mode_fails(
+    call: str, tmp_path: Any, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.delenv("TF_CONFIG", raising=False)
+    assert direct_call_case(tf, str(tmp_path), call) == REFERENCE["direct_call"][call]
