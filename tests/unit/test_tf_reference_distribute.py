@@ -14,11 +14,9 @@ import tfcluster as tf
 from tf_reference import distribute_cases as cases
 from tf_reference import reference
 
+
 # tfcluster has no resource variables: a strategy's plain variables are tf.Variable (TF 1.15
 # makes ResourceVariable); every other answer is TF's.
-_CLASS_NAMES = {"ResourceVariable": "Variable"}
-
-
 def _same(got: Any, want: Any, where: str) -> None:
     if isinstance(want, dict) and "error" in want:
         assert isinstance(got, BaseException), f"{where}: TF raised {want['error']}, got {got!r}"
@@ -45,7 +43,7 @@ def _same(got: Any, want: Any, where: str) -> None:
     elif isinstance(want, float):
         assert got == pytest.approx(want, rel=2e-5, abs=1e-6), where
     else:
-        assert got == _CLASS_NAMES.get(want, want), f"{where}: {got!r} != TF's {want!r}"
+        assert got == want, f"{where}: {got!r} != TF's {want!r}"
 
 
 @pytest.mark.parametrize("case", sorted(cases.PROGRAMS))

@@ -262,6 +262,9 @@ class _UnreadVariable(ResourceVariable):
 
     def __init__(self, parent: ResourceVariable, parent_op: Operation) -> None:
         self.__dict__.update(parent.__dict__)
+        # Not a copy of a distributed variable (TF's has no container): regrouping an
+        # update's results keeps the update instead of returning the mirrored variable.
+        self.__dict__.pop("_distributed_container", None)
         self._parent_op = parent_op
         with control_dependencies([parent_op]):
             self._snapshot_tensor = rv.read_variable_op(self._variable, self._dtype)

@@ -119,8 +119,12 @@ def assign(
 
 
 def _is_resource(ref: Any) -> bool:
-    """A resource variable: TF's state_ops functions call its own methods."""
-    return bool(getattr(ref, "_is_resource_variable", False))
+    """A resource variable, or a variable object whose dtype is not a ref (a distributed
+    variable of resource variables): TF's state_ops functions call its own methods."""
+    if getattr(ref, "_is_resource_variable", False):
+        return True
+    dtype = getattr(ref, "dtype", None)
+    return hasattr(ref, "assign_add") and dtype is not None and not dtype.is_ref_dtype
 
 
 def _update(op_type: str, ref: Any, value: Any, use_locking: bool, name: str | None) -> Tensor:

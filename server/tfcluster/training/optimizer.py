@@ -307,7 +307,7 @@ class Optimizer:
                 step_kwargs = {} if hasattr(global_step, "_component") else {"name": op_name}
                 with control_dependencies(list(finish_updates)):
                     apply_updates = distribution.extended.update(
-                        global_step, state_ops.assign_add, args=(1,), kwargs=step_kwargs
+                        global_step, _increment_step, kwargs=step_kwargs
                     )
         if isinstance(apply_updates, Tensor):
             apply_updates = apply_updates.op
@@ -476,6 +476,11 @@ def cast_like(t: Tensor, var: Any) -> Tensor:
 
 
 __all__ = ["Optimizer"]
+
+
+def _increment_step(step: Any, name: str | None = None) -> Any:
+    # TF 1.15's update_global_step: the increment alone, not a read after it.
+    return step.assign_add(1, read_value=False, name=name)
 
 
 def _increment(global_step: Any, name: str) -> Operation:

@@ -389,6 +389,9 @@ class StrategyExtended:
     # ---- variables --------------------------------------------------------------------------
     def _variable_creator(self, next_creator: Callable[..., Any], **kwargs: Any) -> Any:
         colocate = kwargs.pop("colocate_with", None)
+        # Every variable made in a strategy's scope is a resource variable (TF 1.15's
+        # creator_with_resource_vars).
+        kwargs["use_resource"] = True
         if self._mirrored:
             v = self._create_mirrored(next_creator, colocate, kwargs)
         else:
