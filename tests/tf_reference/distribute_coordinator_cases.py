@@ -63,6 +63,61 @@ def config_case(tf, tf_config):
     }
 
 
+# (name, strategy, cluster, task type, task id): what an input_fn is told by a strategy the
+# coordinator configured for a task.
+INPUT_CONTEXT_CASES = [
+    (
+        "ps_chief",
+        "ParameterServerStrategy",
+        {"chief": ["h:1"], "worker": ["h:2", "h:3"], "ps": ["h:4"]},
+        "chief",
+        0,
+    ),
+    (
+        "ps_worker",
+        "ParameterServerStrategy",
+        {"chief": ["h:1"], "worker": ["h:2", "h:3"], "ps": ["h:4"]},
+        "worker",
+        1,
+    ),
+    (
+        "ps_no_chief",
+        "ParameterServerStrategy",
+        {"worker": ["h:2", "h:3"], "ps": ["h:4"]},
+        "worker",
+        1,
+    ),
+    (
+        "collective_worker",
+        "MultiWorkerMirroredStrategy",
+        {"worker": ["h:1", "h:2", "h:3"]},
+        "worker",
+        2,
+    ),
+]
+
+
+def input_context_case(tf, strategy_name, cluster, task_type, task_id):
+    """The InputContext make_input_fn_iterator gives the input_fn of a configured strategy."""
+    strategy = getattr(tf.distribute.experimental, strategy_name)()
+    strategy.configure(cluster_spec=cluster, task_type=task_type, task_id=task_id)
+    seen = []
+
+    def input_fn(context):
+        seen.append(
+            [
+                context.num_input_pipelines,
+                context.input_pipeline_id,
+                context.num_replicas_in_sync,
+            ]
+        )
+        return tf.data.Dataset.from_tensors(1.0)
+
+    with tf.Graph().as_default():
+        strategy.make_input_fn_iterator(input_fn)
+    return seen
+
+
 def direct_call_case(tf, model_dir, call):
     """Estimator.train / evaluate called directly under INDEPENDENT_WORKER mode."""
     os.environ["TF_CONFIG"] = json.dumps(CONFIG_CASES[0][1])

@@ -14,7 +14,14 @@ import sys
 import tempfile
 
 import tensorflow as tf
-from distribute_coordinator_cases import CONFIG_CASES, config_case, direct_call_case, run_cluster
+from distribute_coordinator_cases import (
+    CONFIG_CASES,
+    INPUT_CONTEXT_CASES,
+    config_case,
+    direct_call_case,
+    input_context_case,
+    run_cluster,
+)
 
 
 def _free_ports(n):
@@ -31,6 +38,9 @@ def main():
     data = {"tf_version": tf.__version__, "config": {}, "direct_call": {}}
     for name, tf_config in CONFIG_CASES:
         data["config"][name] = config_case(tf, tf_config)
+    data["input_context"] = {}
+    for name, strategy, cluster, task_type, task_id in INPUT_CONTEXT_CASES:
+        data["input_context"][name] = input_context_case(tf, strategy, cluster, task_type, task_id)
     for call in ("train", "evaluate"):
         data["direct_call"][call] = direct_call_case(tf, tempfile.mkdtemp(), call)
     env = dict(os.environ, TF_CPP_MIN_LOG_LEVEL="2")

@@ -277,6 +277,13 @@ def _to_multi_worker(
     ext._input_workers = (worker_device + "/device:CPU:0",)
     ext._is_chief = _is_chief(cluster, task_type, task_id)
     ext._task_filters = (worker_device, "/job:ps")  # type: ignore[attr-defined]
+    if task_type in ("chief", "worker"):
+        # TF's multi_worker_util.worker_count / id_in_cluster: the chief's pipeline is 0.
+        chiefs = len(cluster.get("chief", ()))
+        ext._input_pipelines = (
+            chiefs + len(cluster.get("worker", ())),
+            0 if task_type == "chief" else task_id + chiefs,
+        )
 
 
 def _is_chief(cluster: dict[str, Any], task_type: str, task_id: int) -> bool:

@@ -365,6 +365,10 @@ class StrategyExtended:
         self._between_graph = between_graph
         self._input_workers = tuple(input_workers or ("/device:CPU:0",))
         self._is_chief = worker_index == 0
+        # (input pipelines, this one's id) when they are not the workers of the replicas: a
+        # ParameterServerStrategy worker has its own replicas but reads one of all workers'
+        # pipelines.
+        self._input_pipelines: tuple[int, int] | None = None
 
     def _container_strategy(self) -> Strategy:
         strategy = self._container_strategy_weakref()
@@ -640,9 +644,10 @@ class StrategyExtended:
 
     # ---- input ----------------------------------------------------------------------------
     def _input_context(self, index: int = 0) -> input_lib.InputContext:
+        pipelines, pipeline_id = self._input_pipelines or (self._num_workers, self._worker_index)
         return input_lib.InputContext(
-            num_input_pipelines=self._num_workers,
-            input_pipeline_id=self._worker_index,
+            num_input_pipelines=pipelines,
+            input_pipeline_id=pipeline_id,
             num_replicas_in_sync=self._num_replicas_in_sync,
         )
 
