@@ -98,7 +98,8 @@ INPUT_CONTEXT_CASES = [
 
 
 def input_context_case(tf, strategy_name, cluster, task_type, task_id):
-    """The InputContext make_input_fn_iterator gives the input_fn of a configured strategy."""
+    """The InputContext make_input_fn_iterator gives the input_fn of a strategy configured for
+    a task, and whether that task initialises, checkpoints and saves summaries."""
     strategy = getattr(tf.distribute.experimental, strategy_name)()
     strategy.configure(cluster_spec=cluster, task_type=task_type, task_id=task_id)
     seen = []
@@ -115,7 +116,13 @@ def input_context_case(tf, strategy_name, cluster, task_type, task_id):
 
     with tf.Graph().as_default():
         strategy.make_input_fn_iterator(input_fn)
-    return seen
+    extended = strategy.extended
+    roles = [
+        extended.experimental_should_init,
+        extended.should_checkpoint,
+        extended.should_save_summary,
+    ]
+    return {"input": seen, "init_checkpoint_summary": roles}
 
 
 def direct_call_case(tf, model_dir, call):

@@ -719,7 +719,9 @@ class StrategyExtended:
 
     @property
     def experimental_should_init(self) -> bool:
-        return True
+        # Each worker of a mirrored strategy initialises its own copies; of a parameter-server
+        # strategy only the chief initialises the shared variables (TF 1.15's).
+        return True if self._mirrored else self._is_chief
 
     @property
     def should_checkpoint(self) -> bool:
