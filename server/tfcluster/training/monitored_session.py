@@ -32,6 +32,7 @@ from tfcluster.ops.variables import (
 )
 from tfcluster.protos import config_pb2
 from tfcluster.training import basic_session_run_hooks as hooks_lib
+from tfcluster.training import distribute_coordinator_context
 from tfcluster.training.coordinator import Coordinator
 from tfcluster.training.queue_runner import start_queue_runners
 from tfcluster.training.saver import _get_saver_or_default
@@ -770,9 +771,7 @@ def MonitoredTrainingSession(
         save_checkpoint_steps = None
 
     scaffold = scaffold or Scaffold()
-    from tfcluster.lib.distribute.distribute_coordinator import get_current_worker_context
-
-    worker_context = get_current_worker_context()
+    worker_context = distribute_coordinator_context.get_current_worker_context()
     if worker_context is not None:
         return _with_worker_context(
             worker_context,

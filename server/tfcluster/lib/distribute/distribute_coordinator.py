@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import copy
 import json
-import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -17,6 +16,7 @@ from tfcluster.distributed.cluster_spec import ClusterSpec
 from tfcluster.lib.platform import tf_logging as logging
 from tfcluster.protos.config_pb2 import ConfigProto
 from tfcluster.settings import environment
+from tfcluster.training import distribute_coordinator_context
 
 CHIEF, WORKER, PS, EVALUATOR = "chief", "worker", "ps", "evaluator"
 
@@ -26,11 +26,9 @@ class CoordinatorMode:
     INDEPENDENT_WORKER = "independent_worker"
 
 
-_context = threading.local()
-
-
 def get_current_worker_context() -> WorkerContext | None:
-    return getattr(_context, "current", None)
+    context: WorkerContext | None = distribute_coordinator_context.get_current_worker_context()
+    return context
 
 
 def normalize_cluster_spec(cluster_spec: Any) -> ClusterSpec:
@@ -73,11 +71,11 @@ class WorkerContext:
     def __enter__(self) -> WorkerContext:
         if get_current_worker_context() is not None:
             raise ValueError("You cannot run distribute coordinator in a `worker_fn`.")
-        _context.current = self
+        distribute_coordinator_context.set_current_worker_context(self)
         return self
 
     def __exit__(self, *exc: Any) -> None:
-        _context.current = None
+        distribute_coordinator_context.set_current_worker_context(None)
 
     def _get_master_target(self) -> str:
         if not self._cluster_spec or not self._cluster_spec.jobs:
