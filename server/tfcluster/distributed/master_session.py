@@ -50,6 +50,7 @@ from tfcluster.runtime.early_sends import early_sends
 from tfcluster.runtime.graph_cycles import check_acyclic
 from tfcluster.runtime.graph_ir import Node, split_tensor_name
 from tfcluster.runtime.identity_bypass import bypass_identities
+from tfcluster.runtime.involution_removal import remove_involutions
 from tfcluster.runtime.kernel_fusion import fuse_kernels
 from tfcluster.runtime.log_softmax_fusion import fuse_log_softmax
 from tfcluster.runtime.loop_frames import keep_loops_on_one_task
@@ -809,6 +810,19 @@ class MasterSession:
             if self._rewriter_runs("arithmetic_optimization"):
                 # AddN adds its inputs in the order TF's arithmetic optimizer sorts them.
                 nodes.update(sorted_addn_inputs(nodes, needed))
+                # f(chain(f(x))) for an involution f as TF leaves it (a fetched f stays).
+                involutions = remove_involutions(
+                    nodes,
+                    needed,
+                    feeds,
+                    fetches,
+                    targets,
+                    folds_reductions=self._folds_constants()
+                    and self._rewriter_runs("constant_folding"),
+                )
+                if involutions:
+                    nodes.update(involutions)
+                    needed = _prune(nodes, feeds, fetches, targets)
                 # Log(Softmax(x)) as LogSoftmax(x).
                 fused_log = fuse_log_softmax(nodes, needed, feeds, fetches, targets)
                 if fused_log:
