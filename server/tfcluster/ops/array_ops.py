@@ -826,11 +826,12 @@ def concat(values: Any, axis: Any, name: str | None = "concat") -> Tensor:
     if not isinstance(values, (list, tuple)):
         values = [values]
     if len(values) == 1:
-        with name_scope(name, "concat") as scope:
+        # TF names the Identity `name` inside the scope `name` opens (concat/concat).
+        with name_scope(name, "concat"):
             a = convert_to_tensor(axis, name="concat_dim", dtype=dtypes.int32)
             if a.shape.ndims not in (None, 0):
                 raise ValueError(f"axis must be a scalar, got shape {_shape_str(a.shape)}")
-            return identity(values[0], name=scope)
+            return identity(values[0], name=name)
     with name_scope(name, "ConcatV2", list(values)) as scope:
         tensors = _convert_list(values, "values", "ConcatV2")
         a = _int_tensor(axis, "axis")

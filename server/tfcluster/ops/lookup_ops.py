@@ -162,19 +162,20 @@ class KeyValueTensorInitializer(TableInitializerBase):
         value_dtype: Any = None,
         name: Any = None,
     ) -> None:
-        with name_scope(name, "key_value_init", [keys, values]) as scope:
-            self._keys = convert_to_tensor(keys, dtype=key_dtype, name="keys")
-            self._values = convert_to_tensor(values, dtype=value_dtype, name="values")
-            self._name = scope
+        # TF 1.15 opens no scope of its own: the tensors are made where the caller is, and
+        # `name` scopes only the op filling the table.
+        self._keys = convert_to_tensor(keys, dtype=key_dtype, name="keys")
+        self._values = convert_to_tensor(values, dtype=value_dtype, name="values")
+        self._name = name if name is not None else "key_value_init"
         super().__init__(self._keys.dtype, self._values.dtype)
 
     def initialize(self, table: Any) -> Operation:
         with name_scope(self._name, values=(table.resource_handle, self._keys, self._values)):
             op = make_op(
-                "InitializeTableV2",
+                "LookupTableImportV2",
                 [table.resource_handle, self._keys, self._values],
-                {"Tkey": self._keys.dtype, "Tval": self._values.dtype},
-                "table_init",
+                {"Tin": self._keys.dtype, "Tout": self._values.dtype},
+                "LookupTableImportV2",
             )
         add_to_collection(GraphKeys.TABLE_INITIALIZERS, op)
         return op
@@ -238,24 +239,26 @@ class HashTable:
         *,  # TF 1.15's StaticHashTable takes no shared_name (its v2 HashTable does)
         shared_name: Any = None,
     ) -> None:
-        with name_scope(name, "hash_table", (initializer,)) as scope:
-            self._handle = make_op(
-                "HashTableV2",
-                [],
-                {
-                    "shared_name": shared_name or "",
-                    "use_node_name_sharing": False,
-                    "key_dtype": initializer.key_dtype,
-                    "value_dtype": initializer.value_dtype,
-                    "container": "",
-                },
-                scope.rstrip("/") if scope else "hash_table",
-            ).outputs[0]
-            self._key_dtype = initializer.key_dtype
-            self._value_dtype = initializer.value_dtype
-            self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype)
-            self._init_op = initializer.initialize(self)
-        self._name = scope
+        # As TF 1.15's StaticHashTable: no scope of its own; the default value, the table op
+        # (`name`, else "hash_table") and the initializer's op are made in the caller's scope,
+        # and the table's name is its op's last name component.
+        self._key_dtype = initializer.key_dtype
+        self._value_dtype = initializer.value_dtype
+        self._default_value = convert_to_tensor(default_value, dtype=self._value_dtype)
+        self._handle = make_op(
+            "HashTableV2",
+            [],
+            {
+                "shared_name": shared_name or "",
+                "use_node_name_sharing": False,
+                "key_dtype": initializer.key_dtype,
+                "value_dtype": initializer.value_dtype,
+                "container": "",
+            },
+            name or "hash_table",
+        ).outputs[0]
+        self._name = self._handle.op.name.split("/")[-1]
+        self._init_op = initializer.initialize(self)
 
     @property
     def resource_handle(self) -> Tensor:
@@ -279,14 +282,17 @@ class HashTable:
     def default_value(self) -> Tensor:
         return self._default_value
 
+    @property
+    def name(self) -> str:
+        return self._name
+
     def size(self, name: Any = None) -> Tensor:
-        with name_scope(name, "{}_Size".format(self._name.rstrip("/").split("/")[-1])):
+        with name_scope(name, f"{self._name}_Size"):
             return make_op("LookupTableSizeV2", [self._handle], {}, "LookupTableSizeV2").outputs[0]
 
     def export(self, name: Any = None) -> tuple[Tensor, Tensor]:
         """Every key in the table and its value (in the table's own order)."""
-        table = self._name.rstrip("/").split("/")[-1]
-        with name_scope(name, f"{table}_Export", [self._handle]):
+        with name_scope(name, f"{self._name}_Export", [self._handle]):
             op = make_op(
                 "LookupTableExportV2",
                 [self._handle],
@@ -300,40 +306,38 @@ class HashTable:
     def lookup(self, keys: Any, name: Any = None) -> Any:
         from tfcluster.framework.sparse_tensor import SparseTensor
 
-        with name_scope(name, "{}_Lookup".format(self._name.rstrip("/").split("/")[-1])):
-            values = keys.values if isinstance(keys, SparseTensor) else keys
-            values = convert_to_tensor(values, dtype=self._key_dtype)
-            if values.dtype.base_dtype != self._key_dtype:
-                raise TypeError(
-                    f"Signature mismatch. Keys must be dtype {self._key_dtype.name}, got "
-                    f"{values.dtype.base_dtype.name}."
-                )
+        values = keys.values if isinstance(keys, SparseTensor) else keys
+        values = convert_to_tensor(values, dtype=self._key_dtype)
+        if values.dtype.base_dtype != self._key_dtype:
+            raise TypeError(
+                f"Signature mismatch. Keys must be dtype {self._key_dtype.name}, got "
+                f"{values.dtype.base_dtype.name}."
+            )
+        with name_scope(name, f"{self._name}_Lookup"):
             found = make_op(
                 "LookupTableFindV2",
                 [self._handle, values, self._default_value],
                 {"Tin": self._key_dtype, "Tout": self._value_dtype},
-                "hash_table_Lookup",
+                "LookupTableFindV2",
             ).outputs[0]
         if isinstance(keys, SparseTensor):
             return SparseTensor(keys.indices, found, keys.dense_shape)
         return found
 
 
-def _oov_ids(keys: Tensor, ids: Tensor, vocab_size: Any, num_oov_buckets: int) -> Tensor:
-    """ids, with keys missing from the vocabulary (-1) hashed into the buckets after it."""
-    as_str = keys if keys.dtype == dtypes.string else string_ops.as_string(keys)
-    buckets = string_ops.string_to_hash_bucket_fast(as_str, num_oov_buckets, name="hash_bucket")
-    buckets = math_ops.add(buckets, math_ops.cast(vocab_size, dtypes.int64))
-    return array_ops.where(math_ops.equal(ids, -1), buckets, ids)
-
-
 class IdTable:
-    """An index table plus out-of-vocabulary buckets (TF's IdTableWithHashBuckets)."""
+    """An index table plus out-of-vocabulary buckets (TF's IdTableWithHashBuckets), named
+    after its table: its lookups are made under `<table name>_Lookup`."""
 
     def __init__(self, table: HashTable, num_oov_buckets: int, key_dtype: dtypes.DType) -> None:
         self._table = table
         self._num_oov_buckets = num_oov_buckets
         self._key_dtype = key_dtype
+        self._name = table.name
+
+    @property
+    def name(self) -> str:
+        return self._name
 
     @property
     def init(self) -> Operation:
@@ -342,19 +346,28 @@ class IdTable:
     initializer = init
 
     def size(self, name: Any = None) -> Tensor:
-        return math_ops.add(self._table.size(name), self._num_oov_buckets)
+        with name_scope(name, f"{self._name}_Size"):
+            return math_ops.add(self._table.size(), self._num_oov_buckets)
 
     def lookup(self, keys: Any, name: Any = None) -> Any:
         from tfcluster.framework.sparse_tensor import SparseTensor
 
         values = keys.values if isinstance(keys, SparseTensor) else keys
         values = convert_to_tensor(values)
-        if self._key_dtype.is_integer and values.dtype != dtypes.int64:
+        if self._table.key_dtype.base_dtype == dtypes.int64:
             values = math_ops.cast(values, dtypes.int64)
-        with name_scope(name, "hash_table_Lookup"):
-            ids = self._table.lookup(values)
-            if self._num_oov_buckets:
-                ids = _oov_ids(values, ids, self._table.size(), self._num_oov_buckets)
+        if not self._num_oov_buckets:
+            ids = self._table.lookup(values, name=name)
+        else:
+            with name_scope(name, f"{self._name}_Lookup"):
+                as_str = values if values.dtype == dtypes.string else string_ops.as_string(values)
+                buckets = string_ops.string_to_hash_bucket_fast(
+                    as_str, self._num_oov_buckets, name="hash_bucket"
+                )
+                ids = self._table.lookup(values)
+                buckets = math_ops.add(buckets, self._table.size())
+                known = math_ops.not_equal(ids, self._table.default_value)
+                ids = array_ops.where_v2(known, ids, buckets)
         if isinstance(keys, SparseTensor):
             return SparseTensor(keys.indices, ids, keys.dense_shape)
         return ids
@@ -368,7 +381,8 @@ def index_table_from_tensor(
     dtype: Any = dtypes.string,
     name: Any = None,
 ) -> IdTable:
-    """A table from each vocabulary entry to its position (int64)."""
+    """A table from each vocabulary entry to its position (int64), built with TF 1.15's ops
+    in its order (their count seeds every random op made after them)."""
     if vocabulary_list is None:
         raise ValueError("vocabulary_list must be specified.")
     if num_oov_buckets > 0 and default_value != -1:
@@ -380,11 +394,12 @@ def index_table_from_tensor(
         keys = convert_to_tensor(vocabulary_list)
         if keys.dtype.is_integer != dtype.is_integer:
             raise ValueError(f"Expected {dtype.name}, got {keys.dtype.name}.")
-        if dtype.is_integer and keys.dtype != dtypes.int64:
-            keys = math_ops.cast(keys, dtypes.int64)
+        if not dtype.is_integer and keys.dtype.base_dtype != dtype:
+            raise ValueError(f"Expected {dtype!r}, got {keys.dtype!r}.")
+        values = math_ops.cast(math_ops.range(array_ops.size(keys)), dtypes.int64)
         with name_scope(None, "hash_table"):
-            n = array_ops.size(keys, out_type=dtypes.int64)
-            values = math_ops.range(n, dtype=dtypes.int64, name="values")
+            if keys.dtype.is_integer:
+                keys = math_ops.cast(keys, dtypes.int64)
             init = KeyValueTensorInitializer(keys, values, name="table_init")
             table = HashTable(init, default_value)
     return IdTable(table, num_oov_buckets, dtypes.int64 if dtype.is_integer else dtype)

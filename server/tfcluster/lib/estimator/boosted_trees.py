@@ -32,6 +32,7 @@ from tfcluster.lib.feature_column.dense_columns import (
     _IndicatorColumn,
     numeric_column,
 )
+from tfcluster.lib.platform import behavior_switches
 from tfcluster.ops import array_ops, constant_op, control_flow_ops, math_ops, state_ops
 from tfcluster.ops import boosted_trees_ops as bt
 from tfcluster.ops.op_util import make_op
@@ -849,6 +850,9 @@ class _BoostedTreesBase(Estimator):
         is_classification: bool,
         quantile_sketch_epsilon: float,
     ) -> None:
+        # TF 1.15 turns resource variables on here, for the whole process (so that its global
+        # step is one): every variable made later without use_resource is a resource variable.
+        behavior_switches.enable_resource_variables()
         super().__init__(model_fn=model_fn, model_dir=model_dir, config=config)
         self._sorted_feature_columns = sorted(feature_columns, key=lambda c: c.name)
         self._head = head

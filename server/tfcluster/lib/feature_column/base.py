@@ -124,11 +124,9 @@ def to_sparse_input_and_drop_ignore_values(input_tensor: Any, ignore_value: Any 
         t = convert_to_tensor(input_tensor)
         if ignore_value is None:
             ignore_value = "" if t.dtype == dtypes.string else -1
-        ignore = (
-            math_ops.cast(ignore_value, t.dtype)
-            if t.dtype != dtypes.string
-            else (convert_to_tensor(ignore_value, dtypes.string))
-        )
+        # TF casts it under the name ignore_value: its constant is ignore_value/x, and a Cast
+        # op (named ignore_value) only where the input's dtype is not the constant's.
+        ignore = math_ops.cast(ignore_value, t.dtype, name="ignore_value")
         indices = array_ops.where(math_ops.not_equal(t, ignore), name="indices")
         return SparseTensor(
             indices=indices,

@@ -18,9 +18,9 @@ from tfcluster.lib.feature_column.base import (
     IdWeightPair,
     LazyBuilder,
 )
-from tfcluster.lib.feature_column.embedding_lookup import safe_embedding_lookup_sparse
 from tfcluster.ops import array_ops, feature_ops, init_ops, math_ops, parsing_ops, sparse_ops
 from tfcluster.ops import variable_scope as vs
+from tfcluster.ops.embedding_sparse_ops import safe_embedding_lookup_sparse
 
 
 class _NumericColumn(

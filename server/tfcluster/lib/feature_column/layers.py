@@ -14,9 +14,9 @@ from tfcluster.lib.feature_column.base import (
     LazyBuilder,
     normalize_feature_columns,
 )
-from tfcluster.lib.feature_column.embedding_lookup import safe_embedding_lookup_sparse
 from tfcluster.ops import array_ops, init_ops, math_ops, nn_ops, sparse_ops
 from tfcluster.ops import variable_scope as vs
+from tfcluster.ops.embedding_sparse_ops import safe_embedding_lookup_sparse
 
 
 def _collections(weight_collections: Any) -> list[str]:

@@ -15,9 +15,9 @@ from tfcluster.framework.graph import Tensor, add_to_collection, get_collection,
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.feature_column.base import CategoricalColumn, DenseColumn, LazyBuilder
 from tfcluster.lib.feature_column.categorical_columns import _WeightedCategoricalColumn
-from tfcluster.lib.feature_column.embedding_lookup import safe_embedding_lookup_sparse
 from tfcluster.ops import init_ops
 from tfcluster.ops import variable_scope as vs
+from tfcluster.ops.embedding_sparse_ops import safe_embedding_lookup_sparse
 
 
 class _SharedEmbeddingColumn(

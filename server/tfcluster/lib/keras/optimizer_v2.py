@@ -136,10 +136,10 @@ class Optimizer:
 
     def __getattr__(self, name: str) -> Any:
         hyper = self.__dict__.get("_hyper", {})
-        if name == "lr":
-            name = "learning_rate"
-        if name in hyper:
-            return self._get_hyper(name)
+        # `lr` reads learning_rate, but a miss names the attribute asked for (as TF's).
+        key = "learning_rate" if name == "lr" else name
+        if key in hyper:
+            return self._get_hyper(key)
         raise AttributeError(f"'{type(self).__name__}' object has no attribute '{name}'")
 
     def __setattr__(self, name: str, value: Any) -> None:
