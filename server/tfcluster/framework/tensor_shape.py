@@ -190,6 +190,9 @@ class TensorShape:
             )
         elif isinstance(dims, (int, Dimension)):
             self._dims = (dimension_value(dims),)
+        elif not hasattr(dims, "__iter__"):
+            # TF: anything not iterable (a numpy integer, ...) is one dimension.
+            self._dims = (dimension_value(as_dimension(dims)),)
         else:
             self._dims = tuple(dimension_value(as_dimension(d)) for d in dims)
 

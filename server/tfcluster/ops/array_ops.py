@@ -540,7 +540,9 @@ def _filled(value: Any, shape: Any, dtype: Any, name: str | None, default: str) 
                 raise ValueError(f"Cannot create a {default} tensor of unknown shape {shape!r}")
             if any(d < 0 for d in dims.as_list()):  # type: ignore[operator]
                 raise ValueError(f"Dimension {min(dims.as_list())} must be >= 0")  # type: ignore[type-var]
-            if (dims.num_elements() or 0) < _SMALL_CONSTANT:
+            # TF tries constant(value, shape=shape) first; a shape that is one number (5, not
+            # [5]) fails there (make_tensor_proto iterates it), so TF builds the Fill.
+            if (dims.num_elements() or 0) < _SMALL_CONSTANT and _iterable(shape):
                 return constant_op.constant(value, dtype=dt, shape=dims.as_list(), name=scope)
             shape_t = constant_op.constant(
                 dims.as_list(), dtype=dtypes.int32, name="shape_as_tensor"
@@ -553,6 +555,14 @@ def _filled(value: Any, shape: Any, dtype: Any, name: str | None, default: str) 
             if shape_t.shape.ndims == 0:
                 shape_t = reshape(shape_t, [-1])
         return fill(shape_t, constant_op.constant(value, dtype=dt), name=scope)
+
+
+def _iterable(shape: Any) -> bool:
+    try:
+        iter(shape)
+    except TypeError:
+        return False
+    return True
 
 
 def _small_size_check(shape: Sequence[Any]) -> None:
