@@ -417,29 +417,12 @@ class Estimator:
                     "RunConfig.save_checkpoints_secs."
                 )
             saver_hooks[0]._listeners.extend(saving_listeners)
-        loss = None
-        any_step_done = False
-        with monitored_session.MonitoredTrainingSession(
-            master=self._config.master,
-            is_chief=self._config.is_chief,
-            checkpoint_dir=self._model_dir,
-            scaffold=spec.scaffold,
+        return self._train_steps(
+            spec,
             hooks=worker_hooks,
             chief_only_hooks=tuple(chief_hooks) + tuple(spec.training_chief_hooks),
             save_checkpoint_secs=0,
-            save_summaries_steps=self._config.save_summary_steps,
-            config=self._session_config,
-            max_wait_secs=self._config.session_creation_timeout_secs,
-            log_step_count_steps=self._config.log_step_count_steps,
-        ) as sess:
-            while not sess.should_stop():
-                _, loss = sess.run([spec.train_op, spec.loss])
-                any_step_done = True
-        if not any_step_done:
-            logging.warning(
-                "Training with estimator made no steps. Perhaps input is empty or misspecified."
-            )
-        return loss
+        )
 
     def _train_with_spec_collective(
         self, spec: EstimatorSpec, worker_hooks: list[SessionRunHook], saving_listeners: list[Any]
@@ -451,6 +434,17 @@ class Estimator:
             raise ValueError(
                 "Saving listenor is not supported by the current Distribution Strategies."
             )
+        return self._train_steps(
+            spec,
+            hooks=worker_hooks,
+            chief_only_hooks=tuple(spec.training_chief_hooks),
+            save_checkpoint_secs=self._config.save_checkpoints_secs,
+            save_checkpoint_steps=self._config.save_checkpoints_steps,
+        )
+
+    def _train_steps(self, spec: EstimatorSpec, **session_args: Any) -> Any:
+        """Runs spec's train op in a MonitoredTrainingSession on this config (session_args:
+        its hooks and checkpoint saving) until it stops; the last loss."""
         loss = None
         any_step_done = False
         with monitored_session.MonitoredTrainingSession(
@@ -458,14 +452,11 @@ class Estimator:
             is_chief=self._config.is_chief,
             checkpoint_dir=self._model_dir,
             scaffold=spec.scaffold,
-            hooks=worker_hooks,
-            chief_only_hooks=tuple(spec.training_chief_hooks),
-            save_checkpoint_secs=self._config.save_checkpoints_secs,
-            save_checkpoint_steps=self._config.save_checkpoints_steps,
             save_summaries_steps=self._config.save_summary_steps,
             config=self._session_config,
             max_wait_secs=self._config.session_creation_timeout_secs,
             log_step_count_steps=self._config.log_step_count_steps,
+            **session_args,
         ) as sess:
             while not sess.should_stop():
                 _, loss = sess.run([spec.train_op, spec.loss])
