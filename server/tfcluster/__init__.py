@@ -27,12 +27,14 @@ _math_ops.install_operator_overloads(_variables.Variable)
 
 from tfcluster.framework import numpy1_names as _numpy1_names  # noqa: E402
 from tfcluster.framework import numpy_printing as _numpy_printing  # noqa: E402
+from tfcluster.framework import proto_int_values as _proto_int_values  # noqa: E402
 from tfcluster.framework import proto_text as _proto_text  # noqa: E402
 from tfcluster.framework import python37_names as _python37_names  # noqa: E402
 from tfcluster.framework import versions as _versions  # noqa: E402
 from tfcluster.lib.platform import sysconfig as _sysconfig  # noqa: E402
 
 _proto_text.install()
+_proto_int_values.install()
 _numpy_printing.install()
 _numpy1_names.install()
 _python37_names.install()

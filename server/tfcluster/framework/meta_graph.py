@@ -18,7 +18,13 @@ from typing import Any
 
 from google.protobuf import any_pb2, text_format
 
-from tfcluster.framework import graph_io, proto_functions, v1_loop_contexts, v1_loop_lift
+from tfcluster.framework import (
+    graph_io,
+    proto_functions,
+    proto_text,
+    v1_loop_contexts,
+    v1_loop_lift,
+)
 from tfcluster.framework.graph import Graph, GraphKeys, get_default_graph
 from tfcluster.protos import attr_value_pb2, graph_pb2, meta_graph_pb2
 
@@ -104,7 +110,7 @@ def write_proto(message: Any, logdir: str, name: str, as_text: bool = True) -> s
         os.makedirs(logdir, exist_ok=True)
     path = os.path.join(logdir, name)
     data = (
-        text_format.MessageToString(message).encode()
+        proto_text.message_to_string(message).encode()
         if as_text
         else message.SerializeToString(deterministic=True)
     )

@@ -8,6 +8,12 @@ text_format instead. TF's str() is the C++ printer's, which writes both fields o
 entry even at their defaults (`tasks { key: 0 value: "..." }` in a ClusterDef, `value: 0` in
 a ConfigProto's device_count); text_format leaves them out, so map entries print through
 _map_entry below.
+
+Float fields: TF 1.15's protobuf (3.x) prints a float field as the double it widens to, in
+Python's shortest repr (`simple_value: 0.10000000149011612`) both in str() and in the text files
+TF writes with `text_format.MessageToString(..., float_format='')` (write_graph,
+export_meta_graph, SavedModel's .pbtxt); the upb protobuf prints the shortest float32 (`0.1`)
+and has no float_format, so tfcluster prints floats through _Printer.
 """
 
 from __future__ import annotations
@@ -17,9 +23,28 @@ import io
 import pkgutil
 from typing import Any
 
+from google.protobuf import descriptor as _descriptor
 from google.protobuf import text_format
 
 from tfcluster import protos
+
+_FLOAT = _descriptor.FieldDescriptor.CPPTYPE_FLOAT
+
+
+class _Printer(text_format._Printer):  # type: ignore[misc]
+    """text_format's printer, a float field written as TF's protobuf writes it."""
+
+    def PrintFieldValue(self, field: Any, value: Any) -> None:
+        if field.cpp_type == _FLOAT:
+            self.out.write(repr(float(value)))
+        else:
+            super().PrintFieldValue(field, value)
+
+
+def _print(message: Any, out: Any, indent: int, as_one_line: bool, full_maps: bool) -> None:
+    formatter = _map_entry if full_maps else None
+    printer = _Printer(out, indent, as_one_line=as_one_line, message_formatter=formatter)
+    printer.PrintMessage(message)
 
 
 def _map_entry(message: Any, indent: int, as_one_line: bool) -> str | None:
@@ -28,21 +53,25 @@ def _map_entry(message: Any, indent: int, as_one_line: bool) -> str | None:
     if not descriptor.GetOptions().map_entry:
         return None
     out = io.StringIO()
+    printer = _Printer(out, indent, as_one_line=as_one_line, message_formatter=_map_entry)
     for name in ("key", "value"):
-        text_format.PrintField(
-            descriptor.fields_by_name[name],
-            getattr(message, name),
-            out,
-            indent=indent,
-            as_one_line=as_one_line,
-            message_formatter=_map_entry,
-        )
+        printer.PrintField(descriptor.fields_by_name[name], getattr(message, name))
     # The printer writes the first line's indent and the separator after the result itself.
     return out.getvalue()[indent:].rstrip("\n ")
 
 
+def message_to_string(message: Any, *, full_maps: bool = False, as_one_line: bool = False) -> str:
+    """The text of `message` as TF 1.15 writes it: full_maps=False is TF's text files
+    (`text_format.MessageToString(message, float_format='')`), True is its str()."""
+    out = text_format.TextWriter(as_utf8=False)
+    _print(message, out, 0, as_one_line, full_maps)
+    text: str = out.getvalue()
+    out.close()
+    return text.rstrip() if as_one_line else text
+
+
 def _as_text(message: Any) -> str:
-    return text_format.MessageToString(message, message_formatter=_map_entry)
+    return message_to_string(message, full_maps=True)
 
 
 def _message_classes(module: Any) -> list[type]:
@@ -61,12 +90,20 @@ def _message_classes(module: Any) -> list[type]:
     return found
 
 
+# tfcluster's summary and event messages are tensorboardX's (tf.Summary, tf.Event, ...).
+_SHARED_MODULES = ("tensorboardX.proto.summary_pb2", "tensorboardX.proto.event_pb2")
+
+
 def install() -> None:
-    """Gives every message class of tfcluster.protos TF's str() and repr()."""
-    for info in pkgutil.iter_modules(protos.__path__):
-        if not info.name.endswith("_pb2"):
-            continue
-        module = importlib.import_module(f"tfcluster.protos.{info.name}")
+    """Gives every message class of tfcluster.protos, and the summary and event messages
+    tfcluster exposes, TF's str() and repr()."""
+    names = [
+        f"tfcluster.protos.{info.name}"
+        for info in pkgutil.iter_modules(protos.__path__)
+        if info.name.endswith("_pb2")
+    ]
+    for name in [*names, *_SHARED_MODULES]:
+        module = importlib.import_module(name)
         for cls in _message_classes(module):
             cls.__str__ = _as_text  # type: ignore[method-assign,assignment]
             cls.__repr__ = _as_text  # type: ignore[method-assign,assignment]

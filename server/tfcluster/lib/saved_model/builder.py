@@ -13,9 +13,7 @@ import shutil
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-from google.protobuf import text_format
-
-from tfcluster.framework import tf_any
+from tfcluster.framework import proto_text, tf_any
 from tfcluster.framework.graph import (
     GraphKeys,
     Operation,
@@ -246,7 +244,8 @@ class SavedModelBuilder:
         os.makedirs(self._export_dir, exist_ok=True)
         if as_text:
             path = os.path.join(self._export_dir, constants.SAVED_MODEL_FILENAME_PBTXT)
-            data = text_format.MessageToString(self._saved_model).encode()
+            # TF writes str() of the SavedModel, map entries in full.
+            data = proto_text.message_to_string(self._saved_model, full_maps=True).encode()
         else:
             path = os.path.join(self._export_dir, constants.SAVED_MODEL_FILENAME_PB)
             data = self._saved_model.SerializeToString(deterministic=True)
