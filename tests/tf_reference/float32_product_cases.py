@@ -92,3 +92,66 @@ def keras_dense_of_one_unit_trains_as_tf(tf):
 
 
 CASES["keras_dense_of_one_unit_trains_as_tf"] = keras_dense_of_one_unit_trains_as_tf
+
+
+def wide_products_in_rows(tf):
+    """MatMul of 9 or more output columns with both operands in rows, contracted lengths up to
+    300: TF's sgemm order, which OpenBLAS's AVX-512 kernels share (its Haswell ones do not)."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(11)
+    products = {}
+    for m, k, n in ((2, 64, 64), (8, 32, 128), (20, 128, 16), (10, 300, 64), (40, 64, 9)):
+        a, b = _operands(rng, m, k, n, False, False)
+        products[f"m{m}_k{k}_n{n}"] = tf.matmul(a, b)
+    with tf.Session() as sess:
+        values = sess.run(products)
+    return {name: v.tolist() for name, v in sorted(values.items())}
+
+
+CASES["wide_products_in_rows"] = wide_products_in_rows
+
+
+def products_with_a_transposed_right_operand(tf):
+    """x @ w.T (transpose_b) as a dense layer's input gradient makes it: few and many rows,
+    contracted lengths up to 300, w.T of at most 2**15 values."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(13)
+    products = {}
+    shapes = ((2, 32, 128), (5, 128, 32), (8, 64, 64), (20, 64, 16), (32, 128, 32), (10, 64, 128))
+    for m, k, n in (*shapes, (12, 32, 256), (16, 300, 64), (64, 64, 9)):
+        a, b = _operands(rng, m, k, n, False, True)
+        products[f"m{m}_k{k}_n{n}"] = tf.matmul(a, b, transpose_b=True)
+    with tf.Session() as sess:
+        values = sess.run(products)
+    return {name: v.tolist() for name, v in sorted(values.items())}
+
+
+CASES["products_with_a_transposed_right_operand"] = products_with_a_transposed_right_operand
+
+
+def keras_mlp_trains_as_tf_with_a_short_last_batch(tf):
+    """A Keras MLP (32 -> 64 -> 64 -> 10, RMSProp) fit for two epochs of 40 samples in
+    batches of 32 (the last of 8): the weights after them. Its hidden layers' input gradients
+    are x @ w.T products (8 x 64 @ (64 x 64).T in the short batch)."""
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(3)
+    rng = np.random.RandomState(17)
+    x = rng.random_sample((40, 32)).astype(np.float32)
+    y = np.eye(10, dtype=np.float32)[rng.randint(0, 10, 40)]
+    layers = tf.keras.layers
+    model = tf.keras.Sequential(
+        [
+            layers.Dense(64, activation="relu", input_shape=(32,)),
+            layers.Dense(64, activation="relu"),
+            layers.Dense(10, activation="softmax"),
+        ]
+    )
+    model.compile(tf.train.RMSPropOptimizer(0.01), "categorical_crossentropy")
+    model.fit(x, y, batch_size=32, epochs=2, shuffle=False, verbose=0)
+    return {"weights": [w.tolist() for w in model.get_weights()]}
+
+
+CASES["keras_mlp_trains_as_tf_with_a_short_last_batch"] = (
+    keras_mlp_trains_as_tf_with_a_short_last_batch
+)

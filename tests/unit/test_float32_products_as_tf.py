@@ -45,3 +45,57 @@ def test_a_keras_dense_layer_of_one_unit_trains_to_tfs_bits(step: int) -> None:
     expected = reference.case(AREA, name)["steps"][step]
     for got, want in zip(actual, expected):
         np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+def _blas_sums_rows_as_tf() -> bool:
+    """Whether this machine's BLAS sums a product of two row-major operands in TF's sgemm
+    order (OpenBLAS's AVX-512 kernels do; its Haswell ones, OPENBLAS_CORETYPE=Haswell, sum
+    in another order, and then no product wider than 8 columns has TF's bits here)."""
+    name = "wide_products_in_rows"
+    try:
+        _same_bits(CASES[name](tf), reference.case(AREA, name))
+    except AssertionError:
+        return False
+    return True
+
+
+def _needs_tf_order_blas() -> None:
+    if not _blas_sums_rows_as_tf():
+        pytest.skip("this machine's BLAS kernels sum row-major products in another order than TF")
+
+
+def test_a_transposed_right_operand_sums_as_tf_where_blas_sums_rows_as_tf() -> None:
+    _needs_tf_order_blas()
+    name = "products_with_a_transposed_right_operand"
+    _same_bits(CASES[name](tf), reference.case(AREA, name))
+
+
+def test_a_keras_mlp_trains_to_tfs_bits_through_a_short_last_batch() -> None:
+    _needs_tf_order_blas()
+    name = "keras_mlp_trains_as_tf_with_a_short_last_batch"
+    actual = CASES[name](tf)["weights"]
+    expected = reference.case(AREA, name)["weights"]
+    for got, want in zip(actual, expected):
+        np.testing.assert_array_equal(_bits(got), _bits(want))
+
+
+def test_a_transposed_right_operand_reaches_blas_in_rows() -> None:
+    """Whatever the machine's BLAS: a small x @ w.T is computed from w.T copied to rows (the
+    layout whose order is TF's where the BLAS sums rows as TF does), and equals numpy's."""
+    from tfcluster.kernels import _cpu_gemm
+
+    rng = np.random.default_rng(3)
+    x = rng.standard_normal((20, 64), dtype=np.float32)
+    w = rng.standard_normal((48, 64), dtype=np.float32)
+    seen: list[tuple[bool, bool]] = []
+    real = np.matmul
+
+    def spy(a: Any, b: Any, *args: Any, **kwargs: Any) -> Any:
+        seen.append((a.flags.c_contiguous, b.flags.c_contiguous))
+        return real(a, b, *args, **kwargs)
+
+    with pytest.MonkeyPatch.context() as mp:
+        mp.setattr(_cpu_gemm.np, "matmul", spy)
+        out = _cpu_gemm.matmul(x, w.T)
+    assert seen == [(True, True)]
+    np.testing.assert_allclose(out, x @ w.T, rtol=1e-5, atol=1e-5)

@@ -53,6 +53,17 @@ BLAS_DTYPES = frozenset(np.dtype(t) for t in (np.float32, np.float64, np.complex
 # (32x512 @ (3136x512).T: 1.19 -> 0.60 ms; 8 rows 0.69 -> 0.33; 64x1024 @ (1024x1024).T
 # 1.04 -> 0.69), the transposed result copied back to rows (~1% of the product's time).
 SWAP_ROWS_UPTO = 64
+# TF 1.15 sums a float32 product of up to this many terms (the contracted dimension) as one
+# running fused multiply-add per output (_mkldnn_sgemm). OpenBLAS does too when both operands
+# lie in rows and the output has 9 columns or more (recorded:
+# tests/tf_reference/record_float32_products.py), but not for a transposed right operand
+# (x @ w.T, a dense layer's input gradient: its small-matrix "NT" kernels sum in another
+# order, most outputs 1 ulp off TF's, and training drifts from TF's within an epoch; swapped,
+# (w @ x.T).T, it sums in TF's order only for some shapes). So w.T is copied to rows where it
+# holds at most ROWS_COPY_UPTO values (a copy of up to ~25 us: 128x256); larger ones keep
+# BLAS's order.
+EXACT_DEPTH_UPTO = 384
+ROWS_COPY_UPTO = 1 << 15
 
 
 # BLAS held at one thread while a kernel splits its work over threads itself (conv, pooling,
@@ -203,6 +214,9 @@ def matmul(a: np.ndarray, b: np.ndarray, blas_threads_from: int = BLAS_THREADS_F
     m, k = a.shape
     n = b.shape[1]
     work = m * k * n
+    exact_order = a.dtype == np.float32 and k <= EXACT_DEPTH_UPTO
+    if exact_order and b.size <= ROWS_COPY_UPTO and _transposed(b):
+        b = np.ascontiguousarray(b)
     if work < BLAS_SINGLE_BELOW or a.dtype not in BLAS_DTYPES or b.dtype != a.dtype:
         return np.matmul(a, b)
     if _swaps(a, b):
@@ -218,6 +232,11 @@ def matmul(a: np.ndarray, b: np.ndarray, blas_threads_from: int = BLAS_THREADS_F
     # BLAS held at one thread (process-wide, through the runtime's one owner of the pools).
     with single_thread_blas:
         return _single_threaded(a, b, work)
+
+
+def _transposed(b: np.ndarray) -> bool:
+    """Whether b is a transposed view of a matrix in rows (columns contiguous)."""
+    return b.ndim == 2 and b.flags.f_contiguous and not b.flags.c_contiguous
 
 
 def _swaps(a: np.ndarray, b: np.ndarray) -> bool:
