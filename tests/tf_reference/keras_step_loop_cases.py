@@ -173,3 +173,126 @@ def running_metrics_of_generator_and_dataset_loops(tf):
 CASES["running_metrics_of_generator_and_dataset_loops"] = (
     running_metrics_of_generator_and_dataset_loops
 )
+
+
+def _ops_since(graph, start):
+    return [[op.name, op.type] for op in graph.get_operations()[start:]]
+
+
+def dataset_loops_build_tfs_graph(tf):
+    """fit / evaluate / predict on datasets of float64 inputs and int64 labels (sparse loss):
+    the ops each builds, in order (steps inferred through DatasetCardinality only without
+    steps, the labels' ExpandDims, the Casts to the model's dtypes after its function is
+    built), and a random draw made afterwards (its op seed follows the op count)."""
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(1)
+    rng = np.random.RandomState(3)
+    x = rng.random_sample((24, 4))
+    y = rng.randint(0, 3, 24)
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3, activation="softmax", input_shape=(4,))])
+    model.compile(tf.train.GradientDescentOptimizer(0.1), "sparse_categorical_crossentropy",
+                  metrics=["accuracy"])  # fmt: skip
+    graph = tf.get_default_graph()
+    out = {}
+    finite = tf.data.Dataset.from_tensor_slices((x, y)).batch(8)
+    start = len(graph.get_operations())
+    out["fit_history"] = model.fit(finite, epochs=2, verbose=0).history
+    out["fit_ops"] = _ops_since(graph, start)
+    endless = tf.data.Dataset.from_tensor_slices((x, y)).batch(8).repeat()
+    start = len(graph.get_operations())
+    history = model.fit(endless, epochs=2, steps_per_epoch=2, verbose=0,
+                        validation_data=endless, validation_steps=2).history  # fmt: skip
+    out["fit_steps_history"] = history
+    out["fit_steps_ops"] = _ops_since(graph, start)
+    start = len(graph.get_operations())
+    out["evaluate"] = model.evaluate(endless, steps=2, verbose=0)
+    out["evaluate_ops"] = _ops_since(graph, start)
+    start = len(graph.get_operations())
+    predictions = model.predict(tf.data.Dataset.from_tensor_slices(x).batch(8))
+    out["predict"] = predictions.tolist()
+    out["predict_ops"] = _ops_since(graph, start)
+    draw = tf.random_uniform([3])
+    out["draw"] = [draw.op.name, tf.keras.backend.get_session().run(draw).tolist()]
+    out["history_values"] = {
+        k: [float(v) for v in vs]
+        for h in ("fit_history", "fit_steps_history")
+        for k, vs in sorted(out.pop(h).items())
+    }
+    out["evaluate"] = [float(v) for v in out["evaluate"]]
+    return out
+
+
+CASES["dataset_loops_build_tfs_graph"] = dataset_loops_build_tfs_graph
+
+
+def validation_dataset_restarts_every_epoch(tf):
+    """fit's validation dataset, repeated and longer than validation_steps, starts from its
+    first batch at every validation (TF 1.15 reinitializes its iterator): each validation
+    batch's loss and the epochs' val_ values."""
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(1)
+    rng = np.random.RandomState(5)
+    x = rng.random_sample((32, 4)).astype(np.float32)
+    y = np.eye(3, dtype=np.float32)[rng.randint(0, 3, 32)]
+    vx = rng.random_sample((10, 4)).astype(np.float32)
+    vy = np.eye(3, dtype=np.float32)[rng.randint(0, 3, 10)]
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3, activation="softmax", input_shape=(4,))])
+    model.compile(tf.train.GradientDescentOptimizer(0.1), "categorical_crossentropy",
+                  metrics=["accuracy"])  # fmt: skip
+    seen = []
+    record = tf.keras.callbacks.LambdaCallback()
+    record.on_test_batch_end = lambda batch, logs=None: seen.append(
+        [batch, float(logs["loss"]), float(logs["acc"])]
+    )
+    train = tf.data.Dataset.from_tensor_slices((x, y)).batch(8).repeat()
+    val = tf.data.Dataset.from_tensor_slices((vx, vy)).batch(4).repeat()
+    history = model.fit(train, epochs=3, steps_per_epoch=2, validation_data=val,
+                        validation_steps=2, verbose=0, callbacks=[record]).history  # fmt: skip
+    return {
+        "validation_batches": seen,
+        "history": {k: [float(v) for v in vs] for k, vs in sorted(history.items())},
+    }
+
+
+CASES["validation_dataset_restarts_every_epoch"] = validation_dataset_restarts_every_epoch
+
+
+def batch_logs_hold_the_sessions_numpy_scalars(tf):
+    """What a callback printing its batch logs shows: the loss and metrics as the session's
+    numpy float32 values (repr 1.3117626, not a Python float's 17 digits), for fit on arrays,
+    on a dataset, fit_generator and evaluate."""
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(1)
+    rng = np.random.RandomState(7)
+    x = rng.random_sample((16, 4))
+    y = np.eye(3)[rng.randint(0, 3, 16)]
+    model = tf.keras.Sequential([tf.keras.layers.Dense(3, activation="softmax", input_shape=(4,))])
+    model.compile(tf.train.GradientDescentOptimizer(0.1), "categorical_crossentropy",
+                  metrics=["accuracy"])  # fmt: skip
+    shown = []
+
+    def show(kind):
+        def callback(batch, logs=None):
+            shown.append([kind, repr({k: v for k, v in sorted(logs.items())})])
+
+        return callback
+
+    record = tf.keras.callbacks.LambdaCallback(on_batch_end=show("train"))
+    record.on_test_batch_end = show("test")
+
+    def batches():
+        while True:
+            yield x[:8], y[:8]
+
+    model.fit(x, y, batch_size=8, epochs=1, shuffle=False, verbose=0, callbacks=[record])
+    model.fit(tf.data.Dataset.from_tensor_slices((x, y)).batch(8), epochs=1, verbose=0,
+              callbacks=[record])  # fmt: skip
+    model.fit_generator(batches(), steps_per_epoch=1, epochs=1, verbose=0, callbacks=[record])
+    model.evaluate(x, y, batch_size=8, verbose=0, callbacks=[record])
+    return {"shown": shown}
+
+
+CASES["batch_logs_hold_the_sessions_numpy_scalars"] = batch_logs_hold_the_sessions_numpy_scalars

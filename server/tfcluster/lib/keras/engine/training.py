@@ -367,6 +367,10 @@ class Model(Network):
         if not for_training and self._test_fn is None:
             self._test_fn = self._state_update_group("evaluation", self.total_loss)
 
+    def _ensure_predict_function(self) -> None:
+        if getattr(self, "_predict_fn", None) is None:
+            self._predict_fn = self._state_update_group("predict", self.outputs[0])
+
     def _state_update_group(self, scope: str, first_output: Tensor) -> Any:
         """K.function's group of the stateful layers' updates, run after its first output
         (TF 1.15's `evaluation/group_deps` and `predict/group_deps`)."""
@@ -580,8 +584,8 @@ class Model(Network):
                 )[:-1]
                 loss_sum += float(values[0]) * len(index)
                 logs: dict[str, Any] = {"batch": batch_index, "size": len(index)}
-                for name, value in zip(out_labels, values):
-                    logs[name] = float(value)
+                # The session's numpy scalars, as TF 1.15's batch logs hold them.
+                logs.update(zip(out_labels, values))
                 clist.on_train_batch_end(batch_index, logs)
                 if self.stop_training:
                     break
@@ -695,8 +699,7 @@ class Model(Network):
             return training_array_steps.predict(self, x, int(steps), verbose, callbacks)
         xs, _ = self._standardize(x, None)
         self._ensure_built(xs)
-        if getattr(self, "_predict_fn", None) is None:
-            self._predict_fn = self._state_update_group("predict", self.outputs[0])
+        self._ensure_predict_function()
         # TF 1.15's loop resets the compile metrics in every mode, prediction too.
         self.reset_metrics()
         session = backend.get_session()

@@ -104,16 +104,18 @@ class _Aggregate:
         self.steps = 0
         self.samples = 0
 
-    def add(self, values: list[float], size: int) -> dict[str, float]:
+    def add(self, values: list[Any], size: int) -> dict[str, Any]:
+        """Adds a batch's values; returns its logs, the values as the session gave them
+        (numpy scalars, as TF 1.15's batch logs hold)."""
         self.steps += 1
         self.samples += size
-        logs: dict[str, float] = {}
+        logs: dict[str, Any] = {}
         for i, (name, value) in enumerate(zip(self.names, values)):
             if _is_loss(name):
                 self.loss_sums[i] += value if self.loss_by_steps else value * size
             else:
                 self.metrics[i] = value
-            logs[name] = float(value)
+            logs[name] = value
         return logs
 
     def result(self) -> list[Any]:
@@ -127,8 +129,8 @@ class _Aggregate:
         return out
 
 
-def _as_list(values: Any) -> list[float]:
-    return [float(v) for v in (values if isinstance(values, list) else [values])]
+def _as_list(values: Any) -> list[Any]:
+    return list(values) if isinstance(values, list) else [values]
 
 
 def fit_generator(
