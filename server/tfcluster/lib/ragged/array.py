@@ -8,7 +8,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import control_dependencies, name_scope
+from tfcluster.framework.graph import Tensor, control_dependencies, name_scope
+from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.ragged import math as ragged_math
 from tfcluster.ops import array_ops, math_ops, ragged_checks, sort_ops
 from tfcluster.ops.ragged_getitem import gather
@@ -191,27 +192,24 @@ def _concat_or_stack(values: list[Any], axis: int, stack_values: bool) -> Any:
         nrows = rts[0].nrows()
         checks = [
             ragged_checks.assert_equal(
-                nrows, rt.nrows(), message="Input tensors have incompatible shapes."
+                rt.nrows(), nrows, message="Input tensors have incompatible shapes."
             )
             for rt in rts[1:]
         ]
         with control_dependencies(checks):
             joined = _concat_rows(rts)
-        order = array_ops.reshape(
-            array_ops.transpose(
-                array_ops.reshape(
-                    math_ops.range(nrows * n, dtype=splits_dtype), array_ops.stack([n, nrows])
-                )
-            ),
-            [-1],
-        )
-        interleaved = gather(joined, order)
-        if stack_values:
-            splits = math_ops.range(0, nrows * n + 1, n)
-            return RaggedTensor.from_row_splits(interleaved, splits, validate=False)
-        return RaggedTensor.from_row_splits(
-            interleaved.values, interleaved.row_splits[::n], validate=False
-        )
+            order = array_ops.reshape(
+                array_ops.transpose(array_ops.reshape(math_ops.range(nrows * n), [n, -1])),
+                [-1],
+            )
+            interleaved = gather(joined, order)
+            if stack_values:
+                splits = math_ops.range(0, nrows * n + 1, n)
+                _copy_row_shape(rts, splits)
+                return RaggedTensor.from_row_splits(interleaved, splits, validate=False)
+            splits = interleaved.row_splits[::n]
+            _copy_row_shape(rts, splits)
+            return RaggedTensor.from_row_splits(interleaved.values, splits, validate=False)
     raise ValueError(f"tfcluster's ragged concat/stack supports axis 0 and 1 only, got axis={axis}")
 
 
@@ -301,3 +299,11 @@ def rank(input: Any, name: str | None = None) -> Any:
 
 
 __all__: list[str] = []
+
+
+def _copy_row_shape(rts: list[RaggedTensor], splits: Tensor) -> None:
+    """The rows' splits of an axis-1 concat or stack have one more entry than any input has
+    rows, where one input's number of rows is known."""
+    for rt in rts:
+        if rt.shape[0] is not None:
+            splits.set_shape(TensorShape([rt.shape[0] + 1]))

@@ -1,0 +1,141 @@
+"""RaggedTensors in a TF1 graph as TF 1.15 builds them: what printing a result shows (its
+tensors' names, static shapes and dtypes), what a session gives for it, and the error class
+where building or running it fails. Cases: static shapes TF's shape refiner knows (row
+splits of from_value_rowids and of an axis-1 concat, ragged reductions, a SparseToDense of
+a concat of ragged tensors' sparse forms, ragged getitem slices), and element-wise ops that
+broadcast dense and ragged operands over ragged dimensions (ragged_tensor_shape).
+
+Shared by record_ragged_graph.py (TF 1.15, Python 3.7) and tests/unit/test_ragged_graph.py,
+so it stays Python 3.7 code."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import numpy as np
+
+# name -> build(tf): the named results of one graph.
+CASES: dict[str, Any] = {}
+
+
+def case(name: str) -> Any:
+    def deco(fn: Any) -> Any:
+        CASES[name] = fn
+        return fn
+
+    return deco
+
+
+# ---- static shapes ------------------------------------------------------------------------
+
+
+@case("from_value_rowids_splits")
+def _from_value_rowids(tf: Any) -> dict[str, Any]:
+    rt = tf.RaggedTensor.from_value_rowids(
+        values=[3, 1, 4, 1, 5, 9, 2, 6], value_rowids=[0, 0, 0, 0, 2, 2, 2, 3]
+    )
+    with_nrows = tf.RaggedTensor.from_value_rowids(
+        [3, 1, 4, 1, 5, 9, 2, 6], value_rowids=[0, 0, 0, 0, 2, 2, 2, 3], nrows=5
+    )
+    return {"rt": rt, "with_nrows": with_nrows}
+
+
+@case("bincount_size")
+def _bincount(tf: Any) -> dict[str, Any]:
+    return {
+        "counts": tf.math.bincount([1, 2, 2, 5]),
+        "min": tf.math.bincount([1, 2], minlength=4),
+        "max": tf.math.bincount([1, 2, 7], maxlength=3),
+    }
+
+
+@case("concat_axis_1_splits")
+def _concat_axis_1(tf: Any) -> dict[str, Any]:
+    x = tf.ragged.constant([["John"], ["a", "big", "dog"], ["my", "cat"]])
+    y = tf.ragged.constant([["fell", "asleep"], ["barked"], ["is", "fuzzy"]])
+    return {"concat": tf.concat([x, y], axis=1), "stack": tf.stack([x, y], axis=1)}
+
+
+@case("concat_axis_0_with_dense")
+def _concat_axis_0(tf: Any) -> dict[str, Any]:
+    digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
+    return {"concat": tf.concat([digits, [[5, 3]]], axis=0)}
+
+
+@case("reduce_mean_inner_dims")
+def _reduce_mean(tf: Any) -> dict[str, Any]:
+    rt = tf.RaggedTensor.from_row_splits(
+        tf.reshape(tf.range(28.0), [7, 4]), tf.constant([0, 2, 3, 7], tf.int64)
+    )
+    both = tf.concat([rt, rt * 2.0], axis=1)
+    return {
+        "mean": tf.reduce_mean(rt, axis=1),
+        "sum": tf.reduce_sum(rt, axis=1),
+        "mean_of_concat": tf.reduce_mean(both, axis=1),
+    }
+
+
+@case("sparse_concat_to_dense")
+def _sparse_concat(tf: Any) -> dict[str, Any]:
+    x = tf.ragged.constant([["John"], ["a", "big", "dog"], ["my", "cat"]])
+    y = tf.ragged.constant([["fell", "asleep"], ["barked"], ["is", "fuzzy"]])
+    joined = tf.sparse.concat(sp_inputs=[x.to_sparse(), y.to_sparse()], axis=1)
+    return {"sparse": x.to_sparse(), "dense": tf.sparse.to_dense(joined, "")}
+
+
+@case("getitem_slices")
+def _getitem(tf: Any) -> dict[str, Any]:
+    rt = tf.ragged.constant([[[1, 2, 3], [4]], [[5], [], [6]], [[7]], [[8, 9], [10]]])
+    queries = tf.ragged.constant([["Who", "is"], ["What", "is", "the"], ["Goodnight"]])
+    return {"element": rt[3, 0], "row": rt[1], "word": queries[1, 2]}
+
+
+@case("from_sparse_splits")
+def _from_sparse(tf: Any) -> dict[str, Any]:
+    st = tf.SparseTensor(
+        indices=[[0, 0], [2, 0], [2, 1]], values=["a", "b", "c"], dense_shape=[3, 3]
+    )
+    return {"rt": tf.RaggedTensor.from_sparse(st)}
+
+
+# ---- describing a result --------------------------------------------------------------------
+
+
+def _plain(value: Any) -> Any:
+    if hasattr(value, "to_list"):
+        return _plain(value.to_list())
+    if isinstance(value, (list, tuple)):
+        return [_plain(v) for v in value]
+    if isinstance(value, np.ndarray):
+        return _plain(value.tolist())
+    if isinstance(value, bytes):
+        return value.decode("utf-8", "replace")
+    if isinstance(value, np.generic):
+        return value.item()
+    return value
+
+
+def _fetched(value: Any) -> Any:
+    """A session's value as plain lists (a SparseTensorValue as its three parts)."""
+    if hasattr(value, "dense_shape") and hasattr(value, "indices"):
+        return [_plain(value.indices), _plain(value.values), _plain(value.dense_shape)]
+    return _plain(value)
+
+
+def run_case(tf: Any, build: Any) -> dict[str, Any]:
+    """Each result's printed form and value; or the error class where building fails (a
+    result whose step fails records its error class as its value)."""
+    graph = tf.Graph()
+    with graph.as_default():
+        try:
+            results = build(tf)
+        except Exception as e:  # the error class is the answer
+            return {"error": type(e).__name__}
+        out: dict[str, Any] = {k: str(v) for k, v in results.items()}
+        with tf.Session() as sess:
+            for key, value in results.items():
+                try:
+                    out["value:" + key] = _fetched(sess.run(value))
+                except Exception as e:
+                    out["value:" + key] = "error:" + type(e).__name__
+    return out
