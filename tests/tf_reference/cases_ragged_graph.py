@@ -98,6 +98,34 @@ def _from_sparse(tf: Any) -> dict[str, Any]:
     return {"rt": tf.RaggedTensor.from_sparse(st)}
 
 
+# ---- ops dispatched for RaggedTensors ---------------------------------------------------------
+
+
+@case("ops_on_ragged_digits")
+def _digits(tf: Any) -> dict[str, Any]:
+    digits = tf.ragged.constant([[3, 1, 4, 1], [], [5, 9, 2], [6], []])
+    words = tf.ragged.constant([["So", "long"], ["thanks", "for", "all", "the", "fish"]])
+    return {
+        "add": tf.add(digits, 3),
+        "mean": tf.reduce_mean(digits, axis=1),
+        "concat": tf.concat([digits, [[5, 3]]], axis=0),
+        "tile": tf.tile(digits, [1, 2]),
+        "substr": tf.strings.substr(words, 0, 2),
+    }
+
+
+@case("tile")
+def _tile(tf: Any) -> dict[str, Any]:
+    nested = tf.ragged.constant([[[1, 2], [3]], [[4]]])
+    inner = tf.ragged.constant([[[1, 2], [3, 4]], [[5, 6]]], ragged_rank=1)
+    return {
+        "rows_and_values": tf.tile(nested, [2, 3, 1]),
+        "inner": tf.tile(inner, [2, 2, 3]),
+        "dense": tf.tile(tf.constant([[1, 2]]), [2, 1]),
+        "by_tensor": tf.tile(nested, tf.constant([1, 2, 2])),
+    }
+
+
 # ---- describing a result --------------------------------------------------------------------
 
 
@@ -111,7 +139,9 @@ def _plain(value: Any) -> Any:
     if isinstance(value, bytes):
         return value.decode("utf-8", "replace")
     if isinstance(value, np.generic):
-        return value.item()
+        return _plain(value.item())
+    if isinstance(value, float) and value != value:
+        return "nan"  # compares equal to itself
     return value
 
 

@@ -107,6 +107,7 @@ DISPATCHED: dict[str, tuple[str, ...]] = {
         "expand_dims",
         "size",
         "rank",
+        "tile",
     ),
     "tfcluster.ops.clip_ops": ("clip_by_value",),
     "tfcluster.ops.bitwise_ops": ("invert", *_BINARY_BITWISE),

@@ -148,6 +148,7 @@ def _register() -> None:
         "expand_dims": ragged_array.expand_dims,
         "size": ragged_array.size,
         "rank": ragged_array.rank,
+        "tile": ragged_array.tile,
         **{
             n: getattr(ragged_math, n)
             for n in (
