@@ -126,6 +126,73 @@ def _tile(tf: Any) -> dict[str, Any]:
     }
 
 
+# ---- element-wise ops broadcasting ragged and dense operands -------------------------------------
+
+
+@case("broadcast_scalar_and_column")
+def _broadcast_column(tf: Any) -> dict[str, Any]:
+    x = tf.ragged.constant([[10, 87, 12], [19, 53], [12, 32]])
+    return {
+        "scalar": tf.ragged.constant([[1, 2], [3]]) + 3,
+        "column": tf.add(x, [[1000], [2000], [3000]]),
+        "reversed": [[1000], [2000], [3000]] - x,
+        "one_by_one": x * tf.constant([[2]]),
+        "row": tf.add(tf.ragged.constant([[1, 2, 3, 4], [5, 6, 7, 8]]), [[10, 20, 30, 40]]),
+    }
+
+
+@case("broadcast_inner_dimensions")
+def _broadcast_inner(tf: Any) -> dict[str, Any]:
+    x3 = tf.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8]]], ragged_rank=1)
+    x4 = tf.ragged.constant([[[[1], [2]], [], [[3]], [[4]]], [[[5], [6]], [[7]]]], ragged_rank=2)
+    return {
+        "one_by_one": x3 + tf.constant([[10]]),
+        "vector": x4 + tf.constant([10, 20, 30]),
+        "maximum": tf.maximum(x3, [[3], [5]]),
+    }
+
+
+@case("broadcast_trailing_mismatch")
+def _broadcast_trailing(tf: Any) -> dict[str, Any]:
+    x = tf.ragged.constant([[1, 2], [3, 4, 5, 6], [7]])
+    y = tf.constant([[1, 2, 3, 4], [5, 6, 7, 8], [9, 10, 11, 12]])
+    return {"sum": x + y}
+
+
+@case("broadcast_ragged_lengths_mismatch")
+def _broadcast_ragged(tf: Any) -> dict[str, Any]:
+    x = tf.ragged.constant([[1, 2, 3], [4], [5, 6]])
+    y = tf.ragged.constant([[10, 20], [30, 40], [50]])
+    return {"sum": x + y}
+
+
+@case("broadcast_ragged_inner_mismatch")
+def _broadcast_ragged_inner(tf: Any) -> dict[str, Any]:
+    x = tf.ragged.constant([[[1, 2], [3, 4], [5, 6]], [[7, 8], [9, 10]]])
+    y = tf.ragged.constant([[[1, 2, 0], [3, 4, 0], [5, 6, 0]], [[7, 8, 0], [9, 10, 0]]])
+    return {"sum": x + y}
+
+
+@case("broadcast_same_lengths_other_splits")
+def _broadcast_same_lengths(tf: Any) -> dict[str, Any]:
+    x = tf.ragged.constant([[1, 2], [3], [4, 5, 6]])
+    y = tf.RaggedTensor.from_row_lengths([1, 1, 2, 3, 3, 3], tf.constant([2, 1, 3], tf.int64))
+    return {"sum": x + y, "ge": x >= y}
+
+
+@case("list_and_mapped_ops")
+def _list_ops(tf: Any) -> dict[str, Any]:
+    rt = tf.ragged.constant([[1.0, 2.0], [], [3.0]])
+    words = tf.ragged.constant([["a", "b"], ["c"]])
+    return {
+        "add_n": tf.add_n([rt, rt, rt]),
+        "join": tf.strings.join([words, words], separator="+"),
+        "mapped": tf.ragged.map_flat_values(tf.square, rt),
+        "mean": tf.reduce_mean(rt, axis=1),
+        "after": tf.RaggedTensor.from_nested_row_splits([1, 2, 3], [[0, 1, 3]]),
+    }
+
+
 # ---- describing a result --------------------------------------------------------------------
 
 

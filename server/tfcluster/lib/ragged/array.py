@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from tfcluster.framework import dtypes, tensor_util
+from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor, control_dependencies, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.ragged import math as ragged_math
@@ -321,7 +321,7 @@ def tile(input: Any, multiples: Any, name: str | None = None) -> Any:
             multiples, name="multiples", dtype=rt.row_splits.dtype
         )
         multiples.shape.with_rank(1)
-        known = tensor_util.constant_value(multiples)  # tiling by 1 builds nothing
+        known = ragged_util.python_constant_value(multiples)  # tiling by 1 builds nothing
         return RaggedTensor.from_nested_row_splits(
             _tiled_values(rt, multiples, known), _tiled_splits(rt, multiples, known), validate=False
         )

@@ -5,7 +5,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import dtypes
+import numpy as np
+
+from tfcluster.framework import dtypes, tensor_util
 from tfcluster.framework.graph import Tensor, convert_to_tensor
 from tfcluster.ops import array_extras, array_ops, math_ops, ragged_ops
 from tfcluster.ops.op_util import make_op
@@ -42,3 +44,42 @@ def repeat_ranges(params: Any, splits: Tensor, repeats: Any) -> Tensor:
     one = array_ops.ones((), starts.dtype)
     offsets = ragged_ops.ragged_range_op(starts, limits, one, dtypes.int64, "RaggedRange")
     return array_ops.gather(params, offsets.outputs[1])
+
+
+def python_constant_value(t: Any) -> np.ndarray | None:
+    """A tensor's value as TF 1.15's Python tf.get_static_value knows it, what the ragged ops
+    decide by (whether to tile a dimension): Const, Shape/Size/Rank of known shapes, and Range,
+    Cast, ConcatV2, Pack (axis 0), Fill, Equal, NotEqual of known values; not the strided
+    slices of shapes that tfcluster's tensor_util.constant_value also reads."""
+    if not isinstance(t, Tensor):
+        return None
+    op = t.op
+    if op.type in ("Const", "Shape", "Size", "Rank"):
+        return tensor_util.constant_value(t)
+    inputs = op.inputs
+    if op.type == "Fill":
+        fill = python_constant_value(inputs[1])
+        dims = t.shape.as_list() if t.shape.ndims is not None else [None]
+        sizes = [d for d in dims if d is not None]
+        if fill is None or len(sizes) != len(dims):
+            return None
+        return np.full(sizes, fill, dtype=fill.dtype)
+    if op.type == "Pack" and (not inputs or op.attrs.get("axis", 0) != 0):
+        return None
+    found = [python_constant_value(i) for i in inputs]
+    values = [v for v in found if v is not None]
+    if len(values) != len(found):
+        return None
+    if op.type == "Range":
+        return np.arange(*(np.asarray(v).item() for v in values), dtype=t.dtype.as_numpy_dtype)
+    if op.type == "Cast":
+        return np.asarray(values[0]).astype(t.dtype.as_numpy_dtype)
+    if op.type == "ConcatV2":
+        return np.concatenate(values[:-1], axis=int(values[-1]))
+    if op.type == "Pack":
+        return np.array(values)
+    if op.type == "Equal":
+        return np.asarray(np.equal(values[0], values[1]))
+    if op.type == "NotEqual":
+        return np.asarray(np.not_equal(values[0], values[1]))
+    return None
