@@ -180,6 +180,12 @@ def _broadcast_same_lengths(tf: Any) -> dict[str, Any]:
     return {"sum": x + y, "ge": x >= y}
 
 
+@case("operand_that_converts_to_no_tensor")
+def _no_tensor(tf: Any) -> dict[str, Any]:
+    # The dispatcher declines: the op's own conversion error stands.
+    return {"sum": tf.add(tf.ragged.constant([[1, 2], [3]]), {"a": 1})}
+
+
 @case("list_and_mapped_ops")
 def _list_ops(tf: Any) -> dict[str, Any]:
     rt = tf.ragged.constant([[1.0, 2.0], [], [3.0]])
