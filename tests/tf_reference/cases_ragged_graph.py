@@ -37,7 +37,8 @@ def _from_value_rowids(tf: Any) -> dict[str, Any]:
     with_nrows = tf.RaggedTensor.from_value_rowids(
         [3, 1, 4, 1, 5, 9, 2, 6], value_rowids=[0, 0, 0, 0, 2, 2, 2, 3], nrows=5
     )
-    return {"rt": rt, "with_nrows": with_nrows}
+    # Its row lengths are the counts it was built from (no ops of their own).
+    return {"rt": rt, "with_nrows": with_nrows, "row_lengths": with_nrows.row_lengths()}
 
 
 @case("bincount_size")
