@@ -519,8 +519,7 @@ def _reduce_inner(tf: Any, t: dict) -> dict:
     "elementwise",
     {"v": VALUES, "s": SPLITS},
     grad=("mul.0", ("v",)),
-    names=False,
-    notes="TF broadcasts ragged operands through RaggedTile ops first (other op names)",
+    notes="TF broadcasts two ragged operands through RaggedTile ops first (their names)",
 )
 def _elementwise(tf: Any, t: dict) -> dict:
     rt = _rt(tf, t)
@@ -545,9 +544,8 @@ def _elementwise(tf: Any, t: dict) -> dict:
 @add(
     "elementwise_mismatched_splits",
     {"v": VALUES, "s": SPLITS},
-    names=False,
-    notes="TF 1.15 adds the flat values under x's row splits without checking y's; "
-    "tfcluster fails the step (InvalidArgumentError): see the unit test",
+    notes="TF 1.15 broadcasts the operands' ragged shapes (RaggedTile) and adds the flat "
+    "values under x's row splits: the check of y's row lengths is never run",
 )
 def _elementwise_mismatch(tf: Any, t: dict) -> dict:
     other = tf.RaggedTensor.from_row_splits(t["v"], [0, 1, 2, 5, 6])

@@ -15,10 +15,7 @@ from tf_reference import cases_ragged, reference
 from tf_reference.casebook import run_case
 from tf_reference.compare import assert_case_matches
 
-# TF 1.15 adds ragged operands with different row splits (same ragged_rank and number of
-# values) under the first one's splits, unchecked; tfcluster fails the step instead.
-DELIBERATELY_DIFFERENT = {"elementwise_mismatched_splits"}
-CASES = sorted(set(cases_ragged.BOOK.cases) - DELIBERATELY_DIFFERENT)
+CASES = sorted(cases_ragged.BOOK.cases)
 
 
 # Gradients TF 1.15 gives as IndexedSlices (those through a gather of the values); tfcluster's
@@ -78,19 +75,6 @@ def test_session_fetches_ragged_tensor_value_and_feeds_placeholder_as_tensorflow
 def test_constant_value_gives_numpy_values_as_tensorflow() -> None:
     want = _plain(reference.case("ragged", "constant_value"))
     assert _plain(cases_ragged.constant_values(tf)) == want
-
-
-def test_elementwise_op_on_ragged_tensors_with_different_splits_fails_the_step() -> None:
-    graph = tf.Graph()
-    with graph.as_default():
-        x = tf.RaggedTensor.from_row_splits([1.0, 2.0, 3.0], [0, 1, 3])
-        y = tf.RaggedTensor.from_row_splits([1.0, 2.0, 3.0], [0, 2, 3])
-        total = x + y
-        with tf.Session() as sess:
-            with pytest.raises(tf.errors.InvalidArgumentError, match="identical ragged splits"):
-                sess.run(total)
-            # The session keeps working afterwards.
-            assert sess.run(x + x).to_list() == [[2.0], [4.0, 6.0]]
 
 
 def test_ragged_tensor_spec_matches_tensorflow() -> None:

@@ -13,6 +13,8 @@ F = TypeVar("F", bound=Callable[..., Any])
 
 _TYPES: list[type] = []
 _HANDLERS: dict[str, Callable[..., Any]] = {}
+# What a handler returns for arguments it does not take: the function's own error stands.
+NOT_SUPPORTED = object()
 
 
 def register_type(cls: type) -> None:
@@ -45,14 +47,18 @@ def dispatchable(fn: F) -> F:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         try:
             return fn(*args, **kwargs)
-        except (TypeError, ValueError):
+        except (TypeError, ValueError) as error:
             handler = _HANDLERS.get(key)
             if handler is None or not _TYPES:
                 raise
             types = tuple(_TYPES)
             if not (_any_dispatched(args, types) or _any_dispatched(kwargs.values(), types)):
                 raise
-        return handler(*args, **kwargs)
+            failure = error
+        result = handler(*args, **kwargs)
+        if result is NOT_SUPPORTED:
+            raise failure
+        return result
 
     wrapper.dispatch_key = key  # type: ignore[attr-defined]
     return wrapper  # type: ignore[return-value]
@@ -107,6 +113,7 @@ DISPATCHED: dict[str, tuple[str, ...]] = {
         "expand_dims",
         "size",
         "rank",
+        "tile",
     ),
     "tfcluster.ops.clip_ops": ("clip_by_value",),
     "tfcluster.ops.bitwise_ops": ("invert", *_BINARY_BITWISE),

@@ -52,7 +52,7 @@ def inferred_value(tensor: Any) -> np.ndarray | None:
     graph's bad values are its kernels' errors to report, when they run)."""
     try:
         return _evaluated(tensor)
-    except (ValueError, TypeError, OverflowError, MemoryError, IndexError):
+    except (ValueError, TypeError, OverflowError, MemoryError, IndexError, RecursionError):
         return None
 
 
@@ -84,7 +84,7 @@ def _evaluated(tensor: Any) -> np.ndarray | None:
         return _stitched(op)
     fn = _ARITHMETIC.get(op.type)
     if fn is None or len(op.inputs) != 2:
-        return None
+        return _by_kernel(tensor)
     a, b = (inferred_value(t) for t in op.inputs)
     if a is None or b is None or a.dtype.kind not in "iu" or b.dtype.kind not in "iu":
         return None
@@ -118,3 +118,50 @@ def _stitched(op: Any) -> np.ndarray | None:
         out[i] = d
         filled[i] = True
     return out if filled.all() else None
+
+
+# Beyond constant folding's ops, what the refiner evaluates where a shape asks (a dense shape
+# made of sparse ops of constants).
+_ALSO_EVALUATED = frozenset({"RaggedTensorToSparse", "SparseConcat"})
+# Whether an op's outputs were evaluated: absent, or the values (None where they are not).
+_NOT_YET = object()
+
+
+def _by_kernel(tensor: Any) -> np.ndarray | None:
+    """A small constant subgraph's value by the CPU kernels, as TF's refiner runs one
+    (EvaluateConstantTensor): ops whose value depends only on their inputs (constant
+    folding's), each input known and small. Remembered per op (a graph only grows)."""
+    op = tensor.op
+    cached = op.__dict__.get("_inferred_outputs", _NOT_YET)
+    if cached is _NOT_YET:
+        cached = _kernel_outputs(op)
+        op.__dict__["_inferred_outputs"] = cached
+    return None if cached is None else cached[tensor.value_index]
+
+
+def _kernel_outputs(op: Any) -> list[np.ndarray | None] | None:
+    from tfcluster.runtime import constant_folding, kernel_table
+    from tfcluster.runtime.graph_ir import node_from_operation
+
+    if op.type not in constant_folding.FOLDABLE_OPS | _ALSO_EVALUATED or not op.inputs:
+        return None
+    inputs = [inferred_value(t) for t in op.inputs]
+    if any(v is None or v.size > _MAX_VALUES for v in inputs):
+        return None
+    if not kernel_table.has_kernel(op.type, "CPU"):
+        return None
+    kdef = kernel_table.lookup(op.type, "CPU")
+    if kdef.is_async:
+        return None
+    node = node_from_operation(op)
+    try:
+        outs = kdef.factory(node)(None, list(inputs))
+    except Exception:  # the graph's kernels report it, when they run
+        return None
+    values: list[np.ndarray | None] = []
+    for t, out in zip(op.outputs, outs):
+        value = np.array(out)
+        # Integers, booleans and strings (a sparse tensor's values on the way to its shape).
+        same = value.dtype == t.dtype.as_numpy_dtype and value.dtype.kind in "biuO"
+        values.append(value if same and value.size <= _MAX_VALUES else None)
+    return values

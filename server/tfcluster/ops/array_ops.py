@@ -1223,7 +1223,11 @@ def strided_slice_from_key(tensor: Any, key: Any) -> Tensor:
     with name_scope(None, "strided_slice", [tensor, *begin, *end, *strides]) as scope:
         if begin:
             index_dtype = _slice_index_dtype([*begin, *end, *strides])
-            packed = [_pack_indices(v, index_dtype) for v in (begin, end, strides)]
+            packed = [_pack_indices(v) for v in (begin, end, strides)]
+            if index_dtype is dtypes.int64:  # all cast to int64 once packed, as TF's
+                from tfcluster.ops import math_ops
+
+                packed = [math_ops.cast(p, dtypes.int64) for p in packed]
         else:
             empty = constant_op.constant([], dtype=dtypes.int32)
             packed = [empty, empty, empty]
@@ -1248,19 +1252,24 @@ def _slice_index_dtype(values: Sequence[Any]) -> dtypes.DType:
     return dtypes.int32
 
 
-def _pack_indices(values: list[Any], dtype: dtypes.DType) -> Tensor:
-    if dtype is dtypes.int64:
+def _pack_indices(values: list[Any]) -> Tensor:
+    """One of begin/end/strides packed at its own dtype (int64 where it holds an int64
+    tensor; strided_slice_from_key casts the others then, as TF's _slice_helper)."""
+    own = _slice_index_dtype(values)
+    if own is dtypes.int64:
         from tfcluster.ops import math_ops
 
         values = [
             math_ops.cast(v, dtypes.int64)
-            if _is_tensor_like(v) and v.dtype.base_dtype != dtype
+            if _is_tensor_like(v) and v.dtype.base_dtype != own
             else v
             for v in values
         ]
     if not _contains_tensor(values):
-        return constant_op.constant(values, dtype=dtype, name="stack")
-    return stack(values)
+        packed = constant_op.constant(values, dtype=own, name="stack")
+    else:
+        packed = stack(values)
+    return packed
 
 
 # ---- gathers and scatters ----------------------------------------------------------------

@@ -8,6 +8,7 @@ from typing import Any
 
 from tfcluster.framework import dtypes, op_def_registry
 from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.inferred_values import inferred_value
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, clip_ops, constant_op, math_ops, segment_ops
 from tfcluster.ops.infer_util import (
@@ -25,7 +26,8 @@ _INT_FLOAT = (dtypes.int32, dtypes.int64, dtypes.float32, dtypes.float64)
 
 def _bincount_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     with_rank(inputs[1].shape, 0, "size")
-    return [(attrs["T"], TensorShape([static_int(inputs[1])]))]
+    size = inferred_value(inputs[1])  # TF's refiner evaluates the size's constant subgraph
+    return [(attrs["T"], TensorShape([None if size is None else int(size)]))]
 
 
 def _unique_with_counts_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
@@ -97,9 +99,7 @@ def bincount(
     with name_scope(None, "bincount", [arr, weights, minlength, maxlength]):
         a = convert_to_tensor(arr, name="arr", dtype=dtypes.int32)
         nonempty = math_ops.greater(math_ops.reduce_prod(array_ops.shape(a)), 0)
-        output_size = math_ops.multiply(
-            math_ops.cast(nonempty, dtypes.int32), math_ops.add(math_ops.reduce_max(a), 1)
-        )
+        output_size = math_ops.cast(nonempty, dtypes.int32) * (math_ops.reduce_max(a) + 1)
         if minlength is not None:
             low = convert_to_tensor(minlength, name="minlength", dtype=dtypes.int32)
             output_size = math_ops.maximum(low, output_size)

@@ -303,7 +303,7 @@ def _range_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     for t, what in zip(inputs, ("start", "limit", "delta")):
         if t.shape.ndims is not None and t.shape.ndims != 0:
             raise _rank_error(0, t.shape.ndims, f"Range ({what})", [t.shape])
-    vals = [tensor_util.constant_value(t) for t in inputs]
+    vals = [inferred_value(t) for t in inputs]
     dtype = inputs[0].dtype.base_dtype
     if any(v is None for v in vals):
         return [(dtype, TensorShape([None]))]

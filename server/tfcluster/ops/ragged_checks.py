@@ -35,8 +35,10 @@ def _binary(
 
 
 def assert_equal(x: Any, y: Any, message: str | None = None) -> Operation:
-    if x is y:
-        return control_flow_ops.no_op()  # type: ignore[no-any-return]
+    # check_ops.assert_equal's scope, then its comparison's own (assert_equal_1).
+    with name_scope(None, "assert_equal", [x, y]):
+        if x is y:
+            return control_flow_ops.no_op()  # type: ignore[no-any-return]
     return _binary("==", "assert_equal", math_ops.equal, x, y, message)
 
 

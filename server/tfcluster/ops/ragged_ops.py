@@ -41,9 +41,10 @@ def _to_sparse_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs
     rank = None
     if values.shape.ndims is not None:
         rank = values.shape.ndims + len(inputs) - 1 + 0
+    count = values.shape.num_elements()  # one index row per flat value
     return [
-        (dtypes.int64, TensorShape([None, rank])),
-        (values.dtype.base_dtype, TensorShape([None])),
+        (dtypes.int64, TensorShape([count, rank])),
+        (values.dtype.base_dtype, TensorShape([count])),
         (dtypes.int64, TensorShape([rank])),
     ]
 

@@ -135,9 +135,7 @@ class RaggedTensor:
                     ragged_checks.assert_non_negative(
                         value_rowids[1:] - value_rowids[:-1], message=msg
                     ),
-                    ragged_checks.assert_less(
-                        value_rowids[-1:], array_ops.expand_dims(nrows, 0), message=msg
-                    ),
+                    ragged_checks.assert_less(value_rowids[-1:], nrows, message=msg),
                     ragged_checks.assert_equal(nvals1, nvals2, message=msg),
                 ]
                 value_rowids = control_flow_ops.with_dependencies(checks, value_rowids)
@@ -146,11 +144,15 @@ class RaggedTensor:
             counts = counting_ops.bincount(
                 rowids_int32, minlength=nrows_int32, maxlength=nrows_int32, dtype=dtype
             )
-            cumsum = math_ops.cumsum(counts)
-            row_splits = array_ops.concat([array_ops.zeros([1], dtype), cumsum], axis=0)
+            row_splits = array_ops.concat([[0], math_ops.cumsum(counts)], axis=0)
+            const_nrows = tensor_util.constant_value(nrows)
+            if const_nrows is not None:
+                counts.set_shape([int(const_nrows)])
+                row_splits.set_shape([int(const_nrows) + 1])
             return cls(
                 values,
                 row_splits,
+                cached_row_lengths=counts,
                 cached_value_rowids=value_rowids,
                 cached_nrows=nrows,
                 internal=True,

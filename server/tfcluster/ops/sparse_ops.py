@@ -17,6 +17,7 @@ from tfcluster.framework.graph import (
     get_default_graph,
     name_scope,
 )
+from tfcluster.framework.inferred_values import inferred_value
 from tfcluster.framework.sparse_tensor import SparseTensor, SparseTensorValue
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, math_ops
@@ -40,6 +41,11 @@ def _rank_of(shape_t: Tensor) -> Any:
 
 
 def _static_shape(shape_t: Tensor) -> TensorShape:
+    """A dense shape tensor's value as TF's shape refiner knows it (MakeShapeFromShapeTensor
+    evaluates a small constant subgraph: the dense shape of a SparseConcat of constants)."""
+    value = inferred_value(shape_t)
+    if value is not None and value.ndim == 1:
+        return TensorShape([None if d < 0 else int(d) for d in value])
     return tensor_util.constant_value_as_shape(shape_t)
 
 
@@ -98,7 +104,23 @@ def _slice_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
 def _concat_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
     n = int(attrs["N"])
     rank = _rank_of(inputs[2 * n])
-    return [(_I64, _mat(rank)), (inputs[n].dtype.base_dtype, _vec()), (_I64, _vec(rank))]
+    # The rows of all inputs (each its indices' or its values' number, where known).
+    counts = [_rows(i, v) for i, v in zip(inputs[:n], inputs[n : 2 * n])]
+    rows = None if None in counts else sum(c for c in counts if c is not None)
+    return [
+        (_I64, TensorShape([rows, rank])),
+        (inputs[n].dtype.base_dtype, _vec(rows)),
+        (_I64, _vec(rank)),
+    ]
+
+
+def _rows(indices: Tensor, values: Tensor) -> int | None:
+    """A sparse input's number of values, where its indices' or values' shape tells."""
+    for t in (indices, values):
+        rows = t.shape.as_list()[0] if t.shape.ndims else None
+        if rows is not None:
+            return int(rows)
+    return None
 
 
 def _split_infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:

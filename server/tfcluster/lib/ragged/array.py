@@ -8,8 +8,10 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import control_dependencies, name_scope
+from tfcluster.framework.graph import Tensor, control_dependencies, name_scope
+from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.lib.ragged import math as ragged_math
+from tfcluster.lib.ragged import util as ragged_util
 from tfcluster.ops import array_ops, math_ops, ragged_checks, sort_ops
 from tfcluster.ops.ragged_getitem import gather
 from tfcluster.ops.ragged_tensor import (
@@ -191,27 +193,24 @@ def _concat_or_stack(values: list[Any], axis: int, stack_values: bool) -> Any:
         nrows = rts[0].nrows()
         checks = [
             ragged_checks.assert_equal(
-                nrows, rt.nrows(), message="Input tensors have incompatible shapes."
+                rt.nrows(), nrows, message="Input tensors have incompatible shapes."
             )
             for rt in rts[1:]
         ]
         with control_dependencies(checks):
             joined = _concat_rows(rts)
-        order = array_ops.reshape(
-            array_ops.transpose(
-                array_ops.reshape(
-                    math_ops.range(nrows * n, dtype=splits_dtype), array_ops.stack([n, nrows])
-                )
-            ),
-            [-1],
-        )
-        interleaved = gather(joined, order)
-        if stack_values:
-            splits = math_ops.range(0, nrows * n + 1, n)
-            return RaggedTensor.from_row_splits(interleaved, splits, validate=False)
-        return RaggedTensor.from_row_splits(
-            interleaved.values, interleaved.row_splits[::n], validate=False
-        )
+            order = array_ops.reshape(
+                array_ops.transpose(array_ops.reshape(math_ops.range(nrows * n), [n, -1])),
+                [-1],
+            )
+            interleaved = gather(joined, order)
+            if stack_values:
+                splits = math_ops.range(0, nrows * n + 1, n)
+                _copy_row_shape(rts, splits)
+                return RaggedTensor.from_row_splits(interleaved, splits, validate=False)
+            splits = interleaved.row_splits[::n]
+            _copy_row_shape(rts, splits)
+            return RaggedTensor.from_row_splits(interleaved.values, splits, validate=False)
     raise ValueError(f"tfcluster's ragged concat/stack supports axis 0 and 1 only, got axis={axis}")
 
 
@@ -301,3 +300,70 @@ def rank(input: Any, name: str | None = None) -> Any:
 
 
 __all__: list[str] = []
+
+
+def _copy_row_shape(rts: list[RaggedTensor], splits: Tensor) -> None:
+    """The rows' splits of an axis-1 concat or stack have one more entry than any input has
+    rows, where one input's number of rows is known."""
+    for rt in rts:
+        if rt.shape[0] is not None:
+            splits.set_shape(TensorShape([rt.shape[0] + 1]))
+
+
+def tile(input: Any, multiples: Any, name: str | None = None) -> Any:
+    """A RaggedTensor repeated multiples[i] times along each dimension i (each row's length
+    in a ragged dimension multiplied by the next dimension's multiple)."""
+    with name_scope(name, "RaggedTile", [input, multiples]):
+        rt = convert_to_tensor_or_ragged_tensor(input, name="input")
+        if not isinstance(rt, RaggedTensor):
+            return array_ops.tile(rt, multiples, name)
+        multiples = ragged_util.convert_to_int_tensor(
+            multiples, name="multiples", dtype=rt.row_splits.dtype
+        )
+        multiples.shape.with_rank(1)
+        known = ragged_util.python_constant_value(multiples)  # tiling by 1 builds nothing
+        return RaggedTensor.from_nested_row_splits(
+            _tiled_values(rt, multiples, known), _tiled_splits(rt, multiples, known), validate=False
+        )
+
+
+def _tiled_values(rt: RaggedTensor, multiples: Tensor, known: Any) -> Tensor:
+    """The flat values of the tiled tensor: ids of rt's flat values repeated per ragged
+    dimension (innermost first), gathered, then tiled along the uniform dimensions."""
+    splits_list = rt.nested_row_splits
+    ids = math_ops.range(splits_list[-1][-1])
+    previous = None
+    for axis in range(rt.ragged_rank, 0, -1):
+        splits = splits_list[axis - 1]
+        if previous is not None:  # point into ids, not into the next dimension's rows
+            splits = array_ops.gather(previous * multiples[axis + 1], splits)
+        if known is None or known[axis] != 1:
+            ids = ragged_util.repeat_ranges(ids, splits, multiples[axis])
+        previous = splits
+    gathered = array_ops.gather(rt.flat_values, ids)
+    inner = array_ops.concat([multiples[:1], multiples[rt.ragged_rank + 1 :]], axis=0)
+    return array_ops.tile(gathered, inner)
+
+
+def _tiled_splits(rt: RaggedTensor, multiples: Tensor, known: Any) -> list[Tensor]:
+    """The row splits of each ragged dimension of the tiled tensor."""
+    ragged_rank = rt.ragged_rank
+    splits_list = rt.nested_row_splits
+    # projected[src][dst]: the split points of src's rows in dimension dst's values.
+    projected: list[dict[int, Tensor]] = [{i: splits_list[i]} for i in range(ragged_rank)]
+    for src in range(ragged_rank):
+        for dst in range(src + 1, ragged_rank - 1):
+            projected[src][dst] = array_ops.gather(splits_list[dst], projected[src][dst - 1])
+    result = []
+    for axis in range(ragged_rank):
+        lengths = splits_list[axis][1:] - splits_list[axis][:-1]
+        lengths = lengths * multiples[axis + 1]
+        repeats: Any = 1
+        for d in range(axis - 1, -1, -1):
+            if known is None or known[d + 1] != 1:
+                splits = projected[d][axis - 1] * repeats
+                lengths = ragged_util.repeat_ranges(lengths, splits, multiples[d + 1])
+            repeats *= multiples[d + 1]
+        lengths = array_ops.tile(lengths, multiples[:1])
+        result.append(ragged_util.lengths_to_splits(lengths))
+    return result

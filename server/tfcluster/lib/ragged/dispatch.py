@@ -1,7 +1,8 @@
 """What the ops do given a RaggedTensor, registered with framework/dispatch as TF 1.15's
-ragged_dispatch registers them: element-wise ops apply to the flat values (operands sharing
-one row partition, or a dense operand broadcasting over the inner dimensions), reductions
-and concat/stack go to their ragged forms. Also RaggedTensor's operators."""
+ragged_dispatch registers them: element-wise ops apply to the flat values (two operands
+broadcast to one ragged shape first, lib/ragged/shape; list ops check their operands share
+one row partition), reductions, concat/stack and tile go to their ragged forms. Also
+RaggedTensor's operators."""
 
 from __future__ import annotations
 
@@ -10,9 +11,10 @@ from collections.abc import Callable
 from typing import Any
 
 from tfcluster.framework import dispatch
-from tfcluster.framework.graph import Tensor, control_dependencies, convert_to_tensor
+from tfcluster.framework.graph import control_dependencies, convert_to_tensor
 from tfcluster.lib.ragged import array as ragged_array
 from tfcluster.lib.ragged import math as ragged_math
+from tfcluster.lib.ragged import shape as ragged_shape
 from tfcluster.ops import (
     array_ops,
     bitwise_ops,
@@ -27,7 +29,7 @@ from tfcluster.ops import (
     string_ops,
     unicode_ops,
 )
-from tfcluster.ops.ragged_tensor import RaggedTensor, convert_to_tensor_or_ragged_tensor
+from tfcluster.ops.ragged_tensor import RaggedTensor
 
 # Which DISPATCHED functions are element-wise on a list (the two-operand ones are
 # dispatch.BINARY_ELEMENTWISE).
@@ -50,71 +52,124 @@ def _param_names(fn: Callable[..., Any]) -> list[str]:
     return list(inspect.signature(getattr(fn, "__wrapped__", fn)).parameters)
 
 
-def _same_partition_checks(rts: list[RaggedTensor]) -> list[Any]:
-    first = rts[0]
+def _splits_checks(rts: list[RaggedTensor]) -> list[Any]:
+    """Run-time checks that the ragged operands of a list op share their row partitions (TF's
+    assert_splits_match: one assert_equal per pair of splits)."""
+    first = rts[0].nested_row_splits
     checks = []
     for other in rts[1:]:
-        if other.ragged_rank != first.ragged_rank:
-            raise ValueError("Inputs must have identical ragged splits (ragged_rank differs)")
-        for a, b in zip(first.nested_row_splits, other.nested_row_splits):
-            if a is not b:
-                checks.append(
-                    ragged_checks.assert_equal(
-                        a, b, message="Inputs must have identical ragged splits"
-                    )
-                )
+        splits = other.nested_row_splits
+        if len(splits) != len(first):
+            raise ValueError("Inputs must have identical ragged splits")
+        for a, b in zip(first, splits):
+            checks.append(
+                ragged_checks.assert_equal(a, b, message="Inputs must have identical ragged splits")
+            )
     return checks
 
 
-def _flat_operand(value: Any, rt: RaggedTensor, dtype: Any) -> Any:
-    """A dense operand of an element-wise op with `rt`: it may broadcast over the inner
-    (uniform) dimensions of rt's flat values, not over its ragged ones."""
-    if isinstance(value, RaggedTensor):
-        return value.flat_values
-    t = convert_to_tensor(value, dtype=dtype)
-    inner_rank = (rt.flat_values.shape.ndims or 1) - 1
-    if t.shape.ndims is not None and t.shape.ndims > inner_rank:
+def _match_splits_dtypes(rts: list[RaggedTensor]) -> None:
+    if len({rt.row_splits.dtype.base_dtype for rt in rts}) > 1:
         raise ValueError(
-            f"tfcluster broadcasts a dense operand of rank {t.shape.ndims} over a RaggedTensor "
-            f"only along its {inner_rank} uniform inner dimension(s)"
+            "Input RaggedTensors have mismatched row_splits dtypes; use "
+            "RaggedTensor.with_row_splits_dtype() to convert them to compatible dtypes."
         )
-    return t
 
 
-def _elementwise(fn: Callable[..., Any], operands: list[str]) -> Callable[..., Any]:
+def _unary(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """The op on the flat values of a ragged first operand (other arguments as they are)."""
     original = getattr(fn, "__wrapped__", fn)
-    signature = inspect.signature(original)
+    first = _param_names(fn)[0]
 
     def handler(*args: Any, **kwargs: Any) -> Any:
-        bound = signature.bind(*args, **kwargs)
-        values = [bound.arguments.get(n) for n in operands]
-        rts = [v for v in values if isinstance(v, RaggedTensor)]
-        checks = _same_partition_checks(rts)
-        dtype = next((v.dtype for v in values if isinstance(v, (RaggedTensor, Tensor))), None)
-        for n, v in zip(operands, values):
-            if n in bound.arguments:
-                bound.arguments[n] = _flat_operand(v, rts[0], dtype)
-        with control_dependencies(checks):
-            flat = original(*bound.args, **bound.kwargs)
-        return rts[0].with_flat_values(flat)
+        if args:
+            x, rest = args[0], args[1:]
+        else:
+            kwargs = dict(kwargs)
+            x, rest = kwargs.pop(first, None), ()
+        if not isinstance(x, RaggedTensor):
+            return dispatch.NOT_SUPPORTED
+        return x.with_flat_values(original(x.flat_values, *rest, **kwargs))
 
     return handler
 
 
+def _binary(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """A two-operand element-wise op: a dense operand converted at the ragged one's dtype;
+    both broadcast to one ragged shape (ragged_tensor_shape) unless the dense one has fewer
+    dimensions than the ragged one's flat values (then it broadcasts over those alone); the
+    op applies to the flat values."""
+    original = getattr(fn, "__wrapped__", fn)
+    x_name, y_name = _param_names(fn)[:2]
+
+    def handler(*args: Any, **kwargs: Any) -> Any:
+        kwargs = dict(kwargs)
+        if len(args) > 1:
+            x, y, rest = args[0], args[1], args[2:]
+        elif args:
+            x, y, rest = args[0], kwargs.pop(y_name, None), args[1:]
+        else:
+            x, y, rest = kwargs.pop(x_name, None), kwargs.pop(y_name, None), ()
+        x_ragged, y_ragged = isinstance(x, RaggedTensor), isinstance(y, RaggedTensor)
+        if not (x_ragged or y_ragged):
+            return dispatch.NOT_SUPPORTED
+        try:
+            if not x_ragged:
+                x = convert_to_tensor(x, name=x_name, preferred_dtype=y.dtype)
+            if not y_ragged:
+                y = convert_to_tensor(y, name=y_name, preferred_dtype=x.dtype)
+        except (TypeError, ValueError):
+            return dispatch.NOT_SUPPORTED
+        if x_ragged and y_ragged:
+            _match_splits_dtypes([x, y])
+        if (
+            (x_ragged and y_ragged)
+            or (x_ragged and _ndims(x.flat_values) <= _ndims(y))
+            or (y_ragged and _ndims(y.flat_values) <= _ndims(x))
+        ):
+            shape = ragged_shape.broadcast_dynamic_shape(
+                ragged_shape.RaggedTensorDynamicShape.from_tensor(x),
+                ragged_shape.RaggedTensorDynamicShape.from_tensor(y),
+            )
+            x = ragged_shape.broadcast_to(x, shape, broadcast_inner_dimensions=False)
+            y = ragged_shape.broadcast_to(y, shape, broadcast_inner_dimensions=False)
+        x_values = x.flat_values if isinstance(x, RaggedTensor) else x
+        y_values = y.flat_values if isinstance(y, RaggedTensor) else y
+        mapped = original(x_values, y_values, *rest, **kwargs)
+        if isinstance(x, RaggedTensor):
+            return x.with_flat_values(mapped)
+        return y.with_flat_values(mapped)
+
+    return handler
+
+
+def _ndims(t: Any) -> Any:
+    """Static rank, compared as TF compares it (an unknown one is None)."""
+    ndims = t.shape.ndims
+    return -1 if ndims is None else ndims
+
+
 def _list_elementwise(fn: Callable[..., Any]) -> Callable[..., Any]:
+    """An op on a list (add_n, string_join): the ragged items must share one row partition
+    (checked when the graph runs); the op applies to their flat values and dense items."""
     original = getattr(fn, "__wrapped__", fn)
     signature = inspect.signature(original)
     list_name = next(iter(signature.parameters))
 
     def handler(*args: Any, **kwargs: Any) -> Any:
         bound = signature.bind(*args, **kwargs)
-        inputs = [convert_to_tensor_or_ragged_tensor(v) for v in bound.arguments[list_name]]
-        rts = [v for v in inputs if isinstance(v, RaggedTensor)]
-        checks = _same_partition_checks(rts)
-        bound.arguments[list_name] = [_flat_operand(v, rts[0], None) for v in inputs]
-        with control_dependencies(checks):
-            flat = original(*bound.args, **bound.kwargs)
-        return rts[0].with_flat_values(flat)
+        items = bound.arguments.get(list_name)
+        if items is None or not any(isinstance(v, RaggedTensor) for v in items):
+            return dispatch.NOT_SUPPORTED
+        rts = [v for v in items if isinstance(v, RaggedTensor)]
+        _match_splits_dtypes(rts)
+        bound.arguments[list_name] = [
+            v.flat_values if isinstance(v, RaggedTensor) else v for v in items
+        ]
+        with control_dependencies(_splits_checks(rts)):
+            return RaggedTensor.from_nested_row_splits(
+                original(*bound.args, **bound.kwargs), rts[0].nested_row_splits, validate=False
+            )
 
     return handler
 
@@ -148,6 +203,7 @@ def _register() -> None:
         "expand_dims": ragged_array.expand_dims,
         "size": ragged_array.size,
         "rank": ragged_array.rank,
+        "tile": ragged_array.tile,
         **{
             n: getattr(ragged_math, n)
             for n in (
@@ -169,10 +225,10 @@ def _register() -> None:
                 handler = special[n]
             elif n in _LIST:
                 handler = _list_elementwise(fn)
+            elif n in dispatch.BINARY_ELEMENTWISE:
+                handler = _binary(fn)
             else:
-                handler = _elementwise(
-                    fn, _param_names(fn)[: 2 if n in dispatch.BINARY_ELEMENTWISE else 1]
-                )
+                handler = _unary(fn)
             dispatch.register(dispatch.key_of(fn), handler)
 
 

@@ -20,20 +20,23 @@ def map_flat_values(op: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
     if not partitions:
         return op(*args, **kwargs)
     first = partitions[0].nested_row_splits
-    checks = []
-    for other in (p.nested_row_splits for p in partitions[1:]):
-        if len(other) != len(first):
-            raise ValueError("Input RaggedTensors have mismatched ragged_rank")
-        for a, b in zip(first, other):
-            if a is not b:
-                checks.append(
-                    ragged_checks.assert_equal(
-                        a, b, message="Input RaggedTensors have mismatched row_splits"
-                    )
-                )
+    if len({p.row_splits.dtype.base_dtype for p in partitions}) > 1:
+        raise ValueError(
+            "Input RaggedTensors have mismatched row_splits dtypes; use "
+            "RaggedTensor.with_row_splits_dtype() to convert them to compatible dtypes."
+        )
+    message = "Inputs must have identical ragged splits"
+    if any(len(p.nested_row_splits) != len(first) for p in partitions):
+        raise ValueError(message)
+    checks = [
+        ragged_checks.assert_equal(a, b, message=message)
+        for p in partitions[1:]
+        for a, b in zip(first, p.nested_row_splits)
+    ]
     with control_dependencies(checks):
-        result = op(*flat_args, **flat_kwargs)
-    return partitions[0].with_flat_values(result)
+        return RaggedTensor.from_nested_row_splits(
+            op(*flat_args, **flat_kwargs), first, validate=False
+        )
 
 
 def _replace(structure: Any, partitions: list[RaggedTensor]) -> Any:

@@ -178,12 +178,16 @@ def reduce_mean(
         total = _reduce("Sum", rt, axis, keep)
         ones: Any
         if isinstance(rt, RaggedTensor):
-            ones = rt.with_flat_values(array_ops.ones_like(rt.flat_values))
+            ones = RaggedTensor.from_nested_row_splits(
+                array_ops.ones_like(rt.flat_values), rt.nested_row_splits, validate=False
+            )
         else:
             ones = array_ops.ones_like(rt)
         count = _reduce("Sum", ones, axis, keep)
         if isinstance(total, RaggedTensor):
-            return total.with_flat_values(total.flat_values / count.flat_values)
+            return RaggedTensor.from_nested_row_splits(
+                total.flat_values / count.flat_values, total.nested_row_splits, validate=False
+            )
         return total / count
 
 
