@@ -688,7 +688,11 @@ def _estimator_eval_program(key: str) -> None:
             est = tf.estimator.Estimator(model_fn, config=config)
             est.train(lambda: input_fn().repeat(), steps=3)
             metrics = est.evaluate(input_fn)
-            return {k: float(v) for k, v in sorted(metrics.items())}
+            out = {k: float(v) for k, v in sorted(metrics.items())}
+            # With steps, a hook counts the batches through the (mirrored) eval step.
+            by_steps = est.evaluate(lambda: input_fn().repeat(), steps=3)
+            out.update({"steps_" + k: float(v) for k, v in sorted(by_steps.items())})
+            return out
         finally:
             shutil.rmtree(model_dir, ignore_errors=True)
 

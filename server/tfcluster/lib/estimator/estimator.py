@@ -24,11 +24,12 @@ from tfcluster.framework.graph import (
     get_default_graph,
     set_random_seed,
 )
+from tfcluster.lib import nest
 from tfcluster.lib.estimator.model_fn import EstimatorSpec, ModeKeys
 from tfcluster.lib.estimator.run_config import RunConfig
 from tfcluster.lib.metrics import metrics_impl
 from tfcluster.lib.platform import tf_logging as logging
-from tfcluster.ops import control_flow_ops, state_ops, variables
+from tfcluster.ops import array_ops, control_flow_ops, state_ops, variables
 from tfcluster.training import (
     basic_session_run_hooks,
     checkpoint_management,
@@ -550,7 +551,14 @@ class Estimator:
         eval_dict[GraphKeys.GLOBAL_STEP] = global_step
         all_hooks = input_hooks + _check_hooks(hooks) + list(spec.evaluation_hooks)
         if steps is not None:  # TF 1.15 reads the input to its end without the hook
-            all_hooks.append(_StopAfterNEvalsHook(steps, update_op))
+            evals_completed = update_op
+            if strategy is not None:
+                # A mirrored eval step's update gives one value per replica: the hook reads
+                # the step after them, as TF's _get_latest_eval_step_value.
+                updates_done = [u.op for u in nest.flatten(update_op)]
+                with control_flow_ops.control_dependencies(updates_done):
+                    evals_completed = array_ops.identity(eval_step.read_value())
+            all_hooks.append(_StopAfterNEvalsHook(steps, evals_completed))
         return spec.scaffold, update_op, eval_dict, all_hooks
 
     def _evaluate_run(
