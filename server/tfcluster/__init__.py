@@ -32,6 +32,7 @@ from tfcluster.framework import proto_text as _proto_text  # noqa: E402
 from tfcluster.framework import python37_names as _python37_names  # noqa: E402
 from tfcluster.framework import versions as _versions  # noqa: E402
 from tfcluster.lib.platform import sysconfig as _sysconfig  # noqa: E402
+from tfcluster.runtime import constant_evaluation as _constant_evaluation  # noqa: E402, F401
 
 _proto_text.install()
 _proto_int_values.install()

@@ -8,6 +8,7 @@ tf.get_static_value knows none of them."""
 from __future__ import annotations
 
 import math
+from collections.abc import Callable
 from typing import Any
 
 import numpy as np
@@ -120,9 +121,6 @@ def _stitched(op: Any) -> np.ndarray | None:
     return out if filled.all() else None
 
 
-# Beyond constant folding's ops, what the refiner evaluates where a shape asks (a dense shape
-# made of sparse ops of constants).
-_ALSO_EVALUATED = frozenset({"RaggedTensorToSparse", "SparseConcat"})
 # Whether an op's outputs were evaluated: absent, or the values (None where they are not).
 _NOT_YET = object()
 
@@ -139,27 +137,32 @@ def _by_kernel(tensor: Any) -> np.ndarray | None:
     return None if cached is None else cached[tensor.value_index]
 
 
-def _kernel_outputs(op: Any) -> list[np.ndarray | None] | None:
-    from tfcluster.runtime import constant_folding, kernel_table
-    from tfcluster.runtime.graph_ir import node_from_operation
+# The runtime's evaluation of one op by its CPU kernel (tfcluster.runtime.constant_evaluation
+# registers it: the framework does not import the layers above it). Without it, no value.
+_kernel_evaluator: Callable[[Any, list[np.ndarray]], list[np.ndarray | None] | None] | None = None
 
-    if op.type not in constant_folding.FOLDABLE_OPS | _ALSO_EVALUATED or not op.inputs:
+
+def set_kernel_evaluator(
+    evaluate: Callable[[Any, list[np.ndarray]], list[np.ndarray | None] | None],
+) -> None:
+    global _kernel_evaluator
+    _kernel_evaluator = evaluate
+
+
+def _kernel_outputs(op: Any) -> list[np.ndarray | None] | None:
+    if _kernel_evaluator is None or not op.inputs:
         return None
     inputs = [inferred_value(t) for t in op.inputs]
     if any(v is None or v.size > _MAX_VALUES for v in inputs):
         return None
-    if not kernel_table.has_kernel(op.type, "CPU"):
-        return None
-    kdef = kernel_table.lookup(op.type, "CPU")
-    if kdef.is_async:
-        return None
-    node = node_from_operation(op)
-    try:
-        outs = kdef.factory(node)(None, list(inputs))
-    except Exception:  # the graph's kernels report it, when they run
+    outs = _kernel_evaluator(op, [v for v in inputs if v is not None])
+    if outs is None:
         return None
     values: list[np.ndarray | None] = []
     for t, out in zip(op.outputs, outs):
+        if out is None:
+            values.append(None)
+            continue
         value = np.array(out)
         # Integers, booleans and strings (a sparse tensor's values on the way to its shape).
         same = value.dtype == t.dtype.as_numpy_dtype and value.dtype.kind in "biuO"
