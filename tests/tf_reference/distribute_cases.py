@@ -699,3 +699,70 @@ def _estimator_eval_program(key: str) -> None:
 
 for _key in ("mirrored_two", "one_device"):
     _estimator_eval_program(_key)
+
+
+def _keras_shuffled_program(key: str) -> None:
+    @program("keras_fit_arrays_as_dataset_" + key)
+    def _p(tf: Any) -> dict[str, Any]:
+        """fit on arrays in a strategy's scope runs through TF's numpy dataset: tf.data's
+        shuffle (not numpy's), the epochs repeated before batching, ceil(n / batch) steps,
+        the loss averaged over steps."""
+        tf.set_random_seed(0)
+        s = STRATEGIES[key](tf)
+        x = np.arange(28, dtype=np.float32).reshape(14, 2) / 10.0
+        y = (x @ np.array([[0.5], [-0.25]], np.float32) + 0.1).astype(np.float32)
+        with s.scope():
+            model = tf.keras.Sequential(
+                [tf.keras.layers.Dense(1, input_shape=(2,), kernel_initializer="ones")]
+            )
+            model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+        seen: list[Any] = []
+        record = tf.keras.callbacks.LambdaCallback(
+            on_train_begin=lambda logs=None: seen.append(
+                [record.params.get("steps"), record.params.get("samples")]
+            )
+        )
+        history = model.fit(x, y, batch_size=4, epochs=3, verbose=0, callbacks=[record])
+        return {
+            "loss": np.array(history.history["loss"], dtype=np.float32),
+            "kernel": model.get_weights()[0],
+            "params": seen,
+        }
+
+
+# (Under the default MirroredStrategy TF 1.15 builds two more ops at compile and a second
+# TensorSliceDataset -> ShuffleDataset when fitting: its shuffle seeds differ from these.)
+_keras_shuffled_program("one_device")
+
+
+@program("numpy_dataset")
+def _numpy_dataset(tf: Any) -> dict[str, Any]:
+    """experimental_make_numpy_dataset: host variables filled through sliced assignments,
+    the dataset sliced from them."""
+    s = tf.distribute.MirroredStrategy()
+    graph = tf.get_default_graph()
+    with s.scope():
+        sess = tf.Session()
+        start = len(graph.get_operations())
+        ds = s.experimental_make_numpy_dataset(
+            (np.arange(8.0).reshape(4, 2), np.arange(4)), session=sess
+        )
+        ops = [[op.name, op.type] for op in graph.get_operations()[start:]]
+        kinds = [type(v).__name__ for v in tf.global_variables()]
+        it = tf.data.make_initializable_iterator(ds)
+        nxt = it.get_next()
+        sess.run(it.initializer)
+        rows = [sess.run(nxt) for _ in range(4)]
+        sess.close()
+    return {"ops": ops, "variables": kinds, "rows": rows}
+
+
+@program("strategy_class_names")
+def _strategy_class_names(tf: Any) -> dict[str, Any]:
+    d = tf.distribute
+    classes = [
+        d.MirroredStrategy, d.OneDeviceStrategy, d.Strategy, d.StrategyExtended,
+        d.experimental.CentralStorageStrategy, d.experimental.ParameterServerStrategy,
+        d.experimental.MultiWorkerMirroredStrategy,
+    ]  # fmt: skip
+    return {"names": [c.__name__ for c in classes]}

@@ -1169,8 +1169,10 @@ def _index_value(idx: Any) -> Any:
     return idx.value if isinstance(idx, Dimension) else idx
 
 
-def strided_slice_from_key(tensor: Any, key: Any) -> Tensor:
-    """`tensor[key]` as TF's _slice_helper builds it: one StridedSlice with masks."""
+def strided_slice_from_key(tensor: Any, key: Any, var: Any = None) -> Tensor:
+    """`tensor[key]` as TF's _slice_helper builds it: one StridedSlice with masks. With
+    `var` (the variable whose value `tensor` is), the result's `assign(value)` writes value
+    into that slice of the variable (TF's sliced assignment, `<scope>_assign`)."""
     is_bool_mask = (
         isinstance(key, (bool, np.bool_))
         or (isinstance(key, Tensor) and key.dtype.base_dtype is dtypes.bool_)
@@ -1231,18 +1233,24 @@ def strided_slice_from_key(tensor: Any, key: Any) -> Tensor:
         else:
             empty = constant_op.constant([], dtype=dtypes.int32)
             packed = [empty, empty, empty]
-        return strided_slice(
-            tensor,
-            packed[0],
-            packed[1],
-            packed[2],
-            begin_mask=masks["begin"],
-            end_mask=masks["end"],
-            ellipsis_mask=masks["ellipsis"],
-            new_axis_mask=masks["new_axis"],
-            shrink_axis_mask=masks["shrink"],
-            name=scope,
+        mask_args = {
+            "begin_mask": masks["begin"],
+            "end_mask": masks["end"],
+            "ellipsis_mask": masks["ellipsis"],
+            "new_axis_mask": masks["new_axis"],
+            "shrink_axis_mask": masks["shrink"],
+        }
+        out = strided_slice(tensor, packed[0], packed[1], packed[2], name=scope, **mask_args)
+
+    def assign(value: Any, name: str | None = None) -> Any:
+        if var is None:
+            raise ValueError("Sliced assignment is only supported for variables")
+        return var._strided_slice_assign(
+            *packed, value, name if name is not None else scope + "_assign", **mask_args
         )
+
+    out.assign = assign  # type: ignore[attr-defined]
+    return out
 
 
 def _slice_index_dtype(values: Sequence[Any]) -> dtypes.DType:

@@ -1430,12 +1430,10 @@ def _binary_overload(fn: Callable[..., Tensor], op_name: str) -> tuple[Any, Any]
 
 
 def _getitem(self: Any, key: Any) -> Tensor:
-    slice_fn = getattr(array_ops, "strided_slice_from_key", None) or getattr(
-        array_ops, "_slice_helper", None
-    )
-    if slice_fn is None:
-        raise TypeError("Tensor slicing is not available")
-    return slice_fn(self, key)  # type: ignore[no-any-return]
+    if hasattr(self, "_strided_slice_assign"):
+        # A variable: its value sliced, the slice assignable (TF's _SliceHelperVar).
+        return array_ops.strided_slice_from_key(self.value(), key, var=self)
+    return array_ops.strided_slice_from_key(self, key)
 
 
 def _build_overloads() -> dict[str, Callable[..., Any]]:

@@ -21,7 +21,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.framework.tensor_shape import TensorShape
-from tfcluster.ops import math_ops
+from tfcluster.ops import array_ops, math_ops
 from tfcluster.ops import resource_variable_ops as rv
 from tfcluster.ops.op_util import make_op
 from tfcluster.ops.resource_handles import handle_shape
@@ -176,6 +176,16 @@ class ResourceVariable(Variable):
     ) -> Any:
         return self._update("AssignVariableOp", value, name, read_value)
 
+    def _strided_slice_assign(
+        self, begin: Any, end: Any, strides: Any, value: Any, name: str, **masks: int
+    ) -> Any:
+        """`var[key].assign(value)`: ResourceStridedSliceAssign; the variable after it."""
+        value = convert_to_tensor(value, dtype=self._dtype)
+        attrs = {"T": self._dtype, "Index": begin.dtype.base_dtype}
+        attrs.update(array_ops._mask_attrs(**masks))
+        inputs = [self._variable, begin, end, strides, value]
+        return _UnreadVariable(self, make_op("ResourceStridedSliceAssign", inputs, attrs, name))
+
     def assign_add(
         self,
         delta: Any,
@@ -301,3 +311,11 @@ def _read_first(operator: Any) -> Any:
 # TF's operators on a resource variable read it (value()) outside the operator's scope.
 for _name in math_ops.OVERLOADED_OPERATORS:
     setattr(ResourceVariable, _name, _read_first(getattr(Tensor, _name)))
+
+
+def _sliced(self: ResourceVariable, key: Any) -> Any:
+    """var[key]: the value read, then sliced, the slice assignable (TF's _SliceHelperVar)."""
+    return array_ops.strided_slice_from_key(self.value(), key, var=self)
+
+
+ResourceVariable.__getitem__ = _sliced  # type: ignore[method-assign,misc]

@@ -427,6 +427,19 @@ class Variable(metaclass=_VariableMeta):
         t = state_ops.assign(self._variable, value, use_locking=use_locking, name=name)
         return t if read_value else t.op
 
+    def _strided_slice_assign(
+        self, begin: Any, end: Any, strides: Any, value: Any, name: str, **masks: int
+    ) -> Any:
+        """`var[key].assign(value)`: StridedSliceAssign on the variable's ref; the variable's
+        ref after it."""
+        attrs = {"T": self.dtype.base_dtype, "Index": begin.dtype.base_dtype}
+        attrs.update(array_ops._mask_attrs(**masks))
+        # The value converted in the op's own scope (`<name>/value`), as a generated op's.
+        with name_scope(name) as scope:
+            value = convert_to_tensor(value, dtype=self.dtype.base_dtype, name="value")
+            inputs = [self._variable, begin, end, strides, value]
+            return make_op("StridedSliceAssign", inputs, attrs, scope).outputs[0]
+
     def assign_add(
         self,
         delta: Any,

@@ -446,6 +446,20 @@ def _to_collective_worker(
     ext._leader = f"/job:{leader}/replica:0/task:0"
 
 
+# TF 1.15's tf.distribute classes are its V1 ones: their names show in reprs and messages
+# (`'MirroredStrategyV1' object has no attribute 'run'`).
+for _cls, _tf_name in (
+    (Strategy, "StrategyV1"),
+    (StrategyExtended, "StrategyExtendedV1"),
+    (MirroredStrategy, "MirroredStrategyV1"),
+    (OneDeviceStrategy, "OneDeviceStrategyV1"),
+    (CentralStorageStrategy, "CentralStorageStrategyV1"),
+    (ParameterServerStrategy, "ParameterServerStrategyV1"),
+    (MultiWorkerMirroredStrategy, "CollectiveAllReduceStrategyV1"),
+):
+    _cls.__name__ = _cls.__qualname__ = _tf_name
+
+
 __all__ = [
     "CentralStorageStrategy",
     "MirroredStrategy",

@@ -26,7 +26,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.lib import nest
 from tfcluster.lib.distribute import cross_device_ops as cdo
-from tfcluster.lib.distribute import input_lib, reduce_util
+from tfcluster.lib.distribute import input_lib, numpy_dataset, reduce_util
 from tfcluster.lib.distribute import values as values_lib
 from tfcluster.lib.distribute.replica_runner import ReplicaRunner, cross_replica
 from tfcluster.ops import array_ops, constant_op, math_ops, variable_creators
@@ -303,9 +303,7 @@ class Strategy:
         return self._extended._distribute_datasets_from_function(dataset_fn)
 
     def experimental_make_numpy_dataset(self, numpy_input: Any, session: Any = None) -> Any:
-        from tfcluster.lib.data.dataset import Dataset
-
-        return Dataset.from_tensor_slices(numpy_input)
+        return self._extended.experimental_make_numpy_dataset(numpy_input, session=session)
 
     # ---- configuration ----------------------------------------------------------------------
     def configure(
@@ -391,11 +389,22 @@ class StrategyExtended:
         return self._cross_device_ops
 
     # ---- variables --------------------------------------------------------------------------
+    def experimental_make_numpy_dataset(self, numpy_input: Any, session: Any = None) -> Any:
+        """The dataset of numpy_input's rows from variables on the host's CPU, filled in
+        `session` (numpy_dataset.one_host_numpy_dataset, as TF 1.15's)."""
+        if session is None:
+            raise ValueError("experimental_make_numpy_dataset needs a session in graph mode")
+        host = numpy_dataset.SingleDevice("/device:CPU:0")
+        return numpy_dataset.one_host_numpy_dataset(numpy_input, host, session)
+
     def _variable_creator(self, next_creator: Callable[..., Any], **kwargs: Any) -> Any:
         colocate = kwargs.pop("colocate_with", None)
         # Every variable made in a strategy's scope is a resource variable (TF 1.15's
         # creator_with_resource_vars).
         kwargs["use_resource"] = True
+        if isinstance(colocate, numpy_dataset.SingleDevice):
+            with device(colocate.device):
+                return next_creator(**kwargs)
         if self._mirrored:
             v = self._create_mirrored(next_creator, colocate, kwargs)
         else:

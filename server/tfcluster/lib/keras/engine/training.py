@@ -104,7 +104,7 @@ class Model(Network):
                 "(layers constructed with `dynamic=True`). You must enable eager execution with "
                 "`tf.enable_eager_execution()`."
             )
-        _refuse_several_replicas()
+        self._compile_strategy = _one_replica_strategy()
         self._target_tensors = target_tensors
         self.optimizer = optimizers.get(optimizer)
         loss_scale = self._dtype_policy.loss_scale
@@ -505,6 +505,12 @@ class Model(Network):
         xs, ys = self._standardize(x, y)
         self._ensure_built(xs)
         self._check_targets(xs, ys)
+        strategy = getattr(self, "_compile_strategy", None)
+        if strategy is not None and sample_weight is None and class_weight is None:
+            return self._fit_arrays_as_strategy_dataset(
+                strategy, xs, ys, batch_size, epochs, verbose, callbacks, validation_split,
+                validation_data, shuffle, initial_epoch, validation_freq,
+            )  # fmt: skip
         ws = self._standardize_weights(ys, sample_weight, class_weight)
         val_xs: list[np.ndarray] = []
         val_ys: list[np.ndarray] = []
@@ -724,6 +730,30 @@ class Model(Network):
         results = [np.concatenate(p) for p in parts]
         return results[0] if len(results) == 1 else results
 
+    def _fit_arrays_as_strategy_dataset(
+        self, strategy: Any, xs: list[np.ndarray], ys: list[np.ndarray], batch_size: int,
+        epochs: int, verbose: int, callbacks: Any, validation_split: float,
+        validation_data: Any, shuffle: Any, initial_epoch: int, validation_freq: int,
+    ) -> Any:  # fmt: skip
+        """fit on arrays of a model compiled in a strategy's scope, as TF 1.15's distribution
+        loop runs it: through a dataset of the arrays (shuffled by tf.data, not numpy),
+        ceil(samples / batch_size) steps an epoch, the loss averaged over steps."""
+        if validation_split:
+            raise ValueError(
+                "validation_split argument is not supported with distribution strategies."
+            )
+        dataset = _strategy_dataset(strategy, xs, ys, batch_size, shuffle, epochs)
+        validation = None
+        if validation_data is not None:
+            val_xs, val_ys = self._standardize(validation_data[0], validation_data[1])
+            validation = _strategy_dataset(strategy, val_xs, val_ys, batch_size, False, 1)
+        steps = -(-len(xs[0]) // batch_size)
+        return training_dataset.fit(
+            self, dataset, epochs=epochs, verbose=verbose, callbacks=callbacks,
+            validation_data=validation, steps_per_epoch=steps, validation_steps=None,
+            validation_freq=validation_freq, initial_epoch=initial_epoch,
+        )  # fmt: skip
+
     def train_on_batch(
         self,
         x: Any,
@@ -841,11 +871,11 @@ def _keras_dtype(a: np.ndarray) -> str:
     return "float32" if a.dtype == np.float64 else str(a.dtype)
 
 
-def _refuse_several_replicas() -> None:
-    """Compiled in a tf.distribute scope: one replica (the default MirroredStrategy on a
-    machine without GPUs, OneDeviceStrategy, ...) trains as TF does; splitting Keras's
-    batches over several replicas is not implemented, and is refused rather than trained
-    differently from TF."""
+def _one_replica_strategy() -> Any:
+    """The tf.distribute strategy whose scope compile runs in, or None. One replica (the
+    default MirroredStrategy on a machine without GPUs, OneDeviceStrategy, ...) trains as TF
+    does; splitting Keras's batches over several replicas is not implemented, and is refused
+    rather than trained differently from TF."""
     from tfcluster.training import distribution_context
 
     ctx = distribution_context.current()
@@ -853,3 +883,23 @@ def _refuse_several_replicas() -> None:
         raise backend.unimplemented(
             "tf.keras.Model.compile under a tf.distribute strategy with several replicas"
         )
+    return None if ctx is None else ctx.strategy
+
+
+def _strategy_dataset(
+    strategy: Any, xs: list[np.ndarray], ys: list[np.ndarray], batch_size: int, shuffle: Any,
+    epochs: int,
+) -> Any:  # fmt: skip
+    """TF 1.15's _distribution_standardize_user_data for numpy arrays: the strategy's numpy
+    dataset, shuffled through a buffer of max(1024, 8 batches), repeated for the epochs (its
+    batches run across their ends), batched with the last partial batch kept."""
+    x: Any = tuple(xs) if len(xs) > 1 else xs[0]
+    y: Any = tuple(ys) if len(ys) > 1 else ys[0]
+    with strategy.scope():
+        session = backend.get_session()
+        ds = strategy.extended.experimental_make_numpy_dataset((x, y), session=session)
+        if shuffle:
+            ds = ds.shuffle(max(1024, batch_size * 8))
+        if epochs > 1:
+            ds = ds.repeat(epochs)
+        return ds.batch(batch_size, drop_remainder=False)
