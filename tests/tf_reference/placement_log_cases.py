@@ -35,6 +35,19 @@ for _ in range(2):
     print("step")
 print(sess.run(w).tolist())
 """,
+    "a_node_that_cannot_be_placed": """
+a = tf.constant([[1.0, 2.0]], name="a")
+m = tf.matmul(a, a, transpose_b=True, name="m")
+n = tf.matmul(m, m, name="n")
+with tf.device("/device:GPU:2"):
+    g = tf.matmul(a, a, transpose_b=True, name="g")
+late = tf.identity(n, name="late")
+sess = tf.Session(config=tf.ConfigProto(log_device_placement=True))
+try:
+    sess.run(g)
+except tf.errors.InvalidArgumentError as e:
+    print("failed", type(e).__name__)
+""",
     "graph_grows_between_runs": """
 a = tf.placeholder(tf.float32, [], name="a")
 b = tf.identity(a, name="b")

@@ -401,10 +401,19 @@ class MasterSession:
             self._logged_version = self.graph_version
             nodes = dict(self._nodes)
             output_names = list(self._dtypes)
-        try:
-            placement = self._place(nodes, nodes, deadline)
-        except errors.OpError:
-            return  # a node no run needs cannot be placed: the runs that need it say why
+        # TF's placer logs each node as it assigns it: when one cannot be placed, those before
+        # it are printed; the runs that need it say why it cannot be placed.
+        order = placement_log.placement_order(nodes, output_names)
+        needed: list[str] = order
+        while True:
+            try:
+                placement = self._place(nodes, needed, deadline)
+                break
+            except errors.OpError as e:
+                failed = placement_log.unplaceable_node(e.message)
+                if failed not in needed:
+                    return
+                needed = needed[: needed.index(failed)]
         placement_log.print_placement(placement_log.placement_text(nodes, output_names, placement))
 
     def _place(

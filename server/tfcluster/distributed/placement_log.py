@@ -14,6 +14,7 @@ TF 1.15 prints (printf, to stdout) and logs (its C++ INFO log, to stderr):
 
 from __future__ import annotations
 
+import re
 import sys
 import time
 from collections import Counter
@@ -84,6 +85,12 @@ def placement_order(nodes: Mapping[str, Node], output_names: Iterable[str]) -> l
     for name, node in nodes.items():
         (generators if _is_generator(node, outputs[name]) else first).append(name)
     return first + generators
+
+
+def unplaceable_node(message: str) -> str | None:
+    """The node a placement error names ("Cannot assign a device for operation X: ...")."""
+    found = re.match(r"Cannot assign a device for operation ([^:]+):", message)
+    return found.group(1) if found else None
 
 
 def _is_generator(node: Node, num_outputs: int) -> bool:
