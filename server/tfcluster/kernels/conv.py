@@ -4,7 +4,9 @@ and EXPLICIT padding) with their input and filter backprops, and the depthwise c
 A convolution is im2col (the strided patch view of the padded input) and a matrix product
 (BLAS on the CPU, cuBLAS on a GPU). On the CPU the batch is split in one part per core, and
 each part goes in blocks of about 2 MB of patches: a block is copied into a buffer the part
-reuses and multiplied while it is still in the core's cache (single-threaded BLAS per part).
+reuses and multiplied while it is still in the core's cache (single-threaded BLAS per part);
+a float32 filter of 1 to 8 output channels and up to 64 taps x input channels is summed in TF
+1.15's sgemm order instead (_mkldnn_sgemm.narrow_into), where BLAS's differs in the last bit.
 The filter backprop is the transposed product, summed over the blocks; the input backprop is
 either the correlation of the padded out_backprop with the flipped filter (stride 1, enough
 input channels) or the product with the transposed filter scattered back over the kernel
@@ -27,7 +29,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _conv_phases, _winograd
+from tfcluster.kernels import _conv_phases, _mkldnn_sgemm, _winograd
 from tfcluster.kernels._cpu_gemm import SPLIT_FROM, single_thread_blas
 from tfcluster.kernels._window import (
     SCRATCH,
@@ -146,6 +148,22 @@ def _rows_product(xp: Any, a: Any, b: Any, out: Any) -> Any:
     return out
 
 
+def _blas_product(xp: Any, a: Any, b: Any, out: Any) -> Any:
+    return xp.matmul(a, b, out=out)
+
+
+def _filter_product(
+    xp: Any, cols: Any, wmat: Any, out: Any, blas: Callable[[Any, Any, Any, Any], Any]
+) -> Any:
+    """out = cols @ wmat, an im2col block against the filter: on the CPU, a float32 filter of
+    a few output channels sums as TF 1.15's sgemm does (one running fused multiply-add per
+    output, _mkldnn_sgemm.narrow_into), where BLAS's order differs in the last bit; else
+    blas(xp, cols, wmat, out)."""
+    if xp is np and _mkldnn_sgemm.narrow_into(cols, wmat, out):
+        return out
+    return blas(xp, cols, wmat, out)
+
+
 def _inner_product(xp: Any, a: Any, b: Any) -> Any:
     """a @ b, over pieces of the inner dimension of a small-matrix kernel's size (on the
     CPU), their products added in order."""
@@ -243,7 +261,9 @@ def _conv_forward(
                 xp,
                 patches(xp, xp_, outs, ksizes, win),
                 ctype,
-                lambda b, r, cols_t: _then(_rows_product(xp, cols_t.T, wmat, out[r]), epilogue),
+                lambda b, r, cols_t: _then(
+                    _filter_product(xp, cols_t.T, wmat, out[r], _rows_product), epilogue
+                ),
                 _BLOCK,
             )
     else:
@@ -253,7 +273,9 @@ def _conv_forward(
                 xp,
                 patches(xp, xp_, outs, ksizes, win),
                 ctype,
-                lambda b, r, cols: _then(xp.matmul(cols, wmat, out=out[r]), epilogue),
+                lambda b, r, cols: _then(
+                    _filter_product(xp, cols, wmat, out[r], _blas_product), epilogue
+                ),
                 _BLOCK,
                 rows * wmat.size,
             )
