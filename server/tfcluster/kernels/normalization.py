@@ -1,7 +1,9 @@
 """Normalisation kernels over xp: FusedBatchNorm (V1-V3, training and inference, NHWC/NCHW
 and their 5-D forms) with its gradient, and local response normalisation (LRN) with its
 gradient. Statistics are computed in float32 or wider, whatever the input's dtype (as TF's
-U type for half inputs)."""
+U type for half inputs). On the CPU, FusedBatchNorm with float32 statistics rounds as TF 1.15's
+kernel does (_forward_in_tf_order): sequential per-channel sums, 1 / rest factors and Eigen's
+rsqrt packets."""
 
 from __future__ import annotations
 
@@ -10,6 +12,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _eigen_psqrt
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels._cpu_gemm import single_thread_blas
 from tfcluster.kernels.registry import kernel
@@ -51,6 +54,54 @@ def _channel_sums(xp: Any, v: Any, axis: int) -> Any:
     return v.sum(axis=tuple(i for i in range(v.ndim) if i != axis))
 
 
+def _sequential_column_sums(rows: np.ndarray) -> np.ndarray:
+    """Each column of a 2-D float32 array summed row after row from zero, as Eigen reduces a
+    tensor's outer dimension (its inner one kept): numpy's reduction over axis 0 adds whole
+    rows into the accumulator in order, but for one column it is a reduction of a contiguous
+    run, which numpy sums pairwise; cumsum's last row is the running sum."""
+    if rows.shape[1] == 1:
+        return np.cumsum(rows[:, 0])[-1:]
+    return np.add.reduce(rows, axis=0)
+
+
+def _forward_in_tf_order(
+    x: np.ndarray,
+    axis: int,
+    scale: np.ndarray,
+    offset: np.ndarray,
+    stats: tuple[np.ndarray, np.ndarray] | None,
+    epsilon: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """FusedBatchNorm on float32 statistics as TF 1.15's CPU kernel rounds it, over x's rows
+    of channels (rest x depth): the batch mean `sum(x) * (1 / rest)` and variance
+    `sum((x - mean)^2) * (1 / rest)`, each column summed row after row, and y = (x - mean) *
+    f + offset with f = rsqrt(var + eps) * scale, the rsqrt Eigen's fast-math packets
+    (_eigen_psqrt) over the channel vector; or, given `stats` (the estimated mean and
+    variance: inference), y = x * f + (offset - mean * f). Returns y (float32, x's layout),
+    the mean, the variance, and the Bessel corrected variance (`var * (rest / (rest - 1))`)."""
+    f32 = np.float32
+    depth = x.shape[axis]
+    rows = np.moveaxis(x, axis, -1).astype(f32).reshape(-1, depth)
+    rest = rows.shape[0]
+    if stats is None:
+        inv = f32(1.0) / f32(rest)
+        mean = _sequential_column_sums(rows) * inv
+        out = rows - mean
+        var = _sequential_column_sums(out * out) * inv
+    else:
+        mean, var = stats[0].astype(f32), stats[1].astype(f32)
+        out = rows  # astype made it a copy of x
+    corrected = var * (f32(rest) / f32(max(rest - 1, 1)))
+    factor = _eigen_psqrt.tf_rsqrt_float32(var + f32(epsilon)) * scale.astype(f32)
+    out *= factor
+    if stats is None:
+        out += offset.astype(f32)
+    else:
+        out += offset.astype(f32) - mean * factor
+    y = np.moveaxis(out.reshape(*np.moveaxis(x, axis, -1).shape), -1, axis)
+    return y, mean, var, corrected
+
+
 def _check_vectors(depth: int, named: dict[str, Any], allow_empty: bool) -> None:
     for what, v in named.items():
         if v.ndim != 1:
@@ -76,6 +127,10 @@ def _fused_batch_norm(version: int) -> Callable[[Any, Any], Compute]:
             _check_vectors(depth, {"scale": scale, "offset": offset}, allow_empty=False)
             _check_vectors(depth, {"mean": mean_in, "variance": var_in}, allow_empty=training)
             acc = _stats_dtype(x)
+            if xp is np and acc == np.float32 and x.size:
+                return _in_tf_order(
+                    x, axis, scale, offset, mean_in, var_in, training, avg_factor, epsilon, version
+                )
             xf = x.astype(acc, copy=False)
             count = x.size // depth if depth else 0
             centered = None
@@ -120,6 +175,41 @@ def _fused_batch_norm(version: int) -> Callable[[Any, Any], Compute]:
         return compute
 
     return factory
+
+
+def _in_tf_order(
+    x: np.ndarray,
+    axis: int,
+    scale: np.ndarray,
+    offset: np.ndarray,
+    mean_in: np.ndarray,
+    var_in: np.ndarray,
+    training: bool,
+    avg_factor: float,
+    epsilon: float,
+    version: int,
+) -> tuple[Any, ...]:
+    """The kernel's outputs by _forward_in_tf_order (CPU, float32 statistics)."""
+    stats = None if training else (mean_in, var_in)
+    y, mean, var, corrected = _forward_in_tf_order(x, axis, scale, offset, stats, epsilon)
+    if training:
+        batch_mean, batch_var = mean, corrected
+        if avg_factor != 1.0 and mean_in.size:
+            batch_mean = (1 - avg_factor) * mean_in + avg_factor * batch_mean
+            batch_var = (1 - avg_factor) * var_in + avg_factor * batch_var
+    else:
+        batch_mean, batch_var = mean_in, var_in
+    u_dtype = scale.dtype
+    outs = [
+        y.astype(x.dtype, copy=False),
+        batch_mean.astype(u_dtype),
+        batch_var.astype(u_dtype),
+        mean.astype(u_dtype),
+        var.astype(u_dtype),
+    ]
+    if version == 3:
+        outs.append(np.zeros((), u_dtype))
+    return tuple(outs)
 
 
 kernel("FusedBatchNorm")(_fused_batch_norm(1))
