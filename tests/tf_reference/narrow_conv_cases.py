@@ -57,3 +57,38 @@ def conv_forward(tf):
 
 
 CASES["conv_forward"] = conv_forward
+
+
+# (batch, input size, input channels, output channels, kernel, stride, padding) of
+# conv2d_transpose: outputs of 1 to 8 channels, inputs of up to 64.
+_TRANSPOSED = (
+    (1, 8, 2, 3, 4, 2, "SAME"),
+    (2, 16, 4, 1, 4, 2, "SAME"),
+    (1, 8, 8, 3, 3, 1, "SAME"),
+    (1, 5, 2, 2, 4, 2, "SAME"),
+    (1, 16, 16, 3, 4, 2, "SAME"),
+    (2, 6, 64, 3, 5, 2, "SAME"),
+    (1, 7, 3, 4, 3, 2, "VALID"),
+    (3, 9, 5, 8, 1, 1, "VALID"),
+)
+
+
+def transposed_conv(tf):
+    """conv2d_transpose to images of 1 to 8 channels (Conv2DBackpropInput: TF's product of
+    out_backprop and the transposed filter, added into zeros patch after patch), SAME and
+    VALID, strides 1 and 2, a 1x1 filter."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(23)
+    fetches = {}
+    for n, h, ci, co, k, s, pad in _TRANSPOSED:
+        x = rng.randn(n, h, h, ci).astype(np.float32)
+        f = (rng.randn(k, k, co, ci) * 0.2).astype(np.float32)
+        size = h * s if pad == "SAME" else (h - 1) * s + k
+        name = f"n{n}_h{h}_ci{ci}_co{co}_k{k}_s{s}_{pad}"
+        fetches[name] = tf.nn.conv2d_transpose(x, f, [n, size, size, co], [1, s, s, 1], pad)
+    with tf.Session() as sess:
+        values = sess.run(fetches)
+    return {name: v.tolist() for name, v in sorted(values.items())}
+
+
+CASES["transposed_conv"] = transposed_conv

@@ -25,3 +25,11 @@ def test_convolutions_of_few_output_channels_sum_as_tfs_sgemm() -> None:
     assert sorted(actual) == sorted(expected)
     for name, want in expected.items():
         np.testing.assert_array_equal(_bits(actual[name]), _bits(want), name)
+
+
+def test_transposed_convolutions_to_few_channels_add_patches_as_tf() -> None:
+    actual = CASES["transposed_conv"](tf)
+    expected = reference.case(AREA, "transposed_conv")
+    assert sorted(actual) == sorted(expected)
+    for name, want in expected.items():
+        np.testing.assert_array_equal(_bits(actual[name]), _bits(want), name)

@@ -72,11 +72,20 @@ def narrow_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> bool:
     takes through the same sgemm (one running FMA per output, the taps in the filter's order).
     No work limit: the block's outputs are few (rows x columns), each term one pass over them.
     False (out untouched) where BLAS's product stands."""
+    if a.ndim != 2 or b.ndim != 2 or not 1 <= b.shape[1] <= NARROW_WIDTH:
+        return False
+    return running_into(a, b, out)
+
+
+def running_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> bool:
+    """out[...] = a @ b, each output one running FMA over the contracted dimension in order
+    (TF's sgemm), for float32 matrices contracting at most UNSHARDED_DEPTH terms, whatever
+    their width; False (out untouched) otherwise."""
     if a.dtype != np.float32 or b.dtype != np.float32 or a.ndim != 2 or b.ndim != 2:
         return False
     m, depth = a.shape
     n = b.shape[1]
-    if not 1 <= n <= NARROW_WIDTH or depth == 0 or depth > UNSHARDED_DEPTH or m == 0:
+    if depth == 0 or depth > UNSHARDED_DEPTH or m == 0 or n == 0:
         return False
     # Laid out [n, m]: the rows along the innermost axis (inner loops m long, not n).
     acc = np.empty((n, m), np.float32)
