@@ -86,3 +86,41 @@ def layer_updates_moving_statistics(tf):
 
 
 CASES["layer_updates_moving_statistics"] = layer_updates_moving_statistics
+
+
+# Channel counts below a packet of 8, or whole packets (others mix Eigen's packet and scalar
+# rsqrt from row to row in the gradient: not checked here).
+_GRAD_SHAPES = (
+    (1, 64, 64, 2),
+    (2, 7, 5, 3),
+    (4, 8, 8, 8),
+    (2, 9, 9, 16),
+    (1, 30, 30, 1),
+    (8, 32, 32, 1),
+    (2, 50, 50, 4),
+    (1, 4, 4, 5),
+    (2, 6, 6, 64),
+    (4, 20, 20, 24),
+)
+
+
+def gradients(tf):
+    """The gradients of fused_batch_norm (training) given y's gradient: x's, scale's and
+    offset's; and tf.gradients of a sum of squares through it."""
+    tf.reset_default_graph()
+    rng = np.random.RandomState(7)
+    fetches = {}
+    for shape in _GRAD_SHAPES:
+        x, scale, offset = _inputs(rng, shape)
+        dy = rng.randn(*shape).astype(np.float32)
+        xt, st, ot = tf.constant(x), tf.constant(scale), tf.constant(offset)
+        y = tf.nn.fused_batch_norm(xt, st, ot, epsilon=1e-3)[0]
+        fetches[_name(shape)] = tf.gradients(y, [xt, st, ot], grad_ys=dy)
+        loss = tf.reduce_sum(tf.square(y))
+        fetches[_name(shape) + "_of_squares"] = tf.gradients(loss, [xt, st, ot])
+    with tf.Session() as sess:
+        values = sess.run(fetches)
+    return {name: [v.tolist() for v in vs] for name, vs in sorted(values.items())}
+
+
+CASES["gradients"] = gradients

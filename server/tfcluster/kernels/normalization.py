@@ -3,7 +3,8 @@ and their 5-D forms) with its gradient, and local response normalisation (LRN) w
 gradient. Statistics are computed in float32 or wider, whatever the input's dtype (as TF's
 U type for half inputs). On the CPU, FusedBatchNorm with float32 statistics rounds as TF 1.15's
 kernel does (_forward_in_tf_order): sequential per-channel sums, 1 / rest factors and Eigen's
-rsqrt packets."""
+rsqrt packets; and so does its training gradient (_grad_in_tf_order) for channel counts below
+8 or multiples of 8."""
 
 from __future__ import annotations
 
@@ -12,10 +13,11 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _eigen_psqrt
+from tfcluster.kernels import _eigen_psqrt, _outer_sums
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels._cpu_gemm import single_thread_blas
 from tfcluster.kernels.registry import kernel
+from tfcluster.runtime import thread_budget
 
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
 
@@ -100,6 +102,52 @@ def _forward_in_tf_order(
         out += offset.astype(f32) - mean * factor
     y = np.moveaxis(out.reshape(*np.moveaxis(x, axis, -1).shape), -1, axis)
     return y, mean, var, corrected
+
+
+# Eigen's rsqrt packets: channel vectors of fewer lanes, or of whole packets, take the same
+# rsqrt in every row of a [rest, depth] expression; others mix packet and scalar roots by
+# where a row's packets fall.
+_LANES = 8
+
+
+def _grad_in_tf_order(
+    dy: np.ndarray,
+    x: np.ndarray,
+    axis: int,
+    scale: np.ndarray,
+    mean: np.ndarray,
+    var: np.ndarray,
+    epsilon: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """FusedBatchNormGrad (training) as TF 1.15's CPU kernel rounds it, or None where its
+    rsqrt differs from row to row (a channel count above 8 that is not a multiple of 8).
+    With c0 = rsqrt(var + eps) (Eigen's packets), xc = x - mean and every sum over the rows
+    ReduceOuterDimensions' (_outer_sums): scale_backprop = sum(dy * (xc * c0)),
+    offset_backprop = sum(dy), and x_backprop = (scale * c0) * ((dy - sum(dy) * (1 / rest))
+    - xc * ((c0 * c0) * (sum(dy * xc) / rest))). Returns (x_backprop in x's layout, float32;
+    scale_backprop; offset_backprop)."""
+    f32 = np.float32
+    depth = x.shape[axis]
+    if depth > _LANES and depth % _LANES:
+        return None
+    rows = np.moveaxis(x, axis, -1).astype(f32).reshape(-1, depth)
+    grads = np.moveaxis(dy, axis, -1).astype(f32).reshape(-1, depth)
+    rest = rows.shape[0]
+    threads = thread_budget.current().intra
+    c0 = _eigen_psqrt.tf_rsqrt_float32(var.astype(f32) + f32(epsilon))
+    centered = rows - mean.astype(f32)
+    scale_backprop = _outer_sums.outer_dims_sum(grads * (centered * c0), threads)
+    offset_backprop = _outer_sums.outer_dims_sum(grads, threads)
+    grads_mean = offset_backprop * (f32(1.0) / f32(rest))
+    centered_mean = _outer_sums.outer_dims_sum(grads * centered, threads) / f32(rest)
+    coef1 = scale.astype(f32) * c0
+    coef2 = (c0 * c0) * centered_mean
+    centered *= coef2
+    out = grads - grads_mean
+    out -= centered
+    out *= coef1
+    shape = np.moveaxis(x, axis, -1).shape
+    return np.moveaxis(out.reshape(shape), -1, axis), scale_backprop, offset_backprop
 
 
 def _check_vectors(depth: int, named: dict[str, Any], allow_empty: bool) -> None:
@@ -238,6 +286,19 @@ def _fused_batch_norm_grad(version: int) -> Callable[[Any, Any], Compute]:
                 allow_empty=False,
             )
             acc = _stats_dtype(x)
+            exact = None
+            if xp is np and training and acc == np.float32 and x.size:
+                exact = _grad_in_tf_order(dy, x, axis, scale, saved_mean, saved_var, epsilon)
+            if exact is not None:
+                empty = np.zeros((), scale.dtype)
+                dx, d_scale, d_offset = exact
+                return (
+                    dx.astype(x.dtype, copy=False),
+                    d_scale.astype(scale.dtype),
+                    d_offset.astype(scale.dtype),
+                    empty,
+                    empty.copy(),
+                )
             xf, dyf = x.astype(acc, copy=False), dy.astype(acc, copy=False)
             inv = 1.0 / xp.sqrt(saved_var.astype(acc) + epsilon)
             x_hat = xf - _broadcastable(saved_mean.astype(acc), axis, x.ndim)
