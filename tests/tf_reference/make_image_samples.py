@@ -54,8 +54,12 @@ def main() -> None:
         samples["png_rgb"] = sess.run(tf.image.encode_png(rgb))
         samples["png_rgba"] = sess.run(tf.image.encode_png(sample_image(9, 11, 4), compression=9))
         samples["png_gray"] = sess.run(tf.image.encode_png(gray, compression=0))
-        samples["png_rgb16"] = sess.run(tf.image.encode_png(sample_image(7, 6, 3, np.uint16)))
-        samples["png_gray16"] = sess.run(tf.image.encode_png(sample_image(7, 6, 1, np.uint16)))
+        # uint16 tensors (a numpy uint16 array is cast to uint8 by encode_png's wrapper, as
+        # TF 1.15's): 16-bit files.
+        rgb16 = tf.constant(sample_image(7, 6, 3, np.uint16))
+        gray16 = tf.constant(sample_image(7, 6, 1, np.uint16))
+        samples["png_rgb16"] = sess.run(tf.image.encode_png(rgb16))
+        samples["png_gray16"] = sess.run(tf.image.encode_png(gray16))
     frames = [Image.fromarray(sample_image(12, 15, 3)).convert("P") for _ in range(1)]
     frames.append(Image.fromarray(255 - sample_image(12, 15, 3)).convert("P"))
     out = io.BytesIO()

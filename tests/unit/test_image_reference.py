@@ -764,7 +764,7 @@ def test_files_tfcluster_encodes_are_the_committed_samples() -> None:
         "jpeg_rgb_default": tf.image.encode_jpeg(rgb),
         "jpeg_gray": tf.image.encode_jpeg(gray, quality=80),
         "png_rgb": tf.image.encode_png(rgb),
-        "png_rgb16": tf.image.encode_png(sample_image(7, 6, 3, np.uint16)),
+        "png_rgb16": tf.image.encode_png(tf.constant(sample_image(7, 6, 3, np.uint16))),
     }
     out = run(fetches)
     for key, value in out.items():
@@ -814,7 +814,7 @@ def test_lossless_files_tfcluster_writes_hold_the_pixels_it_was_given() -> None:
 )
 def test_colour_jpegs_tfcluster_encodes_are_tensorflows_bytes(key: str) -> None:
     # Same libjpeg settings, same file. (Grayscale ones carry one more, unused, quantisation
-    # table than TF's and decode to the same pixels; PNGs are deflated differently.)
+    # table than TF's and decode to the same pixels; PNGs: test_png_encoding_as_tf.py.)
     assert _samples()[f"jpeg_{key}"] == case(f"jpeg_{key}")["data"]
 
 

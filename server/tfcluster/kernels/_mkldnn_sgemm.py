@@ -24,6 +24,12 @@ MAX_DEPTH = 384
 # Products of more multiply-adds than this go to BLAS: one pass over the contracted
 # dimension costs two numpy calls per term.
 MAX_WORK = 1 << 20
+# Eigen's thread-pool contraction may cut a contraction of one narrow side (below 8) into one
+# part per thread along the contracted dimension, each summed apart and the parts then added,
+# where each thread gets more than 32 terms and its cost model finds the cut pays (it did for
+# a convolution of 4 output channels and 256 terms on two threads: two chains of 128): up to
+# this many terms it never does, whatever its thread count and cost estimates.
+UNSHARDED_DEPTH = 64
 # OpenBLAS's own order differs from MKL-DNN's up to this width (output columns).
 NARROW_WIDTH = 8
 
@@ -57,3 +63,38 @@ def narrow_product(a: np.ndarray, b: np.ndarray, one_column: bool = False) -> np
     if not (2 - one_column) <= b.shape[1] <= NARROW_WIDTH:
         return None
     return product(a, b)
+
+
+def narrow_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> bool:
+    """out[...] = a @ b as TF's sgemm sums it where OpenBLAS's order differs (1 to
+    NARROW_WIDTH output columns, float32), for any number of rows, over a contracted dimension
+    of at most UNSHARDED_DEPTH: a convolution's im2col block against its filter, which TF 1.15
+    takes through the same sgemm (one running FMA per output, the taps in the filter's order).
+    No work limit: the block's outputs are few (rows x columns), each term one pass over them.
+    False (out untouched) where BLAS's product stands."""
+    if a.ndim != 2 or b.ndim != 2 or not 1 <= b.shape[1] <= NARROW_WIDTH:
+        return False
+    return running_into(a, b, out)
+
+
+def running_into(a: np.ndarray, b: np.ndarray, out: np.ndarray) -> bool:
+    """out[...] = a @ b, each output one running FMA over the contracted dimension in order
+    (TF's sgemm), for float32 matrices contracting at most UNSHARDED_DEPTH terms, whatever
+    their width; False (out untouched) otherwise."""
+    if a.dtype != np.float32 or b.dtype != np.float32 or a.ndim != 2 or b.ndim != 2:
+        return False
+    m, depth = a.shape
+    n = b.shape[1]
+    if depth == 0 or depth > UNSHARDED_DEPTH or m == 0 or n == 0:
+        return False
+    # Laid out [n, m]: the rows along the innermost axis (inner loops m long, not n).
+    acc = np.empty((n, m), np.float32)
+    term = np.empty((n, m), np.float64)
+    wide = b.astype(np.float64)
+    np.multiply(wide[0][:, None], a[:, 0], out=term)
+    acc[...] = term
+    for k in range(1, depth):
+        np.multiply(wide[k][:, None], a[:, k], out=term)
+        np.add(term, acc, out=acc, casting="same_kind")
+    out[...] = acc.T
+    return True

@@ -4,7 +4,11 @@ and EXPLICIT padding) with their input and filter backprops, and the depthwise c
 A convolution is im2col (the strided patch view of the padded input) and a matrix product
 (BLAS on the CPU, cuBLAS on a GPU). On the CPU the batch is split in one part per core, and
 each part goes in blocks of about 2 MB of patches: a block is copied into a buffer the part
-reuses and multiplied while it is still in the core's cache (single-threaded BLAS per part).
+reuses and multiplied while it is still in the core's cache (single-threaded BLAS per part);
+a float32 filter of 1 to 8 output channels and up to 64 taps x input channels is summed in TF
+1.15's sgemm order instead (_mkldnn_sgemm.narrow_into), where BLAS's differs in the last bit;
+and an input backprop to 1 to 8 channels from at most 64 goes as TF's kernel (its product, then
+Col2im's patch-by-patch sums: _backprop_input_as_col2im).
 The filter backprop is the transposed product, summed over the blocks; the input backprop is
 either the correlation of the padded out_backprop with the flipped filter (stride 1, enough
 input channels) or the product with the transposed filter scattered back over the kernel
@@ -27,7 +31,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.kernels import _conv_phases, _winograd
+from tfcluster.kernels import _conv_phases, _mkldnn_sgemm, _winograd
 from tfcluster.kernels._cpu_gemm import SPLIT_FROM, single_thread_blas
 from tfcluster.kernels._window import (
     SCRATCH,
@@ -146,6 +150,22 @@ def _rows_product(xp: Any, a: Any, b: Any, out: Any) -> Any:
     return out
 
 
+def _blas_product(xp: Any, a: Any, b: Any, out: Any) -> Any:
+    return xp.matmul(a, b, out=out)
+
+
+def _filter_product(
+    xp: Any, cols: Any, wmat: Any, out: Any, blas: Callable[[Any, Any, Any, Any], Any]
+) -> Any:
+    """out = cols @ wmat, an im2col block against the filter: on the CPU, a float32 filter of
+    a few output channels sums as TF 1.15's sgemm does (one running fused multiply-add per
+    output, _mkldnn_sgemm.narrow_into), where BLAS's order differs in the last bit; else
+    blas(xp, cols, wmat, out)."""
+    if xp is np and _mkldnn_sgemm.narrow_into(cols, wmat, out):
+        return out
+    return blas(xp, cols, wmat, out)
+
+
 def _inner_product(xp: Any, a: Any, b: Any) -> Any:
     """a @ b, over pieces of the inner dimension of a small-matrix kernel's size (on the
     CPU), their products added in order."""
@@ -243,7 +263,9 @@ def _conv_forward(
                 xp,
                 patches(xp, xp_, outs, ksizes, win),
                 ctype,
-                lambda b, r, cols_t: _then(_rows_product(xp, cols_t.T, wmat, out[r]), epilogue),
+                lambda b, r, cols_t: _then(
+                    _filter_product(xp, cols_t.T, wmat, out[r], _rows_product), epilogue
+                ),
                 _BLOCK,
             )
     else:
@@ -253,7 +275,9 @@ def _conv_forward(
                 xp,
                 patches(xp, xp_, outs, ksizes, win),
                 ctype,
-                lambda b, r, cols: _then(xp.matmul(cols, wmat, out=out[r]), epilogue),
+                lambda b, r, cols: _then(
+                    _filter_product(xp, cols, wmat, out[r], _blas_product), epilogue
+                ),
                 _BLOCK,
                 rows * wmat.size,
             )
@@ -278,6 +302,9 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
     ctype = _compute_dtype(dy.dtype)
     dy_mat = dyl.reshape(-1, co).astype(ctype, copy=False)
     w_t = f.reshape(-1, co).astype(ctype, copy=False).T
+    if _col2im_in_tf_order(xp, win, ctype, c, co):
+        dx = _backprop_input_as_col2im(win, dy_mat, w_t, batch, sizes, outs, ksizes, pads)
+        return win.from_last(xp, dx.astype(dy.dtype, copy=False))
     if _is_pointwise(win, ksizes, pads):
         dx = _pointwise(xp, dy_mat, w_t).reshape(batch, *sizes, c)
         return win.from_last(xp, dx.astype(dy.dtype, copy=False))
@@ -317,6 +344,45 @@ def _conv_backprop_input(xp: Any, win: Window, sizes_arg: Any, f: Any, dy: Any) 
     over_batch(xp, batch, nbytes, scatter, block, macs=dy_mat.shape[0] * w_t.size)
     dx = dx_padded[interior(pads, sizes)]
     return win.from_last(xp, dx.astype(dy.dtype, copy=False))
+
+
+def _col2im_in_tf_order(xp: Any, win: Window, ctype: Any, c: int, co: int) -> bool:
+    """Whether an input backprop goes as TF 1.15's CPU kernel rounds it
+    (_backprop_input_as_col2im): float32 on the CPU, 2-D without dilation, inputs of 1 to
+    NARROW_WIDTH channels (a generator's image layer, whose transposed convolution this is)
+    and an out_backprop of at most UNSHARDED_DEPTH channels (the product's terms)."""
+    return (
+        xp is np
+        and np.dtype(ctype) == np.float32
+        and win.n == 2
+        and all(d == 1 for d in win.dilations)
+        and 1 <= c <= _mkldnn_sgemm.NARROW_WIDTH
+        and co <= _mkldnn_sgemm.UNSHARDED_DEPTH
+    )
+
+
+def _backprop_input_as_col2im(
+    win: Window,
+    dy_mat: np.ndarray,
+    w_t: np.ndarray,
+    batch: int,
+    sizes: list[int],
+    outs: list[int],
+    ksizes: list[int],
+    pads: list[tuple[int, int]],
+) -> np.ndarray:
+    """TF 1.15's Conv2DCustomBackpropInputOp: each patch's share of the inputs, out_backprop
+    times the transposed filter in its sgemm's order (_mkldnn_sgemm.running_into), added
+    into zeros patch after patch (Col2im, patches in row-major order): each input sums its
+    shares from the last kernel tap to the first. Channels-last float32 result."""
+    c = w_t.shape[1] // math.prod(ksizes)
+    dcols = np.empty((dy_mat.shape[0], w_t.shape[1]), np.float32)
+    _mkldnn_sgemm.running_into(dy_mat, w_t, dcols)
+    taps = dcols.reshape(batch, *outs, *ksizes, c)
+    dx_padded = np.zeros(padded_shape((batch, *sizes, c), pads), np.float32)
+    for tap in reversed(list(win.taps(ksizes))):
+        dx_padded[win.tap_slices(tap, outs)] += taps[(slice(None),) * 3 + tap]
+    return dx_padded[interior(pads, sizes)]
 
 
 def _full_correlation_pads(

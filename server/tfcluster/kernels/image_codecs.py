@@ -5,7 +5,8 @@ The pixel work is done by codec libraries (kernels only check arguments, pick th
 shape the result): JPEG through simplejpeg, which drives libjpeg-turbo with TF's own choices
 (TF decodes with the fast integer DCT and fancy upsampling, a combination Pillow cannot ask
 for; so decoded pixels are TF's to the bit); PNG, GIF and BMP through Pillow. Like TF 1.15,
-DecodeJpeg, DecodePng and DecodeGif decode any of JPEG, PNG and GIF by content.
+DecodeJpeg, DecodePng and DecodeGif decode any of JPEG, PNG and GIF by content. PNGs are written
+as TF's libpng writes them (png_writing).
 """
 
 from __future__ import annotations
@@ -18,12 +19,13 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import errors
+from tfcluster.kernels import png_writing
 from tfcluster.kernels.common import Compute, host_ints, invalid
 from tfcluster.kernels.png_rows import decode_png_rows
 from tfcluster.kernels.registry import CPU_ONLY, kernel
 
 JPEG_MAGIC = b"\xff\xd8\xff"
-PNG_MAGIC = b"\x89PNG\r\n\x1a\n"
+PNG_MAGIC = png_writing.PNG_MAGIC
 GIF_MAGIC = b"GIF8"
 BMP_MAGIC = b"BM"
 
@@ -489,33 +491,13 @@ def encode_jpeg_variable_quality(node: Any, xp: Any) -> Compute:
     return compute
 
 
-def _png_chunk(kind: bytes, body: bytes) -> bytes:
-    return struct.pack(">I", len(body)) + kind + body + struct.pack(">I", zlib.crc32(kind + body))
-
-
 def encode_png(image: np.ndarray, compression: int) -> bytes:
-    """8-bit images through Pillow; 16-bit ones (which Pillow writes only as gray) framed here
-    around zlib's deflate, every row unfiltered."""
-    height, width, channels = image.shape
+    """The PNG TF 1.15 writes for an 8- or 16-bit image (png_writing: libpng's filters and
+    deflate settings, byte for byte)."""
+    channels = image.shape[2]
     if channels not in (1, 2, 3, 4):
         raise invalid(f"image must have 1, 2, 3, or 4 channels, got {channels}")
-    level = 6 if compression == -1 else compression
-    if image.dtype == np.uint8:
-        mode = {1: "L", 2: "LA", 3: "RGB", 4: "RGBA"}[channels]
-        picture = _pillow().fromarray(image[..., 0] if channels == 1 else image, mode)
-        out = io.BytesIO()
-        picture.save(out, "PNG", compress_level=level)
-        return out.getvalue()
-    color_type = {1: 0, 2: 4, 3: 2, 4: 6}[channels]
-    rows = image.astype(">u2").reshape(height, width * channels).view(np.uint8)
-    raw = np.concatenate([np.zeros((height, 1), np.uint8), rows], axis=1).tobytes()
-    header = struct.pack(">IIBBBBB", width, height, 16, color_type, 0, 0, 0)
-    return (
-        PNG_MAGIC
-        + _png_chunk(b"IHDR", header)
-        + _png_chunk(b"IDAT", zlib.compress(raw, level))
-        + _png_chunk(b"IEND", b"")
-    )
+    return png_writing.encode(image, 6 if compression == -1 else compression)
 
 
 @kernel("EncodePng", devices=CPU_ONLY)

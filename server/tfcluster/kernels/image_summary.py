@@ -1,6 +1,7 @@
-"""Kernels of tf.summary.image and tf.summary.audio: PNG images (Pillow) and 16-bit WAV clips
-in a Summary proto, made as TF's ImageSummary and AudioSummaryV2 make them (floats scaled into
-0..255 per image, non-finite pixels painted bad_color; samples times 32768, rounded, clipped)."""
+"""Kernels of tf.summary.image and tf.summary.audio: PNG images (as TF's libpng writes them)
+and 16-bit WAV clips in a Summary proto, made as TF's ImageSummary and AudioSummaryV2 make them
+(floats scaled into 0..255 per image, non-finite pixels painted bad_color; samples times
+32768, rounded, clipped)."""
 
 from __future__ import annotations
 
@@ -9,10 +10,10 @@ import wave
 from typing import Any
 
 import numpy as np
-from PIL import Image
 from tensorboardX.proto import summary_pb2
 
 from tfcluster.framework import tensor_util
+from tfcluster.kernels import png_writing
 from tfcluster.kernels.audio_wav import float_to_pcm16
 from tfcluster.kernels.common import host_array, invalid, shape_str
 from tfcluster.kernels.registry import CPU_ONLY, kernel
@@ -47,12 +48,8 @@ def to_uint8(image: np.ndarray, bad_color: np.ndarray) -> np.ndarray:
 
 
 def png(image: np.ndarray) -> bytes:
-    channels = image.shape[-1]
-    mode = {1: "L", 3: "RGB", 4: "RGBA"}[channels]
-    pixels = image[..., 0] if channels == 1 else image
-    buf = io.BytesIO()
-    Image.fromarray(pixels, mode=mode).save(buf, format="PNG")
-    return buf.getvalue()
+    """The PNG TF's ImageSummary writes (libpng at zlib's default level: png_writing)."""
+    return png_writing.encode(image, 6)
 
 
 def _tags(base: str, n: int, max_outputs: int, kind: str) -> list[str]:

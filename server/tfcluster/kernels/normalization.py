@@ -1,7 +1,10 @@
 """Normalisation kernels over xp: FusedBatchNorm (V1-V3, training and inference, NHWC/NCHW
 and their 5-D forms) with its gradient, and local response normalisation (LRN) with its
 gradient. Statistics are computed in float32 or wider, whatever the input's dtype (as TF's
-U type for half inputs)."""
+U type for half inputs). On the CPU, FusedBatchNorm with float32 statistics rounds as TF 1.15's
+kernel does (_forward_in_tf_order): sequential per-channel sums, 1 / rest factors and Eigen's
+rsqrt packets; and so does its training gradient (_grad_in_tf_order) for channel counts below
+8 or multiples of 8."""
 
 from __future__ import annotations
 
@@ -10,9 +13,11 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.kernels import _eigen_psqrt, _outer_sums
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels._cpu_gemm import single_thread_blas
 from tfcluster.kernels.registry import kernel
+from tfcluster.runtime import thread_budget
 
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
 
@@ -51,6 +56,100 @@ def _channel_sums(xp: Any, v: Any, axis: int) -> Any:
     return v.sum(axis=tuple(i for i in range(v.ndim) if i != axis))
 
 
+def _sequential_column_sums(rows: np.ndarray) -> np.ndarray:
+    """Each column of a 2-D float32 array summed row after row from zero, as Eigen reduces a
+    tensor's outer dimension (its inner one kept): numpy's reduction over axis 0 adds whole
+    rows into the accumulator in order, but for one column it is a reduction of a contiguous
+    run, which numpy sums pairwise; cumsum's last row is the running sum."""
+    if rows.shape[1] == 1:
+        return np.cumsum(rows[:, 0])[-1:]
+    return np.add.reduce(rows, axis=0)
+
+
+def _forward_in_tf_order(
+    x: np.ndarray,
+    axis: int,
+    scale: np.ndarray,
+    offset: np.ndarray,
+    stats: tuple[np.ndarray, np.ndarray] | None,
+    epsilon: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray, np.ndarray]:
+    """FusedBatchNorm on float32 statistics as TF 1.15's CPU kernel rounds it, over x's rows
+    of channels (rest x depth): the batch mean `sum(x) * (1 / rest)` and variance
+    `sum((x - mean)^2) * (1 / rest)`, each column summed row after row, and y = (x - mean) *
+    f + offset with f = rsqrt(var + eps) * scale, the rsqrt Eigen's fast-math packets
+    (_eigen_psqrt) over the channel vector; or, given `stats` (the estimated mean and
+    variance: inference), y = x * f + (offset - mean * f). Returns y (float32, x's layout),
+    the mean, the variance, and the Bessel corrected variance (`var * (rest / (rest - 1))`)."""
+    f32 = np.float32
+    depth = x.shape[axis]
+    rows = np.moveaxis(x, axis, -1).astype(f32).reshape(-1, depth)
+    rest = rows.shape[0]
+    if stats is None:
+        inv = f32(1.0) / f32(rest)
+        mean = _sequential_column_sums(rows) * inv
+        out = rows - mean
+        var = _sequential_column_sums(out * out) * inv
+    else:
+        mean, var = stats[0].astype(f32), stats[1].astype(f32)
+        out = rows  # astype made it a copy of x
+    corrected = var * (f32(rest) / f32(max(rest - 1, 1)))
+    factor = _eigen_psqrt.tf_rsqrt_float32(var + f32(epsilon)) * scale.astype(f32)
+    out *= factor
+    if stats is None:
+        out += offset.astype(f32)
+    else:
+        out += offset.astype(f32) - mean * factor
+    y = np.moveaxis(out.reshape(*np.moveaxis(x, axis, -1).shape), -1, axis)
+    return y, mean, var, corrected
+
+
+# Eigen's rsqrt packets: channel vectors of fewer lanes, or of whole packets, take the same
+# rsqrt in every row of a [rest, depth] expression; others mix packet and scalar roots by
+# where a row's packets fall.
+_LANES = 8
+
+
+def _grad_in_tf_order(
+    dy: np.ndarray,
+    x: np.ndarray,
+    axis: int,
+    scale: np.ndarray,
+    mean: np.ndarray,
+    var: np.ndarray,
+    epsilon: float,
+) -> tuple[np.ndarray, np.ndarray, np.ndarray] | None:
+    """FusedBatchNormGrad (training) as TF 1.15's CPU kernel rounds it, or None where its
+    rsqrt differs from row to row (a channel count above 8 that is not a multiple of 8).
+    With c0 = rsqrt(var + eps) (Eigen's packets), xc = x - mean and every sum over the rows
+    ReduceOuterDimensions' (_outer_sums): scale_backprop = sum(dy * (xc * c0)),
+    offset_backprop = sum(dy), and x_backprop = (scale * c0) * ((dy - sum(dy) * (1 / rest))
+    - xc * ((c0 * c0) * (sum(dy * xc) / rest))). Returns (x_backprop in x's layout, float32;
+    scale_backprop; offset_backprop)."""
+    f32 = np.float32
+    depth = x.shape[axis]
+    if depth > _LANES and depth % _LANES:
+        return None
+    rows = np.moveaxis(x, axis, -1).astype(f32).reshape(-1, depth)
+    grads = np.moveaxis(dy, axis, -1).astype(f32).reshape(-1, depth)
+    rest = rows.shape[0]
+    threads = thread_budget.current().intra
+    c0 = _eigen_psqrt.tf_rsqrt_float32(var.astype(f32) + f32(epsilon))
+    centered = rows - mean.astype(f32)
+    scale_backprop = _outer_sums.outer_dims_sum(grads * (centered * c0), threads)
+    offset_backprop = _outer_sums.outer_dims_sum(grads, threads)
+    grads_mean = offset_backprop * (f32(1.0) / f32(rest))
+    centered_mean = _outer_sums.outer_dims_sum(grads * centered, threads) / f32(rest)
+    coef1 = scale.astype(f32) * c0
+    coef2 = (c0 * c0) * centered_mean
+    centered *= coef2
+    out = grads - grads_mean
+    out -= centered
+    out *= coef1
+    shape = np.moveaxis(x, axis, -1).shape
+    return np.moveaxis(out.reshape(shape), -1, axis), scale_backprop, offset_backprop
+
+
 def _check_vectors(depth: int, named: dict[str, Any], allow_empty: bool) -> None:
     for what, v in named.items():
         if v.ndim != 1:
@@ -76,6 +175,10 @@ def _fused_batch_norm(version: int) -> Callable[[Any, Any], Compute]:
             _check_vectors(depth, {"scale": scale, "offset": offset}, allow_empty=False)
             _check_vectors(depth, {"mean": mean_in, "variance": var_in}, allow_empty=training)
             acc = _stats_dtype(x)
+            if xp is np and acc == np.float32 and x.size:
+                return _in_tf_order(
+                    x, axis, scale, offset, mean_in, var_in, training, avg_factor, epsilon, version
+                )
             xf = x.astype(acc, copy=False)
             count = x.size // depth if depth else 0
             centered = None
@@ -122,6 +225,41 @@ def _fused_batch_norm(version: int) -> Callable[[Any, Any], Compute]:
     return factory
 
 
+def _in_tf_order(
+    x: np.ndarray,
+    axis: int,
+    scale: np.ndarray,
+    offset: np.ndarray,
+    mean_in: np.ndarray,
+    var_in: np.ndarray,
+    training: bool,
+    avg_factor: float,
+    epsilon: float,
+    version: int,
+) -> tuple[Any, ...]:
+    """The kernel's outputs by _forward_in_tf_order (CPU, float32 statistics)."""
+    stats = None if training else (mean_in, var_in)
+    y, mean, var, corrected = _forward_in_tf_order(x, axis, scale, offset, stats, epsilon)
+    if training:
+        batch_mean, batch_var = mean, corrected
+        if avg_factor != 1.0 and mean_in.size:
+            batch_mean = (1 - avg_factor) * mean_in + avg_factor * batch_mean
+            batch_var = (1 - avg_factor) * var_in + avg_factor * batch_var
+    else:
+        batch_mean, batch_var = mean_in, var_in
+    u_dtype = scale.dtype
+    outs = [
+        y.astype(x.dtype, copy=False),
+        batch_mean.astype(u_dtype),
+        batch_var.astype(u_dtype),
+        mean.astype(u_dtype),
+        var.astype(u_dtype),
+    ]
+    if version == 3:
+        outs.append(np.zeros((), u_dtype))
+    return tuple(outs)
+
+
 kernel("FusedBatchNorm")(_fused_batch_norm(1))
 kernel("FusedBatchNormV2")(_fused_batch_norm(2))
 kernel("FusedBatchNormV3")(_fused_batch_norm(3))
@@ -148,6 +286,19 @@ def _fused_batch_norm_grad(version: int) -> Callable[[Any, Any], Compute]:
                 allow_empty=False,
             )
             acc = _stats_dtype(x)
+            exact = None
+            if xp is np and training and acc == np.float32 and x.size:
+                exact = _grad_in_tf_order(dy, x, axis, scale, saved_mean, saved_var, epsilon)
+            if exact is not None:
+                empty = np.zeros((), scale.dtype)
+                dx, d_scale, d_offset = exact
+                return (
+                    dx.astype(x.dtype, copy=False),
+                    d_scale.astype(scale.dtype),
+                    d_offset.astype(scale.dtype),
+                    empty,
+                    empty.copy(),
+                )
             xf, dyf = x.astype(acc, copy=False), dy.astype(acc, copy=False)
             inv = 1.0 / xp.sqrt(saved_var.astype(acc) + epsilon)
             x_hat = xf - _broadcastable(saved_mean.astype(acc), axis, x.ndim)

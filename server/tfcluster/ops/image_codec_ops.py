@@ -209,7 +209,9 @@ def encode_jpeg_variable_quality(images: Any, quality: Any, name: str | None = N
 
 def encode_png(image: Any, compression: int = -1, name: str | None = None) -> Tensor:
     with name_scope(name, "EncodePng", [image]) as scope:
-        img = convert_to_tensor(image)
+        # T defaults to uint8: a numpy array of another type is cast to it, as TF's op
+        # wrapper converts inputs with the attr's default as the preferred dtype.
+        img = convert_to_tensor(image, name="image", preferred_dtype=dtypes.uint8)
         if img.dtype.base_dtype not in (dtypes.uint8, dtypes.uint16):
             raise TypeError(
                 f"Value passed to parameter 'image' has DataType {img.dtype.base_dtype.name} not "

@@ -102,11 +102,11 @@ def scalar(
     """A summary of one real number. As in TF the tensor is passed as it is: one that is not
     a scalar fails when the summary runs (InvalidArgumentError), adding no op here (extra ops
     would shift the op seeds of every random op made after it)."""
-    t = convert_to_tensor(tensor)
-    check_dtype(t, [d for d in NUMERIC if not d.is_complex], "ScalarSummary", "values")
-    with summary_scope(name, family, values=[t]) as (tag, scope):
-        values = t
+    # As TF's op wrapper: the inputs converted in the op's scope, in the op's order.
+    with summary_scope(name, family, values=[tensor]) as (tag, scope):
         tags = convert_to_tensor(tag, dtype=dtypes.string, name="tags")
+        values = convert_to_tensor(tensor, name="values")
+        check_dtype(values, [d for d in NUMERIC if not d.is_complex], "ScalarSummary", "values")
         out = make_op(
             "ScalarSummary", [tags, values], {"T": values.dtype.base_dtype}, name=scope
         ).outputs[0]
@@ -118,10 +118,11 @@ def histogram(
     name: str, values: Any, collections: Sequence[str] | None = None, family: str | None = None
 ) -> Tensor:
     """A histogram of the values (TensorFlow's exponential buckets)."""
-    t = convert_to_tensor(values)
-    check_dtype(t, [d for d in NUMERIC if not d.is_complex], "HistogramSummary", "values")
-    with summary_scope(name, family, values=[t]) as (tag, scope):
+    with summary_scope(name, family, values=[values]) as (tag, scope):
         tag_t = convert_to_tensor(tag, dtype=dtypes.string, name="tag")
+        # T defaults to float32: numpy arrays and Python numbers become float32.
+        t = convert_to_tensor(values, name="values", preferred_dtype=dtypes.float32)
+        check_dtype(t, [d for d in NUMERIC if not d.is_complex], "HistogramSummary", "values")
         out = make_op(
             "HistogramSummary", [tag_t, t], {"T": t.dtype.base_dtype}, name=scope
         ).outputs[0]
@@ -190,12 +191,14 @@ def image(
 ) -> Tensor:
     """Images (a [batch, height, width, 1|3|4] tensor) as PNGs TensorBoard shows: floats are
     scaled into 0..255 per image, as TF does."""
-    t = convert_to_tensor(tensor)
-    check_dtype(t, _IMAGE_DTYPES, "ImageSummary", "tensor")
     if max_outputs < 1:
         raise ValueError(f"max_outputs must be >= 1, got {max_outputs}")
-    with summary_scope(name, family, values=[t]) as (tag, scope):
+    with summary_scope(name, family, values=[tensor]) as (tag, scope):
         tag_t = convert_to_tensor(tag, dtype=dtypes.string, name="tag")
+        # T defaults to float32: a numpy uint8 array is converted to float32 (and so scaled
+        # into 0..255 like any float image), as TF's op wrapper converts it.
+        t = convert_to_tensor(tensor, name="tensor", preferred_dtype=dtypes.float32)
+        check_dtype(t, _IMAGE_DTYPES, "ImageSummary", "tensor")
         attrs = {
             "max_images": int(max_outputs),
             "T": t.dtype.base_dtype,
@@ -204,6 +207,15 @@ def image(
         out = make_op("ImageSummary", [tag_t, t], attrs, name=scope).outputs[0]
     _collect(out, collections)
     return out
+
+
+def _float32_input(value: Any, name: str, op: str) -> Tensor:
+    """An input of fixed type float32: Python and numpy values made float32, a tensor of
+    another type refused as TF's op wrapper refuses it."""
+    if isinstance(value, Tensor):
+        check_dtype(value, (dtypes.float32,), op, name)
+        return value
+    return convert_to_tensor(value, dtype=dtypes.float32, name=name)
 
 
 def audio(
@@ -216,13 +228,12 @@ def audio(
 ) -> Tensor:
     """Audio clips ([batch, frames, channels] or [batch, frames], floats in [-1, 1]) as
     16-bit WAV files TensorBoard plays."""
-    t = convert_to_tensor(tensor)
-    check_dtype(t, (dtypes.float32,), "AudioSummaryV2", "tensor")
     if max_outputs < 1:
         raise ValueError(f"max_outputs must be >= 1, got {max_outputs}")
-    with summary_scope(name, family=family, values=[t]) as (tag, scope):
+    with summary_scope(name, family=family, values=[tensor]) as (tag, scope):
         rate = convert_to_tensor(sample_rate, dtype=dtypes.float32, name="sample_rate")
         tag_t = convert_to_tensor(tag, dtype=dtypes.string, name="tag")
+        t = _float32_input(tensor, "tensor", "AudioSummaryV2")
         out = make_op(
             "AudioSummaryV2", [tag_t, t, rate], {"max_outputs": int(max_outputs)}, name=scope
         ).outputs[0]
