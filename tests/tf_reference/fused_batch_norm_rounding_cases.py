@@ -29,6 +29,12 @@ def _name(shape):
     return "x".join(str(d) for d in shape)
 
 
+def _bits(value):
+    """An array's dtype, shape and bytes (hex): bit-exact and compact on disk."""
+    value = np.asarray(value)
+    return [str(value.dtype), list(value.shape), value.tobytes().hex()]
+
+
 def training(tf):
     """tf.nn.fused_batch_norm(is_training=True): y, the batch mean and the corrected variance;
     float32 and float16 inputs (statistics in float32)."""
@@ -42,7 +48,7 @@ def training(tf):
         fetches[_name(shape) + "_half"] = half
     with tf.Session() as sess:
         values = sess.run(fetches)
-    return {name: [v.tolist() for v in vs] for name, vs in sorted(values.items())}
+    return {name: [_bits(v) for v in vs] for name, vs in sorted(values.items())}
 
 
 CASES["training"] = training
@@ -61,7 +67,7 @@ def inference(tf):
         fetches[_name(shape)] = y[0]
     with tf.Session() as sess:
         values = sess.run(fetches)
-    return {name: v.tolist() for name, v in sorted(values.items())}
+    return {name: _bits(v) for name, v in sorted(values.items())}
 
 
 CASES["inference"] = inference
@@ -80,9 +86,9 @@ def layer_updates_moving_statistics(tf):
         sess.run(tf.global_variables_initializer())
         for _ in range(3):
             feed = {x: (rng.randn(4, 6, 6, 3) * 3 + 1).astype(np.float32)}
-            outputs.append(sess.run([y, updates], feed)[0].tolist())
+            outputs.append(_bits(sess.run([y, updates], feed)[0]))
         weights = sess.run(tf.global_variables())
-    return {"outputs": outputs, "weights": [w.tolist() for w in weights]}
+    return {"outputs": outputs, "weights": [_bits(w) for w in weights]}
 
 
 CASES["layer_updates_moving_statistics"] = layer_updates_moving_statistics
@@ -120,7 +126,7 @@ def gradients(tf):
         fetches[_name(shape) + "_of_squares"] = tf.gradients(loss, [xt, st, ot])
     with tf.Session() as sess:
         values = sess.run(fetches)
-    return {name: [v.tolist() for v in vs] for name, vs in sorted(values.items())}
+    return {name: [_bits(v) for v in vs] for name, vs in sorted(values.items())}
 
 
 CASES["gradients"] = gradients
