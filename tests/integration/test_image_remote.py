@@ -15,7 +15,7 @@ def test_images_decode_and_resize_on_a_task_server_and_survive_bad_input() -> No
     wide = sample_image(7, 6, 3, np.uint16)
     with tf.Session() as local:
         jpeg = local.run(tf.image.encode_jpeg(image, quality=85))
-        png16 = local.run(tf.image.encode_png(wide))
+        png16 = local.run(tf.image.encode_png(tf.constant(wide)))
     server = tf.train.Server.create_local_server()
     try:
         with tf.Graph().as_default():
