@@ -28,6 +28,11 @@ _MIN_BLOCK_WORK = 2000
 _ZERO = 0.0
 
 
+def sequential_column_sums(rows: np.ndarray) -> np.ndarray:
+    """Each column's sum from zero, row after row, on one thread."""
+    return _down(rows)
+
+
 def _down(rows: np.ndarray) -> np.ndarray:
     """Each column's sum from zero, row after row (numpy reduces a non-inner axis in order;
     one column would be summed pairwise, so it accumulates). Starting from +0 only changes

@@ -16,6 +16,7 @@ import numpy as np
 from tfcluster.kernels import _eigen_psqrt, _outer_sums
 from tfcluster.kernels import _xp_util as u
 from tfcluster.kernels._cpu_gemm import single_thread_blas
+from tfcluster.kernels._window import over_batch
 from tfcluster.kernels.registry import kernel
 from tfcluster.runtime import thread_budget
 
@@ -58,12 +59,8 @@ def _channel_sums(xp: Any, v: Any, axis: int) -> Any:
 
 def _sequential_column_sums(rows: np.ndarray) -> np.ndarray:
     """Each column of a 2-D float32 array summed row after row from zero, as Eigen reduces a
-    tensor's outer dimension (its inner one kept): numpy's reduction over axis 0 adds whole
-    rows into the accumulator in order, but for one column it is a reduction of a contiguous
-    run, which numpy sums pairwise; cumsum's last row is the running sum."""
-    if rows.shape[1] == 1:
-        return np.cumsum(rows[:, 0])[-1:]
-    return np.add.reduce(rows, axis=0)
+    tensor's outer dimension (its inner one kept): _outer_sums' one-thread sums."""
+    return _outer_sums.sequential_column_sums(rows)
 
 
 def _forward_in_tf_order(
@@ -88,18 +85,29 @@ def _forward_in_tf_order(
     if stats is None:
         inv = f32(1.0) / f32(rest)
         mean = _sequential_column_sums(rows) * inv
-        out = rows - mean
-        var = _sequential_column_sums(out * out) * inv
+        out = rows  # astype made it a copy of x: centered in place
+        squares = np.empty_like(rows)
+
+        def center(block: slice) -> None:
+            out[block] -= mean
+            np.multiply(out[block], out[block], out=squares[block])
+
+        _by_rows(rows, center, 3)
+        var = _sequential_column_sums(squares) * inv
+        shift = offset.astype(f32)
     else:
         mean, var = stats[0].astype(f32), stats[1].astype(f32)
-        out = rows  # astype made it a copy of x
+        out = rows
     corrected = var * (f32(rest) / f32(max(rest - 1, 1)))
     factor = _eigen_psqrt.tf_rsqrt_float32(var + f32(epsilon)) * scale.astype(f32)
-    out *= factor
-    if stats is None:
-        out += offset.astype(f32)
-    else:
-        out += offset.astype(f32) - mean * factor
+    if stats is not None:
+        shift = offset.astype(f32) - mean * factor
+
+    def normalize(block: slice) -> None:
+        out[block] *= factor
+        out[block] += shift
+
+    _by_rows(rows, normalize, 2)
     y = np.moveaxis(out.reshape(*np.moveaxis(x, axis, -1).shape), -1, axis)
     return y, mean, var, corrected
 
@@ -135,19 +143,42 @@ def _grad_in_tf_order(
     rest = rows.shape[0]
     threads = thread_budget.current().intra
     c0 = _eigen_psqrt.tf_rsqrt_float32(var.astype(f32) + f32(epsilon))
-    centered = rows - mean.astype(f32)
-    scale_backprop = _outer_sums.outer_dims_sum(grads * (centered * c0), threads)
+    mean32 = mean.astype(f32)
+    centered = np.empty_like(rows)
+    scaled = np.empty_like(rows)
+    products = np.empty_like(rows)
+
+    def terms(block: slice) -> None:
+        # Element by element (the same values however the rows are split): on every core.
+        np.subtract(rows[block], mean32, out=centered[block])
+        np.multiply(centered[block], c0, out=scaled[block])
+        scaled[block] *= grads[block]
+        np.multiply(grads[block], centered[block], out=products[block])
+
+    _by_rows(rows, terms, 4)
+    scale_backprop = _outer_sums.outer_dims_sum(scaled, threads)
     offset_backprop = _outer_sums.outer_dims_sum(grads, threads)
     grads_mean = offset_backprop * (f32(1.0) / f32(rest))
-    centered_mean = _outer_sums.outer_dims_sum(grads * centered, threads) / f32(rest)
+    centered_mean = _outer_sums.outer_dims_sum(products, threads) / f32(rest)
     coef1 = scale.astype(f32) * c0
     coef2 = (c0 * c0) * centered_mean
-    centered *= coef2
-    out = grads - grads_mean
-    out -= centered
-    out *= coef1
+    out = scaled  # reused: its sums are taken
+
+    def backprop(block: slice) -> None:
+        centered[block] *= coef2
+        np.subtract(grads[block], grads_mean, out=out[block])
+        out[block] -= centered[block]
+        out[block] *= coef1
+
+    _by_rows(rows, backprop, 4)
     shape = np.moveaxis(x, axis, -1).shape
     return np.moveaxis(out.reshape(shape), -1, axis), scale_backprop, offset_backprop
+
+
+def _by_rows(rows: np.ndarray, fn: Callable[[slice], None], passes: int) -> None:
+    """fn over blocks of rows, on every core for large arrays (its values do not depend on
+    the split)."""
+    over_batch(np, rows.shape[0], rows.nbytes * passes, fn, blas=False)
 
 
 def _check_vectors(depth: int, named: dict[str, Any], allow_empty: bool) -> None:
