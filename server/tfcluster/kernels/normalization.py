@@ -236,20 +236,7 @@ def _fused_batch_norm(version: int) -> Callable[[Any, Any], Compute]:
             centered *= _broadcastable((inv * scale.astype(acc)).astype(acc), axis, x.ndim)
             centered += _broadcastable(offset.astype(acc), axis, x.ndim)
             y = centered
-            u_dtype = scale.dtype
-            outs = [
-                y.astype(x.dtype, copy=False),
-                batch_mean.astype(u_dtype),
-                batch_var.astype(u_dtype),
-                # The saved statistics the gradient reads: the batch mean and the biased
-                # variance actually used to normalise.
-                mean.astype(u_dtype),
-                var.astype(u_dtype),
-            ]
-            if version == 3:
-                # TF's CPU kernel fills reserve_space_3 with one zero (a scalar).
-                outs.append(xp.zeros((), u_dtype))
-            return tuple(outs)
+            return _outputs(xp, x, scale, version, y, batch_mean, batch_var, mean, var)
 
         return compute
 
@@ -278,6 +265,17 @@ def _in_tf_order(
             batch_var = (1 - avg_factor) * var_in + avg_factor * batch_var
     else:
         batch_mean, batch_var = mean_in, var_in
+    return _outputs(np, x, scale, version, y, batch_mean, batch_var, mean, var)
+
+
+def _outputs(
+    xp: Any, x: Any, scale: Any, version: int, y: Any, batch_mean: Any, batch_var: Any,
+    mean: Any, var: Any,
+) -> tuple[Any, ...]:  # fmt: skip
+    """FusedBatchNorm's outputs: y in x's dtype, the running statistics, and the saved ones
+    the gradient reads (the batch mean and the biased variance actually used to normalise),
+    in scale's dtype; V3's reserve_space_3 is one zero (a scalar), as TF's CPU kernel fills
+    it."""
     u_dtype = scale.dtype
     outs = [
         y.astype(x.dtype, copy=False),
@@ -287,7 +285,7 @@ def _in_tf_order(
         var.astype(u_dtype),
     ]
     if version == 3:
-        outs.append(np.zeros((), u_dtype))
+        outs.append(xp.zeros((), u_dtype))
     return tuple(outs)
 
 
