@@ -138,8 +138,9 @@ def _grad_in_tf_order(
     depth = x.shape[axis]
     if depth > _LANES and depth % _LANES:
         return None
-    rows = np.moveaxis(x, axis, -1).astype(f32).reshape(-1, depth)
-    grads = np.moveaxis(dy, axis, -1).astype(f32).reshape(-1, depth)
+    # Read only here: no copy where x and dy are float32 with channels last.
+    rows = np.ascontiguousarray(np.moveaxis(x, axis, -1), dtype=f32).reshape(-1, depth)
+    grads = np.ascontiguousarray(np.moveaxis(dy, axis, -1), dtype=f32).reshape(-1, depth)
     rest = rows.shape[0]
     threads = thread_budget.current().intra
     c0 = _eigen_psqrt.tf_rsqrt_float32(var.astype(f32) + f32(epsilon))
