@@ -133,7 +133,12 @@ def test_a_worker_exiting_1_under_exit_code_fails_the_run_with_its_exit_code(
     assert "exit code 1" in failed["message"] and pod in failed["message"]
     assert status["completionTime"]
     wait_for("the ps stopped", lambda: not run.pods("ps"), 60)
-    assert any(e.reason == "TaskFailed" and e.type == "Warning" for e in run.events())
+    # The operator posts its events from a background queue: the warning follows the status.
+    wait_for(
+        "a TaskFailed warning",
+        lambda: any(e.reason == "TaskFailed" and e.type == "Warning" for e in run.events()),
+        30,
+    )
 
 
 def test_a_task_killed_by_sigkill_is_retried_and_counted(
