@@ -308,14 +308,7 @@ def _read_first(operator: Any) -> Any:
     return apply
 
 
-# TF's operators on a resource variable read it (value()) outside the operator's scope.
-for _name in math_ops.OVERLOADED_OPERATORS:
+# TF's operators on a resource variable read it (value()) outside the operator's scope; its
+# slicing is Variable's (math_ops: the value read, then sliced, the slice assignable).
+for _name in set(math_ops.OVERLOADED_OPERATORS) - {"__getitem__"}:
     setattr(ResourceVariable, _name, _read_first(getattr(Tensor, _name)))
-
-
-def _sliced(self: ResourceVariable, key: Any) -> Any:
-    """var[key]: the value read, then sliced, the slice assignable (TF's _SliceHelperVar)."""
-    return array_ops.strided_slice_from_key(self.value(), key, var=self)
-
-
-ResourceVariable.__getitem__ = _sliced  # type: ignore[method-assign,misc]
