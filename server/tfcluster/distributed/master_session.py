@@ -237,6 +237,9 @@ class MasterSession:
         # ConfigProto.log_device_placement: the graph version whose placement was printed.
         self._log_placement = self.config.log_device_placement
         self._logged_version = 0
+        # The graph version whose every node was placed, and the error placing it raised.
+        self._placed_version = 0
+        self._placement_error: errors.OpError | None = None
         # A server's master names the task a failed partition ran on, as TF's does; an
         # in-process session (no addresses) reports errors as TF's DirectSession, unnamed.
         self._names_failing_tasks = bool(worker_cache.addresses())
@@ -323,8 +326,11 @@ class MasterSession:
         trace = bool(
             options is not None and options.trace_level >= config_pb2.RunOptions.SOFTWARE_TRACE
         )
-        if self._log_placement and self._logged_version != self.graph_version:
-            self._print_placement(deadline)
+        if self.config.graph_options.place_pruned_graph:
+            if self._log_placement and self._logged_version != self.graph_version:
+                self._print_placement(deadline)
+        elif self._placed_version != self.graph_version or self._placement_error is not None:
+            self._place_whole_graph(deadline)
         with self._lock:
             self._check_open()
             self._active += 1
@@ -392,6 +398,55 @@ class MasterSession:
         with self._lock:
             for part in plan.parts:
                 self._incarnations.pop(part.task, None)
+
+    def _place_whole_graph(self, deadline: float | None) -> None:
+        """As TF 1.15's sessions place the session's whole graph each time it grew (their
+        base graph), not only the nodes a step needs: a node no device can take fails every
+        step, needed or not, and log_device_placement prints the nodes placed before it. An
+        InteractiveSession's config (place_pruned_graph) places only what each step needs."""
+        with self._lock:
+            version = self.graph_version
+            fresh = self._placed_version != version
+            nodes = dict(self._nodes) if fresh else {}
+            output_names = list(self._dtypes) if fresh else []
+        if fresh:
+            order = placement_log.placement_order(nodes, output_names)
+            error: errors.OpError | None = None
+            placement: dict[str, str] = {}
+            try:
+                placement = self._place(nodes, order, deadline)
+            except errors.InvalidArgumentError as e:  # not a task late to answer: kept
+                error = e
+            with self._lock:
+                self._placed_version, self._placement_error = version, error
+            if self._log_placement and self._logged_version != version:
+                self._logged_version = version
+                if error is not None:
+                    placement = self._placed_before(nodes, order, error, deadline)
+                text = placement_log.placement_text(nodes, output_names, placement)
+                placement_log.print_placement(text)
+        failed = self._placement_error
+        if failed is not None:
+            raise type(failed)(failed.node_def, failed.op, failed.message)
+
+    def _placed_before(
+        self,
+        nodes: Mapping[str, Node],
+        order: list[str],
+        error: errors.OpError,
+        deadline: float | None,
+    ) -> dict[str, str]:
+        """The placement of the nodes TF's placer assigns before the one `error` names."""
+        needed = order
+        while True:
+            failed = placement_log.unplaceable_node(error.message)
+            if failed not in needed:
+                return {}
+            needed = needed[: needed.index(failed)]
+            try:
+                return self._place(nodes, needed, deadline)
+            except errors.OpError as e:
+                error = e
 
     def _print_placement(self, deadline: float | None) -> None:
         """As TF 1.15 places (and logs) the session's whole graph each time it grew."""

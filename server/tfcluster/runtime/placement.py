@@ -178,10 +178,9 @@ def _resolve(
         indices = sorted(i for (j, i) in by_task if j == job)
         task = indices[0] if indices else 0
     target = by_task.get((job, task))
-    if target is None:
-        if not allow_soft:
-            raise _no_such_device(members[0], spec, by_task)
-        target = fallback
+    if target is None or spec.replica not in (None, 0):
+        # Soft placement relaxes only the device type and index, as TF's: never the task.
+        raise _no_such_device(members[0], spec, by_task)
     # Kernels are chosen per node: a GPU kernel may not take the node's dtypes (strings).
     placed = [nodes[m] for m in members if m in nodes]
     dtype = spec.device_type
@@ -226,6 +225,7 @@ def _no_such_device(
     )
     if spec.device_type == "GPU" and not any(t.counts.get("GPU") for t in by_task.values()):
         message += " The requested device appears to be a GPU, but CUDA is not enabled."
+    message += f"\n\t [[{node}]]"
     return errors.InvalidArgumentError(None, None, message)
 
 
