@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import contextlib
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import Any, NamedTuple
 
 import numpy as np
 
@@ -283,6 +283,7 @@ def _build_branch(
             raise ValueError(f"{what} must have a return value.")
         if not strict and isinstance(result, (list, tuple)) and len(result) == 1:
             result = result[0]  # TF1 unpacks singletons unless strict=True
+        result = _slices_as_parts(result)
         flat: list[Any] = []
         for leaf in flatten(result):
             if isinstance(leaf, Operation):
@@ -356,6 +357,7 @@ def cond(
                 "true_fn and false_fn must return the same nested structure, got "
                 f"{_describe(then_res)} and {_describe(else_res)}"
             )
+        _cast_slice_indices(then_res, (then_fg, then_flat), (else_fg, else_flat))
         then_outs: list[Tensor] = []
         else_outs: list[Tensor] = []
         for i, (t, e) in enumerate(zip(then_flat, else_flat)):
@@ -395,7 +397,89 @@ def cond(
         positions = [k for k, leaf in enumerate(then_flat) if not isinstance(leaf, Operation)]
         outputs = iter(_named_as_v1(op.outputs[: len(then_outs)], "Merge", 0, positions))
         flat_result = [op if isinstance(leaf, Operation) else next(outputs) for leaf in then_flat]
-        return pack_as(then_res, _with_arrays(flatten(then_res), flat_result))
+        return _parts_as_slices(pack_as(then_res, _with_arrays(flatten(then_res), flat_result)))
+
+
+class _SliceParts(NamedTuple):
+    """An IndexedSlices a branch returns, as the tensors TF1's cond merges one by one."""
+
+    values: Any
+    indices: Any
+    dense_shape: Any
+
+
+class _SliceValues(NamedTuple):
+    """An IndexedSlices without a dense shape, as TF1's cond merges it."""
+
+    values: Any
+    indices: Any
+
+
+def _index_positions(structure: Any) -> list[int]:
+    """Where the indices of the branches' IndexedSlices are in flatten(structure)."""
+    marks: list[bool] = []
+
+    def mark(s: Any) -> None:
+        if isinstance(s, (_SliceParts, _SliceValues)):
+            marks.extend(k == 1 for k in range(len(s)))
+        elif isinstance(s, dict):
+            for k in sorted(s):
+                mark(s[k])
+        elif isinstance(s, (list, tuple)):
+            for x in s:
+                mark(x)
+        else:
+            marks.extend(False for _ in flatten(s))
+
+    mark(structure)
+    return [k for k, is_index in enumerate(marks) if is_index]
+
+
+def _cast_slice_indices(
+    structure: Any,
+    then_branch: tuple[FuncGraph, list[Any]],
+    else_branch: tuple[FuncGraph, list[Any]],
+) -> None:
+    """As TF1's cond: where one branch's slices have int32 indices and the other's int64,
+    the int32 ones are cast to int64 (in their branch)."""
+    from tfcluster.ops import math_ops  # math_ops builds on control flow: imported late
+
+    for k in _index_positions(structure):
+        kinds = {then_branch[1][k].dtype.base_dtype, else_branch[1][k].dtype.base_dtype}
+        if kinds != {dtypes.int32, dtypes.int64}:
+            continue
+        for fg, flat in (then_branch, else_branch):
+            if flat[k].dtype.base_dtype == dtypes.int32:
+                with fg.as_default():
+                    flat[k] = math_ops.cast(flat[k], dtypes.int64)
+
+
+def _slices_as_parts(structure: Any) -> Any:
+    if isinstance(structure, indexed_slices.IndexedSlices):
+        if structure.dense_shape is None:
+            return _SliceValues(structure.values, structure.indices)
+        return _SliceParts(structure.values, structure.indices, structure.dense_shape)
+    if isinstance(structure, dict):
+        return type(structure)((k, _slices_as_parts(v)) for k, v in structure.items())
+    if isinstance(structure, (list, tuple)):
+        items = [_slices_as_parts(x) for x in structure]
+        if hasattr(structure, "_fields"):  # a namedtuple
+            return type(structure)(*items)
+        return type(structure)(items)
+    return structure
+
+
+def _parts_as_slices(structure: Any) -> Any:
+    if isinstance(structure, (_SliceParts, _SliceValues)):
+        return indexed_slices.IndexedSlices(*structure)
+    if isinstance(structure, dict):
+        return type(structure)((k, _parts_as_slices(v)) for k, v in structure.items())
+    if isinstance(structure, (list, tuple)):
+        items = [_parts_as_slices(x) for x in structure]
+        if hasattr(structure, "_fields"):  # a namedtuple
+            return type(structure)(*items)
+        return type(structure)(items)
+    return structure
 
 
 def _named_as_v1(
