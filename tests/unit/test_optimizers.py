@@ -186,7 +186,7 @@ def test_errors() -> None:
     w = tf.Variable(np.array([1.0], np.float32))
     unrelated = tf.Variable(np.array([1.0], np.float32))
     opt = tf.train.GradientDescentOptimizer(0.1)
-    with pytest.raises(ValueError, match="Invalid type int32"):
+    with pytest.raises(ValueError, match=r"Invalid type tf\.int32"):
         opt.compute_gradients(tf.constant(1), var_list=[w])
     with pytest.raises(ValueError, match="No gradients provided for any variable"):
         opt.minimize(tf.reduce_sum(w), var_list=[unrelated])

@@ -36,7 +36,8 @@ from tfcluster.ops.control_flow_ops import group, tuple_
 from tfcluster.ops.variables import Variable, is_resource_variable
 from tfcluster.training import distribution_context, slot_creator
 
-_VALID_LOSS_DTYPES = (dtypes.float16, dtypes.float32, dtypes.float64)
+# In the order TF 1.15's error lists them (its set's).
+_VALID_LOSS_DTYPES = (dtypes.float32, dtypes.float64, dtypes.float16, dtypes.bfloat16)
 
 
 def _deduplicate_indexed_slices(values: Tensor, indices: Tensor) -> tuple[Tensor, Tensor]:
@@ -139,10 +140,10 @@ class Optimizer:
                 f"gate_gradients must be one of: Optimizer.GATE_NONE, Optimizer.GATE_OP, "
                 f"Optimizer.GATE_GRAPH. Not {gate_gradients}"
             )
-        loss = convert_to_tensor(loss)
+        # As TF 1.15: the loss is not converted; one that is no tensor fails on its dtype.
         self._assert_valid_dtypes([loss])
         if grad_loss is not None:
-            self._assert_valid_dtypes([convert_to_tensor(grad_loss)])
+            self._assert_valid_dtypes([grad_loss])
         if var_list is None:
             var_list = get_collection(GraphKeys.TRAINABLE_VARIABLES) + get_collection(
                 GraphKeys.TRAINABLE_VARIABLES + "_resource"
@@ -455,8 +456,8 @@ class Optimizer:
             dtype = t.dtype.base_dtype
             if dtype not in _VALID_LOSS_DTYPES:
                 raise ValueError(
-                    f"Invalid type {dtype.name} for {t.name}, expected: "
-                    f"{[d.name for d in _VALID_LOSS_DTYPES]}."
+                    f"Invalid type {dtype!r} for {t.name}, expected: "
+                    f"[{', '.join(repr(d) for d in _VALID_LOSS_DTYPES)}]."
                 )
 
     @staticmethod
