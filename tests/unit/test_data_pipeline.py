@@ -428,8 +428,7 @@ def test_iterators_are_tf1_graph_objects() -> None:
             iter(ds)
         # TF 1.15's message, word for word (its r1 TFRecord tutorial prints it).
         assert str(e.value) == (
-            "__iter__() is only supported inside of tf.function or when eager execution is "
-            "enabled."
+            "__iter__() is only supported inside of tf.function or when eager execution is enabled."
         )
         it = ds.make_one_shot_iterator()
         with pytest.raises(ValueError, match="initializer"):
