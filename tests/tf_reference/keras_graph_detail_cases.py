@@ -116,3 +116,55 @@ def masked_sequence_stack_ops_and_outputs(tf):
 
 
 CASES["masked_sequence_stack_ops_and_outputs"] = masked_sequence_stack_ops_and_outputs
+
+
+def optimizer_v2_minimize_calls_the_loss_under_a_tape(tf):
+    """OptimizerV2.minimize in graph mode, as TF 1.15: the loss must be a callable (a tensor:
+    TypeError), called under a GradientTape (a loss made before the call: no gradients,
+    ValueError); made inside the call it trains, with a learning-rate schedule, and
+    apply_gradients of tf.gradients works as well."""
+    _fresh(tf)
+    keras = tf.keras
+    x = tf.placeholder(tf.float32, [None, 3])
+    y = tf.placeholder(tf.float32, [None, 1])
+    model = keras.Sequential(
+        [keras.layers.Dense(4, activation="relu", input_shape=(3,)), keras.layers.Dense(1)]
+    )
+    loss = tf.reduce_mean(keras.losses.mean_squared_error(y, model(x)))
+    schedule = keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5, staircase=True)
+    opt = keras.optimizers.Adam(learning_rate=schedule)
+    errors = []
+    for attempt in (loss, lambda: loss):
+        try:
+            opt.minimize(attempt, var_list=model.trainable_variables)
+        except (TypeError, ValueError) as e:
+            errors.append([type(e).__name__, str(e)])
+    train = opt.minimize(
+        lambda: tf.reduce_mean(keras.losses.mean_squared_error(y, model(x))),
+        var_list=model.trainable_variables,
+    )
+    sgd = keras.optimizers.SGD(0.05, momentum=0.9, nesterov=True)
+    train2 = sgd.apply_gradients(
+        zip(tf.gradients(loss, model.trainable_variables), model.trainable_variables)
+    )
+    rng = np.random.RandomState(0)
+    feed = {x: rng.rand(8, 3).astype("float32"), y: rng.rand(8, 1).astype("float32")}
+    steps = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for op in (train, train, train, train2, train2):
+            sess.run(op, feed)
+            steps.append(round(float(sess.run(loss, feed)), 6))
+        iterations = [int(sess.run(opt.iterations)), int(sess.run(sgd.iterations))]
+    return {
+        "errors": errors,
+        "train_op": [type(train).__name__, train.name],
+        "slots": [v.name for v in opt.variables()],
+        "losses": steps,
+        "iterations": iterations,
+    }
+
+
+CASES["optimizer_v2_minimize_calls_the_loss_under_a_tape"] = (
+    optimizer_v2_minimize_calls_the_loss_under_a_tape
+)
