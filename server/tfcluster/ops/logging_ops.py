@@ -20,7 +20,6 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes, op_def_registry
-from tfcluster.framework.func_graph import flatten, pack_as
 from tfcluster.framework.graph import (
     Operation,
     Tensor,
@@ -130,6 +129,26 @@ def _is_tensor(x: Any) -> bool:
     return isinstance(x, Tensor)
 
 
+def _leaves(x: Any) -> list[Any]:
+    """nest.flatten's leaves (dicts by sorted key), a SparseTensor one leaf, as TF's print."""
+    if isinstance(x, dict):
+        return [leaf for k in sorted(x) for leaf in _leaves(x[k])]
+    if isinstance(x, (list, tuple)):
+        return [leaf for item in x for leaf in _leaves(item)]
+    return [x]
+
+
+def _rebuilt(x: Any, leaves: Any) -> Any:
+    """x's structure with `leaves` (an iterator) in place of its own."""
+    if isinstance(x, dict):
+        values = {k: _rebuilt(x[k], leaves) for k in sorted(x)}
+        return type(x)((k, values[k]) for k in x)
+    if isinstance(x, (list, tuple)):
+        items = [_rebuilt(item, leaves) for item in x]
+        return type(x)(*items) if hasattr(x, "_fields") else type(x)(items)
+    return next(leaves)
+
+
 def _sorted_ordered_dicts(x: Any) -> Any:
     if isinstance(x, collections.OrderedDict):
         return collections.OrderedDict(sorted(x.items()))
@@ -156,13 +175,21 @@ def print_v2(*inputs: Any, **kwargs: Any) -> Operation:
         formatted = inputs[0]
     else:
         inputs = tuple(_sorted_ordered_dicts(x) for x in inputs)
-        tensor_free = [pack_as(x, ["" if _is_tensor(v) else v for v in flatten(x)]) for x in inputs]
+        tensor_free = [
+            _rebuilt(
+                x,
+                iter(
+                    ["" if _is_tensor(v) or isinstance(v, SparseTensor) else v for v in _leaves(x)]
+                ),
+            )
+            for x in inputs
+        ]
         placeholder = _placeholder_not_in(" ".join(pprint.pformat(x) for x in tensor_free))
         tensors: list[Tensor] = []
         templates = []
         for x in inputs:
             parts: list[Any] = []
-            for v in flatten(x):
+            for v in _leaves(x):
                 if isinstance(v, SparseTensor):
                     tensors.extend([v.indices, v.values, v.dense_shape])
                     parts.append(
@@ -177,7 +204,7 @@ def print_v2(*inputs: Any, **kwargs: Any) -> Operation:
             if isinstance(x, str):
                 templates.append(x)
             else:
-                templates.append(pprint.pformat(pack_as(x, parts)))
+                templates.append(pprint.pformat(_rebuilt(x, iter(parts))))
         template = sep.join(templates).replace("'" + placeholder + "'", placeholder)
         formatted = string_ops.string_format(
             template, tensors, placeholder=placeholder, summarize=summarize, name=format_name

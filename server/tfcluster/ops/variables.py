@@ -407,14 +407,18 @@ class Variable(metaclass=_VariableMeta):
         """The current value once initialized, else the initial value (for chained inits)."""
         # TF 1.15 builds this as cond(IsVariableInitialized, read_value, initial_value): nine
         # ops where tfcluster makes one; the eight more count towards later op seeds.
-        self._variable.graph._match_tf1_op_count(8)
+        graph = self._variable.graph
+        graph._match_tf1_op_count(8)
         with colocate_with(self._variable.op):
-            return make_op(
-                "_InitializedValue",
-                [self._variable, self._initial_value],
-                {"T": self.dtype.base_dtype},
-                name=self.op.name + "/initialized_value",
-            ).outputs[0]
+            # TF's names: its IsVariableInitialized, then the cond's Merge (`cond/Merge`).
+            graph.unique_name("IsVariableInitialized")
+            with name_scope("cond"):
+                return make_op(
+                    "_InitializedValue",
+                    [self._variable, self._initial_value],
+                    {"T": self.dtype.base_dtype},
+                    name="Merge",
+                ).outputs[0]
 
     # ---- updates ---------------------------------------------------------------------
     def assign(
