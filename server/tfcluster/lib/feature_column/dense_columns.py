@@ -214,11 +214,13 @@ class _EmbeddingColumn(
 
         refuse_sequence_input("embedding_column", self.name, self.categorical_column)
         pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections, trainable)
-        weights = self.layer_creator(
-            weight_collections=weight_collections,
-            scope=vs.get_variable_scope(),
-            trainable=trainable is not False and self.trainable,
-        )
+        weights = inputs.state.get(self)
+        if weights is None:
+            weights = self.layer_creator(
+                weight_collections=weight_collections,
+                scope=vs.get_variable_scope(),
+                trainable=trainable is not False and self.trainable,
+            )
         if self.ckpt_to_load_from is not None:
             from tfcluster.training.checkpoint_utils import init_from_checkpoint
 
@@ -230,6 +232,18 @@ class _EmbeddingColumn(
             combiner=self.combiner,
             name=f"{self.name}_weights",
             max_norm=self.max_norm,
+        )
+
+    def _create_state(self, trainable: bool) -> Any:
+        """DenseFeatures' `embedding_weights`: a resource variable in the current variable
+        scope, in the default collections only."""
+        return vs.get_variable(
+            "embedding_weights",
+            shape=self.layer_creator.shape,
+            dtype=dtypes.float32,
+            initializer=self.layer_creator.initializer,
+            trainable=trainable and self.trainable,
+            use_resource=True,
         )
 
     def _get_sequence_dense_tensor(
