@@ -346,12 +346,11 @@ class _IndicatorColumn(
         ids, weights = pair.id_tensor, pair.weight_tensor
         depth = int(self._variable_shape[-1])
         if weights is not None:
-            # Weights of repeated ids add up (TF's sparse_merge + scatter_nd).
-            indices = array_ops.stack(
-                [ids.indices[:, 0], math_ops.cast(ids.values, dtypes.int64)], axis=1
-            )
-            shape = array_ops.stack([ids.dense_shape[0], math_ops.cast(depth, dtypes.int64)])
-            return array_ops.scatter_nd(indices, weights.values, shape)
+            # The weights keyed by id, entries past the ids' last column dropped; weights of
+            # repeated ids add up (scatter_nd), as in TF.
+            merged = sparse_ops.sparse_merge(sp_ids=ids, sp_values=weights, vocab_size=depth)
+            merged = sparse_ops.sparse_slice(merged, [0, 0], merged.dense_shape)
+            return array_ops.scatter_nd(merged.indices, merged.values, merged.dense_shape)
         dense = sparse_ops.sparse_tensor_to_dense(ids, default_value=-1)
         one_hot = array_ops.one_hot(dense, depth=depth, on_value=1.0, off_value=0.0)
         return math_ops.reduce_sum(one_hot, axis=[-2])
