@@ -5,6 +5,7 @@ names) and only then the columns' tensors, so the op count after it, the later o
 the losses are TF's. Each case records the input layer's ops (name relative to the layer,
 type), the global variables (name, kind) and a few training losses with a graph seed set;
 tf.keras.layers.DenseFeatures alone records its op count and a seeded draw after it.
+The linear estimators' LinearModel over v2 columns (resource variables made first) too.
 Runs under Python 3.7 (TF 1.15) and on tfcluster.
 """
 
@@ -80,7 +81,11 @@ def _variables(tf: Any) -> list[str]:
 
 
 def _train(
-    tf: Any, make: Callable[[Any, str], Any], regression: bool = False, with_ops: bool = True
+    tf: Any,
+    make: Callable[[Any, str], Any],
+    regression: bool = False,
+    with_ops: bool = True,
+    scope: str = _INPUT_LAYER,
 ) -> dict[str, Any]:
     """The estimator's TRAIN graph from its model_fn (graph seed 7): the input layer's ops,
     the variables, the model variables and three steps' losses (the global step made first, as
@@ -96,9 +101,9 @@ def _train(
                 _features(tf), _labels(tf, regression), tf.estimator.ModeKeys.TRAIN, est.config
             )
             ops = [
-                f"{op.name[len(_INPUT_LAYER) :]} {op.type}"
+                f"{op.name[len(scope) :]} {op.type}"
                 for op in graph.get_operations()
-                if op.name.startswith(_INPUT_LAYER)
+                if op.name.startswith(scope)
             ]
             variables = _variables(tf)
             model_variables = [v.name for v in tf.model_variables()]
@@ -149,6 +154,22 @@ def dnn_linear_combined_classifier_columns(tf: Any) -> dict[str, Any]:
     return _train(tf, make, with_ops=False)
 
 
+def linear_classifier_columns(tf: Any) -> dict[str, Any]:
+    """LinearClassifier over v2 columns builds TF 1.15's LinearModel: every weight first
+    (resource variables), then the weighted sums under linear_model/linear_model/linear_model/."""
+
+    def make(tf: Any, d: str) -> Any:
+        fc = tf.feature_column
+        age = fc.numeric_column("age")
+        color = fc.categorical_column_with_vocabulary_list("color", ["r", "g", "b"])
+        n = fc.categorical_column_with_identity("n", 4)
+        columns = [age, fc.bucketized_column(age, [20.0]), color, fc.indicator_column(n)]
+        return tf.estimator.LinearClassifier(columns, model_dir=d)
+
+    # The model's ops (its variables are compared by name and kind).
+    return _train(tf, make, scope="linear/linear_model/linear_model/")
+
+
 def dnn_classifier_shared_embeddings(tf: Any) -> dict[str, Any]:
     """A shared embedding column is a v1 column: the input layer stays input_layer's (ref
     variables made column by column)."""
@@ -192,6 +213,7 @@ CASES: dict[str, Callable[[Any], dict[str, Any]]] = {
         dnn_classifier_columns,
         dnn_regressor_weighted_column,
         dnn_linear_combined_classifier_columns,
+        linear_classifier_columns,
         dnn_classifier_shared_embeddings,
         dense_features_layer,
     )

@@ -15,7 +15,9 @@ from tfcluster.lib.estimator.linear_sdca import (
     validate_for_regressor,
 )
 from tfcluster.lib.estimator.optimizers import get_optimizer_instance
+from tfcluster.lib.feature_column import dense_features
 from tfcluster.lib.feature_column.layers import linear_model
+from tfcluster.lib.feature_column.linear_model_v2 import linear_model_v2
 from tfcluster.ops import math_ops, nn_impl, partitioned_variables
 from tfcluster.ops import variable_scope as vs
 from tfcluster.ops.summary_ops import histogram, scalar
@@ -29,15 +31,21 @@ def default_linear_learning_rate(num_columns: int, cap: float = _LEARNING_RATE) 
 
 
 def linear_logits(features: Any, feature_columns: Any, units: int, sparse_combiner: str) -> Any:
-    """The linear model's logits, with TF's bias and zero-weight summaries."""
+    """The linear model's logits, with TF's bias and zero-weight summaries: v2 columns build
+    TF 1.15's LinearModel layer (resource variables made first), others linear_model."""
+    columns = list(feature_columns)
     cols_to_vars: dict[Any, Any] = {}
-    logits = linear_model(
-        features,
-        feature_columns,
-        units=units,
-        sparse_combiner=sparse_combiner,
-        cols_to_vars=cols_to_vars,
-    )
+    if dense_features.is_feature_column_v2(columns):
+        logits, bias_var, made = linear_model_v2(features, columns, units, sparse_combiner)
+        cols_to_vars = {"bias": [bias_var], None: made}
+    else:
+        logits = linear_model(
+            features,
+            columns,
+            units=units,
+            sparse_combiner=sparse_combiner,
+            cols_to_vars=cols_to_vars,
+        )
     bias = cols_to_vars.pop("bias")
     bias_t = bias[0] if len(bias) == 1 else bias
     if units > 1:

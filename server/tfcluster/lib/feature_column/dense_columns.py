@@ -156,7 +156,8 @@ class _BucketizedColumn(
         ids = array_ops.reshape(t, (-1,)) + (len(self.boundaries) + 1) * i2
         indices = math_ops.cast(array_ops.transpose(array_ops.stack((i1, i2))), dtypes.int64)
         shape = math_ops.cast(array_ops.stack([batch, dims]), dtypes.int64)
-        return IdWeightPair(SparseTensor(indices, math_ops.cast(ids, dtypes.int64), shape), None)
+        # The ids stay Bucketize's int32, as in TF (a cross casts them itself).
+        return IdWeightPair(SparseTensor(indices, ids, shape), None)
 
 
 def bucketized_column(source_column: Any, boundaries: Sequence[float]) -> _BucketizedColumn:
