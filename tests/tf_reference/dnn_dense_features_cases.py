@@ -11,6 +11,7 @@ Runs under Python 3.7 (TF 1.15) and on tfcluster.
 
 from __future__ import annotations
 
+import re
 import shutil
 import tempfile
 from collections.abc import Callable
@@ -71,6 +72,12 @@ def _shared_columns(fc: Any) -> list[Any]:
     return fc.shared_embedding_columns([color, word], 2)
 
 
+def _in_cond(name: str) -> bool:
+    """An op of a cond (an identity column's assert guard, a zero-weight count): TF 1.15 makes
+    v1 Switch/Merge ops there, tfcluster one If op (counted as TF's ops)."""
+    return "/AssertGuard" in name or re.search(r"/zero_count(_\d+)?(/|$)", name) is not None
+
+
 def _variables(tf: Any) -> list[str]:
     """Each global variable as 'name kind' (ResourceVariable or RefVariable), in creation
     order."""
@@ -85,7 +92,7 @@ def _train(
     make: Callable[[Any, str], Any],
     regression: bool = False,
     with_ops: bool = True,
-    scope: str = _INPUT_LAYER,
+    scope: tuple[str, ...] = (_INPUT_LAYER,),
 ) -> dict[str, Any]:
     """The estimator's TRAIN graph from its model_fn (graph seed 7): the input layer's ops,
     the variables, the model variables and three steps' losses (the global step made first, as
@@ -101,9 +108,9 @@ def _train(
                 _features(tf), _labels(tf, regression), tf.estimator.ModeKeys.TRAIN, est.config
             )
             ops = [
-                f"{op.name[len(scope) :]} {op.type}"
+                f"{op.name[len(scope[0]) :] if len(scope) == 1 else op.name} {op.type}"
                 for op in graph.get_operations()
-                if op.name.startswith(scope)
+                if op.name.startswith(scope) and not _in_cond(op.name)
             ]
             variables = _variables(tf)
             model_variables = [v.name for v in tf.model_variables()]
@@ -166,8 +173,16 @@ def linear_classifier_columns(tf: Any) -> dict[str, Any]:
         columns = [age, fc.bucketized_column(age, [20.0]), color, fc.indicator_column(n)]
         return tf.estimator.LinearClassifier(columns, model_dir=d)
 
-    # The model's ops (its variables are compared by name and kind).
-    return _train(tf, make, scope="linear/linear_model/linear_model/")
+    # The model's ops and its summaries' (its variables are compared by name and kind).
+    scope = (
+        "linear/linear_model/linear_model/",
+        "linear/ReadVariableOp",
+        "linear/strided_slice",
+        "linear/bias",
+        "linear/zero_fraction/",
+        "linear/fraction_of_zero_weights",
+    )
+    return _train(tf, make, scope=scope)
 
 
 def dnn_classifier_shared_embeddings(tf: Any) -> dict[str, Any]:
