@@ -222,6 +222,16 @@ def dense_features_layer(tf: Any) -> dict[str, Any]:
     }
 
 
+def dense_features_refuses_shared_embeddings(tf: Any) -> dict[str, Any]:
+    """tf.keras.layers.DenseFeatures takes v2 columns only: a shared embedding column (v1)
+    is refused when the layer is made."""
+    try:
+        tf.keras.layers.DenseFeatures(_shared_columns(tf.feature_column))
+    except Exception as e:  # the error's class is what is compared
+        return {"error": type(e).__name__}
+    return {"error": None}
+
+
 CASES: dict[str, Callable[[Any], dict[str, Any]]] = {
     fn.__name__: fn
     for fn in (
@@ -231,5 +241,6 @@ CASES: dict[str, Callable[[Any], dict[str, Any]]] = {
         linear_classifier_columns,
         dnn_classifier_shared_embeddings,
         dense_features_layer,
+        dense_features_refuses_shared_embeddings,
     )
 }

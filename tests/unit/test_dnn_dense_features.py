@@ -34,7 +34,7 @@ def _ops(ops: list[str]) -> list[str]:
     return out
 
 
-_ESTIMATOR_CASES = sorted(name for name in CASES if name != "dense_features_layer")
+_ESTIMATOR_CASES = sorted(name for name in CASES if not name.startswith("dense_features"))
 
 
 @pytest.mark.parametrize("name", _ESTIMATOR_CASES)
@@ -56,3 +56,9 @@ def test_dense_features_layer_makes_its_variables_once_and_tf_op_count() -> None
     assert actual["op_count"] == expected["op_count"]
     np.testing.assert_allclose(actual["value"], expected["value"], rtol=1e-6)
     np.testing.assert_allclose(actual["after"], expected["after"], rtol=1e-6)
+
+
+def test_dense_features_refuses_shared_embedding_columns() -> None:
+    actual = CASES["dense_features_refuses_shared_embeddings"](tf)
+    expected = reference.case("dnn_dense_features", "dense_features_refuses_shared_embeddings")
+    assert actual == expected

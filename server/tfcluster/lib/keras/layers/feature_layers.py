@@ -3,8 +3,8 @@
 DenseFeatures turns a dict of features into one dense [batch, n] tensor through feature
 columns, its variables under the layer's name
 (`dense_features/<column>_embedding/embedding_weights`) and tracked as the layer's weights.
-Over v2 columns (tf.feature_column's) it makes them first, as resource variables (see
-lib/feature_column/dense_features.py); otherwise it builds input_layer's."""
+It takes v2 columns (tf.feature_column's, shared embedding columns aside) and makes their
+variables first, as resource variables (see lib/feature_column/dense_features.py)."""
 
 from __future__ import annotations
 
@@ -24,10 +24,15 @@ class DenseFeatures(Layer):
         super().__init__(name=name, trainable=trainable, **kwargs)
         from tfcluster.lib.feature_column.base import normalize_feature_columns
 
-        self._feature_columns = normalize_feature_columns(feature_columns)
-        self._v2 = dense_features.is_feature_column_v2(self._feature_columns)
-        if self._v2:
-            self._feature_columns = dense_features.sorted_dense_columns(self._feature_columns)
+        columns = normalize_feature_columns(feature_columns)
+        for column in columns:
+            if not dense_features.is_feature_column_v2([column]):
+                # TF 1.15's DenseFeatures takes v2 columns only (not shared_embedding_columns').
+                raise ValueError(
+                    "Items of feature_columns must be a FeatureColumn. Given (type "
+                    f"{type(column)}): {column}."
+                )
+        self._feature_columns = dense_features.sorted_dense_columns(columns)
         self._state: dict[Any, Any] | None = None
         # Built on the first call (the columns' state is made there, before their tensors).
         self.built = True
@@ -38,11 +43,6 @@ class DenseFeatures(Layer):
         return super().__call__(inputs, *args, **kwargs)
 
     def call(self, features: Any, cols_to_output_tensors: Any = None) -> Any:
-        if self._v2:
-            return self._call_v2(features, cols_to_output_tensors)
-        return self._call_input_layer(features, cols_to_output_tensors)
-
-    def _call_v2(self, features: Any, cols_to_output_tensors: Any) -> Any:
         """TF 1.15's DenseFeatures: every column's state first (resource variables under
         `<layer>/<column>/`), once; then the columns' tensors."""
         if self._state is None:
@@ -59,27 +59,6 @@ class DenseFeatures(Layer):
         return dense_features.dense_features(
             features, self._feature_columns, self._state, cols_to_output_tensors
         )
-
-    def _call_input_layer(self, features: Any, cols_to_output_tensors: Any) -> Any:
-        """Columns that are not all v2 (shared embedding columns): input_layer's variables."""
-        from tfcluster.lib.feature_column import layers as fc_layers
-
-        before = {id(v) for v in get_collection(GraphKeys.GLOBAL_VARIABLES)}
-        output = fc_layers.input_layer(
-            features,
-            self._feature_columns,
-            trainable=self.trainable,
-            cols_to_output_tensors=cols_to_output_tensors,
-            scope=self._name,
-        )
-        for v in get_collection(GraphKeys.GLOBAL_VARIABLES):
-            if id(v) in before:
-                continue
-            if v in get_collection(GraphKeys.TRAINABLE_VARIABLES):
-                self._trainable_weights.append(v)
-            else:
-                self._non_trainable_weights.append(v)
-        return output
 
     def get_config(self) -> dict[str, Any]:
         raise backend.unimplemented(
