@@ -351,8 +351,9 @@ def shape(input: Any, name: str | None = None, out_type: Any = dtypes.int32) -> 
     with name_scope(name, "Shape", [input]) as scope:
         if isinstance(input, SparseTensor):
             # A SparseTensor's shape is its dense_shape (as TF's tf.shape gives it).
+            # A Cast named Cast in the Shape scope, as TF's shape_internal makes it.
             attrs = {"SrcT": dtypes.int64, "DstT": dt, "Truncate": False}
-            return make_op("Cast", [input.dense_shape], attrs, name=scope).outputs[0]
+            return make_op("Cast", [input.dense_shape], attrs, name="Cast").outputs[0]
         t = convert_to_tensor(input)
         if t.shape.is_fully_defined():
             return constant_op.constant(t.shape.as_list(), dtype=dt, name=scope)

@@ -155,7 +155,13 @@ def safe_embedding_lookup_sparse(
     if len(embedding_weights) < 1:
         raise ValueError(f"Missing embedding_weights {embedding_weights}.")
     dtype = sparse_weights.dtype if sparse_weights is not None else None
-    embedding_weights = [convert_to_tensor(w, dtype=dtype) for w in embedding_weights]
+    # Resource variables stay variables (their rows are read by ResourceGather), as in TF.
+    embedding_weights = [
+        w
+        if getattr(w, "_is_resource_variable", False) and dtype in (None, w.dtype)
+        else convert_to_tensor(w, dtype=dtype)
+        for w in embedding_weights
+    ]
     with name_scope(
         name, "embedding_lookup", [*embedding_weights, sparse_ids, sparse_weights]
     ) as scope:

@@ -88,7 +88,7 @@ def _cross(
                 "out_type": out_type,
                 "internal_type": internal,
             },
-            scope.rstrip("/") if scope else "SparseCross",
+            scope,  # absolute: the op is the scope's name, under the name scope in force
         )
     return SparseTensor(*op.outputs)
 

@@ -738,7 +738,8 @@ def sparse_merge(
         sizes = [math_ops.cast(x, _I64) for x in vocab_size]
         preserved = ids_list[0].indices[:, :-1]
         new_ind = array_ops.concat([preserved, *ids], 1)
-        new_shape = array_ops.concat([ids_list[0].dense_shape[:-1], array_ops.stack(sizes)], 0)
+        # The sizes go in as a list: concat packs them (`concat_1/values_1`), as in TF.
+        new_shape = array_ops.concat([ids_list[0].dense_shape[:-1], sizes], 0)
         result = SparseTensor(new_ind, values.values, new_shape)
         if already_sorted:
             return result

@@ -1,5 +1,5 @@
-"""DNNClassifier and DNNRegressor (TF 1.15): input_layer under
-`dnn/input_from_feature_columns`, then dense layers `dnn/hiddenlayer_<i>` and `dnn/logits`
+"""DNNClassifier and DNNRegressor (TF 1.15): the input layer (DenseFeatures for v2 columns)
+under `dnn/input_from_feature_columns`, then dense layers `dnn/hiddenlayer_<i>` and `dnn/logits`
 (kernel glorot-uniform, bias zeros), Adagrad by default."""
 
 from __future__ import annotations
@@ -7,12 +7,13 @@ from __future__ import annotations
 from typing import Any
 
 from tfcluster.framework import errors
-from tfcluster.framework.graph import Tensor
+from tfcluster.framework.graph import Tensor, name_scope
 from tfcluster.lib.estimator import heads
 from tfcluster.lib.estimator.estimator import Estimator
 from tfcluster.lib.estimator.linear import input_partitioner
 from tfcluster.lib.estimator.model_fn import ModeKeys
 from tfcluster.lib.estimator.optimizers import get_optimizer_instance
+from tfcluster.lib.feature_column import dense_features
 from tfcluster.lib.feature_column.layers import input_layer
 from tfcluster.ops import init_ops, math_ops, nn_impl, nn_ops, partitioned_variables
 from tfcluster.ops import variable_scope as vs
@@ -49,6 +50,18 @@ def _layer_summary(value: Tensor, tag: str) -> None:
     histogram(f"{tag}/activation", value)
 
 
+def _input_layer(features: Any, feature_columns: Any) -> Tensor:
+    """v2 columns: DenseFeatures named `input_layer` (state first, resource variables);
+    otherwise (a v1 column among them) input_layer, as TF 1.15's InputLayer."""
+    columns = list(feature_columns)
+    if not dense_features.is_feature_column_v2(columns):
+        return input_layer(features, columns)
+    columns = dense_features.sorted_dense_columns(columns)
+    with name_scope("input_layer"):
+        state = dense_features.create_state("input_layer", columns, trainable=True)
+        return dense_features.dense_features(features, columns, state)
+
+
 def dnn_logits(
     features: Any,
     mode: str,
@@ -65,7 +78,7 @@ def dnn_logits(
         values=tuple(features.values()),
         partitioner=input_layer_partitioner,
     ):
-        net = input_layer(features, feature_columns)
+        net = _input_layer(features, feature_columns)
     for i, n in enumerate(hidden_units):
         with vs.variable_scope(f"hiddenlayer_{i}", values=(net,)) as scope:
             net = _dense(net, n, activation_fn)

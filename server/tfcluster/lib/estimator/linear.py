@@ -14,11 +14,13 @@ from tfcluster.lib.estimator.linear_sdca import (
     validate_for_classifier,
     validate_for_regressor,
 )
+from tfcluster.lib.estimator.linear_summaries import add_linear_summaries
 from tfcluster.lib.estimator.optimizers import get_optimizer_instance
+from tfcluster.lib.feature_column import dense_features
 from tfcluster.lib.feature_column.layers import linear_model
-from tfcluster.ops import math_ops, nn_impl, partitioned_variables
+from tfcluster.lib.feature_column.linear_model_v2 import linear_model_v2
+from tfcluster.ops import partitioned_variables
 from tfcluster.ops import variable_scope as vs
-from tfcluster.ops.summary_ops import histogram, scalar
 from tfcluster.training.ftrl import FtrlOptimizer
 
 _LEARNING_RATE = 0.2
@@ -29,27 +31,23 @@ def default_linear_learning_rate(num_columns: int, cap: float = _LEARNING_RATE) 
 
 
 def linear_logits(features: Any, feature_columns: Any, units: int, sparse_combiner: str) -> Any:
-    """The linear model's logits, with TF's bias and zero-weight summaries."""
-    cols_to_vars: dict[Any, Any] = {}
-    logits = linear_model(
-        features,
-        feature_columns,
-        units=units,
-        sparse_combiner=sparse_combiner,
-        cols_to_vars=cols_to_vars,
-    )
-    bias = cols_to_vars.pop("bias")
-    bias_t = bias[0] if len(bias) == 1 else bias
-    if units > 1:
-        histogram("bias", bias_t)
+    """The linear model's logits, with TF's bias and zero-weight summaries: v2 columns build
+    TF 1.15's LinearModel layer (resource variables made first), others linear_model."""
+    columns = list(feature_columns)
+    if dense_features.is_feature_column_v2(columns):
+        logits, bias, weights = linear_model_v2(features, columns, units, sparse_combiner)
     else:
-        scalar("bias", math_ops.reduce_sum(bias_t))
-    weights = [v for vs_ in cols_to_vars.values() for v in vs_]
-    if weights:
-        from tfcluster.ops import array_ops
-
-        flat = array_ops.concat([array_ops.reshape(w, [-1]) for w in weights], 0)
-        scalar("fraction_of_zero_weights", nn_impl.zero_fraction(flat))
+        cols_to_vars: dict[Any, Any] = {}
+        logits = linear_model(
+            features,
+            columns,
+            units=units,
+            sparse_combiner=sparse_combiner,
+            cols_to_vars=cols_to_vars,
+        )
+        (bias,) = cols_to_vars.pop("bias")
+        weights = [v for vs_ in cols_to_vars.values() for v in vs_]
+    add_linear_summaries(bias, weights, units)
     return logits
 
 

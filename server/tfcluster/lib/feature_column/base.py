@@ -24,6 +24,10 @@ class IdWeightPair(NamedTuple):
 class FeatureColumn:
     """A column: a name, how to parse it from tf.Example, how to build its tensor."""
 
+    # tf.feature_column's columns are v2 columns in TF 1.15 (shared embedding columns aside):
+    # the canned DNN estimators then build their input layer as DenseFeatures does.
+    _is_v2_column = True
+
     @property
     def name(self) -> str:
         raise NotImplementedError
@@ -87,9 +91,11 @@ def _maybe_expand_dim(t: Any) -> Any:
 class LazyBuilder:
     """Each column's transformed tensor, built the first time it is asked for."""
 
-    def __init__(self, features: dict[Any, Any]) -> None:
+    def __init__(self, features: dict[Any, Any], state: dict[Any, Any] | None = None) -> None:
         self._features = dict(features)
         self._cache: dict[Any, Any] = {}
+        # Variables the columns' state was made as beforehand (DenseFeatures), by column.
+        self.state: dict[Any, Any] = dict(state or {})
 
     def get(self, key: Any) -> Any:
         if key in self._cache:

@@ -279,10 +279,16 @@ class _IdentityCategoricalColumn(
                     values,
                     num_buckets,
                     data=(values, num_buckets),
+                    message=f'Bucket index for categorical column "{self.name}" exceeds number '
+                    "of buckets",
                     name="assert_less_than_num_buckets",
                 ),
                 check_ops.assert_greater_equal(
-                    values, zero, data=(values,), name="assert_greater_or_equal_0"
+                    values,
+                    zero,
+                    data=(values,),
+                    message=f'Negative bucket index for categorical column "{self.name}"',
+                    name="assert_greater_or_equal_0",
                 ),
             ]
             with control_dependencies(checks):

@@ -156,7 +156,8 @@ class _BucketizedColumn(
         ids = array_ops.reshape(t, (-1,)) + (len(self.boundaries) + 1) * i2
         indices = math_ops.cast(array_ops.transpose(array_ops.stack((i1, i2))), dtypes.int64)
         shape = math_ops.cast(array_ops.stack([batch, dims]), dtypes.int64)
-        return IdWeightPair(SparseTensor(indices, math_ops.cast(ids, dtypes.int64), shape), None)
+        # The ids stay Bucketize's int32, as in TF (a cross casts them itself).
+        return IdWeightPair(SparseTensor(indices, ids, shape), None)
 
 
 def bucketized_column(source_column: Any, boundaries: Sequence[float]) -> _BucketizedColumn:
@@ -214,11 +215,13 @@ class _EmbeddingColumn(
 
         refuse_sequence_input("embedding_column", self.name, self.categorical_column)
         pair = self.categorical_column._get_sparse_tensors(inputs, weight_collections, trainable)
-        weights = self.layer_creator(
-            weight_collections=weight_collections,
-            scope=vs.get_variable_scope(),
-            trainable=trainable is not False and self.trainable,
-        )
+        weights = inputs.state.get(self)
+        if weights is None:
+            weights = self.layer_creator(
+                weight_collections=weight_collections,
+                scope=vs.get_variable_scope(),
+                trainable=trainable is not False and self.trainable,
+            )
         if self.ckpt_to_load_from is not None:
             from tfcluster.training.checkpoint_utils import init_from_checkpoint
 
@@ -230,6 +233,18 @@ class _EmbeddingColumn(
             combiner=self.combiner,
             name=f"{self.name}_weights",
             max_norm=self.max_norm,
+        )
+
+    def _create_state(self, trainable: bool) -> Any:
+        """DenseFeatures' `embedding_weights`: a resource variable in the current variable
+        scope, in the default collections only."""
+        return vs.get_variable(
+            "embedding_weights",
+            shape=self.layer_creator.shape,
+            dtype=dtypes.float32,
+            initializer=self.layer_creator.initializer,
+            trainable=trainable and self.trainable,
+            use_resource=True,
         )
 
     def _get_sequence_dense_tensor(
@@ -332,12 +347,11 @@ class _IndicatorColumn(
         ids, weights = pair.id_tensor, pair.weight_tensor
         depth = int(self._variable_shape[-1])
         if weights is not None:
-            # Weights of repeated ids add up (TF's sparse_merge + scatter_nd).
-            indices = array_ops.stack(
-                [ids.indices[:, 0], math_ops.cast(ids.values, dtypes.int64)], axis=1
-            )
-            shape = array_ops.stack([ids.dense_shape[0], math_ops.cast(depth, dtypes.int64)])
-            return array_ops.scatter_nd(indices, weights.values, shape)
+            # The weights keyed by id, entries past the ids' last column dropped; weights of
+            # repeated ids add up (scatter_nd), as in TF.
+            merged = sparse_ops.sparse_merge(sp_ids=ids, sp_values=weights, vocab_size=depth)
+            merged = sparse_ops.sparse_slice(merged, [0, 0], merged.dense_shape)
+            return array_ops.scatter_nd(merged.indices, merged.values, merged.dense_shape)
         dense = sparse_ops.sparse_tensor_to_dense(ids, default_value=-1)
         one_hot = array_ops.one_hot(dense, depth=depth, on_value=1.0, off_value=0.0)
         return math_ops.reduce_sum(one_hot, axis=[-2])

@@ -50,11 +50,9 @@ def input_layer(
     trainable: bool = True,
     cols_to_vars: dict[Any, Any] | None = None,
     cols_to_output_tensors: dict[Any, Any] | None = None,
-    *,  # for Keras's DenseFeatures, beyond TF 1.15's signature
-    scope: Any = None,
 ) -> Tensor:
     """The dense columns' tensors, each [batch, n], concatenated along axis 1 (variables under
-    `input_layer/`, or the given variable scope: Keras's DenseFeatures passes its own)."""
+    `input_layer/`)."""
     columns = normalize_feature_columns(feature_columns)
     for column in columns:
         if not isinstance(column, DenseColumn):
@@ -63,20 +61,14 @@ def input_layer(
                 f"column with an embedding_column or indicator_column. Given: {column}"
             )
     collections = _collections(weight_collections)
-    outer = (
-        vs.variable_scope(scope, reuse=vs.AUTO_REUSE)
-        if scope is not None
-        else vs.variable_scope(None, default_name="input_layer", values=list(features.values()))
-    )
-    with outer:
+    with vs.variable_scope(None, default_name="input_layer", values=list(features.values())):
         builder = LazyBuilder(features)
         outputs: list[Tensor] = []
         ordered: list[Any] = []
         dense_columns = [c for c in columns if isinstance(c, DenseColumn)]
         for column in sorted(dense_columns, key=lambda c: c.name):
             ordered.append(column)
-            inner_name = column._var_scope_name if scope is not None else None
-            with vs.variable_scope(inner_name, default_name=column._var_scope_name):
+            with vs.variable_scope(None, default_name=column._var_scope_name):
                 before = set(map(id, get_collection(GraphKeys.GLOBAL_VARIABLES)))
                 tensor = column._get_dense_tensor(
                     builder, weight_collections=collections, trainable=trainable

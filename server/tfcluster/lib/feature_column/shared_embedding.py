@@ -37,6 +37,8 @@ class _SharedEmbeddingColumn(
         ],
     ),
 ):
+    _is_v2_column = False  # TF 1.15's shared_embedding_columns are v1 columns
+
     @property
     def name(self) -> str:
         return f"{self.categorical_column.name}_shared_embedding"

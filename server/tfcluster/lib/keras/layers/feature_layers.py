@@ -1,16 +1,20 @@
 """tf.keras.layers.DenseFeatures (TF 1.15).
 
 DenseFeatures turns a dict of features into one dense [batch, n] tensor through feature
-columns, as tf.feature_column.input_layer does, with its variables under the layer's name
-(`dense_features/<column>_embedding/embedding_weights`) and tracked as the layer's weights."""
+columns, its variables under the layer's name
+(`dense_features/<column>_embedding/embedding_weights`) and tracked as the layer's weights.
+It takes v2 columns (tf.feature_column's, shared embedding columns aside) and makes their
+variables first, as resource variables (see lib/feature_column/dense_features.py)."""
 
 from __future__ import annotations
 
 from typing import Any
 
 from tfcluster.framework.graph import GraphKeys, get_collection
+from tfcluster.lib.feature_column import dense_features
 from tfcluster.lib.keras import backend
 from tfcluster.lib.keras.engine.base_layer import Layer
+from tfcluster.ops.variables import PartitionedVariable
 
 
 class DenseFeatures(Layer):
@@ -20,7 +24,17 @@ class DenseFeatures(Layer):
         super().__init__(name=name, trainable=trainable, **kwargs)
         from tfcluster.lib.feature_column.base import normalize_feature_columns
 
-        self._feature_columns = normalize_feature_columns(feature_columns)
+        columns = normalize_feature_columns(feature_columns)
+        for column in columns:
+            if not dense_features.is_feature_column_v2([column]):
+                # TF 1.15's DenseFeatures takes v2 columns only (not shared_embedding_columns').
+                raise ValueError(
+                    "Items of feature_columns must be a FeatureColumn. Given (type "
+                    f"{type(column)}): {column}."
+                )
+        self._feature_columns = dense_features.sorted_dense_columns(columns)
+        self._state: dict[Any, Any] | None = None
+        # Built on the first call (the columns' state is made there, before their tensors).
         self.built = True
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
@@ -29,24 +43,22 @@ class DenseFeatures(Layer):
         return super().__call__(inputs, *args, **kwargs)
 
     def call(self, features: Any, cols_to_output_tensors: Any = None) -> Any:
-        from tfcluster.lib.feature_column import layers as fc_layers
-
-        before = {id(v) for v in get_collection(GraphKeys.GLOBAL_VARIABLES)}
-        output = fc_layers.input_layer(
-            features,
-            self._feature_columns,
-            trainable=self.trainable,
-            cols_to_output_tensors=cols_to_output_tensors,
-            scope=self._name,
+        """TF 1.15's DenseFeatures: every column's state first (resource variables under
+        `<layer>/<column>/`), once; then the columns' tensors."""
+        if self._state is None:
+            self._state = dense_features.create_state(
+                self._name, self._feature_columns, self.trainable
+            )
+            for var in self._state.values():
+                parts = list(var) if isinstance(var, PartitionedVariable) else [var]
+                for part in parts:
+                    if part in get_collection(GraphKeys.TRAINABLE_VARIABLES):
+                        self._trainable_weights.append(part)
+                    else:
+                        self._non_trainable_weights.append(part)
+        return dense_features.dense_features(
+            features, self._feature_columns, self._state, cols_to_output_tensors
         )
-        for v in get_collection(GraphKeys.GLOBAL_VARIABLES):
-            if id(v) in before:
-                continue
-            if v in get_collection(GraphKeys.TRAINABLE_VARIABLES):
-                self._trainable_weights.append(v)
-            else:
-                self._non_trainable_weights.append(v)
-        return output
 
     def get_config(self) -> dict[str, Any]:
         raise backend.unimplemented(
