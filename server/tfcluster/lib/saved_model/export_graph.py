@@ -8,7 +8,7 @@ ops."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import Any
 
 import numpy as np
@@ -35,6 +35,7 @@ from tfcluster.protos import (
 )
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+UserObjectFn = Callable[[Any], "tuple[str, str] | None"]
 _SIGNATURE_MAP = "signature_map"
 
 
@@ -69,8 +70,10 @@ def _strings(values: list[str]) -> np.ndarray:
 class ExportGraph:
     """The exported graph's nodes and library, the SavedObjectGraph and the signature defs."""
 
-    def __init__(self, objects: SaveableView) -> None:
+    def __init__(self, objects: SaveableView, user_objects: UserObjectFn | None = None) -> None:
         self.objects = objects
+        # An object's (identifier, metadata) where the caller names it (Keras's layers).
+        self.user_objects = user_objects
         self.graph = graph_pb2.GraphDef()
         self.graph.versions.CopyFrom(Graph().as_graph_def().versions)
         self.saved = saved_object_graph_pb2.SavedObjectGraph()
@@ -132,6 +135,9 @@ class ExportGraph:
                     if isinstance(obj, SignatureMap)
                     else object_graph.identifier(obj)
                 )
+                named = None if self.user_objects is None else self.user_objects(obj)
+                if named is not None:
+                    node.user_object.identifier, node.user_object.metadata = named
                 node.user_object.version.producer = 1
                 node.user_object.version.min_consumer = 1
         for owner, name, fn, unbound in objects.functions:

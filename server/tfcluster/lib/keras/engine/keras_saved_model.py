@@ -1,0 +1,176 @@
+"""model.save(save_format='tf') / tf.keras.models.load_model of a SavedModel directory, as
+TF 1.15's Keras does them in graph mode.
+
+Saving writes the object-based SavedModel tf.saved_model.save writes for the model (serving
+signature `serving_default`, variables/ under the object graph's checkpoint keys), with each
+Keras object's user object named as TF names it (`_tf_keras_sequential`, `_tf_keras_model`,
+`_tf_keras_network`, `_tf_keras_layer`) and carrying TF's JSON metadata: class name, name,
+trainable, dtype, batch input shape and config; the model's also `model_config` and, when
+compiled (and include_optimizer), `training_config`.
+
+Loading rebuilds the model from that metadata's config (TF's own SavedModels carry it too),
+restores its weights from variables/ by their object-graph keys and compiles it from the
+training config. A SavedModel that is not a Keras model's comes back as
+tf.saved_model.load_v2 rebuilds it."""
+
+from __future__ import annotations
+
+import inspect
+import json
+import os
+from typing import Any
+
+from tfcluster.lib.keras import backend
+from tfcluster.lib.keras.backend_math import learning_phase_scope
+from tfcluster.lib.keras.engine import hdf5_format
+from tfcluster.lib.keras.utils.json_utils import keras_json_default
+from tfcluster.lib.saved_model import constants
+
+_MODEL_IDENTIFIERS = ("_tf_keras_model", "_tf_keras_network", "_tf_keras_sequential")
+
+
+def _identifier(layer: Any) -> str:
+    from tfcluster.lib.keras.engine.sequential import Sequential
+    from tfcluster.lib.keras.engine.training import Model
+
+    if isinstance(layer, Sequential):
+        return "_tf_keras_sequential"
+    if isinstance(layer, Model):
+        return "_tf_keras_model"
+    if hasattr(layer, "_layers"):
+        return "_tf_keras_network"
+    return "_tf_keras_layer"
+
+
+def _expects_training_arg(layer: Any) -> bool:
+    try:
+        return "training" in inspect.signature(layer.call).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _config(layer: Any) -> Any:
+    try:
+        return layer.get_config()
+    except NotImplementedError:
+        return None
+
+
+def _metadata(layer: Any, include_optimizer: bool) -> dict[str, Any]:
+    """TF's `_tracking_metadata` of a layer (a model's with its HDF5 root attributes)."""
+    dtype = getattr(layer, "dtype", None)
+    shape = getattr(layer, "_batch_input_shape", None)
+    metadata: dict[str, Any] = {
+        "class_name": type(layer).__name__,
+        "name": layer.name,
+        "trainable": bool(layer.trainable),
+        "expects_training_arg": _expects_training_arg(layer),
+        "dtype": None if dtype is None else getattr(dtype, "name", dtype),
+        "batch_input_shape": None if shape is None else list(shape),
+        "config": _config(layer),
+        "input_spec": None,
+        "activity_regularizer": None,
+    }
+    if _identifier(layer) in _MODEL_IDENTIFIERS and metadata["config"] is not None:
+        metadata.update(hdf5_format.model_metadata(layer, include_optimizer))
+    return metadata
+
+
+def _raise_model_input_error(model: Any) -> None:
+    raise ValueError(
+        f"Model {model} cannot be saved because the input shapes have not been set. Usually, "
+        "input shapes are automatically determined from calling .fit() or .predict(). To "
+        "manually set the shapes, call model._set_inputs(inputs)."
+    )
+
+
+def ask_to_proceed_with_overwrite(filepath: str) -> bool:
+    """TF's prompt: whether the user answers `y` to overwriting filepath."""
+    answer = input(f"[WARNING] {filepath} already exists - overwrite? [y/n]").strip().lower()
+    while answer not in ("y", "n"):
+        answer = input('Enter "y" (overwrite) or "n" (cancel).').strip().lower()
+    if answer == "n":
+        return False
+    print("[TIP] Next time specify overwrite=True!")
+    return True
+
+
+def save(
+    model: Any,
+    filepath: str,
+    overwrite: bool = True,
+    include_optimizer: bool = True,
+    signatures: Any = None,
+) -> None:
+    """Writes the SavedModel the module docstring describes (overwrite=False keeps an existing
+    path, as TF does when its prompt is declined)."""
+    from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin
+    from tfcluster.lib.saved_model import save as save_lib
+
+    filepath = os.fspath(filepath)
+    if not overwrite and os.path.exists(filepath):
+        if not ask_to_proceed_with_overwrite(filepath):
+            return
+    if not getattr(model, "inputs", None):
+        _raise_model_input_error(model)
+
+    def user_objects(obj: Any) -> tuple[str, str] | None:
+        if not isinstance(obj, KerasLayerMixin):
+            return None
+        metadata = _metadata(obj, include_optimizer and obj is model)
+        return _identifier(obj), json.dumps(metadata, default=keras_json_default)
+
+    optimizer = getattr(model, "optimizer", None)
+    if not include_optimizer:
+        model.optimizer = None
+    try:
+        with learning_phase_scope(0):
+            save_lib.save(model, filepath, signatures, user_objects=user_objects)
+    finally:
+        if not include_optimizer:
+            model.optimizer = optimizer
+
+
+def _root_metadata(saved_model: Any) -> tuple[str, dict[str, Any]] | None:
+    graphs = list(saved_model.meta_graphs)
+    if len(graphs) != 1 or not graphs[0].HasField("object_graph_def"):
+        return None
+    nodes = graphs[0].object_graph_def.nodes
+    if not nodes or nodes[0].WhichOneof("kind") != "user_object":
+        return None
+    root = nodes[0].user_object
+    if root.identifier not in (*_MODEL_IDENTIFIERS, "_tf_keras_layer") or not root.metadata:
+        return None
+    return str(root.identifier), json.loads(root.metadata)
+
+
+def load(filepath: str, custom_objects: Any = None, compile: bool = True) -> Any:
+    """The Keras model of a SavedModel directory (see the module docstring)."""
+    from tfcluster.lib.keras.engine.model_config import model_from_config
+    from tfcluster.lib.saved_model import load_v2
+    from tfcluster.lib.saved_model.loader import parse_saved_model
+
+    filepath = os.fspath(filepath)
+    found = _root_metadata(parse_saved_model(filepath))
+    if found is None:
+        return load_v2.load(filepath)
+    identifier, metadata = found
+    config = metadata.get("model_config") or (
+        None
+        if metadata.get("config") is None
+        else {"class_name": metadata["class_name"], "config": metadata["config"]}
+    )
+    if config is None or identifier == "_tf_keras_layer":
+        raise backend.unimplemented(
+            "tf.keras.models.load_model of the SavedModel of a subclassed Keras model or of a "
+            f"layer ({metadata.get('class_name')!r}, saved without a config)"
+        )
+    custom_objects = custom_objects or {}
+    model = model_from_config(config, custom_objects=custom_objects)
+    model.load_weights(
+        os.path.join(filepath, constants.VARIABLES_DIRECTORY, constants.VARIABLES_FILENAME)
+    )
+    training_config = metadata.get("training_config")
+    if compile and training_config is not None:
+        model.compile(**hdf5_format.compile_args(training_config, custom_objects))
+    return model
