@@ -56,7 +56,7 @@ def load_model(filepath: Any, custom_objects: Any = None, compile: bool = True) 
     ):
         return hdf5_format.load_model(filepath, custom_objects, compile)
     if isinstance(filepath, (str, os.PathLike)):
-        return keras_saved_model.load(filepath, custom_objects, compile)
+        return keras_saved_model.load(os.fspath(filepath), custom_objects, compile)
     raise OSError(
         "Unable to load model. Filepath is not an hdf5 file (or h5py is not available) or "
         "SavedModel."

@@ -101,7 +101,9 @@ def save(
     ]
     graph_value = np.empty((), dtype=object)
     graph_value[()] = objects.checkpoint_graph().SerializeToString()
-    tensors.append(bundle.TensorToSave(OBJECT_GRAPH_KEY, graph_value))
-    bundle.write_bundle(os.path.join(variables_dir, constants.VARIABLES_FILENAME), [tensors])
+    graph_tensor = bundle.TensorToSave(OBJECT_GRAPH_KEY, graph_value)
+    # TF's saver shards by device: the variables', then the object graph's (placed on "CPU").
+    shards = [tensors, [graph_tensor]] if tensors else [[graph_tensor]]
+    bundle.write_bundle(os.path.join(variables_dir, constants.VARIABLES_FILENAME), shards)
     with open(os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PB), "wb") as f:
         f.write(saved_model.SerializeToString(deterministic=True))

@@ -108,9 +108,9 @@ def save(
     from tfcluster.lib.saved_model import save as save_lib
 
     filepath = os.fspath(filepath)
-    if not overwrite and os.path.exists(filepath):
-        if not ask_to_proceed_with_overwrite(filepath):
-            return
+    exists = os.path.exists(filepath)
+    if not overwrite and exists and not ask_to_proceed_with_overwrite(filepath):
+        return
     if not getattr(model, "inputs", None):
         _raise_model_input_error(model)
 

@@ -1,0 +1,148 @@
+"""Keras's TF-format SavedModel under TF 1.15 in graph mode: model.save(path,
+save_format='tf') of a Sequential MLP (Dense relu, Dropout, Dense softmax; adam,
+sparse_categorical_crossentropy, accuracy) and of a functional MLP (SGD, mse, mae), each
+trained a little from weights set explicitly. Their SavedModel directories are stored as
+data/keras_tf_savedmodel/<case>.tar.gz; data/keras_tf_savedmodel.json holds the files TF
+wrote, the predictions before saving and, of tf.keras.models.load_model's model, its
+summary, layers, optimizer, predictions and evaluation (compiled from the saved training
+config), plus the errors TF raises. tests/unit/test_keras_tf_savedmodel.py loads the
+directories with tfcluster. Run under TF 1.15:
+
+    cd tests/tf_reference && /tmp/tf115/bin/python record_keras_tf_savedmodel.py
+"""
+
+import os
+import shutil
+import tarfile
+import tempfile
+
+import numpy as np
+import tensorflow as tf
+from recorder import Recorder
+
+if not tf.__version__.startswith("1."):
+    raise SystemExit("record_keras_tf_savedmodel.py records TensorFlow 1.15")
+
+here = os.path.dirname(os.path.abspath(__file__))
+data_dir = os.path.join(here, "data", "keras_tf_savedmodel")
+work = tempfile.mkdtemp()
+X = np.linspace(-1, 1, 15).reshape(5, 3).astype(np.float32)
+Y_CLASSES = np.array([0, 1, 0, 1, 1])
+Y_VALUES = np.linspace(0, 1, 10).reshape(5, 2).astype(np.float32)
+
+
+def set_weights(model):
+    model.set_weights(
+        [
+            np.arange(np.prod(w.shape), dtype=np.float32).reshape(w.shape) / 10 - 0.5
+            for w in model.get_weights()
+        ]
+    )
+
+
+def sequential_mlp():
+    model = tf.keras.models.Sequential(
+        [
+            tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)),
+            tf.keras.layers.Dropout(0.2),
+            tf.keras.layers.Dense(2, activation="softmax"),
+        ]
+    )
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    return model
+
+
+def functional_mlp():
+    inputs = tf.keras.Input(shape=(3,), name="features")
+    hidden = tf.keras.layers.Dense(4, activation="tanh", name="hidden")(inputs)
+    outputs = tf.keras.layers.Dense(2, name="logits")(hidden)
+    model = tf.keras.Model(inputs, outputs, name="mlp")
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+    return model
+
+
+def files(path):
+    found = []
+    for root, _, names in os.walk(path):
+        for name in names:
+            found.append(os.path.relpath(os.path.join(root, name), path))
+    return sorted(found)
+
+
+def summary(model):
+    lines = []
+    model.summary(print_fn=lines.append)
+    return "\n".join(lines)
+
+
+def record_case(rec, name, build, y, with_summary):
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(1)
+    model = build()
+    set_weights(model)
+    model.fit(X, y, epochs=2, batch_size=5, shuffle=False, verbose=0)
+    before = model.predict(X)
+    path = os.path.join(work, name)
+    model.save(path, save_format="tf")
+    with tarfile.open(os.path.join(data_dir, name + ".tar.gz"), "w:gz") as archive:
+        for rel in files(path):
+            archive.add(os.path.join(path, rel), arcname=rel)
+        archive.add(os.path.join(path, "assets"), arcname="assets", recursive=False)
+    loaded = tf.keras.models.load_model(path)
+    values = dict(
+        files=files(path),
+        predictions_before=before,
+        class_name=type(loaded).__name__,
+        name=loaded.name,
+        layer_names=[layer.name for layer in loaded.layers],
+        layer_classes=[type(layer).__name__ for layer in loaded.layers],
+        optimizer=type(loaded.optimizer).__name__,
+        optimizer_config=loaded.optimizer.get_config(),
+        predictions=loaded.predict(X),
+        evaluate=loaded.evaluate(X, y, verbose=0),
+    )
+    if with_summary:
+        values["summary"] = summary(loaded)
+    else:
+        # TF 1.15's revived functional model has unbuilt input layers: summary() fails.
+        try:
+            summary(loaded)
+        except ValueError as e:
+            values["summary_error"] = type(e).__name__
+    rec.add(name, **values)
+
+
+class Subclassed(tf.keras.Model):
+    def __init__(self):
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(2)
+
+    def call(self, inputs):
+        return self.dense(inputs)
+
+
+def record_errors(rec):
+    tf.keras.backend.clear_session()
+    try:
+        Subclassed().save(os.path.join(work, "subclassed"), save_format="tf")
+    except ValueError as e:
+        rec.add("subclassed_not_built", error=type(e).__name__, message=str(e).split(" ", 2)[0])
+        rec.add("subclassed_not_built_tail", message=str(e).split(">", 1)[1])
+    missing = os.path.join(work, "missing")
+    try:
+        tf.keras.models.load_model(missing)
+    except OSError as e:
+        rec.add("load_missing", error=type(e).__name__, message=str(e).replace(work, "<dir>"))
+    model = functional_mlp()
+    path = os.path.join(work, "other_format")
+    tf.keras.models.save_model(model, path, save_format="xyz")
+    rec.add("save_format_other", files=files(path))
+
+
+os.makedirs(data_dir, exist_ok=True)
+rec = Recorder("keras_tf_savedmodel")
+record_case(rec, "sequential_mlp", sequential_mlp, Y_CLASSES, True)
+record_case(rec, "functional_mlp", functional_mlp, Y_VALUES, False)
+record_errors(rec)
+rec.save()
+shutil.rmtree(work)

@@ -1,0 +1,205 @@
+"""Keras's TF-format SavedModel in graph mode, compared with TF 1.15
+(tests/tf_reference/record_keras_tf_savedmodel.py): tf.keras.models.load_model of the
+directories TF's model.save(save_format='tf') wrote gives TF's layers, summary, compiled
+optimizer, predictions and evaluation; tfcluster's own model.save(save_format='tf') writes
+TF's files and Keras metadata and loads back; errors as TF's."""
+
+from __future__ import annotations
+
+import json
+import os
+import tarfile
+from typing import Any
+
+import numpy as np
+import pytest
+import tfcluster as tf
+from tf_reference import reference
+from tfcluster.lib.saved_model.loader import parse_saved_model
+
+AREA = "keras_tf_savedmodel"
+X = np.linspace(-1, 1, 15).reshape(5, 3).astype(np.float32)
+Y_CLASSES = np.array([0, 1, 0, 1, 1])
+Y_VALUES = np.linspace(0, 1, 10).reshape(5, 2).astype(np.float32)
+
+
+@pytest.fixture(autouse=True)
+def _fresh_graph() -> Any:
+    tf.keras.backend.clear_session()
+    yield
+    tf.keras.backend.clear_session()
+
+
+def _tf_saved(tmp_path: Any, name: str) -> str:
+    path = os.path.join(str(tmp_path), name)
+    with tarfile.open(os.path.join(reference.DATA_DIR, AREA, f"{name}.tar.gz")) as archive:
+        archive.extractall(path, filter="data")
+    return path
+
+
+def _files(path: str) -> list[str]:
+    return sorted(
+        os.path.relpath(os.path.join(root, n), path)
+        for root, _, names in os.walk(path)
+        for n in names
+    )
+
+
+def _summary(model: Any) -> str:
+    lines: list[str] = []
+    model.summary(print_fn=lines.append)
+    return "\n".join(lines)
+
+
+def _set_weights(model: Any) -> None:
+    model.set_weights(
+        [
+            np.arange(np.prod(w.shape), dtype=np.float32).reshape(w.shape) / 10 - 0.5
+            for w in model.get_weights()
+        ]
+    )
+
+
+def _sequential_mlp() -> Any:
+    model = tf.keras.models.Sequential(
+        [
+            tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)),
+            tf.keras.layers.Dropout(0.2),
+            tf.keras.layers.Dense(2, activation="softmax"),
+        ]
+    )
+    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
+    return model
+
+
+def _functional_mlp() -> Any:
+    inputs = tf.keras.Input(shape=(3,), name="features")
+    hidden = tf.keras.layers.Dense(4, activation="tanh", name="hidden")(inputs)
+    outputs = tf.keras.layers.Dense(2, name="logits")(hidden)
+    model = tf.keras.Model(inputs, outputs, name="mlp")
+    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
+    return model
+
+
+def _check_loaded(loaded: Any, want: dict[str, Any], y: np.ndarray) -> None:
+    assert loaded.name == want["name"]
+    assert [layer.name for layer in loaded.layers] == want["layer_names"]
+    assert [type(layer).__name__ for layer in loaded.layers] == want["layer_classes"]
+    assert type(loaded.optimizer).__name__ == want["optimizer"]
+    assert loaded.optimizer.get_config() == pytest.approx(want["optimizer_config"])
+    reference.assert_close(loaded.predict(X), want["predictions"])
+    np.testing.assert_allclose(loaded.evaluate(X, y, verbose=0), want["evaluate"], rtol=1e-5)
+
+
+def test_tf_saved_sequential_model_loads_with_its_summary_and_training_config(
+    tmp_path: Any,
+) -> None:
+    want = reference.case(AREA, "sequential_mlp")
+    loaded = tf.keras.models.load_model(_tf_saved(tmp_path, "sequential_mlp"))
+    assert type(loaded).__name__ == want["class_name"]
+    assert isinstance(loaded, tf.keras.Sequential)
+    assert _summary(loaded) == want["summary"]
+    _check_loaded(loaded, want, Y_CLASSES)
+
+
+def test_tf_saved_functional_model_loads_with_its_weights_and_training_config(
+    tmp_path: Any,
+) -> None:
+    want = reference.case(AREA, "functional_mlp")
+    loaded = tf.keras.models.load_model(_tf_saved(tmp_path, "functional_mlp"))
+    assert type(loaded).__name__ == want["class_name"]
+    _check_loaded(loaded, want, Y_VALUES)
+
+
+def test_tf_saved_model_loads_uncompiled_with_compile_false(tmp_path: Any) -> None:
+    want = reference.case(AREA, "sequential_mlp")
+    loaded = tf.keras.models.load_model(_tf_saved(tmp_path, "sequential_mlp"), compile=False)
+    reference.assert_close(loaded.predict(X), want["predictions"])
+    loaded.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    np.testing.assert_allclose(
+        loaded.evaluate(X, Y_CLASSES, verbose=0), want["evaluate"], rtol=1e-5
+    )
+
+
+@pytest.mark.parametrize(
+    ("name", "build", "y"),
+    [("sequential_mlp", _sequential_mlp, Y_CLASSES), ("functional_mlp", _functional_mlp, Y_VALUES)],
+)
+def test_saved_model_written_by_model_save_loads_back(
+    tmp_path: Any, name: str, build: Any, y: np.ndarray
+) -> None:
+    want = reference.case(AREA, name)
+    model = build()
+    _set_weights(model)
+    model.fit(X, y, epochs=2, batch_size=5, shuffle=False, verbose=0)
+    before = model.predict(X)
+    path = os.path.join(str(tmp_path), name)
+    model.save(path, save_format="tf")
+    assert _files(path) == want["files"]
+    assert os.path.isdir(os.path.join(path, "assets"))
+    loaded = tf.keras.models.load_model(path)
+    assert [layer.name for layer in loaded.layers] == want["layer_names"]
+    assert type(loaded.optimizer).__name__ == want["optimizer"]
+    reference.assert_close(loaded.predict(X), before)
+    np.testing.assert_allclose(
+        loaded.evaluate(X, y, verbose=0), model.evaluate(X, y, verbose=0), rtol=1e-5
+    )
+
+
+def _root_user_object(path: str) -> Any:
+    return parse_saved_model(path).meta_graphs[0].object_graph_def.nodes[0].user_object
+
+
+def test_saved_model_carries_keras_metadata_as_tf_writes_it(tmp_path: Any) -> None:
+    tf_root = _root_user_object(_tf_saved(tmp_path, "functional_mlp"))
+    model = _functional_mlp()
+    model.fit(X, Y_VALUES, epochs=1, batch_size=5, verbose=0)  # as TF's: the hypers are variables
+    path = os.path.join(str(tmp_path), "ours")
+    tf.keras.models.save_model(model, path, save_format="tf")
+    ours = _root_user_object(path)
+    assert ours.identifier == tf_root.identifier == "_tf_keras_model"
+    theirs, mine = json.loads(tf_root.metadata), json.loads(ours.metadata)
+    assert list(mine) == list(theirs)
+    for key in ("class_name", "name", "config", "model_config", "training_config"):
+        assert mine[key] == theirs[key], key
+
+
+def test_save_without_optimizer_drops_the_training_config(tmp_path: Any) -> None:
+    model = _functional_mlp()
+    path = os.path.join(str(tmp_path), "no_optimizer")
+    model.save(path, include_optimizer=False, save_format="tf")
+    assert "training_config" not in json.loads(_root_user_object(path).metadata)
+    assert model.optimizer is not None
+    assert tf.keras.models.load_model(path).optimizer is None
+
+
+def test_save_format_other_than_h5_writes_a_saved_model(tmp_path: Any) -> None:
+    want = reference.case(AREA, "save_format_other")
+    path = os.path.join(str(tmp_path), "other_format")
+    tf.keras.models.save_model(_functional_mlp(), path, save_format="xyz")
+    assert _files(path) == want["files"]
+
+
+def test_saving_a_subclassed_model_without_inputs_raises_tfs_error(tmp_path: Any) -> None:
+    class Subclassed(tf.keras.Model):
+        def __init__(self) -> None:
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(2)
+
+        def call(self, inputs: Any) -> Any:
+            return self.dense(inputs)
+
+    want = reference.case(AREA, "subclassed_not_built")
+    tail = reference.case(AREA, "subclassed_not_built_tail")["message"]
+    with pytest.raises(ValueError) as info:
+        Subclassed().save(os.path.join(str(tmp_path), "subclassed"), save_format="tf")
+    assert type(info.value).__name__ == want["error"]
+    assert str(info.value).startswith(want["message"] + " ")
+    assert str(info.value).endswith(tail)
+
+
+def test_loading_a_missing_path_raises_tfs_error(tmp_path: Any) -> None:
+    want = reference.case(AREA, "load_missing")
+    with pytest.raises(OSError) as info:
+        tf.keras.models.load_model(os.path.join(str(tmp_path), "missing"))
+    assert str(info.value).replace(str(tmp_path), "<dir>") == want["message"]
