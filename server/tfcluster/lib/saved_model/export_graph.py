@@ -8,8 +8,8 @@ ops."""
 from __future__ import annotations
 
 import inspect
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -35,7 +35,17 @@ from tfcluster.protos import (
 )
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
-UserObjectFn = Callable[[Any], "tuple[str, str] | None"]
+
+
+class UserObjects(Protocol):
+    """What a caller (Keras's model.save) adds: objects' identifiers and metadata, and
+    children beyond those object_graph.children finds."""
+
+    def identify(self, obj: Any) -> tuple[str, str] | None: ...
+
+    def children(self, obj: Any) -> list[tuple[str, Any]]: ...
+
+
 _SIGNATURE_MAP = "signature_map"
 
 
@@ -70,7 +80,7 @@ def _strings(values: list[str]) -> np.ndarray:
 class ExportGraph:
     """The exported graph's nodes and library, the SavedObjectGraph and the signature defs."""
 
-    def __init__(self, objects: SaveableView, user_objects: UserObjectFn | None = None) -> None:
+    def __init__(self, objects: SaveableView, user_objects: UserObjects | None = None) -> None:
         self.objects = objects
         # An object's (identifier, metadata) where the caller names it (Keras's layers).
         self.user_objects = user_objects
@@ -135,7 +145,7 @@ class ExportGraph:
                     if isinstance(obj, SignatureMap)
                     else object_graph.identifier(obj)
                 )
-                named = None if self.user_objects is None else self.user_objects(obj)
+                named = None if self.user_objects is None else self.user_objects.identify(obj)
                 if named is not None:
                     node.user_object.identifier, node.user_object.metadata = named
                 node.user_object.version.producer = 1

@@ -24,7 +24,7 @@ from tfcluster.framework.default_session import get_default_session
 from tfcluster.framework.tensor_bundle import bundle
 from tfcluster.lib.saved_model import constants, object_graph, signature_serialization
 from tfcluster.lib.saved_model import signature_constants as sigs
-from tfcluster.lib.saved_model.export_graph import OBJECT_GRAPH_KEY, ExportGraph, UserObjectFn
+from tfcluster.lib.saved_model.export_graph import OBJECT_GRAPH_KEY, ExportGraph, UserObjects
 from tfcluster.lib.saved_model.saveable_view import SaveableView
 from tfcluster.protos import meta_graph_pb2, saved_model_pb2, saver_pb2
 from tfcluster.training.object_checkpoint import Checkpoint
@@ -42,10 +42,10 @@ def _session() -> Any:
 
 
 def save(
-    obj: Any, export_dir: str, signatures: Any = None, user_objects: UserObjectFn | None = None
+    obj: Any, export_dir: str, signatures: Any = None, user_objects: UserObjects | None = None
 ) -> None:
     """Writes obj to export_dir as the SavedModel the module docstring describes;
-    user_objects(obj) gives the identifier and metadata of the objects it names."""
+    user_objects names objects (identifier, metadata) and adds children."""
     if not object_graph.is_trackable(obj):
         raise ValueError(f"Expected a Trackable object for export, got {obj}.")
     if signatures is None:
@@ -55,7 +55,8 @@ def save(
         signature_map = signature_serialization.canonicalize_signatures(signatures)
     if isinstance(obj, Checkpoint):
         obj._maybe_create_save_counter()  # TF saves it (uninitialized: FailedPreconditionError)
-    objects = SaveableView(obj, signature_map)
+    extra = None if user_objects is None else user_objects.children
+    objects = SaveableView(obj, signature_map, extra)
     export = ExportGraph(objects, user_objects)
     export.build()
     for _, var in objects.variables:

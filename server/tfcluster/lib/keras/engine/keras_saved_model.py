@@ -42,13 +42,6 @@ def _identifier(layer: Any) -> str:
     return "_tf_keras_layer"
 
 
-def _expects_training_arg(layer: Any) -> bool:
-    try:
-        return "training" in inspect.signature(layer.call).parameters
-    except (TypeError, ValueError):
-        return False
-
-
 def _config(layer: Any) -> Any:
     try:
         return layer.get_config()
@@ -64,7 +57,8 @@ def _metadata(layer: Any, include_optimizer: bool) -> dict[str, Any]:
         "class_name": type(layer).__name__,
         "name": layer.name,
         "trainable": bool(layer.trainable),
-        "expects_training_arg": _expects_training_arg(layer),
+        # Calls are saved without a training argument (one trace, for inference).
+        "expects_training_arg": False,
         "dtype": None if dtype is None else getattr(dtype, "name", dtype),
         "batch_input_shape": None if shape is None else list(shape),
         "config": _config(layer),
@@ -74,6 +68,92 @@ def _metadata(layer: Any, include_optimizer: bool) -> dict[str, Any]:
     if _identifier(layer) in _MODEL_IDENTIFIERS and metadata["config"] is not None:
         metadata.update(hdf5_format.model_metadata(layer, include_optimizer))
     return metadata
+
+
+class _KerasAPI:
+    """A layer's `keras_api` child: its call traced as `call_and_return_conditional_losses`
+    (the outputs and the list of its losses, none here) and, of a model, its layers, which
+    TF 1.15's loader revives the layer's call and a Sequential's layers from."""
+
+    layers: list[Any]
+    call_and_return_conditional_losses: Any
+
+
+def _input_spec(layer: Any) -> Any:
+    """The specs of the inputs the layer was first called on (None where it never was)."""
+    from tfcluster.framework.type_spec import TensorSpec
+    from tfcluster.lib import nest
+
+    try:
+        tensors = layer.get_input_at(0)
+    except (RuntimeError, ValueError, AttributeError):
+        return None
+    return nest.map_structure(
+        lambda t: TensorSpec(t.shape, t.dtype.base_dtype, name=_spec_name(t)), tensors
+    )
+
+
+def _spec_name(tensor: Any) -> str:
+    return str(tensor.op.name).rsplit("/", 1)[-1] if tensor.op.type == "Placeholder" else "inputs"
+
+
+def _takes_training(layer: Any) -> bool:
+    try:
+        return "training" in inspect.signature(layer.call).parameters
+    except (TypeError, ValueError):
+        return False
+
+
+def _keras_api(layer: Any) -> _KerasAPI | None:
+    from tfcluster.lib.function.def_function import Function
+    from tfcluster.lib.keras.engine.input_layer import InputLayer
+
+    spec = None if isinstance(layer, InputLayer) else _input_spec(layer)
+    if spec is None:
+        return None
+    model = hasattr(layer, "_layers")
+    kwargs = {"training": False} if _takes_training(layer) else {}
+
+    def call_and_return_conditional_losses(inputs: Any) -> Any:
+        return (layer(inputs, **kwargs) if model else layer.call(inputs, **kwargs)), []
+
+    api = _KerasAPI()
+    if model:
+        api.layers = list(layer.layers)
+    api.call_and_return_conditional_losses = Function(
+        call_and_return_conditional_losses,
+        name=f"{layer.name}_layer_call_and_return_conditional_losses",
+        input_signature=[spec],
+        autograph=False,
+    )
+    return api
+
+
+class _KerasObjects:
+    """The Keras objects' identifiers, metadata and `keras_api` children."""
+
+    def __init__(self, model: Any, include_optimizer: bool) -> None:
+        self.model = model
+        self.include_optimizer = include_optimizer
+        self.apis: dict[int, _KerasAPI | None] = {}
+
+    def identify(self, obj: Any) -> tuple[str, str] | None:
+        from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin
+
+        if not isinstance(obj, KerasLayerMixin):
+            return None
+        metadata = _metadata(obj, self.include_optimizer and obj is self.model)
+        return _identifier(obj), json.dumps(metadata, default=keras_json_default)
+
+    def children(self, obj: Any) -> list[tuple[str, Any]]:
+        from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin
+
+        if not isinstance(obj, KerasLayerMixin):
+            return []
+        if id(obj) not in self.apis:
+            self.apis[id(obj)] = _keras_api(obj)
+        api = self.apis[id(obj)]
+        return [] if api is None else [("keras_api", api)]
 
 
 def _raise_model_input_error(model: Any) -> None:
@@ -104,7 +184,6 @@ def save(
 ) -> None:
     """Writes the SavedModel the module docstring describes (overwrite=False keeps an existing
     path, as TF does when its prompt is declined)."""
-    from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin
     from tfcluster.lib.saved_model import save as save_lib
 
     filepath = os.fspath(filepath)
@@ -114,12 +193,7 @@ def save(
     if not getattr(model, "inputs", None):
         _raise_model_input_error(model)
 
-    def user_objects(obj: Any) -> tuple[str, str] | None:
-        if not isinstance(obj, KerasLayerMixin):
-            return None
-        metadata = _metadata(obj, include_optimizer and obj is model)
-        return _identifier(obj), json.dumps(metadata, default=keras_json_default)
-
+    user_objects = _KerasObjects(model, include_optimizer)
     optimizer = getattr(model, "optimizer", None)
     if not include_optimizer:
         model.optimizer = None
