@@ -203,3 +203,41 @@ def test_loading_a_missing_path_raises_tfs_error(tmp_path: Any) -> None:
     with pytest.raises(OSError) as info:
         tf.keras.models.load_model(os.path.join(str(tmp_path), "missing"))
     assert str(info.value).replace(str(tmp_path), "<dir>") == want["message"]
+
+
+def _layer_calls(path: str) -> dict[str, list[Any]]:
+    """Each Keras layer's (by name) keras_api.call_and_return_conditional_losses: the input
+    specs of its concrete functions, what TF 1.15's loader revives the layer's call from."""
+    from tfcluster.framework.type_spec import TensorSpec
+    from tfcluster.lib.saved_model import nested_structure_coder
+
+    graph = parse_saved_model(path).meta_graphs[0].object_graph_def
+    found: dict[str, list[Any]] = {}
+    for node in graph.nodes:
+        if not node.user_object.identifier.startswith("_tf_keras_"):
+            continue
+        children = {c.local_name: c.node_id for c in node.children}
+        if "keras_api" not in children:
+            continue
+        api = {c.local_name: c.node_id for c in graph.nodes[children["keras_api"]].children}
+        function = graph.nodes[api["call_and_return_conditional_losses"]].function
+        specs = []
+        for name in function.concrete_functions:
+            signature = graph.concrete_functions[name].canonicalized_input_signature
+            args = nested_structure_coder.decode(signature)[0]
+            specs.append(
+                [(s.shape.as_list(), s.dtype.name) for s in args if isinstance(s, TensorSpec)]
+            )
+        found[json.loads(node.user_object.metadata)["name"]] = specs
+    return found
+
+
+def test_saved_model_carries_each_layers_traced_call_as_tf_revives_it(tmp_path: Any) -> None:
+    tf_calls = _layer_calls(_tf_saved(tmp_path, "functional_mlp"))
+    model = _functional_mlp()
+    path = os.path.join(str(tmp_path), "ours")
+    model.save(path, save_format="tf")
+    ours = _layer_calls(path)
+    assert sorted(ours) == ["hidden", "logits", "mlp"]
+    for name, specs in ours.items():
+        assert specs and all(spec in tf_calls[name] for spec in specs), name

@@ -1,0 +1,112 @@
+"""TF 1.15 loads the Keras SavedModels tfcluster's model.save(save_format='tf') writes.
+
+Two steps, by hand (the test suite never imports TensorFlow):
+
+    # 1. tfcluster writes the SavedModels of the models of record_keras_tf_savedmodel.py,
+    #    with their predictions, evaluation and summary, into DIR:
+    cd tests/tf_reference
+    PYTHONPATH=../../server:../../operator python check_keras_tf_savedmodel_roundtrip.py write DIR
+    # 2. TF 1.15's tf.keras.models.load_model loads them and compares (from outside /tmp):
+    /tmp/tf115/bin/python check_keras_tf_savedmodel_roundtrip.py check DIR
+
+Step 2 prints one line per case (`same` or what differs) and exits non-zero on a difference.
+"""
+
+import json
+import os
+import sys
+
+import numpy as np
+
+X = np.linspace(-1, 1, 15).reshape(5, 3).astype(np.float32)
+Y_CLASSES = np.array([0, 1, 0, 1, 1])
+Y_VALUES = np.linspace(0, 1, 10).reshape(5, 2).astype(np.float32)
+
+
+def _models(tf):
+    def sequential():
+        model = tf.keras.models.Sequential(
+            [
+                tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)),
+                tf.keras.layers.Dropout(0.2),
+                tf.keras.layers.Dense(2, activation="softmax"),
+            ]
+        )
+        model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
+        return model, Y_CLASSES
+
+    def functional():
+        inputs = tf.keras.Input(shape=(3,), name="features")
+        hidden = tf.keras.layers.Dense(4, activation="tanh", name="hidden")(inputs)
+        outputs = tf.keras.layers.Dense(2, name="logits")(hidden)
+        model = tf.keras.Model(inputs, outputs, name="mlp")
+        model.compile(tf.keras.optimizers.SGD(0.1), "mse", metrics=["mae"])
+        return model, Y_VALUES
+
+    return {"sequential_mlp": sequential, "functional_mlp": functional}
+
+
+def _summary(model):
+    lines = []
+    model.summary(print_fn=lines.append)
+    return "\n".join(lines)
+
+
+def write(directory):
+    import tfcluster as tf
+
+    for name, build in sorted(_models(tf).items()):
+        tf.keras.backend.clear_session()
+        model, y = build()
+        model.set_weights(
+            [
+                np.arange(np.prod(w.shape), dtype=np.float32).reshape(w.shape) / 10 - 0.5
+                for w in model.get_weights()
+            ]
+        )
+        model.fit(X, y, epochs=2, batch_size=5, shuffle=False, verbose=0)
+        model.save(os.path.join(directory, name), save_format="tf")
+        expected = {
+            "predictions": model.predict(X).tolist(),
+            "evaluate": [float(v) for v in model.evaluate(X, y, verbose=0)],
+            "summary": _summary(model) if name == "sequential_mlp" else None,
+        }
+        with open(os.path.join(directory, name + ".json"), "w") as f:
+            json.dump(expected, f)
+        print("wrote", name)
+
+
+def check(directory):
+    import tensorflow as tf
+
+    failed = False
+    for name, build in sorted(_models(tf).items()):
+        tf.keras.backend.clear_session()
+        _, y = build()
+        with open(os.path.join(directory, name + ".json")) as f:
+            expected = json.load(f)
+        loaded = tf.keras.models.load_model(os.path.join(directory, name))
+        problems = []
+        if not np.allclose(loaded.predict(X), expected["predictions"], rtol=1e-5, atol=1e-6):
+            problems.append("predictions")
+        if not np.allclose(loaded.evaluate(X, y, verbose=0), expected["evaluate"], rtol=1e-5):
+            problems.append("evaluate")
+        if expected["summary"] is not None and _summary(loaded) != expected["summary"]:
+            problems.append("summary")
+        failed = failed or bool(problems)
+        print(
+            name,
+            type(loaded).__name__,
+            "same" if not problems else "differs: " + ", ".join(problems),
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    if len(sys.argv) != 3 or sys.argv[1] not in ("write", "check"):
+        raise SystemExit(__doc__)
+    if sys.argv[1] == "write":
+        os.makedirs(sys.argv[2], exist_ok=True)
+        write(sys.argv[2])
+    else:
+        sys.exit(check(sys.argv[2]))
