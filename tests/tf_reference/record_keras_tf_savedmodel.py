@@ -1,6 +1,7 @@
 """Keras's TF-format SavedModel under TF 1.15 in graph mode: model.save(path,
 save_format='tf') of a Sequential MLP (Dense relu, Dropout, Dense softmax; adam,
-sparse_categorical_crossentropy, accuracy) and of a functional MLP (SGD, mse, mae), each
+sparse_categorical_crossentropy, accuracy), of a functional MLP (SGD, mse, mae) and of a
+functional model with a batch norm and a nested Sequential (rmsprop), each
 trained a little from weights set explicitly. Their SavedModel directories are stored as
 data/keras_tf_savedmodel/<case>.tar.gz; data/keras_tf_savedmodel.json holds the files TF
 wrote, the predictions before saving and, of tf.keras.models.load_model's model, its
@@ -32,11 +33,12 @@ Y_VALUES = np.linspace(0, 1, 10).reshape(5, 2).astype(np.float32)
 
 
 def set_weights(model):
+    if model.name == "nested":  # positive: a batch norm's moving variance among them
+        values = [np.linspace(0.1, 1, np.prod(w.shape)) for w in model.get_weights()]
+    else:
+        values = [np.arange(np.prod(w.shape)) / 10 - 0.5 for w in model.get_weights()]
     model.set_weights(
-        [
-            np.arange(np.prod(w.shape), dtype=np.float32).reshape(w.shape) / 10 - 0.5
-            for w in model.get_weights()
-        ]
+        [v.reshape(w.shape).astype(np.float32) for v, w in zip(values, model.get_weights())]
     )
 
 
@@ -61,6 +63,19 @@ def functional_mlp():
     return model
 
 
+def nested_mlp():
+    inner = tf.keras.Sequential(
+        [tf.keras.layers.Dense(3, activation="relu", input_shape=(4,))], name="inner"
+    )
+    inputs = tf.keras.Input(shape=(3,), name="features")
+    hidden = tf.keras.layers.Dense(4, name="hidden")(inputs)
+    hidden = tf.keras.layers.BatchNormalization(name="norm")(hidden)
+    outputs = tf.keras.layers.Dense(2, activation="softmax", name="probs")(inner(hidden))
+    model = tf.keras.Model(inputs, outputs, name="nested")
+    model.compile("rmsprop", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    return model
+
+
 def files(path):
     found = []
     for root, _, names in os.walk(path):
@@ -82,6 +97,11 @@ def record_case(rec, name, build, y, with_summary):
     set_weights(model)
     model.fit(X, y, epochs=2, batch_size=5, shuffle=False, verbose=0)
     before = model.predict(X)
+    inbound = [
+        [layer["name"], layer["inbound_nodes"]]
+        for layer in model.get_config()["layers"]
+        if "inbound_nodes" in layer
+    ]
     path = os.path.join(work, name)
     model.save(path, save_format="tf")
     with tarfile.open(os.path.join(data_dir, name + ".tar.gz"), "w:gz") as archive:
@@ -91,6 +111,7 @@ def record_case(rec, name, build, y, with_summary):
     loaded = tf.keras.models.load_model(path)
     values = dict(
         files=files(path),
+        inbound_nodes=inbound,
         predictions_before=before,
         class_name=type(loaded).__name__,
         name=loaded.name,
@@ -143,6 +164,7 @@ os.makedirs(data_dir, exist_ok=True)
 rec = Recorder("keras_tf_savedmodel")
 record_case(rec, "sequential_mlp", sequential_mlp, Y_CLASSES, True)
 record_case(rec, "functional_mlp", functional_mlp, Y_VALUES, False)
+record_case(rec, "nested_sequential", nested_mlp, Y_CLASSES, False)
 record_errors(rec)
 rec.save()
 shutil.rmtree(work)

@@ -52,11 +52,12 @@ def _summary(model: Any) -> str:
 
 
 def _set_weights(model: Any) -> None:
+    if model.name == "nested":  # positive: a batch norm's moving variance among them
+        values = [np.linspace(0.1, 1, np.prod(w.shape)) for w in model.get_weights()]
+    else:
+        values = [np.arange(np.prod(w.shape)) / 10 - 0.5 for w in model.get_weights()]
     model.set_weights(
-        [
-            np.arange(np.prod(w.shape), dtype=np.float32).reshape(w.shape) / 10 - 0.5
-            for w in model.get_weights()
-        ]
+        [v.reshape(w.shape).astype(np.float32) for v, w in zip(values, model.get_weights())]
     )
 
 
@@ -81,6 +82,19 @@ def _functional_mlp() -> Any:
     return model
 
 
+def _nested_mlp() -> Any:
+    inner = tf.keras.Sequential(
+        [tf.keras.layers.Dense(3, activation="relu", input_shape=(4,))], name="inner"
+    )
+    inputs = tf.keras.Input(shape=(3,), name="features")
+    hidden = tf.keras.layers.Dense(4, name="hidden")(inputs)
+    hidden = tf.keras.layers.BatchNormalization(name="norm")(hidden)
+    outputs = tf.keras.layers.Dense(2, activation="softmax", name="probs")(inner(hidden))
+    model = tf.keras.Model(inputs, outputs, name="nested")
+    model.compile("rmsprop", "sparse_categorical_crossentropy", metrics=["accuracy"])
+    return model
+
+
 def _check_loaded(loaded: Any, want: dict[str, Any], y: np.ndarray) -> None:
     assert loaded.name == want["name"]
     assert [layer.name for layer in loaded.layers] == want["layer_names"]
@@ -102,13 +116,22 @@ def test_tf_saved_sequential_model_loads_with_its_summary_and_training_config(
     _check_loaded(loaded, want, Y_CLASSES)
 
 
+@pytest.mark.parametrize(
+    ("name", "y"), [("functional_mlp", Y_VALUES), ("nested_sequential", Y_CLASSES)]
+)
 def test_tf_saved_functional_model_loads_with_its_weights_and_training_config(
-    tmp_path: Any,
+    tmp_path: Any, name: str, y: np.ndarray
 ) -> None:
-    want = reference.case(AREA, "functional_mlp")
-    loaded = tf.keras.models.load_model(_tf_saved(tmp_path, "functional_mlp"))
+    want = reference.case(AREA, name)
+    loaded = tf.keras.models.load_model(_tf_saved(tmp_path, name))
     assert type(loaded).__name__ == want["class_name"]
-    _check_loaded(loaded, want, Y_VALUES)
+    _check_loaded(loaded, want, y)
+
+
+def test_nested_models_config_counts_its_own_node_as_tf_does() -> None:
+    want = reference.case(AREA, "nested_sequential")["inbound_nodes"]
+    config = _nested_mlp().get_config()
+    assert [[layer["name"], layer["inbound_nodes"]] for layer in config["layers"]] == want
 
 
 def test_tf_saved_model_loads_uncompiled_with_compile_false(tmp_path: Any) -> None:
@@ -123,7 +146,11 @@ def test_tf_saved_model_loads_uncompiled_with_compile_false(tmp_path: Any) -> No
 
 @pytest.mark.parametrize(
     ("name", "build", "y"),
-    [("sequential_mlp", _sequential_mlp, Y_CLASSES), ("functional_mlp", _functional_mlp, Y_VALUES)],
+    [
+        ("sequential_mlp", _sequential_mlp, Y_CLASSES),
+        ("functional_mlp", _functional_mlp, Y_VALUES),
+        ("nested_sequential", _nested_mlp, Y_CLASSES),
+    ],
 )
 def test_saved_model_written_by_model_save_loads_back(
     tmp_path: Any, name: str, build: Any, y: np.ndarray

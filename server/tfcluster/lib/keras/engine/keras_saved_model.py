@@ -218,6 +218,38 @@ def _root_metadata(saved_model: Any) -> tuple[str, dict[str, Any]] | None:
     return str(root.identifier), json.loads(root.metadata)
 
 
+def _restore_weights(model: Any, prefix: str) -> None:
+    """The model's weights from the SavedModel's checkpoint, each found by its path of
+    children names (`layer_with_weights-1/kernel`) in the checkpoint's object graph (its key
+    may be by another path to the same variable)."""
+    from tfcluster.lib.keras.engine import saving
+    from tfcluster.protos.trackable_object_graph_pb2 import TrackableObjectGraph
+    from tfcluster.training import checkpoint_utils
+
+    reader = checkpoint_utils.NewCheckpointReader(prefix)
+    graph = TrackableObjectGraph()
+    raw = reader.get_tensor(saving.OBJECT_GRAPH_KEY)
+    graph.ParseFromString(raw.item() if hasattr(raw, "item") else raw)
+    pairs = []
+    for key, variable in saving._object_graph(model).keys.items():
+        if key.startswith("optimizer/") or "/.OPTIMIZER_SLOT/" in key:
+            continue
+        node: int | None = 0
+        for name in key[: -len("/.ATTRIBUTES/VARIABLE_VALUE")].split("/"):
+            assert node is not None
+            node = next(
+                (c.node_id for c in graph.nodes[node].children if c.local_name == name), None
+            )
+            if node is None:
+                break
+        if node is None:
+            raise ValueError(f"The SavedModel at {prefix} has no value for {variable.name}")
+        attributes = [a for a in graph.nodes[node].attributes if a.name == "VARIABLE_VALUE"]
+        if attributes:
+            pairs.append((variable, reader.get_tensor(attributes[0].checkpoint_key)))
+    backend.batch_set_value(pairs)
+
+
 def load(filepath: str, custom_objects: Any = None, compile: bool = True) -> Any:
     """The Keras model of a SavedModel directory (see the module docstring)."""
     from tfcluster.lib.keras.engine.model_config import model_from_config
@@ -241,8 +273,8 @@ def load(filepath: str, custom_objects: Any = None, compile: bool = True) -> Any
         )
     custom_objects = custom_objects or {}
     model = model_from_config(config, custom_objects=custom_objects)
-    model.load_weights(
-        os.path.join(filepath, constants.VARIABLES_DIRECTORY, constants.VARIABLES_FILENAME)
+    _restore_weights(
+        model, os.path.join(filepath, constants.VARIABLES_DIRECTORY, constants.VARIABLES_FILENAME)
     )
     training_config = metadata.get("training_config")
     if compile and training_config is not None:
