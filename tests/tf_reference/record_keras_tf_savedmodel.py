@@ -12,6 +12,7 @@ directories with tfcluster. Run under TF 1.15:
     cd tests/tf_reference && /tmp/tf115/bin/python record_keras_tf_savedmodel.py
 """
 
+import json
 import os
 import shutil
 import tarfile
@@ -20,6 +21,7 @@ import tempfile
 import numpy as np
 import tensorflow as tf
 from recorder import Recorder
+from tensorflow.core.protobuf import saved_model_pb2
 
 if not tf.__version__.startswith("1."):
     raise SystemExit("record_keras_tf_savedmodel.py records TensorFlow 1.15")
@@ -149,6 +151,16 @@ def record_errors(rec):
     except ValueError as e:
         rec.add("subclassed_not_built", error=type(e).__name__, message=str(e).split(" ", 2)[0])
         rec.add("subclassed_not_built_tail", message=str(e).split(">", 1)[1])
+    model = Subclassed()
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    model.fit(X, Y_VALUES, epochs=1, batch_size=5, verbose=0)
+    path = os.path.join(work, "subclassed_fitted")
+    model.save(path, save_format="tf")
+    saved = saved_model_pb2.SavedModel()
+    with open(os.path.join(path, "saved_model.pb"), "rb") as f:
+        saved.ParseFromString(f.read())
+    root = saved.meta_graphs[0].object_graph_def.nodes[0].user_object
+    rec.add("subclassed_metadata", identifier=root.identifier, metadata=json.loads(root.metadata))
     missing = os.path.join(work, "missing")
     try:
         tf.keras.models.load_model(missing)

@@ -191,6 +191,32 @@ def test_saved_model_carries_keras_metadata_as_tf_writes_it(tmp_path: Any) -> No
         assert mine[key] == theirs[key], key
 
 
+class Subclassed(tf.keras.Model):
+    def __init__(self) -> None:
+        super().__init__()
+        self.dense = tf.keras.layers.Dense(2)
+
+    def call(self, inputs: Any) -> Any:
+        return self.dense(inputs)
+
+
+def test_subclassed_model_saved_after_fit_carries_tfs_metadata(tmp_path: Any) -> None:
+    want = reference.case(AREA, "subclassed_metadata")
+    model = Subclassed()
+    model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+    model.fit(X, Y_VALUES, epochs=1, batch_size=5, verbose=0)
+    path = os.path.join(str(tmp_path), "subclassed_fitted")
+    model.save(path, save_format="tf")
+    root = _root_user_object(path)
+    assert root.identifier == want["identifier"]
+    metadata = json.loads(root.metadata)
+    assert sorted(metadata) == sorted(want["metadata"])
+    for key in ("class_name", "model_config", "training_config", "batch_input_shape"):
+        assert metadata[key] == want["metadata"][key], key
+    with pytest.raises(tf.errors.UnimplementedError):
+        tf.keras.models.load_model(path)
+
+
 def test_save_without_optimizer_drops_the_training_config(tmp_path: Any) -> None:
     model = _functional_mlp()
     path = os.path.join(str(tmp_path), "no_optimizer")
@@ -208,14 +234,6 @@ def test_save_format_other_than_h5_writes_a_saved_model(tmp_path: Any) -> None:
 
 
 def test_saving_a_subclassed_model_without_inputs_raises_tfs_error(tmp_path: Any) -> None:
-    class Subclassed(tf.keras.Model):
-        def __init__(self) -> None:
-            super().__init__()
-            self.dense = tf.keras.layers.Dense(2)
-
-        def call(self, inputs: Any) -> Any:
-            return self.dense(inputs)
-
     want = reference.case(AREA, "subclassed_not_built")
     tail = reference.case(AREA, "subclassed_not_built_tail")["message"]
     with pytest.raises(ValueError) as info:

@@ -65,8 +65,11 @@ def _metadata(layer: Any, include_optimizer: bool) -> dict[str, Any]:
         "input_spec": None,
         "activity_regularizer": None,
     }
-    if _identifier(layer) in _MODEL_IDENTIFIERS and metadata["config"] is not None:
-        metadata.update(hdf5_format.model_metadata(layer, include_optimizer))
+    if metadata["config"] is None:  # a layer without get_config: TF writes no config
+        del metadata["config"]
+    if _identifier(layer) in _MODEL_IDENTIFIERS:
+        # A subclassed model's without its config (TF's require_config=False).
+        metadata.update(hdf5_format.model_metadata(layer, include_optimizer, require_config=False))
     return metadata
 
 
@@ -261,12 +264,10 @@ def load(filepath: str, custom_objects: Any = None, compile: bool = True) -> Any
     if found is None:
         return load_v2.load(filepath)
     identifier, metadata = found
-    config = metadata.get("model_config") or (
-        None
-        if metadata.get("config") is None
-        else {"class_name": metadata["class_name"], "config": metadata["config"]}
-    )
-    if config is None or identifier == "_tf_keras_layer":
+    config = metadata.get("model_config") or {"class_name": metadata["class_name"]}
+    if "config" not in config and metadata.get("config") is not None:
+        config = {"class_name": metadata["class_name"], "config": metadata["config"]}
+    if config.get("config") is None or identifier == "_tf_keras_layer":
         raise backend.unimplemented(
             "tf.keras.models.load_model of the SavedModel of a subclassed Keras model or of a "
             f"layer ({metadata.get('class_name')!r}, saved without a config)"
