@@ -43,7 +43,37 @@ def _models(tf):
         model.compile(tf.keras.optimizers.SGD(0.1), "mse", metrics=["mae"])
         return model, Y_VALUES
 
-    return {"sequential_mlp": sequential, "functional_mlp": functional}
+    def nested():
+        inner = tf.keras.Sequential(
+            [tf.keras.layers.Dense(3, activation="relu", input_shape=(4,))], name="inner"
+        )
+        inputs = tf.keras.Input(shape=(3,), name="features")
+        hidden = tf.keras.layers.Dense(4, name="hidden")(inputs)
+        hidden = tf.keras.layers.BatchNormalization(name="norm")(hidden)
+        outputs = tf.keras.layers.Dense(2, activation="softmax", name="probs")(inner(hidden))
+        model = tf.keras.Model(inputs, outputs, name="nested")
+        model.compile("rmsprop", "sparse_categorical_crossentropy", metrics=["accuracy"])
+        return model, Y_CLASSES
+
+    class Subclassed(tf.keras.Model):
+        def __init__(self):
+            super().__init__()
+            self.dense = tf.keras.layers.Dense(2)
+
+        def call(self, inputs):
+            return self.dense(inputs)
+
+    def subclassed():
+        model = Subclassed()
+        model.compile(tf.keras.optimizers.SGD(0.1), "mse")
+        return model, Y_VALUES
+
+    return {
+        "sequential_mlp": sequential,
+        "functional_mlp": functional,
+        "nested_sequential": nested,
+        "subclassed": subclassed,
+    }
 
 
 def _summary(model):
@@ -58,17 +88,17 @@ def write(directory):
     for name, build in sorted(_models(tf).items()):
         tf.keras.backend.clear_session()
         model, y = build()
+        if name == "subclassed":  # its weights are made by its first call
+            model.fit(X, y, epochs=1, batch_size=5, shuffle=False, verbose=0)
+        values = [np.linspace(0.1, 1, np.prod(w.shape)) for w in model.get_weights()]
         model.set_weights(
-            [
-                np.arange(np.prod(w.shape), dtype=np.float32).reshape(w.shape) / 10 - 0.5
-                for w in model.get_weights()
-            ]
+            [v.reshape(w.shape).astype(np.float32) for v, w in zip(values, model.get_weights())]
         )
         model.fit(X, y, epochs=2, batch_size=5, shuffle=False, verbose=0)
         model.save(os.path.join(directory, name), save_format="tf")
         expected = {
             "predictions": model.predict(X).tolist(),
-            "evaluate": [float(v) for v in model.evaluate(X, y, verbose=0)],
+            "evaluate": np.atleast_1d(model.evaluate(X, y, verbose=0)).tolist(),
             "summary": _summary(model) if name == "sequential_mlp" else None,
         }
         with open(os.path.join(directory, name + ".json"), "w") as f:
@@ -89,7 +119,8 @@ def check(directory):
         problems = []
         if not np.allclose(loaded.predict(X), expected["predictions"], rtol=1e-5, atol=1e-6):
             problems.append("predictions")
-        if not np.allclose(loaded.evaluate(X, y, verbose=0), expected["evaluate"], rtol=1e-5):
+        evaluate = np.atleast_1d(loaded.evaluate(X, y, verbose=0))
+        if not np.allclose(evaluate, expected["evaluate"], rtol=1e-5):
             problems.append("evaluate")
         if expected["summary"] is not None and _summary(loaded) != expected["summary"]:
             problems.append("summary")
