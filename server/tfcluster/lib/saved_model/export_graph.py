@@ -174,12 +174,9 @@ class ExportGraph:
             return
         entry = self.saved.concrete_functions[concrete.name]
         entry.bound_inputs.extend(self._bound_input(concrete, t) for t in concrete.captured_inputs)
-        names = input_names(concrete)
-        specs = tuple(
-            TensorSpec(t.shape, t.dtype.base_dtype, name=n)
-            for t, n in zip(concrete.graph.inputs, names)
+        entry.canonicalized_input_signature.CopyFrom(
+            nested_structure_coder.encode(_canonical_signature(concrete))
         )
-        entry.canonicalized_input_signature.CopyFrom(nested_structure_coder.encode((specs, {})))
         entry.output_signature.CopyFrom(
             nested_structure_coder.encode(_output_specs(concrete.structured_outputs))
         )
@@ -396,6 +393,28 @@ class ExportGraph:
                 )
                 restore.append(f"^{assign}")
         g.append(_node("restore/restore_all", "NoOp", restore))
+
+
+def _canonical_signature(concrete: ConcreteFunction) -> Any:
+    """(positional arguments, keywords) as the function was traced, each tensor argument as
+    its TensorSpec (a list argument stays a list, as TF matches calls by it); flat where the
+    traced structure is unknown."""
+    names = input_names(concrete)
+    inputs = list(concrete.graph.inputs)
+    flat = tuple(
+        TensorSpec(t.shape, t.dtype.base_dtype, name=n) for t, n in zip(inputs, names)
+    )
+    structure = concrete.structured_input_signature
+    if not isinstance(structure, (list, tuple)) or len(structure) != 2:
+        return (flat, {})
+    args, kwargs = structure
+    leaves = nest.flatten([list(args), dict(kwargs)])
+    if sum(isinstance(x, (Tensor, TensorSpec)) for x in leaves) != len(flat):
+        return (flat, {})
+    it = iter(flat)
+    fixed = [next(it) if isinstance(x, (Tensor, TensorSpec)) else x for x in leaves]
+    args, kwargs = nest.pack_sequence_as([list(args), dict(kwargs)], fixed)
+    return (tuple(args), dict(kwargs))
 
 
 def _output_specs(structure: Any) -> Any:
