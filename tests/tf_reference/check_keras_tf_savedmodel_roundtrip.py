@@ -19,6 +19,13 @@ import sys
 import numpy as np
 
 X = np.linspace(-1, 1, 15).reshape(5, 3).astype(np.float32)
+X_PAIR = [X, np.linspace(0, 1, 10).reshape(5, 2).astype(np.float32)]
+
+
+def _x(name):
+    return X_PAIR if name == "two_inputs" else X
+
+
 Y_CLASSES = np.array([0, 1, 0, 1, 1])
 Y_VALUES = np.linspace(0, 1, 10).reshape(5, 2).astype(np.float32)
 
@@ -68,12 +75,27 @@ def _models(tf):
         model.compile(tf.keras.optimizers.SGD(0.1), "mse")
         return model, Y_VALUES
 
+    def two_inputs():
+        a = tf.keras.Input(shape=(3,), name="a")
+        b = tf.keras.Input(shape=(2,), name="b")
+        joined = tf.keras.layers.concatenate([a, b])
+        first = tf.keras.layers.Dense(2, name="first")(joined)
+        second = tf.keras.layers.Dense(1, activation="sigmoid", name="second")(joined)
+        model = tf.keras.Model([a, b], [first, second], name="two_inputs")
+        model.compile("adam", ["mse", "binary_crossentropy"])
+        return model, [Y_VALUES, Y_CLASSES.reshape(5, 1).astype(np.float32)]
+
     return {
+        "two_inputs": two_inputs,
         "sequential_mlp": sequential,
         "functional_mlp": functional,
         "nested_sequential": nested,
         "subclassed": subclassed,
     }
+
+
+def _outputs(predictions):
+    return predictions if isinstance(predictions, list) else [predictions]
 
 
 def _summary(model):
@@ -89,16 +111,16 @@ def write(directory):
         tf.keras.backend.clear_session()
         model, y = build()
         if name == "subclassed":  # its weights are made by its first call
-            model.fit(X, y, epochs=1, batch_size=5, shuffle=False, verbose=0)
+            model.fit(_x(name), y, epochs=1, batch_size=5, shuffle=False, verbose=0)
         values = [np.linspace(0.1, 1, np.prod(w.shape)) for w in model.get_weights()]
         model.set_weights(
             [v.reshape(w.shape).astype(np.float32) for v, w in zip(values, model.get_weights())]
         )
-        model.fit(X, y, epochs=2, batch_size=5, shuffle=False, verbose=0)
+        model.fit(_x(name), y, epochs=2, batch_size=5, shuffle=False, verbose=0)
         model.save(os.path.join(directory, name), save_format="tf")
         expected = {
-            "predictions": model.predict(X).tolist(),
-            "evaluate": np.atleast_1d(model.evaluate(X, y, verbose=0)).tolist(),
+            "predictions": [np.asarray(p).tolist() for p in _outputs(model.predict(_x(name)))],
+            "evaluate": np.atleast_1d(model.evaluate(_x(name), y, verbose=0)).tolist(),
             "summary": _summary(model) if name == "sequential_mlp" else None,
         }
         with open(os.path.join(directory, name + ".json"), "w") as f:
@@ -117,9 +139,12 @@ def check(directory):
             expected = json.load(f)
         loaded = tf.keras.models.load_model(os.path.join(directory, name))
         problems = []
-        if not np.allclose(loaded.predict(X), expected["predictions"], rtol=1e-5, atol=1e-6):
+        got = _outputs(loaded.predict(_x(name)))
+        if len(got) != len(expected["predictions"]) or not all(
+            np.allclose(g, e, rtol=1e-5, atol=1e-6) for g, e in zip(got, expected["predictions"])
+        ):
             problems.append("predictions")
-        evaluate = np.atleast_1d(loaded.evaluate(X, y, verbose=0))
+        evaluate = np.atleast_1d(loaded.evaluate(_x(name), y, verbose=0))
         if not np.allclose(evaluate, expected["evaluate"], rtol=1e-5):
             problems.append("evaluate")
         if expected["summary"] is not None and _summary(loaded) != expected["summary"]:

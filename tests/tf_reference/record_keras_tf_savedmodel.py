@@ -172,11 +172,57 @@ def record_errors(rec):
     rec.add("save_format_other", files=files(path))
 
 
+def two_inputs():
+    a = tf.keras.Input(shape=(3,), name="a")
+    b = tf.keras.Input(shape=(2,), name="b")
+    joined = tf.keras.layers.concatenate([a, b])
+    first = tf.keras.layers.Dense(2, name="first")(joined)
+    second = tf.keras.layers.Dense(1, activation="sigmoid", name="second")(joined)
+    model = tf.keras.Model([a, b], [first, second], name="two_inputs")
+    model.compile("adam", ["mse", "binary_crossentropy"])
+    return model
+
+
+def record_call_signatures(rec):
+    """The input specs of the model's and each layer's saved call (one concrete function,
+    its first argument), as structure: a list argument is a list."""
+    from tensorflow.python.saved_model import nested_structure_coder
+
+    tf.keras.backend.clear_session()
+    model = two_inputs()
+    path = os.path.join(work, "two_inputs")
+    model.save(path, save_format="tf")
+    saved = saved_model_pb2.SavedModel()
+    with open(os.path.join(path, "saved_model.pb"), "rb") as f:
+        saved.ParseFromString(f.read())
+    graph = saved.meta_graphs[0].object_graph_def
+    coder = nested_structure_coder.StructureCoder()
+
+    def spec(s):
+        return [s.shape.as_list(), s.dtype.name, s.name]
+
+    calls = {}
+    for node in graph.nodes:
+        if not node.user_object.identifier.startswith("_tf_keras_"):
+            continue
+        children = {c.local_name: c.node_id for c in node.children}
+        api = {c.local_name: c.node_id for c in graph.nodes[children["keras_api"]].children}
+        function = graph.nodes[api["call_and_return_conditional_losses"]].function
+        if not function.concrete_functions:
+            continue
+        concrete = graph.concrete_functions[function.concrete_functions[0]]
+        first = coder.decode_proto(concrete.canonicalized_input_signature)[0][0]
+        name = json.loads(node.user_object.metadata)["name"]
+        calls[name] = [spec(s) for s in first] if isinstance(first, list) else spec(first)
+    rec.add("two_inputs_call_signatures", calls=calls)
+
+
 os.makedirs(data_dir, exist_ok=True)
 rec = Recorder("keras_tf_savedmodel")
 record_case(rec, "sequential_mlp", sequential_mlp, Y_CLASSES, True)
 record_case(rec, "functional_mlp", functional_mlp, Y_VALUES, False)
 record_case(rec, "nested_sequential", nested_mlp, Y_CLASSES, False)
 record_errors(rec)
+record_call_signatures(rec)
 rec.save()
 shutil.rmtree(work)

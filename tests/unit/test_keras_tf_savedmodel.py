@@ -217,6 +217,50 @@ def test_subclassed_model_saved_after_fit_carries_tfs_metadata(tmp_path: Any) ->
         tf.keras.models.load_model(path)
 
 
+def _two_inputs() -> Any:
+    a = tf.keras.Input(shape=(3,), name="a")
+    b = tf.keras.Input(shape=(2,), name="b")
+    joined = tf.keras.layers.concatenate([a, b])
+    first = tf.keras.layers.Dense(2, name="first")(joined)
+    second = tf.keras.layers.Dense(1, activation="sigmoid", name="second")(joined)
+    model = tf.keras.Model([a, b], [first, second], name="two_inputs")
+    model.compile("adam", ["mse", "binary_crossentropy"])
+    return model
+
+
+def test_saved_calls_take_a_list_argument_as_tf_saves_them(tmp_path: Any) -> None:
+    from tfcluster.framework.type_spec import TensorSpec
+    from tfcluster.lib.saved_model import nested_structure_coder
+
+    want = reference.case(AREA, "two_inputs_call_signatures")["calls"]
+    model = _two_inputs()
+    path = os.path.join(str(tmp_path), "two_inputs")
+    model.save(path, save_format="tf")
+    graph = parse_saved_model(path).meta_graphs[0].object_graph_def
+
+    def spec(s: TensorSpec) -> list[Any]:
+        return [s.shape.as_list(), s.dtype.name, s.name]
+
+    calls = {}
+    for node in graph.nodes:
+        if not node.user_object.identifier.startswith("_tf_keras_"):
+            continue
+        children = {c.local_name: c.node_id for c in node.children}
+        if "keras_api" not in children:
+            continue
+        api = {c.local_name: c.node_id for c in graph.nodes[children["keras_api"]].children}
+        function = graph.nodes[api["call_and_return_conditional_losses"]].function
+        concrete = graph.concrete_functions[function.concrete_functions[0]]
+        first = nested_structure_coder.decode(concrete.canonicalized_input_signature)[0][0]
+        name = json.loads(node.user_object.metadata)["name"]
+        calls[name] = [spec(s) for s in first] if isinstance(first, list) else spec(first)
+    assert calls == want
+    x = [np.ones((2, 3), np.float32), np.ones((2, 2), np.float32)]
+    loaded = tf.keras.models.load_model(path)
+    for got, expected in zip(loaded.predict(x), model.predict(x)):
+        reference.assert_close(got, expected)
+
+
 def test_save_without_optimizer_drops_the_training_config(tmp_path: Any) -> None:
     model = _functional_mlp()
     path = os.path.join(str(tmp_path), "no_optimizer")

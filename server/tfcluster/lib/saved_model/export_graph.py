@@ -401,9 +401,7 @@ def _canonical_signature(concrete: ConcreteFunction) -> Any:
     traced structure is unknown."""
     names = input_names(concrete)
     inputs = list(concrete.graph.inputs)
-    flat = tuple(
-        TensorSpec(t.shape, t.dtype.base_dtype, name=n) for t, n in zip(inputs, names)
-    )
+    flat = tuple(TensorSpec(t.shape, t.dtype.base_dtype, name=n) for t, n in zip(inputs, names))
     structure = concrete.structured_input_signature
     if not isinstance(structure, (list, tuple)) or len(structure) != 2:
         return (flat, {})

@@ -83,21 +83,20 @@ class _KerasAPI:
 
 
 def _input_spec(layer: Any) -> Any:
-    """The specs of the inputs the layer was first called on (None where it never was)."""
+    """The specs of the inputs the layer was first called on (None where it never was),
+    named as TF names a call's argument: `inputs`, a list's items `inputs/<i>`."""
     from tfcluster.framework.type_spec import TensorSpec
-    from tfcluster.lib import nest
 
     try:
         tensors = layer.get_input_at(0)
     except (RuntimeError, ValueError, AttributeError):
         return None
-    return nest.map_structure(
-        lambda t: TensorSpec(t.shape, t.dtype.base_dtype, name=_spec_name(t)), tensors
-    )
-
-
-def _spec_name(tensor: Any) -> str:
-    return str(tensor.op.name).rsplit("/", 1)[-1] if tensor.op.type == "Placeholder" else "inputs"
+    if isinstance(tensors, (list, tuple)):
+        return [
+            TensorSpec(t.shape, t.dtype.base_dtype, name=f"inputs/{i}")
+            for i, t in enumerate(tensors)
+        ]
+    return TensorSpec(tensors.shape, tensors.dtype.base_dtype, name="inputs")
 
 
 def _takes_training(layer: Any) -> bool:
