@@ -330,3 +330,38 @@ def test_saved_model_carries_each_layers_traced_call_as_tf_revives_it(tmp_path: 
     assert sorted(ours) == ["hidden", "logits", "mlp"]
     for name, specs in ours.items():
         assert specs and all(spec in tf_calls[name] for spec in specs), name
+
+
+def _training_calls(path: str, layer_name: str) -> tuple[bool, list[Any]]:
+    """A layer's metadata expects_training_arg and its saved call's Python arguments after
+    the inputs (the training values it was traced with)."""
+    from tfcluster.framework.type_spec import TensorSpec
+    from tfcluster.lib.saved_model import nested_structure_coder
+
+    graph = parse_saved_model(path).meta_graphs[0].object_graph_def
+    for node in graph.nodes:
+        if not node.user_object.identifier.startswith("_tf_keras_"):
+            continue
+        metadata = json.loads(node.user_object.metadata)
+        if metadata["name"] != layer_name:
+            continue
+        children = {c.local_name: c.node_id for c in node.children}
+        api = {c.local_name: c.node_id for c in graph.nodes[children["keras_api"]].children}
+        function = graph.nodes[api["call_and_return_conditional_losses"]].function
+        values = []
+        for name in function.concrete_functions:
+            signature = graph.concrete_functions[name].canonicalized_input_signature
+            args = nested_structure_coder.decode(signature)[0]
+            values.append([a for a in args[1:] if not isinstance(a, TensorSpec)])
+        return metadata["expects_training_arg"], sorted(values)
+    raise AssertionError(f"no layer {layer_name}")
+
+
+def test_a_dropout_call_is_saved_for_training_and_inference_as_tf_does(tmp_path: Any) -> None:
+    tf_expects, tf_values = _training_calls(_tf_saved(tmp_path, "sequential_mlp"), "dropout")
+    model = _sequential_mlp()
+    path = os.path.join(str(tmp_path), "ours")
+    model.save(path, save_format="tf")
+    expects, values = _training_calls(path, model.layers[1].name)
+    assert (expects, values) == (tf_expects, tf_values) == (True, [[False], [True]])
+    assert _training_calls(path, model.layers[0].name) == (False, [[]])

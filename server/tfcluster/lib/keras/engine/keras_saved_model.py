@@ -57,8 +57,7 @@ def _metadata(layer: Any, include_optimizer: bool) -> dict[str, Any]:
         "class_name": type(layer).__name__,
         "name": layer.name,
         "trainable": bool(layer.trainable),
-        # Calls are saved without a training argument (one trace, for inference).
-        "expects_training_arg": False,
+        "expects_training_arg": False,  # set by _KerasObjects where the call takes training
         "dtype": None if dtype is None else getattr(dtype, "name", dtype),
         "batch_input_shape": None if shape is None else list(shape),
         "config": _config(layer),
@@ -107,28 +106,54 @@ def _takes_training(layer: Any) -> bool:
 
 
 def _keras_api(layer: Any) -> _KerasAPI | None:
-    from tfcluster.lib.function.def_function import Function
     from tfcluster.lib.keras.engine.input_layer import InputLayer
 
     spec = None if isinstance(layer, InputLayer) else _input_spec(layer)
     if spec is None:
         return None
-    model = hasattr(layer, "_layers")
+    api = _KerasAPI()
+    if hasattr(layer, "_layers"):
+        api.layers = list(layer.layers)
+    name = f"{layer.name}_layer_call_and_return_conditional_losses"
+    api.call_and_return_conditional_losses = (
+        _training_call(layer, spec, name) if _takes_training(layer) else None
+    ) or _inference_call(layer, spec, name)
+    return api
+
+
+def _call(layer: Any, inputs: Any, **kwargs: Any) -> Any:
+    return layer(inputs, **kwargs) if hasattr(layer, "_layers") else layer.call(inputs, **kwargs)
+
+
+def _inference_call(layer: Any, spec: Any, name: str) -> Any:
+    """The call traced once, on the input spec (as in inference)."""
+    from tfcluster.lib.function.def_function import Function
+
     kwargs = {"training": False} if _takes_training(layer) else {}
 
     def call_and_return_conditional_losses(inputs: Any) -> Any:
-        return (layer(inputs, **kwargs) if model else layer.call(inputs, **kwargs)), []
+        return _call(layer, inputs, **kwargs), []
 
-    api = _KerasAPI()
-    if model:
-        api.layers = list(layer.layers)
-    api.call_and_return_conditional_losses = Function(
-        call_and_return_conditional_losses,
-        name=f"{layer.name}_layer_call_and_return_conditional_losses",
-        input_signature=[spec],
-        autograph=False,
+    return Function(
+        call_and_return_conditional_losses, name=name, input_signature=[spec], autograph=False
     )
-    return api
+
+
+def _training_call(layer: Any, spec: Any, name: str) -> Any:
+    """A call taking `training`, traced with it True and False (TF's revived layer picks one
+    by the learning phase); None where the training trace fails."""
+    from tfcluster.lib.function.def_function import Function
+
+    def call_and_return_conditional_losses(inputs: Any, training: Any = None) -> Any:
+        return _call(layer, inputs, training=training), []
+
+    function = Function(call_and_return_conditional_losses, name=name, autograph=False)
+    try:
+        for training in (True, False):
+            function.get_concrete_function(spec, training)
+    except (TypeError, ValueError, NotImplementedError):
+        return None
+    return function
 
 
 class _KerasObjects:
@@ -145,6 +170,9 @@ class _KerasObjects:
         if not isinstance(obj, KerasLayerMixin):
             return None
         metadata = _metadata(obj, self.include_optimizer and obj is self.model)
+        api = self._api(obj)
+        call = None if api is None else api.call_and_return_conditional_losses
+        metadata["expects_training_arg"] = call is not None and call.input_signature is None
         return _identifier(obj), json.dumps(metadata, default=keras_json_default)
 
     def children(self, obj: Any) -> list[tuple[str, Any]]:
@@ -152,10 +180,13 @@ class _KerasObjects:
 
         if not isinstance(obj, KerasLayerMixin):
             return []
-        if id(obj) not in self.apis:
-            self.apis[id(obj)] = _keras_api(obj)
-        api = self.apis[id(obj)]
+        api = self._api(obj)
         return [] if api is None else [("keras_api", api)]
+
+    def _api(self, layer: Any) -> _KerasAPI | None:
+        if id(layer) not in self.apis:
+            self.apis[id(layer)] = _keras_api(layer)
+        return self.apis[id(layer)]
 
 
 def _raise_model_input_error(model: Any) -> None:
