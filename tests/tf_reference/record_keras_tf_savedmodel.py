@@ -217,6 +217,30 @@ def record_call_signatures(rec):
     rec.add("two_inputs_call_signatures", calls=calls)
 
 
+def record_tf_saved_model_save(rec):
+    """tf.saved_model.save of a compiled Keras model: Keras's identifiers too, and
+    tf.keras.models.load_model revives and compiles it."""
+    tf.keras.backend.clear_session()
+    model = functional_mlp()
+    set_weights(model)
+    path = os.path.join(work, "saved_model_save")
+    with tf.keras.backend.get_session().as_default():
+        tf.saved_model.save(model, path)
+    saved = saved_model_pb2.SavedModel()
+    with open(os.path.join(path, "saved_model.pb"), "rb") as f:
+        saved.ParseFromString(f.read())
+    root = saved.meta_graphs[0].object_graph_def.nodes[0].user_object
+    loaded = tf.keras.models.load_model(path)
+    rec.add(
+        "saved_model_save_keras",
+        identifier=root.identifier,
+        metadata_keys=sorted(json.loads(root.metadata)),
+        class_name=type(loaded).__name__,
+        optimizer=type(loaded.optimizer).__name__,
+        predictions=loaded.predict(X),
+    )
+
+
 os.makedirs(data_dir, exist_ok=True)
 rec = Recorder("keras_tf_savedmodel")
 record_case(rec, "sequential_mlp", sequential_mlp, Y_CLASSES, True)
@@ -224,5 +248,6 @@ record_case(rec, "functional_mlp", functional_mlp, Y_VALUES, False)
 record_case(rec, "nested_sequential", nested_mlp, Y_CLASSES, False)
 record_errors(rec)
 record_call_signatures(rec)
+record_tf_saved_model_save(rec)
 rec.save()
 shutil.rmtree(work)

@@ -365,3 +365,19 @@ def test_a_dropout_call_is_saved_for_training_and_inference_as_tf_does(tmp_path:
     expects, values = _training_calls(path, model.layers[1].name)
     assert (expects, values) == (tf_expects, tf_values) == (True, [[False], [True]])
     assert _training_calls(path, model.layers[0].name) == (False, [[]])
+
+
+def test_tf_saved_model_save_of_a_keras_model_loads_back_as_keras(tmp_path: Any) -> None:
+    want = reference.case(AREA, "saved_model_save_keras")
+    model = _functional_mlp()
+    _set_weights(model)
+    path = os.path.join(str(tmp_path), "saved_model_save")
+    with tf.keras.backend.get_session().as_default():
+        tf.saved_model.save(model, path)
+    root = _root_user_object(path)
+    assert root.identifier == want["identifier"]
+    assert sorted(json.loads(root.metadata)) == want["metadata_keys"]
+    loaded = tf.keras.models.load_model(path)
+    assert type(loaded).__name__ == want["class_name"]
+    assert type(loaded.optimizer).__name__ == want["optimizer"]
+    reference.assert_close(loaded.predict(X), want["predictions"])

@@ -55,7 +55,13 @@ def save(
         signature_map = signature_serialization.canonicalize_signatures(signatures)
     if isinstance(obj, Checkpoint):
         obj._maybe_create_save_counter()  # TF saves it (uninitialized: FailedPreconditionError)
-    extra = None if user_objects is None else user_objects.children
+    if user_objects is None:
+        # Keras layers and models anywhere in the graph are saved as TF's Keras saves them
+        # (identifiers, metadata, keras_api with their traced calls).
+        from tfcluster.lib.keras.engine import keras_saved_model
+
+        user_objects = keras_saved_model.KerasObjects(obj, include_optimizer=True)
+    extra = user_objects.children
     objects = SaveableView(obj, signature_map, extra)
     export = ExportGraph(objects, user_objects)
     export.build()

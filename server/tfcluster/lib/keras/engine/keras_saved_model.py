@@ -57,7 +57,7 @@ def _metadata(layer: Any, include_optimizer: bool) -> dict[str, Any]:
         "class_name": type(layer).__name__,
         "name": layer.name,
         "trainable": bool(layer.trainable),
-        "expects_training_arg": False,  # set by _KerasObjects where the call takes training
+        "expects_training_arg": False,  # set by KerasObjects where the call takes training
         "dtype": None if dtype is None else getattr(dtype, "name", dtype),
         "batch_input_shape": None if shape is None else list(shape),
         "config": _config(layer),
@@ -156,7 +156,7 @@ def _training_call(layer: Any, spec: Any, name: str) -> Any:
     return function
 
 
-class _KerasObjects:
+class KerasObjects:
     """The Keras objects' identifiers, metadata and `keras_api` children."""
 
     def __init__(self, model: Any, include_optimizer: bool) -> None:
@@ -226,7 +226,7 @@ def save(
     if not getattr(model, "inputs", None):
         _raise_model_input_error(model)
 
-    user_objects = _KerasObjects(model, include_optimizer)
+    user_objects = KerasObjects(model, include_optimizer)
     optimizer = getattr(model, "optimizer", None)
     if not include_optimizer:
         model.optimizer = None
