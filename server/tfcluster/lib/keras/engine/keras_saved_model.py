@@ -3,15 +3,19 @@ TF 1.15's Keras does them in graph mode.
 
 Saving writes the object-based SavedModel tf.saved_model.save writes for the model (serving
 signature `serving_default`, variables/ under the object graph's checkpoint keys), with each
-Keras object's user object named as TF names it (`_tf_keras_sequential`, `_tf_keras_model`,
-`_tf_keras_network`, `_tf_keras_layer`) and carrying TF's JSON metadata: class name, name,
-trainable, dtype, batch input shape and config; the model's also `model_config` and, when
-compiled (and include_optimizer), `training_config`.
+Keras object as TF's Keras serializes it: its user object named `_tf_keras_sequential`,
+`_tf_keras_model`, `_tf_keras_network` or `_tf_keras_layer` with TF's JSON metadata (class
+name, name, trainable, dtype, batch input shape, config; a model's also `model_config` and,
+when compiled and include_optimizer, `training_config`), and a `keras_api` child holding its
+call traced as `call_and_return_conditional_losses` (outputs and losses; a call taking
+`training` traced with it True and False) and a model's `layers`: TF 1.15's loader revives
+the layers' calls and a Sequential's layers from them, so TF loads what tfcluster saves.
 
-Loading rebuilds the model from that metadata's config (TF's own SavedModels carry it too),
-restores its weights from variables/ by their object-graph keys and compiles it from the
-training config. A SavedModel that is not a Keras model's comes back as
-tf.saved_model.load_v2 rebuilds it."""
+Loading rebuilds the model from the metadata's config (TF's own SavedModels carry it too),
+restores its weights from variables/ by their children paths in the checkpoint's object
+graph and compiles it from the training config. A SavedModel that is not a Keras model's
+comes back as tf.saved_model.load_v2 rebuilds it; a subclassed model's (no config) is
+unimplemented."""
 
 from __future__ import annotations
 
