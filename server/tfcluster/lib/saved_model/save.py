@@ -11,8 +11,9 @@ them) with its TrackableObjectGraph. TF 1.15's loader.load and load_v2 both read
 
 Saved: variables, tf.train.Checkpoint / tf.Module objects and Keras models (their weighted
 layers; Keras objects with TF's Keras identifiers, metadata and traced calls, see
-keras/engine/keras_saved_model.py) and the concrete functions of their tf.function attributes; a function may capture
-the saved resource variables and constants (TF also saves captured assets)."""
+keras/engine/keras_saved_model.py) and the concrete functions of their tf.function
+attributes; a function may capture the saved resource variables and constants (TF also saves
+captured assets)."""
 
 from __future__ import annotations
 
