@@ -32,6 +32,8 @@ work = tempfile.mkdtemp()
 X = np.linspace(-1, 1, 15).reshape(5, 3).astype(np.float32)
 Y_CLASSES = np.array([0, 1, 0, 1, 1])
 Y_VALUES = np.linspace(0, 1, 10).reshape(5, 2).astype(np.float32)
+X_SEQUENCES = np.linspace(-1, 1, 75).reshape(5, 5, 3).astype(np.float32)
+Y_RECURRENT = Y_VALUES
 
 
 def set_weights(model):
@@ -78,6 +80,18 @@ def nested_mlp():
     return model
 
 
+def recurrent():
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.GRU(3, input_shape=(5, 3)),
+            tf.keras.layers.Dense(2, activation="softmax"),
+        ],
+        name="recurrent",
+    )
+    model.compile("adam", "mse")
+    return model
+
+
 def files(path):
     found = []
     for root, _, names in os.walk(path):
@@ -93,12 +107,13 @@ def summary(model):
 
 
 def record_case(rec, name, build, y, with_summary):
+    x = X_SEQUENCES if name == "recurrent" else X
     tf.keras.backend.clear_session()
     tf.set_random_seed(1)
     model = build()
     set_weights(model)
-    model.fit(X, y, epochs=2, batch_size=5, shuffle=False, verbose=0)
-    before = model.predict(X)
+    model.fit(x, y, epochs=2, batch_size=5, shuffle=False, verbose=0)
+    before = model.predict(x)
     inbound = [
         [layer["name"], layer["inbound_nodes"]]
         for layer in model.get_config()["layers"]
@@ -121,8 +136,8 @@ def record_case(rec, name, build, y, with_summary):
         layer_classes=[type(layer).__name__ for layer in loaded.layers],
         optimizer=type(loaded.optimizer).__name__,
         optimizer_config=loaded.optimizer.get_config(),
-        predictions=loaded.predict(X),
-        evaluate=loaded.evaluate(X, y, verbose=0),
+        predictions=loaded.predict(x),
+        evaluate=loaded.evaluate(x, y, verbose=0),
     )
     if with_summary:
         values["summary"] = summary(loaded)
@@ -246,6 +261,7 @@ rec = Recorder("keras_tf_savedmodel")
 record_case(rec, "sequential_mlp", sequential_mlp, Y_CLASSES, True)
 record_case(rec, "functional_mlp", functional_mlp, Y_VALUES, False)
 record_case(rec, "nested_sequential", nested_mlp, Y_CLASSES, False)
+record_case(rec, "recurrent", recurrent, Y_RECURRENT, True)
 record_errors(rec)
 record_call_signatures(rec)
 record_tf_saved_model_save(rec)

@@ -95,14 +95,14 @@ def _nested_mlp() -> Any:
     return model
 
 
-def _check_loaded(loaded: Any, want: dict[str, Any], y: np.ndarray) -> None:
+def _check_loaded(loaded: Any, want: dict[str, Any], y: np.ndarray, x: np.ndarray = X) -> None:
     assert loaded.name == want["name"]
     assert [layer.name for layer in loaded.layers] == want["layer_names"]
     assert [type(layer).__name__ for layer in loaded.layers] == want["layer_classes"]
     assert type(loaded.optimizer).__name__ == want["optimizer"]
     assert loaded.optimizer.get_config() == pytest.approx(want["optimizer_config"])
-    reference.assert_close(loaded.predict(X), want["predictions"])
-    np.testing.assert_allclose(loaded.evaluate(X, y, verbose=0), want["evaluate"], rtol=1e-5)
+    reference.assert_close(loaded.predict(x), want["predictions"])
+    np.testing.assert_allclose(loaded.evaluate(x, y, verbose=0), want["evaluate"], rtol=1e-5)
 
 
 def test_tf_saved_sequential_model_loads_with_its_summary_and_training_config(
@@ -132,6 +132,14 @@ def test_nested_models_config_counts_its_own_node_as_tf_does() -> None:
     want = reference.case(AREA, "nested_sequential")["inbound_nodes"]
     config = _nested_mlp().get_config()
     assert [[layer["name"], layer["inbound_nodes"]] for layer in config["layers"]] == want
+
+
+def test_tf_saved_recurrent_model_loads_its_weights_held_by_the_cell(tmp_path: Any) -> None:
+    want = reference.case(AREA, "recurrent")
+    loaded = tf.keras.models.load_model(_tf_saved(tmp_path, "recurrent"))
+    assert _summary(loaded) == want["summary"]
+    x = np.linspace(-1, 1, 75).reshape(5, 5, 3).astype(np.float32)
+    _check_loaded(loaded, want, Y_VALUES, x)
 
 
 def test_tf_saved_model_loads_uncompiled_with_compile_false(tmp_path: Any) -> None:

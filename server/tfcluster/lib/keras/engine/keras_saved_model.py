@@ -274,9 +274,14 @@ def _restore_weights(model: Any, prefix: str) -> None:
         node: int | None = 0
         for name in key[: -len("/.ATTRIBUTES/VARIABLE_VALUE")].split("/"):
             assert node is not None
-            node = next(
-                (c.node_id for c in graph.nodes[node].children if c.local_name == name), None
-            )
+            children = {c.local_name: c.node_id for c in graph.nodes[node].children}
+            for holder in ("cell", "layer"):
+                if name not in children and holder in children:
+                    # TF's recurrent layer holds its weights through its cell, a wrapper
+                    # (TimeDistributed) through its layer.
+                    inner = graph.nodes[children[holder]]
+                    children = {c.local_name: c.node_id for c in inner.children}
+            node = children.get(name)
             if node is None:
                 break
         if node is None:
