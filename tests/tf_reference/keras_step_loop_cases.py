@@ -296,3 +296,76 @@ def batch_logs_hold_the_sessions_numpy_scalars(tf):
 
 
 CASES["batch_logs_hold_the_sessions_numpy_scalars"] = batch_logs_hold_the_sessions_numpy_scalars
+
+
+def multi_output_losses_are_running_means(tf):
+    """A two-output model's `<output>_loss` values are Mean metrics in TF 1.15: running means
+    across an epoch's batches, shown and logged as they stand (never averaged again) by the
+    arrays, generator and dataset loops' progress bars, epoch logs and evaluate results."""
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(3)
+    rng = np.random.RandomState(0)
+    x = rng.random_sample((64, 8)).astype(np.float32)
+    y = rng.randint(0, 3, size=(64,))
+    y2 = rng.random_sample((64, 1)).astype(np.float32)
+    inputs = tf.keras.Input(shape=(8,), name="dense_in")
+    hidden = tf.keras.layers.Dense(16, activation="relu")(inputs)
+    cls = tf.keras.layers.Dense(3, activation="softmax", name="cls")(hidden)
+    reg = tf.keras.layers.Dense(1, name="reg")(hidden)
+    model = tf.keras.Model(inputs, [cls, reg])
+    model.compile("sgd", ["sparse_categorical_crossentropy", "mse"], metrics={"cls": "accuracy"})
+    epochs = []
+    record = tf.keras.callbacks.LambdaCallback(
+        on_epoch_end=lambda e, logs: epochs.append(
+            {k: round(float(v), 5) for k, v in sorted(logs.items())}
+        )
+    )
+
+    def batches():
+        while True:
+            for i in range(0, 64, 16):
+                yield x[i : i + 16], [y[i : i + 16], y2[i : i + 16]]
+
+    def loops():
+        model.fit(x, [y, y2], batch_size=16, epochs=1, shuffle=False, verbose=2,
+                  callbacks=[record])  # fmt: skip
+        model.fit_generator(batches(), steps_per_epoch=4, epochs=1, verbose=2, callbacks=[record])
+        data = tf.data.Dataset.from_tensor_slices((x, (y, y2))).batch(16).repeat()
+        model.fit(data, steps_per_epoch=4, epochs=1, verbose=2, callbacks=[record])
+        evaluated = model.evaluate(x, [y, y2], batch_size=16, verbose=0)
+        generated = model.evaluate_generator(batches(), steps=4, verbose=0)
+        return [[round(float(v), 5) for v in r] for r in (evaluated, generated)]
+
+    with captured() as out:
+        evaluated = loops()
+    # The epoch lines' values (verbose=2), without their timings.
+    lines = [
+        line.split(" - ", 2)[-1]
+        for line in out.stdout.replace("\r", "\n").splitlines()
+        if " - loss: " in line
+    ]
+    return {"epochs": epochs, "evaluated": evaluated, "lines": lines}
+
+
+CASES["multi_output_losses_are_running_means"] = multi_output_losses_are_running_means
+
+
+def learning_rate_scheduler_logs_the_rate(tf):
+    """LearningRateScheduler sets the rate at each epoch's start and puts it in the epoch's
+    logs (`lr`, a float32), so History records it next to the losses."""
+    x, y = _data()
+    model = _model(tf)
+    schedule = tf.keras.callbacks.LearningRateScheduler(lambda epoch: 0.1 * (0.5**epoch))
+    history = model.fit(
+        x, y, batch_size=10, epochs=3, shuffle=False, verbose=0, callbacks=[schedule]
+    )
+    return {
+        "history": {
+            k: [round(float(v), 6) for v in vs] for k, vs in sorted(history.history.items())
+        },
+        "lr_type": type(history.history["lr"][0]).__name__,
+    }
+
+
+CASES["learning_rate_scheduler_logs_the_rate"] = learning_rate_scheduler_logs_the_rate

@@ -1,7 +1,9 @@
 """A dataset function's Cast of integers followed by RealDiv runs as one RealDiv that casts
 and divides in place (runtime/function_fusion.py, kernels/math.py): the same values bit for
 bit, and only where the cast values have no other use. ParseExample strings read only by a
-DecodeRaw reach it as rows of bytes: the same values and errors, no string per example."""
+DecodeRaw reach it as rows of bytes: the same values and errors, no string per example; when
+only a cast to another type reads the decoded values, the DecodeRaw lends those rows instead
+of copying them."""
 
 from __future__ import annotations
 
@@ -15,6 +17,7 @@ from tfcluster.runtime.function_fusion import (
     CAST_X_ATTR,
     RAW_ROWS_ATTR,
     RAW_ROWS_INPUT_ATTR,
+    RAW_ROWS_LENT_ATTR,
     fuse_cast_into_divide,
     mark_strings_for_decode_raw,
 )
@@ -239,3 +242,100 @@ def test_mapped_decode_raw_of_parsed_images_keeps_tfs_errors() -> None:
     records, _ = _image_records(20, 24, odd=20)
     with pytest.raises(tf.errors.InvalidArgumentError, match="element 3 had shape \\[20\\]"):
         _decoded_batches(records, tf.uint8)
+
+
+# ---- decoded values read only by a cast to another type ------------------------------------
+def _image_parse_and_decode() -> list[Node]:
+    return [*_base(), _parse_node(), _decode("decode", ("parse", 0))]
+
+
+def test_decoded_rows_read_only_by_a_cast_to_another_type_are_lent() -> None:
+    absorbing = Node(
+        "div",
+        "RealDiv",
+        [("decode", 0), ("c", 0)],
+        [],
+        "",
+        {"T": dtypes.float32, CAST_X_ATTR: "float32"},
+    )
+    cast = Node(
+        "cast", "Cast", [("decode", 0)], [], "", {"SrcT": dtypes.uint8, "DstT": dtypes.float32}
+    )
+    for reader in (absorbing, cast):
+        nodes = [*_image_parse_and_decode(), reader]
+        marked = {n.name: n for n in mark_strings_for_decode_raw(nodes, [f"{reader.name}:0"])}
+        assert marked["decode"].attrs[RAW_ROWS_INPUT_ATTR] is True
+        assert marked["decode"].attrs[RAW_ROWS_LENT_ATTR] is True, reader.op
+
+
+def test_decoded_rows_with_another_use_are_copied() -> None:
+    same_type = Node(
+        "cast", "Cast", [("decode", 0)], [], "", {"SrcT": dtypes.uint8, "DstT": dtypes.uint8}
+    )
+    plain_div = Node("div", "RealDiv", [("decode", 0), ("c", 0)], [], "", {"T": dtypes.float32})
+    divisor = Node(
+        "div",
+        "RealDiv",
+        [("c", 0), ("decode", 0)],
+        [],
+        "",
+        {"T": dtypes.float32, CAST_X_ATTR: "float32"},
+    )
+    cast = Node(
+        "cast", "Cast", [("decode", 0)], [], "", {"SrcT": dtypes.uint8, "DstT": dtypes.float32}
+    )
+    cases = {
+        "a result": ([cast], ["cast:0", "decode:0"]),
+        "read twice": ([cast, Node("n", "Neg", [("decode", 0)], [], "", {})], ["cast:0", "n:0"]),
+        "waited on": ([cast, Node("n", "NoOp", [], ["decode"], "", {})], ["cast:0"]),
+        "a cast to its own type": ([same_type], ["cast:0"]),
+        "a division that casts nothing": ([plain_div], ["div:0"]),
+        "the divisor of one that does": ([divisor], ["div:0"]),
+    }
+    for what, (extra, results) in cases.items():
+        nodes = [*_image_parse_and_decode(), *extra]
+        marked = {n.name: n for n in mark_strings_for_decode_raw(nodes, results)}
+        assert marked["decode"].attrs.get(RAW_ROWS_INPUT_ATTR) is True, what
+        assert RAW_ROWS_LENT_ATTR not in marked["decode"].attrs, what
+
+
+def test_a_lending_decode_raw_hands_over_a_view_of_the_rows_and_others_a_copy() -> None:
+    from tfcluster.kernels.parsing import decode_raw
+
+    records = np.arange(4 * 12, dtype=np.uint8).reshape(4, 12)
+    rows = records[:, 2:10]  # the image bytes at one offset of each record
+    for out_type, lend, shared in (
+        (dtypes.uint8, True, True),
+        (dtypes.int16, True, True),
+        (dtypes.uint8, False, False),
+    ):
+        attrs: dict[str, Any] = {"out_type": out_type, RAW_ROWS_INPUT_ATTR: True}
+        if lend:
+            attrs[RAW_ROWS_LENT_ATTR] = True
+        compute = decode_raw(Node("decode", "DecodeRaw", [("parse", 0)], [], "", attrs), np)
+        (values,) = compute(None, [rows])
+        want = np.ascontiguousarray(rows).view(out_type.as_numpy_dtype)
+        assert values.dtype == want.dtype and values.tobytes() == want.tobytes()
+        assert np.shares_memory(values, rows) is shared
+        if not shared:
+            assert values.flags.writeable
+
+
+def test_mapped_scaling_of_decoded_images_gives_the_same_floats_in_a_writable_array() -> None:
+    features = {
+        "image": tf.FixedLenFeature([], tf.string),
+        "label": tf.FixedLenFeature([], tf.int64),
+    }
+
+    def parse(serialized: Any) -> Any:
+        f = tf.parse_single_example(serialized, features)
+        image = tf.cast(tf.decode_raw(f["image"], tf.uint8), tf.float32) / 255.0
+        return image, tf.cast(f["label"], tf.int32)
+
+    records, images = _image_records(20, 24)
+    batches = _all_elements(tf.data.Dataset.from_tensor_slices(records).map(parse).batch(8))
+    got = np.concatenate([b[0] for b in batches])
+    want = images.astype(np.float32) / np.float32(255.0)
+    assert got.dtype == np.float32 and got.tobytes() == want.tobytes()
+    assert all(b[0].flags.writeable for b in batches)
+    assert np.concatenate([b[1] for b in batches]).tolist() == [i % 10 for i in range(20)]

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from typing import Any
 
 import numpy as np
 
-from tfcluster.client import context_config
+from tfcluster.client import context_config, trace_profiler
 from tfcluster.client import fetches as fetch_lib
 from tfcluster.client.master_client import MasterClient, master_for_target
 from tfcluster.client.partial_run import PartialRuns
@@ -155,14 +156,32 @@ class BaseSession:
             _assert_fetchable(self._graph, handler)
         handle = self._sync_graph()
         try:
-            values, stats = self._master.run_step(
-                handle, feeds, handler.tensor_names, handler.target_names, options
-            )
+            values, stats = self._run_step(handle, feeds, handler, options)
         except errors.OpError as e:
             raise error_interpolation.with_graph_context(e, self._graph)  # noqa: B904 (TF's chain)
         if run_metadata is not None and stats is not None:
             run_metadata.step_stats.CopyFrom(stats)
         return handler.build(list(values), feeds, self)
+
+    def _run_step(
+        self,
+        handle: Any,
+        feeds: Any,
+        handler: fetch_lib.FetchHandler,
+        options: config_pb2.RunOptions | None,
+    ) -> tuple[Any, Any]:
+        """The step's values and stats; while a profiler records (trace_profiler), the step
+        is traced for it (the caller gets stats only when its own options trace)."""
+        names, targets = handler.tensor_names, handler.target_names
+        if not trace_profiler.active():
+            return self._master.run_step(handle, feeds, names, targets, options)
+        start = time.time_ns()
+        values, stats = self._master.run_step(
+            handle, feeds, names, targets, trace_profiler.traced(options)
+        )
+        trace_profiler.record(start, time.time_ns(), stats)
+        asked = options is not None and options.trace_level > config_pb2.RunOptions.NO_TRACE
+        return values, stats if asked else None
 
     # ---- partial runs ----------------------------------------------------------------
     def partial_run_setup(self, fetches: Any, feeds: Any = None) -> str:
@@ -305,9 +324,7 @@ class BaseSession:
             feeds = {t.name: _feed_value(t, v) for t, v in zip(feed_tensors, args)}
             handle = self._sync_graph()
             try:
-                values, stats = self._master.run_step(
-                    handle, feeds, handler.tensor_names, handler.target_names, options
-                )
+                values, stats = self._run_step(handle, feeds, handler, options)
             except errors.OpError as e:
                 raise error_interpolation.with_graph_context(e, self._graph)  # noqa: B904
             if run_metadata is not None and stats is not None:

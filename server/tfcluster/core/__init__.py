@@ -47,6 +47,7 @@ _MODULES = {
         "struct_pb2": "tfcluster.protos.struct_pb2",
         "tensor_bundle_pb2": "tfcluster.protos.tensor_bundle_pb2",
         "tensorflow_server_pb2": "tfcluster.protos.tensorflow_server_pb2",
+        "trace_events_pb2": "tfcluster.protos.trace_events_pb2",
         "trackable_object_graph_pb2": "tfcluster.protos.trackable_object_graph_pb2",
         "verifier_config_pb2": "tfcluster.protos.verifier_config_pb2",
     },

@@ -20,7 +20,7 @@ from tfcluster.kernels.registry import kernel
 from tfcluster.lib.io import compression, csv_parser, cut_strings, example_parser
 from tfcluster.lib.io.example_parser import FeatureSpec
 from tfcluster.protos import tensor_pb2
-from tfcluster.runtime.function_fusion import RAW_ROWS_ATTR, RAW_ROWS_INPUT_ATTR
+from tfcluster.runtime.function_fusion import RAW_ROWS_ATTR, RAW_ROWS_INPUT_ATTR, RAW_ROWS_LENT_ATTR
 
 Compute = Callable[[Any, list[Any]], Sequence[Any]]
 _CPU = ("CPU",)
@@ -290,6 +290,9 @@ def decode_raw(node: Any, xp: Any) -> Compute:
     width = np_dtype.itemsize
 
     rows_input = bool(node.attrs.get(RAW_ROWS_INPUT_ATTR))
+    # Only a cast to another type reads the values (runtime/function_fusion.py): it makes
+    # its own array of them, so a view of the rows does instead of a copy.
+    lend = rows_input and bool(node.attrs.get(RAW_ROWS_LENT_ATTR)) and np_dtype.isnative
 
     def from_rows(rows: np.ndarray) -> tuple[Any]:
         """The strings held as the rows of a uint8 array (one string a row)."""
@@ -299,6 +302,11 @@ def decode_raw(node: Any, xp: Any) -> Compute:
                 f"Input to DecodeRaw has length {size} that is not a multiple of {width}, the "
                 f"size of {_cc_name(out_type)}"
             )
+        if lend:
+            try:
+                return (rows.view(np_dtype),)
+            except ValueError:  # rows whose last axis is not contiguous
+                pass
         values = rows.copy(order="C").view(np_dtype)  # one copy: writable, contiguous
         return (values if np_dtype.isnative else values.astype(np_dtype.newbyteorder("=")),)
 

@@ -18,6 +18,12 @@ read by another node (nor as the RealDiv's own y), not waited on through a contr
   RAW_ROWS_INPUT_ATTR on the DecodeRaw) when it cut them from records laid out alike, so no
   bytes object is made per example; otherwise it hands over the strings as before. The
   decoded values are the same bytes either way.
+
+  When that DecodeRaw's values are in turn read only by a cast to another type (a Cast, or
+  a RealDiv that absorbed one), which makes a new array of them, the DecodeRaw lends the
+  rows themselves (attr RAW_ROWS_LENT_ATTR): a read-only view of the parser's buffer that
+  nothing else sees, instead of a copy made only to be cast. On bench data_distributed's
+  batched map that is one 1.6 MB copy fewer per 16 batches, in cold memory.
 """
 
 from __future__ import annotations
@@ -38,6 +44,9 @@ _FLOATS = frozenset({"float16", "float32", "float64"})
 # bytes, and the attr of the DecodeRaw that reads such an output.
 RAW_ROWS_ATTR = "_raw_rows_dense"
 RAW_ROWS_INPUT_ATTR = "_raw_rows_input"
+# The attr of such a DecodeRaw whose values only a cast to another type reads: it may hand
+# over a read-only view of the rows (kernels/parsing.py).
+RAW_ROWS_LENT_ATTR = "_raw_rows_lent"
 
 
 def _dtype(value: object) -> dtypes.DType | None:
@@ -109,7 +118,7 @@ def _reads(
 def mark_strings_for_decode_raw(nodes: Sequence[Node], results: Sequence[str]) -> list[Node]:
     """The body's nodes with each ParseExample dense output read only by one DecodeRaw (not a
     result, on the same device) marked to be handed over as rows of bytes."""
-    readers, _ = _reads(nodes)
+    readers, waited_on = _reads(nodes)
     pinned = {split_tensor_name(t) for t in results}
     raw: dict[str, list[int]] = {}
     decoders: set[str] = set()
@@ -129,6 +138,14 @@ def mark_strings_for_decode_raw(nodes: Sequence[Node], results: Sequence[str]) -
             decoders.add(decode.name)
     if not raw:
         return list(nodes)
+    lent = {
+        name
+        for name in decoders
+        if (name, 0) not in pinned
+        and name not in waited_on
+        and len(got := readers.get((name, 0), [])) == 1
+        and _casts_anew(got[0], (name, 0))
+    }
     out_nodes = []
     for n in nodes:
         if n.name in raw or n.name in decoders:
@@ -137,6 +154,8 @@ def mark_strings_for_decode_raw(nodes: Sequence[Node], results: Sequence[str]) -
                 attrs[RAW_ROWS_ATTR] = raw[n.name]
             else:
                 attrs[RAW_ROWS_INPUT_ATTR] = True
+                if n.name in lent:
+                    attrs[RAW_ROWS_LENT_ATTR] = True
             n = Node(
                 name=n.name,
                 op=n.op,
@@ -147,3 +166,18 @@ def mark_strings_for_decode_raw(nodes: Sequence[Node], results: Sequence[str]) -
             )
         out_nodes.append(n)
     return out_nodes
+
+
+def _casts_anew(reader: Node, src: tuple[str, int]) -> bool:
+    """Whether `reader` only casts `src` to another type (a new array, `src` left as it is):
+    a Cast to another dtype, or a RealDiv that absorbed such a cast of it as its x."""
+    if reader.op == "Cast":
+        from_type, to_type = _dtype(reader.attrs.get("SrcT")), _dtype(reader.attrs.get("DstT"))
+        return reader.inputs == [src] and from_type is not None and from_type != to_type
+    return (
+        reader.op == "RealDiv"
+        and CAST_X_ATTR in reader.attrs
+        and len(reader.inputs) == 2
+        and reader.inputs[0] == src
+        and reader.inputs[1] != src
+    )

@@ -131,9 +131,7 @@ class Dataset:
 
     def __iter__(self) -> Any:
         raise RuntimeError(
-            "__iter__() is only supported inside of tf.function or when eager execution is "
-            "enabled; in a TF1 graph use make_one_shot_iterator() or "
-            "make_initializable_iterator()."
+            "__iter__() is only supported inside of tf.function or when eager execution is enabled."
         )
 
     # The class TF 1.15 shows in a dataset's repr (its v1 wrappers; file datasets name theirs).

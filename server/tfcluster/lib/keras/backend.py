@@ -319,19 +319,11 @@ def batch_set_value(tuples: list[tuple[Any, Any]]) -> None:
 def function(
     inputs: list[Any], outputs: Any, updates: Any = None, name: str | None = None, **kwargs: Any
 ) -> Any:
-    """A callable that feeds `inputs` with its arguments and returns the run `outputs`."""
-    from tfcluster.ops.control_flow_ops import group
+    """A callable that feeds `inputs` with its arguments and returns the run `outputs`
+    (TF 1.15's GraphExecutionFunction)."""
+    from tfcluster.lib.keras.backend_function import GraphExecutionFunction
 
-    update_ops = [u if not isinstance(u, tuple) else u[0].assign(u[1]) for u in updates or []]
-    fetches = list(outputs) if isinstance(outputs, (list, tuple)) else [outputs]
-    step = group(*update_ops) if update_ops else None
-
-    def run(values: list[Any]) -> list[Any]:
-        feed = dict(zip(inputs, values))
-        result = get_session().run(fetches + ([step] if step is not None else []), feed_dict=feed)
-        return list(result[: len(fetches)])
-
-    return run
+    return GraphExecutionFunction(inputs, outputs, updates=updates, name=name, **kwargs)
 
 
 # ---- a few maths helpers programs reach for -------------------------------------------------

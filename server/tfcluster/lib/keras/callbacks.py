@@ -354,6 +354,11 @@ class LearningRateScheduler(Callback):
         if self.verbose > 0:
             print(f"\nEpoch {epoch + 1:05d}: LearningRateScheduler reducing learning rate to {lr}.")
 
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        # As TF 1.15: the epoch's logs (History's too) carry the learning rate.
+        if logs is not None:
+            logs["lr"] = backend.get_value(self.model.optimizer.lr)
+
 
 class CSVLogger(Callback):
     def __init__(self, filename: str, separator: str = ",", append: bool = False) -> None:

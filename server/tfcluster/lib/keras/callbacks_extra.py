@@ -11,6 +11,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.client import trace_profiler
 from tfcluster.lib.keras import backend
 from tfcluster.lib.keras.callbacks import Callback
 
@@ -136,7 +137,9 @@ class TensorBoard(Callback):
         self.batch_size = batch_size
         self.write_graph = write_graph
         self.update_freq = 1 if update_freq == "batch" else update_freq
-        self.profile_batch = profile_batch  # profiling is not done: tfcluster has no profiler
+        # The batch traced by the profiler (saved under log_dir/plugins/profile); 0: none.
+        self.profile_batch = profile_batch
+        self._is_profiling = False
         self.writer: Any = None
         self.merged: Any = None
         self._samples_seen = 0
@@ -180,20 +183,31 @@ class TensorBoard(Callback):
             self.writer.add_summary(summary, step)
         self.writer.flush()
 
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        if self.profile_batch == 1:
+            trace_profiler.start()
+            self._is_profiling = True
+
     def on_train_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
         """Batch scalars (`batch_loss`, ...) every update_freq samples, at the count of batches
-        seen before this one."""
-        if self.update_freq == "epoch":
-            return
+        seen before this one; the profile of batch profile_batch, as TF 1.15 takes it (the
+        profiler starts after the batch before it and is saved after it)."""
         logs = logs or {}
         self._samples_seen += int(logs.get("size", 1))
-        if self._samples_seen - self._samples_seen_at_last_write >= self.update_freq:
+        since = self._samples_seen - self._samples_seen_at_last_write
+        if self.update_freq != "epoch" and since >= self.update_freq:
             batch_logs = {
                 f"batch_{k}": v for k, v in logs.items() if k not in ("batch", "size", "num_steps")
             }
             self._write_custom_summaries(self._total_batches_seen, batch_logs)
             self._samples_seen_at_last_write = self._samples_seen
         self._total_batches_seen += 1
+        if self._is_profiling:
+            trace_profiler.save(self.log_dir, trace_profiler.stop())
+            self._is_profiling = False
+        elif self._total_batches_seen == self.profile_batch - 1:
+            trace_profiler.start()
+            self._is_profiling = True
 
     def _write_histograms(self, epoch: int) -> None:
         data = getattr(self, "validation_data", None)
@@ -217,6 +231,9 @@ class TensorBoard(Callback):
         self._write_custom_summaries(step, epoch_logs)
 
     def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
+        if self._is_profiling:
+            trace_profiler.save(self.log_dir, trace_profiler.stop())
+            self._is_profiling = False
         if self.writer is not None:
             self.writer.close()
 

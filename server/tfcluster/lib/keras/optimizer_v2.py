@@ -334,13 +334,31 @@ class Optimizer:
     def minimize(
         self, loss: Any, var_list: Any, grad_loss: Any = None, name: str | None = None
     ) -> Any:
-        if callable(loss):
-            loss = loss()
+        return self.apply_gradients(self._compute_gradients(loss, var_list, grad_loss), name=name)
+
+    def _compute_gradients(self, loss: Any, var_list: Any, grad_loss: Any = None) -> Any:
+        """As TF 1.15's, graph mode too: the loss is called under a GradientTape watching
+        var_list, so a tensor is refused (not callable) and only the ops the call makes
+        carry gradients (a loss made before it has none)."""
+        from tfcluster.lib import nest
+        from tfcluster.lib.tape.gradient_tape import GradientTape
+
+        with GradientTape() as tape:
+            if not callable(var_list):
+                tape.watch(var_list)
+            loss_value = loss()
         if callable(var_list):
             var_list = var_list()
+        var_list = nest.flatten(var_list)
         with name_scope(self._name + "/gradients"):
-            grads = self._clip(gradients(loss, list(var_list), grad_ys=grad_loss))
-        return self.apply_gradients(list(zip(grads, var_list)), name=name)
+            grads = tape.gradient(loss_value, var_list, grad_loss)
+            grads = [g if g is None else c for g, c in zip(grads, self._clip_present(grads))]
+        return list(zip(grads, var_list))
+
+    def _clip_present(self, grads: list[Any]) -> list[Any]:
+        present = [g for g in grads if g is not None]
+        clipped = iter(self._clip(present))
+        return [None if g is None else next(clipped) for g in grads]
 
     # ---- building the step -------------------------------------------------------------------
     def apply_gradients(self, grads_and_vars: Any, name: str | None = None) -> Any:

@@ -220,9 +220,11 @@ class KerasLayerMixin:
         backend.batch_set_value(pairs)
 
     # ---- calling -------------------------------------------------------------------------
-    # Whether __call__ passes the learning phase as `training` when not given; the RNN
-    # layers don't (TF 1.15's cells ask for it only when they draw dropout masks).
-    _fills_training = True
+    # Whether __call__ passes the learning phase as `training` when not given: only the
+    # layers whose TF 1.15 call asks for it when given None (Dropout, BatchNormalization,
+    # the noise layers). TF's graph-mode __call__ fills nothing: a Lambda's or a user's
+    # layer's call gets training=None.
+    _fills_training = False
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         call_args = self._call_arg_names  # type: ignore[attr-defined]

@@ -541,7 +541,8 @@ class Model(Network):
         # TF 1.15's order: the user's callbacks, then History (it sees what they add: `lr`).
         callback_list = [*(_as_list(callbacks)), self.history]
         if verbose:
-            stateful = [n for n in out_labels if n != "loss" and not n.endswith("_loss")]
+            # As TF 1.15's _get_progbar: all but the total loss (outputs' losses are Means).
+            stateful = [n for n in out_labels if n != "loss"]
             progbar = cbks.ProgbarLogger("samples", stateful_metrics=stateful)
             progbar.verbose_level = verbose
             callback_list.append(progbar)

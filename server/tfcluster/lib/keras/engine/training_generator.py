@@ -21,7 +21,9 @@ _log = logging.getLogger("tensorflow")
 
 
 def _is_loss(name: str) -> bool:
-    return name == "loss" or name.endswith("_loss")
+    """The total loss, averaged over the epoch; everything else (an output's `<name>_loss`
+    included: a Mean metric's running value in TF 1.15) is reported as it stands."""
+    return name == "loss"
 
 
 def reported(name: str, value: float) -> Any:

@@ -61,6 +61,8 @@ class Dense(KerasLayerMixin, tf_core.Dense):
 
 
 class Dropout(KerasLayerMixin, tf_core.Dropout):
+    _fills_training = True  # its call asks for the learning phase, as TF 1.15's
+
     def __init__(
         self, rate: float, noise_shape: Any = None, seed: Any = None, **kwargs: Any
     ) -> None:
@@ -199,6 +201,8 @@ AveragePooling3D = _pool_class(tf_pool.AveragePooling3D, 3)
 
 
 class BatchNormalization(KerasLayerMixin, tf_norm.BatchNormalization):
+    _fills_training = True  # its call asks for the learning phase, as TF 1.15's
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         kwargs = tf_signature.given_arguments(tf_signature.BATCH_NORMALIZATION, self, args, kwargs)
         axis = kwargs.pop("axis", -1)

@@ -16,6 +16,8 @@ from tfcluster.ops import array_ops, math_ops
 
 
 class GaussianNoise(Layer):
+    _fills_training = True  # K.in_train_phase asks for the learning phase
+
     def __init__(self, stddev: float, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.supports_masking = True
@@ -34,6 +36,8 @@ class GaussianNoise(Layer):
 
 
 class GaussianDropout(Layer):
+    _fills_training = True  # K.in_train_phase asks for the learning phase
+
     def __init__(self, rate: float, **kwargs: Any) -> None:
         super().__init__(**kwargs)
         self.supports_masking = True
@@ -56,6 +60,7 @@ class GaussianDropout(Layer):
 
 
 class AlphaDropout(Layer):
+    _fills_training = True  # K.in_train_phase asks for the learning phase
     """Dropout that keeps SELU's self-normalizing mean and variance."""
 
     def __init__(

@@ -618,6 +618,8 @@ class RNN(Layer):
             cell = StackedRNNCells(cell)
         if not hasattr(cell, "call") or not hasattr(cell, "state_size"):
             raise ValueError("`cell` should have a `call` method. The RNN was passed:", cell)
+        # Masked steps output zeros, not the previous output (Bidirectional sets it).
+        self.zero_output_for_mask = bool(kwargs.pop("zero_output_for_mask", False))
         super().__init__(**kwargs)
         self.cell = cell
         self.return_sequences = return_sequences
@@ -767,6 +769,7 @@ class RNN(Layer):
                 go_backwards=self.go_backwards,
                 time_major=self.time_major,
                 mask=mask,
+                zero_output_for_mask=self.zero_output_for_mask,
             )
         else:
             last, outputs, final = keras_rnn_loop(
@@ -776,6 +779,7 @@ class RNN(Layer):
                 go_backwards=self.go_backwards,
                 time_major=self.time_major,
                 mask=mask,
+                zero_output_for_mask=self.zero_output_for_mask,
             )
         if self.stateful:
             self.add_update([state_ops.assign(v, s) for v, s in zip(self.states, final)], inputs)
@@ -785,7 +789,7 @@ class RNN(Layer):
         return output
 
     def get_config(self) -> dict[str, Any]:
-        return {
+        config = {
             **super().get_config(),
             "return_sequences": self.return_sequences,
             "return_state": self.return_state,
@@ -793,8 +797,14 @@ class RNN(Layer):
             "stateful": self.stateful,
             "unroll": self.unroll,
             "time_major": self.time_major,
-            "cell": {"class_name": type(self.cell).__name__, "config": self.cell.get_config()},
         }
+        if self.zero_output_for_mask:
+            config["zero_output_for_mask"] = True
+        config["cell"] = {
+            "class_name": type(self.cell).__name__,
+            "config": self.cell.get_config(),
+        }
+        return config
 
     @classmethod
     def from_config(cls, config: dict[str, Any], custom_objects: Any = None) -> Any:
@@ -819,7 +829,14 @@ class _CellOwner(RNN):
     """SimpleRNN/GRU/LSTM: the cell's arguments and the RNN's in one constructor."""
 
     _cell_class: type[_KerasCell] = _KerasCell
-    _rnn_args = ("return_sequences", "return_state", "go_backwards", "stateful", "unroll")
+    _rnn_args = (
+        "return_sequences",
+        "return_state",
+        "go_backwards",
+        "stateful",
+        "unroll",
+        "zero_output_for_mask",
+    )
 
     def __init__(self, units: int, **kwargs: Any) -> None:
         rnn_kwargs = {k: kwargs.pop(k) for k in self._rnn_args if k in kwargs}

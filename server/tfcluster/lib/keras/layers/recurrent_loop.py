@@ -47,9 +47,12 @@ def keras_rnn_loop(
     go_backwards: bool = False,
     time_major: bool = False,
     mask: Any = None,
+    zero_output_for_mask: bool = False,
 ) -> tuple[Any, Any, list[Any]]:
     """(last output, outputs, final states) as TF 1.15's K.rnn builds them;
-    step_function(inputs_t, states) -> (output_t, new states) builds TF's ops for a step."""
+    step_function(inputs_t, states) -> (output_t, new states) builds TF's ops for a step.
+    With a mask, a masked step's output is the previous one, or zeros where
+    zero_output_for_mask (a Bidirectional's layers returning sequences)."""
     if not time_major:
         inputs = _swap_batch_time(inputs)
     steps = array_ops.shape(inputs)[0]
@@ -78,6 +81,7 @@ def keras_rnn_loop(
             initial_states,
             go_backwards,
             time_major,
+            zero_output_for_mask,
         )
 
     def body(time: Any, output_ta_t: Any, *states: Any) -> Any:
@@ -109,6 +113,7 @@ def _masked_loop(
     initial_states: list[Any],
     go_backwards: bool,
     time_major: bool,
+    zero_output_for_mask: bool,
 ) -> tuple[Any, Any, list[Any]]:
     """K.rnn's loop with a mask: (time, outputs, previous output, *states)."""
     if go_backwards:
@@ -121,7 +126,8 @@ def _masked_loop(
         current = input_ta.read(time)
         mask_t = mask_ta.read(time)
         output, new_states = step(current, tuple(states))
-        output = array_ops.where(_tiled_mask(mask_t, output), output, prev_output)
+        masked = zero_output if zero_output_for_mask else prev_output
+        output = array_ops.where(_tiled_mask(mask_t, output), output, masked)
         for state, new_state in zip(states, new_states):
             new_state.set_shape(state.shape)
         tiled = [_tiled_mask(mask_t, state) for state in states]
@@ -160,6 +166,7 @@ def keras_rnn_unrolled(
     go_backwards: bool = False,
     time_major: bool = False,
     mask: Any = None,
+    zero_output_for_mask: bool = False,
 ) -> tuple[Any, Any, list[Any]]:
     """K.rnn with unroll=True: the inputs (and mask) unstacked along time, one step per time
     step in the graph, with a mask the previous output and states kept where it is not set
@@ -196,10 +203,17 @@ def keras_rnn_unrolled(
             output, states = step_function(step_input, tuple(states))
             outputs.append(output)
     stacked = array_ops.stack(outputs)
+    last = outputs[-1]
+    if mask is not None and zero_output_for_mask:
+        # As K.rnn unrolled: the masked steps' outputs zeroed once they are stacked.
+        last = array_ops.where(_tiled_mask(masks[-1], last), last, array_ops.zeros_like(last))
+        stacked = array_ops.where(
+            _tiled_mask(mask, stacked), stacked, array_ops.zeros_like(stacked)
+        )
     shape = stacked.shape.as_list()
     shape[0] = inputs.shape.as_list()[0]
     shape[1] = inputs.shape.as_list()[1]
     stacked.set_shape(shape)
     if not time_major:
         stacked = _swap_batch_time(stacked)
-    return outputs[-1], stacked, list(states)
+    return last, stacked, list(states)

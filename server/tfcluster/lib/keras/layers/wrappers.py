@@ -10,6 +10,7 @@ from typing import Any
 
 from tfcluster.framework.graph import name_scope
 from tfcluster.framework.tensor_shape import TensorShape
+from tfcluster.lib.keras import backend_math
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.layers.base import InputSpec
 from tfcluster.ops import array_ops
@@ -91,6 +92,8 @@ class TimeDistributed(Wrapper):
             )
         super().__init__(layer, **kwargs)
         self.supports_masking = True
+        # id(outer inputs) -> their [batch * time, ...] reshape (compute_mask reads it).
+        self._input_map: dict[int, Any] = {}
 
     def build(self, input_shape: Any) -> None:  # type: ignore[override]  # TF 1.15's signature
         dims = TensorShape(input_shape).as_list()
@@ -111,6 +114,7 @@ class TimeDistributed(Wrapper):
         dims = inputs.shape.as_list()
         length = dims[1] if dims[1] else array_ops.shape(inputs)[1]
         inner = array_ops.reshape(inputs, _shape_with((-1,), inputs, 2))
+        self._input_map[id(inputs)] = inner
         if mask is not None and "mask" in params:
             kwargs["mask"] = array_ops.reshape(mask, _shape_with((-1,), mask, 2))
         y = self.layer(inner, **kwargs)
@@ -120,7 +124,32 @@ class TimeDistributed(Wrapper):
         return out
 
     def compute_mask(self, inputs: Any, mask: Any = None) -> Any:
-        return mask
+        """As TF 1.15's: the inner layer's mask of the [batch * time, ...] inputs, reshaped
+        back to [batch, time]; the input mask reduced to it where the inner layer gives
+        none (a static batch size keeps the input mask as it is)."""
+        dims = inputs.shape.as_list()
+        if dims[0]:
+            return mask
+        inner_mask = mask
+        if inner_mask is not None:
+            inner_mask = array_ops.reshape(inner_mask, _shape_with((-1,), mask, 2))
+        inner_inputs = self._input_map.get(id(inputs), inputs)
+        output_mask = self.layer.compute_mask(inner_inputs, inner_mask)
+        if output_mask is None:
+            if mask is None:
+                return None
+            output_mask = mask
+            for _ in range(2, mask.shape.ndims):
+                output_mask = backend_math.any(output_mask, axis=-1)
+            return output_mask
+        length = dims[1] if dims[1] else array_ops.shape(inputs)[1]
+        if output_mask.shape.ndims is not None:
+            known = output_mask.shape.as_list()
+        elif mask is not None:
+            known = mask.shape.as_list()
+        else:
+            known = self.compute_output_shape(inputs.shape).as_list()[:-1]
+        return array_ops.reshape(output_mask, _shape_with((-1, length), output_mask, 1, known[1:]))
 
 
 class Bidirectional(Wrapper):
@@ -158,6 +187,10 @@ class Bidirectional(Wrapper):
             }
         self.forward_layer._name = "forward_" + self.forward_layer.name
         self.backward_layer._name = "backward_" + self.backward_layer.name
+        # As TF 1.15: layers returning sequences output zeros at masked steps.
+        for direction in (self.forward_layer, self.backward_layer):
+            if getattr(direction, "zero_output_for_mask", None) is not None:
+                direction.zero_output_for_mask = direction.return_sequences
         self.merge_mode = merge_mode
         if weights:
             half = len(weights) // 2

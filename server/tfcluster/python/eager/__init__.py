@@ -1,0 +1,1 @@
+"""tensorflow.python.eager: the modules of it TF1 programs import in graph mode."""

@@ -1,0 +1,170 @@
+"""Details of the graphs TF 1.15's tf.keras builds, which set later ops' random seeds and what
+layers receive: a Lambda or a user's layer is called with training=None (TF's graph-mode
+__call__ fills nothing; Dropout and BatchNormalization ask for the learning phase in their
+own call), K.function groups its updates after its first output (a NoOp even without
+updates) and returns its outputs' structure, TimeDistributed's mask goes through the inner
+layer (two Reshapes), and a Bidirectional RNN returning sequences outputs zeros at masked
+steps. Each case is `fn(tf) -> dict of plain values`, recorded on TF 1.15 by
+record_keras_graph_details.py and compared by tests/unit/test_keras_graph_details.py.
+Python 3.7 code."""
+
+from __future__ import annotations
+
+import numpy as np
+
+CASES = {}
+
+
+def _fresh(tf):
+    tf.reset_default_graph()
+    tf.keras.backend.clear_session()
+    tf.set_random_seed(5)
+    graph = tf.get_default_graph()
+    # tfcluster counts the ops TF 1.15's graph would hold (its loops are single ops).
+    count = getattr(graph, "_op_count", None) or (lambda: len(graph.get_operations()))
+    return graph, count
+
+
+def _learning_phase_ops(graph):
+    return sorted(op.name for op in graph.get_operations() if "learning_phase" in op.name)
+
+
+def lambda_and_user_layers_get_no_training(tf):
+    graph, _ = _fresh(tf)
+    seen = []
+
+    class Probe(tf.keras.layers.Layer):
+        def call(self, inputs, training=None):
+            seen.append(repr(training))
+            return inputs * 2.0
+
+    def fn(t, training=None):
+        seen.append(repr(training))
+        return t + 1.0
+
+    inputs = tf.keras.Input((3,))
+    hidden = tf.keras.layers.Lambda(fn)(inputs)
+    probed = Probe()(hidden)
+    before_dropout = _learning_phase_ops(graph)
+    tf.keras.layers.Dropout(0.5)(probed)
+    return {
+        "training_seen": seen,
+        "learning_phase_before_dropout": before_dropout,
+        "learning_phase_after_dropout": _learning_phase_ops(graph),
+    }
+
+
+CASES["lambda_and_user_layers_get_no_training"] = lambda_and_user_layers_get_no_training
+
+
+def backend_function_groups_updates_after_its_first_output(tf):
+    _, count = _fresh(tf)
+    x = tf.keras.Input((2,), name="x")
+    y = tf.keras.layers.Dense(1, kernel_initializer="ones", name="d")(x)
+    counter = tf.keras.backend.variable(0.0, name="counter")
+    made = count()
+    plain = tf.keras.backend.function([x], [y])
+    after_plain = count()
+    step = tf.keras.backend.function(
+        [x], {"out": y, "twice": y * 2.0}, updates=[(counter, counter + 1.0)]
+    )
+    after_step = count()
+    data = np.array([[1.0, 2.0]], dtype=np.float32)
+    out = step([data])
+    step([data])
+    return {
+        "ops_made": [after_plain - made, after_step - after_plain],
+        "plain": plain([data])[0].tolist(),
+        "structure": sorted(out),
+        "values": {k: v.tolist() for k, v in sorted(out.items())},
+        "counter": float(tf.keras.backend.get_value(counter)),
+    }
+
+
+CASES["backend_function_groups_updates_after_its_first_output"] = (
+    backend_function_groups_updates_after_its_first_output
+)
+
+
+def masked_sequence_stack_ops_and_outputs(tf):
+    _, count = _fresh(tf)
+    layers = [
+        tf.keras.layers.Embedding(10, 3, mask_zero=True, input_length=5),
+        tf.keras.layers.Bidirectional(tf.keras.layers.LSTM(2, return_sequences=True)),
+        tf.keras.layers.TimeDistributed(tf.keras.layers.Dense(2)),
+        tf.keras.layers.GRU(3),
+    ]
+    model = tf.keras.Sequential()
+    counts = []
+    for layer in layers:
+        model.add(layer)
+        counts.append(count())
+    ids = np.array([[1, 2, 0, 0, 0], [3, 4, 5, 6, 0]])
+    outputs = {}
+    for name in ("bidirectional", "time_distributed", "gru"):
+        f = tf.keras.backend.function([model.input], [model.get_layer(name).output])
+        outputs[name] = np.round(f([ids])[0], 6).tolist()
+    return {
+        "op_counts": counts,
+        "weight_sums": [round(float(np.sum(w)), 5) for w in model.get_weights()],
+        "outputs": outputs,
+        "configs": [
+            model.get_layer("bidirectional").forward_layer.get_config().get("zero_output_for_mask"),
+            model.get_layer("gru").get_config().get("zero_output_for_mask"),
+        ],
+    }
+
+
+CASES["masked_sequence_stack_ops_and_outputs"] = masked_sequence_stack_ops_and_outputs
+
+
+def optimizer_v2_minimize_calls_the_loss_under_a_tape(tf):
+    """OptimizerV2.minimize in graph mode, as TF 1.15: the loss must be a callable (a tensor:
+    TypeError), called under a GradientTape (a loss made before the call: no gradients,
+    ValueError); made inside the call it trains, with a learning-rate schedule, and
+    apply_gradients of tf.gradients works as well."""
+    _fresh(tf)
+    keras = tf.keras
+    x = tf.placeholder(tf.float32, [None, 3])
+    y = tf.placeholder(tf.float32, [None, 1])
+    model = keras.Sequential(
+        [keras.layers.Dense(4, activation="relu", input_shape=(3,)), keras.layers.Dense(1)]
+    )
+    loss = tf.reduce_mean(keras.losses.mean_squared_error(y, model(x)))
+    schedule = keras.optimizers.schedules.ExponentialDecay(0.1, 2, 0.5, staircase=True)
+    opt = keras.optimizers.Adam(learning_rate=schedule)
+    errors = []
+    for attempt in (loss, lambda: loss):
+        try:
+            opt.minimize(attempt, var_list=model.trainable_variables)
+        except (TypeError, ValueError) as e:
+            errors.append([type(e).__name__, str(e)])
+    train = opt.minimize(
+        lambda: tf.reduce_mean(keras.losses.mean_squared_error(y, model(x))),
+        var_list=model.trainable_variables,
+    )
+    sgd = keras.optimizers.SGD(0.05, momentum=0.9, nesterov=True)
+    train2 = sgd.apply_gradients(
+        zip(tf.gradients(loss, model.trainable_variables), model.trainable_variables)
+    )
+    rng = np.random.RandomState(0)
+    feed = {x: rng.rand(8, 3).astype("float32"), y: rng.rand(8, 1).astype("float32")}
+    steps = []
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        for op in (train, train, train, train2, train2):
+            sess.run(op, feed)
+            steps.append(round(float(sess.run(loss, feed)), 6))
+        iterations = [int(sess.run(opt.iterations)), int(sess.run(sgd.iterations))]
+    return {
+        "errors": errors,
+        "train_op": [type(train).__name__, train.name],
+        "slots": [v.name for v in opt.variables()],
+        "losses": steps,
+        "iterations": iterations,
+    }
+
+
+CASES["optimizer_v2_minimize_calls_the_loss_under_a_tape"] = (
+    optimizer_v2_minimize_calls_the_loss_under_a_tape
+)
