@@ -30,7 +30,7 @@ from tfcluster.protos import types_pb2 as tfcluster_dot_protos_dot_types__pb2
 from tfcluster.protos import variable_pb2 as tfcluster_dot_protos_dot_variable__pb2
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)tfcluster/protos/saved_object_graph.proto\x12\ttfcluster\x1a\x1ctfcluster/protos/graph.proto\x1a\x1dtfcluster/protos/struct.proto\x1a#tfcluster/protos/tensor_shape.proto\x1a-tfcluster/protos/trackable_object_graph.proto\x1a\x1ctfcluster/protos/types.proto\x1a\x1ftfcluster/protos/variable.proto\"\xe5\x01\n\x10SavedObjectGraph\x12%\n\x05nodes\x18\x01 \x03(\x0b\x32\x16.tfcluster.SavedObject\x12N\n\x12\x63oncrete_functions\x18\x02 \x03(\x0b\x32\x32.tfcluster.SavedObjectGraph.ConcreteFunctionsEntry\x1aZ\n\x16\x43oncreteFunctionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12/\n\x05value\x18\x02 \x01(\x0b\x32 .tfcluster.SavedConcreteFunction:\x02\x38\x01\"\xa2\x04\n\x0bSavedObject\x12Q\n\x08\x63hildren\x18\x01 \x03(\x0b\x32?.tfcluster.TrackableObjectGraph.TrackableObject.ObjectReference\x12]\n\x0eslot_variables\x18\x03 \x03(\x0b\x32\x45.tfcluster.TrackableObjectGraph.TrackableObject.SlotVariableReference\x12\x31\n\x0buser_object\x18\x04 \x01(\x0b\x32\x1a.tfcluster.SavedUserObjectH\x00\x12&\n\x05\x61sset\x18\x05 \x01(\x0b\x32\x15.tfcluster.SavedAssetH\x00\x12,\n\x08\x66unction\x18\x06 \x01(\x0b\x32\x18.tfcluster.SavedFunctionH\x00\x12,\n\x08variable\x18\x07 \x01(\x0b\x32\x18.tfcluster.SavedVariableH\x00\x12\x46\n\x16\x62\x61re_concrete_function\x18\x08 \x01(\x0b\x32$.tfcluster.SavedBareConcreteFunctionH\x00\x12,\n\x08\x63onstant\x18\t \x01(\x0b\x32\x18.tfcluster.SavedConstantH\x00\x12,\n\x08resource\x18\n \x01(\x0b\x32\x18.tfcluster.SavedResourceH\x00\x42\x06\n\x04kind\"M\n\x0fSavedUserObject\x12\x12\n\nidentifier\x18\x01 \x01(\t\x12&\n\x07version\x18\x02 \x01(\x0b\x32\x15.tfcluster.VersionDef\"*\n\nSavedAsset\x12\x1c\n\x14\x61sset_file_def_index\x18\x01 \x01(\x05\"[\n\rSavedFunction\x12\x1a\n\x12\x63oncrete_functions\x18\x01 \x03(\t\x12.\n\rfunction_spec\x18\x02 \x01(\x0b\x32\x17.tfcluster.FunctionSpec\"\xa6\x01\n\x15SavedConcreteFunction\x12\x14\n\x0c\x62ound_inputs\x18\x02 \x03(\x05\x12\x41\n\x1d\x63\x61nonicalized_input_signature\x18\x03 \x01(\x0b\x32\x1a.tfcluster.StructuredValue\x12\x34\n\x10output_signature\x18\x04 \x01(\x0b\x32\x1a.tfcluster.StructuredValue\"|\n\x19SavedBareConcreteFunction\x12\x1e\n\x16\x63oncrete_function_name\x18\x01 \x01(\t\x12\x19\n\x11\x61rgument_keywords\x18\x02 \x03(\t\x12$\n\x1c\x61llowed_positional_arguments\x18\x03 \x01(\x03\"\"\n\rSavedConstant\x12\x11\n\toperation\x18\x01 \x01(\t\"\xf2\x01\n\rSavedVariable\x12\"\n\x05\x64type\x18\x01 \x01(\x0e\x32\x13.tfcluster.DataType\x12*\n\x05shape\x18\x02 \x01(\x0b\x32\x1b.tfcluster.TensorShapeProto\x12\x11\n\ttrainable\x18\x03 \x01(\x08\x12;\n\x0fsynchronization\x18\x04 \x01(\x0e\x32\".tfcluster.VariableSynchronization\x12\x33\n\x0b\x61ggregation\x18\x05 \x01(\x0e\x32\x1e.tfcluster.VariableAggregation\x12\x0c\n\x04name\x18\x06 \x01(\t\"\x87\x01\n\x0c\x46unctionSpec\x12/\n\x0b\x66ullargspec\x18\x01 \x01(\x0b\x32\x1a.tfcluster.StructuredValue\x12\x11\n\tis_method\x18\x02 \x01(\x08\x12\x33\n\x0finput_signature\x18\x05 \x01(\x0b\x32\x1a.tfcluster.StructuredValue\"\x1f\n\rSavedResource\x12\x0e\n\x06\x64\x65vice\x18\x01 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n)tfcluster/protos/saved_object_graph.proto\x12\ttfcluster\x1a\x1ctfcluster/protos/graph.proto\x1a\x1dtfcluster/protos/struct.proto\x1a#tfcluster/protos/tensor_shape.proto\x1a-tfcluster/protos/trackable_object_graph.proto\x1a\x1ctfcluster/protos/types.proto\x1a\x1ftfcluster/protos/variable.proto\"\xe5\x01\n\x10SavedObjectGraph\x12%\n\x05nodes\x18\x01 \x03(\x0b\x32\x16.tfcluster.SavedObject\x12N\n\x12\x63oncrete_functions\x18\x02 \x03(\x0b\x32\x32.tfcluster.SavedObjectGraph.ConcreteFunctionsEntry\x1aZ\n\x16\x43oncreteFunctionsEntry\x12\x0b\n\x03key\x18\x01 \x01(\t\x12/\n\x05value\x18\x02 \x01(\x0b\x32 .tfcluster.SavedConcreteFunction:\x02\x38\x01\"\xa2\x04\n\x0bSavedObject\x12Q\n\x08\x63hildren\x18\x01 \x03(\x0b\x32?.tfcluster.TrackableObjectGraph.TrackableObject.ObjectReference\x12]\n\x0eslot_variables\x18\x03 \x03(\x0b\x32\x45.tfcluster.TrackableObjectGraph.TrackableObject.SlotVariableReference\x12\x31\n\x0buser_object\x18\x04 \x01(\x0b\x32\x1a.tfcluster.SavedUserObjectH\x00\x12&\n\x05\x61sset\x18\x05 \x01(\x0b\x32\x15.tfcluster.SavedAssetH\x00\x12,\n\x08\x66unction\x18\x06 \x01(\x0b\x32\x18.tfcluster.SavedFunctionH\x00\x12,\n\x08variable\x18\x07 \x01(\x0b\x32\x18.tfcluster.SavedVariableH\x00\x12\x46\n\x16\x62\x61re_concrete_function\x18\x08 \x01(\x0b\x32$.tfcluster.SavedBareConcreteFunctionH\x00\x12,\n\x08\x63onstant\x18\t \x01(\x0b\x32\x18.tfcluster.SavedConstantH\x00\x12,\n\x08resource\x18\n \x01(\x0b\x32\x18.tfcluster.SavedResourceH\x00\x42\x06\n\x04kind\"_\n\x0fSavedUserObject\x12\x12\n\nidentifier\x18\x01 \x01(\t\x12&\n\x07version\x18\x02 \x01(\x0b\x32\x15.tfcluster.VersionDef\x12\x10\n\x08metadata\x18\x03 \x01(\t\"*\n\nSavedAsset\x12\x1c\n\x14\x61sset_file_def_index\x18\x01 \x01(\x05\"[\n\rSavedFunction\x12\x1a\n\x12\x63oncrete_functions\x18\x01 \x03(\t\x12.\n\rfunction_spec\x18\x02 \x01(\x0b\x32\x17.tfcluster.FunctionSpec\"\xa6\x01\n\x15SavedConcreteFunction\x12\x14\n\x0c\x62ound_inputs\x18\x02 \x03(\x05\x12\x41\n\x1d\x63\x61nonicalized_input_signature\x18\x03 \x01(\x0b\x32\x1a.tfcluster.StructuredValue\x12\x34\n\x10output_signature\x18\x04 \x01(\x0b\x32\x1a.tfcluster.StructuredValue\"|\n\x19SavedBareConcreteFunction\x12\x1e\n\x16\x63oncrete_function_name\x18\x01 \x01(\t\x12\x19\n\x11\x61rgument_keywords\x18\x02 \x03(\t\x12$\n\x1c\x61llowed_positional_arguments\x18\x03 \x01(\x03\"\"\n\rSavedConstant\x12\x11\n\toperation\x18\x01 \x01(\t\"\xf2\x01\n\rSavedVariable\x12\"\n\x05\x64type\x18\x01 \x01(\x0e\x32\x13.tfcluster.DataType\x12*\n\x05shape\x18\x02 \x01(\x0b\x32\x1b.tfcluster.TensorShapeProto\x12\x11\n\ttrainable\x18\x03 \x01(\x08\x12;\n\x0fsynchronization\x18\x04 \x01(\x0e\x32\".tfcluster.VariableSynchronization\x12\x33\n\x0b\x61ggregation\x18\x05 \x01(\x0e\x32\x1e.tfcluster.VariableAggregation\x12\x0c\n\x04name\x18\x06 \x01(\t\"\x87\x01\n\x0c\x46unctionSpec\x12/\n\x0b\x66ullargspec\x18\x01 \x01(\x0b\x32\x1a.tfcluster.StructuredValue\x12\x11\n\tis_method\x18\x02 \x01(\x08\x12\x33\n\x0finput_signature\x18\x05 \x01(\x0b\x32\x1a.tfcluster.StructuredValue\"\x1f\n\rSavedResource\x12\x0e\n\x06\x64\x65vice\x18\x01 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
@@ -46,21 +46,21 @@ if not _descriptor._USE_C_DESCRIPTORS:
   _globals['_SAVEDOBJECT']._serialized_start=497
   _globals['_SAVEDOBJECT']._serialized_end=1043
   _globals['_SAVEDUSEROBJECT']._serialized_start=1045
-  _globals['_SAVEDUSEROBJECT']._serialized_end=1122
-  _globals['_SAVEDASSET']._serialized_start=1124
-  _globals['_SAVEDASSET']._serialized_end=1166
-  _globals['_SAVEDFUNCTION']._serialized_start=1168
-  _globals['_SAVEDFUNCTION']._serialized_end=1259
-  _globals['_SAVEDCONCRETEFUNCTION']._serialized_start=1262
-  _globals['_SAVEDCONCRETEFUNCTION']._serialized_end=1428
-  _globals['_SAVEDBARECONCRETEFUNCTION']._serialized_start=1430
-  _globals['_SAVEDBARECONCRETEFUNCTION']._serialized_end=1554
-  _globals['_SAVEDCONSTANT']._serialized_start=1556
-  _globals['_SAVEDCONSTANT']._serialized_end=1590
-  _globals['_SAVEDVARIABLE']._serialized_start=1593
-  _globals['_SAVEDVARIABLE']._serialized_end=1835
-  _globals['_FUNCTIONSPEC']._serialized_start=1838
-  _globals['_FUNCTIONSPEC']._serialized_end=1973
-  _globals['_SAVEDRESOURCE']._serialized_start=1975
-  _globals['_SAVEDRESOURCE']._serialized_end=2006
+  _globals['_SAVEDUSEROBJECT']._serialized_end=1140
+  _globals['_SAVEDASSET']._serialized_start=1142
+  _globals['_SAVEDASSET']._serialized_end=1184
+  _globals['_SAVEDFUNCTION']._serialized_start=1186
+  _globals['_SAVEDFUNCTION']._serialized_end=1277
+  _globals['_SAVEDCONCRETEFUNCTION']._serialized_start=1280
+  _globals['_SAVEDCONCRETEFUNCTION']._serialized_end=1446
+  _globals['_SAVEDBARECONCRETEFUNCTION']._serialized_start=1448
+  _globals['_SAVEDBARECONCRETEFUNCTION']._serialized_end=1572
+  _globals['_SAVEDCONSTANT']._serialized_start=1574
+  _globals['_SAVEDCONSTANT']._serialized_end=1608
+  _globals['_SAVEDVARIABLE']._serialized_start=1611
+  _globals['_SAVEDVARIABLE']._serialized_end=1853
+  _globals['_FUNCTIONSPEC']._serialized_start=1856
+  _globals['_FUNCTIONSPEC']._serialized_end=1991
+  _globals['_SAVEDRESOURCE']._serialized_start=1993
+  _globals['_SAVEDRESOURCE']._serialized_end=2024
 # @@protoc_insertion_point(module_scope)

@@ -6,8 +6,7 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from tfcluster.lib.keras import backend
-from tfcluster.lib.keras.engine import hdf5_format
+from tfcluster.lib.keras.engine import hdf5_format, keras_saved_model
 from tfcluster.lib.keras.engine.input_layer import Input, InputLayer
 from tfcluster.lib.keras.engine.model_config import (
     model_from_config,
@@ -28,13 +27,12 @@ def save_model(
     save_format: Any = None,
     signatures: Any = None,
 ) -> None:
-    """HDF5 (TF 1.15's default format in graph mode)."""
+    """HDF5 (TF 1.15's default format in graph mode); any other save_format than 'h5' (for a
+    path without an HDF5 extension) is TF's SavedModel (engine/keras_saved_model.py)."""
     save_format = save_format or "h5"
-    if save_format not in ("h5", "hdf5", "keras", "tf", "tensorflow"):
-        raise ValueError(f"Unknown format {save_format}. Was expecting one of {{'tf', 'h5'}}.")
     is_file_object = not isinstance(filepath, (str, os.PathLike))
     if (
-        save_format in ("h5", "hdf5", "keras")
+        save_format == "h5"
         or is_file_object
         or os.path.splitext(str(filepath))[1] in _HDF5_EXTENSIONS
     ):
@@ -48,7 +46,7 @@ def save_model(
             )
         hdf5_format.save_model(model, filepath, overwrite, include_optimizer)
         return
-    raise backend.unimplemented("tf.keras.models.save_model(save_format='tf') (Keras SavedModel)")
+    keras_saved_model.save(model, filepath, overwrite, include_optimizer, signatures)
 
 
 def load_model(filepath: Any, custom_objects: Any = None, compile: bool = True) -> Any:
@@ -57,10 +55,8 @@ def load_model(filepath: Any, custom_objects: Any = None, compile: bool = True) 
         os.path.isfile(str(filepath)) and h5py.is_hdf5(str(filepath))
     ):
         return hdf5_format.load_model(filepath, custom_objects, compile)
-    if os.path.isdir(str(filepath)) and os.path.exists(
-        os.path.join(str(filepath), "saved_model.pb")
-    ):
-        raise backend.unimplemented("tf.keras.models.load_model of a Keras SavedModel directory")
+    if isinstance(filepath, (str, os.PathLike)):
+        return keras_saved_model.load(os.fspath(filepath), custom_objects, compile)
     raise OSError(
         "Unable to load model. Filepath is not an hdf5 file (or h5py is not available) or "
         "SavedModel."

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import inspect
 from collections.abc import Mapping
-from typing import Any
+from typing import Any, Protocol
 
 import numpy as np
 
@@ -35,6 +35,17 @@ from tfcluster.protos import (
 )
 
 OBJECT_GRAPH_KEY = "_CHECKPOINTABLE_OBJECT_GRAPH"
+
+
+class UserObjects(Protocol):
+    """What a caller (Keras's model.save) adds: objects' identifiers and metadata, and
+    children beyond those object_graph.children finds."""
+
+    def identify(self, obj: Any) -> tuple[str, str] | None: ...
+
+    def children(self, obj: Any) -> list[tuple[str, Any]]: ...
+
+
 _SIGNATURE_MAP = "signature_map"
 
 
@@ -69,8 +80,10 @@ def _strings(values: list[str]) -> np.ndarray:
 class ExportGraph:
     """The exported graph's nodes and library, the SavedObjectGraph and the signature defs."""
 
-    def __init__(self, objects: SaveableView) -> None:
+    def __init__(self, objects: SaveableView, user_objects: UserObjects | None = None) -> None:
         self.objects = objects
+        # An object's (identifier, metadata) where the caller names it (Keras's layers).
+        self.user_objects = user_objects
         self.graph = graph_pb2.GraphDef()
         self.graph.versions.CopyFrom(Graph().as_graph_def().versions)
         self.saved = saved_object_graph_pb2.SavedObjectGraph()
@@ -132,6 +145,9 @@ class ExportGraph:
                     if isinstance(obj, SignatureMap)
                     else object_graph.identifier(obj)
                 )
+                named = None if self.user_objects is None else self.user_objects.identify(obj)
+                if named is not None:
+                    node.user_object.identifier, node.user_object.metadata = named
                 node.user_object.version.producer = 1
                 node.user_object.version.min_consumer = 1
         for owner, name, fn, unbound in objects.functions:
@@ -158,12 +174,9 @@ class ExportGraph:
             return
         entry = self.saved.concrete_functions[concrete.name]
         entry.bound_inputs.extend(self._bound_input(concrete, t) for t in concrete.captured_inputs)
-        names = input_names(concrete)
-        specs = tuple(
-            TensorSpec(t.shape, t.dtype.base_dtype, name=n)
-            for t, n in zip(concrete.graph.inputs, names)
+        entry.canonicalized_input_signature.CopyFrom(
+            nested_structure_coder.encode(_canonical_signature(concrete))
         )
-        entry.canonicalized_input_signature.CopyFrom(nested_structure_coder.encode((specs, {})))
         entry.output_signature.CopyFrom(
             nested_structure_coder.encode(_output_specs(concrete.structured_outputs))
         )
@@ -380,6 +393,26 @@ class ExportGraph:
                 )
                 restore.append(f"^{assign}")
         g.append(_node("restore/restore_all", "NoOp", restore))
+
+
+def _canonical_signature(concrete: ConcreteFunction) -> Any:
+    """(positional arguments, keywords) as the function was traced, each tensor argument as
+    its TensorSpec (a list argument stays a list, as TF matches calls by it); flat where the
+    traced structure is unknown."""
+    names = input_names(concrete)
+    inputs = list(concrete.graph.inputs)
+    flat = tuple(TensorSpec(t.shape, t.dtype.base_dtype, name=n) for t, n in zip(inputs, names))
+    structure = concrete.structured_input_signature
+    if not isinstance(structure, (list, tuple)) or len(structure) != 2:
+        return (flat, {})
+    args, kwargs = structure
+    leaves = nest.flatten([list(args), dict(kwargs)])
+    if sum(isinstance(x, (Tensor, TensorSpec)) for x in leaves) != len(flat):
+        return (flat, {})
+    it = iter(flat)
+    fixed = [next(it) if isinstance(x, (Tensor, TensorSpec)) else x for x in leaves]
+    args, kwargs = nest.pack_sequence_as([list(args), dict(kwargs)], fixed)
+    return (tuple(args), dict(kwargs))
 
 
 def _output_specs(structure: Any) -> Any:

@@ -10,8 +10,10 @@ object-based checkpoint of the variables' values (read in the default session, a
 them) with its TrackableObjectGraph. TF 1.15's loader.load and load_v2 both read it.
 
 Saved: variables, tf.train.Checkpoint / tf.Module objects and Keras models (their weighted
-layers) and the concrete functions of their tf.function attributes; a function may capture
-the saved resource variables and constants (TF also saves captured assets)."""
+layers; Keras objects with TF's Keras identifiers, metadata and traced calls, see
+keras/engine/keras_saved_model.py) and the concrete functions of their tf.function
+attributes; a function may capture the saved resource variables and constants (TF also saves
+captured assets)."""
 
 from __future__ import annotations
 
@@ -24,7 +26,7 @@ from tfcluster.framework.default_session import get_default_session
 from tfcluster.framework.tensor_bundle import bundle
 from tfcluster.lib.saved_model import constants, object_graph, signature_serialization
 from tfcluster.lib.saved_model import signature_constants as sigs
-from tfcluster.lib.saved_model.export_graph import OBJECT_GRAPH_KEY, ExportGraph
+from tfcluster.lib.saved_model.export_graph import OBJECT_GRAPH_KEY, ExportGraph, UserObjects
 from tfcluster.lib.saved_model.saveable_view import SaveableView
 from tfcluster.protos import meta_graph_pb2, saved_model_pb2, saver_pb2
 from tfcluster.training.object_checkpoint import Checkpoint
@@ -41,8 +43,11 @@ def _session() -> Any:
     return session
 
 
-def save(obj: Any, export_dir: str, signatures: Any = None) -> None:
-    """Writes obj to export_dir as the SavedModel the module docstring describes."""
+def save(
+    obj: Any, export_dir: str, signatures: Any = None, user_objects: UserObjects | None = None
+) -> None:
+    """Writes obj to export_dir as the SavedModel the module docstring describes;
+    user_objects names objects (identifier, metadata) and adds children."""
     if not object_graph.is_trackable(obj):
         raise ValueError(f"Expected a Trackable object for export, got {obj}.")
     if signatures is None:
@@ -52,8 +57,15 @@ def save(obj: Any, export_dir: str, signatures: Any = None) -> None:
         signature_map = signature_serialization.canonicalize_signatures(signatures)
     if isinstance(obj, Checkpoint):
         obj._maybe_create_save_counter()  # TF saves it (uninitialized: FailedPreconditionError)
-    objects = SaveableView(obj, signature_map)
-    export = ExportGraph(objects)
+    if user_objects is None:
+        # Keras layers and models anywhere in the graph are saved as TF's Keras saves them
+        # (identifiers, metadata, keras_api with their traced calls).
+        from tfcluster.lib.keras.engine import keras_saved_model
+
+        user_objects = keras_saved_model.KerasObjects(obj, include_optimizer=True)
+    extra = user_objects.children
+    objects = SaveableView(obj, signature_map, extra)
+    export = ExportGraph(objects, user_objects)
     export.build()
     for _, var in objects.variables:
         if not getattr(var, "_is_resource_variable", False):
@@ -98,7 +110,9 @@ def save(obj: Any, export_dir: str, signatures: Any = None) -> None:
     ]
     graph_value = np.empty((), dtype=object)
     graph_value[()] = objects.checkpoint_graph().SerializeToString()
-    tensors.append(bundle.TensorToSave(OBJECT_GRAPH_KEY, graph_value))
-    bundle.write_bundle(os.path.join(variables_dir, constants.VARIABLES_FILENAME), [tensors])
+    graph_tensor = bundle.TensorToSave(OBJECT_GRAPH_KEY, graph_value)
+    # TF's saver shards by device: the variables', then the object graph's (placed on "CPU").
+    shards = [tensors, [graph_tensor]] if tensors else [[graph_tensor]]
+    bundle.write_bundle(os.path.join(variables_dir, constants.VARIABLES_FILENAME), shards)
     with open(os.path.join(export_dir, constants.SAVED_MODEL_FILENAME_PB), "wb") as f:
         f.write(saved_model.SerializeToString(deterministic=True))

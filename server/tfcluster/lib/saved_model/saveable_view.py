@@ -4,6 +4,7 @@ of both the SavedObjectGraph and the checkpoint's TrackableObjectGraph."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from tfcluster.lib.function.def_function import ConcreteFunction, Function
@@ -26,7 +27,12 @@ class SaveableView:
     """Trackables breadth first from the root (the signature map last among the root's
     children), then function nodes: TF's node ids of both object graphs."""
 
-    def __init__(self, root: Any, signatures: dict[str, ConcreteFunction]) -> None:
+    def __init__(
+        self,
+        root: Any,
+        signatures: dict[str, ConcreteFunction],
+        extra_children: Callable[[Any], list[tuple[str, Any]]] | None = None,
+    ) -> None:
         self.nodes: list[Any] = [root]
         self.children: list[list[tuple[str, int]]] = [[]]
         self.paths: list[tuple[str, ...]] = [()]
@@ -36,6 +42,8 @@ class SaveableView:
         while queue:
             i = queue.pop(0)
             kids = object_graph.children(self.nodes[i])
+            if extra_children is not None:
+                kids = [*kids, *extra_children(self.nodes[i])]
             if i == 0:
                 kids = [*kids, ("signatures", self.signature_map)]
             for name, obj in kids:

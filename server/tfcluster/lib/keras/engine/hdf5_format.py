@@ -154,13 +154,23 @@ def _checked(pairs: list[tuple[Any, Any]]) -> list[tuple[Any, Any]]:
 
 
 # ---- whole models ---------------------------------------------------------------------------
-def model_metadata(model: Any, include_optimizer: bool = True) -> dict[str, Any]:
+def model_metadata(
+    model: Any, include_optimizer: bool = True, require_config: bool = True
+) -> dict[str, Any]:
+    """TF's saving_utils.model_metadata (without require_config, a model whose get_config
+    raises NotImplementedError has a model_config of its class name only)."""
     from tfcluster.lib.keras.optimizers import TFOptimizer
 
+    model_config: dict[str, Any] = {"class_name": type(model).__name__}
+    try:
+        model_config["config"] = model.get_config()
+    except NotImplementedError:
+        if require_config:
+            raise
     metadata: dict[str, Any] = {
         "keras_version": KERAS_VERSION,
         "backend": "tensorflow",
-        "model_config": {"class_name": type(model).__name__, "config": model.get_config()},
+        "model_config": model_config,
     }
     optimizer = getattr(model, "optimizer", None)
     if optimizer is not None and include_optimizer:

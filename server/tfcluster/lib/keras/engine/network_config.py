@@ -19,7 +19,8 @@ def _network_nodes(network: Any) -> tuple[set[int], dict[tuple[int, int], int]]:
             nodes.add(id(layer._inbound_nodes[0]))
     conversion: dict[tuple[int, int], int] = {}
     for layer in network._layers:
-        kept = 0
+        # A nested graph network's node 0 is its own (made again when it is rebuilt).
+        kept = 1 if hasattr(layer, "_layers") and getattr(layer, "_is_graph_network", False) else 0
         for index, node in enumerate(layer._inbound_nodes):
             if id(node) in nodes:
                 conversion[(id(layer), index)] = kept
