@@ -36,13 +36,13 @@ def tf_print_formats(tf):
             tf.constant(1e-7),
             tf.constant(123456789.0),
             output_stream=out,
-        ),  # fmt: skip
+        ),
         tf.print(
             tf.zeros([2, 0]),
             tf.constant(np.arange(8.0).reshape(2, 2, 2)),
             output_stream=out,
             summarize=-1,
-        ),  # fmt: skip
+        ),
     ]
     with captured() as printed, tf.Session() as sess:
         for op in ops:
