@@ -168,3 +168,35 @@ def optimizer_v2_minimize_calls_the_loss_under_a_tape(tf):
 CASES["optimizer_v2_minimize_calls_the_loss_under_a_tape"] = (
     optimizer_v2_minimize_calls_the_loss_under_a_tape
 )
+
+
+def nested_model_with_batch_norm_trains_on_its_callers_inputs(tf):
+    """A Sequential with BatchNormalization called inside a functional model: the model has
+    the nested model's updates on its own Input and on the caller's, and fit runs only those
+    this model's inputs feed (and those that read no input), as TF 1.15's train function."""
+    _fresh(tf)
+    keras = tf.keras
+    inner = keras.Sequential(
+        [
+            keras.layers.Dense(4, input_shape=(3,)),
+            keras.layers.BatchNormalization(),
+            keras.layers.Dense(2),
+        ]
+    )
+    inputs = keras.Input((3,))
+    model = keras.Model(inputs, keras.layers.Dense(1)(inner(inputs)))
+    model.compile("sgd", "mse")
+    x = np.random.RandomState(0).rand(16, 3).astype("float32")
+    y = np.ones((16, 1), "float32")
+    history = model.fit(x, y, batch_size=8, epochs=2, verbose=0, shuffle=False)
+    return {
+        "losses": [round(float(v), 5) for v in history.history["loss"]],
+        "predictions": np.round(model.predict(x[:2]), 5).tolist(),
+        "updates": [u.name for u in model.updates],
+        "moving_mean": np.round(model.get_weights()[4], 5).tolist(),
+    }
+
+
+CASES["nested_model_with_batch_norm_trains_on_its_callers_inputs"] = (
+    nested_model_with_batch_norm_trains_on_its_callers_inputs
+)

@@ -359,7 +359,7 @@ class Model(Network):
             # input), the optimizer's step, then K.function's group after the total loss.
             backend.symbolic_learning_phase()
             with name_scope("training"):
-                updates = self._optimizer_updates() + list(self.updates)
+                updates = self._optimizer_updates() + self._updates_of_its_inputs()
             # TF 1.15 groups them in a second `training` scope (its K.function's), so the
             # next model's optimizer variables are under `training_2/`.
             with name_scope("training"), control_dependencies([self.total_loss]):
@@ -382,6 +382,20 @@ class Model(Network):
         objects = [m for m in getattr(self, "_output_loss_metrics", []) if m is not None]
         for metric in objects + list(getattr(self, "_compile_metric_objects", [])):
             metric.reset_states()
+
+    def _updates_of_its_inputs(self) -> list[Any]:
+        """As TF 1.15's _make_train_function (get_updates_for(None) then get_updates_for(
+        self.inputs)): the updates that read no input, then those that read this model's; a
+        nested model's updates on its own Input (made when it was built) are left out."""
+        own = {id(t.op) for t in self.inputs}
+        unconditional, conditional = [], []
+        for update in self.updates:
+            read = _placeholders_read(update)
+            if not read:
+                unconditional.append(update)
+            elif read <= own:
+                conditional.append(update)
+        return unconditional + conditional
 
     def _optimizer_updates(self) -> list[Any]:
         """The optimizer's step on the trainable weights (the optimizer names its scope:
@@ -904,3 +918,23 @@ def _strategy_dataset(
         if epochs > 1:
             ds = ds.repeat(epochs)
         return ds.batch(batch_size, drop_remainder=False)
+
+
+def _placeholders_read(target: Any) -> set[int]:
+    """ids of the Placeholder ops `target` reads, through data and control inputs (the
+    learning phase, a PlaceholderWithDefault, is not one)."""
+    found: set[int] = set()
+    seen: set[int] = set()
+    stack = [
+        target.op if hasattr(target, "op") and not hasattr(target, "control_inputs") else target
+    ]
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        if op.type == "Placeholder":
+            found.add(id(op))
+        stack.extend(t.op for t in op.inputs)
+        stack.extend(op.control_inputs)
+    return found
