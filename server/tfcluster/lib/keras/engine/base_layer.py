@@ -178,6 +178,9 @@ class KerasLayerMixin:
             and dtype.is_floating
         ):
             variable = AutoCastVariable(variable)
+        # The name the layer tracks it by (a checkpoint's `kernel`, where the variable itself
+        # may be `rnn/kernel_1`).
+        variable._tracked_name = name or "Variable"
         if trainable:
             self._trainable_weights.append(variable)  # type: ignore[attr-defined]
         else:

@@ -57,7 +57,9 @@ def _load_hdf5(model: Any, filepath: str, by_name: bool) -> None:
 
 
 def _attribute_name(variable: Any) -> str:
-    return str(variable.op.name.rsplit("/", 1)[-1])
+    """The name the layer tracks the weight by: add_weight's, else its variable's last part."""
+    tracked = getattr(variable, "_tracked_name", None)
+    return str(tracked) if tracked else str(variable.op.name.rsplit("/", 1)[-1])
 
 
 class _Graph:
@@ -81,21 +83,70 @@ class _Graph:
         return index
 
 
+def _tracked_parts(layer: Any) -> list[tuple[str, Any]] | None:
+    """The sub-objects TF 1.15 tracks a layer's weights through (its checkpoint keys' path),
+    or None where the weights are the layer's own: a Bidirectional's two copies, a wrapper's
+    layer, an RNN's cell (a ConvLSTM2D's too, whose cell holds them in TF), a stack's cells."""
+    from tfcluster.lib.keras.layers import convolutional_recurrent, recurrent, wrappers
+
+    if isinstance(layer, wrappers.Bidirectional):
+        return [("forward_layer", layer.forward_layer), ("backward_layer", layer.backward_layer)]
+    if isinstance(layer, wrappers.Wrapper):
+        return [("layer", layer.layer)]
+    if isinstance(layer, recurrent.RNN):
+        return [("cell", layer.cell)]
+    if isinstance(layer, convolutional_recurrent.ConvLSTM2D):
+        return [("cell", _OwnWeights(layer))]
+    if isinstance(layer, recurrent.StackedRNNCells):
+        return [("cells", list(layer.cells))]
+    return None
+
+
+class _OwnWeights:
+    """A layer's own weights tracked one level down (TF keeps them in a cell object)."""
+
+    def __init__(self, layer: Any) -> None:
+        self.weights = layer.weights
+
+
+def _add(
+    graph: _Graph,
+    parent: Any,
+    local_name: str,
+    obj: Any,
+    path: str,
+    var_nodes: dict[int, tuple[int, str]],
+) -> None:
+    """obj's node under `parent` (named local_name), and under it what holds its weights."""
+    index, node = graph.node()
+    parent.children.add(node_id=index, local_name=local_name)
+    here = f"{path}{local_name}/"
+    if isinstance(obj, list):
+        for i, item in enumerate(obj):
+            _add(graph, node, str(i), item, here, var_nodes)
+        return
+    if hasattr(obj, "_layers") and hasattr(obj, "layers"):
+        _build(obj, graph, node, here, var_nodes)
+        return
+    parts = _tracked_parts(obj)
+    if parts is not None:
+        for name, part in parts:
+            _add(graph, node, name, part, here, var_nodes)
+        return
+    for w in obj.weights:
+        attr = _attribute_name(w)
+        key = f"{here}{attr}"
+        var_nodes[id(w)] = (graph.variable(node, attr, w, key + _SUFFIX), key)
+
+
 def _build(
     model: Any, graph: _Graph, node: Any, prefix: str, var_nodes: dict[int, tuple[int, str]]
 ) -> None:
+    """A model's layers with weights under `layer_with_weights-<i>`, as TF's Network tracks
+    them."""
     layers = [layer for layer in model.layers if layer.weights]
     for i, layer in enumerate(layers):
-        child_index, child = graph.node()
-        name = f"layer_with_weights-{i}"
-        node.children.add(node_id=child_index, local_name=name)
-        if hasattr(layer, "_layers"):
-            _build(layer, graph, child, f"{prefix}{name}/", var_nodes)
-            continue
-        for w in layer.weights:
-            attr = _attribute_name(w)
-            key = f"{prefix}{name}/{attr}"
-            var_nodes[id(w)] = (graph.variable(child, attr, w, key + _SUFFIX), key)
+        _add(graph, node, f"layer_with_weights-{i}", layer, prefix, var_nodes)
 
 
 def _object_graph(model: Any) -> _Graph:

@@ -41,11 +41,19 @@ class Sequential(Model):
             out = layer(previous)
             self._set_graph(self.inputs[0], flatten(out))
             return
-        shape = getattr(layer, "_batch_input_shape", None)
+        # A model added first takes its input shape from its deepest first layer (TF 1.15).
+        first = layer
+        if _is_model(layer):
+            if not layer.layers:
+                raise ValueError("Cannot add an empty model to a `Sequential` model.")
+            first = layer.layers[0]
+            while _is_model(first) and first.layers:
+                first = first.layers[0]
+        shape = getattr(first, "_batch_input_shape", None)
         if shape is not None and len(self.layers) == 1:
             x = Input(
                 batch_shape=shape,
-                dtype=layer.dtype.name if layer.dtype is not None else None,
+                dtype=first.dtype.name if first.dtype is not None else None,
                 name=layer.name + "_input",
             )
             self._set_graph(x, [])
@@ -174,3 +182,7 @@ def _are_tensors(inputs: Any) -> bool:
 
     flat = flatten(inputs)
     return bool(flat) and all(isinstance(t, Tensor) for t in flat)
+
+
+def _is_model(layer: Any) -> bool:
+    return hasattr(layer, "_layers") and hasattr(layer, "layers")
