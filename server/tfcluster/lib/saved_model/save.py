@@ -43,11 +43,17 @@ def _session() -> Any:
     return session
 
 
-def save(
+def save(obj: Any, export_dir: str, signatures: Any = None) -> None:
+    """tf.saved_model.save: writes obj to export_dir as the SavedModel the module docstring
+    describes (a Keras model with Keras's metadata, as TF 1.15's)."""
+    save_with_user_objects(obj, export_dir, signatures)
+
+
+def save_with_user_objects(
     obj: Any, export_dir: str, signatures: Any = None, user_objects: UserObjects | None = None
 ) -> None:
-    """Writes obj to export_dir as the SavedModel the module docstring describes;
-    user_objects names objects (identifier, metadata) and adds children."""
+    """save(), with user_objects naming objects (identifier, metadata) and adding children
+    (Keras's model.save(save_format='tf') passes its own)."""
     if not object_graph.is_trackable(obj):
         raise ValueError(f"Expected a Trackable object for export, got {obj}.")
     if signatures is None:

@@ -236,7 +236,7 @@ def save(
         model.optimizer = None
     try:
         with learning_phase_scope(0):
-            save_lib.save(model, filepath, signatures, user_objects=user_objects)
+            save_lib.save_with_user_objects(model, filepath, signatures, user_objects=user_objects)
     finally:
         if not include_optimizer:
             model.optimizer = optimizer
