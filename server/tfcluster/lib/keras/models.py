@@ -57,9 +57,11 @@ def load_model(filepath: Any, custom_objects: Any = None, compile: bool = True) 
         os.path.isfile(str(filepath)) and h5py.is_hdf5(str(filepath))
     ):
         return hdf5_format.load_model(filepath, custom_objects, compile)
-    if os.path.isdir(str(filepath)) and os.path.exists(
-        os.path.join(str(filepath), "saved_model.pb")
-    ):
+    if isinstance(filepath, str):
+        # TF 1.15 reads any other path as a SavedModel: its OSError where there is none.
+        from tfcluster.lib.saved_model.loader import parse_saved_model
+
+        parse_saved_model(filepath)
         raise backend.unimplemented("tf.keras.models.load_model of a Keras SavedModel directory")
     raise OSError(
         "Unable to load model. Filepath is not an hdf5 file (or h5py is not available) or "
