@@ -7,6 +7,7 @@ are written as <cache> and <served>. Python 3.7 code."""
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import io
 import os
 
@@ -51,8 +52,30 @@ def downloaded_file_with_another_hash(get_file, cache, served):
     return _run(get_file, cache, served, fname="data.bin", origin=origin, file_hash="0" * 32)
 
 
+def stale_cache_md5_hash_and_missing_origin(get_file, cache, served):
+    os.makedirs(os.path.join(cache, "datasets"), exist_ok=True)
+    with open(os.path.join(cache, "datasets", "data.bin"), "wb") as f:
+        f.write(b"stale")
+    origin = "file://" + os.path.join(served, "absent.bin")
+    return _run(get_file, cache, served, fname="data.bin", origin=origin, md5_hash="0" * 32)
+
+
+def cached_file_with_its_hash(get_file, cache, served):
+    os.makedirs(os.path.join(cache, "datasets"), exist_ok=True)
+    with open(os.path.join(cache, "datasets", "data.bin"), "wb") as f:
+        f.write(PAYLOAD)
+    origin = "file://" + os.path.join(served, "absent.bin")
+    sha256 = hashlib.sha256(PAYLOAD).hexdigest()
+    md5 = hashlib.md5(PAYLOAD).hexdigest()
+    first = _run(get_file, cache, served, fname="data.bin", origin=origin, file_hash=sha256)
+    second = _run(get_file, cache, served, fname="data.bin", origin=origin, md5_hash=md5)
+    return {"sha256": first, "md5": second}
+
+
 CASES = {
     "missing_origin": missing_origin,
     "stale_cache_and_missing_origin": stale_cache_and_missing_origin,
     "downloaded_file_with_another_hash": downloaded_file_with_another_hash,
+    "stale_cache_md5_hash_and_missing_origin": stale_cache_md5_hash_and_missing_origin,
+    "cached_file_with_its_hash": cached_file_with_its_hash,
 }

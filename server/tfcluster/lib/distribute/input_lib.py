@@ -100,6 +100,18 @@ class DistributedIterator:
                 parts = [self._iterator.get_next() for _ in range(n)]
         return values_lib.regroup(self._devices, parts)
 
+    def __next__(self) -> Any:
+        # TF 1.15: next(iterator) is get_next() (graph tensors; OutOfRange ends an eager loop).
+        from tfcluster.framework import errors
+
+        try:
+            return self.get_next()
+        except errors.OutOfRangeError:
+            raise StopIteration from None
+
+    def next(self) -> Any:
+        return self.__next__()
+
     @property
     def initializer(self) -> Operation:
         return group(self._iterator.initializer)
@@ -118,6 +130,11 @@ class DistributedIterator:
     @property
     def output_classes(self) -> Any:
         return self._iterator.output_classes
+
+
+# TF 1.15's distributed datasets make DistributedIteratorV1s: its name shows in messages
+# (`'DistributedIteratorV1' object is not iterable`).
+DistributedIterator.__name__ = DistributedIterator.__qualname__ = "DistributedIteratorV1"
 
 
 class _nothing:

@@ -396,7 +396,22 @@ def distribution_context_scope(var: MirroredVariable) -> Any:
 def _mirrored_conversion(
     v: MirroredVariable, dtype: Any = None, name: Any = None, as_ref: bool = False
 ) -> Tensor:
-    return v._ref() if as_ref else v.value()
+    if as_ref:
+        return v._ref()  # type: ignore[no-any-return]
+    if type(v) is MirroredVariable and _in_cross_replica_context():
+        # TF 1.15 reads a MirroredVariable in cross-replica context (a model built in
+        # strategy.scope()) through array_ops.identity of a copy: its `Identity/ReadVariableOp`
+        # and `Identity` ops shift the op-level seeds of the random ops made after them. The
+        # copies are equal; TF picks the one of the current device scope, here the first.
+        from tfcluster.ops import array_ops
+
+        return array_ops.identity(v.primary)  # type: ignore[no-any-return]
+    return v.value()
+
+
+def _in_cross_replica_context() -> bool:
+    ctx = distribution_context.current()
+    return ctx is not None and ctx.replica_context is None and ctx.update_replica is None
 
 
 register_tensor_conversion_function(MirroredVariable, _mirrored_conversion)

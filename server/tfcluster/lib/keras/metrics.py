@@ -176,12 +176,28 @@ class Metric:
         raise NotImplementedError
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
-        update = self.update_state(*args, **kwargs)
-        with control_dependencies([update]):
-            return array_ops.identity(self.result())
+        def replica_local_fn(*args: Any, **kwargs: Any) -> Any:
+            update = self.update_state(*args, **kwargs)
+            with control_dependencies([update]):
+                return array_ops.identity(self.result())
+
+        return _call_replica_local_fn(replica_local_fn, *args, **kwargs)
 
     def get_config(self) -> dict[str, Any]:
         return {"name": self.name, "dtype": self._dtype.name}
+
+
+def _call_replica_local_fn(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> Any:
+    """TF 1.15's call_replica_local_fn: in a tf.distribute strategy's cross-replica context
+    (a model compiled in its scope) `fn` runs once per replica, where the metric's variables,
+    replica-local, take an assign_add (across replicas they refuse it)."""
+    from tfcluster.lib.distribute import strategy as distribute
+
+    if distribute.has_strategy() and distribute.in_cross_replica_context():
+        current = distribute.get_strategy()
+        with current.scope():
+            return current.extended.call_for_each_replica(fn, args, kwargs)
+    return fn(*args, **kwargs)
 
 
 class _Reduce(Metric):

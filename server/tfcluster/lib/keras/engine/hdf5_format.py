@@ -29,6 +29,21 @@ def h5py_module(what: str) -> Any:
     return h5py
 
 
+def open_file(filepath: Any, mode: str) -> Any:
+    """h5py.File(filepath, mode), failing as under TF 1.15 (h5py 2.10, HDF5 1.10): a plain
+    OSError "Unable to create file (...)" where a newer h5py raises an errno subclass
+    (IsADirectoryError, FileNotFoundError, ...) saying "[Errno 21] Unable to synchronously
+    create file (...)"."""
+    h5py = h5py_module("h5py.File")
+    try:
+        return h5py.File(filepath, mode=mode)
+    except OSError as e:
+        if type(e) is OSError and e.errno is None:
+            raise
+        message = e.strerror if e.errno is not None and e.strerror else str(e)
+        raise OSError(message.replace("Unable to synchronously ", "Unable to ", 1)) from None
+
+
 def _text(value: Any) -> str:
     return value.decode("utf8") if isinstance(value, bytes) else str(value)
 
@@ -204,7 +219,7 @@ def save_model(
     if not isinstance(filepath, h5py.File):
         if not overwrite and os.path.isfile(filepath):
             return
-        f = h5py.File(filepath, mode="w")
+        f = open_file(filepath, "w")
         opened = True
     else:
         f, opened = filepath, False
@@ -248,7 +263,7 @@ def load_model(filepath: Any, custom_objects: Any = None, compile: bool = True) 
     h5py = h5py_module("load_model")
     custom_objects = custom_objects or {}
     opened = not isinstance(filepath, h5py.File)
-    f = h5py.File(filepath, mode="r") if opened else filepath
+    f = open_file(filepath, "r") if opened else filepath
     try:
         raw = f.attrs.get("model_config")
         if raw is None:

@@ -38,8 +38,8 @@ def _is_hdf5(filepath: str, save_format: Any) -> bool:
 def _save_hdf5(model: Any, filepath: str) -> None:
     from tfcluster.lib.keras.engine import hdf5_format
 
-    h5py = hdf5_format.h5py_module("save_weights")
-    with h5py.File(filepath, "w") as f:
+    hdf5_format.h5py_module("save_weights")
+    with hdf5_format.open_file(filepath, "w") as f:
         hdf5_format.save_weights_to_group(f, model.layers)
 
 
@@ -47,8 +47,8 @@ def _load_hdf5(model: Any, filepath: str, by_name: bool) -> None:
     """Keras's HDF5 weights: a whole-model file's `model_weights` group, or a weights file."""
     from tfcluster.lib.keras.engine import hdf5_format
 
-    h5py = hdf5_format.h5py_module("load_weights")
-    with h5py.File(filepath, "r") as f:
+    hdf5_format.h5py_module("load_weights")
+    with hdf5_format.open_file(filepath, "r") as f:
         group = f["model_weights"] if "layer_names" not in f.attrs and "model_weights" in f else f
         if by_name:
             hdf5_format.load_weights_from_group_by_name(group, model.layers)

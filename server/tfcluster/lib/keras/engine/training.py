@@ -69,6 +69,20 @@ def _as_list(x: Any) -> list[Any]:
     return list(x) if isinstance(x, (list, tuple)) else [x]
 
 
+def _is_array_like(x: Any) -> bool:
+    """numpy arrays and lists, and the tables TF 1.15's standardize_input_data reads as
+    arrays: a pandas DataFrame, a Series or another array-like with a shape (not a symbolic
+    tensor)."""
+    if isinstance(x, (np.ndarray, list, tuple, dict)) or np.isscalar(x):
+        return True
+    return not isinstance(x, Tensor) and hasattr(x, "shape") and hasattr(x, "__array__")
+
+
+def _as_array(a: Any) -> np.ndarray:
+    # TF 1.15 takes a DataFrame (known by its class name) through `.values`.
+    return np.asarray(a.values if type(a).__name__ == "DataFrame" else a)
+
+
 class Model(Network):
     """tf.keras.Model: a functional network (Model(inputs, outputs)) or a subclass with call()."""
 
@@ -405,13 +419,13 @@ class Model(Network):
 
     # ---- feeding ---------------------------------------------------------------------------
     def _standardize(self, x: Any, y: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
-        if not isinstance(x, (np.ndarray, list, tuple, dict)) and not np.isscalar(x):
+        if not _is_array_like(x):
             raise backend.unimplemented(
                 "tf.keras.Model fit/evaluate/predict on tf.data Datasets or generators "
                 "(pass numpy arrays)"
             )
-        xs = [np.asarray(a) for a in _as_list(x)]
-        ys = [np.asarray(a) for a in _as_list(y)]
+        xs = [_as_array(a) for a in _as_list(x)]
+        ys = [_as_array(a) for a in _as_list(y)]
         return xs, ys
 
     def _standardize_weights(

@@ -138,7 +138,9 @@ class CachedWeightsSaver:
             variable = keys[name]
             with device(variable.device):
                 value = array_ops.identity(tensor)
-                if is_resource_variable(variable):
+                # A model built in a tf.distribute strategy's scope holds MirroredVariables
+                # of resource variables: their assign sets every replica's copy.
+                if is_resource_variable(getattr(variable, "primary", variable)):
                     op = variable.assign(value, read_value=False)
                 else:
                     op = state_ops.assign(variable._ref(), value).op
