@@ -200,3 +200,19 @@ def nested_model_with_batch_norm_trains_on_its_callers_inputs(tf):
 CASES["nested_model_with_batch_norm_trains_on_its_callers_inputs"] = (
     nested_model_with_batch_norm_trains_on_its_callers_inputs
 )
+
+
+def optimizer_v2_refuses_a_reference_variable(tf):
+    """A Keras optimizer asked to update a TF1 reference variable (tf.Variable in graph
+    mode): TF 1.15's add_slot fails converting the slot's initial value to `float32_ref`."""
+    _fresh(tf)
+    v = tf.Variable(1.0)
+    opt = tf.keras.optimizers.Adam()
+    try:
+        opt.apply_gradients([(tf.constant(1.0), v)])
+        return {"error": None}
+    except Exception as e:
+        return {"error": [type(e).__name__, str(e)]}
+
+
+CASES["optimizer_v2_refuses_a_reference_variable"] = optimizer_v2_refuses_a_reference_variable

@@ -23,6 +23,7 @@ from tfcluster.framework import dtypes
 from tfcluster.framework.graph import (
     Tensor,
     control_dependencies,
+    convert_to_tensor,
     device,
     init_scope,
     name_scope,
@@ -251,6 +252,8 @@ class Optimizer:
                 initial_value = functools.partial(
                     initializers.get(initializer), shape=var.shape, dtype=dtype
                 )
+            if var.dtype != var.dtype.base_dtype:
+                _refuse_reference_variable(var, f"{key}/{slot_name}", initial_value)
             # TF 1.15's add_slot makes a tf.Variable (V2): a resource variable.
             weight = variables.Variable(
                 initial_value,
@@ -478,3 +481,14 @@ class Optimizer:
 
             config["learning_rate"] = load_schedule(config["learning_rate"], custom_objects)
         return cls(**config)
+
+
+def _refuse_reference_variable(var: Any, slot: str, initial_value: Any) -> None:
+    """TF 1.15's add_slot asks for a slot of var's own dtype: for a reference variable (a
+    TF1 tf.Variable) its initial value cannot convert to `float32_ref`, a ValueError."""
+    with name_scope(slot), name_scope("Initializer"):
+        value = initial_value() if callable(initial_value) else convert_to_tensor(initial_value)
+    raise ValueError(
+        f"Tensor conversion requested dtype {var.dtype.name} for Tensor with dtype "
+        f"{value.dtype.name}: {value!r}"
+    )
