@@ -216,3 +216,49 @@ def optimizer_v2_refuses_a_reference_variable(tf):
 
 
 CASES["optimizer_v2_refuses_a_reference_variable"] = optimizer_v2_refuses_a_reference_variable
+
+
+def subclassed_model_built_by_fit(tf):
+    """A subclassed model fit on arrays is built as TF 1.15's _set_inputs builds it: plain
+    placeholders `input_<i>` (its layers record no nodes: the summary's shapes are
+    "multiple"; the next keras.Input is still `input_1`) and the learning phase passed as
+    `training` (its Dropout drops during fit)."""
+    _fresh(tf)
+    keras = tf.keras
+
+    class Scale(keras.layers.Layer):
+        def build(self, input_shape):
+            self.w = self.add_weight("w", shape=(int(input_shape[-1]), 4))
+            super().build(input_shape)
+
+        def call(self, x):
+            return tf.matmul(x, self.w)
+
+    class Net(keras.Model):
+        def __init__(self):
+            super().__init__(name="net")
+            self.scale = Scale()
+            self.drop = keras.layers.Dropout(0.5)
+            self.out = keras.layers.Dense(2)
+
+        def call(self, x, training=None):
+            seen.append(type(training).__name__)
+            return self.out(self.drop(tf.nn.relu(self.scale(x)), training=training))
+
+    seen = []
+    model = Net()
+    model.compile(keras.optimizers.SGD(0.1), "mse")
+    x = np.random.RandomState(0).rand(16, 3).astype("float32")
+    history = model.fit(x, np.ones((16, 2), "float32"), batch_size=4, epochs=2, verbose=0,
+                        shuffle=False)  # fmt: skip
+    lines = []
+    model.summary(print_fn=lines.append)
+    return {
+        "training_seen": seen,
+        "losses": [round(float(v), 5) for v in history.history["loss"]],
+        "summary": lines,
+        "next_input": keras.Input((3,)).name,
+    }
+
+
+CASES["subclassed_model_built_by_fit"] = subclassed_model_built_by_fit

@@ -349,13 +349,29 @@ class Model(Network):
 
     def _build_from_arrays(self, x: list[np.ndarray]) -> None:
         """Subclassed models (and Sequential without input shape): inputs made from the data."""
-        inputs = [Input(batch_shape=(None, *np.shape(a)[1:]), dtype=_keras_dtype(a)) for a in x]
-        outputs = self(inputs[0] if len(inputs) == 1 else inputs)
+        if type(self).__name__ == "Sequential":
+            inputs = [Input(batch_shape=(None, *np.shape(a)[1:]), dtype=_keras_dtype(a)) for a in x]
+        else:
+            # A subclassed model's inputs are TF 1.15's ModelInputs: plain placeholders
+            # `input_<i>` (no Keras history: its layers record no nodes, and no Keras name
+            # is taken from the next Input).
+            inputs = [
+                backend.placeholder(
+                    shape=(None, *np.shape(a)[1:]), dtype=_keras_dtype(a), name=f"input_{i + 1}"
+                )
+                for i, a in enumerate(x)
+            ]
+        # As TF 1.15's _set_inputs: a call taking `training` gets the learning phase.
+        kwargs = {"training": backend.learning_phase()} if self._takes_training() else {}
+        outputs = self(inputs[0] if len(inputs) == 1 else inputs, **kwargs)
         self.inputs = inputs
         self.outputs = flatten(outputs)
         self.input_names = [t.op.name for t in inputs]
         self.output_names = [f"output_{i + 1}" for i in range(len(self.outputs))]
         self.built = True
+
+    def _takes_training(self) -> bool:
+        return "training" in getattr(self, "_call_arg_names", ())
 
     def _ensure_loss(self) -> None:
         if not self._compiled:
