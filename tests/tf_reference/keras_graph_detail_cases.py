@@ -4,7 +4,8 @@ __call__ fills nothing; Dropout and BatchNormalization ask for the learning phas
 own call), K.function groups its updates after its first output (a NoOp even without
 updates) and returns its outputs' structure, TimeDistributed's mask goes through the inner
 layer (two Reshapes), and a Bidirectional RNN returning sequences outputs zeros at masked
-steps. Each case is `fn(tf) -> dict of plain values`, recorded on TF 1.15 by
+steps; a Model or Sequential called on its own Input tensors builds its graph again. Each
+case is `fn(tf) -> dict of plain values`, recorded on TF 1.15 by
 record_keras_graph_details.py and compared by tests/unit/test_keras_graph_details.py.
 Python 3.7 code."""
 
@@ -116,3 +117,46 @@ def masked_sequence_stack_ops_and_outputs(tf):
 
 
 CASES["masked_sequence_stack_ops_and_outputs"] = masked_sequence_stack_ops_and_outputs
+
+
+def a_model_called_on_its_own_inputs_builds_its_graph_again(tf):
+    """A functional Model or a Sequential called on its own Input tensors runs its layers
+    again under the model's name scope (new ops, new tensors; a random op gets a new seed),
+    as any other call does."""
+    graph, count = _fresh(tf)
+    np.random.seed(3)  # Keras's random_normal draws its op seed from numpy
+    layers = tf.keras.layers
+    inputs = layers.Input(shape=(4,), name="inp")
+    hidden = layers.Dense(3, name="d")(inputs)
+    noisy = layers.Lambda(lambda t: t + tf.keras.backend.random_normal((1, 3)), name="noise")(
+        hidden
+    )
+    model = tf.keras.Model(inputs, [hidden, noisy], name="enc")
+    before = count()
+    again = model(inputs)
+    after_functional = count()
+    other = model(layers.Input(shape=(4,), name="inp2"))
+    seq = tf.keras.Sequential([layers.Dense(2, input_shape=(3,), name="s")], name="seq")
+    seq_before = count()
+    seq_again = seq(seq.inputs[0])
+    seq_after = count()
+    seeds = sorted(
+        (op.name, op.get_attr("seed2"))
+        for op in graph.get_operations()
+        if op.type == "RandomStandardNormal"
+    )
+    return {
+        "functional_names": [t.name for t in again],
+        "functional_same_tensors": [a is b for a, b in zip(again, model.outputs)],
+        "functional_ops_added": after_functional - before,
+        "second_call_names": [t.name for t in other],
+        "sequential_name": seq_again.name,
+        "sequential_same_tensor": seq_again is seq.outputs[0],
+        "sequential_ops_added": seq_after - seq_before,
+        "random_seeds": [list(s) for s in seeds],
+    }
+
+
+CASES["a_model_called_on_its_own_inputs_builds_its_graph_again"] = (
+    a_model_called_on_its_own_inputs_builds_its_graph_again
+)
