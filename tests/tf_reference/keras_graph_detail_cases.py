@@ -160,3 +160,30 @@ def a_model_called_on_its_own_inputs_builds_its_graph_again(tf):
 CASES["a_model_called_on_its_own_inputs_builds_its_graph_again"] = (
     a_model_called_on_its_own_inputs_builds_its_graph_again
 )
+
+
+def conv_lstm2d_steps_through_unknown_time_steps(tf):
+    """ConvLSTM2D runs K.rnn's while loop: an input with an unknown number of time steps
+    works, forwards (returning sequences) and backwards (the last output)."""
+    _graph, count = _fresh(tf)
+    layers = tf.keras.layers
+    inputs = layers.Input(shape=(None, 5, 5, 1))
+    before = count()
+    seqs = layers.ConvLSTM2D(2, (3, 3), padding="same", return_sequences=True)(inputs)
+    after_first = count()
+    last = layers.ConvLSTM2D(1, (2, 2), go_backwards=True)(seqs)
+    model = tf.keras.Model(inputs, [seqs, last])
+    rs = np.random.RandomState(0)
+    model.set_weights(
+        [rs.uniform(-0.5, 0.5, w.shape).astype(np.float32) for w in model.get_weights()]
+    )
+    got = model.predict(rs.rand(2, 3, 5, 5, 1).astype(np.float32))
+    return {
+        "shapes": [str(seqs.shape), str(last.shape)],
+        "ops_of_first_layer": after_first - before,
+        "sequences": got[0].astype(np.float64),
+        "last": got[1].astype(np.float64),
+    }
+
+
+CASES["conv_lstm2d_steps_through_unknown_time_steps"] = conv_lstm2d_steps_through_unknown_time_steps
