@@ -4,7 +4,8 @@ __call__ fills nothing; Dropout and BatchNormalization ask for the learning phas
 own call), K.function groups its updates after its first output (a NoOp even without
 updates) and returns its outputs' structure, TimeDistributed's mask goes through the inner
 layer (two Reshapes), and a Bidirectional RNN returning sequences outputs zeros at masked
-steps; a Model or Sequential called on its own Input tensors builds its graph again. Each
+steps; a Model or Sequential called on its own Input tensors builds its graph again;
+ConvLSTM2D runs a while loop; Keras's selu is scale * elu. Each
 case is `fn(tf) -> dict of plain values`, recorded on TF 1.15 by
 record_keras_graph_details.py and compared by tests/unit/test_keras_graph_details.py.
 Python 3.7 code."""
@@ -187,3 +188,27 @@ def conv_lstm2d_steps_through_unknown_time_steps(tf):
 
 
 CASES["conv_lstm2d_steps_through_unknown_time_steps"] = conv_lstm2d_steps_through_unknown_time_steps
+
+
+def keras_selu_is_a_scaled_elu(tf):
+    """Keras's selu activation is scale * K.elu(x, alpha) (Elu, Greater, mul, Select, mul),
+    not the Selu op: its ops, values and an Activation("selu") layer's op count."""
+    graph, count = _fresh(tf)
+    x = tf.constant(np.linspace(-3, 3, 13).astype(np.float32))
+    before = count()
+    y = tf.keras.activations.selu(x)
+    ops = [op.type for op in graph.get_operations()][-(count() - before) :]
+    inputs = tf.keras.layers.Input(shape=(4,))
+    layer_before = count()
+    tf.keras.layers.Activation("selu")(inputs)
+    with tf.Session() as sess:
+        values = sess.run(y)
+    return {
+        "name": y.name,
+        "op_types": ops,
+        "layer_ops": count() - layer_before,
+        "values": values.astype(np.float64),
+    }
+
+
+CASES["keras_selu_is_a_scaled_elu"] = keras_selu_is_a_scaled_elu
