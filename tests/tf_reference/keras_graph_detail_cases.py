@@ -5,7 +5,8 @@ own call), K.function groups its updates after its first output (a NoOp even wit
 updates) and returns its outputs' structure, TimeDistributed's mask goes through the inner
 layer (two Reshapes), and a Bidirectional RNN returning sequences outputs zeros at masked
 steps; a Model or Sequential called on its own Input tensors builds its graph again;
-ConvLSTM2D runs a while loop; Keras's selu is scale * elu. Each
+ConvLSTM2D runs a while loop; Keras's selu is scale * elu; merge layers expand lower-rank
+inputs at axis 1. Each
 case is `fn(tf) -> dict of plain values`, recorded on TF 1.15 by
 record_keras_graph_details.py and compared by tests/unit/test_keras_graph_details.py.
 Python 3.7 code."""
@@ -212,3 +213,35 @@ def keras_selu_is_a_scaled_elu(tf):
 
 
 CASES["keras_selu_is_a_scaled_elu"] = keras_selu_is_a_scaled_elu
+
+
+def merge_layers_give_lower_rank_inputs_new_axes_at_one(tf):
+    """Multiply / Add / Maximum of a [batch, 3] and a [batch, 1, 3] input: the lower-rank
+    one gets an axis at 1 (ExpandDims), so the result is [batch, 1, 3], not a broadcast
+    [batch, batch, 3]."""
+    graph, count = _fresh(tf)
+    layers = tf.keras.layers
+    flat = layers.Input(shape=(3,))
+    deep = layers.Input(shape=(1, 3))
+    out = {}
+    feeds = {
+        flat: np.arange(6, dtype=np.float32).reshape(2, 3),
+        deep: np.arange(6, 12, dtype=np.float32).reshape(2, 1, 3),
+    }
+    with tf.Session() as sess:
+        for name, fn in [("multiply", layers.multiply), ("add", layers.add),
+                         ("maximum", layers.maximum)]:  # fmt: skip
+            before = count()
+            merged = fn([flat, deep])
+            new_types = [op.type for op in graph.get_operations()][-(count() - before) :]
+            out[name] = {
+                "shape": str(merged.shape),
+                "op_types": new_types,
+                "value": sess.run(merged, feeds).astype(np.float64),
+            }
+    return out
+
+
+CASES["merge_layers_give_lower_rank_inputs_new_axes_at_one"] = (
+    merge_layers_give_lower_rank_inputs_new_axes_at_one
+)
