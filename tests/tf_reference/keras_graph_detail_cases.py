@@ -6,7 +6,7 @@ updates) and returns its outputs' structure, TimeDistributed's mask goes through
 layer (two Reshapes), and a Bidirectional RNN returning sequences outputs zeros at masked
 steps; a Model or Sequential called on its own Input tensors builds its graph again;
 ConvLSTM2D runs a while loop; Keras's selu is scale * elu; merge layers expand lower-rank
-inputs at axis 1. Each
+inputs at axis 1; training uses the weights trainable at compile. Each
 case is `fn(tf) -> dict of plain values`, recorded on TF 1.15 by
 record_keras_graph_details.py and compared by tests/unit/test_keras_graph_details.py.
 Python 3.7 code."""
@@ -244,4 +244,28 @@ def merge_layers_give_lower_rank_inputs_new_axes_at_one(tf):
 
 CASES["merge_layers_give_lower_rank_inputs_new_axes_at_one"] = (
     merge_layers_give_lower_rank_inputs_new_axes_at_one
+)
+
+
+def training_uses_the_weights_trainable_at_compile(tf):
+    """A model compiled, then set trainable=False (a GAN's discriminator before it goes into
+    the combined model): its train_on_batch still trains the weights collected at compile."""
+    _fresh(tf)
+    layers = tf.keras.layers
+    inputs = layers.Input(shape=(3,))
+    output = layers.Dense(1, activation="sigmoid", kernel_initializer="ones")(inputs)
+    model = tf.keras.Model(inputs, output)
+    model.compile("sgd", "binary_crossentropy")
+    model.trainable = False
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) / 6
+    loss = model.train_on_batch(x, np.array([1.0, 0.0]))
+    return {
+        "trainable_after": len(model.trainable_weights),
+        "loss": float(loss),
+        "weights": [w.astype(np.float64) for w in model.get_weights()],
+    }
+
+
+CASES["training_uses_the_weights_trainable_at_compile"] = (
+    training_uses_the_weights_trainable_at_compile
 )
