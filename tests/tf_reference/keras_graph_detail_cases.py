@@ -4,7 +4,10 @@ __call__ fills nothing; Dropout and BatchNormalization ask for the learning phas
 own call), K.function groups its updates after its first output (a NoOp even without
 updates) and returns its outputs' structure, TimeDistributed's mask goes through the inner
 layer (two Reshapes), and a Bidirectional RNN returning sequences outputs zeros at masked
-steps. Each case is `fn(tf) -> dict of plain values`, recorded on TF 1.15 by
+steps; a Model or Sequential called on its own Input tensors builds its graph again;
+ConvLSTM2D runs a while loop; Keras's selu is scale * elu; merge layers expand lower-rank
+inputs at axis 1; training uses the weights trainable at compile. Each
+case is `fn(tf) -> dict of plain values`, recorded on TF 1.15 by
 record_keras_graph_details.py and compared by tests/unit/test_keras_graph_details.py.
 Python 3.7 code."""
 
@@ -262,3 +265,153 @@ def subclassed_model_built_by_fit(tf):
 
 
 CASES["subclassed_model_built_by_fit"] = subclassed_model_built_by_fit
+
+
+def a_model_called_on_its_own_inputs_builds_its_graph_again(tf):
+    """A functional Model or a Sequential called on its own Input tensors runs its layers
+    again under the model's name scope (new ops, new tensors; a random op gets a new seed),
+    as any other call does."""
+    graph, count = _fresh(tf)
+    np.random.seed(3)  # Keras's random_normal draws its op seed from numpy
+    layers = tf.keras.layers
+    inputs = layers.Input(shape=(4,), name="inp")
+    hidden = layers.Dense(3, name="d")(inputs)
+    noisy = layers.Lambda(lambda t: t + tf.keras.backend.random_normal((1, 3)), name="noise")(
+        hidden
+    )
+    model = tf.keras.Model(inputs, [hidden, noisy], name="enc")
+    before = count()
+    again = model(inputs)
+    after_functional = count()
+    other = model(layers.Input(shape=(4,), name="inp2"))
+    seq = tf.keras.Sequential([layers.Dense(2, input_shape=(3,), name="s")], name="seq")
+    seq_before = count()
+    seq_again = seq(seq.inputs[0])
+    seq_after = count()
+    seeds = sorted(
+        (op.name, op.get_attr("seed2"))
+        for op in graph.get_operations()
+        if op.type == "RandomStandardNormal"
+    )
+    return {
+        "functional_names": [t.name for t in again],
+        "functional_same_tensors": [a is b for a, b in zip(again, model.outputs)],
+        "functional_ops_added": after_functional - before,
+        "second_call_names": [t.name for t in other],
+        "sequential_name": seq_again.name,
+        "sequential_same_tensor": seq_again is seq.outputs[0],
+        "sequential_ops_added": seq_after - seq_before,
+        "random_seeds": [list(s) for s in seeds],
+    }
+
+
+CASES["a_model_called_on_its_own_inputs_builds_its_graph_again"] = (
+    a_model_called_on_its_own_inputs_builds_its_graph_again
+)
+
+
+def conv_lstm2d_steps_through_unknown_time_steps(tf):
+    """ConvLSTM2D runs K.rnn's while loop: an input with an unknown number of time steps
+    works, forwards (returning sequences) and backwards (the last output)."""
+    _graph, count = _fresh(tf)
+    layers = tf.keras.layers
+    inputs = layers.Input(shape=(None, 5, 5, 1))
+    before = count()
+    seqs = layers.ConvLSTM2D(2, (3, 3), padding="same", return_sequences=True)(inputs)
+    after_first = count()
+    last = layers.ConvLSTM2D(1, (2, 2), go_backwards=True)(seqs)
+    model = tf.keras.Model(inputs, [seqs, last])
+    rs = np.random.RandomState(0)
+    model.set_weights(
+        [rs.uniform(-0.5, 0.5, w.shape).astype(np.float32) for w in model.get_weights()]
+    )
+    got = model.predict(rs.rand(2, 3, 5, 5, 1).astype(np.float32))
+    return {
+        "shapes": [str(seqs.shape), str(last.shape)],
+        "ops_of_first_layer": after_first - before,
+        "sequences": got[0].astype(np.float64),
+        "last": got[1].astype(np.float64),
+    }
+
+
+CASES["conv_lstm2d_steps_through_unknown_time_steps"] = conv_lstm2d_steps_through_unknown_time_steps
+
+
+def keras_selu_is_a_scaled_elu(tf):
+    """Keras's selu activation is scale * K.elu(x, alpha) (Elu, Greater, mul, Select, mul),
+    not the Selu op: its ops, values and an Activation("selu") layer's op count."""
+    graph, count = _fresh(tf)
+    x = tf.constant(np.linspace(-3, 3, 13).astype(np.float32))
+    before = count()
+    y = tf.keras.activations.selu(x)
+    ops = [op.type for op in graph.get_operations()][-(count() - before) :]
+    inputs = tf.keras.layers.Input(shape=(4,))
+    layer_before = count()
+    tf.keras.layers.Activation("selu")(inputs)
+    with tf.Session() as sess:
+        values = sess.run(y)
+    return {
+        "name": y.name,
+        "op_types": ops,
+        "layer_ops": count() - layer_before,
+        "values": values.astype(np.float64),
+    }
+
+
+CASES["keras_selu_is_a_scaled_elu"] = keras_selu_is_a_scaled_elu
+
+
+def merge_layers_give_lower_rank_inputs_new_axes_at_one(tf):
+    """Multiply / Add / Maximum of a [batch, 3] and a [batch, 1, 3] input: the lower-rank
+    one gets an axis at 1 (ExpandDims), so the result is [batch, 1, 3], not a broadcast
+    [batch, batch, 3]."""
+    graph, count = _fresh(tf)
+    layers = tf.keras.layers
+    flat = layers.Input(shape=(3,))
+    deep = layers.Input(shape=(1, 3))
+    out = {}
+    feeds = {
+        flat: np.arange(6, dtype=np.float32).reshape(2, 3),
+        deep: np.arange(6, 12, dtype=np.float32).reshape(2, 1, 3),
+    }
+    with tf.Session() as sess:
+        for name, fn in [("multiply", layers.multiply), ("add", layers.add),
+                         ("maximum", layers.maximum)]:  # fmt: skip
+            before = count()
+            merged = fn([flat, deep])
+            new_types = [op.type for op in graph.get_operations()][-(count() - before) :]
+            out[name] = {
+                "shape": str(merged.shape),
+                "op_types": new_types,
+                "value": sess.run(merged, feeds).astype(np.float64),
+            }
+    return out
+
+
+CASES["merge_layers_give_lower_rank_inputs_new_axes_at_one"] = (
+    merge_layers_give_lower_rank_inputs_new_axes_at_one
+)
+
+
+def training_uses_the_weights_trainable_at_compile(tf):
+    """A model compiled, then set trainable=False (a GAN's discriminator before it goes into
+    the combined model): its train_on_batch still trains the weights collected at compile."""
+    _fresh(tf)
+    layers = tf.keras.layers
+    inputs = layers.Input(shape=(3,))
+    output = layers.Dense(1, activation="sigmoid", kernel_initializer="ones")(inputs)
+    model = tf.keras.Model(inputs, output)
+    model.compile("sgd", "binary_crossentropy")
+    model.trainable = False
+    x = np.arange(6, dtype=np.float32).reshape(2, 3) / 6
+    loss = model.train_on_batch(x, np.array([1.0, 0.0]))
+    return {
+        "trainable_after": len(model.trainable_weights),
+        "loss": float(loss),
+        "weights": [w.astype(np.float64) for w in model.get_weights()],
+    }
+
+
+CASES["training_uses_the_weights_trainable_at_compile"] = (
+    training_uses_the_weights_trainable_at_compile
+)

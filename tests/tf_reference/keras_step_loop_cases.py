@@ -369,3 +369,28 @@ def learning_rate_scheduler_logs_the_rate(tf):
 
 
 CASES["learning_rate_scheduler_logs_the_rate"] = learning_rate_scheduler_logs_the_rate
+
+
+def generator_epoch_loss_sums_batches_in_float64(tf):
+    """fit_generator's epoch loss: each batch's float32 loss times its size summed in float64
+    (numpy 1.x promotes float32 * int to float64), over batches of unequal sizes; the exact
+    digits, as repr shows them."""
+    x, y = _data()
+    model = _model(tf)
+    sizes = [3, 7, 4, 6]
+
+    def batches():
+        while True:
+            start = 0
+            for size in sizes:
+                yield x[start : start + size], y[start : start + size]
+                start += size
+
+    history = model.fit_generator(batches(), steps_per_epoch=len(sizes), epochs=2, verbose=0)
+    return {
+        "loss_reprs": [repr(float(v)) for v in history.history["loss"]],
+        "loss_types": [type(v).__name__ for v in history.history["loss"]],
+    }
+
+
+CASES["generator_epoch_loss_sums_batches_in_float64"] = generator_epoch_loss_sums_batches_in_float64

@@ -27,7 +27,11 @@ def elu(x: Any, alpha: float = 1.0) -> Any:
 
 
 def selu(x: Any) -> Any:
-    return nn_ops.selu(x)
+    # TF 1.15's Keras selu: scale * elu(x, alpha) (Elu, Greater, mul, Select, mul), not the
+    # Selu op; its op count sets later random seeds.
+    alpha = 1.6732632423543772848170429916717
+    scale = 1.0507009873554804934193349852946
+    return scale * elu(x, alpha)
 
 
 def softplus(x: Any) -> Any:

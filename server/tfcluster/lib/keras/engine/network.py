@@ -125,8 +125,7 @@ class Network(KerasLayerMixin, layers_base.Layer):
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
         if not self._is_graph_network:
             raise NotImplementedError("A subclassed Model must define `call`.")
-        if all(a is b for a, b in zip(flatten(inputs), self.inputs)):
-            return self.outputs[0] if len(self.outputs) == 1 else list(self.outputs)
+        # As TF 1.15, a call on the model's own Input tensors builds the graph again too.
         return self._run_graph(inputs)
 
     # ---- weights ---------------------------------------------------------------------------

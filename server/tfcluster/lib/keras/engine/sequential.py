@@ -165,8 +165,6 @@ class Sequential(Model):
         return (proba > 0.5).astype("int32")
 
     def call(self, inputs: Any, training: Any = None, mask: Any = None) -> Any:
-        if self.outputs and inputs is self.inputs[0]:
-            return self.outputs[0]
         out = inputs
         for layer in self.layers:
             out = layer(out)

@@ -6,6 +6,7 @@ learning phase."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Callable
 from typing import Any
 
@@ -213,6 +214,9 @@ class Model(Network):
         self.total_loss = self._total_loss(masks)
         loss_names = [f"{names[i]}_loss" for i, m in enumerate(self._output_loss_metrics) if m]
         self.metrics_names = ["loss", *loss_names, *metric_names]
+        # TF 1.15 trains the weights trainable at compile time (a `trainable` set later, as
+        # a GAN's discriminator inside its combined model, needs a new compile).
+        self._collected_trainable_weights = list(self.trainable_weights)
 
     def _make_sample_weights(self, mode: str) -> None:
         """Each output's fed weights, defaulting to ones: per sample, or per time step with
@@ -384,6 +388,8 @@ class Model(Network):
 
     def _ensure_compiled(self, for_training: bool) -> None:
         self._ensure_loss()
+        if for_training:
+            _check_trainable_weights_consistency(self)
         if for_training and self._train_fn is None:
             # TF 1.15's _make_train_function: the learning phase first (a train function's
             # input), the optimizer's step, then K.function's group after the total loss.
@@ -430,7 +436,9 @@ class Model(Network):
     def _optimizer_updates(self) -> list[Any]:
         """The optimizer's step on the trainable weights (the optimizer names its scope:
         `training/<name>/` for a Keras optimizer, `training/` for a wrapped tf.train one)."""
-        params = self.trainable_weights
+        params = getattr(self, "_collected_trainable_weights", None)
+        if params is None:
+            params = self.trainable_weights
         return list(self.optimizer.get_updates(loss=self.total_loss, params=params))
 
     # ---- feeding ---------------------------------------------------------------------------
@@ -968,3 +976,19 @@ def _placeholders_read(target: Any) -> set[int]:
         stack.extend(t.op for t in op.inputs)
         stack.extend(op.control_inputs)
     return found
+
+
+_warned_trainable_discrepancy: list[bool] = []
+
+
+def _check_trainable_weights_consistency(model: Any) -> None:
+    """TF 1.15's warning (logged once in a process) when `trainable` changed after compile."""
+    collected = getattr(model, "_collected_trainable_weights", None)
+    if collected is None or _warned_trainable_discrepancy:
+        return
+    if len(model.trainable_weights) != len(collected):
+        _warned_trainable_discrepancy.append(True)
+        logging.getLogger("tensorflow").warning(
+            "Discrepancy between trainable weights and collected trainable weights, did you "
+            "set `model.trainable` without calling `model.compile` after ?"
+        )

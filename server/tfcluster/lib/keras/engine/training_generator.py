@@ -114,7 +114,9 @@ class _Aggregate:
         logs: dict[str, Any] = {}
         for i, (name, value) in enumerate(zip(self.names, values)):
             if _is_loss(name):
-                self.loss_sums[i] += value if self.loss_by_steps else value * size
+                # TF 1.15's BaseLogger weighs a batch's loss by its size under numpy 1.x's
+                # promotion: float32 * int gives float64 (numpy 2 would keep float32).
+                self.loss_sums[i] += value if self.loss_by_steps else np.float64(value) * size
             else:
                 self.metrics[i] = value
             logs[name] = value

@@ -1,6 +1,7 @@
 """tf.keras.layers.ConvLSTM2D (TF 1.15): an LSTM whose input and recurrent transforms are 2-D
-convolutions, over [batch, time, rows, cols, channels]. The steps are unrolled (the number
-of time steps must be known), each computing what TF 1.15's ConvLSTM2DCell computes."""
+convolutions, over [batch, time, rows, cols, channels]. The steps run in K.rnn's while loop
+(the number of time steps may be unknown), each building the ops TF 1.15's ConvLSTM2DCell
+builds (so the op count after the layer, hence later random seeds, is TF's)."""
 
 from __future__ import annotations
 
@@ -16,18 +17,10 @@ from tfcluster.lib.keras import (
 )
 from tfcluster.lib.keras.engine.base_layer import Layer
 from tfcluster.lib.keras.layers import config_fields
+from tfcluster.lib.keras.layers.recurrent_loop import keras_rnn_loop
 from tfcluster.lib.layers import utils as conv_utils
 from tfcluster.lib.layers.base import InputSpec
-from tfcluster.ops import array_ops, nn_ops
-
-
-def _conv_length(length: int, kernel: int, padding: str, stride: int, dilation: int) -> int:
-    effective = (kernel - 1) * dilation + 1
-    if padding == "same":
-        out = length
-    else:
-        out = length - effective + 1
-    return (out + stride - 1) // stride
+from tfcluster.ops import array_ops, math_ops, nn_ops
 
 
 class ConvLSTM2D(Layer):
@@ -167,12 +160,10 @@ class ConvLSTM2D(Layer):
 
     def _step(self, inputs: Any, states: list[Any]) -> tuple[Any, list[Any]]:
         h_tm1, c_tm1 = states[0], states[1]
-        f = self.filters
-        kernels = [self.kernel[:, :, :, i * f : (i + 1) * f] for i in range(4)]
-        recurrents = [self.recurrent_kernel[:, :, :, i * f : (i + 1) * f] for i in range(4)]
-        biases = (
-            [None] * 4 if self.bias is None else [self.bias[i * f : (i + 1) * f] for i in range(4)]
-        )
+        # TF 1.15's ConvLSTM2DCell.call: each weight split in four gates (one Split each).
+        kernels = array_ops.split(self.kernel, 4, axis=3)
+        recurrents = array_ops.split(self.recurrent_kernel, 4, axis=3)
+        biases = [None] * 4 if self.bias is None else array_ops.split(self.bias, 4)
         x = [self._input_conv(inputs, k, b, padding=self.padding) for k, b in zip(kernels, biases)]
         h = [self._recurrent_conv(h_tm1, r) for r in recurrents]
         i = self.recurrent_activation(x[0] + h[0])
@@ -187,7 +178,8 @@ class ConvLSTM2D(Layer):
     ) -> Any:
         if initial_state is None:
             initial_state = self.get_initial_state(inputs)
-        last, outputs, states = backend_math.rnn(
+        # TF 1.15's ConvRNN2D runs K.rnn's while loop (so the time steps may be unknown).
+        last, outputs, states = keras_rnn_loop(
             self._step, inputs, list(initial_state), go_backwards=self.go_backwards, mask=mask
         )
         output = outputs if self.return_sequences else last
@@ -197,17 +189,13 @@ class ConvLSTM2D(Layer):
 
     def get_initial_state(self, inputs: Any) -> list[Any]:
         """Zero hidden and cell states, shaped as the convolution's output of one step."""
-        dims = inputs.shape.as_list()
-        rows = _conv_length(
-            dims[2], self.kernel_size[0], self.padding, self.strides[0], self.dilation_rate[0]
-        )
-        cols = _conv_length(
-            dims[3], self.kernel_size[1], self.padding, self.strides[1], self.dilation_rate[1]
-        )
-        batch = array_ops.shape(inputs)[0]
-        zeros = array_ops.zeros(
-            array_ops.stack([batch, rows, cols, self.filters]), dtype=inputs.dtype
-        )
+        # TF 1.15's ConvRNN2D.get_initial_state: the inputs' zeros summed over time, then
+        # convolved with a zero kernel (the step's output shape).
+        zeros = array_ops.zeros_like(inputs)
+        zeros = math_ops.reduce_sum(zeros, axis=1)
+        shape = self.kernel.shape.as_list()
+        shape[-1] = self.filters
+        zeros = self._input_conv(zeros, array_ops.zeros(tuple(shape)), padding=self.padding)
         return [zeros, zeros]
 
     def reset_states(self, states: Any = None) -> None:

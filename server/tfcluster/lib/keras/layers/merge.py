@@ -26,7 +26,23 @@ class _Merge(Layer):
         raise NotImplementedError
 
     def call(self, inputs: Any) -> Any:
-        return self._merge(self._check(inputs))
+        return self._merge(_same_rank(self._check(inputs)))
+
+
+def _same_rank(inputs: list[Any]) -> list[Any]:
+    """TF 1.15's _Merge.call for inputs of known, different ranks: each lower-rank input
+    gets new axes at 1 (ExpandDims) up to the highest rank, so the batch axes line up."""
+    found = [getattr(getattr(x, "shape", None), "ndims", None) for x in inputs]
+    ndims = [int(n) for n in found if n is not None]
+    if len(ndims) < len(found) or len(set(ndims)) == 1:
+        return inputs
+    top = max(ndims)
+    out = []
+    for x, ndim in zip(inputs, ndims):
+        for _ in range(top - ndim):
+            x = array_ops.expand_dims(x, axis=1)
+        out.append(x)
+    return out
 
 
 class Add(_Merge):
@@ -68,6 +84,10 @@ class Concatenate(_Merge):
 
     def get_config(self) -> dict[str, Any]:
         return {**super().get_config(), "axis": self.axis}
+
+    def call(self, inputs: Any) -> Any:
+        # TF's Concatenate needs no reshape (its build checks the shapes instead).
+        return self._merge(self._check(inputs))
 
     def _merge(self, inputs: list[Any]) -> Any:
         return array_ops.concat(inputs, axis=self.axis)
