@@ -415,3 +415,30 @@ def training_uses_the_weights_trainable_at_compile(tf):
 CASES["training_uses_the_weights_trainable_at_compile"] = (
     training_uses_the_weights_trainable_at_compile
 )
+
+
+def a_model_with_every_weight_frozen_still_trains(tf):
+    """A model whose layers are all frozen before compile: TF 1.15's Keras optimizer applies
+    an empty gradient list (only its iterations count), so train_on_batch and fit run."""
+    _fresh(tf)
+    keras = tf.keras
+    model = keras.Sequential(
+        [keras.layers.Dense(2, input_shape=(3,)), keras.layers.BatchNormalization()]
+    )
+    for layer in model.layers:
+        layer.trainable = False
+    model.compile("adam", "mse")
+    x = np.ones((4, 3), "float32")
+    y = np.ones((4, 2), "float32")
+    first = float(model.train_on_batch(x, y))
+    history = model.fit(x, y, verbose=0)
+    return {
+        "train_on_batch": round(first, 5),
+        "fit": [round(float(v), 5) for v in history.history["loss"]],
+        "iterations": int(keras.backend.get_value(model.optimizer.iterations)),
+    }
+
+
+CASES["a_model_with_every_weight_frozen_still_trains"] = (
+    a_model_with_every_weight_frozen_still_trains
+)

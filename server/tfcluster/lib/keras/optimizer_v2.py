@@ -365,9 +365,9 @@ class Optimizer:
 
     # ---- building the step -------------------------------------------------------------------
     def apply_gradients(self, grads_and_vars: Any, name: str | None = None) -> Any:
+        # As TF 1.15: no pairs at all (a model whose weights are all frozen) is a step that
+        # only counts itself; pairs without any gradient are refused by _filter_grads.
         pairs = [(g, _unwrap_autocast(v)) for g, v in _filter_grads(grads_and_vars)]
-        if not pairs:
-            raise ValueError("No gradients provided for any variable.")
         var_list = [v for _, v in pairs]
         with name_scope(self._name):
             with init_scope():
