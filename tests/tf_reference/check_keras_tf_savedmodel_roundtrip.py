@@ -16,9 +16,10 @@ import json
 import os
 import sys
 
+import keras_tf_savedmodel_models as models
 import numpy as np
+from keras_tf_savedmodel_models import Y_CLASSES, Y_VALUES, X
 
-X = np.linspace(-1, 1, 15).reshape(5, 3).astype(np.float32)
 X_PAIR = [X, np.linspace(0, 1, 10).reshape(5, 2).astype(np.float32)]
 
 
@@ -26,41 +27,15 @@ def _x(name):
     return X_PAIR if name == "two_inputs" else X
 
 
-Y_CLASSES = np.array([0, 1, 0, 1, 1])
-Y_VALUES = np.linspace(0, 1, 10).reshape(5, 2).astype(np.float32)
-
-
 def _models(tf):
     def sequential():
-        model = tf.keras.models.Sequential(
-            [
-                tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)),
-                tf.keras.layers.Dropout(0.2),
-                tf.keras.layers.Dense(2, activation="softmax"),
-            ]
-        )
-        model.compile("adam", "sparse_categorical_crossentropy", metrics=["accuracy"])
-        return model, Y_CLASSES
+        return models.sequential_mlp(tf), Y_CLASSES
 
     def functional():
-        inputs = tf.keras.Input(shape=(3,), name="features")
-        hidden = tf.keras.layers.Dense(4, activation="tanh", name="hidden")(inputs)
-        outputs = tf.keras.layers.Dense(2, name="logits")(hidden)
-        model = tf.keras.Model(inputs, outputs, name="mlp")
-        model.compile(tf.keras.optimizers.SGD(0.1), "mse", metrics=["mae"])
-        return model, Y_VALUES
+        return models.functional_mlp(tf), Y_VALUES
 
     def nested():
-        inner = tf.keras.Sequential(
-            [tf.keras.layers.Dense(3, activation="relu", input_shape=(4,))], name="inner"
-        )
-        inputs = tf.keras.Input(shape=(3,), name="features")
-        hidden = tf.keras.layers.Dense(4, name="hidden")(inputs)
-        hidden = tf.keras.layers.BatchNormalization(name="norm")(hidden)
-        outputs = tf.keras.layers.Dense(2, activation="softmax", name="probs")(inner(hidden))
-        model = tf.keras.Model(inputs, outputs, name="nested")
-        model.compile("rmsprop", "sparse_categorical_crossentropy", metrics=["accuracy"])
-        return model, Y_CLASSES
+        return models.nested_mlp(tf), Y_CLASSES
 
     class Subclassed(tf.keras.Model):
         def __init__(self):
@@ -76,14 +51,7 @@ def _models(tf):
         return model, Y_VALUES
 
     def two_inputs():
-        a = tf.keras.Input(shape=(3,), name="a")
-        b = tf.keras.Input(shape=(2,), name="b")
-        joined = tf.keras.layers.concatenate([a, b])
-        first = tf.keras.layers.Dense(2, name="first")(joined)
-        second = tf.keras.layers.Dense(1, activation="sigmoid", name="second")(joined)
-        model = tf.keras.Model([a, b], [first, second], name="two_inputs")
-        model.compile("adam", ["mse", "binary_crossentropy"])
-        return model, [Y_VALUES, Y_CLASSES.reshape(5, 1).astype(np.float32)]
+        return models.two_inputs(tf), [Y_VALUES, Y_CLASSES.reshape(5, 1).astype(np.float32)]
 
     return {
         "two_inputs": two_inputs,

@@ -12,14 +12,16 @@ directories with tfcluster. Run under TF 1.15:
     cd tests/tf_reference && /tmp/tf115/bin/python record_keras_tf_savedmodel.py
 """
 
+import functools
 import json
 import os
 import shutil
 import tarfile
 import tempfile
 
-import numpy as np
+import keras_tf_savedmodel_models as models
 import tensorflow as tf
+from keras_tf_savedmodel_models import X_SEQUENCES, Y_CLASSES, Y_VALUES, X, set_weights
 from recorder import Recorder
 from tensorflow.core.protobuf import saved_model_pb2
 
@@ -29,67 +31,12 @@ if not tf.__version__.startswith("1."):
 here = os.path.dirname(os.path.abspath(__file__))
 data_dir = os.path.join(here, "data", "keras_tf_savedmodel")
 work = tempfile.mkdtemp()
-X = np.linspace(-1, 1, 15).reshape(5, 3).astype(np.float32)
-Y_CLASSES = np.array([0, 1, 0, 1, 1])
-Y_VALUES = np.linspace(0, 1, 10).reshape(5, 2).astype(np.float32)
-X_SEQUENCES = np.linspace(-1, 1, 75).reshape(5, 5, 3).astype(np.float32)
 Y_RECURRENT = Y_VALUES
-
-
-def set_weights(model):
-    if model.name == "nested":  # positive: a batch norm's moving variance among them
-        values = [np.linspace(0.1, 1, np.prod(w.shape)) for w in model.get_weights()]
-    else:
-        values = [np.arange(np.prod(w.shape)) / 10 - 0.5 for w in model.get_weights()]
-    model.set_weights(
-        [v.reshape(w.shape).astype(np.float32) for v, w in zip(values, model.get_weights())]
-    )
-
-
-def sequential_mlp():
-    model = tf.keras.models.Sequential(
-        [
-            tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)),
-            tf.keras.layers.Dropout(0.2),
-            tf.keras.layers.Dense(2, activation="softmax"),
-        ]
-    )
-    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
-    return model
-
-
-def functional_mlp():
-    inputs = tf.keras.Input(shape=(3,), name="features")
-    hidden = tf.keras.layers.Dense(4, activation="tanh", name="hidden")(inputs)
-    outputs = tf.keras.layers.Dense(2, name="logits")(hidden)
-    model = tf.keras.Model(inputs, outputs, name="mlp")
-    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
-    return model
-
-
-def nested_mlp():
-    inner = tf.keras.Sequential(
-        [tf.keras.layers.Dense(3, activation="relu", input_shape=(4,))], name="inner"
-    )
-    inputs = tf.keras.Input(shape=(3,), name="features")
-    hidden = tf.keras.layers.Dense(4, name="hidden")(inputs)
-    hidden = tf.keras.layers.BatchNormalization(name="norm")(hidden)
-    outputs = tf.keras.layers.Dense(2, activation="softmax", name="probs")(inner(hidden))
-    model = tf.keras.Model(inputs, outputs, name="nested")
-    model.compile("rmsprop", "sparse_categorical_crossentropy", metrics=["accuracy"])
-    return model
-
-
-def recurrent():
-    model = tf.keras.Sequential(
-        [
-            tf.keras.layers.GRU(3, input_shape=(5, 3)),
-            tf.keras.layers.Dense(2, activation="softmax"),
-        ],
-        name="recurrent",
-    )
-    model.compile("adam", "mse")
-    return model
+sequential_mlp = functools.partial(models.sequential_mlp, tf)
+functional_mlp = functools.partial(models.functional_mlp, tf)
+nested_mlp = functools.partial(models.nested_mlp, tf)
+recurrent = functools.partial(models.recurrent, tf)
+two_inputs = functools.partial(models.two_inputs, tf)
 
 
 def files(path):
@@ -185,17 +132,6 @@ def record_errors(rec):
     path = os.path.join(work, "other_format")
     tf.keras.models.save_model(model, path, save_format="xyz")
     rec.add("save_format_other", files=files(path))
-
-
-def two_inputs():
-    a = tf.keras.Input(shape=(3,), name="a")
-    b = tf.keras.Input(shape=(2,), name="b")
-    joined = tf.keras.layers.concatenate([a, b])
-    first = tf.keras.layers.Dense(2, name="first")(joined)
-    second = tf.keras.layers.Dense(1, activation="sigmoid", name="second")(joined)
-    model = tf.keras.Model([a, b], [first, second], name="two_inputs")
-    model.compile("adam", ["mse", "binary_crossentropy"])
-    return model
 
 
 def record_call_signatures(rec):

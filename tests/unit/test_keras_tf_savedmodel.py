@@ -14,13 +14,29 @@ from typing import Any
 import numpy as np
 import pytest
 import tfcluster as tf
+from tf_reference import keras_tf_savedmodel_models as models
 from tf_reference import reference
+from tf_reference.keras_tf_savedmodel_models import Y_CLASSES, Y_VALUES, X
 from tfcluster.lib.saved_model.loader import parse_saved_model
 
 AREA = "keras_tf_savedmodel"
-X = np.linspace(-1, 1, 15).reshape(5, 3).astype(np.float32)
-Y_CLASSES = np.array([0, 1, 0, 1, 1])
-Y_VALUES = np.linspace(0, 1, 10).reshape(5, 2).astype(np.float32)
+_set_weights = models.set_weights
+
+
+def _sequential_mlp() -> Any:
+    return models.sequential_mlp(tf)
+
+
+def _functional_mlp() -> Any:
+    return models.functional_mlp(tf)
+
+
+def _nested_mlp() -> Any:
+    return models.nested_mlp(tf)
+
+
+def _two_inputs() -> Any:
+    return models.two_inputs(tf)
 
 
 @pytest.fixture(autouse=True)
@@ -49,50 +65,6 @@ def _summary(model: Any) -> str:
     lines: list[str] = []
     model.summary(print_fn=lines.append)
     return "\n".join(lines)
-
-
-def _set_weights(model: Any) -> None:
-    if model.name == "nested":  # positive: a batch norm's moving variance among them
-        values = [np.linspace(0.1, 1, np.prod(w.shape)) for w in model.get_weights()]
-    else:
-        values = [np.arange(np.prod(w.shape)) / 10 - 0.5 for w in model.get_weights()]
-    model.set_weights(
-        [v.reshape(w.shape).astype(np.float32) for v, w in zip(values, model.get_weights())]
-    )
-
-
-def _sequential_mlp() -> Any:
-    model = tf.keras.models.Sequential(
-        [
-            tf.keras.layers.Dense(4, activation="relu", input_shape=(3,)),
-            tf.keras.layers.Dropout(0.2),
-            tf.keras.layers.Dense(2, activation="softmax"),
-        ]
-    )
-    model.compile(optimizer="adam", loss="sparse_categorical_crossentropy", metrics=["accuracy"])
-    return model
-
-
-def _functional_mlp() -> Any:
-    inputs = tf.keras.Input(shape=(3,), name="features")
-    hidden = tf.keras.layers.Dense(4, activation="tanh", name="hidden")(inputs)
-    outputs = tf.keras.layers.Dense(2, name="logits")(hidden)
-    model = tf.keras.Model(inputs, outputs, name="mlp")
-    model.compile(optimizer=tf.keras.optimizers.SGD(0.1), loss="mse", metrics=["mae"])
-    return model
-
-
-def _nested_mlp() -> Any:
-    inner = tf.keras.Sequential(
-        [tf.keras.layers.Dense(3, activation="relu", input_shape=(4,))], name="inner"
-    )
-    inputs = tf.keras.Input(shape=(3,), name="features")
-    hidden = tf.keras.layers.Dense(4, name="hidden")(inputs)
-    hidden = tf.keras.layers.BatchNormalization(name="norm")(hidden)
-    outputs = tf.keras.layers.Dense(2, activation="softmax", name="probs")(inner(hidden))
-    model = tf.keras.Model(inputs, outputs, name="nested")
-    model.compile("rmsprop", "sparse_categorical_crossentropy", metrics=["accuracy"])
-    return model
 
 
 def _check_loaded(loaded: Any, want: dict[str, Any], y: np.ndarray, x: np.ndarray = X) -> None:
@@ -223,17 +195,6 @@ def test_subclassed_model_saved_after_fit_carries_tfs_metadata(tmp_path: Any) ->
         assert metadata[key] == want["metadata"][key], key
     with pytest.raises(tf.errors.UnimplementedError):
         tf.keras.models.load_model(path)
-
-
-def _two_inputs() -> Any:
-    a = tf.keras.Input(shape=(3,), name="a")
-    b = tf.keras.Input(shape=(2,), name="b")
-    joined = tf.keras.layers.concatenate([a, b])
-    first = tf.keras.layers.Dense(2, name="first")(joined)
-    second = tf.keras.layers.Dense(1, activation="sigmoid", name="second")(joined)
-    model = tf.keras.Model([a, b], [first, second], name="two_inputs")
-    model.compile("adam", ["mse", "binary_crossentropy"])
-    return model
 
 
 def test_saved_calls_take_a_list_argument_as_tf_saves_them(tmp_path: Any) -> None:

@@ -228,6 +228,8 @@ class KerasLayerMixin:
     # the noise layers). TF's graph-mode __call__ fills nothing: a Lambda's or a user's
     # layer's call gets training=None.
     _fills_training = False
+    # The inputs of the layer's first call (class default: not called yet).
+    _first_call_inputs: Any = None
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
         call_args = self._call_arg_names  # type: ignore[attr-defined]
@@ -262,6 +264,10 @@ class KerasLayerMixin:
             self._keras_initial_weights = None
         outputs = self._copy_passed_through(inputs, outputs)
         self._assign_masks(outputs, masks)
+        if self._first_call_inputs is None:
+            # What a SavedModel traces the layer's call on when no node records it (the
+            # layers of a subclassed model built on plain placeholders).
+            self._first_call_inputs = inputs
         self._record_call(inputs, outputs)
         return outputs
 

@@ -93,7 +93,10 @@ def _input_spec(layer: Any) -> Any:
     try:
         tensors = layer.get_input_at(0)
     except (RuntimeError, ValueError, AttributeError):
-        return None
+        # No node (a subclassed model's layers, called on plain placeholders): its first call.
+        tensors = getattr(layer, "_first_call_inputs", None)
+        if tensors is None:
+            return None
     if isinstance(tensors, (list, tuple)):
         return [
             TensorSpec(t.shape, t.dtype.base_dtype, name=f"inputs/{i}")
