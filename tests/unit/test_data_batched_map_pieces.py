@@ -186,6 +186,10 @@ def test_a_prefetch_asks_for_the_next_piece_while_batches_of_the_last_still_wait
         deadline = time.monotonic() + 30
         while len(computed_at) < 3 and time.monotonic() < deadline:
             time.sleep(0.01)
-        assert computed_at == [0, 1, 1 + pieces - 2]
+        # The prefetcher may start a piece before the step that asked for it returns (and
+        # `taken` counts it): each count is exact or one less.
+        assert computed_at[0] == 0
+        assert computed_at[1] in (0, 1)
+        assert computed_at[2] in (pieces - 2, 1 + pieces - 2)
         got = [sess.run(nxt).tolist() for _ in range(3)]
     assert got[0] == [2 * x for x in range(8 * (pieces - 1), 8 * pieces)]
