@@ -422,7 +422,7 @@ class MasterSession:
             if self._log_placement and self._logged_version != version:
                 self._logged_version = version
                 if error is not None:
-                    placement = self._placed_before(nodes, order, error, deadline)
+                    placement = self._placed_before(nodes, order, error, deadline) or {}
                 text = placement_log.placement_text(nodes, output_names, placement)
                 placement_log.print_placement(text)
         failed = self._placement_error
@@ -435,13 +435,14 @@ class MasterSession:
         order: list[str],
         error: errors.OpError,
         deadline: float | None,
-    ) -> dict[str, str]:
-        """The placement of the nodes TF's placer assigns before the one `error` names."""
+    ) -> dict[str, str] | None:
+        """The placement of the nodes TF's placer assigns before the one `error` names (None
+        when the error names no node of `order`)."""
         needed = order
         while True:
             failed = placement_log.unplaceable_node(error.message)
             if failed not in needed:
-                return {}
+                return None
             needed = needed[: needed.index(failed)]
             try:
                 return self._place(nodes, needed, deadline)
@@ -459,16 +460,12 @@ class MasterSession:
         # TF's placer logs each node as it assigns it: when one cannot be placed, those before
         # it are printed; the runs that need it say why it cannot be placed.
         order = placement_log.placement_order(nodes, output_names)
-        needed: list[str] = order
-        while True:
-            try:
-                placement = self._place(nodes, needed, deadline)
-                break
-            except errors.OpError as e:
-                failed = placement_log.unplaceable_node(e.message)
-                if failed not in needed:
-                    return
-                needed = needed[: needed.index(failed)]
+        try:
+            placement: dict[str, str] | None = self._place(nodes, order, deadline)
+        except errors.OpError as e:
+            placement = self._placed_before(nodes, order, e, deadline)
+        if placement is None:
+            return
         placement_log.print_placement(placement_log.placement_text(nodes, output_names, placement))
 
     def _place(
