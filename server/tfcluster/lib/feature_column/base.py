@@ -141,6 +141,16 @@ def to_sparse_input_and_drop_ignore_values(input_tensor: Any, ignore_value: Any 
         )
 
 
+def columns_of_kinds(feature_columns: Any, kinds: Any, requirement: str) -> list[Any]:
+    """normalize_feature_columns' columns, each one of `kinds` (a class or a tuple of them),
+    else ValueError "<requirement> Given: <column>" (each API words its requirement)."""
+    columns = normalize_feature_columns(feature_columns)
+    for column in columns:
+        if not isinstance(column, kinds):
+            raise ValueError(f"{requirement} Given: {column}")
+    return columns
+
+
 def normalize_feature_columns(feature_columns: Any) -> list[FeatureColumn]:
     """The columns as a list (one column alone allowed), checked for kind and unique names."""
     if isinstance(feature_columns, FeatureColumn):

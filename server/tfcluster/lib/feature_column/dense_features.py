@@ -16,7 +16,7 @@ from tfcluster.lib.feature_column.base import (
     DenseColumn,
     FeatureColumn,
     LazyBuilder,
-    normalize_feature_columns,
+    columns_of_kinds,
 )
 from tfcluster.lib.feature_column.layers import _check_batch_sizes
 from tfcluster.ops import array_ops
@@ -33,13 +33,12 @@ def is_feature_column_v2(feature_columns: Any) -> bool:
 def sorted_dense_columns(feature_columns: Any) -> list[Any]:
     """The columns checked (dense, unique names) and sorted by name, as DenseFeatures keeps
     them."""
-    columns = normalize_feature_columns(feature_columns)
-    for column in columns:
-        if not isinstance(column, DenseColumn):
-            raise ValueError(
-                "Items of feature_columns must be a DenseColumn. You can wrap a categorical "
-                f"column with an embedding_column or indicator_column. Given: {column}"
-            )
+    columns = columns_of_kinds(
+        feature_columns,
+        DenseColumn,
+        "Items of feature_columns must be a DenseColumn. You can wrap a categorical column "
+        "with an embedding_column or indicator_column.",
+    )
     return sorted(columns, key=lambda c: c.name)
 
 

@@ -12,7 +12,7 @@ from tfcluster.lib.feature_column.base import (
     CategoricalColumn,
     DenseColumn,
     LazyBuilder,
-    normalize_feature_columns,
+    columns_of_kinds,
 )
 from tfcluster.ops import array_ops, init_ops, math_ops, nn_ops, sparse_ops
 from tfcluster.ops import variable_scope as vs
@@ -53,13 +53,12 @@ def input_layer(
 ) -> Tensor:
     """The dense columns' tensors, each [batch, n], concatenated along axis 1 (variables under
     `input_layer/`)."""
-    columns = normalize_feature_columns(feature_columns)
-    for column in columns:
-        if not isinstance(column, DenseColumn):
-            raise ValueError(
-                "Items of feature_columns must be a _DenseColumn. You can wrap a categorical "
-                f"column with an embedding_column or indicator_column. Given: {column}"
-            )
+    columns = columns_of_kinds(
+        feature_columns,
+        DenseColumn,
+        "Items of feature_columns must be a _DenseColumn. You can wrap a categorical column "
+        "with an embedding_column or indicator_column.",
+    )
     collections = _collections(weight_collections)
     with vs.variable_scope(None, default_name="input_layer", values=list(features.values())):
         builder = LazyBuilder(features)
@@ -143,13 +142,11 @@ def linear_model(
 ) -> Tensor:
     """The sum over columns of each column's values times its weights, plus a bias: [batch,
     units]."""
-    columns = normalize_feature_columns(feature_columns)
-    for column in columns:
-        if not isinstance(column, (DenseColumn, CategoricalColumn)):
-            raise ValueError(
-                "Items of feature_columns must be either a _DenseColumn or "
-                f"_CategoricalColumn. Given: {column}"
-            )
+    columns = columns_of_kinds(
+        feature_columns,
+        (DenseColumn, CategoricalColumn),
+        "Items of feature_columns must be either a _DenseColumn or _CategoricalColumn.",
+    )
     if sparse_combiner not in ("mean", "sqrtn", "sum"):
         raise ValueError("sparse_combiner must be one of 'mean', 'sqrtn' or 'sum'")
     collections = _collections(weight_collections)

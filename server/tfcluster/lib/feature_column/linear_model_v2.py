@@ -15,7 +15,7 @@ from tfcluster.lib.feature_column.base import (
     CategoricalColumn,
     DenseColumn,
     LazyBuilder,
-    normalize_feature_columns,
+    columns_of_kinds,
 )
 from tfcluster.lib.feature_column.layers import _check_batch_sizes
 from tfcluster.ops import array_ops, init_ops, math_ops, nn_ops, sparse_ops
@@ -26,13 +26,11 @@ _NAME = "linear_model"
 
 
 def _sorted_columns(feature_columns: Any) -> list[Any]:
-    columns = normalize_feature_columns(feature_columns)
-    for column in columns:
-        if not isinstance(column, (DenseColumn, CategoricalColumn)):
-            raise ValueError(
-                "Items of feature_columns must be either a DenseColumn or CategoricalColumn. "
-                f"Given: {column}"
-            )
+    columns = columns_of_kinds(
+        feature_columns,
+        (DenseColumn, CategoricalColumn),
+        "Items of feature_columns must be either a DenseColumn or CategoricalColumn.",
+    )
     return sorted(columns, key=lambda c: c.name)
 
 
