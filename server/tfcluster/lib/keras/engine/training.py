@@ -12,7 +12,7 @@ from typing import Any
 
 import numpy as np
 
-from tfcluster.framework.graph import Tensor, control_dependencies, name_scope
+from tfcluster.framework.graph import Operation, Tensor, control_dependencies, name_scope
 from tfcluster.lib.keras import backend, losses, metrics, optimizers
 from tfcluster.lib.keras import callbacks as cbks
 from tfcluster.lib.keras.engine import (
@@ -963,9 +963,7 @@ def _placeholders_read(target: Any) -> set[int]:
     learning phase, a PlaceholderWithDefault, is not one)."""
     found: set[int] = set()
     seen: set[int] = set()
-    stack = [
-        target.op if hasattr(target, "op") and not hasattr(target, "control_inputs") else target
-    ]
+    stack = [target if isinstance(target, Operation) else target.op]
     while stack:
         op = stack.pop()
         if id(op) in seen:
