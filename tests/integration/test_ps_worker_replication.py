@@ -60,7 +60,10 @@ def test_every_task_of_the_cluster_flag_is_a_device(cluster: Cluster, jobs: dict
     with tf.Session(f"grpc://localhost:{first}") as sess:
         devices = sorted(d.name for d in sess.list_devices())
     assert devices == sorted(
-        f"/job:{job}/replica:0/task:{i}/device:CPU:0" for job, n in jobs.items() for i in range(n)
+        f"/job:{job}/replica:0/task:{i}/device:{kind}:0"
+        for job, n in jobs.items()
+        for i in range(n)
+        for kind in ("CPU", "XLA_CPU")
     )
 
 

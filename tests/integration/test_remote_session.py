@@ -108,8 +108,9 @@ def test_server_command_reads_tf_config(cluster: Cluster) -> None:
         assert sess.run(doubled) == 6.0
         devices = sorted(d.name for d in sess.list_devices())
     assert devices == [
-        "/job:ps/replica:0/task:0/device:CPU:0",
-        "/job:worker/replica:0/task:0/device:CPU:0",
+        f"/job:{job}/replica:0/task:0/device:{kind}:0"
+        for job in ("ps", "worker")
+        for kind in ("CPU", "XLA_CPU")
     ]
 
 

@@ -131,8 +131,8 @@ def tf_tuple_of_tensors(tf):
 
 
 def local_cpu_devices(tf):
-    """ptb_word_lm's GPU count comes from device_lib (TF also lists XLA_CPU, which tfcluster,
-    having no XLA, does not: the CPU entries are compared)."""
+    """ptb_word_lm's GPU count comes from device_lib (its CPU entries are compared here; the
+    XLA_CPU entry is compared in xla_cpu_device_cases.py)."""
     import importlib
 
     root = "tfcluster" if tf.__name__.startswith("tfcluster") else "tensorflow"

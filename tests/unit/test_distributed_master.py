@@ -197,7 +197,7 @@ def test_devices_are_discovered_once_per_master(cluster: InProcessCluster) -> No
         assert Client(master, g).run([c]) == [1.0]
     assert len(calls) == len(TASKS)
     names = sorted(d.name for d in master.list_devices())
-    assert names == [f"{t}/device:CPU:0" for t in TASKS]
+    assert names == [f"{t}/device:{kind}:0" for t in TASKS for kind in ("CPU", "XLA_CPU")]
 
 
 def test_control_inputs_from_one_task_cross_as_one_message(cluster: InProcessCluster) -> None:

@@ -158,7 +158,11 @@ def get_optimizer_experimental_options() -> dict[str, Any]:
 
 
 def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice]:
-    devices = [PhysicalDevice("/physical_device:CPU:0", "CPU")]
+    # As TF 1.15's pip wheels: the CPU, its XLA_CPU device, then the GPUs.
+    devices = [
+        PhysicalDevice("/physical_device:CPU:0", "CPU"),
+        PhysicalDevice("/physical_device:XLA_CPU:0", "XLA_CPU"),
+    ]
     devices += [PhysicalDevice(f"/physical_device:GPU:{g.index}", "GPU") for g in gpu.local_gpus()]
     return [d for d in devices if device_type is None or d.device_type == device_type]
 
@@ -166,7 +170,8 @@ def list_physical_devices(device_type: str | None = None) -> list[PhysicalDevice
 def get_visible_devices(device_type: str | None = None) -> list[PhysicalDevice]:
     visible = _devices["visible"]
     if visible is None:
-        return list_physical_devices(device_type)
+        # TF's context makes every physical device visible but the XLA ones.
+        visible = [d for d in list_physical_devices() if not d.device_type.startswith("XLA")]
     return [d for d in visible if device_type is None or d.device_type == device_type]
 
 
@@ -242,6 +247,10 @@ def list_logical_devices(device_type: str | None = None) -> list[LogicalDevice]:
             counts[d.device_type] = index + 1
             if device_type is None or d.device_type == device_type:
                 out.append(LogicalDevice(f"{prefix}{d.device_type}:{index}", d.device_type))
+    if device_type in (None, "XLA_CPU"):
+        # Every session has the XLA_CPU device (after its CPUs), visible or not.
+        at = sum(1 for d in out if d.device_type == "CPU")
+        out.insert(at, LogicalDevice(f"{prefix}XLA_CPU:0", "XLA_CPU"))
     return out
 
 

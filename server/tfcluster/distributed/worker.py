@@ -14,7 +14,7 @@ from typing import Any
 
 from tfcluster.distributed.interfaces import DeviceInfo, RunGraphResult, WorkerCacheInterface
 from tfcluster.framework import errors
-from tfcluster.runtime import cancellation, collective_executor, device_copy, gpu
+from tfcluster.runtime import cancellation, collective_executor, device_copy, gpu, xla_cpu_kernels
 from tfcluster.runtime import rendezvous as rdv
 from tfcluster.runtime.collective_meeting import CheckFn, Part, deadline_check
 from tfcluster.runtime.executor import Executor
@@ -28,6 +28,9 @@ from tfcluster.runtime.step_context import StepContext
 # The message of the AbortedError a RunGraph gets for a graph this worker does not know (it
 # restarted since the graph was registered): masters match it to re-register their graphs.
 GRAPH_HANDLE_NOT_FOUND = "Graph handle is not found"
+# What TF 1.15 reports as a CPU device's memory (its default CPU allocator's size), whatever
+# the host has.
+CPU_MEMORY_LIMIT = 256 << 20
 # A graph handle begins with its worker's incarnation (8 hex digits), then a counter.
 _INCARNATION_DIGITS = 8
 
@@ -84,8 +87,16 @@ class Worker:
             devices
             or [
                 *(
-                    DeviceInfo(f"{task}/device:CPU:{i}", "CPU", 0, self.incarnation)
+                    DeviceInfo(f"{task}/device:CPU:{i}", "CPU", CPU_MEMORY_LIMIT, self.incarnation)
                     for i in range(max(1, cpus))
+                ),
+                # As TF 1.15's pip wheels, every task has an XLA_CPU device too (nodes go
+                # there only when asked for by name; runtime/xla_cpu_kernels.py).
+                DeviceInfo(
+                    f"{task}/device:{xla_cpu_kernels.DEVICE_TYPE}:0",
+                    xla_cpu_kernels.DEVICE_TYPE,
+                    xla_cpu_kernels.MEMORY_LIMIT,
+                    self.incarnation,
                 ),
                 *_gpu_devices(task, self.incarnation),
             ]

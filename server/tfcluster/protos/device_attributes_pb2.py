@@ -24,13 +24,19 @@ _sym_db = _symbol_database.Default()
 
 
 
-DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n(tfcluster/protos/device_attributes.proto\x12\ttfcluster\"~\n\x10\x44\x65viceAttributes\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65vice_type\x18\x02 \x01(\t\x12\x14\n\x0cmemory_limit\x18\x04 \x01(\x03\x12\x13\n\x0bincarnation\x18\x06 \x01(\x06\x12\x1c\n\x14physical_device_desc\x18\x07 \x01(\tb\x06proto3')
+DESCRIPTOR = _descriptor_pool.Default().AddSerializedFile(b'\n(tfcluster/protos/device_attributes.proto\x12\ttfcluster\"E\n\x10InterconnectLink\x12\x11\n\tdevice_id\x18\x01 \x01(\x05\x12\x0c\n\x04type\x18\x02 \x01(\t\x12\x10\n\x08strength\x18\x03 \x01(\x05\"7\n\nLocalLinks\x12)\n\x04link\x18\x01 \x03(\x0b\x32\x1b.tfcluster.InterconnectLink\"Y\n\x0e\x44\x65viceLocality\x12\x0e\n\x06\x62us_id\x18\x01 \x01(\x05\x12\x11\n\tnuma_node\x18\x02 \x01(\x05\x12$\n\x05links\x18\x03 \x01(\x0b\x32\x15.tfcluster.LocalLinks\"\xab\x01\n\x10\x44\x65viceAttributes\x12\x0c\n\x04name\x18\x01 \x01(\t\x12\x13\n\x0b\x64\x65vice_type\x18\x02 \x01(\t\x12\x14\n\x0cmemory_limit\x18\x04 \x01(\x03\x12+\n\x08locality\x18\x05 \x01(\x0b\x32\x19.tfcluster.DeviceLocality\x12\x13\n\x0bincarnation\x18\x06 \x01(\x06\x12\x1c\n\x14physical_device_desc\x18\x07 \x01(\tb\x06proto3')
 
 _globals = globals()
 _builder.BuildMessageAndEnumDescriptors(DESCRIPTOR, _globals)
 _builder.BuildTopDescriptorsAndMessages(DESCRIPTOR, 'tfcluster.protos.device_attributes_pb2', _globals)
 if not _descriptor._USE_C_DESCRIPTORS:
   DESCRIPTOR._loaded_options = None
-  _globals['_DEVICEATTRIBUTES']._serialized_start=55
-  _globals['_DEVICEATTRIBUTES']._serialized_end=181
+  _globals['_INTERCONNECTLINK']._serialized_start=55
+  _globals['_INTERCONNECTLINK']._serialized_end=124
+  _globals['_LOCALLINKS']._serialized_start=126
+  _globals['_LOCALLINKS']._serialized_end=181
+  _globals['_DEVICELOCALITY']._serialized_start=183
+  _globals['_DEVICELOCALITY']._serialized_end=272
+  _globals['_DEVICEATTRIBUTES']._serialized_start=275
+  _globals['_DEVICEATTRIBUTES']._serialized_end=446
 # @@protoc_insertion_point(module_scope)

@@ -41,6 +41,13 @@ from tfcluster.runtime.resources import VariableRef
 from tfcluster.runtime.step_context import StepContext
 from tfcluster.runtime.step_trace import SOURCE_NODE, StepTrace, timeline_labels
 
+# Device types whose values live in host memory (XLA_CPU runs the CPU kernels).
+HOST_DEVICE_TYPES = frozenset({"CPU", "XLA_CPU"})
+
+
+def on_host(device: str) -> bool:
+    return device_type_of(device) in HOST_DEVICE_TYPES
+
 
 def device_type_of(device: str) -> str:
     marker = "/device:"
@@ -173,7 +180,7 @@ class Executor:
         self.fetch_to_host = frozenset(
             k
             for k, t in enumerate(self.fetches)
-            if t in aliased and device_type_of(by_name[split_tensor_name(t)[0]].device) == "CPU"
+            if t in aliased and on_host(by_name[split_tensor_name(t)[0]].device)
         )
 
         cache = kernel_cache if kernel_cache is not None else {}
@@ -212,10 +219,7 @@ class Executor:
         # A Const under a control dependency (one made in a control_dependencies block, such
         # as the increment apply_gradients makes after the updates) waits for it like any node.
         self._const_steps = tuple(
-            n.op == "Const"
-            and not n.inputs
-            and not n.control_inputs
-            and device_type_of(s.device) == "CPU"
+            n.op == "Const" and not n.inputs and not n.control_inputs and on_host(s.device)
             for n, s in zip(order, self.steps)
         )
         # The dataflow loop's start with the constants settled (_settled_constants).
@@ -308,7 +312,7 @@ class Executor:
         self.priority = critical_path.longest_chains(costs, self.consumers)
         self.follows = [p - c for p, c in zip(self.priority, costs)]
         for step, heavy in zip(self.steps, critical_path.measured_heavy(costs)):
-            if heavy and not step.is_async and device_type_of(step.device) == "CPU":
+            if heavy and not step.is_async and on_host(step.device):
                 step.heavy = True
 
     def run_nested(self, ctx: StepContext, feed_values: Sequence[Any]) -> list[Any]:
@@ -657,7 +661,7 @@ def _bind_steps(
         device = n.device or default_device
         fn, is_async = _bind(n, device, cache)
         step = _Step(n.name, device, fn, is_async)
-        step.heavy = n.op in inter_op.HEAVY_OPS and device_type_of(device) == "CPU"
+        step.heavy = n.op in inter_op.HEAVY_OPS and on_host(device)
         step.index = len(steps)
         step.in_slots = tuple(slot_of[f"{src}:{idx}"] for src, idx in n.inputs)
         step.out_pairs = tuple(sorted(outputs_read.get(n.name, ())))

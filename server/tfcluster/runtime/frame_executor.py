@@ -35,7 +35,7 @@ from tfcluster.runtime.executor import (
     Executor,
     _bind,
     _roots,
-    device_type_of,
+    on_host,
     retval_names,
     with_node,
 )
@@ -200,7 +200,7 @@ class FrameExecutor:
             self._async.append(is_async)
             kind = _KIND.get(node.op, _PLAIN)
             self._kinds.append(kind)
-            self._host.append(device_type_of(device) == "CPU")
+            self._host.append(on_host(device))
             op_def = op_def_registry.lookup(node.op)
             keep = op_def.ref_inputs if op_def is not None else frozenset()
             self._derefs.append(

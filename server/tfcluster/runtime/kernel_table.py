@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from tfcluster.framework import errors
+from tfcluster.runtime import xla_cpu_kernels
 
 ComputeFn = Callable[[Any, list[Any]], Sequence[Any]]
 DoneFn = Callable[[Sequence[Any] | None, BaseException | None], None]
@@ -43,6 +44,9 @@ class KernelDef:
 
 _KERNELS: dict[tuple[str, str], KernelDef] = {}
 _loaded = False
+# XLA_CPU's kernels, made from the CPU kernels on first lookup (kept apart from the table of
+# registered kernels).
+_XLA_CPU_KERNELS: dict[str, KernelDef] = {}
 # Sessions in several threads may look up kernels first at once: loading completes before any
 # thread sees the table as loaded.
 _load_lock = threading.RLock()
@@ -93,10 +97,30 @@ def _ensure_loaded() -> None:
 def lookup(op: str, device_type: str = "CPU") -> KernelDef:
     _ensure_loaded()
     kdef = _KERNELS.get((op, device_type))
+    if kdef is None and device_type == xla_cpu_kernels.DEVICE_TYPE:
+        kdef = _xla_cpu_kernel(op)
     if kdef is None:
         raise errors.NotFoundError(
             None, None, f"No registered '{op}' OpKernel for {device_type} devices"
         )
+    return kdef
+
+
+def _xla_cpu_kernel(op: str) -> KernelDef | None:
+    """XLA_CPU's kernel for op: the CPU kernel's body, taking what both TF's XLA kernel and
+    the CPU kernel take (None where TF's XLA_CPU device has no kernel for op)."""
+    if op in _XLA_CPU_KERNELS:
+        return _XLA_CPU_KERNELS[op]
+    cpu = _KERNELS.get((op, "CPU"))
+    if cpu is None or not xla_cpu_kernels.has_op(op):
+        return None
+    cpu_accepts = cpu.accepts
+
+    def accepts(attrs: Mapping[str, Any]) -> bool:
+        return xla_cpu_kernels.takes(op, attrs) and (cpu_accepts is None or cpu_accepts(attrs))
+
+    kdef = dataclasses.replace(cpu, device_type=xla_cpu_kernels.DEVICE_TYPE, accepts=accepts)
+    _XLA_CPU_KERNELS[op] = kdef
     return kdef
 
 

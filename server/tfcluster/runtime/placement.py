@@ -196,16 +196,50 @@ def _resolve(
         if not allow_soft and index >= available:
             raise _no_such_device(members[0], spec, by_task)
         if not allow_soft:
-            reason = f"no supported kernel for {dtype} devices is available for {missing_kernel}"
-            raise errors.InvalidArgumentError(
-                None,
-                None,
-                f"Cannot assign a device for operation {members[0]}: Could not satisfy explicit "
-                f"device specification '{spec}' because {reason}. Set allow_soft_placement=True "
-                "to fall back to the CPU.",
-            )
+            raise _no_kernel(members, spec, dtype, placed, target)
         dtype, index = "CPU", 0
     return device_spec.full_device_name(target.job, target.task, dtype, index)
+
+
+def _no_kernel(
+    members: list[str],
+    spec: device_spec.DeviceSpec,
+    dtype: str,
+    placed: list[Node],
+    target: TaskDevices,
+) -> errors.OpError:
+    """TF 1.15's placer error for a colocation group asked onto a device type that has no
+    kernel for one of its nodes: each op type of the group with the device types that take
+    it, then the members and their requested devices."""
+    types: dict[str, list[str]] = {}
+    for n in placed:
+        kinds = [
+            k
+            for k in _KERNEL_DEVICE_TYPES
+            if k in target.counts and kernel_table.supports(n.op, k, n.attrs)
+        ]
+        types.setdefault(n.op, kinds)
+    lines = [
+        f"Cannot assign a device for operation {members[0]}: Could not satisfy explicit device "
+        f"specification '{spec}' because no supported kernel for {dtype} devices is available.",
+        "Colocation Debug Info:",
+        "Colocation group had the following types and supported devices: ",
+        *(f"{op}: {' '.join(kinds)} " for op, kinds in types.items()),
+        "",
+        "Colocation members, user-requested devices, and framework assigned devices, if any:",
+        *(f"  {n.name} ({n.op}) {n.device}" for n in placed),
+        "",
+        f"\t [[{members[0]}]]",
+    ]
+    return errors.InvalidArgumentError(None, None, "\n".join(lines))
+
+
+# The device types a node's supported kinds are listed among, in TF's order.
+_KERNEL_DEVICE_TYPES = ("CPU", "GPU", "XLA_CPU")
+
+
+# The order TF 1.15 lists a task's devices in: its CPUs, the XLA_CPU device, then the rest.
+_LISTING_ORDER = {"CPU": 0, "XLA_CPU": 1}
 
 
 def _no_such_device(
@@ -215,7 +249,7 @@ def _no_such_device(
     devices = [
         device_spec.full_device_name(t.job, t.task, kind, i)
         for t in sorted(by_task.values(), key=lambda t: (t.job, t.task))
-        for kind in sorted(t.counts, key=lambda k: (k != "CPU", k))
+        for kind in sorted(t.counts, key=lambda k: (_LISTING_ORDER.get(k, 2), k))
         for i in range(t.counts[kind])
     ]
     message = (

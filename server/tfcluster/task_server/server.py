@@ -230,7 +230,7 @@ class Server:
         config: config_pb2.ConfigProto | None = None, start: bool = True
     ) -> Server:
         """A single-task cluster on a free local port."""
-        return Server({"localhost": ["localhost:0"]}, protocol="grpc", config=config, start=start)
+        return Server({"local": ["localhost:0"]}, protocol="grpc", config=config, start=start)
 
     def __enter__(self) -> Server:
         return self

@@ -9,9 +9,6 @@ from tfcluster.client.session import Session
 from tfcluster.framework.graph import Graph
 from tfcluster.protos import device_attributes_pb2
 
-# TF's CPU device reports this limit (its default CPU allocator size) whatever the host has.
-_CPU_MEMORY_LIMIT = 256 << 20
-
 
 def list_local_devices(session_config: Any = None) -> list[Any]:
     """The local devices (those `session_config` leaves visible), CPU first."""
@@ -22,9 +19,12 @@ def list_local_devices(session_config: Any = None) -> list[Any]:
         attrs = device_attributes_pb2.DeviceAttributes(
             name="/device:" + d.name.rsplit("/device:", 1)[-1],
             device_type=d.device_type,
-            memory_limit=d.memory_limit_bytes
-            or (_CPU_MEMORY_LIMIT if d.device_type == "CPU" else 0),
+            memory_limit=d.memory_limit_bytes,
             incarnation=d.incarnation,
         )
+        if d.device_type in ("CPU", "XLA_CPU"):
+            attrs.locality.SetInParent()  # TF prints an empty locality for host devices
+        if d.device_type == "XLA_CPU":
+            attrs.physical_device_desc = "device: XLA_CPU device"
         out.append(attrs)
     return out
