@@ -59,6 +59,27 @@ print("R3", sess.run(c, {a: 2.0}))
 sess2 = tf.Session(config=tf.ConfigProto(log_device_placement=True))
 print("S2", sess2.run(b, {a: 3.0}))
 """,
+    "stateful_nodes_keep_their_place_as_the_graph_grows": """
+q = tf.FIFOQueue(10, tf.float32, name="q")
+v = tf.Variable(2.0, name="v")
+enq = q.enqueue([v * 3.0], name="enq")
+sess = tf.Session(config=tf.ConfigProto(log_device_placement=True))
+sess.run(v.initializer)
+sess.run(enq)
+print("R1")
+size = q.size(name="size")
+print("R2", sess.run(size))
+noise = tf.random_uniform([2], seed=1, name="noise")
+print("R3", sess.run(size))
+""",
+    "a_node_on_xla_cpu": """
+with tf.device("/device:XLA_CPU:0"):
+    a = tf.constant([1.0, 2.0], name="a")
+    y = tf.multiply(a, 2.0, name="y")
+z = tf.add(y, 1.0, name="z")
+sess = tf.Session(config=tf.ConfigProto(log_device_placement=True))
+print(sess.run(z).tolist())
+""",
     "explicit_cpu_device": """
 with tf.device("/cpu:0"):
     k = tf.constant([1.0, 2.0], name="k")

@@ -237,6 +237,9 @@ class MasterSession:
         # ConfigProto.log_device_placement: the graph version whose placement was printed.
         self._log_placement = self.config.log_device_placement
         self._logged_version = 0
+        # Stateful nodes of the last whole-graph placement: TF's session keeps their devices
+        # when its graph grows, so its placer logs them where they stand in the graph.
+        self._kept_stateful: frozenset[str] = frozenset()
         # The graph version whose every node was placed, and the error placing it raised.
         self._placed_version = 0
         self._placement_error: errors.OpError | None = None
@@ -410,7 +413,8 @@ class MasterSession:
             nodes = dict(self._nodes) if fresh else {}
             output_names = list(self._dtypes) if fresh else []
         if fresh:
-            order = placement_log.placement_order(nodes, output_names)
+            kept = self._kept_stateful
+            order = placement_log.placement_order(nodes, output_names, kept)
             error: errors.OpError | None = None
             placement: dict[str, str] = {}
             try:
@@ -419,11 +423,13 @@ class MasterSession:
                 error = e
             with self._lock:
                 self._placed_version, self._placement_error = version, error
+                if error is None:
+                    self._kept_stateful = placement_log.stateful_nodes(placement, nodes)
             if self._log_placement and self._logged_version != version:
                 self._logged_version = version
                 if error is not None:
                     placement = self._placed_before(nodes, order, error, deadline) or {}
-                text = placement_log.placement_text(nodes, output_names, placement)
+                text = placement_log.placement_text(nodes, output_names, placement, kept)
                 placement_log.print_placement(text)
         failed = self._placement_error
         if failed is not None:

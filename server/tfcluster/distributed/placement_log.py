@@ -18,7 +18,7 @@ import re
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Mapping
+from collections.abc import Collection, Iterable, Mapping
 
 from tfcluster.framework import op_def_registry
 from tfcluster.runtime import gpu
@@ -77,14 +77,31 @@ def print_local_device_mapping(device_count: Mapping[str, int]) -> None:
     print_device_mapping([gpu_description(g.index, g.name) for g in gpus])
 
 
-def placement_order(nodes: Mapping[str, Node], output_names: Iterable[str]) -> list[str]:
-    """The nodes (graph order) in the order TF 1.15's placer assigns and logs them."""
+def placement_order(
+    nodes: Mapping[str, Node], output_names: Iterable[str], kept: Collection[str] = ()
+) -> list[str]:
+    """The nodes (graph order) in the order TF 1.15's placer assigns and logs them: generators
+    (no inputs, one output that is not a reference) last, except those `kept` (stateful nodes
+    placed when the graph was smaller: TF's session keeps their devices, so its placer logs
+    them where they stand)."""
     outputs = Counter(name.rpartition(":")[0] for name in output_names)
     first: list[str] = []
     generators: list[str] = []
     for name, node in nodes.items():
-        (generators if _is_generator(node, outputs[name]) else first).append(name)
+        last = name not in kept and _is_generator(node, outputs[name])
+        (generators if last else first).append(name)
     return first + generators
+
+
+def stateful_nodes(placement: Mapping[str, str], nodes: Mapping[str, Node]) -> frozenset[str]:
+    """The placed nodes whose ops are stateful: those a TF session keeps on their devices as
+    its graph grows."""
+    out = set()
+    for name in placement:
+        op_def = op_def_registry.lookup(nodes[name].op)
+        if op_def is not None and op_def.stateful:
+            out.add(name)
+    return frozenset(out)
 
 
 def unplaceable_node(message: str) -> str | None:
@@ -101,11 +118,14 @@ def _is_generator(node: Node, num_outputs: int) -> bool:
 
 
 def placement_text(
-    nodes: Mapping[str, Node], output_names: Iterable[str], placement: Mapping[str, str]
+    nodes: Mapping[str, Node],
+    output_names: Iterable[str],
+    placement: Mapping[str, str],
+    kept: Collection[str] = (),
 ) -> str:
     return "".join(
         f"{name}: ({nodes[name].op}): {placement[name]}\n"
-        for name in placement_order(nodes, output_names)
+        for name in placement_order(nodes, output_names, kept)
         if name in placement
     )
 
