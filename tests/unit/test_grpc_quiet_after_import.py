@@ -1,5 +1,5 @@
 """gRPC's core says nothing on stderr in a TF1 program (TensorFlow's own gRPC prints no
-transport events): `import tfcluster` sets GRPC_VERBOSITY=ERROR before grpc is imported,
+transport events; the server's own start lines are TF's): `import tfcluster` sets GRPC_VERBOSITY=ERROR before grpc is imported,
 unless the user set it, whose setting wins. GRPC_TRACE=api makes gRPC log every API call at
 INFO, which shows whether the level reached gRPC's core."""
 
@@ -34,7 +34,11 @@ def test_a_program_with_a_server_and_a_session_prints_no_grpc_log_lines() -> Non
     assert done.returncode == 0, done.stderr
     assert done.stdout.strip() == "2"
     assert "grpc_init" not in done.stderr
-    assert done.stderr.strip() == ""
+    # Only TF's own lines about the server (tests/unit/test_server_log.py) are there.
+    assert all(
+        " I tensorflow/core/distributed_runtime/rpc/" in line
+        for line in done.stderr.strip().splitlines()
+    ), done.stderr
 
 
 @pytest.mark.parametrize("level", ["INFO", "DEBUG"])

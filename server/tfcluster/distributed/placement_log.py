@@ -16,12 +16,11 @@ from __future__ import annotations
 
 import re
 import sys
-import time
 from collections import Counter
 from collections.abc import Collection, Iterable, Mapping
 
 from tfcluster.framework import op_def_registry
-from tfcluster.runtime import gpu
+from tfcluster.runtime import cpp_log, gpu
 from tfcluster.runtime.graph_ir import Node
 
 # TF 1.15's pip wheels (tensorflow and tensorflow-cpu) register an XLA_CPU JIT device in every
@@ -140,9 +139,4 @@ def print_placement(text: str) -> None:
 
 
 def _log(where: str, text: str) -> None:
-    """A line in the form of TF's C++ INFO log (what TF 1.15 writes to stderr)."""
-    now = time.time()
-    stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))
-    micros = int((now % 1) * 1_000_000)
-    sys.stderr.write(f"{stamp}.{micros:06d}: I tensorflow/core/common_runtime/{where}] {text}")
-    sys.stderr.flush()
+    cpp_log.info(f"tensorflow/core/common_runtime/{where}", text)

@@ -26,7 +26,7 @@ from tfcluster.framework import errors, memory_budget
 from tfcluster.protos import cluster_pb2, config_pb2, tensorflow_server_pb2
 from tfcluster.rpc import master_client as rpc_master_client
 from tfcluster.rpc import tls as rpc_tls
-from tfcluster.runtime import allocator, serving_state, switch_interval, thread_budget
+from tfcluster.runtime import allocator, cpp_log, serving_state, switch_interval, thread_budget
 from tfcluster.settings import contract, environment
 from tfcluster.task_server.core import TaskCore
 from tfcluster.task_server.host_share import tasks_on_this_host
@@ -123,6 +123,7 @@ class Server:
             if self._telemetry is not None:
                 self._telemetry.close()
             raise
+        _log_channel_cache(self._server_def.cluster, where.job, where.index, self._port)
         if start:
             self.start()
 
@@ -185,6 +186,10 @@ class Server:
             rpc_master_client.register_local_master(self.target, self._core.served_master)
             _live_servers.add(self)
             self._transport.serving()
+        cpp_log.info(
+            "tensorflow/core/distributed_runtime/rpc/grpc_server_lib.cc:365",
+            f"Started server with target: {self.target}\n",
+        )
 
     def _start_direct(self) -> None:
         """Direct streams on the port asked for; a port that cannot be had leaves every call
@@ -244,6 +249,20 @@ class Server:
 
 ClusterDef = cluster_pb2.ClusterDef
 ServerDef = tensorflow_server_pb2.ServerDef
+
+
+def _log_channel_cache(cluster: cluster_pb2.ClusterDef, job: str, index: int, port: int) -> None:
+    """TF 1.15's log of the cluster a server was made with: one line per job (by name), its
+    tasks by index, this task at the port it bound."""
+    for job_def in sorted(cluster.job, key=lambda j: j.name):
+        tasks = ", ".join(
+            f"{i} -> {f'localhost:{port}' if (job_def.name, i) == (job, index) else address}"
+            for i, address in sorted(job_def.tasks.items())
+        )
+        cpp_log.info(
+            "tensorflow/core/distributed_runtime/rpc/grpc_channel.cc:258",
+            f"Initialize GrpcChannelCache for job {job_def.name} -> {{{tasks}}}\n",
+        )
 
 
 def _metrics_port_from_environment(metrics_port: object) -> str:
