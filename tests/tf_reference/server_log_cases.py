@@ -58,7 +58,7 @@ def _free_ports(n):
 
 def _named_ports(text, ports):
     for i, port in enumerate(ports):
-        text = re.sub(r"\b%d\b" % port, "PORT%d" % i, text)
+        text = re.sub(rf"\b{port}\b", f"PORT{i}", text)
     return re.sub(r"localhost:\d+", "localhost:BOUND", text)
 
 
@@ -68,7 +68,7 @@ def server_log_lines(stderr):
 
 def run_case(python, module, name, env=None, cwd=None):
     ports = _free_ports(4)
-    script = "import %s as tf\nPORTS = %r\n%s" % (module, ports, CASES[name])
+    script = f"import {module} as tf\nPORTS = {ports!r}\n{CASES[name]}"
     out = subprocess.run([python, "-c", script], capture_output=True, env=env, cwd=cwd, timeout=300)
     stderr = out.stderr.decode(errors="replace")
     if out.returncode:
