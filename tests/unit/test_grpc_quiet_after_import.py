@@ -1,7 +1,8 @@
 """gRPC's core says nothing on stderr in a TF1 program (TensorFlow's own gRPC prints no
 transport events; the server's own start lines are TF's): `import tfcluster` sets
-GRPC_VERBOSITY=ERROR before grpc is imported, unless the user set it, whose setting wins. GRPC_TRACE=api makes gRPC log every API call at
-INFO, which shows whether the level reached gRPC's core."""
+GRPC_VERBOSITY=ERROR before grpc is imported, unless the user set it, whose setting wins.
+GRPC_TRACE=api makes gRPC log every API call at INFO, which shows whether the level reached
+gRPC's core."""
 
 from __future__ import annotations
 
