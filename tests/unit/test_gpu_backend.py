@@ -209,7 +209,8 @@ def test_workers_report_only_their_cpu_without_gpus() -> None:
     assert gpu.local_gpus() == []
     worker = Worker("/job:w/replica:0/task:1")
     assert [(d.name, d.device_type) for d in worker.get_status()] == [
-        ("/job:w/replica:0/task:1/device:CPU:0", "CPU")
+        ("/job:w/replica:0/task:1/device:CPU:0", "CPU"),
+        ("/job:w/replica:0/task:1/device:XLA_CPU:0", "XLA_CPU"),
     ]
 
 

@@ -5,22 +5,16 @@ tensorflow/core/...:54] text"), for the events TF 1.15 logs there that programs'
 
 from __future__ import annotations
 
-import os
 import sys
 import time
 
-
-def _min_level() -> int:
-    try:
-        return int(os.environ.get("TF_CPP_MIN_LOG_LEVEL", "0") or 0)
-    except ValueError:
-        return 0
+from tfcluster.settings import environment
 
 
 def info(where: str, text: str) -> None:
     """One INFO line (or several, `text` ending in a newline each) from TF's source file
     `where` ("tensorflow/core/common_runtime/placer.cc:54")."""
-    if _min_level() >= 1:
+    if environment.tf_cpp_min_log_level() >= 1:
         return
     now = time.time()
     stamp = time.strftime("%Y-%m-%d %H:%M:%S", time.localtime(now))

@@ -153,6 +153,18 @@ def test_srcdir(environ: Mapping[str, str] | None = None) -> str:
     return _env(environ)[TEST_SRCDIR_ENV]
 
 
+TF_CPP_MIN_LOG_LEVEL_ENV = "TF_CPP_MIN_LOG_LEVEL"
+
+
+def tf_cpp_min_log_level(environ: Mapping[str, str] | None = None) -> int:
+    """TF_CPP_MIN_LOG_LEVEL: the least severity of TF's C++-style log lines shown (0: INFO and
+    up, 1: WARNING and up, ...); 0 when unset or not a number, as TF reads it."""
+    try:
+        return int(_env(environ).get(TF_CPP_MIN_LOG_LEVEL_ENV, "0") or 0)
+    except ValueError:
+        return 0
+
+
 TF_CONFIG_ENV = "TF_CONFIG"
 
 
