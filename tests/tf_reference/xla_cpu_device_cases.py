@@ -238,6 +238,21 @@ def server_devices(tf: Any) -> Any:
         return {"devices": devices, "value": _plain(sess.run(y))}
 
 
+def keras_multi_gpu_model_on_a_cpu_host(tf: Any) -> Any:
+    """Keras checks the devices it would replicate onto against the session's (named as
+    Keras names them, XLA_CPU among them)."""
+    tf.reset_default_graph()
+    model = tf.keras.Sequential([tf.keras.layers.Dense(2, input_shape=(3,))])
+    out = []
+    for gpus in (2, [0, 1], 1):
+        try:
+            tf.keras.utils.multi_gpu_model(model, gpus=gpus)
+            out.append("ok")
+        except Exception as e:
+            out.append([type(e).__name__, str(e)])
+    return out
+
+
 CASES = {
     name: fn
     for name, fn in sorted(globals().items())

@@ -14,6 +14,7 @@ import pytest
 import tfcluster as tf
 from tf_reference.case_tools import same
 from tf_reference.xla_cpu_device_cases import CASES
+from tfcluster.runtime import gpu
 
 _DATA = Path(__file__).parents[1] / "tf_reference" / "data" / "xla_cpu_device.json"
 _RECORDED: dict[str, Any] = json.loads(_DATA.read_text())["cases"]
@@ -23,8 +24,14 @@ def test_every_case_is_recorded() -> None:
     assert sorted(CASES) == sorted(_RECORDED)
 
 
+# Recorded on a host without GPUs: Keras's device check passes where there are two.
+_NEEDS_NO_GPU = {"keras_multi_gpu_model_on_a_cpu_host"}
+
+
 @pytest.mark.parametrize("name", sorted(_RECORDED))
 def test_outcome_is_tfs(name: str) -> None:
+    if name in _NEEDS_NO_GPU and gpu.local_gpus():
+        pytest.skip("recorded on a host without GPUs")
     same(CASES[name](tf), _RECORDED[name], name)
 
 

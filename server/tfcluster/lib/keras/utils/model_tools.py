@@ -1,6 +1,7 @@
 """tf.keras.utils helpers about models (TF 1.15): get_source_inputs, convert_all_kernels_in_model,
 and the ones tfcluster cannot do: plot_model/model_to_dot (pydot and graphviz) and
-multi_gpu_model (one process per task here; use a TFCluster with several workers)."""
+multi_gpu_model past its checks of the GPUs asked for (one process per task here; use a
+TFCluster with several workers)."""
 
 from __future__ import annotations
 
@@ -70,13 +71,27 @@ def plot_model(model: Any, *args: Any, **kwargs: Any) -> Any:
 def multi_gpu_model(
     model: Any, gpus: Any, cpu_merge: bool = True, cpu_relocation: bool = False
 ) -> Any:
-    count = len(gpus) if isinstance(gpus, (list, tuple)) else gpus
-    if count <= 1:
+    ids = list(gpus) if isinstance(gpus, (list, tuple)) else list(range(gpus))
+    if len(ids) <= 1:
         raise ValueError(
             "For multi-gpu usage to be effective, call `multi_gpu_model` with `gpus >= 2`. "
             f"Received: `gpus={gpus}`"
+        )
+    wanted = ["/cpu:0", *(f"/gpu:{i}" for i in ids)]
+    available = [_short_device_name(d.name) for d in backend.get_session().list_devices()]
+    if any(d not in available for d in wanted):
+        raise ValueError(
+            f"To call `multi_gpu_model` with `gpus={gpus}`, we expect the following devices to "
+            f"be available: {wanted}. However this machine only has: {available}. Try reducing "
+            "`gpus`."
         )
     raise backend.unimplemented(
         "tf.keras.utils.multi_gpu_model (tfcluster runs one device per task: train over a "
         "TFCluster's workers instead)"
     )
+
+
+def _short_device_name(name: str) -> str:
+    """'/job:localhost/replica:0/task:0/device:XLA_CPU:0' -> '/xla_cpu:0', as Keras names
+    devices."""
+    return "/" + ":".join(name.lower().replace("/", "").split(":")[-2:])
