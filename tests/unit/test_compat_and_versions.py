@@ -39,14 +39,18 @@ def test_compat_functions_match_tensorflow(case: str) -> None:
             assert ours[name] == expected, name
 
 
-def test_compat_v1_is_tf_itself() -> None:
-    assert tf.compat.v1 is tf
-    assert tf.compat.v1.compat.v1 is tf
-    assert tf.compat.v1.nn is tf.nn
+def test_compat_v1_shows_tf_itself() -> None:
+    """tf.compat.v1 is a view of tf (its names read without TF 1.15's deprecation
+    warnings): the same objects, one view however it is reached."""
+    assert tf.compat.v1.placeholder is tf.placeholder
+    assert tf.compat.v1.compat.v1 is tf.compat.v1
+    assert tf.compat.v1.nn.relu is tf.nn.relu
     v1 = importlib.import_module("tfcluster.compat.v1")
-    assert v1 is tf
-    assert importlib.import_module("tfcluster.compat.v1.train") is tf.train
+    assert v1 is tf.compat.v1
+    assert importlib.import_module("tfcluster.compat.v1.train").Saver is tf.train.Saver
+    assert importlib.import_module("tfcluster.compat.v1.train") is tf.compat.v1.train
     assert tf.__spec__.name == "tfcluster"  # importing the alias did not rebind tf's spec
+    assert tf.nn.__spec__.name != "tfcluster.compat.v1.nn"
 
 
 def test_a_program_imports_tfcluster_compat_v1_as_tf() -> None:

@@ -16,7 +16,7 @@ import types
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from tfcluster.api import _unimplemented
+from tfcluster.api import _deprecated_names, _unimplemented
 
 _PACKAGE = "tfcluster"
 
@@ -43,7 +43,7 @@ def _is_internal(name: str, value: Any) -> bool:
     return name in _INTERNAL and isinstance(value, types.ModuleType)
 
 
-class _TopLevelModule(types.ModuleType):
+class _TopLevelModule(_deprecated_names.DeprecatingModule):
     """The `tfcluster` module: the import system's binding of an implementation package as an
     attribute (done on its first import) is dropped; the package stays in sys.modules."""
 
@@ -68,7 +68,9 @@ def _other_module(module_path: str) -> types.ModuleType | None:
     own face: tfcluster itself for tf.compat.v1, tf.flags for tf.app.flags, ..."""
     canonical = _canonical(module_path)
     if canonical != module_path:
-        return sys.modules[_PACKAGE] if not canonical else _unimplemented.public_module(canonical)
+        # tf.compat.v1's modules read without TF 1.15's deprecation warnings.
+        module = sys.modules[_PACKAGE] if not canonical else _unimplemented.public_module(canonical)
+        return _deprecated_names.quiet_view(module)
     return _unimplemented.face_alias(module_path)
 
 
@@ -117,6 +119,7 @@ def install(top: types.ModuleType) -> None:
         if _is_internal(name, vars(top)[name]):
             delattr(top, name)
     top.__class__ = _TopLevelModule
+    _deprecated_names.make_deprecating(top, "")
     if not any(isinstance(f, _PublicModuleFinder) for f in sys.meta_path):
         # First: a face package's own __path__ would otherwise let the path finder load its
         # submodules a second time under the public name.

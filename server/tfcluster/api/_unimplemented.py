@@ -16,6 +16,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any, NoReturn
 
+from tfcluster.api import _deprecated_names
 from tfcluster.framework import errors
 
 _NAMES_FILE = Path(__file__).with_name("tf115_v1_names.json")
@@ -230,7 +231,9 @@ def public_module(module_path: str) -> Any:
         return alias
     face = f"tfcluster.api.{module_path}"
     try:
-        return importlib.import_module(face)
+        module = importlib.import_module(face)
+        _deprecated_names.make_deprecating(module, module_path)
+        return module
     except ModuleNotFoundError as e:
         if e.name is None or not face.startswith(e.name):
             raise

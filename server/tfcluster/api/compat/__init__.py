@@ -4,7 +4,7 @@
 import sys
 from typing import Any
 
-from tfcluster.api import _unimplemented
+from tfcluster.api import _deprecated_names, _unimplemented
 from tfcluster.lib.compat import (
     as_bytes,
     as_str,
@@ -26,6 +26,7 @@ _compat_getattr = _unimplemented.module_getattr("compat")
 
 def __getattr__(name: str) -> Any:
     if name == "v1":
-        # tf itself, found by name: the face never imports the package it is part of.
-        return sys.modules["tfcluster"]
+        # tf itself, found by name (the face never imports the package it is part of), read
+        # without TF 1.15's deprecation warnings.
+        return _deprecated_names.quiet_view(sys.modules["tfcluster"])
     return _compat_getattr(name)

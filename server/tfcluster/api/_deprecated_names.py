@@ -1,0 +1,153 @@
+"""The names whose use TF 1.15 announces as deprecated: "WARNING:tensorflow:From prog.py:3: The
+name tf.placeholder is deprecated. Please use tf.compat.v1.placeholder instead."
+
+TF 1.15's v1 modules print this once per name when a program reads a name TF 2 renames
+(tf115_deprecated_names.json, recorded from TF by tools/record_tf115_deprecated_names.py);
+the same names read through `tf.compat.v1` say nothing, nor do reads from code whose file
+name is not a file ("<stdin>", "<ipython-input-...>", `python -c`). Reads by tfcluster's own
+code say nothing either and leave the name to the program's first read.
+
+The face modules of those paths (and `tfcluster` itself) get DeprecatingModule as their class;
+`tf.compat.v1` and the modules under it are QuietModule views of the same modules.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import os
+import sys
+import threading
+import types
+from pathlib import Path
+from typing import Any
+
+_TABLE_FILE = Path(__file__).with_name("tf115_deprecated_names.json")
+# tfcluster's own source files: their reads are not the program's.
+_PACKAGE_DIR = str(Path(__file__).resolve().parents[1]) + os.sep
+_lock = threading.Lock()
+
+
+@functools.cache
+def _table() -> dict[str, dict[str, str]]:
+    with _TABLE_FILE.open() as f:
+        table: dict[str, dict[str, str]] = json.load(f)
+    return table
+
+
+@functools.cache
+def _pending(module_path: str) -> set[str]:
+    """The names of `tf.<module_path>` not read by the program yet that TF warns about."""
+    return set(_table().get(module_path, ()))
+
+
+def warns_in(module_path: str) -> bool:
+    return module_path in _table()
+
+
+def _announce(module_path: str, name: str, frame: types.FrameType | None) -> None:
+    """The warning for the program's first read of `tf.<module_path>.<name>` from `frame`."""
+    if frame is None:
+        return
+    filename = frame.f_code.co_filename
+    if filename.startswith(_PACKAGE_DIR) or os.path.abspath(filename).startswith(_PACKAGE_DIR):
+        return
+    with _lock:
+        pending = _pending(module_path)
+        if name not in pending:
+            return
+        pending.discard(name)
+    if filename.startswith("<"):
+        return
+    from tfcluster.lib.platform import tf_logging
+
+    full = ".".join(p for p in ("tf", module_path, name) if p)
+    tf_logging.warning(
+        "From %s:%d: The name %s is deprecated. Please use %s instead.\n",
+        _as_given(filename),
+        frame.f_lineno,
+        full,
+        _table()[module_path][name],
+    )
+
+
+def _as_given(filename: str) -> str:
+    """The program's own script as its command line named it (Python 3.9 and later make the
+    main script's file name absolute; TF 1.15's Python printed it as given)."""
+    given = sys.argv[0] if sys.argv else ""
+    if given and not os.path.isabs(given) and os.path.abspath(given) == filename:
+        return given
+    return filename
+
+
+def _module_path(module: types.ModuleType) -> str | None:
+    return types.ModuleType.__getattribute__(module, "__dict__").get("_tf_module_path")
+
+
+class DeprecatingModule(types.ModuleType):
+    """A face module of TF's v1 tree whose reads of renamed names warn, as TF 1.15's do."""
+
+    def __getattribute__(self, name: str) -> Any:
+        value = super().__getattribute__(name)
+        if name[:1] != "_":
+            path = _module_path(self)
+            if path is not None and name in _pending(path):
+                _announce(path, name, sys._getframe(1))
+        return value
+
+
+def make_deprecating(module: types.ModuleType, module_path: str) -> None:
+    """Gives `module` (the face of `tf.<module_path>`) TF's warnings, when that path has any."""
+    if not warns_in(module_path) or _module_path(module) is not None:
+        return
+    module.__dict__["_tf_module_path"] = module_path
+    if type(module) is types.ModuleType:
+        module.__class__ = DeprecatingModule
+
+
+_views: dict[int, QuietModule] = {}
+
+
+def quiet_view(module: types.ModuleType) -> types.ModuleType:
+    """The `tf.compat.v1` view of a module of the tree: the same names, read without
+    warnings (a module that never warns is its own view)."""
+    if _module_path(module) is None or isinstance(module, QuietModule):
+        return module
+    with _lock:
+        view = _views.get(id(module))
+        if view is None:
+            view = _views[id(module)] = QuietModule(module)
+    return view
+
+
+class QuietModule(types.ModuleType):
+    """A module of the tree as `tf.compat.v1` shows it: every read and write goes to the
+    module itself, without its deprecation warnings; its submodules are views too."""
+
+    def __init__(self, target: types.ModuleType) -> None:
+        super().__init__(target.__name__, target.__doc__)
+        object.__setattr__(self, "_quiet_target", target)
+        # A package, so that `import tfcluster.compat.v1.<module>` finds its submodules.
+        object.__setattr__(self, "__path__", [])
+
+    def __getattr__(self, name: str) -> Any:
+        target = object.__getattribute__(self, "_quiet_target")
+        value = types.ModuleType.__getattribute__(target, name)
+        return quiet_view(value) if isinstance(value, types.ModuleType) else value
+
+    def __setattr__(self, name: str, value: Any) -> None:
+        if isinstance(value, QuietModule):
+            # The import system binding a view of a submodule (`import tfcluster.compat.v1.nn`)
+            # keeps it here: the module itself keeps its own submodule.
+            object.__setattr__(self, name, value)
+            return
+        setattr(object.__getattribute__(self, "_quiet_target"), name, value)
+
+    def __delattr__(self, name: str) -> None:
+        delattr(object.__getattribute__(self, "_quiet_target"), name)
+
+    def __dir__(self) -> list[str]:
+        return dir(object.__getattribute__(self, "_quiet_target"))
+
+    def __repr__(self) -> str:
+        return repr(object.__getattribute__(self, "_quiet_target"))

@@ -1,0 +1,100 @@
+"""Programs that read names TF 1.15 announces as deprecated ("The name tf.X is deprecated.
+Please use tf.Y instead."), for TF 1.15 (recorded by record_deprecated_names.py) and tfcluster
+(tests/unit/test_deprecated_names.py). Each runs as a script file of its own (`python
+prog.py`, with `import <framework> as tf` replaced in it); its stdout and the lines of
+those warnings on stderr are compared. Python 3.7 code."""
+
+import os
+import subprocess
+import tempfile
+
+CASES = {
+    "everyday_program": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [None, 2])
+w = tf.Variable(tf.random_normal([2, 1], seed=1))
+loss = tf.reduce_mean(tf.square(tf.matmul(x, w)))
+step = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    print(sess.run(loss, {x: [[1.0, 2.0]]}) >= 0)
+tf.logging.set_verbosity(tf.logging.INFO)
+""",
+    "each_name_warns_once": """
+import tensorflow as tf
+a = tf.placeholder(tf.float32)
+b = tf.placeholder(tf.float32)
+for _ in range(3):
+    tf.get_variable_scope()
+print("done")
+""",
+    "compat_v1_reads_say_nothing": """
+import tensorflow.compat.v1 as tf
+x = tf.placeholder(tf.float32)
+with tf.Session() as sess:
+    print(sess.run(x * 2.0, {x: 3.0}))
+tf.logging.info("quiet")
+print(tf.train.Saver is not None, tf.nn.rnn_cell.LSTMCell.__name__)
+""",
+    "compat_v1_then_tf_names": """
+import tensorflow as tf
+x = tf.compat.v1.placeholder(tf.float32)
+y = tf.placeholder(tf.float32)
+print("read")
+""",
+    "submodules_and_from_imports": """
+import tensorflow as tf
+from tensorflow import Session
+saver_class = tf.train.Saver
+cell = tf.nn.rnn_cell.BasicLSTMCell
+loss = tf.losses.sparse_softmax_cross_entropy
+reader = tf.python_io.tf_record_iterator
+exists = tf.gfile.Exists
+print(Session.__name__, saver_class.__name__, cell.__name__)
+""",
+    "reads_from_exec_said_nowhere": """
+import tensorflow as tf
+exec(compile("p = tf.placeholder(tf.float32)", "<string>", "exec"))
+q = tf.placeholder(tf.float32)
+r = tf.Session
+print("ok")
+""",
+    "a_helper_module_reads_first": """
+import os
+import sys
+with open("helper_module.py", "w") as f:
+    f.write("import tensorflow as tf\\n\\ndef make():\\n    return tf.placeholder(tf.float32)\\n")
+sys.path.insert(0, os.getcwd())
+import helper_module
+import tensorflow as tf
+helper_module.make()
+tf.placeholder(tf.float32)
+print("made")
+""",
+}
+
+
+def warning_lines(stderr):
+    """The 'The name ... is deprecated' warnings, as printed."""
+    return [
+        line
+        for line in stderr.splitlines()
+        if line.startswith("WARNING:tensorflow:From ") and ": The name tf." in line
+    ]
+
+
+def run_case(python, module, name, env=None):
+    """{"stdout": ..., "warnings": [...]} of the case run as `python prog.py` in a fresh
+    directory (helper modules it writes are named relative to it)."""
+    body = CASES[name].replace("tensorflow", module)
+    with tempfile.TemporaryDirectory() as where:
+        with open(os.path.join(where, "prog.py"), "w") as f:
+            f.write(body)
+        out = subprocess.run(
+            [python, "prog.py"], capture_output=True, env=env, cwd=where, timeout=300
+        )
+    stderr = out.stderr.decode(errors="replace")
+    if out.returncode:
+        raise RuntimeError(stderr[-3000:])
+    lines = [line.replace(where + os.sep, "") for line in warning_lines(stderr)]
+    return {"stdout": out.stdout.decode(), "warnings": lines}
