@@ -32,9 +32,9 @@ def warning_modules():
     """module path -> the wrapped modules that print deprecations for it."""
     found = {}
     for module in list(sys.modules.values()):
-        if isinstance(module, module_wrapper.TFModuleWrapper):
-            if module._tfmw_print_deprecation_warnings:
-                found.setdefault(module._tfmw_module_name, []).append(module)
+        wraps = isinstance(module, module_wrapper.TFModuleWrapper)
+        if wraps and module._tfmw_print_deprecation_warnings:
+            found.setdefault(module._tfmw_module_name, []).append(module)
     return found
 
 
@@ -46,7 +46,7 @@ def main():
             for name in sorted(dir(wrapped)):
                 if name.startswith("_"):
                     continue
-                full = "tf.%s.%s" % (path, name) if path else "tf.%s" % name
+                full = f"tf.{path}.{name}" if path else f"tf.{name}"
                 rename = all_renames_v2.symbol_renames.get(full)
                 if not rename:
                     continue
