@@ -78,7 +78,8 @@ def main() -> None:
         feed = {x: x_data[batch], y: y_data[batch]}
         _, step = sess.run([train_op, global_step], feed)
         local_steps += 1
-        if is_chief and local_steps % 50 == 0:
+        # From the first step on: under load the other worker may take most of the steps.
+        if is_chief and (local_steps == 1 or local_steps % 50 == 0):
             sv.summary_computed(sess, sess.run(loss_summary, feed))
     final_loss = float(sess.run(loss, {x: x_data, y: y_data}))
     result = {
