@@ -1,5 +1,6 @@
 """Programs that read names TF 1.15 announces as deprecated ("The name tf.X is deprecated.
-Please use tf.Y instead."), for TF 1.15 (recorded by record_deprecated_names.py) and tfcluster
+Please use tf.Y instead.") or call functions it deprecates ("dense (from ...) is deprecated
+and will be removed in a future version. Instructions for updating: ..."), for TF 1.15 (recorded by record_deprecated_names.py) and tfcluster
 (tests/unit/test_deprecated_names.py). Each runs as a script file of its own (`python
 prog.py`, with `import <framework> as tf` replaced in it); its stdout and the lines of
 those warnings on stderr are compared. Python 3.7 code."""
@@ -59,6 +60,18 @@ q = tf.placeholder(tf.float32)
 r = tf.Session
 print("ok")
 """,
+    "functions_deprecated_as_a_whole": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [None, 2])
+h = tf.layers.dense(x, 3, name="h1")
+h2 = tf.layers.dense(h, 3, name="h2")
+f = tf.to_float(tf.constant(1))
+g = tf.compat.v1.to_float(tf.constant(2))
+loss = tf.nn.softmax_cross_entropy_with_logits(labels=h, logits=h2)
+p = tf.Print(f, [f])
+queue = tf.train.string_input_producer(["a", "b"])
+print("built")
+""",
     "a_helper_module_reads_first": """
 import os
 import sys
@@ -74,13 +87,23 @@ print("made")
 }
 
 
-def warning_lines(stderr):
-    """The 'The name ... is deprecated' warnings, as printed."""
-    return [
-        line
-        for line in stderr.splitlines()
-        if line.startswith("WARNING:tensorflow:From ") and ": The name tf." in line
-    ]
+def warning_lines(stderr, where):
+    """The deprecation warnings that name a file of the program (`where` dropped from their
+    paths; those TF prints from its own files are left out), each with its instruction lines,
+    as printed."""
+    records = []
+    for line in stderr.splitlines():
+        if line.startswith("WARNING:"):
+            records.append([line])
+        elif records and line.strip():
+            records[-1].append(line)
+    kept = []
+    for lines in records:
+        text = "\n".join(lines).replace(where + os.sep, "")
+        if text.startswith("WARNING:tensorflow:From ") and " is deprecated" in text:
+            if not text[len("WARNING:tensorflow:From ") :].startswith("/"):
+                kept.append(text)
+    return kept
 
 
 def run_case(python, module, name, env=None):
@@ -96,5 +119,4 @@ def run_case(python, module, name, env=None):
     stderr = out.stderr.decode(errors="replace")
     if out.returncode:
         raise RuntimeError(stderr[-3000:])
-    lines = [line.replace(where + os.sep, "") for line in warning_lines(stderr)]
-    return {"stdout": out.stdout.decode(), "warnings": lines}
+    return {"stdout": out.stdout.decode(), "warnings": warning_lines(stderr, where)}

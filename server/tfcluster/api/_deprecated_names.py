@@ -23,6 +23,7 @@ from pathlib import Path
 from typing import Any
 
 _TABLE_FILE = Path(__file__).with_name("tf115_deprecated_names.json")
+_FUNCTIONS_FILE = Path(__file__).with_name("tf115_deprecated_functions.json")
 # tfcluster's own source files: their reads are not the program's.
 _PACKAGE_DIR = str(Path(__file__).resolve().parents[1]) + os.sep
 _lock = threading.Lock()
@@ -42,7 +43,75 @@ def _pending(module_path: str) -> set[str]:
 
 
 def warns_in(module_path: str) -> bool:
-    return module_path in _table()
+    return module_path in _table() or module_path in _functions_by_module()
+
+
+@functools.cache
+def _functions_by_module() -> dict[str, dict[str, tuple[str, str, str | None, str]]]:
+    """module path -> {name: (qualified name, TF's module, date, instructions)} of the
+    functions TF 1.15 deprecates as a whole (tools/record_tf115_deprecated_functions.py)."""
+    with _FUNCTIONS_FILE.open() as f:
+        raw: dict[str, list[Any]] = json.load(f)
+    out: dict[str, dict[str, tuple[str, str, str | None, str]]] = {}
+    for full, (qualified, module, date, instructions) in raw.items():
+        path, _, name = full[len("tf.") :].rpartition(".")
+        out.setdefault(path, {})[name] = (qualified, module, date, instructions)
+    return out
+
+
+# The deprecated functions already announced (by TF's qualified name and module: every name
+# of a function shares its one announcement, as TF keys it by the function).
+_announced_functions: set[tuple[str, str]] = set()
+# Wrapped function by the original's id: a function under several names gets one wrapper.
+_wrappers: dict[int, Any] = {}
+
+
+def _is_internal(filename: str) -> bool:
+    return filename.startswith(_PACKAGE_DIR) or os.path.abspath(filename).startswith(_PACKAGE_DIR)
+
+
+def _announcing(fn: Any, deprecation: tuple[str, str, str | None, str]) -> Any:
+    """fn, announcing on the program's first call what TF 1.15's deprecation decorator does."""
+    qualified, module, date, instructions = deprecation
+    key = (qualified, module)
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        if key not in _announced_functions:
+            frame = sys._getframe(1)
+            if not _is_internal(frame.f_code.co_filename):
+                with _lock:
+                    first = key not in _announced_functions
+                    _announced_functions.add(key)
+                if first:
+                    from tfcluster.lib.platform import tf_logging
+
+                    tf_logging.warning(
+                        "From %s:%d: %s (from %s) is deprecated and will be removed %s.\n"
+                        "Instructions for updating:\n%s",
+                        _as_given(frame.f_code.co_filename),
+                        frame.f_lineno,
+                        qualified,
+                        module,
+                        "in a future version" if date is None else f"after {date}",
+                        instructions,
+                    )
+        return fn(*args, **kwargs)
+
+    return call
+
+
+def _wrap_deprecated_functions(module: types.ModuleType, module_path: str) -> None:
+    namespace = types.ModuleType.__getattribute__(module, "__dict__")
+    for name, deprecation in _functions_by_module().get(module_path, {}).items():
+        fn = namespace.get(name)
+        if fn is None or not callable(fn) or isinstance(fn, type):
+            continue
+        with _lock:
+            wrapper = _wrappers.get(id(fn))
+            if wrapper is None:
+                wrapper = _wrappers[id(fn)] = _announcing(fn, deprecation)
+        namespace[name] = wrapper
 
 
 def _announce(module_path: str, name: str, frame: types.FrameType | None) -> None:
@@ -50,7 +119,7 @@ def _announce(module_path: str, name: str, frame: types.FrameType | None) -> Non
     if frame is None:
         return
     filename = frame.f_code.co_filename
-    if filename.startswith(_PACKAGE_DIR) or os.path.abspath(filename).startswith(_PACKAGE_DIR):
+    if _is_internal(filename):
         return
     with _lock:
         pending = _pending(module_path)
@@ -100,6 +169,7 @@ def make_deprecating(module: types.ModuleType, module_path: str) -> None:
     """Gives `module` (the face of `tf.<module_path>`) TF's warnings, when that path has any."""
     if not warns_in(module_path) or _module_path(module) is not None:
         return
+    _wrap_deprecated_functions(module, module_path)
     module.__dict__["_tf_module_path"] = module_path
     if type(module) is types.ModuleType:
         module.__class__ = DeprecatingModule
