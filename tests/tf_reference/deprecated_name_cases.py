@@ -1,9 +1,9 @@
 """Programs that read names TF 1.15 announces as deprecated ("The name tf.X is deprecated.
 Please use tf.Y instead.") or call functions it deprecates ("dense (from ...) is deprecated
-and will be removed in a future version. Instructions for updating: ..."), for TF 1.15 (recorded by record_deprecated_names.py) and tfcluster
-(tests/unit/test_deprecated_names.py). Each runs as a script file of its own (`python
-prog.py`, with `import <framework> as tf` replaced in it); its stdout and the lines of
-those warnings on stderr are compared. Python 3.7 code."""
+and will be removed in a future version. Instructions for updating: ..."), for TF 1.15
+(recorded by record_deprecated_names.py) and tfcluster (tests/unit/test_deprecated_names.py).
+Each runs as a script file of its own (`python prog.py`, with `import <framework> as tf`
+replaced in it); its stdout and those warnings on stderr are compared. Python 3.7 code."""
 
 import os
 import subprocess
@@ -100,9 +100,10 @@ def warning_lines(stderr, where):
     kept = []
     for lines in records:
         text = "\n".join(lines).replace(where + os.sep, "")
-        if text.startswith("WARNING:tensorflow:From ") and " is deprecated" in text:
-            if not text[len("WARNING:tensorflow:From ") :].startswith("/"):
-                kept.append(text)
+        head = "WARNING:tensorflow:From "
+        ours = text.startswith(head) and not text[len(head) :].startswith("/")
+        if ours and " is deprecated" in text:
+            kept.append(text)
     return kept
 
 
