@@ -22,6 +22,7 @@ from tfcluster.lib.keras.engine import (
     training_array_steps,
     training_dataset,
     training_generator,
+    training_tensors,
 )
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
@@ -443,6 +444,9 @@ class Model(Network):
 
     # ---- feeding ---------------------------------------------------------------------------
     def _standardize(self, x: Any, y: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        if x is None and self.inputs:
+            # A model built on Input(tensor=...) feeds itself: no input arrays.
+            return [], [_as_array(a) for a in _as_list(y)]
         if not _is_array_like(x):
             raise backend.unimplemented(
                 "tf.keras.Model fit/evaluate/predict on tf.data Datasets or generators "
@@ -480,6 +484,11 @@ class Model(Network):
         self._ensure_loss()
         target_checks.check(xs, ys, self.outputs, self._loss_fns, self._output_layer_names())
 
+    def _feed_inputs(self) -> list[Tensor]:
+        """The inputs arrays feed: placeholders (an Input(tensor=...) of another tensor
+        feeds itself, as TF 1.15's _feed_inputs leave it out)."""
+        return [t for t in self.inputs if backend.is_placeholder(t)]
+
     def _output_layer_names(self) -> list[str]:
         return [t.op.name.split("/")[0] for t in self.outputs]
 
@@ -495,7 +504,7 @@ class Model(Network):
         for t, w in zip(getattr(self, "_sample_weights", []), weights or []):
             if t is not None and w is not None:
                 feed[t] = w[index]
-        for t, a in zip(self.inputs, xs):
+        for t, a in zip(self._feed_inputs(), xs):
             feed[t] = a[index]
         for t, a in zip(getattr(self, "_fed_targets", []), ys):
             value = a[index]
@@ -544,6 +553,12 @@ class Model(Network):
                 validation_data=validation_data, steps_per_epoch=steps_per_epoch,
                 validation_steps=validation_steps, validation_freq=validation_freq,
                 initial_epoch=initial_epoch, class_weight=class_weight,
+            )  # fmt: skip
+        if x is None and y is None and self.inputs:
+            return training_tensors.fit(
+                self, batch_size=batch_size, steps_per_epoch=steps_per_epoch, epochs=epochs,
+                verbose=verbose, callbacks=callbacks, validation_data=validation_data,
+                validation_split=validation_split, initial_epoch=initial_epoch,
             )  # fmt: skip
         if steps_per_epoch is not None:
             return training_array_steps.fit(
@@ -601,7 +616,7 @@ class Model(Network):
         clist = cbks.CallbackList(callback_list)
         params = {
             "batch_size": batch_size, "epochs": epochs, "steps": None, "samples": samples,
-            "verbose": 0, "do_validation": do_validation, "metrics": callback_metrics,
+            "verbose": verbose, "do_validation": do_validation, "metrics": callback_metrics,
         }  # fmt: skip
         for cb in callback_list:
             # Keras 2.2.4-tf hands graph-mode callbacks the validation arrays (TensorBoard's
@@ -731,6 +746,8 @@ class Model(Network):
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, y, batch_size)
             return training_dataset.evaluate(self, x, steps, verbose, callbacks)
+        if x is None and y is None and self.inputs:
+            return training_tensors.evaluate(self, batch_size, steps, verbose, callbacks)
         if steps is not None:
             return training_array_steps.evaluate(
                 self, x, y, sample_weight, int(steps), verbose, callbacks
@@ -754,6 +771,8 @@ class Model(Network):
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, None, batch_size)
             return training_dataset.predict(self, x, steps, verbose, callbacks)
+        if x is None and self.inputs:
+            return training_tensors.predict(self, batch_size, steps, verbose, callbacks)
         if steps is not None:
             return training_array_steps.predict(self, x, int(steps), verbose, callbacks)
         xs, _ = self._standardize(x, None)
@@ -820,7 +839,7 @@ class Model(Network):
         self._check_targets(xs, ys)
         weights = self._standardize_weights(ys, sample_weight, class_weight)
         self._ensure_compiled(for_training=True)
-        index = np.arange(len(xs[0]))
+        index = _all_samples(xs, ys)
         session = backend.get_session()
         values = session.run(
             [self.total_loss, *self._metric_results, self._train_fn],
@@ -840,7 +859,7 @@ class Model(Network):
         self._check_targets(xs, ys)
         weights = self._standardize_weights(ys, sample_weight, None)
         self._ensure_compiled(for_training=False)
-        index = np.arange(len(xs[0]))
+        index = _all_samples(xs, ys)
         session = backend.get_session()
         values = session.run(
             [self.total_loss, *self._metric_results, self._test_fn],
@@ -889,6 +908,13 @@ class Model(Network):
         return training_generator.predict_generator(self, generator, steps, verbose, callbacks)
 
     def predict_on_batch(self, x: Any) -> Any:
+        if x is None and self.inputs:
+            # One run of a model fed by its own tensors.
+            self._ensure_predict_function()
+            values = backend.get_session().run(
+                [*self.outputs, self._predict_fn], feed_dict=self._feed([], [], None, False)
+            )[:-1]
+            return values[0] if len(values) == 1 else values
         return self.predict(x, batch_size=len(_as_list(x)[0]))
 
     # ---- weights on disk ------------------------------------------------------------------
@@ -918,6 +944,12 @@ def _is_generator_like(x: Any) -> bool:
     if isinstance(x, Sequence):
         return True
     return hasattr(x, "__next__") and not isinstance(x, (np.ndarray, list, tuple, dict))
+
+
+def _all_samples(xs: list[np.ndarray], ys: list[np.ndarray]) -> np.ndarray:
+    """The indices of every sample of a batch's arrays (none: a model fed by its tensors)."""
+    arrays = xs or ys
+    return np.arange(len(arrays[0]) if arrays else 0)
 
 
 def _keras_dtype(a: np.ndarray) -> str:

@@ -84,6 +84,8 @@ def _unpack(batch: Any, with_targets: bool = True) -> tuple[Any, Any, Any]:
 
 
 def _batch_size(x: Any) -> int:
+    if x is None:
+        return 1  # a step of a model fed by its own tensors
     first = (
         x[0]
         if isinstance(x, (list, tuple))
@@ -235,9 +237,11 @@ def fit_batches(
         progbar.verbose_level = verbose
         callback_list.append(progbar)
     clist = cbks.CallbackList(callback_list)
+    # TF 1.15's callback parameters, in its order; `verbose` is fit's (its loop sets it in
+    # the dict it shares with the callbacks after configuring them).
     params = {
-        "epochs": epochs, "steps": steps, "verbose": 0, "do_validation": do_validation,
-        "metrics": callback_metrics, "samples": samples, "batch_size": None,
+        "batch_size": None, "epochs": epochs, "steps": steps, "samples": samples,
+        "verbose": verbose, "do_validation": do_validation, "metrics": callback_metrics,
     }  # fmt: skip
     for cb in callback_list:
         cb.validation_data = None
@@ -393,6 +397,7 @@ def predict_batches(
     steps_as_samples: bool = False,
 ) -> Any:
     outputs: list[Any] = []
+    model.reset_metrics()  # TF 1.15's loop starts every mode from zeroed metrics
     hooks = hooks or LoopHooks(None, "predict")
     hooks.begin()
     progress = LoopProgress(verbose, "steps", steps, [])
