@@ -127,7 +127,7 @@ class Model(Network):
         if loss_scale is not None and not isinstance(self.optimizer, LossScaleOptimizer):
             # A model whose policy scales losses trains through a LossScaleOptimizer (TF 1.15).
             self.optimizer = LossScaleOptimizer(self.optimizer, loss_scale)
-        self.loss = loss
+        self.loss = loss or {}  # TF 1.15: no loss is an empty dict (per-output losses)
         self._compile_metrics = metrics or []
         self._loss_weights = loss_weights
         self.sample_weight_mode = sample_weight_mode
@@ -144,6 +144,13 @@ class Model(Network):
         names = self.output_names
         loss = self.loss
         if isinstance(loss, dict):
+            for name in names:
+                if name not in loss:
+                    logging.getLogger("tensorflow").warning(
+                        f"Output {name} missing from loss dictionary. We assume this was done "
+                        "on purpose. The fit and evaluate APIs will not be expecting any data "
+                        f"to be passed to {name}."
+                    )
             loss_fns = [losses.get(loss.get(n)) for n in names]
         elif isinstance(loss, (list, tuple)):
             loss_fns = [losses.get(x) for x in loss]
