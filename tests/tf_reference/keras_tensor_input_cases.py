@@ -269,3 +269,41 @@ def loop_callback_params(tf):
 
 
 CASES["loop_callback_params"] = loop_callback_params
+
+
+def _same(a, b):
+    return a, b
+
+
+def dataset_fit_shuffle_warning(tf):
+    """fit(dataset) with shuffle=True (the default) warns when no shuffle feeds the dataset
+    (shuffle_and_repeat counts); shuffle=False and evaluate do not check."""
+    _fresh(tf)
+    model = tf.keras.Sequential(
+        [tf.keras.layers.Dense(1, input_shape=(2,), kernel_initializer="ones")]
+    )
+    model.compile("sgd", "mse")
+    x, y = np.ones((4, 2), np.float32), np.ones((4, 1), np.float32)
+    plain = tf.data.Dataset.from_tensor_slices((x, y)).batch(2).repeat()
+    shuffled = tf.data.Dataset.from_tensor_slices((x, y)).shuffle(4, seed=1)
+    fused = tf.data.experimental.shuffle_and_repeat(4, seed=1)
+    calls = {
+        "plain": lambda: model.fit(plain, steps_per_epoch=2, verbose=0),
+        "shuffle_false": lambda: model.fit(plain, steps_per_epoch=2, verbose=0, shuffle=False),
+        "shuffled": lambda: model.fit(shuffled.batch(2), verbose=0),
+        "shuffled_then_mapped": lambda: model.fit(shuffled.map(_same).batch(2), verbose=0),
+        "shuffle_and_repeat": lambda: model.fit(
+            tf.data.Dataset.from_tensor_slices((x, y)).apply(fused).batch(2),
+            steps_per_epoch=1,
+            verbose=0,
+        ),
+        "evaluate": lambda: model.evaluate(plain, steps=1, verbose=0),
+    }
+    warned = {}
+    for name, call in calls.items():
+        _, _, messages = _run(call)
+        warned[name] = [m for m in messages if m.startswith("Expected a shuffled")]
+    return {"warned": warned}
+
+
+CASES["dataset_fit_shuffle_warning"] = dataset_fit_shuffle_warning

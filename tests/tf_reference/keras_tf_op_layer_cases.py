@@ -99,6 +99,9 @@ def add_loss_of_model_tensors(tf):
         "history": _history(history),
         "evaluate": float(model.evaluate(x, y, verbose=0)),
         "config": _config_view(model.get_config()),
+        "add_loss_nodes": [
+            [len(layer.inbound_nodes), len(layer.outbound_nodes)] for layer in model.layers
+        ],
     }
 
 

@@ -420,6 +420,16 @@ class KerasLayerMixin:
         return tensors[0] if len(tensors) == 1 else tensors
 
     @property
+    def inbound_nodes(self) -> list[Node]:
+        """The layer's calls (TF 1.15 keeps it for external Keras)."""
+        return self._inbound_nodes
+
+    @property
+    def outbound_nodes(self) -> list[Node]:
+        """The calls of other layers on this layer's outputs."""
+        return self._outbound_nodes
+
+    @property
     def input(self) -> Any:
         return self._one_or_list(self._node("input").input_tensors)
 

@@ -555,6 +555,8 @@ class Model(Network):
             )  # fmt: skip
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, y, batch_size)
+            if shuffle:
+                training_dataset.warn_if_not_shuffled(x)
             return training_dataset.fit(
                 self, x, epochs=epochs, verbose=verbose, callbacks=callbacks,
                 validation_data=validation_data, steps_per_epoch=steps_per_epoch,
