@@ -307,3 +307,49 @@ def dataset_fit_shuffle_warning(tf):
 
 
 CASES["dataset_fit_shuffle_warning"] = dataset_fit_shuffle_warning
+
+
+def data_tensors_as_x_and_y(tf):
+    """Symbolic tensors given as fit / evaluate / predict's x and y: TF wants steps, then
+    runs them into the placeholders at every step; *_on_batch take them too. An Input made
+    on a placeholder (Input(tensor=...)) is not fed: arrays for it are refused."""
+    _fresh(tf)
+    rng = np.random.RandomState(0)
+    x = rng.rand(16, 3).astype(np.float32)
+    y = rng.rand(16, 1).astype(np.float32)
+    inp = tf.keras.layers.Input(shape=(3,))
+    out = tf.keras.layers.Dense(1, kernel_initializer="ones", name="d")(inp)
+    model = tf.keras.Model(inp, out)
+    model.compile("sgd", "mse", metrics=["mae"])
+    tx, ty = tf.constant(x), tf.constant(y)
+    errors = {
+        "fit": error(lambda: model.fit(tx, ty, epochs=1, verbose=0)),
+        "evaluate": error(lambda: model.evaluate(tx, ty, verbose=0)),
+        "predict": error(lambda: model.predict(tx)),
+    }
+    history, printed, warned = _run(
+        lambda: model.fit(tx, ty, steps_per_epoch=2, epochs=2, verbose=2)
+    )
+    result = {
+        "errors": errors,
+        "history": _history(history),
+        "params": dict(history.params),
+        "printed": printed,
+        "warned": warned,
+        "evaluate": _floats(model.evaluate(tx, ty, steps=2, verbose=0)),
+        "predict": _arrays(model.predict(tx, steps=1)),
+        "train_on_batch": _floats(model.train_on_batch(tx, ty)),
+        "test_on_batch": _floats(model.test_on_batch(tx, ty)),
+        "predict_on_batch": _arrays(model.predict_on_batch(tx)),
+    }
+    placeholder = tf.placeholder(tf.float32, [None, 3])
+    p_in = tf.keras.layers.Input(tensor=placeholder)
+    on_placeholder = tf.keras.Model(p_in, tf.keras.layers.Dense(1, name="d2")(p_in))
+    on_placeholder.compile("sgd", "mse")
+    result["arrays_for_a_given_placeholder"] = error(
+        lambda: on_placeholder.fit(x, y, epochs=1, batch_size=8, verbose=0)
+    )
+    return result
+
+
+CASES["data_tensors_as_x_and_y"] = data_tensors_as_x_and_y

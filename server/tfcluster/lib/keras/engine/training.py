@@ -451,9 +451,14 @@ class Model(Network):
 
     # ---- feeding ---------------------------------------------------------------------------
     def _standardize(self, x: Any, y: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        if training_tensors.has_symbolic_tensors(x) or training_tensors.has_symbolic_tensors(y):
+            # Data tensors: their values this step (TF 1.15 runs them into the feeds).
+            x, y = training_tensors.evaluate_tensors(x, y)
         if x is None and self.inputs:
             # A model built on Input(tensor=...) feeds itself: no input arrays.
             return [], [_as_array(a) for a in _as_list(y)]
+        if x is not None and self.inputs and not self._feed_inputs():
+            raise ValueError("Error when checking model input: expected no data, but got:", x)
         if not _is_array_like(x):
             raise backend.unimplemented(
                 "tf.keras.Model fit/evaluate/predict on tf.data Datasets or generators "
@@ -494,7 +499,7 @@ class Model(Network):
     def _feed_inputs(self) -> list[Tensor]:
         """The inputs arrays feed: placeholders (an Input(tensor=...) of another tensor
         feeds itself, as TF 1.15's _feed_inputs leave it out)."""
-        return [t for t in self.inputs if backend.is_placeholder(t)]
+        return [t for t in self.inputs if _is_fed(t)]
 
     def _output_layer_names(self) -> list[str]:
         return [t.op.name.split("/")[0] for t in self.outputs]
@@ -563,9 +568,9 @@ class Model(Network):
                 validation_steps=validation_steps, validation_freq=validation_freq,
                 initial_epoch=initial_epoch, class_weight=class_weight,
             )  # fmt: skip
-        if x is None and y is None and self.inputs:
+        if (x is None and y is None and self.inputs) or training_tensors.has_symbolic_tensors(x):
             return training_tensors.fit(
-                self, batch_size=batch_size, steps_per_epoch=steps_per_epoch, epochs=epochs,
+                self, x, y, batch_size=batch_size, steps_per_epoch=steps_per_epoch, epochs=epochs,
                 verbose=verbose, callbacks=callbacks, validation_data=validation_data,
                 validation_split=validation_split, initial_epoch=initial_epoch,
             )  # fmt: skip
@@ -755,8 +760,8 @@ class Model(Network):
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, y, batch_size)
             return training_dataset.evaluate(self, x, steps, verbose, callbacks)
-        if x is None and y is None and self.inputs:
-            return training_tensors.evaluate(self, batch_size, steps, verbose, callbacks)
+        if (x is None and y is None and self.inputs) or training_tensors.has_symbolic_tensors(x):
+            return training_tensors.evaluate(self, x, y, batch_size, steps, verbose, callbacks)
         if steps is not None:
             return training_array_steps.evaluate(
                 self, x, y, sample_weight, int(steps), verbose, callbacks
@@ -780,8 +785,8 @@ class Model(Network):
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, None, batch_size)
             return training_dataset.predict(self, x, steps, verbose, callbacks)
-        if x is None and self.inputs:
-            return training_tensors.predict(self, batch_size, steps, verbose, callbacks)
+        if (x is None and self.inputs) or training_tensors.has_symbolic_tensors(x):
+            return training_tensors.predict(self, x, batch_size, steps, verbose, callbacks)
         if steps is not None:
             return training_array_steps.predict(self, x, int(steps), verbose, callbacks)
         xs, _ = self._standardize(x, None)
@@ -917,6 +922,8 @@ class Model(Network):
         return training_generator.predict_generator(self, generator, steps, verbose, callbacks)
 
     def predict_on_batch(self, x: Any) -> Any:
+        if training_tensors.has_symbolic_tensors(x):
+            x, _ = training_tensors.evaluate_tensors(x, None)
         if x is None and self.inputs:
             # One run of a model fed by its own tensors.
             self._ensure_predict_function()
@@ -953,6 +960,16 @@ def _is_generator_like(x: Any) -> bool:
     if isinstance(x, Sequence):
         return True
     return hasattr(x, "__next__") and not isinstance(x, (np.ndarray, list, tuple, dict))
+
+
+def _is_fed(t: Tensor) -> bool:
+    """An input arrays feed: an Input's own placeholder (not one given as Input(tensor=...),
+    even a placeholder, as TF 1.15's InputLayer.is_placeholder says), or a subclassed model's
+    plain placeholder."""
+    history = getattr(t, "_keras_history", None)
+    if history is None:
+        return backend.is_placeholder(t)
+    return bool(getattr(history[0], "is_placeholder", True))
 
 
 def _all_samples(xs: list[np.ndarray], ys: list[np.ndarray]) -> np.ndarray:

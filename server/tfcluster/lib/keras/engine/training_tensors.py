@@ -1,20 +1,65 @@
-"""Model.fit / evaluate / predict of a model that feeds itself (TF 1.15, graph mode): built
-on `Input(tensor=...)` (a constant, a tf.data iterator's get_next()) and compiled with
-`target_tensors`, called with x=None. TF 1.15 runs its step-wise loop: every step runs the
-model on its own tensors (feeding only the learning phase), `steps` of them; an epoch's loss
-is the mean over its steps, prediction concatenates every step's outputs. Without steps it
-raises its ValueError, as it does for a batch size other than the Input's own."""
+"""Model.fit / evaluate / predict on data tensors (TF 1.15, graph mode): a model that feeds
+itself (built on `Input(tensor=...)`, a constant or a tf.data iterator's get_next(), compiled
+with `target_tensors`) called with x=None, or symbolic tensors given as x and y. TF 1.15 runs
+its step-wise loop: every step runs the model on the tensors (the given ones computed and fed
+that step), `steps` of them; an epoch's loss is the mean over its steps, prediction
+concatenates every step's outputs. Without steps it raises its ValueError, as it does for a
+batch size other than the Input's own."""
 
 from __future__ import annotations
 
 import itertools
+from collections.abc import Iterator
 from typing import Any
 
+from tfcluster.framework.graph import Tensor
 from tfcluster.lib.keras import backend
 from tfcluster.lib.keras.engine import training_generator
 
-# What each step unpacks to: no arrays, the model feeds itself.
-_NOTHING = (None, None, None)
+
+def has_symbolic_tensors(data: Any) -> bool:
+    """TF's has_symbolic_tensors: a Tensor, or a list/tuple/dict holding one."""
+    if isinstance(data, Tensor):
+        return True
+    if isinstance(data, dict):
+        return any(isinstance(v, Tensor) for v in data.values())
+    if isinstance(data, (list, tuple)):
+        return any(isinstance(v, Tensor) for v in data)
+    return False
+
+
+def evaluate_tensors(x: Any, y: Any) -> tuple[Any, Any]:
+    """x and y with their tensors replaced by one run's values."""
+    parts: list[Any] = [x, y]
+    found: list[tuple[int, Any, Tensor]] = []
+    for i, part in enumerate(parts):
+        if isinstance(part, Tensor):
+            found.append((i, None, part))
+        elif isinstance(part, dict):
+            parts[i] = dict(part)
+            found.extend((i, k, v) for k, v in part.items() if isinstance(v, Tensor))
+        elif isinstance(part, (list, tuple)):
+            parts[i] = list(part)
+            found.extend((i, k, v) for k, v in enumerate(part) if isinstance(v, Tensor))
+    tensors = [t for _, _, t in found]
+    values = backend.get_session(tensors).run(tensors) if tensors else []
+    for (i, key, _), value in zip(found, values):
+        if key is None:
+            parts[i] = value
+        else:
+            parts[i][key] = value
+    return parts[0], parts[1]
+
+
+def _steps_of(x: Any, y: Any, with_targets: bool = True) -> Iterator[Any]:
+    """Each step's batch: nothing for a model fed by its own tensors, else the values the
+    data tensors have that step."""
+    while True:
+        if x is None and y is None:
+            yield (None, None, None) if with_targets else (None,)
+            continue
+        xv, yv = evaluate_tensors(x, y)
+        yield (xv, yv, None) if with_targets else (xv,)
 
 
 def static_batch_size(model: Any) -> int | None:
@@ -26,10 +71,12 @@ def static_batch_size(model: Any) -> int | None:
     return None if not shape else shape[0]
 
 
-def check_arguments(model: Any, batch_size: Any, steps: Any, steps_name: str) -> None:
-    """TF 1.15's checks of a call with no data, in its order: a batch size other than the
-    Input's, no steps, then a placeholder input left without an array (a batch size given
-    with steps is ignored)."""
+def check_arguments(
+    model: Any, batch_size: Any, steps: Any, steps_name: str, data: Any = None
+) -> None:
+    """TF 1.15's checks of a call on data tensors, in its order: a batch size other than the
+    Input's, no steps, then a placeholder input left without data (a batch size given with
+    steps is ignored)."""
     static = static_batch_size(model)
     if static is not None and batch_size is not None and batch_size != static:
         raise ValueError(
@@ -41,13 +88,15 @@ def check_arguments(model: Any, batch_size: Any, steps: Any, steps_name: str) ->
             "When using data tensors as input to a model, you should specify the "
             f"`{steps_name}` argument."
         )
-    if model._feed_inputs():
+    if data is None and model._feed_inputs():
         # TF 1.15 fails making the feed of a placeholder input that got no array.
         raise TypeError("Could not build a TypeSpec for None with type NoneType")
 
 
 def fit(
     model: Any,
+    x: Any,
+    y: Any,
     *,
     batch_size: Any,
     steps_per_epoch: Any,
@@ -58,18 +107,20 @@ def fit(
     validation_split: float,
     initial_epoch: int,
 ) -> Any:
-    check_arguments(model, batch_size, steps_per_epoch, "steps_per_epoch")
+    check_arguments(model, batch_size, steps_per_epoch, "steps_per_epoch", x)
     if validation_data is not None or validation_split:
         raise backend.unimplemented(
-            "tf.keras.Model.fit(x=None, validation_data=...) of a model fed by its own tensors"
+            "tf.keras.Model.fit on data tensors (or a model fed by its own tensors) with "
+            "validation_data or validation_split"
         )
     steps = int(steps_per_epoch)
+    batches = _steps_of(x, y)
     if verbose:
         # TF 1.15's _print_train_info counts the steps, calling them samples.
         print(f"Train on {steps} samples")
     return training_generator.fit_batches(
         model,
-        lambda: itertools.islice(itertools.repeat(_NOTHING), steps),
+        lambda: itertools.islice(batches, steps),
         steps,
         epochs=epochs,
         verbose=verbose,
@@ -80,20 +131,24 @@ def fit(
     )
 
 
-def evaluate(model: Any, batch_size: Any, steps: Any, verbose: int, callbacks: Any = None) -> Any:
-    check_arguments(model, batch_size, steps, "steps")
+def evaluate(
+    model: Any, x: Any, y: Any, batch_size: Any, steps: Any, verbose: int, callbacks: Any = None
+) -> Any:
+    check_arguments(model, batch_size, steps, "steps", x)
     steps = int(steps)
     hooks = training_generator.loop_hooks(model, callbacks, "test", steps, steps)
     result = training_generator._evaluate_batches(
-        model, itertools.repeat(_NOTHING), steps, verbose, hooks, steps_as_samples=True
+        model, _steps_of(x, y), steps, verbose, hooks, steps_as_samples=True
     )
     return result[0] if len(result) == 1 else result
 
 
-def predict(model: Any, batch_size: Any, steps: Any, verbose: int, callbacks: Any = None) -> Any:
-    check_arguments(model, batch_size, steps, "steps")
+def predict(
+    model: Any, x: Any, batch_size: Any, steps: Any, verbose: int, callbacks: Any = None
+) -> Any:
+    check_arguments(model, batch_size, steps, "steps", x)
     steps = int(steps)
     hooks = training_generator.loop_hooks(model, callbacks, "predict", steps, steps)
     return training_generator.predict_batches(
-        model, itertools.repeat((None,)), steps, verbose, hooks, steps_as_samples=True
+        model, _steps_of(x, None, False), steps, verbose, hooks, steps_as_samples=True
     )
