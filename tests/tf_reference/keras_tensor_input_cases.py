@@ -353,3 +353,62 @@ def data_tensors_as_x_and_y(tf):
 
 
 CASES["data_tensors_as_x_and_y"] = data_tensors_as_x_and_y
+
+
+def data_tensors_with_validation(tf):
+    """fit on data tensors validating on tensors or arrays (validation_steps of them, each
+    step on the whole data): the printed line counts the validation samples; without
+    validation_steps the first epoch trains, then the validation fails; validation_split is
+    refused. After a validation the callbacks' params say verbose 0 (TF's validation loop
+    sets its own), with arrays and generators too."""
+    _fresh(tf)
+    rng = np.random.RandomState(0)
+    x = rng.rand(16, 3).astype(np.float32)
+    y = rng.rand(16, 1).astype(np.float32)
+    inp = tf.keras.layers.Input(shape=(3,))
+    out = tf.keras.layers.Dense(1, kernel_initializer="ones", name="d")(inp)
+    model = tf.keras.Model(inp, out)
+    model.compile("sgd", "mse", metrics=["mae"])
+    tx, ty = tf.constant(x), tf.constant(y)
+    vx, vy = tf.constant(x[:4]), tf.constant(y[:4])
+    runs = {
+        "tensors": dict(validation_data=(vx, vy), validation_steps=2),
+        "tensors_no_steps": dict(validation_data=(vx, vy)),
+        "arrays": dict(validation_data=(x[:4], y[:4]), validation_steps=1),
+        "split": dict(validation_split=0.25),
+        "every_second_epoch": dict(validation_data=(vx, vy), validation_steps=1, validation_freq=2),
+    }
+    result = {}
+    for name, kwargs in runs.items():
+        outcome = {}
+
+        def fit(kwargs=kwargs, outcome=outcome):
+            try:
+                history = model.fit(tx, ty, steps_per_epoch=2, epochs=2, verbose=2, **kwargs)
+                outcome["history"] = _history(history)
+                outcome["params"] = dict(history.params)
+            except Exception as e:  # the class and message are compared
+                outcome["error"] = [type(e).__name__, str(e)]
+
+        _, printed, warned = _run(fit)
+        outcome["printed"] = printed
+        outcome["warned"] = warned
+        result[name] = outcome
+    params = []
+    xs, ys = x[:8], y[:8]
+    history = model.fit(xs, ys, epochs=1, batch_size=4, validation_split=0.5, verbose=2)
+    params.append(dict(history.params))
+
+    def gen():
+        while True:
+            yield xs[:4], ys[:4]
+
+    history = model.fit_generator(
+        gen(), steps_per_epoch=1, validation_data=gen(), validation_steps=1, verbose=1
+    )
+    params.append(dict(history.params))
+    result["params_after_validation"] = params
+    return result
+
+
+CASES["data_tensors_with_validation"] = data_tensors_with_validation

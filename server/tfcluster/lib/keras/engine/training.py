@@ -572,7 +572,8 @@ class Model(Network):
             return training_tensors.fit(
                 self, x, y, batch_size=batch_size, steps_per_epoch=steps_per_epoch, epochs=epochs,
                 verbose=verbose, callbacks=callbacks, validation_data=validation_data,
-                validation_split=validation_split, initial_epoch=initial_epoch,
+                validation_split=validation_split, validation_steps=validation_steps,
+                validation_freq=validation_freq, initial_epoch=initial_epoch,
             )  # fmt: skip
         if steps_per_epoch is not None:
             return training_array_steps.fit(
@@ -696,6 +697,8 @@ class Model(Network):
                 )
                 for name, value in zip(out_labels, val):
                     epoch_logs["val_" + name] = value
+                # TF 1.15's validation loop sets its own verbose (0) in the shared params.
+                params["verbose"] = 0
             clist.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
                 break

@@ -167,6 +167,7 @@ def fit_generator(
         initial_epoch=initial_epoch,
         samples=steps,  # TF 1.15's params count a generator's steps as its samples
         class_weight=class_weight,
+        keeps_verbose=True,  # its generator loop leaves the params' verbose as fit's
     )
 
 
@@ -208,6 +209,7 @@ def fit_batches(
     samples: int | None = None,
     loss_by_steps: bool = False,
     class_weight: Any = None,
+    keeps_verbose: bool = False,
 ) -> Any:
     """The training loop over batches: epoch_batches() gives each epoch's (steps of them, or
     until the source is exhausted when steps is None). A source that runs out before
@@ -298,6 +300,10 @@ def fit_batches(
         if validation is not None and (epoch + 1) % validation_freq == 0 and aggregate.steps:
             for name, value in zip(names, validation(size, LoopHooks(clist, "test"))):
                 epoch_logs["val_" + name] = value
+            if not keeps_verbose:
+                # TF 1.15's array/dataset loop validates through itself, setting its own
+                # verbose (0) in the params it shares with the callbacks.
+                params["verbose"] = 0
         clist.on_epoch_end(epoch, epoch_logs)
         if model.stop_training:
             break

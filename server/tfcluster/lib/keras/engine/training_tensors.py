@@ -15,6 +15,7 @@ from typing import Any
 from tfcluster.framework.graph import Tensor
 from tfcluster.lib.keras import backend
 from tfcluster.lib.keras.engine import training_generator
+from tfcluster.lib.keras.engine.loop_hooks import LoopHooks
 
 
 def has_symbolic_tensors(data: Any) -> bool:
@@ -105,19 +106,29 @@ def fit(
     callbacks: Any,
     validation_data: Any,
     validation_split: float,
+    validation_steps: Any,
+    validation_freq: int,
     initial_epoch: int,
 ) -> Any:
     check_arguments(model, batch_size, steps_per_epoch, "steps_per_epoch", x)
-    if validation_data is not None or validation_split:
+    if validation_split and has_symbolic_tensors(x):
+        raise ValueError(
+            "If your data is in the form of symbolic tensors, you cannot use `validation_split`."
+        )
+    if validation_split or (x is None and validation_data is not None):
         raise backend.unimplemented(
-            "tf.keras.Model.fit on data tensors (or a model fed by its own tensors) with "
-            "validation_data or validation_split"
+            "tf.keras.Model.fit(x=None) of a model fed by its own tensors, with validation"
         )
     steps = int(steps_per_epoch)
     batches = _steps_of(x, y)
+    validation = None
+    message = f"Train on {steps} samples"
+    if validation_data is not None:
+        validation = _validation(model, validation_data, validation_steps)
+        message += f", validate on {_samples(validation_data[0])} samples"
     if verbose:
         # TF 1.15's _print_train_info counts the steps, calling them samples.
-        print(f"Train on {steps} samples")
+        print(message)
     return training_generator.fit_batches(
         model,
         lambda: itertools.islice(batches, steps),
@@ -125,10 +136,56 @@ def fit(
         epochs=epochs,
         verbose=verbose,
         callbacks=callbacks,
+        validation=validation,
+        validation_freq=validation_freq,
         initial_epoch=initial_epoch,
         samples=steps,
         loss_by_steps=True,
     )
+
+
+def _samples(x: Any) -> Any:
+    """The first dimension of validation data's first part (a tensor's static one)."""
+    first = x if not isinstance(x, (list, tuple)) else x[0]
+    if isinstance(first, dict):
+        first = next(iter(first.values()))
+    if isinstance(first, Tensor):
+        return first.shape.as_list()[0]
+    return len(first)
+
+
+def _validation(model: Any, data: Any, steps: Any) -> training_generator.Validation:
+    """fit's step-wise validation on (x, y[, sample_weight]): tensors run each step, arrays
+    whole each step; `steps` of them."""
+    if len(data) not in (2, 3):
+        raise ValueError(
+            "When passing a `validation_data` argument, it must contain either 2 items "
+            "(x_val, y_val), or 3 items (x_val, y_val, val_sample_weights), or "
+            "alternatively it could be a dataset or a dataset or a dataset iterator. "
+            f"However we received `validation_data` as a list of {len(data)}."
+        )
+    vx, vy = data[0], data[1]
+    symbolic = has_symbolic_tensors(vx)
+
+    def run(last_size: int, hooks: LoopHooks) -> list[float]:
+        if steps is None:
+            # TF 1.15's validation loop asks for steps under fit's name, after the epoch.
+            if symbolic:
+                raise ValueError(
+                    "When using data tensors as input to a model, you should specify the "
+                    "`steps_per_epoch` argument."
+                )
+            raise TypeError(
+                "fit() on data tensors validates step-wise: give `validation_steps` (TF "
+                "1.15 fails here as well: float() argument must be a string or a number, "
+                "not 'NoneType')"
+            )
+        batches = _steps_of(vx, vy) if symbolic else itertools.repeat((vx, vy, None))
+        return training_generator._evaluate_batches(
+            model, batches, int(steps), hooks=hooks, steps_as_samples=True
+        )
+
+    return run
 
 
 def evaluate(
