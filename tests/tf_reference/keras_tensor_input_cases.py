@@ -39,6 +39,11 @@ def _line(line):
     return re.sub(r" - ETA: \S+", "", line)
 
 
+def _unfinished(line):
+    match = re.match(r"\s*(\d+)/(\d+) \[", line)
+    return bool(match) and match.group(1) != match.group(2)
+
+
 def _run(fn):
     """(fn's result, the lines it printed, the warnings TF logged)."""
     warnings = LoggedWarnings()
@@ -51,6 +56,8 @@ def _run(fn):
         logger.removeHandler(warnings)
     text = out.stdout.replace("\r", "\n").replace("\b", "")
     lines = [_line(line) for line in text.splitlines() if line.strip()]
+    # A bar's updates before its end depend on time (Progbar draws every 0.05 s): its last.
+    lines = [line for line in lines if not _unfinished(line)]
     return result, lines, [m for m in warnings.messages if "deprecat" not in m]
 
 

@@ -205,3 +205,36 @@ def passed_through_input_copy(tf):
 
 
 CASES["passed_through_input_copy"] = passed_through_input_copy
+
+
+def sequential_add_loss_then_add(tf):
+    """A Sequential's add_loss adds its layers; a later add maps the graph again without
+    them (and the loss). Ops inside a Lambda make no op layers; an op before a nested model
+    does."""
+    _fresh(tf)
+    x, y = _data()
+    model = tf.keras.Sequential(
+        [
+            tf.keras.layers.Dense(2, input_shape=(3,), kernel_initializer="ones", name="a"),
+            tf.keras.layers.Dense(1, kernel_initializer="ones", name="b"),
+        ]
+    )
+    model.add_loss(tf.reduce_mean(model.layers[0].output) * 0.1)
+    result = {"layers": [layer.name for layer in model.layers], "losses": len(model.losses)}
+    model.compile("sgd", "mse")
+    result["history"] = _history(model.fit(x, y, epochs=1, batch_size=8, verbose=0))
+    model.add(tf.keras.layers.Dense(1, name="c", kernel_initializer="ones"))
+    result["layers_after_add"] = [layer.name for layer in model.layers]
+    result["losses_after_add"] = len(model.losses)
+    inp = tf.keras.layers.Input(shape=(3,))
+    squared = tf.keras.layers.Lambda(lambda t: tf.square(t) + 1, name="sq")(inp)
+    lambda_model = tf.keras.Model(inp, tf.keras.layers.Dense(1, name="e")(squared))
+    result["lambda_layers"] = [layer.name for layer in lambda_model.layers]
+    inner = tf.keras.Model(inp, tf.keras.layers.Dense(2, name="inner_d")(inp))
+    inp2 = tf.keras.layers.Input(shape=(3,))
+    outer = tf.keras.Model(inp2, inner(inp2 * 2.0))
+    result["nested_layers"] = [layer.name for layer in outer.layers]
+    return result
+
+
+CASES["sequential_add_loss_then_add"] = sequential_add_loss_then_add

@@ -176,6 +176,11 @@ class AddLoss(Layer):
         return config
 
 
+def is_ancillary(layer: Any) -> bool:
+    """A layer add_loss put in a model (an op layer or an AddLoss)."""
+    return isinstance(layer, (TensorFlowOpLayer, AddLoss))
+
+
 def insert_layers(network: Any, layers: list[Any]) -> None:
     """Layers reachable from the network's inputs but not its outputs (an AddLoss and the
     op layers before it), added after its layers with their nodes (TF's _insert_layers)."""
