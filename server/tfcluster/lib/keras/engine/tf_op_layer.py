@@ -41,10 +41,10 @@ def in_a_call() -> bool:
 
 def uses_keras_history(tensor: Any) -> bool:
     """Whether tensor is computed from a tensor with Keras history (TF's walk back through
-    op inputs; tensors found not to are marked, so the walk is not repeated)."""
+    op inputs, stopping at tensors already found not to; the tensor asked about is marked
+    so, as TF marks it)."""
     stack = [tensor]
     seen: set[int] = set()
-    checked: list[Any] = []
     while stack:
         t = stack.pop()
         if id(t) in seen or getattr(t, "_keras_history_checked", False):
@@ -52,10 +52,8 @@ def uses_keras_history(tensor: Any) -> bool:
         seen.add(id(t))
         if getattr(t, "_keras_history", None) is not None:
             return True
-        checked.append(t)
         stack.extend(t.op.inputs)
-    for t in checked:
-        t._keras_history_checked = True
+    tensor._keras_history_checked = True
     return False
 
 
