@@ -238,3 +238,25 @@ def sequential_add_loss_then_add(tf):
 
 
 CASES["sequential_add_loss_then_add"] = sequential_add_loss_then_add
+
+
+def add_loss_not_reaching_inputs(tf):
+    """add_loss of an expression of a weight only: an op layer (the rest a constant) and an
+    AddLoss are added, model.losses holds it, but fit's total loss leaves it out (TF keys
+    the loss on the inputs, which do not reach it)."""
+    _fresh(tf)
+    x, _ = _data()
+    y = np.ones((8, 1), np.float32)
+    inp = tf.keras.layers.Input(shape=(3,))
+    out = tf.keras.layers.Dense(1, kernel_initializer="ones", name="o")(inp)
+    model = tf.keras.Model(inp, out)
+    model.add_loss(tf.reduce_sum(model.layers[1].kernel) * 0.01)
+    model.compile("sgd", "mse")
+    return {
+        "layers": [layer.name for layer in model.layers],
+        "losses": len(model.losses),
+        "history": _history(model.fit(x, y, epochs=2, batch_size=4, verbose=0)),
+    }
+
+
+CASES["add_loss_not_reaching_inputs"] = add_loss_not_reaching_inputs

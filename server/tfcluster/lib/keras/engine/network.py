@@ -196,15 +196,15 @@ class Network(KerasLayerMixin, layers_base.Layer):
                 layer.reset_states()
 
     def add_loss(self, losses: Any, inputs: Any = None) -> None:
-        """A functional model's loss computed from its tensors is held by an AddLoss layer
-        after the ops' TensorFlowOpLayers (TF 1.15's _graph_network_add_loss)."""
+        """A functional model's symbolic loss is held by an AddLoss layer after its ops'
+        TensorFlowOpLayers (TF 1.15's _graph_network_add_loss; compile leaves it out when
+        the inputs do not reach it)."""
         rest = []
         for loss in flatten(losses):
             if (
                 getattr(self, "_is_graph_network", False)
                 and isinstance(loss, Tensor)
                 and not tf_op_layer.in_a_call()
-                and tf_op_layer.uses_keras_history(loss)
             ):
                 tf_op_layer.graph_network_add_loss(self, loss)
             else:

@@ -212,3 +212,31 @@ def graph_network_add_loss(network: Any, loss: Tensor) -> None:
     add_loss_layer(loss)
     new_layers = layers_in_tf_order(network.inputs, [loss])
     insert_layers(network, [*new_layers, add_loss_layer])
+
+
+def unreachable_added_losses(network: Any) -> set[int]:
+    """ids of the losses the network's AddLoss layers hold that its inputs do not reach:
+    TF 1.15's compile keys them on the inputs and leaves them out of the total loss."""
+    inputs = {id(t) for t in network.inputs}
+    out: set[int] = set()
+    for layer in network._layers:
+        if not isinstance(layer, AddLoss):
+            continue
+        for loss in layer.losses:
+            if not _reaches_inputs(loss, inputs):
+                out.add(id(loss))
+    return out
+
+
+def _reaches_inputs(tensor: Any, inputs: set[int]) -> bool:
+    stack = [tensor]
+    seen: set[int] = set()
+    while stack:
+        t = stack.pop()
+        if id(t) in seen:
+            continue
+        seen.add(id(t))
+        if id(t) in inputs:
+            return True
+        stack.extend(t.op.inputs)
+    return False

@@ -19,6 +19,7 @@ from tfcluster.lib.keras.engine import (
     sample_weights,
     saving,
     target_checks,
+    tf_op_layer,
     training_array_steps,
     training_dataset,
     training_generator,
@@ -285,7 +286,9 @@ class Model(Network):
                         "The model cannot be compiled because it has no loss to optimize."
                     )
                 total = 0.0
-            regularization = self.losses
+            # An added loss the inputs do not reach is left out, as TF 1.15's compile does.
+            dropped = tf_op_layer.unreachable_added_losses(self) if self._is_graph_network else ()
+            regularization = [x for x in self.losses if id(x) not in dropped]
             # TF 1.15 reads them twice (get_losses_for(None) + get_losses_for(inputs)): its
             # weight regularizers make their ops again, unused but counted (op seeds after).
             self.losses  # noqa: B018
