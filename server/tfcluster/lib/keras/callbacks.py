@@ -126,7 +126,7 @@ class History(Callback):
 
 
 class ProgbarLogger(Callback):
-    verbose_level: int | None = None  # fit's verbose (params["verbose"] is 0, as in 1.15)
+    verbose_level: int | None = None  # the loop's verbose (evaluate/predict give params 0)
 
     def __init__(self, count_mode: str = "samples", stateful_metrics: Any = None) -> None:
         super().__init__()

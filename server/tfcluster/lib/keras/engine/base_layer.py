@@ -232,6 +232,11 @@ class KerasLayerMixin:
     _first_call_inputs: Any = None
 
     def __call__(self, inputs: Any, *args: Any, **kwargs: Any) -> Any:
+        from tfcluster.lib.keras.engine import tf_op_layer
+
+        if tf_op_layer.needs_keras_history(inputs):
+            # Raw TF ops on Keras tensors become TensorFlowOpLayers (TF 1.15's autolambda).
+            tf_op_layer.create_keras_history(inputs)
         call_args = self._call_arg_names  # type: ignore[attr-defined]
         fill_training = False
         if "training" in call_args and kwargs.get("training") is None and self._fills_training:
@@ -256,13 +261,15 @@ class KerasLayerMixin:
                     tensors = layers_base._map(layers_base._as_tensor, inputs)
                     self._maybe_build(tensors)  # type: ignore[attr-defined]
                 kwargs["training"] = backend.learning_phase()
-            outputs = self._call_in_scope(inputs, args, kwargs)  # type: ignore[attr-defined]
+            with tf_op_layer.in_call():
+                outputs = self._call_in_scope(inputs, args, kwargs)  # type: ignore[attr-defined]
             # TF 1.15 computes the outputs' masks in the layer's scope (embedding/NotEqual).
             masks = self._output_masks(inputs, outputs, previous_mask)
+            # Inside the layer's scope, as TF 1.15 copies them (`<name>/<name>/Identity`).
+            outputs = self._copy_passed_through(inputs, outputs)
         if not was_built and self._keras_initial_weights is not None:
             self.set_weights(self._keras_initial_weights)
             self._keras_initial_weights = None
-        outputs = self._copy_passed_through(inputs, outputs)
         self._assign_masks(outputs, masks)
         if self._first_call_inputs is None:
             # What a SavedModel traces the layer's call on when no node records it (the
@@ -411,6 +418,16 @@ class KerasLayerMixin:
     @staticmethod
     def _one_or_list(tensors: list[Any]) -> Any:
         return tensors[0] if len(tensors) == 1 else tensors
+
+    @property
+    def inbound_nodes(self) -> list[Node]:
+        """The layer's calls (TF 1.15 keeps it for external Keras)."""
+        return self._inbound_nodes
+
+    @property
+    def outbound_nodes(self) -> list[Node]:
+        """The calls of other layers on this layer's outputs."""
+        return self._outbound_nodes
 
     @property
     def input(self) -> Any:

@@ -8,7 +8,7 @@ from __future__ import annotations
 from typing import Any
 
 from tfcluster.framework.graph import Tensor
-from tfcluster.lib.keras.engine import base_layer, network_config
+from tfcluster.lib.keras.engine import base_layer, network_config, tf_op_layer
 from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin, Node, flatten
 from tfcluster.lib.layers import base as layers_base
 
@@ -69,6 +69,9 @@ class Network(KerasLayerMixin, layers_base.Layer):
         self._nested_outputs = outputs
         self.inputs = flatten(inputs)
         self.outputs = flatten(outputs)
+        if any(not hasattr(x, "_keras_history") for x in self.outputs):
+            # Outputs made by raw TF ops get TensorFlowOpLayers (TF 1.15).
+            tf_op_layer.create_keras_history(outputs)
         for x in self.inputs + self.outputs:
             if not hasattr(x, "_keras_history"):
                 raise ValueError(
@@ -191,6 +194,23 @@ class Network(KerasLayerMixin, layers_base.Layer):
             stateful = hasattr(layer, "reset_states") and getattr(layer, "stateful", False)
             if stateful or isinstance(layer, Network):
                 layer.reset_states()
+
+    def add_loss(self, losses: Any, inputs: Any = None) -> None:
+        """A functional model's symbolic loss is held by an AddLoss layer after its ops'
+        TensorFlowOpLayers (TF 1.15's _graph_network_add_loss; compile leaves it out when
+        the inputs do not reach it)."""
+        rest = []
+        for loss in flatten(losses):
+            if (
+                getattr(self, "_is_graph_network", False)
+                and isinstance(loss, Tensor)
+                and not tf_op_layer.in_a_call()
+            ):
+                tf_op_layer.graph_network_add_loss(self, loss)
+            else:
+                rest.append(loss)
+        if rest:
+            super().add_loss(rest, inputs)
 
     @property
     def losses(self) -> list[Any]:

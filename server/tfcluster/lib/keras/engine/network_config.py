@@ -123,8 +123,16 @@ def from_config(cls: type, config: dict[str, Any], custom_objects: Any = None) -
             out.append(node.output_tensors[tensor_index])
         return out
 
-    return cls(
+    model = cls(
         inputs=tensors(config["input_layers"]),
         outputs=tensors(config["output_layers"]),
         name=config.get("name"),
     )
+    # Layers the outputs do not reach (an AddLoss and its op layers) join after the others.
+    in_model = {id(layer) for layer in model._layers}
+    ancillary = [layer for layer in created.values() if id(layer) not in in_model]
+    if ancillary:
+        from tfcluster.lib.keras.engine import tf_op_layer
+
+        tf_op_layer.insert_layers(model, ancillary)
+    return model

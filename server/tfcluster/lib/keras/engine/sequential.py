@@ -7,6 +7,7 @@ import copy
 import logging
 from typing import Any
 
+from tfcluster.lib.keras.engine import tf_op_layer
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input, InputLayer
 from tfcluster.lib.keras.engine.training import Model
@@ -29,6 +30,8 @@ class Sequential(Model):
                 "The added layer must be an instance of class Layer. Found: " + str(layer)
             )
         self.built = False
+        # TF 1.15 maps the graph again: an add_loss's layers (and the loss) are left out.
+        self._layers[:] = [x for x in self._layers if not tf_op_layer.is_ancillary(x)]
         if isinstance(layer, InputLayer):
             self._layers.append(layer)
             self._set_graph(layer._inbound_nodes[0].output_tensors[0], [])

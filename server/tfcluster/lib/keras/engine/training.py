@@ -19,9 +19,11 @@ from tfcluster.lib.keras.engine import (
     sample_weights,
     saving,
     target_checks,
+    tf_op_layer,
     training_array_steps,
     training_dataset,
     training_generator,
+    training_tensors,
 )
 from tfcluster.lib.keras.engine.base_layer import flatten
 from tfcluster.lib.keras.engine.input_layer import Input
@@ -126,7 +128,7 @@ class Model(Network):
         if loss_scale is not None and not isinstance(self.optimizer, LossScaleOptimizer):
             # A model whose policy scales losses trains through a LossScaleOptimizer (TF 1.15).
             self.optimizer = LossScaleOptimizer(self.optimizer, loss_scale)
-        self.loss = loss
+        self.loss = loss or {}  # TF 1.15: no loss is an empty dict (per-output losses)
         self._compile_metrics = metrics or []
         self._loss_weights = loss_weights
         self.sample_weight_mode = sample_weight_mode
@@ -143,6 +145,13 @@ class Model(Network):
         names = self.output_names
         loss = self.loss
         if isinstance(loss, dict):
+            for name in names:
+                if name not in loss:
+                    logging.getLogger("tensorflow").warning(
+                        f"Output {name} missing from loss dictionary. We assume this was done "
+                        "on purpose. The fit and evaluate APIs will not be expecting any data "
+                        f"to be passed to {name}."
+                    )
             loss_fns = [losses.get(loss.get(n)) for n in names]
         elif isinstance(loss, (list, tuple)):
             loss_fns = [losses.get(x) for x in loss]
@@ -277,7 +286,9 @@ class Model(Network):
                         "The model cannot be compiled because it has no loss to optimize."
                     )
                 total = 0.0
-            regularization = self.losses
+            # An added loss the inputs do not reach is left out, as TF 1.15's compile does.
+            dropped = tf_op_layer.unreachable_added_losses(self) if self._is_graph_network else ()
+            regularization = [x for x in self.losses if id(x) not in dropped]
             # TF 1.15 reads them twice (get_losses_for(None) + get_losses_for(inputs)): its
             # weight regularizers make their ops again, unused but counted (op seeds after).
             self.losses  # noqa: B018
@@ -443,6 +454,14 @@ class Model(Network):
 
     # ---- feeding ---------------------------------------------------------------------------
     def _standardize(self, x: Any, y: Any) -> tuple[list[np.ndarray], list[np.ndarray]]:
+        if training_tensors.has_symbolic_tensors(x) or training_tensors.has_symbolic_tensors(y):
+            # Data tensors: their values this step (TF 1.15 runs them into the feeds).
+            x, y = training_tensors.evaluate_tensors(x, y)
+        if x is None and self.inputs:
+            # A model built on Input(tensor=...) feeds itself: no input arrays.
+            return [], [_as_array(a) for a in _as_list(y)]
+        if x is not None and self.inputs and not self._feed_inputs():
+            raise ValueError("Error when checking model input: expected no data, but got:", x)
         if not _is_array_like(x):
             raise backend.unimplemented(
                 "tf.keras.Model fit/evaluate/predict on tf.data Datasets or generators "
@@ -480,6 +499,11 @@ class Model(Network):
         self._ensure_loss()
         target_checks.check(xs, ys, self.outputs, self._loss_fns, self._output_layer_names())
 
+    def _feed_inputs(self) -> list[Tensor]:
+        """The inputs arrays feed: placeholders (an Input(tensor=...) of another tensor
+        feeds itself, as TF 1.15's _feed_inputs leave it out)."""
+        return [t for t in self.inputs if _is_fed(t)]
+
     def _output_layer_names(self) -> list[str]:
         return [t.op.name.split("/")[0] for t in self.outputs]
 
@@ -495,7 +519,7 @@ class Model(Network):
         for t, w in zip(getattr(self, "_sample_weights", []), weights or []):
             if t is not None and w is not None:
                 feed[t] = w[index]
-        for t, a in zip(self.inputs, xs):
+        for t, a in zip(self._feed_inputs(), xs):
             feed[t] = a[index]
         for t, a in zip(getattr(self, "_fed_targets", []), ys):
             value = a[index]
@@ -539,11 +563,20 @@ class Model(Network):
             )  # fmt: skip
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, y, batch_size)
+            if shuffle:
+                training_dataset.warn_if_not_shuffled(x)
             return training_dataset.fit(
                 self, x, epochs=epochs, verbose=verbose, callbacks=callbacks,
                 validation_data=validation_data, steps_per_epoch=steps_per_epoch,
                 validation_steps=validation_steps, validation_freq=validation_freq,
                 initial_epoch=initial_epoch, class_weight=class_weight,
+            )  # fmt: skip
+        if (x is None and y is None and self.inputs) or training_tensors.has_symbolic_tensors(x):
+            return training_tensors.fit(
+                self, x, y, batch_size=batch_size, steps_per_epoch=steps_per_epoch, epochs=epochs,
+                verbose=verbose, callbacks=callbacks, validation_data=validation_data,
+                validation_split=validation_split, validation_steps=validation_steps,
+                validation_freq=validation_freq, initial_epoch=initial_epoch,
             )  # fmt: skip
         if steps_per_epoch is not None:
             return training_array_steps.fit(
@@ -601,7 +634,7 @@ class Model(Network):
         clist = cbks.CallbackList(callback_list)
         params = {
             "batch_size": batch_size, "epochs": epochs, "steps": None, "samples": samples,
-            "verbose": 0, "do_validation": do_validation, "metrics": callback_metrics,
+            "verbose": verbose, "do_validation": do_validation, "metrics": callback_metrics,
         }  # fmt: skip
         for cb in callback_list:
             # Keras 2.2.4-tf hands graph-mode callbacks the validation arrays (TensorBoard's
@@ -667,6 +700,8 @@ class Model(Network):
                 )
                 for name, value in zip(out_labels, val):
                     epoch_logs["val_" + name] = value
+                # TF 1.15's validation loop sets its own verbose (0) in the shared params.
+                params["verbose"] = 0
             clist.on_epoch_end(epoch, epoch_logs)
             if self.stop_training:
                 break
@@ -731,6 +766,8 @@ class Model(Network):
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, y, batch_size)
             return training_dataset.evaluate(self, x, steps, verbose, callbacks)
+        if (x is None and y is None and self.inputs) or training_tensors.has_symbolic_tensors(x):
+            return training_tensors.evaluate(self, x, y, batch_size, steps, verbose, callbacks)
         if steps is not None:
             return training_array_steps.evaluate(
                 self, x, y, sample_weight, int(steps), verbose, callbacks
@@ -754,6 +791,8 @@ class Model(Network):
         if training_dataset.is_dataset_input(x):
             training_dataset.check_dataset_arguments(x, None, batch_size)
             return training_dataset.predict(self, x, steps, verbose, callbacks)
+        if (x is None and self.inputs) or training_tensors.has_symbolic_tensors(x):
+            return training_tensors.predict(self, x, batch_size, steps, verbose, callbacks)
         if steps is not None:
             return training_array_steps.predict(self, x, int(steps), verbose, callbacks)
         xs, _ = self._standardize(x, None)
@@ -820,7 +859,7 @@ class Model(Network):
         self._check_targets(xs, ys)
         weights = self._standardize_weights(ys, sample_weight, class_weight)
         self._ensure_compiled(for_training=True)
-        index = np.arange(len(xs[0]))
+        index = _all_samples(xs, ys)
         session = backend.get_session()
         values = session.run(
             [self.total_loss, *self._metric_results, self._train_fn],
@@ -840,7 +879,7 @@ class Model(Network):
         self._check_targets(xs, ys)
         weights = self._standardize_weights(ys, sample_weight, None)
         self._ensure_compiled(for_training=False)
-        index = np.arange(len(xs[0]))
+        index = _all_samples(xs, ys)
         session = backend.get_session()
         values = session.run(
             [self.total_loss, *self._metric_results, self._test_fn],
@@ -889,6 +928,15 @@ class Model(Network):
         return training_generator.predict_generator(self, generator, steps, verbose, callbacks)
 
     def predict_on_batch(self, x: Any) -> Any:
+        if training_tensors.has_symbolic_tensors(x):
+            x, _ = training_tensors.evaluate_tensors(x, None)
+        if x is None and self.inputs:
+            # One run of a model fed by its own tensors.
+            self._ensure_predict_function()
+            values = backend.get_session().run(
+                [*self.outputs, self._predict_fn], feed_dict=self._feed([], [], None, False)
+            )[:-1]
+            return values[0] if len(values) == 1 else values
         return self.predict(x, batch_size=len(_as_list(x)[0]))
 
     # ---- weights on disk ------------------------------------------------------------------
@@ -918,6 +966,22 @@ def _is_generator_like(x: Any) -> bool:
     if isinstance(x, Sequence):
         return True
     return hasattr(x, "__next__") and not isinstance(x, (np.ndarray, list, tuple, dict))
+
+
+def _is_fed(t: Tensor) -> bool:
+    """An input arrays feed: an Input's own placeholder (not one given as Input(tensor=...),
+    even a placeholder, as TF 1.15's InputLayer.is_placeholder says), or a subclassed model's
+    plain placeholder."""
+    history = getattr(t, "_keras_history", None)
+    if history is None:
+        return backend.is_placeholder(t)
+    return bool(getattr(history[0], "is_placeholder", True))
+
+
+def _all_samples(xs: list[np.ndarray], ys: list[np.ndarray]) -> np.ndarray:
+    """The indices of every sample of a batch's arrays (none: a model fed by its tensors)."""
+    arrays = xs or ys
+    return np.arange(len(arrays[0]) if arrays else 0)
 
 
 def _keras_dtype(a: np.ndarray) -> str:

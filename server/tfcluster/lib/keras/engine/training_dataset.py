@@ -8,6 +8,7 @@ refused, as TF 1.15 refuses them."""
 
 from __future__ import annotations
 
+import logging
 from collections.abc import Iterator
 from typing import Any
 
@@ -49,6 +50,27 @@ def check_dataset_arguments(x: Any, y: Any, batch_size: Any) -> None:
             "that case, you should not specify a target (`y`) argument, since the dataset or "
             f"dataset iterator generates both input data and target data. Received: {y}"
         )
+
+
+def warn_if_not_shuffled(dataset: Any) -> None:
+    """TF 1.15's verify_dataset_shuffled, run by fit(shuffle=True): a warning when no
+    ShuffleDataset op feeds the dataset's graph."""
+    if not isinstance(dataset, Dataset):
+        return
+    stack = [dataset._variant_tensor.op]
+    seen: set[int] = set()
+    while stack:
+        op = stack.pop()
+        if id(op) in seen:
+            continue
+        seen.add(id(op))
+        if op.type.startswith("Shuffle"):  # shuffle_and_repeat: TF 1.15 shuffles, repeats
+            return
+        stack.extend(t.op for t in op.inputs)
+    logging.getLogger("tensorflow").warning(
+        "Expected a shuffled dataset but input dataset `x` is not shuffled. Please invoke "
+        "`shuffle()` on input dataset."
+    )
 
 
 class DatasetBatches:

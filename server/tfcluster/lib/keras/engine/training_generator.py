@@ -84,6 +84,8 @@ def _unpack(batch: Any, with_targets: bool = True) -> tuple[Any, Any, Any]:
 
 
 def _batch_size(x: Any) -> int:
+    if x is None:
+        return 1  # a step of a model fed by its own tensors
     first = (
         x[0]
         if isinstance(x, (list, tuple))
@@ -165,6 +167,7 @@ def fit_generator(
         initial_epoch=initial_epoch,
         samples=steps,  # TF 1.15's params count a generator's steps as its samples
         class_weight=class_weight,
+        keeps_verbose=True,  # its generator loop leaves the params' verbose as fit's
     )
 
 
@@ -206,6 +209,7 @@ def fit_batches(
     samples: int | None = None,
     loss_by_steps: bool = False,
     class_weight: Any = None,
+    keeps_verbose: bool = False,
 ) -> Any:
     """The training loop over batches: epoch_batches() gives each epoch's (steps of them, or
     until the source is exhausted when steps is None). A source that runs out before
@@ -235,9 +239,11 @@ def fit_batches(
         progbar.verbose_level = verbose
         callback_list.append(progbar)
     clist = cbks.CallbackList(callback_list)
+    # TF 1.15's callback parameters, in its order; `verbose` is fit's (its loop sets it in
+    # the dict it shares with the callbacks after configuring them).
     params = {
-        "epochs": epochs, "steps": steps, "verbose": 0, "do_validation": do_validation,
-        "metrics": callback_metrics, "samples": samples, "batch_size": None,
+        "batch_size": None, "epochs": epochs, "steps": steps, "samples": samples,
+        "verbose": verbose, "do_validation": do_validation, "metrics": callback_metrics,
     }  # fmt: skip
     for cb in callback_list:
         cb.validation_data = None
@@ -294,6 +300,10 @@ def fit_batches(
         if validation is not None and (epoch + 1) % validation_freq == 0 and aggregate.steps:
             for name, value in zip(names, validation(size, LoopHooks(clist, "test"))):
                 epoch_logs["val_" + name] = value
+            if not keeps_verbose:
+                # TF 1.15's array/dataset loop validates through itself, setting its own
+                # verbose (0) in the params it shares with the callbacks.
+                params["verbose"] = 0
         clist.on_epoch_end(epoch, epoch_logs)
         if model.stop_training:
             break
@@ -393,6 +403,7 @@ def predict_batches(
     steps_as_samples: bool = False,
 ) -> Any:
     outputs: list[Any] = []
+    model.reset_metrics()  # TF 1.15's loop starts every mode from zeroed metrics
     hooks = hooks or LoopHooks(None, "predict")
     hooks.begin()
     progress = LoopProgress(verbose, "steps", steps, [])

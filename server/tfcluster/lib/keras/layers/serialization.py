@@ -10,6 +10,7 @@ from tfcluster.lib.keras.utils import object_registry
 
 LAYER_MODULES = (
     "tfcluster.lib.keras.engine.base_layer",
+    "tfcluster.lib.keras.engine.tf_op_layer",
     "tfcluster.lib.keras.engine.input_layer",
     "tfcluster.lib.keras.engine.network",
     "tfcluster.lib.keras.engine.training",
