@@ -1,11 +1,14 @@
-"""Records the public functions TensorFlow 1.15 marks deprecated as a whole (its
-`deprecation.deprecated` decorator) into server/tfcluster/api/tf115_deprecated_functions.json:
-{public name: [qualified name, TF's module, date or null, instructions]}.
+"""Records the public functions TensorFlow 1.15 marks deprecated, as a whole (its
+`deprecation.deprecated` decorator) or for some arguments (`deprecated_args`), into
+server/tfcluster/api/tf115_deprecated_functions.json: {"functions": {public name: [qualified
+name, TF's module, date or null, instructions]}, "arguments": {public name: [each
+deprecated_args decorator's record (argument_deprecations_of)]}}.
 
 TF prints, on a program's first call of such a function, "From prog.py:3: dense (from
 tensorflow.python.layers.core) is deprecated and will be removed in a future version.
-Instructions for updating: ..." (once per function, whatever name it was called by). Classes
-and functions deprecated only for some arguments are not recorded.
+Instructions for updating: ..." (once per function, whatever name it was called by), and
+"calling dropout (from tensorflow.python.ops.nn_ops) with keep_prob is deprecated ..." when a
+call passes a deprecated argument (once per function and argument). Classes are not recorded.
 
 Run with TF 1.15 itself (Python 3.7; the project never needs TensorFlow):
     /tmp/tf115/bin/python tools/record_tf115_deprecated_functions.py
@@ -29,25 +32,65 @@ OUT = os.path.join(
 )
 
 
-def deprecation_of(value):
-    """[qualified name, module, date, instructions] of value's whole-function deprecation."""
+def _closures(value):
+    """The closure variables of each function in value's chain of decorators."""
     f = value
     while f is not None:
         try:
-            found = inspect.getclosurevars(f).nonlocals if inspect.isfunction(f) else {}
+            yield inspect.getclosurevars(f).nonlocals if inspect.isfunction(f) else {}
         except (TypeError, ValueError):
-            found = {}
+            pass
+        f = getattr(f, "__wrapped__", None)
+
+
+def deprecation_of(value):
+    """[qualified name, module, date, instructions] of value's whole-function deprecation."""
+    for found in _closures(value):
         whole = "instructions" in found and "func" in found and "deprecated_arg_names" not in found
         if whole and "deprecated_positions" not in found:
             func = found["func"]
             qualified = decorator_utils.get_qualified_name(func)
             return [qualified, func.__module__, found.get("date"), found["instructions"]]
-        f = getattr(f, "__wrapped__", None)
     return None
+
+
+def argument_deprecations_of(value):
+    """Each `deprecated_args` decorator of value: {qualified, module, date, instructions,
+    args (the signature's positional names), deprecated: [[name, position or null, has an
+    ok value, the ok value]], varargs, varkw (deprecated or null)}."""
+    out = []
+    for found in _closures(value):
+        if "deprecated_positions" not in found or "deprecated_arg_names" not in found:
+            continue
+        func = found["func"]
+        spec = inspect.getfullargspec(func)
+        deprecated = []
+        for name, ok in sorted(found["deprecated_arg_names"].items()):
+            position = found["deprecated_positions"].get(name)
+            ok_value = ok.ok_value if ok.has_ok_value else None
+            if not isinstance(ok_value, (type(None), bool, int, float, str)):
+                raise SystemExit(f"an ok value JSON cannot hold: {ok_value!r}")
+            deprecated.append(
+                [name, None if position is None else position.position, ok.has_ok_value, ok_value]
+            )
+        out.append(
+            {
+                "qualified": decorator_utils.get_qualified_name(func),
+                "module": func.__module__,
+                "date": found.get("date"),
+                "instructions": found["instructions"],
+                "args": list(spec.args),
+                "deprecated": deprecated,
+                "varargs": spec.varargs if found.get("is_varargs_deprecated") else None,
+                "varkw": spec.varkw if found.get("is_kwargs_deprecated") else None,
+            }
+        )
+    return out
 
 
 def main():
     table = {}
+    by_arguments = {}
     for module in list(sys.modules.values()):
         if not isinstance(module, module_wrapper.TFModuleWrapper):
             continue
@@ -64,13 +107,17 @@ def main():
                 continue
             if inspect.isclass(value) or not callable(value):
                 continue
+            full = f"tf.{path}.{name}" if path else f"tf.{name}"
             found = deprecation_of(value)
             if found is not None:
-                table[f"tf.{path}.{name}" if path else f"tf.{name}"] = found
+                table[full] = found
+            arguments = argument_deprecations_of(value)
+            if arguments:
+                by_arguments[full] = arguments
     with open(OUT, "w") as f:
-        json.dump(table, f, indent=0, sort_keys=True)
+        json.dump({"functions": table, "arguments": by_arguments}, f, indent=0, sort_keys=True)
         f.write("\n")
-    print(len(table), "functions ->", OUT)
+    print(len(table), "functions,", len(by_arguments), "with deprecated arguments ->", OUT)
 
 
 if __name__ == "__main__":

@@ -72,6 +72,20 @@ p = tf.Print(f, [f])
 queue = tf.train.string_input_producer(["a", "b"])
 print("built")
 """,
+    "functions_deprecated_for_some_arguments": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32, [None, 2])
+d = tf.nn.dropout(x, keep_prob=0.5)
+d2 = tf.nn.dropout(x, 0.5)
+s = tf.reduce_sum(x, 1, keep_dims=True)
+s2 = tf.reduce_sum(x, 1, None, None, None, True)
+m = tf.reduce_max(x, 1, keep_dims=False)
+a = tf.argmax(x, dimension=1)
+a2 = tf.argmax(x, 1)
+e = tf.expand_dims(x, 0)
+sm = tf.nn.softmax(x, dim=1)
+print("ok")
+""",
     "a_helper_module_reads_first": """
 import os
 import sys

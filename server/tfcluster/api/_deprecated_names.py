@@ -51,11 +51,24 @@ def _functions_by_module() -> dict[str, dict[str, tuple[str, str, str | None, st
     """module path -> {name: (qualified name, TF's module, date, instructions)} of the
     functions TF 1.15 deprecates as a whole (tools/record_tf115_deprecated_functions.py)."""
     with _FUNCTIONS_FILE.open() as f:
-        raw: dict[str, list[Any]] = json.load(f)
+        raw: dict[str, list[Any]] = json.load(f)["functions"]
     out: dict[str, dict[str, tuple[str, str, str | None, str]]] = {}
     for full, (qualified, module, date, instructions) in raw.items():
         path, _, name = full[len("tf.") :].rpartition(".")
         out.setdefault(path, {})[name] = (qualified, module, date, instructions)
+    return out
+
+
+@functools.cache
+def _arguments_by_module() -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """module path -> {name: the records of its deprecated_args decorators} (TF's argument
+    names in order, and each deprecated argument's position and value that says nothing)."""
+    with _FUNCTIONS_FILE.open() as f:
+        raw: dict[str, list[dict[str, Any]]] = json.load(f)["arguments"]
+    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
+    for full, records in raw.items():
+        path, _, name = full[len("tf.") :].rpartition(".")
+        out.setdefault(path, {})[name] = records
     return out
 
 
@@ -101,16 +114,96 @@ def _announcing(fn: Any, deprecation: tuple[str, str, str | None, str]) -> Any:
     return call
 
 
+def _passed_deprecated(
+    record: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> list[str]:
+    """The deprecated arguments a call passes, as TF's deprecated_args finds them: by
+    position or keyword, unless given the value that says nothing."""
+    found = []
+    for name, position, has_ok, ok_value in record["deprecated"]:
+        if position is not None and position < len(args):
+            value, passed = args[position], True
+        elif name in kwargs:
+            value, passed = kwargs[name], True
+        else:
+            passed = False
+        if passed and not (has_ok and _same_value(value, ok_value)):
+            found.append(name)
+    if record["varargs"] and len(args) > len(record["args"]):
+        found.append(record["varargs"])
+    if record["varkw"] and kwargs:
+        found.append(record["varkw"])
+    return found
+
+
+def _same_value(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    try:
+        equal = a == b
+    except TypeError:
+        return False
+    return equal if isinstance(equal, bool) else False
+
+
+def _announcing_arguments(fn: Any, records: list[dict[str, Any]]) -> Any:
+    """fn, announcing what TF 1.15's deprecated_args decorators do when a program's call passes
+    a deprecated argument (once per function and argument)."""
+
+    @functools.wraps(fn)
+    def call(*args: Any, **kwargs: Any) -> Any:
+        frame = sys._getframe(1)
+        if not _is_internal(frame.f_code.co_filename):
+            for record in records:
+                for name in _passed_deprecated(record, args, kwargs):
+                    key = (record["qualified"], record["module"], name)
+                    with _lock:
+                        first = key not in _announced_arguments
+                        _announced_arguments.add(key)
+                    if first:
+                        _warn_arguments(frame, record, name)
+        return fn(*args, **kwargs)
+
+    return call
+
+
+_announced_arguments: set[tuple[str, str, str]] = set()
+
+
+def _warn_arguments(frame: types.FrameType, record: dict[str, Any], name: str) -> None:
+    from tfcluster.lib.platform import tf_logging
+
+    date = record["date"]
+    tf_logging.warning(
+        "From %s:%d: calling %s (from %s) with %s is deprecated and will be removed %s.\n"
+        "Instructions for updating:\n%s",
+        _as_given(frame.f_code.co_filename),
+        frame.f_lineno,
+        record["qualified"],
+        record["module"],
+        name,
+        "in a future version" if date is None else f"after {date}",
+        record["instructions"],
+    )
+
+
 def _wrap_deprecated_functions(module: types.ModuleType, module_path: str) -> None:
     namespace = types.ModuleType.__getattribute__(module, "__dict__")
-    for name, deprecation in _functions_by_module().get(module_path, {}).items():
+    whole = _functions_by_module().get(module_path, {})
+    arguments = _arguments_by_module().get(module_path, {})
+    for name in sorted({*whole, *arguments}):
         fn = namespace.get(name)
         if fn is None or not callable(fn) or isinstance(fn, type):
             continue
         with _lock:
             wrapper = _wrappers.get(id(fn))
             if wrapper is None:
-                wrapper = _wrappers[id(fn)] = _announcing(fn, deprecation)
+                wrapper = fn
+                if name in arguments:
+                    wrapper = _announcing_arguments(wrapper, arguments[name])
+                if name in whole:
+                    wrapper = _announcing(wrapper, whole[name])
+                _wrappers[id(fn)] = wrapper
         namespace[name] = wrapper
 
 
