@@ -37,9 +37,10 @@ def _closures(value):
     f = value
     while f is not None:
         try:
-            yield inspect.getclosurevars(f).nonlocals if inspect.isfunction(f) else {}
+            found = inspect.getclosurevars(f).nonlocals if inspect.isfunction(f) else {}
         except (TypeError, ValueError):
-            pass
+            found = {}
+        yield found
         f = getattr(f, "__wrapped__", None)
 
 
