@@ -2,12 +2,15 @@
 drawn from a Python generator or a keras.utils.Sequence, steps_per_epoch of them per epoch
 (len(sequence) by default). As in TF 1.15, the epoch's loss and metrics are means over the
 epoch's samples (an evaluation's loss: the mean over its steps).
-Batches are drawn in the calling thread: workers/use_multiprocessing are accepted, unused."""
+Batches are drawn in the calling thread (no prefetching): workers only says whether TF would
+take a Sequence through its enqueuer (shuffled, on_epoch_end) or not; use_multiprocessing is
+accepted, unused."""
 
 from __future__ import annotations
 
 import itertools
 import logging
+import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -50,17 +53,20 @@ def _steps(data: Any, steps: Any, name: str) -> int:
     )
 
 
-def _batches(data: Any, shuffle: bool) -> Iterator[Any]:
-    """Endless batches: a Sequence's, epoch after epoch (on_epoch_end between), or a
-    generator's items."""
+def _batches(data: Any, shuffle: bool, workers: int = 1) -> Iterator[Any]:
+    """Endless batches: a Sequence's, pass after pass, or a generator's items. A Sequence goes
+    as TF 1.15's OrderedEnqueuer takes it (workers > 0): one list of its indices, shuffled in
+    place by Python's random.shuffle before each pass where the loop shuffles, on_epoch_end
+    after each pass; with workers=0 (no enqueuer) in its own order, without on_epoch_end."""
     if _is_sequence(data):
+        order = list(range(len(data)))
         while True:
-            order = np.arange(len(data))
-            if shuffle:
-                np.random.shuffle(order)
+            if shuffle and workers > 0:
+                random.shuffle(order)
             for i in order:
-                yield data[int(i)]
-            data.on_epoch_end()
+                yield data[i]
+            if workers > 0:
+                data.on_epoch_end()
     yield from data
 
 
@@ -150,9 +156,10 @@ def fit_generator(
     class_weight: Any = None,
     shuffle: bool = True,
     initial_epoch: int = 0,
+    workers: int = 1,
 ) -> Any:
     steps = _steps(generator, steps_per_epoch, "steps_per_epoch")
-    batches = _batches(generator, shuffle)
+    batches = _batches(generator, shuffle, workers)
     return fit_batches(
         model,
         lambda: itertools.islice(batches, steps),
@@ -160,7 +167,7 @@ def fit_generator(
         epochs=epochs,
         verbose=verbose,
         callbacks=callbacks,
-        validation=_generator_validation(model, validation_data, validation_steps),
+        validation=_generator_validation(model, validation_data, validation_steps, workers),
         validation_freq=validation_freq,
         initial_epoch=initial_epoch,
         samples=steps,  # TF 1.15's params count a generator's steps as its samples
@@ -174,9 +181,11 @@ Validation = Callable[[int, LoopHooks], list[float]]
 
 
 def _generator_validation(
-    model: Any, validation_data: Any, validation_steps: Any
+    model: Any, validation_data: Any, validation_steps: Any, workers: int = 1
 ) -> Validation | None:
-    """How fit_generator evaluates after an epoch (given the last training batch's size)."""
+    """How fit_generator evaluates after an epoch (given the last training batch's size): a
+    validation Sequence from its first batch each time (TF 1.15 runs a loop of its own over
+    it), a generator from where it stands."""
     if validation_data is None:
         return None
     if isinstance(validation_data, (list, tuple)) and not _is_sequence(validation_data):
@@ -189,6 +198,10 @@ def _generator_validation(
 
         return on_arrays
     steps = _steps(validation_data, validation_steps, "validation_steps")
+    if _is_sequence(validation_data):
+        return lambda last_size, hooks: _evaluate_batches(
+            model, _batches(validation_data, False, workers), steps, hooks=hooks
+        )
     batches = _batches(validation_data, False)
     return lambda last_size, hooks: _evaluate_batches(model, batches, steps, hooks=hooks)
 
