@@ -8,18 +8,33 @@ TF 1.15 takes a Sequence through a thread that runs ahead of the loop (its Order
 and fetches a few batches more than it uses; those are cut off: a training log keeps its
 first epochs x steps indices, a validation log its first validation_steps per epoch (the
 validation thread stops before the epoch's end callback, where the log is cut).
-Kept runnable on Python 3.7 and free of anything but numpy.
+Cases whose name says "bar" or "shows" compare what the fit prints (its validation runs a
+loop of its own in TF 1.15, with a progress bar). Kept runnable on Python 3.7 and free of
+anything but numpy.
 """
 
 import random
+import re
 
 import numpy as np
+
+try:
+    from tf_reference.case_tools import captured
+except ImportError:  # the recorder runs from this folder
+    from case_tools import captured
 
 CASES = {}
 
 
 def case(fn):
-    CASES[fn.__name__] = fn
+    """A case runs in a graph of its own, with graph seed 0."""
+
+    def in_own_graph(tf):
+        with tf.Graph().as_default():
+            tf.set_random_seed(0)
+            return fn(tf)
+
+    CASES[fn.__name__] = in_own_graph
     return fn
 
 
@@ -116,3 +131,67 @@ def evaluate_generator_from_the_start_each_call(tf):
         model.evaluate_generator(seq, steps=2)
         logs.append(seq.log[:2])
     return {"evaluated": logs}
+
+
+def _shown(text):
+    """A fit's printed lines as the bar leaves them: each line's last carriage-return
+    segment, timings and ETAs dropped."""
+    lines = []
+    for line in text.replace("\b", "").split("\n"):
+        line = line.split("\r")[-1]
+        line = re.sub(r" - \d+m?s( \d+[mu]?s/(step|sample))?", "", line)
+        if line.strip() and "ETA" not in line:
+            lines.append(line.rstrip())
+    return lines
+
+
+def _fit_shown(tf, validation, verbose, epochs=2, **kwargs):
+    Logged, model = _setup(tf)
+    model.compile(loss="mse", optimizer="sgd", metrics=["mae"])
+    with captured() as out:
+        model.fit_generator(
+            Logged(2), epochs=epochs, verbose=verbose, validation_data=validation, **kwargs
+        )
+    return {"printed": _shown(out.stdout)}
+
+
+@case
+def validation_sequence_shows_its_own_bar(tf):
+    Logged, _ = _setup(tf)
+    return _fit_shown(tf, Logged(3), 2)
+
+
+@case
+def validation_sequence_bar_verbose_1(tf):
+    Logged, _ = _setup(tf)
+    return _fit_shown(tf, Logged(3), 1, validation_steps=2)
+
+
+@case
+def validation_arrays_bar_counts_samples(tf):
+    arrays = (np.arange(15, dtype="float32").reshape(5, 3), np.ones((5, 1), "float32"))
+    return _fit_shown(tf, arrays, 2)
+
+
+@case
+def validation_generator_bar(tf):
+    def same_batch():
+        while True:
+            yield np.full((2, 3), 0.5, "float32"), np.ones((2, 1), "float32")
+
+    return _fit_shown(tf, same_batch(), 2, validation_steps=2)
+
+
+@case
+def validation_bar_only_on_validation_epochs(tf):
+    Logged, _ = _setup(tf)
+    return _fit_shown(tf, Logged(2), 2, epochs=3, validation_freq=2)
+
+
+@case
+def one_epoch_fit_of_a_sequence_with_validation(tf):
+    Logged, model = _setup(tf)
+    model.compile(loss="mse", optimizer="sgd", metrics=["mae"])
+    with captured() as out:
+        model.fit(Logged(2), epochs=1, verbose=1, validation_data=Logged(2))
+    return {"printed": _shown(out.stdout)}

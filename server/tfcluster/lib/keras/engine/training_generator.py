@@ -167,7 +167,9 @@ def fit_generator(
         epochs=epochs,
         verbose=verbose,
         callbacks=callbacks,
-        validation=_generator_validation(model, validation_data, validation_steps, workers),
+        validation=_generator_validation(
+            model, validation_data, validation_steps, _Shown(verbose, epochs, steps), workers
+        ),
         validation_freq=validation_freq,
         initial_epoch=initial_epoch,
         samples=steps,  # TF 1.15's params count a generator's steps as its samples
@@ -180,12 +182,32 @@ def fit_generator(
 Validation = Callable[[int, LoopHooks], list[float]]
 
 
+class _Shown:
+    """How fit_generator's validation shows its progress: TF 1.15 runs it through a loop of
+    its own with fit's verbose, whose progress bar (counting steps, or samples for arrays)
+    takes the training's params: "Epoch 1/<epochs>" (epochs > 1), then the bar with the
+    training's steps as its target, before the epoch's own line."""
+
+    def __init__(self, verbose: int, epochs: int, steps: int) -> None:
+        self.verbose, self.epochs, self.steps = verbose, epochs, steps
+
+    def progress(self, model: Any, count_mode: str) -> LoopProgress:
+        names = list(model.metrics_names)
+        return LoopProgress(self.verbose, count_mode, self.steps, names, epochs=self.epochs)
+
+
 def _generator_validation(
-    model: Any, validation_data: Any, validation_steps: Any, workers: int = 1
+    model: Any,
+    validation_data: Any,
+    validation_steps: Any,
+    shown: _Shown | None = None,
+    workers: int = 1,
 ) -> Validation | None:
     """How fit_generator evaluates after an epoch (given the last training batch's size): a
     validation Sequence from its first batch each time (TF 1.15 runs a loop of its own over
-    it), a generator from where it stands."""
+    it), a generator from where it stands; its progress shown as `shown` says (None: not
+    shown, as a dataset fit's validation)."""
+    shown = shown or _Shown(0, 1, 0)
     if validation_data is None:
         return None
     if isinstance(validation_data, (list, tuple)) and not _is_sequence(validation_data):
@@ -194,16 +216,28 @@ def _generator_validation(
         def on_arrays(last_size: int, hooks: LoopHooks) -> list[float]:
             # TF 1.15 cuts validation arrays in batches of the last training batch's size.
             steps = -(-_batch_size(arrays[0]) // last_size)
-            return _evaluate_batches(model, _array_batches(arrays, last_size), steps, hooks=hooks)
+            return _evaluate_batches(
+                model,
+                _array_batches(arrays, last_size),
+                steps,
+                hooks=hooks,
+                progress=shown.progress(model, "samples"),
+            )
 
         return on_arrays
     steps = _steps(validation_data, validation_steps, "validation_steps")
     if _is_sequence(validation_data):
         return lambda last_size, hooks: _evaluate_batches(
-            model, _batches(validation_data, False, workers), steps, hooks=hooks
+            model,
+            _batches(validation_data, False, workers),
+            steps,
+            hooks=hooks,
+            progress=shown.progress(model, "steps"),
         )
     batches = _batches(validation_data, False)
-    return lambda last_size, hooks: _evaluate_batches(model, batches, steps, hooks=hooks)
+    return lambda last_size, hooks: _evaluate_batches(
+        model, batches, steps, hooks=hooks, progress=shown.progress(model, "steps")
+    )
 
 
 def fit_batches(
@@ -347,6 +381,7 @@ def _evaluate_batches(
     verbose: int = 0,
     hooks: LoopHooks | None = None,
     steps_as_samples: bool = False,
+    progress: LoopProgress | None = None,
 ) -> list[float]:
     """The loss (mean over steps) and metrics (over samples) of `steps` batches, or of all
     the batches when steps is None. The hooks' batch logs give a step's size as 1 in TF's
@@ -356,7 +391,8 @@ def _evaluate_batches(
     model.reset_metrics()  # TF 1.15's loop starts from zero (a fit before leaves its state)
     hooks = hooks or LoopHooks(None, "test")
     hooks.begin()
-    progress = LoopProgress(verbose, "steps", steps, names)
+    if progress is None:
+        progress = LoopProgress(verbose, "steps", steps, names)
     for step, batch in enumerate(itertools.islice(batches, steps)):
         x, y, sample_weight = _unpack(batch)
         size = _batch_size(x)
