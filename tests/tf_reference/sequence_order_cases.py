@@ -195,3 +195,27 @@ def one_epoch_fit_of_a_sequence_with_validation(tf):
     with captured() as out:
         model.fit(Logged(2), epochs=1, verbose=1, validation_data=Logged(2))
     return {"printed": _shown(out.stdout)}
+
+
+@case
+def a_python_generator_outlives_the_loops_that_read_it(tf):
+    """TF 1.15's loops draw from a Python generator and leave it open: the next loop (or the
+    program) goes on reading it."""
+    _, model = _setup(tf)
+
+    def same_batch():
+        while True:
+            yield np.full((2, 3), 0.5, "float32"), np.ones((2, 1), "float32")
+
+    gen = same_batch()
+    first = model.fit_generator(gen, steps_per_epoch=2, epochs=1, verbose=0)
+    second = model.fit_generator(gen, steps_per_epoch=2, epochs=1, verbose=0)
+    evaluated = model.evaluate_generator(gen, steps=2)
+    predicted = model.predict_generator(gen, steps=1)
+    x, _ = next(gen)
+    return {
+        "losses": [float(first.history["loss"][0]), float(second.history["loss"][0])],
+        "evaluated": float(evaluated),
+        "predicted_shape": list(predicted.shape),
+        "next_batch_shape": list(x.shape),
+    }

@@ -67,7 +67,10 @@ def _batches(data: Any, shuffle: bool, workers: int = 1) -> Iterator[Any]:
                 yield data[i]
             if workers > 0:
                 data.on_epoch_end()
-    yield from data
+    # Not `yield from`: closing these batches (a loop done with them) must leave the
+    # caller's generator open, as TF's loops do; the next loop goes on reading it.
+    for batch in data:  # noqa: UP028 (see above)
+        yield batch
 
 
 def _unpack(batch: Any, with_targets: bool = True) -> tuple[Any, Any, Any]:
