@@ -109,6 +109,34 @@ with tf.Session(config=config) as sess:
     sess.run(enq)
     print(sess.run(deq))
 """,
+    "pruned_graph_placed_per_step": """
+import numpy as np
+x = tf.placeholder(tf.float32, [None, 2], name="x")
+y = tf.placeholder(tf.float32, [None, 1], name="y")
+w = tf.Variable(tf.ones([2, 1]), name="w")
+pred = tf.matmul(x, w, name="pred")
+loss = tf.reduce_mean(tf.square(pred - y), name="loss")
+train = tf.train.GradientDescentOptimizer(0.1).minimize(loss)
+unused = tf.add(w, 3.0, name="unused")
+sess = tf.InteractiveSession(config=tf.ConfigProto(log_device_placement=True))
+print("session")
+sess.run(tf.global_variables_initializer())
+print("initialised")
+for _ in range(2):
+    print(sess.run([train, loss], {x: np.ones([1, 2], np.float32), y: [[1.0]]})[1])
+print("evaluated", sess.run(loss, {x: np.ones([1, 2], np.float32), y: [[0.5]]}))
+print("pred", sess.run(pred, {x: np.ones([1, 2], np.float32)}).tolist())
+grown = tf.multiply(pred, 2.0, name="grown")
+print("grown", sess.run(grown, {x: np.ones([1, 2], np.float32)}).tolist())
+print("fed w", sess.run(pred, {x: np.ones([1, 2], np.float32), w: [[1.0], [2.0]]}).tolist())
+sess.close()
+config = tf.ConfigProto(log_device_placement=True)
+config.graph_options.place_pruned_graph = True
+with tf.Session(config=config) as s2:
+    print("unused", s2.run(unused, {w: [[0.0], [1.0]]}).tolist())
+    s2.run(w.initializer)
+    print("value", s2.run(w).tolist())
+""",
     "option_off": """
 s = tf.Session(config=tf.ConfigProto(log_device_placement=False))
 print(s.run(tf.constant(1.0) + 2.0))
@@ -132,6 +160,25 @@ with tf.Session("grpc://localhost:%d" % PORT, config=config) as sess:
     print("R1", sess.run(b))
     c = tf.add(b, 1.0, name="c")
     print("R2", sess.run(c))
+""",
+    ),
+    "grpc_pruned_graph_per_step": (
+        """
+import sys
+server = tf.train.Server(tf.train.ClusterSpec({"worker": ["localhost:%d" % PORT]}), "worker", 0)
+print("SERVER UP")
+sys.stdout.flush()
+sys.stdin.read()
+""",
+        """
+x = tf.placeholder(tf.float32, [2], name="x")
+p = tf.placeholder(tf.float32, [2], name="p")
+z = tf.identity(x * 2.0, name="z")
+config = tf.ConfigProto(log_device_placement=True)
+config.graph_options.place_pruned_graph = True
+with tf.Session("grpc://localhost:%d" % PORT, config=config) as sess:
+    print("R1", sess.run([z, x + 1.0], {x: [1.0, 2.0], p: [0.0, 0.0]}))
+    print("R2", sess.run(z, {x: [1.0, 2.0]}))
 """,
     ),
 }

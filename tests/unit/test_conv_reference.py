@@ -60,3 +60,11 @@ def test_program_gives_what_tensorflow_gave(name: str) -> None:
     assert "skipped" not in want, want.get("skipped")
     got = decode(encode(CASES[name](tf)))
     _same(got, want, name)
+
+
+def test_a_window_larger_than_its_input_fails_with_tf_message() -> None:
+    """The kernels' message for an output size below zero is TF's, word for word."""
+    want = reference.case("conv", "run_time_errors")
+    got = decode(encode(CASES["run_time_errors"](tf)))
+    for key in ("conv_too_small", "pool_too_small"):
+        assert got[key] == want[key], f"{key}: {got[key]} != TF's {want[key]}"

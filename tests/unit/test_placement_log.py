@@ -1,7 +1,9 @@
 """ConfigProto(log_device_placement=True) prints on stdout what TF 1.15 prints: the device
 mapping when a local session is made, and every node's device each time the session's graph
-grew, in TF's placer order; a grpc:// session's server prints the node lines, its client
-nothing (tests/tf_reference/placement_log_cases.py, recorded by record_placement_log.py)."""
+grew, in TF's placer order (a local session placing pruned graphs, as InteractiveSession's
+config says: each new step's nodes with its _Arg/_Retval nodes); a grpc:// session's server
+prints the node lines, its client nothing (tests/tf_reference/placement_log_cases.py,
+recorded by record_placement_log.py)."""
 
 from __future__ import annotations
 

@@ -240,6 +240,8 @@ class MasterSession:
         # Stateful nodes of the last whole-graph placement: TF's session keeps their devices
         # when its graph grows, so its placer logs them where they stand in the graph.
         self._kept_stateful: frozenset[str] = frozenset()
+        # The steps (sorted feeds, fetches, targets) whose pruned graph's placement was printed.
+        self._logged_steps: set[_Signature] = set()
         # The graph version whose every node was placed, and the error placing it raised.
         self._placed_version = 0
         self._placement_error: errors.OpError | None = None
@@ -330,8 +332,12 @@ class MasterSession:
             options is not None and options.trace_level >= config_pb2.RunOptions.SOFTWARE_TRACE
         )
         if self.config.graph_options.place_pruned_graph:
-            if self._log_placement and self._logged_version != self.graph_version:
-                self._print_placement(deadline)
+            if self._log_placement and self._names_failing_tasks:
+                # A server's master places (and logs) its whole graph all the same.
+                if self._logged_version != self.graph_version:
+                    self._print_placement(deadline)
+            elif self._log_placement:
+                self._print_pruned_placement(signature, deadline)
         elif self._placed_version != self.graph_version or self._placement_error is not None:
             self._place_whole_graph(deadline)
         with self._lock:
@@ -454,6 +460,40 @@ class MasterSession:
                 return self._place(nodes, needed, deadline)
             except errors.OpError as e:
                 error = e
+
+    def _print_pruned_placement(self, signature: _Signature, deadline: float | None) -> None:
+        """As TF 1.15's DirectSession places (and logs) each new step's pruned graph when its
+        config says to (place_pruned_graph); steps that differ only in the order of their
+        feeds, fetches or targets are one step to it."""
+        feeds, fetches, targets = signature
+        key = (tuple(sorted(feeds)), tuple(sorted(fetches)), tuple(sorted(targets)))
+        with self._lock:
+            if key in self._logged_steps:
+                return
+            self._logged_steps.add(key)
+            try:
+                self._check_names(feeds, fetches, targets)
+            except errors.OpError:  # the step itself reports it
+                return
+            nodes = dict(self._nodes)
+            step_nodes = {n: nodes[n] for n in self._prune(feeds, fetches, targets)}
+            output_names = list(self._dtypes)
+        order = placement_log.placement_order(step_nodes, output_names)
+        client_device = f"{self.worker_cache.tasks()[0]}/device:CPU:0"
+        try:
+            placement = self._place(nodes, order, deadline)
+        except errors.OpError as e:
+            before = self._placed_before(nodes, order, e, deadline)
+            if before:
+                placement_log.print_placement(
+                    placement_log.placement_text(step_nodes, output_names, before)
+                )
+            return
+        placement_log.print_placement(
+            placement_log.pruned_step_text(
+                step_nodes, output_names, placement, feeds, fetches, client_device
+            )
+        )
 
     def _print_placement(self, deadline: float | None) -> None:
         """As TF 1.15 places (and logs) the session's whole graph each time it grew."""

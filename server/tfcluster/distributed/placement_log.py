@@ -9,7 +9,10 @@ TF 1.15 prints (printf, to stdout) and logs (its C++ INFO log, to stderr):
   the generators (no inputs, one output that is not a ref: constants, placeholders, resource
   handles), which the placer puts last so that they join their consumers; each group in graph
   order. A grpc:// session's master (the server process) prints the node lines; neither the
-  server nor the client prints a device mapping.
+  server nor the client prints a device mapping;
+- where a local session's config places pruned graphs (graph_options.place_pruned_graph, as
+  InteractiveSession's does), at each new step instead: the nodes that step needs, and the
+  `_Arg` / `_Retval` nodes that stand for its feeds and fetches (pruned_step_text).
 """
 
 from __future__ import annotations
@@ -79,8 +82,16 @@ def print_local_device_mapping(device_count: Mapping[str, int]) -> None:
 def placement_order(
     nodes: Mapping[str, Node], output_names: Iterable[str], kept: Collection[str] = ()
 ) -> list[str]:
-    """The nodes (graph order) in the order TF 1.15's placer assigns and logs them: generators
-    (no inputs, one output that is not a reference) last, except those `kept` (stateful nodes
+    """The nodes (graph order) in the order TF 1.15's placer assigns and logs them."""
+    first, generators = _placer_passes(nodes, output_names, kept)
+    return first + generators
+
+
+def _placer_passes(
+    nodes: Mapping[str, Node], output_names: Iterable[str], kept: Collection[str] = ()
+) -> tuple[list[str], list[str]]:
+    """The nodes TF's placer assigns in its first pass, and the generators (no inputs, one
+    output that is not a reference) it keeps for last, except those `kept` (stateful nodes
     placed when the graph was smaller: TF's session keeps their devices, so its placer logs
     them where they stand)."""
     outputs = Counter(name.rpartition(":")[0] for name in output_names)
@@ -89,7 +100,46 @@ def placement_order(
     for name, node in nodes.items():
         last = name not in kept and _is_generator(node, outputs[name])
         (generators if last else first).append(name)
-    return first + generators
+    return first, generators
+
+
+def pruned_step_text(
+    nodes: Mapping[str, Node],
+    output_names: Iterable[str],
+    placement: Mapping[str, str],
+    feeds: Iterable[str],
+    fetches: Iterable[str],
+    client_device: str,
+) -> str:
+    """What TF 1.15's DirectSession prints when it places a step's pruned graph (a config
+    with graph_options.place_pruned_graph, as InteractiveSession's): the step's nodes (graph
+    order, `nodes` holding only them), then the `_Arg` node of each feed the step reads (its
+    index: the feed's place among all the step's feeds, sorted) and the `_Retval` node of each
+    fetch (index: its place among the sorted fetches), on the client's device, which the
+    rewrite adds to the graph already placed; the generators last."""
+    first, generators = _placer_passes(nodes, output_names)
+    lines = [f"{name}: ({nodes[name].op}): {placement[name]}" for name in first]
+    fed = set(feeds)
+    read = _tensors_read(nodes)
+    for index, feed in enumerate(sorted(fed)):
+        if feed in read:
+            node, _, port = feed.rpartition(":")
+            lines.append(f"_arg_{node}_{port}_{index}: (_Arg): {client_device}")
+    # A fetch that is fed is answered by TF's Python client itself: the session never sees it.
+    for index, fetch in enumerate(sorted(f for f in fetches if f not in fed)):
+        node, _, port = fetch.rpartition(":")
+        lines.append(f"_retval_{node}_{port}_{index}: (_Retval): {client_device}")
+    lines += [f"{name}: ({nodes[name].op}): {placement[name]}" for name in generators]
+    return "".join(line + "\n" for line in lines)
+
+
+def _tensors_read(nodes: Mapping[str, Node]) -> set[str]:
+    """The tensors `nodes` read, and "name:0" of the nodes they take control edges from."""
+    read: set[str] = set()
+    for node in nodes.values():
+        read.update(f"{src}:{idx}" for src, idx in node.inputs)
+        read.update(f"{c}:0" for c in node.control_inputs)
+    return read
 
 
 def stateful_nodes(placement: Mapping[str, str], nodes: Mapping[str, Node]) -> frozenset[str]:

@@ -104,7 +104,7 @@ class Window:
             if out < 0:
                 raise invalid(
                     f"Computed output size would be negative: {out} [input_size: {size}, "
-                    f"effective_filter_size: {eff}, stride: {s}] ({self.name})"
+                    f"effective_filter_size: {eff}, stride: {s}]"
                 )
             outs.append(out)
             pads.append(pad)

@@ -406,6 +406,14 @@ def _convert(value: Any, dtype: dtypes.DType | None, name: str) -> Tensor:
     try:
         return convert_to_tensor(value, dtype=dtype, name=_input_name(name))
     except ValueError as e:
+        # As TF's op_def_library: a value no tensor can hold at all (None) is a ValueError
+        # naming the input; one that only misses the dtype, a TypeError.
+        try:
+            convert_to_tensor(value)
+        except ValueError as err:
+            raise ValueError(
+                f"Tried to convert '{name.split('[')[0]}' to a tensor and failed. Error: {err}"
+            ) from None
         raise TypeError(str(e)) from None
 
 
@@ -708,6 +716,8 @@ neg = negative
 
 def abs(x: Any, name: str | None = None) -> Tensor:
     """|x|; a complex x gives its real modulus (TF's ComplexAbs op, still named Abs)."""
+    if x is None:  # TF's abs converts x itself before its op: convert_to_tensor's error
+        raise ValueError("None values not supported.")
     t = x if isinstance(x, Tensor) else None
     if t is not None and t.dtype.is_complex:
         with name_scope(name, "Abs", [t]) as scope:

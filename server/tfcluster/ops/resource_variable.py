@@ -35,6 +35,37 @@ class ResourceVariable(Variable):
     _dtype: dtypes.DType
     _is_resource_variable = True
 
+    # TF 1.15's BaseResourceVariable refuses in-place operators, with these messages.
+    def __iadd__(self, other: Any) -> Any:
+        raise RuntimeError(
+            "Variable += value not supported. Use variable.assign_add(value) to modify the "
+            "variable value and variable = variable + value to get a new Tensor object."
+        )
+
+    def __isub__(self, other: Any) -> Any:
+        raise RuntimeError(
+            "Variable -= value not supported. Use variable.assign_sub(value) to modify the "
+            "variable value and variable = variable - value to get a new Tensor object."
+        )
+
+    def __imul__(self, other: Any) -> Any:
+        raise RuntimeError(
+            "Variable *= value not supported. Use `var.assign(var * value)` to modify the "
+            "variable or `var = var * value` to get a new Tensor object."
+        )
+
+    def __itruediv__(self, other: Any) -> Any:
+        raise RuntimeError(
+            "Variable /= value not supported. Use `var.assign(var / value)` to modify the "
+            "variable or `var = var / value` to get a new Tensor object."
+        )
+
+    def __ipow__(self, other: Any) -> Any:
+        raise RuntimeError(
+            "Variable **= value not supported. Use `var.assign(var ** value)` to modify the "
+            "variable or `var = var ** value` to get a new Tensor object."
+        )
+
     def _init_from_proto(self, variable_def: Any, import_scope: str | None) -> None:
         as_ref = variable_pb2.VariableDef()
         as_ref.CopyFrom(variable_def)

@@ -578,6 +578,23 @@ class Variable(metaclass=_VariableMeta):
         # TF 1.15's RefVariable defines no __bool__: every variable is true (`if v:`).
         return True
 
+    # In-place operators: TF 1.15's RefVariable gives a new Tensor (the variable unchanged);
+    # ResourceVariable refuses them.
+    def __iadd__(self, other: Any) -> Any:
+        return self + other
+
+    def __isub__(self, other: Any) -> Any:
+        return self - other
+
+    def __imul__(self, other: Any) -> Any:
+        return self * other
+
+    def __itruediv__(self, other: Any) -> Any:
+        return self / other
+
+    def __ipow__(self, other: Any) -> Any:
+        return self**other
+
 
 def _variable_conversion(
     v: Variable, dtype: Any = None, name: Any = None, as_ref: bool = False

@@ -9,6 +9,7 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import errors
 from tfcluster.framework.func_graph import flatten, pack_as
 from tfcluster.framework.graph import control_dependencies, convert_to_tensor
 from tfcluster.ops import array_ops, state_ops
@@ -77,17 +78,28 @@ class GraphExecutionFunction:
         if self.feed_dict:
             for key in sorted(self.feed_dict, key=lambda k: getattr(k, "name", str(k))):
                 feed[key] = np.asarray(self.feed_dict[key], dtype=key.dtype.base_dtype.name)
-        fetched = session.run(
-            [*self.outputs, self.updates_op, *self.fetches],
-            feed_dict=feed,
-            options=self.run_options,
-            run_metadata=self.run_metadata,
-        )
+        try:
+            fetched = session.run(
+                [*self.outputs, self.updates_op, *self.fetches],
+                feed_dict=feed,
+                options=self.run_options,
+                run_metadata=self.run_metadata,
+            )
+        except errors.OpError as e:
+            raise _as_callable_error(e) from None
         extra = fetched[len(self.outputs) + 1 :]
         for fetch, value in zip(self.fetches, extra):
             if fetch in self.fetch_callbacks:
                 self.fetch_callbacks[fetch](value)
         return pack_as(self._outputs_structure, list(fetched[: len(self.outputs)]))
+
+
+def _as_callable_error(error: errors.OpError) -> errors.OpError:
+    """The error as TF 1.15's Keras function raises it: its step runs through a session
+    callable, whose errors come as the runtime gave them (the failing node a `{{node X}}` tag,
+    no op, no node_def), not interpolated as Session.run's are."""
+    raw = error.__context__ if isinstance(error.__context__, errors.OpError) else error
+    return type(error)(None, None, raw.message)
 
 
 def _as_tensor(value: Any) -> Any:

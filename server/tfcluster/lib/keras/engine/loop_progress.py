@@ -10,7 +10,10 @@ from tfcluster.lib.keras import callbacks as cbks
 
 
 class LoopProgress:
-    def __init__(self, verbose: int, count_mode: str, target: int | None, names: list[str]):
+    def __init__(
+        self, verbose: int, count_mode: str, target: int | None, names: list[str], epochs: int = 1
+    ):
+        """`epochs`: the params' (a fit's validation loop shows "Epoch 1/<fit's epochs>")."""
         self._logger: cbks.ProgbarLogger | None = None
         if not verbose:
             return
@@ -18,7 +21,7 @@ class LoopProgress:
         logger = cbks.ProgbarLogger(count_mode, stateful_metrics=names[1:])
         logger.verbose_level = verbose
         logger.set_params(
-            {"verbose": verbose, "epochs": 1, "steps": target, "samples": target,
+            {"verbose": verbose, "epochs": epochs, "steps": target, "samples": target,
              "metrics": list(names)}
         )  # fmt: skip
         logger.on_train_begin()

@@ -913,6 +913,7 @@ class Model(Network):
             callbacks=callbacks, validation_data=validation_data,
             validation_steps=validation_steps, validation_freq=validation_freq,
             class_weight=class_weight, shuffle=shuffle, initial_epoch=initial_epoch,
+            workers=workers,
         )  # fmt: skip
 
     def evaluate_generator(

@@ -2,12 +2,15 @@
 drawn from a Python generator or a keras.utils.Sequence, steps_per_epoch of them per epoch
 (len(sequence) by default). As in TF 1.15, the epoch's loss and metrics are means over the
 epoch's samples (an evaluation's loss: the mean over its steps).
-Batches are drawn in the calling thread: workers/use_multiprocessing are accepted, unused."""
+Batches are drawn in the calling thread (no prefetching): workers only says whether TF would
+take a Sequence through its enqueuer (shuffled, on_epoch_end) or not; use_multiprocessing is
+accepted, unused."""
 
 from __future__ import annotations
 
 import itertools
 import logging
+import random
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -50,18 +53,24 @@ def _steps(data: Any, steps: Any, name: str) -> int:
     )
 
 
-def _batches(data: Any, shuffle: bool) -> Iterator[Any]:
-    """Endless batches: a Sequence's, epoch after epoch (on_epoch_end between), or a
-    generator's items."""
+def _batches(data: Any, shuffle: bool, workers: int = 1) -> Iterator[Any]:
+    """Endless batches: a Sequence's, pass after pass, or a generator's items. A Sequence goes
+    as TF 1.15's OrderedEnqueuer takes it (workers > 0): one list of its indices, shuffled in
+    place by Python's random.shuffle before each pass where the loop shuffles, on_epoch_end
+    after each pass; with workers=0 (no enqueuer) in its own order, without on_epoch_end."""
     if _is_sequence(data):
+        order = list(range(len(data)))
         while True:
-            order = np.arange(len(data))
-            if shuffle:
-                np.random.shuffle(order)
+            if shuffle and workers > 0:
+                random.shuffle(order)
             for i in order:
-                yield data[int(i)]
-            data.on_epoch_end()
-    yield from data
+                yield data[i]
+            if workers > 0:
+                data.on_epoch_end()
+    # Not `yield from`: closing these batches (a loop done with them) must leave the
+    # caller's generator open, as TF's loops do; the next loop goes on reading it.
+    for batch in data:  # noqa: UP028 (see above)
+        yield batch
 
 
 def _unpack(batch: Any, with_targets: bool = True) -> tuple[Any, Any, Any]:
@@ -152,9 +161,10 @@ def fit_generator(
     class_weight: Any = None,
     shuffle: bool = True,
     initial_epoch: int = 0,
+    workers: int = 1,
 ) -> Any:
     steps = _steps(generator, steps_per_epoch, "steps_per_epoch")
-    batches = _batches(generator, shuffle)
+    batches = _batches(generator, shuffle, workers)
     return fit_batches(
         model,
         lambda: itertools.islice(batches, steps),
@@ -162,7 +172,9 @@ def fit_generator(
         epochs=epochs,
         verbose=verbose,
         callbacks=callbacks,
-        validation=_generator_validation(model, validation_data, validation_steps),
+        validation=_generator_validation(
+            model, validation_data, validation_steps, _Shown(verbose, epochs, steps), workers
+        ),
         validation_freq=validation_freq,
         initial_epoch=initial_epoch,
         samples=steps,  # TF 1.15's params count a generator's steps as its samples
@@ -176,10 +188,32 @@ def fit_generator(
 Validation = Callable[[int, LoopHooks], list[float]]
 
 
+class _Shown:
+    """How fit_generator's validation shows its progress: TF 1.15 runs it through a loop of
+    its own with fit's verbose, whose progress bar (counting steps, or samples for arrays)
+    takes the training's params: "Epoch 1/<epochs>" (epochs > 1), then the bar with the
+    training's steps as its target, before the epoch's own line."""
+
+    def __init__(self, verbose: int, epochs: int, steps: int) -> None:
+        self.verbose, self.epochs, self.steps = verbose, epochs, steps
+
+    def progress(self, model: Any, count_mode: str) -> LoopProgress:
+        names = list(model.metrics_names)
+        return LoopProgress(self.verbose, count_mode, self.steps, names, epochs=self.epochs)
+
+
 def _generator_validation(
-    model: Any, validation_data: Any, validation_steps: Any
+    model: Any,
+    validation_data: Any,
+    validation_steps: Any,
+    shown: _Shown | None = None,
+    workers: int = 1,
 ) -> Validation | None:
-    """How fit_generator evaluates after an epoch (given the last training batch's size)."""
+    """How fit_generator evaluates after an epoch (given the last training batch's size): a
+    validation Sequence from its first batch each time (TF 1.15 runs a loop of its own over
+    it), a generator from where it stands; its progress shown as `shown` says (None: not
+    shown, as a dataset fit's validation)."""
+    shown = shown or _Shown(0, 1, 0)
     if validation_data is None:
         return None
     if isinstance(validation_data, (list, tuple)) and not _is_sequence(validation_data):
@@ -188,12 +222,28 @@ def _generator_validation(
         def on_arrays(last_size: int, hooks: LoopHooks) -> list[float]:
             # TF 1.15 cuts validation arrays in batches of the last training batch's size.
             steps = -(-_batch_size(arrays[0]) // last_size)
-            return _evaluate_batches(model, _array_batches(arrays, last_size), steps, hooks=hooks)
+            return _evaluate_batches(
+                model,
+                _array_batches(arrays, last_size),
+                steps,
+                hooks=hooks,
+                progress=shown.progress(model, "samples"),
+            )
 
         return on_arrays
     steps = _steps(validation_data, validation_steps, "validation_steps")
+    if _is_sequence(validation_data):
+        return lambda last_size, hooks: _evaluate_batches(
+            model,
+            _batches(validation_data, False, workers),
+            steps,
+            hooks=hooks,
+            progress=shown.progress(model, "steps"),
+        )
     batches = _batches(validation_data, False)
-    return lambda last_size, hooks: _evaluate_batches(model, batches, steps, hooks=hooks)
+    return lambda last_size, hooks: _evaluate_batches(
+        model, batches, steps, hooks=hooks, progress=shown.progress(model, "steps")
+    )
 
 
 def fit_batches(
@@ -344,6 +394,7 @@ def _evaluate_batches(
     verbose: int = 0,
     hooks: LoopHooks | None = None,
     steps_as_samples: bool = False,
+    progress: LoopProgress | None = None,
 ) -> list[float]:
     """The loss (mean over steps) and metrics (over samples) of `steps` batches, or of all
     the batches when steps is None. The hooks' batch logs give a step's size as 1 in TF's
@@ -353,7 +404,8 @@ def _evaluate_batches(
     model.reset_metrics()  # TF 1.15's loop starts from zero (a fit before leaves its state)
     hooks = hooks or LoopHooks(None, "test")
     hooks.begin()
-    progress = LoopProgress(verbose, "steps", steps, names)
+    if progress is None:
+        progress = LoopProgress(verbose, "steps", steps, names)
     for step, batch in enumerate(itertools.islice(batches, steps)):
         x, y, sample_weight = _unpack(batch)
         size = _batch_size(x)

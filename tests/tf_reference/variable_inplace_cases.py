@@ -1,0 +1,59 @@
+"""In-place operators (+=, -=, *=, /=, **=) on variables, written once against the TF1 API and
+run twice: by record_variable_inplace.py with TensorFlow 1.15 (`tf` is
+tensorflow.compat.v1) and by tests/unit/test_variable_inplace.py with tfcluster. A resource
+variable (get_variable(use_resource=True), a Keras backend variable) refuses them with TF's
+RuntimeError; a reference variable gives a new Tensor. Kept runnable on Python 3.7."""
+
+CASES = {}
+
+
+def case(fn):
+    def in_own_graph(tf):
+        with tf.Graph().as_default():
+            return fn(tf)
+
+    CASES[fn.__name__] = in_own_graph
+    return fn
+
+
+def _each_operator(make):
+    out = {}
+    for name, apply in (
+        ("iadd", lambda v: v.__iadd__(2.0)),
+        ("isub", lambda v: v.__isub__(2.0)),
+        ("imul", lambda v: v.__imul__(2.0)),
+        ("itruediv", lambda v: v.__itruediv__(2.0)),
+        ("ipow", lambda v: v.__ipow__(2.0)),
+    ):
+        v = make(name)
+        try:
+            got = apply(v)
+            out[name] = {"result": type(got).__name__}
+        except Exception as e:
+            out[name] = {"error": type(e).__name__, "message": str(e)}
+    return out
+
+
+@case
+def resource_variable(tf):
+    return _each_operator(lambda n: tf.get_variable(n, [], use_resource=True))
+
+
+@case
+def keras_backend_variable(tf):
+    return _each_operator(lambda n: tf.keras.backend.variable(1.0, name=n))
+
+
+@case
+def augmented_assignment_statement(tf):
+    v = tf.get_variable("v", [], use_resource=True)
+    try:
+        v += 1.0
+        return {"result": type(v).__name__}
+    except RuntimeError as e:
+        return {"error": type(e).__name__, "message": str(e)}
+
+
+@case
+def reference_variable(tf):
+    return _each_operator(lambda n: tf.Variable(1.0, name=n))
