@@ -2,13 +2,15 @@
 `deprecation.deprecated` decorator) or for some arguments (`deprecated_args`), into
 server/tfcluster/api/tf115_deprecated_functions.json: {"functions": {public name: [qualified
 name, TF's module, date or null, instructions]}, "arguments": {public name: [each
-deprecated_args decorator's record (argument_deprecations_of)]}}.
+deprecated_args decorator's record (argument_deprecations_of)]}, and the same for classes whose
+own __init__ carries the decorators ("classes", "class_arguments")}.
 
 TF prints, on a program's first call of such a function, "From prog.py:3: dense (from
 tensorflow.python.layers.core) is deprecated and will be removed in a future version.
 Instructions for updating: ..." (once per function, whatever name it was called by), and
 "calling dropout (from tensorflow.python.ops.nn_ops) with keep_prob is deprecated ..." when a
-call passes a deprecated argument (once per function and argument). Classes are not recorded.
+call passes a deprecated argument (once per function and argument); a class's, when it is
+made ("BasicLSTMCell.__init__ (from ...) is deprecated ...").
 
 Run with TF 1.15 itself (Python 3.7; the project never needs TensorFlow):
     /tmp/tf115/bin/python tools/record_tf115_deprecated_functions.py
@@ -90,8 +92,7 @@ def argument_deprecations_of(value):
 
 
 def main():
-    table = {}
-    by_arguments = {}
+    table, by_arguments, classes, class_arguments = {}, {}, {}, {}
     for module in list(sys.modules.values()):
         if not isinstance(module, module_wrapper.TFModuleWrapper):
             continue
@@ -106,19 +107,29 @@ def main():
                 value = getattr(wrapped, name)
             except Exception:  # a lazily loaded module that cannot load here
                 continue
-            if inspect.isclass(value) or not callable(value):
-                continue
             full = f"tf.{path}.{name}" if path else f"tf.{name}"
+            is_class = inspect.isclass(value)
+            if is_class:
+                # A class deprecated through its own __init__ (not one it inherits).
+                value = value.__dict__.get("__init__")
+            if value is None or not callable(value):
+                continue
             found = deprecation_of(value)
             if found is not None:
-                table[full] = found
+                (classes if is_class else table)[full] = found
             arguments = argument_deprecations_of(value)
             if arguments:
-                by_arguments[full] = arguments
+                (class_arguments if is_class else by_arguments)[full] = arguments
+    out = {
+        "functions": table,
+        "arguments": by_arguments,
+        "classes": classes,
+        "class_arguments": class_arguments,
+    }
     with open(OUT, "w") as f:
-        json.dump({"functions": table, "arguments": by_arguments}, f, indent=0, sort_keys=True)
+        json.dump(out, f, indent=0, sort_keys=True)
         f.write("\n")
-    print(len(table), "functions,", len(by_arguments), "with deprecated arguments ->", OUT)
+    print({k: len(v) for k, v in out.items()}, "->", OUT)
 
 
 if __name__ == "__main__":

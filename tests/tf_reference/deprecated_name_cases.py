@@ -86,6 +86,25 @@ e = tf.expand_dims(x, 0)
 sm = tf.nn.softmax(x, dim=1)
 print("ok")
 """,
+    "classes_deprecated_when_made": """
+import tensorflow as tf
+cell = tf.nn.rnn_cell.BasicLSTMCell(8)
+cell2 = tf.nn.rnn_cell.BasicLSTMCell(4)
+gru = tf.nn.rnn_cell.GRUCell(3)
+stack = tf.nn.rnn_cell.MultiRNNCell([tf.nn.rnn_cell.LSTMCell(2), tf.nn.rnn_cell.LSTMCell(2)])
+
+
+class MyCell(tf.nn.rnn_cell.BasicRNNCell):
+    def __init__(self, n):
+        super(MyCell, self).__init__(n)
+
+
+mine = MyCell(3)
+init = tf.constant_initializer(0.5, dtype=tf.float32)
+zeros = tf.zeros_initializer()
+reader = tf.TFRecordReader()
+print("made")
+""",
     "a_helper_module_reads_first": """
 import os
 import sys

@@ -42,10 +42,6 @@ def _pending(module_path: str) -> set[str]:
     return set(_table().get(module_path, ()))
 
 
-def warns_in(module_path: str) -> bool:
-    return module_path in _table() or module_path in _functions_by_module()
-
-
 @functools.cache
 def _functions_by_module() -> dict[str, dict[str, tuple[str, str, str | None, str]]]:
     """module path -> {name: (qualified name, TF's module, date, instructions)} of the
@@ -63,12 +59,31 @@ def _functions_by_module() -> dict[str, dict[str, tuple[str, str, str | None, st
 def _arguments_by_module() -> dict[str, dict[str, list[dict[str, Any]]]]:
     """module path -> {name: the records of its deprecated_args decorators} (TF's argument
     names in order, and each deprecated argument's position and value that says nothing)."""
+    return _by_module("arguments")
+
+
+@functools.cache
+def _classes_by_module() -> dict[str, dict[str, tuple[str, str, str | None, str]]]:
+    """module path -> {class name: its __init__'s whole deprecation} (as for functions)."""
+    return {
+        path: {name: tuple(record) for name, record in records.items()}  # type: ignore[misc]
+        for path, records in _by_module("classes").items()
+    }
+
+
+@functools.cache
+def _class_arguments_by_module() -> dict[str, dict[str, list[dict[str, Any]]]]:
+    """module path -> {class name: its __init__'s deprecated_args records}."""
+    return _by_module("class_arguments")
+
+
+def _by_module(kind: str) -> dict[str, dict[str, Any]]:
     with _FUNCTIONS_FILE.open() as f:
-        raw: dict[str, list[dict[str, Any]]] = json.load(f)["arguments"]
-    out: dict[str, dict[str, list[dict[str, Any]]]] = {}
-    for full, records in raw.items():
+        raw: dict[str, Any] = json.load(f)[kind]
+    out: dict[str, dict[str, Any]] = {}
+    for full, record in raw.items():
         path, _, name = full[len("tf.") :].rpartition(".")
-        out.setdefault(path, {})[name] = records
+        out.setdefault(path, {})[name] = record
     return out
 
 
@@ -198,13 +213,34 @@ def _wrap_deprecated_functions(module: types.ModuleType, module_path: str) -> No
         with _lock:
             wrapper = _wrappers.get(id(fn))
             if wrapper is None:
-                wrapper = fn
-                if name in arguments:
-                    wrapper = _announcing_arguments(wrapper, arguments[name])
-                if name in whole:
-                    wrapper = _announcing(wrapper, whole[name])
+                wrapper = _announcing_call(fn, whole.get(name), arguments.get(name))
                 _wrappers[id(fn)] = wrapper
         namespace[name] = wrapper
+    classes = _classes_by_module().get(module_path, {})
+    class_arguments = _class_arguments_by_module().get(module_path, {})
+    for name in sorted({*classes, *class_arguments}):
+        cls = namespace.get(name)
+        if not isinstance(cls, type):
+            continue
+        with _lock:
+            if id(cls) in _wrappers:
+                continue
+            _wrappers[id(cls)] = cls
+            init = _announcing_call(cls.__init__, classes.get(name), class_arguments.get(name))
+            type.__setattr__(cls, "__init__", init)
+
+
+def _announcing_call(
+    fn: Any,
+    whole: tuple[str, str, str | None, str] | None,
+    arguments: list[dict[str, Any]] | None,
+) -> Any:
+    """fn, announcing its deprecation (as a whole, and for the arguments a call passes)."""
+    if arguments:
+        fn = _announcing_arguments(fn, arguments)
+    if whole:
+        fn = _announcing(fn, whole)
+    return fn
 
 
 def _announce(module_path: str, name: str, frame: types.FrameType | None) -> None:
@@ -253,14 +289,23 @@ class DeprecatingModule(types.ModuleType):
         value = super().__getattribute__(name)
         if name[:1] != "_":
             path = _module_path(self)
-            if path is not None and name in _pending(path):
-                _announce(path, name, sys._getframe(1))
+            if path is not None:
+                if name in _pending(path):
+                    _announce(path, name, sys._getframe(1))
+                if type(value) is types.ModuleType and value.__name__.startswith(_FACES):
+                    # A face bound as an attribute of its parent's (tf.nn.rnn_cell).
+                    make_deprecating(value, f"{path}.{name}" if path else name)
         return value
 
 
+# The package of the face modules of TF's tree.
+_FACES = "tfcluster.api."
+
+
 def make_deprecating(module: types.ModuleType, module_path: str) -> None:
-    """Gives `module` (the face of `tf.<module_path>`) TF's warnings, when that path has any."""
-    if not warns_in(module_path) or _module_path(module) is not None:
+    """Gives `module` (the face of `tf.<module_path>`) TF's warnings: its deprecated names'
+    and functions', and its submodules' when they are read."""
+    if _module_path(module) is not None:
         return
     _wrap_deprecated_functions(module, module_path)
     module.__dict__["_tf_module_path"] = module_path

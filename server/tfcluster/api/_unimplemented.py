@@ -228,6 +228,7 @@ def public_module(module_path: str) -> Any:
 
     alias = face_alias(module_path)
     if alias is not None:
+        _deprecated_names.make_deprecating(alias, module_path)
         return alias
     face = f"tfcluster.api.{module_path}"
     try:
