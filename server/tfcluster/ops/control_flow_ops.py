@@ -705,7 +705,10 @@ def while_loop(
         num_loop_vars = len(init) + first
         graph._match_tf1_op_count(first + 2 * num_loop_vars)
         cond_out = _build_cond(cond_fg, cond, structure, init, invariants, is_seq, templates, first)
-        graph._match_tf1_op_count(1 + 2 * num_loop_vars)
+        # TF1 gives the loop one Enter per outer tensor: the cond's use of maximum_iterations
+        # shares the Enter counted with the counter's test above.
+        maximum_in_cond = _captures_tensor(cond_fg, max_iter)
+        graph._match_tf1_op_count(1 + 2 * num_loop_vars - maximum_in_cond)
         # TF1 builds the cond, then the body, in one graph: the body's op names count the cond's.
         body_fg._names_in_use.update(cond_fg._names_in_use)
         body_outs, body_structure = _build_body(
@@ -713,8 +716,12 @@ def while_loop(
         )
         # A tensor both cond and body capture has one Enter in TF1, an _Arg in each body here.
         captured_twice = {t for t, _ in cond_fg.captures} & {t for t, _ in body_fg.captures}
+        # So does the body's (once only, where the cond uses it too: counted in captured_twice).
+        maximum_in_body_only = _captures_tensor(body_fg, max_iter) * (1 - maximum_in_cond)
         # The Exits of the loop variables are made below (as Identities).
-        graph._match_tf1_op_count(2 * num_loop_vars - len(captured_twice) - len(init))
+        graph._match_tf1_op_count(
+            2 * num_loop_vars - len(captured_twice) - len(init) - maximum_in_body_only
+        )
         count = graph._op_count()
         op = make_while(
             graph,
@@ -836,6 +843,11 @@ def _is_shape_like(x: Any) -> bool:
 
 def _same_invariant_structure(structure: Any, invariants: Any) -> bool:
     return len(flatten(structure)) == len(_flatten_shapes(invariants))
+
+
+def _captures_tensor(fg: FuncGraph, tensor: Tensor | None) -> int:
+    """1 where the body captured `tensor` (an outer tensor), else 0."""
+    return int(tensor is not None and any(t is tensor for t, _ in fg.captures))
 
 
 def _max_iterations(maximum_iterations: Any) -> Tensor | None:
