@@ -29,6 +29,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
+from tfcluster.lib import nest
 from tfcluster.ops import array_ops, constant_op, tensor_array_ops
 from tfcluster.ops.op_util import Outputs, make_op
 
@@ -845,6 +846,37 @@ def _same_invariant_structure(structure: Any, invariants: Any) -> bool:
     return len(flatten(structure)) == len(_flatten_shapes(invariants))
 
 
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, (list, tuple))
+
+
+def _sequence_types_differ(a: Any, b: Any) -> bool:
+    """Whether a and b nest lists and tuples (namedtuples) alike but not of the same types."""
+    if not (_is_sequence(a) and _is_sequence(b)) or len(a) != len(b):
+        return False
+    return type(a) is not type(b) or any(_sequence_types_differ(x, y) for x, y in zip(a, b))
+
+
+def _check_sequence_types(structure: Any, result: Any, first: int) -> None:
+    """TF1's check of the body's result against loop_vars: below the outermost sequence, a
+    list and a tuple differ (TypeError). With maximum_iterations TF1 loops over (counter,
+    loop_vars), a lone loop variable packed bare, so the outermost sequence counts too."""
+    if not _is_sequence(structure):
+        return
+    if first and len(structure) == 1:
+        if _is_sequence(result) and not _is_sequence(structure[0]):
+            nest.assert_same_structure(structure[0], result)  # ValueError
+        mine, theirs = structure[0], result
+    elif first:
+        mine, theirs = structure, result
+    elif _is_sequence(result):
+        mine, theirs = list(structure), list(result)
+    else:
+        return
+    if _sequence_types_differ(mine, theirs):
+        nest.assert_same_structure(mine, theirs)  # TypeError
+
+
 def _captures_tensor(fg: FuncGraph, tensor: Tensor | None) -> int:
     """1 where the body captured `tensor` (an outer tensor), else 0."""
     return int(tensor is not None and any(t is tensor for t, _ in fg.captures))
@@ -948,6 +980,8 @@ def _body_outputs(
     first: int,
 ) -> list[Tensor]:
     """The body's results as tensors of `fg`, checked against the loop variables."""
+    if is_seq:
+        _check_sequence_types(structure, result, first)
     if not is_seq or (len(init) == 1 and not isinstance(result, (list, tuple, dict))):
         result = (
             [result] if isinstance(structure, list) or not is_seq else type(structure)([result])
