@@ -381,3 +381,54 @@ def names_inside_loop_and_cond_bodies(tf):
         tf.while_loop(lambda i: i < 3.0, lambda i: i + tf.Variable(1.0, name="in_loop"), [1.0])
         seen["variables"] = [v.op.name for v in tf.global_variables()]
     return seen
+
+
+@case
+def while_loop_body_result_sequence_types(tf):
+    """What tf.while_loop accepts from a body whose result nests lists and tuples unlike its
+    loop_vars. TF1 compares the two below their outermost sequence; with maximum_iterations it
+    packs (counter, loop_vars), so the outermost sequence is compared too (a single loop
+    variable is packed bare)."""
+    out = {}
+    with tf.Graph().as_default():
+        x = tf.constant([1.0, 2.0])
+        n = tf.constant(3)
+        step = lambda i, s: (i + 1, s * 2.0)  # noqa: E731
+        pair = lambda i, s: (i + 1, (s[0] + 1.0, s[1]))  # noqa: E731
+        builds = {
+            "list_vars_tuple_result": lambda: tf.while_loop(lambda i, s: i < n, step, [0, x]),
+            "list_vars_tuple_result_max_tensor": lambda: tf.while_loop(
+                lambda i, s: i < n, step, [0, x], maximum_iterations=n
+            ),
+            "list_vars_tuple_result_max_int": lambda: tf.while_loop(
+                lambda i, s: i < n, step, [0, x], maximum_iterations=2
+            ),
+            "tuple_vars_tuple_result_max": lambda: tf.while_loop(
+                lambda i, s: i < n, step, (0, x), maximum_iterations=2
+            ),
+            "list_vars_list_result_max": lambda: tf.while_loop(
+                lambda i, s: i < n, lambda i, s: [i + 1, s * 2.0], [0, x], maximum_iterations=2
+            ),
+            "nested_tuple_returned_as_list": lambda: tf.while_loop(
+                lambda i, s: i < n, lambda i, s: (i + 1, [s[0] + 1.0, s[1]]), [0, (x, x)]
+            ),
+            "nested_list_returned_as_tuple": lambda: tf.while_loop(
+                lambda i, s: i < n, pair, [0, [x, x]]
+            ),
+            "nested_tuple_kept": lambda: tf.while_loop(lambda i, s: i < n, pair, [0, (x, x)]),
+            "single_var_max_list_result": lambda: tf.while_loop(
+                lambda s: s[0] < 9.0, lambda s: [s * 2.0], [x], maximum_iterations=2
+            ),
+            "single_var_max_tensor_result": lambda: tf.while_loop(
+                lambda s: s[0] < 9.0, lambda s: s * 2.0, [x], maximum_iterations=2
+            ),
+        }
+        with tf.Session() as sess:
+            for key, build in sorted(builds.items()):
+                err = error(build)
+                if err is not None:
+                    out[key] = err
+                else:
+                    result = build()
+                    out[key] = {"type": type(result).__name__, "value": sess.run(result)}
+    return out

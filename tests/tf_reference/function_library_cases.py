@@ -173,7 +173,7 @@ def while_v2_gradient(tf):
 def while_captures_and_limit(tf):
     x = tf.constant(2.0, name="x")
     i, s = tf.while_loop(
-        lambda i, s: i < 10, lambda i, s: (i + 1, s * x), [0, 1.0], maximum_iterations=4
+        lambda i, s: i < 10, lambda i, s: (i + 1, s * x), (0, 1.0), maximum_iterations=4
     )
     names = [tf.identity(i, name="i").name, tf.identity(s, name="s").name]
     return {"init": [], "fetch": names, "steps": 1}

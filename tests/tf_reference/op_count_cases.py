@@ -90,6 +90,48 @@ def while_loop_shape_invariant_error(tf: Any) -> dict[str, Any]:
     return _run(tf, build)
 
 
+def while_loop_maximum_iterations_in_cond(tf: Any) -> dict[str, Any]:
+    """maximum_iterations given as the tensor the cond compares with: TF1 tests the counter
+    against it first, and the cond's own use of it shares that Enter (one per outer tensor
+    per loop), as tf.scan's loop does with its length."""
+
+    def build(tf: Any, x: Any, p: Any) -> Any:
+        n = tf.constant(3)
+        body = lambda i, s: (i + 1, s + tf.random_uniform([3]))  # noqa: E731
+        return tf.while_loop(lambda i, s: i < n, body, (0, x[0]), maximum_iterations=n)[1]
+
+    return _run(tf, build)
+
+
+def while_loop_maximum_iterations_in_body(tf: Any) -> dict[str, Any]:
+    """The same tensor as maximum_iterations, used by the body only: its Enter is shared."""
+
+    def build(tf: Any, x: Any, p: Any) -> Any:
+        n = tf.constant(2)
+        body = lambda i, s: (i + 1, s * tf.cast(n, tf.float32))  # noqa: E731
+        tf.while_loop(lambda i, s: i < 5, body, (0, x), maximum_iterations=n)
+
+    return _run(tf, build)
+
+
+def while_loop_maximum_iterations_in_cond_and_body(tf: Any) -> dict[str, Any]:
+    def build(tf: Any, x: Any, p: Any) -> Any:
+        n = tf.constant(2)
+        body = lambda i, s: (i + 1, s * tf.cast(n, tf.float32))  # noqa: E731
+        tf.while_loop(lambda i, s: i < n, body, (0, x), maximum_iterations=n)
+
+    return _run(tf, build)
+
+
+def scan_with_random_body(tf: Any) -> dict[str, Any]:
+    """tf.scan bounds its loop by the length it also compares with in the cond."""
+
+    def build(tf: Any, x: Any, p: Any) -> Any:
+        return tf.scan(lambda a, row: a + row * tf.random_uniform([3]), x)
+
+    return _run(tf, build)
+
+
 def dynamic_rnn_lstm(tf: Any) -> dict[str, Any]:
     def build(tf: Any, x: Any, p: Any) -> Any:
         cell = tf.nn.rnn_cell.BasicLSTMCell(5)
@@ -130,6 +172,10 @@ CASES = {
         batch_normalization_with_training_placeholder,
         while_loop_with_capture,
         while_loop_shape_invariant_error,
+        while_loop_maximum_iterations_in_cond,
+        while_loop_maximum_iterations_in_body,
+        while_loop_maximum_iterations_in_cond_and_body,
+        scan_with_random_body,
         dynamic_rnn_lstm,
         dynamic_rnn_gru_with_lengths,
         file_datasets,

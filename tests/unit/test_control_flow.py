@@ -410,7 +410,8 @@ def test_while_gradient_with_maximum_iterations_and_power() -> None:
     _, y = tf.while_loop(
         lambda i, y: i < 100,
         lambda i, y: (i + 1, y * x),
-        [0, tf.constant(1.0, tf.float64)],
+        # A tuple, as the body returns: TF 1.15 rejects a list here (TypeError).
+        (0, tf.constant(1.0, tf.float64)),
         maximum_iterations=limit,
     )
     (g,) = tf.gradients(y, x)

@@ -29,6 +29,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
+from tfcluster.lib import nest
 from tfcluster.ops import array_ops, constant_op, tensor_array_ops
 from tfcluster.ops.op_util import Outputs, make_op
 
@@ -705,7 +706,10 @@ def while_loop(
         num_loop_vars = len(init) + first
         graph._match_tf1_op_count(first + 2 * num_loop_vars)
         cond_out = _build_cond(cond_fg, cond, structure, init, invariants, is_seq, templates, first)
-        graph._match_tf1_op_count(1 + 2 * num_loop_vars)
+        # TF1 gives the loop one Enter per outer tensor: the cond's use of maximum_iterations
+        # shares the Enter counted with the counter's test above.
+        maximum_in_cond = _captures_tensor(cond_fg, max_iter)
+        graph._match_tf1_op_count(1 + 2 * num_loop_vars - maximum_in_cond)
         # TF1 builds the cond, then the body, in one graph: the body's op names count the cond's.
         body_fg._names_in_use.update(cond_fg._names_in_use)
         body_outs, body_structure = _build_body(
@@ -713,8 +717,12 @@ def while_loop(
         )
         # A tensor both cond and body capture has one Enter in TF1, an _Arg in each body here.
         captured_twice = {t for t, _ in cond_fg.captures} & {t for t, _ in body_fg.captures}
+        # So does the body's (once only, where the cond uses it too: counted in captured_twice).
+        maximum_in_body_only = _captures_tensor(body_fg, max_iter) * (1 - maximum_in_cond)
         # The Exits of the loop variables are made below (as Identities).
-        graph._match_tf1_op_count(2 * num_loop_vars - len(captured_twice) - len(init))
+        graph._match_tf1_op_count(
+            2 * num_loop_vars - len(captured_twice) - len(init) - maximum_in_body_only
+        )
         count = graph._op_count()
         op = make_while(
             graph,
@@ -838,6 +846,42 @@ def _same_invariant_structure(structure: Any, invariants: Any) -> bool:
     return len(flatten(structure)) == len(_flatten_shapes(invariants))
 
 
+def _is_sequence(value: Any) -> bool:
+    return isinstance(value, (list, tuple))
+
+
+def _sequence_types_differ(a: Any, b: Any) -> bool:
+    """Whether a and b nest lists and tuples (namedtuples) alike but not of the same types."""
+    if not (_is_sequence(a) and _is_sequence(b)) or len(a) != len(b):
+        return False
+    return type(a) is not type(b) or any(_sequence_types_differ(x, y) for x, y in zip(a, b))
+
+
+def _check_sequence_types(structure: Any, result: Any, first: int) -> None:
+    """TF1's check of the body's result against loop_vars: below the outermost sequence, a
+    list and a tuple differ (TypeError). With maximum_iterations TF1 loops over (counter,
+    loop_vars), a lone loop variable packed bare, so the outermost sequence counts too."""
+    if not _is_sequence(structure):
+        return
+    if first and len(structure) == 1:
+        if _is_sequence(result) and not _is_sequence(structure[0]):
+            nest.assert_same_structure(structure[0], result)  # ValueError
+        mine, theirs = structure[0], result
+    elif first:
+        mine, theirs = structure, result
+    elif _is_sequence(result):
+        mine, theirs = list(structure), list(result)
+    else:
+        return
+    if _sequence_types_differ(mine, theirs):
+        nest.assert_same_structure(mine, theirs)  # TypeError
+
+
+def _captures_tensor(fg: FuncGraph, tensor: Tensor | None) -> int:
+    """1 where the body captured `tensor` (an outer tensor), else 0."""
+    return int(tensor is not None and any(t is tensor for t, _ in fg.captures))
+
+
 def _max_iterations(maximum_iterations: Any) -> Tensor | None:
     if maximum_iterations is None:
         return None
@@ -936,6 +980,8 @@ def _body_outputs(
     first: int,
 ) -> list[Tensor]:
     """The body's results as tensors of `fg`, checked against the loop variables."""
+    if is_seq:
+        _check_sequence_types(structure, result, first)
     if not is_seq or (len(init) == 1 and not isinstance(result, (list, tuple, dict))):
         result = (
             [result] if isinstance(structure, list) or not is_seq else type(structure)([result])
