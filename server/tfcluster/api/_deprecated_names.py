@@ -226,7 +226,8 @@ def _wrap_deprecated_functions(module: types.ModuleType, module_path: str) -> No
             if id(cls) in _wrappers:
                 continue
             _wrappers[id(cls)] = cls
-            init = _announcing_call(cls.__init__, classes.get(name), class_arguments.get(name))
+            own_init = getattr(cls, "__init__")  # noqa: B009 (the class's, inherited or not)
+            init = _announcing_call(own_init, classes.get(name), class_arguments.get(name))
             type.__setattr__(cls, "__init__", init)
 
 
