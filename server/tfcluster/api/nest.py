@@ -2,7 +2,7 @@
 
 # ruff: noqa: F401
 from tfcluster.api import _unimplemented
-from tfcluster.lib.nest import (
+from tfcluster.ops.nest import (
     assert_same_structure,
     flatten,
     is_nested,

@@ -29,8 +29,7 @@ from tfcluster.framework.graph import (
     name_scope,
 )
 from tfcluster.framework.tensor_shape import TensorShape, as_shape
-from tfcluster.lib import nest
-from tfcluster.ops import array_ops, constant_op, tensor_array_ops
+from tfcluster.ops import array_ops, constant_op, nest, tensor_array_ops
 from tfcluster.ops.op_util import Outputs, make_op
 
 op_def_registry.register("NoOp", op_def_registry.no_outputs)

@@ -8,8 +8,7 @@ from typing import Any
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import Tensor, convert_to_tensor
-from tfcluster.lib import nest
-from tfcluster.ops import array_ops, control_flow_ops, math_ops
+from tfcluster.ops import array_ops, control_flow_ops, math_ops, nest
 from tfcluster.ops.variables import Variable
 
 

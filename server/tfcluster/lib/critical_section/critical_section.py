@@ -20,8 +20,7 @@ from tfcluster.framework.graph import (
     get_default_graph,
     name_scope,
 )
-from tfcluster.lib import nest
-from tfcluster.ops import array_ops, control_flow_ops, mutex_ops
+from tfcluster.ops import array_ops, control_flow_ops, mutex_ops, nest
 from tfcluster.ops.variables import Variable
 
 CRITICAL_SECTIONS = "critical_sections"

@@ -15,9 +15,8 @@ from collections.abc import Sequence
 from typing import Any
 
 from tfcluster.framework.graph import Operation, device, name_scope
-from tfcluster.lib import nest
 from tfcluster.lib.distribute import values as values_lib
-from tfcluster.ops import array_ops, math_ops
+from tfcluster.ops import array_ops, math_ops, nest
 from tfcluster.ops.control_flow_ops import group
 
 

@@ -11,8 +11,7 @@ import numpy as np
 
 from tfcluster.framework import dtypes
 from tfcluster.framework.graph import init_scope
-from tfcluster.lib import nest
-from tfcluster.ops import array_ops, variable_creators
+from tfcluster.ops import array_ops, nest, variable_creators
 from tfcluster.ops.variables import Variable
 
 # Slices copied into a variable hold about this many bytes.

@@ -133,7 +133,7 @@ class OneDeviceExtended(SingleReplicaReduction, StrategyExtended):
 
 
 def _local(result: Any) -> Any:
-    from tfcluster.lib import nest
+    from tfcluster.ops import nest
 
     return nest.map_structure(lambda x: (x,), result)
 

@@ -24,12 +24,11 @@ from tfcluster.framework.graph import (
     init_scope,
     name_scope,
 )
-from tfcluster.lib import nest
 from tfcluster.lib.distribute import cross_device_ops as cdo
 from tfcluster.lib.distribute import input_lib, numpy_dataset, reduce_util
 from tfcluster.lib.distribute import values as values_lib
 from tfcluster.lib.distribute.replica_runner import ReplicaRunner, cross_replica
-from tfcluster.ops import array_ops, constant_op, math_ops, variable_creators
+from tfcluster.ops import array_ops, constant_op, math_ops, nest, variable_creators
 from tfcluster.ops.control_flow_ops import group as group_ops
 from tfcluster.ops.variables import VariableAggregation, VariableSynchronization
 from tfcluster.training import distribution_context

@@ -13,9 +13,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfcluster.framework.graph import Operation, Tensor, register_tensor_conversion_function
-from tfcluster.lib import nest
 from tfcluster.lib.distribute import reduce_util
-from tfcluster.ops import math_ops
+from tfcluster.ops import math_ops, nest
 from tfcluster.ops.variables import VariableAggregation, is_resource_variable
 from tfcluster.training import distribution_context
 from tfcluster.training.saver import SaveableObject, SaveSpec

@@ -24,12 +24,11 @@ from tfcluster.framework.graph import (
     get_default_graph,
     set_random_seed,
 )
-from tfcluster.lib import nest
 from tfcluster.lib.estimator.model_fn import EstimatorSpec, ModeKeys
 from tfcluster.lib.estimator.run_config import RunConfig
 from tfcluster.lib.metrics import metrics_impl
 from tfcluster.lib.platform import tf_logging as logging
-from tfcluster.ops import array_ops, control_flow_ops, state_ops, variables
+from tfcluster.ops import array_ops, control_flow_ops, nest, state_ops, variables
 from tfcluster.training import (
     basic_session_run_hooks,
     checkpoint_management,

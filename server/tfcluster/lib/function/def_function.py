@@ -34,8 +34,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.framework.type_spec import TensorSpec
-from tfcluster.lib import nest
-from tfcluster.ops import array_ops, function_call_ops
+from tfcluster.ops import array_ops, function_call_ops, nest
 from tfcluster.ops.variable_creators import variable_creator_scope
 from tfcluster.ops.variables import Variable
 

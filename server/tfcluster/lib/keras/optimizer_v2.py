@@ -343,8 +343,8 @@ class Optimizer:
         """As TF 1.15's, graph mode too: the loss is called under a GradientTape watching
         var_list, so a tensor is refused (not callable) and only the ops the call makes
         carry gradients (a loss made before it has none)."""
-        from tfcluster.lib import nest
         from tfcluster.lib.tape.gradient_tape import GradientTape
+        from tfcluster.ops import nest
 
         with GradientTape() as tape:
             if not callable(var_list):

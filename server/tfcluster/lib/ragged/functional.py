@@ -7,8 +7,7 @@ from collections.abc import Callable
 from typing import Any
 
 from tfcluster.framework.graph import control_dependencies
-from tfcluster.lib import nest
-from tfcluster.ops import ragged_checks
+from tfcluster.ops import nest, ragged_checks
 from tfcluster.ops.ragged_tensor import RaggedTensor
 
 

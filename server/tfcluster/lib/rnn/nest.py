@@ -6,8 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
-# The tf.nest functions are TF 1.15's (lib/nest.py); this module adds the *_up_to helpers.
-from tfcluster.lib.nest import (
+# The tf.nest functions are TF 1.15's (ops/nest.py); this module adds the *_up_to helpers.
+from tfcluster.ops.nest import (
     assert_same_structure,
     flatten,
     is_sequence,

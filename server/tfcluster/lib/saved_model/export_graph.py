@@ -17,13 +17,12 @@ from tfcluster.framework import dtypes, function_library
 from tfcluster.framework.graph import Graph, Tensor, get_default_graph
 from tfcluster.framework.tensor_util import constant_value, make_tensor_proto
 from tfcluster.framework.type_spec import TensorSpec
-from tfcluster.lib import nest
 from tfcluster.lib.function.def_function import ConcreteFunction
 from tfcluster.lib.saved_model import nested_structure_coder, object_graph
 from tfcluster.lib.saved_model import signature_constants as sigs
 from tfcluster.lib.saved_model.saveable_view import SaveableView, SignatureMap
 from tfcluster.lib.saved_model.signature_serialization import input_names, output_keys
-from tfcluster.ops import function_call_ops
+from tfcluster.ops import function_call_ops, nest
 from tfcluster.ops.variables import Variable
 from tfcluster.protos import (
     attr_value_pb2,

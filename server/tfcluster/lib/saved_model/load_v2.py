@@ -21,10 +21,9 @@ from tfcluster.framework.tensor_bundle import open_checkpoint
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.framework.tensor_util import make_ndarray
 from tfcluster.framework.type_spec import TensorSpec
-from tfcluster.lib import nest
 from tfcluster.lib.saved_model import constants, nested_structure_coder
 from tfcluster.lib.saved_model.loader import parse_saved_model
-from tfcluster.ops import array_ops, constant_op, function_call_ops, io_ops
+from tfcluster.ops import array_ops, constant_op, function_call_ops, io_ops, nest
 from tfcluster.ops.variables import Variable
 from tfcluster.protos.trackable_object_graph_pb2 import TrackableObjectGraph
 

@@ -8,10 +8,10 @@ from typing import Any
 
 from tfcluster.framework.graph import Tensor
 from tfcluster.framework.type_spec import TensorSpec
-from tfcluster.lib import nest
 from tfcluster.lib.function.def_function import ConcreteFunction, Function
 from tfcluster.lib.saved_model import object_graph
 from tfcluster.lib.saved_model import signature_constants as sigs
+from tfcluster.ops import nest
 
 _DEFAULT_SIGNATURE_ATTR = "_default_save_signature"
 

@@ -31,8 +31,7 @@ from tfcluster.gradients.gradient_options import (
     unconnected_gradients_value,
 )
 from tfcluster.gradients.gradients_impl import gradients_of_graph
-from tfcluster.lib import nest
-from tfcluster.ops import array_ops
+from tfcluster.ops import array_ops, nest
 from tfcluster.ops.variables import Variable
 
 _log = logging.getLogger("tensorflow")
