@@ -19,7 +19,8 @@ DOC = Path(__file__).resolve().parents[1] / "docs" / "api-coverage.md"
 
 
 def resolve(module_path: str) -> object:
-    obj: object = tf
+    # Through tf.compat.v1: the same objects, read without TF 1.15's deprecation warnings.
+    obj: object = tf.compat.v1
     for part in filter(None, module_path.split(".")):
         obj = getattr(obj, part)
     return obj

@@ -53,6 +53,16 @@ def test_compat_v1_shows_tf_itself() -> None:
     assert tf.nn.__spec__.name != "tfcluster.compat.v1.nn"
 
 
+def test_compat_v1_reaches_unimplemented_names_as_tf_does() -> None:
+    """Names tfcluster lacks answer through tf.compat.v1 as through tf: UnimplementedError on
+    use (never AttributeError), from modules of their own class (tf.lite) too."""
+    assert tf.compat.v1.lite.Interpreter is tf.lite.Interpreter
+    with pytest.raises(tf.errors.UnimplementedError, match=r"tf\.lite\.Interpreter"):
+        tf.compat.v1.lite.Interpreter("model.tflite")
+    with pytest.raises(tf.errors.UnimplementedError, match=r"tf\.contrib"):
+        tf.compat.v1.contrib.layers.fully_connected(None, 3)
+
+
 def test_a_program_imports_tfcluster_compat_v1_as_tf() -> None:
     program = (
         "import tfcluster.compat.v1 as tf\n"

@@ -341,7 +341,12 @@ class QuietModule(types.ModuleType):
 
     def __getattr__(self, name: str) -> Any:
         target = object.__getattribute__(self, "_quiet_target")
-        value = types.ModuleType.__getattribute__(target, name)
+        if isinstance(target, DeprecatingModule):
+            # Past the warnings of DeprecatingModule.__getattribute__.
+            value = types.ModuleType.__getattribute__(target, name)
+        else:
+            # (A module of its own class, such as an unimplemented module's, answers itself.)
+            value = getattr(target, name)
         return quiet_view(value) if isinstance(value, types.ModuleType) else value
 
     def __setattr__(self, name: str, value: Any) -> None:
