@@ -101,7 +101,7 @@ class _VariableMeta(type):
             return super().__call__(*args, **kwargs)
         if not variable_creators.creator_stack():
             if kwargs.get("variable_def") is not None:
-                return super().__call__(*args, **kwargs)
+                return type.__call__(RefVariable, *args, **kwargs)
             use_resource = kwargs.get("use_resource", args[13] if len(args) > 13 else None)
             return type.__call__(_variable_class(use_resource), *args, **kwargs)
         bound = _SIGNATURE.bind(None, *args, **kwargs)
@@ -140,12 +140,12 @@ def _variable_class(use_resource: Any) -> type:
         from tfcluster.ops.resource_variable import ResourceVariable  # a subclass of Variable
 
         return ResourceVariable
-    return Variable
+    return RefVariable
 
 
 def _default_creator(**kwargs: Any) -> Any:
     if kwargs.get("variable_def") is not None:
-        return type.__call__(Variable, **kwargs)
+        return type.__call__(RefVariable, **kwargs)
     return type.__call__(_variable_class(kwargs.get("use_resource")), **kwargs)
 
 
@@ -329,7 +329,7 @@ class Variable(metaclass=_VariableMeta):
             from tfcluster.ops.resource_variable import ResourceVariable
 
             return ResourceVariable(variable_def=variable_def, import_scope=import_scope)
-        return Variable(variable_def=variable_def, import_scope=import_scope)
+        return RefVariable(variable_def=variable_def, import_scope=import_scope)
 
     # ---- identity --------------------------------------------------------------------
     @property
@@ -594,6 +594,11 @@ class Variable(metaclass=_VariableMeta):
 
     def __ipow__(self, other: Any) -> Any:
         return self**other
+
+
+class RefVariable(Variable):
+    """A reference variable, the class of what tf.Variable and tf.get_variable make unless a
+    resource variable is asked for (TF 1.15's RefVariable: `type(v)` shows its name)."""
 
 
 def _variable_conversion(
