@@ -125,7 +125,9 @@ def test_ps_killed_and_restarted_training_resumes_from_checkpoint(tmp_path: os.P
     # checkpoint (at or after the one that existed when the ps died), not from step 0.
     starts = chief["session_starts"]
     assert len(starts) >= 2, chief
-    assert starts[0] == 0
+    # (The other worker may step as soon as the chief's init op ran, before the chief reads
+    # the step: under load its first session can start a few steps past 0.)
+    assert 0 <= starts[0] < 300, chief
     assert all(s >= killed_after for s in starts[1:]), (starts, killed_after)
     # The other worker either made a new session after the restart (from the restored step) or
     # rode through the outage: its master registers its graph again on the restarted ps, and
