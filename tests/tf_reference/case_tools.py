@@ -13,6 +13,7 @@ import io
 import logging
 import os
 import shutil
+import socket
 import subprocess
 import sys
 import tempfile
@@ -40,6 +41,18 @@ def error_class(fn):
     except Exception as e:  # the class is what is compared
         return type(e).__name__
     return None
+
+
+def free_ports(count):
+    """`count` distinct free loopback ports (bound together, then released)."""
+    socks = [socket.socket() for _ in range(count)]
+    try:
+        for s in socks:
+            s.bind(("localhost", 0))
+        return [s.getsockname()[1] for s in socks]
+    finally:
+        for s in socks:
+            s.close()
 
 
 def plain(value):

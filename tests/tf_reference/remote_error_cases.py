@@ -4,18 +4,10 @@ class and the first two lines of its message (node lines aside), which a grpc se
 master starts with the name of the task whose partition failed
 ("From /job:worker/replica:0/task:1:"). Python 3.7 code."""
 
-import socket
-
-
-def _free_ports(count):
-    socks = [socket.socket() for _ in range(count)]
-    try:
-        for s in socks:
-            s.bind(("localhost", 0))
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
+try:
+    from tf_reference.case_tools import free_ports
+except ImportError:  # the recorder runs from this folder
+    from case_tools import free_ports
 
 
 def _error_head(tf, fn):
@@ -30,7 +22,7 @@ def _error_head(tf, fn):
 
 def run_cases(tf):
     """{case name: [error class, first two lines of the message]}."""
-    ports = _free_ports(2)
+    ports = free_ports(2)
     cluster = tf.train.ClusterSpec(
         {"worker": [f"localhost:{ports[0]}"], "ps": [f"localhost:{ports[1]}"]}
     )

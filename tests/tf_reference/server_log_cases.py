@@ -5,8 +5,12 @@ lines of TF's C++ log on stderr about its servers (time stamps dropped, ports na
 compared. Python 3.7 code."""
 
 import re
-import socket
 import subprocess
+
+try:
+    from tf_reference.case_tools import free_ports
+except ImportError:  # the recorder runs from this folder
+    from case_tools import free_ports
 
 CASES = {
     "local_server": """
@@ -45,17 +49,6 @@ print("quiet", server.target.startswith("grpc://localhost:"))
 _LOG_LINE = re.compile(r"^[0-9-]+ [0-9:.]+: (I tensorflow/core/distributed_runtime/.*)$")
 
 
-def _free_ports(n):
-    socks = [socket.socket() for _ in range(n)]
-    try:
-        for s in socks:
-            s.bind(("localhost", 0))
-        return [s.getsockname()[1] for s in socks]
-    finally:
-        for s in socks:
-            s.close()
-
-
 def _named_ports(text, ports):
     for i, port in enumerate(ports):
         text = re.sub(rf"\b{port}\b", f"PORT{i}", text)
@@ -67,7 +60,7 @@ def server_log_lines(stderr):
 
 
 def run_case(python, module, name, env=None, cwd=None):
-    ports = _free_ports(4)
+    ports = free_ports(4)
     script = f"import {module} as tf\nPORTS = {ports!r}\n{CASES[name]}"
     out = subprocess.run([python, "-c", script], capture_output=True, env=env, cwd=cwd, timeout=300)
     stderr = out.stderr.decode(errors="replace")
