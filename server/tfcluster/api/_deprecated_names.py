@@ -46,13 +46,10 @@ def _pending(module_path: str) -> set[str]:
 def _functions_by_module() -> dict[str, dict[str, tuple[str, str, str | None, str]]]:
     """module path -> {name: (qualified name, TF's module, date, instructions)} of the
     functions TF 1.15 deprecates as a whole (tools/record_tf115_deprecated_functions.py)."""
-    with _FUNCTIONS_FILE.open() as f:
-        raw: dict[str, list[Any]] = json.load(f)["functions"]
-    out: dict[str, dict[str, tuple[str, str, str | None, str]]] = {}
-    for full, (qualified, module, date, instructions) in raw.items():
-        path, _, name = full[len("tf.") :].rpartition(".")
-        out.setdefault(path, {})[name] = (qualified, module, date, instructions)
-    return out
+    return {
+        path: {name: tuple(record) for name, record in records.items()}  # type: ignore[misc]
+        for path, records in _by_module("functions").items()
+    }
 
 
 @functools.cache
@@ -77,11 +74,18 @@ def _class_arguments_by_module() -> dict[str, dict[str, list[dict[str, Any]]]]:
     return _by_module("class_arguments")
 
 
-def _by_module(kind: str) -> dict[str, dict[str, Any]]:
+@functools.cache
+def _functions_file() -> dict[str, dict[str, Any]]:
     with _FUNCTIONS_FILE.open() as f:
-        raw: dict[str, Any] = json.load(f)[kind]
+        tables: dict[str, dict[str, Any]] = json.load(f)
+    return tables
+
+
+def _by_module(kind: str) -> dict[str, dict[str, Any]]:
+    """One table of the functions file ("functions", "arguments", "classes",
+    "class_arguments") by module path, then name."""
     out: dict[str, dict[str, Any]] = {}
-    for full, record in raw.items():
+    for full, record in _functions_file()[kind].items():
         path, _, name = full[len("tf.") :].rpartition(".")
         out.setdefault(path, {})[name] = record
     return out
@@ -112,16 +116,13 @@ def _announcing(fn: Any, deprecation: tuple[str, str, str | None, str]) -> Any:
                     first = key not in _announced_functions
                     _announced_functions.add(key)
                 if first:
-                    from tfcluster.lib.platform import tf_logging
-
-                    tf_logging.warning(
-                        "From %s:%d: %s (from %s) is deprecated and will be removed %s.\n"
+                    _warn_from(
+                        frame,
+                        "%s (from %s) is deprecated and will be removed %s.\n"
                         "Instructions for updating:\n%s",
-                        _as_given(frame.f_code.co_filename),
-                        frame.f_lineno,
                         qualified,
                         module,
-                        "in a future version" if date is None else f"after {date}",
+                        _until(date),
                         instructions,
                     )
         return fn(*args, **kwargs)
@@ -186,19 +187,28 @@ _announced_arguments: set[tuple[str, str, str]] = set()
 
 
 def _warn_arguments(frame: types.FrameType, record: dict[str, Any], name: str) -> None:
-    from tfcluster.lib.platform import tf_logging
-
-    date = record["date"]
-    tf_logging.warning(
-        "From %s:%d: calling %s (from %s) with %s is deprecated and will be removed %s.\n"
+    _warn_from(
+        frame,
+        "calling %s (from %s) with %s is deprecated and will be removed %s.\n"
         "Instructions for updating:\n%s",
-        _as_given(frame.f_code.co_filename),
-        frame.f_lineno,
         record["qualified"],
         record["module"],
         name,
-        "in a future version" if date is None else f"after {date}",
+        _until(record["date"]),
         record["instructions"],
+    )
+
+
+def _until(date: str | None) -> str:
+    return "in a future version" if date is None else f"after {date}"
+
+
+def _warn_from(frame: types.FrameType, message: str, *args: Any) -> None:
+    """TF 1.15's deprecation warning, "From <file>:<line>: <message>", naming frame's line."""
+    from tfcluster.lib.platform import tf_logging
+
+    tf_logging.warning(
+        "From %s:%d: " + message, _as_given(frame.f_code.co_filename), frame.f_lineno, *args
     )
 
 
@@ -258,13 +268,10 @@ def _announce(module_path: str, name: str, frame: types.FrameType | None) -> Non
         pending.discard(name)
     if filename.startswith("<"):
         return
-    from tfcluster.lib.platform import tf_logging
-
     full = ".".join(p for p in ("tf", module_path, name) if p)
-    tf_logging.warning(
-        "From %s:%d: The name %s is deprecated. Please use %s instead.\n",
-        _as_given(filename),
-        frame.f_lineno,
+    _warn_from(
+        frame,
+        "The name %s is deprecated. Please use %s instead.\n",
         full,
         _table()[module_path][name],
     )
