@@ -28,6 +28,20 @@ def _fresh(tf):
     tf.keras.backend.clear_session()
 
 
+def _dense_model_and_data(tf):
+    """A compiled one-Dense model on a placeholder Input, 16 samples of arrays, and the same
+    samples as constant tensors: (model, x, y, tx, ty)."""
+    _fresh(tf)
+    rng = np.random.RandomState(0)
+    x = rng.rand(16, 3).astype(np.float32)
+    y = rng.rand(16, 1).astype(np.float32)
+    inp = tf.keras.layers.Input(shape=(3,))
+    out = tf.keras.layers.Dense(1, kernel_initializer="ones", name="d")(inp)
+    model = tf.keras.Model(inp, out)
+    model.compile("sgd", "mse", metrics=["mae"])
+    return model, x, y, tf.constant(x), tf.constant(y)
+
+
 def _data():
     rng = np.random.RandomState(1)
     return rng.rand(40, 3).astype(np.float32), rng.rand(40, 2).astype(np.float32)
@@ -320,15 +334,7 @@ def data_tensors_as_x_and_y(tf):
     """Symbolic tensors given as fit / evaluate / predict's x and y: TF wants steps, then
     runs them into the placeholders at every step; *_on_batch take them too. An Input made
     on a placeholder (Input(tensor=...)) is not fed: arrays for it are refused."""
-    _fresh(tf)
-    rng = np.random.RandomState(0)
-    x = rng.rand(16, 3).astype(np.float32)
-    y = rng.rand(16, 1).astype(np.float32)
-    inp = tf.keras.layers.Input(shape=(3,))
-    out = tf.keras.layers.Dense(1, kernel_initializer="ones", name="d")(inp)
-    model = tf.keras.Model(inp, out)
-    model.compile("sgd", "mse", metrics=["mae"])
-    tx, ty = tf.constant(x), tf.constant(y)
+    model, x, y, tx, ty = _dense_model_and_data(tf)
     errors = {
         "fit": error(lambda: model.fit(tx, ty, epochs=1, verbose=0)),
         "evaluate": error(lambda: model.evaluate(tx, ty, verbose=0)),
@@ -368,15 +374,7 @@ def data_tensors_with_validation(tf):
     validation_steps the first epoch trains, then the validation fails; validation_split is
     refused. After a validation the callbacks' params say verbose 0 (TF's validation loop
     sets its own), with arrays and generators too."""
-    _fresh(tf)
-    rng = np.random.RandomState(0)
-    x = rng.rand(16, 3).astype(np.float32)
-    y = rng.rand(16, 1).astype(np.float32)
-    inp = tf.keras.layers.Input(shape=(3,))
-    out = tf.keras.layers.Dense(1, kernel_initializer="ones", name="d")(inp)
-    model = tf.keras.Model(inp, out)
-    model.compile("sgd", "mse", metrics=["mae"])
-    tx, ty = tf.constant(x), tf.constant(y)
+    model, x, y, tx, ty = _dense_model_and_data(tf)
     vx, vy = tf.constant(x[:4]), tf.constant(y[:4])
     runs = {
         "tensors": dict(validation_data=(vx, vy), validation_steps=2),
