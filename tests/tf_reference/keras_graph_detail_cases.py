@@ -442,3 +442,38 @@ def a_model_with_every_weight_frozen_still_trains(tf):
 CASES["a_model_with_every_weight_frozen_still_trains"] = (
     a_model_with_every_weight_frozen_still_trains
 )
+
+
+def layer_dtypes_are_names(tf):
+    """A layer's dtype is the name of its variables' dtype ('float32'), None until a first call
+    fixes it: TF 1.15's layers keep a dtype policy whose variable dtype is a string, in
+    tf.keras and tf.layers alike; tensors keep DType objects."""
+    _fresh(tf)
+    keras = tf.keras
+
+    def shown(value):
+        return [type(value).__name__, str(value)]
+
+    unbuilt = keras.layers.Dense(3)
+    before = shown(unbuilt.dtype)
+    unbuilt(tf.placeholder(tf.float32, [None, 4]))
+    model = keras.Sequential([keras.layers.Dense(2, input_shape=(4,))])
+    legacy = tf.layers.Dense(2)
+    legacy(tf.placeholder(tf.float64, [None, 4]))
+    return {
+        "unbuilt": before,
+        "built": shown(unbuilt.dtype),
+        "given_name": shown(keras.layers.Dense(3, dtype="float64").dtype),
+        "given_dtype": shown(keras.layers.Dense(3, dtype=tf.float16).dtype),
+        "sequential": shown(model.dtype),
+        "sequential_layer": shown(model.layers[0].dtype),
+        "model_input": shown(model.input.dtype),
+        "input_layer": shown(keras.layers.InputLayer((4,)).dtype),
+        "legacy_unbuilt": shown(tf.layers.Dense(3).dtype),
+        "legacy_built": shown(legacy.dtype),
+        "batch_norm": shown(keras.layers.BatchNormalization(dtype="float64").dtype),
+        "config": model.layers[0].get_config()["dtype"],
+    }
+
+
+CASES["layer_dtypes_are_names"] = layer_dtypes_are_names

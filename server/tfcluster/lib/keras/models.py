@@ -78,7 +78,7 @@ def _clone_functional(model: Any, input_tensors: Any, layer_fn: Any) -> Any:
         if given is None:
             new_input = Input(
                 batch_shape=layer._batch_input_shape,
-                dtype=layer.dtype.name if layer.dtype is not None else None,
+                dtype=layer.dtype,
                 name=layer.name,
             )
         else:

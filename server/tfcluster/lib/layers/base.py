@@ -374,8 +374,9 @@ class Layer:
 
     # ---- properties ------------------------------------------------------------------------
     @property
-    def dtype(self) -> Any:
-        return self._dtype
+    def dtype(self) -> str | None:
+        """The variables' dtype by name ('float32'), None until known, as TF 1.15's layers say."""
+        return None if self._dtype is None else str(self._dtype.name)
 
     @property
     def _compute_dtype(self) -> str | None:

@@ -99,7 +99,7 @@ class BatchNormalization(Layer):
     def _param_dtype(self) -> dtypes.DType:
         if self.dtype in (dtypes.float16,):
             return dtypes.float32
-        return self.dtype or dtypes.float32
+        return dtypes.as_dtype(self.dtype or dtypes.float32)
 
     # ---- build -----------------------------------------------------------------------------
     def build(self, input_shape: Any) -> None:

@@ -56,7 +56,7 @@ class Sequential(Model):
         if shape is not None and len(self.layers) == 1:
             x = Input(
                 batch_shape=shape,
-                dtype=first.dtype.name if first.dtype is not None else None,
+                dtype=first.dtype,
                 name=layer.name + "_input",
             )
             self._set_graph(x, [])

@@ -83,7 +83,7 @@ class LinearModel(Model):
         return {
             "name": self.name,
             "trainable": self.trainable,
-            "dtype": self.dtype.name if self.dtype is not None else None,
+            "dtype": self.dtype,
             "units": self.units,
             "activation": activations.serialize(self.activation),
             "use_bias": self.use_bias,

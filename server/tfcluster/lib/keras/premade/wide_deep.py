@@ -54,7 +54,7 @@ class WideDeepModel(Model):
         return {
             "name": self.name,
             "trainable": self.trainable,
-            "dtype": self.dtype.name if self.dtype is not None else None,
+            "dtype": self.dtype,
             "linear_model": serialization.serialize(self.linear_model),
             "dnn_model": serialization.serialize(self.dnn_model),
             "activation": activations.serialize(self.activation),
