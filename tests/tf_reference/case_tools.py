@@ -43,6 +43,24 @@ def error_class(fn):
     return None
 
 
+def registrar(cases, own_graph=False, graph_seed=None):
+    """The `@case` decorator of a case module: it registers a case function under its name in
+    `cases`. With own_graph the case runs in a graph of its own (with graph-level seed
+    graph_seed when given), so that its op names and seeds do not depend on the cases before it."""
+
+    def case(fn):
+        def in_own_graph(tf):
+            with tf.Graph().as_default():
+                if graph_seed is not None:
+                    tf.set_random_seed(graph_seed)
+                return fn(tf)
+
+        cases[fn.__name__] = in_own_graph if own_graph else fn
+        return fn
+
+    return case
+
+
 def free_ports(count):
     """`count` distinct free loopback ports (bound together, then released)."""
     socks = [socket.socket() for _ in range(count)]

@@ -14,16 +14,14 @@ import sys
 import numpy as np
 
 try:
-    from tf_reference.case_tools import captured, error, printed_lines, run, run_error
+    from tf_reference.case_tools import captured, error, printed_lines, registrar, run, run_error
 except ImportError:  # the recorder runs from this folder
-    from case_tools import captured, error, printed_lines, run, run_error
+    from case_tools import captured, error, printed_lines, registrar, run, run_error
 
 CASES = {}
 
 
-def case(fn):
-    CASES[fn.__name__] = fn
-    return fn
+case = registrar(CASES)
 
 
 def _op_info(x):

@@ -19,14 +19,17 @@ import tempfile
 
 import numpy as np
 
+try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
+    from tf_reference.case_tools import registrar
+except ImportError:
+    from case_tools import registrar
+
 CASES = {}
 # Cases TF 1.15 cannot run without crashing its process (a CHECK failure): 2.x only.
 TF2_ONLY = set()
 
 
-def case(fn):
-    CASES[fn.__name__] = fn
-    return fn
+case = registrar(CASES)
 
 
 def tf2_only(fn):

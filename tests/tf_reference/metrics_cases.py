@@ -15,16 +15,14 @@ from __future__ import annotations
 import numpy as np
 
 try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
-    from tf_reference.case_tools import devices_of, error_of, names, ops_of
+    from tf_reference.case_tools import devices_of, error_of, names, ops_of, registrar
 except ImportError:
-    from case_tools import devices_of, error_of, names, ops_of
+    from case_tools import devices_of, error_of, names, ops_of, registrar
 
 CASES = {}
 
 
-def case(fn):
-    CASES[fn.__name__] = fn
-    return fn
+case = registrar(CASES)
 
 
 _rng = np.random.RandomState(1115)

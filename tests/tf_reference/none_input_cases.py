@@ -4,16 +4,15 @@ written once against the TF1 API and run twice: by record_none_inputs.py with Te
 op_def_library refuses it with a ValueError naming the input; tf.abs and convert_to_tensor
 with convert_to_tensor's own. Kept runnable on Python 3.7."""
 
+try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
+    from tf_reference.case_tools import registrar
+except ImportError:
+    from case_tools import registrar
+
 CASES = {}
 
 
-def case(fn):
-    def in_own_graph(tf):
-        with tf.Graph().as_default():
-            return fn(tf)
-
-    CASES[fn.__name__] = in_own_graph
-    return fn
+case = registrar(CASES, own_graph=True)
 
 
 def _raised(fn):

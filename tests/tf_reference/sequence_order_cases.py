@@ -19,23 +19,15 @@ import re
 import numpy as np
 
 try:
-    from tf_reference.case_tools import captured
+    from tf_reference.case_tools import captured, registrar
 except ImportError:  # the recorder runs from this folder
-    from case_tools import captured
+    from case_tools import captured, registrar
 
 CASES = {}
 
 
-def case(fn):
-    """A case runs in a graph of its own, with graph seed 0."""
-
-    def in_own_graph(tf):
-        with tf.Graph().as_default():
-            tf.set_random_seed(0)
-            return fn(tf)
-
-    CASES[fn.__name__] = in_own_graph
-    return fn
+# A case runs in a graph of its own, with graph seed 0.
+case = registrar(CASES, own_graph=True, graph_seed=0)
 
 
 def _setup(tf):

@@ -11,16 +11,14 @@ from __future__ import annotations
 import numpy as np
 
 try:
-    from tf_reference.case_tools import error, run, run_error
+    from tf_reference.case_tools import error, registrar, run, run_error
 except ImportError:  # the recorder runs from this folder
-    from case_tools import error, run, run_error
+    from case_tools import error, registrar, run, run_error
 
 CASES = {}
 
 
-def case(fn):
-    CASES[fn.__name__] = fn
-    return fn
+case = registrar(CASES)
 
 
 def _shape(t):

@@ -15,16 +15,14 @@ import wave
 import numpy as np
 
 try:
-    from tf_reference.case_tools import error, run_error
+    from tf_reference.case_tools import error, registrar, run_error
 except ImportError:  # the recorder runs from this folder
-    from case_tools import error, run_error
+    from case_tools import error, registrar, run_error
 
 CASES = {}
 
 
-def case(fn):
-    CASES[fn.__name__] = fn
-    return fn
+case = registrar(CASES)
 
 
 def _decode(tf, serialized):

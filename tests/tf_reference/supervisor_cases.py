@@ -24,12 +24,15 @@ import shutil
 import tempfile
 import time
 
+try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
+    from tf_reference.case_tools import registrar
+except ImportError:
+    from case_tools import registrar
+
 CASES = {}
 
 
-def case(fn):
-    CASES[fn.__name__] = fn
-    return fn
+case = registrar(CASES)
 
 
 # ---- helpers ---------------------------------------------------------------------------------

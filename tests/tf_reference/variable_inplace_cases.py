@@ -4,16 +4,15 @@ tensorflow.compat.v1) and by tests/unit/test_variable_inplace.py with tfcluster.
 variable (get_variable(use_resource=True), a Keras backend variable) refuses them with TF's
 RuntimeError; a reference variable gives a new Tensor. Kept runnable on Python 3.7."""
 
+try:  # imported by the tests (tests/ on the path) or run by a recorder (from this folder)
+    from tf_reference.case_tools import registrar
+except ImportError:
+    from case_tools import registrar
+
 CASES = {}
 
 
-def case(fn):
-    def in_own_graph(tf):
-        with tf.Graph().as_default():
-            return fn(tf)
-
-    CASES[fn.__name__] = in_own_graph
-    return fn
+case = registrar(CASES, own_graph=True)
 
 
 def _each_operator(make):
