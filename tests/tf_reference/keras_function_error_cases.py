@@ -52,3 +52,34 @@ def the_same_error_through_session_run(tf):
     got["message"] = got["message"].split(" (defined at ")[0]
     got["str"] = got["str"].split("\n")[0]
     return {"raised": got}
+
+
+def _inf_checking_model(tf):
+    """A model whose second layer refuses an infinite value while the step runs."""
+    keras = tf.keras
+    model = keras.Sequential(
+        [
+            keras.layers.Dense(2, input_shape=(3,), name="d"),
+            keras.layers.Lambda(lambda t: tf.debugging.check_numerics(t, "bad"), name="check"),
+        ]
+    )
+    model.compile("sgd", "mse")
+    return model
+
+
+@case
+def a_kernel_error_in_the_model_loops(tf):
+    """fit, evaluate, predict and the *_on_batch methods run their steps through session
+    callables in TF 1.15, as K.function does: their errors come uninterpolated too."""
+    model = _inf_checking_model(tf)
+    x = np.array([[np.inf, 1.0, 2.0]], "float32")
+    y = np.zeros((1, 2), "float32")
+    return {
+        "fit": _described(tf, lambda: model.fit(x, y, verbose=0)),
+        "evaluate": _described(tf, lambda: model.evaluate(x, y, verbose=0)),
+        "predict": _described(tf, lambda: model.predict(x)),
+        "train_on_batch": _described(tf, lambda: model.train_on_batch(x, y)),
+        "test_on_batch": _described(tf, lambda: model.test_on_batch(x, y)),
+        "predict_on_batch": _described(tf, lambda: model.predict_on_batch(x)),
+    }
+

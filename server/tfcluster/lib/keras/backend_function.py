@@ -86,7 +86,7 @@ class GraphExecutionFunction:
                 run_metadata=self.run_metadata,
             )
         except errors.OpError as e:
-            raise _as_callable_error(e) from None
+            raise as_callable_error(e) from None
         extra = fetched[len(self.outputs) + 1 :]
         for fetch, value in zip(self.fetches, extra):
             if fetch in self.fetch_callbacks:
@@ -94,7 +94,17 @@ class GraphExecutionFunction:
         return pack_as(self._outputs_structure, list(fetched[: len(self.outputs)]))
 
 
-def _as_callable_error(error: errors.OpError) -> errors.OpError:
+def run_step(session: Any, fetches: Any, feed_dict: Any = None) -> Any:
+    """One step of a model's train, test or predict function (fit, evaluate, predict and the
+    *_on_batch methods). TF 1.15's Keras runs these through session callables as it runs
+    K.function, so a failing step raises the runtime's error uninterpolated, as here."""
+    try:
+        return session.run(fetches, feed_dict=feed_dict)
+    except errors.OpError as e:
+        raise as_callable_error(e) from None
+
+
+def as_callable_error(error: errors.OpError) -> errors.OpError:
     """The error as TF 1.15's Keras function raises it: its step runs through a session
     callable, whose errors come as the runtime gave them (the failing node a `{{node X}}` tag,
     no op, no node_def), not interpolated as Session.run's are."""

@@ -15,6 +15,7 @@ import numpy as np
 from tfcluster.framework.graph import Operation, Tensor, control_dependencies, name_scope
 from tfcluster.lib.keras import backend, losses, metrics, optimizers
 from tfcluster.lib.keras import callbacks as cbks
+from tfcluster.lib.keras.backend_function import run_step
 from tfcluster.lib.keras.engine import (
     sample_weights,
     saving,
@@ -671,8 +672,10 @@ class Model(Network):
             for batch_index, start in enumerate(range(0, samples, batch_size)):
                 index = order[start : start + batch_size]
                 clist.on_train_batch_begin(batch_index, {"batch": batch_index, "size": len(index)})
-                values = session.run(
-                    [*fetches, self._train_fn], feed_dict=self._feed(xs, ys, index, True, ws)
+                values = run_step(
+                    session,
+                    [*fetches, self._train_fn],
+                    feed_dict=self._feed(xs, ys, index, True, ws),
                 )[:-1]
                 loss_sum += float(values[0]) * len(index)
                 logs: dict[str, Any] = {"batch": batch_index, "size": len(index)}
@@ -736,8 +739,10 @@ class Model(Network):
         for batch_index, start in enumerate(range(0, samples, batch_size)):
             index = order[start : start + batch_size]
             hooks.batch_begin(batch_index, len(index))
-            values = session.run(
-                [*fetches, self._test_fn], feed_dict=self._feed(xs, ys, index, False, weights)
+            values = run_step(
+                session,
+                [*fetches, self._test_fn],
+                feed_dict=self._feed(xs, ys, index, False, weights),
             )[:-1]
             loss_sum += float(values[0]) * len(index)
             hooks.batch_end(batch_index, dict(zip(names, values)))
@@ -810,8 +815,10 @@ class Model(Network):
         for batch_index, start in enumerate(range(0, samples, batch_size)):
             index = np.arange(start, min(start + batch_size, samples))
             hooks.batch_begin(batch_index, len(index))
-            values = session.run(
-                [*self.outputs, self._predict_fn], feed_dict=self._feed(xs, [], index, False)
+            values = run_step(
+                session,
+                [*self.outputs, self._predict_fn],
+                feed_dict=self._feed(xs, [], index, False),
             )[:-1]
             for i, v in enumerate(values):
                 parts[i].append(v)
@@ -861,7 +868,8 @@ class Model(Network):
         self._ensure_compiled(for_training=True)
         index = _all_samples(xs, ys)
         session = backend.get_session()
-        values = session.run(
+        values = run_step(
+            session,
             [self.total_loss, *self._metric_results, self._train_fn],
             feed_dict=self._feed(xs, ys, index, True, weights),
         )[:-1]
@@ -881,7 +889,8 @@ class Model(Network):
         self._ensure_compiled(for_training=False)
         index = _all_samples(xs, ys)
         session = backend.get_session()
-        values = session.run(
+        values = run_step(
+            session,
             [self.total_loss, *self._metric_results, self._test_fn],
             feed_dict=self._feed(xs, ys, index, False, weights),
         )[:-1]
@@ -934,8 +943,10 @@ class Model(Network):
         if x is None and self.inputs:
             # One run of a model fed by its own tensors.
             self._ensure_predict_function()
-            values = backend.get_session().run(
-                [*self.outputs, self._predict_fn], feed_dict=self._feed([], [], None, False)
+            values = run_step(
+                backend.get_session(),
+                [*self.outputs, self._predict_fn],
+                feed_dict=self._feed([], [], None, False),
             )[:-1]
             return values[0] if len(values) == 1 else values
         return self.predict(x, batch_size=len(_as_list(x)[0]))

@@ -21,6 +21,7 @@ from tfcluster.lib.data.dataset import Dataset
 from tfcluster.lib.data.iterator import Iterator as DataIterator
 from tfcluster.lib.data.iterator import make_initializable_iterator
 from tfcluster.lib.keras import backend
+from tfcluster.lib.keras.backend_function import as_callable_error
 from tfcluster.lib.keras.engine import training_generator
 from tfcluster.lib.keras.engine.loop_hooks import LoopHooks
 from tfcluster.ops import array_ops, math_ops
@@ -133,6 +134,9 @@ class DatasetBatches:
                 batch = self._session.run(fetches)
             except errors.OutOfRangeError:
                 return
+            except errors.OpError as e:
+                # TF 1.15 reads the batch inside the step's session callable: raw errors.
+                raise as_callable_error(e) from None
             taken += 1
             yield tuple(batch) if isinstance(batch, (list, tuple)) else batch
 
