@@ -82,4 +82,3 @@ def a_kernel_error_in_the_model_loops(tf):
         "test_on_batch": _described(tf, lambda: model.test_on_batch(x, y)),
         "predict_on_batch": _described(tf, lambda: model.predict_on_batch(x)),
     }
-
