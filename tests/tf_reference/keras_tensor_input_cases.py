@@ -417,3 +417,45 @@ def data_tensors_with_validation(tf):
 
 
 CASES["data_tensors_with_validation"] = data_tensors_with_validation
+
+
+def self_fed_model_with_validation(tf):
+    """fit(x=None) of a model fed by its own tensors, with validation: TF 1.15 validates on
+    the model's own tensors whichever tensors validation_data names (validation_steps of
+    them), refuses arrays before training, asks for steps after the first epoch, fails
+    indexing for validation_split and takes weights as a multi-output model's."""
+    _fresh(tf)
+    rng = np.random.RandomState(2)
+    xs = tf.constant(rng.rand(8, 3).astype(np.float32))
+    ys = tf.constant(rng.rand(8, 1).astype(np.float32))
+    inp = tf.keras.Input(tensor=xs)
+    out = tf.keras.layers.Dense(1, kernel_initializer="ones", name="d")(inp)
+    model = tf.keras.Model(inp, out)
+    model.compile("sgd", "mse", metrics=["mae"], target_tensors=[ys])
+    ones = np.ones((4, 3), np.float32)
+    attempts = [
+        ("own_tensors", dict(validation_data=(xs, ys), validation_steps=2)),
+        ("other_tensors", dict(validation_data=(xs * 0.0, ys + 5.0), validation_steps=1)),
+        ("arrays", dict(validation_data=(ones, ones[:, :1]), validation_steps=1)),
+        ("no_steps", dict(validation_data=(xs, ys))),
+        ("split", dict(validation_split=0.5)),
+        ("weights", dict(validation_data=(xs, ys, np.ones(8, np.float32)), validation_steps=1)),
+    ]
+    result = {}
+    for name, kwargs in attempts:
+        outcome = {}
+
+        def fit(kwargs=kwargs, outcome=outcome):
+            try:
+                history = model.fit(steps_per_epoch=2, epochs=2, verbose=2, **kwargs)
+                outcome["history"] = _history(history)
+            except Exception as e:  # the class is compared, and the message's first line
+                outcome["error"] = [type(e).__name__, str(e).splitlines()[0]]
+
+        _, outcome["printed"], _ = _run(fit)
+        outcome["evaluated"] = _floats(model.evaluate(steps=1, verbose=0))
+        result[name] = outcome
+    return result
+
+
+CASES["self_fed_model_with_validation"] = self_fed_model_with_validation

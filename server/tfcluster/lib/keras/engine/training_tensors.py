@@ -115,17 +115,18 @@ def fit(
         raise ValueError(
             "If your data is in the form of symbolic tensors, you cannot use `validation_split`."
         )
-    if validation_split or (x is None and validation_data is not None):
-        raise backend.unimplemented(
-            "tf.keras.Model.fit(x=None) of a model fed by its own tensors, with validation"
-        )
+    if validation_split and x is None:
+        # TF 1.15 splits the (empty) list of input arrays at fit's start and fails indexing it.
+        raise IndexError("list index out of range")
     steps = int(steps_per_epoch)
     batches = _steps_of(x, y)
     validation = None
     message = f"Train on {steps} samples"
     if validation_data is not None:
-        validation = _validation(model, validation_data, validation_steps)
-        message += f", validate on {_samples(validation_data[0])} samples"
+        validation = _validation(model, validation_data, validation_steps, self_fed=x is None)
+        if x is not None:
+            # A self-fed model's validation inputs standardize to no arrays: TF prints none.
+            message += f", validate on {_samples(validation_data[0])} samples"
     if verbose:
         # TF 1.15's _print_train_info counts the steps, calling them samples.
         print(message)
@@ -154,9 +155,13 @@ def _samples(x: Any) -> Any:
     return len(first)
 
 
-def _validation(model: Any, data: Any, steps: Any) -> training_generator.Validation:
+def _validation(
+    model: Any, data: Any, steps: Any, self_fed: bool = False
+) -> training_generator.Validation:
     """fit's step-wise validation on (x, y[, sample_weight]): tensors run each step, arrays
-    whole each step; `steps` of them."""
+    whole each step; `steps` of them. A model fed by its own tensors (fit with x=None)
+    validates on those tensors, whichever tensors are given (TF 1.15 connects them to
+    themselves), and refuses arrays at once."""
     if len(data) not in (2, 3):
         raise ValueError(
             "When passing a `validation_data` argument, it must contain either 2 items "
@@ -166,6 +171,16 @@ def _validation(model: Any, data: Any, steps: Any) -> training_generator.Validat
         )
     vx, vy = data[0], data[1]
     symbolic = has_symbolic_tensors(vx)
+    if self_fed and not symbolic and not model._feed_inputs():
+        raise ValueError("Error when checking model input: expected no data, but got:", vx)
+    if self_fed and len(data) == 3 and not isinstance(data[2], (list, dict)):
+        # TF 1.15 standardizes the weights against no fed outputs: its multi-output message.
+        raise TypeError(
+            "The model has multiple outputs, so `sample_weight` should be either a list or a "
+            f"dict. Provided `sample_weight` type not understood: {data[2]}"
+        )
+    if self_fed:
+        vx = vy = None
 
     def run(last_size: int, hooks: LoopHooks) -> list[float]:
         if steps is None:
@@ -180,7 +195,7 @@ def _validation(model: Any, data: Any, steps: Any) -> training_generator.Validat
                 "1.15 fails here as well: float() argument must be a string or a number, "
                 "not 'NoneType')"
             )
-        batches = _steps_of(vx, vy) if symbolic else itertools.repeat((vx, vy, None))
+        batches = _steps_of(vx, vy) if symbolic or self_fed else itertools.repeat((vx, vy, None))
         return training_generator._evaluate_batches(
             model, batches, int(steps), hooks=hooks, steps_as_samples=True
         )
