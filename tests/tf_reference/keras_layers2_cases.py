@@ -10,6 +10,7 @@ Kept runnable on Python 3.7 and free of anything but numpy.
 from __future__ import annotations
 
 import json
+import re
 
 import numpy as np
 
@@ -444,6 +445,133 @@ def tensorboard_events(tf):
         )
         scalars, histograms, graphs = _events(tf, log_dir)
         out[label] = {"scalars": scalars, "histograms": histograms, "graph_events": graphs}
+    return out
+
+
+def _event_values(tf, log_dir):
+    """Every summary value of the log directory's event files as plain data: histograms by
+    count (and sum, for weights), images by size and decoded pixel sum (PNG bytes depend on
+    the encoder). The histograms of layer outputs and gradients are counted only: TF 1.15
+    fills them from a different batch from run to run of the same program."""
+    import glob
+    import io
+    import os
+
+    from PIL import Image
+
+    out = []
+    for path in sorted(glob.glob(os.path.join(log_dir, "events.out.tfevents.*"))):
+        for event in tf.train.summary_iterator(path):
+            for value in event.summary.value:
+                entry = [int(event.step), value.tag]
+                if value.HasField("image"):
+                    pixels = np.asarray(Image.open(io.BytesIO(value.image.encoded_image_string)))
+                    image = value.image
+                    entry += ["image", image.width, image.height, image.colorspace]
+                    entry += [int(pixels.astype("int64").sum())]
+                elif value.HasField("histo"):
+                    entry += ["histo", float(value.histo.num)]
+                    if not re.search(r"_(out|out_\d+|grad)$", value.tag):
+                        entry.append(float(value.histo.sum))
+                else:
+                    entry += ["scalar", float(value.simple_value)]
+                out.append(entry)
+    return out
+
+
+@function
+def tensorboard_images_gradients_embeddings(tf):
+    """The TensorBoard callback's write_images (weights as images), write_grads (gradient
+    histograms) and embeddings (a variable per Embedding layer filled with its outputs for
+    embeddings_data, saved each epoch, and the projector's config), histograms written once
+    per validation batch of fit's batch size. TF 1.15 leaves the embedding variable
+    uninitialized (Keras initializes only its own): the callback here initializes it."""
+    import os
+    import tempfile
+
+    K = tf.keras
+
+    class InitializingTensorBoard(K.callbacks.TensorBoard):
+        def set_model(self, model):
+            super().set_model(model)
+            made = [v for v in tf.global_variables() if v.name.endswith("_embedding:0")]
+            K.backend.get_session().run(tf.variables_initializer(made))
+
+    K.backend.clear_session()
+    rng = np.random.RandomState(3)
+    x = rng.randint(0, 10, (12, 4)).astype("int32")
+    y = rng.randint(0, 2, (12,)).astype("int64")
+    model = K.Sequential(
+        [
+            K.layers.Embedding(10, 3, input_length=4, name="emb"),
+            K.layers.Conv1D(2, 2, name="conv"),
+            K.layers.Flatten(),
+            K.layers.Dense(2, activation="softmax", name="out"),
+        ]
+    )
+    for weight in model.weights:
+        shape = K.backend.int_shape(weight)
+        K.backend.set_value(weight, rng.uniform(-1, 1, shape).astype("float32"))
+    model.compile(K.optimizers.SGD(0.1), "sparse_categorical_crossentropy")
+    log_dir = tempfile.mkdtemp()
+    callback = InitializingTensorBoard(
+        log_dir=log_dir,
+        histogram_freq=1,
+        write_graph=False,
+        write_grads=True,
+        write_images=True,
+        embeddings_freq=1,
+        embeddings_data=x[:5],
+        embeddings_metadata="meta.tsv",
+        batch_size=2,
+        profile_batch=0,
+    )
+    validation = (x[:6], y[:6])
+    model.fit(x, y, batch_size=4, epochs=2, verbose=0, shuffle=False,
+              validation_data=validation, callbacks=[callback])  # fmt: skip
+    with open(os.path.join(log_dir, "projector_config.pbtxt")) as f:
+        projector = f.read()
+    latest = tf.train.latest_checkpoint(log_dir)
+    reader = tf.train.NewCheckpointReader(latest)
+    saved = {k: reader.get_tensor(k) for k in sorted(reader.get_variable_to_shape_map())}
+    return {
+        "files": sorted(n for n in os.listdir(log_dir) if not n.startswith("events.")),
+        "projector_config": projector,
+        "latest_checkpoint": os.path.basename(latest),
+        "saved": saved,
+        "events": _event_values(tf, log_dir),
+    }
+
+
+@function
+def tensorboard_options_without_histograms(tf):
+    """write_images and write_grads without histogram_freq write nothing more, and
+    embeddings_freq without embeddings_data fails at the first epoch's end."""
+    import os
+    import tempfile
+
+    K = tf.keras
+    K.backend.clear_session()
+    model = K.Sequential([K.layers.Dense(1, input_shape=(2,), kernel_initializer="ones")])
+    model.compile("sgd", "mse")
+    x, y = np.ones((4, 2), "float32"), np.ones((4, 1), "float32")
+    out = {}
+    for label, kwargs in (
+        ("images_and_grads", {"write_images": True, "write_grads": True}),
+        ("embeddings_without_data", {"embeddings_freq": 1}),
+    ):
+        log_dir = tempfile.mkdtemp()
+        callback = K.callbacks.TensorBoard(
+            log_dir=log_dir, write_graph=False, profile_batch=0, **kwargs
+        )
+        try:
+            model.fit(x, y, epochs=2, verbose=0, callbacks=[callback])
+            error = None
+        except ValueError as e:
+            error = str(e)
+        events = [e[:3] for e in _event_values(tf, log_dir)]
+        files = sorted(n for n in os.listdir(log_dir) if not n.startswith("events."))
+        out[label] = {"error": error, "events": events, "files": files}
     return out
 
 

@@ -56,3 +56,34 @@ def augmented_assignment_statement(tf):
 @case
 def reference_variable(tf):
     return _each_operator(lambda n: tf.Variable(1.0, name=n))
+
+
+@case
+def state_ops_on_slices_and_tensors(tf):
+    """tf.assign / assign_add on what is not a reference: TF 1.15 calls the object's own
+    method, so a variable slice assigns through StridedSliceAssign and a plain tensor fails
+    with Python's AttributeError."""
+    v = tf.Variable(tf.zeros((4, 2)), name="e")
+    start = tf.placeholder(tf.int32)
+    size = tf.placeholder(tf.int32)
+    x = tf.placeholder(tf.float32, [None, 2])
+    sliced = tf.assign(v[start : start + size], tf.reshape(x, (size, 2)))
+    named = tf.assign(v[0], [7.0, 8.0], name="named")
+    out = {
+        "ops": [[t.op.type, t.op.name, t.dtype.name] for t in (sliced, named)],
+    }
+    with tf.Session() as sess:
+        sess.run(tf.global_variables_initializer())
+        out["sliced"] = sess.run(sliced, {start: 1, size: 2, x: [[1, 2], [3, 4]]}).tolist()
+        out["named"] = sess.run(named).tolist()
+    for label, fn in (
+        ("assign_tensor", lambda: tf.assign(tf.constant(1.0), 2.0)),
+        ("assign_add_tensor", lambda: tf.assign_add(v + 1.0, 2.0)),
+        ("assign_sub_slice", lambda: tf.assign_sub(v[0], [1.0, 1.0])),
+    ):
+        try:
+            fn()
+            out[label] = None
+        except Exception as e:  # the class and message are compared
+            out[label] = [type(e).__name__, str(e)]
+    return out

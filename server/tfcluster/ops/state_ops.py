@@ -83,6 +83,12 @@ def _ref_of(ref: Any) -> Tensor:
     )
 
 
+def _is_reference(ref: Any) -> bool:
+    return (hasattr(ref, "_ref") and callable(ref._ref)) or (
+        isinstance(ref, Tensor) and ref.dtype.is_ref_dtype
+    )
+
+
 def _value_for(ref: Tensor, value: Any) -> Tensor:
     try:
         # Named after Assign's input, inside its scope ('Assign/value'), as TF's op_def_library.
@@ -104,7 +110,9 @@ def assign(
     # None (TF's default) leaves the op's attrs at their defaults: both True.
     validate_shape = True if validate_shape is None else validate_shape
     use_locking = True if use_locking is None else use_locking
-    if _is_resource(ref):
+    if _is_resource(ref) or not _is_reference(ref):
+        # TF 1.15 hands anything else to its own assign: a variable slice's makes a
+        # StridedSliceAssign; a plain tensor has none (AttributeError).
         return ref.assign(value, name=name)  # type: ignore[no-any-return]
     r = _ref_of(ref)
 
@@ -131,6 +139,10 @@ def _update(op_type: str, ref: Any, value: Any, use_locking: bool, name: str | N
     if _is_resource(ref):
         method = ref.assign_add if op_type == "AssignAdd" else ref.assign_sub
         return method(value, name=name)  # type: ignore[no-any-return]
+    if not _is_reference(ref):
+        # TF 1.15 calls the object's own method, without the name (a Tensor has none).
+        method = ref.assign_add if op_type == "AssignAdd" else ref.assign_sub
+        return method(value)  # type: ignore[no-any-return]
     r = _ref_of(ref)
 
     # The value is made inside the op's scope, so it reads 'AssignAdd_1/value' (as in TF).

@@ -12,7 +12,8 @@ from typing import Any
 import numpy as np
 
 from tfcluster.client import trace_profiler
-from tfcluster.lib.keras import backend
+from tfcluster.framework.indexed_slices import IndexedSlices
+from tfcluster.lib.keras import backend, tensorboard_embeddings
 from tfcluster.lib.keras.callbacks import Callback
 
 
@@ -125,17 +126,16 @@ class TensorBoard(Callback):
         profile_batch: int = 2,
     ) -> None:
         super().__init__()
-        for flag, what in (
-            (write_grads, "write_grads=True"),
-            (write_images, "write_images=True"),
-            (embeddings_freq, "embeddings_freq"),
-        ):
-            if flag:
-                raise backend.unimplemented(f"tf.keras.callbacks.TensorBoard({what})")
         self.log_dir = log_dir
         self.histogram_freq = histogram_freq
         self.batch_size = batch_size
         self.write_graph = write_graph
+        # Both act with histogram_freq only, as in TF 1.15 (silently ignored without it).
+        self.write_grads = write_grads
+        self.write_images = write_images
+        self.embeddings = tensorboard_embeddings.EmbeddingsWriter(
+            embeddings_freq, embeddings_layer_names, embeddings_metadata, embeddings_data
+        )
         self.update_freq = 1 if update_freq == "batch" else update_freq
         # The batch traced by the profiler (saved under log_dir/plugins/profile); 0: none.
         self.profile_batch = profile_batch
@@ -145,6 +145,7 @@ class TensorBoard(Callback):
         self._samples_seen = 0
         self._samples_seen_at_last_write = 0
         self._total_batches_seen = 0
+        self._total_val_batches_seen = 0
 
     def set_model(self, model: Any) -> None:
         from tfcluster.ops import summary_ops
@@ -152,23 +153,40 @@ class TensorBoard(Callback):
 
         self.model = model
         self.sess = backend.get_session()
-        if self.histogram_freq and self.merged is None:
-            summaries = []
-            for layer in model.layers:
-                for weight in layer.weights:
-                    name = weight.name.replace(":", "_")
-                    summaries.append(summary_ops.histogram(name, weight))
-                outputs = getattr(layer, "_inbound_nodes", None) and layer.output
-                if isinstance(outputs, list):
-                    for i, output in enumerate(outputs):
-                        summaries.append(summary_ops.histogram(f"{layer.name}_out_{i}", output))
-                elif outputs is not None:
-                    summaries.append(summary_ops.histogram(f"{layer.name}_out", outputs))
-            self.merged = summary_ops.merge(summaries) if summaries else None
         if self.write_graph:
             self.writer = FileWriter(self.log_dir, self.sess.graph)
         else:
             self.writer = FileWriter(self.log_dir)
+        if self.histogram_freq and self.merged is None:
+            for layer in model.layers:
+                self._make_layer_summaries(layer)
+            # TF 1.15 merges every summary of the graph, a program's own ones too.
+            self.merged = summary_ops.merge_all()
+        self.embeddings.set_model(model, self.writer)
+
+    def _make_layer_summaries(self, layer: Any) -> None:
+        """A layer's histograms (weights, gradients, outputs) and weight images, in TF's order."""
+        from tfcluster.ops import summary_ops
+
+        for weight in layer.weights:
+            name = weight.name.replace(":", "_")
+            summary_ops.histogram(name, weight)
+            if self.write_images:
+                image = tensorboard_embeddings.weight_image(weight)
+                if image is not None:
+                    summary_ops.image(name, image)
+        if self.write_grads:
+            for weight in layer.trainable_weights:
+                name = weight.name.replace(":", "_")
+                grads = self.model.optimizer.get_gradients(self.model.total_loss, weight)
+                grads = [g.values if isinstance(g, IndexedSlices) else g for g in grads]
+                summary_ops.histogram(f"{name}_grad", grads)
+        outputs = getattr(layer, "_inbound_nodes", None) and layer.output
+        if isinstance(outputs, list):
+            for i, output in enumerate(outputs):
+                summary_ops.histogram(f"{layer.name}_out_{i}", output)
+        elif outputs is not None:
+            summary_ops.histogram(f"{layer.name}_out", outputs)
 
     def _write_custom_summaries(self, step: int, logs: dict[str, Any]) -> None:
         from tfcluster.training.summary_io import Summary
@@ -209,26 +227,36 @@ class TensorBoard(Callback):
             trace_profiler.start()
             self._is_profiling = True
 
-    def _write_histograms(self, epoch: int) -> None:
+    def _write_histograms(self) -> None:
+        """The merged summaries over the validation data, one per validation batch, at the
+        count of validation batches written before it: TF 1.15 fetches them with the model's
+        test function during validation (fit's batch size; none without validation data)."""
         data = getattr(self, "validation_data", None)
         if not data:
-            raise ValueError("If printing histograms, validation_data must be provided.")
-        inputs = list(self.model.inputs)
-        arrays = data[: len(inputs)]
-        size = len(arrays[0])
-        for start in range(0, size, self.batch_size):
-            feed = {t: a[start : start + self.batch_size] for t, a in zip(inputs, arrays)}
-            self.writer.add_summary(self.sess.run(self.merged, feed_dict=feed), epoch)
+            return
+        model = self.model
+        count = len(model._feed_inputs())
+        xs, ys = list(data[:count]), list(data[count:])
+        weights = model._standardize_weights(ys, None, None)
+        size = len(xs[0]) if xs else len(ys[0])
+        batch_size = (getattr(self, "params", None) or {}).get("batch_size") or 32
+        for start in range(0, size, batch_size):
+            index = np.arange(start, min(start + batch_size, size))
+            feed = model._feed(xs, ys, index, False, weights)
+            summary = self.sess.run(self.merged, feed_dict=feed)
+            self.writer.add_summary(summary, self._total_val_batches_seen)
+            self._total_val_batches_seen += 1
 
     def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
         logs = logs or {}
         if self.merged is not None and self.histogram_freq and epoch % self.histogram_freq == 0:
-            self._write_histograms(epoch)
+            self._write_histograms()
         step = epoch if self.update_freq == "epoch" else self._samples_seen
         epoch_logs = {
             f"epoch_{k}": v for k, v in logs.items() if k not in ("batch", "size", "num_steps")
         }
         self._write_custom_summaries(step, epoch_logs)
+        self.embeddings.on_epoch_end(epoch, self.log_dir, self.batch_size)
 
     def on_train_end(self, logs: dict[str, Any] | None = None) -> None:
         if self._is_profiling:

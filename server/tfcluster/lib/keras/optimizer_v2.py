@@ -32,6 +32,7 @@ from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.gradients.gradients_impl import gradients
 from tfcluster.lib.keras import backend
 from tfcluster.ops import array_ops, math_ops, segment_ops, variables
+from tfcluster.ops.nest import flatten
 
 _LOG = logging.getLogger("tensorflow")
 
@@ -310,6 +311,7 @@ class Optimizer:
     def get_gradients(self, loss: Any, params: list[Any]) -> list[Any]:
         # TF 1.15's OptimizerV2 differentiates under '<name>/gradients' (its ops are named
         # '<name>/gradients/gradients/...').
+        params = flatten(params)  # one variable too, as TF's nest.flatten takes it
         with name_scope(self._name + "/gradients"):
             grads = gradients(loss, params)
             for grad, param in zip(grads, params):
