@@ -30,8 +30,13 @@ _FORMATS = {2: ("NHWC", "NCHW"), 3: ("NDHWC", "NCDHW")}
 class Window:
     """One conv/pool node's window; `n` spatial dims."""
 
-    def __init__(self, node: Any, n: int, ksize_attr: str | None = None) -> None:
+    def __init__(
+        self, node: Any, n: int, ksize_attr: str | None = None, batch_depth: bool = False
+    ) -> None:
+        """batch_depth: the pool kernels' windows, whose batch and depth entries are kept in
+        `outer` ((batch, depth) per attr) for their own checks instead of refused here."""
         attrs = node.attrs
+        self.outer: dict[str, tuple[int, int]] = {}
         self.name = node.name
         self.op = node.op
         self.n = n
@@ -47,7 +52,9 @@ class Window:
 
         def spatial_of(key: str, default: int) -> list[int]:
             values = [int(v) for v in attrs.get(key, [default] * (n + 2))]
-            if len(values) != n + 2 or values[0] != 1 or values[c] != 1:
+            if batch_depth and len(values) == n + 2:
+                self.outer[key] = (values[0], values[c])
+            elif len(values) != n + 2 or values[0] != 1 or values[c] != 1:
                 raise invalid(
                     f"Current implementation does not yet support {key} in the batch and depth "
                     f"dimensions ({node.name})"

@@ -18,7 +18,9 @@ from typing import Any
 
 import numpy as np
 
+from tfcluster.framework import errors
 from tfcluster.kernels import _first_max
+from tfcluster.kernels import pool_outer_dims as outer
 from tfcluster.kernels._window import (
     BLOCKS_MULTIPLE,
     CACHE_BLOCK,
@@ -259,10 +261,43 @@ def _avg_pool(xp: Any, win: Window, x: Any) -> Any:
     return win.from_last(xp, (total / counts).astype(x.dtype, copy=False))
 
 
-def _pool_kernel(op: str, n: int, fn: Any) -> None:
+@kernel("MaxPool")
+def max_pool(node: Any, xp: Any) -> Compute:
+    win = Window(node, 2, "ksize", batch_depth=True)
+    outer.refuse_batch(win)
+    # Marked by the graph optimizer where this pool's MaxPoolGrad runs in the same step.
+    keep = bool(node.attrs.get(KEEP_FIRST_MAX, False))
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x = xp.asarray(ins[0])
+        window = outer.depth_window(win, outer.channels(win, x))
+        if window != 1:
+            return (outer.depthwise_max(xp, win, x, window),)
+        return (_max_pool(xp, win, x, keep),)
+
+    return compute
+
+
+@kernel("AvgPool")
+def avg_pool(node: Any, xp: Any) -> Compute:
+    win = Window(node, 2, "ksize", batch_depth=True)
+    outer.refuse_batch(win)
+
+    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
+        x = xp.asarray(ins[0])
+        if outer.depth_window(win, outer.channels(win, x)) != 1:
+            raise errors.UnimplementedError(None, None, outer.DEPTH_AVG_POOL)
+        return (_avg_pool(xp, win, x),)
+
+    return compute
+
+
+def _pool_3d_kernel(op: str, fn: Any) -> None:
     @kernel(op)
     def factory(node: Any, xp: Any) -> Compute:
-        win = Window(node, n, "ksize")
+        win = Window(node, 3, "ksize", batch_depth=True)
+        outer.refuse_batch(win)
+        outer.refuse_depth(win, outer.DEPTH_3D)
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
             return (fn(xp, win, xp.asarray(ins[0])),)
@@ -270,21 +305,8 @@ def _pool_kernel(op: str, n: int, fn: Any) -> None:
         return compute
 
 
-@kernel("MaxPool")
-def max_pool(node: Any, xp: Any) -> Compute:
-    win = Window(node, 2, "ksize")
-    # Marked by the graph optimizer where this pool's MaxPoolGrad runs in the same step.
-    keep = bool(node.attrs.get(KEEP_FIRST_MAX, False))
-
-    def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
-        return (_max_pool(xp, win, xp.asarray(ins[0]), keep),)
-
-    return compute
-
-
-_pool_kernel("MaxPool3D", 3, _max_pool)
-_pool_kernel("AvgPool", 2, _avg_pool)
-_pool_kernel("AvgPool3D", 3, _avg_pool)
+_pool_3d_kernel("MaxPool3D", _max_pool)
+_pool_3d_kernel("AvgPool3D", _avg_pool)
 
 
 # ---- max pool gradients --------------------------------------------------------------------------
@@ -500,7 +522,13 @@ def _grad_kernels(op: str, n: int, grad_grad: bool, first_only: bool) -> None:
 
     @kernel(op)
     def factory(node: Any, xp: Any) -> Compute:
-        win = Window(node, n, "ksize")
+        if grad_grad:
+            win = Window(node, n, "ksize")
+        else:
+            # TF's kernels refuse these when made, before the forward pool runs.
+            win = Window(node, n, "ksize", batch_depth=True)
+            outer.refuse_batch(win)
+            outer.refuse_depth(win, outer.DEPTH_MAX_POOL_GRAD if n == 2 else outer.DEPTH_3D)
         cast = typed(node, xp)
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:
@@ -520,7 +548,12 @@ _grad_kernels("MaxPool3DGradGrad", 3, grad_grad=True, first_only=False)
 def _avg_pool_grad_kernel(op: str, n: int) -> None:
     @kernel(op, host=[0])
     def factory(node: Any, xp: Any) -> Compute:
-        win = Window(node, n, "ksize")
+        # The depth window is not read (TF's 2-D kernel routes the spatial window only;
+        # the forward pool refuses depth windows when it runs).
+        win = Window(node, n, "ksize", batch_depth=True)
+        outer.refuse_batch(win)
+        if n == 3:
+            outer.refuse_depth(win, outer.DEPTH_3D)
         cast = typed(node, xp)
 
         def compute(ctx: Any, ins: list[Any]) -> tuple[Any, ...]:

@@ -142,8 +142,11 @@ def check_window_attrs(
     n: int,
     keys: Sequence[str],
     explicit_ok: bool = False,
+    batch_depth_ok: bool = False,
 ) -> str:
-    """Validates padding, data_format and the n + 2 long window attrs; the data format."""
+    """Validates padding, data_format and the n + 2 long window attrs; the data format.
+    batch_depth_ok: windows over the batch and depth pass (TF's pool shape functions; the
+    pool kernels decide)."""
     padding = attrs.get("padding")
     allowed = (*PADDINGS, "EXPLICIT") if explicit_ok else PADDINGS
     if padding not in allowed:
@@ -162,7 +165,7 @@ def check_window_attrs(
             raise ValueError(f"{op_type}: {key} must have {n + 2} elements, got {value}")
         if any(v < 1 for v in value):
             raise ValueError(f"{op_type}: {key} must be positive, got {value}")
-        if value[0] != 1 or value[c] != 1:
+        if not batch_depth_ok and (value[0] != 1 or value[c] != 1):
             raise ValueError(
                 f"{op_type}: current implementation does not yet support {key} in the batch "
                 f"and depth dimensions (got {value})"

@@ -11,6 +11,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import dtypes, op_def_registry, tensor_util
+from tfcluster.framework.common_shapes import windowed_output_size
 from tfcluster.framework.graph import Operation, Tensor, convert_to_tensor, name_scope
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import array_ops, conv_ops
@@ -31,17 +32,26 @@ REAL = (*FLOATS, dtypes.int8, dtypes.int16, dtypes.int32, dtypes.int64, dtypes.u
 
 
 # ---- shape inference -------------------------------------------------------------------------
-def _pool_shape(x: Tensor, attrs: dict[str, Any], op_type: str, n: int) -> TensorShape:
-    fmt = check_window_attrs(attrs, op_type, n, ("ksize", "strides"))
+def _pool_shape(
+    x: Tensor, attrs: dict[str, Any], op_type: str, n: int, batch_depth_ok: bool = False
+) -> TensorShape:
+    fmt = check_window_attrs(attrs, op_type, n, ("ksize", "strides"), batch_depth_ok=batch_depth_ok)
     xd = dims(x.shape, n + 2)
     ksize = [int(v) for v in attrs["ksize"]]
     k = [ksize[a] for a in spatial_axes(fmt, n)]
-    return window_output_shape(xd, fmt, n, k, xd[channel_axis(fmt, n)], attrs, None)
+    c = channel_axis(fmt, n)
+    depth = xd[c]
+    if op_type == "MaxPool" and depth is not None:
+        # TF's MaxPoolShape windows the depth too (its batch, and AvgPool's depth, stay).
+        stride = int(attrs["strides"][c])
+        depth = windowed_output_size(depth, ksize[c], stride, 1, attrs["padding"])[0]
+    return window_output_shape(xd, fmt, n, k, depth, attrs, None)
 
 
 def _pool_infer(op_type: str, n: int) -> Any:
     def infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-        return [(inputs[0].dtype.base_dtype, _pool_shape(inputs[0], attrs, op_type, n))]
+        shape = _pool_shape(inputs[0], attrs, op_type, n, batch_depth_ok=True)
+        return [(inputs[0].dtype.base_dtype, shape)]
 
     return infer
 
@@ -50,7 +60,8 @@ def _like_input_infer(op_type: str, n: int, index: int = 0) -> Any:
     """Gradient ops whose output has the shape of input `index` (the original input)."""
 
     def infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-        check_window_attrs(attrs, op_type, n, ("ksize", "strides"))
+        # As TF's, these shape functions pass batch and depth windows (the kernels refuse).
+        check_window_attrs(attrs, op_type, n, ("ksize", "strides"), batch_depth_ok=True)
         x = inputs[index]
         # The gradient's dtype T (MaxPoolGradWithArgmax's last input is the int64 argmax).
         dtype = dtypes.as_dtype(attrs["T"]).base_dtype if "T" in attrs else inputs[-1].dtype
@@ -61,7 +72,7 @@ def _like_input_infer(op_type: str, n: int, index: int = 0) -> Any:
 
 def _avg_grad_infer(op_type: str, n: int) -> Any:
     def infer(inputs: Sequence[Tensor], attrs: dict[str, Any]) -> Outputs:
-        check_window_attrs(attrs, op_type, n, ("ksize", "strides"))
+        check_window_attrs(attrs, op_type, n, ("ksize", "strides"), batch_depth_ok=True)
         shape = tensor_util.constant_value_as_shape(inputs[0])
         if shape.ndims is None:
             shape = TensorShape([None] * (n + 2))
