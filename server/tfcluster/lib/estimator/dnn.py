@@ -6,7 +6,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from tfcluster.framework import errors
 from tfcluster.framework.graph import Tensor, name_scope
 from tfcluster.lib.estimator import heads
 from tfcluster.lib.estimator.estimator import Estimator
@@ -15,15 +14,12 @@ from tfcluster.lib.estimator.model_fn import ModeKeys
 from tfcluster.lib.estimator.optimizers import get_optimizer_instance
 from tfcluster.lib.feature_column import dense_features
 from tfcluster.lib.feature_column.layers import input_layer
+from tfcluster.lib.layers import normalization
 from tfcluster.ops import init_ops, math_ops, nn_impl, nn_ops, partitioned_variables
 from tfcluster.ops import variable_scope as vs
 from tfcluster.ops.summary_ops import histogram, scalar
 
 _LEARNING_RATE = 0.05
-
-
-def _unimplemented(what: str) -> errors.OpError:
-    return errors.UnimplementedError(None, None, f"{what} is not implemented in tfcluster")
 
 
 def _dense(net: Tensor, units: int, activation: Any) -> Tensor:
@@ -71,8 +67,12 @@ def dnn_logits(
     activation_fn: Any,
     dropout: Any,
     input_layer_partitioner: Any,
+    batch_norm: bool = False,
 ) -> Tensor:
-    """The DNN's logits, built in the current (`dnn`) variable scope."""
+    """The DNN's logits, built in the current (`dnn`) variable scope. batch_norm: each hidden
+    layer's output (after its dropout) normalized by a tf.layers BatchNormalization
+    `hiddenlayer_<i>/batchnorm_<i>` (momentum 0.999, as TF 1.15's), its moving statistics
+    updated through UPDATE_OPS (the head runs them with the train op)."""
     with vs.variable_scope(
         "input_from_feature_columns",
         values=tuple(features.values()),
@@ -84,6 +84,14 @@ def dnn_logits(
             net = _dense(net, n, activation_fn)
             if dropout is not None and mode == ModeKeys.TRAIN:
                 net = nn_ops.dropout(net, rate=dropout)
+            if batch_norm:
+                layer = normalization.BatchNormalization(
+                    momentum=0.999, trainable=True, name=f"batchnorm_{i}", _scope=f"batchnorm_{i}"
+                )
+                # Resource variables, as in TF's DNN (a Keras model): their ops count
+                # towards the op seeds of the next layer's initializer.
+                layer._use_resource_variables = True
+                net = layer(net, training=mode == ModeKeys.TRAIN)
         _layer_summary(net, scope.name)
     with vs.variable_scope("logits", values=(net,)) as scope:
         logits = _dense(net, units, None)
@@ -103,6 +111,7 @@ def _model_fn(
     dropout: Any,
     input_layer_partitioner: Any,
     config: Any,
+    batch_norm: bool = False,
 ) -> Any:
     if not isinstance(features, dict):
         raise ValueError(
@@ -124,6 +133,7 @@ def _model_fn(
             activation_fn,
             dropout,
             input_layer_partitioner or input_partitioner(config),
+            batch_norm,
         )
         # Inside the scope, as TF does: slots of partitioned weights are then saved as
         # '<weight>/t_0/Adagrad' (TF cuts the slot's 'dnn/'-prefixed name at the primary's
@@ -151,8 +161,6 @@ class DNNClassifier(Estimator):
         loss_reduction: str = "weighted_sum",
         batch_norm: bool = False,
     ) -> None:
-        if batch_norm:
-            raise _unimplemented("tf.estimator.DNNClassifier(batch_norm=True)")
         head = heads.classification_head(n_classes, weight_column, label_vocabulary, loss_reduction)
         columns = list(feature_columns)
 
@@ -169,6 +177,7 @@ class DNNClassifier(Estimator):
                 dropout,
                 input_layer_partitioner,
                 config,
+                batch_norm,
             )
 
         super().__init__(
@@ -193,8 +202,6 @@ class DNNRegressor(Estimator):
         loss_reduction: str = "weighted_sum",
         batch_norm: bool = False,
     ) -> None:
-        if batch_norm:
-            raise _unimplemented("tf.estimator.DNNRegressor(batch_norm=True)")
         head = heads.RegressionHead(label_dimension, weight_column, loss_reduction)
         columns = list(feature_columns)
 
@@ -211,6 +218,7 @@ class DNNRegressor(Estimator):
                 dropout,
                 input_layer_partitioner,
                 config,
+                batch_norm,
             )
 
         super().__init__(
@@ -235,8 +243,6 @@ class DNNEstimator(Estimator):
         warm_start_from: Any = None,
         batch_norm: bool = False,
     ) -> None:
-        if batch_norm:
-            raise _unimplemented("tf.estimator.DNNEstimator(batch_norm=True)")
         columns = list(feature_columns)
 
         def model_fn(features: Any, labels: Any, mode: str, config: Any) -> Any:
@@ -252,6 +258,7 @@ class DNNEstimator(Estimator):
                 dropout,
                 input_layer_partitioner,
                 config,
+                batch_norm,
             )
 
         super().__init__(

@@ -39,6 +39,7 @@ def _model_fn(
     input_layer_partitioner: Any,
     config: Any,
     linear_sparse_combiner: str,
+    batch_norm: bool = False,
 ) -> Any:
     if not isinstance(features, dict):
         raise ValueError(
@@ -71,6 +72,7 @@ def _model_fn(
                 activation_fn,
                 dropout,
                 partitioner,
+                batch_norm,
             )
     if linear_columns:
         linear_opt = get_optimizer_instance(
@@ -159,6 +161,7 @@ class DNNLinearCombinedClassifier(Estimator):
                 input_layer_partitioner,
                 config,
                 linear_sparse_combiner,
+                batch_norm,
             )
 
         super().__init__(
@@ -210,6 +213,7 @@ class DNNLinearCombinedRegressor(Estimator):
                 input_layer_partitioner,
                 config,
                 linear_sparse_combiner,
+                batch_norm,
             )
 
         super().__init__(

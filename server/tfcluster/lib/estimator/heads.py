@@ -8,14 +8,20 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes
-from tfcluster.framework.graph import Tensor, convert_to_tensor, name_scope
+from tfcluster.framework.graph import (
+    GraphKeys,
+    Tensor,
+    convert_to_tensor,
+    get_collection,
+    name_scope,
+)
 from tfcluster.framework.sparse_tensor import SparseTensor
 from tfcluster.lib.estimator import export_output
 from tfcluster.lib.estimator.model_fn import EstimatorSpec, ModeKeys
 from tfcluster.lib.losses import losses_impl
 from tfcluster.lib.metrics import metrics_impl
 from tfcluster.lib.saved_model import signature_constants
-from tfcluster.ops import array_ops, lookup_ops, math_ops, nn_ops, string_ops
+from tfcluster.ops import array_ops, control_flow_ops, lookup_ops, math_ops, nn_ops, string_ops
 from tfcluster.ops.summary_ops import scalar as summary_scalar
 
 _DEFAULT_SERVING_KEY = signature_constants.DEFAULT_SERVING_SIGNATURE_DEF_KEY
@@ -144,6 +150,11 @@ class _Head:
                 train_op = train_op_fn(total)
             else:
                 raise ValueError("train_op_fn and optimizer cannot both be None.")
+            # TF 1.15's v1 heads run UPDATE_OPS (batch normalization's moving statistics)
+            # with the train op.
+            update_ops = get_collection(GraphKeys.UPDATE_OPS)
+            if update_ops:
+                train_op = control_flow_ops.group(train_op, *update_ops)
             # TF 1.15's v1 heads also summarize the mean loss under SUM reduction (the
             # canned estimators' default): `head/truediv`, which programs log by name.
             mean_loss = None

@@ -8,7 +8,6 @@ import inspect
 from collections.abc import Callable
 from typing import Any
 
-from tfcluster.framework import errors
 from tfcluster.framework.graph import Tensor
 from tfcluster.lib.estimator.dnn import dnn_logits
 from tfcluster.lib.estimator.linear import linear_logits
@@ -29,13 +28,6 @@ def dnn_logit_fn_builder(
         raise ValueError(f"units must be an int.  Given type: {type(units)}")
 
     def dnn_logit_fn(features: Any, mode: str) -> Any:
-        if batch_norm:
-            raise errors.UnimplementedError(
-                None,
-                None,
-                "tf.estimator.experimental.dnn_logit_fn_builder(batch_norm=True) is not "
-                "implemented in tfcluster",
-            )
         return dnn_logits(
             features,
             mode,
@@ -45,6 +37,7 @@ def dnn_logit_fn_builder(
             activation_fn,
             dropout,
             input_layer_partitioner,
+            batch_norm,
         )
 
     return dnn_logit_fn
