@@ -11,7 +11,7 @@ from typing import Any
 
 from tfcluster.client.session import Session
 from tfcluster.framework.graph import Graph, set_random_seed
-from tfcluster.lib.estimator import export_output
+from tfcluster.lib.estimator import export_output, subclassed_reset
 from tfcluster.lib.estimator.estimator import (
     Estimator,
     maybe_overwrite_model_dir_and_session_config,
@@ -116,10 +116,9 @@ def _clone_and_build_model(
     backend.set_learning_phase(int(mode == ModeKeys.TRAIN))
     inputs, targets = _estimator_io_to_keras(keras_model, features, labels)
     if not keras_model._is_graph_network and not isinstance(keras_model, models.Sequential):
-        raise backend.unimplemented(
-            "tf.keras.estimator.model_to_estimator of a subclassed tf.keras.Model"
-        )
-    clone = models.clone_model(keras_model, input_tensors=inputs)
+        clone = subclassed_reset.built_on(keras_model, inputs)
+    else:
+        clone = models.clone_model(keras_model, input_tensors=inputs)
     if mode != ModeKeys.PREDICT:
         global_step = training_util.get_or_create_global_step()
         optimizer = _optimizer_copy(keras_model, optimizer_config, global_step)
@@ -145,29 +144,44 @@ def _create_keras_model_fn(keras_model: Any, custom_objects: Any = None) -> Any:
     optimizer_config = _optimizer_config(keras_model)
 
     def model_fn(features: Any, labels: Any, mode: str) -> EstimatorSpec:
-        model = _clone_and_build_model(
-            mode, keras_model, custom_objects, features, labels, optimizer_config
-        )
-        predictions = dict(zip(model.output_names, model.outputs))
-        loss = train_op = eval_metric_ops = None
-        if mode != ModeKeys.PREDICT:
-            model._ensure_compiled(for_training=mode == ModeKeys.TRAIN)
-            loss = model.total_loss
-            eval_metric_ops = {
-                name: metrics_impl.mean(values) for name, values in model._metric_samples
-            } or None
-        if mode == ModeKeys.TRAIN:
-            train_op = model._train_fn
-        return EstimatorSpec(
-            mode=mode,
-            predictions=predictions,
-            loss=loss,
-            train_op=train_op,
-            eval_metric_ops=eval_metric_ops,
-            export_outputs={_DEFAULT_SERVING_KEY: export_output.PredictOutput(predictions)},
-        )
+        # A subclassed model is rebuilt in place (fresh layers) and restored after.
+        with subclassed_reset.restored_after(keras_model):
+            return _estimator_spec(
+                mode, keras_model, custom_objects, features, labels, optimizer_config
+            )
 
     return model_fn
+
+
+def _estimator_spec(
+    mode: str,
+    keras_model: Any,
+    custom_objects: Any,
+    features: Any,
+    labels: Any,
+    optimizer_config: dict[str, Any] | None,
+) -> EstimatorSpec:
+    model = _clone_and_build_model(
+        mode, keras_model, custom_objects, features, labels, optimizer_config
+    )
+    predictions = dict(zip(model.output_names, model.outputs))
+    loss = train_op = eval_metric_ops = None
+    if mode != ModeKeys.PREDICT:
+        model._ensure_compiled(for_training=mode == ModeKeys.TRAIN)
+        loss = model.total_loss
+        eval_metric_ops = {
+            name: metrics_impl.mean(values) for name, values in model._metric_samples
+        } or None
+    if mode == ModeKeys.TRAIN:
+        train_op = model._train_fn
+    return EstimatorSpec(
+        mode=mode,
+        predictions=predictions,
+        loss=loss,
+        train_op=train_op,
+        eval_metric_ops=eval_metric_ops,
+        export_outputs={_DEFAULT_SERVING_KEY: export_output.PredictOutput(predictions)},
+    )
 
 
 def _save_first_checkpoint(keras_model: Any, custom_objects: Any, config: Any) -> str:
