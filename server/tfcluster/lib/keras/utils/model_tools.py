@@ -1,7 +1,6 @@
 """tf.keras.utils helpers about models (TF 1.15): get_source_inputs, convert_all_kernels_in_model,
-and the ones tfcluster cannot do: plot_model/model_to_dot (pydot and graphviz) and
-multi_gpu_model past its checks of the GPUs asked for (one process per task here; use a
-TFCluster with several workers)."""
+plot_model/model_to_dot (vis_utils), and multi_gpu_model up to its checks of the GPUs asked for
+(one process per task here; use a TFCluster with several workers)."""
 
 from __future__ import annotations
 
@@ -10,6 +9,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.lib.keras import backend
+from tfcluster.lib.keras.utils.vis_utils import model_to_dot, plot_model
 
 
 def get_source_inputs(tensor: Any, layer: Any = None, node_index: Any = None) -> list[Any]:
@@ -50,24 +50,6 @@ def convert_all_kernels_in_model(model: Any) -> None:
     backend.batch_set_value(pairs)
 
 
-def _require_pydot() -> None:
-    try:
-        import pydot  # type: ignore[import-not-found]  # noqa: F401
-    except ImportError:
-        raise ImportError(
-            "Failed to import pydot. You must install pydot and graphviz for `pydotprint` to work."
-        ) from None
-    raise backend.unimplemented("tf.keras.utils.model_to_dot / plot_model")
-
-
-def model_to_dot(model: Any, *args: Any, **kwargs: Any) -> Any:
-    _require_pydot()
-
-
-def plot_model(model: Any, *args: Any, **kwargs: Any) -> Any:
-    _require_pydot()
-
-
 def multi_gpu_model(
     model: Any, gpus: Any, cpu_merge: bool = True, cpu_relocation: bool = False
 ) -> Any:
@@ -95,3 +77,13 @@ def _short_device_name(name: str) -> str:
     """'/job:localhost/replica:0/task:0/device:XLA_CPU:0' -> '/xla_cpu:0', as Keras names
     devices."""
     return "/" + ":".join(name.lower().replace("/", "").split(":")[-2:])
+
+
+__all__ = [
+    "convert_all_kernels_in_model",
+    "convert_kernel",
+    "get_source_inputs",
+    "model_to_dot",
+    "multi_gpu_model",
+    "plot_model",
+]
