@@ -179,7 +179,10 @@ class Metric:
         def replica_local_fn(*args: Any, **kwargs: Any) -> Any:
             update = self.update_state(*args, **kwargs)
             with control_dependencies([update]):
-                return array_ops.identity(self.result())
+                result = array_ops.identity(self.result())
+            # As TF's: add_metric takes such a result and finds the metric that made it.
+            result._metric_obj = self  # type: ignore[attr-defined]
+            return result
 
         return _call_replica_local_fn(replica_local_fn, *args, **kwargs)
 

@@ -80,6 +80,21 @@ class KerasLayerMixin:
             value._use_resource_variables = True
         super().__setattr__(key, value)
 
+    def add_metric(
+        self, value: Any, aggregation: str | None = None, name: str | None = None
+    ) -> None:
+        """A metric of this layer (see layer_metrics)."""
+        from tfcluster.lib.keras.engine import layer_metrics
+
+        layer_metrics.add_metric(self, value, aggregation, name)
+
+    @property
+    def metrics(self) -> list[Any]:
+        """The metrics add_metric gave this layer."""
+        from tfcluster.lib.keras.engine import layer_metrics
+
+        return list(layer_metrics.metrics_of(self))
+
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         if "input_shape" not in kwargs and "input_dim" in kwargs:
             kwargs["input_shape"] = (kwargs.pop("input_dim"),)

@@ -39,6 +39,14 @@ class Network(KerasLayerMixin, layers_base.Layer):
                 if isinstance(item, layers_base.Layer) and all(item is not x for x in layers):
                     layers.append(item)
         super().__setattr__(key, value)
+        from tfcluster.lib.keras import metrics
+
+        if isinstance(value, metrics.Metric):
+            # TF 1.15 tracks a metric made in a subclassed model's __init__ at once, so it
+            # reports before the metrics its call adds.
+            from tfcluster.lib.keras.engine import layer_metrics
+
+            layer_metrics.metrics_of(self).append(value)
 
     @property
     def dynamic(self) -> bool:

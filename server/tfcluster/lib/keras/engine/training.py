@@ -17,6 +17,7 @@ from tfcluster.lib.keras import backend, losses, metrics, optimizers
 from tfcluster.lib.keras import callbacks as cbks
 from tfcluster.lib.keras.backend_function import run_step
 from tfcluster.lib.keras.engine import (
+    layer_metrics,
     sample_weights,
     saving,
     target_checks,
@@ -218,6 +219,10 @@ class Model(Network):
                         )
                     metric_names.append(full)
         self._compile_metric_objects = [m for made in per_output for _, m in made]
+        # add_metric's, after compile's own (the layers', then the model's), as TF 1.15.
+        for name, _, result in layer_metrics.added_metrics(self):
+            self._metric_results.append(result)
+            metric_names.append(name)
         self._sample_weights: list[Tensor | None] = [None] * len(self.outputs)
         if self.sample_weight_mode is not None:
             self._make_sample_weights(self.sample_weight_mode)
@@ -428,8 +433,33 @@ class Model(Network):
     def reset_metrics(self) -> None:
         """Zeroes the compile metrics' totals and counts (each Metric's reset_states)."""
         objects = [m for m in getattr(self, "_output_loss_metrics", []) if m is not None]
-        for metric in objects + list(getattr(self, "_compile_metric_objects", [])):
+        objects += list(getattr(self, "_compile_metric_objects", []))
+        objects += [metric for _, metric, _ in layer_metrics.added_metrics(self)]
+        for metric in objects:
             metric.reset_states()
+
+    @property
+    def metrics(self) -> list[Any]:
+        """TF 1.15's Model.metrics: compile's metric objects, add_metric's."""
+        return layer_metrics.model_metrics(self)
+
+    @property
+    def metrics_names(self) -> list[str]:
+        """The loss's and the metrics' names as compile reports them; before compile builds
+        its loss, the loss and add_metric's (TF 1.15's property)."""
+        names = self.__dict__.get("_metrics_names")
+        if names is not None:
+            return names  # type: ignore[no-any-return]
+        return ["loss", *(name for name, _, _ in layer_metrics.added_metrics(self))]
+
+    @metrics_names.setter
+    def metrics_names(self, names: list[str]) -> None:
+        self.__dict__["_metrics_names"] = names
+
+    def add_metric(
+        self, value: Any, aggregation: str | None = None, name: str | None = None
+    ) -> None:
+        layer_metrics.add_metric(self, value, aggregation, name)
 
     def _updates_of_its_inputs(self) -> list[Any]:
         """As TF 1.15's _make_train_function (get_updates_for(None) then get_updates_for(
