@@ -477,3 +477,54 @@ def layer_dtypes_are_names(tf):
 
 
 CASES["layer_dtypes_are_names"] = layer_dtypes_are_names
+
+
+def layer_and_model_attributes(tf):
+    """Attributes TF 1.15's layers and models have: input_mask / output_mask (an Embedding's
+    mask through an LSTM), run_eagerly, loss_weights and sample_weights after compile, an
+    InputLayer's batch_size / sparse / ragged, a graph's collections and building_function, and
+    an RNN cell's Keras-layer API (count_params before and after building, get_weights and
+    set_weights in the Keras session, dynamic / stateful / supports_masking / metrics)."""
+    graph, _ = _fresh(tf)
+    keras = tf.keras
+    inp = keras.Input((3,), name="x")
+    dense = keras.layers.Dense(2, name="d")
+    model = keras.Model(inp, dense(inp), name="mm")
+    model.compile("sgd", "mse", loss_weights=[0.5])
+    model.fit(np.ones((2, 3)), np.ones((2, 2)), verbose=0)
+    emb = keras.layers.Embedding(5, 2, mask_zero=True)
+    lstm = keras.layers.LSTM(2, return_sequences=True)
+    lstm(emb(keras.Input((4,))))
+    out = {
+        "masks": [repr(model.input_mask), repr(model.output_mask), repr(dense.input_mask)],
+        "masked": [emb.output_mask is not None, lstm.input_mask is not None],
+        "model": [model.run_eagerly, model.loss_weights, repr(model.sample_weights)],
+        "input_layer": [model.layers[0].batch_size, model.layers[0].sparse, model.layers[0].ragged],
+        "input_layer_batch": keras.layers.InputLayer(batch_size=4, input_shape=(2,)).batch_size,
+        "graph": [
+            sorted(k for k in graph.collections if k != "while_context"),
+            graph.building_function,
+        ],
+    }
+    cell = tf.nn.rnn_cell.LSTMCell(3, name="c")
+    try:
+        cell.count_params()
+    except ValueError as e:
+        out["unbuilt_count_params"] = str(e)
+    tf.nn.dynamic_rnn(cell, tf.ones((2, 4, 5)), dtype=tf.float32)
+    out["cell"] = [cell.count_params(), cell.dynamic, cell.stateful, cell.supports_masking,
+                   repr(cell.activity_regularizer), len(cell.metrics)]  # fmt: skip
+    session = keras.backend.get_session()
+    session.run(tf.global_variables_initializer())
+    weights = cell.get_weights()
+    out["cell_weight_shapes"] = [list(w.shape) for w in weights]
+    cell.set_weights([np.ones_like(w) for w in weights])
+    out["cell_kernel_sum_after_set"] = float(session.run(cell.weights[0]).sum())
+    try:
+        cell.set_weights(weights[:1])
+    except ValueError as e:
+        out["set_weights_error"] = str(e).split(" Provided weights")[0]
+    return out
+
+
+CASES["layer_and_model_attributes"] = layer_and_model_attributes

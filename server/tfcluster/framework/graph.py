@@ -383,6 +383,9 @@ def _device_function(device: Any) -> Callable[[Operation], str] | None:
 class Graph:
     """A dataflow graph. Thread-safe for construction; `finalize()` makes it read-only."""
 
+    # A function's graph (FuncGraph) says True.
+    building_function = False
+
     def __init__(self) -> None:
         self._lock = threading.RLock()
         self._nodes_by_name: dict[str, Operation] = {}
@@ -869,6 +872,11 @@ class Graph:
 
     def get_all_collection_keys(self) -> list[str]:
         return [k for k in self._collections if isinstance(k, str)]
+
+    @property
+    def collections(self) -> list[Any]:
+        """Every collection's key, in the order the collections were made (TF's list)."""
+        return list(self._collections)
 
     # ---- functions added by name (tf.raw_ops func attrs, ConcreteFunction.add_to_graph) -----
     def _add_function_body(self, name: str, func: Any) -> None:

@@ -235,6 +235,32 @@ class Layer:
     def get_config(self) -> dict[str, Any]:
         return {"name": self.name, "trainable": self.trainable, "dtype": self.dtype}
 
+    # ---- the rest of TF 1.15's Layer API a cell has (its cells are Keras layers) -----------
+    supports_masking = False
+    dynamic = False
+    stateful = False
+    activity_regularizer = None
+
+    @property
+    def metrics(self) -> list[Any]:
+        return []
+
+    def count_params(self) -> int:
+        from tfcluster.lib.layers.base import Layer as LegacyLayer
+
+        return LegacyLayer.count_params(self)  # type: ignore[arg-type]
+
+    def get_weights(self) -> list[Any]:
+        """The weights' values in the Keras session (TF's Layer.get_weights)."""
+        from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin
+
+        return KerasLayerMixin.get_weights(self)  # type: ignore[arg-type]
+
+    def set_weights(self, weights: Any) -> None:
+        from tfcluster.lib.keras.engine.base_layer import KerasLayerMixin
+
+        KerasLayerMixin.set_weights(self, weights)  # type: ignore[arg-type]
+
     # ---- building ----------------------------------------------------------------------
     def build(self, input_shape: Any) -> None:
         self.built = True

@@ -452,6 +452,19 @@ class KerasLayerMixin:
     def output(self) -> Any:
         return self._one_or_list(self._node("output").output_tensors)
 
+    @property
+    def input_mask(self) -> Any:
+        """The Keras mask of the layer's input (its one call's), as TF 1.15's property."""
+        return self._one_or_list(
+            [getattr(t, "_keras_mask", None) for t in self._node("input").input_tensors]
+        )
+
+    @property
+    def output_mask(self) -> Any:
+        return self._one_or_list(
+            [getattr(t, "_keras_mask", None) for t in self._node("output").output_tensors]
+        )
+
     def _at_node(self, node_index: int, what: str, of: str) -> Any:
         """What call `node_index` took or made (`input`/`output` tensors, shapes or masks):
         one value, or a list for several (TF 1.15's _get_node_attribute_at_index)."""

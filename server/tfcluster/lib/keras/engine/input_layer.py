@@ -36,6 +36,9 @@ class InputLayer(Layer):
         )
         super().__init__(name=name, dtype=dtype)
         self.built = True
+        self.batch_size = batch_size
+        self.sparse = False
+        self.ragged = False
         self.is_placeholder = input_tensor is None
         if input_tensor is None:
             with name_scope(""):

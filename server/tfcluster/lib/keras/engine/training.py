@@ -439,6 +439,21 @@ class Model(Network):
             metric.reset_states()
 
     @property
+    def run_eagerly(self) -> bool:
+        """False: graph mode (TF 1.15 without eager execution)."""
+        return False
+
+    @property
+    def loss_weights(self) -> Any:
+        """The loss_weights given to compile (None by default)."""
+        return getattr(self, "_loss_weights", None)
+
+    @property
+    def sample_weights(self) -> list[Any]:
+        """Each output's sample weights tensor (None where compile made none)."""
+        return list(getattr(self, "_sample_weights", []))
+
+    @property
     def metrics(self) -> list[Any]:
         """TF 1.15's Model.metrics: compile's metric objects, add_metric's."""
         return layer_metrics.model_metrics(self)
