@@ -105,6 +105,38 @@ zeros = tf.zeros_initializer()
 reader = tf.TFRecordReader()
 print("made")
 """,
+    "calls_spread_over_lines": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32,
+                   [None, 2])
+loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(logits=x,
+                                                              labels=x))
+d = tf.nn.dropout(
+    x,
+    keep_prob=0.5)
+h = tf.layers.dense(
+    x, 3,
+    name="h")
+cell = tf.nn.rnn_cell.BasicLSTMCell(
+    8,
+    forget_bias=1.0)
+f = (tf
+     .to_float(tf.constant(1)))
+with tf.variable_scope("s",
+                       reuse=None):
+    g = tf.to_int32(f,
+                    name="g")
+values = [tf.constant(2.0), tf.Print(f,
+                                     [f])]
+s = tf.reduce_sum(x, 1,
+                  keep_dims=True)
+if tf.argmax(x,
+             dimension=1) is not None:
+    m = tf.reduce_max(x, 1,
+                      keep_dims=True); n = tf.expand_dims(x,
+                                                          0)
+print("ok")
+""",
     "a_helper_module_reads_first": """
 import os
 import sys

@@ -22,6 +22,8 @@ import types
 from pathlib import Path
 from typing import Any
 
+from tfcluster.api._python37_lines import python37_line
+
 _TABLE_FILE = Path(__file__).with_name("tf115_deprecated_names.json")
 _FUNCTIONS_FILE = Path(__file__).with_name("tf115_deprecated_functions.json")
 # tfcluster's own source files: their reads are not the program's.
@@ -208,7 +210,10 @@ def _warn_from(frame: types.FrameType, message: str, *args: Any) -> None:
     from tfcluster.lib.platform import tf_logging
 
     tf_logging.warning(
-        "From %s:%d: " + message, _as_given(frame.f_code.co_filename), frame.f_lineno, *args
+        "From %s:%d: " + message,
+        _as_given(frame.f_code.co_filename),
+        python37_line(frame),
+        *args,
     )
 
 
