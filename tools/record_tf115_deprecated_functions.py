@@ -1,16 +1,19 @@
 """Records the public functions TensorFlow 1.15 marks deprecated, as a whole (its
-`deprecation.deprecated` decorator) or for some arguments (`deprecated_args`), into
+`deprecation.deprecated` decorator), for some arguments (`deprecated_args`) or for some of
+their values (`deprecated_arg_values`), into
 server/tfcluster/api/tf115_deprecated_functions.json: {"functions": {public name: [qualified
 name, TF's module, date or null, instructions]}, "arguments": {public name: [each
-deprecated_args decorator's record (argument_deprecations_of)]}, and the same for classes whose
-own __init__ carries the decorators ("classes", "class_arguments")}.
+deprecated_args or deprecated_arg_values decorator's record (argument_deprecations_of)]}, and
+the same for classes whose own __init__ carries the decorators ("classes",
+"class_arguments")}.
 
 TF prints, on a program's first call of such a function, "From prog.py:3: dense (from
 tensorflow.python.layers.core) is deprecated and will be removed in a future version.
 Instructions for updating: ..." (once per function, whatever name it was called by), and
 "calling dropout (from tensorflow.python.ops.nn_ops) with keep_prob is deprecated ..." when a
-call passes a deprecated argument (once per function and argument); a class's, when it is
-made ("BasicLSTMCell.__init__ (from ...) is deprecated ...").
+call passes a deprecated argument (once per function and argument; "calling conv1d ... with
+data_format=NCHW is deprecated" for a deprecated value); a class's, when it is made
+("BasicLSTMCell.__init__ (from ...) is deprecated ...").
 
 Run with TF 1.15 itself (Python 3.7; the project never needs TensorFlow):
     /tmp/tf115/bin/python tools/record_tf115_deprecated_functions.py
@@ -22,7 +25,7 @@ import os
 import sys
 
 import tensorflow as tf  # noqa: F401  (loads the API modules)
-from tensorflow.python.util import decorator_utils, module_wrapper
+from tensorflow.python.util import decorator_utils, module_wrapper, tf_inspect
 
 OUT = os.path.join(
     os.path.dirname(os.path.abspath(__file__)),
@@ -50,7 +53,8 @@ def deprecation_of(value):
     """[qualified name, module, date, instructions] of value's whole-function deprecation."""
     for found in _closures(value):
         whole = "instructions" in found and "func" in found and "deprecated_arg_names" not in found
-        if whole and "deprecated_positions" not in found:
+        # (deprecated_arg_values' closure has instructions and func too: not a whole one)
+        if whole and "deprecated_positions" not in found and "deprecated_kwargs" not in found:
             func = found["func"]
             qualified = decorator_utils.get_qualified_name(func)
             return [qualified, func.__module__, found.get("date"), found["instructions"]]
@@ -62,7 +66,10 @@ def argument_deprecations_of(value):
     args (the signature's positional names), deprecated: [[name, position or null, has an
     ok value, the ok value]], varargs, varkw (deprecated or null)}."""
     out = []
-    for found in _closures(value):
+    for depth, found in enumerate(_closures(value)):
+        if "deprecated_kwargs" in found and "func" in found:
+            out.append(argument_values_record(found, outermost=depth == 0))
+            continue
         if "deprecated_positions" not in found or "deprecated_arg_names" not in found:
             continue
         func = found["func"]
@@ -89,6 +96,32 @@ def argument_deprecations_of(value):
             }
         )
     return out
+
+
+def argument_values_record(found, outermost):
+    """A `deprecated_arg_values` decorator's record: as a deprecated_args one with nothing
+    deprecated by name, "values": [[argument, the value that is deprecated]], and whether it
+    is the function's outermost decorator (an inner one's warning names TF's own
+    deprecation.py, its caller, instead of the program's line)."""
+    func = found["func"]
+    values = sorted(found["deprecated_kwargs"].items())
+    for _, value in values:
+        if not isinstance(value, (type(None), bool, int, float, str)):
+            raise SystemExit(f"a deprecated value JSON cannot hold: {value!r}")
+    return {
+        "qualified": decorator_utils.get_qualified_name(func),
+        "module": func.__module__,
+        "date": found.get("date"),
+        "instructions": found["instructions"],
+        # TF matches the values by tf_inspect.getcallargs, which reads the signature of the
+        # function under any inner decorators
+        "args": list(tf_inspect.getfullargspec(func).args),
+        "deprecated": [],
+        "varargs": None,
+        "varkw": None,
+        "values": [list(v) for v in values],
+        "outermost": outermost,
+    }
 
 
 def main():

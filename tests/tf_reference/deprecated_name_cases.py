@@ -137,6 +137,22 @@ if tf.argmax(x,
                                                           0)
 print("ok")
 """,
+    "deprecated_argument_values": """
+import tensorflow as tf
+x = tf.ones([1, 5, 2])
+f = tf.ones([2, 2, 3])
+a = tf.nn.conv1d(x, f, 1, "VALID")
+b = tf.nn.conv1d(x, f, stride=1, padding="VALID", data_format="NWC")
+c = tf.nn.conv1d(x, f, 1, "VALID", None, "NHWC")
+xc = tf.ones([1, 2, 5])
+d = tf.nn.conv1d(xc, f, 1, "VALID", data_format="NCHW")
+e = tf.nn.conv1d(xc, f, 1, "VALID", None, "NCHW")
+i1 = tf.variance_scaling_initializer()
+i2 = tf.variance_scaling_initializer(distribution="truncated_normal")
+i3 = tf.variance_scaling_initializer(2.0, "fan_avg", "normal")
+i4 = tf.glorot_uniform_initializer()
+print("ok")
+""",
     "a_helper_module_reads_first": """
 import os
 import sys

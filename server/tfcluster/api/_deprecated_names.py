@@ -154,6 +154,30 @@ def _passed_deprecated(
     return found
 
 
+def _passed_deprecated_values(
+    record: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> list[tuple[str, Any]]:
+    """The arguments a call passes with the value TF's deprecated_arg_values decorator
+    deprecates (`tf.nn.conv1d(..., data_format="NCHW")`): [(name, value)]. None for a
+    decorator under another one: TF's warning then names its own deprecation.py, not the
+    program, and tfcluster leaves such warnings out."""
+    if not record.get("outermost", False):
+        return []
+    found = []
+    positions = {name: i for i, name in enumerate(record["args"])}
+    for name, deprecated in record.get("values", ()):
+        position = positions.get(name)
+        if position is not None and position < len(args):
+            value, passed = args[position], True
+        elif name in kwargs:
+            value, passed = kwargs[name], True
+        else:
+            passed = False
+        if passed and _same_value(value, deprecated):
+            found.append((name, deprecated))
+    return found
+
+
 def _same_value(a: Any, b: Any) -> bool:
     if a is b:
         return True
@@ -180,6 +204,13 @@ def _announcing_arguments(fn: Any, records: list[dict[str, Any]]) -> Any:
                         _announced_arguments.add(key)
                     if first:
                         _warn_arguments(frame, record, name)
+                for name, value in _passed_deprecated_values(record, args, kwargs):
+                    key = (record["qualified"], record["module"], f"{name}={value}")
+                    with _lock:
+                        first = key not in _announced_arguments
+                        _announced_arguments.add(key)
+                    if first:
+                        _warn_arguments(frame, record, f"{name}={value}")
         return fn(*args, **kwargs)
 
     return call
