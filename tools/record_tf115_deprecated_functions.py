@@ -5,7 +5,9 @@ server/tfcluster/api/tf115_deprecated_functions.json: {"functions": {public name
 name, TF's module, date or null, instructions]}, "arguments": {public name: [each
 deprecated_args or deprecated_arg_values decorator's record (argument_deprecations_of)]}, and
 the same for classes whose own __init__ carries the decorators ("classes",
-"class_arguments")}.
+"class_arguments"), and {"methods": {public class name: {attribute: [qualified name, module,
+date, instructions, kind]}}} for their deprecated methods and properties
+(method_deprecations_of).
 
 TF prints, on a program's first call of such a function, "From prog.py:3: dense (from
 tensorflow.python.layers.core) is deprecated and will be removed in a future version.
@@ -62,7 +64,10 @@ def deprecation_of(value):
 
 
 def argument_deprecations_of(value):
-    """Each `deprecated_args` decorator of value: {qualified, module, date, instructions,
+    """Each `deprecated_args` decorator of value (and `deprecated_arg_values`, see
+    argument_values_record): {outermost (whether it is value's outermost decorator: under
+    another one, such as dispatch's or another deprecation's, TF's warning names that
+    decorator's file instead of the program's line), qualified, module, date, instructions,
     args (the signature's positional names), deprecated: [[name, position or null, has an
     ok value, the ok value]], varargs, varkw (deprecated or null)}."""
     out = []
@@ -85,6 +90,7 @@ def argument_deprecations_of(value):
             )
         out.append(
             {
+                "outermost": depth == 0,
                 "qualified": decorator_utils.get_qualified_name(func),
                 "module": func.__module__,
                 "date": found.get("date"),
@@ -100,9 +106,7 @@ def argument_deprecations_of(value):
 
 def argument_values_record(found, outermost):
     """A `deprecated_arg_values` decorator's record: as a deprecated_args one with nothing
-    deprecated by name, "values": [[argument, the value that is deprecated]], and whether it
-    is the function's outermost decorator (an inner one's warning names TF's own
-    deprecation.py, its caller, instead of the program's line)."""
+    deprecated by name, and "values": [[argument, the value that is deprecated]]."""
     func = found["func"]
     values = sorted(found["deprecated_kwargs"].items())
     for _, value in values:
@@ -124,8 +128,45 @@ def argument_values_record(found, outermost):
     }
 
 
+def outermost_deprecation(value):
+    """Whether value is itself the wrapper of TF's `deprecated` decorator (under another one,
+    such as dispatch's or tf_should_use's, TF's warning names that decorator's file);
+    a whole deprecation under another decorator is left out of the table."""
+    outer = next(_closures(value))
+    return "instructions" in outer and outer.get("func") is not None
+
+
+def method_deprecations_of(cls):
+    """{attribute: [qualified name, module, date, instructions, kind]} of the methods and
+    properties of cls (its own or inherited) that TF's `deprecated` decorator wraps directly;
+    kind is "method", "property", "staticmethod" or "classmethod". One whose decorator sits
+    under another (TensorFlowTestCase.test_session under contextmanager) is left out: TF's
+    warning then names the file of that other decorator, not the program's."""
+    out = {}
+    for attribute in sorted(dir(cls)):
+        if attribute.startswith("_"):
+            continue
+        try:
+            raw = inspect.getattr_static(cls, attribute)
+        except AttributeError:
+            continue
+        kind = "method"
+        if isinstance(raw, property):
+            raw, kind = raw.fget, "property"
+        elif isinstance(raw, (staticmethod, classmethod)):
+            raw, kind = raw.__func__, type(raw).__name__
+        if raw is None or not callable(raw):
+            continue
+        found = deprecation_of(raw)
+        if found is None:
+            continue
+        if outermost_deprecation(raw):
+            out[attribute] = [*found, kind]
+    return out
+
+
 def main():
-    table, by_arguments, classes, class_arguments = {}, {}, {}, {}
+    table, by_arguments, classes, class_arguments, methods = {}, {}, {}, {}, {}
     for module in list(sys.modules.values()):
         if not isinstance(module, module_wrapper.TFModuleWrapper):
             continue
@@ -143,12 +184,15 @@ def main():
             full = f"tf.{path}.{name}" if path else f"tf.{name}"
             is_class = inspect.isclass(value)
             if is_class:
+                found_methods = method_deprecations_of(value)
+                if found_methods:
+                    methods[full] = found_methods
                 # A class deprecated through its own __init__ (not one it inherits).
                 value = value.__dict__.get("__init__")
             if value is None or not callable(value):
                 continue
             found = deprecation_of(value)
-            if found is not None:
+            if found is not None and outermost_deprecation(value):
                 (classes if is_class else table)[full] = found
             arguments = argument_deprecations_of(value)
             if arguments:
@@ -158,6 +202,7 @@ def main():
         "arguments": by_arguments,
         "classes": classes,
         "class_arguments": class_arguments,
+        "methods": methods,
     }
     with open(OUT, "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)

@@ -153,6 +153,41 @@ i3 = tf.variance_scaling_initializer(2.0, "fan_avg", "normal")
 i4 = tf.glorot_uniform_initializer()
 print("ok")
 """,
+    "deprecated_methods_and_properties": """
+import tensorflow as tf
+ds = tf.data.Dataset.from_tensor_slices([1, 2, 3])
+types = ds.output_types
+shapes = ds.output_shapes
+classes = ds.output_classes
+it = ds.make_one_shot_iterator()
+it2 = ds.batch(2).make_initializable_iterator()
+x = it.get_next()
+print(it.output_types, it.output_shapes, it2.output_classes.__name__)
+lines = tf.data.TextLineDataset(["a.txt"]).make_one_shot_iterator()
+layer = tf.layers.Dense(3)
+y = layer.apply(tf.ones([2, 2]))
+y2 = layer.apply(tf.ones([2, 2]))
+v = tf.Variable(1.0)
+w = tf.Variable(v.initialized_value() * 2.0)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    v.load(3.0, sess)
+    print(sess.run(w))
+print(layer.graph is tf.get_default_graph())
+print("done")
+""",
+    "deprecations_under_other_decorators_name_tf_files": """
+import tensorflow as tf
+x = tf.ones([2, 3])
+a = tf.expand_dims(x, dim=0)
+b = tf.squeeze(tf.ones([1, 2]), squeeze_dims=[0])
+c = tf.batch_gather(x, [[0], [1]])
+n = tf.count_nonzero(x, reduction_indices=0)
+i = tf.initialize_all_variables()
+j = tf.initialize_local_variables()
+k = tf.constant_initializer(0.5, verify_shape=False)
+print("ok")
+""",
     "a_helper_module_reads_first": """
 import os
 import sys
