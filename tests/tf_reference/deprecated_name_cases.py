@@ -188,6 +188,33 @@ j = tf.initialize_local_variables()
 k = tf.constant_initializer(0.5, verify_shape=False)
 print("ok")
 """,
+    "names_read_in_converted_functions": """
+import tensorflow as tf
+
+
+def parse(x):
+    y = tf.to_float(x)
+    return tf.read_file(tf.as_string(x)), tf.log(y)
+
+
+ds = tf.data.Dataset.from_tensor_slices([1, 2]).map(parse)
+ds2 = ds.filter(lambda a, b: tf.is_nan(b))
+
+
+@tf.function
+def fn(x):
+    return tf.log1p(x) + tf.div(x,
+                                2.0)
+
+
+y = fn(tf.constant(1.0))
+f = tf.read_file("a")
+g = tf.log(2.0) + tf.log1p(1.0)
+h = tf.to_float(1)
+w = tf.is_nan(1.0)
+s = tf.squared_difference(1.0, 2.0)
+print("ok")
+""",
     "a_helper_module_reads_first": """
 import os
 import sys

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from tfcluster.api._python37_lines import python37_line
+from tfcluster.framework.converted_code import in_converted_function
 
 _TABLE_FILE = Path(__file__).with_name("tf115_deprecated_names.json")
 _FUNCTIONS_FILE = Path(__file__).with_name("tf115_deprecated_functions.json")
@@ -346,7 +347,7 @@ def _announce(module_path: str, name: str, frame: types.FrameType | None) -> Non
         if name not in pending:
             return
         pending.discard(name)
-    if filename.startswith("<"):
+    if filename.startswith("<") or in_converted_function():
         return
     full = ".".join(p for p in ("tf", module_path, name) if p)
     _warn_from(

@@ -15,6 +15,8 @@ import functools
 import linecache
 import types
 
+from tfcluster.framework.converted_code import is_converted_code
+
 Span = tuple[int, int, int, int]  # first line, first column, last line, end column
 
 
@@ -53,8 +55,11 @@ def _innermost(spans: tuple[Span, ...], line: int, col: int) -> Span | None:
 
 
 def python37_line(frame: types.FrameType) -> int:
-    """frame's line as Python 3.7 reports it (frame.f_lineno where it cannot be worked out)."""
+    """frame's line as Python 3.7 reports it (frame.f_lineno where it cannot be worked out);
+    in code AutoGraph converted, the line where the call starts, as TF's source map names it."""
     code = frame.f_code
+    if is_converted_code(code):
+        return frame.f_lineno
     positions = list(code.co_positions())
     index = frame.f_lasti // 2
     if not 0 <= index < len(positions):
