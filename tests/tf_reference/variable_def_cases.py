@@ -71,7 +71,9 @@ def meta_graph_of_a_name_passed_as_trainable(tf):
         finally:
             logger.removeHandler(handler)
         return {
-            "warnings": [m for m in handler.messages if "deprecated" not in m],
+            # (sorted: tf.Variable adds itself to its collections through a set, so which
+            # of them the graph holds first, and is serialized first, varies run to run)
+            "warnings": sorted(m for m in handler.messages if "deprecated" not in m),
             "collections": sorted(meta.collection_def.keys()),
             "nodes": len(meta.graph_def.node),
         }
