@@ -1,16 +1,21 @@
 """Records the public functions TensorFlow 1.15 marks deprecated, as a whole (its
-`deprecation.deprecated` decorator) or for some arguments (`deprecated_args`), into
+`deprecation.deprecated` decorator), for some arguments (`deprecated_args`) or for some of
+their values (`deprecated_arg_values`), into
 server/tfcluster/api/tf115_deprecated_functions.json: {"functions": {public name: [qualified
 name, TF's module, date or null, instructions]}, "arguments": {public name: [each
-deprecated_args decorator's record (argument_deprecations_of)]}, and the same for classes whose
-own __init__ carries the decorators ("classes", "class_arguments")}.
+deprecated_args or deprecated_arg_values decorator's record (argument_deprecations_of)]}, and
+the same for classes whose own __init__ carries the decorators ("classes",
+"class_arguments"), and {"methods": {public class name: {attribute: [qualified name, module,
+date, instructions, kind]}}} for their deprecated methods and properties
+(method_deprecations_of).
 
 TF prints, on a program's first call of such a function, "From prog.py:3: dense (from
 tensorflow.python.layers.core) is deprecated and will be removed in a future version.
 Instructions for updating: ..." (once per function, whatever name it was called by), and
 "calling dropout (from tensorflow.python.ops.nn_ops) with keep_prob is deprecated ..." when a
-call passes a deprecated argument (once per function and argument); a class's, when it is
-made ("BasicLSTMCell.__init__ (from ...) is deprecated ...").
+call passes a deprecated argument (once per function and argument; "calling conv1d ... with
+data_format=NCHW is deprecated" for a deprecated value); a class's, when it is made
+("BasicLSTMCell.__init__ (from ...) is deprecated ...").
 
 Run with TF 1.15 itself (Python 3.7; the project never needs TensorFlow):
     /tmp/tf115/bin/python tools/record_tf115_deprecated_functions.py
@@ -22,7 +27,7 @@ import os
 import sys
 
 import tensorflow as tf  # noqa: F401  (loads the API modules)
-from tensorflow.python.util import decorator_utils, module_wrapper
+from tensorflow.python.util import decorator_utils, module_wrapper, tf_inspect
 
 OUT = os.path.join(
     os.path.dirname(os.path.abspath(__file__)),
@@ -50,7 +55,8 @@ def deprecation_of(value):
     """[qualified name, module, date, instructions] of value's whole-function deprecation."""
     for found in _closures(value):
         whole = "instructions" in found and "func" in found and "deprecated_arg_names" not in found
-        if whole and "deprecated_positions" not in found:
+        # (deprecated_arg_values' closure has instructions and func too: not a whole one)
+        if whole and "deprecated_positions" not in found and "deprecated_kwargs" not in found:
             func = found["func"]
             qualified = decorator_utils.get_qualified_name(func)
             return [qualified, func.__module__, found.get("date"), found["instructions"]]
@@ -58,11 +64,17 @@ def deprecation_of(value):
 
 
 def argument_deprecations_of(value):
-    """Each `deprecated_args` decorator of value: {qualified, module, date, instructions,
+    """Each `deprecated_args` decorator of value (and `deprecated_arg_values`, see
+    argument_values_record): {outermost (whether it is value's outermost decorator: under
+    another one, such as dispatch's or another deprecation's, TF's warning names that
+    decorator's file instead of the program's line), qualified, module, date, instructions,
     args (the signature's positional names), deprecated: [[name, position or null, has an
     ok value, the ok value]], varargs, varkw (deprecated or null)}."""
     out = []
-    for found in _closures(value):
+    for depth, found in enumerate(_closures(value)):
+        if "deprecated_kwargs" in found and "func" in found:
+            out.append(argument_values_record(found, outermost=depth == 0))
+            continue
         if "deprecated_positions" not in found or "deprecated_arg_names" not in found:
             continue
         func = found["func"]
@@ -78,6 +90,7 @@ def argument_deprecations_of(value):
             )
         out.append(
             {
+                "outermost": depth == 0,
                 "qualified": decorator_utils.get_qualified_name(func),
                 "module": func.__module__,
                 "date": found.get("date"),
@@ -91,8 +104,69 @@ def argument_deprecations_of(value):
     return out
 
 
+def argument_values_record(found, outermost):
+    """A `deprecated_arg_values` decorator's record: as a deprecated_args one with nothing
+    deprecated by name, and "values": [[argument, the value that is deprecated]]."""
+    func = found["func"]
+    values = sorted(found["deprecated_kwargs"].items())
+    for _, value in values:
+        if not isinstance(value, (type(None), bool, int, float, str)):
+            raise SystemExit(f"a deprecated value JSON cannot hold: {value!r}")
+    return {
+        "qualified": decorator_utils.get_qualified_name(func),
+        "module": func.__module__,
+        "date": found.get("date"),
+        "instructions": found["instructions"],
+        # TF matches the values by tf_inspect.getcallargs, which reads the signature of the
+        # function under any inner decorators
+        "args": list(tf_inspect.getfullargspec(func).args),
+        "deprecated": [],
+        "varargs": None,
+        "varkw": None,
+        "values": [list(v) for v in values],
+        "outermost": outermost,
+    }
+
+
+def outermost_deprecation(value):
+    """Whether value is itself the wrapper of TF's `deprecated` decorator (under another one,
+    such as dispatch's or tf_should_use's, TF's warning names that decorator's file);
+    a whole deprecation under another decorator is left out of the table."""
+    outer = next(_closures(value))
+    return "instructions" in outer and outer.get("func") is not None
+
+
+def method_deprecations_of(cls):
+    """{attribute: [qualified name, module, date, instructions, kind]} of the methods and
+    properties of cls (its own or inherited) that TF's `deprecated` decorator wraps directly;
+    kind is "method", "property", "staticmethod" or "classmethod". One whose decorator sits
+    under another (TensorFlowTestCase.test_session under contextmanager) is left out: TF's
+    warning then names the file of that other decorator, not the program's."""
+    out = {}
+    for attribute in sorted(dir(cls)):
+        if attribute.startswith("_"):
+            continue
+        try:
+            raw = inspect.getattr_static(cls, attribute)
+        except AttributeError:
+            continue
+        kind = "method"
+        if isinstance(raw, property):
+            raw, kind = raw.fget, "property"
+        elif isinstance(raw, (staticmethod, classmethod)):
+            raw, kind = raw.__func__, type(raw).__name__
+        if raw is None or not callable(raw):
+            continue
+        found = deprecation_of(raw)
+        if found is None:
+            continue
+        if outermost_deprecation(raw):
+            out[attribute] = [*found, kind]
+    return out
+
+
 def main():
-    table, by_arguments, classes, class_arguments = {}, {}, {}, {}
+    table, by_arguments, classes, class_arguments, methods = {}, {}, {}, {}, {}
     for module in list(sys.modules.values()):
         if not isinstance(module, module_wrapper.TFModuleWrapper):
             continue
@@ -110,12 +184,15 @@ def main():
             full = f"tf.{path}.{name}" if path else f"tf.{name}"
             is_class = inspect.isclass(value)
             if is_class:
+                found_methods = method_deprecations_of(value)
+                if found_methods:
+                    methods[full] = found_methods
                 # A class deprecated through its own __init__ (not one it inherits).
                 value = value.__dict__.get("__init__")
             if value is None or not callable(value):
                 continue
             found = deprecation_of(value)
-            if found is not None:
+            if found is not None and outermost_deprecation(value):
                 (classes if is_class else table)[full] = found
             arguments = argument_deprecations_of(value)
             if arguments:
@@ -125,6 +202,7 @@ def main():
         "arguments": by_arguments,
         "classes": classes,
         "class_arguments": class_arguments,
+        "methods": methods,
     }
     with open(OUT, "w") as f:
         json.dump(out, f, indent=0, sort_keys=True)

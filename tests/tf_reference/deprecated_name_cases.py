@@ -105,6 +105,116 @@ zeros = tf.zeros_initializer()
 reader = tf.TFRecordReader()
 print("made")
 """,
+    "calls_spread_over_lines": """
+import tensorflow as tf
+x = tf.placeholder(tf.float32,
+                   [None, 2])
+loss = tf.reduce_mean(tf.nn.softmax_cross_entropy_with_logits(logits=x,
+                                                              labels=x))
+d = tf.nn.dropout(
+    x,
+    keep_prob=0.5)
+h = tf.layers.dense(
+    x, 3,
+    name="h")
+cell = tf.nn.rnn_cell.BasicLSTMCell(
+    8,
+    forget_bias=1.0)
+f = (tf
+     .to_float(tf.constant(1)))
+with tf.variable_scope("s",
+                       reuse=None):
+    g = tf.to_int32(f,
+                    name="g")
+values = [tf.constant(2.0), tf.Print(f,
+                                     [f])]
+s = tf.reduce_sum(x, 1,
+                  keep_dims=True)
+if tf.argmax(x,
+             dimension=1) is not None:
+    m = tf.reduce_max(x, 1,
+                      keep_dims=True); n = tf.expand_dims(x,
+                                                          0)
+print("ok")
+""",
+    "deprecated_argument_values": """
+import tensorflow as tf
+x = tf.ones([1, 5, 2])
+f = tf.ones([2, 2, 3])
+a = tf.nn.conv1d(x, f, 1, "VALID")
+b = tf.nn.conv1d(x, f, stride=1, padding="VALID", data_format="NWC")
+c = tf.nn.conv1d(x, f, 1, "VALID", None, "NHWC")
+xc = tf.ones([1, 2, 5])
+d = tf.nn.conv1d(xc, f, 1, "VALID", data_format="NCHW")
+e = tf.nn.conv1d(xc, f, 1, "VALID", None, "NCHW")
+i1 = tf.variance_scaling_initializer()
+i2 = tf.variance_scaling_initializer(distribution="truncated_normal")
+i3 = tf.variance_scaling_initializer(2.0, "fan_avg", "normal")
+i4 = tf.glorot_uniform_initializer()
+print("ok")
+""",
+    "deprecated_methods_and_properties": """
+import tensorflow as tf
+ds = tf.data.Dataset.from_tensor_slices([1, 2, 3])
+types = ds.output_types
+shapes = ds.output_shapes
+classes = ds.output_classes
+it = ds.make_one_shot_iterator()
+it2 = ds.batch(2).make_initializable_iterator()
+x = it.get_next()
+print(it.output_types, it.output_shapes, it2.output_classes.__name__)
+lines = tf.data.TextLineDataset(["a.txt"]).make_one_shot_iterator()
+layer = tf.layers.Dense(3)
+y = layer.apply(tf.ones([2, 2]))
+y2 = layer.apply(tf.ones([2, 2]))
+v = tf.Variable(1.0)
+w = tf.Variable(v.initialized_value() * 2.0)
+with tf.Session() as sess:
+    sess.run(tf.global_variables_initializer())
+    v.load(3.0, sess)
+    print(sess.run(w))
+print(layer.graph is tf.get_default_graph())
+print("done")
+""",
+    "deprecations_under_other_decorators_name_tf_files": """
+import tensorflow as tf
+x = tf.ones([2, 3])
+a = tf.expand_dims(x, dim=0)
+b = tf.squeeze(tf.ones([1, 2]), squeeze_dims=[0])
+c = tf.batch_gather(x, [[0], [1]])
+n = tf.count_nonzero(x, reduction_indices=0)
+i = tf.initialize_all_variables()
+j = tf.initialize_local_variables()
+k = tf.constant_initializer(0.5, verify_shape=False)
+print("ok")
+""",
+    "names_read_in_converted_functions": """
+import tensorflow as tf
+
+
+def parse(x):
+    y = tf.to_float(x)
+    return tf.read_file(tf.as_string(x)), tf.log(y)
+
+
+ds = tf.data.Dataset.from_tensor_slices([1, 2]).map(parse)
+ds2 = ds.filter(lambda a, b: tf.is_nan(b))
+
+
+@tf.function
+def fn(x):
+    return tf.log1p(x) + tf.div(x,
+                                2.0)
+
+
+y = fn(tf.constant(1.0))
+f = tf.read_file("a")
+g = tf.log(2.0) + tf.log1p(1.0)
+h = tf.to_float(1)
+w = tf.is_nan(1.0)
+s = tf.squared_difference(1.0, 2.0)
+print("ok")
+""",
     "a_helper_module_reads_first": """
 import os
 import sys

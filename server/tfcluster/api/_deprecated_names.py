@@ -14,6 +14,7 @@ The face modules of those paths (and `tfcluster` itself) get DeprecatingModule a
 from __future__ import annotations
 
 import functools
+import inspect
 import json
 import os
 import sys
@@ -21,6 +22,9 @@ import threading
 import types
 from pathlib import Path
 from typing import Any
+
+from tfcluster.api._python37_lines import python37_line
+from tfcluster.framework.converted_code import in_converted_function
 
 _TABLE_FILE = Path(__file__).with_name("tf115_deprecated_names.json")
 _FUNCTIONS_FILE = Path(__file__).with_name("tf115_deprecated_functions.json")
@@ -72,6 +76,14 @@ def _classes_by_module() -> dict[str, dict[str, tuple[str, str, str | None, str]
 def _class_arguments_by_module() -> dict[str, dict[str, list[dict[str, Any]]]]:
     """module path -> {class name: its __init__'s deprecated_args records}."""
     return _by_module("class_arguments")
+
+
+@functools.cache
+def _methods_by_module() -> dict[str, dict[str, dict[str, list[Any]]]]:
+    """module path -> {class name: {attribute: [qualified name, module, date, instructions,
+    kind]}} of the methods and properties TF 1.15 deprecates ("DatasetV1.make_one_shot_iterator
+    (from ...) is deprecated ...")."""
+    return _by_module("methods")
 
 
 @functools.cache
@@ -152,6 +164,26 @@ def _passed_deprecated(
     return found
 
 
+def _passed_deprecated_values(
+    record: dict[str, Any], args: tuple[Any, ...], kwargs: dict[str, Any]
+) -> list[tuple[str, Any]]:
+    """The arguments a call passes with the value TF's deprecated_arg_values decorator
+    deprecates (`tf.nn.conv1d(..., data_format="NCHW")`): [(name, value)]."""
+    found = []
+    positions = {name: i for i, name in enumerate(record["args"])}
+    for name, deprecated in record.get("values", ()):
+        position = positions.get(name)
+        if position is not None and position < len(args):
+            value, passed = args[position], True
+        elif name in kwargs:
+            value, passed = kwargs[name], True
+        else:
+            passed = False
+        if passed and _same_value(value, deprecated):
+            found.append((name, deprecated))
+    return found
+
+
 def _same_value(a: Any, b: Any) -> bool:
     if a is b:
         return True
@@ -171,6 +203,10 @@ def _announcing_arguments(fn: Any, records: list[dict[str, Any]]) -> Any:
         frame = sys._getframe(1)
         if not _is_internal(frame.f_code.co_filename):
             for record in records:
+                if not record["outermost"]:
+                    # Under another decorator TF's warning names that decorator's file
+                    # (dispatch.py, deprecation.py), not the program: left out.
+                    continue
                 for name in _passed_deprecated(record, args, kwargs):
                     key = (record["qualified"], record["module"], name)
                     with _lock:
@@ -178,6 +214,13 @@ def _announcing_arguments(fn: Any, records: list[dict[str, Any]]) -> Any:
                         _announced_arguments.add(key)
                     if first:
                         _warn_arguments(frame, record, name)
+                for name, value in _passed_deprecated_values(record, args, kwargs):
+                    key = (record["qualified"], record["module"], f"{name}={value}")
+                    with _lock:
+                        first = key not in _announced_arguments
+                        _announced_arguments.add(key)
+                    if first:
+                        _warn_arguments(frame, record, f"{name}={value}")
         return fn(*args, **kwargs)
 
     return call
@@ -208,7 +251,10 @@ def _warn_from(frame: types.FrameType, message: str, *args: Any) -> None:
     from tfcluster.lib.platform import tf_logging
 
     tf_logging.warning(
-        "From %s:%d: " + message, _as_given(frame.f_code.co_filename), frame.f_lineno, *args
+        "From %s:%d: " + message,
+        _as_given(frame.f_code.co_filename),
+        python37_line(frame),
+        *args,
     )
 
 
@@ -239,6 +285,41 @@ def _wrap_deprecated_functions(module: types.ModuleType, module_path: str) -> No
             own_init = getattr(cls, "__init__")  # noqa: B009 (the class's, inherited or not)
             init = _announcing_call(own_init, classes.get(name), class_arguments.get(name))
             type.__setattr__(cls, "__init__", init)
+    for name, attributes in sorted(_methods_by_module().get(module_path, {}).items()):
+        cls = namespace.get(name)
+        if isinstance(cls, type):
+            for attribute, record in sorted(attributes.items()):
+                _wrap_method(cls, attribute, record)
+
+
+def _wrap_method(cls: type, attribute: str, record: list[Any]) -> None:
+    """cls's method or property `attribute` (its own or inherited), announcing on the program's
+    first use what TF's decorator on it does; one already announcing is left as it is."""
+    qualified, module, date, instructions, kind = record
+    deprecation = (qualified, module, date, instructions)
+    with _lock:
+        try:
+            raw = inspect.getattr_static(cls, attribute)
+        except AttributeError:
+            return
+        inner = raw.fget if isinstance(raw, property) else getattr(raw, "__func__", raw)
+        if inner is None or getattr(inner, "_tf_announces", False):
+            return
+        new: Any
+        if kind == "property" and isinstance(raw, property):
+            fget = _announcing(raw.fget, deprecation)
+            fget._tf_announces = True  # type: ignore[attr-defined]
+            new = property(fget, raw.fset, raw.fdel, raw.__doc__)
+        elif kind == "method" and inspect.isfunction(raw):
+            new = _announcing(raw, deprecation)
+            new._tf_announces = True
+        elif kind in ("staticmethod", "classmethod") and type(raw).__name__ == kind:
+            fn = _announcing(raw.__func__, deprecation)
+            fn._tf_announces = True  # type: ignore[attr-defined]
+            new = staticmethod(fn) if kind == "staticmethod" else classmethod(fn)
+        else:
+            return
+        type.__setattr__(cls, attribute, new)
 
 
 def _announcing_call(
@@ -266,7 +347,7 @@ def _announce(module_path: str, name: str, frame: types.FrameType | None) -> Non
         if name not in pending:
             return
         pending.discard(name)
-    if filename.startswith("<"):
+    if filename.startswith("<") or in_converted_function():
         return
     full = ".".join(p for p in ("tf", module_path, name) if p)
     _warn_from(

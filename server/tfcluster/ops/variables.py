@@ -24,6 +24,7 @@ from tfcluster.framework.graph import (
 )
 from tfcluster.framework.indexed_slices import IndexedSlices
 from tfcluster.framework.meta_graph import prepend_name_scope, strip_name_scope
+from tfcluster.framework.proto_bool_values import bool_field_value
 from tfcluster.framework.proto_functions import register_proto_function
 from tfcluster.framework.tensor_shape import TensorShape
 from tfcluster.ops import (
@@ -313,7 +314,7 @@ class Variable(metaclass=_VariableMeta):
         proto.variable_name = strip_name_scope(self._variable.name, export_scope)
         if self._initial_value is not None:
             proto.initial_value_name = strip_name_scope(self._initial_value.name, export_scope)
-        proto.trainable = self._trainable
+        proto.trainable = bool_field_value(self._trainable)
         proto.initializer_name = strip_name_scope(self._initializer_op.name, export_scope)
         proto.snapshot_name = strip_name_scope(self._snapshot_tensor.name, export_scope)
         if self._save_slice_info is not None:

@@ -7,6 +7,7 @@ import threading
 from collections.abc import Sequence
 from typing import Any
 
+from tfcluster.client.session import BaseSession
 from tfcluster.framework import errors
 from tfcluster.framework.default_session import get_default_session
 from tfcluster.framework.graph import (
@@ -20,6 +21,7 @@ from tfcluster.framework.proto_functions import register_proto_function
 from tfcluster.protos import queue_runner_pb2
 
 _log = logging.getLogger(__name__)
+_tf_log = logging.getLogger("tensorflow")
 
 
 class QueueRunner:
@@ -193,13 +195,32 @@ def start_queue_runners(
     start: bool = True,
     collection: str = GraphKeys.QUEUE_RUNNERS,
 ) -> list[threading.Thread]:
+    """Starts the threads of the queue runners in `collection` of sess's graph (TF 1.15's
+    checks and words: a MonitoredSession gets nothing, and a default graph without queue
+    runners is warned about)."""
     if sess is None:
         sess = get_default_session()
         if sess is None:
-            raise ValueError("Cannot start queue runners: No default session is registered.")
+            raise ValueError(
+                "Cannot start queue runners: No default session is registered. Use `with "
+                "sess.as_default()` or pass an explicit session to "
+                "tf.start_queue_runners(sess=sess)"
+            )
+    if not isinstance(sess, BaseSession):
+        # (TF's backward compatibility, b/62061352)
+        if type(sess).__name__ in ("MonitoredSession", "SingularMonitoredSession"):
+            return []
+        if not (callable(getattr(sess, "run", None)) and hasattr(sess, "graph")):
+            raise TypeError(f"sess must be a `tf.Session` object. Given class: {sess.__class__}")
+    if not get_collection(collection):
+        _tf_log.warning(
+            "`tf.train.start_queue_runners()` was called when no queue runners were defined. "
+            "You can safely remove the call to this deprecated function."
+        )
     threads: list[threading.Thread] = []
-    for qr in get_collection(collection):
-        threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
+    with sess.graph.as_default():
+        for qr in get_collection(collection):
+            threads.extend(qr.create_threads(sess, coord=coord, daemon=daemon, start=start))
     return threads
 
 

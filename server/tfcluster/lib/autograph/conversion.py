@@ -31,6 +31,7 @@ import types
 from collections.abc import Callable
 from typing import Any
 
+from tfcluster.framework.converted_code import register_converted_code
 from tfcluster.lib.autograph import operators
 
 _uid = itertools.count(1)
@@ -67,6 +68,7 @@ def convert(fn: Callable[..., Any], recursive: bool = True) -> Callable[..., Any
     )
     module = ast.fix_missing_locations(ast.Module(body=[factory], type_ignores=[]))
     code = compile(module, source_name, "exec")
+    register_converted_code(code)
     factory_code = next(c for c in code.co_consts if isinstance(c, types.CodeType))
     make = types.FunctionType(factory_code, fn.__globals__, factory_name)
     cells = [c.cell_contents for c in (fn.__closure__ or ())]
@@ -86,11 +88,14 @@ def to_code(fn: Callable[..., Any]) -> str:
 
 
 def _parse(fn: Callable[..., Any]) -> tuple[ast.FunctionDef, str]:
-    source = textwrap.dedent(inspect.getsource(fn))
-    module = ast.parse(source)
+    lines, first_line = inspect.getsourcelines(fn)
+    module = ast.parse(textwrap.dedent("".join(lines)))
     node = module.body[0]
     if not isinstance(node, ast.FunctionDef):
         raise TypeError(f"{fn!r} is not defined by a def statement")
+    # The converted code keeps the lines of the file (tracebacks and TF's "From prog.py:<line>"
+    # warnings name the program's own lines, as TF's source maps do).
+    ast.increment_lineno(node, max(first_line, 1) - 1)
     return node, inspect.getsourcefile(fn) or "<autograph>"
 
 

@@ -12,6 +12,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from tfcluster.framework import dtypes
+from tfcluster.framework.converted_code import tracing_converted_function
 from tfcluster.framework.func_graph import FuncGraph
 from tfcluster.framework.graph import Operation, Tensor, get_default_graph
 from tfcluster.lib.data import structure as st
@@ -61,10 +62,11 @@ class StructuredFunction:
                 sparse = sum(s.kind == st.SPARSE for s in st.flatten(input_structure))
                 fg._match_tf1_op_count(-2 * sparse)
                 nested = st.from_tensor_list(input_structure, args)
-            if unpack_tuples and type(nested) is tuple:
-                ret = func(*nested)
-            else:
-                ret = func(nested)
+            with tracing_converted_function():
+                if unpack_tuples and type(nested) is tuple:
+                    ret = func(*nested)
+                else:
+                    ret = func(nested)
             if ret is None:
                 raise ValueError(
                     f"The function passed to {transformation_name} returned None: it must "

@@ -13,6 +13,7 @@ as TF's does.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import itertools
@@ -23,6 +24,7 @@ from typing import Any
 import numpy as np
 
 from tfcluster.framework import op_signatures
+from tfcluster.framework.converted_code import tracing_converted_function
 from tfcluster.framework.func_graph import FuncGraph
 from tfcluster.framework.graph import (
     Graph,
@@ -455,7 +457,8 @@ class Function:
                 else:
                     args_leaves.append(fg.add_arg(spec.dtype, spec.shape, name))
             pos, kw = nest.pack_sequence_as(structure, args_leaves)
-            result = python_fn(*pos, **kw)
+            with tracing_converted_function() if self._autograph else contextlib.nullcontext():
+                result = python_fn(*pos, **kw)
             flat_out: list[Tensor] = []
             out_leaves = [] if result is None else nest.flatten(result)
             fixed_leaves: list[Any] = []

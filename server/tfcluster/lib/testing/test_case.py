@@ -118,6 +118,15 @@ class TestCase(absltest.TestCase):
         if self.id().endswith(".test_session"):
             self.skipTest("Not a test.")
 
+    def _callTestMethod(self, method: Any) -> None:
+        """Runs one test method. A subclass whose setUp skips TF's has test_session run as a
+        test: it only makes a context manager, and TF 1.15 (Python 3.7) reports it passed
+        without a word; Python 3.11 would warn that a test returned a value."""
+        if getattr(method, "__name__", None) == "test_session":
+            method()
+            return
+        super()._callTestMethod(method)  # type: ignore[misc]
+
     def tearDown(self) -> None:
         for thread in self._threads:
             thread.check_termination()
