@@ -4,7 +4,9 @@ and the progress bar (ProgbarLogger) are added by fit itself."""
 from __future__ import annotations
 
 import csv
+import logging
 import os
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -247,6 +249,11 @@ class EarlyStopping(Callback):
 
 
 class ModelCheckpoint(Callback):
+    """Saves the model (or its weights) every epoch, every `save_freq` samples, or only when
+    the monitored value improves, as TF 1.15's: `period` and `load_weights_on_restart` are
+    deprecated arguments (warned about), a subclassed model saves its weights only, and
+    load_weights_on_restart loads the latest file matching the path before training."""
+
     def __init__(
         self,
         filepath: str,
@@ -259,14 +266,70 @@ class ModelCheckpoint(Callback):
         **kwargs: Any,
     ) -> None:
         super().__init__()
-        self.filepath = filepath
         self.monitor = monitor
         self.verbose = verbose
+        self.filepath = filepath
         self.save_best_only = save_best_only
         self.save_weights_only = save_weights_only
-        self.period = kwargs.get("period", 1)
+        self.save_freq = save_freq
         self.epochs_since_last_save = 0
+        self._samples_seen_since_last_saving = 0
+        self._current_epoch = 0
+        self.load_weights_on_restart = kwargs.get("load_weights_on_restart", False)
+        if "load_weights_on_restart" in kwargs:
+            _warn(
+                "`load_weights_on_restart` argument is deprecated. Please use "
+                "`model.load_weights()` for loading weights before the start of `model.fit()`."
+            )
+        self.period = kwargs.get("period", 1)
+        if "period" in kwargs:
+            _warn(
+                "`period` argument is deprecated. Please use `save_freq` to specify the "
+                "frequency in number of samples seen."
+            )
+        if mode not in ("auto", "min", "max"):
+            _warn(f"ModelCheckpoint mode {mode} is unknown, fallback to auto mode.")
+            mode = "auto"
+        if mode == "auto" and monitor.startswith("fmeasure"):
+            mode = "max"
         self.monitor_op, self.best = _monitor_op(mode, monitor)
+        if self.save_freq != "epoch" and not isinstance(self.save_freq, int):
+            raise ValueError(f"Unrecognized save_freq: {self.save_freq}")
+
+    def set_model(self, model: Any) -> None:
+        self.model = model
+        if (
+            not self.save_weights_only
+            and not model._is_graph_network
+            and type(model).__name__ != "Sequential"
+        ):
+            self.save_weights_only = True
+
+    def on_train_begin(self, logs: dict[str, Any] | None = None) -> None:
+        if not self.load_weights_on_restart:
+            return
+        path = _latest_matching(self.filepath)
+        if path is not None and _checkpoint_exists(path):
+            try:
+                self.model.load_weights(path)
+            except (OSError, ValueError) as e:
+                raise ValueError(f"Error loading file from {path}. Reason: {e}") from None
+
+    def on_batch_end(self, batch: int, logs: dict[str, Any] | None = None) -> None:
+        logs = logs or {}
+        if isinstance(self.save_freq, int):
+            self._samples_seen_since_last_saving += logs.get("size", 1)
+            if self._samples_seen_since_last_saving >= self.save_freq:
+                self._save_model(self._current_epoch, logs)
+                self._samples_seen_since_last_saving = 0
+
+    def on_epoch_begin(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self._current_epoch = epoch
+
+    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
+        self.epochs_since_last_save += 1
+        if self.save_freq == "epoch":
+            self._save_model(epoch, logs or {})
 
     def _save(self, filepath: str) -> None:
         if self.save_weights_only:
@@ -274,34 +337,66 @@ class ModelCheckpoint(Callback):
         else:
             self.model.save(filepath, overwrite=True)
 
-    def on_epoch_end(self, epoch: int, logs: dict[str, Any] | None = None) -> None:
-        logs = logs or {}
-        self.epochs_since_last_save += 1
-        if self.epochs_since_last_save < self.period:
+    def _save_model(self, epoch: int, logs: dict[str, Any]) -> None:
+        if not isinstance(self.save_freq, int) and self.epochs_since_last_save < self.period:
             return
         self.epochs_since_last_save = 0
         filepath = self.filepath.format(epoch=epoch + 1, **logs)
-        if self.save_best_only:
-            current = logs.get(self.monitor)
-            if current is None:
-                print(f"Can save best model only with {self.monitor} available, skipping.")
-                return
-            if self.monitor_op(current, self.best):
-                if self.verbose > 0:
-                    print(
-                        f"\nEpoch {epoch + 1:05d}: {self.monitor} improved from {self.best:.5f} "
-                        f"to {current:.5f}, saving model to {filepath}"
-                    )
-                self.best = current
-                self._save(filepath)
-            elif self.verbose > 0:
-                print(
-                    f"\nEpoch {epoch + 1:05d}: {self.monitor} did not improve from {self.best:.5f}"
-                )
-        else:
+        if not self.save_best_only:
             if self.verbose > 0:
                 print(f"\nEpoch {epoch + 1:05d}: saving model to {filepath}")
             self._save(filepath)
+            return
+        current = logs.get(self.monitor)
+        if current is None:
+            _warn(f"Can save best model only with {self.monitor} available, skipping.")
+        elif self.monitor_op(current, self.best):
+            if self.verbose > 0:
+                print(
+                    f"\nEpoch {epoch + 1:05d}: {self.monitor} improved from {self.best:.5f} "
+                    f"to {current:.5f}, saving model to {filepath}"
+                )
+            self.best = current
+            self._save(filepath)
+        elif self.verbose > 0:
+            print(f"\nEpoch {epoch + 1:05d}: {self.monitor} did not improve from {self.best:.5f}")
+
+
+def _warn(message: str) -> None:
+    logging.getLogger("tensorflow").warning(message)
+
+
+def _checkpoint_exists(path: str) -> bool:
+    """A file, or a TF checkpoint's prefix (its .index)."""
+    return os.path.exists(path) or os.path.exists(path + ".index")
+
+
+def _latest_matching(pattern: str) -> str | None:
+    """The most recently modified file matching the path's pattern (placeholders match
+    anything): the directory's latest TF checkpoint when it matches, else by modification
+    time, ties broken by the largest path (TF 1.15's
+    _get_most_recently_modified_file_matching_pattern)."""
+    from tfcluster.training import checkpoint_management
+
+    directory, base = os.path.dirname(pattern), os.path.basename(pattern)
+    regex = "^" + re.sub(r"{.*}", r".*", base) + "$"
+    latest = checkpoint_management.latest_checkpoint(directory)
+    if latest is not None and re.match(regex, os.path.basename(latest)):
+        return str(latest)
+    newest_time, newest, ties, largest = 0.0, None, 0, None
+    if os.path.exists(directory):
+        for name in os.listdir(directory):
+            if not re.match(regex, name):
+                continue
+            path = os.path.join(directory, name)
+            mtime = os.path.getmtime(path)
+            if largest is None or path > largest:
+                largest = path
+            if mtime > newest_time:
+                newest_time, newest, ties = mtime, path, 1
+            elif mtime == newest_time:
+                ties += 1
+    return newest if ties == 1 else largest
 
 
 class LambdaCallback(Callback):
