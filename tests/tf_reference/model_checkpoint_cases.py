@@ -23,7 +23,7 @@ case = registrar(CASES, own_graph=True)
 
 class _Warnings(logging.Handler):
     def __init__(self):
-        super(_Warnings, self).__init__(logging.WARNING)
+        super().__init__(logging.WARNING)
         self.messages = []
 
     def emit(self, record):
@@ -102,7 +102,7 @@ def save_best_only_without_the_monitored_value(tf):
 def subclassed_model_saves_weights_only(tf):
     class Small(tf.keras.Model):
         def __init__(self):
-            super(Small, self).__init__()
+            super().__init__()
             self.d = tf.keras.layers.Dense(1, kernel_initializer="ones")
 
         def call(self, x):
