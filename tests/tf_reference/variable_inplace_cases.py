@@ -87,3 +87,18 @@ def state_ops_on_slices_and_tensors(tf):
         except Exception as e:  # the class and message are compared
             out[label] = [type(e).__name__, str(e)]
     return out
+
+
+@case
+def resource_variable_create_and_numpy(tf):
+    """A resource variable's `create` (its initializer op) and numpy() (graph mode: TF's
+    NotImplementedError); a reference variable has neither."""
+    v = tf.get_variable("rv", [2], use_resource=True)
+    out = {"create": [v.create.type, v.create.name, v.create is v.initializer]}
+    try:
+        v.numpy()
+    except NotImplementedError as e:
+        out["numpy"] = str(e)
+    ref = tf.Variable(1.0)
+    out["reference"] = [hasattr(ref, "create"), hasattr(ref, "numpy")]
+    return out

@@ -133,6 +133,14 @@ class ResourceVariable(Variable):
     def handle(self) -> Tensor:
         return self._variable
 
+    @property
+    def create(self) -> Operation:
+        """The op that initializes the variable (TF's older name for `initializer`)."""
+        return self.initializer
+
+    def numpy(self) -> Any:
+        raise NotImplementedError("numpy() is only available when eager execution is enabled.")
+
     def to_proto(self, export_scope: str | None = None) -> variable_pb2.VariableDef | None:
         proto = super().to_proto(export_scope)
         if proto is not None:
