@@ -8,7 +8,8 @@ cancel_pending_enqueues fails those at once. A dequeue_many that must wait is wo
 all it asks for is there (or the queue is full, when it takes what there is and waits for
 the rest): one wake-up per batch, where TF takes elements one by one as they come, with the
 same result. An enqueue waiting for room is fed by the dequeue that makes it (TF's queue
-runs its waiting attempts when it flushes its lines). Blocked kernels give up when their step's deadline passes or it is cancelled.
+runs its waiting attempts when it flushes its lines). Blocked kernels give up when their
+step's deadline passes or it is cancelled.
 """
 
 from __future__ import annotations
