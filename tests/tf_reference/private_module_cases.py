@@ -11,13 +11,39 @@ import importlib
 
 # Names tf.nn and tensorflow.python.ops.nn share in TF 1.15 (its softmax_cross_entropy_
 # with_logits_v2, max_pool_with_argmax and dilation2d are v2 forms there, other objects).
-_NN_NAMES = (
-    "avg_pool bias_add bidirectional_dynamic_rnn conv2d conv2d_transpose dropout "
-    "dynamic_rnn elu embedding_lookup l2_loss l2_normalize leaky_relu log_softmax max_pool "
-    "moments nce_loss raw_rnn relu relu6 sampled_softmax_loss selu sigmoid "
-    "sigmoid_cross_entropy_with_logits softmax softmax_cross_entropy_with_logits softplus "
-    "sparse_softmax_cross_entropy_with_logits static_rnn tanh top_k xw_plus_b"
-).split()
+_NN_NAMES = [
+    "avg_pool",
+    "bias_add",
+    "bidirectional_dynamic_rnn",
+    "conv2d",
+    "conv2d_transpose",
+    "dropout",
+    "dynamic_rnn",
+    "elu",
+    "embedding_lookup",
+    "l2_loss",
+    "l2_normalize",
+    "leaky_relu",
+    "log_softmax",
+    "max_pool",
+    "moments",
+    "nce_loss",
+    "raw_rnn",
+    "relu",
+    "relu6",
+    "sampled_softmax_loss",
+    "selu",
+    "sigmoid",
+    "sigmoid_cross_entropy_with_logits",
+    "softmax",
+    "softmax_cross_entropy_with_logits",
+    "softplus",
+    "sparse_softmax_cross_entropy_with_logits",
+    "static_rnn",
+    "tanh",
+    "top_k",
+    "xw_plus_b",
+]
 
 
 def _private(tf, path):

@@ -6,5 +6,5 @@ import importlib
 from tfcluster.python._alias import alias
 
 # tf.nn read once through the top level: that read gives the face its deprecation wrappers.
-getattr(importlib.import_module("tfcluster"), "nn")
+_TF_NN = importlib.import_module("tfcluster").nn
 alias(__name__, "tfcluster.api.nn")
