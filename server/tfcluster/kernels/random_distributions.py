@@ -1,8 +1,8 @@
 """Random kernels beyond uniform/normal, and the stateless ones.
 
 Multinomial reads TF's GuardedPhiloxRandom stream as TF 1.15's CPU kernel does, so a seeded
-graph samples TF's classes. RandomGamma and RandomPoisson keep a numpy generator per node
-seeded from (seed, seed2), draw on the host, and the result moves to the kernel's device.
+graph samples TF's classes; so do RandomGamma and RandomPoisson (kernels/_tf_gamma_poisson.py),
+drawn on the host, the result moved to the kernel's device.
 Stateless ops (StatelessRandom*, StatelessTruncatedNormal, StatelessMultinomial) are pure
 functions of their seed computed with TF's own Philox generator, so they give TensorFlow's
 numbers.
@@ -26,14 +26,6 @@ from tfcluster.kernels.special_math import igamma_grad_a, lgamma
 from tfcluster.runtime import thread_budget
 
 Compute = Callable[[Any, list[Any]], tuple[Any, ...]]
-
-
-def _generator(node: Any) -> np.random.Generator:
-    seed = int(node.attrs.get("seed", 0))
-    seed2 = int(node.attrs.get("seed2", 0))
-    if seed == 0 and seed2 == 0:
-        return np.random.default_rng()
-    return np.random.default_rng([seed & 0xFFFFFFFFFFFFFFFF, seed2 & 0xFFFFFFFFFFFFFFFF])
 
 
 def _shape(value: Any) -> tuple[int, ...]:
