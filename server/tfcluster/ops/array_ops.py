@@ -1464,7 +1464,7 @@ def _batch_gather_nd(params: Any, indices: Any, batch_dims: int, name: str | Non
         flat_params = reshape(p, concat([batch_size, p_shape[batch_dims:]], 0))
         flat_indices = reshape(i, concat([batch_size, i_shape[batch_dims:]], 0))
         # The batch position of every index, broadcast over the index dims.
-        positions = math_ops.range(0, batch_size[0], 1, dtype=i.dtype.base_dtype)
+        positions = math_ops.range_cast_to(0, batch_size[0], 1, dtype=i.dtype.base_dtype)
         positions = reshape(positions, [-1] + [1] * (i_rank - batch_dims))
         positions = math_ops.add(positions, zeros_like(flat_indices[..., :1]))
         gathered = gather_nd(flat_params, concat([positions, flat_indices], -1))
